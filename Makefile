@@ -1,0 +1,172 @@
+# Grove: build, test, install.
+#
+#   make            build/libgrove.a, build/grove/core.so, build/grove
+#   make check      every test (C unit tests, busted specs, luacheck, conformance)
+#   make asan       the same tests built with AddressSanitizer + UBSan
+#   make valgrind   the same tests under valgrind
+#   make demo       Grove's main job on a built-in example cluster
+#   make bench      the benchmarks under bench/
+#   make fuzz       bounded fuzzing of the parsers (clang + libFuzzer)
+#   make install    PREFIX=/usr/local DESTDIR=
+#   make deps       install missing Debian packages
+#
+# WERROR=1 turns warnings into errors (CI sets it).  BUILD=dir picks the
+# output directory, so instrumented builds live beside the normal one.
+
+PREFIX    ?= /usr/local
+LIBDIR    ?= $(PREFIX)/lib
+INCDIR    ?= $(PREFIX)/include
+BINDIR    ?= $(PREFIX)/bin
+LUA_LDIR  ?= $(PREFIX)/share/lua/5.4
+LUA_CDIR  ?= $(PREFIX)/lib/x86_64-linux-gnu/lua/5.4
+DATADIR   ?= $(PREFIX)/share/grove
+BUILD     ?= build
+CC        ?= cc
+PKG_CONFIG ?= pkg-config
+LUA       ?= lua5.4
+BUSTED    ?= /usr/bin/busted
+LUACHECK  ?= luacheck
+
+CORE_PKGS := jansson hwloc yaml-0.1 libxml-2.0 sqlite3
+LUA_PKG   := lua5.4
+
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(CORE_PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(CORE_PKGS) 2>/dev/null)
+LUA_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(LUA_PKG) 2>/dev/null)
+LUA_LIBS   := $(shell $(PKG_CONFIG) --libs $(LUA_PKG) 2>/dev/null)
+
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+        -Wpointer-arith -Wformat=2 -Wundef -Wvla -Wcast-qual \
+        -Wnull-dereference -Wimplicit-fallthrough
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+
+OPT ?= -O2
+SAN_FLAGS :=
+ifeq ($(SAN),1)
+OPT := -O1
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
+             -fno-sanitize-recover=all
+endif
+
+CFLAGS  ?= $(OPT) -g
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden $(WARN) \
+              $(SAN_FLAGS) $(CFLAGS) -Icore
+LDFLAGS_ALL := $(SAN_FLAGS) $(LDFLAGS)
+
+CORE_SRC := $(sort $(wildcard core/*.c))
+BIND_SRC := $(sort $(wildcard bindings/l_*.c)) bindings/module.c
+TEST_SRC := $(sort $(wildcard core/test/test_*.c))
+BENCH_SRC := $(sort $(wildcard bench/*.c))
+
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
+BIND_OBJ := $(BIND_SRC:%.c=$(BUILD)/%.o)
+TEST_BIN := $(TEST_SRC:core/test/%.c=$(BUILD)/test/%)
+BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+
+LIB    := $(BUILD)/libgrove.a
+MODULE := $(BUILD)/lib/grove/core.so
+EXE    := $(BUILD)/grove
+
+.PHONY: all check test asan valgrind demo bench fuzz install deps clean \
+        conformance lint check-run tests
+.DELETE_ON_ERROR:
+
+all: $(LIB) $(MODULE) $(EXE) $(TEST_BIN) $(BENCH_BIN)
+
+-include $(CORE_OBJ:.o=.d) $(BIND_OBJ:.o=.d) $(BUILD)/bindings/main.d
+
+$(BUILD)/core/%.o: core/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+
+# The registry of binding files: each bindings/l_NAME.c defines
+# grovel_open_NAME(), called from luaopen_grove_core() in order.
+$(BUILD)/gen/modules.h: $(wildcard bindings/l_*.c) Makefile
+	@mkdir -p $(@D)
+	@{ for f in $(sort $(wildcard bindings/l_*.c)); do \
+	     n=$$(basename $$f .c); echo "GROVEL_MODULE($${n#l_})"; done; } > $@.tmp
+	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+
+$(BUILD)/bindings/%.o: bindings/%.c $(BUILD)/gen/modules.h
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) $(LUA_CFLAGS) -I$(BUILD)/gen -Ibindings \
+	  -DGROVE_LUA_DIR='"$(LUA_LDIR)"' -DGROVE_DATA_DIR='"$(DATADIR)"' \
+	  -MMD -MP -c $< -o $@
+
+$(LIB): $(CORE_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
+# The module is not linked against liblua: the host interpreter provides it.
+$(MODULE): $(BIND_OBJ) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) -shared -o $@ $(BIND_OBJ) $(LIB) $(LDFLAGS_ALL) $(PKG_LIBS) -lm
+
+$(EXE): $(BUILD)/bindings/main.o $(BIND_OBJ) $(LIB)
+	$(CC) -o $@ $(BUILD)/bindings/main.o $(BIND_OBJ) $(LIB) $(LDFLAGS_ALL) \
+	  -Wl,-E $(LUA_LIBS) $(PKG_LIBS) -ledit -lm -ldl
+
+$(BUILD)/test/%: core/test/%.c core/test/tap.h $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) -Icore/test $< -o $@ $(LIB) \
+	  $(LDFLAGS_ALL) $(PKG_LIBS) -lm
+
+$(BUILD)/bench/%: bench/%.c $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) $< -o $@ $(LIB) $(LDFLAGS_ALL) $(PKG_LIBS) -lm
+
+# ---- tests -------------------------------------------------------------
+# scripts/run-tests runs every suite, prints TAP, and ends with
+# "N passed, N failed".  MODE selects how Lua specs are hosted.
+
+check: deps all
+	@scripts/run-tests --build $(BUILD) --mode plain
+
+tests: all
+	@scripts/run-tests --build $(BUILD) --mode plain
+
+asan: deps
+	$(MAKE) BUILD=build-asan SAN=1 all
+	@scripts/run-tests --build build-asan --mode asan
+
+valgrind: deps
+	$(MAKE) BUILD=build-vg all
+	@scripts/run-tests --build build-vg --mode valgrind
+
+lint:
+	$(LUACHECK) -q lua policies spec examples bench scripts/*.lua
+
+conformance: deps all
+	@scripts/run-tests --build $(BUILD) --mode plain --only conformance
+
+demo: deps all
+	$(EXE) examples/demo.lua
+
+bench: deps all
+	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
+
+fuzz: deps
+	@scripts/fuzz
+
+deps:
+	@scripts/deps
+
+install: all
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/grove \
+	  $(DESTDIR)$(BINDIR) $(DESTDIR)$(LUA_CDIR)/grove $(DESTDIR)$(LUA_LDIR)/grove \
+	  $(DESTDIR)$(DATADIR)/policies $(DESTDIR)$(DATADIR)/examples
+	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/
+	install -m 644 core/*.h $(DESTDIR)$(INCDIR)/grove/
+	install -m 755 $(MODULE) $(DESTDIR)$(LUA_CDIR)/grove/core.so
+	install -m 755 $(EXE) $(DESTDIR)$(BINDIR)/grove
+	cp -R lua/grove/. $(DESTDIR)$(LUA_LDIR)/grove/
+	-cp policies/*.lua $(DESTDIR)$(DATADIR)/policies/ 2>/dev/null
+	-cp examples/*.lua $(DESTDIR)$(DATADIR)/examples/ 2>/dev/null
+	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCDIR@|$(INCDIR)|; s|@LIBS@|$(PKG_LIBS) -lm|' \
+	  scripts/grove.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/grove.pc
+
+clean:
+	rm -rf build build-asan build-vg build-fuzz

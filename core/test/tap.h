@@ -1,0 +1,104 @@
+/* tap.h: a minimal Test Anything Protocol harness for Grove's C unit tests.
+ *
+ * Each test binary prints "ok N - what" / "not ok N - what" lines and a
+ * closing plan; scripts/run-tests counts them.  Header-only so every test is
+ * a single file.  Tests are table driven: loop over rows, call ok() per row.
+ */
+#ifndef GROVE_TAP_H
+#define GROVE_TAP_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int tap_count;   /* tests run so far */
+static int tap_failed;  /* of which failed */
+
+static void tap_vok(int pass, const char *file, int line, const char *fmt, va_list ap)
+{
+    tap_count++;
+    if (!pass)
+        tap_failed++;
+    printf("%sok %d - ", pass ? "" : "not ", tap_count);
+    vprintf(fmt, ap);
+    printf("\n");
+    if (!pass)
+        printf("#   failed at %s:%d\n", file, line);
+    fflush(stdout);
+}
+
+static inline int tap_ok(int pass, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static inline int tap_ok(int pass, const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    tap_vok(pass, file, line, fmt, ap);
+    va_end(ap);
+    return pass;
+}
+
+#define ok(cond, ...) tap_ok(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
+
+/* is_str: compare two strings (NULL-safe), print both on mismatch. */
+#define is_str(got, want, ...) \
+    tap_is_str((got), (want), __FILE__, __LINE__, __VA_ARGS__)
+static inline int tap_is_str(const char *got, const char *want, const char *file,
+                             int line, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static inline int tap_is_str(const char *got, const char *want, const char *file,
+                             int line, const char *fmt, ...)
+{
+    int pass = (got == NULL && want == NULL)
+               || (got != NULL && want != NULL && strcmp(got, want) == 0);
+    va_list ap;
+    va_start(ap, fmt);
+    tap_vok(pass, file, line, fmt, ap);
+    va_end(ap);
+    if (!pass)
+        printf("#   got:  '%s'\n#   want: '%s'\n", got ? got : "(null)",
+               want ? want : "(null)");
+    return pass;
+}
+
+/* is_int: compare two integers, print both on mismatch. */
+#define is_int(got, want, ...) \
+    tap_is_int((long long)(got), (long long)(want), __FILE__, __LINE__, __VA_ARGS__)
+static inline int tap_is_int(long long got, long long want, const char *file, int line,
+                             const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static inline int tap_is_int(long long got, long long want, const char *file, int line,
+                             const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    tap_vok(got == want, file, line, fmt, ap);
+    va_end(ap);
+    if (got != want)
+        printf("#   got:  %lld\n#   want: %lld\n", got, want);
+    return got == want;
+}
+
+/* diag: a comment line in the output. */
+#define diag(...) (printf("# "), printf(__VA_ARGS__), printf("\n"))
+
+/* tap_conformance: path of a file in the shared conformance corpus.  The
+ * corpus lives beside the project (../shared/conformance) unless the
+ * environment says otherwise.  Returns a static buffer. */
+static inline const char *tap_conformance(const char *rel)
+{
+    static char buf[4096];
+    const char *dir = getenv("GROVE_CONFORMANCE");
+    snprintf(buf, sizeof(buf), "%s/%s", dir ? dir : "../shared/conformance", rel);
+    return buf;
+}
+
+/* done_testing: print the plan, return the exit status for main(). */
+static inline int done_testing(void)
+{
+    printf("1..%d\n", tap_count);
+    return tap_failed ? 1 : 0;
+}
+
+#endif
