@@ -1,0 +1,1438 @@
+/* graph.c: vertices, edges, subsystems, paths and look-up indexes.
+ *
+ * Workload: graphs of up to a few million vertices built once (from the
+ * DSL, JGF, recipes, hwloc or R) and then walked many times by the matcher.
+ * Building must be fast and small: every per-vertex datum lives in an array
+ * indexed by vertex id (see graph_private.h), strings are interned, edges
+ * are 24-byte records chained per vertex, and the only per-vertex index
+ * costs are three id chains (type, name, rank) and the uuid table.
+ *
+ * Containment is the dominant subsystem and a tree: its parent of every
+ * vertex is cached in g->parent so ancestors are walked without touching
+ * edges.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "graph_private.h"
+
+/* ---- small helpers ----------------------------------------------------- */
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 64;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*p, n * elem);
+    if (!q) {
+        errno = ENOMEM;
+        return -1;
+    }
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+static uint64_t rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+/* xoshiro256** */
+static uint64_t rng_next(uint64_t s[4])
+{
+    uint64_t r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return r;
+}
+
+static uint64_t uuid_key(const uint8_t u[16])
+{
+    uint64_t a, b;
+    memcpy(&a, u, 8);
+    memcpy(&b, u + 8, 8);
+    return a ^ rotl(b, 29);
+}
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+/* ---- map: 64-bit key -> chain ----------------------------------------- */
+
+static void map_free(grovep_map_t *m)
+{
+    free(m->keys);
+    free(m->vals);
+    free(m->used);
+    memset(m, 0, sizeof(*m));
+}
+
+static grovep_chain_t *map_get(const grovep_map_t *m, uint64_t key)
+{
+    if (!m->cap)
+        return NULL;
+    size_t j = mix64(key) & (m->cap - 1);
+    while (m->used[j]) {
+        if (m->keys[j] == key)
+            return &m->vals[j];
+        j = (j + 1) & (m->cap - 1);
+    }
+    return NULL;
+}
+
+static int map_rehash(grovep_map_t *m, size_t cap)
+{
+    grovep_map_t n = {0};
+    n.keys = malloc(cap * sizeof(*n.keys));
+    n.vals = malloc(cap * sizeof(*n.vals));
+    n.used = calloc(cap, 1);
+    if (!n.keys || !n.vals || !n.used) {
+        map_free(&n);
+        errno = ENOMEM;
+        return -1;
+    }
+    n.cap = cap;
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->used[i])
+            continue;
+        size_t j = mix64(m->keys[i]) & (cap - 1);
+        while (n.used[j])
+            j = (j + 1) & (cap - 1);
+        n.used[j] = 1;
+        n.keys[j] = m->keys[i];
+        n.vals[j] = m->vals[i];
+    }
+    n.count = m->count;
+    map_free(m);
+    *m = n;
+    return 0;
+}
+
+/* The chain for key, created empty if absent; NULL with ENOMEM. */
+static grovep_chain_t *map_put(grovep_map_t *m, uint64_t key)
+{
+    grovep_chain_t *c = map_get(m, key);
+    if (c)
+        return c;
+    if ((m->count + 1) * 2 > m->cap && map_rehash(m, m->cap ? m->cap * 2 : 64) < 0)
+        return NULL;
+    size_t j = mix64(key) & (m->cap - 1);
+    while (m->used[j])
+        j = (j + 1) & (m->cap - 1);
+    m->used[j] = 1;
+    m->keys[j] = key;
+    m->vals[j] = (grovep_chain_t){GROVEP_NONE, GROVEP_NONE, 0};
+    m->count++;
+    return &m->vals[j];
+}
+
+/* Remove key (backward-shift deletion keeps probing correct). */
+static void map_del(grovep_map_t *m, uint64_t key)
+{
+    if (!m->cap)
+        return;
+    size_t mask = m->cap - 1, j = mix64(key) & mask;
+    while (m->used[j] && m->keys[j] != key)
+        j = (j + 1) & mask;
+    if (!m->used[j])
+        return;
+    m->used[j] = 0;
+    m->count--;
+    size_t k = (j + 1) & mask;
+    while (m->used[k]) {
+        size_t home = mix64(m->keys[k]) & mask;
+        /* move k back to j if j lies cyclically in [home, k) */
+        if ((k > j && (home <= j || home > k)) || (k < j && (home <= j && home > k))) {
+            m->keys[j] = m->keys[k];
+            m->vals[j] = m->vals[k];
+            m->used[j] = 1;
+            m->used[k] = 0;
+            j = k;
+        }
+        k = (k + 1) & mask;
+    }
+}
+
+static int map_copy(grovep_map_t *dst, const grovep_map_t *src)
+{
+    memset(dst, 0, sizeof(*dst));
+    if (!src->cap)
+        return 0;
+    dst->keys = malloc(src->cap * sizeof(*dst->keys));
+    dst->vals = malloc(src->cap * sizeof(*dst->vals));
+    dst->used = malloc(src->cap);
+    if (!dst->keys || !dst->vals || !dst->used) {
+        map_free(dst);
+        errno = ENOMEM;
+        return -1;
+    }
+    memcpy(dst->keys, src->keys, src->cap * sizeof(*dst->keys));
+    memcpy(dst->vals, src->vals, src->cap * sizeof(*dst->vals));
+    memcpy(dst->used, src->used, src->cap);
+    dst->cap = src->cap;
+    dst->count = src->count;
+    return 0;
+}
+
+/* ---- status names ----------------------------------------------------- */
+
+static const char *status_names[GROVE_STATUS_COUNT] = {
+    "up", "down", "drained", "excluded", "degraded", "failing", "unknown",
+};
+
+const char *grove_status_name(grove_status_t s)
+{
+    return (unsigned)s < GROVE_STATUS_COUNT ? status_names[s] : NULL;
+}
+
+int grove_status_parse(const char *s)
+{
+    for (int i = 0; s && i < GROVE_STATUS_COUNT; i++)
+        if (!strcmp(s, status_names[i]))
+            return i;
+    errno = EINVAL;
+    return -1;
+}
+
+/* ---- life --------------------------------------------------------------- */
+
+grove_graph_t *grove_graph_create(void)
+{
+    grove_graph_t *g = calloc(1, sizeof(*g));
+    if (!g)
+        return NULL;
+    g->strings = grove_intern_create();
+    if (!g->strings)
+        goto fail;
+    g->sym_containment = grove_intern(g->strings, GROVE_CONTAINMENT);
+    g->sym_contains = grove_intern(g->strings, GROVE_CONTAINS);
+    g->sym_in = grove_intern(g->strings, GROVE_IN);
+    if (g->sym_in == GROVE_SYM_NONE)
+        goto fail;
+    g->containment = 0xff;
+    g->kv_free = GROVEP_NONE;
+    g->rec_free = GROVEP_NONE;
+    if (getrandom(g->rng, sizeof(g->rng), 0) != (ssize_t)sizeof(g->rng)) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        g->rng[0] = mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30));
+        g->rng[1] = mix64((uint64_t)(uintptr_t)g);
+        g->rng[2] = mix64(g->rng[0] + 1);
+        g->rng[3] = mix64(g->rng[1] + 2);
+    }
+    return g;
+fail:
+    grove_graph_destroy(g);
+    errno = ENOMEM;
+    return NULL;
+}
+
+void grove_graph_destroy(grove_graph_t *g)
+{
+    if (!g)
+        return;
+    int saved = errno;
+    grove_intern_destroy(g->strings);
+    free(g->v);
+    free(g->uuid);
+    free(g->first_out);
+    free(g->last_out);
+    free(g->first_in);
+    free(g->parent);
+    free(g->next_type);
+    free(g->next_name);
+    free(g->next_rank);
+    free(g->e);
+    free(g->kv);
+    free(g->recs);
+    free(g->by_type);
+    free(g->by_name);
+    map_free(&g->by_rank);
+    map_free(&g->by_uuid);
+    free(g);
+    errno = saved;
+}
+
+grove_intern_t *grove_graph_strings(grove_graph_t *g)
+{
+    return g->strings;
+}
+
+const char *grove_graph_str(const grove_graph_t *g, grove_sym_t sym)
+{
+    return grove_intern_str(g->strings, sym);
+}
+
+grove_sym_t grove_graph_sym(grove_graph_t *g, const char *s)
+{
+    return grove_intern(g->strings, s);
+}
+
+grove_sym_t grove_graph_sym_lookup(const grove_graph_t *g, const char *s)
+{
+    return grove_intern_lookup(g->strings, s);
+}
+
+size_t grove_graph_vertex_slots(const grove_graph_t *g)
+{
+    return g->nv;
+}
+
+size_t grove_graph_vertex_count(const grove_graph_t *g)
+{
+    return g->nlive;
+}
+
+size_t grove_graph_edge_count(const grove_graph_t *g)
+{
+    return g->nlive_e;
+}
+
+size_t grove_graph_edge_slots(const grove_graph_t *g)
+{
+    return g->ne;
+}
+
+bool grove_graph_has_vertex(const grove_graph_t *g, grove_vid_t v)
+{
+    return grovep_alive(g, v);
+}
+
+bool grove_graph_has_edge(const grove_graph_t *g, grove_eid_t e)
+{
+    return e < g->ne && !(g->e[e].flags & GROVEP_E_DEAD);
+}
+
+size_t grove_graph_bytes(const grove_graph_t *g)
+{
+    size_t per_v = sizeof(grovep_vertex_t) + 16 + 4 * sizeof(grove_eid_t)
+                   + 3 * sizeof(grove_vid_t);
+    size_t b = sizeof(*g) + g->nv * per_v + g->ne * sizeof(grovep_edge_t)
+               + g->nkv * sizeof(grovep_kv_t) + g->nrec * sizeof(grovep_rec_t)
+               + 2 * g->chain_cap * sizeof(grovep_chain_t)
+               + g->by_rank.cap * (sizeof(uint64_t) + sizeof(grovep_chain_t) + 1)
+               + g->by_uuid.cap * (sizeof(uint64_t) + sizeof(grovep_chain_t) + 1);
+    return b + grove_intern_bytes(g->strings);
+}
+
+int64_t grove_graph_now(const grove_graph_t *g)
+{
+    return g->now;
+}
+
+void grove_graph_set_now(grove_graph_t *g, int64_t now)
+{
+    g->now = now;
+}
+
+/* ---- subsystems and relationships -------------------------------------- */
+
+static int small_index(grove_sym_t *arr, size_t *n, grove_sym_t sym)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (arr[i] == sym)
+            return (int)i;
+    if (*n >= GROVEP_MAX_SMALL) {
+        errno = EOVERFLOW;
+        return -1;
+    }
+    arr[*n] = sym;
+    return (int)(*n)++;
+}
+
+int grovep_subsys_index(grove_graph_t *g, grove_sym_t sym)
+{
+    int i = small_index(g->subsys, &g->nsubsys, sym);
+    if (i >= 0 && sym == g->sym_containment)
+        g->containment = (uint8_t)i;
+    return i;
+}
+
+int grovep_rel_index(grove_graph_t *g, grove_sym_t sym)
+{
+    return small_index(g->rels, &g->nrels, sym);
+}
+
+int grovep_subsys_find(const grove_graph_t *g, grove_sym_t sym)
+{
+    for (size_t i = 0; i < g->nsubsys; i++)
+        if (g->subsys[i] == sym)
+            return (int)i;
+    return -1;
+}
+
+grove_sym_t grove_graph_subsystem_at(const grove_graph_t *g, size_t i)
+{
+    return i < g->nsubsys ? g->subsys[i] : GROVE_SYM_NONE;
+}
+
+/* ---- vertices ------------------------------------------------------------ */
+
+void grove_vertex_info_init(grove_vertex_info_t *info)
+{
+    memset(info, 0, sizeof(*info));
+    info->id = GROVE_ID_NONE;
+    info->rank = GROVE_ID_NONE;
+    info->size = 1;
+}
+
+static int hexval(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+int grovep_uuid_parse(const char *text, uint8_t out[16])
+{
+    if (!text || strlen(text) != 36)
+        goto inval;
+    int k = 0;
+    for (int i = 0; i < 36;) {
+        if (i == 8 || i == 13 || i == 18 || i == 23) {
+            if (text[i] != '-')
+                goto inval;
+            i++;
+            continue;
+        }
+        int hi = hexval(text[i]), lo = hexval(text[i + 1]);
+        if (hi < 0 || lo < 0)
+            goto inval;
+        out[k++] = (uint8_t)(hi << 4 | lo);
+        i += 2;
+    }
+    return 0;
+inval:
+    errno = EINVAL;
+    return -1;
+}
+
+static void uuid_format(const uint8_t u[16], char buf[37])
+{
+    static const char hex[] = "0123456789abcdef";
+    int k = 0;
+    for (int i = 0; i < 16; i++) {
+        if (i == 4 || i == 6 || i == 8 || i == 10)
+            buf[k++] = '-';
+        buf[k++] = hex[u[i] >> 4];
+        buf[k++] = hex[u[i] & 15];
+    }
+    buf[k] = '\0';
+}
+
+static int reserve_vertices(grove_graph_t *g, size_t need)
+{
+    if (need <= g->vcap)
+        return 0;
+    size_t cap = g->vcap ? g->vcap : 64;
+    while (cap < need)
+        cap *= 2;
+#define GROWV(field)                                                            \
+    do {                                                                        \
+        void *q = realloc(g->field, cap * sizeof(*g->field));                   \
+        if (!q)                                                                 \
+            goto nomem;                                                         \
+        g->field = q;                                                           \
+    } while (0)
+    GROWV(v);
+    GROWV(uuid);
+    GROWV(first_out);
+    GROWV(last_out);
+    GROWV(first_in);
+    GROWV(parent);
+    GROWV(next_type);
+    GROWV(next_name);
+    GROWV(next_rank);
+#undef GROWV
+    g->vcap = cap;
+    return 0;
+nomem:
+    errno = ENOMEM;
+    return -1;
+}
+
+static int reserve_chains(grove_graph_t *g, grove_sym_t sym)
+{
+    if (sym < g->chain_cap)
+        return 0;
+    size_t cap = g->chain_cap ? g->chain_cap : 64;
+    while (cap <= sym)
+        cap *= 2;
+    grovep_chain_t *t = realloc(g->by_type, cap * sizeof(*t));
+    if (!t)
+        goto nomem;
+    g->by_type = t;
+    grovep_chain_t *n = realloc(g->by_name, cap * sizeof(*n));
+    if (!n)
+        goto nomem;
+    g->by_name = n;
+    for (size_t i = g->chain_cap; i < cap; i++) {
+        g->by_type[i] = (grovep_chain_t){GROVEP_NONE, GROVEP_NONE, 0};
+        g->by_name[i] = (grovep_chain_t){GROVEP_NONE, GROVEP_NONE, 0};
+    }
+    g->chain_cap = cap;
+    return 0;
+nomem:
+    errno = ENOMEM;
+    return -1;
+}
+
+/* Insert v into a chain kept in ascending id order. */
+static void chain_insert(grovep_chain_t *c, grove_vid_t *next, grove_vid_t v)
+{
+    c->count++;
+    if (c->head == GROVEP_NONE) {
+        c->head = c->tail = v;
+        next[v] = GROVEP_NONE;
+    } else if (v > c->tail) {
+        next[c->tail] = v;
+        next[v] = GROVEP_NONE;
+        c->tail = v;
+    } else if (v < c->head) {
+        next[v] = c->head;
+        c->head = v;
+    } else {
+        grove_vid_t p = c->head;
+        while (next[p] != GROVEP_NONE && next[p] < v)
+            p = next[p];
+        next[v] = next[p];
+        next[p] = v;
+    }
+}
+
+static void chain_remove(grovep_chain_t *c, grove_vid_t *next, grove_vid_t v)
+{
+    grove_vid_t prev = GROVEP_NONE, p = c->head;
+    while (p != GROVEP_NONE && p != v) {
+        prev = p;
+        p = next[p];
+    }
+    if (p == GROVEP_NONE)
+        return;
+    if (prev == GROVEP_NONE)
+        c->head = next[v];
+    else
+        next[prev] = next[v];
+    if (c->tail == v)
+        c->tail = prev;
+    c->count--;
+}
+
+static grove_sym_t default_name(grove_graph_t *g, grove_sym_t basename, int64_t id)
+{
+    if (id < 0)
+        return basename;
+    const char *b = grove_intern_str(g->strings, basename);
+    char stack[128];
+    int n = snprintf(stack, sizeof(stack), "%s%lld", b, (long long)id);
+    if (n < (int)sizeof(stack))
+        return grove_intern_n(g->strings, stack, (size_t)n);
+    char *heap = malloc((size_t)n + 1);
+    if (!heap) {
+        errno = ENOMEM;
+        return GROVE_SYM_NONE;
+    }
+    snprintf(heap, (size_t)n + 1, "%s%lld", b, (long long)id);
+    grove_sym_t s = grove_intern_n(g->strings, heap, (size_t)n);
+    free(heap);
+    return s;
+}
+
+grove_vid_t grove_graph_add_vertex(grove_graph_t *g, const grove_vertex_info_t *info)
+{
+    if (!info || !info->type || !info->type[0] || info->size < 0 || info->id < -1
+        || info->rank < -1) {
+        errno = EINVAL;
+        return GROVE_VID_NONE;
+    }
+    uint8_t u[16];
+    if (info->uuid) {
+        if (grovep_uuid_parse(info->uuid, u) < 0)
+            return GROVE_VID_NONE;
+        grovep_chain_t *c = map_get(&g->by_uuid, uuid_key(u));
+        if (c && !memcmp(g->uuid[c->head], u, 16)) {
+            errno = EEXIST;
+            return GROVE_VID_NONE;
+        }
+    }
+    if (g->nv >= GROVEP_NONE - 1) {
+        errno = EOVERFLOW;
+        return GROVE_VID_NONE;
+    }
+    grove_sym_t type = grove_intern(g->strings, info->type);
+    grove_sym_t base = info->basename ? grove_intern(g->strings, info->basename) : type;
+    grove_sym_t unit = grove_intern(g->strings, info->unit ? info->unit : "");
+    if (type == GROVE_SYM_NONE || base == GROVE_SYM_NONE || unit == GROVE_SYM_NONE)
+        return GROVE_VID_NONE;
+    grove_sym_t name = info->name ? grove_intern(g->strings, info->name)
+                                  : default_name(g, base, info->id);
+    if (name == GROVE_SYM_NONE)
+        return GROVE_VID_NONE;
+    grove_vid_t v = (grove_vid_t)g->nv;
+    if (reserve_vertices(g, g->nv + 1) < 0 || reserve_chains(g, type) < 0
+        || reserve_chains(g, name) < 0)
+        return GROVE_VID_NONE;
+    if (!info->uuid)
+        grovep_uuid_generate(g, u);
+    else if (map_get(&g->by_uuid, uuid_key(u))) {
+        /* different uuid, same 64-bit key: astronomically rare */
+        errno = EEXIST;
+        return GROVE_VID_NONE;
+    }
+    grovep_chain_t *uc = map_put(&g->by_uuid, uuid_key(u));
+    if (!uc)
+        return GROVE_VID_NONE;
+    grovep_chain_t *rc = NULL;
+    if (info->rank >= 0 && !(rc = map_put(&g->by_rank, (uint64_t)info->rank))) {
+        map_del(&g->by_uuid, uuid_key(u));
+        return GROVE_VID_NONE;
+    }
+    uc->head = uc->tail = v;
+    uc->count = 1;
+    g->v[v] = (grovep_vertex_t){
+        .type = type,
+        .basename = base,
+        .name = name,
+        .unit = unit,
+        .id = info->id,
+        .rank = info->rank,
+        .size = info->size,
+        .props = GROVEP_NONE,
+        .tags = GROVEP_NONE,
+        .recs = GROVEP_NONE,
+        .status = GROVE_STATUS_UP,
+        .flags = 0,
+    };
+    memcpy(g->uuid[v], u, 16);
+    g->first_out[v] = g->last_out[v] = g->first_in[v] = GROVEP_NONE;
+    g->parent[v] = GROVEP_NONE;
+    g->nv++;
+    g->nlive++;
+    chain_insert(&g->by_type[type], g->next_type, v);
+    chain_insert(&g->by_name[name], g->next_name, v);
+    if (rc)
+        chain_insert(rc, g->next_rank, v);
+    else
+        g->next_rank[v] = GROVEP_NONE;
+    return v;
+}
+
+#define VCHECK(g, v, ret)                                                       \
+    do {                                                                        \
+        if (!grovep_alive(g, v)) {                                              \
+            errno = EINVAL;                                                     \
+            return ret;                                                         \
+        }                                                                       \
+    } while (0)
+
+grove_sym_t grove_vertex_type_sym(const grove_graph_t *g, grove_vid_t v)
+{
+    return v < g->nv ? g->v[v].type : GROVE_SYM_NONE;
+}
+
+grove_sym_t grove_vertex_basename_sym(const grove_graph_t *g, grove_vid_t v)
+{
+    return v < g->nv ? g->v[v].basename : GROVE_SYM_NONE;
+}
+
+grove_sym_t grove_vertex_name_sym(const grove_graph_t *g, grove_vid_t v)
+{
+    return v < g->nv ? g->v[v].name : GROVE_SYM_NONE;
+}
+
+grove_sym_t grove_vertex_unit_sym(const grove_graph_t *g, grove_vid_t v)
+{
+    return v < g->nv ? g->v[v].unit : GROVE_SYM_NONE;
+}
+
+const char *grove_vertex_type(const grove_graph_t *g, grove_vid_t v)
+{
+    return v < g->nv ? grove_intern_str(g->strings, g->v[v].type) : NULL;
+}
+
+const char *grove_vertex_basename(const grove_graph_t *g, grove_vid_t v)
+{
+    return v < g->nv ? grove_intern_str(g->strings, g->v[v].basename) : NULL;
+}
+
+const char *grove_vertex_name(const grove_graph_t *g, grove_vid_t v)
+{
+    return v < g->nv ? grove_intern_str(g->strings, g->v[v].name) : NULL;
+}
+
+const char *grove_vertex_unit(const grove_graph_t *g, grove_vid_t v)
+{
+    return v < g->nv ? grove_intern_str(g->strings, g->v[v].unit) : NULL;
+}
+
+int64_t grove_vertex_id(const grove_graph_t *g, grove_vid_t v)
+{
+    return v < g->nv ? g->v[v].id : GROVE_ID_NONE;
+}
+
+int64_t grove_vertex_rank(const grove_graph_t *g, grove_vid_t v)
+{
+    return v < g->nv ? g->v[v].rank : GROVE_ID_NONE;
+}
+
+int64_t grove_vertex_size(const grove_graph_t *g, grove_vid_t v)
+{
+    return v < g->nv ? g->v[v].size : 0;
+}
+
+void grove_vertex_uuid(const grove_graph_t *g, grove_vid_t v, char buf[37])
+{
+    if (v < g->nv)
+        uuid_format(g->uuid[v], buf);
+    else
+        buf[0] = '\0';
+}
+
+int grove_vertex_set_rank(grove_graph_t *g, grove_vid_t v, int64_t rank)
+{
+    VCHECK(g, v, -1);
+    if (rank < -1) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (g->v[v].rank == rank)
+        return 0;
+    grovep_chain_t *nc = NULL;
+    if (rank >= 0 && !(nc = map_put(&g->by_rank, (uint64_t)rank)))
+        return -1;
+    if (g->v[v].rank >= 0) {
+        grovep_chain_t *oc = map_get(&g->by_rank, (uint64_t)g->v[v].rank);
+        if (oc) {
+            chain_remove(oc, g->next_rank, v);
+            if (oc->count == 0 && oc->head == GROVEP_NONE) {
+                map_del(&g->by_rank, (uint64_t)g->v[v].rank);
+                if (rank >= 0) /* the delete may have moved the new chain */
+                    nc = map_get(&g->by_rank, (uint64_t)rank);
+            }
+        }
+    }
+    g->v[v].rank = rank;
+    if (nc)
+        chain_insert(nc, g->next_rank, v);
+    return 0;
+}
+
+int grove_vertex_set_name(grove_graph_t *g, grove_vid_t v, const char *name)
+{
+    VCHECK(g, v, -1);
+    if (!name) {
+        errno = EINVAL;
+        return -1;
+    }
+    grove_sym_t s = grove_intern(g->strings, name);
+    if (s == GROVE_SYM_NONE || reserve_chains(g, s) < 0)
+        return -1;
+    if (s == g->v[v].name)
+        return 0;
+    chain_remove(&g->by_name[g->v[v].name], g->next_name, v);
+    g->v[v].name = s;
+    chain_insert(&g->by_name[s], g->next_name, v);
+    return 0;
+}
+
+grove_status_t grove_vertex_status(const grove_graph_t *g, grove_vid_t v)
+{
+    return v < g->nv ? (grove_status_t)g->v[v].status : GROVE_STATUS_UNKNOWN;
+}
+
+int grove_vertex_set_status(grove_graph_t *g, grove_vid_t v, grove_status_t s)
+{
+    VCHECK(g, v, -1);
+    if ((unsigned)s >= GROVE_STATUS_COUNT) {
+        errno = EINVAL;
+        return -1;
+    }
+    g->v[v].status = (uint8_t)s;
+    return 0;
+}
+
+/* ---- edges --------------------------------------------------------------- */
+
+static bool rel_is_up(const grove_graph_t *g, grove_sym_t rel)
+{
+    return rel == g->sym_in;
+}
+
+/* The downward in-edge of v in subsystem index sub, or GROVEP_NONE. */
+static grove_eid_t down_in_edge(const grove_graph_t *g, grove_vid_t v, int sub)
+{
+    for (grove_eid_t e = g->first_in[v]; e != GROVEP_NONE; e = g->e[e].next_in)
+        if (g->e[e].sub == sub && !(g->e[e].flags & GROVEP_E_UP))
+            return e;
+    return GROVEP_NONE;
+}
+
+/* An edge src -> dst in subsystem sub, not up/down as asked, or NONE. */
+static grove_eid_t find_edge(const grove_graph_t *g, grove_vid_t src, grove_vid_t dst, int sub,
+                             int want_up)
+{
+    for (grove_eid_t e = g->first_out[src]; e != GROVEP_NONE; e = g->e[e].next_out)
+        if (g->e[e].dst == dst && g->e[e].sub == sub
+            && !!(g->e[e].flags & GROVEP_E_UP) == want_up
+            && g->e[e].opposite == GROVEP_NONE)
+            return e;
+    return GROVEP_NONE;
+}
+
+grove_eid_t grove_graph_add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
+                                 const char *subsystem, const char *rel, grove_error_t *err)
+{
+    return grovep_add_edge(g, src, dst, subsystem, rel, -1, err);
+}
+
+grove_eid_t grovep_add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
+                            const char *subsystem, const char *rel, int up_flag,
+                            grove_error_t *err)
+{
+    if (!grovep_alive(g, src) || !grovep_alive(g, dst)) {
+        grove_error_set(err, NULL, 0, "edge %u -> %u: no such vertex", src, dst);
+        errno = EINVAL;
+        return GROVE_EID_NONE;
+    }
+    if (src == dst) {
+        grove_error_set(err, NULL, 0, "edge %u -> %u: a vertex cannot be its own neighbour",
+                        src, dst);
+        errno = EINVAL;
+        return GROVE_EID_NONE;
+    }
+    grove_sym_t ssym = grove_intern(g->strings, subsystem ? subsystem : GROVE_CONTAINMENT);
+    grove_sym_t rsym = grove_intern(g->strings, rel ? rel : GROVE_CONTAINS);
+    if (ssym == GROVE_SYM_NONE || rsym == GROVE_SYM_NONE)
+        return GROVE_EID_NONE;
+    bool up = up_flag < 0 ? rel_is_up(g, rsym) : up_flag > 0;
+    size_t nsub_before = g->nsubsys, nrel_before = g->nrels;
+    int sub = grovep_subsys_index(g, ssym);
+    int ri = sub < 0 ? -1 : grovep_rel_index(g, rsym);
+    if (sub < 0 || ri < 0) {
+        grove_error_set(err, NULL, 0, "too many subsystems or relationships (at most %d)",
+                        GROVEP_MAX_SMALL);
+        g->nsubsys = nsub_before;
+        g->nrels = nrel_before;
+        return GROVE_EID_NONE;
+    }
+    if (ssym == g->sym_containment && !up) {
+        if (g->parent[dst] != GROVEP_NONE) {
+            grove_error_set(err, NULL, 0,
+                            "vertex %s (%u) would have two containment parents (%s and %s)",
+                            grove_vertex_name(g, dst), dst,
+                            grove_vertex_name(g, g->parent[dst]), grove_vertex_name(g, src));
+            errno = EINVAL;
+            goto undo;
+        }
+        for (grove_vid_t a = src; a != GROVEP_NONE; a = g->parent[a]) {
+            if (a == dst) {
+                grove_error_set(err, NULL, 0,
+                                "edge %s (%u) -> %s (%u) would make a containment cycle",
+                                grove_vertex_name(g, src), src, grove_vertex_name(g, dst),
+                                dst);
+                errno = EINVAL;
+                goto undo;
+            }
+        }
+    }
+    if (grow((void **)&g->e, &g->ecap, g->ne + 1, sizeof(*g->e)) < 0)
+        goto undo;
+    grove_eid_t e = (grove_eid_t)g->ne++;
+    g->e[e] = (grovep_edge_t){
+        .src = src,
+        .dst = dst,
+        .next_out = GROVEP_NONE,
+        .next_in = GROVEP_NONE,
+        .opposite = GROVEP_NONE,
+        .sub = (uint8_t)sub,
+        .rel = (uint8_t)ri,
+        .flags = up ? GROVEP_E_UP : 0,
+    };
+    if (g->last_out[src] == GROVEP_NONE)
+        g->first_out[src] = e;
+    else
+        g->e[g->last_out[src]].next_out = e;
+    g->last_out[src] = e;
+    g->e[e].next_in = g->first_in[dst];
+    g->first_in[dst] = e;
+    g->nlive_e++;
+    if (ssym == g->sym_containment && !up)
+        g->parent[dst] = src;
+    /* pair with an unpaired edge in the other direction */
+    grove_eid_t o = find_edge(g, dst, src, sub, !up);
+    if (o != GROVEP_NONE) {
+        g->e[o].opposite = e;
+        g->e[e].opposite = o;
+    }
+    return e;
+undo:
+    g->nsubsys = nsub_before;
+    g->nrels = nrel_before;
+    if (g->containment >= g->nsubsys)
+        g->containment = 0xff;
+    return GROVE_EID_NONE;
+}
+
+int grove_graph_add_child(grove_graph_t *g, grove_vid_t parent, grove_vid_t child,
+                          const char *subsystem, grove_error_t *err)
+{
+    grove_eid_t d = grove_graph_add_edge(g, parent, child, subsystem, GROVE_CONTAINS, err);
+    if (d == GROVE_EID_NONE)
+        return -1;
+    grove_eid_t u = grove_graph_add_edge(g, child, parent, subsystem, GROVE_IN, err);
+    if (u == GROVE_EID_NONE) {
+        grovep_edge_remove(g, d);
+        return -1;
+    }
+    return 0;
+}
+
+int grove_graph_set_opposite(grove_graph_t *g, grove_eid_t a, grove_eid_t b)
+{
+    if (!grove_graph_has_edge(g, a) || !grove_graph_has_edge(g, b) || a == b
+        || g->e[a].src != g->e[b].dst || g->e[a].dst != g->e[b].src
+        || g->e[a].sub != g->e[b].sub) {
+        errno = EINVAL;
+        return -1;
+    }
+    grove_eid_t upe = g->rels[g->e[a].rel] == g->sym_in ? a : b;
+    grove_eid_t down = upe == a ? b : a;
+    if (g->e[a].opposite != GROVEP_NONE)
+        g->e[g->e[a].opposite].opposite = GROVEP_NONE;
+    if (g->e[b].opposite != GROVEP_NONE)
+        g->e[g->e[b].opposite].opposite = GROVEP_NONE;
+    g->e[a].opposite = b;
+    g->e[b].opposite = a;
+    bool containment = g->subsys[g->e[a].sub] == g->sym_containment;
+    if (!(g->e[upe].flags & GROVEP_E_UP)) {
+        g->e[upe].flags |= GROVEP_E_UP;
+        if (containment && g->parent[g->e[upe].dst] == g->e[upe].src)
+            g->parent[g->e[upe].dst] = GROVEP_NONE;
+    }
+    if (g->e[down].flags & GROVEP_E_UP) {
+        g->e[down].flags &= (uint8_t)~GROVEP_E_UP;
+        if (containment)
+            g->parent[g->e[down].dst] = g->e[down].src;
+    }
+    return 0;
+}
+
+void grovep_edge_remove(grove_graph_t *g, grove_eid_t e)
+{
+    grovep_edge_t *ed = &g->e[e];
+    if (ed->flags & GROVEP_E_DEAD)
+        return;
+    /* out-list of src */
+    grove_eid_t prev = GROVEP_NONE;
+    for (grove_eid_t x = g->first_out[ed->src]; x != GROVEP_NONE; x = g->e[x].next_out) {
+        if (x == e) {
+            if (prev == GROVEP_NONE)
+                g->first_out[ed->src] = ed->next_out;
+            else
+                g->e[prev].next_out = ed->next_out;
+            if (g->last_out[ed->src] == e)
+                g->last_out[ed->src] = prev;
+            break;
+        }
+        prev = x;
+    }
+    prev = GROVEP_NONE;
+    for (grove_eid_t x = g->first_in[ed->dst]; x != GROVEP_NONE; x = g->e[x].next_in) {
+        if (x == e) {
+            if (prev == GROVEP_NONE)
+                g->first_in[ed->dst] = ed->next_in;
+            else
+                g->e[prev].next_in = ed->next_in;
+            break;
+        }
+        prev = x;
+    }
+    if (ed->opposite != GROVEP_NONE)
+        g->e[ed->opposite].opposite = GROVEP_NONE;
+    if (g->subsys[ed->sub] == g->sym_containment && !(ed->flags & GROVEP_E_UP)
+        && g->parent[ed->dst] == ed->src)
+        g->parent[ed->dst] = GROVEP_NONE;
+    ed->flags |= GROVEP_E_DEAD;
+    ed->opposite = GROVEP_NONE;
+    g->nlive_e--;
+}
+
+grove_vid_t grove_edge_src(const grove_graph_t *g, grove_eid_t e)
+{
+    return e < g->ne ? g->e[e].src : GROVE_VID_NONE;
+}
+
+grove_vid_t grove_edge_dst(const grove_graph_t *g, grove_eid_t e)
+{
+    return e < g->ne ? g->e[e].dst : GROVE_VID_NONE;
+}
+
+grove_sym_t grove_edge_subsystem(const grove_graph_t *g, grove_eid_t e)
+{
+    return e < g->ne ? g->subsys[g->e[e].sub] : GROVE_SYM_NONE;
+}
+
+grove_sym_t grove_edge_relation(const grove_graph_t *g, grove_eid_t e)
+{
+    return e < g->ne ? g->rels[g->e[e].rel] : GROVE_SYM_NONE;
+}
+
+grove_eid_t grove_edge_opposite(const grove_graph_t *g, grove_eid_t e)
+{
+    return e < g->ne ? g->e[e].opposite : GROVE_EID_NONE;
+}
+
+bool grove_edge_is_up(const grove_graph_t *g, grove_eid_t e)
+{
+    return e < g->ne && (g->e[e].flags & GROVEP_E_UP);
+}
+
+grove_eid_t grove_vertex_first_out(const grove_graph_t *g, grove_vid_t v)
+{
+    return v < g->nv ? g->first_out[v] : GROVE_EID_NONE;
+}
+
+grove_eid_t grove_edge_next_out(const grove_graph_t *g, grove_eid_t e)
+{
+    return e < g->ne ? g->e[e].next_out : GROVE_EID_NONE;
+}
+
+grove_eid_t grove_vertex_first_in(const grove_graph_t *g, grove_vid_t v)
+{
+    return v < g->nv ? g->first_in[v] : GROVE_EID_NONE;
+}
+
+grove_eid_t grove_edge_next_in(const grove_graph_t *g, grove_eid_t e)
+{
+    return e < g->ne ? g->e[e].next_in : GROVE_EID_NONE;
+}
+
+grove_vid_t grove_vertex_parent(const grove_graph_t *g, grove_vid_t v, grove_sym_t subsystem)
+{
+    if (!grovep_alive(g, v))
+        return GROVE_VID_NONE;
+    if (subsystem == g->sym_containment)
+        return g->parent[v];
+    int sub = grovep_subsys_find(g, subsystem);
+    if (sub < 0)
+        return GROVE_VID_NONE;
+    grove_eid_t e = down_in_edge(g, v, sub);
+    return e == GROVEP_NONE ? GROVE_VID_NONE : g->e[e].src;
+}
+
+static grove_vid_t next_child_from(const grove_graph_t *g, int sub, grove_eid_t e,
+                                   grove_eid_t *cursor)
+{
+    for (; e != GROVEP_NONE; e = g->e[e].next_out) {
+        if (g->e[e].sub == sub && !(g->e[e].flags & GROVEP_E_UP)) {
+            *cursor = e;
+            return g->e[e].dst;
+        }
+    }
+    *cursor = GROVEP_NONE;
+    return GROVE_VID_NONE;
+}
+
+grove_vid_t grove_vertex_first_child(const grove_graph_t *g, grove_vid_t v,
+                                     grove_sym_t subsystem, grove_eid_t *cursor)
+{
+    int sub = grovep_subsys_find(g, subsystem);
+    if (sub < 0 || !grovep_alive(g, v)) {
+        *cursor = GROVEP_NONE;
+        return GROVE_VID_NONE;
+    }
+    return next_child_from(g, sub, g->first_out[v], cursor);
+}
+
+grove_vid_t grove_vertex_next_child(const grove_graph_t *g, grove_sym_t subsystem,
+                                    grove_eid_t *cursor)
+{
+    (void)subsystem; /* the cursor's edge already names it */
+    if (*cursor == GROVEP_NONE || *cursor >= g->ne)
+        return GROVE_VID_NONE;
+    return next_child_from(g, g->e[*cursor].sub, g->e[*cursor].next_out, cursor);
+}
+
+static bool has_down_out(const grove_graph_t *g, grove_vid_t v, int sub)
+{
+    for (grove_eid_t e = g->first_out[v]; e != GROVEP_NONE; e = g->e[e].next_out)
+        if (g->e[e].sub == sub && !(g->e[e].flags & GROVEP_E_UP))
+            return true;
+    return false;
+}
+
+grove_vid_t grove_graph_root(const grove_graph_t *g, grove_sym_t subsystem, size_t i)
+{
+    int sub = grovep_subsys_find(g, subsystem);
+    bool containment = subsystem == g->sym_containment;
+    if (sub < 0) {
+        /* no edges at all: a lone vertex is the containment root */
+        if (containment || subsystem == grove_intern_lookup(g->strings, GROVE_CONTAINMENT)) {
+            for (grove_vid_t v = 0; v < g->nv; v++)
+                if (grovep_alive(g, v) && i-- == 0)
+                    return v;
+        }
+        return GROVE_VID_NONE;
+    }
+    for (grove_vid_t v = 0; v < g->nv; v++) {
+        if (!grovep_alive(g, v))
+            continue;
+        bool root;
+        if (containment)
+            root = g->parent[v] == GROVEP_NONE
+                   && (has_down_out(g, v, sub) || g->nlive == 1);
+        else
+            root = down_in_edge(g, v, sub) == GROVEP_NONE && has_down_out(g, v, sub);
+        if (root && i-- == 0)
+            return v;
+    }
+    return GROVE_VID_NONE;
+}
+
+int grove_vertex_depth(const grove_graph_t *g, grove_vid_t v, grove_sym_t subsystem)
+{
+    int d = 0;
+    for (grove_vid_t p = grove_vertex_parent(g, v, subsystem); p != GROVE_VID_NONE;
+         p = grove_vertex_parent(g, p, subsystem)) {
+        if (++d > (int)g->nv)
+            return -1; /* a cycle in a non-tree subsystem */
+    }
+    return d;
+}
+
+/* Is v part of subsystem at all (has an edge of it)? */
+static bool in_subsystem(const grove_graph_t *g, grove_vid_t v, int sub)
+{
+    for (grove_eid_t e = g->first_out[v]; e != GROVEP_NONE; e = g->e[e].next_out)
+        if (g->e[e].sub == sub)
+            return true;
+    for (grove_eid_t e = g->first_in[v]; e != GROVEP_NONE; e = g->e[e].next_in)
+        if (g->e[e].sub == sub)
+            return true;
+    return false;
+}
+
+int grove_vertex_path(const grove_graph_t *g, grove_vid_t v, grove_sym_t subsystem, char *buf,
+                      size_t len)
+{
+    if (!grovep_alive(g, v)) {
+        errno = ENOENT;
+        return -1;
+    }
+    int sub = grovep_subsys_find(g, subsystem);
+    bool lone = subsystem == g->sym_containment && g->nlive == 1;
+    if (!lone && (sub < 0 || !in_subsystem(g, v, sub))) {
+        errno = ENOENT;
+        return -1;
+    }
+    /* collect the chain root..v, bounded against cycles */
+    grove_vid_t stackbuf[64];
+    grove_vid_t *chain = stackbuf;
+    size_t n = 0, cap = 64;
+    for (grove_vid_t p = v; p != GROVE_VID_NONE; p = grove_vertex_parent(g, p, subsystem)) {
+        if (n == cap) {
+            if (n > g->nv)
+                break;
+            grove_vid_t *bigger = malloc(cap * 2 * sizeof(*bigger));
+            if (!bigger) {
+                if (chain != stackbuf)
+                    free(chain);
+                errno = ENOMEM;
+                return -1;
+            }
+            memcpy(bigger, chain, n * sizeof(*chain));
+            if (chain != stackbuf)
+                free(chain);
+            chain = bigger;
+            cap *= 2;
+        }
+        chain[n++] = p;
+    }
+    size_t need = 0;
+    for (size_t i = n; i-- > 0;) {
+        const char *name = grove_intern_str(g->strings, g->v[chain[i]].name);
+        size_t l = strlen(name);
+        if (buf && need + 1 < len) {
+            buf[need] = '/';
+            size_t room = len - need - 2;
+            memcpy(buf + need + 1, name, l < room ? l : room);
+        }
+        need += 1 + l;
+    }
+    if (buf && len)
+        buf[need < len ? need : len - 1] = '\0';
+    if (chain != stackbuf)
+        free(chain);
+    return (int)need;
+}
+
+/* ---- look-ups -------------------------------------------------------------- */
+
+grove_vid_t grove_graph_find_path(const grove_graph_t *g, grove_sym_t subsystem,
+                                  const char *path)
+{
+    if (!path || path[0] != '/') {
+        errno = ENOENT;
+        return GROVE_VID_NONE;
+    }
+    const char *p = path + 1;
+    const char *slash = strchr(p, '/');
+    size_t l = slash ? (size_t)(slash - p) : strlen(p);
+    grove_vid_t cur = GROVE_VID_NONE;
+    for (size_t i = 0;; i++) {
+        grove_vid_t r = grove_graph_root(g, subsystem, i);
+        if (r == GROVE_VID_NONE)
+            break;
+        const char *name = grove_intern_str(g->strings, g->v[r].name);
+        if (strlen(name) == l && !memcmp(name, p, l)) {
+            cur = r;
+            break;
+        }
+    }
+    while (cur != GROVE_VID_NONE && slash) {
+        p = slash + 1;
+        slash = strchr(p, '/');
+        l = slash ? (size_t)(slash - p) : strlen(p);
+        if (l == 0 && !slash)
+            break; /* trailing slash */
+        grove_eid_t cursor;
+        grove_vid_t c = grove_vertex_first_child(g, cur, subsystem, &cursor);
+        cur = GROVE_VID_NONE;
+        for (; c != GROVE_VID_NONE; c = grove_vertex_next_child(g, subsystem, &cursor)) {
+            const char *name = grove_intern_str(g->strings, g->v[c].name);
+            if (strlen(name) == l && !memcmp(name, p, l)) {
+                cur = c;
+                break;
+            }
+        }
+    }
+    if (cur == GROVE_VID_NONE)
+        errno = ENOENT;
+    return cur;
+}
+
+grove_vid_t grove_graph_find_uuid(const grove_graph_t *g, const char *uuid)
+{
+    uint8_t u[16];
+    if (grovep_uuid_parse(uuid, u) == 0) {
+        grovep_chain_t *c = map_get(&g->by_uuid, uuid_key(u));
+        if (c && grovep_alive(g, c->head) && !memcmp(g->uuid[c->head], u, 16))
+            return c->head;
+    }
+    errno = ENOENT;
+    return GROVE_VID_NONE;
+}
+
+static grove_vid_t skip_dead(const grove_graph_t *g, const grove_vid_t *next, grove_vid_t v)
+{
+    while (v != GROVEP_NONE && (g->v[v].flags & GROVEP_V_DEAD))
+        v = next[v];
+    return v;
+}
+
+grove_vid_t grove_graph_first_by_type(const grove_graph_t *g, grove_sym_t type)
+{
+    if (type >= g->chain_cap)
+        return GROVE_VID_NONE;
+    return skip_dead(g, g->next_type, g->by_type[type].head);
+}
+
+grove_vid_t grove_vertex_next_same_type(const grove_graph_t *g, grove_vid_t v)
+{
+    return v < g->nv ? skip_dead(g, g->next_type, g->next_type[v]) : GROVE_VID_NONE;
+}
+
+grove_vid_t grove_graph_first_by_name(const grove_graph_t *g, grove_sym_t name)
+{
+    if (name >= g->chain_cap)
+        return GROVE_VID_NONE;
+    return skip_dead(g, g->next_name, g->by_name[name].head);
+}
+
+grove_vid_t grove_vertex_next_same_name(const grove_graph_t *g, grove_vid_t v)
+{
+    return v < g->nv ? skip_dead(g, g->next_name, g->next_name[v]) : GROVE_VID_NONE;
+}
+
+grove_vid_t grove_graph_first_by_rank(const grove_graph_t *g, int64_t rank)
+{
+    if (rank < 0)
+        return GROVE_VID_NONE;
+    grovep_chain_t *c = map_get(&g->by_rank, (uint64_t)rank);
+    return c ? skip_dead(g, g->next_rank, c->head) : GROVE_VID_NONE;
+}
+
+grove_vid_t grove_vertex_next_same_rank(const grove_graph_t *g, grove_vid_t v)
+{
+    return v < g->nv ? skip_dead(g, g->next_rank, g->next_rank[v]) : GROVE_VID_NONE;
+}
+
+size_t grove_graph_count_type(const grove_graph_t *g, grove_sym_t type)
+{
+    return type < g->chain_cap ? g->by_type[type].count : 0;
+}
+
+void grovep_vertex_kill(grove_graph_t *g, grove_vid_t v)
+{
+    grovep_vertex_t *x = &g->v[v];
+    if (x->flags & GROVEP_V_DEAD)
+        return;
+    x->flags |= GROVEP_V_DEAD;
+    g->nlive--;
+    g->by_type[x->type].count--;
+    g->by_name[x->name].count--;
+    if (x->rank >= 0) {
+        grovep_chain_t *c = map_get(&g->by_rank, (uint64_t)x->rank);
+        if (c)
+            c->count--;
+    }
+    map_del(&g->by_uuid, uuid_key(g->uuid[v]));
+    g->parent[v] = GROVEP_NONE;
+}
+
+grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
+{
+    grove_graph_t *c = calloc(1, sizeof(*c));
+    if (!c)
+        return NULL;
+    *c = *g;
+    c->strings = NULL;
+    c->v = NULL;
+    c->uuid = NULL;
+    c->first_out = c->last_out = c->first_in = c->parent = NULL;
+    c->next_type = c->next_name = c->next_rank = NULL;
+    c->e = NULL;
+    c->kv = NULL;
+    c->recs = NULL;
+    c->by_type = c->by_name = NULL;
+    memset(&c->by_rank, 0, sizeof(c->by_rank));
+    memset(&c->by_uuid, 0, sizeof(c->by_uuid));
+    c->vcap = c->ecap = c->kvcap = c->reccap = c->chain_cap = 0;
+    if (!(c->strings = grove_intern_copy(g->strings)))
+        goto fail;
+    if (g->nv && reserve_vertices(c, g->nv) < 0)
+        goto fail;
+#define CP(field, n)                                                            \
+    if (n)                                                                      \
+    memcpy(c->field, g->field, (n) * sizeof(*g->field))
+    CP(v, g->nv);
+    CP(uuid, g->nv);
+    CP(first_out, g->nv);
+    CP(last_out, g->nv);
+    CP(first_in, g->nv);
+    CP(parent, g->nv);
+    CP(next_type, g->nv);
+    CP(next_name, g->nv);
+    CP(next_rank, g->nv);
+    if (g->ne) {
+        if (grow((void **)&c->e, &c->ecap, g->ne, sizeof(*c->e)) < 0)
+            goto fail;
+        CP(e, g->ne);
+    }
+    if (g->nkv) {
+        if (grow((void **)&c->kv, &c->kvcap, g->nkv, sizeof(*c->kv)) < 0)
+            goto fail;
+        CP(kv, g->nkv);
+    }
+    if (g->nrec) {
+        if (grow((void **)&c->recs, &c->reccap, g->nrec, sizeof(*c->recs)) < 0)
+            goto fail;
+        CP(recs, g->nrec);
+    }
+    if (g->chain_cap) {
+        c->by_type = malloc(g->chain_cap * sizeof(*c->by_type));
+        c->by_name = malloc(g->chain_cap * sizeof(*c->by_name));
+        if (!c->by_type || !c->by_name)
+            goto fail;
+        c->chain_cap = g->chain_cap;
+        CP(by_type, g->chain_cap);
+        CP(by_name, g->chain_cap);
+    }
+#undef CP
+    if (map_copy(&c->by_rank, &g->by_rank) < 0 || map_copy(&c->by_uuid, &g->by_uuid) < 0)
+        goto fail;
+    return c;
+fail:
+    grove_graph_destroy(c);
+    errno = ENOMEM;
+    return NULL;
+}
+
+/* kv and record pools ----------------------------------------------------- */
+
+uint32_t grovep_kv_new(grove_graph_t *g)
+{
+    if (g->kv_free != GROVEP_NONE) {
+        uint32_t i = g->kv_free;
+        g->kv_free = g->kv[i].next;
+        return i;
+    }
+    if (g->nkv >= GROVEP_NONE - 1) {
+        errno = EOVERFLOW;
+        return GROVEP_NONE;
+    }
+    if (grow((void **)&g->kv, &g->kvcap, g->nkv + 1, sizeof(*g->kv)) < 0)
+        return GROVEP_NONE;
+    return (uint32_t)g->nkv++;
+}
+
+void grovep_kv_release(grove_graph_t *g, uint32_t i)
+{
+    g->kv[i].next = g->kv_free;
+    g->kv_free = i;
+}
+
+uint32_t grovep_rec_new(grove_graph_t *g)
+{
+    if (g->rec_free != GROVEP_NONE) {
+        uint32_t i = g->rec_free;
+        g->rec_free = g->recs[i].next;
+        return i;
+    }
+    if (g->nrec >= GROVEP_NONE - 1) {
+        errno = EOVERFLOW;
+        return GROVEP_NONE;
+    }
+    if (grow((void **)&g->recs, &g->reccap, g->nrec + 1, sizeof(*g->recs)) < 0)
+        return GROVEP_NONE;
+    return (uint32_t)g->nrec++;
+}
+
+void grovep_rec_release(grove_graph_t *g, uint32_t i)
+{
+    g->recs[i].next = g->rec_free;
+    g->rec_free = i;
+}
+
+void grovep_uuid_generate(grove_graph_t *g, uint8_t u[16])
+{
+    do {
+        uint64_t a = rng_next(g->rng), b = rng_next(g->rng);
+        memcpy(u, &a, 8);
+        memcpy(u + 8, &b, 8);
+        u[6] = (uint8_t)((u[6] & 0x0f) | 0x40);
+        u[8] = (uint8_t)((u[8] & 0x3f) | 0x80);
+    } while (map_get(&g->by_uuid, uuid_key(u)));
+}

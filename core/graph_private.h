@@ -1,0 +1,177 @@
+/* graph_private.h: the layout of grove_graph_t, shared by graph.c (vertices,
+ * edges, indexes), pool.c (pool data and allocation records), walker.c
+ * (traversal, aggregate, find) and compose.c (copy, duplicate, merge,
+ * unlink, extract), and by readers/writers in core/ that need speed.
+ * Nothing here is public API.
+ */
+#ifndef GROVE_GRAPH_PRIVATE_H
+#define GROVE_GRAPH_PRIVATE_H
+
+#include "graph.h"
+
+#define GROVEP_NONE UINT32_MAX /* end of an index-linked list */
+#define GROVEP_MAX_SMALL 255   /* subsystems / relationships per graph */
+
+/* Vertex flags. */
+#define GROVEP_V_DEAD 0x01 /* removed by unlink; id kept */
+
+/* One vertex: base data and list heads.  56 bytes. */
+typedef struct grovep_vertex {
+    grove_sym_t type, basename, name, unit;
+    int64_t id;     /* GROVE_ID_NONE when not assigned */
+    int64_t rank;   /* GROVE_ID_NONE when none */
+    int64_t size;   /* units in the pool, >= 0 */
+    uint32_t props; /* first property in g->kv, or GROVEP_NONE */
+    uint32_t tags;  /* first tag in g->kv, or GROVEP_NONE */
+    uint32_t recs;  /* first record in g->recs, or GROVEP_NONE */
+    uint8_t status; /* grove_status_t */
+    uint8_t flags;  /* GROVEP_V_* */
+} grovep_vertex_t;
+
+/* Edge flags. */
+#define GROVEP_E_UP 0x01   /* upward (an "in", or the second of a pair) */
+#define GROVEP_E_DEAD 0x02 /* removed */
+
+/* One edge: 24 bytes.  Subsystem and relationship are small indexes into
+ * g->subsys / g->rels so the edge stays compact. */
+typedef struct grovep_edge {
+    grove_vid_t src, dst;
+    grove_eid_t next_out; /* next out-edge of src, or GROVEP_NONE */
+    grove_eid_t next_in;  /* next in-edge of dst, or GROVEP_NONE */
+    grove_eid_t opposite; /* the opposite edge, or GROVEP_NONE */
+    uint8_t sub;          /* index into g->subsys */
+    uint8_t rel;          /* index into g->rels */
+    uint8_t flags;        /* GROVEP_E_* */
+    uint8_t pad;
+} grovep_edge_t;
+
+/* A property or tag: key and value symbols, index-linked.  A tag with no
+ * value has val == GROVE_SYM_NONE. */
+typedef struct grovep_kv {
+    grove_sym_t key, val;
+    uint32_t next;
+} grovep_kv_t;
+
+/* An allocation record or a shared annotation. */
+typedef struct grovep_rec {
+    grove_jobid_t job;
+    int64_t amount; /* units (ALLOC) or descendant-record count (SHARED) */
+    int64_t start, end;
+    uint32_t next;  /* next record of the same vertex, or GROVEP_NONE */
+    uint8_t kind;   /* grove_record_kind_t */
+    uint8_t excl;   /* held exclusively */
+    uint8_t asked;  /* exclusivity was asked for (not only implied) */
+} grovep_rec_t;
+
+/* An index chain: first and last vertex of a type / name / rank. */
+typedef struct grovep_chain {
+    grove_vid_t head, tail;
+    uint32_t count; /* live vertices in the chain */
+} grovep_chain_t;
+
+/* Open-addressing map from a 64-bit key to a chain (rank index) or a
+ * vertex (uuid index). */
+typedef struct grovep_map {
+    uint64_t *keys;
+    grovep_chain_t *vals;
+    uint8_t *used;
+    size_t count, cap; /* cap: power of two */
+} grovep_map_t;
+
+struct grove_graph {
+    grove_intern_t *strings;
+
+    grovep_vertex_t *v;    /* [vcap] */
+    uint8_t (*uuid)[16];   /* [vcap] */
+    grove_eid_t *first_out, *last_out, *first_in; /* [vcap] */
+    grove_vid_t *parent;   /* [vcap] containment parent or GROVEP_NONE */
+    grove_vid_t *next_type, *next_name, *next_rank; /* [vcap] index chains */
+    size_t nv, vcap;       /* slots used / allocated */
+    size_t nlive;          /* live vertices */
+
+    grovep_edge_t *e;
+    size_t ne, ecap, nlive_e;
+
+    grovep_kv_t *kv;
+    size_t nkv, kvcap;
+    uint32_t kv_free; /* free list of kv entries */
+
+    grovep_rec_t *recs;
+    size_t nrec, reccap;
+    uint32_t rec_free; /* free list of records */
+
+    grove_sym_t subsys[GROVEP_MAX_SMALL]; /* subsystem symbols in use */
+    size_t nsubsys;
+    grove_sym_t rels[GROVEP_MAX_SMALL]; /* relationship symbols in use */
+    size_t nrels;
+    uint8_t containment; /* index of "containment" in subsys, or 0xff */
+    grove_sym_t sym_containment, sym_contains, sym_in;
+
+    grovep_chain_t *by_type, *by_name; /* [chain_cap], indexed by symbol */
+    size_t chain_cap;
+    grovep_map_t by_rank; /* rank -> chain */
+    grovep_map_t by_uuid; /* first 8 uuid bytes -> vertex (vals[].head) */
+
+    uint64_t rng[4]; /* uuid generator state */
+    int64_t now;     /* simulated current time */
+};
+
+/* Subsystem / relationship index of a symbol, adding it if new; -1 with
+ * EOVERFLOW past GROVEP_MAX_SMALL. */
+int grovep_subsys_index(grove_graph_t *g, grove_sym_t sym);
+int grovep_rel_index(grove_graph_t *g, grove_sym_t sym);
+/* Index of a subsystem symbol, or -1 if the graph has no such subsystem. */
+int grovep_subsys_find(const grove_graph_t *g, grove_sym_t sym);
+
+/* kv pool. */
+uint32_t grovep_kv_new(grove_graph_t *g);
+void grovep_kv_release(grove_graph_t *g, uint32_t i);
+/* record pool. */
+uint32_t grovep_rec_new(grove_graph_t *g);
+void grovep_rec_release(grove_graph_t *g, uint32_t i);
+
+/* grove_graph_add_edge with the direction given: up_flag 1 upward, 0
+ * downward, -1 decided by the relationship ("in" is upward). */
+grove_eid_t grovep_add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
+                            const char *subsystem, const char *rel, int up_flag,
+                            grove_error_t *err);
+
+/* Drop every record held in the listed vertices (the containment subtree
+ * of top, top included) and the annotations they put above top. */
+void grovep_release_subtree(grove_graph_t *g, const grove_vid_t *vs, size_t n, grove_vid_t top);
+
+/* True if any of the listed vertices has a record. */
+bool grovep_any_records(const grove_graph_t *g, const grove_vid_t *vs, size_t n);
+
+/* Remove edge e from its lists and mark it dead. */
+void grovep_edge_remove(grove_graph_t *g, grove_eid_t e);
+
+/* Clone vertex v of src into dst with its base data, status, properties and
+ * tags (and records when with_records); size_override < 0 keeps the size.
+ * Returns the new id or GROVE_VID_NONE (errno). */
+grove_vid_t grovep_clone_vertex(grove_graph_t *dst, const grove_graph_t *src, grove_vid_t v,
+                                int64_t size_override, bool with_records);
+
+/* Own availability of v during [start, end): size minus the peak of its own
+ * records, 0 when not up or held exclusively; ancestors are not looked at. */
+int64_t grovep_own_available(const grove_graph_t *g, grove_vid_t v, int64_t start,
+                             int64_t end);
+
+/* The 16-byte uuid from its 36-char text form; 0 or -1 (EINVAL). */
+int grovep_uuid_parse(const char *text, uint8_t out[16]);
+
+/* Mark v dead and drop it from the indexes (its edges must be gone). */
+void grovep_vertex_kill(grove_graph_t *g, grove_vid_t v);
+
+/* Deep copy of every array (grove_graph_duplicate). */
+grove_graph_t *grovep_graph_clone(const grove_graph_t *g);
+
+/* A fresh random (version 4) uuid the graph does not use yet. */
+void grovep_uuid_generate(grove_graph_t *g, uint8_t u[16]);
+
+static inline bool grovep_alive(const grove_graph_t *g, grove_vid_t v)
+{
+    return v < g->nv && !(g->v[v].flags & GROVEP_V_DEAD);
+}
+
+#endif

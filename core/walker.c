@@ -1,0 +1,374 @@
+/* walker.c: depth-first traversal of one subsystem with RFC 4 filters, the
+ * score-sorted accumulator, and the methods built on walks (aggregate,
+ * find).
+ *
+ * Workload: walks over whole subtrees of graphs with up to millions of
+ * vertices, called for every match.  The walk keeps an explicit stack (no
+ * recursion, so depth is bounded only by memory) and one growing buffer of
+ * child ids shared by all frames, so a walk allocates O(depth + fan-out)
+ * memory once and nothing per visited vertex.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph_private.h"
+
+/* ---- accumulator ---------------------------------------------------------- */
+
+struct grove_accum {
+    grove_vid_t *v;
+    double *score;
+    size_t n, cap;
+    size_t limit; /* keep at most this many (0: all) */
+};
+
+grove_accum_t *grove_accum_create(size_t limit)
+{
+    grove_accum_t *a = calloc(1, sizeof(*a));
+    if (!a)
+        return NULL;
+    a->limit = limit;
+    return a;
+}
+
+void grove_accum_destroy(grove_accum_t *a)
+{
+    if (!a)
+        return;
+    free(a->v);
+    free(a->score);
+    free(a);
+}
+
+void grove_accum_reset(grove_accum_t *a)
+{
+    a->n = 0;
+}
+
+int grove_accum_push(grove_accum_t *a, grove_vid_t v, double score)
+{
+    /* position after every entry with score >= this one (stable) */
+    size_t lo = 0, hi = a->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (a->score[mid] >= score)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (a->limit && lo >= a->limit)
+        return 0; /* not among the best k */
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? a->cap * 2 : 16;
+        grove_vid_t *nv = realloc(a->v, cap * sizeof(*nv));
+        if (!nv)
+            goto nomem;
+        a->v = nv;
+        double *ns = realloc(a->score, cap * sizeof(*ns));
+        if (!ns)
+            goto nomem;
+        a->score = ns;
+        a->cap = cap;
+    }
+    memmove(a->v + lo + 1, a->v + lo, (a->n - lo) * sizeof(*a->v));
+    memmove(a->score + lo + 1, a->score + lo, (a->n - lo) * sizeof(*a->score));
+    a->v[lo] = v;
+    a->score[lo] = score;
+    a->n++;
+    if (a->limit && a->n > a->limit)
+        a->n = a->limit;
+    return 0;
+nomem:
+    errno = ENOMEM;
+    return -1;
+}
+
+size_t grove_accum_count(const grove_accum_t *a)
+{
+    return a->n;
+}
+
+grove_vid_t grove_accum_at(const grove_accum_t *a, size_t i, double *score)
+{
+    if (i >= a->n)
+        return GROVE_VID_NONE;
+    if (score)
+        *score = a->score[i];
+    return a->v[i];
+}
+
+/* ---- walk ------------------------------------------------------------------ */
+
+struct frame {
+    grove_vid_t v;
+    int depth;
+    size_t first, n, next; /* children in kids[first .. first+n), next to visit */
+};
+
+struct walkbuf {
+    struct frame *f;
+    size_t nf, fcap;
+    grove_vid_t *kids;
+    size_t nk, kcap;
+};
+
+static int push_frame(struct walkbuf *w, grove_vid_t v, int depth)
+{
+    if (w->nf == w->fcap) {
+        size_t cap = w->fcap ? w->fcap * 2 : 32;
+        struct frame *f = realloc(w->f, cap * sizeof(*f));
+        if (!f) {
+            errno = ENOMEM;
+            return -1;
+        }
+        w->f = f;
+        w->fcap = cap;
+    }
+    w->f[w->nf++] = (struct frame){v, depth, w->nk, 0, 0};
+    return 0;
+}
+
+static int push_kid(struct walkbuf *w, grove_vid_t v)
+{
+    if (w->nk == w->kcap) {
+        size_t cap = w->kcap ? w->kcap * 2 : 256;
+        grove_vid_t *k = realloc(w->kids, cap * sizeof(*k));
+        if (!k) {
+            errno = ENOMEM;
+            return -1;
+        }
+        w->kids = k;
+        w->kcap = cap;
+    }
+    w->kids[w->nk++] = v;
+    return 0;
+}
+
+int grove_graph_walk(grove_graph_t *g, grove_vid_t start, grove_sym_t subsystem,
+                     const grove_walk_hooks_t *hooks, grove_accum_t *acc)
+{
+    static const grove_walk_hooks_t none;
+    if (!hooks)
+        hooks = &none;
+    if (!grovep_alive(g, start)) {
+        errno = EINVAL;
+        return -1;
+    }
+    int sub = grovep_subsys_find(g, subsystem);
+    struct walkbuf w = {0};
+    int rc = 0;
+    if (push_frame(&w, start, 0) < 0)
+        return -1;
+    bool entered = false; /* the top frame's pre-order step is done */
+    while (w.nf) {
+        struct frame *f = &w.f[w.nf - 1];
+        if (!entered) {
+            int act = hooks->pre ? hooks->pre(g, f->v, f->depth, hooks->arg)
+                                 : GROVE_WALK_CONTINUE;
+            if (act < 0) {
+                rc = -1;
+                break;
+            }
+            if (act == GROVE_WALK_STOP) {
+                rc = 1;
+                break;
+            }
+            f->first = w.nk;
+            f->n = 0;
+            f->next = 0;
+            if (act == GROVE_WALK_CONTINUE && sub >= 0) {
+                for (grove_eid_t e = g->first_out[f->v]; e != GROVEP_NONE;
+                     e = g->e[e].next_out) {
+                    const grovep_edge_t *ed = &g->e[e];
+                    if (ed->sub != sub || (ed->flags & GROVEP_E_UP))
+                        continue;
+                    if (push_kid(&w, ed->dst) < 0) {
+                        rc = -1;
+                        goto out;
+                    }
+                    f->n++;
+                }
+                if (f->n > 1 && hooks->order
+                    && hooks->order(g, f->v, w.kids + f->first, f->n, hooks->arg) < 0) {
+                    rc = -1;
+                    break;
+                }
+            }
+            entered = true;
+        }
+        if (f->next < f->n) {
+            grove_vid_t c = w.kids[f->first + f->next++];
+            if (push_frame(&w, c, f->depth + 1) < 0) {
+                rc = -1;
+                break;
+            }
+            entered = false;
+            continue;
+        }
+        /* post-order */
+        if (hooks->post) {
+            double score = 0;
+            int r = hooks->post(g, f->v, f->depth, &score, hooks->arg);
+            if (r < 0) {
+                rc = -1;
+                break;
+            }
+            if ((r == 1 || r == 2) && acc && grove_accum_push(acc, f->v, score) < 0) {
+                rc = -1;
+                break;
+            }
+            if (r == 2 || r == 3) {
+                rc = 1;
+                break;
+            }
+        }
+        w.nk = f->first;
+        w.nf--;
+        /* entered stays true: the parent's pre-order step is done */
+    }
+out:;
+    int saved = errno;
+    free(w.f);
+    free(w.kids);
+    errno = saved;
+    return rc;
+}
+
+/* ---- aggregate ------------------------------------------------------------- */
+
+struct agg {
+    int64_t *count; /* [chain_cap] indexed by type symbol */
+    grove_sym_t *order;
+    size_t norder;
+    int64_t now;
+};
+
+static int agg_pre(grove_graph_t *g, grove_vid_t v, int depth, void *arg)
+{
+    (void)depth;
+    struct agg *a = arg;
+    int64_t avail = grovep_own_available(g, v, a->now, a->now + 1);
+    if (avail <= 0)
+        return GROVE_WALK_SKIP;
+    grove_sym_t t = g->v[v].type;
+    if (a->count[t] == 0)
+        a->order[a->norder++] = t;
+    a->count[t] += avail;
+    return GROVE_WALK_CONTINUE;
+}
+
+int grove_graph_aggregate(const grove_graph_t *g, grove_vid_t v, grove_aggregate_f cb,
+                          void *arg)
+{
+    if (!grovep_alive(g, v)) {
+        errno = EINVAL;
+        return -1;
+    }
+    /* an unavailable ancestor makes the whole subtree unavailable */
+    grove_vid_t p = g->parent[v];
+    if (p != GROVEP_NONE && (grove_vertex_held_exclusively(g, p, g->now, NULL)))
+        return 0;
+    for (; p != GROVEP_NONE; p = g->parent[p])
+        if (g->v[p].status != GROVE_STATUS_UP)
+            return 0;
+    size_t ntypes = grove_intern_count(g->strings);
+    struct agg a = {
+        .count = calloc(ntypes, sizeof(int64_t)),
+        .order = malloc(ntypes * sizeof(grove_sym_t)),
+        .now = g->now,
+    };
+    if (!a.count || !a.order) {
+        free(a.count);
+        free(a.order);
+        errno = ENOMEM;
+        return -1;
+    }
+    grove_walk_hooks_t hooks = {.pre = agg_pre, .arg = &a};
+    /* the walk does not modify the graph; the hooks take it non-const */
+    int rc = grove_graph_walk((grove_graph_t *)(uintptr_t)g, v, g->sym_containment, &hooks,
+                              NULL);
+    if (rc >= 0)
+        for (size_t i = 0; i < a.norder; i++)
+            cb(grove_intern_str(g->strings, a.order[i]), a.count[a.order[i]], arg);
+    free(a.count);
+    free(a.order);
+    return rc < 0 ? -1 : 0;
+}
+
+/* ---- find -------------------------------------------------------------------- */
+
+struct findctx {
+    grove_pred_f pred;
+    void *arg;
+    uint8_t *mark; /* [nv]: 0 out, 1 an ancestor of a match, 2 a match or below one */
+};
+
+static int find_pre(grove_graph_t *g, grove_vid_t v, int depth, void *arg)
+{
+    (void)depth;
+    struct findctx *c = arg;
+    /* a descendant of a match is in the result whatever pred says */
+    grove_vid_t p = g->parent[v];
+    if (p != GROVEP_NONE && c->mark[p] == 2) {
+        c->mark[v] = 2;
+        return GROVE_WALK_CONTINUE;
+    }
+    int r = c->pred(g, v, c->arg);
+    if (r < 0)
+        return -1;
+    if (r > 0) {
+        c->mark[v] = 2;
+        for (grove_vid_t a = g->parent[v]; a != GROVEP_NONE && !c->mark[a]; a = g->parent[a])
+            c->mark[a] = 1;
+    }
+    return GROVE_WALK_CONTINUE;
+}
+
+int grove_graph_find(const grove_graph_t *g, grove_vid_t start, grove_pred_f pred, void *arg,
+                     grove_vid_t **out, size_t *n)
+{
+    if (!grovep_alive(g, start) || !pred || !out || !n) {
+        errno = EINVAL;
+        return -1;
+    }
+    struct findctx c = {.pred = pred, .arg = arg, .mark = calloc(g->nv ? g->nv : 1, 1)};
+    if (!c.mark) {
+        errno = ENOMEM;
+        return -1;
+    }
+    grove_walk_hooks_t hooks = {.pre = find_pre, .arg = &c};
+    /* the walk's hooks only read the graph */
+    int rc = grove_graph_walk((grove_graph_t *)(uintptr_t)g, start, g->sym_containment, &hooks,
+                              NULL);
+    if (rc < 0) {
+        int saved = errno;
+        free(c.mark);
+        errno = saved;
+        return -1;
+    }
+    /* ancestors above start, when anything matched */
+    size_t count = 0;
+    for (size_t v = 0; v < g->nv; v++)
+        count += c.mark[v] != 0;
+    if (count)
+        for (grove_vid_t a = g->parent[start]; a != GROVEP_NONE; a = g->parent[a])
+            if (!c.mark[a]) {
+                c.mark[a] = 1;
+                count++;
+            }
+    grove_vid_t *res = malloc((count ? count : 1) * sizeof(*res));
+    if (!res) {
+        free(c.mark);
+        errno = ENOMEM;
+        return -1;
+    }
+    size_t k = 0;
+    for (size_t v = 0; v < g->nv; v++)
+        if (c.mark[v])
+            res[k++] = (grove_vid_t)v;
+    free(c.mark);
+    *out = res;
+    *n = k;
+    return 0;
+}
