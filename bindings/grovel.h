@@ -12,6 +12,8 @@
 #include <lauxlib.h>
 #include <lua.h>
 
+#include "graph.h"
+
 #define GROVEL_MODULE(name) int grovel_open_##name(lua_State *L);
 #include "modules.h"
 #undef GROVEL_MODULE
@@ -33,5 +35,30 @@ void grovel_newclass(lua_State *L, const char *tname, const luaL_Reg *methods,
 
 /* Set module[name] = f on the table at the top of the stack. */
 void grovel_setfunc(lua_State *L, const char *name, lua_CFunction f);
+
+/* ---- graph and vertex handles (defined in l_graph.c) ----------------- */
+
+#define GROVEL_GRAPH "grove.graph"
+#define GROVEL_VERTEX "grove.vertex"
+#define GROVEL_EDGE "grove.edge"
+
+/* Push a new graph userdata that owns g (g is destroyed with it; on a Lua
+ * memory error g is destroyed before the error is raised). */
+void grovel_push_graph(lua_State *L, grove_graph_t *g);
+
+/* The graph of the graph userdata at idx; raises on misuse or a closed
+ * graph. */
+grove_graph_t *grovel_check_graph(lua_State *L, int idx);
+
+/* Push a vertex handle for v of the graph userdata at graph_idx (the
+ * handle keeps the graph alive). */
+void grovel_push_vertex(lua_State *L, int graph_idx, grove_vid_t v);
+
+/* The vertex of the vertex handle at idx (raises on misuse, a closed graph
+ * or a dead vertex); *g (if not NULL) receives its graph. */
+grove_vid_t grovel_check_vertex(lua_State *L, int idx, grove_graph_t **g);
+
+/* Push the graph userdata that the vertex handle at idx belongs to. */
+void grovel_vertex_graph(lua_State *L, int idx);
 
 #endif
