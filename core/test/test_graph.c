@@ -1,0 +1,552 @@
+/* test_graph.c: the graph of resource pools, its RFC 4 methods and its
+ * allocation-record rules. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph.h"
+#include "tap.h"
+
+static grove_vid_t add(grove_graph_t *g, const char *type, int64_t id, int64_t size,
+                       grove_vid_t parent)
+{
+    grove_vertex_info_t info;
+    grove_vertex_info_init(&info);
+    info.type = type;
+    info.id = id;
+    info.size = size;
+    grove_vid_t v = grove_graph_add_vertex(g, &info);
+    if (v != GROVE_VID_NONE && parent != GROVE_VID_NONE)
+        grove_graph_add_child(g, parent, v, NULL, NULL);
+    return v;
+}
+
+/* tiny-like: cluster tiny0 > rack0 > node0..1 > socket0..1 > core0..3 + memory0 (size 4) */
+static grove_graph_t *tiny(grove_vid_t *root)
+{
+    grove_graph_t *g = grove_graph_create();
+    grove_vertex_info_t info;
+    grove_vertex_info_init(&info);
+    info.type = "cluster";
+    info.basename = "tiny";
+    info.id = 0;
+    grove_vid_t c = grove_graph_add_vertex(g, &info);
+    grove_vid_t r = add(g, "rack", 0, 1, c);
+    for (int n = 0; n < 2; n++) {
+        grove_vid_t node = add(g, "node", n, 1, r);
+        grove_vertex_set_rank(g, node, n);
+        for (int s = 0; s < 2; s++) {
+            grove_vid_t sock = add(g, "socket", s, 1, node);
+            for (int k = 0; k < 4; k++)
+                add(g, "core", s * 4 + k, 1, sock);
+            add(g, "memory", s, 4, sock);
+        }
+    }
+    *root = c;
+    return g;
+}
+
+static grove_vid_t at(grove_graph_t *g, const char *path)
+{
+    return grove_graph_find_path(g, grove_graph_sym(g, GROVE_CONTAINMENT), path);
+}
+
+static void test_vertices(void)
+{
+    grove_graph_t *g = grove_graph_create();
+    grove_vertex_info_t info;
+    struct {
+        const char *type, *basename, *name, *uuid;
+        int64_t id, size;
+        int err;                /* expected errno, 0 for success */
+        const char *want_name;  /* expected name */
+    } rows[] = {
+        {"node", NULL, NULL, NULL, 3, 1, 0, "node3"},
+        {"node", "host", NULL, NULL, 12, 1, 0, "host12"},
+        {"cluster", NULL, NULL, NULL, -1, 1, 0, "cluster"},
+        {"node", NULL, "fancy-7", NULL, 7, 1, 0, "fancy-7"},
+        {"memory", NULL, NULL, NULL, 0, 16, 0, "memory0"},
+        {"core", NULL, NULL, "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0", 1, 1, 0, "core1"},
+        {"core", NULL, NULL, "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0", 2, 1, EEXIST, NULL},
+        {"core", NULL, NULL, "not-a-uuid", 2, 1, EINVAL, NULL},
+        {NULL, NULL, NULL, NULL, 0, 1, EINVAL, NULL},
+        {"", NULL, NULL, NULL, 0, 1, EINVAL, NULL},
+        {"core", NULL, NULL, NULL, 0, -1, EINVAL, NULL},
+        {"core", NULL, NULL, NULL, -5, 1, EINVAL, NULL},
+    };
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        grove_vertex_info_init(&info);
+        info.type = rows[i].type;
+        info.basename = rows[i].basename;
+        info.name = rows[i].name;
+        info.uuid = rows[i].uuid;
+        info.id = rows[i].id;
+        info.size = rows[i].size;
+        size_t before = grove_graph_vertex_count(g);
+        errno = 0;
+        grove_vid_t v = grove_graph_add_vertex(g, &info);
+        if (rows[i].err) {
+            ok(v == GROVE_VID_NONE && errno == rows[i].err
+                   && grove_graph_vertex_count(g) == before,
+               "add_vertex row %zu fails with %s and adds nothing", i, strerror(rows[i].err));
+        } else {
+            is_str(grove_vertex_name(g, v), rows[i].want_name, "add_vertex row %zu name", i);
+        }
+    }
+    grove_vid_t v = grove_graph_first_by_name(g, grove_graph_sym(g, "host12"));
+    is_str(grove_vertex_basename(g, v), "host", "basename kept");
+    is_str(grove_vertex_type(g, v), "node", "type kept");
+    is_int(grove_vertex_size(g, 4), 16, "size kept");
+    char uuid[37];
+    grove_vertex_uuid(g, 5, uuid);
+    is_str(uuid, "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0", "given uuid kept");
+    ok(grove_graph_find_uuid(g, uuid) == 5, "find by uuid");
+    grove_vertex_uuid(g, 0, uuid);
+    ok(strlen(uuid) == 36 && uuid[14] == '4', "generated uuid is version 4 (%s)", uuid);
+    ok(grove_graph_find_uuid(g, uuid) == 0, "generated uuid found");
+    ok(grove_graph_find_uuid(g, "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f1") == GROVE_VID_NONE,
+       "unknown uuid not found");
+    is_int(grove_graph_count_type(g, grove_graph_sym(g, "node")), 3, "three nodes by type");
+    /* rank index follows changes */
+    grove_vertex_set_rank(g, 0, 5);
+    grove_vertex_set_rank(g, 1, 5);
+    ok(grove_graph_first_by_rank(g, 5) == 0 && grove_vertex_next_same_rank(g, 0) == 1,
+       "rank chain in id order");
+    grove_vertex_set_rank(g, 0, 6);
+    ok(grove_graph_first_by_rank(g, 5) == 1 && grove_graph_first_by_rank(g, 6) == 0,
+       "rank change moves the vertex");
+    ok(grove_vertex_set_rank(g, 0, -7) < 0 && errno == EINVAL, "bad rank refused");
+    grove_vertex_set_name(g, 1, "renamed");
+    ok(grove_graph_first_by_name(g, grove_graph_sym(g, "renamed")) == 1
+           && grove_graph_first_by_name(g, grove_graph_sym(g, "host12")) == GROVE_VID_NONE,
+       "rename moves the name index");
+    /* properties and tags */
+    ok(grove_vertex_set_property(g, 0, "arch", "x86_64") == 0, "set property");
+    ok(grove_vertex_set_property(g, 0, "perf_class", "3") == 0, "set second property");
+    ok(grove_vertex_set_property(g, 0, "arch", "arm") == 0, "replace property");
+    is_str(grove_vertex_property(g, 0, "arch"), "arm", "property replaced");
+    is_int(grove_vertex_property_count(g, 0), 2, "two properties");
+    const char *k, *val;
+    ok(grove_vertex_property_at(g, 0, 1, &k, &val) == 0 && !strcmp(k, "perf_class"),
+       "properties in insertion order");
+    ok(grove_vertex_remove_property(g, 0, "arch") == 0, "remove property");
+    ok(grove_vertex_remove_property(g, 0, "arch") < 0 && errno == ENOENT,
+       "remove absent property: ENOENT");
+    ok(grove_vertex_set_property(g, 0, NULL, "x") < 0 && errno == EINVAL, "NULL key refused");
+    ok(grove_vertex_tag(g, 0, "maint", NULL) == 0, "tag without value");
+    ok(grove_vertex_tag(g, 0, "owner", "ops") == 0, "tag with value");
+    ok(grove_vertex_has_tag(g, 0, "maint", &val) && val == NULL, "tag has no value");
+    ok(grove_vertex_has_tag(g, 0, "owner", &val) && !strcmp(val, "ops"), "tag value");
+    ok(grove_vertex_untag(g, 0, "maint") == 0 && !grove_vertex_has_tag(g, 0, "maint", NULL),
+       "untag");
+    ok(grove_vertex_set_status(g, 0, GROVE_STATUS_DRAINED) == 0
+           && grove_vertex_status(g, 0) == GROVE_STATUS_DRAINED,
+       "status set");
+    ok(grove_vertex_set_status(g, 0, (grove_status_t)42) < 0 && errno == EINVAL,
+       "bad status refused");
+    is_int(grove_status_parse("excluded"), GROVE_STATUS_EXCLUDED, "status names parse");
+    ok(grove_status_parse("sideways") < 0, "unknown status name refused");
+    grove_graph_destroy(g);
+}
+
+static void test_edges_paths(void)
+{
+    grove_vid_t c;
+    grove_graph_t *g = tiny(&c);
+    grove_error_t err;
+    grove_sym_t cont = grove_graph_sym(g, GROVE_CONTAINMENT);
+    is_int(grove_graph_vertex_count(g), 2 + 2 * (1 + 2 * 6), "tiny vertex count");
+    is_int(grove_graph_edge_count(g), 2 * (grove_graph_vertex_count(g) - 1),
+           "contains and in edges");
+    grove_vid_t core = at(g, "/tiny0/rack0/node1/socket1/core7");
+    ok(core != GROVE_VID_NONE, "find by path");
+    char buf[128];
+    grove_vertex_path(g, core, cont, buf, sizeof(buf));
+    is_str(buf, "/tiny0/rack0/node1/socket1/core7", "path of a core");
+    char small[10];
+    int need = grove_vertex_path(g, core, cont, small, sizeof(small));
+    ok(need == (int)strlen(buf) && strlen(small) == 9, "path truncates like snprintf");
+    ok(at(g, "/tiny0/rack0/node2") == GROVE_VID_NONE && errno == ENOENT, "missing path");
+    ok(at(g, "tiny0") == GROVE_VID_NONE, "relative path refused");
+    is_int(grove_vertex_depth(g, core, cont), 4, "depth");
+    ok(grove_graph_root(g, cont, 0) == c && grove_graph_root(g, cont, 1) == GROVE_VID_NONE,
+       "one containment root");
+    grove_vid_t node1 = at(g, "/tiny0/rack0/node1");
+    ok(grove_vertex_parent(g, at(g, "/tiny0/rack0/node1/socket0"), cont) == node1, "parent");
+    grove_eid_t cur;
+    int kids = 0;
+    for (grove_vid_t x = grove_vertex_first_child(g, node1, cont, &cur); x != GROVE_VID_NONE;
+         x = grove_vertex_next_child(g, cont, &cur))
+        kids++;
+    is_int(kids, 2, "node has two children");
+    /* edge errors */
+    grove_vid_t rack = at(g, "/tiny0/rack0");
+    size_t ne = grove_graph_edge_count(g);
+    ok(grove_graph_add_edge(g, rack, core, NULL, NULL, &err) == GROVE_EID_NONE
+           && errno == EINVAL && strstr(err.text, "two containment parents"),
+       "second containment parent refused: %s", err.text);
+    ok(grove_graph_add_edge(g, core, c, NULL, "contains", &err) == GROVE_EID_NONE
+           && strstr(err.text, "cycle"),
+       "an edge from a leaf to the root makes a cycle: %s", err.text);
+    grove_vid_t lone = add(g, "rack", 9, 1, GROVE_VID_NONE);
+    ok(grove_graph_add_edge(g, lone, lone, NULL, NULL, &err) == GROVE_EID_NONE,
+       "self edge refused");
+    ok(grove_graph_add_edge(g, core, 9999, NULL, NULL, &err) == GROVE_EID_NONE
+           && strstr(err.text, "no such vertex"),
+       "dangling edge refused");
+    ok(grove_graph_add_child(g, lone, c, NULL, &err) == 0, "adopt the root under a new top");
+    ok(grove_graph_add_edge(g, core, lone, NULL, NULL, &err) == GROVE_EID_NONE
+           && strstr(err.text, "cycle"),
+       "containment cycle refused: %s", err.text);
+    is_int(grove_graph_edge_count(g), ne + 2, "failed edges left nothing behind");
+    /* an auxiliary subsystem: a DAG allowed, paths follow the first parent */
+    grove_vid_t pdu = add(g, "pdu", 0, 10, GROVE_VID_NONE);
+    grove_vid_t panel = add(g, "panel", 0, 40, GROVE_VID_NONE);
+    ok(grove_graph_add_edge(g, panel, pdu, "power", "conduit-of", &err) != GROVE_EID_NONE,
+       "power edge");
+    ok(grove_graph_add_edge(g, pdu, node1, "power", "conduit-of", &err) != GROVE_EID_NONE,
+       "power edge to a node");
+    grove_sym_t power = grove_graph_sym(g, "power");
+    grove_vertex_path(g, node1, power, buf, sizeof(buf));
+    is_str(buf, "/panel0/pdu0/node1", "power path");
+    ok(grove_graph_find_path(g, power, "/panel0/pdu0/node1") == node1, "find by power path");
+    ok(grove_vertex_path(g, core, power, buf, sizeof(buf)) < 0 && errno == ENOENT,
+       "no power path for a core");
+    ok(grove_graph_subsystem_at(g, 1) == power, "subsystems in order of use");
+    grove_graph_destroy(g);
+}
+
+struct walklog {
+    char text[512];
+    int stop_at_depth;
+    const char *skip_type;
+};
+
+static int log_pre(grove_graph_t *g, grove_vid_t v, int depth, void *arg)
+{
+    struct walklog *w = arg;
+    size_t n = strlen(w->text);
+    snprintf(w->text + n, sizeof(w->text) - n, "<%s", grove_vertex_name(g, v));
+    if (w->skip_type && !strcmp(grove_vertex_type(g, v), w->skip_type))
+        return GROVE_WALK_SKIP;
+    if (depth == w->stop_at_depth)
+        return GROVE_WALK_STOP;
+    return GROVE_WALK_CONTINUE;
+}
+
+static int reverse_order(grove_graph_t *g, grove_vid_t p, grove_vid_t *c, size_t n, void *arg)
+{
+    (void)g;
+    (void)p;
+    (void)arg;
+    for (size_t i = 0; i < n / 2; i++) {
+        grove_vid_t t = c[i];
+        c[i] = c[n - 1 - i];
+        c[n - 1 - i] = t;
+    }
+    return 0;
+}
+
+static int score_cores(grove_graph_t *g, grove_vid_t v, int depth, double *score, void *arg)
+{
+    (void)depth;
+    (void)arg;
+    if (strcmp(grove_vertex_type(g, v), "core"))
+        return 0;
+    *score = (double)grove_vertex_id(g, v);
+    return 1;
+}
+
+static int fail_hook(grove_graph_t *g, grove_vid_t v, int depth, void *arg)
+{
+    (void)g;
+    (void)v;
+    (void)arg;
+    if (depth == 2) {
+        errno = ENOTSUP;
+        return -1;
+    }
+    return 0;
+}
+
+static void test_walk(void)
+{
+    grove_vid_t c;
+    grove_graph_t *g = tiny(&c);
+    grove_sym_t cont = grove_graph_sym(g, GROVE_CONTAINMENT);
+    struct walklog w = {.stop_at_depth = -1, .skip_type = "socket"};
+    grove_walk_hooks_t h = {.pre = log_pre, .arg = &w};
+    is_int(grove_graph_walk(g, c, cont, &h, NULL), 0, "walk completes");
+    is_str(w.text, "<tiny0<rack0<node0<socket0<socket1<node1<socket0<socket1",
+           "pre-order with skipped sockets");
+    memset(&w, 0, sizeof(w));
+    w.stop_at_depth = 2;
+    h.order = reverse_order;
+    is_int(grove_graph_walk(g, c, cont, &h, NULL), 1, "stopped walk returns 1");
+    is_str(w.text, "<tiny0<rack0<node1", "child order hook reverses, stop ends the walk");
+    grove_accum_t *acc = grove_accum_create(3);
+    grove_walk_hooks_t h2 = {.post = score_cores};
+    grove_graph_walk(g, at(g, "/tiny0/rack0/node0"), cont, &h2, acc);
+    is_int(grove_accum_count(acc), 3, "accumulator bounded to 3");
+    double s;
+    grove_vid_t best = grove_accum_at(acc, 0, &s);
+    ok(s == 7.0 && !strcmp(grove_vertex_name(g, best), "core7"), "best score first");
+    ok(grove_accum_at(acc, 2, &s) != GROVE_VID_NONE && s == 5.0, "third best");
+    grove_accum_destroy(acc);
+    grove_walk_hooks_t h3 = {.pre = fail_hook};
+    errno = 0;
+    ok(grove_graph_walk(g, c, cont, &h3, NULL) == -1 && errno == ENOTSUP,
+       "a failing hook stops the walk with its errno");
+    ok(grove_graph_walk(g, 9999, cont, NULL, NULL) == -1 && errno == EINVAL, "bad start");
+    grove_graph_destroy(g);
+}
+
+struct aggout {
+    char text[256];
+};
+
+static void agg_cb(const char *type, int64_t count, void *arg)
+{
+    struct aggout *a = arg;
+    size_t n = strlen(a->text);
+    snprintf(a->text + n, sizeof(a->text) - n, "%s%s=%lld", n ? " " : "", type,
+             (long long)count);
+}
+
+static void test_alloc(void)
+{
+    grove_vid_t c;
+    grove_graph_t *g = tiny(&c);
+    grove_vid_t node0 = at(g, "/tiny0/rack0/node0");
+    grove_vid_t sock0 = at(g, "/tiny0/rack0/node0/socket0");
+    grove_vid_t core0 = at(g, "/tiny0/rack0/node0/socket0/core0");
+    grove_vid_t mem0 = at(g, "/tiny0/rack0/node0/socket0/memory0");
+    const int64_t F = GROVE_TIME_MAX;
+    struct {
+        grove_vid_t v;
+        grove_jobid_t job;
+        int64_t amount, start, end;
+        bool excl;
+        int err;
+        const char *what;
+    } rows[] = {
+        {mem0, 1, 2, 0, F, false, 0, "job 1 takes 2 of 4 memory units"},
+        {mem0, 2, 2, 0, F, false, 0, "job 2 takes the other 2"},
+        {mem0, 3, 1, 0, F, false, EBUSY, "no unit left for job 3"},
+        {mem0, 3, 1, 100, 200, false, EBUSY, "nor later, the others are open-ended"},
+        {mem0, 1, 0, 0, F, false, EINVAL, "zero amount refused"},
+        {mem0, 1, 5, 0, F, false, EINVAL, "more than the size refused"},
+        {mem0, 1, 1, 10, 5, false, EINVAL, "empty window refused"},
+        {core0, 3, 1, 0, 100, false, 0, "job 3 takes core0 for 100 s (all units: exclusive)"},
+        {core0, 4, 1, 50, 150, false, EBUSY, "overlapping window refused"},
+        {core0, 4, 1, 100, 200, false, 0, "job 4 takes core0 right after"},
+        {sock0, 5, 1, 0, F, true, EBUSY, "socket0 cannot be exclusive: jobs below it"},
+        {at(g, "/tiny0/rack0/node1"), 6, 1, 0, F, true, 0, "job 6 takes node1 exclusively"},
+        {at(g, "/tiny0/rack0/node1/socket0/core1"), 7, 1, 0, F, false, EBUSY,
+         "a core of node1 is implied to job 6"},
+        {at(g, "/tiny0/rack0"), 8, 1, 0, F, false, EBUSY, "rack0 (all units) has jobs below"},
+    };
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        errno = 0;
+        int rc = grove_vertex_allocate(g, rows[i].v, rows[i].job, rows[i].amount,
+                                       rows[i].start, rows[i].end, rows[i].excl);
+        if (rows[i].err)
+            ok(rc < 0 && errno == rows[i].err, "%s", rows[i].what);
+        else
+            ok(rc == 0, "%s", rows[i].what);
+    }
+    is_int(grove_vertex_allocated(g, mem0), 4, "memory fully allocated");
+    is_int(grove_vertex_available(g, mem0), 0, "memory: nothing available");
+    is_int(grove_vertex_available_during(g, core0, 200, 300), 1, "core0 free after 200");
+    is_int(grove_vertex_available_during(g, core0, 0, 300), 0, "core0 busy somewhere in 0-300");
+    /* shared annotations on the ancestors */
+    grove_record_t rec;
+    int shared_jobs = 0;
+    for (size_t i = 0; grove_vertex_record_at(g, node0, i, &rec) == 0; i++)
+        if (rec.kind == GROVE_RECORD_SHARED)
+            shared_jobs++;
+    is_int(shared_jobs, 4, "node0 annotated with the four jobs below it");
+    ok(grove_vertex_held_exclusively(g, at(g, "/tiny0/rack0/node1/socket1/core5"), 0, NULL),
+       "node1's core implied exclusive");
+    /* grow */
+    ok(grove_vertex_free(g, mem0, 2, 1) == 0, "job 2 shrinks to 1 unit");
+    ok(grove_vertex_allocate(g, mem0, 1, 1, 0, F, false) == 0, "job 1 grows by 1");
+    is_int(grove_vertex_record_count(g, mem0), 2, "growing does not add a record");
+    ok(grove_vertex_free(g, mem0, 1, 7) < 0 && errno == EINVAL, "free more than held");
+    ok(grove_vertex_free(g, mem0, 99, -1) < 0 && errno == ENOENT, "free a job not here");
+    /* aggregate: node1 held, core0 held now, memory0 full */
+    struct aggout a = {""};
+    grove_graph_aggregate(g, c, agg_cb, &a);
+    is_str(a.text, "cluster=1 rack=1 node=1 socket=2 core=7 memory=4",
+           "aggregate skips held pools and prunes zeros");
+    /* free a job whole: annotations go */
+    ok(grove_vertex_free(g, at(g, "/tiny0/rack0/node1"), 6, -1) == 0, "free job 6");
+    ok(grove_vertex_allocate(g, at(g, "/tiny0/rack0/node1/socket0/core1"), 7, 1, 0, F, false)
+           == 0,
+       "node1's core can be allocated now");
+    is_int(grove_graph_free_job(g, 3), 1, "free_job removes job 3's one record");
+    size_t n = grove_vertex_record_count(g, node0);
+    is_int(n, 3, "node0 annotations: jobs 1, 2, 4 remain");
+    /* a down ancestor blocks */
+    grove_vertex_set_status(g, at(g, "/tiny0/rack0/node1"), GROVE_STATUS_DOWN);
+    ok(grove_vertex_allocate(g, at(g, "/tiny0/rack0/node1/socket1/core4"), 9, 1, 0, F, false)
+               < 0
+           && errno == EBUSY,
+       "below a down node: busy");
+    is_int(grove_vertex_available(g, at(g, "/tiny0/rack0/node1/socket1/core4")), 0,
+           "below a down node: nothing available");
+    /* size changes */
+    ok(grove_vertex_set_size(g, mem0, 2) < 0 && errno == EBUSY, "shrink below use refused");
+    ok(grove_vertex_set_size(g, mem0, 8) == 0 && grove_vertex_available(g, mem0) == 4,
+       "grow the pool");
+    grove_graph_destroy(g);
+}
+
+static void test_copy_merge(void)
+{
+    grove_vid_t c;
+    grove_graph_t *g = tiny(&c);
+    grove_sym_t cont = grove_graph_sym(g, GROVE_CONTAINMENT);
+    grove_vid_t mem0 = at(g, "/tiny0/rack0/node0/socket0/memory0");
+    grove_vertex_allocate(g, mem0, 1, 3, 0, GROVE_TIME_MAX, false);
+    grove_vertex_allocate(g, at(g, "/tiny0/rack0/node0/socket1"), 2, 1, 0, GROVE_TIME_MAX,
+                          true);
+    grove_vertex_set_property(g, at(g, "/tiny0/rack0/node0"), "arch", "x86");
+    grove_graph_t *cp = grove_graph_copy(g, at(g, "/tiny0/rack0/node0"));
+    ok(cp != NULL, "copy");
+    /* node0 + socket0 + 4 cores + memory0, plus tiny0 and rack0 */
+    is_int(grove_graph_vertex_count(cp), 2 + 1 + 1 + 4 + 1, "copy keeps what is available");
+    grove_sym_t ccont = grove_graph_sym(cp, GROVE_CONTAINMENT);
+    grove_vid_t m = grove_graph_find_path(cp, ccont, "/tiny0/rack0/node0/socket0/memory0");
+    is_int(grove_vertex_size(cp, m), 1, "copied pool size = available");
+    is_int(grove_vertex_record_count(cp, m), 0, "copy has no records");
+    ok(grove_graph_find_path(cp, ccont, "/tiny0/rack0/node0/socket1") == GROVE_VID_NONE,
+       "held socket dropped with its children");
+    is_str(grove_vertex_property(cp, grove_graph_find_path(cp, ccont, "/tiny0/rack0/node0"),
+                                 "arch"),
+           "x86", "properties copied");
+    char u1[37], u2[37];
+    grove_vertex_uuid(g, mem0, u1);
+    grove_vertex_uuid(cp, m, u2);
+    is_str(u2, u1, "copy keeps the uuid of the same resource");
+
+    grove_graph_t *dup = grove_graph_duplicate(g);
+    is_int(grove_graph_vertex_count(dup), grove_graph_vertex_count(g), "duplicate: all vertices");
+    is_int(grove_vertex_allocated(dup, mem0), 3, "duplicate keeps records");
+    ok(grove_vertex_allocate(dup, mem0, 5, 1, 0, GROVE_TIME_MAX, false) == 0
+           && grove_vertex_allocated(g, mem0) == 3,
+       "duplicate is independent");
+
+    /* merge: a new node2 under the common ancestor tiny0/rack0 */
+    grove_graph_t *grow = grove_graph_create();
+    grove_vertex_info_t info;
+    grove_vertex_info_init(&info);
+    info.type = "cluster";
+    info.basename = "tiny";
+    info.id = 0;
+    grove_vid_t gc = grove_graph_add_vertex(grow, &info);
+    grove_vid_t gr = add(grow, "rack", 0, 1, gc);
+    grove_vid_t gn = add(grow, "node", 2, 1, gr);
+    add(grow, "core", 0, 1, gn);
+    size_t before = grove_graph_vertex_count(g);
+    grove_error_t err;
+    is_int(grove_graph_merge(g, grow, NULL, &err), 2, "merge adds node2 and its core");
+    ok(at(g, "/tiny0/rack0/node2/core0") != GROVE_VID_NONE, "merged path exists");
+    is_int(grove_graph_vertex_count(g), before + 2, "vertex count after merge");
+    is_int(grove_graph_merge(g, grow, NULL, &err), 0, "merging the same hierarchy again adds nothing");
+    /* a new vertex carrying the uuid of an existing one is refused */
+    char u[37];
+    grove_vertex_uuid(g, at(g, "/tiny0/rack0/node1"), u);
+    grove_vertex_info_init(&info);
+    info.type = "node";
+    info.id = 3;
+    info.uuid = u;
+    grove_vid_t clone = grove_graph_add_vertex(grow, &info);
+    grove_graph_add_child(grow, gr, clone, NULL, NULL);
+    before = grove_graph_vertex_count(g);
+    err.text[0] = '\0';
+    ok(grove_graph_merge(g, grow, NULL, &err) == -1 && errno == EEXIST
+           && strstr(err.text, "already in the graph at /tiny0/rack0/node1"),
+       "a clashing uuid is refused: %s", err.text);
+    is_int(grove_graph_vertex_count(g), before, "refused merge changes nothing");
+    /* merge at a path: a copy of node1's subtree under rack0 of a fresh graph */
+    grove_graph_t *other = grove_graph_create();
+    grove_vid_t oc = add(other, "switch", 0, 1, GROVE_VID_NONE);
+    add(other, "port", 0, 1, oc);
+    add(other, "port", 1, 1, oc);
+    is_int(grove_graph_merge(g, other, "/tiny0/rack0", &err), 3, "merge at a path");
+    ok(at(g, "/tiny0/rack0/switch0/port1") != GROVE_VID_NONE, "attached at the path");
+    before = grove_graph_vertex_count(g);
+    ok(grove_graph_merge(g, other, "/tiny0/nowhere", &err) < 0
+           && strstr(err.text, "no vertex at path"),
+       "merge at a missing path refused: %s", err.text);
+    grove_graph_t *alien = grove_graph_create();
+    add(alien, "cluster", 7, 1, GROVE_VID_NONE);
+    ok(grove_graph_merge(g, alien, NULL, &err) < 0 && strstr(err.text, "no common ancestor"),
+       "merge without a common root refused: %s", err.text);
+    is_int(grove_graph_vertex_count(g), before, "failed merges change nothing");
+
+    /* unlink */
+    grove_vid_t node0 = at(g, "/tiny0/rack0/node0");
+    ok(grove_graph_unlink(g, node0, false) < 0 && errno == EBUSY, "unlink busy node refused");
+    size_t edges = grove_graph_edge_count(g);
+    ok(grove_graph_unlink(g, at(g, "/tiny0/rack0/switch0"), false) == 0, "unlink free subtree");
+    is_int(grove_graph_edge_count(g), edges - 6, "its edges are gone");
+    ok(at(g, "/tiny0/rack0/switch0") == GROVE_VID_NONE, "unlinked path gone");
+    ok(grove_graph_unlink(g, node0, true) == 0, "forced unlink of a busy node");
+    int shared = 0;
+    grove_record_t rec;
+    for (size_t i = 0; grove_vertex_record_at(g, at(g, "/tiny0/rack0"), i, &rec) == 0; i++)
+        shared++;
+    is_int(shared, 0, "annotations above the unlinked node are gone");
+    is_int(grove_graph_count_type(g, grove_graph_sym(g, "node")), 2, "node count after unlink");
+    (void)cont;
+    grove_graph_destroy(g);
+    grove_graph_destroy(cp);
+    grove_graph_destroy(dup);
+    grove_graph_destroy(grow);
+    grove_graph_destroy(other);
+    grove_graph_destroy(alien);
+}
+
+static int is_socket1(const grove_graph_t *g, grove_vid_t v, void *arg)
+{
+    (void)arg;
+    return !strcmp(grove_vertex_name(g, v), "socket1")
+           && grove_vertex_id(g, grove_vertex_parent(g, v, grove_graph_sym_lookup(
+                                                              g, GROVE_CONTAINMENT)))
+                  == 1;
+}
+
+static void test_find_extract(void)
+{
+    grove_vid_t c;
+    grove_graph_t *g = tiny(&c);
+    grove_vid_t *vs;
+    size_t n;
+    ok(grove_graph_find(g, c, is_socket1, NULL, &vs, &n) == 0, "find");
+    /* socket1 of node1 + its 4 cores and memory + node1, rack0, tiny0 */
+    is_int(n, 1 + 5 + 3, "matches, descendants and ancestors");
+    grove_graph_t *sub = grove_graph_extract(g, vs, n);
+    ok(sub && grove_graph_vertex_count(sub) == n, "extract");
+    grove_sym_t cont = grove_graph_sym(sub, GROVE_CONTAINMENT);
+    ok(grove_graph_find_path(sub, cont, "/tiny0/rack0/node1/socket1/core7") != GROVE_VID_NONE,
+       "extracted paths");
+    free(vs);
+    grove_graph_destroy(sub);
+    grove_vid_t bad = 12345;
+    ok(grove_graph_extract(g, &bad, 1) == NULL && errno == EINVAL, "extract a bad id");
+    grove_graph_destroy(g);
+}
+
+int main(void)
+{
+    test_vertices();
+    test_edges_paths();
+    test_walk();
+    test_alloc();
+    test_copy_merge();
+    test_find_extract();
+    return done_testing();
+}
