@@ -1,0 +1,102 @@
+/* planner_private.h: the pieces planner.c shares with mplanner.c and tests.
+ *
+ * A timeline is the usage of one quantity over time, kept as its difference
+ * array in an augmented AVL tree (see the header comment of planner.c).  A
+ * span table maps span ids to (start, duration, k amounts).  Neither knows
+ * about totals or horizons: grove_planner_t and grove_mplanner_t validate
+ * their arguments and then call these.
+ */
+#ifndef GROVE_PLANNER_PRIVATE_H
+#define GROVE_PLANNER_PRIVATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One time point: usage changes by delta at key.  Index 0 is "no node". */
+typedef struct grovep_tlnode {
+    int64_t key;      /* time of the point (seconds) */
+    int64_t delta;    /* U(key) - U(key - 1); never 0 for a live node */
+    int64_t sum;      /* sum of delta over this subtree */
+    int64_t maxpre;   /* max over keys k of the subtree of (sum of delta at keys <= k) */
+    int64_t minpre;   /* min of the same prefix sums */
+    uint32_t left;    /* keys smaller than key; 0 if none */
+    uint32_t right;   /* keys larger than key; 0 if none */
+    int32_t height;   /* AVL height, 1 for a leaf; node[0].height == 0 */
+} grovep_tlnode_t;
+
+typedef struct grovep_timeline {
+    grovep_tlnode_t *node; /* node[0] is the zeroed null sentinel */
+    uint32_t cap;          /* slots allocated, including slot 0 */
+    uint32_t hiwater;      /* slots [1, hiwater) have been handed out */
+    uint32_t freelist;     /* released slots, chained through .left */
+    uint32_t root;         /* 0 when usage is 0 everywhere */
+    uint32_t count;        /* live nodes (time points) */
+} grovep_timeline_t;
+
+/* Empty timeline; allocates nothing. */
+void grovep_tl_init(grovep_timeline_t *tl);
+void grovep_tl_fini(grovep_timeline_t *tl);
+/* dst = a deep copy of src (dst uninitialised).  0, or -1 ENOMEM. */
+int grovep_tl_copy(grovep_timeline_t *dst, const grovep_timeline_t *src);
+/* Make room for npoints live points so that grovep_tl_add cannot fail.
+ * 0, or -1 ENOMEM / EOVERFLOW (more than 2^32 - 2 points). */
+int grovep_tl_reserve(grovep_timeline_t *tl, size_t npoints);
+/* Usage += v on [s, e) (s < e).  Needs at most 2 free slots (reserve). */
+void grovep_tl_add(grovep_timeline_t *tl, int64_t s, int64_t e, int64_t v);
+/* Usage at time t. */
+int64_t grovep_tl_used_at(const grovep_timeline_t *tl, int64_t t);
+/* Max usage over [s, e), s < e. */
+int64_t grovep_tl_max_used(const grovep_timeline_t *tl, int64_t s, int64_t e);
+/* Max usage over all time (0 when empty). */
+int64_t grovep_tl_max_all(const grovep_timeline_t *tl);
+/* Earliest t in [t0, last] with usage <= lim on all of [t, t + d), d >= 1,
+ * lim >= 0, last + d must not overflow.  Returns t, or -1 if none. */
+int64_t grovep_tl_earliest(const grovep_timeline_t *tl, int64_t lim, int64_t d,
+                           int64_t t0, int64_t last);
+/* Whether usage changes at t (t is a point). */
+int grovep_tl_has_point(const grovep_timeline_t *tl, int64_t t);
+/* The first point > x in *t: 1, or 0 if none. */
+int grovep_tl_next_point(const grovep_timeline_t *tl, int64_t x, int64_t *t);
+/* Check every invariant (order, AVL balance, augmentations, free list).
+ * 1 if sound, else 0 (for tests). */
+int grovep_tl_check(const grovep_timeline_t *tl);
+
+/* Span records: id, start, duration and k amounts, stored densely; a hash
+ * maps id -> index.  Ids are handed out 1, 2, 3, ... and never reused. */
+typedef struct grovep_spantab {
+    size_t k;         /* amounts per span */
+    size_t n;         /* live spans, stored in rec[0 .. n) */
+    size_t cap;       /* spans rec can hold */
+    int64_t *rec;     /* n records of (3 + k) int64: id, start, duration, amounts */
+    uint32_t *hash;   /* hcap slots: record index + 1, 0 = empty; linear probing */
+    size_t hcap;      /* power of two >= 2 * cap, or 0 */
+    int64_t next_id;  /* the id the next insert returns */
+} grovep_spantab_t;
+
+#define GROVEP_SPAN_ID(st, i) ((st)->rec[(i) * (3 + (st)->k)])
+#define GROVEP_SPAN_START(st, i) ((st)->rec[(i) * (3 + (st)->k) + 1])
+#define GROVEP_SPAN_DUR(st, i) ((st)->rec[(i) * (3 + (st)->k) + 2])
+#define GROVEP_SPAN_AMT(st, i) (&(st)->rec[(i) * (3 + (st)->k) + 3])
+
+void grovep_st_init(grovep_spantab_t *st, size_t k);
+void grovep_st_fini(grovep_spantab_t *st);
+/* dst = a deep copy of src (dst uninitialised).  0, or -1 ENOMEM. */
+int grovep_st_copy(grovep_spantab_t *dst, const grovep_spantab_t *src);
+/* Room for one more span so that grovep_st_insert cannot fail.
+ * 0, or -1 ENOMEM / EOVERFLOW. */
+int grovep_st_reserve1(grovep_spantab_t *st);
+/* Store a span (after reserve1); returns its new id. */
+int64_t grovep_st_insert(grovep_spantab_t *st, int64_t start, int64_t dur,
+                         const int64_t *amt);
+/* Index of span id, or -1 if unknown. */
+ptrdiff_t grovep_st_find(const grovep_spantab_t *st, int64_t id);
+/* Forget the span at index i; the last record moves into its place. */
+void grovep_st_remove_at(grovep_spantab_t *st, size_t i);
+
+/* Whole-object invariant checks for tests: 1 if sound, else 0. */
+struct grove_planner;
+struct grove_mplanner;
+int grovep_planner_check(const struct grove_planner *p);
+int grovep_mplanner_check(const struct grove_mplanner *mp);
+
+#endif

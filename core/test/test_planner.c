@@ -1,0 +1,712 @@
+/* test_planner.c: the planner against a naive reference, plus edge rows.
+ *
+ * The reference keeps an array of per-second usage over a small horizon and
+ * answers every query by scanning it.  A seeded random stream of operations
+ * (seed from GROVE_SEED, count from GROVE_PLANNER_OPS) drives both and
+ * compares every answer and every errno; the tree's invariants are checked
+ * as it goes.  The edge rows pin down the documented corner cases.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner.h"
+#include "planner_private.h"
+#include "tap.h"
+
+/* ---- random numbers ---------------------------------------------------- */
+
+static uint64_t rng_state;
+
+static uint64_t rng_next(void)
+{
+    uint64_t z = (rng_state += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [lo, hi]. */
+static int64_t rnd(int64_t lo, int64_t hi)
+{
+    return lo + (int64_t)(rng_next() % (uint64_t)(hi - lo + 1));
+}
+
+/* ---- the naive reference ------------------------------------------------ */
+
+typedef struct {
+    int64_t id, start, dur, amt;
+} rspan_t;
+
+typedef struct {
+    int64_t total, start, end;
+    int64_t *used;   /* used[t - start] for t in [start, end) */
+    rspan_t *span;   /* live spans */
+    size_t n, cap;
+    int64_t next_id;
+} ref_t;
+
+static void ref_init(ref_t *r, int64_t total, int64_t start, int64_t horizon)
+{
+    memset(r, 0, sizeof(*r));
+    r->total = total;
+    r->start = start;
+    r->end = start + horizon;
+    r->used = calloc((size_t)horizon, sizeof(int64_t));
+    r->next_id = 1;
+}
+
+static void ref_fini(ref_t *r)
+{
+    free(r->used);
+    free(r->span);
+}
+
+static int64_t ref_u(const ref_t *r, int64_t t)
+{
+    return (t < r->start || t >= r->end) ? 0 : r->used[t - r->start];
+}
+
+static int ref_window_bad(const ref_t *r, int64_t t, int64_t d)
+{
+    if (d < 0)
+        return EINVAL;
+    if (t < r->start || t > r->end || t + d > r->end)
+        return ERANGE;
+    return 0;
+}
+
+static int64_t ref_maxu(const ref_t *r, int64_t t, int64_t d)
+{
+    int64_t m = 0;
+    for (int64_t x = t; x < t + d; x++)
+        if (ref_u(r, x) > m)
+            m = ref_u(r, x);
+    return m;
+}
+
+static int ref_fits(const ref_t *r, int64_t t, int64_t d, int64_t a)
+{
+    return a <= r->total && ref_maxu(r, t, d) <= r->total - a;
+}
+
+static int ref_is_point(const ref_t *r, int64_t t)
+{
+    return ref_u(r, t) != ref_u(r, t - 1);
+}
+
+static int64_t ref_max_all(const ref_t *r)
+{
+    return ref_maxu(r, r->start, r->end - r->start);
+}
+
+static ptrdiff_t ref_find(const ref_t *r, int64_t id)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (r->span[i].id == id)
+            return (ptrdiff_t)i;
+    return -1;
+}
+
+static void ref_apply(ref_t *r, int64_t s, int64_t d, int64_t v)
+{
+    for (int64_t x = s; x < s + d; x++)
+        r->used[x - r->start] += v;
+}
+
+/* Expected result of add: id or -1 with *err. */
+static int64_t ref_add(ref_t *r, int64_t s, int64_t d, int64_t a, int *err)
+{
+    *err = 0;
+    if (a < 0)
+        *err = EINVAL;
+    else if ((*err = ref_window_bad(r, s, d)))
+        ;
+    else if (a > r->total)
+        *err = ENODEV;
+    else if (!ref_fits(r, s, d, a))
+        *err = EBUSY;
+    if (*err)
+        return -1;
+    if (r->n == r->cap) {
+        r->cap = r->cap ? 2 * r->cap : 16;
+        r->span = realloc(r->span, r->cap * sizeof(*r->span));
+    }
+    r->span[r->n++] = (rspan_t){ r->next_id, s, d, a };
+    ref_apply(r, s, d, a);
+    return r->next_id++;
+}
+
+static int64_t ref_earliest(const ref_t *r, int64_t a, int64_t d, int64_t t0, int *err)
+{
+    *err = 0;
+    if (a < 0 || d < 0)
+        *err = EINVAL;
+    else if (d > r->end - r->start)
+        *err = ERANGE;
+    else if (a > r->total)
+        *err = ENODEV;
+    else if (t0 < r->start || t0 > r->end)
+        *err = ERANGE;
+    if (*err)
+        return -1;
+    for (int64_t t = t0; t + d <= r->end; t++)
+        if (ref_fits(r, t, d, a))
+            return t;
+    *err = EBUSY;
+    return -1;
+}
+
+static int64_t ref_next_fit(const ref_t *r, int64_t a, int64_t d, int64_t after, int *err)
+{
+    *err = 0;
+    if (a < 0 || d < 0)
+        *err = EINVAL;
+    else if (d > r->end - r->start)
+        *err = ERANGE;
+    else if (a > r->total)
+        *err = ENODEV;
+    else if (after < r->start || after > r->end)
+        *err = ERANGE;
+    if (*err)
+        return -1;
+    for (int64_t t = after + 1; t + d <= r->end; t++)
+        if (ref_fits(r, t, d, a) && ref_is_point(r, t))
+            return t;
+    *err = EBUSY;
+    return -1;
+}
+
+/* ---- comparing ---------------------------------------------------------- */
+
+enum {
+    K_ADD, K_REMOVE, K_REDUCE, K_SPAN, K_AT, K_DURING, K_FITS, K_EARLIEST, K_NEXT,
+    K_CHANGE, K_RESIZE, K_COPY, K_MAXUSED, K_SPANS, K_CHECK, K_NKINDS
+};
+static const char *kind_name[K_NKINDS] = {
+    "add", "remove", "reduce", "span", "avail_at", "avail_during", "fits", "earliest",
+    "next_fit", "next_change", "resize", "copy", "max_used", "span_at", "invariants"
+};
+static long ran[K_NKINDS], bad[K_NKINDS], okres[K_NKINDS], errres[K_NKINDS];
+
+/* Compare a result and errno (errno only when the result says failure). */
+static void cmp(int kind, int64_t got, int got_err, int64_t want, int want_err,
+                const char *what, int64_t a1, int64_t a2, int64_t a3)
+{
+    ran[kind]++;
+    int fail = want < 0;
+    if (fail)
+        errres[kind]++;
+    else
+        okres[kind]++;
+    if (got == want && (!fail || got_err == want_err))
+        return;
+    if (bad[kind]++ < 5)
+        diag("mismatch %s(%" PRId64 ", %" PRId64 ", %" PRId64 "): got %" PRId64
+             " (%s), want %" PRId64 " (%s) [%s]",
+             kind_name[kind], a1, a2, a3, got, got < 0 ? strerror(got_err) : "-", want,
+             fail ? strerror(want_err) : "-", what);
+}
+
+/* A random time around the horizon, sometimes outside it. */
+static int64_t rnd_time(const ref_t *r)
+{
+    if (rnd(0, 30) == 0)
+        return rnd(0, 1) ? r->start - rnd(1, 3) : r->end + rnd(1, 3);
+    return rnd(r->start, r->end);
+}
+
+/* A random duration, mostly short, sometimes negative or too long. */
+static int64_t rnd_dur(const ref_t *r)
+{
+    int64_t h = r->end - r->start;
+    switch (rnd(0, 20)) {
+    case 0: return -rnd(1, 2);
+    case 1: return 0;
+    case 2: return rnd(h - 2, h + 2);
+    case 3: case 4: case 5: return rnd(0, h);
+    default: return rnd(1, h / 6 + 1);
+    }
+}
+
+static int64_t rnd_amount(const ref_t *r)
+{
+    switch (rnd(0, 25)) {
+    case 0: return -1;
+    case 1: return r->total + rnd(1, 2);
+    case 2: return 0;
+    case 3: return r->total;
+    default: return rnd(0, r->total / 3 + 1);
+    }
+}
+
+static int64_t rnd_id(const ref_t *r)
+{
+    if (r->n && rnd(0, 5))
+        return r->span[rnd(0, (int64_t)r->n - 1)].id;
+    switch (rnd(0, 3)) {
+    case 0: return 0;
+    case 1: return -rnd(1, 100);
+    case 2: return r->next_id + rnd(0, 3);
+    default: return rnd(1, r->next_id); /* often a removed span */
+    }
+}
+
+static grove_planner_t *mk(int64_t total, int64_t start, int64_t horizon)
+{
+    grove_planner_t *p = grove_planner_create(total, start, horizon);
+    if (!p) {
+        perror("grove_planner_create");
+        exit(2);
+    }
+    return p;
+}
+
+/* One random session: a new planner and reference, nops operations. */
+static void session(long nops)
+{
+    int64_t start = rnd(0, 3) ? rnd(0, 3) * rnd(0, 1000) : 0;
+    int64_t horizon = rnd(1, 8) == 1 ? rnd(1, 6) : rnd(20, 120);
+    int64_t total = rnd(0, 12) == 0 ? rnd(0, 2) : rnd(3, 40);
+    ref_t r;
+    ref_init(&r, total, start, horizon);
+    grove_planner_t *p = mk(total, start, horizon);
+    int64_t fit_iter = -1; /* last next_fit answer, to iterate from */
+
+    for (long op = 0; op < nops; op++) {
+        int e;
+        int64_t want, got, t, d, a, id;
+        int pick = (int)rnd(0, 99);
+        if (pick < 22) {
+            t = rnd_time(&r), d = rnd_dur(&r), a = rnd_amount(&r);
+            if (rnd(0, 2) == 0) { /* aim at a place that fits */
+                int e2;
+                int64_t at = ref_earliest(&r, a, d, r.start, &e2);
+                if (at >= 0)
+                    t = at;
+            }
+            want = ref_add(&r, t, d, a, &e);
+            errno = 0;
+            got = grove_planner_add(p, t, d, a);
+            cmp(K_ADD, got, errno, want, e, "", t, d, a);
+        } else if (pick < 30) {
+            id = rnd_id(&r);
+            ptrdiff_t i = ref_find(&r, id);
+            want = i < 0 ? -1 : 0;
+            if (i >= 0) {
+                ref_apply(&r, r.span[i].start, r.span[i].dur, -r.span[i].amt);
+                r.span[i] = r.span[--r.n];
+            }
+            errno = 0;
+            got = grove_planner_remove(p, id);
+            cmp(K_REMOVE, got, errno, want, ENOENT, "", id, 0, 0);
+        } else if (pick < 36) {
+            id = rnd_id(&r);
+            ptrdiff_t i = ref_find(&r, id);
+            a = i < 0 ? rnd(0, 3) : rnd(-1, r.span[i].amt + 1);
+            e = ENOENT;
+            want = -1;
+            if (i >= 0) {
+                e = EINVAL;
+                if (a >= 0 && a <= r.span[i].amt) {
+                    ref_apply(&r, r.span[i].start, r.span[i].dur, -a);
+                    want = (r.span[i].amt -= a);
+                }
+            }
+            errno = 0;
+            got = grove_planner_reduce(p, id, a);
+            cmp(K_REDUCE, got, errno, want, e, "", id, a, 0);
+        } else if (pick < 40) {
+            id = rnd_id(&r);
+            ptrdiff_t i = ref_find(&r, id);
+            int64_t s = -7, dd = -7, aa = -7;
+            errno = 0;
+            got = grove_planner_span(p, id, &s, &dd, &aa);
+            if (got == 0 && i >= 0 && (s != r.span[i].start || dd != r.span[i].dur
+                                       || aa != r.span[i].amt))
+                got = 99;
+            cmp(K_SPAN, got, errno, i < 0 ? -1 : 0, ENOENT, "fields", id, 0, 0);
+        } else if (pick < 47) {
+            t = rnd_time(&r);
+            want = (t < r.start || t >= r.end) ? -1 : r.total - ref_u(&r, t);
+            errno = 0;
+            got = grove_planner_avail_at(p, t);
+            cmp(K_AT, got, errno, want, ERANGE, "", t, 0, 0);
+        } else if (pick < 55) {
+            t = rnd_time(&r), d = rnd_dur(&r);
+            e = ref_window_bad(&r, t, d);
+            want = e ? -1 : r.total - ref_maxu(&r, t, d);
+            errno = 0;
+            got = grove_planner_avail_during(p, t, d);
+            cmp(K_DURING, got, errno, want, e, "", t, d, 0);
+        } else if (pick < 63) {
+            t = rnd_time(&r), d = rnd_dur(&r), a = rnd_amount(&r);
+            e = a < 0 ? EINVAL : ref_window_bad(&r, t, d);
+            want = e ? -1 : ref_fits(&r, t, d, a);
+            errno = 0;
+            got = grove_planner_fits(p, t, d, a);
+            cmp(K_FITS, got, errno, want, e, "", t, d, a);
+        } else if (pick < 75) {
+            t = rnd_time(&r), d = rnd_dur(&r), a = rnd_amount(&r);
+            want = ref_earliest(&r, a, d, t, &e);
+            errno = 0;
+            got = grove_planner_earliest(p, a, d, t);
+            cmp(K_EARLIEST, got, errno, want, e, "", a, d, t);
+        } else if (pick < 85) {
+            /* Iterate: follow the candidates of one request for a while. */
+            static int64_t it_a, it_d;
+            if (fit_iter < 0 || rnd(0, 4) == 0) {
+                it_a = rnd_amount(&r), it_d = rnd_dur(&r);
+                t = rnd_time(&r);
+            } else {
+                t = fit_iter;
+            }
+            want = ref_next_fit(&r, it_a, it_d, t, &e);
+            errno = 0;
+            got = grove_planner_next_fit(p, it_a, it_d, t);
+            cmp(K_NEXT, got, errno, want, e, "", it_a, it_d, t);
+            fit_iter = got;
+        } else if (pick < 89) {
+            t = rnd_time(&r);
+            want = -1;
+            for (int64_t x = t + 1; x <= r.end; x++) {
+                if (x >= r.start && ref_is_point(&r, x)) {
+                    want = x;
+                    break;
+                }
+            }
+            errno = 0;
+            got = grove_planner_next_change(p, t);
+            cmp(K_CHANGE, got, errno, want, ENOENT, "", t, 0, 0);
+        } else if (pick < 93) {
+            int64_t m = ref_max_all(&r);
+            a = rnd(0, 8) == 0 ? -1 : rnd(m > 3 ? m - 3 : 0, m + 6);
+            want = a < 0 || a < m ? -1 : 0;
+            e = a < 0 ? EINVAL : EBUSY;
+            errno = 0;
+            got = grove_planner_resize(p, a);
+            if (want == 0)
+                r.total = a;
+            if (grove_planner_total(p) != r.total)
+                got = 99;
+            cmp(K_RESIZE, got, errno, want, e, "total after", a, m, 0);
+        } else if (pick < 95) {
+            /* Either swap in a copy, or check that a copy is independent. */
+            grove_planner_t *c = grove_planner_copy(p);
+            got = c ? 0 : -1;
+            if (c && rnd(0, 1)) {
+                grove_planner_destroy(p);
+                p = c;
+            } else if (c) {
+                int64_t before = grove_planner_avail_at(p, r.start);
+                if (grove_planner_add(c, r.start, 1, grove_planner_avail_at(c, r.start)) < 0
+                    || (r.total > 0 && grove_planner_avail_at(c, r.start) != 0)
+                    || grove_planner_avail_at(p, r.start) != before
+                    || grove_planner_span_count(c) != grove_planner_span_count(p) + 1)
+                    got = 98;
+                grove_planner_destroy(c);
+            }
+            cmp(K_COPY, got, errno, 0, 0, "copy independent", 0, 0, 0);
+        } else if (pick < 97) {
+            cmp(K_MAXUSED, grove_planner_max_used(p), 0, ref_max_all(&r), 0, "", 0, 0, 0);
+        } else if (pick < 98) {
+            /* span_at visits every span exactly once. */
+            size_t n = grove_planner_span_count(p), seen = 0;
+            got = n == r.n ? 0 : 97;
+            for (size_t i = 0; i < n && got == 0; i++) {
+                int64_t sid, s, dd, aa;
+                ptrdiff_t k;
+                if (grove_planner_span_at(p, i, &sid, &s, &dd, &aa) < 0
+                    || (k = ref_find(&r, sid)) < 0 || r.span[k].start != s
+                    || r.span[k].dur != dd || r.span[k].amt != aa)
+                    got = 96;
+                else
+                    seen++;
+            }
+            errno = 0;
+            if (got == 0 && (grove_planner_span_at(p, n, NULL, NULL, NULL, NULL) != -1
+                             || errno != ENOENT))
+                got = 95;
+            cmp(K_SPANS, got, 0, 0, 0, "span_at", (int64_t)seen, 0, 0);
+        } else {
+            cmp(K_CHECK, grovep_planner_check(p) ? 0 : 94, 0, 0, 0, "tree invariants", 0, 0, 0);
+        }
+    }
+    cmp(K_CHECK, grovep_planner_check(p) ? 0 : 94, 0, 0, 0, "tree invariants", 0, 0, 0);
+    grove_planner_destroy(p);
+    ref_fini(&r);
+}
+
+/* ---- edge rows ----------------------------------------------------------- */
+
+typedef struct {
+    const char *what;
+    char op;       /* a add, r remove, d reduce, t avail_at, w avail_during,
+                      f fits, e earliest, n next_fit, c next_change, z resize,
+                      s span (returns amount) */
+    int64_t x, y, z;
+    int64_t want;  /* result */
+    int err;       /* errno when want == -1 */
+} row_t;
+
+static int64_t run_row(grove_planner_t *p, const row_t *w)
+{
+    int64_t amt;
+    switch (w->op) {
+    case 'a': return grove_planner_add(p, w->x, w->y, w->z);
+    case 'r': return grove_planner_remove(p, w->x);
+    case 'd': return grove_planner_reduce(p, w->x, w->y);
+    case 't': return grove_planner_avail_at(p, w->x);
+    case 'w': return grove_planner_avail_during(p, w->x, w->y);
+    case 'f': return grove_planner_fits(p, w->x, w->y, w->z);
+    case 'e': return grove_planner_earliest(p, w->x, w->y, w->z);
+    case 'n': return grove_planner_next_fit(p, w->x, w->y, w->z);
+    case 'c': return grove_planner_next_change(p, w->x);
+    case 'z': return grove_planner_resize(p, w->x) < 0 ? -1 : grove_planner_total(p);
+    case 's': return grove_planner_span(p, w->x, NULL, NULL, &amt) < 0 ? -1 : amt;
+    }
+    return -2;
+}
+
+static void run_rows(grove_planner_t *p, const row_t *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const row_t *w = &rows[i];
+        errno = 0;
+        int64_t got = run_row(p, w);
+        int e = errno;
+        if (w->want == -1)
+            ok(got == -1 && e == w->err, "%s: fails with %s (got %" PRId64 ", %s)", w->what,
+               strerror(w->err), got, strerror(e));
+        else
+            ok(got == w->want, "%s: %" PRId64 " (got %" PRId64 ", %s)", w->what, w->want, got,
+               got == -1 ? strerror(e) : "-");
+    }
+    ok(grovep_planner_check(p), "invariants hold after the rows");
+}
+
+static void edge_rows(void)
+{
+    /* Creation. */
+    struct { const char *what; int64_t total, start, horizon; int err; } mk_rows[] = {
+        { "negative total", -1, 0, 10, EINVAL },
+        { "negative start", 5, -1, 10, EINVAL },
+        { "zero horizon", 5, 0, 0, EINVAL },
+        { "negative horizon", 5, 0, -3, EINVAL },
+        { "total above the limit", GROVE_PLANNER_TOTAL_MAX + 1, 0, 10, EOVERFLOW },
+        { "end above the limit", 5, 1, GROVE_PLANNER_TIME_MAX, EOVERFLOW },
+        { "largest horizon", 5, 0, GROVE_PLANNER_TIME_MAX, 0 },
+        { "zero total", 0, 0, 10, 0 },
+    };
+    for (size_t i = 0; i < sizeof(mk_rows) / sizeof(mk_rows[0]); i++) {
+        errno = 0;
+        grove_planner_t *p = grove_planner_create(mk_rows[i].total, mk_rows[i].start,
+                                                  mk_rows[i].horizon);
+        if (mk_rows[i].err)
+            ok(!p && errno == mk_rows[i].err, "create, %s: %s", mk_rows[i].what,
+               strerror(mk_rows[i].err));
+        else
+            ok(p != NULL, "create, %s: succeeds", mk_rows[i].what);
+        grove_planner_destroy(p);
+    }
+    grove_planner_destroy(NULL);
+    ok(1, "destroy(NULL) is a no-op");
+
+    /* total 10 over [0, 100). Span ids count from 1. */
+    grove_planner_t *p = mk(10, 0, 100);
+    static const row_t rows[] = {
+        { "empty: all free at time 0", 't', 0, 0, 0, 10, 0 },
+        { "empty: earliest from 0 is 0", 'e', 10, 100, 0, 0, 0 },
+        { "empty: no change point", 'c', 0, 0, 0, -1, ENOENT },
+        { "empty: next_fit has no point", 'n', 1, 5, 0, -1, EBUSY },
+        { "zero-duration span at 0", 'a', 0, 0, 10, 1, 0 },
+        { "it takes nothing", 't', 0, 0, 0, 10, 0 },
+        { "zero-duration span at the horizon end", 'a', 100, 0, 10, 2, 0 },
+        { "zero-duration span past the end", 'a', 101, 0, 1, -1, ERANGE },
+        { "span over the whole horizon", 'a', 0, 100, 3, 3, 0 },
+        { "span on the last second", 'a', 99, 1, 7, 4, 0 },
+        { "the last second is full", 't', 99, 0, 0, 0, 0 },
+        { "the end itself is outside", 't', 100, 0, 0, -1, ERANGE },
+        { "before the start is outside", 't', -1, 0, 0, -1, ERANGE },
+        { "span past the horizon", 'a', 99, 2, 1, -1, ERANGE },
+        { "span before the start", 'a', -1, 1, 1, -1, ERANGE },
+        { "negative duration", 'a', 0, -1, 1, -1, EINVAL },
+        { "negative amount", 'a', 0, 1, -1, -1, EINVAL },
+        { "amount above the total", 'a', 0, 1, 11, -1, ENODEV },
+        { "not enough free at the end", 'a', 98, 2, 1, -1, EBUSY },
+        { "exactly what is free", 'a', 98, 1, 7, 5, 0 },
+        { "min free over [90, 100)", 'w', 90, 10, 0, 0, 0 },
+        { "min free over [0, 98)", 'w', 0, 98, 0, 7, 0 },
+        { "zero-duration window is the total", 'w', 99, 0, 0, 10, 0 },
+        { "zero-duration window at the end", 'w', 100, 0, 0, 10, 0 },
+        { "window past the end", 'w', 99, 2, 0, -1, ERANGE },
+        { "negative window", 'w', 5, -1, 0, -1, EINVAL },
+        { "fits: full second", 'f', 99, 1, 1, 0, 0 },
+        { "fits: zero amount always", 'f', 99, 1, 0, 1, 0 },
+        { "fits: zero duration always", 'f', 99, 0, 10, 1, 0 },
+        { "fits: over the total never", 'f', 0, 0, 11, 0, 0 },
+        { "fits: negative amount", 'f', 0, 1, -1, -1, EINVAL },
+        { "fits: outside", 'f', 100, 1, 1, -1, ERANGE },
+        { "earliest 7 for 3s", 'e', 7, 3, 0, 0, 0 },
+        { "earliest 8 for 1s", 'e', 8, 1, 0, -1, EBUSY },
+        { "earliest 7 for 2s from 97 has no room", 'e', 7, 2, 97, -1, EBUSY },
+        { "earliest zero-duration at the end", 'e', 10, 0, 100, 100, 0 },
+        { "earliest 1 for 1s at the end", 'e', 1, 1, 100, -1, EBUSY },
+        { "earliest past the end", 'e', 1, 0, 101, -1, ERANGE },
+        { "earliest before the start", 'e', 1, 0, -1, -1, ERANGE },
+        { "earliest longer than the horizon", 'e', 1, 101, 0, -1, ERANGE },
+        { "earliest above the total", 'e', 11, 1, 0, -1, ENODEV },
+        { "earliest negative amount", 'e', -1, 1, 0, -1, EINVAL },
+        { "earliest negative duration", 'e', 1, -1, 0, -1, EINVAL },
+        { "next change after 0", 'c', 0, 0, 0, 98, 0 },
+        { "no change at 99 (one span ends as another starts)", 'c', 98, 0, 0, 100, 0 },
+        { "next change after 99", 'c', 99, 0, 0, 100, 0 },
+        { "next change after the end", 'c', 100, 0, 0, -1, ENOENT },
+        { "next_fit of 1 zero-duration after 0", 'n', 1, 0, 0, 98, 0 },
+        { "next_fit of 1 zero-duration after 99", 'n', 1, 0, 99, 100, 0 },
+        { "next_fit after the end", 'n', 1, 0, 100, -1, EBUSY },
+        { "next_fit of 1 for 1s after 0", 'n', 1, 1, 0, -1, EBUSY },
+        { "next_fit outside", 'n', 1, 1, 101, -1, ERANGE },
+        { "reduce more than held", 'd', 4, 8, 0, -1, EINVAL },
+        { "reduce negative", 'd', 4, -1, 0, -1, EINVAL },
+        { "reduce unknown", 'd', 42, 1, 0, -1, ENOENT },
+        { "reduce part", 'd', 4, 3, 0, 4, 0 },
+        { "the last second has 3 free", 't', 99, 0, 0, 3, 0 },
+        { "reduce all of it", 'd', 4, 4, 0, 0, 0 },
+        { "the span stays with 0", 's', 4, 0, 0, 0, 0 },
+        { "shrink below use refused", 'z', 6, 0, 0, -1, EBUSY },
+        { "negative total refused", 'z', -1, 0, 0, -1, EINVAL },
+        { "huge total refused", 'z', GROVE_PLANNER_TOTAL_MAX + 1, 0, 0, -1, EOVERFLOW },
+        { "total unchanged after refusals", 't', 50, 0, 0, 7, 0 },
+        { "shrink to the busiest use", 'z', 10, 0, 0, 10, 0 },
+        { "grow", 'z', 20, 0, 0, 20, 0 },
+        { "more free after growing", 't', 98, 0, 0, 10, 0 },
+        { "remove unknown", 'r', 42, 0, 0, -1, ENOENT },
+        { "remove id 0", 'r', 0, 0, 0, -1, ENOENT },
+        { "remove a negative id", 'r', -3, 0, 0, -1, ENOENT },
+        { "remove the whole-horizon span", 'r', 3, 0, 0, 0, 0 },
+        { "remove it twice", 'r', 3, 0, 0, -1, ENOENT },
+        { "look it up", 's', 3, 0, 0, -1, ENOENT },
+        { "ids are not reused", 'a', 0, 1, 1, 6, 0 },
+        { "shrink to 7 now", 'z', 7, 0, 0, 7, 0 },
+        { "shrink to 6 refused", 'z', 6, 0, 0, -1, EBUSY },
+    };
+    run_rows(p, rows, sizeof(rows) / sizeof(rows[0]));
+    is_int(grove_planner_span_count(p), 5, "five spans remain");
+    is_int(grove_planner_max_used(p), 7, "max used is 7");
+    grove_planner_destroy(p);
+
+    /* Short gaps: earliest must skip every gap shorter than d. */
+    p = mk(4, 1000, 200);
+    for (int64_t t = 1000; t < 1190; t += 10)
+        grove_planner_add(p, t + 3, 7, 4); /* free only [t, t+3) in each 10s */
+    static const row_t gaps[] = {
+        { "3s fits at the start", 'e', 4, 3, 1000, 1000, 0 },
+        { "3s from 1001 fits at the next gap", 'e', 4, 3, 1001, 1010, 0 },
+        { "4s fits only after the comb", 'e', 4, 4, 1000, 1190, 0 },
+        { "10s fits at 1190", 'e', 1, 10, 1000, 1190, 0 },
+        { "11s never fits", 'e', 1, 11, 1000, -1, EBUSY },
+        { "next_fit after 1000 for 3s", 'n', 4, 3, 1000, 1010, 0 },
+        { "next_fit after 1185 for 3s", 'n', 4, 3, 1185, 1190, 0 },
+        { "avail during a busy part", 'w', 1003, 7, 0, 0, 0 },
+        { "zero amount fits anywhere", 'e', 0, 5, 1004, 1004, 0 },
+    };
+    run_rows(p, gaps, sizeof(gaps) / sizeof(gaps[0]));
+    grove_planner_destroy(p);
+
+    /* A planner of total 0: only zero amounts. */
+    p = mk(0, 0, 10);
+    static const row_t zero[] = {
+        { "zero total: zero amount fits", 'a', 0, 10, 0, 1, 0 },
+        { "zero total: one unit never", 'a', 0, 1, 1, -1, ENODEV },
+        { "zero total: earliest of 0", 'e', 0, 10, 0, 0, 0 },
+        { "zero total: avail 0", 't', 9, 0, 0, 0, 0 },
+        { "zero total: grow", 'z', 2, 0, 0, 2, 0 },
+        { "zero total: now one unit", 'a', 9, 1, 1, 2, 0 },
+    };
+    run_rows(p, zero, sizeof(zero) / sizeof(zero[0]));
+    grove_planner_destroy(p);
+
+    /* Time near the largest horizon: no overflow in t + d. */
+    p = mk(3, 0, GROVE_PLANNER_TIME_MAX);
+    const int64_t E = GROVE_PLANNER_TIME_MAX;
+    const row_t big[] = {
+        { "huge: span to the end", 'a', E - 5, 5, 2, 1, 0 },
+        { "huge: earliest 2 for the whole horizon", 'e', 2, E, 0, -1, EBUSY },
+        { "huge: earliest 1 for the whole horizon", 'e', 1, E, 0, 0, 0 },
+        { "huge: earliest 2 for 10s from E-9", 'e', 2, 10, E - 9, -1, EBUSY },
+        { "huge: next change", 'c', 0, 0, 0, E - 5, 0 },
+        { "huge: duration past the end", 'a', E - 1, INT64_MAX, 1, -1, ERANGE },
+        { "huge: window past the end", 'w', E, INT64_MAX, 0, -1, ERANGE },
+    };
+    run_rows(p, big, sizeof(big) / sizeof(big[0]));
+    grove_planner_destroy(p);
+}
+
+/* Many spans at once: the tree stays balanced and ids stay findable across
+ * growth of both arrays; everything removed leaves an empty timeline. */
+static void bulk(void)
+{
+    grove_planner_t *p = mk(1000, 0, 1000000);
+    int64_t *ids = malloc(sizeof(int64_t) * 20000);
+    int fails = 0;
+    for (int i = 0; i < 20000; i++) {
+        int64_t s = rnd(0, 999000), d = rnd(1, 1000);
+        int64_t t = grove_planner_earliest(p, 1, d, s);
+        ids[i] = t < 0 ? -1 : grove_planner_add(p, t, d, 1);
+        if (ids[i] < 0 && t >= 0)
+            fails++;
+    }
+    ok(fails == 0 && grovep_planner_check(p), "20000 adds at their earliest time all succeed");
+    for (int i = 0; i < 20000; i += 2)
+        if (ids[i] > 0 && grove_planner_remove(p, ids[i]) < 0)
+            fails++;
+    ok(fails == 0 && grovep_planner_check(p), "removing every other span");
+    for (int i = 1; i < 20000; i += 2)
+        if (ids[i] > 0 && grove_planner_remove(p, ids[i]) < 0)
+            fails++;
+    ok(fails == 0 && grovep_planner_check(p) && grove_planner_span_count(p) == 0
+           && grove_planner_max_used(p) == 0 && grove_planner_next_change(p, -1) == -1,
+       "removing the rest leaves nothing");
+    free(ids);
+    grove_planner_destroy(p);
+}
+
+int main(void)
+{
+    const char *s = getenv("GROVE_SEED");
+    uint64_t seed = s ? strtoull(s, NULL, 0) : UINT64_C(20240611);
+    const char *o = getenv("GROVE_PLANNER_OPS");
+    long total_ops = o ? strtol(o, NULL, 0) : 150000;
+    diag("seed %" PRIu64 " (set GROVE_SEED to change), %ld random operations", seed, total_ops);
+    rng_state = seed;
+
+    edge_rows();
+    bulk();
+
+    long done = 0;
+    while (done < total_ops) {
+        long n = rnd(200, 3000);
+        if (n > total_ops - done)
+            n = total_ops - done;
+        session(n);
+        done += n;
+    }
+    long all = 0;
+    for (int k = 0; k < K_NKINDS; k++) {
+        all += ran[k];
+        ok(bad[k] == 0 && ran[k] > 0, "random %s: %ld compared (%ld ok, %ld errors), %ld differ",
+           kind_name[k], ran[k], okres[k], errres[k], bad[k]);
+    }
+    /* The generator must reach both outcomes of the interesting calls. */
+    int kinds[] = { K_ADD, K_REMOVE, K_REDUCE, K_AT, K_DURING, K_FITS, K_EARLIEST, K_NEXT,
+                    K_CHANGE, K_RESIZE };
+    for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+        ok(okres[kinds[i]] > 0 && errres[kinds[i]] > 0, "random %s saw successes and failures",
+           kind_name[kinds[i]]);
+    ok(all >= total_ops, "%ld comparisons for %ld operations", all, total_ops);
+    return done_testing();
+}
