@@ -35,6 +35,8 @@ grove_vid_t grovep_clone_vertex(grove_graph_t *dst, const grove_graph_t *src, gr
     if (n == GROVE_VID_NONE)
         return n;
     dst->v[n].status = x->status;
+    if (with_records)
+        dst->v[n].flags |= (uint8_t)(x->flags & (GROVEP_V_EXCL | GROVEP_V_ALLOC));
     const char *k, *val;
     for (size_t i = 0; grove_vertex_property_at(src, v, i, &k, &val) == 0; i++)
         if (grove_vertex_set_property(dst, n, k, val) < 0)

@@ -13,7 +13,9 @@
 #define GROVEP_MAX_SMALL 255   /* subsystems / relationships per graph */
 
 /* Vertex flags. */
-#define GROVEP_V_DEAD 0x01 /* removed by unlink; id kept */
+#define GROVEP_V_DEAD 0x01  /* removed by unlink; id kept */
+#define GROVEP_V_EXCL 0x02  /* has an exclusive ALLOC record (some window) */
+#define GROVEP_V_ALLOC 0x04 /* has an ALLOC record (some window) */
 
 /* One vertex: base data and list heads.  56 bytes. */
 typedef struct grovep_vertex {

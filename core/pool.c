@@ -218,6 +218,8 @@ static int cmp_event(const void *a, const void *b)
  * pretending one extra record (extra > 0 over [start, end)).  -1 on ENOMEM. */
 static int64_t peak_used(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end)
 {
+    if (!(g->v[v].flags & GROVEP_V_ALLOC))
+        return 0;
     struct event stackbuf[64];
     struct event *ev = stackbuf;
     size_t n = 0, cap = 64;
@@ -271,6 +273,8 @@ static int64_t peak_used(const grove_graph_t *g, grove_vid_t v, int64_t start, i
 static uint32_t excl_record(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end,
                             bool any_job, grove_jobid_t except)
 {
+    if (!(g->v[v].flags & GROVEP_V_EXCL))
+        return GROVEP_NONE;
     for (uint32_t i = g->v[v].recs; i != GROVEP_NONE; i = g->recs[i].next) {
         const grovep_rec_t *r = &g->recs[i];
         if (r->kind == GROVE_RECORD_ALLOC && r->excl && overlaps(r, start, end)
@@ -367,6 +371,20 @@ static bool touched_by_other(const grove_graph_t *g, grove_vid_t v, grove_jobid_
     return false;
 }
 
+/* Recompute the EXCL / ALLOC summary bits of v from its records. */
+static void refresh_flags(grove_graph_t *g, grove_vid_t v)
+{
+    uint8_t f = 0;
+    for (uint32_t i = g->v[v].recs; i != GROVEP_NONE; i = g->recs[i].next) {
+        if (g->recs[i].kind != GROVE_RECORD_ALLOC)
+            continue;
+        f |= GROVEP_V_ALLOC;
+        if (g->recs[i].excl)
+            f |= GROVEP_V_EXCL;
+    }
+    g->v[v].flags = (uint8_t)((g->v[v].flags & ~(GROVEP_V_EXCL | GROVEP_V_ALLOC)) | f);
+}
+
 static void unlink_record(grove_graph_t *g, grove_vid_t v, uint32_t idx)
 {
     uint32_t *link = &g->v[v].recs;
@@ -374,6 +392,7 @@ static void unlink_record(grove_graph_t *g, grove_vid_t v, uint32_t idx)
         if (*link == idx) {
             *link = g->recs[idx].next;
             grovep_rec_release(g, idx);
+            refresh_flags(g, v);
             return;
         }
         link = &g->recs[*link].next;
@@ -483,6 +502,7 @@ int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
         g->recs[mine].amount = total;
         g->recs[mine].excl = excl;
         g->recs[mine].asked |= exclusive;
+        refresh_flags(g, v);
         return 0;
     }
     uint32_t r = grovep_rec_new(g);
@@ -503,6 +523,7 @@ int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
         .asked = exclusive,
     };
     g->v[v].recs = r;
+    refresh_flags(g, v);
     return 0;
 busy:
     errno = EBUSY;
@@ -543,6 +564,7 @@ int grove_vertex_free(grove_graph_t *g, grove_vid_t v, grove_jobid_t job, int64_
         }
         i = next;
     }
+    refresh_flags(g, v);
     return 0;
 }
 
@@ -562,6 +584,7 @@ size_t grove_graph_free_job(grove_graph_t *g, grove_jobid_t job)
                 link = &g->recs[i].next;
             }
         }
+        refresh_flags(g, v);
     }
     return n;
 }
@@ -617,6 +640,7 @@ int grove_vertex_set_size(grove_graph_t *g, grove_vid_t v, int64_t size)
         if (r->kind == GROVE_RECORD_ALLOC)
             r->excl = r->asked || r->amount == size;
     }
+    refresh_flags(g, v);
     return 0;
 }
 
@@ -641,5 +665,6 @@ void grovep_release_subtree(grove_graph_t *g, const grove_vid_t *vs, size_t n, g
             if (rec.kind == GROVE_RECORD_ALLOC)
                 unannotate_up(g, top, rec.job, rec.start, rec.end);
         }
+        refresh_flags(g, v);
     }
 }

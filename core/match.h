@@ -1,0 +1,136 @@
+/* match.h: request-guided matching, allocation, reservation and release.
+ *
+ * A matcher holds a graph (borrowed: it must outlive the matcher), a
+ * policy, and the job table.  grove_match() walks the graph's containment
+ * subsystem guided by a jobspec's resource tree, asks the policy how to
+ * order and choose candidates, and, depending on the mode, records the
+ * selection as an allocation now, as a reservation at the earliest time it
+ * fits, or not at all.
+ *
+ * Answers: 0 with a result; or -1 with errno EBUSY (not now: the resources
+ * exist but are in use, down or drained), ENODEV (never: the graph could not
+ * satisfy the request even empty and up), EINVAL (a bad request, with a
+ * message), ENOMEM, or ECANCELED when a policy hook failed (the policy's
+ * message is in the error buffer).  A failed match leaves the graph and the
+ * job table exactly as they were.
+ */
+#ifndef GROVE_MATCH_H
+#define GROVE_MATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "graph.h"
+#include "idset.h"
+#include "jobspec.h"
+#include "policy.h"
+
+typedef struct grove_matcher grove_matcher_t;
+
+typedef enum grove_match_mode {
+    GROVE_MATCH_ALLOCATE = 0,            /* now, or EBUSY */
+    GROVE_MATCH_ALLOCATE_ORELSE_RESERVE, /* now, or reserve at the earliest time */
+    GROVE_MATCH_ALLOCATE_WITH_SAT,       /* now; on EBUSY say ENODEV if never */
+    GROVE_MATCH_SATISFIABILITY,          /* could it ever run here? nothing recorded */
+    GROVE_MATCH_WITHOUT_ALLOCATING,      /* match now, record nothing */
+    GROVE_MATCH_WITHOUT_ALLOCATING_FUTURE /* earliest time, record nothing */
+} grove_match_mode_t;
+
+typedef enum grove_job_state {
+    GROVE_JOB_ALLOCATED = 0, /* running now */
+    GROVE_JOB_RESERVED = 1,  /* starts later */
+    GROVE_JOB_MATCHED = 2    /* a result only: not in the table */
+} grove_job_state_t;
+
+/* One vertex of a selection. */
+typedef struct grove_pick {
+    grove_vid_t v;
+    int64_t amount;  /* units taken from the pool (1 for whole vertices) */
+    bool exclusive;  /* held exclusively */
+    bool recorded;   /* carries an allocation record (others are implied or shared) */
+} grove_pick_t;
+
+/* A job: in the table, or the result of a match. */
+typedef struct grove_job {
+    grove_jobid_t id;
+    grove_job_state_t state;
+    int64_t start, end; /* [start, end) seconds */
+    grove_pick_t *picks; /* in graph pre-order */
+    size_t npicks;
+} grove_job_t;
+
+typedef struct grove_match_config {
+    /* Default duration (seconds) of a jobspec without one; 0: until the
+     * end of time. */
+    int64_t default_duration;
+    /* Type whose vertices RFC 31 constraints are evaluated on ("node"). */
+    const char *constraint_type;
+} grove_match_config_t;
+
+typedef struct grove_match_stats {
+    uint64_t matches;   /* calls to grove_match */
+    uint64_t succeeded; /* of which found resources */
+    double min_s, max_s, sum_s; /* match times, seconds */
+} grove_match_stats_t;
+
+/* A matcher over g (borrowed) with the "first" policy.  cfg may be NULL.
+ * NULL with ENOMEM. */
+grove_matcher_t *grove_matcher_create(grove_graph_t *g, const grove_match_config_t *cfg);
+
+/* Free the matcher and its job table (the graph keeps its records: cancel
+ * jobs first to clear them).  NULL is a no-op. */
+void grove_matcher_destroy(grove_matcher_t *m);
+
+/* The graph. */
+grove_graph_t *grove_matcher_graph(const grove_matcher_t *m);
+
+/* Use policy p (copied; NULL: "first").  0 or -1 (EINVAL). */
+int grove_matcher_set_policy(grove_matcher_t *m, const grove_policy_t *p);
+const grove_policy_t *grove_matcher_policy(const grove_matcher_t *m);
+
+/* Match js in mode as job id (0: the next free id, counting from 1).
+ * *out (may be NULL) receives the job (borrowed: valid until the next call
+ * that changes the table; for MATCHED results, until the next match).  See
+ * the header comment for errors; err (may be NULL) gets a message. */
+int grove_match(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_t mode,
+                grove_jobid_t id, const grove_job_t **out, grove_error_t *err);
+
+/* The job with this id, or NULL (ENOENT). */
+const grove_job_t *grove_matcher_job(const grove_matcher_t *m, grove_jobid_t id);
+
+/* Jobs in the table: the i-th in id order, or NULL past the end. */
+const grove_job_t *grove_matcher_job_at(const grove_matcher_t *m, size_t i);
+size_t grove_matcher_job_count(const grove_matcher_t *m);
+
+/* The id the next grove_match(..., 0, ...) will use. */
+grove_jobid_t grove_matcher_next_id(const grove_matcher_t *m);
+
+/* Cancel a job: free its records and remove it.  0, or -1 with ENOENT. */
+int grove_matcher_cancel(grove_matcher_t *m, grove_jobid_t id);
+
+/* Release the part of a job on the given ranks (vertices whose rank, or
+ * whose nearest ranked ancestor's rank, is in the set).  A job left with
+ * nothing is removed.  Returns the number of picks released (0 if none),
+ * or -1 with ENOENT (no such job). *removed (may be NULL) tells if the job
+ * is gone. */
+long grove_matcher_release_ranks(grove_matcher_t *m, grove_jobid_t id,
+                                 const grove_idset_t *ranks, bool *removed);
+
+/* Release the listed vertices of a job (an R shard mapped to vertices).
+ * Vertices the job does not hold are refused with EINVAL, nothing
+ * released.  Returns the number released or -1. */
+long grove_matcher_release_vertices(grove_matcher_t *m, grove_jobid_t id,
+                                    const grove_vid_t *vs, size_t n, bool *removed);
+
+/* Counters since creation. */
+void grove_matcher_stats(const grove_matcher_t *m, grove_match_stats_t *st);
+void grove_matcher_stats_reset(grove_matcher_t *m);
+
+/* Add a finished job to the table directly (used when loading saved state):
+ * records are created from picks.  0, -1 with EEXIST (id in use) or EBUSY
+ * (the picks do not fit the graph). */
+int grove_matcher_restore(grove_matcher_t *m, const grove_job_t *job);
+
+#endif
