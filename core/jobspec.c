@@ -1,0 +1,1944 @@
+/* jobspec.c: reading and validating job requests (RFC 14 canonical jobspec,
+ * RFC 25 jobspec V1) into the request tree the matcher walks.
+ *
+ * Workload: one parse per submitted job, documents of a few hundred bytes to
+ * a few kilobytes, read once and then walked many times by the matcher (the
+ * walk only reads the arrays built here).  Input is hostile: it comes from
+ * users, so every malformed document must produce one clear message and no
+ * crash, however deep, wide, aliased or mis-typed it is.
+ *
+ * Two steps.  (1) Reading: YAML (libyaml events) or JSON (jansson) becomes
+ * one jansson document plus a "line shadow" recording where each YAML node
+ * started (see jobspec_private.h), so validation can name lines.  Plain YAML
+ * scalars are resolved as YAML 1.1 does (what the jobspec RFCs cite): null,
+ * booleans (true/yes/on...), integers (decimal, 0x, 0o/0 octal, 0b) and
+ * reals; quoted scalars are strings.  Duplicate keys, multiple documents,
+ * nesting deeper than GROVE_YAML_MAX_DEPTH and alias expansions beyond
+ * GROVE_YAML_MAX_NODES are refused.  (2) Validation walks the document once,
+ * builds the vertex and task arrays and collects warnings.
+ *
+ * Where the references disagree, the choices are:
+ *   - attributes: null is accepted (as empty) for canonical versions > 1 (the
+ *     RFC 14 schema allows it and the scheduler corpus relies on it) but
+ *     refused for version 1, whose RFC 25 rules require attributes.system;
+ *   - count {min, max, operator, operand}: max, operator and operand come all
+ *     together or not at all (the RFC 14 schema's dependencies);
+ *   - an integer count may be 0 except for node, slot and core (gpu: 0 is a
+ *     valid V1 request);
+ *   - labels should be unique (RFC 14) but the flexible-slot requests reuse
+ *     "default" for alternative slots, so a duplicate is a warning unless
+ *     GROVE_JOBSPEC_UNIQUE_LABELS is given;
+ *   - a task's slot that names no slot label is a warning (the corpus has
+ *     valid jobspecs doing it);
+ *   - unknown task keys are warnings (canonical), errors (V1);
+ *   - V1 per_slot must be 1 (RFC 25 text and schema); node and slot may
+ *     carry exclusive; slot children are exactly one core and at most one
+ *     gpu (core >= 1, gpu >= 0).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yaml.h>
+
+#include "jobspec.h"
+#include "jobspec_private.h"
+
+#define GROVE_YAML_MAX_DEPTH 128       /* nesting levels */
+#define GROVE_YAML_MAX_NODES (1 << 20) /* nodes after alias expansion */
+#define GROVE_YAML_MAX_ANCHORS 4096
+#define NONE ((size_t)-1)
+
+struct grove_jobspec_resource {
+    char *type;                 /* never NULL */
+    char *label, *unit, *id;    /* NULL when absent */
+    grove_count_t count;
+    int exclusive;              /* -1 unset, 0, 1 */
+    bool is_slot;               /* type == "slot" */
+    bool in_slot;               /* an ancestor is a slot */
+    unsigned depth;             /* 0 for top level */
+    int line;                   /* 0 if unknown */
+    size_t index;               /* pre-order position */
+    size_t nchildren;
+    size_t parent_i, child_i, next_i; /* indices while building, NONE */
+    const grove_jobspec_resource_t *parent, *child, *next; /* fixed at the end */
+};
+
+struct grove_jobspec_task {
+    char **argv;                /* argc strings */
+    size_t argc;
+    char *slot;
+    grove_task_count_kind_t kind;
+    uint64_t n;                 /* per_slot / per_resource count / total */
+    char *type;                 /* per_resource type, else NULL */
+    char *distribution;         /* NULL when absent */
+    const json_t *attributes;   /* borrowed from doc, NULL when absent */
+};
+
+struct grove_jobspec {
+    json_t *doc;                /* the validated document (owned) */
+    int version;
+    double duration;            /* seconds, 0 unset */
+    grove_jobspec_resource_t *res; /* pre-order */
+    size_t nres, res_cap;
+    grove_jobspec_task_t *tasks;
+    size_t ntasks;
+    grove_constraint_t *constraint; /* NULL when none */
+    const json_t *user, *system;    /* borrowed from doc */
+    char **warnings;
+    size_t nwarn, warn_cap;
+};
+
+/* ==================================================================== */
+/* Paths and messages                                                    */
+/* ==================================================================== */
+
+static void path_append(grovep_path_t *p, const char *s, size_t n)
+{
+    size_t room = sizeof(p->buf) - 1 - p->len;
+    if (n > room) {
+        /* Keep what fits and mark the cut. */
+        memcpy(p->buf + p->len, s, room);
+        p->len += room;
+        p->buf[p->len] = '\0';
+        if (p->len >= 3)
+            memcpy(p->buf + p->len - 3, "...", 3);
+        return;
+    }
+    memcpy(p->buf + p->len, s, n);
+    p->len += n;
+    p->buf[p->len] = '\0';
+}
+
+size_t grovep_path_key(grovep_path_t *p, const char *key)
+{
+    size_t old = p->len;
+    if (p->len > 0)
+        path_append(p, ".", 1);
+    path_append(p, key, strlen(key));
+    return old;
+}
+
+size_t grovep_path_index(grovep_path_t *p, size_t i)
+{
+    char b[32];
+    size_t old = p->len;
+    int n = snprintf(b, sizeof(b), "[%zu]", i);
+    path_append(p, b, (size_t)n);
+    return old;
+}
+
+void grovep_path_pop(grovep_path_t *p, size_t len)
+{
+    if (len <= p->len) {
+        p->len = len;
+        p->buf[len] = '\0';
+    }
+}
+
+void grovep_fail(grove_error_t *err, const char *source, int line, const grovep_path_t *p,
+                 const char *fmt, ...)
+{
+    char reason[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof(reason), fmt, ap);
+    va_end(ap);
+    if (p && p->len > 0)
+        grove_error_set(err, source, line, "%s: %s", p->buf, reason);
+    else
+        grove_error_set(err, source, line, "%s", reason);
+    errno = EINVAL;
+}
+
+const char *grovep_typename(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "a mapping";
+    case JSON_ARRAY: return "a list";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a real number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    case JSON_NULL: return "null";
+    }
+    return "a value";
+}
+
+/* ==================================================================== */
+/* Line shadows                                                          */
+/* ==================================================================== */
+
+int grovep_line(const json_t *sh)
+{
+    if (!sh)
+        return 0;
+    if (json_is_integer(sh))
+        return (int)json_integer_value(sh);
+    if (json_is_array(sh))
+        return (int)json_integer_value(json_array_get(sh, 0));
+    return 0;
+}
+
+const json_t *grovep_shadow_key(const json_t *sh, const char *key)
+{
+    if (!sh || !json_is_array(sh))
+        return NULL;
+    return json_object_get(json_array_get(sh, 1), key);
+}
+
+const json_t *grovep_shadow_index(const json_t *sh, size_t i)
+{
+    if (!sh || !json_is_array(sh))
+        return NULL;
+    return json_array_get(sh, i + 1);
+}
+
+/* ==================================================================== */
+/* Reading YAML                                                          */
+/* ==================================================================== */
+
+typedef struct yframe {
+    json_t *node;   /* object or array being filled */
+    json_t *shadow; /* its shadow */
+    char *key;      /* mapping: the pending key, NULL when a key is expected */
+    int key_line;   /* line of the pending key */
+    char *anchor;   /* registered when the node is complete */
+    size_t weight;  /* expanded size of the subtree so far */
+} yframe_t;
+
+typedef struct yanchor {
+    char *name;
+    json_t *node, *shadow;
+    size_t weight;
+} yanchor_t;
+
+typedef struct yreader {
+    yframe_t stack[GROVE_YAML_MAX_DEPTH];
+    int depth;
+    yanchor_t *anchors;
+    size_t nanchors;
+    json_t *root, *root_shadow;
+    size_t total; /* nodes so far, aliases expanded */
+    const char *source;
+    grove_error_t *err;
+} yreader_t;
+
+static int yfail(yreader_t *r, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int yfail(yreader_t *r, int line, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    grove_error_set(r->err, r->source, line, "%s", msg);
+    errno = EINVAL;
+    return -1;
+}
+
+static int ynomem(yreader_t *r)
+{
+    grove_error_set(r->err, r->source, 0, "out of memory");
+    errno = ENOMEM;
+    return -1;
+}
+
+static char *ystrdup(const unsigned char *s)
+{
+    return s ? strdup((const char *)s) : NULL;
+}
+
+static int yanchor_add(yreader_t *r, char *name, json_t *node, json_t *shadow, size_t weight,
+                       int line)
+{
+    for (size_t i = 0; i < r->nanchors; i++) {
+        if (strcmp(r->anchors[i].name, name) == 0) {
+            /* YAML allows redefinition: the later one wins. */
+            json_decref(r->anchors[i].node);
+            json_decref(r->anchors[i].shadow);
+            free(r->anchors[i].name);
+            r->anchors[i] = (yanchor_t){name, json_incref(node), json_incref(shadow), weight};
+            return 0;
+        }
+    }
+    if (r->nanchors >= GROVE_YAML_MAX_ANCHORS) {
+        free(name);
+        return yfail(r, line, "more than %d YAML anchors", GROVE_YAML_MAX_ANCHORS);
+    }
+    yanchor_t *a = realloc(r->anchors, (r->nanchors + 1) * sizeof(*a));
+    if (!a) {
+        free(name);
+        return ynomem(r);
+    }
+    r->anchors = a;
+    a[r->nanchors++] = (yanchor_t){name, json_incref(node), json_incref(shadow), weight};
+    return 0;
+}
+
+/* Attach value and shadow (both stolen) to the open container or make them
+ * the root. */
+static int yattach(yreader_t *r, json_t *value, json_t *shadow, size_t weight, int line)
+{
+    if (!value || !shadow) {
+        json_decref(value);
+        json_decref(shadow);
+        return ynomem(r);
+    }
+    if (r->depth == 0) {
+        r->root = value;
+        r->root_shadow = shadow;
+        return 0;
+    }
+    yframe_t *f = &r->stack[r->depth - 1];
+    f->weight += weight;
+    if (json_is_array(f->node)) {
+        if (json_array_append_new(f->node, value) < 0) {
+            json_decref(shadow);
+            return ynomem(r);
+        }
+        if (json_array_append_new(f->shadow, shadow) < 0)
+            return ynomem(r);
+        return 0;
+    }
+    if (!f->key) {
+        json_decref(value);
+        json_decref(shadow);
+        return yfail(r, line, "mapping keys must be scalars");
+    }
+    if (json_object_get(f->node, f->key)) {
+        int kl = f->key_line;
+        json_decref(value);
+        json_decref(shadow);
+        return yfail(r, kl, "duplicate key '%s'", f->key);
+    }
+    if (json_object_set_new(f->node, f->key, value) < 0) {
+        json_decref(shadow);
+        return ynomem(r);
+    }
+    if (json_object_set_new(json_array_get(f->shadow, 1), f->key, shadow) < 0)
+        return ynomem(r);
+    free(f->key);
+    f->key = NULL;
+    return 0;
+}
+
+static bool str_in(const char *s, const char *const *list)
+{
+    for (; *list; list++)
+        if (strcmp(s, *list) == 0)
+            return true;
+    return false;
+}
+
+/* Parse an integer per YAML 1.1 (sign, _ separators, 0x, 0o, 0b, leading-0
+ * octal).  Returns 1 if s is an integer (*out set), 0 if it is not one,
+ * -1 if it is one but out of range. */
+static int yaml_int(const char *s, long long *out)
+{
+    bool neg = false;
+    unsigned base = 10;
+    unsigned long long v = 0, limit;
+    const char *p = s;
+    bool digits = false;
+
+    if (*p == '-' || *p == '+')
+        neg = *p++ == '-';
+    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+        base = 16, p += 2;
+    else if (p[0] == '0' && (p[1] == 'o' || p[1] == 'O'))
+        base = 8, p += 2;
+    else if (p[0] == '0' && (p[1] == 'b' || p[1] == 'B'))
+        base = 2, p += 2;
+    else if (p[0] == '0' && p[1] != '\0')
+        base = 8, p += 1;
+    if (*p == '\0')
+        return base == 8 && p[-1] == '0' && p - s == 1 ? (*out = 0, 1) : 0;
+    limit = neg ? (unsigned long long)LLONG_MAX + 1 : (unsigned long long)LLONG_MAX;
+    bool overflow = false;
+    for (; *p; p++) {
+        unsigned d;
+        if (*p == '_' && digits)
+            continue;
+        if (*p >= '0' && *p <= '9')
+            d = (unsigned)(*p - '0');
+        else if (*p >= 'a' && *p <= 'f')
+            d = (unsigned)(*p - 'a' + 10);
+        else if (*p >= 'A' && *p <= 'F')
+            d = (unsigned)(*p - 'A' + 10);
+        else
+            return 0;
+        if (d >= base)
+            return 0;
+        digits = true;
+        if (v > (limit - d) / base)
+            overflow = true;
+        else
+            v = v * base + d;
+    }
+    if (!digits)
+        return 0;
+    if (overflow)
+        return -1;
+    *out = neg ? (long long)(0 - v) : (long long)v;
+    return 1;
+}
+
+/* A YAML 1.1/1.2 float: [-+]? (digits [. digits?] | . digits) ([eE][-+]?digits)?
+ * with at least a '.' or an exponent.  Returns 1 with *out, 0 if not a
+ * float, -1 for .inf/.nan (which a jobspec cannot use). */
+static int yaml_float(const char *s, double *out)
+{
+    static const char *const special[] = {".inf", ".Inf", ".INF", "+.inf", "+.Inf",
+                                          "+.INF", "-.inf", "-.Inf", "-.INF", ".nan",
+                                          ".NaN", ".NAN", NULL};
+    char buf[128];
+    size_t n = 0;
+    const char *p = s;
+    bool digits = false, dot = false, exp = false;
+
+    if (str_in(s, special))
+        return -1;
+    if (*p == '-' || *p == '+')
+        buf[n++] = *p++;
+    for (; *p; p++) {
+        if (n >= sizeof(buf) - 1)
+            return 0;
+        if (*p >= '0' && *p <= '9') {
+            digits = true;
+            buf[n++] = *p;
+        }
+        else if (*p == '_' && digits && !exp)
+            continue;
+        else if (*p == '.' && !dot && !exp) {
+            dot = true;
+            buf[n++] = *p;
+        }
+        else if ((*p == 'e' || *p == 'E') && digits && !exp) {
+            exp = true;
+            buf[n++] = *p;
+            if (p[1] == '+' || p[1] == '-')
+                buf[n++] = *++p;
+            if (!(p[1] >= '0' && p[1] <= '9'))
+                return 0;
+        }
+        else
+            return 0;
+    }
+    if (!digits || (!dot && !exp))
+        return 0;
+    buf[n] = '\0';
+    char *end;
+    errno = 0;
+    double d = strtod(buf, &end);
+    if (*end != '\0' || !isfinite(d))
+        return -1;
+    *out = d;
+    return 1;
+}
+
+/* The JSON value of a plain or quoted YAML scalar (new reference), or NULL
+ * with the error filled. */
+static json_t *yscalar(yreader_t *r, const yaml_event_t *ev, int line)
+{
+    static const char *const nulls[] = {"", "~", "null", "Null", "NULL", NULL};
+    static const char *const trues[] = {"true", "True", "TRUE", "yes", "Yes", "YES",
+                                        "on", "On", "ON", NULL};
+    static const char *const falses[] = {"false", "False", "FALSE", "no", "No", "NO",
+                                         "off", "Off", "OFF", NULL};
+    const char *s = (const char *)ev->data.scalar.value;
+    size_t len = ev->data.scalar.length;
+    const char *tag = (const char *)ev->data.scalar.tag;
+    json_t *v;
+
+    if (strlen(s) != len) {
+        yfail(r, line, "NUL character in a string");
+        return NULL;
+    }
+    bool plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+    if (tag && (strcmp(tag, "tag:yaml.org,2002:str") == 0 || strcmp(tag, "!") == 0))
+        plain = false;
+    if (plain) {
+        long long i;
+        double d;
+        int rc;
+        if (str_in(s, nulls))
+            return json_null();
+        if (str_in(s, trues))
+            return json_true();
+        if (str_in(s, falses))
+            return json_false();
+        if ((rc = yaml_int(s, &i)) == 1)
+            return json_integer(i);
+        if (rc < 0) {
+            yfail(r, line, "integer %s is out of range", s);
+            return NULL;
+        }
+        if ((rc = yaml_float(s, &d)) == 1)
+            return json_real(d);
+        if (rc < 0) {
+            yfail(r, line, "number %s is not finite or out of range", s);
+            return NULL;
+        }
+    }
+    if (!(v = json_stringn(s, len)))
+        yfail(r, line, "invalid UTF-8 in a string");
+    return v;
+}
+
+static void yreader_free(yreader_t *r)
+{
+    for (int i = 0; i < r->depth; i++) {
+        json_decref(r->stack[i].node);
+        json_decref(r->stack[i].shadow);
+        free(r->stack[i].key);
+        free(r->stack[i].anchor);
+    }
+    r->depth = 0;
+    for (size_t i = 0; i < r->nanchors; i++) {
+        free(r->anchors[i].name);
+        json_decref(r->anchors[i].node);
+        json_decref(r->anchors[i].shadow);
+    }
+    free(r->anchors);
+    r->anchors = NULL;
+    r->nanchors = 0;
+}
+
+static int ycount(yreader_t *r, size_t w, int line)
+{
+    if (w > GROVE_YAML_MAX_NODES || r->total > GROVE_YAML_MAX_NODES - w)
+        return yfail(r, line, "document too large (more than %d nodes after alias expansion)",
+                     GROVE_YAML_MAX_NODES);
+    r->total += w;
+    return 0;
+}
+
+static int yaml_event(yreader_t *r, yaml_event_t *ev, int *ndocs)
+{
+    int line = (int)ev->start_mark.line + 1;
+    yframe_t *top = r->depth > 0 ? &r->stack[r->depth - 1] : NULL;
+
+    switch (ev->type) {
+    case YAML_DOCUMENT_START_EVENT:
+        if (++*ndocs > 1)
+            return yfail(r, line, "more than one YAML document");
+        return 0;
+    case YAML_SCALAR_EVENT: {
+        if (ycount(r, 1, line) < 0)
+            return -1;
+        if (top && json_is_object(top->node) && !top->key) {
+            const char *s = (const char *)ev->data.scalar.value;
+            if (strlen(s) != ev->data.scalar.length)
+                return yfail(r, line, "NUL character in a key");
+            if (!(top->key = strdup(s)))
+                return ynomem(r);
+            top->key_line = line;
+            return 0;
+        }
+        json_t *v = yscalar(r, ev, line);
+        if (!v)
+            return -1;
+        json_t *sh = json_integer(line);
+        if (ev->data.scalar.anchor) {
+            char *name = sh ? ystrdup(ev->data.scalar.anchor) : NULL;
+            if (!name) {
+                json_decref(v);
+                json_decref(sh);
+                return ynomem(r);
+            }
+            if (yanchor_add(r, name, v, sh, 1, line) < 0) {
+                json_decref(v);
+                json_decref(sh);
+                return -1;
+            }
+        }
+        return yattach(r, v, sh, 1, line);
+    }
+    case YAML_SEQUENCE_START_EVENT:
+    case YAML_MAPPING_START_EVENT: {
+        bool map = ev->type == YAML_MAPPING_START_EVENT;
+        const unsigned char *anchor = map ? ev->data.mapping_start.anchor
+                                          : ev->data.sequence_start.anchor;
+        if (top && json_is_object(top->node) && !top->key)
+            return yfail(r, line, "mapping keys must be scalars");
+        if (r->depth >= GROVE_YAML_MAX_DEPTH)
+            return yfail(r, line, "nesting deeper than %d levels", GROVE_YAML_MAX_DEPTH);
+        if (ycount(r, 1, line) < 0)
+            return -1;
+        yframe_t *f = &r->stack[r->depth];
+        memset(f, 0, sizeof(*f));
+        f->node = map ? json_object() : json_array();
+        f->shadow = json_array();
+        f->weight = 1;
+        if (!f->node || !f->shadow || json_array_append_new(f->shadow, json_integer(line)) < 0
+            || (map && json_array_append_new(f->shadow, json_object()) < 0)
+            || json_array_size(f->shadow) != (map ? 2u : 1u)) {
+            json_decref(f->node);
+            json_decref(f->shadow);
+            return ynomem(r);
+        }
+        if (anchor && !(f->anchor = ystrdup(anchor))) {
+            json_decref(f->node);
+            json_decref(f->shadow);
+            return ynomem(r);
+        }
+        r->depth++;
+        return 0;
+    }
+    case YAML_SEQUENCE_END_EVENT:
+    case YAML_MAPPING_END_EVENT: {
+        if (!top)
+            return yfail(r, line, "unbalanced YAML events");
+        yframe_t f = *top;
+        r->depth--;
+        free(f.key); /* cannot be pending: libyaml emits a null value */
+        if (f.anchor && yanchor_add(r, f.anchor, f.node, f.shadow, f.weight, line) < 0) {
+            json_decref(f.node);
+            json_decref(f.shadow);
+            return -1;
+        }
+        return yattach(r, f.node, f.shadow, f.weight,
+                       (int)json_integer_value(json_array_get(f.shadow, 0)));
+    }
+    case YAML_ALIAS_EVENT: {
+        const char *name = (const char *)ev->data.alias.anchor;
+        if (top && json_is_object(top->node) && !top->key)
+            return yfail(r, line, "aliases cannot be mapping keys");
+        for (size_t i = r->nanchors; i-- > 0;) {
+            yanchor_t *a = &r->anchors[i];
+            if (strcmp(a->name, name) == 0) {
+                if (ycount(r, a->weight, line) < 0)
+                    return -1;
+                return yattach(r, json_incref(a->node), json_incref(a->shadow), a->weight,
+                               line);
+            }
+        }
+        return yfail(r, line, "unknown YAML anchor '%s'", name);
+    }
+    default:
+        return 0;
+    }
+}
+
+static int read_yaml(const char *text, size_t len, const char *source, json_t **doc,
+                     json_t **lines, grove_error_t *err)
+{
+    yaml_parser_t parser;
+    yaml_event_t ev;
+    yreader_t *r;
+    int ndocs = 0, rc = -1;
+
+    if (!(r = calloc(1, sizeof(*r)))) {
+        grove_error_set(err, source, 0, "out of memory");
+        errno = ENOMEM;
+        return -1;
+    }
+    r->source = source;
+    r->err = err;
+    if (!yaml_parser_initialize(&parser)) {
+        free(r);
+        grove_error_set(err, source, 0, "out of memory");
+        errno = ENOMEM;
+        return -1;
+    }
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    for (;;) {
+        if (!yaml_parser_parse(&parser, &ev)) {
+            if (parser.error == YAML_MEMORY_ERROR) {
+                ynomem(r);
+                goto done;
+            }
+            const char *problem = parser.problem ? parser.problem : "malformed YAML";
+            int line = (int)parser.problem_mark.line + 1;
+            if (parser.context)
+                yfail(r, line, "YAML syntax error: %s %s", parser.context, problem);
+            else
+                yfail(r, line, "YAML syntax error: %s", problem);
+            goto done;
+        }
+        bool end = ev.type == YAML_STREAM_END_EVENT;
+        int erc = yaml_event(r, &ev, &ndocs);
+        yaml_event_delete(&ev);
+        if (erc < 0)
+            goto done;
+        if (end)
+            break;
+    }
+    if (!r->root) {
+        yfail(r, 0, "empty document");
+        goto done;
+    }
+    *doc = r->root;
+    *lines = r->root_shadow;
+    r->root = r->root_shadow = NULL;
+    rc = 0;
+done:
+    json_decref(r->root);
+    json_decref(r->root_shadow);
+    yreader_free(r);
+    free(r);
+    yaml_parser_delete(&parser);
+    return rc;
+}
+
+static int read_json(const char *text, size_t len, const char *source, json_t **doc,
+                     grove_error_t *err)
+{
+    json_error_t jerr;
+    json_t *o = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!o) {
+        grove_error_set(err, source, jerr.line > 0 ? jerr.line : 0, "JSON syntax error: %s",
+                        jerr.text);
+        errno = EINVAL;
+        return -1;
+    }
+    *doc = o;
+    return 0;
+}
+
+int grovep_doc_read(const char *text, size_t len, unsigned flags, const char *source,
+                    json_t **doc, json_t **lines, grove_error_t *err)
+{
+    *doc = *lines = NULL;
+    if (!text) {
+        grove_error_set(err, source, 0, "no input");
+        errno = EINVAL;
+        return -1;
+    }
+    if (flags & GROVE_JOBSPEC_JSON)
+        return read_json(text, len, source, doc, err);
+    if (flags & GROVE_JOBSPEC_YAML)
+        return read_yaml(text, len, source, doc, lines, err);
+    size_t i = 0;
+    while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r'))
+        i++;
+    if (i < len && (text[i] == '{' || text[i] == '[')) {
+        grove_error_t jerr;
+        if (read_json(text, len, source, doc, &jerr) == 0)
+            return 0;
+        if (errno == ENOMEM || read_yaml(text, len, source, doc, lines, NULL) < 0) {
+            if (err)
+                *err = jerr;
+            errno = errno == ENOMEM ? ENOMEM : EINVAL;
+            return -1;
+        }
+        return 0;
+    }
+    return read_yaml(text, len, source, doc, lines, err);
+}
+
+/* ==================================================================== */
+/* Validation                                                            */
+/* ==================================================================== */
+
+typedef struct vctx {
+    grove_jobspec_t *js;
+    const char *source;
+    unsigned flags;
+    const char *const *known_types;
+    grove_error_t *err;
+    grovep_path_t path;
+} vctx_t;
+
+#define V1(c) (((c)->flags & GROVE_JOBSPEC_V1) != 0)
+
+static int vfail(vctx_t *c, const json_t *sh, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int vfail(vctx_t *c, const json_t *sh, const char *fmt, ...)
+{
+    char reason[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof(reason), fmt, ap);
+    va_end(ap);
+    grovep_fail(c->err, c->source, grovep_line(sh), &c->path, "%s", reason);
+    return -1;
+}
+
+static int vnomem(vctx_t *c)
+{
+    grove_error_set(c->err, c->source, 0, "out of memory");
+    errno = ENOMEM;
+    return -1;
+}
+
+static int warn(vctx_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int warn(vctx_t *c, const char *fmt, ...)
+{
+    grove_jobspec_t *js = c->js;
+    char text[512];
+    int n = 0;
+    va_list ap;
+    if (c->path.len > 0)
+        n = snprintf(text, sizeof(text), "%s: ", c->path.buf);
+    va_start(ap, fmt);
+    vsnprintf(text + n, sizeof(text) - (size_t)n, fmt, ap);
+    va_end(ap);
+    if (js->nwarn == js->warn_cap) {
+        size_t cap = js->warn_cap ? 2 * js->warn_cap : 4;
+        char **w = realloc(js->warnings, cap * sizeof(*w));
+        if (!w)
+            return vnomem(c);
+        js->warnings = w;
+        js->warn_cap = cap;
+    }
+    if (!(js->warnings[js->nwarn] = strdup(text)))
+        return vnomem(c);
+    js->nwarn++;
+    return 0;
+}
+
+/* Every key of object o must be in allowed (NULL-terminated); report the
+ * first that is not. */
+static int check_keys(vctx_t *c, const json_t *o, const json_t *sh, const char *const *allowed,
+                      const char *what)
+{
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)(uintptr_t)o, key, v) {
+        if (!str_in(key, allowed)) {
+            grovep_path_key(&c->path, key);
+            return vfail(c, grovep_shadow_key(sh, key), "unknown key (%s)", what);
+        }
+    }
+    return 0;
+}
+
+/* o[key] or NULL; when required and missing, fail naming the key. */
+static const json_t *member(vctx_t *c, const json_t *o, const json_t *sh, const char *key,
+                            bool required, const char *why)
+{
+    const json_t *v = json_object_get(o, key);
+    if (!v && required) {
+        size_t old = grovep_path_key(&c->path, key);
+        vfail(c, sh, "required key is missing%s%s", why ? " " : "", why ? why : "");
+        grovep_path_pop(&c->path, old);
+    }
+    return v;
+}
+
+static int need_string(vctx_t *c, const json_t *v, const json_t *sh)
+{
+    if (!json_is_string(v))
+        return vfail(c, sh, "must be a string (got %s)", grovep_typename(v));
+    return 0;
+}
+
+static char *dup_string(vctx_t *c, const json_t *v)
+{
+    char *s = strdup(json_string_value(v));
+    if (!s)
+        vnomem(c);
+    return s;
+}
+
+/* A positive integer (>= min) at v. */
+static int need_int(vctx_t *c, const json_t *v, const json_t *sh, long long min,
+                    long long *out)
+{
+    if (!json_is_integer(v))
+        return vfail(c, sh, "must be an integer (got %s)", grovep_typename(v));
+    long long n = json_integer_value(v);
+    if (n < min)
+        return vfail(c, sh, "must be at least %lld (got %lld)", min, n);
+    *out = n;
+    return 0;
+}
+
+/* ---- counts ---- */
+
+static int count_dict(vctx_t *c, const json_t *o, const json_t *sh, grove_count_t *out)
+{
+    static const char *const keys[] = {"min", "max", "operator", "operand", NULL};
+    const json_t *vmin, *vmax, *vop, *vopd;
+    long long min, max = 0, operand = 1;
+    char op = '+';
+    size_t old;
+
+    if (check_keys(c, o, sh, keys, "a count has min, max, operator and operand") < 0)
+        return -1;
+    if (!(vmin = member(c, o, sh, "min", true, NULL)))
+        return -1;
+    vmax = json_object_get(o, "max");
+    vop = json_object_get(o, "operator");
+    vopd = json_object_get(o, "operand");
+
+    old = grovep_path_key(&c->path, "min");
+    if (need_int(c, vmin, grovep_shadow_key(sh, "min"), 1, &min) < 0)
+        return -1;
+    grovep_path_pop(&c->path, old);
+
+    if ((vmax || vop || vopd) && !(vmax && vop && vopd)) {
+        const char *missing = !vmax ? "max" : !vop ? "operator" : "operand";
+        old = grovep_path_key(&c->path, missing);
+        return vfail(c, sh, "required key is missing (max, operator and operand go together)");
+    }
+    if (vmax) {
+        old = grovep_path_key(&c->path, "max");
+        if (need_int(c, vmax, grovep_shadow_key(sh, "max"), 1, &max) < 0)
+            return -1;
+        if (max < min)
+            return vfail(c, grovep_shadow_key(sh, "max"),
+                         "must be greater than or equal to min (%lld < %lld)", max, min);
+        grovep_path_pop(&c->path, old);
+
+        old = grovep_path_key(&c->path, "operator");
+        const json_t *osh = grovep_shadow_key(sh, "operator");
+        if (!json_is_string(vop))
+            return vfail(c, osh, "must be a one-character string (got %s)",
+                         grovep_typename(vop));
+        const char *ops = json_string_value(vop);
+        if (strlen(ops) != 1 || !strchr("+*^", ops[0]))
+            return vfail(c, osh, "must be one of '+', '*', '^' (got '%s')", ops);
+        op = ops[0];
+        grovep_path_pop(&c->path, old);
+
+        old = grovep_path_key(&c->path, "operand");
+        const json_t *dsh = grovep_shadow_key(sh, "operand");
+        if (need_int(c, vopd, dsh, 1, &operand) < 0)
+            return -1;
+        if (op != '+' && operand < 2)
+            return vfail(c, dsh, "must be at least 2 for operator '%c' (got %lld)", op,
+                         operand);
+        grovep_path_pop(&c->path, old);
+        if (op == '^' && min < 2) {
+            old = grovep_path_key(&c->path, "min");
+            return vfail(c, grovep_shadow_key(sh, "min"),
+                         "must be at least 2 for operator '^' (got %lld)", min);
+        }
+    }
+    grove_error_t e;
+    if (grove_count_set_range(out, (uint64_t)min, vmax ? (uint64_t)max : GROVE_COUNT_INF, op,
+                              (uint64_t)operand, &e) < 0)
+        return vfail(c, sh, "%s", e.text);
+    return 0;
+}
+
+static int count_value(vctx_t *c, const json_t *v, const json_t *sh, const char *type,
+                       grove_count_t *out)
+{
+    size_t old = grovep_path_key(&c->path, "count");
+    grove_count_set_fixed(out, 0);
+    if (json_is_integer(v)) {
+        long long n = json_integer_value(v);
+        if (n < 0)
+            return vfail(c, sh, "must not be negative (got %lld)", n);
+        if (n == 0 && (strcmp(type, "node") == 0 || strcmp(type, "slot") == 0
+                       || strcmp(type, "core") == 0))
+            return vfail(c, sh, "must be at least 1 for a %s (got 0)", type);
+        grove_count_set_fixed(out, (uint64_t)n);
+    }
+    else if (json_is_string(v)) {
+        grove_error_t e;
+        if (grove_count_parse(out, json_string_value(v), &e) < 0) {
+            if (errno == ENOMEM)
+                return vnomem(c);
+            return vfail(c, sh, "%s", e.text);
+        }
+    }
+    else if (json_is_object(v)) {
+        if (count_dict(c, v, sh, out) < 0)
+            return -1;
+    }
+    else
+        return vfail(c, sh,
+                     "must be an integer, an RFC 45 range or RFC 22 idset string, "
+                     "or a mapping with min (got %s)",
+                     grovep_typename(v));
+    grovep_path_pop(&c->path, old);
+    return 0;
+}
+
+/* ---- resources ---- */
+
+static int vertex_new(vctx_t *c, size_t *idx)
+{
+    grove_jobspec_t *js = c->js;
+    *idx = NONE;
+    if (js->nres == js->res_cap) {
+        size_t cap = js->res_cap ? 2 * js->res_cap : 8;
+        grove_jobspec_resource_t *r = realloc(js->res, cap * sizeof(*r));
+        if (!r)
+            return vnomem(c);
+        js->res = r;
+        js->res_cap = cap;
+    }
+    *idx = js->nres++;
+    grove_jobspec_resource_t *r = &js->res[*idx];
+    memset(r, 0, sizeof(*r));
+    grove_count_set_fixed(&r->count, 0);
+    r->exclusive = -1;
+    r->index = *idx;
+    r->parent_i = r->child_i = r->next_i = NONE;
+    return 0;
+}
+
+static int resource_list(vctx_t *c, const json_t *list, const json_t *sh, size_t parent,
+                         unsigned depth, bool in_slot);
+
+static int resource_vertex(vctx_t *c, const json_t *v, const json_t *sh, size_t parent,
+                           unsigned depth, bool in_slot, size_t *out)
+{
+    static const char *const keys[] = {"type", "count", "unit", "exclusive",
+                                       "with", "label", "id", NULL};
+    grove_jobspec_t *js = c->js;
+    const json_t *t, *cnt, *x;
+    size_t idx = NONE, old;
+
+    if (!json_is_object(v))
+        return vfail(c, sh, "a resource vertex must be a mapping (got %s)", grovep_typename(v));
+    if (check_keys(c, v, sh, keys,
+                   "a resource vertex has type, count, unit, exclusive, with, label, id")
+        < 0)
+        return -1;
+    if (!(t = member(c, v, sh, "type", true, NULL)))
+        return -1;
+    old = grovep_path_key(&c->path, "type");
+    if (need_string(c, t, grovep_shadow_key(sh, "type")) < 0)
+        return -1;
+    const char *type = json_string_value(t);
+    if (type[0] == '\0')
+        return vfail(c, grovep_shadow_key(sh, "type"), "must not be empty");
+    if (c->known_types && strcmp(type, "slot") != 0 && !str_in(type, c->known_types))
+        return vfail(c, grovep_shadow_key(sh, "type"), "unknown resource type '%s'", type);
+    grovep_path_pop(&c->path, old);
+    if (!(cnt = member(c, v, sh, "count", true, NULL)))
+        return -1;
+
+    if (vertex_new(c, &idx) < 0)
+        return -1;
+    grove_jobspec_resource_t *r = &js->res[idx];
+    r->depth = depth;
+    r->line = grovep_line(sh);
+    r->parent_i = parent;
+    r->in_slot = in_slot;
+    r->is_slot = strcmp(type, "slot") == 0;
+    if (!(r->type = dup_string(c, t)))
+        return -1;
+    if (count_value(c, cnt, grovep_shadow_key(sh, "count"), type, &js->res[idx].count) < 0)
+        return -1;
+
+    static const char *const strkeys[] = {"unit", "label", "id"};
+    for (int i = 0; i < 3; i++) {
+        if (!(x = json_object_get(v, strkeys[i])))
+            continue;
+        old = grovep_path_key(&c->path, strkeys[i]);
+        if (need_string(c, x, grovep_shadow_key(sh, strkeys[i])) < 0)
+            return -1;
+        char *s = dup_string(c, x);
+        if (!s)
+            return -1;
+        r = &js->res[idx];
+        if (i == 0)
+            r->unit = s;
+        else if (i == 1)
+            r->label = s;
+        else
+            r->id = s;
+        grovep_path_pop(&c->path, old);
+    }
+    r = &js->res[idx];
+    if (r->is_slot && !r->label) {
+        old = grovep_path_key(&c->path, "label");
+        return vfail(c, sh, "required key is missing (every slot needs a label)");
+    }
+    if (r->label) {
+        for (size_t i = 0; i < idx; i++) {
+            if (js->res[i].label && strcmp(js->res[i].label, r->label) == 0) {
+                old = grovep_path_key(&c->path, "label");
+                if (c->flags & GROVE_JOBSPEC_UNIQUE_LABELS)
+                    return vfail(c, grovep_shadow_key(sh, "label"),
+                                 "duplicate label '%s' (labels must be unique)", r->label);
+                if (warn(c, "duplicate label '%s'", r->label) < 0)
+                    return -1;
+                grovep_path_pop(&c->path, old);
+                break;
+            }
+        }
+    }
+    if ((x = json_object_get(v, "exclusive"))) {
+        old = grovep_path_key(&c->path, "exclusive");
+        if (!json_is_boolean(x))
+            return vfail(c, grovep_shadow_key(sh, "exclusive"),
+                         "must be true or false (got %s)", grovep_typename(x));
+        r->exclusive = json_is_true(x) ? 1 : 0;
+        grovep_path_pop(&c->path, old);
+    }
+    x = json_object_get(v, "with");
+    if (!x && r->is_slot) {
+        old = grovep_path_key(&c->path, "with");
+        return vfail(c, sh, "required key is missing (a slot needs at least one resource)");
+    }
+    bool child_in_slot = in_slot || r->is_slot;
+    if (x) {
+        old = grovep_path_key(&c->path, "with");
+        if (resource_list(c, x, grovep_shadow_key(sh, "with"), idx, depth + 1, child_in_slot)
+            < 0)
+            return -1;
+        grovep_path_pop(&c->path, old);
+    }
+    *out = idx;
+    return 0;
+}
+
+static int resource_list(vctx_t *c, const json_t *list, const json_t *sh, size_t parent,
+                         unsigned depth, bool in_slot)
+{
+    grove_jobspec_t *js = c->js;
+    size_t i, prev = NONE;
+    const json_t *v;
+
+    if (!json_is_array(list))
+        return vfail(c, sh, "must be a list of resource vertices (got %s)",
+                     grovep_typename(list));
+    if (json_array_size(list) == 0)
+        return vfail(c, sh, "must contain at least one resource vertex");
+    json_array_foreach((json_t *)(uintptr_t)list, i, v) {
+        size_t idx = NONE, old = grovep_path_index(&c->path, i);
+        if (resource_vertex(c, v, grovep_shadow_index(sh, i), parent, depth, in_slot, &idx)
+            < 0)
+            return -1;
+        grovep_path_pop(&c->path, old);
+        if (prev != NONE)
+            js->res[prev].next_i = idx;
+        else if (parent != NONE)
+            js->res[parent].child_i = idx;
+        if (parent != NONE)
+            js->res[parent].nchildren++;
+        prev = idx;
+    }
+    return 0;
+}
+
+/* RFC 25: node>slot>core[,gpu] or slot>core[,gpu], integer counts. */
+static int v1_slot(vctx_t *c, const json_t *slot, const json_t *sh)
+{
+    static const char *const keys[] = {"type", "count", "unit", "label",
+                                       "with", "exclusive", NULL};
+    static const char *const leafkeys[] = {"type", "count", "unit", NULL};
+    const json_t *with, *v;
+    size_t i, old, ncore = 0, ngpu = 0;
+
+    if (check_keys(c, slot, sh, keys, "V1 allows type, count, unit, label, with, exclusive "
+                                      "in a slot")
+        < 0)
+        return -1;
+    old = grovep_path_key(&c->path, "count");
+    if (!json_is_integer(json_object_get(slot, "count")))
+        return vfail(c, grovep_shadow_key(sh, "count"), "must be an integer in V1");
+    grovep_path_pop(&c->path, old);
+    with = json_object_get(slot, "with");
+    const json_t *wsh = grovep_shadow_key(sh, "with");
+    grovep_path_key(&c->path, "with");
+    if (json_array_size(with) > 2)
+        return vfail(c, wsh, "V1 allows at most two resources in a slot (got %zu)",
+                     json_array_size(with));
+    json_array_foreach((json_t *)(uintptr_t)with, i, v) {
+        const json_t *vsh = grovep_shadow_index(wsh, i);
+        size_t o2 = grovep_path_index(&c->path, i);
+        const char *type = json_string_value(json_object_get(v, "type"));
+        if (strcmp(type, "core") == 0)
+            ncore++;
+        else if (strcmp(type, "gpu") == 0)
+            ngpu++;
+        else {
+            grovep_path_key(&c->path, "type");
+            return vfail(c, grovep_shadow_key(vsh, "type"),
+                         "V1 allows only core and gpu in a slot (got '%s')", type);
+        }
+        if (ncore > 1 || ngpu > 1)
+            return vfail(c, vsh, "V1 allows one core and at most one gpu in a slot");
+        if (check_keys(c, v, vsh, leafkeys, "V1 allows type, count, unit in a core or gpu")
+            < 0)
+            return -1;
+        grovep_path_key(&c->path, "count");
+        const json_t *n = json_object_get(v, "count");
+        if (!json_is_integer(n))
+            return vfail(c, grovep_shadow_key(vsh, "count"), "must be an integer in V1");
+        grovep_path_pop(&c->path, o2);
+    }
+    if (ncore == 0)
+        return vfail(c, wsh, "V1 requires a core in every slot");
+    grovep_path_pop(&c->path, old);
+    return 0;
+}
+
+static int v1_resources(vctx_t *c, const json_t *res, const json_t *sh)
+{
+    static const char *const nodekeys[] = {"type", "count", "unit", "with", "exclusive", NULL};
+    size_t old = grovep_path_key(&c->path, "resources");
+    if (json_array_size(res) != 1)
+        return vfail(c, sh, "V1 allows exactly one top-level resource (got %zu)",
+                     json_array_size(res));
+    const json_t *top = json_array_get(res, 0);
+    const json_t *tsh = grovep_shadow_index(sh, 0);
+    grovep_path_index(&c->path, 0);
+    const char *type = json_string_value(json_object_get(top, "type"));
+    if (strcmp(type, "slot") == 0) {
+        if (v1_slot(c, top, tsh) < 0)
+            return -1;
+    }
+    else if (strcmp(type, "node") == 0) {
+        if (check_keys(c, top, tsh, nodekeys,
+                       "V1 allows type, count, unit, with, exclusive in a node")
+            < 0)
+            return -1;
+        size_t o2 = grovep_path_key(&c->path, "count");
+        if (!json_is_integer(json_object_get(top, "count")))
+            return vfail(c, grovep_shadow_key(tsh, "count"), "must be an integer in V1");
+        grovep_path_pop(&c->path, o2);
+        const json_t *with = json_object_get(top, "with");
+        const json_t *wsh = grovep_shadow_key(tsh, "with");
+        grovep_path_key(&c->path, "with");
+        if (!with)
+            return vfail(c, tsh, "required key is missing (a V1 node holds one slot)");
+        if (json_array_size(with) != 1)
+            return vfail(c, wsh, "V1 allows exactly one slot in a node (got %zu resources)",
+                         json_array_size(with));
+        const json_t *slot = json_array_get(with, 0);
+        const json_t *ssh = grovep_shadow_index(wsh, 0);
+        grovep_path_index(&c->path, 0);
+        const char *st = json_string_value(json_object_get(slot, "type"));
+        if (strcmp(st, "slot") != 0) {
+            grovep_path_key(&c->path, "type");
+            return vfail(c, grovep_shadow_key(ssh, "type"),
+                         "V1 allows only a slot in a node (got '%s')", st);
+        }
+        if (v1_slot(c, slot, ssh) < 0)
+            return -1;
+    }
+    else {
+        grovep_path_key(&c->path, "type");
+        return vfail(c, grovep_shadow_key(tsh, "type"),
+                     "V1 allows only node or slot at the top level (got '%s')", type);
+    }
+    grovep_path_pop(&c->path, old);
+    return 0;
+}
+
+/* ---- tasks ---- */
+
+static int task_count(vctx_t *c, const json_t *o, const json_t *sh, grove_jobspec_task_t *t)
+{
+    static const char *const kinds[] = {"per_slot", "per_resource", "total", NULL};
+    const char *key;
+    const json_t *v;
+    long long n;
+
+    if (!json_is_object(o))
+        return vfail(c, sh, "must be a mapping with one of per_slot, per_resource, total "
+                            "(got %s)",
+                     grovep_typename(o));
+    if (json_object_size(o) != 1)
+        return vfail(c, sh, "must have exactly one of per_slot, per_resource, total (got %zu keys)",
+                     json_object_size(o));
+    if (check_keys(c, o, sh, kinds, "a task count is per_slot, per_resource or total") < 0)
+        return -1;
+    json_object_foreach((json_t *)(uintptr_t)o, key, v) {
+        const json_t *vsh = grovep_shadow_key(sh, key);
+        size_t old = grovep_path_key(&c->path, key);
+        if (strcmp(key, "per_resource") == 0) {
+            static const char *const prkeys[] = {"type", "count", NULL};
+            const json_t *pt, *pc;
+            if (V1(c))
+                return vfail(c, vsh, "per_resource is not allowed in V1");
+            if (!json_is_object(v))
+                return vfail(c, vsh, "must be a mapping with type and count (got %s)",
+                             grovep_typename(v));
+            if (check_keys(c, v, vsh, prkeys, "per_resource has type and count") < 0)
+                return -1;
+            if (!(pt = member(c, v, vsh, "type", true, NULL))
+                || !(pc = member(c, v, vsh, "count", true, NULL)))
+                return -1;
+            size_t o2 = grovep_path_key(&c->path, "type");
+            if (need_string(c, pt, grovep_shadow_key(vsh, "type")) < 0)
+                return -1;
+            grovep_path_pop(&c->path, o2);
+            grovep_path_key(&c->path, "count");
+            if (need_int(c, pc, grovep_shadow_key(vsh, "count"), 1, &n) < 0)
+                return -1;
+            grovep_path_pop(&c->path, o2);
+            t->kind = GROVE_TASK_PER_RESOURCE;
+            if (!(t->type = dup_string(c, pt)))
+                return -1;
+        }
+        else {
+            if (need_int(c, v, vsh, 1, &n) < 0)
+                return -1;
+            if (strcmp(key, "per_slot") == 0) {
+                if (V1(c) && n != 1)
+                    return vfail(c, vsh, "must be 1 in V1 (got %lld)", n);
+                t->kind = GROVE_TASK_PER_SLOT;
+            }
+            else
+                t->kind = GROVE_TASK_TOTAL;
+        }
+        t->n = (uint64_t)n;
+        grovep_path_pop(&c->path, old);
+    }
+    return 0;
+}
+
+static int task_one(vctx_t *c, const json_t *o, const json_t *sh, grove_jobspec_task_t *t)
+{
+    static const char *const known[] = {"command", "slot", "count", "distribution",
+                                        "attributes", NULL};
+    static const char *const v1keys[] = {"command", "slot", "count", NULL};
+    const json_t *cmd, *slot, *cnt, *x, *w;
+    const char *key;
+    size_t i, old;
+
+    if (!json_is_object(o))
+        return vfail(c, sh, "a task must be a mapping (got %s)", grovep_typename(o));
+    if (V1(c)) {
+        if (check_keys(c, o, sh, v1keys, "a V1 task has command, slot, count") < 0)
+            return -1;
+    }
+    else {
+        json_object_foreach((json_t *)(uintptr_t)o, key, x) {
+            if (!str_in(key, known)) {
+                old = grovep_path_key(&c->path, key);
+                if (warn(c, "unknown task key (kept)") < 0)
+                    return -1;
+                grovep_path_pop(&c->path, old);
+            }
+        }
+    }
+    if (!(cmd = member(c, o, sh, "command", true, NULL))
+        || !(slot = member(c, o, sh, "slot", true, NULL))
+        || !(cnt = member(c, o, sh, "count", true, NULL)))
+        return -1;
+
+    old = grovep_path_key(&c->path, "command");
+    const json_t *csh = grovep_shadow_key(sh, "command");
+    if (!json_is_array(cmd))
+        return vfail(c, csh, "must be a list of strings (got %s)", grovep_typename(cmd));
+    if (json_array_size(cmd) == 0)
+        return vfail(c, csh, "must not be empty");
+    if (!(t->argv = calloc(json_array_size(cmd), sizeof(*t->argv))))
+        return vnomem(c);
+    json_array_foreach((json_t *)(uintptr_t)cmd, i, w) {
+        size_t o2 = grovep_path_index(&c->path, i);
+        if (need_string(c, w, grovep_shadow_index(csh, i)) < 0)
+            return -1;
+        if (!(t->argv[i] = dup_string(c, w)))
+            return -1;
+        t->argc++;
+        grovep_path_pop(&c->path, o2);
+    }
+    grovep_path_pop(&c->path, old);
+
+    old = grovep_path_key(&c->path, "slot");
+    if (need_string(c, slot, grovep_shadow_key(sh, "slot")) < 0)
+        return -1;
+    if (!(t->slot = dup_string(c, slot)))
+        return -1;
+    grovep_path_pop(&c->path, old);
+
+    old = grovep_path_key(&c->path, "count");
+    if (task_count(c, cnt, grovep_shadow_key(sh, "count"), t) < 0)
+        return -1;
+    grovep_path_pop(&c->path, old);
+
+    if ((x = json_object_get(o, "distribution"))) {
+        old = grovep_path_key(&c->path, "distribution");
+        if (need_string(c, x, grovep_shadow_key(sh, "distribution")) < 0)
+            return -1;
+        if (!(t->distribution = dup_string(c, x)))
+            return -1;
+        grovep_path_pop(&c->path, old);
+    }
+    if ((x = json_object_get(o, "attributes"))) {
+        old = grovep_path_key(&c->path, "attributes");
+        const json_t *ash = grovep_shadow_key(sh, "attributes");
+        if (!json_is_object(x))
+            return vfail(c, ash, "must be a mapping (got %s)", grovep_typename(x));
+        const json_t *env = json_object_get(x, "environment");
+        if (env && !json_is_object(env)) {
+            grovep_path_key(&c->path, "environment");
+            return vfail(c, grovep_shadow_key(ash, "environment"), "must be a mapping (got %s)",
+                         grovep_typename(env));
+        }
+        t->attributes = x;
+        grovep_path_pop(&c->path, old);
+    }
+    return 0;
+}
+
+static int tasks(vctx_t *c, const json_t *list, const json_t *sh)
+{
+    grove_jobspec_t *js = c->js;
+    const json_t *v;
+    size_t i, old = grovep_path_key(&c->path, "tasks");
+
+    if (!json_is_array(list))
+        return vfail(c, sh, "must be a list of tasks (got %s)", grovep_typename(list));
+    if (json_array_size(list) == 0)
+        return vfail(c, sh, "must contain at least one task");
+    if (V1(c) && json_array_size(list) != 1)
+        return vfail(c, sh, "V1 allows exactly one task (got %zu)", json_array_size(list));
+    if (!(js->tasks = calloc(json_array_size(list), sizeof(*js->tasks))))
+        return vnomem(c);
+    json_array_foreach((json_t *)(uintptr_t)list, i, v) {
+        size_t o2 = grovep_path_index(&c->path, i);
+        js->ntasks++;
+        if (task_one(c, v, grovep_shadow_index(sh, i), &js->tasks[i]) < 0)
+            return -1;
+        grovep_path_pop(&c->path, o2);
+    }
+    /* A task's slot should name a slot. */
+    for (i = 0; i < js->ntasks; i++) {
+        bool found = false;
+        for (size_t k = 0; k < js->nres && !found; k++)
+            found = js->res[k].is_slot && strcmp(js->res[k].label, js->tasks[i].slot) == 0;
+        if (!found) {
+            size_t o2 = grovep_path_index(&c->path, i);
+            grovep_path_key(&c->path, "slot");
+            if (warn(c, "no slot is labelled '%s'", js->tasks[i].slot) < 0)
+                return -1;
+            grovep_path_pop(&c->path, o2);
+        }
+    }
+    grovep_path_pop(&c->path, old);
+    return 0;
+}
+
+/* ---- attributes ---- */
+
+static int nonneg_number(vctx_t *c, const json_t *v, const json_t *sh, double *out)
+{
+    if (!json_is_number(v))
+        return vfail(c, sh, "must be a number of seconds (got %s)", grovep_typename(v));
+    double d = json_number_value(v);
+    if (isnan(d) || d < 0)
+        return vfail(c, sh, "must not be negative (got %g)", d);
+    if (d > GROVE_JOBSPEC_DURATION_MAX)
+        return vfail(c, sh, "is too large (%g > 2^53 seconds)", d);
+    *out = d;
+    return 0;
+}
+
+static int system_attrs(vctx_t *c, const json_t *o, const json_t *sh)
+{
+    static const char *const strings[] = {"cwd", "queue", "bank", "project", NULL};
+    static const char *const maps[] = {"environment", "job", "shell", "files", NULL};
+    const char *key;
+    const json_t *v;
+    bool has_duration = false;
+
+    json_object_foreach((json_t *)(uintptr_t)o, key, v) {
+        const json_t *vsh = grovep_shadow_key(sh, key);
+        size_t old = grovep_path_key(&c->path, key);
+        double d;
+        if (strcmp(key, "duration") == 0) {
+            if (nonneg_number(c, v, vsh, &d) < 0)
+                return -1;
+            c->js->duration = d;
+            has_duration = true;
+        }
+        else if (strcmp(key, "preemptible-after") == 0) {
+            if (nonneg_number(c, v, vsh, &d) < 0)
+                return -1;
+        }
+        else if (str_in(key, strings)) {
+            if (need_string(c, v, vsh) < 0)
+                return -1;
+        }
+        else if (str_in(key, maps)) {
+            if (!json_is_object(v))
+                return vfail(c, vsh, "must be a mapping (got %s)", grovep_typename(v));
+            const json_t *opt = json_object_get(v, "options");
+            if (strcmp(key, "shell") == 0 && opt && !json_is_object(opt)) {
+                grovep_path_key(&c->path, "options");
+                return vfail(c, grovep_shadow_key(vsh, "options"), "must be a mapping (got %s)",
+                             grovep_typename(opt));
+            }
+        }
+        else if (strcmp(key, "dependencies") == 0) {
+            size_t i;
+            const json_t *dep;
+            if (!json_is_array(v))
+                return vfail(c, vsh, "must be a list (got %s)", grovep_typename(v));
+            json_array_foreach((json_t *)(uintptr_t)v, i, dep) {
+                const json_t *dsh = grovep_shadow_index(vsh, i);
+                size_t o2 = grovep_path_index(&c->path, i);
+                if (!json_is_object(dep))
+                    return vfail(c, dsh, "must be a mapping with scheme and value (got %s)",
+                                 grovep_typename(dep));
+                static const char *const dk[] = {"scheme", "value"};
+                for (int k = 0; k < 2; k++) {
+                    const json_t *s = member(c, dep, dsh, dk[k], true, NULL);
+                    if (!s)
+                        return -1;
+                    size_t o3 = grovep_path_key(&c->path, dk[k]);
+                    if (need_string(c, s, grovep_shadow_key(dsh, dk[k])) < 0)
+                        return -1;
+                    grovep_path_pop(&c->path, o3);
+                }
+                grovep_path_pop(&c->path, o2);
+            }
+        }
+        else if (strcmp(key, "constraints") == 0) {
+            if (!json_is_object(v))
+                return vfail(c, vsh, "must be a mapping (got %s)", grovep_typename(v));
+            c->js->constraint = grovep_constraint_compile(v, vsh, &c->path, c->source, c->err);
+            if (!c->js->constraint)
+                return -1;
+        }
+        else if (warn(c, "unknown system attribute (kept)") < 0)
+            return -1;
+        grovep_path_pop(&c->path, old);
+    }
+    if (V1(c) && !has_duration) {
+        grovep_path_key(&c->path, "duration");
+        return vfail(c, sh, "required key is missing (V1 requires a duration)");
+    }
+    return 0;
+}
+
+static int attributes(vctx_t *c, const json_t *o, const json_t *sh)
+{
+    static const char *const keys[] = {"user", "system", NULL};
+    const json_t *user, *sys;
+    size_t old = grovep_path_key(&c->path, "attributes");
+
+    if (json_is_null(o) && c->js->version != 1 && !V1(c)) {
+        grovep_path_pop(&c->path, old);
+        return 0;
+    }
+    if (!json_is_object(o))
+        return vfail(c, sh, "must be a mapping (got %s)", grovep_typename(o));
+    if (check_keys(c, o, sh, keys, "attributes has only user and system") < 0)
+        return -1;
+    if ((user = json_object_get(o, "user"))) {
+        size_t o2 = grovep_path_key(&c->path, "user");
+        const json_t *ush = grovep_shadow_key(sh, "user");
+        if (!json_is_object(user))
+            return vfail(c, ush, "must be a mapping (got %s)", grovep_typename(user));
+        if (V1(c) && json_object_size(user) == 0)
+            return vfail(c, ush, "must not be empty in V1");
+        c->js->user = user;
+        grovep_path_pop(&c->path, o2);
+    }
+    sys = member(c, o, sh, "system", V1(c), "(V1 requires attributes.system.duration)");
+    if (!sys && V1(c))
+        return -1;
+    if (sys) {
+        size_t o2 = grovep_path_key(&c->path, "system");
+        const json_t *ssh = grovep_shadow_key(sh, "system");
+        if (!json_is_object(sys))
+            return vfail(c, ssh, "must be a mapping (got %s)", grovep_typename(sys));
+        if (system_attrs(c, sys, ssh) < 0)
+            return -1;
+        c->js->system = sys;
+        grovep_path_pop(&c->path, o2);
+    }
+    grovep_path_pop(&c->path, old);
+    return 0;
+}
+
+/* ---- the document ---- */
+
+static int validate(vctx_t *c, const json_t *doc, const json_t *sh)
+{
+    static const char *const keys[] = {"version", "resources", "tasks", "attributes", NULL};
+    grove_jobspec_t *js = c->js;
+    const json_t *ver, *res, *tsk, *att;
+    long long version;
+
+    if (!json_is_object(doc))
+        return vfail(c, sh, "a jobspec must be a mapping (got %s)", grovep_typename(doc));
+    if (check_keys(c, doc, sh, keys, "a jobspec has version, resources, tasks, attributes") < 0)
+        return -1;
+    if (!(ver = member(c, doc, sh, "version", true, NULL))
+        || !(res = member(c, doc, sh, "resources", true, NULL))
+        || !(tsk = member(c, doc, sh, "tasks", true, NULL))
+        || !(att = member(c, doc, sh, "attributes", true, NULL)))
+        return -1;
+
+    size_t old = grovep_path_key(&c->path, "version");
+    const json_t *vsh = grovep_shadow_key(sh, "version");
+    if (!json_is_integer(ver))
+        return vfail(c, vsh, "must be an integer (got %s)", grovep_typename(ver));
+    version = json_integer_value(ver);
+    if (version < 1 || version > 9999)
+        return vfail(c, vsh, "must be between 1 and 9999 (got %lld)", version);
+    if (V1(c) && version != 1)
+        return vfail(c, vsh, "must be 1 for a V1 jobspec (got %lld)", version);
+    js->version = (int)version;
+    grovep_path_pop(&c->path, old);
+
+    old = grovep_path_key(&c->path, "resources");
+    const json_t *rsh = grovep_shadow_key(sh, "resources");
+    if (resource_list(c, res, rsh, NONE, 0, false) < 0)
+        return -1;
+    grovep_path_pop(&c->path, old);
+
+    if (tasks(c, tsk, grovep_shadow_key(sh, "tasks")) < 0)
+        return -1;
+    if (attributes(c, att, grovep_shadow_key(sh, "attributes")) < 0)
+        return -1;
+    if (V1(c) && v1_resources(c, res, rsh) < 0)
+        return -1;
+    return 0;
+}
+
+static void fixup(grove_jobspec_t *js)
+{
+    for (size_t i = 0; i < js->nres; i++) {
+        grove_jobspec_resource_t *r = &js->res[i];
+        r->parent = r->parent_i == NONE ? NULL : &js->res[r->parent_i];
+        r->child = r->child_i == NONE ? NULL : &js->res[r->child_i];
+        r->next = r->next_i == NONE ? NULL : &js->res[r->next_i];
+    }
+}
+
+/* Validate doc (stolen) with line shadow sh (borrowed, may be NULL). */
+static grove_jobspec_t *jobspec_build(json_t *doc, const json_t *sh,
+                                      const grove_jobspec_opts_t *opts, const char *source,
+                                      grove_error_t *err)
+{
+    grove_jobspec_t *js = calloc(1, sizeof(*js));
+    vctx_t c;
+
+    if (!js) {
+        json_decref(doc);
+        grove_error_set(err, source, 0, "out of memory");
+        errno = ENOMEM;
+        return NULL;
+    }
+    js->doc = doc;
+    memset(&c, 0, sizeof(c));
+    c.js = js;
+    c.source = source;
+    c.flags = opts ? opts->flags : 0;
+    c.known_types = opts ? opts->known_types : NULL;
+    c.err = err;
+    if (validate(&c, doc, sh) < 0) {
+        int saved = errno;
+        grove_jobspec_destroy(js);
+        errno = saved;
+        return NULL;
+    }
+    fixup(js);
+    return js;
+}
+
+grove_jobspec_t *grove_jobspec_parse(const char *text, size_t len,
+                                     const grove_jobspec_opts_t *opts, grove_error_t *err)
+{
+    const char *source = opts ? opts->source : NULL;
+    json_t *doc, *lines;
+    grove_jobspec_t *js;
+
+    grove_error_clear(err);
+    if (grovep_doc_read(text, len, opts ? opts->flags : 0, source, &doc, &lines, err) < 0)
+        return NULL;
+    js = jobspec_build(doc, lines, opts, source, err);
+    json_decref(lines);
+    return js;
+}
+
+grove_jobspec_t *grove_jobspec_load(const char *path, const grove_jobspec_opts_t *opts,
+                                    grove_error_t *err)
+{
+    grove_jobspec_opts_t o = {0, NULL, NULL};
+    FILE *f;
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+
+    grove_error_clear(err);
+    if (!path) {
+        errno = EINVAL;
+        grove_error_set(err, NULL, 0, "no path");
+        return NULL;
+    }
+    if (opts)
+        o = *opts;
+    if (!o.source)
+        o.source = path;
+    if (!(f = fopen(path, "rb"))) {
+        int saved = errno;
+        grove_error_set(err, o.source, 0, "%s", strerror(saved));
+        errno = saved;
+        return NULL;
+    }
+    for (;;) {
+        if (cap - len < 4096) {
+            cap = cap ? 2 * cap : 8192;
+            char *b = realloc(buf, cap);
+            if (!b) {
+                free(buf);
+                fclose(f);
+                grove_error_set(err, o.source, 0, "out of memory");
+                errno = ENOMEM;
+                return NULL;
+            }
+            buf = b;
+        }
+        size_t n = fread(buf + len, 1, cap - len, f);
+        len += n;
+        if (n == 0)
+            break;
+    }
+    if (ferror(f)) {
+        int saved = errno ? errno : EIO;
+        free(buf);
+        fclose(f);
+        grove_error_set(err, o.source, 0, "read error: %s", strerror(saved));
+        errno = saved;
+        return NULL;
+    }
+    fclose(f);
+    grove_jobspec_t *js = grove_jobspec_parse(buf, len, &o, err);
+    int saved = errno;
+    free(buf);
+    errno = saved;
+    return js;
+}
+
+grove_jobspec_t *grove_jobspec_from_json(const json_t *doc, const grove_jobspec_opts_t *opts,
+                                         grove_error_t *err)
+{
+    const char *source = opts ? opts->source : NULL;
+    json_t *copy;
+
+    grove_error_clear(err);
+    if (!doc) {
+        grove_error_set(err, source, 0, "no document");
+        errno = EINVAL;
+        return NULL;
+    }
+    if (!(copy = json_deep_copy(doc))) {
+        grove_error_set(err, source, 0, "out of memory");
+        errno = ENOMEM;
+        return NULL;
+    }
+    return jobspec_build(copy, NULL, opts, source, err);
+}
+
+void grove_jobspec_destroy(grove_jobspec_t *js)
+{
+    if (!js)
+        return;
+    int saved = errno;
+    for (size_t i = 0; i < js->nres; i++) {
+        grove_jobspec_resource_t *r = &js->res[i];
+        free(r->type);
+        free(r->label);
+        free(r->unit);
+        free(r->id);
+        grove_count_clear(&r->count);
+    }
+    free(js->res);
+    for (size_t i = 0; i < js->ntasks; i++) {
+        grove_jobspec_task_t *t = &js->tasks[i];
+        for (size_t k = 0; k < t->argc; k++)
+            free(t->argv[k]);
+        free(t->argv);
+        free(t->slot);
+        free(t->type);
+        free(t->distribution);
+    }
+    free(js->tasks);
+    for (size_t i = 0; i < js->nwarn; i++)
+        free(js->warnings[i]);
+    free(js->warnings);
+    grove_constraint_destroy(js->constraint);
+    json_decref(js->doc);
+    free(js);
+    errno = saved;
+}
+
+/* ==================================================================== */
+/* Accessors                                                             */
+/* ==================================================================== */
+
+int grove_jobspec_version(const grove_jobspec_t *js)
+{
+    return js->version;
+}
+
+double grove_jobspec_duration(const grove_jobspec_t *js)
+{
+    return js->duration;
+}
+
+const json_t *grove_jobspec_json(const grove_jobspec_t *js)
+{
+    return js->doc;
+}
+
+const json_t *grove_jobspec_user(const grove_jobspec_t *js)
+{
+    return js->user;
+}
+
+const json_t *grove_jobspec_system(const grove_jobspec_t *js)
+{
+    return js->system;
+}
+
+const grove_constraint_t *grove_jobspec_constraint(const grove_jobspec_t *js)
+{
+    return js->constraint;
+}
+
+size_t grove_jobspec_warning_count(const grove_jobspec_t *js)
+{
+    return js->nwarn;
+}
+
+const char *grove_jobspec_warning(const grove_jobspec_t *js, size_t i)
+{
+    return i < js->nwarn ? js->warnings[i] : NULL;
+}
+
+size_t grove_jobspec_resource_total(const grove_jobspec_t *js)
+{
+    return js->nres;
+}
+
+const grove_jobspec_resource_t *grove_jobspec_resource_at(const grove_jobspec_t *js, size_t i)
+{
+    return i < js->nres ? &js->res[i] : NULL;
+}
+
+const grove_jobspec_resource_t *grove_jobspec_resource_first(const grove_jobspec_t *js)
+{
+    return js->nres > 0 ? &js->res[0] : NULL;
+}
+
+const grove_jobspec_resource_t *grove_jobspec_resource_next(const grove_jobspec_resource_t *r)
+{
+    return r->next;
+}
+
+const grove_jobspec_resource_t *grove_jobspec_resource_child(const grove_jobspec_resource_t *r)
+{
+    return r->child;
+}
+
+const grove_jobspec_resource_t *grove_jobspec_resource_parent(const grove_jobspec_resource_t *r)
+{
+    return r->parent;
+}
+
+size_t grove_jobspec_resource_index(const grove_jobspec_resource_t *r)
+{
+    return r->index;
+}
+
+unsigned grove_jobspec_resource_depth(const grove_jobspec_resource_t *r)
+{
+    return r->depth;
+}
+
+size_t grove_jobspec_resource_nchildren(const grove_jobspec_resource_t *r)
+{
+    return r->nchildren;
+}
+
+const char *grove_jobspec_resource_type(const grove_jobspec_resource_t *r)
+{
+    return r->type;
+}
+
+const char *grove_jobspec_resource_label(const grove_jobspec_resource_t *r)
+{
+    return r->label;
+}
+
+const char *grove_jobspec_resource_unit(const grove_jobspec_resource_t *r)
+{
+    return r->unit;
+}
+
+const char *grove_jobspec_resource_id(const grove_jobspec_resource_t *r)
+{
+    return r->id;
+}
+
+const grove_count_t *grove_jobspec_resource_count(const grove_jobspec_resource_t *r)
+{
+    return &r->count;
+}
+
+int grove_jobspec_resource_exclusive_raw(const grove_jobspec_resource_t *r)
+{
+    return r->exclusive;
+}
+
+bool grove_jobspec_resource_exclusive(const grove_jobspec_resource_t *r)
+{
+    if (r->exclusive >= 0)
+        return r->exclusive == 1;
+    return r->is_slot || r->in_slot;
+}
+
+bool grove_jobspec_resource_is_slot(const grove_jobspec_resource_t *r)
+{
+    return r->is_slot;
+}
+
+bool grove_jobspec_resource_in_slot(const grove_jobspec_resource_t *r)
+{
+    return r->in_slot;
+}
+
+int grove_jobspec_resource_line(const grove_jobspec_resource_t *r)
+{
+    return r->line;
+}
+
+size_t grove_jobspec_task_count(const grove_jobspec_t *js)
+{
+    return js->ntasks;
+}
+
+const grove_jobspec_task_t *grove_jobspec_task(const grove_jobspec_t *js, size_t i)
+{
+    return i < js->ntasks ? &js->tasks[i] : NULL;
+}
+
+size_t grove_jobspec_task_argc(const grove_jobspec_task_t *t)
+{
+    return t->argc;
+}
+
+const char *grove_jobspec_task_arg(const grove_jobspec_task_t *t, size_t i)
+{
+    return i < t->argc ? t->argv[i] : NULL;
+}
+
+const char *grove_jobspec_task_slot(const grove_jobspec_task_t *t)
+{
+    return t->slot;
+}
+
+grove_task_count_kind_t grove_jobspec_task_count_kind(const grove_jobspec_task_t *t,
+                                                      uint64_t *n, const char **type)
+{
+    if (n)
+        *n = t->n;
+    if (type)
+        *type = t->type;
+    return t->kind;
+}
+
+const char *grove_jobspec_task_distribution(const grove_jobspec_task_t *t)
+{
+    return t->distribution;
+}
+
+const json_t *grove_jobspec_task_attributes(const grove_jobspec_task_t *t)
+{
+    return t->attributes;
+}
