@@ -1,0 +1,1281 @@
+/* l_graph.c: the graph of resource pools in Lua: grove.core.graph(), the
+ * graph userdata with its methods, the edge handle, iteration
+ * (g:vertices{...}, g:edges()), and the handle interface of grovel.h that
+ * the other binding files use.
+ *
+ * Workload: scripts and policies that build graphs of up to millions of
+ * vertices and look at them through short-lived handles.  A handle is a
+ * small userdata (graph, id); nothing is cached per vertex, so memory stays
+ * in the core.  Iterators walk the core's type/name/rank chains instead of
+ * scanning when the spec allows.
+ *
+ * Error rule: misuse (wrong types, a closed graph, a removed vertex, a value
+ * that could never be valid) raises through luaL_argerror; a failure that
+ * depends on the state of the graph returns nil, message, code.  C memory
+ * that outlives a possible Lua error is owned by a userdata (a box, or the
+ * graph userdata created before the graph), never by a C local.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lgraph.h"
+
+/* ---- classes and boxes ---------------------------------------------------- */
+
+void grovel_class(lua_State *L, const char *tname, const luaL_Reg *methods,
+                  const luaL_Reg *meta)
+{
+    luaL_newmetatable(L, tname); /* existing one if already created */
+    if (meta)
+        luaL_setfuncs(L, meta, 0);
+    if (lua_getfield(L, -1, "__index") != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, -3, "__index");
+    }
+    if (methods)
+        luaL_setfuncs(L, methods, 0);
+    lua_pop(L, 1);
+    lua_pushstring(L, tname);
+    lua_setfield(L, -2, "__name");
+    lua_pop(L, 1);
+}
+
+static int box_gc(lua_State *L)
+{
+    struct grovel_box *b = luaL_checkudata(L, 1, GROVEL_BOX);
+    if (b->p && b->fn)
+        b->fn(b->p);
+    b->p = NULL;
+    return 0;
+}
+
+struct grovel_box *grovel_box_new(lua_State *L, void (*fn)(void *))
+{
+    struct grovel_box *b = lua_newuserdatauv(L, sizeof(*b), 0);
+    b->p = NULL;
+    b->fn = fn;
+    luaL_setmetatable(L, GROVEL_BOX);
+    return b;
+}
+
+/* ---- graph userdata -------------------------------------------------------- */
+
+struct grovel_graph *grovel_new_graph_ud(lua_State *L)
+{
+    struct grovel_graph *gr = lua_newuserdatauv(L, sizeof(*gr), 0);
+    gr->g = NULL;
+    gr->busy = 0;
+    luaL_setmetatable(L, GROVEL_GRAPH);
+    return gr;
+}
+
+/* Protected part of grovel_push_graph: a userdata for the graph at arg 1. */
+static int push_graph_body(lua_State *L)
+{
+    grove_graph_t *g = lua_touserdata(L, 1);
+    struct grovel_graph *gr = grovel_new_graph_ud(L);
+    gr->g = g;
+    return 1;
+}
+
+void grovel_push_graph(lua_State *L, grove_graph_t *g)
+{
+    lua_pushcfunction(L, push_graph_body); /* light C function: no allocation */
+    lua_pushlightuserdata(L, g);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+        grove_graph_destroy(g);
+        lua_error(L);
+    }
+}
+
+struct grovel_graph *grovel_check_graph_ud(lua_State *L, int idx)
+{
+    struct grovel_graph *gr = luaL_checkudata(L, idx, GROVEL_GRAPH);
+    if (!gr->g)
+        luaL_argerror(L, idx, "graph is closed");
+    return gr;
+}
+
+struct grovel_graph *grovel_check_mutable(lua_State *L, int idx)
+{
+    struct grovel_graph *gr = grovel_check_graph_ud(L, idx);
+    if (gr->busy)
+        luaL_argerror(L, idx, "graph is busy: a walk or find is running on it");
+    return gr;
+}
+
+grove_graph_t *grovel_check_graph(lua_State *L, int idx)
+{
+    return grovel_check_graph_ud(L, idx)->g;
+}
+
+/* __gc, __close and close(): idempotent. */
+static int graph_close(lua_State *L)
+{
+    struct grovel_graph *gr = luaL_checkudata(L, 1, GROVEL_GRAPH);
+    if (gr->g && gr->busy)
+        return luaL_argerror(L, 1, "graph is busy: a walk or find is running on it");
+    grove_graph_destroy(gr->g);
+    gr->g = NULL;
+    return 0;
+}
+
+static int graph_tostring(lua_State *L)
+{
+    struct grovel_graph *gr = luaL_checkudata(L, 1, GROVEL_GRAPH);
+    if (!gr->g)
+        lua_pushliteral(L, "grove.graph (closed)");
+    else
+        lua_pushfstring(L, "grove.graph (%I vertices, %I edges)",
+                        (lua_Integer)grove_graph_vertex_count(gr->g),
+                        (lua_Integer)grove_graph_edge_count(gr->g));
+    return 1;
+}
+
+static int graph_len(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)grove_graph_vertex_count(grovel_check_graph(L, 1)));
+    return 1;
+}
+
+static int l_graph_new(lua_State *L)
+{
+    struct grovel_graph *gr = grovel_new_graph_ud(L);
+    gr->g = grove_graph_create();
+    if (!gr->g)
+        return grovel_fail_errno(L, ENOMEM, "cannot create a graph: out of memory");
+    return 1;
+}
+
+/* ---- handles ------------------------------------------------------------ */
+
+void grovel_push_vertex(lua_State *L, int graph_idx, grove_vid_t v)
+{
+    graph_idx = lua_absindex(L, graph_idx);
+    struct grovel_graph *gr = luaL_checkudata(L, graph_idx, GROVEL_GRAPH);
+    struct grovel_vertex *h = lua_newuserdatauv(L, sizeof(*h), 1);
+    h->gr = gr;
+    h->v = v;
+    luaL_setmetatable(L, GROVEL_VERTEX);
+    lua_pushvalue(L, graph_idx);
+    lua_setiuservalue(L, -2, 1);
+}
+
+struct grovel_vertex *grovel_check_vertex_ud(lua_State *L, int idx)
+{
+    struct grovel_vertex *h = luaL_checkudata(L, idx, GROVEL_VERTEX);
+    if (!h->gr->g)
+        luaL_argerror(L, idx, "graph is closed");
+    if (!grove_graph_has_vertex(h->gr->g, h->v))
+        luaL_argerror(L, idx, "vertex was removed from its graph");
+    return h;
+}
+
+grove_vid_t grovel_check_vertex(lua_State *L, int idx, grove_graph_t **g)
+{
+    struct grovel_vertex *h = grovel_check_vertex_ud(L, idx);
+    if (g)
+        *g = h->gr->g;
+    return h->v;
+}
+
+grove_vid_t grovel_check_vertex_in(lua_State *L, int idx, const struct grovel_graph *gr)
+{
+    struct grovel_vertex *h = grovel_check_vertex_ud(L, idx);
+    if (h->gr != gr)
+        luaL_argerror(L, idx, "vertex of another graph");
+    return h->v;
+}
+
+void grovel_vertex_graph(lua_State *L, int idx)
+{
+    luaL_checkudata(L, idx, GROVEL_VERTEX);
+    lua_getiuservalue(L, idx, 1);
+}
+
+void grovel_push_sibling(lua_State *L, int idx, grove_vid_t v)
+{
+    lua_getiuservalue(L, idx, 1);
+    grovel_push_vertex(L, -1, v);
+    lua_remove(L, -2);
+}
+
+void grovel_push_edge(lua_State *L, int graph_idx, grove_eid_t e)
+{
+    graph_idx = lua_absindex(L, graph_idx);
+    struct grovel_graph *gr = luaL_checkudata(L, graph_idx, GROVEL_GRAPH);
+    struct grovel_edge *h = lua_newuserdatauv(L, sizeof(*h), 1);
+    h->gr = gr;
+    h->e = e;
+    luaL_setmetatable(L, GROVEL_EDGE);
+    lua_pushvalue(L, graph_idx);
+    lua_setiuservalue(L, -2, 1);
+}
+
+static struct grovel_edge *check_edge(lua_State *L, int idx)
+{
+    struct grovel_edge *h = luaL_checkudata(L, idx, GROVEL_EDGE);
+    if (!h->gr->g)
+        luaL_argerror(L, idx, "graph is closed");
+    if (!grove_graph_has_edge(h->gr->g, h->e))
+        luaL_argerror(L, idx, "edge was removed from its graph");
+    return h;
+}
+
+grove_jobid_t grovel_check_job(lua_State *L, int idx)
+{
+    lua_Integer j = luaL_checkinteger(L, idx);
+    luaL_argcheck(L, j >= 0, idx, "job id must be a non-negative integer");
+    return (grove_jobid_t)j;
+}
+
+const char *grovel_push_label(lua_State *L, const grove_graph_t *g, grove_vid_t v)
+{
+    grove_sym_t sub = grove_graph_sym_lookup(g, GROVE_CONTAINMENT);
+    int n = sub == GROVE_SYM_NONE ? -1 : grove_vertex_path(g, v, sub, NULL, 0);
+    if (n < 0)
+        return lua_pushstring(L, grove_vertex_name(g, v));
+    luaL_Buffer b;
+    char *p = luaL_buffinitsize(L, &b, (size_t)n + 1);
+    grove_vertex_path(g, v, sub, p, (size_t)n + 1);
+    luaL_pushresultsize(&b, (size_t)n);
+    return lua_tostring(L, -1);
+}
+
+grove_sym_t grovel_opt_subsystem(lua_State *L, int idx, const grove_graph_t *g,
+                                 const char **name)
+{
+    const char *s = luaL_optstring(L, idx, GROVE_CONTAINMENT);
+    if (name)
+        *name = s;
+    return grove_graph_sym_lookup(g, s);
+}
+
+/* ---- search specs ------------------------------------------------------- */
+
+static const char *const spec_fields[] = {
+    "type", "basename", "name", "unit", "status", "rank", "id", "property", "tag", NULL,
+};
+
+/* Number of key/value entries a property= or tag= field holds. */
+static size_t spec_kv_count(lua_State *L, int spec, const char *field)
+{
+    size_t n = 0;
+    int t = lua_getfield(L, spec, field);
+    if (t == LUA_TSTRING)
+        n = 1;
+    else if (t == LUA_TTABLE) {
+        lua_pushnil(L);
+        while (lua_next(L, -2)) {
+            n++;
+            lua_pop(L, 1);
+        }
+    } else if (t != LUA_TNIL) {
+        lua_pop(L, 1);
+        luaL_error(L, "bad spec field '%s' (string or table expected, got %s)", field,
+                   lua_typename(L, t));
+    }
+    lua_pop(L, 1);
+    return n;
+}
+
+/* Anchor the string at the top of the stack in the table at anchor; pops
+ * it and returns the anchored pointer. */
+static const char *anchor(lua_State *L, int anchor_idx)
+{
+    const char *s = lua_tostring(L, -1);
+    lua_rawseti(L, anchor_idx, (lua_Integer)lua_rawlen(L, anchor_idx) + 1);
+    return s;
+}
+
+/* Fill kv[0..) from the property= / tag= field; returns entries filled. */
+static size_t spec_kv_fill(lua_State *L, int spec, int anch, const char *field,
+                           struct grovel_kv *kv)
+{
+    size_t n = 0;
+    int t = lua_getfield(L, spec, field);
+    if (t == LUA_TSTRING) {
+        kv[0].k = anchor(L, anch);
+        kv[0].v = NULL;
+        return 1;
+    }
+    if (t == LUA_TTABLE) {
+        lua_pushnil(L);
+        while (lua_next(L, -2)) {
+            if (lua_type(L, -2) == LUA_TNUMBER && lua_type(L, -1) == LUA_TSTRING) {
+                /* array form: {"a", "b"}: these keys present */
+                lua_pushvalue(L, -1);
+                kv[n].k = anchor(L, anch);
+                kv[n].v = NULL;
+            } else {
+                if (lua_type(L, -2) != LUA_TSTRING)
+                    luaL_error(L, "bad spec field '%s' (keys must be strings)", field);
+                lua_pushvalue(L, -2);
+                kv[n].k = anchor(L, anch);
+                if (lua_type(L, -1) == LUA_TBOOLEAN && lua_toboolean(L, -1)) {
+                    kv[n].v = NULL;
+                } else if (lua_type(L, -1) == LUA_TSTRING || lua_type(L, -1) == LUA_TNUMBER) {
+                    lua_pushvalue(L, -1);
+                    lua_tostring(L, -1); /* numbers match their text form */
+                    kv[n].v = anchor(L, anch);
+                } else {
+                    luaL_error(L, "bad spec field '%s' (value of '%s' must be a string, "
+                                  "number or true)", field, kv[n].k);
+                }
+            }
+            n++;
+            lua_pop(L, 1);
+        }
+    }
+    lua_pop(L, 1);
+    return n;
+}
+
+static const char *spec_string(lua_State *L, int spec, int anch, const char *field)
+{
+    int t = lua_getfield(L, spec, field);
+    if (t == LUA_TNIL) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    if (t != LUA_TSTRING)
+        luaL_error(L, "bad spec field '%s' (string expected, got %s)", field,
+                   lua_typename(L, t));
+    return anchor(L, anch);
+}
+
+static bool spec_integer(lua_State *L, int spec, const char *field, int64_t *out)
+{
+    int t = lua_getfield(L, spec, field);
+    if (t == LUA_TNIL) {
+        lua_pop(L, 1);
+        return false;
+    }
+    if (!lua_isinteger(L, -1))
+        luaL_error(L, "bad spec field '%s' (integer expected, got %s)", field,
+                   luaL_typename(L, -1));
+    *out = lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    return true;
+}
+
+struct grovel_spec *grovel_push_spec(lua_State *L, int idx)
+{
+    idx = lua_absindex(L, idx);
+    luaL_checktype(L, idx, LUA_TTABLE);
+    luaL_checkstack(L, 8, NULL);
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        int i = 0;
+        while (k && spec_fields[i] && strcmp(spec_fields[i], k))
+            i++;
+        if (!k || !spec_fields[i])
+            luaL_argerror(L, idx,
+                          lua_pushfstring(L, "unknown spec field '%s'", luaL_tolstring(L, -1, NULL)));
+    }
+    size_t np = spec_kv_count(L, idx, "property");
+    size_t nt = spec_kv_count(L, idx, "tag");
+    struct grovel_spec *s =
+        lua_newuserdatauv(L, sizeof(*s) + (np + nt) * sizeof(struct grovel_kv), 1);
+    memset(s, 0, sizeof(*s));
+    s->status = -1;
+    luaL_setmetatable(L, GROVEL_SPEC);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setiuservalue(L, -3, 1);
+    int anch = lua_gettop(L);
+    s->type = spec_string(L, idx, anch, "type");
+    s->basename = spec_string(L, idx, anch, "basename");
+    s->name = spec_string(L, idx, anch, "name");
+    s->unit = spec_string(L, idx, anch, "unit");
+    const char *st = spec_string(L, idx, anch, "status");
+    if (st && (s->status = grove_status_parse(st)) < 0)
+        luaL_error(L, "bad spec field 'status' (unknown status '%s')", st);
+    s->has_rank = spec_integer(L, idx, "rank", &s->rank);
+    s->has_id = spec_integer(L, idx, "id", &s->id);
+    s->nprop = spec_kv_fill(L, idx, anch, "property", s->kv);
+    s->ntag = spec_kv_fill(L, idx, anch, "tag", s->kv + s->nprop);
+    lua_pop(L, 1); /* anchor table */
+    return s;
+}
+
+static bool str_eq(const char *want, const char *have)
+{
+    return !want || (have && !strcmp(want, have));
+}
+
+bool grovel_spec_match(const grove_graph_t *g, grove_vid_t v, const struct grovel_spec *s)
+{
+    if (!str_eq(s->type, grove_vertex_type(g, v)) || !str_eq(s->name, grove_vertex_name(g, v))
+        || !str_eq(s->basename, grove_vertex_basename(g, v))
+        || !str_eq(s->unit, grove_vertex_unit(g, v)))
+        return false;
+    if (s->status >= 0 && (int)grove_vertex_status(g, v) != s->status)
+        return false;
+    if (s->has_rank && grove_vertex_rank(g, v) != s->rank)
+        return false;
+    if (s->has_id && grove_vertex_id(g, v) != s->id)
+        return false;
+    for (size_t i = 0; i < s->nprop; i++) {
+        const char *val = grove_vertex_property(g, v, s->kv[i].k);
+        if (!val || !str_eq(s->kv[i].v, val))
+            return false;
+    }
+    for (size_t i = s->nprop; i < s->nprop + s->ntag; i++) {
+        const char *val = NULL;
+        if (!grove_vertex_has_tag(g, v, s->kv[i].k, &val) || !str_eq(s->kv[i].v, val))
+            return false;
+    }
+    return true;
+}
+
+/* ---- add_vertex, add_edge, add_child ----------------------------------- */
+
+static const char *const vertex_fields[] = {
+    "type", "basename", "name", "id", "rank", "size", "unit", "uuid", "properties",
+    "status", "tags", NULL,
+};
+
+/* Field f of the table at t: a string or nil (left on the stack). */
+static const char *field_string(lua_State *L, int t, const char *f)
+{
+    int ty = lua_getfield(L, t, f);
+    if (ty == LUA_TNIL)
+        return NULL;
+    if (ty != LUA_TSTRING)
+        luaL_argerror(L, t, lua_pushfstring(L, "field '%s' must be a string, not %s", f,
+                                            lua_typename(L, ty)));
+    return lua_tostring(L, -1);
+}
+
+static int64_t field_integer(lua_State *L, int t, const char *f, int64_t dflt, int64_t min)
+{
+    int ty = lua_getfield(L, t, f);
+    int64_t x = dflt;
+    if (ty != LUA_TNIL) {
+        if (!lua_isinteger(L, -1))
+            luaL_argerror(L, t, lua_pushfstring(L, "field '%s' must be an integer, not %s", f,
+                                                luaL_typename(L, -1)));
+        x = lua_tointeger(L, -1);
+        if (x < min)
+            luaL_argerror(L, t, lua_pushfstring(L, "field '%s' must be >= %I", f,
+                                                (lua_Integer)min));
+    }
+    lua_pop(L, 1);
+    return x;
+}
+
+/* Check the properties= or tags= table at the top of the stack. */
+static void check_kv_table(lua_State *L, int arg, const char *f, bool tags)
+{
+    int t = lua_gettop(L);
+    if (lua_isnil(L, t))
+        return;
+    if (!lua_istable(L, t))
+        luaL_argerror(L, arg, lua_pushfstring(L, "field '%s' must be a table", f));
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        if (lua_type(L, -2) != LUA_TSTRING || lua_rawlen(L, -2) == 0)
+            luaL_argerror(L, arg, lua_pushfstring(L, "field '%s': keys must be non-empty "
+                                                     "strings", f));
+        int vt = lua_type(L, -1);
+        if (vt != LUA_TSTRING && vt != LUA_TNUMBER && !(tags && vt == LUA_TBOOLEAN))
+            luaL_argerror(L, arg, lua_pushfstring(L, "field '%s': value of '%s' must be a "
+                                                     "string%s", f, lua_tostring(L, -2),
+                                                  tags ? " or a boolean" : " or a number"));
+        lua_pop(L, 1);
+    }
+}
+
+/* Apply the checked properties= / tags= table at t to v; 0 or -1 (errno). */
+static int apply_kv_table(lua_State *L, grove_graph_t *g, grove_vid_t v, int t, bool tags)
+{
+    if (lua_isnil(L, t))
+        return 0;
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        const char *k = lua_tostring(L, -2);
+        int rc;
+        if (tags) {
+            if (lua_type(L, -1) == LUA_TBOOLEAN) {
+                rc = lua_toboolean(L, -1) ? grove_vertex_tag(g, v, k, NULL) : 0;
+            } else {
+                lua_pushvalue(L, -1);
+                rc = grove_vertex_tag(g, v, k, lua_tostring(L, -1));
+                lua_pop(L, 1);
+            }
+        } else {
+            lua_pushvalue(L, -1);
+            rc = grove_vertex_set_property(g, v, k, lua_tostring(L, -1));
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+        if (rc < 0) {
+            lua_pop(L, 1);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int graph_add_vertex(lua_State *L)
+{
+    struct grovel_graph *gr = grovel_check_mutable(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    luaL_checkstack(L, 20, NULL);
+    lua_pushnil(L);
+    while (lua_next(L, 2)) {
+        lua_pop(L, 1);
+        const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        int i = 0;
+        while (k && vertex_fields[i] && strcmp(vertex_fields[i], k))
+            i++;
+        if (!k || !vertex_fields[i])
+            luaL_argerror(L, 2, lua_pushfstring(L, "unknown field '%s'",
+                                                luaL_tolstring(L, -1, NULL)));
+    }
+    grove_vertex_info_t info;
+    grove_vertex_info_init(&info);
+    info.type = field_string(L, 2, "type"); /* the strings stay on the stack */
+    if (!info.type || !info.type[0])
+        luaL_argerror(L, 2, "field 'type' is required (a non-empty string)");
+    info.basename = field_string(L, 2, "basename");
+    info.name = field_string(L, 2, "name");
+    info.unit = field_string(L, 2, "unit");
+    info.uuid = field_string(L, 2, "uuid");
+    const char *status = field_string(L, 2, "status");
+    info.id = field_integer(L, 2, "id", GROVE_ID_NONE, -1);
+    info.rank = field_integer(L, 2, "rank", GROVE_ID_NONE, -1);
+    info.size = field_integer(L, 2, "size", 1, 0);
+    int st = GROVE_STATUS_UP;
+    if (status && (st = grove_status_parse(status)) < 0)
+        luaL_argerror(L, 2, lua_pushfstring(L, "unknown status '%s'", status));
+    lua_getfield(L, 2, "properties");
+    int props = lua_gettop(L);
+    check_kv_table(L, 2, "properties", false);
+    lua_getfield(L, 2, "tags");
+    int tags = lua_gettop(L);
+    check_kv_table(L, 2, "tags", true);
+
+    grove_vid_t v = grove_graph_add_vertex(gr->g, &info);
+    if (v == GROVE_VID_NONE) {
+        int e = errno;
+        if (e == EINVAL && info.uuid)
+            return grovel_fail_errno(L, e, lua_pushfstring(L, "malformed uuid '%s'", info.uuid));
+        if (e == EEXIST && info.uuid)
+            return grovel_fail_errno(L, e, lua_pushfstring(L, "uuid %s is already used",
+                                                           info.uuid));
+        return grovel_fail_errno(L, e, NULL);
+    }
+    grove_vertex_set_status(gr->g, v, (grove_status_t)st);
+    if (apply_kv_table(L, gr->g, v, props, false) < 0
+        || apply_kv_table(L, gr->g, v, tags, true) < 0) {
+        int e = errno;
+        grove_graph_unlink(gr->g, v, true); /* no half-built vertex */
+        return grovel_fail_errno(L, e, NULL);
+    }
+    grovel_push_vertex(L, 1, v);
+    return 1;
+}
+
+static int graph_add_edge(lua_State *L)
+{
+    struct grovel_graph *gr = grovel_check_mutable(L, 1);
+    grove_vid_t src = grovel_check_vertex_in(L, 2, gr);
+    grove_vid_t dst = grovel_check_vertex_in(L, 3, gr);
+    const char *sub = NULL, *rel = NULL;
+    if (!lua_isnoneornil(L, 4)) {
+        luaL_checktype(L, 4, LUA_TTABLE);
+        lua_pushnil(L);
+        while (lua_next(L, 4)) {
+            lua_pop(L, 1);
+            const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
+            if (strcmp(k, "subsystem") && strcmp(k, "relation"))
+                luaL_argerror(L, 4, lua_pushfstring(L, "unknown field '%s'",
+                                                    luaL_tolstring(L, -1, NULL)));
+        }
+        sub = field_string(L, 4, "subsystem");
+        rel = field_string(L, 4, "relation");
+        if ((sub && !sub[0]) || (rel && !rel[0]))
+            luaL_argerror(L, 4, "subsystem and relation must not be empty");
+    }
+    grove_error_t err = {0};
+    grove_eid_t e = grove_graph_add_edge(gr->g, src, dst, sub, rel, &err);
+    if (e == GROVE_EID_NONE)
+        return grovel_fail_errno(L, errno, err.text[0] ? err.text : NULL);
+    grovel_push_edge(L, 1, e);
+    return 1;
+}
+
+static int graph_add_child(lua_State *L)
+{
+    struct grovel_graph *gr = grovel_check_mutable(L, 1);
+    grove_vid_t p = grovel_check_vertex_in(L, 2, gr);
+    grove_vid_t c = grovel_check_vertex_in(L, 3, gr);
+    const char *sub = luaL_optstring(L, 4, NULL);
+    luaL_argcheck(L, !sub || sub[0], 4, "subsystem must not be empty");
+    grove_error_t err = {0};
+    if (grove_graph_add_child(gr->g, p, c, sub, &err) < 0)
+        return grovel_fail_errno(L, errno, err.text[0] ? err.text : NULL);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int graph_set_opposite(lua_State *L)
+{
+    struct grovel_graph *gr = grovel_check_mutable(L, 1);
+    struct grovel_edge *a = check_edge(L, 2), *b = check_edge(L, 3);
+    luaL_argcheck(L, a->gr == gr, 2, "edge of another graph");
+    luaL_argcheck(L, b->gr == gr, 3, "edge of another graph");
+    if (grove_graph_set_opposite(gr->g, a->e, b->e) < 0)
+        return grovel_fail_errno(L, errno, "edges must join the same two vertices in "
+                                           "opposite directions in one subsystem");
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* ---- look-ups -------------------------------------------------------------- */
+
+static bool looks_like_uuid(const char *s, size_t len)
+{
+    if (len != 36)
+        return false;
+    for (size_t i = 0; i < 36; i++) {
+        bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+        if (dash ? s[i] != '-' : !strchr("0123456789abcdefABCDEF", s[i]))
+            return false;
+    }
+    return true;
+}
+
+/* g:vertex(path [, subsystem]) / g:vertex(uuid) / g:vertex(name) / g:vertex(vid) */
+static int graph_vertex(lua_State *L)
+{
+    grove_graph_t *g = grovel_check_graph(L, 1);
+    grove_vid_t v;
+    if (lua_type(L, 2) == LUA_TNUMBER) {
+        lua_Integer id = luaL_checkinteger(L, 2);
+        if (id < 0 || id >= (lua_Integer)GROVE_VID_NONE
+            || !grove_graph_has_vertex(g, (grove_vid_t)id))
+            return grovel_fail_errno(L, ENOENT,
+                                     lua_pushfstring(L, "no vertex with id %I", id));
+        v = (grove_vid_t)id;
+    } else {
+        size_t len;
+        const char *s = luaL_checklstring(L, 2, &len);
+        if (s[0] == '/') {
+            const char *subname;
+            grove_sym_t sub = grovel_opt_subsystem(L, 3, g, &subname);
+            v = sub == GROVE_SYM_NONE ? GROVE_VID_NONE : grove_graph_find_path(g, sub, s);
+            if (v == GROVE_VID_NONE)
+                return grovel_fail_errno(
+                    L, ENOENT, lua_pushfstring(L, "no vertex at path %s in %s", s, subname));
+        } else if (looks_like_uuid(s, len)) {
+            v = grove_graph_find_uuid(g, s);
+            if (v == GROVE_VID_NONE)
+                return grovel_fail_errno(L, ENOENT,
+                                         lua_pushfstring(L, "no vertex with uuid %s", s));
+        } else {
+            grove_sym_t n = grove_graph_sym_lookup(g, s);
+            v = n == GROVE_SYM_NONE ? GROVE_VID_NONE : grove_graph_first_by_name(g, n);
+            if (v == GROVE_VID_NONE)
+                return grovel_fail_errno(L, ENOENT,
+                                         lua_pushfstring(L, "no vertex named %s", s));
+        }
+    }
+    grovel_push_vertex(L, 1, v);
+    return 1;
+}
+
+enum { SCAN_ALL, SCAN_TYPE, SCAN_NAME, SCAN_RANK };
+
+/* Iterator: upvalues graph, spec (or nil), next candidate, mode. */
+static int vertices_next(lua_State *L)
+{
+    struct grovel_graph *gr = lua_touserdata(L, lua_upvalueindex(1));
+    if (!gr->g)
+        return luaL_error(L, "graph is closed");
+    const struct grovel_spec *s = lua_touserdata(L, lua_upvalueindex(2));
+    lua_Integer cur = lua_tointeger(L, lua_upvalueindex(3));
+    int mode = (int)lua_tointeger(L, lua_upvalueindex(4));
+    size_t slots = grove_graph_vertex_slots(gr->g);
+    while (cur >= 0 && (size_t)cur < slots) {
+        grove_vid_t v = (grove_vid_t)cur, next;
+        switch (mode) {
+        case SCAN_TYPE: next = grove_vertex_next_same_type(gr->g, v); break;
+        case SCAN_NAME: next = grove_vertex_next_same_name(gr->g, v); break;
+        case SCAN_RANK: next = grove_vertex_next_same_rank(gr->g, v); break;
+        default: next = v + 1; break;
+        }
+        cur = next == GROVE_VID_NONE ? -1 : (lua_Integer)next;
+        if (grove_graph_has_vertex(gr->g, v) && (!s || grovel_spec_match(gr->g, v, s))) {
+            lua_pushinteger(L, cur);
+            lua_replace(L, lua_upvalueindex(3));
+            grovel_push_vertex(L, lua_upvalueindex(1), v);
+            return 1;
+        }
+    }
+    lua_pushinteger(L, -1);
+    lua_replace(L, lua_upvalueindex(3));
+    return 0;
+}
+
+static int graph_vertices(lua_State *L)
+{
+    grove_graph_t *g = grovel_check_graph(L, 1);
+    lua_settop(L, 2);
+    lua_pushvalue(L, 1);
+    struct grovel_spec *s = NULL;
+    if (lua_isnil(L, 2))
+        lua_pushnil(L);
+    else
+        s = grovel_push_spec(L, 2);
+    grove_vid_t first = grove_graph_vertex_slots(g) ? 0 : GROVE_VID_NONE;
+    int mode = SCAN_ALL;
+    if (s && s->name) {
+        grove_sym_t n = grove_graph_sym_lookup(g, s->name);
+        first = n == GROVE_SYM_NONE ? GROVE_VID_NONE : grove_graph_first_by_name(g, n);
+        mode = SCAN_NAME;
+    } else if (s && s->has_rank) {
+        first = grove_graph_first_by_rank(g, s->rank);
+        mode = SCAN_RANK;
+    } else if (s && s->type) {
+        grove_sym_t t = grove_graph_sym_lookup(g, s->type);
+        first = t == GROVE_SYM_NONE ? GROVE_VID_NONE : grove_graph_first_by_type(g, t);
+        mode = SCAN_TYPE;
+    }
+    lua_pushinteger(L, first == GROVE_VID_NONE ? -1 : (lua_Integer)first);
+    lua_pushinteger(L, mode);
+    lua_pushcclosure(L, vertices_next, 4);
+    return 1;
+}
+
+/* Iterator: upvalues graph, next edge slot, subsystem symbol (or -1). */
+static int edges_next(lua_State *L)
+{
+    struct grovel_graph *gr = lua_touserdata(L, lua_upvalueindex(1));
+    if (!gr->g)
+        return luaL_error(L, "graph is closed");
+    lua_Integer cur = lua_tointeger(L, lua_upvalueindex(2));
+    lua_Integer sub = lua_tointeger(L, lua_upvalueindex(3));
+    size_t slots = grove_graph_edge_slots(gr->g);
+    for (; cur >= 0 && (size_t)cur < slots; cur++) {
+        grove_eid_t e = (grove_eid_t)cur;
+        if (!grove_graph_has_edge(gr->g, e)
+            || (sub >= 0 && grove_edge_subsystem(gr->g, e) != (grove_sym_t)sub))
+            continue;
+        lua_pushinteger(L, cur + 1);
+        lua_replace(L, lua_upvalueindex(2));
+        grovel_push_edge(L, lua_upvalueindex(1), e);
+        return 1;
+    }
+    lua_pushinteger(L, -1);
+    lua_replace(L, lua_upvalueindex(2));
+    return 0;
+}
+
+static int graph_edges(lua_State *L)
+{
+    grove_graph_t *g = grovel_check_graph(L, 1);
+    lua_Integer first = 0, sub = -1;
+    if (!lua_isnoneornil(L, 2)) {
+        grove_sym_t s = grove_graph_sym_lookup(g, luaL_checkstring(L, 2));
+        if (s == GROVE_SYM_NONE)
+            first = -1;
+        sub = (lua_Integer)s;
+    }
+    lua_pushvalue(L, 1);
+    lua_pushinteger(L, first);
+    lua_pushinteger(L, sub);
+    lua_pushcclosure(L, edges_next, 3);
+    return 1;
+}
+
+static int graph_roots(lua_State *L)
+{
+    grove_graph_t *g = grovel_check_graph(L, 1);
+    grove_sym_t sub = grovel_opt_subsystem(L, 2, g, NULL);
+    lua_newtable(L);
+    if (sub == GROVE_SYM_NONE)
+        return 1;
+    grove_vid_t r;
+    for (size_t i = 0; (r = grove_graph_root(g, sub, i)) != GROVE_VID_NONE; i++) {
+        grovel_push_vertex(L, 1, r);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
+static int graph_root(lua_State *L)
+{
+    grove_graph_t *g = grovel_check_graph(L, 1);
+    const char *name;
+    grove_sym_t sub = grovel_opt_subsystem(L, 2, g, &name);
+    grove_vid_t r = sub == GROVE_SYM_NONE ? GROVE_VID_NONE : grove_graph_root(g, sub, 0);
+    if (r == GROVE_VID_NONE)
+        return grovel_fail_errno(L, ENOENT, lua_pushfstring(L, "no root in subsystem %s", name));
+    grovel_push_vertex(L, 1, r);
+    return 1;
+}
+
+static int graph_subsystems(lua_State *L)
+{
+    grove_graph_t *g = grovel_check_graph(L, 1);
+    lua_newtable(L);
+    grove_sym_t s;
+    for (size_t i = 0; (s = grove_graph_subsystem_at(g, i)) != GROVE_SYM_NONE; i++) {
+        lua_pushstring(L, grove_graph_str(g, s));
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
+/* count() live vertices; count(type) those of a type. */
+static int graph_count(lua_State *L)
+{
+    grove_graph_t *g = grovel_check_graph(L, 1);
+    if (lua_isnoneornil(L, 2)) {
+        lua_pushinteger(L, (lua_Integer)grove_graph_vertex_count(g));
+    } else {
+        grove_sym_t t = grove_graph_sym_lookup(g, luaL_checkstring(L, 2));
+        lua_pushinteger(L, t == GROVE_SYM_NONE ? 0 : (lua_Integer)grove_graph_count_type(g, t));
+    }
+    return 1;
+}
+
+static int graph_edge_count(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)grove_graph_edge_count(grovel_check_graph(L, 1)));
+    return 1;
+}
+
+static int graph_bytes(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)grove_graph_bytes(grovel_check_graph(L, 1)));
+    return 1;
+}
+
+static int graph_now(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)grove_graph_now(grovel_check_graph(L, 1)));
+    return 1;
+}
+
+static int graph_set_now(lua_State *L)
+{
+    grove_graph_t *g = grovel_check_graph(L, 1);
+    lua_Integer t = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, t >= 0, 2, "time must be >= 0");
+    grove_graph_set_now(g, t);
+    return 0;
+}
+
+/* ---- shared with vertex methods: allocate, free, aggregate, copy --------- */
+
+/* The window of an allocation from opts at idx: {start=, duration=, end=,
+ * end_=, exclusive=}. */
+static void check_window(lua_State *L, int idx, const grove_graph_t *g, int64_t *start,
+                         int64_t *end, bool *excl)
+{
+    *start = grove_graph_now(g);
+    *end = GROVE_TIME_MAX;
+    *excl = false;
+    if (lua_isnoneornil(L, idx))
+        return;
+    luaL_checktype(L, idx, LUA_TTABLE);
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
+        if (strcmp(k, "start") && strcmp(k, "duration") && strcmp(k, "end")
+            && strcmp(k, "end_") && strcmp(k, "exclusive"))
+            luaL_argerror(L, idx, lua_pushfstring(L, "unknown option '%s'",
+                                                  luaL_tolstring(L, -1, NULL)));
+    }
+    *start = field_integer(L, idx, "start", *start, 0);
+    int64_t dur = field_integer(L, idx, "duration", -1, 1);
+    int64_t e1 = field_integer(L, idx, "end", -1, 0);
+    int64_t e2 = field_integer(L, idx, "end_", -1, 0);
+    if ((dur >= 0) + (e1 >= 0) + (e2 >= 0) > 1)
+        luaL_argerror(L, idx, "give at most one of duration, end and end_");
+    if (dur >= 0)
+        *end = dur > GROVE_TIME_MAX - *start ? GROVE_TIME_MAX : *start + dur;
+    else if (e1 >= 0 || e2 >= 0)
+        *end = e1 >= 0 ? e1 : e2;
+    if (*end <= *start)
+        luaL_argerror(L, idx, "the window ends before it starts");
+    lua_getfield(L, idx, "exclusive");
+    *excl = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+}
+
+int grovel_allocate(lua_State *L, grove_graph_t *g, grove_vid_t v, int arg)
+{
+    lua_Integer amount = luaL_checkinteger(L, arg);
+    luaL_argcheck(L, amount > 0, arg, "amount must be > 0");
+    grove_jobid_t job = grovel_check_job(L, arg + 1);
+    int64_t start, end;
+    bool excl;
+    check_window(L, arg + 2, g, &start, &end, &excl);
+    if (grove_vertex_allocate(g, v, job, amount, start, end, excl) == 0) {
+        lua_pushboolean(L, 1);
+        return 1;
+    }
+    int e = errno;
+    const char *label = grovel_push_label(L, g, v);
+    if (e == EINVAL)
+        return grovel_fail_errno(
+            L, e, lua_pushfstring(L, "%s: cannot allocate %I units of a pool of %I", label,
+                                  amount, (lua_Integer)grove_vertex_size(g, v)));
+    if (e == EBUSY)
+        return grovel_fail_errno(
+            L, e, lua_pushfstring(L, "%s: busy: cannot allocate %I units to job %I", label,
+                                  amount, (lua_Integer)job));
+    return grovel_fail_errno(L, e, NULL);
+}
+
+int grovel_free(lua_State *L, grove_graph_t *g, grove_vid_t v, int arg)
+{
+    grove_jobid_t job = grovel_check_job(L, arg);
+    lua_Integer amount = luaL_optinteger(L, arg + 1, -1);
+    luaL_argcheck(L, lua_isnoneornil(L, arg + 1) || amount > 0, arg + 1,
+                  "amount must be > 0");
+    if (grove_vertex_free(g, v, job, amount) == 0) {
+        lua_pushboolean(L, 1);
+        return 1;
+    }
+    int e = errno;
+    const char *label = grovel_push_label(L, g, v);
+    if (e == ENOENT)
+        return grovel_fail_errno(
+            L, e, lua_pushfstring(L, "%s: job %I holds nothing here", label, (lua_Integer)job));
+    if (e == EINVAL)
+        return grovel_fail_errno(L, e, lua_pushfstring(L, "%s: job %I holds fewer than %I units",
+                                                       label, (lua_Integer)job, amount));
+    return grovel_fail_errno(L, e, NULL);
+}
+
+/* Aggregate results gathered in C (no Lua calls inside the callback). */
+struct aggbuf {
+    const char **type;
+    int64_t *count;
+    size_t n, cap;
+    int failed;
+};
+
+static void aggbuf_free(void *p)
+{
+    struct aggbuf *a = p;
+    free(a->type);
+    free(a->count);
+    free(a);
+}
+
+static void agg_cb(const char *type, int64_t count, void *arg)
+{
+    struct aggbuf *a = arg;
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? a->cap * 2 : 16;
+        const char **t = realloc(a->type, cap * sizeof(*t));
+        if (t)
+            a->type = t;
+        int64_t *c = t ? realloc(a->count, cap * sizeof(*c)) : NULL;
+        if (!t || !c) {
+            a->failed = 1;
+            return;
+        }
+        a->count = c;
+        a->cap = cap;
+    }
+    a->type[a->n] = type;
+    a->count[a->n++] = count;
+}
+
+int grovel_aggregate(lua_State *L, const grove_graph_t *g, grove_vid_t v)
+{
+    struct grovel_box *box = grovel_box_new(L, aggbuf_free);
+    struct aggbuf *a = calloc(1, sizeof(*a));
+    if (!a)
+        return grovel_fail_errno(L, ENOMEM, NULL);
+    box->p = a;
+    if (v != GROVE_VID_NONE && (grove_graph_aggregate(g, v, agg_cb, a) < 0 || a->failed))
+        return grovel_fail_errno(L, ENOMEM, NULL);
+    lua_createtable(L, 0, (int)a->n);
+    for (size_t i = 0; i < a->n; i++) {
+        lua_pushinteger(L, (lua_Integer)a->count[i]);
+        lua_setfield(L, -2, a->type[i]);
+    }
+    return 1;
+}
+
+int grovel_copy(lua_State *L, const grove_graph_t *g, grove_vid_t v)
+{
+    struct grovel_graph *n = grovel_new_graph_ud(L);
+    n->g = v == GROVE_VID_NONE ? grove_graph_create() : grove_graph_copy(g, v);
+    if (!n->g)
+        return grovel_fail_errno(L, errno ? errno : ENOMEM, NULL);
+    return 1;
+}
+
+/* The vertex argument at idx, or the containment root when absent
+ * (GROVE_VID_NONE for a graph without vertices). */
+static grove_vid_t opt_vertex_or_root(lua_State *L, int idx, const struct grovel_graph *gr)
+{
+    if (!lua_isnoneornil(L, idx))
+        return grovel_check_vertex_in(L, idx, gr);
+    grove_sym_t sub = grove_graph_sym_lookup(gr->g, GROVE_CONTAINMENT);
+    return grove_graph_root(gr->g, sub, 0);
+}
+
+static int graph_aggregate(lua_State *L)
+{
+    struct grovel_graph *gr = grovel_check_graph_ud(L, 1);
+    return grovel_aggregate(L, gr->g, opt_vertex_or_root(L, 2, gr));
+}
+
+static int graph_copy(lua_State *L)
+{
+    struct grovel_graph *gr = grovel_check_graph_ud(L, 1);
+    return grovel_copy(L, gr->g, opt_vertex_or_root(L, 2, gr));
+}
+
+static int graph_duplicate(lua_State *L)
+{
+    grove_graph_t *g = grovel_check_graph(L, 1);
+    struct grovel_graph *n = grovel_new_graph_ud(L);
+    if (!(n->g = grove_graph_duplicate(g)))
+        return grovel_fail_errno(L, ENOMEM, NULL);
+    return 1;
+}
+
+static int graph_allocate(lua_State *L)
+{
+    struct grovel_graph *gr = grovel_check_graph_ud(L, 1);
+    return grovel_allocate(L, gr->g, grovel_check_vertex_in(L, 2, gr), 3);
+}
+
+static int graph_free(lua_State *L)
+{
+    struct grovel_graph *gr = grovel_check_graph_ud(L, 1);
+    return grovel_free(L, gr->g, grovel_check_vertex_in(L, 2, gr), 3);
+}
+
+static int graph_free_job(lua_State *L)
+{
+    grove_graph_t *g = grovel_check_graph(L, 1);
+    lua_pushinteger(L, (lua_Integer)grove_graph_free_job(g, grovel_check_job(L, 2)));
+    return 1;
+}
+
+/* ---- merge, unlink, extract ------------------------------------------------ */
+
+static int graph_merge(lua_State *L)
+{
+    struct grovel_graph *gr = grovel_check_mutable(L, 1);
+    struct grovel_graph *src = grovel_check_graph_ud(L, 2);
+    luaL_argcheck(L, src != gr, 2, "cannot merge a graph into itself");
+    const char *at = luaL_optstring(L, 3, NULL);
+    grove_error_t err = {0};
+    long n = grove_graph_merge(gr->g, src->g, at, &err);
+    if (n < 0)
+        return grovel_fail_errno(L, errno, err.text[0] ? err.text : NULL);
+    lua_pushinteger(L, n);
+    return 1;
+}
+
+static int graph_unlink(lua_State *L)
+{
+    struct grovel_graph *gr = grovel_check_mutable(L, 1);
+    grove_vid_t v = grovel_check_vertex_in(L, 2, gr);
+    bool force = lua_toboolean(L, 3);
+    const char *label = grovel_push_label(L, gr->g, v);
+    if (grove_graph_unlink(gr->g, v, force) < 0) {
+        int e = errno;
+        if (e == EBUSY)
+            return grovel_fail_errno(
+                L, e, lua_pushfstring(L, "%s: the subtree holds allocations (force to drop them)",
+                                      label));
+        return grovel_fail_errno(L, e, NULL);
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int graph_extract(lua_State *L)
+{
+    struct grovel_graph *gr = grovel_check_graph_ud(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    size_t n = (size_t)lua_rawlen(L, 2);
+    grove_vid_t *vids = lua_newuserdatauv(L, (n ? n : 1) * sizeof(*vids), 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_rawgeti(L, 2, (lua_Integer)i + 1);
+        struct grovel_vertex *h = luaL_testudata(L, -1, GROVEL_VERTEX);
+        if (!h || h->gr != gr || !grove_graph_has_vertex(gr->g, h->v))
+            luaL_argerror(L, 2, lua_pushfstring(L, "entry %I is not a vertex of this graph",
+                                                (lua_Integer)i + 1));
+        vids[i] = h->v;
+        lua_pop(L, 1);
+    }
+    struct grovel_graph *out = grovel_new_graph_ud(L);
+    if (!(out->g = grove_graph_extract(gr->g, vids, n)))
+        return grovel_fail_errno(L, errno, NULL);
+    return 1;
+}
+
+/* ---- edge handle ------------------------------------------------------------ */
+
+static int edge_src(lua_State *L)
+{
+    struct grovel_edge *h = check_edge(L, 1);
+    lua_getiuservalue(L, 1, 1);
+    grovel_push_vertex(L, -1, grove_edge_src(h->gr->g, h->e));
+    return 1;
+}
+
+static int edge_dst(lua_State *L)
+{
+    struct grovel_edge *h = check_edge(L, 1);
+    lua_getiuservalue(L, 1, 1);
+    grovel_push_vertex(L, -1, grove_edge_dst(h->gr->g, h->e));
+    return 1;
+}
+
+static int edge_subsystem(lua_State *L)
+{
+    struct grovel_edge *h = check_edge(L, 1);
+    lua_pushstring(L, grove_graph_str(h->gr->g, grove_edge_subsystem(h->gr->g, h->e)));
+    return 1;
+}
+
+static int edge_relation(lua_State *L)
+{
+    struct grovel_edge *h = check_edge(L, 1);
+    lua_pushstring(L, grove_graph_str(h->gr->g, grove_edge_relation(h->gr->g, h->e)));
+    return 1;
+}
+
+static int edge_opposite(lua_State *L)
+{
+    struct grovel_edge *h = check_edge(L, 1);
+    grove_eid_t o = grove_edge_opposite(h->gr->g, h->e);
+    if (o == GROVE_EID_NONE)
+        return 0;
+    lua_getiuservalue(L, 1, 1);
+    grovel_push_edge(L, -1, o);
+    return 1;
+}
+
+static int edge_is_up(lua_State *L)
+{
+    struct grovel_edge *h = check_edge(L, 1);
+    lua_pushboolean(L, grove_edge_is_up(h->gr->g, h->e));
+    return 1;
+}
+
+static int edge_id(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)check_edge(L, 1)->e);
+    return 1;
+}
+
+static int edge_tostring(lua_State *L)
+{
+    struct grovel_edge *h = luaL_checkudata(L, 1, GROVEL_EDGE);
+    grove_graph_t *g = h->gr->g;
+    if (!g || !grove_graph_has_edge(g, h->e)) {
+        lua_pushstring(L, g ? "grove.edge (removed)" : "grove.edge (closed)");
+        return 1;
+    }
+    grovel_push_label(L, g, grove_edge_src(g, h->e));
+    grovel_push_label(L, g, grove_edge_dst(g, h->e));
+    lua_pushfstring(L, "%s -%s-> %s (%s)", lua_tostring(L, -2),
+                    grove_graph_str(g, grove_edge_relation(g, h->e)), lua_tostring(L, -1),
+                    grove_graph_str(g, grove_edge_subsystem(g, h->e)));
+    return 1;
+}
+
+static int edge_eq(lua_State *L)
+{
+    struct grovel_edge *a = luaL_testudata(L, 1, GROVEL_EDGE);
+    struct grovel_edge *b = luaL_testudata(L, 2, GROVEL_EDGE);
+    lua_pushboolean(L, a && b && a->gr == b->gr && a->e == b->e);
+    return 1;
+}
+
+/* ---- registration ------------------------------------------------------------ */
+
+static const luaL_Reg graph_methods[] = {
+    {"add_vertex", graph_add_vertex},
+    {"add_edge", graph_add_edge},
+    {"add_child", graph_add_child},
+    {"set_opposite", graph_set_opposite},
+    {"vertex", graph_vertex},
+    {"vertices", graph_vertices},
+    {"edges", graph_edges},
+    {"roots", graph_roots},
+    {"root", graph_root},
+    {"subsystems", graph_subsystems},
+    {"count", graph_count},
+    {"edge_count", graph_edge_count},
+    {"bytes", graph_bytes},
+    {"now", graph_now},
+    {"set_now", graph_set_now},
+    {"aggregate", graph_aggregate},
+    {"copy", graph_copy},
+    {"duplicate", graph_duplicate},
+    {"merge", graph_merge},
+    {"unlink", graph_unlink},
+    {"extract", graph_extract},
+    {"allocate", graph_allocate},
+    {"free", graph_free},
+    {"free_job", graph_free_job},
+    {"close", graph_close},
+    {NULL, NULL},
+};
+
+static const luaL_Reg graph_meta[] = {
+    {"__gc", graph_close},
+    {"__close", graph_close},
+    {"__tostring", graph_tostring},
+    {"__len", graph_len},
+    {NULL, NULL},
+};
+
+static const luaL_Reg edge_methods[] = {
+    {"src", edge_src},
+    {"dst", edge_dst},
+    {"subsystem", edge_subsystem},
+    {"relation", edge_relation},
+    {"opposite", edge_opposite},
+    {"is_up", edge_is_up},
+    {"id", edge_id},
+    {NULL, NULL},
+};
+
+static const luaL_Reg edge_meta[] = {
+    {"__tostring", edge_tostring},
+    {"__eq", edge_eq},
+    {NULL, NULL},
+};
+
+static const luaL_Reg box_meta[] = {
+    {"__gc", box_gc},
+    {"__close", box_gc},
+    {NULL, NULL},
+};
+
+int grovel_open_graph(lua_State *L)
+{
+    grovel_class(L, GROVEL_GRAPH, graph_methods, graph_meta);
+    grovel_class(L, GROVEL_VERTEX, NULL, NULL); /* methods: l_vertex.c */
+    grovel_class(L, GROVEL_EDGE, edge_methods, edge_meta);
+    grovel_class(L, GROVEL_BOX, NULL, box_meta);
+    grovel_class(L, GROVEL_SPEC, NULL, NULL);
+    grovel_setfunc(L, "graph", l_graph_new);
+    return 0;
+}

@@ -1,0 +1,502 @@
+/* l_walker.c: walks with Lua hooks (g:walker{...}:run()) and g:find().
+ *
+ * The core walker calls C function pointers; this file gives it one
+ * trampoline per hook kind that runs the Lua function through lua_pcall
+ * with a traceback handler.  The pcall'd body does every Lua operation
+ * (creating handles, calling the function, reading its results), so no
+ * Lua error -- not even a memory error -- can unwind through the core's
+ * walk, which owns malloc'd stacks.  When a hook fails, the trampoline
+ * leaves the error object on the Lua stack and returns -1; the walk stops
+ * and frees its state; the binding then frees its own (the accumulator,
+ * owned by a box) and raises the error again.
+ *
+ * While hooks run, the graph is marked busy: methods that change its
+ * structure (add_vertex, add_edge, merge, unlink, close, ...) raise, since
+ * the walk in progress holds vertex ids and per-vertex marks.  Pool data
+ * (status, properties, tags, allocations) may change.
+ *
+ * Workload: policies written in Lua that score or order a few thousand
+ * vertices per match; with no hook given the core runs its own fast path.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lgraph.h"
+
+/* A configured walk.  User values: 1 graph, 2 pre, 3 order, 4 post,
+ * 5 subsystem name. */
+struct grovel_walker {
+    struct grovel_graph *gr;
+    size_t limit; /* best k kept by the accumulator, 0: all */
+    bool closed;
+};
+
+enum { UV_GRAPH = 1, UV_PRE, UV_ORDER, UV_POST, UV_SUBSYS, UV_COUNT = UV_SUBSYS };
+
+/* State shared by the trampolines of one walk or find. */
+struct hookctx {
+    lua_State *L;
+    int errh;    /* stack index of the traceback handler */
+    int graph;   /* stack index of the graph userdata */
+    int fn;      /* stack index of the hook function being called */
+    int pre, order, post; /* stack indices of the functions, 0 when absent */
+    bool failed; /* a hook raised: its error object is on top of the stack */
+    /* arguments and results of the current call */
+    grove_vid_t v;
+    int depth;
+    grove_vid_t *kids;
+    size_t n;
+    double score;
+    int result;
+};
+
+/* Message handler: append a traceback to string errors. */
+static int traceback(lua_State *L)
+{
+    const char *msg = lua_tostring(L, 1);
+    if (msg)
+        luaL_traceback(L, L, msg, 1);
+    return 1; /* other error objects are raised again unchanged */
+}
+
+/* Run body(fn, graph, ctx) protected.  Pushing a light C function, copies
+ * of stack values and a light userdata allocates nothing, so nothing here
+ * can raise outside the pcall (the stack room was reserved beforehand). */
+static int call_hook(struct hookctx *c, lua_CFunction body)
+{
+    lua_State *L = c->L;
+    lua_pushcfunction(L, body);
+    lua_pushvalue(L, c->fn);
+    lua_pushvalue(L, c->graph);
+    lua_pushlightuserdata(L, c);
+    if (lua_pcall(L, 3, 0, c->errh) != LUA_OK) {
+        c->failed = true;
+        errno = ECANCELED;
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- hook bodies (run inside lua_pcall: arguments fn, graph, ctx) ------- */
+
+static int pre_body(lua_State *L)
+{
+    struct hookctx *c = lua_touserdata(L, 3);
+    lua_pushvalue(L, 1);
+    grovel_push_vertex(L, 2, c->v);
+    lua_pushinteger(L, c->depth);
+    lua_call(L, 2, 1);
+    int t = lua_type(L, -1);
+    const char *s = t == LUA_TSTRING ? lua_tostring(L, -1) : "";
+    if (t == LUA_TNIL || !strcmp(s, "continue") || (t == LUA_TBOOLEAN && lua_toboolean(L, -1)))
+        c->result = GROVE_WALK_CONTINUE;
+    else if (!strcmp(s, "skip") || t == LUA_TBOOLEAN)
+        c->result = GROVE_WALK_SKIP;
+    else if (!strcmp(s, "stop"))
+        c->result = GROVE_WALK_STOP;
+    else
+        return luaL_error(L, "pre hook returned %s (expected \"continue\", \"skip\", "
+                             "\"stop\", a boolean or nil)",
+                          luaL_tolstring(L, -1, NULL));
+    return 0;
+}
+
+static int cmp_vid(const void *a, const void *b)
+{
+    grove_vid_t x = *(const grove_vid_t *)a, y = *(const grove_vid_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int order_body(lua_State *L)
+{
+    struct hookctx *c = lua_touserdata(L, 3);
+    size_t n = c->n;
+    lua_createtable(L, (int)n, 0); /* 4: the children, for the hook to sort */
+    for (size_t i = 0; i < n; i++) {
+        grovel_push_vertex(L, 2, c->kids[i]);
+        lua_rawseti(L, 4, (lua_Integer)i + 1);
+    }
+    lua_pushvalue(L, 1);
+    grovel_push_vertex(L, 2, c->v);
+    lua_pushvalue(L, 4);
+    lua_call(L, 2, 1); /* 5: the result */
+    int res = lua_isnil(L, 5) ? 4 : 5;
+    if (!lua_istable(L, res))
+        return luaL_error(L, "order hook returned %s (expected an array of the children or "
+                             "nil)", luaL_typename(L, res));
+    if (lua_rawlen(L, res) != n)
+        return luaL_error(L, "order hook returned %d children, expected %d",
+                          (int)lua_rawlen(L, res), (int)n);
+    /* scratch: new order, then both orders sorted to compare as sets */
+    grove_vid_t *buf = lua_newuserdatauv(L, 3 * n * sizeof(*buf), 0);
+    struct grovel_graph *gr = lua_touserdata(L, 2);
+    for (size_t i = 0; i < n; i++) {
+        lua_rawgeti(L, res, (lua_Integer)i + 1);
+        struct grovel_vertex *h = luaL_testudata(L, -1, GROVEL_VERTEX);
+        if (!h || h->gr != gr)
+            return luaL_error(L, "order hook: entry %d is not a vertex of this graph",
+                              (int)i + 1);
+        buf[i] = buf[n + i] = h->v;
+        buf[2 * n + i] = c->kids[i];
+        lua_pop(L, 1);
+    }
+    qsort(buf + n, n, sizeof(*buf), cmp_vid);
+    qsort(buf + 2 * n, n, sizeof(*buf), cmp_vid);
+    if (memcmp(buf + n, buf + 2 * n, n * sizeof(*buf)) != 0)
+        return luaL_error(L, "order hook must return the same children, reordered");
+    memcpy(c->kids, buf, n * sizeof(*buf));
+    return 0;
+}
+
+static int post_body(lua_State *L)
+{
+    struct hookctx *c = lua_touserdata(L, 3);
+    lua_pushvalue(L, 1);
+    grovel_push_vertex(L, 2, c->v);
+    lua_pushinteger(L, c->depth);
+    lua_call(L, 2, 2);
+    int t = lua_type(L, -2);
+    bool stop = lua_type(L, -1) == LUA_TSTRING && !strcmp(lua_tostring(L, -1), "stop");
+    if (!stop && !lua_isnil(L, -1))
+        return luaL_error(L, "post hook: second result must be \"stop\" or nil");
+    if (t == LUA_TNUMBER) {
+        c->score = lua_tonumber(L, -2);
+        c->result = stop ? 2 : 1;
+    } else if (t == LUA_TBOOLEAN && lua_toboolean(L, -2)) {
+        c->score = 0;
+        c->result = stop ? 2 : 1;
+    } else if (t == LUA_TNIL || t == LUA_TBOOLEAN) {
+        c->result = stop ? 3 : 0;
+    } else if (t == LUA_TSTRING && !strcmp(lua_tostring(L, -2), "stop")) {
+        c->result = 3;
+    } else {
+        return luaL_error(L, "post hook returned %s (expected a score, true, false, nil or "
+                             "\"stop\")",
+                          luaL_tolstring(L, -2, NULL));
+    }
+    return 0;
+}
+
+static int pred_body(lua_State *L)
+{
+    struct hookctx *c = lua_touserdata(L, 3);
+    lua_pushvalue(L, 1);
+    grovel_push_vertex(L, 2, c->v);
+    lua_call(L, 1, 1);
+    c->result = lua_toboolean(L, -1);
+    return 0;
+}
+
+/* ---- trampolines (called by the core) ---------------------------------------- */
+
+static int tramp_pre(grove_graph_t *g, grove_vid_t v, int depth, void *arg)
+{
+    (void)g;
+    struct hookctx *c = arg;
+    c->v = v;
+    c->depth = depth;
+    c->fn = c->pre;
+    return call_hook(c, pre_body) < 0 ? -1 : c->result;
+}
+
+static int tramp_order(grove_graph_t *g, grove_vid_t parent, grove_vid_t *children, size_t n,
+                       void *arg)
+{
+    (void)g;
+    struct hookctx *c = arg;
+    c->v = parent;
+    c->kids = children;
+    c->n = n;
+    c->fn = c->order;
+    return call_hook(c, order_body);
+}
+
+static int tramp_post(grove_graph_t *g, grove_vid_t v, int depth, double *score, void *arg)
+{
+    (void)g;
+    struct hookctx *c = arg;
+    c->v = v;
+    c->depth = depth;
+    c->fn = c->post;
+    if (call_hook(c, post_body) < 0)
+        return -1;
+    *score = c->score;
+    return c->result;
+}
+
+static int tramp_pred(const grove_graph_t *g, grove_vid_t v, void *arg)
+{
+    (void)g;
+    struct hookctx *c = arg;
+    c->v = v;
+    c->fn = c->pre;
+    return call_hook(c, pred_body) < 0 ? -1 : c->result;
+}
+
+static int spec_pred(const grove_graph_t *g, grove_vid_t v, void *arg)
+{
+    return grovel_spec_match(g, v, arg);
+}
+
+/* ---- walker objects ------------------------------------------------------------- */
+
+static struct grovel_walker *check_walker(lua_State *L, int idx)
+{
+    struct grovel_walker *w = luaL_checkudata(L, idx, GROVEL_WALKER);
+    if (w->closed)
+        luaL_argerror(L, idx, "walker is closed");
+    if (!w->gr->g)
+        luaL_argerror(L, idx, "graph is closed");
+    return w;
+}
+
+/* g:walker{subsystem=, pre=, order=, post=, limit=} */
+static int graph_walker(lua_State *L)
+{
+    struct grovel_graph *gr = grovel_check_graph_ud(L, 1);
+    lua_settop(L, 2);
+    if (lua_isnil(L, 2)) {
+        lua_newtable(L);
+        lua_replace(L, 2);
+    }
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_pushnil(L);
+    while (lua_next(L, 2)) {
+        lua_pop(L, 1);
+        const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
+        if (strcmp(k, "subsystem") && strcmp(k, "pre") && strcmp(k, "order")
+            && strcmp(k, "post") && strcmp(k, "limit"))
+            luaL_argerror(L, 2, lua_pushfstring(L, "unknown option '%s'",
+                                                luaL_tolstring(L, -1, NULL)));
+    }
+    static const char *const hooks[] = {"pre", "order", "post"};
+    for (int i = 0; i < 3; i++) {
+        int t = lua_getfield(L, 2, hooks[i]);
+        if (t != LUA_TNIL && t != LUA_TFUNCTION)
+            luaL_argerror(L, 2, lua_pushfstring(L, "'%s' must be a function", hooks[i]));
+        lua_pop(L, 1);
+    }
+    int t = lua_getfield(L, 2, "subsystem");
+    if (t != LUA_TNIL && (t != LUA_TSTRING || !lua_rawlen(L, -1)))
+        luaL_argerror(L, 2, "'subsystem' must be a non-empty string");
+    lua_pop(L, 1);
+    lua_Integer limit = 0;
+    if (lua_getfield(L, 2, "limit") != LUA_TNIL) {
+        if (!lua_isinteger(L, -1) || (limit = lua_tointeger(L, -1)) < 0)
+            luaL_argerror(L, 2, "'limit' must be a non-negative integer");
+    }
+    lua_pop(L, 1);
+
+    struct grovel_walker *w = lua_newuserdatauv(L, sizeof(*w), UV_COUNT);
+    w->gr = gr;
+    w->limit = (size_t)limit;
+    w->closed = false;
+    luaL_setmetatable(L, GROVEL_WALKER);
+    lua_pushvalue(L, 1);
+    lua_setiuservalue(L, -2, UV_GRAPH);
+    lua_getfield(L, 2, "pre");
+    lua_setiuservalue(L, -2, UV_PRE);
+    lua_getfield(L, 2, "order");
+    lua_setiuservalue(L, -2, UV_ORDER);
+    lua_getfield(L, 2, "post");
+    lua_setiuservalue(L, -2, UV_POST);
+    if (lua_getfield(L, 2, "subsystem") == LUA_TNIL) {
+        lua_pop(L, 1);
+        lua_pushliteral(L, GROVE_CONTAINMENT);
+    }
+    lua_setiuservalue(L, -2, UV_SUBSYS);
+    return 1;
+}
+
+static void accum_free(void *p)
+{
+    grove_accum_destroy(p);
+}
+
+/* w:run([start]) -> {{vertex=, score=}, ...} best first, stopped */
+static int walker_run(lua_State *L)
+{
+    struct grovel_walker *w = check_walker(L, 1);
+    struct grovel_graph *gr = w->gr;
+    lua_settop(L, 2);
+    lua_getiuservalue(L, 1, UV_SUBSYS); /* 3 */
+    const char *subname = lua_tostring(L, 3);
+    grove_sym_t sub = grove_graph_sym_lookup(gr->g, subname);
+    grove_vid_t start;
+    if (lua_isnil(L, 2)) {
+        start = sub == GROVE_SYM_NONE ? GROVE_VID_NONE : grove_graph_root(gr->g, sub, 0);
+        if (start == GROVE_VID_NONE)
+            return grovel_fail_errno(L, ENOENT,
+                                     lua_pushfstring(L, "no root in subsystem %s", subname));
+    } else {
+        start = grovel_check_vertex_in(L, 2, gr);
+    }
+    struct hookctx c = {.L = L, .errh = 4, .graph = 5, .pre = 6, .order = 7, .post = 8};
+    lua_pushcfunction(L, traceback);     /* 4 */
+    lua_getiuservalue(L, 1, UV_GRAPH);   /* 5 */
+    lua_getiuservalue(L, 1, UV_PRE);     /* 6 */
+    lua_getiuservalue(L, 1, UV_ORDER);   /* 7 */
+    lua_getiuservalue(L, 1, UV_POST);    /* 8 */
+    struct grovel_box *box = grovel_box_new(L, accum_free); /* 9 */
+    luaL_checkstack(L, 8, NULL);
+    grove_walk_hooks_t hooks = {
+        .pre = lua_isnil(L, 6) ? NULL : tramp_pre,
+        .order = lua_isnil(L, 7) ? NULL : tramp_order,
+        .post = lua_isnil(L, 8) ? NULL : tramp_post,
+        .arg = &c,
+    };
+    grove_accum_t *acc = grove_accum_create(w->limit);
+    if (!acc)
+        return grovel_fail_errno(L, ENOMEM, NULL);
+    box->p = acc;
+    gr->busy++;
+    int rc = grove_graph_walk(gr->g, start, sub, &hooks, acc);
+    gr->busy--;
+    if (c.failed) {
+        box->p = NULL;
+        grove_accum_destroy(acc);
+        return lua_error(L); /* the hook's error, on top of the stack */
+    }
+    if (rc < 0)
+        return grovel_fail_errno(L, errno, NULL);
+    size_t n = grove_accum_count(acc);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        double score;
+        grove_vid_t v = grove_accum_at(acc, i, &score);
+        lua_createtable(L, 0, 2);
+        grovel_push_vertex(L, 5, v);
+        lua_setfield(L, -2, "vertex");
+        lua_pushnumber(L, score);
+        lua_setfield(L, -2, "score");
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_pushboolean(L, rc == 1);
+    return 2;
+}
+
+static int walker_subsystem(lua_State *L)
+{
+    check_walker(L, 1);
+    lua_getiuservalue(L, 1, UV_SUBSYS);
+    return 1;
+}
+
+static int walker_limit(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)check_walker(L, 1)->limit);
+    return 1;
+}
+
+/* __gc, __close and close(): drop the references to the graph and hooks. */
+static int walker_close(lua_State *L)
+{
+    struct grovel_walker *w = luaL_checkudata(L, 1, GROVEL_WALKER);
+    if (w->closed)
+        return 0;
+    w->closed = true;
+    for (int i = UV_GRAPH; i <= UV_COUNT; i++) {
+        lua_pushnil(L);
+        lua_setiuservalue(L, 1, i);
+    }
+    return 0;
+}
+
+static int walker_tostring(lua_State *L)
+{
+    struct grovel_walker *w = luaL_checkudata(L, 1, GROVEL_WALKER);
+    if (w->closed) {
+        lua_pushliteral(L, "grove.walker (closed)");
+    } else {
+        lua_getiuservalue(L, 1, UV_SUBSYS);
+        lua_pushfstring(L, "grove.walker (%s)", lua_tostring(L, -1));
+    }
+    return 1;
+}
+
+/* ---- find ------------------------------------------------------------------- */
+
+static void free_ptr(void *p)
+{
+    free(p);
+}
+
+/* g:find(spec | function(v) -> bool [, start]) -> array of vertices: the
+ * matches in start's containment subtree, their descendants and their
+ * ancestors up to the root, in id order. */
+static int graph_find(lua_State *L)
+{
+    struct grovel_graph *gr = grovel_check_graph_ud(L, 1);
+    lua_settop(L, 3);
+    bool lua_pred = lua_isfunction(L, 2);
+    struct grovel_spec *spec = NULL;
+    if (!lua_pred) {
+        luaL_argexpected(L, lua_istable(L, 2), 2, "table or function");
+        spec = grovel_push_spec(L, 2);
+    } else {
+        lua_pushnil(L);
+    } /* 4: the spec (anchors its strings) */
+    grove_vid_t start;
+    if (lua_isnil(L, 3))
+        start = grove_graph_root(gr->g, grove_graph_sym_lookup(gr->g, GROVE_CONTAINMENT), 0);
+    else
+        start = grovel_check_vertex_in(L, 3, gr);
+    if (start == GROVE_VID_NONE) {
+        lua_newtable(L);
+        return 1;
+    }
+    struct hookctx c = {.L = L, .errh = 5, .graph = 1, .pre = 2};
+    lua_pushcfunction(L, traceback);                      /* 5 */
+    struct grovel_box *box = grovel_box_new(L, free_ptr); /* 6 */
+    luaL_checkstack(L, 8, NULL);
+    grove_vid_t *out = NULL;
+    size_t n = 0;
+    int rc;
+    if (lua_pred) {
+        gr->busy++;
+        rc = grove_graph_find(gr->g, start, tramp_pred, &c, &out, &n);
+        gr->busy--;
+    } else {
+        rc = grove_graph_find(gr->g, start, spec_pred, spec, &out, &n);
+    }
+    box->p = out;
+    if (c.failed)
+        return lua_error(L);
+    if (rc < 0)
+        return grovel_fail_errno(L, errno, NULL);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        grovel_push_vertex(L, 1, out[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
+static const luaL_Reg walker_methods[] = {
+    {"run", walker_run},
+    {"subsystem", walker_subsystem},
+    {"limit", walker_limit},
+    {"close", walker_close},
+    {NULL, NULL},
+};
+
+static const luaL_Reg walker_meta[] = {
+    {"__gc", walker_close},
+    {"__close", walker_close},
+    {"__tostring", walker_tostring},
+    {NULL, NULL},
+};
+
+static const luaL_Reg graph_methods[] = {
+    {"walker", graph_walker},
+    {"find", graph_find},
+    {NULL, NULL},
+};
+
+int grovel_open_walker(lua_State *L)
+{
+    grovel_class(L, GROVEL_WALKER, walker_methods, walker_meta);
+    grovel_class(L, GROVEL_GRAPH, graph_methods, NULL);
+    return 0;
+}

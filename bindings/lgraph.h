@@ -1,0 +1,135 @@
+/* lgraph.h: what the graph binding files (l_graph.c, l_vertex.c,
+ * l_walker.c) share: the layout of the graph, vertex and edge userdata, the
+ * search spec used by g:vertices{} and g:find{}, the box that lets Lua's
+ * collector own C memory, and the method helpers both the graph and the
+ * vertex classes expose.  Nothing here is used outside bindings/.
+ *
+ * Handles are (graph, id) pairs: a vertex or edge handle holds a pointer to
+ * its graph userdata (kept alive by the handle's first user value) and an
+ * id, never a pointer into the graph's arrays, which move as it grows.
+ */
+#ifndef GROVEL_LGRAPH_H
+#define GROVEL_LGRAPH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "grovel.h"
+
+#define GROVEL_BOX "grove.box"       /* C memory owned by a userdata */
+#define GROVEL_SPEC "grove.spec"     /* a parsed search spec */
+#define GROVEL_WALKER "grove.walker" /* a configured walk (l_walker.c) */
+
+/* The graph userdata.  g is NULL once closed. */
+struct grovel_graph {
+    grove_graph_t *g;
+    int busy; /* walks or finds running Lua hooks on this graph */
+};
+
+/* A vertex handle; user value 1 is the graph userdata. */
+struct grovel_vertex {
+    struct grovel_graph *gr;
+    grove_vid_t v;
+};
+
+/* An edge handle; user value 1 is the graph userdata. */
+struct grovel_edge {
+    struct grovel_graph *gr;
+    grove_eid_t e;
+};
+
+/* Add methods and metamethods to class tname, creating its metatable (with
+ * an __index table and __name) if it does not exist yet, so binding files
+ * may extend a class whatever order they are opened in.  Leaves the stack
+ * as it found it. */
+void grovel_class(lua_State *L, const char *tname, const luaL_Reg *methods,
+                  const luaL_Reg *meta);
+
+/* ---- boxes ----------------------------------------------------------- */
+
+/* A userdata owning p (freed with fn when collected or closed).  Create the
+ * box before the C memory, store the pointer right after it exists, and no
+ * Lua error can leak it. */
+struct grovel_box {
+    void *p;
+    void (*fn)(void *);
+};
+
+/* Push a new empty box that will free its pointer with fn. */
+struct grovel_box *grovel_box_new(lua_State *L, void (*fn)(void *));
+
+/* ---- graph and handles ------------------------------------------------- */
+
+/* The open graph userdata at idx (raises on misuse or a closed graph). */
+struct grovel_graph *grovel_check_graph_ud(lua_State *L, int idx);
+
+/* As grovel_check_graph_ud, and raises if a walk or find with Lua hooks is
+ * running on the graph (its structure must not change under the walk). */
+struct grovel_graph *grovel_check_mutable(lua_State *L, int idx);
+
+/* A new graph userdata holding no graph yet: create it first, then build
+ * the graph and store it, so a Lua error cannot leak the graph. */
+struct grovel_graph *grovel_new_graph_ud(lua_State *L);
+
+/* The vertex handle at idx (raises on misuse, a closed graph or a removed
+ * vertex). */
+struct grovel_vertex *grovel_check_vertex_ud(lua_State *L, int idx);
+
+/* The vertex of the handle at idx, which must belong to graph gr. */
+grove_vid_t grovel_check_vertex_in(lua_State *L, int idx, const struct grovel_graph *gr);
+
+/* Push a vertex handle for v of the graph that the handle at idx belongs
+ * to (a sibling handle). */
+void grovel_push_sibling(lua_State *L, int idx, grove_vid_t v);
+
+/* Push an edge handle for e of the graph userdata at graph_idx. */
+void grovel_push_edge(lua_State *L, int graph_idx, grove_eid_t e);
+
+/* A job id argument: a non-negative integer. */
+grove_jobid_t grovel_check_job(lua_State *L, int idx);
+
+/* Push a readable label for v (its containment path, else its name). */
+const char *grovel_push_label(lua_State *L, const grove_graph_t *g, grove_vid_t v);
+
+/* The symbol of an optional subsystem name argument (default
+ * containment); GROVE_SYM_NONE when the graph has never seen the name. */
+grove_sym_t grovel_opt_subsystem(lua_State *L, int idx, const grove_graph_t *g,
+                                 const char **name);
+
+/* ---- methods shared by graph and vertex (arguments from arg on) --------- */
+
+/* allocate(amount, job [, opts]) on v: true, or nil, msg, code. */
+int grovel_allocate(lua_State *L, grove_graph_t *g, grove_vid_t v, int arg);
+/* free(job [, amount]) on v: true, or nil, msg, code. */
+int grovel_free(lua_State *L, grove_graph_t *g, grove_vid_t v, int arg);
+/* aggregate of v's subtree as a table {type = count}. */
+int grovel_aggregate(lua_State *L, const grove_graph_t *g, grove_vid_t v);
+/* copy of v's subtree as a new graph userdata, or nil, msg, code. */
+int grovel_copy(lua_State *L, const grove_graph_t *g, grove_vid_t v);
+
+/* ---- search specs -------------------------------------------------------- */
+
+struct grovel_kv {
+    const char *k;
+    const char *v; /* NULL: any value */
+};
+
+/* {type=, basename=, name=, unit=, status=, rank=, id=, property=, tag=}:
+ * strings are anchored in the spec userdata's user value. */
+struct grovel_spec {
+    const char *type, *basename, *name, *unit;
+    int status; /* -1: any */
+    bool has_rank, has_id;
+    int64_t rank, id;
+    size_t nprop, ntag;
+    struct grovel_kv kv[]; /* nprop properties, then ntag tags */
+};
+
+/* Parse the spec table at idx and push it as a userdata; raises on an
+ * unknown field or a field of the wrong type. */
+struct grovel_spec *grovel_push_spec(lua_State *L, int idx);
+
+/* True if v satisfies every field of s. */
+bool grovel_spec_match(const grove_graph_t *g, grove_vid_t v, const struct grovel_spec *s);
+
+#endif
