@@ -1,0 +1,471 @@
+/* l_idset.c: the grove.idset userdata (RFC 22 idsets) for Lua.
+ *
+ *   core.idset([s])        s: nil (empty), an RFC 22 string, or a table of
+ *                          ids; a bad string returns nil, message, "EINVAL"
+ *   s:set(id [, hi])       add an id or the range id..hi; returns s
+ *   s:clear(id [, hi])     remove an id or a range; returns s
+ *   s:test(id)  s:count()  s:empty()
+ *   s:first()  s:last()  s:next(id)  s:prev(id)   an id, or nil when none
+ *   s:nth(i)               the i-th smallest id, i from 1 (nil past the end)
+ *   s:encode([flags])      flags "range" (the default), "brackets",
+ *                          "range,brackets", or "" to list every id
+ *   s:union(o) s:difference(o) s:intersect(o)   new sets; o an idset or a
+ *                          string (bad string: nil, message, "EINVAL")
+ *   s:add(o)  s:subtract(o)   in place; return s
+ *   s:copy()  s:equal(o)   for id in s:ids() do ... end
+ *   tostring(s) (RANGE form), #s, s == o, s & o, s | o, s - o
+ *   s:close(), and <close> variables.
+ *
+ * Ids are Lua integers in [0, 4294967294]; anything else as an id raises.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grovel.h"
+#include "idset.h"
+
+#define IDSET_MT "grove.idset"
+
+typedef struct {
+    grove_idset_t *s; /* NULL once closed */
+} lidset;
+
+static lidset *push_new(lua_State *L)
+{
+    lidset *u = lua_newuserdatauv(L, sizeof(*u), 0);
+    u->s = NULL;
+    luaL_setmetatable(L, IDSET_MT);
+    return u;
+}
+
+static grove_idset_t *check_idset(lua_State *L, int i)
+{
+    lidset *u = luaL_checkudata(L, i, IDSET_MT);
+    if (!u->s)
+        luaL_argerror(L, i, "idset is closed");
+    return u->s;
+}
+
+static unsigned check_id(lua_State *L, int i)
+{
+    lua_Integer v = luaL_checkinteger(L, i);
+    luaL_argcheck(L, v >= 0 && v <= (lua_Integer)GROVE_IDSET_MAX_ID, i,
+                  "id out of range [0, 4294967294]");
+    return (unsigned)v;
+}
+
+static void push_id(lua_State *L, unsigned id)
+{
+    if (id == GROVE_IDSET_INVALID)
+        lua_pushnil(L);
+    else
+        lua_pushinteger(L, (lua_Integer)id);
+}
+
+static int fail_decode(lua_State *L, const grove_error_t *err)
+{
+    return grovel_fail_errno(L, errno, err->text[0] ? err->text : NULL);
+}
+
+/* core.idset([s]) */
+static int l_idset_new(lua_State *L)
+{
+    int t = lua_type(L, 1);
+    luaL_argexpected(L, t == LUA_TNONE || t == LUA_TNIL || t == LUA_TSTRING || t == LUA_TTABLE,
+                     1, "nil, string or table");
+    lidset *u = push_new(L);
+    if (t == LUA_TSTRING) {
+        size_t len;
+        const char *str = lua_tolstring(L, 1, &len);
+        grove_error_t err = {{0}, 0};
+        if (!(u->s = grove_idset_decode_len(str, len, &err)))
+            return fail_decode(L, &err);
+        return 1;
+    }
+    if (!(u->s = grove_idset_create()))
+        return grovel_fail_errno(L, errno, NULL);
+    if (t == LUA_TTABLE) {
+        lua_Integer n = luaL_len(L, 1);
+        for (lua_Integer i = 1; i <= n; i++) {
+            lua_geti(L, 1, i);
+            int isnum;
+            lua_Integer v = lua_tointegerx(L, -1, &isnum);
+            if (!isnum || v < 0 || v > (lua_Integer)GROVE_IDSET_MAX_ID)
+                return luaL_argerror(L, 1, lua_pushfstring(L, "element %I is not an id",
+                                                           (LUAI_UACINT)i));
+            lua_pop(L, 1);
+            if (grove_idset_set(u->s, (unsigned)v) < 0)
+                return grovel_fail_errno(L, errno, NULL);
+        }
+    }
+    return 1;
+}
+
+static int l_set_or_clear(lua_State *L, bool set)
+{
+    grove_idset_t *s = check_idset(L, 1);
+    unsigned lo = check_id(L, 2);
+    unsigned hi = lua_isnoneornil(L, 3) ? lo : check_id(L, 3);
+    int rc = set ? grove_idset_range_set(s, lo, hi) : grove_idset_range_clear(s, lo, hi);
+    if (rc < 0)
+        return grovel_fail_errno(L, errno, NULL);
+    lua_settop(L, 1);
+    return 1;
+}
+
+static int l_set(lua_State *L)
+{
+    return l_set_or_clear(L, true);
+}
+
+static int l_clear(lua_State *L)
+{
+    return l_set_or_clear(L, false);
+}
+
+static int l_test(lua_State *L)
+{
+    grove_idset_t *s = check_idset(L, 1);
+    lua_Integer v = luaL_checkinteger(L, 2);
+    lua_pushboolean(L, v >= 0 && v <= (lua_Integer)GROVE_IDSET_MAX_ID
+                           && grove_idset_test(s, (unsigned)v));
+    return 1;
+}
+
+static int l_count(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)grove_idset_count(check_idset(L, 1)));
+    return 1;
+}
+
+static int l_empty(lua_State *L)
+{
+    lua_pushboolean(L, grove_idset_empty(check_idset(L, 1)));
+    return 1;
+}
+
+static int l_first(lua_State *L)
+{
+    push_id(L, grove_idset_first(check_idset(L, 1)));
+    return 1;
+}
+
+static int l_last(lua_State *L)
+{
+    push_id(L, grove_idset_last(check_idset(L, 1)));
+    return 1;
+}
+
+static int l_next(lua_State *L)
+{
+    grove_idset_t *s = check_idset(L, 1);
+    push_id(L, grove_idset_next(s, check_id(L, 2)));
+    return 1;
+}
+
+static int l_prev(lua_State *L)
+{
+    grove_idset_t *s = check_idset(L, 1);
+    push_id(L, grove_idset_prev(s, check_id(L, 2)));
+    return 1;
+}
+
+static int l_nth(lua_State *L)
+{
+    grove_idset_t *s = check_idset(L, 1);
+    lua_Integer i = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, i >= 1, 2, "position must be >= 1");
+    push_id(L, grove_idset_nth(s, (size_t)(i - 1)));
+    return 1;
+}
+
+/* "range", "brackets", "range,brackets" (any order), "" for none. */
+static int check_flags(lua_State *L, int i)
+{
+    if (lua_isnoneornil(L, i))
+        return GROVE_IDSET_FLAG_RANGE;
+    size_t len;
+    const char *f = luaL_checklstring(L, i, &len);
+    int flags = 0;
+    size_t p = 0;
+    while (p < len) {
+        size_t q = p;
+        while (q < len && f[q] != ',')
+            q++;
+        if (q - p == 5 && !memcmp(f + p, "range", 5))
+            flags |= GROVE_IDSET_FLAG_RANGE;
+        else if (q - p == 8 && !memcmp(f + p, "brackets", 8))
+            flags |= GROVE_IDSET_FLAG_BRACKETS;
+        else
+            return luaL_argerror(L, i, "flags must be \"range\", \"brackets\" or both, "
+                                       "comma-separated");
+        p = q + 1;
+    }
+    return flags;
+}
+
+static int push_encoding(lua_State *L, const grove_idset_t *s, int flags)
+{
+    char *e = grove_idset_encode(s, flags);
+    if (!e)
+        return grovel_fail_errno(L, errno, errno == EOVERFLOW ? "idset encoding too long"
+                                                              : NULL);
+    lua_pushstring(L, e);
+    free(e);
+    return 1;
+}
+
+static int l_encode(lua_State *L)
+{
+    grove_idset_t *s = check_idset(L, 1);
+    return push_encoding(L, s, check_flags(L, 2));
+}
+
+static int l_tostring(lua_State *L)
+{
+    lidset *u = luaL_checkudata(L, 1, IDSET_MT);
+    if (!u->s) {
+        lua_pushliteral(L, "idset (closed)");
+        return 1;
+    }
+    if (push_encoding(L, u->s, GROVE_IDSET_FLAG_RANGE) != 1)
+        return luaL_error(L, "%s", lua_tostring(L, -2));
+    return 1;
+}
+
+/* The idset at index i: a grove.idset, or a string decoded into *tmp (the
+ * caller destroys it).  Returns NULL and pushes nil, msg, code on a bad
+ * string; raises on anything else. */
+static const grove_idset_t *to_idset(lua_State *L, int i, grove_idset_t **tmp)
+{
+    *tmp = NULL;
+    if (lua_type(L, i) == LUA_TSTRING) {
+        size_t len;
+        const char *str = lua_tolstring(L, i, &len);
+        grove_error_t err = {{0}, 0};
+        if (!(*tmp = grove_idset_decode_len(str, len, &err))) {
+            fail_decode(L, &err);
+            return NULL;
+        }
+        return *tmp;
+    }
+    if (!luaL_testudata(L, i, IDSET_MT))
+        luaL_typeerror(L, i, "idset or string");
+    return check_idset(L, i);
+}
+
+enum op { OP_UNION, OP_DIFF, OP_INTER, OP_ADD, OP_SUB };
+
+/* Raise unless the value at i is a string or an open idset. */
+static void check_operand(lua_State *L, int i)
+{
+    if (lua_type(L, i) != LUA_TSTRING) {
+        if (!luaL_testudata(L, i, IDSET_MT))
+            luaL_typeerror(L, i, "idset or string");
+        check_idset(L, i);
+    }
+}
+
+/* a OP b for methods (a must be an idset) and operators (either may be a
+ * string).  raise: report a bad string by raising instead of nil, msg. */
+static int do_op(lua_State *L, enum op op, bool raise)
+{
+    lua_settop(L, 2);
+    check_operand(L, 1); /* every check that may raise comes before decoding */
+    check_operand(L, 2);
+    grove_idset_t *ta, *tb;
+    lidset *out = NULL;
+    if (op != OP_ADD && op != OP_SUB)
+        out = push_new(L); /* first, so that no Lua error can leak C memory */
+    const grove_idset_t *a = to_idset(L, 1, &ta);
+    if (!a)
+        return raise ? luaL_error(L, "%s", lua_tostring(L, -2)) : 3;
+    const grove_idset_t *b = to_idset(L, 2, &tb);
+    if (!b) {
+        grove_idset_destroy(ta);
+        return raise ? luaL_error(L, "%s", lua_tostring(L, -2)) : 3;
+    }
+    int rc = 0;
+    switch (op) {
+    case OP_UNION:
+        rc = (out->s = grove_idset_union(a, b)) ? 0 : -1;
+        break;
+    case OP_DIFF:
+        rc = (out->s = grove_idset_difference(a, b)) ? 0 : -1;
+        break;
+    case OP_INTER:
+        rc = (out->s = grove_idset_intersect(a, b)) ? 0 : -1;
+        break;
+    case OP_ADD:
+        rc = grove_idset_add(check_idset(L, 1), b);
+        break;
+    case OP_SUB:
+        rc = grove_idset_subtract(check_idset(L, 1), b);
+        break;
+    }
+    int saved = errno;
+    grove_idset_destroy(ta);
+    grove_idset_destroy(tb);
+    if (rc < 0)
+        return grovel_fail_errno(L, saved, NULL);
+    if (!out)
+        lua_settop(L, 1);
+    return 1;
+}
+
+static int l_union(lua_State *L)
+{
+    check_idset(L, 1);
+    return do_op(L, OP_UNION, false);
+}
+
+static int l_difference(lua_State *L)
+{
+    check_idset(L, 1);
+    return do_op(L, OP_DIFF, false);
+}
+
+static int l_intersect(lua_State *L)
+{
+    check_idset(L, 1);
+    return do_op(L, OP_INTER, false);
+}
+
+static int l_add(lua_State *L)
+{
+    check_idset(L, 1);
+    return do_op(L, OP_ADD, false);
+}
+
+static int l_subtract(lua_State *L)
+{
+    check_idset(L, 1);
+    return do_op(L, OP_SUB, false);
+}
+
+static int l_bor(lua_State *L)
+{
+    return do_op(L, OP_UNION, true);
+}
+
+static int l_sub(lua_State *L)
+{
+    return do_op(L, OP_DIFF, true);
+}
+
+static int l_band(lua_State *L)
+{
+    return do_op(L, OP_INTER, true);
+}
+
+static int l_copy(lua_State *L)
+{
+    grove_idset_t *s = check_idset(L, 1);
+    lidset *u = push_new(L);
+    if (!(u->s = grove_idset_copy(s)))
+        return grovel_fail_errno(L, errno, NULL);
+    return 1;
+}
+
+static int l_equal(lua_State *L)
+{
+    grove_idset_t *a = check_idset(L, 1);
+    lidset *b = luaL_testudata(L, 2, IDSET_MT);
+    lua_pushboolean(L, b && b->s && grove_idset_equal(a, b->s));
+    return 1;
+}
+
+/* __eq: false for anything that is not an open idset, never raises. */
+static int l_eq(lua_State *L)
+{
+    lidset *a = luaL_testudata(L, 1, IDSET_MT), *b = luaL_testudata(L, 2, IDSET_MT);
+    lua_pushboolean(L, a && b && a->s && b->s && grove_idset_equal(a->s, b->s));
+    return 1;
+}
+
+static int l_len(lua_State *L)
+{
+    return l_count(L);
+}
+
+/* Iterator: upvalue 1 the set, upvalue 2 the last id returned (or nil). */
+static int ids_step(lua_State *L)
+{
+    lidset *u = lua_touserdata(L, lua_upvalueindex(1));
+    if (!u->s)
+        return luaL_error(L, "idset closed during iteration");
+    grove_idset_t *s = u->s;
+    unsigned id;
+    if (lua_isnil(L, lua_upvalueindex(2)))
+        id = grove_idset_first(s);
+    else
+        id = grove_idset_next(s, (unsigned)lua_tointeger(L, lua_upvalueindex(2)));
+    if (id == GROVE_IDSET_INVALID) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_pushinteger(L, (lua_Integer)id);
+    lua_copy(L, -1, lua_upvalueindex(2));
+    return 1;
+}
+
+static int l_ids(lua_State *L)
+{
+    check_idset(L, 1);
+    lua_settop(L, 1);
+    lua_pushnil(L);
+    lua_pushcclosure(L, ids_step, 2);
+    return 1;
+}
+
+static int l_gc(lua_State *L)
+{
+    lidset *u = luaL_checkudata(L, 1, IDSET_MT);
+    grove_idset_destroy(u->s);
+    u->s = NULL;
+    return 0;
+}
+
+static const luaL_Reg methods[] = {
+    {"set", l_set},
+    {"clear", l_clear},
+    {"test", l_test},
+    {"count", l_count},
+    {"empty", l_empty},
+    {"first", l_first},
+    {"last", l_last},
+    {"next", l_next},
+    {"prev", l_prev},
+    {"nth", l_nth},
+    {"encode", l_encode},
+    {"union", l_union},
+    {"difference", l_difference},
+    {"intersect", l_intersect},
+    {"add", l_add},
+    {"subtract", l_subtract},
+    {"copy", l_copy},
+    {"equal", l_equal},
+    {"ids", l_ids},
+    {"close", l_gc},
+    {NULL, NULL},
+};
+
+static const luaL_Reg meta[] = {
+    {"__gc", l_gc},
+    {"__close", l_gc},
+    {"__tostring", l_tostring},
+    {"__len", l_len},
+    {"__eq", l_eq},
+    {"__bor", l_bor},
+    {"__band", l_band},
+    {"__sub", l_sub},
+    {NULL, NULL},
+};
+
+int grovel_open_idset(lua_State *L)
+{
+    grovel_newclass(L, IDSET_MT, methods, meta);
+    grovel_setfunc(L, "idset", l_idset_new);
+    return 0;
+}
