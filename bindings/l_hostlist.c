@@ -1,0 +1,416 @@
+/* l_hostlist.c: the grove.hostlist userdata (RFC 29 hostlists) for Lua.
+ *
+ *   core.hostlist([s])     s: nil (empty), an RFC 29 string, or a table of
+ *                          such strings; a bad string returns nil, message,
+ *                          code ("EINVAL", or "ERANGE" for a range too large)
+ *   h:append(x)            x a string or a hostlist; returns the number of
+ *                          hosts appended, or nil, message, code
+ *   h:delete(x)            remove the first occurrence of each host of x;
+ *                          returns the number removed, or nil, message, code
+ *   h:count()  #h          number of hosts
+ *   h:nth(i)  h[i]         host i, counting from 1 like Lua tables; nth
+ *                          returns nil, message, "ENOENT" out of range, h[i]
+ *                          just nil
+ *   h:find(host)           index (from 1) of the first occurrence, or nil;
+ *                          nil, message, "EINVAL" if host is not a host name
+ *   h:contains(host)       boolean
+ *   h:first()  h:last()    a host, or nil when empty
+ *   h:sort()  h:uniq()     in place; return h
+ *   h:encode()  tostring(h)   the compressed string
+ *   h:copy()  h:equal(o)  h == o
+ *   for host in h:hosts() do ... end
+ *   h:close(), and <close> variables.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grovel.h"
+#include "hostlist.h"
+
+#define HOSTLIST_MT "grove.hostlist"
+#define ITER_MT "grove.hostlist.iter"
+
+typedef struct {
+    grove_hostlist_t *h; /* NULL once closed */
+} lhostlist;
+
+static lhostlist *push_new(lua_State *L)
+{
+    lhostlist *u = lua_newuserdatauv(L, sizeof(*u), 0);
+    u->h = NULL;
+    luaL_setmetatable(L, HOSTLIST_MT);
+    return u;
+}
+
+static grove_hostlist_t *check_hostlist(lua_State *L, int i)
+{
+    lhostlist *u = luaL_checkudata(L, i, HOSTLIST_MT);
+    if (!u->h)
+        luaL_argerror(L, i, "hostlist is closed");
+    return u->h;
+}
+
+/* Append the string at index i (or fail with nil, msg, code): returns the
+ * number appended or -1 with the failure pushed. */
+static int append_string(lua_State *L, grove_hostlist_t *h, int i)
+{
+    size_t len;
+    const char *s = lua_tolstring(L, i, &len);
+    grove_error_t err = {{0}, 0};
+    grove_hostlist_t *tmp = grove_hostlist_decode_len(s, len, &err);
+    if (!tmp) {
+        grovel_fail_errno(L, errno, err.text[0] ? err.text : NULL);
+        return -1;
+    }
+    int n = grove_hostlist_append_list(h, tmp);
+    int saved = errno;
+    grove_hostlist_destroy(tmp);
+    if (n < 0)
+        grovel_fail_errno(L, saved, NULL);
+    return n;
+}
+
+/* core.hostlist([s]) */
+static int l_hostlist_new(lua_State *L)
+{
+    int t = lua_type(L, 1);
+    luaL_argexpected(L, t == LUA_TNONE || t == LUA_TNIL || t == LUA_TSTRING || t == LUA_TTABLE,
+                     1, "nil, string or table");
+    if (t == LUA_TTABLE) { /* check every element before allocating */
+        lua_Integer n = luaL_len(L, 1);
+        for (lua_Integer i = 1; i <= n; i++) {
+            if (lua_geti(L, 1, i) != LUA_TSTRING)
+                return luaL_argerror(L, 1, lua_pushfstring(L, "element %I is not a string",
+                                                           (LUAI_UACINT)i));
+            lua_pop(L, 1);
+        }
+    }
+    lhostlist *u = push_new(L);
+    int top = lua_gettop(L);
+    if (t == LUA_TSTRING) {
+        size_t len;
+        const char *s = lua_tolstring(L, 1, &len);
+        grove_error_t err = {{0}, 0};
+        if (!(u->h = grove_hostlist_decode_len(s, len, &err)))
+            return grovel_fail_errno(L, errno, err.text[0] ? err.text : NULL);
+        return 1;
+    }
+    if (!(u->h = grove_hostlist_create()))
+        return grovel_fail_errno(L, errno, NULL);
+    if (t == LUA_TTABLE) {
+        lua_Integer n = luaL_len(L, 1);
+        for (lua_Integer i = 1; i <= n; i++) {
+            lua_geti(L, 1, i);
+            if (lua_type(L, -1) != LUA_TSTRING)
+                return luaL_argerror(L, 1, "table changed while reading it");
+            if (append_string(L, u->h, -1) < 0)
+                return 3;
+            lua_settop(L, top);
+        }
+    }
+    return 1;
+}
+
+/* Push the hostlist at index i as a borrowed pointer; a string is decoded
+ * into *tmp (caller destroys).  Returns NULL with nil, msg, code pushed on
+ * a bad string; raises on other types. */
+static const grove_hostlist_t *to_hostlist(lua_State *L, int i, grove_hostlist_t **tmp)
+{
+    *tmp = NULL;
+    if (lua_type(L, i) == LUA_TSTRING) {
+        size_t len;
+        const char *s = lua_tolstring(L, i, &len);
+        grove_error_t err = {{0}, 0};
+        if (!(*tmp = grove_hostlist_decode_len(s, len, &err))) {
+            grovel_fail_errno(L, errno, err.text[0] ? err.text : NULL);
+            return NULL;
+        }
+        return *tmp;
+    }
+    if (!luaL_testudata(L, i, HOSTLIST_MT))
+        luaL_typeerror(L, i, "hostlist or string");
+    return check_hostlist(L, i);
+}
+
+static int l_append(lua_State *L)
+{
+    grove_hostlist_t *h = check_hostlist(L, 1);
+    grove_hostlist_t *tmp;
+    const grove_hostlist_t *o = to_hostlist(L, 2, &tmp);
+    if (!o)
+        return 3;
+    int n = grove_hostlist_append_list(h, o);
+    int saved = errno;
+    grove_hostlist_destroy(tmp);
+    if (n < 0)
+        return grovel_fail_errno(L, saved, NULL);
+    lua_pushinteger(L, n);
+    return 1;
+}
+
+static int l_delete(lua_State *L)
+{
+    grove_hostlist_t *h = check_hostlist(L, 1);
+    grove_hostlist_t *tmp;
+    const grove_hostlist_t *o = to_hostlist(L, 2, &tmp);
+    if (!o)
+        return 3;
+    int n = grove_hostlist_delete_list(h, o);
+    int saved = errno;
+    grove_hostlist_destroy(tmp);
+    if (n < 0)
+        return grovel_fail_errno(L, saved, NULL);
+    lua_pushinteger(L, n);
+    return 1;
+}
+
+static int l_count(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)grove_hostlist_count(check_hostlist(L, 1)));
+    return 1;
+}
+
+/* Push host i (1-based) or return 0 with errno set. */
+static int push_nth(lua_State *L, const grove_hostlist_t *h, lua_Integer i)
+{
+    if (i < 1 || (lua_Unsigned)i > grove_hostlist_count(h)) {
+        errno = ENOENT;
+        return 0;
+    }
+    char *s = grove_hostlist_nth(h, (size_t)(i - 1));
+    if (!s)
+        return 0;
+    lua_pushstring(L, s);
+    free(s);
+    return 1;
+}
+
+static int l_nth(lua_State *L)
+{
+    grove_hostlist_t *h = check_hostlist(L, 1);
+    lua_Integer i = luaL_checkinteger(L, 2);
+    if (push_nth(L, h, i))
+        return 1;
+    return grovel_fail_errno(L, errno, errno == ENOENT ? "index out of range" : NULL);
+}
+
+static int l_first(lua_State *L)
+{
+    grove_hostlist_t *h = check_hostlist(L, 1);
+    if (!push_nth(L, h, 1))
+        lua_pushnil(L);
+    return 1;
+}
+
+static int l_last(lua_State *L)
+{
+    grove_hostlist_t *h = check_hostlist(L, 1);
+    if (!push_nth(L, h, (lua_Integer)grove_hostlist_count(h)))
+        lua_pushnil(L);
+    return 1;
+}
+
+static int l_find(lua_State *L)
+{
+    grove_hostlist_t *h = check_hostlist(L, 1);
+    size_t len;
+    const char *host = luaL_checklstring(L, 2, &len);
+    int i = strlen(host) == len ? grove_hostlist_find(h, host) : (errno = EINVAL, -1);
+    if (i >= 0) {
+        lua_pushinteger(L, (lua_Integer)i + 1);
+        return 1;
+    }
+    if (errno == EINVAL)
+        return grovel_fail(L, lua_pushfstring(L, "invalid host name \"%s\"", host), "EINVAL");
+    lua_pushnil(L);
+    return 1;
+}
+
+static int l_contains(lua_State *L)
+{
+    grove_hostlist_t *h = check_hostlist(L, 1);
+    size_t len;
+    const char *host = luaL_checklstring(L, 2, &len);
+    lua_pushboolean(L, strlen(host) == len && grove_hostlist_contains(h, host));
+    return 1;
+}
+
+static int sort_or_uniq(lua_State *L, bool uniq)
+{
+    grove_hostlist_t *h = check_hostlist(L, 1);
+    if ((uniq ? grove_hostlist_uniq(h) : grove_hostlist_sort(h)) < 0)
+        return grovel_fail_errno(L, errno, NULL);
+    lua_settop(L, 1);
+    return 1;
+}
+
+static int l_sort(lua_State *L)
+{
+    return sort_or_uniq(L, false);
+}
+
+static int l_uniq(lua_State *L)
+{
+    return sort_or_uniq(L, true);
+}
+
+static int l_encode(lua_State *L)
+{
+    char *e = grove_hostlist_encode(check_hostlist(L, 1));
+    if (!e)
+        return grovel_fail_errno(L, errno, NULL);
+    lua_pushstring(L, e);
+    free(e);
+    return 1;
+}
+
+static int l_tostring(lua_State *L)
+{
+    lhostlist *u = luaL_checkudata(L, 1, HOSTLIST_MT);
+    if (!u->h) {
+        lua_pushliteral(L, "hostlist (closed)");
+        return 1;
+    }
+    char *e = grove_hostlist_encode(u->h);
+    if (!e)
+        return luaL_error(L, "hostlist: out of memory");
+    lua_pushstring(L, e);
+    free(e);
+    return 1;
+}
+
+static int l_copy(lua_State *L)
+{
+    grove_hostlist_t *h = check_hostlist(L, 1);
+    lhostlist *u = push_new(L);
+    if (!(u->h = grove_hostlist_copy(h)))
+        return grovel_fail_errno(L, errno, NULL);
+    return 1;
+}
+
+static int l_equal(lua_State *L)
+{
+    grove_hostlist_t *a = check_hostlist(L, 1);
+    lhostlist *b = luaL_testudata(L, 2, HOSTLIST_MT);
+    lua_pushboolean(L, b && b->h && grove_hostlist_equal(a, b->h));
+    return 1;
+}
+
+/* __eq: false for anything that is not an open hostlist, never raises. */
+static int l_eq(lua_State *L)
+{
+    lhostlist *a = luaL_testudata(L, 1, HOSTLIST_MT), *b = luaL_testudata(L, 2, HOSTLIST_MT);
+    lua_pushboolean(L, a && b && a->h && b->h && grove_hostlist_equal(a->h, b->h));
+    return 1;
+}
+
+/* __index: integer keys are hosts (nil out of range), others are methods
+ * (the methods table is upvalue 1). */
+static int l_index(lua_State *L)
+{
+    if (lua_type(L, 2) == LUA_TNUMBER && lua_isinteger(L, 2)) {
+        grove_hostlist_t *h = check_hostlist(L, 1);
+        if (!push_nth(L, h, lua_tointeger(L, 2)))
+            lua_pushnil(L);
+        return 1;
+    }
+    lua_pushvalue(L, 2);
+    lua_rawget(L, lua_upvalueindex(1));
+    return 1;
+}
+
+/* hosts() iterator: upvalue 1 the hostlist, upvalue 2 a userdata holding
+ * the C iterator (its __gc frees the buffer). */
+static int hosts_step(lua_State *L)
+{
+    lhostlist *u = lua_touserdata(L, lua_upvalueindex(1));
+    grove_hostlist_iter_t *it = lua_touserdata(L, lua_upvalueindex(2));
+    if (!u->h)
+        return luaL_error(L, "hostlist closed during iteration");
+    const char *host = grove_hostlist_iter_next(u->h, it);
+    if (!host && errno != 0)
+        return luaL_error(L, "hostlist: out of memory");
+    if (host)
+        lua_pushstring(L, host);
+    else
+        lua_pushnil(L);
+    return 1;
+}
+
+static int iter_gc(lua_State *L)
+{
+    grove_hostlist_iter_fini(luaL_checkudata(L, 1, ITER_MT));
+    return 0;
+}
+
+static int l_hosts(lua_State *L)
+{
+    check_hostlist(L, 1);
+    lua_settop(L, 1);
+    grove_hostlist_iter_t *it = lua_newuserdatauv(L, sizeof(*it), 0);
+    *it = (grove_hostlist_iter_t)GROVE_HOSTLIST_ITER_INIT;
+    luaL_setmetatable(L, ITER_MT);
+    lua_pushcclosure(L, hosts_step, 2);
+    return 1;
+}
+
+static int l_len(lua_State *L)
+{
+    return l_count(L);
+}
+
+static int l_gc(lua_State *L)
+{
+    lhostlist *u = luaL_checkudata(L, 1, HOSTLIST_MT);
+    grove_hostlist_destroy(u->h);
+    u->h = NULL;
+    return 0;
+}
+
+static const luaL_Reg methods[] = {
+    {"append", l_append},
+    {"delete", l_delete},
+    {"count", l_count},
+    {"nth", l_nth},
+    {"first", l_first},
+    {"last", l_last},
+    {"find", l_find},
+    {"contains", l_contains},
+    {"sort", l_sort},
+    {"uniq", l_uniq},
+    {"encode", l_encode},
+    {"copy", l_copy},
+    {"equal", l_equal},
+    {"hosts", l_hosts},
+    {"close", l_gc},
+    {NULL, NULL},
+};
+
+static const luaL_Reg meta[] = {
+    {"__gc", l_gc},
+    {"__close", l_gc},
+    {"__tostring", l_tostring},
+    {"__len", l_len},
+    {"__eq", l_eq},
+    {NULL, NULL},
+};
+
+int grovel_open_hostlist(lua_State *L)
+{
+    grovel_newclass(L, HOSTLIST_MT, methods, meta);
+    /* Replace the __index table by a function that also serves h[i]. */
+    luaL_getmetatable(L, HOSTLIST_MT);
+    lua_getfield(L, -1, "__index");
+    lua_pushcclosure(L, l_index, 1);
+    lua_setfield(L, -2, "__index");
+    lua_pop(L, 1);
+
+    luaL_newmetatable(L, ITER_MT);
+    lua_pushcfunction(L, iter_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pop(L, 1);
+
+    grovel_setfunc(L, "hostlist", l_hostlist_new);
+    return 0;
+}

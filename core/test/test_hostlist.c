@@ -1,0 +1,735 @@
+/* test_hostlist.c: RFC 29 hostlists.
+ *
+ * 1. every row of the shared corpus hostlist.tsv (one TAP line per row);
+ * 2. the RFC's own test vectors and rows of our own: zero padding, the
+ *    canonical form, limits, error messages and positions, API edges;
+ * 3. random hostlists (fixed seed) whose hosts the generator renders itself,
+ *    checked against a naive array of strings: expansion, nth, find, encode
+ *    round trip, sort, uniq, delete;
+ * 4. random garbage strings (fixed seed): no crash or leak, errors name a
+ *    position, whatever decodes round-trips.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hostlist.h"
+#include "tap.h"
+
+/* ---- helpers ------------------------------------------------------------ */
+
+/* Every host of h joined by commas (new string). */
+static char *expand(const grove_hostlist_t *h)
+{
+    size_t cap = 64, len = 0;
+    char *out = malloc(cap);
+    grove_hostlist_iter_t it = GROVE_HOSTLIST_ITER_INIT;
+    const char *host;
+    out[0] = '\0';
+    while ((host = grove_hostlist_iter_next(h, &it))) {
+        size_t n = strlen(host);
+        if (len + n + 2 > cap) {
+            while (len + n + 2 > cap)
+                cap *= 2;
+            out = realloc(out, cap);
+        }
+        if (len)
+            out[len++] = ',';
+        memcpy(out + len, host, n + 1);
+        len += n;
+    }
+    grove_hostlist_iter_fini(&it);
+    return out;
+}
+
+static char *encode_str(const char *s)
+{
+    grove_hostlist_t *h = grove_hostlist_decode(s, NULL);
+    char *e = h ? grove_hostlist_encode(h) : NULL;
+    grove_hostlist_destroy(h);
+    return e;
+}
+
+static char *expand_str(const char *s)
+{
+    grove_hostlist_t *h = grove_hostlist_decode(s, NULL);
+    char *e = h ? expand(h) : NULL;
+    grove_hostlist_destroy(h);
+    return e;
+}
+
+/* ---- corpus ------------------------------------------------------------- */
+
+static int split_tabs(char *line, char **f, int max)
+{
+    int n = 0;
+    f[n++] = line;
+    for (char *p = line; *p && n < max; p++) {
+        if (*p == '\t') {
+            *p = '\0';
+            f[n++] = p + 1;
+        }
+    }
+    return n;
+}
+
+static void conformance_row(int lineno, char **f)
+{
+    const char *op = f[0], *input = f[1], *arg = f[2], *want = f[3];
+    const char *wcount = f[4], *wfirst = f[5], *wlast = f[6];
+    char got[1024], exp[1024];
+    grove_error_t err = {{0}, 0};
+
+    if (!strcmp(op, "hostname")) {
+        grove_hostname_t hn;
+        if (grove_hostname_parse(input, &hn) < 0)
+            snprintf(got, sizeof(got), "ERROR");
+        else if (hn.width == 0)
+            snprintf(got, sizeof(got), "prefix=%.*s num=%llu suffix=- width=0",
+                     (int)hn.prefix_len, hn.name, (unsigned long long)hn.num);
+        else
+            snprintf(got, sizeof(got), "prefix=%.*s num=%llu suffix=%.*s width=%d",
+                     (int)hn.prefix_len, hn.name, (unsigned long long)hn.num, hn.width,
+                     hn.name + hn.prefix_len, hn.width);
+        is_str(got, want, "hostlist.tsv:%d hostname '%s'", lineno, input);
+        return;
+    }
+    grove_hostlist_t *h = grove_hostlist_decode(input, &err);
+    if (!strcmp(op, "decode") && !strcmp(want, "ERROR")) {
+        ok(h == NULL && (errno == EINVAL || errno == ERANGE) && err.text[0],
+           "hostlist.tsv:%d decode '%s' fails: %s", lineno, input, err.text);
+        grove_hostlist_destroy(h);
+        return;
+    }
+    if (!h) {
+        ok(0, "hostlist.tsv:%d %s '%s': decode failed: %s", lineno, op, input, err.text);
+        return;
+    }
+    if (!strcmp(op, "decode")) {
+        char *e = grove_hostlist_encode(h);
+        char *fst = grove_hostlist_first(h), *lst = grove_hostlist_last(h);
+        snprintf(got, sizeof(got), "%s | count=%zu first=%s last=%s", e,
+                 grove_hostlist_count(h), fst ? fst : "-", lst ? lst : "-");
+        snprintf(exp, sizeof(exp), "%s | count=%s first=%s last=%s", want, wcount, wfirst,
+                 wlast);
+        is_str(got, exp, "hostlist.tsv:%d decode '%.60s'", lineno, input);
+        free(e);
+        free(fst);
+        free(lst);
+    } else if (!strcmp(op, "append")) {
+        int n = grove_hostlist_append(h, arg);
+        char *e = grove_hostlist_encode(h);
+        snprintf(got, sizeof(got), "%s | appended=%d", e, n);
+        snprintf(exp, sizeof(exp), "%s | appended=%s", want, wcount);
+        is_str(got, exp, "hostlist.tsv:%d '%s' append '%s'", lineno, input, arg);
+        free(e);
+    } else if (!strcmp(op, "nth")) {
+        char *host = grove_hostlist_nth(h, strtoul(arg, NULL, 10));
+        int saved = errno;
+        snprintf(got, sizeof(got), "%s | size=%zu", host ? host : saved == ENOENT ? "ERROR" : "?",
+                 grove_hostlist_count(h));
+        snprintf(exp, sizeof(exp), "%s | size=%s", want, wcount);
+        is_str(got, exp, "hostlist.tsv:%d '%s' nth %s", lineno, input, arg);
+        free(host);
+    } else if (!strcmp(op, "find")) {
+        snprintf(got, sizeof(got), "%d", grove_hostlist_find(h, arg));
+        is_str(got, want, "hostlist.tsv:%d '%s' find '%s'", lineno, input, arg);
+    } else if (!strcmp(op, "contains")) {
+        snprintf(got, sizeof(got), "%s", grove_hostlist_contains(h, arg) ? "true" : "false");
+        is_str(got, want, "hostlist.tsv:%d '%s' contains '%s'", lineno, input, arg);
+    } else if (!strcmp(op, "delete")) {
+        int n = grove_hostlist_delete(h, arg);
+        char *e = grove_hostlist_encode(h);
+        snprintf(got, sizeof(got), "%s | deleted=%d", e, n);
+        snprintf(exp, sizeof(exp), "%s | deleted=%s", want, wcount);
+        is_str(got, exp, "hostlist.tsv:%d '%s' delete '%s'", lineno, input, arg);
+        free(e);
+    } else if (!strcmp(op, "sort") || !strcmp(op, "uniq")) {
+        int rc = !strcmp(op, "sort") ? grove_hostlist_sort(h) : grove_hostlist_uniq(h);
+        char *e = rc == 0 ? grove_hostlist_encode(h) : NULL;
+        is_str(e, want, "hostlist.tsv:%d %s '%s'", lineno, op, input);
+        free(e);
+    } else {
+        ok(0, "hostlist.tsv:%d unknown op '%s'", lineno, op);
+    }
+    grove_hostlist_destroy(h);
+}
+
+static void test_conformance(void)
+{
+    const char *path = tap_conformance("hostlist.tsv");
+    FILE *fp = fopen(path, "r");
+    if (!ok(fp != NULL, "open %s", path))
+        return;
+    char line[4096];
+    int lineno = 0, rows = 0;
+    while (fgets(line, sizeof(line), fp)) {
+        lineno++;
+        line[strcspn(line, "\r\n")] = '\0';
+        if (line[0] == '#' || line[0] == '\0')
+            continue;
+        char *f[8];
+        if (split_tabs(line, f, 8) < 8) {
+            ok(0, "hostlist.tsv:%d has fewer than 8 columns", lineno);
+            continue;
+        }
+        conformance_row(lineno, f);
+        rows++;
+    }
+    fclose(fp);
+    is_int(rows, 118, "hostlist.tsv: every row was run");
+}
+
+/* ---- our own rows ------------------------------------------------------- */
+
+static const struct {
+    const char *in, *hosts; /* hosts: every host, comma-separated */
+} rfc_vectors[] = {
+    /* RFC 29 "Test Vectors" */
+    {"", ""},
+    {"foox,fooy,fooz", "foox,fooy,fooz"},
+    {"[1-3,5-6]", "1,2,3,5,6"},
+    {"foo[1-5]", "foo1,foo2,foo3,foo4,foo5"},
+    {"foo[0-4]-eth2", "foo0-eth2,foo1-eth2,foo2-eth2,foo3-eth2,foo4-eth2"},
+    {"foo1,foo1,foo1", "foo1,foo1,foo1"},
+    {"[00-02]", "00,01,02"},
+    {"[00-2]", "00,01,02"},
+    {"foo[1,1,2,1]", "foo1,foo1,foo2,foo1"},
+    /* RFC 29: leading zeros of the first element apply to the whole idlist */
+    {"[005,4,11-13]", "005,004,011,012,013"},
+    {"n[01,5,007,8]", "n01,n05,n007,n08"},
+    {"n[1,05,7]", "n1,n05,n7"},
+    {"n[1-05]", "n1,n2,n3,n4,n5"}, /* width comes from the low bound */
+    {"n[08-11]", "n08,n09,n10,n11"},
+    {"n[098-101]", "n098,n099,n100,n101"},
+    /* whitespace separates; empty expressions vanish */
+    {" a1 ,\ta2\n,, b ", "a1,a2,b"},
+    /* digits in the prefix */
+    {"f00[7-8,10]", "f007,f008,f0010"},
+    {"n1[0-12]", "n10,n11,n12,n13,n14,n15,n16,n17,n18,n19,n110,n111,n112"},
+    {"rack1-n[1-2]", "rack1-n1,rack1-n2"},
+    /* suffixes */
+    {"p[00-3]p", "p00p,p01p,p02p,p03p"},
+    {"[1-2]x,y[3]", "1x,2x,y3"},
+    {"a[1-2]-[", NULL},
+};
+
+static const struct {
+    const char *in, *out; /* out: encoding, or NULL when decoding must fail */
+    const char *msg;      /* expected error text for failures */
+    int errnum;
+} codec_rows[] = {
+    {"foo[1-3],foo[4-6]", "foo[1-6]", NULL, 0},
+    {"foo[1,2,3]", "foo[1-3]", NULL, 0},
+    {"foo[3,2,1]", "foo[3,2,1]", NULL, 0},
+    {"foo9,foo10,foo11", "foo[9-11]", NULL, 0},
+    {"foo09,foo10,foo11", "foo[09-11]", NULL, 0},
+    {"foo9,foo09", "foo[9,09]", NULL, 0},
+    {"foo01,foo5", "foo01,foo5", NULL, 0}, /* "foo[01,5]" would mean foo05 */
+    {"foo01,foo15", "foo[01,15]", NULL, 0},
+    {"foo01,foo005", "foo[01,005]", NULL, 0},
+    {"f00[7-8]", "f[007-008]", NULL, 0},
+    {"f00[7-8,10]", "f[007-008,0010]", NULL, 0},
+    {"node[001-100]", "node[001-100]", NULL, 0},
+    {"n0[0-9]", "n[00-09]", NULL, 0},
+    {"n1[0-9]", "n[10-19]", NULL, 0},
+    {"a1-b[2-3]", "a1-b[2-3]", NULL, 0},
+    {"x1234567890123456789[0-2]",
+     "x12345678901234567890,x12345678901234567891,x12345678901234567892", NULL, 0},
+    {"x12345678901234567[8-9]", "x[123456789012345678-123456789012345679]", NULL, 0},
+    {"x12345678901234567[9-10]", "x123456789012345679,x1234567890123456710", NULL, 0},
+    {"h[999999999999999999]", "h999999999999999999", NULL, 0},
+    {"h1234567890123456789", "h1234567890123456789", NULL, 0},
+    {"foo[0-1048575]", "foo[0-1048575]", NULL, 0},
+    {"foo[0-1048576]", NULL,
+     "invalid hostlist \"foo[0-1048576]\": range larger than 1048576 hosts at position 5",
+     ERANGE},
+    {"h[1000000000000000000]", NULL,
+     "invalid hostlist \"h[1000000000000000000]\": number longer than 18 digits at position 3",
+     EINVAL},
+    {"foo[", NULL, "invalid hostlist \"foo[\": '[' without matching ']' at position 4", EINVAL},
+    {"foo[]", NULL, "invalid hostlist \"foo[]\": empty brackets at position 4", EINVAL},
+    {"foo]", NULL, "invalid hostlist \"foo]\": unexpected ']' at position 4", EINVAL},
+    {"foo[[1]]", NULL, "invalid hostlist \"foo[[1]]\": nested '[' at position 5", EINVAL},
+    {"a[1]b[2]", NULL, "invalid hostlist \"a[1]b[2]\": second '[' in one expression at position 6",
+     EINVAL},
+    {"foo[x-y]", NULL, "invalid hostlist \"foo[x-y]\": unexpected 'x' at position 5", EINVAL},
+    {"foo[1,,2]", NULL, "invalid hostlist \"foo[1,,2]\": missing number at position 7", EINVAL},
+    {"foo[1,]", NULL, "invalid hostlist \"foo[1,]\": missing number at position 7", EINVAL},
+    {"foo[0-1,2--5]", NULL,
+     "invalid hostlist \"foo[0-1,2--5]\": negative or missing number at position 11", EINVAL},
+    {"foo[5-3]", NULL, "invalid hostlist \"foo[5-3]\": descending range at position 5", EINVAL},
+    {"foo[1 ,2]", NULL, "invalid hostlist \"foo[1 ,2]\": unexpected ' ' at position 6", EINVAL},
+    {"fo\x01o", NULL, "invalid hostlist \"fo?o\": unexpected '\\x01' at position 3", EINVAL},
+    {"caf\xc3\xa9", NULL, "invalid hostlist \"caf??\": unexpected '\\xc3' at position 4",
+     EINVAL},
+};
+
+static void test_rows(void)
+{
+    for (size_t i = 0; i < sizeof(rfc_vectors) / sizeof(rfc_vectors[0]); i++) {
+        char *x = expand_str(rfc_vectors[i].in);
+        is_str(x, rfc_vectors[i].hosts, "'%s' is %s", rfc_vectors[i].in,
+               rfc_vectors[i].hosts ? rfc_vectors[i].hosts : "an error");
+        free(x);
+        /* and its encoding decodes to the same hosts */
+        char *e = encode_str(rfc_vectors[i].in);
+        char *y = e ? expand_str(e) : NULL;
+        is_str(y, rfc_vectors[i].hosts, "'%s' encodes as '%s', the same hosts",
+               rfc_vectors[i].in, e ? e : "(null)");
+        free(e);
+        free(y);
+    }
+    for (size_t i = 0; i < sizeof(codec_rows) / sizeof(codec_rows[0]); i++) {
+        grove_error_t err = {{0}, 0};
+        errno = 0;
+        grove_hostlist_t *h = grove_hostlist_decode(codec_rows[i].in, &err);
+        if (codec_rows[i].out) {
+            char *e = h ? grove_hostlist_encode(h) : NULL;
+            is_str(e, codec_rows[i].out, "'%s' encodes as '%s'", codec_rows[i].in,
+                   codec_rows[i].out);
+            if (!h)
+                diag("%s", err.text);
+            free(e);
+        } else {
+            ok(!h && errno == codec_rows[i].errnum, "'%s' fails with %s", codec_rows[i].in,
+               codec_rows[i].errnum == ERANGE ? "ERANGE" : "EINVAL");
+            is_str(err.text, codec_rows[i].msg, "... message");
+        }
+        grove_hostlist_destroy(h);
+    }
+}
+
+static void test_api(void)
+{
+    grove_hostlist_t *h = grove_hostlist_create();
+    char *s;
+    ok(h && grove_hostlist_count(h) == 0, "create: empty");
+    s = grove_hostlist_encode(h);
+    is_str(s, "", "empty list encodes as ''");
+    free(s);
+    errno = 0;
+    ok(grove_hostlist_first(h) == NULL && errno == ENOENT, "first of empty is ENOENT");
+    errno = 0;
+    ok(grove_hostlist_last(h) == NULL && errno == ENOENT, "last of empty is ENOENT");
+    is_int(grove_hostlist_append(h, "n[1-3]"), 3, "append returns the number appended");
+    is_int(grove_hostlist_append(h, ""), 0, "append '' appends nothing");
+    errno = 0;
+    is_int(grove_hostlist_append(h, "n[1-"), -1, "append a bad string fails");
+    is_int(errno, EINVAL, "... with EINVAL");
+    is_int(grove_hostlist_count(h), 3, "... and leaves the list alone");
+    is_int(grove_hostlist_append_list(h, h), 3, "append a list to itself");
+    s = grove_hostlist_encode(h);
+    is_str(s, "n[1-3,1-3]", "self-append");
+    free(s);
+    is_int(grove_hostlist_delete(h, "n2"), 1, "delete removes the first occurrence only");
+    s = grove_hostlist_encode(h);
+    is_str(s, "n[1,3,1-3]", "... n2 gone once");
+    free(s);
+    is_int(grove_hostlist_delete(h, "n3"), 1, "delete n3");
+    s = grove_hostlist_encode(h);
+    is_str(s, "n[1,1-3]", "... the first n3");
+    free(s);
+    is_int(grove_hostlist_delete_list(h, h), 4, "delete a list from itself");
+    is_int(grove_hostlist_append(h, "a1,b,a2"), 3, "append a1,b,a2");
+    is_int(grove_hostlist_delete(h, "b"), 1, "delete b");
+    s = grove_hostlist_encode(h);
+    is_str(s, "a[1-2]", "removing a whole range rejoins its neighbours");
+    free(s);
+    is_int(grove_hostlist_delete(h, "a[1-2]"), 2, "delete a[1-2]");
+    is_int(grove_hostlist_count(h), 0, "... empties it");
+    errno = 0;
+    is_int(grove_hostlist_delete(h, "x[1-"), -1, "delete a bad string fails");
+    is_int(grove_hostlist_append(h, "b,a,c"), 3, "append b,a,c");
+    errno = 0;
+    is_int(grove_hostlist_find(h, "a,b"), -1, "find a non-hostname");
+    is_int(errno, EINVAL, "... is EINVAL");
+    errno = 0;
+    is_int(grove_hostlist_find(h, "z"), -1, "find an absent host");
+    is_int(errno, ENOENT, "... is ENOENT");
+    errno = 0;
+    ok(grove_hostlist_nth(h, 3) == NULL && errno == ENOENT, "nth past the end is ENOENT");
+    s = grove_hostlist_last(h);
+    is_str(s, "c", "last");
+    free(s);
+
+    grove_hostlist_t *c = grove_hostlist_copy(h);
+    ok(c && grove_hostlist_equal(c, h), "copy is equal");
+    grove_hostlist_uniq(c);
+    ok(!grove_hostlist_equal(c, h), "sorted copy differs in order");
+    s = grove_hostlist_encode(c);
+    is_str(s, "a,b,c", "uniq sorts");
+    free(s);
+
+    /* equal treats equivalent widths as equal */
+    grove_hostlist_t *w1 = grove_hostlist_decode("n[10-12]", NULL);
+    grove_hostlist_t *w2 = grove_hostlist_decode("n10,n11,n12", NULL);
+    ok(grove_hostlist_equal(w1, w2), "n[10-12] equals n10,n11,n12");
+    grove_hostlist_t *w3 = grove_hostlist_decode("f00[7-8]", NULL);
+    grove_hostlist_t *w4 = grove_hostlist_decode("f007,f008", NULL);
+    ok(grove_hostlist_equal(w3, w4), "f00[7-8] equals f007,f008");
+    is_int(grove_hostlist_find(w3, "f008"), 1, "f00[7-8] contains f008");
+    is_int(grove_hostlist_find(w3, "f08"), -1, "... not f08");
+
+    /* iteration survives changes to the list */
+    grove_hostlist_t *it_h = grove_hostlist_decode("a[1-5],b", NULL);
+    grove_hostlist_iter_t it = GROVE_HOSTLIST_ITER_INIT;
+    is_str(grove_hostlist_iter_next(it_h, &it), "a1", "iter a1");
+    is_str(grove_hostlist_iter_next(it_h, &it), "a2", "iter a2");
+    grove_hostlist_delete(it_h, "a[1-4]");
+    const char *host = grove_hostlist_iter_next(it_h, &it);
+    ok(host && !strcmp(host, "b"), "after deleting under the iterator it goes on: %s",
+       host ? host : "(null)");
+    errno = -1;
+    ok(grove_hostlist_iter_next(it_h, &it) == NULL && errno == 0, "then ends with errno 0");
+    grove_hostlist_iter_fini(&it);
+
+    /* NULL handling */
+    grove_hostlist_destroy(NULL);
+    errno = 0;
+    ok(grove_hostlist_decode(NULL, NULL) == NULL && errno == EINVAL, "decode(NULL) is EINVAL");
+    errno = 0;
+    ok(grove_hostlist_encode(NULL) == NULL && errno == EINVAL, "encode(NULL) is EINVAL");
+    errno = 0;
+    ok(grove_hostlist_append(NULL, "a") < 0 && errno == EINVAL, "append to NULL is EINVAL");
+    errno = 0;
+    ok(grove_hostlist_sort(NULL) < 0 && errno == EINVAL, "sort(NULL) is EINVAL");
+    ok(grove_hostlist_count(NULL) == 0 && !grove_hostlist_contains(NULL, "a"),
+       "count/contains on NULL");
+    grove_hostname_t hn;
+    ok(grove_hostname_parse("", &hn) < 0 && grove_hostname_parse(NULL, &hn) < 0,
+       "hostname '' and NULL are EINVAL");
+    ok(grove_hostname_parse("x1234567890123456789", &hn) == 0 && hn.width == 0,
+       "19 trailing digits are not a number");
+    ok(grove_hostname_parse("123", &hn) == 0 && hn.prefix_len == 0 && hn.num == 123,
+       "an all-digit name has an empty prefix");
+
+    /* the limit on one range, and a list bigger than one range */
+    grove_hostlist_t *big = grove_hostlist_decode("n[0-1048575],n[1048576-2000000]", NULL);
+    ok(big && grove_hostlist_count(big) == 2000001, "ranges join beyond the per-range limit");
+    s = grove_hostlist_encode(big);
+    is_str(s, "n[0-2000000]", "... into one range");
+    free(s);
+    is_int(grove_hostlist_find(big, "n1999999"), 1999999, "find in a big range");
+
+    grove_hostlist_destroy(big);
+    grove_hostlist_destroy(it_h);
+    grove_hostlist_destroy(w1);
+    grove_hostlist_destroy(w2);
+    grove_hostlist_destroy(w3);
+    grove_hostlist_destroy(w4);
+    grove_hostlist_destroy(c);
+    grove_hostlist_destroy(h);
+}
+
+/* ---- naive reference ---------------------------------------------------- */
+
+static uint64_t rng_state = 0x2545f4914f6cdd1dULL;
+
+static uint32_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (uint32_t)(rng_state >> 11);
+}
+
+#define MAXH 512
+
+struct ref {
+    char *h[MAXH]; /* hosts in order */
+    int n;
+};
+
+static void ref_add(struct ref *r, const char *s)
+{
+    if (r->n < MAXH)
+        r->h[r->n++] = strdup(s);
+}
+
+static void ref_free(struct ref *r)
+{
+    for (int i = 0; i < r->n; i++)
+        free(r->h[i]);
+    r->n = 0;
+}
+
+static void put_padded(char *o, unsigned n, int w)
+{
+    sprintf(o, "%0*u", w, n);
+}
+
+/* Append a random expression to s and its hosts, rendered by RFC 29 rules
+ * written out independently here, to r. */
+static void random_expr(char *s, struct ref *r)
+{
+    static const char *prefixes[] = {"", "a", "n", "n0", "x-", "f00", "r1n", "a"};
+    static const char *suffixes[] = {"", "", "", "", "-e", "p"};
+    const char *pfx = prefixes[rnd() % 8];
+    char host[128];
+    if (rnd() % 4 == 0) { /* a bare name */
+        static const char *bare[] = {"a", "b1", "n05", "n5", "x-2", "f007", "login", "n10"};
+        const char *b = bare[rnd() % 8];
+        strcat(s, b);
+        ref_add(r, b);
+        return;
+    }
+    const char *sfx = suffixes[rnd() % 6];
+    int nel = 1 + (int)(rnd() % 3), first_pad = 0;
+    strcat(s, pfx);
+    strcat(s, "[");
+    for (int e = 0; e < nel; e++) {
+        unsigned lo = rnd() % 4 == 0 ? 95 + rnd() % 10 : rnd() % 14;
+        unsigned len = rnd() % 3 == 0 ? 0 : rnd() % 6;
+        unsigned hi = lo + len;
+        int nd = lo >= 100 ? 3 : lo >= 10 ? 2 : 1;
+        int lw = rnd() % 3 == 0 ? nd + 1 + (int)(rnd() % 2) : nd; /* written width of lo */
+        bool padded = lw > 1 && lw > nd;
+        if (e == 0 && padded)
+            first_pad = lw;
+        int w = padded ? lw : (first_pad ? first_pad : lw);
+        char num[32];
+        if (e)
+            strcat(s, ",");
+        put_padded(num, lo, lw);
+        strcat(s, num);
+        if (hi > lo) {
+            sprintf(num, "-%u", hi);
+            strcat(s, num);
+        }
+        for (unsigned v = lo; v <= hi; v++) {
+            char d[32];
+            put_padded(d, v, w);
+            snprintf(host, sizeof(host), "%s%s%s", pfx, d, sfx);
+            ref_add(r, host);
+        }
+    }
+    strcat(s, "]");
+    strcat(s, sfx);
+}
+
+/* Sort key of a host name: prefix without trailing digits, plain before
+ * numbered, then the digits by length and value (all independent of the
+ * library). */
+static int ref_cmp(const void *x, const void *y)
+{
+    const char *a = *(char *const *)x, *b = *(char *const *)y;
+    size_t la = strlen(a), lb = strlen(b), ka = 0, kb = 0;
+    while (ka < la && a[la - 1 - ka] >= '0' && a[la - 1 - ka] <= '9')
+        ka++;
+    while (kb < lb && b[lb - 1 - kb] >= '0' && b[lb - 1 - kb] <= '9')
+        kb++;
+    if (ka > 18)
+        ka = 0;
+    if (kb > 18)
+        kb = 0;
+    size_t pa = la - ka, pb = lb - kb, m = pa < pb ? pa : pb;
+    int c = memcmp(a, b, m);
+    if (c)
+        return c;
+    if (pa != pb)
+        return pa < pb ? -1 : 1;
+    if ((ka > 0) != (kb > 0))
+        return ka > 0 ? 1 : -1;
+    if (ka != kb)
+        return ka < kb ? -1 : 1;
+    return strcmp(a + pa, b + pb);
+}
+
+static char *ref_join(const struct ref *r)
+{
+    size_t len = 1;
+    for (int i = 0; i < r->n; i++)
+        len += strlen(r->h[i]) + 1;
+    char *s = malloc(len);
+    s[0] = '\0';
+    for (int i = 0; i < r->n; i++) {
+        if (i)
+            strcat(s, ",");
+        strcat(s, r->h[i]);
+    }
+    return s;
+}
+
+static bool check(bool cond, int *failures, const char *what, const char *input)
+{
+    if (!cond && (*failures)++ < 5)
+        diag("mismatch in %s for '%s'", what, input);
+    return cond;
+}
+
+static void test_reference(void)
+{
+    const int trials = 600;
+    int failures = 0;
+    for (int t = 0; t < trials; t++) {
+        char s[512] = "";
+        struct ref r = {.n = 0};
+        int nexpr = (int)(rnd() % 5);
+        for (int e = 0; e < nexpr; e++) {
+            if (e)
+                strcat(s, ",");
+            random_expr(s, &r);
+        }
+        grove_error_t err = {{0}, 0};
+        grove_hostlist_t *h = grove_hostlist_decode(s, &err);
+        if (!check(h != NULL, &failures, "decode", s)) {
+            diag("%s", err.text);
+            ref_free(&r);
+            continue;
+        }
+        char *want = ref_join(&r), *got = expand(h);
+        check(!strcmp(got, want) && grove_hostlist_count(h) == (size_t)r.n, &failures,
+              "expansion", s);
+        free(got);
+        /* nth and find agree with the array */
+        for (int i = 0; i < r.n; i++) {
+            char *x = grove_hostlist_nth(h, (size_t)i);
+            int first;
+            for (first = 0; strcmp(r.h[first], r.h[i]); first++)
+                ;
+            check(x && !strcmp(x, r.h[i]), &failures, "nth", s);
+            check(grove_hostlist_find(h, r.h[i]) == first, &failures, "find", s);
+            free(x);
+        }
+        /* the encoding decodes to the same hosts */
+        char *e = grove_hostlist_encode(h);
+        grove_hostlist_t *d = grove_hostlist_decode(e, NULL);
+        got = d ? expand(d) : NULL;
+        check(got && !strcmp(got, want) && grove_hostlist_equal(h, d), &failures,
+              "encode round trip", s);
+        free(got);
+        free(e);
+        grove_hostlist_destroy(d);
+        free(want);
+        /* delete a random sample: the first occurrence of each */
+        if (r.n > 0) {
+            struct ref del = {.n = 0};
+            int k = 1 + (int)(rnd() % 4);
+            for (int i = 0; i < k; i++)
+                ref_add(&del, r.h[rnd() % (unsigned)r.n]);
+            ref_add(&del, "zz9");
+            char *dels = ref_join(&del);
+            grove_hostlist_t *hd = grove_hostlist_copy(h);
+            int removed = grove_hostlist_delete(hd, dels);
+            struct ref rest = {.n = 0};
+            bool gone[MAXH] = {false};
+            int want_removed = 0;
+            for (int i = 0; i < del.n; i++)
+                for (int j = 0; j < r.n; j++)
+                    if (!gone[j] && !strcmp(r.h[j], del.h[i])) {
+                        gone[j] = true;
+                        want_removed++;
+                        break;
+                    }
+            for (int j = 0; j < r.n; j++)
+                if (!gone[j])
+                    ref_add(&rest, r.h[j]);
+            want = ref_join(&rest);
+            got = expand(hd);
+            check(removed == want_removed && !strcmp(got, want), &failures, "delete", s);
+            free(got);
+            free(want);
+            e = grove_hostlist_encode(hd);
+            d = grove_hostlist_decode(e, NULL);
+            check(d && grove_hostlist_equal(d, hd), &failures, "round trip after delete", s);
+            grove_hostlist_destroy(d);
+            free(e);
+            free(dels);
+            ref_free(&del);
+            ref_free(&rest);
+            grove_hostlist_destroy(hd);
+        }
+        /* sort, then uniq */
+        qsort(r.h, (size_t)r.n, sizeof(r.h[0]), ref_cmp);
+        grove_hostlist_sort(h);
+        want = ref_join(&r);
+        got = expand(h);
+        check(!strcmp(got, want), &failures, "sort", s);
+        free(got);
+        free(want);
+        e = grove_hostlist_encode(h);
+        d = grove_hostlist_decode(e, NULL);
+        check(d && grove_hostlist_equal(d, h), &failures, "round trip after sort", s);
+        grove_hostlist_destroy(d);
+        free(e);
+        int m = 0;
+        for (int i = 0; i < r.n; i++) {
+            if (m > 0 && !strcmp(r.h[m - 1], r.h[i])) {
+                free(r.h[i]);
+                continue;
+            }
+            r.h[m++] = r.h[i];
+        }
+        r.n = m;
+        grove_hostlist_uniq(h);
+        want = ref_join(&r);
+        got = expand(h);
+        check(!strcmp(got, want) && grove_hostlist_count(h) == (size_t)r.n, &failures, "uniq",
+              s);
+        free(got);
+        free(want);
+        ref_free(&r);
+        grove_hostlist_destroy(h);
+    }
+    ok(failures == 0, "%d random lists: expansion, nth, find, round trip, delete, sort, uniq "
+                      "agree with an array of strings", trials);
+}
+
+/* ---- garbage ------------------------------------------------------------ */
+
+static void test_garbage(void)
+{
+    static const char alphabet[] = "ab0123456789,,[[]]--- x\t";
+    const int trials = 20000;
+    int decoded = 0, bad = 0;
+    char buf[48];
+    for (int t = 0; t < trials; t++) {
+        size_t len = rnd() % sizeof(buf);
+        for (size_t i = 0; i < len; i++)
+            buf[i] = rnd() % 10 == 0 ? (char)(rnd() & 0xff)
+                                     : alphabet[rnd() % (sizeof(alphabet) - 1)];
+        grove_error_t err = {{0}, 0};
+        grove_hostlist_t *h = grove_hostlist_decode_len(buf, len, &err);
+        if (!h) {
+            if ((errno != EINVAL && errno != ERANGE) || !strstr(err.text, "at position"))
+                bad++;
+            continue;
+        }
+        decoded++;
+        char *e = grove_hostlist_encode(h);
+        grove_hostlist_t *d = e ? grove_hostlist_decode(e, NULL) : NULL;
+        if (!d || !grove_hostlist_equal(h, d))
+            bad++;
+        if (grove_hostlist_count(h) > 0) {
+            char *x = grove_hostlist_last(h);
+            if (!x || grove_hostlist_find(h, x) < 0)
+                bad++;
+            free(x);
+        }
+        /* every host of the sorted multiset minus one of each distinct host */
+        size_t all = grove_hostlist_count(h);
+        if (grove_hostlist_sort(d) < 0 || grove_hostlist_uniq(h) < 0
+            || grove_hostlist_delete_list(d, h) != (int)grove_hostlist_count(h)
+            || grove_hostlist_count(d) != all - grove_hostlist_count(h))
+            bad++;
+        free(e);
+        grove_hostlist_destroy(d);
+        grove_hostlist_destroy(h);
+    }
+    diag("%d of %d garbage strings decoded", decoded, trials);
+    ok(bad == 0 && decoded > 0, "garbage: errors name a position, successes round-trip");
+}
+
+int main(void)
+{
+    test_conformance();
+    test_rows();
+    test_api();
+    test_reference();
+    test_garbage();
+    return done_testing();
+}

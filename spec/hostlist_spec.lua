@@ -1,0 +1,260 @@
+-- hostlist_spec.lua: the grove.hostlist userdata (RFC 29) seen from Lua.
+local core = require "grove.core"
+
+local corpus = (os.getenv "GROVE_CONFORMANCE" or "../shared/conformance") .. "/hostlist.tsv"
+
+local function fails(f, text)
+  assert.error_matches(f, text, 1, true)
+end
+
+local function hosts(h)
+  local t = {}
+  for x in h:hosts() do t[#t + 1] = x end
+  return t
+end
+
+describe("core.hostlist", function()
+  it("builds empty lists from nothing, nil and ''", function()
+    for _, h in ipairs { core.hostlist(), core.hostlist(nil), core.hostlist "" } do
+      assert.equal("grove.hostlist", getmetatable(h).__name)
+      assert.equal(0, h:count())
+      assert.equal(0, #h)
+      assert.equal("", tostring(h))
+      assert.is_nil(h:first())
+      assert.is_nil(h:last())
+    end
+  end)
+
+  it("decodes strings and tables of strings", function()
+    assert.equal("foo[1-3],fooi", tostring(core.hostlist "foo1,foo2,foo3,fooi"))
+    assert.same({ "foo0-eth2", "foo1-eth2" }, hosts(core.hostlist "foo[0-1]-eth2"))
+    assert.same({ "005", "004", "011", "012", "013" }, hosts(core.hostlist "[005,4,11-13]"))
+    assert.equal("n[1-4],login", tostring(core.hostlist { "n[1-2]", "n3,n4", "login" }))
+  end)
+
+  it("returns nil, message, code for bad strings", function()
+    local cases = {
+      { "foo[", "EINVAL", "invalid hostlist \"foo[\": '[' without matching ']' at position 4" },
+      { "foo]", "EINVAL", "invalid hostlist \"foo]\": unexpected ']' at position 4" },
+      { "foo[]", "EINVAL", 'invalid hostlist "foo[]": empty brackets at position 4' },
+      { "foo[x-y]", "EINVAL", "invalid hostlist \"foo[x-y]\": unexpected 'x' at position 5" },
+      { "foo[5-3]", "EINVAL", 'invalid hostlist "foo[5-3]": descending range at position 5' },
+      { "foo[0-1048576]", "ERANGE",
+        'invalid hostlist "foo[0-1048576]": range larger than 1048576 hosts at position 5' },
+      { "a\0b", "EINVAL", "invalid hostlist \"a?b\": unexpected '\\x00' at position 2" },
+    }
+    for _, c in ipairs(cases) do
+      local h, msg, code = core.hostlist(c[1])
+      assert.is_nil(h)
+      assert.equal(c[3], msg)
+      assert.equal(c[2], code)
+    end
+    local h, msg, code = core.hostlist { "a", "b[" }
+    assert.is_nil(h)
+    assert.equal("invalid hostlist \"b[\": '[' without matching ']' at position 2", msg)
+    assert.equal("EINVAL", code)
+  end)
+
+  it("raises on arguments of the wrong type", function()
+    fails(function() core.hostlist(5) end, "(nil, string or table expected, got number)")
+    fails(function() core.hostlist { "a", 5 } end, "(element 2 is not a string)")
+    local h = core.hostlist "a"
+    fails(function() h:append(5) end,
+      "bad argument #1 to 'append' (hostlist or string expected, got number)")
+    fails(function() h:delete() end,
+      "bad argument #1 to 'delete' (hostlist or string expected, got no value)")
+    fails(function() h:nth "x" end, "bad argument #1 to 'nth' (number expected, got string)")
+    fails(function() h:find() end, "bad argument #1 to 'find' (string expected, got no value)")
+    fails(function() h:contains {} end,
+      "bad argument #1 to 'contains' (string expected, got table)")
+    fails(function() h.count(5) end,
+      "bad argument #1 to 'count' (grove.hostlist expected, got number)")
+  end)
+
+  it("appends strings and hostlists, returning how many", function()
+    local h = core.hostlist "foo[0-3]"
+    assert.equal(3, h:append "foo[7-9]")
+    assert.equal(2, h:append(core.hostlist "foo1,bar"))
+    assert.equal(0, h:append "")
+    assert.equal("foo[0-3,7-9,1],bar", tostring(h))
+    assert.equal(9, h:append(h))
+    assert.equal(18, #h)
+    local n, msg, code = h:append "x[1-"
+    assert.is_nil(n)
+    assert.equal("invalid hostlist \"x[1-\": '[' without matching ']' at position 2", msg)
+    assert.equal("EINVAL", code)
+    assert.equal(18, #h)
+  end)
+
+  it("gives hosts by 1-based index through nth and h[i]", function()
+    local h = core.hostlist "foo[1-2,4-5],bar"
+    assert.equal("foo1", h:nth(1))
+    assert.equal("foo4", h:nth(3))
+    assert.equal("bar", h:nth(5))
+    assert.equal("foo1", h[1])
+    assert.equal("bar", h[5])
+    assert.is_nil(h[6])
+    assert.is_nil(h[0])
+    assert.equal("foo1", h:first())
+    assert.equal("bar", h:last())
+    for _, i in ipairs { 0, 6, -1 } do
+      local x, msg, code = h:nth(i)
+      assert.is_nil(x)
+      assert.equal("index out of range", msg)
+      assert.equal("ENOENT", code)
+    end
+    assert.is_nil(h.nosuchmethod)
+  end)
+
+  it("finds hosts exactly, respecting zero padding", function()
+    local h = core.hostlist "i[00-05],tst,f00[7-8]"
+    assert.equal(1, h:find "i00")
+    assert.equal(5, h:find "i04")
+    assert.equal(7, h:find "tst")
+    assert.equal(9, h:find "f008")
+    assert.is_nil(h:find "i0")
+    assert.is_nil(h:find "i06")
+    assert.is_true(h:contains "i05")
+    assert.is_false(h:contains "i5")
+    assert.is_false(h:contains "a,b")
+    local x, msg, code = h:find "a,b"
+    assert.is_nil(x)
+    assert.equal('invalid host name "a,b"', msg)
+    assert.equal("EINVAL", code)
+    x, msg, code = h:find "tst\0x"
+    assert.is_nil(x)
+    assert.equal("EINVAL", code)
+    assert.equal('invalid host name "tst"', msg)
+  end)
+
+  it("deletes the first occurrence of each host", function()
+    local h = core.hostlist "foo[0-10],foo5"
+    assert.equal(1, h:delete "foo5")
+    assert.equal("foo[0-4,6-10,5]", tostring(h))
+    assert.equal(2, h:delete(core.hostlist "foo1,foo3,nothere"))
+    assert.equal("foo[0,2,4,6-10,5]", tostring(h))
+    assert.equal(0, h:delete "")
+    local n, msg, code = h:delete "foo[3-1]"
+    assert.is_nil(n)
+    assert.equal('invalid hostlist "foo[3-1]": descending range at position 5', msg)
+    assert.equal("EINVAL", code)
+    assert.equal(9, h:delete(h))
+    assert.equal(0, #h)
+  end)
+
+  it("sorts and uniqs in place, returning the list", function()
+    local h = core.hostlist "n10,n9,login,n010,n9"
+    assert.equal(h, h:sort())
+    assert.equal("login,n[9,9-10,010]", tostring(h))
+    assert.equal(h, h:uniq())
+    assert.equal("login,n[9-10,010]", tostring(h))
+    local s = core.hostlist("foo[0-20],foo45,foo12,foo015"):sort()
+    assert.equal("foo[0-12,12-20,45,015]", tostring(s))
+  end)
+
+  it("copies independently and compares", function()
+    local a = core.hostlist "n[1-3]"
+    local c = a:copy()
+    assert.is_true(a:equal(c))
+    assert.is_true(a == c)
+    assert.is_true(a == core.hostlist "n1,n2,n3")
+    c:append "n4"
+    assert.is_false(a == c)
+    assert.is_false(a:equal "n[1-3]")
+    assert.equal("n[1-3]", a:encode())
+  end)
+
+  it("iterates with hosts(), also while the list changes", function()
+    assert.same({ "a1", "a2", "b" }, hosts(core.hostlist "a[1-2],b"))
+    assert.same({}, hosts(core.hostlist ""))
+    local h = core.hostlist "a[1-5],b"
+    local seen = {}
+    for x in h:hosts() do
+      seen[#seen + 1] = x
+      if x == "a2" then h:delete "a[1-4]" end
+    end
+    assert.same({ "a1", "a2", "b" }, seen)
+  end)
+
+  it("closes once, through close(), <close> or the collector", function()
+    local h = core.hostlist "a"
+    h:close()
+    h:close()
+    assert.equal("hostlist (closed)", tostring(h))
+    fails(function() h:count() end, "(hostlist is closed)")
+    fails(function() return h[1] end, "(hostlist is closed)")
+    assert.is_false(h == core.hostlist "a")
+    local t = core.hostlist "a[1-3]"
+    local it = t:hosts()
+    assert.equal("a1", it())
+    t:close()
+    fails(function() it() end, "hostlist closed during iteration")
+    local kept
+    do
+      local c <close> = core.hostlist "x"
+      kept = c
+    end
+    fails(function() kept:first() end, "(hostlist is closed)")
+    collectgarbage()
+  end)
+end)
+
+describe("hostlist.tsv through the binding", function()
+  local f = io.open(corpus)
+  it("finds the corpus", function() assert.truthy(f, corpus) end)
+  if not f then return end
+  local n = 0
+  for line in f:lines() do
+    if line ~= "" and line:sub(1, 1) ~= "#" then
+      n = n + 1
+      local op, input, arg, want, count, first, last =
+        line:match "^([^\t]*)\t([^\t]*)\t([^\t]*)\t([^\t]*)\t([^\t]*)\t([^\t]*)\t([^\t]*)\t"
+      it(("%s '%s' %s"):format(op, input:sub(1, 40), arg), function()
+        if op == "hostname" then
+          -- the parse helper is C-only; a host name is a one-host list
+          local h = core.hostlist(input)
+          if want == "ERROR" then
+            assert.is_true(h == nil or #h ~= 1 or h[1] ~= input)
+          else
+            assert.equal(input, h[1])
+          end
+          return
+        end
+        if op == "decode" and want == "ERROR" then
+          local h, msg, code = core.hostlist(input)
+          assert.is_nil(h)
+          assert.truthy(msg:match "^invalid hostlist")
+          assert.truthy(code == "EINVAL" or code == "ERANGE")
+          return
+        end
+        local h = assert(core.hostlist(input))
+        if op == "decode" then
+          assert.equal(want, tostring(h))
+          assert.equal(tonumber(count), #h)
+          assert.equal(first ~= "-" and first or nil, h:first())
+          assert.equal(last ~= "-" and last or nil, h:last())
+        elseif op == "append" then
+          assert.equal(tonumber(count), h:append(arg))
+          assert.equal(want, tostring(h))
+        elseif op == "nth" then
+          assert.equal(want ~= "ERROR" and want or nil, (h:nth(tonumber(arg) + 1)))
+          assert.equal(tonumber(count), #h)
+        elseif op == "find" then
+          local i = h:find(arg)
+          assert.equal(tonumber(want), i and i - 1 or -1)
+        elseif op == "contains" then
+          assert.equal(want == "true", h:contains(arg))
+        elseif op == "delete" then
+          assert.equal(tonumber(count), h:delete(arg))
+          assert.equal(want, tostring(h))
+        elseif op == "sort" or op == "uniq" then
+          assert.equal(want, tostring(h[op](h)))
+        else
+          error("unknown op " .. op)
+        end
+      end)
+    end
+  end
+  f:close()
+  it("ran every row", function() assert.equal(118, n) end)
+end)
