@@ -49,6 +49,7 @@ typedef struct grove_pick {
     grove_vid_t v;
     int64_t amount;  /* units taken from the pool (1 for whole vertices) */
     bool exclusive;  /* held exclusively */
+    bool leaf;       /* nothing of the request lies below it (units counted here) */
     bool recorded;   /* carries an allocation record (others are implied or shared) */
 } grove_pick_t;
 

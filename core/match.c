@@ -1,0 +1,1492 @@
+/* match.c: request-guided matching of jobspecs against the graph.
+ *
+ * Workload: one match per scheduling attempt, thousands per second, on
+ * graphs of up to a million vertices.  The matcher walks the containment
+ * tree guided by the request tree: for a request of type T and count c
+ * below a vertex u it enumerates the T-typed vertices below u (levels the
+ * request omits are walked through), in the order the policy gives, skipping
+ * subtrees that are down, held exclusively, or pruned by the policy; for
+ * each candidate that is available it recurses into the request's children
+ * below the candidate, and keeps the candidate when they all fit.  With
+ * GROVE_SELECT_FIRST it stops at the c-th fitting candidate.
+ *
+ * What this match has taken so far lives in per-vertex scratch arrays
+ * stamped with a generation number (reset by bumping it, never by
+ * clearing), with an undo log so a failed branch is rolled back in time
+ * proportional to what it took.  The candidate walks use two LIFO arenas
+ * (frames and child lists) shared by all nesting levels: nothing is
+ * allocated per visited vertex.
+ *
+ * Records are written only once a whole request fits: exclusive picks get
+ * one record at the top-most exclusive vertex (what lies below is implied),
+ * leaf pools get their units, shared containers get annotations through
+ * their descendants' records.
+ *
+ * Time: a window [start, start + duration).  "Allocate" tries now;
+ * "reserve" then tries each later instant at which some job ends, in order,
+ * and takes the first that fits.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "graph_private.h"
+#include "match.h"
+
+/* per-vertex match flags */
+#define M_EXCL 0x01  /* taken exclusively by this match */
+#define M_TOUCH 0x02 /* this match took it, or something below it */
+#define M_PICK 0x04  /* picked by this match */
+
+struct req {
+    const grove_jobspec_resource_t *js;
+    grove_sym_t type; /* GROVE_SYM_NONE: no such type in the graph */
+    bool slot;
+    bool excl; /* exclusive as written or as RFC 14 implies */
+    const grove_count_t *count;
+    struct req *child, *next;
+    bool free_span; /* slot: asks for nodes itself, so may span nodes */
+};
+
+struct undo {
+    grove_vid_t v;
+    uint32_t stamp;
+    int64_t taken;
+    uint8_t flags;
+};
+
+struct frame {
+    grove_vid_t v;
+    uint32_t kids; /* offset in the kid arena */
+    uint32_t nkids, next;
+};
+
+struct iter {
+    size_t frame_base, kid_base; /* arena tops when the walk began */
+    grove_vid_t root;
+    bool root_pending; /* the root itself is a candidate not yet returned */
+    bool started;
+};
+
+struct cand {
+    grove_vid_t v;
+    double score;
+    size_t pos; /* visiting order, to keep equal scores stable */
+};
+
+struct grove_matcher {
+    grove_graph_t *g;
+    grove_policy_t pol;
+    char *pol_name;
+    grove_match_config_t cfg;
+    char *constraint_type;
+
+    grove_job_t **jobs; /* sorted by id */
+    size_t njobs, jobcap;
+    grove_jobid_t next_id;
+    grove_job_t result; /* MATCHED results */
+    grove_match_stats_t stats;
+
+    /* per-match scratch, indexed by vertex id */
+    uint32_t gen;
+    uint32_t *stamp;
+    int64_t *taken;
+    uint8_t *mflags;
+    size_t scap;
+    struct undo *log;
+    size_t nlog, logcap;
+    grove_pick_t *sel;
+    size_t nsel, selcap;
+    struct frame *frames;
+    size_t nframes, framecap;
+    grove_vid_t *kids;
+    size_t nkids, kidcap;
+    struct cand *cands;
+    size_t ncands, candcap;
+
+    /* the match being made */
+    int64_t start, end;
+    bool sat;  /* satisfiability: ignore records and status */
+    const grove_constraint_t *constraint;
+    grove_sym_t ctype, node_sym;
+    grove_error_t *err;
+    int hook_failed;
+};
+
+/* ---- small helpers --------------------------------------------------------- */
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 64;
+    while (n < need)
+        n *= 2;
+    void *q = realloc(*p, n * elem);
+    if (!q) {
+        errno = ENOMEM;
+        return -1;
+    }
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- life ------------------------------------------------------------------ */
+
+grove_matcher_t *grove_matcher_create(grove_graph_t *g, const grove_match_config_t *cfg)
+{
+    if (!g) {
+        errno = EINVAL;
+        return NULL;
+    }
+    grove_matcher_t *m = calloc(1, sizeof(*m));
+    if (!m)
+        return NULL;
+    m->g = g;
+    m->next_id = 1;
+    if (cfg)
+        m->cfg = *cfg;
+    m->constraint_type = strdup(cfg && cfg->constraint_type ? cfg->constraint_type : "node");
+    if (!m->constraint_type || grove_matcher_set_policy(m, NULL) < 0) {
+        grove_matcher_destroy(m);
+        errno = ENOMEM;
+        return NULL;
+    }
+    m->cfg.constraint_type = m->constraint_type;
+    m->stats.min_s = 0;
+    return m;
+}
+
+static void job_free(grove_job_t *j)
+{
+    if (j) {
+        free(j->picks);
+        free(j);
+    }
+}
+
+void grove_matcher_destroy(grove_matcher_t *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->njobs; i++)
+        job_free(m->jobs[i]);
+    free(m->jobs);
+    free(m->result.picks);
+    free(m->pol_name);
+    free(m->constraint_type);
+    free(m->stamp);
+    free(m->taken);
+    free(m->mflags);
+    free(m->log);
+    free(m->sel);
+    free(m->frames);
+    free(m->kids);
+    free(m->cands);
+    free(m);
+}
+
+grove_graph_t *grove_matcher_graph(const grove_matcher_t *m)
+{
+    return m->g;
+}
+
+int grove_matcher_set_policy(grove_matcher_t *m, const grove_policy_t *p)
+{
+    if (!p)
+        p = grove_policy_builtin("first");
+    if (!p) {
+        errno = EINVAL;
+        return -1;
+    }
+    char *name = strdup(p->name ? p->name : "custom");
+    if (!name) {
+        errno = ENOMEM;
+        return -1;
+    }
+    free(m->pol_name);
+    m->pol = *p;
+    m->pol_name = name;
+    m->pol.name = name;
+    return 0;
+}
+
+const grove_policy_t *grove_matcher_policy(const grove_matcher_t *m)
+{
+    return &m->pol;
+}
+
+/* ---- job table ------------------------------------------------------------ */
+
+static size_t job_pos(const grove_matcher_t *m, grove_jobid_t id)
+{
+    size_t lo = 0, hi = m->njobs;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (m->jobs[mid]->id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+const grove_job_t *grove_matcher_job(const grove_matcher_t *m, grove_jobid_t id)
+{
+    size_t i = job_pos(m, id);
+    if (i < m->njobs && m->jobs[i]->id == id)
+        return m->jobs[i];
+    errno = ENOENT;
+    return NULL;
+}
+
+const grove_job_t *grove_matcher_job_at(const grove_matcher_t *m, size_t i)
+{
+    return i < m->njobs ? m->jobs[i] : NULL;
+}
+
+size_t grove_matcher_job_count(const grove_matcher_t *m)
+{
+    return m->njobs;
+}
+
+grove_jobid_t grove_matcher_next_id(const grove_matcher_t *m)
+{
+    return m->next_id;
+}
+
+static int job_insert(grove_matcher_t *m, grove_job_t *j)
+{
+    if (grow((void **)&m->jobs, &m->jobcap, m->njobs + 1, sizeof(*m->jobs)) < 0)
+        return -1;
+    size_t i = job_pos(m, j->id);
+    memmove(m->jobs + i + 1, m->jobs + i, (m->njobs - i) * sizeof(*m->jobs));
+    m->jobs[i] = j;
+    m->njobs++;
+    if (j->id >= m->next_id)
+        m->next_id = j->id + 1;
+    return 0;
+}
+
+static void job_remove_at(grove_matcher_t *m, size_t i)
+{
+    job_free(m->jobs[i]);
+    memmove(m->jobs + i, m->jobs + i + 1, (m->njobs - i - 1) * sizeof(*m->jobs));
+    m->njobs--;
+}
+
+/* ---- scratch state --------------------------------------------------------- */
+
+static int scratch_reserve(grove_matcher_t *m)
+{
+    size_t n = m->g->nv;
+    if (n <= m->scap)
+        return 0;
+    size_t cap = m->scap ? m->scap : 1024;
+    while (cap < n)
+        cap *= 2;
+    uint32_t *st = realloc(m->stamp, cap * sizeof(*st));
+    if (!st)
+        goto nomem;
+    m->stamp = st;
+    int64_t *tk = realloc(m->taken, cap * sizeof(*tk));
+    if (!tk)
+        goto nomem;
+    m->taken = tk;
+    uint8_t *fl = realloc(m->mflags, cap * sizeof(*fl));
+    if (!fl)
+        goto nomem;
+    m->mflags = fl;
+    memset(m->stamp + m->scap, 0, (cap - m->scap) * sizeof(*st));
+    m->scap = cap;
+    return 0;
+nomem:
+    errno = ENOMEM;
+    return -1;
+}
+
+static void new_generation(grove_matcher_t *m)
+{
+    if (++m->gen == 0) {
+        memset(m->stamp, 0, m->scap * sizeof(*m->stamp));
+        m->gen = 1;
+    }
+    m->nlog = 0;
+    m->nsel = 0;
+    m->nframes = 0;
+    m->nkids = 0;
+    m->ncands = 0;
+}
+
+static inline int64_t taken_of(const grove_matcher_t *m, grove_vid_t v)
+{
+    return m->stamp[v] == m->gen ? m->taken[v] : 0;
+}
+
+static inline uint8_t flags_of(const grove_matcher_t *m, grove_vid_t v)
+{
+    return m->stamp[v] == m->gen ? m->mflags[v] : 0;
+}
+
+static int set_state(grove_matcher_t *m, grove_vid_t v, int64_t taken, uint8_t flags)
+{
+    if (grow((void **)&m->log, &m->logcap, m->nlog + 1, sizeof(*m->log)) < 0)
+        return -1;
+    m->log[m->nlog++] = (struct undo){v, m->stamp[v], m->taken[v], m->mflags[v]};
+    m->stamp[v] = m->gen;
+    m->taken[v] = taken;
+    m->mflags[v] = flags;
+    return 0;
+}
+
+struct checkpoint {
+    size_t nlog, nsel;
+};
+
+static struct checkpoint checkpoint(const grove_matcher_t *m)
+{
+    return (struct checkpoint){m->nlog, m->nsel};
+}
+
+static void rollback(grove_matcher_t *m, struct checkpoint cp)
+{
+    while (m->nlog > cp.nlog) {
+        struct undo *u = &m->log[--m->nlog];
+        m->stamp[u->v] = u->stamp;
+        m->taken[u->v] = u->taken;
+        m->mflags[u->v] = u->flags;
+    }
+    m->nsel = cp.nsel;
+}
+
+static int add_pick(grove_matcher_t *m, grove_vid_t v, int64_t amount, bool excl, bool leaf)
+{
+    if (grow((void **)&m->sel, &m->selcap, m->nsel + 1, sizeof(*m->sel)) < 0)
+        return -1;
+    m->sel[m->nsel++] = (grove_pick_t){v, amount, excl, leaf, false};
+    return 0;
+}
+
+/* ---- availability ----------------------------------------------------------- */
+
+static bool up(const grove_matcher_t *m, grove_vid_t v)
+{
+    return m->sat || m->g->v[v].status == GROVE_STATUS_UP;
+}
+
+/* An exclusive ALLOC record of any job overlapping the window? */
+static bool held_excl(const grove_matcher_t *m, grove_vid_t v)
+{
+    const grove_graph_t *g = m->g;
+    if (m->sat || !(g->v[v].flags & GROVEP_V_EXCL))
+        return false;
+    for (uint32_t i = g->v[v].recs; i != GROVEP_NONE; i = g->recs[i].next) {
+        const grovep_rec_t *r = &g->recs[i];
+        if (r->kind == GROVE_RECORD_ALLOC && r->excl && r->start < m->end && m->start < r->end)
+            return true;
+    }
+    return false;
+}
+
+/* Any record (held or shared) overlapping the window? */
+static bool touched(const grove_matcher_t *m, grove_vid_t v)
+{
+    const grove_graph_t *g = m->g;
+    if (m->sat)
+        return false;
+    for (uint32_t i = g->v[v].recs; i != GROVEP_NONE; i = g->recs[i].next) {
+        const grovep_rec_t *r = &g->recs[i];
+        if (r->start < m->end && m->start < r->end)
+            return true;
+    }
+    return false;
+}
+
+/* Can the walk go through v?  Under a node-exclusive policy a node must
+ * also be untouched by other jobs, since it will be taken whole. */
+static bool enterable(const grove_matcher_t *m, grove_vid_t v)
+{
+    if (!up(m, v) || (flags_of(m, v) & M_EXCL) || held_excl(m, v))
+        return false;
+    if (m->pol.node_exclusive && m->g->v[v].type == m->node_sym && touched(m, v))
+        return false;
+    return true;
+}
+
+/* Units of v still free for this match during the window. */
+static int64_t free_units(const grove_matcher_t *m, grove_vid_t v)
+{
+    int64_t avail = m->sat ? m->g->v[v].size
+                           : grovep_own_available(m->g, v, m->start, m->end);
+    avail -= taken_of(m, v);
+    return avail > 0 ? avail : 0;
+}
+
+static bool has_prop(const char *name, void *arg)
+{
+    const grove_matcher_t *m = ((const void **)arg)[0];
+    grove_vid_t v = *(const grove_vid_t *)((const void **)arg)[1];
+    return grove_vertex_property(m->g, v, name) != NULL;
+}
+
+static bool constraint_ok(const grove_matcher_t *m, grove_vid_t v)
+{
+    if (!m->constraint || m->g->v[v].type != m->ctype)
+        return true;
+    const void *ctx[2] = {m, &v};
+    grove_constraint_subject_t subj = {
+        .has_property = has_prop,
+        .arg = ctx,
+        .hostname = grove_vertex_name(m->g, v),
+        .rank = m->g->v[v].rank,
+    };
+    return grove_constraint_match(m->constraint, &subj) == 1;
+}
+
+/* ---- candidate walk --------------------------------------------------------- */
+
+static int push_frame(grove_matcher_t *m, grove_vid_t v)
+{
+    const grove_graph_t *g = m->g;
+    int sub = g->containment;
+    if (grow((void **)&m->frames, &m->framecap, m->nframes + 1, sizeof(*m->frames)) < 0)
+        return -1;
+    struct frame *f = &m->frames[m->nframes++];
+    f->v = v;
+    f->kids = (uint32_t)m->nkids;
+    f->nkids = 0;
+    f->next = 0;
+    for (grove_eid_t e = g->first_out[v]; e != GROVEP_NONE; e = g->e[e].next_out) {
+        const grovep_edge_t *ed = &g->e[e];
+        if (ed->sub != sub || (ed->flags & GROVEP_E_UP))
+            continue;
+        if (grow((void **)&m->kids, &m->kidcap, m->nkids + 1, sizeof(*m->kids)) < 0)
+            return -1;
+        m->kids[m->nkids++] = ed->dst;
+        m->frames[m->nframes - 1].nkids++;
+    }
+    f = &m->frames[m->nframes - 1];
+    if (f->nkids > 1 && m->pol.order
+        && m->pol.order(m->pol.arg, g, v, m->kids + f->kids, f->nkids) < 0) {
+        m->hook_failed = 1;
+        return -1;
+    }
+    return 0;
+}
+
+static int iter_begin(grove_matcher_t *m, struct iter *it, grove_vid_t root, bool include_root)
+{
+    it->frame_base = m->nframes;
+    it->kid_base = m->nkids;
+    it->root = root;
+    it->root_pending = include_root;
+    it->started = false;
+    return 0;
+}
+
+static void iter_end(grove_matcher_t *m, const struct iter *it)
+{
+    m->nframes = it->frame_base;
+    m->nkids = it->kid_base;
+}
+
+/* Next vertex of the requested type below the root (or the root itself),
+ * GROVE_VID_NONE at the end, or GROVE_VID_NONE with *failed set. */
+static grove_vid_t iter_next(grove_matcher_t *m, struct iter *it, const struct req *r,
+                             int *failed)
+{
+    const grove_graph_t *g = m->g;
+    grove_policy_ctx_t ctx = {r->type, 0, m->start, m->end};
+    if (!it->started) {
+        it->started = true;
+        if (it->root_pending) {
+            /* the top of the graph: a candidate itself, or walked through */
+            it->root_pending = false;
+            if (g->v[it->root].type == r->type)
+                return it->root;
+            if (!enterable(m, it->root))
+                return GROVE_VID_NONE;
+        }
+        /* below a candidate that take() already vetted (and may hold
+         * exclusively: its inside is ours to search) */
+        if (push_frame(m, it->root) < 0)
+            goto fail;
+    }
+    while (m->nframes > it->frame_base) {
+        struct frame *f = &m->frames[m->nframes - 1];
+        if (f->next >= f->nkids) {
+            m->nkids = f->kids;
+            m->nframes--;
+            continue;
+        }
+        grove_vid_t k = m->kids[f->kids + f->next++];
+        if (g->v[k].type == r->type)
+            return k;
+        if (!enterable(m, k))
+            continue;
+        if (m->pol.prune) {
+            int p = m->pol.prune(m->pol.arg, g, k, &ctx);
+            if (p < 0) {
+                m->hook_failed = 1;
+                goto fail;
+            }
+            if (p > 0)
+                continue;
+        }
+        if (push_frame(m, k) < 0)
+            goto fail;
+    }
+    return GROVE_VID_NONE;
+fail:
+    *failed = 1;
+    return GROVE_VID_NONE;
+}
+
+/* ---- matching ---------------------------------------------------------------- */
+
+static int match_list(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl,
+                      bool top);
+
+/* Mark v and its ancestors touched by this match. */
+static int touch_up(grove_matcher_t *m, grove_vid_t v)
+{
+    for (grove_vid_t a = m->g->parent[v]; a != GROVEP_NONE; a = m->g->parent[a]) {
+        uint8_t f = flags_of(m, a);
+        if (f & M_TOUCH)
+            break; /* everything above is already marked */
+        if (set_state(m, a, taken_of(m, a), f | M_TOUCH) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Try to take candidate c for request r (children included).  Returns the
+ * units it counts for (> 0), 0 when it does not fit, -1 on error. */
+static int64_t take(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool pexcl,
+                    uint64_t remaining)
+{
+    const grove_graph_t *g = m->g;
+    bool excl = r->excl || pexcl;
+    bool nodex = m->pol.node_exclusive && g->v[c].type == m->node_sym;
+    if (nodex)
+        excl = true;
+    if (!up(m, c) || !constraint_ok(m, c))
+        return 0;
+    uint8_t f = flags_of(m, c);
+    if (f & M_EXCL)
+        return 0;
+    if (excl) {
+        if (f || taken_of(m, c) || touched(m, c))
+            return 0;
+    } else if (held_excl(m, c)) {
+        return 0;
+    }
+    struct checkpoint cp = checkpoint(m);
+    int64_t units;
+    if (!r->child) {
+        int64_t avail = free_units(m, c);
+        if (excl) {
+            if (avail < g->v[c].size || g->v[c].size == 0)
+                return 0;
+            units = g->v[c].size;
+        } else {
+            if (avail <= 0)
+                return 0;
+            units = (uint64_t)avail < remaining ? avail : (int64_t)remaining;
+        }
+        if (set_state(m, c, taken_of(m, c) + units, f | M_TOUCH | M_PICK | (excl ? M_EXCL : 0))
+                < 0
+            || add_pick(m, c, units, excl, true) < 0 || touch_up(m, c) < 0)
+            return -1;
+        return units;
+    }
+    if (set_state(m, c, taken_of(m, c), f | M_TOUCH | M_PICK | (excl ? M_EXCL : 0)) < 0
+        || add_pick(m, c, 1, excl, false) < 0 || touch_up(m, c) < 0)
+        return -1;
+    for (const struct req *ch = r->child; ch; ch = ch->next) {
+        int rc = match_list(m, ch, c, excl, false);
+        if (rc <= 0) {
+            rollback(m, cp);
+            return rc;
+        }
+    }
+    return 1;
+}
+
+static bool at_or_below_node(const grove_matcher_t *m, grove_vid_t w)
+{
+    if (m->node_sym == GROVE_SYM_NONE)
+        return true; /* a graph without nodes: no such limit */
+    for (grove_vid_t a = w; a != GROVEP_NONE; a = m->g->parent[a])
+        if (m->g->v[a].type == m->node_sym)
+            return true;
+    return false;
+}
+
+/* Place one slot below u: the slot's resources all come from one subtree,
+ * the deepest that can hold them (post-order: children before parents), so
+ * a slot of cores and memory lands in one socket when one socket has
+ * enough.  1 placed, 0 not, -1 error. */
+static int slot_home(grove_matcher_t *m, const struct req *r, grove_vid_t w, bool excl,
+                     bool is_root)
+{
+    if (!is_root && !enterable(m, w))
+        return 0;
+    /* a slot is where one task runs: it stays within one node unless it
+     * asks for nodes itself */
+    bool above_nodes = !r->free_span && !at_or_below_node(m, w);
+    if (!is_root && m->pol.prune) {
+        grove_policy_ctx_t ctx = {GROVE_SYM_NONE, 0, m->start, m->end};
+        int p = m->pol.prune(m->pol.arg, m->g, w, &ctx);
+        if (p < 0) {
+            m->hook_failed = 1;
+            return -1;
+        }
+        if (p > 0)
+            return 0;
+    }
+    size_t fbase = m->nframes, kbase = m->nkids;
+    if (push_frame(m, w) < 0)
+        return -1;
+    uint32_t first = m->frames[fbase].kids, n = m->frames[fbase].nkids;
+    for (uint32_t i = 0; i < n; i++) {
+        int rc = slot_home(m, r, m->kids[first + i], excl, false);
+        if (rc != 0) {
+            m->nframes = fbase;
+            m->nkids = kbase;
+            return rc;
+        }
+    }
+    m->nframes = fbase;
+    m->nkids = kbase;
+    if (above_nodes)
+        return 0;
+    struct checkpoint cp = checkpoint(m);
+    for (const struct req *ch = r->child; ch; ch = ch->next) {
+        int rc = match_list(m, ch, w, excl, false);
+        if (rc <= 0) {
+            rollback(m, cp);
+            return rc;
+        }
+    }
+    return 1;
+}
+
+/* Take up to `want` slots below u, each placed anew.  Returns how many were
+ * taken, or -1.  per[i] (when given) records the checkpoint after i slots. */
+static int64_t take_slots(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl,
+                          uint64_t want, struct checkpoint *per, size_t nper)
+{
+    bool excl = r->excl || pexcl;
+    int64_t got = 0;
+    while ((uint64_t)got < want) {
+        int rc = slot_home(m, r, u, excl, true);
+        if (rc < 0)
+            return -1;
+        if (rc == 0)
+            break;
+        got++;
+        if (per && (size_t)got < nper)
+            per[got] = checkpoint(m);
+    }
+    return got;
+}
+
+static int cmp_cand(const void *a, const void *b)
+{
+    const struct cand *x = a, *y = b;
+    if (x->score != y->score)
+        return x->score > y->score ? -1 : 1;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* Take candidates in visiting order until `want` is reached (units for
+ * leaf pools, vertices otherwise).  *got receives what was taken.  0, or
+ * -1 on error (what was taken stays: the caller rolls back). */
+static int take_first(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl,
+                      bool top, uint64_t want, uint64_t *got)
+{
+    struct iter it;
+    iter_begin(m, &it, u, top);
+    int failed = 0;
+    bool leaf = r->child == NULL;
+    grove_vid_t c;
+    *got = 0;
+    while (*got < want && (c = iter_next(m, &it, r, &failed)) != GROVE_VID_NONE) {
+        size_t fsave = m->nframes, ksave = m->nkids;
+        int64_t n = take(m, r, c, pexcl, leaf ? want - *got : 1);
+        /* take() walks below c with iterators of its own, ended by now */
+        m->nframes = fsave;
+        m->nkids = ksave;
+        if (n < 0) {
+            failed = 1;
+            break;
+        }
+        *got += (uint64_t)n;
+    }
+    iter_end(m, &it);
+    return failed ? -1 : 0;
+}
+
+/* Score every fitting candidate, let the policy choose, take the chosen.
+ * 1 fits, 0 not, -1 error (the caller rolls back). */
+static int take_best(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl,
+                     bool top, uint64_t want)
+{
+    const grove_count_t *cnt = r->count;
+    bool fixed = cnt->kind == GROVE_COUNT_FIXED;
+    bool leaf = r->child == NULL;
+    size_t cbase = m->ncands;
+    grove_policy_ctx_t ctx = {r->type, want, m->start, m->end};
+    struct iter it;
+    iter_begin(m, &it, u, top);
+    int failed = 0;
+    grove_vid_t c;
+    while ((c = iter_next(m, &it, r, &failed)) != GROVE_VID_NONE) {
+        struct checkpoint cp = checkpoint(m);
+        size_t fsave = m->nframes, ksave = m->nkids;
+        int64_t n = take(m, r, c, pexcl, leaf ? UINT64_MAX : 1);
+        m->nframes = fsave;
+        m->nkids = ksave;
+        if (n < 0) {
+            failed = 1;
+            break;
+        }
+        rollback(m, cp);
+        if (n == 0)
+            continue;
+        double score = 0;
+        if (m->pol.score && m->pol.score(m->pol.arg, m->g, c, &ctx, &score) < 0) {
+            m->hook_failed = 1;
+            failed = 1;
+            break;
+        }
+        if (grow((void **)&m->cands, &m->candcap, m->ncands + 1, sizeof(*m->cands)) < 0) {
+            failed = 1;
+            break;
+        }
+        m->cands[m->ncands] = (struct cand){c, score, m->ncands - cbase};
+        m->ncands++;
+    }
+    iter_end(m, &it);
+    size_t n = m->ncands - cbase;
+    int rc = -1;
+    size_t *pick = NULL;
+    grove_vid_t *vs = NULL;
+    double *sc = NULL;
+    if (failed)
+        goto out;
+    struct cand *cs = m->cands + cbase;
+    qsort(cs, n, sizeof(*cs), cmp_cand);
+    size_t k;
+    if (leaf) {
+        k = n; /* units: take in score order until enough */
+    } else if (fixed) {
+        k = (size_t)want;
+    } else {
+        uint64_t fit;
+        if (!grove_count_fit(cnt, n, &fit)) {
+            rc = 0;
+            goto out;
+        }
+        k = (size_t)fit;
+    }
+    if (!leaf && n < k) {
+        rc = 0;
+        goto out;
+    }
+    pick = malloc((k ? k : 1) * sizeof(*pick));
+    if (!pick) {
+        errno = ENOMEM;
+        goto out;
+    }
+    if (m->pol.choose && !leaf) {
+        vs = malloc((n ? n : 1) * sizeof(*vs));
+        sc = malloc((n ? n : 1) * sizeof(*sc));
+        if (!vs || !sc) {
+            errno = ENOMEM;
+            goto out;
+        }
+        for (size_t i = 0; i < n; i++) {
+            vs[i] = cs[i].v;
+            sc[i] = cs[i].score;
+        }
+        if (m->pol.choose(m->pol.arg, m->g, vs, sc, n, k, pick) < 0) {
+            m->hook_failed = 1;
+            goto out;
+        }
+        for (size_t i = 0; i < k; i++) {
+            if (pick[i] >= n) {
+                m->hook_failed = 1;
+                errno = ERANGE;
+                goto out;
+            }
+        }
+    } else {
+        for (size_t i = 0; i < k; i++)
+            pick[i] = i;
+    }
+    uint64_t got = 0;
+    for (size_t i = 0; i < k && got < want; i++) {
+        int64_t t = take(m, r, m->cands[cbase + pick[i]].v, pexcl, leaf ? want - got : 1);
+        if (t < 0)
+            goto out;
+        got += (uint64_t)t;
+    }
+    rc = leaf ? (got >= (fixed ? want : cnt->min)) : (got == k);
+out:
+    free(pick);
+    free(vs);
+    free(sc);
+    m->ncands = cbase;
+    return rc;
+}
+
+/* Match one request (with its count) below u.  1 fits, 0 does not, -1
+ * error.  On 0 nothing of this request stays taken. */
+static int match_list(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl,
+                      bool top)
+{
+    const grove_count_t *cnt = r->count;
+    bool fixed = cnt->kind == GROVE_COUNT_FIXED;
+    uint64_t want = fixed ? cnt->min : cnt->max;
+    struct checkpoint start = checkpoint(m);
+
+    if (r->slot) {
+        if (fixed) {
+            int64_t got = take_slots(m, r, u, pexcl, want, NULL, 0);
+            if (got < 0)
+                return -1;
+            if ((uint64_t)got == want)
+                return 1;
+            rollback(m, start);
+            return 0;
+        }
+        /* moldable: as many as fit, then trim to an acceptable count */
+        size_t nper = 4096;
+        struct checkpoint *per = malloc(nper * sizeof(*per));
+        if (!per) {
+            errno = ENOMEM;
+            return -1;
+        }
+        per[0] = start;
+        int64_t got = take_slots(m, r, u, pexcl, want, per, nper);
+        uint64_t fit;
+        int rc = 0;
+        if (got >= 0 && grove_count_fit(cnt, (uint64_t)got, &fit)) {
+            if (fit < (uint64_t)got && fit < nper)
+                rollback(m, per[fit]);
+            rc = 1;
+        } else if (got >= 0) {
+            rollback(m, start);
+        } else {
+            rc = -1;
+        }
+        free(per);
+        return rc;
+    }
+    if (r->type == GROVE_SYM_NONE) {
+        return 0; /* no vertex of this type exists */
+    }
+
+    if (m->pol.select == GROVE_SELECT_BEST && (m->pol.score || m->pol.choose)) {
+        int rc = take_best(m, r, u, pexcl, top, want);
+        if (rc <= 0)
+            rollback(m, start);
+        return rc;
+    }
+    uint64_t got;
+    if (take_first(m, r, u, pexcl, top, want, &got) < 0) {
+        rollback(m, start);
+        return -1;
+    }
+    if (fixed) {
+        if (got >= want)
+            return 1;
+        rollback(m, start);
+        return 0;
+    }
+    uint64_t fit;
+    if (!grove_count_fit(cnt, got, &fit)) {
+        rollback(m, start);
+        return 0;
+    }
+    if (fit < got && r->child) {
+        /* more fitted than the count accepts: take exactly the fit */
+        rollback(m, start);
+        if (take_first(m, r, u, pexcl, top, fit, &got) < 0 || got != fit) {
+            rollback(m, start);
+            return got != fit ? 0 : -1;
+        }
+    }
+    return 1;
+}
+
+/* ---- the request tree --------------------------------------------------------- */
+
+static struct req *compile(grove_matcher_t *m, const grove_jobspec_t *js, struct req **top)
+{
+    size_t n = grove_jobspec_resource_total(js);
+    struct req *rs = calloc(n ? n : 1, sizeof(*rs));
+    if (!rs) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const grove_jobspec_resource_t *r = grove_jobspec_resource_at(js, i);
+        rs[i].js = r;
+        rs[i].slot = grove_jobspec_resource_is_slot(r);
+        rs[i].type = rs[i].slot ? GROVE_SYM_NONE
+                                : grove_graph_sym_lookup(m->g, grove_jobspec_resource_type(r));
+        rs[i].excl = grove_jobspec_resource_exclusive(r);
+        rs[i].count = grove_jobspec_resource_count(r);
+        const grove_jobspec_resource_t *c = grove_jobspec_resource_child(r);
+        rs[i].child = c ? &rs[grove_jobspec_resource_index(c)] : NULL;
+        const grove_jobspec_resource_t *nx = grove_jobspec_resource_next(r);
+        rs[i].next = nx ? &rs[grove_jobspec_resource_index(nx)] : NULL;
+    }
+    /* a slot may span nodes only if it asks for nodes (pre-order: the
+     * subtree of i is i+1 .. the next vertex at depth <= depth(i)) */
+    for (size_t i = 0; i < n; i++) {
+        if (!rs[i].slot)
+            continue;
+        unsigned d = grove_jobspec_resource_depth(rs[i].js);
+        for (size_t k = i + 1; k < n && grove_jobspec_resource_depth(rs[k].js) > d; k++)
+            if (!strcmp(grove_jobspec_resource_type(rs[k].js), "node"))
+                rs[i].free_span = true;
+    }
+    const grove_jobspec_resource_t *f = grove_jobspec_resource_first(js);
+    *top = f ? &rs[grove_jobspec_resource_index(f)] : NULL;
+    return rs;
+}
+
+/* ---- one attempt ---------------------------------------------------------------- */
+
+/* Try the whole request in the window starting at t.  1 fits (the picks are
+ * in m->sel), 0 not, -1 error. */
+static int attempt(grove_matcher_t *m, const struct req *top, grove_vid_t root, int64_t t,
+                   int64_t d)
+{
+    new_generation(m);
+    m->start = t;
+    m->end = d >= GROVE_TIME_MAX - t ? GROVE_TIME_MAX : t + d;
+    for (const struct req *r = top; r; r = r->next) {
+        int rc = match_list(m, r, root, false, true);
+        if (rc <= 0)
+            return rc;
+    }
+    return 1;
+}
+
+static int cmp_pick(const void *a, const void *b)
+{
+    const grove_pick_t *x = a, *y = b;
+    return (x->v > y->v) - (x->v < y->v);
+}
+
+struct addctx {
+    grove_matcher_t *m;
+    int failed;
+};
+
+/* node-exclusive: add every unpicked vertex below a picked node */
+static int nodex_pre(grove_graph_t *g, grove_vid_t v, int depth, void *arg)
+{
+    struct addctx *a = arg;
+    grove_matcher_t *m = a->m;
+    if (depth == 0)
+        return GROVE_WALK_CONTINUE;
+    uint8_t f = flags_of(m, v);
+    if (!(f & M_PICK)) {
+        if (set_state(m, v, taken_of(m, v), f | M_PICK | M_EXCL | M_TOUCH) < 0
+            || add_pick(m, v, g->v[v].size, true, g->first_out[v] == GROVEP_NONE) < 0) {
+            a->failed = 1;
+            return -1;
+        }
+    }
+    return GROVE_WALK_CONTINUE;
+}
+
+static int expand_nodex(grove_matcher_t *m)
+{
+    size_t n = m->nsel;
+    for (size_t i = 0; i < n; i++) {
+        grove_vid_t v = m->sel[i].v;
+        if (m->g->v[v].type != m->node_sym)
+            continue;
+        struct addctx a = {m, 0};
+        grove_walk_hooks_t h = {.pre = nodex_pre, .arg = &a};
+        if (grove_graph_walk(m->g, v, m->g->sym_containment, &h, NULL) < 0)
+            return -1;
+    }
+    /* everything at or below a node is now held exclusively */
+    for (size_t i = 0; i < m->nsel; i++) {
+        grove_vid_t v = m->sel[i].v;
+        if (m->sel[i].exclusive || !at_or_below_node(m, v) || m->node_sym == GROVE_SYM_NONE)
+            continue;
+        m->sel[i].exclusive = true;
+        m->sel[i].amount = m->g->v[v].size > 0 ? m->g->v[v].size : 1;
+        if (set_state(m, v, taken_of(m, v), flags_of(m, v) | M_EXCL) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The ancestors of every pick up to the root are part of the selection, as
+ * shared containers (a request may omit levels: nodes found below racks
+ * still place the job in those racks). */
+static int add_ancestors(grove_matcher_t *m)
+{
+    size_t n = m->nsel;
+    for (size_t i = 0; i < n; i++) {
+        for (grove_vid_t a = m->g->parent[m->sel[i].v]; a != GROVEP_NONE; a = m->g->parent[a]) {
+            uint8_t f = flags_of(m, a);
+            if (f & M_PICK)
+                break;
+            if (set_state(m, a, taken_of(m, a), f | M_PICK | M_TOUCH) < 0
+                || add_pick(m, a, 1, false, false) < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* True when an ancestor of v is an exclusive pick of this match. */
+static bool implied(const grove_matcher_t *m, grove_vid_t v)
+{
+    for (grove_vid_t a = m->g->parent[v]; a != GROVEP_NONE; a = m->g->parent[a])
+        if ((flags_of(m, a) & (M_PICK | M_EXCL)) == (M_PICK | M_EXCL))
+            return true;
+    return false;
+}
+
+static void unrecord(grove_graph_t *g, grove_jobid_t id, grove_pick_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (p[i].recorded) {
+            grove_vertex_free(g, p[i].v, id, -1);
+            p[i].recorded = false;
+        }
+    }
+}
+
+/* Write the records of picks for job id over [start, end).  0 or -1 (EBUSY),
+ * nothing recorded on failure. */
+static int record(grove_graph_t *g, grove_jobid_t id, grove_pick_t *p, size_t n, int64_t start,
+                  int64_t end, const uint8_t *is_implied)
+{
+    for (size_t i = 0; i < n; i++) {
+        p[i].recorded = false;
+        if (is_implied[i])
+            continue;
+        int rc = 0;
+        if (p[i].exclusive) {
+            int64_t amount = g->v[p[i].v].size > 0 ? g->v[p[i].v].size : 1;
+            if (g->v[p[i].v].size == 0)
+                continue;
+            rc = grove_vertex_allocate(g, p[i].v, id, amount, start, end, true);
+        } else if (p[i].leaf) {
+            rc = grove_vertex_allocate(g, p[i].v, id, p[i].amount, start, end, false);
+        } else {
+            continue; /* a shared container: annotated through what lies below */
+        }
+        if (rc < 0) {
+            int saved = errno;
+            unrecord(g, id, p, i);
+            errno = saved;
+            return -1;
+        }
+        p[i].recorded = true;
+    }
+    return 0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The instants after now at which some job ends, ascending, distinct. */
+static int64_t *end_times(const grove_matcher_t *m, int64_t now, size_t *n)
+{
+    int64_t *t = malloc((m->njobs ? m->njobs : 1) * sizeof(*t));
+    if (!t)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < m->njobs; i++)
+        if (m->jobs[i]->end > now && m->jobs[i]->end != GROVE_TIME_MAX)
+            t[k++] = m->jobs[i]->end;
+    qsort(t, k, sizeof(*t), cmp_i64);
+    size_t u = 0;
+    for (size_t i = 0; i < k; i++)
+        if (u == 0 || t[u - 1] != t[i])
+            t[u++] = t[i];
+    *n = u;
+    return t;
+}
+
+static int64_t duration_of(const grove_matcher_t *m, const grove_jobspec_t *js)
+{
+    double d = grove_jobspec_duration(js);
+    if (d <= 0)
+        return m->cfg.default_duration > 0 ? m->cfg.default_duration : GROVE_TIME_MAX;
+    if (d >= 9.0e18)
+        return GROVE_TIME_MAX;
+    int64_t s = (int64_t)d;
+    return (double)s < d ? s + 1 : s;
+}
+
+int grove_match(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_t mode,
+                grove_jobid_t id, const grove_job_t **out, grove_error_t *err)
+{
+    double t0 = now_s();
+    grove_graph_t *g = m->g;
+    int rc = -1;
+    struct req *top = NULL;
+    struct req *reqs = NULL;
+    int64_t *times = NULL;
+    grove_job_t *job = NULL;
+    uint8_t *imp = NULL;
+    if (out)
+        *out = NULL;
+    if (!js || (unsigned)mode > GROVE_MATCH_WITHOUT_ALLOCATING_FUTURE) {
+        grove_error_set(err, NULL, 0, "match: no jobspec or unknown mode");
+        errno = EINVAL;
+        return -1;
+    }
+    bool consume = mode != GROVE_MATCH_SATISFIABILITY;
+    if (id == 0)
+        id = m->next_id;
+    if (consume && grove_matcher_job(m, id)) {
+        grove_error_set(err, NULL, 0, "match: job %llu exists", (unsigned long long)id);
+        errno = EEXIST;
+        return -1;
+    }
+    m->stats.matches++;
+    if (consume && id >= m->next_id)
+        m->next_id = id + 1;
+    m->err = err;
+    m->hook_failed = 0;
+    grove_error_clear(err);
+    grove_vid_t root = grove_graph_root(g, g->sym_containment, 0);
+    if (root == GROVE_VID_NONE) {
+        grove_error_set(err, NULL, 0, "match: the graph has no containment root");
+        errno = ENODEV;
+        goto done;
+    }
+    if (!(reqs = compile(m, js, &top)) || scratch_reserve(m) < 0)
+        goto done;
+    m->constraint = grove_jobspec_constraint(js);
+    m->ctype = grove_graph_sym_lookup(g, m->constraint_type);
+    m->node_sym = grove_graph_sym_lookup(g, "node");
+    int64_t d = duration_of(m, js);
+    int64_t now = g->now;
+
+    m->sat = mode == GROVE_MATCH_SATISFIABILITY;
+    int found = attempt(m, top, root, now, d);
+    int64_t at = now;
+    if (found == 0 && (mode == GROVE_MATCH_ALLOCATE_ORELSE_RESERVE
+                       || mode == GROVE_MATCH_WITHOUT_ALLOCATING_FUTURE)) {
+        size_t nt = 0;
+        if (!(times = end_times(m, now, &nt))) {
+            errno = ENOMEM;
+            goto done;
+        }
+        for (size_t i = 0; i < nt && found == 0; i++) {
+            found = attempt(m, top, root, times[i], d);
+            at = times[i];
+        }
+    }
+    if (found < 0) {
+        if (m->hook_failed) {
+            if (!err || !err->text[0])
+                grove_error_set(err, NULL, 0, "policy %s: a hook failed: %s", m->pol.name,
+                                strerror(errno));
+            errno = ECANCELED;
+        }
+        goto done;
+    }
+    if (found == 0) {
+        if (mode == GROVE_MATCH_SATISFIABILITY) {
+            grove_error_set(err, NULL, 0, "unsatisfiable request");
+            errno = ENODEV;
+            goto done;
+        }
+        int never = 0;
+        if (mode == GROVE_MATCH_ALLOCATE_WITH_SAT || mode == GROVE_MATCH_ALLOCATE_ORELSE_RESERVE
+            || mode == GROVE_MATCH_WITHOUT_ALLOCATING_FUTURE) {
+            m->sat = true;
+            int s = attempt(m, top, root, now, d);
+            m->sat = false;
+            if (s < 0)
+                goto done;
+            never = s == 0;
+        }
+        grove_error_set(err, NULL, 0, never ? "unsatisfiable request" : "no matching resources");
+        errno = never ? ENODEV : EBUSY;
+        goto done;
+    }
+    /* success */
+    if (add_ancestors(m) < 0)
+        goto done;
+    if (m->pol.node_exclusive && !m->sat && expand_nodex(m) < 0)
+        goto done;
+    qsort(m->sel, m->nsel, sizeof(*m->sel), cmp_pick);
+    if (!(imp = malloc(m->nsel ? m->nsel : 1))) {
+        errno = ENOMEM;
+        goto done;
+    }
+    for (size_t i = 0; i < m->nsel; i++)
+        imp[i] = implied(m, m->sel[i].v);
+    bool keep = mode == GROVE_MATCH_ALLOCATE || mode == GROVE_MATCH_ALLOCATE_ORELSE_RESERVE
+                || mode == GROVE_MATCH_ALLOCATE_WITH_SAT;
+    grove_job_t *dst;
+    if (keep) {
+        if (!(job = calloc(1, sizeof(*job))))
+            goto done;
+        dst = job;
+    } else {
+        free(m->result.picks);
+        memset(&m->result, 0, sizeof(m->result));
+        dst = &m->result;
+    }
+    dst->picks = malloc((m->nsel ? m->nsel : 1) * sizeof(*dst->picks));
+    if (!dst->picks) {
+        errno = ENOMEM;
+        goto done;
+    }
+    memcpy(dst->picks, m->sel, m->nsel * sizeof(*dst->picks));
+    dst->npicks = m->nsel;
+    dst->id = id;
+    dst->start = at;
+    dst->end = d >= GROVE_TIME_MAX - at ? GROVE_TIME_MAX : at + d;
+    dst->state = keep ? (at == now ? GROVE_JOB_ALLOCATED : GROVE_JOB_RESERVED)
+                      : GROVE_JOB_MATCHED;
+    if (keep) {
+        if (record(g, id, dst->picks, dst->npicks, dst->start, dst->end, imp) < 0) {
+            grove_error_set(err, NULL, 0, "match: could not record the allocation: %s",
+                            strerror(errno));
+            goto done;
+        }
+        if (job_insert(m, job) < 0) {
+            unrecord(g, id, dst->picks, dst->npicks);
+            goto done;
+        }
+        job = NULL;
+    }
+    if (out)
+        *out = dst;
+    m->stats.succeeded++;
+    rc = 0;
+done:;
+    int saved = errno;
+    if (job)
+        job_free(job);
+    free(imp);
+    free(times);
+    free(reqs);
+    m->sat = false;
+    m->constraint = NULL;
+    double dt = now_s() - t0;
+    if (m->stats.matches == 1 || dt < m->stats.min_s)
+        m->stats.min_s = dt;
+    if (dt > m->stats.max_s)
+        m->stats.max_s = dt;
+    m->stats.sum_s += dt;
+    errno = saved;
+    return rc;
+}
+
+/* ---- cancel and release ------------------------------------------------------------ */
+
+int grove_matcher_cancel(grove_matcher_t *m, grove_jobid_t id)
+{
+    size_t i = job_pos(m, id);
+    if (i >= m->njobs || m->jobs[i]->id != id) {
+        errno = ENOENT;
+        return -1;
+    }
+    grove_job_t *j = m->jobs[i];
+    unrecord(m->g, id, j->picks, j->npicks);
+    job_remove_at(m, i);
+    return 0;
+}
+
+static int64_t rank_of(const grove_graph_t *g, grove_vid_t v)
+{
+    for (grove_vid_t a = v; a != GROVEP_NONE; a = g->parent[a])
+        if (g->v[a].rank >= 0)
+            return g->v[a].rank;
+    return -1;
+}
+
+/* Release the picks of job i marked in rel[]; the job goes when nothing
+ * with a rank (or nothing at all) is left. */
+static long release_marked(grove_matcher_t *m, size_t i, const uint8_t *rel, bool *removed)
+{
+    grove_job_t *j = m->jobs[i];
+    long n = 0;
+    size_t k = 0;
+    bool ranked_left = false;
+    for (size_t p = 0; p < j->npicks; p++) {
+        if (rel[p]) {
+            if (j->picks[p].recorded)
+                grove_vertex_free(m->g, j->picks[p].v, j->id, -1);
+            n++;
+        } else {
+            if (rank_of(m->g, j->picks[p].v) >= 0)
+                ranked_left = true;
+            j->picks[k++] = j->picks[p];
+        }
+    }
+    j->npicks = k;
+    bool gone = k == 0 || !ranked_left;
+    if (gone) {
+        unrecord(m->g, j->id, j->picks, j->npicks);
+        job_remove_at(m, i);
+    }
+    if (removed)
+        *removed = gone;
+    return n;
+}
+
+long grove_matcher_release_ranks(grove_matcher_t *m, grove_jobid_t id,
+                                 const grove_idset_t *ranks, bool *removed)
+{
+    size_t i = job_pos(m, id);
+    if (i >= m->njobs || m->jobs[i]->id != id) {
+        errno = ENOENT;
+        return -1;
+    }
+    grove_job_t *j = m->jobs[i];
+    uint8_t *rel = calloc(j->npicks ? j->npicks : 1, 1);
+    if (!rel) {
+        errno = ENOMEM;
+        return -1;
+    }
+    for (size_t p = 0; p < j->npicks; p++) {
+        int64_t r = rank_of(m->g, j->picks[p].v);
+        rel[p] = r >= 0 && r < (int64_t)UINT32_MAX && grove_idset_test(ranks, (unsigned)r);
+    }
+    long n = release_marked(m, i, rel, removed);
+    free(rel);
+    return n;
+}
+
+long grove_matcher_release_vertices(grove_matcher_t *m, grove_jobid_t id,
+                                    const grove_vid_t *vs, size_t n, bool *removed)
+{
+    size_t i = job_pos(m, id);
+    if (i >= m->njobs || m->jobs[i]->id != id) {
+        errno = ENOENT;
+        return -1;
+    }
+    grove_job_t *j = m->jobs[i];
+    uint8_t *rel = calloc(j->npicks ? j->npicks : 1, 1);
+    if (!rel) {
+        errno = ENOMEM;
+        return -1;
+    }
+    for (size_t k = 0; k < n; k++) {
+        /* picks are sorted by vertex id */
+        size_t lo = 0, hi = j->npicks;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (j->picks[mid].v < vs[k])
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo >= j->npicks || j->picks[lo].v != vs[k]) {
+            free(rel);
+            errno = EINVAL;
+            return -1;
+        }
+        rel[lo] = 1;
+    }
+    long r = release_marked(m, i, rel, removed);
+    free(rel);
+    return r;
+}
+
+void grove_matcher_stats(const grove_matcher_t *m, grove_match_stats_t *st)
+{
+    *st = m->stats;
+}
+
+void grove_matcher_stats_reset(grove_matcher_t *m)
+{
+    memset(&m->stats, 0, sizeof(m->stats));
+}
+
+int grove_matcher_restore(grove_matcher_t *m, const grove_job_t *src)
+{
+    if (!src || src->id == 0 || src->end <= src->start) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (grove_matcher_job(m, src->id)) {
+        errno = EEXIST;
+        return -1;
+    }
+    grove_job_t *j = calloc(1, sizeof(*j));
+    uint8_t *imp = calloc(src->npicks ? src->npicks : 1, 1);
+    grove_pick_t *pk = malloc((src->npicks ? src->npicks : 1) * sizeof(*pk));
+    if (!j || !imp || !pk) {
+        free(imp);
+        free(pk);
+        job_free(j);
+        errno = ENOMEM;
+        return -1;
+    }
+    *j = *src;
+    j->picks = pk;
+    memcpy(j->picks, src->picks, src->npicks * sizeof(*j->picks));
+    qsort(j->picks, j->npicks, sizeof(*j->picks), cmp_pick);
+    for (size_t i = 0; i < j->npicks; i++) {
+        if (!grove_graph_has_vertex(m->g, j->picks[i].v)) {
+            free(imp);
+            job_free(j);
+            errno = EINVAL;
+            return -1;
+        }
+    }
+    /* implied: an ancestor among the exclusive picks */
+    for (size_t i = 0; i < j->npicks; i++) {
+        for (grove_vid_t a = m->g->parent[j->picks[i].v]; a != GROVEP_NONE && !imp[i];
+             a = m->g->parent[a]) {
+            size_t lo = 0, hi = j->npicks;
+            while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (j->picks[mid].v < a)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            if (lo < j->npicks && j->picks[lo].v == a && j->picks[lo].exclusive)
+                imp[i] = 1;
+        }
+    }
+    int rc = record(m->g, j->id, j->picks, j->npicks, j->start, j->end, imp);
+    free(imp);
+    if (rc < 0 || job_insert(m, j) < 0) {
+        int saved = errno;
+        if (rc == 0)
+            unrecord(m->g, j->id, j->picks, j->npicks);
+        job_free(j);
+        errno = saved;
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,253 @@
+/* test_match.c: the matcher against the outcomes of the shared corpus on
+ * the tiny graph (built here in C, the shape of grugs/tiny.graphml), plus
+ * unit rows for modes, cancel and release. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph.h"
+#include "match.h"
+#include "tap.h"
+
+static grove_vid_t add(grove_graph_t *g, const char *type, const char *base, int64_t id,
+                       int64_t size, const char *unit, grove_vid_t parent)
+{
+    grove_vertex_info_t info;
+    grove_vertex_info_init(&info);
+    info.type = type;
+    info.basename = base;
+    info.id = id;
+    info.size = size;
+    info.unit = unit;
+    grove_vid_t v = grove_graph_add_vertex(g, &info);
+    if (parent != GROVE_VID_NONE)
+        grove_graph_add_child(g, parent, v, NULL, NULL);
+    return v;
+}
+
+/* tiny0 > rack0 > node0-1 > socket0-1 > core x18 (ids per node), gpu x1,
+ * memory x4 (2 GB) */
+static grove_graph_t *tiny(void)
+{
+    grove_graph_t *g = grove_graph_create();
+    grove_vid_t c = add(g, "cluster", "tiny", 0, 1, NULL, GROVE_VID_NONE);
+    grove_vid_t r = add(g, "rack", NULL, 0, 1, NULL, c);
+    for (int n = 0; n < 2; n++) {
+        grove_vid_t node = add(g, "node", NULL, n, 1, NULL, r);
+        grove_vertex_set_rank(g, node, n);
+        for (int s = 0; s < 2; s++) {
+            grove_vid_t sock = add(g, "socket", NULL, s, 1, NULL, node);
+            for (int k = 0; k < 18; k++)
+                add(g, "core", NULL, s * 18 + k, 1, NULL, sock);
+            add(g, "gpu", NULL, s, 1, NULL, sock);
+            for (int k = 0; k < 4; k++)
+                add(g, "memory", NULL, s * 4 + k, 2, "GB", sock);
+        }
+    }
+    return g;
+}
+
+/* "cluster=1,core=1,node=1" style summary of a job's picks (types sorted). */
+static void summarize(const grove_graph_t *g, const grove_job_t *j, bool excl_only, char *out,
+                      size_t len)
+{
+    const char *types[32];
+    long long sums[32];
+    size_t nt = 0;
+    for (size_t i = 0; i < j->npicks; i++) {
+        if (excl_only && !j->picks[i].exclusive)
+            continue;
+        const char *t = grove_vertex_type(g, j->picks[i].v);
+        size_t k;
+        for (k = 0; k < nt; k++)
+            if (!strcmp(types[k], t))
+                break;
+        if (k == nt && nt < 32) {
+            types[nt] = t;
+            sums[nt++] = 0;
+        }
+        if (k < nt)
+            sums[k] += j->picks[i].amount;
+    }
+    for (size_t a = 0; a < nt; a++)
+        for (size_t b = a + 1; b < nt; b++)
+            if (strcmp(types[a], types[b]) > 0) {
+                const char *t = types[a];
+                types[a] = types[b];
+                types[b] = t;
+                long long s = sums[a];
+                sums[a] = sums[b];
+                sums[b] = s;
+            }
+    out[0] = '\0';
+    for (size_t k = 0; k < nt; k++) {
+        size_t n = strlen(out);
+        snprintf(out + n, len - n, "%s%s=%lld", k ? "," : "", types[k], sums[k]);
+    }
+    if (!out[0])
+        snprintf(out, len, "-");
+}
+
+struct outcome {
+    char test[32];
+    char kind[32];
+    char at[32];
+    char res[256];
+    char excl[256];
+};
+
+static struct outcome *outcomes;
+static size_t noutcomes;
+
+static void load_outcomes(void)
+{
+    FILE *f = fopen(tap_conformance("fluxion/outcomes.tsv"), "r");
+    if (!f)
+        return;
+    char line[2048];
+    while (fgets(line, sizeof(line), f)) {
+        if (line[0] == '#')
+            continue;
+        char *fld[8];
+        int n = 0;
+        char *save, *p = strtok_r(line, "\t\n", &save);
+        while (p && n < 8) {
+            fld[n++] = p;
+            p = strtok_r(NULL, "\t\n", &save);
+        }
+        if (n < 8)
+            continue;
+        outcomes = realloc(outcomes, (noutcomes + 1) * sizeof(*outcomes));
+        struct outcome *o = &outcomes[noutcomes++];
+        snprintf(o->test, sizeof(o->test), "%s", fld[0]);
+        snprintf(o->kind, sizeof(o->kind), "%s", fld[4]);
+        snprintf(o->at, sizeof(o->at), "%s", fld[5]);
+        snprintf(o->res, sizeof(o->res), "%s", fld[6]);
+        snprintf(o->excl, sizeof(o->excl), "%s", fld[7]);
+    }
+    fclose(f);
+}
+
+/* Run one corpus test on tiny: returns the number of mismatches. */
+static int run_test(const char *id, const char *policy, const char *cmds)
+{
+    grove_graph_t *g = tiny();
+    grove_matcher_t *m = grove_matcher_create(g, NULL);
+    grove_matcher_set_policy(m, grove_policy_builtin(policy));
+    char path[4096];
+    snprintf(path, sizeof(path), "%s", tap_conformance("fluxion/"));
+    char cpath[512];
+    snprintf(cpath, sizeof(cpath), "fluxion/%s", cmds);
+    FILE *f = fopen(tap_conformance(cpath), "r");
+    size_t oi = 0;
+    while (oi < noutcomes && strcmp(outcomes[oi].test, id))
+        oi++;
+    int bad = 0, seq = 0;
+    char line[1024];
+    while (f && fgets(line, sizeof(line), f)) {
+        char verb[64], mode[64], file[512];
+        if (sscanf(line, "%63s %63s %511s", verb, mode, file) < 2 || verb[0] == '#')
+            continue;
+        if (!strcmp(verb, "cancel")) {
+            grove_matcher_cancel(m, strtoull(mode, NULL, 10));
+            continue;
+        }
+        if (strcmp(verb, "match"))
+            continue;
+        const char *rel = strstr(file, "data/resource/");
+        char jpath[8192];
+        snprintf(jpath, sizeof(jpath), "%s%s", path, rel ? rel + strlen("data/resource/") : file);
+        grove_match_mode_t md = !strcmp(mode, "allocate") ? GROVE_MATCH_ALLOCATE
+                                : !strcmp(mode, "allocate_orelse_reserve")
+                                    ? GROVE_MATCH_ALLOCATE_ORELSE_RESERVE
+                                : !strcmp(mode, "allocate_with_satisfiability")
+                                    ? GROVE_MATCH_ALLOCATE_WITH_SAT
+                                : !strcmp(mode, "satisfiability") ? GROVE_MATCH_SATISFIABILITY
+                                                                  : GROVE_MATCH_WITHOUT_ALLOCATING;
+        grove_error_t err;
+        grove_jobspec_t *js = grove_jobspec_load(jpath, NULL, &err);
+        char kind[32] = "ERROR", at[32] = "-", res[256] = "-", ex[256] = "-";
+        if (js) {
+            const grove_job_t *j;
+            int rc = grove_match(m, js, md, 0, &j, &err);
+            if (rc == 0 && md == GROVE_MATCH_SATISFIABILITY) {
+                snprintf(kind, sizeof(kind), "SATISFIABLE");
+            } else if (rc == 0) {
+                snprintf(kind, sizeof(kind), "%s",
+                         j->state == GROVE_JOB_ALLOCATED  ? "ALLOCATED"
+                         : j->state == GROVE_JOB_RESERVED ? "RESERVED"
+                                                          : "MATCHED");
+                snprintf(at, sizeof(at), "%lld", (long long)j->start);
+                summarize(g, j, false, res, sizeof(res));
+                summarize(g, j, true, ex, sizeof(ex));
+            } else if (md == GROVE_MATCH_SATISFIABILITY) {
+                snprintf(kind, sizeof(kind), "UNSATISFIABLE");
+            } else {
+                snprintf(kind, sizeof(kind), "%s",
+                         errno == ENODEV && md != GROVE_MATCH_ALLOCATE ? "NOMATCH_UNSAT"
+                                                                        : "NOMATCH");
+            }
+            grove_jobspec_destroy(js);
+        }
+        seq++;
+        if (oi >= noutcomes || strcmp(outcomes[oi].test, id)) {
+            diag("%s: no expected outcome for match %d", id, seq);
+            bad++;
+            continue;
+        }
+        struct outcome *o = &outcomes[oi++];
+        bool same = !strcmp(o->kind, kind) && !strcmp(o->at, at) && !strcmp(o->res, res)
+                    && !strcmp(o->excl, ex);
+        if (!same) {
+            diag("%s #%d: want %s at %s %s [%s]", id, seq, o->kind, o->at, o->res, o->excl);
+            diag("%s #%d: got  %s at %s %s [%s]", id, seq, kind, at, res, ex);
+            bad++;
+        }
+    }
+    if (f)
+        fclose(f);
+    if (oi < noutcomes && !strcmp(outcomes[oi].test, id)) {
+        diag("%s: expected more matches", id);
+        bad++;
+    }
+    grove_matcher_destroy(m);
+    grove_graph_destroy(g);
+    return bad;
+}
+
+static void test_corpus_tiny(void)
+{
+    load_outcomes();
+    FILE *f = fopen(tap_conformance("fluxion/tests.tsv"), "r");
+    ok(f != NULL && noutcomes > 0, "corpus tests.tsv and outcomes.tsv readable");
+    if (!f)
+        return;
+    char line[4096];
+    while (fgets(line, sizeof(line), f)) {
+        if (line[0] == '#')
+            continue;
+        char *fld[20];
+        int n = 0;
+        char *save, *p = strtok_r(line, "\t\n", &save);
+        while (p && n < 20) {
+            fld[n++] = p;
+            p = strtok_r(NULL, "\t\n", &save);
+        }
+        if (n < 12 || strcmp(fld[3], "grugs/tiny.graphml") || strcmp(fld[9], "-")
+            || strcmp(fld[10], "simple"))
+            continue;
+        if (strcmp(fld[2], "basics") && strcmp(fld[2], "granule"))
+            continue;
+        int bad = run_test(fld[0], fld[7], fld[11]);
+        ok(bad == 0, "%s %s %s (%s): outcomes as expected", fld[0], fld[2], fld[7], fld[11]);
+    }
+    fclose(f);
+    free(outcomes);
+}
+
+int main(void)
+{
+    test_corpus_tiny();
+    return done_testing();
+}
