@@ -55,10 +55,21 @@ ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden $(WARN) \
               $(SAN_FLAGS) $(CFLAGS) -Icore
 LDFLAGS_ALL := $(SAN_FLAGS) $(LDFLAGS)
 
+# ONLY="error idset ..." restricts the build to those modules (core/X.c,
+# bindings/l_X.c, core/test/test_X.c, bench/bench_X.c): work on one part
+# while another is half-written.
+ifeq ($(ONLY),)
 CORE_SRC := $(sort $(wildcard core/*.c))
-BIND_SRC := $(sort $(wildcard bindings/l_*.c)) bindings/module.c
+BIND_L   := $(sort $(wildcard bindings/l_*.c))
 TEST_SRC := $(sort $(wildcard core/test/test_*.c))
 BENCH_SRC := $(sort $(wildcard bench/*.c))
+else
+CORE_SRC := $(sort $(wildcard $(ONLY:%=core/%.c)))
+BIND_L   := $(sort $(wildcard $(ONLY:%=bindings/l_%.c)))
+TEST_SRC := $(sort $(wildcard $(ONLY:%=core/test/test_%.c)))
+BENCH_SRC := $(sort $(wildcard $(ONLY:%=bench/bench_%.c)))
+endif
+BIND_SRC := $(BIND_L) bindings/module.c
 
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 BIND_OBJ := $(BIND_SRC:%.c=$(BUILD)/%.o)
@@ -71,7 +82,9 @@ EXE    := $(BUILD)/grove
 
 .PHONY: all check test asan valgrind demo bench fuzz install deps clean \
         conformance lint check-run tests
+.DEFAULT_GOAL := all
 .DELETE_ON_ERROR:
+FORCE:
 
 all: $(LIB) $(MODULE) $(EXE) $(TEST_BIN) $(BENCH_BIN)
 
@@ -83,9 +96,9 @@ $(BUILD)/core/%.o: core/%.c
 
 # The registry of binding files: each bindings/l_NAME.c defines
 # grovel_open_NAME(), called from luaopen_grove_core() in order.
-$(BUILD)/gen/modules.h: $(wildcard bindings/l_*.c) Makefile
+$(BUILD)/gen/modules.h: $(BIND_L) Makefile FORCE
 	@mkdir -p $(@D)
-	@{ for f in $(sort $(wildcard bindings/l_*.c)); do \
+	@{ for f in $(BIND_L); do \
 	     n=$$(basename $$f .c); echo "GROVEL_MODULE($${n#l_})"; done; } > $@.tmp
 	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
 
