@@ -428,11 +428,11 @@ static void free_ptr(void *p)
 static int graph_find(lua_State *L)
 {
     struct grovel_graph *gr = grovel_check_graph_ud(L, 1);
-    lua_settop(L, 3);
     bool lua_pred = lua_isfunction(L, 2);
+    luaL_argexpected(L, lua_pred || lua_istable(L, 2), 2, "table or function");
+    lua_settop(L, 3);
     struct grovel_spec *spec = NULL;
     if (!lua_pred) {
-        luaL_argexpected(L, lua_istable(L, 2), 2, "table or function");
         spec = grovel_push_spec(L, 2);
     } else {
         lua_pushnil(L);

@@ -3,6 +3,9 @@
 -- require "grove" gives the C core (grove.core) with the pure-Lua parts
 -- (the cluster DSL, jobspec helpers, ...) layered on top.  Everything the
 -- core module exports is reachable here under the same name.
+--
+--   grove.graph()            an empty graph (grove.core.graph)
+--   grove.cluster "name" {}  a graph from the cluster DSL (grove.cluster)
 local core = require "grove.core"
 
 local M = {}
@@ -10,5 +13,6 @@ for k, v in pairs(core) do
   M[k] = v
 end
 M.core = core
+M.cluster = require "grove.cluster"
 
 return M
