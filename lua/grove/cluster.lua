@@ -148,11 +148,14 @@ local function check_options(what, opts, known)
       okay = okay or w == ty
     end
     if not okay then
-      fail("%s: option %s must be a %s, not a %s", what, k, want:gsub("|", " or "), ty)
+      fail("%s: option %s: expected %s, got %s", what, k, (want:gsub("|", " or ")), ty)
     end
   end
   return opts
 end
+
+local STATUS = { up = true, down = true, drained = true, excluded = true, degraded = true,
+                 failing = true, unknown = true }
 
 -- TYPE(count [, opts]) | TYPE(opts) | TYPE "basename" [opts] | TYPE()
 local function resource(rtype, a, b)
@@ -186,6 +189,9 @@ local function resource(rtype, a, b)
   end
   if opts.size and opts.size < 0 then
     fail("%s: size must be >= 0", rtype)
+  end
+  if opts.status and not STATUS[opts.status] then
+    fail("%s: unknown status %q", rtype, opts.status)
   end
   if opts.ids and (opts.id_scope or opts.id_start or opts.id_stride) then
     fail("%s: ids excludes id_scope, id_start and id_stride", rtype)
@@ -480,7 +486,7 @@ local function resolve(g, pattern, base, what)
         for _, name in ipairs(names) do
           local v = by_name[name]
           if not v then
-            fail("%s: no vertex %s%s%s", what, p and tostring(p) or "", "/", name)
+            fail("%s: no vertex %s/%s", what, p and tostring(p) or "", name)
           end
           nxt[#nxt + 1] = v
         end
