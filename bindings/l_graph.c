@@ -470,7 +470,9 @@ static int64_t field_integer(lua_State *L, int t, const char *f, int64_t dflt, i
     return x;
 }
 
-/* Check the properties= or tags= table at the top of the stack. */
+/* Check the properties= or tags= table at the top of the stack and replace
+ * it with a fresh table of strings (tags without a value: true, dropped
+ * tags: absent), so applying it later allocates nothing. */
 static void check_kv_table(lua_State *L, int arg, const char *f, bool tags)
 {
     int t = lua_gettop(L);
@@ -478,6 +480,7 @@ static void check_kv_table(lua_State *L, int arg, const char *f, bool tags)
         return;
     if (!lua_istable(L, t))
         luaL_argerror(L, arg, lua_pushfstring(L, "field '%s' must be a table", f));
+    lua_newtable(L);
     lua_pushnil(L);
     while (lua_next(L, t)) {
         if (lua_type(L, -2) != LUA_TSTRING || lua_rawlen(L, -2) == 0)
@@ -488,11 +491,23 @@ static void check_kv_table(lua_State *L, int arg, const char *f, bool tags)
             luaL_argerror(L, arg, lua_pushfstring(L, "field '%s': value of '%s' must be a "
                                                      "string%s", f, lua_tostring(L, -2),
                                                   tags ? " or a boolean" : " or a number"));
-        lua_pop(L, 1);
+        if (vt == LUA_TBOOLEAN) {
+            if (!lua_toboolean(L, -1)) {
+                lua_pop(L, 1);
+                continue;
+            }
+        } else {
+            lua_tostring(L, -1); /* a number becomes its text here, not later */
+        }
+        lua_pushvalue(L, -2);
+        lua_insert(L, -2);
+        lua_rawset(L, t + 1);
     }
+    lua_replace(L, t);
 }
 
-/* Apply the checked properties= / tags= table at t to v; 0 or -1 (errno). */
+/* Apply the table left by check_kv_table at t to v; 0 or -1 (errno).  Only
+ * reads strings from the stack: no Lua allocation. */
 static int apply_kv_table(lua_State *L, grove_graph_t *g, grove_vid_t v, int t, bool tags)
 {
     if (lua_isnil(L, t))
@@ -500,20 +515,8 @@ static int apply_kv_table(lua_State *L, grove_graph_t *g, grove_vid_t v, int t, 
     lua_pushnil(L);
     while (lua_next(L, t)) {
         const char *k = lua_tostring(L, -2);
-        int rc;
-        if (tags) {
-            if (lua_type(L, -1) == LUA_TBOOLEAN) {
-                rc = lua_toboolean(L, -1) ? grove_vertex_tag(g, v, k, NULL) : 0;
-            } else {
-                lua_pushvalue(L, -1);
-                rc = grove_vertex_tag(g, v, k, lua_tostring(L, -1));
-                lua_pop(L, 1);
-            }
-        } else {
-            lua_pushvalue(L, -1);
-            rc = grove_vertex_set_property(g, v, k, lua_tostring(L, -1));
-            lua_pop(L, 1);
-        }
+        const char *val = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        int rc = tags ? grove_vertex_tag(g, v, k, val) : grove_vertex_set_property(g, v, k, val);
         lua_pop(L, 1);
         if (rc < 0) {
             lua_pop(L, 1);
@@ -936,6 +939,10 @@ int grovel_allocate(lua_State *L, grove_graph_t *g, grove_vid_t v, int arg)
         return grovel_fail_errno(
             L, e, lua_pushfstring(L, "%s: busy: cannot allocate %I units to job %I", label,
                                   amount, (lua_Integer)job));
+    if (e == EEXIST)
+        return grovel_fail_errno(
+            L, e, lua_pushfstring(L, "%s: job %I already holds it, whole above or in part below",
+                                  label, (lua_Integer)job));
     return grovel_fail_errno(L, e, NULL);
 }
 

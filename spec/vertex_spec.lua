@@ -292,17 +292,18 @@ describe("vertex", function()
       assert.are.equal(0, core0:available())
       failed("EBUSY", "/c0/n0/s0/core0: busy: cannot allocate 1 units to job 6",
         core0:allocate(1, 6))
-      -- the holder itself may take a child
-      assert.is_true(core0:allocate(1, 5))
+      -- the holder has the children already: a record of their own would
+      -- count them twice
+      failed("EEXIST", "/c0/n0/s0/core0: job 5 already holds it, whole above or in part "
+        .. "below", core0:allocate(1, 5))
       -- the other node is untouched
       assert.is_true(g:vertex("/c0/n1/s0/core0"):allocate(1, 6))
       assert.is_true(n:free(5))
-      -- the core's own record (its one unit) still holds it
-      held, job = core0:held_exclusively()
-      assert.is_true(held)
-      assert.are.equal(5, job)
-      assert.is_true(core0:free(5))
       assert.is_false(core0:held_exclusively())
+      -- a job holding part of a pool cannot also hold it whole
+      assert.is_true(core0:allocate(1, 7))
+      failed("EEXIST", "/c0/n0: job 7 already holds it, whole above or in part below",
+        n:allocate(1, 7, { exclusive = true }))
     end)
 
     it("refuses exclusivity over another job's descendants", function()
