@@ -302,7 +302,8 @@ end
 -- ---- building ---------------------------------------------------------------
 
 -- An instance: a vertex and what the build knows of it.
---   { v = vertex, type = string, parent = instance or nil, counters = {} }
+--   { v = vertex, type = string, parent = instance or nil,
+--     counters = {basename = next id} when it is an id scope }
 
 local function scope_of(parent, scope, root, what)
   if scope == nil or scope == "parent" or scope == 0 then
@@ -369,13 +370,17 @@ local function instantiate(build, t, parent)
     id = take(st, "ids", t, "ids")
   else
     local scope = scope_of(parent, o.id_scope or build.id_scope, build.root, t.type)
-    local key = basename
-    local c = scope.counters[key]
+    local counters = scope.counters
+    if not counters then
+      counters = {}
+      scope.counters = counters
+    end
+    local c = counters[basename]
     if c == nil then
       c = o.id_start or 0
     end
     id = c
-    scope.counters[key] = c + (o.id_stride or 1)
+    counters[basename] = c + (o.id_stride or 1)
   end
   local name = o.name
   if type(name) == "function" then
@@ -402,7 +407,7 @@ local function instantiate(build, t, parent)
   if not v then
     fail("%s: %s", t.type, err)
   end
-  return { v = v, type = t.type, parent = parent, counters = {} }
+  return { v = v, type = t.type, parent = parent } -- counters: made when needed
 end
 
 -- The instance record of an existing vertex (one per vertex and build).
@@ -410,7 +415,7 @@ local function known(build, v)
   local id = v:vid()
   local inst = build.known[id]
   if not inst then
-    inst = { v = v, type = v:type(), counters = {} }
+    inst = { v = v, type = v:type() }
     build.known[id] = inst
   end
   return inst
@@ -508,6 +513,7 @@ local function expand(build, groups, attach)
   local qi = 1
   while groups[qi] do
     local grp = groups[qi]
+    groups[qi] = false -- done: let its instances go
     qi = qi + 1
     for _, t in ipairs(grp.tmpl.children) do
       local insts = {}
@@ -568,7 +574,7 @@ local function build_subsystem(build, s)
   end
   -- the block's entries are roots of the subsystem: their parent is a
   -- stand-in without a vertex, which only counts ids
-  expand(build, { { tmpl = s, insts = { { counters = {} } } } }, attach)
+  expand(build, { { tmpl = s, insts = { {} } } }, attach)
 end
 
 local cluster_options = {
@@ -624,7 +630,7 @@ local function cluster(name, opts)
       g = g, state = {}, order = {}, known = {},
       id_scope = opts.id_scope,
     }
-    build.root = { v = root, type = top.type, counters = {} }
+    build.root = { v = root, type = top.type }
     build.known[root:vid()] = build.root
     expand(build, { { tmpl = top, insts = { build.root } } }, function(p, c)
       local ok, err2 = g:add_child(p.v, c.v)
