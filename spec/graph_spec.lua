@@ -393,12 +393,29 @@ describe("grove.core.graph", function()
       for _ in g:edges("never") do
         error("no edges expected")
       end
+      local dead = g:vertex("node0"):in_edges()[1]
       assert(g:unlink(g:vertex("node0")))
       n = 0
       for _ in g:edges() do
         n = n + 1
       end
       assert.are.equal(2, n)
+      assert.are.equal("grove.edge (removed)", tostring(dead))
+      assert.has_error(function() dead:src() end,
+        "calling 'src' on bad self (edge was removed from its graph)")
+      assert.has_error(function() dead:relation() end,
+        "calling 'relation' on bad self (edge was removed from its graph)")
+    end)
+
+    it("raises on misuse", function()
+      local g = small(1, 1)
+      assert.has_error(function() g:edges {} end,
+        "bad argument #1 to 'edges' (string expected, got table)")
+      local e = g:edges()()
+      assert.has_error(function() e.src(g) end,
+        "bad argument #1 to 'src' (grove.edge expected, got grove.graph)")
+      assert.is_true(e == g:edges()())
+      assert.is_false(e == g:root())
     end)
   end)
 
@@ -484,6 +501,14 @@ describe("grove.core.graph", function()
       failed("ENOENT", nil, c:vertex("/cluster0/rack0/node0"))
       -- from a vertex handle too
       assert.are.equal(5, g:vertex("/cluster0/rack0/node1"):copy():count())
+    end)
+
+    it("raises for a vertex of another graph", function()
+      local g, h = small(1, 1), small(1, 1)
+      assert.has_error(function() g:copy(h:root()) end,
+        "bad argument #1 to 'copy' (vertex of another graph)")
+      assert.has_error(function() g:copy("/cluster0") end,
+        "bad argument #1 to 'copy' (grove.vertex expected, got string)")
     end)
 
     it("keeps edges of other subsystems between copied vertices", function()
