@@ -9,6 +9,30 @@
  * in the core.  Iterators walk the core's type/name/rank chains instead of
  * scanning when the spec allows.
  *
+ * The Lua API (g a graph, v a vertex handle, e an edge handle):
+ *
+ *   core.graph()                        a new empty graph
+ *   g:add_vertex{type=, basename=, name=, id=, rank=, size=, unit=, uuid=,
+ *                status=, properties={k=v}, tags={k=v|true}}      -> v
+ *   g:add_edge(src, dst [, {subsystem=, relation=}])             -> e
+ *   g:add_child(parent, child [, subsystem])   g:set_opposite(e1, e2)
+ *   g:vertex(path [, subsystem] | uuid | name | vertex id)       -> v
+ *   g:vertices([spec])  g:edges([subsystem])   iterators
+ *   g:roots([sub])  g:root([sub])  g:subsystems()
+ *   g:count([type])  #g  g:edge_count()  g:bytes()  g:now()  g:set_now(t)
+ *   g:aggregate([v])  g:copy([v])  g:duplicate()  g:merge(other [, path])
+ *   g:unlink(v [, force])  g:extract{v...}  g:find(spec | fn [, start])
+ *   g:walker{subsystem=, pre=, order=, post=, limit=}  (l_walker.c)
+ *   g:allocate(v, amount, job [, window])  g:free(v, job [, amount])
+ *   g:free_job(job)  g:close()  tostring(g)
+ *   e:src() e:dst() e:subsystem() e:relation() e:opposite() e:is_up() e:id()
+ *   vertex methods: l_vertex.c.
+ *
+ * spec: {type=, basename=, name=, unit=, status=, rank=, id=, property=,
+ * tag=}; property and tag are a key, a list of keys, or {key = value|true}.
+ * window: {start=, duration= | end= | end_=, exclusive=}; no end is "for
+ * ever" (records show no end field).
+ *
  * Error rule: misuse (wrong types, a closed graph, a removed vertex, a value
  * that could never be valid) raises through luaL_argerror; a failure that
  * depends on the state of the graph returns nil, message, code.  C memory
