@@ -109,6 +109,8 @@ static grove_graph_t *build_from(const grove_graph_t *g, const uint8_t *keep,
     if (!n || !map)
         goto fail;
     n->now = g->now;
+    if (grove_graph_set_aggregates(n, g->agg_spec, NULL) < 0)
+        goto fail;
     for (grove_vid_t v = 0; v < g->nv; v++) {
         map[v] = GROVEP_NONE;
         if (!keep[v] || !grovep_alive(g, v))
@@ -118,6 +120,8 @@ static grove_graph_t *build_from(const grove_graph_t *g, const uint8_t *keep,
             goto fail;
     }
     if (copy_edges(n, g, map, false, NULL) < 0)
+        goto fail;
+    if (with_records && grovep_planners_rebuild(n) < 0)
         goto fail;
     free(map);
     return n;

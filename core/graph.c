@@ -192,6 +192,26 @@ static int map_copy(grovep_map_t *dst, const grovep_map_t *src)
     return 0;
 }
 
+grovep_chain_t *grovep_map_get(const grovep_map_t *m, uint64_t key)
+{
+    return map_get(m, key);
+}
+
+grovep_chain_t *grovep_map_put(grovep_map_t *m, uint64_t key)
+{
+    return map_put(m, key);
+}
+
+void grovep_map_del(grovep_map_t *m, uint64_t key)
+{
+    map_del(m, key);
+}
+
+void grovep_map_free(grovep_map_t *m)
+{
+    map_free(m);
+}
+
 /* ---- status names ----------------------------------------------------- */
 
 static const char *status_names[GROVE_STATUS_COUNT] = {
@@ -228,6 +248,8 @@ grove_graph_t *grove_graph_create(void)
     if (g->sym_in == GROVE_SYM_NONE)
         goto fail;
     g->containment = 0xff;
+    if (grovep_agg_init(g) < 0)
+        goto fail;
     g->kv_free = GROVEP_NONE;
     g->rec_free = GROVEP_NONE;
     if (getrandom(g->rng, sizeof(g->rng), 0) != (ssize_t)sizeof(g->rng)) {
@@ -250,6 +272,7 @@ void grove_graph_destroy(grove_graph_t *g)
     if (!g)
         return;
     int saved = errno;
+    grovep_agg_fini(g);
     grove_intern_destroy(g->strings);
     free(g->v);
     free(g->uuid);
@@ -878,8 +901,10 @@ grove_eid_t grovep_add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
     g->e[e].next_in = g->first_in[dst];
     g->first_in[dst] = e;
     g->nlive_e++;
-    if (ssym == g->sym_containment && !up)
+    if (ssym == g->sym_containment && !up) {
         g->parent[dst] = src;
+        g->agg_dirty = true;
+    }
     /* pair with an unpaired edge in the other direction */
     grove_eid_t o = find_edge(g, dst, src, sub, !up);
     if (o != GROVEP_NONE) {
@@ -918,6 +943,7 @@ int grove_graph_set_opposite(grove_graph_t *g, grove_eid_t a, grove_eid_t b)
         return -1;
     }
     grove_eid_t upe = g->rels[g->e[a].rel] == g->sym_in ? a : b;
+    g->agg_dirty = true;
     grove_eid_t down = upe == a ? b : a;
     if (g->e[a].opposite != GROVEP_NONE)
         g->e[g->e[a].opposite].opposite = GROVEP_NONE;
@@ -972,8 +998,10 @@ void grovep_edge_remove(grove_graph_t *g, grove_eid_t e)
     if (ed->opposite != GROVEP_NONE)
         g->e[ed->opposite].opposite = GROVEP_NONE;
     if (g->subsys[ed->sub] == g->sym_containment && !(ed->flags & GROVEP_E_UP)
-        && g->parent[ed->dst] == ed->src)
+        && g->parent[ed->dst] == ed->src) {
         g->parent[ed->dst] = GROVEP_NONE;
+        g->agg_dirty = true;
+    }
     ed->flags |= GROVEP_E_DEAD;
     ed->opposite = GROVEP_NONE;
     g->nlive_e--;
@@ -1329,6 +1357,17 @@ grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
     c->by_type = c->by_name = NULL;
     memset(&c->by_rank, 0, sizeof(c->by_rank));
     memset(&c->by_uuid, 0, sizeof(c->by_uuid));
+    /* derived state is rebuilt, not shared */
+    c->agg_spec = NULL;
+    c->aggs = NULL;
+    c->naggs = c->aggcap = 0;
+    memset(&c->agg_of, 0, sizeof(c->agg_of));
+    c->planners = NULL;
+    c->planner_vid = NULL;
+    c->nplanners = c->plcap = 0;
+    memset(&c->planner_of, 0, sizeof(c->planner_of));
+    if (!(c->agg_spec = strdup(g->agg_spec)))
+        goto fail;
     c->vcap = c->ecap = c->kvcap = c->reccap = c->chain_cap = 0;
     if (!(c->strings = grove_intern_copy(g->strings)))
         goto fail;
@@ -1372,6 +1411,8 @@ grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
     }
 #undef CP
     if (map_copy(&c->by_rank, &g->by_rank) < 0 || map_copy(&c->by_uuid, &g->by_uuid) < 0)
+        goto fail;
+    if (grovep_planners_rebuild(c) < 0)
         goto fail;
     return c;
 fail:

@@ -283,7 +283,8 @@ typedef struct grove_record {
  * `shared` annotation.  Fails with EBUSY (not enough free units, held
  * exclusively by another job above or here, or v or an ancestor not up),
  * EINVAL (amount <= 0, amount > size, bad window).  Nothing changes on
- * failure. */
+ * failure.  EEXIST when the job already holds v through an exclusive
+ * ancestor, or asks for v whole while holding parts of it in the window. */
 int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
                           int64_t amount, int64_t start, int64_t end, bool exclusive);
 
@@ -317,6 +318,19 @@ bool grove_vertex_held_exclusively(const grove_graph_t *g, grove_vid_t v, int64_
 int grove_vertex_record_at(const grove_graph_t *g, grove_vid_t v, size_t i,
                            grove_record_t *rec);
 size_t grove_vertex_record_count(const grove_graph_t *g, grove_vid_t v);
+
+/* ---- pruning aggregates ----------------------------------------------- */
+
+/* Choose which vertices keep aggregates of which types below them:
+ * "HL:LL,..." with HL a type or ALL and LL a type, e.g. the default
+ * "ALL:core,ALL:node,ALL:gpu".  EINVAL (with err) on a bad spec. */
+int grove_graph_set_aggregates(grove_graph_t *g, const char *spec, grove_error_t *err);
+/* The current specification (borrowed). */
+const char *grove_graph_aggregates(const grove_graph_t *g);
+/* Free units of type below v (v included) throughout [start, end), from
+ * v's aggregate; -1 with ENOENT when v keeps none for that type. */
+int64_t grove_vertex_aggregate_avail(const grove_graph_t *g, grove_vid_t v, const char *type,
+                                     int64_t start, int64_t end);
 
 /* ---- traversal -------------------------------------------------------- */
 

@@ -8,9 +8,12 @@
 #define GROVE_GRAPH_PRIVATE_H
 
 #include "graph.h"
+#include "mplanner.h"
+#include "planner.h"
 
 #define GROVEP_NONE UINT32_MAX /* end of an index-linked list */
 #define GROVEP_MAX_SMALL 255   /* subsystems / relationships per graph */
+#define GROVEP_MAX_LOW 8       /* low-level types tracked by aggregates */
 
 /* Vertex flags. */
 #define GROVEP_V_DEAD 0x01  /* removed by unlink; id kept */
@@ -59,6 +62,9 @@ typedef struct grovep_rec {
     grove_jobid_t job;
     int64_t amount; /* units (ALLOC) or descendant-record count (SHARED) */
     int64_t start, end;
+    int64_t pspan;  /* ALLOC: span in the vertex's pool planner, or 0 */
+    int64_t aspan;  /* span in this vertex's aggregate, or 0: the job's
+                     * holdings below it (SHARED) or its own (ALLOC, excl) */
     uint32_t next;  /* next record of the same vertex, or GROVEP_NONE */
     uint8_t kind;   /* grove_record_kind_t */
     uint8_t excl;   /* held exclusively */
@@ -79,6 +85,15 @@ typedef struct grovep_map {
     uint8_t *used;
     size_t count, cap; /* cap: power of two */
 } grovep_map_t;
+
+/* A pruning aggregate: the free units of the low-level types in the
+ * containment subtree of one vertex, over time. */
+typedef struct grovep_agg {
+    grove_vid_t v;
+    int64_t total[GROVEP_MAX_LOW]; /* units of each low type in the subtree */
+    uint8_t mask;                  /* bit i: tracks low type i */
+    grove_mplanner_t *mp;          /* created at the first record below */
+} grovep_agg_t;
 
 struct grove_graph {
     grove_intern_t *strings;
@@ -113,6 +128,26 @@ struct grove_graph {
     size_t chain_cap;
     grovep_map_t by_rank; /* rank -> chain */
     grovep_map_t by_uuid; /* first 8 uuid bytes -> vertex (vals[].head) */
+
+    /* pruning aggregates (aggregate.c) */
+    char *agg_spec;                        /* "ALL:core,rack:node", as configured */
+    grove_sym_t agg_low[GROVEP_MAX_LOW];   /* tracked low-level types */
+    size_t nlow;
+    struct {
+        grove_sym_t high; /* a type, or GROVE_SYM_NONE for ALL */
+        uint8_t low;      /* index in agg_low */
+    } agg_pair[GROVEP_MAX_SMALL]; /* the HL:LL pairs */
+    size_t npairs;
+    bool agg_dirty;  /* structure or sizes changed: rebuild before use */
+    grovep_agg_t *aggs;
+    size_t naggs, aggcap;
+    grovep_map_t agg_of; /* vertex -> index in aggs (vals[].head) */
+
+    /* pool planners (aggregate.c): vertex -> planner, while it has records */
+    grovep_map_t planner_of; /* vertex -> index in planners (vals[].head) */
+    grove_planner_t **planners;
+    grove_vid_t *planner_vid; /* the vertex of each planner */
+    size_t nplanners, plcap;
 
     uint64_t rng[4]; /* uuid generator state */
     int64_t now;     /* simulated current time */
@@ -170,6 +205,38 @@ grove_graph_t *grovep_graph_clone(const grove_graph_t *g);
 
 /* A fresh random (version 4) uuid the graph does not use yet. */
 void grovep_uuid_generate(grove_graph_t *g, uint8_t u[16]);
+
+/* ---- aggregate.c ---- */
+
+/* Set up the default aggregates of a new graph.  0 or -1 (ENOMEM). */
+int grovep_agg_init(grove_graph_t *g);
+/* Free aggregates and pool planners. */
+void grovep_agg_fini(grove_graph_t *g);
+/* Rebuild totals and spans when the structure changed.  0 or -1. */
+int grovep_agg_refresh(grove_graph_t *g);
+/* Keep planners and aggregates in step with record r of v, which was just
+ * added (or grew), or is about to be removed (or shrink).  0 or -1; added
+ * undoes itself on failure. */
+int grovep_rec_added(grove_graph_t *g, grove_vid_t v, uint32_t r);
+void grovep_rec_removing(grove_graph_t *g, grove_vid_t v, uint32_t r);
+/* Resize the pool planner of v (if any).  0 or -1 (EBUSY). */
+int grovep_pool_resize(grove_graph_t *g, grove_vid_t v, int64_t size);
+/* Pool planners rebuilt from the records (after copying records).  0/-1. */
+int grovep_planners_rebuild(grove_graph_t *g);
+/* Peak units held on v during [start, end) from its pool planner: the
+ * answer, or -1 when v has no planner (then no ALLOC record). */
+int64_t grovep_pool_peak(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end);
+/* The aggregate of v, or NULL. */
+const grovep_agg_t *grovep_agg_of(const grove_graph_t *g, grove_vid_t v);
+/* Free units of each low type during [start, end) below v (out[nlow]);
+ * false when v keeps no aggregate. */
+bool grovep_agg_avail(const grove_graph_t *g, const grovep_agg_t *a, int64_t start,
+                      int64_t end, int64_t *out);
+/* Map functions shared with aggregate.c. */
+grovep_chain_t *grovep_map_get(const grovep_map_t *m, uint64_t key);
+grovep_chain_t *grovep_map_put(grovep_map_t *m, uint64_t key);
+void grovep_map_del(grovep_map_t *m, uint64_t key);
+void grovep_map_free(grovep_map_t *m);
 
 static inline bool grovep_alive(const grove_graph_t *g, grove_vid_t v)
 {

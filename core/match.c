@@ -48,6 +48,9 @@ struct req {
     const grove_count_t *count;
     struct req *child, *next;
     bool free_span; /* slot: asks for nodes itself, so may span nodes */
+    int64_t need1[GROVEP_MAX_LOW]; /* low-type units one candidate (or one
+                                    * slot) needs at least, for pruning */
+    int64_t tot[GROVEP_MAX_LOW];   /* the same for the whole count */
 };
 
 struct undo {
@@ -432,6 +435,32 @@ static int64_t free_units(const grove_matcher_t *m, grove_vid_t v)
     return avail > 0 ? avail : 0;
 }
 
+/* Can the subtree of v hold need (units per low type) in the window?  True
+ * when v keeps no aggregate: aggregates only prune. */
+static bool agg_fits(const grove_matcher_t *m, grove_vid_t v, const int64_t *need)
+{
+    const grove_graph_t *g = m->g;
+    if (!g->naggs)
+        return true;
+    const grovep_agg_t *a = grovep_agg_of(g, v);
+    if (!a)
+        return true;
+    int64_t avail[GROVEP_MAX_LOW];
+    if (m->sat) {
+        for (size_t i = 0; i < g->nlow; i++)
+            avail[i] = (a->mask & (1u << i)) ? a->total[i] : INT64_MAX;
+    } else {
+        grovep_agg_avail(g, a, m->start, m->end, avail);
+        for (size_t i = 0; i < g->nlow; i++)
+            if (!(a->mask & (1u << i)))
+                avail[i] = INT64_MAX;
+    }
+    for (size_t i = 0; i < g->nlow; i++)
+        if (need[i] > avail[i])
+            return false;
+    return true;
+}
+
 static bool has_prop(const char *name, void *arg)
 {
     const grove_matcher_t *m = ((const void **)arg)[0];
@@ -514,7 +543,7 @@ static grove_vid_t iter_next(grove_matcher_t *m, struct iter *it, const struct r
             it->root_pending = false;
             if (g->v[it->root].type == r->type)
                 return it->root;
-            if (!enterable(m, it->root))
+            if (!enterable(m, it->root) || !agg_fits(m, it->root, r->need1))
                 return GROVE_VID_NONE;
         }
         /* below a candidate that take() already vetted (and may hold
@@ -532,7 +561,7 @@ static grove_vid_t iter_next(grove_matcher_t *m, struct iter *it, const struct r
         grove_vid_t k = m->kids[f->kids + f->next++];
         if (g->v[k].type == r->type)
             return k;
-        if (!enterable(m, k))
+        if (!enterable(m, k) || !agg_fits(m, k, r->need1))
             continue;
         if (m->pol.prune) {
             int p = m->pol.prune(m->pol.arg, g, k, &ctx);
@@ -580,7 +609,7 @@ static int64_t take(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool
     bool nodex = m->pol.node_exclusive && g->v[c].type == m->node_sym;
     if (nodex)
         excl = true;
-    if (!up(m, c) || !constraint_ok(m, c))
+    if (!up(m, c) || !constraint_ok(m, c) || !agg_fits(m, c, r->need1))
         return 0;
     uint8_t f = flags_of(m, c);
     if (f & M_EXCL)
@@ -640,7 +669,7 @@ static bool at_or_below_node(const grove_matcher_t *m, grove_vid_t w)
 static int slot_home(grove_matcher_t *m, const struct req *r, grove_vid_t w, bool excl,
                      bool is_root)
 {
-    if (!is_root && !enterable(m, w))
+    if ((!is_root && !enterable(m, w)) || !agg_fits(m, w, r->need1))
         return 0;
     /* a slot is where one task runs: it stays within one node unless it
      * asks for nodes itself */
@@ -965,6 +994,20 @@ static struct req *compile(grove_matcher_t *m, const grove_jobspec_t *js, struct
             if (!strcmp(grove_jobspec_resource_type(rs[k].js), "node"))
                 rs[i].free_span = true;
     }
+    /* pruning needs, children first (pre-order reversed) */
+    const grove_graph_t *g = m->g;
+    for (size_t i = n; i-- > 0;) {
+        struct req *r = &rs[i];
+        for (size_t l = 0; l < g->nlow; l++) {
+            int64_t own = !r->slot && r->type == g->agg_low[l] ? 1 : 0;
+            int64_t below = 0;
+            for (const struct req *c = r->child; c; c = c->next)
+                below += c->tot[l];
+            r->need1[l] = own + below;
+            uint64_t mult = r->count->min ? r->count->min : 1;
+            r->tot[l] = (int64_t)(mult > (uint64_t)INT32_MAX ? INT32_MAX : mult) * r->need1[l];
+        }
+    }
     const grove_jobspec_resource_t *f = grove_jobspec_resource_first(js);
     *top = f ? &rs[grove_jobspec_resource_index(f)] : NULL;
     return rs;
@@ -1185,6 +1228,8 @@ int grove_match(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_
         errno = ENODEV;
         goto done;
     }
+    if (g->agg_dirty && grovep_agg_refresh(g) < 0)
+        goto done;
     if (!(reqs = compile(m, js, &top)) || scratch_reserve(m) < 0)
         goto done;
     m->constraint = grove_jobspec_constraint(js);
@@ -1203,7 +1248,15 @@ int grove_match(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_
             errno = ENOMEM;
             goto done;
         }
+        int64_t need[GROVEP_MAX_LOW] = {0};
+        for (const struct req *r = top; r; r = r->next)
+            for (size_t l = 0; l < g->nlow; l++)
+                need[l] += r->tot[l];
         for (size_t i = 0; i < nt && found == 0; i++) {
+            m->start = times[i];
+            m->end = d >= GROVE_TIME_MAX - times[i] ? GROVE_TIME_MAX : times[i] + d;
+            if (!agg_fits(m, root, need))
+                continue; /* the whole machine lacks room then */
             found = attempt(m, top, root, times[i], d);
             at = times[i];
         }

@@ -201,70 +201,16 @@ static bool overlaps(const grovep_rec_t *r, int64_t start, int64_t end)
     return r->start < end && start < r->end;
 }
 
-struct event {
-    int64_t t, delta;
-};
-
-static int cmp_event(const void *a, const void *b)
-{
-    const struct event *x = a, *y = b;
-    if (x->t != y->t)
-        return x->t < y->t ? -1 : 1;
-    /* releases before acquisitions at the same instant */
-    return (x->delta > y->delta) - (x->delta < y->delta);
-}
-
-/* Peak units held on v by ALLOC records during [start, end), optionally
- * pretending one extra record (extra > 0 over [start, end)).  -1 on ENOMEM. */
+/* Peak units held on v by ALLOC records during [start, end), from its pool
+ * planner (every vertex with ALLOC records has one). */
 static int64_t peak_used(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end)
 {
     if (!(g->v[v].flags & GROVEP_V_ALLOC))
         return 0;
-    struct event stackbuf[64];
-    struct event *ev = stackbuf;
-    size_t n = 0, cap = 64;
-    int64_t base = 0; /* records covering the whole window */
-    bool partial = false;
-    for (uint32_t i = g->v[v].recs; i != GROVEP_NONE; i = g->recs[i].next) {
-        const grovep_rec_t *r = &g->recs[i];
-        if (r->kind != GROVE_RECORD_ALLOC || !overlaps(r, start, end))
-            continue;
-        if (r->start <= start && r->end >= end) {
-            base += r->amount;
-            continue;
-        }
-        partial = true;
-        if (n + 2 > cap) {
-            struct event *bigger = malloc(cap * 2 * sizeof(*bigger));
-            if (!bigger) {
-                if (ev != stackbuf)
-                    free(ev);
-                errno = ENOMEM;
-                return -1;
-            }
-            memcpy(bigger, ev, n * sizeof(*ev));
-            if (ev != stackbuf)
-                free(ev);
-            ev = bigger;
-            cap *= 2;
-        }
-        ev[n++] = (struct event){r->start > start ? r->start : start, r->amount};
-        if (r->end < end)
-            ev[n++] = (struct event){r->end, -r->amount};
-    }
-    int64_t peak = base;
-    if (partial) {
-        qsort(ev, n, sizeof(*ev), cmp_event);
-        int64_t cur = base;
-        for (size_t i = 0; i < n; i++) {
-            cur += ev[i].delta;
-            if (cur > peak)
-                peak = cur;
-        }
-    }
-    if (ev != stackbuf)
-        free(ev);
-    return peak;
+    int64_t peak = grovep_pool_peak(g, v, start, end);
+    /* no planner for a vertex with records: only after a failed update;
+     * count the pool as full rather than over-allocate it */
+    return peak < 0 ? g->v[v].size : peak;
 }
 
 /* A record on v held exclusively during the window by a job other than
@@ -477,10 +423,18 @@ int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
     /* status and exclusivity of the ancestors */
     if (x->status != GROVE_STATUS_UP)
         goto busy;
-    for (grove_vid_t a = g->parent[v]; a != GROVEP_NONE; a = g->parent[a])
+    for (grove_vid_t a = g->parent[v]; a != GROVEP_NONE; a = g->parent[a]) {
         if (g->v[a].status != GROVE_STATUS_UP
             || excl_record(g, a, start, end, false, job) != GROVEP_NONE)
             goto busy;
+        /* the job holds an ancestor whole: v is implied, a record of its
+         * own would count it twice */
+        uint32_t mine_above = excl_record(g, a, start, end, true, 0);
+        if (mine_above != GROVEP_NONE && g->recs[mine_above].job == job) {
+            errno = EEXIST;
+            return -1;
+        }
+    }
     uint32_t mine = find_record(g, v, job, GROVE_RECORD_ALLOC, start, end);
     int64_t total = amount + (mine != GROVEP_NONE ? g->recs[mine].amount : 0);
     if (total > x->size)
@@ -490,6 +444,14 @@ int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
     if (excl) {
         if (touched_by_other(g, v, job, start, end))
             goto busy;
+        /* holding v whole while holding parts of it: implied twice */
+        for (uint32_t i = g->v[v].recs; i != GROVEP_NONE; i = g->recs[i].next) {
+            const grovep_rec_t *r = &g->recs[i];
+            if (r->job == job && r->kind == GROVE_RECORD_SHARED && overlaps(r, start, end)) {
+                errno = EEXIST;
+                return -1;
+            }
+        }
     } else if (excl_record(g, v, start, end, false, job) != GROVEP_NONE) {
         goto busy;
     }
@@ -499,9 +461,19 @@ int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
     if (used + amount > x->size)
         goto busy;
     if (mine != GROVEP_NONE) {
+        grovep_rec_t old = g->recs[mine];
+        grovep_rec_removing(g, v, mine);
         g->recs[mine].amount = total;
         g->recs[mine].excl = excl;
         g->recs[mine].asked |= exclusive;
+        if (grovep_rec_added(g, v, mine) < 0) {
+            int saved = errno;
+            g->recs[mine] = old;
+            g->recs[mine].pspan = g->recs[mine].aspan = 0;
+            grovep_rec_added(g, v, mine);
+            errno = saved;
+            return -1;
+        }
         refresh_flags(g, v);
         return 0;
     }
@@ -524,6 +496,13 @@ int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
     };
     g->v[v].recs = r;
     refresh_flags(g, v);
+    if (grovep_rec_added(g, v, r) < 0) {
+        int saved = errno;
+        unannotate_up(g, v, job, start, end);
+        unlink_record(g, v, r);
+        errno = saved;
+        return -1;
+    }
     return 0;
 busy:
     errno = EBUSY;
@@ -555,11 +534,14 @@ int grove_vertex_free(grove_graph_t *g, grove_vid_t v, grove_jobid_t job, int64_
         if (r->job == job && r->kind == GROVE_RECORD_ALLOC) {
             if (amount < 0 || amount == r->amount) {
                 int64_t s = r->start, e = r->end;
+                grovep_rec_removing(g, v, i);
                 unlink_record(g, v, i);
                 unannotate_up(g, v, job, s, e);
             } else if (amount > 0) {
-                r->amount -= amount;
-                r->excl = r->asked || r->amount == g->v[v].size;
+                grovep_rec_removing(g, v, i);
+                g->recs[i].amount -= amount;
+                g->recs[i].excl = g->recs[i].asked || g->recs[i].amount == g->v[v].size;
+                grovep_rec_added(g, v, i); /* smaller than before: cannot fail but ENOMEM */
             }
         }
         i = next;
@@ -578,6 +560,7 @@ size_t grove_graph_free_job(grove_graph_t *g, grove_jobid_t job)
             if (g->recs[i].job == job) {
                 if (g->recs[i].kind == GROVE_RECORD_ALLOC)
                     n++;
+                grovep_rec_removing(g, v, i);
                 *link = g->recs[i].next;
                 grovep_rec_release(g, i);
             } else {
@@ -634,7 +617,13 @@ int grove_vertex_set_size(grove_graph_t *g, grove_vid_t v, int64_t size)
         errno = EBUSY;
         return -1;
     }
+    int64_t old = g->v[v].size;
     g->v[v].size = size;
+    if (grovep_pool_resize(g, v, size) < 0) {
+        g->v[v].size = old;
+        return -1;
+    }
+    g->agg_dirty = true;
     for (uint32_t i = g->v[v].recs; i != GROVEP_NONE; i = g->recs[i].next) {
         grovep_rec_t *r = &g->recs[i];
         if (r->kind == GROVE_RECORD_ALLOC)
@@ -658,6 +647,7 @@ void grovep_release_subtree(grove_graph_t *g, const grove_vid_t *vs, size_t n, g
         grove_vid_t v = vs[i];
         while (g->v[v].recs != GROVEP_NONE) {
             uint32_t r = g->v[v].recs;
+            grovep_rec_removing(g, v, r);
             grovep_rec_t rec = g->recs[r];
             g->v[v].recs = rec.next;
             grovep_rec_release(g, r);

@@ -346,6 +346,9 @@ static void test_alloc(void)
         {at(g, "/tiny0/rack0/node1/socket0/core1"), 7, 1, 0, F, false, EBUSY,
          "a core of node1 is implied to job 6"},
         {at(g, "/tiny0/rack0"), 8, 1, 0, F, false, EBUSY, "rack0 (all units) has jobs below"},
+        {at(g, "/tiny0/rack0/node1/socket1/core6"), 6, 1, 0, F, false, EEXIST,
+         "job 6 already holds core6 through node1"},
+
     };
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
         errno = 0;
@@ -396,6 +399,19 @@ static void test_alloc(void)
        "below a down node: busy");
     is_int(grove_vertex_available(g, at(g, "/tiny0/rack0/node1/socket1/core4")), 0,
            "below a down node: nothing available");
+    /* a job cannot hold a pool whole while holding parts of it */
+    {
+        grove_vid_t c2;
+        grove_graph_t *g2 = tiny(&c2);
+        grove_vid_t n0 = at(g2, "/tiny0/rack0/node0");
+        ok(grove_vertex_allocate(g2, at(g2, "/tiny0/rack0/node0/socket0/core1"), 1, 1, 0, F,
+                                 false)
+               == 0,
+           "job 1 takes a core");
+        ok(grove_vertex_allocate(g2, n0, 1, 1, 0, F, true) < 0 && errno == EEXIST,
+           "job 1 cannot then take its node whole: EEXIST");
+        grove_graph_destroy(g2);
+    }
     /* size changes */
     ok(grove_vertex_set_size(g, mem0, 2) < 0 && errno == EBUSY, "shrink below use refused");
     ok(grove_vertex_set_size(g, mem0, 8) == 0 && grove_vertex_available(g, mem0) == 4,
@@ -540,6 +556,113 @@ static void test_find_extract(void)
     grove_graph_destroy(g);
 }
 
+/* units of type t in the subtree of v */
+static int64_t subtree_units(grove_graph_t *g, grove_vid_t v, const char *t)
+{
+    grove_sym_t cont = grove_graph_sym(g, GROVE_CONTAINMENT);
+    int64_t n = !strcmp(grove_vertex_type(g, v), t) ? grove_vertex_size(g, v) : 0;
+    grove_eid_t cur;
+    for (grove_vid_t c = grove_vertex_first_child(g, v, cont, &cur); c != GROVE_VID_NONE;
+         c = grove_vertex_next_child(g, cont, &cur))
+        n += subtree_units(g, c, t);
+    return n;
+}
+
+/* used units of type t below a (a included) at instant x, from the records */
+static int64_t used_at(grove_graph_t *g, grove_vid_t a, const char *t, int64_t x)
+{
+    grove_sym_t cont = grove_graph_sym(g, GROVE_CONTAINMENT);
+    int64_t n = 0;
+    grove_record_t rec;
+    for (size_t i = 0; grove_vertex_record_at(g, a, i, &rec) == 0; i++) {
+        if (rec.kind != GROVE_RECORD_ALLOC || rec.start > x || x >= rec.end)
+            continue;
+        if (rec.exclusive)
+            n += subtree_units(g, a, t);
+        else if (!strcmp(grove_vertex_type(g, a), t))
+            n += rec.amount;
+    }
+    grove_eid_t cur;
+    for (grove_vid_t c = grove_vertex_first_child(g, a, cont, &cur); c != GROVE_VID_NONE;
+         c = grove_vertex_next_child(g, cont, &cur))
+        n += used_at(g, c, t, x);
+    return n;
+}
+
+static uint64_t rng_state = 12345;
+static uint64_t rnd(uint64_t n)
+{
+    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (rng_state >> 33) % n;
+}
+
+static void test_aggregates(void)
+{
+    grove_vid_t c;
+    grove_graph_t *g = tiny(&c);
+    grove_error_t err;
+    ok(grove_graph_set_aggregates(g, "bogus", &err) < 0 && errno == EINVAL
+           && strstr(err.text, "HL:LL"),
+       "bad aggregate spec refused: %s", err.text);
+    ok(grove_graph_set_aggregates(g, "ALL:core,ALL:memory,rack:node", &err) == 0,
+       "aggregate spec set");
+    is_str(grove_graph_aggregates(g), "ALL:core,ALL:memory,rack:node", "spec kept");
+    ok(grove_vertex_aggregate_avail(g, c, "core", 0, 10) == 16, "cluster: 16 free cores");
+    ok(grove_vertex_aggregate_avail(g, c, "node", 0, 10) < 0 && errno == ENOENT,
+       "the cluster keeps no node aggregate (rack:node only)");
+    ok(grove_vertex_aggregate_avail(g, at(g, "/tiny0/rack0"), "node", 0, 10) == 2,
+       "rack: 2 free nodes");
+    /* random allocations and frees, checked against the records */
+    grove_vid_t cand[64];
+    size_t ncand = 0;
+    for (grove_vid_t v = 0; v < grove_graph_vertex_slots(g); v++)
+        if (strcmp(grove_vertex_type(g, v), "cluster"))
+            cand[ncand++] = v;
+    int bad = 0, ops = 0;
+    const char *types[] = {"core", "memory"};
+    for (int i = 0; i < 3000; i++) {
+        grove_vid_t v = cand[rnd(ncand)];
+        grove_jobid_t job = 1 + rnd(12);
+        if (rnd(3) == 0) {
+            grove_vertex_free(g, v, job, -1);
+        } else {
+            int64_t start = (int64_t)rnd(50), end = start + 1 + (int64_t)rnd(40);
+            int64_t size = grove_vertex_size(g, v);
+            grove_vertex_allocate(g, v, job, 1 + (int64_t)rnd((uint64_t)size), start, end,
+                                  rnd(4) == 0);
+        }
+        ops++;
+        /* check every aggregate vertex on a random window */
+        int64_t ws = (int64_t)rnd(60), we = ws + 1 + (int64_t)rnd(30);
+        for (grove_vid_t a = 0; a < grove_graph_vertex_slots(g); a++) {
+            for (int k = 0; k < 2; k++) {
+                int64_t got = grove_vertex_aggregate_avail(g, a, types[k], ws, we);
+                if (got < 0)
+                    continue;
+                int64_t peak = 0;
+                for (int64_t x = ws; x < we; x++) {
+                    int64_t u = used_at(g, a, types[k], x);
+                    if (u > peak)
+                        peak = u;
+                }
+                int64_t want = subtree_units(g, a, types[k]) - peak;
+                if (got != want && bad++ < 5)
+                    diag("op %d: %s %s [%lld,%lld): aggregate %lld, records say %lld", i,
+                         grove_vertex_name(g, a), types[k], (long long)ws, (long long)we,
+                         (long long)got, (long long)want);
+            }
+        }
+    }
+    ok(bad == 0, "aggregates agree with the records over %d random operations", ops);
+    /* structure changes rebuild them */
+    grove_graph_free_job(g, 1);
+    for (grove_jobid_t j = 2; j <= 12; j++)
+        grove_graph_free_job(g, j);
+    grove_graph_unlink(g, at(g, "/tiny0/rack0/node1"), true);
+    is_int(grove_vertex_aggregate_avail(g, c, "core", 0, 10), 8, "unlink: aggregate rebuilt");
+    grove_graph_destroy(g);
+}
+
 int main(void)
 {
     test_vertices();
@@ -548,5 +671,6 @@ int main(void)
     test_alloc();
     test_copy_merge();
     test_find_extract();
+    test_aggregates();
     return done_testing();
 }

@@ -1,0 +1,638 @@
+/* aggregate.c: time-aware availability for pools and subtrees.
+ *
+ * Two derived structures follow the allocation records of pool.c:
+ *
+ *   - a pool planner per vertex that holds ALLOC records: its size over
+ *     time minus one span per record, so the free units of a pool during a
+ *     window is one O(log n) query however many jobs share it;
+ *   - pruning aggregates: chosen high-level vertices (by default every
+ *     vertex that contains cores, nodes or gpus) keep a multi-planner of the
+ *     free units of chosen low-level types in their subtree, so "does this
+ *     rack have 4 free nodes during [t, t + d)?" is one query and the
+ *     matcher skips a subtree before it descends.
+ *
+ * An aggregate's spans are kept per job and window on the job's SHARED
+ * annotation of that vertex (the annotation exists exactly when the job
+ * holds something below), plus one span per exclusive record on the vertex
+ * itself.  A record's contribution to the types below it: an exclusive
+ * record takes every unit of its subtree; another record takes its amount
+ * of its own type.  Totals depend on the structure, so any change of the
+ * containment tree or of a size marks the aggregates dirty, and they are
+ * rebuilt from the records before their next use (O(V + R log R)).
+ *
+ * Configuration follows the HL:LL syntax: "ALL:core,ALL:node,rack:gpu"
+ * (HL a type or ALL, LL a type).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph_private.h"
+
+#define DEFAULT_SPEC "ALL:core,ALL:node,ALL:gpu"
+
+static int64_t plan_end(int64_t end)
+{
+    return end > GROVE_PLANNER_TIME_MAX ? GROVE_PLANNER_TIME_MAX : end;
+}
+
+/* ---- configuration ------------------------------------------------------------ */
+
+static int parse_spec(grove_graph_t *g, const char *spec, grove_error_t *err)
+{
+    grove_sym_t low[GROVEP_MAX_LOW];
+    size_t nlow = 0, npairs = 0;
+    struct {
+        grove_sym_t high;
+        uint8_t low;
+    } pairs[GROVEP_MAX_SMALL];
+    char *copy = strdup(spec);
+    if (!copy) {
+        errno = ENOMEM;
+        return -1;
+    }
+    char *save = NULL;
+    for (char *tok = strtok_r(copy, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+        char *colon = strchr(tok, ':');
+        if (!colon || colon == tok || !colon[1] || strchr(colon + 1, ':')) {
+            grove_error_set(err, NULL, 0,
+                            "aggregates: '%s' is not HL:LL (a type or ALL, a colon, a type)",
+                            tok);
+            free(copy);
+            errno = EINVAL;
+            return -1;
+        }
+        *colon = '\0';
+        const char *hl = tok, *ll = colon + 1;
+        grove_sym_t ls = grove_intern(g->strings, ll);
+        grove_sym_t hs = strcmp(hl, "ALL") ? grove_intern(g->strings, hl) : GROVE_SYM_NONE;
+        if (ls == GROVE_SYM_NONE || (strcmp(hl, "ALL") && hs == GROVE_SYM_NONE)) {
+            free(copy);
+            return -1;
+        }
+        size_t i;
+        for (i = 0; i < nlow && low[i] != ls; i++)
+            ;
+        if (i == nlow) {
+            if (nlow == GROVEP_MAX_LOW) {
+                grove_error_set(err, NULL, 0, "aggregates: at most %d low-level types",
+                                GROVEP_MAX_LOW);
+                free(copy);
+                errno = EOVERFLOW;
+                return -1;
+            }
+            low[nlow++] = ls;
+        }
+        if (npairs == GROVEP_MAX_SMALL) {
+            grove_error_set(err, NULL, 0, "aggregates: at most %d pairs", GROVEP_MAX_SMALL);
+            free(copy);
+            errno = EOVERFLOW;
+            return -1;
+        }
+        pairs[npairs].high = hs;
+        pairs[npairs].low = (uint8_t)i;
+        npairs++;
+    }
+    free(copy);
+    if (nlow == 0) {
+        grove_error_set(err, NULL, 0, "aggregates: empty specification");
+        errno = EINVAL;
+        return -1;
+    }
+    char *keep = strdup(spec);
+    if (!keep) {
+        errno = ENOMEM;
+        return -1;
+    }
+    free(g->agg_spec);
+    g->agg_spec = keep;
+    memcpy(g->agg_low, low, nlow * sizeof(*low));
+    g->nlow = nlow;
+    for (size_t i = 0; i < npairs; i++) {
+        g->agg_pair[i].high = pairs[i].high;
+        g->agg_pair[i].low = pairs[i].low;
+    }
+    g->npairs = npairs;
+    g->agg_dirty = true;
+    return 0;
+}
+
+int grovep_agg_init(grove_graph_t *g)
+{
+    return parse_spec(g, DEFAULT_SPEC, NULL);
+}
+
+static void drop_aggs(grove_graph_t *g)
+{
+    for (size_t i = 0; i < g->naggs; i++)
+        grove_mplanner_destroy(g->aggs[i].mp);
+    g->naggs = 0;
+    grovep_map_free(&g->agg_of);
+}
+
+void grovep_agg_fini(grove_graph_t *g)
+{
+    drop_aggs(g);
+    free(g->aggs);
+    g->aggs = NULL;
+    g->aggcap = 0;
+    for (size_t i = 0; i < g->nplanners; i++)
+        grove_planner_destroy(g->planners[i]);
+    free(g->planners);
+    free(g->planner_vid);
+    g->planners = NULL;
+    g->planner_vid = NULL;
+    g->nplanners = g->plcap = 0;
+    grovep_map_free(&g->planner_of);
+    free(g->agg_spec);
+    g->agg_spec = NULL;
+}
+
+int grove_graph_set_aggregates(grove_graph_t *g, const char *spec, grove_error_t *err)
+{
+    if (!spec) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (parse_spec(g, spec, err) < 0)
+        return -1;
+    return grovep_agg_refresh(g);
+}
+
+const char *grove_graph_aggregates(const grove_graph_t *g)
+{
+    return g->agg_spec;
+}
+
+/* ---- pool planners ----------------------------------------------------------- */
+
+static grove_planner_t *pool_planner(const grove_graph_t *g, grove_vid_t v)
+{
+    grovep_chain_t *c = grovep_map_get(&g->planner_of, v);
+    return c ? g->planners[c->head] : NULL;
+}
+
+static grove_planner_t *pool_planner_make(grove_graph_t *g, grove_vid_t v)
+{
+    grove_planner_t *p = pool_planner(g, v);
+    if (p)
+        return p;
+    if (g->nplanners == g->plcap) {
+        size_t cap = g->plcap ? g->plcap * 2 : 64;
+        grove_planner_t **n = realloc(g->planners, cap * sizeof(*n));
+        if (!n) {
+            errno = ENOMEM;
+            return NULL;
+        }
+        g->planners = n;
+        grove_vid_t *pv = realloc(g->planner_vid, cap * sizeof(*pv));
+        if (!pv) {
+            errno = ENOMEM;
+            return NULL;
+        }
+        g->planner_vid = pv;
+        g->plcap = cap;
+    }
+    p = grove_planner_create(g->v[v].size, 0, GROVE_PLANNER_TIME_MAX);
+    if (!p)
+        return NULL;
+    grovep_chain_t *c = grovep_map_put(&g->planner_of, v);
+    if (!c) {
+        grove_planner_destroy(p);
+        return NULL;
+    }
+    c->head = (uint32_t)g->nplanners;
+    g->planner_vid[g->nplanners] = v;
+    g->planners[g->nplanners++] = p;
+    return p;
+}
+
+static void pool_planner_drop(grove_graph_t *g, grove_vid_t v)
+{
+    grovep_chain_t *c = grovep_map_get(&g->planner_of, v);
+    if (!c)
+        return;
+    uint32_t i = c->head;
+    grove_planner_destroy(g->planners[i]);
+    grovep_map_del(&g->planner_of, v);
+    /* move the last planner into the hole */
+    size_t last = g->nplanners - 1;
+    if (i != last) {
+        g->planners[i] = g->planners[last];
+        g->planner_vid[i] = g->planner_vid[last];
+        grovep_chain_t *moved = grovep_map_get(&g->planner_of, g->planner_vid[i]);
+        if (moved)
+            moved->head = i;
+    }
+    g->nplanners--;
+}
+
+int grovep_pool_resize(grove_graph_t *g, grove_vid_t v, int64_t size)
+{
+    grove_planner_t *p = pool_planner(g, v);
+    return p ? grove_planner_resize(p, size) : 0;
+}
+
+int64_t grovep_pool_peak(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end)
+{
+    grove_planner_t *p = pool_planner(g, v);
+    if (!p)
+        return -1;
+    end = plan_end(end);
+    if (start >= end)
+        return 0;
+    int64_t avail = grove_planner_avail_during(p, start, end - start);
+    if (avail < 0)
+        return -1;
+    return grove_planner_total(p) - avail;
+}
+
+/* ---- aggregates ----------------------------------------------------------------- */
+
+/* Which low types a vertex of this type tracks (bit i for agg_low[i]). */
+static uint8_t tracked(const grove_graph_t *g, grove_sym_t type)
+{
+    uint8_t m = 0;
+    for (size_t i = 0; i < g->npairs; i++)
+        if (g->agg_pair[i].high == GROVE_SYM_NONE || g->agg_pair[i].high == type)
+            m |= (uint8_t)(1u << g->agg_pair[i].low);
+    return m;
+}
+
+const grovep_agg_t *grovep_agg_of(const grove_graph_t *g, grove_vid_t v)
+{
+    if (!g->naggs)
+        return NULL;
+    grovep_chain_t *c = grovep_map_get(&g->agg_of, v);
+    return c ? &g->aggs[c->head] : NULL;
+}
+
+static grovep_agg_t *agg_of_mut(grove_graph_t *g, grove_vid_t v)
+{
+    grovep_chain_t *c = g->naggs ? grovep_map_get(&g->agg_of, v) : NULL;
+    return c ? &g->aggs[c->head] : NULL;
+}
+
+static grove_mplanner_t *agg_mp(grove_graph_t *g, grovep_agg_t *a)
+{
+    if (a->mp)
+        return a->mp;
+    const char *names[GROVEP_MAX_LOW];
+    int64_t totals[GROVEP_MAX_LOW];
+    for (size_t i = 0; i < g->nlow; i++) {
+        names[i] = grove_intern_str(g->strings, g->agg_low[i]);
+        totals[i] = (a->mask & (1u << i)) ? a->total[i] : 0;
+    }
+    a->mp = grove_mplanner_create(names, totals, g->nlow, 0, GROVE_PLANNER_TIME_MAX);
+    return a->mp;
+}
+
+bool grovep_agg_avail(const grove_graph_t *g, const grovep_agg_t *a, int64_t start,
+                      int64_t end, int64_t *out)
+{
+    if (!a)
+        return false;
+    end = plan_end(end);
+    if (a->mp && start < end && grove_mplanner_avail_during(a->mp, start, end - start, out) == 0)
+        return true;
+    for (size_t i = 0; i < g->nlow; i++)
+        out[i] = (a->mask & (1u << i)) ? a->total[i] : 0;
+    return true;
+}
+
+/* Units of each low type in the subtree of v (v included). */
+static void subtree_units(const grove_graph_t *g, grove_vid_t v, int64_t *out)
+{
+    memset(out, 0, g->nlow * sizeof(*out));
+    const grovep_agg_t *a = grovep_agg_of(g, v);
+    if (a) {
+        memcpy(out, a->total, g->nlow * sizeof(*out));
+        return;
+    }
+    /* a small subtree (no aggregate kept): walk it with an explicit stack */
+    grove_vid_t stackbuf[256];
+    grove_vid_t *stack = stackbuf;
+    size_t n = 0, cap = 256;
+    stack[n++] = v;
+    int sub = g->containment;
+    while (n) {
+        grove_vid_t w = stack[--n];
+        for (size_t i = 0; i < g->nlow; i++)
+            if (g->v[w].type == g->agg_low[i])
+                out[i] += g->v[w].size;
+        for (grove_eid_t e = g->first_out[w]; e != GROVEP_NONE; e = g->e[e].next_out) {
+            if (g->e[e].sub != sub || (g->e[e].flags & GROVEP_E_UP))
+                continue;
+            if (n == cap) {
+                grove_vid_t *bigger = malloc(cap * 2 * sizeof(*bigger));
+                if (!bigger)
+                    goto out; /* undercount: aggregates only prune, never decide */
+                memcpy(bigger, stack, n * sizeof(*stack));
+                if (stack != stackbuf)
+                    free(stack);
+                stack = bigger;
+                cap *= 2;
+            }
+            stack[n++] = g->e[e].dst;
+        }
+    }
+out:
+    if (stack != stackbuf)
+        free(stack);
+}
+
+/* What record r of v takes from the low types below (and at) v. */
+static bool contribution(const grove_graph_t *g, grove_vid_t v, const grovep_rec_t *r,
+                         int64_t *out)
+{
+    memset(out, 0, g->nlow * sizeof(*out));
+    if (r->kind != GROVE_RECORD_ALLOC)
+        return false;
+    if (r->excl) {
+        subtree_units(g, v, out);
+    } else {
+        for (size_t i = 0; i < g->nlow; i++)
+            if (g->v[v].type == g->agg_low[i])
+                out[i] = r->amount;
+    }
+    for (size_t i = 0; i < g->nlow; i++)
+        if (out[i])
+            return true;
+    return false;
+}
+
+/* Find the job's SHARED record of this window on a. */
+static uint32_t shared_rec(const grove_graph_t *g, grove_vid_t a, const grovep_rec_t *r)
+{
+    for (uint32_t i = g->v[a].recs; i != GROVEP_NONE; i = g->recs[i].next) {
+        const grovep_rec_t *s = &g->recs[i];
+        if (s->kind == GROVE_RECORD_SHARED && s->job == r->job && s->start == r->start
+            && s->end == r->end)
+            return i;
+    }
+    return GROVEP_NONE;
+}
+
+/* Add (sign 1) or take away (sign -1) c from the span held in *span of
+ * aggregate a over [start, end).  0 or -1. */
+static int adjust_span(grove_graph_t *g, grovep_agg_t *a, int64_t *span, int64_t start,
+                       int64_t end, const int64_t *c, int sign)
+{
+    grove_mplanner_t *mp = agg_mp(g, a);
+    if (!mp)
+        return -1;
+    int64_t cur[GROVEP_MAX_LOW] = {0};
+    if (*span > 0 && grove_mplanner_span(mp, *span, NULL, NULL, cur) < 0)
+        *span = 0;
+    bool any = false;
+    for (size_t i = 0; i < g->nlow; i++) {
+        if (a->mask & (1u << i))
+            cur[i] += sign * c[i];
+        if (cur[i] < 0)
+            cur[i] = 0;
+        if (cur[i])
+            any = true;
+    }
+    int64_t old = *span;
+    if (old > 0)
+        grove_mplanner_remove(mp, old);
+    *span = 0;
+    end = plan_end(end);
+    if (!any || start >= end)
+        return 0;
+    int64_t id = grove_mplanner_add(mp, start, end - start, cur);
+    if (id < 0) {
+        /* should not happen: the records never over-allocate.  Keep the
+         * aggregate usable (it only prunes) and report. */
+        return -1;
+    }
+    *span = id;
+    return 0;
+}
+
+static void agg_apply(grove_graph_t *g, grove_vid_t v, uint32_t ri, int sign)
+{
+    grovep_rec_t *r = &g->recs[ri];
+    int64_t c[GROVEP_MAX_LOW];
+    if (!g->naggs || !contribution(g, v, r, c))
+        return;
+    int64_t start = r->start, end = r->end;
+    if (r->excl) {
+        grovep_agg_t *a = agg_of_mut(g, v);
+        if (a)
+            adjust_span(g, a, &g->recs[ri].aspan, start, end, c, sign);
+    }
+    for (grove_vid_t a = g->parent[v]; a != GROVEP_NONE; a = g->parent[a]) {
+        grovep_agg_t *ag = agg_of_mut(g, a);
+        if (!ag)
+            continue;
+        uint32_t s = shared_rec(g, a, &g->recs[ri]);
+        if (s == GROVEP_NONE)
+            continue;
+        adjust_span(g, ag, &g->recs[s].aspan, start, end, c, sign);
+    }
+}
+
+int grovep_rec_added(grove_graph_t *g, grove_vid_t v, uint32_t ri)
+{
+    grovep_rec_t *r = &g->recs[ri];
+    if (r->kind != GROVE_RECORD_ALLOC)
+        return 0;
+    grove_planner_t *p = pool_planner_make(g, v);
+    if (!p)
+        return -1;
+    int64_t end = plan_end(r->end);
+    int64_t id = r->start < end ? grove_planner_add(p, r->start, end - r->start, r->amount) : 0;
+    if (id < 0) {
+        if (grove_planner_span_count(p) == 0)
+            pool_planner_drop(g, v);
+        return -1;
+    }
+    g->recs[ri].pspan = id;
+    /* a dirty aggregate is rebuilt from every record, this one included */
+    if (g->agg_dirty)
+        grovep_agg_refresh(g);
+    else
+        agg_apply(g, v, ri, 1);
+    return 0;
+}
+
+void grovep_rec_removing(grove_graph_t *g, grove_vid_t v, uint32_t ri)
+{
+    grovep_rec_t *r = &g->recs[ri];
+    if (r->kind == GROVE_RECORD_SHARED) {
+        /* dropping an annotation wholesale (free_job): its span goes too */
+        grovep_agg_t *a = agg_of_mut(g, v);
+        if (a && a->mp && r->aspan > 0)
+            grove_mplanner_remove(a->mp, r->aspan);
+        r->aspan = 0;
+        return;
+    }
+    if (g->agg_dirty)
+        grovep_agg_refresh(g); /* if this fails the spans are rebuilt later */
+    agg_apply(g, v, ri, -1);
+    grove_planner_t *p = pool_planner(g, v);
+    if (p && r->pspan > 0)
+        grove_planner_remove(p, r->pspan);
+    g->recs[ri].pspan = 0;
+    if (p && grove_planner_span_count(p) == 0)
+        pool_planner_drop(g, v);
+}
+
+/* Rebuild: totals by one post-order pass, then spans from every record. */
+int grovep_agg_refresh(grove_graph_t *g)
+{
+    drop_aggs(g);
+    g->agg_dirty = false;
+    if (g->nv == 0 || g->containment == 0xff)
+        return 0;
+    int sub = g->containment;
+    /* totals[v * nlow + i], computed children-first with an explicit stack */
+    size_t nl = g->nlow;
+    int64_t *tot = calloc(g->nv * nl, sizeof(*tot));
+    grove_vid_t *order = malloc(g->nv * sizeof(*order));
+    if (!tot || !order) {
+        free(tot);
+        free(order);
+        g->agg_dirty = true;
+        errno = ENOMEM;
+        return -1;
+    }
+    /* pre-order of every containment tree; reversed it is children-first */
+    size_t n = 0, head = 0;
+    for (grove_vid_t v = 0; v < g->nv; v++)
+        if (grovep_alive(g, v) && g->parent[v] == GROVEP_NONE)
+            order[n++] = v;
+    /* breadth-first is enough: a vertex comes after its parent */
+    while (head < n) {
+        grove_vid_t w = order[head++];
+        for (grove_eid_t e = g->first_out[w]; e != GROVEP_NONE; e = g->e[e].next_out)
+            if (g->e[e].sub == sub && !(g->e[e].flags & GROVEP_E_UP) && n < g->nv)
+                order[n++] = g->e[e].dst;
+    }
+    for (size_t k = n; k-- > 0;) {
+        grove_vid_t w = order[k];
+        for (size_t i = 0; i < nl; i++)
+            if (g->v[w].type == g->agg_low[i])
+                tot[w * nl + i] += g->v[w].size;
+        grove_vid_t p = g->parent[w];
+        if (p != GROVEP_NONE)
+            for (size_t i = 0; i < nl; i++)
+                tot[p * nl + i] += tot[w * nl + i];
+    }
+    int rc = 0;
+    for (size_t k = 0; k < n; k++) {
+        grove_vid_t w = order[k];
+        uint8_t mask = tracked(g, g->v[w].type);
+        bool leaf = true;
+        for (grove_eid_t e = g->first_out[w]; e != GROVEP_NONE && leaf; e = g->e[e].next_out)
+            if (g->e[e].sub == sub && !(g->e[e].flags & GROVEP_E_UP))
+                leaf = false;
+        if (leaf || !mask)
+            continue;
+        bool any = false;
+        for (size_t i = 0; i < nl; i++)
+            if (mask & (1u << i))
+                any |= tot[w * nl + i] > 0;
+        if (!any)
+            continue;
+        if (g->naggs == g->aggcap) {
+            size_t cap = g->aggcap ? g->aggcap * 2 : 64;
+            grovep_agg_t *na = realloc(g->aggs, cap * sizeof(*na));
+            if (!na) {
+                rc = -1;
+                break;
+            }
+            g->aggs = na;
+            g->aggcap = cap;
+        }
+        grovep_chain_t *c = grovep_map_put(&g->agg_of, w);
+        if (!c) {
+            rc = -1;
+            break;
+        }
+        c->head = (uint32_t)g->naggs;
+        grovep_agg_t *a = &g->aggs[g->naggs++];
+        memset(a, 0, sizeof(*a));
+        a->v = w;
+        a->mask = mask;
+        memcpy(a->total, &tot[w * nl], nl * sizeof(int64_t));
+    }
+    free(tot);
+    free(order);
+    if (rc < 0) {
+        drop_aggs(g);
+        g->agg_dirty = true;
+        errno = ENOMEM;
+        return -1;
+    }
+    /* spans from the records */
+    for (uint32_t i = 0; i < g->nrec; i++)
+        g->recs[i].aspan = 0;
+    for (grove_vid_t v = 0; v < g->nv; v++) {
+        if (!grovep_alive(g, v))
+            continue;
+        for (uint32_t r = g->v[v].recs; r != GROVEP_NONE; r = g->recs[r].next)
+            if (g->recs[r].kind == GROVE_RECORD_ALLOC)
+                agg_apply(g, v, r, 1);
+    }
+    return 0;
+}
+
+/* Pool planners from the records (after a clone that copied records). */
+int grovep_planners_rebuild(grove_graph_t *g)
+{
+    for (size_t i = 0; i < g->nplanners; i++)
+        grove_planner_destroy(g->planners[i]);
+    g->nplanners = 0;
+    grovep_map_free(&g->planner_of);
+    for (grove_vid_t v = 0; v < g->nv; v++) {
+        if (!grovep_alive(g, v))
+            continue;
+        for (uint32_t r = g->v[v].recs; r != GROVEP_NONE; r = g->recs[r].next) {
+            grovep_rec_t *rec = &g->recs[r];
+            rec->pspan = 0;
+            if (rec->kind != GROVE_RECORD_ALLOC)
+                continue;
+            grove_planner_t *p = pool_planner_make(g, v);
+            if (!p)
+                return -1;
+            int64_t end = plan_end(rec->end);
+            if (rec->start < end) {
+                int64_t id = grove_planner_add(p, rec->start, end - rec->start, rec->amount);
+                if (id < 0)
+                    return -1;
+                g->recs[r].pspan = id;
+            }
+        }
+    }
+    g->agg_dirty = true;
+    return 0;
+}
+
+int64_t grove_vertex_aggregate_avail(const grove_graph_t *g, grove_vid_t v, const char *type,
+                                     int64_t start, int64_t end)
+{
+    if (!grovep_alive(g, v) || !type || end <= start) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (g->agg_dirty) {
+        /* a cache: refreshing it does not change what the graph holds */
+        if (grovep_agg_refresh((grove_graph_t *)(uintptr_t)g) < 0)
+            return -1;
+    }
+    grove_sym_t t = grove_intern_lookup(g->strings, type);
+    size_t i;
+    for (i = 0; i < g->nlow && g->agg_low[i] != t; i++)
+        ;
+    const grovep_agg_t *a = grovep_agg_of(g, v);
+    if (i == g->nlow || !a || !(a->mask & (1u << i))) {
+        errno = ENOENT;
+        return -1;
+    }
+    int64_t out[GROVEP_MAX_LOW];
+    grovep_agg_avail(g, a, start, end, out);
+    return out[i];
+}
