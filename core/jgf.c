@@ -135,13 +135,14 @@ typedef struct drec {
     bool asked;
 } drec_t;
 
-/* A path given by the file, checked once the edges are in. */
+/* A path given by the file, checked once the edges are in.  To keep a
+ * million of them cheap, a path without escapes in the text is not copied:
+ * it is read again from the text at pos + 1 up to the closing quote. */
 typedef struct fpath {
-    grove_vid_t v;
     grove_sym_t sub;
-    uint32_t next;   /* next path of the same vertex, or GROVEP_NONE */
-    size_t off, len; /* in r->parena */
-    size_t pos;
+    uint32_t next; /* next path of the same vertex, or GROVEP_NONE */
+    size_t pos;    /* of the string in the text, or NOPOS */
+    size_t off;    /* NUL-terminated copy in r->parena, or NOOFF: in the text */
 } fpath_t;
 
 /* One node being read. */
@@ -184,12 +185,17 @@ typedef struct reader {
     const char *text;
     size_t len, cur;
 
-    sbuf_t sc; /* scratch strings of the current node/edge (reset per item) */
+    sbuf_t sc;   /* scratch strings of the current node/edge (reset per item) */
+    sbuf_t kbuf; /* a key with escapes */
 
-    /* file node ids: fids holds them NUL-terminated; fid_off[vid] */
+    /* file node ids: fids holds them NUL-terminated; fid_off[vid].  Ids
+     * that are small canonical integers ("0", "17") go in num instead. */
+    uint32_t *num; /* [numcap] vid + 1, 0 none */
+    size_t numcap;
     sbuf_t fids;
-    size_t *fid_off;
-    uint32_t *fid_hash;
+    size_t *fid_off;      /* [nfid] offset of the i-th hashed id in fids */
+    uint32_t *fid_hash;   /* [nfid] its hash */
+    grove_vid_t *fid_vid; /* [nfid] its vertex */
     size_t nfid, fidcap;
     uint32_t *slots; /* vid + 1, 0 empty */
     size_t nslots;
@@ -363,28 +369,73 @@ static void put_utf8(char *o, size_t *k, unsigned cp)
     }
 }
 
-/* Parse the string at the cursor (which is on '"') and append it,
- * NUL-terminated, to r->sc; *off and *len locate it there. */
-static int parse_str(reader_t *r, size_t *off, size_t *len)
+/* Index of the first byte at or after i that ends a plain run of string
+ * text: '"', '\\', a control character or a non-ASCII byte (len if none).
+ * Eight bytes at a time. */
+static inline size_t scan_plain(const char *t, size_t i, size_t len)
 {
-    size_t start = r->cur++;
-    const char *t = r->text;
-    /* fast path: a run of plain ASCII up to the closing quote */
-    size_t i = r->cur;
-    while (i < r->len) {
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    while (i + 8 <= len) {
+        uint64_t x, q, b;
+        memcpy(&x, t + i, 8);
+        q = x ^ (ones * '"');
+        b = x ^ (ones * '\\');
+        uint64_t m = (((q - ones) & ~q) | ((b - ones) & ~b) | ((x - ones * 0x20) & ~x) | x) & highs;
+        if (m)
+            break;
+        i += 8;
+    }
+    while (i < len) {
         unsigned char c = (unsigned char)t[i];
         if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80)
             break;
         i++;
     }
+    return i;
+}
+
+static int parse_into(reader_t *r, sbuf_t *sb, size_t *off, size_t *len);
+
+/* Parse the string at the cursor (which is on '"') and append it,
+ * NUL-terminated, to r->sc; *off and *len locate it there. */
+static int parse_str(reader_t *r, size_t *off, size_t *len)
+{
+    return parse_into(r, &r->sc, off, len);
+}
+
+/* A key at the cursor: *k points into the text when it has no escapes,
+ * else into r->kbuf (valid until the next key). */
+static int parse_key(reader_t *r, const char **k, size_t *kl)
+{
+    size_t i = scan_plain(r->text, r->cur + 1, r->len);
+    if (i < r->len && r->text[i] == '"') {
+        *k = r->text + r->cur + 1;
+        *kl = i - r->cur - 1;
+        r->cur = i + 1;
+        return 0;
+    }
+    size_t off;
+    r->kbuf.len = 0;
+    if (parse_into(r, &r->kbuf, &off, kl) < 0)
+        return -1;
+    *k = r->kbuf.p + off;
+    return 0;
+}
+
+static int parse_into(reader_t *r, sbuf_t *sb, size_t *off, size_t *len)
+{
+    size_t start = r->cur++;
+    const char *t = r->text;
+    /* fast path: a run of plain ASCII up to the closing quote */
+    size_t i = scan_plain(t, r->cur, r->len);
     if (i < r->len && t[i] == '"') {
         size_t n = i - r->cur;
-        if (sb_reserve(&r->sc, n + 1) < 0)
+        if (sb->len + n + 1 > sb->cap && sb_reserve(sb, n + 1) < 0)
             return sysfail(r, "reading a string");
-        *off = r->sc.len;
-        memcpy(r->sc.p + r->sc.len, t + r->cur, n);
-        r->sc.p[r->sc.len + n] = '\0';
-        r->sc.len += n + 1;
+        *off = sb->len;
+        memcpy(sb->p + sb->len, t + r->cur, n);
+        sb->p[sb->len + n] = '\0';
+        sb->len += n + 1;
         *len = n;
         r->cur = i + 1;
         return 0;
@@ -392,14 +443,14 @@ static int parse_str(reader_t *r, size_t *off, size_t *len)
     /* general path: escapes and multi-byte characters.  k is the absolute
      * write index in r->sc (whose len stays k0 until the end); before each
      * character the buffer is grown to hold k + 8 bytes. */
-    size_t k0 = r->sc.len, k = k0;
+    size_t k0 = sb->len, k = k0;
     for (i = r->cur;;) {
         if (i >= r->len)
             return syntax(r, start, "unterminated string");
         unsigned char c = (unsigned char)t[i];
         if (c == '"')
             break;
-        if (sb_reserve(&r->sc, k - k0 + 8) < 0)
+        if (sb_reserve(sb, k - k0 + 8) < 0)
             return sysfail(r, "reading a string");
         if (c < 0x20)
             return syntax(r, i, "control character in a string");
@@ -434,14 +485,14 @@ static int parse_str(reader_t *r, size_t *off, size_t *len)
                 } else if (cp == 0) {
                     return syntax(r, i, "\\u0000 is not allowed in a string");
                 }
-                put_utf8(r->sc.p, &k, cp);
+                put_utf8(sb->p, &k, cp);
                 i += used;
                 continue;
             }
             default:
                 return syntax(r, i, "invalid escape in a string");
             }
-            r->sc.p[k++] = out;
+            sb->p[k++] = out;
             i += 2;
             continue;
         }
@@ -449,20 +500,20 @@ static int parse_str(reader_t *r, size_t *off, size_t *len)
             size_t n = utf8_len((const unsigned char *)t + i, r->len - i);
             if (!n)
                 return syntax(r, i, "invalid UTF-8 in a string");
-            memcpy(r->sc.p + k, t + i, n);
+            memcpy(sb->p + k, t + i, n);
             k += n;
             i += n;
             continue;
         }
-        r->sc.p[k++] = (char)c;
+        sb->p[k++] = (char)c;
         i++;
     }
-    if (sb_reserve(&r->sc, k - k0 + 1) < 0)
+    if (sb_reserve(sb, k - k0 + 1) < 0)
         return sysfail(r, "reading a string");
-    r->sc.p[k] = '\0';
+    sb->p[k] = '\0';
     *off = k0;
     *len = k - k0;
-    r->sc.len = k + 1;
+    sb->len = k + 1;
     r->cur = i + 1;
     return 0;
 }
@@ -666,14 +717,19 @@ static int type_fail(reader_t *r, const jval_t *v, const char *what, const char 
 static int type_fail(reader_t *r, const jval_t *v, const char *what, const char *fmt, ...)
 {
     int k = v_kind(r, v);
-    if (k == J_BAD)
-        return skip_value(r, 0); /* reports the syntax error */
+    size_t pos = v_pos(r);
+    if (!r->json) {
+        /* a syntax error inside the value comes first */
+        if (skip_value(r, 0) < 0)
+            return -1;
+        r->cur = pos;
+    }
     char place[256];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(place, sizeof(place), fmt, ap);
     va_end(ap);
-    return rfail(r, v_pos(r), "%s: expected %s, got %s", place, what, kind_name(k));
+    return rfail(r, pos, "%s: expected %s, got %s", place, what, kind_name(k));
 }
 
 /* Accessors return 1 (done), 0 (wrong type, nothing consumed), -1 (error
@@ -742,10 +798,11 @@ static int v_null(reader_t *r, const jval_t *v)
     return 1;
 }
 
-typedef int (*member_f)(reader_t *r, size_t koff, size_t klen, const jval_t *v, void *arg);
+typedef int (*member_f)(reader_t *r, const char *key, size_t klen, const jval_t *v, void *arg);
 typedef int (*elem_f)(reader_t *r, size_t i, const jval_t *v, void *arg);
 
-/* Call f for every member of the object v (the key is at r->sc.p + koff).
+/* Call f for every member of the object v (the key, not NUL-terminated, is
+ * valid until the next key is read).
  * A member f leaves unread is skipped.  1, 0 (not an object) or -1. */
 static int v_object(reader_t *r, const jval_t *v, member_f f, void *arg)
 {
@@ -758,12 +815,8 @@ static int v_object(reader_t *r, const jval_t *v, member_f f, void *arg)
             size_t kl = json_object_iter_key_len(it);
             if (memchr(key, '\0', kl))
                 return rfail(r, NOPOS, "a key contains a NUL character");
-            size_t mark = r->sc.len;
-            if (sb_put(&r->sc, key, kl) < 0)
-                return sysfail(r, "reading a key");
-            r->sc.p[r->sc.len++] = '\0';
             jval_t m = {json_object_iter_value(it)};
-            if (f(r, mark, kl, &m, arg) < 0)
+            if (f(r, key, kl, &m, arg) < 0)
                 return -1;
         }
         return 1;
@@ -782,8 +835,9 @@ static int v_object(reader_t *r, const jval_t *v, member_f f, void *arg)
             return syntax(r, r->cur, "unexpected end of input");
         if (r->text[r->cur] != '"')
             return syntax(r, r->cur, "expected a string key");
-        size_t ko, kl;
-        if (parse_str(r, &ko, &kl) < 0)
+        const char *k;
+        size_t kl;
+        if (parse_key(r, &k, &kl) < 0)
             return -1;
         ws(r);
         if (r->cur >= r->len || r->text[r->cur] != ':')
@@ -792,7 +846,7 @@ static int v_object(reader_t *r, const jval_t *v, member_f f, void *arg)
         ws(r);
         size_t vstart = r->cur;
         jval_t m = {NULL};
-        if (f(r, ko, kl, &m, arg) < 0)
+        if (f(r, k, kl, &m, arg) < 0)
             return -1;
         if (r->cur == vstart && skip_value(r, 1) < 0)
             return -1;
@@ -882,24 +936,47 @@ static uint32_t hash_str(const char *s, size_t n)
     return h;
 }
 
-/* The vertex whose file id is s, or GROVE_VID_NONE; *slot gets the free slot
- * where it would go. */
-static grove_vid_t fid_find(const reader_t *r, const char *s, size_t n, uint32_t h,
-                            size_t *slot)
+/* The value of a canonical decimal id of at most 9 digits, or -1. */
+static long canon_num(const char *s, size_t n)
+{
+    if (n == 0 || n > 9 || (s[0] == '0' && n > 1))
+        return -1;
+    long k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        k = k * 10 + (s[i] - '0');
+    }
+    return k;
+}
+
+/* The hashed vertex whose file id is s, or GROVE_VID_NONE; *slot gets the
+ * free slot where it would go. */
+static grove_vid_t fid_hfind(const reader_t *r, const char *s, size_t n, uint32_t h,
+                             size_t *slot)
 {
     if (!r->nslots)
         return GROVE_VID_NONE;
     size_t mask = r->nslots - 1, j = h & mask;
     while (r->slots[j]) {
-        grove_vid_t v = r->slots[j] - 1;
-        const char *t = r->fids.p + r->fid_off[v];
-        if (r->fid_hash[v] == h && !memcmp(t, s, n) && t[n] == '\0')
-            return v;
+        size_t i = r->slots[j] - 1;
+        const char *t = r->fids.p + r->fid_off[i];
+        if (r->fid_hash[i] == h && !memcmp(t, s, n) && t[n] == '\0')
+            return r->fid_vid[i];
         j = (j + 1) & mask;
     }
     if (slot)
         *slot = j;
     return GROVE_VID_NONE;
+}
+
+/* The vertex whose file id is s (n bytes), or GROVE_VID_NONE. */
+static grove_vid_t fid_find(const reader_t *r, const char *s, size_t n)
+{
+    long k = canon_num(s, n);
+    if (k >= 0 && (size_t)k < r->numcap && r->num[k])
+        return r->num[k] - 1;
+    return fid_hfind(r, s, n, hash_str(s, n), NULL);
 }
 
 static int fid_grow(reader_t *r)
@@ -910,11 +987,11 @@ static int fid_grow(reader_t *r)
         errno = ENOMEM;
         return -1;
     }
-    for (size_t v = 0; v < r->nfid; v++) {
-        size_t j = r->fid_hash[v] & (n - 1);
+    for (size_t i = 0; i < r->nfid; i++) {
+        size_t j = r->fid_hash[i] & (n - 1);
         while (s[j])
             j = (j + 1) & (n - 1);
-        s[j] = (uint32_t)v + 1;
+        s[j] = (uint32_t)i + 1;
     }
     free(r->slots);
     r->slots = s;
@@ -922,9 +999,26 @@ static int fid_grow(reader_t *r)
     return 0;
 }
 
-/* Record the file id of vertex v (== r->nfid). */
-static int fid_add(reader_t *r, const char *s, size_t n, uint32_t h)
+/* Record s as the file id of vertex v (not yet known). */
+static int fid_add(reader_t *r, const char *s, size_t n, grove_vid_t v)
 {
+    long k = canon_num(s, n);
+    if (k >= 0 && (size_t)k >= r->numcap && (size_t)k < 4 * ((size_t)v + 1) + 65536) {
+        size_t c = r->numcap ? r->numcap : 1024;
+        while (c <= (size_t)k)
+            c *= 2;
+        uint32_t *q = realloc(r->num, c * sizeof(*q));
+        if (!q)
+            goto nomem;
+        memset(q + r->numcap, 0, (c - r->numcap) * sizeof(*q));
+        r->num = q;
+        r->numcap = c;
+    }
+    if (k >= 0 && (size_t)k < r->numcap) {
+        r->num[k] = v + 1;
+        return 0;
+    }
+    uint32_t h = hash_str(s, n);
     if ((r->nfid + 1) * 2 > r->nslots && fid_grow(r) < 0)
         return -1;
     if (r->nfid == r->fidcap) {
@@ -937,6 +1031,10 @@ static int fid_add(reader_t *r, const char *s, size_t n, uint32_t h)
         if (!hh)
             goto nomem;
         r->fid_hash = hh;
+        grove_vid_t *vv = realloc(r->fid_vid, c * sizeof(*vv));
+        if (!vv)
+            goto nomem;
+        r->fid_vid = vv;
         r->fidcap = c;
     }
     size_t off = r->fids.len;
@@ -944,9 +1042,10 @@ static int fid_add(reader_t *r, const char *s, size_t n, uint32_t h)
         return -1;
     r->fids.p[r->fids.len++] = '\0';
     size_t slot;
-    fid_find(r, s, n, h, &slot);
+    fid_hfind(r, s, n, h, &slot);
     r->fid_off[r->nfid] = off;
     r->fid_hash[r->nfid] = h;
+    r->fid_vid[r->nfid] = v;
     r->slots[slot] = (uint32_t)r->nfid + 1;
     r->nfid++;
     return 0;
@@ -955,9 +1054,18 @@ nomem:
     return -1;
 }
 
-static const char *fid_of(const reader_t *r, grove_vid_t v)
+/* The file id of v (for messages: a linear search) into buf. */
+static const char *fid_of(const reader_t *r, grove_vid_t v, char *buf, size_t len)
 {
-    return r->fids.p + r->fid_off[v];
+    for (size_t k = 0; k < r->numcap; k++)
+        if (r->num[k] == v + 1) {
+            snprintf(buf, len, "%zu", k);
+            return buf;
+        }
+    for (size_t i = 0; i < r->nfid; i++)
+        if (r->fid_vid[i] == v)
+            return r->fids.p + r->fid_off[i];
+    return "?";
 }
 
 /* ---- nodes ----------------------------------------------------------------- */
@@ -976,26 +1084,30 @@ typedef struct kvctx {
     int which; /* K_PROPS, K_PATHS, or -1 for tags */
 } kvctx_t;
 
-static int kv_member(reader_t *r, size_t ko, size_t kl, const jval_t *v, void *arg)
+static int kv_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
 {
     kvctx_t *c = arg;
+    size_t ko = r->sc.len; /* keep the key */
+    if (sb_put(&r->sc, k, kl) < 0)
+        return sysfail(r, "reading a node");
+    r->sc.p[r->sc.len++] = '\0';
     size_t pos = v_pos(r);
-    kref_t k = {.k = ko, .kl = kl, .v = NOOFF, .vl = 0, .pos = pos};
+    kref_t kr = {.k = ko, .kl = kl, .v = NOOFF, .vl = 0, .pos = pos};
     if (c->which == K_PROPS) {
-        WANT(v_string(r, v, &k.v, &k.vl), "a string", "nodes[%zu].metadata.properties.%s",
+        WANT(v_string(r, v, &kr.v, &kr.vl), "a string", "nodes[%zu].metadata.properties.%s",
              c->n->idx, S(r, ko));
-        return push_kref(r, &r->props, &r->nprops, &r->propcap, k);
+        return push_kref(r, &r->props, &r->nprops, &r->propcap, kr);
     }
     if (c->which == K_PATHS) {
-        WANT(v_string(r, v, &k.v, &k.vl), "a string", "nodes[%zu].metadata.paths.%s",
+        WANT(v_string(r, v, &kr.v, &kr.vl), "a string", "nodes[%zu].metadata.paths.%s",
              c->n->idx, S(r, ko));
-        return push_kref(r, &r->cpaths, &r->ncpaths, &r->cpathcap, k);
+        return push_kref(r, &r->cpaths, &r->ncpaths, &r->cpathcap, kr);
     }
     int rc = v_null(r, v);
     if (rc == 0)
-        WANT(v_string(r, v, &k.v, &k.vl), "a string or null",
+        WANT(v_string(r, v, &kr.v, &kr.vl), "a string or null",
              "nodes[%zu].metadata.grove.tags.%s", c->n->idx, S(r, ko));
-    return push_kref(r, &r->tags, &r->ntags, &r->tagcap, k);
+    return push_kref(r, &r->tags, &r->ntags, &r->tagcap, kr);
 }
 
 static int prop_elem(reader_t *r, size_t i, const jval_t *v, void *arg)
@@ -1014,10 +1126,9 @@ typedef struct recctx {
     unsigned seen;
 } recctx_t;
 
-static int rec_member(reader_t *r, size_t ko, size_t kl, const jval_t *v, void *arg)
+static int rec_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
 {
     recctx_t *c = arg;
-    const char *k = S(r, ko);
     int64_t *dst = NULL;
     unsigned bit = 0;
     if (KEYIS(k, kl, "job"))
@@ -1034,8 +1145,8 @@ static int rec_member(reader_t *r, size_t ko, size_t kl, const jval_t *v, void *
         return 0;
     } else
         return 0;
-    WANT(v_int(r, v, dst), "an integer", "nodes[%zu].metadata.grove.records[%zu].%s",
-         c->n->idx, c->idx, S(r, ko));
+    WANT(v_int(r, v, dst), "an integer", "nodes[%zu].metadata.grove.records[%zu].%.*s",
+         c->n->idx, c->idx, (int)kl, k);
     c->seen |= bit;
     return 0;
 }
@@ -1066,10 +1177,9 @@ static int rec_elem(reader_t *r, size_t i, const jval_t *v, void *arg)
     return 0;
 }
 
-static int grove_member(reader_t *r, size_t ko, size_t kl, const jval_t *v, void *arg)
+static int grove_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
 {
     nrec_t *n = arg;
-    const char *k = S(r, ko);
     if (KEYIS(k, kl, "tags")) {
         kvctx_t c = {n, -1};
         WANT(v_object(r, v, kv_member, &c), "an object", "nodes[%zu].metadata.grove.tags",
@@ -1081,18 +1191,38 @@ static int grove_member(reader_t *r, size_t ko, size_t kl, const jval_t *v, void
     return 0;
 }
 
+/* The K_* of a metadata key, or -1: a candidate by length and first
+ * letters, then one comparison. */
 static int meta_key(const char *k, size_t kl)
 {
-    for (int i = 0; i < K_COUNT; i++)
-        if (strlen(meta_names[i]) == kl && !memcmp(meta_names[i], k, kl))
-            return i;
-    return -1;
+    int i = -1;
+    switch (kl) {
+    case 2: i = K_ID; break;
+    case 4:
+        switch (k[0]) {
+        case 't': i = K_TYPE; break;
+        case 'n': i = K_NAME; break;
+        case 'r': i = K_RANK; break;
+        case 's': i = K_SIZE; break;
+        case 'u': i = k[1] == 'u' ? K_UUID : K_UNIT; break;
+        default: break;
+        }
+        break;
+    case 5: i = k[0] == 'p' ? K_PATHS : K_GROVE; break;
+    case 6: i = K_STATUS; break;
+    case 7: i = K_UNIQ; break;
+    case 8: i = K_BASENAME; break;
+    case 9: i = K_EXCL; break;
+    case 10: i = K_PROPS; break;
+    default: break;
+    }
+    return i >= 0 && !memcmp(meta_names[i], k, kl) ? i : -1;
 }
 
-static int meta_member(reader_t *r, size_t ko, size_t kl, const jval_t *v, void *arg)
+static int meta_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
 {
     nrec_t *n = arg;
-    int key = meta_key(S(r, ko), kl);
+    int key = meta_key(k, kl);
     if (key < 0)
         return 0;
     size_t pos = v_pos(r);
@@ -1165,10 +1295,9 @@ static int meta_member(reader_t *r, size_t ko, size_t kl, const jval_t *v, void 
     return 0;
 }
 
-static int node_member(reader_t *r, size_t ko, size_t kl, const jval_t *v, void *arg)
+static int node_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
 {
     nrec_t *n = arg;
-    const char *k = S(r, ko);
     if (KEYIS(k, kl, "id")) {
         if (n->has_fid)
             return rfail(r, v_pos(r), "nodes[%zu]: duplicate key \"id\"", n->idx);
@@ -1220,17 +1349,6 @@ static int commit_node(reader_t *r, nrec_t *n)
         return rfail(r, n->kpos[K_RANK], "nodes[%zu].metadata.rank: invalid rank %lld", i,
                      (long long)n->rank);
     const char *uuid = n->soff[K_UUID] != NOOFF ? S(r, n->soff[K_UUID]) : NULL;
-    if (uuid) {
-        uint8_t u[16];
-        if (grovep_uuid_parse(uuid, u) < 0)
-            return rfail(r, n->kpos[K_UUID], "nodes[%zu].metadata.uuid: malformed uuid \"%s\"",
-                         i, uuid);
-        grove_vid_t other = grove_graph_find_uuid(r->g, uuid);
-        if (other != GROVE_VID_NONE)
-            return rfail(r, n->kpos[K_UUID],
-                         "nodes[%zu].metadata.uuid: duplicate uuid \"%s\" (also nodes[%u])", i,
-                         uuid, other);
-    }
     int status = GROVE_STATUS_UP;
     if (n->status_kind == J_INT) {
         if (n->status_int < 0 || n->status_int >= GROVE_STATUS_COUNT)
@@ -1245,8 +1363,7 @@ static int commit_node(reader_t *r, nrec_t *n)
                          S(r, n->status_off));
     }
     const char *fid = S(r, n->fid);
-    uint32_t h = hash_str(fid, n->fidl);
-    grove_vid_t dup = fid_find(r, fid, n->fidl, h, NULL);
+    grove_vid_t dup = fid_find(r, fid, n->fidl);
     if (dup != GROVE_VID_NONE)
         return rfail(r, n->fid_pos, "nodes[%zu].id: duplicate node id \"%s\" (also nodes[%u])",
                      i, fid, dup);
@@ -1291,12 +1408,20 @@ static int commit_node(reader_t *r, nrec_t *n)
     grove_vid_t v = grove_graph_add_vertex(r->g, &info);
     free(heapname);
     if (v == GROVE_VID_NONE) {
+        /* the rest was checked above: the uuid is malformed or taken */
+        if (errno == EINVAL && uuid)
+            return rfail(r, n->kpos[K_UUID], "nodes[%zu].metadata.uuid: malformed uuid \"%s\"",
+                         i, uuid);
+        if (errno == EEXIST && uuid)
+            return rfail(r, n->kpos[K_UUID],
+                         "nodes[%zu].metadata.uuid: duplicate uuid \"%s\" (also nodes[%u])", i,
+                         uuid, grove_graph_find_uuid(r->g, uuid));
         if (errno == EINVAL || errno == EEXIST)
             return rfail(r, n->pos, "nodes[%zu]: cannot add the vertex: %s", i,
                          strerror(errno));
         return sysfail(r, "adding a vertex");
     }
-    if (fid_add(r, fid, n->fidl, h) < 0)
+    if (fid_add(r, fid, n->fidl, v) < 0)
         return sysfail(r, "reading node ids");
     for (size_t p = 0; p < r->nprops; p++) {
         const kref_t *k = &r->props[p];
@@ -1330,7 +1455,7 @@ static int commit_node(reader_t *r, nrec_t *n)
         r->vpathcap = c;
     }
     r->vpath[v] = GROVEP_NONE;
-    uint32_t *link = &r->vpath[v];
+    uint32_t prev = GROVEP_NONE; /* (indexes: the array may move) */
     for (size_t p = 0; p < r->ncpaths; p++) {
         const kref_t *k = &r->cpaths[p];
         grove_sym_t sub = grove_graph_sym(r->g, S(r, k->k));
@@ -1343,14 +1468,23 @@ static int commit_node(reader_t *r, nrec_t *n)
         fpath_t *fp = VPUSH(r->paths, r->npaths, r->pathcap);
         if (!fp)
             return sysfail(r, "reading paths");
-        size_t off = r->parena.len;
-        if (sb_put(&r->parena, S(r, k->v), k->vl) < 0)
-            return sysfail(r, "reading paths");
-        r->parena.p[r->parena.len++] = '\0';
-        *fp = (fpath_t){.v = v, .sub = sub, .next = GROVEP_NONE, .off = off, .len = k->vl,
-                        .pos = k->pos};
-        *link = (uint32_t)(r->npaths - 1);
-        link = &fp->next;
+        *fp = (fpath_t){.sub = sub, .next = GROVEP_NONE, .pos = k->pos, .off = NOOFF};
+        /* in the text without escapes: no copy */
+        bool plain = !r->json && k->pos + k->vl + 1 < r->len && r->text[k->pos] == '"'
+                     && r->text[k->pos + 1 + k->vl] == '"'
+                     && !memchr(r->text + k->pos + 1, '\\', k->vl);
+        if (!plain) {
+            fp->off = r->parena.len;
+            if (sb_put(&r->parena, S(r, k->v), k->vl) < 0)
+                return sysfail(r, "reading paths");
+            r->parena.p[r->parena.len++] = '\0';
+        }
+        uint32_t idx = (uint32_t)(r->npaths - 1);
+        if (prev == GROVEP_NONE)
+            r->vpath[v] = idx;
+        else
+            r->paths[prev].next = idx;
+        prev = idx;
     }
     return 0;
 }
@@ -1376,13 +1510,16 @@ static int node_elem(reader_t *r, size_t i, const jval_t *v, void *arg)
 
 /* ---- edges ----------------------------------------------------------------- */
 
-static int name_member(reader_t *r, size_t ko, size_t kl, const jval_t *v, void *arg)
+static int name_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
 {
     erec_t *e = arg;
     if (e->seen & 0x100)
         return 0; /* only the first {subsystem: relationship} */
     e->seen |= 0x100;
-    size_t rel, rell;
+    size_t ko = r->sc.len, rel, rell;
+    if (sb_put(&r->sc, k, kl) < 0)
+        return sysfail(r, "reading an edge");
+    r->sc.p[r->sc.len++] = '\0';
     WANT(v_string(r, v, &rel, &rell), "a string", "edges[%zu].metadata.name.%s", e->idx,
          S(r, ko));
     if (e->sub == NOOFF) {
@@ -1396,10 +1533,9 @@ static int name_member(reader_t *r, size_t ko, size_t kl, const jval_t *v, void 
     return 0;
 }
 
-static int emeta_member(reader_t *r, size_t ko, size_t kl, const jval_t *v, void *arg)
+static int emeta_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
 {
     erec_t *e = arg;
-    const char *k = S(r, ko);
     if (KEYIS(k, kl, "subsystem")) {
         WANT(v_string(r, v, &e->sub, &e->subl), "a string", "edges[%zu].metadata.subsystem",
              e->idx);
@@ -1414,10 +1550,9 @@ static int emeta_member(reader_t *r, size_t ko, size_t kl, const jval_t *v, void
     return 0;
 }
 
-static int edge_member(reader_t *r, size_t ko, size_t kl, const jval_t *v, void *arg)
+static int edge_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
 {
     erec_t *e = arg;
-    const char *k = S(r, ko);
     if (KEYIS(k, kl, "source")) {
         e->src_pos = v_pos(r);
         WANT(v_string(r, v, &e->src, &e->srcl), "a string", "edges[%zu].source", e->idx);
@@ -1438,14 +1573,24 @@ static int edge_member(reader_t *r, size_t ko, size_t kl, const jval_t *v, void 
     return 0;
 }
 
+/* The text of a file path (not NUL-terminated when in the text). */
+static const char *fp_str(const reader_t *r, const fpath_t *fp, size_t *len)
+{
+    if (fp->off != NOOFF) {
+        *len = strlen(r->parena.p + fp->off);
+        return r->parena.p + fp->off;
+    }
+    const char *s = r->text + fp->pos + 1;
+    *len = (size_t)((const char *)memchr(s, '"', r->len - fp->pos - 1) - s);
+    return s;
+}
+
 /* The path the file gives v in subsystem sub, or NULL. */
 static const char *file_path(const reader_t *r, grove_vid_t v, grove_sym_t sub, size_t *len)
 {
     for (uint32_t p = r->vpath[v]; p != GROVEP_NONE; p = r->paths[p].next)
-        if (r->paths[p].sub == sub) {
-            *len = r->paths[p].len;
-            return r->parena.p + r->paths[p].off;
-        }
+        if (r->paths[p].sub == sub)
+            return fp_str(r, &r->paths[p], len);
     return NULL;
 }
 
@@ -1465,10 +1610,10 @@ static int commit_edge(reader_t *r, erec_t *e)
     if (e->dst == NOOFF)
         return rfail(r, e->pos, "edges[%zu]: missing \"target\"", i);
     const char *ss = S(r, e->src), *ds = S(r, e->dst);
-    grove_vid_t s = fid_find(r, ss, e->srcl, hash_str(ss, e->srcl), NULL);
+    grove_vid_t s = fid_find(r, ss, e->srcl);
     if (s == GROVE_VID_NONE)
         return rfail(r, e->src_pos, "edges[%zu].source: unknown node id \"%s\"", i, ss);
-    grove_vid_t t = fid_find(r, ds, e->dstl, hash_str(ds, e->dstl), NULL);
+    grove_vid_t t = fid_find(r, ds, e->dstl);
     if (t == GROVE_VID_NONE)
         return rfail(r, e->dst_pos, "edges[%zu].target: unknown node id \"%s\"", i, ds);
     if (s == t)
@@ -1491,11 +1636,13 @@ static int commit_edge(reader_t *r, erec_t *e)
     bool containment = !strcmp(sub, GROVE_CONTAINMENT);
     if (containment && strcmp(rel, GROVE_IN)) {
         grove_graph_t *g = r->g;
-        if (g->parent[t] != GROVEP_NONE)
+        if (g->parent[t] != GROVEP_NONE) {
+            char buf[32];
             return rfail(r, e->pos,
                          "edges[%zu]: node \"%s\" would have two containment parents, "
                          "\"%s\" and \"%s\"",
-                         i, ds, fid_of(r, g->parent[t]), ss);
+                         i, ds, fid_of(r, g->parent[t], buf, sizeof(buf)), ss);
+        }
         for (grove_vid_t a = s; a != GROVEP_NONE; a = g->parent[a])
             if (a == t)
                 return rfail(r, e->pos,
@@ -1533,20 +1680,20 @@ static int edge_elem(reader_t *r, size_t i, const jval_t *v, void *arg)
 
 /* ---- the graph object ------------------------------------------------------ */
 
-static int gmeta_grove_member(reader_t *r, size_t ko, size_t kl, const jval_t *v, void *arg)
+static int gmeta_grove_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
 {
     (void)arg;
-    if (KEYIS(S(r, ko), kl, "now")) {
+    if (KEYIS(k, kl, "now")) {
         WANT(v_int(r, v, &r->now), "an integer", "graph.metadata.grove.now");
         r->have_now = true;
     }
     return 0;
 }
 
-static int gmeta_member(reader_t *r, size_t ko, size_t kl, const jval_t *v, void *arg)
+static int gmeta_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
 {
     (void)arg;
-    if (KEYIS(S(r, ko), kl, "grove"))
+    if (KEYIS(k, kl, "grove"))
         WANT(v_object(r, v, gmeta_grove_member, NULL), "an object", "graph.metadata.grove");
     return 0;
 }
@@ -1557,10 +1704,9 @@ typedef struct gctx {
     const json_t *edges_json;
 } gctx_t;
 
-static int graph_member(reader_t *r, size_t ko, size_t kl, const jval_t *v, void *arg)
+static int graph_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
 {
     gctx_t *c = arg;
-    const char *k = S(r, ko);
     if (KEYIS(k, kl, "nodes")) {
         if (c->nodes)
             return rfail(r, v_pos(r), "graph: duplicate key \"nodes\"");
@@ -1622,56 +1768,72 @@ static bool ends_with_name(const char *path, size_t end, const char *name, size_
 static int check_paths(reader_t *r)
 {
     const grove_graph_t *g = r->g;
-    for (size_t p = 0; p < r->npaths; p++) {
-        const fpath_t *fp = &r->paths[p];
-        const char *path = r->parena.p + fp->off;
-        int sub = fp->sub == g->sym_containment ? -2 : grovep_subsys_find(g, fp->sub);
-        size_t end = fp->len, steps = 0;
-        bool good = true;
-        grove_vid_t cur = fp->v;
-        for (;;) {
-            const char *name = grove_intern_str(g->strings, g->v[cur].name);
-            size_t nl = strlen(name);
-            if (!ends_with_name(path, end, name, nl)) {
-                good = false;
-                break;
+    for (grove_vid_t v = 0; v < g->nv; v++) {
+        for (uint32_t p = r->vpath[v]; p != GROVEP_NONE; p = r->paths[p].next) {
+            const fpath_t *fp = &r->paths[p];
+            size_t plen;
+            const char *path = fp_str(r, fp, &plen);
+            int sub = fp->sub == g->sym_containment ? -2 : grovep_subsys_find(g, fp->sub);
+            size_t end = plen, steps = 0;
+            bool good = true;
+            grove_vid_t cur = v;
+            for (;;) {
+                const char *name = grove_intern_str(g->strings, g->v[cur].name);
+                size_t nl = strlen(name);
+                if (!ends_with_name(path, end, name, nl)) {
+                    good = false;
+                    break;
+                }
+                end -= nl + 1;
+                grove_vid_t parent = up_of(g, cur, sub);
+                if (parent == GROVEP_NONE)
+                    break;
+                if (end == 0 || ++steps > g->nv) {
+                    good = false;
+                    break;
+                }
+                cur = parent;
             }
-            end -= nl + 1;
-            grove_vid_t parent = up_of(g, cur, sub);
-            if (parent == GROVEP_NONE)
-                break;
-            if (end == 0 || ++steps > g->nv) {
-                good = false;
-                break;
+            if (good && end > 0) {
+                /* cur is the root: its own path must carry the same prefix */
+                size_t rl = 0;
+                const char *rp = file_path(r, cur, fp->sub, &rl);
+                const char *name = grove_intern_str(g->strings, g->v[cur].name);
+                size_t nl = strlen(name);
+                good = rp && ends_with_name(rp, rl, name, nl) && rl - nl - 1 == end
+                       && !memcmp(rp, path, end);
             }
-            cur = parent;
-        }
-        if (good && end > 0) {
-            /* cur is the root: its own path must carry the same prefix */
-            size_t rl = 0;
-            const char *rp = file_path(r, cur, fp->sub, &rl);
-            const char *name = grove_intern_str(g->strings, g->v[cur].name);
-            size_t nl = strlen(name);
-            good = rp && ends_with_name(rp, rl, name, nl) && rl - nl - 1 == end
-                   && !memcmp(rp, path, end);
-        }
-        if (good)
-            continue;
-        char buf[512];
-        int n = grove_vertex_path(g, fp->v, fp->sub, buf, sizeof(buf));
-        const char *sname = grove_intern_str(g->strings, fp->sub);
-        size_t node = fp->v;
-        if (n < 0) {
-            const char *name = grove_intern_str(g->strings, g->v[fp->v].name);
+            if (good)
+                continue;
+            const char *sname = grove_intern_str(g->strings, fp->sub);
+            const char *vname = grove_intern_str(g->strings, g->v[v].name);
+            size_t vl = strlen(vname);
+            if (!ends_with_name(path, plen, vname, vl))
+                return rfail(r, fp->pos,
+                             "nodes[%u].metadata.paths.%s: \"%.*s\" does not end with the "
+                             "vertex's name \"%s\"",
+                             v, sname, (int)plen, path, vname);
+            /* what the edges give, under the prefix of the root's own path */
+            grove_vid_t root = v;
+            for (size_t k = 0; k <= g->nv; k++) {
+                grove_vid_t up = up_of(g, root, sub);
+                if (up == GROVEP_NONE)
+                    break;
+                root = up;
+            }
+            size_t rl = 0, pre = 0;
+            const char *rp = file_path(r, root, fp->sub, &rl);
+            const char *rname = grove_intern_str(g->strings, g->v[root].name);
+            if (rp && ends_with_name(rp, rl, rname, strlen(rname)))
+                pre = rl - strlen(rname) - 1;
+            char buf[512];
+            if (grove_vertex_path(g, v, fp->sub, buf, sizeof(buf)) < 0)
+                snprintf(buf, sizeof(buf), "/%s", vname);
             return rfail(r, fp->pos,
-                         "nodes[%zu].metadata.paths.%s: \"%s\" disagrees with the edges, "
-                         "which give the vertex no parent (\"/%s\")",
-                         node, sname, path, name);
+                         "nodes[%u].metadata.paths.%s: \"%.*s\" disagrees with the edges, "
+                         "which give \"%.*s%s\"",
+                         v, sname, (int)plen, path, (int)pre, rp ? rp : "", buf);
         }
-        return rfail(r, fp->pos,
-                     "nodes[%zu].metadata.paths.%s: \"%s\" disagrees with the edges, which "
-                     "give \"%s\"",
-                     node, sname, path, buf);
     }
     return 0;
 }
@@ -1728,18 +1890,17 @@ static int parse_graph(reader_t *r, const jval_t *v, const char *place)
     return finish(r);
 }
 
-static int sched_member(reader_t *r, size_t ko, size_t kl, const jval_t *v, void *arg)
+static int sched_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
 {
     (void)arg;
-    if (KEYIS(S(r, ko), kl, "graph"))
+    if (KEYIS(k, kl, "graph"))
         return parse_graph(r, v, "scheduling.graph");
     return 0;
 }
 
-static int top_member(reader_t *r, size_t ko, size_t kl, const jval_t *v, void *arg)
+static int top_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
 {
     (void)arg;
-    const char *k = S(r, ko);
     if (KEYIS(k, kl, "graph"))
         return parse_graph(r, v, "graph");
     if (KEYIS(k, kl, "scheduling")) {
@@ -1751,8 +1912,11 @@ static int top_member(reader_t *r, size_t ko, size_t kl, const jval_t *v, void *
 static void reader_free(reader_t *r)
 {
     free(r->sc.p);
+    free(r->kbuf.p);
     free(r->fids.p);
     free(r->fid_off);
+    free(r->fid_vid);
+    free(r->num);
     free(r->fid_hash);
     free(r->slots);
     free(r->props);

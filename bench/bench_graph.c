@@ -1,0 +1,203 @@
+/* bench_graph.c: graph build, memory and JGF round trip at machine scale.
+ *
+ * Builds a cluster of N nodes for N = 1,024, 4,096 and 16,384 (or the sizes
+ * given on the command line) through the public C API only
+ * (grove_graph_add_vertex + grove_graph_add_child, so every tree edge is a
+ * contains/in pair):
+ *
+ *     cluster0
+ *       rack0 .. rack63                 (64 racks; N / 64 nodes each)
+ *         node<i>                       (rank i, i = 0 .. N-1)
+ *           socket0, socket1
+ *             22 cores each             (core0 .. core43 per node)
+ *             2 gpus each               (gpu0 .. gpu3 per node)
+ *           memory0                     (size 256, unit "GB")
+ *
+ * i.e. 52 vertices per node (the node, 2 sockets, 44 cores, 4 GPUs, one
+ * memory pool) plus 65 above; 852,033 vertices and 1,704,064 edges at
+ * 16,384 nodes.
+ *
+ * For each size it prints: build time; vertices and edges; resident bytes
+ * per vertex (growth of the resident set, from /proc/self/statm, across the
+ * build) and the graph's own count (grove_graph_bytes); JGF write time and
+ * size (compact); JGF read time; whether a second write gives the same
+ * bytes.  Each size runs in a child process so that memory freed by one
+ * size does not hide the growth of the next.
+ *
+ * Targets at 16,384 nodes: at most 200 bytes per vertex, build under 1 s,
+ * JGF read under 3 s.  The program exits 1 when one is missed.
+ *
+ *     bench_graph [NODES...]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "graph.h"
+#include "jgf.h"
+
+#define RACKS 64
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Resident set size in bytes. */
+static size_t rss_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long size = 0, res = 0;
+    if (f) {
+        if (fscanf(f, "%lu %lu", &size, &res) != 2)
+            res = 0;
+        fclose(f);
+    }
+    return (size_t)res * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+static grove_vid_t add(grove_graph_t *g, grove_vid_t parent, const char *type, int64_t id,
+                       int64_t rank, int64_t size, const char *unit)
+{
+    grove_vertex_info_t info;
+    grove_vertex_info_init(&info);
+    info.type = type;
+    info.id = id;
+    info.rank = rank;
+    info.size = size;
+    info.unit = unit;
+    grove_vid_t v = grove_graph_add_vertex(g, &info);
+    if (v == GROVE_VID_NONE) {
+        perror("grove_graph_add_vertex");
+        exit(2);
+    }
+    grove_error_t err;
+    if (parent != GROVE_VID_NONE && grove_graph_add_child(g, parent, v, NULL, &err) < 0) {
+        fprintf(stderr, "grove_graph_add_child: %s\n", err.text);
+        exit(2);
+    }
+    return v;
+}
+
+static grove_graph_t *build(int nodes)
+{
+    grove_graph_t *g = grove_graph_create();
+    if (!g) {
+        perror("grove_graph_create");
+        exit(2);
+    }
+    int racks = nodes < RACKS ? nodes : RACKS;
+    grove_vid_t cluster = add(g, GROVE_VID_NONE, "cluster", 0, -1, 1, NULL);
+    int n = 0;
+    for (int r = 0; r < racks; r++) {
+        grove_vid_t rack = add(g, cluster, "rack", r, -1, 1, NULL);
+        int per = nodes / racks + (r < nodes % racks);
+        for (int k = 0; k < per; k++, n++) {
+            grove_vid_t node = add(g, rack, "node", n, n, 1, NULL);
+            for (int s = 0; s < 2; s++) {
+                grove_vid_t sock = add(g, node, "socket", s, n, 1, NULL);
+                for (int c = 0; c < 22; c++)
+                    add(g, sock, "core", s * 22 + c, n, 1, NULL);
+                for (int u = 0; u < 2; u++)
+                    add(g, sock, "gpu", s * 2 + u, n, 1, NULL);
+            }
+            add(g, node, "memory", 0, n, 256, "GB");
+        }
+    }
+    return g;
+}
+
+/* One size; returns the number of targets missed. */
+static int run(int nodes)
+{
+    size_t rss0 = rss_bytes();
+    double t0 = now_s();
+    grove_graph_t *g = build(nodes);
+    double t_build = now_s() - t0;
+    size_t rss1 = rss_bytes();
+    size_t nv = grove_graph_vertex_count(g), ne = grove_graph_edge_count(g);
+    double rss_pv = (double)(rss1 - rss0) / (double)nv;
+    double own_pv = (double)grove_graph_bytes(g) / (double)nv;
+
+    t0 = now_s();
+    char *text = grove_jgf_write(g, GROVE_JGF_COMPACT);
+    double t_write = now_s() - t0;
+    if (!text) {
+        perror("grove_jgf_write");
+        exit(2);
+    }
+    size_t len = strlen(text);
+
+    grove_error_t err;
+    t0 = now_s();
+    grove_graph_t *g2 = grove_jgf_read(text, len, "bench", &err);
+    double t_read = now_s() - t0;
+    if (!g2) {
+        fprintf(stderr, "grove_jgf_read: %s\n", err.text);
+        exit(2);
+    }
+    char *text2 = grove_jgf_write(g2, GROVE_JGF_COMPACT);
+    bool same = text2 && !strcmp(text, text2)
+                && grove_graph_vertex_count(g2) == nv && grove_graph_edge_count(g2) == ne;
+
+    printf("nodes %6d  vertices %7zu  edges %7zu  build %.3f s (%.0f ns/vertex)\n", nodes, nv,
+           ne, t_build, t_build * 1e9 / (double)nv);
+    printf("              resident %.1f B/vertex (RSS growth)  graph_bytes %.1f B/vertex\n",
+           rss_pv, own_pv);
+    printf("              JGF write %.3f s  %.1f MB  read %.3f s  second write identical: %s\n",
+           t_write, (double)len / 1e6, t_read, same ? "yes" : "NO");
+    fflush(stdout);
+
+    int missed = !same;
+    if (nodes == 16384) {
+        if (rss_pv > 200 || own_pv > 200) {
+            printf("              MISSED: more than 200 bytes per vertex\n");
+            missed++;
+        }
+        if (t_build >= 1.0) {
+            printf("              MISSED: build took 1 s or more\n");
+            missed++;
+        }
+        if (t_read >= 3.0) {
+            printf("              MISSED: JGF read took 3 s or more\n");
+            missed++;
+        }
+    }
+    free(text);
+    free(text2);
+    grove_graph_destroy(g);
+    grove_graph_destroy(g2);
+    return missed;
+}
+
+int main(int argc, char **argv)
+{
+    static const int dflt[] = {1024, 4096, 16384};
+    int nsizes = argc > 1 ? argc - 1 : 3;
+    int missed = 0;
+    for (int i = 0; i < nsizes; i++) {
+        int nodes = argc > 1 ? atoi(argv[i + 1]) : dflt[i];
+        if (nodes <= 0) {
+            fprintf(stderr, "usage: bench_graph [NODES...]\n");
+            return 2;
+        }
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid < 0) {
+            perror("fork");
+            return 2;
+        }
+        if (pid == 0)
+            _exit(run(nodes) ? 1 : 0);
+        int st;
+        if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) > 1)
+            return 2;
+        missed += WEXITSTATUS(st);
+    }
+    return missed ? 1 : 0;
+}

@@ -1,0 +1,739 @@
+/* test_jgf.c: JSON Graph Format read and write.
+ *
+ * - every graph of the conformance corpus loads, loses nothing (each key
+ *   the file gives is written back with the same value, every edge with
+ *   its endpoints, subsystem and relationship) and round-trips to the same
+ *   bytes; R documents without a scheduling graph are refused;
+ * - RFC 4 defaults and relationship inference on a small document;
+ * - malformed input: one row per error, asserting the whole message;
+ * - state (tags, allocation records, statuses, now) round trip;
+ * - subgraphs, the jansson variants, files that do not exist.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jgf.h"
+#include "tap.h"
+
+/* ---- corpus ------------------------------------------------------------- */
+
+static const json_t *graph_of(const json_t *doc)
+{
+    const json_t *g = json_object_get(doc, "graph");
+    if (!g)
+        g = json_object_get(json_object_get(doc, "scheduling"), "graph");
+    return g;
+}
+
+/* Index of the node whose "id" is id in the original nodes array. */
+static long node_index(const json_t *nodes, const char *id)
+{
+    for (size_t i = 0; i < json_array_size(nodes); i++)
+        if (!strcmp(json_string_value(json_object_get(json_array_get(nodes, i), "id")), id))
+            return (long)i;
+    return -1;
+}
+
+/* Every key the original gives (but uniq_id and exclusive, which are not
+ * pool data) is written with the same value; edges keep their endpoints,
+ * subsystem and relationship.  Paths of a fragment (an allocation's graph)
+ * are written relative to its root: then the original ends with them. */
+static int lossless(const char *name, const json_t *orig, const json_t *out, int *relative)
+{
+    const json_t *on = json_object_get(orig, "nodes"), *wn = json_object_get(out, "nodes");
+    const json_t *oe = json_object_get(orig, "edges"), *we = json_object_get(out, "edges");
+    if (json_array_size(on) != json_array_size(wn) || json_array_size(oe) != json_array_size(we)) {
+        diag("%s: counts differ", name);
+        return 0;
+    }
+    for (size_t i = 0; i < json_array_size(on); i++) {
+        const json_t *om = json_object_get(json_array_get(on, i), "metadata");
+        const json_t *wm = json_object_get(json_array_get(wn, i), "metadata");
+        const char *key;
+        const json_t *val;
+        json_object_foreach((json_t *)(uintptr_t)om, key, val) {
+            if (!strcmp(key, "uniq_id") || !strcmp(key, "exclusive"))
+                continue;
+            const json_t *w = json_object_get(wm, key);
+            if (!strcmp(key, "paths")) {
+                const char *sub;
+                const json_t *p;
+                json_object_foreach((json_t *)(uintptr_t)val, sub, p) {
+                    const char *a = json_string_value(p);
+                    const char *b = json_string_value(json_object_get(w, sub));
+                    if (a && b && !strcmp(a, b))
+                        continue;
+                    if (a && b && strlen(a) > strlen(b) && !strcmp(a + strlen(a) - strlen(b), b)
+                        && a[strlen(a) - strlen(b) - 1] != '/' && b[0] == '/') {
+                        (*relative)++;
+                        continue;
+                    }
+                    diag("%s: nodes[%zu].metadata.paths.%s: %s became %s", name, i, sub,
+                         a ? a : "?", b ? b : "(none)");
+                    return 0;
+                }
+                continue;
+            }
+            if (!w || !json_equal((json_t *)(uintptr_t)val, (json_t *)(uintptr_t)w)) {
+                char *a = json_dumps(val, JSON_ENCODE_ANY), *b = w ? json_dumps(w, JSON_ENCODE_ANY) : NULL;
+                diag("%s: nodes[%zu].metadata.%s: %s became %s", name, i, key, a,
+                     b ? b : "(none)");
+                free(a);
+                free(b);
+                return 0;
+            }
+        }
+    }
+    for (size_t i = 0; i < json_array_size(oe); i++) {
+        const json_t *o = json_array_get(oe, i), *w = json_array_get(we, i);
+        long s = node_index(on, json_string_value(json_object_get(o, "source")));
+        long t = node_index(on, json_string_value(json_object_get(o, "target")));
+        char buf[32];
+        snprintf(buf, sizeof(buf), "%ld", s);
+        bool ok1 = !strcmp(buf, json_string_value(json_object_get(w, "source")));
+        snprintf(buf, sizeof(buf), "%ld", t);
+        ok1 = ok1 && !strcmp(buf, json_string_value(json_object_get(w, "target")));
+        const json_t *omd = json_object_get(o, "metadata");
+        const json_t *wmd = json_object_get(w, "metadata");
+        const char *osub = json_string_value(json_object_get(omd, "subsystem"));
+        const char *orel = json_string_value(json_object_get(omd, "relationship"));
+        ok1 = ok1 && !strcmp(osub ? osub : "containment",
+                             json_string_value(json_object_get(wmd, "subsystem")));
+        const char *wrel = json_string_value(json_object_get(wmd, "relationship"));
+        ok1 = ok1 && wrel && (orel ? !strcmp(orel, wrel)
+                                   : (!strcmp(wrel, "contains") || !strcmp(wrel, "in")));
+        if (!ok1) {
+            diag("%s: edges[%zu] changed", name, i);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int cmp_names(const struct dirent **a, const struct dirent **b)
+{
+    return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static void corpus_file(const char *rel)
+{
+    const char *path = tap_conformance(rel);
+    grove_error_t err;
+    grove_graph_t *g = grove_jgf_load(path, &err);
+    if (!ok(g != NULL, "%s loads", rel)) {
+        diag("%s", err.text);
+        return;
+    }
+    json_error_t jerr;
+    json_t *doc = json_load_file(path, 0, &jerr);
+    const json_t *orig = graph_of(doc);
+    is_int(grove_graph_vertex_count(g), json_array_size(json_object_get(orig, "nodes")),
+           "%s: a vertex per node", rel);
+    is_int(grove_graph_edge_count(g), json_array_size(json_object_get(orig, "edges")),
+           "%s: an edge per edge", rel);
+
+    for (int compact = 0; compact < 2; compact++) {
+        int flags = compact ? GROVE_JGF_COMPACT : 0;
+        char *t1 = grove_jgf_write(g, flags);
+        grove_graph_t *g2 = t1 ? grove_jgf_read(t1, strlen(t1), "first write", &err) : NULL;
+        if (!g2)
+            diag("%s", err.text);
+        char *t2 = g2 ? grove_jgf_write(g2, flags) : NULL;
+        ok(t1 && t2 && !strcmp(t1, t2), "%s: read, write, read, write: same bytes%s", rel,
+           compact ? " (compact)" : "");
+        if (!compact) {
+            json_t *out = json_loads(t1, 0, &jerr);
+            int relative = 0;
+            ok(out && lossless(rel, orig, graph_of(out), &relative), "%s: nothing lost", rel);
+            if (relative)
+                diag("%s: %d paths written relative to the fragment's root", rel, relative);
+            /* the jansson reader gives the same graph */
+            grove_graph_t *g3 = grove_jgf_read_json(out, rel, &err);
+            char *t3 = g3 ? grove_jgf_write(g3, 0) : NULL;
+            ok(t3 && !strcmp(t1, t3), "%s: read from a json_t: same graph", rel);
+            free(t3);
+            grove_graph_destroy(g3);
+            json_decref(out);
+        }
+        free(t1);
+        free(t2);
+        grove_graph_destroy(g2);
+    }
+    json_decref(doc);
+    grove_graph_destroy(g);
+}
+
+static void test_corpus(void)
+{
+    static const char *const dirs[] = {"fluxion/jgfs", "fluxion/jgfs/elastic"};
+    int files = 0;
+    for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
+        struct dirent **list;
+        int n = scandir(tap_conformance(dirs[d]), &list, NULL, cmp_names);
+        if (!ok(n > 0, "%s is readable", dirs[d]))
+            continue;
+        for (int i = 0; i < n; i++) {
+            const char *nm = list[i]->d_name;
+            size_t l = strlen(nm);
+            if (l > 5 && !strcmp(nm + l - 5, ".json")) {
+                char rel[512];
+                snprintf(rel, sizeof(rel), "%s/%s", dirs[d], nm);
+                corpus_file(rel);
+                files++;
+            }
+            free(list[i]);
+        }
+        free(list);
+    }
+    is_int(files, 17, "the corpus has 17 JGF files, all tested");
+
+    /* R documents without a scheduling graph are not graphs */
+    grove_error_t err;
+    char want[1024];
+    const char *rel = "fluxion/rv1exec/tiny_rv1exec.json";
+    grove_graph_t *g = grove_jgf_load(tap_conformance(rel), &err);
+    snprintf(want, sizeof(want), "%s: top level: no \"graph\" (nor \"scheduling\".\"graph\")",
+             tap_conformance(rel));
+    ok(g == NULL && errno == EINVAL, "%s: refused, it has no graph", rel);
+    is_str(err.text, want, "%s: the message says so", rel);
+}
+
+/* ---- defaults ------------------------------------------------------------ */
+
+static void test_defaults(void)
+{
+    const char *doc =
+        "{\"graph\": {\"nodes\": ["
+        "{\"id\": \"a\", \"metadata\": {\"type\": \"cluster\", \"name\": \"c\","
+        " \"paths\": {\"containment\": \"/c\"}}},"
+        "{\"id\": \"b\", \"metadata\": {\"type\": \"rack\", \"id\": 3,"
+        " \"paths\": {\"containment\": \"/c/rack3\"}}},"
+        "{\"id\": \"x\", \"metadata\": {\"type\": \"ssd\", \"size\": 10, \"unit\": \"GiB\","
+        " \"paths\": {\"containment\": \"/c/rack3/ssd0\"}}},"
+        "{\"id\": \"n\", \"metadata\": {\"type\": \"node\", \"basename\": \"host\", \"id\": 7,"
+        " \"rank\": 2, \"status\": \"drained\", \"properties\": {\"arch\": \"x86\"},"
+        " \"uuid\": \"0F1E2D3C-4B5A-4968-8776-A5B4C3D2E1F0\"}},"
+        "{\"id\": \"p\", \"metadata\": {\"type\": \"pdu\", \"properties\": [\"fast\"],"
+        " \"status\": 1, \"paths\": {\"power\": \"/pdu\"}}}"
+        "], \"edges\": ["
+        "{\"source\": \"a\", \"target\": \"b\"},"
+        "{\"source\": \"b\", \"target\": \"a\"},"
+        "{\"source\": \"b\", \"target\": \"x\", \"metadata\": {\"subsystem\": \"containment\"}},"
+        "{\"source\": \"b\", \"target\": \"n\","
+        " \"metadata\": {\"name\": {\"containment\": \"contains\"}}},"
+        "{\"source\": \"p\", \"target\": \"n\", \"relation\": \"supplies\","
+        " \"metadata\": {\"subsystem\": \"power\"}}"
+        "]}}";
+    grove_error_t err;
+    grove_graph_t *g = grove_jgf_read(doc, strlen(doc), "defaults", &err);
+    if (!ok(g != NULL, "defaults: the document loads")) {
+        diag("%s", err.text);
+        return;
+    }
+    struct {
+        const char *type, *basename, *name, *unit;
+        int64_t id, rank, size;
+        grove_status_t status;
+        const char *path;
+    } want[] = {
+        {"cluster", "cluster", "c", "", -1, -1, 1, GROVE_STATUS_UP, "/c"},
+        {"rack", "rack", "rack3", "", 3, -1, 1, GROVE_STATUS_UP, "/c/rack3"},
+        {"ssd", "ssd", "ssd0", "GiB", -1, -1, 10, GROVE_STATUS_UP, "/c/rack3/ssd0"},
+        {"node", "host", "host7", "", 7, 2, 1, GROVE_STATUS_DRAINED, "/c/rack3/host7"},
+        {"pdu", "pdu", "pdu", "", -1, -1, 1, GROVE_STATUS_DOWN, NULL},
+    };
+    grove_sym_t cont = grove_graph_sym(g, GROVE_CONTAINMENT);
+    for (grove_vid_t v = 0; v < 5; v++) {
+        char path[256] = "";
+        grove_vertex_path(g, v, cont, path, sizeof(path));
+        ok(!strcmp(grove_vertex_type(g, v), want[v].type)
+               && !strcmp(grove_vertex_basename(g, v), want[v].basename)
+               && !strcmp(grove_vertex_name(g, v), want[v].name)
+               && !strcmp(grove_vertex_unit(g, v), want[v].unit)
+               && grove_vertex_id(g, v) == want[v].id && grove_vertex_rank(g, v) == want[v].rank
+               && grove_vertex_size(g, v) == want[v].size
+               && grove_vertex_status(g, v) == want[v].status
+               && (!want[v].path || !strcmp(path, want[v].path)),
+           "defaults: vertex %u is %s %s", v, want[v].type, want[v].name);
+    }
+    is_str(grove_vertex_property(g, 3, "arch"), "x86", "defaults: properties as an object");
+    is_str(grove_vertex_property(g, 4, "fast"), "", "defaults: properties as a list of names");
+    char uuid[37];
+    grove_vertex_uuid(g, 3, uuid);
+    is_str(uuid, "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0", "defaults: the uuid is kept");
+    struct {
+        const char *sub, *rel;
+        bool up;
+    } edges[] = {
+        {"containment", "contains", false}, /* no metadata */
+        {"containment", "in", true},        /* target is the path-parent of the source */
+        {"containment", "contains", false}, /* no relationship, parent -> child */
+        {"containment", "contains", false}, /* the older metadata.name form */
+        {"power", "supplies", false},       /* the edge's JGF "relation" */
+    };
+    for (grove_eid_t e = 0; e < 5; e++)
+        ok(!strcmp(grove_graph_str(g, grove_edge_subsystem(g, e)), edges[e].sub)
+               && !strcmp(grove_graph_str(g, grove_edge_relation(g, e)), edges[e].rel)
+               && grove_edge_is_up(g, e) == edges[e].up,
+           "defaults: edge %u is %s %s", e, edges[e].sub, edges[e].rel);
+    is_int(grove_edge_opposite(g, 0), 1, "defaults: the in edge pairs with its contains edge");
+    is_int(grove_vertex_parent(g, 3, cont), 1, "defaults: containment parent from the edges");
+    char path[64];
+    grove_vertex_path(g, 3, grove_graph_sym(g, "power"), path, sizeof(path));
+    is_str(path, "/pdu/host7", "defaults: paths in another subsystem");
+
+    /* written back: every key, node ids as vertex ids */
+    char *t = grove_jgf_write(g, GROVE_JGF_COMPACT);
+    const char *node3 =
+        "{\"id\":\"3\",\"metadata\":{\"type\":\"node\",\"basename\":\"host\",\"name\":\"host7\","
+        "\"id\":7,\"uniq_id\":3,\"rank\":2,\"exclusive\":false,\"unit\":\"\",\"size\":1,"
+        "\"uuid\":\"0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0\",\"status\":\"drained\","
+        "\"properties\":{\"arch\":\"x86\"},"
+        "\"paths\":{\"containment\":\"/c/rack3/host7\",\"power\":\"/pdu/host7\"}}}";
+    ok(t && strstr(t, node3), "defaults: a node is written with every key");
+    ok(t && strstr(t, "{\"source\":\"1\",\"target\":\"0\",\"metadata\":{\"subsystem\":"
+                      "\"containment\",\"relationship\":\"in\"}}"),
+       "defaults: an edge is written with subsystem and relationship");
+    ok(t && strstr(t, "\"status\":1,\"properties\":{\"fast\":\"\"}"),
+       "defaults: down is written as 1");
+    ok(t && !strstr(t, "\"grove\""), "defaults: no state without GROVE_JGF_WITH_STATE");
+    free(t);
+    grove_graph_destroy(g);
+
+    /* edges before nodes; a lone vertex; an empty graph */
+    struct {
+        const char *name, *doc;
+        size_t nv, ne;
+    } rows[] = {
+        {"edges first",
+         "{\"graph\":{\"edges\":[{\"source\":\"1\",\"target\":\"0\",\"metadata\":"
+         "{\"relationship\":\"in\"}}],\"nodes\":[{\"id\":\"0\",\"metadata\":{\"type\":\"a\"}},"
+         "{\"id\":\"1\",\"metadata\":{\"type\":\"b\"}}]}}",
+         2, 1},
+        {"no edges key", "{\"graph\":{\"nodes\":[{\"id\":\"0\",\"metadata\":{\"type\":\"a\"}}]}}",
+         1, 0},
+        {"empty graph", "{\"graph\":{\"nodes\":[],\"edges\":[]}}", 0, 0},
+        {"R document", "{\"version\":1,\"scheduling\":{\"writer\":\"fluxion:jgf\",\"graph\":"
+                       "{\"nodes\":[{\"id\":\"k\",\"metadata\":{\"type\":\"a\"}}]}}}",
+         1, 0},
+        {"escapes and unicode",
+         "{\"graph\":{\"nodes\":[{\"id\":\"\\u00e9\\ud83d\\ude00\",\"metadata\":{\"type\":"
+         "\"n\\\"q\",\"name\":\"\xc3\xa9t\\u00e9\",\"properties\":{\"k\\tx\":\"v\\n\"}}}]}}",
+         1, 0},
+        {"unknown keys", "{\"x\":[1,2.5e3,{\"y\":null}],\"graph\":{\"label\":\"l\",\"nodes\":"
+                         "[{\"id\":\"0\",\"label\":true,\"metadata\":{\"type\":\"a\","
+                         "\"color\":{\"r\":-1}}}],\"directed\":false}}",
+         1, 0},
+    };
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        g = grove_jgf_read(rows[i].doc, strlen(rows[i].doc), rows[i].name, &err);
+        if (!g)
+            diag("%s", err.text);
+        ok(g && grove_graph_vertex_count(g) == rows[i].nv
+               && grove_graph_edge_count(g) == rows[i].ne,
+           "%s: %zu vertices, %zu edges", rows[i].name, rows[i].nv, rows[i].ne);
+        char *t1 = g ? grove_jgf_write(g, 0) : NULL;
+        grove_graph_t *g2 = t1 ? grove_jgf_read(t1, strlen(t1), "w", &err) : NULL;
+        char *t2 = g2 ? grove_jgf_write(g2, 0) : NULL;
+        ok(t1 && t2 && !strcmp(t1, t2), "%s: round trip", rows[i].name);
+        if (i == 4 && g) {
+            is_str(grove_vertex_type(g, 0), "n\"q", "escapes: type");
+            is_str(grove_vertex_name(g, 0), "\xc3\xa9t\xc3\xa9", "escapes: name");
+            is_str(grove_vertex_property(g, 0, "k\tx"), "v\n", "escapes: property");
+        }
+        if (i == 1 && t1)
+            ok(strstr(t1, "\"containment\": \"/a\"") != NULL, "a lone vertex has a path");
+        free(t1);
+        free(t2);
+        grove_graph_destroy(g);
+        grove_graph_destroy(g2);
+    }
+}
+
+/* ---- malformed input ------------------------------------------------------ */
+
+#define N0 "{\"id\":\"0\",\"metadata\":{\"type\":\"rack\",\"paths\":{\"containment\":\"/rack\"}}}"
+#define N1 "{\"id\":\"1\",\"metadata\":{\"type\":\"node\",\"id\":1}}"
+#define DOC(nodes, edges) "{\"graph\":{\"nodes\":[" nodes "],\"edges\":[" edges "]}}"
+#define META(m) DOC(N0 ",{\"id\":\"1\",\"metadata\":{" m "}}", "")
+#define EDGE(e) DOC(N0 "," N1, e)
+#define E01 "{\"source\":\"0\",\"target\":\"1\"}"
+#define U1 "\"uuid\":\"0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0\""
+
+static void test_errors(void)
+{
+    /* rows named "text only: ..." are not tried through jansson, which keeps
+     * the last of duplicate keys */
+    static const struct {
+        const char *name, *doc, *msg;
+    } rows[] = {
+        /* syntax */
+        {"empty document", "", "t.json:1: syntax error at column 1: empty document"},
+        {"only blanks", "  \n ", "t.json:2: syntax error at column 2: empty document"},
+        {"unclosed", "{\"graph\":{\"nodes\":[",
+         "t.json:1: syntax error at column 20: unexpected end of input"},
+        {"missing comma", "{\"graph\":{\"nodes\":[] \"edges\":[]}}",
+         "t.json:1: syntax error at column 22: expected ',' or '}'"},
+        {"missing colon", "{\"graph\" {}}", "t.json:1: syntax error at column 10: expected ':'"},
+        {"bare word", "{\"graph\":{\"nodes\":[nul]}}",
+         "t.json:1: syntax error at column 20: invalid literal"},
+        {"bad number", "{\"graph\":{\"nodes\":[-]}}",
+         "t.json:1: syntax error at column 20: invalid number"},
+        {"leading zero", "{\"a\":01}", "t.json:1: syntax error at column 7: expected ',' or '}'"},
+        {"key not a string", "{graph:1}", "t.json:1: syntax error at column 2: expected a string key"},
+        {"trailing text", "{\"graph\":{\"nodes\":[]}} x",
+         "t.json:1: syntax error at column 24: text after the end of the document"},
+        {"unterminated string", "{\"graph\":{\"nodes\":[\"abc",
+         "t.json:1: syntax error at column 20: unterminated string"},
+        {"control character", "{\"a\":\"x\ny\"}",
+         "t.json:1: syntax error at column 8: control character in a string"},
+        {"bad escape", "{\"a\":\"\\x\"}", "t.json:1: syntax error at column 7: invalid escape in a string"},
+        {"bad unicode escape", "{\"a\":\"\\u12G4\"}",
+         "t.json:1: syntax error at column 7: invalid \\u escape"},
+        {"lone surrogate", "{\"a\":\"\\ud800x\"}",
+         "t.json:1: syntax error at column 7: invalid \\u escape (lone surrogate)"},
+        {"NUL escape", "{\"a\":\"\\u0000\"}",
+         "t.json:1: syntax error at column 7: \\u0000 is not allowed in a string"},
+        {"invalid UTF-8", "{\"a\":\"\xc3(\"}",
+         "t.json:1: syntax error at column 7: invalid UTF-8 in a string"},
+        {"line numbers", "{\n  \"graph\": {\n    \"nodes\": [,]\n  }\n}",
+         "t.json:3: syntax error at column 15: unexpected character"},
+        /* document shape */
+        {"top level array", "[1]", "t.json:1: top level: expected an object, got an array"},
+        {"top level string", " \"x\"", "t.json:1: top level: expected an object, got a string"},
+        {"no graph", "{\"version\":1}", "t.json: top level: no \"graph\" (nor \"scheduling\".\"graph\")"},
+        {"graph not object", "{\"graph\":[]}", "t.json:1: graph: expected an object, got an array"},
+        {"scheduling not object", "{\"scheduling\":1}",
+         "t.json:1: scheduling: expected an object, got an integer"},
+        {"two graphs", "{\"graph\":{\"nodes\":[]},\"scheduling\":{\"graph\":{\"nodes\":[]}}}",
+         "t.json:1: top level: both \"graph\" and \"scheduling\".\"graph\""},
+        {"missing nodes", "{\"graph\":{\"edges\":[]}}", "t.json:1: graph: missing \"nodes\""},
+        {"nodes not array", "{\"graph\":{\"nodes\":{}}}",
+         "t.json:1: graph.nodes: expected an array, got an object"},
+        {"edges an object", "{\"graph\":{\"nodes\":[],\"edges\":{}}}",
+         "t.json:1: graph.edges: expected an array, got an object"},
+        {"edges first, not array", "{\"graph\":{\"edges\":5,\"nodes\":[]}}",
+         "t.json:1: graph.edges: expected an array, got an integer"},
+        {"text only: duplicate nodes key", "{\"graph\":{\"nodes\":[],\"nodes\":[]}}",
+         "t.json:1: graph: duplicate key \"nodes\""},
+        /* nodes */
+        {"node not object", DOC("7", ""), "t.json:1: nodes[0]: expected an object, got an integer"},
+        {"missing id", DOC("{\"metadata\":{\"type\":\"a\"}}", ""), "t.json:1: nodes[0]: missing \"id\""},
+        {"id not string", DOC("{\"id\":0,\"metadata\":{\"type\":\"a\"}}", ""),
+         "t.json:1: nodes[0].id: expected a string, got an integer"},
+        {"missing metadata", DOC(N0 ",{\"id\":\"1\"}", ""), "t.json:1: nodes[1]: missing \"metadata\""},
+        {"metadata not object", DOC("{\"id\":\"0\",\"metadata\":[]}", ""),
+         "t.json:1: nodes[0].metadata: expected an object, got an array"},
+        {"missing type", META("\"size\":2"), "t.json:1: nodes[1].metadata: missing \"type\""},
+        {"type not string", META("\"type\":3"),
+         "t.json:1: nodes[1].metadata.type: expected a string, got an integer"},
+        {"empty type", META("\"type\":\"\""), "t.json:1: nodes[1].metadata.type: empty type"},
+        {"negative size", META("\"type\":\"core\",\"size\":-1"),
+         "t.json:1: nodes[1].metadata.size: negative size -1"},
+        {"real size", META("\"type\":\"core\",\"size\":1.5"),
+         "t.json:1: nodes[1].metadata.size: expected an integer, got a real number"},
+        {"string size", META("\"type\":\"core\",\"size\":\"4\""),
+         "t.json:1: nodes[1].metadata.size: expected an integer, got a string"},
+        {"huge size", META("\"type\":\"core\",\"size\":99999999999999999999"),
+         "t.json:1: nodes[1].metadata.size: expected an integer, got an integer out of range"},
+        {"bad id", META("\"type\":\"core\",\"id\":-2"), "t.json:1: nodes[1].metadata.id: invalid id -2"},
+        {"bad rank", META("\"type\":\"core\",\"rank\":-7"),
+         "t.json:1: nodes[1].metadata.rank: invalid rank -7"},
+        {"rank not integer", META("\"type\":\"core\",\"rank\":null"),
+         "t.json:1: nodes[1].metadata.rank: expected an integer, got null"},
+        {"exclusive not boolean", META("\"type\":\"core\",\"exclusive\":\"yes\""),
+         "t.json:1: nodes[1].metadata.exclusive: expected a boolean, got a string"},
+        {"uniq_id not integer", META("\"type\":\"core\",\"uniq_id\":\"1\""),
+         "t.json:1: nodes[1].metadata.uniq_id: expected an integer, got a string"},
+        {"unknown status code", META("\"type\":\"core\",\"status\":9"),
+         "t.json:1: nodes[1].metadata.status: unknown status 9"},
+        {"unknown status name", META("\"type\":\"core\",\"status\":\"sleepy\""),
+         "t.json:1: nodes[1].metadata.status: unknown status \"sleepy\""},
+        {"status boolean", META("\"type\":\"core\",\"status\":true"),
+         "t.json:1: nodes[1].metadata.status: expected an integer or a string, got a boolean"},
+        {"properties number", META("\"type\":\"core\",\"properties\":1"),
+         "t.json:1: nodes[1].metadata.properties: expected an object or an array, got an integer"},
+        {"property value", META("\"type\":\"core\",\"properties\":{\"k\":1}"),
+         "t.json:1: nodes[1].metadata.properties.k: expected a string, got an integer"},
+        {"property name", META("\"type\":\"core\",\"properties\":[\"a\",{}]"),
+         "t.json:1: nodes[1].metadata.properties[1]: expected a string, got an object"},
+        {"paths not object", META("\"type\":\"core\",\"paths\":\"/a\""),
+         "t.json:1: nodes[1].metadata.paths: expected an object, got a string"},
+        {"path not string", META("\"type\":\"core\",\"paths\":{\"containment\":[]}"),
+         "t.json:1: nodes[1].metadata.paths.containment: expected a string, got an array"},
+        {"relative path", META("\"type\":\"core\",\"paths\":{\"containment\":\"a/b\"}"),
+         "t.json:1: nodes[1].metadata.paths.containment: \"a/b\" does not start with '/'"},
+        {"name with slash", META("\"type\":\"core\",\"name\":\"a/b\""),
+         "t.json:1: nodes[1].metadata.name: \"a/b\" contains '/'"},
+        {"text only: duplicate key", META("\"type\":\"core\",\"size\":1,\"size\":2"),
+         "t.json:1: nodes[1].metadata: duplicate key \"size\""},
+        {"malformed uuid", META("\"type\":\"core\",\"uuid\":\"1234\""),
+         "t.json:1: nodes[1].metadata.uuid: malformed uuid \"1234\""},
+        {"duplicate uuid",
+         DOC("{\"id\":\"0\",\"metadata\":{\"type\":\"a\"," U1 "}},{\"id\":\"1\",\"metadata\":{"
+             "\"type\":\"b\"," U1 "}}", ""),
+         "t.json:1: nodes[1].metadata.uuid: duplicate uuid "
+         "\"0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0\" (also nodes[0])"},
+        {"duplicate node id", DOC(N0 "," N1 ",{\"id\":\"0\",\"metadata\":{\"type\":\"x\"}}", ""),
+         "t.json:1: nodes[2].id: duplicate node id \"0\" (also nodes[0])"},
+        {"duplicate node id (text)",
+         DOC("{\"id\":\"n-a\",\"metadata\":{\"type\":\"x\"}},{\"id\":\"n-a\",\"metadata\":{\"type\":\"x\"}}", ""),
+         "t.json:1: nodes[1].id: duplicate node id \"n-a\" (also nodes[0])"},
+        {"grove not object", META("\"type\":\"core\",\"grove\":[]"),
+         "t.json:1: nodes[1].metadata.grove: expected an object, got an array"},
+        {"tag value", META("\"type\":\"core\",\"grove\":{\"tags\":{\"t\":1}}"),
+         "t.json:1: nodes[1].metadata.grove.tags.t: expected a string or null, got an integer"},
+        {"record not object", META("\"type\":\"core\",\"grove\":{\"records\":[1]}"),
+         "t.json:1: nodes[1].metadata.grove.records[0]: expected an object, got an integer"},
+        {"record without job", META("\"type\":\"core\",\"grove\":{\"records\":[{\"amount\":1}]}"),
+         "t.json:1: nodes[1].metadata.grove.records[0]: missing \"job\""},
+        {"record amount", META("\"type\":\"core\",\"grove\":{\"records\":[{\"job\":1,\"amount\":\"1\"}]}"),
+         "t.json:1: nodes[1].metadata.grove.records[0].amount: expected an integer, got a string"},
+        {"record too big",
+         META("\"type\":\"core\",\"grove\":{\"records\":[{\"job\":1,\"amount\":2,\"start\":0}]}"),
+         "t.json:1: nodes[1].metadata.grove.records[0]: cannot restore the record of job 1: "
+         "invalid amount or time window"},
+        {"records overlap",
+         META("\"type\":\"core\",\"grove\":{\"records\":[{\"job\":1,\"amount\":1,\"start\":0},"
+              "{\"job\":2,\"amount\":1,\"start\":5,\"end\":9}]}"),
+         "t.json:1: nodes[1].metadata.grove.records[1]: cannot restore the record of job 2: "
+         "the units are taken or held exclusively"},
+        {"now not integer", "{\"graph\":{\"metadata\":{\"grove\":{\"now\":\"x\"}},\"nodes\":[]}}",
+         "t.json:1: graph.metadata.grove.now: expected an integer, got a string"},
+        /* edges */
+        {"edge not object", EDGE("[]"), "t.json:1: edges[0]: expected an object, got an array"},
+        {"missing source", EDGE("{\"target\":\"1\"}"), "t.json:1: edges[0]: missing \"source\""},
+        {"missing target", EDGE("{\"source\":\"1\"}"), "t.json:1: edges[0]: missing \"target\""},
+        {"source not string", EDGE("{\"source\":0,\"target\":\"1\"}"),
+         "t.json:1: edges[0].source: expected a string, got an integer"},
+        {"dangling source", EDGE(E01 ",{\"source\":\"9\",\"target\":\"1\"}"),
+         "t.json:1: edges[1].source: unknown node id \"9\""},
+        {"dangling target", EDGE("{\"source\":\"0\",\"target\":\"x y\"}"),
+         "t.json:1: edges[0].target: unknown node id \"x y\""},
+        {"self loop", EDGE("{\"source\":\"1\",\"target\":\"1\"}"),
+         "t.json:1: edges[0]: node \"1\" cannot be its own neighbour"},
+        {"metadata not object", EDGE("{\"source\":\"0\",\"target\":\"1\",\"metadata\":\"c\"}"),
+         "t.json:1: edges[0].metadata: expected an object, got a string"},
+        {"subsystem not string",
+         EDGE("{\"source\":\"0\",\"target\":\"1\",\"metadata\":{\"subsystem\":1}}"),
+         "t.json:1: edges[0].metadata.subsystem: expected a string, got an integer"},
+        {"relationship not string",
+         EDGE("{\"source\":\"0\",\"target\":\"1\",\"metadata\":{\"relationship\":false}}"),
+         "t.json:1: edges[0].metadata.relationship: expected a string, got a boolean"},
+        {"empty subsystem",
+         EDGE("{\"source\":\"0\",\"target\":\"1\",\"metadata\":{\"subsystem\":\"\"}}"),
+         "t.json:1: edges[0].metadata.subsystem: empty subsystem"},
+        {"two containment parents",
+         DOC(N0 "," N1 ",{\"id\":\"2\",\"metadata\":{\"type\":\"rack\",\"id\":2}}",
+             E01 ",{\"source\":\"2\",\"target\":\"1\"}"),
+         "t.json:1: edges[1]: node \"1\" would have two containment parents, \"0\" and \"2\""},
+        {"containment cycle",
+         DOC("{\"id\":\"a\",\"metadata\":{\"type\":\"x\"}},{\"id\":\"b\",\"metadata\":{\"type\":\"y\"}},"
+             "{\"id\":\"c\",\"metadata\":{\"type\":\"z\"}}",
+             "{\"source\":\"a\",\"target\":\"b\"},{\"source\":\"b\",\"target\":\"c\"},"
+             "{\"source\":\"c\",\"target\":\"a\"}"),
+         "t.json:1: edges[2]: containment cycle: node \"a\" is an ancestor of node \"c\""},
+        {"path disagrees",
+         DOC(N0 ",{\"id\":\"1\",\"metadata\":{\"type\":\"node\",\"id\":1,\"paths\":"
+             "{\"containment\":\"/other/node1\"}}}", E01),
+         "t.json:1: nodes[1].metadata.paths.containment: \"/other/node1\" disagrees with the "
+         "edges, which give \"/rack/node1\""},
+        {"path under another prefix",
+         DOC("{\"id\":\"0\",\"metadata\":{\"type\":\"rack\",\"paths\":"
+             "{\"containment\":\"/x/rack\"}}},{\"id\":\"1\",\"metadata\":{\"type\":\"node\","
+             "\"paths\":{\"containment\":\"/y/rack/node\"}}}", E01),
+         "t.json:1: nodes[1].metadata.paths.containment: \"/y/rack/node\" disagrees with the "
+         "edges, which give \"/x/rack/node\""},
+        {"path names another vertex",
+         DOC(N0 ",{\"id\":\"1\",\"metadata\":{\"type\":\"node\",\"name\":\"node1\",\"paths\":"
+             "{\"containment\":\"/rack/node2\"}}}", E01),
+         "t.json:1: nodes[1].metadata.paths.containment: \"/rack/node2\" does not end with the "
+         "vertex's name \"node1\""},
+        {"path too short",
+         DOC(N0 ",{\"id\":\"1\",\"metadata\":{\"type\":\"node\",\"paths\":"
+             "{\"containment\":\"/node\"}}}", E01),
+         "t.json:1: nodes[1].metadata.paths.containment: \"/node\" disagrees with the "
+         "edges, which give \"/rack/node\""},
+        {"too deep",
+         "{\"x\":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+         "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+         "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+         "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+         "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+         "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+         "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
+         "t.json:1: syntax error at column 517: nesting too deep"},
+    };
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        grove_error_t err;
+        errno = 0;
+        grove_graph_t *g = grove_jgf_read(rows[i].doc, strlen(rows[i].doc), "t.json", &err);
+        ok(g == NULL && errno == EINVAL, "refused: %s", rows[i].name);
+        is_str(err.text, rows[i].msg, "message: %s", rows[i].name);
+        grove_graph_destroy(g);
+        /* the jansson path gives the same message, without line and column */
+        json_error_t jerr;
+        bool text_only = !strncmp(rows[i].name, "text only:", 10);
+        json_t *j = text_only ? NULL : json_loads(rows[i].doc, 0, &jerr);
+        if (j) {
+            g = grove_jgf_read_json(j, "t.json", &err);
+            const char *want = strchr(rows[i].msg, ' ');
+            char *got = strchr(err.text, ' ');
+            ok(g == NULL && errno == EINVAL && want && got && !strcmp(want, got),
+               "refused from a json_t: %s", rows[i].name);
+            if (!(want && got && !strcmp(want, got)))
+                diag("got '%s'", err.text);
+            grove_graph_destroy(g);
+            json_decref(j);
+        }
+    }
+    /* no source name */
+    grove_error_t err;
+    grove_graph_t *g = grove_jgf_read("[]", 2, NULL, &err);
+    is_str(err.text, "top level: expected an object, got an array", "no source: no prefix");
+    grove_graph_destroy(g);
+    /* a file that does not exist */
+    g = grove_jgf_load("/nonexistent/grove.json", &err);
+    ok(g == NULL && errno == ENOENT, "load: ENOENT for a missing file");
+    is_str(err.text, "/nonexistent/grove.json: No such file or directory", "load: message");
+    /* NULL json */
+    g = grove_jgf_read_json(NULL, "x", &err);
+    ok(g == NULL && errno == EINVAL, "read_json(NULL): EINVAL");
+}
+
+/* ---- state ---------------------------------------------------------------- */
+
+static grove_vid_t add(grove_graph_t *g, const char *type, int64_t id, int64_t size,
+                       grove_vid_t parent)
+{
+    grove_vertex_info_t info;
+    grove_vertex_info_init(&info);
+    info.type = type;
+    info.id = id;
+    info.size = size;
+    grove_vid_t v = grove_graph_add_vertex(g, &info);
+    if (parent != GROVE_VID_NONE)
+        grove_graph_add_child(g, parent, v, NULL, NULL);
+    return v;
+}
+
+static void test_state(void)
+{
+    grove_graph_t *g = grove_graph_create();
+    grove_vid_t c = add(g, "cluster", 0, 1, GROVE_VID_NONE);
+    grove_vid_t n0 = add(g, "node", 0, 1, c), n1 = add(g, "node", 1, 1, c);
+    grove_vid_t cores[4], mem = add(g, "memory", 0, 64, n1);
+    for (int i = 0; i < 4; i++)
+        cores[i] = add(g, "core", i, 1, i < 2 ? n0 : n1);
+    grove_vertex_tag(g, n0, "drain-reason", "bad dimm");
+    grove_vertex_tag(g, n0, "checked", NULL);
+    grove_vertex_set_property(g, n1, "arch", "arm");
+    grove_graph_set_now(g, 100);
+    ok(grove_vertex_allocate(g, n0, 7, 1, 100, 200, true) == 0, "state: job 7 holds node0");
+    ok(grove_vertex_allocate(g, cores[2], 8, 1, 100, GROVE_TIME_MAX, false) == 0,
+       "state: job 8 holds core2, open-ended");
+    ok(grove_vertex_allocate(g, mem, 8, 16, 100, 300, false) == 0, "state: job 8 memory");
+    ok(grove_vertex_allocate(g, mem, 9, 32, 300, 400, false) == 0, "state: job 9 reserves");
+    ok(grove_vertex_allocate(g, mem, 10, 8, 400, 500, true) == 0, "state: job 10 asks x");
+    grove_vertex_set_status(g, cores[3], GROVE_STATUS_DOWN);
+    grove_vertex_set_status(g, n0, GROVE_STATUS_EXCLUDED);
+
+    char *t1 = grove_jgf_write(g, GROVE_JGF_WITH_STATE);
+    grove_error_t err;
+    grove_graph_t *g2 = t1 ? grove_jgf_read(t1, strlen(t1), "state", &err) : NULL;
+    if (!ok(g2 != NULL, "state: reads back"))
+        diag("%s", err.text);
+    char *t2 = g2 ? grove_jgf_write(g2, GROVE_JGF_WITH_STATE) : NULL;
+    ok(t1 && t2 && !strcmp(t1, t2), "state: read, write: same bytes");
+    ok(t1 && strstr(t1, "\"now\": 100"), "state: now is written");
+    ok(t1 && strstr(t1, "\"records\": [\n"), "state: records are written");
+    if (g2) {
+        is_int(grove_graph_now(g2), 100, "state: now restored");
+        const char *val = NULL;
+        ok(grove_vertex_has_tag(g2, n0, "drain-reason", &val) && val && !strcmp(val, "bad dimm"),
+           "state: tag with a value");
+        ok(grove_vertex_has_tag(g2, n0, "checked", &val) && val == NULL,
+           "state: tag without a value");
+        is_int(grove_vertex_status(g2, n0), GROVE_STATUS_EXCLUDED, "state: status excluded");
+        is_int(grove_vertex_status(g2, cores[3]), GROVE_STATUS_DOWN, "state: status down");
+        grove_jobid_t job = 0;
+        ok(grove_vertex_held_exclusively(g2, cores[0], 100, &job) && job == 7,
+           "state: node0 held exclusively by 7 (its cores implied)");
+        is_int(grove_vertex_allocated_at(g2, mem, 160), 16, "state: memory at 160");
+        ok(grove_vertex_available_during(g2, mem, 400, 500) == 0
+               && grove_vertex_available_during(g2, mem, 300, 400) == 32,
+           "state: asked exclusivity restored");
+        is_int(grove_vertex_allocated_at(g2, mem, 350), 32, "state: memory at 350");
+        is_int(grove_vertex_allocated_at(g2, cores[2], 1000000), 1, "state: open-ended record");
+        is_int(grove_vertex_record_count(g2, n1), grove_vertex_record_count(g, n1),
+               "state: shared annotations rebuilt");
+        size_t same = 0, n = grove_vertex_record_count(g, mem);
+        for (size_t i = 0; i < n; i++) {
+            grove_record_t a, b;
+            grove_vertex_record_at(g, mem, i, &a);
+            grove_vertex_record_at(g2, mem, i, &b);
+            same += a.job == b.job && a.amount == b.amount && a.start == b.start
+                    && a.end == b.end && a.exclusive == b.exclusive && a.kind == b.kind;
+        }
+        is_int(same, n, "state: records restored in order");
+    }
+    /* without the flag, exclusive says what is held exclusively now */
+    char *t3 = grove_jgf_write(g, GROVE_JGF_COMPACT);
+    ok(t3 && !strstr(t3, "\"grove\"") && !strstr(t3, "records"), "no state: no grove key");
+    ok(t3 && strstr(t3, "\"name\":\"core0\",\"id\":0,\"uniq_id\":4,\"rank\":-1,\"exclusive\":true"),
+       "no state: an implied core is exclusive");
+    ok(t3 && strstr(t3, "\"name\":\"core2\",\"id\":2,\"uniq_id\":6,\"rank\":-1,\"exclusive\":true"),
+       "no state: a core all taken is exclusive");
+    ok(t3 && strstr(t3, "\"name\":\"memory0\",\"id\":0,\"uniq_id\":3,\"rank\":-1,\"exclusive\":false"),
+       "no state: memory partly taken is not exclusive");
+    free(t1);
+    free(t2);
+    free(t3);
+    grove_graph_destroy(g2);
+
+    /* a subgraph: nodes in the order given, edges between them */
+    grove_vid_t pick[] = {cores[0], n0, n0, 999, c};
+    char *s = grove_jgf_write_vertices(g, pick, 5, GROVE_JGF_COMPACT);
+    json_error_t jerr;
+    json_t *j = s ? json_loads(s, 0, &jerr) : NULL;
+    const json_t *nodes = json_object_get(json_object_get(j, "graph"), "nodes");
+    const json_t *edges = json_object_get(json_object_get(j, "graph"), "edges");
+    is_int(json_array_size(nodes), 3, "subgraph: three nodes (duplicates and bad ids skipped)");
+    is_str(json_string_value(json_object_get(json_array_get(nodes, 0), "id")), "4",
+           "subgraph: in the order given");
+    is_int(json_array_size(edges), 4, "subgraph: the edges between them");
+    ok(s && strstr(s, "\"paths\":{\"containment\":\"/cluster0/node0/core0\"}"),
+       "subgraph: full paths");
+    json_decref(j);
+    grove_graph_t *gs = s ? grove_jgf_read(s, strlen(s), "sub", &err) : NULL;
+    ok(gs && grove_graph_vertex_count(gs) == 3, "subgraph: reads back");
+    grove_graph_destroy(gs);
+    free(s);
+
+    j = grove_jgf_write_json(g, NULL, 0, 0);
+    nodes = json_object_get(json_object_get(j, "graph"), "nodes");
+    is_int(json_array_size(nodes), 8, "write_json: every vertex");
+    grove_graph_t *gj = grove_jgf_read_json(j, "json", &err);
+    ok(gj && grove_graph_vertex_count(gj) == 8 && grove_graph_edge_count(gj) == 14,
+       "write_json: reads back");
+    grove_graph_destroy(gj);
+    json_decref(j);
+    j = grove_jgf_write_json(g, pick, 2, 0);
+    is_int(json_array_size(json_object_get(json_object_get(j, "graph"), "nodes")), 2,
+           "write_json: a subgraph");
+    json_decref(j);
+    grove_graph_destroy(g);
+}
+
+int main(void)
+{
+    test_corpus();
+    test_defaults();
+    test_errors();
+    test_state();
+    return done_testing();
+}
