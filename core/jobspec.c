@@ -738,6 +738,13 @@ int grovep_doc_read(const char *text, size_t len, unsigned flags, const char *so
 /* Validation                                                            */
 /* ==================================================================== */
 
+/* Labels seen so far: open addressing on FNV-1a, so duplicate and slot
+ * lookups stay O(1) however many (alias-expanded) vertices a document has. */
+typedef struct label_ent {
+    const char *label; /* borrowed from the vertex; NULL = empty slot */
+    bool slot;         /* some vertex of type slot carries this label */
+} label_ent_t;
+
 typedef struct vctx {
     grove_jobspec_t *js;
     const char *source;
@@ -745,7 +752,58 @@ typedef struct vctx {
     const char *const *known_types;
     grove_error_t *err;
     grovep_path_t path;
+    label_ent_t *labels; /* capacity nlabels_cap (a power of two) */
+    size_t nlabels, nlabels_cap;
+    size_t dropped;      /* warnings beyond GROVE_JOBSPEC_MAX_WARNINGS */
 } vctx_t;
+
+#define GROVE_JOBSPEC_MAX_WARNINGS 64
+
+static size_t label_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return (size_t)h;
+}
+
+/* The entry for label (existing, or the empty slot where it belongs). */
+static label_ent_t *label_find(const vctx_t *c, const char *label)
+{
+    size_t mask = c->nlabels_cap - 1;
+    for (size_t i = label_hash(label) & mask;; i = (i + 1) & mask) {
+        label_ent_t *e = &c->labels[i];
+        if (!e->label || strcmp(e->label, label) == 0)
+            return e;
+    }
+}
+
+/* Record label; *dup is set when it was already there.  -1 on ENOMEM. */
+static int label_add(vctx_t *c, const char *label, bool slot, bool *dup)
+{
+    if (2 * (c->nlabels + 1) > c->nlabels_cap) {
+        size_t cap = c->nlabels_cap ? 2 * c->nlabels_cap : 16;
+        label_ent_t *old = c->labels;
+        size_t oldcap = c->nlabels_cap;
+        if (!(c->labels = calloc(cap, sizeof(*c->labels)))) {
+            c->labels = old;
+            return -1;
+        }
+        c->nlabels_cap = cap;
+        for (size_t i = 0; i < oldcap; i++)
+            if (old[i].label)
+                *label_find(c, old[i].label) = old[i];
+        free(old);
+    }
+    label_ent_t *e = label_find(c, label);
+    *dup = e->label != NULL;
+    if (!e->label) {
+        e->label = label;
+        c->nlabels++;
+    }
+    e->slot = e->slot || slot;
+    return 0;
+}
 
 #define V1(c) (((c)->flags & GROVE_JOBSPEC_V1) != 0)
 
@@ -776,6 +834,10 @@ static int warn(vctx_t *c, const char *fmt, ...)
     char text[512];
     int n = 0;
     va_list ap;
+    if (js->nwarn >= GROVE_JOBSPEC_MAX_WARNINGS) {
+        c->dropped++;
+        return 0;
+    }
     if (c->path.len > 0)
         n = snprintf(text, sizeof(text), "%s: ", c->path.buf);
     va_start(ap, fmt);
@@ -1050,17 +1112,17 @@ static int resource_vertex(vctx_t *c, const json_t *v, const json_t *sh, size_t 
         return vfail(c, sh, "required key is missing (every slot needs a label)");
     }
     if (r->label) {
-        for (size_t i = 0; i < idx; i++) {
-            if (js->res[i].label && strcmp(js->res[i].label, r->label) == 0) {
-                old = grovep_path_key(&c->path, "label");
-                if (c->flags & GROVE_JOBSPEC_UNIQUE_LABELS)
-                    return vfail(c, grovep_shadow_key(sh, "label"),
-                                 "duplicate label '%s' (labels must be unique)", r->label);
-                if (warn(c, "duplicate label '%s'", r->label) < 0)
-                    return -1;
-                grovep_path_pop(&c->path, old);
-                break;
-            }
+        bool dup;
+        if (label_add(c, r->label, r->is_slot, &dup) < 0)
+            return vnomem(c);
+        if (dup) {
+            old = grovep_path_key(&c->path, "label");
+            if (c->flags & GROVE_JOBSPEC_UNIQUE_LABELS)
+                return vfail(c, grovep_shadow_key(sh, "label"),
+                             "duplicate label '%s' (labels must be unique)", r->label);
+            if (warn(c, "duplicate label '%s'", r->label) < 0)
+                return -1;
+            grovep_path_pop(&c->path, old);
         }
     }
     if ((x = json_object_get(v, "exclusive"))) {
@@ -1395,10 +1457,8 @@ static int tasks(vctx_t *c, const json_t *list, const json_t *sh)
     }
     /* A task's slot should name a slot. */
     for (i = 0; i < js->ntasks; i++) {
-        bool found = false;
-        for (size_t k = 0; k < js->nres && !found; k++)
-            found = js->res[k].is_slot && strcmp(js->res[k].label, js->tasks[i].slot) == 0;
-        if (!found) {
+        const label_ent_t *le = c->nlabels_cap ? label_find(c, js->tasks[i].slot) : NULL;
+        if (!le || !le->label || !le->slot) {
             size_t o2 = grovep_path_index(&c->path, i);
             grovep_path_key(&c->path, "slot");
             if (warn(c, "no slot is labelled '%s'", js->tasks[i].slot) < 0)
@@ -1621,7 +1681,23 @@ static grove_jobspec_t *jobspec_build(json_t *doc, const json_t *sh,
     c.flags = opts ? opts->flags : 0;
     c.known_types = opts ? opts->known_types : NULL;
     c.err = err;
-    if (validate(&c, doc, sh) < 0) {
+    int rc = validate(&c, doc, sh);
+    free(c.labels);
+    if (rc == 0 && c.dropped > 0) {
+        char text[96];
+        snprintf(text, sizeof(text), "%zu more warnings not shown", c.dropped);
+        char **w = realloc(js->warnings, (js->nwarn + 1) * sizeof(*w));
+        if (!w || !(w[js->nwarn] = strdup(text))) {
+            if (w)
+                js->warnings = w;
+            rc = vnomem(&c);
+        }
+        else {
+            js->warnings = w;
+            js->warn_cap = ++js->nwarn;
+        }
+    }
+    if (rc < 0) {
         int saved = errno;
         grove_jobspec_destroy(js);
         errno = saved;

@@ -573,6 +573,19 @@ static void test_json_and_files(void)
     is_str(js ? grove_jobspec_warning(js, 0) : e.text, "tasks[0].foo: unknown task key (kept)",
            "unknown task key warns");
     grove_jobspec_destroy(js);
+
+    /* Warnings are capped: 70 unknown system keys give 64 and a summary. */
+    char big[4096];
+    size_t n = (size_t)snprintf(big, sizeof(big), "version: 9999\nresources:\n" SLOT_CORE
+                                "tasks:\n  - command: [app]\n    slot: s\n"
+                                "    count: {per_slot: 1}\nattributes:\n  system:\n");
+    for (int i = 0; i < 70; i++)
+        n += (size_t)snprintf(big + n, sizeof(big) - n, "    k%d: %d\n", i, i);
+    js = grove_jobspec_parse(big, n, NULL, &e);
+    is_int(js ? grove_jobspec_warning_count(js) : 0, 65, "warnings capped at 64 + 1");
+    is_str(js ? grove_jobspec_warning(js, 64) : e.text, "6 more warnings not shown",
+           "the last warning counts the rest");
+    grove_jobspec_destroy(js);
 }
 
 /* ---- the request tree ------------------------------------------------ */
