@@ -13,6 +13,7 @@
 #include <lua.h>
 
 #include "graph.h"
+#include "jobspec.h"
 
 #define GROVEL_MODULE(name) int grovel_open_##name(lua_State *L);
 #include "modules.h"
@@ -60,5 +61,11 @@ grove_vid_t grovel_check_vertex(lua_State *L, int idx, grove_graph_t **g);
 
 /* Push the graph userdata that the vertex handle at idx belongs to. */
 void grovel_vertex_graph(lua_State *L, int idx);
+
+/* ---- jobspecs (defined in l_jobspec.c) ------------------------------- */
+
+/* The jobspec of the jobspec userdata at idx (borrowed: valid while the
+ * userdata lives); raises on misuse or a closed jobspec. */
+const grove_jobspec_t *grovel_check_jobspec(lua_State *L, int idx);
 
 #endif

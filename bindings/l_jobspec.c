@@ -278,6 +278,11 @@ static grove_jobspec_t *check_jobspec(lua_State *L, int i)
     return u->js;
 }
 
+const grove_jobspec_t *grovel_check_jobspec(lua_State *L, int idx)
+{
+    return check_jobspec(L, idx);
+}
+
 /* Read opts at arg into o.  The source name and the type names are copied
  * into a userdata left on the stack, so they live until the call returns. */
 static void check_opts(lua_State *L, int arg, grove_jobspec_opts_t *o)

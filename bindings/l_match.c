@@ -1,0 +1,495 @@
+/* l_match.c: the matcher in Lua.
+ *
+ *   core.matcher(graph [, {default_duration = s, constraint_type = "node"}])
+ *   m:match(jobspec [, mode [, jobid]])   a job table, or nil, message, code
+ *       jobspec: a grove.jobspec, YAML or JSON text, or a table in canonical
+ *       form; mode: "allocate" (default), "allocate_orelse_reserve",
+ *       "allocate_with_satisfiability", "satisfiability",
+ *       "without_allocating", "without_allocating_future";
+ *       codes: EBUSY (not now), ENODEV (never), ECANCELED (the policy
+ *       failed), EINVAL (a bad jobspec), EEXIST (the job id is in use)
+ *   job table: {id =, state = "allocated" | "reserved" | "matched",
+ *               start =, ["end"] = (absent: forever),
+ *               picks = {{vertex =, amount =, exclusive =}, ...}}
+ *   m:set_policy(name | policy)  m:policy()  m:graph()
+ *   m:cancel(id)  m:release_ranks(id, idset)  m:release_vertices(id, {v...})
+ *   m:job(id)  m:jobs()  m:info(id)  m:stats()  m:reset_stats()  m:next_id()
+ *   m:close(), <close>, tostring(m)
+ *
+ * Workload: one m:match per scheduling attempt from scenario scripts and
+ * the REPL.  The C matcher does the work; this file converts arguments and
+ * results, and wraps a match under a Lua policy in the policy's sandbox
+ * (see l_policy.c): between grovel_policy_begin and grovel_policy_end
+ * nothing here may raise.
+ *
+ * The matcher keeps its graph alive (user value 1), its Lua policy (user
+ * value 2) and the cache of the vertex views the policy sees (user value
+ * 3).  Closing the matcher keeps the graph's records (cancel jobs first to
+ * clear them), as grove_matcher_destroy does.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "idset.h"
+#include "lgraph.h"
+#include "lpolicy.h"
+#include "match.h"
+
+#define MATCHER_MT "grove.matcher"
+
+struct lmatcher {
+    grove_matcher_t *m;      /* NULL once closed */
+    struct grovel_view view; /* the graph as the policy's views see it */
+    bool lua_policy;         /* user value 2 holds the policy in use */
+    bool running;            /* a match is in progress */
+};
+
+static const char *const modes[] = {"allocate",
+                                    "allocate_orelse_reserve",
+                                    "allocate_with_satisfiability",
+                                    "satisfiability",
+                                    "without_allocating",
+                                    "without_allocating_future",
+                                    NULL};
+
+static const char *const states[] = {"allocated", "reserved", "matched"};
+
+/* The graph userdata of the matcher at idx (raises when it was closed). */
+static struct grovel_graph *matcher_graph(lua_State *L, int idx)
+{
+    lua_getiuservalue(L, idx, 1);
+    struct grovel_graph *gr = luaL_testudata(L, -1, GROVEL_GRAPH);
+    lua_pop(L, 1);
+    if (!gr || !gr->g)
+        luaL_error(L, "the matcher's graph is closed");
+    return gr;
+}
+
+static struct lmatcher *check_matcher(lua_State *L, int idx)
+{
+    struct lmatcher *lm = luaL_checkudata(L, idx, MATCHER_MT);
+    if (!lm->m)
+        luaL_argerror(L, idx, "matcher is closed");
+    if (lm->running)
+        luaL_argerror(L, idx, "matcher is running a match");
+    matcher_graph(L, idx);
+    return lm;
+}
+
+static int l_matcher_new(lua_State *L)
+{
+    struct grovel_graph *gr = grovel_check_graph_ud(L, 1);
+    grove_match_config_t cfg = {0, NULL};
+    if (!lua_isnoneornil(L, 2)) {
+        luaL_checktype(L, 2, LUA_TTABLE);
+        lua_pushnil(L);
+        while (lua_next(L, 2)) {
+            const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
+            if (!strcmp(k, "default_duration")) {
+                int isint;
+                lua_Integer d = lua_tointegerx(L, -1, &isint);
+                luaL_argcheck(L, isint && d >= 0, 2,
+                              "default_duration must be a non-negative integer (seconds)");
+                cfg.default_duration = d;
+            } else if (!strcmp(k, "constraint_type")) {
+                luaL_argcheck(L, lua_type(L, -1) == LUA_TSTRING, 2,
+                              "constraint_type must be a type name");
+                cfg.constraint_type = lua_tostring(L, -1); /* anchored in the table */
+            } else {
+                luaL_argerror(L, 2, lua_pushfstring(L, "unknown option '%s' (default_duration, "
+                                                       "constraint_type)", k));
+            }
+            lua_pop(L, 1);
+        }
+    }
+    struct lmatcher *lm = lua_newuserdatauv(L, sizeof(*lm), 3);
+    memset(lm, 0, sizeof(*lm));
+    luaL_setmetatable(L, MATCHER_MT);
+    int ud = lua_gettop(L);
+    lua_pushvalue(L, 1);
+    lua_setiuservalue(L, ud, 1);
+    grovel_policy_new_cache(L, ud);
+    lua_setiuservalue(L, ud, 3);
+    lm->m = grove_matcher_create(gr->g, &cfg);
+    if (!lm->m)
+        return grovel_fail_errno(L, ENOMEM, "cannot create a matcher: out of memory");
+    return 1;
+}
+
+/* ---- results -------------------------------------------------------------------- */
+
+/* Push the job as a table; graph_idx is the graph userdata. */
+static void push_job(lua_State *L, const grove_job_t *j, int graph_idx)
+{
+    lua_createtable(L, 0, 5);
+    lua_pushinteger(L, (lua_Integer)j->id);
+    lua_setfield(L, -2, "id");
+    lua_pushstring(L, states[j->state <= GROVE_JOB_MATCHED ? j->state : GROVE_JOB_MATCHED]);
+    lua_setfield(L, -2, "state");
+    lua_pushinteger(L, (lua_Integer)j->start);
+    lua_setfield(L, -2, "start");
+    if (j->end != GROVE_TIME_MAX) {
+        lua_pushinteger(L, (lua_Integer)j->end);
+        lua_setfield(L, -2, "end");
+    }
+    lua_createtable(L, (int)j->npicks, 0);
+    for (size_t i = 0; i < j->npicks; i++) {
+        const grove_pick_t *p = &j->picks[i];
+        lua_createtable(L, 0, 3);
+        grovel_push_vertex(L, graph_idx, p->v);
+        lua_setfield(L, -2, "vertex");
+        lua_pushinteger(L, (lua_Integer)p->amount);
+        lua_setfield(L, -2, "amount");
+        lua_pushboolean(L, p->exclusive);
+        lua_setfield(L, -2, "exclusive");
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "picks");
+}
+
+/* The jobspec argument at idx: a jobspec userdata, or text or a table
+ * converted through the module's jobspec_parse / jobspec_from_table (the
+ * new userdata replaces the argument, so it lives until the call returns).
+ * NULL with nil, message, code pushed when the text or table is not a valid
+ * jobspec. */
+static const grove_jobspec_t *to_jobspec(lua_State *L, int idx)
+{
+    int t = lua_type(L, idx);
+    if (t == LUA_TUSERDATA)
+        return grovel_check_jobspec(L, idx);
+    if (t != LUA_TSTRING && t != LUA_TTABLE)
+        luaL_typeerror(L, idx, "jobspec, YAML or JSON text, or table");
+    const char *fn = t == LUA_TSTRING ? "jobspec_parse" : "jobspec_from_table";
+    if (lua_getfield(L, lua_upvalueindex(1), fn) != LUA_TFUNCTION)
+        luaL_error(L, "grove.core has no %s", fn);
+    lua_pushvalue(L, idx);
+    lua_call(L, 1, 3);
+    if (lua_isnil(L, -3))
+        return NULL;
+    lua_pop(L, 2);
+    lua_replace(L, idx);
+    return grovel_check_jobspec(L, idx);
+}
+
+static int m_match(lua_State *L)
+{
+    struct lmatcher *lm = check_matcher(L, 1);
+    struct grovel_graph *gr = matcher_graph(L, 1);
+    const grove_jobspec_t *js = to_jobspec(L, 2);
+    if (!js) {
+        const char *code = lua_tostring(L, -1);
+        return grovel_fail(L, lua_tostring(L, -2), code ? code : "EINVAL");
+    }
+    grove_match_mode_t mode = (grove_match_mode_t)luaL_checkoption(L, 3, "allocate", modes);
+    grove_jobid_t id = lua_isnoneornil(L, 4) ? 0 : grovel_check_job(L, 4);
+    lua_settop(L, 4);
+    lua_getiuservalue(L, 1, 1); /* 5: graph */
+    lua_getiuservalue(L, 1, 2); /* 6: policy or nil */
+    lua_getiuservalue(L, 1, 3); /* 7: view cache */
+    struct grovel_policy *p = lm->lua_policy ? grovel_test_policy(L, 6) : NULL;
+    if (lm->lua_policy && (!p || !grovel_policy_is_open(p)))
+        return luaL_error(L, "the matcher's policy was closed: set another one");
+    bool sandboxed = p && grovel_policy_needs_lua(p);
+    if (sandboxed)
+        grovel_policy_begin(L, 6, &lm->view, 7, gr->g);
+    /* nothing may raise from here to grovel_policy_end */
+    grove_error_t err = {{0}, 0};
+    const grove_job_t *job = NULL;
+    lm->running = true;
+    gr->busy++;
+    int rc = grove_match(lm->m, js, mode, id, &job, &err);
+    int e = errno;
+    gr->busy--;
+    lm->running = false;
+    if (sandboxed)
+        grovel_policy_end(L, p);
+    if (rc < 0) {
+        const char *msg = err.text[0] ? err.text : NULL;
+        if (e == ECANCELED) {
+            if (p && grovel_policy_error(p))
+                msg = grovel_policy_error(p);
+            return grovel_fail(L, msg ? msg : "the policy failed", "ECANCELED");
+        }
+        return grovel_fail_errno(L, e, msg);
+    }
+    push_job(L, job, 5);
+    return 1;
+}
+
+/* ---- the job table ----------------------------------------------------------------- */
+
+static int no_job(lua_State *L, grove_jobid_t id)
+{
+    return grovel_fail_errno(L, ENOENT, lua_pushfstring(L, "no job %I", (lua_Integer)id));
+}
+
+static int m_job(lua_State *L)
+{
+    struct lmatcher *lm = check_matcher(L, 1);
+    grove_jobid_t id = grovel_check_job(L, 2);
+    const grove_job_t *j = grove_matcher_job(lm->m, id);
+    if (!j)
+        return no_job(L, id);
+    lua_getiuservalue(L, 1, 1);
+    push_job(L, j, lua_gettop(L));
+    return 1;
+}
+
+static int m_jobs(lua_State *L)
+{
+    struct lmatcher *lm = check_matcher(L, 1);
+    lua_getiuservalue(L, 1, 1);
+    int graph = lua_gettop(L);
+    size_t n = grove_matcher_job_count(lm->m);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        push_job(L, grove_matcher_job_at(lm->m, i), graph);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
+/* info(id) -> {id =, state =, start =, ["end"] =, counts = {type = units}}:
+ * units summed over the picks (whole vertices count 1, pools their units). */
+static int m_info(lua_State *L)
+{
+    struct lmatcher *lm = check_matcher(L, 1);
+    grove_jobid_t id = grovel_check_job(L, 2);
+    const grove_job_t *j = grove_matcher_job(lm->m, id);
+    if (!j)
+        return no_job(L, id);
+    const grove_graph_t *g = grove_matcher_graph(lm->m);
+    lua_createtable(L, 0, 5);
+    lua_pushinteger(L, (lua_Integer)j->id);
+    lua_setfield(L, -2, "id");
+    lua_pushstring(L, states[j->state <= GROVE_JOB_MATCHED ? j->state : GROVE_JOB_MATCHED]);
+    lua_setfield(L, -2, "state");
+    lua_pushinteger(L, (lua_Integer)j->start);
+    lua_setfield(L, -2, "start");
+    if (j->end != GROVE_TIME_MAX) {
+        lua_pushinteger(L, (lua_Integer)j->end);
+        lua_setfield(L, -2, "end");
+    }
+    lua_newtable(L);
+    for (size_t i = 0; i < j->npicks; i++) {
+        const char *type = grove_vertex_type(g, j->picks[i].v);
+        lua_Integer n = lua_getfield(L, -1, type) == LUA_TNUMBER ? lua_tointeger(L, -1) : 0;
+        lua_pop(L, 1);
+        lua_pushinteger(L, n + (lua_Integer)j->picks[i].amount);
+        lua_setfield(L, -2, type);
+    }
+    lua_setfield(L, -2, "counts");
+    return 1;
+}
+
+static int m_cancel(lua_State *L)
+{
+    struct lmatcher *lm = check_matcher(L, 1);
+    grove_jobid_t id = grovel_check_job(L, 2);
+    if (grove_matcher_cancel(lm->m, id) < 0)
+        return no_job(L, id);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* release_ranks(id, idset) -> released, removed */
+static int m_release_ranks(lua_State *L)
+{
+    struct lmatcher *lm = check_matcher(L, 1);
+    grove_jobid_t id = grovel_check_job(L, 2);
+    const char *text = lua_type(L, 3) == LUA_TUSERDATA ? luaL_tolstring(L, 3, NULL)
+                                                       : luaL_checkstring(L, 3);
+    grove_error_t err = {{0}, 0};
+    grove_idset_t *ranks = grove_idset_decode(text, &err);
+    if (!ranks)
+        return grovel_fail_errno(L, errno == ENOMEM ? ENOMEM : EINVAL,
+                                 err.text[0] ? err.text : NULL);
+    bool removed = false;
+    long n = grove_matcher_release_ranks(lm->m, id, ranks, &removed);
+    grove_idset_destroy(ranks);
+    if (n < 0)
+        return errno == ENOENT ? no_job(L, id) : grovel_fail_errno(L, errno, NULL);
+    lua_pushinteger(L, n);
+    lua_pushboolean(L, removed);
+    return 2;
+}
+
+/* release_vertices(id, {v, ...}) -> released, removed */
+static int m_release_vertices(lua_State *L)
+{
+    struct lmatcher *lm = check_matcher(L, 1);
+    grove_jobid_t id = grovel_check_job(L, 2);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    struct grovel_graph *gr = matcher_graph(L, 1);
+    size_t n = lua_rawlen(L, 3);
+    grove_vid_t *vs = lua_newuserdatauv(L, (n ? n : 1) * sizeof(*vs), 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_rawgeti(L, 3, (lua_Integer)i + 1);
+        struct grovel_vertex *h = luaL_testudata(L, -1, GROVEL_VERTEX);
+        if (!h || h->gr != gr)
+            return luaL_argerror(L, 3, lua_pushfstring(L, "element %I is not a vertex of the "
+                                                          "matcher's graph", (lua_Integer)i + 1));
+        vs[i] = h->v;
+        lua_pop(L, 1);
+    }
+    bool removed = false;
+    long r = grove_matcher_release_vertices(lm->m, id, vs, n, &removed);
+    if (r < 0) {
+        if (errno == ENOENT)
+            return no_job(L, id);
+        return grovel_fail_errno(L, errno, lua_pushfstring(L, "job %I does not hold all of "
+                                                              "these vertices", (lua_Integer)id));
+    }
+    lua_pushinteger(L, r);
+    lua_pushboolean(L, removed);
+    return 2;
+}
+
+static int m_next_id(lua_State *L)
+{
+    struct lmatcher *lm = check_matcher(L, 1);
+    lua_pushinteger(L, (lua_Integer)grove_matcher_next_id(lm->m));
+    return 1;
+}
+
+static int m_stats(lua_State *L)
+{
+    struct lmatcher *lm = check_matcher(L, 1);
+    grove_match_stats_t st;
+    grove_matcher_stats(lm->m, &st);
+    lua_createtable(L, 0, 5);
+    lua_pushinteger(L, (lua_Integer)st.matches);
+    lua_setfield(L, -2, "matches");
+    lua_pushinteger(L, (lua_Integer)st.succeeded);
+    lua_setfield(L, -2, "succeeded");
+    lua_pushnumber(L, st.min_s);
+    lua_setfield(L, -2, "min");
+    lua_pushnumber(L, st.max_s);
+    lua_setfield(L, -2, "max");
+    lua_pushnumber(L, st.matches ? st.sum_s / (double)st.matches : 0);
+    lua_setfield(L, -2, "mean");
+    return 1;
+}
+
+static int m_reset_stats(lua_State *L)
+{
+    grove_matcher_stats_reset(check_matcher(L, 1)->m);
+    return 0;
+}
+
+/* ---- policy ---------------------------------------------------------------------------- */
+
+static int m_set_policy(lua_State *L)
+{
+    struct lmatcher *lm = check_matcher(L, 1);
+    if (lua_type(L, 2) == LUA_TSTRING) {
+        const char *name = lua_tostring(L, 2);
+        const grove_policy_t *b = grove_policy_builtin(name);
+        if (!b) {
+            luaL_Buffer buf;
+            luaL_buffinit(L, &buf);
+            luaL_addstring(&buf, "unknown policy '");
+            luaL_addstring(&buf, name);
+            luaL_addstring(&buf, "' (built-ins:");
+            const char *s;
+            for (size_t i = 0; (s = grove_policy_builtin_name(i)); i++) {
+                luaL_addstring(&buf, i ? ", " : " ");
+                luaL_addstring(&buf, s);
+            }
+            luaL_addstring(&buf, "; or a policy from grove.core.policy_load)");
+            luaL_pushresult(&buf);
+            return grovel_fail(L, lua_tostring(L, -1), "ENOENT");
+        }
+        if (grove_matcher_set_policy(lm->m, b) < 0)
+            return grovel_fail_errno(L, errno, NULL);
+        lua_pushnil(L);
+        lua_setiuservalue(L, 1, 2);
+        lm->lua_policy = false;
+    } else if (grovel_test_policy(L, 2)) {
+        struct grovel_policy *p = grovel_check_policy(L, 2);
+        if (grove_matcher_set_policy(lm->m, grovel_policy_hooks(p)) < 0)
+            return grovel_fail_errno(L, errno, NULL);
+        lua_pushvalue(L, 2);
+        lua_setiuservalue(L, 1, 2);
+        lm->lua_policy = true;
+    } else {
+        return luaL_typeerror(L, 2, "policy name or grove.policy");
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int m_policy(lua_State *L)
+{
+    struct lmatcher *lm = check_matcher(L, 1);
+    lua_pushstring(L, grove_matcher_policy(lm->m)->name);
+    return 1;
+}
+
+static int m_graph(lua_State *L)
+{
+    check_matcher(L, 1);
+    lua_getiuservalue(L, 1, 1);
+    return 1;
+}
+
+/* ---- life ------------------------------------------------------------------------------- */
+
+static int m_close(lua_State *L)
+{
+    struct lmatcher *lm = luaL_checkudata(L, 1, MATCHER_MT);
+    if (lm->running)
+        return luaL_argerror(L, 1, "matcher is running a match");
+    grove_matcher_destroy(lm->m);
+    lm->m = NULL;
+    return 0;
+}
+
+static int m_tostring(lua_State *L)
+{
+    struct lmatcher *lm = luaL_checkudata(L, 1, MATCHER_MT);
+    if (!lm->m)
+        lua_pushliteral(L, "grove.matcher (closed)");
+    else
+        lua_pushfstring(L, "grove.matcher (policy %s, %I jobs)",
+                        grove_matcher_policy(lm->m)->name,
+                        (lua_Integer)grove_matcher_job_count(lm->m));
+    return 1;
+}
+
+int grovel_open_match(lua_State *L)
+{
+    static const luaL_Reg methods[] = {
+        {"match", m_match},
+        {"set_policy", m_set_policy},
+        {"policy", m_policy},
+        {"graph", m_graph},
+        {"cancel", m_cancel},
+        {"release_ranks", m_release_ranks},
+        {"release_vertices", m_release_vertices},
+        {"job", m_job},
+        {"jobs", m_jobs},
+        {"info", m_info},
+        {"stats", m_stats},
+        {"reset_stats", m_reset_stats},
+        {"next_id", m_next_id},
+        {"close", m_close},
+        {NULL, NULL},
+    };
+    static const luaL_Reg meta[] = {
+        {"__gc", m_close},
+        {"__close", m_close},
+        {"__tostring", m_tostring},
+        {NULL, NULL},
+    };
+    int module = lua_gettop(L);
+    luaL_newmetatable(L, MATCHER_MT);
+    luaL_setfuncs(L, meta, 0);
+    lua_createtable(L, 0, 16);
+    lua_pushvalue(L, module); /* upvalue: the module, for its jobspec readers */
+    luaL_setfuncs(L, methods, 1);
+    lua_setfield(L, -2, "__index");
+    lua_pop(L, 1);
+    grovel_setfunc(L, "matcher", l_matcher_new);
+    return 0;
+}

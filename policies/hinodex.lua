@@ -1,0 +1,11 @@
+-- hinodex: hinode, and every selected node is taken whole.
+--
+-- Nodes are chosen highest id first, as in hinode; each selected node is
+-- held exclusively with everything it contains.  Nodes touched by another
+-- job are passed over.
+return {
+  name = "hinodex",
+  description = "highest node id first; every selected node taken whole",
+  order = { key = "id", descending = true, when = "node" },
+  node_exclusive = true,
+}

@@ -1,0 +1,11 @@
+-- lonode: lowest node id first; every other level in graph order.
+--
+-- Only lists of children that hold nodes are sorted (ascending id, the
+-- older vertex first on ties); sockets, cores and the rest are taken in
+-- graph order.  Node choice is what matters for placement, and leaving the
+-- inner levels alone keeps the match as cheap as first.
+return {
+  name = "lonode",
+  description = "lowest node id first; other levels in graph order",
+  order = { key = "id", when = "node" },
+}
