@@ -24,7 +24,8 @@
  *   g:unlink(v [, force])  g:extract{v...}  g:find(spec | fn [, start])
  *   g:walker{subsystem=, pre=, order=, post=, limit=}  (l_walker.c)
  *   g:allocate(v, amount, job [, window])  g:free(v, job [, amount])
- *   g:free_job(job)  g:close()  tostring(g)
+ *   g:free_job(job)  g:set_aggregates("HL:LL,...")  g:aggregates()
+ *   g:close()  tostring(g)
  *   e:src() e:dst() e:subsystem() e:relation() e:opposite() e:is_up() e:id()
  *   vertex methods: l_vertex.c.
  *
@@ -1103,6 +1104,24 @@ static int graph_free_job(lua_State *L)
     return 1;
 }
 
+/* g:set_aggregates("HL:LL,...") -> true | nil, msg, "EINVAL" */
+static int graph_set_aggregates(lua_State *L)
+{
+    struct grovel_graph *gr = grovel_check_mutable(L, 1);
+    const char *spec = luaL_checkstring(L, 2);
+    grove_error_t err = {0};
+    if (grove_graph_set_aggregates(gr->g, spec, &err) < 0)
+        return grovel_fail_errno(L, errno, err.text[0] ? err.text : NULL);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int graph_aggregates(lua_State *L)
+{
+    lua_pushstring(L, grove_graph_aggregates(grovel_check_graph(L, 1)));
+    return 1;
+}
+
 /* ---- merge, unlink, extract ------------------------------------------------ */
 
 static int graph_merge(lua_State *L)
@@ -1265,6 +1284,8 @@ static const luaL_Reg graph_methods[] = {
     {"allocate", graph_allocate},
     {"free", graph_free},
     {"free_job", graph_free_job},
+    {"set_aggregates", graph_set_aggregates},
+    {"aggregates", graph_aggregates},
     {"close", graph_close},
     {NULL, NULL},
 };

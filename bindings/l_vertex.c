@@ -425,6 +425,31 @@ static int v_available(lua_State *L)
     return 1;
 }
 
+/* aggregate_avail(type [, start [, duration]]): free units of type in the
+ * subtree from v's pruning aggregate, or nil, msg, "ENOENT" when v keeps
+ * none for that type. */
+static int v_aggregate_avail(lua_State *L)
+{
+    struct grovel_vertex *h = checkv(L);
+    const char *type = luaL_checkstring(L, 2);
+    lua_Integer start = luaL_optinteger(L, 3, grove_graph_now(G(h)));
+    lua_Integer dur = luaL_optinteger(L, 4, 1);
+    luaL_argcheck(L, start >= 0, 3, "start must be >= 0");
+    luaL_argcheck(L, dur > 0, 4, "duration must be > 0");
+    int64_t end = dur > GROVE_TIME_MAX - start ? GROVE_TIME_MAX : start + dur;
+    int64_t n = grove_vertex_aggregate_avail(G(h), h->v, type, start, end);
+    if (n < 0) {
+        int e = errno;
+        const char *label = grovel_push_label(L, G(h), h->v);
+        return grovel_fail_errno(L, e, e == ENOENT
+                                           ? lua_pushfstring(L, "%s keeps no aggregate of %s",
+                                                             label, type)
+                                           : NULL);
+    }
+    lua_pushinteger(L, (lua_Integer)n);
+    return 1;
+}
+
 static int v_records(lua_State *L)
 {
     struct grovel_vertex *h = checkv(L);
@@ -534,6 +559,7 @@ static const luaL_Reg vertex_methods[] = {
     {"free", v_free},
     {"allocated", v_allocated},
     {"available", v_available},
+    {"aggregate_avail", v_aggregate_avail},
     {"records", v_records},
     {"held_exclusively", v_held_exclusively},
     {"aggregate", v_aggregate},

@@ -410,6 +410,29 @@ describe("vertex", function()
     end)
   end)
 
+  describe("aggregate_avail", function()
+    it("reads the free units below from the pruning aggregate, over time", function()
+      local n0 = g:vertex("/c0/n0")
+      assert.are.equal(4, n0:aggregate_avail("core"))
+      assert.are.equal(8, g:root():aggregate_avail("core"))
+      assert.are.equal(2, g:root():aggregate_avail("node"))
+      assert(g:vertex("/c0/n0/s1"):allocate(1, 1, { start = 10, duration = 10 }))
+      assert.are.equal(4, n0:aggregate_avail("core"))
+      assert.are.equal(2, n0:aggregate_avail("core", 10))
+      assert.are.equal(2, n0:aggregate_avail("core", 0, 11))
+      assert.are.equal(4, n0:aggregate_avail("core", 20, 100))
+      failed("ENOENT", "/c0/n0/s0/core0 keeps no aggregate of core",
+        g:vertex("/c0/n0/s0/core0"):aggregate_avail("core"))
+      failed("ENOENT", "/c0/n0 keeps no aggregate of memory", n0:aggregate_avail("memory"))
+      assert.has_error(function() n0:aggregate_avail() end,
+        "bad argument #1 to 'aggregate_avail' (string expected, got no value)")
+      assert.has_error(function() n0:aggregate_avail("core", -1) end,
+        "bad argument #2 to 'aggregate_avail' (start must be >= 0)")
+      assert.has_error(function() n0:aggregate_avail("core", 0, 0) end,
+        "bad argument #3 to 'aggregate_avail' (duration must be > 0)")
+    end)
+  end)
+
   describe("composites from a vertex", function()
     it("aggregates and copies its subtree", function()
       local n0 = g:vertex("/c0/n0")
