@@ -255,6 +255,10 @@ describe("grove.jobspec.build", function()
     assert.truthy(core.jobspec_parse(J.to_yaml(t), {v1 = true}))
   end)
 
+  it("is callable as jobspec{...}", function()
+    assert.same(J.build{tasks = 4, cores_per_task = 2}, J{tasks = 4, cores_per_task = 2})
+  end)
+
   it("spreads uneven task counts with total", function()
     local t = assert(J.build{nodes = 2, tasks = 5})
     assert.equal(3, t.resources[1].with[1].count)

@@ -26,7 +26,8 @@
 --   user (attributes.user), label (the slot label, default "task").
 --
 -- Misuse (a non-table argument, an unknown option) raises; a request that
--- cannot be built returns nil, message, "EINVAL".
+-- cannot be built returns nil, message, "EINVAL".  The module is callable:
+-- jobspec{...} is jobspec.build{...}.
 local M = {}
 
 local floor = math.floor
@@ -462,5 +463,7 @@ function M.to_yaml(tbl)
   end
   return concat(out, "\n") .. "\n"
 end
+
+setmetatable(M, {__call = function(_, o) return M.build(o) end})
 
 return M
