@@ -278,11 +278,23 @@ static void sandbox_leave(lua_State *L, struct grovel_policy *p, int slot)
 
 /* ---- errors ----------------------------------------------------------------- */
 
+/* The type of the value at idx, by its metatable's __name if it has one
+ * (read raw: no policy code runs). */
+static const char *type_name(lua_State *L, int idx)
+{
+    idx = lua_absindex(L, idx);
+    int t = luaL_getmetafield(L, idx, "__name");
+    const char *s = t == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, idx);
+    if (t != LUA_TNIL)
+        lua_pop(L, 1); /* a __name string stays anchored in the metatable */
+    return s;
+}
+
 static int msgh(lua_State *L)
 {
     const char *msg = lua_tostring(L, 1);
     if (!msg) /* no __tostring: that would run policy code here */
-        msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+        msg = lua_pushfstring(L, "(error object is a %s value)", type_name(L, 1));
     luaL_traceback(L, L, msg, 1);
     return 1;
 }
@@ -317,7 +329,7 @@ static void record_error(struct grovel_policy *p, lua_State *L, int kind, int st
             snprintf(text, sizeof(text), "%s: %.*s", where, n, msg);
     } else {
         snprintf(text, sizeof(text), "%s: (error object is a %s value)", where,
-                 luaL_typename(L, -1));
+                 type_name(L, -1));
     }
     set_text(&p->traceback, msg ? msg : text);
     free(p->err);
