@@ -1,0 +1,137 @@
+/* l_jgf.c: JSON Graph Format in Lua (core/jgf.h).
+ *
+ *   core.jgf_decode(text [, source])  -> graph | nil, msg, code
+ *   core.jgf_load(path)               -> graph | nil, msg, code
+ *   core.jgf_encode(g [, opts])       -> text  | nil, msg, code
+ *   g:to_jgf([opts])                  the same as a graph method
+ *
+ * opts: {state = bool, compact = bool, vertices = {v, ...}}: state adds
+ * tags, allocation records and the current time (GROVE_JGF_WITH_STATE);
+ * compact drops the indentation; vertices writes only those vertices and
+ * the edges between them (the scheduling graph of an allocation).
+ *
+ * Workload: whole machines (hundreds of megabytes of text) as well as the
+ * small graphs of R documents.  The text is made by the core in one buffer,
+ * which a box owns until Lua has copied it, so a memory error in Lua cannot
+ * leak it; a decoded graph goes into a graph userdata created before it.
+ * Misuse (a closed graph, a bad option, a vertex of another graph) raises;
+ * bad input returns nil, message, code with the core's message (file,
+ * line, place, reason).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jgf.h"
+#include "lgraph.h"
+
+/* nil, msg, code from a failed read. */
+static int read_fail(lua_State *L, int e, const grove_error_t *err)
+{
+    return grovel_fail(L, err->text[0] ? err->text : strerror(e), grovel_errno_name(e));
+}
+
+static int l_jgf_decode(lua_State *L)
+{
+    size_t len;
+    const char *text = luaL_checklstring(L, 1, &len);
+    const char *source = luaL_optstring(L, 2, NULL);
+    struct grovel_graph *gr = grovel_new_graph_ud(L);
+    grove_error_t err;
+    grove_graph_t *g = grove_jgf_read(text, len, source, &err);
+    if (!g)
+        return read_fail(L, errno, &err);
+    gr->g = g;
+    return 1;
+}
+
+static int l_jgf_load(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    struct grovel_graph *gr = grovel_new_graph_ud(L);
+    grove_error_t err;
+    grove_graph_t *g = grove_jgf_load(path, &err);
+    if (!g)
+        return read_fail(L, errno, &err);
+    gr->g = g;
+    return 1;
+}
+
+/* The vertex list of opts.vertices (at index t) into a userdata buffer
+ * left on the stack; *n gets its length. */
+static grove_vid_t *check_vertices(lua_State *L, int t, int oi, const struct grovel_graph *gr,
+                                   size_t *n)
+{
+    luaL_argcheck(L, lua_type(L, t) == LUA_TTABLE, oi, "vertices must be a list of vertices");
+    lua_Unsigned len = lua_rawlen(L, t);
+    grove_vid_t *vids = lua_newuserdatauv(L, (len ? len : 1) * sizeof(*vids), 0);
+    for (lua_Unsigned i = 0; i < len; i++) {
+        lua_rawgeti(L, t, (lua_Integer)i + 1);
+        struct grovel_vertex *h = luaL_testudata(L, -1, GROVEL_VERTEX);
+        if (!h || h->gr != gr || !grove_graph_has_vertex(gr->g, h->v))
+            luaL_argerror(L, oi,
+                          lua_pushfstring(L, "vertices[%d] is not a vertex of this graph",
+                                          (int)i + 1));
+        vids[i] = h->v;
+        lua_pop(L, 1);
+    }
+    *n = (size_t)len;
+    return vids;
+}
+
+/* Encode the graph at gi with the options at oi. */
+static int encode(lua_State *L, int gi, int oi)
+{
+    struct grovel_graph *gr = grovel_check_graph_ud(L, gi);
+    int flags = 0;
+    grove_vid_t *vids = NULL;
+    size_t n = 0;
+    if (!lua_isnoneornil(L, oi)) {
+        luaL_checktype(L, oi, LUA_TTABLE);
+        lua_pushnil(L);
+        while (lua_next(L, oi)) {
+            const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+            if (k && (!strcmp(k, "state") || !strcmp(k, "compact"))) {
+                if (!lua_isboolean(L, -1))
+                    luaL_argerror(L, oi, lua_pushfstring(L, "%s must be a boolean", k));
+                if (lua_toboolean(L, -1))
+                    flags |= !strcmp(k, "state") ? GROVE_JGF_WITH_STATE : GROVE_JGF_COMPACT;
+            } else if (k && !strcmp(k, "vertices")) {
+                vids = check_vertices(L, lua_absindex(L, -1), oi, gr, &n);
+                lua_insert(L, -3); /* keep the buffer below the key */
+            } else {
+                luaL_argerror(L, oi,
+                              lua_pushfstring(L, "unknown option '%s'",
+                                              k ? k : luaL_typename(L, -2)));
+            }
+            lua_pop(L, 1);
+        }
+    }
+    struct grovel_box *b = grovel_box_new(L, free);
+    b->p = vids ? grove_jgf_write_vertices(gr->g, vids, n, flags) : grove_jgf_write(gr->g, flags);
+    if (!b->p)
+        return grovel_fail_errno(L, errno, NULL);
+    lua_pushstring(L, b->p);
+    free(b->p);
+    b->p = NULL;
+    return 1;
+}
+
+static int l_jgf_encode(lua_State *L)
+{
+    return encode(L, 1, 2);
+}
+
+static const luaL_Reg graph_methods[] = {
+    {"to_jgf", l_jgf_encode},
+    {NULL, NULL},
+};
+
+int grovel_open_jgf(lua_State *L)
+{
+    grovel_setfunc(L, "jgf_decode", l_jgf_decode);
+    grovel_setfunc(L, "jgf_load", l_jgf_load);
+    grovel_setfunc(L, "jgf_encode", l_jgf_encode);
+    grovel_class(L, GROVEL_GRAPH, graph_methods, NULL);
+    return 0;
+}
