@@ -175,13 +175,14 @@ static int m_match(lua_State *L)
 {
     struct lmatcher *lm = check_matcher(L, 1);
     struct grovel_graph *gr = matcher_graph(L, 1);
+    grove_match_mode_t mode = (grove_match_mode_t)luaL_checkoption(L, 3, "allocate", modes);
+    grove_jobid_t id = lua_isnoneornil(L, 4) ? 0 : grovel_check_job(L, 4);
+    lua_settop(L, 4);
     const grove_jobspec_t *js = to_jobspec(L, 2);
     if (!js) {
         const char *code = lua_tostring(L, -1);
         return grovel_fail(L, lua_tostring(L, -2), code ? code : "EINVAL");
     }
-    grove_match_mode_t mode = (grove_match_mode_t)luaL_checkoption(L, 3, "allocate", modes);
-    grove_jobid_t id = lua_isnoneornil(L, 4) ? 0 : grovel_check_job(L, 4);
     lua_settop(L, 4);
     lua_getiuservalue(L, 1, 1); /* 5: graph */
     lua_getiuservalue(L, 1, 2); /* 6: policy or nil */

@@ -1,0 +1,430 @@
+-- Specs for the matcher binding (grove.core.matcher): modes, job tables,
+-- cancel and release, stats, policies by name or object, misuse, and a
+-- replay of the corpus's tiny-graph command files with the C policies and
+-- their Lua twins.
+local core = require "grove.core"
+
+local CORPUS = os.getenv("GROVE_CONFORMANCE") or "../shared/conformance"
+
+local function tiny()
+  return dofile "examples/tiny.lua"
+end
+
+-- A jobspec in YAML: `n` nodes (exclusive when x) each with a slot of
+-- `cores` cores, and an optional duration.
+local function nodes_yaml(n, cores, x, duration)
+  return ([[
+version: 9999
+resources:
+  - type: node
+    count: %d
+    exclusive: %s
+    with:
+      - type: slot
+        count: 1
+        label: default
+        with:
+          - type: core
+            count: %d
+tasks:
+  - command: [app]
+    slot: default
+    count: {per_slot: 1}
+%s]]):format(n, x and "true" or "false", cores,
+    ("attributes: {system: {%s}}\n"):format(duration and "duration: " .. duration or ""))
+end
+
+local function cores_table(n, duration)
+  return {
+    version = 9999,
+    resources = {{type = "slot", count = 1, label = "default",
+      with = {{type = "core", count = n}}}},
+    tasks = {{command = {"app"}, slot = "default", count = {per_slot = 1}}},
+    attributes = {system = {duration = duration or 60}},
+  }
+end
+
+local function names(job)
+  local t = {}
+  for _, p in ipairs(job.picks) do
+    t[#t + 1] = p.vertex:name() .. ":" .. p.amount .. (p.exclusive and "x" or "s")
+  end
+  return table.concat(t, " ")
+end
+
+describe("core.matcher", function()
+  it("makes a matcher over a graph, with the first policy", function()
+    local g = tiny()
+    local m = core.matcher(g)
+    assert.equal("grove.matcher (policy first, 0 jobs)", tostring(m))
+    assert.equal("first", m:policy())
+    assert.equal(g, m:graph())
+    assert.equal(1, m:next_id())
+    assert.same({}, m:jobs())
+  end)
+
+  it("raises on misuse", function()
+    assert.has_error(function() core.matcher() end,
+      "bad argument #1 to 'matcher' (grove.graph expected, got no value)")
+    assert.has_error(function() core.matcher(tiny(), {color = 1}) end,
+      "bad argument #2 to 'matcher' (unknown option 'color' (default_duration, "
+      .. "constraint_type))")
+    assert.has_error(function() core.matcher(tiny(), {default_duration = -1}) end,
+      "bad argument #2 to 'matcher' (default_duration must be a non-negative integer "
+      .. "(seconds))")
+    local m = core.matcher(tiny())
+    assert.has_error(function() m:match(42) end,
+      "bad argument #1 to 'match' (jobspec, YAML or JSON text, or table expected, got number)")
+    assert.has_error(function() m:match(nodes_yaml(1, 1), "now") end,
+      "bad argument #2 to 'match' (invalid option 'now')")
+    assert.has_error(function() m:match(nodes_yaml(1, 1), "allocate", -3) end,
+      "bad argument #3 to 'match' (job id must be a non-negative integer)")
+    assert.has_error(function() m:set_policy(3) end,
+      "bad argument #1 to 'set_policy' (policy name or grove.policy expected, got number)")
+  end)
+end)
+
+describe("m:match", function()
+  it("allocates now and returns the job table", function()
+    local m = core.matcher(tiny())
+    local j = assert(m:match(nodes_yaml(1, 2, false, 3600), "allocate"))
+    assert.equal(1, j.id)
+    assert.equal("allocated", j.state)
+    assert.equal(0, j.start)
+    assert.equal(3600, j["end"])
+    assert.equal("tiny0:1s rack0:1s node0:1s socket0:1s core0:1x core1:1x", names(j))
+    assert.equal("grove.vertex", getmetatable(j.picks[1].vertex).__name)
+    assert.equal("/tiny0/rack0/node0/socket0/core0", tostring(j.picks[5].vertex))
+    assert.equal(2, m:next_id())
+    assert.equal("grove.matcher (policy first, 1 jobs)", tostring(m))
+    -- the graph holds the records
+    assert.equal(1, j.picks[5].vertex:allocated())
+  end)
+
+  it("takes a jobspec userdata, YAML or JSON text, or a table", function()
+    local m = core.matcher(tiny())
+    local js = assert(core.jobspec_parse(nodes_yaml(1, 1)))
+    assert.equal("allocated", assert(m:match(js)).state)
+    assert.equal("allocated", assert(m:match(nodes_yaml(1, 1))).state)
+    local json = assert(core.jobspec_parse(nodes_yaml(1, 1))):to_json()
+    assert.equal("allocated", assert(m:match(json)).state)
+    local j = assert(m:match(cores_table(3, 120)))
+    assert.equal(120, j["end"])
+    assert.equal(4, #m:jobs())
+  end)
+
+  it("fails with EINVAL on a bad jobspec, leaving the matcher as it was", function()
+    local m = core.matcher(tiny())
+    local j, msg, code = m:match("version: 9999\nresources: 7\n")
+    assert.is_nil(j)
+    assert.equal("EINVAL", code)
+    assert.is_string(msg)
+    j, msg, code = m:match({version = 1, resources = {}})
+    assert.is_nil(j)
+    assert.equal("EINVAL", code)
+    assert.is_string(msg)
+    assert.equal(1, m:next_id())
+  end)
+
+  it("tells busy (EBUSY) from never (ENODEV)", function()
+    local m = core.matcher(tiny())
+    assert(m:match(nodes_yaml(2, 1, true, 100)))
+    local j, msg, code = m:match(nodes_yaml(1, 1))
+    assert.is_nil(j)
+    assert.equal("no matching resources", msg)
+    assert.equal("EBUSY", code)
+    j, msg, code = m:match(nodes_yaml(1, 1), "allocate_with_satisfiability")
+    assert.same({nil, "no matching resources", "EBUSY"}, {j, msg, code})
+    j, msg, code = m:match(nodes_yaml(3, 1), "allocate_with_satisfiability")
+    assert.same({nil, "unsatisfiable request", "ENODEV"}, {j, msg, code})
+    j, msg, code = m:match(nodes_yaml(3, 1), "allocate_orelse_reserve")
+    assert.same({nil, "unsatisfiable request", "ENODEV"}, {j, msg, code})
+    j, msg, code = m:match(nodes_yaml(1, 37), "satisfiability")
+    assert.same({nil, "unsatisfiable request", "ENODEV"}, {j, msg, code})
+    -- every match but satisfiability consumed an id
+    assert.equal(6, m:next_id())
+  end)
+
+  it("reserves at the earliest time", function()
+    local m = core.matcher(tiny())
+    assert(m:match(nodes_yaml(2, 1, true, 100)))
+    assert(m:match(nodes_yaml(1, 1, true, 50), "allocate_orelse_reserve"))
+    local j = assert(m:match(nodes_yaml(2, 1, true, 10), "allocate_orelse_reserve"))
+    assert.equal("reserved", j.state)
+    assert.equal(150, j.start)
+    assert.equal(160, j["end"])
+    assert.equal("reserved", m:job(3).state)
+  end)
+
+  it("matches without recording anything", function()
+    local g = tiny()
+    local m = core.matcher(g)
+    assert(m:match(nodes_yaml(2, 36, false, 100)))
+    local j = assert(m:match(nodes_yaml(1, 1), "without_allocating_future"))
+    assert.equal("matched", j.state)
+    assert.equal(100, j.start)
+    j = assert(m:match(nodes_yaml(2, 36), "satisfiability"))
+    assert.equal("matched", j.state)
+    local j2, _, code = m:match(nodes_yaml(1, 1), "without_allocating")
+    assert.is_nil(j2)
+    assert.equal("EBUSY", code)
+    assert.equal(1, #m:jobs())
+    m:cancel(1)
+    j = assert(m:match(nodes_yaml(1, 1), "without_allocating"))
+    assert.equal("matched", j.state)
+    assert.equal(0, #m:jobs())
+    for v in g:vertices() do assert.same({}, v:records()) end
+  end)
+
+  it("uses the given job id, and refuses one in use (EEXIST)", function()
+    local m = core.matcher(tiny())
+    assert.equal(10, assert(m:match(nodes_yaml(1, 1), "allocate", 10)).id)
+    assert.equal(11, m:next_id())
+    local j, msg, code = m:match(nodes_yaml(1, 1), "allocate", 10)
+    assert.is_nil(j)
+    assert.equal("EEXIST", code)
+    assert.equal("match: job 10 exists", msg)
+  end)
+
+  it("gives jobs without a duration the default, else forever", function()
+    local no_dur = nodes_yaml(1, 1)
+    local m = core.matcher(tiny(), {default_duration = 300})
+    assert.equal(300, assert(m:match(no_dur))["end"])
+    m = core.matcher(tiny())
+    assert.is_nil(assert(m:match(no_dur))["end"])
+  end)
+
+  it("never picks down vertices and honours constraints", function()
+    local g = tiny()
+    local m = core.matcher(g)
+    g:vertex("/tiny0/rack0/node0"):set_status("down")
+    local j = assert(m:match(nodes_yaml(1, 1)))
+    assert.equal("node1", j.picks[3].vertex:name())
+    g:vertex("/tiny0/rack0/node1"):set_status("down")
+    local _, _, code = m:match(nodes_yaml(1, 1), "allocate_with_satisfiability")
+    assert.equal("EBUSY", code)
+    g:vertex("/tiny0/rack0/node0"):set_status("up")
+    g:vertex("/tiny0/rack0/node1"):set_status("up")
+    g:vertex("/tiny0/rack0/node1"):set_property("ssd", "")
+    local t = cores_table(1)
+    t.resources = {{type = "node", count = 1, with = t.resources}}
+    t.attributes.system.constraints = {properties = {"ssd"}}
+    j = assert(m:match(t))
+    assert.equal("/tiny0/rack0/node1", tostring(j.picks[3].vertex))
+  end)
+end)
+
+describe("the job table", function()
+  it("lists, describes and cancels jobs", function()
+    local m = core.matcher(tiny())
+    assert(m:match(nodes_yaml(1, 4, false, 60)))
+    assert(m:match(nodes_yaml(1, 1, true, 60)))
+    local jobs = m:jobs()
+    assert.equal(2, #jobs)
+    assert.same({1, 2}, {jobs[1].id, jobs[2].id})
+    assert.same({id = 1, state = "allocated", start = 0, ["end"] = 60,
+      counts = {cluster = 1, rack = 1, node = 1, socket = 1, core = 4}}, m:info(1))
+    -- an exclusive node: its record implies what it contains
+    assert.same({cluster = 1, rack = 1, node = 1, socket = 1, core = 1}, m:info(2).counts)
+    assert.is_true(m:job(2).picks[3].exclusive)
+    assert.same({nil, "no job 7", "ENOENT"}, {m:info(7)})
+    assert.same({nil, "no job 7", "ENOENT"}, {m:job(7)})
+    assert.is_true(m:cancel(1))
+    assert.same({nil, "no job 1", "ENOENT"}, {m:cancel(1)})
+    assert.equal(1, #m:jobs())
+  end)
+
+  it("releases a job rank by rank", function()
+    local g = tiny()
+    local m = core.matcher(g)
+    assert(m:match(nodes_yaml(2, 2, false, 60)))
+    local n, gone = m:release_ranks(1, "1")
+    assert.equal(4, n) -- node1, its socket and two cores
+    assert.is_false(gone)
+    assert.equal(1, m:info(1).counts.node)
+    n, gone = m:release_ranks(1, "0-7")
+    assert.equal(4, n) -- node0, its socket and two cores (the containers above go with them)
+    assert.is_true(gone)
+    assert.same({nil, "no job 1", "ENOENT"}, {m:job(1)})
+    for v in g:vertices() do assert.same({}, v:records()) end
+    local _, _, code = m:release_ranks(1, "0")
+    assert.equal("ENOENT", code)
+    assert(m:match(nodes_yaml(1, 1)))
+    _, _, code = m:release_ranks(2, "3-1")
+    assert.equal("EINVAL", code)
+    assert.equal(1, select(1, m:release_ranks(2, core.idset("5"))) + 1)
+  end)
+
+  it("releases chosen vertices of a job", function()
+    local g = tiny()
+    local m = core.matcher(g)
+    local j = assert(m:match(nodes_yaml(1, 3)))
+    local core1 = j.picks[#j.picks].vertex
+    local n, gone = m:release_vertices(1, {core1})
+    assert.same({1, false}, {n, gone})
+    assert.equal(2, m:info(1).counts.core)
+    assert.equal(0, core1:allocated())
+    local _, msg, code = m:release_vertices(1, {core1})
+    assert.equal("EINVAL", code)
+    assert.equal("job 1 does not hold all of these vertices", msg)
+    assert.has_error(function() m:release_vertices(1, {tiny():root()}) end,
+      "bad argument #2 to 'release_vertices' (element 1 is not a vertex of the matcher's graph)")
+  end)
+
+  it("counts matches and their times", function()
+    local m = core.matcher(tiny())
+    assert(m:match(nodes_yaml(1, 1)))
+    m:match(nodes_yaml(5, 1))
+    local s = m:stats()
+    assert.equal(2, s.matches)
+    assert.equal(1, s.succeeded)
+    assert.is_true(s.min > 0 and s.min <= s.mean and s.mean <= s.max)
+    m:reset_stats()
+    assert.same({matches = 0, succeeded = 0, min = 0, max = 0, mean = 0}, m:stats())
+  end)
+end)
+
+describe("policies on a matcher", function()
+  it("are set by name or as policy objects", function()
+    local m = core.matcher(tiny())
+    assert.is_true(m:set_policy("high"))
+    assert.equal("high", m:policy())
+    assert.equal("node1", assert(m:match(nodes_yaml(1, 1))).picks[3].vertex:name())
+    local p = assert(core.policy_load("policies/low.lua"))
+    assert.is_true(m:set_policy(p))
+    assert.equal("low", m:policy())
+    assert.equal("node0", assert(m:match(nodes_yaml(1, 1))).picks[3].vertex:name())
+    assert.same({nil, "unknown policy 'fastest' (built-ins: first, low, high, lonode, hinode, "
+      .. "lonodex, hinodex, firstnodex, locality, variation; or a policy from "
+      .. "grove.core.policy_load)", "ENOENT"}, {m:set_policy("fastest")})
+    assert.equal("low", m:policy())
+  end)
+
+  it("refuse a closed policy", function()
+    local m = core.matcher(tiny())
+    local p = assert(core.policy_parse("return {prune = function() return false end}", "p.lua"))
+    m:set_policy(p)
+    p:close()
+    assert.has_error(function() m:match(nodes_yaml(1, 1)) end,
+      "the matcher's policy was closed: set another one")
+    assert.has_error(function() m:set_policy(p) end,
+      "bad argument #1 to 'set_policy' (policy is closed)")
+    assert(m:set_policy("first"))
+    assert(m:match(nodes_yaml(1, 1)))
+  end)
+end)
+
+describe("matcher life", function()
+  it("closes idempotently and refuses use after close", function()
+    local g = tiny()
+    local m = core.matcher(g)
+    assert(m:match(nodes_yaml(1, 1)))
+    m:close()
+    m:close()
+    assert.equal("grove.matcher (closed)", tostring(m))
+    assert.has_error(function() m:match(nodes_yaml(1, 1)) end,
+      "calling 'match' on bad self (matcher is closed)")
+    -- the graph keeps its records
+    assert.equal(1, g:vertex("/tiny0/rack0/node0/socket0/core0"):allocated())
+    do
+      local m2 <close> = core.matcher(g)
+      assert(m2:match(nodes_yaml(1, 1)))
+    end
+  end)
+
+  it("refuses work once its graph is closed", function()
+    local g = tiny()
+    local m = core.matcher(g)
+    g:close()
+    assert.has_error(function() m:match(nodes_yaml(1, 1)) end, "the matcher's graph is closed")
+    assert.has_error(function() m:jobs() end, "the matcher's graph is closed")
+    m:close()
+  end)
+end)
+
+-- ---- the corpus: basics and granule on tiny, C policies and Lua twins ---------------
+
+local function read_tsv(path)
+  local rows = {}
+  for line in io.lines(path) do
+    if line:sub(1, 1) ~= "#" then
+      local f = {}
+      for field in (line .. "\t"):gmatch("([^\t]*)\t") do f[#f + 1] = field end
+      rows[#rows + 1] = f
+    end
+  end
+  return rows
+end
+
+-- "cluster=1,core=1" for the picks of j (only the exclusive ones if excl).
+local function summary(j, excl)
+  local sums, types = {}, {}
+  for _, p in ipairs(j.picks) do
+    if not excl or p.exclusive then
+      local t = p.vertex:type()
+      if not sums[t] then types[#types + 1] = t end
+      sums[t] = (sums[t] or 0) + p.amount
+    end
+  end
+  table.sort(types)
+  local out = {}
+  for _, t in ipairs(types) do out[#out + 1] = t .. "=" .. sums[t] end
+  return #out > 0 and table.concat(out, ",") or "-"
+end
+
+local function replay(policy, cmds)
+  local m = core.matcher(tiny())
+  assert(m:set_policy(policy))
+  local got = {}
+  for line in io.lines(CORPUS .. "/fluxion/" .. cmds) do
+    local verb, a, b = line:match("^(%S+)%s+(%S+)%s*(%S*)")
+    if verb == "cancel" then
+      m:cancel(tonumber(a))
+    elseif verb == "match" then
+      local path = CORPUS .. "/fluxion/" .. b:gsub("^.*data/resource/", "")
+      local js = core.jobspec_load(path)
+      local row
+      if not js then
+        row = "ERROR - - -"
+      else
+        local j, _, code = m:match(js, a)
+        if j and a == "satisfiability" then
+          row = "SATISFIABLE - - -"
+        elseif j then
+          row = ("%s %d %s %s"):format(j.state:upper(), j.start, summary(j), summary(j, true))
+        elseif a == "satisfiability" then
+          row = "UNSATISFIABLE - - -"
+        else
+          row = (code == "ENODEV" and a ~= "allocate" and "NOMATCH_UNSAT" or "NOMATCH")
+            .. " - - -"
+        end
+      end
+      got[#got + 1] = row
+    end
+  end
+  return got
+end
+
+describe("the corpus on tiny", function()
+  local outcomes = {}
+  for _, o in ipairs(read_tsv(CORPUS .. "/fluxion/outcomes.tsv")) do
+    if o[1] ~= "test_id" then
+      outcomes[o[1]] = outcomes[o[1]] or {}
+      table.insert(outcomes[o[1]], table.concat({o[5], o[6], o[7], o[8]}, " "))
+    end
+  end
+  for _, t in ipairs(read_tsv(CORPUS .. "/fluxion/tests.tsv")) do
+    local id, group, graph, policy, prune, out, cmds = t[1], t[3], t[4], t[8], t[10], t[11],
+      t[12]
+    if graph == "grugs/tiny.graphml" and prune == "-" and out == "simple"
+      and (group == "basics" or group == "granule") then
+      it(("%s %s %s (%s) with the C policy and its Lua twin"):format(id, group, policy, cmds),
+        function()
+          local want = assert(outcomes[id], "no outcomes for " .. id)
+          assert.same(want, replay(policy, cmds))
+          assert.same(want, replay(assert(core.policy_load("policies/" .. policy .. ".lua")),
+            cmds))
+        end)
+    end
+  end
+end)
