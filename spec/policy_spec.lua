@@ -1,0 +1,329 @@
+-- Specs for Lua policies (grove.core.policy_load / policy_parse): the
+-- policy table and its checks, defaults and fallbacks, declarative orders,
+-- what hooks receive (vertex views, ctx, candidates and scores), and the
+-- policy object's methods.
+local core = require "grove.core"
+
+local BUILTINS = {"first", "low", "high", "lonode", "hinode", "lonodex", "hinodex",
+  "firstnodex", "locality", "variation"}
+
+local function tiny()
+  return dofile "examples/tiny.lua"
+end
+
+local function parse(text, opts)
+  return core.policy_parse(text, "inline.lua", opts)
+end
+
+-- count nodes, each with a slot of `cores` cores.
+local function nodes(count, cores, slots)
+  return {
+    version = 9999,
+    resources = {{type = "node", count = count, with = {
+      {type = "slot", count = slots or 1, label = "default", with = {{type = "core",
+        count = cores}}}}}},
+    tasks = {{command = {"app"}, slot = "default", count = {per_slot = 1}}},
+    attributes = {system = {duration = 60}},
+  }
+end
+
+local function node_names(job)
+  local t = {}
+  for _, p in ipairs(job.picks) do
+    if p.vertex:type() == "node" then t[#t + 1] = p.vertex:name() end
+  end
+  return table.concat(t, " ")
+end
+
+-- Four nodes under one rack, ids 3 1 2 0, ranks 0..3, a `speed` property.
+local function four()
+  local g = core.graph()
+  local root = g:add_vertex{type = "cluster", basename = "four", id = 0}
+  local ids, speeds = {3, 1, 2, 0}, {"2", "9", "1.5", "4"}
+  for i = 1, 4 do
+    local n = g:add_vertex{type = "node", id = ids[i], rank = i - 1,
+      properties = {speed = speeds[i]}, tags = {fresh = i == 2 and "yes" or nil}}
+    assert(g:add_child(root, n))
+    for c = 0, 1 do assert(g:add_child(n, g:add_vertex{type = "core", id = c})) end
+    assert(g:add_child(n, g:add_vertex{type = "memory", id = 0, size = i * 4, unit = "GB"}))
+  end
+  return g
+end
+
+describe("loading policies", function()
+  it("loads every built-in twin with its name and description", function()
+    for _, name in ipairs(BUILTINS) do
+      local p = assert(core.policy_load("policies/" .. name .. ".lua"))
+      assert.equal(name, p:name())
+      assert.is_string(p:description())
+      assert.equal("policies/" .. name .. ".lua", p:source())
+      assert.equal(("grove.policy (%s, policies/%s.lua)"):format(name, name), tostring(p))
+      assert.is_nil(p:traceback())
+    end
+  end)
+
+  it("names a policy after its file when the table does not", function()
+    assert.equal("inline", assert(parse("return {}")):name())
+    assert.equal("mine", assert(core.policy_parse("return {}", "some/dir/mine.lua")):name())
+    assert.is_nil(assert(parse("return {}")):description())
+  end)
+
+  it("takes budget and memory options", function()
+    local p = assert(parse("return {}", {budget = 123, memory = 4096 * 1024}))
+    assert.equal(123, p:budget())
+    assert.equal(4096 * 1024, p:memory())
+    assert.equal(10000000, assert(parse("return {}")):budget())
+    assert.equal(64 * 1024 * 1024, assert(parse("return {}")):memory())
+    assert.has_error(function() parse("return {}", {budget = 0}) end,
+      "bad argument #3 to 'policy_parse' (budget must be a positive integer)")
+    assert.has_error(function() parse("return {}", {memory = 1.5}) end,
+      "bad argument #3 to 'policy_parse' (memory must be a positive integer (bytes))")
+    assert.has_error(function() parse("return {}", {speed = 1}) end,
+      "bad argument #3 to 'policy_parse' (unknown option 'speed' (budget, memory))")
+    assert.has_error(function() core.policy_load("policies/low.lua", 5) end,
+      "bad argument #2 to 'policy_load' (table expected, got number)")
+    assert.has_error(function() core.policy_parse("return {}", "") end,
+      "bad argument #2 to 'policy_parse' (name must not be empty)")
+    assert.has_error(function() core.policy_parse({}) end,
+      "bad argument #1 to 'policy_parse' (string expected, got table)")
+  end)
+
+  local bad = {
+    {"{prnue = function() end}", "unknown field 'prnue' (name, description, base, prune, "
+      .. "order, score, choose, select, node_exclusive)"},
+    {"{name = 3}", "field 'name' must be a string"},
+    {"{description = true}", "field 'description' must be a string"},
+    {"{prune = 'yes'}", "a hook must be a function, not string"},
+    {"{score = 1}", "a hook must be a function, not number"},
+    {"{order = 'id'}", "order must be a function or a table, not string"},
+    {"{select = 'worst'}", "select must be \"first\" or \"best\", not worst"},
+    {"{select = 1}", "select must be \"first\" or \"best\", not number"},
+    {"{node_exclusive = 'yes'}", "node_exclusive must be a boolean, not string"},
+    {"{base = 'fastest'}", "base must name a built-in policy ('fastest' is not one)"},
+    {"{order = {}}", "order: a declarative order needs a key"},
+    {"{order = {key = 'speed'}}", "order: unknown key 'speed' (id, rank, vid, size, "
+      .. "property:NAME or a function)"},
+    {"{order = {key = 'property:'}}", "order: unknown key 'property:' (id, rank, vid, size, "
+      .. "property:NAME or a function)"},
+    {"{order = {key = 3}}", "order: key must be a string or a function, not number"},
+    {"{order = {key = 'id', descending = 1}}", "order: descending must be a boolean, not number"},
+    {"{order = {key = 'id', when = 5}}", "order: when must be a type name, not number"},
+    {"{order = {key = 'id', reverse = true}}",
+      "order: unknown field 'reverse' (key, descending, when)"},
+    {"{1, 2}", "the policy table has a number key (fields are named)"},
+  }
+  for _, case in ipairs(bad) do
+    it("refuses " .. case[1], function()
+      local p, msg, code = parse("return " .. case[1])
+      assert.is_nil(p)
+      assert.equal("EINVAL", code)
+      assert.equal("inline.lua: " .. case[2], msg)
+    end)
+  end
+
+  it("ignores fields starting with an underscore", function()
+    assert.is_not_nil(parse("return {_notes = 'mine', _helper = function() end}"))
+  end)
+end)
+
+describe("what a policy leaves out", function()
+  it("falls back to the C default (first), with select best when it scores", function()
+    assert.same({select = "first", node_exclusive = false}, assert(parse("return {}")):hooks())
+    assert.same({score = "lua", select = "best", node_exclusive = false},
+      assert(parse("return {score = function() return 1 end}")):hooks())
+    assert.same({score = "lua", select = "first", node_exclusive = false},
+      assert(parse("return {score = function() return 1 end, select = 'first'}")):hooks())
+    assert.same({choose = "lua", select = "best", node_exclusive = false},
+      assert(parse("return {choose = function(c, k) return {} end}")):hooks())
+    assert.same({prune = "lua", order = "c", select = "first", node_exclusive = true},
+      assert(parse("return {prune = function() end, order = {key = 'id'}, "
+        .. "node_exclusive = true}")):hooks())
+    assert.same({order = "lua", select = "first", node_exclusive = false},
+      assert(parse("return {order = {key = function(v) return 0 end}}")):hooks())
+  end)
+
+  it("falls back to a built-in's C hooks with base", function()
+    local p = assert(parse("return {name = 'mine', base = 'hinodex'}"))
+    assert.same({order = "c", select = "first", node_exclusive = true}, p:hooks())
+    local a, b = core.matcher(tiny()), core.matcher(tiny())
+    a:set_policy("hinodex")
+    b:set_policy(p)
+    assert.equal("mine", b:policy())
+    for _ = 1, 3 do
+      local ja, jb = a:match(nodes(1, 1), "allocate_orelse_reserve"),
+        b:match(nodes(1, 1), "allocate_orelse_reserve")
+      assert.equal(#ja.picks, #jb.picks)
+      assert.equal(node_names(ja), node_names(jb))
+      assert.equal(ja.start, jb.start)
+    end
+    local q = assert(parse("return {base = 'locality', select = 'first', node_exclusive = true}"))
+    assert.same({choose = "c", select = "first", node_exclusive = true}, q:hooks())
+  end)
+end)
+
+describe("declarative orders", function()
+  local function first_node(order, count)
+    local m = core.matcher(four())
+    assert(m:set_policy(assert(parse("return {order = " .. order .. "}"))))
+    return node_names(assert(m:match(nodes(count or 1, 1))))
+  end
+
+  it("sort children by id, rank, vertex, size or a property, either way", function()
+    assert.equal("node3", first_node("{key = 'vid'}"))
+    assert.equal("node0", first_node("{key = 'vid', descending = true}"))
+    assert.equal("node0", first_node("{key = 'id'}"))
+    assert.equal("node3", first_node("{key = 'id', descending = true}"))
+    assert.equal("node3", first_node("{key = 'rank'}"))
+    assert.equal("node0", first_node("{key = 'rank', descending = true}"))
+    assert.equal("node2", first_node("{key = 'property:speed'}"))
+    assert.equal("node1", first_node("{key = 'property:speed', descending = true}"))
+    -- (picks are listed in graph order)
+    assert.equal("node3 node2 node0", first_node("{key = 'property:speed'}", 3))
+    assert.equal("node3", first_node("{key = 'property:missing'}")) -- all 0: by vertex
+  end)
+
+  it("sort only lists holding the `when` type", function()
+    local m = core.matcher(four())
+    assert(m:set_policy(assert(parse("return {order = {key = 'id', descending = true, "
+      .. "when = 'core'}}"))))
+    local j = assert(m:match(nodes(1, 1)))
+    assert.equal("node3", node_names(j)) -- nodes in graph order
+    assert.equal("core1", j.picks[#j.picks].vertex:name()) -- cores sorted
+  end)
+
+  it("call a key function at most once per vertex and match", function()
+    local p = assert(parse([[
+      local seen = {}
+      return {order = {key = function(v)
+        assert(not seen[v:vid()], "key called twice for " .. v:name())
+        seen[v:vid()] = true
+        return -(v:rank() or 0)
+      end}}]]))
+    local m = core.matcher(four())
+    assert(m:set_policy(p))
+    local j = assert(m:match(nodes(2, 1, 2)))
+    assert.equal("node2 node0", node_names(j)) -- ranks 3 and 2
+    assert.equal(4, m:info(j.id).counts.core) -- two slots per node: lists sorted again
+  end)
+end)
+
+describe("hooks", function()
+  it("see read-only vertex views with the read methods of a vertex", function()
+    local p = assert(parse([[
+      local views = {}
+      return {prune = function(v, ctx)
+        assert(ctx.type == "node" or ctx.type == nil, "ctx.type")
+        assert(ctx.start == 0 and ctx["end"] == 60, "ctx window")
+        if v:type() ~= "node" then return false end
+        assert(views[v:vid()] == nil or rawequal(views[v:vid()], v), "views are reused")
+        views[v:vid()] = v
+        assert(v:basename() == "node" and v:name() == "node" .. v:id(), "names")
+        assert(v:size() == 1 and v:unit() == "" and #v:uuid() == 36, "pool")
+        assert(v:status() == "up" and v:rank() == v:vid() // 4, "status and rank")
+        assert(tonumber(v:property("speed")) and v:property("nope") == nil, "property")
+        assert(v:properties().speed == v:property("speed"), "properties")
+        assert(v:has_tag("fresh") == (v:rank() == 1), "tags")
+        assert(v:rank() ~= 1 or v:tags().fresh == "yes", "tag values")
+        assert(v:path() == "/four0/" .. v:name(), "path")
+        assert(v:parent():type() == "cluster" and v:depth() == 1, "parent")
+        local kids = v:children_list()
+        assert(#kids == 3 and kids[1]:type() == "core" and kids[1]:parent() == v, "children")
+        local n = 0
+        for c in v:children() do n = n + 1; assert(c == kids[n]) end
+        assert(n == 3, "children iterator")
+        assert(kids[3]:available() == kids[3]:size() and kids[3]:allocated() == 0, "units")
+        assert(v:held_exclusively() == false and #v:records() == 0, "records")
+        assert(v:aggregate().core == 2, "aggregate")
+        assert(tostring(v) == v:path(), "tostring")
+        return false
+      end}]]))
+    local m = core.matcher(four())
+    assert(m:set_policy(p))
+    local j, msg = m:match(nodes(1, 1))
+    assert(j, msg)
+  end)
+
+  it("prune: true skips a subtree (vertices walked through, not candidates)", function()
+    local m = core.matcher(four())
+    assert(m:set_policy(assert(parse(
+      "return {prune = function(v) return v:type() == 'node' and v:id() ~= 2 end}"))))
+    local cores = nodes(1, 2)
+    cores.resources = cores.resources[1].with -- a slot of two cores, nodes walked through
+    local j = assert(m:match(cores))
+    assert.equal("/four0/node2/core0", tostring(j.picks[#j.picks - 1].vertex))
+    local _, _, code = m:match(cores)
+    assert.equal("EBUSY", code)
+  end)
+
+  it("score: the best k are taken", function()
+    local m = core.matcher(four())
+    assert(m:set_policy(assert(parse([[
+      return {score = function(v, ctx)
+        assert(ctx.count >= 1, "count")
+        return tonumber(v:property("speed") or "0")
+      end}]]))))
+    assert.equal("node1 node0", node_names(assert(m:match(nodes(2, 1)))))
+  end)
+
+  it("choose: gets candidates best first, k and the scores", function()
+    local m = core.matcher(four())
+    assert(m:set_policy(assert(parse([[
+      return {
+        score = function(v) return v:rank() or 0 end,
+        choose = function(cands, k, scores)
+          if cands[1]:type() ~= "node" then return {1} end
+          assert(#cands == 4 and #scores == 4 and k == 2, "sizes")
+          for i = 2, #scores do assert(scores[i - 1] >= scores[i], "best first") end
+          assert(cands[1]:rank() == 3, "order")
+          return {4, 2}
+        end}]]))))
+    -- positions 4 and 2: ranks 0 and 2
+    assert.equal("node3 node2", node_names(assert(m:match(nodes(2, 1)))))
+  end)
+
+  it("order: may return a new array", function()
+    local m = core.matcher(four())
+    assert(m:set_policy(assert(parse([[
+      return {order = function(parent, kids)
+        local t = {}
+        for i = #kids, 1, -1 do t[#t + 1] = kids[i] end
+        return t
+      end}]]))))
+    local j = assert(m:match(nodes(1, 1)))
+    assert.equal("node0", node_names(j))
+    assert.equal("core1", j.picks[#j.picks].vertex:name())
+  end)
+
+  it("work on several matchers and graphs in turn", function()
+    local p = assert(core.policy_load("policies/locality.lua"))
+    local m1, m2 = core.matcher(tiny()), core.matcher(four())
+    assert(m1:set_policy(p))
+    assert(m2:set_policy(p))
+    for _ = 1, 3 do
+      assert(m1:match(nodes(1, 1)))
+      assert(m2:match(nodes(2, 1)))
+    end
+  end)
+end)
+
+describe("the policy object", function()
+  it("closes idempotently", function()
+    local p = assert(parse("return {}"))
+    p:close()
+    p:close()
+    assert.equal("grove.policy (closed)", tostring(p))
+    assert.has_error(function() p:name() end, "calling 'name' on bad self (policy is closed)")
+  end)
+
+  it("keeps the traceback of its last failure", function()
+    local p = assert(parse("return {\nprune = function() error('x') end}"))
+    local m = core.matcher(tiny())
+    m:set_policy(p)
+    assert.is_nil(m:match(nodes(1, 1)))
+    local tb = p:traceback()
+    assert.matches("^inline.lua:2: x\nstack traceback:\n", tb)
+    assert.matches("in function <inline.lua:2>", tb)
+    m:set_policy("first")
+    assert(m:match(nodes(1, 1)))
+  end)
+end)
