@@ -327,3 +327,32 @@ describe("the policy object", function()
     assert(m:match(nodes(1, 1)))
   end)
 end)
+
+describe("grove.policy", function()
+  local policy = require "grove.policy"
+
+  it("loads the built-ins by name, from policies/", function()
+    for _, name in ipairs(policy.builtins) do
+      local p = assert(policy.load(name))
+      assert.equal(name, p:name())
+      assert.matches("policies/" .. name .. "%.lua$", p:source())
+      assert(core.matcher(tiny()):set_policy(name)) -- a C twin exists
+    end
+    assert.same(BUILTINS, policy.builtins)
+  end)
+
+  it("loads a path as given, with options", function()
+    local p = assert(policy.load("spec/fixtures/policies/raise.lua", {budget = 77}))
+    assert.equal("raise", p:name())
+    assert.equal(77, p:budget())
+  end)
+
+  it("reports an unknown name", function()
+    local p, msg, code = policy.load("fastest")
+    assert.is_nil(p)
+    assert.equal("ENOENT", code)
+    assert.matches("^no policy 'fastest' in .*policies", msg)
+    assert.has_error(function() policy.load(3) end,
+      "bad argument #1 to 'load' (string expected, got number)")
+  end)
+end)

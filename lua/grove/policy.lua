@@ -1,0 +1,79 @@
+-- grove.policy: find and load placement policies by name.
+--
+--   local policy = require "grove.policy"
+--   local p = assert(policy.load "locality")        -- policies/locality.lua
+--   local q = assert(policy.load("my/pol.lua", {budget = 1e6}))
+--   m:set_policy(p)
+--
+-- A name without a slash or ".lua" is looked up as NAME.lua in the policy
+-- directories: those in GROVE_POLICY_PATH (colon-separated), then the
+-- policies/ directory beside every lua/ directory on package.path (the
+-- source tree), then share/grove/policies beside every share/lua/5.4 on it
+-- (an installed copy), then ./policies.  Anything else is a path.
+-- Loading goes through grove.core.policy_load, so the result is sandboxed
+-- and the options (budget, memory) are the same.
+local core = require "grove.core"
+
+local M = {}
+
+-- The built-in policies: each has a C fast path (matcher:set_policy(name))
+-- and a Lua twin in policies/NAME.lua.
+M.builtins = {"first", "low", "high", "lonode", "hinode", "lonodex", "hinodex",
+  "firstnodex", "locality", "variation"}
+
+local function readable(path)
+  local f = io.open(path, "r")
+  if f then f:close() end
+  return f ~= nil
+end
+
+-- The directories searched for policy names, in order.
+function M.dirs()
+  local dirs, seen = {}, {}
+  local function add(d)
+    if d ~= "" and not seen[d] then
+      seen[d] = true
+      dirs[#dirs + 1] = d
+    end
+  end
+  for d in (os.getenv("GROVE_POLICY_PATH") or ""):gmatch("[^:]+") do add(d) end
+  for template in package.path:gmatch("[^;]+") do
+    local top = template:match("^(.*)/lua/%?%.lua$") or template:match("^(lua)/%?%.lua$")
+      and "."
+    if top then add(top .. "/policies") end
+    local prefix = template:match("^(.*)/share/lua/5%.4/%?%.lua$")
+    if prefix then add(prefix .. "/share/grove/policies") end
+  end
+  add("policies")
+  return dirs
+end
+
+-- The path of the policy called name, or nil, message, "ENOENT".
+function M.find(name)
+  if type(name) ~= "string" then
+    error(("bad argument #1 to 'find' (string expected, got %s)"):format(type(name)), 2)
+  end
+  local dirs = M.dirs()
+  for _, d in ipairs(dirs) do
+    local path = d .. "/" .. name .. ".lua"
+    if readable(path) then return path end
+  end
+  return nil, ("no policy '%s' in %s"):format(name, table.concat(dirs, ", ")), "ENOENT"
+end
+
+-- Load a policy by name or path; opts as for grove.core.policy_load.
+-- A grove.policy, or nil, message, code.
+function M.load(spec, opts)
+  if type(spec) ~= "string" then
+    error(("bad argument #1 to 'load' (string expected, got %s)"):format(type(spec)), 2)
+  end
+  local path = spec
+  if not spec:find("/", 1, true) and not spec:find("%.lua$") then
+    local found, msg, code = M.find(spec)
+    if not found then return nil, msg, code end
+    path = found
+  end
+  return core.policy_load(path, opts)
+end
+
+return M
