@@ -212,6 +212,118 @@ void grovep_map_free(grovep_map_t *m)
     map_free(m);
 }
 
+/* ---- uuid index --------------------------------------------------------
+ *
+ * Open addressing on 8-byte slots: (upper 32 bits of the uuid's hash) << 32
+ * | (vertex + 1), 0 when empty.  A slot's home is the top bits of those 32,
+ * so growing never reads a uuid, and a probe reads one only when the 32
+ * bits match.  At most half full: about 20 bytes a vertex, where a general
+ * map of 64-bit keys to chains took 50. */
+
+static uint32_t uuid_tag(const uint8_t u[16])
+{
+    return (uint32_t)(mix64(uuid_key(u)) >> 32);
+}
+
+static size_t uuid_home(const grove_graph_t *g, uint32_t tag)
+{
+    int bits = __builtin_ctzll((unsigned long long)g->uuid_cap);
+    return bits <= 32 ? (size_t)(tag >> (32 - bits)) : (size_t)tag << (bits - 32);
+}
+
+/* The vertex of uuid u or GROVE_VID_NONE; *at gets its slot, or the empty
+ * slot where it would go (when the index has room). */
+static grove_vid_t uuid_find(const grove_graph_t *g, const uint8_t u[16], size_t *at)
+{
+    if (!g->uuid_cap)
+        return GROVE_VID_NONE;
+    uint32_t tag = uuid_tag(u);
+    size_t mask = g->uuid_cap - 1, j = uuid_home(g, tag);
+    for (uint64_t s; (s = g->uuid_slots[j]) != 0; j = (j + 1) & mask) {
+        grove_vid_t v = (grove_vid_t)((s & 0xffffffffu) - 1);
+        if ((uint32_t)(s >> 32) == tag && !memcmp(g->uuid[v], u, 16)) {
+            if (at)
+                *at = j;
+            return v;
+        }
+    }
+    if (at)
+        *at = j;
+    return GROVE_VID_NONE;
+}
+
+/* Room for one more uuid.  0 or -1 (ENOMEM). */
+static int uuid_reserve(grove_graph_t *g)
+{
+    if ((g->uuid_count + 1) * 2 <= g->uuid_cap)
+        return 0;
+    size_t ocap = g->uuid_cap, cap = ocap ? ocap * 2 : 1024;
+    uint64_t *old = g->uuid_slots, *s = calloc(cap, sizeof(*s));
+    if (!s) {
+        errno = ENOMEM;
+        return -1;
+    }
+    g->uuid_slots = s;
+    g->uuid_cap = cap;
+    for (size_t i = 0; i < ocap; i++) {
+        if (!old[i])
+            continue;
+        size_t j = uuid_home(g, (uint32_t)(old[i] >> 32));
+        while (s[j])
+            j = (j + 1) & (cap - 1);
+        s[j] = old[i];
+    }
+    free(old);
+    return 0;
+}
+
+/* Index u as the uuid of v (after uuid_reserve; u not indexed yet). */
+static void uuid_insert(grove_graph_t *g, const uint8_t u[16], grove_vid_t v)
+{
+    size_t j = 0;
+    uuid_find(g, u, &j);
+    g->uuid_slots[j] = (uint64_t)uuid_tag(u) << 32 | ((uint64_t)v + 1);
+    g->uuid_count++;
+}
+
+/* Drop u from the index (backward-shift deletion keeps probing correct). */
+static void uuid_del(grove_graph_t *g, const uint8_t u[16])
+{
+    size_t j;
+    if (uuid_find(g, u, &j) == GROVE_VID_NONE)
+        return;
+    size_t mask = g->uuid_cap - 1, k = (j + 1) & mask;
+    g->uuid_slots[j] = 0;
+    g->uuid_count--;
+    while (g->uuid_slots[k]) {
+        size_t home = uuid_home(g, (uint32_t)(g->uuid_slots[k] >> 32));
+        /* move k back to j if j lies cyclically in [home, k) */
+        if ((k > j && (home <= j || home > k)) || (k < j && (home <= j && home > k))) {
+            g->uuid_slots[j] = g->uuid_slots[k];
+            g->uuid_slots[k] = 0;
+            j = k;
+        }
+        k = (k + 1) & mask;
+    }
+}
+
+static int uuid_copy(grove_graph_t *dst, const grove_graph_t *src)
+{
+    dst->uuid_slots = NULL;
+    dst->uuid_cap = dst->uuid_count = 0;
+    if (!src->uuid_cap)
+        return 0;
+    dst->uuid_slots = malloc(src->uuid_cap * sizeof(*dst->uuid_slots));
+    if (!dst->uuid_slots) {
+        errno = ENOMEM;
+        return -1;
+    }
+    memcpy(dst->uuid_slots, src->uuid_slots, src->uuid_cap * sizeof(*dst->uuid_slots));
+    dst->uuid_cap = src->uuid_cap;
+    dst->uuid_count = src->uuid_count;
+    return 0;
+}
+
 /* ---- status names ----------------------------------------------------- */
 
 static const char *status_names[GROVE_STATUS_COUNT] = {
@@ -289,7 +401,7 @@ void grove_graph_destroy(grove_graph_t *g)
     free(g->by_type);
     free(g->by_name);
     map_free(&g->by_rank);
-    map_free(&g->by_uuid);
+    free(g->uuid_slots);
     free(g);
     errno = saved;
 }
@@ -352,7 +464,7 @@ size_t grove_graph_bytes(const grove_graph_t *g)
                + g->nkv * sizeof(grovep_kv_t) + g->nrec * sizeof(grovep_rec_t)
                + 2 * g->chain_cap * sizeof(grovep_chain_t)
                + g->by_rank.cap * (sizeof(uint64_t) + sizeof(grovep_chain_t) + 1)
-               + g->by_uuid.cap * (sizeof(uint64_t) + sizeof(grovep_chain_t) + 1);
+               + g->uuid_cap * sizeof(*g->uuid_slots);
     return b + grove_intern_bytes(g->strings);
 }
 
@@ -602,8 +714,7 @@ grove_vid_t grove_graph_add_vertex(grove_graph_t *g, const grove_vertex_info_t *
     if (info->uuid) {
         if (grovep_uuid_parse(info->uuid, u) < 0)
             return GROVE_VID_NONE;
-        grovep_chain_t *c = map_get(&g->by_uuid, uuid_key(u));
-        if (c && !memcmp(g->uuid[c->head], u, 16)) {
+        if (uuid_find(g, u, NULL) != GROVE_VID_NONE) {
             errno = EEXIST;
             return GROVE_VID_NONE;
         }
@@ -625,23 +736,14 @@ grove_vid_t grove_graph_add_vertex(grove_graph_t *g, const grove_vertex_info_t *
     if (reserve_vertices(g, g->nv + 1) < 0 || reserve_chains(g, type) < 0
         || reserve_chains(g, name) < 0)
         return GROVE_VID_NONE;
+    if (uuid_reserve(g) < 0)
+        return GROVE_VID_NONE;
     if (!info->uuid)
         grovep_uuid_generate(g, u);
-    else if (map_get(&g->by_uuid, uuid_key(u))) {
-        /* different uuid, same 64-bit key: astronomically rare */
-        errno = EEXIST;
-        return GROVE_VID_NONE;
-    }
-    grovep_chain_t *uc = map_put(&g->by_uuid, uuid_key(u));
-    if (!uc)
-        return GROVE_VID_NONE;
     grovep_chain_t *rc = NULL;
-    if (info->rank >= 0 && !(rc = map_put(&g->by_rank, (uint64_t)info->rank))) {
-        map_del(&g->by_uuid, uuid_key(u));
+    if (info->rank >= 0 && !(rc = map_put(&g->by_rank, (uint64_t)info->rank)))
         return GROVE_VID_NONE;
-    }
-    uc->head = uc->tail = v;
-    uc->count = 1;
+    uuid_insert(g, u, v);
     g->v[v] = (grovep_vertex_t){
         .type = type,
         .basename = base,
@@ -1288,9 +1390,9 @@ grove_vid_t grove_graph_find_uuid(const grove_graph_t *g, const char *uuid)
 {
     uint8_t u[16];
     if (grovep_uuid_parse(uuid, u) == 0) {
-        grovep_chain_t *c = map_get(&g->by_uuid, uuid_key(u));
-        if (c && grovep_alive(g, c->head) && !memcmp(g->uuid[c->head], u, 16))
-            return c->head;
+        grove_vid_t v = uuid_find(g, u, NULL);
+        if (v != GROVE_VID_NONE && grovep_alive(g, v))
+            return v;
     }
     errno = ENOENT;
     return GROVE_VID_NONE;
@@ -1359,7 +1461,7 @@ void grovep_vertex_kill(grove_graph_t *g, grove_vid_t v)
         if (c)
             c->count--;
     }
-    map_del(&g->by_uuid, uuid_key(g->uuid[v]));
+    uuid_del(g, g->uuid[v]);
     g->parent[v] = GROVEP_NONE;
 }
 
@@ -1379,7 +1481,7 @@ grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
     c->recs = NULL;
     c->by_type = c->by_name = NULL;
     memset(&c->by_rank, 0, sizeof(c->by_rank));
-    memset(&c->by_uuid, 0, sizeof(c->by_uuid));
+    c->uuid_slots = NULL;
     /* derived state is rebuilt, not shared */
     c->agg_spec = NULL;
     c->aggs = NULL;
@@ -1433,7 +1535,7 @@ grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
         CP(by_name, g->chain_cap);
     }
 #undef CP
-    if (map_copy(&c->by_rank, &g->by_rank) < 0 || map_copy(&c->by_uuid, &g->by_uuid) < 0)
+    if (map_copy(&c->by_rank, &g->by_rank) < 0 || uuid_copy(c, g) < 0)
         goto fail;
     if (grovep_planners_rebuild(c) < 0)
         goto fail;
@@ -1498,5 +1600,5 @@ void grovep_uuid_generate(grove_graph_t *g, uint8_t u[16])
         memcpy(u + 8, &b, 8);
         u[6] = (uint8_t)((u[6] & 0x0f) | 0x40);
         u[8] = (uint8_t)((u[8] & 0x3f) | 0x80);
-    } while (map_get(&g->by_uuid, uuid_key(u)));
+    } while (uuid_find(g, u, NULL) != GROVE_VID_NONE);
 }

@@ -127,7 +127,8 @@ struct grove_graph {
     grovep_chain_t *by_type, *by_name; /* [chain_cap], indexed by symbol */
     size_t chain_cap;
     grovep_map_t by_rank; /* rank -> chain */
-    grovep_map_t by_uuid; /* first 8 uuid bytes -> vertex (vals[].head) */
+    uint64_t *uuid_slots;        /* uuid index (graph.c): tag << 32 | vertex + 1 */
+    size_t uuid_count, uuid_cap; /* cap: 0 or a power of two, at least 2 * count */
 
     /* pruning aggregates (aggregate.c) */
     char *agg_spec;                        /* "ALL:core,rack:node", as configured */
