@@ -32,6 +32,32 @@
 
 #define DEFAULT_SPEC "ALL:core,ALL:node,ALL:gpu"
 
+int grovep_dense_set(grovep_dense_t *d, grove_vid_t v, uint32_t i)
+{
+    if (v >= d->len) {
+        size_t len = d->len ? d->len : 1024;
+        while (len <= v)
+            len *= 2;
+        uint32_t *at = realloc(d->at, len * sizeof(*at));
+        if (!at) {
+            errno = ENOMEM;
+            return -1;
+        }
+        memset(at + d->len, 0xff, (len - d->len) * sizeof(*at));
+        d->at = at;
+        d->len = len;
+    }
+    d->at[v] = i;
+    return 0;
+}
+
+void grovep_dense_free(grovep_dense_t *d)
+{
+    free(d->at);
+    d->at = NULL;
+    d->len = 0;
+}
+
 static int64_t plan_end(int64_t end)
 {
     return end > GROVE_PLANNER_TIME_MAX ? GROVE_PLANNER_TIME_MAX : end;
@@ -128,7 +154,13 @@ static void drop_aggs(grove_graph_t *g)
     for (size_t i = 0; i < g->naggs; i++)
         grove_mplanner_destroy(g->aggs[i].mp);
     g->naggs = 0;
-    grovep_map_free(&g->agg_of);
+    grovep_dense_free(&g->agg_of);
+    free(g->agg_sum);
+    free(g->agg_touch);
+    free(g->agg_seen);
+    g->agg_sum = NULL;
+    g->agg_touch = NULL;
+    g->agg_seen = NULL;
 }
 
 void grovep_agg_fini(grove_graph_t *g)
@@ -144,7 +176,7 @@ void grovep_agg_fini(grove_graph_t *g)
     g->planners = NULL;
     g->planner_vid = NULL;
     g->nplanners = g->plcap = 0;
-    grovep_map_free(&g->planner_of);
+    grovep_dense_free(&g->planner_of);
     free(g->agg_spec);
     g->agg_spec = NULL;
 }
@@ -169,8 +201,8 @@ const char *grove_graph_aggregates(const grove_graph_t *g)
 
 static grove_planner_t *pool_planner(const grove_graph_t *g, grove_vid_t v)
 {
-    grovep_chain_t *c = grovep_map_get(&g->planner_of, v);
-    return c ? g->planners[c->head] : NULL;
+    uint32_t i = grovep_dense_get(&g->planner_of, v);
+    return i == UINT32_MAX ? NULL : g->planners[i];
 }
 
 static grove_planner_t *pool_planner_make(grove_graph_t *g, grove_vid_t v)
@@ -197,12 +229,10 @@ static grove_planner_t *pool_planner_make(grove_graph_t *g, grove_vid_t v)
     p = grove_planner_create(g->v[v].size, 0, GROVE_PLANNER_TIME_MAX);
     if (!p)
         return NULL;
-    grovep_chain_t *c = grovep_map_put(&g->planner_of, v);
-    if (!c) {
+    if (grovep_dense_set(&g->planner_of, v, (uint32_t)g->nplanners) < 0) {
         grove_planner_destroy(p);
         return NULL;
     }
-    c->head = (uint32_t)g->nplanners;
     g->planner_vid[g->nplanners] = v;
     g->planners[g->nplanners++] = p;
     return p;
@@ -210,20 +240,17 @@ static grove_planner_t *pool_planner_make(grove_graph_t *g, grove_vid_t v)
 
 static void pool_planner_drop(grove_graph_t *g, grove_vid_t v)
 {
-    grovep_chain_t *c = grovep_map_get(&g->planner_of, v);
-    if (!c)
+    uint32_t i = grovep_dense_get(&g->planner_of, v);
+    if (i == UINT32_MAX)
         return;
-    uint32_t i = c->head;
     grove_planner_destroy(g->planners[i]);
-    grovep_map_del(&g->planner_of, v);
+    g->planner_of.at[v] = UINT32_MAX;
     /* move the last planner into the hole */
     size_t last = g->nplanners - 1;
     if (i != last) {
         g->planners[i] = g->planners[last];
         g->planner_vid[i] = g->planner_vid[last];
-        grovep_chain_t *moved = grovep_map_get(&g->planner_of, g->planner_vid[i]);
-        if (moved)
-            moved->head = i;
+        g->planner_of.at[g->planner_vid[i]] = i;
     }
     g->nplanners--;
 }
@@ -264,14 +291,14 @@ const grovep_agg_t *grovep_agg_of(const grove_graph_t *g, grove_vid_t v)
 {
     if (!g->naggs)
         return NULL;
-    grovep_chain_t *c = grovep_map_get(&g->agg_of, v);
-    return c ? &g->aggs[c->head] : NULL;
+    uint32_t i = grovep_dense_get(&g->agg_of, v);
+    return i == UINT32_MAX ? NULL : &g->aggs[i];
 }
 
 static grovep_agg_t *agg_of_mut(grove_graph_t *g, grove_vid_t v)
 {
-    grovep_chain_t *c = g->naggs ? grovep_map_get(&g->agg_of, v) : NULL;
-    return c ? &g->aggs[c->head] : NULL;
+    uint32_t i = grovep_dense_get(&g->agg_of, v);
+    return i == UINT32_MAX ? NULL : &g->aggs[i];
 }
 
 static grove_mplanner_t *agg_mp(grove_graph_t *g, grovep_agg_t *a)
@@ -362,16 +389,10 @@ static bool contribution(const grove_graph_t *g, grove_vid_t v, const grovep_rec
     return false;
 }
 
-/* Find the job's SHARED record of this window on a. */
+/* The job's SHARED record of this window on a. */
 static uint32_t shared_rec(const grove_graph_t *g, grove_vid_t a, const grovep_rec_t *r)
 {
-    for (uint32_t i = g->v[a].recs; i != GROVEP_NONE; i = g->recs[i].next) {
-        const grovep_rec_t *s = &g->recs[i];
-        if (s->kind == GROVE_RECORD_SHARED && s->job == r->job && s->start == r->start
-            && s->end == r->end)
-            return i;
-    }
-    return GROVEP_NONE;
+    return grovep_shared_find(g, a, r->job, r->start, r->end);
 }
 
 /* Add (sign 1) or take away (sign -1) c from the span held in *span of
@@ -431,6 +452,106 @@ static void agg_apply(grove_graph_t *g, grove_vid_t v, uint32_t ri, int sign)
         if (s == GROVEP_NONE)
             continue;
         adjust_span(g, ag, &g->recs[s].aspan, start, end, c, sign);
+    }
+}
+
+int grovep_pool_add(grove_graph_t *g, grove_vid_t v, uint32_t ri)
+{
+    grovep_rec_t *r = &g->recs[ri];
+    grove_planner_t *p = pool_planner_make(g, v);
+    if (!p)
+        return -1;
+    int64_t end = plan_end(r->end);
+    int64_t id = r->start < end ? grove_planner_add(p, r->start, end - r->start, r->amount) : 0;
+    if (id < 0) {
+        if (grove_planner_span_count(p) == 0)
+            pool_planner_drop(g, v);
+        return -1;
+    }
+    g->recs[ri].pspan = id;
+    return 0;
+}
+
+void grovep_pool_remove(grove_graph_t *g, grove_vid_t v, uint32_t ri)
+{
+    grove_planner_t *p = pool_planner(g, v);
+    if (p && g->recs[ri].pspan > 0)
+        grove_planner_remove(p, g->recs[ri].pspan);
+    g->recs[ri].pspan = 0;
+    if (p && grove_planner_span_count(p) == 0)
+        pool_planner_drop(g, v);
+}
+
+int grovep_agg_add_job(grove_graph_t *g, const grove_vid_t *vs, const uint32_t *recs, size_t n)
+{
+    if (g->agg_dirty)
+        return grovep_agg_refresh(g); /* rebuilt from every record, these included */
+    if (!g->naggs || n == 0)
+        return 0;
+    /* the sum of contributions per aggregate above the records, in scratch
+     * arrays made by the refresh and left zeroed after each batch */
+    int64_t *sum = g->agg_sum;
+    uint32_t *touched = g->agg_touch;
+    uint8_t *seen = g->agg_seen;
+    if (!sum || !touched || !seen) {
+        g->agg_dirty = true; /* rebuilt at the next use */
+        errno = ENOMEM;
+        return -1;
+    }
+    size_t nt = 0;
+    const grovep_rec_t *any = NULL;
+    for (size_t k = 0; k < n; k++) {
+        grove_vid_t v = vs[k];
+        grovep_rec_t *r = &g->recs[recs[k]];
+        int64_t c[GROVEP_MAX_LOW];
+        if (!contribution(g, v, r, c))
+            continue;
+        any = r;
+        if (r->excl) {
+            grovep_agg_t *a = agg_of_mut(g, v);
+            if (a)
+                adjust_span(g, a, &r->aspan, r->start, r->end, c, 1);
+        }
+        for (grove_vid_t a = g->parent[v]; a != GROVEP_NONE; a = g->parent[a]) {
+            uint32_t ai = grovep_dense_get(&g->agg_of, a);
+            if (ai == UINT32_MAX)
+                continue;
+            if (!seen[ai]) {
+                seen[ai] = 1;
+                touched[nt++] = ai;
+            }
+            for (size_t i = 0; i < g->nlow; i++)
+                sum[ai * g->nlow + i] += c[i];
+        }
+    }
+    for (size_t k = 0; k < nt; k++) {
+        uint32_t ai = touched[k];
+        grovep_agg_t *a = &g->aggs[ai];
+        uint32_t s = grovep_shared_find(g, a->v, any->job, any->start, any->end);
+        if (s != GROVEP_NONE)
+            adjust_span(g, a, &g->recs[s].aspan, any->start, any->end, &sum[ai * g->nlow], 1);
+        memset(&sum[ai * g->nlow], 0, g->nlow * sizeof(*sum));
+        seen[ai] = 0;
+    }
+    return 0;
+}
+
+void grovep_agg_drop_job(grove_graph_t *g, grove_jobid_t job, int64_t start, int64_t end,
+                         const grove_vid_t *vs, size_t n)
+{
+    if (!g->naggs || g->agg_dirty)
+        return;
+    for (size_t k = 0; k < n; k++) {
+        for (grove_vid_t a = vs[k]; a != GROVEP_NONE; a = g->parent[a]) {
+            grovep_agg_t *ag = agg_of_mut(g, a);
+            if (!ag || !ag->mp)
+                continue;
+            uint32_t s = a == vs[k] ? GROVEP_NONE : grovep_shared_find(g, a, job, start, end);
+            if (s != GROVEP_NONE && g->recs[s].aspan > 0) {
+                grove_mplanner_remove(ag->mp, g->recs[s].aspan);
+                g->recs[s].aspan = 0;
+            }
+        }
     }
 }
 
@@ -547,12 +668,10 @@ int grovep_agg_refresh(grove_graph_t *g)
             g->aggs = na;
             g->aggcap = cap;
         }
-        grovep_chain_t *c = grovep_map_put(&g->agg_of, w);
-        if (!c) {
+        if (grovep_dense_set(&g->agg_of, w, (uint32_t)g->naggs) < 0) {
             rc = -1;
             break;
         }
-        c->head = (uint32_t)g->naggs;
         grovep_agg_t *a = &g->aggs[g->naggs++];
         memset(a, 0, sizeof(*a));
         a->v = w;
@@ -561,6 +680,13 @@ int grovep_agg_refresh(grove_graph_t *g)
     }
     free(tot);
     free(order);
+    if (rc == 0 && g->naggs) {
+        g->agg_sum = calloc(g->naggs * nl, sizeof(*g->agg_sum));
+        g->agg_touch = malloc(g->naggs * sizeof(*g->agg_touch));
+        g->agg_seen = calloc(g->naggs, 1);
+        if (!g->agg_sum || !g->agg_touch || !g->agg_seen)
+            rc = -1;
+    }
     if (rc < 0) {
         drop_aggs(g);
         g->agg_dirty = true;
@@ -586,7 +712,7 @@ int grovep_planners_rebuild(grove_graph_t *g)
     for (size_t i = 0; i < g->nplanners; i++)
         grove_planner_destroy(g->planners[i]);
     g->nplanners = 0;
-    grovep_map_free(&g->planner_of);
+    grovep_dense_free(&g->planner_of);
     for (grove_vid_t v = 0; v < g->nv; v++) {
         if (!grovep_alive(g, v))
             continue;

@@ -45,19 +45,28 @@ grove_vid_t grovep_clone_vertex(grove_graph_t *dst, const grove_graph_t *src, gr
         if (grove_vertex_tag(dst, n, k, val) < 0)
             goto fail;
     if (with_records) {
-        /* keep the source order of the record list */
-        uint32_t last = GROVEP_NONE;
-        for (uint32_t i = x->recs; i != GROVEP_NONE; i = src->recs[i].next) {
-            uint32_t r = grovep_rec_new(dst);
-            if (r == GROVEP_NONE)
-                goto fail;
-            dst->recs[r] = src->recs[i];
-            dst->recs[r].next = GROVEP_NONE;
-            if (last == GROVEP_NONE)
-                dst->v[n].recs = r;
-            else
-                dst->recs[last].next = r;
-            last = r;
+        /* both lists, in their source order; the caller rebuilds the
+         * planners and the annotation index */
+        for (int list = 0; list < 2; list++) {
+            uint32_t last = GROVEP_NONE;
+            uint32_t head = list ? x->shared : x->recs;
+            for (uint32_t i = head; i != GROVEP_NONE; i = src->recs[i].next) {
+                uint32_t r = grovep_rec_new(dst);
+                if (r == GROVEP_NONE)
+                    goto fail;
+                dst->recs[r] = src->recs[i];
+                dst->recs[r].next = GROVEP_NONE;
+                dst->recs[r].prev = last;
+                if (last == GROVEP_NONE) {
+                    if (list)
+                        dst->v[n].shared = r;
+                    else
+                        dst->v[n].recs = r;
+                } else {
+                    dst->recs[last].next = r;
+                }
+                last = r;
+            }
         }
     }
     return n;
@@ -121,7 +130,7 @@ static grove_graph_t *build_from(const grove_graph_t *g, const uint8_t *keep,
     }
     if (copy_edges(n, g, map, false, NULL) < 0)
         goto fail;
-    if (with_records && grovep_planners_rebuild(n) < 0)
+    if (with_records && (grovep_planners_rebuild(n) < 0 || grovep_shared_reindex(n) < 0))
         goto fail;
     free(map);
     return n;

@@ -402,6 +402,7 @@ void grove_graph_destroy(grove_graph_t *g)
     free(g->by_name);
     map_free(&g->by_rank);
     free(g->uuid_slots);
+    map_free(&g->shared_idx);
     free(g);
     errno = saved;
 }
@@ -706,7 +707,7 @@ static grove_sym_t default_name(grove_graph_t *g, grove_sym_t basename, int64_t 
 grove_vid_t grove_graph_add_vertex(grove_graph_t *g, const grove_vertex_info_t *info)
 {
     if (!info || !info->type || !info->type[0] || info->size < 0 || info->id < -1
-        || info->rank < -1) {
+        || info->rank < -1 || info->rank > GROVEP_RANK_MAX) {
         errno = EINVAL;
         return GROVE_VID_NONE;
     }
@@ -750,11 +751,12 @@ grove_vid_t grove_graph_add_vertex(grove_graph_t *g, const grove_vertex_info_t *
         .name = name,
         .unit = unit,
         .id = info->id,
-        .rank = info->rank,
+        .rank = (int32_t)info->rank,
         .size = info->size,
         .props = GROVEP_NONE,
         .tags = GROVEP_NONE,
         .recs = GROVEP_NONE,
+        .shared = GROVEP_NONE,
         .status = GROVE_STATUS_UP,
         .flags = 0,
     };
@@ -846,7 +848,7 @@ void grove_vertex_uuid(const grove_graph_t *g, grove_vid_t v, char buf[37])
 int grove_vertex_set_rank(grove_graph_t *g, grove_vid_t v, int64_t rank)
 {
     VCHECK(g, v, -1);
-    if (rank < -1) {
+    if (rank < -1 || rank > GROVEP_RANK_MAX) {
         errno = EINVAL;
         return -1;
     }
@@ -866,7 +868,7 @@ int grove_vertex_set_rank(grove_graph_t *g, grove_vid_t v, int64_t rank)
             }
         }
     }
-    g->v[v].rank = rank;
+    g->v[v].rank = (int32_t)rank;
     if (nc)
         chain_insert(nc, g->next_rank, v);
     return 0;
@@ -1482,10 +1484,14 @@ grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
     c->by_type = c->by_name = NULL;
     memset(&c->by_rank, 0, sizeof(c->by_rank));
     c->uuid_slots = NULL;
+    memset(&c->shared_idx, 0, sizeof(c->shared_idx));
     /* derived state is rebuilt, not shared */
     c->agg_spec = NULL;
     c->aggs = NULL;
     c->naggs = c->aggcap = 0;
+    c->agg_sum = NULL;
+    c->agg_touch = NULL;
+    c->agg_seen = NULL;
     memset(&c->agg_of, 0, sizeof(c->agg_of));
     c->planners = NULL;
     c->planner_vid = NULL;
@@ -1537,7 +1543,7 @@ grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
 #undef CP
     if (map_copy(&c->by_rank, &g->by_rank) < 0 || uuid_copy(c, g) < 0)
         goto fail;
-    if (grovep_planners_rebuild(c) < 0)
+    if (grovep_planners_rebuild(c) < 0 || grovep_shared_reindex(c) < 0)
         goto fail;
     return c;
 fail:

@@ -21,14 +21,16 @@
 #define GROVEP_V_ALLOC 0x04 /* has an ALLOC record (some window) */
 
 /* One vertex: base data and list heads.  56 bytes. */
+#define GROVEP_RANK_MAX INT32_MAX
 typedef struct grovep_vertex {
     grove_sym_t type, basename, name, unit;
     int64_t id;     /* GROVE_ID_NONE when not assigned */
-    int64_t rank;   /* GROVE_ID_NONE when none */
     int64_t size;   /* units in the pool, >= 0 */
+    int32_t rank;   /* GROVE_ID_NONE when none; ranks fit 31 bits */
     uint32_t props; /* first property in g->kv, or GROVEP_NONE */
     uint32_t tags;  /* first tag in g->kv, or GROVEP_NONE */
-    uint32_t recs;  /* first record in g->recs, or GROVEP_NONE */
+    uint32_t recs;  /* first ALLOC record in g->recs, or GROVEP_NONE */
+    uint32_t shared; /* first SHARED annotation in g->recs, or GROVEP_NONE */
     uint8_t status; /* grove_status_t */
     uint8_t flags;  /* GROVEP_V_* */
 } grovep_vertex_t;
@@ -65,7 +67,8 @@ typedef struct grovep_rec {
     int64_t pspan;  /* ALLOC: span in the vertex's pool planner, or 0 */
     int64_t aspan;  /* span in this vertex's aggregate, or 0: the job's
                      * holdings below it (SHARED) or its own (ALLOC, excl) */
-    uint32_t next;  /* next record of the same vertex, or GROVEP_NONE */
+    uint32_t next;  /* next record in the same list, or GROVEP_NONE */
+    uint32_t prev;  /* previous record in the same list, or GROVEP_NONE */
     uint8_t kind;   /* grove_record_kind_t */
     uint8_t excl;   /* held exclusively */
     uint8_t asked;  /* exclusivity was asked for (not only implied) */
@@ -85,6 +88,22 @@ typedef struct grovep_map {
     uint8_t *used;
     size_t count, cap; /* cap: power of two */
 } grovep_map_t;
+
+/* A dense map from vertex id to a small index (GROVEP_NONE when unset):
+ * 4 bytes a vertex, one load per look-up on the match path. */
+typedef struct grovep_dense {
+    uint32_t *at;
+    size_t len;
+} grovep_dense_t;
+
+static inline uint32_t grovep_dense_get(const grovep_dense_t *d, grove_vid_t v)
+{
+    return v < d->len ? d->at[v] : UINT32_MAX;
+}
+
+/* Set d[v] = i, growing it; 0 or -1 (ENOMEM). */
+int grovep_dense_set(grovep_dense_t *d, grove_vid_t v, uint32_t i);
+void grovep_dense_free(grovep_dense_t *d);
 
 /* A pruning aggregate: the free units of the low-level types in the
  * containment subtree of one vertex, over time. */
@@ -115,7 +134,10 @@ struct grove_graph {
 
     grovep_rec_t *recs;
     size_t nrec, reccap;
-    uint32_t rec_free; /* free list of records */
+    uint32_t rec_free;        /* free list of records */
+    grovep_map_t shared_idx;  /* (vertex, job, window, kind) -> record, so an
+                               * ancestor shared by thousands of jobs is
+                               * annotated in O(1) */
 
     grove_sym_t subsys[GROVEP_MAX_SMALL]; /* subsystem symbols in use */
     size_t nsubsys;
@@ -142,10 +164,13 @@ struct grove_graph {
     bool agg_dirty;  /* structure or sizes changed: rebuild before use */
     grovep_agg_t *aggs;
     size_t naggs, aggcap;
-    grovep_map_t agg_of; /* vertex -> index in aggs (vals[].head) */
+    grovep_dense_t agg_of; /* vertex -> index in aggs */
+    int64_t *agg_sum;      /* [naggs * nlow] scratch of grovep_agg_add_job, kept 0 */
+    uint32_t *agg_touch;   /* [naggs] scratch: aggregates touched by one batch */
+    uint8_t *agg_seen;     /* [naggs] scratch, kept 0 */
 
     /* pool planners (aggregate.c): vertex -> planner, while it has records */
-    grovep_map_t planner_of; /* vertex -> index in planners (vals[].head) */
+    grovep_dense_t planner_of; /* vertex -> index in planners */
     grove_planner_t **planners;
     grove_vid_t *planner_vid; /* the vertex of each planner */
     size_t nplanners, plcap;
@@ -177,6 +202,19 @@ grove_eid_t grovep_add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
 /* Drop every record held in the listed vertices (the containment subtree
  * of top, top included) and the annotations they put above top. */
 void grovep_release_subtree(grove_graph_t *g, const grove_vid_t *vs, size_t n, grove_vid_t top);
+
+/* The job's SHARED annotation on v for [start, end), or GROVEP_NONE. */
+uint32_t grovep_shared_find(const grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
+                            int64_t start, int64_t end);
+/* An exclusive ALLOC record of any job on v overlapping [start, end)? */
+bool grovep_excl_any(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end);
+/* Rebuild the record index from the lists (after copying records). */
+int grovep_shared_reindex(grove_graph_t *g);
+
+/* Any record of a job other than `job` (held or shared) on v overlapping
+ * [start, end)? */
+bool grovep_touched_by_other(const grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
+                             int64_t start, int64_t end);
 
 /* True if any of the listed vertices has a record. */
 bool grovep_any_records(const grove_graph_t *g, const grove_vid_t *vs, size_t n);
@@ -224,6 +262,27 @@ void grovep_rec_removing(grove_graph_t *g, grove_vid_t v, uint32_t r);
 int grovep_pool_resize(grove_graph_t *g, grove_vid_t v, int64_t size);
 /* Pool planners rebuilt from the records (after copying records).  0/-1. */
 int grovep_planners_rebuild(grove_graph_t *g);
+/* The pool planner span of ALLOC record ri of v: add (0 or -1) / remove. */
+int grovep_pool_add(grove_graph_t *g, grove_vid_t v, uint32_t ri);
+void grovep_pool_remove(grove_graph_t *g, grove_vid_t v, uint32_t ri);
+/* Aggregates for n new records of one job and window (vs[k] holds
+ * recs[k]), one update per aggregate above them.  0 or -1 (then marked
+ * dirty and rebuilt at the next use). */
+int grovep_agg_add_job(grove_graph_t *g, const grove_vid_t *vs, const uint32_t *recs, size_t n);
+/* Before dropping every record of a job and window: take its spans out of
+ * the aggregates above vs[] at once. */
+void grovep_agg_drop_job(grove_graph_t *g, grove_jobid_t job, int64_t start, int64_t end,
+                         const grove_vid_t *vs, size_t n);
+/* Record a whole selection for a job over [start, end) without checking
+ * availability (the matcher just did, on the same state): picks k with
+ * take[k] get an ALLOC record of amount[k] (exclusive when excl[k]).  All or
+ * nothing: 0, or -1 with nothing recorded. */
+int grovep_job_record(grove_graph_t *g, grove_jobid_t job, int64_t start, int64_t end,
+                      const grove_vid_t *vs, const int64_t *amount, const bool *excl, size_t n);
+/* Drop the job's ALLOC records on vs[] for [start, end) (and the
+ * annotations they made), as one batch. */
+void grovep_job_release(grove_graph_t *g, grove_jobid_t job, int64_t start, int64_t end,
+                        const grove_vid_t *vs, size_t n);
 /* Peak units held on v during [start, end) from its pool planner: the
  * answer, or -1 when v has no planner (then no ALLOC record). */
 int64_t grovep_pool_peak(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end);

@@ -89,6 +89,11 @@ struct grove_matcher {
     grove_job_t **jobs; /* sorted by id */
     size_t njobs, jobcap;
     grove_jobid_t next_id;
+    struct endtime {
+        int64_t t;
+        size_t n; /* jobs ending at t */
+    } *ends;      /* distinct job end times, ascending */
+    size_t nends, endcap;
     grove_job_t result; /* MATCHED results */
     grove_match_stats_t stats;
 
@@ -110,6 +115,7 @@ struct grove_matcher {
     size_t ncands, candcap;
 
     /* the match being made */
+    grove_jobid_t cur_id;
     int64_t start, end;
     bool sat;  /* satisfiability: ignore records and status */
     const grove_constraint_t *constraint;
@@ -185,6 +191,7 @@ void grove_matcher_destroy(grove_matcher_t *m)
     for (size_t i = 0; i < m->njobs; i++)
         job_free(m->jobs[i]);
     free(m->jobs);
+    free(m->ends);
     free(m->result.picks);
     free(m->pol_name);
     free(m->constraint_type);
@@ -268,9 +275,47 @@ grove_jobid_t grove_matcher_next_id(const grove_matcher_t *m)
     return m->next_id;
 }
 
+static size_t end_pos(const grove_matcher_t *m, int64_t t)
+{
+    size_t lo = 0, hi = m->nends;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (m->ends[mid].t < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static int end_add(grove_matcher_t *m, int64_t t)
+{
+    size_t i = end_pos(m, t);
+    if (i < m->nends && m->ends[i].t == t) {
+        m->ends[i].n++;
+        return 0;
+    }
+    if (grow((void **)&m->ends, &m->endcap, m->nends + 1, sizeof(*m->ends)) < 0)
+        return -1;
+    memmove(m->ends + i + 1, m->ends + i, (m->nends - i) * sizeof(*m->ends));
+    m->ends[i] = (struct endtime){t, 1};
+    m->nends++;
+    return 0;
+}
+
+static void end_del(grove_matcher_t *m, int64_t t)
+{
+    size_t i = end_pos(m, t);
+    if (i < m->nends && m->ends[i].t == t && --m->ends[i].n == 0) {
+        memmove(m->ends + i, m->ends + i + 1, (m->nends - i - 1) * sizeof(*m->ends));
+        m->nends--;
+    }
+}
+
 static int job_insert(grove_matcher_t *m, grove_job_t *j)
 {
-    if (grow((void **)&m->jobs, &m->jobcap, m->njobs + 1, sizeof(*m->jobs)) < 0)
+    if (grow((void **)&m->jobs, &m->jobcap, m->njobs + 1, sizeof(*m->jobs)) < 0
+        || end_add(m, j->end) < 0)
         return -1;
     size_t i = job_pos(m, j->id);
     memmove(m->jobs + i + 1, m->jobs + i, (m->njobs - i) * sizeof(*m->jobs));
@@ -283,6 +328,7 @@ static int job_insert(grove_matcher_t *m, grove_job_t *j)
 
 static void job_remove_at(grove_matcher_t *m, size_t i)
 {
+    end_del(m, m->jobs[i]->end);
     job_free(m->jobs[i]);
     memmove(m->jobs + i, m->jobs + i + 1, (m->njobs - i - 1) * sizeof(*m->jobs));
     m->njobs--;
@@ -390,29 +436,13 @@ static bool up(const grove_matcher_t *m, grove_vid_t v)
 /* An exclusive ALLOC record of any job overlapping the window? */
 static bool held_excl(const grove_matcher_t *m, grove_vid_t v)
 {
-    const grove_graph_t *g = m->g;
-    if (m->sat || !(g->v[v].flags & GROVEP_V_EXCL))
-        return false;
-    for (uint32_t i = g->v[v].recs; i != GROVEP_NONE; i = g->recs[i].next) {
-        const grovep_rec_t *r = &g->recs[i];
-        if (r->kind == GROVE_RECORD_ALLOC && r->excl && r->start < m->end && m->start < r->end)
-            return true;
-    }
-    return false;
+    return !m->sat && grovep_excl_any(m->g, v, m->start, m->end);
 }
 
-/* Any record (held or shared) overlapping the window? */
+/* Any record of another job (held or shared) overlapping the window? */
 static bool touched(const grove_matcher_t *m, grove_vid_t v)
 {
-    const grove_graph_t *g = m->g;
-    if (m->sat)
-        return false;
-    for (uint32_t i = g->v[v].recs; i != GROVEP_NONE; i = g->recs[i].next) {
-        const grovep_rec_t *r = &g->recs[i];
-        if (r->start < m->end && m->start < r->end)
-            return true;
-    }
-    return false;
+    return !m->sat && grovep_touched_by_other(m->g, v, m->cur_id, m->start, m->end);
 }
 
 /* Can the walk go through v?  Under a node-exclusive policy a node must
@@ -698,8 +728,8 @@ static int slot_home(grove_matcher_t *m, const struct req *r, grove_vid_t w, boo
     }
     m->nframes = fbase;
     m->nkids = kbase;
-    if (above_nodes)
-        return 0;
+    if (above_nodes || n == 0)
+        return 0; /* a leaf holds nothing below it */
     struct checkpoint cp = checkpoint(m);
     for (const struct req *ch = r->child; ch; ch = ch->next) {
         int rc = match_list(m, ch, w, excl, false);
@@ -1113,70 +1143,69 @@ static bool implied(const grove_matcher_t *m, grove_vid_t v)
     return false;
 }
 
-static void unrecord(grove_graph_t *g, grove_jobid_t id, grove_pick_t *p, size_t n)
+/* Drop every record of a job's picks (one batch). */
+static void unrecord(grove_graph_t *g, grove_jobid_t id, int64_t start, int64_t end,
+                     grove_pick_t *p, size_t n)
 {
+    grove_vid_t *vs = malloc((n ? n : 1) * sizeof(*vs));
+    size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        if (p[i].recorded) {
-            grove_vertex_free(g, p[i].v, id, -1);
-            p[i].recorded = false;
-        }
+        if (!p[i].recorded)
+            continue;
+        if (vs)
+            vs[k++] = p[i].v;
+        else
+            grove_vertex_free(g, p[i].v, id, -1); /* no memory for a batch */
+        p[i].recorded = false;
     }
+    if (vs)
+        grovep_job_release(g, id, start, end, vs, k);
+    free(vs);
 }
 
-/* Write the records of picks for job id over [start, end).  0 or -1 (EBUSY),
- * nothing recorded on failure. */
+/* Write the records of picks for job id over [start, end): one record at
+ * each top-most exclusive pick and each leaf pool; shared containers are
+ * annotated through what lies below.  0 or -1, nothing recorded on
+ * failure. */
 static int record(grove_graph_t *g, grove_jobid_t id, grove_pick_t *p, size_t n, int64_t start,
                   int64_t end, const uint8_t *is_implied)
 {
+    grove_vid_t *vs = calloc(n ? n : 1, sizeof(*vs));
+    int64_t *amount = calloc(n ? n : 1, sizeof(*amount));
+    bool *excl = calloc(n ? n : 1, sizeof(*excl));
+    int rc = -1;
+    if (!vs || !amount || !excl) {
+        errno = ENOMEM;
+        goto out;
+    }
+    size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         p[i].recorded = false;
         if (is_implied[i])
             continue;
-        int rc = 0;
         if (p[i].exclusive) {
-            int64_t amount = g->v[p[i].v].size > 0 ? g->v[p[i].v].size : 1;
             if (g->v[p[i].v].size == 0)
                 continue;
-            rc = grove_vertex_allocate(g, p[i].v, id, amount, start, end, true);
+            amount[k] = g->v[p[i].v].size;
         } else if (p[i].leaf) {
-            rc = grove_vertex_allocate(g, p[i].v, id, p[i].amount, start, end, false);
+            amount[k] = p[i].amount;
         } else {
-            continue; /* a shared container: annotated through what lies below */
+            continue; /* a shared container */
         }
-        if (rc < 0) {
-            int saved = errno;
-            unrecord(g, id, p, i);
-            errno = saved;
-            return -1;
-        }
+        vs[k] = p[i].v;
+        excl[k] = p[i].exclusive;
+        k++;
         p[i].recorded = true;
     }
-    return 0;
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* The instants after now at which some job ends, ascending, distinct. */
-static int64_t *end_times(const grove_matcher_t *m, int64_t now, size_t *n)
-{
-    int64_t *t = malloc((m->njobs ? m->njobs : 1) * sizeof(*t));
-    if (!t)
-        return NULL;
-    size_t k = 0;
-    for (size_t i = 0; i < m->njobs; i++)
-        if (m->jobs[i]->end > now && m->jobs[i]->end != GROVE_TIME_MAX)
-            t[k++] = m->jobs[i]->end;
-    qsort(t, k, sizeof(*t), cmp_i64);
-    size_t u = 0;
-    for (size_t i = 0; i < k; i++)
-        if (u == 0 || t[u - 1] != t[i])
-            t[u++] = t[i];
-    *n = u;
-    return t;
+    rc = grovep_job_record(g, id, start, end, vs, amount, excl, k);
+    if (rc < 0)
+        for (size_t i = 0; i < n; i++)
+            p[i].recorded = false;
+out:
+    free(vs);
+    free(amount);
+    free(excl);
+    return rc;
 }
 
 static int64_t duration_of(const grove_matcher_t *m, const grove_jobspec_t *js)
@@ -1220,6 +1249,7 @@ int grove_match(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_
     if (consume && id >= m->next_id)
         m->next_id = id + 1;
     m->err = err;
+    m->cur_id = id;
     m->hook_failed = 0;
     grove_error_clear(err);
     grove_vid_t root = grove_graph_root(g, g->sym_containment, 0);
@@ -1243,11 +1273,16 @@ int grove_match(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_
     int64_t at = now;
     if (found == 0 && (mode == GROVE_MATCH_ALLOCATE_ORELSE_RESERVE
                        || mode == GROVE_MATCH_WITHOUT_ALLOCATING_FUTURE)) {
-        size_t nt = 0;
-        if (!(times = end_times(m, now, &nt))) {
+        /* the instants after now at which some job ends */
+        size_t first = end_pos(m, now + 1), nt = m->nends - first;
+        if (!(times = malloc((nt ? nt : 1) * sizeof(*times)))) {
             errno = ENOMEM;
             goto done;
         }
+        for (size_t i = 0; i < nt; i++)
+            times[i] = m->ends[first + i].t;
+        if (nt && times[nt - 1] == GROVE_TIME_MAX)
+            nt--; /* a job that never ends frees nothing */
         int64_t need[GROVEP_MAX_LOW] = {0};
         for (const struct req *r = top; r; r = r->next)
             for (size_t l = 0; l < g->nlow; l++)
@@ -1333,7 +1368,7 @@ int grove_match(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_
             goto done;
         }
         if (job_insert(m, job) < 0) {
-            unrecord(g, id, dst->picks, dst->npicks);
+            unrecord(g, id, dst->start, dst->end, dst->picks, dst->npicks);
             goto done;
         }
         job = NULL;
@@ -1371,7 +1406,7 @@ int grove_matcher_cancel(grove_matcher_t *m, grove_jobid_t id)
         return -1;
     }
     grove_job_t *j = m->jobs[i];
-    unrecord(m->g, id, j->picks, j->npicks);
+    unrecord(m->g, id, j->start, j->end, j->picks, j->npicks);
     job_remove_at(m, i);
     return 0;
 }
@@ -1406,7 +1441,7 @@ static long release_marked(grove_matcher_t *m, size_t i, const uint8_t *rel, boo
     j->npicks = k;
     bool gone = k == 0 || !ranked_left;
     if (gone) {
-        unrecord(m->g, j->id, j->picks, j->npicks);
+        unrecord(m->g, j->id, j->start, j->end, j->picks, j->npicks);
         job_remove_at(m, i);
     }
     if (removed)
@@ -1536,7 +1571,7 @@ int grove_matcher_restore(grove_matcher_t *m, const grove_job_t *src)
     if (rc < 0 || job_insert(m, j) < 0) {
         int saved = errno;
         if (rc == 0)
-            unrecord(m->g, j->id, j->picks, j->npicks);
+            unrecord(m->g, j->id, j->start, j->end, j->picks, j->npicks);
         job_free(j);
         errno = saved;
         return -1;

@@ -201,6 +201,111 @@ static bool overlaps(const grovep_rec_t *r, int64_t start, int64_t end)
     return r->start < end && start < r->end;
 }
 
+#define FOREACH_ALLOC(g, v, i)                                                  \
+    for (uint32_t i = (g)->v[v].recs; i != GROVEP_NONE; i = (g)->recs[i].next)
+#define FOREACH_SHARED(g, v, i)                                                 \
+    for (uint32_t i = (g)->v[v].shared; i != GROVEP_NONE; i = (g)->recs[i].next)
+
+static uint64_t rec_key(grove_vid_t v, grove_jobid_t job, int64_t start, int64_t end,
+                        int kind)
+{
+    uint64_t k = (uint64_t)v * 0x9e3779b97f4a7c15ULL + (uint64_t)kind;
+    k ^= job + 0x632be59bd9b4e019ULL + (k << 6) + (k >> 2);
+    k ^= (uint64_t)start * 0xbf58476d1ce4e5b9ULL + (k << 6) + (k >> 2);
+    k ^= (uint64_t)end * 0x94d049bb133111ebULL + (k << 6) + (k >> 2);
+    return k;
+}
+
+/* The job's record of this kind on v for exactly [start, end), through the
+ * index: O(1) however many jobs share v. */
+static uint32_t rec_find(const grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
+                         int64_t start, int64_t end, int kind)
+{
+    grovep_chain_t *c = grovep_map_get(&g->shared_idx, rec_key(v, job, start, end, kind));
+    if (!c)
+        return GROVEP_NONE;
+    const grovep_rec_t *r = &g->recs[c->head];
+    if (c->tail == v && r->job == job && r->start == start && r->end == end && r->kind == kind)
+        return c->head;
+    /* a 64-bit key collision kept the first record indexed: look in the list */
+    for (uint32_t i = kind == GROVE_RECORD_SHARED ? g->v[v].shared : g->v[v].recs;
+         i != GROVEP_NONE; i = g->recs[i].next) {
+        r = &g->recs[i];
+        if (r->job == job && r->start == start && r->end == end)
+            return i;
+    }
+    return GROVEP_NONE;
+}
+
+uint32_t grovep_shared_find(const grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
+                            int64_t start, int64_t end)
+{
+    return rec_find(g, v, job, start, end, GROVE_RECORD_SHARED);
+}
+
+/* Index record r of v; 0 or -1 (ENOMEM).  A taken key is left alone: the
+ * record is then found through its list. */
+static int rec_index(grove_graph_t *g, grove_vid_t v, uint32_t r)
+{
+    const grovep_rec_t *x = &g->recs[r];
+    uint64_t k = rec_key(v, x->job, x->start, x->end, x->kind);
+    if (grovep_map_get(&g->shared_idx, k))
+        return 0;
+    grovep_chain_t *c = grovep_map_put(&g->shared_idx, k);
+    if (!c)
+        return -1;
+    c->head = r;
+    c->tail = v;
+    return 0;
+}
+
+static void rec_unindex(grove_graph_t *g, grove_vid_t v, uint32_t r)
+{
+    const grovep_rec_t *x = &g->recs[r];
+    uint64_t k = rec_key(v, x->job, x->start, x->end, x->kind);
+    grovep_chain_t *c = grovep_map_get(&g->shared_idx, k);
+    if (c && c->head == r && c->tail == v)
+        grovep_map_del(&g->shared_idx, k);
+}
+
+int grovep_shared_reindex(grove_graph_t *g)
+{
+    grovep_map_free(&g->shared_idx);
+    for (grove_vid_t v = 0; v < g->nv; v++) {
+        if (!grovep_alive(g, v))
+            continue;
+        FOREACH_ALLOC(g, v, i)
+        if (rec_index(g, v, i) < 0)
+            return -1;
+        FOREACH_SHARED(g, v, i)
+        if (rec_index(g, v, i) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Put record r at the front of the list at *head. */
+static void list_push(grove_graph_t *g, uint32_t *head, uint32_t r)
+{
+    g->recs[r].prev = GROVEP_NONE;
+    g->recs[r].next = *head;
+    if (*head != GROVEP_NONE)
+        g->recs[*head].prev = r;
+    *head = r;
+}
+
+/* Take record r out of the list at *head (O(1)). */
+static void list_remove(grove_graph_t *g, uint32_t *head, uint32_t r)
+{
+    uint32_t p = g->recs[r].prev, n = g->recs[r].next;
+    if (p == GROVEP_NONE)
+        *head = n;
+    else
+        g->recs[p].next = n;
+    if (n != GROVEP_NONE)
+        g->recs[n].prev = p;
+}
+
 /* Peak units held on v by ALLOC records during [start, end), from its pool
  * planner (every vertex with ALLOC records has one). */
 static int64_t peak_used(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end)
@@ -213,33 +318,45 @@ static int64_t peak_used(const grove_graph_t *g, grove_vid_t v, int64_t start, i
     return peak < 0 ? g->v[v].size : peak;
 }
 
-/* A record on v held exclusively during the window by a job other than
- * `except` (pass 0 with any_job to match every job).  Returns the record
- * index or GROVEP_NONE. */
+/* An ALLOC record on v held exclusively during the window by a job other
+ * than `except` (any job with any_job).  The record index or GROVEP_NONE. */
 static uint32_t excl_record(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end,
                             bool any_job, grove_jobid_t except)
 {
     if (!(g->v[v].flags & GROVEP_V_EXCL))
         return GROVEP_NONE;
-    for (uint32_t i = g->v[v].recs; i != GROVEP_NONE; i = g->recs[i].next) {
+    /* a pool whose planner shows no use in the window has no record there */
+    if (grovep_pool_peak(g, v, start, end) == 0)
+        return GROVEP_NONE;
+    FOREACH_ALLOC(g, v, i)
+    {
         const grovep_rec_t *r = &g->recs[i];
-        if (r->kind == GROVE_RECORD_ALLOC && r->excl && overlaps(r, start, end)
-            && (any_job || r->job != except))
+        if (r->excl && overlaps(r, start, end) && (any_job || r->job != except))
             return i;
     }
     return GROVEP_NONE;
+}
+
+bool grovep_excl_any(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end)
+{
+    if (!(g->v[v].flags & GROVEP_V_EXCL))
+        return false;
+    /* a unit pool: every record takes all of it, so use means exclusive use */
+    if (g->v[v].size == 1) {
+        int64_t peak = grovep_pool_peak(g, v, start, end);
+        if (peak >= 0)
+            return peak > 0;
+    }
+    return excl_record(g, v, start, end, true, 0) != GROVEP_NONE;
 }
 
 int64_t grovep_own_available(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end)
 {
     if (g->v[v].status != GROVE_STATUS_UP)
         return 0;
-    if (excl_record(g, v, start, end, true, 0) != GROVEP_NONE)
+    if (grovep_excl_any(g, v, start, end))
         return 0;
-    int64_t used = peak_used(g, v, start, end);
-    if (used < 0)
-        return 0;
-    int64_t avail = g->v[v].size - used;
+    int64_t avail = g->v[v].size - peak_used(g, v, start, end);
     return avail > 0 ? avail : 0;
 }
 
@@ -266,9 +383,10 @@ int64_t grove_vertex_allocated_at(const grove_graph_t *g, grove_vid_t v, int64_t
     int64_t n = 0;
     if (!grovep_alive(g, v))
         return 0;
-    for (uint32_t i = g->v[v].recs; i != GROVEP_NONE; i = g->recs[i].next) {
+    FOREACH_ALLOC(g, v, i)
+    {
         const grovep_rec_t *r = &g->recs[i];
-        if (r->kind == GROVE_RECORD_ALLOC && r->start <= t && t < r->end)
+        if (r->start <= t && t < r->end)
             n += r->amount;
     }
     return n;
@@ -293,37 +411,34 @@ bool grove_vertex_held_exclusively(const grove_graph_t *g, grove_vid_t v, int64_
     return false;
 }
 
-/* The record of `job` of `kind` on v with exactly this window. */
-static uint32_t find_record(const grove_graph_t *g, grove_vid_t v, grove_jobid_t job, int kind,
-                            int64_t start, int64_t end)
+/* The job's ALLOC record on v with exactly this window. */
+static uint32_t find_alloc(const grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
+                           int64_t start, int64_t end)
 {
-    for (uint32_t i = g->v[v].recs; i != GROVEP_NONE; i = g->recs[i].next) {
-        const grovep_rec_t *r = &g->recs[i];
-        if (r->job == job && r->kind == kind && r->start == start && r->end == end)
-            return i;
-    }
-    return GROVEP_NONE;
+    return rec_find(g, v, job, start, end, GROVE_RECORD_ALLOC);
 }
 
-/* Is any record of another job (held or shared) on v during the window? */
-static bool touched_by_other(const grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
+bool grovep_touched_by_other(const grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
                              int64_t start, int64_t end)
 {
-    for (uint32_t i = g->v[v].recs; i != GROVEP_NONE; i = g->recs[i].next) {
-        const grovep_rec_t *r = &g->recs[i];
-        if (r->job != job && overlaps(r, start, end))
+    /* held units show in the pool planner: none in the window, no record */
+    if (peak_used(g, v, start, end) > 0) {
+        FOREACH_ALLOC(g, v, i)
+        if (g->recs[i].job != job && overlaps(&g->recs[i], start, end))
             return true;
     }
+    FOREACH_SHARED(g, v, i)
+    if (g->recs[i].job != job && overlaps(&g->recs[i], start, end))
+        return true;
     return false;
 }
 
-/* Recompute the EXCL / ALLOC summary bits of v from its records. */
+/* Recompute the EXCL / ALLOC summary bits of v from its ALLOC records. */
 static void refresh_flags(grove_graph_t *g, grove_vid_t v)
 {
     uint8_t f = 0;
-    for (uint32_t i = g->v[v].recs; i != GROVEP_NONE; i = g->recs[i].next) {
-        if (g->recs[i].kind != GROVE_RECORD_ALLOC)
-            continue;
+    FOREACH_ALLOC(g, v, i)
+    {
         f |= GROVEP_V_ALLOC;
         if (g->recs[i].excl)
             f |= GROVEP_V_EXCL;
@@ -331,18 +446,19 @@ static void refresh_flags(grove_graph_t *g, grove_vid_t v)
     g->v[v].flags = (uint8_t)((g->v[v].flags & ~(GROVEP_V_EXCL | GROVEP_V_ALLOC)) | f);
 }
 
-static void unlink_record(grove_graph_t *g, grove_vid_t v, uint32_t idx)
+static void drop_alloc(grove_graph_t *g, grove_vid_t v, uint32_t r)
 {
-    uint32_t *link = &g->v[v].recs;
-    while (*link != GROVEP_NONE) {
-        if (*link == idx) {
-            *link = g->recs[idx].next;
-            grovep_rec_release(g, idx);
-            refresh_flags(g, v);
-            return;
-        }
-        link = &g->recs[*link].next;
-    }
+    rec_unindex(g, v, r);
+    list_remove(g, &g->v[v].recs, r);
+    grovep_rec_release(g, r);
+    refresh_flags(g, v);
+}
+
+static void drop_shared(grove_graph_t *g, grove_vid_t v, uint32_t r)
+{
+    rec_unindex(g, v, r);
+    list_remove(g, &g->v[v].shared, r);
+    grovep_rec_release(g, r);
 }
 
 /* Count of ancestors of v (for preallocating records). */
@@ -354,50 +470,63 @@ static size_t ancestor_count(const grove_graph_t *g, grove_vid_t v)
     return n;
 }
 
-/* Add one to the job's SHARED annotation on every ancestor of v. */
+/* Add one to the job's SHARED annotation on every ancestor of v.  All or
+ * nothing: 0, or -1 (ENOMEM) with nothing changed. */
 static int annotate_up(grove_graph_t *g, grove_vid_t v, grove_jobid_t job, int64_t start,
                        int64_t end)
 {
-    /* reserve enough records first so the loop below cannot fail midway */
-    size_t need = ancestor_count(g, v);
-    uint32_t *fresh = need ? malloc(need * sizeof(*fresh)) : NULL;
-    size_t nfresh = 0;
-    if (need && !fresh) {
+    struct fresh {
+        grove_vid_t a;
+        uint32_t r;
+        bool indexed;
+    } stackbuf[32];
+    size_t need = ancestor_count(g, v), nfresh = 0;
+    struct fresh *fresh = need <= 32 ? stackbuf : malloc(need * sizeof(*fresh));
+    if (!fresh) {
         errno = ENOMEM;
         return -1;
     }
+    /* 1: a record for every ancestor without an annotation yet */
     for (grove_vid_t a = g->parent[v]; a != GROVEP_NONE; a = g->parent[a]) {
-        if (find_record(g, a, job, GROVE_RECORD_SHARED, start, end) == GROVEP_NONE) {
-            uint32_t r = grovep_rec_new(g);
-            if (r == GROVEP_NONE) {
-                while (nfresh)
-                    grovep_rec_release(g, fresh[--nfresh]);
-                free(fresh);
-                return -1;
-            }
-            fresh[nfresh++] = r;
-        }
-    }
-    size_t k = 0;
-    for (grove_vid_t a = g->parent[v]; a != GROVEP_NONE; a = g->parent[a]) {
-        uint32_t r = find_record(g, a, job, GROVE_RECORD_SHARED, start, end);
-        if (r != GROVEP_NONE) {
-            g->recs[r].amount++;
+        if (grovep_shared_find(g, a, job, start, end) != GROVEP_NONE)
             continue;
-        }
-        r = fresh[k++];
+        uint32_t r = grovep_rec_new(g);
+        if (r == GROVEP_NONE)
+            goto fail;
         g->recs[r] = (grovep_rec_t){
-            .job = job,
-            .amount = 1,
-            .start = start,
-            .end = end,
-            .next = g->v[a].recs,
-            .kind = GROVE_RECORD_SHARED,
-        };
-        g->v[a].recs = r;
+            .job = job, .start = start, .end = end, .kind = GROVE_RECORD_SHARED};
+        fresh[nfresh++] = (struct fresh){a, r, false};
     }
-    free(fresh);
+    /* 2: index them (a 64-bit key already taken: found through the list) */
+    for (size_t i = 0; i < nfresh; i++) {
+        uint64_t k = rec_key(fresh[i].a, job, start, end, GROVE_RECORD_SHARED);
+        if (grovep_map_get(&g->shared_idx, k))
+            continue;
+        grovep_chain_t *c = grovep_map_put(&g->shared_idx, k);
+        if (!c)
+            goto fail;
+        c->head = fresh[i].r;
+        c->tail = fresh[i].a;
+        fresh[i].indexed = true;
+    }
+    /* 3: link and count: nothing here can fail */
+    for (size_t i = 0; i < nfresh; i++)
+        list_push(g, &g->v[fresh[i].a].shared, fresh[i].r);
+    for (grove_vid_t a = g->parent[v]; a != GROVEP_NONE; a = g->parent[a])
+        g->recs[grovep_shared_find(g, a, job, start, end)].amount++;
+    if (fresh != stackbuf)
+        free(fresh);
     return 0;
+fail:
+    for (size_t i = 0; i < nfresh; i++) {
+        if (fresh[i].indexed)
+            grovep_map_del(&g->shared_idx, rec_key(fresh[i].a, job, start, end, GROVE_RECORD_SHARED));
+        grovep_rec_release(g, fresh[i].r);
+    }
+    if (fresh != stackbuf)
+        free(fresh);
+    errno = ENOMEM;
+    return -1;
 }
 
 /* Take one off the job's SHARED annotation on every ancestor of v. */
@@ -405,9 +534,11 @@ static void unannotate_up(grove_graph_t *g, grove_vid_t v, grove_jobid_t job, in
                           int64_t end)
 {
     for (grove_vid_t a = g->parent[v]; a != GROVEP_NONE; a = g->parent[a]) {
-        uint32_t r = find_record(g, a, job, GROVE_RECORD_SHARED, start, end);
-        if (r != GROVEP_NONE && --g->recs[r].amount <= 0)
-            unlink_record(g, a, r);
+        uint32_t r = grovep_shared_find(g, a, job, start, end);
+        if (r != GROVEP_NONE && --g->recs[r].amount <= 0) {
+            grovep_rec_removing(g, a, r);
+            drop_shared(g, a, r);
+        }
     }
 }
 
@@ -416,7 +547,8 @@ int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
 {
     VCHECK(g, v, -1);
     grovep_vertex_t *x = &g->v[v];
-    if (amount <= 0 || amount > x->size || start < 0 || end <= start) {
+    if (amount <= 0 || amount > x->size || start < 0 || end <= start
+        || start >= GROVE_PLANNER_TIME_MAX) {
         errno = EINVAL;
         return -1;
     }
@@ -429,25 +561,23 @@ int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
             goto busy;
         /* the job holds an ancestor whole: v is implied, a record of its
          * own would count it twice */
-        uint32_t mine_above = excl_record(g, a, start, end, true, 0);
-        if (mine_above != GROVEP_NONE && g->recs[mine_above].job == job) {
+        if (excl_record(g, a, start, end, true, 0) != GROVEP_NONE) {
             errno = EEXIST;
             return -1;
         }
     }
-    uint32_t mine = find_record(g, v, job, GROVE_RECORD_ALLOC, start, end);
+    uint32_t mine = find_alloc(g, v, job, start, end);
     int64_t total = amount + (mine != GROVEP_NONE ? g->recs[mine].amount : 0);
     if (total > x->size)
         goto busy;
-    bool excl = exclusive || total == x->size
-                || (mine != GROVEP_NONE && g->recs[mine].asked);
+    bool excl = exclusive || total == x->size || (mine != GROVEP_NONE && g->recs[mine].asked);
     if (excl) {
-        if (touched_by_other(g, v, job, start, end))
+        if (grovep_touched_by_other(g, v, job, start, end))
             goto busy;
         /* holding v whole while holding parts of it: implied twice */
-        for (uint32_t i = g->v[v].recs; i != GROVEP_NONE; i = g->recs[i].next) {
-            const grovep_rec_t *r = &g->recs[i];
-            if (r->job == job && r->kind == GROVE_RECORD_SHARED && overlaps(r, start, end)) {
+        FOREACH_SHARED(g, v, i)
+        {
+            if (g->recs[i].job == job && overlaps(&g->recs[i], start, end)) {
                 errno = EEXIST;
                 return -1;
             }
@@ -455,10 +585,7 @@ int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
     } else if (excl_record(g, v, start, end, false, job) != GROVEP_NONE) {
         goto busy;
     }
-    int64_t used = peak_used(g, v, start, end);
-    if (used < 0)
-        return -1;
-    if (used + amount > x->size)
+    if (peak_used(g, v, start, end) + amount > x->size)
         goto busy;
     if (mine != GROVEP_NONE) {
         grovep_rec_t old = g->recs[mine];
@@ -489,17 +616,23 @@ int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
         .amount = total,
         .start = start,
         .end = end,
-        .next = g->v[v].recs,
         .kind = GROVE_RECORD_ALLOC,
         .excl = excl,
         .asked = exclusive,
     };
-    g->v[v].recs = r;
-    refresh_flags(g, v);
+    if (rec_index(g, v, r) < 0) {
+        int saved = errno;
+        grovep_rec_release(g, r);
+        unannotate_up(g, v, job, start, end);
+        errno = saved;
+        return -1;
+    }
+    list_push(g, &g->v[v].recs, r);
+    g->v[v].flags |= (uint8_t)(GROVEP_V_ALLOC | (excl ? GROVEP_V_EXCL : 0));
     if (grovep_rec_added(g, v, r) < 0) {
         int saved = errno;
+        drop_alloc(g, v, r);
         unannotate_up(g, v, job, start, end);
-        unlink_record(g, v, r);
         errno = saved;
         return -1;
     }
@@ -513,9 +646,10 @@ int grove_vertex_free(grove_graph_t *g, grove_vid_t v, grove_jobid_t job, int64_
 {
     VCHECK(g, v, -1);
     bool found = false;
-    for (uint32_t i = g->v[v].recs; i != GROVEP_NONE; i = g->recs[i].next) {
+    FOREACH_ALLOC(g, v, i)
+    {
         const grovep_rec_t *r = &g->recs[i];
-        if (r->job == job && r->kind == GROVE_RECORD_ALLOC) {
+        if (r->job == job) {
             found = true;
             if (amount > r->amount) {
                 errno = EINVAL;
@@ -529,19 +663,18 @@ int grove_vertex_free(grove_graph_t *g, grove_vid_t v, grove_jobid_t job, int64_
     }
     uint32_t i = g->v[v].recs;
     while (i != GROVEP_NONE) {
-        grovep_rec_t *r = &g->recs[i];
-        uint32_t next = r->next;
-        if (r->job == job && r->kind == GROVE_RECORD_ALLOC) {
-            if (amount < 0 || amount == r->amount) {
-                int64_t s = r->start, e = r->end;
+        uint32_t next = g->recs[i].next;
+        if (g->recs[i].job == job) {
+            if (amount < 0 || amount == g->recs[i].amount) {
+                int64_t s = g->recs[i].start, e = g->recs[i].end;
                 grovep_rec_removing(g, v, i);
-                unlink_record(g, v, i);
+                drop_alloc(g, v, i);
                 unannotate_up(g, v, job, s, e);
             } else if (amount > 0) {
                 grovep_rec_removing(g, v, i);
                 g->recs[i].amount -= amount;
                 g->recs[i].excl = g->recs[i].asked || g->recs[i].amount == g->v[v].size;
-                grovep_rec_added(g, v, i); /* smaller than before: cannot fail but ENOMEM */
+                grovep_rec_added(g, v, i); /* smaller than before: only ENOMEM */
             }
         }
         i = next;
@@ -554,39 +687,52 @@ size_t grove_graph_free_job(grove_graph_t *g, grove_jobid_t job)
 {
     size_t n = 0;
     for (grove_vid_t v = 0; v < g->nv; v++) {
-        uint32_t *link = &g->v[v].recs;
-        while (*link != GROVEP_NONE) {
-            uint32_t i = *link;
+        uint32_t i = g->v[v].recs;
+        while (i != GROVEP_NONE) {
+            uint32_t next = g->recs[i].next;
             if (g->recs[i].job == job) {
-                if (g->recs[i].kind == GROVE_RECORD_ALLOC)
-                    n++;
+                n++;
                 grovep_rec_removing(g, v, i);
-                *link = g->recs[i].next;
-                grovep_rec_release(g, i);
-            } else {
-                link = &g->recs[i].next;
+                drop_alloc(g, v, i);
             }
+            i = next;
         }
-        refresh_flags(g, v);
+        i = g->v[v].shared;
+        while (i != GROVEP_NONE) {
+            uint32_t next = g->recs[i].next;
+            if (g->recs[i].job == job) {
+                grovep_rec_removing(g, v, i);
+                drop_shared(g, v, i);
+            }
+            i = next;
+        }
     }
     return n;
+}
+
+static void export_rec(const grovep_rec_t *r, grove_record_t *rec)
+{
+    rec->job = r->job;
+    rec->kind = (grove_record_kind_t)r->kind;
+    rec->amount = r->amount;
+    rec->start = r->start;
+    rec->end = r->end;
+    rec->exclusive = r->excl;
 }
 
 int grove_vertex_record_at(const grove_graph_t *g, grove_vid_t v, size_t n,
                            grove_record_t *rec)
 {
     if (grovep_alive(g, v)) {
-        for (uint32_t i = g->v[v].recs; i != GROVEP_NONE; i = g->recs[i].next) {
-            if (n-- == 0) {
-                const grovep_rec_t *r = &g->recs[i];
-                rec->job = r->job;
-                rec->kind = (grove_record_kind_t)r->kind;
-                rec->amount = r->amount;
-                rec->start = r->start;
-                rec->end = r->end;
-                rec->exclusive = r->excl;
-                return 0;
-            }
+        FOREACH_ALLOC(g, v, i)
+        if (n-- == 0) {
+            export_rec(&g->recs[i], rec);
+            return 0;
+        }
+        FOREACH_SHARED(g, v, i)
+        if (n-- == 0) {
+            export_rec(&g->recs[i], rec);
+            return 0;
         }
     }
     errno = ENOENT;
@@ -596,9 +742,12 @@ int grove_vertex_record_at(const grove_graph_t *g, grove_vid_t v, size_t n,
 size_t grove_vertex_record_count(const grove_graph_t *g, grove_vid_t v)
 {
     size_t n = 0;
-    if (grovep_alive(g, v))
-        for (uint32_t i = g->v[v].recs; i != GROVEP_NONE; i = g->recs[i].next)
-            n++;
+    if (grovep_alive(g, v)) {
+        FOREACH_ALLOC(g, v, i)
+        n++;
+        FOREACH_SHARED(g, v, i)
+        n++;
+    }
     return n;
 }
 
@@ -610,10 +759,7 @@ int grove_vertex_set_size(grove_graph_t *g, grove_vid_t v, int64_t size)
         return -1;
     }
     /* the peak over all time must fit */
-    int64_t used = peak_used(g, v, 0, GROVE_TIME_MAX);
-    if (used < 0)
-        return -1;
-    if (used > size) {
+    if (peak_used(g, v, 0, GROVE_TIME_MAX) > size) {
         errno = EBUSY;
         return -1;
     }
@@ -624,11 +770,8 @@ int grove_vertex_set_size(grove_graph_t *g, grove_vid_t v, int64_t size)
         return -1;
     }
     g->agg_dirty = true;
-    for (uint32_t i = g->v[v].recs; i != GROVEP_NONE; i = g->recs[i].next) {
-        grovep_rec_t *r = &g->recs[i];
-        if (r->kind == GROVE_RECORD_ALLOC)
-            r->excl = r->asked || r->amount == size;
-    }
+    FOREACH_ALLOC(g, v, i)
+    g->recs[i].excl = g->recs[i].asked || g->recs[i].amount == size;
     refresh_flags(g, v);
     return 0;
 }
@@ -636,7 +779,7 @@ int grove_vertex_set_size(grove_graph_t *g, grove_vid_t v, int64_t size)
 bool grovep_any_records(const grove_graph_t *g, const grove_vid_t *vs, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (g->v[vs[i]].recs != GROVEP_NONE)
+        if (g->v[vs[i]].recs != GROVEP_NONE || g->v[vs[i]].shared != GROVEP_NONE)
             return true;
     return false;
 }
@@ -647,14 +790,99 @@ void grovep_release_subtree(grove_graph_t *g, const grove_vid_t *vs, size_t n, g
         grove_vid_t v = vs[i];
         while (g->v[v].recs != GROVEP_NONE) {
             uint32_t r = g->v[v].recs;
-            grovep_rec_removing(g, v, r);
             grovep_rec_t rec = g->recs[r];
-            g->v[v].recs = rec.next;
-            grovep_rec_release(g, r);
+            grovep_rec_removing(g, v, r);
+            drop_alloc(g, v, r);
             /* each ALLOC record below top counted once in the annotations above top */
-            if (rec.kind == GROVE_RECORD_ALLOC)
-                unannotate_up(g, top, rec.job, rec.start, rec.end);
+            unannotate_up(g, top, rec.job, rec.start, rec.end);
         }
-        refresh_flags(g, v);
+        while (g->v[v].shared != GROVEP_NONE) {
+            uint32_t r = g->v[v].shared;
+            grovep_rec_removing(g, v, r);
+            drop_shared(g, v, r);
+        }
+    }
+}
+
+int grovep_job_record(grove_graph_t *g, grove_jobid_t job, int64_t start, int64_t end,
+                      const grove_vid_t *vs, const int64_t *amount, const bool *excl, size_t n)
+{
+    uint32_t *recs = malloc((n ? n : 1) * sizeof(*recs));
+    if (!recs) {
+        errno = ENOMEM;
+        return -1;
+    }
+    size_t k;
+    for (k = 0; k < n; k++) {
+        grove_vid_t v = vs[k];
+        uint32_t r = grovep_rec_new(g);
+        if (r == GROVEP_NONE)
+            goto fail;
+        g->recs[r] = (grovep_rec_t){
+            .job = job,
+            .amount = amount[k],
+            .start = start,
+            .end = end,
+            .kind = GROVE_RECORD_ALLOC,
+            .excl = excl[k] || amount[k] == g->v[v].size,
+            .asked = excl[k],
+        };
+        if (annotate_up(g, v, job, start, end) < 0) {
+            grovep_rec_release(g, r);
+            goto fail;
+        }
+        if (rec_index(g, v, r) < 0) {
+            int saved = errno;
+            grovep_rec_release(g, r);
+            unannotate_up(g, v, job, start, end);
+            errno = saved;
+            goto fail;
+        }
+        list_push(g, &g->v[v].recs, r);
+        g->v[v].flags |= (uint8_t)(GROVEP_V_ALLOC | (g->recs[r].excl ? GROVEP_V_EXCL : 0));
+        if (grovep_pool_add(g, v, r) < 0) {
+            int saved = errno;
+            drop_alloc(g, v, r);
+            unannotate_up(g, v, job, start, end);
+            errno = saved;
+            goto fail;
+        }
+        recs[k] = r;
+    }
+    grovep_agg_add_job(g, vs, recs, n); /* on failure: rebuilt at the next use */
+    free(recs);
+    return 0;
+fail:;
+    int saved = errno;
+    /* undo the first k records (no aggregate spans were made yet) */
+    while (k-- > 0) {
+        grovep_pool_remove(g, vs[k], recs[k]);
+        drop_alloc(g, vs[k], recs[k]);
+        unannotate_up(g, vs[k], job, start, end);
+    }
+    free(recs);
+    errno = saved;
+    return -1;
+}
+
+void grovep_job_release(grove_graph_t *g, grove_jobid_t job, int64_t start, int64_t end,
+                        const grove_vid_t *vs, size_t n)
+{
+    grovep_agg_drop_job(g, job, start, end, vs, n);
+    for (size_t k = 0; k < n; k++) {
+        grove_vid_t v = vs[k];
+        uint32_t r = find_alloc(g, v, job, start, end);
+        if (r == GROVEP_NONE)
+            continue;
+        /* the vertex's own exclusive span, then the pool planner */
+        if (g->recs[r].aspan > 0) {
+            const grovep_agg_t *a = grovep_agg_of(g, v);
+            if (a && a->mp)
+                grove_mplanner_remove(a->mp, g->recs[r].aspan);
+            g->recs[r].aspan = 0;
+        }
+        grovep_pool_remove(g, v, r);
+        drop_alloc(g, v, r);
+        unannotate_up(g, v, job, start, end);
     }
 }
