@@ -1,0 +1,655 @@
+/* l_rv1.c: the grove.rv1 userdata (RFC 20 R version 1) for Lua.
+ *
+ *   core.rv1_decode(text [, source])   an R, or nil, message, "EINVAL"
+ *   core.rv1_load(path)                an R, or nil, message, code
+ *   core.rv1_from_vertices(graph, {vertex, ...} [, opts])
+ *                          R of exactly those vertices (as picks); opts:
+ *                          start (default 0), ["end"] (default: open, so
+ *                          expiration 0), nslots, graph (add scheduling)
+ *   core.rv1_from_graph(graph [, {graph = bool}])   R of the whole graph
+ *   R:encode([opts])       text; opts.graph = true adds a scheduling graph
+ *                          when R has none, false leaves scheduling out;
+ *                          opts.pretty = true indents
+ *   R:to_table()           the document as Lua tables (JSON null is lost)
+ *   R:ranks()              an idset (a string without the idset class)
+ *   R:nodelist()           a hostlist (a string without the class), or
+ *                          nil, message, "ENOENT" if a rank has no host
+ *   R:hostname(rank)  R:children(rank) -> {core = "0-3", ...} or nil
+ *   R:count([type])        ranks, or child ids of type
+ *   R:types()  R:properties() -> {name = "ranks"}
+ *   R:starttime()  R:expiration()  R:nslots() (nil if unknown)
+ *   R:union(o)  R:diff(o)  R:intersect(o)   new R, or nil, message, code
+ *   R:restrict(ranks)  R:exclude(ranks)      ranks: idset or string
+ *   R:equal(o)  R == o     same resources (ranks, hosts, children, props)
+ *   R:to_graph()           a graph, or nil, message, code
+ *   R:vertices(graph)      the vertex handles of the shard R in graph, or
+ *                          nil, message, code
+ *   tostring(R) (compact text), R:copy(), R:close(), <close> variables.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grovel.h"
+#include "lgraph.h"
+#include "rv1.h"
+
+#define RV1_MT "grove.rv1"
+
+typedef struct {
+    grove_rv1_t *R; /* NULL once closed */
+} lrv1;
+
+static lrv1 *push_new(lua_State *L)
+{
+    lrv1 *u = lua_newuserdatauv(L, sizeof(*u), 0);
+    u->R = NULL;
+    luaL_setmetatable(L, RV1_MT);
+    return u;
+}
+
+static grove_rv1_t *check_rv1(lua_State *L, int i)
+{
+    lrv1 *u = luaL_checkudata(L, i, RV1_MT);
+    if (!u->R)
+        luaL_argerror(L, i, "R is closed");
+    return u->R;
+}
+
+static int fail_err(lua_State *L, int e, const grove_error_t *err)
+{
+    return grovel_fail_errno(L, e, err && err->text[0] ? err->text : NULL);
+}
+
+/* Return the new R in the userdata at the top (or a failure). */
+static int finish(lua_State *L, lrv1 *u, grove_rv1_t *R, const grove_error_t *err)
+{
+    if (!R)
+        return fail_err(L, errno, err);
+    u->R = R;
+    return 1;
+}
+
+static void jdecref(void *p)
+{
+    json_decref(p);
+}
+
+static void idset_free(void *p)
+{
+    grove_idset_destroy(p);
+}
+
+/* ---- constructors -------------------------------------------------------------- */
+
+static int l_decode(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TSTRING);
+    size_t len;
+    const char *text = lua_tolstring(L, 1, &len);
+    const char *source = luaL_optstring(L, 2, NULL);
+    lrv1 *u = push_new(L);
+    grove_error_t err = {{0}, 0};
+    return finish(L, u, grove_rv1_decode(text, len, source, &err), &err);
+}
+
+static int l_load(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    lrv1 *u = push_new(L);
+    grove_error_t err = {{0}, 0};
+    return finish(L, u, grove_rv1_load(path, &err), &err);
+}
+
+static bool opt_bool(lua_State *L, int t, const char *key, int *present)
+{
+    int ty = lua_getfield(L, t, key);
+    if (ty != LUA_TNIL && ty != LUA_TBOOLEAN)
+        luaL_error(L, "bad option '%s' (boolean expected, got %s)", key, luaL_typename(L, -1));
+    bool v = lua_toboolean(L, -1);
+    if (present)
+        *present = ty != LUA_TNIL;
+    lua_pop(L, 1);
+    return v;
+}
+
+static lua_Integer opt_int(lua_State *L, int t, const char *key, lua_Integer dflt)
+{
+    int ty = lua_getfield(L, t, key);
+    lua_Integer v = dflt;
+    if (ty != LUA_TNIL) {
+        int isnum;
+        v = lua_tointegerx(L, -1, &isnum);
+        if (!isnum)
+            luaL_error(L, "bad option '%s' (integer expected, got %s)", key,
+                       luaL_typename(L, -1));
+    }
+    lua_pop(L, 1);
+    return v;
+}
+
+/* Raise on an unknown key in the options table at t. */
+static void check_keys(lua_State *L, int t, const char *const *known)
+{
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        lua_pop(L, 1);
+        bool ok = false;
+        if (lua_type(L, -1) == LUA_TSTRING)
+            for (size_t i = 0; known[i]; i++)
+                ok |= strcmp(lua_tostring(L, -1), known[i]) == 0;
+        if (!ok) {
+            lua_pushfstring(L, "unknown option '%s'", luaL_tolstring(L, -1, NULL));
+            lua_error(L);
+        }
+    }
+}
+
+/* core.rv1_from_vertices(graph, {v...} [, opts]) */
+static int l_from_vertices(lua_State *L)
+{
+    struct grovel_graph *gr = grovel_check_graph_ud(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    int has_opts = !lua_isnoneornil(L, 3);
+    if (has_opts)
+        luaL_checktype(L, 3, LUA_TTABLE);
+    lua_Integer start = 0, end = GROVE_TIME_MAX, nslots = -1;
+    bool graph = false;
+    if (has_opts) {
+        static const char *const known[] = {"start", "end", "nslots", "graph", NULL};
+        check_keys(L, 3, known);
+        start = opt_int(L, 3, "start", 0);
+        end = opt_int(L, 3, "end", GROVE_TIME_MAX);
+        nslots = opt_int(L, 3, "nslots", -1);
+        graph = opt_bool(L, 3, "graph", NULL);
+        if (nslots < -1)
+            return luaL_error(L, "bad option 'nslots' (must be >= 0)");
+    }
+    lua_Integer n = luaL_len(L, 2);
+    grove_vid_t *vids = lua_newuserdatauv(L, (size_t)(n > 0 ? n : 1) * sizeof(*vids), 0);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_geti(L, 2, i);
+        struct grovel_vertex *h = luaL_testudata(L, -1, GROVEL_VERTEX);
+        const char *why = !h                                     ? "is not a vertex"
+                          : h->gr != gr                          ? "is a vertex of another graph"
+                          : !grove_graph_has_vertex(gr->g, h->v) ? "was removed from its graph"
+                                                                 : NULL;
+        if (why) {
+            lua_pushfstring(L, "element %d %s", (int)i, why);
+            return luaL_argerror(L, 2, lua_tostring(L, -1));
+        }
+        vids[i - 1] = h->v;
+        lua_pop(L, 1);
+    }
+    lrv1 *u = push_new(L);
+    grove_error_t err = {{0}, 0};
+    grove_rv1_t *R = grove_rv1_from_vertices(gr->g, vids, (size_t)n, start, end,
+                                             graph ? GROVE_RV1_WITH_GRAPH : 0, &err);
+    if (R && nslots >= 0)
+        grove_rv1_set_nslots(R, nslots);
+    return finish(L, u, R, &err);
+}
+
+/* core.rv1_from_graph(graph [, {graph = bool}]) */
+static int l_from_graph(lua_State *L)
+{
+    struct grovel_graph *gr = grovel_check_graph_ud(L, 1);
+    bool graph = false;
+    if (!lua_isnoneornil(L, 2)) {
+        luaL_checktype(L, 2, LUA_TTABLE);
+        static const char *const known[] = {"graph", NULL};
+        check_keys(L, 2, known);
+        graph = opt_bool(L, 2, "graph", NULL);
+    }
+    lrv1 *u = push_new(L);
+    grove_error_t err = {{0}, 0};
+    return finish(L, u, grove_rv1_from_graph(gr->g, graph ? GROVE_RV1_WITH_GRAPH : 0, &err),
+                  &err);
+}
+
+/* ---- writing ---------------------------------------------------------------------- */
+
+static int l_encode(lua_State *L)
+{
+    grove_rv1_t *R = check_rv1(L, 1);
+    int flags = 0;
+    if (!lua_isnoneornil(L, 2)) {
+        luaL_checktype(L, 2, LUA_TTABLE);
+        static const char *const known[] = {"graph", "pretty", NULL};
+        check_keys(L, 2, known);
+        int has_graph;
+        bool graph = opt_bool(L, 2, "graph", &has_graph);
+        if (has_graph)
+            flags |= graph ? GROVE_RV1_WITH_GRAPH : GROVE_RV1_NO_SCHEDULING;
+        if (opt_bool(L, 2, "pretty", NULL))
+            flags |= GROVE_RV1_PRETTY;
+    }
+    struct grovel_box *box = grovel_box_new(L, free);
+    char *s = grove_rv1_encode(R, flags);
+    if (!s)
+        return grovel_fail_errno(L, errno, NULL);
+    box->p = s;
+    lua_pushstring(L, s);
+    return 1;
+}
+
+static int l_tostring(lua_State *L)
+{
+    lrv1 *u = luaL_checkudata(L, 1, RV1_MT);
+    if (!u->R) {
+        lua_pushliteral(L, "grove.rv1 (closed)");
+        return 1;
+    }
+    l_encode(L);
+    if (lua_isnil(L, -3))
+        return luaL_error(L, "%s", lua_tostring(L, -2));
+    return 1;
+}
+
+static void push_json(lua_State *L, const json_t *v, int depth)
+{
+    luaL_checkstack(L, 4, "JSON nested too deeply");
+    if (depth > 200)
+        luaL_error(L, "JSON nested too deeply");
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: {
+        lua_createtable(L, 0, (int)json_object_size(v));
+        const char *k;
+        json_t *x;
+        json_object_foreach((json_t *)(uintptr_t)v, k, x) {
+            if (json_is_null(x))
+                continue;
+            push_json(L, x, depth + 1);
+            lua_setfield(L, -2, k);
+        }
+        break;
+    }
+    case JSON_ARRAY: {
+        lua_createtable(L, (int)json_array_size(v), 0);
+        size_t i;
+        json_t *x;
+        json_array_foreach(v, i, x) {
+            push_json(L, x, depth + 1);
+            lua_seti(L, -2, (lua_Integer)i + 1);
+        }
+        break;
+    }
+    case JSON_STRING:
+        lua_pushlstring(L, json_string_value(v), json_string_length(v));
+        break;
+    case JSON_INTEGER:
+        lua_pushinteger(L, (lua_Integer)json_integer_value(v));
+        break;
+    case JSON_REAL:
+        lua_pushnumber(L, json_real_value(v));
+        break;
+    case JSON_TRUE:
+        lua_pushboolean(L, 1);
+        break;
+    case JSON_FALSE:
+        lua_pushboolean(L, 0);
+        break;
+    default:
+        lua_pushnil(L);
+        break;
+    }
+}
+
+static int l_to_table(lua_State *L)
+{
+    grove_rv1_t *R = check_rv1(L, 1);
+    struct grovel_box *box = grovel_box_new(L, jdecref);
+    json_t *doc = grove_rv1_to_json(R, 0);
+    if (!doc)
+        return grovel_fail_errno(L, errno, NULL);
+    box->p = doc;
+    push_json(L, doc, 0);
+    return 1;
+}
+
+/* ---- contents ------------------------------------------------------------------------ */
+
+/* Push module[ctor](text) if the module has that class, else text. */
+static void push_as(lua_State *L, const char *ctor, const char *text)
+{
+    lua_getfield(L, lua_upvalueindex(1), ctor);
+    if (lua_isfunction(L, -1)) {
+        lua_pushstring(L, text);
+        lua_call(L, 1, 1);
+    } else {
+        lua_pop(L, 1);
+        lua_pushstring(L, text);
+    }
+}
+
+static int l_ranks(lua_State *L)
+{
+    grove_rv1_t *R = check_rv1(L, 1);
+    struct grovel_box *box = grovel_box_new(L, free);
+    grove_idset_t *s = grove_rv1_ranks(R);
+    char *t = s ? grove_idset_encode(s, GROVE_IDSET_FLAG_RANGE) : NULL;
+    grove_idset_destroy(s);
+    if (!t)
+        return grovel_fail_errno(L, ENOMEM, NULL);
+    box->p = t;
+    push_as(L, "idset", t);
+    return 1;
+}
+
+static int l_nodelist(lua_State *L)
+{
+    grove_rv1_t *R = check_rv1(L, 1);
+    struct grovel_box *box = grovel_box_new(L, free);
+    grove_hostlist_t *h = grove_rv1_nodelist(R);
+    if (!h)
+        return grovel_fail_errno(L, errno,
+                                 errno == ENOENT ? "some rank of R has no host name" : NULL);
+    char *t = grove_hostlist_encode(h);
+    grove_hostlist_destroy(h);
+    if (!t)
+        return grovel_fail_errno(L, ENOMEM, NULL);
+    box->p = t;
+    push_as(L, "hostlist", t);
+    return 1;
+}
+
+static unsigned check_rank(lua_State *L, int i)
+{
+    lua_Integer r = luaL_checkinteger(L, i);
+    luaL_argcheck(L, r >= 0 && r <= (lua_Integer)GROVE_IDSET_MAX_ID, i,
+                  "rank out of range [0, 4294967294]");
+    return (unsigned)r;
+}
+
+static int l_hostname(lua_State *L)
+{
+    grove_rv1_t *R = check_rv1(L, 1);
+    const char *h = grove_rv1_hostname(R, check_rank(L, 2));
+    if (h)
+        lua_pushstring(L, h);
+    else
+        lua_pushnil(L);
+    return 1;
+}
+
+static int l_children(lua_State *L)
+{
+    grove_rv1_t *R = check_rv1(L, 1);
+    unsigned rank = check_rank(L, 2);
+    if (!grove_rv1_has_rank(R, rank)) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_newtable(L);
+    const char *t;
+    for (size_t i = 0; (t = grove_rv1_type_at(R, i)); i++) {
+        const grove_idset_t *s = grove_rv1_children(R, rank, t);
+        if (!s)
+            continue;
+        struct grovel_box *box = grovel_box_new(L, free);
+        if (!(box->p = grove_idset_encode(s, GROVE_IDSET_FLAG_RANGE)))
+            return grovel_fail_errno(L, ENOMEM, NULL);
+        lua_pushstring(L, box->p);
+        lua_setfield(L, -3, t);
+        lua_pop(L, 1);
+    }
+    return 1;
+}
+
+static int l_count(lua_State *L)
+{
+    grove_rv1_t *R = check_rv1(L, 1);
+    const char *type = luaL_optstring(L, 2, NULL);
+    lua_pushinteger(L, (lua_Integer)(type ? grove_rv1_count(R, type) : grove_rv1_rank_count(R)));
+    return 1;
+}
+
+static int l_types(lua_State *L)
+{
+    grove_rv1_t *R = check_rv1(L, 1);
+    lua_newtable(L);
+    const char *t;
+    for (size_t i = 0; (t = grove_rv1_type_at(R, i)); i++) {
+        lua_pushstring(L, t);
+        lua_seti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
+static int l_properties(lua_State *L)
+{
+    grove_rv1_t *R = check_rv1(L, 1);
+    lua_newtable(L);
+    const char *name;
+    const grove_idset_t *s;
+    for (size_t i = 0; grove_rv1_property_at(R, i, &name, &s) == 0; i++) {
+        struct grovel_box *box = grovel_box_new(L, free);
+        if (!(box->p = grove_idset_encode(s, GROVE_IDSET_FLAG_RANGE)))
+            return grovel_fail_errno(L, ENOMEM, NULL);
+        lua_pushstring(L, box->p);
+        lua_setfield(L, -3, name);
+        lua_pop(L, 1);
+    }
+    return 1;
+}
+
+static void push_time(lua_State *L, double t)
+{
+    if (t == (double)(lua_Integer)t)
+        lua_pushinteger(L, (lua_Integer)t);
+    else
+        lua_pushnumber(L, t);
+}
+
+static int l_starttime(lua_State *L)
+{
+    push_time(L, grove_rv1_starttime(check_rv1(L, 1)));
+    return 1;
+}
+
+static int l_expiration(lua_State *L)
+{
+    push_time(L, grove_rv1_expiration(check_rv1(L, 1)));
+    return 1;
+}
+
+static int l_nslots(lua_State *L)
+{
+    int64_t n = grove_rv1_nslots(check_rv1(L, 1));
+    if (n < 0)
+        lua_pushnil(L);
+    else
+        lua_pushinteger(L, (lua_Integer)n);
+    return 1;
+}
+
+/* ---- algebra ------------------------------------------------------------------------------ */
+
+enum op { OP_UNION, OP_DIFF, OP_INTER };
+
+static int do_op(lua_State *L, enum op op)
+{
+    grove_rv1_t *a = check_rv1(L, 1);
+    grove_rv1_t *b = check_rv1(L, 2);
+    lrv1 *u = push_new(L);
+    grove_error_t err = {{0}, 0};
+    grove_rv1_t *R = op == OP_UNION  ? grove_rv1_union(a, b, &err)
+                     : op == OP_DIFF ? grove_rv1_difference(a, b, &err)
+                                     : grove_rv1_intersect(a, b, &err);
+    return finish(L, u, R, &err);
+}
+
+static int l_union(lua_State *L)
+{
+    return do_op(L, OP_UNION);
+}
+
+static int l_diff(lua_State *L)
+{
+    return do_op(L, OP_DIFF);
+}
+
+static int l_intersect(lua_State *L)
+{
+    return do_op(L, OP_INTER);
+}
+
+static int l_equal(lua_State *L)
+{
+    lua_pushboolean(L, grove_rv1_equal(check_rv1(L, 1), check_rv1(L, 2)));
+    return 1;
+}
+
+static int l_eq(lua_State *L)
+{
+    lrv1 *a = luaL_testudata(L, 1, RV1_MT), *b = luaL_testudata(L, 2, RV1_MT);
+    lua_pushboolean(L, a && b && a->R && b->R && grove_rv1_equal(a->R, b->R));
+    return 1;
+}
+
+/* A rank set argument: a string, or anything whose tostring is an idset
+ * (a grove.idset).  Returns NULL after pushing nil, msg, code on a bad
+ * string; the set is owned by the box pushed at the top. */
+static grove_idset_t *check_ranks(lua_State *L, int i)
+{
+    int t = lua_type(L, i);
+    if (t != LUA_TSTRING && !(t == LUA_TUSERDATA && luaL_testudata(L, i, "grove.idset")))
+        luaL_typeerror(L, i, "idset or string");
+    size_t len;
+    const char *s = luaL_tolstring(L, i, &len);
+    struct grovel_box *box = grovel_box_new(L, idset_free);
+    grove_error_t err = {{0}, 0};
+    grove_idset_t *set = grove_idset_decode_len(s, len, &err);
+    if (!set) {
+        fail_err(L, errno, &err);
+        return NULL;
+    }
+    box->p = set;
+    return set;
+}
+
+static int select_ranks(lua_State *L, bool in)
+{
+    grove_rv1_t *R = check_rv1(L, 1);
+    lua_settop(L, 2);
+    grove_idset_t *set = check_ranks(L, 2);
+    if (!set)
+        return 3;
+    lrv1 *u = push_new(L);
+    return finish(L, u, in ? grove_rv1_restrict(R, set) : grove_rv1_exclude(R, set), NULL);
+}
+
+static int l_restrict(lua_State *L)
+{
+    return select_ranks(L, true);
+}
+
+static int l_exclude(lua_State *L)
+{
+    return select_ranks(L, false);
+}
+
+static int l_copy(lua_State *L)
+{
+    grove_rv1_t *R = check_rv1(L, 1);
+    lrv1 *u = push_new(L);
+    return finish(L, u, grove_rv1_copy(R), NULL);
+}
+
+/* ---- graphs ---------------------------------------------------------------------------------- */
+
+static int l_to_graph(lua_State *L)
+{
+    grove_rv1_t *R = check_rv1(L, 1);
+    struct grovel_graph *gr = grovel_new_graph_ud(L);
+    grove_error_t err = {{0}, 0};
+    grove_graph_t *g = grove_rv1_to_graph(R, &err);
+    if (!g)
+        return fail_err(L, errno, &err);
+    gr->g = g;
+    return 1;
+}
+
+static int l_vertices(lua_State *L)
+{
+    grove_rv1_t *R = check_rv1(L, 1);
+    struct grovel_graph *gr = grovel_check_graph_ud(L, 2);
+    struct grovel_box *box = grovel_box_new(L, free);
+    grove_vid_t *vids = NULL;
+    size_t n = 0;
+    grove_error_t err = {{0}, 0};
+    if (grove_rv1_to_vertices(gr->g, R, &vids, &n, &err) < 0)
+        return fail_err(L, errno, &err);
+    box->p = vids;
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        grovel_push_vertex(L, 2, vids[i]);
+        lua_seti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
+/* ---- life --------------------------------------------------------------------------------------- */
+
+static int l_close(lua_State *L)
+{
+    lrv1 *u = luaL_checkudata(L, 1, RV1_MT);
+    grove_rv1_destroy(u->R);
+    u->R = NULL;
+    return 0;
+}
+
+static const luaL_Reg methods[] = {
+    {"encode", l_encode},
+    {"to_table", l_to_table},
+    {"hostname", l_hostname},
+    {"children", l_children},
+    {"count", l_count},
+    {"types", l_types},
+    {"properties", l_properties},
+    {"starttime", l_starttime},
+    {"expiration", l_expiration},
+    {"nslots", l_nslots},
+    {"union", l_union},
+    {"diff", l_diff},
+    {"intersect", l_intersect},
+    {"equal", l_equal},
+    {"restrict", l_restrict},
+    {"exclude", l_exclude},
+    {"copy", l_copy},
+    {"to_graph", l_to_graph},
+    {"vertices", l_vertices},
+    {"close", l_close},
+    {NULL, NULL},
+};
+
+static const luaL_Reg meta[] = {
+    {"__gc", l_close},
+    {"__close", l_close},
+    {"__tostring", l_tostring},
+    {"__eq", l_eq},
+    {NULL, NULL},
+};
+
+int grovel_open_rv1(lua_State *L)
+{
+    int mod = lua_gettop(L);
+    grovel_newclass(L, RV1_MT, methods, meta);
+    /* ranks and nodelist build the module's idset / hostlist objects: they
+     * find the constructors in the module table, their upvalue */
+    luaL_getmetatable(L, RV1_MT);
+    lua_getfield(L, -1, "__index");
+    lua_pushvalue(L, mod);
+    lua_pushcclosure(L, l_ranks, 1);
+    lua_setfield(L, -2, "ranks");
+    lua_pushvalue(L, mod);
+    lua_pushcclosure(L, l_nodelist, 1);
+    lua_setfield(L, -2, "nodelist");
+    lua_pop(L, 2);
+    grovel_setfunc(L, "rv1_decode", l_decode);
+    grovel_setfunc(L, "rv1_load", l_load);
+    grovel_setfunc(L, "rv1_from_vertices", l_from_vertices);
+    grovel_setfunc(L, "rv1_from_graph", l_from_graph);
+    return 0;
+}

@@ -1,0 +1,297 @@
+-- rv1_spec.lua: the grove.rv1 userdata (RFC 20 R version 1) seen from Lua.
+local core = require "grove.core"
+
+local corpus = os.getenv "GROVE_CONFORMANCE" or "../shared/conformance"
+
+local function fails(f, text)
+  assert.error_matches(f, text, 1, true)
+end
+
+local function ex(body)
+  return '{"version":1,"execution":{' .. body .. '}}'
+end
+
+local two = ex('"R_lite":[{"rank":"0-1","children":{"core":"0-3","gpu":"0"}}],'
+  .. '"nodelist":["n[0-1]"],"properties":{"fast":"1"},"starttime":5,"expiration":10')
+
+describe("core.rv1_decode", function()
+  it("reads the RFC example and writes it back equal", function()
+    local R = assert(core.rv1_load(corpus .. "/rfc/spec_20/example1.json"))
+    assert.equal("grove.rv1", getmetatable(R).__name)
+    assert.same({
+      version = 1,
+      execution = {
+        R_lite = { { rank = "19-22", children = { core = "0-47", gpu = "0-7" } } },
+        nodelist = { "node[186-189]" },
+        nslots = 32,
+        starttime = 1676560542,
+        expiration = 1676562342,
+      },
+    }, R:to_table())
+    assert.equal('{"version":1,"execution":{"R_lite":[{"rank":"19-22","children":'
+      .. '{"core":"0-47","gpu":"0-7"}}],"nodelist":["node[186-189]"],'
+      .. '"starttime":1676560542,"expiration":1676562342,"nslots":32}}', R:encode())
+    assert.equal(R:encode(), tostring(R))
+    assert.equal(4, R:count())
+    assert.equal(192, R:count "core")
+    assert.equal(32, R:count "gpu")
+    assert.equal(32, R:nslots())
+    assert.equal(1676560542, R:starttime())
+    assert.equal(1676562342, R:expiration())
+    assert.equal("node187", R:hostname(20))
+    assert.is_nil(R:hostname(23))
+    assert.same({ core = "0-47", gpu = "0-7" }, R:children(22))
+    assert.is_nil(R:children(0))
+    assert.same({ "core", "gpu" }, R:types())
+  end)
+
+  it("round-trips every rv1exec document of the corpus", function()
+    for _, f in ipairs {
+      "tiny_rv1exec.json", "tiny_rv1exec_2-1.json", "tiny_rv1exec_2-1_split.json",
+      "cancel/rank0_cancel-jgfgraph.json", "cancel/rank1_cancel.json",
+      "cancel/ranks_cancel_crossracks.json",
+    } do
+      local path = corpus .. "/fluxion/rv1exec/" .. f
+      local fh = assert(io.open(path))
+      local text = fh:read "a"
+      fh:close()
+      local R = assert(core.rv1_decode(text, f))
+      local back = assert(core.rv1_decode(R:encode()))
+      assert.same(R:to_table(), back:to_table())
+      assert.is_true(R == back)
+      -- through a graph
+      assert.is_true(R:equal(core.rv1_from_graph(R:to_graph())), f)
+    end
+  end)
+
+  it("keeps a nodelist as it was given and writes the canonical form otherwise", function()
+    local R = assert(core.rv1_decode(ex('"R_lite":[{"rank":"0-1","children":{"core":"0"}}],'
+      .. '"nodelist":["node","node"]')))
+    assert.same({ "node", "node" }, R:to_table().execution.nodelist)
+    assert.equal("node,node", tostring(R:nodelist()))
+    local U = R:union(R)
+    assert.same({ "node,node" }, U:to_table().execution.nodelist)
+  end)
+
+  it("coalesces ranks with equal children", function()
+    local R = assert(core.rv1_decode(ex('"R_lite":['
+      .. '{"rank":"3","children":{"core":"0-3"}},{"rank":"1","children":{"core":"0,1,2,3"}},'
+      .. '{"rank":"2","children":{"gpu":"1","core":"0-1"}}]')))
+    assert.same({
+      { rank = "1,3", children = { core = "0-3" } },
+      { rank = "2", children = { core = "0-1", gpu = "1" } },
+    }, R:to_table().execution.R_lite)
+  end)
+
+  it("returns nil, message, code for documents that break RFC 20", function()
+    local cases = {
+      { "{", "x.json:1: string or '}' expected near end of file" },
+      { "[]", "x.json: top level: expected an object, got an array" },
+      { '{"execution":{}}', 'x.json: version: missing (an R version 1 document has "version": 1)' },
+      { '{"version":2,"execution":{"R_lite":[]}}',
+        "x.json: version: only version 1 is supported (got 2)" },
+      { '{"version":1}', 'x.json: top level: needs "execution" or "scheduling" (or both)' },
+      { ex '"nodelist":[]', 'x.json: execution: missing "R_lite"' },
+      { ex '"R_lite":[{"rank":"-1","children":{}}]',
+        'x.json: execution.R_lite[0].rank: invalid idset "-1": negative or missing id at '
+          .. "position 1" },
+      { ex '"R_lite":[{"rank":"0","children":{"core":"0-3"}}],"nodelist":["a","b"]',
+        "x.json: execution.nodelist: 2 hosts for 1 rank" },
+      { ex '"R_lite":[{"rank":"0","children":{}}],"properties":{"a(b":"0"}',
+        'x.json: execution.properties: invalid character \'(\' in property name "a(b"' },
+      { ex '"R_lite":[{"rank":"0","children":{}}],"properties":{"fast":"0-1"}',
+        "x.json: execution.properties.fast: rank 1 is not in R_lite" },
+      { ex '"R_lite":[],"starttime":20,"expiration":10',
+        "x.json: execution.expiration: 10 is not after starttime 20" },
+    }
+    for _, c in ipairs(cases) do
+      local R, msg, code = core.rv1_decode(c[1], "x.json")
+      assert.is_nil(R)
+      assert.equal(c[2], msg)
+      assert.equal("EINVAL", code)
+    end
+    local R, msg, code = core.rv1_load "/nonexistent/R.json"
+    assert.is_nil(R)
+    assert.equal("/nonexistent/R.json: No such file or directory", msg)
+    assert.equal("ENOENT", code)
+    R, msg, code = core.rv1_load(corpus .. "/fluxion/rv1exec/cancel/rank1_cancel_invalid.json")
+    assert.is_nil(R)
+    assert.matches("execution.R_lite[0].rank: invalid idset \"-1\"", msg, 1, true)
+    assert.equal("EINVAL", code)
+  end)
+
+  it("raises on misuse", function()
+    fails(function() core.rv1_decode(5) end,
+      "bad argument #1 to 'rv1_decode' (string expected, got number)")
+    fails(function() core.rv1_decode() end,
+      "bad argument #1 to 'rv1_decode' (string expected, got no value)")
+    local R = assert(core.rv1_decode(two))
+    fails(function() R:union "x" end, "bad argument #1 to 'union' (grove.rv1 expected, got string)")
+    fails(function() R:encode { bogus = true } end, "unknown option 'bogus'")
+    fails(function() R:encode { graph = 1 } end,
+      "bad option 'graph' (boolean expected, got number)")
+    fails(function() R:restrict(5) end,
+      "bad argument #1 to 'restrict' (idset or string expected, got number)")
+    fails(function() R:hostname(-1) end,
+      "bad argument #1 to 'hostname' (rank out of range [0, 4294967294])")
+    R:close()
+    R:close()
+    fails(function() R:encode() end, "calling 'encode' on bad self (R is closed)")
+    assert.equal("grove.rv1 (closed)", tostring(R))
+  end)
+end)
+
+describe("grove.rv1 contents", function()
+  local R = assert(core.rv1_decode(two))
+
+  it("gives ranks as an idset and hosts as a hostlist", function()
+    local r = R:ranks()
+    assert.equal("grove.idset", getmetatable(r).__name)
+    assert.equal("0-1", tostring(r))
+    local h = R:nodelist()
+    assert.equal("grove.hostlist", getmetatable(h).__name)
+    assert.equal("n[0-1]", tostring(h))
+    assert.same({ fast = "1" }, R:properties())
+    assert.equal(5, R:starttime())
+    assert.equal(10, R:expiration())
+    assert.is_nil(R:nslots())
+  end)
+
+  it("has no nodelist when a rank has no host", function()
+    local N = assert(core.rv1_decode(ex '"R_lite":[{"rank":"0","children":{}}]'))
+    local h, msg, code = N:nodelist()
+    assert.is_nil(h)
+    assert.equal("some rank of R has no host name", msg)
+    assert.equal("ENOENT", code)
+  end)
+
+  it("writes pretty text and scheduling on request", function()
+    assert.matches('\n  "execution": {', R:encode { pretty = true }, 1, true)
+    local withg = R:encode { graph = true }
+    assert.matches('"writer":"grove"', withg, 1, true)
+    local G = assert(core.rv1_decode(withg))
+    assert.equal(withg, G:encode())
+    assert.is_nil(G:encode { graph = false }:find "scheduling")
+    assert.is_true(G == R)
+  end)
+end)
+
+describe("grove.rv1 set algebra", function()
+  local A = assert(core.rv1_decode(two))
+  local B = assert(core.rv1_decode(ex('"R_lite":[{"rank":"1","children":{"core":"2-5"}},'
+    .. '{"rank":"2","children":{"core":"0"}}],"nodelist":["n[1-2]"]')))
+
+  it("unites, subtracts and intersects per rank and child type", function()
+    assert.same({
+      { rank = "0", children = { core = "0-3", gpu = "0" } },
+      { rank = "1", children = { core = "0-5", gpu = "0" } },
+      { rank = "2", children = { core = "0" } },
+    }, A:union(B):to_table().execution.R_lite)
+    assert.same({ "n[0-2]" }, A:union(B):to_table().execution.nodelist)
+    assert.same({
+      { rank = "0", children = { core = "0-3", gpu = "0" } },
+      { rank = "1", children = { core = "0-1", gpu = "0" } },
+    }, A:diff(B):to_table().execution.R_lite)
+    local I = A:intersect(B)
+    assert.same({ { rank = "1", children = { core = "2-3" } } }, I:to_table().execution.R_lite)
+    assert.same({ fast = "1" }, I:properties())
+    assert.is_true(A:diff(B):union(A:intersect(B)) == A)
+    assert.is_false(A == B)
+    assert.is_true(A:equal(A:copy()))
+  end)
+
+  it("restricts to ranks and excludes them", function()
+    assert.equal("1", tostring(A:restrict("1"):ranks()))
+    assert.equal("0", tostring(A:exclude(core.idset "1"):ranks()))
+    assert.same({}, A:restrict("7"):to_table().execution.R_lite)
+    local R, msg, code = A:restrict "1-"
+    assert.is_nil(R)
+    assert.matches("invalid idset", msg, 1, true)
+    assert.equal("EINVAL", code)
+  end)
+
+  it("refuses to join two R that name a rank differently", function()
+    local C = assert(core.rv1_decode(
+      ex '"R_lite":[{"rank":"0","children":{}}],"nodelist":["other"]'))
+    local R, msg, code = A:union(C)
+    assert.is_nil(R)
+    assert.equal("rank 0 is n0 in one R and other in the other", msg)
+    assert.equal("EINVAL", code)
+  end)
+end)
+
+describe("grove.rv1 and graphs", function()
+  it("builds cluster0 > node > core/gpu from R_lite", function()
+    local R = assert(core.rv1_decode(two))
+    local g = R:to_graph()
+    assert.equal("grove.graph", getmetatable(g).__name)
+    assert.equal(1 + 2 + 10, g:count())
+    local n1 = g:vertex "/cluster0/n1"
+    assert.equal(1, n1:rank())
+    assert.equal("n", n1:basename())
+    assert.equal(1, n1:id())
+    assert.equal("", n1:property "fast")
+    assert.equal(1, g:vertex("/cluster0/n1/gpu0"):rank())
+    assert.is_true(core.rv1_from_graph(g) == R)
+  end)
+
+  it("reads the scheduling graph when there is one", function()
+    local R = assert(core.rv1_load(corpus .. "/fluxion/jgfs/issue1284.json"))
+    local g = assert(R:to_graph())
+    assert.equal(86, g:count())
+    assert.is_true(core.rv1_from_graph(g) == R)
+    local bad = assert(core.rv1_decode('{"version":1,"scheduling":{"graph":{"nodes":[7]}}}'))
+    local x, msg, code = bad:to_graph()
+    assert.is_nil(x)
+    assert.matches("^scheduling.graph", msg)
+    assert.equal("EINVAL", code)
+  end)
+
+  it("makes R from vertices and maps shards back onto them", function()
+    local g = assert(core.rv1_decode(two)):to_graph()
+    local n1 = g:vertex "/cluster0/n1"
+    local R = core.rv1_from_vertices(g, { n1, g:vertex "/cluster0/n1/core2" },
+      { start = 5, ["end"] = 10, nslots = 2, graph = true })
+    local t = R:to_table()
+    assert.same({ { rank = "1", children = { core = "2" } } }, t.execution.R_lite)
+    assert.same({ "n1" }, t.execution.nodelist)
+    assert.equal(5, t.execution.starttime)
+    assert.equal(10, t.execution.expiration)
+    assert.equal(2, t.execution.nslots)
+    assert.equal("grove", t.scheduling.writer)
+    assert.equal(2, #t.scheduling.graph.nodes)
+    local open = core.rv1_from_vertices(g, { n1 })
+    assert.equal(0, open:starttime())
+    assert.equal(0, open:expiration())
+    -- the shard of core 2 is that core; the whole rank is the node and all below
+    local vs = assert(R:vertices(g))
+    assert.equal(1, #vs)
+    assert.equal("/cluster0/n1/core2", vs[1]:path())
+    local whole = assert(core.rv1_decode(two)):restrict "1"
+    assert.equal(1 + 5, #assert(whole:vertices(g)))
+    local nine = assert(core.rv1_decode(ex '"R_lite":[{"rank":"0","children":{"core":"9"}}]'))
+    local none, msg, code = nine:vertices(g)
+    assert.is_nil(none)
+    assert.equal("rank 0: no core 9 in the graph", msg)
+    assert.equal("ENOENT", code)
+    local bad
+    bad, msg, code = core.rv1_from_vertices(g, { n1 }, { start = 10, ["end"] = 10 })
+    assert.is_nil(bad)
+    assert.equal("bad window [10, 10)", msg)
+    assert.equal("EINVAL", code)
+  end)
+
+  it("raises on misuse of rv1_from_vertices", function()
+    local g = assert(core.rv1_decode(two)):to_graph()
+    local other = assert(core.rv1_decode(two)):to_graph()
+    fails(function() core.rv1_from_vertices(g, { 1 }) end,
+      "bad argument #2 to 'rv1_from_vertices' (element 1 is not a vertex)")
+    fails(function() core.rv1_from_vertices(g, { other:vertex "/cluster0/n0" }) end,
+      "bad argument #2 to 'rv1_from_vertices' (element 1 is a vertex of another graph)")
+    fails(function() core.rv1_from_vertices(g, {}, { start = "x" }) end,
+      "bad option 'start' (integer expected, got string)")
+    fails(function() core.rv1_from_vertices(g, {}, { stop = 1 }) end, "unknown option 'stop'")
+    fails(function() core.rv1_from_vertices({}, {}) end,
+      "bad argument #1 to 'rv1_from_vertices' (grove.graph expected, got table)")
+  end)
+end)
