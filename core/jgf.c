@@ -285,12 +285,12 @@ static int sysfail(reader_t *r, const char *what)
 
 static inline void ws(reader_t *r)
 {
-    while (r->cur < r->len) {
+    /* every JSON blank is <= ' ': one comparison for compact text */
+    while (r->cur < r->len && (unsigned char)r->text[r->cur] <= ' ') {
         char c = r->text[r->cur];
-        if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
-            r->cur++;
-        else
+        if (c != ' ' && c != '\n' && c != '\r' && c != '\t')
             break;
+        r->cur++;
     }
 }
 
@@ -381,8 +381,16 @@ static inline size_t scan_plain(const char *t, size_t i, size_t len)
         q = x ^ (ones * '"');
         b = x ^ (ones * '\\');
         uint64_t m = (((q - ones) & ~q) | ((b - ones) & ~b) | ((x - ones * 0x20) & ~x) | x) & highs;
-        if (m)
+        if (m) {
+            /* the borrows of the zero-byte tests only reach bytes above a
+             * true hit, so the lowest flag is the first special byte
+             * (on a little-endian machine) */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            return i + ((size_t)__builtin_ctzll(m) >> 3);
+#else
             break;
+#endif
+        }
         i += 8;
     }
     while (i < len) {
@@ -737,7 +745,8 @@ static int type_fail(reader_t *r, const jval_t *v, const char *what, const char 
 static int v_string(reader_t *r, const jval_t *v, size_t *off, size_t *len)
 {
     if (!r->json) {
-        if (text_kind(r) != J_STRING)
+        ws(r);
+        if (r->cur >= r->len || r->text[r->cur] != '"')
             return 0;
         return parse_str(r, off, len) < 0 ? -1 : 1;
     }
@@ -2091,17 +2100,43 @@ static void w_nl(writer_t *w)
     w->b.len += (size_t)w->depth * 2;
 }
 
+/* Index of the first byte at or after i that JSON must escape ('"', '\\'
+ * or a control character), or n.  Eight bytes at a time. */
+static size_t scan_escape(const char *s, size_t i, size_t n)
+{
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    while (i + 8 <= n) {
+        uint64_t x, q, b;
+        memcpy(&x, s + i, 8);
+        q = x ^ (ones * '"');
+        b = x ^ (ones * '\\');
+        if ((((q - ones) & ~q) | ((b - ones) & ~b) | ((x - ones * 0x20) & ~x)) & highs)
+            break;
+        i += 8;
+    }
+    while (i < n) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c == '"' || c == '\\')
+            break;
+        i++;
+    }
+    return i;
+}
+
 static void w_str(writer_t *w, const char *s)
 {
     static const char hex[] = "0123456789abcdef";
     size_t n = strlen(s);
-    if (w->oom || sb_reserve(&w->b, n * 6 + 3) < 0) {
+    size_t plain = scan_escape(s, 0, n);
+    if (w->oom || sb_reserve(&w->b, plain == n ? n + 3 : n * 6 + 3) < 0) {
         w->oom = true;
         return;
     }
     char *o = w->b.p + w->b.len;
     *o++ = '"';
-    for (size_t i = 0; i < n; i++) {
+    memcpy(o, s, plain);
+    o += plain;
+    for (size_t i = plain; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c >= 0x20 && c != '"' && c != '\\') {
             *o++ = (char)c;
@@ -2166,7 +2201,7 @@ static void w_elem(writer_t *w)
     w_nl(w);
 }
 
-/* Start an object member: ,"key": */
+/* Start an object member: ,"key": (a key from the data, escaped) */
 static void w_key(writer_t *w, const char *k)
 {
     w_elem(w);
@@ -2175,6 +2210,30 @@ static void w_key(writer_t *w, const char *k)
         W_LIT(w, ": ");
     else
         W_LIT(w, ":");
+}
+
+/* The same for one of our own keys, which need no escaping. */
+#define W_KEY(w, k)                                                             \
+    do {                                                                        \
+        w_elem(w);                                                              \
+        if ((w)->pretty)                                                        \
+            W_LIT(w, "\"" k "\": ");                                             \
+        else                                                                    \
+            W_LIT(w, "\"" k "\":");                                              \
+    } while (0)
+
+/* A vertex id as a JSON string. */
+static void w_idstr(writer_t *w, uint32_t v)
+{
+    char tmp[16];
+    char *e = tmp + sizeof(tmp), *p = e;
+    *--p = '"';
+    do {
+        *--p = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    *--p = '"';
+    w_raw(w, p, (size_t)(e - p));
 }
 
 /* The path of v in subsystem index sub (-1: containment via parent[]). */
@@ -2239,43 +2298,41 @@ static void w_node(writer_t *w, grove_vid_t v)
     const grove_intern_t *st = g->strings;
     w_elem(w);
     w_open(w, '{');
-    w_key(w, "id");
-    char num[24];
-    snprintf(num, sizeof(num), "%u", v);
-    w_str(w, num);
-    w_key(w, "metadata");
+    W_KEY(w, "id");
+    w_idstr(w, v);
+    W_KEY(w, "metadata");
     w_open(w, '{');
-    w_key(w, "type");
+    W_KEY(w, "type");
     w_str(w, grove_intern_str(st, x->type));
-    w_key(w, "basename");
+    W_KEY(w, "basename");
     w_str(w, grove_intern_str(st, x->basename));
-    w_key(w, "name");
+    W_KEY(w, "name");
     w_str(w, grove_intern_str(st, x->name));
-    w_key(w, "id");
+    W_KEY(w, "id");
     w_int(w, x->id);
-    w_key(w, "uniq_id");
+    W_KEY(w, "uniq_id");
     w_int(w, v);
-    w_key(w, "rank");
+    W_KEY(w, "rank");
     w_int(w, x->rank);
-    w_key(w, "exclusive");
+    W_KEY(w, "exclusive");
     if (g->nrec && grove_vertex_held_exclusively(g, v, g->now, NULL))
         W_LIT(w, "true");
     else
         W_LIT(w, "false");
-    w_key(w, "unit");
+    W_KEY(w, "unit");
     w_str(w, grove_intern_str(st, x->unit));
-    w_key(w, "size");
+    W_KEY(w, "size");
     w_int(w, x->size);
-    w_key(w, "uuid");
+    W_KEY(w, "uuid");
     char uuid[37];
     grove_vertex_uuid(g, v, uuid);
     w_str(w, uuid);
-    w_key(w, "status");
+    W_KEY(w, "status");
     if (x->status == GROVE_STATUS_UP || x->status == GROVE_STATUS_DOWN)
         w_int(w, x->status);
     else
         w_str(w, grove_status_name((grove_status_t)x->status));
-    w_key(w, "properties");
+    W_KEY(w, "properties");
     w_open(w, '{');
     for (uint32_t i = x->props; i != GROVEP_NONE; i = g->kv[i].next) {
         w_key(w, grove_intern_str(st, g->kv[i].key));
@@ -2296,7 +2353,7 @@ static void w_node(writer_t *w, grove_vid_t v)
         w->mark[g->e[e].sub] = w->stamp;
         any = true;
     }
-    w_key(w, "paths");
+    W_KEY(w, "paths");
     w_open(w, '{');
     if (!any && g->nlive == 1) {
         w_key(w, GROVE_CONTAINMENT);
@@ -2315,10 +2372,10 @@ static void w_node(writer_t *w, grove_vid_t v)
             if (g->recs[i].kind == GROVE_RECORD_ALLOC)
                 nrec++;
         if (x->tags != GROVEP_NONE || nrec) {
-            w_key(w, "grove");
+            W_KEY(w, "grove");
             w_open(w, '{');
             if (x->tags != GROVEP_NONE) {
-                w_key(w, "tags");
+                W_KEY(w, "tags");
                 w_open(w, '{');
                 for (uint32_t i = x->tags; i != GROVEP_NONE; i = g->kv[i].next) {
                     w_key(w, grove_intern_str(st, g->kv[i].key));
@@ -2339,21 +2396,21 @@ static void w_node(writer_t *w, grove_vid_t v)
                     for (uint32_t i = x->recs; i != GROVEP_NONE; i = g->recs[i].next)
                         if (g->recs[i].kind == GROVE_RECORD_ALLOC)
                             list[--k] = &g->recs[i];
-                    w_key(w, "records");
+                    W_KEY(w, "records");
                     w_open(w, '[');
                     for (k = 0; k < nrec; k++) {
                         const grovep_rec_t *rc = list[k];
                         w_elem(w);
                         w_open(w, '{');
-                        w_key(w, "job");
+                        W_KEY(w, "job");
                         w_int(w, (int64_t)rc->job);
-                        w_key(w, "amount");
+                        W_KEY(w, "amount");
                         w_int(w, rc->amount);
-                        w_key(w, "start");
+                        W_KEY(w, "start");
                         w_int(w, rc->start);
-                        w_key(w, "end");
+                        W_KEY(w, "end");
                         w_int(w, rc->end);
-                        w_key(w, "exclusive");
+                        W_KEY(w, "exclusive");
                         if (rc->asked)
                             W_LIT(w, "true");
                         else
@@ -2375,20 +2432,17 @@ static void w_edge(writer_t *w, grove_eid_t e)
 {
     const grove_graph_t *g = w->g;
     const grovep_edge_t *x = &g->e[e];
-    char num[24];
     w_elem(w);
     w_open(w, '{');
-    w_key(w, "source");
-    snprintf(num, sizeof(num), "%u", x->src);
-    w_str(w, num);
-    w_key(w, "target");
-    snprintf(num, sizeof(num), "%u", x->dst);
-    w_str(w, num);
-    w_key(w, "metadata");
+    W_KEY(w, "source");
+    w_idstr(w, x->src);
+    W_KEY(w, "target");
+    w_idstr(w, x->dst);
+    W_KEY(w, "metadata");
     w_open(w, '{');
-    w_key(w, "subsystem");
+    W_KEY(w, "subsystem");
     w_str(w, grove_intern_str(g->strings, g->subsys[x->sub]));
-    w_key(w, "relationship");
+    W_KEY(w, "relationship");
     w_str(w, grove_intern_str(g->strings, g->rels[x->rel]));
     w_close(w, '}');
     w_close(w, '}');
@@ -2412,19 +2466,19 @@ static char *write_text(const grove_graph_t *g, const grove_vid_t *vids, size_t 
     if (sb_reserve(&w.b, (vids ? n : g->nlive) * 300 + 4096) < 0)
         goto nomem;
     w_open(&w, '{');
-    w_key(&w, "graph");
+    W_KEY(&w, "graph");
     w_open(&w, '{');
     if (w.state) {
-        w_key(&w, "metadata");
+        W_KEY(&w, "metadata");
         w_open(&w, '{');
-        w_key(&w, "grove");
+        W_KEY(&w, "grove");
         w_open(&w, '{');
-        w_key(&w, "now");
+        W_KEY(&w, "now");
         w_int(&w, g->now);
         w_close(&w, '}');
         w_close(&w, '}');
     }
-    w_key(&w, "nodes");
+    W_KEY(&w, "nodes");
     w_open(&w, '[');
     if (vids) {
         for (size_t i = 0; i < n; i++) {
@@ -2440,7 +2494,7 @@ static char *write_text(const grove_graph_t *g, const grove_vid_t *vids, size_t 
                 w_node(&w, v);
     }
     w_close(&w, ']');
-    w_key(&w, "edges");
+    W_KEY(&w, "edges");
     w_open(&w, '[');
     for (grove_eid_t e = 0; e < g->ne; e++) {
         const grovep_edge_t *x = &g->e[e];
