@@ -40,9 +40,11 @@
  *
  * Graphs.  A vertex is on rank r when it, or its nearest ancestor with a
  * rank, has rank r; the rank's root is the top-most vertex of that rank on
- * the path (the node).  R from vertices: a rank per rank root (its name is
- * the host name, its property keys that are valid names the properties);
- * children: every core and gpu with an id, and every other leaf vertex
+ * the path (the node); a vertex on no rank (a rack, a cluster-wide pool)
+ * appears only in a scheduling graph.  R from vertices: a rank per rank
+ * root (its name is the host name, its property keys that are valid names
+ * the properties, whatever their values); children: every core and gpu
+ * with an id, and every other leaf vertex
  * (memory, ssd, ...) with an id that has no core or gpu above it in the
  * rank.  R to a graph: the scheduling graph when present (ranks missing
  * there are filled in from R_lite by host name), else cluster0 (type
