@@ -125,6 +125,7 @@ struct grovel_policy {
     lua_Integer used; /* instructions so far */
     int fatal;        /* enum fatal */
     long long mem;    /* heap growth so far, bytes (may be negative) */
+    int exempt;       /* > 0: allocations are ours (vertex views), not counted */
     lua_Alloc orig_alloc;
     void *orig_ud;
     lua_Hook orig_hook;
@@ -196,6 +197,8 @@ static void *cap_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
     struct grovel_policy *p = ud;
     size_t old = ptr ? osize : 0;
+    if (p->exempt)
+        return p->orig_alloc(p->orig_ud, ptr, osize, nsize);
     if (nsize > old && p->mem + (long long)(nsize - old) > (long long)p->memcap)
         return NULL;
     void *q = p->orig_alloc(p->orig_ud, ptr, osize, nsize);
@@ -537,6 +540,10 @@ static void push_view(lua_State *L, int cache_idx, struct grovel_view *view, gro
     if (lua_rawgeti(L, cache_idx, (lua_Integer)v + 1) != LUA_TNIL)
         return;
     lua_pop(L, 1);
+    /* the cache is the matcher's, not the policy's: not counted (a raise
+     * in here leaves exempt set; run_hook clears it) */
+    if (view->running)
+        view->running->exempt++;
     struct pvertex *h = lua_newuserdatauv(L, sizeof(*h), 1);
     h->view = view;
     h->v = v;
@@ -545,6 +552,8 @@ static void push_view(lua_State *L, int cache_idx, struct grovel_view *view, gro
     lua_setiuservalue(L, -2, 1);
     lua_pushvalue(L, -1);
     lua_rawseti(L, cache_idx, (lua_Integer)v + 1);
+    if (view->running)
+        view->running->exempt--;
 }
 
 static struct pvertex *check_pv(lua_State *L, int idx)
@@ -1080,6 +1089,7 @@ static int run_hook(struct call *c)
     lua_pushvalue(L, p->base + S_CACHE);
     lua_pushvalue(L, p->base + S_CTX);
     int st = lua_pcall(L, 4, 0, top + 1);
+    p->exempt = 0;
     if (st != LUA_OK) {
         record_error(p, L, c->kind, st);
         lua_settop(L, top);
@@ -1618,14 +1628,18 @@ void grovel_policy_begin(lua_State *L, int pidx, struct grovel_view *view, int c
     p->err = p->traceback = NULL;
     p->view = view;
     view->g = g;
+    view->running = p;
+    p->exempt = 0;
     sandbox_enter(L, p, p->base + S_STRMT);
 }
 
 void grovel_policy_end(lua_State *L, struct grovel_policy *p)
 {
     sandbox_leave(L, p, p->base + S_STRMT);
-    if (p->view)
+    if (p->view) {
         p->view->g = NULL;
+        p->view->running = NULL;
+    }
     p->L = NULL;
     lua_settop(L, p->base);
 }

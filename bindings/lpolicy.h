@@ -31,9 +31,11 @@ struct grovel_policy;
 
 /* The graph as the views of one matcher see it: g is set only while a
  * match runs (by grovel_policy_begin) and NULL otherwise.  Embedded in the
- * matcher userdata. */
+ * matcher userdata.  Views are made on first use and cached; making one
+ * does not count against the policy's memory cap. */
 struct grovel_view {
     grove_graph_t *g;
+    struct grovel_policy *running; /* the policy whose match is running, or NULL */
 };
 
 /* The policy userdata at idx, or NULL if it is something else. */
