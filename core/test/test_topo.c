@@ -1,0 +1,484 @@
+/* test_topo.c: node topologies from hwloc and clusters built from them.
+ *
+ * 1. every hwloc XML of the shared corpus (node-local storage: corona,
+ *    lassen, catalyst; corona11 with AMD GPUs) with the type filters the
+ *    corpus tests use and with "all": vertex counts per type, the node's
+ *    name and id, storage ids, sizes and LinuxDeviceID, GPU ids, paths and
+ *    the order of children (a drive after the cores of its NUMA group);
+ * 2. synthetic descriptions: counts, ids, the added PU level, errors;
+ * 3. clusters: hostlists, ranks, cluster names, filters (dropped levels,
+ *    aliases, basenames, "all"), attach into an existing graph;
+ * 4. the live topology of this machine;
+ * 5. error rows with exact messages.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "graph.h"
+#include "tap.h"
+#include "topo.h"
+
+static const char *xml_path(const char *rel)
+{
+    static char buf[512];
+    snprintf(buf, sizeof(buf), "fluxion/hwloc-data/001N/%s", rel);
+    return tap_conformance(buf);
+}
+
+static size_t count_type(const grove_graph_t *g, const char *type)
+{
+    grove_sym_t s = grove_graph_sym_lookup(g, type);
+    return s == GROVE_SYM_NONE ? 0 : grove_graph_count_type(g, s);
+}
+
+static grove_vid_t at(const grove_graph_t *g, const char *path)
+{
+    grove_sym_t s = grove_graph_sym_lookup(g, GROVE_CONTAINMENT);
+    return s == GROVE_SYM_NONE ? GROVE_VID_NONE : grove_graph_find_path(g, s, path);
+}
+
+/* "type=n ..." for the listed types. */
+static const char *counts(const grove_graph_t *g, const char *const *types)
+{
+    static char buf[512];
+    buf[0] = '\0';
+    for (const char *const *t = types; *t; t++)
+        snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s=%zu", t == types ? "" : " ",
+                 *t, count_type(g, *t));
+    return buf;
+}
+
+static const char *const ALLTYPES[] = {"cluster", "node", "socket", "group", "cache", "memory",
+                                       "core",    "pu",   "gpu",    "storage", NULL};
+
+/* ---- 1. corpus XML ------------------------------------------------------- */
+
+static const char *const W_STORAGE[] = {"node", "socket", "core", "storage", NULL};
+static const char *const W_GPU_STORAGE[] = {"node", "socket", "core", "gpu", "storage", NULL};
+static const char *const W_SIBLING[] = {"node", "socket", "core", NULL};
+static const char *const W_ALL[] = {"all", NULL};
+
+static const struct xml_row {
+    const char *file;
+    const char *const *types;
+    const char *counts; /* over ALLTYPES */
+    const char *node;   /* node path */
+    const char *paths[4];
+} xml_rows[] = {
+    {"node_local_storage/corona/0.xml", W_STORAGE,
+     "cluster=1 node=1 socket=2 group=0 cache=0 memory=0 core=48 pu=0 gpu=0 storage=1",
+     "/cluster0/corona116",
+     {"/cluster0/corona116/socket0/storage0", "/cluster0/corona116/socket1/core47",
+      "/cluster0/corona116/socket0/core23"}},
+    {"node_local_storage/corona/0.xml", W_GPU_STORAGE,
+     "cluster=1 node=1 socket=2 group=0 cache=0 memory=0 core=48 pu=0 gpu=0 storage=1",
+     "/cluster0/corona116", {NULL}},
+    {"node_local_storage/corona/0.xml", W_ALL,
+     "cluster=1 node=1 socket=2 group=8 cache=16 memory=8 core=48 pu=96 gpu=0 storage=1",
+     "/cluster0/corona116",
+     {"/cluster0/corona116/socket0/group0/L3cache0/core0/pu0",
+      "/cluster0/corona116/socket0/group0/memory0",
+      "/cluster0/corona116/socket0/group0/storage0",
+      "/cluster0/corona116/socket1/group7/L3cache15/core47/pu95"}},
+    {"node_local_storage/corona/0.xml", NULL,
+     "cluster=1 node=1 socket=2 group=0 cache=0 memory=8 core=48 pu=96 gpu=0 storage=1",
+     "/cluster0/corona116", {"/cluster0/corona116/socket0/memory3"}},
+    {"node_local_storage/lassen/0.xml", W_GPU_STORAGE,
+     "cluster=1 node=1 socket=2 group=0 cache=0 memory=0 core=40 pu=0 gpu=4 storage=1",
+     "/cluster0/lassen6",
+     {"/cluster0/lassen6/socket0/storage0", "/cluster0/lassen6/socket0/gpu1",
+      "/cluster0/lassen6/socket1/gpu3", "/cluster0/lassen6/socket1/core39"}},
+    {"node_local_storage/lassen/0.xml", W_ALL,
+     "cluster=1 node=1 socket=2 group=0 cache=20 memory=2 core=40 pu=160 gpu=4 storage=1",
+     "/cluster0/lassen6", {"/cluster0/lassen6/socket1/memory1"}},
+    {"node_local_storage/catalyst/0.xml", W_GPU_STORAGE,
+     "cluster=1 node=1 socket=2 group=0 cache=0 memory=0 core=24 pu=0 gpu=0 storage=4",
+     "/cluster0/catalyst321",
+     {"/cluster0/catalyst321/socket1/storage6", "/cluster0/catalyst321/socket1/storage9",
+      "/cluster0/catalyst321/socket0/core11"}},
+    {"amd_gpu/corona11.xml", W_SIBLING,
+     "cluster=1 node=1 socket=2 group=0 cache=0 memory=0 core=48 pu=0 gpu=0 storage=0",
+     "/cluster0/corona11", {"/cluster0/corona11/socket1/core47"}},
+    {"amd_gpu/corona11.xml", (const char *const[]){"node", "socket", "gpu", NULL},
+     "cluster=1 node=1 socket=2 group=0 cache=0 memory=0 core=0 pu=0 gpu=4 storage=0",
+     "/cluster0/corona11",
+     {"/cluster0/corona11/socket0/gpu0", "/cluster0/corona11/socket0/gpu1",
+      "/cluster0/corona11/socket1/gpu2", "/cluster0/corona11/socket1/gpu3"}},
+};
+
+static void test_xml(void)
+{
+    for (size_t i = 0; i < sizeof(xml_rows) / sizeof(xml_rows[0]); i++) {
+        const struct xml_row *r = &xml_rows[i];
+        grove_error_t err;
+        grove_topo_t *t = grove_topo_load_xml(xml_path(r->file), &err);
+        grove_graph_t *g = t ? grove_topo_cluster(NULL, t, NULL, 0, r->types, &err) : NULL;
+        if (!ok(g != NULL, "xml %zu: %s loads", i, r->file)) {
+            diag("%s", err.text);
+            grove_topo_destroy(t);
+            continue;
+        }
+        is_str(counts(g, ALLTYPES), r->counts, "xml %zu: %s: vertices per type", i, r->file);
+        grove_vid_t n = at(g, r->node);
+        ok(n != GROVE_VID_NONE && grove_vertex_rank(g, n) == 0, "xml %zu: node %s, rank 0", i,
+           r->node);
+        for (int p = 0; p < 4 && r->paths[p]; p++)
+            ok(at(g, r->paths[p]) != GROVE_VID_NONE, "xml %zu: %s", i, r->paths[p]);
+        grove_graph_destroy(g);
+        grove_topo_destroy(t);
+    }
+
+    /* corona: node split, storage details, order of children, ranks */
+    grove_error_t err;
+    grove_topo_t *t = grove_topo_load_xml(xml_path("node_local_storage/corona/0.xml"), &err);
+    grove_graph_t *g = grove_topo_cluster(NULL, t, NULL, 0, W_STORAGE, &err);
+    if (ok(g != NULL, "corona: loads")) {
+        is_str(grove_topo_hostname(t), "corona116", "corona: HostName");
+        grove_vid_t node = at(g, "/cluster0/corona116");
+        is_str(grove_vertex_basename(g, node), "corona", "corona: node basename");
+        is_int(grove_vertex_id(g, node), 116, "corona: node id");
+        grove_vid_t s = at(g, "/cluster0/corona116/socket0/storage0");
+        is_int(grove_vertex_size(g, s), 1562, "corona: storage0 is 1562 GB");
+        is_str(grove_vertex_unit(g, s), "GB", "corona: storage unit");
+        is_str(grove_vertex_property(g, s, "LinuxDeviceID"), "259:0", "corona: LinuxDeviceID");
+        is_int(grove_vertex_rank(g, s), 0, "corona: storage has the node's rank");
+        is_int(grove_vertex_rank(g, 0), -1, "corona: cluster has no rank");
+        /* socket0's children: core0..5, storage0, core6.. */
+        grove_sym_t cs = grove_graph_sym_lookup(g, GROVE_CONTAINMENT);
+        grove_eid_t cur;
+        char order[256] = "";
+        int k = 0;
+        for (grove_vid_t c = grove_vertex_first_child(g, at(g, "/cluster0/corona116/socket0"),
+                                                      cs, &cur);
+             c != GROVE_VID_NONE && k < 8; c = grove_vertex_next_child(g, cs, &cur), k++)
+            snprintf(order + strlen(order), sizeof(order) - strlen(order), "%s ",
+                     grove_vertex_name(g, c));
+        is_str(order, "core0 core1 core2 core3 core4 core5 storage0 core6 ",
+               "corona: the drive follows the cores of its NUMA group");
+        is_int(grove_topo_count(t, "core"), 48, "count: 48 cores");
+        is_int(grove_topo_count(t, "L3cache"), 16, "count: 16 L3 caches");
+        is_int(grove_topo_count(t, "cache"), 16, "count: 16 caches");
+        is_int(grove_topo_count(t, "memory"), 8, "count: 8 NUMA nodes");
+        is_int(grove_topo_count(t, "rack"), 0, "count: no racks");
+    }
+    grove_graph_destroy(g);
+    grove_topo_destroy(t);
+
+    /* catalyst: four drives with their device ids */
+    t = grove_topo_load_xml(xml_path("node_local_storage/catalyst/0.xml"), &err);
+    g = t ? grove_topo_cluster(NULL, t, NULL, 0, W_GPU_STORAGE, &err) : NULL;
+    if (ok(g != NULL, "catalyst: loads")) {
+        char ids[128] = "";
+        grove_vid_t v = grove_graph_first_by_type(g, grove_graph_sym_lookup(g, "storage"));
+        for (; v != GROVE_VID_NONE; v = grove_vertex_next_same_type(g, v))
+            snprintf(ids + strlen(ids), sizeof(ids) - strlen(ids), "%s=%s/%lld ",
+                     grove_vertex_name(g, v), grove_vertex_property(g, v, "LinuxDeviceID"),
+                     (long long)grove_vertex_size(g, v));
+        is_str(ids, "storage6=8:0/195 storage7=8:16/195 storage8=8:32/195 storage9=8:48/195 ",
+               "catalyst: drives, device ids and sizes");
+    }
+    grove_graph_destroy(g);
+    grove_topo_destroy(t);
+
+    /* corona11: GPU ids come from the device names (opencl0dN) */
+    t = grove_topo_load_xml(xml_path("amd_gpu/corona11.xml"), &err);
+    const char *const wg[] = {"gpu", NULL};
+    g = t ? grove_topo_cluster(NULL, t, NULL, 0, wg, &err) : NULL;
+    if (ok(g != NULL, "corona11: gpus only")) {
+        is_int(grove_graph_vertex_count(g), 5, "corona11: cluster and 4 gpus");
+        ok(at(g, "/cluster0/gpu3") != GROVE_VID_NONE, "corona11: gpus attach to the cluster");
+        is_int(grove_vertex_rank(g, 4), 0, "corona11: gpus keep the node's rank");
+    }
+    grove_graph_destroy(g);
+    /* its drive has no Size: fine unless storage is kept */
+    errno = 0;
+    g = t ? grove_topo_cluster(NULL, t, NULL, 0, W_GPU_STORAGE, &err) : NULL;
+    ok(!g && errno == EINVAL, "corona11: storage without Size refused");
+    ok(strstr(err.text, "corona11.xml: storage device nvme0n1 has no Size") != NULL,
+       "corona11: message (%s)", err.text);
+    grove_topo_destroy(t);
+}
+
+/* ---- 2. synthetic --------------------------------------------------------- */
+
+static const struct syn_row {
+    const char *desc;
+    const char *hosts;
+    const char *const *types;
+    const char *counts;
+    const char *path;
+} syn_rows[] = {
+    {"pack:2 core:4 pu:2", NULL, NULL,
+     "cluster=1 node=1 socket=2 group=0 cache=0 memory=1 core=8 pu=16 gpu=0 storage=0",
+     "/cluster0/node0/socket1/core7/pu15"},
+    {"pack:2 core:4", NULL, NULL,
+     "cluster=1 node=1 socket=2 group=0 cache=0 memory=1 core=8 pu=8 gpu=0 storage=0",
+     "/cluster0/node0/socket1/core7/pu7"},
+    {"  pack:2   core:4  ", NULL, NULL,
+     "cluster=1 node=1 socket=2 group=0 cache=0 memory=1 core=8 pu=8 gpu=0 storage=0", NULL},
+    {"PACK:2 CORE:2 PU:1", NULL, NULL,
+     "cluster=1 node=1 socket=2 group=0 cache=0 memory=1 core=4 pu=4 gpu=0 storage=0", NULL},
+    {"pack:2 core:22 pu:2", "node[0-3]", W_SIBLING,
+     "cluster=1 node=4 socket=8 group=0 cache=0 memory=0 core=176 pu=0 gpu=0 storage=0",
+     "/cluster0/node3/socket1/core43"},
+    {"numa:2 core:2 pu:1", NULL, W_ALL,
+     "cluster=1 node=1 socket=0 group=2 cache=0 memory=2 core=4 pu=4 gpu=0 storage=0",
+     "/cluster0/node0/group1/memory1"},
+    {"pack:2 l3:2 core:2 pu:1", NULL, W_ALL,
+     "cluster=1 node=1 socket=2 group=0 cache=4 memory=1 core=8 pu=8 gpu=0 storage=0",
+     "/cluster0/node0/socket1/L3cache3/core7"},
+    {"pack:2 l3:2 core:2 pu:1", NULL, (const char *const[]){"L3cache", "core", NULL},
+     "cluster=1 node=0 socket=0 group=0 cache=4 memory=0 core=8 pu=0 gpu=0 storage=0",
+     "/cluster0/L3cache3/core7"},
+    {"pack:1 core:1 pu:1", NULL, (const char *const[]){"node", "numanode", NULL},
+     "cluster=1 node=1 socket=0 group=0 cache=0 memory=1 core=0 pu=0 gpu=0 storage=0",
+     "/cluster0/node0/memory0"},
+};
+
+static void test_synthetic(void)
+{
+    for (size_t i = 0; i < sizeof(syn_rows) / sizeof(syn_rows[0]); i++) {
+        const struct syn_row *r = &syn_rows[i];
+        grove_error_t err;
+        grove_topo_t *t = grove_topo_load_synthetic(r->desc, &err);
+        grove_graph_t *g = t ? grove_topo_cluster(NULL, t, r->hosts, 0, r->types, &err) : NULL;
+        if (!ok(g != NULL, "synthetic \"%s\" loads", r->desc)) {
+            diag("%s", err.text);
+            grove_topo_destroy(t);
+            continue;
+        }
+        is_str(counts(g, ALLTYPES), r->counts, "synthetic \"%s\": vertices per type", r->desc);
+        if (r->path)
+            ok(at(g, r->path) != GROVE_VID_NONE, "synthetic \"%s\": %s", r->desc, r->path);
+        ok(grove_topo_hostname(t) == NULL, "synthetic \"%s\": no host name", r->desc);
+        grove_graph_destroy(g);
+        grove_topo_destroy(t);
+    }
+    /* the machine-level NUMA node of a synthetic topology holds 1 GiB */
+    grove_error_t err;
+    grove_topo_t *t = grove_topo_load_synthetic("pack:1 core:1 pu:1", &err);
+    grove_graph_t *g = t ? grove_topo_cluster(NULL, t, NULL, 0, NULL, &err) : NULL;
+    grove_vid_t m = g ? at(g, "/cluster0/node0/socket0/memory0") : GROVE_VID_NONE;
+    ok(m != GROVE_VID_NONE && grove_vertex_size(g, m) == 1
+           && !strcmp(grove_vertex_unit(g, m), "GB"),
+       "synthetic: memory0 is 1 GB");
+    grove_graph_destroy(g);
+    grove_topo_destroy(t);
+}
+
+/* ---- 3. clusters ----------------------------------------------------------- */
+
+static void test_cluster(void)
+{
+    grove_error_t err;
+    grove_topo_t *t = grove_topo_load_synthetic("pack:2 core:2 pu:1", &err);
+    if (!ok(t != NULL, "cluster: topology"))
+        return;
+    grove_graph_t *g = grove_topo_cluster("mycluster7", t, "n[1-3],login", 10, W_SIBLING, &err);
+    if (ok(g != NULL, "cluster: n[1-3],login from rank 10")) {
+        is_str(grove_vertex_name(g, 0), "mycluster7", "cluster: name");
+        is_str(grove_vertex_basename(g, 0), "mycluster", "cluster: basename");
+        is_int(grove_vertex_id(g, 0), 7, "cluster: id");
+        is_int(grove_vertex_rank(g, 0), -1, "cluster: no rank");
+        static const struct {
+            const char *path, *basename;
+            int64_t id, rank;
+        } nodes[] = {{"/mycluster7/n1", "n", 1, 10},
+                     {"/mycluster7/n2", "n", 2, 11},
+                     {"/mycluster7/n3", "n", 3, 12},
+                     {"/mycluster7/login", "login", -1, 13}};
+        for (size_t i = 0; i < 4; i++) {
+            grove_vid_t v = at(g, nodes[i].path);
+            ok(v != GROVE_VID_NONE && !strcmp(grove_vertex_basename(g, v), nodes[i].basename)
+                   && grove_vertex_id(g, v) == nodes[i].id
+                   && grove_vertex_rank(g, v) == nodes[i].rank,
+               "cluster: %s basename %s id %lld rank %lld", nodes[i].path, nodes[i].basename,
+               (long long)nodes[i].id, (long long)nodes[i].rank);
+        }
+        grove_vid_t c = at(g, "/mycluster7/login/socket1/core3");
+        is_int(c != GROVE_VID_NONE ? grove_vertex_rank(g, c) : -99, 13,
+               "cluster: a core has its node's rank");
+        is_int(grove_graph_vertex_count(g), 1 + 4 * (1 + 2 + 4), "cluster: 29 vertices");
+        grove_vid_t r = grove_graph_first_by_rank(g, 11);
+        size_t n11 = 0;
+        for (; r != GROVE_VID_NONE; r = grove_vertex_next_same_rank(g, r))
+            n11++;
+        is_int(n11, 7, "cluster: rank 11 holds its node's 7 vertices");
+    }
+    grove_graph_destroy(g);
+
+    /* no ranks */
+    g = grove_topo_cluster(NULL, t, "a[0-1]", -1, W_SIBLING, &err);
+    ok(g && grove_vertex_rank(g, 1) == -1 && grove_graph_first_by_rank(g, 0) == GROVE_VID_NONE,
+       "cluster: first_rank -1 gives no ranks");
+    grove_graph_destroy(g);
+
+    /* no hostlist: node<rank> */
+    g = grove_topo_cluster(NULL, t, NULL, 5, W_SIBLING, &err);
+    ok(g && at(g, "/cluster0/node5") != GROVE_VID_NONE, "cluster: unnamed node is node<rank>");
+    grove_graph_destroy(g);
+
+    /* the node level dropped: sockets under the cluster */
+    const char *const nonode[] = {"socket", "core", NULL};
+    g = grove_topo_cluster(NULL, t, "x[0-1]", 0, nonode, &err);
+    if (ok(g != NULL, "cluster: without nodes")) {
+        is_int(grove_graph_vertex_count(g), 1 + 2 * (2 + 4), "cluster: 13 vertices");
+        grove_sym_t cs = grove_graph_sym_lookup(g, GROVE_CONTAINMENT);
+        grove_eid_t cur;
+        size_t kids = 0;
+        for (grove_vid_t k = grove_vertex_first_child(g, 0, cs, &cur); k != GROVE_VID_NONE;
+             k = grove_vertex_next_child(g, cs, &cur))
+            kids++;
+        is_int(kids, 4, "cluster: 4 sockets under the cluster");
+    }
+    grove_graph_destroy(g);
+
+    /* a large cluster is quick */
+    grove_topo_t *big = grove_topo_load_synthetic("pack:2 core:22 pu:2", &err);
+    g = big ? grove_topo_cluster("big", big, "n[0-1023]", 0, NULL, &err) : NULL;
+    is_int(g ? grove_graph_vertex_count(g) : 0, 1 + 1024 * (1 + 2 + 44 + 88 + 1),
+           "cluster: 1024 nodes of 2x22x2");
+    is_str(g ? grove_vertex_name(g, 0) : NULL, "big", "cluster: a name without digits");
+    is_int(g ? grove_vertex_id(g, 0) : 0, -1, "cluster: ... has no id");
+    grove_graph_destroy(g);
+    grove_topo_destroy(big);
+
+    /* attach into an existing graph */
+    g = grove_graph_create();
+    grove_vertex_info_t info;
+    grove_vertex_info_init(&info);
+    info.type = "rack";
+    info.id = 0;
+    grove_vid_t rack = grove_graph_add_vertex(g, &info);
+    grove_vid_t n = grove_topo_attach(g, rack, t, "tiger12", 3, W_SIBLING, &err);
+    ok(n != GROVE_VID_NONE && at(g, "/rack0/tiger12/socket0/core1") != GROVE_VID_NONE,
+       "attach: below rack0");
+    is_int(n != GROVE_VID_NONE ? grove_vertex_id(g, n) : 0, 12, "attach: id 12");
+    grove_vid_t n2 = grove_topo_attach(g, GROVE_VID_NONE, t, "solo", GROVE_ID_NONE, NULL, &err);
+    ok(n2 != GROVE_VID_NONE && at(g, "/solo/socket1/core3/pu3") != GROVE_VID_NONE,
+       "attach: as a new root");
+    size_t before = grove_graph_vertex_count(g);
+    errno = 0;
+    ok(grove_topo_attach(g, rack, t, "bad name", 0, NULL, &err) == GROVE_VID_NONE
+           && errno == EINVAL,
+       "attach: a host name with a space is refused");
+    is_str(err.text, "invalid host name \"bad name\"", "attach: message");
+    is_int(grove_graph_vertex_count(g), before, "attach: graph unchanged");
+    grove_graph_destroy(g);
+    grove_topo_destroy(t);
+}
+
+/* ---- 4. live ------------------------------------------------------------------ */
+
+static void test_live(void)
+{
+    grove_error_t err;
+    grove_topo_t *t = grove_topo_load_live(&err);
+    if (!ok(t != NULL, "live: loads")) {
+        diag("%s", err.text);
+        return;
+    }
+    char host[256] = "";
+    gethostname(host, sizeof(host) - 1);
+    is_str(grove_topo_hostname(t), host, "live: host name is this machine's");
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    ok(grove_topo_count(t, "pu") >= 1 && (long)grove_topo_count(t, "pu") <= ncpu * 4,
+       "live: %zu PUs (%ld online)", grove_topo_count(t, "pu"), ncpu);
+    ok(grove_topo_count(t, "core") >= 1, "live: %zu cores", grove_topo_count(t, "core"));
+    grove_graph_t *g = grove_topo_cluster(NULL, t, "live[0-1]", 0, NULL, &err);
+    ok(g && at(g, "/cluster0/live1") != GROVE_VID_NONE, "live: a cluster of two copies");
+    is_int(g ? count_type(g, "pu") : 0, 2 * grove_topo_count(t, "pu"), "live: PUs doubled");
+    grove_graph_destroy(g);
+    grove_topo_destroy(t);
+}
+
+/* ---- 5. errors ----------------------------------------------------------------- */
+
+static void test_errors(void)
+{
+    static const struct {
+        const char *desc, *msg;
+    } syn[] = {
+        {"bogus:2", "synthetic \"bogus:2\": invalid description"},
+        {"", "synthetic \"\": invalid description"},
+        {"pack:x core:2", "synthetic \"pack:x core:2\": invalid description"},
+        {"pack:2 core:2 pu:2 pu:2", "synthetic \"pack:2 core:2 pu:2 pu:2\": invalid description"},
+    };
+    for (size_t i = 0; i < sizeof(syn) / sizeof(syn[0]); i++) {
+        grove_error_t err;
+        errno = 0;
+        grove_topo_t *t = grove_topo_load_synthetic(syn[i].desc, &err);
+        ok(!t && errno == EINVAL, "synthetic \"%s\" refused", syn[i].desc);
+        is_str(err.text, syn[i].msg, "synthetic \"%s\": message", syn[i].desc);
+        grove_topo_destroy(t);
+    }
+    static const struct {
+        const char *text, *msg;
+    } xml[] = {
+        {"<topology><object type=\"Machine\"", "mem.xml: not a valid hwloc XML topology"},
+        {"<?xml version=\"1.0\"?><foo/>", "mem.xml: not a valid hwloc XML topology"},
+        {"", "mem.xml: not a valid hwloc XML topology"},
+        {"{\"graph\": {}}", "mem.xml: not a valid hwloc XML topology"},
+    };
+    for (size_t i = 0; i < sizeof(xml) / sizeof(xml[0]); i++) {
+        grove_error_t err;
+        errno = 0;
+        grove_topo_t *t = grove_topo_read_xml(xml[i].text, strlen(xml[i].text), "mem.xml", &err);
+        ok(!t && errno == EINVAL, "xml %zu refused", i);
+        is_str(err.text, xml[i].msg, "xml %zu: message", i);
+        grove_topo_destroy(t);
+    }
+    grove_error_t err;
+    errno = 0;
+    grove_topo_t *t = grove_topo_load_xml("/nonexistent/0.xml", &err);
+    ok(!t && errno == ENOENT, "missing file: ENOENT");
+    is_str(err.text, "/nonexistent/0.xml: No such file or directory", "missing file: message");
+    t = grove_topo_load_xml(tap_conformance("fluxion/grugs/tiny.graphml"), &err);
+    ok(!t && strstr(err.text, "tiny.graphml: not a valid hwloc XML topology"),
+       "a recipe is not a topology (%s)", err.text);
+
+    t = grove_topo_load_synthetic("pack:1 core:1 pu:1", &err);
+    static const struct {
+        const char *cluster, *hosts;
+        int64_t first;
+        int errnum;
+        const char *msg;
+    } cl[] = {
+        {NULL, "n[1-", 0, EINVAL, NULL},
+        {NULL, "", 0, EINVAL, "hostlist \"\" has no hosts"},
+        {NULL, "n1", -2, EINVAL, "invalid first rank -2"},
+        {"bad cluster", NULL, 0, EINVAL, "invalid cluster name \"bad cluster\""},
+        {"", NULL, 0, EINVAL, "invalid cluster name \"\""},
+        {NULL, "n[0-1]", INT64_MAX, EOVERFLOW, "ranks from 9223372036854775807 overflow"},
+    };
+    for (size_t i = 0; i < sizeof(cl) / sizeof(cl[0]); i++) {
+        errno = 0;
+        grove_graph_t *g = grove_topo_cluster(cl[i].cluster, t, cl[i].hosts, cl[i].first, NULL,
+                                              &err);
+        ok(!g && errno == cl[i].errnum, "cluster error %zu (errno %d)", i, errno);
+        if (cl[i].msg)
+            is_str(err.text, cl[i].msg, "cluster error %zu: message", i);
+        else
+            ok(!strncmp(err.text, "hostlist \"n[1-\": ", 17), "cluster error %zu: %s", i,
+               err.text);
+        grove_graph_destroy(g);
+    }
+    grove_topo_destroy(t);
+    grove_topo_destroy(NULL);
+    ok(grove_topo_hostname(NULL) == NULL && grove_topo_count(NULL, "core") == 0,
+       "NULL topology is harmless");
+}
+
+int main(void)
+{
+    test_xml();
+    test_synthetic();
+    test_cluster();
+    test_live();
+    test_errors();
+    return done_testing();
+}

@@ -1,0 +1,630 @@
+/* topo.c: node topologies from hwloc, stamped into graphs.
+ *
+ * Problem: a cluster's nodes are usually alike, and hwloc describes one of
+ * them (live, from XML, or synthetic).  Grove needs that node as vertices
+ * (socket, core, gpu, memory, storage, ...) once per host, with host names
+ * and ranks, filtered to the types a user cares about.
+ *
+ * Workload and approach: hwloc is asked once per topology; the objects
+ * Grove maps are flattened in pre-order into a small array (a few hundred
+ * entries: the object's kind, nearest mapped ancestor, id, size), and the
+ * hwloc topology is dropped.  Building a cluster then walks that array once
+ * per host, with no hwloc calls and one small scratch array per node, so
+ * thousands of nodes cost only the graph's own work.  The mapping is in
+ * topo.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <hwloc.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hostlist.h"
+#include "topo.h"
+
+#define NONE UINT32_MAX
+
+enum kind { K_NODE, K_SOCKET, K_GROUP, K_CACHE, K_MEMORY, K_CORE, K_PU, K_GPU, K_STORAGE, K_COUNT };
+
+static const char *const kind_type[K_COUNT] = {"node",   "socket", "group", "cache",  "memory",
+                                               "core",   "pu",     "gpu",   "storage"};
+static const char *const kind_unit[K_COUNT] = {"", "", "", "KB", "GB", "", "", "", "GB"};
+
+const char *const GROVE_TOPO_DEFAULT_TYPES[] = {"node", "socket", "core",    "pu",
+                                                "gpu",  "memory", "storage", NULL};
+
+/* One mapped hwloc object. */
+typedef struct tobj {
+    uint8_t kind;       /* enum kind */
+    uint8_t nosize;     /* storage: 1 no Size info, 2 an unusable one */
+    uint32_t parent;    /* nearest mapped ancestor, NONE for the machine */
+    int64_t id;         /* logical index or device number, -1 none */
+    int64_t size;       /* units of the pool */
+    char basename[16];  /* the type, or "L3cache" and the like */
+    char *devid;        /* storage: LinuxDeviceID, else NULL */
+    char *devname;      /* storage: the OS device name, for errors */
+} tobj_t;
+
+struct grove_topo {
+    tobj_t *o;      /* pre-order; o[0] is the machine */
+    size_t n, cap;
+    char *hostname; /* HostName info or NULL */
+    char *source;   /* "FILE", "synthetic \"...\"" or "live topology" */
+};
+
+static int fail(grove_error_t *err, const char *source, int errnum, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(grove_error_t *err, const char *source, int errnum, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    grove_error_set(err, source, 0, "%s", msg);
+    errno = errnum;
+    return -1;
+}
+
+void grove_topo_destroy(grove_topo_t *t)
+{
+    if (!t)
+        return;
+    for (size_t i = 0; i < t->n; i++) {
+        free(t->o[i].devid);
+        free(t->o[i].devname);
+    }
+    free(t->o);
+    free(t->hostname);
+    free(t->source);
+    free(t);
+}
+
+const char *grove_topo_hostname(const grove_topo_t *t)
+{
+    return t ? t->hostname : NULL;
+}
+
+/* ---- flattening ------------------------------------------------------------ */
+
+/* The device number in an OS device name: cuda3 -> 3, rsmi1 -> 1,
+ * opencl0d2 -> 2; -1 when the name says nothing. */
+static int64_t device_number(const char *name)
+{
+    const char *p = NULL;
+    if (!name)
+        return -1;
+    if (!strncmp(name, "cuda", 4) || !strncmp(name, "rsmi", 4))
+        p = name + 4;
+    else if (!strncmp(name, "opencl", 6) && (p = strchr(name + 6, 'd')))
+        p++;
+    if (!p || *p < '0' || *p > '9')
+        return -1;
+    return strtoll(p, NULL, 10);
+}
+
+/* Map obj: its kind and fields into o; false when Grove does not map it. */
+static bool map_object(hwloc_obj_t obj, tobj_t *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->id = obj->logical_index;
+    o->size = 1;
+    switch (obj->type) {
+    case HWLOC_OBJ_MACHINE:
+        o->kind = K_NODE;
+        break;
+    case HWLOC_OBJ_PACKAGE:
+        o->kind = K_SOCKET;
+        break;
+    case HWLOC_OBJ_GROUP:
+        o->kind = K_GROUP;
+        break;
+    case HWLOC_OBJ_NUMANODE:
+        o->kind = K_MEMORY;
+        o->size = (int64_t)(obj->attr->numanode.local_memory >> 30);
+        break;
+    case HWLOC_OBJ_CORE:
+        o->kind = K_CORE;
+        break;
+    case HWLOC_OBJ_PU:
+        o->kind = K_PU;
+        break;
+    case HWLOC_OBJ_L1CACHE:
+    case HWLOC_OBJ_L2CACHE:
+    case HWLOC_OBJ_L3CACHE:
+    case HWLOC_OBJ_L4CACHE:
+    case HWLOC_OBJ_L5CACHE:
+    case HWLOC_OBJ_L1ICACHE:
+    case HWLOC_OBJ_L2ICACHE:
+    case HWLOC_OBJ_L3ICACHE:
+        o->kind = K_CACHE;
+        o->size = (int64_t)(obj->attr->cache.size / 1024);
+        snprintf(o->basename, sizeof(o->basename), "L%u%scache", obj->attr->cache.depth,
+                 obj->attr->cache.type == HWLOC_OBJ_CACHE_INSTRUCTION ? "i" : "");
+        return true;
+    case HWLOC_OBJ_OS_DEVICE:
+        if (obj->attr->osdev.type == HWLOC_OBJ_OSDEV_COPROC
+            || (obj->attr->osdev.type == HWLOC_OBJ_OSDEV_GPU && obj->name
+                && !strncmp(obj->name, "rsmi", 4))) {
+            o->kind = K_GPU;
+            int64_t d = device_number(obj->name);
+            if (d >= 0)
+                o->id = d;
+            break;
+        }
+        if (obj->attr->osdev.type == HWLOC_OBJ_OSDEV_BLOCK) {
+            o->kind = K_STORAGE;
+            const char *sz = hwloc_obj_get_info_by_name(obj, "Size");
+            if (!sz) {
+                o->nosize = 1;
+            } else {
+                char *end;
+                errno = 0;
+                long long kb = strtoll(sz, &end, 10);
+                if (errno || end == sz || *end || kb <= 0)
+                    o->nosize = 2;
+                else
+                    o->size = kb / 1000000;
+            }
+            break;
+        }
+        return false;
+    default:
+        return false;
+    }
+    snprintf(o->basename, sizeof(o->basename), "%s", kind_type[o->kind]);
+    return true;
+}
+
+static int flatten(grove_topo_t *t, hwloc_topology_t topo, hwloc_obj_t obj, uint32_t parent)
+{
+    tobj_t o;
+    if (map_object(obj, &o)) {
+        if (o.kind == K_STORAGE) {
+            const char *id = hwloc_obj_get_info_by_name(obj, "LinuxDeviceID");
+            o.devid = strdup(id ? id : "-1");
+            o.devname = strdup(obj->name ? obj->name : "?");
+            if (!o.devid || !o.devname) {
+                free(o.devid);
+                free(o.devname);
+                return -1;
+            }
+        }
+        if (t->n == t->cap) {
+            size_t cap = t->cap ? t->cap * 2 : 64;
+            tobj_t *q = realloc(t->o, cap * sizeof(*q));
+            if (!q) {
+                free(o.devid);
+                free(o.devname);
+                return -1;
+            }
+            t->o = q;
+            t->cap = cap;
+        }
+        o.parent = parent;
+        parent = (uint32_t)t->n;
+        t->o[t->n++] = o;
+    }
+    hwloc_obj_t c = NULL;
+    while ((c = hwloc_get_next_child(topo, obj, c)))
+        if (flatten(t, topo, c, parent) < 0)
+            return -1;
+    return 0;
+}
+
+enum how { LIVE, XMLBUF, SYNTH };
+
+/* Load a topology from hwloc; arg is the XML text (NUL-terminated, len
+ * bytes) or the synthetic description. */
+static grove_topo_t *load(enum how how, const char *arg, size_t len, const char *source,
+                          grove_error_t *err)
+{
+    grove_topo_t *t = calloc(1, sizeof(*t));
+    if (!t || !(t->source = strdup(source))) {
+        free(t);
+        fail(err, NULL, ENOMEM, "out of memory");
+        return NULL;
+    }
+    hwloc_topology_t topo;
+    if (hwloc_topology_init(&topo) < 0) {
+        grove_topo_destroy(t);
+        fail(err, source, ENOMEM, "cannot initialise hwloc");
+        return NULL;
+    }
+    int rc = 0;
+    if (hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT) < 0
+        || hwloc_topology_set_cache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_STRUCTURE) < 0
+        || hwloc_topology_set_icache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_STRUCTURE) < 0)
+        rc = fail(err, source, EINVAL, "cannot set hwloc filters");
+    else if (how == XMLBUF && (len >= INT_MAX || hwloc_topology_set_xmlbuffer(topo, arg, (int)len + 1) < 0))
+        rc = fail(err, source, EINVAL, "not a valid hwloc XML topology");
+    /* The live topology's PCI devices come from sysfs: hwloc's libpciaccess
+     * component would find the same devices but leaks at every load. */
+    else if (how == LIVE
+             && hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST,
+                                              "pci") < 0)
+        rc = fail(err, source, EINVAL, "cannot configure hwloc components");
+    else if (how == SYNTH && hwloc_topology_set_synthetic(topo, arg) < 0)
+        rc = fail(err, NULL, EINVAL, "%s: invalid description", source);
+    if (rc == 0 && hwloc_topology_load(topo) < 0) {
+        if (how == XMLBUF)
+            rc = fail(err, source, EINVAL, "not a valid hwloc XML topology");
+        else
+            rc = fail(err, source, errno ? errno : EINVAL, "hwloc cannot load the topology");
+    }
+    if (rc == 0) {
+        hwloc_obj_t root = hwloc_get_root_obj(topo);
+        const char *hn = hwloc_obj_get_info_by_name(root, "HostName");
+        if ((hn && !(t->hostname = strdup(hn))) || flatten(t, topo, root, NONE) < 0)
+            rc = fail(err, NULL, ENOMEM, "out of memory");
+        else if (t->n == 0 || t->o[0].kind != K_NODE)
+            rc = fail(err, source, EINVAL, "the topology's root is not a machine");
+    }
+    hwloc_topology_destroy(topo);
+    if (rc < 0) {
+        int e = errno;
+        grove_topo_destroy(t);
+        errno = e;
+        return NULL;
+    }
+    return t;
+}
+
+grove_topo_t *grove_topo_load_live(grove_error_t *err)
+{
+    grove_error_clear(err);
+    return load(LIVE, NULL, 0, "live topology", err);
+}
+
+grove_topo_t *grove_topo_read_xml(const char *text, size_t len, const char *source,
+                                  grove_error_t *err)
+{
+    grove_error_clear(err);
+    if (!source)
+        source = "XML";
+    if (!text || !len) {
+        fail(err, source, EINVAL, "not a valid hwloc XML topology");
+        return NULL;
+    }
+    /* hwloc wants the text NUL-terminated and counted with the NUL */
+    char *copy = len < SIZE_MAX ? malloc(len + 1) : NULL;
+    if (!copy) {
+        fail(err, NULL, ENOMEM, "out of memory");
+        return NULL;
+    }
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    grove_topo_t *t = load(XMLBUF, copy, strlen(copy), source, err);
+    int e = errno;
+    free(copy);
+    errno = e;
+    return t;
+}
+
+grove_topo_t *grove_topo_load_xml(const char *path, grove_error_t *err)
+{
+    grove_error_clear(err);
+    if (!path) {
+        fail(err, NULL, EINVAL, "no topology path");
+        return NULL;
+    }
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        fail(err, path, errno, "%s", strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    size_t len = 0, cap = 65536;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+        cap = (size_t)st.st_size + 1;
+    char *buf = malloc(cap);
+    int e = buf ? 0 : ENOMEM;
+    while (!e) {
+        if (len + 1 >= cap) {
+            char *q = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
+            if (!q) {
+                e = ENOMEM;
+                break;
+            }
+            buf = q;
+            cap *= 2;
+        }
+        ssize_t n = read(fd, buf + len, cap - len - 1);
+        if (n < 0) {
+            if (errno != EINTR)
+                e = errno;
+            continue;
+        }
+        if (n == 0)
+            break;
+        len += (size_t)n;
+    }
+    close(fd);
+    if (e) {
+        free(buf);
+        fail(err, path, e, "%s", strerror(e));
+        return NULL;
+    }
+    grove_topo_t *t = grove_topo_read_xml(buf, len, path, err);
+    e = errno;
+    free(buf);
+    errno = e;
+    return t;
+}
+
+/* True if the last level of a synthetic description is PUs. */
+static bool ends_with_pu(const char *desc)
+{
+    const char *last = desc, *p = desc;
+    while (*p) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p)
+            last = p;
+        while (*p && *p != ' ' && *p != '\t')
+            p++;
+    }
+    return !strncasecmp(last, "pu", 2);
+}
+
+grove_topo_t *grove_topo_load_synthetic(const char *desc, grove_error_t *err)
+{
+    grove_error_clear(err);
+    if (!desc) {
+        fail(err, NULL, EINVAL, "no synthetic description");
+        return NULL;
+    }
+    size_t n = strlen(desc);
+    char *src = malloc(n + 16), *full = malloc(n + 8);
+    if (!src || !full) {
+        free(src);
+        free(full);
+        fail(err, NULL, ENOMEM, "out of memory");
+        return NULL;
+    }
+    snprintf(src, n + 16, "synthetic \"%s\"", desc);
+    snprintf(full, n + 8, "%s pu:1", desc);
+    grove_topo_t *t = NULL;
+    if (ends_with_pu(desc) || strspn(desc, " \t") == n)
+        t = load(SYNTH, desc, 0, src, err);
+    else if (!(t = load(SYNTH, full, 0, src, err)) && errno == EINVAL)
+        t = load(SYNTH, desc, 0, src, err);
+    int e = errno;
+    free(src);
+    free(full);
+    errno = e;
+    return t;
+}
+
+/* ---- counting and filtering --------------------------------------------------- */
+
+static bool listed(const char *const *types, const char *name)
+{
+    for (const char *const *p = types; *p; p++)
+        if (!strcmp(*p, name))
+            return true;
+    return false;
+}
+
+static bool keep(const tobj_t *o, const char *const *types)
+{
+    if (!types)
+        types = GROVE_TOPO_DEFAULT_TYPES;
+    return listed(types, "all") || listed(types, kind_type[o->kind])
+           || listed(types, o->basename) || (o->kind == K_MEMORY && listed(types, "numanode"));
+}
+
+size_t grove_topo_count(const grove_topo_t *t, const char *type)
+{
+    size_t n = 0;
+    if (!t || !type)
+        return 0;
+    for (size_t i = 0; i < t->n; i++)
+        n += !strcmp(kind_type[t->o[i].kind], type) || !strcmp(t->o[i].basename, type);
+    return n;
+}
+
+/* ---- stamping ----------------------------------------------------------------- */
+
+/* Split a name into a NUL-terminated basename (caller frees) and id (-1
+ * when it has no numeric suffix).  NULL with EINVAL or ENOMEM. */
+static char *split_name(const char *name, int64_t *id)
+{
+    grove_hostname_t hn;
+    if (grove_hostname_parse(name, &hn) < 0)
+        return NULL;
+    *id = hn.width ? (int64_t)hn.num : GROVE_ID_NONE;
+    size_t n = hn.width ? hn.prefix_len : hn.len;
+    if (n == 0) { /* all digits: the name is its own basename */
+        n = hn.len;
+        *id = GROVE_ID_NONE;
+    }
+    char *b = strndup(name, n);
+    if (!b)
+        errno = ENOMEM;
+    return b;
+}
+
+/* Remove the vertices from first on (a failed attach). */
+static void undo(grove_graph_t *g, size_t first)
+{
+    for (size_t v = grove_graph_vertex_slots(g); v-- > first;)
+        if (grove_graph_has_vertex(g, (grove_vid_t)v))
+            grove_graph_unlink(g, (grove_vid_t)v, true);
+}
+
+grove_vid_t grove_topo_attach(grove_graph_t *g, grove_vid_t parent, const grove_topo_t *t,
+                              const char *hostname, int64_t rank, const char *const *types,
+                              grove_error_t *err)
+{
+    grove_error_clear(err);
+    if (!g || !t || rank < GROVE_ID_NONE
+        || (parent != GROVE_VID_NONE && !grove_graph_has_vertex(g, parent))) {
+        fail(err, NULL, EINVAL, "invalid arguments");
+        return GROVE_VID_NONE;
+    }
+    for (size_t i = 0; i < t->n; i++)
+        if (t->o[i].kind == K_STORAGE && t->o[i].nosize && keep(&t->o[i], types)) {
+            fail(err, t->source, EINVAL, "storage device %s has %s", t->o[i].devname,
+                 t->o[i].nosize == 1 ? "no Size" : "an unusable Size");
+            return GROVE_VID_NONE;
+        }
+    char defname[32];
+    if (!hostname)
+        hostname = t->hostname;
+    if (!hostname) {
+        if (rank >= 0)
+            snprintf(defname, sizeof(defname), "node%lld", (long long)rank);
+        else
+            snprintf(defname, sizeof(defname), "node");
+        hostname = defname;
+    }
+    int64_t node_id;
+    char *node_base = split_name(hostname, &node_id);
+    if (!node_base) {
+        if (errno == ENOMEM)
+            fail(err, NULL, ENOMEM, "out of memory");
+        else
+            fail(err, NULL, EINVAL, "invalid host name \"%s\"", hostname);
+        return GROVE_VID_NONE;
+    }
+    grove_vid_t *kp = malloc(t->n * sizeof(*kp));
+    size_t first = grove_graph_vertex_slots(g);
+    grove_vid_t result = GROVE_VID_NONE;
+    if (!kp) {
+        fail(err, NULL, ENOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < t->n; i++) {
+        const tobj_t *o = &t->o[i];
+        grove_vid_t up = o->parent == NONE ? parent : kp[o->parent];
+        if (!keep(o, types)) {
+            kp[i] = up;
+            continue;
+        }
+        grove_vertex_info_t info;
+        grove_vertex_info_init(&info);
+        info.type = kind_type[o->kind];
+        info.basename = o->basename;
+        info.id = o->id;
+        info.size = o->size;
+        info.unit = kind_unit[o->kind];
+        info.rank = rank;
+        if (o->kind == K_NODE) {
+            info.basename = node_base;
+            info.name = hostname;
+            info.id = node_id;
+        }
+        grove_vid_t v = grove_graph_add_vertex(g, &info);
+        if (v == GROVE_VID_NONE
+            || (o->devid && grove_vertex_set_property(g, v, "LinuxDeviceID", o->devid) < 0)) {
+            fail(err, NULL, errno == ENOMEM ? ENOMEM : EINVAL, "cannot add %s %s: %s",
+                 info.type, info.name ? info.name : info.basename, strerror(errno));
+            goto done;
+        }
+        if (up != GROVE_VID_NONE && grove_graph_add_child(g, up, v, NULL, err) < 0)
+            goto done;
+        kp[i] = v;
+    }
+    result = kp[0];
+done:
+    if (result == GROVE_VID_NONE) {
+        int e = errno;
+        undo(g, first);
+        errno = e;
+    }
+    free(kp);
+    free(node_base);
+    return result;
+}
+
+grove_graph_t *grove_topo_cluster(const char *cluster, const grove_topo_t *t, const char *hosts,
+                                  int64_t first_rank, const char *const *types,
+                                  grove_error_t *err)
+{
+    grove_error_clear(err);
+    if (!t || first_rank < GROVE_ID_NONE) {
+        fail(err, NULL, EINVAL, !t ? "no topology" : "invalid first rank %lld",
+             (long long)first_rank);
+        return NULL;
+    }
+    if (!cluster)
+        cluster = "cluster0";
+    grove_hostlist_t *hl = NULL;
+    size_t nhosts = 1;
+    if (hosts) {
+        grove_error_t herr;
+        hl = grove_hostlist_decode(hosts, &herr);
+        if (!hl) {
+            int e = errno;
+            fail(err, NULL, e, "hostlist \"%s\": %s", hosts, herr.text);
+            return NULL;
+        }
+        nhosts = grove_hostlist_count(hl);
+        if (nhosts == 0) {
+            grove_hostlist_destroy(hl);
+            fail(err, NULL, EINVAL, "hostlist \"%s\" has no hosts", hosts);
+            return NULL;
+        }
+    }
+    if (first_rank >= 0 && (uint64_t)(INT64_MAX - first_rank) < nhosts - 1) {
+        grove_hostlist_destroy(hl);
+        fail(err, NULL, EOVERFLOW, "ranks from %lld overflow", (long long)first_rank);
+        return NULL;
+    }
+    grove_graph_t *g = grove_graph_create();
+    int64_t cid;
+    char *cbase = g ? split_name(cluster, &cid) : NULL;
+    grove_vid_t root = GROVE_VID_NONE;
+    if (!g || !cbase) {
+        if (!g || errno == ENOMEM)
+            fail(err, NULL, ENOMEM, "out of memory");
+        else
+            fail(err, NULL, EINVAL, "invalid cluster name \"%s\"", cluster);
+        goto fail;
+    }
+    grove_vertex_info_t info;
+    grove_vertex_info_init(&info);
+    info.type = "cluster";
+    info.basename = cbase;
+    info.name = cluster;
+    info.id = cid;
+    root = grove_graph_add_vertex(g, &info);
+    if (root == GROVE_VID_NONE) {
+        fail(err, NULL, errno, "cannot add the cluster vertex");
+        goto fail;
+    }
+    grove_hostlist_iter_t it = GROVE_HOSTLIST_ITER_INIT;
+    for (size_t i = 0; i < nhosts; i++) {
+        const char *host = hl ? grove_hostlist_iter_next(hl, &it) : NULL;
+        if (hl && !host) {
+            grove_hostlist_iter_fini(&it);
+            fail(err, NULL, errno ? errno : ENOMEM, "cannot expand the hostlist");
+            goto fail;
+        }
+        int64_t rank = first_rank < 0 ? GROVE_ID_NONE : first_rank + (int64_t)i;
+        if (grove_topo_attach(g, root, t, host, rank, types, err) == GROVE_VID_NONE) {
+            grove_hostlist_iter_fini(&it);
+            goto fail;
+        }
+    }
+    grove_hostlist_iter_fini(&it);
+    free(cbase);
+    grove_hostlist_destroy(hl);
+    return g;
+fail : {
+    int e = errno;
+    free(cbase);
+    grove_hostlist_destroy(hl);
+    grove_graph_destroy(g);
+    errno = e;
+    return NULL;
+}
+}
