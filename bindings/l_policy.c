@@ -255,7 +255,6 @@ static void sandbox_enter(lua_State *L, struct grovel_policy *p, int slot)
     p->used = 0;
     p->fatal = F_NONE;
     p->mem = 0;
-    p->last_src[0] = 0;
     p->last_line = 0;
     snprintf(p->last_src, sizeof(p->last_src), "%s", p->short_src);
     p->orig_alloc = lua_getallocf(L, &p->orig_ud);
