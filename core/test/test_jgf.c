@@ -136,6 +136,13 @@ static void corpus_file(const char *rel)
     is_int(grove_graph_edge_count(g), json_array_size(json_object_get(orig, "edges")),
            "%s: an edge per edge", rel);
 
+    /* the original document through the jansson reader: the same shape */
+    grove_graph_t *gj = grove_jgf_read_json(doc, rel, &err);
+    ok(gj && grove_graph_vertex_count(gj) == grove_graph_vertex_count(g)
+           && grove_graph_edge_count(gj) == grove_graph_edge_count(g),
+       "%s: the parsed document reads the same", rel);
+    grove_graph_destroy(gj);
+
     for (int compact = 0; compact < 2; compact++) {
         int flags = compact ? GROVE_JGF_COMPACT : 0;
         char *t1 = grove_jgf_write(g, flags);
