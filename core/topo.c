@@ -239,18 +239,19 @@ static grove_topo_t *load(enum how how, const char *arg, size_t len, const char 
         return NULL;
     }
     int rc = 0;
+    /* The live topology's PCI devices come from sysfs: hwloc's libpciaccess
+     * component would find the same devices but leaks at every load.  It
+     * may not be loaded at all (plugins need libhwloc loaded globally),
+     * hence no error check. */
+    if (how == LIVE)
+        (void)hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST,
+                                            "pci");
     if (hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT) < 0
         || hwloc_topology_set_cache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_STRUCTURE) < 0
         || hwloc_topology_set_icache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_STRUCTURE) < 0)
         rc = fail(err, source, EINVAL, "cannot set hwloc filters");
     else if (how == XMLBUF && (len >= INT_MAX || hwloc_topology_set_xmlbuffer(topo, arg, (int)len + 1) < 0))
         rc = fail(err, source, EINVAL, "not a valid hwloc XML topology");
-    /* The live topology's PCI devices come from sysfs: hwloc's libpciaccess
-     * component would find the same devices but leaks at every load. */
-    else if (how == LIVE
-             && hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST,
-                                              "pci") < 0)
-        rc = fail(err, source, EINVAL, "cannot configure hwloc components");
     else if (how == SYNTH && hwloc_topology_set_synthetic(topo, arg) < 0)
         rc = fail(err, NULL, EINVAL, "%s: invalid description", source);
     if (rc == 0 && hwloc_topology_load(topo) < 0) {
