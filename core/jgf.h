@@ -18,7 +18,11 @@
  * Older files' metadata.name = {subsystem: relationship} is accepted.  The
  * file's node ids are only labels: the i-th node of the file becomes vertex
  * i of the new graph (readers of R rely on this to apply per-node data such
- * as "exclusive").  The paths given must agree with the edges.  "uniq_id"
+ * as "exclusive").  The paths given must agree with the edges; the roots of
+ * a fragment of a larger graph (an allocation's scheduling graph) may carry
+ * the prefix of their place in it ("/tiny0/rack0/node0" for a graph whose
+ * root is node0), which the vertices below must share.  A graph's paths
+ * start at its own roots, so such a prefix is not written back.  "uniq_id"
  * and "exclusive" are checked for type only: exclusivity describes an
  * allocation, which a bare graph does not have.  Unknown keys are ignored.
  *
