@@ -279,15 +279,12 @@ static grove_sym_t attr(grug_t *r, const xmlNode *n, const char *name)
     return s;
 }
 
-/* Parse a whole decimal integer (surrounding whitespace allowed). */
-static bool parse_int(const char *s, int64_t *out)
+/* Parse a whole decimal integer (already trimmed); "true" and "false" too
+ * when boolean (root). */
+static bool parse_int(const char *s, bool boolean, int64_t *out)
 {
-    if (!strcmp(s, "true")) {
-        *out = 1;
-        return true;
-    }
-    if (!strcmp(s, "false")) {
-        *out = 0;
+    if (boolean && (!strcmp(s, "true") || !strcmp(s, "false"))) {
+        *out = s[0] == 't';
         return true;
     }
     if (!*s)
@@ -307,7 +304,7 @@ static int set_value(grug_t *r, pval_t *vals, int p, grove_sym_t str, int line, 
     const char *s = S(r, str);
     pval_t v = {.set = true, .str = str, .num = 0};
     if (props[p].kind == KIND_INT) {
-        if (!parse_int(s, &v.num))
+        if (!parse_int(s, p == P_ROOT, &v.num))
             return fail(r, line, EINVAL, "%s: %s \"%s\" is not an integer", what,
                         props[p].name, s);
         if ((p == P_SIZE || p == P_MULTI_SCALE) && v.num < 0)

@@ -506,6 +506,10 @@ static const struct own_row {
     {"negative scope: no id",
      HEAD ROOT("c", "cluster") NODE("x", "switch") EDGE("c", "x", D("id_scope", "-1")) TAIL,
      "cluster0 switch", "/cluster0/switch"},
+    {"root given as true",
+     HEAD "<node id=\"c\">" D("root", "true") D("type", "cluster") "</node>\n" NODE("n", "node")
+         EDGE("c", "n", "") TAIL,
+     "cluster0 node0", "/cluster0/node0"},
     {"a root without edges",
      HEAD ROOT("c", "cluster") NODE("x", "unused") TAIL, "cluster0", "/cluster0"},
     {"basename and unit",
@@ -554,7 +558,12 @@ static void test_own(void)
     }
     /* the network association: each switch reaches the nodes of its rack */
     grove_error_t err;
-    grove_graph_t *g = read_str(own[8].text, NULL, &err);
+    const char *bypath = NULL;
+    for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+        if (!strncmp(own[i].what, "associate by path", 17))
+            bypath = own[i].text;
+    grove_graph_t *g = bypath ? read_str(bypath, NULL, &err) : NULL;
+    ok(g != NULL, "by path: the recipe is there");
     if (g) {
         ok(has_path(g, "network", "/net0/switch1/node3"), "by path: switch1 -> node3");
         ok(has_path(g, "network", "/net0/switch0/node1"), "by path: switch0 -> node1");
@@ -627,6 +636,9 @@ static const struct err_row {
      EINVAL, "mem.graphml:6: edge c -> n: multi_scale \"99999999999999999999\" is not an integer"},
     {"negative size", HEAD ROOT("c", "cluster") "<node id=\"m\">" D("type", "memory") D("size", "-2") "</node>" TAIL,
      EINVAL, "mem.graphml:5: node \"m\": size -2 is negative"},
+    {"multi_scale true",
+     HEAD ROOT("c", "cluster") NODE("n", "node") EDGE("c", "n", D("multi_scale", "true")) TAIL,
+     EINVAL, "mem.graphml:6: edge c -> n: multi_scale \"true\" is not an integer"},
     {"negative multi_scale",
      HEAD ROOT("c", "cluster") NODE("n", "node") EDGE("c", "n", D("multi_scale", "-1")) TAIL,
      EINVAL, "mem.graphml:6: edge c -> n: multi_scale -1 is negative"},
