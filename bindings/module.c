@@ -30,6 +30,7 @@ const char *grovel_errno_name(int errnum)
     case EPERM: return "EPERM";
     case ENOTSUP: return "ENOTSUP";
     case ETIMEDOUT: return "ETIMEDOUT";
+    case ECANCELED: return "ECANCELED";
     default: return "EIO";
     }
 }

@@ -447,9 +447,15 @@ static bool touched(const grove_matcher_t *m, grove_vid_t v)
 
 /* Can the walk go through v?  Under a node-exclusive policy a node must
  * also be untouched by other jobs, since it will be taken whole. */
+static bool constraint_ok(const grove_matcher_t *m, grove_vid_t v);
+
 static bool enterable(const grove_matcher_t *m, grove_vid_t v)
 {
     if (!up(m, v) || (flags_of(m, v) & M_EXCL) || held_excl(m, v))
+        return false;
+    /* constraints name execution targets: what lies below a target that
+     * fails them is out of reach too, whatever the request asks for */
+    if (!constraint_ok(m, v))
         return false;
     if (m->pol.node_exclusive && m->g->v[v].type == m->node_sym && touched(m, v))
         return false;
@@ -641,6 +647,17 @@ static int64_t take(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool
         excl = true;
     if (!up(m, c) || !constraint_ok(m, c) || !agg_fits(m, c, r->need1))
         return 0;
+    if (m->pol.prune) {
+        /* the policy may rule out a candidate as it rules out a subtree */
+        grove_policy_ctx_t ctx = {r->type, remaining, m->start, m->end};
+        int p = m->pol.prune(m->pol.arg, g, c, &ctx);
+        if (p < 0) {
+            m->hook_failed = 1;
+            return -1;
+        }
+        if (p > 0)
+            return 0;
+    }
     uint8_t f = flags_of(m, c);
     if (f & M_EXCL)
         return 0;

@@ -212,7 +212,7 @@ describe("hooks", function()
     local p = assert(parse([[
       local views = {}
       return {prune = function(v, ctx)
-        assert(ctx.type == "node" or ctx.type == nil, "ctx.type")
+        assert(ctx.type == "node" or ctx.type == "core" or ctx.type == nil, "ctx.type")
         assert(ctx.start == 0 and ctx["end"] == 60, "ctx window")
         if v:type() ~= "node" then return false end
         assert(views[v:vid()] == nil or rawequal(views[v:vid()], v), "views are reused")
@@ -243,7 +243,7 @@ describe("hooks", function()
     assert(j, msg)
   end)
 
-  it("prune: true skips a subtree (vertices walked through, not candidates)", function()
+  it("prune: true skips a subtree (vertices walked through, and candidates)", function()
     local m = core.matcher(four())
     assert(m:set_policy(assert(parse(
       "return {prune = function(v) return v:type() == 'node' and v:id() ~= 2 end}"))))

@@ -6,6 +6,8 @@
 --
 --   grove.graph()            an empty graph (grove.core.graph)
 --   grove.cluster "name" {}  a graph from the cluster DSL (grove.cluster)
+--   grove.jobspec{...}       jobspec shorthands and writers (grove.jobspec)
+--   grove.policy.load(name)  a placement policy, built-in or a Lua file
 local core = require "grove.core"
 
 local M = {}
@@ -14,5 +16,7 @@ for k, v in pairs(core) do
 end
 M.core = core
 M.cluster = require "grove.cluster"
+M.jobspec = require "grove.jobspec"
+M.policy = require "grove.policy"
 
 return M
