@@ -1352,8 +1352,15 @@ int grove_match(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_
         errno = ENOMEM;
         goto done;
     }
-    for (size_t i = 0; i < m->nsel; i++)
+    for (size_t i = 0; i < m->nsel; i++) {
         imp[i] = implied(m, m->sel[i].v);
+        /* below a vertex held whole, everything is held whole too */
+        if (imp[i] && !m->sel[i].exclusive) {
+            m->sel[i].exclusive = true;
+            if (m->sel[i].leaf)
+                m->sel[i].amount = m->g->v[m->sel[i].v].size;
+        }
+    }
     bool keep = mode == GROVE_MATCH_ALLOCATE || mode == GROVE_MATCH_ALLOCATE_ORELSE_RESERVE
                 || mode == GROVE_MATCH_ALLOCATE_WITH_SAT;
     grove_job_t *dst;
