@@ -249,8 +249,7 @@ static int fits_all(const grove_mplanner_t *mp, int64_t t, int64_t d, const int6
     if (d == 0)
         return 1;
     for (size_t i = 0; i < mp->ntypes; i++) {
-        if (counts[i] > 0
-            && grovep_tl_max_used(&mp->tl[i], t, t + d) > mp->total[i] - counts[i])
+        if (counts[i] > 0 && !grovep_tl_fits(&mp->tl[i], t, d, mp->total[i] - counts[i]))
             return 0;
     }
     return 1;

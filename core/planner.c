@@ -6,56 +6,71 @@
  * during [t, t + d)?  what is the earliest t >= t0 at which `amount` is free
  * for d, and the next candidate after it?  Spans come and go as jobs are
  * allocated, reserved, shrunk and freed.  Expected workload: from a handful
- * to ~10^5 spans per planner, queries outnumbering updates by 10 or more.
+ * to ~10^5 spans per planner (the root aggregates), queries outnumbering
+ * updates by 10 or more.
  *
  * Structure.  The usage U(t) is a step function.  We keep its difference
- * array: one node per time point p where usage changes, with delta = U(p) -
- * U(p - 1) != 0, in an AVL tree ordered by time.  Then:
+ * array: one entry per time point p where usage changes, with delta =
+ * U(p) - U(p - 1) != 0, in a B+-tree ordered by time (GROVEP_TL_F = 16
+ * entries per node, at least half full, all leaves at one depth, so the
+ * height is O(log n)).  Then:
  *
  *  - A span is +amount at its start and -amount at its end: two point
- *    updates, O(log n) each, however many other points its window covers.
- *    (Storing U itself per point would cost O(points in the window) per
- *    update, or lazy propagation; differences avoid both.)
- *  - Each node carries, for its subtree, the sum of deltas and the maximum
- *    and minimum over its keys k of the prefix sum "deltas of the subtree at
- *    keys <= k".  These are functions of the node and its two children only,
- *    so an AVL rotation restores them in O(1) and every update stays
- *    O(log n) with the tree height <= 1.44 log2(n + 2).
- *  - U(t) is the sum of deltas at keys <= t: one descent adding left sums.
- *  - max U over [t, t + d) is U(t) together with the maximum prefix over the
- *    keys in (t, t + d): a descent to the split node, then one path down each
- *    boundary, taking whole subtrees from their maxpre: O(log n).  Free =
- *    total - used, so min free is total - max used and changing the total
- *    touches no node.
- *  - "the first point after x where U > L" (resp. U <= L) is a descent that
- *    skips every subtree whose maxpre (resp. minpre), offset by the sum to
- *    its left, rules it out: O(log n).
+ *    updates, each one root-to-leaf path, however many other points its
+ *    window covers.  (Storing U itself per point would cost O(points in the
+ *    window) per update, or lazy propagation; differences avoid both.)
+ *  - Each entry of an inner node carries the summary of its child: the sum
+ *    of the deltas below it, and the max and min over its points k of the
+ *    prefix sum "deltas below the child at points <= k".  A summary is a
+ *    function of the child's entries only, so a split, merge or borrow
+ *    recomputes the two or three entries it touches; every update stays
+ *    O(F log_F n).
+ *  - U(t) is the sum of the deltas at points <= t: one descent adding the
+ *    sums of the entries left of the path.  Free = total - used, so changing
+ *    the total touches nothing and min free is total - max used.
+ *  - max U over [t, t + d) is U(t) with the max prefix over the points in
+ *    (t, t + d): entries wholly inside are taken from their summary, only
+ *    the two children straddling t and t + d are entered: O(F log_F n).
+ *  - "the first point after x (and before a bound) where U > L", or
+ *    "U <= L": a cursor keeps the root path of x; it scans forward in the
+ *    leaf, climbs only as high as the first entry whose summary (max or
+ *    min, offset by the usage before it) admits a match, and descends into
+ *    it, never into a subtree that starts at or after the bound.  Cost
+ *    O(F log_F n), and O(F) when the answer is nearby.
+ *
+ * Why a B+-tree rather than a binary tree: the queries are descents, and at
+ * 10^5 spans a binary tree is ~18 levels of nodes scattered over memory, of
+ * which the lower 5-6 miss the cache.  With 16 entries per node the inner
+ * levels (~1/12 of the nodes, under 1 MB at 10^5 spans) stay cached and a
+ * descent misses about once, at its leaf.  A node is whole cache lines.
  *
  * Earliest fit.  With L = total - amount, the answer is the earliest t >= t0
- * with U <= L on all of [t, t + d).  Loop: if some instant of [t, t + d) has
- * U > L, let b be the first one (U(t) or the "first point after t with
- * U > L" descent), and jump t to the first point after b with U <= L (the
- * other descent); else t is the answer.  Each round costs O(log n) and jumps
- * over a whole busy run and a whole free gap too short for d, never over
- * points one by one.  So earliest is O((1 + g) log n) where g is the number
- * of free gaps shorter than d (for this amount) between t0 and the answer.
- * g is 0 or small in practice (see bench/RESULTS.md), but a comb of short
- * gaps makes it O(n): a summary that answers for every (amount, d) at once
- * would have to store, per subtree, the gap lengths for every threshold, so
- * we accept the per-gap bound and say so.
+ * with U <= L on all of [t, t + d).  From t: if U(t) <= L and the cursor
+ * finds no point with U > L before t + d, t is the answer; else the cursor
+ * moves on to the next point with U <= L, which becomes t.  Each round
+ * jumps over a whole busy run and a whole free gap too short for d, never
+ * over points one at a time; the cursor makes a round O(F) when the next
+ * gap is near and O(F log_F n) at worst.  So earliest is O((1 + g) log n)
+ * where g is the number of free gaps shorter than d (for this amount)
+ * between t0 and the answer.  g is 0 or small in most schedules (see
+ * bench/RESULTS.md), but a schedule packed with short gaps makes it O(n):
+ * telling, per subtree, whether it holds a gap of length >= d at level L
+ * for every (L, d) at once would need per-threshold gap lengths in every
+ * summary, so we accept the per-gap bound and say so.
  *
  * next_fit.  Between two points U is constant, so a time that did not fit
  * can only start to fit at a point: after `after`, the next candidate is the
  * smallest point t > after at which the request fits.  It is earliest(after
- * + 1) when that lands on a point (or later: a fitting start preceded by a
- * non-fitting one is always a point), else earliest(next point).
+ * + 1) when that lands on a point (a fitting start preceded by a non-fitting
+ * one always is), else earliest(the next point).
  *
- * Memory.  Nodes live in one array (index 0 is the null sentinel) with a free
- * list; indices rather than pointers make a copy one memcpy.  Every point is
- * the start or the end of a span, so the array keeps room for 2 * spans + 2
- * points: add grows it (doubling) before touching anything, so an add fails
- * cleanly with ENOMEM, and remove and reduce never allocate.  Span records
- * sit in a dense array with an open-addressing hash from id to index.
+ * Memory.  Leaves and inner nodes live in two pools (arrays with free
+ * lists), addressed by index: a copy is a memcpy of each.  Every point is
+ * the start or end of a span, so add reserves room for 2 * spans + 2 points
+ * before touching anything (an add fails cleanly with ENOMEM; the pools
+ * grow by doubling), and remove and reduce never allocate.  A planner with
+ * at most 16 points is one leaf.  Span records sit in a dense array with an
+ * open-addressing hash from id to index.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -64,7 +79,13 @@
 #include "planner.h"
 #include "planner_private.h"
 
-#define N(i) (tl->node[(i)])
+/* ---- timeline: a B+-tree of time points --------------------------------- */
+
+#define F GROVEP_TL_F
+#define FMIN (GROVEP_TL_F / 2)
+#define TL_MAXH 24 /* a tree of < 2^32 points with half-full nodes is shallower */
+#define LF(i) (tl->leaf[(i)])
+#define IN(i) (tl->inner[(i)])
 
 static int64_t max64(int64_t a, int64_t b)
 {
@@ -76,8 +97,6 @@ static int64_t min64(int64_t a, int64_t b)
     return a < b ? a : b;
 }
 
-/* ---- timeline: the augmented AVL tree ---------------------------------- */
-
 void grovep_tl_init(grovep_timeline_t *tl)
 {
     memset(tl, 0, sizeof(*tl));
@@ -86,399 +105,693 @@ void grovep_tl_init(grovep_timeline_t *tl)
 void grovep_tl_fini(grovep_timeline_t *tl)
 {
     if (tl) {
-        free(tl->node);
+        free(tl->leaf);
+        free(tl->inner);
         memset(tl, 0, sizeof(*tl));
     }
+}
+
+/* A 64-byte aligned copy of the first n elements of src (size bytes each)
+ * in room for cap; NULL on ENOMEM. */
+static void *pool_dup(const void *src, size_t size, size_t n, size_t cap)
+{
+    void *p = aligned_alloc(64, size * cap);
+    if (!p) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    if (n)
+        memcpy(p, src, size * n);
+    return p;
 }
 
 int grovep_tl_copy(grovep_timeline_t *dst, const grovep_timeline_t *src)
 {
     *dst = *src;
-    dst->node = NULL;
-    if (src->cap) {
-        dst->node = malloc(sizeof(*dst->node) * src->cap);
-        if (!dst->node)
-            return -1;
-        memcpy(dst->node, src->node, sizeof(*dst->node) * src->hiwater);
+    dst->leaf = NULL;
+    dst->inner = NULL;
+    if (src->leaf_cap
+        && !(dst->leaf = pool_dup(src->leaf, sizeof(*src->leaf), src->leaf_hi, src->leaf_cap)))
+        goto fail;
+    if (src->inner_cap
+        && !(dst->inner = pool_dup(src->inner, sizeof(*src->inner), src->inner_hi,
+                                   src->inner_cap)))
+        goto fail;
+    return 0;
+fail:
+    free(dst->leaf);
+    grovep_tl_init(dst);
+    errno = ENOMEM;
+    return -1;
+}
+
+/* Grow a pool to hold at least want slots (slot 0 included): exactly want
+ * the first time (most planners stay small), doubling after that. */
+static int pool_grow(void **pool, size_t size, uint32_t *cap, uint32_t *hi, size_t want)
+{
+    if (want <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : want;
+    while (c < want)
+        c *= 2;
+    if (c > UINT32_MAX) {
+        errno = EOVERFLOW;
+        return -1;
     }
+    void *p = pool_dup(*pool, size, *cap ? *hi : 0, c);
+    if (!p)
+        return -1;
+    if (!*cap)
+        *hi = 1; /* slot 0 is never handed out */
+    free(*pool);
+    *pool = p;
+    *cap = (uint32_t)c;
     return 0;
 }
 
 int grovep_tl_reserve(grovep_timeline_t *tl, size_t npoints)
 {
-    if (npoints + 1 <= tl->cap)
-        return 0;
-    if (npoints > UINT32_MAX - 2) {
+    if (npoints > UINT32_MAX / 2) {
         errno = EOVERFLOW;
         return -1;
     }
-    size_t cap = tl->cap ? tl->cap : 16;
-    while (cap < npoints + 1)
-        cap *= 2;
-    if (cap > UINT32_MAX)
-        cap = UINT32_MAX;
-    grovep_tlnode_t *node = realloc(tl->node, sizeof(*node) * cap);
-    if (!node) {
-        errno = ENOMEM;
-        return -1;
+    /* Up to F points fit in the root leaf.  Beyond, every leaf but the root
+     * holds >= FMIN points and every inner node but the root >= FMIN
+     * children, and a tree of height h holds >= 2 FMIN^(h-1) points. */
+    size_t leaves = 1, inners = 0;
+    if (npoints > F) {
+        size_t h = 2, least = 2 * FMIN;
+        while (least <= npoints) {
+            least *= FMIN;
+            h++;
+        }
+        leaves = npoints / FMIN + 2;
+        inners = leaves / (FMIN - 1) + h;
     }
-    if (tl->cap == 0) {
-        memset(&node[0], 0, sizeof(node[0]));
-        tl->hiwater = 1;
-    }
-    tl->node = node;
-    tl->cap = (uint32_t)cap;
-    return 0;
+    void *leaf = tl->leaf, *inner = tl->inner;
+    int rc = pool_grow(&leaf, sizeof(grovep_tlleaf_t), &tl->leaf_cap, &tl->leaf_hi,
+                       leaves + 1);
+    tl->leaf = leaf;
+    if (rc == 0 && inners)
+        rc = pool_grow(&inner, sizeof(grovep_tlinner_t), &tl->inner_cap, &tl->inner_hi,
+                       inners + 1);
+    tl->inner = inner;
+    return rc;
 }
 
-static uint32_t tl_alloc(grovep_timeline_t *tl, int64_t key, int64_t delta)
+static uint32_t leaf_new(grovep_timeline_t *tl)
 {
-    uint32_t n = tl->freelist;
+    uint32_t n = tl->leaf_free;
     if (n)
-        tl->freelist = N(n).left;
+        tl->leaf_free = LF(n).next;
     else
-        n = tl->hiwater++; /* capacity was reserved by the caller */
-    N(n).key = key;
-    N(n).delta = delta;
-    N(n).sum = N(n).maxpre = N(n).minpre = delta;
-    N(n).left = N(n).right = 0;
-    N(n).height = 1;
-    tl->count++;
+        n = tl->leaf_hi++; /* reserved by the caller */
+    LF(n).n = 0;
+    LF(n).next = 0;
     return n;
 }
 
-static void tl_release(grovep_timeline_t *tl, uint32_t n)
+static void leaf_free(grovep_timeline_t *tl, uint32_t n)
 {
-    N(n).left = tl->freelist;
-    N(n).right = 0;
-    N(n).height = 0;
-    tl->freelist = n;
-    tl->count--;
+    LF(n).n = -1;
+    LF(n).next = tl->leaf_free;
+    tl->leaf_free = n;
 }
 
-/* Recompute n's height and augmentations from its children. */
-static void tl_pull(grovep_timeline_t *tl, uint32_t n)
+static uint32_t inner_new(grovep_timeline_t *tl)
 {
-    uint32_t l = N(n).left, r = N(n).right;
-    int64_t cur = N(l).sum + N(n).delta; /* N(0).sum == 0 */
-    int64_t mx = cur, mn = cur;
-    if (l) {
-        mx = max64(mx, N(l).maxpre);
-        mn = min64(mn, N(l).minpre);
-    }
-    if (r) {
-        mx = max64(mx, cur + N(r).maxpre);
-        mn = min64(mn, cur + N(r).minpre);
-    }
-    N(n).sum = cur + N(r).sum;
-    N(n).maxpre = mx;
-    N(n).minpre = mn;
-    int32_t hl = N(l).height, hr = N(r).height;
-    N(n).height = 1 + (hl > hr ? hl : hr);
-}
-
-static uint32_t tl_rot_right(grovep_timeline_t *tl, uint32_t n)
-{
-    uint32_t l = N(n).left;
-    N(n).left = N(l).right;
-    N(l).right = n;
-    tl_pull(tl, n);
-    tl_pull(tl, l);
-    return l;
-}
-
-static uint32_t tl_rot_left(grovep_timeline_t *tl, uint32_t n)
-{
-    uint32_t r = N(n).right;
-    N(n).right = N(r).left;
-    N(r).left = n;
-    tl_pull(tl, n);
-    tl_pull(tl, r);
-    return r;
-}
-
-/* Restore the AVL property at n (children already balanced); returns the
- * new root of the subtree. */
-static uint32_t tl_balance(grovep_timeline_t *tl, uint32_t n)
-{
-    tl_pull(tl, n);
-    uint32_t l = N(n).left, r = N(n).right;
-    int32_t bf = N(l).height - N(r).height;
-    if (bf > 1) {
-        if (N(N(l).left).height < N(N(l).right).height)
-            N(n).left = tl_rot_left(tl, l);
-        return tl_rot_right(tl, n);
-    }
-    if (bf < -1) {
-        if (N(N(r).right).height < N(N(r).left).height)
-            N(n).right = tl_rot_right(tl, r);
-        return tl_rot_left(tl, n);
-    }
+    uint32_t n = tl->inner_free;
+    if (n)
+        tl->inner_free = IN(n).next;
+    else
+        n = tl->inner_hi++;
+    IN(n).n = 0;
+    IN(n).next = 0;
     return n;
 }
 
-/* Detach the leftmost node of subtree n into *min; returns the new subtree. */
-static uint32_t tl_detach_min(grovep_timeline_t *tl, uint32_t n, uint32_t *min)
+static void inner_free(grovep_timeline_t *tl, uint32_t n)
 {
-    if (!N(n).left) {
-        *min = n;
-        return N(n).right;
-    }
-    N(n).left = tl_detach_min(tl, N(n).left, min);
-    return tl_balance(tl, n);
+    IN(n).n = -1;
+    IN(n).next = tl->inner_free;
+    tl->inner_free = n;
 }
 
-/* Add v to the delta at key (creating or deleting the point as needed). */
-static uint32_t tl_apply(grovep_timeline_t *tl, uint32_t n, int64_t key, int64_t v)
+/* Refresh entry i of inner node p from its child (a leaf if leafkids):
+ * smallest key, sum, max and min prefix. */
+static void entry_pull(grovep_timeline_t *tl, uint32_t p, int i, int leafkids)
 {
-    if (!n)
-        return tl_alloc(tl, key, v);
-    if (key < N(n).key) {
-        N(n).left = tl_apply(tl, N(n).left, key, v);
-    } else if (key > N(n).key) {
-        N(n).right = tl_apply(tl, N(n).right, key, v);
+    grovep_tlinner_t *in = &IN(p);
+    uint32_t c = in->child[i];
+    int64_t o = 0, mx = INT64_MIN, mn = INT64_MAX;
+    if (leafkids) {
+        const grovep_tlleaf_t *l = &LF(c);
+        for (int j = 0; j < l->n; j++) {
+            o += l->delta[j];
+            mx = max64(mx, o);
+            mn = min64(mn, o);
+        }
+        in->key[i] = l->key[0];
     } else {
-        N(n).delta += v;
-        if (N(n).delta == 0) {
-            uint32_t l = N(n).left, r = N(n).right, m;
-            tl_release(tl, n);
-            if (!l)
-                return r;
-            if (!r)
-                return l;
-            r = tl_detach_min(tl, r, &m);
-            N(m).left = l;
-            N(m).right = r;
-            return tl_balance(tl, m);
+        const grovep_tlinner_t *k = &IN(c);
+        for (int j = 0; j < k->n; j++) {
+            mx = max64(mx, o + k->mx[j]);
+            mn = min64(mn, o + k->mn[j]);
+            o += k->sum[j];
+        }
+        in->key[i] = k->key[0];
+    }
+    in->sum[i] = o;
+    in->mx[i] = mx;
+    in->mn[i] = mn;
+}
+
+/* Index of the child of inner node in whose range t falls: the last with
+ * key <= t, or 0 when t precedes them all. */
+static int route(const grovep_tlinner_t *in, int64_t t)
+{
+    int i = 1;
+    while (i < in->n && in->key[i] <= t)
+        i++;
+    return i - 1;
+}
+
+/* Move entries between inner nodes / leaves. */
+static void leaf_move(grovep_tlleaf_t *dst, int di, const grovep_tlleaf_t *src, int si, int n)
+{
+    memmove(&dst->key[di], &src->key[si], sizeof(int64_t) * (size_t)n);
+    memmove(&dst->delta[di], &src->delta[si], sizeof(int64_t) * (size_t)n);
+}
+
+static void inner_move(grovep_tlinner_t *dst, int di, const grovep_tlinner_t *src, int si, int n)
+{
+    memmove(&dst->key[di], &src->key[si], sizeof(int64_t) * (size_t)n);
+    memmove(&dst->sum[di], &src->sum[si], sizeof(int64_t) * (size_t)n);
+    memmove(&dst->mx[di], &src->mx[si], sizeof(int64_t) * (size_t)n);
+    memmove(&dst->mn[di], &src->mn[si], sizeof(int64_t) * (size_t)n);
+    memmove(&dst->child[di], &src->child[si], sizeof(uint32_t) * (size_t)n);
+}
+
+/* Child i of inner node p has fallen below FMIN entries: merge it with a
+ * neighbour when both fit in one node, else take one entry from the
+ * neighbour (which then has more than FMIN to spare). */
+static void fix_underflow(grovep_timeline_t *tl, uint32_t p, int i, int leafkids)
+{
+    grovep_tlinner_t *in = &IN(p);
+    int a = i + 1 < in->n ? i : i - 1; /* the pair is children a, a + 1 */
+    uint32_t lc = in->child[a], rc = in->child[a + 1];
+    int merged = 0;
+    if (leafkids) {
+        grovep_tlleaf_t *l = &LF(lc), *r = &LF(rc);
+        if (l->n + r->n <= F) {
+            leaf_move(l, l->n, r, 0, r->n);
+            l->n += r->n;
+            leaf_free(tl, rc);
+            merged = 1;
+        } else if (l->n < r->n) { /* the right one gives its first */
+            leaf_move(l, l->n, r, 0, 1);
+            l->n++;
+            r->n--;
+            leaf_move(r, 0, r, 1, r->n);
+        } else {                  /* the left one gives its last */
+            leaf_move(r, 1, r, 0, r->n);
+            r->n++;
+            l->n--;
+            leaf_move(r, 0, l, l->n, 1);
+        }
+    } else {
+        grovep_tlinner_t *l = &IN(lc), *r = &IN(rc);
+        if (l->n + r->n <= F) {
+            inner_move(l, l->n, r, 0, r->n);
+            l->n += r->n;
+            inner_free(tl, rc);
+            merged = 1;
+        } else if (l->n < r->n) {
+            inner_move(l, l->n, r, 0, 1);
+            l->n++;
+            r->n--;
+            inner_move(r, 0, r, 1, r->n);
+        } else {
+            inner_move(r, 1, r, 0, r->n);
+            r->n++;
+            l->n--;
+            inner_move(r, 0, l, l->n, 1);
         }
     }
-    return tl_balance(tl, n);
+    if (merged) {
+        inner_move(in, a + 1, in, a + 2, in->n - a - 2);
+        in->n--;
+    } else {
+        entry_pull(tl, p, a + 1, leafkids);
+    }
+    entry_pull(tl, p, a, leafkids);
+}
+
+/* Add v at key in the subtree of node (a leaf at depth height - 1).  If the
+ * node had to split, *split receives the new right sibling. */
+static void apply_rec(grovep_timeline_t *tl, uint32_t node, int depth, int64_t key, int64_t v,
+                      uint32_t *split)
+{
+    *split = 0;
+    if (depth == tl->height - 1) {
+        grovep_tlleaf_t *l = &LF(node);
+        int j = 0;
+        while (j < l->n && l->key[j] < key)
+            j++;
+        if (j < l->n && l->key[j] == key) {
+            l->delta[j] += v;
+            if (l->delta[j] == 0) {
+                leaf_move(l, j, l, j + 1, l->n - j - 1);
+                l->n--;
+                tl->count--;
+            }
+            return;
+        }
+        if (l->n == F) { /* split, then insert into the half it belongs to */
+            uint32_t rn = leaf_new(tl);
+            l = &LF(node);
+            grovep_tlleaf_t *r = &LF(rn);
+            leaf_move(r, 0, l, FMIN, F - FMIN);
+            r->n = F - FMIN;
+            l->n = FMIN;
+            *split = rn;
+            if (j > FMIN) {
+                l = r;
+                j -= FMIN;
+            }
+        }
+        leaf_move(l, j + 1, l, j, l->n - j);
+        l->key[j] = key;
+        l->delta[j] = v;
+        l->n++;
+        tl->count++;
+        return;
+    }
+    int leafkids = depth + 1 == tl->height - 1;
+    int i = route(&IN(node), key);
+    uint32_t csplit;
+    apply_rec(tl, IN(node).child[i], depth + 1, key, v, &csplit);
+    entry_pull(tl, node, i, leafkids);
+    if (csplit) {
+        uint32_t target = node;
+        int at = i + 1;
+        if (IN(node).n == F) {
+            uint32_t rn = inner_new(tl);
+            inner_move(&IN(rn), 0, &IN(node), FMIN, F - FMIN);
+            IN(rn).n = F - FMIN;
+            IN(node).n = FMIN;
+            *split = rn;
+            if (at > FMIN) {
+                target = rn;
+                at -= FMIN;
+            }
+        }
+        grovep_tlinner_t *in = &IN(target);
+        inner_move(in, at + 1, in, at, in->n - at);
+        in->child[at] = csplit;
+        in->n++;
+        entry_pull(tl, target, at, leafkids);
+        return;
+    }
+    int cn = leafkids ? LF(IN(node).child[i]).n : IN(IN(node).child[i]).n;
+    if (cn < FMIN)
+        fix_underflow(tl, node, i, leafkids);
+}
+
+/* Add v to the delta at key, creating or deleting the point. */
+static void tl_apply(grovep_timeline_t *tl, int64_t key, int64_t v)
+{
+    if (tl->height == 0) {
+        uint32_t l = leaf_new(tl);
+        LF(l).key[0] = key;
+        LF(l).delta[0] = v;
+        LF(l).n = 1;
+        tl->root = l;
+        tl->height = 1;
+        tl->count = 1;
+        return;
+    }
+    uint32_t split;
+    apply_rec(tl, tl->root, 0, key, v, &split);
+    if (split) {
+        uint32_t r = inner_new(tl);
+        IN(r).child[0] = tl->root;
+        IN(r).child[1] = split;
+        IN(r).n = 2;
+        tl->root = r;
+        tl->height++;
+        entry_pull(tl, r, 0, tl->height == 2);
+        entry_pull(tl, r, 1, tl->height == 2);
+    } else if (tl->height == 1 && LF(tl->root).n == 0) {
+        leaf_free(tl, tl->root);
+        tl->root = 0;
+        tl->height = 0;
+    } else if (tl->height > 1 && IN(tl->root).n == 1) {
+        uint32_t old = tl->root;
+        tl->root = IN(old).child[0];
+        tl->height--;
+        inner_free(tl, old);
+    }
 }
 
 void grovep_tl_add(grovep_timeline_t *tl, int64_t s, int64_t e, int64_t v)
 {
     if (v == 0 || s >= e)
         return;
-    tl->root = tl_apply(tl, tl->root, s, v);
-    tl->root = tl_apply(tl, tl->root, e, -v);
+    tl_apply(tl, s, v);
+    tl_apply(tl, e, -v);
 }
 
 int64_t grovep_tl_used_at(const grovep_timeline_t *tl, int64_t t)
 {
     int64_t off = 0;
-    uint32_t n = tl->root;
-    while (n) {
-        if (N(n).key <= t) {
-            off += N(N(n).left).sum + N(n).delta;
-            n = N(n).right;
-        } else {
-            n = N(n).left;
-        }
+    uint32_t node = tl->root;
+    for (int d = 0; d < tl->height - 1; d++) {
+        const grovep_tlinner_t *in = &IN(node);
+        int i = 0;
+        while (i + 1 < in->n && in->key[i + 1] <= t)
+            off += in->sum[i++];
+        node = in->child[i];
+    }
+    if (tl->height) {
+        const grovep_tlleaf_t *l = &LF(node);
+        for (int j = 0; j < l->n && l->key[j] <= t; j++)
+            off += l->delta[j];
     }
     return off;
+}
+
+/* Raise *best to the max of off + prefix over the points k of the subtree
+ * with s < k < e.  Only the (at most two) children straddling s or e are
+ * entered; the others are taken whole from their entry or skipped. */
+static void range_max(const grovep_timeline_t *tl, uint32_t node, int depth, int64_t off,
+                      int64_t s, int64_t e, int64_t *best)
+{
+    if (depth == tl->height - 1) {
+        const grovep_tlleaf_t *l = &LF(node);
+        for (int j = 0; j < l->n && l->key[j] < e; j++) {
+            off += l->delta[j];
+            if (l->key[j] > s)
+                *best = max64(*best, off);
+        }
+        return;
+    }
+    const grovep_tlinner_t *in = &IN(node);
+    for (int i = 0; i < in->n && in->key[i] < e; i++) {
+        int64_t next = i + 1 < in->n ? in->key[i + 1] : INT64_MAX; /* keys < next */
+        if (next <= s + 1) {
+            /* every key <= s */
+        } else if (in->key[i] > s && next <= e) {
+            *best = max64(*best, off + in->mx[i]);
+        } else {
+            range_max(tl, in->child[i], depth + 1, off, s, e, best);
+        }
+        off += in->sum[i];
+    }
 }
 
 int64_t grovep_tl_max_used(const grovep_timeline_t *tl, int64_t s, int64_t e)
 {
     int64_t best = grovep_tl_used_at(tl, s);
-    int64_t off = 0;
-    uint32_t n = tl->root;
-    /* Find the split node: the first node on the path with s < key < e. */
-    while (n) {
-        if (N(n).key <= s) {
-            off += N(N(n).left).sum + N(n).delta;
-            n = N(n).right;
-        } else if (N(n).key >= e) {
-            n = N(n).left;
-        } else {
-            break;
-        }
-    }
-    if (!n)
-        return best;
-    int64_t self = off + N(N(n).left).sum + N(n).delta;
-    best = max64(best, self);
-    /* Left boundary: keys > s in the left subtree (all are < e). */
-    uint32_t m = N(n).left;
-    int64_t o = off;
-    while (m) {
-        if (N(m).key <= s) {
-            o += N(N(m).left).sum + N(m).delta;
-            m = N(m).right;
-        } else {
-            int64_t here = o + N(N(m).left).sum + N(m).delta;
-            best = max64(best, here);
-            if (N(m).right)
-                best = max64(best, here + N(N(m).right).maxpre);
-            m = N(m).left;
-        }
-    }
-    /* Right boundary: keys < e in the right subtree (all are > s). */
-    m = N(n).right;
-    o = self;
-    while (m) {
-        if (N(m).key >= e) {
-            m = N(m).left;
-        } else {
-            if (N(m).left)
-                best = max64(best, o + N(N(m).left).maxpre);
-            o += N(N(m).left).sum + N(m).delta;
-            best = max64(best, o);
-            m = N(m).right;
-        }
-    }
+    if (tl->height)
+        range_max(tl, tl->root, 0, 0, s, e, &best);
     return best;
 }
 
 int64_t grovep_tl_max_all(const grovep_timeline_t *tl)
 {
-    return tl->root ? max64(0, N(tl->root).maxpre) : 0;
+    int64_t best = 0, o = 0;
+    if (tl->height == 1) {
+        const grovep_tlleaf_t *l = &LF(tl->root);
+        for (int j = 0; j < l->n; j++)
+            best = max64(best, o += l->delta[j]);
+    } else if (tl->height > 1) {
+        const grovep_tlinner_t *in = &IN(tl->root);
+        for (int i = 0; i < in->n; i++) {
+            best = max64(best, o + in->mx[i]);
+            o += in->sum[i];
+        }
+    }
+    return best;
 }
 
-/* First node of subtree n (every key eligible) whose prefix, offset by off,
- * is > lim (above != 0) or <= lim (above == 0); 0 if none.  Only descends
- * into a subtree known to hold the answer, so it is one path. */
-static uint32_t tl_first_in(const grovep_timeline_t *tl, uint32_t n, int64_t off,
-                            int64_t lim, int above)
+/* A cursor is a position in time with the root path leading to it, so "the
+ * next point after here where usage is > lim (or <= lim)" scans forward in
+ * the current leaf, climbs only as far as the first entry whose summary
+ * admits a match, and descends into it: a forward scan never visits the
+ * subtrees it skips, and nearby answers cost no descent from the root. */
+typedef struct cursor {
+    int h;                   /* tree height */
+    uint32_t node[TL_MAXH];  /* node at each depth, the root at 0 */
+    int idx[TL_MAXH];        /* inner: the child on the path; leaf: next entry */
+    int64_t off[TL_MAXH];    /* usage before entry idx (in the leaf: U here) */
+} cursor_t;
+
+#define MATCH(v, lim, above) ((above) ? (v) > (lim) : (v) <= (lim))
+#define MAY(o, mx, mn, lim, above) ((above) ? (o) + (mx) > (lim) : (o) + (mn) <= (lim))
+
+/* Position c just after time t; returns U(t). */
+static int64_t cur_seek(const grovep_timeline_t *tl, cursor_t *c, int64_t t)
 {
-    while (n) {
-        if (above ? off + N(n).maxpre <= lim : off + N(n).minpre > lim)
-            return 0;
-        uint32_t l = N(n).left;
-        if (l && (above ? off + N(l).maxpre > lim : off + N(l).minpre <= lim)) {
-            n = l;
-            continue;
-        }
-        off += N(l).sum + N(n).delta;
-        if (above ? off > lim : off <= lim)
-            return n;
-        n = N(n).right;
+    int64_t off = 0;
+    uint32_t node = tl->root;
+    c->h = tl->height;
+    for (int d = 0; d < c->h - 1; d++) {
+        const grovep_tlinner_t *in = &IN(node);
+        int i = 0;
+        while (i + 1 < in->n && in->key[i + 1] <= t)
+            off += in->sum[i++];
+        c->node[d] = node;
+        c->idx[d] = i;
+        c->off[d] = off;
+        node = in->child[i];
     }
+    if (c->h) {
+        const grovep_tlleaf_t *l = &LF(node);
+        int j = 0;
+        for (; j < l->n && l->key[j] <= t; j++)
+            off += l->delta[j];
+        c->node[c->h - 1] = node;
+        c->idx[c->h - 1] = j;
+        c->off[c->h - 1] = off;
+    }
+    return off;
+}
+
+/* Scan leaf entries from c's leaf position for a match before bound; 1 and
+ * *key on a match. */
+static int cur_leaf_scan(const grovep_timeline_t *tl, cursor_t *c, int64_t lim, int above,
+                         int64_t bound, int64_t *key)
+{
+    int d = c->h - 1;
+    const grovep_tlleaf_t *l = &LF(c->node[d]);
+    int64_t o = c->off[d];
+    for (int j = c->idx[d]; j < l->n && l->key[j] < bound; j++) {
+        o += l->delta[j];
+        if (MATCH(o, lim, above)) {
+            c->idx[d] = j + 1;
+            c->off[d] = o;
+            *key = l->key[j];
+            return 1;
+        }
+    }
+    c->h = 0; /* spent: callers stop at the first miss */
     return 0;
 }
 
-/* First node with key > x whose usage is > lim (above) or <= lim; 0 if none.
- * Walks the path towards x; on the way back, each candidate subtree to the
- * right of the path is tested in O(1) and entered only if it holds the
- * answer, so the whole search is O(height). */
-static uint32_t tl_first_after(const grovep_timeline_t *tl, uint32_t n, int64_t off,
-                               int64_t x, int64_t lim, int above)
+/* Move c to the first point after it, and before bound, where usage is
+ * > lim (above) or <= lim: 1 and its time in *key, or 0 (c is then spent).
+ * Subtrees that start at or after bound are never entered. */
+static int cur_next(const grovep_timeline_t *tl, cursor_t *c, int64_t lim, int above,
+                    int64_t bound, int64_t *key)
 {
-    while (n && N(n).key <= x) {
-        off += N(N(n).left).sum + N(n).delta;
-        n = N(n).right;
-    }
-    if (!n)
+    if (c->h == 0)
         return 0;
-    uint32_t r = tl_first_after(tl, N(n).left, off, x, lim, above);
-    if (r)
-        return r;
-    off += N(N(n).left).sum + N(n).delta;
-    if (above ? off > lim : off <= lim)
-        return n;
-    return tl_first_in(tl, N(n).right, off, lim, above);
+    int leafd = c->h - 1;
+    {
+        /* The rest of the current leaf first. */
+        const grovep_tlleaf_t *l = &LF(c->node[leafd]);
+        int64_t o = c->off[leafd];
+        for (int j = c->idx[leafd]; j < l->n; j++) {
+            if (l->key[j] >= bound)
+                goto spent;
+            o += l->delta[j];
+            if (MATCH(o, lim, above)) {
+                c->idx[leafd] = j + 1;
+                c->off[leafd] = o;
+                *key = l->key[j];
+                return 1;
+            }
+        }
+    }
+    for (int d = leafd - 1; d >= 0; d--) {
+        const grovep_tlinner_t *in = &IN(c->node[d]);
+        int i = c->idx[d];
+        int64_t o = c->off[d] + in->sum[i];
+        for (i++; i < in->n; i++) {
+            if (in->key[i] >= bound)
+                goto spent;
+            if (MAY(o, in->mx[i], in->mn[i], lim, above)) {
+                c->idx[d] = i;
+                c->off[d] = o;
+                /* Descend to the first entry that admits a match, level by
+                 * level; the summary guarantees one exists. */
+                uint32_t node = in->child[i];
+                for (d++; d < leafd; d++) {
+                    const grovep_tlinner_t *k = &IN(node);
+                    int j = 0;
+                    while (!MAY(o, k->mx[j], k->mn[j], lim, above))
+                        o += k->sum[j++];
+                    if (k->key[j] >= bound)
+                        goto spent;
+                    c->node[d] = node;
+                    c->idx[d] = j;
+                    c->off[d] = o;
+                    node = k->child[j];
+                }
+                c->node[d] = node;
+                c->idx[d] = 0;
+                c->off[d] = o;
+                return cur_leaf_scan(tl, c, lim, above, bound, key);
+            }
+            o += in->sum[i];
+        }
+    }
+spent:
+    c->h = 0;
+    return 0;
+}
+
+int grovep_tl_fits(const grovep_timeline_t *tl, int64_t t, int64_t d, int64_t lim)
+{
+    cursor_t c;
+    int64_t b;
+    return cur_seek(tl, &c, t) <= lim && !cur_next(tl, &c, lim, 1, t + d, &b);
 }
 
 int64_t grovep_tl_earliest(const grovep_timeline_t *tl, int64_t lim, int64_t d,
                            int64_t t0, int64_t last)
 {
-    int64_t t = t0;
-    int known_ok = 0; /* U(t) <= lim already established */
-    while (t <= last) {
-        int64_t bad;
-        if (!known_ok && grovep_tl_used_at(tl, t) > lim) {
-            bad = t;
-        } else {
-            uint32_t b = tl_first_after(tl, tl->root, 0, t, lim, 1);
-            if (!b || N(b).key >= t + d)
-                return t;
-            bad = N(b).key;
-        }
-        uint32_t g = tl_first_after(tl, tl->root, 0, bad, lim, 0);
-        if (!g)
+    cursor_t c;
+    int64_t t = t0, b, g;
+    if (t > last)
+        return -1;
+    int64_t u = cur_seek(tl, &c, t);
+    for (;;) {
+        /* t is free enough unless U(t) > lim; then it is the answer unless
+         * usage rises above lim before t + d. */
+        if (u <= lim && !cur_next(tl, &c, lim, 1, t + d, &b))
+            return t;
+        /* Skip the busy run: the next start is where usage drops back. */
+        if (!cur_next(tl, &c, lim, 0, last + 1, &g))
             return -1;
-        t = N(g).key;
-        known_ok = 1;
+        t = g;
+        u = lim;
     }
-    return -1;
 }
 
 int grovep_tl_has_point(const grovep_timeline_t *tl, int64_t t)
 {
-    uint32_t n = tl->root;
-    while (n) {
-        if (t == N(n).key)
-            return 1;
-        n = t < N(n).key ? N(n).left : N(n).right;
+    uint32_t node = tl->root;
+    for (int d = 0; d < tl->height - 1; d++)
+        node = IN(node).child[route(&IN(node), t)];
+    if (tl->height) {
+        const grovep_tlleaf_t *l = &LF(node);
+        for (int j = 0; j < l->n && l->key[j] <= t; j++)
+            if (l->key[j] == t)
+                return 1;
     }
     return 0;
 }
 
 int grovep_tl_next_point(const grovep_timeline_t *tl, int64_t x, int64_t *t)
 {
-    uint32_t n = tl->root, best = 0;
-    while (n) {
-        if (N(n).key > x) {
-            best = n;
-            n = N(n).left;
-        } else {
-            n = N(n).right;
-        }
-    }
-    if (!best)
-        return 0;
-    *t = N(best).key;
-    return 1;
+    cursor_t c;
+    cur_seek(tl, &c, x);
+    /* With lim = INT64_MAX every point matches "usage <= lim". */
+    return cur_next(tl, &c, INT64_MAX, 0, INT64_MAX, t);
 }
 
-/* Recursive check of subtree n with keys in (lo, hi); counts nodes. */
-static int tl_check_node(const grovep_timeline_t *tl, uint32_t n, int64_t lo, int lo_set,
-                         int64_t hi, int hi_set, uint32_t *count)
+/* Walk the subtree of node: check fill, order (through *last), deltas and
+ * every entry's summary; count nodes; return the summary in *sum/mx/mn. */
+static int check_rec(const grovep_timeline_t *tl, uint32_t node, int depth, int64_t *last,
+                     int *seen, uint32_t *leaves, uint32_t *inners, uint32_t *points,
+                     int64_t *sum, int64_t *mx, int64_t *mn)
 {
-    if (!n)
-        return 1;
-    if (n >= tl->hiwater)
-        return 0;
-    (*count)++;
-    const grovep_tlnode_t *x = &N(n);
-    if ((lo_set && x->key <= lo) || (hi_set && x->key >= hi) || x->delta == 0)
-        return 0;
-    if (!tl_check_node(tl, x->left, lo, lo_set, x->key, 1, count)
-        || !tl_check_node(tl, x->right, x->key, 1, hi, hi_set, count))
-        return 0;
-    int32_t hl = N(x->left).height, hr = N(x->right).height;
-    if (hl - hr > 1 || hr - hl > 1 || x->height != 1 + (hl > hr ? hl : hr))
-        return 0;
-    int64_t cur = N(x->left).sum + x->delta, mx = cur, mn = cur;
-    if (x->left) {
-        mx = max64(mx, N(x->left).maxpre);
-        mn = min64(mn, N(x->left).minpre);
+    int lo = node == tl->root ? (depth == tl->height - 1 ? 1 : 2) : FMIN;
+    int64_t o = 0, hi = INT64_MIN, low = INT64_MAX;
+    if (depth == tl->height - 1) {
+        if (node == 0 || node >= tl->leaf_hi)
+            return 0;
+        const grovep_tlleaf_t *l = &LF(node);
+        if (l->n < lo || l->n > F)
+            return 0;
+        (*leaves)++;
+        for (int j = 0; j < l->n; j++) {
+            if ((*seen && l->key[j] <= *last) || l->delta[j] == 0)
+                return 0;
+            *last = l->key[j];
+            *seen = 1;
+            (*points)++;
+            o += l->delta[j];
+            hi = max64(hi, o);
+            low = min64(low, o);
+        }
+    } else {
+        if (node == 0 || node >= tl->inner_hi)
+            return 0;
+        const grovep_tlinner_t *in = &IN(node);
+        if (in->n < lo || in->n > F)
+            return 0;
+        (*inners)++;
+        for (int i = 0; i < in->n; i++) {
+            int64_t first = *last, s, x, m;
+            int had = *seen;
+            if (!check_rec(tl, in->child[i], depth + 1, last, seen, leaves, inners, points, &s,
+                           &x, &m))
+                return 0;
+            /* key[i] is the first point below child i: the one after first */
+            int64_t k = depth + 1 == tl->height - 1 ? LF(in->child[i]).key[0]
+                                                    : IN(in->child[i]).key[0];
+            if (in->key[i] != k || (had && k <= first) || in->sum[i] != s || in->mx[i] != x
+                || in->mn[i] != m)
+                return 0;
+            hi = max64(hi, o + x);
+            low = min64(low, o + m);
+            o += s;
+        }
     }
-    if (x->right) {
-        mx = max64(mx, cur + N(x->right).maxpre);
-        mn = min64(mn, cur + N(x->right).minpre);
-    }
-    return x->sum == cur + N(x->right).sum && x->maxpre == mx && x->minpre == mn;
+    *sum = o;
+    *mx = hi;
+    *mn = low;
+    return 1;
 }
 
 int grovep_tl_check(const grovep_timeline_t *tl)
 {
-    if (tl->cap == 0)
-        return tl->root == 0 && tl->count == 0;
-    const grovep_tlnode_t *z = &N(0);
-    if (z->sum || z->height || z->left || z->right)
+    if (sizeof(grovep_tlleaf_t) % 64 || sizeof(grovep_tlinner_t) % 64
+        || ((uintptr_t)tl->leaf & 63) || ((uintptr_t)tl->inner & 63))
         return 0;
-    uint32_t count = 0, nfree = 0;
-    if (!tl_check_node(tl, tl->root, 0, 0, 0, 0, &count) || count != tl->count)
+    uint32_t leaves = 0, inners = 0, points = 0, nfree = 0;
+    int64_t last = 0, sum = 0, mx, mn;
+    int seen = 0;
+    if (tl->height < 0 || tl->height > TL_MAXH || (tl->height == 0) != (tl->root == 0))
         return 0;
-    for (uint32_t f = tl->freelist; f; f = N(f).left) {
-        if (f >= tl->hiwater || ++nfree > tl->hiwater)
+    if (tl->height && !check_rec(tl, tl->root, 0, &last, &seen, &leaves, &inners, &points,
+                                 &sum, &mx, &mn))
+        return 0;
+    if (points != tl->count || sum != 0)
+        return 0;
+    for (uint32_t f = tl->leaf_free; f; f = LF(f).next)
+        if (f >= tl->leaf_hi || ++nfree > tl->leaf_hi)
             return 0;
-    }
-    if (count + nfree + 1 != tl->hiwater)
+    if (tl->leaf_cap && leaves + nfree + 1 != tl->leaf_hi)
         return 0;
-    /* The total of all deltas is 0: usage returns to 0 after the last span. */
-    return !tl->root || N(tl->root).sum == 0;
+    nfree = 0;
+    for (uint32_t f = tl->inner_free; f; f = IN(f).next)
+        if (f >= tl->inner_hi || ++nfree > tl->inner_hi)
+            return 0;
+    return !tl->inner_cap || inners + nfree + 1 == tl->inner_hi;
 }
 
 /* ---- span table: dense records, hash from id to index ---------------- */
@@ -746,7 +1059,7 @@ int64_t grove_planner_add(grove_planner_t *p, int64_t start, int64_t duration,
         return -1;
     }
     if (duration > 0 && amount > 0
-        && grovep_tl_max_used(&p->tl, start, start + duration) > p->total - amount) {
+        && !grovep_tl_fits(&p->tl, start, duration, p->total - amount)) {
         errno = EBUSY;
         return -1;
     }
@@ -853,7 +1166,7 @@ int grove_planner_fits(const grove_planner_t *p, int64_t t, int64_t d, int64_t a
         return 0;
     if (d == 0 || amount == 0)
         return 1;
-    return grovep_tl_max_used(&p->tl, t, t + d) <= p->total - amount;
+    return grovep_tl_fits(&p->tl, t, d, p->total - amount);
 }
 
 /* Common checks of earliest/next_fit: 0, or -1 with errno. */
@@ -957,6 +1270,11 @@ int grove_planner_resize(grove_planner_t *p, int64_t total)
     return 0;
 }
 
+int grovep_planner_height(const grove_planner_t *p)
+{
+    return p->tl.height;
+}
+
 int grovep_planner_check(const grove_planner_t *p)
 {
     if (!grovep_tl_check(&p->tl) || p->total < grovep_tl_max_all(&p->tl))
@@ -968,5 +1286,5 @@ int grovep_planner_check(const grove_planner_t *p)
             || grovep_st_find(&p->st, GROVEP_SPAN_ID(&p->st, i)) != (ptrdiff_t)i)
             return 0;
     }
-    return p->tl.count <= 2 * p->st.n && (p->tl.cap == 0 || p->tl.cap >= 2 * p->st.n + 1);
+    return p->tl.count <= 2 * p->st.n;
 }

@@ -12,25 +12,37 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One time point: usage changes by delta at key.  Index 0 is "no node". */
-typedef struct grovep_tlnode {
-    int64_t key;      /* time of the point (seconds) */
-    int64_t delta;    /* U(key) - U(key - 1); never 0 for a live node */
-    int64_t sum;      /* sum of delta over this subtree */
-    int64_t maxpre;   /* max over keys k of the subtree of (sum of delta at keys <= k) */
-    int64_t minpre;   /* min of the same prefix sums */
-    uint32_t left;    /* keys smaller than key; 0 if none */
-    uint32_t right;   /* keys larger than key; 0 if none */
-    int32_t height;   /* AVL height, 1 for a leaf; node[0].height == 0 */
-} grovep_tlnode_t;
+/* The timeline is a B+-tree of time points (see planner.c).  Every node
+ * holds up to GROVEP_TL_F entries; every node but the root at least half.
+ * Index 0 of each pool is unused, so 0 means "none". */
+#define GROVEP_TL_F 16
+
+typedef struct grovep_tlleaf {
+    _Alignas(64) int32_t n;         /* entries in use (a node fills whole cache lines) */
+    uint32_t next;                  /* free-list link while unused */
+    int64_t key[GROVEP_TL_F];       /* time points, increasing */
+    int64_t delta[GROVEP_TL_F];     /* U(key) - U(key - 1), never 0 */
+} grovep_tlleaf_t;
+
+typedef struct grovep_tlinner {
+    _Alignas(64) int32_t n;         /* children in use */
+    uint32_t next;                  /* free-list link while unused */
+    int64_t key[GROVEP_TL_F];       /* smallest time point below child[i] */
+    int64_t sum[GROVEP_TL_F];       /* sum of the deltas below child[i] */
+    int64_t mx[GROVEP_TL_F];        /* max over points k below child[i] of the
+                                     * sum of its deltas at points <= k */
+    int64_t mn[GROVEP_TL_F];        /* min of the same prefix sums */
+    uint32_t child[GROVEP_TL_F];    /* leaves when one level above them */
+} grovep_tlinner_t;
 
 typedef struct grovep_timeline {
-    grovep_tlnode_t *node; /* node[0] is the zeroed null sentinel */
-    uint32_t cap;          /* slots allocated, including slot 0 */
-    uint32_t hiwater;      /* slots [1, hiwater) have been handed out */
-    uint32_t freelist;     /* released slots, chained through .left */
-    uint32_t root;         /* 0 when usage is 0 everywhere */
-    uint32_t count;        /* live nodes (time points) */
+    grovep_tlleaf_t *leaf;    /* leaf pool, 64-byte aligned */
+    grovep_tlinner_t *inner;  /* inner-node pool, 64-byte aligned */
+    uint32_t leaf_cap, leaf_hi, leaf_free;    /* slots, handed out [1, hi), free list */
+    uint32_t inner_cap, inner_hi, inner_free;
+    uint32_t root;            /* a leaf when height == 1, else an inner node */
+    int32_t height;           /* levels, 0 when there is no point */
+    uint32_t count;           /* time points */
 } grovep_timeline_t;
 
 /* Empty timeline; allocates nothing. */
@@ -38,15 +50,17 @@ void grovep_tl_init(grovep_timeline_t *tl);
 void grovep_tl_fini(grovep_timeline_t *tl);
 /* dst = a deep copy of src (dst uninitialised).  0, or -1 ENOMEM. */
 int grovep_tl_copy(grovep_timeline_t *dst, const grovep_timeline_t *src);
-/* Make room for npoints live points so that grovep_tl_add cannot fail.
- * 0, or -1 ENOMEM / EOVERFLOW (more than 2^32 - 2 points). */
+/* Make room for npoints live points so that grovep_tl_add cannot fail while
+ * the timeline holds at most npoints.  0, or -1 ENOMEM / EOVERFLOW. */
 int grovep_tl_reserve(grovep_timeline_t *tl, size_t npoints);
-/* Usage += v on [s, e) (s < e).  Needs at most 2 free slots (reserve). */
+/* Usage += v on [s, e).  Never allocates: reserve first. */
 void grovep_tl_add(grovep_timeline_t *tl, int64_t s, int64_t e, int64_t v);
 /* Usage at time t. */
 int64_t grovep_tl_used_at(const grovep_timeline_t *tl, int64_t t);
 /* Max usage over [s, e), s < e. */
 int64_t grovep_tl_max_used(const grovep_timeline_t *tl, int64_t s, int64_t e);
+/* Whether usage <= lim on all of [t, t + d) (d >= 1, t + d no overflow). */
+int grovep_tl_fits(const grovep_timeline_t *tl, int64_t t, int64_t d, int64_t lim);
 /* Max usage over all time (0 when empty). */
 int64_t grovep_tl_max_all(const grovep_timeline_t *tl);
 /* Earliest t in [t0, last] with usage <= lim on all of [t, t + d), d >= 1,
@@ -57,7 +71,7 @@ int64_t grovep_tl_earliest(const grovep_timeline_t *tl, int64_t lim, int64_t d,
 int grovep_tl_has_point(const grovep_timeline_t *tl, int64_t t);
 /* The first point > x in *t: 1, or 0 if none. */
 int grovep_tl_next_point(const grovep_timeline_t *tl, int64_t x, int64_t *t);
-/* Check every invariant (order, AVL balance, augmentations, free list).
+/* Check every invariant (order, fill, summaries, free lists).
  * 1 if sound, else 0 (for tests). */
 int grovep_tl_check(const grovep_timeline_t *tl);
 
@@ -98,5 +112,7 @@ struct grove_planner;
 struct grove_mplanner;
 int grovep_planner_check(const struct grove_planner *p);
 int grovep_mplanner_check(const struct grove_mplanner *mp);
+/* Levels of the planner's timeline (0 when empty), for tests. */
+int grovep_planner_height(const struct grove_planner *p);
 
 #endif

@@ -219,6 +219,9 @@ static int64_t rnd_time(const ref_t *r)
     return rnd(r->start, r->end);
 }
 
+static int64_t max_short; /* typical duration bound of this session */
+static int max_height;    /* deepest timeline seen */
+
 /* A random duration, mostly short, sometimes negative or too long. */
 static int64_t rnd_dur(const ref_t *r)
 {
@@ -227,8 +230,8 @@ static int64_t rnd_dur(const ref_t *r)
     case 0: return -rnd(1, 2);
     case 1: return 0;
     case 2: return rnd(h - 2, h + 2);
-    case 3: case 4: case 5: return rnd(0, h);
-    default: return rnd(1, h / 6 + 1);
+    case 3: return rnd(0, h);
+    default: return rnd(1, max_short);
     }
 }
 
@@ -239,7 +242,7 @@ static int64_t rnd_amount(const ref_t *r)
     case 1: return r->total + rnd(1, 2);
     case 2: return 0;
     case 3: return r->total;
-    default: return rnd(0, r->total / 3 + 1);
+    default: return rnd(0, r->total / 3 + 1) / (r->end - r->start > 500 ? 8 : 1);
     }
 }
 
@@ -265,12 +268,20 @@ static grove_planner_t *mk(int64_t total, int64_t start, int64_t horizon)
     return p;
 }
 
-/* One random session: a new planner and reference, nops operations. */
-static void session(long nops)
+/* One random session: a new planner and reference, nops operations.  A big
+ * session (long horizon, short spans) grows a timeline several levels deep,
+ * so splits, borrows and merges of inner nodes meet the reference too. */
+static void session(long nops, int big)
 {
     int64_t start = rnd(0, 3) ? rnd(0, 3) * rnd(0, 1000) : 0;
     int64_t horizon = rnd(1, 8) == 1 ? rnd(1, 6) : rnd(20, 120);
     int64_t total = rnd(0, 12) == 0 ? rnd(0, 2) : rnd(3, 40);
+    max_short = horizon / 6 + 1;
+    if (big) {
+        horizon = rnd(1500, 3000);
+        total = rnd(100, 400);
+        max_short = 40;
+    }
     ref_t r;
     ref_init(&r, total, start, horizon);
     grove_planner_t *p = mk(total, start, horizon);
@@ -434,6 +445,8 @@ static void session(long nops)
         } else {
             cmp(K_CHECK, grovep_planner_check(p) ? 0 : 94, 0, 0, 0, "tree invariants", 0, 0, 0);
         }
+        if (grovep_planner_height(p) > max_height)
+            max_height = grovep_planner_height(p);
     }
     cmp(K_CHECK, grovep_planner_check(p) ? 0 : 94, 0, 0, 0, "tree invariants", 0, 0, 0);
     grove_planner_destroy(p);
@@ -687,14 +700,17 @@ int main(void)
     edge_rows();
     bulk();
 
-    long done = 0;
+    long done = 0, big = 0;
     while (done < total_ops) {
-        long n = rnd(200, 3000);
+        int is_big = rnd(0, 4) == 0;
+        long n = is_big ? rnd(4000, 12000) : rnd(200, 3000);
         if (n > total_ops - done)
             n = total_ops - done;
-        session(n);
+        session(n, is_big);
+        big += is_big;
         done += n;
     }
+    ok(max_height >= 3, "%ld big sessions grew timelines %d levels deep", big, max_height);
     long all = 0;
     for (int k = 0; k < K_NKINDS; k++) {
         all += ran[k];
