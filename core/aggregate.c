@@ -320,6 +320,11 @@ bool grovep_agg_avail(const grove_graph_t *g, const grovep_agg_t *a, int64_t sta
 {
     if (!a)
         return false;
+    if (grovep_excl_any(g, a->v, start, end)) {
+        /* held whole in the window: nothing below it is free */
+        memset(out, 0, g->nlow * sizeof(*out));
+        return true;
+    }
     end = plan_end(end);
     if (a->mp && start < end && grove_mplanner_avail_during(a->mp, start, end - start, out) == 0)
         return true;
@@ -439,11 +444,9 @@ static void agg_apply(grove_graph_t *g, grove_vid_t v, uint32_t ri, int sign)
     if (!g->naggs || !contribution(g, v, r, c))
         return;
     int64_t start = r->start, end = r->end;
-    if (r->excl) {
-        grovep_agg_t *a = agg_of_mut(g, v);
-        if (a)
-            adjust_span(g, a, &g->recs[ri].aspan, start, end, c, sign);
-    }
+    /* an exclusive record on v itself is not a span of v's own aggregate:
+     * queries ask v's records first (see grovep_agg_avail), which saves a
+     * multi-planner update per exclusively held node */
     for (grove_vid_t a = g->parent[v]; a != GROVEP_NONE; a = g->parent[a]) {
         grovep_agg_t *ag = agg_of_mut(g, a);
         if (!ag)
@@ -507,11 +510,6 @@ int grovep_agg_add_job(grove_graph_t *g, const grove_vid_t *vs, const uint32_t *
         if (!contribution(g, v, r, c))
             continue;
         any = r;
-        if (r->excl) {
-            grovep_agg_t *a = agg_of_mut(g, v);
-            if (a)
-                adjust_span(g, a, &r->aspan, r->start, r->end, c, 1);
-        }
         for (grove_vid_t a = g->parent[v]; a != GROVEP_NONE; a = g->parent[a]) {
             uint32_t ai = grovep_dense_get(&g->agg_of, a);
             if (ai == UINT32_MAX)

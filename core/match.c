@@ -645,7 +645,9 @@ static int64_t take(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool
     bool nodex = m->pol.node_exclusive && g->v[c].type == m->node_sym;
     if (nodex)
         excl = true;
-    if (!up(m, c) || !constraint_ok(m, c) || !agg_fits(m, c, r->need1))
+    /* the aggregate of a candidate matters for what lies below it; a leaf
+     * request is decided by the candidate's own records */
+    if (!up(m, c) || !constraint_ok(m, c) || (r->child && !agg_fits(m, c, r->need1)))
         return 0;
     if (m->pol.prune) {
         /* the policy may rule out a candidate as it rules out a subtree */
@@ -670,12 +672,14 @@ static int64_t take(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool
     struct checkpoint cp = checkpoint(m);
     int64_t units;
     if (!r->child) {
-        int64_t avail = free_units(m, c);
         if (excl) {
-            if (avail < g->v[c].size || g->v[c].size == 0)
+            /* untouched by others (checked above) and by this match: the
+             * whole pool is free, no need to ask its planner again */
+            if (g->v[c].size == 0)
                 return 0;
             units = g->v[c].size;
         } else {
+            int64_t avail = free_units(m, c);
             if (avail <= 0)
                 return 0;
             units = (uint64_t)avail < remaining ? avail : (int64_t)remaining;
