@@ -1,0 +1,230 @@
+-- grove.writers: how `grove query` prints a set of vertices (a match, the
+-- result of a find).
+--
+-- A selection is a table keyed by vertex id: {v = vertex, amount = units,
+-- x = exclusive}.  Selections are closed under ancestors (a match's picks
+-- include every ancestor up to the root), so they form trees; a vertex whose
+-- parent is not selected starts a tree of its own.
+--
+--   writers.order(sel)        the entries in post-order (children in graph
+--                             order, trees in vertex id order), each with
+--                             .depth = its depth in the containment tree
+--   writers.write(fmt, sel, ctx)
+--                             the text for format fmt ("simple",
+--                             "pretty_simple", "jgf", "rlite", "rv1",
+--                             "rv1_nosched"); ctx = {graph =, start =,
+--                             ["end"] =, agfilter = bool}; "" for an empty
+--                             selection in the tree formats
+--   writers.json(value)       compact JSON of a Lua value (keys sorted)
+--   writers.formats           the format names
+--
+-- The tree formats print one line per vertex: `simple` deepest first, as
+--   <6 spaces><3 dashes per level, from 1 at the root>name[units:x|s]
+-- and `pretty_simple` root first, spelling out exclusive/shared.  `jgf`
+-- writes the selection as a JSON graph: nodes in post-order (id, type,
+-- basename when it differs from the type, id, rank, exclusive when held
+-- exclusively, size when more than one unit, properties, paths), and an
+-- edge from each node's parent, in the same order.  The R formats go
+-- through grove.core's R writer.
+local core = require "grove.core"
+
+local M = {}
+
+M.formats = {"simple", "pretty_simple", "jgf", "rlite", "rv1", "rv1_nosched"}
+
+-- ---- JSON --------------------------------------------------------------
+
+local escapes = {['"'] = '\\"', ["\\"] = "\\\\", ["\b"] = "\\b", ["\f"] = "\\f",
+  ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t"}
+
+local function jstring(s)
+  return '"' .. s:gsub('[%c"\\]', function(c)
+    return escapes[c] or ("\\u%04x"):format(c:byte())
+  end) .. '"'
+end
+
+local function is_array(t)
+  local n = #t
+  if n == 0 then return next(t) == nil end
+  for k in pairs(t) do
+    if math.type(k) ~= "integer" or k < 1 or k > n then return false end
+  end
+  return true
+end
+
+local function encode(v, out)
+  local t = type(v)
+  if t == "string" then
+    out[#out + 1] = jstring(v)
+  elseif t == "number" then
+    out[#out + 1] = math.type(v) == "integer" and tostring(v) or ("%.17g"):format(v)
+  elseif t == "boolean" then
+    out[#out + 1] = tostring(v)
+  elseif t == "table" then
+    if is_array(v) then
+      out[#out + 1] = "["
+      for i, x in ipairs(v) do
+        if i > 1 then out[#out + 1] = ", " end
+        encode(x, out)
+      end
+      out[#out + 1] = "]"
+    else
+      local keys = {}
+      for k in pairs(v) do keys[#keys + 1] = tostring(k) end
+      table.sort(keys)
+      out[#out + 1] = "{"
+      for i, k in ipairs(keys) do
+        if i > 1 then out[#out + 1] = ", " end
+        out[#out + 1] = jstring(k) .. ": "
+        encode(v[k], out)
+      end
+      out[#out + 1] = "}"
+    end
+  else
+    out[#out + 1] = "null"
+  end
+end
+
+function M.json(v)
+  local out = {}
+  encode(v, out)
+  return table.concat(out)
+end
+
+-- ---- order ---------------------------------------------------------------
+
+function M.order(sel)
+  local roots = {}
+  for vid, e in pairs(sel) do
+    local p = e.v:parent()
+    if not p or not sel[p:vid()] then roots[#roots + 1] = vid end
+  end
+  table.sort(roots)
+  local out = {}
+  local function visit(e, depth)
+    e.depth = depth
+    for c in e.v:children() do
+      local ce = sel[c:vid()]
+      if ce then visit(ce, depth + 1) end
+    end
+    out[#out + 1] = e
+  end
+  for _, vid in ipairs(roots) do
+    local e = sel[vid]
+    visit(e, e.v:depth())
+  end
+  return out
+end
+
+-- ---- formats ---------------------------------------------------------------
+
+local function simple(list)
+  local lines = {}
+  for i, e in ipairs(list) do
+    lines[i] = ("      %s%s[%d:%s]\n"):format(("---"):rep(e.depth + 1), e.v:name(), e.amount,
+      e.x and "x" or "s")
+  end
+  return table.concat(lines)
+end
+
+local function pretty_simple(list)
+  local lines = {}
+  for i = #list, 1, -1 do
+    local e = list[i]
+    lines[#lines + 1] = ("      %s%s[%d:%s]\n"):format(("---"):rep(e.depth + 1), e.v:name(),
+      e.amount, e.x and "exclusive" or "shared")
+  end
+  return table.concat(lines)
+end
+
+-- Units of type in the containment subtree of v (v included).
+local function subtree_total(v, t)
+  local n = v:type() == t and v:size() or 0
+  for c in v:children() do n = n + subtree_total(c, t) end
+  return n
+end
+
+-- The "agfilter" object of a vertex: used and total units of each type its
+-- pruning aggregate keeps, or nil when it keeps none.
+local function agfilter(v, types)
+  local o, any = {}, false
+  for _, t in ipairs(types) do
+    local avail = v:aggregate_avail(t)
+    if avail then
+      local total = subtree_total(v, t)
+      o[t] = ("used:%d, total:%d"):format(total - avail, total)
+      any = true
+    end
+  end
+  return any and o or nil
+end
+
+local function jgf(list, ctx)
+  local nodes, edges = {}, {}
+  local agtypes
+  if ctx.agfilter then
+    agtypes = {}
+    local seen = {}
+    for spec in (ctx.graph:aggregates() or ""):gmatch("[^,]+") do
+      local low = spec:match(":(.+)$")
+      if low and not seen[low] then
+        seen[low] = true
+        agtypes[#agtypes + 1] = low
+      end
+    end
+    table.sort(agtypes)
+  end
+  for _, e in ipairs(list) do
+    local v = e.v
+    local md = {'"type": ' .. jstring(v:type())}
+    if v:basename() ~= v:type() then md[#md + 1] = '"basename": ' .. jstring(v:basename()) end
+    md[#md + 1] = '"id": ' .. (v:id() or -1)
+    md[#md + 1] = '"rank": ' .. (v:rank() or -1)
+    if e.x then md[#md + 1] = '"exclusive": true' end
+    if e.amount ~= 1 then md[#md + 1] = '"size": ' .. e.amount end
+    local props = v:properties()
+    if next(props) then md[#md + 1] = '"properties": ' .. M.json(props) end
+    md[#md + 1] = '"paths": {"containment": ' .. jstring(v:path()) .. '}'
+    if agtypes then
+      local ag = agfilter(v, agtypes)
+      if ag then md[#md + 1] = '"agfilter": ' .. M.json(ag) end
+    end
+    nodes[#nodes + 1] = ('{"id": "%d", "metadata": {%s}}'):format(v:vid(), table.concat(md, ", "))
+    local p = v:parent()
+    if p and e.depth > 0 and ctx.sel[p:vid()] then
+      edges[#edges + 1] = ('{"source": "%d", "target": "%d"}'):format(p:vid(), v:vid())
+    end
+  end
+  return ('{"graph": {"nodes": [%s], "edges": [%s]}}\n'):format(table.concat(nodes, ", "),
+    table.concat(edges, ", "))
+end
+
+local function rv1(list, ctx, fmt)
+  local vs = {}
+  for i, e in ipairs(list) do vs[i] = e.v end
+  local R, msg = core.rv1_from_vertices(ctx.graph, vs, {start = ctx.start, ["end"] = ctx["end"],
+    graph = fmt == "rv1"})
+  if not R then return nil, msg end
+  if fmt == "rlite" then
+    local doc = R:to_table()
+    return M.json(doc.execution and doc.execution.R_lite or {}) .. "\n"
+  end
+  return R:encode{graph = fmt == "rv1"} .. "\n"
+end
+
+-- The text of selection sel in format fmt, or nil, message.
+function M.write(fmt, sel, ctx)
+  local list = M.order(sel)
+  ctx = ctx or {}
+  ctx.sel = sel
+  if fmt == "simple" then return simple(list) end
+  if fmt == "pretty_simple" then return pretty_simple(list) end
+  if fmt == "jgf" then return jgf(list, ctx) end
+  if fmt == "rlite" or fmt == "rv1" or fmt == "rv1_nosched" then
+    if #list == 0 then return "" end
+    return rv1(list, ctx, fmt)
+  end
+  return nil, ("unknown format '%s'"):format(tostring(fmt))
+end
+
+return M
