@@ -215,6 +215,8 @@ int grovep_shared_reindex(grove_graph_t *g);
  * [start, end)? */
 bool grovep_touched_by_other(const grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
                              int64_t start, int64_t end);
+/* Any record of any job on v overlapping [start, end)? */
+bool grovep_touched_any(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end);
 
 /* True if any of the listed vertices has a record. */
 bool grovep_any_records(const grove_graph_t *g, const grove_vid_t *vs, size_t n);

@@ -115,7 +115,6 @@ struct grove_matcher {
     size_t ncands, candcap;
 
     /* the match being made */
-    grove_jobid_t cur_id;
     int64_t start, end;
     bool sat;  /* satisfiability: ignore records and status */
     const grove_constraint_t *constraint;
@@ -439,10 +438,11 @@ static bool held_excl(const grove_matcher_t *m, grove_vid_t v)
     return !m->sat && grovep_excl_any(m->g, v, m->start, m->end);
 }
 
-/* Any record of another job (held or shared) overlapping the window? */
+/* Any record (held or shared) overlapping the window?  The job being
+ * matched holds nothing yet, so every record is another job's. */
 static bool touched(const grove_matcher_t *m, grove_vid_t v)
 {
-    return !m->sat && grovep_touched_by_other(m->g, v, m->cur_id, m->start, m->end);
+    return !m->sat && grovep_touched_any(m->g, v, m->start, m->end);
 }
 
 /* Can the walk go through v?  Under a node-exclusive policy a node must
@@ -1270,7 +1270,6 @@ int grove_match(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_
     if (consume && id >= m->next_id)
         m->next_id = id + 1;
     m->err = err;
-    m->cur_id = id;
     m->hook_failed = 0;
     grove_error_clear(err);
     grove_vid_t root = grove_graph_root(g, g->sym_containment, 0);

@@ -418,6 +418,16 @@ static uint32_t find_alloc(const grove_graph_t *g, grove_vid_t v, grove_jobid_t 
     return rec_find(g, v, job, start, end, GROVE_RECORD_ALLOC);
 }
 
+bool grovep_touched_any(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end)
+{
+    if (peak_used(g, v, start, end) > 0)
+        return true;
+    FOREACH_SHARED(g, v, i)
+    if (overlaps(&g->recs[i], start, end))
+        return true;
+    return false;
+}
+
 bool grovep_touched_by_other(const grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
                              int64_t start, int64_t end)
 {
