@@ -37,7 +37,9 @@ local function build()
   return grove.cluster "demo" {
     rack(2) {
       node(4, { hostnames = "n[0-7]", ranks = "0-7", id_scope = "root",
-                properties = function(i) return { arch = "x86_64", speed = tostring(1 + i % 2) } end }) {
+                properties = function(i)
+                  return { arch = "x86_64", speed = tostring(1 + i % 2) }
+                end }) {
         socket(2) {
           corev(8, { id_scope = "node" }),
           gpu(1, { id_scope = "node" }),
@@ -138,12 +140,18 @@ local function rv1(job)
   return r:encode()
 end
 
+local J = grove.jobspec
 local stream = {
-  { "2 nodes x 2 tasks x 4 cores, 1h", grove.jobspec { nodes = 2, tasks = 4, cores_per_task = 4, duration = "1h" } },
-  { "1 node exclusive, 2h", grove.jobspec { nodes = 1, tasks = 1, cores_per_task = 16, exclusive = true, duration = "2h" } },
-  { "4 nodes x 16 cores, 30m", grove.jobspec { nodes = 4, tasks = 4, cores_per_task = 16, duration = "30m" } },
-  { "3 nodes x 8 cores + 1 gpu, 1h", grove.jobspec { nodes = 3, tasks = 3, cores_per_task = 8, gpus_per_task = 1, duration = "1h" } },
-  { "8 nodes whole, 1h", grove.jobspec { nodes = 8, tasks = 8, cores_per_task = 16, exclusive = true, duration = "1h" } },
+  { "2 nodes x 2 tasks x 4 cores, 1h",
+    J { nodes = 2, tasks = 4, cores_per_task = 4, duration = "1h" } },
+  { "1 node exclusive, 2h",
+    J { nodes = 1, tasks = 1, cores_per_task = 16, exclusive = true, duration = "2h" } },
+  { "4 nodes x 16 cores, 30m",
+    J { nodes = 4, tasks = 4, cores_per_task = 16, duration = "30m" } },
+  { "3 nodes x 8 cores + 1 gpu, 1h",
+    J { nodes = 3, tasks = 3, cores_per_task = 8, gpus_per_task = 1, duration = "1h" } },
+  { "8 nodes whole, 1h",
+    J { nodes = 8, tasks = 8, cores_per_task = 16, exclusive = true, duration = "1h" } },
 }
 local jobs = {}
 for _, item in ipairs(stream) do
