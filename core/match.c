@@ -1088,6 +1088,39 @@ static int cmp_pick(const void *a, const void *b)
     return (x->v > y->v) - (x->v < y->v);
 }
 
+/* Sort picks by vertex id.  They come mostly in graph order (the walk
+ * follows it), with the ancestors appended at the end: sort only what
+ * breaks the order and merge it back.  0 or -1 (ENOMEM). */
+static int sort_picks(grove_pick_t *p, size_t n)
+{
+    size_t k = 1;
+    while (k < n && p[k - 1].v < p[k].v)
+        k++;
+    if (k >= n)
+        return 0;
+    if (n - k > k / 8) { /* far from sorted: sort everything */
+        qsort(p, n, sizeof(*p), cmp_pick);
+        return 0;
+    }
+    qsort(p + k, n - k, sizeof(*p), cmp_pick);
+    grove_pick_t *tail = malloc((n - k) * sizeof(*tail));
+    if (!tail) {
+        errno = ENOMEM;
+        return -1;
+    }
+    memcpy(tail, p + k, (n - k) * sizeof(*tail));
+    /* merge from the back: the sorted prefix p[0..k) and the tail */
+    size_t i = k, j = n - k, o = n;
+    while (j > 0) {
+        if (i > 0 && p[i - 1].v > tail[j - 1].v)
+            p[--o] = p[--i];
+        else
+            p[--o] = tail[--j];
+    }
+    free(tail);
+    return 0;
+}
+
 struct addctx {
     grove_matcher_t *m;
     int failed;
@@ -1350,7 +1383,8 @@ int grove_match(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_
         goto done;
     if (m->pol.node_exclusive && !m->sat && expand_nodex(m) < 0)
         goto done;
-    qsort(m->sel, m->nsel, sizeof(*m->sel), cmp_pick);
+    if (sort_picks(m->sel, m->nsel) < 0)
+        goto done;
     if (!(imp = malloc(m->nsel ? m->nsel : 1))) {
         errno = ENOMEM;
         goto done;

@@ -480,76 +480,126 @@ static size_t ancestor_count(const grove_graph_t *g, grove_vid_t v)
     return n;
 }
 
-/* Add one to the job's SHARED annotation on every ancestor of v.  All or
- * nothing: 0, or -1 (ENOMEM) with nothing changed. */
-static int annotate_up(grove_graph_t *g, grove_vid_t v, grove_jobid_t job, int64_t start,
-                       int64_t end)
+/* A small memo of (vertex -> SHARED record) for one job and window, so a
+ * batch of picks under the same racks and cluster finds their annotations
+ * without hashing each time.  Direct-mapped; a miss asks the index. */
+#define MEMO_SLOTS 64
+struct memo {
+    grove_vid_t v[MEMO_SLOTS];
+    uint32_t r[MEMO_SLOTS];
+};
+
+static void memo_init(struct memo *mm)
 {
-    struct fresh {
+    memset(mm->v, 0xff, sizeof(mm->v));
+}
+
+static uint32_t memo_find(const grove_graph_t *g, struct memo *mm, grove_vid_t a,
+                          grove_jobid_t job, int64_t start, int64_t end)
+{
+    if (mm && mm->v[a % MEMO_SLOTS] == a)
+        return mm->r[a % MEMO_SLOTS];
+    uint32_t r = grovep_shared_find(g, a, job, start, end);
+    if (mm && r != GROVEP_NONE) {
+        mm->v[a % MEMO_SLOTS] = a;
+        mm->r[a % MEMO_SLOTS] = r;
+    }
+    return r;
+}
+
+/* Add one to the job's SHARED annotation on every ancestor of v.  All or
+ * nothing: 0, or -1 (ENOMEM) with nothing changed.  mm (may be NULL)
+ * remembers annotations across calls for the same job and window. */
+static int annotate_up(grove_graph_t *g, grove_vid_t v, grove_jobid_t job, int64_t start,
+                       int64_t end, struct memo *mm)
+{
+    struct anc {
         grove_vid_t a;
         uint32_t r;
-        bool indexed;
+        bool fresh, indexed;
     } stackbuf[32];
-    size_t need = ancestor_count(g, v), nfresh = 0;
-    struct fresh *fresh = need <= 32 ? stackbuf : malloc(need * sizeof(*fresh));
-    if (!fresh) {
+    size_t need = ancestor_count(g, v), n = 0;
+    struct anc *anc = need <= 32 ? stackbuf : malloc(need * sizeof(*anc));
+    if (!anc) {
         errno = ENOMEM;
         return -1;
     }
-    /* 1: a record for every ancestor without an annotation yet */
+    /* 1: the annotation of each ancestor, or a new record for it */
     for (grove_vid_t a = g->parent[v]; a != GROVEP_NONE; a = g->parent[a]) {
-        if (grovep_shared_find(g, a, job, start, end) != GROVEP_NONE)
-            continue;
-        uint32_t r = grovep_rec_new(g);
-        if (r == GROVEP_NONE)
-            goto fail;
-        g->recs[r] = (grovep_rec_t){
-            .job = job, .start = start, .end = end, .kind = GROVE_RECORD_SHARED};
-        fresh[nfresh++] = (struct fresh){a, r, false};
+        uint32_t r = memo_find(g, mm, a, job, start, end);
+        bool fresh = false;
+        if (r == GROVEP_NONE) {
+            r = grovep_rec_new(g);
+            if (r == GROVEP_NONE)
+                goto fail;
+            g->recs[r] = (grovep_rec_t){
+                .job = job, .start = start, .end = end, .kind = GROVE_RECORD_SHARED};
+            fresh = true;
+        }
+        anc[n++] = (struct anc){a, r, fresh, false};
     }
-    /* 2: index them (a 64-bit key already taken: found through the list) */
-    for (size_t i = 0; i < nfresh; i++) {
-        uint64_t k = rec_key(fresh[i].a, job, start, end, GROVE_RECORD_SHARED);
+    /* 2: index the new ones (a 64-bit key already taken: found through
+     * the list) */
+    for (size_t i = 0; i < n; i++) {
+        if (!anc[i].fresh)
+            continue;
+        uint64_t k = rec_key(anc[i].a, job, start, end, GROVE_RECORD_SHARED);
         if (grovep_map_get(&g->shared_idx, k))
             continue;
         grovep_chain_t *c = grovep_map_put(&g->shared_idx, k);
         if (!c)
             goto fail;
-        c->head = fresh[i].r;
-        c->tail = fresh[i].a;
-        fresh[i].indexed = true;
+        c->head = anc[i].r;
+        c->tail = anc[i].a;
+        anc[i].indexed = true;
     }
     /* 3: link and count: nothing here can fail */
-    for (size_t i = 0; i < nfresh; i++)
-        list_push(g, &g->v[fresh[i].a].shared, fresh[i].r);
-    for (grove_vid_t a = g->parent[v]; a != GROVEP_NONE; a = g->parent[a])
-        g->recs[grovep_shared_find(g, a, job, start, end)].amount++;
-    if (fresh != stackbuf)
-        free(fresh);
+    for (size_t i = 0; i < n; i++) {
+        if (anc[i].fresh) {
+            list_push(g, &g->v[anc[i].a].shared, anc[i].r);
+            if (mm) {
+                mm->v[anc[i].a % MEMO_SLOTS] = anc[i].a;
+                mm->r[anc[i].a % MEMO_SLOTS] = anc[i].r;
+            }
+        }
+        g->recs[anc[i].r].amount++;
+    }
+    if (anc != stackbuf)
+        free(anc);
     return 0;
 fail:
-    for (size_t i = 0; i < nfresh; i++) {
-        if (fresh[i].indexed)
-            grovep_map_del(&g->shared_idx, rec_key(fresh[i].a, job, start, end, GROVE_RECORD_SHARED));
-        grovep_rec_release(g, fresh[i].r);
+    for (size_t i = 0; i < n; i++) {
+        if (!anc[i].fresh)
+            continue;
+        if (anc[i].indexed)
+            grovep_map_del(&g->shared_idx,
+                           rec_key(anc[i].a, job, start, end, GROVE_RECORD_SHARED));
+        grovep_rec_release(g, anc[i].r);
     }
-    if (fresh != stackbuf)
-        free(fresh);
+    if (anc != stackbuf)
+        free(anc);
     errno = ENOMEM;
     return -1;
 }
 
 /* Take one off the job's SHARED annotation on every ancestor of v. */
-static void unannotate_up(grove_graph_t *g, grove_vid_t v, grove_jobid_t job, int64_t start,
-                          int64_t end)
+static void unannotate_memo(grove_graph_t *g, grove_vid_t v, grove_jobid_t job, int64_t start,
+                            int64_t end, struct memo *mm)
 {
     for (grove_vid_t a = g->parent[v]; a != GROVEP_NONE; a = g->parent[a]) {
-        uint32_t r = grovep_shared_find(g, a, job, start, end);
+        uint32_t r = memo_find(g, mm, a, job, start, end);
         if (r != GROVEP_NONE && --g->recs[r].amount <= 0) {
+            /* the last record below a is gone: no later look-up of a */
             grovep_rec_removing(g, a, r);
             drop_shared(g, a, r);
         }
     }
+}
+
+static void unannotate_up(grove_graph_t *g, grove_vid_t v, grove_jobid_t job, int64_t start,
+                          int64_t end)
+{
+    unannotate_memo(g, v, job, start, end, NULL);
 }
 
 int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
@@ -617,7 +667,7 @@ int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
     uint32_t r = grovep_rec_new(g);
     if (r == GROVEP_NONE)
         return -1;
-    if (annotate_up(g, v, job, start, end) < 0) {
+    if (annotate_up(g, v, job, start, end, NULL) < 0) {
         grovep_rec_release(g, r);
         return -1;
     }
@@ -822,6 +872,8 @@ int grovep_job_record(grove_graph_t *g, grove_jobid_t job, int64_t start, int64_
         errno = ENOMEM;
         return -1;
     }
+    struct memo mm;
+    memo_init(&mm);
     size_t k;
     for (k = 0; k < n; k++) {
         grove_vid_t v = vs[k];
@@ -837,7 +889,7 @@ int grovep_job_record(grove_graph_t *g, grove_jobid_t job, int64_t start, int64_
             .excl = excl[k] || amount[k] == g->v[v].size,
             .asked = excl[k],
         };
-        if (annotate_up(g, v, job, start, end) < 0) {
+        if (annotate_up(g, v, job, start, end, &mm) < 0) {
             grovep_rec_release(g, r);
             goto fail;
         }
@@ -878,6 +930,8 @@ fail:;
 void grovep_job_release(grove_graph_t *g, grove_jobid_t job, int64_t start, int64_t end,
                         const grove_vid_t *vs, size_t n)
 {
+    struct memo mm;
+    memo_init(&mm);
     grovep_agg_drop_job(g, job, start, end, vs, n);
     for (size_t k = 0; k < n; k++) {
         grove_vid_t v = vs[k];
@@ -893,6 +947,6 @@ void grovep_job_release(grove_graph_t *g, grove_jobid_t job, int64_t start, int6
         }
         grovep_pool_remove(g, v, r);
         drop_alloc(g, v, r);
-        unannotate_up(g, v, job, start, end);
+        unannotate_memo(g, v, job, start, end, &mm);
     }
 }
