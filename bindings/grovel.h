@@ -68,4 +68,12 @@ void grovel_vertex_graph(lua_State *L, int idx);
  * userdata lives); raises on misuse or a closed jobspec. */
 const grove_jobspec_t *grovel_check_jobspec(lua_State *L, int idx);
 
+/* ---- R (defined in l_rv1.c) ------------------------------------------- */
+
+struct grove_rv1;
+/* Push an empty (closed) R userdata and return its slot: store an R there
+ * and the userdata owns it.  The userdata exists before the R is made, so
+ * a Lua memory error cannot leak it. */
+struct grove_rv1 **grovel_new_rv1(lua_State *L);
+
 #endif

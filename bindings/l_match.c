@@ -34,6 +34,7 @@
 #include "lgraph.h"
 #include "lpolicy.h"
 #include "match.h"
+#include "rv1.h"
 
 #define MATCHER_MT "grove.matcher"
 
@@ -233,6 +234,29 @@ static int m_job(lua_State *L)
         return no_job(L, id);
     lua_getiuservalue(L, 1, 1);
     push_job(L, j, lua_gettop(L));
+    return 1;
+}
+
+/* m:rv1(id [, {graph = true}]) -> the job's R (an R object), or nil, msg, code */
+static int m_rv1(lua_State *L)
+{
+    struct lmatcher *lm = check_matcher(L, 1);
+    grove_jobid_t id = grovel_check_job(L, 2);
+    int flags = 0;
+    if (!lua_isnoneornil(L, 3)) {
+        luaL_checktype(L, 3, LUA_TTABLE);
+        if (lua_getfield(L, 3, "graph") != LUA_TNIL && lua_toboolean(L, -1))
+            flags |= GROVE_RV1_WITH_GRAPH;
+        lua_pop(L, 1);
+    }
+    const grove_job_t *j = grove_matcher_job(lm->m, id);
+    if (!j)
+        return no_job(L, id);
+    grove_rv1_t **slot = grovel_new_rv1(L);
+    grove_error_t err = {{0}, 0};
+    *slot = grove_rv1_from_job(grove_matcher_graph(lm->m), j, flags, &err);
+    if (!*slot)
+        return grovel_fail_errno(L, errno, err.text[0] ? err.text : NULL);
     return 1;
 }
 
@@ -469,6 +493,7 @@ int grovel_open_match(lua_State *L)
         {"release_ranks", m_release_ranks},
         {"release_vertices", m_release_vertices},
         {"job", m_job},
+        {"rv1", m_rv1},
         {"jobs", m_jobs},
         {"info", m_info},
         {"stats", m_stats},

@@ -62,6 +62,11 @@ static int fail_err(lua_State *L, int e, const grove_error_t *err)
     return grovel_fail_errno(L, e, err && err->text[0] ? err->text : NULL);
 }
 
+grove_rv1_t **grovel_new_rv1(lua_State *L)
+{
+    return &push_new(L)->R;
+}
+
 /* Return the new R in the userdata at the top (or a failure). */
 static int finish(lua_State *L, lrv1 *u, grove_rv1_t *R, const grove_error_t *err)
 {
