@@ -114,9 +114,10 @@ $(LIB): $(CORE_OBJ)
 	ar rcs $@ $^
 
 # The module is not linked against liblua: the host interpreter provides it.
+# It links libedit for grove.core.edit (bindings/l_edit.c, the REPL).
 $(MODULE): $(BIND_OBJ) $(LIB)
 	@mkdir -p $(@D)
-	$(CC) -shared -o $@ $(BIND_OBJ) $(LIB) $(LDFLAGS_ALL) $(PKG_LIBS) -lm
+	$(CC) -shared -o $@ $(BIND_OBJ) $(LIB) $(LDFLAGS_ALL) $(PKG_LIBS) -ledit -lm
 
 $(EXE): $(BUILD)/bindings/main.o $(BIND_OBJ) $(LIB)
 	$(CC) -o $@ $(BUILD)/bindings/main.o $(BIND_OBJ) $(LIB) $(LDFLAGS_ALL) \
