@@ -9,7 +9,7 @@
  * workload: 2-8 types, up to ~10^5 spans at the root, many more queries than
  * updates.
  *
- * Structure.  One timeline (the augmented AVL tree of planner.c) per type and
+ * Structure.  One timeline (the B+-tree of time points of planner.c) per type and
  * one span table whose records carry the count vector.  Updates and
  * point/window queries are one O(log n) operation per type.  The earliest
  * time all types fit is a fixpoint: ask each type in turn for its earliest
