@@ -92,7 +92,8 @@ static void bench_single(long nspans, long nqueries)
     printf("  busiest use %" PRId64 ", time points %s\n", grove_planner_max_used(p),
            "~2 per span");
 
-    /* Queries: 1,000,000 split over the kinds; arguments drawn up front. */
+    /* Queries: 1,000,000 split over six kinds, then the same number again
+     * with the kinds interleaved; arguments drawn up front. */
     long per = nqueries / 6;
     q_t *q = malloc(sizeof(q_t) * (size_t)per);
     for (long i = 0; i < per; i++) {
@@ -148,6 +149,20 @@ static void bench_single(long nspans, long nqueries)
     }
     report("span lookup", per, now_ns() - t, hits);
 
+    /* All kinds interleaved, as a matcher would mix them. */
+    hits = 0, t = now_ns();
+    for (long i = 0; i < nqueries; i++) {
+        const q_t *x = &q[i % per];
+        switch (i % 5) {
+        case 0: sink = grove_planner_avail_at(p, x->t); break;
+        case 1: sink = grove_planner_avail_during(p, x->t, x->d); break;
+        case 2: hits += grove_planner_fits(p, x->t, x->d, x->a) == 1; break;
+        case 3: sink = grove_planner_earliest(p, x->a, x->d, x->t); break;
+        default: sink = grove_planner_next_fit(p, x->a, x->d, from[i % per]); break;
+        }
+    }
+    report("mixed (the five interleaved)", nqueries, now_ns() - t, -1);
+
     /* Earliest from the start of the horizon: the busiest case, every
      * request must pass over the whole loaded part. */
     long few = per / 10;
@@ -159,30 +174,40 @@ static void bench_single(long nspans, long nqueries)
     }
     report("earliest from t=0", few, now_ns() - t, hits);
 
-    /* Updates: remove a random span and add one at its earliest time. */
-    long nup = per / 2;
+    /* Updates, timed in blocks (a clock read costs more than an update):
+     * remove 1,000 random spans, then add the same 1,000 back.  The adds
+     * check the fit and reuse the room the removes left: no allocation. */
+    long nup = per / 2, block = 1000;
     double tadd = 0, trem = 0;
-    long added = 0;
-    for (long i = 0; i < nup; i++) {
-        size_t k = (size_t)(rng_next() % (uint64_t)held);
-        double a0 = now_ns();
-        grove_planner_remove(p, ids[k]);
-        double a1 = now_ns();
-        int64_t ts = grove_planner_earliest(p, q[i].a, q[i].d, q[i].t);
-        double a2 = now_ns();
-        int64_t id = ts >= 0 ? grove_planner_add(p, ts, q[i].d, q[i].a) : -1;
-        double a3 = now_ns();
-        trem += a1 - a0;
-        tadd += a3 - a2;
-        if (id > 0) {
-            ids[k] = id;
-            added++;
-        } else {
-            ids[k] = ids[--held];
+    long added = 0, removed = 0;
+    size_t *pick = malloc(sizeof(size_t) * (size_t)block);
+    q_t *back = malloc(sizeof(q_t) * (size_t)block);
+    for (long done = 0; done + block <= nup; done += block) {
+        for (long k = 0; k < block; k++) {
+            pick[k] = (size_t)(rng_next() % (uint64_t)held);
+            for (long m = 0; m < k; m++)
+                if (pick[m] == pick[k]) {
+                    pick[k] = (size_t)(rng_next() % (uint64_t)held);
+                    m = -1;
+                }
+            grove_planner_span(p, ids[pick[k]], &back[k].t, &back[k].d, &back[k].a);
         }
+        t = now_ns();
+        for (long k = 0; k < block; k++)
+            removed += grove_planner_remove(p, ids[pick[k]]) == 0;
+        trem += now_ns() - t;
+        t = now_ns();
+        for (long k = 0; k < block; k++) {
+            int64_t id = grove_planner_add(p, back[k].t, back[k].d, back[k].a);
+            added += id > 0;
+            ids[pick[k]] = id;
+        }
+        tadd += now_ns() - t;
     }
-    report("remove", nup, trem, -1);
-    report("add", added, tadd, -1);
+    report("remove", removed, trem, -1);
+    report("add (fit check included)", added, tadd, -1);
+    free(pick);
+    free(back);
 
     t = now_ns();
     grove_planner_t *c = grove_planner_copy(p);
