@@ -1318,6 +1318,8 @@ int grove_match(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_
     m->constraint = grove_jobspec_constraint(js);
     m->ctype = grove_graph_sym_lookup(g, m->constraint_type);
     m->node_sym = grove_graph_sym_lookup(g, "node");
+    if (m->node_sym != GROVE_SYM_NONE && grove_graph_count_type(g, m->node_sym) == 0)
+        m->node_sym = GROVE_SYM_NONE; /* the name is known, but no vertex has the type */
     int64_t d = duration_of(m, js);
     int64_t now = g->now;
 
