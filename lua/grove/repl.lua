@@ -287,7 +287,9 @@ function Session:call(fn, ...)
   local trace
   local function handler(e)
     local msg = type(e) == "string" and e or "error object: " .. pretty.format(e)
-    trace = debug.traceback(msg, 2)
+    -- The traceback down to the code typed (not the REPL's own frames).
+    trace = debug.traceback(msg, 2):gsub("\n\t%(%.%.%.tail calls%.%.%.%)\n\t%[C%]: in function "
+      .. "'xpcall'.*$", ""):gsub("\n\t%[C%]: in function 'xpcall'.*$", "")
     return msg
   end
   if self.catch_interrupt then self.catch_interrupt(true) end
