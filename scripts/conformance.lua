@@ -132,8 +132,22 @@ local function unsupported(row)
     return "power-aware matching walks the power subsystem as the dominant one " ..
       "(-S PA); Grove's matcher walks containment"
   end
+  if row.group == "sibling" then
+    return "the expected outputs record a limitation of the reference engine (sibling " ..
+      "same-type requests under a slot are refused there; Grove matches them)"
+  end
+  if row.graph:find("mtl3", 1, true) then
+    local cmds = read_file(F .. "/" .. row.cmds) or ""
+    for js in cmds:gmatch("@TEST_SRCDIR@/data/resource/(%S+)") do
+      if (read_file(F .. "/" .. js) or ""):find("type: mtl2unit", 1, true) then
+        return "storage units contained both by a rack and by a cluster-level unit " ..
+          "(two containment parents); Grove's containment subsystem is a tree"
+      end
+    end
+  end
   if row.traverser == "flexible" then
-    return "or-slots and xor-slots (a jobspec extension of the flexible traverser)"
+    return "-T flexible: sibling slots are alternatives (or-slots, xor-slots), an " ..
+      "extension of that traverser"
   end
   return nil
 end
@@ -146,6 +160,12 @@ local function typemap(row)
   local key = row.graph .. "|" .. row.load .. "|" .. row.W
   if typemaps[key] then return typemaps[key] end
   local map = {}
+  -- The corpus maps names to types through the graph file; an hwloc XML
+  -- file gives no such map, so its names stay as they are.
+  if row.load == "hwloc" then
+    typemaps[key] = map
+    return map
+  end
   local g = query.load_graph(F .. "/" .. row.graph,
     {format = row.load, types = row.W ~= "-" and row.W or nil})
   if g then
@@ -262,8 +282,25 @@ end
 
 -- ---- judging -------------------------------------------------------------------------
 
+-- JGF lines name nodes by the engine's vertex ids: name them by their
+-- containment paths instead.
+local function jgf_by_path(line)
+  local path = {}
+  for id, p in line:gmatch('{"id": "(%d+)", "metadata": {.-"containment": "([^"]*)"') do
+    path[id] = p
+  end
+  return (line:gsub('"(%a+)": "(%d+)"', function(k, id)
+    if (k == "id" or k == "source" or k == "target") and path[id] then
+      return ('"%s": "%s"'):format(k, path[id])
+    end
+  end))
+end
+
+-- Engine-internal details masked before texts are compared: cancel
+-- statistics (traversal counts) and JGF vertex ids.
 local function mask(text)
-  return (text or ""):gsub('COUNT="%d+"', 'COUNT="*"')
+  text = (text or ""):gsub('COUNT="%d+"', 'COUNT="*"')
+  return (text:gsub('({"graph": [^\n]*)', jgf_by_path))
 end
 
 -- The first differing line of two texts, for messages.
@@ -305,50 +342,63 @@ local function linux_device_ids(text)
   return table.concat(ids, "\n") .. (#ids > 0 and "\n" or "")
 end
 
-local function judge(c)
+-- 1. Outcomes: nil when the case has none, else true, or false and why.
+local function check_outcomes(c, main)
   local row = c.row
+  local want = outcomes[row.id]
+  if not want then return nil end
+  local got = parse_outcomes(main, typemap(row))
+  if #got ~= #want then
+    return false, ("%d results, expected %d"):format(#got, #want)
+  end
+  -- Placement (hence counts) is only policy-independent for low and high.
+  local fields = {"kind", "at", "resources", "exclusive"}
+  if row.policy ~= "low" and row.policy ~= "high" then fields = {"kind", "at"} end
+  for i, w in ipairs(want) do
+    local g = got[i]
+    for _, f in ipairs(fields) do
+      if g[f] ~= w[f] then
+        return false, ("result %d (job %s): %s %s, expected %s"):format(i, w.jobid, f,
+          g[f], w[f])
+      end
+    end
+  end
+  return true
+end
+
+-- 2. The whole text: nil when not compared, else true, or false and why.
+local function check_text(c, caps)
+  local row = c.row
+  if row.capture:match("^derived") then
+    local got = linux_device_ids(read_file(c.dir .. "/out.t") or "")
+    local exp = read_file(F .. "/" .. split(row.expected, " ")[1]) or ""
+    if got ~= exp then return false, "LinuxDeviceID list: " .. first_diff(got, exp) end
+    return true
+  end
+  if row.policy ~= "low" and row.policy ~= "high" and outcomes[row.id] then return nil end
+  for _, cap in ipairs(caps) do
+    local exp = read_file(F .. "/" .. cap[2])
+    if not exp then return false, "missing expected file " .. cap[2] end
+    if mask(cap[1]) ~= mask(exp) then
+      return false, ("%s: %s"):format(cap[2], first_diff(mask(cap[1]), mask(exp)))
+    end
+  end
+  return true
+end
+
+local function judge(c)
   local rc = tonumber((read_file(c.dir .. "/rc") or ""):match("%d+"))
   if rc ~= 0 then
     local e = (read_file(c.dir .. "/out.e") or ""):match("[^\n]*")
     return false, ("grove query exited with status %s: %s"):format(tostring(rc), e)
   end
   local caps, main = captures(c)
-  local checked = false
-  -- 1. outcomes
-  local want = outcomes[row.id]
-  if want then
-    checked = true
-    local got = parse_outcomes(main, typemap(row))
-    if #got ~= #want then
-      return false, ("%d results, expected %d"):format(#got, #want)
-    end
-    for i, w in ipairs(want) do
-      local g = got[i]
-      for _, f in ipairs({"kind", "at", "resources", "exclusive"}) do
-        if g[f] ~= w[f] then
-          return false, ("result %d (job %s): %s %s, expected %s"):format(i, w.jobid, f,
-            g[f], w[f])
-        end
-      end
-    end
-  end
-  -- 2. the whole text
-  if row.capture:match("^derived") then
-    checked = true
-    local got = linux_device_ids(read_file(c.dir .. "/out.t") or "")
-    local exp = read_file(F .. "/" .. split(row.expected, " ")[1]) or ""
-    if got ~= exp then return false, "LinuxDeviceID list: " .. first_diff(got, exp) end
-  elseif row.policy == "low" or row.policy == "high" or not want then
-    checked = true
-    for _, cap in ipairs(caps) do
-      local exp = read_file(F .. "/" .. cap[2])
-      if not exp then return false, "missing expected file " .. cap[2] end
-      if mask(cap[1]) ~= mask(exp) then
-        return false, ("%s: %s"):format(cap[2], first_diff(mask(cap[1]), mask(exp)))
-      end
-    end
-  end
-  if not checked then return false, "nothing to compare" end
+  local o, owhy = check_outcomes(c, main)
+  local t, twhy = check_text(c, caps)
+  c.outcome, c.text = o, t
+  if o == false then return false, owhy end
+  if t == false then return false, twhy end
+  if o == nil and t == nil then return false, "nothing to compare" end
   return true
 end
 
@@ -427,6 +477,20 @@ for _, name in ipairs(gorder) do
     print(("#   %s: %s"):format(name, reason))
   end
 end
+local with_outcomes, outcomes_ok, with_text, text_ok = 0, 0, 0, 0
+for _, c in ipairs(cases) do
+  if c.outcome ~= nil then
+    with_outcomes = with_outcomes + 1
+    if c.outcome then outcomes_ok = outcomes_ok + 1 end
+  end
+  if c.text ~= nil then
+    with_text = with_text + 1
+    if c.text then text_ok = text_ok + 1 end
+  end
+end
+print(("# outcomes (kind, start, units per type) agree in %d of %d cases that have them"):format(
+  outcomes_ok, with_outcomes))
+print(("# whole text agrees in %d of %d cases compared as text"):format(text_ok, with_text))
 print(("# %d of %d cases run pass; %d listed cases pass, %d listed cases fail; %d passes " ..
   "not yet listed"):format(tot.passed, tot.run, npass, nfail, new_passes))
 

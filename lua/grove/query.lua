@@ -12,9 +12,9 @@
 --   find EXPR                 status=, sched-now=allocated|free,
 --                             sched-future=reserved, property=KEY[=VALUE],
 --                             names=A,B, jobid-alloc=, jobid-span=,
---                             jobid-tag=, with and, or, parentheses
---                             (juxtaposition is and); agfilter=t adds the
---                             pruning aggregates to JGF output
+--                             jobid-tag=, agfilter=t (vertices with pruning
+--                             filters; JGF output shows them), with and, or,
+--                             parentheses (juxtaposition is and)
 --   set-status PATH up|down   get-status PATH
 --   set-property PATH K=V     get-property PATH
 --   attach JGF                remove PATH true | remove IDSET false
@@ -257,7 +257,25 @@ local function read_file(path)
   return text
 end
 
+-- Would js fit now if no job held anything?  The matcher's satisfiability
+-- ignores vertex status; the command language calls a request
+-- unsatisfiable when it cannot fit the resources that are up, so this
+-- tries it on an idle copy of the graph.
+function S:fits_when_idle(js)
+  local g2 = self.graph:duplicate()
+  for id in pairs(self.jobs) do g2:free_job(id) end
+  local m2 = core.matcher(g2)
+  local builtin = false
+  for _, b in ipairs(require("grove.policy").builtins) do builtin = builtin or b == self.policy end
+  m2:set_policy(builtin and self.policy or "first")
+  local job = m2:match(js, "without_allocating")
+  m2:close()
+  g2:close()
+  return job ~= nil
+end
+
 -- One match of the jobspec file at path in mode; prints the result.
+-- Returns true when resources were found (or the request is satisfiable).
 function S:match_one(mode, path)
   local sat_only = mode == "satisfiability"
   local id = self.next_id
@@ -265,7 +283,7 @@ function S:match_one(mode, path)
   local js, msg = core.jobspec_load(path, {types = self:known_types()})
   if not js then
     self:error("match_allocate: ERROR: Jobspec error for %d: %s", id, msg)
-    return
+    return false
   end
   local t0 = os.clock()
   local job, err, code = self.matcher:match(js, mode, sat_only and nil or id)
@@ -275,21 +293,22 @@ function S:match_one(mode, path)
     local yes = job ~= nil or code == "EBUSY"
     if not job and code ~= "EBUSY" and code ~= "ENODEV" then
       self:error("match_allocate: ERROR: %s", err)
-      return
+      return false
     end
     self:puts(("%s\nINFO: %s request\n%s\n"):format(SEP, yes and "Satisfiable" or "Unsatisfiable",
       SEP))
-    return
+    return yes
   end
   if not job then
     if code == "EBUSY" or code == "ENODEV" then
-      self:print_nomatch(id, sat_mode and code == "ENODEV", elapsed)
+      local unsat = code == "ENODEV" or (sat_mode and not self:fits_when_idle(js))
+      self:print_nomatch(id, sat_mode and unsat, elapsed)
     elseif code == "EINVAL" then
       self:error("match_allocate: ERROR: Jobspec error for %d: %s", id, err)
     else
       self:error("match_allocate: ERROR: match %d failed: %s", id, err)
     end
-    return
+    return false
   end
   local expand = explicit_exclusive(js:resources())
   local sel = job_selection(job, expand)
@@ -298,11 +317,12 @@ function S:match_one(mode, path)
       expand = expand, sel = sel}
   end
   self:print_match(job, sel, elapsed)
+  return true
 end
 
 usage.match = "match MODE JOBSPEC"
 function commands.match(self, args)
-  if #args ~= 2 then return self:error("ERROR: malformed command: %s", usage.match) end
+  if #args ~= 2 then return self:error("ERROR: malformed command") end
   if not M.modes[args[1]] then
     return self:error("ERROR: invalid match mode '%s'", args[1])
   end
@@ -312,12 +332,15 @@ end
 usage["multi-match"] = "multi-match MODE JOBSPEC..."
 commands["multi-match"] = function(self, args)
   if #args < 2 then
-    return self:error("ERROR: malformed command: %s", usage["multi-match"])
+    return self:error("ERROR: malformed command")
   end
   if not M.modes[args[1]] then
     return self:error("ERROR: invalid match mode '%s'", args[1])
   end
-  for i = 2, #args do self:match_one(args[1], args[i]) end
+  -- stops at the first jobspec that finds nothing
+  for i = 2, #args do
+    if not self:match_one(args[1], args[i]) then break end
+  end
 end
 
 local function parse_jobid(s)
@@ -334,7 +357,20 @@ function S:refresh_job(id)
     self.jobs[id] = nil
     return
   end
-  job.sel = job_selection(j, job.expand)
+  local sel = job_selection(j, job.expand)
+  -- A shared ancestor left with nothing held below it is no longer part
+  -- of the job (a release keeps the picks above the released ranks).
+  local needed = {}
+  for _, e in ipairs(writers.order(sel)) do
+    local vid = e.v:vid()
+    if e.alloc or e.x or needed[vid] then
+      local p = e.v:parent()
+      if p then needed[p:vid()] = true end
+    else
+      sel[vid] = nil
+    end
+  end
+  job.sel = sel
 end
 
 function S:print_stats(prefix, pre, post)
@@ -357,7 +393,7 @@ usage.cancel = "cancel JOBID [stats]"
 function commands.cancel(self, args)
   local id = parse_jobid(args[1])
   if not id or #args > 2 or (args[2] and args[2] ~= "stats") then
-    return self:error("ERROR: malformed command: %s", usage.cancel)
+    return self:error("ERROR: malformed command")
   end
   local job = self.jobs[id]
   if not job or not self.matcher:cancel(id) then
@@ -369,7 +405,9 @@ end
 
 -- The ranks named by a partial-cancel file, as an idset string, or nil,
 -- message.
-local function shard_ranks(reader, path)
+-- A JGF shard must describe vertices of the graph as they are: each at a
+-- path of the graph, with the same type and rank.
+function S:shard_ranks(reader, path)
   if reader == "rv1exec" then
     local R, msg = core.rv1_load(path)
     if not R then return nil, msg end
@@ -379,6 +417,21 @@ local function shard_ranks(reader, path)
   if not g then return nil, msg end
   local ranks = core.idset()
   for v in g:vertices() do
+    -- The shard's paths start at its own roots: find the vertex of the
+    -- graph whose path ends with the same components.
+    local p = v:path()
+    local mine
+    for w in self.graph:vertices{name = v:name()} do
+      local wp = w:path()
+      if p and wp:sub(-#p) == p then
+        mine = w
+        break
+      end
+    end
+    if not mine or mine:type() ~= v:type() or mine:rank() ~= v:rank() then
+      g:close()
+      return nil, ("%s: %s does not match the graph"):format(path, tostring(p))
+    end
     local r = v:rank()
     if r and r >= 0 then ranks:set(r) end
   end
@@ -391,7 +444,7 @@ usage["partial-cancel"] = "partial-cancel JOBID jgf|rv1exec FILE [stats]"
 commands["partial-cancel"] = function(self, args)
   local id = parse_jobid(args[1])
   if not id or #args < 3 or #args > 4 or (args[4] and args[4] ~= "stats") then
-    return self:error("ERROR: malformed command: %s", usage["partial-cancel"])
+    return self:error("ERROR: malformed command")
   end
   local reader = args[2]
   if reader ~= "jgf" and reader ~= "rv1exec" then
@@ -402,13 +455,11 @@ commands["partial-cancel"] = function(self, args)
   if job.state == "reserved" then
     return self:error("ERROR: reservations not currently supported by partial cancel")
   end
-  local ranks, msg = shard_ranks(reader, args[3])
+  local ranks = self:shard_ranks(reader, args[3])
   local n, removed
   if ranks then n, removed = self.matcher:release_ranks(id, ranks) end
   if not ranks or not n then
-    self:error("ERROR: error encountered while removing job %d", id)
-    if msg then self:error("ERROR: %s", msg) end
-    return
+    return self:error("ERROR: error encountered while removing job %d", id)
   end
   if removed then self.jobs[id] = nil else self:refresh_job(id) end
   if args[4] then
@@ -423,9 +474,12 @@ end
 usage.info = "info JOBID"
 function commands.info(self, args)
   local id = parse_jobid(args[1])
-  if not id or #args ~= 1 then return self:error("ERROR: malformed command: %s", usage.info) end
+  if not id or #args ~= 1 then return self:error("ERROR: malformed command") end
   local job = self.jobs[id]
-  if not job then return self:error("info: ERROR: nonexistent job %d", id) end
+  if not job then
+    self.info:write(("INFO: nonexistent job %d\n"):format(id))
+    return
+  end
   local counts = {}
   for _, e in pairs(job.sel) do
     if e.alloc then
@@ -470,7 +524,7 @@ end
 
 usage.cat = "cat JOBSPEC"
 function commands.cat(self, args)
-  if #args ~= 1 then return self:error("ERROR: malformed command: %s", usage.cat) end
+  if #args ~= 1 then return self:error("ERROR: malformed command") end
   local text, msg = read_file(args[1])
   if not text then return self:error("ERROR: %s", msg) end
   self.info:write(text)
@@ -525,7 +579,7 @@ end
 
 usage["get-property"] = "get-property PATH"
 commands["get-property"] = function(self, args)
-  if #args ~= 1 then return self:error("ERROR: malformed command: %s", usage["get-property"]) end
+  if #args ~= 1 then return self:error("ERROR: malformed command") end
   local v = self:vertex_at(args[1])
   if not v then
     return self:puts(("Couldn't find path %s in resource graph.\n"):format(args[1]))
@@ -551,7 +605,7 @@ end
 
 local find_keys = {status = true, ["sched-now"] = true, ["sched-future"] = true,
   property = true, names = true, ["jobid-alloc"] = true, ["jobid-span"] = true,
-  ["jobid-tag"] = true}
+  ["jobid-tag"] = true, agfilter = true}
 
 -- Parse tokens into a tree: {op = "and"|"or", a, b} or {key =, value =}.
 -- nil, message on a syntax error.
@@ -602,14 +656,27 @@ local function parse_expr(toks)
   return e
 end
 
--- Vertex ids held (alloc) by jobs in state, or by job id (all = every
--- entry, shared ones too).
+-- Vertex ids held by jobs in state, or by job id: what they hold units of,
+-- and everything below what they hold exclusively (all: every entry,
+-- shared ancestors too).
 function S:held_set(state, id, all)
   local set = {}
+  local function below(v)
+    for c in v:children() do
+      local cid = c:vid()
+      if not set[cid] then
+        set[cid] = true
+        below(c)
+      end
+    end
+  end
   for jid, job in pairs(self.jobs) do
     if (not state or job.state == state) and (not id or jid == id) then
       for vid, e in pairs(job.sel) do
         if all or e.alloc then set[vid] = true end
+      end
+      for _, e in pairs(job.sel) do
+        if e.x then below(e.v) end
       end
     end
   end
@@ -642,6 +709,9 @@ function S:term_pred(t)
       local p = v:property(key)
       return p ~= nil and (want == nil or p == want)
     end
+  elseif k == "agfilter" then
+    if val ~= "t" and val ~= "true" then return nil, "agfilter takes t" end
+    return function(v) return self:agfilter(v) ~= nil end
   elseif k == "names" then
     local names = {}
     for n in val:gmatch("[^,]+") do names[n] = true end
@@ -666,23 +736,76 @@ function S:compile(e)
   return self:term_pred(e)
 end
 
+-- Units of each vertex that running jobs selected (vertex id -> units),
+-- cached until the next command.
+function S:units_used()
+  if not self.used_cache then
+    local used = {}
+    for _, job in pairs(self.jobs) do
+      if job.state == "allocated" then
+        for vid, e in pairs(job.sel) do
+          if e.alloc or e.x then used[vid] = (used[vid] or 0) + e.amount end
+        end
+      end
+    end
+    self.used_cache = used
+  end
+  return self.used_cache
+end
+
+-- Pruning filters as find shows them (agfilter=t): a vertex with children
+-- keeps, for each low-level type LL of an aggregate spec HL:LL whose HL is
+-- its type or ALL (LL other than its own type), the units of LL below it
+-- that running jobs selected, and the total; the root also keeps core, gpu and memory.  The filter
+-- table of v, or nil.
+function S:agfilter(v)
+  if not v:children()() then return nil end
+  local types, seen = {}, {}
+  for hl, ll in (self.graph:aggregates() or ""):gmatch("([^,:]+):([^,]+)") do
+    if (hl == "ALL" or hl == v:type()) and ll ~= v:type() and not seen[ll] then
+      seen[ll] = true
+      types[#types + 1] = ll
+    end
+  end
+  if not v:parent() then
+    -- the root also keeps filters of the usual leaf types
+    for _, ll in ipairs({"core", "gpu", "memory"}) do
+      if not seen[ll] and ll ~= v:type() then
+        seen[ll] = true
+        types[#types + 1] = ll
+      end
+    end
+  end
+  if #types == 0 then return nil end
+  local used, total = {}, {}
+  for _, t in ipairs(types) do used[t], total[t] = 0, 0 end
+  local function walk(u)
+    for c in u:children() do
+      local t = c:type()
+      if total[t] then
+        total[t] = total[t] + c:size()
+        used[t] = used[t] + (self:units_used()[c:vid()] or 0)
+      end
+      walk(c)
+    end
+  end
+  walk(v)
+  local o = {}
+  for _, t in ipairs(types) do o[t] = ("used:%d, total:%d"):format(used[t], total[t]) end
+  return o
+end
+
 usage.find = "find EXPRESSION"
 function commands.find(self, _, line)
   local expr = line:match("^%s*%S+%s+(.-)%s*$") or ""
-  if expr == "" then return self:error("ERROR: malformed command: %s", usage.find) end
-  local toks, agfilter = {}, false
-  for _, t in ipairs(tokenize(expr)) do
-    if t == "agfilter=t" or t == "agfilter=true" then agfilter = true
-    else toks[#toks + 1] = t end
-  end
+  if expr == "" then return self:error("ERROR: malformed command") end
+  local toks = tokenize(expr)
+  local agfilter = false
+  for _, t in ipairs(toks) do agfilter = agfilter or t:match("^agfilter=") ~= nil end
   local pred, msg
-  if #toks == 0 then
-    pred = function() return true end
-  else
-    local tree
-    tree, msg = parse_expr(toks)
-    if tree then pred, msg = self:compile(tree) end
-  end
+  local tree
+  tree, msg = parse_expr(toks)
+  if tree then pred, msg = self:compile(tree) end
   if not pred then return self:error("ERROR: invalid find expression: %s", msg) end
   local sel = {}
   for v in self.graph:vertices() do
@@ -698,7 +821,7 @@ function commands.find(self, _, line)
       end
     end
   end
-  self:write_sel(sel, {agfilter = agfilter})
+  self:write_sel(sel, {agfilter = agfilter and function(v) return self:agfilter(v) end})
   self:puts(("%s\nINFO: EXPRESSION=\"%s\"\n%s\n"):format(SEP, expr, SEP))
 end
 
@@ -711,20 +834,13 @@ end
 
 usage.attach = "attach JGF"
 function commands.attach(self, args)
-  if #args ~= 1 then return self:error("ERROR: malformed command: %s", usage.attach) end
+  if #args ~= 1 then return self:error("ERROR: malformed command") end
   local sub, msg = core.jgf_load(args[1])
   if not sub then return self:error("ERROR: can't attach JGF subgraph: %s", msg) end
   local n, msg2 = self.graph:merge(sub)
   sub:close()
   if not n then return self:error("ERROR: can't attach JGF subgraph: %s", msg2) end
   self:structure_changed()
-end
-
-function commands.update(self, args)
-  if args[1] == "attach" then
-    return commands.attach(self, {table.unpack(args, 2)})
-  end
-  self:error("ERROR: malformed command: update attach JGF")
 end
 
 -- Vertex ids of the containment subtree of v.
@@ -760,7 +876,7 @@ end
 usage.remove = "remove PATH true | remove RANKS false"
 function commands.remove(self, args)
   if #args ~= 2 or (args[2] ~= "true" and args[2] ~= "false") then
-    return self:error("ERROR: malformed command: %s", usage.remove)
+    return self:error("ERROR: malformed command")
   end
   local roots = {}
   if args[2] == "true" then
@@ -819,6 +935,7 @@ function S:execute(line)
     self:error("ERROR: unknown command '%s' (help lists the commands)", name)
     return true
   end
+  self.used_cache = nil
   local ok, r = pcall(fn, self, args, stripped)
   if not ok then self:error("ERROR: %s: %s", name, tostring(r)) end
   self.out:flush()

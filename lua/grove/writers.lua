@@ -13,8 +13,9 @@
 --                             the text for format fmt ("simple",
 --                             "pretty_simple", "jgf", "rlite", "rv1",
 --                             "rv1_nosched"); ctx = {graph =, start =,
---                             ["end"] =, agfilter = bool}; "" for an empty
---                             selection in the tree formats
+--                             ["end"] =, agfilter = function(v) -> table
+--                             or nil (JGF: extra "agfilter" metadata)};
+--                             "" for an empty selection
 --   writers.json(value)       compact JSON of a Lua value (keys sorted)
 --   writers.formats           the format names
 --
@@ -137,43 +138,8 @@ local function pretty_simple(list)
   return table.concat(lines)
 end
 
--- Units of type in the containment subtree of v (v included).
-local function subtree_total(v, t)
-  local n = v:type() == t and v:size() or 0
-  for c in v:children() do n = n + subtree_total(c, t) end
-  return n
-end
-
--- The "agfilter" object of a vertex: used and total units of each type its
--- pruning aggregate keeps, or nil when it keeps none.
-local function agfilter(v, types)
-  local o, any = {}, false
-  for _, t in ipairs(types) do
-    local avail = v:aggregate_avail(t)
-    if avail then
-      local total = subtree_total(v, t)
-      o[t] = ("used:%d, total:%d"):format(total - avail, total)
-      any = true
-    end
-  end
-  return any and o or nil
-end
-
 local function jgf(list, ctx)
   local nodes, edges = {}, {}
-  local agtypes
-  if ctx.agfilter then
-    agtypes = {}
-    local seen = {}
-    for spec in (ctx.graph:aggregates() or ""):gmatch("[^,]+") do
-      local low = spec:match(":(.+)$")
-      if low and not seen[low] then
-        seen[low] = true
-        agtypes[#agtypes + 1] = low
-      end
-    end
-    table.sort(agtypes)
-  end
   for _, e in ipairs(list) do
     local v = e.v
     local md = {'"type": ' .. jstring(v:type())}
@@ -185,8 +151,8 @@ local function jgf(list, ctx)
     local props = v:properties()
     if next(props) then md[#md + 1] = '"properties": ' .. M.json(props) end
     md[#md + 1] = '"paths": {"containment": ' .. jstring(v:path()) .. '}'
-    if agtypes then
-      local ag = agfilter(v, agtypes)
+    if ctx.agfilter then
+      local ag = ctx.agfilter(v)
       if ag then md[#md + 1] = '"agfilter": ' .. M.json(ag) end
     end
     nodes[#nodes + 1] = ('{"id": "%d", "metadata": {%s}}'):format(v:vid(), table.concat(md, ", "))
@@ -219,7 +185,7 @@ function M.write(fmt, sel, ctx)
   ctx.sel = sel
   if fmt == "simple" then return simple(list) end
   if fmt == "pretty_simple" then return pretty_simple(list) end
-  if fmt == "jgf" then return jgf(list, ctx) end
+  if fmt == "jgf" then return #list > 0 and jgf(list, ctx) or "" end
   if fmt == "rlite" or fmt == "rv1" or fmt == "rv1_nosched" then
     if #list == 0 then return "" end
     return rv1(list, ctx, fmt)
