@@ -14,6 +14,7 @@
 
 #include "graph.h"
 #include "jobspec.h"
+#include "match.h"
 
 #define GROVEL_MODULE(name) int grovel_open_##name(lua_State *L);
 #include "modules.h"
@@ -67,6 +68,15 @@ void grovel_vertex_graph(lua_State *L, int idx);
 /* The jobspec of the jobspec userdata at idx (borrowed: valid while the
  * userdata lives); raises on misuse or a closed jobspec. */
 const grove_jobspec_t *grovel_check_jobspec(lua_State *L, int idx);
+
+/* ---- matchers (defined in l_match.c) --------------------------------- */
+
+#define GROVEL_MATCHER "grove.matcher"
+
+/* The matcher of the matcher userdata at idx (borrowed: valid while the
+ * userdata lives and is not closed); raises on misuse, a closed matcher or
+ * one running a match.  Push its graph userdata with m:graph(). */
+grove_matcher_t *grovel_check_matcher(lua_State *L, int idx);
 
 /* ---- R (defined in l_rv1.c) ------------------------------------------- */
 

@@ -77,6 +77,11 @@ static struct lmatcher *check_matcher(lua_State *L, int idx)
     return lm;
 }
 
+grove_matcher_t *grovel_check_matcher(lua_State *L, int idx)
+{
+    return check_matcher(L, idx)->m;
+}
+
 static int l_matcher_new(lua_State *L)
 {
     struct grovel_graph *gr = grovel_check_graph_ud(L, 1);

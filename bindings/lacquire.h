@@ -1,0 +1,36 @@
+/* lacquire.h: what the acquisition and store bindings (l_acquire.c,
+ * l_store.c) share: the acquisition userdata and JSON <-> Lua conversion.
+ * Nothing here is used outside bindings/.
+ */
+#ifndef GROVEL_LACQUIRE_H
+#define GROVEL_LACQUIRE_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "acquire.h"
+#include "grovel.h"
+
+#define GROVEL_ACQUIRE "grove.acquire"
+
+/* The acquisition state of the userdata at idx; raises on misuse or a
+ * closed state. */
+grove_acquire_t *grovel_check_acquire(lua_State *L, int idx);
+
+/* Push a new acquisition userdata holding no state yet and return the
+ * slot to store the state in (it is destroyed with the userdata): create
+ * the userdata first, then the state, so a Lua error cannot leak it.
+ * graph_idx is its graph userdata, matcher_idx its matcher userdata or 0. */
+grove_acquire_t **grovel_new_acquire(lua_State *L, int graph_idx, int matcher_idx);
+
+/* Push v as Lua values: objects as tables (null members left out), arrays
+ * as sequences, integers as integers. */
+void grovel_push_json(lua_State *L, const json_t *v);
+
+/* The Lua value at idx as a new JSON value (caller decrefs): tables with
+ * keys 1..n are arrays, other tables objects with string keys (an empty
+ * table is an object), grove.core.null is null.  NULL with the reason in
+ * why (never raises) when the value cannot be written as JSON. */
+json_t *grovel_to_json(lua_State *L, int idx, char *why, size_t len);
+
+#endif

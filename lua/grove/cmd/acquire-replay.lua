@@ -1,0 +1,102 @@
+-- grove acquire-replay: run a scripted RFC 28 acquisition session and
+-- print the state after each step (see grove.replay for the script).
+--
+--   grove acquire-replay [options] FILE...     (FILE "-": standard input)
+--     -p, --protocol=auto|v1|current   the protocol (default: the first
+--                                      response decides)
+--     -g, --group=NAME                 resource group of release requests
+--     -P, --policy=NAME                the matcher's policy (default first)
+--     -j, --json                       one JSON object per step
+--     -q, --quiet                      print only failed expectations
+--
+-- Exit status: 0, 1 when an `expect` line failed, 2 for a bad command
+-- line or a script error (unknown command, unreadable file).
+local replay = require "grove.replay"
+
+local M = {}
+
+M.usage = [[
+Usage: grove acquire-replay [options] FILE...
+  -p, --protocol=auto|v1|current  acquisition protocol (default auto)
+  -g, --group=NAME                resource group (default "default")
+  -P, --policy=NAME               matcher policy (default first)
+  -j, --json                      one JSON object per step
+  -q, --quiet                     print only failed expectations
+]]
+
+local function parse(args)
+  local opts, files = {}, {}
+  local i = 1
+  local long = {protocol = "protocol", group = "group", policy = "policy"}
+  local short = {p = "protocol", g = "group", P = "policy"}
+  while i <= #args do
+    local a = args[i]
+    local k, v = a:match("^%-%-(%w+)=(.*)$")
+    if k and long[k] then
+      opts[long[k]] = v
+    elseif a:match("^%-%-(%w+)$") and long[a:sub(3)] then
+      i = i + 1
+      if not args[i] then return nil, "option " .. a .. " needs a value" end
+      opts[long[a:sub(3)]] = args[i]
+    elseif a:match("^%-(%a)$") and short[a:sub(2)] then
+      i = i + 1
+      if not args[i] then return nil, "option " .. a .. " needs a value" end
+      opts[short[a:sub(2)]] = args[i]
+    elseif a == "-j" or a == "--json" then
+      opts.json = true
+    elseif a == "-q" or a == "--quiet" then
+      opts.quiet = true
+    elseif a == "-h" or a == "--help" then
+      opts.help = true
+    elseif a ~= "-" and a:sub(1, 1) == "-" then
+      return nil, "unknown option " .. a
+    else
+      files[#files + 1] = a
+    end
+    i = i + 1
+  end
+  if opts.protocol and not ({auto = 1, v1 = 1, current = 1})[opts.protocol] then
+    return nil, "unknown protocol " .. opts.protocol .. " (auto, v1, current)"
+  end
+  return opts, files
+end
+
+function M.main(args)
+  local opts, files = parse(args)
+  if not opts then
+    io.stderr:write("grove acquire-replay: ", files, "\n", M.usage)
+    return 2
+  end
+  if opts.help then
+    io.stdout:write(M.usage)
+    return 0
+  end
+  if #files == 0 then
+    io.stderr:write(M.usage)
+    return 2
+  end
+  local status = 0
+  for _, path in ipairs(files) do
+    local ok, res, err = pcall(function()
+      if path == "-" then
+        local text = io.read("a")
+        return replay.run(text, {source = "(stdin)", protocol = opts.protocol,
+          group = opts.group, policy = opts.policy, json = opts.json})
+      end
+      return replay.run_file(path, {protocol = opts.protocol, group = opts.group,
+        policy = opts.policy, json = opts.json})
+    end)
+    if not ok or not res then
+      io.stderr:write("grove acquire-replay: ", tostring(ok and err or res), "\n")
+      return 2
+    end
+    if not opts.quiet then io.stdout:write(res.output) end
+    for _, f in ipairs(res.failures) do
+      io.stderr:write(f, "\n")
+      status = 1
+    end
+  end
+  return status
+end
+
+return M

@@ -1,0 +1,651 @@
+-- grove.replay: scripted RFC 28 acquisition sessions.
+--
+-- A replay drives an acquisition state (grove.core.acquire) bound to a
+-- graph and a matcher with a script of protocol responses interleaved with
+-- scheduler and administrator commands, and records the state after every
+-- step.  `grove acquire-replay FILE` prints it; specs use the Lua API.
+--
+--   local replay = require "grove.replay"
+--   local r = replay.run_file("session.txt", {protocol = "v1"})
+--   -- r.steps[i] = {n =, line =, text =, kind =, ok =, error =, code =,
+--   --               events =, job =, state =}
+--   -- r.failures = {"session.txt:12: expect up 0-3: got 0-2", ...}
+--   print(r.output)
+--
+--   local s = replay.new{protocol = "auto", group = "default", policy = "first",
+--                        graph = g, base = "dir"}
+--   s:step("match allocate nodes=1 cores_per_node=2")  -- one item
+--   s:state()                                           -- a snapshot
+--
+-- The script: one item per line; blank lines and lines starting with #
+-- are ignored.
+--
+--   {...}                  a response (JSON; it may span several lines
+--                          until its braces balance)
+--   [{...}, ...]           several responses, applied one by one
+--   match MODE SPEC        match a jobspec: MODE is allocate,
+--                          allocate_orelse_reserve, allocate_with_satisfiability,
+--                          satisfiability, without_allocating; SPEC is a
+--                          jobspec file (relative to the script) or
+--                          key=value words for grove.jobspec.build
+--                          (nodes=1 cores_per_node=2 duration=60); id=N
+--                          gives the job id
+--   cancel ID              free a job whole (then pending targets are checked)
+--   release ID RANKS       free the part of a job on RANKS (likewise)
+--   drain RANKS  undrain RANKS  exclude RANKS  include RANKS
+--   update                 check the pending targets again
+--   disconnect             the stream restarts: the next response is a first one
+--   time T                 the graph's current time
+--   policy NAME            the matcher's policy (built-in or a policy file)
+--   graph FILE             load the starting graph (JGF), before any response
+--   expect WHAT [VALUE]    check the state after the previous step; WHAT is
+--                          acquired, up, down, drained, excluded, shrunk,
+--                          pending, usable (an idset, "-" for none), jobs
+--                          (job ids, "-"), release, removed (idsets of the
+--                          last step's release requests and removals),
+--                          exceptions, reservations (job ids of the last
+--                          step), protocol, expiration, failure (text),
+--                          refused [CODE], accepted
+--
+-- Steps that are refused are reported, not fatal: refusing bad responses
+-- is part of what a script checks.  A script error (an unknown command, a
+-- file that cannot be read) raises.
+local core = require "grove.core"
+local jobspec = require "grove.jobspec"
+local policy = require "grove.policy"
+
+local M = {}
+
+local fmt = string.format
+local concat = table.concat
+
+M.sets = {"acquired", "up", "down", "drained", "excluded", "shrunk", "pending"}
+
+local MODES = {
+  allocate = true, allocate_orelse_reserve = true, allocate_with_satisfiability = true,
+  satisfiability = true, without_allocating = true, without_allocating_future = true,
+}
+
+local Session = {}
+Session.__index = Session
+
+-- The rank a vertex is on (its own, or its nearest ranked ancestor's).
+local function rank_of(v)
+  while v do
+    local r = v:rank()
+    if r and r >= 0 then return r end
+    v = v:parent()
+  end
+  return nil
+end
+
+-- An idset string of the ranks of a job's picks.
+local function job_ranks(job)
+  local ids = core.idset()
+  for _, p in ipairs(job.picks) do
+    local r = rank_of(p.vertex)
+    if r then ids:set(r) end
+  end
+  return tostring(ids)
+end
+
+-- A new session.  opts: protocol, group, policy (name or grove.policy),
+-- graph (a graph to start from; default empty), base (directory of
+-- relative paths), matcher options (default_duration).
+function M.new(opts)
+  opts = opts or {}
+  if type(opts) ~= "table" then
+    error(fmt("bad argument #1 to 'new' (table expected, got %s)", type(opts)), 2)
+  end
+  local self = setmetatable({}, Session)
+  self.base = opts.base or "."
+  self.graph = opts.graph or core.graph()
+  self.matcher = core.matcher(self.graph, opts.default_duration
+    and {default_duration = opts.default_duration} or nil)
+  self.acquire = core.acquire(self.graph, self.matcher,
+    {protocol = opts.protocol or "auto", group = opts.group or "default"})
+  self.steps = {}
+  self.failures = {}
+  self.responses = 0
+  if opts.policy then
+    local ok, msg = self:set_policy(opts.policy)
+    if not ok then error(msg, 2) end
+  end
+  return self
+end
+
+function Session:set_policy(p)
+  if type(p) == "string" then
+    local ok, msg = self.matcher:set_policy(p)
+    if ok then return true end
+    local pol, perr = policy.load(p)
+    if not pol then return nil, msg .. "; " .. perr end
+    p = pol
+  end
+  return self.matcher:set_policy(p)
+end
+
+-- A snapshot of the state: target sets (idset strings), jobs, protocol...
+function Session:state()
+  local a = self.acquire
+  local st = {targets = {}, jobs = {}}
+  for _, s in ipairs(M.sets) do st.targets[s] = a:targets(s) end
+  st.targets.usable = a:targets("usable")
+  for _, j in ipairs(self.matcher:jobs()) do
+    st.jobs[#st.jobs + 1] = {id = j.id, state = j.state, ranks = job_ranks(j),
+      start = j.start, ["end"] = j["end"]}
+  end
+  st.protocol = a:protocol()
+  st.expiration = a:expiration()
+  st.failure = a:failure()
+  return st
+end
+
+local function resolve(self, path)
+  if path:sub(1, 1) == "/" then return path end
+  return self.base .. "/" .. path
+end
+
+local function scalar(v)
+  if v == "true" then return true end
+  if v == "false" then return false end
+  return math.tointeger(tonumber(v)) or tonumber(v) or v
+end
+
+-- The jobspec of a match command's words (after the mode), and the id.
+function Session:jobspec(words)
+  local id
+  if #words == 1 and not words[1]:find("=", 1, true) then
+    local path = resolve(self, words[1])
+    local f, err = io.open(path, "r")
+    if not f then return nil, err end
+    local text = f:read("a")
+    f:close()
+    return text, nil
+  end
+  local t = {}
+  for _, w in ipairs(words) do
+    local k, v = w:match("^([%w_]+)=(.*)$")
+    if not k then return nil, fmt("expected key=value, got '%s'", w) end
+    if k == "id" then
+      id = math.tointeger(tonumber(v))
+      if not id or id < 1 then return nil, fmt("id must be a positive integer, got '%s'", v) end
+    elseif k == "constraints" then
+      local list = {}
+      for p in v:gmatch("[^,]+") do list[#list + 1] = p end
+      t[k] = list
+    else
+      t[k] = scalar(v)
+    end
+  end
+  local js, msg = jobspec.build(t)
+  if not js then return nil, msg end
+  return js, nil, id
+end
+
+local function words_of(s)
+  local w = {}
+  for x in s:gmatch("%S+") do w[#w + 1] = x end
+  return w
+end
+
+local function events_summary(ev)
+  local out = {}
+  if not ev then return out end
+  if ev.release then
+    for _, r in ipairs(ev.release) do
+      out[#out + 1] = fmt("release: group=%s targets=%s", r.group, r.targets)
+    end
+  end
+  if ev.exceptions then
+    for _, x in ipairs(ev.exceptions) do
+      out[#out + 1] = fmt("exception: job=%d targets=%s", x.id, x.targets)
+    end
+  end
+  if ev.reservations then
+    for _, x in ipairs(ev.reservations) do
+      out[#out + 1] = fmt("reservation: job=%d targets=%s", x.id, x.targets)
+    end
+  end
+  if ev.removed and ev.removed ~= "" then out[#out + 1] = "removed: " .. ev.removed end
+  if ev.reevaluate then out[#out + 1] = "reevaluate: the resource set changed" end
+  if ev.error then out[#out + 1] = "error: " .. ev.error end
+  return out
+end
+
+-- Merge the events of a cancel's update into the step.
+local function after_free(self, step)
+  local ev = self.acquire:update()
+  step.events = ev
+end
+
+local commands = {}
+
+function commands.match(self, step, args)
+  local w = words_of(args)
+  local mode = table.remove(w, 1)
+  if not mode or not MODES[mode] then
+    error(fmt("match: unknown mode '%s'", tostring(mode)), 0)
+  end
+  if #w == 0 then error("match: no jobspec", 0) end
+  local js, err, id = self:jobspec(w)
+  if not js then error("match: " .. err, 0) end
+  local job, msg, code = self.matcher:match(js, mode, id)
+  if not job then
+    step.ok, step.error, step.code = false, msg, code
+    return
+  end
+  step.job = {id = job.id, state = job.state, ranks = job_ranks(job), start = job.start,
+    ["end"] = job["end"]}
+end
+
+function commands.cancel(self, step, args)
+  local id = math.tointeger(tonumber(args))
+  if not id then error("cancel: expected a job id", 0) end
+  local ok, msg, code = self.matcher:cancel(id)
+  if not ok then
+    step.ok, step.error, step.code = false, msg, code
+    return
+  end
+  after_free(self, step)
+end
+
+function commands.release(self, step, args)
+  local id, ranks = args:match("^(%d+)%s+(%S+)$")
+  if not id then error("release: expected a job id and ranks", 0) end
+  local n, msg, code = self.matcher:release_ranks(tonumber(id), ranks)
+  if not n then
+    step.ok, step.error, step.code = false, msg, code
+    return
+  end
+  after_free(self, step)
+end
+
+for _, name in ipairs{"drain", "undrain", "exclude", "include"} do
+  commands[name] = function(self, step, args)
+    if args == "" then error(name .. ": expected target ranks", 0) end
+    local ok, msg, code = self.acquire[name](self.acquire, args)
+    if not ok then step.ok, step.error, step.code = false, msg, code end
+  end
+end
+
+function commands.update(self, step)
+  after_free(self, step)
+end
+
+function commands.disconnect(self)
+  self.acquire:disconnect()
+end
+
+function commands.time(self, step, args)
+  local t = math.tointeger(tonumber(args))
+  if not t then error("time: expected an integer", 0) end
+  self.graph:set_now(t)
+  step.kind = "command"
+end
+
+function commands.policy(self, step, args)
+  local ok, msg, code = self:set_policy(args)
+  if not ok then step.ok, step.error, step.code = false, msg, code end
+end
+
+function commands.graph(self, step, args)
+  if self.responses > 0 or #self.matcher:jobs() > 0 then
+    error("graph: only before the first response and job", 0)
+  end
+  local g, msg, code = core.jgf_load(resolve(self, args))
+  if not g then
+    step.ok, step.error, step.code = false, msg, code
+    return
+  end
+  self.graph = g
+  local pol = self.matcher:policy()
+  self.matcher = core.matcher(g)
+  self:set_policy(pol)
+  self.acquire = core.acquire(g, self.matcher,
+    {protocol = self.acquire:protocol(), group = self.acquire:group()})
+end
+
+-- ---- expectations -------------------------------------------------------------
+
+local function norm_ids(s)
+  if s == nil or s == "-" or s == "" then return "" end
+  local ids = core.idset(s)
+  return ids and tostring(ids) or s
+end
+
+local function ids_of_list(list, field)
+  local ids = core.idset()
+  for _, x in ipairs(list or {}) do
+    if field == "targets" then
+      ids:add(x.targets)
+    else
+      ids:set(x[field])
+    end
+  end
+  return tostring(ids)
+end
+
+function Session:expect(step, what, value)
+  local last = self.last
+  local st = self:state()
+  local got, want
+  if what == "refused" then
+    if not last or last.ok then return "the previous step was accepted" end
+    if value ~= "" and last.code ~= value then
+      return fmt("refused with %s, not %s (%s)", tostring(last.code), value, last.error)
+    end
+    return nil
+  elseif what == "accepted" then
+    if last and not last.ok then return "refused: " .. tostring(last.error) end
+    return nil
+  elseif st.targets[what] then
+    got, want = st.targets[what], norm_ids(value)
+  elseif what == "jobs" then
+    local ids = core.idset()
+    for _, j in ipairs(st.jobs) do ids:set(j.id) end
+    got, want = tostring(ids), norm_ids(value)
+  elseif what == "release" then
+    got, want = ids_of_list(last and last.events and last.events.release, "targets"),
+      norm_ids(value)
+  elseif what == "removed" then
+    got, want = norm_ids(last and last.events and last.events.removed), norm_ids(value)
+  elseif what == "exceptions" or what == "reservations" then
+    got, want = ids_of_list(last and last.events and last.events[what], "id"), norm_ids(value)
+  elseif what == "protocol" then
+    got, want = st.protocol, value
+  elseif what == "expiration" then
+    got, want = tostring(st.expiration), tostring(tonumber(value) or value)
+  elseif what == "failure" then
+    got, want = st.failure or "-", value ~= "" and value or "-"
+  else
+    error(fmt("expect: unknown check '%s'", what), 0)
+  end
+  if got ~= want then
+    return fmt("got %s", got == "" and "-" or got)
+  end
+  step.ok = true
+  return nil
+end
+
+-- ---- steps ----------------------------------------------------------------------
+
+-- Apply one item: a response (JSON text or table) or a command line.
+-- Returns the step record.
+function Session:step(item, line)
+  local step = {line = line, ok = true}
+  if type(item) == "table" then
+    step.kind, step.text = "response", "(table)"
+    local ev, msg, code = self.acquire:apply(item)
+    self.responses = self.responses + 1
+    if ev then step.events = ev else step.ok, step.error, step.code = false, msg, code end
+  else
+    local text = item:match("^%s*(.-)%s*$")
+    step.text = text
+    local c = text:sub(1, 1)
+    if c == "{" then
+      step.kind = "response"
+      local ev, msg, code = self.acquire:apply(text)
+      self.responses = self.responses + 1
+      if ev then step.events = ev else step.ok, step.error, step.code = false, msg, code end
+    else
+      local cmd, args = text:match("^(%S+)%s*(.-)$")
+      if cmd == "expect" then
+        local what, value = args:match("^(%S+)%s*(.-)$")
+        if not what then error("expect: what?", 0) end
+        step.kind = "expect"
+        local why = self:expect(step, what, value)
+        if why then
+          step.ok = false
+          step.error = fmt("expect %s: %s", args, why)
+          self.failures[#self.failures + 1] = fmt("%s:%s: %s", self.source or "replay",
+            tostring(line or "?"), step.error)
+        end
+        self.steps[#self.steps + 1] = step
+        return step
+      end
+      local f = commands[cmd]
+      if not f then error(fmt("unknown command '%s'", tostring(cmd)), 0) end
+      step.kind = "command"
+      f(self, step, args)
+    end
+  end
+  step.state = self:state()
+  self.count = (self.count or 0) + 1
+  step.n = self.count
+  self.steps[#self.steps + 1] = step
+  self.last = step
+  return step
+end
+
+-- ---- output -------------------------------------------------------------------
+
+local function short(s, n)
+  s = s:gsub("%s+", " ")
+  if #s > n then return s:sub(1, n - 3) .. "..." end
+  return s
+end
+
+-- The text report of one step.
+function M.format_step(step)
+  if step.kind == "expect" then
+    if step.ok then return nil end
+    return fmt("FAILED line %s: %s\n", tostring(step.line), step.error)
+  end
+  local out = {fmt("-- %d (line %s): %s", step.n, tostring(step.line or "-"),
+    short(step.text or "", 100))}
+  if not step.ok then
+    out[#out + 1] = fmt("refused: %s: %s", tostring(step.code), tostring(step.error))
+  end
+  if step.job then
+    local j = step.job
+    out[#out + 1] = fmt("job: %d %s ranks=%s start=%d%s", j.id, j.state, j.ranks, j.start,
+      j["end"] and (" end=" .. j["end"]) or "")
+  end
+  local t = step.state.targets
+  local parts = {}
+  for _, s in ipairs(M.sets) do parts[#parts + 1] = s .. "=" .. t[s] end
+  out[#out + 1] = "targets: " .. concat(parts, " ")
+  local jobs = {}
+  for _, j in ipairs(step.state.jobs) do
+    jobs[#jobs + 1] = fmt("%d=%s[%s]", j.id, j.state, j.ranks)
+  end
+  out[#out + 1] = "jobs: " .. (#jobs > 0 and concat(jobs, " ") or "-")
+  if step.state.expiration ~= 0 then
+    out[#out + 1] = fmt("expiration: %.17g", step.state.expiration)
+  end
+  for _, l in ipairs(events_summary(step.events)) do out[#out + 1] = l end
+  return concat(out, "\n") .. "\n"
+end
+
+-- ---- running a script -------------------------------------------------------------
+
+-- Split a script into items: {line =, text =}.
+local function items(text, source)
+  local list = {}
+  local buf, start, depth, instr, esc
+  local n = 0
+  for raw in (text .. "\n"):gmatch("(.-)\r?\n") do
+    n = n + 1
+    if buf then
+      buf[#buf + 1] = raw
+    else
+      local s = raw:match("^%s*(.-)%s*$")
+      if s == "" or s:sub(1, 1) == "#" then
+        goto continue
+      end
+      local c = s:sub(1, 1)
+      if c ~= "{" and c ~= "[" then
+        list[#list + 1] = {line = n, text = s}
+        goto continue
+      end
+      buf, start, depth, instr, esc = {raw}, n, 0, false, false
+    end
+    -- count braces of the line just added, outside strings
+    for ch in buf[#buf]:gmatch(".") do
+      if instr then
+        if esc then esc = false
+        elseif ch == "\\" then esc = true
+        elseif ch == '"' then instr = false end
+      elseif ch == '"' then instr = true
+      elseif ch == "{" or ch == "[" then depth = depth + 1
+      elseif ch == "}" or ch == "]" then depth = depth - 1 end
+    end
+    if depth <= 0 then
+      list[#list + 1] = {line = start, text = concat(buf, "\n")}
+      buf = nil
+    end
+    ::continue::
+  end
+  if buf then
+    error(fmt("%s:%d: unterminated JSON", source, start), 0)
+  end
+  return list
+end
+
+-- Run a script's text; opts as for new, plus source (a name for messages)
+-- and json (collect one JSON line per step in output instead of text).
+-- Returns {steps =, failures =, output =, session =}.  Raises on a script
+-- error with "source:line: reason".
+function M.run(text, opts)
+  opts = opts or {}
+  local source = opts.source or "replay"
+  local s = M.new(opts)
+  s.source = source
+  local out = {}
+  for _, it in ipairs(items(text, source)) do
+    local ok, err = pcall(function()
+      if it.text:sub(1, 1) == "[" then
+        local list
+        do
+          -- split a top-level array into the text of its elements
+          local inner = it.text:match("^%s*%[(.*)%]%s*$")
+          local elems, depth, cur, instr, esc = {}, 0, {}, false, false
+          for ch in inner:gmatch(".") do
+            local take = true
+            if instr then
+              if esc then esc = false
+              elseif ch == "\\" then esc = true
+              elseif ch == '"' then instr = false end
+            elseif ch == '"' then instr = true
+            elseif ch == "{" or ch == "[" then depth = depth + 1
+            elseif ch == "}" or ch == "]" then depth = depth - 1
+            elseif ch == "," and depth == 0 then
+              elems[#elems + 1] = concat(cur)
+              cur, take = {}, false
+            end
+            if take then cur[#cur + 1] = ch end
+          end
+          if #concat(cur):gsub("%s", "") > 0 then elems[#elems + 1] = concat(cur) end
+          list = elems
+        end
+        for _, e in ipairs(list) do
+          local st = s:step(e, it.line)
+          out[#out + 1] = opts.json and st or M.format_step(st)
+        end
+      else
+        local st = s:step(it.text, it.line)
+        out[#out + 1] = opts.json and st or M.format_step(st)
+      end
+    end)
+    if not ok then error(fmt("%s:%d: %s", source, it.line, tostring(err)), 0) end
+  end
+  local output
+  if opts.json then
+    local lines = {}
+    for _, st in ipairs(out) do lines[#lines + 1] = M.json_line(st) end
+    output = concat(lines, "\n") .. (#lines > 0 and "\n" or "")
+  else
+    local parts = {}
+    for _, o in ipairs(out) do if o then parts[#parts + 1] = o end end
+    output = concat(parts)
+  end
+  return {steps = s.steps, failures = s.failures, output = output, session = s}
+end
+
+-- Run the script in a file (relative paths in it are relative to its
+-- directory).
+function M.run_file(path, opts)
+  local f, err = io.open(path, "r")
+  if not f then return nil, err, "ENOENT" end
+  local text = f:read("a")
+  f:close()
+  opts = opts or {}
+  local o = {}
+  for k, v in pairs(opts) do o[k] = v end
+  o.source = o.source or path
+  o.base = o.base or (path:match("^(.*)/[^/]*$") or ".")
+  return M.run(text, o)
+end
+
+-- ---- JSON lines -------------------------------------------------------------------
+
+local function jstr(s)
+  return '"' .. tostring(s):gsub('[%c"\\]', function(c)
+    local map = {['"'] = '\\"', ["\\"] = "\\\\", ["\n"] = "\\n", ["\t"] = "\\t", ["\r"] = "\\r"}
+    return map[c] or fmt("\\u%04x", c:byte())
+  end) .. '"'
+end
+
+-- Keys whose values are lists even when empty.
+local LISTS = {release = true, exceptions = true, reservations = true, jobs = true}
+
+local function jval(v, key)
+  local t = type(v)
+  if t == "table" then
+    if #v > 0 or (next(v) == nil and LISTS[key]) then
+      local p = {}
+      for _, x in ipairs(v) do p[#p + 1] = jval(x) end
+      return "[" .. concat(p, ",") .. "]"
+    end
+    local keys = {}
+    for k in pairs(v) do keys[#keys + 1] = k end
+    table.sort(keys)
+    local p = {}
+    for _, k in ipairs(keys) do p[#p + 1] = jstr(k) .. ":" .. jval(v[k], k) end
+    return "{" .. concat(p, ",") .. "}"
+  elseif t == "string" then
+    return jstr(v)
+  elseif math.type(v) == "float" then
+    return fmt("%.17g", v)
+  elseif t == "number" or t == "boolean" then
+    return tostring(v)
+  end
+  return "null"
+end
+
+-- One step as a JSON object on one line (keys sorted).
+function M.json_line(step)
+  return jval{n = step.n, line = step.line, kind = step.kind, text = step.text, ok = step.ok,
+    error = step.error, code = step.code, events = step.events, job = step.job,
+    state = step.state}
+end
+
+-- ---- child instances ---------------------------------------------------------------
+
+-- A child instance inside job id of the parent matcher: a new graph built
+-- from the job's R (with its scheduling graph), a matcher with its own
+-- policy (opts.policy) and an acquisition state that acquired the R.
+-- Returns {graph =, matcher =, acquire =, R =} or nil, message, code.
+function M.child(parent, id, opts)
+  opts = opts or {}
+  local R, msg, code = core.child_resources(parent, id)
+  if not R then return nil, msg, code end
+  local first
+  first, msg, code = core.acquire_first_response(R)
+  if not first then return nil, msg, code end
+  local g = core.graph()
+  local m = core.matcher(g)
+  if opts.policy then
+    local ok
+    ok, msg, code = m:set_policy(opts.policy)
+    if not ok then return nil, msg, code end
+  end
+  local a = core.acquire(g, m, {protocol = "current"})
+  local ev
+  ev, msg, code = a:apply(first)
+  if not ev then return nil, msg, code end
+  return {graph = g, matcher = m, acquire = a, R = R}
+end
+
+return M

@@ -1,0 +1,442 @@
+-- Specs for RFC 28 acquisition in Lua: the grove.acquire userdata
+-- (responses as text and tables, events, commands, state, misuse) and the
+-- replay of scripted sessions (grove.replay and `grove acquire-replay`),
+-- including the fixture scripts in spec/fixtures/acquire.
+-- luacheck: no max string line length
+local core = require "grove.core"
+local replay = require "grove.replay"
+
+local FIX = "spec/fixtures/acquire/"
+local GROVE = (os.getenv("GROVE_BUILD") or "build") .. "/grove"
+
+local function R(ranks, cores, hosts)
+  return {version = 1, execution = {R_lite = {{rank = ranks, children = {core = cores or "0-3"}}},
+    nodelist = hosts and {hosts} or nil}}
+end
+
+local function grow(ranks, online, offline)
+  return {type = "grow", resources = R(ranks), online = online, offline = offline or ""}
+end
+
+local function fresh(opts)
+  local g = core.graph()
+  local m = core.matcher(g)
+  return core.acquire(g, m, opts), g, m
+end
+
+-- The vertices a g:vertices{} search finds, as a list.
+local function find(g, spec)
+  local t = {}
+  for v in g:vertices(spec) do t[#t + 1] = v end
+  return t
+end
+
+-- The error message of a call that must raise (busted's has_error drops a
+-- leading "source:line: ", which these messages carry on purpose).
+local function raised(f, ...)
+  local ok, err = pcall(f, ...)
+  assert.is_false(ok, "did not raise")
+  return err
+end
+
+local function cores(n, duration)
+  return require("grove.jobspec").build{nodes = 1, cores_per_node = n, duration = duration or 100}
+end
+
+describe("core.acquire", function()
+  it("binds a graph and a matcher", function()
+    local a, g, m = fresh()
+    assert.equal("grove.acquire (auto, targets , usable )", tostring(a))
+    assert.equal(g, a:graph())
+    assert.equal(m, a:matcher())
+    assert.equal("auto", a:protocol())
+    assert.equal("default", a:group())
+    assert.is_false(a:started())
+    assert.equal(0, a:expiration())
+    assert.is_nil(a:failure())
+    local b = core.acquire(core.graph(), {group = "batch", protocol = "v1"})
+    assert.equal("batch", b:group())
+    assert.equal("v1", b:protocol())
+    assert.is_nil(b:matcher())
+  end)
+
+  it("raises on misuse", function()
+    assert.has_error(function() core.acquire() end,
+      "bad argument #1 to 'acquire' (grove.graph expected, got no value)")
+    local g = core.graph()
+    assert.has_error(function() core.acquire(g, core.matcher(core.graph())) end,
+      "bad argument #2 to 'acquire' (the matcher schedules another graph)")
+    assert.has_error(function() core.acquire(g, {colour = 1}) end,
+      "bad argument #2 to 'acquire' (unknown option 'colour' (group, protocol))")
+    assert.has_error(function() core.acquire(g, {protocol = "v2"}) end,
+      "bad argument #-1 to 'acquire' (invalid option 'v2')")
+    assert.has_error(function() core.acquire(g, {group = ""}) end,
+      "bad argument #2 to 'acquire' (group must be a non-empty string)")
+    local a = core.acquire(g)
+    assert.has_error(function() a:apply(42) end,
+      "bad argument #1 to 'apply' (JSON text or table expected, got number)")
+    assert.has_error(function() a:apply{type = "online", targets = function() end} end,
+      "bad argument #1 to 'apply' (cannot be written as JSON: a function value)")
+    assert.has_error(function() a:targets("nope") end,
+      "bad argument #1 to 'targets' (invalid option 'nope')")
+    a:close()
+    assert.equal("grove.acquire (closed)", tostring(a))
+    assert.has_error(function() a:targets("up") end,
+      "calling 'targets' on bad self (acquisition state is closed)")
+    a:close() -- idempotent
+    local b = core.acquire(g)
+    g:close()
+    assert.has_error(function() b:state() end, "the acquisition state's graph is closed")
+    local g2 = core.graph()
+    local m2 = core.matcher(g2)
+    local c = core.acquire(g2, m2)
+    m2:close()
+    assert.has_error(function() c:update() end,
+      "the acquisition state's matcher is closed or busy")
+  end)
+
+  it("applies version 1 responses as tables or text, with events", function()
+    local a, g, m = fresh()
+    local ev = assert(a:apply(grow("0-3", "0-2", "3")))
+    assert.same({release = {}, exceptions = {}, reservations = {}, removed = "",
+      reevaluate = true}, ev)
+    assert.equal("v1", a:protocol())
+    assert.is_true(a:started())
+    assert.equal("0-3", a:targets("acquired"))
+    assert.equal("0-2", a:targets("up"))
+    assert.equal("3", a:targets("down"))
+    assert.equal("0-2", a:targets("usable"))
+    assert.equal("down", find(g, {type = "node", rank = 3})[1]:status())
+    local j1 = assert(m:match(cores(4)))
+    assert(m:match(cores(2)))
+    assert.same({j1.id}, a:jobs_on("0"))
+    assert.same({}, a:jobs_on("2-3"))
+    ev = assert(a:apply('{"type":"shrink","targets":"0-1"}'))
+    assert.same({release = {}, reservations = {}, removed = "", reevaluate = true,
+      exceptions = {
+        {id = 1, targets = "0", note = "resources removed from the instance (shrink 0)"},
+        {id = 2, targets = "1", note = "resources removed from the instance (shrink 1)"}}}, ev)
+    assert.equal("0-1", a:targets("pending"))
+    assert.equal("excluded", find(g, {type = "node", rank = 0})[1]:status())
+    m:cancel(1)
+    ev = a:update()
+    assert.same({{group = "default", targets = "0"}}, ev.release)
+    assert.equal("0", ev.removed)
+    assert.same({}, find(g, {type = "node", rank = 0}))
+    m:cancel(2)
+    assert.same({{group = "default", targets = "1"}}, a:update().release)
+    assert.same({}, a:update().release)
+    ev = assert(a:apply{type = "error", errstr = "gone"})
+    assert.equal("gone", ev.error)
+    assert.equal("gone", a:failure())
+    local ok, msg, code = a:apply{type = "online", targets = "2"}
+    assert.is_nil(ok)
+    assert.equal("the acquisition ended with an error response (gone): no response is "
+      .. "accepted until it is restarted", msg)
+    assert.equal("EINVAL", code)
+    assert.is_true(a:disconnect())
+    assert.is_nil(a:failure())
+  end)
+
+  it("refuses invalid responses exactly and changes nothing", function()
+    local a = fresh()
+    assert(a:apply(grow("0-1", "0-1")))
+    local before = a:state()
+    local rows = {
+      {"{", "response: invalid JSON at line 1, column 1: string or '}' expected near end of "
+        .. "file", "EINVAL"},
+      {{type = "online", targets = "3"}, "online: targets: target 3 was never acquired",
+        "ENOENT"},
+      {{type = "online", targets = "1-0"}, nil, "EINVAL"},
+      {{type = "jump", targets = "0"}, "response: unknown type 'jump' (expected grow, shrink, "
+        .. "online, offline or error)", "EINVAL"},
+      {{type = "online", targets = 0}, "online: targets: expected an idset string, got a "
+        .. "number", "EINVAL"},
+      {grow("1", "1"), "grow: target 1 is already acquired", "EEXIST"},
+      {{up = "1"}, "response: no type: a current-protocol response in a session that uses "
+        .. "version 1", "EINVAL"},
+      {"[]", "response: expected a JSON object, got an array", "EINVAL"},
+    }
+    for i, row in ipairs(rows) do
+      local ok, msg, code = a:apply(row[1])
+      assert.is_nil(ok, "row " .. i)
+      if row[2] then assert.equal(row[2], msg, "row " .. i) end
+      assert.equal(row[3], code, "row " .. i)
+      assert.same(before, a:state(), "row " .. i)
+    end
+  end)
+
+  it("follows the current protocol", function()
+    local a, g = fresh()
+    local ok, msg, code = a:apply{up = "0"}
+    assert.is_nil(ok)
+    assert.equal("response: no resources acquired yet (the first response must have "
+      .. "resources and up)", msg)
+    assert.equal("EINVAL", code)
+    assert(a:apply{resources = R("0-5", "0-3", "host[0-5]"), up = "0-2"})
+    assert.equal("current", a:protocol())
+    assert.equal("3-5", a:targets("down"))
+    local ev = assert(a:apply{up = "3-5", down = "2,5", shrink = "5",
+      ["property-add"] = {foo = "0-1"}, ["property-remove"] = {bar = "3"}})
+    assert.same({release = {}, exceptions = {}, reservations = {}, removed = "5",
+      reevaluate = true}, ev)
+    assert.equal("0-1,3-4", a:targets("up"))
+    assert.equal("", find(g, {rank = 0, type = "node"})[1]:property("foo"))
+    assert(a:apply{["property-remove"] = {foo = "0"}})
+    assert.is_nil(find(g, {rank = 0, type = "node"})[1]:property("foo"))
+    assert(a:apply{expiration = 1234.5})
+    assert.equal(1234.5, a:expiration())
+    ok, msg, code = a:apply{shink = "4"}
+    assert.is_nil(ok)
+    assert.equal("response: unknown key 'shink' (expected up, down, shrink, property-add, "
+      .. "property-remove, expiration)", msg)
+    assert.equal("EINVAL", code)
+  end)
+
+  it("drains and excludes by command", function()
+    local a, g, m = fresh()
+    local ok, msg, code = a:drain("0")
+    assert.is_nil(ok)
+    assert.equal("drain: no resources acquired yet", msg)
+    assert.equal("EINVAL", code)
+    assert(a:apply(grow("0-1", "0-1")))
+    assert.is_true(a:drain("0"))
+    assert.is_true(a:exclude(core.idset("1")))
+    assert.equal("0", a:targets("drained"))
+    assert.equal("1", a:targets("excluded"))
+    assert.equal("", a:targets("usable"))
+    assert.equal("drained", find(g, {type = "node", rank = 0})[1]:status())
+    assert.equal("excluded", find(g, {type = "node", rank = 1})[1]:status())
+    local j, _, c = m:match(cores(1))
+    assert.is_nil(j)
+    assert.equal("EBUSY", c)
+    -- but satisfiable
+    assert(m:match(cores(4), "satisfiability"))
+    ok, msg, code = a:exclude("7")
+    assert.is_nil(ok)
+    assert.equal("exclude: targets: target 7 was never acquired", msg)
+    assert.equal("ENOENT", code)
+    ok, msg, code = a:undrain("x")
+    assert.is_nil(ok)
+    assert.matches("^invalid", msg)
+    assert.equal("EINVAL", code)
+    assert.is_true(a:undrain("0"))
+    assert.is_true(a:include("1"))
+    assert.equal("0-1", a:targets("usable"))
+    assert.equal("up", find(g, {type = "node", rank = 1})[1]:status())
+  end)
+
+  it("saves and restores its state as a table", function()
+    local a, g = fresh()
+    assert(a:apply(grow("0-3", "0-1", "2-3")))
+    a:drain("1")
+    assert(a:apply{type = "shrink", targets = "3"})
+    local st = a:state()
+    assert.same({protocol = "v1", group = "default", started = true, reacquire = false,
+      expiration = 0, acquired = "0-2", up = "0-1", down = "2", drained = "1", excluded = "",
+      shrunk = "3", pending = "", quiet = ""}, st)
+    local b = core.acquire(g)
+    assert.is_true(b:set_state(st))
+    assert.same(st, b:state())
+    local bad = {}
+    for k, v in pairs(st) do bad[k] = v end
+    bad.up = "3-1"
+    local ok, _, code = b:set_state(bad)
+    assert.is_nil(ok)
+    assert.equal("EINVAL", code)
+    bad.up, bad.protocol = "0", "v9"
+    local msg
+    ok, msg = b:set_state(bad)
+    assert.is_nil(ok)
+    assert.equal("acquisition state: protocol: expected auto, v1 or current", msg)
+    assert.same(st, b:state())
+  end)
+
+  it("gives a child instance its job's resources", function()
+    local g = dofile "examples/tiny.lua"
+    local m = core.matcher(g)
+    local job = assert(m:match(cores(4)))
+    local Rc = assert(core.child_resources(m, job.id))
+    assert.equal("0", tostring(Rc:ranks()))
+    assert.equal(4, Rc:count("core"))
+    assert.is_table(Rc:to_table().scheduling.graph)
+    local first = assert(core.acquire_first_response(Rc))
+    assert.matches('"up":"0"}$', first)
+    assert.equal(first, core.acquire_first_response(Rc:encode()))
+    local ok, msg, code = core.child_resources(m, 99)
+    assert.is_nil(ok)
+    assert.equal("no job 99", msg)
+    assert.equal("ENOENT", code)
+    ok, msg, code = core.acquire_first_response("{")
+    assert.is_nil(ok)
+    assert.matches("^R:", msg)
+    assert.equal("EINVAL", code)
+  end)
+end)
+
+describe("grove.replay", function()
+  for _, name in ipairs{"v1-session", "current-session", "invalid", "restart"} do
+    it("runs " .. name .. ".replay with every expectation met", function()
+      local r = assert(replay.run_file(FIX .. name .. ".replay"))
+      assert.same({}, r.failures)
+      assert.is_true(#r.steps > 5)
+    end)
+  end
+
+  it("prints the state after each step", function()
+    local r = replay.run([[
+{"type":"grow","resources":{"version":1,"execution":{"R_lite":[{"rank":"0-1","children":{"core":"0-1"}}]}},"online":"0-1","offline":""}
+match allocate nodes=1 cores_per_node=2 duration=10
+{"type":"shrink","targets":"0"}
+cancel 1
+{"type":"online","targets":"0"}
+]])
+    assert.equal([[
+-- 1 (line 1): {"type":"grow","resources":{"version":1,"execution":{"R_lite":[{"rank":"0-1","children":{"core":"...
+targets: acquired=0-1 up=0-1 down= drained= excluded= shrunk= pending=
+jobs: -
+reevaluate: the resource set changed
+-- 2 (line 2): match allocate nodes=1 cores_per_node=2 duration=10
+job: 1 allocated ranks=0 start=0 end=10
+targets: acquired=0-1 up=0-1 down= drained= excluded= shrunk= pending=
+jobs: 1=allocated[0]
+-- 3 (line 3): {"type":"shrink","targets":"0"}
+targets: acquired=1 up=1 down= drained= excluded= shrunk=0 pending=0
+jobs: 1=allocated[0]
+exception: job=1 targets=0
+reevaluate: the resource set changed
+-- 4 (line 4): cancel 1
+targets: acquired=1 up=1 down= drained= excluded= shrunk=0 pending=
+jobs: -
+release: group=default targets=0
+removed: 0
+-- 5 (line 5): {"type":"online","targets":"0"}
+refused: ENOENT: online: targets: target 0 was removed by shrink
+targets: acquired=1 up=1 down= drained= excluded= shrunk=0 pending=
+jobs: -
+]], r.output)
+  end)
+
+  it("reads multi-line responses and arrays of responses", function()
+    local r = replay.run([[
+[{"type": "grow",
+  "resources": {"version": 1, "execution": {"R_lite": [{"rank": "0-2", "children": {"core": "0"}}]}},
+  "online": "0-2", "offline": ""},
+ {"type": "offline", "targets": "1"}]
+# a comment, then a response over three lines with a brace in a string
+{"type": "offline",
+ "targets": "2"
+}
+expect down 1-2
+{"type": "error", "errstr": "}{"}
+expect failure }{
+]])
+    assert.same({}, r.failures)
+    assert.equal(6, #r.steps)
+    assert.same({1, 1, 6, 9, 10, 11}, {r.steps[1].line, r.steps[2].line, r.steps[3].line,
+      r.steps[4].line, r.steps[5].line, r.steps[6].line})
+  end)
+
+  it("reports failed expectations with their line", function()
+    local r = replay.run([[
+{"type":"grow","resources":{"version":1,"execution":{"R_lite":[{"rank":"0","children":{"core":"0"}}]}},"online":"0","offline":""}
+expect up 0-1
+expect refused
+expect jobs 4
+expect release -
+]], {source = "s.replay"})
+    assert.same({"s.replay:2: expect up 0-1: got 0",
+      "s.replay:3: expect refused: the previous step was accepted",
+      "s.replay:4: expect jobs 4: got -"}, r.failures)
+  end)
+
+  it("raises on script errors with the place", function()
+    assert.equal("x:1: unknown command 'frobnicate'",
+      raised(replay.run, "frobnicate 3", {source = "x"}))
+    assert.equal("x:2: match: unknown mode 'now'",
+      raised(replay.run, "\nmatch now nodes=1", {source = "x"}))
+    assert.equal("x:1: match: expected key=value, got 'cores'",
+      raised(replay.run, "match allocate nodes=1 cores", {source = "x"}))
+    assert.equal("x:1: match: ./nodes.yaml: No such file or directory",
+      raised(replay.run, "match allocate nodes.yaml", {source = "x"}))
+    assert.equal("x:1: cancel: expected a job id", raised(replay.run, "cancel", {source = "x"}))
+    assert.equal("x:1: unterminated JSON", raised(replay.run, "{\"type\":", {source = "x"}))
+    assert.equal("replay:1: expect: unknown check 'colour'",
+      raised(replay.run, "expect colour red"))
+    assert.has_error(function() replay.new(3) end,
+      "bad argument #1 to 'new' (table expected, got number)")
+  end)
+
+  it("uses a policy and jobspec files", function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    os.execute("mkdir -p " .. dir)
+    local f = assert(io.open(dir .. "/js.yaml", "w"))
+    f:write(require("grove.jobspec").to_yaml(cores(1)))
+    f:close()
+    f = assert(io.open(dir .. "/s.replay", "w"))
+    f:write([[
+policy high
+{"resources":{"version":1,"execution":{"R_lite":[{"rank":"0-3","children":{"core":"0-1"}}]}},"up":"0-3"}
+match allocate js.yaml
+expect jobs 1
+]])
+    f:close()
+    local r = assert(replay.run_file(dir .. "/s.replay"))
+    assert.same({}, r.failures)
+    assert.equal("3", r.steps[3].job.ranks) -- high: the last node
+    os.execute("rm -rf " .. dir)
+  end)
+
+  it("builds child instances inside a parent's job", function()
+    local g = dofile "examples/tiny.lua"
+    local m = core.matcher(g)
+    local job = assert(m:match(cores(6)))
+    local c = assert(replay.child(m, job.id, {policy = "high"}))
+    assert.equal("high", c.matcher:policy())
+    assert.equal("0", c.acquire:targets("up"))
+    assert.equal(6, #find(c.graph, {type = "core"}))
+  end)
+end)
+
+describe("grove acquire-replay", function()
+  local function run(args)
+    local p = io.popen(GROVE .. " acquire-replay " .. args .. " 2>&1; echo \"rc=$?\"")
+    local out = p:read("a")
+    p:close()
+    return out
+  end
+
+  it("prints the session and exits 0", function()
+    local out = run(FIX .. "restart.replay")
+    assert.matches("targets: acquired=0%-1,3 up=0,3 down=1 drained=1", out)
+    assert.matches("rc=0\n$", out)
+  end)
+
+  it("exits 1 on a failed expectation, 2 on a script error or bad usage", function()
+    local tmp = os.tmpname()
+    local f = io.open(tmp, "w")
+    f:write("expect up 1\n")
+    f:close()
+    local out = run("-q " .. tmp)
+    assert.matches(":1: expect up 1: got %-", out)
+    assert.matches("rc=1\n$", out)
+    f = io.open(tmp, "w")
+    f:write("bogus\n")
+    f:close()
+    out = run(tmp)
+    assert.matches(":1: unknown command 'bogus'", out)
+    assert.matches("rc=2\n$", out)
+    os.remove(tmp)
+    assert.matches("rc=2\n$", run("--protocol=v9 x"))
+    assert.matches("rc=2\n$", run(""))
+    assert.matches("rc=2\n$", run("/nonexistent/file"))
+  end)
+
+  it("writes JSON lines", function()
+    local out = run("--json -p v1 " .. FIX .. "restart.replay")
+    local first = out:match("^[^\n]*")
+    assert.matches('^{"events":{"exceptions":%[%],"reevaluate":true,', first)
+    assert.matches('"protocol":"v1"', first)
+  end)
+end)
