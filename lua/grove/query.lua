@@ -456,6 +456,8 @@ commands["partial-cancel"] = function(self, args)
     return self:error("ERROR: reservations not currently supported by partial cancel")
   end
   local ranks = self:shard_ranks(reader, args[3])
+  local before = 0
+  for _ in pairs(job.sel) do before = before + 1 end
   local n, removed
   if ranks then n, removed = self.matcher:release_ranks(id, ranks) end
   if not ranks or not n then
@@ -463,8 +465,6 @@ commands["partial-cancel"] = function(self, args)
   end
   if removed then self.jobs[id] = nil else self:refresh_job(id) end
   if args[4] then
-    local before = 0
-    for _ in pairs(job.sel) do before = before + 1 end
     local after = 0
     for _ in pairs(self.jobs[id] and self.jobs[id].sel or {}) do after = after + 1 end
     self:print_stats("PARTIAL CANCEL ", before - after, n)

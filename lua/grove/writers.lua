@@ -6,9 +6,10 @@
 -- include every ancestor up to the root), so they form trees; a vertex whose
 -- parent is not selected starts a tree of its own.
 --
---   writers.order(sel)        the entries in post-order (children in graph
---                             order, trees in vertex id order), each with
---                             .depth = its depth in the containment tree
+--   writers.order(sel [, pre]) the entries in post-order (pre: pre-order;
+--                             children in graph order, trees in vertex id
+--                             order), each with .depth = its depth in the
+--                             containment tree
 --   writers.write(fmt, sel, ctx)
 --                             the text for format fmt ("simple",
 --                             "pretty_simple", "jgf", "rlite", "rv1",
@@ -94,7 +95,7 @@ end
 
 -- ---- order ---------------------------------------------------------------
 
-function M.order(sel)
+function M.order(sel, pre)
   local roots = {}
   for vid, e in pairs(sel) do
     local p = e.v:parent()
@@ -104,11 +105,12 @@ function M.order(sel)
   local out = {}
   local function visit(e, depth)
     e.depth = depth
+    if pre then out[#out + 1] = e end
     for c in e.v:children() do
       local ce = sel[c:vid()]
       if ce then visit(ce, depth + 1) end
     end
-    out[#out + 1] = e
+    if not pre then out[#out + 1] = e end
   end
   for _, vid in ipairs(roots) do
     local e = sel[vid]
@@ -130,8 +132,7 @@ end
 
 local function pretty_simple(list)
   local lines = {}
-  for i = #list, 1, -1 do
-    local e = list[i]
+  for _, e in ipairs(list) do
     lines[#lines + 1] = ("      %s%s[%d:%s]\n"):format(("---"):rep(e.depth + 1), e.v:name(),
       e.amount, e.x and "exclusive" or "shared")
   end
@@ -173,14 +174,28 @@ local function rv1(list, ctx, fmt)
   if not R then return nil, msg end
   if fmt == "rlite" then
     local doc = R:to_table()
-    return M.json(doc.execution and doc.execution.R_lite or {}) .. "\n"
+    local entries = {}
+    for i, ent in ipairs(doc.execution and doc.execution.R_lite or {}) do
+      local keys = {}
+      for k in pairs(ent.children or {}) do keys[#keys + 1] = k end
+      table.sort(keys, function(a, b)
+        local ra = a == "core" and 1 or a == "gpu" and 2 or 3
+        local rb = b == "core" and 1 or b == "gpu" and 2 or 3
+        if ra ~= rb then return ra < rb end
+        return a < b
+      end)
+      for j, k in ipairs(keys) do keys[j] = jstring(k) .. ": " .. jstring(ent.children[k]) end
+      entries[i] = ('{"rank": %s, "children": {%s}}'):format(jstring(ent.rank),
+        table.concat(keys, ", "))
+    end
+    return "[" .. table.concat(entries, ", ") .. "]\n"
   end
   return R:encode{graph = fmt == "rv1"} .. "\n"
 end
 
 -- The text of selection sel in format fmt, or nil, message.
 function M.write(fmt, sel, ctx)
-  local list = M.order(sel)
+  local list = M.order(sel, fmt == "pretty_simple")
   ctx = ctx or {}
   ctx.sel = sel
   if fmt == "simple" then return simple(list) end

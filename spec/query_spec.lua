@@ -1,0 +1,326 @@
+-- Specs for grove query: the command language (grove.query), its output
+-- writers (grove.writers) and its command line (grove.cmd.query).  The
+-- command files in spec/fixtures/query are written in resource-query
+-- syntax against a small graph of our own (lab.graphml: 2 racks x 2 nodes x
+-- 2 sockets x {4 cores, 1 gpu, 2 x 4 GB memory}); their outputs were
+-- checked by hand and are kept next to them (.out results, .info answers,
+-- .err errors).
+local core = require "grove.core"
+local query = require "grove.query"
+local writers = require "grove.writers"
+local cmd = require "grove.cmd.query"
+
+local DIR = "spec/fixtures/query"
+local CORPUS = os.getenv("GROVE_CONFORMANCE") or "../shared/conformance"
+
+local function read(path)
+  local f = assert(io.open(path, "rb"))
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+local function lab()
+  return assert(query.load_graph(DIR .. "/lab.graphml"))
+end
+
+-- A session over a fresh lab graph whose streams are temporary files;
+-- returns the session and a function giving {out, info, err} texts.
+local function session(opts)
+  opts = opts or {}
+  local out, info, err = io.tmpfile(), io.tmpfile(), io.tmpfile()
+  opts.graph = opts.graph or lab()
+  opts.out, opts.info, opts.err = out, info, err
+  local s = assert(query.new(opts))
+  return s, function()
+    local t = {}
+    for name, f in pairs({out = out, info = info, err = err}) do
+      f:seek("set")
+      t[name] = f:read("a")
+    end
+    return t
+  end
+end
+
+-- Run text (with @FIXTURES@ standing for the fixture directory).
+local function run(s, text)
+  for line in (text:gsub("@FIXTURES@", DIR) .. "\n"):gmatch("(.-)\n") do
+    if not s:execute(line) then break end
+  end
+end
+
+describe("grove query command files", function()
+  for _, name in ipairs({"basic", "small", "status", "find", "cancel"}) do
+    it("runs " .. name .. ".in as recorded", function()
+      local s, texts = session{policy = "low"}
+      run(s, read(DIR .. "/" .. name .. ".in"))
+      local t = texts()
+      assert.equal(read(DIR .. "/" .. name .. ".out"), t.out)
+      assert.equal(read(DIR .. "/" .. name .. ".info"), t.info)
+      assert.equal(read(DIR .. "/" .. name .. ".err"), (t.err:gsub(DIR:gsub("%p", "%%%0"),
+        "@FIXTURES@")))
+      s:close()
+    end)
+  end
+
+  it("gives the same placements with the Lua twin of a policy", function()
+    local a, ta = session{policy = "low"}
+    local b, tb = session{policy = "policies/low.lua"}
+    local text = read(DIR .. "/small.in")
+    run(a, text)
+    run(b, text)
+    assert.equal(ta().out, tb().out)
+    assert.equal("policies/low.lua", b.policy)
+  end)
+
+  it("stops at quit and ignores comments and blank lines", function()
+    local s, texts = session()
+    assert.is_true(s:execute("# a comment"))
+    assert.is_true(s:execute("   "))
+    assert.is_false(s:execute("quit"))
+    assert.is_false(s:execute("q"))
+    assert.equal("", texts().out)
+  end)
+
+  it("accepts the short command names", function()
+    local s, texts = session{policy = "low"}
+    run(s, "m allocate @FIXTURES@/cores.yaml\ni 1\nc 1\ni 1")
+    local t = texts()
+    assert.truthy(t.out:find("INFO: JOBID=1\nINFO: RESOURCES=ALLOCATED", 1, true))
+    assert.equal("INFO: JOBID=1 STATE=ALLOCATED SCHEDULED AT=Now END=600 " ..
+      "RESOURCES=core=2,memory=4\nINFO: nonexistent job 1\n", t.info)
+  end)
+
+  it("reports the time of each match with elapsed", function()
+    local s, texts = session{elapsed = true}
+    run(s, "match allocate @FIXTURES@/cores.yaml\nmatch allocate @FIXTURES@/huge.yaml")
+    local out = texts().out
+    assert.truthy(out:find("INFO: SCHEDULED AT=Now\nINFO: ELAPSED=%d+%.%d+\n"))
+    assert.truthy(out:find("INFO: JOBID=2\nINFO: ELAPSED=%d+%.%d+\n"))
+  end)
+
+  it("lists jobs, prints statistics, a jobspec and the commands", function()
+    local s, texts = session{policy = "high"}
+    run(s, "match allocate @FIXTURES@/cores.yaml\nmatch allocate_orelse_reserve " ..
+      "@FIXTURES@/rack.yaml\nlist\nstat\ncat @FIXTURES@/huge.yaml\nhelp")
+    local info = texts().info
+    assert.truthy(info:find("INFO: JOBID=1 STATE=ALLOCATED SCHEDULED AT=Now END=600 " ..
+      "RESOURCES=core=2,memory=4\nINFO: JOBID=2 STATE=ALLOCATED", 1, true))
+    assert.truthy(info:find("INFO: Num. of Vertices: 71\n", 1, true))
+    assert.truthy(info:find("INFO: Num. of Jobs Matched: 2\n", 1, true))
+    assert.truthy(info:find("INFO: Policy: high\n", 1, true))
+    assert.truthy(info:find("# five nodes: the lab has four\n", 1, true))
+    assert.truthy(info:find("  partial-cancel JOBID jgf|rv1exec FILE [stats]\n", 1, true))
+  end)
+
+  it("writes results in every format", function()
+    for _, fmt in ipairs(writers.formats) do
+      local s, texts = session{format = fmt, policy = "low"}
+      run(s, "match allocate @FIXTURES@/cores.yaml")
+      local out = texts().out
+      local body = out:match("^(.-)INFO: =")
+      if fmt == "simple" then
+        assert.equal("      ---------------core0[1:x]\n      ---------------core1[1:x]\n" ..
+          "      ---------------memory0[4:x]\n      ------------socket0[1:s]\n" ..
+          "      ---------node0[1:s]\n      ------rack0[1:s]\n      ---lab0[1:s]\n", body)
+      elseif fmt == "pretty_simple" then
+        assert.equal("      ---lab0[1:shared]\n      ------rack0[1:shared]\n" ..
+          "      ---------node0[1:shared]\n      ------------socket0[1:shared]\n" ..
+          "      ---------------core0[1:exclusive]\n      ---------------core1[1:exclusive]\n" ..
+          "      ---------------memory0[4:exclusive]\n", body)
+      elseif fmt == "rlite" then
+        assert.equal('[{"rank": "0", "children": {"core": "0-1", "memory": "0"}}]\n', body)
+      elseif fmt == "jgf" then
+        assert.truthy(body:find('^{"graph": {"nodes": %[{"id": "%d+", "metadata": ' ..
+          '{"type": "core", "id": 0, "rank": %-1, "exclusive": true, "paths": ' ..
+          '{"containment": "/lab0/rack0/node0/socket0/core0"}}}'))
+        assert.truthy(body:find('{"type": "memory", "id": 0, "rank": -1, "exclusive": true, ' ..
+          '"size": 4, "paths"', 1, true))
+        assert.truthy(body:find('{"type": "cluster", "basename": "lab", "id": 0, "rank": -1, ' ..
+          '"paths": {"containment": "/lab0"}}}], "edges": [', 1, true))
+      else
+        local R = assert(core.rv1_decode(body))
+        assert.equal("0", tostring(R:ranks()))
+        assert.equal(600, R:expiration())
+        assert.equal(fmt == "rv1", body:find('"scheduling"', 1, true) ~= nil)
+      end
+      assert.equal("INFO: JOBID=1\nINFO: RESOURCES=ALLOCATED\nINFO: SCHEDULED AT=Now\n",
+        out:match("INFO: =+\n(.-)INFO: ="))
+    end
+  end)
+
+  it("attaches a subgraph and removes vertices by path and by rank", function()
+    local s, texts = session{policy = "low"}
+    local g = s.graph
+    local sub = core.graph()
+    local c = sub:add_vertex{type = "cluster", basename = "lab", id = 0}
+    local r = sub:add_vertex{type = "rack", id = 2}
+    local n = sub:add_vertex{type = "node", id = 9, rank = 9}
+    sub:add_child(c, r)
+    sub:add_child(r, n)
+    sub:add_child(n, sub:add_vertex{type = "core", id = 0})
+    local path = os.tmpname()
+    local f = assert(io.open(path, "w"))
+    f:write(sub:to_jgf())
+    f:close()
+    run(s, "attach " .. path)
+    os.remove(path)
+    assert.equal("node", g:vertex("/lab0/rack2/node9"):type())
+    run(s, "match allocate @FIXTURES@/two-nodes.yaml\nremove /lab0/rack2 true\n" ..
+      "remove 1 false\nfind sched-now=allocated\nremove /lab0/none true\nremove x y")
+    assert.is_nil(g:vertex("/lab0/rack2"))
+    assert.is_nil(g:vertex("/lab0/rack0/node1"))
+    local t = texts()
+    -- job 1 had node0 and node1; node1 went with rank 1
+    assert.truthy(t.out:find("---------node0[1:x]\n      ------rack0[1:x]\n      ---lab0[1:x]\n" ..
+      "INFO: =============================\nINFO: EXPRESSION=\"sched-now=allocated\"", 1, true))
+    assert.falsy(t.out:find("node1[1:x]\n      ------rack0[1:x]\n      ---lab0[1:x]", 1, true))
+    assert.equal("ERROR: could not find path /lab0/none in resource graph\n" ..
+      "ERROR: malformed command\n", t.err)
+    run(s, "attach /no/such/file.json")
+    assert.truthy(texts().err:find("ERROR: can't attach JGF subgraph: ", 1, true))
+  end)
+
+  it("shows pruning filters with agfilter=t", function()
+    local s, texts = session{policy = "low", format = "jgf", aggregates = "ALL:core"}
+    run(s, "match allocate @FIXTURES@/cores.yaml\nfind agfilter=t and names=node0")
+    local out = texts().out
+    local line = out:match('.*\n({"graph".-)\n')
+    assert.truthy(line:find('"type": "node", "id": 0, "rank": 0, "exclusive": true, ' ..
+      '"paths": {"containment": "/lab0/rack0/node0"}, "agfilter": ' ..
+      '{"core": "used:2, total:8"}', 1, true))
+    assert.truthy(line:find('"agfilter": {"core": "used:2, total:32", "gpu": "used:0, total:8", ' ..
+      '"memory": "used:4, total:64"}', 1, true))
+  end)
+end)
+
+describe("grove.query", function()
+  it("loads graphs in each format and reports bad ones", function()
+    assert.equal(71, #lab())
+    local g = assert(query.load_graph(CORPUS .. "/fluxion/jgfs/tiny.json", {format = "jgf"}))
+    assert.equal("cluster", g:root():type())
+    g = assert(query.load_graph(CORPUS .. "/fluxion/rv1exec/tiny_rv1exec.json",
+      {format = "rv1exec"}))
+    assert.equal(2, g:count("node"))
+    g = assert(query.load_graph(DIR .. "/lab.graphml", {types = "cluster,rack,node"}))
+    assert.equal(7, #g)
+    local nope, msg, code = query.load_graph(DIR .. "/lab.graphml", {format = "xml"})
+    assert.is_nil(nope)
+    assert.equal("unknown graph format 'xml' (grug, jgf, hwloc, rv1exec)", msg)
+    assert.equal("EINVAL", code)
+    nope, msg, code = query.load_graph(DIR .. "/missing.graphml")
+    assert.is_nil(nope)
+    assert.truthy(msg:find("missing.graphml", 1, true))
+    assert.equal("ENOENT", code)
+  end)
+
+  it("refuses a bad output format, policy or pruning spec", function()
+    local s, msg, code = query.new{graph = lab(), format = "yaml"}
+    assert.is_nil(s)
+    assert.equal("unknown output format 'yaml' (simple, pretty_simple, jgf, rlite, rv1, " ..
+      "rv1_nosched)", msg)
+    assert.equal("EINVAL", code)
+    s, msg, code = query.new{graph = lab(), policy = "nosuchpolicy"}
+    assert.is_nil(s)
+    assert.truthy(msg:find("no policy 'nosuchpolicy'", 1, true))
+    assert.equal("ENOENT", code)
+    s, msg, code = query.new{graph = lab(), aggregates = "core"}
+    assert.is_nil(s)
+    assert.truthy(msg:find("^pruning filters: "))
+    assert.equal("EINVAL", code)
+    assert.has_error(function() query.new{} end,
+      "bad argument #1 to 'new' (table with a graph expected)")
+  end)
+
+  it("keeps the session alive when a command fails inside", function()
+    local s, texts = session()
+    local m = s.matcher
+    s.matcher = setmetatable({}, {__index = function() error("boom", 0) end})
+    run(s, "match allocate @FIXTURES@/cores.yaml")
+    s.matcher = m
+    run(s, "get-status /lab0\nset-status /lab0/rack0 up up")
+    assert.equal("/lab0 is up\n", texts().out)
+    assert.equal("ERROR: match: boom\nERROR: malformed command\n", texts().err)
+  end)
+end)
+
+describe("grove.writers", function()
+  it("encodes JSON with sorted keys", function()
+    assert.equal('{"a": [1, 2.5, "x\\n"], "b": true, "c": []}',
+      writers.json({b = true, a = {1, 2.5, "x\n"}, c = {}}))
+  end)
+
+  it("orders a selection deepest first, or root first", function()
+    local g = lab()
+    local sel = {}
+    for _, p in ipairs({"/lab0", "/lab0/rack1", "/lab0/rack1/node3", "/lab0/rack0"}) do
+      local v = g:vertex(p)
+      sel[v:vid()] = {v = v, amount = 1, x = false}
+    end
+    local post, pre = {}, {}
+    for _, e in ipairs(writers.order(sel)) do post[#post + 1] = e.v:name() .. e.depth end
+    for _, e in ipairs(writers.order(sel, true)) do pre[#pre + 1] = e.v:name() .. e.depth end
+    assert.same({"rack01", "node32", "rack11", "lab00"}, post)
+    assert.same({"lab00", "rack01", "rack11", "node32"}, pre)
+    assert.equal("", writers.write("jgf", {}))
+    local text, msg = writers.write("xml", sel)
+    assert.is_nil(text)
+    assert.equal("unknown format 'xml'", msg)
+  end)
+end)
+
+describe("grove query command line", function()
+  it("parses short and long options", function()
+    local o = assert(cmd.parse({"-L", "g.graphml", "-fjgf", "--match-policy=high",
+      "--prune-filters=ALL:core", "-F", "jgf", "-t", "out", "-e", "-d", "-T", "simple",
+      "-r", "400000", "-W", "node,core", "-S", "CA"}))
+    assert.same({L = "g.graphml", f = "jgf", P = "high", p = "ALL:core", F = "jgf", t = "out",
+      e = true, d = true, T = "simple", r = "400000", W = "node,core", S = "CA"}, o)
+    local bad, msg = cmd.parse({"-L"})
+    assert.is_nil(bad)
+    assert.equal("option -L needs a value", msg)
+    bad, msg = cmd.parse({"--colour=red"})
+    assert.is_nil(bad)
+    assert.equal("unknown option '--colour=red'", msg)
+    bad, msg = cmd.parse({"-Q"})
+    assert.is_nil(bad)
+    assert.equal("unknown option '-Q'", msg)
+    bad, msg = cmd.parse({"stray"})
+    assert.is_nil(bad)
+    assert.equal("unexpected argument 'stray'", msg)
+    bad, msg = cmd.parse({"-dx"})
+    assert.is_nil(bad)
+    assert.equal("option '-dx' takes no value", msg)
+  end)
+
+  local grove = os.getenv("GROVE_BUILD") and os.getenv("GROVE_BUILD") .. "/grove"
+  local function sh(c)
+    local p = assert(io.popen(c .. " 2>&1; echo \"rc=$?\""))
+    local s = p:read("a")
+    p:close()
+    return s
+  end
+
+  it("runs as grove query, results to -t, errors to stderr", function()
+    if not grove then return pending("GROVE_BUILD is not set") end
+    local out = os.tmpname()
+    local text = sh(("printf 'match allocate %s/cores.yaml\\nnonsense\\ninfo 1\\n' | %s query " ..
+      "-L %s/lab.graphml -P low -t %s -d"):format(DIR, grove, DIR, out))
+    assert.equal("ERROR: unknown command 'nonsense' (help lists the commands)\n" ..
+      "INFO: JOBID=1 STATE=ALLOCATED SCHEDULED AT=Now END=600 RESOURCES=core=2,memory=4\n" ..
+      "rc=0\n", text)
+    assert.truthy(read(out):find("---------------memory0[4:x]\n", 1, true))
+    os.remove(out)
+  end)
+
+  it("exits 2 on a bad command line and 1 on a graph it cannot load", function()
+    if not grove then return pending("GROVE_BUILD is not set") end
+    assert.truthy(sh(grove .. " query -P low < /dev/null"):find(
+      "^grove query: %-L FILE is required\n.*rc=2\n$"))
+    assert.truthy(sh(grove .. " query -L x -F yaml < /dev/null"):find(
+      "^grove query: unknown output format 'yaml'.*rc=2\n$"))
+    assert.truthy(sh(grove .. " query -L /no/such.graphml < /dev/null"):find(
+      "^grove query: cannot load /no/such.graphml: .*rc=1\n$"))
+    assert.truthy(sh(grove .. " query --help"):find("^Usage: grove query %-L FILE"))
+  end)
+end)
