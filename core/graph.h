@@ -273,6 +273,8 @@ typedef struct grove_record {
     int64_t start;   /* first second of the record */
     int64_t end;     /* first second after it (GROVE_TIME_MAX: open-ended) */
     bool exclusive;  /* ALLOC: held exclusively (all units or asked for) */
+    bool asked;      /* ALLOC: exclusivity was asked for (what allocate's
+                      * exclusive argument was; not only implied by size) */
 } grove_record_t;
 
 /* Allocate amount units of v to job during [start, end) (end may be

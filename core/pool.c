@@ -778,6 +778,7 @@ static void export_rec(const grovep_rec_t *r, grove_record_t *rec)
     rec->start = r->start;
     rec->end = r->end;
     rec->exclusive = r->excl;
+    rec->asked = r->asked;
 }
 
 int grove_vertex_record_at(const grove_graph_t *g, grove_vid_t v, size_t n,
