@@ -126,6 +126,14 @@ function M.main(args)
     io.stderr:write("grove query: ", tostring(serr), "\n")
     return 1
   end
+  if o.S and o.S ~= "CA" then
+    io.stderr:write(("grove query: note: -S %s: matching walks the containment subsystem " ..
+      "only\n"):format(o.S))
+  end
+  if o.T and o.T ~= "simple" then
+    io.stderr:write(("grove query: note: -T %s: sibling slots are all required, not " ..
+      "alternatives\n"):format(o.T))
+  end
   local prompt = (not o.d and stdin_is_tty()) and "grove query> " or nil
   s:run(io.stdin, prompt)
   s:close()
