@@ -354,7 +354,8 @@ static void subtree_units(const grove_graph_t *g, grove_vid_t v, int64_t *out)
             if (g->v[w].type == g->agg_low[i])
                 out[i] += g->v[w].size;
         for (grove_eid_t e = g->first_out[w]; e != GROVEP_NONE; e = g->e[e].next_out) {
-            if (g->e[e].sub != sub || (g->e[e].flags & GROVEP_E_UP))
+            if (g->e[e].sub != sub || (g->e[e].flags & GROVEP_E_UP)
+                || g->parent[g->e[e].dst] != w)
                 continue;
             if (n == cap) {
                 grove_vid_t *bigger = malloc(cap * 2 * sizeof(*bigger));
@@ -627,7 +628,8 @@ int grovep_agg_refresh(grove_graph_t *g)
     while (head < n) {
         grove_vid_t w = order[head++];
         for (grove_eid_t e = g->first_out[w]; e != GROVEP_NONE; e = g->e[e].next_out)
-            if (g->e[e].sub == sub && !(g->e[e].flags & GROVEP_E_UP) && n < g->nv)
+            if (g->e[e].sub == sub && !(g->e[e].flags & GROVEP_E_UP)
+                && g->parent[g->e[e].dst] == w && n < g->nv)
                 order[n++] = g->e[e].dst;
     }
     for (size_t k = n; k-- > 0;) {

@@ -987,8 +987,12 @@ grove_eid_t grovep_add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
         g->nrels = nrel_before;
         return GROVE_EID_NONE;
     }
+    /* containment is a tree of "contains" edges; a downward containment edge
+     * of another relationship links a vertex into a second hierarchy (a
+     * storage unit shared by two levels) without making it its parent */
+    bool primary = ssym == g->sym_containment && !up && rsym == g->sym_contains;
     if (ssym == g->sym_containment && !up) {
-        if (g->parent[dst] != GROVEP_NONE) {
+        if (primary && g->parent[dst] != GROVEP_NONE) {
             grove_error_set(err, NULL, 0,
                             "vertex %s (%u) would have two containment parents (%s and %s)",
                             grove_vertex_name(g, dst), dst,
@@ -1028,7 +1032,7 @@ grove_eid_t grovep_add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
     g->e[e].next_in = g->first_in[dst];
     g->first_in[dst] = e;
     g->nlive_e++;
-    if (ssym == g->sym_containment && !up) {
+    if (primary) {
         g->parent[dst] = src;
         g->agg_dirty = true;
     }

@@ -5,10 +5,15 @@
  * records).  Edges are directed, belong to a subsystem and carry a
  * relationship ("contains", "in", "conduit-of", ...).  Any number of
  * subsystems share the same vertices.  In each subsystem the "downward"
- * edges (every relationship except the opposite ones, "in") give each vertex
- * at most one parent in the containment subsystem, which is a tree; other
- * subsystems may be any directed graph, and a vertex's path there follows its
- * first parent.
+ * edges (every relationship except the opposite ones, "in") lead from a
+ * vertex to its children.  In the containment subsystem the "contains"
+ * edges form a tree (one parent each, no cycle); a downward containment
+ * edge with another relationship (such as "includes") also links a vertex
+ * below a second one — a storage unit shared by a rack and a cluster-level
+ * unit — without making it its parent: the matcher follows such edges, tree
+ * walks (grove_graph_walk, aggregates, paths) do not.  Other subsystems may
+ * be any directed graph, and a vertex's path there follows its first
+ * parent.
  *
  * Vertex ids are dense uint32_t starting at 0, in creation order; per-vertex
  * data lives in arrays indexed by id.  A vertex removed by unlink keeps its id
@@ -46,6 +51,8 @@ typedef uint64_t grove_jobid_t;
 #define GROVE_CONTAINMENT "containment"
 #define GROVE_CONTAINS "contains"
 #define GROVE_IN "in"
+#define GROVE_INCLUDES "includes"       /* a second, non-tree containment link */
+#define GROVE_INCLUDED_IN "included-in" /* its opposite */
 
 /* Vertex status (RFC 4 states, plus the administrative ones of RFC 28). */
 typedef enum grove_status {

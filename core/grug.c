@@ -705,11 +705,20 @@ static int add_pair(grug_t *r, grove_vid_t a, grove_vid_t b, const redge_t *e)
                     return 0;
     }
     grove_eid_t down = GROVE_EID_NONE;
+    const char *rel = S(r, e->p[P_RELATION].str), *rrel = S(r, e->p[P_RRELATION].str);
     if (a == b) {
         errno = EINVAL;
         grove_error_set(&tmp, NULL, 0, "%s would be linked to itself", grove_vertex_name(r->g, a));
     } else {
-        down = grovep_add_edge(r->g, a, b, sub, S(r, e->p[P_RELATION].str), 0, &tmp);
+        down = grovep_add_edge(r->g, a, b, sub, rel, 0, &tmp);
+        if (down == GROVE_EID_NONE && assoc && errno == EINVAL
+            && grove_vertex_parent(r->g, b, grove_graph_sym(r->g, sub)) != GROVE_VID_NONE) {
+            /* b already has its parent: an association links it below a
+             * second vertex without changing its place in the tree */
+            rel = GROVE_INCLUDES;
+            rrel = GROVE_INCLUDED_IN;
+            down = grovep_add_edge(r->g, a, b, sub, rel, 0, &tmp);
+        }
     }
     if (down == GROVE_EID_NONE) {
         if (errno == ENOMEM)
@@ -720,8 +729,7 @@ static int add_pair(grug_t *r, grove_vid_t a, grove_vid_t b, const redge_t *e)
         }
         return fail(r, e->line, EINVAL, "%s edge: %s", gen_names[e->gen], tmp.text);
     }
-    if (grovep_add_edge(r->g, b, a, sub, S(r, e->p[P_RRELATION].str), 1, &tmp)
-        == GROVE_EID_NONE) {
+    if (grovep_add_edge(r->g, b, a, sub, rrel, 1, &tmp) == GROVE_EID_NONE) {
         int saved = errno;
         grovep_edge_remove(r->g, down);
         if (saved == ENOMEM)

@@ -183,6 +183,9 @@ int grove_graph_walk(grove_graph_t *g, grove_vid_t start, grove_sym_t subsystem,
                     const grovep_edge_t *ed = &g->e[e];
                     if (ed->sub != sub || (ed->flags & GROVEP_E_UP))
                         continue;
+                    /* containment walks follow the tree, once per vertex */
+                    if (sub == g->containment && g->parent[ed->dst] != f->v)
+                        continue;
                     if (push_kid(&w, ed->dst) < 0) {
                         rc = -1;
                         goto out;
