@@ -36,6 +36,7 @@
 --   s:execute("match allocate job.yaml")    -- false after quit
 --   s:run(io.stdin)
 local core = require "grove.core"
+local policies = require "grove.policy"
 local writers = require "grove.writers"
 
 local M = {}
@@ -125,7 +126,7 @@ end
 -- Use a built-in policy or a policy file.  true, or nil, message, code.
 function S:set_policy(name)
   local m = self.matcher
-  for _, b in ipairs(require("grove.policy").builtins) do
+  for _, b in ipairs(policies.builtins) do
     if b == name then
       local ok, msg, code = m:set_policy(name)
       if not ok then return nil, msg, code end
@@ -133,7 +134,7 @@ function S:set_policy(name)
       return true
     end
   end
-  local p, msg, code = require("grove.policy").load(name)
+  local p, msg, code = policies.load(name)
   if not p then return nil, msg, code end
   local ok, msg2, code2 = m:set_policy(p)
   if not ok then return nil, msg2, code2 end
@@ -259,14 +260,15 @@ end
 
 -- Would js fit now if no job held anything?  The matcher's satisfiability
 -- ignores vertex status; the command language calls a request
--- unsatisfiable when it cannot fit the resources that are up, so this
--- tries it on an idle copy of the graph.
+-- unsatisfiable when it cannot fit the resources that are up, so the
+-- satisfiability modes also try it on an idle copy of the graph (a copy
+-- costs time linear in the graph, paid only on this path).
 function S:fits_when_idle(js)
   local g2 = self.graph:duplicate()
   for id in pairs(self.jobs) do g2:free_job(id) end
   local m2 = core.matcher(g2)
   local builtin = false
-  for _, b in ipairs(require("grove.policy").builtins) do builtin = builtin or b == self.policy end
+  for _, b in ipairs(policies.builtins) do builtin = builtin or b == self.policy end
   m2:set_policy(builtin and self.policy or "first")
   local job = m2:match(js, "without_allocating")
   m2:close()
@@ -290,7 +292,7 @@ function S:match_one(mode, path)
   local elapsed = self.elapsed and os.clock() - t0 or nil
   local sat_mode = sat_only or mode == "allocate_with_satisfiability"
   if sat_only then
-    local yes = job ~= nil or code == "EBUSY"
+    local yes = (job ~= nil or code == "EBUSY") and self:fits_when_idle(js)
     if not job and code ~= "EBUSY" and code ~= "ENODEV" then
       self:error("match_allocate: ERROR: %s", err)
       return false
