@@ -197,8 +197,9 @@ static int e_set_completer(lua_State *L)
         lua_pushvalue(L, 1);
         completer_ref = luaL_ref(L, LUA_REGISTRYINDEX);
         rl_attempted_completion_function = attempt_completion;
-        /* Lua words: names joined by '.' and ':' stay one word. */
-        rl_basic_word_break_characters = " \t\n\"\\'`@$><=;|&{(,)}[]+-*/%^~#";
+        /* Lua words: names joined by '.' and ':' stay one word; so do
+         * paths (the completer splits "a-b.c" itself). */
+        rl_basic_word_break_characters = " \t\n\"\\'`@$><=;|&{(,)}[]+*%^#";
         rl_completion_append_character = '\0';
     }
     return 0;

@@ -362,6 +362,8 @@ describe("repl.complete", function()
   it("completes Lua everywhere else", function()
     assert.same({"print"}, repl.complete(env, "prin", "x = prin", 4))
     assert.same({"print"}, repl.complete(env, "prin"))
+    assert.same({"1-print", "x/print", "~print"}, {repl.complete(env, "1-prin")[1],
+      repl.complete(env, "x/prin")[1], repl.complete(env, "~prin")[1]})
   end)
 end)
 

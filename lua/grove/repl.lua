@@ -220,6 +220,13 @@ function M.complete(env, word, line, start)
   if rest then return complete_query(rest, word, "") end
   local last = before:sub(-1)
   if last == '"' or last == "'" then return nil end
+  -- The editor keeps "x-y.z" one word (for file names): complete "y.z".
+  local head, tail = word:match("^(.*[%-/~])(.*)$")
+  if head then
+    local out = M.complete_lua(env, tail)
+    for i, c in ipairs(out) do out[i] = head .. c end
+    return out
+  end
   return M.complete_lua(env, word)
 end
 
