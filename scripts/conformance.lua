@@ -232,12 +232,14 @@ end
 
 -- ---- running ------------------------------------------------------------------------
 
+local selected -- function(row): the row is asked for (--only)
+
 local tmp = os.tmpname()
 os.remove(tmp)
 tmp = tmp .. "-grove-conformance"
 assert(os.execute("mkdir -p " .. shq(tmp)))
 
-local function selected(row)
+function selected(row)
   if not opts.only then return true end
   for w in opts.only:gmatch("[^,]+") do
     if w == row.id or w == row.group then return true end
@@ -406,6 +408,32 @@ for _, c in ipairs(cases) do
   if not c.reason then c.ok, c.why = judge(c) end
 end
 
+-- The jobspec-only groups: validation/valid must be read, validation/invalid
+-- and duration refused, by the same reader `match` uses.
+do
+  local core = require "grove.core"
+  for _, d in ipairs({"validation/valid", "validation/invalid", "duration"}) do
+    local p = io.popen("ls " .. shq(F .. "/jobspecs/" .. d) .. " 2>/dev/null")
+    local files = {}
+    for f in p:lines() do files[#files + 1] = f end
+    p:close()
+    for _, f in ipairs(files) do
+      local row = {id = "jobspec:" .. d .. "/" .. f, group = "jobspecs", policy = "-",
+        cmds = d .. "/" .. f}
+      if selected(row) then
+        local c = {row = row}
+        local js, msg = core.jobspec_load(F .. "/jobspecs/" .. d .. "/" .. f)
+        if d == "validation/valid" then
+          c.ok, c.why = js ~= nil, msg
+        else
+          c.ok, c.why = js == nil, "accepted, expected to be refused"
+        end
+        cases[#cases + 1] = c
+      end
+    end
+  end
+end
+
 -- ---- report ---------------------------------------------------------------------------
 
 local ntap, npass, nfail = 0, 0, 0
@@ -419,8 +447,8 @@ for _, c in ipairs(cases) do
     groups[row.group] = g
     gorder[#gorder + 1] = row.group
   end
-  local label = ("%s %s (%s, -P %s)"):format(row.id, row.group, row.cmds:match("[^/]+$"),
-    row.policy)
+  local label = row.group == "jobspecs" and row.id
+    or ("%s %s (%s, -P %s)"):format(row.id, row.group, row.cmds:match("[^/]+$"), row.policy)
   if c.reason then
     g.unsupported = g.unsupported + 1
     g.reasons[c.reason] = true
@@ -443,7 +471,7 @@ for _, c in ipairs(cases) do
     else
       print(("# fail %s: %s"):format(label, c.why))
     end
-    if opts.verbose and not c.ok then print("#   in " .. c.dir) end
+    if opts.verbose and not c.ok and c.dir then print("#   in " .. c.dir) end
   end
 end
 -- Listed cases that did not run at all (unsupported now, or gone).
