@@ -104,7 +104,7 @@ describe("grove.core.grug_load", function()
       assert.are.equal("mtl1unit", c:type())
       assert.are.equal("rack", c:parent():type()) -- its place in the tree stays
     end
-    for e in u2:out_edges() do
+    for _, e in ipairs(u2:out_edges()) do
       if e:relation() == "includes" then incl = incl + 1 end
     end
     assert.are.equal(2, n)
