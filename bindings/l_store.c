@@ -1,0 +1,388 @@
+/* l_store.c: the SQLite store and state files in Lua (core/store.h).
+ *
+ *   core.store_open(path [, {create = true, readonly = false,
+ *                   sync = "full" | "normal"}])
+ *                          a store, or nil, message, code (ENOENT, EINVAL:
+ *                          not a Grove store or a newer format, EBUSY, EIO)
+ *   st:save(graph [, matcher [, acquire]] [, {full = bool}])
+ *                          after the transaction committed: {generation =,
+ *                          full =, vertices =, edges =, jobs =, deleted =}
+ *                          (rows written); or nil, message, code
+ *   st:load([opts])        {graph =, matcher =, acquire =, policy =,
+ *                          policy_restored = bool}, or nil, message, code;
+ *                          matcher and acquire are nil when none was saved;
+ *                          opts: policy (a name or grove.policy to use
+ *                          instead of the saved name), default_duration,
+ *                          constraint_type (the matcher's options, which
+ *                          are not saved)
+ *   st:generation()        the last save's generation (0: none)
+ *   st:check()             true, or nil, message, code: integrity_check,
+ *                          then a full read with every row checked
+ *   st:changes([since])    {generation =, full =, vertices = {...},
+ *                          edges =, jobs =, deleted = {vertices =, ...},
+ *                          acquire =, meta =} since generation `since`
+ *   st:close(), <close>, tostring(st)
+ *   core.state_write(path, graph [, matcher [, acquire]])   true, or nil,
+ *                          message, code: one JSON file (JGF + "grove")
+ *   core.state_read(path [, opts])   as st:load, from such a file (or a
+ *                          plain JGF file)
+ *
+ * A policy saved under a name that is not built in (a Lua policy) cannot
+ * be restored by name: the matcher keeps "first" unless opts.policy says,
+ * and policy_restored is false.  Workload: one save per scheduling
+ * decision, one load per start.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lacquire.h"
+#include "lgraph.h"
+#include "store.h"
+
+#define STORE_MT "grove.store"
+
+struct lstore {
+    grove_store_t *s; /* NULL once closed */
+};
+
+static grove_store_t *check_store(lua_State *L, int idx)
+{
+    struct lstore *u = luaL_checkudata(L, idx, STORE_MT);
+    if (!u->s)
+        luaL_argerror(L, idx, "store is closed");
+    return u->s;
+}
+
+static int fail_err(lua_State *L, int e, const grove_error_t *err)
+{
+    return grovel_fail_errno(L, e, err && err->text[0] ? err->text : NULL);
+}
+
+static int l_store_open(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    int flags = GROVE_STORE_CREATE;
+    if (!lua_isnoneornil(L, 2)) {
+        luaL_checktype(L, 2, LUA_TTABLE);
+        lua_pushnil(L);
+        while (lua_next(L, 2)) {
+            const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
+            if (!strcmp(k, "create")) {
+                luaL_argcheck(L, lua_isboolean(L, -1), 2, "create must be a boolean");
+                flags = lua_toboolean(L, -1) ? flags | GROVE_STORE_CREATE
+                                             : flags & ~GROVE_STORE_CREATE;
+            } else if (!strcmp(k, "readonly")) {
+                luaL_argcheck(L, lua_isboolean(L, -1), 2, "readonly must be a boolean");
+                if (lua_toboolean(L, -1))
+                    flags = (flags & ~GROVE_STORE_CREATE) | GROVE_STORE_READONLY;
+            } else if (!strcmp(k, "sync")) {
+                static const char *const syncs[] = {"full", "normal", NULL};
+                if (luaL_checkoption(L, -1, NULL, syncs) == 1)
+                    flags |= GROVE_STORE_NORMAL_SYNC;
+            } else {
+                return luaL_argerror(
+                    L, 2, lua_pushfstring(L, "unknown option '%s' (create, readonly, sync)", k));
+            }
+            lua_pop(L, 1);
+        }
+    }
+    struct lstore *u = lua_newuserdatauv(L, sizeof(*u), 0);
+    u->s = NULL;
+    luaL_setmetatable(L, STORE_MT);
+    grove_error_t err = {{0}, 0};
+    if (!(u->s = grove_store_open(path, flags, &err)))
+        return fail_err(L, errno, &err);
+    return 1;
+}
+
+/* Arguments after the graph: [matcher] [acquire] [opts table]. */
+static void state_args(lua_State *L, int first, grove_graph_t *g, grove_matcher_t **m,
+                       grove_acquire_t **a, int *opts)
+{
+    *m = NULL;
+    *a = NULL;
+    *opts = 0;
+    int top = lua_gettop(L);
+    for (int i = first; i <= top; i++) {
+        if (lua_isnil(L, i))
+            continue;
+        if (luaL_testudata(L, i, GROVEL_MATCHER) && !*m && !*a) {
+            *m = grovel_check_matcher(L, i);
+            luaL_argcheck(L, grove_matcher_graph(*m) == g, i, "the matcher is over another graph");
+        } else if (luaL_testudata(L, i, GROVEL_ACQUIRE) && !*a) {
+            *a = grovel_check_acquire(L, i);
+            luaL_argcheck(L, grove_acquire_graph(*a) == g, i,
+                          "the acquisition state is over another graph");
+        } else if (lua_istable(L, i) && i == top) {
+            *opts = i;
+        } else {
+            luaL_typeerror(L, i, "grove.matcher, grove.acquire or options table");
+        }
+    }
+}
+
+static int l_save(lua_State *L)
+{
+    grove_store_t *s = check_store(L, 1);
+    grove_graph_t *g = grovel_check_graph(L, 2);
+    grove_matcher_t *m;
+    grove_acquire_t *a;
+    int opts;
+    state_args(L, 3, g, &m, &a, &opts);
+    int flags = 0;
+    if (opts) {
+        lua_pushnil(L);
+        while (lua_next(L, opts)) {
+            const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
+            if (strcmp(k, "full") != 0 || !lua_isboolean(L, -1))
+                return luaL_argerror(L, opts, "options: {full = boolean}");
+            if (lua_toboolean(L, -1))
+                flags |= GROVE_STORE_FULL;
+            lua_pop(L, 1);
+        }
+    }
+    grove_store_stats_t st;
+    grove_error_t err = {{0}, 0};
+    if (grove_store_save(s, g, m, a, flags, &st, &err) < 0)
+        return fail_err(L, errno, &err);
+    lua_createtable(L, 0, 6);
+    lua_pushinteger(L, st.generation);
+    lua_setfield(L, -2, "generation");
+    lua_pushboolean(L, st.full);
+    lua_setfield(L, -2, "full");
+    lua_pushinteger(L, (lua_Integer)st.vertices);
+    lua_setfield(L, -2, "vertices");
+    lua_pushinteger(L, (lua_Integer)st.edges);
+    lua_setfield(L, -2, "edges");
+    lua_pushinteger(L, (lua_Integer)st.jobs);
+    lua_setfield(L, -2, "jobs");
+    lua_pushinteger(L, (lua_Integer)st.deleted);
+    lua_setfield(L, -2, "deleted");
+    return 1;
+}
+
+static void image_free(void *p)
+{
+    grove_image_destroy(p);
+}
+
+/* Build {graph, matcher, acquire, policy, policy_restored} from the image
+ * in the box at box_idx; opts at opts_idx (0: none).  The module table is
+ * upvalue 1. */
+static int restore(lua_State *L, int box_idx, int opts_idx)
+{
+    struct grovel_box *box = lua_touserdata(L, box_idx);
+    grove_image_t *im = box->p;
+    /* the matcher's options, and the policy to use */
+    int pol = 0;
+    lua_newtable(L);
+    int cfg = lua_gettop(L);
+    if (opts_idx) {
+        lua_pushnil(L);
+        while (lua_next(L, opts_idx)) {
+            const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
+            if (!strcmp(k, "policy")) {
+                pol = lua_gettop(L);
+                lua_pushvalue(L, -2); /* keep the value at pol, continue with the key */
+                continue;
+            }
+            if (strcmp(k, "default_duration") && strcmp(k, "constraint_type"))
+                return luaL_argerror(L, opts_idx,
+                                     lua_pushfstring(L, "unknown option '%s' (policy, "
+                                                        "default_duration, constraint_type)",
+                                                     k));
+            lua_pushvalue(L, -2);
+            lua_insert(L, -2);
+            lua_settable(L, cfg);
+        }
+    }
+    struct grovel_graph *gr = grovel_new_graph_ud(L);
+    int gidx = lua_gettop(L);
+    gr->g = grove_image_take_graph(im);
+    int midx = 0;
+    grove_error_t err = {{0}, 0};
+    bool restored = false;
+    if (grove_image_has_jobs(im)) {
+        lua_getfield(L, lua_upvalueindex(1), "matcher");
+        lua_pushvalue(L, gidx);
+        lua_pushvalue(L, cfg);
+        lua_call(L, 2, 1);
+        midx = lua_gettop(L);
+        grove_matcher_t *m = grovel_check_matcher(L, midx);
+        if (pol || grove_image_policy(im)) {
+            lua_getfield(L, midx, "set_policy");
+            lua_pushvalue(L, midx);
+            if (pol)
+                lua_pushvalue(L, pol);
+            else
+                lua_pushstring(L, grove_image_policy(im));
+            lua_call(L, 2, 3);
+            if (lua_isnil(L, -3) && pol)
+                return 3; /* nil, message, code of set_policy */
+            restored = !lua_isnil(L, -3) && !pol;
+            lua_pop(L, 3);
+        }
+        if (grove_image_restore_jobs(im, m, &err) < 0)
+            return fail_err(L, errno, &err);
+    } else if (grove_image_restore_jobs(im, NULL, &err) < 0) {
+        return fail_err(L, errno, &err);
+    }
+    int aidx = 0;
+    if (grove_image_has_acquire(im)) {
+        grove_acquire_t **slot = grovel_new_acquire(L, gidx, midx);
+        aidx = lua_gettop(L);
+        if (!(*slot = grove_acquire_create(gr->g, midx ? grovel_check_matcher(L, midx) : NULL, NULL,
+                                           GROVE_ACQUIRE_AUTO)))
+            return grovel_fail_errno(L, ENOMEM, NULL);
+        if (grove_image_restore_acquire(im, *slot, &err) < 0)
+            return fail_err(L, errno, &err);
+    }
+    lua_createtable(L, 0, 5);
+    lua_pushvalue(L, gidx);
+    lua_setfield(L, -2, "graph");
+    if (midx) {
+        lua_pushvalue(L, midx);
+        lua_setfield(L, -2, "matcher");
+    }
+    if (aidx) {
+        lua_pushvalue(L, aidx);
+        lua_setfield(L, -2, "acquire");
+    }
+    if (grove_image_policy(im)) {
+        lua_pushstring(L, grove_image_policy(im));
+        lua_setfield(L, -2, "policy");
+    }
+    lua_pushboolean(L, restored);
+    lua_setfield(L, -2, "policy_restored");
+    return 1;
+}
+
+static int l_load(lua_State *L)
+{
+    grove_store_t *s = check_store(L, 1);
+    if (!lua_isnoneornil(L, 2))
+        luaL_checktype(L, 2, LUA_TTABLE);
+    lua_settop(L, 2);
+    struct grovel_box *box = grovel_box_new(L, image_free);
+    grove_error_t err = {{0}, 0};
+    if (!(box->p = grove_store_read(s, &err)))
+        return fail_err(L, errno, &err);
+    return restore(L, 3, lua_isnil(L, 2) ? 0 : 2);
+}
+
+static int l_state_read(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    if (!lua_isnoneornil(L, 2))
+        luaL_checktype(L, 2, LUA_TTABLE);
+    lua_settop(L, 2);
+    struct grovel_box *box = grovel_box_new(L, image_free);
+    grove_error_t err = {{0}, 0};
+    if (!(box->p = grove_image_read_file(path, &err)))
+        return fail_err(L, errno, &err);
+    return restore(L, 3, lua_isnil(L, 2) ? 0 : 2);
+}
+
+static int l_state_write(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    grove_graph_t *g = grovel_check_graph(L, 2);
+    grove_matcher_t *m;
+    grove_acquire_t *a;
+    int opts;
+    state_args(L, 3, g, &m, &a, &opts);
+    if (opts)
+        return luaL_argerror(L, opts, "no options");
+    grove_error_t err = {{0}, 0};
+    if (grove_store_write_file(path, g, m, a, &err) < 0)
+        return fail_err(L, errno, &err);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int l_generation(lua_State *L)
+{
+    lua_pushinteger(L, grove_store_generation(check_store(L, 1)));
+    return 1;
+}
+
+static int l_check(lua_State *L)
+{
+    grove_error_t err = {{0}, 0};
+    if (grove_store_check(check_store(L, 1), &err) < 0)
+        return fail_err(L, errno, &err);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int l_changes(lua_State *L)
+{
+    grove_store_t *s = check_store(L, 1);
+    lua_Integer since = luaL_optinteger(L, 2, 0);
+    grove_error_t err = {{0}, 0};
+    char *text = grove_store_changes(s, since, &err);
+    if (!text)
+        return fail_err(L, errno, &err);
+    json_t *j = json_loads(text, 0, NULL);
+    free(text);
+    if (!j)
+        return grovel_fail_errno(L, ENOMEM, NULL);
+    grovel_push_json(L, j);
+    json_decref(j);
+    return 1;
+}
+
+static int l_close(lua_State *L)
+{
+    struct lstore *u = luaL_checkudata(L, 1, STORE_MT);
+    grove_store_close(u->s);
+    u->s = NULL;
+    return 0;
+}
+
+static int l_tostring(lua_State *L)
+{
+    struct lstore *u = luaL_checkudata(L, 1, STORE_MT);
+    if (!u->s)
+        lua_pushliteral(L, "grove.store (closed)");
+    else
+        lua_pushfstring(L, "grove.store (generation %I)", (lua_Integer)grove_store_generation(u->s));
+    return 1;
+}
+
+int grovel_open_store(lua_State *L)
+{
+    static const luaL_Reg methods[] = {
+        {"save", l_save},
+        {"load", l_load},
+        {"generation", l_generation},
+        {"check", l_check},
+        {"changes", l_changes},
+        {"close", l_close},
+        {NULL, NULL},
+    };
+    static const luaL_Reg meta[] = {
+        {"__gc", l_close},
+        {"__close", l_close},
+        {"__tostring", l_tostring},
+        {NULL, NULL},
+    };
+    int module = lua_gettop(L);
+    luaL_newmetatable(L, STORE_MT);
+    luaL_setfuncs(L, meta, 0);
+    lua_createtable(L, 0, 8);
+    lua_pushvalue(L, module);
+    luaL_setfuncs(L, methods, 1);
+    lua_setfield(L, -2, "__index");
+    lua_pushstring(L, STORE_MT);
+    lua_setfield(L, -2, "__name");
+    lua_pop(L, 1);
+    grovel_setfunc(L, "store_open", l_store_open);
+    lua_pushvalue(L, module);
+    lua_pushcclosure(L, l_state_read, 1);
+    lua_setfield(L, module, "state_read");
+    grovel_setfunc(L, "state_write", l_state_write);
+    return 0;
+}
