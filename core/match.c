@@ -867,7 +867,8 @@ static int take_best(grove_matcher_t *m, const struct req *r, grove_vid_t u, boo
     if (failed)
         goto out;
     struct cand *cs = m->cands + cbase;
-    qsort(cs, n, sizeof(*cs), cmp_cand);
+    if (n > 1) /* m->cands may still be NULL when n is 0 */
+        qsort(cs, n, sizeof(*cs), cmp_cand);
     size_t k;
     if (leaf) {
         k = n; /* units: take in score order until enough */
