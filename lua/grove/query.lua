@@ -406,9 +406,9 @@ function commands.cancel(self, args)
 end
 
 -- The ranks named by a partial-cancel file, as an idset string, or nil,
--- message.
--- A JGF shard must describe vertices of the graph as they are: each at a
--- path of the graph, with the same type and rank.
+-- message: the ranks of an R, or of the vertices of a JGF shard.  A shard
+-- must describe vertices of the graph as they are (at a path of the graph,
+-- with the same type and rank).
 function S:shard_ranks(reader, path)
   if reader == "rv1exec" then
     local R, msg = core.rv1_load(path)
