@@ -275,7 +275,7 @@ describe("core.acquire", function()
 end)
 
 describe("grove.replay", function()
-  for _, name in ipairs{"v1-session", "current-session", "invalid", "restart"} do
+  for _, name in ipairs{"v1-session", "current-session", "invalid", "restart", "restart-store"} do
     it("runs " .. name .. ".replay with every expectation met", function()
       local r = assert(replay.run_file(FIX .. name .. ".replay"))
       assert.same({}, r.failures)

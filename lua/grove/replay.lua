@@ -35,6 +35,12 @@
 --   drain RANKS  undrain RANKS  exclude RANKS  include RANKS
 --   update                 check the pending targets again
 --   disconnect             the stream restarts: the next response is a first one
+--   save FILE              save the whole state to the store FILE (SQLite;
+--                          a relative name is in a scratch directory of
+--                          the run, removed at its end)
+--   load FILE              replace the state with the one saved in FILE
+--                          (a restarted scheduler; follow with disconnect
+--                          when the stream restarts too)
 --   time T                 the graph's current time
 --   policy NAME            the matcher's policy (built-in or a policy file)
 --   graph FILE             load the starting graph (JGF), before any response
@@ -144,6 +150,27 @@ end
 local function resolve(self, path)
   if path:sub(1, 1) == "/" then return path end
   return self.base .. "/" .. path
+end
+
+-- Store files: relative names go in a scratch directory of the session
+-- (removed by M.run at the end), so scripts do not write beside themselves.
+local function scratch(self, path)
+  if path:sub(1, 1) == "/" then return path end
+  if not self.scratch then
+    local d = os.tmpname()
+    os.remove(d)
+    if not os.execute("mkdir -p '" .. d .. "'") then error("cannot make " .. d, 0) end
+    self.scratch = d
+  end
+  return self.scratch .. "/" .. path
+end
+
+-- Remove the scratch directory, if any.
+function Session:cleanup()
+  if self.scratch then
+    os.execute("rm -rf '" .. self.scratch .. "'")
+    self.scratch = nil
+  end
 end
 
 local function scalar(v)
@@ -275,6 +302,37 @@ end
 
 function commands.disconnect(self)
   self.acquire:disconnect()
+end
+
+function commands.save(self, step, args)
+  if args == "" then error("save: expected a store file", 0) end
+  local st, msg, code = core.store_open(scratch(self, args))
+  if not st then
+    step.ok, step.error, step.code = false, msg, code
+    return
+  end
+  local r
+  r, msg, code = st:save(self.graph, self.matcher, self.acquire)
+  st:close()
+  if not r then step.ok, step.error, step.code = false, msg, code end
+  step.saved = r
+end
+
+function commands.load(self, step, args)
+  if args == "" then error("load: expected a store file", 0) end
+  local st, msg, code = core.store_open(scratch(self, args), {create = false})
+  local l
+  if st then
+    l, msg, code = st:load()
+    st:close()
+  end
+  if not l then
+    step.ok, step.error, step.code = false, msg, code
+    return
+  end
+  self.graph = l.graph
+  self.matcher = l.matcher or core.matcher(l.graph)
+  self.acquire = l.acquire or core.acquire(l.graph, self.matcher)
 end
 
 function commands.time(self, step, args)
@@ -437,6 +495,11 @@ function M.format_step(step)
   if not step.ok then
     out[#out + 1] = fmt("refused: %s: %s", tostring(step.code), tostring(step.error))
   end
+  if step.saved then
+    out[#out + 1] = fmt("saved: generation=%d vertices=%d edges=%d jobs=%d deleted=%d",
+      step.saved.generation, step.saved.vertices, step.saved.edges, step.saved.jobs,
+      step.saved.deleted)
+  end
   if step.job then
     local j = step.job
     out[#out + 1] = fmt("job: %d %s ranks=%s start=%d%s", j.id, j.state, j.ranks, j.start,
@@ -548,8 +611,12 @@ function M.run(text, opts)
         out[#out + 1] = opts.json and st or M.format_step(st)
       end
     end)
-    if not ok then error(fmt("%s:%d: %s", source, it.line, tostring(err)), 0) end
+    if not ok then
+      s:cleanup()
+      error(fmt("%s:%d: %s", source, it.line, tostring(err)), 0)
+    end
   end
+  s:cleanup()
   local output
   if opts.json then
     local lines = {}
