@@ -136,15 +136,6 @@ local function unsupported(row)
     return "the expected outputs record a limitation of the reference engine (sibling " ..
       "same-type requests under a slot are refused there; Grove matches them)"
   end
-  if row.graph:find("mtl3", 1, true) then
-    local cmds = read_file(F .. "/" .. row.cmds) or ""
-    for js in cmds:gmatch("@TEST_SRCDIR@/data/resource/(%S+)") do
-      if (read_file(F .. "/" .. js) or ""):find("type: mtl2unit", 1, true) then
-        return "storage units contained both by a rack and by a cluster-level unit " ..
-          "(two containment parents); Grove's containment subsystem is a tree"
-      end
-    end
-  end
   if row.traverser == "flexible" then
     return "-T flexible: sibling slots are alternatives (or-slots, xor-slots), an " ..
       "extension of that traverser"

@@ -180,6 +180,25 @@ local function explicit_exclusive(resources, set)
   return set
 end
 
+-- For each requested type, the types the request puts above it (a slot
+-- stands for its parent): where a vertex reached through two containment
+-- parents is printed.
+local function request_parents(resources, parent, map)
+  map = map or {}
+  for _, r in ipairs(resources or {}) do
+    if r.type == "slot" then
+      request_parents(r.with, parent, map)
+    else
+      if parent then
+        map[r.type] = map[r.type] or {}
+        map[r.type][parent] = true
+      end
+      request_parents(r.with, r.type, map)
+    end
+  end
+  return map
+end
+
 local function add_subtree(sel, v)
   for c in v:children() do
     local vid = c:vid()
@@ -194,7 +213,10 @@ end
 -- below every exclusive pick of an explicitly exclusive type, its subtree.
 -- An entry is `alloc` when the job holds units of it (exclusive, or an
 -- allocation record of its own), as opposed to an ancestor it only shares.
-local function job_selection(job, expand)
+-- A shared ancestor with nothing of the job printed below it is left out:
+-- what a release left behind, or the other containment parent of a vertex
+-- reached through a second link (see writers.order).
+local function job_selection(job, expand, prefer)
   local sel = {}
   for _, p in ipairs(job.picks) do
     local alloc = p.exclusive
@@ -207,6 +229,15 @@ local function job_selection(job, expand)
   end
   for _, p in ipairs(job.picks) do
     if p.exclusive and expand[p.vertex:type()] then add_subtree(sel, p.vertex) end
+  end
+  local needed = {}
+  for _, e in ipairs(writers.order(sel, false, prefer)) do
+    local vid = e.v:vid()
+    if e.alloc or e.x or needed[vid] then
+      if e.home then needed[e.home] = true end
+    else
+      sel[vid] = nil
+    end
   end
   return sel
 end
@@ -226,8 +257,8 @@ end
 
 local state_names = {allocated = "ALLOCATED", reserved = "RESERVED", matched = "MATCHED"}
 
-function S:print_match(job, sel, elapsed)
-  self:write_sel(sel, {start = job.start, ["end"] = job["end"]})
+function S:print_match(job, sel, prefer, elapsed)
+  self:write_sel(sel, {start = job.start, ["end"] = job["end"], prefer = prefer})
   local at = job.start == self.graph:now() and "Now" or tostring(job.start)
   local lines = {SEP, "INFO: JOBID=" .. job.id,
     "INFO: RESOURCES=" .. state_names[job.state], "INFO: SCHEDULED AT=" .. at}
@@ -313,12 +344,13 @@ function S:match_one(mode, path)
     return false
   end
   local expand = explicit_exclusive(js:resources())
-  local sel = job_selection(job, expand)
+  local prefer = request_parents(js:resources())
+  local sel = job_selection(job, expand, prefer)
   if job.state ~= "matched" then
     self.jobs[job.id] = {id = job.id, state = job.state, start = job.start, ["end"] = job["end"],
-      expand = expand, sel = sel}
+      expand = expand, prefer = prefer, sel = sel}
   end
-  self:print_match(job, sel, elapsed)
+  self:print_match(job, sel, prefer, elapsed)
   return true
 end
 
@@ -359,20 +391,7 @@ function S:refresh_job(id)
     self.jobs[id] = nil
     return
   end
-  local sel = job_selection(j, job.expand)
-  -- A shared ancestor left with nothing held below it is no longer part
-  -- of the job (a release keeps the picks above the released ranks).
-  local needed = {}
-  for _, e in ipairs(writers.order(sel)) do
-    local vid = e.v:vid()
-    if e.alloc or e.x or needed[vid] then
-      local p = e.v:parent()
-      if p then needed[p:vid()] = true end
-    else
-      sel[vid] = nil
-    end
-  end
-  job.sel = sel
+  job.sel = job_selection(j, job.expand, job.prefer)
 end
 
 function S:print_stats(prefix, pre, post)
@@ -779,16 +798,20 @@ function S:agfilter(v)
     end
   end
   if #types == 0 then return nil end
-  local used, total = {}, {}
+  local used, total, seen_v = {}, {}, {}
   for _, t in ipairs(types) do used[t], total[t] = 0, 0 end
   local function walk(u)
     for c in u:children() do
       local t = c:type()
+      local cid = c:vid()
+      if seen_v[cid] then goto next end
+      seen_v[cid] = true
       if total[t] then
         total[t] = total[t] + c:size()
-        used[t] = used[t] + (self:units_used()[c:vid()] or 0)
+        used[t] = used[t] + (self:units_used()[cid] or 0)
       end
       walk(c)
+      ::next::
     end
   end
   walk(v)

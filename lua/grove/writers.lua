@@ -6,16 +6,20 @@
 -- include every ancestor up to the root), so they form trees; a vertex whose
 -- parent is not selected starts a tree of its own.
 --
---   writers.order(sel [, pre]) the entries in post-order (pre: pre-order;
+--   writers.order(sel [, pre [, prefer]])
+--                             the entries in post-order (pre: pre-order;
 --                             children in graph order, trees in vertex id
---                             order), each with .depth = its depth in the
---                             containment tree
+--                             order), each with .depth (its depth as
+--                             printed) and .home (the vertex id it is
+--                             printed below, nil for a root); prefer: see
+--                             the function
 --   writers.write(fmt, sel, ctx)
 --                             the text for format fmt ("simple",
 --                             "pretty_simple", "jgf", "rlite", "rv1",
 --                             "rv1_nosched"); ctx = {graph =, start =,
 --                             ["end"] =, agfilter = function(v) -> table
---                             or nil (JGF: extra "agfilter" metadata)};
+--                             or nil (JGF: extra "agfilter" metadata),
+--                             prefer = as for order};
 --                             "" for an empty selection
 --   writers.json(value)       compact JSON of a Lua value (keys sorted)
 --   writers.formats           the format names
@@ -95,26 +99,64 @@ end
 
 -- ---- order ---------------------------------------------------------------
 
-function M.order(sel, pre)
+function M.order(sel, pre, prefer)
+  -- Where each entry is printed: below a selected parent.  A vertex may
+  -- have several (a second containment link); it goes below the one whose
+  -- type the request names as its parent's (prefer: type -> {type = true}),
+  -- else below its tree parent.
+  local parents = {}
+  for vid, e in pairs(sel) do
+    for c in e.v:children() do
+      local cid = c:vid()
+      if sel[cid] then
+        local l = parents[cid]
+        if not l then
+          l = {}
+          parents[cid] = l
+        end
+        l[#l + 1] = vid
+      end
+    end
+  end
+  for cid, l in pairs(parents) do
+    local e, home = sel[cid], l[1]
+    if #l > 1 then
+      local want = prefer and prefer[e.v:type()]
+      local tree = e.v:parent()
+      tree = tree and tree:vid()
+      home = nil
+      for _, pv in ipairs(l) do
+        if want and want[sel[pv].v:type()] then home = home or pv end
+      end
+      for _, pv in ipairs(l) do
+        if pv == tree then home = home or pv end
+      end
+      home = home or l[1]
+    end
+    e.home = home
+  end
   local roots = {}
   for vid, e in pairs(sel) do
-    local p = e.v:parent()
-    if not p or not sel[p:vid()] then roots[#roots + 1] = vid end
+    if not parents[vid] then
+      e.home = nil
+      roots[#roots + 1] = vid
+    end
   end
   table.sort(roots)
   local out = {}
-  local function visit(e, depth)
+  local function visit(e, vid, depth)
     e.depth = depth
     if pre then out[#out + 1] = e end
     for c in e.v:children() do
-      local ce = sel[c:vid()]
-      if ce then visit(ce, depth + 1) end
+      local cid = c:vid()
+      local ce = sel[cid]
+      if ce and ce.home == vid then visit(ce, cid, depth + 1) end
     end
     if not pre then out[#out + 1] = e end
   end
   for _, vid in ipairs(roots) do
     local e = sel[vid]
-    visit(e, e.v:depth())
+    visit(e, vid, e.v:depth())
   end
   return out
 end
@@ -157,9 +199,8 @@ local function jgf(list, ctx)
       if ag then md[#md + 1] = '"agfilter": ' .. M.json(ag) end
     end
     nodes[#nodes + 1] = ('{"id": "%d", "metadata": {%s}}'):format(v:vid(), table.concat(md, ", "))
-    local p = v:parent()
-    if p and e.depth > 0 and ctx.sel[p:vid()] then
-      edges[#edges + 1] = ('{"source": "%d", "target": "%d"}'):format(p:vid(), v:vid())
+    if e.home then
+      edges[#edges + 1] = ('{"source": "%d", "target": "%d"}'):format(e.home, v:vid())
     end
   end
   return ('{"graph": {"nodes": [%s], "edges": [%s]}}\n'):format(table.concat(nodes, ", "),
@@ -195,8 +236,8 @@ end
 
 -- The text of selection sel in format fmt, or nil, message.
 function M.write(fmt, sel, ctx)
-  local list = M.order(sel, fmt == "pretty_simple")
   ctx = ctx or {}
+  local list = M.order(sel, fmt == "pretty_simple", ctx.prefer)
   ctx.sel = sel
   if fmt == "simple" then return simple(list) end
   if fmt == "pretty_simple" then return pretty_simple(list) end
