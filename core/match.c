@@ -1075,6 +1075,8 @@ static int attempt(grove_matcher_t *m, const struct req *top, grove_vid_t root, 
     new_generation(m);
     m->start = t;
     m->end = d >= GROVE_TIME_MAX - t ? GROVE_TIME_MAX : t + d;
+    if (!up(m, root))
+        return 0; /* nothing below a root that is not up is available */
     for (const struct req *r = top; r; r = r->next) {
         int rc = match_list(m, r, root, false, true);
         if (rc <= 0)

@@ -181,6 +181,17 @@ describe("grove query command files", function()
     assert.truthy(texts().err:find("ERROR: can't attach JGF subgraph: ", 1, true))
   end)
 
+  it("finds nothing below a root that is down, whatever the request names", function()
+    local s, texts = session()
+    run(s, "set-status /lab0 down\nmatch allocate @FIXTURES@/cores.yaml\n" ..
+      "match allocate @FIXTURES@/node.yaml\nset-status /lab0 up\n" ..
+      "match allocate @FIXTURES@/cores.yaml")
+    local out = texts().out
+    assert.truthy(out:find("No matching resources found\nINFO: JOBID=1\n", 1, true))
+    assert.truthy(out:find("No matching resources found\nINFO: JOBID=2\n", 1, true))
+    assert.truthy(out:find("INFO: JOBID=3\nINFO: RESOURCES=ALLOCATED\n", 1, true))
+  end)
+
   it("shows pruning filters with agfilter=t", function()
     local s, texts = session{policy = "low", format = "jgf", aggregates = "ALL:core"}
     run(s, "match allocate @FIXTURES@/cores.yaml\nfind agfilter=t and names=node0")
