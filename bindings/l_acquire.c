@@ -8,6 +8,7 @@
  *       events: {release = {{group =, targets =}, ...},
  *                exceptions = {{id =, targets =, note =}, ...},
  *                reservations = {{id =, targets =}, ...},
+ *                affected = {{id =, targets =}, ...},  (current protocol)
  *                removed = "idset", reevaluate = bool, error = text|nil}
  *   a:update()            release what became free: events
  *   a:drain(ids)  a:undrain(ids)  a:exclude(ids)  a:include(ids)

@@ -388,6 +388,7 @@ static json_t *events_new(void)
     if (!ev || json_object_set_new(ev, "release", json_array()) < 0
         || json_object_set_new(ev, "exceptions", json_array()) < 0
         || json_object_set_new(ev, "reservations", json_array()) < 0
+        || json_object_set_new(ev, "affected", json_array()) < 0
         || json_object_set_new(ev, "removed", json_string("")) < 0
         || json_object_set_new(ev, "reevaluate", json_false()) < 0) {
         json_decref(ev);
@@ -1251,8 +1252,8 @@ static int commit_props(grove_acquire_t *a, struct plan *p)
     return 0;
 }
 
-/* Exceptions (version 1) and reservations for the jobs on newly shrunk
- * targets. */
+/* Exceptions (version 1; "affected" under the current protocol, which
+ * raises none) and reservations for the jobs on newly shrunk targets. */
 static int report_jobs(grove_acquire_t *a, struct plan *p, json_t *ev)
 {
     struct holders hs = {0};
@@ -1271,6 +1272,8 @@ static int report_jobs(grove_acquire_t *a, struct plan *p, json_t *ev)
                      t ? t : "?");
             free(t);
             rc = event_job(ev, "exceptions", h->id, h->targets, note);
+        } else {
+            rc = event_job(ev, "affected", h->id, h->targets, NULL);
         }
     }
     holders_free(&hs);

@@ -43,7 +43,8 @@
  * for shrunk targets exactly when they become free (in the response that
  * shrinks them, or later through grove_acquire_update), never for other
  * targets; a grow that names a pending target restores it (no release).
- * The current protocol raises no exceptions and has no release request:
+ * The current protocol raises no exceptions (the jobs running on newly
+ * shrunk targets are listed as "affected") and has no release request:
  * shrunk targets are unlinked when free, silently.  Under both, jobs with
  * a reservation on newly shrunk targets are reported so the scheduler can
  * reserve again.  Offline/down targets never cause an exception.
@@ -53,6 +54,8 @@
  *     {"release": [{"group": g, "targets": ids}],      version 1 only
  *      "exceptions": [{"id": job, "targets": ids, "note": text}],
  *      "reservations": [{"id": job, "targets": ids}],
+ *      "affected": [{"id": job, "targets": ids}],   current protocol: jobs
+ *                             running on removed targets (no exception)
  *      "removed": ids,        targets whose vertices were unlinked now
  *      "reevaluate": bool,    the resource set changed: re-check the
  *                             satisfiability of queued jobs

@@ -98,7 +98,7 @@ describe("core.acquire", function()
   it("applies version 1 responses as tables or text, with events", function()
     local a, g, m = fresh()
     local ev = assert(a:apply(grow("0-3", "0-2", "3")))
-    assert.same({release = {}, exceptions = {}, reservations = {}, removed = "",
+    assert.same({release = {}, exceptions = {}, reservations = {}, affected = {}, removed = "",
       reevaluate = true}, ev)
     assert.equal("v1", a:protocol())
     assert.is_true(a:started())
@@ -112,7 +112,7 @@ describe("core.acquire", function()
     assert.same({j1.id}, a:jobs_on("0"))
     assert.same({}, a:jobs_on("2-3"))
     ev = assert(a:apply('{"type":"shrink","targets":"0-1"}'))
-    assert.same({release = {}, reservations = {}, removed = "", reevaluate = true,
+    assert.same({release = {}, reservations = {}, affected = {}, removed = "", reevaluate = true,
       exceptions = {
         {id = 1, targets = "0", note = "resources removed from the instance (shrink 0)"},
         {id = 2, targets = "1", note = "resources removed from the instance (shrink 1)"}}}, ev)
@@ -178,7 +178,7 @@ describe("core.acquire", function()
     assert.equal("3-5", a:targets("down"))
     local ev = assert(a:apply{up = "3-5", down = "2,5", shrink = "5",
       ["property-add"] = {foo = "0-1"}, ["property-remove"] = {bar = "3"}})
-    assert.same({release = {}, exceptions = {}, reservations = {}, removed = "5",
+    assert.same({release = {}, exceptions = {}, reservations = {}, affected = {}, removed = "5",
       reevaluate = true}, ev)
     assert.equal("0-1,3-4", a:targets("up"))
     assert.equal("", find(g, {rank = 0, type = "node"})[1]:property("foo"))
@@ -436,7 +436,7 @@ describe("grove acquire-replay", function()
   it("writes JSON lines", function()
     local out = run("--json -p v1 " .. FIX .. "restart.replay")
     local first = out:match("^[^\n]*")
-    assert.matches('^{"events":{"exceptions":%[%],"reevaluate":true,', first)
+    assert.matches('^{"events":{"affected":%[%],"exceptions":%[%],"reevaluate":true,', first)
     assert.matches('"protocol":"v1"', first)
   end)
 end)

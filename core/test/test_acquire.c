@@ -381,6 +381,7 @@ static const struct step v1_release[] = {
     {MSG, "{\"type\":\"shrink\",\"targets\":\"1\"}", 0, NULL,
      "acquired=0,2-3 up=0,2-3 down= drained= excluded= shrunk=1 pending=1",
      "{\"release\":[],\"removed\":\"\",\"reservations\":[{\"id\":7,\"targets\":\"1\"}],"
+     "\"affected\":[],"
      "\"exceptions\":[{\"id\":2,\"targets\":\"1\",\"note\":\"resources removed from the "
      "instance (shrink 1)\"},{\"id\":3,\"targets\":\"1\",\"note\":\"resources removed from "
      "the instance (shrink 1)\"}]}"},
@@ -431,6 +432,10 @@ static const struct step v1_release[] = {
     /* an error response ends the stream */
     {MSG, "{\"type\":\"error\",\"errnum\":\"x\"}", EINVAL,
      "error: errnum: expected an integer, got a string", NULL, NULL},
+    {MSG, "{\"type\":\"error\",\"errstr\":[]}", EINVAL,
+     "error: errstr: expected a string, got an array", NULL, NULL},
+    {MSG, "{\"type\":\"error\",\"errstr\":\"x\",\"why\":1}", EINVAL,
+     "error: unknown key 'why' (expected type, errnum, errstr)", NULL, NULL},
     {MSG, "{\"type\":\"error\",\"errnum\":71,\"errstr\":\"protocol error\"}", 0, NULL, NULL,
      "{\"error\":\"protocol error (errno 71)\"}"},
     {MSG, "{\"type\":\"online\",\"targets\":\"2\"}", EINVAL,
@@ -528,7 +533,8 @@ static const struct step cur_session[] = {
     /* no exception under the current protocol, no release request */
     {MSG, "{\"down\":\"0\",\"shrink\":\"0\"}", 0, NULL,
      "acquired=1-4 up=1,3-4 down=2 drained= excluded= shrunk=0,5 pending=0",
-     "{\"release\":[],\"exceptions\":[],\"removed\":\"\"}"},
+     "{\"release\":[],\"exceptions\":[],\"removed\":\"\",\"affected\":[{\"id\":1,"
+     "\"targets\":\"0\"}]}"},
     {CANCEL, "1", 0, NULL, NULL, NULL},
     {UPDATE, NULL, 0, NULL, "acquired=1-4 up=1,3-4 down=2 drained= excluded= shrunk=0,5 pending=",
      "{\"release\":[],\"removed\":\"0\"}"},

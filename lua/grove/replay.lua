@@ -49,8 +49,8 @@
 --                          pending, usable (an idset, "-" for none), jobs
 --                          (job ids, "-"), release, removed (idsets of the
 --                          last step's release requests and removals),
---                          exceptions, reservations (job ids of the last
---                          step), protocol, expiration, failure (text),
+--                          exceptions, reservations, affected (job ids of
+--                          the last step), protocol, expiration, failure (text),
 --                          refused [CODE], accepted
 --
 -- Steps that are refused are reported, not fatal: refusing bad responses
@@ -234,6 +234,11 @@ local function events_summary(ev)
       out[#out + 1] = fmt("reservation: job=%d targets=%s", x.id, x.targets)
     end
   end
+  if ev.affected then
+    for _, x in ipairs(ev.affected) do
+      out[#out + 1] = fmt("affected: job=%d targets=%s", x.id, x.targets)
+    end
+  end
   if ev.removed and ev.removed ~= "" then out[#out + 1] = "removed: " .. ev.removed end
   if ev.reevaluate then out[#out + 1] = "reevaluate: the resource set changed" end
   if ev.error then out[#out + 1] = "error: " .. ev.error end
@@ -408,7 +413,7 @@ function Session:expect(step, what, value)
       norm_ids(value)
   elseif what == "removed" then
     got, want = norm_ids(last and last.events and last.events.removed), norm_ids(value)
-  elseif what == "exceptions" or what == "reservations" then
+  elseif what == "exceptions" or what == "reservations" or what == "affected" then
     got, want = ids_of_list(last and last.events and last.events[what], "id"), norm_ids(value)
   elseif what == "protocol" then
     got, want = st.protocol, value
@@ -655,7 +660,8 @@ local function jstr(s)
 end
 
 -- Keys whose values are lists even when empty.
-local LISTS = {release = true, exceptions = true, reservations = true, jobs = true}
+local LISTS = {release = true, exceptions = true, reservations = true, affected = true,
+  jobs = true}
 
 local function jval(v, key)
   local t = type(v)
