@@ -39,6 +39,7 @@
 #define M_EXCL 0x01  /* taken exclusively by this match */
 #define M_TOUCH 0x02 /* this match took it, or something below it */
 #define M_PICK 0x04  /* picked by this match */
+#define M_WHOLE 0x08 /* asked for exclusively: everything below it is the job's */
 
 struct req {
     const grove_jobspec_resource_t *js;
@@ -48,6 +49,7 @@ struct req {
     const grove_count_t *count;
     struct req *child, *next;
     bool free_span; /* slot: asks for nodes itself, so may span nodes */
+    bool whole;     /* written exclusive with children: the job gets all below */
     int64_t need1[GROVEP_MAX_LOW]; /* low-type units one candidate (or one
                                     * slot) needs at least, for pruning */
     int64_t tot[GROVEP_MAX_LOW];   /* the same for the whole count */
@@ -690,8 +692,9 @@ static int64_t take(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool
             return -1;
         return units;
     }
-    if (set_state(m, c, taken_of(m, c), f | M_TOUCH | M_PICK | (excl ? M_EXCL : 0)) < 0
-        || add_pick(m, c, 1, excl, false) < 0 || touch_up(m, c) < 0)
+    uint8_t nf = f | M_TOUCH | M_PICK | (excl ? M_EXCL : 0) | (r->whole ? M_WHOLE : 0);
+    if (set_state(m, c, taken_of(m, c), nf) < 0 || add_pick(m, c, 1, excl, false) < 0
+        || touch_up(m, c) < 0)
         return -1;
     for (const struct req *ch = r->child; ch; ch = ch->next) {
         int rc = match_list(m, ch, c, excl, false);
@@ -1032,6 +1035,7 @@ static struct req *compile(grove_matcher_t *m, const grove_jobspec_t *js, struct
         rs[i].excl = grove_jobspec_resource_exclusive(r);
         rs[i].count = grove_jobspec_resource_count(r);
         const grove_jobspec_resource_t *c = grove_jobspec_resource_child(r);
+        rs[i].whole = c && !rs[i].slot && grove_jobspec_resource_exclusive_raw(r) == 1;
         rs[i].child = c ? &rs[grove_jobspec_resource_index(c)] : NULL;
         const grove_jobspec_resource_t *nx = grove_jobspec_resource_next(r);
         rs[i].next = nx ? &rs[grove_jobspec_resource_index(nx)] : NULL;
@@ -1129,7 +1133,7 @@ struct addctx {
     int failed;
 };
 
-/* node-exclusive: add every unpicked vertex below a picked node */
+/* add every unpicked vertex below the walk's start, held exclusively */
 static int nodex_pre(grove_graph_t *g, grove_vid_t v, int depth, void *arg)
 {
     struct addctx *a = arg;
@@ -1145,6 +1149,23 @@ static int nodex_pre(grove_graph_t *g, grove_vid_t v, int depth, void *arg)
         }
     }
     return GROVE_WALK_CONTINUE;
+}
+
+/* A vertex asked for exclusively holds everything below it: add what the
+ * request did not name, so the selection (and R) lists all the job has. */
+static int expand_whole(grove_matcher_t *m)
+{
+    size_t n = m->nsel;
+    for (size_t i = 0; i < n; i++) {
+        grove_vid_t v = m->sel[i].v;
+        if (!(flags_of(m, v) & M_WHOLE))
+            continue;
+        struct addctx a = {m, 0};
+        grove_walk_hooks_t h = {.pre = nodex_pre, .arg = &a};
+        if (grove_graph_walk(m->g, v, m->g->sym_containment, &h, NULL) < 0)
+            return -1;
+    }
+    return 0;
 }
 
 static int expand_nodex(grove_matcher_t *m)
@@ -1386,6 +1407,8 @@ int grove_match(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_
     /* success */
     if (add_ancestors(m) < 0)
         goto done;
+    if (!m->sat && expand_whole(m) < 0)
+        goto done;
     if (m->pol.node_exclusive && !m->sat && expand_nodex(m) < 0)
         goto done;
     if (sort_picks(m->sel, m->nsel) < 0)
@@ -1487,31 +1510,87 @@ static int64_t rank_of(const grove_graph_t *g, grove_vid_t v)
 
 /* Release the picks of job i marked in rel[]; the job goes when nothing
  * with a rank (or nothing at all) is left. */
+/* Index of pick v in a job's picks (sorted by vertex id), or -1. */
+static long pick_index(const grove_job_t *j, grove_vid_t v)
+{
+    size_t lo = 0, hi = j->npicks;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (j->picks[mid].v < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < j->npicks && j->picks[lo].v == v ? (long)lo : -1;
+}
+
+/* Release the picks of job i marked in rel[].  What stays is what the job
+ * still holds: its remaining records, what they imply below them, and the
+ * containers above them; shared containers left with nothing below go too.
+ * The job goes when it holds nothing. */
 static long release_marked(grove_matcher_t *m, size_t i, const uint8_t *rel, bool *removed)
 {
     grove_job_t *j = m->jobs[i];
+    const grove_graph_t *g = m->g;
     long n = 0;
-    size_t k = 0;
-    bool ranked_left = false;
+    uint8_t *keep = calloc(j->npicks ? j->npicks : 1, 1);
+    if (!keep) {
+        errno = ENOMEM;
+        return -1;
+    }
     for (size_t p = 0; p < j->npicks; p++) {
         if (rel[p]) {
             if (j->picks[p].recorded)
                 grove_vertex_free(m->g, j->picks[p].v, j->id, -1);
+            j->picks[p].recorded = false;
             n++;
-        } else {
-            if (rank_of(m->g, j->picks[p].v) >= 0)
-                ranked_left = true;
-            j->picks[k++] = j->picks[p];
         }
     }
+    /* kept: remaining records, then what lies below a kept exclusive one,
+     * then the ancestors of everything kept */
+    for (size_t p = 0; p < j->npicks; p++)
+        keep[p] = !rel[p] && j->picks[p].recorded;
+    for (size_t p = 0; p < j->npicks; p++) {
+        if (rel[p] || keep[p])
+            continue;
+        for (grove_vid_t a = g->parent[j->picks[p].v]; a != GROVEP_NONE; a = g->parent[a]) {
+            long x = pick_index(j, a);
+            if (x >= 0 && keep[x] && j->picks[x].exclusive && j->picks[x].recorded) {
+                keep[p] = 1;
+                break;
+            }
+        }
+    }
+    for (size_t p = 0; p < j->npicks; p++) {
+        if (!keep[p] || rel[p])
+            continue;
+        for (grove_vid_t a = g->parent[j->picks[p].v]; a != GROVEP_NONE; a = g->parent[a]) {
+            long x = pick_index(j, a);
+            if (x < 0 || keep[x])
+                break;
+            if (!rel[x])
+                keep[x] = 1;
+        }
+    }
+    size_t k = 0;
+    bool held = false;
+    for (size_t p = 0; p < j->npicks; p++) {
+        if (!keep[p]) {
+            if (!rel[p])
+                n++; /* a container left with nothing below: released too */
+            continue;
+        }
+        held |= j->picks[p].recorded;
+        j->picks[k++] = j->picks[p];
+    }
     j->npicks = k;
-    bool gone = k == 0 || !ranked_left;
-    if (gone) {
+    free(keep);
+    if (!held) {
         unrecord(m->g, j->id, j->start, j->end, j->picks, j->npicks);
         job_remove_at(m, i);
     }
     if (removed)
-        *removed = gone;
+        *removed = !held;
     return n;
 }
 

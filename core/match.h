@@ -58,7 +58,8 @@ typedef struct grove_job {
     grove_jobid_t id;
     grove_job_state_t state;
     int64_t start, end; /* [start, end) seconds */
-    grove_pick_t *picks; /* in graph pre-order */
+    grove_pick_t *picks; /* sorted by vertex id: the vertices the job holds or
+                          * shares, every ancestor up to the root included */
     size_t npicks;
 } grove_job_t;
 

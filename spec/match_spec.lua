@@ -224,8 +224,9 @@ describe("the job table", function()
     assert.same({1, 2}, {jobs[1].id, jobs[2].id})
     assert.same({id = 1, state = "allocated", start = 0, ["end"] = 60,
       counts = {cluster = 1, rack = 1, node = 1, socket = 1, core = 4}}, m:info(1))
-    -- an exclusive node: its record implies what it contains
-    assert.same({cluster = 1, rack = 1, node = 1, socket = 1, core = 1}, m:info(2).counts)
+    -- an exclusive node: the job holds all it contains
+    assert.same({cluster = 1, rack = 1, node = 1, socket = 2, core = 36, gpu = 2, memory = 16},
+      m:info(2).counts)
     assert.is_true(m:job(2).picks[3].exclusive)
     assert.same({nil, "no job 7", "ENOENT"}, {m:info(7)})
     assert.same({nil, "no job 7", "ENOENT"}, {m:job(7)})
@@ -243,7 +244,7 @@ describe("the job table", function()
     assert.is_false(gone)
     assert.equal(1, m:info(1).counts.node)
     n, gone = m:release_ranks(1, "0-7")
-    assert.equal(4, n) -- node0, its socket and two cores (the containers above go with them)
+    assert.equal(6, n) -- node0, its socket and two cores, and the rack and cluster above
     assert.is_true(gone)
     assert.same({nil, "no job 1", "ENOENT"}, {m:job(1)})
     for v in g:vertices() do assert.same({}, v:records()) end
