@@ -333,6 +333,28 @@ bool grovep_agg_avail(const grove_graph_t *g, const grovep_agg_t *a, int64_t sta
     return true;
 }
 
+bool grovep_agg_fits(const grove_graph_t *g, const grovep_agg_t *a, int64_t start, int64_t end,
+                     const int64_t *need)
+{
+    int64_t c[GROVEP_MAX_LOW];
+    bool any = false;
+    for (size_t i = 0; i < g->nlow; i++) {
+        c[i] = (a->mask & (1u << i)) ? need[i] : 0;
+        if (c[i] > a->total[i])
+            return false;
+        any |= c[i] > 0;
+    }
+    if (!any)
+        return true;
+    if (grovep_excl_any(g, a->v, start, end))
+        return false; /* held whole in the window */
+    end = plan_end(end);
+    if (!a->mp || start >= end)
+        return true;
+    int r = grove_mplanner_fits(a->mp, start, end - start, c);
+    return r != 0; /* an error only prunes less */
+}
+
 /* Units of each low type in the subtree of v (v included). */
 static void subtree_units(const grove_graph_t *g, grove_vid_t v, int64_t *out)
 {

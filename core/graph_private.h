@@ -294,6 +294,10 @@ const grovep_agg_t *grovep_agg_of(const grove_graph_t *g, grove_vid_t v);
  * false when v keeps no aggregate. */
 bool grovep_agg_avail(const grove_graph_t *g, const grovep_agg_t *a, int64_t start,
                       int64_t end, int64_t *out);
+/* Can the subtree of a's vertex hold need[] (per low type; untracked types
+ * ignored) throughout [start, end)? */
+bool grovep_agg_fits(const grove_graph_t *g, const grovep_agg_t *a, int64_t start, int64_t end,
+                     const int64_t *need);
 /* Map functions shared with aggregate.c. */
 grovep_chain_t *grovep_map_get(const grovep_map_t *m, uint64_t key);
 grovep_chain_t *grovep_map_put(grovep_map_t *m, uint64_t key);

@@ -483,20 +483,13 @@ static bool agg_fits(const grove_matcher_t *m, grove_vid_t v, const int64_t *nee
     const grovep_agg_t *a = grovep_agg_of(g, v);
     if (!a)
         return true;
-    int64_t avail[GROVEP_MAX_LOW];
     if (m->sat) {
         for (size_t i = 0; i < g->nlow; i++)
-            avail[i] = (a->mask & (1u << i)) ? a->total[i] : INT64_MAX;
-    } else {
-        grovep_agg_avail(g, a, m->start, m->end, avail);
-        for (size_t i = 0; i < g->nlow; i++)
-            if (!(a->mask & (1u << i)))
-                avail[i] = INT64_MAX;
+            if ((a->mask & (1u << i)) && need[i] > a->total[i])
+                return false;
+        return true;
     }
-    for (size_t i = 0; i < g->nlow; i++)
-        if (need[i] > avail[i])
-            return false;
-    return true;
+    return grovep_agg_fits(g, a, m->start, m->end, need);
 }
 
 static bool has_prop(const char *name, void *arg)

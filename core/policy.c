@@ -21,26 +21,47 @@
 
 #include "policy.h"
 
-/* Sort kids by id (then vertex id), ascending or descending. */
+static bool id_before(const grove_graph_t *g, grove_vid_t x, grove_vid_t y, bool desc)
+{
+    int64_t xi = grove_vertex_id(g, x), yi = grove_vertex_id(g, y);
+    return desc ? (xi > yi || (xi == yi && x > y)) : (xi < yi || (xi == yi && x < y));
+}
+
+static const grove_graph_t *sort_graph;
+static bool sort_desc;
+
+static int cmp_id(const void *a, const void *b)
+{
+    grove_vid_t x = *(const grove_vid_t *)a, y = *(const grove_vid_t *)b;
+    return id_before(sort_graph, x, y, sort_desc) ? -1 : id_before(sort_graph, y, x, sort_desc);
+}
+
+/* Sort kids by id (then vertex id), ascending or descending.  Sibling lists
+ * usually come sorted one way already: that is found in one pass (and a
+ * reversed list reversed), the rest sorted in full. */
 static void sort_by_id(const grove_graph_t *g, grove_vid_t *kids, size_t n, bool desc)
 {
-    /* insertion sort: sibling lists are short and usually sorted already */
-    for (size_t i = 1; i < n; i++) {
-        grove_vid_t x = kids[i];
-        int64_t xi = grove_vertex_id(g, x);
-        size_t j = i;
-        while (j > 0) {
-            grove_vid_t y = kids[j - 1];
-            int64_t yi = grove_vertex_id(g, y);
-            bool before = desc ? (xi > yi || (xi == yi && x > y))
-                               : (xi < yi || (xi == yi && x < y));
-            if (!before)
-                break;
-            kids[j] = y;
-            j--;
-        }
-        kids[j] = x;
+    bool in_order = true, reversed = true;
+    for (size_t i = 1; i < n && (in_order || reversed); i++) {
+        if (!id_before(g, kids[i - 1], kids[i], desc))
+            in_order = false;
+        if (!id_before(g, kids[i], kids[i - 1], desc))
+            reversed = false;
     }
+    if (in_order)
+        return;
+    if (reversed) {
+        for (size_t i = 0; i < n / 2; i++) {
+            grove_vid_t t = kids[i];
+            kids[i] = kids[n - 1 - i];
+            kids[n - 1 - i] = t;
+        }
+        return;
+    }
+    /* the matcher calls policies from one thread at a time */
+    sort_graph = g;
+    sort_desc = desc;
+    qsort(kids, n, sizeof(*kids), cmp_id);
 }
 
 static int order_low(void *arg, const grove_graph_t *g, grove_vid_t p, grove_vid_t *k, size_t n)
