@@ -276,6 +276,16 @@ grove_jobid_t grove_matcher_next_id(const grove_matcher_t *m)
     return m->next_id;
 }
 
+int grove_matcher_set_next_id(grove_matcher_t *m, grove_jobid_t id)
+{
+    if (id == 0 || (m->njobs && id <= m->jobs[m->njobs - 1]->id)) {
+        errno = EINVAL;
+        return -1;
+    }
+    m->next_id = id;
+    return 0;
+}
+
 static size_t end_pos(const grove_matcher_t *m, int64_t t)
 {
     size_t lo = 0, hi = m->nends;

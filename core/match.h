@@ -109,6 +109,10 @@ size_t grove_matcher_job_count(const grove_matcher_t *m);
 /* The id the next grove_match(..., 0, ...) will use. */
 grove_jobid_t grove_matcher_next_id(const grove_matcher_t *m);
 
+/* Set that id (when restoring state).  0, or -1 with EINVAL for 0 or an id
+ * not above every job in the table. */
+int grove_matcher_set_next_id(grove_matcher_t *m, grove_jobid_t id);
+
 /* Cancel a job: free its records and remove it.  0, or -1 with ENOENT. */
 int grove_matcher_cancel(grove_matcher_t *m, grove_jobid_t id);
 

@@ -1328,25 +1328,11 @@ out:
     return rc;
 }
 
-/* The jobspec a non-recording match uses to move the matcher's next id
- * (the matcher has no setter: a match under an id consumes it, and
- * without_allocating records nothing). */
+/* Move the matcher's next id forward to what was saved. */
 static void bump_next_id(grove_matcher_t *m, grove_jobid_t next)
 {
-    if (next <= grove_matcher_next_id(m))
-        return;
-    static const char js[] =
-        "{\"version\":9999,\"resources\":[{\"type\":\"slot\",\"count\":1,\"label\":\"s\","
-        "\"with\":[{\"type\":\"core\",\"count\":1}]}],\"tasks\":[{\"command\":[\"x\"],"
-        "\"slot\":\"s\",\"count\":{\"per_slot\":1}}],\"attributes\":{\"system\":{}}}";
-    grove_jobspec_t *spec = grove_jobspec_parse(js, sizeof(js) - 1, NULL, NULL);
-    if (!spec)
-        return;
-    grove_match_stats_t st;
-    grove_matcher_stats(m, &st);
-    grove_match(m, spec, GROVE_MATCH_WITHOUT_ALLOCATING, next - 1, NULL, NULL);
-    grove_jobspec_destroy(spec);
-    grove_matcher_stats_reset(m);
+    if (next > grove_matcher_next_id(m))
+        grove_matcher_set_next_id(m, next);
 }
 
 int grove_image_restore_jobs(grove_image_t *im, grove_matcher_t *m, grove_error_t *err)

@@ -246,8 +246,34 @@ static void test_corpus_tiny(void)
     free(outcomes);
 }
 
+static void test_next_id(void)
+{
+    grove_graph_t *g = tiny();
+    grove_matcher_t *m = grove_matcher_create(g, NULL);
+    const char *y = "version: 9999\nresources:\n- type: slot\n  count: 1\n  label: s\n"
+                    "  with:\n  - type: core\n    count: 1\n"
+                    "tasks: [{command: [x], slot: s, count: {per_slot: 1}}]\n"
+                    "attributes: {system: {duration: 60}}\n";
+    grove_error_t err;
+    grove_jobspec_t *js = grove_jobspec_parse(y, strlen(y), NULL, &err);
+    ok(js != NULL, "jobspec parses (%s)", js ? "" : err.text);
+    const grove_job_t *j = NULL;
+    ok(grove_matcher_set_next_id(m, 0) < 0 && errno == EINVAL, "next id 0 refused");
+    ok(grove_matcher_set_next_id(m, 40) == 0 && grove_matcher_next_id(m) == 40, "next id set");
+    ok(grove_match(m, js, GROVE_MATCH_ALLOCATE, 0, &j, NULL) == 0 && j->id == 40,
+       "the next match takes it");
+    ok(grove_matcher_set_next_id(m, 40) < 0 && errno == EINVAL,
+       "an id not above the table's refused");
+    ok(grove_matcher_set_next_id(m, 41) == 0, "the id after the last job is fine");
+    grove_jobspec_destroy(js);
+    grove_matcher_cancel(m, 40);
+    grove_matcher_destroy(m);
+    grove_graph_destroy(g);
+}
+
 int main(void)
 {
     test_corpus_tiny();
+    test_next_id();
     return done_testing();
 }
