@@ -173,7 +173,8 @@ install: all
 	  $(DESTDIR)$(BINDIR) $(DESTDIR)$(LUA_CDIR)/grove $(DESTDIR)$(LUA_LDIR)/grove \
 	  $(DESTDIR)$(DATADIR)/policies $(DESTDIR)$(DATADIR)/examples
 	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/
-	install -m 644 core/*.h $(DESTDIR)$(INCDIR)/grove/
+	install -m 644 $(filter-out %_private.h core/util.h,$(wildcard core/*.h)) \
+	  $(DESTDIR)$(INCDIR)/grove/
 	install -m 755 $(MODULE) $(DESTDIR)$(LUA_CDIR)/grove/core.so
 	install -m 755 $(EXE) $(DESTDIR)$(BINDIR)/grove
 	cp -R lua/grove/. $(DESTDIR)$(LUA_LDIR)/grove/

@@ -18,26 +18,11 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "util.h"
 #include "graph_private.h"
 
 /* ---- small helpers ----------------------------------------------------- */
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 64;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * elem);
-    if (!q) {
-        errno = ENOMEM;
-        return -1;
-    }
-    *p = q;
-    *cap = n;
-    return 0;
-}
 
 static uint64_t rotl(uint64_t x, int k)
 {
@@ -1011,7 +996,7 @@ grove_eid_t grovep_add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
             }
         }
     }
-    if (grow((void **)&g->e, &g->ecap, g->ne + 1, sizeof(*g->e)) < 0)
+    if (grovep_grow((void **)&g->e, &g->ecap, g->ne + 1, sizeof(*g->e)) < 0)
         goto undo;
     grove_eid_t e = (grove_eid_t)g->ne++;
     g->e[e] = (grovep_edge_t){
@@ -1521,17 +1506,17 @@ grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
     CP(next_name, g->nv);
     CP(next_rank, g->nv);
     if (g->ne) {
-        if (grow((void **)&c->e, &c->ecap, g->ne, sizeof(*c->e)) < 0)
+        if (grovep_grow((void **)&c->e, &c->ecap, g->ne, sizeof(*c->e)) < 0)
             goto fail;
         CP(e, g->ne);
     }
     if (g->nkv) {
-        if (grow((void **)&c->kv, &c->kvcap, g->nkv, sizeof(*c->kv)) < 0)
+        if (grovep_grow((void **)&c->kv, &c->kvcap, g->nkv, sizeof(*c->kv)) < 0)
             goto fail;
         CP(kv, g->nkv);
     }
     if (g->nrec) {
-        if (grow((void **)&c->recs, &c->reccap, g->nrec, sizeof(*c->recs)) < 0)
+        if (grovep_grow((void **)&c->recs, &c->reccap, g->nrec, sizeof(*c->recs)) < 0)
             goto fail;
         CP(recs, g->nrec);
     }
@@ -1569,7 +1554,7 @@ uint32_t grovep_kv_new(grove_graph_t *g)
         errno = EOVERFLOW;
         return GROVEP_NONE;
     }
-    if (grow((void **)&g->kv, &g->kvcap, g->nkv + 1, sizeof(*g->kv)) < 0)
+    if (grovep_grow((void **)&g->kv, &g->kvcap, g->nkv + 1, sizeof(*g->kv)) < 0)
         return GROVEP_NONE;
     return (uint32_t)g->nkv++;
 }
@@ -1591,7 +1576,7 @@ uint32_t grovep_rec_new(grove_graph_t *g)
         errno = EOVERFLOW;
         return GROVEP_NONE;
     }
-    if (grow((void **)&g->recs, &g->reccap, g->nrec + 1, sizeof(*g->recs)) < 0)
+    if (grovep_grow((void **)&g->recs, &g->reccap, g->nrec + 1, sizeof(*g->recs)) < 0)
         return GROVEP_NONE;
     return (uint32_t)g->nrec++;
 }

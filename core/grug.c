@@ -30,6 +30,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include "util.h"
 #include "graph_private.h"
 #include "grug.h"
 #include "intern.h"
@@ -190,31 +191,10 @@ typedef struct grug {
 
 /* ---- small helpers -------------------------------------------------------- */
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 16;
-    while (n < need) {
-        if (n > SIZE_MAX / 2 / elem) {
-            errno = ENOMEM;
-            return -1;
-        }
-        n *= 2;
-    }
-    void *q = realloc(*p, n * elem);
-    if (!q) {
-        errno = ENOMEM;
-        return -1;
-    }
-    *p = q;
-    *cap = n;
-    return 0;
-}
 
 static int vec_push(u32vec_t *v, uint32_t x)
 {
-    if (v->n == v->cap && grow((void **)&v->a, &v->cap, v->n + 1, sizeof(*v->a)) < 0)
+    if (v->n == v->cap && grovep_grow((void **)&v->a, &v->cap, v->n + 1, sizeof(*v->a)) < 0)
         return -1;
     v->a[v->n++] = x;
     return 0;
@@ -407,7 +387,7 @@ static int parse_key(grug_t *r, const xmlNode *n)
         if (set_value(r, vals, k.prop, k.def, line_of(c), what) < 0)
             return -1;
     }
-    if (grow((void **)&r->keys, &r->keycap, r->nkeys + 1, sizeof(*r->keys)) < 0)
+    if (grovep_grow((void **)&r->keys, &r->keycap, r->nkeys + 1, sizeof(*r->keys)) < 0)
         return nomem(r);
     r->keys[r->nkeys++] = k;
     return 0;
@@ -454,14 +434,14 @@ static uint32_t tmpl_get(grug_t *r, grove_sym_t sym, int line)
     size_t need = (size_t)sym + 1;
     if (need > r->tmpl_of_cap) {
         size_t old = r->tmpl_of_cap;
-        if (grow((void **)&r->tmpl_of_sym, &r->tmpl_of_cap, need, sizeof(uint32_t)) < 0)
+        if (grovep_grow((void **)&r->tmpl_of_sym, &r->tmpl_of_cap, need, sizeof(uint32_t)) < 0)
             return NONE;
         for (size_t i = old; i < r->tmpl_of_cap; i++)
             r->tmpl_of_sym[i] = NONE;
     }
     if (r->tmpl_of_sym[sym] != NONE)
         return r->tmpl_of_sym[sym];
-    if (r->nt >= NONE - 1 || grow((void **)&r->t, &r->tcap, r->nt + 1, sizeof(*r->t)) < 0)
+    if (r->nt >= NONE - 1 || grovep_grow((void **)&r->t, &r->tcap, r->nt + 1, sizeof(*r->t)) < 0)
         return NONE;
     tmpl_t *t = &r->t[r->nt];
     memset(t, 0, sizeof(*t));
@@ -512,7 +492,7 @@ static int parse_edge(grug_t *r, const xmlNode *n)
     uint32_t s = tmpl_get(r, src, line), d = s == NONE ? NONE : tmpl_get(r, dst, line);
     if (d == NONE)
         return nomem(r);
-    if (r->ne >= NONE - 1 || grow((void **)&r->e, &r->ecap, r->ne + 1, sizeof(*r->e)) < 0)
+    if (r->ne >= NONE - 1 || grovep_grow((void **)&r->e, &r->ecap, r->ne + 1, sizeof(*r->e)) < 0)
         return nomem(r);
     redge_t *e = &r->e[r->ne];
     memset(e, 0, sizeof(*e));
@@ -741,7 +721,7 @@ static int add_pair(grug_t *r, grove_vid_t a, grove_vid_t b, const redge_t *e)
 
 static uint32_t new_pn(grug_t *r, uint32_t parent, uint32_t ev)
 {
-    if (r->npn >= NONE - 1 || grow((void **)&r->pn, &r->pncap, r->npn + 1, sizeof(*r->pn)) < 0) {
+    if (r->npn >= NONE - 1 || grovep_grow((void **)&r->pn, &r->pncap, r->npn + 1, sizeof(*r->pn)) < 0) {
         nomem(r);
         return NONE;
     }
@@ -760,7 +740,7 @@ static uint32_t new_ev(grug_t *r, uint32_t ti, uint32_t epar, int64_t id, const 
     }
     if (r->nev == r->evcap) {
         size_t cap = r->evcap;
-        if (grow((void **)&r->ev, &cap, r->nev + 1, sizeof(*r->ev)) < 0) {
+        if (grovep_grow((void **)&r->ev, &cap, r->nev + 1, sizeof(*r->ev)) < 0) {
             nomem(r);
             return NONE;
         }
@@ -902,7 +882,7 @@ static int pbuf_put(grug_t *r, size_t *len, const char *fmt, ...)
             *len += (size_t)n;
             return 0;
         }
-        if (grow((void **)&r->pbuf, &r->pbufcap, *len + (size_t)n + 1, 1) < 0)
+        if (grovep_grow((void **)&r->pbuf, &r->pbufcap, *len + (size_t)n + 1, 1) < 0)
             return -1;
     }
 }
@@ -1050,7 +1030,7 @@ static int tree_edge(grug_t *r, uint32_t ei)
                     return nomem(r);
             }
         }
-        if (grow((void **)&r->hier, &r->hiercap, r->nhier + 1, sizeof(*r->hier)) < 0)
+        if (grovep_grow((void **)&r->hier, &r->hiercap, r->nhier + 1, sizeof(*r->hier)) < 0)
             return nomem(r);
         r->hier[r->nhier++] = sz;
         return 0;

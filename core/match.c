@@ -32,6 +32,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "util.h"
 #include "graph_private.h"
 #include "match.h"
 
@@ -127,22 +128,6 @@ struct grove_matcher {
 
 /* ---- small helpers --------------------------------------------------------- */
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 64;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * elem);
-    if (!q) {
-        errno = ENOMEM;
-        return -1;
-    }
-    *p = q;
-    *cap = n;
-    return 0;
-}
 
 static double now_s(void)
 {
@@ -306,7 +291,7 @@ static int end_add(grove_matcher_t *m, int64_t t)
         m->ends[i].n++;
         return 0;
     }
-    if (grow((void **)&m->ends, &m->endcap, m->nends + 1, sizeof(*m->ends)) < 0)
+    if (grovep_grow((void **)&m->ends, &m->endcap, m->nends + 1, sizeof(*m->ends)) < 0)
         return -1;
     memmove(m->ends + i + 1, m->ends + i, (m->nends - i) * sizeof(*m->ends));
     m->ends[i] = (struct endtime){t, 1};
@@ -325,7 +310,7 @@ static void end_del(grove_matcher_t *m, int64_t t)
 
 static int job_insert(grove_matcher_t *m, grove_job_t *j)
 {
-    if (grow((void **)&m->jobs, &m->jobcap, m->njobs + 1, sizeof(*m->jobs)) < 0
+    if (grovep_grow((void **)&m->jobs, &m->jobcap, m->njobs + 1, sizeof(*m->jobs)) < 0
         || end_add(m, j->end) < 0)
         return -1;
     size_t i = job_pos(m, j->id);
@@ -400,7 +385,7 @@ static inline uint8_t flags_of(const grove_matcher_t *m, grove_vid_t v)
 
 static int set_state(grove_matcher_t *m, grove_vid_t v, int64_t taken, uint8_t flags)
 {
-    if (grow((void **)&m->log, &m->logcap, m->nlog + 1, sizeof(*m->log)) < 0)
+    if (grovep_grow((void **)&m->log, &m->logcap, m->nlog + 1, sizeof(*m->log)) < 0)
         return -1;
     m->log[m->nlog++] = (struct undo){v, m->stamp[v], m->taken[v], m->mflags[v]};
     m->stamp[v] = m->gen;
@@ -431,7 +416,7 @@ static void rollback(grove_matcher_t *m, struct checkpoint cp)
 
 static int add_pick(grove_matcher_t *m, grove_vid_t v, int64_t amount, bool excl, bool leaf)
 {
-    if (grow((void **)&m->sel, &m->selcap, m->nsel + 1, sizeof(*m->sel)) < 0)
+    if (grovep_grow((void **)&m->sel, &m->selcap, m->nsel + 1, sizeof(*m->sel)) < 0)
         return -1;
     m->sel[m->nsel++] = (grove_pick_t){v, amount, excl, leaf, false};
     return 0;
@@ -529,7 +514,7 @@ static int push_frame(grove_matcher_t *m, grove_vid_t v)
 {
     const grove_graph_t *g = m->g;
     int sub = g->containment;
-    if (grow((void **)&m->frames, &m->framecap, m->nframes + 1, sizeof(*m->frames)) < 0)
+    if (grovep_grow((void **)&m->frames, &m->framecap, m->nframes + 1, sizeof(*m->frames)) < 0)
         return -1;
     struct frame *f = &m->frames[m->nframes++];
     f->v = v;
@@ -540,7 +525,7 @@ static int push_frame(grove_matcher_t *m, grove_vid_t v)
         const grovep_edge_t *ed = &g->e[e];
         if (ed->sub != sub || (ed->flags & GROVEP_E_UP))
             continue;
-        if (grow((void **)&m->kids, &m->kidcap, m->nkids + 1, sizeof(*m->kids)) < 0)
+        if (grovep_grow((void **)&m->kids, &m->kidcap, m->nkids + 1, sizeof(*m->kids)) < 0)
             return -1;
         m->kids[m->nkids++] = ed->dst;
         m->frames[m->nframes - 1].nkids++;
@@ -857,7 +842,7 @@ static int take_best(grove_matcher_t *m, const struct req *r, grove_vid_t u, boo
             failed = 1;
             break;
         }
-        if (grow((void **)&m->cands, &m->candcap, m->ncands + 1, sizeof(*m->cands)) < 0) {
+        if (grovep_grow((void **)&m->cands, &m->candcap, m->ncands + 1, sizeof(*m->cands)) < 0) {
             failed = 1;
             break;
         }

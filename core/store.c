@@ -44,6 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util.h"
 #include "jgf.h"
 #include "jobspec.h"
 #include "store.h"
@@ -299,21 +300,13 @@ static int get_meta_text(grove_store_t *s, const char *key, char **out, grove_er
 
 /* ---- the shadow from the database --------------------------------------------- */
 
+/* grovep_grow, with the new elements zeroed. */
 static int grow_array(void **p, size_t *cap, size_t need, size_t elem)
 {
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 64;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, n * elem);
-    if (!q) {
-        errno = ENOMEM;
+    size_t old = *cap;
+    if (grovep_grow(p, cap, need, elem) < 0)
         return -1;
-    }
-    memset((char *)q + *cap * elem, 0, (n - *cap) * elem);
-    *p = q;
-    *cap = n;
+    memset((char *)*p + old * elem, 0, (*cap - old) * elem);
     return 0;
 }
 

@@ -1,0 +1,12 @@
+/* util.h: small helpers shared by the files of libgrove.  Not public API
+ * (not installed). */
+#ifndef GROVE_UTIL_H
+#define GROVE_UTIL_H
+
+#include <stddef.h>
+
+/* Grow the array *p of *cap elements of elem bytes to hold at least need,
+ * doubling (from 16).  0, or -1 with ENOMEM and the array untouched. */
+int grovep_grow(void **p, size_t *cap, size_t need, size_t elem);
+
+#endif
