@@ -9,6 +9,8 @@
 #ifndef GROVEL_H
 #define GROVEL_H
 
+#include <stdbool.h>
+
 #include <lauxlib.h>
 #include <lua.h>
 
@@ -34,6 +36,13 @@ const char *grovel_errno_name(int errnum);
  * metamethods; leaves nothing on the stack. */
 void grovel_newclass(lua_State *L, const char *tname, const luaL_Reg *methods,
                      const luaL_Reg *meta);
+
+/* Push a JSON value as Lua values (objects and arrays as tables).  JSON
+ * null becomes grove.core.null (a NULL light userdata) when keep_null,
+ * else it is left out of objects and nil in arrays.  Raises past 200
+ * levels of nesting. */
+struct json_t;
+void grovel_push_json(lua_State *L, const struct json_t *v, bool keep_null);
 
 /* Set module[name] = f on the table at the top of the stack. */
 void grovel_setfunc(lua_State *L, const char *name, lua_CFunction f);

@@ -52,55 +52,7 @@ struct lacquire {
 
 /* ---- JSON <-> Lua ------------------------------------------------------------ */
 
-static void push_json(lua_State *L, const json_t *v, int depth)
-{
-    luaL_checkstack(L, 4, "JSON nested too deeply");
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: {
-        lua_createtable(L, 0, (int)json_object_size(v));
-        const char *k;
-        json_t *x;
-        json_object_foreach((json_t *)(uintptr_t)v, k, x) {
-            if (json_is_null(x))
-                continue;
-            push_json(L, x, depth + 1);
-            lua_setfield(L, -2, k);
-        }
-        break;
-    }
-    case JSON_ARRAY: {
-        lua_createtable(L, (int)json_array_size(v), 0);
-        size_t i;
-        json_t *x;
-        json_array_foreach(v, i, x) {
-            push_json(L, x, depth + 1);
-            lua_seti(L, -2, (lua_Integer)i + 1);
-        }
-        break;
-    }
-    case JSON_STRING:
-        lua_pushlstring(L, json_string_value(v), json_string_length(v));
-        break;
-    case JSON_INTEGER:
-        lua_pushinteger(L, (lua_Integer)json_integer_value(v));
-        break;
-    case JSON_REAL:
-        lua_pushnumber(L, json_real_value(v));
-        break;
-    case JSON_TRUE:
-    case JSON_FALSE:
-        lua_pushboolean(L, json_is_true(v));
-        break;
-    default:
-        lua_pushnil(L);
-        break;
-    }
-}
 
-void grovel_push_json(lua_State *L, const json_t *v)
-{
-    push_json(L, v, 0);
-}
 
 /* A table is an array when its keys are exactly 1..n, n >= 1. */
 static size_t array_len(lua_State *L, int idx)
@@ -305,7 +257,7 @@ static int push_events(lua_State *L, json_t *ev)
 {
     if (!ev)
         return grovel_fail_errno(L, ENOMEM, NULL);
-    push_json(L, ev, 0);
+    grovel_push_json(L, ev, false);
     json_decref(ev);
     return 1;
 }
@@ -418,7 +370,7 @@ static int l_state(lua_State *L)
     json_t *st = grove_acquire_to_json(a);
     if (!st)
         return luaL_error(L, "out of memory");
-    push_json(L, st, 0);
+    grovel_push_json(L, st, false);
     json_decref(st);
     return 1;
 }

@@ -49,50 +49,6 @@ typedef struct {
 
 /* ---- JSON <-> Lua ------------------------------------------------------ */
 
-static void push_json(lua_State *L, const json_t *v, int depth)
-{
-    const char *key;
-    const json_t *x;
-    size_t i;
-
-    luaL_checkstack(L, 4, "JSON too deep");
-    if (depth > MAX_DEPTH)
-        luaL_error(L, "JSON nested deeper than %d levels", MAX_DEPTH);
-    switch (json_typeof(v)) {
-    case JSON_OBJECT:
-        lua_createtable(L, 0, (int)json_object_size(v));
-        json_object_foreach((json_t *)(uintptr_t)v, key, x) {
-            push_json(L, x, depth + 1);
-            lua_setfield(L, -2, key);
-        }
-        break;
-    case JSON_ARRAY:
-        lua_createtable(L, (int)json_array_size(v), 0);
-        json_array_foreach((json_t *)(uintptr_t)v, i, x) {
-            push_json(L, x, depth + 1);
-            lua_rawseti(L, -2, (lua_Integer)i + 1);
-        }
-        break;
-    case JSON_STRING:
-        lua_pushlstring(L, json_string_value(v), json_string_length(v));
-        break;
-    case JSON_INTEGER:
-        lua_pushinteger(L, (lua_Integer)json_integer_value(v));
-        break;
-    case JSON_REAL:
-        lua_pushnumber(L, json_real_value(v));
-        break;
-    case JSON_TRUE:
-        lua_pushboolean(L, 1);
-        break;
-    case JSON_FALSE:
-        lua_pushboolean(L, 0);
-        break;
-    case JSON_NULL:
-        lua_pushlightuserdata(L, NULL);
-        break;
-    }
-}
 
 static bool list_key(const char *k)
 {
@@ -525,7 +481,7 @@ static int l_tasks(lua_State *L)
         lua_setfield(L, -2, "count");
         setstr(L, "distribution", grove_jobspec_task_distribution(t));
         if (grove_jobspec_task_attributes(t)) {
-            push_json(L, grove_jobspec_task_attributes(t), 0);
+            grovel_push_json(L, grove_jobspec_task_attributes(t), true);
             lua_setfield(L, -2, "attributes");
         }
         lua_rawseti(L, -2, (lua_Integer)i + 1);
@@ -541,13 +497,13 @@ static int l_constraints(lua_State *L)
     if (!c)
         lua_pushnil(L);
     else
-        push_json(L, c, 0);
+        grovel_push_json(L, c, true);
     return 1;
 }
 
 static int l_to_table(lua_State *L)
 {
-    push_json(L, grove_jobspec_json(check_jobspec(L, 1)), 0);
+    grovel_push_json(L, grove_jobspec_json(check_jobspec(L, 1)), true);
     return 1;
 }
 
@@ -644,7 +600,7 @@ static int l_c_to_table(lua_State *L)
     json_t *o = grove_constraint_to_json(check_constraint(L, 1));
     if (!o)
         return grovel_fail(L, "out of memory", "ENOMEM");
-    push_json(L, o, 0);
+    grovel_push_json(L, o, true);
     json_decref(o);
     return 1;
 }

@@ -252,54 +252,6 @@ static int l_tostring(lua_State *L)
     return 1;
 }
 
-static void push_json(lua_State *L, const json_t *v, int depth)
-{
-    luaL_checkstack(L, 4, "JSON nested too deeply");
-    if (depth > 200)
-        luaL_error(L, "JSON nested too deeply");
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: {
-        lua_createtable(L, 0, (int)json_object_size(v));
-        const char *k;
-        json_t *x;
-        json_object_foreach((json_t *)(uintptr_t)v, k, x) {
-            if (json_is_null(x))
-                continue;
-            push_json(L, x, depth + 1);
-            lua_setfield(L, -2, k);
-        }
-        break;
-    }
-    case JSON_ARRAY: {
-        lua_createtable(L, (int)json_array_size(v), 0);
-        size_t i;
-        json_t *x;
-        json_array_foreach(v, i, x) {
-            push_json(L, x, depth + 1);
-            lua_seti(L, -2, (lua_Integer)i + 1);
-        }
-        break;
-    }
-    case JSON_STRING:
-        lua_pushlstring(L, json_string_value(v), json_string_length(v));
-        break;
-    case JSON_INTEGER:
-        lua_pushinteger(L, (lua_Integer)json_integer_value(v));
-        break;
-    case JSON_REAL:
-        lua_pushnumber(L, json_real_value(v));
-        break;
-    case JSON_TRUE:
-        lua_pushboolean(L, 1);
-        break;
-    case JSON_FALSE:
-        lua_pushboolean(L, 0);
-        break;
-    default:
-        lua_pushnil(L);
-        break;
-    }
-}
 
 static int l_to_table(lua_State *L)
 {
@@ -309,7 +261,7 @@ static int l_to_table(lua_State *L)
     if (!doc)
         return grovel_fail_errno(L, errno, NULL);
     box->p = doc;
-    push_json(L, doc, 0);
+    grovel_push_json(L, doc, false);
     return 1;
 }
 

@@ -329,7 +329,7 @@ static int l_changes(lua_State *L)
     free(text);
     if (!j)
         return grovel_fail_errno(L, ENOMEM, NULL);
-    grovel_push_json(L, j);
+    grovel_push_json(L, j, false);
     json_decref(j);
     return 1;
 }

@@ -23,10 +23,6 @@ grove_acquire_t *grovel_check_acquire(lua_State *L, int idx);
  * graph_idx is its graph userdata, matcher_idx its matcher userdata or 0. */
 grove_acquire_t **grovel_new_acquire(lua_State *L, int graph_idx, int matcher_idx);
 
-/* Push v as Lua values: objects as tables (null members left out), arrays
- * as sequences, integers as integers. */
-void grovel_push_json(lua_State *L, const json_t *v);
-
 /* The Lua value at idx as a new JSON value (caller decrefs): tables with
  * keys 1..n are arrays, other tables objects with string keys (an empty
  * table is an object), grove.core.null is null.  NULL with the reason in

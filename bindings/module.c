@@ -4,7 +4,10 @@
  * turn (see grovel.h); it is the only exported symbol of core.so.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "grovel.h"
 
@@ -60,6 +63,63 @@ void grovel_setfunc(lua_State *L, const char *name, lua_CFunction f)
 {
     lua_pushcfunction(L, f);
     lua_setfield(L, -2, name);
+}
+
+#define JSON_MAX_DEPTH 200
+
+static void push_json(lua_State *L, const json_t *v, bool keep_null, int depth)
+{
+    luaL_checkstack(L, 4, "JSON nested too deeply");
+    if (depth > JSON_MAX_DEPTH)
+        luaL_error(L, "JSON nested deeper than %d levels", JSON_MAX_DEPTH);
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: {
+        lua_createtable(L, 0, (int)json_object_size(v));
+        const char *k;
+        json_t *x;
+        json_object_foreach((json_t *)(uintptr_t)v, k, x) {
+            if (json_is_null(x) && !keep_null)
+                continue;
+            push_json(L, x, keep_null, depth + 1);
+            lua_setfield(L, -2, k);
+        }
+        break;
+    }
+    case JSON_ARRAY: {
+        lua_createtable(L, (int)json_array_size(v), 0);
+        size_t i;
+        json_t *x;
+        json_array_foreach((json_t *)(uintptr_t)v, i, x) {
+            push_json(L, x, keep_null, depth + 1);
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+        }
+        break;
+    }
+    case JSON_STRING:
+        lua_pushlstring(L, json_string_value(v), json_string_length(v));
+        break;
+    case JSON_INTEGER:
+        lua_pushinteger(L, (lua_Integer)json_integer_value(v));
+        break;
+    case JSON_REAL:
+        lua_pushnumber(L, json_real_value(v));
+        break;
+    case JSON_TRUE:
+    case JSON_FALSE:
+        lua_pushboolean(L, json_is_true(v));
+        break;
+    default: /* null */
+        if (keep_null)
+            lua_pushlightuserdata(L, NULL);
+        else
+            lua_pushnil(L);
+        break;
+    }
+}
+
+void grovel_push_json(lua_State *L, const json_t *v, bool keep_null)
+{
+    push_json(L, v, keep_null, 0);
 }
 
 __attribute__((visibility("default"))) int luaopen_grove_core(lua_State *L);
