@@ -5,7 +5,7 @@
 
 #include "util.h"
 
-int grovep_grow(void **p, size_t *cap, size_t need, size_t elem)
+int grovep_grow_slow(void **p, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
         return 0;

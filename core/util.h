@@ -6,7 +6,13 @@
 #include <stddef.h>
 
 /* Grow the array *p of *cap elements of elem bytes to hold at least need,
- * doubling (from 16).  0, or -1 with ENOMEM and the array untouched. */
-int grovep_grow(void **p, size_t *cap, size_t need, size_t elem);
+ * doubling (from 16).  0, or -1 with ENOMEM and the array untouched.  The
+ * common case (room already) is inline: it sits on the match path. */
+int grovep_grow_slow(void **p, size_t *cap, size_t need, size_t elem);
+
+static inline int grovep_grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    return need <= *cap ? 0 : grovep_grow_slow(p, cap, need, elem);
+}
 
 #endif
