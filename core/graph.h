@@ -178,12 +178,13 @@ size_t grove_vertex_tag_count(const grove_graph_t *g, grove_vid_t v);
 /* ---- edges ----------------------------------------------------------- */
 
 /* Add an edge src -> dst in subsystem with relationship rel (NULL:
- * "contains").  An edge whose relationship is "in" (or that is added as an
- * opposite, below) points upward and is not followed by walks.  In the
- * containment subsystem a vertex may have only one downward parent and no
- * cycle may form: EEXIST / ELOOP... reported as EINVAL with the reason in
- * err.  Returns the edge id or GROVE_EID_NONE; the graph is unchanged on
- * failure. */
+ * "contains").  An edge whose relationship is "in" (or that is made the
+ * upward one of an opposite pair) points upward and is not followed by
+ * walks.  In the containment subsystem a vertex may have only one
+ * "contains" parent and no cycle may form.  Returns the edge id, or
+ * GROVE_EID_NONE with EINVAL (no such vertex, a self-loop, a second parent,
+ * a cycle; the reason in err), EOVERFLOW (too many subsystems or
+ * relationships) or ENOMEM; the graph is unchanged on failure. */
 grove_eid_t grove_graph_add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
                                  const char *subsystem, const char *rel, grove_error_t *err);
 
