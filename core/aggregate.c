@@ -351,8 +351,19 @@ bool grovep_agg_fits(const grove_graph_t *g, const grovep_agg_t *a, int64_t star
     end = plan_end(end);
     if (!a->mp || start >= end)
         return true;
-    int r = grove_mplanner_fits(a->mp, start, end - start, c);
-    return r != 0; /* an error only prunes less */
+    /* the aggregate is a cache already: keeping the last window's answer
+     * in it is logically const */
+    grovep_agg_t *m = (grovep_agg_t *)(uintptr_t)a;
+    if (m->cache_start != start || m->cache_end != end) {
+        if (grove_mplanner_avail_during(m->mp, start, end - start, m->cache_avail) < 0)
+            return true; /* an error only prunes less */
+        m->cache_start = start;
+        m->cache_end = end;
+    }
+    for (size_t i = 0; i < g->nlow; i++)
+        if (c[i] > m->cache_avail[i])
+            return false;
+    return true;
 }
 
 /* Units of each low type in the subtree of v (v included). */
@@ -444,6 +455,7 @@ static int adjust_span(grove_graph_t *g, grovep_agg_t *a, int64_t *span, int64_t
             any = true;
     }
     int64_t old = *span;
+    a->cache_end = -1; /* the multi-planner changes */
     if (old > 0)
         grove_mplanner_remove(mp, old);
     *span = 0;
@@ -569,6 +581,7 @@ void grovep_agg_drop_job(grove_graph_t *g, grove_jobid_t job, int64_t start, int
                 continue;
             uint32_t s = a == vs[k] ? GROVEP_NONE : grovep_shared_find(g, a, job, start, end);
             if (s != GROVEP_NONE && g->recs[s].aspan > 0) {
+                ag->cache_end = -1;
                 grove_mplanner_remove(ag->mp, g->recs[s].aspan);
                 g->recs[s].aspan = 0;
             }
@@ -606,8 +619,10 @@ void grovep_rec_removing(grove_graph_t *g, grove_vid_t v, uint32_t ri)
     if (r->kind == GROVE_RECORD_SHARED) {
         /* dropping an annotation wholesale (free_job): its span goes too */
         grovep_agg_t *a = agg_of_mut(g, v);
-        if (a && a->mp && r->aspan > 0)
+        if (a && a->mp && r->aspan > 0) {
+            a->cache_end = -1;
             grove_mplanner_remove(a->mp, r->aspan);
+        }
         r->aspan = 0;
         return;
     }
@@ -697,6 +712,7 @@ int grovep_agg_refresh(grove_graph_t *g)
         grovep_agg_t *a = &g->aggs[g->naggs++];
         memset(a, 0, sizeof(*a));
         a->v = w;
+        a->cache_end = -1;
         a->mask = mask;
         memcpy(a->total, &tot[w * nl], nl * sizeof(int64_t));
     }

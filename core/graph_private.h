@@ -112,6 +112,10 @@ typedef struct grovep_agg {
     int64_t total[GROVEP_MAX_LOW]; /* units of each low type in the subtree */
     uint8_t mask;                  /* bit i: tracks low type i */
     grove_mplanner_t *mp;          /* created at the first record below */
+    int64_t cache_start, cache_end; /* the window of cache_avail; end < 0: none */
+    int64_t cache_avail[GROVEP_MAX_LOW]; /* free units then, as mp said: a
+                                    * full rack asked again and again during
+                                    * a fill costs a comparison */
 } grovep_agg_t;
 
 struct grove_graph {
