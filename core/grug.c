@@ -1265,44 +1265,10 @@ grove_graph_t *grove_grug_load(const char *path, const grove_grug_opts_t *opts,
         errno = EINVAL;
         return NULL;
     }
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
+    size_t len;
+    char *buf = grovep_read_file(path, &len);
+    if (!buf) {
         int e = errno;
-        grove_error_set(err, path, 0, "%s", strerror(e));
-        errno = e;
-        return NULL;
-    }
-    struct stat st;
-    size_t len = 0, cap = 65536;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-        cap = (size_t)st.st_size + 1;
-    char *buf = malloc(cap);
-    int e = 0;
-    if (!buf)
-        e = ENOMEM;
-    while (!e) {
-        if (len + 1 >= cap) {
-            char *q = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
-            if (!q) {
-                e = ENOMEM;
-                break;
-            }
-            buf = q;
-            cap *= 2;
-        }
-        ssize_t n = read(fd, buf + len, cap - len - 1);
-        if (n < 0) {
-            if (errno != EINTR)
-                e = errno;
-            continue;
-        }
-        if (n == 0)
-            break;
-        len += (size_t)n;
-    }
-    close(fd);
-    if (e) {
-        free(buf);
         grove_error_set(err, path, 0, "%s", strerror(e));
         errno = e;
         return NULL;

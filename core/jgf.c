@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util.h"
 #include "graph_private.h"
 #include "jgf.h"
 
@@ -2012,55 +2013,19 @@ grove_graph_t *grove_jgf_read_json(const struct json_t *json, const char *source
 grove_graph_t *grove_jgf_load(const char *path, grove_error_t *err)
 {
     grove_error_clear(err);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
+    size_t len;
+    char *buf = grovep_read_file(path, &len);
+    if (!buf) {
         int e = errno;
         grove_error_set(err, path, 0, "%s", strerror(e));
         errno = e;
         return NULL;
     }
-    struct stat st;
-    size_t len = 0, cap = 65536;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-        cap = (size_t)st.st_size + 1;
-    char *buf = malloc(cap);
-    if (!buf) {
-        errno = ENOMEM;
-        goto fail;
-    }
-    for (;;) {
-        if (len + 1 >= cap) {
-            char *q = realloc(buf, cap * 2);
-            if (!q) {
-                errno = ENOMEM;
-                goto fail;
-            }
-            buf = q;
-            cap *= 2;
-        }
-        ssize_t n = read(fd, buf + len, cap - len - 1);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            goto fail;
-        }
-        if (n == 0)
-            break;
-        len += (size_t)n;
-    }
-    close(fd);
     grove_graph_t *g = grove_jgf_read(buf, len, path, err);
     int e = errno;
     free(buf);
     errno = e;
     return g;
-fail:;
-    int e2 = errno;
-    grove_error_set(err, path, 0, "%s", strerror(e2));
-    close(fd);
-    free(buf);
-    errno = e2;
-    return NULL;
 }
 
 /* ======================================================================

@@ -45,6 +45,7 @@
 
 #include <yaml.h>
 
+#include "util.h"
 #include "jobspec.h"
 #include "jobspec_private.h"
 
@@ -1726,9 +1727,8 @@ grove_jobspec_t *grove_jobspec_load(const char *path, const grove_jobspec_opts_t
                                     grove_error_t *err)
 {
     grove_jobspec_opts_t o = {0, NULL, NULL};
-    FILE *f;
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
+    char *buf;
+    size_t len;
 
     grove_error_clear(err);
     if (!path) {
@@ -1740,39 +1740,12 @@ grove_jobspec_t *grove_jobspec_load(const char *path, const grove_jobspec_opts_t
         o = *opts;
     if (!o.source)
         o.source = path;
-    if (!(f = fopen(path, "rb"))) {
+    if (!(buf = grovep_read_file(path, &len))) {
         int saved = errno;
         grove_error_set(err, o.source, 0, "%s", strerror(saved));
         errno = saved;
         return NULL;
     }
-    for (;;) {
-        if (cap - len < 4096) {
-            cap = cap ? 2 * cap : 8192;
-            char *b = realloc(buf, cap);
-            if (!b) {
-                free(buf);
-                fclose(f);
-                grove_error_set(err, o.source, 0, "out of memory");
-                errno = ENOMEM;
-                return NULL;
-            }
-            buf = b;
-        }
-        size_t n = fread(buf + len, 1, cap - len, f);
-        len += n;
-        if (n == 0)
-            break;
-    }
-    if (ferror(f)) {
-        int saved = errno ? errno : EIO;
-        free(buf);
-        fclose(f);
-        grove_error_set(err, o.source, 0, "read error: %s", strerror(saved));
-        errno = saved;
-        return NULL;
-    }
-    fclose(f);
     grove_jobspec_t *js = grove_jobspec_parse(buf, len, &o, err);
     int saved = errno;
     free(buf);

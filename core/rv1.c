@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util.h"
 #include "jgf.h"
 #include "rv1.h"
 
@@ -847,40 +848,15 @@ grove_rv1_t *grove_rv1_decode(const char *text, size_t len, const char *source,
 
 grove_rv1_t *grove_rv1_load(const char *path, grove_error_t *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
+    size_t len;
+    char *buf = grovep_read_file(path, &len);
+    if (!buf) {
         int e = errno;
         grove_error_set(err, path, 0, "%s", strerror(e));
         errno = e;
         return NULL;
     }
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len == cap) {
-            char *nb = grow(buf, &cap, len + 65536, 1);
-            if (!nb) {
-                free(buf);
-                close(fd);
-                return NULL;
-            }
-            buf = nb;
-        }
-        ssize_t k = read(fd, buf + len, cap - len);
-        if (k < 0) {
-            int e = errno;
-            free(buf);
-            close(fd);
-            grove_error_set(err, path, 0, "%s", strerror(e));
-            errno = e;
-            return NULL;
-        }
-        if (k == 0)
-            break;
-        len += (size_t)k;
-    }
-    close(fd);
-    grove_rv1_t *R = grove_rv1_decode(buf ? buf : "", len, path, err);
+    grove_rv1_t *R = grove_rv1_decode(buf, len, path, err);
     int saved = errno;
     free(buf);
     errno = saved;

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util.h"
 #include "hostlist.h"
 #include "topo.h"
 
@@ -316,45 +317,15 @@ grove_topo_t *grove_topo_load_xml(const char *path, grove_error_t *err)
         fail(err, NULL, EINVAL, "no topology path");
         return NULL;
     }
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        fail(err, path, errno, "%s", strerror(errno));
-        return NULL;
-    }
-    struct stat st;
-    size_t len = 0, cap = 65536;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-        cap = (size_t)st.st_size + 1;
-    char *buf = malloc(cap);
-    int e = buf ? 0 : ENOMEM;
-    while (!e) {
-        if (len + 1 >= cap) {
-            char *q = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
-            if (!q) {
-                e = ENOMEM;
-                break;
-            }
-            buf = q;
-            cap *= 2;
-        }
-        ssize_t n = read(fd, buf + len, cap - len - 1);
-        if (n < 0) {
-            if (errno != EINTR)
-                e = errno;
-            continue;
-        }
-        if (n == 0)
-            break;
-        len += (size_t)n;
-    }
-    close(fd);
-    if (e) {
-        free(buf);
+    size_t len;
+    char *buf = grovep_read_file(path, &len);
+    if (!buf) {
+        int e = errno;
         fail(err, path, e, "%s", strerror(e));
         return NULL;
     }
     grove_topo_t *t = grove_topo_read_xml(buf, len, path, err);
-    e = errno;
+    int e = errno;
     free(buf);
     errno = e;
     return t;

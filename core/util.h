@@ -15,4 +15,9 @@ static inline int grovep_grow(void **p, size_t *cap, size_t need, size_t elem)
     return need <= *cap ? 0 : grovep_grow_slow(p, cap, need, elem);
 }
 
+/* The whole file at path in a new NUL-terminated buffer (caller frees),
+ * its length in *len.  NULL with errno (ENOENT, EACCES, EISDIR, ENOMEM,
+ * ...) when it cannot be read. */
+char *grovep_read_file(const char *path, size_t *len);
+
 #endif

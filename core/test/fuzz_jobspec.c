@@ -9,7 +9,7 @@
  * also fed to the count and constraint parsers directly.  Built by
  * scripts/fuzz, not by the Makefile's test rules.
  *
- * FUZZ_SOURCES: error idset hostlist jobspec constraint range
+ * FUZZ_SOURCES: error util idset hostlist jobspec constraint range
  * FUZZ_SEEDS: fluxcore/jobspec fluxion/jobspecs rfc/spec_14 rfc/spec_25
  */
 #include <stdint.h>
