@@ -20,4 +20,16 @@ static inline int grovep_grow(void **p, size_t *cap, size_t need, size_t elem)
  * ...) when it cannot be read. */
 char *grovep_read_file(const char *path, size_t *len);
 
+/* The value of one hexadecimal digit (either case), or -1. */
+static inline int grovep_hexval(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
 #endif
