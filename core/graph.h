@@ -294,7 +294,9 @@ typedef struct grove_record {
  * exclusively by another job above or here, or v or an ancestor not up),
  * EINVAL (amount <= 0, amount > size, bad window).  Nothing changes on
  * failure.  EEXIST when the job already holds v through an exclusive
- * ancestor, or asks for v whole while holding parts of it in the window. */
+ * ancestor, asks for v whole while holding parts of it in the window, or
+ * holds v (whole, or in units) over another window that overlaps this one
+ * while one of the two is whole. */
 int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
                           int64_t amount, int64_t start, int64_t end, bool exclusive);
 

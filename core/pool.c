@@ -631,6 +631,16 @@ int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
     if (total > x->size)
         goto busy;
     bool excl = exclusive || total == x->size || (mine != GROVEP_NONE && g->recs[mine].asked);
+    /* the job's records of v over other, overlapping windows: holding v
+     * whole in one and units of it in another would count them twice */
+    FOREACH_ALLOC(g, v, i)
+    {
+        const grovep_rec_t *o = &g->recs[i];
+        if (i != mine && o->job == job && overlaps(o, start, end) && (excl || o->excl)) {
+            errno = EEXIST;
+            return -1;
+        }
+    }
     if (excl) {
         if (grovep_touched_by_other(g, v, job, start, end))
             goto busy;

@@ -410,6 +410,17 @@ static void test_alloc(void)
            "job 1 takes a core");
         ok(grove_vertex_allocate(g2, n0, 1, 1, 0, F, true) < 0 && errno == EEXIST,
            "job 1 cannot then take its node whole: EEXIST");
+        /* nor hold a pool whole over one window and units of it over an
+         * overlapping other (found by the random aggregate check) */
+        grove_vid_t m1 = at(g2, "/tiny0/rack0/node1/socket0/memory0");
+        ok(grove_vertex_allocate(g2, m1, 2, 1, 20, 39, true) == 0,
+           "job 2 holds memory0 of node1 whole over [20,39)");
+        ok(grove_vertex_allocate(g2, m1, 2, 3, 31, 33, false) < 0 && errno == EEXIST,
+           "job 2 cannot also take 3 units of it over [31,33): EEXIST");
+        ok(grove_vertex_allocate(g2, m1, 2, 3, 39, 50, false) == 0,
+           "units right after the whole window are fine");
+        ok(grove_vertex_allocate(g2, m1, 2, 1, 45, 60, true) < 0 && errno == EEXIST,
+           "and whole over a window overlapping those units is not: EEXIST");
         grove_graph_destroy(g2);
     }
     /* size changes */
@@ -628,8 +639,11 @@ static void test_aggregates(void)
         } else {
             int64_t start = (int64_t)rnd(50), end = start + 1 + (int64_t)rnd(40);
             int64_t size = grove_vertex_size(g, v);
-            grove_vertex_allocate(g, v, job, 1 + (int64_t)rnd((uint64_t)size), start, end,
-                                  rnd(4) == 0);
+            /* one draw per statement: the order in which a call's arguments
+             * are evaluated differs between compilers */
+            int64_t amount = 1 + (int64_t)rnd((uint64_t)size);
+            bool exclusive = rnd(4) == 0;
+            grove_vertex_allocate(g, v, job, amount, start, end, exclusive);
         }
         ops++;
         /* check every aggregate vertex on a random window */
