@@ -1,6 +1,6 @@
 # Grove: build, test, install.
 #
-#   make            build/libgrove.a, build/grove/core.so, build/grove
+#   make            build/libgrove.a, build/lib/grove/core.so, build/grove
 #   make check      every test (C unit tests, busted specs, luacheck, conformance)
 #   make asan       the same tests built with AddressSanitizer + UBSan
 #   make valgrind   the same tests under valgrind
@@ -12,13 +12,41 @@
 #
 # WERROR=1 turns warnings into errors (CI sets it).  BUILD=dir picks the
 # output directory, so instrumented builds live beside the normal one.
+#
+# Two stages.  Every goal first runs scripts/deps (installing the Debian
+# packages as root, or printing the apt-get command and stopping
+# otherwise), and only then starts a second make that reads this file
+# again (GROVE_STAGE=build).  So no pkg-config flag is computed before the
+# packages exist and nothing compiles before deps has finished, whatever -j.
+
+VERSION := 0.1.0
+GOALS := all check tests asan valgrind demo bench fuzz install conformance lint
+MAKEFLAGS += --no-print-directory
+
+ifneq ($(GROVE_STAGE),build)
+
+.PHONY: $(GOALS) deps clean
+.DEFAULT_GOAL := all
+
+# One recursive make for all the goals asked, after deps alone.
+$(firstword $(filter $(GOALS),$(or $(MAKECMDGOALS),all))): deps
+	@$(MAKE) GROVE_STAGE=build $(filter $(GOALS),$(or $(MAKECMDGOALS),all))
+$(wordlist 2,99,$(filter $(GOALS),$(or $(MAKECMDGOALS),all))): deps
+	@:
+
+clean:
+	rm -rf build build-asan build-vg build-fuzz build-clang
+
+else
 
 PREFIX    ?= /usr/local
 LIBDIR    ?= $(PREFIX)/lib
 INCDIR    ?= $(PREFIX)/include
 BINDIR    ?= $(PREFIX)/bin
 LUA_LDIR  ?= $(PREFIX)/share/lua/5.4
-LUA_CDIR  ?= $(PREFIX)/lib/x86_64-linux-gnu/lua/5.4
+# Where the stock lua5.4 looks (package.cpath / package.path start with
+# PREFIX/lib/lua/5.4 and PREFIX/share/lua/5.4 for /usr/local).
+LUA_CDIR  ?= $(PREFIX)/lib/lua/5.4
 DATADIR   ?= $(PREFIX)/share/grove
 BUILD     ?= build
 CC        ?= cc
@@ -80,8 +108,7 @@ LIB    := $(BUILD)/libgrove.a
 MODULE := $(BUILD)/lib/grove/core.so
 EXE    := $(BUILD)/grove
 
-.PHONY: all check test asan valgrind demo bench fuzz install deps clean \
-        conformance lint check-run tests
+.PHONY: $(GOALS)
 .DEFAULT_GOAL := all
 .DELETE_ON_ERROR:
 FORCE:
@@ -106,6 +133,7 @@ $(BUILD)/bindings/%.o: bindings/%.c $(BUILD)/gen/modules.h
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) $(LUA_CFLAGS) -I$(BUILD)/gen -Ibindings \
 	  -DGROVE_LUA_DIR='"$(LUA_LDIR)"' -DGROVE_DATA_DIR='"$(DATADIR)"' \
+	  -DGROVE_VERSION='"$(VERSION)"' \
 	  -MMD -MP -c $< -o $@
 
 $(LIB): $(CORE_OBJ)
@@ -136,37 +164,34 @@ $(BUILD)/bench/%: bench/%.c $(LIB)
 # scripts/run-tests runs every suite, prints TAP, and ends with
 # "N passed, N failed".  MODE selects how Lua specs are hosted.
 
-check: deps all
+check: all
 	@scripts/run-tests --build $(BUILD) --mode plain
 
 tests: all
 	@scripts/run-tests --build $(BUILD) --mode plain
 
-asan: deps
+asan:
 	$(MAKE) BUILD=build-asan SAN=1 all
 	@scripts/run-tests --build build-asan --mode asan
 
-valgrind: deps
+valgrind:
 	$(MAKE) BUILD=build-vg all
 	@scripts/run-tests --build build-vg --mode valgrind
 
 lint:
 	$(LUACHECK) -q lua policies spec examples bench scripts/*.lua
 
-conformance: deps all
+conformance: all
 	@scripts/run-tests --build $(BUILD) --mode plain --only conformance
 
-demo: deps all
+demo: all
 	$(EXE) examples/demo.lua
 
-bench: deps all
+bench: all
 	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
 
-fuzz: deps
+fuzz:
 	@scripts/fuzz
-
-deps:
-	@scripts/deps
 
 install: all
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/grove \
@@ -180,8 +205,7 @@ install: all
 	cp -R lua/grove/. $(DESTDIR)$(LUA_LDIR)/grove/
 	-cp policies/*.lua $(DESTDIR)$(DATADIR)/policies/ 2>/dev/null
 	-cp examples/*.lua $(DESTDIR)$(DATADIR)/examples/ 2>/dev/null
-	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCDIR@|$(INCDIR)|; s|@LIBS@|$(PKG_LIBS) -lm|' \
+	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCDIR@|$(INCDIR)|; s|@VERSION@|$(VERSION)|; s|@LIBS@|$(PKG_LIBS) -lm|' \
 	  scripts/grove.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/grove.pc
 
-clean:
-	rm -rf build build-asan build-vg build-fuzz
+endif

@@ -168,7 +168,14 @@ static void usage(FILE *f)
             "       grove SCRIPT.lua [ARGS]   run a Lua script\n"
             "       grove run SCRIPT [ARGS]   the same\n"
             "       grove -e CODE [ARGS]      run a chunk of Lua\n"
-            "       grove COMMAND [ARGS]      run a Grove command (grove help)\n");
+            "       grove COMMAND [ARGS]      run a Grove command (grove help)\n"
+            "       grove --version           print the version\n");
+}
+
+/* "grove run --help", "grove -e --help": the command's usage. */
+static int asks_help(int argc, char **argv)
+{
+    return argc >= 3 && (!strcmp(argv[2], "-h") || !strcmp(argv[2], "--help"));
 }
 
 int main(int argc, char **argv)
@@ -187,6 +194,10 @@ int main(int argc, char **argv)
         rc = run_command(L, "grove.repl", argv, argc, 1);
     else if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
         usage(stdout);
+    } else if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+        printf("grove %s (%s)\n", GROVE_VERSION, LUA_RELEASE);
+    } else if ((!strcmp(argv[1], "-e") || !strcmp(argv[1], "run")) && asks_help(argc, argv)) {
+        rc = run_command(L, "grove.cmd.help", argv, 2, 1);
     } else if (!strcmp(argv[1], "-e")) {
         if (argc < 3) {
             usage(stderr);

@@ -130,7 +130,7 @@ int luaopen_grove_core(lua_State *L)
 #define GROVEL_MODULE(name) grovel_open_##name(L);
 #include "modules.h"
 #undef GROVEL_MODULE
-    lua_pushliteral(L, "0.1.0");
+    lua_pushliteral(L, GROVE_VERSION); /* the Makefile's VERSION */
     lua_setfield(L, -2, "version");
     return 1;
 }

@@ -16,6 +16,8 @@ static int tap_count;   /* tests run so far */
 static int tap_failed;  /* of which failed */
 
 static void tap_vok(int pass, const char *file, int line, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
+static void tap_vok(int pass, const char *file, int line, const char *fmt, va_list ap)
 {
     tap_count++;
     if (!pass)

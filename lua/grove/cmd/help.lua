@@ -1,4 +1,9 @@
 -- grove help: what the grove executable can do.
+--
+-- `grove help` lists the commands; `grove help CMD` prints one command's
+-- usage.  A command module (grove.cmd.NAME) states its usage in M.usage,
+-- a string (or a function returning one); the forms the executable handles
+-- itself (run, -e, the prompt) have their texts here.
 local M = {}
 
 local TEXT = [[
@@ -9,20 +14,68 @@ Usage:
   grove SCRIPT.lua [ARGS]      run a Lua script (arg holds ARGS; require "grove" gives the API)
   grove run SCRIPT [ARGS]      the same
   grove -e CODE [ARGS]         run a chunk of Lua
-  grove query [OPTIONS]        the resource-query compatible command language (grove query -h)
+  grove query [OPTIONS]        the resource-query compatible command language
   grove acquire-replay FILE    replay acquisition messages and commands, printing the state
-  grove help                   this text
+  grove help [COMMAND]         this text, or one command's usage
+  grove --version              the version
 
-Commands are Lua modules: `grove NAME` runs grove.cmd.NAME.  Documentation: README.md and
-docs/ in the source tree.
+`grove help COMMAND` or `grove COMMAND --help` prints a command's usage.  Commands are
+Lua modules: `grove NAME` runs grove.cmd.NAME.  Documentation: README.md and docs/.
 ]]
+
+M.usage = [[
+Usage: grove help [COMMAND]
+
+Without COMMAND, what the grove executable can do.  With one, that command's
+usage: run, -e, repl, query, acquire-replay, help (or any grove.cmd.NAME module).
+]]
+
+-- The forms main.c handles itself, not modules of grove.cmd.
+local BUILTIN = {
+  run = [[
+Usage: grove run SCRIPT [ARGS]
+       grove SCRIPT.lua [ARGS]
+
+Run a Lua script with the grove module on the path.  The global `arg` holds
+ARGS (arg[0] is SCRIPT); `require "grove"` gives the whole API.  Exit status 1
+when the script raises an error, with the error and a traceback on stderr.
+]],
+  ["-e"] = [[
+Usage: grove -e CODE [ARGS]
+
+Run CODE, a chunk of Lua, with the grove module on the path; `arg` holds ARGS.
+]],
+  repl = [[
+Usage: grove
+
+The interactive prompt: a Lua REPL with `grove` loaded and an example cluster.
+Type :help at the prompt for its commands (docs/repl.md).
+]],
+}
+
+-- The usage text of one command, or nil when there is no such command.
+function M.text(topic)
+  if topic == "help" then return M.usage end
+  if BUILTIN[topic] then return BUILTIN[topic] end
+  if not topic:match("^[%w_-]+$") then return nil end
+  local ok, mod = pcall(require, "grove.cmd." .. topic)
+  if not ok or type(mod) ~= "table" then return nil end
+  local u = mod.usage
+  if type(u) == "function" then u = u() end
+  if type(u) == "string" then return u end
+  return ("grove %s: no usage text\n"):format(topic)
+end
 
 function M.main(args)
   local topic = args and args[1]
+  if topic == "-h" or topic == "--help" then
+    io.stdout:write(M.usage)
+    return 0
+  end
   if topic then
-    local ok, mod = pcall(require, "grove.cmd." .. topic)
-    if ok and type(mod) == "table" and mod.usage then
-      io.stdout:write(mod.usage())
+    local text = M.text(topic)
+    if text then
+      io.stdout:write(text)
       return 0
     end
     io.stderr:write(("grove help: no command '%s'\n"):format(topic))
