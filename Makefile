@@ -34,6 +34,9 @@ $(firstword $(filter $(GOALS),$(or $(MAKECMDGOALS),all))): deps
 $(wordlist 2,99,$(filter $(GOALS),$(or $(MAKECMDGOALS),all))): deps
 	@:
 
+deps:
+	@scripts/deps
+
 clean:
 	rm -rf build build-asan build-vg build-fuzz build-clang
 
