@@ -311,7 +311,7 @@ static int uuid_copy(grove_graph_t *dst, const grove_graph_t *src)
 
 /* ---- status names ----------------------------------------------------- */
 
-static const char *status_names[GROVE_STATUS_COUNT] = {
+static const char *const status_names[GROVE_STATUS_COUNT] = {
     "up", "down", "drained", "excluded", "degraded", "failing", "unknown",
 };
 
