@@ -29,7 +29,9 @@ int grovel_fail(lua_State *L, const char *msg, const char *code);
  * and msg = the given text or strerror(errnum) when msg is NULL. */
 int grovel_fail_errno(lua_State *L, int errnum, const char *msg);
 
-/* The symbolic name of an errno value from Grove's vocabulary, or "EIO". */
+/* The symbolic name of errnum as grove_errno_name() gives it (a code of
+ * Grove's vocabulary, or a system error named as it is); "EIO" only for
+ * an errnum with no name (0: a failure that set no errno). */
 const char *grovel_errno_name(int errnum);
 
 /* Create metatable tname with methods (reachable through __index) and

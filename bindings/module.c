@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "error.h"
 #include "grovel.h"
 
 int grovel_fail(lua_State *L, const char *msg, const char *code)
@@ -21,21 +22,8 @@ int grovel_fail(lua_State *L, const char *msg, const char *code)
 
 const char *grovel_errno_name(int errnum)
 {
-    switch (errnum) {
-    case EINVAL: return "EINVAL";
-    case ENOMEM: return "ENOMEM";
-    case ENOENT: return "ENOENT";
-    case EEXIST: return "EEXIST";
-    case ERANGE: return "ERANGE";
-    case EBUSY: return "EBUSY";
-    case ENODEV: return "ENODEV";
-    case EOVERFLOW: return "EOVERFLOW";
-    case EPERM: return "EPERM";
-    case ENOTSUP: return "ENOTSUP";
-    case ETIMEDOUT: return "ETIMEDOUT";
-    case ECANCELED: return "ECANCELED";
-    default: return "EIO";
-    }
+    const char *name = grove_errno_name(errnum);
+    return name ? name : "EIO"; /* errno 0: a failure that set none */
 }
 
 int grovel_fail_errno(lua_State *L, int errnum, const char *msg)
