@@ -41,8 +41,8 @@ void grovel_newclass(lua_State *L, const char *tname, const luaL_Reg *methods,
 
 /* Push a JSON value as Lua values (objects and arrays as tables).  JSON
  * null becomes grove.core.null (a NULL light userdata) when keep_null,
- * else it is left out of objects and nil in arrays.  Raises past 200
- * levels of nesting. */
+ * else it is left out of objects and nil in arrays.  Raises past
+ * GROVE_NEST_MAX levels of nesting. */
 struct json_t;
 void grovel_push_json(lua_State *L, const struct json_t *v, bool keep_null);
 

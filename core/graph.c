@@ -515,17 +515,6 @@ void grove_vertex_info_init(grove_vertex_info_t *info)
     info->size = 1;
 }
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 int grovep_uuid_parse(const char *text, uint8_t out[16])
 {
     if (!text || strlen(text) != 36)
@@ -538,7 +527,7 @@ int grovep_uuid_parse(const char *text, uint8_t out[16])
             i++;
             continue;
         }
-        int hi = hexval(text[i]), lo = hexval(text[i + 1]);
+        int hi = grovep_hexval(text[i]), lo = grovep_hexval(text[i + 1]);
         if (hi < 0 || lo < 0)
             goto inval;
         out[k++] = (uint8_t)(hi << 4 | lo);

@@ -13,7 +13,7 @@
  * scalars are resolved as YAML 1.1 does (what the jobspec RFCs cite): null,
  * booleans (true/yes/on...), integers (decimal, 0x, 0o/0 octal, 0b) and
  * reals; quoted scalars are strings.  Duplicate keys, multiple documents,
- * nesting deeper than GROVE_YAML_MAX_DEPTH and alias expansions beyond
+ * nesting deeper than GROVE_NEST_MAX and alias expansions beyond
  * GROVE_YAML_MAX_NODES are refused.  (2) Validation walks the document once,
  * builds the vertex and task arrays and collects warnings.
  *
@@ -45,11 +45,11 @@
 
 #include <yaml.h>
 
+#include "grove.h"
 #include "util.h"
 #include "jobspec.h"
 #include "jobspec_private.h"
 
-#define GROVE_YAML_MAX_DEPTH 128       /* nesting levels */
 #define GROVE_YAML_MAX_NODES (1 << 20) /* nodes after alias expansion */
 #define GROVE_YAML_MAX_ANCHORS 4096
 #define NONE ((size_t)-1)
@@ -220,7 +220,7 @@ typedef struct yanchor {
 } yanchor_t;
 
 typedef struct yreader {
-    yframe_t stack[GROVE_YAML_MAX_DEPTH];
+    yframe_t stack[GROVE_NEST_MAX];
     int depth;
     yanchor_t *anchors;
     size_t nanchors;
@@ -569,8 +569,8 @@ static int yaml_event(yreader_t *r, yaml_event_t *ev, int *ndocs)
                                           : ev->data.sequence_start.anchor;
         if (top && json_is_object(top->node) && !top->key)
             return yfail(r, line, "mapping keys must be scalars");
-        if (r->depth >= GROVE_YAML_MAX_DEPTH)
-            return yfail(r, line, "nesting deeper than %d levels", GROVE_YAML_MAX_DEPTH);
+        if (r->depth >= GROVE_NEST_MAX)
+            return yfail(r, line, "nesting deeper than %d levels", GROVE_NEST_MAX);
         if (ycount(r, 1, line) < 0)
             return -1;
         yframe_t *f = &r->stack[r->depth];
