@@ -554,17 +554,12 @@ static void uuid_format(const uint8_t u[16], char buf[37])
 
 static int reserve_vertices(grove_graph_t *g, size_t need)
 {
-    if (need <= g->vcap)
-        return 0;
-    size_t cap = g->vcap ? g->vcap : 64;
-    while (cap < need)
-        cap *= 2;
+    size_t cap = g->vcap; /* parallel arrays: all grow alike */
 #define GROWV(field)                                                            \
     do {                                                                        \
-        void *q = realloc(g->field, cap * sizeof(*g->field));                   \
-        if (!q)                                                                 \
-            goto nomem;                                                         \
-        g->field = q;                                                           \
+        cap = g->vcap;                                                          \
+        if (grovep_grow((void **)&g->field, &cap, need, sizeof(*g->field)) < 0) \
+            return -1;                                                          \
     } while (0)
     GROWV(v);
     GROWV(uuid);
@@ -578,35 +573,20 @@ static int reserve_vertices(grove_graph_t *g, size_t need)
 #undef GROWV
     g->vcap = cap;
     return 0;
-nomem:
-    errno = ENOMEM;
-    return -1;
 }
 
 static int reserve_chains(grove_graph_t *g, grove_sym_t sym)
 {
-    if (sym < g->chain_cap)
-        return 0;
-    size_t cap = g->chain_cap ? g->chain_cap : 64;
-    while (cap <= sym)
-        cap *= 2;
-    grovep_chain_t *t = realloc(g->by_type, cap * sizeof(*t));
-    if (!t)
-        goto nomem;
-    g->by_type = t;
-    grovep_chain_t *n = realloc(g->by_name, cap * sizeof(*n));
-    if (!n)
-        goto nomem;
-    g->by_name = n;
-    for (size_t i = g->chain_cap; i < cap; i++) {
+    size_t old = g->chain_cap, tcap = old, ncap = old; /* parallel arrays */
+    if (grovep_grow((void **)&g->by_type, &tcap, (size_t)sym + 1, sizeof(*g->by_type)) < 0
+        || grovep_grow((void **)&g->by_name, &ncap, (size_t)sym + 1, sizeof(*g->by_name)) < 0)
+        return -1;
+    for (size_t i = old; i < tcap; i++) {
         g->by_type[i] = (grovep_chain_t){GROVEP_NONE, GROVEP_NONE, 0};
         g->by_name[i] = (grovep_chain_t){GROVEP_NONE, GROVEP_NONE, 0};
     }
-    g->chain_cap = cap;
+    g->chain_cap = tcap;
     return 0;
-nomem:
-    errno = ENOMEM;
-    return -1;
 }
 
 /* Insert v into a chain kept in ascending id order. */

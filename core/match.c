@@ -237,13 +237,20 @@ static size_t job_pos(const grove_matcher_t *m, grove_jobid_t id)
     return lo;
 }
 
-const grove_job_t *grove_matcher_job(const grove_matcher_t *m, grove_jobid_t id)
+/* The position of job id in the table, or -1 (ENOENT). */
+static long job_index(const grove_matcher_t *m, grove_jobid_t id)
 {
     size_t i = job_pos(m, id);
     if (i < m->njobs && m->jobs[i]->id == id)
-        return m->jobs[i];
+        return (long)i;
     errno = ENOENT;
-    return NULL;
+    return -1;
+}
+
+const grove_job_t *grove_matcher_job(const grove_matcher_t *m, grove_jobid_t id)
+{
+    long i = job_index(m, id);
+    return i < 0 ? NULL : m->jobs[i];
 }
 
 const grove_job_t *grove_matcher_job_at(const grove_matcher_t *m, size_t i)
@@ -334,30 +341,15 @@ static void job_remove_at(grove_matcher_t *m, size_t i)
 
 static int scratch_reserve(grove_matcher_t *m)
 {
-    size_t n = m->g->nv;
-    if (n <= m->scap)
-        return 0;
-    size_t cap = m->scap ? m->scap : 1024;
-    while (cap < n)
-        cap *= 2;
-    uint32_t *st = realloc(m->stamp, cap * sizeof(*st));
-    if (!st)
-        goto nomem;
-    m->stamp = st;
-    int64_t *tk = realloc(m->taken, cap * sizeof(*tk));
-    if (!tk)
-        goto nomem;
-    m->taken = tk;
-    uint8_t *fl = realloc(m->mflags, cap * sizeof(*fl));
-    if (!fl)
-        goto nomem;
-    m->mflags = fl;
-    memset(m->stamp + m->scap, 0, (cap - m->scap) * sizeof(*st));
-    m->scap = cap;
+    size_t n = m->g->nv, old = m->scap;
+    size_t c1 = old, c2 = old, c3 = old; /* parallel arrays: all grow alike */
+    if (grovep_grow((void **)&m->stamp, &c1, n, sizeof(*m->stamp)) < 0
+        || grovep_grow((void **)&m->taken, &c2, n, sizeof(*m->taken)) < 0
+        || grovep_grow((void **)&m->mflags, &c3, n, sizeof(*m->mflags)) < 0)
+        return -1;
+    memset(m->stamp + old, 0, (c1 - old) * sizeof(*m->stamp));
+    m->scap = c1;
     return 0;
-nomem:
-    errno = ENOMEM;
-    return -1;
 }
 
 static void new_generation(grove_matcher_t *m)
@@ -1564,14 +1556,12 @@ int grove_match(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_
 
 int grove_matcher_cancel(grove_matcher_t *m, grove_jobid_t id)
 {
-    size_t i = job_pos(m, id);
-    if (i >= m->njobs || m->jobs[i]->id != id) {
-        errno = ENOENT;
+    long i = job_index(m, id);
+    if (i < 0)
         return -1;
-    }
     grove_job_t *j = m->jobs[i];
     unrecord(m->g, id, j->start, j->end, j->picks, j->npicks);
-    job_remove_at(m, i);
+    job_remove_at(m, (size_t)i);
     return 0;
 }
 
@@ -1669,20 +1659,29 @@ static long release_marked(grove_matcher_t *m, size_t i, const uint8_t *rel, boo
     return n;
 }
 
+/* A zeroed release mark per pick of job id (new: caller frees), its place
+ * in the table in *i; NULL with ENOENT or ENOMEM. */
+static uint8_t *release_marks(const grove_matcher_t *m, grove_jobid_t id, size_t *i)
+{
+    long k = job_index(m, id);
+    if (k < 0)
+        return NULL;
+    *i = (size_t)k;
+    size_t n = m->jobs[k]->npicks;
+    uint8_t *rel = calloc(n ? n : 1, 1);
+    if (!rel)
+        errno = ENOMEM;
+    return rel;
+}
+
 long grove_matcher_release_ranks(grove_matcher_t *m, grove_jobid_t id,
                                  const grove_idset_t *ranks, bool *removed)
 {
-    size_t i = job_pos(m, id);
-    if (i >= m->njobs || m->jobs[i]->id != id) {
-        errno = ENOENT;
+    size_t i;
+    uint8_t *rel = release_marks(m, id, &i);
+    if (!rel)
         return -1;
-    }
-    grove_job_t *j = m->jobs[i];
-    uint8_t *rel = calloc(j->npicks ? j->npicks : 1, 1);
-    if (!rel) {
-        errno = ENOMEM;
-        return -1;
-    }
+    const grove_job_t *j = m->jobs[i];
     for (size_t p = 0; p < j->npicks; p++) {
         int64_t r = rank_of(m->g, j->picks[p].v);
         rel[p] = r >= 0 && r < (int64_t)UINT32_MAX && grove_idset_test(ranks, (unsigned)r);
@@ -1695,33 +1694,18 @@ long grove_matcher_release_ranks(grove_matcher_t *m, grove_jobid_t id,
 long grove_matcher_release_vertices(grove_matcher_t *m, grove_jobid_t id,
                                     const grove_vid_t *vs, size_t n, bool *removed)
 {
-    size_t i = job_pos(m, id);
-    if (i >= m->njobs || m->jobs[i]->id != id) {
-        errno = ENOENT;
+    size_t i;
+    uint8_t *rel = release_marks(m, id, &i);
+    if (!rel)
         return -1;
-    }
-    grove_job_t *j = m->jobs[i];
-    uint8_t *rel = calloc(j->npicks ? j->npicks : 1, 1);
-    if (!rel) {
-        errno = ENOMEM;
-        return -1;
-    }
     for (size_t k = 0; k < n; k++) {
-        /* picks are sorted by vertex id */
-        size_t lo = 0, hi = j->npicks;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (j->picks[mid].v < vs[k])
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo >= j->npicks || j->picks[lo].v != vs[k]) {
+        long x = pick_index(m->jobs[i], vs[k]);
+        if (x < 0) {
             free(rel);
             errno = EINVAL;
             return -1;
         }
-        rel[lo] = 1;
+        rel[x] = 1;
     }
     long r = release_marked(m, i, rel, removed);
     free(rel);
