@@ -23,6 +23,8 @@
 
 /* ---- small helpers ----------------------------------------------------- */
 
+static void uuid_generate(grove_graph_t *g, uint8_t u[16]);
+
 
 static uint64_t rotl(uint64_t x, int k)
 {
@@ -392,11 +394,6 @@ void grove_graph_destroy(grove_graph_t *g)
     errno = saved;
 }
 
-grove_intern_t *grove_graph_strings(grove_graph_t *g)
-{
-    return g->strings;
-}
-
 const char *grove_graph_str(const grove_graph_t *g, grove_sym_t sym)
 {
     return grove_intern_str(g->strings, sym);
@@ -479,7 +476,9 @@ static int small_index(grove_sym_t *arr, size_t *n, grove_sym_t sym)
     return (int)(*n)++;
 }
 
-int grovep_subsys_index(grove_graph_t *g, grove_sym_t sym)
+/* Subsystem / relationship index of a symbol, adding it if new; -1 with
+ * EOVERFLOW past GROVEP_MAX_SMALL. */
+static int subsys_index(grove_graph_t *g, grove_sym_t sym)
 {
     int i = small_index(g->subsys, &g->nsubsys, sym);
     if (i >= 0 && sym == g->sym_containment)
@@ -487,7 +486,7 @@ int grovep_subsys_index(grove_graph_t *g, grove_sym_t sym)
     return i;
 }
 
-int grovep_rel_index(grove_graph_t *g, grove_sym_t sym)
+static int rel_index(grove_graph_t *g, grove_sym_t sym)
 {
     return small_index(g->rels, &g->nrels, sym);
 }
@@ -515,7 +514,8 @@ void grove_vertex_info_init(grove_vertex_info_t *info)
     info->size = 1;
 }
 
-int grovep_uuid_parse(const char *text, uint8_t out[16])
+/* The 16-byte uuid from its 36-char text form; 0 or -1 (EINVAL). */
+static int uuid_parse(const char *text, uint8_t out[16])
 {
     if (!text || strlen(text) != 36)
         goto inval;
@@ -667,7 +667,7 @@ grove_vid_t grove_graph_add_vertex(grove_graph_t *g, const grove_vertex_info_t *
     }
     uint8_t u[16];
     if (info->uuid) {
-        if (grovep_uuid_parse(info->uuid, u) < 0)
+        if (uuid_parse(info->uuid, u) < 0)
             return GROVE_VID_NONE;
         if (uuid_find(g, u, NULL) != GROVE_VID_NONE) {
             errno = EEXIST;
@@ -694,7 +694,7 @@ grove_vid_t grove_graph_add_vertex(grove_graph_t *g, const grove_vertex_info_t *
     if (uuid_reserve(g) < 0)
         return GROVE_VID_NONE;
     if (!info->uuid)
-        grovep_uuid_generate(g, u);
+        uuid_generate(g, u);
     grovep_chain_t *rc = NULL;
     if (info->rank >= 0 && !(rc = map_put(&g->by_rank, (uint64_t)info->rank)))
         return GROVE_VID_NONE;
@@ -932,8 +932,8 @@ grove_eid_t grovep_add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
         return GROVE_EID_NONE;
     bool up = up_flag < 0 ? rel_is_up(g, rsym) : up_flag > 0;
     size_t nsub_before = g->nsubsys, nrel_before = g->nrels;
-    int sub = grovep_subsys_index(g, ssym);
-    int ri = sub < 0 ? -1 : grovep_rel_index(g, rsym);
+    int sub = subsys_index(g, ssym);
+    int ri = sub < 0 ? -1 : rel_index(g, rsym);
     if (sub < 0 || ri < 0) {
         grove_error_set(err, NULL, 0, "too many subsystems or relationships (at most %d)",
                         GROVEP_MAX_SMALL);
@@ -1349,7 +1349,7 @@ grove_vid_t grove_graph_find_path(const grove_graph_t *g, grove_sym_t subsystem,
 grove_vid_t grove_graph_find_uuid(const grove_graph_t *g, const char *uuid)
 {
     uint8_t u[16];
-    if (grovep_uuid_parse(uuid, u) == 0) {
+    if (uuid_parse(uuid, u) == 0) {
         grove_vid_t v = uuid_find(g, u, NULL);
         if (v != GROVE_VID_NONE && grovep_alive(g, v))
             return v;
@@ -1556,7 +1556,8 @@ void grovep_rec_release(grove_graph_t *g, uint32_t i)
     g->rec_free = i;
 }
 
-void grovep_uuid_generate(grove_graph_t *g, uint8_t u[16])
+/* A fresh random (version 4) uuid the graph does not use yet. */
+static void uuid_generate(grove_graph_t *g, uint8_t u[16])
 {
     do {
         uint64_t a = rng_next(g->rng), b = rng_next(g->rng);

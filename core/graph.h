@@ -87,8 +87,7 @@ grove_graph_t *grove_graph_create(void);
 /* Free the graph and everything in it.  NULL is a no-op. */
 void grove_graph_destroy(grove_graph_t *g);
 
-/* The graph's string table (borrowed). */
-grove_intern_t *grove_graph_strings(grove_graph_t *g);
+/* The string of a symbol of the graph's table (borrowed). */
 const char *grove_graph_str(const grove_graph_t *g, grove_sym_t sym);
 /* Intern s in the graph's table; GROVE_SYM_NONE with ENOMEM. */
 grove_sym_t grove_graph_sym(grove_graph_t *g, const char *s);
