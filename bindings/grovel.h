@@ -29,7 +29,9 @@ int grovel_fail(lua_State *L, const char *msg, const char *code);
  * and msg = the given text or strerror(errnum) when msg is NULL. */
 int grovel_fail_errno(lua_State *L, int errnum, const char *msg);
 
-/* The symbolic name of an errno value from Grove's vocabulary, or "EIO". */
+/* The symbolic name of errnum as grove_errno_name() gives it (a code of
+ * Grove's vocabulary, or a system error named as it is); "EIO" only for
+ * an errnum with no name (0: a failure that set no errno). */
 const char *grovel_errno_name(int errnum);
 
 /* Create metatable tname with methods (reachable through __index) and
@@ -39,8 +41,8 @@ void grovel_newclass(lua_State *L, const char *tname, const luaL_Reg *methods,
 
 /* Push a JSON value as Lua values (objects and arrays as tables).  JSON
  * null becomes grove.core.null (a NULL light userdata) when keep_null,
- * else it is left out of objects and nil in arrays.  Raises past 200
- * levels of nesting. */
+ * else it is left out of objects and nil in arrays.  Raises past
+ * GROVE_NEST_MAX levels of nesting. */
 struct json_t;
 void grovel_push_json(lua_State *L, const struct json_t *v, bool keep_null);
 

@@ -32,12 +32,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grove.h"
 #include "grovel.h"
 #include "jobspec.h"
 
 #define JOBSPEC_MT "grove.jobspec"
 #define CONSTRAINT_MT "grove.constraint"
-#define MAX_DEPTH 200
 
 typedef struct {
     grove_jobspec_t *js; /* NULL once closed */
@@ -91,7 +91,7 @@ static json_t *to_json(lua_State *L, int idx, const char *parent_key, bool in_li
                        const char **why)
 {
     idx = lua_absindex(L, idx);
-    if (depth > MAX_DEPTH) {
+    if (depth >= GROVE_NEST_MAX) {
         *why = "table nested too deep (a cycle?)";
         return NULL;
     }

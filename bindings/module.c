@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "grove.h"
 #include "grovel.h"
 
 int grovel_fail(lua_State *L, const char *msg, const char *code)
@@ -21,21 +22,8 @@ int grovel_fail(lua_State *L, const char *msg, const char *code)
 
 const char *grovel_errno_name(int errnum)
 {
-    switch (errnum) {
-    case EINVAL: return "EINVAL";
-    case ENOMEM: return "ENOMEM";
-    case ENOENT: return "ENOENT";
-    case EEXIST: return "EEXIST";
-    case ERANGE: return "ERANGE";
-    case EBUSY: return "EBUSY";
-    case ENODEV: return "ENODEV";
-    case EOVERFLOW: return "EOVERFLOW";
-    case EPERM: return "EPERM";
-    case ENOTSUP: return "ENOTSUP";
-    case ETIMEDOUT: return "ETIMEDOUT";
-    case ECANCELED: return "ECANCELED";
-    default: return "EIO";
-    }
+    const char *name = grove_errno_name(errnum);
+    return name ? name : "EIO"; /* errno 0: a failure that set none */
 }
 
 int grovel_fail_errno(lua_State *L, int errnum, const char *msg)
@@ -65,13 +53,11 @@ void grovel_setfunc(lua_State *L, const char *name, lua_CFunction f)
     lua_setfield(L, -2, name);
 }
 
-#define JSON_MAX_DEPTH 200
-
 static void push_json(lua_State *L, const json_t *v, bool keep_null, int depth)
 {
     luaL_checkstack(L, 4, "JSON nested too deeply");
-    if (depth > JSON_MAX_DEPTH)
-        luaL_error(L, "JSON nested deeper than %d levels", JSON_MAX_DEPTH);
+    if (depth >= GROVE_NEST_MAX)
+        luaL_error(L, "JSON nested deeper than %d levels", GROVE_NEST_MAX);
     switch (json_typeof(v)) {
     case JSON_OBJECT: {
         lua_createtable(L, 0, (int)json_object_size(v));
@@ -130,6 +116,8 @@ int luaopen_grove_core(lua_State *L)
 #define GROVEL_MODULE(name) grovel_open_##name(L);
 #include "modules.h"
 #undef GROVEL_MODULE
+    lua_pushinteger(L, GROVE_NEST_MAX);
+    lua_setfield(L, -2, "nest_max");
     lua_pushliteral(L, GROVE_VERSION); /* the Makefile's VERSION */
     lua_setfield(L, -2, "version");
     return 1;

@@ -1,4 +1,8 @@
-/* error.c: filling grove_error_t.  See error.h. */
+/* error.c: filling grove_error_t, and naming errno values.  See error.h.
+ *
+ * This file holds no module's own errors and no state: the names are in
+ * constant tables.
+ */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -50,4 +54,33 @@ void grove_error_clear(grove_error_t *err)
         err->text[0] = '\0';
         err->line = 0;
     }
+}
+
+/* The system errors a loader may let through, named as they are, besides
+ * the vocabulary's codes. */
+static const struct errno_name {
+    int code;
+    const char *name;
+} passed_through[] = {
+    {EACCES, "EACCES"}, {EISDIR, "EISDIR"}, {ENOTDIR, "ENOTDIR"},
+    {ELOOP, "ELOOP"}, {ENAMETOOLONG, "ENAMETOOLONG"}, {EMFILE, "EMFILE"},
+    {ENFILE, "ENFILE"}, {EPERM, "EPERM"}, {ENXIO, "ENXIO"}, {EFBIG, "EFBIG"},
+    {ENOTSUP, "ENOTSUP"}, {ETIMEDOUT, "ETIMEDOUT"},
+};
+
+const char *grove_errno_name(int errnum)
+{
+#define NAME_OF(code, meaning) \
+    if (errnum == code)        \
+        return #code;
+    GROVE_ERRNO_VOCABULARY(NAME_OF)
+#undef NAME_OF
+    for (size_t i = 0; i < sizeof(passed_through) / sizeof(passed_through[0]); i++)
+        if (passed_through[i].code == errnum)
+            return passed_through[i].name;
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 32)
+    if (errnum != 0)
+        return strerrorname_np(errnum);
+#endif
+    return NULL;
 }

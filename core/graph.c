@@ -23,6 +23,8 @@
 
 /* ---- small helpers ----------------------------------------------------- */
 
+static void uuid_generate(grove_graph_t *g, uint8_t u[16]);
+
 
 static uint64_t rotl(uint64_t x, int k)
 {
@@ -311,7 +313,7 @@ static int uuid_copy(grove_graph_t *dst, const grove_graph_t *src)
 
 /* ---- status names ----------------------------------------------------- */
 
-static const char *status_names[GROVE_STATUS_COUNT] = {
+static const char *const status_names[GROVE_STATUS_COUNT] = {
     "up", "down", "drained", "excluded", "degraded", "failing", "unknown",
 };
 
@@ -390,11 +392,6 @@ void grove_graph_destroy(grove_graph_t *g)
     map_free(&g->shared_idx);
     free(g);
     errno = saved;
-}
-
-grove_intern_t *grove_graph_strings(grove_graph_t *g)
-{
-    return g->strings;
 }
 
 const char *grove_graph_str(const grove_graph_t *g, grove_sym_t sym)
@@ -479,7 +476,9 @@ static int small_index(grove_sym_t *arr, size_t *n, grove_sym_t sym)
     return (int)(*n)++;
 }
 
-int grovep_subsys_index(grove_graph_t *g, grove_sym_t sym)
+/* Subsystem / relationship index of a symbol, adding it if new; -1 with
+ * EOVERFLOW past GROVEP_MAX_SMALL. */
+static int subsys_index(grove_graph_t *g, grove_sym_t sym)
 {
     int i = small_index(g->subsys, &g->nsubsys, sym);
     if (i >= 0 && sym == g->sym_containment)
@@ -487,7 +486,7 @@ int grovep_subsys_index(grove_graph_t *g, grove_sym_t sym)
     return i;
 }
 
-int grovep_rel_index(grove_graph_t *g, grove_sym_t sym)
+static int rel_index(grove_graph_t *g, grove_sym_t sym)
 {
     return small_index(g->rels, &g->nrels, sym);
 }
@@ -515,18 +514,8 @@ void grove_vertex_info_init(grove_vertex_info_t *info)
     info->size = 1;
 }
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-int grovep_uuid_parse(const char *text, uint8_t out[16])
+/* The 16-byte uuid from its 36-char text form; 0 or -1 (EINVAL). */
+static int uuid_parse(const char *text, uint8_t out[16])
 {
     if (!text || strlen(text) != 36)
         goto inval;
@@ -538,7 +527,7 @@ int grovep_uuid_parse(const char *text, uint8_t out[16])
             i++;
             continue;
         }
-        int hi = hexval(text[i]), lo = hexval(text[i + 1]);
+        int hi = grovep_hexval(text[i]), lo = grovep_hexval(text[i + 1]);
         if (hi < 0 || lo < 0)
             goto inval;
         out[k++] = (uint8_t)(hi << 4 | lo);
@@ -565,17 +554,12 @@ static void uuid_format(const uint8_t u[16], char buf[37])
 
 static int reserve_vertices(grove_graph_t *g, size_t need)
 {
-    if (need <= g->vcap)
-        return 0;
-    size_t cap = g->vcap ? g->vcap : 64;
-    while (cap < need)
-        cap *= 2;
+    size_t cap = g->vcap; /* parallel arrays: all grow alike */
 #define GROWV(field)                                                            \
     do {                                                                        \
-        void *q = realloc(g->field, cap * sizeof(*g->field));                   \
-        if (!q)                                                                 \
-            goto nomem;                                                         \
-        g->field = q;                                                           \
+        cap = g->vcap;                                                          \
+        if (grovep_grow((void **)&g->field, &cap, need, sizeof(*g->field)) < 0) \
+            return -1;                                                          \
     } while (0)
     GROWV(v);
     GROWV(uuid);
@@ -589,35 +573,20 @@ static int reserve_vertices(grove_graph_t *g, size_t need)
 #undef GROWV
     g->vcap = cap;
     return 0;
-nomem:
-    errno = ENOMEM;
-    return -1;
 }
 
 static int reserve_chains(grove_graph_t *g, grove_sym_t sym)
 {
-    if (sym < g->chain_cap)
-        return 0;
-    size_t cap = g->chain_cap ? g->chain_cap : 64;
-    while (cap <= sym)
-        cap *= 2;
-    grovep_chain_t *t = realloc(g->by_type, cap * sizeof(*t));
-    if (!t)
-        goto nomem;
-    g->by_type = t;
-    grovep_chain_t *n = realloc(g->by_name, cap * sizeof(*n));
-    if (!n)
-        goto nomem;
-    g->by_name = n;
-    for (size_t i = g->chain_cap; i < cap; i++) {
+    size_t old = g->chain_cap, tcap = old, ncap = old; /* parallel arrays */
+    if (grovep_grow((void **)&g->by_type, &tcap, (size_t)sym + 1, sizeof(*g->by_type)) < 0
+        || grovep_grow((void **)&g->by_name, &ncap, (size_t)sym + 1, sizeof(*g->by_name)) < 0)
+        return -1;
+    for (size_t i = old; i < tcap; i++) {
         g->by_type[i] = (grovep_chain_t){GROVEP_NONE, GROVEP_NONE, 0};
         g->by_name[i] = (grovep_chain_t){GROVEP_NONE, GROVEP_NONE, 0};
     }
-    g->chain_cap = cap;
+    g->chain_cap = tcap;
     return 0;
-nomem:
-    errno = ENOMEM;
-    return -1;
 }
 
 /* Insert v into a chain kept in ascending id order. */
@@ -698,7 +667,7 @@ grove_vid_t grove_graph_add_vertex(grove_graph_t *g, const grove_vertex_info_t *
     }
     uint8_t u[16];
     if (info->uuid) {
-        if (grovep_uuid_parse(info->uuid, u) < 0)
+        if (uuid_parse(info->uuid, u) < 0)
             return GROVE_VID_NONE;
         if (uuid_find(g, u, NULL) != GROVE_VID_NONE) {
             errno = EEXIST;
@@ -725,7 +694,7 @@ grove_vid_t grove_graph_add_vertex(grove_graph_t *g, const grove_vertex_info_t *
     if (uuid_reserve(g) < 0)
         return GROVE_VID_NONE;
     if (!info->uuid)
-        grovep_uuid_generate(g, u);
+        uuid_generate(g, u);
     grovep_chain_t *rc = NULL;
     if (info->rank >= 0 && !(rc = map_put(&g->by_rank, (uint64_t)info->rank)))
         return GROVE_VID_NONE;
@@ -963,8 +932,8 @@ grove_eid_t grovep_add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
         return GROVE_EID_NONE;
     bool up = up_flag < 0 ? rel_is_up(g, rsym) : up_flag > 0;
     size_t nsub_before = g->nsubsys, nrel_before = g->nrels;
-    int sub = grovep_subsys_index(g, ssym);
-    int ri = sub < 0 ? -1 : grovep_rel_index(g, rsym);
+    int sub = subsys_index(g, ssym);
+    int ri = sub < 0 ? -1 : rel_index(g, rsym);
     if (sub < 0 || ri < 0) {
         grove_error_set(err, NULL, 0, "too many subsystems or relationships (at most %d)",
                         GROVEP_MAX_SMALL);
@@ -1380,7 +1349,7 @@ grove_vid_t grove_graph_find_path(const grove_graph_t *g, grove_sym_t subsystem,
 grove_vid_t grove_graph_find_uuid(const grove_graph_t *g, const char *uuid)
 {
     uint8_t u[16];
-    if (grovep_uuid_parse(uuid, u) == 0) {
+    if (uuid_parse(uuid, u) == 0) {
         grove_vid_t v = uuid_find(g, u, NULL);
         if (v != GROVE_VID_NONE && grovep_alive(g, v))
             return v;
@@ -1587,7 +1556,8 @@ void grovep_rec_release(grove_graph_t *g, uint32_t i)
     g->rec_free = i;
 }
 
-void grovep_uuid_generate(grove_graph_t *g, uint8_t u[16])
+/* A fresh random (version 4) uuid the graph does not use yet. */
+static void uuid_generate(grove_graph_t *g, uint8_t u[16])
 {
     do {
         uint64_t a = rng_next(g->rng), b = rng_next(g->rng);

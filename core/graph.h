@@ -26,6 +26,14 @@
  * implied (no records of their own); ancestors of an allocated vertex are
  * annotated with the job (the `shared` list).  Every record has a start and
  * an end time; "now" is the window starting at the graph's current time.
+ *
+ * This header holds the graph itself (graph.c): its types, life, vertices'
+ * base data and status, edges, paths and look-ups.  The rest of the graph
+ * API has a header per module, included at the end so that including
+ * graph.h still gives all of it: pool.h (properties, tags, size,
+ * allocation records), aggregate.h (pruning aggregates), walker.h (walks,
+ * the accumulator, aggregate and find), compose.h (copy, duplicate, merge,
+ * unlink, extract).  The layout of grove_graph_t is in graph_private.h.
  */
 #ifndef GROVE_GRAPH_H
 #define GROVE_GRAPH_H
@@ -79,8 +87,7 @@ grove_graph_t *grove_graph_create(void);
 /* Free the graph and everything in it.  NULL is a no-op. */
 void grove_graph_destroy(grove_graph_t *g);
 
-/* The graph's string table (borrowed). */
-grove_intern_t *grove_graph_strings(grove_graph_t *g);
+/* The string of a symbol of the graph's table (borrowed). */
 const char *grove_graph_str(const grove_graph_t *g, grove_sym_t sym);
 /* Intern s in the graph's table; GROVE_SYM_NONE with ENOMEM. */
 grove_sym_t grove_graph_sym(grove_graph_t *g, const char *s);
@@ -144,36 +151,10 @@ void grove_vertex_uuid(const grove_graph_t *g, grove_vid_t v, char buf[37]);
 int grove_vertex_set_rank(grove_graph_t *g, grove_vid_t v, int64_t rank);
 /* Change the name (indexes follow).  0, or -1 with EINVAL/ENOMEM. */
 int grove_vertex_set_name(grove_graph_t *g, grove_vid_t v, const char *name);
-/* Change the size.  Refused with EBUSY when records use more than the new
- * size at some instant, EINVAL when negative. */
-int grove_vertex_set_size(grove_graph_t *g, grove_vid_t v, int64_t size);
 
 /* Status. */
 grove_status_t grove_vertex_status(const grove_graph_t *g, grove_vid_t v);
 int grove_vertex_set_status(grove_graph_t *g, grove_vid_t v, grove_status_t s);
-
-/* Properties: static key=value pairs (value may be ""), several per vertex,
- * kept in insertion order.  set replaces an existing key. */
-int grove_vertex_set_property(grove_graph_t *g, grove_vid_t v, const char *key,
-                              const char *value);
-/* The value (borrowed) or NULL if the key is absent. */
-const char *grove_vertex_property(const grove_graph_t *g, grove_vid_t v, const char *key);
-/* 0 if removed, -1 with ENOENT if absent. */
-int grove_vertex_remove_property(grove_graph_t *g, grove_vid_t v, const char *key);
-/* The i-th property (0-based): 0 and key/value set, or -1 (ENOENT) past the end. */
-int grove_vertex_property_at(const grove_graph_t *g, grove_vid_t v, size_t i,
-                             const char **key, const char **value);
-size_t grove_vertex_property_count(const grove_graph_t *g, grove_vid_t v);
-
-/* Tags: dynamic key with optional value (NULL = no value).  Same shape. */
-int grove_vertex_tag(grove_graph_t *g, grove_vid_t v, const char *key, const char *value);
-/* True if tagged; *value (if given) is the value or NULL. */
-bool grove_vertex_has_tag(const grove_graph_t *g, grove_vid_t v, const char *key,
-                          const char **value);
-int grove_vertex_untag(grove_graph_t *g, grove_vid_t v, const char *key);
-int grove_vertex_tag_at(const grove_graph_t *g, grove_vid_t v, size_t i, const char **key,
-                        const char **value);
-size_t grove_vertex_tag_count(const grove_graph_t *g, grove_vid_t v);
 
 /* ---- edges ----------------------------------------------------------- */
 
@@ -267,175 +248,11 @@ grove_vid_t grove_vertex_next_same_rank(const grove_graph_t *g, grove_vid_t v);
 /* Number of live vertices of a type. */
 size_t grove_graph_count_type(const grove_graph_t *g, grove_sym_t type);
 
-/* ---- allocation records -------------------------------------------- */
-
-typedef enum grove_record_kind {
-    GROVE_RECORD_ALLOC = 0, /* units of this pool held by a job */
-    GROVE_RECORD_SHARED = 1 /* annotation: a descendant is held by the job */
-} grove_record_kind_t;
-
-typedef struct grove_record {
-    grove_jobid_t job;
-    grove_record_kind_t kind;
-    int64_t amount;  /* units (ALLOC); number of descendant records (SHARED) */
-    int64_t start;   /* first second of the record */
-    int64_t end;     /* first second after it (GROVE_TIME_MAX: open-ended) */
-    bool exclusive;  /* ALLOC: held exclusively (all units or asked for) */
-    bool asked;      /* ALLOC: exclusivity was asked for (what allocate's
-                      * exclusive argument was; not only implied by size) */
-} grove_record_t;
-
-/* Allocate amount units of v to job during [start, end) (end may be
- * GROVE_TIME_MAX).  If the job already holds v over the same window, the
- * allocation grows.  Exclusive: the job holds v alone (implied when amount
- * equals size), which requires that no other job holds or shares v or any
- * descendant in the window.  Ancestors in the containment tree gain a
- * `shared` annotation.  Fails with EBUSY (not enough free units, held
- * exclusively by another job above or here, or v or an ancestor not up),
- * EINVAL (amount <= 0, amount > size, bad window).  Nothing changes on
- * failure.  EEXIST when the job already holds v through an exclusive
- * ancestor, asks for v whole while holding parts of it in the window, or
- * holds v (whole, or in units) over another window that overlaps this one
- * while one of the two is whole. */
-int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
-                          int64_t amount, int64_t start, int64_t end, bool exclusive);
-
-/* Free the job's allocation of v (all of it when amount < 0, else shrink by
- * amount) over every window it holds.  Ancestor annotations follow.  -1 with
- * ENOENT when the job holds nothing here, EINVAL when amount exceeds what it
- * holds. */
-int grove_vertex_free(grove_graph_t *g, grove_vid_t v, grove_jobid_t job, int64_t amount);
-
-/* Free every record of the job in the whole graph; returns how many
- * allocation records were removed (0 if none). */
-size_t grove_graph_free_job(grove_graph_t *g, grove_jobid_t job);
-
-/* Units of v held by jobs at time t (own records only). */
-int64_t grove_vertex_allocated_at(const grove_graph_t *g, grove_vid_t v, int64_t t);
-/* Units of v allocated now (at the graph's current time). */
-int64_t grove_vertex_allocated(const grove_graph_t *g, grove_vid_t v);
-/* Units of v free throughout [start, end): size minus the peak use, 0 when v
- * or an ancestor is not up, or v or an ancestor is held exclusively in that
- * window. */
-int64_t grove_vertex_available_during(const grove_graph_t *g, grove_vid_t v, int64_t start,
-                                      int64_t end);
-/* Available now: the window [now, now + 1). */
-int64_t grove_vertex_available(const grove_graph_t *g, grove_vid_t v);
-/* True when v or an ancestor is held exclusively (by any job) at time t; *job
- * set to the holder. */
-bool grove_vertex_held_exclusively(const grove_graph_t *g, grove_vid_t v, int64_t t,
-                                   grove_jobid_t *job);
-
-/* The records of v: the i-th, or -1 (ENOENT) past the end. */
-int grove_vertex_record_at(const grove_graph_t *g, grove_vid_t v, size_t i,
-                           grove_record_t *rec);
-size_t grove_vertex_record_count(const grove_graph_t *g, grove_vid_t v);
-
-/* ---- pruning aggregates ----------------------------------------------- */
-
-/* Choose which vertices keep aggregates of which types below them:
- * "HL:LL,..." with HL a type or ALL and LL a type, e.g. the default
- * "ALL:core,ALL:node,ALL:gpu".  EINVAL (with err) on a bad spec. */
-int grove_graph_set_aggregates(grove_graph_t *g, const char *spec, grove_error_t *err);
-/* The current specification (borrowed). */
-const char *grove_graph_aggregates(const grove_graph_t *g);
-/* Free units of type below v (v included) throughout [start, end), from
- * v's aggregate; -1 with ENOENT when v keeps none for that type. */
-int64_t grove_vertex_aggregate_avail(const grove_graph_t *g, grove_vid_t v, const char *type,
-                                     int64_t start, int64_t end);
-
-/* ---- traversal -------------------------------------------------------- */
-
-typedef enum grove_walk_action {
-    GROVE_WALK_CONTINUE = 0, /* descend */
-    GROVE_WALK_SKIP = 1,     /* do not descend below this vertex */
-    GROVE_WALK_STOP = 2      /* end the walk now */
-} grove_walk_action_t;
-
-/* Hooks for grove_graph_walk.  Any may be NULL.  A hook returning -1 stops
- * the walk, which then returns -1 with the hook's errno. */
-typedef struct grove_walk_hooks {
-    /* pre-order: CONTINUE, SKIP, STOP or -1. */
-    int (*pre)(grove_graph_t *g, grove_vid_t v, int depth, void *arg);
-    /* order the n children of parent in place; 0 or -1. */
-    int (*order)(grove_graph_t *g, grove_vid_t parent, grove_vid_t *children, size_t n,
-                 void *arg);
-    /* post-order: 1 to push v into the accumulator with *score, 0 not to,
-     * 2 to push and stop, 3 to stop without pushing, -1 on error. */
-    int (*post)(grove_graph_t *g, grove_vid_t v, int depth, double *score, void *arg);
-    void *arg;
-} grove_walk_hooks_t;
-
-/* Accumulator: vertices kept in descending score order (stable: equal
- * scores in push order), optionally bounded to the best k. */
-typedef struct grove_accum grove_accum_t;
-grove_accum_t *grove_accum_create(size_t limit); /* limit 0: unbounded */
-void grove_accum_destroy(grove_accum_t *a);
-void grove_accum_reset(grove_accum_t *a);
-int grove_accum_push(grove_accum_t *a, grove_vid_t v, double score);
-size_t grove_accum_count(const grove_accum_t *a);
-/* The i-th best: vertex, and *score if given. */
-grove_vid_t grove_accum_at(const grove_accum_t *a, size_t i, double *score);
-
-/* Depth-first walk of subsystem from start (pre-order hook, child order,
- * post-order hook feeding acc, which may be NULL).  Returns 0, 1 when a hook
- * stopped the walk, or -1 (a hook failed, or ENOMEM). */
-int grove_graph_walk(grove_graph_t *g, grove_vid_t start, grove_sym_t subsystem,
-                     const grove_walk_hooks_t *hooks, grove_accum_t *acc);
-
-/* ---- RFC 4 composite methods ----------------------------------------- */
-
-/* Aggregate: available units by type in the containment subtree of v, at
- * the graph's current time.  Subtrees of unavailable vertices (down,
- * drained, excluded, held exclusively, or with nothing available) are
- * skipped; zero counts are omitted.  The callback is called once per type
- * in first-seen (pre-order) order; returns 0 or -1 with ENOMEM. */
-typedef void (*grove_aggregate_f)(const char *type, int64_t count, void *arg);
-int grove_graph_aggregate(const grove_graph_t *g, grove_vid_t v, grove_aggregate_f cb,
-                          void *arg);
-
-/* Copy: a new graph of the containment subtree of v with only what is
- * available now: pools with nothing available are dropped with their
- * children, sizes set to available, records cleared; the ancestors of v up
- * to the root are kept.  Edges of other subsystems between copied vertices
- * are kept.  NULL with ENOMEM. */
-grove_graph_t *grove_graph_copy(const grove_graph_t *g, grove_vid_t v);
-
-/* Duplicate: an exact copy of the whole graph (vertex ids preserved). */
-grove_graph_t *grove_graph_duplicate(const grove_graph_t *g);
-
-/* Merge: add the containment hierarchy of src into g.  With at == NULL, the
- * two roots must have the same name (the hierarchies meet at their common
- * ancestor): vertices of src whose containment path exists in g are the
- * same pool and keep g's data; the rest are added below their parent.  With
- * at set, src's root is attached as a child of the vertex at that path of
- * g.  Base data, status, properties and tags are copied; records are not.
- * Edges of other subsystems are merged too.  Fails with EINVAL (no common
- * root, path not found, a vertex at the same path with another type) with
- * the reason in err; g is unchanged on failure.  Returns the number of
- * vertices added. */
-long grove_graph_merge(grove_graph_t *g, const grove_graph_t *src, const char *at,
-                       grove_error_t *err);
-
-/* Unlink: remove v and its containment subtree from the graph (every edge
- * touching them in every subsystem; the vertices die).  Refused with EBUSY
- * when any of them holds records, unless force is set, in which case the
- * jobs' records in the subtree (and their annotations above) are dropped.
- * EINVAL for a dead vertex. */
-int grove_graph_unlink(grove_graph_t *g, grove_vid_t v, bool force);
-
-/* Find: vertices of the containment subtree of start for which pred is
- * true, plus their descendants and their ancestors up to the root, as a
- * sorted array of ids (*out, caller frees) of *n entries.  pred returns 1,
- * 0 or -1 (error: stops, returned).  0 or -1. */
-typedef int (*grove_pred_f)(const grove_graph_t *g, grove_vid_t v, void *arg);
-int grove_graph_find(const grove_graph_t *g, grove_vid_t start, grove_pred_f pred, void *arg,
-                     grove_vid_t **out, size_t *n);
-
-/* Extract: a new graph with exactly the listed vertices (ids need not be
- * sorted; duplicates ignored) and every edge between two of them, with all
- * their data and records.  New ids follow the order of the list after
- * sorting.  NULL with ENOMEM or EINVAL (a dead id). */
-grove_graph_t *grove_graph_extract(const grove_graph_t *g, const grove_vid_t *vids, size_t n);
+/* The other modules of the graph, each in its own header (included here so
+ * that graph.h keeps giving the whole graph API). */
+#include "pool.h"
+#include "aggregate.h"
+#include "walker.h"
+#include "compose.h"
 
 #endif

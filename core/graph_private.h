@@ -183,10 +183,6 @@ struct grove_graph {
     int64_t now;     /* simulated current time */
 };
 
-/* Subsystem / relationship index of a symbol, adding it if new; -1 with
- * EOVERFLOW past GROVEP_MAX_SMALL. */
-int grovep_subsys_index(grove_graph_t *g, grove_sym_t sym);
-int grovep_rel_index(grove_graph_t *g, grove_sym_t sym);
 /* Index of a subsystem symbol, or -1 if the graph has no such subsystem. */
 int grovep_subsys_find(const grove_graph_t *g, grove_sym_t sym);
 
@@ -215,10 +211,6 @@ bool grovep_excl_any(const grove_graph_t *g, grove_vid_t v, int64_t start, int64
 /* Rebuild the record index from the lists (after copying records). */
 int grovep_shared_reindex(grove_graph_t *g);
 
-/* Any record of a job other than `job` (held or shared) on v overlapping
- * [start, end)? */
-bool grovep_touched_by_other(const grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
-                             int64_t start, int64_t end);
 /* Any record of any job on v overlapping [start, end)? */
 bool grovep_touched_any(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end);
 
@@ -239,8 +231,6 @@ grove_vid_t grovep_clone_vertex(grove_graph_t *dst, const grove_graph_t *src, gr
 int64_t grovep_own_available(const grove_graph_t *g, grove_vid_t v, int64_t start,
                              int64_t end);
 
-/* The 16-byte uuid from its 36-char text form; 0 or -1 (EINVAL). */
-int grovep_uuid_parse(const char *text, uint8_t out[16]);
 
 /* Mark v dead and drop it from the indexes (its edges must be gone). */
 void grovep_vertex_kill(grove_graph_t *g, grove_vid_t v);
@@ -248,8 +238,6 @@ void grovep_vertex_kill(grove_graph_t *g, grove_vid_t v);
 /* Deep copy of every array (grove_graph_duplicate). */
 grove_graph_t *grovep_graph_clone(const grove_graph_t *g);
 
-/* A fresh random (version 4) uuid the graph does not use yet. */
-void grovep_uuid_generate(grove_graph_t *g, uint8_t u[16]);
 
 /* ---- aggregate.c ---- */
 

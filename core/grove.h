@@ -27,7 +27,7 @@
 #include "idset.h"
 #include "hostlist.h"
 #include "intern.h"
-#include "graph.h"
+#include "graph.h" /* with pool.h, aggregate.h, walker.h, compose.h */
 #include "planner.h"
 #include "mplanner.h"
 #include "jobspec.h"

@@ -13,7 +13,7 @@
  * scalars are resolved as YAML 1.1 does (what the jobspec RFCs cite): null,
  * booleans (true/yes/on...), integers (decimal, 0x, 0o/0 octal, 0b) and
  * reals; quoted scalars are strings.  Duplicate keys, multiple documents,
- * nesting deeper than GROVE_YAML_MAX_DEPTH and alias expansions beyond
+ * nesting deeper than GROVE_NEST_MAX and alias expansions beyond
  * GROVE_YAML_MAX_NODES are refused.  (2) Validation walks the document once,
  * builds the vertex and task arrays and collects warnings.
  *
@@ -45,11 +45,11 @@
 
 #include <yaml.h>
 
+#include "grove.h"
 #include "util.h"
 #include "jobspec.h"
 #include "jobspec_private.h"
 
-#define GROVE_YAML_MAX_DEPTH 128       /* nesting levels */
 #define GROVE_YAML_MAX_NODES (1 << 20) /* nodes after alias expansion */
 #define GROVE_YAML_MAX_ANCHORS 4096
 #define NONE ((size_t)-1)
@@ -220,10 +220,10 @@ typedef struct yanchor {
 } yanchor_t;
 
 typedef struct yreader {
-    yframe_t stack[GROVE_YAML_MAX_DEPTH];
+    yframe_t stack[GROVE_NEST_MAX];
     int depth;
     yanchor_t *anchors;
-    size_t nanchors;
+    size_t nanchors, anchor_cap;
     json_t *root, *root_shadow;
     size_t total; /* nodes so far, aliases expanded */
     const char *source;
@@ -273,13 +273,12 @@ static int yanchor_add(yreader_t *r, char *name, json_t *node, json_t *shadow, s
         free(name);
         return yfail(r, line, "more than %d YAML anchors", GROVE_YAML_MAX_ANCHORS);
     }
-    yanchor_t *a = realloc(r->anchors, (r->nanchors + 1) * sizeof(*a));
-    if (!a) {
+    if (grovep_grow((void **)&r->anchors, &r->anchor_cap, r->nanchors + 1, sizeof(*r->anchors))
+        < 0) {
         free(name);
         return ynomem(r);
     }
-    r->anchors = a;
-    a[r->nanchors++] = (yanchor_t){name, json_incref(node), json_incref(shadow), weight};
+    r->anchors[r->nanchors++] = (yanchor_t){name, json_incref(node), json_incref(shadow), weight};
     return 0;
 }
 
@@ -569,8 +568,8 @@ static int yaml_event(yreader_t *r, yaml_event_t *ev, int *ndocs)
                                           : ev->data.sequence_start.anchor;
         if (top && json_is_object(top->node) && !top->key)
             return yfail(r, line, "mapping keys must be scalars");
-        if (r->depth >= GROVE_YAML_MAX_DEPTH)
-            return yfail(r, line, "nesting deeper than %d levels", GROVE_YAML_MAX_DEPTH);
+        if (r->depth >= GROVE_NEST_MAX)
+            return yfail(r, line, "nesting deeper than %d levels", GROVE_NEST_MAX);
         if (ycount(r, 1, line) < 0)
             return -1;
         yframe_t *f = &r->stack[r->depth];
@@ -844,15 +843,9 @@ static int warn(vctx_t *c, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text + n, sizeof(text) - (size_t)n, fmt, ap);
     va_end(ap);
-    if (js->nwarn == js->warn_cap) {
-        size_t cap = js->warn_cap ? 2 * js->warn_cap : 4;
-        char **w = realloc(js->warnings, cap * sizeof(*w));
-        if (!w)
-            return vnomem(c);
-        js->warnings = w;
-        js->warn_cap = cap;
-    }
-    if (!(js->warnings[js->nwarn] = strdup(text)))
+    if (grovep_grow((void **)&js->warnings, &js->warn_cap, js->nwarn + 1, sizeof(*js->warnings))
+            < 0
+        || !(js->warnings[js->nwarn] = strdup(text)))
         return vnomem(c);
     js->nwarn++;
     return 0;
@@ -1025,14 +1018,8 @@ static int vertex_new(vctx_t *c, size_t *idx)
 {
     grove_jobspec_t *js = c->js;
     *idx = NONE;
-    if (js->nres == js->res_cap) {
-        size_t cap = js->res_cap ? 2 * js->res_cap : 8;
-        grove_jobspec_resource_t *r = realloc(js->res, cap * sizeof(*r));
-        if (!r)
-            return vnomem(c);
-        js->res = r;
-        js->res_cap = cap;
-    }
+    if (grovep_grow((void **)&js->res, &js->res_cap, js->nres + 1, sizeof(*js->res)) < 0)
+        return vnomem(c);
     *idx = js->nres++;
     grove_jobspec_resource_t *r = &js->res[*idx];
     memset(r, 0, sizeof(*r));
@@ -1687,16 +1674,13 @@ static grove_jobspec_t *jobspec_build(json_t *doc, const json_t *sh,
     if (rc == 0 && c.dropped > 0) {
         char text[96];
         snprintf(text, sizeof(text), "%zu more warnings not shown", c.dropped);
-        char **w = realloc(js->warnings, (js->nwarn + 1) * sizeof(*w));
-        if (!w || !(w[js->nwarn] = strdup(text))) {
-            if (w)
-                js->warnings = w;
+        if (grovep_grow((void **)&js->warnings, &js->warn_cap, js->nwarn + 1,
+                        sizeof(*js->warnings))
+                < 0
+            || !(js->warnings[js->nwarn] = strdup(text)))
             rc = vnomem(&c);
-        }
-        else {
-            js->warnings = w;
-            js->warn_cap = ++js->nwarn;
-        }
+        else
+            js->nwarn++;
     }
     if (rc < 0) {
         int saved = errno;

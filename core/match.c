@@ -237,13 +237,20 @@ static size_t job_pos(const grove_matcher_t *m, grove_jobid_t id)
     return lo;
 }
 
-const grove_job_t *grove_matcher_job(const grove_matcher_t *m, grove_jobid_t id)
+/* The position of job id in the table, or -1 (ENOENT). */
+static long job_index(const grove_matcher_t *m, grove_jobid_t id)
 {
     size_t i = job_pos(m, id);
     if (i < m->njobs && m->jobs[i]->id == id)
-        return m->jobs[i];
+        return (long)i;
     errno = ENOENT;
-    return NULL;
+    return -1;
+}
+
+const grove_job_t *grove_matcher_job(const grove_matcher_t *m, grove_jobid_t id)
+{
+    long i = job_index(m, id);
+    return i < 0 ? NULL : m->jobs[i];
 }
 
 const grove_job_t *grove_matcher_job_at(const grove_matcher_t *m, size_t i)
@@ -334,30 +341,15 @@ static void job_remove_at(grove_matcher_t *m, size_t i)
 
 static int scratch_reserve(grove_matcher_t *m)
 {
-    size_t n = m->g->nv;
-    if (n <= m->scap)
-        return 0;
-    size_t cap = m->scap ? m->scap : 1024;
-    while (cap < n)
-        cap *= 2;
-    uint32_t *st = realloc(m->stamp, cap * sizeof(*st));
-    if (!st)
-        goto nomem;
-    m->stamp = st;
-    int64_t *tk = realloc(m->taken, cap * sizeof(*tk));
-    if (!tk)
-        goto nomem;
-    m->taken = tk;
-    uint8_t *fl = realloc(m->mflags, cap * sizeof(*fl));
-    if (!fl)
-        goto nomem;
-    m->mflags = fl;
-    memset(m->stamp + m->scap, 0, (cap - m->scap) * sizeof(*st));
-    m->scap = cap;
+    size_t n = m->g->nv, old = m->scap;
+    size_t c1 = old, c2 = old, c3 = old; /* parallel arrays: all grow alike */
+    if (grovep_grow((void **)&m->stamp, &c1, n, sizeof(*m->stamp)) < 0
+        || grovep_grow((void **)&m->taken, &c2, n, sizeof(*m->taken)) < 0
+        || grovep_grow((void **)&m->mflags, &c3, n, sizeof(*m->mflags)) < 0)
+        return -1;
+    memset(m->stamp + old, 0, (c1 - old) * sizeof(*m->stamp));
+    m->scap = c1;
     return 0;
-nomem:
-    errno = ENOMEM;
-    return -1;
 }
 
 static void new_generation(grove_matcher_t *m)
@@ -1059,6 +1051,13 @@ static struct req *compile(grove_matcher_t *m, const grove_jobspec_t *js, struct
 
 /* ---- one attempt ---------------------------------------------------------------- */
 
+/* The end of a window of d seconds from t, GROVE_TIME_MAX past the end of
+ * time. */
+static int64_t window_end(int64_t t, int64_t d)
+{
+    return d >= GROVE_TIME_MAX - t ? GROVE_TIME_MAX : t + d;
+}
+
 /* Try the whole request in the window starting at t.  1 fits (the picks are
  * in m->sel), 0 not, -1 error. */
 static int attempt(grove_matcher_t *m, const struct req *top, grove_vid_t root, int64_t t,
@@ -1066,7 +1065,7 @@ static int attempt(grove_matcher_t *m, const struct req *top, grove_vid_t root, 
 {
     new_generation(m);
     m->start = t;
-    m->end = d >= GROVE_TIME_MAX - t ? GROVE_TIME_MAX : t + d;
+    m->end = window_end(t, d);
     if (!up(m, root))
         return 0; /* nothing below a root that is not up is available */
     for (const struct req *r = top; r; r = r->next) {
@@ -1285,84 +1284,117 @@ static int64_t duration_of(const grove_matcher_t *m, const grove_jobspec_t *js)
     return (double)s < d ? s + 1 : s;
 }
 
-int grove_match(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_t mode,
-                grove_jobid_t id, const grove_job_t **out, grove_error_t *err)
+/* ---- grove_match, step by step --------------------------------------------------- */
+
+/* One call of grove_match: what each step leaves for the next. */
+struct matching {
+    grove_match_mode_t mode;
+    grove_jobid_t id;
+    struct req *reqs, *top; /* the compiled request (reqs owns it) */
+    grove_vid_t root;       /* of the containment tree */
+    int64_t now, d;         /* the graph's clock, the job's duration */
+    int64_t at;             /* where the selection fits */
+    uint8_t *imp;           /* per pick: implied by an exclusive ancestor */
+};
+
+/* Check the arguments; 0, or -1 with EINVAL or EEXIST and a message.  Picks
+ * the job id when id is 0. */
+static int match_check(const grove_matcher_t *m, const grove_jobspec_t *js,
+                       struct matching *x, grove_error_t *err)
 {
-    double t0 = now_s();
-    grove_graph_t *g = m->g;
-    int rc = -1;
-    struct req *top = NULL;
-    struct req *reqs = NULL;
-    int64_t *times = NULL;
-    grove_job_t *job = NULL;
-    uint8_t *imp = NULL;
-    if (out)
-        *out = NULL;
-    if (!js || (unsigned)mode > GROVE_MATCH_WITHOUT_ALLOCATING_FUTURE) {
+    if (!js || (unsigned)x->mode > GROVE_MATCH_WITHOUT_ALLOCATING_FUTURE) {
         grove_error_set(err, NULL, 0, "match: no jobspec or unknown mode");
         errno = EINVAL;
         return -1;
     }
-    bool consume = mode != GROVE_MATCH_SATISFIABILITY;
-    if (id == 0)
-        id = m->next_id;
-    if (consume && grove_matcher_job(m, id)) {
-        grove_error_set(err, NULL, 0, "match: job %llu exists", (unsigned long long)id);
+    if (x->id == 0)
+        x->id = m->next_id;
+    if (x->mode != GROVE_MATCH_SATISFIABILITY && grove_matcher_job(m, x->id)) {
+        grove_error_set(err, NULL, 0, "match: job %llu exists", (unsigned long long)x->id);
         errno = EEXIST;
         return -1;
     }
-    m->stats.matches++;
-    if (consume && id >= m->next_id)
-        m->next_id = id + 1;
-    m->err = err;
-    m->hook_failed = 0;
-    grove_error_clear(err);
-    grove_vid_t root = grove_graph_root(g, g->sym_containment, 0);
-    if (root == GROVE_VID_NONE) {
+    return 0;
+}
+
+/* Compile the request and make ready what every attempt needs; 0 or -1. */
+static int match_prepare(grove_matcher_t *m, const grove_jobspec_t *js, struct matching *x,
+                         grove_error_t *err)
+{
+    grove_graph_t *g = m->g;
+    x->root = grove_graph_root(g, g->sym_containment, 0);
+    if (x->root == GROVE_VID_NONE) {
         grove_error_set(err, NULL, 0, "match: the graph has no containment root");
         errno = ENODEV;
-        goto done;
+        return -1;
     }
     if (g->agg_dirty && grovep_agg_refresh(g) < 0)
-        goto done;
-    if (!(reqs = compile(m, js, &top)) || scratch_reserve(m) < 0)
-        goto done;
+        return -1;
+    if (!(x->reqs = compile(m, js, &x->top)) || scratch_reserve(m) < 0)
+        return -1;
     m->constraint = grove_jobspec_constraint(js);
     m->ctype = grove_graph_sym_lookup(g, m->constraint_type);
     m->node_sym = grove_graph_sym_lookup(g, "node");
     if (m->node_sym != GROVE_SYM_NONE && grove_graph_count_type(g, m->node_sym) == 0)
         m->node_sym = GROVE_SYM_NONE; /* the name is known, but no vertex has the type */
-    int64_t d = duration_of(m, js);
-    int64_t now = g->now;
+    x->d = duration_of(m, js);
+    x->now = g->now;
+    return 0;
+}
 
-    m->sat = mode == GROVE_MATCH_SATISFIABILITY;
-    int found = attempt(m, top, root, now, d);
-    int64_t at = now;
-    if (found == 0 && (mode == GROVE_MATCH_ALLOCATE_ORELSE_RESERVE
-                       || mode == GROVE_MATCH_WITHOUT_ALLOCATING_FUTURE)) {
-        /* the instants after now at which some job ends */
-        size_t first = end_pos(m, now + 1), nt = m->nends - first;
-        if (!(times = malloc((nt ? nt : 1) * sizeof(*times)))) {
-            errno = ENOMEM;
-            goto done;
-        }
-        for (size_t i = 0; i < nt; i++)
-            times[i] = m->ends[first + i].t;
-        if (nt && times[nt - 1] == GROVE_TIME_MAX)
-            nt--; /* a job that never ends frees nothing */
-        int64_t need[GROVEP_MAX_LOW] = {0};
-        for (const struct req *r = top; r; r = r->next)
-            for (size_t l = 0; l < g->nlow; l++)
-                need[l] += r->tot[l];
-        for (size_t i = 0; i < nt && found == 0; i++) {
-            m->start = times[i];
-            m->end = d >= GROVE_TIME_MAX - times[i] ? GROVE_TIME_MAX : times[i] + d;
-            if (!agg_fits(m, root, need))
-                continue; /* the whole machine lacks room then */
-            found = attempt(m, top, root, times[i], d);
-            at = times[i];
-        }
+/* Try later instants, those at which some job ends, in order, skipping
+ * those at which the whole machine lacks room.  1 fits (at x->at), 0 not,
+ * -1 error. */
+static int match_later(grove_matcher_t *m, struct matching *x)
+{
+    const grove_graph_t *g = m->g;
+    size_t first = end_pos(m, x->now + 1), nt = m->nends - first;
+    int64_t *times = malloc((nt ? nt : 1) * sizeof(*times));
+    if (!times) {
+        errno = ENOMEM;
+        return -1;
     }
+    for (size_t i = 0; i < nt; i++)
+        times[i] = m->ends[first + i].t; /* copied: an attempt may not move them */
+    if (nt && times[nt - 1] == GROVE_TIME_MAX)
+        nt--; /* a job that never ends frees nothing */
+    int64_t need[GROVEP_MAX_LOW] = {0};
+    for (const struct req *r = x->top; r; r = r->next)
+        for (size_t l = 0; l < g->nlow; l++)
+            need[l] += r->tot[l];
+    int found = 0;
+    for (size_t i = 0; i < nt && found == 0; i++) {
+        m->start = times[i];
+        m->end = window_end(times[i], x->d);
+        if (!agg_fits(m, x->root, need))
+            continue;
+        found = attempt(m, x->top, x->root, times[i], x->d);
+        x->at = times[i];
+    }
+    free(times);
+    return found;
+}
+
+/* Find where the request fits: now, or in the modes that look ahead, the
+ * earliest later instant.  1 fits (at x->at), 0 not, -1 error. */
+static int match_search(grove_matcher_t *m, struct matching *x)
+{
+    m->sat = x->mode == GROVE_MATCH_SATISFIABILITY;
+    x->at = x->now;
+    int found = attempt(m, x->top, x->root, x->now, x->d);
+    if (found == 0 && (x->mode == GROVE_MATCH_ALLOCATE_ORELSE_RESERVE
+                       || x->mode == GROVE_MATCH_WITHOUT_ALLOCATING_FUTURE))
+        found = match_later(m, x);
+    return found;
+}
+
+/* The search found nothing (found 0) or failed (-1): say why, in errno
+ * and the message.  EBUSY (not now) or ENODEV (never; the modes that ask
+ * look again ignoring use and status), ECANCELED when a hook failed.
+ * Always -1. */
+static int match_failed(grove_matcher_t *m, const struct matching *x, int found,
+                        grove_error_t *err)
+{
     if (found < 0) {
         if (m->hook_failed) {
             if (!err || !err->text[0])
@@ -1370,56 +1402,69 @@ int grove_match(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_
                                 strerror(errno));
             errno = ECANCELED;
         }
-        goto done;
+        return -1;
     }
-    if (found == 0) {
-        if (mode == GROVE_MATCH_SATISFIABILITY) {
-            grove_error_set(err, NULL, 0, "unsatisfiable request");
-            errno = ENODEV;
-            goto done;
-        }
-        int never = 0;
-        if (mode == GROVE_MATCH_ALLOCATE_WITH_SAT || mode == GROVE_MATCH_ALLOCATE_ORELSE_RESERVE
-            || mode == GROVE_MATCH_WITHOUT_ALLOCATING_FUTURE) {
-            m->sat = true;
-            int s = attempt(m, top, root, now, d);
-            m->sat = false;
-            if (s < 0)
-                goto done;
-            never = s == 0;
-        }
-        grove_error_set(err, NULL, 0, never ? "unsatisfiable request" : "no matching resources");
-        errno = never ? ENODEV : EBUSY;
-        goto done;
+    if (x->mode == GROVE_MATCH_SATISFIABILITY) {
+        grove_error_set(err, NULL, 0, "unsatisfiable request");
+        errno = ENODEV;
+        return -1;
     }
-    /* success */
+    int never = 0;
+    if (x->mode == GROVE_MATCH_ALLOCATE_WITH_SAT || x->mode == GROVE_MATCH_ALLOCATE_ORELSE_RESERVE
+        || x->mode == GROVE_MATCH_WITHOUT_ALLOCATING_FUTURE) {
+        m->sat = true;
+        int s = attempt(m, x->top, x->root, x->now, x->d);
+        m->sat = false;
+        if (s < 0)
+            return -1;
+        never = s == 0;
+    }
+    grove_error_set(err, NULL, 0, never ? "unsatisfiable request" : "no matching resources");
+    errno = never ? ENODEV : EBUSY;
+    return -1;
+}
+
+/* Complete the selection in m->sel: ancestors, what exclusive picks imply,
+ * sorted by vertex id, and x->imp marking the picks an exclusive ancestor
+ * implies.  0 or -1. */
+static int match_complete(grove_matcher_t *m, struct matching *x)
+{
     if (add_ancestors(m) < 0)
-        goto done;
+        return -1;
     if (!m->sat && expand_whole(m) < 0)
-        goto done;
+        return -1;
     if (m->pol.node_exclusive && !m->sat && expand_nodex(m) < 0)
-        goto done;
+        return -1;
     if (sort_picks(m->sel, m->nsel) < 0)
-        goto done;
-    if (!(imp = malloc(m->nsel ? m->nsel : 1))) {
+        return -1;
+    if (!(x->imp = malloc(m->nsel ? m->nsel : 1))) {
         errno = ENOMEM;
-        goto done;
+        return -1;
     }
     for (size_t i = 0; i < m->nsel; i++) {
-        imp[i] = implied(m, m->sel[i].v);
+        x->imp[i] = implied(m, m->sel[i].v);
         /* below a vertex held whole, everything is held whole too */
-        if (imp[i] && !m->sel[i].exclusive) {
+        if (x->imp[i] && !m->sel[i].exclusive) {
             m->sel[i].exclusive = true;
             if (m->sel[i].leaf)
                 m->sel[i].amount = m->g->v[m->sel[i].v].size;
         }
     }
-    bool keep = mode == GROVE_MATCH_ALLOCATE || mode == GROVE_MATCH_ALLOCATE_ORELSE_RESERVE
-                || mode == GROVE_MATCH_ALLOCATE_WITH_SAT;
-    grove_job_t *dst;
+    return 0;
+}
+
+/* Make the selection a job: recorded in the graph and the table in the
+ * modes that allocate, else the matcher's one result.  The job (borrowed)
+ * or NULL (errno; nothing recorded). */
+static const grove_job_t *match_commit(grove_matcher_t *m, const struct matching *x,
+                                       grove_error_t *err)
+{
+    bool keep = x->mode == GROVE_MATCH_ALLOCATE || x->mode == GROVE_MATCH_ALLOCATE_ORELSE_RESERVE
+                || x->mode == GROVE_MATCH_ALLOCATE_WITH_SAT;
+    grove_job_t *job = NULL, *dst;
     if (keep) {
         if (!(job = calloc(1, sizeof(*job))))
-            goto done;
+            return NULL;
         dst = job;
     } else {
         free(m->result.picks);
@@ -1429,62 +1474,94 @@ int grove_match(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_
     dst->picks = malloc((m->nsel ? m->nsel : 1) * sizeof(*dst->picks));
     if (!dst->picks) {
         errno = ENOMEM;
-        goto done;
+        goto fail;
     }
     memcpy(dst->picks, m->sel, m->nsel * sizeof(*dst->picks));
     dst->npicks = m->nsel;
-    dst->id = id;
-    dst->start = at;
-    dst->end = d >= GROVE_TIME_MAX - at ? GROVE_TIME_MAX : at + d;
-    dst->state = keep ? (at == now ? GROVE_JOB_ALLOCATED : GROVE_JOB_RESERVED)
+    dst->id = x->id;
+    dst->start = x->at;
+    dst->end = window_end(x->at, x->d);
+    dst->state = keep ? (x->at == x->now ? GROVE_JOB_ALLOCATED : GROVE_JOB_RESERVED)
                       : GROVE_JOB_MATCHED;
-    if (keep) {
-        if (record(g, id, dst->picks, dst->npicks, dst->start, dst->end, imp) < 0) {
-            grove_error_set(err, NULL, 0, "match: could not record the allocation: %s",
-                            strerror(errno));
-            goto done;
-        }
-        if (job_insert(m, job) < 0) {
-            unrecord(g, id, dst->start, dst->end, dst->picks, dst->npicks);
-            goto done;
-        }
-        job = NULL;
+    if (!keep)
+        return dst;
+    if (record(m->g, x->id, dst->picks, dst->npicks, dst->start, dst->end, x->imp) < 0) {
+        grove_error_set(err, NULL, 0, "match: could not record the allocation: %s",
+                        strerror(errno));
+        goto fail;
     }
-    if (out)
-        *out = dst;
-    m->stats.succeeded++;
-    rc = 0;
-done:;
+    if (job_insert(m, job) < 0) {
+        unrecord(m->g, x->id, dst->start, dst->end, dst->picks, dst->npicks);
+        goto fail;
+    }
+    return dst;
+fail:;
     int saved = errno;
     if (job)
         job_free(job);
-    free(imp);
-    free(times);
-    free(reqs);
-    m->sat = false;
-    m->constraint = NULL;
+    errno = saved;
+    return NULL;
+}
+
+/* Count the time of one match in the statistics. */
+static void match_timed(grove_matcher_t *m, double t0)
+{
     double dt = now_s() - t0;
     if (m->stats.matches == 1 || dt < m->stats.min_s)
         m->stats.min_s = dt;
     if (dt > m->stats.max_s)
         m->stats.max_s = dt;
     m->stats.sum_s += dt;
+}
+
+int grove_match(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_t mode,
+                grove_jobid_t id, const grove_job_t **out, grove_error_t *err)
+{
+    double t0 = now_s();
+    struct matching x = {.mode = mode, .id = id};
+    const grove_job_t *job = NULL;
+    if (out)
+        *out = NULL;
+    if (match_check(m, js, &x, err) < 0)
+        return -1;
+    m->stats.matches++;
+    if (mode != GROVE_MATCH_SATISFIABILITY && x.id >= m->next_id)
+        m->next_id = x.id + 1;
+    m->err = err;
+    m->hook_failed = 0;
+    grove_error_clear(err);
+    int found = -1;
+    if (match_prepare(m, js, &x, err) == 0)
+        found = match_search(m, &x);
+    if (found <= 0)
+        match_failed(m, &x, found, err);
+    else if (match_complete(m, &x) == 0)
+        job = match_commit(m, &x, err);
+    int saved = errno;
+    free(x.imp);
+    free(x.reqs);
+    m->sat = false;
+    m->constraint = NULL;
+    if (job) {
+        if (out)
+            *out = job;
+        m->stats.succeeded++;
+    }
+    match_timed(m, t0);
     errno = saved;
-    return rc;
+    return job ? 0 : -1;
 }
 
 /* ---- cancel and release ------------------------------------------------------------ */
 
 int grove_matcher_cancel(grove_matcher_t *m, grove_jobid_t id)
 {
-    size_t i = job_pos(m, id);
-    if (i >= m->njobs || m->jobs[i]->id != id) {
-        errno = ENOENT;
+    long i = job_index(m, id);
+    if (i < 0)
         return -1;
-    }
     grove_job_t *j = m->jobs[i];
     unrecord(m->g, id, j->start, j->end, j->picks, j->npicks);
-    job_remove_at(m, i);
+    job_remove_at(m, (size_t)i);
     return 0;
 }
 
@@ -1582,20 +1659,29 @@ static long release_marked(grove_matcher_t *m, size_t i, const uint8_t *rel, boo
     return n;
 }
 
+/* A zeroed release mark per pick of job id (new: caller frees), its place
+ * in the table in *i; NULL with ENOENT or ENOMEM. */
+static uint8_t *release_marks(const grove_matcher_t *m, grove_jobid_t id, size_t *i)
+{
+    long k = job_index(m, id);
+    if (k < 0)
+        return NULL;
+    *i = (size_t)k;
+    size_t n = m->jobs[k]->npicks;
+    uint8_t *rel = calloc(n ? n : 1, 1);
+    if (!rel)
+        errno = ENOMEM;
+    return rel;
+}
+
 long grove_matcher_release_ranks(grove_matcher_t *m, grove_jobid_t id,
                                  const grove_idset_t *ranks, bool *removed)
 {
-    size_t i = job_pos(m, id);
-    if (i >= m->njobs || m->jobs[i]->id != id) {
-        errno = ENOENT;
+    size_t i;
+    uint8_t *rel = release_marks(m, id, &i);
+    if (!rel)
         return -1;
-    }
-    grove_job_t *j = m->jobs[i];
-    uint8_t *rel = calloc(j->npicks ? j->npicks : 1, 1);
-    if (!rel) {
-        errno = ENOMEM;
-        return -1;
-    }
+    const grove_job_t *j = m->jobs[i];
     for (size_t p = 0; p < j->npicks; p++) {
         int64_t r = rank_of(m->g, j->picks[p].v);
         rel[p] = r >= 0 && r < (int64_t)UINT32_MAX && grove_idset_test(ranks, (unsigned)r);
@@ -1608,33 +1694,18 @@ long grove_matcher_release_ranks(grove_matcher_t *m, grove_jobid_t id,
 long grove_matcher_release_vertices(grove_matcher_t *m, grove_jobid_t id,
                                     const grove_vid_t *vs, size_t n, bool *removed)
 {
-    size_t i = job_pos(m, id);
-    if (i >= m->njobs || m->jobs[i]->id != id) {
-        errno = ENOENT;
+    size_t i;
+    uint8_t *rel = release_marks(m, id, &i);
+    if (!rel)
         return -1;
-    }
-    grove_job_t *j = m->jobs[i];
-    uint8_t *rel = calloc(j->npicks ? j->npicks : 1, 1);
-    if (!rel) {
-        errno = ENOMEM;
-        return -1;
-    }
     for (size_t k = 0; k < n; k++) {
-        /* picks are sorted by vertex id */
-        size_t lo = 0, hi = j->npicks;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (j->picks[mid].v < vs[k])
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo >= j->npicks || j->picks[lo].v != vs[k]) {
+        long x = pick_index(m->jobs[i], vs[k]);
+        if (x < 0) {
             free(rel);
             errno = EINVAL;
             return -1;
         }
-        rel[lo] = 1;
+        rel[x] = 1;
     }
     long r = release_marked(m, i, rel, removed);
     free(rel);

@@ -14,6 +14,11 @@
  *               gaps), so jobs land on neighbouring nodes.
  *   variation   candidates whose `perf_class` properties vary least, so a
  *               job's nodes perform alike (lower class first on ties).
+ *
+ * This file holds the built-in hooks and their table only: no state (the
+ * hooks may run in several matchers at once, one per thread), nothing
+ * about how the matcher calls them (match.c) or about Lua policies
+ * (bindings/l_policy.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -21,63 +26,26 @@
 
 #include "policy.h"
 
+/* Whether x comes before y by id (then vertex id), ascending or descending:
+ * a total order on distinct vertices. */
 static bool id_before(const grove_graph_t *g, grove_vid_t x, grove_vid_t y, bool desc)
 {
     int64_t xi = grove_vertex_id(g, x), yi = grove_vertex_id(g, y);
     return desc ? (xi > yi || (xi == yi && x > y)) : (xi < yi || (xi == yi && x < y));
 }
 
-static const grove_graph_t *sort_graph;
-static bool sort_desc;
+/* What cmp_id compares by: passed through qsort_r, never kept in a global,
+ * so matchers in different threads sort independently. */
+struct id_order {
+    const grove_graph_t *g;
+    bool desc;
+};
 
-static int cmp_id(const void *a, const void *b)
+static int cmp_id(const void *a, const void *b, void *arg)
 {
+    const struct id_order *o = arg;
     grove_vid_t x = *(const grove_vid_t *)a, y = *(const grove_vid_t *)b;
-    return id_before(sort_graph, x, y, sort_desc) ? -1 : id_before(sort_graph, y, x, sort_desc);
-}
-
-/* Sort kids by id (then vertex id), ascending or descending.  Sibling lists
- * usually come sorted one way already: that is found in one pass (and a
- * reversed list reversed), the rest sorted in full. */
-static void sort_by_id(const grove_graph_t *g, grove_vid_t *kids, size_t n, bool desc)
-{
-    bool in_order = true, reversed = true;
-    for (size_t i = 1; i < n && (in_order || reversed); i++) {
-        if (!id_before(g, kids[i - 1], kids[i], desc))
-            in_order = false;
-        if (!id_before(g, kids[i], kids[i - 1], desc))
-            reversed = false;
-    }
-    if (in_order)
-        return;
-    if (reversed) {
-        for (size_t i = 0; i < n / 2; i++) {
-            grove_vid_t t = kids[i];
-            kids[i] = kids[n - 1 - i];
-            kids[n - 1 - i] = t;
-        }
-        return;
-    }
-    /* the matcher calls policies from one thread at a time */
-    sort_graph = g;
-    sort_desc = desc;
-    qsort(kids, n, sizeof(*kids), cmp_id);
-}
-
-static int order_low(void *arg, const grove_graph_t *g, grove_vid_t p, grove_vid_t *k, size_t n)
-{
-    (void)arg;
-    (void)p;
-    sort_by_id(g, k, n, false);
-    return 0;
-}
-
-static int order_high(void *arg, const grove_graph_t *g, grove_vid_t p, grove_vid_t *k, size_t n)
-{
-    (void)arg;
-    (void)p;
-    sort_by_id(g, k, n, true);
-    return 0;
+    return id_before(o->g, x, y, o->desc) ? -1 : id_before(o->g, y, x, o->desc);
 }
 
 /* Only when the children are nodes. */
@@ -89,64 +57,62 @@ static bool children_are_nodes(const grove_graph_t *g, const grove_vid_t *k, siz
     return false;
 }
 
+/* Sort kids by id (then vertex id), ascending or descending; with
+ * nodes_only, only a list that holds nodes.  Sibling lists usually come
+ * sorted one way already: that is found in one pass (and a reversed list
+ * reversed), the rest sorted in full.  Always 0. */
+static int order_by_id(const grove_graph_t *g, grove_vid_t *kids, size_t n, bool desc,
+                       bool nodes_only)
+{
+    if (nodes_only && !children_are_nodes(g, kids, n))
+        return 0;
+    bool in_order = true, reversed = true;
+    for (size_t i = 1; i < n && (in_order || reversed); i++) {
+        if (!id_before(g, kids[i - 1], kids[i], desc))
+            in_order = false;
+        if (!id_before(g, kids[i], kids[i - 1], desc))
+            reversed = false;
+    }
+    if (in_order)
+        return 0;
+    if (reversed) {
+        for (size_t i = 0; i < n / 2; i++) {
+            grove_vid_t t = kids[i];
+            kids[i] = kids[n - 1 - i];
+            kids[n - 1 - i] = t;
+        }
+        return 0;
+    }
+    struct id_order o = {g, desc};
+    qsort_r(kids, n, sizeof(*kids), cmp_id, &o);
+    return 0;
+}
+
+/* The order hooks of low, high, lonode and hinode (and their x variants).
+ * Their arg is not theirs (a Lua policy based on one passes its own), so
+ * the direction is in the function, not in arg. */
+static int order_low(void *arg, const grove_graph_t *g, grove_vid_t p, grove_vid_t *k,
+                     size_t n)
+{
+    return (void)arg, (void)p, order_by_id(g, k, n, false, false);
+}
+
+static int order_high(void *arg, const grove_graph_t *g, grove_vid_t p, grove_vid_t *k,
+                      size_t n)
+{
+    return (void)arg, (void)p, order_by_id(g, k, n, true, false);
+}
+
 static int order_lonode(void *arg, const grove_graph_t *g, grove_vid_t p, grove_vid_t *k,
                         size_t n)
 {
-    (void)arg;
-    (void)p;
-    if (children_are_nodes(g, k, n))
-        sort_by_id(g, k, n, false);
-    return 0;
+    return (void)arg, (void)p, order_by_id(g, k, n, false, true);
 }
 
 static int order_hinode(void *arg, const grove_graph_t *g, grove_vid_t p, grove_vid_t *k,
                         size_t n)
 {
-    (void)arg;
-    (void)p;
-    if (children_are_nodes(g, k, n))
-        sort_by_id(g, k, n, true);
-    return 0;
-}
-
-/* locality: the k candidates (taken in id order) with the smallest spread
- * of ids; the earliest such run on ties. */
-static int choose_locality(void *arg, const grove_graph_t *g, const grove_vid_t *vs,
-                           const double *scores, size_t n, size_t k, size_t *pick)
-{
-    (void)arg;
-    (void)scores;
-    if (k == 0)
-        return 0;
-    size_t *idx = malloc(n * sizeof(*idx));
-    if (!idx) {
-        errno = ENOMEM;
-        return -1;
-    }
-    for (size_t i = 0; i < n; i++)
-        idx[i] = i;
-    /* sort positions by vertex id */
-    for (size_t i = 1; i < n; i++) {
-        size_t x = idx[i], j = i;
-        while (j > 0 && vs[idx[j - 1]] > vs[x]) {
-            idx[j] = idx[j - 1];
-            j--;
-        }
-        idx[j] = x;
-    }
-    size_t best = 0;
-    int64_t spread = INT64_MAX;
-    for (size_t s = 0; s + k <= n; s++) {
-        int64_t sp = grove_vertex_id(g, vs[idx[s + k - 1]]) - grove_vertex_id(g, vs[idx[s]]);
-        if (sp < spread) {
-            spread = sp;
-            best = s;
-        }
-    }
-    for (size_t i = 0; i < k; i++)
-        pick[i] = idx[best + i];
-    free(idx);
-    return 0;
+    return (void)arg, (void)p, order_by_id(g, k, n, true, true);
 }
 
 static double perf_class(const grove_graph_t *g, grove_vid_t v)
@@ -159,49 +125,63 @@ static double perf_class(const grove_graph_t *g, grove_vid_t v)
     return end == p ? 0 : d;
 }
 
-/* variation: sort by perf_class (then graph order), take the window of k
- * with the smallest max - min; the first on ties. */
-static int choose_variation(void *arg, const grove_graph_t *g, const grove_vid_t *vs,
-                            const double *scores, size_t n, size_t k, size_t *pick)
+/* locality and variation: sort the n candidates (stably) by a key, then
+ * take the window of k consecutive ones with the smallest spread, the
+ * first on ties.  locality sorts by vertex id and measures the spread of
+ * ids (jobs land on neighbouring nodes); variation (by_class) sorts by
+ * perf_class and measures its spread (a job's nodes perform alike). */
+static int choose_window(const grove_graph_t *g, const grove_vid_t *vs, size_t n, size_t k,
+                         size_t *pick, bool by_class)
 {
-    (void)arg;
-    (void)scores;
     if (k == 0)
         return 0;
     size_t *idx = malloc(n * sizeof(*idx));
-    double *pc = malloc(n * sizeof(*pc));
-    if (!idx || !pc) {
+    double *key = malloc(n * sizeof(*key));
+    if (!idx || !key) {
         free(idx);
-        free(pc);
+        free(key);
         errno = ENOMEM;
         return -1;
     }
     for (size_t i = 0; i < n; i++) {
-        idx[i] = i;
-        pc[i] = perf_class(g, vs[i]);
-    }
-    for (size_t i = 1; i < n; i++) {
-        size_t x = idx[i], j = i;
-        while (j > 0 && (pc[idx[j - 1]] > pc[x] || (pc[idx[j - 1]] == pc[x] && idx[j - 1] > x))) {
+        key[i] = by_class ? perf_class(g, vs[i]) : (double)vs[i];
+        size_t j = i; /* insertion sort: stable, and n is small */
+        while (j > 0 && key[idx[j - 1]] > key[i]) {
             idx[j] = idx[j - 1];
             j--;
         }
-        idx[j] = x;
+        idx[j] = i;
     }
     size_t best = 0;
-    double spread = 0;
+    double dbest = 0;
+    int64_t ibest = 0;
     for (size_t s = 0; s + k <= n; s++) {
-        double sp = pc[idx[s + k - 1]] - pc[idx[s]];
-        if (s == 0 || sp < spread) {
-            spread = sp;
+        size_t lo = idx[s], hi = idx[s + k - 1];
+        double dsp = key[hi] - key[lo];
+        int64_t isp = by_class ? 0 : grove_vertex_id(g, vs[hi]) - grove_vertex_id(g, vs[lo]);
+        if (s == 0 || (by_class ? dsp < dbest : isp < ibest)) {
+            dbest = dsp;
+            ibest = isp;
             best = s;
         }
     }
     for (size_t i = 0; i < k; i++)
         pick[i] = idx[best + i];
     free(idx);
-    free(pc);
+    free(key);
     return 0;
+}
+
+static int choose_locality(void *arg, const grove_graph_t *g, const grove_vid_t *vs,
+                           const double *scores, size_t n, size_t k, size_t *pick)
+{
+    return (void)arg, (void)scores, choose_window(g, vs, n, k, pick, false);
+}
+
+static int choose_variation(void *arg, const grove_graph_t *g, const grove_vid_t *vs,
+                            const double *scores, size_t n, size_t k, size_t *pick)
+{
+    return (void)arg, (void)scores, choose_window(g, vs, n, k, pick, true);
 }
 
 static const grove_policy_t builtins[] = {

@@ -428,7 +428,9 @@ bool grovep_touched_any(const grove_graph_t *g, grove_vid_t v, int64_t start, in
     return false;
 }
 
-bool grovep_touched_by_other(const grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
+/* Any record of a job other than `job` (held or shared) on v overlapping
+ * [start, end)? */
+static bool touched_by_other(const grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
                              int64_t start, int64_t end)
 {
     /* held units show in the pool planner: none in the window, no record */
@@ -642,7 +644,7 @@ int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
         }
     }
     if (excl) {
-        if (grovep_touched_by_other(g, v, job, start, end))
+        if (touched_by_other(g, v, job, start, end))
             goto busy;
         /* holding v whole while holding parts of it: implied twice */
         FOREACH_SHARED(g, v, i)

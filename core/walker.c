@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util.h"
 #include "graph_private.h"
 
 /* ---- accumulator ---------------------------------------------------------- */
@@ -59,18 +60,11 @@ int grove_accum_push(grove_accum_t *a, grove_vid_t v, double score)
     }
     if (a->limit && lo >= a->limit)
         return 0; /* not among the best k */
-    if (a->n == a->cap) {
-        size_t cap = a->cap ? a->cap * 2 : 16;
-        grove_vid_t *nv = realloc(a->v, cap * sizeof(*nv));
-        if (!nv)
-            goto nomem;
-        a->v = nv;
-        double *ns = realloc(a->score, cap * sizeof(*ns));
-        if (!ns)
-            goto nomem;
-        a->score = ns;
-        a->cap = cap;
-    }
+    size_t vcap = a->cap, scap = a->cap; /* parallel arrays: both grow alike */
+    if (grovep_grow((void **)&a->v, &vcap, a->n + 1, sizeof(*a->v)) < 0
+        || grovep_grow((void **)&a->score, &scap, a->n + 1, sizeof(*a->score)) < 0)
+        return -1;
+    a->cap = vcap;
     memmove(a->v + lo + 1, a->v + lo, (a->n - lo) * sizeof(*a->v));
     memmove(a->score + lo + 1, a->score + lo, (a->n - lo) * sizeof(*a->score));
     a->v[lo] = v;
@@ -79,9 +73,6 @@ int grove_accum_push(grove_accum_t *a, grove_vid_t v, double score)
     if (a->limit && a->n > a->limit)
         a->n = a->limit;
     return 0;
-nomem:
-    errno = ENOMEM;
-    return -1;
 }
 
 size_t grove_accum_count(const grove_accum_t *a)
@@ -115,32 +106,16 @@ struct walkbuf {
 
 static int push_frame(struct walkbuf *w, grove_vid_t v, int depth)
 {
-    if (w->nf == w->fcap) {
-        size_t cap = w->fcap ? w->fcap * 2 : 32;
-        struct frame *f = realloc(w->f, cap * sizeof(*f));
-        if (!f) {
-            errno = ENOMEM;
-            return -1;
-        }
-        w->f = f;
-        w->fcap = cap;
-    }
+    if (grovep_grow((void **)&w->f, &w->fcap, w->nf + 1, sizeof(*w->f)) < 0)
+        return -1;
     w->f[w->nf++] = (struct frame){v, depth, w->nk, 0, 0};
     return 0;
 }
 
 static int push_kid(struct walkbuf *w, grove_vid_t v)
 {
-    if (w->nk == w->kcap) {
-        size_t cap = w->kcap ? w->kcap * 2 : 256;
-        grove_vid_t *k = realloc(w->kids, cap * sizeof(*k));
-        if (!k) {
-            errno = ENOMEM;
-            return -1;
-        }
-        w->kids = k;
-        w->kcap = cap;
-    }
+    if (grovep_grow((void **)&w->kids, &w->kcap, w->nk + 1, sizeof(*w->kids)) < 0)
+        return -1;
     w->kids[w->nk++] = v;
     return 0;
 }

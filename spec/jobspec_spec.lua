@@ -416,3 +416,41 @@ describe("grove.jobspec writers", function()
       "bad argument #1 to 'to_yaml' (table expected, got number)")
   end)
 end)
+
+-- One nesting limit everywhere (GROVE_NEST_MAX in core/grove.h): tables
+-- nested that deep are accepted by the readers and writers, one level more
+-- is refused.
+describe("nesting limit", function()
+  local function deep(n)
+    local top = {}
+    local t = top
+    for _ = 2, n do
+      t.x = {}
+      t = t.x
+    end
+    return top
+  end
+  local TOO_DEEP = "table nested too deep (a cycle?)"
+
+  it("is 128 levels", function()
+    assert.equal(128, core.nest_max)
+  end)
+
+  it("holds for jobspec_from_table and to_json", function()
+    local _, msg, code = core.jobspec_from_table(deep(core.nest_max))
+    assert.equal("EINVAL", code)
+    assert.not_equal(TOO_DEEP, msg)
+    assert.same({nil, TOO_DEEP, "EINVAL"}, {core.jobspec_from_table(deep(core.nest_max + 1))})
+    assert.is_string(J.to_json(deep(core.nest_max)))
+    assert.has_error(function() J.to_json(deep(core.nest_max + 1)) end, TOO_DEEP)
+  end)
+
+  it("holds for YAML text", function()
+    -- a mapping holding n - 1 nested lists: n levels
+    local function flow(n) return "x: " .. ("["):rep(n - 1) .. ("]"):rep(n - 1) end
+    local _, msg = core.jobspec_parse(flow(core.nest_max))
+    assert.not_matches("nesting deeper", msg)
+    _, msg = core.jobspec_parse(flow(core.nest_max + 1))
+    assert.matches("nesting deeper than 128 levels", msg)
+  end)
+end)

@@ -97,6 +97,11 @@ static void test_vertices(void)
     grove_vid_t v = grove_graph_first_by_name(g, grove_graph_sym(g, "host12"));
     is_str(grove_vertex_basename(g, v), "host", "basename kept");
     is_str(grove_vertex_type(g, v), "node", "type kept");
+    /* the symbol accessors: interned names compare without strcmp */
+    ok(grove_vertex_basename_sym(g, v) == grove_graph_sym_lookup(g, "host")
+           && grove_vertex_name_sym(g, v) == grove_graph_sym_lookup(g, "host12")
+           && grove_vertex_unit_sym(g, v) == grove_graph_sym_lookup(g, ""),
+       "basename, name and unit symbols are the interned strings");
     is_int(grove_vertex_size(g, 4), 16, "size kept");
     char uuid[37];
     grove_vertex_uuid(g, 5, uuid);
@@ -293,6 +298,18 @@ static void test_walk(void)
     grove_vid_t best = grove_accum_at(acc, 0, &s);
     ok(s == 7.0 && !strcmp(grove_vertex_name(g, best), "core7"), "best score first");
     ok(grove_accum_at(acc, 2, &s) != GROVE_VID_NONE && s == 5.0, "third best");
+    /* reset empties it for the next walk; push keeps the best k, stable */
+    grove_accum_reset(acc);
+    is_int(grove_accum_count(acc), 0, "reset accumulator is empty");
+    static const struct {
+        grove_vid_t v;
+        double score;
+    } pushes[] = {{10, 1.0}, {11, 3.0}, {12, 3.0}, {13, 0.5}, {14, 2.0}};
+    for (size_t i = 0; i < sizeof(pushes) / sizeof(pushes[0]); i++)
+        grove_accum_push(acc, pushes[i].v, pushes[i].score);
+    ok(grove_accum_count(acc) == 3 && grove_accum_at(acc, 0, NULL) == 11
+           && grove_accum_at(acc, 1, NULL) == 12 && grove_accum_at(acc, 2, NULL) == 14,
+       "pushes kept the best 3, equal scores in push order");
     grove_accum_destroy(acc);
     grove_walk_hooks_t h3 = {.pre = fail_hook};
     errno = 0;

@@ -999,6 +999,32 @@ static void test_constraint_callback_and_jobspec(void)
 
 /* ---- main ------------------------------------------------------------ */
 
+/* The error vocabulary: every code has its own name, and the system errors
+ * of file access that the loader lets through are named as they are. */
+static void test_errno_names(void)
+{
+#define NAMED(code, meaning) is_str(grove_errno_name(code), #code, "name of " #code);
+    GROVE_ERRNO_VOCABULARY(NAMED)
+#undef NAMED
+    ok(grove_errno_name(0) == NULL, "errno 0 has no name");
+    static const struct {
+        const char *path;
+        int errnum;
+        const char *name;
+    } rows[] = {
+        {"/nonexistent/job.yaml", ENOENT, "ENOENT"},
+        {"/", EISDIR, "EISDIR"},
+    };
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        grove_error_t e;
+        grove_jobspec_t *js = grove_jobspec_load(rows[i].path, NULL, &e);
+        int saved = errno;
+        ok(!js && saved == rows[i].errnum, "load %s: %s", rows[i].path, rows[i].name);
+        is_str(grove_errno_name(saved), rows[i].name, "load %s: errno named", rows[i].path);
+        grove_jobspec_destroy(js);
+    }
+}
+
 int main(void)
 {
     test_corpus();
@@ -1009,5 +1035,6 @@ int main(void)
     test_counts();
     test_constraints();
     test_constraint_callback_and_jobspec();
+    test_errno_names();
     return done_testing();
 }

@@ -35,10 +35,16 @@ local tointeger = math.tointeger
 local fmt = string.format
 local concat = table.concat
 
-local null
+-- The deepest nesting written: GROVE_NEST_MAX (core/grove.h), which every
+-- reader of Grove accepts; grove.core.nest_max says it when loaded.
+local null, NEST_MAX = nil, 128
 do
   local ok, core = pcall(require, "grove.core")
-  if ok and type(core) == "table" then null = core.null end
+  if ok and type(core) == "table" then null, NEST_MAX = core.null, core.nest_max end
+end
+
+local function check_depth(depth)
+  if depth >= NEST_MAX then error("table nested too deep (a cycle?)", 0) end
 end
 
 -- ---- durations (Flux standard duration: a number and s, m, h, d, ms) ----
@@ -336,7 +342,7 @@ local function is_null(v)
 end
 
 local function json_value(v, key, in_list, depth, out)
-  if depth > 200 then error("table nested too deep (a cycle?)", 0) end
+  check_depth(depth)
   local t = type(v)
   if is_null(v) then
     out[#out + 1] = "null"
@@ -416,7 +422,7 @@ local function simple(v)
 end
 
 function emit_list(a, indent, out, depth)
-  if depth > 200 then error("table nested too deep (a cycle?)", 0) end
+  check_depth(depth)
   local pad = string.rep(" ", indent)
   for _, x in ipairs(a) do
     if simple(x) then
@@ -431,7 +437,7 @@ function emit_list(a, indent, out, depth)
 end
 
 function emit_map(t, indent, out, first_prefix, depth)
-  if depth > 200 then error("table nested too deep (a cycle?)", 0) end
+  check_depth(depth)
   local pad = string.rep(" ", indent)
   for i, k in ipairs(sorted_keys(t)) do
     local prefix = (i == 1 and first_prefix) or pad

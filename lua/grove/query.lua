@@ -35,13 +35,17 @@
 --   local s = assert(query.new{graph = g, policy = "high"})
 --   s:execute("match allocate job.yaml")    -- false after quit
 --   s:run(io.stdin)
+--
+-- This file holds the session and its commands; what a job selected and
+-- the printed blocks are in grove.query_select, the find expressions in
+-- grove.query_find.
 local core = require "grove.core"
 local policies = require "grove.policy"
 local writers = require "grove.writers"
+local selection = require "grove.query_select"
+local find = require "grove.query_find"
 
 local M = {}
-
-local SEP = "INFO: ============================="
 
 M.modes = {allocate = true, allocate_orelse_reserve = true, allocate_with_satisfiability = true,
   satisfiability = true, without_allocating = true, without_allocating_future = true}
@@ -167,115 +171,6 @@ function S:known_types()
   return self.types
 end
 
--- ---- selections of a job ------------------------------------------------------
-
--- Types the request marks exclusive explicitly: such a pick is printed with
--- everything below it.
-local function explicit_exclusive(resources, set)
-  set = set or {}
-  for _, r in ipairs(resources or {}) do
-    if r.exclusive == true then set[r.type] = true end
-    explicit_exclusive(r.with, set)
-  end
-  return set
-end
-
--- For each requested type, the types the request puts above it (a slot
--- stands for its parent): where a vertex reached through two containment
--- parents is printed.
-local function request_parents(resources, parent, map)
-  map = map or {}
-  for _, r in ipairs(resources or {}) do
-    if r.type == "slot" then
-      request_parents(r.with, parent, map)
-    else
-      if parent then
-        map[r.type] = map[r.type] or {}
-        map[r.type][parent] = true
-      end
-      request_parents(r.with, r.type, map)
-    end
-  end
-  return map
-end
-
-local function add_subtree(sel, v)
-  for c in v:children() do
-    local vid = c:vid()
-    if not sel[vid] then
-      sel[vid] = {v = c, amount = c:size(), x = true, alloc = true}
-    end
-    add_subtree(sel, c)
-  end
-end
-
--- The selection of a job result (picks) for printing and find: picks, and
--- below every exclusive pick of an explicitly exclusive type, its subtree.
--- An entry is `alloc` when the job holds units of it (exclusive, or an
--- allocation record of its own), as opposed to an ancestor it only shares.
--- A shared ancestor with nothing of the job printed below it is left out:
--- what a release left behind, or the other containment parent of a vertex
--- reached through a second link (see writers.order).
-local function job_selection(job, expand, prefer)
-  local sel = {}
-  for _, p in ipairs(job.picks) do
-    local alloc = p.exclusive
-    if not alloc then
-      for _, r in ipairs(p.vertex:records()) do
-        if r.job == job.id and r.kind == "alloc" then alloc = true end
-      end
-    end
-    sel[p.vertex:vid()] = {v = p.vertex, amount = p.amount, x = p.exclusive, alloc = alloc}
-  end
-  for _, p in ipairs(job.picks) do
-    if p.exclusive and expand[p.vertex:type()] then add_subtree(sel, p.vertex) end
-  end
-  local needed = {}
-  for _, e in ipairs(writers.order(sel, false, prefer)) do
-    local vid = e.v:vid()
-    if e.alloc or e.x or needed[vid] then
-      if e.home then needed[e.home] = true end
-    else
-      sel[vid] = nil
-    end
-  end
-  return sel
-end
-
--- ---- output blocks -----------------------------------------------------------
-
-function S:write_sel(sel, ctx)
-  ctx = ctx or {}
-  ctx.graph = self.graph
-  local text, msg = writers.write(self.format, sel, ctx)
-  if not text then
-    self:error("ERROR: cannot write %s output: %s", self.format, msg)
-    return
-  end
-  self:puts(text)
-end
-
-local state_names = {allocated = "ALLOCATED", reserved = "RESERVED", matched = "MATCHED"}
-
-function S:print_match(job, sel, prefer, elapsed)
-  self:write_sel(sel, {start = job.start, ["end"] = job["end"], prefer = prefer})
-  local at = job.start == self.graph:now() and "Now" or tostring(job.start)
-  local lines = {SEP, "INFO: JOBID=" .. job.id,
-    "INFO: RESOURCES=" .. state_names[job.state], "INFO: SCHEDULED AT=" .. at}
-  if elapsed then lines[#lines + 1] = ("INFO: ELAPSED=%.6f"):format(elapsed) end
-  lines[#lines + 1] = SEP
-  self:puts(table.concat(lines, "\n") .. "\n")
-end
-
-function S:print_nomatch(id, unsat, elapsed)
-  local lines = {SEP, "INFO: No matching resources found"}
-  if unsat then lines[#lines + 1] = "INFO: Unsatisfiable request" end
-  lines[#lines + 1] = "INFO: JOBID=" .. id
-  if elapsed then lines[#lines + 1] = ("INFO: ELAPSED=%.6f"):format(elapsed) end
-  lines[#lines + 1] = SEP
-  self:puts(table.concat(lines, "\n") .. "\n")
-end
-
 -- ---- commands ------------------------------------------------------------------
 
 local commands = {}
@@ -328,14 +223,13 @@ function S:match_one(mode, path)
       self:error("match_allocate: ERROR: %s", err)
       return false
     end
-    self:puts(("%s\nINFO: %s request\n%s\n"):format(SEP, yes and "Satisfiable" or "Unsatisfiable",
-      SEP))
+    selection.banner(self, {("INFO: %s request"):format(yes and "Satisfiable" or "Unsatisfiable")})
     return yes
   end
   if not job then
     if code == "EBUSY" or code == "ENODEV" then
       local unsat = code == "ENODEV" or (sat_mode and not self:fits_when_idle(js))
-      self:print_nomatch(id, sat_mode and unsat, elapsed)
+      selection.print_nomatch(self, id, sat_mode and unsat, elapsed)
     elseif code == "EINVAL" then
       self:error("match_allocate: ERROR: Jobspec error for %d: %s", id, err)
     else
@@ -343,14 +237,13 @@ function S:match_one(mode, path)
     end
     return false
   end
-  local expand = explicit_exclusive(js:resources())
-  local prefer = request_parents(js:resources())
-  local sel = job_selection(job, expand, prefer)
+  local expand, prefer = selection.request(js:resources())
+  local sel = selection.of_job(job, expand, prefer)
   if job.state ~= "matched" then
     self.jobs[job.id] = {id = job.id, state = job.state, start = job.start, ["end"] = job["end"],
       expand = expand, prefer = prefer, sel = sel}
   end
-  self:print_match(job, sel, prefer, elapsed)
+  selection.print_match(self, job, sel, prefer, elapsed)
   return true
 end
 
@@ -377,12 +270,6 @@ commands["multi-match"] = function(self, args)
   end
 end
 
-local function parse_jobid(s)
-  local n = s and tonumber(s)
-  if not n or math.type(n) ~= "integer" or n < 1 then return nil end
-  return n
-end
-
 -- Rebuild the selection of a job after part of it was released.
 function S:refresh_job(id)
   local job = self.jobs[id]
@@ -391,28 +278,12 @@ function S:refresh_job(id)
     self.jobs[id] = nil
     return
   end
-  job.sel = job_selection(j, job.expand, job.prefer)
-end
-
-function S:print_stats(prefix, pre, post)
-  self:puts(("%s\nINFO: %sPREORDER COUNT=\"%d\"\nINFO: %sPOSTORDER COUNT=\"%d\"\n%s\n"):format(
-    SEP, prefix, pre, prefix, post, SEP))
-end
-
--- Counts for `stats`: the vertices the job selected and those of them it
--- held (not only shared).
-local function sel_counts(sel)
-  local all, held = 0, 0
-  for _, e in pairs(sel) do
-    all = all + 1
-    if e.alloc then held = held + 1 end
-  end
-  return all, held
+  job.sel = selection.of_job(j, job.expand, job.prefer)
 end
 
 usage.cancel = "cancel JOBID [stats]"
 function commands.cancel(self, args)
-  local id = parse_jobid(args[1])
+  local id = selection.jobid(args[1])
   if not id or #args > 2 or (args[2] and args[2] ~= "stats") then
     return self:error("ERROR: malformed command")
   end
@@ -421,7 +292,7 @@ function commands.cancel(self, args)
     return self:error("cancel: ERROR: nonexistent job %d", id)
   end
   self.jobs[id] = nil
-  if args[2] then self:print_stats("CANCEL ", sel_counts(job.sel)) end
+  if args[2] then selection.print_stats(self, "CANCEL ", selection.counts(job.sel)) end
 end
 
 -- The ranks named by a partial-cancel file, as an idset string, or nil,
@@ -463,7 +334,7 @@ end
 
 usage["partial-cancel"] = "partial-cancel JOBID jgf|rv1exec FILE [stats]"
 commands["partial-cancel"] = function(self, args)
-  local id = parse_jobid(args[1])
+  local id = selection.jobid(args[1])
   if not id or #args < 3 or #args > 4 or (args[4] and args[4] ~= "stats") then
     return self:error("ERROR: malformed command")
   end
@@ -488,13 +359,13 @@ commands["partial-cancel"] = function(self, args)
   if args[4] then
     local after = 0
     for _ in pairs(self.jobs[id] and self.jobs[id].sel or {}) do after = after + 1 end
-    self:print_stats("PARTIAL CANCEL ", before - after, n)
+    selection.print_stats(self, "PARTIAL CANCEL ", before - after, n)
   end
 end
 
 usage.info = "info JOBID"
 function commands.info(self, args)
-  local id = parse_jobid(args[1])
+  local id = selection.jobid(args[1])
   if not id or #args ~= 1 then return self:error("ERROR: malformed command") end
   local job = self.jobs[id]
   if not job then
@@ -513,7 +384,7 @@ function commands.info(self, args)
   table.sort(keys)
   for i, t in ipairs(keys) do keys[i] = t .. "=" .. counts[t] end
   self.info:write(("INFO: JOBID=%d STATE=%s SCHEDULED AT=%s END=%s RESOURCES=%s\n"):format(
-    id, state_names[job.state], job.start == self.graph:now() and "Now" or job.start,
+    id, selection.state_names[job.state], job.start == self.graph:now() and "Now" or job.start,
     job["end"] or "never", table.concat(keys, ",")))
 end
 
@@ -559,52 +430,51 @@ function S:vertex_at(path)
   return v or nil
 end
 
+-- What the status and property commands print for a path not in the graph
+-- (resource-query words it two ways).
+local NO_PATH = "Could not find path %s in resource graph.\n"
+local NO_PATH_PROP = "Couldn't find path %s in resource graph.\n"
+local SET_PROPERTY_FORMAT = "Incorrect input format. \nPlease use `set-property <resource> " ..
+  "PROPERTY=VALUE`.\n"
+
+-- The vertex at path, or nil after printing no_path.
+function S:vertex_or_say(path, no_path)
+  local v = self:vertex_at(path)
+  if not v then self:puts(no_path:format(path)) end
+  return v
+end
+
 usage["set-status"] = "set-status PATH up|down"
 commands["set-status"] = function(self, args)
   if #args ~= 2 then return self:error("ERROR: malformed command") end
-  local v = self:vertex_at(args[1])
-  if not v then
-    return self:puts(("Could not find path %s in resource graph.\n"):format(args[1]))
+  local v = self:vertex_or_say(args[1], NO_PATH)
+  if v and not pcall(v.set_status, v, args[2]) then
+    return self:error("ERROR: unrecognized status")
   end
-  local ok = pcall(v.set_status, v, args[2])
-  if not ok then return self:error("ERROR: unrecognized status") end
 end
 
 usage["get-status"] = "get-status PATH"
 commands["get-status"] = function(self, args)
   if #args ~= 1 then return self:error("ERROR: malformed command") end
-  local v = self:vertex_at(args[1])
-  if not v then
-    return self:puts(("Could not find path %s in resource graph.\n"):format(args[1]))
-  end
-  self:puts(("%s is %s\n"):format(args[1], v:status()))
+  local v = self:vertex_or_say(args[1], NO_PATH)
+  if v then self:puts(("%s is %s\n"):format(args[1], v:status())) end
 end
 
 usage["set-property"] = "set-property PATH PROPERTY=VALUE"
 commands["set-property"] = function(self, args)
-  if #args ~= 2 then
-    return self:puts("Incorrect input format. \nPlease use `set-property <resource> " ..
-      "PROPERTY=VALUE`.\n")
-  end
-  local v = self:vertex_at(args[1])
-  if not v then
-    return self:puts(("Couldn't find path %s in resource graph.\n"):format(args[1]))
-  end
+  if #args ~= 2 then return self:puts(SET_PROPERTY_FORMAT) end
+  local v = self:vertex_or_say(args[1], NO_PATH_PROP)
+  if not v then return end
   local k, val = args[2]:match("^([^=]+)=(.+)$")
-  if not k then
-    return self:puts("Incorrect input format. \nPlease use `set-property <resource> " ..
-      "PROPERTY=VALUE`.\n")
-  end
+  if not k then return self:puts(SET_PROPERTY_FORMAT) end
   v:set_property(k, val)
 end
 
 usage["get-property"] = "get-property PATH"
 commands["get-property"] = function(self, args)
   if #args ~= 1 then return self:error("ERROR: malformed command") end
-  local v = self:vertex_at(args[1])
-  if not v then
-    return self:puts(("Couldn't find path %s in resource graph.\n"):format(args[1]))
-  end
+  local v = self:vertex_or_say(args[1], NO_PATH_PROP)
+  if not v then return end
   local props = v:properties()
   local keys = {}
   for k in pairs(props) do keys[#keys + 1] = k end
@@ -615,239 +485,9 @@ commands["get-property"] = function(self, args)
   for _, k in ipairs(keys) do self:puts(("%s=%s\n"):format(k, props[k])) end
 end
 
--- ---- find ------------------------------------------------------------------------
-
--- Tokens of a find expression: parentheses, and, or, KEY=VALUE terms.
-local function tokenize(s)
-  local toks = {}
-  for word in s:gsub("[()]", " %0 "):gmatch("%S+") do toks[#toks + 1] = word end
-  return toks
-end
-
-local find_keys = {status = true, ["sched-now"] = true, ["sched-future"] = true,
-  property = true, names = true, ["jobid-alloc"] = true, ["jobid-span"] = true,
-  ["jobid-tag"] = true, agfilter = true}
-
--- Parse tokens into a tree: {op = "and"|"or", a, b} or {key =, value =}.
--- nil, message on a syntax error.
-local function parse_expr(toks)
-  local pos = 1
-  local parse_or
-  local function primary()
-    local t = toks[pos]
-    if t == nil then return nil, "expression ends early" end
-    if t == "(" then
-      pos = pos + 1
-      local e, msg = parse_or()
-      if not e then return nil, msg end
-      if toks[pos] ~= ")" then return nil, "missing )" end
-      pos = pos + 1
-      return e
-    end
-    local k, v = t:match("^([%w_-]+)=(.+)$")
-    if not k or not find_keys[k] then return nil, ("bad term '%s'"):format(t) end
-    pos = pos + 1
-    return {key = k, value = v}
-  end
-  local function parse_and()
-    local a, msg = primary()
-    if not a then return nil, msg end
-    while toks[pos] and toks[pos] ~= ")" and toks[pos] ~= "or" do
-      if toks[pos] == "and" then pos = pos + 1 end
-      local b, msg2 = primary()
-      if not b then return nil, msg2 end
-      a = {op = "and", a, b}
-    end
-    return a
-  end
-  function parse_or()
-    local a, msg = parse_and()
-    if not a then return nil, msg end
-    while toks[pos] == "or" do
-      pos = pos + 1
-      local b, msg2 = parse_and()
-      if not b then return nil, msg2 end
-      a = {op = "or", a, b}
-    end
-    return a
-  end
-  local e, msg = parse_or()
-  if not e then return nil, msg end
-  if toks[pos] then return nil, ("unexpected '%s'"):format(toks[pos]) end
-  return e
-end
-
--- Vertex ids held by jobs in state, or by job id: what they hold units of,
--- and everything below what they hold exclusively (all: every entry,
--- shared ancestors too).
-function S:held_set(state, id, all)
-  local set = {}
-  local function below(v)
-    for c in v:children() do
-      local cid = c:vid()
-      if not set[cid] then
-        set[cid] = true
-        below(c)
-      end
-    end
-  end
-  for jid, job in pairs(self.jobs) do
-    if (not state or job.state == state) and (not id or jid == id) then
-      for vid, e in pairs(job.sel) do
-        if all or e.alloc then set[vid] = true end
-      end
-      for _, e in pairs(job.sel) do
-        if e.x then below(e.v) end
-      end
-    end
-  end
-  return set
-end
-
--- A predicate function(v) for a find term, or nil, message.
-function S:term_pred(t)
-  local k, val = t.key, t.value
-  if k == "status" then
-    return function(v) return v:status() == val end
-  elseif k == "sched-now" then
-    if val ~= "allocated" and val ~= "free" then
-      return nil, "sched-now takes allocated or free"
-    end
-    local held = self:held_set("allocated")
-    if val == "allocated" then return function(v) return held[v:vid()] ~= nil end end
-    return function(v) return held[v:vid()] == nil end
-  elseif k == "sched-future" then
-    if val ~= "reserved" and val ~= "free" then
-      return nil, "sched-future takes reserved or free"
-    end
-    local held = self:held_set("reserved")
-    if val == "reserved" then return function(v) return held[v:vid()] ~= nil end end
-    return function(v) return held[v:vid()] == nil end
-  elseif k == "property" then
-    local key, want = val:match("^([^=]+)=(.*)$")
-    key = key or val
-    return function(v)
-      local p = v:property(key)
-      return p ~= nil and (want == nil or p == want)
-    end
-  elseif k == "agfilter" then
-    if val ~= "t" and val ~= "true" then return nil, "agfilter takes t" end
-    return function(v) return self:agfilter(v) ~= nil end
-  elseif k == "names" then
-    local names = {}
-    for n in val:gmatch("[^,]+") do names[n] = true end
-    return function(v) return names[v:name()] == true end
-  else
-    local id = parse_jobid(val)
-    if not id then return nil, ("%s takes a job id"):format(k) end
-    local held = self:held_set(nil, id, k == "jobid-tag")
-    return function(v) return held[v:vid()] ~= nil end
-  end
-end
-
-function S:compile(e)
-  if e.op then
-    local a, msg = self:compile(e[1])
-    if not a then return nil, msg end
-    local b, msg2 = self:compile(e[2])
-    if not b then return nil, msg2 end
-    if e.op == "and" then return function(v) return a(v) and b(v) end end
-    return function(v) return a(v) or b(v) end
-  end
-  return self:term_pred(e)
-end
-
--- Units of each vertex that running jobs selected (vertex id -> units),
--- cached until the next command.
-function S:units_used()
-  if not self.used_cache then
-    local used = {}
-    for _, job in pairs(self.jobs) do
-      if job.state == "allocated" then
-        for vid, e in pairs(job.sel) do
-          if e.alloc or e.x then used[vid] = (used[vid] or 0) + e.amount end
-        end
-      end
-    end
-    self.used_cache = used
-  end
-  return self.used_cache
-end
-
--- Pruning filters as find shows them (agfilter=t): a vertex with children
--- keeps, for each low-level type LL of an aggregate spec HL:LL whose HL is
--- its type or ALL (LL other than its own type), the units of LL below it
--- that running jobs selected, and the total; the root also keeps core, gpu and memory.  The filter
--- table of v, or nil.
-function S:agfilter(v)
-  if not v:children()() then return nil end
-  local types, seen = {}, {}
-  for hl, ll in (self.graph:aggregates() or ""):gmatch("([^,:]+):([^,]+)") do
-    if (hl == "ALL" or hl == v:type()) and ll ~= v:type() and not seen[ll] then
-      seen[ll] = true
-      types[#types + 1] = ll
-    end
-  end
-  if not v:parent() then
-    -- the root also keeps filters of the usual leaf types
-    for _, ll in ipairs({"core", "gpu", "memory"}) do
-      if not seen[ll] and ll ~= v:type() then
-        seen[ll] = true
-        types[#types + 1] = ll
-      end
-    end
-  end
-  if #types == 0 then return nil end
-  local used, total, seen_v = {}, {}, {}
-  for _, t in ipairs(types) do used[t], total[t] = 0, 0 end
-  local function walk(u)
-    for c in u:children() do
-      local t = c:type()
-      local cid = c:vid()
-      if seen_v[cid] then goto next end
-      seen_v[cid] = true
-      if total[t] then
-        total[t] = total[t] + c:size()
-        used[t] = used[t] + (self:units_used()[cid] or 0)
-      end
-      walk(c)
-      ::next::
-    end
-  end
-  walk(v)
-  local o = {}
-  for _, t in ipairs(types) do o[t] = ("used:%d, total:%d"):format(used[t], total[t]) end
-  return o
-end
-
 usage.find = "find EXPRESSION"
 function commands.find(self, _, line)
-  local expr = line:match("^%s*%S+%s+(.-)%s*$") or ""
-  if expr == "" then return self:error("ERROR: malformed command") end
-  local toks = tokenize(expr)
-  local agfilter = false
-  for _, t in ipairs(toks) do agfilter = agfilter or t:match("^agfilter=") ~= nil end
-  local pred, msg
-  local tree
-  tree, msg = parse_expr(toks)
-  if tree then pred, msg = self:compile(tree) end
-  if not pred then return self:error("ERROR: invalid find expression: %s", msg) end
-  local sel = {}
-  for v in self.graph:vertices() do
-    if pred(v) then
-      local vid = v:vid()
-      if not sel[vid] then
-        sel[vid] = {v = v, amount = v:size(), x = true}
-        local p = v:parent()
-        while p and not sel[p:vid()] do
-          sel[p:vid()] = {v = p, amount = p:size(), x = true}
-          p = p:parent()
-        end
-      end
-    end
-  end
-  self:write_sel(sel, {agfilter = agfilter and function(v) return self:agfilter(v) end})
-  self:puts(("%s\nINFO: EXPRESSION=\"%s\"\n%s\n"):format(SEP, expr, SEP))
+  return find.run(self, line)
 end
 
 -- ---- growing and shrinking -------------------------------------------------------

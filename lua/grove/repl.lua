@@ -289,6 +289,15 @@ function Session:show(res, first)
   self:print(concat(parts, multiline and "\n" or "\t"))
 end
 
+-- Run a compiled chunk, or report why it did not compile (fn nil, err).
+function Session:call_chunk(fn, err)
+  if not fn then
+    self.trace = nil
+    return self:fail(err)
+  end
+  return self:call(fn)
+end
+
 -- Run fn(...) catching errors (and Ctrl-C); print its results.
 function Session:call(fn, ...)
   local trace
@@ -340,11 +349,7 @@ function Session:feed(line)
     return "more"
   end
   self.buffer = nil
-  if not fn then
-    self.trace = nil
-    return self:fail(err)
-  end
-  return self:call(fn)
+  return self:call_chunk(fn, err)
 end
 
 -- Abandon an unfinished chunk (Ctrl-C).
@@ -380,12 +385,7 @@ function commands.load(self, arg)
   local path = arg:match('^"(.*)"$') or arg:match("^'(.*)'$") or arg
   if path == "" then return self:fail("usage: :load FILE") end
   path = expand_home(path)
-  local fn, err = loadfile(path, "t", self.env)
-  if not fn then
-    self.trace = nil
-    return self:fail(err)
-  end
-  return self:call(fn)
+  return self:call_chunk(loadfile(path, "t", self.env))
 end
 
 function commands.query(self, arg)

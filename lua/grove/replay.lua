@@ -216,27 +216,21 @@ local function words_of(s)
   return w
 end
 
+-- The lists of an event that the summary shows: field, line format, and
+-- the key printed before the targets.
+local EVENT_LISTS = {
+  {"release", "release: group=%s targets=%s", "group"},
+  {"exceptions", "exception: job=%d targets=%s", "id"},
+  {"reservations", "reservation: job=%d targets=%s", "id"},
+  {"affected", "affected: job=%d targets=%s", "id"},
+}
+
 local function events_summary(ev)
   local out = {}
   if not ev then return out end
-  if ev.release then
-    for _, r in ipairs(ev.release) do
-      out[#out + 1] = fmt("release: group=%s targets=%s", r.group, r.targets)
-    end
-  end
-  if ev.exceptions then
-    for _, x in ipairs(ev.exceptions) do
-      out[#out + 1] = fmt("exception: job=%d targets=%s", x.id, x.targets)
-    end
-  end
-  if ev.reservations then
-    for _, x in ipairs(ev.reservations) do
-      out[#out + 1] = fmt("reservation: job=%d targets=%s", x.id, x.targets)
-    end
-  end
-  if ev.affected then
-    for _, x in ipairs(ev.affected) do
-      out[#out + 1] = fmt("affected: job=%d targets=%s", x.id, x.targets)
+  for _, l in ipairs(EVENT_LISTS) do
+    for _, x in ipairs(ev[l[1]] or {}) do
+      out[#out + 1] = fmt(l[2], x[l[3]], x.targets)
     end
   end
   if ev.removed and ev.removed ~= "" then out[#out + 1] = "removed: " .. ev.removed end

@@ -1,0 +1,258 @@
+-- grove.query_find: the find command of a query session: its expression
+-- language and the predicates it compiles to.
+--
+--   find EXPR   terms status=, sched-now=allocated|free,
+--               sched-future=reserved|free, property=KEY[=VALUE], names=A,B,
+--               jobid-alloc=, jobid-span=, jobid-tag=, agfilter=t, joined by
+--               and, or and parentheses (juxtaposition is and)
+--
+-- The functions take the session (grove.query) first and read its graph
+-- and jobs; they change nothing but the session's cache of used units.
+--
+-- This file holds the expression language and its evaluation only: no
+-- other command, and no output format (grove.query_select prints).
+local selection = require "grove.query_select"
+
+local M = {}
+
+-- Tokens of a find expression: parentheses, and, or, KEY=VALUE terms.
+local function tokenize(s)
+  local toks = {}
+  for word in s:gsub("[()]", " %0 "):gmatch("%S+") do toks[#toks + 1] = word end
+  return toks
+end
+
+local find_keys = {status = true, ["sched-now"] = true, ["sched-future"] = true,
+  property = true, names = true, ["jobid-alloc"] = true, ["jobid-span"] = true,
+  ["jobid-tag"] = true, agfilter = true}
+
+-- Parse tokens into a tree: {op = "and"|"or", a, b} or {key =, value =}.
+-- nil, message on a syntax error.
+local function parse_expr(toks)
+  local pos = 1
+  local parse_or
+  local function primary()
+    local t = toks[pos]
+    if t == nil then return nil, "expression ends early" end
+    if t == "(" then
+      pos = pos + 1
+      local e, msg = parse_or()
+      if not e then return nil, msg end
+      if toks[pos] ~= ")" then return nil, "missing )" end
+      pos = pos + 1
+      return e
+    end
+    local k, v = t:match("^([%w_-]+)=(.+)$")
+    if not k or not find_keys[k] then return nil, ("bad term '%s'"):format(t) end
+    pos = pos + 1
+    return {key = k, value = v}
+  end
+  local function parse_and()
+    local a, msg = primary()
+    if not a then return nil, msg end
+    while toks[pos] and toks[pos] ~= ")" and toks[pos] ~= "or" do
+      if toks[pos] == "and" then pos = pos + 1 end
+      local b, msg2 = primary()
+      if not b then return nil, msg2 end
+      a = {op = "and", a, b}
+    end
+    return a
+  end
+  function parse_or()
+    local a, msg = parse_and()
+    if not a then return nil, msg end
+    while toks[pos] == "or" do
+      pos = pos + 1
+      local b, msg2 = parse_and()
+      if not b then return nil, msg2 end
+      a = {op = "or", a, b}
+    end
+    return a
+  end
+  local e, msg = parse_or()
+  if not e then return nil, msg end
+  if toks[pos] then return nil, ("unexpected '%s'"):format(toks[pos]) end
+  return e
+end
+
+-- Vertex ids held by jobs in state, or by job id: what they hold units of,
+-- and everything below what they hold exclusively (all: every entry,
+-- shared ancestors too).
+local function held_set(s, state, id, all)
+  local set = {}
+  local function below(v)
+    for c in v:children() do
+      local cid = c:vid()
+      if not set[cid] then
+        set[cid] = true
+        below(c)
+      end
+    end
+  end
+  for jid, job in pairs(s.jobs) do
+    if (not state or job.state == state) and (not id or jid == id) then
+      for vid, e in pairs(job.sel) do
+        if all or e.alloc then set[vid] = true end
+      end
+      for _, e in pairs(job.sel) do
+        if e.x then below(e.v) end
+      end
+    end
+  end
+  return set
+end
+
+-- A predicate function(v) for a find term, or nil, message.
+local function term_pred(s, t)
+  local k, val = t.key, t.value
+  if k == "status" then
+    return function(v) return v:status() == val end
+  elseif k == "sched-now" then
+    if val ~= "allocated" and val ~= "free" then
+      return nil, "sched-now takes allocated or free"
+    end
+    local held = held_set(s, "allocated")
+    if val == "allocated" then return function(v) return held[v:vid()] ~= nil end end
+    return function(v) return held[v:vid()] == nil end
+  elseif k == "sched-future" then
+    if val ~= "reserved" and val ~= "free" then
+      return nil, "sched-future takes reserved or free"
+    end
+    local held = held_set(s, "reserved")
+    if val == "reserved" then return function(v) return held[v:vid()] ~= nil end end
+    return function(v) return held[v:vid()] == nil end
+  elseif k == "property" then
+    local key, want = val:match("^([^=]+)=(.*)$")
+    key = key or val
+    return function(v)
+      local p = v:property(key)
+      return p ~= nil and (want == nil or p == want)
+    end
+  elseif k == "agfilter" then
+    if val ~= "t" and val ~= "true" then return nil, "agfilter takes t" end
+    return function(v) return M.agfilter(s, v) ~= nil end
+  elseif k == "names" then
+    local names = {}
+    for n in val:gmatch("[^,]+") do names[n] = true end
+    return function(v) return names[v:name()] == true end
+  else
+    local id = selection.jobid(val)
+    if not id then return nil, ("%s takes a job id"):format(k) end
+    local held = held_set(s, nil, id, k == "jobid-tag")
+    return function(v) return held[v:vid()] ~= nil end
+  end
+end
+
+local function compile(s, e)
+  if e.op then
+    local a, msg = compile(s, e[1])
+    if not a then return nil, msg end
+    local b, msg2 = compile(s, e[2])
+    if not b then return nil, msg2 end
+    if e.op == "and" then return function(v) return a(v) and b(v) end end
+    return function(v) return a(v) or b(v) end
+  end
+  return term_pred(s, e)
+end
+
+-- Units of each vertex that running jobs selected (vertex id -> units),
+-- cached until the next command.
+local function units_used(s)
+  if not s.used_cache then
+    local used = {}
+    for _, job in pairs(s.jobs) do
+      if job.state == "allocated" then
+        for vid, e in pairs(job.sel) do
+          if e.alloc or e.x then used[vid] = (used[vid] or 0) + e.amount end
+        end
+      end
+    end
+    s.used_cache = used
+  end
+  return s.used_cache
+end
+
+-- Pruning filters as find shows them (agfilter=t): a vertex with children
+-- keeps, for each low-level type LL of an aggregate spec HL:LL whose HL is
+-- its type or ALL (LL other than its own type), the units of LL below it
+-- that running jobs selected, and the total; the root also keeps core, gpu and memory.  The filter
+-- table of v, or nil.
+function M.agfilter(s, v)
+  if not v:children()() then return nil end
+  local types, seen = {}, {}
+  for hl, ll in (s.graph:aggregates() or ""):gmatch("([^,:]+):([^,]+)") do
+    if (hl == "ALL" or hl == v:type()) and ll ~= v:type() and not seen[ll] then
+      seen[ll] = true
+      types[#types + 1] = ll
+    end
+  end
+  if not v:parent() then
+    -- the root also keeps filters of the usual leaf types
+    for _, ll in ipairs({"core", "gpu", "memory"}) do
+      if not seen[ll] and ll ~= v:type() then
+        seen[ll] = true
+        types[#types + 1] = ll
+      end
+    end
+  end
+  if #types == 0 then return nil end
+  local used, total, seen_v = {}, {}, {}
+  for _, t in ipairs(types) do used[t], total[t] = 0, 0 end
+  local function walk(u)
+    for c in u:children() do
+      local t = c:type()
+      local cid = c:vid()
+      if seen_v[cid] then goto next end
+      seen_v[cid] = true
+      if total[t] then
+        total[t] = total[t] + c:size()
+        used[t] = used[t] + (units_used(s)[cid] or 0)
+      end
+      walk(c)
+      ::next::
+    end
+  end
+  walk(v)
+  local o = {}
+  for _, t in ipairs(types) do o[t] = ("used:%d, total:%d"):format(used[t], total[t]) end
+  return o
+end
+
+-- The tree of a find expression: {op = "and"|"or", a, b} or {key =,
+-- value =}; or nil, message on a syntax error.
+function M.parse(expr)
+  return parse_expr(tokenize(expr))
+end
+
+-- The find command: the vertices for which the expression in line holds,
+-- with their ancestors, in the session's format.
+function M.run(s, line)
+  local expr = line:match("^%s*%S+%s+(.-)%s*$") or ""
+  if expr == "" then return s:error("ERROR: malformed command") end
+  local toks = tokenize(expr)
+  local agfilter = false
+  for _, t in ipairs(toks) do agfilter = agfilter or t:match("^agfilter=") ~= nil end
+  local pred, msg
+  local tree
+  tree, msg = parse_expr(toks)
+  if tree then pred, msg = compile(s, tree) end
+  if not pred then return s:error("ERROR: invalid find expression: %s", msg) end
+  local sel = {}
+  for v in s.graph:vertices() do
+    if pred(v) then
+      local vid = v:vid()
+      if not sel[vid] then
+        sel[vid] = {v = v, amount = v:size(), x = true}
+        local p = v:parent()
+        while p and not sel[p:vid()] do
+          sel[p:vid()] = {v = p, amount = p:size(), x = true}
+          p = p:parent()
+        end
+      end
+    end
+  end
+  selection.write(s, sel, {agfilter = agfilter and function(v) return M.agfilter(s, v) end})
+  selection.banner(s, {("INFO: EXPRESSION=\"%s\""):format(expr)})
+end
+
+return M
