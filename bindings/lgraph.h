@@ -46,7 +46,9 @@ void grovel_class(lua_State *L, const char *tname, const luaL_Reg *methods,
                   const luaL_Reg *meta);
 
 /* As grovel_class, and every function registered gets the light userdata
- * up as its one upvalue (none when up is NULL). */
+ * up as its one upvalue (none when up is NULL): classes that share one
+ * implementation of their methods (the vertex classes below, the planner
+ * classes of l_planner.c) tell the method which class it serves. */
 void grovel_class_up(lua_State *L, const char *tname, const luaL_Reg *methods,
                      const luaL_Reg *meta, void *up);
 
