@@ -35,68 +35,67 @@ static struct ref check(lua_State *L)
     return h;
 }
 
-static void push_opt_id(lua_State *L, int64_t x)
+/* ---- base data --------------------------------------------------------------- */
+
+/* The base data: each method is a getter of graph.h applied to the handle's
+ * vertex.  Ids and ranks are nil when the vertex has none. */
+static int push_text(lua_State *L, const char *(*get)(const grove_graph_t *, grove_vid_t))
 {
-    if (x == GROVE_ID_NONE)
+    struct ref h = check(L);
+    lua_pushstring(L, get(h.g, h.v));
+    return 1;
+}
+
+static int push_number(lua_State *L, int64_t (*get)(const grove_graph_t *, grove_vid_t),
+                       bool optional)
+{
+    struct ref h = check(L);
+    int64_t x = get(h.g, h.v);
+    if (optional && x == GROVE_ID_NONE)
         lua_pushnil(L);
     else
         lua_pushinteger(L, (lua_Integer)x);
+    return 1;
 }
-
-/* ---- base data --------------------------------------------------------------- */
 
 static int v_type(lua_State *L)
 {
-    struct ref h = check(L);
-    lua_pushstring(L, grove_vertex_type(h.g, h.v));
-    return 1;
+    return push_text(L, grove_vertex_type);
 }
 
 static int v_basename(lua_State *L)
 {
-    struct ref h = check(L);
-    lua_pushstring(L, grove_vertex_basename(h.g, h.v));
-    return 1;
+    return push_text(L, grove_vertex_basename);
 }
 
 static int v_name(lua_State *L)
 {
-    struct ref h = check(L);
-    lua_pushstring(L, grove_vertex_name(h.g, h.v));
-    return 1;
+    return push_text(L, grove_vertex_name);
 }
 
 static int v_unit(lua_State *L)
 {
-    struct ref h = check(L);
-    lua_pushstring(L, grove_vertex_unit(h.g, h.v));
-    return 1;
+    return push_text(L, grove_vertex_unit);
 }
 
 static int v_id(lua_State *L)
 {
-    struct ref h = check(L);
-    push_opt_id(L, grove_vertex_id(h.g, h.v));
-    return 1;
+    return push_number(L, grove_vertex_id, true);
+}
+
+static int v_rank(lua_State *L)
+{
+    return push_number(L, grove_vertex_rank, true);
+}
+
+static int v_size(lua_State *L)
+{
+    return push_number(L, grove_vertex_size, false);
 }
 
 static int v_vid(lua_State *L)
 {
     lua_pushinteger(L, (lua_Integer)check(L).v);
-    return 1;
-}
-
-static int v_rank(lua_State *L)
-{
-    struct ref h = check(L);
-    push_opt_id(L, grove_vertex_rank(h.g, h.v));
-    return 1;
-}
-
-static int v_size(lua_State *L)
-{
-    struct ref h = check(L);
-    lua_pushinteger(L, (lua_Integer)grove_vertex_size(h.g, h.v));
     return 1;
 }
 
@@ -223,16 +222,27 @@ static int v_remove_property(lua_State *L)
     return 1;
 }
 
-static int v_properties(lua_State *L)
+/* properties() -> {key = value}; tags() -> {key = value or true} */
+static int push_pairs(lua_State *L, size_t (*count)(const grove_graph_t *, grove_vid_t),
+                      int (*at)(const grove_graph_t *, grove_vid_t, size_t, const char **,
+                                const char **))
 {
     struct ref h = check(L);
     const char *k, *val;
-    lua_createtable(L, 0, (int)grove_vertex_property_count(h.g, h.v));
-    for (size_t i = 0; grove_vertex_property_at(h.g, h.v, i, &k, &val) == 0; i++) {
-        lua_pushstring(L, val);
+    lua_createtable(L, 0, (int)count(h.g, h.v));
+    for (size_t i = 0; at(h.g, h.v, i, &k, &val) == 0; i++) {
+        if (val)
+            lua_pushstring(L, val);
+        else
+            lua_pushboolean(L, 1);
         lua_setfield(L, -2, k);
     }
     return 1;
+}
+
+static int v_properties(lua_State *L)
+{
+    return push_pairs(L, grove_vertex_property_count, grove_vertex_property_at);
 }
 
 /* tag(k) sets a tag without a value; tag(k, v) with one. */
@@ -275,20 +285,9 @@ static int v_has_tag(lua_State *L)
     return 2;
 }
 
-/* tags() -> {key = value or true} */
 static int v_tags(lua_State *L)
 {
-    struct ref h = check(L);
-    const char *k, *val;
-    lua_createtable(L, 0, (int)grove_vertex_tag_count(h.g, h.v));
-    for (size_t i = 0; grove_vertex_tag_at(h.g, h.v, i, &k, &val) == 0; i++) {
-        if (val)
-            lua_pushstring(L, val);
-        else
-            lua_pushboolean(L, 1);
-        lua_setfield(L, -2, k);
-    }
-    return 1;
+    return push_pairs(L, grove_vertex_tag_count, grove_vertex_tag_at);
 }
 
 /* ---- structure ------------------------------------------------------------------ */
