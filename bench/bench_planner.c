@@ -21,23 +21,9 @@
 
 #include "mplanner.h"
 #include "planner.h"
+#include "../core/test/rng.h"
 
 #define HORIZON (30 * 86400)
-
-static uint64_t rng_state;
-
-static uint64_t rng_next(void)
-{
-    uint64_t z = (rng_state += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
-static int64_t rnd(int64_t lo, int64_t hi)
-{
-    return lo + (int64_t)(rng_next() % (uint64_t)(hi - lo + 1));
-}
 
 /* Log-uniform in [lo, hi]. */
 static int64_t rnd_log(int64_t lo, int64_t hi)

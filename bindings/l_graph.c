@@ -48,24 +48,39 @@
 
 /* ---- classes and boxes ---------------------------------------------------- */
 
-void grovel_class(lua_State *L, const char *tname, const luaL_Reg *methods,
-                  const luaL_Reg *meta)
+/* Register the functions of regs on the table on top, with up as their
+ * upvalue when it is not NULL. */
+static void setfuncs(lua_State *L, const luaL_Reg *regs, void *up)
+{
+    if (!regs)
+        return;
+    if (up)
+        lua_pushlightuserdata(L, up);
+    luaL_setfuncs(L, regs, up ? 1 : 0);
+}
+
+void grovel_class_up(lua_State *L, const char *tname, const luaL_Reg *methods,
+                     const luaL_Reg *meta, void *up)
 {
     luaL_newmetatable(L, tname); /* existing one if already created */
-    if (meta)
-        luaL_setfuncs(L, meta, 0);
+    setfuncs(L, meta, up);
     if (lua_getfield(L, -1, "__index") != LUA_TTABLE) {
         lua_pop(L, 1);
         lua_newtable(L);
         lua_pushvalue(L, -1);
         lua_setfield(L, -3, "__index");
     }
-    if (methods)
-        luaL_setfuncs(L, methods, 0);
+    setfuncs(L, methods, up);
     lua_pop(L, 1);
     lua_pushstring(L, tname);
     lua_setfield(L, -2, "__name");
     lua_pop(L, 1);
+}
+
+void grovel_class(lua_State *L, const char *tname, const luaL_Reg *methods,
+                  const luaL_Reg *meta)
+{
+    grovel_class_up(L, tname, methods, meta, NULL);
 }
 
 static int box_gc(lua_State *L)
@@ -219,13 +234,6 @@ void grovel_vertex_graph(lua_State *L, int idx)
 {
     luaL_checkudata(L, idx, GROVEL_VERTEX);
     lua_getiuservalue(L, idx, 1);
-}
-
-void grovel_push_sibling(lua_State *L, int idx, grove_vid_t v)
-{
-    lua_getiuservalue(L, idx, 1);
-    grovel_push_vertex(L, -1, v);
-    lua_remove(L, -2);
 }
 
 void grovel_push_edge(lua_State *L, int graph_idx, grove_eid_t e)

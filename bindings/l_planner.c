@@ -34,21 +34,36 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "grovel.h"
-#include "lplanner.h"
+#include "lgraph.h"
+#include "mplanner.h"
+#include "planner.h"
 
-typedef struct {
-    grove_planner_t *p; /* NULL once closed */
-    int owned;          /* free p on close */
-} lplanner;
+/* One binding core serves both classes: a handle holds a planner or a
+ * multi-planner, and each method the classes have in common is written
+ * once over count vectors (one slot for a planner, whose amounts are
+ * integers; one per type for a multi-planner, whose counts are tables).
+ * Every method gets its class as its upvalue.  This file holds no other
+ * userdata. */
+struct kind {
+    const char *tname; /* metatable name */
+    const char *name;  /* in messages: "planner", "mplanner" */
+    bool multi;        /* counts are tables: a grove.mplanner */
+};
 
+static struct kind planner_kind = {"grove.planner", "planner", false};
+static struct kind mplanner_kind = {"grove.mplanner", "mplanner", true};
+
+/* The userdata of both classes: the one object of its kind, or both NULL
+ * once closed.  The handle owns it. */
 typedef struct {
-    grove_mplanner_t *mp; /* NULL once closed */
-    int owned;
-} lmplanner;
+    const struct kind *k;
+    grove_planner_t *p;   /* set in a grove.planner */
+    grove_mplanner_t *mp; /* set in a grove.mplanner */
+} lplan;
 
 /* ---- shared helpers -------------------------------------------------------- */
 
@@ -58,6 +73,11 @@ static int64_t check_nonneg(lua_State *L, int i, const char *what)
     if (v < 0)
         luaL_argerror(L, i, lua_pushfstring(L, "%s must be >= 0", what));
     return (int64_t)v;
+}
+
+static int64_t check_duration(lua_State *L, int i)
+{
+    return check_nonneg(L, i, "duration");
 }
 
 /* Integer field k of the table at t (raises when absent and required). */
@@ -100,8 +120,6 @@ static void check_horizon(lua_State *L, int arg, int64_t start, int64_t horizon)
                   "start + horizon is too large");
 }
 
-static int push_ids_sorted(lua_State *L, int64_t *ids, size_t n);
-
 /* t + d for messages, saturating (d >= 0). */
 static int64_t sat_add(int64_t t, int64_t d)
 {
@@ -112,438 +130,6 @@ static int64_t sat_add(int64_t t, int64_t d)
 #define WIN "[%I, %I)"
 #define LI(x) ((LUAI_UACINT)(x))
 
-/* ---- grove.planner ----------------------------------------------------- */
-
-static lplanner *to_lplanner(lua_State *L, int i)
-{
-    return luaL_checkudata(L, i, GROVEL_PLANNER_MT);
-}
-
-grove_planner_t *grovel_check_planner(lua_State *L, int i)
-{
-    lplanner *u = to_lplanner(L, i);
-    if (!u->p)
-        luaL_argerror(L, i, "planner is closed");
-    return u->p;
-}
-
-void grovel_push_planner(lua_State *L, grove_planner_t *p, int owner_idx)
-{
-    if (owner_idx)
-        owner_idx = lua_absindex(L, owner_idx);
-    lplanner *u = lua_newuserdatauv(L, sizeof(*u), 1);
-    u->p = p;
-    u->owned = owner_idx == 0;
-    luaL_setmetatable(L, GROVEL_PLANNER_MT);
-    if (owner_idx) {
-        lua_pushvalue(L, owner_idx);
-        lua_setiuservalue(L, -2, 1);
-    }
-}
-
-static int64_t check_amount(lua_State *L, int i)
-{
-    return check_nonneg(L, i, "amount");
-}
-
-static int64_t check_duration(lua_State *L, int i)
-{
-    return check_nonneg(L, i, "duration");
-}
-
-/* nil, message, code for a failed planner call (errno set by core). */
-static int planner_fail(lua_State *L, const grove_planner_t *p, int64_t t, int64_t d,
-                        int64_t amount)
-{
-    int e = errno;
-    int64_t s = grove_planner_start(p), end = grove_planner_end(p);
-    switch (e) {
-    case ERANGE:
-        if (d > end - s)
-            lua_pushfstring(L, "duration %I exceeds the horizon length %I", LI(d), LI(end - s));
-        else
-            lua_pushfstring(L, "window " WIN " is outside the horizon " WIN, LI(t),
-                            LI(sat_add(t, d)), LI(s), LI(end));
-        break;
-    case ENODEV:
-        lua_pushfstring(L, "amount %I exceeds the total %I", LI(amount),
-                        LI(grove_planner_total(p)));
-        break;
-    case EBUSY:
-        lua_pushfstring(L, "fewer than %I units free during " WIN, LI(amount), LI(t), LI(t + d));
-        break;
-    default:
-        return grovel_fail_errno(L, e, NULL);
-    }
-    return grovel_fail(L, lua_tostring(L, -1), grovel_errno_name(e));
-}
-
-/* core.planner{total=, horizon=, start=} or core.planner(total, horizon [, start]) */
-static int l_planner_new(lua_State *L)
-{
-    int64_t total, horizon, start;
-    if (lua_type(L, 1) == LUA_TTABLE) {
-        static const char *const names[] = { "total", "horizon", "start", NULL };
-        only_fields(L, 1, names);
-        total = field_int(L, 1, "total", 1, 0);
-        horizon = field_int(L, 1, "horizon", 1, 0);
-        start = field_int(L, 1, "start", 0, 0);
-    } else {
-        total = luaL_checkinteger(L, 1);
-        horizon = luaL_checkinteger(L, 2);
-        start = luaL_optinteger(L, 3, 0);
-    }
-    luaL_argcheck(L, total >= 0, 1, "total must be >= 0");
-    luaL_argcheck(L, total <= GROVE_PLANNER_TOTAL_MAX, 1, "total is too large");
-    check_horizon(L, 1, start, horizon);
-    grove_planner_t *p = grove_planner_create(total, start, horizon);
-    if (!p)
-        return grovel_fail_errno(L, errno, NULL);
-    grovel_push_planner(L, p, 0);
-    return 1;
-}
-
-static int l_add(lua_State *L)
-{
-    grove_planner_t *p = grovel_check_planner(L, 1);
-    int64_t s = luaL_checkinteger(L, 2), d = check_duration(L, 3), a = check_amount(L, 4);
-    int64_t id = grove_planner_add(p, s, d, a);
-    if (id < 0)
-        return planner_fail(L, p, s, d, a);
-    lua_pushinteger(L, id);
-    return 1;
-}
-
-static int no_span(lua_State *L, int64_t id)
-{
-    lua_pushfstring(L, "no span %I", LI(id));
-    return grovel_fail(L, lua_tostring(L, -1), "ENOENT");
-}
-
-static int l_remove(lua_State *L)
-{
-    grove_planner_t *p = grovel_check_planner(L, 1);
-    int64_t id = luaL_checkinteger(L, 2);
-    if (grove_planner_remove(p, id) < 0)
-        return no_span(L, id);
-    lua_pushboolean(L, 1);
-    return 1;
-}
-
-static int l_reduce(lua_State *L)
-{
-    grove_planner_t *p = grovel_check_planner(L, 1);
-    int64_t id = luaL_checkinteger(L, 2), a = check_amount(L, 3), held;
-    int64_t left = grove_planner_reduce(p, id, a);
-    if (left >= 0) {
-        lua_pushinteger(L, left);
-        return 1;
-    }
-    if (errno == ENOENT)
-        return no_span(L, id);
-    grove_planner_span(p, id, NULL, NULL, &held);
-    lua_pushfstring(L, "cannot release %I units of span %I: it holds %I", LI(a), LI(id),
-                    LI(held));
-    return grovel_fail(L, lua_tostring(L, -1), "EINVAL");
-}
-
-static int l_span(lua_State *L)
-{
-    grove_planner_t *p = grovel_check_planner(L, 1);
-    int64_t id = luaL_checkinteger(L, 2), s, d, a;
-    if (grove_planner_span(p, id, &s, &d, &a) < 0)
-        return no_span(L, id);
-    lua_pushinteger(L, s);
-    lua_pushinteger(L, d);
-    lua_pushinteger(L, a);
-    return 3;
-}
-
-static int cmp_ids(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Sort ids (taking ownership of the malloc'd array) into a new Lua array. */
-static int push_ids_sorted(lua_State *L, int64_t *ids, size_t n)
-{
-    qsort(ids, n, sizeof(int64_t), cmp_ids);
-    lua_createtable(L, n > INT32_MAX ? 0 : (int)n, 0);
-    for (size_t i = 0; i < n; i++) {
-        lua_pushinteger(L, ids[i]);
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-    free(ids);
-    return 1;
-}
-
-static int l_spans(lua_State *L)
-{
-    grove_planner_t *p = grovel_check_planner(L, 1);
-    size_t n = grove_planner_span_count(p);
-    int64_t *ids = malloc(sizeof(int64_t) * (n ? n : 1));
-    if (!ids)
-        return grovel_fail_errno(L, ENOMEM, NULL);
-    for (size_t i = 0; i < n; i++)
-        grove_planner_span_at(p, i, &ids[i], NULL, NULL, NULL);
-    return push_ids_sorted(L, ids, n);
-}
-
-static int l_avail_at(lua_State *L)
-{
-    grove_planner_t *p = grovel_check_planner(L, 1);
-    int64_t t = luaL_checkinteger(L, 2);
-    int64_t v = grove_planner_avail_at(p, t);
-    if (v < 0) {
-        lua_pushfstring(L, "time %I is outside the horizon " WIN, LI(t),
-                        LI(grove_planner_start(p)), LI(grove_planner_end(p)));
-        return grovel_fail(L, lua_tostring(L, -1), "ERANGE");
-    }
-    lua_pushinteger(L, v);
-    return 1;
-}
-
-static int l_avail_during(lua_State *L)
-{
-    grove_planner_t *p = grovel_check_planner(L, 1);
-    int64_t t = luaL_checkinteger(L, 2), d = check_duration(L, 3);
-    int64_t v = grove_planner_avail_during(p, t, d);
-    if (v < 0)
-        return planner_fail(L, p, t, d, 0);
-    lua_pushinteger(L, v);
-    return 1;
-}
-
-static int l_fits(lua_State *L)
-{
-    grove_planner_t *p = grovel_check_planner(L, 1);
-    int64_t t = luaL_checkinteger(L, 2), d = check_duration(L, 3), a = check_amount(L, 4);
-    int r = grove_planner_fits(p, t, d, a);
-    if (r < 0)
-        return planner_fail(L, p, t, d, a);
-    lua_pushboolean(L, r);
-    return 1;
-}
-
-/* Failure of earliest / next_fit: "no time" for EBUSY. */
-static int search_fail(lua_State *L, const grove_planner_t *p, int64_t t, int64_t d,
-                       int64_t a)
-{
-    if (errno == EBUSY)
-        return grovel_fail(L, "no time", "EBUSY");
-    if (errno == ERANGE && d <= grove_planner_end(p) - grove_planner_start(p)) {
-        lua_pushfstring(L, "time %I is outside the horizon [%I, %I]", LI(t),
-                        LI(grove_planner_start(p)), LI(grove_planner_end(p)));
-        return grovel_fail(L, lua_tostring(L, -1), "ERANGE");
-    }
-    return planner_fail(L, p, t, d, a);
-}
-
-static int l_earliest(lua_State *L)
-{
-    grove_planner_t *p = grovel_check_planner(L, 1);
-    int64_t a = check_amount(L, 2), d = check_duration(L, 3);
-    int64_t t0 = luaL_optinteger(L, 4, grove_planner_start(p));
-    int64_t t = grove_planner_earliest(p, a, d, t0);
-    if (t < 0)
-        return search_fail(L, p, t0, d, a);
-    lua_pushinteger(L, t);
-    return 1;
-}
-
-static int l_next_fit(lua_State *L)
-{
-    grove_planner_t *p = grovel_check_planner(L, 1);
-    int64_t a = check_amount(L, 2), d = check_duration(L, 3), after = luaL_checkinteger(L, 4);
-    int64_t t = grove_planner_next_fit(p, a, d, after);
-    if (t < 0)
-        return search_fail(L, p, after, d, a);
-    lua_pushinteger(L, t);
-    return 1;
-}
-
-/* Iterator of fit_times: upvalues planner, amount, d, next value (or false
- * when spent), then each call computes the one after. */
-static int fit_times_iter(lua_State *L)
-{
-    grove_planner_t *p = ((lplanner *)lua_touserdata(L, lua_upvalueindex(1)))->p;
-    if (!p)
-        return luaL_error(L, "planner closed during iteration");
-    if (!lua_toboolean(L, lua_upvalueindex(4)))
-        return 0;
-    int64_t t = lua_tointeger(L, lua_upvalueindex(4));
-    int64_t next = grove_planner_next_fit(p, lua_tointeger(L, lua_upvalueindex(2)),
-                                          lua_tointeger(L, lua_upvalueindex(3)), t);
-    if (next < 0)
-        lua_pushboolean(L, 0);
-    else
-        lua_pushinteger(L, next);
-    lua_replace(L, lua_upvalueindex(4));
-    lua_pushinteger(L, t);
-    return 1;
-}
-
-static int l_fit_times(lua_State *L)
-{
-    grove_planner_t *p = grovel_check_planner(L, 1);
-    int64_t a = check_amount(L, 2), d = check_duration(L, 3);
-    int64_t t0 = luaL_optinteger(L, 4, grove_planner_start(p));
-    int64_t t = grove_planner_earliest(p, a, d, t0);
-    if (t < 0 && errno != EBUSY)
-        return search_fail(L, p, t0, d, a);
-    lua_pushvalue(L, 1);
-    lua_pushinteger(L, a);
-    lua_pushinteger(L, d);
-    if (t < 0)
-        lua_pushboolean(L, 0);
-    else
-        lua_pushinteger(L, t);
-    lua_pushcclosure(L, fit_times_iter, 4);
-    return 1;
-}
-
-static int l_next_change(lua_State *L)
-{
-    grove_planner_t *p = grovel_check_planner(L, 1);
-    int64_t t = grove_planner_next_change(p, luaL_checkinteger(L, 2));
-    if (t < 0)
-        return grovel_fail(L, "no later change", "ENOENT");
-    lua_pushinteger(L, t);
-    return 1;
-}
-
-static int l_max_used(lua_State *L)
-{
-    lua_pushinteger(L, grove_planner_max_used(grovel_check_planner(L, 1)));
-    return 1;
-}
-
-static int l_resize(lua_State *L)
-{
-    grove_planner_t *p = grovel_check_planner(L, 1);
-    int64_t total = check_nonneg(L, 2, "total");
-    luaL_argcheck(L, total <= GROVE_PLANNER_TOTAL_MAX, 2, "total is too large");
-    if (grove_planner_resize(p, total) < 0) {
-        lua_pushfstring(L, "cannot shrink the total to %I: %I units are in use at the busiest time",
-                        LI(total), LI(grove_planner_max_used(p)));
-        return grovel_fail(L, lua_tostring(L, -1), "EBUSY");
-    }
-    lua_pushboolean(L, 1);
-    return 1;
-}
-
-static int l_copy(lua_State *L)
-{
-    grove_planner_t *c = grove_planner_copy(grovel_check_planner(L, 1));
-    if (!c)
-        return grovel_fail_errno(L, errno, NULL);
-    grovel_push_planner(L, c, 0);
-    return 1;
-}
-
-static int l_total(lua_State *L)
-{
-    lua_pushinteger(L, grove_planner_total(grovel_check_planner(L, 1)));
-    return 1;
-}
-
-static int l_span_count(lua_State *L)
-{
-    lua_pushinteger(L, (lua_Integer)grove_planner_span_count(grovel_check_planner(L, 1)));
-    return 1;
-}
-
-static int l_range(lua_State *L)
-{
-    grove_planner_t *p = grovel_check_planner(L, 1);
-    lua_pushinteger(L, grove_planner_start(p));
-    lua_pushinteger(L, grove_planner_end(p));
-    return 2;
-}
-
-/* __gc, __close and close(): idempotent. */
-static int l_close(lua_State *L)
-{
-    lplanner *u = to_lplanner(L, 1);
-    if (u->owned)
-        grove_planner_destroy(u->p);
-    u->p = NULL;
-    return 0;
-}
-
-static int l_tostring(lua_State *L)
-{
-    lplanner *u = to_lplanner(L, 1);
-    if (!u->p) {
-        lua_pushliteral(L, "planner (closed)");
-        return 1;
-    }
-    lua_pushfstring(L, "planner(total=%I, spans=%I, " WIN ")", LI(grove_planner_total(u->p)),
-                    LI(grove_planner_span_count(u->p)), LI(grove_planner_start(u->p)),
-                    LI(grove_planner_end(u->p)));
-    return 1;
-}
-
-static const luaL_Reg planner_methods[] = {
-    { "add", l_add },
-    { "remove", l_remove },
-    { "reduce", l_reduce },
-    { "span", l_span },
-    { "spans", l_spans },
-    { "avail_at", l_avail_at },
-    { "avail_during", l_avail_during },
-    { "fits", l_fits },
-    { "earliest", l_earliest },
-    { "next_fit", l_next_fit },
-    { "fit_times", l_fit_times },
-    { "next_change", l_next_change },
-    { "max_used", l_max_used },
-    { "resize", l_resize },
-    { "copy", l_copy },
-    { "total", l_total },
-    { "span_count", l_span_count },
-    { "range", l_range },
-    { "close", l_close },
-    { NULL, NULL },
-};
-
-static const luaL_Reg planner_meta[] = {
-    { "__gc", l_close },
-    { "__close", l_close },
-    { "__tostring", l_tostring },
-    { NULL, NULL },
-};
-
-/* ---- grove.mplanner ---------------------------------------------------- */
-
-static lmplanner *to_lmplanner(lua_State *L, int i)
-{
-    return luaL_checkudata(L, i, GROVEL_MPLANNER_MT);
-}
-
-grove_mplanner_t *grovel_check_mplanner(lua_State *L, int i)
-{
-    lmplanner *u = to_lmplanner(L, i);
-    if (!u->mp)
-        luaL_argerror(L, i, "mplanner is closed");
-    return u->mp;
-}
-
-void grovel_push_mplanner(lua_State *L, grove_mplanner_t *mp, int owner_idx)
-{
-    if (owner_idx)
-        owner_idx = lua_absindex(L, owner_idx);
-    lmplanner *u = lua_newuserdatauv(L, sizeof(*u), 1);
-    u->mp = mp;
-    u->owned = owner_idx == 0;
-    luaL_setmetatable(L, GROVEL_MPLANNER_MT);
-    if (owner_idx) {
-        lua_pushvalue(L, owner_idx);
-        lua_setiuservalue(L, -2, 1);
-    }
-}
-
 /* A scratch vector of n int64, owned by the Lua stack (a userdata pushed
  * there), so a raise in the middle leaks nothing. */
 static int64_t *scratch(lua_State *L, size_t n)
@@ -551,6 +137,102 @@ static int64_t *scratch(lua_State *L, size_t n)
     int64_t *v = lua_newuserdatauv(L, sizeof(int64_t) * n, 0);
     memset(v, 0, sizeof(int64_t) * n);
     return v;
+}
+
+/* ---- handles --------------------------------------------------------------- */
+
+static const struct kind *kind_of(lua_State *L)
+{
+    return lua_touserdata(L, lua_upvalueindex(1));
+}
+
+static lplan *to_lplan(lua_State *L, int i)
+{
+    return luaL_checkudata(L, i, kind_of(L)->tname);
+}
+
+/* The open handle at 1 of the method's class. */
+static lplan *check_open(lua_State *L)
+{
+    lplan *u = to_lplan(L, 1);
+    if (!u->p && !u->mp)
+        luaL_argerror(L, 1, lua_pushfstring(L, "%s is closed", u->k->name));
+    return u;
+}
+
+/* For a function taking nargs arguments that may push scratch vectors: a
+ * multi-planner's stack is cut to the arguments first, so the scratch
+ * vectors go above them. */
+static void cut_args(lua_State *L, int nargs)
+{
+    if (kind_of(L)->multi)
+        lua_settop(L, nargs);
+}
+
+/* cut_args, then check_open. */
+static lplan *check_args(lua_State *L, int nargs)
+{
+    cut_args(L, nargs);
+    return check_open(L);
+}
+
+/* Push a handle that owns p or mp (the other NULL). */
+static void push_handle(lua_State *L, grove_planner_t *p, grove_mplanner_t *mp)
+{
+    lplan *u = lua_newuserdatauv(L, sizeof(*u), 0);
+    u->k = mp ? &mplanner_kind : &planner_kind;
+    u->p = p;
+    u->mp = mp;
+    luaL_setmetatable(L, u->k->tname);
+}
+
+/* ---- the object under a handle, over count vectors ------------------------ */
+
+static size_t nslots(const lplan *u)
+{
+    return u->mp ? grove_mplanner_ntypes(u->mp) : 1;
+}
+
+static int64_t start_of(const lplan *u)
+{
+    return u->mp ? grove_mplanner_start(u->mp) : grove_planner_start(u->p);
+}
+
+static int64_t end_of(const lplan *u)
+{
+    return u->mp ? grove_mplanner_end(u->mp) : grove_planner_end(u->p);
+}
+
+static size_t span_count_of(const lplan *u)
+{
+    return u->mp ? grove_mplanner_span_count(u->mp) : grove_planner_span_count(u->p);
+}
+
+static int64_t total_of(const lplan *u, size_t i)
+{
+    return u->mp ? grove_mplanner_total(u->mp, i) : grove_planner_total(u->p);
+}
+
+static int64_t max_used_of(const lplan *u, size_t i)
+{
+    return u->mp ? grove_mplanner_max_used(u->mp, i) : grove_planner_max_used(u->p);
+}
+
+static int span_of(const lplan *u, int64_t id, int64_t *s, int64_t *d, int64_t *a)
+{
+    return u->mp ? grove_mplanner_span(u->mp, id, s, d, a) : grove_planner_span(u->p, id, s, d, a);
+}
+
+static int64_t earliest_of(const lplan *u, const int64_t *a, int64_t d, int64_t t0)
+{
+    return u->mp ? grove_mplanner_earliest(u->mp, a, d, t0)
+                 : grove_planner_earliest(u->p, a[0], d, t0);
+}
+
+static int64_t next_fit_of(const lplan *u, const int64_t *a, int64_t d, int64_t after)
+{
+    return u->mp ? grove_mplanner_next_fit(u->mp, a, d, after)
+                 : grove_planner_next_fit(u->p, a[0], d, after);
 }
 
 /* Read the count table at index i into a new scratch vector (pushed). */
@@ -582,14 +264,34 @@ static int64_t *check_counts(lua_State *L, const grove_mplanner_t *mp, int i,
     return c;
 }
 
-/* Push {type = v[i], ...}. */
-static void push_counts(lua_State *L, const grove_mplanner_t *mp, const int64_t *v)
+/* The amount argument at i as a vector: a planner's integer, in *one, or a
+ * multi-planner's count table, in a scratch vector (pushed). */
+static int64_t *check_amounts(lua_State *L, const lplan *u, int i, int64_t *one)
 {
-    size_t n = grove_mplanner_ntypes(mp);
+    if (u->mp)
+        return check_counts(L, u->mp, i, "count");
+    *one = check_nonneg(L, i, "amount");
+    return one;
+}
+
+/* Room for a result vector: *one for a planner, else a scratch (pushed). */
+static int64_t *result_vector(lua_State *L, const lplan *u, int64_t *one)
+{
+    return u->mp ? scratch(L, nslots(u)) : one;
+}
+
+/* Push a result vector: an integer for a planner, else {type = v[i]}. */
+static void push_amounts(lua_State *L, const lplan *u, const int64_t *v)
+{
+    if (!u->mp) {
+        lua_pushinteger(L, v[0]);
+        return;
+    }
+    size_t n = nslots(u);
     lua_createtable(L, 0, (int)n);
     for (size_t i = 0; i < n; i++) {
         lua_pushinteger(L, v[i]);
-        lua_setfield(L, -2, grove_mplanner_type_name(mp, i));
+        lua_setfield(L, -2, grove_mplanner_type_name(u->mp, i));
     }
 }
 
@@ -608,11 +310,37 @@ static const char *push_counts_text(lua_State *L, const grove_mplanner_t *mp, co
     return lua_tostring(L, -1);
 }
 
-static int mplanner_fail(lua_State *L, const grove_mplanner_t *mp, int64_t t, int64_t d,
-                         const int64_t *counts, int search)
+/* The first slot where a[i] > b[i], else the last one. */
+static size_t first_above(const lplan *u, const int64_t *a, const int64_t *b)
+{
+    size_t n = nslots(u), i = 0;
+    while (i + 1 < n && a[i] <= b[i])
+        i++;
+    return i;
+}
+
+/* "amount 5 exceeds the total 4", or for a multi-planner the first type
+ * whose count exceeds its total: "5 gpu exceed the total 4". */
+static void push_exceeds(lua_State *L, const lplan *u, const int64_t *a)
+{
+    if (!u->mp) {
+        lua_pushfstring(L, "amount %I exceeds the total %I", LI(a[0]), LI(total_of(u, 0)));
+        return;
+    }
+    size_t i = 0, n = nslots(u);
+    while (i + 1 < n && a[i] <= total_of(u, i))
+        i++;
+    lua_pushfstring(L, "%I %s exceed the total %I", LI(a[i]), grove_mplanner_type_name(u->mp, i),
+                    LI(total_of(u, i)));
+}
+
+/* nil, message, code for a failed call (errno set by core) on the window
+ * [t, t + d) for the amounts a; search: earliest, next_fit, fit_times. */
+static int plan_fail(lua_State *L, const lplan *u, int64_t t, int64_t d, const int64_t *a,
+                     bool search)
 {
     int e = errno;
-    int64_t s = grove_mplanner_start(mp), end = grove_mplanner_end(mp);
+    int64_t s = start_of(u), end = end_of(u);
     switch (e) {
     case ERANGE:
         if (d > end - s)
@@ -623,18 +351,18 @@ static int mplanner_fail(lua_State *L, const grove_mplanner_t *mp, int64_t t, in
             lua_pushfstring(L, "window " WIN " is outside the horizon " WIN, LI(t),
                             LI(sat_add(t, d)), LI(s), LI(end));
         break;
-    case ENODEV: {
-        size_t n = grove_mplanner_ntypes(mp), i = 0;
-        while (i + 1 < n && counts[i] <= grove_mplanner_total(mp, i))
-            i++;
-        lua_pushfstring(L, "%I %s exceed the total %I", LI(counts[i]),
-                        grove_mplanner_type_name(mp, i), LI(grove_mplanner_total(mp, i)));
+    case ENODEV:
+        push_exceeds(L, u, a);
         break;
-    }
     case EBUSY:
         if (search)
             return grovel_fail(L, "no time", "EBUSY");
-        push_counts_text(L, mp, counts);
+        if (!u->mp) {
+            lua_pushfstring(L, "fewer than %I units free during " WIN, LI(a[0]), LI(t),
+                            LI(t + d));
+            break;
+        }
+        push_counts_text(L, u->mp, a);
         lua_pushfstring(L, "not enough free during " WIN " for %s", LI(t), LI(t + d),
                         lua_tostring(L, -1));
         break;
@@ -644,10 +372,401 @@ static int mplanner_fail(lua_State *L, const grove_mplanner_t *mp, int64_t t, in
     return grovel_fail(L, lua_tostring(L, -1), grovel_errno_name(e));
 }
 
+static int no_span(lua_State *L, int64_t id)
+{
+    lua_pushfstring(L, "no span %I", LI(id));
+    return grovel_fail(L, lua_tostring(L, -1), "ENOENT");
+}
+
+/* ---- the methods both classes have ------------------------------------------ */
+
+static int l_add(lua_State *L)
+{
+    lplan *u = check_args(L, 4);
+    int64_t one, s = luaL_checkinteger(L, 2), d = check_duration(L, 3);
+    int64_t *a = check_amounts(L, u, 4, &one);
+    int64_t id = u->mp ? grove_mplanner_add(u->mp, s, d, a) : grove_planner_add(u->p, s, d, *a);
+    if (id < 0)
+        return plan_fail(L, u, s, d, a, false);
+    lua_pushinteger(L, id);
+    return 1;
+}
+
+static int l_remove(lua_State *L)
+{
+    lplan *u = check_open(L);
+    int64_t id = luaL_checkinteger(L, 2);
+    if ((u->mp ? grove_mplanner_remove(u->mp, id) : grove_planner_remove(u->p, id)) < 0)
+        return no_span(L, id);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int l_reduce(lua_State *L)
+{
+    lplan *u = check_args(L, 3);
+    int64_t one, left1, id = luaL_checkinteger(L, 2);
+    int64_t *a = check_amounts(L, u, 3, &one);
+    int64_t *left = result_vector(L, u, &left1);
+    int r = u->mp ? grove_mplanner_reduce(u->mp, id, a, left)
+                  : (*left = grove_planner_reduce(u->p, id, *a)) < 0 ? -1 : 0;
+    if (r == 0) {
+        push_amounts(L, u, left);
+        return 1;
+    }
+    if (errno == ENOENT)
+        return no_span(L, id);
+    span_of(u, id, NULL, NULL, left);
+    size_t i = first_above(u, a, left);
+    lua_pushfstring(L, "cannot release %I %s of span %I: it holds %I", LI(a[i]),
+                    u->mp ? grove_mplanner_type_name(u->mp, i) : "units", LI(id), LI(left[i]));
+    return grovel_fail(L, lua_tostring(L, -1), "EINVAL");
+}
+
+static int l_span(lua_State *L)
+{
+    lplan *u = check_args(L, 2);
+    int64_t one, id = luaL_checkinteger(L, 2), s, d;
+    int64_t *a = result_vector(L, u, &one);
+    if (span_of(u, id, &s, &d, a) < 0)
+        return no_span(L, id);
+    lua_pushinteger(L, s);
+    lua_pushinteger(L, d);
+    push_amounts(L, u, a);
+    return 3;
+}
+
+static int cmp_ids(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The span ids, ascending. */
+static int l_spans(lua_State *L)
+{
+    lplan *u = check_open(L);
+    size_t n = span_count_of(u);
+    int64_t *ids = malloc(sizeof(int64_t) * (n ? n : 1));
+    if (!ids)
+        return grovel_fail_errno(L, ENOMEM, NULL);
+    for (size_t i = 0; i < n; i++) {
+        if (u->mp)
+            grove_mplanner_span_at(u->mp, i, &ids[i], NULL, NULL, NULL);
+        else
+            grove_planner_span_at(u->p, i, &ids[i], NULL, NULL, NULL);
+    }
+    qsort(ids, n, sizeof(int64_t), cmp_ids);
+    lua_createtable(L, n > INT32_MAX ? 0 : (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushinteger(L, ids[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    free(ids);
+    return 1;
+}
+
+static int l_avail_at(lua_State *L)
+{
+    lplan *u = check_args(L, 2);
+    int64_t one, t = luaL_checkinteger(L, 2);
+    int64_t *out = result_vector(L, u, &one);
+    int r = u->mp ? grove_mplanner_avail_at(u->mp, t, out)
+                  : (*out = grove_planner_avail_at(u->p, t)) < 0 ? -1 : 0;
+    if (r < 0) {
+        lua_pushfstring(L, "time %I is outside the horizon " WIN, LI(t), LI(start_of(u)),
+                        LI(end_of(u)));
+        return grovel_fail(L, lua_tostring(L, -1), "ERANGE");
+    }
+    push_amounts(L, u, out);
+    return 1;
+}
+
+static int l_avail_during(lua_State *L)
+{
+    lplan *u = check_args(L, 3);
+    int64_t one, t = luaL_checkinteger(L, 2), d = check_duration(L, 3);
+    int64_t *out = result_vector(L, u, &one);
+    int r = u->mp ? grove_mplanner_avail_during(u->mp, t, d, out)
+                  : (*out = grove_planner_avail_during(u->p, t, d)) < 0 ? -1 : 0;
+    if (r < 0)
+        return plan_fail(L, u, t, d, out, false);
+    push_amounts(L, u, out);
+    return 1;
+}
+
+static int l_fits(lua_State *L)
+{
+    lplan *u = check_args(L, 4);
+    int64_t one, t = luaL_checkinteger(L, 2), d = check_duration(L, 3);
+    int64_t *a = check_amounts(L, u, 4, &one);
+    int r = u->mp ? grove_mplanner_fits(u->mp, t, d, a) : grove_planner_fits(u->p, t, d, *a);
+    if (r < 0)
+        return plan_fail(L, u, t, d, a, false);
+    lua_pushboolean(L, r);
+    return 1;
+}
+
+static int l_earliest(lua_State *L)
+{
+    lplan *u = check_args(L, 4);
+    int64_t one, *a = check_amounts(L, u, 2, &one);
+    int64_t d = check_duration(L, 3);
+    int64_t t0 = luaL_optinteger(L, 4, start_of(u));
+    int64_t t = earliest_of(u, a, d, t0);
+    if (t < 0)
+        return plan_fail(L, u, t0, d, a, true);
+    lua_pushinteger(L, t);
+    return 1;
+}
+
+static int l_next_fit(lua_State *L)
+{
+    lplan *u = check_args(L, 4);
+    int64_t one, *a = check_amounts(L, u, 2, &one);
+    int64_t d = check_duration(L, 3), after = luaL_checkinteger(L, 4);
+    int64_t t = next_fit_of(u, a, d, after);
+    if (t < 0)
+        return plan_fail(L, u, after, d, a, true);
+    lua_pushinteger(L, t);
+    return 1;
+}
+
+/* Iterator of fit_times: upvalues the handle, the amounts (a scratch
+ * vector), d, and the next value (or false when spent); each call computes
+ * the one after. */
+static int fit_times_iter(lua_State *L)
+{
+    const lplan *u = lua_touserdata(L, lua_upvalueindex(1));
+    if (!u->p && !u->mp)
+        return luaL_error(L, "%s closed during iteration", u->k->name);
+    if (!lua_toboolean(L, lua_upvalueindex(4)))
+        return 0;
+    int64_t t = lua_tointeger(L, lua_upvalueindex(4));
+    int64_t next = next_fit_of(u, lua_touserdata(L, lua_upvalueindex(2)),
+                               lua_tointeger(L, lua_upvalueindex(3)), t);
+    if (next < 0)
+        lua_pushboolean(L, 0);
+    else
+        lua_pushinteger(L, next);
+    lua_replace(L, lua_upvalueindex(4));
+    lua_pushinteger(L, t);
+    return 1;
+}
+
+static int l_fit_times(lua_State *L)
+{
+    lplan *u = check_args(L, 4);
+    int64_t one, *a = check_amounts(L, u, 2, &one);
+    int64_t d = check_duration(L, 3);
+    int64_t t0 = luaL_optinteger(L, 4, start_of(u));
+    int64_t t = earliest_of(u, a, d, t0);
+    if (t < 0 && errno != EBUSY)
+        return plan_fail(L, u, t0, d, a, true);
+    lua_pushvalue(L, 1);
+    if (u->mp)
+        lua_pushvalue(L, 5); /* the scratch vector of the counts */
+    else
+        *scratch(L, 1) = *a;
+    lua_pushinteger(L, d);
+    if (t < 0)
+        lua_pushboolean(L, 0);
+    else
+        lua_pushinteger(L, t);
+    lua_pushcclosure(L, fit_times_iter, 4);
+    return 1;
+}
+
+static int l_max_used(lua_State *L)
+{
+    lplan *u = check_args(L, 1);
+    int64_t one, *v = result_vector(L, u, &one);
+    for (size_t i = 0; i < nslots(u); i++)
+        v[i] = max_used_of(u, i);
+    push_amounts(L, u, v);
+    return 1;
+}
+
+static int l_copy(lua_State *L)
+{
+    lplan *u = check_open(L);
+    grove_planner_t *p = u->p ? grove_planner_copy(u->p) : NULL;
+    grove_mplanner_t *mp = u->mp ? grove_mplanner_copy(u->mp) : NULL;
+    if (!p && !mp)
+        return grovel_fail_errno(L, errno, NULL);
+    push_handle(L, p, mp);
+    return 1;
+}
+
+static int l_span_count(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)span_count_of(check_open(L)));
+    return 1;
+}
+
+static int l_range(lua_State *L)
+{
+    lplan *u = check_open(L);
+    lua_pushinteger(L, start_of(u));
+    lua_pushinteger(L, end_of(u));
+    return 2;
+}
+
+/* __gc, __close and close(): idempotent. */
+static int l_close(lua_State *L)
+{
+    lplan *u = to_lplan(L, 1);
+    grove_planner_destroy(u->p);
+    grove_mplanner_destroy(u->mp);
+    u->p = NULL;
+    u->mp = NULL;
+    return 0;
+}
+
+/* "planner(total=44, spans=0, [0, 3600))" or "mplanner(core=88, gpu=8;
+ * spans=0, [0, 3600))". */
+static int l_tostring(lua_State *L)
+{
+    cut_args(L, 1);
+    lplan *u = to_lplan(L, 1);
+    if (!u->p && !u->mp) {
+        lua_pushfstring(L, "%s (closed)", u->k->name);
+        return 1;
+    }
+    if (u->mp) {
+        int64_t *v = scratch(L, nslots(u));
+        for (size_t i = 0; i < nslots(u); i++)
+            v[i] = total_of(u, i);
+        lua_pushfstring(L, "%s;", push_counts_text(L, u->mp, v));
+    } else {
+        lua_pushfstring(L, "total=%I,", LI(total_of(u, 0)));
+    }
+    lua_pushfstring(L, "%s(%s spans=%I, " WIN ")", u->k->name, lua_tostring(L, -1),
+                    LI(span_count_of(u)), LI(start_of(u)), LI(end_of(u)));
+    return 1;
+}
+
+static const luaL_Reg common_methods[] = {
+    {"add", l_add},
+    {"remove", l_remove},
+    {"reduce", l_reduce},
+    {"span", l_span},
+    {"spans", l_spans},
+    {"avail_at", l_avail_at},
+    {"avail_during", l_avail_during},
+    {"fits", l_fits},
+    {"earliest", l_earliest},
+    {"next_fit", l_next_fit},
+    {"fit_times", l_fit_times},
+    {"max_used", l_max_used},
+    {"copy", l_copy},
+    {"span_count", l_span_count},
+    {"range", l_range},
+    {"close", l_close},
+    {NULL, NULL},
+};
+
+static const luaL_Reg common_meta[] = {
+    {"__gc", l_close},
+    {"__close", l_close},
+    {"__tostring", l_tostring},
+    {NULL, NULL},
+};
+
+/* ---- grove.planner ----------------------------------------------------- */
+
+/* core.planner{total=, horizon=, start=} or core.planner(total, horizon [, start]) */
+static int l_planner_new(lua_State *L)
+{
+    int64_t total, horizon, start;
+    if (lua_type(L, 1) == LUA_TTABLE) {
+        static const char *const names[] = {"total", "horizon", "start", NULL};
+        only_fields(L, 1, names);
+        total = field_int(L, 1, "total", 1, 0);
+        horizon = field_int(L, 1, "horizon", 1, 0);
+        start = field_int(L, 1, "start", 0, 0);
+    } else {
+        total = luaL_checkinteger(L, 1);
+        horizon = luaL_checkinteger(L, 2);
+        start = luaL_optinteger(L, 3, 0);
+    }
+    luaL_argcheck(L, total >= 0, 1, "total must be >= 0");
+    luaL_argcheck(L, total <= GROVE_PLANNER_TOTAL_MAX, 1, "total is too large");
+    check_horizon(L, 1, start, horizon);
+    grove_planner_t *p = grove_planner_create(total, start, horizon);
+    if (!p)
+        return grovel_fail_errno(L, errno, NULL);
+    push_handle(L, p, NULL);
+    return 1;
+}
+
+static int p_next_change(lua_State *L)
+{
+    lplan *u = check_open(L);
+    int64_t t = grove_planner_next_change(u->p, luaL_checkinteger(L, 2));
+    if (t < 0)
+        return grovel_fail(L, "no later change", "ENOENT");
+    lua_pushinteger(L, t);
+    return 1;
+}
+
+static int p_resize(lua_State *L)
+{
+    grove_planner_t *p = check_open(L)->p;
+    int64_t total = check_nonneg(L, 2, "total");
+    luaL_argcheck(L, total <= GROVE_PLANNER_TOTAL_MAX, 2, "total is too large");
+    if (grove_planner_resize(p, total) < 0) {
+        lua_pushfstring(L, "cannot shrink the total to %I: %I units are in use at the busiest time",
+                        LI(total), LI(grove_planner_max_used(p)));
+        return grovel_fail(L, lua_tostring(L, -1), "EBUSY");
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int p_total(lua_State *L)
+{
+    lua_pushinteger(L, grove_planner_total(check_open(L)->p));
+    return 1;
+}
+
+static const luaL_Reg planner_methods[] = {
+    {"next_change", p_next_change},
+    {"resize", p_resize},
+    {"total", p_total},
+    {NULL, NULL},
+};
+
+/* ---- grove.mplanner ---------------------------------------------------- */
+
+/* The types and totals tables (at -2 and -1) of core.mplanner's argument
+ * as vectors of n (pushed, kept alive by the stack). */
+static void check_types(lua_State *L, lua_Integer n, const char ***types, int64_t **totals)
+{
+    int tt = lua_absindex(L, -2), tv = lua_absindex(L, -1);
+    *types = lua_newuserdatauv(L, sizeof(char *) * (size_t)n, 0);
+    *totals = scratch(L, (size_t)n);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_geti(L, tt, i);
+        if (lua_type(L, -1) != LUA_TSTRING || lua_rawlen(L, -1) == 0)
+            luaL_argerror(L, 1, lua_pushfstring(L, "types[%I] must be a non-empty string",
+                                                LI(i)));
+        (*types)[i - 1] = lua_tostring(L, -1); /* kept alive by the types table */
+        lua_pop(L, 1);
+        lua_geti(L, tv, i);
+        int isnum;
+        (*totals)[i - 1] = (int64_t)lua_tointegerx(L, -1, &isnum);
+        if (!isnum || (*totals)[i - 1] < 0 || (*totals)[i - 1] > GROVE_PLANNER_TOTAL_MAX)
+            luaL_argerror(L, 1, lua_pushfstring(L, "totals[%I] must be an integer in [0, %I]",
+                                                LI(i), LI(GROVE_PLANNER_TOTAL_MAX)));
+        lua_pop(L, 1);
+    }
+}
+
 /* core.mplanner{types=, totals=, horizon= [, start=]} */
 static int l_mplanner_new(lua_State *L)
 {
-    static const char *const names[] = { "types", "totals", "horizon", "start", NULL };
+    static const char *const names[] = {"types", "totals", "horizon", "start", NULL};
     luaL_checktype(L, 1, LUA_TTABLE);
     only_fields(L, 1, names);
     int64_t horizon = field_int(L, 1, "horizon", 1, 0);
@@ -660,275 +779,55 @@ static int l_mplanner_new(lua_State *L)
     lua_Integer n = luaL_len(L, -2);
     luaL_argcheck(L, n >= 1 && n <= 1024, 1, "field 'types' must list 1 to 1024 names");
     luaL_argcheck(L, luaL_len(L, -1) == n, 1, "fields 'types' and 'totals' differ in length");
-    const char **types = lua_newuserdatauv(L, sizeof(char *) * (size_t)n, 0);
-    int64_t *totals = scratch(L, (size_t)n);
-    int tt = lua_absindex(L, -4), tv = lua_absindex(L, -3);
-    for (lua_Integer i = 1; i <= n; i++) {
-        lua_geti(L, tt, i);
-        if (lua_type(L, -1) != LUA_TSTRING || lua_rawlen(L, -1) == 0)
-            luaL_argerror(L, 1, lua_pushfstring(L, "types[%I] must be a non-empty string",
-                                                LI(i)));
-        types[i - 1] = lua_tostring(L, -1); /* kept alive by the types table */
-        lua_pop(L, 1);
-        lua_geti(L, tv, i);
-        int isnum;
-        totals[i - 1] = (int64_t)lua_tointegerx(L, -1, &isnum);
-        if (!isnum || totals[i - 1] < 0 || totals[i - 1] > GROVE_PLANNER_TOTAL_MAX)
-            luaL_argerror(L, 1, lua_pushfstring(L, "totals[%I] must be an integer in [0, %I]",
-                                                LI(i), LI(GROVE_PLANNER_TOTAL_MAX)));
-        lua_pop(L, 1);
-    }
+    const char **types;
+    int64_t *totals;
+    check_types(L, n, &types, &totals);
     grove_mplanner_t *mp = grove_mplanner_create(types, totals, (size_t)n, start, horizon);
     if (!mp && errno == EEXIST)
         return luaL_argerror(L, 1, "field 'types' names a type twice");
     if (!mp)
         return grovel_fail_errno(L, errno, NULL);
-    grovel_push_mplanner(L, mp, 0);
-    return 1;
-}
-
-static int m_add(lua_State *L)
-{
-    lua_settop(L, 4); /* scratch vectors go above the arguments */
-    grove_mplanner_t *mp = grovel_check_mplanner(L, 1);
-    int64_t s = luaL_checkinteger(L, 2), d = check_duration(L, 3);
-    int64_t *c = check_counts(L, mp, 4, "count");
-    int64_t id = grove_mplanner_add(mp, s, d, c);
-    if (id < 0)
-        return mplanner_fail(L, mp, s, d, c, 0);
-    lua_pushinteger(L, id);
-    return 1;
-}
-
-static int m_remove(lua_State *L)
-{
-    grove_mplanner_t *mp = grovel_check_mplanner(L, 1);
-    int64_t id = luaL_checkinteger(L, 2);
-    if (grove_mplanner_remove(mp, id) < 0)
-        return no_span(L, id);
-    lua_pushboolean(L, 1);
-    return 1;
-}
-
-static int m_reduce(lua_State *L)
-{
-    lua_settop(L, 3); /* scratch vectors go above the arguments */
-    grove_mplanner_t *mp = grovel_check_mplanner(L, 1);
-    int64_t id = luaL_checkinteger(L, 2);
-    int64_t *c = check_counts(L, mp, 3, "count");
-    size_t n = grove_mplanner_ntypes(mp);
-    int64_t *left = scratch(L, n);
-    if (grove_mplanner_reduce(mp, id, c, left) == 0) {
-        push_counts(L, mp, left);
-        return 1;
-    }
-    if (errno == ENOENT)
-        return no_span(L, id);
-    grove_mplanner_span(mp, id, NULL, NULL, left);
-    size_t i = 0;
-    while (i + 1 < n && c[i] <= left[i])
-        i++;
-    lua_pushfstring(L, "cannot release %I %s of span %I: it holds %I", LI(c[i]),
-                    grove_mplanner_type_name(mp, i), LI(id), LI(left[i]));
-    return grovel_fail(L, lua_tostring(L, -1), "EINVAL");
-}
-
-static int m_span(lua_State *L)
-{
-    lua_settop(L, 2); /* scratch vectors go above the arguments */
-    grove_mplanner_t *mp = grovel_check_mplanner(L, 1);
-    int64_t id = luaL_checkinteger(L, 2), s, d;
-    int64_t *c = scratch(L, grove_mplanner_ntypes(mp));
-    if (grove_mplanner_span(mp, id, &s, &d, c) < 0)
-        return no_span(L, id);
-    lua_pushinteger(L, s);
-    lua_pushinteger(L, d);
-    push_counts(L, mp, c);
-    return 3;
-}
-
-static int m_spans(lua_State *L)
-{
-    grove_mplanner_t *mp = grovel_check_mplanner(L, 1);
-    size_t n = grove_mplanner_span_count(mp);
-    int64_t *ids = malloc(sizeof(int64_t) * (n ? n : 1));
-    if (!ids)
-        return grovel_fail_errno(L, ENOMEM, NULL);
-    for (size_t i = 0; i < n; i++)
-        grove_mplanner_span_at(mp, i, &ids[i], NULL, NULL, NULL);
-    return push_ids_sorted(L, ids, n);
-}
-
-static int m_avail_at(lua_State *L)
-{
-    lua_settop(L, 2); /* scratch vectors go above the arguments */
-    grove_mplanner_t *mp = grovel_check_mplanner(L, 1);
-    int64_t t = luaL_checkinteger(L, 2);
-    int64_t *out = scratch(L, grove_mplanner_ntypes(mp));
-    if (grove_mplanner_avail_at(mp, t, out) < 0) {
-        lua_pushfstring(L, "time %I is outside the horizon " WIN, LI(t),
-                        LI(grove_mplanner_start(mp)), LI(grove_mplanner_end(mp)));
-        return grovel_fail(L, lua_tostring(L, -1), "ERANGE");
-    }
-    push_counts(L, mp, out);
-    return 1;
-}
-
-static int m_avail_during(lua_State *L)
-{
-    lua_settop(L, 3); /* scratch vectors go above the arguments */
-    grove_mplanner_t *mp = grovel_check_mplanner(L, 1);
-    int64_t t = luaL_checkinteger(L, 2), d = check_duration(L, 3);
-    int64_t *out = scratch(L, grove_mplanner_ntypes(mp));
-    if (grove_mplanner_avail_during(mp, t, d, out) < 0)
-        return mplanner_fail(L, mp, t, d, out, 0);
-    push_counts(L, mp, out);
-    return 1;
-}
-
-static int m_fits(lua_State *L)
-{
-    lua_settop(L, 4); /* scratch vectors go above the arguments */
-    grove_mplanner_t *mp = grovel_check_mplanner(L, 1);
-    int64_t t = luaL_checkinteger(L, 2), d = check_duration(L, 3);
-    int64_t *c = check_counts(L, mp, 4, "count");
-    int r = grove_mplanner_fits(mp, t, d, c);
-    if (r < 0)
-        return mplanner_fail(L, mp, t, d, c, 0);
-    lua_pushboolean(L, r);
-    return 1;
-}
-
-static int m_earliest(lua_State *L)
-{
-    lua_settop(L, 4); /* scratch vectors go above the arguments */
-    grove_mplanner_t *mp = grovel_check_mplanner(L, 1);
-    int64_t *c = check_counts(L, mp, 2, "count");
-    int64_t d = check_duration(L, 3);
-    int64_t t0 = luaL_optinteger(L, 4, grove_mplanner_start(mp));
-    int64_t t = grove_mplanner_earliest(mp, c, d, t0);
-    if (t < 0)
-        return mplanner_fail(L, mp, t0, d, c, 1);
-    lua_pushinteger(L, t);
-    return 1;
-}
-
-static int m_next_fit(lua_State *L)
-{
-    lua_settop(L, 4); /* scratch vectors go above the arguments */
-    grove_mplanner_t *mp = grovel_check_mplanner(L, 1);
-    int64_t *c = check_counts(L, mp, 2, "count");
-    int64_t d = check_duration(L, 3), after = luaL_checkinteger(L, 4);
-    int64_t t = grove_mplanner_next_fit(mp, c, d, after);
-    if (t < 0)
-        return mplanner_fail(L, mp, after, d, c, 1);
-    lua_pushinteger(L, t);
-    return 1;
-}
-
-/* Upvalues: mplanner, counts (a scratch userdata), d, next value or false. */
-static int m_fit_times_iter(lua_State *L)
-{
-    grove_mplanner_t *mp = ((lmplanner *)lua_touserdata(L, lua_upvalueindex(1)))->mp;
-    if (!mp)
-        return luaL_error(L, "mplanner closed during iteration");
-    if (!lua_toboolean(L, lua_upvalueindex(4)))
-        return 0;
-    int64_t t = lua_tointeger(L, lua_upvalueindex(4));
-    const int64_t *c = lua_touserdata(L, lua_upvalueindex(2));
-    int64_t next = grove_mplanner_next_fit(mp, c, lua_tointeger(L, lua_upvalueindex(3)), t);
-    if (next < 0)
-        lua_pushboolean(L, 0);
-    else
-        lua_pushinteger(L, next);
-    lua_replace(L, lua_upvalueindex(4));
-    lua_pushinteger(L, t);
-    return 1;
-}
-
-static int m_fit_times(lua_State *L)
-{
-    lua_settop(L, 4); /* scratch vectors go above the arguments */
-    grove_mplanner_t *mp = grovel_check_mplanner(L, 1);
-    int64_t *c = check_counts(L, mp, 2, "count"); /* the scratch is at index 5 */
-    int64_t d = check_duration(L, 3);
-    int64_t t0 = luaL_optinteger(L, 4, grove_mplanner_start(mp));
-    int64_t t = grove_mplanner_earliest(mp, c, d, t0);
-    if (t < 0 && errno != EBUSY)
-        return mplanner_fail(L, mp, t0, d, c, 1);
-    lua_pushvalue(L, 1);
-    lua_pushvalue(L, 5);
-    lua_pushinteger(L, d);
-    if (t < 0)
-        lua_pushboolean(L, 0);
-    else
-        lua_pushinteger(L, t);
-    lua_pushcclosure(L, m_fit_times_iter, 4);
-    return 1;
-}
-
-static int m_max_used(lua_State *L)
-{
-    lua_settop(L, 1); /* scratch vectors go above the arguments */
-    grove_mplanner_t *mp = grovel_check_mplanner(L, 1);
-    size_t n = grove_mplanner_ntypes(mp);
-    int64_t *v = scratch(L, n);
-    for (size_t i = 0; i < n; i++)
-        v[i] = grove_mplanner_max_used(mp, i);
-    push_counts(L, mp, v);
+    push_handle(L, NULL, mp);
     return 1;
 }
 
 static int m_resize(lua_State *L)
 {
-    lua_settop(L, 2); /* scratch vectors go above the arguments */
-    grove_mplanner_t *mp = grovel_check_mplanner(L, 1);
-    size_t n = grove_mplanner_ntypes(mp);
+    lplan *u = check_args(L, 2);
+    grove_mplanner_t *mp = u->mp;
+    size_t n = nslots(u);
     int64_t *given = check_counts(L, mp, 2, "total");
-    int64_t *totals = scratch(L, n);
+    int64_t *totals = scratch(L, n), *busiest = scratch(L, n);
     /* Types the table leaves out keep their total. */
     for (size_t i = 0; i < n; i++) {
         lua_getfield(L, 2, grove_mplanner_type_name(mp, i));
         totals[i] = lua_isnil(L, -1) ? grove_mplanner_total(mp, i) : given[i];
         lua_pop(L, 1);
+        busiest[i] = grove_mplanner_max_used(mp, i);
     }
     if (grove_mplanner_resize(mp, totals) < 0) {
-        size_t i = 0;
-        while (i + 1 < n && totals[i] >= grove_mplanner_max_used(mp, i))
-            i++;
+        size_t i = first_above(u, busiest, totals);
         lua_pushfstring(L, "cannot shrink %s to %I: %I are in use at the busiest time",
-                        grove_mplanner_type_name(mp, i), LI(totals[i]),
-                        LI(grove_mplanner_max_used(mp, i)));
+                        grove_mplanner_type_name(mp, i), LI(totals[i]), LI(busiest[i]));
         return grovel_fail(L, lua_tostring(L, -1), "EBUSY");
     }
     lua_pushboolean(L, 1);
     return 1;
 }
 
-static int m_copy(lua_State *L)
-{
-    grove_mplanner_t *c = grove_mplanner_copy(grovel_check_mplanner(L, 1));
-    if (!c)
-        return grovel_fail_errno(L, errno, NULL);
-    grovel_push_mplanner(L, c, 0);
-    return 1;
-}
-
 static int m_totals(lua_State *L)
 {
-    lua_settop(L, 1); /* scratch vectors go above the arguments */
-    grove_mplanner_t *mp = grovel_check_mplanner(L, 1);
-    size_t n = grove_mplanner_ntypes(mp);
-    int64_t *v = scratch(L, n);
-    for (size_t i = 0; i < n; i++)
-        v[i] = grove_mplanner_total(mp, i);
-    push_counts(L, mp, v);
+    lplan *u = check_args(L, 1);
+    int64_t *v = scratch(L, nslots(u));
+    for (size_t i = 0; i < nslots(u); i++)
+        v[i] = total_of(u, i);
+    push_amounts(L, u, v);
     return 1;
 }
 
 static int m_total(lua_State *L)
 {
-    grove_mplanner_t *mp = grovel_check_mplanner(L, 1);
+    grove_mplanner_t *mp = check_open(L)->mp;
     const char *name = luaL_checkstring(L, 2);
     int i = grove_mplanner_type_index(mp, name);
     if (i < 0)
@@ -939,7 +838,7 @@ static int m_total(lua_State *L)
 
 static int m_types(lua_State *L)
 {
-    grove_mplanner_t *mp = grovel_check_mplanner(L, 1);
+    grove_mplanner_t *mp = check_open(L)->mp;
     size_t n = grove_mplanner_ntypes(mp);
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {
@@ -949,83 +848,20 @@ static int m_types(lua_State *L)
     return 1;
 }
 
-static int m_span_count(lua_State *L)
-{
-    lua_pushinteger(L, (lua_Integer)grove_mplanner_span_count(grovel_check_mplanner(L, 1)));
-    return 1;
-}
-
-static int m_range(lua_State *L)
-{
-    grove_mplanner_t *mp = grovel_check_mplanner(L, 1);
-    lua_pushinteger(L, grove_mplanner_start(mp));
-    lua_pushinteger(L, grove_mplanner_end(mp));
-    return 2;
-}
-
-static int m_close(lua_State *L)
-{
-    lmplanner *u = to_lmplanner(L, 1);
-    if (u->owned)
-        grove_mplanner_destroy(u->mp);
-    u->mp = NULL;
-    return 0;
-}
-
-static int m_tostring(lua_State *L)
-{
-    lua_settop(L, 1);
-    lmplanner *u = to_lmplanner(L, 1);
-    if (!u->mp) {
-        lua_pushliteral(L, "mplanner (closed)");
-        return 1;
-    }
-    size_t n = grove_mplanner_ntypes(u->mp);
-    int64_t *v = scratch(L, n);
-    for (size_t i = 0; i < n; i++)
-        v[i] = grove_mplanner_total(u->mp, i);
-    push_counts_text(L, u->mp, v);
-    lua_pushfstring(L, "mplanner(%s; spans=%I, " WIN ")", lua_tostring(L, -1),
-                    LI(grove_mplanner_span_count(u->mp)), LI(grove_mplanner_start(u->mp)),
-                    LI(grove_mplanner_end(u->mp)));
-    return 1;
-}
-
 static const luaL_Reg mplanner_methods[] = {
-    { "add", m_add },
-    { "remove", m_remove },
-    { "reduce", m_reduce },
-    { "span", m_span },
-    { "spans", m_spans },
-    { "avail_at", m_avail_at },
-    { "avail_during", m_avail_during },
-    { "fits", m_fits },
-    { "earliest", m_earliest },
-    { "next_fit", m_next_fit },
-    { "fit_times", m_fit_times },
-    { "max_used", m_max_used },
-    { "resize", m_resize },
-    { "copy", m_copy },
-    { "totals", m_totals },
-    { "total", m_total },
-    { "types", m_types },
-    { "span_count", m_span_count },
-    { "range", m_range },
-    { "close", m_close },
-    { NULL, NULL },
-};
-
-static const luaL_Reg mplanner_meta[] = {
-    { "__gc", m_close },
-    { "__close", m_close },
-    { "__tostring", m_tostring },
-    { NULL, NULL },
+    {"resize", m_resize},
+    {"totals", m_totals},
+    {"total", m_total},
+    {"types", m_types},
+    {NULL, NULL},
 };
 
 int grovel_open_planner(lua_State *L)
 {
-    grovel_newclass(L, GROVEL_PLANNER_MT, planner_methods, planner_meta);
-    grovel_newclass(L, GROVEL_MPLANNER_MT, mplanner_methods, mplanner_meta);
+    grovel_class_up(L, planner_kind.tname, common_methods, common_meta, &planner_kind);
+    grovel_class_up(L, planner_kind.tname, planner_methods, NULL, &planner_kind);
+    grovel_class_up(L, mplanner_kind.tname, common_methods, common_meta, &mplanner_kind);
+    grovel_class_up(L, mplanner_kind.tname, mplanner_methods, NULL, &mplanner_kind);
     grovel_setfunc(L, "planner", l_planner_new);
     grovel_setfunc(L, "mplanner", l_mplanner_new);
     return 0;

@@ -53,6 +53,10 @@
  * (order), per fitting candidate (score), per request level (choose), with
  * vertex views cached per matcher so a match allocates only what the
  * policy itself allocates.
+ *
+ * This file holds the policy userdata, its sandbox and its hooks.  The
+ * vertex views the hooks are handed live in l_view.c and their methods in
+ * l_vertex.c; nothing here may reach inside a view.
  */
 #include <errno.h>
 #include <math.h>
@@ -518,348 +522,6 @@ static void build_env(lua_State *L, int pidx)
     lua_remove(L, uv);
 }
 
-/* ---- vertex views ------------------------------------------------------------ */
-
-struct pvertex {
-    struct grovel_view *view;
-    grove_vid_t v;
-};
-
-void grovel_policy_new_cache(lua_State *L, int owner_idx)
-{
-    owner_idx = lua_absindex(L, owner_idx);
-    lua_createtable(L, 0, 1);
-    lua_pushvalue(L, owner_idx);
-    lua_setfield(L, -2, "owner");
-}
-
-/* Push the view of v, from the cache at cache_idx (made on first use). */
-static void push_view(lua_State *L, int cache_idx, struct grovel_view *view, grove_vid_t v)
-{
-    if (lua_rawgeti(L, cache_idx, (lua_Integer)v + 1) != LUA_TNIL)
-        return;
-    lua_pop(L, 1);
-    /* the cache is the matcher's, not the policy's: not counted (a raise
-     * in here leaves exempt set; run_hook clears it) */
-    if (view->running)
-        view->running->exempt++;
-    struct pvertex *h = lua_newuserdatauv(L, sizeof(*h), 1);
-    h->view = view;
-    h->v = v;
-    luaL_setmetatable(L, GROVEL_PVERTEX);
-    lua_pushvalue(L, cache_idx);
-    lua_setiuservalue(L, -2, 1);
-    lua_pushvalue(L, -1);
-    lua_rawseti(L, cache_idx, (lua_Integer)v + 1);
-    if (view->running)
-        view->running->exempt--;
-}
-
-static struct pvertex *check_pv(lua_State *L, int idx)
-{
-    struct pvertex *h = luaL_checkudata(L, idx, GROVEL_PVERTEX);
-    if (!h->view->g)
-        luaL_error(L, "a policy's vertex can be used only while its match runs");
-    if (!grove_graph_has_vertex(h->view->g, h->v))
-        luaL_argerror(L, idx, "vertex was removed from its graph");
-    return h;
-}
-
-/* A sibling view of the view at 1. */
-static void push_sibling(lua_State *L, struct pvertex *h, grove_vid_t v)
-{
-    lua_getiuservalue(L, 1, 1);
-    push_view(L, lua_gettop(L), h->view, v);
-    lua_remove(L, -2);
-}
-
-#define PG(h) ((h)->view->g)
-
-static void push_opt_id(lua_State *L, int64_t x)
-{
-    if (x == GROVE_ID_NONE)
-        lua_pushnil(L);
-    else
-        lua_pushinteger(L, (lua_Integer)x);
-}
-
-static int pv_type(lua_State *L)
-{
-    struct pvertex *h = check_pv(L, 1);
-    lua_pushstring(L, grove_vertex_type(PG(h), h->v));
-    return 1;
-}
-
-static int pv_basename(lua_State *L)
-{
-    struct pvertex *h = check_pv(L, 1);
-    lua_pushstring(L, grove_vertex_basename(PG(h), h->v));
-    return 1;
-}
-
-static int pv_name(lua_State *L)
-{
-    struct pvertex *h = check_pv(L, 1);
-    lua_pushstring(L, grove_vertex_name(PG(h), h->v));
-    return 1;
-}
-
-static int pv_unit(lua_State *L)
-{
-    struct pvertex *h = check_pv(L, 1);
-    lua_pushstring(L, grove_vertex_unit(PG(h), h->v));
-    return 1;
-}
-
-static int pv_id(lua_State *L)
-{
-    struct pvertex *h = check_pv(L, 1);
-    push_opt_id(L, grove_vertex_id(PG(h), h->v));
-    return 1;
-}
-
-static int pv_vid(lua_State *L)
-{
-    lua_pushinteger(L, (lua_Integer)check_pv(L, 1)->v);
-    return 1;
-}
-
-static int pv_rank(lua_State *L)
-{
-    struct pvertex *h = check_pv(L, 1);
-    push_opt_id(L, grove_vertex_rank(PG(h), h->v));
-    return 1;
-}
-
-static int pv_size(lua_State *L)
-{
-    struct pvertex *h = check_pv(L, 1);
-    lua_pushinteger(L, (lua_Integer)grove_vertex_size(PG(h), h->v));
-    return 1;
-}
-
-static int pv_uuid(lua_State *L)
-{
-    struct pvertex *h = check_pv(L, 1);
-    char buf[37];
-    grove_vertex_uuid(PG(h), h->v, buf);
-    lua_pushstring(L, buf);
-    return 1;
-}
-
-static int pv_status(lua_State *L)
-{
-    struct pvertex *h = check_pv(L, 1);
-    lua_pushstring(L, grove_status_name(grove_vertex_status(PG(h), h->v)));
-    return 1;
-}
-
-static int pv_property(lua_State *L)
-{
-    struct pvertex *h = check_pv(L, 1);
-    const char *val = grove_vertex_property(PG(h), h->v, luaL_checkstring(L, 2));
-    if (!val)
-        return 0;
-    lua_pushstring(L, val);
-    return 1;
-}
-
-static int pv_properties(lua_State *L)
-{
-    struct pvertex *h = check_pv(L, 1);
-    const char *k, *val;
-    lua_createtable(L, 0, (int)grove_vertex_property_count(PG(h), h->v));
-    for (size_t i = 0; grove_vertex_property_at(PG(h), h->v, i, &k, &val) == 0; i++) {
-        lua_pushstring(L, val);
-        lua_setfield(L, -2, k);
-    }
-    return 1;
-}
-
-static int pv_has_tag(lua_State *L)
-{
-    struct pvertex *h = check_pv(L, 1);
-    const char *val = NULL;
-    bool has = grove_vertex_has_tag(PG(h), h->v, luaL_checkstring(L, 2), &val);
-    lua_pushboolean(L, has);
-    if (!has || !val)
-        return 1;
-    lua_pushstring(L, val);
-    return 2;
-}
-
-static int pv_tags(lua_State *L)
-{
-    struct pvertex *h = check_pv(L, 1);
-    const char *k, *val;
-    lua_createtable(L, 0, (int)grove_vertex_tag_count(PG(h), h->v));
-    for (size_t i = 0; grove_vertex_tag_at(PG(h), h->v, i, &k, &val) == 0; i++) {
-        if (val)
-            lua_pushstring(L, val);
-        else
-            lua_pushboolean(L, 1);
-        lua_setfield(L, -2, k);
-    }
-    return 1;
-}
-
-static int pv_path(lua_State *L)
-{
-    struct pvertex *h = check_pv(L, 1);
-    const char *subname;
-    grove_sym_t sub = grovel_opt_subsystem(L, 2, PG(h), &subname);
-    int n = sub == GROVE_SYM_NONE ? -1 : grove_vertex_path(PG(h), h->v, sub, NULL, 0);
-    if (n < 0)
-        return 0;
-    luaL_Buffer b;
-    char *s = luaL_buffinitsize(L, &b, (size_t)n + 1);
-    grove_vertex_path(PG(h), h->v, sub, s, (size_t)n + 1);
-    luaL_pushresultsize(&b, (size_t)n);
-    return 1;
-}
-
-static int pv_parent(lua_State *L)
-{
-    struct pvertex *h = check_pv(L, 1);
-    grove_sym_t sub = grovel_opt_subsystem(L, 2, PG(h), NULL);
-    grove_vid_t p = sub == GROVE_SYM_NONE ? GROVE_VID_NONE : grove_vertex_parent(PG(h), h->v, sub);
-    if (p == GROVE_VID_NONE)
-        return 0;
-    push_sibling(L, h, p);
-    return 1;
-}
-
-static int pv_depth(lua_State *L)
-{
-    struct pvertex *h = check_pv(L, 1);
-    grove_sym_t sub = grovel_opt_subsystem(L, 2, PG(h), NULL);
-    lua_pushinteger(L, sub == GROVE_SYM_NONE ? 0 : grove_vertex_depth(PG(h), h->v, sub));
-    return 1;
-}
-
-static int pv_children_list(lua_State *L)
-{
-    struct pvertex *h = check_pv(L, 1);
-    grove_sym_t sub = grovel_opt_subsystem(L, 2, PG(h), NULL);
-    lua_newtable(L);
-    if (sub == GROVE_SYM_NONE)
-        return 1;
-    lua_getiuservalue(L, 1, 1);
-    int cache = lua_gettop(L);
-    grove_eid_t cur;
-    lua_Integer i = 0;
-    for (grove_vid_t c = grove_vertex_first_child(PG(h), h->v, sub, &cur); c != GROVE_VID_NONE;
-         c = grove_vertex_next_child(PG(h), sub, &cur)) {
-        push_view(L, cache, h->view, c);
-        lua_rawseti(L, cache - 1, ++i);
-    }
-    lua_pop(L, 1);
-    return 1;
-}
-
-static int children_next(lua_State *L)
-{
-    lua_Integer i = lua_tointeger(L, lua_upvalueindex(2));
-    if (lua_rawgeti(L, lua_upvalueindex(1), i) == LUA_TNIL)
-        return 1;
-    lua_pushinteger(L, i + 1);
-    lua_replace(L, lua_upvalueindex(2));
-    return 1;
-}
-
-static int pv_children(lua_State *L)
-{
-    pv_children_list(L);
-    lua_pushinteger(L, 1);
-    lua_pushcclosure(L, children_next, 2);
-    return 1;
-}
-
-static int pv_allocated(lua_State *L)
-{
-    struct pvertex *h = check_pv(L, 1);
-    lua_Integer t = luaL_optinteger(L, 2, grove_graph_now(PG(h)));
-    lua_pushinteger(L, (lua_Integer)grove_vertex_allocated_at(PG(h), h->v, t));
-    return 1;
-}
-
-static int pv_available(lua_State *L)
-{
-    struct pvertex *h = check_pv(L, 1);
-    lua_Integer start = luaL_optinteger(L, 2, grove_graph_now(PG(h)));
-    lua_Integer dur = luaL_optinteger(L, 3, 1);
-    luaL_argcheck(L, start >= 0, 2, "start must be >= 0");
-    luaL_argcheck(L, dur > 0, 3, "duration must be > 0");
-    int64_t end = dur > GROVE_TIME_MAX - start ? GROVE_TIME_MAX : start + dur;
-    lua_pushinteger(L, (lua_Integer)grove_vertex_available_during(PG(h), h->v, start, end));
-    return 1;
-}
-
-static int pv_held_exclusively(lua_State *L)
-{
-    struct pvertex *h = check_pv(L, 1);
-    lua_Integer t = luaL_optinteger(L, 2, grove_graph_now(PG(h)));
-    grove_jobid_t job = 0;
-    bool held = grove_vertex_held_exclusively(PG(h), h->v, t, &job);
-    lua_pushboolean(L, held);
-    if (!held)
-        return 1;
-    lua_pushinteger(L, (lua_Integer)job);
-    return 2;
-}
-
-static int pv_records(lua_State *L)
-{
-    struct pvertex *h = check_pv(L, 1);
-    grove_record_t r;
-    lua_createtable(L, (int)grove_vertex_record_count(PG(h), h->v), 0);
-    for (size_t i = 0; grove_vertex_record_at(PG(h), h->v, i, &r) == 0; i++) {
-        lua_createtable(L, 0, 6);
-        lua_pushinteger(L, (lua_Integer)r.job);
-        lua_setfield(L, -2, "job");
-        lua_pushstring(L, r.kind == GROVE_RECORD_ALLOC ? "alloc" : "shared");
-        lua_setfield(L, -2, "kind");
-        lua_pushinteger(L, (lua_Integer)r.amount);
-        lua_setfield(L, -2, "amount");
-        lua_pushinteger(L, (lua_Integer)r.start);
-        lua_setfield(L, -2, "start");
-        if (r.end != GROVE_TIME_MAX) {
-            lua_pushinteger(L, (lua_Integer)r.end);
-            lua_setfield(L, -2, "end");
-        }
-        lua_pushboolean(L, r.exclusive);
-        lua_setfield(L, -2, "exclusive");
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-    return 1;
-}
-
-static int pv_aggregate(lua_State *L)
-{
-    struct pvertex *h = check_pv(L, 1);
-    return grovel_aggregate(L, PG(h), h->v);
-}
-
-static int pv_tostring(lua_State *L)
-{
-    struct pvertex *h = luaL_checkudata(L, 1, GROVEL_PVERTEX);
-    if (!PG(h))
-        lua_pushfstring(L, "grove.policy.vertex (%I, outside a match)", (lua_Integer)h->v);
-    else if (!grove_graph_has_vertex(PG(h), h->v))
-        lua_pushliteral(L, "grove.policy.vertex (removed)");
-    else
-        grovel_push_label(L, PG(h), h->v);
-    return 1;
-}
-
-static int pv_eq(lua_State *L)
-{
-    struct pvertex *a = luaL_testudata(L, 1, GROVEL_PVERTEX);
-    struct pvertex *b = luaL_testudata(L, 2, GROVEL_PVERTEX);
-    lua_pushboolean(L, a && b && a->view == b->view && a->v == b->v);
-    return 1;
-}
-
 /* ---- trampolines ----------------------------------------------------------------- */
 
 /* One hook call: what the trampoline hands to hook_body and gets back. */
@@ -940,11 +602,10 @@ static void take_order(lua_State *L, struct call *c, int idx)
     grove_vid_t *got = p->vb, *want = p->vb + n, *tmp = p->vb + 2 * n;
     for (size_t i = 0; i < n; i++) {
         lua_rawgeti(L, idx, (lua_Integer)i + 1);
-        struct pvertex *h = luaL_testudata(L, -1, GROVEL_PVERTEX);
-        if (!h || h->view != p->view)
+        got[i] = grovel_test_view(L, -1, p->view);
+        if (got[i] == GROVE_VID_NONE)
             hook_fail(L, c, lua_pushfstring(L, "returned a %s at position %I (expected a vertex)",
                                             luaL_typename(L, -1), (lua_Integer)i + 1));
-        got[i] = h->v;
         lua_pop(L, 1);
     }
     memcpy(want, c->kids, n * sizeof(*want));
@@ -996,7 +657,7 @@ static int hook_body(lua_State *L)
     switch (c->kind) {
     case H_PRUNE:
         lua_pushvalue(L, 2);
-        push_view(L, 3, view, c->v);
+        grovel_push_view(L, 3, view, c->v);
         push_ctx(L, 4, c);
         lua_call(L, 2, 1);
         t = lua_type(L, -1);
@@ -1007,7 +668,7 @@ static int hook_body(lua_State *L)
     case H_SCORE:
     case H_KEY:
         lua_pushvalue(L, 2);
-        push_view(L, 3, view, c->v);
+        grovel_push_view(L, 3, view, c->v);
         if (c->kind == H_SCORE)
             push_ctx(L, 4, c);
         lua_call(L, c->kind == H_SCORE ? 2 : 1, 1);
@@ -1021,11 +682,11 @@ static int hook_body(lua_State *L)
         lua_createtable(L, (int)c->n, 0);
         int arr = lua_gettop(L);
         for (size_t i = 0; i < c->n; i++) {
-            push_view(L, 3, view, c->kids[i]);
+            grovel_push_view(L, 3, view, c->kids[i]);
             lua_rawseti(L, arr, (lua_Integer)i + 1);
         }
         lua_pushvalue(L, 2);
-        push_view(L, 3, view, c->v);
+        grovel_push_view(L, 3, view, c->v);
         lua_pushvalue(L, arr);
         lua_call(L, 2, 1);
         t = lua_type(L, -1);
@@ -1043,7 +704,7 @@ static int hook_body(lua_State *L)
         lua_createtable(L, (int)c->n, 0);
         int cands = lua_gettop(L) - 1, scores = cands + 1;
         for (size_t i = 0; i < c->n; i++) {
-            push_view(L, 3, view, c->vs[i]);
+            grovel_push_view(L, 3, view, c->vs[i]);
             lua_rawseti(L, cands, (lua_Integer)i + 1);
             lua_pushnumber(L, c->scores[i]);
             lua_rawseti(L, scores, (lua_Integer)i + 1);
@@ -1585,6 +1246,11 @@ const char *grovel_policy_error(const struct grovel_policy *p)
     return p->err;
 }
 
+void grovel_policy_exempt(struct grovel_policy *p, int delta)
+{
+    p->exempt += delta;
+}
+
 void grovel_policy_begin(lua_State *L, int pidx, struct grovel_view *view, int cache_idx,
                          grove_graph_t *g)
 {
@@ -1736,44 +1402,7 @@ int grovel_open_policy(lua_State *L)
         {"__tostring", p_tostring},
         {NULL, NULL},
     };
-    static const luaL_Reg pv_methods[] = {
-        {"type", pv_type},
-        {"basename", pv_basename},
-        {"name", pv_name},
-        {"unit", pv_unit},
-        {"id", pv_id},
-        {"vid", pv_vid},
-        {"rank", pv_rank},
-        {"size", pv_size},
-        {"uuid", pv_uuid},
-        {"status", pv_status},
-        {"property", pv_property},
-        {"properties", pv_properties},
-        {"has_tag", pv_has_tag},
-        {"tags", pv_tags},
-        {"path", pv_path},
-        {"parent", pv_parent},
-        {"depth", pv_depth},
-        {"children", pv_children},
-        {"children_list", pv_children_list},
-        {"allocated", pv_allocated},
-        {"available", pv_available},
-        {"held_exclusively", pv_held_exclusively},
-        {"records", pv_records},
-        {"aggregate", pv_aggregate},
-        {NULL, NULL},
-    };
-    static const luaL_Reg pv_meta[] = {
-        {"__tostring", pv_tostring},
-        {"__eq", pv_eq},
-        {NULL, NULL},
-    };
     grovel_newclass(L, GROVEL_POLICY, methods, meta);
-    grovel_newclass(L, GROVEL_PVERTEX, pv_methods, pv_meta);
-    luaL_getmetatable(L, GROVEL_PVERTEX);
-    lua_pushliteral(L, GROVEL_PVERTEX);
-    lua_setfield(L, -2, "__metatable");
-    lua_pop(L, 1);
     grovel_setfunc(L, "policy_load", l_policy_load);
     grovel_setfunc(L, "policy_parse", l_policy_parse);
     return 0;

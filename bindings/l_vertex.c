@@ -2,6 +2,14 @@
  * base data, status, properties, tags, structure per subsystem, and the
  * pool's allocation records.
  *
+ * One implementation per method serves both vertex classes of lgraph.h:
+ * the graph's vertex handles (grove.vertex, all methods) and the read-only
+ * views policy hooks see (grove.policy.vertex, the read methods; the view
+ * class itself lives in l_view.c).  Each method finds its class as its
+ * upvalue and asks it for the graph and vertex, so a class adds its own
+ * checks in one place.  This file holds no class-specific checks and no
+ * method of another userdata.
+ *
  * Workload: called from policies and scripts, often in loops over many
  * vertices, so every method is a few core calls with no allocation beyond
  * the values it returns.  The handle class itself (creation, checking,
@@ -12,102 +20,109 @@
 
 #include "lgraph.h"
 
-static struct grovel_vertex *checkv(lua_State *L)
-{
-    return grovel_check_vertex_ud(L, 1);
-}
+/* The handle at 1 as a method sees it: its class, graph and vertex. */
+struct ref {
+    const struct grovel_vclass *c;
+    grove_graph_t *g;
+    grove_vid_t v;
+};
 
-#define G(h) ((h)->gr->g)
-
-static void push_opt_id(lua_State *L, int64_t x)
+static struct ref check(lua_State *L)
 {
-    if (x == GROVE_ID_NONE)
-        lua_pushnil(L);
-    else
-        lua_pushinteger(L, (lua_Integer)x);
+    struct ref h;
+    h.c = lua_touserdata(L, lua_upvalueindex(1));
+    h.g = h.c->check(L, 1, &h.v);
+    return h;
 }
 
 /* ---- base data --------------------------------------------------------------- */
 
+/* The base data: each method is a getter of graph.h applied to the handle's
+ * vertex.  Ids and ranks are nil when the vertex has none. */
+static int push_text(lua_State *L, const char *(*get)(const grove_graph_t *, grove_vid_t))
+{
+    struct ref h = check(L);
+    lua_pushstring(L, get(h.g, h.v));
+    return 1;
+}
+
+static int push_number(lua_State *L, int64_t (*get)(const grove_graph_t *, grove_vid_t),
+                       bool optional)
+{
+    struct ref h = check(L);
+    int64_t x = get(h.g, h.v);
+    if (optional && x == GROVE_ID_NONE)
+        lua_pushnil(L);
+    else
+        lua_pushinteger(L, (lua_Integer)x);
+    return 1;
+}
+
 static int v_type(lua_State *L)
 {
-    struct grovel_vertex *h = checkv(L);
-    lua_pushstring(L, grove_vertex_type(G(h), h->v));
-    return 1;
+    return push_text(L, grove_vertex_type);
 }
 
 static int v_basename(lua_State *L)
 {
-    struct grovel_vertex *h = checkv(L);
-    lua_pushstring(L, grove_vertex_basename(G(h), h->v));
-    return 1;
+    return push_text(L, grove_vertex_basename);
 }
 
 static int v_name(lua_State *L)
 {
-    struct grovel_vertex *h = checkv(L);
-    lua_pushstring(L, grove_vertex_name(G(h), h->v));
-    return 1;
+    return push_text(L, grove_vertex_name);
 }
 
 static int v_unit(lua_State *L)
 {
-    struct grovel_vertex *h = checkv(L);
-    lua_pushstring(L, grove_vertex_unit(G(h), h->v));
-    return 1;
+    return push_text(L, grove_vertex_unit);
 }
 
 static int v_id(lua_State *L)
 {
-    struct grovel_vertex *h = checkv(L);
-    push_opt_id(L, grove_vertex_id(G(h), h->v));
-    return 1;
-}
-
-static int v_vid(lua_State *L)
-{
-    lua_pushinteger(L, (lua_Integer)checkv(L)->v);
-    return 1;
+    return push_number(L, grove_vertex_id, true);
 }
 
 static int v_rank(lua_State *L)
 {
-    struct grovel_vertex *h = checkv(L);
-    push_opt_id(L, grove_vertex_rank(G(h), h->v));
-    return 1;
+    return push_number(L, grove_vertex_rank, true);
 }
 
 static int v_size(lua_State *L)
 {
-    struct grovel_vertex *h = checkv(L);
-    lua_pushinteger(L, (lua_Integer)grove_vertex_size(G(h), h->v));
+    return push_number(L, grove_vertex_size, false);
+}
+
+static int v_vid(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)check(L).v);
     return 1;
 }
 
 static int v_uuid(lua_State *L)
 {
-    struct grovel_vertex *h = checkv(L);
+    struct ref h = check(L);
     char buf[37];
-    grove_vertex_uuid(G(h), h->v, buf);
+    grove_vertex_uuid(h.g, h.v, buf);
     lua_pushstring(L, buf);
     return 1;
 }
 
 static int v_graph(lua_State *L)
 {
-    checkv(L);
+    check(L);
     grovel_vertex_graph(L, 1);
     return 1;
 }
 
 static int v_set_size(lua_State *L)
 {
-    struct grovel_vertex *h = checkv(L);
+    struct ref h = check(L);
     lua_Integer n = luaL_checkinteger(L, 2);
     luaL_argcheck(L, n >= 0, 2, "size must be >= 0");
-    if (grove_vertex_set_size(G(h), h->v, n) < 0) {
+    if (grove_vertex_set_size(h.g, h.v, n) < 0) {
         int e = errno;
-        const char *label = grovel_push_label(L, G(h), h->v);
+        const char *label = grovel_push_label(L, h.g, h.v);
         if (e == EBUSY)
             return grovel_fail_errno(
                 L, e, lua_pushfstring(L, "%s: more than %I units are allocated at some time",
@@ -120,10 +135,10 @@ static int v_set_size(lua_State *L)
 
 static int v_set_rank(lua_State *L)
 {
-    struct grovel_vertex *h = checkv(L);
+    struct ref h = check(L);
     lua_Integer r = lua_isnil(L, 2) ? GROVE_ID_NONE : luaL_checkinteger(L, 2);
     luaL_argcheck(L, r >= -1, 2, "rank must be >= 0 (or -1/nil for none)");
-    if (grove_vertex_set_rank(G(h), h->v, r) < 0)
+    if (grove_vertex_set_rank(h.g, h.v, r) < 0)
         return grovel_fail_errno(L, errno, NULL);
     lua_pushboolean(L, 1);
     return 1;
@@ -131,11 +146,11 @@ static int v_set_rank(lua_State *L)
 
 static int v_set_name(lua_State *L)
 {
-    struct grovel_vertex *h = checkv(L);
+    struct ref h = check(L);
     const char *name = luaL_checkstring(L, 2);
     luaL_argcheck(L, name[0] && !strchr(name, '/'), 2,
                   "name must be non-empty and contain no '/'");
-    if (grove_vertex_set_name(G(h), h->v, name) < 0)
+    if (grove_vertex_set_name(h.g, h.v, name) < 0)
         return grovel_fail_errno(L, errno, NULL);
     lua_pushboolean(L, 1);
     return 1;
@@ -145,38 +160,39 @@ static int v_set_name(lua_State *L)
 
 static int v_status(lua_State *L)
 {
-    struct grovel_vertex *h = checkv(L);
-    lua_pushstring(L, grove_status_name(grove_vertex_status(G(h), h->v)));
+    struct ref h = check(L);
+    lua_pushstring(L, grove_status_name(grove_vertex_status(h.g, h.v)));
     return 1;
 }
 
 static int v_set_status(lua_State *L)
 {
-    struct grovel_vertex *h = checkv(L);
+    struct ref h = check(L);
     const char *s = luaL_checkstring(L, 2);
     int st = grove_status_parse(s);
     if (st < 0)
         return luaL_argerror(L, 2, lua_pushfstring(L, "unknown status '%s' (up, down, "
                                                       "drained, excluded, degraded, failing "
                                                       "or unknown)", s));
-    grove_vertex_set_status(G(h), h->v, (grove_status_t)st);
+    grove_vertex_set_status(h.g, h.v, (grove_status_t)st);
     lua_pushboolean(L, 1);
     return 1;
 }
 
 /* ---- properties and tags ------------------------------------------------------ */
 
-static const char *check_key(lua_State *L, int idx)
+/* A property or tag key: non-empty, except that a view takes any string. */
+static const char *check_key(lua_State *L, const struct ref *h, int idx)
 {
     const char *k = luaL_checkstring(L, idx);
-    luaL_argcheck(L, k[0], idx, "key must not be empty");
+    luaL_argcheck(L, k[0] || h->c->view, idx, "key must not be empty");
     return k;
 }
 
 static int v_property(lua_State *L)
 {
-    struct grovel_vertex *h = checkv(L);
-    const char *val = grove_vertex_property(G(h), h->v, check_key(L, 2));
+    struct ref h = check(L);
+    const char *val = grove_vertex_property(h.g, h.v, check_key(L, &h, 2));
     if (!val)
         return 0;
     lua_pushstring(L, val);
@@ -185,12 +201,12 @@ static int v_property(lua_State *L)
 
 static int v_set_property(lua_State *L)
 {
-    struct grovel_vertex *h = checkv(L);
-    const char *k = check_key(L, 2);
+    struct ref h = check(L);
+    const char *k = check_key(L, &h, 2);
     luaL_argcheck(L, lua_type(L, 3) == LUA_TSTRING || lua_type(L, 3) == LUA_TNUMBER, 3,
                   "value must be a string or a number");
     const char *val = lua_tostring(L, 3);
-    if (grove_vertex_set_property(G(h), h->v, k, val) < 0)
+    if (grove_vertex_set_property(h.g, h.v, k, val) < 0)
         return grovel_fail_errno(L, errno, NULL);
     lua_pushboolean(L, 1);
     return 1;
@@ -198,73 +214,23 @@ static int v_set_property(lua_State *L)
 
 static int v_remove_property(lua_State *L)
 {
-    struct grovel_vertex *h = checkv(L);
-    const char *k = check_key(L, 2);
-    if (grove_vertex_remove_property(G(h), h->v, k) < 0)
+    struct ref h = check(L);
+    const char *k = check_key(L, &h, 2);
+    if (grove_vertex_remove_property(h.g, h.v, k) < 0)
         return grovel_fail_errno(L, errno, lua_pushfstring(L, "no property '%s'", k));
     lua_pushboolean(L, 1);
     return 1;
 }
 
-static int v_properties(lua_State *L)
+/* properties() -> {key = value}; tags() -> {key = value or true} */
+static int push_pairs(lua_State *L, size_t (*count)(const grove_graph_t *, grove_vid_t),
+                      int (*at)(const grove_graph_t *, grove_vid_t, size_t, const char **,
+                                const char **))
 {
-    struct grovel_vertex *h = checkv(L);
+    struct ref h = check(L);
     const char *k, *val;
-    lua_createtable(L, 0, (int)grove_vertex_property_count(G(h), h->v));
-    for (size_t i = 0; grove_vertex_property_at(G(h), h->v, i, &k, &val) == 0; i++) {
-        lua_pushstring(L, val);
-        lua_setfield(L, -2, k);
-    }
-    return 1;
-}
-
-/* tag(k) sets a tag without a value; tag(k, v) with one. */
-static int v_tag(lua_State *L)
-{
-    struct grovel_vertex *h = checkv(L);
-    const char *k = check_key(L, 2);
-    const char *val = NULL;
-    if (!lua_isnoneornil(L, 3)) {
-        luaL_argcheck(L, lua_type(L, 3) == LUA_TSTRING || lua_type(L, 3) == LUA_TNUMBER, 3,
-                      "value must be a string or a number");
-        val = lua_tostring(L, 3);
-    }
-    if (grove_vertex_tag(G(h), h->v, k, val) < 0)
-        return grovel_fail_errno(L, errno, NULL);
-    lua_pushboolean(L, 1);
-    return 1;
-}
-
-static int v_untag(lua_State *L)
-{
-    struct grovel_vertex *h = checkv(L);
-    const char *k = check_key(L, 2);
-    if (grove_vertex_untag(G(h), h->v, k) < 0)
-        return grovel_fail_errno(L, errno, lua_pushfstring(L, "no tag '%s'", k));
-    lua_pushboolean(L, 1);
-    return 1;
-}
-
-/* has_tag(k) -> true, value (nil when the tag has none) | false */
-static int v_has_tag(lua_State *L)
-{
-    struct grovel_vertex *h = checkv(L);
-    const char *val = NULL;
-    bool has = grove_vertex_has_tag(G(h), h->v, check_key(L, 2), &val);
-    lua_pushboolean(L, has);
-    if (!has || !val)
-        return 1;
-    lua_pushstring(L, val);
-    return 2;
-}
-
-/* tags() -> {key = value or true} */
-static int v_tags(lua_State *L)
-{
-    struct grovel_vertex *h = checkv(L);
-    const char *k, *val;
-    lua_createtable(L, 0, (int)grove_vertex_tag_count(G(h), h->v));
-    for (size_t i = 0; grove_vertex_tag_at(G(h), h->v, i, &k, &val) == 0; i++) {
+    lua_createtable(L, 0, (int)count(h.g, h.v));
+    for (size_t i = 0; at(h.g, h.v, i, &k, &val) == 0; i++) {
         if (val)
             lua_pushstring(L, val);
         else
@@ -274,59 +240,114 @@ static int v_tags(lua_State *L)
     return 1;
 }
 
+static int v_properties(lua_State *L)
+{
+    return push_pairs(L, grove_vertex_property_count, grove_vertex_property_at);
+}
+
+/* tag(k) sets a tag without a value; tag(k, v) with one. */
+static int v_tag(lua_State *L)
+{
+    struct ref h = check(L);
+    const char *k = check_key(L, &h, 2);
+    const char *val = NULL;
+    if (!lua_isnoneornil(L, 3)) {
+        luaL_argcheck(L, lua_type(L, 3) == LUA_TSTRING || lua_type(L, 3) == LUA_TNUMBER, 3,
+                      "value must be a string or a number");
+        val = lua_tostring(L, 3);
+    }
+    if (grove_vertex_tag(h.g, h.v, k, val) < 0)
+        return grovel_fail_errno(L, errno, NULL);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int v_untag(lua_State *L)
+{
+    struct ref h = check(L);
+    const char *k = check_key(L, &h, 2);
+    if (grove_vertex_untag(h.g, h.v, k) < 0)
+        return grovel_fail_errno(L, errno, lua_pushfstring(L, "no tag '%s'", k));
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* has_tag(k) -> true, value (nil when the tag has none) | false */
+static int v_has_tag(lua_State *L)
+{
+    struct ref h = check(L);
+    const char *val = NULL;
+    bool has = grove_vertex_has_tag(h.g, h.v, check_key(L, &h, 2), &val);
+    lua_pushboolean(L, has);
+    if (!has || !val)
+        return 1;
+    lua_pushstring(L, val);
+    return 2;
+}
+
+static int v_tags(lua_State *L)
+{
+    return push_pairs(L, grove_vertex_tag_count, grove_vertex_tag_at);
+}
+
 /* ---- structure ------------------------------------------------------------------ */
 
 static int v_path(lua_State *L)
 {
-    struct grovel_vertex *h = checkv(L);
+    struct ref h = check(L);
     const char *subname;
-    grove_sym_t sub = grovel_opt_subsystem(L, 2, G(h), &subname);
-    int n = sub == GROVE_SYM_NONE ? -1 : grove_vertex_path(G(h), h->v, sub, NULL, 0);
+    grove_sym_t sub = grovel_opt_subsystem(L, 2, h.g, &subname);
+    int n = sub == GROVE_SYM_NONE ? -1 : grove_vertex_path(h.g, h.v, sub, NULL, 0);
+    if (n < 0 && h.c->view)
+        return 0;
     if (n < 0)
         return grovel_fail_errno(L, ENOENT,
                                  lua_pushfstring(L, "%s is not in subsystem %s",
-                                                 grove_vertex_name(G(h), h->v), subname));
+                                                 grove_vertex_name(h.g, h.v), subname));
     luaL_Buffer b;
     char *p = luaL_buffinitsize(L, &b, (size_t)n + 1);
-    grove_vertex_path(G(h), h->v, sub, p, (size_t)n + 1);
+    grove_vertex_path(h.g, h.v, sub, p, (size_t)n + 1);
     luaL_pushresultsize(&b, (size_t)n);
     return 1;
 }
 
 static int v_parent(lua_State *L)
 {
-    struct grovel_vertex *h = checkv(L);
-    grove_sym_t sub = grovel_opt_subsystem(L, 2, G(h), NULL);
-    grove_vid_t p = sub == GROVE_SYM_NONE ? GROVE_VID_NONE : grove_vertex_parent(G(h), h->v, sub);
+    struct ref h = check(L);
+    grove_sym_t sub = grovel_opt_subsystem(L, 2, h.g, NULL);
+    grove_vid_t p = sub == GROVE_SYM_NONE ? GROVE_VID_NONE : grove_vertex_parent(h.g, h.v, sub);
     if (p == GROVE_VID_NONE)
         return 0;
-    grovel_push_sibling(L, 1, p);
+    lua_getiuservalue(L, 1, 1);
+    h.c->push_kin(L, 1, lua_gettop(L), p);
+    lua_remove(L, -2);
     return 1;
 }
 
 static int v_depth(lua_State *L)
 {
-    struct grovel_vertex *h = checkv(L);
-    grove_sym_t sub = grovel_opt_subsystem(L, 2, G(h), NULL);
-    lua_pushinteger(L, sub == GROVE_SYM_NONE ? 0 : grove_vertex_depth(G(h), h->v, sub));
+    struct ref h = check(L);
+    grove_sym_t sub = grovel_opt_subsystem(L, 2, h.g, NULL);
+    lua_pushinteger(L, sub == GROVE_SYM_NONE ? 0 : grove_vertex_depth(h.g, h.v, sub));
     return 1;
 }
 
 /* Push the children of the handle at 1 in subsystem at 2 as an array. */
 static void push_children(lua_State *L)
 {
-    struct grovel_vertex *h = checkv(L);
-    grove_sym_t sub = grovel_opt_subsystem(L, 2, G(h), NULL);
+    struct ref h = check(L);
+    grove_sym_t sub = grovel_opt_subsystem(L, 2, h.g, NULL);
     lua_newtable(L);
     if (sub == GROVE_SYM_NONE)
         return;
     lua_getiuservalue(L, 1, 1);
+    int uv = lua_gettop(L);
     grove_eid_t cur;
     lua_Integer i = 0;
-    for (grove_vid_t c = grove_vertex_first_child(G(h), h->v, sub, &cur); c != GROVE_VID_NONE;
-         c = grove_vertex_next_child(G(h), sub, &cur)) {
-        grovel_push_vertex(L, -1, c);
-        lua_rawseti(L, -3, ++i);
+    for (grove_vid_t c = grove_vertex_first_child(h.g, h.v, sub, &cur); c != GROVE_VID_NONE;
+         c = grove_vertex_next_child(h.g, sub, &cur)) {
+        h.c->push_kin(L, 1, uv, c);
+        lua_rawseti(L, uv - 1, ++i);
     }
     lua_pop(L, 1);
 }
@@ -359,8 +380,8 @@ static int v_children(lua_State *L)
 /* Out- or in-edges of the vertex, optionally of one subsystem. */
 static int push_edges(lua_State *L, bool out)
 {
-    struct grovel_vertex *h = checkv(L);
-    grove_graph_t *g = G(h);
+    struct ref h = check(L);
+    grove_graph_t *g = h.g;
     grove_sym_t sub = GROVE_SYM_NONE;
     bool any = lua_isnoneornil(L, 2);
     if (!any)
@@ -368,7 +389,7 @@ static int push_edges(lua_State *L, bool out)
     lua_newtable(L);
     lua_getiuservalue(L, 1, 1);
     lua_Integer i = 0;
-    for (grove_eid_t e = out ? grove_vertex_first_out(g, h->v) : grove_vertex_first_in(g, h->v);
+    for (grove_eid_t e = out ? grove_vertex_first_out(g, h.v) : grove_vertex_first_in(g, h.v);
          e != GROVE_EID_NONE; e = out ? grove_edge_next_out(g, e) : grove_edge_next_in(g, e)) {
         if (!any && grove_edge_subsystem(g, e) != sub)
             continue;
@@ -393,21 +414,21 @@ static int v_in_edges(lua_State *L)
 
 static int v_allocate(lua_State *L)
 {
-    struct grovel_vertex *h = checkv(L);
-    return grovel_allocate(L, G(h), h->v, 2);
+    struct ref h = check(L);
+    return grovel_allocate(L, h.g, h.v, 2);
 }
 
 static int v_free(lua_State *L)
 {
-    struct grovel_vertex *h = checkv(L);
-    return grovel_free(L, G(h), h->v, 2);
+    struct ref h = check(L);
+    return grovel_free(L, h.g, h.v, 2);
 }
 
 static int v_allocated(lua_State *L)
 {
-    struct grovel_vertex *h = checkv(L);
-    lua_Integer t = luaL_optinteger(L, 2, grove_graph_now(G(h)));
-    lua_pushinteger(L, (lua_Integer)grove_vertex_allocated_at(G(h), h->v, t));
+    struct ref h = check(L);
+    lua_Integer t = luaL_optinteger(L, 2, grove_graph_now(h.g));
+    lua_pushinteger(L, (lua_Integer)grove_vertex_allocated_at(h.g, h.v, t));
     return 1;
 }
 
@@ -415,13 +436,13 @@ static int v_allocated(lua_State *L)
  * (default: now, one second). */
 static int v_available(lua_State *L)
 {
-    struct grovel_vertex *h = checkv(L);
-    lua_Integer start = luaL_optinteger(L, 2, grove_graph_now(G(h)));
+    struct ref h = check(L);
+    lua_Integer start = luaL_optinteger(L, 2, grove_graph_now(h.g));
     lua_Integer dur = luaL_optinteger(L, 3, 1);
     luaL_argcheck(L, start >= 0, 2, "start must be >= 0");
     luaL_argcheck(L, dur > 0, 3, "duration must be > 0");
     int64_t end = dur > GROVE_TIME_MAX - start ? GROVE_TIME_MAX : start + dur;
-    lua_pushinteger(L, (lua_Integer)grove_vertex_available_during(G(h), h->v, start, end));
+    lua_pushinteger(L, (lua_Integer)grove_vertex_available_during(h.g, h.v, start, end));
     return 1;
 }
 
@@ -430,17 +451,17 @@ static int v_available(lua_State *L)
  * none for that type. */
 static int v_aggregate_avail(lua_State *L)
 {
-    struct grovel_vertex *h = checkv(L);
+    struct ref h = check(L);
     const char *type = luaL_checkstring(L, 2);
-    lua_Integer start = luaL_optinteger(L, 3, grove_graph_now(G(h)));
+    lua_Integer start = luaL_optinteger(L, 3, grove_graph_now(h.g));
     lua_Integer dur = luaL_optinteger(L, 4, 1);
     luaL_argcheck(L, start >= 0, 3, "start must be >= 0");
     luaL_argcheck(L, dur > 0, 4, "duration must be > 0");
     int64_t end = dur > GROVE_TIME_MAX - start ? GROVE_TIME_MAX : start + dur;
-    int64_t n = grove_vertex_aggregate_avail(G(h), h->v, type, start, end);
+    int64_t n = grove_vertex_aggregate_avail(h.g, h.v, type, start, end);
     if (n < 0) {
         int e = errno;
-        const char *label = grovel_push_label(L, G(h), h->v);
+        const char *label = grovel_push_label(L, h.g, h.v);
         return grovel_fail_errno(L, e, e == ENOENT
                                            ? lua_pushfstring(L, "%s keeps no aggregate of %s",
                                                              label, type)
@@ -452,10 +473,10 @@ static int v_aggregate_avail(lua_State *L)
 
 static int v_records(lua_State *L)
 {
-    struct grovel_vertex *h = checkv(L);
+    struct ref h = check(L);
     grove_record_t r;
-    lua_createtable(L, (int)grove_vertex_record_count(G(h), h->v), 0);
-    for (size_t i = 0; grove_vertex_record_at(G(h), h->v, i, &r) == 0; i++) {
+    lua_createtable(L, (int)grove_vertex_record_count(h.g, h.v), 0);
+    for (size_t i = 0; grove_vertex_record_at(h.g, h.v, i, &r) == 0; i++) {
         lua_createtable(L, 0, 6);
         lua_pushinteger(L, (lua_Integer)r.job);
         lua_setfield(L, -2, "job");
@@ -479,10 +500,10 @@ static int v_records(lua_State *L)
 /* held_exclusively([t]) -> true, job | false */
 static int v_held_exclusively(lua_State *L)
 {
-    struct grovel_vertex *h = checkv(L);
-    lua_Integer t = luaL_optinteger(L, 2, grove_graph_now(G(h)));
+    struct ref h = check(L);
+    lua_Integer t = luaL_optinteger(L, 2, grove_graph_now(h.g));
     grove_jobid_t job = 0;
-    bool held = grove_vertex_held_exclusively(G(h), h->v, t, &job);
+    bool held = grove_vertex_held_exclusively(h.g, h.v, t, &job);
     lua_pushboolean(L, held);
     if (!held)
         return 1;
@@ -492,27 +513,43 @@ static int v_held_exclusively(lua_State *L)
 
 static int v_aggregate(lua_State *L)
 {
-    struct grovel_vertex *h = checkv(L);
-    return grovel_aggregate(L, G(h), h->v);
+    struct ref h = check(L);
+    return grovel_aggregate(L, h.g, h.v);
 }
 
 static int v_copy(lua_State *L)
 {
-    struct grovel_vertex *h = checkv(L);
-    return grovel_copy(L, G(h), h->v);
+    struct ref h = check(L);
+    return grovel_copy(L, h.g, h.v);
 }
 
-/* ---- metamethods ---------------------------------------------------------------- */
+/* ---- the classes ------------------------------------------------------------- */
+
+static grove_graph_t *vertex_check(lua_State *L, int idx, grove_vid_t *v)
+{
+    struct grovel_vertex *h = grovel_check_vertex_ud(L, idx);
+    *v = h->v;
+    return h->gr->g;
+}
+
+static void vertex_push_kin(lua_State *L, int idx, int uv, grove_vid_t v)
+{
+    (void)idx;
+    grovel_push_vertex(L, uv, v);
+}
+
+static struct grovel_vclass vertex_class = {GROVEL_VERTEX, vertex_check, vertex_push_kin, false};
 
 static int v_tostring(lua_State *L)
 {
     struct grovel_vertex *h = luaL_checkudata(L, 1, GROVEL_VERTEX);
-    if (!G(h))
+    grove_graph_t *g = h->gr->g;
+    if (!g)
         lua_pushliteral(L, "grove.vertex (closed)");
-    else if (!grove_graph_has_vertex(G(h), h->v))
+    else if (!grove_graph_has_vertex(g, h->v))
         lua_pushliteral(L, "grove.vertex (removed)");
     else
-        grovel_push_label(L, G(h), h->v);
+        grovel_push_label(L, g, h->v);
     return 1;
 }
 
@@ -524,7 +561,8 @@ static int v_eq(lua_State *L)
     return 1;
 }
 
-static const luaL_Reg vertex_methods[] = {
+/* The read methods: every vertex class has them. */
+static const luaL_Reg read_methods[] = {
     {"type", v_type},
     {"basename", v_basename},
     {"name", v_name},
@@ -534,18 +572,9 @@ static const luaL_Reg vertex_methods[] = {
     {"rank", v_rank},
     {"size", v_size},
     {"uuid", v_uuid},
-    {"graph", v_graph},
-    {"set_size", v_set_size},
-    {"set_rank", v_set_rank},
-    {"set_name", v_set_name},
     {"status", v_status},
-    {"set_status", v_set_status},
     {"property", v_property},
-    {"set_property", v_set_property},
-    {"remove_property", v_remove_property},
     {"properties", v_properties},
-    {"tag", v_tag},
-    {"untag", v_untag},
     {"has_tag", v_has_tag},
     {"tags", v_tags},
     {"path", v_path},
@@ -553,16 +582,30 @@ static const luaL_Reg vertex_methods[] = {
     {"depth", v_depth},
     {"children", v_children},
     {"children_list", v_children_list},
+    {"allocated", v_allocated},
+    {"available", v_available},
+    {"held_exclusively", v_held_exclusively},
+    {"records", v_records},
+    {"aggregate", v_aggregate},
+    {NULL, NULL},
+};
+
+/* What only the graph's own vertex handles can do. */
+static const luaL_Reg vertex_methods[] = {
+    {"graph", v_graph},
+    {"set_size", v_set_size},
+    {"set_rank", v_set_rank},
+    {"set_name", v_set_name},
+    {"set_status", v_set_status},
+    {"set_property", v_set_property},
+    {"remove_property", v_remove_property},
+    {"tag", v_tag},
+    {"untag", v_untag},
     {"out_edges", v_out_edges},
     {"in_edges", v_in_edges},
     {"allocate", v_allocate},
     {"free", v_free},
-    {"allocated", v_allocated},
-    {"available", v_available},
     {"aggregate_avail", v_aggregate_avail},
-    {"records", v_records},
-    {"held_exclusively", v_held_exclusively},
-    {"aggregate", v_aggregate},
     {"copy", v_copy},
     {NULL, NULL},
 };
@@ -573,8 +616,15 @@ static const luaL_Reg vertex_meta[] = {
     {NULL, NULL},
 };
 
+void grovel_vclass_open(lua_State *L, struct grovel_vclass *c, const luaL_Reg *more,
+                        const luaL_Reg *meta)
+{
+    grovel_class_up(L, c->tname, read_methods, meta, c);
+    grovel_class_up(L, c->tname, more, NULL, c);
+}
+
 int grovel_open_vertex(lua_State *L)
 {
-    grovel_class(L, GROVEL_VERTEX, vertex_methods, vertex_meta);
+    grovel_vclass_open(L, &vertex_class, vertex_methods, vertex_meta);
     return 0;
 }

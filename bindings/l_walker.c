@@ -80,13 +80,20 @@ static int call_hook(struct hookctx *c, lua_CFunction body)
 
 /* ---- hook bodies (run inside lua_pcall: arguments fn, graph, ctx) ------- */
 
-static int pre_body(lua_State *L)
+/* Call the hook with the vertex and its depth; returns the call record. */
+static struct hookctx *call_with_vertex(lua_State *L, int nresults)
 {
     struct hookctx *c = lua_touserdata(L, 3);
     lua_pushvalue(L, 1);
     grovel_push_vertex(L, 2, c->v);
     lua_pushinteger(L, c->depth);
-    lua_call(L, 2, 1);
+    lua_call(L, 2, nresults);
+    return c;
+}
+
+static int pre_body(lua_State *L)
+{
+    struct hookctx *c = call_with_vertex(L, 1);
     int t = lua_type(L, -1);
     const char *s = t == LUA_TSTRING ? lua_tostring(L, -1) : "";
     if (t == LUA_TNIL || !strcmp(s, "continue") || (t == LUA_TBOOLEAN && lua_toboolean(L, -1)))
@@ -151,11 +158,7 @@ static int order_body(lua_State *L)
 
 static int post_body(lua_State *L)
 {
-    struct hookctx *c = lua_touserdata(L, 3);
-    lua_pushvalue(L, 1);
-    grovel_push_vertex(L, 2, c->v);
-    lua_pushinteger(L, c->depth);
-    lua_call(L, 2, 2);
+    struct hookctx *c = call_with_vertex(L, 2);
     int t = lua_type(L, -2);
     bool stop = lua_type(L, -1) == LUA_TSTRING && !strcmp(lua_tostring(L, -1), "stop");
     if (!stop && !lua_isnil(L, -1))

@@ -1,5 +1,5 @@
 /* lgraph.h: what the graph binding files (l_graph.c, l_vertex.c,
- * l_walker.c) share: the layout of the graph, vertex and edge userdata, the
+ * l_view.c, l_walker.c) share: the layout of the graph, vertex and edge userdata, the
  * search spec used by g:vertices{} and g:find{}, the box that lets Lua's
  * collector own C memory, and the method helpers both the graph and the
  * vertex classes expose.  Nothing here is used outside bindings/.
@@ -45,6 +45,40 @@ struct grovel_edge {
 void grovel_class(lua_State *L, const char *tname, const luaL_Reg *methods,
                   const luaL_Reg *meta);
 
+/* As grovel_class, and every function registered gets the light userdata
+ * up as its one upvalue (none when up is NULL): classes that share one
+ * implementation of their methods (the vertex classes below, the planner
+ * classes of l_planner.c) tell the method which class it serves. */
+void grovel_class_up(lua_State *L, const char *tname, const luaL_Reg *methods,
+                     const luaL_Reg *meta, void *up);
+
+/* ---- vertex classes ----------------------------------------------------- */
+
+/* A class of handles on one vertex: the graph's own vertex handles
+ * (grove.vertex, l_vertex.c) and the read-only views policy hooks see
+ * (grove.policy.vertex, l_view.c).  Both classes share one implementation
+ * of each read method (l_vertex.c); a method finds its class as its
+ * upvalue, so each class adds only its own checks and its errors name it. */
+struct grovel_vclass {
+    const char *tname;
+    /* The graph and (in *v) the vertex of the handle at idx; raises when
+     * the handle cannot be used (closed graph, a view outside its match,
+     * a removed vertex). */
+    grove_graph_t *(*check)(lua_State *L, int idx, grove_vid_t *v);
+    /* Push a handle of this class on v, a sibling of the handle at idx
+     * whose first user value is at uv. */
+    void (*push_kin)(lua_State *L, int idx, int uv, grove_vid_t v);
+    /* A policy's view: keys may be empty, and path() in a subsystem the
+     * vertex is not in answers nothing instead of nil, msg, code. */
+    bool view;
+};
+
+/* Register class c: the shared read methods, then more (may be NULL) and
+ * the metamethods meta, each with c as its upvalue (c must outlive the
+ * Lua state: a static). */
+void grovel_vclass_open(lua_State *L, struct grovel_vclass *c, const luaL_Reg *more,
+                        const luaL_Reg *meta);
+
 /* ---- boxes ----------------------------------------------------------- */
 
 /* A userdata owning p (freed with fn when collected or closed).  Create the
@@ -77,10 +111,6 @@ struct grovel_vertex *grovel_check_vertex_ud(lua_State *L, int idx);
 
 /* The vertex of the handle at idx, which must belong to graph gr. */
 grove_vid_t grovel_check_vertex_in(lua_State *L, int idx, const struct grovel_graph *gr);
-
-/* Push a vertex handle for v of the graph that the handle at idx belongs
- * to (a sibling handle). */
-void grovel_push_sibling(lua_State *L, int idx, grove_vid_t v);
 
 /* Push an edge handle for e of the graph userdata at graph_idx. */
 void grovel_push_edge(lua_State *L, int graph_idx, grove_eid_t e);

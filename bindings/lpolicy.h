@@ -1,5 +1,6 @@
 /* lpolicy.h: what the matcher binding (l_match.c) needs from the Lua policy
- * binding (l_policy.c).  Nothing here is used outside bindings/.
+ * binding (l_policy.c) and its vertex views (l_view.c), and what those two
+ * files share.  Nothing here is used outside bindings/.
  *
  * A Lua policy is a userdata holding a grove_policy_t whose hooks are
  * trampolines (or declarative C code) and whose arg is the policy itself.
@@ -11,10 +12,11 @@
  * a Lua error: the trampolines call Lua with lua_pcall and report failures
  * to the matcher as -1.
  *
- * Hooks see vertices through read-only views ("grove.policy.vertex"), one
- * per vertex and matcher, kept in a cache table the matcher owns (made by
- * grovel_policy_new_cache).  A view answers only while its matcher runs a
- * match, so nothing a policy keeps can outlive or change the graph.
+ * Hooks see vertices through read-only views ("grove.policy.vertex", made
+ * in l_view.c), one per vertex and matcher, kept in a cache table the
+ * matcher owns (made by grovel_policy_new_cache).  A view answers only
+ * while its matcher runs a match, so nothing a policy keeps can outlive or
+ * change the graph.
  */
 #ifndef GROVEL_LPOLICY_H
 #define GROVEL_LPOLICY_H
@@ -55,9 +57,25 @@ const grove_policy_t *grovel_policy_hooks(const struct grovel_policy *p);
  * only then are begin/end needed. */
 bool grovel_policy_needs_lua(const struct grovel_policy *p);
 
+/* Add delta (+1 or -1) to p's exemption count: while it is above zero, Lua
+ * heap growth is not counted against p's memory cap (l_view.c brackets the
+ * making of a view with it: views belong to the matcher's cache, not to the
+ * policy).  The count is reset after every hook. */
+void grovel_policy_exempt(struct grovel_policy *p, int delta);
+
+/* ---- views (l_view.c) ---------------------------------------------------- */
+
 /* Push a new, empty view cache for the matcher userdata at owner_idx (the
  * cache keeps the owner, and so its view, alive). */
 void grovel_policy_new_cache(lua_State *L, int owner_idx);
+
+/* Push the view of v through the view cache at cache_idx (made there on
+ * first use). */
+void grovel_push_view(lua_State *L, int cache_idx, struct grovel_view *view, grove_vid_t v);
+
+/* The vertex of the value at idx if it is a view of view, else
+ * GROVE_VID_NONE. */
+grove_vid_t grovel_test_view(lua_State *L, int idx, const struct grovel_view *view);
 
 /* Prepare a match under the policy userdata at pidx, whose views are given
  * by view (with cache the view cache at cache_idx) on graph g.  May raise

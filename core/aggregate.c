@@ -594,17 +594,8 @@ int grovep_rec_added(grove_graph_t *g, grove_vid_t v, uint32_t ri)
     grovep_rec_t *r = &g->recs[ri];
     if (r->kind != GROVE_RECORD_ALLOC)
         return 0;
-    grove_planner_t *p = pool_planner_make(g, v);
-    if (!p)
+    if (grovep_pool_add(g, v, ri) < 0)
         return -1;
-    int64_t end = plan_end(r->end);
-    int64_t id = r->start < end ? grove_planner_add(p, r->start, end - r->start, r->amount) : 0;
-    if (id < 0) {
-        if (grove_planner_span_count(p) == 0)
-            pool_planner_drop(g, v);
-        return -1;
-    }
-    g->recs[ri].pspan = id;
     /* a dirty aggregate is rebuilt from every record, this one included */
     if (g->agg_dirty)
         grovep_agg_refresh(g);

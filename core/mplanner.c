@@ -31,8 +31,7 @@ struct grove_mplanner {
     size_t ntypes;          /* number of types, >= 1 */
     char **names;           /* ntypes names, in one allocation after the pointers */
     int64_t *total;         /* ntypes totals, each in [0, GROVE_PLANNER_TOTAL_MAX] */
-    int64_t start;          /* first second of the horizon, >= 0 */
-    int64_t end;            /* end of the horizon (exclusive) */
+    grovep_horizon_t hz;    /* the horizon */
     grovep_timeline_t *tl;  /* ntypes timelines */
     grovep_spantab_t st;    /* span records, k = ntypes */
 };
@@ -50,20 +49,38 @@ static void mp_free(grove_mplanner_t *mp)
     free(mp);
 }
 
-/* Allocate mp with room for ntypes names totalling namebytes bytes. */
-static grove_mplanner_t *mp_alloc(size_t ntypes, size_t namebytes)
+/* A multi-planner over hz with copies of the ntypes names (validated) and
+ * totals, and empty timelines and span table; NULL with ENOMEM. */
+static grove_mplanner_t *mp_new(const char *const *types, const int64_t *totals, size_t ntypes,
+                                const grovep_horizon_t *hz)
 {
+    size_t bytes = 0;
+    for (size_t i = 0; i < ntypes; i++)
+        bytes += strlen(types[i]) + 1;
     grove_mplanner_t *mp = calloc(1, sizeof(*mp));
-    if (!mp)
+    if (!mp) {
+        errno = ENOMEM;
         return NULL;
+    }
     mp->ntypes = ntypes;
+    mp->hz = *hz;
     grovep_st_init(&mp->st, ntypes);
-    mp->names = malloc(ntypes * sizeof(char *) + namebytes);
+    mp->names = malloc(ntypes * sizeof(char *) + bytes);
     mp->total = malloc(ntypes * sizeof(int64_t));
     mp->tl = calloc(ntypes, sizeof(*mp->tl));
     if (!mp->names || !mp->total || !mp->tl) {
         mp_free(mp);
+        errno = ENOMEM;
         return NULL;
+    }
+    char *s = (char *)(mp->names + ntypes);
+    for (size_t i = 0; i < ntypes; i++) {
+        size_t len = strlen(types[i]) + 1;
+        memcpy(s, types[i], len);
+        mp->names[i] = s;
+        s += len;
+        mp->total[i] = totals[i];
+        grovep_tl_init(&mp->tl[i]);
     }
     return mp;
 }
@@ -71,15 +88,13 @@ static grove_mplanner_t *mp_alloc(size_t ntypes, size_t namebytes)
 grove_mplanner_t *grove_mplanner_create(const char *const *types, const int64_t *totals,
                                         size_t ntypes, int64_t start, int64_t horizon)
 {
-    if (!types || !totals || ntypes < 1 || ntypes > 1024 || start < 0 || horizon < 1) {
+    grovep_horizon_t hz;
+    if (!types || !totals || ntypes < 1 || ntypes > 1024) {
         errno = EINVAL;
         return NULL;
     }
-    if (horizon > GROVE_PLANNER_TIME_MAX - start) {
-        errno = EOVERFLOW;
+    if (grovep_hz_init(&hz, start, horizon) < 0)
         return NULL;
-    }
-    size_t bytes = 0;
     for (size_t i = 0; i < ntypes; i++) {
         if (!types[i] || !types[i][0] || totals[i] < 0) {
             errno = EINVAL;
@@ -95,25 +110,8 @@ grove_mplanner_t *grove_mplanner_create(const char *const *types, const int64_t 
                 return NULL;
             }
         }
-        bytes += strlen(types[i]) + 1;
     }
-    grove_mplanner_t *mp = mp_alloc(ntypes, bytes);
-    if (!mp) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    char *s = (char *)(mp->names + ntypes);
-    for (size_t i = 0; i < ntypes; i++) {
-        size_t len = strlen(types[i]) + 1;
-        memcpy(s, types[i], len);
-        mp->names[i] = s;
-        s += len;
-        mp->total[i] = totals[i];
-        grovep_tl_init(&mp->tl[i]);
-    }
-    mp->start = start;
-    mp->end = start + horizon;
-    return mp;
+    return mp_new(types, totals, ntypes, &hz);
 }
 
 void grove_mplanner_destroy(grove_mplanner_t *mp)
@@ -124,24 +122,10 @@ void grove_mplanner_destroy(grove_mplanner_t *mp)
 
 grove_mplanner_t *grove_mplanner_copy(const grove_mplanner_t *mp)
 {
-    size_t bytes = 0;
-    for (size_t i = 0; i < mp->ntypes; i++)
-        bytes += strlen(mp->names[i]) + 1;
-    grove_mplanner_t *c = mp_alloc(mp->ntypes, bytes);
-    if (!c) {
-        errno = ENOMEM;
+    grove_mplanner_t *c =
+        mp_new((const char *const *)mp->names, mp->total, mp->ntypes, &mp->hz);
+    if (!c)
         return NULL;
-    }
-    char *s = (char *)(c->names + c->ntypes);
-    for (size_t i = 0; i < mp->ntypes; i++) {
-        size_t len = strlen(mp->names[i]) + 1;
-        memcpy(s, mp->names[i], len);
-        c->names[i] = s;
-        s += len;
-        c->total[i] = mp->total[i];
-    }
-    c->start = mp->start;
-    c->end = mp->end;
     for (size_t i = 0; i < mp->ntypes; i++) {
         if (grovep_tl_copy(&c->tl[i], &mp->tl[i]) < 0) {
             grovep_tl_init(&c->tl[i]);
@@ -150,6 +134,7 @@ grove_mplanner_t *grove_mplanner_copy(const grove_mplanner_t *mp)
             return NULL;
         }
     }
+    grovep_st_fini(&c->st);
     if (grovep_st_copy(&c->st, &mp->st) < 0) {
         grovep_st_init(&c->st, mp->ntypes);
         mp_free(c);
@@ -190,31 +175,17 @@ int64_t grove_mplanner_total(const grove_mplanner_t *mp, size_t i)
 
 int64_t grove_mplanner_start(const grove_mplanner_t *mp)
 {
-    return mp->start;
+    return mp->hz.start;
 }
 
 int64_t grove_mplanner_end(const grove_mplanner_t *mp)
 {
-    return mp->end;
+    return mp->hz.end;
 }
 
 size_t grove_mplanner_span_count(const grove_mplanner_t *mp)
 {
     return mp->st.n;
-}
-
-/* Validate the window [t, t + d): 0, or -1 with EINVAL / ERANGE. */
-static int check_window(const grove_mplanner_t *mp, int64_t t, int64_t d)
-{
-    if (d < 0) {
-        errno = EINVAL;
-        return -1;
-    }
-    if (t < mp->start || t > mp->end || d > mp->end - t) {
-        errno = ERANGE;
-        return -1;
-    }
-    return 0;
 }
 
 /* Counts all >= 0: 0, or -1 EINVAL. */
@@ -258,7 +229,7 @@ static int fits_all(const grove_mplanner_t *mp, int64_t t, int64_t d, const int6
 int64_t grove_mplanner_add(grove_mplanner_t *mp, int64_t start, int64_t d,
                            const int64_t *counts)
 {
-    if (check_counts(mp, counts) < 0 || check_window(mp, start, d) < 0)
+    if (check_counts(mp, counts) < 0 || grovep_hz_window(&mp->hz, start, d) < 0)
         return -1;
     if (exceeds_total(mp, counts)) {
         errno = ENODEV;
@@ -324,30 +295,13 @@ int grove_mplanner_reduce(grove_mplanner_t *mp, int64_t id, const int64_t *count
 int grove_mplanner_span(const grove_mplanner_t *mp, int64_t id, int64_t *start,
                         int64_t *d, int64_t *counts)
 {
-    ptrdiff_t k = grovep_st_find(&mp->st, id);
-    if (k < 0) {
-        errno = ENOENT;
-        return -1;
-    }
-    return grove_mplanner_span_at(mp, (size_t)k, NULL, start, d, counts);
+    return grovep_st_lookup(&mp->st, id, start, d, counts);
 }
 
 int grove_mplanner_span_at(const grove_mplanner_t *mp, size_t i, int64_t *id,
                            int64_t *start, int64_t *d, int64_t *counts)
 {
-    if (i >= mp->st.n) {
-        errno = ENOENT;
-        return -1;
-    }
-    if (id)
-        *id = GROVEP_SPAN_ID(&mp->st, i);
-    if (start)
-        *start = GROVEP_SPAN_START(&mp->st, i);
-    if (d)
-        *d = GROVEP_SPAN_DUR(&mp->st, i);
-    if (counts)
-        memcpy(counts, GROVEP_SPAN_AMT(&mp->st, i), sizeof(int64_t) * mp->ntypes);
-    return 0;
+    return grovep_st_get(&mp->st, i, id, start, d, counts);
 }
 
 int grove_mplanner_avail_at(const grove_mplanner_t *mp, int64_t t, int64_t *out)
@@ -356,7 +310,7 @@ int grove_mplanner_avail_at(const grove_mplanner_t *mp, int64_t t, int64_t *out)
         errno = EINVAL;
         return -1;
     }
-    if (t < mp->start || t >= mp->end) {
+    if (t < mp->hz.start || t >= mp->hz.end) {
         errno = ERANGE;
         return -1;
     }
@@ -372,7 +326,7 @@ int grove_mplanner_avail_during(const grove_mplanner_t *mp, int64_t t, int64_t d
         errno = EINVAL;
         return -1;
     }
-    if (check_window(mp, t, d) < 0)
+    if (grovep_hz_window(&mp->hz, t, d) < 0)
         return -1;
     for (size_t i = 0; i < mp->ntypes; i++)
         out[i] = mp->total[i] - (d ? grovep_tl_max_used(&mp->tl[i], t, t + d) : 0);
@@ -382,7 +336,7 @@ int grove_mplanner_avail_during(const grove_mplanner_t *mp, int64_t t, int64_t d
 int grove_mplanner_fits(const grove_mplanner_t *mp, int64_t t, int64_t d,
                         const int64_t *counts)
 {
-    if (check_counts(mp, counts) < 0 || check_window(mp, t, d) < 0)
+    if (check_counts(mp, counts) < 0 || grovep_hz_window(&mp->hz, t, d) < 0)
         return -1;
     if (exceeds_total(mp, counts))
         return 0;
@@ -392,16 +346,8 @@ int grove_mplanner_fits(const grove_mplanner_t *mp, int64_t t, int64_t d,
 /* Validation shared by earliest and next_fit. */
 static int check_request(const grove_mplanner_t *mp, const int64_t *counts, int64_t d)
 {
-    if (check_counts(mp, counts) < 0)
+    if (check_counts(mp, counts) < 0 || grovep_hz_duration(&mp->hz, d) < 0)
         return -1;
-    if (d < 0) {
-        errno = EINVAL;
-        return -1;
-    }
-    if (d > mp->end - mp->start) {
-        errno = ERANGE;
-        return -1;
-    }
     if (exceeds_total(mp, counts)) {
         errno = ENODEV;
         return -1;
@@ -413,7 +359,7 @@ static int check_request(const grove_mplanner_t *mp, const int64_t *counts, int6
 static int64_t earliest_from(const grove_mplanner_t *mp, const int64_t *counts, int64_t d,
                              int64_t t0)
 {
-    int64_t last = mp->end - d, t = t0;
+    int64_t last = mp->hz.end - d, t = t0;
     if (t > last) {
         errno = EBUSY;
         return -1;
@@ -444,24 +390,16 @@ static int64_t earliest_from(const grove_mplanner_t *mp, const int64_t *counts, 
 int64_t grove_mplanner_earliest(const grove_mplanner_t *mp, const int64_t *counts,
                                 int64_t d, int64_t t0)
 {
-    if (check_request(mp, counts, d) < 0)
+    if (check_request(mp, counts, d) < 0 || grovep_hz_time(&mp->hz, t0) < 0)
         return -1;
-    if (t0 < mp->start || t0 > mp->end) {
-        errno = ERANGE;
-        return -1;
-    }
     return earliest_from(mp, counts, d, t0);
 }
 
 int64_t grove_mplanner_next_fit(const grove_mplanner_t *mp, const int64_t *counts,
                                 int64_t d, int64_t after)
 {
-    if (check_request(mp, counts, d) < 0)
+    if (check_request(mp, counts, d) < 0 || grovep_hz_time(&mp->hz, after) < 0)
         return -1;
-    if (after < mp->start || after > mp->end) {
-        errno = ERANGE;
-        return -1;
-    }
     int64_t t = earliest_from(mp, counts, d, after + 1);
     if (t < 0)
         return -1;

@@ -947,23 +947,106 @@ void grovep_st_remove_at(grovep_spantab_t *st, size_t i)
     st->n--;
 }
 
+int grovep_st_get(const grovep_spantab_t *st, size_t i, int64_t *id, int64_t *start,
+                  int64_t *dur, int64_t *amt)
+{
+    if (i >= st->n) {
+        errno = ENOENT;
+        return -1;
+    }
+    if (id)
+        *id = GROVEP_SPAN_ID(st, i);
+    if (start)
+        *start = GROVEP_SPAN_START(st, i);
+    if (dur)
+        *dur = GROVEP_SPAN_DUR(st, i);
+    if (amt)
+        memcpy(amt, GROVEP_SPAN_AMT(st, i), sizeof(int64_t) * st->k);
+    return 0;
+}
+
+int grovep_st_lookup(const grovep_spantab_t *st, int64_t id, int64_t *start, int64_t *dur,
+                     int64_t *amt)
+{
+    ptrdiff_t i = grovep_st_find(st, id);
+    if (i < 0) {
+        errno = ENOENT;
+        return -1;
+    }
+    return grovep_st_get(st, (size_t)i, NULL, start, dur, amt);
+}
+
+/* ---- the horizon ------------------------------------------------------ */
+
+int grovep_hz_init(grovep_horizon_t *hz, int64_t start, int64_t horizon)
+{
+    if (start < 0 || horizon < 1) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (horizon > GROVE_PLANNER_TIME_MAX - start) {
+        errno = EOVERFLOW;
+        return -1;
+    }
+    hz->start = start;
+    hz->end = start + horizon;
+    return 0;
+}
+
+int grovep_hz_window(const grovep_horizon_t *hz, int64_t t, int64_t d)
+{
+    if (d < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (t < hz->start || t > hz->end || d > hz->end - t) {
+        errno = ERANGE;
+        return -1;
+    }
+    return 0;
+}
+
+int grovep_hz_duration(const grovep_horizon_t *hz, int64_t d)
+{
+    if (d < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (d > hz->end - hz->start) {
+        errno = ERANGE;
+        return -1;
+    }
+    return 0;
+}
+
+int grovep_hz_time(const grovep_horizon_t *hz, int64_t t)
+{
+    if (t < hz->start || t > hz->end) {
+        errno = ERANGE;
+        return -1;
+    }
+    return 0;
+}
+
 /* ---- the planner ------------------------------------------------------ */
 
 struct grove_planner {
     int64_t total;         /* units, 0 <= total <= GROVE_PLANNER_TOTAL_MAX */
-    int64_t start;         /* first second of the horizon, >= 0 */
-    int64_t end;           /* end of the horizon (exclusive), > start */
+    grovep_horizon_t hz;   /* the horizon */
     grovep_timeline_t tl;  /* usage over time */
     grovep_spantab_t st;   /* span records, k = 1 */
 };
 
 grove_planner_t *grove_planner_create(int64_t total, int64_t start, int64_t horizon)
 {
-    if (total < 0 || start < 0 || horizon < 1) {
+    grovep_horizon_t hz;
+    if (total < 0) {
         errno = EINVAL;
         return NULL;
     }
-    if (total > GROVE_PLANNER_TOTAL_MAX || horizon > GROVE_PLANNER_TIME_MAX - start) {
+    if (grovep_hz_init(&hz, start, horizon) < 0)
+        return NULL;
+    if (total > GROVE_PLANNER_TOTAL_MAX) {
         errno = EOVERFLOW;
         return NULL;
     }
@@ -973,8 +1056,7 @@ grove_planner_t *grove_planner_create(int64_t total, int64_t start, int64_t hori
         return NULL;
     }
     p->total = total;
-    p->start = start;
-    p->end = start + horizon;
+    p->hz = hz;
     grovep_tl_init(&p->tl);
     grovep_st_init(&p->st, 1);
     return p;
@@ -1018,31 +1100,17 @@ int64_t grove_planner_total(const grove_planner_t *p)
 
 int64_t grove_planner_start(const grove_planner_t *p)
 {
-    return p->start;
+    return p->hz.start;
 }
 
 int64_t grove_planner_end(const grove_planner_t *p)
 {
-    return p->end;
+    return p->hz.end;
 }
 
 size_t grove_planner_span_count(const grove_planner_t *p)
 {
     return p->st.n;
-}
-
-/* Validate the window [t, t + d): 0, or -1 with EINVAL / ERANGE. */
-static int check_window(const grove_planner_t *p, int64_t t, int64_t d)
-{
-    if (d < 0) {
-        errno = EINVAL;
-        return -1;
-    }
-    if (t < p->start || t > p->end || d > p->end - t) {
-        errno = ERANGE;
-        return -1;
-    }
-    return 0;
 }
 
 int64_t grove_planner_add(grove_planner_t *p, int64_t start, int64_t duration,
@@ -1052,7 +1120,7 @@ int64_t grove_planner_add(grove_planner_t *p, int64_t start, int64_t duration,
         errno = EINVAL;
         return -1;
     }
-    if (check_window(p, start, duration) < 0)
+    if (grovep_hz_window(&p->hz, start, duration) < 0)
         return -1;
     if (amount > p->total) {
         errno = ENODEV;
@@ -1104,41 +1172,18 @@ int64_t grove_planner_reduce(grove_planner_t *p, int64_t id, int64_t amount)
 int grove_planner_span(const grove_planner_t *p, int64_t id, int64_t *start,
                        int64_t *duration, int64_t *amount)
 {
-    ptrdiff_t i = grovep_st_find(&p->st, id);
-    if (i < 0) {
-        errno = ENOENT;
-        return -1;
-    }
-    if (start)
-        *start = GROVEP_SPAN_START(&p->st, i);
-    if (duration)
-        *duration = GROVEP_SPAN_DUR(&p->st, i);
-    if (amount)
-        *amount = GROVEP_SPAN_AMT(&p->st, i)[0];
-    return 0;
+    return grovep_st_lookup(&p->st, id, start, duration, amount);
 }
 
 int grove_planner_span_at(const grove_planner_t *p, size_t i, int64_t *id,
                           int64_t *start, int64_t *duration, int64_t *amount)
 {
-    if (i >= p->st.n) {
-        errno = ENOENT;
-        return -1;
-    }
-    if (id)
-        *id = GROVEP_SPAN_ID(&p->st, i);
-    if (start)
-        *start = GROVEP_SPAN_START(&p->st, i);
-    if (duration)
-        *duration = GROVEP_SPAN_DUR(&p->st, i);
-    if (amount)
-        *amount = GROVEP_SPAN_AMT(&p->st, i)[0];
-    return 0;
+    return grovep_st_get(&p->st, i, id, start, duration, amount);
 }
 
 int64_t grove_planner_avail_at(const grove_planner_t *p, int64_t t)
 {
-    if (t < p->start || t >= p->end) {
+    if (t < p->hz.start || t >= p->hz.end) {
         errno = ERANGE;
         return -1;
     }
@@ -1147,7 +1192,7 @@ int64_t grove_planner_avail_at(const grove_planner_t *p, int64_t t)
 
 int64_t grove_planner_avail_during(const grove_planner_t *p, int64_t t, int64_t d)
 {
-    if (check_window(p, t, d) < 0)
+    if (grovep_hz_window(&p->hz, t, d) < 0)
         return -1;
     if (d == 0)
         return p->total;
@@ -1160,7 +1205,7 @@ int grove_planner_fits(const grove_planner_t *p, int64_t t, int64_t d, int64_t a
         errno = EINVAL;
         return -1;
     }
-    if (check_window(p, t, d) < 0)
+    if (grovep_hz_window(&p->hz, t, d) < 0)
         return -1;
     if (amount > p->total)
         return 0;
@@ -1172,14 +1217,12 @@ int grove_planner_fits(const grove_planner_t *p, int64_t t, int64_t d, int64_t a
 /* Common checks of earliest/next_fit: 0, or -1 with errno. */
 static int check_request(const grove_planner_t *p, int64_t amount, int64_t d)
 {
-    if (amount < 0 || d < 0) {
+    if (amount < 0) {
         errno = EINVAL;
         return -1;
     }
-    if (d > p->end - p->start) {
-        errno = ERANGE;
+    if (grovep_hz_duration(&p->hz, d) < 0)
         return -1;
-    }
     if (amount > p->total) {
         errno = ENODEV;
         return -1;
@@ -1191,7 +1234,7 @@ static int check_request(const grove_planner_t *p, int64_t amount, int64_t d)
 static int64_t earliest_from(const grove_planner_t *p, int64_t amount, int64_t d,
                              int64_t t0)
 {
-    int64_t last = p->end - d, t = -1;
+    int64_t last = p->hz.end - d, t = -1;
     if (t0 <= last) {
         if (d == 0 || amount == 0)
             t = t0;
@@ -1206,24 +1249,16 @@ static int64_t earliest_from(const grove_planner_t *p, int64_t amount, int64_t d
 int64_t grove_planner_earliest(const grove_planner_t *p, int64_t amount, int64_t d,
                                int64_t t0)
 {
-    if (check_request(p, amount, d) < 0)
+    if (check_request(p, amount, d) < 0 || grovep_hz_time(&p->hz, t0) < 0)
         return -1;
-    if (t0 < p->start || t0 > p->end) {
-        errno = ERANGE;
-        return -1;
-    }
     return earliest_from(p, amount, d, t0);
 }
 
 int64_t grove_planner_next_fit(const grove_planner_t *p, int64_t amount, int64_t d,
                                int64_t after)
 {
-    if (check_request(p, amount, d) < 0)
+    if (check_request(p, amount, d) < 0 || grovep_hz_time(&p->hz, after) < 0)
         return -1;
-    if (after < p->start || after > p->end) {
-        errno = ERANGE;
-        return -1;
-    }
     int64_t t = earliest_from(p, amount, d, after + 1);
     if (t < 0 || grovep_tl_has_point(&p->tl, t))
         return t;
@@ -1282,7 +1317,7 @@ int grovep_planner_check(const grove_planner_t *p)
     /* Every span lies in the horizon and is found again through the hash. */
     for (size_t i = 0; i < p->st.n; i++) {
         int64_t s = GROVEP_SPAN_START(&p->st, i), d = GROVEP_SPAN_DUR(&p->st, i);
-        if (s < p->start || d < 0 || d > p->end - s || GROVEP_SPAN_AMT(&p->st, i)[0] < 0
+        if (s < p->hz.start || d < 0 || d > p->hz.end - s || GROVEP_SPAN_AMT(&p->st, i)[0] < 0
             || grovep_st_find(&p->st, GROVEP_SPAN_ID(&p->st, i)) != (ptrdiff_t)i)
             return 0;
     }

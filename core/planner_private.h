@@ -107,6 +107,33 @@ ptrdiff_t grovep_st_find(const grovep_spantab_t *st, int64_t id);
 /* Forget the span at index i; the last record moves into its place. */
 void grovep_st_remove_at(grovep_spantab_t *st, size_t i);
 
+/* Look up the span at index i (grovep_st_get) or with id (grovep_st_lookup)
+ * and fill the non-NULL out-arguments (amt: k slots).  0, or -1 ENOENT. */
+int grovep_st_get(const grovep_spantab_t *st, size_t i, int64_t *id, int64_t *start,
+                  int64_t *dur, int64_t *amt);
+int grovep_st_lookup(const grovep_spantab_t *st, int64_t id, int64_t *start, int64_t *dur,
+                     int64_t *amt);
+
+/* The horizon [start, end) a planner or multi-planner covers, and the
+ * argument checks every query makes against it, in one place so that both
+ * report the same errno in the same order. */
+typedef struct grovep_horizon {
+    int64_t start; /* first second, >= 0 */
+    int64_t end;   /* exclusive, start < end <= GROVE_PLANNER_TIME_MAX */
+} grovep_horizon_t;
+
+/* hz = [start, start + horizon).  0, or -1: EINVAL start < 0 or horizon
+ * < 1; EOVERFLOW the end above GROVE_PLANNER_TIME_MAX. */
+int grovep_hz_init(grovep_horizon_t *hz, int64_t start, int64_t horizon);
+/* The window [t, t + d) lies in the horizon.  0, or -1: EINVAL d < 0;
+ * ERANGE. */
+int grovep_hz_window(const grovep_horizon_t *hz, int64_t t, int64_t d);
+/* A request of duration d can fit in the horizon at all.  0, or -1: EINVAL
+ * d < 0; ERANGE d longer than the horizon. */
+int grovep_hz_duration(const grovep_horizon_t *hz, int64_t d);
+/* t is in [start, end] (a search may start at the end).  0, or -1 ERANGE. */
+int grovep_hz_time(const grovep_horizon_t *hz, int64_t t);
+
 /* Whole-object invariant checks for tests: 1 if sound, else 0. */
 struct grove_planner;
 struct grove_mplanner;

@@ -3,14 +3,7 @@
 -- extract) and life (close, <close>, busy guards), with error paths.
 local core = require "grove.core"
 
--- nil, msg, code with msg matching a plain substring
-local function failed(want_code, want_msg, ok, msg, code)
-  assert.is_nil(ok)
-  assert.are.equal(want_code, code)
-  if want_msg then
-    assert.are.equal(want_msg, msg)
-  end
-end
+local failed = require("expect").failed
 
 -- cluster0 > rack0 > node0..node{n-1} > core0..core{c-1}
 local function small(nodes, cores)

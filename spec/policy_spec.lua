@@ -243,6 +243,40 @@ describe("hooks", function()
     assert(j, msg)
   end)
 
+  it("see views that differ from vertices only where a view must", function()
+    local p = assert(parse([[
+      return {prune = function(v)
+        assert(v.set_size == nil and v.graph == nil and v.allocate == nil, "read-only")
+        assert(v:property("") == nil and v:has_tag("") == false, "any key")
+        assert(select("#", v:path("power")) == 0, "no path, no message")
+        local ok, err = pcall(v.type, 5)
+        assert(not ok and err:find("grove.policy.vertex expected", 1, true), err)
+        return false
+      end}]]))
+    local m = core.matcher(four())
+    assert(m:set_policy(p))
+    assert(m:match(nodes(1, 1)))
+  end)
+
+  it("see views that answer only while their own matcher runs", function()
+    local p = assert(parse([[
+      local kept
+      return {prune = function(v)
+        if kept then return kept:type() == "x" end
+        kept = v
+        return false
+      end}]]))
+    local m1, m2 = core.matcher(four()), core.matcher(four())
+    assert(m1:set_policy(p))
+    assert(m2:set_policy(p))
+    assert(m1:match(nodes(1, 1)))
+    local j, msg, code = m2:match(nodes(1, 1))
+    assert.is_nil(j)
+    assert.equal("ECANCELED", code)
+    assert.equal("policy inline: prune hook: inline.lua:3: a policy's vertex can be used "
+      .. "only while its match runs", msg)
+  end)
+
   it("prune: true skips a subtree (vertices walked through, and candidates)", function()
     local m = core.matcher(four())
     assert(m:set_policy(assert(parse(

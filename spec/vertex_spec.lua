@@ -3,13 +3,7 @@
 -- windows), with error paths.
 local core = require "grove.core"
 
-local function failed(want_code, want_msg, ok, msg, code)
-  assert.is_nil(ok)
-  assert.are.equal(want_code, code)
-  if want_msg then
-    assert.are.equal(want_msg, msg)
-  end
-end
+local failed = require("expect").failed
 
 -- c0 > n0..n1 > s0..s1 > core0..core1, plus mem (16 GB) on n0
 local function build()
