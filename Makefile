@@ -154,14 +154,14 @@ $(EXE): $(BUILD)/bindings/main.o $(BIND_OBJ) $(LIB)
 	$(CC) -o $@ $(BUILD)/bindings/main.o $(BIND_OBJ) $(LIB) $(LDFLAGS_ALL) \
 	  -Wl,-E $(LUA_LIBS) $(PKG_LIBS) -ledit -lm -ldl
 
-$(BUILD)/test/%: core/test/%.c core/test/tap.h $(LIB)
+$(BUILD)/test/%: core/test/%.c $(wildcard core/test/*.h) $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) -Icore/test $< -o $@ $(LIB) \
 	  $(LDFLAGS_ALL) $(PKG_LIBS) -lm
 
-$(BUILD)/bench/%: bench/%.c $(LIB)
+$(BUILD)/bench/%: bench/%.c $(wildcard core/test/*.h) $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) $< -o $@ $(LIB) $(LDFLAGS_ALL) $(PKG_LIBS) -lm
+	$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) -Icore/test $< -o $@ $(LIB) $(LDFLAGS_ALL) $(PKG_LIBS) -lm
 
 # ---- tests -------------------------------------------------------------
 # scripts/run-tests runs every suite, prints TAP, and ends with

@@ -21,7 +21,7 @@
 
 #include "mplanner.h"
 #include "planner.h"
-#include "../core/test/rng.h"
+#include "rng.h"
 
 #define HORIZON (30 * 86400)
 
