@@ -75,7 +75,7 @@
 #include "graph.h"
 #include "hostlist.h"
 #include "idset.h"
-#include "match.h"
+#include "job.h"
 
 struct json_t; /* jansson's */
 
