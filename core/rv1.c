@@ -1160,11 +1160,6 @@ int grove_rv1_property_at(const grove_rv1_t *R, size_t i, const char **name,
     return 0;
 }
 
-size_t grove_rv1_property_count(const grove_rv1_t *R)
-{
-    return R ? R->nprops : 0;
-}
-
 double grove_rv1_starttime(const grove_rv1_t *R)
 {
     return R ? R->start : 0;
