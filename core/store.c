@@ -212,16 +212,24 @@ static int put_meta(grove_store_t *s, const char *key, sqlite3_int64 ival, const
     return step_done(s, st, err, "writing meta");
 }
 
+/* The statement that selects the meta value of key (caller finalizes). */
+static int meta_select(grove_store_t *s, const char *key, sqlite3_stmt **st, grove_error_t *err)
+{
+    if (sqlite3_prepare_v2(s->db, "SELECT value FROM meta WHERE key = ?", -1, st, NULL)
+        != SQLITE_OK)
+        return sqlfail(s, err, "reading meta");
+    sqlite3_bind_text(*st, 1, key, -1, SQLITE_STATIC);
+    return 0;
+}
+
 /* meta value as integer (*found false when absent). */
 static int get_meta_int(grove_store_t *s, const char *key, int64_t *out, bool *found,
                         grove_error_t *err)
 {
     sqlite3_stmt *st;
     *found = false;
-    if (sqlite3_prepare_v2(s->db, "SELECT value FROM meta WHERE key = ?", -1, &st, NULL)
-        != SQLITE_OK)
-        return sqlfail(s, err, "reading meta");
-    sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+    if (meta_select(s, key, &st, err) < 0)
+        return -1;
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {
         *found = sqlite3_column_type(st, 0) != SQLITE_NULL;
@@ -238,10 +246,8 @@ static int get_meta_text(grove_store_t *s, const char *key, char **out, grove_er
 {
     sqlite3_stmt *st;
     *out = NULL;
-    if (sqlite3_prepare_v2(s->db, "SELECT value FROM meta WHERE key = ?", -1, &st, NULL)
-        != SQLITE_OK)
-        return sqlfail(s, err, "reading meta");
-    sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+    if (meta_select(s, key, &st, err) < 0)
+        return -1;
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
         const char *t = (const char *)sqlite3_column_text(st, 0);
