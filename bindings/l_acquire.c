@@ -209,6 +209,15 @@ static int fail_err(lua_State *L, int e, const grove_error_t *err)
     return grovel_fail_errno(L, e, err && err->text[0] ? err->text : NULL);
 }
 
+/* true, or the failure (rc < 0) with errno e and the message in err. */
+static int done(lua_State *L, int rc, int e, const grove_error_t *err)
+{
+    if (rc < 0)
+        return fail_err(L, e, err);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
 static const char *const proto_opts[] = {"auto", "v1", "current", NULL};
 
 /* core.acquire(graph [, matcher] [, opts]) */
@@ -322,10 +331,7 @@ static int admin(lua_State *L, bool drain, bool on)
     int rc = drain ? grove_acquire_drain(a, t, on, &err) : grove_acquire_exclude(a, t, on, &err);
     int e = errno;
     grove_idset_destroy(t);
-    if (rc < 0)
-        return fail_err(L, e, &err);
-    lua_pushboolean(L, 1);
-    return 1;
+    return done(L, rc, e, &err);
 }
 
 static int l_drain(lua_State *L)
@@ -390,10 +396,7 @@ static int l_set_state(lua_State *L)
     int rc = grove_acquire_from_json(a, st, &err);
     int e = errno;
     json_decref(st);
-    if (rc < 0)
-        return fail_err(L, e, &err);
-    lua_pushboolean(L, 1);
-    return 1;
+    return done(L, rc, e, &err);
 }
 
 static int l_jobs_on(lua_State *L)

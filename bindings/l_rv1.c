@@ -319,6 +319,19 @@ static unsigned check_rank(lua_State *L, int i)
     return (unsigned)r;
 }
 
+/* t[name] = the idset s in range form, t the table on top of the stack.
+ * 0, or the results of the failure (ENOMEM) to return. */
+static int set_ids(lua_State *L, const char *name, const grove_idset_t *s)
+{
+    struct grovel_box *box = grovel_box_new(L, free);
+    if (!(box->p = grove_idset_encode(s, GROVE_IDSET_FLAG_RANGE)))
+        return grovel_fail_errno(L, ENOMEM, NULL);
+    lua_pushstring(L, box->p);
+    lua_setfield(L, -3, name);
+    lua_pop(L, 1);
+    return 0;
+}
+
 static int l_hostname(lua_State *L)
 {
     grove_rv1_t *R = check_rv1(L, 1);
@@ -344,12 +357,9 @@ static int l_children(lua_State *L)
         const grove_idset_t *s = grove_rv1_children(R, rank, t);
         if (!s)
             continue;
-        struct grovel_box *box = grovel_box_new(L, free);
-        if (!(box->p = grove_idset_encode(s, GROVE_IDSET_FLAG_RANGE)))
-            return grovel_fail_errno(L, ENOMEM, NULL);
-        lua_pushstring(L, box->p);
-        lua_setfield(L, -3, t);
-        lua_pop(L, 1);
+        int r = set_ids(L, t, s);
+        if (r)
+            return r;
     }
     return 1;
 }
@@ -381,12 +391,9 @@ static int l_properties(lua_State *L)
     const char *name;
     const grove_idset_t *s;
     for (size_t i = 0; grove_rv1_property_at(R, i, &name, &s) == 0; i++) {
-        struct grovel_box *box = grovel_box_new(L, free);
-        if (!(box->p = grove_idset_encode(s, GROVE_IDSET_FLAG_RANGE)))
-            return grovel_fail_errno(L, ENOMEM, NULL);
-        lua_pushstring(L, box->p);
-        lua_setfield(L, -3, name);
-        lua_pop(L, 1);
+        int r = set_ids(L, name, s);
+        if (r)
+            return r;
     }
     return 1;
 }

@@ -259,30 +259,41 @@ static int restore(lua_State *L, int box_idx, int opts_idx)
     return 1;
 }
 
-static int l_load(lua_State *L)
+/* Check the options at 2 (a table or nothing); push the box (at 3) that
+ * will own the image. */
+static struct grovel_box *image_box(lua_State *L)
 {
-    grove_store_t *s = check_store(L, 1);
     if (!lua_isnoneornil(L, 2))
         luaL_checktype(L, 2, LUA_TTABLE);
     lua_settop(L, 2);
-    struct grovel_box *box = grovel_box_new(L, image_free);
-    grove_error_t err = {{0}, 0};
-    if (!(box->p = grove_store_read(s, &err)))
-        return fail_err(L, errno, &err);
+    return grovel_box_new(L, image_free);
+}
+
+/* Restore the image im (NULL: read failed, err says why) held by box. */
+static int image_restore(lua_State *L, struct grovel_box *box, grove_image_t *im,
+                         const grove_error_t *err)
+{
+    if (!(box->p = im))
+        return fail_err(L, errno, err);
     return restore(L, 3, lua_isnil(L, 2) ? 0 : 2);
+}
+
+static int l_load(lua_State *L)
+{
+    grove_store_t *s = check_store(L, 1);
+    struct grovel_box *box = image_box(L);
+    grove_error_t err = {{0}, 0};
+    grove_image_t *im = grove_store_read(s, &err);
+    return image_restore(L, box, im, &err);
 }
 
 static int l_state_read(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
-    if (!lua_isnoneornil(L, 2))
-        luaL_checktype(L, 2, LUA_TTABLE);
-    lua_settop(L, 2);
-    struct grovel_box *box = grovel_box_new(L, image_free);
+    struct grovel_box *box = image_box(L);
     grove_error_t err = {{0}, 0};
-    if (!(box->p = grove_image_read_file(path, &err)))
-        return fail_err(L, errno, &err);
-    return restore(L, 3, lua_isnil(L, 2) ? 0 : 2);
+    grove_image_t *im = grove_image_read_file(path, &err);
+    return image_restore(L, box, im, &err);
 }
 
 static int l_state_write(lua_State *L)

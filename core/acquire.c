@@ -22,6 +22,8 @@
  * by-rank chains; the jobs on a target through the records of its rank
  * roots (which carry a `shared` annotation for every job holding anything
  * below) and the exclusive records of their ancestors.
+ *
+ * This file must not hold what a child instance is given (child.c).
  */
 #include <errno.h>
 #include <jansson.h>
@@ -32,7 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "acquire.h"
+#include "util.h"
+#include "acquire_private.h"
 
 struct grove_acquire {
     grove_graph_t *g;                 /* borrowed */
@@ -246,14 +249,8 @@ static int holders_add(struct holders *hs, grove_jobid_t id, unsigned target)
             hi = mid;
     }
     if (lo == hs->n || hs->h[lo].id != id) {
-        if (hs->n == hs->cap) {
-            size_t cap = hs->cap ? hs->cap * 2 : 8;
-            struct holder *n = realloc(hs->h, cap * sizeof(*n));
-            if (!n)
-                return -1;
-            hs->h = n;
-            hs->cap = cap;
-        }
+        if (grovep_grow((void **)&hs->h, &hs->cap, hs->n + 1, sizeof(*hs->h)) < 0)
+            return -1;
         grove_idset_t *t = grove_idset_create();
         if (!t)
             return -1;
@@ -398,7 +395,7 @@ static json_t *events_new(void)
     return ev;
 }
 
-static json_t *ids_json(const grove_idset_t *s)
+json_t *grovep_acquire_ids_json(const grove_idset_t *s)
 {
     char *t = grove_idset_encode(s, GROVE_IDSET_FLAG_RANGE);
     json_t *j = t ? json_string(t) : NULL;
@@ -412,7 +409,7 @@ static int event_job(json_t *ev, const char *key, grove_jobid_t id, const grove_
 {
     json_t *o = json_object();
     if (!o || json_object_set_new(o, "id", json_integer((json_int_t)id)) < 0
-        || json_object_set_new(o, "targets", ids_json(t)) < 0
+        || json_object_set_new(o, "targets", grovep_acquire_ids_json(t)) < 0
         || (note && json_object_set_new(o, "note", json_string(note)) < 0)
         || json_array_append_new(json_object_get(ev, key), o) < 0) {
         if (o && !json_object_get(o, "id"))
@@ -463,7 +460,7 @@ static int release_free(grove_acquire_t *a, json_t *ev)
     grove_idset_t *req_ids = NULL;
     if (!grove_idset_empty(freed)) {
         grove_idset_subtract(a->s[GROVE_TARGETS_PENDING], freed);
-        json_t *ids = ids_json(freed);
+        json_t *ids = grovep_acquire_ids_json(freed);
         if (!ids || json_object_set_new(ev, "removed", ids) < 0)
             rc = -1;
         req_ids = grove_idset_difference(freed, a->quiet);
@@ -473,7 +470,7 @@ static int release_free(grove_acquire_t *a, json_t *ev)
         if (req_ids && !grove_idset_empty(req_ids) && a->proto == GROVE_ACQUIRE_V1) {
             json_t *req = json_object();
             if (!req || json_object_set_new(req, "group", json_string(a->group)) < 0
-                || json_object_set_new(req, "targets", ids_json(req_ids)) < 0
+                || json_object_set_new(req, "targets", grovep_acquire_ids_json(req_ids)) < 0
                 || json_array_append_new(json_object_get(ev, "release"), req) < 0)
                 rc = -1;
         }
@@ -1045,16 +1042,12 @@ static int plan_props(struct plan *p, const grove_acquire_t *a, const json_t *ms
                 return oom(err);
             }
             for (size_t i = 0; i < n; i++) {
-                if (p->nprops == p->propcap) {
-                    size_t cap = p->propcap ? p->propcap * 2 : 16;
-                    struct propop *q = realloc(p->props, cap * sizeof(*q));
-                    if (!q) {
-                        free(roots);
-                        grove_idset_destroy(t);
-                        return oom(err);
-                    }
-                    p->props = q;
-                    p->propcap = cap;
+                if (grovep_grow((void **)&p->props, &p->propcap, p->nprops + 1,
+                                sizeof(*p->props))
+                    < 0) {
+                    free(roots);
+                    grove_idset_destroy(t);
+                    return oom(err);
                 }
                 p->props[p->nprops++] = (struct propop){roots[i], name, add, false, NULL};
             }
@@ -1545,9 +1538,9 @@ json_t *grove_acquire_to_json(const grove_acquire_t *a)
         || json_object_set_new(o, "expiration", json_real(a->expiration)) < 0)
         goto fail;
     for (int i = 0; i < GROVE_TARGETS_USABLE; i++)
-        if (json_object_set_new(o, set_names[i], ids_json(a->s[i])) < 0)
+        if (json_object_set_new(o, set_names[i], grovep_acquire_ids_json(a->s[i])) < 0)
             goto fail;
-    if (json_object_set_new(o, "quiet", ids_json(a->quiet)) < 0)
+    if (json_object_set_new(o, "quiet", grovep_acquire_ids_json(a->quiet)) < 0)
         goto fail;
     return o;
 fail:
@@ -1623,60 +1616,4 @@ out:
     free(g);
     free(f);
     return rc;
-}
-
-/* ---- child instances ---------------------------------------------------------------------- */
-
-grove_rv1_t *grove_acquire_child_resources(const grove_graph_t *g, const grove_job_t *job,
-                                           grove_error_t *err)
-{
-    grove_rv1_t *R = grove_rv1_from_job(g, job, GROVE_RV1_WITH_GRAPH, err);
-    if (!R)
-        return NULL;
-    const json_t *sc = grove_rv1_scheduling(R);
-    json_t *copy = sc ? json_deep_copy(sc) : NULL;
-    json_t *nodes = copy ? json_object_get(json_object_get(copy, "graph"), "nodes") : NULL;
-    if (sc && !copy) {
-        grove_rv1_destroy(R);
-        errno = ENOMEM;
-        return NULL;
-    }
-    /* pools the job holds in part: their size in the child is the part */
-    size_t i;
-    json_t *node;
-    json_array_foreach(nodes, i, node) {
-        json_t *md = json_object_get(node, "metadata");
-        json_t *uuid = json_object_get(md, "uuid");
-        if (!json_is_string(uuid))
-            continue;
-        grove_vid_t v = grove_graph_find_uuid(g, json_string_value(uuid));
-        if (v == GROVE_VID_NONE)
-            continue;
-        for (size_t k = 0; k < job->npicks; k++) {
-            const grove_pick_t *pk = &job->picks[k];
-            if (pk->v == v && !pk->exclusive && pk->amount < grove_vertex_size(g, v)) {
-                json_object_set_new(md, "size", json_integer(pk->amount));
-            }
-        }
-    }
-    if (copy)
-        grove_rv1_set_scheduling_take(R, copy);
-    return R;
-}
-
-char *grove_acquire_first_response(const grove_rv1_t *R)
-{
-    json_t *doc = json_object();
-    json_t *res = grove_rv1_to_json(R, 0);
-    grove_idset_t *ranks = grove_rv1_ranks(R);
-    char *text = NULL;
-    if (doc && res && ranks && json_object_set(doc, "resources", res) == 0
-        && json_object_set_new(doc, "up", ids_json(ranks)) == 0)
-        text = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    json_decref(res);
-    json_decref(doc);
-    grove_idset_destroy(ranks);
-    if (!text)
-        errno = ENOMEM;
-    return text;
 }

@@ -7,15 +7,23 @@
  * a grow or shrink of a few nodes), so clarity wins over speed here, but
  * every method is linear in the vertices it touches plus their edges.
  * Each method checks everything before it changes anything.
+ *
+ * This file must not hold the graph's own primitives (vertices, edges,
+ * records: graph.c, pool.c) nor know any file format; it composes graphs
+ * through graph_private.h.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "util.h"
 #include "graph_private.h"
 
-grove_vid_t grovep_clone_vertex(grove_graph_t *dst, const grove_graph_t *src, grove_vid_t v,
+/* Clone vertex v of src into dst with its base data, status, properties and
+ * tags (and records when with_records); size_override < 0 keeps the size.
+ * Returns the new id or GROVE_VID_NONE (errno). */
+static grove_vid_t clone_vertex(grove_graph_t *dst, const grove_graph_t *src, grove_vid_t v,
                                 int64_t size_override, bool with_records)
 {
     const grovep_vertex_t *x = &src->v[v];
@@ -124,7 +132,7 @@ static grove_graph_t *build_from(const grove_graph_t *g, const uint8_t *keep,
         map[v] = GROVEP_NONE;
         if (!keep[v] || !grovep_alive(g, v))
             continue;
-        map[v] = grovep_clone_vertex(n, g, v, sizes ? sizes[v] : -1, with_records);
+        map[v] = clone_vertex(n, g, v, sizes ? sizes[v] : -1, with_records);
         if (map[v] == GROVE_VID_NONE)
             goto fail;
     }
@@ -352,7 +360,7 @@ long grove_graph_merge(grove_graph_t *g, const grove_graph_t *src, const char *a
     for (grove_vid_t v = 0; v < src->nv; v++) {
         if (!fresh[v])
             continue;
-        map[v] = grovep_clone_vertex(g, src, v, -1, false);
+        map[v] = clone_vertex(g, src, v, -1, false);
         if (map[v] == GROVE_VID_NONE)
             goto fail;
         added++;
@@ -385,16 +393,8 @@ static int collect_pre(grove_graph_t *g, grove_vid_t v, int depth, void *arg)
     (void)g;
     (void)depth;
     struct collect *c = arg;
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 64;
-        grove_vid_t *n = realloc(c->v, cap * sizeof(*n));
-        if (!n) {
-            errno = ENOMEM;
-            return -1;
-        }
-        c->v = n;
-        c->cap = cap;
-    }
+    if (grovep_grow((void **)&c->v, &c->cap, c->n + 1, sizeof(*c->v)) < 0)
+        return -1;
     c->v[c->n++] = v;
     return GROVE_WALK_CONTINUE;
 }

@@ -220,12 +220,6 @@ bool grovep_any_records(const grove_graph_t *g, const grove_vid_t *vs, size_t n)
 /* Remove edge e from its lists and mark it dead. */
 void grovep_edge_remove(grove_graph_t *g, grove_eid_t e);
 
-/* Clone vertex v of src into dst with its base data, status, properties and
- * tags (and records when with_records); size_override < 0 keeps the size.
- * Returns the new id or GROVE_VID_NONE (errno). */
-grove_vid_t grovep_clone_vertex(grove_graph_t *dst, const grove_graph_t *src, grove_vid_t v,
-                                int64_t size_override, bool with_records);
-
 /* Own availability of v during [start, end): size minus the peak of its own
  * records, 0 when not up or held exclusively; ancestors are not looked at. */
 int64_t grovep_own_available(const grove_graph_t *g, grove_vid_t v, int64_t start,

@@ -24,6 +24,7 @@
 #include "error.h"
 #include "graph.h"
 #include "idset.h"
+#include "job.h"
 #include "jobspec.h"
 #include "policy.h"
 
@@ -37,31 +38,6 @@ typedef enum grove_match_mode {
     GROVE_MATCH_WITHOUT_ALLOCATING,      /* match now, record nothing */
     GROVE_MATCH_WITHOUT_ALLOCATING_FUTURE /* earliest time, record nothing */
 } grove_match_mode_t;
-
-typedef enum grove_job_state {
-    GROVE_JOB_ALLOCATED = 0, /* running now */
-    GROVE_JOB_RESERVED = 1,  /* starts later */
-    GROVE_JOB_MATCHED = 2    /* a result only: not in the table */
-} grove_job_state_t;
-
-/* One vertex of a selection. */
-typedef struct grove_pick {
-    grove_vid_t v;
-    int64_t amount;  /* units taken from the pool (1 for whole vertices) */
-    bool exclusive;  /* held exclusively */
-    bool leaf;       /* nothing of the request lies below it (units counted here) */
-    bool recorded;   /* carries an allocation record (others are implied or shared) */
-} grove_pick_t;
-
-/* A job: in the table, or the result of a match. */
-typedef struct grove_job {
-    grove_jobid_t id;
-    grove_job_state_t state;
-    int64_t start, end; /* [start, end) seconds */
-    grove_pick_t *picks; /* sorted by vertex id: the vertices the job holds or
-                          * shares, every ancestor up to the root included */
-    size_t npicks;
-} grove_job_t;
 
 typedef struct grove_match_config {
     /* Default duration (seconds) of a jobspec without one; 0: until the

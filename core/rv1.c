@@ -1,92 +1,38 @@
-/* rv1.c: R version 1 (RFC 20) read, write, set algebra, and the bridge to
- * the graph (see rv1.h for the rules).
+/* rv1.c: R version 1 (RFC 20) read, write and set algebra (see rv1.h for
+ * the rules).
  *
  * Workload: an R per allocation, written once per successful match and read
  * back on release; from a single core to a whole machine of 16,384 ranks.
  * Instance R (the whole machine, with a scheduling graph of a million
  * vertices) is read once at start.
  *
- * Representation: one entry per rank, sorted by rank, each with its host
- * name and a short array of (type, idset) children sorted by type index;
- * type names are kept once per R.  Coalescing happens only when writing:
- * ranks are sorted by their children and grouped, so equal children across
- * any number of ranks become one R_lite entry in O(n log n).  Set algebra
- * is a merge of the two sorted rank arrays with idset algebra per type.
+ * Representation (rv1_private.h): one entry per rank, sorted by rank, each
+ * with its host name and a short array of (type, idset) children sorted by
+ * type index; type names are kept once per R.  Coalescing happens only when
+ * writing: ranks are sorted by their children and grouped, so equal
+ * children across any number of ranks become one R_lite entry in
+ * O(n log n).  Set algebra is a merge of the two sorted rank arrays with
+ * idset algebra per type.
  *
- * The scheduling key and unknown keys are kept as jansson values; they are
- * never interpreted except by grove_rv1_to_graph, which hands the
- * scheduling graph to the JGF reader.
+ * The scheduling key and unknown keys are kept as jansson values, never
+ * interpreted here.  This file must not hold anything that reads or builds
+ * a graph: R from vertices, R to a graph and shards onto vertices are in
+ * rv1_graph.c.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "util.h"
-#include "jgf.h"
-#include "rv1.h"
-
-struct rv1_kid {
-    uint32_t type;      /* index into R->types */
-    grove_idset_t *ids; /* never empty */
-};
-
-struct rv1_rank {
-    unsigned rank;
-    char *host;           /* NULL: unknown */
-    struct rv1_kid *kids; /* sorted by type index */
-    uint32_t nkids, kidcap;
-};
-
-struct rv1_prop {
-    char *name;
-    grove_idset_t *ranks; /* subset of the R's ranks */
-};
-
-struct grove_rv1 {
-    struct rv1_rank *r; /* sorted by rank, distinct */
-    size_t n, cap;
-    char **types; /* child type names, in order of first use */
-    size_t ntypes, typecap;
-    struct rv1_prop *props; /* in order of first use */
-    size_t nprops, propcap;
-    double start, expiration; /* seconds; 0: unset */
-    bool has_start, has_expiration; /* write the key */
-    bool start_real, exp_real;      /* write as a JSON real (read as one) */
-    int64_t nslots;                 /* -1: unknown */
-    bool has_execution;             /* false only for a scheduling-only R */
-    bool has_nodelist;              /* an R with no ranks writes nodelist [] */
-    json_t *nodelist_as_read;       /* the array read, while hosts are unchanged */
-    json_t *scheduling;             /* NULL if none */
-    json_t *extra;                  /* other top-level keys, or NULL */
-    json_t *exec_extra;             /* other execution keys, or NULL */
-};
+#include "rv1_private.h"
 
 static const char bad_prop_chars[] = "!&'\"^`|()";
 
 /* ---- small helpers ---------------------------------------------------- */
-
-static void *grow(void *p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return p;
-    size_t c = *cap ? *cap : 4;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(p, c * elem);
-    if (!q) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    *cap = c;
-    return q;
-}
 
 static char *xstrdup(const char *s)
 {
@@ -106,7 +52,7 @@ static int type_order(const char *a, const char *b)
     return strcmp(a, b);
 }
 
-static bool valid_prop_name(const char *s)
+bool grovep_rv1_valid_prop_name(const char *s)
 {
     return s[0] != '\0' && s[strcspn(s, bad_prop_chars)] == '\0';
 }
@@ -173,27 +119,42 @@ void grove_rv1_destroy(grove_rv1_t *R)
     free(R);
 }
 
-/* Index of type name in R->types, adding it if new; -1 with ENOMEM. */
-static long type_index(grove_rv1_t *R, const char *name)
-{
-    for (size_t i = 0; i < R->ntypes; i++)
-        if (strcmp(R->types[i], name) == 0)
-            return (long)i;
-    char **t = grow(R->types, &R->typecap, R->ntypes + 1, sizeof(*t));
-    if (!t)
-        return -1;
-    R->types = t;
-    if (!(t[R->ntypes] = xstrdup(name)))
-        return -1;
-    return (long)R->ntypes++;
-}
-
 static long type_lookup(const grove_rv1_t *R, const char *name)
 {
     for (size_t i = 0; i < R->ntypes; i++)
         if (strcmp(R->types[i], name) == 0)
             return (long)i;
     return -1;
+}
+
+long grovep_rv1_type_index(grove_rv1_t *R, const char *name)
+{
+    long t = type_lookup(R, name);
+    if (t >= 0)
+        return t;
+    if (grovep_grow((void **)&R->types, &R->typecap, R->ntypes + 1, sizeof(*R->types)) < 0)
+        return -1;
+    if (!(R->types[R->ntypes] = xstrdup(name)))
+        return -1;
+    return (long)R->ntypes++;
+}
+
+uint32_t *grovep_rv1_canonical_types(const grove_rv1_t *R)
+{
+    uint32_t *o = malloc((R->ntypes ? R->ntypes : 1) * sizeof(*o));
+    if (!o) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    for (uint32_t i = 0; i < R->ntypes; i++) {
+        uint32_t j = i;
+        while (j > 0 && type_order(R->types[o[j - 1]], R->types[i]) > 0) {
+            o[j] = o[j - 1];
+            j--;
+        }
+        o[j] = i;
+    }
+    return o;
 }
 
 /* Position of rank in R->r, or where it would go (*found false). */
@@ -211,11 +172,24 @@ static size_t rank_pos(const grove_rv1_t *R, unsigned rank, bool *found)
     return lo;
 }
 
-static struct rv1_rank *rank_find(const grove_rv1_t *R, unsigned rank)
+struct rv1_rank *grovep_rv1_rank_find(const grove_rv1_t *R, unsigned rank)
 {
     bool found;
     size_t i = rank_pos(R, rank, &found);
     return found ? &R->r[i] : NULL;
+}
+
+/* A zeroed entry for rank at position i of R->r (later entries move up);
+ * NULL with ENOMEM. */
+static struct rv1_rank *rank_insert(grove_rv1_t *R, size_t i, unsigned rank)
+{
+    if (grovep_grow((void **)&R->r, &R->cap, R->n + 1, sizeof(*R->r)) < 0)
+        return NULL;
+    memmove(&R->r[i + 1], &R->r[i], (R->n - i) * sizeof(*R->r));
+    memset(&R->r[i], 0, sizeof(*R->r));
+    R->r[i].rank = rank;
+    R->n++;
+    return &R->r[i];
 }
 
 /* The entry of rank, created (in order) if new; NULL with ENOMEM/EINVAL. */
@@ -227,88 +201,32 @@ static struct rv1_rank *rank_get(grove_rv1_t *R, unsigned rank)
     }
     bool found;
     size_t i = rank_pos(R, rank, &found);
-    if (found)
-        return &R->r[i];
-    struct rv1_rank *r = grow(R->r, &R->cap, R->n + 1, sizeof(*r));
-    if (!r)
-        return NULL;
-    R->r = r;
-    memmove(&r[i + 1], &r[i], (R->n - i) * sizeof(*r));
-    memset(&r[i], 0, sizeof(*r));
-    r[i].rank = rank;
-    R->n++;
-    return &r[i];
+    return found ? &R->r[i] : rank_insert(R, i, rank);
 }
 
-/* Append a rank larger than every rank in R (fast path for ordered
- * building). */
-static struct rv1_rank *rank_append(grove_rv1_t *R, unsigned rank)
+/* The fast path for ordered building. */
+struct rv1_rank *grovep_rv1_rank_append(grove_rv1_t *R, unsigned rank)
 {
-    struct rv1_rank *r = grow(R->r, &R->cap, R->n + 1, sizeof(*r));
-    if (!r)
-        return NULL;
-    R->r = r;
-    memset(&r[R->n], 0, sizeof(*r));
-    r[R->n].rank = rank;
-    return &r[R->n++];
+    return rank_insert(R, R->n, rank);
 }
 
-static struct rv1_kid *kid_find(const struct rv1_rank *rk, uint32_t type)
+struct rv1_kid *grovep_rv1_kid_find(const struct rv1_rank *rk, uint32_t t)
 {
     for (uint32_t i = 0; i < rk->nkids; i++)
-        if (rk->kids[i].type == type)
+        if (rk->kids[i].type == t)
             return &rk->kids[i];
     return NULL;
 }
 
-/* Add a copy of ids to child type t of rk.  Returns 0, 1 when some id was
- * already there (added anyway), or -1 (ENOMEM). */
-static int kid_add(struct rv1_rank *rk, uint32_t t, const grove_idset_t *ids)
-{
-    if (grove_idset_empty(ids))
-        return 0;
-    struct rv1_kid *k = kid_find(rk, t);
-    if (k) {
-        grove_idset_t *both = grove_idset_intersect(k->ids, ids);
-        if (!both)
-            return -1;
-        bool overlap = !grove_idset_empty(both);
-        grove_idset_destroy(both);
-        if (grove_idset_add(k->ids, ids) < 0)
-            return -1;
-        return overlap ? 1 : 0;
-    }
-    size_t cap = rk->kidcap;
-    struct rv1_kid *kk = grow(rk->kids, &cap, rk->nkids + 1, sizeof(*kk));
-    if (!kk)
-        return -1;
-    rk->kids = kk;
-    rk->kidcap = (uint32_t)cap;
-    grove_idset_t *c = grove_idset_copy(ids);
-    if (!c)
-        return -1;
-    uint32_t i = rk->nkids;
-    while (i > 0 && kk[i - 1].type > t) {
-        kk[i] = kk[i - 1];
-        i--;
-    }
-    kk[i] = (struct rv1_kid){t, c};
-    rk->nkids++;
-    return 0;
-}
-
-/* As kid_add, taking ownership of ids (which must be non-empty and the
- * type not yet present). */
-static int kid_take(struct rv1_rank *rk, uint32_t t, grove_idset_t *ids)
+int grovep_rv1_kid_take(struct rv1_rank *rk, uint32_t t, grove_idset_t *ids)
 {
     size_t cap = rk->kidcap;
-    struct rv1_kid *kk = grow(rk->kids, &cap, rk->nkids + 1, sizeof(*kk));
-    if (!kk) {
+    if (grovep_grow((void **)&rk->kids, &cap, rk->nkids + 1, sizeof(*rk->kids)) < 0) {
         grove_idset_destroy(ids);
         return -1;
     }
-    rk->kids = kk;
     rk->kidcap = (uint32_t)cap;
+    struct rv1_kid *kk = rk->kids;
     uint32_t i = rk->nkids;
     while (i > 0 && kk[i - 1].type > t) {
         kk[i] = kk[i - 1];
@@ -317,6 +235,27 @@ static int kid_take(struct rv1_rank *rk, uint32_t t, grove_idset_t *ids)
     kk[i] = (struct rv1_kid){t, ids};
     rk->nkids++;
     return 0;
+}
+
+/* Add a copy of ids to child type t of rk.  Returns 0, 1 when some id was
+ * already there (added anyway), or -1 (ENOMEM). */
+static int kid_add(struct rv1_rank *rk, uint32_t t, const grove_idset_t *ids)
+{
+    if (grove_idset_empty(ids))
+        return 0;
+    struct rv1_kid *k = grovep_rv1_kid_find(rk, t);
+    if (!k) {
+        grove_idset_t *c = grove_idset_copy(ids);
+        return c ? grovep_rv1_kid_take(rk, t, c) : -1;
+    }
+    grove_idset_t *both = grove_idset_intersect(k->ids, ids);
+    if (!both)
+        return -1;
+    bool overlap = !grove_idset_empty(both);
+    grove_idset_destroy(both);
+    if (grove_idset_add(k->ids, ids) < 0)
+        return -1;
+    return overlap ? 1 : 0;
 }
 
 static void forget_nodelist(grove_rv1_t *R)
@@ -333,16 +272,13 @@ static struct rv1_prop *prop_find(const grove_rv1_t *R, const char *name)
     return NULL;
 }
 
-/* The property name, created empty if new; NULL with ENOMEM. */
-static struct rv1_prop *prop_get(grove_rv1_t *R, const char *name)
+struct rv1_prop *grovep_rv1_prop_get(grove_rv1_t *R, const char *name)
 {
     struct rv1_prop *p = prop_find(R, name);
     if (p)
         return p;
-    p = grow(R->props, &R->propcap, R->nprops + 1, sizeof(*p));
-    if (!p)
+    if (grovep_grow((void **)&R->props, &R->propcap, R->nprops + 1, sizeof(*R->props)) < 0)
         return NULL;
-    R->props = p;
     p = &R->props[R->nprops];
     p->name = xstrdup(name);
     p->ranks = grove_idset_create();
@@ -354,6 +290,36 @@ static struct rv1_prop *prop_get(grove_rv1_t *R, const char *name)
     }
     R->nprops++;
     return p;
+}
+
+/* Add the ranks keep (taken; NULL: ENOMEM) to property name of R, unless
+ * keep is empty.  0 or -1 with ENOMEM. */
+static int prop_add_take(grove_rv1_t *R, const char *name, grove_idset_t *keep)
+{
+    if (!keep)
+        return -1;
+    int rc = 0;
+    if (!grove_idset_empty(keep)) {
+        struct rv1_prop *p = grovep_rv1_prop_get(R, name);
+        rc = p ? grove_idset_add(p->ranks, keep) : -1;
+    }
+    grove_idset_destroy(keep);
+    return rc;
+}
+
+/* Give R the properties of src restricted to the ranks that are (in) or
+ * are not (!in) in ranks.  0 or -1 with ENOMEM. */
+static int copy_props(grove_rv1_t *R, const grove_rv1_t *src, const grove_idset_t *ranks,
+                      bool in)
+{
+    for (size_t k = 0; k < src->nprops; k++) {
+        const grove_idset_t *pr = src->props[k].ranks;
+        grove_idset_t *keep = in ? grove_idset_intersect(pr, ranks)
+                                 : grove_idset_difference(pr, ranks);
+        if (prop_add_take(R, src->props[k].name, keep) < 0)
+            return -1;
+    }
+    return 0;
 }
 
 /* Copy everything but the ranks, properties and kept keys. */
@@ -375,13 +341,13 @@ static grove_rv1_t *new_like(const grove_rv1_t *src)
  * mapping type indexes by name. */
 static int copy_rank(grove_rv1_t *R, const grove_rv1_t *src, const struct rv1_rank *s)
 {
-    struct rv1_rank *d = rank_append(R, s->rank);
+    struct rv1_rank *d = grovep_rv1_rank_append(R, s->rank);
     if (!d)
         return -1;
     if (s->host && !(d->host = xstrdup(s->host)))
         return -1;
     for (uint32_t i = 0; i < s->nkids; i++) {
-        long t = type_index(R, src->types[s->kids[i].type]);
+        long t = grovep_rv1_type_index(R, src->types[s->kids[i].type]);
         if (t < 0 || kid_add(d, (uint32_t)t, s->kids[i].ids) < 0)
             return -1;
     }
@@ -401,13 +367,13 @@ grove_rv1_t *grove_rv1_copy(const grove_rv1_t *R)
     C->has_execution = R->has_execution;
     C->has_nodelist = R->has_nodelist;
     for (size_t i = 0; i < R->ntypes; i++)
-        if (type_index(C, R->types[i]) < 0)
+        if (grovep_rv1_type_index(C, R->types[i]) < 0)
             goto fail;
     for (size_t i = 0; i < R->n; i++)
         if (copy_rank(C, R, &R->r[i]) < 0)
             goto fail;
     for (size_t i = 0; i < R->nprops; i++) {
-        struct rv1_prop *p = prop_get(C, R->props[i].name);
+        struct rv1_prop *p = grovep_rv1_prop_get(C, R->props[i].name);
         if (!p || grove_idset_add(p->ranks, R->props[i].ranks) < 0)
             goto fail;
     }
@@ -494,7 +460,7 @@ static int sort_merge_ranks(grove_rv1_t *R, struct pctx *x)
         if (k > 0 && R->r[k - 1].rank == R->r[i].rank) {
             struct rv1_rank *d = &R->r[k - 1], *s = &R->r[i];
             for (uint32_t j = 0; j < s->nkids; j++) {
-                const struct rv1_kid *dk = kid_find(d, s->kids[j].type);
+                const struct rv1_kid *dk = grovep_rv1_kid_find(d, s->kids[j].type);
                 if (dk) {
                     grove_idset_t *both = grove_idset_intersect(dk->ids, s->kids[j].ids);
                     if (!both)
@@ -561,7 +527,7 @@ static int parse_rlite(grove_rv1_t *R, struct pctx *x, const json_t *rl)
                 break;
             }
             snprintf(path, sizeof(path), "execution.R_lite[%zu].children.%s", i, key);
-            long t = type_index(R, key);
+            long t = grovep_rv1_type_index(R, key);
             grove_idset_t *ids = t < 0 ? NULL : pidset(x, v, path);
             if (!ids) {
                 rc = -1;
@@ -577,7 +543,7 @@ static int parse_rlite(grove_rv1_t *R, struct pctx *x, const json_t *rl)
              r = grove_idset_next(ranks, r)) {
             if (R->n > 0 && R->r[R->n - 1].rank >= r)
                 sorted = false;
-            struct rv1_rank *rk = rank_append(R, r);
+            struct rv1_rank *rk = grovep_rv1_rank_append(R, r);
             for (size_t j = 0; rk && j < k; j++)
                 if (kid_add(rk, kids[j].type, kids[j].ids) < 0)
                     rk = NULL;
@@ -662,12 +628,12 @@ static int parse_properties(grove_rv1_t *R, struct pctx *x, const json_t *pr)
             return -1;
         for (unsigned r = grove_idset_first(ranks); r != GROVE_IDSET_INVALID;
              r = grove_idset_next(ranks, r)) {
-            if (!rank_find(R, r)) {
+            if (!grovep_rv1_rank_find(R, r)) {
                 grove_idset_destroy(ranks);
                 return pfail(x, "%s: rank %u is not in R_lite", path, r);
             }
         }
-        struct rv1_prop *p = prop_get(R, key);
+        struct rv1_prop *p = grovep_rv1_prop_get(R, key);
         int rc = p ? grove_idset_add(p->ranks, ranks) : -1;
         grove_idset_destroy(ranks);
         if (rc < 0)
@@ -910,34 +876,18 @@ static json_t *idset_json(const grove_idset_t *s)
     return j;
 }
 
-/* The children object of one rank: core, gpu, then the others by name. */
-static json_t *kids_json(const grove_rv1_t *R, const struct rv1_rank *rk)
+/* The children object of one rank, its types in the canonical order
+ * (grovep_rv1_canonical_types). */
+static json_t *kids_json(const grove_rv1_t *R, const struct rv1_rank *rk, const uint32_t *order)
 {
     json_t *o = json_object();
-    uint32_t *order = malloc((rk->nkids ? rk->nkids : 1) * sizeof(*order));
-    if (!o || !order) {
-        json_decref(o);
-        free(order);
-        return NULL;
-    }
-    for (uint32_t i = 0; i < rk->nkids; i++) {
-        uint32_t j = i;
-        while (j > 0 && type_order(R->types[rk->kids[order[j - 1]].type],
-                                   R->types[rk->kids[i].type]) > 0) {
-            order[j] = order[j - 1];
-            j--;
-        }
-        order[j] = i;
-    }
-    for (uint32_t i = 0; i < rk->nkids; i++) {
-        const struct rv1_kid *k = &rk->kids[order[i]];
-        if (json_object_set_new(o, R->types[k->type], idset_json(k->ids)) < 0) {
+    for (size_t t = 0; o && t < R->ntypes; t++) {
+        const struct rv1_kid *k = grovep_rv1_kid_find(rk, order[t]);
+        if (k && json_object_set_new(o, R->types[k->type], idset_json(k->ids)) < 0) {
             json_decref(o);
-            free(order);
             return NULL;
         }
     }
-    free(order);
     return o;
 }
 
@@ -946,8 +896,9 @@ static json_t *rlite_json(const grove_rv1_t *R)
     json_t *arr = json_array();
     const struct rv1_rank **by = malloc((R->n ? R->n : 1) * sizeof(*by));
     struct group *gs = malloc((R->n ? R->n : 1) * sizeof(*gs));
+    uint32_t *order = grovep_rv1_canonical_types(R);
     size_t ng = 0;
-    if (!arr || !by || !gs)
+    if (!arr || !by || !gs || !order)
         goto fail;
     for (size_t i = 0; i < R->n; i++)
         by[i] = &R->r[i];
@@ -967,22 +918,21 @@ static json_t *rlite_json(const grove_rv1_t *R)
         json_t *e = json_object();
         if (!e || json_array_append_new(arr, e) < 0
             || json_object_set_new(e, "rank", idset_json(gs[i].ranks)) < 0
-            || json_object_set_new(e, "children", kids_json(R, gs[i].first)) < 0)
+            || json_object_set_new(e, "children", kids_json(R, gs[i].first, order)) < 0)
             goto fail;
     }
-    for (size_t i = 0; i < ng; i++)
-        grove_idset_destroy(gs[i].ranks);
-    free(gs);
-    free(by);
-    return arr;
+    goto out;
 fail:
+    json_decref(arr);
+    arr = NULL;
+    errno = ENOMEM;
+out:
     for (size_t i = 0; i < ng; i++)
         grove_idset_destroy(gs[i].ranks);
     free(gs);
     free(by);
-    json_decref(arr);
-    errno = ENOMEM;
-    return NULL;
+    free(order);
+    return arr;
 }
 
 static bool all_hosts(const grove_rv1_t *R)
@@ -1059,8 +1009,6 @@ static int put_all(json_t *dst, const json_t *src)
     return 0;
 }
 
-static json_t *scheduling_of_graph(const grove_graph_t *g, const grove_vid_t *vids, size_t n);
-
 json_t *grove_rv1_to_json(const grove_rv1_t *R, int flags)
 {
     if (!R) {
@@ -1099,10 +1047,7 @@ json_t *grove_rv1_to_json(const grove_rv1_t *R, int flags)
             if (put(doc, "scheduling", json_deep_copy(R->scheduling)) < 0)
                 goto fail;
         } else if (flags & GROVE_RV1_WITH_GRAPH) {
-            grove_graph_t *g = grove_rv1_to_graph(R, NULL);
-            json_t *sc = g ? scheduling_of_graph(g, NULL, 0) : NULL;
-            grove_graph_destroy(g);
-            if (put(doc, "scheduling", sc) < 0)
+            if (put(doc, "scheduling", grovep_rv1_scheduling_of_rlite(R)) < 0)
                 goto fail;
         }
     }
@@ -1150,12 +1095,12 @@ grove_idset_t *grove_rv1_ranks(const grove_rv1_t *R)
 
 bool grove_rv1_has_rank(const grove_rv1_t *R, unsigned rank)
 {
-    return R && rank_find(R, rank) != NULL;
+    return R && grovep_rv1_rank_find(R, rank) != NULL;
 }
 
 const char *grove_rv1_hostname(const grove_rv1_t *R, unsigned rank)
 {
-    const struct rv1_rank *rk = R ? rank_find(R, rank) : NULL;
+    const struct rv1_rank *rk = R ? grovep_rv1_rank_find(R, rank) : NULL;
     if (!rk) {
         errno = ENOENT;
         return NULL;
@@ -1183,9 +1128,9 @@ const char *grove_rv1_type_at(const grove_rv1_t *R, size_t i)
 
 const grove_idset_t *grove_rv1_children(const grove_rv1_t *R, unsigned rank, const char *type)
 {
-    const struct rv1_rank *rk = R && type ? rank_find(R, rank) : NULL;
+    const struct rv1_rank *rk = R && type ? grovep_rv1_rank_find(R, rank) : NULL;
     long t = rk ? type_lookup(R, type) : -1;
-    const struct rv1_kid *k = t >= 0 ? kid_find(rk, (uint32_t)t) : NULL;
+    const struct rv1_kid *k = t >= 0 ? grovep_rv1_kid_find(rk, (uint32_t)t) : NULL;
     return k ? k->ids : NULL;
 }
 
@@ -1194,7 +1139,7 @@ size_t grove_rv1_count(const grove_rv1_t *R, const char *type)
     long t = R && type ? type_lookup(R, type) : -1;
     size_t n = 0;
     for (size_t i = 0; t >= 0 && i < R->n; i++) {
-        const struct rv1_kid *k = kid_find(&R->r[i], (uint32_t)t);
+        const struct rv1_kid *k = grovep_rv1_kid_find(&R->r[i], (uint32_t)t);
         if (k)
             n += grove_idset_count(k->ids);
     }
@@ -1213,11 +1158,6 @@ int grove_rv1_property_at(const grove_rv1_t *R, size_t i, const char **name,
     if (ranks)
         *ranks = R->props[i].ranks;
     return 0;
-}
-
-size_t grove_rv1_property_count(const grove_rv1_t *R)
-{
-    return R ? R->nprops : 0;
 }
 
 double grove_rv1_starttime(const grove_rv1_t *R)
@@ -1249,9 +1189,9 @@ int grove_rv1_add(grove_rv1_t *R, unsigned rank, const char *type, const grove_i
         return -1;
     }
     long t = 0;
-    if (type && !grove_idset_empty(ids) && (t = type_index(R, type)) < 0)
+    if (type && !grove_idset_empty(ids) && (t = grovep_rv1_type_index(R, type)) < 0)
         return -1;
-    bool existed = rank_find(R, rank) != NULL;
+    bool existed = grovep_rv1_rank_find(R, rank) != NULL;
     struct rv1_rank *rk = rank_get(R, rank);
     if (!rk)
         return -1;
@@ -1265,7 +1205,7 @@ int grove_rv1_add(grove_rv1_t *R, unsigned rank, const char *type, const grove_i
 
 int grove_rv1_set_hostname(grove_rv1_t *R, unsigned rank, const char *host)
 {
-    struct rv1_rank *rk = R ? rank_find(R, rank) : NULL;
+    struct rv1_rank *rk = R ? grovep_rv1_rank_find(R, rank) : NULL;
     if (!rk) {
         errno = ENOENT;
         return -1;
@@ -1286,18 +1226,18 @@ int grove_rv1_set_hostname(grove_rv1_t *R, unsigned rank, const char *host)
 
 int grove_rv1_add_property(grove_rv1_t *R, const char *name, const grove_idset_t *ranks)
 {
-    if (!R || !name || !ranks || !valid_prop_name(name)) {
+    if (!R || !name || !ranks || !grovep_rv1_valid_prop_name(name)) {
         errno = EINVAL;
         return -1;
     }
     for (unsigned r = grove_idset_first(ranks); r != GROVE_IDSET_INVALID;
          r = grove_idset_next(ranks, r)) {
-        if (!rank_find(R, r)) {
+        if (!grovep_rv1_rank_find(R, r)) {
             errno = EINVAL;
             return -1;
         }
     }
-    struct rv1_prop *p = prop_get(R, name);
+    struct rv1_prop *p = grovep_rv1_prop_get(R, name);
     return p ? grove_idset_add(p->ranks, ranks) : -1;
 }
 
@@ -1371,7 +1311,7 @@ static int merge_kids(grove_rv1_t *R, struct rv1_rank *d, const grove_rv1_t *A,
         for (uint32_t i = 0; s && i < s->nkids; i++) {
             const char *name = S->types[s->kids[i].type];
             long ot = o ? type_lookup(O, name) : -1;
-            const struct rv1_kid *ok = ot >= 0 ? kid_find(o, (uint32_t)ot) : NULL;
+            const struct rv1_kid *ok = ot >= 0 ? grovep_rv1_kid_find(o, (uint32_t)ot) : NULL;
             if (side == 1 && ok)
                 continue; /* done from a's side */
             grove_idset_t *res;
@@ -1394,12 +1334,12 @@ static int merge_kids(grove_rv1_t *R, struct rv1_rank *d, const grove_rv1_t *A,
                 grove_idset_destroy(res);
                 continue;
             }
-            long t = type_index(R, name);
+            long t = grovep_rv1_type_index(R, name);
             if (t < 0) {
                 grove_idset_destroy(res);
                 return -1;
             }
-            if (kid_take(d, (uint32_t)t, res) < 0)
+            if (grovep_rv1_kid_take(d, (uint32_t)t, res) < 0)
                 return -1;
         }
     }
@@ -1444,7 +1384,7 @@ static grove_rv1_t *setop(const grove_rv1_t *A, const grove_rv1_t *B, enum setop
             continue; /* only b has it: not in a - b nor a & b */
         if (op == OP_INTER && !b)
             continue;
-        struct rv1_rank *d = rank_append(R, a ? a->rank : b->rank);
+        struct rv1_rank *d = grovep_rv1_rank_append(R, a ? a->rank : b->rank);
         if (!d || merge_host(d, a, b, err) < 0 || merge_kids(R, d, A, a, B, b, op) < 0)
             goto fail;
         bool keep;
@@ -1459,28 +1399,13 @@ static grove_rv1_t *setop(const grove_rv1_t *A, const grove_rv1_t *B, enum setop
             R->n--;
         }
     }
-    for (int side = 0; side < (op == OP_UNION ? 2 : 1); side++) {
-        const grove_rv1_t *S = side ? B : A;
-        for (size_t k = 0; k < S->nprops; k++) {
-            grove_idset_t *keep = grove_idset_create();
-            if (!keep)
-                goto fail;
-            for (unsigned r = grove_idset_first(S->props[k].ranks); r != GROVE_IDSET_INVALID;
-                 r = grove_idset_next(S->props[k].ranks, r))
-                if (rank_find(R, r) && grove_idset_set(keep, r) < 0) {
-                    grove_idset_destroy(keep);
-                    goto fail;
-                }
-            int rc = 0;
-            if (!grove_idset_empty(keep)) {
-                struct rv1_prop *p = prop_get(R, S->props[k].name);
-                rc = p ? grove_idset_add(p->ranks, keep) : -1;
-            }
-            grove_idset_destroy(keep);
-            if (rc < 0)
-                goto fail;
-        }
-    }
+    grove_idset_t *kept = grove_rv1_ranks(R);
+    int rc = kept ? 0 : -1;
+    for (int side = 0; rc == 0 && side < (op == OP_UNION ? 2 : 1); side++)
+        rc = copy_props(R, side ? B : A, kept, true);
+    grove_idset_destroy(kept);
+    if (rc < 0)
+        goto fail;
     return R;
 fail:
     grove_rv1_destroy(R);
@@ -1516,7 +1441,7 @@ static bool same_kids(const grove_rv1_t *A, const struct rv1_rank *a, const grov
         return false;
     for (uint32_t i = 0; i < a->nkids; i++) {
         long t = type_lookup(B, A->types[a->kids[i].type]);
-        const struct rv1_kid *k = t >= 0 ? kid_find(b, (uint32_t)t) : NULL;
+        const struct rv1_kid *k = t >= 0 ? grovep_rv1_kid_find(b, (uint32_t)t) : NULL;
         if (!k || !grove_idset_equal(k->ids, a->kids[i].ids))
             return false;
     }
@@ -1566,20 +1491,8 @@ static grove_rv1_t *select_ranks(const grove_rv1_t *R, const grove_idset_t *rank
     for (size_t i = 0; i < R->n; i++)
         if (grove_idset_test(ranks, R->r[i].rank) == in && copy_rank(C, R, &R->r[i]) < 0)
             goto fail;
-    for (size_t k = 0; k < R->nprops; k++) {
-        grove_idset_t *keep = in ? grove_idset_intersect(R->props[k].ranks, ranks)
-                                 : grove_idset_difference(R->props[k].ranks, ranks);
-        if (!keep)
-            goto fail;
-        int rc = 0;
-        if (!grove_idset_empty(keep)) {
-            struct rv1_prop *p = prop_get(C, R->props[k].name);
-            rc = p ? grove_idset_add(p->ranks, keep) : -1;
-        }
-        grove_idset_destroy(keep);
-        if (rc < 0)
-            goto fail;
-    }
+    if (copy_props(C, R, ranks, in) < 0)
+        goto fail;
     return C;
 fail:
     grove_rv1_destroy(C);
@@ -1596,861 +1509,3 @@ grove_rv1_t *grove_rv1_exclude(const grove_rv1_t *R, const grove_idset_t *ranks)
     return select_ranks(R, ranks, false);
 }
 
-/* ---- graphs ---------------------------------------------------------------------- */
-
-struct gctx {
-    const grove_graph_t *g;
-    grove_sym_t cont, core, gpu; /* GROVE_SYM_NONE when the graph lacks them */
-};
-
-static void gctx_init(struct gctx *c, const grove_graph_t *g)
-{
-    c->g = g;
-    c->cont = grove_graph_sym_lookup(g, GROVE_CONTAINMENT);
-    c->core = grove_graph_sym_lookup(g, "core");
-    c->gpu = grove_graph_sym_lookup(g, "gpu");
-}
-
-static grove_vid_t gparent(const struct gctx *c, grove_vid_t v)
-{
-    return c->cont == GROVE_SYM_NONE ? GROVE_VID_NONE : grove_vertex_parent(c->g, v, c->cont);
-}
-
-static bool is_core_gpu(const struct gctx *c, grove_vid_t v)
-{
-    grove_sym_t t = grove_vertex_type_sym(c->g, v);
-    return t != GROVE_SYM_NONE && (t == c->core || t == c->gpu);
-}
-
-static bool is_leaf(const struct gctx *c, grove_vid_t v)
-{
-    grove_eid_t cur;
-    return c->cont == GROVE_SYM_NONE
-           || grove_vertex_first_child(c->g, v, c->cont, &cur) == GROVE_VID_NONE;
-}
-
-/* The rank root of v (see rv1.h) and its rank, or GROVE_VID_NONE when no
- * vertex on v's path has a rank. */
-static grove_vid_t rank_root(const struct gctx *c, grove_vid_t v, int64_t *rank)
-{
-    grove_vid_t a = v;
-    while (a != GROVE_VID_NONE && grove_vertex_rank(c->g, a) < 0)
-        a = gparent(c, a);
-    if (a == GROVE_VID_NONE)
-        return GROVE_VID_NONE;
-    int64_t r = grove_vertex_rank(c->g, a);
-    for (grove_vid_t p = gparent(c, a); p != GROVE_VID_NONE && grove_vertex_rank(c->g, p) == r;
-         p = gparent(c, p))
-        a = p;
-    *rank = r;
-    return a;
-}
-
-/* Does v count as a child of its rank in R_lite? */
-static bool listable(const struct gctx *c, grove_vid_t v, grove_vid_t root)
-{
-    if (v == root || grove_vertex_id(c->g, v) < 0)
-        return false;
-    if (is_core_gpu(c, v))
-        return true;
-    if (!is_leaf(c, v))
-        return false;
-    for (grove_vid_t a = gparent(c, v); a != GROVE_VID_NONE && a != root; a = gparent(c, a))
-        if (is_core_gpu(c, a))
-            return false;
-    return true;
-}
-
-static void vlabel(const grove_graph_t *g, grove_sym_t cont, grove_vid_t v, char *buf, size_t len)
-{
-    if (cont == GROVE_SYM_NONE || grove_vertex_path(g, v, cont, buf, len) < 0)
-        snprintf(buf, len, "%s", grove_vertex_name(g, v));
-}
-
-struct rrec {
-    unsigned rank;
-    grove_vid_t root;
-};
-
-struct crec {
-    unsigned rank;
-    grove_sym_t type;
-    unsigned id;
-};
-
-static int cmp_rrec(const void *pa, const void *pb)
-{
-    const struct rrec *a = pa, *b = pb;
-    if (a->rank != b->rank)
-        return a->rank < b->rank ? -1 : 1;
-    return (a->root > b->root) - (a->root < b->root);
-}
-
-static int cmp_crec(const void *pa, const void *pb)
-{
-    const struct crec *a = pa, *b = pb;
-    if (a->rank != b->rank)
-        return a->rank < b->rank ? -1 : 1;
-    if (a->type != b->type)
-        return a->type < b->type ? -1 : 1;
-    return (a->id > b->id) - (a->id < b->id);
-}
-
-static json_t *scheduling_of_graph(const grove_graph_t *g, const grove_vid_t *vids, size_t n)
-{
-    json_t *doc = grove_jgf_write_json(g, vids, n, 0);
-    json_t *gr = doc ? json_object_get(doc, "graph") : NULL;
-    json_t *sc = json_object();
-    if (!gr || !sc || json_object_set(sc, "graph", gr) < 0
-        || json_object_set_new(sc, "writer", json_string(GROVE_RV1_WRITER)) < 0) {
-        json_decref(doc);
-        json_decref(sc);
-        errno = ENOMEM;
-        return NULL;
-    }
-    json_decref(doc);
-    return sc;
-}
-
-static int gfail(grove_error_t *err, int e, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int gfail(grove_error_t *err, int e, const char *fmt, ...)
-{
-    char buf[sizeof(err->text)];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
-    va_end(ap);
-    grove_error_set(err, NULL, 0, "%s", buf);
-    errno = e;
-    return -1;
-}
-
-/* R of the vertices marked in mark[] (indexed by vertex id). */
-static grove_rv1_t *from_marked(const grove_graph_t *g, const uint8_t *mark, int64_t start,
-                                int64_t end, int flags, grove_error_t *err)
-{
-    struct gctx c;
-    gctx_init(&c, g);
-    size_t slots = grove_graph_vertex_slots(g);
-    struct rrec *rr = NULL;
-    struct crec *cr = NULL;
-    grove_vid_t *vids = NULL;
-    size_t nrr = 0, rrcap = 0, ncr = 0, crcap = 0, nv = 0, vcap = 0;
-    char label[256];
-    grove_rv1_t *R = NULL;
-
-    if (start < 0 || end <= start) {
-        gfail(err, EINVAL, "bad window [%lld, %lld)", (long long)start, (long long)end);
-        return NULL;
-    }
-    grove_vid_t last_root = GROVE_VID_NONE;
-    for (grove_vid_t v = 0; v < slots; v++) {
-        if (!mark[v])
-            continue;
-        if (flags & GROVE_RV1_WITH_GRAPH) {
-            grove_vid_t *nvp = grow(vids, &vcap, nv + 1, sizeof(*vids));
-            if (!nvp)
-                goto fail;
-            vids = nvp;
-            vids[nv++] = v;
-        }
-        int64_t rank;
-        grove_vid_t root = rank_root(&c, v, &rank);
-        if (root == GROVE_VID_NONE)
-            continue;
-        if (rank > (int64_t)GROVE_IDSET_MAX_ID) {
-            vlabel(g, c.cont, root, label, sizeof(label));
-            gfail(err, EINVAL, "%s: rank %lld is too large for R", label, (long long)rank);
-            goto fail;
-        }
-        if (root != last_root) {
-            struct rrec *n = grow(rr, &rrcap, nrr + 1, sizeof(*rr));
-            if (!n)
-                goto fail;
-            rr = n;
-            rr[nrr++] = (struct rrec){(unsigned)rank, root};
-            last_root = root;
-        }
-        if (listable(&c, v, root)) {
-            int64_t id = grove_vertex_id(g, v);
-            if (id > (int64_t)GROVE_IDSET_MAX_ID) {
-                vlabel(g, c.cont, v, label, sizeof(label));
-                gfail(err, EINVAL, "%s: id %lld is too large for R", label, (long long)id);
-                goto fail;
-            }
-            struct crec *n = grow(cr, &crcap, ncr + 1, sizeof(*cr));
-            if (!n)
-                goto fail;
-            cr = n;
-            cr[ncr++] = (struct crec){(unsigned)rank, grove_vertex_type_sym(g, v), (unsigned)id};
-        }
-    }
-    if (nrr > 1)
-        qsort(rr, nrr, sizeof(*rr), cmp_rrec);
-    if (ncr > 1)
-        qsort(cr, ncr, sizeof(*cr), cmp_crec);
-    if (!(R = grove_rv1_create()))
-        goto fail;
-    for (size_t i = 0; i < nrr; i++) {
-        if (i > 0 && rr[i].rank == rr[i - 1].rank) {
-            if (rr[i].root == rr[i - 1].root)
-                continue;
-            const char *n1 = grove_vertex_name(g, rr[i - 1].root);
-            const char *n2 = grove_vertex_name(g, rr[i].root);
-            if (strcmp(n1, n2) != 0) {
-                gfail(err, EINVAL, "rank %u is on two vertices named %s and %s", rr[i].rank, n1,
-                      n2);
-                goto fail;
-            }
-        } else {
-            const char *host = grove_vertex_name(g, rr[i].root);
-            grove_hostname_t hn;
-            if (grove_hostname_parse(host, &hn) < 0) {
-                vlabel(g, c.cont, rr[i].root, label, sizeof(label));
-                gfail(err, EINVAL, "%s: the name of rank %u is not a host name", label,
-                      rr[i].rank);
-                goto fail;
-            }
-            struct rv1_rank *rk = rank_append(R, rr[i].rank);
-            if (!rk || !(rk->host = xstrdup(host)))
-                goto fail;
-        }
-        const char *key, *val;
-        for (size_t k = 0; grove_vertex_property_at(g, rr[i].root, k, &key, &val) == 0; k++) {
-            if (!valid_prop_name(key))
-                continue;
-            struct rv1_prop *p = prop_get(R, key);
-            if (!p || grove_idset_set(p->ranks, rr[i].rank) < 0)
-                goto fail;
-        }
-    }
-    for (size_t i = 0; i < ncr;) {
-        size_t j = i;
-        grove_idset_t *ids = grove_idset_create();
-        if (!ids)
-            goto fail;
-        for (; j < ncr && cr[j].rank == cr[i].rank && cr[j].type == cr[i].type; j++)
-            if (grove_idset_set(ids, cr[j].id) < 0) {
-                grove_idset_destroy(ids);
-                goto fail;
-            }
-        long t = type_index(R, grove_graph_str(g, cr[i].type));
-        struct rv1_rank *rk = rank_find(R, cr[i].rank);
-        if (t < 0 || !rk) {
-            grove_idset_destroy(ids);
-            goto fail;
-        }
-        if (kid_take(rk, (uint32_t)t, ids) < 0)
-            goto fail;
-        i = j;
-    }
-    R->start = (double)start;
-    R->expiration = end == GROVE_TIME_MAX ? 0 : (double)end;
-    R->has_start = R->has_expiration = true;
-    if (flags & GROVE_RV1_WITH_GRAPH) {
-        if (!(R->scheduling = scheduling_of_graph(g, vids, nv)))
-            goto fail;
-    }
-    free(rr);
-    free(cr);
-    free(vids);
-    return R;
-fail:
-    if (errno != EINVAL)
-        errno = ENOMEM;
-    {
-        int saved = errno;
-        grove_rv1_destroy(R);
-        free(rr);
-        free(cr);
-        free(vids);
-        errno = saved;
-    }
-    return NULL;
-}
-
-/* Mark every vertex below v (not v) with value val where still unmarked.
- * 0 or -1 (ENOMEM). */
-static int mark_below(const struct gctx *c, grove_vid_t v, uint8_t *mark, uint8_t val)
-{
-    if (c->cont == GROVE_SYM_NONE)
-        return 0;
-    grove_vid_t *stack = NULL;
-    size_t n = 0, cap = 0;
-    grove_vid_t *s = grow(stack, &cap, 1, sizeof(*s));
-    if (!s)
-        return -1;
-    stack = s;
-    stack[n++] = v;
-    while (n > 0) {
-        grove_vid_t u = stack[--n];
-        grove_eid_t cur;
-        for (grove_vid_t k = grove_vertex_first_child(c->g, u, c->cont, &cur); k != GROVE_VID_NONE;
-             k = grove_vertex_next_child(c->g, c->cont, &cur)) {
-            if (!mark[k])
-                mark[k] = val;
-            if (!(s = grow(stack, &cap, n + 1, sizeof(*s)))) {
-                free(stack);
-                return -1;
-            }
-            stack = s;
-            stack[n++] = k;
-        }
-    }
-    free(stack);
-    return 0;
-}
-
-grove_rv1_t *grove_rv1_from_vertices(const grove_graph_t *g, const grove_vid_t *vids, size_t n,
-                                     int64_t start, int64_t end, int flags, grove_error_t *err)
-{
-    if (!g || (n > 0 && !vids)) {
-        errno = EINVAL;
-        return NULL;
-    }
-    size_t slots = grove_graph_vertex_slots(g);
-    uint8_t *mark = calloc(slots ? slots : 1, 1);
-    if (!mark) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (!grove_graph_has_vertex(g, vids[i])) {
-            free(mark);
-            gfail(err, EINVAL, "vertex %u is not in the graph", (unsigned)vids[i]);
-            return NULL;
-        }
-        mark[vids[i]] = 1;
-    }
-    grove_rv1_t *R = from_marked(g, mark, start, end, flags, err);
-    free(mark);
-    return R;
-}
-
-/* held[v]: 1 for a pick of the job, 2 for what its exclusive picks imply. */
-static uint8_t *job_mask(const struct gctx *c, const grove_job_t *job, grove_error_t *err)
-{
-    size_t slots = grove_graph_vertex_slots(c->g);
-    uint8_t *mark = calloc(slots ? slots : 1, 1);
-    if (!mark) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    for (size_t i = 0; i < job->npicks; i++) {
-        if (!grove_graph_has_vertex(c->g, job->picks[i].v)) {
-            free(mark);
-            gfail(err, EINVAL, "job %llu: vertex %u is not in the graph",
-                  (unsigned long long)job->id, (unsigned)job->picks[i].v);
-            return NULL;
-        }
-        mark[job->picks[i].v] = 1;
-    }
-    for (size_t i = 0; i < job->npicks; i++) {
-        if (job->picks[i].exclusive && mark_below(c, job->picks[i].v, mark, 2) < 0) {
-            free(mark);
-            errno = ENOMEM;
-            return NULL;
-        }
-    }
-    return mark;
-}
-
-grove_rv1_t *grove_rv1_from_job(const grove_graph_t *g, const grove_job_t *job, int flags,
-                                grove_error_t *err)
-{
-    if (!g || !job || (job->npicks > 0 && !job->picks)) {
-        errno = EINVAL;
-        return NULL;
-    }
-    struct gctx c;
-    gctx_init(&c, g);
-    uint8_t *mark = job_mask(&c, job, err);
-    if (!mark)
-        return NULL;
-    grove_rv1_t *R = from_marked(g, mark, job->start, job->end, flags, err);
-    free(mark);
-    return R;
-}
-
-grove_rv1_t *grove_rv1_from_graph(const grove_graph_t *g, int flags, grove_error_t *err)
-{
-    if (!g) {
-        errno = EINVAL;
-        return NULL;
-    }
-    size_t slots = grove_graph_vertex_slots(g);
-    uint8_t *mark = calloc(slots ? slots : 1, 1);
-    if (!mark) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    for (grove_vid_t v = 0; v < slots; v++)
-        mark[v] = grove_graph_has_vertex(g, v);
-    grove_rv1_t *R = from_marked(g, mark, 0, GROVE_TIME_MAX, flags, err);
-    free(mark);
-    if (R)
-        R->has_start = R->has_expiration = false;
-    return R;
-}
-
-/* Is the scheduling value a graph Grove can read (JGF, by RFC 40's writer
- * convention: no writer, or a writer whose path, if any, is "jgf")? */
-static const json_t *readable_graph(const json_t *sc)
-{
-    const json_t *gr = sc ? json_object_get(sc, "graph") : NULL;
-    if (!gr || !json_is_object(gr))
-        return NULL;
-    const json_t *w = json_object_get(sc, "writer");
-    if (w) {
-        if (!json_is_string(w))
-            return NULL;
-        const char *colon = strchr(json_string_value(w), ':');
-        if (colon && strcmp(colon + 1, "jgf") != 0)
-            return NULL;
-    }
-    return gr;
-}
-
-/* Give the rank of R to the vertex that R_lite names by host, where the
- * scheduling graph left it without one. */
-static int fill_ranks(grove_graph_t *g, const grove_rv1_t *R)
-{
-    grove_sym_t node = grove_graph_sym_lookup(g, "node");
-    for (size_t i = 0; i < R->n; i++) {
-        const struct rv1_rank *rk = &R->r[i];
-        if (!rk->host || grove_graph_first_by_rank(g, rk->rank) != GROVE_VID_NONE)
-            continue;
-        grove_sym_t name = grove_graph_sym_lookup(g, rk->host);
-        if (name == GROVE_SYM_NONE)
-            continue;
-        grove_vid_t any = GROVE_VID_NONE, nod = GROVE_VID_NONE;
-        size_t nany = 0, nnod = 0;
-        for (grove_vid_t v = grove_graph_first_by_name(g, name); v != GROVE_VID_NONE;
-             v = grove_vertex_next_same_name(g, v)) {
-            if (grove_vertex_rank(g, v) >= 0)
-                continue;
-            any = v;
-            nany++;
-            if (grove_vertex_type_sym(g, v) == node) {
-                nod = v;
-                nnod++;
-            }
-        }
-        grove_vid_t pick = nnod == 1 ? nod : nnod == 0 && nany == 1 ? any : GROVE_VID_NONE;
-        if (pick != GROVE_VID_NONE && grove_vertex_set_rank(g, pick, rk->rank) < 0)
-            return -1;
-    }
-    return 0;
-}
-
-static grove_graph_t *graph_of_scheduling(const grove_rv1_t *R, grove_error_t *err)
-{
-    json_t *tmp = json_object();
-    if (!tmp || json_object_set(tmp, "scheduling", R->scheduling) < 0) {
-        json_decref(tmp);
-        errno = ENOMEM;
-        return NULL;
-    }
-    grove_graph_t *g = grove_jgf_read_json(tmp, NULL, err);
-    int saved = errno;
-    json_decref(tmp);
-    if (!g) {
-        if (err && strncmp(err->text, "scheduling", 10) != 0)
-            grove_error_prefix(err, "scheduling.graph");
-        errno = saved;
-        return NULL;
-    }
-    if (fill_ranks(g, R) < 0) {
-        grove_graph_destroy(g);
-        errno = ENOMEM;
-        return NULL;
-    }
-    return g;
-}
-
-static grove_vid_t add_vertex(grove_graph_t *g, grove_vid_t parent, const grove_vertex_info_t *info,
-                              grove_error_t *err)
-{
-    grove_vid_t v = grove_graph_add_vertex(g, info);
-    if (v == GROVE_VID_NONE)
-        return v;
-    if (parent != GROVE_VID_NONE && grove_graph_add_child(g, parent, v, NULL, err) < 0)
-        return GROVE_VID_NONE;
-    return v;
-}
-
-/* Child type indexes of R in canonical order (caller frees). */
-static uint32_t *canonical_types(const grove_rv1_t *R)
-{
-    uint32_t *o = malloc((R->ntypes ? R->ntypes : 1) * sizeof(*o));
-    if (!o) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    for (uint32_t i = 0; i < R->ntypes; i++) {
-        uint32_t j = i;
-        while (j > 0 && type_order(R->types[o[j - 1]], R->types[i]) > 0) {
-            o[j] = o[j - 1];
-            j--;
-        }
-        o[j] = i;
-    }
-    return o;
-}
-
-static grove_graph_t *graph_of_rlite(const grove_rv1_t *R, grove_error_t *err)
-{
-    grove_graph_t *g = grove_graph_create();
-    uint32_t *order = canonical_types(R);
-    char *base = NULL;
-    if (!g || !order)
-        goto fail;
-    grove_vertex_info_t info;
-    grove_vertex_info_init(&info);
-    info.type = "cluster";
-    info.basename = "cluster";
-    info.id = 0;
-    grove_vid_t top = add_vertex(g, GROVE_VID_NONE, &info, err);
-    if (top == GROVE_VID_NONE)
-        goto fail;
-    for (size_t i = 0; i < R->n; i++) {
-        const struct rv1_rank *rk = &R->r[i];
-        grove_vertex_info_init(&info);
-        info.type = "node";
-        info.rank = rk->rank;
-        info.id = rk->rank;
-        info.basename = "node";
-        grove_hostname_t hn;
-        if (rk->host && grove_hostname_parse(rk->host, &hn) == 0) {
-            info.name = rk->host;
-            if (hn.width > 0 && hn.prefix_len > 0) {
-                free(base);
-                if (!(base = strndup(rk->host, hn.prefix_len)))
-                    goto fail;
-                info.basename = base;
-                if (hn.num <= (uint64_t)INT64_MAX)
-                    info.id = (int64_t)hn.num;
-            } else if (hn.width == 0) {
-                info.basename = rk->host;
-            }
-        }
-        grove_vid_t nv = add_vertex(g, top, &info, err);
-        if (nv == GROVE_VID_NONE)
-            goto fail;
-        for (size_t k = 0; k < R->nprops; k++)
-            if (grove_idset_test(R->props[k].ranks, rk->rank)
-                && grove_vertex_set_property(g, nv, R->props[k].name, "") < 0)
-                goto fail;
-        for (size_t t = 0; t < R->ntypes; t++) {
-            const struct rv1_kid *kd = kid_find(rk, order[t]);
-            if (!kd)
-                continue;
-            for (unsigned id = grove_idset_first(kd->ids); id != GROVE_IDSET_INVALID;
-                 id = grove_idset_next(kd->ids, id)) {
-                grove_vertex_info_init(&info);
-                info.type = R->types[kd->type];
-                info.id = id;
-                info.rank = rk->rank;
-                if (add_vertex(g, nv, &info, err) == GROVE_VID_NONE)
-                    goto fail;
-            }
-        }
-    }
-    free(base);
-    free(order);
-    return g;
-fail:
-    if (errno != EINVAL)
-        errno = ENOMEM;
-    {
-        int saved = errno;
-        free(base);
-        free(order);
-        grove_graph_destroy(g);
-        errno = saved;
-    }
-    return NULL;
-}
-
-grove_graph_t *grove_rv1_to_graph(const grove_rv1_t *R, grove_error_t *err)
-{
-    if (!R) {
-        errno = EINVAL;
-        return NULL;
-    }
-    if (readable_graph(R->scheduling))
-        return graph_of_scheduling(R, err);
-    return graph_of_rlite(R, err);
-}
-
-/* ---- shards onto vertices ------------------------------------------------------- */
-
-struct sitem {
-    grove_vid_t v;
-    size_t parent; /* index in the list, SIZE_MAX for a root */
-    uint32_t tc;   /* listable-type vertices held in the subtree */
-    uint32_t unc;  /* of which R does not list */
-    bool rt;       /* of a type R could list (core, gpu, or one R names) */
-    bool listed;   /* R lists it (and, for a job, the job holds it) */
-    bool inc;      /* taken */
-};
-
-struct spair {
-    grove_vid_t v;
-    size_t parent;
-};
-
-struct shard {
-    struct gctx c;
-    const grove_rv1_t *R;
-    const uint8_t *held; /* NULL: the graph alone */
-    const grove_job_t *job;
-    grove_sym_t *tsym;   /* graph symbol of each R type (NONE if unknown) */
-    struct sitem *it;
-    size_t nit, itcap;
-    struct spair *stack;
-    size_t stcap;
-    grove_vid_t *out;
-    size_t nout, outcap;
-    grove_error_t *err;
-};
-
-static bool is_rtype(const struct shard *s, grove_vid_t v)
-{
-    if (is_core_gpu(&s->c, v))
-        return true;
-    grove_sym_t t = grove_vertex_type_sym(s->c.g, v);
-    for (size_t i = 0; i < s->R->ntypes; i++)
-        if (s->tsym[i] == t)
-            return true;
-    return false;
-}
-
-/* Append the subtree of root on rank r to s->it, every vertex after its
- * parent. */
-static int collect(struct shard *s, grove_vid_t root, int64_t r)
-{
-    size_t n = 0;
-    struct spair *st = grow(s->stack, &s->stcap, 1, sizeof(*st));
-    if (!st)
-        return -1;
-    s->stack = st;
-    st[n++] = (struct spair){root, SIZE_MAX};
-    while (n > 0) {
-        struct spair top = s->stack[--n];
-        struct sitem *it = grow(s->it, &s->itcap, s->nit + 1, sizeof(*it));
-        if (!it)
-            return -1;
-        s->it = it;
-        size_t me = s->nit++;
-        it[me] = (struct sitem){top.v, top.parent, 0, 0, false, false, false};
-        if (s->c.cont == GROVE_SYM_NONE)
-            continue;
-        grove_eid_t cur;
-        for (grove_vid_t k = grove_vertex_first_child(s->c.g, top.v, s->c.cont, &cur);
-             k != GROVE_VID_NONE; k = grove_vertex_next_child(s->c.g, s->c.cont, &cur)) {
-            int64_t kr = grove_vertex_rank(s->c.g, k);
-            if (kr >= 0 && kr != r)
-                continue; /* another rank below: not ours */
-            if (!(st = grow(s->stack, &s->stcap, n + 1, sizeof(*st))))
-                return -1;
-            s->stack = st;
-            st[n++] = (struct spair){k, me};
-        }
-    }
-    return 0;
-}
-
-static int cmp_vid(const void *pa, const void *pb)
-{
-    grove_vid_t a = *(const grove_vid_t *)pa, b = *(const grove_vid_t *)pb;
-    return (a > b) - (a < b);
-}
-
-/* The first id of want missing from have, or GROVE_IDSET_INVALID. */
-static unsigned first_missing(const grove_idset_t *want, const grove_idset_t *have)
-{
-    grove_idset_t *d = grove_idset_difference(want, have);
-    unsigned id = d ? grove_idset_first(d) : GROVE_IDSET_INVALID;
-    grove_idset_destroy(d);
-    return id;
-}
-
-static int shard_rank(struct shard *s, const struct rv1_rank *rk)
-{
-    const grove_graph_t *g = s->c.g;
-    const int64_t r = rk->rank;
-    const unsigned long long jobid = s->job ? (unsigned long long)s->job->id : 0;
-    s->nit = 0;
-    size_t nroots = 0;
-    for (grove_vid_t v = grove_graph_first_by_rank(g, r); v != GROVE_VID_NONE;
-         v = grove_vertex_next_same_rank(g, v)) {
-        grove_vid_t p = gparent(&s->c, v);
-        if (p != GROVE_VID_NONE && grove_vertex_rank(g, p) == r)
-            continue;
-        if (collect(s, v, r) < 0)
-            return -1;
-        nroots++;
-    }
-    if (nroots == 0)
-        return gfail(s->err, ENOENT, "rank %u: no vertex of the graph has this rank", rk->rank);
-
-    int rc = -1;
-    grove_idset_t **exist = calloc(rk->nkids ? rk->nkids : 1, sizeof(*exist));
-    grove_idset_t **have = calloc(rk->nkids ? rk->nkids : 1, sizeof(*have));
-    if (!exist || !have)
-        goto out;
-    for (uint32_t k = 0; k < rk->nkids; k++)
-        if (!(exist[k] = grove_idset_create()) || !(have[k] = grove_idset_create()))
-            goto out;
-    bool any_held = false;
-    for (size_t i = 0; i < s->nit; i++) {
-        struct sitem *it = &s->it[i];
-        uint8_t h = s->held ? s->held[it->v] : 1;
-        grove_sym_t t = grove_vertex_type_sym(g, it->v);
-        int64_t id = grove_vertex_id(g, it->v);
-        for (uint32_t k = 0; k < rk->nkids; k++) {
-            if (s->tsym[rk->kids[k].type] != t || id < 0 || id > (int64_t)GROVE_IDSET_MAX_ID
-                || !grove_idset_test(rk->kids[k].ids, (unsigned)id))
-                continue;
-            if (grove_idset_set(exist[k], (unsigned)id) < 0)
-                goto out;
-            if (h && grove_idset_set(have[k], (unsigned)id) < 0)
-                goto out;
-            it->listed = h != 0;
-        }
-        any_held |= h != 0;
-        it->rt = is_rtype(s, it->v);
-        if (h && it->rt) {
-            it->tc = 1;
-            it->unc = !it->listed;
-        }
-    }
-    if (!any_held) {
-        gfail(s->err, EINVAL, "rank %u: job %llu holds nothing there", rk->rank, jobid);
-        goto out;
-    }
-    for (uint32_t k = 0; k < rk->nkids; k++) {
-        const char *tn = s->R->types[rk->kids[k].type];
-        unsigned id = first_missing(rk->kids[k].ids, exist[k]);
-        if (id != GROVE_IDSET_INVALID) {
-            gfail(s->err, ENOENT, "rank %u: no %s %u in the graph", rk->rank, tn, id);
-            goto out;
-        }
-        if ((id = first_missing(rk->kids[k].ids, have[k])) != GROVE_IDSET_INVALID) {
-            gfail(s->err, EINVAL, "rank %u: job %llu does not hold %s %u", rk->rank, jobid, tn,
-                  id);
-            goto out;
-        }
-    }
-    for (size_t i = s->nit; i-- > 0;) {
-        size_t p = s->it[i].parent;
-        if (p != SIZE_MAX) {
-            s->it[p].tc += s->it[i].tc;
-            s->it[p].unc += s->it[i].unc;
-        }
-    }
-    for (size_t i = 0; i < s->nit; i++) {
-        struct sitem *it = &s->it[i];
-        bool root = it->parent == SIZE_MAX;
-        it->inc = (!root && s->it[it->parent].inc) || it->listed
-                  || (!it->rt && it->tc > 0 && it->unc == 0)
-                  || (root && (rk->nkids == 0 || it->tc == 0));
-        if (!it->inc || (s->held && s->held[it->v] != 1))
-            continue;
-        grove_vid_t *o = grow(s->out, &s->outcap, s->nout + 1, sizeof(*o));
-        if (!o)
-            goto out;
-        s->out = o;
-        s->out[s->nout++] = it->v;
-    }
-    rc = 0;
-out:
-    if (rc < 0 && errno != EINVAL && errno != ENOENT)
-        errno = ENOMEM;
-    int saved = errno;
-    for (uint32_t k = 0; k < rk->nkids; k++) {
-        if (exist)
-            grove_idset_destroy(exist[k]);
-        if (have)
-            grove_idset_destroy(have[k]);
-    }
-    free(exist);
-    free(have);
-    errno = saved;
-    return rc;
-}
-
-static int shard_run(const grove_graph_t *g, const grove_rv1_t *R, const uint8_t *held,
-                     const grove_job_t *job, grove_vid_t **vids, size_t *n, grove_error_t *err)
-{
-    struct shard s = {.R = R, .held = held, .job = job, .err = err};
-    gctx_init(&s.c, g);
-    int rc = -1;
-    if (!(s.tsym = malloc((R->ntypes ? R->ntypes : 1) * sizeof(*s.tsym)))) {
-        errno = ENOMEM;
-        goto out;
-    }
-    for (size_t i = 0; i < R->ntypes; i++)
-        s.tsym[i] = grove_graph_sym_lookup(g, R->types[i]);
-    for (size_t i = 0; i < R->n; i++)
-        if (shard_rank(&s, &R->r[i]) < 0)
-            goto out;
-    if (s.nout > 1)
-        qsort(s.out, s.nout, sizeof(*s.out), cmp_vid);
-    size_t k = 0;
-    for (size_t i = 0; i < s.nout; i++)
-        if (k == 0 || s.out[k - 1] != s.out[i])
-            s.out[k++] = s.out[i];
-    s.nout = k;
-    *vids = s.nout ? s.out : NULL;
-    *n = s.nout;
-    if (!s.nout)
-        free(s.out);
-    s.out = NULL;
-    rc = 0;
-out:
-    {
-        int saved = errno;
-        free(s.tsym);
-        free(s.it);
-        free(s.stack);
-        free(s.out);
-        errno = saved;
-    }
-    return rc;
-}
-
-int grove_rv1_to_vertices(const grove_graph_t *g, const grove_rv1_t *R, grove_vid_t **vids,
-                          size_t *n, grove_error_t *err)
-{
-    if (!g || !R || !vids || !n) {
-        errno = EINVAL;
-        return -1;
-    }
-    *vids = NULL;
-    *n = 0;
-    return shard_run(g, R, NULL, NULL, vids, n, err);
-}
-
-int grove_rv1_job_vertices(const grove_graph_t *g, const grove_job_t *job, const grove_rv1_t *R,
-                           grove_vid_t **vids, size_t *n, grove_error_t *err)
-{
-    if (!g || !job || !R || !vids || !n || (job->npicks > 0 && !job->picks)) {
-        errno = EINVAL;
-        return -1;
-    }
-    *vids = NULL;
-    *n = 0;
-    struct gctx c;
-    gctx_init(&c, g);
-    uint8_t *held = job_mask(&c, job, err);
-    if (!held)
-        return -1;
-    int rc = shard_run(g, R, held, job, vids, n, err);
-    int saved = errno;
-    free(held);
-    errno = saved;
-    return rc;
-}

@@ -75,7 +75,7 @@
 #include "graph.h"
 #include "hostlist.h"
 #include "idset.h"
-#include "match.h"
+#include "job.h"
 
 struct json_t; /* jansson's */
 
@@ -155,7 +155,6 @@ size_t grove_rv1_count(const grove_rv1_t *R, const char *type);
  * -1 with ENOENT past the end. */
 int grove_rv1_property_at(const grove_rv1_t *R, size_t i, const char **name,
                           const grove_idset_t **ranks);
-size_t grove_rv1_property_count(const grove_rv1_t *R);
 
 /* Times (seconds since the epoch; 0 when unset) and slots (-1 unknown). */
 double grove_rv1_starttime(const grove_rv1_t *R);

@@ -136,7 +136,6 @@ grove_graph_t *grove_image_take_graph(grove_image_t *im);
 bool grove_image_has_jobs(const grove_image_t *im);
 bool grove_image_has_acquire(const grove_image_t *im);
 const char *grove_image_policy(const grove_image_t *im);
-size_t grove_image_job_count(const grove_image_t *im);
 
 /* Put the saved jobs into m, an empty matcher over the image's graph (or,
  * m NULL, only their records into the graph), restore the next job id,

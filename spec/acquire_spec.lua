@@ -4,6 +4,7 @@
 -- including the fixture scripts in spec/fixtures/acquire.
 -- luacheck: no max string line length
 local core = require "grove.core"
+local expect = require "expect"
 local replay = require "grove.replay"
 
 local FIX = "spec/fixtures/acquire/"
@@ -129,11 +130,10 @@ describe("core.acquire", function()
     ev = assert(a:apply{type = "error", errstr = "gone"})
     assert.equal("gone", ev.error)
     assert.equal("gone", a:failure())
-    local ok, msg, code = a:apply{type = "online", targets = "2"}
-    assert.is_nil(ok)
-    assert.equal("the acquisition ended with an error response (gone): no response is "
-      .. "accepted until it is restarted", msg)
-    assert.equal("EINVAL", code)
+    expect.fails("EINVAL",
+      "the acquisition ended with an error response (gone): no response is accepted until it "
+      .. "is restarted",
+      a:apply{type = "online", targets = "2"})
     assert.is_true(a:disconnect())
     assert.is_nil(a:failure())
   end)
@@ -168,11 +168,9 @@ describe("core.acquire", function()
 
   it("follows the current protocol", function()
     local a, g = fresh()
-    local ok, msg, code = a:apply{up = "0"}
-    assert.is_nil(ok)
-    assert.equal("response: no resources acquired yet (the first response must have "
-      .. "resources and up)", msg)
-    assert.equal("EINVAL", code)
+    expect.fails("EINVAL",
+      "response: no resources acquired yet (the first response must have resources and up)",
+      a:apply{up = "0"})
     assert(a:apply{resources = R("0-5", "0-3", "host[0-5]"), up = "0-2"})
     assert.equal("current", a:protocol())
     assert.equal("3-5", a:targets("down"))
@@ -186,19 +184,15 @@ describe("core.acquire", function()
     assert.is_nil(find(g, {rank = 0, type = "node"})[1]:property("foo"))
     assert(a:apply{expiration = 1234.5})
     assert.equal(1234.5, a:expiration())
-    ok, msg, code = a:apply{shink = "4"}
-    assert.is_nil(ok)
-    assert.equal("response: unknown key 'shink' (expected up, down, shrink, property-add, "
-      .. "property-remove, expiration)", msg)
-    assert.equal("EINVAL", code)
+    expect.fails("EINVAL",
+      "response: unknown key 'shink' (expected up, down, shrink, property-add, "
+      .. "property-remove, expiration)",
+      a:apply{shink = "4"})
   end)
 
   it("drains and excludes by command", function()
     local a, g, m = fresh()
-    local ok, msg, code = a:drain("0")
-    assert.is_nil(ok)
-    assert.equal("drain: no resources acquired yet", msg)
-    assert.equal("EINVAL", code)
+    expect.fails("EINVAL", "drain: no resources acquired yet", a:drain("0"))
     assert(a:apply(grow("0-1", "0-1")))
     assert.is_true(a:drain("0"))
     assert.is_true(a:exclude(core.idset("1")))
@@ -212,14 +206,8 @@ describe("core.acquire", function()
     assert.equal("EBUSY", c)
     -- but satisfiable
     assert(m:match(cores(4), "satisfiability"))
-    ok, msg, code = a:exclude("7")
-    assert.is_nil(ok)
-    assert.equal("exclude: targets: target 7 was never acquired", msg)
-    assert.equal("ENOENT", code)
-    ok, msg, code = a:undrain("x")
-    assert.is_nil(ok)
-    assert.matches("^invalid", msg)
-    assert.equal("EINVAL", code)
+    expect.fails("ENOENT", "exclude: targets: target 7 was never acquired", a:exclude("7"))
+    expect.fails_like("EINVAL", "^invalid", a:undrain("x"))
     assert.is_true(a:undrain("0"))
     assert.is_true(a:include("1"))
     assert.equal("0-1", a:targets("usable"))
@@ -263,14 +251,8 @@ describe("core.acquire", function()
     local first = assert(core.acquire_first_response(Rc))
     assert.matches('"up":"0"}$', first)
     assert.equal(first, core.acquire_first_response(Rc:encode()))
-    local ok, msg, code = core.child_resources(m, 99)
-    assert.is_nil(ok)
-    assert.equal("no job 99", msg)
-    assert.equal("ENOENT", code)
-    ok, msg, code = core.acquire_first_response("{")
-    assert.is_nil(ok)
-    assert.matches("^R:", msg)
-    assert.equal("EINVAL", code)
+    expect.fails("ENOENT", "no job 99", core.child_resources(m, 99))
+    expect.fails_like("EINVAL", "^R:", core.acquire_first_response("{"))
   end)
 end)
 

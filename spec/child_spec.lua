@@ -6,6 +6,7 @@
 -- more than the parent gave it, and a request larger than the allocation
 -- is never satisfiable in the child.
 local core = require "grove.core"
+local expect = require "expect"
 local grove = require "grove"
 local replay = require "grove.replay"
 
@@ -176,9 +177,6 @@ describe("child instances", function()
   end)
 
   it("refuses a job that does not exist", function()
-    local ok, msg, code = replay.child(m, 99)
-    assert.is_nil(ok)
-    assert.equal("no job 99", msg)
-    assert.equal("ENOENT", code)
+    expect.fails("ENOENT", "no job 99", replay.child(m, 99))
   end)
 end)

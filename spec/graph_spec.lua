@@ -3,7 +3,7 @@
 -- extract) and life (close, <close>, busy guards), with error paths.
 local core = require "grove.core"
 
-local failed = require("expect").failed
+local failed = require("expect").fails
 
 -- cluster0 > rack0 > node0..node{n-1} > core0..core{c-1}
 local function small(nodes, cores)

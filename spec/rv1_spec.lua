@@ -1,5 +1,6 @@
 -- rv1_spec.lua: the grove.rv1 userdata (RFC 20 R version 1) seen from Lua.
 local core = require "grove.core"
+local expect = require "expect"
 
 local corpus = os.getenv "GROVE_CONFORMANCE" or "../shared/conformance"
 
@@ -105,19 +106,14 @@ describe("core.rv1_decode", function()
         "x.json: execution.expiration: 10 is not after starttime 20" },
     }
     for _, c in ipairs(cases) do
-      local R, msg, code = core.rv1_decode(c[1], "x.json")
-      assert.is_nil(R)
-      assert.equal(c[2], msg)
-      assert.equal("EINVAL", code)
+      expect.fails("EINVAL", c[2], core.rv1_decode(c[1], "x.json"))
     end
-    local R, msg, code = core.rv1_load "/nonexistent/R.json"
-    assert.is_nil(R)
-    assert.equal("/nonexistent/R.json: No such file or directory", msg)
-    assert.equal("ENOENT", code)
-    R, msg, code = core.rv1_load(corpus .. "/fluxion/rv1exec/cancel/rank1_cancel_invalid.json")
-    assert.is_nil(R)
-    assert.matches("execution.R_lite[0].rank: invalid idset \"-1\"", msg, 1, true)
-    assert.equal("EINVAL", code)
+    expect.fails("ENOENT",
+      "/nonexistent/R.json: No such file or directory",
+      core.rv1_load "/nonexistent/R.json")
+    expect.fails_with("EINVAL",
+      "execution.R_lite[0].rank: invalid idset \"-1\"",
+      core.rv1_load(corpus .. "/fluxion/rv1exec/cancel/rank1_cancel_invalid.json"))
   end)
 
   it("raises on misuse", function()
@@ -159,10 +155,7 @@ describe("grove.rv1 contents", function()
 
   it("has no nodelist when a rank has no host", function()
     local N = assert(core.rv1_decode(ex '"R_lite":[{"rank":"0","children":{}}]'))
-    local h, msg, code = N:nodelist()
-    assert.is_nil(h)
-    assert.equal("some rank of R has no host name", msg)
-    assert.equal("ENOENT", code)
+    expect.fails("ENOENT", "some rank of R has no host name", N:nodelist())
   end)
 
   it("writes pretty text and scheduling on request", function()
@@ -204,19 +197,13 @@ describe("grove.rv1 set algebra", function()
     assert.equal("1", tostring(A:restrict("1"):ranks()))
     assert.equal("0", tostring(A:exclude(core.idset "1"):ranks()))
     assert.same({}, A:restrict("7"):to_table().execution.R_lite)
-    local R, msg, code = A:restrict "1-"
-    assert.is_nil(R)
-    assert.matches("invalid idset", msg, 1, true)
-    assert.equal("EINVAL", code)
+    expect.fails_with("EINVAL", "invalid idset", A:restrict "1-")
   end)
 
   it("refuses to join two R that name a rank differently", function()
     local C = assert(core.rv1_decode(
       ex '"R_lite":[{"rank":"0","children":{}}],"nodelist":["other"]'))
-    local R, msg, code = A:union(C)
-    assert.is_nil(R)
-    assert.equal("rank 0 is n0 in one R and other in the other", msg)
-    assert.equal("EINVAL", code)
+    expect.fails("EINVAL", "rank 0 is n0 in one R and other in the other", A:union(C))
   end)
 end)
 
@@ -241,10 +228,7 @@ describe("grove.rv1 and graphs", function()
     assert.equal(86, g:count())
     assert.is_true(core.rv1_from_graph(g) == R)
     local bad = assert(core.rv1_decode('{"version":1,"scheduling":{"graph":{"nodes":[7]}}}'))
-    local x, msg, code = bad:to_graph()
-    assert.is_nil(x)
-    assert.matches("^scheduling.graph", msg)
-    assert.equal("EINVAL", code)
+    expect.fails_like("EINVAL", "^scheduling.graph", bad:to_graph())
   end)
 
   it("makes R from vertices and maps shards back onto them", function()
@@ -270,15 +254,9 @@ describe("grove.rv1 and graphs", function()
     local whole = assert(core.rv1_decode(two)):restrict "1"
     assert.equal(1 + 5, #assert(whole:vertices(g)))
     local nine = assert(core.rv1_decode(ex '"R_lite":[{"rank":"0","children":{"core":"9"}}]'))
-    local none, msg, code = nine:vertices(g)
-    assert.is_nil(none)
-    assert.equal("rank 0: no core 9 in the graph", msg)
-    assert.equal("ENOENT", code)
-    local bad
-    bad, msg, code = core.rv1_from_vertices(g, { n1 }, { start = 10, ["end"] = 10 })
-    assert.is_nil(bad)
-    assert.equal("bad window [10, 10)", msg)
-    assert.equal("EINVAL", code)
+    expect.fails("ENOENT", "rank 0: no core 9 in the graph", nine:vertices(g))
+    expect.fails("EINVAL", "bad window [10, 10)",
+      core.rv1_from_vertices(g, { n1 }, { start = 10, ["end"] = 10 }))
   end)
 
   it("raises on misuse of rv1_from_vertices", function()

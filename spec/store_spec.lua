@@ -3,6 +3,7 @@
 -- JGF with state and as R; incremental saves; the change log; checks;
 -- misuse and refusals; a scheduler restart.
 local core = require "grove.core"
+local expect = require "expect"
 local jobspec = require "grove.jobspec"
 
 local function tmpdir()
@@ -151,27 +152,19 @@ describe("core.store_open", function()
   end)
 
   it("refuses what is not a Grove store", function()
-    local ok, msg, code = core.store_open(dir .. "/none.db", {create = false})
-    assert.is_nil(ok)
-    assert.equal("store " .. dir .. "/none.db: no such file", msg)
-    assert.equal("ENOENT", code)
+    expect.fails("ENOENT",
+      "store " .. dir .. "/none.db: no such file",
+      core.store_open(dir .. "/none.db", {create = false}))
     local f = io.open(dir .. "/text.db", "w")
     f:write(("not a database "):rep(20))
     f:close()
-    ok, msg, code = core.store_open(dir .. "/text.db")
-    assert.is_nil(ok)
-    assert.equal("store " .. dir .. "/text.db: not a database", msg)
-    assert.equal("EINVAL", code)
+    expect.fails("EINVAL",
+      "store " .. dir .. "/text.db: not a database",
+      core.store_open(dir .. "/text.db"))
     local st = assert(core.store_open(dir .. "/empty.db"))
-    ok, msg, code = st:load()
-    assert.is_nil(ok)
-    assert.equal("store " .. dir .. "/empty.db: nothing was saved", msg)
-    assert.equal("EINVAL", code)
+    expect.fails("EINVAL", "store " .. dir .. "/empty.db: nothing was saved", st:load())
     local ro = assert(core.store_open(dir .. "/empty.db", {readonly = true}))
-    ok, msg, code = ro:save(core.graph())
-    assert.is_nil(ok)
-    assert.equal("store " .. dir .. "/empty.db: opened read-only", msg)
-    assert.equal("EINVAL", code)
+    expect.fails("EINVAL", "store " .. dir .. "/empty.db: opened read-only", ro:save(core.graph()))
   end)
 
   it("raises on misuse", function()
@@ -214,10 +207,7 @@ describe("core.store_open", function()
     assert.is_false(l.policy_restored)
     l = assert(st:load({policy = "hinode"}))
     assert.equal("hinode", l.matcher:policy())
-    local ok, msg, code = st:load({policy = "nosuch"})
-    assert.is_nil(ok)
-    assert.matches("^unknown policy 'nosuch'", msg)
-    assert.equal("ENOENT", code)
+    expect.fails_like("ENOENT", "^unknown policy 'nosuch'", st:load({policy = "nosuch"}))
   end)
 end)
 
@@ -248,20 +238,17 @@ describe("core.state_write and core.state_read", function()
   end)
 
   it("refuse what they cannot read or write", function()
-    local ok, msg, code = core.state_read(dir .. "/none.json")
-    assert.is_nil(ok)
-    assert.equal(dir .. "/none.json: No such file or directory", msg)
-    assert.equal("ENOENT", code)
-    ok, msg, code = core.state_write(dir .. "/no/dir/x.json", core.graph())
-    assert.is_nil(ok)
-    assert.matches("No such file or directory$", msg)
-    assert.equal("ENOENT", code)
+    expect.fails("ENOENT",
+      dir .. "/none.json: No such file or directory",
+      core.state_read(dir .. "/none.json"))
+    expect.fails_like("ENOENT",
+      "No such file or directory$",
+      core.state_write(dir .. "/no/dir/x.json", core.graph()))
     local f = io.open(dir .. "/bad.json", "w")
     f:write('{"graph": {"nodes": [], "edges": []}, "grove": {"jobs": [{"id": 0}]}}')
     f:close()
-    ok, msg, code = core.state_read(dir .. "/bad.json")
-    assert.is_nil(ok)
-    assert.equal(dir .. "/bad.json: grove.jobs[0]: expected {id, state, start, end, picks}", msg)
-    assert.equal("EINVAL", code)
+    expect.fails("EINVAL",
+      dir .. "/bad.json: grove.jobs[0]: expected {id, state, start, end, picks}",
+      core.state_read(dir .. "/bad.json"))
   end)
 end)

@@ -3,7 +3,7 @@
 -- windows), with error paths.
 local core = require "grove.core"
 
-local failed = require("expect").failed
+local failed = require("expect").fails
 
 -- c0 > n0..n1 > s0..s1 > core0..core1, plus mem (16 GB) on n0
 local function build()

@@ -18,6 +18,7 @@
 #include "match.h"
 #include "rv1.h"
 #include "tap.h"
+#include "grovetest.h"
 
 /* R of ranks `ranks` with cores 0-3 on each, hosts node<rank>. */
 #define R4(ranks, hosts)                                                                     \
@@ -64,13 +65,6 @@ static void sets_text(const grove_acquire_t *a, char *buf, size_t len)
                               grove_acquire_set_name(shown[i]), t ? t : "?");
         free(t);
     }
-}
-
-/* Every live vertex's status and name, to see that refusals change nothing. */
-static char *graph_text(const grove_graph_t *g)
-{
-    char *t = grove_jgf_write(g, GROVE_JGF_WITH_STATE | GROVE_JGF_COMPACT);
-    return t;
 }
 
 static const char *cores_head = "version: 9999\n"
@@ -160,7 +154,7 @@ static void run(const char *name, grove_acquire_protocol_t proto, const struct s
         const struct step *s = &steps[i];
         char before[512], after[512];
         sets_text(a, before, sizeof(before));
-        char *gbefore = graph_text(g);
+        char *gbefore = test_state_text(g);
         grove_error_t err = {{0}, 0};
         char *events = NULL;
         int rc = 0, e = 0;
@@ -215,7 +209,7 @@ static void run(const char *name, grove_acquire_protocol_t proto, const struct s
             if (s->msg)
                 is_str(err.text, s->msg, "%s %zu: message", name, i);
             sets_text(a, after, sizeof(after));
-            char *gafter = graph_text(g);
+            char *gafter = test_state_text(g);
             ok(!strcmp(before, after) && gbefore && gafter && !strcmp(gbefore, gafter),
                "%s %zu: nothing changed", name, i);
             free(gafter);

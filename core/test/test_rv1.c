@@ -15,6 +15,7 @@
 #include "match.h"
 #include "rv1.h"
 #include "tap.h"
+#include "grovetest.h"
 
 static grove_rv1_t *dec(const char *s, grove_error_t *err)
 {
@@ -675,40 +676,26 @@ static void test_algebra(void)
 
 /* ---- jobs and shards ------------------------------------------------------------ */
 
-static grove_vid_t addv(grove_graph_t *g, const char *type, int64_t id, int64_t size,
-                        grove_vid_t parent)
-{
-    grove_vertex_info_t info;
-    grove_vertex_info_init(&info);
-    info.type = type;
-    info.id = id;
-    info.size = size;
-    grove_vid_t v = grove_graph_add_vertex(g, &info);
-    if (parent != GROVE_VID_NONE)
-        grove_graph_add_child(g, parent, v, NULL, NULL);
-    return v;
-}
-
 /* tiny0 > rack0 > node0-1 (ranks 0-1) > socket0-1 > core x4, gpu x1,
  * memory x2 (size 4) */
 static grove_graph_t *small_graph(void)
 {
     grove_graph_t *g = grove_graph_create();
-    grove_vid_t c = addv(g, "cluster", 0, 1, GROVE_VID_NONE);
-    grove_vid_t r = addv(g, "rack", 0, 1, c);
+    grove_vid_t c = test_vertex(g, "cluster", 0, 1, GROVE_VID_NONE);
+    grove_vid_t r = test_vertex(g, "rack", 0, 1, c);
     for (int n = 0; n < 2; n++) {
-        grove_vid_t node = addv(g, "node", n, 1, r);
+        grove_vid_t node = test_vertex(g, "node", n, 1, r);
         grove_vertex_set_rank(g, node, n);
         if (n == 1)
             grove_vertex_set_property(g, node, "fast", "");
         grove_vertex_set_property(g, node, "perf_class", "3");
         for (int s = 0; s < 2; s++) {
-            grove_vid_t sock = addv(g, "socket", s, 1, node);
+            grove_vid_t sock = test_vertex(g, "socket", s, 1, node);
             for (int k = 0; k < 4; k++)
-                addv(g, "core", s * 4 + k, 1, sock);
-            addv(g, "gpu", s, 1, sock);
+                test_vertex(g, "core", s * 4 + k, 1, sock);
+            test_vertex(g, "gpu", s, 1, sock);
             for (int k = 0; k < 2; k++)
-                addv(g, "memory", s * 2 + k, 4, sock);
+                test_vertex(g, "memory", s * 2 + k, 4, sock);
         }
     }
     return g;

@@ -28,34 +28,21 @@
 #include "match.h"
 #include "store.h"
 #include "tap.h"
+#include "grovetest.h"
 
 static char dir[256];
-
-static grove_vid_t add(grove_graph_t *g, const char *type, int64_t id, int64_t size,
-                       grove_vid_t parent)
-{
-    grove_vertex_info_t info;
-    grove_vertex_info_init(&info);
-    info.type = type;
-    info.id = id;
-    info.size = size;
-    grove_vid_t v = grove_graph_add_vertex(g, &info);
-    if (parent != GROVE_VID_NONE)
-        grove_graph_add_child(g, parent, v, NULL, NULL);
-    return v;
-}
 
 /* cluster0 > node0..n-1 (ranks) > core0-3, memory0 (16) */
 static grove_graph_t *cluster(int nodes)
 {
     grove_graph_t *g = grove_graph_create();
-    grove_vid_t c = add(g, "cluster", 0, 1, GROVE_VID_NONE);
+    grove_vid_t c = test_vertex(g, "cluster", 0, 1, GROVE_VID_NONE);
     for (int n = 0; n < nodes; n++) {
-        grove_vid_t node = add(g, "node", n, 1, c);
+        grove_vid_t node = test_vertex(g, "node", n, 1, c);
         grove_vertex_set_rank(g, node, n);
         for (int k = 0; k < 4; k++)
-            add(g, "core", k, 1, node);
-        add(g, "memory", 0, 16, node);
+            test_vertex(g, "core", k, 1, node);
+        test_vertex(g, "memory", 0, 16, node);
     }
     return g;
 }
@@ -80,11 +67,6 @@ static int alloc(grove_matcher_t *m, int n, int duration, grove_match_mode_t mod
     int rc = grove_match(m, js, mode, 0, &j, NULL);
     grove_jobspec_destroy(js);
     return rc < 0 ? -1 : (int)j->id;
-}
-
-static char *jgf(const grove_graph_t *g)
-{
-    return grove_jgf_write(g, GROVE_JGF_WITH_STATE | GROVE_JGF_COMPACT);
 }
 
 /* The job table as text: id state start end [v:amount:flags ...]; next id. */
@@ -140,7 +122,7 @@ static void state_free(struct state *s)
 /* Are the two states the same (graph as JGF, jobs, acquisition)? */
 static bool same(const struct state *x, const struct state *y, const char *what)
 {
-    char *a = jgf(x->g), *b = jgf(y->g);
+    char *a = test_state_text(x->g), *b = test_state_text(y->g);
     char *ja = jobs_text(x->m), *jb = jobs_text(y->m);
     char *aa = acq_text(x->a), *ab = acq_text(y->a);
     bool eq = !strcmp(a, b) && !strcmp(ja, jb) && !strcmp(aa, ab);
@@ -201,7 +183,7 @@ static void rich(struct state *s, bool dead)
     grove_idset_destroy(two);
     /* a dead slot: a vertex added and unlinked */
     if (dead) {
-        grove_vid_t x = add(g, "scratch", 0, 1, 0);
+        grove_vid_t x = test_vertex(g, "scratch", 0, 1, 0);
         grove_graph_unlink(g, x, false);
     }
     grove_graph_set_aggregates(g, "ALL:core,ALL:node,ALL:memory", NULL);
@@ -214,6 +196,9 @@ static int load(grove_store_t *st, struct state *s, grove_error_t *err)
 }
 
 /* ---- round trips ------------------------------------------------------------ */
+
+static void image_steps(grove_store_t *st, const struct state *s0);
+static void file_round_trips(void);
 
 static void round_trips(void)
 {
@@ -281,7 +266,7 @@ static void round_trips(void)
     grove_vertex_untag(s0.g, 1, "flag");
     grove_vid_t node3 = grove_graph_first_by_rank(s0.g, 3);
     grove_graph_unlink(s0.g, node3, true);
-    add(s0.g, "gpu", 0, 1, 1);
+    test_vertex(s0.g, "gpu", 0, 1, 1);
     rc = grove_store_save(st, s0.g, s0.m, s0.a, 0, &stats, &err);
     ok(rc == 0 && stats.edges == 2 && stats.deleted == 12,
        "unlink and add: 2 edge rows written, 12 deleted (%zu, %zu)", stats.edges,
@@ -318,21 +303,32 @@ static void round_trips(void)
     state_free(&s1);
     ok(load(st, &s1, &err) == 0 && same(&s0, &s1, "other graph"),
        "an incremental save over another graph is exact");
-    /* images, step by step */
+    image_steps(st, &s0);
+    state_free(&s1);
+    state_free(&s2);
+    state_free(&s0);
+    grove_store_close(st);
+    file_round_trips();
+}
+
+/* Reading an image of st (saved from s0) step by step. */
+static void image_steps(grove_store_t *st, const struct state *s0)
+{
+    grove_error_t err;
     grove_image_t *im = grove_store_read(st, &err);
     ok(im && grove_image_has_jobs(im) && grove_image_has_acquire(im)
            && !strcmp(grove_image_policy(im), "high"),
        "image: jobs, acquisition, policy");
     grove_graph_t *ig = grove_image_take_graph(im);
     ok(grove_image_take_graph(im) == NULL && grove_image_graph(im) == NULL, "graph taken once");
-    grove_matcher_t *other = grove_matcher_create(s0.g, NULL);
+    grove_matcher_t *other = grove_matcher_create(s0->g, NULL);
     ok(grove_image_restore_jobs(im, other, &err) < 0 && errno == EINVAL,
        "restore into a matcher of another graph: EINVAL");
     is_str(err.text, "restore: the matcher must be empty and over the image's graph", "message");
     grove_matcher_destroy(other);
     ok(grove_image_restore_jobs(im, NULL, &err) == 0, "restore records without a matcher");
     ok(grove_image_restore_jobs(im, NULL, &err) < 0 && errno == EINVAL, "only once");
-    char *j0 = jgf(s0.g), *j1 = jgf(ig);
+    char *j0 = test_state_text(s0->g), *j1 = test_state_text(ig);
     is_str(j1, j0, "records restored without a matcher");
     free(j0);
     free(j1);
@@ -342,16 +338,19 @@ static void round_trips(void)
     grove_image_destroy(im);
     grove_graph_destroy(ig);
     grove_image_destroy(NULL);
-    state_free(&s1);
-    state_free(&s2);
-    /* files: vertex ids are renumbered when the graph has dead slots, so
-     * compare a state without them */
-    state_free(&s0);
+}
+
+/* State files.  Vertex ids are renumbered when the graph has dead slots,
+ * so compare a state without them. */
+static void file_round_trips(void)
+{
+    grove_error_t err;
+    struct state s0, s1;
     rich(&s0, false);
     char fpath[512];
     snprintf(fpath, sizeof(fpath), "%s/state.json", dir);
     ok(grove_store_write_file(fpath, s0.g, s0.m, s0.a, &err) == 0, "write a state file");
-    im = grove_image_read_file(fpath, &err);
+    grove_image_t *im = grove_image_read_file(fpath, &err);
     ok(im != NULL, "read it back");
     if (im) {
         s1.g = grove_image_take_graph(im);
@@ -375,8 +374,8 @@ static void round_trips(void)
     ok(im && !grove_image_has_jobs(im) && grove_image_restore_jobs(im, NULL, &err) == 0,
        "a plain JGF file with records");
     if (im) {
-        char *t = jgf(grove_image_graph(im));
-        char *want = jgf(s0.g);
+        char *t = test_state_text(grove_image_graph(im));
+        char *want = test_state_text(s0.g);
         is_str(t, want, "its records come back");
         free(t);
         free(want);
@@ -384,10 +383,13 @@ static void round_trips(void)
     grove_image_destroy(im);
     free(plain);
     state_free(&s0);
-    grove_store_close(st);
 }
 
 /* ---- refusals ---------------------------------------------------------------- */
+
+static void save_refusals(const char *p2);
+static void corrupt_rows(void);
+static void file_refusals(void);
 
 static void refusals(void)
 {
@@ -435,6 +437,34 @@ static void refusals(void)
     ok(im != NULL, "read-only stores read");
     grove_image_destroy(im);
     grove_store_close(st);
+    grove_graph_destroy(g);
+    save_refusals(p2);
+    corrupt_rows();
+    file_refusals();
+}
+
+/* A store at path holding a rich state, then damaged by sql. */
+static void saved_then(const char *path, const char *sql)
+{
+    grove_error_t err;
+    struct state s;
+    rich(&s, true);
+    grove_store_t *st = grove_store_open(path, GROVE_STORE_CREATE, &err);
+    grove_store_save(st, s.g, s.m, s.a, 0, NULL, &err);
+    grove_store_close(st);
+    state_free(&s);
+    sqlite3 *db;
+    sqlite3_open(path, &db);
+    sqlite3_exec(db, sql, NULL, NULL, NULL);
+    sqlite3_close(db);
+}
+
+/* Saves with bad arguments, on the store at p2. */
+static void save_refusals(const char *p2)
+{
+    grove_error_t err;
+    grove_graph_t *g = cluster(1);
+    grove_store_t *st;
     /* bad arguments */
     st = grove_store_open(p2, 0, &err);
     grove_graph_t *g2 = cluster(1);
@@ -446,7 +476,15 @@ static void refusals(void)
     grove_matcher_destroy(m2);
     grove_graph_destroy(g2);
     grove_store_close(st);
-    /* corrupt rows are found */
+    grove_graph_destroy(g);
+}
+
+/* Damaged rows are found at load and by check. */
+static void corrupt_rows(void)
+{
+    char p2[512];
+    grove_error_t err;
+    grove_store_t *st;
     struct {
         const char *sql, *what;
     } bad[] = {
@@ -466,15 +504,7 @@ static void refusals(void)
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         snprintf(p2, sizeof(p2), "%s/bad%zu.db", dir, i);
-        struct state s;
-        rich(&s, true);
-        st = grove_store_open(p2, GROVE_STORE_CREATE, &err);
-        grove_store_save(st, s.g, s.m, s.a, 0, NULL, &err);
-        grove_store_close(st);
-        state_free(&s);
-        sqlite3_open(p2, &db);
-        sqlite3_exec(db, bad[i].sql, NULL, NULL, NULL);
-        sqlite3_close(db);
+        saved_then(p2, bad[i].sql);
         st = grove_store_open(p2, 0, &err);
         struct state l;
         int rc = load(st, &l, &err);
@@ -486,27 +516,26 @@ static void refusals(void)
     /* a record that no longer fits (a changed size) is found by restore */
     snprintf(p2, sizeof(p2), "%s/badsize.db", dir);
     {
-        struct state s;
-        rich(&s, true);
-        st = grove_store_open(p2, GROVE_STORE_CREATE, &err);
-        grove_store_save(st, s.g, s.m, s.a, 0, NULL, &err);
-        grove_store_close(st);
-        state_free(&s);
         /* job rows rewritten consistently but naming a vertex without room */
-        sqlite3_open(p2, &db);
-        sqlite3_exec(db, "DELETE FROM job; DELETE FROM pick;", NULL, NULL, NULL);
-        sqlite3_close(db);
+        saved_then(p2, "DELETE FROM job; DELETE FROM pick;");
         st = grove_store_open(p2, 0, &err);
         struct state l;
         ok(load(st, &l, &err) < 0 && errno == EINVAL && strstr(err.text, "job rows do not match"),
            "jobs missing: found (%s)", err.text);
         grove_store_close(st);
     }
+}
+
+static void file_refusals(void)
+{
+    char p2[512];
+    grove_error_t err;
+    grove_graph_t *g = cluster(1);
     /* file errors */
     snprintf(p2, sizeof(p2), "%s/nofile.json", dir);
     ok(grove_image_read_file(p2, &err) == NULL && errno == ENOENT, "file: missing");
     snprintf(p2, sizeof(p2), "%s/badjobs.json", dir);
-    f = fopen(p2, "w");
+    FILE *f = fopen(p2, "w");
     fputs("{\"graph\":{\"nodes\":[{\"id\":\"0\",\"metadata\":{\"type\":\"node\"}}],\"edges\":[]},"
           "\"grove\":{\"jobs\":[{\"id\":1,\"state\":\"allocated\",\"start\":0,\"end\":null,"
           "\"picks\":[[\"9\",1,true,true,true]]}]}}",
@@ -534,7 +563,7 @@ static void refusals(void)
 static unsigned long long digest(const grove_graph_t *g, const grove_matcher_t *m,
                                  const grove_acquire_t *a)
 {
-    char *t = jgf(g), *j = jobs_text(m), *q = acq_text(a);
+    char *t = test_state_text(g), *j = jobs_text(m), *q = acq_text(a);
     unsigned long long h = 1469598103934665603ULL;
     for (char *p = t; *p; p++)
         h = (h ^ (unsigned char)*p) * 1099511628211ULL;

@@ -1,0 +1,70 @@
+/* child.c: what a child instance is given: the R it acquires from its
+ * parent (R of the job it runs in, with a scheduling graph whose pools
+ * have the sizes the job holds), and the first acquisition response that
+ * hands it those resources (see acquire.h, "child instances").
+ *
+ * Workload: once per child instance started; linear in the job's picks
+ * times the vertices of its graph.
+ *
+ * This file must not hold the acquisition state machine (acquire.c): a
+ * child is given resources, it does not track them.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+
+#include "acquire_private.h"
+
+grove_rv1_t *grove_acquire_child_resources(const grove_graph_t *g, const grove_job_t *job,
+                                           grove_error_t *err)
+{
+    grove_rv1_t *R = grove_rv1_from_job(g, job, GROVE_RV1_WITH_GRAPH, err);
+    if (!R)
+        return NULL;
+    const json_t *sc = grove_rv1_scheduling(R);
+    json_t *copy = sc ? json_deep_copy(sc) : NULL;
+    json_t *nodes = copy ? json_object_get(json_object_get(copy, "graph"), "nodes") : NULL;
+    if (sc && !copy) {
+        grove_rv1_destroy(R);
+        errno = ENOMEM;
+        return NULL;
+    }
+    /* pools the job holds in part: their size in the child is the part */
+    size_t i;
+    json_t *node;
+    json_array_foreach(nodes, i, node) {
+        json_t *md = json_object_get(node, "metadata");
+        json_t *uuid = json_object_get(md, "uuid");
+        if (!json_is_string(uuid))
+            continue;
+        grove_vid_t v = grove_graph_find_uuid(g, json_string_value(uuid));
+        if (v == GROVE_VID_NONE)
+            continue;
+        for (size_t k = 0; k < job->npicks; k++) {
+            const grove_pick_t *pk = &job->picks[k];
+            if (pk->v == v && !pk->exclusive && pk->amount < grove_vertex_size(g, v)) {
+                json_object_set_new(md, "size", json_integer(pk->amount));
+            }
+        }
+    }
+    if (copy)
+        grove_rv1_set_scheduling_take(R, copy);
+    return R;
+}
+
+char *grove_acquire_first_response(const grove_rv1_t *R)
+{
+    json_t *doc = json_object();
+    json_t *res = grove_rv1_to_json(R, 0);
+    grove_idset_t *ranks = grove_rv1_ranks(R);
+    char *text = NULL;
+    if (doc && res && ranks && json_object_set(doc, "resources", res) == 0
+        && json_object_set_new(doc, "up", grovep_acquire_ids_json(ranks)) == 0)
+        text = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(res);
+    json_decref(doc);
+    grove_idset_destroy(ranks);
+    if (!text)
+        errno = ENOMEM;
+    return text;
+}

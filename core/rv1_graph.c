@@ -1,0 +1,884 @@
+/* rv1_graph.c: the bridge between R version 1 and the graph (see rv1.h,
+ * "Graphs" and "Mapping an R"): R of a set of vertices, of a job or of a
+ * whole graph; a graph of an R; and the vertices a shard of R names.
+ *
+ * Workload: an R per successful match (from a job's picks), a shard per
+ * partial release, a graph per instance R read at start.  Each is linear
+ * in the vertices it touches; per-vertex marks are arrays indexed by
+ * vertex id.
+ *
+ * This file must not read or write R's text (rv1.c does) nor know R's set
+ * algebra; it builds and reads an R only through rv1_private.h.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "jgf.h"
+#include "rv1_private.h"
+
+struct gctx {
+    const grove_graph_t *g;
+    grove_sym_t cont, core, gpu; /* GROVE_SYM_NONE when the graph lacks them */
+};
+
+static void gctx_init(struct gctx *c, const grove_graph_t *g)
+{
+    c->g = g;
+    c->cont = grove_graph_sym_lookup(g, GROVE_CONTAINMENT);
+    c->core = grove_graph_sym_lookup(g, "core");
+    c->gpu = grove_graph_sym_lookup(g, "gpu");
+}
+
+static grove_vid_t gparent(const struct gctx *c, grove_vid_t v)
+{
+    return c->cont == GROVE_SYM_NONE ? GROVE_VID_NONE : grove_vertex_parent(c->g, v, c->cont);
+}
+
+static bool is_core_gpu(const struct gctx *c, grove_vid_t v)
+{
+    grove_sym_t t = grove_vertex_type_sym(c->g, v);
+    return t != GROVE_SYM_NONE && (t == c->core || t == c->gpu);
+}
+
+static bool is_leaf(const struct gctx *c, grove_vid_t v)
+{
+    grove_eid_t cur;
+    return c->cont == GROVE_SYM_NONE
+           || grove_vertex_first_child(c->g, v, c->cont, &cur) == GROVE_VID_NONE;
+}
+
+/* The rank root of v (see rv1.h) and its rank, or GROVE_VID_NONE when no
+ * vertex on v's path has a rank. */
+static grove_vid_t rank_root(const struct gctx *c, grove_vid_t v, int64_t *rank)
+{
+    grove_vid_t a = v;
+    while (a != GROVE_VID_NONE && grove_vertex_rank(c->g, a) < 0)
+        a = gparent(c, a);
+    if (a == GROVE_VID_NONE)
+        return GROVE_VID_NONE;
+    int64_t r = grove_vertex_rank(c->g, a);
+    for (grove_vid_t p = gparent(c, a); p != GROVE_VID_NONE && grove_vertex_rank(c->g, p) == r;
+         p = gparent(c, p))
+        a = p;
+    *rank = r;
+    return a;
+}
+
+/* Does v count as a child of its rank in R_lite? */
+static bool listable(const struct gctx *c, grove_vid_t v, grove_vid_t root)
+{
+    if (v == root || grove_vertex_id(c->g, v) < 0)
+        return false;
+    if (is_core_gpu(c, v))
+        return true;
+    if (!is_leaf(c, v))
+        return false;
+    for (grove_vid_t a = gparent(c, v); a != GROVE_VID_NONE && a != root; a = gparent(c, a))
+        if (is_core_gpu(c, a))
+            return false;
+    return true;
+}
+
+static void vlabel(const grove_graph_t *g, grove_sym_t cont, grove_vid_t v, char *buf, size_t len)
+{
+    if (cont == GROVE_SYM_NONE || grove_vertex_path(g, v, cont, buf, len) < 0)
+        snprintf(buf, len, "%s", grove_vertex_name(g, v));
+}
+
+struct rrec {
+    unsigned rank;
+    grove_vid_t root;
+};
+
+struct crec {
+    unsigned rank;
+    grove_sym_t type;
+    unsigned id;
+};
+
+static int cmp_rrec(const void *pa, const void *pb)
+{
+    const struct rrec *a = pa, *b = pb;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    return (a->root > b->root) - (a->root < b->root);
+}
+
+static int cmp_crec(const void *pa, const void *pb)
+{
+    const struct crec *a = pa, *b = pb;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    if (a->type != b->type)
+        return a->type < b->type ? -1 : 1;
+    return (a->id > b->id) - (a->id < b->id);
+}
+
+static json_t *scheduling_of_graph(const grove_graph_t *g, const grove_vid_t *vids, size_t n)
+{
+    json_t *doc = grove_jgf_write_json(g, vids, n, 0);
+    json_t *gr = doc ? json_object_get(doc, "graph") : NULL;
+    json_t *sc = json_object();
+    if (!gr || !sc || json_object_set(sc, "graph", gr) < 0
+        || json_object_set_new(sc, "writer", json_string(GROVE_RV1_WRITER)) < 0) {
+        json_decref(doc);
+        json_decref(sc);
+        errno = ENOMEM;
+        return NULL;
+    }
+    json_decref(doc);
+    return sc;
+}
+
+json_t *grovep_rv1_scheduling_of_rlite(const grove_rv1_t *R)
+{
+    grove_graph_t *g = grove_rv1_to_graph(R, NULL);
+    json_t *sc = g ? scheduling_of_graph(g, NULL, 0) : NULL;
+    grove_graph_destroy(g);
+    return sc;
+}
+
+static int gfail(grove_error_t *err, int e, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int gfail(grove_error_t *err, int e, const char *fmt, ...)
+{
+    char buf[sizeof(err->text)];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    grove_error_set(err, NULL, 0, "%s", buf);
+    errno = e;
+    return -1;
+}
+
+/* What from_marked gathers from the marked vertices before building R. */
+struct gather {
+    struct gctx c;
+    struct rrec *rr; /* a rank root per rank entry, in vertex order */
+    size_t nrr, rrcap;
+    struct crec *cr; /* a listable child per entry */
+    size_t ncr, crcap;
+    grove_vid_t *vids; /* every marked vertex (WITH_GRAPH only) */
+    size_t nv, vcap;
+    grove_error_t *err;
+};
+
+static void gather_fini(struct gather *x)
+{
+    free(x->rr);
+    free(x->cr);
+    free(x->vids);
+}
+
+/* A vertex's rank or id must fit an idset; EINVAL naming v if not. */
+static int fits_r(struct gather *x, grove_vid_t v, int64_t n, const char *what)
+{
+    if (n <= (int64_t)GROVE_IDSET_MAX_ID)
+        return 0;
+    char label[256];
+    vlabel(x->c.g, x->c.cont, v, label, sizeof(label));
+    return gfail(x->err, EINVAL, "%s: %s %lld is too large for R", label, what, (long long)n);
+}
+
+/* Fill x from the vertices marked in mark[], then sort its records. */
+static int gather_marked(struct gather *x, const uint8_t *mark, int flags)
+{
+    const grove_graph_t *g = x->c.g;
+    size_t slots = grove_graph_vertex_slots(g);
+    grove_vid_t last_root = GROVE_VID_NONE;
+    for (grove_vid_t v = 0; v < slots; v++) {
+        if (!mark[v])
+            continue;
+        if (flags & GROVE_RV1_WITH_GRAPH) {
+            if (grovep_grow((void **)&x->vids, &x->vcap, x->nv + 1, sizeof(*x->vids)) < 0)
+                return -1;
+            x->vids[x->nv++] = v;
+        }
+        int64_t rank;
+        grove_vid_t root = rank_root(&x->c, v, &rank);
+        if (root == GROVE_VID_NONE)
+            continue;
+        if (fits_r(x, root, rank, "rank") < 0)
+            return -1;
+        if (root != last_root) {
+            if (grovep_grow((void **)&x->rr, &x->rrcap, x->nrr + 1, sizeof(*x->rr)) < 0)
+                return -1;
+            x->rr[x->nrr++] = (struct rrec){(unsigned)rank, root};
+            last_root = root;
+        }
+        if (listable(&x->c, v, root)) {
+            int64_t id = grove_vertex_id(g, v);
+            if (fits_r(x, v, id, "id") < 0
+                || grovep_grow((void **)&x->cr, &x->crcap, x->ncr + 1, sizeof(*x->cr)) < 0)
+                return -1;
+            x->cr[x->ncr++] = (struct crec){(unsigned)rank, grove_vertex_type_sym(g, v),
+                                            (unsigned)id};
+        }
+    }
+    if (x->nrr > 1)
+        qsort(x->rr, x->nrr, sizeof(*x->rr), cmp_rrec);
+    if (x->ncr > 1)
+        qsort(x->cr, x->ncr, sizeof(*x->cr), cmp_crec);
+    return 0;
+}
+
+/* A rank entry of R per distinct rank root of x, with its host name and
+ * properties. */
+static int add_rank_roots(grove_rv1_t *R, const struct gather *x)
+{
+    const grove_graph_t *g = x->c.g;
+    const struct rrec *rr = x->rr;
+    for (size_t i = 0; i < x->nrr; i++) {
+        if (i > 0 && rr[i].rank == rr[i - 1].rank) {
+            if (rr[i].root == rr[i - 1].root)
+                continue;
+            const char *n1 = grove_vertex_name(g, rr[i - 1].root);
+            const char *n2 = grove_vertex_name(g, rr[i].root);
+            if (strcmp(n1, n2) != 0)
+                return gfail(x->err, EINVAL, "rank %u is on two vertices named %s and %s",
+                             rr[i].rank, n1, n2);
+        } else {
+            const char *host = grove_vertex_name(g, rr[i].root);
+            grove_hostname_t hn;
+            if (grove_hostname_parse(host, &hn) < 0) {
+                char label[256];
+                vlabel(g, x->c.cont, rr[i].root, label, sizeof(label));
+                return gfail(x->err, EINVAL, "%s: the name of rank %u is not a host name",
+                             label, rr[i].rank);
+            }
+            struct rv1_rank *rk = grovep_rv1_rank_append(R, rr[i].rank);
+            if (!rk || !(rk->host = strdup(host)))
+                return -1;
+        }
+        const char *key, *val;
+        for (size_t k = 0; grove_vertex_property_at(g, rr[i].root, k, &key, &val) == 0; k++) {
+            if (!grovep_rv1_valid_prop_name(key))
+                continue;
+            struct rv1_prop *p = grovep_rv1_prop_get(R, key);
+            if (!p || grove_idset_set(p->ranks, rr[i].rank) < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* The children of R's ranks: one idset per run of x's child records of
+ * one rank and type. */
+static int add_children(grove_rv1_t *R, const struct gather *x)
+{
+    const struct crec *cr = x->cr;
+    for (size_t i = 0, j; i < x->ncr; i = j) {
+        grove_idset_t *ids = grove_idset_create();
+        if (!ids)
+            return -1;
+        for (j = i; j < x->ncr && cr[j].rank == cr[i].rank && cr[j].type == cr[i].type; j++)
+            if (grove_idset_set(ids, cr[j].id) < 0) {
+                grove_idset_destroy(ids);
+                return -1;
+            }
+        long t = grovep_rv1_type_index(R, grove_graph_str(x->c.g, cr[i].type));
+        struct rv1_rank *rk = grovep_rv1_rank_find(R, cr[i].rank);
+        if (t < 0 || !rk) {
+            grove_idset_destroy(ids);
+            return -1;
+        }
+        if (grovep_rv1_kid_take(rk, (uint32_t)t, ids) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* R of the vertices marked in mark[] (indexed by vertex id). */
+static grove_rv1_t *from_marked(const grove_graph_t *g, const uint8_t *mark, int64_t start,
+                                int64_t end, int flags, grove_error_t *err)
+{
+    if (start < 0 || end <= start) {
+        gfail(err, EINVAL, "bad window [%lld, %lld)", (long long)start, (long long)end);
+        return NULL;
+    }
+    struct gather x = {.err = err};
+    gctx_init(&x.c, g);
+    grove_rv1_t *R = NULL;
+    if (gather_marked(&x, mark, flags) < 0 || !(R = grove_rv1_create())
+        || add_rank_roots(R, &x) < 0 || add_children(R, &x) < 0)
+        goto fail;
+    R->start = (double)start;
+    R->expiration = end == GROVE_TIME_MAX ? 0 : (double)end;
+    R->has_start = R->has_expiration = true;
+    if ((flags & GROVE_RV1_WITH_GRAPH) && !(R->scheduling = scheduling_of_graph(g, x.vids, x.nv)))
+        goto fail;
+    gather_fini(&x);
+    return R;
+fail:
+    if (errno != EINVAL)
+        errno = ENOMEM;
+    int saved = errno;
+    grove_rv1_destroy(R);
+    gather_fini(&x);
+    errno = saved;
+    return NULL;
+}
+
+/* Mark every vertex below v (not v) with value val where still unmarked.
+ * 0 or -1 (ENOMEM). */
+static int mark_below(const struct gctx *c, grove_vid_t v, uint8_t *mark, uint8_t val)
+{
+    if (c->cont == GROVE_SYM_NONE)
+        return 0;
+    grove_vid_t *stack = NULL;
+    size_t n = 0, cap = 0;
+    if (grovep_grow((void **)&stack, &cap, 1, sizeof(*stack)) < 0)
+        return -1;
+    stack[n++] = v;
+    while (n > 0) {
+        grove_vid_t u = stack[--n];
+        grove_eid_t cur;
+        for (grove_vid_t k = grove_vertex_first_child(c->g, u, c->cont, &cur); k != GROVE_VID_NONE;
+             k = grove_vertex_next_child(c->g, c->cont, &cur)) {
+            if (!mark[k])
+                mark[k] = val;
+            if (grovep_grow((void **)&stack, &cap, n + 1, sizeof(*stack)) < 0) {
+                free(stack);
+                return -1;
+            }
+            stack[n++] = k;
+        }
+    }
+    free(stack);
+    return 0;
+}
+
+/* A zeroed mark per vertex slot of g (caller frees); NULL with ENOMEM. */
+static uint8_t *new_mask(const grove_graph_t *g)
+{
+    size_t slots = grove_graph_vertex_slots(g);
+    uint8_t *mark = calloc(slots ? slots : 1, 1);
+    if (!mark)
+        errno = ENOMEM;
+    return mark;
+}
+
+grove_rv1_t *grove_rv1_from_vertices(const grove_graph_t *g, const grove_vid_t *vids, size_t n,
+                                     int64_t start, int64_t end, int flags, grove_error_t *err)
+{
+    if (!g || (n > 0 && !vids)) {
+        errno = EINVAL;
+        return NULL;
+    }
+    uint8_t *mark = new_mask(g);
+    if (!mark)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (!grove_graph_has_vertex(g, vids[i])) {
+            free(mark);
+            gfail(err, EINVAL, "vertex %u is not in the graph", (unsigned)vids[i]);
+            return NULL;
+        }
+        mark[vids[i]] = 1;
+    }
+    grove_rv1_t *R = from_marked(g, mark, start, end, flags, err);
+    free(mark);
+    return R;
+}
+
+/* held[v]: 1 for a pick of the job, 2 for what its exclusive picks imply. */
+static uint8_t *job_mask(const struct gctx *c, const grove_job_t *job, grove_error_t *err)
+{
+    uint8_t *mark = new_mask(c->g);
+    if (!mark)
+        return NULL;
+    for (size_t i = 0; i < job->npicks; i++) {
+        if (!grove_graph_has_vertex(c->g, job->picks[i].v)) {
+            free(mark);
+            gfail(err, EINVAL, "job %llu: vertex %u is not in the graph",
+                  (unsigned long long)job->id, (unsigned)job->picks[i].v);
+            return NULL;
+        }
+        mark[job->picks[i].v] = 1;
+    }
+    for (size_t i = 0; i < job->npicks; i++) {
+        if (job->picks[i].exclusive && mark_below(c, job->picks[i].v, mark, 2) < 0) {
+            free(mark);
+            errno = ENOMEM;
+            return NULL;
+        }
+    }
+    return mark;
+}
+
+grove_rv1_t *grove_rv1_from_job(const grove_graph_t *g, const grove_job_t *job, int flags,
+                                grove_error_t *err)
+{
+    if (!g || !job || (job->npicks > 0 && !job->picks)) {
+        errno = EINVAL;
+        return NULL;
+    }
+    struct gctx c;
+    gctx_init(&c, g);
+    uint8_t *mark = job_mask(&c, job, err);
+    if (!mark)
+        return NULL;
+    grove_rv1_t *R = from_marked(g, mark, job->start, job->end, flags, err);
+    free(mark);
+    return R;
+}
+
+grove_rv1_t *grove_rv1_from_graph(const grove_graph_t *g, int flags, grove_error_t *err)
+{
+    if (!g) {
+        errno = EINVAL;
+        return NULL;
+    }
+    uint8_t *mark = new_mask(g);
+    if (!mark)
+        return NULL;
+    size_t slots = grove_graph_vertex_slots(g);
+    for (grove_vid_t v = 0; v < slots; v++)
+        mark[v] = grove_graph_has_vertex(g, v);
+    grove_rv1_t *R = from_marked(g, mark, 0, GROVE_TIME_MAX, flags, err);
+    free(mark);
+    if (R)
+        R->has_start = R->has_expiration = false;
+    return R;
+}
+
+/* Is the scheduling value a graph Grove can read (JGF, by RFC 40's writer
+ * convention: no writer, or a writer whose path, if any, is "jgf")? */
+static const json_t *readable_graph(const json_t *sc)
+{
+    const json_t *gr = sc ? json_object_get(sc, "graph") : NULL;
+    if (!gr || !json_is_object(gr))
+        return NULL;
+    const json_t *w = json_object_get(sc, "writer");
+    if (w) {
+        if (!json_is_string(w))
+            return NULL;
+        const char *colon = strchr(json_string_value(w), ':');
+        if (colon && strcmp(colon + 1, "jgf") != 0)
+            return NULL;
+    }
+    return gr;
+}
+
+/* Give the rank of R to the vertex that R_lite names by host, where the
+ * scheduling graph left it without one. */
+static int fill_ranks(grove_graph_t *g, const grove_rv1_t *R)
+{
+    grove_sym_t node = grove_graph_sym_lookup(g, "node");
+    for (size_t i = 0; i < R->n; i++) {
+        const struct rv1_rank *rk = &R->r[i];
+        if (!rk->host || grove_graph_first_by_rank(g, rk->rank) != GROVE_VID_NONE)
+            continue;
+        grove_sym_t name = grove_graph_sym_lookup(g, rk->host);
+        if (name == GROVE_SYM_NONE)
+            continue;
+        grove_vid_t any = GROVE_VID_NONE, nod = GROVE_VID_NONE;
+        size_t nany = 0, nnod = 0;
+        for (grove_vid_t v = grove_graph_first_by_name(g, name); v != GROVE_VID_NONE;
+             v = grove_vertex_next_same_name(g, v)) {
+            if (grove_vertex_rank(g, v) >= 0)
+                continue;
+            any = v;
+            nany++;
+            if (grove_vertex_type_sym(g, v) == node) {
+                nod = v;
+                nnod++;
+            }
+        }
+        grove_vid_t pick = nnod == 1 ? nod : nnod == 0 && nany == 1 ? any : GROVE_VID_NONE;
+        if (pick != GROVE_VID_NONE && grove_vertex_set_rank(g, pick, rk->rank) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static grove_graph_t *graph_of_scheduling(const grove_rv1_t *R, grove_error_t *err)
+{
+    json_t *tmp = json_object();
+    if (!tmp || json_object_set(tmp, "scheduling", R->scheduling) < 0) {
+        json_decref(tmp);
+        errno = ENOMEM;
+        return NULL;
+    }
+    grove_graph_t *g = grove_jgf_read_json(tmp, NULL, err);
+    int saved = errno;
+    json_decref(tmp);
+    if (!g) {
+        if (err && strncmp(err->text, "scheduling", 10) != 0)
+            grove_error_prefix(err, "scheduling.graph");
+        errno = saved;
+        return NULL;
+    }
+    if (fill_ranks(g, R) < 0) {
+        grove_graph_destroy(g);
+        errno = ENOMEM;
+        return NULL;
+    }
+    return g;
+}
+
+static grove_vid_t add_vertex(grove_graph_t *g, grove_vid_t parent, const grove_vertex_info_t *info,
+                              grove_error_t *err)
+{
+    grove_vid_t v = grove_graph_add_vertex(g, info);
+    if (v == GROVE_VID_NONE)
+        return v;
+    if (parent != GROVE_VID_NONE && grove_graph_add_child(g, parent, v, NULL, err) < 0)
+        return GROVE_VID_NONE;
+    return v;
+}
+
+static grove_graph_t *graph_of_rlite(const grove_rv1_t *R, grove_error_t *err)
+{
+    grove_graph_t *g = grove_graph_create();
+    uint32_t *order = grovep_rv1_canonical_types(R);
+    char *base = NULL;
+    if (!g || !order)
+        goto fail;
+    grove_vertex_info_t info;
+    grove_vertex_info_init(&info);
+    info.type = "cluster";
+    info.basename = "cluster";
+    info.id = 0;
+    grove_vid_t top = add_vertex(g, GROVE_VID_NONE, &info, err);
+    if (top == GROVE_VID_NONE)
+        goto fail;
+    for (size_t i = 0; i < R->n; i++) {
+        const struct rv1_rank *rk = &R->r[i];
+        grove_vertex_info_init(&info);
+        info.type = "node";
+        info.rank = rk->rank;
+        info.id = rk->rank;
+        info.basename = "node";
+        grove_hostname_t hn;
+        if (rk->host && grove_hostname_parse(rk->host, &hn) == 0) {
+            info.name = rk->host;
+            if (hn.width > 0 && hn.prefix_len > 0) {
+                free(base);
+                if (!(base = strndup(rk->host, hn.prefix_len)))
+                    goto fail;
+                info.basename = base;
+                if (hn.num <= (uint64_t)INT64_MAX)
+                    info.id = (int64_t)hn.num;
+            } else if (hn.width == 0) {
+                info.basename = rk->host;
+            }
+        }
+        grove_vid_t nv = add_vertex(g, top, &info, err);
+        if (nv == GROVE_VID_NONE)
+            goto fail;
+        for (size_t k = 0; k < R->nprops; k++)
+            if (grove_idset_test(R->props[k].ranks, rk->rank)
+                && grove_vertex_set_property(g, nv, R->props[k].name, "") < 0)
+                goto fail;
+        for (size_t t = 0; t < R->ntypes; t++) {
+            const struct rv1_kid *kd = grovep_rv1_kid_find(rk, order[t]);
+            if (!kd)
+                continue;
+            for (unsigned id = grove_idset_first(kd->ids); id != GROVE_IDSET_INVALID;
+                 id = grove_idset_next(kd->ids, id)) {
+                grove_vertex_info_init(&info);
+                info.type = R->types[kd->type];
+                info.id = id;
+                info.rank = rk->rank;
+                if (add_vertex(g, nv, &info, err) == GROVE_VID_NONE)
+                    goto fail;
+            }
+        }
+    }
+    free(base);
+    free(order);
+    return g;
+fail:
+    if (errno != EINVAL)
+        errno = ENOMEM;
+    {
+        int saved = errno;
+        free(base);
+        free(order);
+        grove_graph_destroy(g);
+        errno = saved;
+    }
+    return NULL;
+}
+
+grove_graph_t *grove_rv1_to_graph(const grove_rv1_t *R, grove_error_t *err)
+{
+    if (!R) {
+        errno = EINVAL;
+        return NULL;
+    }
+    if (readable_graph(R->scheduling))
+        return graph_of_scheduling(R, err);
+    return graph_of_rlite(R, err);
+}
+
+/* ---- shards onto vertices ------------------------------------------------------- */
+
+struct sitem {
+    grove_vid_t v;
+    size_t parent; /* index in the list, SIZE_MAX for a root */
+    uint32_t tc;   /* listable-type vertices held in the subtree */
+    uint32_t unc;  /* of which R does not list */
+    bool rt;       /* of a type R could list (core, gpu, or one R names) */
+    bool listed;   /* R lists it (and, for a job, the job holds it) */
+    bool inc;      /* taken */
+};
+
+struct spair {
+    grove_vid_t v;
+    size_t parent;
+};
+
+struct shard {
+    struct gctx c;
+    const grove_rv1_t *R;
+    const uint8_t *held; /* NULL: the graph alone */
+    const grove_job_t *job;
+    grove_sym_t *tsym;   /* graph symbol of each R type (NONE if unknown) */
+    struct sitem *it;
+    size_t nit, itcap;
+    struct spair *stack;
+    size_t stcap;
+    grove_vid_t *out;
+    size_t nout, outcap;
+    grove_error_t *err;
+};
+
+static bool is_rtype(const struct shard *s, grove_vid_t v)
+{
+    if (is_core_gpu(&s->c, v))
+        return true;
+    grove_sym_t t = grove_vertex_type_sym(s->c.g, v);
+    for (size_t i = 0; i < s->R->ntypes; i++)
+        if (s->tsym[i] == t)
+            return true;
+    return false;
+}
+
+/* Append the subtree of root on rank r to s->it, every vertex after its
+ * parent. */
+static int collect(struct shard *s, grove_vid_t root, int64_t r)
+{
+    size_t n = 0;
+    if (grovep_grow((void **)&s->stack, &s->stcap, 1, sizeof(*s->stack)) < 0)
+        return -1;
+    s->stack[n++] = (struct spair){root, SIZE_MAX};
+    while (n > 0) {
+        struct spair top = s->stack[--n];
+        if (grovep_grow((void **)&s->it, &s->itcap, s->nit + 1, sizeof(*s->it)) < 0)
+            return -1;
+        size_t me = s->nit++;
+        s->it[me] = (struct sitem){top.v, top.parent, 0, 0, false, false, false};
+        if (s->c.cont == GROVE_SYM_NONE)
+            continue;
+        grove_eid_t cur;
+        for (grove_vid_t k = grove_vertex_first_child(s->c.g, top.v, s->c.cont, &cur);
+             k != GROVE_VID_NONE; k = grove_vertex_next_child(s->c.g, s->c.cont, &cur)) {
+            int64_t kr = grove_vertex_rank(s->c.g, k);
+            if (kr >= 0 && kr != r)
+                continue; /* another rank below: not ours */
+            if (grovep_grow((void **)&s->stack, &s->stcap, n + 1, sizeof(*s->stack)) < 0)
+                return -1;
+            s->stack[n++] = (struct spair){k, me};
+        }
+    }
+    return 0;
+}
+
+static int cmp_vid(const void *pa, const void *pb)
+{
+    grove_vid_t a = *(const grove_vid_t *)pa, b = *(const grove_vid_t *)pb;
+    return (a > b) - (a < b);
+}
+
+/* The first id of want missing from have, or GROVE_IDSET_INVALID. */
+static unsigned first_missing(const grove_idset_t *want, const grove_idset_t *have)
+{
+    grove_idset_t *d = grove_idset_difference(want, have);
+    unsigned id = d ? grove_idset_first(d) : GROVE_IDSET_INVALID;
+    grove_idset_destroy(d);
+    return id;
+}
+
+static int shard_rank(struct shard *s, const struct rv1_rank *rk)
+{
+    const grove_graph_t *g = s->c.g;
+    const int64_t r = rk->rank;
+    const unsigned long long jobid = s->job ? (unsigned long long)s->job->id : 0;
+    s->nit = 0;
+    size_t nroots = 0;
+    for (grove_vid_t v = grove_graph_first_by_rank(g, r); v != GROVE_VID_NONE;
+         v = grove_vertex_next_same_rank(g, v)) {
+        grove_vid_t p = gparent(&s->c, v);
+        if (p != GROVE_VID_NONE && grove_vertex_rank(g, p) == r)
+            continue;
+        if (collect(s, v, r) < 0)
+            return -1;
+        nroots++;
+    }
+    if (nroots == 0)
+        return gfail(s->err, ENOENT, "rank %u: no vertex of the graph has this rank", rk->rank);
+
+    int rc = -1;
+    grove_idset_t **exist = calloc(rk->nkids ? rk->nkids : 1, sizeof(*exist));
+    grove_idset_t **have = calloc(rk->nkids ? rk->nkids : 1, sizeof(*have));
+    if (!exist || !have)
+        goto out;
+    for (uint32_t k = 0; k < rk->nkids; k++)
+        if (!(exist[k] = grove_idset_create()) || !(have[k] = grove_idset_create()))
+            goto out;
+    bool any_held = false;
+    for (size_t i = 0; i < s->nit; i++) {
+        struct sitem *it = &s->it[i];
+        uint8_t h = s->held ? s->held[it->v] : 1;
+        grove_sym_t t = grove_vertex_type_sym(g, it->v);
+        int64_t id = grove_vertex_id(g, it->v);
+        for (uint32_t k = 0; k < rk->nkids; k++) {
+            if (s->tsym[rk->kids[k].type] != t || id < 0 || id > (int64_t)GROVE_IDSET_MAX_ID
+                || !grove_idset_test(rk->kids[k].ids, (unsigned)id))
+                continue;
+            if (grove_idset_set(exist[k], (unsigned)id) < 0)
+                goto out;
+            if (h && grove_idset_set(have[k], (unsigned)id) < 0)
+                goto out;
+            it->listed = h != 0;
+        }
+        any_held |= h != 0;
+        it->rt = is_rtype(s, it->v);
+        if (h && it->rt) {
+            it->tc = 1;
+            it->unc = !it->listed;
+        }
+    }
+    if (!any_held) {
+        gfail(s->err, EINVAL, "rank %u: job %llu holds nothing there", rk->rank, jobid);
+        goto out;
+    }
+    for (uint32_t k = 0; k < rk->nkids; k++) {
+        const char *tn = s->R->types[rk->kids[k].type];
+        unsigned id = first_missing(rk->kids[k].ids, exist[k]);
+        if (id != GROVE_IDSET_INVALID) {
+            gfail(s->err, ENOENT, "rank %u: no %s %u in the graph", rk->rank, tn, id);
+            goto out;
+        }
+        if ((id = first_missing(rk->kids[k].ids, have[k])) != GROVE_IDSET_INVALID) {
+            gfail(s->err, EINVAL, "rank %u: job %llu does not hold %s %u", rk->rank, jobid, tn,
+                  id);
+            goto out;
+        }
+    }
+    for (size_t i = s->nit; i-- > 0;) {
+        size_t p = s->it[i].parent;
+        if (p != SIZE_MAX) {
+            s->it[p].tc += s->it[i].tc;
+            s->it[p].unc += s->it[i].unc;
+        }
+    }
+    for (size_t i = 0; i < s->nit; i++) {
+        struct sitem *it = &s->it[i];
+        bool root = it->parent == SIZE_MAX;
+        it->inc = (!root && s->it[it->parent].inc) || it->listed
+                  || (!it->rt && it->tc > 0 && it->unc == 0)
+                  || (root && (rk->nkids == 0 || it->tc == 0));
+        if (!it->inc || (s->held && s->held[it->v] != 1))
+            continue;
+        if (grovep_grow((void **)&s->out, &s->outcap, s->nout + 1, sizeof(*s->out)) < 0)
+            goto out;
+        s->out[s->nout++] = it->v;
+    }
+    rc = 0;
+out:
+    if (rc < 0 && errno != EINVAL && errno != ENOENT)
+        errno = ENOMEM;
+    int saved = errno;
+    for (uint32_t k = 0; k < rk->nkids; k++) {
+        if (exist)
+            grove_idset_destroy(exist[k]);
+        if (have)
+            grove_idset_destroy(have[k]);
+    }
+    free(exist);
+    free(have);
+    errno = saved;
+    return rc;
+}
+
+static int shard_run(const grove_graph_t *g, const grove_rv1_t *R, const uint8_t *held,
+                     const grove_job_t *job, grove_vid_t **vids, size_t *n, grove_error_t *err)
+{
+    struct shard s = {.R = R, .held = held, .job = job, .err = err};
+    gctx_init(&s.c, g);
+    int rc = -1;
+    if (!(s.tsym = malloc((R->ntypes ? R->ntypes : 1) * sizeof(*s.tsym)))) {
+        errno = ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < R->ntypes; i++)
+        s.tsym[i] = grove_graph_sym_lookup(g, R->types[i]);
+    for (size_t i = 0; i < R->n; i++)
+        if (shard_rank(&s, &R->r[i]) < 0)
+            goto out;
+    if (s.nout > 1)
+        qsort(s.out, s.nout, sizeof(*s.out), cmp_vid);
+    size_t k = 0;
+    for (size_t i = 0; i < s.nout; i++)
+        if (k == 0 || s.out[k - 1] != s.out[i])
+            s.out[k++] = s.out[i];
+    s.nout = k;
+    *vids = s.nout ? s.out : NULL;
+    *n = s.nout;
+    if (!s.nout)
+        free(s.out);
+    s.out = NULL;
+    rc = 0;
+out:
+    {
+        int saved = errno;
+        free(s.tsym);
+        free(s.it);
+        free(s.stack);
+        free(s.out);
+        errno = saved;
+    }
+    return rc;
+}
+
+int grove_rv1_to_vertices(const grove_graph_t *g, const grove_rv1_t *R, grove_vid_t **vids,
+                          size_t *n, grove_error_t *err)
+{
+    if (!g || !R || !vids || !n) {
+        errno = EINVAL;
+        return -1;
+    }
+    *vids = NULL;
+    *n = 0;
+    return shard_run(g, R, NULL, NULL, vids, n, err);
+}
+
+int grove_rv1_job_vertices(const grove_graph_t *g, const grove_job_t *job, const grove_rv1_t *R,
+                           grove_vid_t **vids, size_t *n, grove_error_t *err)
+{
+    if (!g || !job || !R || !vids || !n || (job->npicks > 0 && !job->picks)) {
+        errno = EINVAL;
+        return -1;
+    }
+    *vids = NULL;
+    *n = 0;
+    struct gctx c;
+    gctx_init(&c, g);
+    uint8_t *held = job_mask(&c, job, err);
+    if (!held)
+        return -1;
+    int rc = shard_run(g, R, held, job, vids, n, err);
+    int saved = errno;
+    free(held);
+    errno = saved;
+    return rc;
+}

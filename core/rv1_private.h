@@ -1,0 +1,91 @@
+/* rv1_private.h: the representation of an R, shared by the files of the R
+ * module: rv1.c (the format and its set algebra) and rv1_graph.c (the
+ * bridge to the graph).
+ *
+ * It holds the struct layouts and the few helpers both files need to build
+ * an R entry by entry.  It must not hold anything the rest of libgrove
+ * should call: that goes through rv1.h.
+ */
+#ifndef GROVE_RV1_PRIVATE_H
+#define GROVE_RV1_PRIVATE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rv1.h"
+
+struct rv1_kid {
+    uint32_t type;      /* index into R->types */
+    grove_idset_t *ids; /* never empty */
+};
+
+struct rv1_rank {
+    unsigned rank;
+    char *host;           /* NULL: unknown */
+    struct rv1_kid *kids; /* sorted by type index */
+    uint32_t nkids, kidcap;
+};
+
+struct rv1_prop {
+    char *name;
+    grove_idset_t *ranks; /* subset of the R's ranks */
+};
+
+struct grove_rv1 {
+    struct rv1_rank *r; /* sorted by rank, distinct */
+    size_t n, cap;
+    char **types; /* child type names, in order of first use */
+    size_t ntypes, typecap;
+    struct rv1_prop *props; /* in order of first use */
+    size_t nprops, propcap;
+    double start, expiration; /* seconds; 0: unset */
+    bool has_start, has_expiration; /* write the key */
+    bool start_real, exp_real;      /* write as a JSON real (read as one) */
+    int64_t nslots;                 /* -1: unknown */
+    bool has_execution;             /* false only for a scheduling-only R */
+    bool has_nodelist;              /* an R with no ranks writes nodelist [] */
+    json_t *nodelist_as_read;       /* the array read, while hosts are unchanged */
+    json_t *scheduling;             /* NULL if none */
+    json_t *extra;                  /* other top-level keys, or NULL */
+    json_t *exec_extra;             /* other execution keys, or NULL */
+};
+
+/* ---- in rv1.c ---------------------------------------------------------- */
+
+/* True if s may name a property (not empty, none of ! & ' " ^ ` | ( )). */
+bool grovep_rv1_valid_prop_name(const char *s);
+
+/* Index of type name in R->types, adding it if new; -1 with ENOMEM. */
+long grovep_rv1_type_index(grove_rv1_t *R, const char *name);
+
+/* The type indexes of R in canonical order (core, gpu, then by name), as a
+ * new array of R->ntypes entries (caller frees); NULL with ENOMEM. */
+uint32_t *grovep_rv1_canonical_types(const grove_rv1_t *R);
+
+/* The entry of rank (borrowed), or NULL. */
+struct rv1_rank *grovep_rv1_rank_find(const grove_rv1_t *R, unsigned rank);
+
+/* Append an entry for rank, larger than every rank in R; NULL with
+ * ENOMEM. */
+struct rv1_rank *grovep_rv1_rank_append(grove_rv1_t *R, unsigned rank);
+
+/* The child entry of type index t on rk, or NULL. */
+struct rv1_kid *grovep_rv1_kid_find(const struct rv1_rank *rk, uint32_t t);
+
+/* Give rk the ids (taken, even on failure; non-empty) of type index t,
+ * which rk must not have yet.  0, or -1 with ENOMEM. */
+int grovep_rv1_kid_take(struct rv1_rank *rk, uint32_t t, grove_idset_t *ids);
+
+/* The property name, created empty if new; NULL with ENOMEM. */
+struct rv1_prop *grovep_rv1_prop_get(grove_rv1_t *R, const char *name);
+
+/* ---- in rv1_graph.c ---------------------------------------------------- */
+
+/* The scheduling value {graph, writer} of a graph built from R's R_lite
+ * (grove_rv1_to_json with GROVE_RV1_WITH_GRAPH), new; NULL with EINVAL or
+ * ENOMEM. */
+json_t *grovep_rv1_scheduling_of_rlite(const grove_rv1_t *R);
+
+#endif
