@@ -27,13 +27,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "grove.h"
 #include "util.h"
 #include "graph_private.h"
 #include "jgf.h"
 
 #define NOPOS SIZE_MAX /* no text position (jansson input) */
 #define NOOFF SIZE_MAX /* string absent */
-#define MAX_DEPTH 512  /* JSON nesting accepted */
 
 /* ---- growable byte buffer --------------------------------------------- */
 
@@ -295,24 +295,13 @@ static inline void ws(reader_t *r)
     }
 }
 
-static int hexdig(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 static int read_hex4(reader_t *r, size_t at, unsigned *out)
 {
     if (at + 4 > r->len)
         return -1;
     unsigned v = 0;
     for (size_t i = 0; i < 4; i++) {
-        int d = hexdig((unsigned char)r->text[at + i]);
+        int d = grovep_hexval((unsigned char)r->text[at + i]);
         if (d < 0)
             return -1;
         v = v << 4 | (unsigned)d;
@@ -616,7 +605,7 @@ static int skip_container(reader_t *r, int depth)
 {
     char close = r->text[r->cur] == '{' ? '}' : ']';
     bool obj = close == '}';
-    if (depth >= MAX_DEPTH)
+    if (depth >= GROVE_NEST_MAX)
         return syntax(r, r->cur, "nesting too deep");
     r->cur++;
     ws(r);
