@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "hostlist.h"
+#include "util.h"
 
 struct hrange {
     size_t pfx;      /* offset of the prefix (or whole plain name) in the pool */
@@ -553,49 +554,9 @@ grove_hostlist_t *grove_hostlist_decode(const char *s, grove_error_t *err)
 
 /* ---- encoding ---------------------------------------------------------- */
 
-struct sbuf {
-    char *p;    /* text so far, NUL-terminated when not failed */
-    size_t len; /* bytes used */
-    size_t cap; /* bytes allocated */
-    bool failed;
-};
-
-static char *sb_room(struct sbuf *b, size_t more)
+static void sb_num(grovep_buf_t *b, uint64_t n, int w)
 {
-    if (b->failed)
-        return NULL;
-    if (b->len + more + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 64;
-        while (cap < b->len + more + 1) {
-            if (cap > SIZE_MAX / 4) {
-                b->failed = true;
-                return NULL;
-            }
-            cap *= 2;
-        }
-        char *np = realloc(b->p, cap);
-        if (!np) {
-            b->failed = true;
-            return NULL;
-        }
-        b->p = np;
-        b->cap = cap;
-    }
-    return b->p + b->len;
-}
-
-static void sb_put(struct sbuf *b, const char *s, size_t n)
-{
-    char *o = sb_room(b, n);
-    if (o) {
-        memcpy(o, s, n);
-        b->len += n;
-    }
-}
-
-static void sb_num(struct sbuf *b, uint64_t n, int w)
-{
-    char *o = sb_room(b, 24);
+    char *o = grovep_buf_room(b, 24);
     if (o)
         b->len += (size_t)put_num(o, n, w);
 }
@@ -612,13 +573,12 @@ char *grove_hostlist_encode(const grove_hostlist_t *h)
         errno = EINVAL;
         return NULL;
     }
-    struct sbuf b = {0};
-    sb_room(&b, 0);
+    grovep_buf_t b = {0};
     for (size_t i = 0; i < h->n;) {
         const struct hrange *r = &h->r[i];
         if (i)
-            sb_put(&b, ",", 1);
-        sb_put(&b, h->pool + r->pfx, r->plen);
+            grovep_buf_put(&b, ",", 1);
+        grovep_buf_put(&b, h->pool + r->pfx, r->plen);
         if (!r->num) {
             i++;
             continue;
@@ -633,28 +593,22 @@ char *grove_hostlist_encode(const grove_hostlist_t *h)
             j++;
         bool bracket = j - i > 1 || r->hi > r->lo;
         if (bracket)
-            sb_put(&b, "[", 1);
+            grovep_buf_put(&b, "[", 1);
         for (size_t k = i; k < j; k++) {
             const struct hrange *q = &h->r[k];
             if (k > i)
-                sb_put(&b, ",", 1);
+                grovep_buf_put(&b, ",", 1);
             sb_num(&b, q->lo, q->width);
             if (q->hi > q->lo) {
-                sb_put(&b, "-", 1);
+                grovep_buf_put(&b, "-", 1);
                 sb_num(&b, q->hi, q->width);
             }
         }
         if (bracket)
-            sb_put(&b, "]", 1);
+            grovep_buf_put(&b, "]", 1);
         i = j;
     }
-    if (b.failed) {
-        free(b.p);
-        errno = ENOMEM;
-        return NULL;
-    }
-    b.p[b.len] = '\0';
-    return b.p;
+    return grovep_buf_finish(&b);
 }
 
 /* ---- copy, append ------------------------------------------------------- */

@@ -35,39 +35,6 @@
 #define NOPOS SIZE_MAX /* no text position (jansson input) */
 #define NOOFF SIZE_MAX /* string absent */
 
-/* ---- growable byte buffer --------------------------------------------- */
-
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-} sbuf_t;
-
-static int sb_reserve(sbuf_t *b, size_t extra)
-{
-    if (b->len + extra <= b->cap)
-        return 0;
-    size_t n = b->cap ? b->cap : 256;
-    while (n < b->len + extra)
-        n *= 2;
-    char *q = realloc(b->p, n);
-    if (!q) {
-        errno = ENOMEM;
-        return -1;
-    }
-    b->p = q;
-    b->cap = n;
-    return 0;
-}
-
-static int sb_put(sbuf_t *b, const char *s, size_t n)
-{
-    if (sb_reserve(b, n + 1) < 0)
-        return -1;
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    return 0;
-}
-
 /* Generic growable array of fixed-size elements. */
 static void *vec_push(void **p, size_t *n, size_t *cap, size_t elem)
 {
@@ -186,14 +153,14 @@ typedef struct reader {
     const char *text;
     size_t len, cur;
 
-    sbuf_t sc;   /* scratch strings of the current node/edge (reset per item) */
-    sbuf_t kbuf; /* a key with escapes */
+    grovep_buf_t sc;   /* scratch strings of the current node/edge (reset per item) */
+    grovep_buf_t kbuf; /* a key with escapes */
 
     /* file node ids: fids holds them NUL-terminated; fid_off[vid].  Ids
      * that are small canonical integers ("0", "17") go in num instead. */
     uint32_t *num; /* [numcap] vid + 1, 0 none */
     size_t numcap;
-    sbuf_t fids;
+    grovep_buf_t fids;
     size_t *fid_off;      /* [nfid] offset of the i-th hashed id in fids */
     uint32_t *fid_hash;   /* [nfid] its hash */
     grove_vid_t *fid_vid; /* [nfid] its vertex */
@@ -212,7 +179,7 @@ typedef struct reader {
     size_t npaths, pathcap;
     uint32_t *vpath; /* [vid] first path, GROVEP_NONE */
     size_t vpathcap;
-    sbuf_t parena;
+    grovep_buf_t parena;
     struct {
         grove_vid_t v;
         uint8_t status;
@@ -392,7 +359,7 @@ static inline size_t scan_plain(const char *t, size_t i, size_t len)
     return i;
 }
 
-static int parse_into(reader_t *r, sbuf_t *sb, size_t *off, size_t *len);
+static int parse_into(reader_t *r, grovep_buf_t *sb, size_t *off, size_t *len);
 
 /* Parse the string at the cursor (which is on '"') and append it,
  * NUL-terminated, to r->sc; *off and *len locate it there. */
@@ -420,7 +387,7 @@ static int parse_key(reader_t *r, const char **k, size_t *kl)
     return 0;
 }
 
-static int parse_into(reader_t *r, sbuf_t *sb, size_t *off, size_t *len)
+static int parse_into(reader_t *r, grovep_buf_t *sb, size_t *off, size_t *len)
 {
     size_t start = r->cur++;
     const char *t = r->text;
@@ -428,12 +395,8 @@ static int parse_into(reader_t *r, sbuf_t *sb, size_t *off, size_t *len)
     size_t i = scan_plain(t, r->cur, r->len);
     if (i < r->len && t[i] == '"') {
         size_t n = i - r->cur;
-        if (sb->len + n + 1 > sb->cap && sb_reserve(sb, n + 1) < 0)
+        if ((*off = grovep_buf_putz(sb, t + r->cur, n)) == (size_t)-1)
             return sysfail(r, "reading a string");
-        *off = sb->len;
-        memcpy(sb->p + sb->len, t + r->cur, n);
-        sb->p[sb->len + n] = '\0';
-        sb->len += n + 1;
         *len = n;
         r->cur = i + 1;
         return 0;
@@ -448,7 +411,7 @@ static int parse_into(reader_t *r, sbuf_t *sb, size_t *off, size_t *len)
         unsigned char c = (unsigned char)t[i];
         if (c == '"')
             break;
-        if (sb_reserve(sb, k - k0 + 8) < 0)
+        if (!grovep_buf_room(sb, k - k0 + 7))
             return sysfail(r, "reading a string");
         if (c < 0x20)
             return syntax(r, i, "control character in a string");
@@ -506,7 +469,7 @@ static int parse_into(reader_t *r, sbuf_t *sb, size_t *off, size_t *len)
         sb->p[k++] = (char)c;
         i++;
     }
-    if (sb_reserve(sb, k - k0 + 1) < 0)
+    if (!grovep_buf_room(sb, k - k0))
         return sysfail(r, "reading a string");
     sb->p[k] = '\0';
     *off = k0;
@@ -746,13 +709,9 @@ static int v_string(reader_t *r, const jval_t *v, size_t *off, size_t *len)
     const char *s = json_string_value(v->j);
     if (memchr(s, '\0', n))
         return rfail(r, NOPOS, "a string contains a NUL character");
-    if (sb_reserve(&r->sc, n + 1) < 0)
+    if ((*off = grovep_buf_putz(&r->sc, s, n)) == (size_t)-1)
         return sysfail(r, "reading a string");
-    *off = r->sc.len;
     *len = n;
-    memcpy(r->sc.p + r->sc.len, s, n);
-    r->sc.p[r->sc.len + n] = '\0';
-    r->sc.len += n + 1;
     return 1;
 }
 
@@ -1036,10 +995,9 @@ static int fid_add(reader_t *r, const char *s, size_t n, grove_vid_t v)
         r->fid_vid = vv;
         r->fidcap = c;
     }
-    size_t off = r->fids.len;
-    if (sb_put(&r->fids, s, n) < 0)
+    size_t off = grovep_buf_putz(&r->fids, s, n);
+    if (off == (size_t)-1)
         return -1;
-    r->fids.p[r->fids.len++] = '\0';
     size_t slot;
     fid_hfind(r, s, n, h, &slot);
     r->fid_off[r->nfid] = off;
@@ -1086,10 +1044,9 @@ typedef struct kvctx {
 static int kv_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
 {
     kvctx_t *c = arg;
-    size_t ko = r->sc.len; /* keep the key */
-    if (sb_put(&r->sc, k, kl) < 0)
+    size_t ko = grovep_buf_putz(&r->sc, k, kl); /* keep the key */
+    if (ko == (size_t)-1)
         return sysfail(r, "reading a node");
-    r->sc.p[r->sc.len++] = '\0';
     size_t pos = v_pos(r);
     kref_t kr = {.k = ko, .kl = kl, .v = NOOFF, .vl = 0, .pos = pos};
     if (c->which == K_PROPS) {
@@ -1473,10 +1430,9 @@ static int commit_node(reader_t *r, nrec_t *n)
                      && r->text[k->pos + 1 + k->vl] == '"'
                      && !memchr(r->text + k->pos + 1, '\\', k->vl);
         if (!plain) {
-            fp->off = r->parena.len;
-            if (sb_put(&r->parena, S(r, k->v), k->vl) < 0)
+            fp->off = grovep_buf_putz(&r->parena, S(r, k->v), k->vl);
+            if (fp->off == (size_t)-1)
                 return sysfail(r, "reading paths");
-            r->parena.p[r->parena.len++] = '\0';
         }
         uint32_t idx = (uint32_t)(r->npaths - 1);
         if (prev == GROVEP_NONE)
@@ -1515,10 +1471,9 @@ static int name_member(reader_t *r, const char *k, size_t kl, const jval_t *v, v
     if (e->seen & 0x100)
         return 0; /* only the first {subsystem: relationship} */
     e->seen |= 0x100;
-    size_t ko = r->sc.len, rel, rell;
-    if (sb_put(&r->sc, k, kl) < 0)
+    size_t ko = grovep_buf_putz(&r->sc, k, kl), rel, rell;
+    if (ko == (size_t)-1)
         return sysfail(r, "reading an edge");
-    r->sc.p[r->sc.len++] = '\0';
     WANT(v_string(r, v, &rel, &rell), "a string", "edges[%zu].metadata.name.%s", e->idx,
          S(r, ko));
     if (e->sub == NOOFF) {
@@ -2022,9 +1977,9 @@ grove_graph_t *grove_jgf_load(const char *path, grove_error_t *err)
  * ====================================================================== */
 
 typedef struct writer {
-    sbuf_t b;
+    grovep_buf_t b;
     const grove_graph_t *g;
-    bool pretty, state, oom;
+    bool pretty, state;
     int depth;
     bool first[32];      /* per open container: no member written yet */
     grove_vid_t *chain;  /* scratch for paths */
@@ -2035,8 +1990,7 @@ typedef struct writer {
 
 static void w_raw(writer_t *w, const char *s, size_t n)
 {
-    if (!w->oom && sb_put(&w->b, s, n) < 0)
-        w->oom = true;
+    grovep_buf_put(&w->b, s, n);
 }
 
 #define W_LIT(w, s) w_raw((w), (s), sizeof(s) - 1)
@@ -2045,10 +1999,8 @@ static void w_nl(writer_t *w)
 {
     if (!w->pretty)
         return;
-    if (w->oom || sb_reserve(&w->b, (size_t)w->depth * 2 + 2) < 0) {
-        w->oom = true;
+    if (!grovep_buf_room(&w->b, (size_t)w->depth * 2 + 1))
         return;
-    }
     w->b.p[w->b.len++] = '\n';
     memset(w->b.p + w->b.len, ' ', (size_t)w->depth * 2);
     w->b.len += (size_t)w->depth * 2;
@@ -2082,10 +2034,8 @@ static void w_str(writer_t *w, const char *s)
     static const char hex[] = "0123456789abcdef";
     size_t n = strlen(s);
     size_t plain = scan_escape(s, 0, n);
-    if (w->oom || sb_reserve(&w->b, plain == n ? n + 3 : n * 6 + 3) < 0) {
-        w->oom = true;
+    if (!grovep_buf_room(&w->b, plain == n ? n + 2 : n * 6 + 2))
         return;
-    }
     char *o = w->b.p + w->b.len;
     *o++ = '"';
     memcpy(o, s, plain);
@@ -2200,7 +2150,7 @@ static void w_path(writer_t *w, grove_vid_t v, int sub)
             size_t c = w->chaincap ? w->chaincap * 2 : 64;
             grove_vid_t *q = realloc(w->chain, c * sizeof(*q));
             if (!q) {
-                w->oom = true;
+                w->b.failed = true;
                 return;
             }
             w->chain = q;
@@ -2228,7 +2178,7 @@ static void w_path(writer_t *w, grove_vid_t v, int sub)
     char stackbuf[512];
     char *buf = need <= sizeof(stackbuf) ? stackbuf : malloc(need);
     if (!buf) {
-        w->oom = true;
+        w->b.failed = true;
         return;
     }
     size_t k = 0;
@@ -2344,7 +2294,7 @@ static void w_node(writer_t *w, grove_vid_t v)
                 /* oldest first: restoring prepends, so the order survives */
                 const grovep_rec_t **list = malloc(nrec * sizeof(*list));
                 if (!list) {
-                    w->oom = true;
+                    w->b.failed = true;
                 } else {
                     size_t k = nrec;
                     for (uint32_t i = x->recs; i != GROVEP_NONE; i = g->recs[i].next)
@@ -2417,7 +2367,7 @@ static char *write_text(const grove_graph_t *g, const grove_vid_t *vids, size_t 
             goto nomem;
     }
     /* rough size: 300 bytes a vertex, 100 an edge */
-    if (sb_reserve(&w.b, (vids ? n : g->nlive) * 300 + 4096) < 0)
+    if (!grovep_buf_room(&w.b, (vids ? n : g->nlive) * 300 + 4096))
         goto nomem;
     w_open(&w, '{');
     W_KEY(&w, "graph");
@@ -2463,15 +2413,13 @@ static char *write_text(const grove_graph_t *g, const grove_vid_t *vids, size_t 
     w_close(&w, '}');
     if (w.pretty)
         W_LIT(&w, "\n");
-    if (w.oom)
-        goto nomem;
-    w.b.p[w.b.len] = '\0';
     free(sel);
     free(w.mark);
     free(w.chain);
-    if (lenp)
+    char *text = grovep_buf_finish(&w.b);
+    if (text && lenp)
         *lenp = w.b.len;
-    return w.b.p;
+    return text;
 nomem:
     free(sel);
     free(w.mark);

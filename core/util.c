@@ -1,8 +1,11 @@
-/* util.c: small helpers shared by the files of libgrove (see util.h). */
+/* util.c: small helpers shared by the files of libgrove (see util.h):
+ * array growth, the string buffer, whole-file reading and loading.  Nothing
+ * here knows a file format; such helpers belong to their module. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,6 +33,49 @@ int grovep_grow_slow(void **p, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
+char *grovep_buf_room_slow(grovep_buf_t *b, size_t more)
+{
+    if (!b->failed && (more > SIZE_MAX - 1 - b->len
+                       || grovep_grow((void **)&b->p, &b->cap, b->len + more + 1, 1) < 0))
+        b->failed = true;
+    if (b->failed) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return b->p + b->len;
+}
+
+int grovep_buf_put(grovep_buf_t *b, const char *s, size_t n)
+{
+    char *o = grovep_buf_room(b, n);
+    if (!o)
+        return -1;
+    if (n)
+        memcpy(o, s, n);
+    b->len += n;
+    return 0;
+}
+
+size_t grovep_buf_putz(grovep_buf_t *b, const char *s, size_t n)
+{
+    size_t off = b->len;
+    if (grovep_buf_put(b, s, n) < 0)
+        return (size_t)-1;
+    b->p[b->len++] = '\0';
+    return off;
+}
+
+char *grovep_buf_finish(grovep_buf_t *b)
+{
+    if (!grovep_buf_room(b, 0)) {
+        free(b->p);
+        b->p = NULL;
+        return NULL;
+    }
+    b->p[b->len] = '\0';
+    return b->p;
+}
+
 char *grovep_read_file(const char *path, size_t *len)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -42,14 +88,9 @@ char *grovep_read_file(const char *path, size_t *len)
     char *buf = malloc(cap);
     int e = buf ? 0 : ENOMEM;
     while (!e) {
-        if (n + 1 >= cap) {
-            char *q = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
-            if (!q) {
-                e = ENOMEM;
-                break;
-            }
-            buf = q;
-            cap *= 2;
+        if (grovep_grow((void **)&buf, &cap, n + 2, 1) < 0) {
+            e = ENOMEM;
+            break;
         }
         ssize_t k = read(fd, buf + n, cap - n - 1);
         if (k < 0) {
