@@ -1,38 +1,34 @@
-/* jgf.c: JSON Graph Format reader and writer (see jgf.h for the format).
+/* jgf.c: the JSON Graph Format reader (see jgf.h for the format); the
+ * writer is in jgf_write.c.
  *
  * Workload: from a handful of vertices (an allocation's scheduling graph in
  * an R document) to a whole machine of about a million vertices and two
  * million edges, i.e. hundreds of megabytes of text, which must load in a
  * few seconds.  A generic JSON tree of that size costs several gigabytes and
- * most of the time, so text is read by a streaming parser that builds the
- * graph as it goes and keeps only what it must check at the end (the
- * file's node ids, its paths, and the allocation records and statuses to
- * apply once the tree is complete).  An already parsed jansson value (an R
- * document) goes through the same code: every value is reached through a
- * few accessors (v_string, v_int, v_object, ...) that work either on the
- * text cursor or on a json_t.
+ * most of the time, so text is read by the streaming JSON reader (json.c)
+ * that builds the graph as it goes and keeps only what it must check at the
+ * end (the file's node ids, its paths, and the allocation records and
+ * statuses to apply once the tree is complete).  An already parsed jansson
+ * value (an R document) goes through the same code: every value is reached
+ * through the reader's accessors (grovep_json_string, grovep_json_object,
+ * ...), which work either on the text cursor or on a json_t.
  *
  * Failure leaves nothing behind: the graph being built is destroyed.
  *
- * The writer prints text directly into a growable buffer; the jansson
- * variant parses that text.
+ * This file knows what JGF keys mean; it must not hold JSON syntax (that
+ * is json.c's) nor writing.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "grove.h"
-#include "util.h"
 #include "graph_private.h"
 #include "jgf.h"
+#include "json_private.h"
+#include "util.h"
 
-#define NOPOS SIZE_MAX /* no text position (jansson input) */
 #define NOOFF SIZE_MAX /* string absent */
 
 /* Generic growable array of fixed-size elements. */
@@ -56,25 +52,6 @@ static void *vec_push(void **p, size_t *n, size_t *cap, size_t elem)
 /* ======================================================================
  * Reader
  * ====================================================================== */
-
-/* Kinds of JSON values, for type checks and messages. */
-enum { J_BAD, J_STRING, J_INT, J_REAL, J_BIGINT, J_OBJECT, J_ARRAY, J_TRUE, J_FALSE, J_NULL };
-
-static const char *kind_name(int k)
-{
-    switch (k) {
-    case J_STRING: return "a string";
-    case J_INT: return "an integer";
-    case J_REAL: return "a real number";
-    case J_BIGINT: return "an integer out of range";
-    case J_OBJECT: return "an object";
-    case J_ARRAY: return "an array";
-    case J_TRUE:
-    case J_FALSE: return "a boolean";
-    case J_NULL: return "null";
-    default: return "an invalid value";
-    }
-}
 
 /* Node metadata keys we know. */
 enum {
@@ -109,7 +86,7 @@ typedef struct drec {
 typedef struct fpath {
     grove_sym_t sub;
     uint32_t next; /* next path of the same vertex, or GROVEP_NONE */
-    size_t pos;    /* of the string in the text, or NOPOS */
+    size_t pos;    /* of the string in the text, or GROVEP_JSON_NOPOS */
     size_t off;    /* NUL-terminated copy in r->parena, or NOOFF: in the text */
 } fpath_t;
 
@@ -120,7 +97,7 @@ typedef struct nrec {
     size_t fid, fidl, fid_pos;
     size_t soff[K_NSTR], slen[K_NSTR];
     int64_t id, rank, size;
-    int status_kind; /* 0 none, J_INT or J_STRING */
+    int status_kind; /* 0 none, GROVEP_J_INT or GROVEP_J_STRING */
     int64_t status_int;
     size_t status_off;
     unsigned seen;         /* bit per K_* */
@@ -138,23 +115,12 @@ typedef struct erec {
     unsigned seen;
 } erec_t;
 
-/* A value: the text cursor (j == NULL) or a jansson value. */
-typedef struct jval {
-    const json_t *j;
-} jval_t;
-
+/* The state of one read.  js comes first: the JSON callbacks get &r->js
+ * and find the reader again with reader_of(). */
 typedef struct reader {
+    grovep_json_t js; /* the cursor; js.sc holds the strings of the current
+                         node or edge (cut back after each) */
     grove_graph_t *g;
-    const char *source;
-    grove_error_t *err;
-    bool json; /* input is a json_t, not text */
-
-    /* text */
-    const char *text;
-    size_t len, cur;
-
-    grovep_buf_t sc;   /* scratch strings of the current node/edge (reset per item) */
-    grovep_buf_t kbuf; /* a key with escapes */
 
     /* file node ids: fids holds them NUL-terminated; fid_off[vid].  Ids
      * that are small canonical integers ("0", "17") go in num instead. */
@@ -191,680 +157,6 @@ typedef struct reader {
     int64_t now;
 } reader_t;
 
-/* ---- errors ------------------------------------------------------------ */
-
-static int line_of(const reader_t *r, size_t pos, int *col)
-{
-    if (r->json || pos == NOPOS || !r->text) {
-        *col = 0;
-        return 0;
-    }
-    if (pos > r->len)
-        pos = r->len;
-    int line = 1;
-    size_t bol = 0;
-    for (const char *p = r->text, *e = r->text + pos; p < e;) {
-        const char *nl = memchr(p, '\n', (size_t)(e - p));
-        if (!nl)
-            break;
-        line++;
-        bol = (size_t)(nl - r->text) + 1;
-        p = nl + 1;
-    }
-    *col = (int)(pos - bol) + 1;
-    return line;
-}
-
-static int rfail(reader_t *r, size_t pos, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int rfail(reader_t *r, size_t pos, const char *fmt, ...)
-{
-    char msg[sizeof(r->err->text)];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    int col;
-    int line = line_of(r, pos, &col);
-    grove_error_set(r->err, r->source, line, "%s", msg);
-    errno = EINVAL;
-    return -1;
-}
-
-static int syntax(reader_t *r, size_t pos, const char *what)
-{
-    int col;
-    int line = line_of(r, pos, &col);
-    grove_error_set(r->err, r->source, line, "syntax error at column %d: %s", col, what);
-    errno = EINVAL;
-    return -1;
-}
-
-/* A system failure (ENOMEM, EOVERFLOW) while building. */
-static int sysfail(reader_t *r, const char *what)
-{
-    int e = errno ? errno : ENOMEM;
-    grove_error_set(r->err, r->source, 0, "%s: %s", what, strerror(e));
-    errno = e;
-    return -1;
-}
-
-/* ---- text primitives ------------------------------------------------- */
-
-static inline void ws(reader_t *r)
-{
-    /* every JSON blank is <= ' ': one comparison for compact text */
-    while (r->cur < r->len && (unsigned char)r->text[r->cur] <= ' ') {
-        char c = r->text[r->cur];
-        if (c != ' ' && c != '\n' && c != '\r' && c != '\t')
-            break;
-        r->cur++;
-    }
-}
-
-static int read_hex4(reader_t *r, size_t at, unsigned *out)
-{
-    if (at + 4 > r->len)
-        return -1;
-    unsigned v = 0;
-    for (size_t i = 0; i < 4; i++) {
-        int d = grovep_hexval((unsigned char)r->text[at + i]);
-        if (d < 0)
-            return -1;
-        v = v << 4 | (unsigned)d;
-    }
-    *out = v;
-    return 0;
-}
-
-/* Length of a valid UTF-8 sequence starting at s (at most n bytes), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    size_t need;
-    unsigned lo = 0x80, hi = 0xbf;
-    if (c >= 0xc2 && c <= 0xdf)
-        need = 1;
-    else if (c >= 0xe0 && c <= 0xef) {
-        need = 2;
-        if (c == 0xe0)
-            lo = 0xa0;
-        else if (c == 0xed)
-            hi = 0x9f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        need = 3;
-        if (c == 0xf0)
-            lo = 0x90;
-        else if (c == 0xf4)
-            hi = 0x8f;
-    } else
-        return 0;
-    if (n < need + 1 || s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i <= need; i++)
-        if (s[i] < 0x80 || s[i] > 0xbf)
-            return 0;
-    return need + 1;
-}
-
-static void put_utf8(char *o, size_t *k, unsigned cp)
-{
-    if (cp < 0x80) {
-        o[(*k)++] = (char)cp;
-    } else if (cp < 0x800) {
-        o[(*k)++] = (char)(0xc0 | cp >> 6);
-        o[(*k)++] = (char)(0x80 | (cp & 0x3f));
-    } else if (cp < 0x10000) {
-        o[(*k)++] = (char)(0xe0 | cp >> 12);
-        o[(*k)++] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        o[(*k)++] = (char)(0x80 | (cp & 0x3f));
-    } else {
-        o[(*k)++] = (char)(0xf0 | cp >> 18);
-        o[(*k)++] = (char)(0x80 | ((cp >> 12) & 0x3f));
-        o[(*k)++] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        o[(*k)++] = (char)(0x80 | (cp & 0x3f));
-    }
-}
-
-/* Index of the first byte at or after i that ends a plain run of string
- * text: '"', '\\', a control character or a non-ASCII byte (len if none).
- * Eight bytes at a time. */
-static inline size_t scan_plain(const char *t, size_t i, size_t len)
-{
-    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-    while (i + 8 <= len) {
-        uint64_t x, q, b;
-        memcpy(&x, t + i, 8);
-        q = x ^ (ones * '"');
-        b = x ^ (ones * '\\');
-        uint64_t m = (((q - ones) & ~q) | ((b - ones) & ~b) | ((x - ones * 0x20) & ~x) | x) & highs;
-        if (m) {
-            /* the borrows of the zero-byte tests only reach bytes above a
-             * true hit, so the lowest flag is the first special byte
-             * (on a little-endian machine) */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-            return i + ((size_t)__builtin_ctzll(m) >> 3);
-#else
-            break;
-#endif
-        }
-        i += 8;
-    }
-    while (i < len) {
-        unsigned char c = (unsigned char)t[i];
-        if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80)
-            break;
-        i++;
-    }
-    return i;
-}
-
-static int parse_into(reader_t *r, grovep_buf_t *sb, size_t *off, size_t *len);
-
-/* Parse the string at the cursor (which is on '"') and append it,
- * NUL-terminated, to r->sc; *off and *len locate it there. */
-static int parse_str(reader_t *r, size_t *off, size_t *len)
-{
-    return parse_into(r, &r->sc, off, len);
-}
-
-/* A key at the cursor: *k points into the text when it has no escapes,
- * else into r->kbuf (valid until the next key). */
-static int parse_key(reader_t *r, const char **k, size_t *kl)
-{
-    size_t i = scan_plain(r->text, r->cur + 1, r->len);
-    if (i < r->len && r->text[i] == '"') {
-        *k = r->text + r->cur + 1;
-        *kl = i - r->cur - 1;
-        r->cur = i + 1;
-        return 0;
-    }
-    size_t off;
-    r->kbuf.len = 0;
-    if (parse_into(r, &r->kbuf, &off, kl) < 0)
-        return -1;
-    *k = r->kbuf.p + off;
-    return 0;
-}
-
-static int parse_into(reader_t *r, grovep_buf_t *sb, size_t *off, size_t *len)
-{
-    size_t start = r->cur++;
-    const char *t = r->text;
-    /* fast path: a run of plain ASCII up to the closing quote */
-    size_t i = scan_plain(t, r->cur, r->len);
-    if (i < r->len && t[i] == '"') {
-        size_t n = i - r->cur;
-        if ((*off = grovep_buf_putz(sb, t + r->cur, n)) == (size_t)-1)
-            return sysfail(r, "reading a string");
-        *len = n;
-        r->cur = i + 1;
-        return 0;
-    }
-    /* general path: escapes and multi-byte characters.  k is the absolute
-     * write index in r->sc (whose len stays k0 until the end); before each
-     * character the buffer is grown to hold k + 8 bytes. */
-    size_t k0 = sb->len, k = k0;
-    for (i = r->cur;;) {
-        if (i >= r->len)
-            return syntax(r, start, "unterminated string");
-        unsigned char c = (unsigned char)t[i];
-        if (c == '"')
-            break;
-        if (!grovep_buf_room(sb, k - k0 + 7))
-            return sysfail(r, "reading a string");
-        if (c < 0x20)
-            return syntax(r, i, "control character in a string");
-        if (c == '\\') {
-            if (i + 1 >= r->len)
-                return syntax(r, start, "unterminated string");
-            char e = t[i + 1];
-            char out = 0;
-            switch (e) {
-            case '"': out = '"'; break;
-            case '\\': out = '\\'; break;
-            case '/': out = '/'; break;
-            case 'b': out = '\b'; break;
-            case 'f': out = '\f'; break;
-            case 'n': out = '\n'; break;
-            case 'r': out = '\r'; break;
-            case 't': out = '\t'; break;
-            case 'u': {
-                unsigned cp;
-                if (read_hex4(r, i + 2, &cp) < 0)
-                    return syntax(r, i, "invalid \\u escape");
-                size_t used = 6;
-                if (cp >= 0xd800 && cp <= 0xdbff) {
-                    unsigned lo;
-                    if (i + 8 > r->len || t[i + 6] != '\\' || t[i + 7] != 'u'
-                        || read_hex4(r, i + 8, &lo) < 0 || lo < 0xdc00 || lo > 0xdfff)
-                        return syntax(r, i, "invalid \\u escape (lone surrogate)");
-                    cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-                    used = 12;
-                } else if (cp >= 0xdc00 && cp <= 0xdfff) {
-                    return syntax(r, i, "invalid \\u escape (lone surrogate)");
-                } else if (cp == 0) {
-                    return syntax(r, i, "\\u0000 is not allowed in a string");
-                }
-                put_utf8(sb->p, &k, cp);
-                i += used;
-                continue;
-            }
-            default:
-                return syntax(r, i, "invalid escape in a string");
-            }
-            sb->p[k++] = out;
-            i += 2;
-            continue;
-        }
-        if (c >= 0x80) {
-            size_t n = utf8_len((const unsigned char *)t + i, r->len - i);
-            if (!n)
-                return syntax(r, i, "invalid UTF-8 in a string");
-            memcpy(sb->p + k, t + i, n);
-            k += n;
-            i += n;
-            continue;
-        }
-        sb->p[k++] = (char)c;
-        i++;
-    }
-    if (!grovep_buf_room(sb, k - k0))
-        return sysfail(r, "reading a string");
-    sb->p[k] = '\0';
-    *off = k0;
-    *len = k - k0;
-    sb->len = k + 1;
-    r->cur = i + 1;
-    return 0;
-}
-
-/* Scan the number at the cursor without consuming it: its kind (J_INT,
- * J_REAL, J_BIGINT or J_BAD), its end, and its value when J_INT. */
-static int scan_number(const reader_t *r, size_t *end, int64_t *val)
-{
-    const char *t = r->text;
-    size_t i = r->cur;
-    bool neg = false;
-    if (i < r->len && t[i] == '-') {
-        neg = true;
-        i++;
-    }
-    if (i >= r->len || t[i] < '0' || t[i] > '9')
-        return J_BAD;
-    uint64_t mag = 0;
-    bool big = false;
-    size_t d0 = i;
-    if (t[i] == '0') {
-        i++;
-    } else {
-        while (i < r->len && t[i] >= '0' && t[i] <= '9') {
-            unsigned d = (unsigned)(t[i] - '0');
-            if (mag > (UINT64_MAX - d) / 10)
-                big = true;
-            else
-                mag = mag * 10 + d;
-            i++;
-        }
-    }
-    (void)d0;
-    int kind = J_INT;
-    if (i < r->len && t[i] == '.') {
-        i++;
-        if (i >= r->len || t[i] < '0' || t[i] > '9')
-            return J_BAD;
-        while (i < r->len && t[i] >= '0' && t[i] <= '9')
-            i++;
-        kind = J_REAL;
-    }
-    if (i < r->len && (t[i] == 'e' || t[i] == 'E')) {
-        i++;
-        if (i < r->len && (t[i] == '+' || t[i] == '-'))
-            i++;
-        if (i >= r->len || t[i] < '0' || t[i] > '9')
-            return J_BAD;
-        while (i < r->len && t[i] >= '0' && t[i] <= '9')
-            i++;
-        kind = J_REAL;
-    }
-    *end = i;
-    if (kind == J_INT) {
-        if (big || (!neg && mag > (uint64_t)INT64_MAX)
-            || (neg && mag > (uint64_t)INT64_MAX + 1))
-            return J_BIGINT;
-        *val = neg ? (int64_t)(0 - mag) : (int64_t)mag;
-    }
-    return kind;
-}
-
-static bool lit(const reader_t *r, const char *w, size_t n)
-{
-    return r->len - r->cur >= n && !memcmp(r->text + r->cur, w, n);
-}
-
-static int text_kind(reader_t *r)
-{
-    ws(r);
-    if (r->cur >= r->len)
-        return J_BAD;
-    switch (r->text[r->cur]) {
-    case '"': return J_STRING;
-    case '{': return J_OBJECT;
-    case '[': return J_ARRAY;
-    case 't': return lit(r, "true", 4) ? J_TRUE : J_BAD;
-    case 'f': return lit(r, "false", 5) ? J_FALSE : J_BAD;
-    case 'n': return lit(r, "null", 4) ? J_NULL : J_BAD;
-    default: {
-        size_t end;
-        int64_t v;
-        return scan_number(r, &end, &v);
-    }
-    }
-}
-
-static int skip_value(reader_t *r, int depth);
-
-static int skip_container(reader_t *r, int depth)
-{
-    char close = r->text[r->cur] == '{' ? '}' : ']';
-    bool obj = close == '}';
-    if (depth >= GROVE_NEST_MAX)
-        return syntax(r, r->cur, "nesting too deep");
-    r->cur++;
-    ws(r);
-    if (r->cur < r->len && r->text[r->cur] == close) {
-        r->cur++;
-        return 0;
-    }
-    for (;;) {
-        ws(r);
-        if (obj) {
-            if (r->cur >= r->len || r->text[r->cur] != '"')
-                return syntax(r, r->cur, r->cur >= r->len ? "unexpected end of input"
-                                                          : "expected a string key");
-            size_t mark = r->sc.len, o, l;
-            if (parse_str(r, &o, &l) < 0)
-                return -1;
-            r->sc.len = mark;
-            ws(r);
-            if (r->cur >= r->len || r->text[r->cur] != ':')
-                return syntax(r, r->cur, "expected ':'");
-            r->cur++;
-        }
-        if (skip_value(r, depth + 1) < 0)
-            return -1;
-        ws(r);
-        if (r->cur < r->len && r->text[r->cur] == ',') {
-            r->cur++;
-            continue;
-        }
-        if (r->cur < r->len && r->text[r->cur] == close) {
-            r->cur++;
-            return 0;
-        }
-        return syntax(r, r->cur, r->cur >= r->len ? "unexpected end of input"
-                                 : obj ? "expected ',' or '}'" : "expected ',' or ']'");
-    }
-}
-
-static int skip_value(reader_t *r, int depth)
-{
-    ws(r);
-    if (r->cur >= r->len)
-        return syntax(r, r->cur, "unexpected end of input");
-    char c = r->text[r->cur];
-    switch (c) {
-    case '"': {
-        size_t mark = r->sc.len, o, l;
-        int rc = parse_str(r, &o, &l);
-        r->sc.len = mark;
-        return rc;
-    }
-    case '{':
-    case '[':
-        return skip_container(r, depth);
-    case 't':
-    case 'f':
-    case 'n': {
-        int k = text_kind(r);
-        if (k == J_BAD)
-            return syntax(r, r->cur, "invalid literal");
-        r->cur += k == J_FALSE ? 5 : 4;
-        return 0;
-    }
-    default: {
-        size_t end;
-        int64_t v;
-        int k = scan_number(r, &end, &v);
-        if (k == J_BAD)
-            return syntax(r, r->cur,
-                          (c == '-' || (c >= '0' && c <= '9')) ? "invalid number"
-                                                               : "unexpected character");
-        r->cur = end;
-        return 0;
-    }
-    }
-}
-
-/* ---- value accessors (text or jansson) ----------------------------------- */
-
-static int v_kind(reader_t *r, const jval_t *v)
-{
-    if (!r->json)
-        return text_kind(r);
-    switch (json_typeof(v->j)) {
-    case JSON_OBJECT: return J_OBJECT;
-    case JSON_ARRAY: return J_ARRAY;
-    case JSON_STRING: return J_STRING;
-    case JSON_INTEGER: return J_INT;
-    case JSON_REAL: return J_REAL;
-    case JSON_TRUE: return J_TRUE;
-    case JSON_FALSE: return J_FALSE;
-    default: return J_NULL;
-    }
-}
-
-static size_t v_pos(reader_t *r)
-{
-    if (r->json)
-        return NOPOS;
-    ws(r);
-    return r->cur;
-}
-
-/* Report "PLACE: expected WHAT, got KIND" (or the syntax error there). */
-static int type_fail(reader_t *r, const jval_t *v, const char *what, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int type_fail(reader_t *r, const jval_t *v, const char *what, const char *fmt, ...)
-{
-    int k = v_kind(r, v);
-    size_t pos = v_pos(r);
-    if (!r->json) {
-        /* a syntax error inside the value comes first */
-        if (skip_value(r, 0) < 0)
-            return -1;
-        r->cur = pos;
-    }
-    char place[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(place, sizeof(place), fmt, ap);
-    va_end(ap);
-    return rfail(r, pos, "%s: expected %s, got %s", place, what, kind_name(k));
-}
-
-/* Accessors return 1 (done), 0 (wrong type, nothing consumed), -1 (error
- * reported). */
-static int v_string(reader_t *r, const jval_t *v, size_t *off, size_t *len)
-{
-    if (!r->json) {
-        ws(r);
-        if (r->cur >= r->len || r->text[r->cur] != '"')
-            return 0;
-        return parse_str(r, off, len) < 0 ? -1 : 1;
-    }
-    if (!json_is_string(v->j))
-        return 0;
-    size_t n = json_string_length(v->j);
-    const char *s = json_string_value(v->j);
-    if (memchr(s, '\0', n))
-        return rfail(r, NOPOS, "a string contains a NUL character");
-    if ((*off = grovep_buf_putz(&r->sc, s, n)) == (size_t)-1)
-        return sysfail(r, "reading a string");
-    *len = n;
-    return 1;
-}
-
-static int v_int(reader_t *r, const jval_t *v, int64_t *out)
-{
-    if (!r->json) {
-        ws(r);
-        size_t end;
-        if (r->cur >= r->len)
-            return 0;
-        char c = r->text[r->cur];
-        if (c != '-' && (c < '0' || c > '9'))
-            return 0;
-        if (scan_number(r, &end, out) != J_INT)
-            return 0;
-        r->cur = end;
-        return 1;
-    }
-    if (!json_is_integer(v->j))
-        return 0;
-    *out = (int64_t)json_integer_value(v->j);
-    return 1;
-}
-
-static int v_bool(reader_t *r, const jval_t *v, bool *out)
-{
-    int k = v_kind(r, v);
-    if (k != J_TRUE && k != J_FALSE)
-        return 0;
-    *out = k == J_TRUE;
-    if (!r->json)
-        r->cur += k == J_TRUE ? 4 : 5;
-    return 1;
-}
-
-static int v_null(reader_t *r, const jval_t *v)
-{
-    if (v_kind(r, v) != J_NULL)
-        return 0;
-    if (!r->json)
-        r->cur += 4;
-    return 1;
-}
-
-typedef int (*member_f)(reader_t *r, const char *key, size_t klen, const jval_t *v, void *arg);
-typedef int (*elem_f)(reader_t *r, size_t i, const jval_t *v, void *arg);
-
-/* Call f for every member of the object v (the key, not NUL-terminated, is
- * valid until the next key is read).
- * A member f leaves unread is skipped.  1, 0 (not an object) or -1. */
-static int v_object(reader_t *r, const jval_t *v, member_f f, void *arg)
-{
-    if (r->json) {
-        if (!json_is_object(v->j))
-            return 0;
-        json_t *obj = (json_t *)(uintptr_t)v->j; /* jansson's iterator API is not const */
-        for (void *it = json_object_iter(obj); it; it = json_object_iter_next(obj, it)) {
-            const char *key = json_object_iter_key(it);
-            size_t kl = json_object_iter_key_len(it);
-            if (memchr(key, '\0', kl))
-                return rfail(r, NOPOS, "a key contains a NUL character");
-            jval_t m = {json_object_iter_value(it)};
-            if (f(r, key, kl, &m, arg) < 0)
-                return -1;
-        }
-        return 1;
-    }
-    if (text_kind(r) != J_OBJECT)
-        return 0;
-    r->cur++;
-    ws(r);
-    if (r->cur < r->len && r->text[r->cur] == '}') {
-        r->cur++;
-        return 1;
-    }
-    for (;;) {
-        ws(r);
-        if (r->cur >= r->len)
-            return syntax(r, r->cur, "unexpected end of input");
-        if (r->text[r->cur] != '"')
-            return syntax(r, r->cur, "expected a string key");
-        const char *k;
-        size_t kl;
-        if (parse_key(r, &k, &kl) < 0)
-            return -1;
-        ws(r);
-        if (r->cur >= r->len || r->text[r->cur] != ':')
-            return syntax(r, r->cur, "expected ':'");
-        r->cur++;
-        ws(r);
-        size_t vstart = r->cur;
-        jval_t m = {NULL};
-        if (f(r, k, kl, &m, arg) < 0)
-            return -1;
-        if (r->cur == vstart && skip_value(r, 1) < 0)
-            return -1;
-        ws(r);
-        if (r->cur < r->len && r->text[r->cur] == ',') {
-            r->cur++;
-            continue;
-        }
-        if (r->cur < r->len && r->text[r->cur] == '}') {
-            r->cur++;
-            return 1;
-        }
-        return syntax(r, r->cur,
-                      r->cur >= r->len ? "unexpected end of input" : "expected ',' or '}'");
-    }
-}
-
-static int v_array(reader_t *r, const jval_t *v, elem_f f, void *arg)
-{
-    if (r->json) {
-        if (!json_is_array(v->j))
-            return 0;
-        size_t n = json_array_size(v->j);
-        for (size_t i = 0; i < n; i++) {
-            jval_t m = {json_array_get(v->j, i)};
-            if (f(r, i, &m, arg) < 0)
-                return -1;
-        }
-        return 1;
-    }
-    if (text_kind(r) != J_ARRAY)
-        return 0;
-    r->cur++;
-    ws(r);
-    if (r->cur < r->len && r->text[r->cur] == ']') {
-        r->cur++;
-        return 1;
-    }
-    for (size_t i = 0;; i++) {
-        ws(r);
-        size_t vstart = r->cur;
-        jval_t m = {NULL};
-        if (f(r, i, &m, arg) < 0)
-            return -1;
-        if (r->cur == vstart && skip_value(r, 1) < 0)
-            return -1;
-        ws(r);
-        if (r->cur < r->len && r->text[r->cur] == ',') {
-            r->cur++;
-            continue;
-        }
-        if (r->cur < r->len && r->text[r->cur] == ']') {
-            r->cur++;
-            return 1;
-        }
-        return syntax(r, r->cur,
-                      r->cur >= r->len ? "unexpected end of input" : "expected ',' or ']'");
-    }
-}
-
 /* Check an accessor's result: on 0 report the type error at the place. */
 #define WANT(call, what, ...)                                                   \
     do {                                                                        \
@@ -872,14 +164,20 @@ static int v_array(reader_t *r, const jval_t *v, elem_f f, void *arg)
         if (rc_ < 0)                                                            \
             return -1;                                                          \
         if (rc_ == 0)                                                           \
-            return type_fail(r, v, what, __VA_ARGS__);                          \
+            return grovep_json_type_fail(js, v, what, __VA_ARGS__);             \
     } while (0)
 
 #define KEYIS(k, l, lit) ((l) == sizeof(lit) - 1 && !memcmp((k), lit, sizeof(lit) - 1))
 
+static reader_t *reader_of(grovep_json_t *js)
+{
+    return (reader_t *)(void *)js;
+}
+
+/* The string at offset off of the strings read. */
 static const char *S(const reader_t *r, size_t off)
 {
-    return r->sc.p + off;
+    return r->js.sc.p + off;
 }
 
 /* ---- file node ids -------------------------------------------------------- */
@@ -1031,7 +329,7 @@ static int push_kref(reader_t *r, kref_t **arr, size_t *n, size_t *cap, kref_t k
 {
     kref_t *p = vec_push((void **)arr, n, cap, sizeof(**arr));
     if (!p)
-        return sysfail(r, "reading a node");
+        return grovep_json_sysfail(&r->js, "reading a node");
     *p = k;
     return 0;
 }
@@ -1041,36 +339,38 @@ typedef struct kvctx {
     int which; /* K_PROPS, K_PATHS, or -1 for tags */
 } kvctx_t;
 
-static int kv_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
+static int kv_member(grovep_json_t *js, const char *k, size_t kl, const grovep_jval_t *v, void *arg)
 {
+    reader_t *r = reader_of(js);
     kvctx_t *c = arg;
-    size_t ko = grovep_buf_putz(&r->sc, k, kl); /* keep the key */
+    size_t ko = grovep_buf_putz(&r->js.sc, k, kl); /* keep the key */
     if (ko == (size_t)-1)
-        return sysfail(r, "reading a node");
-    size_t pos = v_pos(r);
+        return grovep_json_sysfail(js, "reading a node");
+    size_t pos = grovep_json_pos(js);
     kref_t kr = {.k = ko, .kl = kl, .v = NOOFF, .vl = 0, .pos = pos};
     if (c->which == K_PROPS) {
-        WANT(v_string(r, v, &kr.v, &kr.vl), "a string", "nodes[%zu].metadata.properties.%s",
-             c->n->idx, S(r, ko));
+        WANT(grovep_json_string(js, v, &kr.v, &kr.vl), "a string",
+             "nodes[%zu].metadata.properties.%s", c->n->idx, S(r, ko));
         return push_kref(r, &r->props, &r->nprops, &r->propcap, kr);
     }
     if (c->which == K_PATHS) {
-        WANT(v_string(r, v, &kr.v, &kr.vl), "a string", "nodes[%zu].metadata.paths.%s",
+        WANT(grovep_json_string(js, v, &kr.v, &kr.vl), "a string", "nodes[%zu].metadata.paths.%s",
              c->n->idx, S(r, ko));
         return push_kref(r, &r->cpaths, &r->ncpaths, &r->cpathcap, kr);
     }
-    int rc = v_null(r, v);
+    int rc = grovep_json_null(js, v);
     if (rc == 0)
-        WANT(v_string(r, v, &kr.v, &kr.vl), "a string or null",
+        WANT(grovep_json_string(js, v, &kr.v, &kr.vl), "a string or null",
              "nodes[%zu].metadata.grove.tags.%s", c->n->idx, S(r, ko));
     return push_kref(r, &r->tags, &r->ntags, &r->tagcap, kr);
 }
 
-static int prop_elem(reader_t *r, size_t i, const jval_t *v, void *arg)
+static int prop_elem(grovep_json_t *js, size_t i, const grovep_jval_t *v, void *arg)
 {
+    reader_t *r = reader_of(js);
     nrec_t *n = arg;
-    kref_t k = {.v = NOOFF, .pos = v_pos(r)};
-    WANT(v_string(r, v, &k.k, &k.kl), "a string", "nodes[%zu].metadata.properties[%zu]",
+    kref_t k = {.v = NOOFF, .pos = grovep_json_pos(js)};
+    WANT(grovep_json_string(js, v, &k.k, &k.kl), "a string", "nodes[%zu].metadata.properties[%zu]",
          n->idx, i);
     return push_kref(r, &r->props, &r->nprops, &r->propcap, k);
 }
@@ -1082,7 +382,8 @@ typedef struct recctx {
     unsigned seen;
 } recctx_t;
 
-static int rec_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
+static int rec_member(grovep_json_t *js, const char *k, size_t kl, const grovep_jval_t *v,
+                      void *arg)
 {
     recctx_t *c = arg;
     int64_t *dst = NULL;
@@ -1096,52 +397,55 @@ static int rec_member(reader_t *r, const char *k, size_t kl, const jval_t *v, vo
     else if (KEYIS(k, kl, "end"))
         dst = &c->d.end, bit = 8;
     else if (KEYIS(k, kl, "exclusive")) {
-        WANT(v_bool(r, v, &c->d.asked), "a boolean",
+        WANT(grovep_json_bool(js, v, &c->d.asked), "a boolean",
              "nodes[%zu].metadata.grove.records[%zu].exclusive", c->n->idx, c->idx);
         return 0;
     } else
         return 0;
-    WANT(v_int(r, v, dst), "an integer", "nodes[%zu].metadata.grove.records[%zu].%.*s",
+    WANT(grovep_json_int(js, v, dst), "an integer", "nodes[%zu].metadata.grove.records[%zu].%.*s",
          c->n->idx, c->idx, (int)kl, k);
     c->seen |= bit;
     return 0;
 }
 
-static int rec_elem(reader_t *r, size_t i, const jval_t *v, void *arg)
+static int rec_elem(grovep_json_t *js, size_t i, const grovep_jval_t *v, void *arg)
 {
+    reader_t *r = reader_of(js);
     nrec_t *n = arg;
     recctx_t c = {.n = n, .idx = i};
     c.d.end = GROVE_TIME_MAX;
-    c.d.pos = v_pos(r);
+    c.d.pos = grovep_json_pos(js);
     c.d.node = n->idx;
     c.d.idx = i;
-    WANT(v_object(r, v, rec_member, &c), "an object", "nodes[%zu].metadata.grove.records[%zu]",
-         n->idx, i);
+    WANT(grovep_json_object(js, v, rec_member, &c), "an object",
+         "nodes[%zu].metadata.grove.records[%zu]", n->idx, i);
     static const char *const need[] = {"job", "amount", "start"};
     for (int b = 0; b < 3; b++)
         if (!(c.seen & (1u << b)))
-            return rfail(r, c.d.pos, "nodes[%zu].metadata.grove.records[%zu]: missing \"%s\"",
-                         n->idx, i, need[b]);
+            return grovep_json_fail(js, c.d.pos,
+                                    "nodes[%zu].metadata.grove.records[%zu]: missing \"%s\"",
+                                    n->idx, i, need[b]);
     if (c.d.job < 0)
-        return rfail(r, c.d.pos, "nodes[%zu].metadata.grove.records[%zu].job: negative job id",
-                     n->idx, i);
+        return grovep_json_fail(
+            js, c.d.pos, "nodes[%zu].metadata.grove.records[%zu].job: negative job id", n->idx, i);
     drec_t *d = VPUSH(r->recs, r->nrecs, r->reccap);
     if (!d)
-        return sysfail(r, "reading records");
+        return grovep_json_sysfail(js, "reading records");
     c.d.v = (grove_vid_t)n->idx;
     *d = c.d;
     return 0;
 }
 
-static int grove_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
+static int grove_member(grovep_json_t *js, const char *k, size_t kl, const grovep_jval_t *v,
+                        void *arg)
 {
     nrec_t *n = arg;
     if (KEYIS(k, kl, "tags")) {
         kvctx_t c = {n, -1};
-        WANT(v_object(r, v, kv_member, &c), "an object", "nodes[%zu].metadata.grove.tags",
-             n->idx);
+        WANT(grovep_json_object(js, v, kv_member, &c), "an object",
+             "nodes[%zu].metadata.grove.tags", n->idx);
     } else if (KEYIS(k, kl, "records")) {
-        WANT(v_array(r, v, rec_elem, n), "an array", "nodes[%zu].metadata.grove.records",
+        WANT(grovep_json_array(js, v, rec_elem, n), "an array", "nodes[%zu].metadata.grove.records",
              n->idx);
     }
     return 0;
@@ -1175,16 +479,17 @@ static int meta_key(const char *k, size_t kl)
     return i >= 0 && !memcmp(meta_names[i], k, kl) ? i : -1;
 }
 
-static int meta_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
+static int meta_member(grovep_json_t *js, const char *k, size_t kl, const grovep_jval_t *v,
+                       void *arg)
 {
     nrec_t *n = arg;
     int key = meta_key(k, kl);
     if (key < 0)
         return 0;
-    size_t pos = v_pos(r);
+    size_t pos = grovep_json_pos(js);
     const char *name = meta_names[key];
     if (n->seen & (1u << key))
-        return rfail(r, pos, "nodes[%zu].metadata: duplicate key \"%s\"", n->idx, name);
+        return grovep_json_fail(js, pos, "nodes[%zu].metadata: duplicate key \"%s\"", n->idx, name);
     n->seen |= 1u << key;
     n->kpos[key] = pos;
     switch (key) {
@@ -1193,15 +498,15 @@ static int meta_member(reader_t *r, const char *k, size_t kl, const jval_t *v, v
     case K_NAME:
     case K_UNIT:
     case K_UUID:
-        WANT(v_string(r, v, &n->soff[key], &n->slen[key]), "a string", "nodes[%zu].metadata.%s",
-             n->idx, name);
+        WANT(grovep_json_string(js, v, &n->soff[key], &n->slen[key]), "a string",
+             "nodes[%zu].metadata.%s", n->idx, name);
         break;
     case K_ID:
     case K_RANK:
     case K_SIZE:
     case K_UNIQ: {
         int64_t x;
-        WANT(v_int(r, v, &x), "an integer", "nodes[%zu].metadata.%s", n->idx, name);
+        WANT(grovep_json_int(js, v, &x), "an integer", "nodes[%zu].metadata.%s", n->idx, name);
         if (key == K_ID)
             n->id = x;
         else if (key == K_RANK)
@@ -1212,59 +517,64 @@ static int meta_member(reader_t *r, const char *k, size_t kl, const jval_t *v, v
     }
     case K_EXCL: {
         bool b;
-        WANT(v_bool(r, v, &b), "a boolean", "nodes[%zu].metadata.exclusive", n->idx);
+        WANT(grovep_json_bool(js, v, &b), "a boolean", "nodes[%zu].metadata.exclusive", n->idx);
         break;
     }
     case K_STATUS: {
         size_t l;
-        int rc = v_int(r, v, &n->status_int);
+        int rc = grovep_json_int(js, v, &n->status_int);
         if (rc < 0)
             return -1;
         if (rc) {
-            n->status_kind = J_INT;
+            n->status_kind = GROVEP_J_INT;
             break;
         }
-        WANT(v_string(r, v, &n->status_off, &l), "an integer or a string",
+        WANT(grovep_json_string(js, v, &n->status_off, &l), "an integer or a string",
              "nodes[%zu].metadata.status", n->idx);
-        n->status_kind = J_STRING;
+        n->status_kind = GROVEP_J_STRING;
         break;
     }
     case K_PROPS: {
         kvctx_t c = {n, K_PROPS};
-        int rc = v_object(r, v, kv_member, &c);
+        int rc = grovep_json_object(js, v, kv_member, &c);
         if (rc < 0)
             return -1;
         if (rc == 0)
-            WANT(v_array(r, v, prop_elem, n), "an object or an array",
+            WANT(grovep_json_array(js, v, prop_elem, n), "an object or an array",
                  "nodes[%zu].metadata.properties", n->idx);
         break;
     }
     case K_PATHS: {
         kvctx_t c = {n, K_PATHS};
-        WANT(v_object(r, v, kv_member, &c), "an object", "nodes[%zu].metadata.paths", n->idx);
+        WANT(grovep_json_object(js, v, kv_member, &c), "an object", "nodes[%zu].metadata.paths",
+             n->idx);
         break;
     }
     case K_GROVE:
-        WANT(v_object(r, v, grove_member, n), "an object", "nodes[%zu].metadata.grove", n->idx);
+        WANT(grovep_json_object(js, v, grove_member, n), "an object", "nodes[%zu].metadata.grove",
+             n->idx);
         break;
     }
     return 0;
 }
 
-static int node_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
+static int node_member(grovep_json_t *js, const char *k, size_t kl, const grovep_jval_t *v,
+                       void *arg)
 {
     nrec_t *n = arg;
     if (KEYIS(k, kl, "id")) {
         if (n->has_fid)
-            return rfail(r, v_pos(r), "nodes[%zu]: duplicate key \"id\"", n->idx);
-        n->fid_pos = v_pos(r);
-        WANT(v_string(r, v, &n->fid, &n->fidl), "a string", "nodes[%zu].id", n->idx);
+            return grovep_json_fail(js, grovep_json_pos(js), "nodes[%zu]: duplicate key \"id\"",
+                                    n->idx);
+        n->fid_pos = grovep_json_pos(js);
+        WANT(grovep_json_string(js, v, &n->fid, &n->fidl), "a string", "nodes[%zu].id", n->idx);
         n->has_fid = true;
     } else if (KEYIS(k, kl, "metadata")) {
         if (n->has_meta)
-            return rfail(r, v_pos(r), "nodes[%zu]: duplicate key \"metadata\"", n->idx);
-        n->meta_pos = v_pos(r);
-        WANT(v_object(r, v, meta_member, n), "an object", "nodes[%zu].metadata", n->idx);
+            return grovep_json_fail(js, grovep_json_pos(js),
+                                    "nodes[%zu]: duplicate key \"metadata\"", n->idx);
+        n->meta_pos = grovep_json_pos(js);
+        WANT(grovep_json_object(js, v, meta_member, n), "an object", "nodes[%zu].metadata", n->idx);
         n->has_meta = true;
     }
     return 0;
@@ -1284,51 +594,56 @@ static int commit_node(reader_t *r, nrec_t *n)
 {
     size_t i = n->idx;
     if (!n->has_fid)
-        return rfail(r, n->pos, "nodes[%zu]: missing \"id\"", i);
+        return grovep_json_fail(&r->js, n->pos, "nodes[%zu]: missing \"id\"", i);
     if (!n->has_meta)
-        return rfail(r, n->pos, "nodes[%zu]: missing \"metadata\"", i);
+        return grovep_json_fail(&r->js, n->pos, "nodes[%zu]: missing \"metadata\"", i);
     if (n->soff[K_TYPE] == NOOFF)
-        return rfail(r, n->meta_pos, "nodes[%zu].metadata: missing \"type\"", i);
+        return grovep_json_fail(&r->js, n->meta_pos, "nodes[%zu].metadata: missing \"type\"", i);
     if (n->slen[K_TYPE] == 0)
-        return rfail(r, n->kpos[K_TYPE], "nodes[%zu].metadata.type: empty type", i);
+        return grovep_json_fail(&r->js, n->kpos[K_TYPE], "nodes[%zu].metadata.type: empty type", i);
     for (int k = K_BASENAME; k <= K_NAME; k++) /* they make up paths */
         if (n->soff[k] != NOOFF && memchr(S(r, n->soff[k]), '/', n->slen[k]))
-            return rfail(r, n->kpos[k], "nodes[%zu].metadata.%s: \"%s\" contains '/'", i,
-                         meta_names[k], S(r, n->soff[k]));
+            return grovep_json_fail(&r->js, n->kpos[k],
+                                    "nodes[%zu].metadata.%s: \"%s\" contains '/'", i, meta_names[k],
+                                    S(r, n->soff[k]));
     if (n->size < 0)
-        return rfail(r, n->kpos[K_SIZE], "nodes[%zu].metadata.size: negative size %lld", i,
-                     (long long)n->size);
+        return grovep_json_fail(&r->js, n->kpos[K_SIZE],
+                                "nodes[%zu].metadata.size: negative size %lld", i,
+                                (long long)n->size);
     if (n->id < -1)
-        return rfail(r, n->kpos[K_ID], "nodes[%zu].metadata.id: invalid id %lld", i,
-                     (long long)n->id);
+        return grovep_json_fail(&r->js, n->kpos[K_ID], "nodes[%zu].metadata.id: invalid id %lld", i,
+                                (long long)n->id);
     if (n->rank < -1)
-        return rfail(r, n->kpos[K_RANK], "nodes[%zu].metadata.rank: invalid rank %lld", i,
-                     (long long)n->rank);
+        return grovep_json_fail(&r->js, n->kpos[K_RANK],
+                                "nodes[%zu].metadata.rank: invalid rank %lld", i,
+                                (long long)n->rank);
     const char *uuid = n->soff[K_UUID] != NOOFF ? S(r, n->soff[K_UUID]) : NULL;
     int status = GROVE_STATUS_UP;
-    if (n->status_kind == J_INT) {
+    if (n->status_kind == GROVEP_J_INT) {
         if (n->status_int < 0 || n->status_int >= GROVE_STATUS_COUNT)
-            return rfail(r, n->kpos[K_STATUS], "nodes[%zu].metadata.status: unknown status %lld",
-                         i, (long long)n->status_int);
+            return grovep_json_fail(&r->js, n->kpos[K_STATUS],
+                                    "nodes[%zu].metadata.status: unknown status %lld", i,
+                                    (long long)n->status_int);
         status = (int)n->status_int;
-    } else if (n->status_kind == J_STRING) {
+    } else if (n->status_kind == GROVEP_J_STRING) {
         status = grove_status_parse(S(r, n->status_off));
         if (status < 0)
-            return rfail(r, n->kpos[K_STATUS],
-                         "nodes[%zu].metadata.status: unknown status \"%s\"", i,
-                         S(r, n->status_off));
+            return grovep_json_fail(&r->js, n->kpos[K_STATUS],
+                                    "nodes[%zu].metadata.status: unknown status \"%s\"", i,
+                                    S(r, n->status_off));
     }
     const char *fid = S(r, n->fid);
     grove_vid_t dup = fid_find(r, fid, n->fidl);
     if (dup != GROVE_VID_NONE)
-        return rfail(r, n->fid_pos, "nodes[%zu].id: duplicate node id \"%s\" (also nodes[%u])",
-                     i, fid, dup);
+        return grovep_json_fail(&r->js, n->fid_pos,
+                                "nodes[%zu].id: duplicate node id \"%s\" (also nodes[%u])", i, fid,
+                                dup);
     for (size_t p = 0; p < r->ncpaths; p++) {
         kref_t *k = &r->cpaths[p];
         if (k->vl == 0 || S(r, k->v)[0] != '/')
-            return rfail(r, k->pos,
-                         "nodes[%zu].metadata.paths.%s: \"%s\" does not start with '/'", i,
-                         S(r, k->k), S(r, k->v));
+            return grovep_json_fail(&r->js, k->pos,
+                                    "nodes[%zu].metadata.paths.%s: \"%s\" does not start with '/'",
+                                    i, S(r, k->k), S(r, k->v));
     }
 
     /* the name: given, or from the containment path (else the first path) */
@@ -1345,7 +660,7 @@ static int commit_node(reader_t *r, nrec_t *n)
         if (c) {
             char *dst = namebuf;
             if (l >= sizeof(namebuf) && !(dst = heapname = malloc(l + 1)))
-                return sysfail(r, "reading a node");
+                return grovep_json_sysfail(&r->js, "reading a node");
             memcpy(dst, c, l);
             dst[l] = '\0';
             name = dst;
@@ -1366,35 +681,36 @@ static int commit_node(reader_t *r, nrec_t *n)
     if (v == GROVE_VID_NONE) {
         /* the rest was checked above: the uuid is malformed or taken */
         if (errno == EINVAL && uuid)
-            return rfail(r, n->kpos[K_UUID], "nodes[%zu].metadata.uuid: malformed uuid \"%s\"",
-                         i, uuid);
+            return grovep_json_fail(&r->js, n->kpos[K_UUID],
+                                    "nodes[%zu].metadata.uuid: malformed uuid \"%s\"", i, uuid);
         if (errno == EEXIST && uuid)
-            return rfail(r, n->kpos[K_UUID],
-                         "nodes[%zu].metadata.uuid: duplicate uuid \"%s\" (also nodes[%u])", i,
-                         uuid, grove_graph_find_uuid(r->g, uuid));
+            return grovep_json_fail(
+                &r->js, n->kpos[K_UUID],
+                "nodes[%zu].metadata.uuid: duplicate uuid \"%s\" (also nodes[%u])", i, uuid,
+                grove_graph_find_uuid(r->g, uuid));
         if (errno == EINVAL || errno == EEXIST)
-            return rfail(r, n->pos, "nodes[%zu]: cannot add the vertex: %s", i,
-                         strerror(errno));
-        return sysfail(r, "adding a vertex");
+            return grovep_json_fail(&r->js, n->pos, "nodes[%zu]: cannot add the vertex: %s", i,
+                                    strerror(errno));
+        return grovep_json_sysfail(&r->js, "adding a vertex");
     }
     if (fid_add(r, fid, n->fidl, v) < 0)
-        return sysfail(r, "reading node ids");
+        return grovep_json_sysfail(&r->js, "reading node ids");
     for (size_t p = 0; p < r->nprops; p++) {
         const kref_t *k = &r->props[p];
         if (grove_vertex_set_property(r->g, v, S(r, k->k), k->v == NOOFF ? "" : S(r, k->v)) < 0)
-            return sysfail(r, "setting a property");
+            return grovep_json_sysfail(&r->js, "setting a property");
     }
     for (size_t p = 0; p < r->ntags; p++) {
         const kref_t *k = &r->tags[p];
         if (grove_vertex_tag(r->g, v, S(r, k->k), k->v == NOOFF ? NULL : S(r, k->v)) < 0)
-            return sysfail(r, "setting a tag");
+            return grovep_json_sysfail(&r->js, "setting a tag");
     }
     if (status != GROVE_STATUS_UP) {
         if (r->nstats == r->statcap) {
             size_t c = r->statcap ? r->statcap * 2 : 64;
             void *q = realloc(r->stats, c * sizeof(*r->stats));
             if (!q)
-                return sysfail(r, "reading a node");
+                return grovep_json_sysfail(&r->js, "reading a node");
             r->stats = q;
             r->statcap = c;
         }
@@ -1406,7 +722,7 @@ static int commit_node(reader_t *r, nrec_t *n)
         size_t c = r->vpathcap ? r->vpathcap * 2 : 1024;
         uint32_t *q = realloc(r->vpath, c * sizeof(*q));
         if (!q)
-            return sysfail(r, "reading paths");
+            return grovep_json_sysfail(&r->js, "reading paths");
         r->vpath = q;
         r->vpathcap = c;
     }
@@ -1416,23 +732,23 @@ static int commit_node(reader_t *r, nrec_t *n)
         const kref_t *k = &r->cpaths[p];
         grove_sym_t sub = grove_graph_sym(r->g, S(r, k->k));
         if (sub == GROVE_SYM_NONE)
-            return sysfail(r, "reading paths");
+            return grovep_json_sysfail(&r->js, "reading paths");
         if (r->npaths >= GROVEP_NONE - 1) {
             errno = EOVERFLOW;
-            return sysfail(r, "reading paths");
+            return grovep_json_sysfail(&r->js, "reading paths");
         }
         fpath_t *fp = VPUSH(r->paths, r->npaths, r->pathcap);
         if (!fp)
-            return sysfail(r, "reading paths");
+            return grovep_json_sysfail(&r->js, "reading paths");
         *fp = (fpath_t){.sub = sub, .next = GROVEP_NONE, .pos = k->pos, .off = NOOFF};
         /* in the text without escapes: no copy */
-        bool plain = !r->json && k->pos + k->vl + 1 < r->len && r->text[k->pos] == '"'
-                     && r->text[k->pos + 1 + k->vl] == '"'
-                     && !memchr(r->text + k->pos + 1, '\\', k->vl);
+        bool plain = !r->js.json && k->pos + k->vl + 1 < r->js.len && r->js.text[k->pos] == '"'
+                     && r->js.text[k->pos + 1 + k->vl] == '"'
+                     && !memchr(r->js.text + k->pos + 1, '\\', k->vl);
         if (!plain) {
             fp->off = grovep_buf_putz(&r->parena, S(r, k->v), k->vl);
             if (fp->off == (size_t)-1)
-                return sysfail(r, "reading paths");
+                return grovep_json_sysfail(&r->js, "reading paths");
         }
         uint32_t idx = (uint32_t)(r->npaths - 1);
         if (prev == GROVEP_NONE)
@@ -1444,11 +760,15 @@ static int commit_node(reader_t *r, nrec_t *n)
     return 0;
 }
 
-static int node_elem(reader_t *r, size_t i, const jval_t *v, void *arg)
+static int node_elem(grovep_json_t *js, size_t i, const grovep_jval_t *v, void *arg)
 {
+    reader_t *r = reader_of(js);
     (void)arg;
-    size_t mark = r->sc.len;
-    nrec_t n = {.idx = i, .pos = v_pos(r), .id = GROVE_ID_NONE, .rank = GROVE_ID_NONE,
+    size_t mark = r->js.sc.len;
+    nrec_t n = {.idx = i,
+                .pos = grovep_json_pos(js),
+                .id = GROVE_ID_NONE,
+                .rank = GROVE_ID_NONE,
                 .size = 1};
     for (int k = 0; k < K_NSTR; k++)
         n.soff[k] = NOOFF;
@@ -1456,25 +776,27 @@ static int node_elem(reader_t *r, size_t i, const jval_t *v, void *arg)
         n.kpos[k] = n.pos;
     n.meta_pos = n.pos;
     r->nprops = r->ntags = r->ncpaths = 0;
-    WANT(v_object(r, v, node_member, &n), "an object", "nodes[%zu]", i);
+    WANT(grovep_json_object(js, v, node_member, &n), "an object", "nodes[%zu]", i);
     int rc = commit_node(r, &n);
-    r->sc.len = mark;
+    r->js.sc.len = mark;
     r->nnodes++;
     return rc;
 }
 
 /* ---- edges ----------------------------------------------------------------- */
 
-static int name_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
+static int name_member(grovep_json_t *js, const char *k, size_t kl, const grovep_jval_t *v,
+                       void *arg)
 {
+    reader_t *r = reader_of(js);
     erec_t *e = arg;
     if (e->seen & 0x100)
         return 0; /* only the first {subsystem: relationship} */
     e->seen |= 0x100;
-    size_t ko = grovep_buf_putz(&r->sc, k, kl), rel, rell;
+    size_t ko = grovep_buf_putz(&r->js.sc, k, kl), rel, rell;
     if (ko == (size_t)-1)
-        return sysfail(r, "reading an edge");
-    WANT(v_string(r, v, &rel, &rell), "a string", "edges[%zu].metadata.name.%s", e->idx,
+        return grovep_json_sysfail(js, "reading an edge");
+    WANT(grovep_json_string(js, v, &rel, &rell), "a string", "edges[%zu].metadata.name.%s", e->idx,
          S(r, ko));
     if (e->sub == NOOFF) {
         e->sub = ko;
@@ -1487,37 +809,41 @@ static int name_member(reader_t *r, const char *k, size_t kl, const jval_t *v, v
     return 0;
 }
 
-static int emeta_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
+static int emeta_member(grovep_json_t *js, const char *k, size_t kl, const grovep_jval_t *v,
+                        void *arg)
 {
     erec_t *e = arg;
     if (KEYIS(k, kl, "subsystem")) {
-        WANT(v_string(r, v, &e->sub, &e->subl), "a string", "edges[%zu].metadata.subsystem",
-             e->idx);
+        WANT(grovep_json_string(js, v, &e->sub, &e->subl), "a string",
+             "edges[%zu].metadata.subsystem", e->idx);
         e->seen |= 0x10;
     } else if (KEYIS(k, kl, "relationship")) {
-        WANT(v_string(r, v, &e->rel, &e->rell), "a string", "edges[%zu].metadata.relationship",
-             e->idx);
+        WANT(grovep_json_string(js, v, &e->rel, &e->rell), "a string",
+             "edges[%zu].metadata.relationship", e->idx);
         e->seen |= 0x20;
     } else if (KEYIS(k, kl, "name")) {
-        WANT(v_object(r, v, name_member, e), "an object", "edges[%zu].metadata.name", e->idx);
+        WANT(grovep_json_object(js, v, name_member, e), "an object", "edges[%zu].metadata.name",
+             e->idx);
     }
     return 0;
 }
 
-static int edge_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
+static int edge_member(grovep_json_t *js, const char *k, size_t kl, const grovep_jval_t *v,
+                       void *arg)
 {
     erec_t *e = arg;
     if (KEYIS(k, kl, "source")) {
-        e->src_pos = v_pos(r);
-        WANT(v_string(r, v, &e->src, &e->srcl), "a string", "edges[%zu].source", e->idx);
+        e->src_pos = grovep_json_pos(js);
+        WANT(grovep_json_string(js, v, &e->src, &e->srcl), "a string", "edges[%zu].source", e->idx);
     } else if (KEYIS(k, kl, "target")) {
-        e->dst_pos = v_pos(r);
-        WANT(v_string(r, v, &e->dst, &e->dstl), "a string", "edges[%zu].target", e->idx);
+        e->dst_pos = grovep_json_pos(js);
+        WANT(grovep_json_string(js, v, &e->dst, &e->dstl), "a string", "edges[%zu].target", e->idx);
     } else if (KEYIS(k, kl, "metadata")) {
-        WANT(v_object(r, v, emeta_member, e), "an object", "edges[%zu].metadata", e->idx);
+        WANT(grovep_json_object(js, v, emeta_member, e), "an object", "edges[%zu].metadata",
+             e->idx);
     } else if (KEYIS(k, kl, "relation")) {
         size_t o, l;
-        WANT(v_string(r, v, &o, &l), "a string", "edges[%zu].relation", e->idx);
+        WANT(grovep_json_string(js, v, &o, &l), "a string", "edges[%zu].relation", e->idx);
         if (!(e->seen & 0x40)) {
             e->seen |= 0x40;
             e->rel2 = o;
@@ -1534,8 +860,8 @@ static const char *fp_str(const reader_t *r, const fpath_t *fp, size_t *len)
         *len = strlen(r->parena.p + fp->off);
         return r->parena.p + fp->off;
     }
-    const char *s = r->text + fp->pos + 1;
-    *len = (size_t)((const char *)memchr(s, '"', r->len - fp->pos - 1) - s);
+    const char *s = r->js.text + fp->pos + 1;
+    *len = (size_t)((const char *)memchr(s, '"', r->js.len - fp->pos - 1) - s);
     return s;
 }
 
@@ -1560,24 +886,29 @@ static int commit_edge(reader_t *r, erec_t *e)
 {
     size_t i = e->idx;
     if (e->src == NOOFF)
-        return rfail(r, e->pos, "edges[%zu]: missing \"source\"", i);
+        return grovep_json_fail(&r->js, e->pos, "edges[%zu]: missing \"source\"", i);
     if (e->dst == NOOFF)
-        return rfail(r, e->pos, "edges[%zu]: missing \"target\"", i);
+        return grovep_json_fail(&r->js, e->pos, "edges[%zu]: missing \"target\"", i);
     const char *ss = S(r, e->src), *ds = S(r, e->dst);
     grove_vid_t s = fid_find(r, ss, e->srcl);
     if (s == GROVE_VID_NONE)
-        return rfail(r, e->src_pos, "edges[%zu].source: unknown node id \"%s\"", i, ss);
+        return grovep_json_fail(&r->js, e->src_pos, "edges[%zu].source: unknown node id \"%s\"", i,
+                                ss);
     grove_vid_t t = fid_find(r, ds, e->dstl);
     if (t == GROVE_VID_NONE)
-        return rfail(r, e->dst_pos, "edges[%zu].target: unknown node id \"%s\"", i, ds);
+        return grovep_json_fail(&r->js, e->dst_pos, "edges[%zu].target: unknown node id \"%s\"", i,
+                                ds);
     if (s == t)
-        return rfail(r, e->pos, "edges[%zu]: node \"%s\" cannot be its own neighbour", i, ss);
+        return grovep_json_fail(&r->js, e->pos,
+                                "edges[%zu]: node \"%s\" cannot be its own neighbour", i, ss);
     const char *sub = e->sub != NOOFF ? S(r, e->sub) : GROVE_CONTAINMENT;
     if (e->sub != NOOFF && e->subl == 0)
-        return rfail(r, e->pos, "edges[%zu].metadata.subsystem: empty subsystem", i);
+        return grovep_json_fail(&r->js, e->pos, "edges[%zu].metadata.subsystem: empty subsystem",
+                                i);
     const char *rel = e->rel != NOOFF ? S(r, e->rel) : e->rel2 != NOOFF ? S(r, e->rel2) : NULL;
     if (rel && !rel[0])
-        return rfail(r, e->pos, "edges[%zu].metadata.relationship: empty relationship", i);
+        return grovep_json_fail(&r->js, e->pos,
+                                "edges[%zu].metadata.relationship: empty relationship", i);
     if (!rel) {
         rel = GROVE_CONTAINS;
         grove_sym_t sym = grove_graph_sym_lookup(r->g, sub);
@@ -1592,63 +923,75 @@ static int commit_edge(reader_t *r, erec_t *e)
         grove_graph_t *g = r->g;
         if (g->parent[t] != GROVEP_NONE) {
             char buf[32];
-            return rfail(r, e->pos,
-                         "edges[%zu]: node \"%s\" would have two containment parents, "
-                         "\"%s\" and \"%s\"",
-                         i, ds, fid_of(r, g->parent[t], buf, sizeof(buf)), ss);
+            return grovep_json_fail(&r->js, e->pos,
+                                    "edges[%zu]: node \"%s\" would have two containment parents, "
+                                    "\"%s\" and \"%s\"",
+                                    i, ds, fid_of(r, g->parent[t], buf, sizeof(buf)), ss);
         }
         for (grove_vid_t a = s; a != GROVEP_NONE; a = g->parent[a])
             if (a == t)
-                return rfail(r, e->pos,
-                             "edges[%zu]: containment cycle: node \"%s\" is an ancestor of "
-                             "node \"%s\"",
-                             i, ds, ss);
+                return grovep_json_fail(
+                    &r->js, e->pos,
+                    "edges[%zu]: containment cycle: node \"%s\" is an ancestor of "
+                    "node \"%s\"",
+                    i, ds, ss);
     }
     grove_error_t e2;
     grove_error_clear(&e2);
     if (grovep_add_edge(r->g, s, t, sub, rel, -1, &e2) == GROVE_EID_NONE) {
         if (errno == EINVAL || errno == EOVERFLOW) {
             int saved = errno;
-            rfail(r, e->pos, "edges[%zu]: %s", i, e2.text[0] ? e2.text : strerror(saved));
+            grovep_json_fail(&r->js, e->pos, "edges[%zu]: %s", i,
+                             e2.text[0] ? e2.text : strerror(saved));
             errno = saved;
             return -1;
         }
-        return sysfail(r, "adding an edge");
+        return grovep_json_sysfail(&r->js, "adding an edge");
     }
     return 0;
 }
 
-static int edge_elem(reader_t *r, size_t i, const jval_t *v, void *arg)
+static int edge_elem(grovep_json_t *js, size_t i, const grovep_jval_t *v, void *arg)
 {
+    reader_t *r = reader_of(js);
     (void)arg;
-    size_t mark = r->sc.len;
-    erec_t e = {.idx = i, .pos = v_pos(r), .src = NOOFF, .dst = NOOFF, .sub = NOOFF,
-                .rel = NOOFF, .rel2 = NOOFF};
+    size_t mark = r->js.sc.len;
+    erec_t e = {.idx = i,
+                .pos = grovep_json_pos(js),
+                .src = NOOFF,
+                .dst = NOOFF,
+                .sub = NOOFF,
+                .rel = NOOFF,
+                .rel2 = NOOFF};
     e.src_pos = e.dst_pos = e.pos;
-    WANT(v_object(r, v, edge_member, &e), "an object", "edges[%zu]", i);
+    WANT(grovep_json_object(js, v, edge_member, &e), "an object", "edges[%zu]", i);
     int rc = commit_edge(r, &e);
-    r->sc.len = mark;
+    r->js.sc.len = mark;
     r->nedges++;
     return rc;
 }
 
 /* ---- the graph object ------------------------------------------------------ */
 
-static int gmeta_grove_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
+static int gmeta_grove_member(grovep_json_t *js, const char *k, size_t kl, const grovep_jval_t *v,
+                              void *arg)
 {
+    reader_t *r = reader_of(js);
     (void)arg;
     if (KEYIS(k, kl, "now")) {
-        WANT(v_int(r, v, &r->now), "an integer", "graph.metadata.grove.now");
+        WANT(grovep_json_int(js, v, &r->now), "an integer", "graph.metadata.grove.now");
         r->have_now = true;
     }
     return 0;
 }
 
-static int gmeta_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
+static int gmeta_member(grovep_json_t *js, const char *k, size_t kl, const grovep_jval_t *v,
+                        void *arg)
 {
     (void)arg;
     if (KEYIS(k, kl, "grove"))
-        WANT(v_object(r, v, gmeta_grove_member, NULL), "an object", "graph.metadata.grove");
+        WANT(grovep_json_object(js, v, gmeta_grove_member, NULL), "an object",
+             "graph.metadata.grove");
     return 0;
 }
 
@@ -1658,39 +1001,41 @@ typedef struct gctx {
     const json_t *edges_json;
 } gctx_t;
 
-static int graph_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
+static int graph_member(grovep_json_t *js, const char *k, size_t kl, const grovep_jval_t *v,
+                        void *arg)
 {
+    reader_t *r = reader_of(js);
     gctx_t *c = arg;
     if (KEYIS(k, kl, "nodes")) {
         if (c->nodes)
-            return rfail(r, v_pos(r), "graph: duplicate key \"nodes\"");
+            return grovep_json_fail(js, grovep_json_pos(js), "graph: duplicate key \"nodes\"");
         c->nodes = true;
-        WANT(v_array(r, v, node_elem, NULL), "an array", "graph.nodes");
+        WANT(grovep_json_array(js, v, node_elem, NULL), "an array", "graph.nodes");
         r->have_nodes = true;
     } else if (KEYIS(k, kl, "edges")) {
         if (c->edges)
-            return rfail(r, v_pos(r), "graph: duplicate key \"edges\"");
+            return grovep_json_fail(js, grovep_json_pos(js), "graph: duplicate key \"edges\"");
         c->edges = true;
         if (!c->nodes) {
             /* come back once the nodes are known */
-            int kind = v_kind(r, v);
-            if (kind != J_ARRAY)
-                return type_fail(r, v, "an array", "graph.edges");
-            if (r->json) {
+            int kind = grovep_json_kind(js, v);
+            if (kind != GROVEP_J_ARRAY)
+                return grovep_json_type_fail(js, v, "an array", "graph.edges");
+            if (r->js.json) {
                 c->edges_json = v->j;
             } else {
-                c->edges_at = r->cur;
-                if (skip_value(r, 1) < 0)
+                c->edges_at = r->js.cur;
+                if (grovep_json_skip(js, 1) < 0)
                     return -1;
             }
             return 0;
         }
-        WANT(v_array(r, v, edge_elem, NULL), "an array", "graph.edges");
+        WANT(grovep_json_array(js, v, edge_elem, NULL), "an array", "graph.edges");
     } else if (KEYIS(k, kl, "metadata")) {
         if (c->meta)
-            return rfail(r, v_pos(r), "graph: duplicate key \"metadata\"");
+            return grovep_json_fail(js, grovep_json_pos(js), "graph: duplicate key \"metadata\"");
         c->meta = true;
-        WANT(v_object(r, v, gmeta_member, NULL), "an object", "graph.metadata");
+        WANT(grovep_json_object(js, v, gmeta_member, NULL), "an object", "graph.metadata");
     }
     return 0;
 }
@@ -1763,10 +1108,11 @@ static int check_paths(reader_t *r)
             const char *vname = grove_intern_str(g->strings, g->v[v].name);
             size_t vl = strlen(vname);
             if (!ends_with_name(path, plen, vname, vl))
-                return rfail(r, fp->pos,
-                             "nodes[%u].metadata.paths.%s: \"%.*s\" does not end with the "
-                             "vertex's name \"%s\"",
-                             v, sname, (int)plen, path, vname);
+                return grovep_json_fail(
+                    &r->js, fp->pos,
+                    "nodes[%u].metadata.paths.%s: \"%.*s\" does not end with the "
+                    "vertex's name \"%s\"",
+                    v, sname, (int)plen, path, vname);
             /* what the edges give, under the prefix of the root's own path */
             grove_vid_t root = v;
             for (size_t k = 0; k <= g->nv; k++) {
@@ -1783,10 +1129,11 @@ static int check_paths(reader_t *r)
             char buf[512];
             if (grove_vertex_path(g, v, fp->sub, buf, sizeof(buf)) < 0)
                 snprintf(buf, sizeof(buf), "/%s", vname);
-            return rfail(r, fp->pos,
-                         "nodes[%u].metadata.paths.%s: \"%.*s\" disagrees with the edges, "
-                         "which give \"%.*s%s\"",
-                         v, sname, (int)plen, path, (int)pre, rp ? rp : "", buf);
+            return grovep_json_fail(
+                &r->js, fp->pos,
+                "nodes[%u].metadata.paths.%s: \"%.*s\" disagrees with the edges, "
+                "which give \"%.*s%s\"",
+                v, sname, (int)plen, path, (int)pre, rp ? rp : "", buf);
         }
     }
     return 0;
@@ -1805,13 +1152,14 @@ static int finish(reader_t *r)
                                   d->end, d->asked)
             < 0) {
             if (errno != EINVAL && errno != EBUSY)
-                return sysfail(r, "restoring records");
-            return rfail(r, d->pos,
-                         "nodes[%zu].metadata.grove.records[%zu]: cannot restore the record of "
-                         "job %lld: %s",
-                         d->node, d->idx, (long long)d->job,
-                         errno == EBUSY ? "the units are taken or held exclusively"
-                                        : "invalid amount or time window");
+                return grovep_json_sysfail(&r->js, "restoring records");
+            return grovep_json_fail(
+                &r->js, d->pos,
+                "nodes[%zu].metadata.grove.records[%zu]: cannot restore the record of "
+                "job %lld: %s",
+                d->node, d->idx, (long long)d->job,
+                errno == EBUSY ? "the units are taken or held exclusively"
+                               : "invalid amount or time window");
         }
     }
     for (size_t i = 0; i < r->nstats; i++)
@@ -1819,54 +1167,59 @@ static int finish(reader_t *r)
     return 0;
 }
 
-static int parse_graph(reader_t *r, const jval_t *v, const char *place)
+static int parse_graph(reader_t *r, const grovep_jval_t *v, const char *place)
 {
+    grovep_json_t *js = &r->js;
     if (r->have_graph)
-        return rfail(r, v_pos(r), "top level: both \"graph\" and \"scheduling\".\"graph\"");
+        return grovep_json_fail(js, grovep_json_pos(js),
+                                "top level: both \"graph\" and \"scheduling\".\"graph\"");
     r->have_graph = true;
-    size_t pos = v_pos(r);
-    gctx_t c = {.edges_at = NOPOS};
-    WANT(v_object(r, v, graph_member, &c), "an object", "%s", place);
+    size_t pos = grovep_json_pos(js);
+    gctx_t c = {.edges_at = GROVEP_JSON_NOPOS};
+    WANT(grovep_json_object(js, v, graph_member, &c), "an object", "%s", place);
     if (!c.nodes)
-        return rfail(r, pos, "%s: missing \"nodes\"", place);
+        return grovep_json_fail(js, pos, "%s: missing \"nodes\"", place);
     if (c.edges_json) {
-        jval_t ev = {c.edges_json};
-        if (v_array(r, &ev, edge_elem, NULL) < 0)
+        grovep_jval_t ev = {c.edges_json};
+        if (grovep_json_array(js, &ev, edge_elem, NULL) < 0)
             return -1;
-    } else if (c.edges_at != NOPOS) {
-        size_t save = r->cur;
-        r->cur = c.edges_at;
-        jval_t ev = {NULL};
-        if (v_array(r, &ev, edge_elem, NULL) < 0)
+    } else if (c.edges_at != GROVEP_JSON_NOPOS) {
+        size_t save = r->js.cur;
+        r->js.cur = c.edges_at;
+        grovep_jval_t ev = {NULL};
+        if (grovep_json_array(js, &ev, edge_elem, NULL) < 0)
             return -1;
-        r->cur = save;
+        r->js.cur = save;
     }
     return finish(r);
 }
 
-static int sched_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
+static int sched_member(grovep_json_t *js, const char *k, size_t kl, const grovep_jval_t *v,
+                        void *arg)
 {
+    reader_t *r = reader_of(js);
     (void)arg;
     if (KEYIS(k, kl, "graph"))
         return parse_graph(r, v, "scheduling.graph");
     return 0;
 }
 
-static int top_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
+static int top_member(grovep_json_t *js, const char *k, size_t kl, const grovep_jval_t *v,
+                      void *arg)
 {
+    reader_t *r = reader_of(js);
     (void)arg;
     if (KEYIS(k, kl, "graph"))
         return parse_graph(r, v, "graph");
     if (KEYIS(k, kl, "scheduling")) {
-        WANT(v_object(r, v, sched_member, NULL), "an object", "scheduling");
+        WANT(grovep_json_object(js, v, sched_member, NULL), "an object", "scheduling");
     }
     return 0;
 }
 
 static void reader_free(reader_t *r)
 {
-    free(r->sc.p);
-    free(r->kbuf.p);
+    grovep_json_free(&r->js);
     free(r->fids.p);
     free(r->fid_off);
     free(r->fid_vid);
@@ -1883,42 +1236,41 @@ static void reader_free(reader_t *r)
     free(r->stats);
 }
 
-static grove_graph_t *run(reader_t *r, const jval_t *top)
+static grove_graph_t *run(reader_t *r, const grovep_jval_t *top)
 {
+    grovep_json_t *js = &r->js;
     int saved;
     r->g = grove_graph_create();
     if (!r->g) {
-        sysfail(r, "creating the graph");
+        grovep_json_sysfail(&r->js, "creating the graph");
         return NULL;
     }
-    int k = v_kind(r, top);
-    if (k == J_BAD) {
-        if (!r->json && (ws(r), r->cur >= r->len)) {
-            syntax(r, r->cur, "empty document");
+    int k = grovep_json_kind(js, top);
+    if (k == GROVEP_J_BAD) {
+        if (!js->json && grovep_json_at_end(js)) {
+            grovep_json_syntax(js, js->cur, "empty document");
             goto fail;
         }
-        skip_value(r, 0);
+        grovep_json_skip(js, 0);
         goto fail;
     }
-    if (k != J_OBJECT) {
-        type_fail(r, top, "an object", "top level");
+    if (k != GROVEP_J_OBJECT) {
+        grovep_json_type_fail(js, top, "an object", "top level");
         goto fail;
     }
-    if (r->json && json_object_get(top->j, "nodes")) {
+    if (js->json && json_object_get(top->j, "nodes")) {
         if (parse_graph(r, top, "graph") < 0)
             goto fail;
-    } else if (v_object(r, top, top_member, NULL) < 0) {
+    } else if (grovep_json_object(js, top, top_member, NULL) < 0) {
         goto fail;
     }
-    if (!r->json) {
-        ws(r);
-        if (r->cur < r->len) {
-            syntax(r, r->cur, "text after the end of the document");
-            goto fail;
-        }
+    if (!js->json && !grovep_json_at_end(js)) {
+        grovep_json_syntax(js, js->cur, "text after the end of the document");
+        goto fail;
     }
     if (!r->have_graph) {
-        rfail(r, NOPOS, "top level: no \"graph\" (nor \"scheduling\".\"graph\")");
+        grovep_json_fail(js, GROVEP_JSON_NOPOS,
+                         "top level: no \"graph\" (nor \"scheduling\".\"graph\")");
         goto fail;
     }
     reader_free(r);
@@ -1935,8 +1287,9 @@ grove_graph_t *grove_jgf_read(const char *text, size_t len, const char *source,
                               grove_error_t *err)
 {
     grove_error_clear(err);
-    reader_t r = {.source = source, .err = err, .text = text ? text : "", .len = text ? len : 0};
-    jval_t top = {NULL};
+    reader_t r = {
+        .js = {.source = source, .err = err, .text = text ? text : "", .len = text ? len : 0}};
+    grovep_jval_t top = {NULL};
     return run(&r, &top);
 }
 
@@ -1949,8 +1302,8 @@ grove_graph_t *grove_jgf_read_json(const struct json_t *json, const char *source
         errno = EINVAL;
         return NULL;
     }
-    reader_t r = {.source = source, .err = err, .json = true};
-    jval_t top = {json};
+    reader_t r = {.js = {.source = source, .err = err, .json = true}};
+    grovep_jval_t top = {json};
     return run(&r, &top);
 }
 
