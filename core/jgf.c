@@ -31,19 +31,12 @@
 
 #define NOOFF SIZE_MAX /* string absent */
 
-/* Generic growable array of fixed-size elements. */
+/* Room for one more element of a growable array (*n used of *cap): a
+ * pointer to it, counted in *n; NULL with ENOMEM. */
 static void *vec_push(void **p, size_t *n, size_t *cap, size_t elem)
 {
-    if (*n == *cap) {
-        size_t c = *cap ? *cap * 2 : 16;
-        void *q = realloc(*p, c * elem);
-        if (!q) {
-            errno = ENOMEM;
-            return NULL;
-        }
-        *p = q;
-        *cap = c;
-    }
+    if (grovep_grow(p, cap, *n + 1, elem) < 0)
+        return NULL;
     return (char *)*p + (*n)++ * elem;
 }
 
@@ -118,14 +111,16 @@ typedef struct reader {
                          node or edge (cut back after each) */
     grove_graph_t *g;
 
-    /* file node ids: fids holds them NUL-terminated; fid_off[vid].  Ids
+    /* file node ids: fids holds them NUL-terminated, fid[] locates them.  Ids
      * that are small canonical integers ("0", "17") go in num instead. */
     uint32_t *num; /* [numcap] vid + 1, 0 none */
     size_t numcap;
     grovep_buf_t fids;
-    size_t *fid_off;      /* [nfid] offset of the i-th hashed id in fids */
-    uint32_t *fid_hash;   /* [nfid] its hash */
-    grove_vid_t *fid_vid; /* [nfid] its vertex */
+    struct {
+        size_t off;      /* of the i-th hashed id in fids */
+        uint32_t hash;   /* its hash */
+        grove_vid_t vid; /* its vertex */
+    } *fid;              /* [nfid] */
     size_t nfid, fidcap;
     uint32_t *slots; /* vid + 1, 0 empty */
     size_t nslots;
@@ -212,9 +207,9 @@ static grove_vid_t fid_hfind(const reader_t *r, const char *s, size_t n, uint32_
     size_t mask = r->nslots - 1, j = h & mask;
     while (r->slots[j]) {
         size_t i = r->slots[j] - 1;
-        const char *t = r->fids.p + r->fid_off[i];
-        if (r->fid_hash[i] == h && !memcmp(t, s, n) && t[n] == '\0')
-            return r->fid_vid[i];
+        const char *t = r->fids.p + r->fid[i].off;
+        if (r->fid[i].hash == h && !memcmp(t, s, n) && t[n] == '\0')
+            return r->fid[i].vid;
         j = (j + 1) & mask;
     }
     if (slot)
@@ -240,7 +235,7 @@ static int fid_grow(reader_t *r)
         return -1;
     }
     for (size_t i = 0; i < r->nfid; i++) {
-        size_t j = r->fid_hash[i] & (n - 1);
+        size_t j = r->fid[i].hash & (n - 1);
         while (s[j])
             j = (j + 1) & (n - 1);
         s[j] = (uint32_t)i + 1;
@@ -256,15 +251,10 @@ static int fid_add(reader_t *r, const char *s, size_t n, grove_vid_t v)
 {
     long k = canon_num(s, n);
     if (k >= 0 && (size_t)k >= r->numcap && (size_t)k < 4 * ((size_t)v + 1) + 65536) {
-        size_t c = r->numcap ? r->numcap : 1024;
-        while (c <= (size_t)k)
-            c *= 2;
-        uint32_t *q = realloc(r->num, c * sizeof(*q));
-        if (!q)
-            goto nomem;
-        memset(q + r->numcap, 0, (c - r->numcap) * sizeof(*q));
-        r->num = q;
-        r->numcap = c;
+        size_t old = r->numcap;
+        if (grovep_grow((void **)&r->num, &r->numcap, (size_t)k + 1, sizeof(*r->num)) < 0)
+            return -1;
+        memset(r->num + old, 0, (r->numcap - old) * sizeof(*r->num));
     }
     if (k >= 0 && (size_t)k < r->numcap) {
         r->num[k] = v + 1;
@@ -273,36 +263,19 @@ static int fid_add(reader_t *r, const char *s, size_t n, grove_vid_t v)
     uint32_t h = hash_str(s, n);
     if ((r->nfid + 1) * 2 > r->nslots && fid_grow(r) < 0)
         return -1;
-    if (r->nfid == r->fidcap) {
-        size_t c = r->fidcap ? r->fidcap * 2 : 1024;
-        size_t *o = realloc(r->fid_off, c * sizeof(*o));
-        if (!o)
-            goto nomem;
-        r->fid_off = o;
-        uint32_t *hh = realloc(r->fid_hash, c * sizeof(*hh));
-        if (!hh)
-            goto nomem;
-        r->fid_hash = hh;
-        grove_vid_t *vv = realloc(r->fid_vid, c * sizeof(*vv));
-        if (!vv)
-            goto nomem;
-        r->fid_vid = vv;
-        r->fidcap = c;
-    }
+    if (grovep_grow((void **)&r->fid, &r->fidcap, r->nfid + 1, sizeof(*r->fid)) < 0)
+        return -1;
     size_t off = grovep_buf_putz(&r->fids, s, n);
     if (off == (size_t)-1)
         return -1;
     size_t slot;
     fid_hfind(r, s, n, h, &slot);
-    r->fid_off[r->nfid] = off;
-    r->fid_hash[r->nfid] = h;
-    r->fid_vid[r->nfid] = v;
+    r->fid[r->nfid].off = off;
+    r->fid[r->nfid].hash = h;
+    r->fid[r->nfid].vid = v;
     r->slots[slot] = (uint32_t)r->nfid + 1;
     r->nfid++;
     return 0;
-nomem:
-    errno = ENOMEM;
-    return -1;
 }
 
 /* The file id of v (for messages: a linear search) into buf. */
@@ -314,8 +287,8 @@ static const char *fid_of(const reader_t *r, grove_vid_t v, char *buf, size_t le
             return buf;
         }
     for (size_t i = 0; i < r->nfid; i++)
-        if (r->fid_vid[i] == v)
-            return r->fids.p + r->fid_off[i];
+        if (r->fid[i].vid == v)
+            return r->fids.p + r->fid[i].off;
     return "?";
 }
 
@@ -585,64 +558,70 @@ static const char *last_component(const char *p, size_t n, size_t *len)
     return *len ? s : NULL;
 }
 
-/* Make the vertex of node n and file everything deferred. */
-static int commit_node(reader_t *r, nrec_t *n)
+/* Check what node n gives before anything is built; its status in
+ * *status. */
+static int check_node(reader_t *r, const nrec_t *n, int *status)
 {
+    grovep_json_t *js = &r->js;
     size_t i = n->idx;
     if (!n->has_fid)
-        return grovep_json_fail(&r->js, n->pos, "nodes[%zu]: missing \"id\"", i);
+        return grovep_json_fail(js, n->pos, "nodes[%zu]: missing \"id\"", i);
     if (!n->has_meta)
-        return grovep_json_fail(&r->js, n->pos, "nodes[%zu]: missing \"metadata\"", i);
+        return grovep_json_fail(js, n->pos, "nodes[%zu]: missing \"metadata\"", i);
     if (n->soff[K_TYPE] == NOOFF)
-        return grovep_json_fail(&r->js, n->meta_pos, "nodes[%zu].metadata: missing \"type\"", i);
+        return grovep_json_fail(js, n->meta_pos, "nodes[%zu].metadata: missing \"type\"", i);
     if (n->slen[K_TYPE] == 0)
-        return grovep_json_fail(&r->js, n->kpos[K_TYPE], "nodes[%zu].metadata.type: empty type", i);
+        return grovep_json_fail(js, n->kpos[K_TYPE], "nodes[%zu].metadata.type: empty type", i);
     for (int k = K_BASENAME; k <= K_NAME; k++) /* they make up paths */
         if (n->soff[k] != NOOFF && memchr(S(r, n->soff[k]), '/', n->slen[k]))
-            return grovep_json_fail(&r->js, n->kpos[k],
-                                    "nodes[%zu].metadata.%s: \"%s\" contains '/'", i, meta_names[k],
-                                    S(r, n->soff[k]));
+            return grovep_json_fail(js, n->kpos[k], "nodes[%zu].metadata.%s: \"%s\" contains '/'",
+                                    i, meta_names[k], S(r, n->soff[k]));
     if (n->size < 0)
-        return grovep_json_fail(&r->js, n->kpos[K_SIZE],
-                                "nodes[%zu].metadata.size: negative size %lld", i,
-                                (long long)n->size);
+        return grovep_json_fail(js, n->kpos[K_SIZE], "nodes[%zu].metadata.size: negative size %lld",
+                                i, (long long)n->size);
     if (n->id < -1)
-        return grovep_json_fail(&r->js, n->kpos[K_ID], "nodes[%zu].metadata.id: invalid id %lld", i,
+        return grovep_json_fail(js, n->kpos[K_ID], "nodes[%zu].metadata.id: invalid id %lld", i,
                                 (long long)n->id);
     if (n->rank < -1)
-        return grovep_json_fail(&r->js, n->kpos[K_RANK],
-                                "nodes[%zu].metadata.rank: invalid rank %lld", i,
-                                (long long)n->rank);
-    const char *uuid = n->soff[K_UUID] != NOOFF ? S(r, n->soff[K_UUID]) : NULL;
-    int status = GROVE_STATUS_UP;
+        return grovep_json_fail(js, n->kpos[K_RANK], "nodes[%zu].metadata.rank: invalid rank %lld",
+                                i, (long long)n->rank);
+    *status = GROVE_STATUS_UP;
     if (n->status_kind == GROVEP_J_INT) {
         if (n->status_int < 0 || n->status_int >= GROVE_STATUS_COUNT)
-            return grovep_json_fail(&r->js, n->kpos[K_STATUS],
+            return grovep_json_fail(js, n->kpos[K_STATUS],
                                     "nodes[%zu].metadata.status: unknown status %lld", i,
                                     (long long)n->status_int);
-        status = (int)n->status_int;
+        *status = (int)n->status_int;
     } else if (n->status_kind == GROVEP_J_STRING) {
-        status = grove_status_parse(S(r, n->status_off));
-        if (status < 0)
-            return grovep_json_fail(&r->js, n->kpos[K_STATUS],
+        *status = grove_status_parse(S(r, n->status_off));
+        if (*status < 0)
+            return grovep_json_fail(js, n->kpos[K_STATUS],
                                     "nodes[%zu].metadata.status: unknown status \"%s\"", i,
                                     S(r, n->status_off));
     }
     const char *fid = S(r, n->fid);
     grove_vid_t dup = fid_find(r, fid, n->fidl);
     if (dup != GROVE_VID_NONE)
-        return grovep_json_fail(&r->js, n->fid_pos,
+        return grovep_json_fail(js, n->fid_pos,
                                 "nodes[%zu].id: duplicate node id \"%s\" (also nodes[%u])", i, fid,
                                 dup);
     for (size_t p = 0; p < r->ncpaths; p++) {
         kref_t *k = &r->cpaths[p];
         if (k->vl == 0 || S(r, k->v)[0] != '/')
-            return grovep_json_fail(&r->js, k->pos,
+            return grovep_json_fail(js, k->pos,
                                     "nodes[%zu].metadata.paths.%s: \"%s\" does not start with '/'",
                                     i, S(r, k->k), S(r, k->v));
     }
+    return 0;
+}
 
-    /* the name: given, or from the containment path (else the first path) */
+/* The vertex of node n (checked), or GROVE_VID_NONE with the failure
+ * reported.  The name: given, or from the containment path (else the
+ * first path). */
+static grove_vid_t add_vertex(reader_t *r, const nrec_t *n)
+{
+    grovep_json_t *js = &r->js;
+    size_t i = n->idx;
     char namebuf[256];
     char *heapname = NULL;
     const char *name = n->soff[K_NAME] != NOOFF ? S(r, n->soff[K_NAME]) : NULL;
@@ -655,13 +634,16 @@ static int commit_node(reader_t *r, nrec_t *n)
         const char *c = last_component(S(r, pk->v), pk->vl, &l);
         if (c) {
             char *dst = namebuf;
-            if (l >= sizeof(namebuf) && !(dst = heapname = malloc(l + 1)))
-                return grovep_json_sysfail(&r->js, "reading a node");
+            if (l >= sizeof(namebuf) && !(dst = heapname = malloc(l + 1))) {
+                grovep_json_sysfail(js, "reading a node");
+                return GROVE_VID_NONE;
+            }
             memcpy(dst, c, l);
             dst[l] = '\0';
             name = dst;
         }
     }
+    const char *uuid = n->soff[K_UUID] != NOOFF ? S(r, n->soff[K_UUID]) : NULL;
     grove_vertex_info_t info;
     grove_vertex_info_init(&info);
     info.type = S(r, n->soff[K_TYPE]);
@@ -674,77 +656,54 @@ static int commit_node(reader_t *r, nrec_t *n)
     info.uuid = uuid;
     grove_vid_t v = grove_graph_add_vertex(r->g, &info);
     free(heapname);
-    if (v == GROVE_VID_NONE) {
-        /* the rest was checked above: the uuid is malformed or taken */
-        if (errno == EINVAL && uuid)
-            return grovep_json_fail(&r->js, n->kpos[K_UUID],
-                                    "nodes[%zu].metadata.uuid: malformed uuid \"%s\"", i, uuid);
-        if (errno == EEXIST && uuid)
-            return grovep_json_fail(
-                &r->js, n->kpos[K_UUID],
-                "nodes[%zu].metadata.uuid: duplicate uuid \"%s\" (also nodes[%u])", i, uuid,
-                grove_graph_find_uuid(r->g, uuid));
-        if (errno == EINVAL || errno == EEXIST)
-            return grovep_json_fail(&r->js, n->pos, "nodes[%zu]: cannot add the vertex: %s", i,
-                                    strerror(errno));
-        return grovep_json_sysfail(&r->js, "adding a vertex");
-    }
-    if (fid_add(r, fid, n->fidl, v) < 0)
-        return grovep_json_sysfail(&r->js, "reading node ids");
-    for (size_t p = 0; p < r->nprops; p++) {
-        const kref_t *k = &r->props[p];
-        if (grove_vertex_set_property(r->g, v, S(r, k->k), k->v == NOOFF ? "" : S(r, k->v)) < 0)
-            return grovep_json_sysfail(&r->js, "setting a property");
-    }
-    for (size_t p = 0; p < r->ntags; p++) {
-        const kref_t *k = &r->tags[p];
-        if (grove_vertex_tag(r->g, v, S(r, k->k), k->v == NOOFF ? NULL : S(r, k->v)) < 0)
-            return grovep_json_sysfail(&r->js, "setting a tag");
-    }
-    if (status != GROVE_STATUS_UP) {
-        if (r->nstats == r->statcap) {
-            size_t c = r->statcap ? r->statcap * 2 : 64;
-            void *q = realloc(r->stats, c * sizeof(*r->stats));
-            if (!q)
-                return grovep_json_sysfail(&r->js, "reading a node");
-            r->stats = q;
-            r->statcap = c;
-        }
-        r->stats[r->nstats].v = v;
-        r->stats[r->nstats++].status = (uint8_t)status;
-    }
-    /* paths, linked per vertex in file order */
-    if (v >= r->vpathcap) {
-        size_t c = r->vpathcap ? r->vpathcap * 2 : 1024;
-        uint32_t *q = realloc(r->vpath, c * sizeof(*q));
-        if (!q)
-            return grovep_json_sysfail(&r->js, "reading paths");
-        r->vpath = q;
-        r->vpathcap = c;
-    }
+    if (v != GROVE_VID_NONE)
+        return v;
+    /* the rest was checked: the uuid is malformed or taken */
+    if (errno == EINVAL && uuid)
+        grovep_json_fail(js, n->kpos[K_UUID], "nodes[%zu].metadata.uuid: malformed uuid \"%s\"",
+                         i, uuid);
+    else if (errno == EEXIST && uuid)
+        grovep_json_fail(js, n->kpos[K_UUID],
+                         "nodes[%zu].metadata.uuid: duplicate uuid \"%s\" (also nodes[%u])", i,
+                         uuid, grove_graph_find_uuid(r->g, uuid));
+    else if (errno == EINVAL || errno == EEXIST)
+        grovep_json_fail(js, n->pos, "nodes[%zu]: cannot add the vertex: %s", i,
+                         strerror(errno));
+    else
+        grovep_json_sysfail(js, "adding a vertex");
+    return GROVE_VID_NONE;
+}
+
+/* File the paths of the current node for vertex v, linked per vertex in
+ * file order, to be checked once the edges are in. */
+static int file_paths(reader_t *r, grove_vid_t v)
+{
+    grovep_json_t *js = &r->js;
+    if (grovep_grow((void **)&r->vpath, &r->vpathcap, (size_t)v + 1, sizeof(*r->vpath)) < 0)
+        return grovep_json_sysfail(js, "reading paths");
     r->vpath[v] = GROVEP_NONE;
     uint32_t prev = GROVEP_NONE; /* (indexes: the array may move) */
     for (size_t p = 0; p < r->ncpaths; p++) {
         const kref_t *k = &r->cpaths[p];
         grove_sym_t sub = grove_graph_sym(r->g, S(r, k->k));
         if (sub == GROVE_SYM_NONE)
-            return grovep_json_sysfail(&r->js, "reading paths");
+            return grovep_json_sysfail(js, "reading paths");
         if (r->npaths >= GROVEP_NONE - 1) {
             errno = EOVERFLOW;
-            return grovep_json_sysfail(&r->js, "reading paths");
+            return grovep_json_sysfail(js, "reading paths");
         }
         fpath_t *fp = VPUSH(r->paths, r->npaths, r->pathcap);
         if (!fp)
-            return grovep_json_sysfail(&r->js, "reading paths");
+            return grovep_json_sysfail(js, "reading paths");
         *fp = (fpath_t){.sub = sub, .next = GROVEP_NONE, .pos = k->pos, .off = NOOFF};
         /* in the text without escapes: no copy */
-        bool plain = !r->js.json && k->pos + k->vl + 1 < r->js.len && r->js.text[k->pos] == '"'
-                     && r->js.text[k->pos + 1 + k->vl] == '"'
-                     && !memchr(r->js.text + k->pos + 1, '\\', k->vl);
+        bool plain = !js->json && k->pos + k->vl + 1 < js->len && js->text[k->pos] == '"'
+                     && js->text[k->pos + 1 + k->vl] == '"'
+                     && !memchr(js->text + k->pos + 1, '\\', k->vl);
         if (!plain) {
             fp->off = grovep_buf_putz(&r->parena, S(r, k->v), k->vl);
             if (fp->off == (size_t)-1)
-                return grovep_json_sysfail(&r->js, "reading paths");
+                return grovep_json_sysfail(js, "reading paths");
         }
         uint32_t idx = (uint32_t)(r->npaths - 1);
         if (prev == GROVEP_NONE)
@@ -754,6 +713,37 @@ static int commit_node(reader_t *r, nrec_t *n)
         prev = idx;
     }
     return 0;
+}
+
+/* Make the vertex of node n and file everything deferred. */
+static int commit_node(reader_t *r, nrec_t *n)
+{
+    grovep_json_t *js = &r->js;
+    int status = GROVE_STATUS_UP;
+    if (check_node(r, n, &status) < 0)
+        return -1;
+    grove_vid_t v = add_vertex(r, n);
+    if (v == GROVE_VID_NONE)
+        return -1;
+    if (fid_add(r, S(r, n->fid), n->fidl, v) < 0)
+        return grovep_json_sysfail(js, "reading node ids");
+    for (size_t p = 0; p < r->nprops; p++) {
+        const kref_t *k = &r->props[p];
+        if (grove_vertex_set_property(r->g, v, S(r, k->k), k->v == NOOFF ? "" : S(r, k->v)) < 0)
+            return grovep_json_sysfail(js, "setting a property");
+    }
+    for (size_t p = 0; p < r->ntags; p++) {
+        const kref_t *k = &r->tags[p];
+        if (grove_vertex_tag(r->g, v, S(r, k->k), k->v == NOOFF ? NULL : S(r, k->v)) < 0)
+            return grovep_json_sysfail(js, "setting a tag");
+    }
+    if (status != GROVE_STATUS_UP) {
+        if (!VPUSH(r->stats, r->nstats, r->statcap))
+            return grovep_json_sysfail(js, "reading a node");
+        r->stats[r->nstats - 1].v = v;
+        r->stats[r->nstats - 1].status = (uint8_t)status;
+    }
+    return file_paths(r, v);
 }
 
 static int node_elem(grovep_json_t *js, size_t i, const grovep_jval_t *v, void *arg)
@@ -1204,10 +1194,8 @@ static void reader_free(reader_t *r)
 {
     grovep_json_free(&r->js);
     free(r->fids.p);
-    free(r->fid_off);
-    free(r->fid_vid);
+    free(r->fid);
     free(r->num);
-    free(r->fid_hash);
     free(r->slots);
     free(r->props);
     free(r->tags);
@@ -1290,20 +1278,14 @@ grove_graph_t *grove_jgf_read_json(const struct json_t *json, const char *source
     return run(&r, &top);
 }
 
+static void *read_text(const char *text, size_t len, const char *source, const void *arg,
+                       grove_error_t *err)
+{
+    (void)arg;
+    return grove_jgf_read(text, len, source, err);
+}
+
 grove_graph_t *grove_jgf_load(const char *path, grove_error_t *err)
 {
-    grove_error_clear(err);
-    size_t len;
-    char *buf = grovep_read_file(path, &len);
-    if (!buf) {
-        int e = errno;
-        grove_error_set(err, path, 0, "%s", strerror(e));
-        errno = e;
-        return NULL;
-    }
-    grove_graph_t *g = grove_jgf_read(buf, len, path, err);
-    int e = errno;
-    free(buf);
-    errno = e;
-    return g;
+    return grovep_load_file(path, read_text, NULL, err);
 }

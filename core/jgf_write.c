@@ -30,6 +30,7 @@ typedef struct writer {
     bool first[32];         /* per open container: no member written yet */
     grove_vid_t *chain;     /* [chaincap] scratch for paths: v, its parent, ... */
     size_t chaincap;
+    grovep_buf_t path;      /* scratch: the path being written, unescaped */
     uint32_t *mark;         /* [GROVEP_MAX_SMALL] stamp of the subsystems of a vertex */
     uint32_t stamp;         /* the current vertex's stamp in mark */
 } writer_t;
@@ -179,28 +180,19 @@ static void w_path(writer_t *w, grove_vid_t v, grove_sym_t sub)
         if (n > g->nv)
             break; /* a cycle in a non-tree subsystem */
     }
-    size_t need = 2;
-    for (size_t i = 0; i < n; i++)
-        need += 1 + strlen(grove_intern_str(g->strings, g->v[w->chain[i]].name));
-    /* names may need escaping: build the path in place, then escape */
-    char stackbuf[512];
-    char *buf = need <= sizeof(stackbuf) ? stackbuf : malloc(need);
-    if (!buf) {
+    /* names may need escaping: build the path, then escape it */
+    w->path.len = 0;
+    for (size_t i = n; i-- > 0;) {
+        const char *name = grove_intern_str(g->strings, g->v[w->chain[i]].name);
+        grovep_buf_put(&w->path, "/", 1);
+        grovep_buf_put(&w->path, name, strlen(name));
+    }
+    if (!grovep_buf_room(&w->path, 0)) {
         w->b.failed = true;
         return;
     }
-    size_t k = 0;
-    for (size_t i = n; i-- > 0;) {
-        const char *name = grove_intern_str(g->strings, g->v[w->chain[i]].name);
-        size_t l = strlen(name);
-        buf[k++] = '/';
-        memcpy(buf + k, name, l);
-        k += l;
-    }
-    buf[k] = '\0';
-    w_str(w, buf);
-    if (buf != stackbuf)
-        free(buf);
+    w->path.p[w->path.len] = '\0';
+    w_str(w, w->path.p);
 }
 
 /* "paths": {subsystem: path} for every subsystem v takes part in. */
@@ -439,6 +431,7 @@ static char *write_text(const grove_graph_t *g, const grove_vid_t *vids, size_t 
     free(sel);
     free(w.mark);
     free(w.chain);
+    free(w.path.p);
     char *text = grovep_buf_finish(&w.b);
     if (text && lenp)
         *lenp = w.b.len;

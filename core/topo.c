@@ -310,6 +310,13 @@ grove_topo_t *grove_topo_read_xml(const char *text, size_t len, const char *sour
     return t;
 }
 
+static void *read_text(const char *text, size_t len, const char *source, const void *arg,
+                       grove_error_t *err)
+{
+    (void)arg;
+    return grove_topo_read_xml(text, len, source, err);
+}
+
 grove_topo_t *grove_topo_load_xml(const char *path, grove_error_t *err)
 {
     grove_error_clear(err);
@@ -317,18 +324,7 @@ grove_topo_t *grove_topo_load_xml(const char *path, grove_error_t *err)
         fail(err, NULL, EINVAL, "no topology path");
         return NULL;
     }
-    size_t len;
-    char *buf = grovep_read_file(path, &len);
-    if (!buf) {
-        int e = errno;
-        fail(err, path, e, "%s", strerror(e));
-        return NULL;
-    }
-    grove_topo_t *t = grove_topo_read_xml(buf, len, path, err);
-    int e = errno;
-    free(buf);
-    errno = e;
-    return t;
+    return grovep_load_file(path, read_text, NULL, err);
 }
 
 /* True if the last level of a synthetic description is PUs. */

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -111,4 +112,23 @@ char *grovep_read_file(const char *path, size_t *len)
     buf[n] = '\0';
     *len = n;
     return buf;
+}
+
+void *grovep_load_file(const char *path, grovep_text_reader_f read, const void *arg,
+                       grove_error_t *err)
+{
+    grove_error_clear(err);
+    size_t len;
+    char *buf = grovep_read_file(path, &len);
+    if (!buf) {
+        int e = errno;
+        grove_error_set(err, path, 0, "%s", strerror(e));
+        errno = e;
+        return NULL;
+    }
+    void *obj = read(buf, len, path, arg, err);
+    int e = errno;
+    free(buf);
+    errno = e;
+    return obj;
 }

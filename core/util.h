@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "error.h"
+
 /* Grow the array *p of *cap elements of elem bytes to hold at least need,
  * doubling (from 16).  0, or -1 with ENOMEM and the array untouched.  The
  * common case (room already) is inline: it sits on the match path. */
@@ -54,6 +56,18 @@ char *grovep_buf_finish(grovep_buf_t *b);
  * its length in *len.  NULL with errno (ENOENT, EACCES, EISDIR, ENOMEM,
  * ...) when it cannot be read. */
 char *grovep_read_file(const char *path, size_t *len);
+
+/* A loader's parser: text of len bytes (NUL-terminated), named source in
+ * messages, with the loader's arg.  A new object, or NULL with errno and
+ * err filled. */
+typedef void *(*grovep_text_reader_f)(const char *text, size_t len, const char *source,
+                                      const void *arg, grove_error_t *err);
+
+/* What every grove_*_load does: read the file at path (which also names
+ * the source) and parse it with read.  What read returns, or NULL with
+ * errno; when the file cannot be read, err says "path: reason". */
+void *grovep_load_file(const char *path, grovep_text_reader_f read, const void *arg,
+                       grove_error_t *err);
 
 /* The value of one hexadecimal digit (either case), or -1. */
 static inline int grovep_hexval(int c)
