@@ -187,24 +187,7 @@ void grove_hostlist_destroy(grove_hostlist_t *h)
 
 static int reserve_ranges(grove_hostlist_t *h, size_t want)
 {
-    if (want <= h->cap)
-        return 0;
-    size_t cap = h->cap ? h->cap : 4;
-    while (cap < want) {
-        if (cap > SIZE_MAX / 4 / sizeof(struct hrange)) {
-            errno = ENOMEM;
-            return -1;
-        }
-        cap *= 2;
-    }
-    struct hrange *r = realloc(h->r, cap * sizeof(*r));
-    if (!r) {
-        errno = ENOMEM;
-        return -1;
-    }
-    h->r = r;
-    h->cap = cap;
-    return 0;
+    return grovep_grow((void **)&h->r, &h->cap, want, sizeof(*h->r));
 }
 
 /* The pool offset of prefix bytes p[0..len), adding them if needed.  Bytes
@@ -222,23 +205,9 @@ static int pool_add(grove_hostlist_t *h, const char *p, size_t len, size_t *off)
             return 0;
         }
     }
-    if (!h->pool || h->plen + len > h->pcap) { /* never NULL once a range exists */
-        size_t cap = h->pcap ? h->pcap : 64;
-        while (cap < h->plen + len) {
-            if (cap > SIZE_MAX / 4) {
-                errno = ENOMEM;
-                return -1;
-            }
-            cap *= 2;
-        }
-        char *np = realloc(h->pool, cap);
-        if (!np) {
-            errno = ENOMEM;
-            return -1;
-        }
-        h->pool = np;
-        h->pcap = cap;
-    }
+    size_t need = h->plen + len; /* at least 1: never NULL once a range exists */
+    if (grovep_grow((void **)&h->pool, &h->pcap, need ? need : 1, 1) < 0)
+        return -1;
     if (len)
         memcpy(h->pool + h->plen, p, len);
     *off = h->plen;
@@ -450,15 +419,8 @@ static int parse_bracketed(grove_hostlist_t *h, struct parse *ps, size_t a, size
                 return -1;
         } else {
             size_t need = plen + 24 + slen;
-            if (need > ps->scap) {
-                char *nb = realloc(ps->scratch, need);
-                if (!nb) {
-                    errno = ENOMEM;
-                    return -1;
-                }
-                ps->scratch = nb;
-                ps->scap = need;
-            }
+            if (grovep_grow((void **)&ps->scratch, &ps->scap, need, 1) < 0)
+                return -1;
             memcpy(ps->scratch, pfx, plen);
             for (uint64_t n = lo;; n++) {
                 size_t len = plen + (size_t)put_num(ps->scratch + plen, n, w);
@@ -827,15 +789,8 @@ const char *grove_hostlist_iter_next(const grove_hostlist_t *h, grove_hostlist_i
             it->offset = 0;
             continue;
         }
-        if (it->cap < r->plen + 24) {
-            char *nb = realloc(it->buf, r->plen + 24);
-            if (!nb) {
-                errno = ENOMEM;
-                return NULL;
-            }
-            it->buf = nb;
-            it->cap = r->plen + 24;
-        }
+        if (grovep_grow((void **)&it->buf, &it->cap, r->plen + 24, 1) < 0)
+            return NULL;
         memcpy(it->buf, h->pool + r->pfx, r->plen);
         size_t len = r->plen;
         if (r->num)
@@ -896,17 +851,10 @@ static int remove_at(const char *pool, struct hrange **rp, size_t *n, size_t *ca
         x->hi--;
         rejoin(pool, r, n, i + 1);
     } else {
-        if (*n == *cap) {
-            size_t nc = *cap ? *cap * 2 : 4;
-            struct hrange *nr = realloc(r, nc * sizeof(*r));
-            if (!nr) {
-                errno = ENOMEM;
-                return -1;
-            }
-            *rp = r = nr;
-            *cap = nc;
-            x = &r[i];
-        }
+        if (grovep_grow((void **)rp, cap, *n + 1, sizeof(*r)) < 0)
+            return -1;
+        r = *rp;
+        x = &r[i];
         memmove(&r[i + 2], &r[i + 1], (*n - i - 1) * sizeof(*r));
         r[i + 1] = *x;
         r[i + 1].lo = v + 1;
@@ -1105,13 +1053,8 @@ static int sort_uniq(grove_hostlist_t *h, bool uniq)
     for (size_t i = 0; i < h->n; i++) {
         const struct hrange *r = &h->r[i];
         for (uint64_t n = r->lo;;) {
-            if (np == pcap) {
-                struct piece *npc = realloc(pc, 2 * pcap * sizeof(*pc));
-                if (!npc)
-                    goto nomem;
-                pc = npc;
-                pcap *= 2;
-            }
+            if (grovep_grow((void **)&pc, &pcap, np + 1, sizeof(*pc)) < 0)
+                goto nomem;
             struct piece *p = &pc[np++];
             p->p = h->pool + r->pfx;
             p->pfx = r->pfx;

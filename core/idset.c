@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "idset.h"
+#include "util.h"
 
 struct run {
     unsigned lo; /* first id of the run */
@@ -39,24 +40,7 @@ static size_t run_len(const struct run *r)
 /* Make room for at least want runs.  0 or -1 (ENOMEM), s unchanged on error. */
 static int reserve(grove_idset_t *s, size_t want)
 {
-    if (want <= s->cap)
-        return 0;
-    size_t cap = s->cap ? s->cap : 4;
-    while (cap < want) {
-        if (cap > SIZE_MAX / 2 / sizeof(struct run)) {
-            errno = ENOMEM;
-            return -1;
-        }
-        cap *= 2;
-    }
-    struct run *r = realloc(s->r, cap * sizeof(*r));
-    if (!r) {
-        errno = ENOMEM;
-        return -1;
-    }
-    s->r = r;
-    s->cap = cap;
-    return 0;
+    return grovep_grow((void **)&s->r, &s->cap, want, sizeof(*s->r));
 }
 
 /* Append [lo, hi] to a set being built in ascending order (lo > last hi),

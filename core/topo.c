@@ -198,16 +198,10 @@ static int flatten(grove_topo_t *t, hwloc_topology_t topo, hwloc_obj_t obj, uint
                 return -1;
             }
         }
-        if (t->n == t->cap) {
-            size_t cap = t->cap ? t->cap * 2 : 64;
-            tobj_t *q = realloc(t->o, cap * sizeof(*q));
-            if (!q) {
-                free(o.devid);
-                free(o.devname);
-                return -1;
-            }
-            t->o = q;
-            t->cap = cap;
+        if (grovep_grow((void **)&t->o, &t->cap, t->n + 1, sizeof(*t->o)) < 0) {
+            free(o.devid);
+            free(o.devname);
+            return -1;
         }
         o.parent = parent;
         parent = (uint32_t)t->n;
