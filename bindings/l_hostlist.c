@@ -230,21 +230,6 @@ static int l_tostring(lua_State *L)
     return 1;
 }
 
-static int l_copy(lua_State *L)
-{
-    return grovel_handle_copy(L, &hostlist_class);
-}
-
-static int l_equal(lua_State *L)
-{
-    return grovel_handle_equal(L, &hostlist_class);
-}
-
-static int l_eq(lua_State *L)
-{
-    return grovel_handle_eq(L, &hostlist_class);
-}
-
 /* __index: integer keys are hosts (nil out of range), others are methods
  * (the methods table is upvalue 1). */
 static int l_index(lua_State *L)
@@ -300,11 +285,6 @@ static int l_len(lua_State *L)
     return l_count(L);
 }
 
-static int l_gc(lua_State *L)
-{
-    return grovel_handle_close(L, &hostlist_class);
-}
-
 static const luaL_Reg methods[] = {
     {"append", l_append},
     {"delete", l_delete},
@@ -317,25 +297,20 @@ static const luaL_Reg methods[] = {
     {"sort", l_sort},
     {"uniq", l_uniq},
     {"encode", l_encode},
-    {"copy", l_copy},
-    {"equal", l_equal},
     {"hosts", l_hosts},
-    {"close", l_gc},
     {NULL, NULL},
 };
 
 static const luaL_Reg meta[] = {
-    {"__gc", l_gc},
-    {"__close", l_gc},
     {"__tostring", l_tostring},
     {"__len", l_len},
-    {"__eq", l_eq},
     {NULL, NULL},
 };
 
 int grovel_open_hostlist(lua_State *L)
 {
     grovel_newclass(L, hostlist_class.tname, methods, meta);
+    grovel_handle_register(L, &hostlist_class);
     /* Replace the __index table by a function that also serves h[i]. */
     luaL_getmetatable(L, hostlist_class.tname);
     lua_getfield(L, -1, "__index");

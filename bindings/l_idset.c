@@ -304,21 +304,6 @@ static int l_band(lua_State *L)
     return do_op(L, OP_INTER, true);
 }
 
-static int l_copy(lua_State *L)
-{
-    return grovel_handle_copy(L, &idset_class);
-}
-
-static int l_equal(lua_State *L)
-{
-    return grovel_handle_equal(L, &idset_class);
-}
-
-static int l_eq(lua_State *L)
-{
-    return grovel_handle_eq(L, &idset_class);
-}
-
 static int l_len(lua_State *L)
 {
     return l_count(L);
@@ -354,11 +339,6 @@ static int l_ids(lua_State *L)
     return 1;
 }
 
-static int l_gc(lua_State *L)
-{
-    return grovel_handle_close(L, &idset_class);
-}
-
 static const luaL_Reg methods[] = {
     {"set", l_set},
     {"clear", l_clear},
@@ -376,19 +356,13 @@ static const luaL_Reg methods[] = {
     {"intersect", l_intersect},
     {"add", l_add},
     {"subtract", l_subtract},
-    {"copy", l_copy},
-    {"equal", l_equal},
     {"ids", l_ids},
-    {"close", l_gc},
     {NULL, NULL},
 };
 
 static const luaL_Reg meta[] = {
-    {"__gc", l_gc},
-    {"__close", l_gc},
     {"__tostring", l_tostring},
     {"__len", l_len},
-    {"__eq", l_eq},
     {"__bor", l_bor},
     {"__band", l_band},
     {"__sub", l_sub},
@@ -398,6 +372,7 @@ static const luaL_Reg meta[] = {
 int grovel_open_idset(lua_State *L)
 {
     grovel_newclass(L, idset_class.tname, methods, meta);
+    grovel_handle_register(L, &idset_class);
     grovel_setfunc(L, "idset", l_idset_new);
     return 0;
 }

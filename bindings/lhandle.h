@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "grovel.h"
@@ -128,9 +129,16 @@ static inline const void *grovel_handle_operand(lua_State *L, int i,
     return grovel_handle_decode(L, i, c, tmp) < 0 ? NULL : *tmp;
 }
 
-/* Methods every class has: h:copy(), h:equal(o), h == o, h:close(). */
-static inline int grovel_handle_copy(lua_State *L, const grovel_handle_class_t *c)
+/* Methods every class has: h:copy(), h:equal(o), h == o, h:close().  Each
+ * finds its class in upvalue 1 (see grovel_handle_register). */
+static inline const grovel_handle_class_t *grovel_handle_class_of(lua_State *L)
 {
+    return lua_touserdata(L, lua_upvalueindex(1));
+}
+
+static inline int grovel_handle_copy(lua_State *L)
+{
+    const grovel_handle_class_t *c = grovel_handle_class_of(L);
     void *p = grovel_handle_check(L, 1, c);
     void **slot = grovel_handle_new(L, c);
     if (!(*slot = c->copy(p)))
@@ -138,8 +146,9 @@ static inline int grovel_handle_copy(lua_State *L, const grovel_handle_class_t *
     return 1;
 }
 
-static inline int grovel_handle_equal(lua_State *L, const grovel_handle_class_t *c)
+static inline int grovel_handle_equal(lua_State *L)
 {
+    const grovel_handle_class_t *c = grovel_handle_class_of(L);
     void *a = grovel_handle_check(L, 1, c);
     void *b = grovel_handle_test(L, 2, c);
     lua_pushboolean(L, b && c->equal(a, b));
@@ -147,20 +156,49 @@ static inline int grovel_handle_equal(lua_State *L, const grovel_handle_class_t 
 }
 
 /* __eq: false for anything that is not an open handle, never raises. */
-static inline int grovel_handle_eq(lua_State *L, const grovel_handle_class_t *c)
+static inline int grovel_handle_eq(lua_State *L)
 {
+    const grovel_handle_class_t *c = grovel_handle_class_of(L);
     void *a = grovel_handle_test(L, 1, c), *b = grovel_handle_test(L, 2, c);
     lua_pushboolean(L, a && b && c->equal(a, b));
     return 1;
 }
 
 /* __gc, __close and close(): idempotent. */
-static inline int grovel_handle_close(lua_State *L, const grovel_handle_class_t *c)
+static inline int grovel_handle_close(lua_State *L)
 {
+    const grovel_handle_class_t *c = grovel_handle_class_of(L);
     grovel_handle_t *u = luaL_checkudata(L, 1, c->tname);
     c->destroy(u->p);
     u->p = NULL;
     return 0;
+}
+
+/* Add copy, equal and close to the methods of class c, and __eq, __gc and
+ * __close to its metatable (made by grovel_newclass with the rest, its
+ * methods still a table at __index). */
+static inline void grovel_handle_register(lua_State *L, const grovel_handle_class_t *c)
+{
+    static const luaL_Reg methods[] = {
+        {"copy", grovel_handle_copy},
+        {"equal", grovel_handle_equal},
+        {"close", grovel_handle_close},
+        {NULL, NULL},
+    };
+    static const luaL_Reg meta[] = {
+        {"__eq", grovel_handle_eq},
+        {"__gc", grovel_handle_close},
+        {"__close", grovel_handle_close},
+        {NULL, NULL},
+    };
+    void *up = (void *)(uintptr_t)c; /* read only, through grovel_handle_class_of */
+    luaL_getmetatable(L, c->tname);
+    lua_pushlightuserdata(L, up);
+    luaL_setfuncs(L, meta, 1);
+    lua_getfield(L, -1, "__index");
+    lua_pushlightuserdata(L, up);
+    luaL_setfuncs(L, methods, 1);
+    lua_pop(L, 2);
 }
 
 #endif

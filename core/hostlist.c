@@ -630,7 +630,9 @@ int grove_hostlist_append_list(grove_hostlist_t *h, const grove_hostlist_t *othe
     return (int)added;
 }
 
-int grove_hostlist_append(grove_hostlist_t *h, const char *s)
+/* op(h, the list s decodes to): the string forms of append and delete. */
+static int with_decoded(grove_hostlist_t *h, const char *s,
+                        int (*op)(grove_hostlist_t *, const grove_hostlist_t *))
 {
     if (!h || !s) {
         errno = EINVAL;
@@ -639,9 +641,14 @@ int grove_hostlist_append(grove_hostlist_t *h, const char *s)
     grove_hostlist_t *tmp = grove_hostlist_decode(s, NULL);
     if (!tmp)
         return -1;
-    int rc = grove_hostlist_append_list(h, tmp);
+    int rc = op(h, tmp);
     grove_hostlist_destroy(tmp);
     return rc;
+}
+
+int grove_hostlist_append(grove_hostlist_t *h, const char *s)
+{
+    return with_decoded(h, s, grove_hostlist_append_list);
 }
 
 /* ---- queries ------------------------------------------------------------ */
@@ -918,16 +925,7 @@ int grove_hostlist_delete_list(grove_hostlist_t *h, const grove_hostlist_t *othe
 
 int grove_hostlist_delete(grove_hostlist_t *h, const char *s)
 {
-    if (!h || !s) {
-        errno = EINVAL;
-        return -1;
-    }
-    grove_hostlist_t *tmp = grove_hostlist_decode(s, NULL);
-    if (!tmp)
-        return -1;
-    int rc = grove_hostlist_delete_list(h, tmp);
-    grove_hostlist_destroy(tmp);
-    return rc;
+    return with_decoded(h, s, grove_hostlist_delete_list);
 }
 
 /* ---- sort and uniq ------------------------------------------------------ */

@@ -369,17 +369,25 @@ char *grove_idset_encode(const grove_idset_t *s, int flags)
 
 /* ---- single ids and ranges --------------------------------------------- */
 
-int grove_idset_range_set(grove_idset_t *s, unsigned lo, unsigned hi)
+/* Put lo <= hi; -1 with EINVAL for no set or an id past the largest. */
+static int order_range(const grove_idset_t *s, unsigned *lo, unsigned *hi)
 {
-    if (lo > hi) {
-        unsigned t = lo;
-        lo = hi;
-        hi = t;
+    if (*lo > *hi) {
+        unsigned t = *lo;
+        *lo = *hi;
+        *hi = t;
     }
-    if (!s || hi > GROVE_IDSET_MAX_ID) {
+    if (!s || *hi > GROVE_IDSET_MAX_ID) {
         errno = EINVAL;
         return -1;
     }
+    return 0;
+}
+
+int grove_idset_range_set(grove_idset_t *s, unsigned lo, unsigned hi)
+{
+    if (order_range(s, &lo, &hi) < 0)
+        return -1;
     /* Runs i..j-1 overlap or touch [lo, hi]; they collapse into one. */
     size_t i = lower(s, lo == 0 ? 0 : lo - 1);
     size_t j = upper(s, hi + 1);
@@ -410,15 +418,8 @@ int grove_idset_range_set(grove_idset_t *s, unsigned lo, unsigned hi)
 
 int grove_idset_range_clear(grove_idset_t *s, unsigned lo, unsigned hi)
 {
-    if (lo > hi) {
-        unsigned t = lo;
-        lo = hi;
-        hi = t;
-    }
-    if (!s || hi > GROVE_IDSET_MAX_ID) {
-        errno = EINVAL;
+    if (order_range(s, &lo, &hi) < 0)
         return -1;
-    }
     size_t i = lower(s, lo);  /* first run ending at or after lo */
     size_t j = upper(s, hi);  /* first run starting after hi */
     if (i >= j)

@@ -286,6 +286,15 @@ static int parse_into(grovep_json_t *js, grovep_buf_t *sb, size_t *off, size_t *
     return 0;
 }
 
+/* Move *i past the digits there: false when there is none. */
+static bool skip_digits(const grovep_json_t *js, size_t *i)
+{
+    size_t start = *i;
+    while (*i < js->len && js->text[*i] >= '0' && js->text[*i] <= '9')
+        (*i)++;
+    return *i > start;
+}
+
 /* Scan the number at the cursor without consuming it: its kind
  * (GROVEP_J_INT, GROVEP_J_REAL, GROVEP_J_BIGINT or GROVEP_J_BAD), its end,
  * and its value when GROVEP_J_INT. */
@@ -302,7 +311,6 @@ static int scan_number(const grovep_json_t *js, size_t *end, int64_t *val)
         return GROVEP_J_BAD;
     uint64_t mag = 0;
     bool big = false;
-    size_t d0 = i;
     if (t[i] == '0') {
         i++;
     } else {
@@ -315,24 +323,19 @@ static int scan_number(const grovep_json_t *js, size_t *end, int64_t *val)
             i++;
         }
     }
-    (void)d0;
     int kind = GROVEP_J_INT;
     if (i < js->len && t[i] == '.') {
         i++;
-        if (i >= js->len || t[i] < '0' || t[i] > '9')
+        if (!skip_digits(js, &i))
             return GROVEP_J_BAD;
-        while (i < js->len && t[i] >= '0' && t[i] <= '9')
-            i++;
         kind = GROVEP_J_REAL;
     }
     if (i < js->len && (t[i] == 'e' || t[i] == 'E')) {
         i++;
         if (i < js->len && (t[i] == '+' || t[i] == '-'))
             i++;
-        if (i >= js->len || t[i] < '0' || t[i] > '9')
+        if (!skip_digits(js, &i))
             return GROVEP_J_BAD;
-        while (i < js->len && t[i] >= '0' && t[i] <= '9')
-            i++;
         kind = GROVEP_J_REAL;
     }
     *end = i;

@@ -375,6 +375,12 @@ static void test_api(void)
        "19 trailing digits are not a number");
     ok(grove_hostname_parse("123", &hn) == 0 && hn.prefix_len == 0 && hn.num == 123,
        "an all-digit name has an empty prefix");
+    /* the length-taking form, which decode uses on names inside a list */
+    ok(grove_hostname_parse_len("node007,x", 7, &hn) == 0 && hn.len == 7 && hn.prefix_len == 4
+           && hn.num == 7 && hn.width == 3,
+       "hostname_parse_len reads only len bytes");
+    ok(grove_hostname_parse_len("node007,x", 9, &hn) < 0 && errno == EINVAL,
+       "hostname_parse_len: a ',' within len is EINVAL");
 
     /* the limit on one range, and a list bigger than one range */
     grove_hostlist_t *big = grove_hostlist_decode("n[0-1048575],n[1048576-2000000]", NULL);
