@@ -91,17 +91,6 @@ int grovep_json_sysfail(grovep_json_t *js, const char *what)
 
 /* ---- text primitives ------------------------------------------------- */
 
-static inline void ws(grovep_json_t *js)
-{
-    /* every JSON blank is <= ' ': one comparison for compact text */
-    while (js->cur < js->len && (unsigned char)js->text[js->cur] <= ' ') {
-        char c = js->text[js->cur];
-        if (c != ' ' && c != '\n' && c != '\r' && c != '\t')
-            break;
-        js->cur++;
-    }
-}
-
 static int read_hex4(grovep_json_t *js, size_t at, unsigned *out)
 {
     if (at + 4 > js->len)
@@ -355,7 +344,7 @@ static bool lit(const grovep_json_t *js, const char *w, size_t n)
 
 static int text_kind(grovep_json_t *js)
 {
-    ws(js);
+    grovep_json_ws(js);
     if (js->cur >= js->len)
         return GROVEP_J_BAD;
     switch (js->text[js->cur]) {
@@ -392,11 +381,11 @@ static int member_key(grovep_json_t *js, bool keep, const char **k, size_t *kl)
             return -1;
         js->sc.len = mark;
     }
-    ws(js);
+    grovep_json_ws(js);
     if (js->cur >= js->len || js->text[js->cur] != ':')
         return grovep_json_syntax(js, js->cur, "expected ':'");
     js->cur++;
-    ws(js);
+    grovep_json_ws(js);
     return 0;
 }
 
@@ -411,13 +400,13 @@ static int walk(grovep_json_t *js, bool obj, int depth, grovep_json_member_f f,
     if (depth >= GROVE_NEST_MAX)
         return grovep_json_syntax(js, js->cur, "nesting too deep");
     js->cur++;
-    ws(js);
+    grovep_json_ws(js);
     if (js->cur < js->len && js->text[js->cur] == close) {
         js->cur++;
         return 1;
     }
     for (size_t i = 0;; i++) {
-        ws(js);
+        grovep_json_ws(js);
         const char *k = NULL;
         size_t kl = 0;
         if (obj && member_key(js, keep, &k, &kl) < 0)
@@ -428,7 +417,7 @@ static int walk(grovep_json_t *js, bool obj, int depth, grovep_json_member_f f,
             return -1;
         if (js->cur == vstart && grovep_json_skip(js, depth + 1) < 0)
             return -1;
-        ws(js);
+        grovep_json_ws(js);
         if (js->cur < js->len && js->text[js->cur] == ',') {
             js->cur++;
             continue;
@@ -445,7 +434,7 @@ static int walk(grovep_json_t *js, bool obj, int depth, grovep_json_member_f f,
 
 int grovep_json_skip(grovep_json_t *js, int depth)
 {
-    ws(js);
+    grovep_json_ws(js);
     if (js->cur >= js->len)
         return grovep_json_syntax(js, js->cur, "unexpected end of input");
     char c = js->text[js->cur];
@@ -500,14 +489,6 @@ int grovep_json_kind(grovep_json_t *js, const grovep_jval_t *v)
     }
 }
 
-size_t grovep_json_pos(grovep_json_t *js)
-{
-    if (js->json)
-        return GROVEP_JSON_NOPOS;
-    ws(js);
-    return js->cur;
-}
-
 int grovep_json_type_fail(grovep_json_t *js, const grovep_jval_t *v, const char *what,
                           const char *fmt, ...)
 {
@@ -532,7 +513,7 @@ int grovep_json_type_fail(grovep_json_t *js, const grovep_jval_t *v, const char 
 int grovep_json_string(grovep_json_t *js, const grovep_jval_t *v, size_t *off, size_t *len)
 {
     if (!js->json) {
-        ws(js);
+        grovep_json_ws(js);
         if (js->cur >= js->len || js->text[js->cur] != '"')
             return 0;
         return parse_str(js, off, len) < 0 ? -1 : 1;
@@ -552,7 +533,7 @@ int grovep_json_string(grovep_json_t *js, const grovep_jval_t *v, size_t *off, s
 int grovep_json_int(grovep_json_t *js, const grovep_jval_t *v, int64_t *out)
 {
     if (!js->json) {
-        ws(js);
+        grovep_json_ws(js);
         size_t end;
         if (js->cur >= js->len)
             return 0;
@@ -589,7 +570,6 @@ int grovep_json_null(grovep_json_t *js, const grovep_jval_t *v)
         js->cur += 4;
     return 1;
 }
-
 
 /* Call f for every member of the object v (the key, not NUL-terminated, is
  * valid until the next key is read).
@@ -636,7 +616,7 @@ int grovep_json_array(grovep_json_t *js, const grovep_jval_t *v, grovep_json_ele
 
 bool grovep_json_at_end(grovep_json_t *js)
 {
-    ws(js);
+    grovep_json_ws(js);
     return js->cur >= js->len;
 }
 

@@ -88,9 +88,27 @@ int grovep_json_type_fail(grovep_json_t *js, const grovep_jval_t *v, const char 
 /* The GROVEP_J_* kind of v, consuming nothing. */
 int grovep_json_kind(grovep_json_t *js, const grovep_jval_t *v);
 
+/* Move the cursor past blanks (text input). */
+static inline void grovep_json_ws(grovep_json_t *js)
+{
+    /* every JSON blank is <= ' ': one comparison for compact text */
+    while (js->cur < js->len && (unsigned char)js->text[js->cur] <= ' ') {
+        char c = js->text[js->cur];
+        if (c != ' ' && c != '\n' && c != '\r' && c != '\t')
+            break;
+        js->cur++;
+    }
+}
+
 /* The text position of the value at the cursor (GROVEP_JSON_NOPOS for a
- * jansson input). */
-size_t grovep_json_pos(grovep_json_t *js);
+ * jansson input).  Inline: readers ask for it at every value. */
+static inline size_t grovep_json_pos(grovep_json_t *js)
+{
+    if (js->json)
+        return GROVEP_JSON_NOPOS;
+    grovep_json_ws(js);
+    return js->cur;
+}
 
 /* True when only blanks are left after the cursor (text input). */
 bool grovep_json_at_end(grovep_json_t *js);

@@ -46,26 +46,6 @@ char *grovep_buf_room_slow(grovep_buf_t *b, size_t more)
     return b->p + b->len;
 }
 
-int grovep_buf_put(grovep_buf_t *b, const char *s, size_t n)
-{
-    char *o = grovep_buf_room(b, n);
-    if (!o)
-        return -1;
-    if (n)
-        memcpy(o, s, n);
-    b->len += n;
-    return 0;
-}
-
-size_t grovep_buf_putz(grovep_buf_t *b, const char *s, size_t n)
-{
-    size_t off = b->len;
-    if (grovep_buf_put(b, s, n) < 0)
-        return (size_t)-1;
-    b->p[b->len++] = '\0';
-    return off;
-}
-
 char *grovep_buf_finish(grovep_buf_t *b)
 {
     if (!grovep_buf_room(b, 0)) {

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "error.h"
 
@@ -40,13 +41,30 @@ static inline char *grovep_buf_room(grovep_buf_t *b, size_t more)
     return !b->failed && more < b->cap - b->len ? b->p + b->len : grovep_buf_room_slow(b, more);
 }
 
-/* Append n bytes of s.  0, or -1 with ENOMEM. */
-int grovep_buf_put(grovep_buf_t *b, const char *s, size_t n);
+/* Append n bytes of s.  0, or -1 with ENOMEM.  Inline: writers call it
+ * per token. */
+static inline int grovep_buf_put(grovep_buf_t *b, const char *s, size_t n)
+{
+    char *o = grovep_buf_room(b, n);
+    if (!o)
+        return -1;
+    if (n)
+        memcpy(o, s, n);
+    b->len += n;
+    return 0;
+}
 
 /* Append n bytes of s and a NUL, which counts in len (strings packed one
  * after another).  The offset of the copy in b->p, or (size_t)-1 with
  * ENOMEM. */
-size_t grovep_buf_putz(grovep_buf_t *b, const char *s, size_t n);
+static inline size_t grovep_buf_putz(grovep_buf_t *b, const char *s, size_t n)
+{
+    size_t off = b->len;
+    if (grovep_buf_put(b, s, n) < 0)
+        return (size_t)-1;
+    b->p[b->len++] = '\0';
+    return off;
+}
 
 /* NUL-terminate the text and hand it over (caller frees), or, when
  * anything failed, free it and return NULL with ENOMEM. */
