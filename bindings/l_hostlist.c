@@ -27,42 +27,24 @@
 
 #include "grovel.h"
 #include "hostlist.h"
+#include "lhandle.h"
 
-#define HOSTLIST_MT "grove.hostlist"
 #define ITER_MT "grove.hostlist.iter"
 
-typedef struct {
-    grove_hostlist_t *h; /* NULL once closed */
-} lhostlist;
-
-static lhostlist *push_new(lua_State *L)
-{
-    lhostlist *u = lua_newuserdatauv(L, sizeof(*u), 0);
-    u->h = NULL;
-    luaL_setmetatable(L, HOSTLIST_MT);
-    return u;
-}
+GROVEL_HANDLE_CLASS(hostlist_class, grove_hostlist, "grove.hostlist", "hostlist");
 
 static grove_hostlist_t *check_hostlist(lua_State *L, int i)
 {
-    lhostlist *u = luaL_checkudata(L, i, HOSTLIST_MT);
-    if (!u->h)
-        luaL_argerror(L, i, "hostlist is closed");
-    return u->h;
+    return grovel_handle_check(L, i, &hostlist_class);
 }
 
 /* Append the string at index i (or fail with nil, msg, code): returns the
  * number appended or -1 with the failure pushed. */
 static int append_string(lua_State *L, grove_hostlist_t *h, int i)
 {
-    size_t len;
-    const char *s = lua_tolstring(L, i, &len);
-    grove_error_t err = {{0}, 0};
-    grove_hostlist_t *tmp = grove_hostlist_decode_len(s, len, &err);
-    if (!tmp) {
-        grovel_fail_errno(L, errno, err.text[0] ? err.text : NULL);
+    void *tmp;
+    if (grovel_handle_decode(L, i, &hostlist_class, &tmp) < 0)
         return -1;
-    }
     int n = grove_hostlist_append_list(h, tmp);
     int saved = errno;
     grove_hostlist_destroy(tmp);
@@ -86,17 +68,11 @@ static int l_hostlist_new(lua_State *L)
             lua_pop(L, 1);
         }
     }
-    lhostlist *u = push_new(L);
+    void **slot = grovel_handle_new(L, &hostlist_class);
     int top = lua_gettop(L);
-    if (t == LUA_TSTRING) {
-        size_t len;
-        const char *s = lua_tolstring(L, 1, &len);
-        grove_error_t err = {{0}, 0};
-        if (!(u->h = grove_hostlist_decode_len(s, len, &err)))
-            return grovel_fail_errno(L, errno, err.text[0] ? err.text : NULL);
-        return 1;
-    }
-    if (!(u->h = grove_hostlist_create()))
+    if (t == LUA_TSTRING)
+        return grovel_handle_decode(L, 1, &hostlist_class, slot) < 0 ? 3 : 1;
+    if (!(*slot = grove_hostlist_create()))
         return grovel_fail_errno(L, errno, NULL);
     if (t == LUA_TTABLE) {
         lua_Integer n = luaL_len(L, 1);
@@ -104,7 +80,7 @@ static int l_hostlist_new(lua_State *L)
             lua_geti(L, 1, i);
             if (lua_type(L, -1) != LUA_TSTRING)
                 return luaL_argerror(L, 1, "table changed while reading it");
-            if (append_string(L, u->h, -1) < 0)
+            if (append_string(L, *slot, -1) < 0)
                 return 3;
             lua_settop(L, top);
         }
@@ -112,57 +88,31 @@ static int l_hostlist_new(lua_State *L)
     return 1;
 }
 
-/* Push the hostlist at index i as a borrowed pointer; a string is decoded
- * into *tmp (caller destroys).  Returns NULL with nil, msg, code pushed on
- * a bad string; raises on other types. */
-static const grove_hostlist_t *to_hostlist(lua_State *L, int i, grove_hostlist_t **tmp)
+/* h:append(x) and h:delete(x). */
+static int append_or_delete(lua_State *L, bool del)
 {
-    *tmp = NULL;
-    if (lua_type(L, i) == LUA_TSTRING) {
-        size_t len;
-        const char *s = lua_tolstring(L, i, &len);
-        grove_error_t err = {{0}, 0};
-        if (!(*tmp = grove_hostlist_decode_len(s, len, &err))) {
-            grovel_fail_errno(L, errno, err.text[0] ? err.text : NULL);
-            return NULL;
-        }
-        return *tmp;
-    }
-    if (!luaL_testudata(L, i, HOSTLIST_MT))
-        luaL_typeerror(L, i, "hostlist or string");
-    return check_hostlist(L, i);
+    grove_hostlist_t *h = check_hostlist(L, 1);
+    void *tmp;
+    const grove_hostlist_t *o = grovel_handle_operand(L, 2, &hostlist_class, &tmp);
+    if (!o)
+        return 3;
+    int n = del ? grove_hostlist_delete_list(h, o) : grove_hostlist_append_list(h, o);
+    int saved = errno;
+    grove_hostlist_destroy(tmp);
+    if (n < 0)
+        return grovel_fail_errno(L, saved, NULL);
+    lua_pushinteger(L, n);
+    return 1;
 }
 
 static int l_append(lua_State *L)
 {
-    grove_hostlist_t *h = check_hostlist(L, 1);
-    grove_hostlist_t *tmp;
-    const grove_hostlist_t *o = to_hostlist(L, 2, &tmp);
-    if (!o)
-        return 3;
-    int n = grove_hostlist_append_list(h, o);
-    int saved = errno;
-    grove_hostlist_destroy(tmp);
-    if (n < 0)
-        return grovel_fail_errno(L, saved, NULL);
-    lua_pushinteger(L, n);
-    return 1;
+    return append_or_delete(L, false);
 }
 
 static int l_delete(lua_State *L)
 {
-    grove_hostlist_t *h = check_hostlist(L, 1);
-    grove_hostlist_t *tmp;
-    const grove_hostlist_t *o = to_hostlist(L, 2, &tmp);
-    if (!o)
-        return 3;
-    int n = grove_hostlist_delete_list(h, o);
-    int saved = errno;
-    grove_hostlist_destroy(tmp);
-    if (n < 0)
-        return grovel_fail_errno(L, saved, NULL);
-    lua_pushinteger(L, n);
-    return 1;
+    return append_or_delete(L, true);
 }
 
 static int l_count(lua_State *L)
@@ -267,41 +217,16 @@ static int l_encode(lua_State *L)
 
 static int l_tostring(lua_State *L)
 {
-    lhostlist *u = luaL_checkudata(L, 1, HOSTLIST_MT);
-    if (!u->h) {
+    grovel_handle_t *u = luaL_checkudata(L, 1, hostlist_class.tname);
+    if (!u->p) {
         lua_pushliteral(L, "hostlist (closed)");
         return 1;
     }
-    char *e = grove_hostlist_encode(u->h);
+    char *e = grove_hostlist_encode(u->p);
     if (!e)
         return luaL_error(L, "hostlist: out of memory");
     lua_pushstring(L, e);
     free(e);
-    return 1;
-}
-
-static int l_copy(lua_State *L)
-{
-    grove_hostlist_t *h = check_hostlist(L, 1);
-    lhostlist *u = push_new(L);
-    if (!(u->h = grove_hostlist_copy(h)))
-        return grovel_fail_errno(L, errno, NULL);
-    return 1;
-}
-
-static int l_equal(lua_State *L)
-{
-    grove_hostlist_t *a = check_hostlist(L, 1);
-    lhostlist *b = luaL_testudata(L, 2, HOSTLIST_MT);
-    lua_pushboolean(L, b && b->h && grove_hostlist_equal(a, b->h));
-    return 1;
-}
-
-/* __eq: false for anything that is not an open hostlist, never raises. */
-static int l_eq(lua_State *L)
-{
-    lhostlist *a = luaL_testudata(L, 1, HOSTLIST_MT), *b = luaL_testudata(L, 2, HOSTLIST_MT);
-    lua_pushboolean(L, a && b && a->h && b->h && grove_hostlist_equal(a->h, b->h));
     return 1;
 }
 
@@ -324,11 +249,11 @@ static int l_index(lua_State *L)
  * the C iterator (its __gc frees the buffer). */
 static int hosts_step(lua_State *L)
 {
-    lhostlist *u = lua_touserdata(L, lua_upvalueindex(1));
+    grovel_handle_t *u = lua_touserdata(L, lua_upvalueindex(1));
     grove_hostlist_iter_t *it = lua_touserdata(L, lua_upvalueindex(2));
-    if (!u->h)
+    if (!u->p)
         return luaL_error(L, "hostlist closed during iteration");
-    const char *host = grove_hostlist_iter_next(u->h, it);
+    const char *host = grove_hostlist_iter_next(u->p, it);
     if (!host && errno != 0)
         return luaL_error(L, "hostlist: out of memory");
     if (host)
@@ -360,14 +285,6 @@ static int l_len(lua_State *L)
     return l_count(L);
 }
 
-static int l_gc(lua_State *L)
-{
-    lhostlist *u = luaL_checkudata(L, 1, HOSTLIST_MT);
-    grove_hostlist_destroy(u->h);
-    u->h = NULL;
-    return 0;
-}
-
 static const luaL_Reg methods[] = {
     {"append", l_append},
     {"delete", l_delete},
@@ -380,27 +297,22 @@ static const luaL_Reg methods[] = {
     {"sort", l_sort},
     {"uniq", l_uniq},
     {"encode", l_encode},
-    {"copy", l_copy},
-    {"equal", l_equal},
     {"hosts", l_hosts},
-    {"close", l_gc},
     {NULL, NULL},
 };
 
 static const luaL_Reg meta[] = {
-    {"__gc", l_gc},
-    {"__close", l_gc},
     {"__tostring", l_tostring},
     {"__len", l_len},
-    {"__eq", l_eq},
     {NULL, NULL},
 };
 
 int grovel_open_hostlist(lua_State *L)
 {
-    grovel_newclass(L, HOSTLIST_MT, methods, meta);
+    grovel_newclass(L, hostlist_class.tname, methods, meta);
+    grovel_handle_register(L, &hostlist_class);
     /* Replace the __index table by a function that also serves h[i]. */
-    luaL_getmetatable(L, HOSTLIST_MT);
+    luaL_getmetatable(L, hostlist_class.tname);
     lua_getfield(L, -1, "__index");
     lua_pushcclosure(L, l_index, 1);
     lua_setfield(L, -2, "__index");

@@ -24,27 +24,13 @@
 
 #include "grovel.h"
 #include "idset.h"
+#include "lhandle.h"
 
-#define IDSET_MT "grove.idset"
-
-typedef struct {
-    grove_idset_t *s; /* NULL once closed */
-} lidset;
-
-static lidset *push_new(lua_State *L)
-{
-    lidset *u = lua_newuserdatauv(L, sizeof(*u), 0);
-    u->s = NULL;
-    luaL_setmetatable(L, IDSET_MT);
-    return u;
-}
+GROVEL_HANDLE_CLASS(idset_class, grove_idset, "grove.idset", "idset");
 
 static grove_idset_t *check_idset(lua_State *L, int i)
 {
-    lidset *u = luaL_checkudata(L, i, IDSET_MT);
-    if (!u->s)
-        luaL_argerror(L, i, "idset is closed");
-    return u->s;
+    return grovel_handle_check(L, i, &idset_class);
 }
 
 static unsigned check_id(lua_State *L, int i)
@@ -63,27 +49,16 @@ static void push_id(lua_State *L, unsigned id)
         lua_pushinteger(L, (lua_Integer)id);
 }
 
-static int fail_decode(lua_State *L, const grove_error_t *err)
-{
-    return grovel_fail_errno(L, errno, err->text[0] ? err->text : NULL);
-}
-
 /* core.idset([s]) */
 static int l_idset_new(lua_State *L)
 {
     int t = lua_type(L, 1);
     luaL_argexpected(L, t == LUA_TNONE || t == LUA_TNIL || t == LUA_TSTRING || t == LUA_TTABLE,
                      1, "nil, string or table");
-    lidset *u = push_new(L);
-    if (t == LUA_TSTRING) {
-        size_t len;
-        const char *str = lua_tolstring(L, 1, &len);
-        grove_error_t err = {{0}, 0};
-        if (!(u->s = grove_idset_decode_len(str, len, &err)))
-            return fail_decode(L, &err);
-        return 1;
-    }
-    if (!(u->s = grove_idset_create()))
+    void **slot = grovel_handle_new(L, &idset_class);
+    if (t == LUA_TSTRING)
+        return grovel_handle_decode(L, 1, &idset_class, slot) < 0 ? 3 : 1;
+    if (!(*slot = grove_idset_create()))
         return grovel_fail_errno(L, errno, NULL);
     if (t == LUA_TTABLE) {
         lua_Integer n = luaL_len(L, 1);
@@ -95,7 +70,7 @@ static int l_idset_new(lua_State *L)
                 return luaL_argerror(L, 1, lua_pushfstring(L, "element %I is not an id",
                                                            (LUAI_UACINT)i));
             lua_pop(L, 1);
-            if (grove_idset_set(u->s, (unsigned)v) < 0)
+            if (grove_idset_set(*slot, (unsigned)v) < 0)
                 return grovel_fail_errno(L, errno, NULL);
         }
     }
@@ -224,64 +199,34 @@ static int l_encode(lua_State *L)
 
 static int l_tostring(lua_State *L)
 {
-    lidset *u = luaL_checkudata(L, 1, IDSET_MT);
-    if (!u->s) {
+    grovel_handle_t *u = luaL_checkudata(L, 1, idset_class.tname);
+    if (!u->p) {
         lua_pushliteral(L, "idset (closed)");
         return 1;
     }
-    if (push_encoding(L, u->s, GROVE_IDSET_FLAG_RANGE) != 1)
+    if (push_encoding(L, u->p, GROVE_IDSET_FLAG_RANGE) != 1)
         return luaL_error(L, "%s", lua_tostring(L, -2));
     return 1;
 }
 
-/* The idset at index i: a grove.idset, or a string decoded into *tmp (the
- * caller destroys it).  Returns NULL and pushes nil, msg, code on a bad
- * string; raises on anything else. */
-static const grove_idset_t *to_idset(lua_State *L, int i, grove_idset_t **tmp)
-{
-    *tmp = NULL;
-    if (lua_type(L, i) == LUA_TSTRING) {
-        size_t len;
-        const char *str = lua_tolstring(L, i, &len);
-        grove_error_t err = {{0}, 0};
-        if (!(*tmp = grove_idset_decode_len(str, len, &err))) {
-            fail_decode(L, &err);
-            return NULL;
-        }
-        return *tmp;
-    }
-    if (!luaL_testudata(L, i, IDSET_MT))
-        luaL_typeerror(L, i, "idset or string");
-    return check_idset(L, i);
-}
-
 enum op { OP_UNION, OP_DIFF, OP_INTER, OP_ADD, OP_SUB };
-
-/* Raise unless the value at i is a string or an open idset. */
-static void check_operand(lua_State *L, int i)
-{
-    if (lua_type(L, i) != LUA_TSTRING) {
-        if (!luaL_testudata(L, i, IDSET_MT))
-            luaL_typeerror(L, i, "idset or string");
-        check_idset(L, i);
-    }
-}
 
 /* a OP b for methods (a must be an idset) and operators (either may be a
  * string).  raise: report a bad string by raising instead of nil, msg. */
 static int do_op(lua_State *L, enum op op, bool raise)
 {
     lua_settop(L, 2);
-    check_operand(L, 1); /* every check that may raise comes before decoding */
-    check_operand(L, 2);
-    grove_idset_t *ta, *tb;
-    lidset *out = NULL;
+    /* every check that may raise comes before decoding */
+    grovel_handle_check_operand(L, 1, &idset_class);
+    grovel_handle_check_operand(L, 2, &idset_class);
+    void *ta, *tb;
+    void **out = NULL;
     if (op != OP_ADD && op != OP_SUB)
-        out = push_new(L); /* first, so that no Lua error can leak C memory */
-    const grove_idset_t *a = to_idset(L, 1, &ta);
+        out = grovel_handle_new(L, &idset_class); /* first: no Lua error can leak C memory */
+    const grove_idset_t *a = grovel_handle_operand(L, 1, &idset_class, &ta);
     if (!a)
         return raise ? luaL_error(L, "%s", lua_tostring(L, -2)) : 3;
-    const grove_idset_t *b = to_idset(L, 2, &tb);
+    const grove_idset_t *b = grovel_handle_operand(L, 2, &idset_class, &tb);
     if (!b) {
         grove_idset_destroy(ta);
         return raise ? luaL_error(L, "%s", lua_tostring(L, -2)) : 3;
@@ -289,13 +234,13 @@ static int do_op(lua_State *L, enum op op, bool raise)
     int rc = 0;
     switch (op) {
     case OP_UNION:
-        rc = (out->s = grove_idset_union(a, b)) ? 0 : -1;
+        rc = (*out = grove_idset_union(a, b)) ? 0 : -1;
         break;
     case OP_DIFF:
-        rc = (out->s = grove_idset_difference(a, b)) ? 0 : -1;
+        rc = (*out = grove_idset_difference(a, b)) ? 0 : -1;
         break;
     case OP_INTER:
-        rc = (out->s = grove_idset_intersect(a, b)) ? 0 : -1;
+        rc = (*out = grove_idset_intersect(a, b)) ? 0 : -1;
         break;
     case OP_ADD:
         rc = grove_idset_add(check_idset(L, 1), b);
@@ -359,31 +304,6 @@ static int l_band(lua_State *L)
     return do_op(L, OP_INTER, true);
 }
 
-static int l_copy(lua_State *L)
-{
-    grove_idset_t *s = check_idset(L, 1);
-    lidset *u = push_new(L);
-    if (!(u->s = grove_idset_copy(s)))
-        return grovel_fail_errno(L, errno, NULL);
-    return 1;
-}
-
-static int l_equal(lua_State *L)
-{
-    grove_idset_t *a = check_idset(L, 1);
-    lidset *b = luaL_testudata(L, 2, IDSET_MT);
-    lua_pushboolean(L, b && b->s && grove_idset_equal(a, b->s));
-    return 1;
-}
-
-/* __eq: false for anything that is not an open idset, never raises. */
-static int l_eq(lua_State *L)
-{
-    lidset *a = luaL_testudata(L, 1, IDSET_MT), *b = luaL_testudata(L, 2, IDSET_MT);
-    lua_pushboolean(L, a && b && a->s && b->s && grove_idset_equal(a->s, b->s));
-    return 1;
-}
-
 static int l_len(lua_State *L)
 {
     return l_count(L);
@@ -392,10 +312,10 @@ static int l_len(lua_State *L)
 /* Iterator: upvalue 1 the set, upvalue 2 the last id returned (or nil). */
 static int ids_step(lua_State *L)
 {
-    lidset *u = lua_touserdata(L, lua_upvalueindex(1));
-    if (!u->s)
+    grovel_handle_t *u = lua_touserdata(L, lua_upvalueindex(1));
+    if (!u->p)
         return luaL_error(L, "idset closed during iteration");
-    grove_idset_t *s = u->s;
+    grove_idset_t *s = u->p;
     unsigned id;
     if (lua_isnil(L, lua_upvalueindex(2)))
         id = grove_idset_first(s);
@@ -419,14 +339,6 @@ static int l_ids(lua_State *L)
     return 1;
 }
 
-static int l_gc(lua_State *L)
-{
-    lidset *u = luaL_checkudata(L, 1, IDSET_MT);
-    grove_idset_destroy(u->s);
-    u->s = NULL;
-    return 0;
-}
-
 static const luaL_Reg methods[] = {
     {"set", l_set},
     {"clear", l_clear},
@@ -444,19 +356,13 @@ static const luaL_Reg methods[] = {
     {"intersect", l_intersect},
     {"add", l_add},
     {"subtract", l_subtract},
-    {"copy", l_copy},
-    {"equal", l_equal},
     {"ids", l_ids},
-    {"close", l_gc},
     {NULL, NULL},
 };
 
 static const luaL_Reg meta[] = {
-    {"__gc", l_gc},
-    {"__close", l_gc},
     {"__tostring", l_tostring},
     {"__len", l_len},
-    {"__eq", l_eq},
     {"__bor", l_bor},
     {"__band", l_band},
     {"__sub", l_sub},
@@ -465,7 +371,8 @@ static const luaL_Reg meta[] = {
 
 int grovel_open_idset(lua_State *L)
 {
-    grovel_newclass(L, IDSET_MT, methods, meta);
+    grovel_newclass(L, idset_class.tname, methods, meta);
+    grovel_handle_register(L, &idset_class);
     grovel_setfunc(L, "idset", l_idset_new);
     return 0;
 }

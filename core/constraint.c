@@ -26,6 +26,7 @@
 #include "idset.h"
 #include "jobspec.h"
 #include "jobspec_private.h"
+#include "util.h"
 
 typedef enum { C_TRUE, C_PROPS, C_HOSTLIST, C_RANKS, C_AND, C_OR, C_NOT } ckind_t;
 
@@ -84,17 +85,7 @@ static int cnomem(cctx_t *x)
  * *cap). */
 static int grow(void **arr, size_t *cap, size_t len, size_t n, size_t sz)
 {
-    if (len + n <= *cap)
-        return 0;
-    size_t ncap = *cap ? *cap : 4;
-    while (ncap < len + n)
-        ncap *= 2;
-    void *p = realloc(*arr, ncap * sz);
-    if (!p)
-        return -1;
-    *arr = p;
-    *cap = ncap;
-    return 0;
+    return grovep_grow(arr, cap, len + n, sz);
 }
 
 static int node_new(cctx_t *x, ckind_t kind, size_t *idx)

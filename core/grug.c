@@ -1256,6 +1256,12 @@ grove_graph_t *grove_grug_read(const char *text, size_t len, const char *source,
     return g;
 }
 
+static void *read_text(const char *text, size_t len, const char *source, const void *opts,
+                       grove_error_t *err)
+{
+    return grove_grug_read(text, len, source, opts, err);
+}
+
 grove_graph_t *grove_grug_load(const char *path, const grove_grug_opts_t *opts,
                                grove_error_t *err)
 {
@@ -1265,17 +1271,5 @@ grove_graph_t *grove_grug_load(const char *path, const grove_grug_opts_t *opts,
         errno = EINVAL;
         return NULL;
     }
-    size_t len;
-    char *buf = grovep_read_file(path, &len);
-    if (!buf) {
-        int e = errno;
-        grove_error_set(err, path, 0, "%s", strerror(e));
-        errno = e;
-        return NULL;
-    }
-    grove_graph_t *g = grove_grug_read(buf, len, path, opts, err);
-    int saved = errno;
-    free(buf);
-    errno = saved;
-    return g;
+    return grovep_load_file(path, read_text, opts, err);
 }

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "hostlist.h"
+#include "util.h"
 
 struct hrange {
     size_t pfx;      /* offset of the prefix (or whole plain name) in the pool */
@@ -186,24 +187,7 @@ void grove_hostlist_destroy(grove_hostlist_t *h)
 
 static int reserve_ranges(grove_hostlist_t *h, size_t want)
 {
-    if (want <= h->cap)
-        return 0;
-    size_t cap = h->cap ? h->cap : 4;
-    while (cap < want) {
-        if (cap > SIZE_MAX / 4 / sizeof(struct hrange)) {
-            errno = ENOMEM;
-            return -1;
-        }
-        cap *= 2;
-    }
-    struct hrange *r = realloc(h->r, cap * sizeof(*r));
-    if (!r) {
-        errno = ENOMEM;
-        return -1;
-    }
-    h->r = r;
-    h->cap = cap;
-    return 0;
+    return grovep_grow((void **)&h->r, &h->cap, want, sizeof(*h->r));
 }
 
 /* The pool offset of prefix bytes p[0..len), adding them if needed.  Bytes
@@ -221,23 +205,9 @@ static int pool_add(grove_hostlist_t *h, const char *p, size_t len, size_t *off)
             return 0;
         }
     }
-    if (!h->pool || h->plen + len > h->pcap) { /* never NULL once a range exists */
-        size_t cap = h->pcap ? h->pcap : 64;
-        while (cap < h->plen + len) {
-            if (cap > SIZE_MAX / 4) {
-                errno = ENOMEM;
-                return -1;
-            }
-            cap *= 2;
-        }
-        char *np = realloc(h->pool, cap);
-        if (!np) {
-            errno = ENOMEM;
-            return -1;
-        }
-        h->pool = np;
-        h->pcap = cap;
-    }
+    size_t need = h->plen + len; /* at least 1: never NULL once a range exists */
+    if (grovep_grow((void **)&h->pool, &h->pcap, need ? need : 1, 1) < 0)
+        return -1;
     if (len)
         memcpy(h->pool + h->plen, p, len);
     *off = h->plen;
@@ -449,15 +419,8 @@ static int parse_bracketed(grove_hostlist_t *h, struct parse *ps, size_t a, size
                 return -1;
         } else {
             size_t need = plen + 24 + slen;
-            if (need > ps->scap) {
-                char *nb = realloc(ps->scratch, need);
-                if (!nb) {
-                    errno = ENOMEM;
-                    return -1;
-                }
-                ps->scratch = nb;
-                ps->scap = need;
-            }
+            if (grovep_grow((void **)&ps->scratch, &ps->scap, need, 1) < 0)
+                return -1;
             memcpy(ps->scratch, pfx, plen);
             for (uint64_t n = lo;; n++) {
                 size_t len = plen + (size_t)put_num(ps->scratch + plen, n, w);
@@ -553,49 +516,9 @@ grove_hostlist_t *grove_hostlist_decode(const char *s, grove_error_t *err)
 
 /* ---- encoding ---------------------------------------------------------- */
 
-struct sbuf {
-    char *p;    /* text so far, NUL-terminated when not failed */
-    size_t len; /* bytes used */
-    size_t cap; /* bytes allocated */
-    bool failed;
-};
-
-static char *sb_room(struct sbuf *b, size_t more)
+static void sb_num(grovep_buf_t *b, uint64_t n, int w)
 {
-    if (b->failed)
-        return NULL;
-    if (b->len + more + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 64;
-        while (cap < b->len + more + 1) {
-            if (cap > SIZE_MAX / 4) {
-                b->failed = true;
-                return NULL;
-            }
-            cap *= 2;
-        }
-        char *np = realloc(b->p, cap);
-        if (!np) {
-            b->failed = true;
-            return NULL;
-        }
-        b->p = np;
-        b->cap = cap;
-    }
-    return b->p + b->len;
-}
-
-static void sb_put(struct sbuf *b, const char *s, size_t n)
-{
-    char *o = sb_room(b, n);
-    if (o) {
-        memcpy(o, s, n);
-        b->len += n;
-    }
-}
-
-static void sb_num(struct sbuf *b, uint64_t n, int w)
-{
-    char *o = sb_room(b, 24);
+    char *o = grovep_buf_room(b, 24);
     if (o)
         b->len += (size_t)put_num(o, n, w);
 }
@@ -612,13 +535,12 @@ char *grove_hostlist_encode(const grove_hostlist_t *h)
         errno = EINVAL;
         return NULL;
     }
-    struct sbuf b = {0};
-    sb_room(&b, 0);
+    grovep_buf_t b = {0};
     for (size_t i = 0; i < h->n;) {
         const struct hrange *r = &h->r[i];
         if (i)
-            sb_put(&b, ",", 1);
-        sb_put(&b, h->pool + r->pfx, r->plen);
+            grovep_buf_put(&b, ",", 1);
+        grovep_buf_put(&b, h->pool + r->pfx, r->plen);
         if (!r->num) {
             i++;
             continue;
@@ -633,28 +555,22 @@ char *grove_hostlist_encode(const grove_hostlist_t *h)
             j++;
         bool bracket = j - i > 1 || r->hi > r->lo;
         if (bracket)
-            sb_put(&b, "[", 1);
+            grovep_buf_put(&b, "[", 1);
         for (size_t k = i; k < j; k++) {
             const struct hrange *q = &h->r[k];
             if (k > i)
-                sb_put(&b, ",", 1);
+                grovep_buf_put(&b, ",", 1);
             sb_num(&b, q->lo, q->width);
             if (q->hi > q->lo) {
-                sb_put(&b, "-", 1);
+                grovep_buf_put(&b, "-", 1);
                 sb_num(&b, q->hi, q->width);
             }
         }
         if (bracket)
-            sb_put(&b, "]", 1);
+            grovep_buf_put(&b, "]", 1);
         i = j;
     }
-    if (b.failed) {
-        free(b.p);
-        errno = ENOMEM;
-        return NULL;
-    }
-    b.p[b.len] = '\0';
-    return b.p;
+    return grovep_buf_finish(&b);
 }
 
 /* ---- copy, append ------------------------------------------------------- */
@@ -714,7 +630,9 @@ int grove_hostlist_append_list(grove_hostlist_t *h, const grove_hostlist_t *othe
     return (int)added;
 }
 
-int grove_hostlist_append(grove_hostlist_t *h, const char *s)
+/* op(h, the list s decodes to): the string forms of append and delete. */
+static int with_decoded(grove_hostlist_t *h, const char *s,
+                        int (*op)(grove_hostlist_t *, const grove_hostlist_t *))
 {
     if (!h || !s) {
         errno = EINVAL;
@@ -723,9 +641,14 @@ int grove_hostlist_append(grove_hostlist_t *h, const char *s)
     grove_hostlist_t *tmp = grove_hostlist_decode(s, NULL);
     if (!tmp)
         return -1;
-    int rc = grove_hostlist_append_list(h, tmp);
+    int rc = op(h, tmp);
     grove_hostlist_destroy(tmp);
     return rc;
+}
+
+int grove_hostlist_append(grove_hostlist_t *h, const char *s)
+{
+    return with_decoded(h, s, grove_hostlist_append_list);
 }
 
 /* ---- queries ------------------------------------------------------------ */
@@ -873,15 +796,8 @@ const char *grove_hostlist_iter_next(const grove_hostlist_t *h, grove_hostlist_i
             it->offset = 0;
             continue;
         }
-        if (it->cap < r->plen + 24) {
-            char *nb = realloc(it->buf, r->plen + 24);
-            if (!nb) {
-                errno = ENOMEM;
-                return NULL;
-            }
-            it->buf = nb;
-            it->cap = r->plen + 24;
-        }
+        if (grovep_grow((void **)&it->buf, &it->cap, r->plen + 24, 1) < 0)
+            return NULL;
         memcpy(it->buf, h->pool + r->pfx, r->plen);
         size_t len = r->plen;
         if (r->num)
@@ -942,17 +858,10 @@ static int remove_at(const char *pool, struct hrange **rp, size_t *n, size_t *ca
         x->hi--;
         rejoin(pool, r, n, i + 1);
     } else {
-        if (*n == *cap) {
-            size_t nc = *cap ? *cap * 2 : 4;
-            struct hrange *nr = realloc(r, nc * sizeof(*r));
-            if (!nr) {
-                errno = ENOMEM;
-                return -1;
-            }
-            *rp = r = nr;
-            *cap = nc;
-            x = &r[i];
-        }
+        if (grovep_grow((void **)rp, cap, *n + 1, sizeof(*r)) < 0)
+            return -1;
+        r = *rp;
+        x = &r[i];
         memmove(&r[i + 2], &r[i + 1], (*n - i - 1) * sizeof(*r));
         r[i + 1] = *x;
         r[i + 1].lo = v + 1;
@@ -1016,16 +925,7 @@ int grove_hostlist_delete_list(grove_hostlist_t *h, const grove_hostlist_t *othe
 
 int grove_hostlist_delete(grove_hostlist_t *h, const char *s)
 {
-    if (!h || !s) {
-        errno = EINVAL;
-        return -1;
-    }
-    grove_hostlist_t *tmp = grove_hostlist_decode(s, NULL);
-    if (!tmp)
-        return -1;
-    int rc = grove_hostlist_delete_list(h, tmp);
-    grove_hostlist_destroy(tmp);
-    return rc;
+    return with_decoded(h, s, grove_hostlist_delete_list);
 }
 
 /* ---- sort and uniq ------------------------------------------------------ */
@@ -1151,13 +1051,8 @@ static int sort_uniq(grove_hostlist_t *h, bool uniq)
     for (size_t i = 0; i < h->n; i++) {
         const struct hrange *r = &h->r[i];
         for (uint64_t n = r->lo;;) {
-            if (np == pcap) {
-                struct piece *npc = realloc(pc, 2 * pcap * sizeof(*pc));
-                if (!npc)
-                    goto nomem;
-                pc = npc;
-                pcap *= 2;
-            }
+            if (grovep_grow((void **)&pc, &pcap, np + 1, sizeof(*pc)) < 0)
+                goto nomem;
             struct piece *p = &pc[np++];
             p->p = h->pool + r->pfx;
             p->pfx = r->pfx;

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "idset.h"
+#include "util.h"
 
 struct run {
     unsigned lo; /* first id of the run */
@@ -39,24 +40,7 @@ static size_t run_len(const struct run *r)
 /* Make room for at least want runs.  0 or -1 (ENOMEM), s unchanged on error. */
 static int reserve(grove_idset_t *s, size_t want)
 {
-    if (want <= s->cap)
-        return 0;
-    size_t cap = s->cap ? s->cap : 4;
-    while (cap < want) {
-        if (cap > SIZE_MAX / 2 / sizeof(struct run)) {
-            errno = ENOMEM;
-            return -1;
-        }
-        cap *= 2;
-    }
-    struct run *r = realloc(s->r, cap * sizeof(*r));
-    if (!r) {
-        errno = ENOMEM;
-        return -1;
-    }
-    s->r = r;
-    s->cap = cap;
-    return 0;
+    return grovep_grow((void **)&s->r, &s->cap, want, sizeof(*s->r));
 }
 
 /* Append [lo, hi] to a set being built in ascending order (lo > last hi),
@@ -385,17 +369,25 @@ char *grove_idset_encode(const grove_idset_t *s, int flags)
 
 /* ---- single ids and ranges --------------------------------------------- */
 
-int grove_idset_range_set(grove_idset_t *s, unsigned lo, unsigned hi)
+/* Put lo <= hi; -1 with EINVAL for no set or an id past the largest. */
+static int order_range(const grove_idset_t *s, unsigned *lo, unsigned *hi)
 {
-    if (lo > hi) {
-        unsigned t = lo;
-        lo = hi;
-        hi = t;
+    if (*lo > *hi) {
+        unsigned t = *lo;
+        *lo = *hi;
+        *hi = t;
     }
-    if (!s || hi > GROVE_IDSET_MAX_ID) {
+    if (!s || *hi > GROVE_IDSET_MAX_ID) {
         errno = EINVAL;
         return -1;
     }
+    return 0;
+}
+
+int grove_idset_range_set(grove_idset_t *s, unsigned lo, unsigned hi)
+{
+    if (order_range(s, &lo, &hi) < 0)
+        return -1;
     /* Runs i..j-1 overlap or touch [lo, hi]; they collapse into one. */
     size_t i = lower(s, lo == 0 ? 0 : lo - 1);
     size_t j = upper(s, hi + 1);
@@ -426,15 +418,8 @@ int grove_idset_range_set(grove_idset_t *s, unsigned lo, unsigned hi)
 
 int grove_idset_range_clear(grove_idset_t *s, unsigned lo, unsigned hi)
 {
-    if (lo > hi) {
-        unsigned t = lo;
-        lo = hi;
-        hi = t;
-    }
-    if (!s || hi > GROVE_IDSET_MAX_ID) {
-        errno = EINVAL;
+    if (order_range(s, &lo, &hi) < 0)
         return -1;
-    }
     size_t i = lower(s, lo);  /* first run ending at or after lo */
     size_t j = upper(s, hi);  /* first run starting after hi */
     if (i >= j)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "intern.h"
+#include "util.h"
 
 #define CHUNK_MIN 4096
 
@@ -83,20 +84,14 @@ static int rehash(grove_intern_t *t, size_t nslots)
 
 static int grow_arrays(grove_intern_t *t)
 {
-    size_t cap = t->cap ? t->cap * 2 : 64;
-    char **str = realloc(t->str, cap * sizeof(*str));
-    if (!str)
+    /* three arrays of one length: each grows from the same capacity to the
+     * same new one; t->cap moves only once all have */
+    size_t need = t->cap + 1, c1 = t->cap, c2 = t->cap, c3 = t->cap;
+    if (grovep_grow((void **)&t->str, &c1, need, sizeof(*t->str)) < 0
+        || grovep_grow((void **)&t->len, &c2, need, sizeof(*t->len)) < 0
+        || grovep_grow((void **)&t->hash, &c3, need, sizeof(*t->hash)) < 0)
         return -1;
-    t->str = str;
-    uint32_t *len = realloc(t->len, cap * sizeof(*len));
-    if (!len)
-        return -1;
-    t->len = len;
-    uint32_t *hash = realloc(t->hash, cap * sizeof(*hash));
-    if (!hash)
-        return -1;
-    t->hash = hash;
-    t->cap = cap;
+    t->cap = c1;
     return 0;
 }
 

@@ -1,113 +1,46 @@
-/* jgf.c: JSON Graph Format reader and writer (see jgf.h for the format).
+/* jgf.c: the JSON Graph Format reader (see jgf.h for the format); the
+ * writer is in jgf_write.c.
  *
  * Workload: from a handful of vertices (an allocation's scheduling graph in
  * an R document) to a whole machine of about a million vertices and two
  * million edges, i.e. hundreds of megabytes of text, which must load in a
  * few seconds.  A generic JSON tree of that size costs several gigabytes and
- * most of the time, so text is read by a streaming parser that builds the
- * graph as it goes and keeps only what it must check at the end (the
- * file's node ids, its paths, and the allocation records and statuses to
- * apply once the tree is complete).  An already parsed jansson value (an R
- * document) goes through the same code: every value is reached through a
- * few accessors (v_string, v_int, v_object, ...) that work either on the
- * text cursor or on a json_t.
+ * most of the time, so text is read by the streaming JSON reader (json.c)
+ * that builds the graph as it goes and keeps only what it must check at the
+ * end (the file's node ids, its paths, and the allocation records and
+ * statuses to apply once the tree is complete).  An already parsed jansson
+ * value (an R document) goes through the same code: every value is reached
+ * through the reader's accessors (grovep_json_string, grovep_json_object,
+ * ...), which work either on the text cursor or on a json_t.
  *
  * Failure leaves nothing behind: the graph being built is destroyed.
  *
- * The writer prints text directly into a growable buffer; the jansson
- * variant parses that text.
+ * This file knows what JGF keys mean; it must not hold JSON syntax (that
+ * is json.c's) nor writing.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "util.h"
 #include "graph_private.h"
 #include "jgf.h"
+#include "json_private.h"
+#include "util.h"
 
-#define NOPOS SIZE_MAX /* no text position (jansson input) */
 #define NOOFF SIZE_MAX /* string absent */
-#define MAX_DEPTH 512  /* JSON nesting accepted */
 
-/* ---- growable byte buffer --------------------------------------------- */
-
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-} sbuf_t;
-
-static int sb_reserve(sbuf_t *b, size_t extra)
-{
-    if (b->len + extra <= b->cap)
-        return 0;
-    size_t n = b->cap ? b->cap : 256;
-    while (n < b->len + extra)
-        n *= 2;
-    char *q = realloc(b->p, n);
-    if (!q) {
-        errno = ENOMEM;
-        return -1;
-    }
-    b->p = q;
-    b->cap = n;
-    return 0;
-}
-
-static int sb_put(sbuf_t *b, const char *s, size_t n)
-{
-    if (sb_reserve(b, n + 1) < 0)
-        return -1;
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    return 0;
-}
-
-/* Generic growable array of fixed-size elements. */
+/* Room for one more element of a growable array (*n used of *cap): a
+ * pointer to it, counted in *n; NULL with ENOMEM. */
 static void *vec_push(void **p, size_t *n, size_t *cap, size_t elem)
 {
-    if (*n == *cap) {
-        size_t c = *cap ? *cap * 2 : 16;
-        void *q = realloc(*p, c * elem);
-        if (!q) {
-            errno = ENOMEM;
-            return NULL;
-        }
-        *p = q;
-        *cap = c;
-    }
+    if (grovep_grow(p, cap, *n + 1, elem) < 0)
+        return NULL;
     return (char *)*p + (*n)++ * elem;
 }
 
 #define VPUSH(arr, n, cap) vec_push((void **)&(arr), &(n), &(cap), sizeof(*(arr)))
-
-/* ======================================================================
- * Reader
- * ====================================================================== */
-
-/* Kinds of JSON values, for type checks and messages. */
-enum { J_BAD, J_STRING, J_INT, J_REAL, J_BIGINT, J_OBJECT, J_ARRAY, J_TRUE, J_FALSE, J_NULL };
-
-static const char *kind_name(int k)
-{
-    switch (k) {
-    case J_STRING: return "a string";
-    case J_INT: return "an integer";
-    case J_REAL: return "a real number";
-    case J_BIGINT: return "an integer out of range";
-    case J_OBJECT: return "an object";
-    case J_ARRAY: return "an array";
-    case J_TRUE:
-    case J_FALSE: return "a boolean";
-    case J_NULL: return "null";
-    default: return "an invalid value";
-    }
-}
 
 /* Node metadata keys we know. */
 enum {
@@ -142,7 +75,7 @@ typedef struct drec {
 typedef struct fpath {
     grove_sym_t sub;
     uint32_t next; /* next path of the same vertex, or GROVEP_NONE */
-    size_t pos;    /* of the string in the text, or NOPOS */
+    size_t pos;    /* of the string in the text, or GROVEP_JSON_NOPOS */
     size_t off;    /* NUL-terminated copy in r->parena, or NOOFF: in the text */
 } fpath_t;
 
@@ -153,7 +86,7 @@ typedef struct nrec {
     size_t fid, fidl, fid_pos;
     size_t soff[K_NSTR], slen[K_NSTR];
     int64_t id, rank, size;
-    int status_kind; /* 0 none, J_INT or J_STRING */
+    int status_kind; /* 0 none, GROVEP_J_INT or GROVEP_J_STRING */
     int64_t status_int;
     size_t status_off;
     unsigned seen;         /* bit per K_* */
@@ -171,32 +104,23 @@ typedef struct erec {
     unsigned seen;
 } erec_t;
 
-/* A value: the text cursor (j == NULL) or a jansson value. */
-typedef struct jval {
-    const json_t *j;
-} jval_t;
-
+/* The state of one read.  js comes first: the JSON callbacks get &r->js
+ * and find the reader again with reader_of(). */
 typedef struct reader {
+    grovep_json_t js; /* the cursor; js.sc holds the strings of the current
+                         node or edge (cut back after each) */
     grove_graph_t *g;
-    const char *source;
-    grove_error_t *err;
-    bool json; /* input is a json_t, not text */
 
-    /* text */
-    const char *text;
-    size_t len, cur;
-
-    sbuf_t sc;   /* scratch strings of the current node/edge (reset per item) */
-    sbuf_t kbuf; /* a key with escapes */
-
-    /* file node ids: fids holds them NUL-terminated; fid_off[vid].  Ids
+    /* file node ids: fids holds them NUL-terminated, fid[] locates them.  Ids
      * that are small canonical integers ("0", "17") go in num instead. */
     uint32_t *num; /* [numcap] vid + 1, 0 none */
     size_t numcap;
-    sbuf_t fids;
-    size_t *fid_off;      /* [nfid] offset of the i-th hashed id in fids */
-    uint32_t *fid_hash;   /* [nfid] its hash */
-    grove_vid_t *fid_vid; /* [nfid] its vertex */
+    grovep_buf_t fids;
+    struct {
+        size_t off;      /* of the i-th hashed id in fids */
+        uint32_t hash;   /* its hash */
+        grove_vid_t vid; /* its vertex */
+    } *fid;              /* [nfid] */
     size_t nfid, fidcap;
     uint32_t *slots; /* vid + 1, 0 empty */
     size_t nslots;
@@ -212,7 +136,7 @@ typedef struct reader {
     size_t npaths, pathcap;
     uint32_t *vpath; /* [vid] first path, GROVEP_NONE */
     size_t vpathcap;
-    sbuf_t parena;
+    grovep_buf_t parena;
     struct {
         grove_vid_t v;
         uint8_t status;
@@ -224,699 +148,6 @@ typedef struct reader {
     int64_t now;
 } reader_t;
 
-/* ---- errors ------------------------------------------------------------ */
-
-static int line_of(const reader_t *r, size_t pos, int *col)
-{
-    if (r->json || pos == NOPOS || !r->text) {
-        *col = 0;
-        return 0;
-    }
-    if (pos > r->len)
-        pos = r->len;
-    int line = 1;
-    size_t bol = 0;
-    for (const char *p = r->text, *e = r->text + pos; p < e;) {
-        const char *nl = memchr(p, '\n', (size_t)(e - p));
-        if (!nl)
-            break;
-        line++;
-        bol = (size_t)(nl - r->text) + 1;
-        p = nl + 1;
-    }
-    *col = (int)(pos - bol) + 1;
-    return line;
-}
-
-static int rfail(reader_t *r, size_t pos, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int rfail(reader_t *r, size_t pos, const char *fmt, ...)
-{
-    char msg[sizeof(r->err->text)];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    int col;
-    int line = line_of(r, pos, &col);
-    grove_error_set(r->err, r->source, line, "%s", msg);
-    errno = EINVAL;
-    return -1;
-}
-
-static int syntax(reader_t *r, size_t pos, const char *what)
-{
-    int col;
-    int line = line_of(r, pos, &col);
-    grove_error_set(r->err, r->source, line, "syntax error at column %d: %s", col, what);
-    errno = EINVAL;
-    return -1;
-}
-
-/* A system failure (ENOMEM, EOVERFLOW) while building. */
-static int sysfail(reader_t *r, const char *what)
-{
-    int e = errno ? errno : ENOMEM;
-    grove_error_set(r->err, r->source, 0, "%s: %s", what, strerror(e));
-    errno = e;
-    return -1;
-}
-
-/* ---- text primitives ------------------------------------------------- */
-
-static inline void ws(reader_t *r)
-{
-    /* every JSON blank is <= ' ': one comparison for compact text */
-    while (r->cur < r->len && (unsigned char)r->text[r->cur] <= ' ') {
-        char c = r->text[r->cur];
-        if (c != ' ' && c != '\n' && c != '\r' && c != '\t')
-            break;
-        r->cur++;
-    }
-}
-
-static int hexdig(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-static int read_hex4(reader_t *r, size_t at, unsigned *out)
-{
-    if (at + 4 > r->len)
-        return -1;
-    unsigned v = 0;
-    for (size_t i = 0; i < 4; i++) {
-        int d = hexdig((unsigned char)r->text[at + i]);
-        if (d < 0)
-            return -1;
-        v = v << 4 | (unsigned)d;
-    }
-    *out = v;
-    return 0;
-}
-
-/* Length of a valid UTF-8 sequence starting at s (at most n bytes), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    size_t need;
-    unsigned lo = 0x80, hi = 0xbf;
-    if (c >= 0xc2 && c <= 0xdf)
-        need = 1;
-    else if (c >= 0xe0 && c <= 0xef) {
-        need = 2;
-        if (c == 0xe0)
-            lo = 0xa0;
-        else if (c == 0xed)
-            hi = 0x9f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        need = 3;
-        if (c == 0xf0)
-            lo = 0x90;
-        else if (c == 0xf4)
-            hi = 0x8f;
-    } else
-        return 0;
-    if (n < need + 1 || s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i <= need; i++)
-        if (s[i] < 0x80 || s[i] > 0xbf)
-            return 0;
-    return need + 1;
-}
-
-static void put_utf8(char *o, size_t *k, unsigned cp)
-{
-    if (cp < 0x80) {
-        o[(*k)++] = (char)cp;
-    } else if (cp < 0x800) {
-        o[(*k)++] = (char)(0xc0 | cp >> 6);
-        o[(*k)++] = (char)(0x80 | (cp & 0x3f));
-    } else if (cp < 0x10000) {
-        o[(*k)++] = (char)(0xe0 | cp >> 12);
-        o[(*k)++] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        o[(*k)++] = (char)(0x80 | (cp & 0x3f));
-    } else {
-        o[(*k)++] = (char)(0xf0 | cp >> 18);
-        o[(*k)++] = (char)(0x80 | ((cp >> 12) & 0x3f));
-        o[(*k)++] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        o[(*k)++] = (char)(0x80 | (cp & 0x3f));
-    }
-}
-
-/* Index of the first byte at or after i that ends a plain run of string
- * text: '"', '\\', a control character or a non-ASCII byte (len if none).
- * Eight bytes at a time. */
-static inline size_t scan_plain(const char *t, size_t i, size_t len)
-{
-    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-    while (i + 8 <= len) {
-        uint64_t x, q, b;
-        memcpy(&x, t + i, 8);
-        q = x ^ (ones * '"');
-        b = x ^ (ones * '\\');
-        uint64_t m = (((q - ones) & ~q) | ((b - ones) & ~b) | ((x - ones * 0x20) & ~x) | x) & highs;
-        if (m) {
-            /* the borrows of the zero-byte tests only reach bytes above a
-             * true hit, so the lowest flag is the first special byte
-             * (on a little-endian machine) */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-            return i + ((size_t)__builtin_ctzll(m) >> 3);
-#else
-            break;
-#endif
-        }
-        i += 8;
-    }
-    while (i < len) {
-        unsigned char c = (unsigned char)t[i];
-        if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80)
-            break;
-        i++;
-    }
-    return i;
-}
-
-static int parse_into(reader_t *r, sbuf_t *sb, size_t *off, size_t *len);
-
-/* Parse the string at the cursor (which is on '"') and append it,
- * NUL-terminated, to r->sc; *off and *len locate it there. */
-static int parse_str(reader_t *r, size_t *off, size_t *len)
-{
-    return parse_into(r, &r->sc, off, len);
-}
-
-/* A key at the cursor: *k points into the text when it has no escapes,
- * else into r->kbuf (valid until the next key). */
-static int parse_key(reader_t *r, const char **k, size_t *kl)
-{
-    size_t i = scan_plain(r->text, r->cur + 1, r->len);
-    if (i < r->len && r->text[i] == '"') {
-        *k = r->text + r->cur + 1;
-        *kl = i - r->cur - 1;
-        r->cur = i + 1;
-        return 0;
-    }
-    size_t off;
-    r->kbuf.len = 0;
-    if (parse_into(r, &r->kbuf, &off, kl) < 0)
-        return -1;
-    *k = r->kbuf.p + off;
-    return 0;
-}
-
-static int parse_into(reader_t *r, sbuf_t *sb, size_t *off, size_t *len)
-{
-    size_t start = r->cur++;
-    const char *t = r->text;
-    /* fast path: a run of plain ASCII up to the closing quote */
-    size_t i = scan_plain(t, r->cur, r->len);
-    if (i < r->len && t[i] == '"') {
-        size_t n = i - r->cur;
-        if (sb->len + n + 1 > sb->cap && sb_reserve(sb, n + 1) < 0)
-            return sysfail(r, "reading a string");
-        *off = sb->len;
-        memcpy(sb->p + sb->len, t + r->cur, n);
-        sb->p[sb->len + n] = '\0';
-        sb->len += n + 1;
-        *len = n;
-        r->cur = i + 1;
-        return 0;
-    }
-    /* general path: escapes and multi-byte characters.  k is the absolute
-     * write index in r->sc (whose len stays k0 until the end); before each
-     * character the buffer is grown to hold k + 8 bytes. */
-    size_t k0 = sb->len, k = k0;
-    for (i = r->cur;;) {
-        if (i >= r->len)
-            return syntax(r, start, "unterminated string");
-        unsigned char c = (unsigned char)t[i];
-        if (c == '"')
-            break;
-        if (sb_reserve(sb, k - k0 + 8) < 0)
-            return sysfail(r, "reading a string");
-        if (c < 0x20)
-            return syntax(r, i, "control character in a string");
-        if (c == '\\') {
-            if (i + 1 >= r->len)
-                return syntax(r, start, "unterminated string");
-            char e = t[i + 1];
-            char out = 0;
-            switch (e) {
-            case '"': out = '"'; break;
-            case '\\': out = '\\'; break;
-            case '/': out = '/'; break;
-            case 'b': out = '\b'; break;
-            case 'f': out = '\f'; break;
-            case 'n': out = '\n'; break;
-            case 'r': out = '\r'; break;
-            case 't': out = '\t'; break;
-            case 'u': {
-                unsigned cp;
-                if (read_hex4(r, i + 2, &cp) < 0)
-                    return syntax(r, i, "invalid \\u escape");
-                size_t used = 6;
-                if (cp >= 0xd800 && cp <= 0xdbff) {
-                    unsigned lo;
-                    if (i + 8 > r->len || t[i + 6] != '\\' || t[i + 7] != 'u'
-                        || read_hex4(r, i + 8, &lo) < 0 || lo < 0xdc00 || lo > 0xdfff)
-                        return syntax(r, i, "invalid \\u escape (lone surrogate)");
-                    cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-                    used = 12;
-                } else if (cp >= 0xdc00 && cp <= 0xdfff) {
-                    return syntax(r, i, "invalid \\u escape (lone surrogate)");
-                } else if (cp == 0) {
-                    return syntax(r, i, "\\u0000 is not allowed in a string");
-                }
-                put_utf8(sb->p, &k, cp);
-                i += used;
-                continue;
-            }
-            default:
-                return syntax(r, i, "invalid escape in a string");
-            }
-            sb->p[k++] = out;
-            i += 2;
-            continue;
-        }
-        if (c >= 0x80) {
-            size_t n = utf8_len((const unsigned char *)t + i, r->len - i);
-            if (!n)
-                return syntax(r, i, "invalid UTF-8 in a string");
-            memcpy(sb->p + k, t + i, n);
-            k += n;
-            i += n;
-            continue;
-        }
-        sb->p[k++] = (char)c;
-        i++;
-    }
-    if (sb_reserve(sb, k - k0 + 1) < 0)
-        return sysfail(r, "reading a string");
-    sb->p[k] = '\0';
-    *off = k0;
-    *len = k - k0;
-    sb->len = k + 1;
-    r->cur = i + 1;
-    return 0;
-}
-
-/* Scan the number at the cursor without consuming it: its kind (J_INT,
- * J_REAL, J_BIGINT or J_BAD), its end, and its value when J_INT. */
-static int scan_number(const reader_t *r, size_t *end, int64_t *val)
-{
-    const char *t = r->text;
-    size_t i = r->cur;
-    bool neg = false;
-    if (i < r->len && t[i] == '-') {
-        neg = true;
-        i++;
-    }
-    if (i >= r->len || t[i] < '0' || t[i] > '9')
-        return J_BAD;
-    uint64_t mag = 0;
-    bool big = false;
-    size_t d0 = i;
-    if (t[i] == '0') {
-        i++;
-    } else {
-        while (i < r->len && t[i] >= '0' && t[i] <= '9') {
-            unsigned d = (unsigned)(t[i] - '0');
-            if (mag > (UINT64_MAX - d) / 10)
-                big = true;
-            else
-                mag = mag * 10 + d;
-            i++;
-        }
-    }
-    (void)d0;
-    int kind = J_INT;
-    if (i < r->len && t[i] == '.') {
-        i++;
-        if (i >= r->len || t[i] < '0' || t[i] > '9')
-            return J_BAD;
-        while (i < r->len && t[i] >= '0' && t[i] <= '9')
-            i++;
-        kind = J_REAL;
-    }
-    if (i < r->len && (t[i] == 'e' || t[i] == 'E')) {
-        i++;
-        if (i < r->len && (t[i] == '+' || t[i] == '-'))
-            i++;
-        if (i >= r->len || t[i] < '0' || t[i] > '9')
-            return J_BAD;
-        while (i < r->len && t[i] >= '0' && t[i] <= '9')
-            i++;
-        kind = J_REAL;
-    }
-    *end = i;
-    if (kind == J_INT) {
-        if (big || (!neg && mag > (uint64_t)INT64_MAX)
-            || (neg && mag > (uint64_t)INT64_MAX + 1))
-            return J_BIGINT;
-        *val = neg ? (int64_t)(0 - mag) : (int64_t)mag;
-    }
-    return kind;
-}
-
-static bool lit(const reader_t *r, const char *w, size_t n)
-{
-    return r->len - r->cur >= n && !memcmp(r->text + r->cur, w, n);
-}
-
-static int text_kind(reader_t *r)
-{
-    ws(r);
-    if (r->cur >= r->len)
-        return J_BAD;
-    switch (r->text[r->cur]) {
-    case '"': return J_STRING;
-    case '{': return J_OBJECT;
-    case '[': return J_ARRAY;
-    case 't': return lit(r, "true", 4) ? J_TRUE : J_BAD;
-    case 'f': return lit(r, "false", 5) ? J_FALSE : J_BAD;
-    case 'n': return lit(r, "null", 4) ? J_NULL : J_BAD;
-    default: {
-        size_t end;
-        int64_t v;
-        return scan_number(r, &end, &v);
-    }
-    }
-}
-
-static int skip_value(reader_t *r, int depth);
-
-static int skip_container(reader_t *r, int depth)
-{
-    char close = r->text[r->cur] == '{' ? '}' : ']';
-    bool obj = close == '}';
-    if (depth >= MAX_DEPTH)
-        return syntax(r, r->cur, "nesting too deep");
-    r->cur++;
-    ws(r);
-    if (r->cur < r->len && r->text[r->cur] == close) {
-        r->cur++;
-        return 0;
-    }
-    for (;;) {
-        ws(r);
-        if (obj) {
-            if (r->cur >= r->len || r->text[r->cur] != '"')
-                return syntax(r, r->cur, r->cur >= r->len ? "unexpected end of input"
-                                                          : "expected a string key");
-            size_t mark = r->sc.len, o, l;
-            if (parse_str(r, &o, &l) < 0)
-                return -1;
-            r->sc.len = mark;
-            ws(r);
-            if (r->cur >= r->len || r->text[r->cur] != ':')
-                return syntax(r, r->cur, "expected ':'");
-            r->cur++;
-        }
-        if (skip_value(r, depth + 1) < 0)
-            return -1;
-        ws(r);
-        if (r->cur < r->len && r->text[r->cur] == ',') {
-            r->cur++;
-            continue;
-        }
-        if (r->cur < r->len && r->text[r->cur] == close) {
-            r->cur++;
-            return 0;
-        }
-        return syntax(r, r->cur, r->cur >= r->len ? "unexpected end of input"
-                                 : obj ? "expected ',' or '}'" : "expected ',' or ']'");
-    }
-}
-
-static int skip_value(reader_t *r, int depth)
-{
-    ws(r);
-    if (r->cur >= r->len)
-        return syntax(r, r->cur, "unexpected end of input");
-    char c = r->text[r->cur];
-    switch (c) {
-    case '"': {
-        size_t mark = r->sc.len, o, l;
-        int rc = parse_str(r, &o, &l);
-        r->sc.len = mark;
-        return rc;
-    }
-    case '{':
-    case '[':
-        return skip_container(r, depth);
-    case 't':
-    case 'f':
-    case 'n': {
-        int k = text_kind(r);
-        if (k == J_BAD)
-            return syntax(r, r->cur, "invalid literal");
-        r->cur += k == J_FALSE ? 5 : 4;
-        return 0;
-    }
-    default: {
-        size_t end;
-        int64_t v;
-        int k = scan_number(r, &end, &v);
-        if (k == J_BAD)
-            return syntax(r, r->cur,
-                          (c == '-' || (c >= '0' && c <= '9')) ? "invalid number"
-                                                               : "unexpected character");
-        r->cur = end;
-        return 0;
-    }
-    }
-}
-
-/* ---- value accessors (text or jansson) ----------------------------------- */
-
-static int v_kind(reader_t *r, const jval_t *v)
-{
-    if (!r->json)
-        return text_kind(r);
-    switch (json_typeof(v->j)) {
-    case JSON_OBJECT: return J_OBJECT;
-    case JSON_ARRAY: return J_ARRAY;
-    case JSON_STRING: return J_STRING;
-    case JSON_INTEGER: return J_INT;
-    case JSON_REAL: return J_REAL;
-    case JSON_TRUE: return J_TRUE;
-    case JSON_FALSE: return J_FALSE;
-    default: return J_NULL;
-    }
-}
-
-static size_t v_pos(reader_t *r)
-{
-    if (r->json)
-        return NOPOS;
-    ws(r);
-    return r->cur;
-}
-
-/* Report "PLACE: expected WHAT, got KIND" (or the syntax error there). */
-static int type_fail(reader_t *r, const jval_t *v, const char *what, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int type_fail(reader_t *r, const jval_t *v, const char *what, const char *fmt, ...)
-{
-    int k = v_kind(r, v);
-    size_t pos = v_pos(r);
-    if (!r->json) {
-        /* a syntax error inside the value comes first */
-        if (skip_value(r, 0) < 0)
-            return -1;
-        r->cur = pos;
-    }
-    char place[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(place, sizeof(place), fmt, ap);
-    va_end(ap);
-    return rfail(r, pos, "%s: expected %s, got %s", place, what, kind_name(k));
-}
-
-/* Accessors return 1 (done), 0 (wrong type, nothing consumed), -1 (error
- * reported). */
-static int v_string(reader_t *r, const jval_t *v, size_t *off, size_t *len)
-{
-    if (!r->json) {
-        ws(r);
-        if (r->cur >= r->len || r->text[r->cur] != '"')
-            return 0;
-        return parse_str(r, off, len) < 0 ? -1 : 1;
-    }
-    if (!json_is_string(v->j))
-        return 0;
-    size_t n = json_string_length(v->j);
-    const char *s = json_string_value(v->j);
-    if (memchr(s, '\0', n))
-        return rfail(r, NOPOS, "a string contains a NUL character");
-    if (sb_reserve(&r->sc, n + 1) < 0)
-        return sysfail(r, "reading a string");
-    *off = r->sc.len;
-    *len = n;
-    memcpy(r->sc.p + r->sc.len, s, n);
-    r->sc.p[r->sc.len + n] = '\0';
-    r->sc.len += n + 1;
-    return 1;
-}
-
-static int v_int(reader_t *r, const jval_t *v, int64_t *out)
-{
-    if (!r->json) {
-        ws(r);
-        size_t end;
-        if (r->cur >= r->len)
-            return 0;
-        char c = r->text[r->cur];
-        if (c != '-' && (c < '0' || c > '9'))
-            return 0;
-        if (scan_number(r, &end, out) != J_INT)
-            return 0;
-        r->cur = end;
-        return 1;
-    }
-    if (!json_is_integer(v->j))
-        return 0;
-    *out = (int64_t)json_integer_value(v->j);
-    return 1;
-}
-
-static int v_bool(reader_t *r, const jval_t *v, bool *out)
-{
-    int k = v_kind(r, v);
-    if (k != J_TRUE && k != J_FALSE)
-        return 0;
-    *out = k == J_TRUE;
-    if (!r->json)
-        r->cur += k == J_TRUE ? 4 : 5;
-    return 1;
-}
-
-static int v_null(reader_t *r, const jval_t *v)
-{
-    if (v_kind(r, v) != J_NULL)
-        return 0;
-    if (!r->json)
-        r->cur += 4;
-    return 1;
-}
-
-typedef int (*member_f)(reader_t *r, const char *key, size_t klen, const jval_t *v, void *arg);
-typedef int (*elem_f)(reader_t *r, size_t i, const jval_t *v, void *arg);
-
-/* Call f for every member of the object v (the key, not NUL-terminated, is
- * valid until the next key is read).
- * A member f leaves unread is skipped.  1, 0 (not an object) or -1. */
-static int v_object(reader_t *r, const jval_t *v, member_f f, void *arg)
-{
-    if (r->json) {
-        if (!json_is_object(v->j))
-            return 0;
-        json_t *obj = (json_t *)(uintptr_t)v->j; /* jansson's iterator API is not const */
-        for (void *it = json_object_iter(obj); it; it = json_object_iter_next(obj, it)) {
-            const char *key = json_object_iter_key(it);
-            size_t kl = json_object_iter_key_len(it);
-            if (memchr(key, '\0', kl))
-                return rfail(r, NOPOS, "a key contains a NUL character");
-            jval_t m = {json_object_iter_value(it)};
-            if (f(r, key, kl, &m, arg) < 0)
-                return -1;
-        }
-        return 1;
-    }
-    if (text_kind(r) != J_OBJECT)
-        return 0;
-    r->cur++;
-    ws(r);
-    if (r->cur < r->len && r->text[r->cur] == '}') {
-        r->cur++;
-        return 1;
-    }
-    for (;;) {
-        ws(r);
-        if (r->cur >= r->len)
-            return syntax(r, r->cur, "unexpected end of input");
-        if (r->text[r->cur] != '"')
-            return syntax(r, r->cur, "expected a string key");
-        const char *k;
-        size_t kl;
-        if (parse_key(r, &k, &kl) < 0)
-            return -1;
-        ws(r);
-        if (r->cur >= r->len || r->text[r->cur] != ':')
-            return syntax(r, r->cur, "expected ':'");
-        r->cur++;
-        ws(r);
-        size_t vstart = r->cur;
-        jval_t m = {NULL};
-        if (f(r, k, kl, &m, arg) < 0)
-            return -1;
-        if (r->cur == vstart && skip_value(r, 1) < 0)
-            return -1;
-        ws(r);
-        if (r->cur < r->len && r->text[r->cur] == ',') {
-            r->cur++;
-            continue;
-        }
-        if (r->cur < r->len && r->text[r->cur] == '}') {
-            r->cur++;
-            return 1;
-        }
-        return syntax(r, r->cur,
-                      r->cur >= r->len ? "unexpected end of input" : "expected ',' or '}'");
-    }
-}
-
-static int v_array(reader_t *r, const jval_t *v, elem_f f, void *arg)
-{
-    if (r->json) {
-        if (!json_is_array(v->j))
-            return 0;
-        size_t n = json_array_size(v->j);
-        for (size_t i = 0; i < n; i++) {
-            jval_t m = {json_array_get(v->j, i)};
-            if (f(r, i, &m, arg) < 0)
-                return -1;
-        }
-        return 1;
-    }
-    if (text_kind(r) != J_ARRAY)
-        return 0;
-    r->cur++;
-    ws(r);
-    if (r->cur < r->len && r->text[r->cur] == ']') {
-        r->cur++;
-        return 1;
-    }
-    for (size_t i = 0;; i++) {
-        ws(r);
-        size_t vstart = r->cur;
-        jval_t m = {NULL};
-        if (f(r, i, &m, arg) < 0)
-            return -1;
-        if (r->cur == vstart && skip_value(r, 1) < 0)
-            return -1;
-        ws(r);
-        if (r->cur < r->len && r->text[r->cur] == ',') {
-            r->cur++;
-            continue;
-        }
-        if (r->cur < r->len && r->text[r->cur] == ']') {
-            r->cur++;
-            return 1;
-        }
-        return syntax(r, r->cur,
-                      r->cur >= r->len ? "unexpected end of input" : "expected ',' or ']'");
-    }
-}
-
 /* Check an accessor's result: on 0 report the type error at the place. */
 #define WANT(call, what, ...)                                                   \
     do {                                                                        \
@@ -924,14 +155,20 @@ static int v_array(reader_t *r, const jval_t *v, elem_f f, void *arg)
         if (rc_ < 0)                                                            \
             return -1;                                                          \
         if (rc_ == 0)                                                           \
-            return type_fail(r, v, what, __VA_ARGS__);                          \
+            return grovep_json_type_fail(js, v, what, __VA_ARGS__);             \
     } while (0)
 
 #define KEYIS(k, l, lit) ((l) == sizeof(lit) - 1 && !memcmp((k), lit, sizeof(lit) - 1))
 
+static reader_t *reader_of(grovep_json_t *js)
+{
+    return (reader_t *)(void *)js;
+}
+
+/* The string at offset off of the strings read. */
 static const char *S(const reader_t *r, size_t off)
 {
-    return r->sc.p + off;
+    return r->js.sc.p + off;
 }
 
 /* ---- file node ids -------------------------------------------------------- */
@@ -970,9 +207,9 @@ static grove_vid_t fid_hfind(const reader_t *r, const char *s, size_t n, uint32_
     size_t mask = r->nslots - 1, j = h & mask;
     while (r->slots[j]) {
         size_t i = r->slots[j] - 1;
-        const char *t = r->fids.p + r->fid_off[i];
-        if (r->fid_hash[i] == h && !memcmp(t, s, n) && t[n] == '\0')
-            return r->fid_vid[i];
+        const char *t = r->fids.p + r->fid[i].off;
+        if (r->fid[i].hash == h && !memcmp(t, s, n) && t[n] == '\0')
+            return r->fid[i].vid;
         j = (j + 1) & mask;
     }
     if (slot)
@@ -998,7 +235,7 @@ static int fid_grow(reader_t *r)
         return -1;
     }
     for (size_t i = 0; i < r->nfid; i++) {
-        size_t j = r->fid_hash[i] & (n - 1);
+        size_t j = r->fid[i].hash & (n - 1);
         while (s[j])
             j = (j + 1) & (n - 1);
         s[j] = (uint32_t)i + 1;
@@ -1014,15 +251,10 @@ static int fid_add(reader_t *r, const char *s, size_t n, grove_vid_t v)
 {
     long k = canon_num(s, n);
     if (k >= 0 && (size_t)k >= r->numcap && (size_t)k < 4 * ((size_t)v + 1) + 65536) {
-        size_t c = r->numcap ? r->numcap : 1024;
-        while (c <= (size_t)k)
-            c *= 2;
-        uint32_t *q = realloc(r->num, c * sizeof(*q));
-        if (!q)
-            goto nomem;
-        memset(q + r->numcap, 0, (c - r->numcap) * sizeof(*q));
-        r->num = q;
-        r->numcap = c;
+        size_t old = r->numcap;
+        if (grovep_grow((void **)&r->num, &r->numcap, (size_t)k + 1, sizeof(*r->num)) < 0)
+            return -1;
+        memset(r->num + old, 0, (r->numcap - old) * sizeof(*r->num));
     }
     if (k >= 0 && (size_t)k < r->numcap) {
         r->num[k] = v + 1;
@@ -1031,37 +263,19 @@ static int fid_add(reader_t *r, const char *s, size_t n, grove_vid_t v)
     uint32_t h = hash_str(s, n);
     if ((r->nfid + 1) * 2 > r->nslots && fid_grow(r) < 0)
         return -1;
-    if (r->nfid == r->fidcap) {
-        size_t c = r->fidcap ? r->fidcap * 2 : 1024;
-        size_t *o = realloc(r->fid_off, c * sizeof(*o));
-        if (!o)
-            goto nomem;
-        r->fid_off = o;
-        uint32_t *hh = realloc(r->fid_hash, c * sizeof(*hh));
-        if (!hh)
-            goto nomem;
-        r->fid_hash = hh;
-        grove_vid_t *vv = realloc(r->fid_vid, c * sizeof(*vv));
-        if (!vv)
-            goto nomem;
-        r->fid_vid = vv;
-        r->fidcap = c;
-    }
-    size_t off = r->fids.len;
-    if (sb_put(&r->fids, s, n) < 0)
+    if (grovep_grow((void **)&r->fid, &r->fidcap, r->nfid + 1, sizeof(*r->fid)) < 0)
         return -1;
-    r->fids.p[r->fids.len++] = '\0';
+    size_t off = grovep_buf_putz(&r->fids, s, n);
+    if (off == (size_t)-1)
+        return -1;
     size_t slot;
     fid_hfind(r, s, n, h, &slot);
-    r->fid_off[r->nfid] = off;
-    r->fid_hash[r->nfid] = h;
-    r->fid_vid[r->nfid] = v;
+    r->fid[r->nfid].off = off;
+    r->fid[r->nfid].hash = h;
+    r->fid[r->nfid].vid = v;
     r->slots[slot] = (uint32_t)r->nfid + 1;
     r->nfid++;
     return 0;
-nomem:
-    errno = ENOMEM;
-    return -1;
 }
 
 /* The file id of v (for messages: a linear search) into buf. */
@@ -1073,8 +287,8 @@ static const char *fid_of(const reader_t *r, grove_vid_t v, char *buf, size_t le
             return buf;
         }
     for (size_t i = 0; i < r->nfid; i++)
-        if (r->fid_vid[i] == v)
-            return r->fids.p + r->fid_off[i];
+        if (r->fid[i].vid == v)
+            return r->fids.p + r->fid[i].off;
     return "?";
 }
 
@@ -1084,7 +298,7 @@ static int push_kref(reader_t *r, kref_t **arr, size_t *n, size_t *cap, kref_t k
 {
     kref_t *p = vec_push((void **)arr, n, cap, sizeof(**arr));
     if (!p)
-        return sysfail(r, "reading a node");
+        return grovep_json_sysfail(&r->js, "reading a node");
     *p = k;
     return 0;
 }
@@ -1094,37 +308,38 @@ typedef struct kvctx {
     int which; /* K_PROPS, K_PATHS, or -1 for tags */
 } kvctx_t;
 
-static int kv_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
+static int kv_member(grovep_json_t *js, const char *k, size_t kl, const grovep_jval_t *v, void *arg)
 {
+    reader_t *r = reader_of(js);
     kvctx_t *c = arg;
-    size_t ko = r->sc.len; /* keep the key */
-    if (sb_put(&r->sc, k, kl) < 0)
-        return sysfail(r, "reading a node");
-    r->sc.p[r->sc.len++] = '\0';
-    size_t pos = v_pos(r);
+    size_t ko = grovep_buf_putz(&r->js.sc, k, kl); /* keep the key */
+    if (ko == (size_t)-1)
+        return grovep_json_sysfail(js, "reading a node");
+    size_t pos = grovep_json_pos(js);
     kref_t kr = {.k = ko, .kl = kl, .v = NOOFF, .vl = 0, .pos = pos};
     if (c->which == K_PROPS) {
-        WANT(v_string(r, v, &kr.v, &kr.vl), "a string", "nodes[%zu].metadata.properties.%s",
-             c->n->idx, S(r, ko));
+        WANT(grovep_json_string(js, v, &kr.v, &kr.vl), "a string",
+             "nodes[%zu].metadata.properties.%s", c->n->idx, S(r, ko));
         return push_kref(r, &r->props, &r->nprops, &r->propcap, kr);
     }
     if (c->which == K_PATHS) {
-        WANT(v_string(r, v, &kr.v, &kr.vl), "a string", "nodes[%zu].metadata.paths.%s",
+        WANT(grovep_json_string(js, v, &kr.v, &kr.vl), "a string", "nodes[%zu].metadata.paths.%s",
              c->n->idx, S(r, ko));
         return push_kref(r, &r->cpaths, &r->ncpaths, &r->cpathcap, kr);
     }
-    int rc = v_null(r, v);
+    int rc = grovep_json_null(js, v);
     if (rc == 0)
-        WANT(v_string(r, v, &kr.v, &kr.vl), "a string or null",
+        WANT(grovep_json_string(js, v, &kr.v, &kr.vl), "a string or null",
              "nodes[%zu].metadata.grove.tags.%s", c->n->idx, S(r, ko));
     return push_kref(r, &r->tags, &r->ntags, &r->tagcap, kr);
 }
 
-static int prop_elem(reader_t *r, size_t i, const jval_t *v, void *arg)
+static int prop_elem(grovep_json_t *js, size_t i, const grovep_jval_t *v, void *arg)
 {
+    reader_t *r = reader_of(js);
     nrec_t *n = arg;
-    kref_t k = {.v = NOOFF, .pos = v_pos(r)};
-    WANT(v_string(r, v, &k.k, &k.kl), "a string", "nodes[%zu].metadata.properties[%zu]",
+    kref_t k = {.v = NOOFF, .pos = grovep_json_pos(js)};
+    WANT(grovep_json_string(js, v, &k.k, &k.kl), "a string", "nodes[%zu].metadata.properties[%zu]",
          n->idx, i);
     return push_kref(r, &r->props, &r->nprops, &r->propcap, k);
 }
@@ -1136,7 +351,8 @@ typedef struct recctx {
     unsigned seen;
 } recctx_t;
 
-static int rec_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
+static int rec_member(grovep_json_t *js, const char *k, size_t kl, const grovep_jval_t *v,
+                      void *arg)
 {
     recctx_t *c = arg;
     int64_t *dst = NULL;
@@ -1150,52 +366,55 @@ static int rec_member(reader_t *r, const char *k, size_t kl, const jval_t *v, vo
     else if (KEYIS(k, kl, "end"))
         dst = &c->d.end, bit = 8;
     else if (KEYIS(k, kl, "exclusive")) {
-        WANT(v_bool(r, v, &c->d.asked), "a boolean",
+        WANT(grovep_json_bool(js, v, &c->d.asked), "a boolean",
              "nodes[%zu].metadata.grove.records[%zu].exclusive", c->n->idx, c->idx);
         return 0;
     } else
         return 0;
-    WANT(v_int(r, v, dst), "an integer", "nodes[%zu].metadata.grove.records[%zu].%.*s",
+    WANT(grovep_json_int(js, v, dst), "an integer", "nodes[%zu].metadata.grove.records[%zu].%.*s",
          c->n->idx, c->idx, (int)kl, k);
     c->seen |= bit;
     return 0;
 }
 
-static int rec_elem(reader_t *r, size_t i, const jval_t *v, void *arg)
+static int rec_elem(grovep_json_t *js, size_t i, const grovep_jval_t *v, void *arg)
 {
+    reader_t *r = reader_of(js);
     nrec_t *n = arg;
     recctx_t c = {.n = n, .idx = i};
     c.d.end = GROVE_TIME_MAX;
-    c.d.pos = v_pos(r);
+    c.d.pos = grovep_json_pos(js);
     c.d.node = n->idx;
     c.d.idx = i;
-    WANT(v_object(r, v, rec_member, &c), "an object", "nodes[%zu].metadata.grove.records[%zu]",
-         n->idx, i);
+    WANT(grovep_json_object(js, v, rec_member, &c), "an object",
+         "nodes[%zu].metadata.grove.records[%zu]", n->idx, i);
     static const char *const need[] = {"job", "amount", "start"};
     for (int b = 0; b < 3; b++)
         if (!(c.seen & (1u << b)))
-            return rfail(r, c.d.pos, "nodes[%zu].metadata.grove.records[%zu]: missing \"%s\"",
-                         n->idx, i, need[b]);
+            return grovep_json_fail(js, c.d.pos,
+                                    "nodes[%zu].metadata.grove.records[%zu]: missing \"%s\"",
+                                    n->idx, i, need[b]);
     if (c.d.job < 0)
-        return rfail(r, c.d.pos, "nodes[%zu].metadata.grove.records[%zu].job: negative job id",
-                     n->idx, i);
+        return grovep_json_fail(
+            js, c.d.pos, "nodes[%zu].metadata.grove.records[%zu].job: negative job id", n->idx, i);
     drec_t *d = VPUSH(r->recs, r->nrecs, r->reccap);
     if (!d)
-        return sysfail(r, "reading records");
+        return grovep_json_sysfail(js, "reading records");
     c.d.v = (grove_vid_t)n->idx;
     *d = c.d;
     return 0;
 }
 
-static int grove_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
+static int grove_member(grovep_json_t *js, const char *k, size_t kl, const grovep_jval_t *v,
+                        void *arg)
 {
     nrec_t *n = arg;
     if (KEYIS(k, kl, "tags")) {
         kvctx_t c = {n, -1};
-        WANT(v_object(r, v, kv_member, &c), "an object", "nodes[%zu].metadata.grove.tags",
-             n->idx);
+        WANT(grovep_json_object(js, v, kv_member, &c), "an object",
+             "nodes[%zu].metadata.grove.tags", n->idx);
     } else if (KEYIS(k, kl, "records")) {
-        WANT(v_array(r, v, rec_elem, n), "an array", "nodes[%zu].metadata.grove.records",
+        WANT(grovep_json_array(js, v, rec_elem, n), "an array", "nodes[%zu].metadata.grove.records",
              n->idx);
     }
     return 0;
@@ -1229,16 +448,17 @@ static int meta_key(const char *k, size_t kl)
     return i >= 0 && !memcmp(meta_names[i], k, kl) ? i : -1;
 }
 
-static int meta_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
+static int meta_member(grovep_json_t *js, const char *k, size_t kl, const grovep_jval_t *v,
+                       void *arg)
 {
     nrec_t *n = arg;
     int key = meta_key(k, kl);
     if (key < 0)
         return 0;
-    size_t pos = v_pos(r);
+    size_t pos = grovep_json_pos(js);
     const char *name = meta_names[key];
     if (n->seen & (1u << key))
-        return rfail(r, pos, "nodes[%zu].metadata: duplicate key \"%s\"", n->idx, name);
+        return grovep_json_fail(js, pos, "nodes[%zu].metadata: duplicate key \"%s\"", n->idx, name);
     n->seen |= 1u << key;
     n->kpos[key] = pos;
     switch (key) {
@@ -1247,15 +467,15 @@ static int meta_member(reader_t *r, const char *k, size_t kl, const jval_t *v, v
     case K_NAME:
     case K_UNIT:
     case K_UUID:
-        WANT(v_string(r, v, &n->soff[key], &n->slen[key]), "a string", "nodes[%zu].metadata.%s",
-             n->idx, name);
+        WANT(grovep_json_string(js, v, &n->soff[key], &n->slen[key]), "a string",
+             "nodes[%zu].metadata.%s", n->idx, name);
         break;
     case K_ID:
     case K_RANK:
     case K_SIZE:
     case K_UNIQ: {
         int64_t x;
-        WANT(v_int(r, v, &x), "an integer", "nodes[%zu].metadata.%s", n->idx, name);
+        WANT(grovep_json_int(js, v, &x), "an integer", "nodes[%zu].metadata.%s", n->idx, name);
         if (key == K_ID)
             n->id = x;
         else if (key == K_RANK)
@@ -1266,59 +486,64 @@ static int meta_member(reader_t *r, const char *k, size_t kl, const jval_t *v, v
     }
     case K_EXCL: {
         bool b;
-        WANT(v_bool(r, v, &b), "a boolean", "nodes[%zu].metadata.exclusive", n->idx);
+        WANT(grovep_json_bool(js, v, &b), "a boolean", "nodes[%zu].metadata.exclusive", n->idx);
         break;
     }
     case K_STATUS: {
         size_t l;
-        int rc = v_int(r, v, &n->status_int);
+        int rc = grovep_json_int(js, v, &n->status_int);
         if (rc < 0)
             return -1;
         if (rc) {
-            n->status_kind = J_INT;
+            n->status_kind = GROVEP_J_INT;
             break;
         }
-        WANT(v_string(r, v, &n->status_off, &l), "an integer or a string",
+        WANT(grovep_json_string(js, v, &n->status_off, &l), "an integer or a string",
              "nodes[%zu].metadata.status", n->idx);
-        n->status_kind = J_STRING;
+        n->status_kind = GROVEP_J_STRING;
         break;
     }
     case K_PROPS: {
         kvctx_t c = {n, K_PROPS};
-        int rc = v_object(r, v, kv_member, &c);
+        int rc = grovep_json_object(js, v, kv_member, &c);
         if (rc < 0)
             return -1;
         if (rc == 0)
-            WANT(v_array(r, v, prop_elem, n), "an object or an array",
+            WANT(grovep_json_array(js, v, prop_elem, n), "an object or an array",
                  "nodes[%zu].metadata.properties", n->idx);
         break;
     }
     case K_PATHS: {
         kvctx_t c = {n, K_PATHS};
-        WANT(v_object(r, v, kv_member, &c), "an object", "nodes[%zu].metadata.paths", n->idx);
+        WANT(grovep_json_object(js, v, kv_member, &c), "an object", "nodes[%zu].metadata.paths",
+             n->idx);
         break;
     }
     case K_GROVE:
-        WANT(v_object(r, v, grove_member, n), "an object", "nodes[%zu].metadata.grove", n->idx);
+        WANT(grovep_json_object(js, v, grove_member, n), "an object", "nodes[%zu].metadata.grove",
+             n->idx);
         break;
     }
     return 0;
 }
 
-static int node_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
+static int node_member(grovep_json_t *js, const char *k, size_t kl, const grovep_jval_t *v,
+                       void *arg)
 {
     nrec_t *n = arg;
     if (KEYIS(k, kl, "id")) {
         if (n->has_fid)
-            return rfail(r, v_pos(r), "nodes[%zu]: duplicate key \"id\"", n->idx);
-        n->fid_pos = v_pos(r);
-        WANT(v_string(r, v, &n->fid, &n->fidl), "a string", "nodes[%zu].id", n->idx);
+            return grovep_json_fail(js, grovep_json_pos(js), "nodes[%zu]: duplicate key \"id\"",
+                                    n->idx);
+        n->fid_pos = grovep_json_pos(js);
+        WANT(grovep_json_string(js, v, &n->fid, &n->fidl), "a string", "nodes[%zu].id", n->idx);
         n->has_fid = true;
     } else if (KEYIS(k, kl, "metadata")) {
         if (n->has_meta)
-            return rfail(r, v_pos(r), "nodes[%zu]: duplicate key \"metadata\"", n->idx);
-        n->meta_pos = v_pos(r);
-        WANT(v_object(r, v, meta_member, n), "an object", "nodes[%zu].metadata", n->idx);
+            return grovep_json_fail(js, grovep_json_pos(js),
+                                    "nodes[%zu]: duplicate key \"metadata\"", n->idx);
+        n->meta_pos = grovep_json_pos(js);
+        WANT(grovep_json_object(js, v, meta_member, n), "an object", "nodes[%zu].metadata", n->idx);
         n->has_meta = true;
     }
     return 0;
@@ -1333,59 +558,70 @@ static const char *last_component(const char *p, size_t n, size_t *len)
     return *len ? s : NULL;
 }
 
-/* Make the vertex of node n and file everything deferred. */
-static int commit_node(reader_t *r, nrec_t *n)
+/* Check what node n gives before anything is built; its status in
+ * *status. */
+static int check_node(reader_t *r, const nrec_t *n, int *status)
 {
+    grovep_json_t *js = &r->js;
     size_t i = n->idx;
     if (!n->has_fid)
-        return rfail(r, n->pos, "nodes[%zu]: missing \"id\"", i);
+        return grovep_json_fail(js, n->pos, "nodes[%zu]: missing \"id\"", i);
     if (!n->has_meta)
-        return rfail(r, n->pos, "nodes[%zu]: missing \"metadata\"", i);
+        return grovep_json_fail(js, n->pos, "nodes[%zu]: missing \"metadata\"", i);
     if (n->soff[K_TYPE] == NOOFF)
-        return rfail(r, n->meta_pos, "nodes[%zu].metadata: missing \"type\"", i);
+        return grovep_json_fail(js, n->meta_pos, "nodes[%zu].metadata: missing \"type\"", i);
     if (n->slen[K_TYPE] == 0)
-        return rfail(r, n->kpos[K_TYPE], "nodes[%zu].metadata.type: empty type", i);
+        return grovep_json_fail(js, n->kpos[K_TYPE], "nodes[%zu].metadata.type: empty type", i);
     for (int k = K_BASENAME; k <= K_NAME; k++) /* they make up paths */
         if (n->soff[k] != NOOFF && memchr(S(r, n->soff[k]), '/', n->slen[k]))
-            return rfail(r, n->kpos[k], "nodes[%zu].metadata.%s: \"%s\" contains '/'", i,
-                         meta_names[k], S(r, n->soff[k]));
+            return grovep_json_fail(js, n->kpos[k], "nodes[%zu].metadata.%s: \"%s\" contains '/'",
+                                    i, meta_names[k], S(r, n->soff[k]));
     if (n->size < 0)
-        return rfail(r, n->kpos[K_SIZE], "nodes[%zu].metadata.size: negative size %lld", i,
-                     (long long)n->size);
+        return grovep_json_fail(js, n->kpos[K_SIZE], "nodes[%zu].metadata.size: negative size %lld",
+                                i, (long long)n->size);
     if (n->id < -1)
-        return rfail(r, n->kpos[K_ID], "nodes[%zu].metadata.id: invalid id %lld", i,
-                     (long long)n->id);
+        return grovep_json_fail(js, n->kpos[K_ID], "nodes[%zu].metadata.id: invalid id %lld", i,
+                                (long long)n->id);
     if (n->rank < -1)
-        return rfail(r, n->kpos[K_RANK], "nodes[%zu].metadata.rank: invalid rank %lld", i,
-                     (long long)n->rank);
-    const char *uuid = n->soff[K_UUID] != NOOFF ? S(r, n->soff[K_UUID]) : NULL;
-    int status = GROVE_STATUS_UP;
-    if (n->status_kind == J_INT) {
+        return grovep_json_fail(js, n->kpos[K_RANK], "nodes[%zu].metadata.rank: invalid rank %lld",
+                                i, (long long)n->rank);
+    *status = GROVE_STATUS_UP;
+    if (n->status_kind == GROVEP_J_INT) {
         if (n->status_int < 0 || n->status_int >= GROVE_STATUS_COUNT)
-            return rfail(r, n->kpos[K_STATUS], "nodes[%zu].metadata.status: unknown status %lld",
-                         i, (long long)n->status_int);
-        status = (int)n->status_int;
-    } else if (n->status_kind == J_STRING) {
-        status = grove_status_parse(S(r, n->status_off));
-        if (status < 0)
-            return rfail(r, n->kpos[K_STATUS],
-                         "nodes[%zu].metadata.status: unknown status \"%s\"", i,
-                         S(r, n->status_off));
+            return grovep_json_fail(js, n->kpos[K_STATUS],
+                                    "nodes[%zu].metadata.status: unknown status %lld", i,
+                                    (long long)n->status_int);
+        *status = (int)n->status_int;
+    } else if (n->status_kind == GROVEP_J_STRING) {
+        *status = grove_status_parse(S(r, n->status_off));
+        if (*status < 0)
+            return grovep_json_fail(js, n->kpos[K_STATUS],
+                                    "nodes[%zu].metadata.status: unknown status \"%s\"", i,
+                                    S(r, n->status_off));
     }
     const char *fid = S(r, n->fid);
     grove_vid_t dup = fid_find(r, fid, n->fidl);
     if (dup != GROVE_VID_NONE)
-        return rfail(r, n->fid_pos, "nodes[%zu].id: duplicate node id \"%s\" (also nodes[%u])",
-                     i, fid, dup);
+        return grovep_json_fail(js, n->fid_pos,
+                                "nodes[%zu].id: duplicate node id \"%s\" (also nodes[%u])", i, fid,
+                                dup);
     for (size_t p = 0; p < r->ncpaths; p++) {
         kref_t *k = &r->cpaths[p];
         if (k->vl == 0 || S(r, k->v)[0] != '/')
-            return rfail(r, k->pos,
-                         "nodes[%zu].metadata.paths.%s: \"%s\" does not start with '/'", i,
-                         S(r, k->k), S(r, k->v));
+            return grovep_json_fail(js, k->pos,
+                                    "nodes[%zu].metadata.paths.%s: \"%s\" does not start with '/'",
+                                    i, S(r, k->k), S(r, k->v));
     }
+    return 0;
+}
 
-    /* the name: given, or from the containment path (else the first path) */
+/* The vertex of node n (checked), or GROVE_VID_NONE with the failure
+ * reported.  The name: given, or from the containment path (else the
+ * first path). */
+static grove_vid_t add_vertex(reader_t *r, const nrec_t *n)
+{
+    grovep_json_t *js = &r->js;
+    size_t i = n->idx;
     char namebuf[256];
     char *heapname = NULL;
     const char *name = n->soff[K_NAME] != NOOFF ? S(r, n->soff[K_NAME]) : NULL;
@@ -1398,13 +634,16 @@ static int commit_node(reader_t *r, nrec_t *n)
         const char *c = last_component(S(r, pk->v), pk->vl, &l);
         if (c) {
             char *dst = namebuf;
-            if (l >= sizeof(namebuf) && !(dst = heapname = malloc(l + 1)))
-                return sysfail(r, "reading a node");
+            if (l >= sizeof(namebuf) && !(dst = heapname = malloc(l + 1))) {
+                grovep_json_sysfail(js, "reading a node");
+                return GROVE_VID_NONE;
+            }
             memcpy(dst, c, l);
             dst[l] = '\0';
             name = dst;
         }
     }
+    const char *uuid = n->soff[K_UUID] != NOOFF ? S(r, n->soff[K_UUID]) : NULL;
     grove_vertex_info_t info;
     grove_vertex_info_init(&info);
     info.type = S(r, n->soff[K_TYPE]);
@@ -1417,77 +656,54 @@ static int commit_node(reader_t *r, nrec_t *n)
     info.uuid = uuid;
     grove_vid_t v = grove_graph_add_vertex(r->g, &info);
     free(heapname);
-    if (v == GROVE_VID_NONE) {
-        /* the rest was checked above: the uuid is malformed or taken */
-        if (errno == EINVAL && uuid)
-            return rfail(r, n->kpos[K_UUID], "nodes[%zu].metadata.uuid: malformed uuid \"%s\"",
+    if (v != GROVE_VID_NONE)
+        return v;
+    /* the rest was checked: the uuid is malformed or taken */
+    if (errno == EINVAL && uuid)
+        grovep_json_fail(js, n->kpos[K_UUID], "nodes[%zu].metadata.uuid: malformed uuid \"%s\"",
                          i, uuid);
-        if (errno == EEXIST && uuid)
-            return rfail(r, n->kpos[K_UUID],
+    else if (errno == EEXIST && uuid)
+        grovep_json_fail(js, n->kpos[K_UUID],
                          "nodes[%zu].metadata.uuid: duplicate uuid \"%s\" (also nodes[%u])", i,
                          uuid, grove_graph_find_uuid(r->g, uuid));
-        if (errno == EINVAL || errno == EEXIST)
-            return rfail(r, n->pos, "nodes[%zu]: cannot add the vertex: %s", i,
+    else if (errno == EINVAL || errno == EEXIST)
+        grovep_json_fail(js, n->pos, "nodes[%zu]: cannot add the vertex: %s", i,
                          strerror(errno));
-        return sysfail(r, "adding a vertex");
-    }
-    if (fid_add(r, fid, n->fidl, v) < 0)
-        return sysfail(r, "reading node ids");
-    for (size_t p = 0; p < r->nprops; p++) {
-        const kref_t *k = &r->props[p];
-        if (grove_vertex_set_property(r->g, v, S(r, k->k), k->v == NOOFF ? "" : S(r, k->v)) < 0)
-            return sysfail(r, "setting a property");
-    }
-    for (size_t p = 0; p < r->ntags; p++) {
-        const kref_t *k = &r->tags[p];
-        if (grove_vertex_tag(r->g, v, S(r, k->k), k->v == NOOFF ? NULL : S(r, k->v)) < 0)
-            return sysfail(r, "setting a tag");
-    }
-    if (status != GROVE_STATUS_UP) {
-        if (r->nstats == r->statcap) {
-            size_t c = r->statcap ? r->statcap * 2 : 64;
-            void *q = realloc(r->stats, c * sizeof(*r->stats));
-            if (!q)
-                return sysfail(r, "reading a node");
-            r->stats = q;
-            r->statcap = c;
-        }
-        r->stats[r->nstats].v = v;
-        r->stats[r->nstats++].status = (uint8_t)status;
-    }
-    /* paths, linked per vertex in file order */
-    if (v >= r->vpathcap) {
-        size_t c = r->vpathcap ? r->vpathcap * 2 : 1024;
-        uint32_t *q = realloc(r->vpath, c * sizeof(*q));
-        if (!q)
-            return sysfail(r, "reading paths");
-        r->vpath = q;
-        r->vpathcap = c;
-    }
+    else
+        grovep_json_sysfail(js, "adding a vertex");
+    return GROVE_VID_NONE;
+}
+
+/* File the paths of the current node for vertex v, linked per vertex in
+ * file order, to be checked once the edges are in. */
+static int file_paths(reader_t *r, grove_vid_t v)
+{
+    grovep_json_t *js = &r->js;
+    if (grovep_grow((void **)&r->vpath, &r->vpathcap, (size_t)v + 1, sizeof(*r->vpath)) < 0)
+        return grovep_json_sysfail(js, "reading paths");
     r->vpath[v] = GROVEP_NONE;
     uint32_t prev = GROVEP_NONE; /* (indexes: the array may move) */
     for (size_t p = 0; p < r->ncpaths; p++) {
         const kref_t *k = &r->cpaths[p];
         grove_sym_t sub = grove_graph_sym(r->g, S(r, k->k));
         if (sub == GROVE_SYM_NONE)
-            return sysfail(r, "reading paths");
+            return grovep_json_sysfail(js, "reading paths");
         if (r->npaths >= GROVEP_NONE - 1) {
             errno = EOVERFLOW;
-            return sysfail(r, "reading paths");
+            return grovep_json_sysfail(js, "reading paths");
         }
         fpath_t *fp = VPUSH(r->paths, r->npaths, r->pathcap);
         if (!fp)
-            return sysfail(r, "reading paths");
+            return grovep_json_sysfail(js, "reading paths");
         *fp = (fpath_t){.sub = sub, .next = GROVEP_NONE, .pos = k->pos, .off = NOOFF};
         /* in the text without escapes: no copy */
-        bool plain = !r->json && k->pos + k->vl + 1 < r->len && r->text[k->pos] == '"'
-                     && r->text[k->pos + 1 + k->vl] == '"'
-                     && !memchr(r->text + k->pos + 1, '\\', k->vl);
+        bool plain = !js->json && k->pos + k->vl + 1 < js->len && js->text[k->pos] == '"'
+                     && js->text[k->pos + 1 + k->vl] == '"'
+                     && !memchr(js->text + k->pos + 1, '\\', k->vl);
         if (!plain) {
-            fp->off = r->parena.len;
-            if (sb_put(&r->parena, S(r, k->v), k->vl) < 0)
-                return sysfail(r, "reading paths");
-            r->parena.p[r->parena.len++] = '\0';
+            fp->off = grovep_buf_putz(&r->parena, S(r, k->v), k->vl);
+            if (fp->off == (size_t)-1)
+                return grovep_json_sysfail(js, "reading paths");
         }
         uint32_t idx = (uint32_t)(r->npaths - 1);
         if (prev == GROVEP_NONE)
@@ -1499,11 +715,46 @@ static int commit_node(reader_t *r, nrec_t *n)
     return 0;
 }
 
-static int node_elem(reader_t *r, size_t i, const jval_t *v, void *arg)
+/* Make the vertex of node n and file everything deferred. */
+static int commit_node(reader_t *r, nrec_t *n)
 {
+    grovep_json_t *js = &r->js;
+    int status = GROVE_STATUS_UP;
+    if (check_node(r, n, &status) < 0)
+        return -1;
+    grove_vid_t v = add_vertex(r, n);
+    if (v == GROVE_VID_NONE)
+        return -1;
+    if (fid_add(r, S(r, n->fid), n->fidl, v) < 0)
+        return grovep_json_sysfail(js, "reading node ids");
+    for (size_t p = 0; p < r->nprops; p++) {
+        const kref_t *k = &r->props[p];
+        if (grove_vertex_set_property(r->g, v, S(r, k->k), k->v == NOOFF ? "" : S(r, k->v)) < 0)
+            return grovep_json_sysfail(js, "setting a property");
+    }
+    for (size_t p = 0; p < r->ntags; p++) {
+        const kref_t *k = &r->tags[p];
+        if (grove_vertex_tag(r->g, v, S(r, k->k), k->v == NOOFF ? NULL : S(r, k->v)) < 0)
+            return grovep_json_sysfail(js, "setting a tag");
+    }
+    if (status != GROVE_STATUS_UP) {
+        if (!VPUSH(r->stats, r->nstats, r->statcap))
+            return grovep_json_sysfail(js, "reading a node");
+        r->stats[r->nstats - 1].v = v;
+        r->stats[r->nstats - 1].status = (uint8_t)status;
+    }
+    return file_paths(r, v);
+}
+
+static int node_elem(grovep_json_t *js, size_t i, const grovep_jval_t *v, void *arg)
+{
+    reader_t *r = reader_of(js);
     (void)arg;
-    size_t mark = r->sc.len;
-    nrec_t n = {.idx = i, .pos = v_pos(r), .id = GROVE_ID_NONE, .rank = GROVE_ID_NONE,
+    size_t mark = r->js.sc.len;
+    nrec_t n = {.idx = i,
+                .pos = grovep_json_pos(js),
+                .id = GROVE_ID_NONE,
+                .rank = GROVE_ID_NONE,
                 .size = 1};
     for (int k = 0; k < K_NSTR; k++)
         n.soff[k] = NOOFF;
@@ -1511,26 +762,27 @@ static int node_elem(reader_t *r, size_t i, const jval_t *v, void *arg)
         n.kpos[k] = n.pos;
     n.meta_pos = n.pos;
     r->nprops = r->ntags = r->ncpaths = 0;
-    WANT(v_object(r, v, node_member, &n), "an object", "nodes[%zu]", i);
+    WANT(grovep_json_object(js, v, node_member, &n), "an object", "nodes[%zu]", i);
     int rc = commit_node(r, &n);
-    r->sc.len = mark;
+    r->js.sc.len = mark;
     r->nnodes++;
     return rc;
 }
 
 /* ---- edges ----------------------------------------------------------------- */
 
-static int name_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
+static int name_member(grovep_json_t *js, const char *k, size_t kl, const grovep_jval_t *v,
+                       void *arg)
 {
+    reader_t *r = reader_of(js);
     erec_t *e = arg;
     if (e->seen & 0x100)
         return 0; /* only the first {subsystem: relationship} */
     e->seen |= 0x100;
-    size_t ko = r->sc.len, rel, rell;
-    if (sb_put(&r->sc, k, kl) < 0)
-        return sysfail(r, "reading an edge");
-    r->sc.p[r->sc.len++] = '\0';
-    WANT(v_string(r, v, &rel, &rell), "a string", "edges[%zu].metadata.name.%s", e->idx,
+    size_t ko = grovep_buf_putz(&r->js.sc, k, kl), rel, rell;
+    if (ko == (size_t)-1)
+        return grovep_json_sysfail(js, "reading an edge");
+    WANT(grovep_json_string(js, v, &rel, &rell), "a string", "edges[%zu].metadata.name.%s", e->idx,
          S(r, ko));
     if (e->sub == NOOFF) {
         e->sub = ko;
@@ -1543,37 +795,41 @@ static int name_member(reader_t *r, const char *k, size_t kl, const jval_t *v, v
     return 0;
 }
 
-static int emeta_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
+static int emeta_member(grovep_json_t *js, const char *k, size_t kl, const grovep_jval_t *v,
+                        void *arg)
 {
     erec_t *e = arg;
     if (KEYIS(k, kl, "subsystem")) {
-        WANT(v_string(r, v, &e->sub, &e->subl), "a string", "edges[%zu].metadata.subsystem",
-             e->idx);
+        WANT(grovep_json_string(js, v, &e->sub, &e->subl), "a string",
+             "edges[%zu].metadata.subsystem", e->idx);
         e->seen |= 0x10;
     } else if (KEYIS(k, kl, "relationship")) {
-        WANT(v_string(r, v, &e->rel, &e->rell), "a string", "edges[%zu].metadata.relationship",
-             e->idx);
+        WANT(grovep_json_string(js, v, &e->rel, &e->rell), "a string",
+             "edges[%zu].metadata.relationship", e->idx);
         e->seen |= 0x20;
     } else if (KEYIS(k, kl, "name")) {
-        WANT(v_object(r, v, name_member, e), "an object", "edges[%zu].metadata.name", e->idx);
+        WANT(grovep_json_object(js, v, name_member, e), "an object", "edges[%zu].metadata.name",
+             e->idx);
     }
     return 0;
 }
 
-static int edge_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
+static int edge_member(grovep_json_t *js, const char *k, size_t kl, const grovep_jval_t *v,
+                       void *arg)
 {
     erec_t *e = arg;
     if (KEYIS(k, kl, "source")) {
-        e->src_pos = v_pos(r);
-        WANT(v_string(r, v, &e->src, &e->srcl), "a string", "edges[%zu].source", e->idx);
+        e->src_pos = grovep_json_pos(js);
+        WANT(grovep_json_string(js, v, &e->src, &e->srcl), "a string", "edges[%zu].source", e->idx);
     } else if (KEYIS(k, kl, "target")) {
-        e->dst_pos = v_pos(r);
-        WANT(v_string(r, v, &e->dst, &e->dstl), "a string", "edges[%zu].target", e->idx);
+        e->dst_pos = grovep_json_pos(js);
+        WANT(grovep_json_string(js, v, &e->dst, &e->dstl), "a string", "edges[%zu].target", e->idx);
     } else if (KEYIS(k, kl, "metadata")) {
-        WANT(v_object(r, v, emeta_member, e), "an object", "edges[%zu].metadata", e->idx);
+        WANT(grovep_json_object(js, v, emeta_member, e), "an object", "edges[%zu].metadata",
+             e->idx);
     } else if (KEYIS(k, kl, "relation")) {
         size_t o, l;
-        WANT(v_string(r, v, &o, &l), "a string", "edges[%zu].relation", e->idx);
+        WANT(grovep_json_string(js, v, &o, &l), "a string", "edges[%zu].relation", e->idx);
         if (!(e->seen & 0x40)) {
             e->seen |= 0x40;
             e->rel2 = o;
@@ -1590,8 +846,8 @@ static const char *fp_str(const reader_t *r, const fpath_t *fp, size_t *len)
         *len = strlen(r->parena.p + fp->off);
         return r->parena.p + fp->off;
     }
-    const char *s = r->text + fp->pos + 1;
-    *len = (size_t)((const char *)memchr(s, '"', r->len - fp->pos - 1) - s);
+    const char *s = r->js.text + fp->pos + 1;
+    *len = (size_t)((const char *)memchr(s, '"', r->js.len - fp->pos - 1) - s);
     return s;
 }
 
@@ -1616,24 +872,29 @@ static int commit_edge(reader_t *r, erec_t *e)
 {
     size_t i = e->idx;
     if (e->src == NOOFF)
-        return rfail(r, e->pos, "edges[%zu]: missing \"source\"", i);
+        return grovep_json_fail(&r->js, e->pos, "edges[%zu]: missing \"source\"", i);
     if (e->dst == NOOFF)
-        return rfail(r, e->pos, "edges[%zu]: missing \"target\"", i);
+        return grovep_json_fail(&r->js, e->pos, "edges[%zu]: missing \"target\"", i);
     const char *ss = S(r, e->src), *ds = S(r, e->dst);
     grove_vid_t s = fid_find(r, ss, e->srcl);
     if (s == GROVE_VID_NONE)
-        return rfail(r, e->src_pos, "edges[%zu].source: unknown node id \"%s\"", i, ss);
+        return grovep_json_fail(&r->js, e->src_pos, "edges[%zu].source: unknown node id \"%s\"", i,
+                                ss);
     grove_vid_t t = fid_find(r, ds, e->dstl);
     if (t == GROVE_VID_NONE)
-        return rfail(r, e->dst_pos, "edges[%zu].target: unknown node id \"%s\"", i, ds);
+        return grovep_json_fail(&r->js, e->dst_pos, "edges[%zu].target: unknown node id \"%s\"", i,
+                                ds);
     if (s == t)
-        return rfail(r, e->pos, "edges[%zu]: node \"%s\" cannot be its own neighbour", i, ss);
+        return grovep_json_fail(&r->js, e->pos,
+                                "edges[%zu]: node \"%s\" cannot be its own neighbour", i, ss);
     const char *sub = e->sub != NOOFF ? S(r, e->sub) : GROVE_CONTAINMENT;
     if (e->sub != NOOFF && e->subl == 0)
-        return rfail(r, e->pos, "edges[%zu].metadata.subsystem: empty subsystem", i);
+        return grovep_json_fail(&r->js, e->pos, "edges[%zu].metadata.subsystem: empty subsystem",
+                                i);
     const char *rel = e->rel != NOOFF ? S(r, e->rel) : e->rel2 != NOOFF ? S(r, e->rel2) : NULL;
     if (rel && !rel[0])
-        return rfail(r, e->pos, "edges[%zu].metadata.relationship: empty relationship", i);
+        return grovep_json_fail(&r->js, e->pos,
+                                "edges[%zu].metadata.relationship: empty relationship", i);
     if (!rel) {
         rel = GROVE_CONTAINS;
         grove_sym_t sym = grove_graph_sym_lookup(r->g, sub);
@@ -1648,63 +909,75 @@ static int commit_edge(reader_t *r, erec_t *e)
         grove_graph_t *g = r->g;
         if (g->parent[t] != GROVEP_NONE) {
             char buf[32];
-            return rfail(r, e->pos,
-                         "edges[%zu]: node \"%s\" would have two containment parents, "
-                         "\"%s\" and \"%s\"",
-                         i, ds, fid_of(r, g->parent[t], buf, sizeof(buf)), ss);
+            return grovep_json_fail(&r->js, e->pos,
+                                    "edges[%zu]: node \"%s\" would have two containment parents, "
+                                    "\"%s\" and \"%s\"",
+                                    i, ds, fid_of(r, g->parent[t], buf, sizeof(buf)), ss);
         }
         for (grove_vid_t a = s; a != GROVEP_NONE; a = g->parent[a])
             if (a == t)
-                return rfail(r, e->pos,
-                             "edges[%zu]: containment cycle: node \"%s\" is an ancestor of "
-                             "node \"%s\"",
-                             i, ds, ss);
+                return grovep_json_fail(
+                    &r->js, e->pos,
+                    "edges[%zu]: containment cycle: node \"%s\" is an ancestor of "
+                    "node \"%s\"",
+                    i, ds, ss);
     }
     grove_error_t e2;
     grove_error_clear(&e2);
     if (grovep_add_edge(r->g, s, t, sub, rel, -1, &e2) == GROVE_EID_NONE) {
         if (errno == EINVAL || errno == EOVERFLOW) {
             int saved = errno;
-            rfail(r, e->pos, "edges[%zu]: %s", i, e2.text[0] ? e2.text : strerror(saved));
+            grovep_json_fail(&r->js, e->pos, "edges[%zu]: %s", i,
+                             e2.text[0] ? e2.text : strerror(saved));
             errno = saved;
             return -1;
         }
-        return sysfail(r, "adding an edge");
+        return grovep_json_sysfail(&r->js, "adding an edge");
     }
     return 0;
 }
 
-static int edge_elem(reader_t *r, size_t i, const jval_t *v, void *arg)
+static int edge_elem(grovep_json_t *js, size_t i, const grovep_jval_t *v, void *arg)
 {
+    reader_t *r = reader_of(js);
     (void)arg;
-    size_t mark = r->sc.len;
-    erec_t e = {.idx = i, .pos = v_pos(r), .src = NOOFF, .dst = NOOFF, .sub = NOOFF,
-                .rel = NOOFF, .rel2 = NOOFF};
+    size_t mark = r->js.sc.len;
+    erec_t e = {.idx = i,
+                .pos = grovep_json_pos(js),
+                .src = NOOFF,
+                .dst = NOOFF,
+                .sub = NOOFF,
+                .rel = NOOFF,
+                .rel2 = NOOFF};
     e.src_pos = e.dst_pos = e.pos;
-    WANT(v_object(r, v, edge_member, &e), "an object", "edges[%zu]", i);
+    WANT(grovep_json_object(js, v, edge_member, &e), "an object", "edges[%zu]", i);
     int rc = commit_edge(r, &e);
-    r->sc.len = mark;
+    r->js.sc.len = mark;
     r->nedges++;
     return rc;
 }
 
 /* ---- the graph object ------------------------------------------------------ */
 
-static int gmeta_grove_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
+static int gmeta_grove_member(grovep_json_t *js, const char *k, size_t kl, const grovep_jval_t *v,
+                              void *arg)
 {
+    reader_t *r = reader_of(js);
     (void)arg;
     if (KEYIS(k, kl, "now")) {
-        WANT(v_int(r, v, &r->now), "an integer", "graph.metadata.grove.now");
+        WANT(grovep_json_int(js, v, &r->now), "an integer", "graph.metadata.grove.now");
         r->have_now = true;
     }
     return 0;
 }
 
-static int gmeta_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
+static int gmeta_member(grovep_json_t *js, const char *k, size_t kl, const grovep_jval_t *v,
+                        void *arg)
 {
     (void)arg;
     if (KEYIS(k, kl, "grove"))
-        WANT(v_object(r, v, gmeta_grove_member, NULL), "an object", "graph.metadata.grove");
+        WANT(grovep_json_object(js, v, gmeta_grove_member, NULL), "an object",
+             "graph.metadata.grove");
     return 0;
 }
 
@@ -1714,53 +987,43 @@ typedef struct gctx {
     const json_t *edges_json;
 } gctx_t;
 
-static int graph_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
+static int graph_member(grovep_json_t *js, const char *k, size_t kl, const grovep_jval_t *v,
+                        void *arg)
 {
+    reader_t *r = reader_of(js);
     gctx_t *c = arg;
     if (KEYIS(k, kl, "nodes")) {
         if (c->nodes)
-            return rfail(r, v_pos(r), "graph: duplicate key \"nodes\"");
+            return grovep_json_fail(js, grovep_json_pos(js), "graph: duplicate key \"nodes\"");
         c->nodes = true;
-        WANT(v_array(r, v, node_elem, NULL), "an array", "graph.nodes");
+        WANT(grovep_json_array(js, v, node_elem, NULL), "an array", "graph.nodes");
         r->have_nodes = true;
     } else if (KEYIS(k, kl, "edges")) {
         if (c->edges)
-            return rfail(r, v_pos(r), "graph: duplicate key \"edges\"");
+            return grovep_json_fail(js, grovep_json_pos(js), "graph: duplicate key \"edges\"");
         c->edges = true;
         if (!c->nodes) {
             /* come back once the nodes are known */
-            int kind = v_kind(r, v);
-            if (kind != J_ARRAY)
-                return type_fail(r, v, "an array", "graph.edges");
-            if (r->json) {
+            int kind = grovep_json_kind(js, v);
+            if (kind != GROVEP_J_ARRAY)
+                return grovep_json_type_fail(js, v, "an array", "graph.edges");
+            if (r->js.json) {
                 c->edges_json = v->j;
             } else {
-                c->edges_at = r->cur;
-                if (skip_value(r, 1) < 0)
+                c->edges_at = r->js.cur;
+                if (grovep_json_skip(js, 1) < 0)
                     return -1;
             }
             return 0;
         }
-        WANT(v_array(r, v, edge_elem, NULL), "an array", "graph.edges");
+        WANT(grovep_json_array(js, v, edge_elem, NULL), "an array", "graph.edges");
     } else if (KEYIS(k, kl, "metadata")) {
         if (c->meta)
-            return rfail(r, v_pos(r), "graph: duplicate key \"metadata\"");
+            return grovep_json_fail(js, grovep_json_pos(js), "graph: duplicate key \"metadata\"");
         c->meta = true;
-        WANT(v_object(r, v, gmeta_member, NULL), "an object", "graph.metadata");
+        WANT(grovep_json_object(js, v, gmeta_member, NULL), "an object", "graph.metadata");
     }
     return 0;
-}
-
-/* The parent of v in subsystem index sub (-2: containment), or NONE. */
-static grove_vid_t up_of(const grove_graph_t *g, grove_vid_t v, int sub)
-{
-    if (sub == -2)
-        return g->parent[v];
-    if (sub >= 0)
-        for (grove_eid_t e = g->first_in[v]; e != GROVEP_NONE; e = g->e[e].next_in)
-            if (g->e[e].sub == sub && !(g->e[e].flags & GROVEP_E_UP))
-                return g->e[e].src;
-    return GROVEP_NONE;
 }
 
 /* Does path[0, end) end with "/name"? */
@@ -1783,7 +1046,6 @@ static int check_paths(reader_t *r)
             const fpath_t *fp = &r->paths[p];
             size_t plen;
             const char *path = fp_str(r, fp, &plen);
-            int sub = fp->sub == g->sym_containment ? -2 : grovep_subsys_find(g, fp->sub);
             size_t end = plen, steps = 0;
             bool good = true;
             grove_vid_t cur = v;
@@ -1795,8 +1057,8 @@ static int check_paths(reader_t *r)
                     break;
                 }
                 end -= nl + 1;
-                grove_vid_t parent = up_of(g, cur, sub);
-                if (parent == GROVEP_NONE)
+                grove_vid_t parent = grove_vertex_parent(g, cur, fp->sub);
+                if (parent == GROVE_VID_NONE)
                     break;
                 if (end == 0 || ++steps > g->nv) {
                     good = false;
@@ -1819,15 +1081,16 @@ static int check_paths(reader_t *r)
             const char *vname = grove_intern_str(g->strings, g->v[v].name);
             size_t vl = strlen(vname);
             if (!ends_with_name(path, plen, vname, vl))
-                return rfail(r, fp->pos,
-                             "nodes[%u].metadata.paths.%s: \"%.*s\" does not end with the "
-                             "vertex's name \"%s\"",
-                             v, sname, (int)plen, path, vname);
+                return grovep_json_fail(
+                    &r->js, fp->pos,
+                    "nodes[%u].metadata.paths.%s: \"%.*s\" does not end with the "
+                    "vertex's name \"%s\"",
+                    v, sname, (int)plen, path, vname);
             /* what the edges give, under the prefix of the root's own path */
             grove_vid_t root = v;
             for (size_t k = 0; k <= g->nv; k++) {
-                grove_vid_t up = up_of(g, root, sub);
-                if (up == GROVEP_NONE)
+                grove_vid_t up = grove_vertex_parent(g, root, fp->sub);
+                if (up == GROVE_VID_NONE)
                     break;
                 root = up;
             }
@@ -1839,10 +1102,11 @@ static int check_paths(reader_t *r)
             char buf[512];
             if (grove_vertex_path(g, v, fp->sub, buf, sizeof(buf)) < 0)
                 snprintf(buf, sizeof(buf), "/%s", vname);
-            return rfail(r, fp->pos,
-                         "nodes[%u].metadata.paths.%s: \"%.*s\" disagrees with the edges, "
-                         "which give \"%.*s%s\"",
-                         v, sname, (int)plen, path, (int)pre, rp ? rp : "", buf);
+            return grovep_json_fail(
+                &r->js, fp->pos,
+                "nodes[%u].metadata.paths.%s: \"%.*s\" disagrees with the edges, "
+                "which give \"%.*s%s\"",
+                v, sname, (int)plen, path, (int)pre, rp ? rp : "", buf);
         }
     }
     return 0;
@@ -1861,13 +1125,14 @@ static int finish(reader_t *r)
                                   d->end, d->asked)
             < 0) {
             if (errno != EINVAL && errno != EBUSY)
-                return sysfail(r, "restoring records");
-            return rfail(r, d->pos,
-                         "nodes[%zu].metadata.grove.records[%zu]: cannot restore the record of "
-                         "job %lld: %s",
-                         d->node, d->idx, (long long)d->job,
-                         errno == EBUSY ? "the units are taken or held exclusively"
-                                        : "invalid amount or time window");
+                return grovep_json_sysfail(&r->js, "restoring records");
+            return grovep_json_fail(
+                &r->js, d->pos,
+                "nodes[%zu].metadata.grove.records[%zu]: cannot restore the record of "
+                "job %lld: %s",
+                d->node, d->idx, (long long)d->job,
+                errno == EBUSY ? "the units are taken or held exclusively"
+                               : "invalid amount or time window");
         }
     }
     for (size_t i = 0; i < r->nstats; i++)
@@ -1875,59 +1140,62 @@ static int finish(reader_t *r)
     return 0;
 }
 
-static int parse_graph(reader_t *r, const jval_t *v, const char *place)
+static int parse_graph(reader_t *r, const grovep_jval_t *v, const char *place)
 {
+    grovep_json_t *js = &r->js;
     if (r->have_graph)
-        return rfail(r, v_pos(r), "top level: both \"graph\" and \"scheduling\".\"graph\"");
+        return grovep_json_fail(js, grovep_json_pos(js),
+                                "top level: both \"graph\" and \"scheduling\".\"graph\"");
     r->have_graph = true;
-    size_t pos = v_pos(r);
-    gctx_t c = {.edges_at = NOPOS};
-    WANT(v_object(r, v, graph_member, &c), "an object", "%s", place);
+    size_t pos = grovep_json_pos(js);
+    gctx_t c = {.edges_at = GROVEP_JSON_NOPOS};
+    WANT(grovep_json_object(js, v, graph_member, &c), "an object", "%s", place);
     if (!c.nodes)
-        return rfail(r, pos, "%s: missing \"nodes\"", place);
+        return grovep_json_fail(js, pos, "%s: missing \"nodes\"", place);
     if (c.edges_json) {
-        jval_t ev = {c.edges_json};
-        if (v_array(r, &ev, edge_elem, NULL) < 0)
+        grovep_jval_t ev = {c.edges_json};
+        if (grovep_json_array(js, &ev, edge_elem, NULL) < 0)
             return -1;
-    } else if (c.edges_at != NOPOS) {
-        size_t save = r->cur;
-        r->cur = c.edges_at;
-        jval_t ev = {NULL};
-        if (v_array(r, &ev, edge_elem, NULL) < 0)
+    } else if (c.edges_at != GROVEP_JSON_NOPOS) {
+        size_t save = r->js.cur;
+        r->js.cur = c.edges_at;
+        grovep_jval_t ev = {NULL};
+        if (grovep_json_array(js, &ev, edge_elem, NULL) < 0)
             return -1;
-        r->cur = save;
+        r->js.cur = save;
     }
     return finish(r);
 }
 
-static int sched_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
+static int sched_member(grovep_json_t *js, const char *k, size_t kl, const grovep_jval_t *v,
+                        void *arg)
 {
+    reader_t *r = reader_of(js);
     (void)arg;
     if (KEYIS(k, kl, "graph"))
         return parse_graph(r, v, "scheduling.graph");
     return 0;
 }
 
-static int top_member(reader_t *r, const char *k, size_t kl, const jval_t *v, void *arg)
+static int top_member(grovep_json_t *js, const char *k, size_t kl, const grovep_jval_t *v,
+                      void *arg)
 {
+    reader_t *r = reader_of(js);
     (void)arg;
     if (KEYIS(k, kl, "graph"))
         return parse_graph(r, v, "graph");
     if (KEYIS(k, kl, "scheduling")) {
-        WANT(v_object(r, v, sched_member, NULL), "an object", "scheduling");
+        WANT(grovep_json_object(js, v, sched_member, NULL), "an object", "scheduling");
     }
     return 0;
 }
 
 static void reader_free(reader_t *r)
 {
-    free(r->sc.p);
-    free(r->kbuf.p);
+    grovep_json_free(&r->js);
     free(r->fids.p);
-    free(r->fid_off);
-    free(r->fid_vid);
+    free(r->fid);
     free(r->num);
-    free(r->fid_hash);
     free(r->slots);
     free(r->props);
     free(r->tags);
@@ -1939,42 +1207,41 @@ static void reader_free(reader_t *r)
     free(r->stats);
 }
 
-static grove_graph_t *run(reader_t *r, const jval_t *top)
+static grove_graph_t *run(reader_t *r, const grovep_jval_t *top)
 {
+    grovep_json_t *js = &r->js;
     int saved;
     r->g = grove_graph_create();
     if (!r->g) {
-        sysfail(r, "creating the graph");
+        grovep_json_sysfail(&r->js, "creating the graph");
         return NULL;
     }
-    int k = v_kind(r, top);
-    if (k == J_BAD) {
-        if (!r->json && (ws(r), r->cur >= r->len)) {
-            syntax(r, r->cur, "empty document");
+    int k = grovep_json_kind(js, top);
+    if (k == GROVEP_J_BAD) {
+        if (!js->json && grovep_json_at_end(js)) {
+            grovep_json_syntax(js, js->cur, "empty document");
             goto fail;
         }
-        skip_value(r, 0);
+        grovep_json_skip(js, 0);
         goto fail;
     }
-    if (k != J_OBJECT) {
-        type_fail(r, top, "an object", "top level");
+    if (k != GROVEP_J_OBJECT) {
+        grovep_json_type_fail(js, top, "an object", "top level");
         goto fail;
     }
-    if (r->json && json_object_get(top->j, "nodes")) {
+    if (js->json && json_object_get(top->j, "nodes")) {
         if (parse_graph(r, top, "graph") < 0)
             goto fail;
-    } else if (v_object(r, top, top_member, NULL) < 0) {
+    } else if (grovep_json_object(js, top, top_member, NULL) < 0) {
         goto fail;
     }
-    if (!r->json) {
-        ws(r);
-        if (r->cur < r->len) {
-            syntax(r, r->cur, "text after the end of the document");
-            goto fail;
-        }
+    if (!js->json && !grovep_json_at_end(js)) {
+        grovep_json_syntax(js, js->cur, "text after the end of the document");
+        goto fail;
     }
     if (!r->have_graph) {
-        rfail(r, NOPOS, "top level: no \"graph\" (nor \"scheduling\".\"graph\")");
+        grovep_json_fail(js, GROVEP_JSON_NOPOS,
+                         "top level: no \"graph\" (nor \"scheduling\".\"graph\")");
         goto fail;
     }
     reader_free(r);
@@ -1991,8 +1258,9 @@ grove_graph_t *grove_jgf_read(const char *text, size_t len, const char *source,
                               grove_error_t *err)
 {
     grove_error_clear(err);
-    reader_t r = {.source = source, .err = err, .text = text ? text : "", .len = text ? len : 0};
-    jval_t top = {NULL};
+    reader_t r = {
+        .js = {.source = source, .err = err, .text = text ? text : "", .len = text ? len : 0}};
+    grovep_jval_t top = {NULL};
     return run(&r, &top);
 }
 
@@ -2005,516 +1273,19 @@ grove_graph_t *grove_jgf_read_json(const struct json_t *json, const char *source
         errno = EINVAL;
         return NULL;
     }
-    reader_t r = {.source = source, .err = err, .json = true};
-    jval_t top = {json};
+    reader_t r = {.js = {.source = source, .err = err, .json = true}};
+    grovep_jval_t top = {json};
     return run(&r, &top);
+}
+
+static void *read_text(const char *text, size_t len, const char *source, const void *arg,
+                       grove_error_t *err)
+{
+    (void)arg;
+    return grove_jgf_read(text, len, source, err);
 }
 
 grove_graph_t *grove_jgf_load(const char *path, grove_error_t *err)
 {
-    grove_error_clear(err);
-    size_t len;
-    char *buf = grovep_read_file(path, &len);
-    if (!buf) {
-        int e = errno;
-        grove_error_set(err, path, 0, "%s", strerror(e));
-        errno = e;
-        return NULL;
-    }
-    grove_graph_t *g = grove_jgf_read(buf, len, path, err);
-    int e = errno;
-    free(buf);
-    errno = e;
-    return g;
-}
-
-/* ======================================================================
- * Writer
- * ====================================================================== */
-
-typedef struct writer {
-    sbuf_t b;
-    const grove_graph_t *g;
-    bool pretty, state, oom;
-    int depth;
-    bool first[32];      /* per open container: no member written yet */
-    grove_vid_t *chain;  /* scratch for paths */
-    size_t chaincap;
-    uint32_t *mark;      /* [nsubsys] stamp of the subsystems of a vertex */
-    uint32_t stamp;
-} writer_t;
-
-static void w_raw(writer_t *w, const char *s, size_t n)
-{
-    if (!w->oom && sb_put(&w->b, s, n) < 0)
-        w->oom = true;
-}
-
-#define W_LIT(w, s) w_raw((w), (s), sizeof(s) - 1)
-
-static void w_nl(writer_t *w)
-{
-    if (!w->pretty)
-        return;
-    if (w->oom || sb_reserve(&w->b, (size_t)w->depth * 2 + 2) < 0) {
-        w->oom = true;
-        return;
-    }
-    w->b.p[w->b.len++] = '\n';
-    memset(w->b.p + w->b.len, ' ', (size_t)w->depth * 2);
-    w->b.len += (size_t)w->depth * 2;
-}
-
-/* Index of the first byte at or after i that JSON must escape ('"', '\\'
- * or a control character), or n.  Eight bytes at a time. */
-static size_t scan_escape(const char *s, size_t i, size_t n)
-{
-    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-    while (i + 8 <= n) {
-        uint64_t x, q, b;
-        memcpy(&x, s + i, 8);
-        q = x ^ (ones * '"');
-        b = x ^ (ones * '\\');
-        if ((((q - ones) & ~q) | ((b - ones) & ~b) | ((x - ones * 0x20) & ~x)) & highs)
-            break;
-        i += 8;
-    }
-    while (i < n) {
-        unsigned char c = (unsigned char)s[i];
-        if (c < 0x20 || c == '"' || c == '\\')
-            break;
-        i++;
-    }
-    return i;
-}
-
-static void w_str(writer_t *w, const char *s)
-{
-    static const char hex[] = "0123456789abcdef";
-    size_t n = strlen(s);
-    size_t plain = scan_escape(s, 0, n);
-    if (w->oom || sb_reserve(&w->b, plain == n ? n + 3 : n * 6 + 3) < 0) {
-        w->oom = true;
-        return;
-    }
-    char *o = w->b.p + w->b.len;
-    *o++ = '"';
-    memcpy(o, s, plain);
-    o += plain;
-    for (size_t i = plain; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\') {
-            *o++ = (char)c;
-            continue;
-        }
-        *o++ = '\\';
-        switch (c) {
-        case '"': *o++ = '"'; break;
-        case '\\': *o++ = '\\'; break;
-        case '\n': *o++ = 'n'; break;
-        case '\t': *o++ = 't'; break;
-        case '\r': *o++ = 'r'; break;
-        case '\b': *o++ = 'b'; break;
-        case '\f': *o++ = 'f'; break;
-        default:
-            *o++ = 'u';
-            *o++ = '0';
-            *o++ = '0';
-            *o++ = hex[c >> 4];
-            *o++ = hex[c & 15];
-        }
-    }
-    *o++ = '"';
-    w->b.len = (size_t)(o - w->b.p);
-}
-
-static void w_int(writer_t *w, int64_t x)
-{
-    char tmp[24];
-    char *e = tmp + sizeof(tmp), *p = e;
-    uint64_t m = x < 0 ? 0 - (uint64_t)x : (uint64_t)x;
-    do {
-        *--p = (char)('0' + m % 10);
-        m /= 10;
-    } while (m);
-    if (x < 0)
-        *--p = '-';
-    w_raw(w, p, (size_t)(e - p));
-}
-
-static void w_open(writer_t *w, char c)
-{
-    w_raw(w, &c, 1);
-    w->first[++w->depth] = true;
-}
-
-static void w_close(writer_t *w, char c)
-{
-    bool empty = w->first[w->depth];
-    w->depth--;
-    if (!empty)
-        w_nl(w);
-    w_raw(w, &c, 1);
-}
-
-/* Start an array element. */
-static void w_elem(writer_t *w)
-{
-    if (!w->first[w->depth])
-        W_LIT(w, ",");
-    w->first[w->depth] = false;
-    w_nl(w);
-}
-
-/* Start an object member: ,"key": (a key from the data, escaped) */
-static void w_key(writer_t *w, const char *k)
-{
-    w_elem(w);
-    w_str(w, k);
-    if (w->pretty)
-        W_LIT(w, ": ");
-    else
-        W_LIT(w, ":");
-}
-
-/* The same for one of our own keys, which need no escaping. */
-#define W_KEY(w, k)                                                             \
-    do {                                                                        \
-        w_elem(w);                                                              \
-        if ((w)->pretty)                                                        \
-            W_LIT(w, "\"" k "\": ");                                             \
-        else                                                                    \
-            W_LIT(w, "\"" k "\":");                                              \
-    } while (0)
-
-/* A vertex id as a JSON string. */
-static void w_idstr(writer_t *w, uint32_t v)
-{
-    char tmp[16];
-    char *e = tmp + sizeof(tmp), *p = e;
-    *--p = '"';
-    do {
-        *--p = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    *--p = '"';
-    w_raw(w, p, (size_t)(e - p));
-}
-
-/* The path of v in subsystem index sub (-1: containment via parent[]). */
-static void w_path(writer_t *w, grove_vid_t v, int sub)
-{
-    const grove_graph_t *g = w->g;
-    size_t n = 0;
-    for (grove_vid_t p = v; p != GROVEP_NONE;) {
-        if (n == w->chaincap) {
-            size_t c = w->chaincap ? w->chaincap * 2 : 64;
-            grove_vid_t *q = realloc(w->chain, c * sizeof(*q));
-            if (!q) {
-                w->oom = true;
-                return;
-            }
-            w->chain = q;
-            w->chaincap = c;
-        }
-        w->chain[n++] = p;
-        if (n > g->nv)
-            break; /* a cycle in a non-tree subsystem */
-        if (sub < 0) {
-            p = g->parent[p];
-        } else {
-            grove_vid_t next = GROVEP_NONE;
-            for (grove_eid_t e = g->first_in[p]; e != GROVEP_NONE; e = g->e[e].next_in)
-                if (g->e[e].sub == sub && !(g->e[e].flags & GROVEP_E_UP)) {
-                    next = g->e[e].src;
-                    break;
-                }
-            p = next;
-        }
-    }
-    size_t need = 2;
-    for (size_t i = 0; i < n; i++)
-        need += 1 + strlen(grove_intern_str(g->strings, g->v[w->chain[i]].name));
-    /* names may need escaping: build the path in place, then escape */
-    char stackbuf[512];
-    char *buf = need <= sizeof(stackbuf) ? stackbuf : malloc(need);
-    if (!buf) {
-        w->oom = true;
-        return;
-    }
-    size_t k = 0;
-    for (size_t i = n; i-- > 0;) {
-        const char *name = grove_intern_str(g->strings, g->v[w->chain[i]].name);
-        size_t l = strlen(name);
-        buf[k++] = '/';
-        memcpy(buf + k, name, l);
-        k += l;
-    }
-    buf[k] = '\0';
-    w_str(w, buf);
-    if (buf != stackbuf)
-        free(buf);
-}
-
-static void w_node(writer_t *w, grove_vid_t v)
-{
-    const grove_graph_t *g = w->g;
-    const grovep_vertex_t *x = &g->v[v];
-    const grove_intern_t *st = g->strings;
-    w_elem(w);
-    w_open(w, '{');
-    W_KEY(w, "id");
-    w_idstr(w, v);
-    W_KEY(w, "metadata");
-    w_open(w, '{');
-    W_KEY(w, "type");
-    w_str(w, grove_intern_str(st, x->type));
-    W_KEY(w, "basename");
-    w_str(w, grove_intern_str(st, x->basename));
-    W_KEY(w, "name");
-    w_str(w, grove_intern_str(st, x->name));
-    W_KEY(w, "id");
-    w_int(w, x->id);
-    W_KEY(w, "uniq_id");
-    w_int(w, v);
-    W_KEY(w, "rank");
-    w_int(w, x->rank);
-    W_KEY(w, "exclusive");
-    if (g->nrec && grove_vertex_held_exclusively(g, v, g->now, NULL))
-        W_LIT(w, "true");
-    else
-        W_LIT(w, "false");
-    W_KEY(w, "unit");
-    w_str(w, grove_intern_str(st, x->unit));
-    W_KEY(w, "size");
-    w_int(w, x->size);
-    W_KEY(w, "uuid");
-    char uuid[37];
-    grove_vertex_uuid(g, v, uuid);
-    w_str(w, uuid);
-    W_KEY(w, "status");
-    if (x->status == GROVE_STATUS_UP || x->status == GROVE_STATUS_DOWN)
-        w_int(w, x->status);
-    else
-        w_str(w, grove_status_name((grove_status_t)x->status));
-    W_KEY(w, "properties");
-    w_open(w, '{');
-    for (uint32_t i = x->props; i != GROVEP_NONE; i = g->kv[i].next) {
-        w_key(w, grove_intern_str(st, g->kv[i].key));
-        w_str(w, grove_intern_str(st, g->kv[i].val));
-    }
-    w_close(w, '}');
-    /* subsystems v takes part in */
-    if (++w->stamp == 0) {
-        memset(w->mark, 0, GROVEP_MAX_SMALL * sizeof(*w->mark));
-        w->stamp = 1;
-    }
-    bool any = false;
-    for (grove_eid_t e = g->first_out[v]; e != GROVEP_NONE; e = g->e[e].next_out) {
-        w->mark[g->e[e].sub] = w->stamp;
-        any = true;
-    }
-    for (grove_eid_t e = g->first_in[v]; e != GROVEP_NONE; e = g->e[e].next_in) {
-        w->mark[g->e[e].sub] = w->stamp;
-        any = true;
-    }
-    W_KEY(w, "paths");
-    w_open(w, '{');
-    if (!any && g->nlive == 1) {
-        w_key(w, GROVE_CONTAINMENT);
-        w_path(w, v, -1);
-    }
-    for (size_t s = 0; any && s < g->nsubsys; s++) {
-        if (w->mark[s] != w->stamp)
-            continue;
-        w_key(w, grove_intern_str(st, g->subsys[s]));
-        w_path(w, v, s == g->containment ? -1 : (int)s);
-    }
-    w_close(w, '}');
-    if (w->state) {
-        size_t nrec = 0;
-        for (uint32_t i = x->recs; i != GROVEP_NONE; i = g->recs[i].next)
-            if (g->recs[i].kind == GROVE_RECORD_ALLOC)
-                nrec++;
-        if (x->tags != GROVEP_NONE || nrec) {
-            W_KEY(w, "grove");
-            w_open(w, '{');
-            if (x->tags != GROVEP_NONE) {
-                W_KEY(w, "tags");
-                w_open(w, '{');
-                for (uint32_t i = x->tags; i != GROVEP_NONE; i = g->kv[i].next) {
-                    w_key(w, grove_intern_str(st, g->kv[i].key));
-                    if (g->kv[i].val == GROVE_SYM_NONE)
-                        W_LIT(w, "null");
-                    else
-                        w_str(w, grove_intern_str(st, g->kv[i].val));
-                }
-                w_close(w, '}');
-            }
-            if (nrec) {
-                /* oldest first: restoring prepends, so the order survives */
-                const grovep_rec_t **list = malloc(nrec * sizeof(*list));
-                if (!list) {
-                    w->oom = true;
-                } else {
-                    size_t k = nrec;
-                    for (uint32_t i = x->recs; i != GROVEP_NONE; i = g->recs[i].next)
-                        if (g->recs[i].kind == GROVE_RECORD_ALLOC)
-                            list[--k] = &g->recs[i];
-                    W_KEY(w, "records");
-                    w_open(w, '[');
-                    for (k = 0; k < nrec; k++) {
-                        const grovep_rec_t *rc = list[k];
-                        w_elem(w);
-                        w_open(w, '{');
-                        W_KEY(w, "job");
-                        w_int(w, (int64_t)rc->job);
-                        W_KEY(w, "amount");
-                        w_int(w, rc->amount);
-                        W_KEY(w, "start");
-                        w_int(w, rc->start);
-                        W_KEY(w, "end");
-                        w_int(w, rc->end);
-                        W_KEY(w, "exclusive");
-                        if (rc->asked)
-                            W_LIT(w, "true");
-                        else
-                            W_LIT(w, "false");
-                        w_close(w, '}');
-                    }
-                    w_close(w, ']');
-                    free(list);
-                }
-            }
-            w_close(w, '}');
-        }
-    }
-    w_close(w, '}');
-    w_close(w, '}');
-}
-
-static void w_edge(writer_t *w, grove_eid_t e)
-{
-    const grove_graph_t *g = w->g;
-    const grovep_edge_t *x = &g->e[e];
-    w_elem(w);
-    w_open(w, '{');
-    W_KEY(w, "source");
-    w_idstr(w, x->src);
-    W_KEY(w, "target");
-    w_idstr(w, x->dst);
-    W_KEY(w, "metadata");
-    w_open(w, '{');
-    W_KEY(w, "subsystem");
-    w_str(w, grove_intern_str(g->strings, g->subsys[x->sub]));
-    W_KEY(w, "relationship");
-    w_str(w, grove_intern_str(g->strings, g->rels[x->rel]));
-    w_close(w, '}');
-    w_close(w, '}');
-}
-
-static char *write_text(const grove_graph_t *g, const grove_vid_t *vids, size_t n, int flags,
-                        size_t *lenp)
-{
-    writer_t w = {.g = g, .pretty = !(flags & GROVE_JGF_COMPACT),
-                  .state = !!(flags & GROVE_JGF_WITH_STATE)};
-    uint8_t *sel = NULL;
-    w.mark = calloc(GROVEP_MAX_SMALL, sizeof(*w.mark));
-    if (!w.mark)
-        goto nomem;
-    if (vids) {
-        sel = calloc(g->nv ? g->nv : 1, 1);
-        if (!sel)
-            goto nomem;
-    }
-    /* rough size: 300 bytes a vertex, 100 an edge */
-    if (sb_reserve(&w.b, (vids ? n : g->nlive) * 300 + 4096) < 0)
-        goto nomem;
-    w_open(&w, '{');
-    W_KEY(&w, "graph");
-    w_open(&w, '{');
-    if (w.state) {
-        W_KEY(&w, "metadata");
-        w_open(&w, '{');
-        W_KEY(&w, "grove");
-        w_open(&w, '{');
-        W_KEY(&w, "now");
-        w_int(&w, g->now);
-        w_close(&w, '}');
-        w_close(&w, '}');
-    }
-    W_KEY(&w, "nodes");
-    w_open(&w, '[');
-    if (vids) {
-        for (size_t i = 0; i < n; i++) {
-            grove_vid_t v = vids[i];
-            if (!grovep_alive(g, v) || sel[v])
-                continue;
-            sel[v] = 1;
-            w_node(&w, v);
-        }
-    } else {
-        for (grove_vid_t v = 0; v < g->nv; v++)
-            if (grovep_alive(g, v))
-                w_node(&w, v);
-    }
-    w_close(&w, ']');
-    W_KEY(&w, "edges");
-    w_open(&w, '[');
-    for (grove_eid_t e = 0; e < g->ne; e++) {
-        const grovep_edge_t *x = &g->e[e];
-        if (x->flags & GROVEP_E_DEAD)
-            continue;
-        if (sel && (!sel[x->src] || !sel[x->dst]))
-            continue;
-        w_edge(&w, e);
-    }
-    w_close(&w, ']');
-    w_close(&w, '}');
-    w_close(&w, '}');
-    if (w.pretty)
-        W_LIT(&w, "\n");
-    if (w.oom)
-        goto nomem;
-    w.b.p[w.b.len] = '\0';
-    free(sel);
-    free(w.mark);
-    free(w.chain);
-    if (lenp)
-        *lenp = w.b.len;
-    return w.b.p;
-nomem:
-    free(sel);
-    free(w.mark);
-    free(w.chain);
-    free(w.b.p);
-    errno = ENOMEM;
-    return NULL;
-}
-
-char *grove_jgf_write(const grove_graph_t *g, int flags)
-{
-    return write_text(g, NULL, 0, flags, NULL);
-}
-
-char *grove_jgf_write_vertices(const grove_graph_t *g, const grove_vid_t *vids, size_t n,
-                               int flags)
-{
-    static const grove_vid_t none = GROVE_VID_NONE;
-    return write_text(g, vids ? vids : &none, vids ? n : 0, flags, NULL);
-}
-
-struct json_t *grove_jgf_write_json(const grove_graph_t *g, const grove_vid_t *vids, size_t n,
-                                    int flags)
-{
-    size_t len;
-    char *text = write_text(g, vids, n, flags | GROVE_JGF_COMPACT, &len);
-    if (!text)
-        return NULL;
-    json_error_t jerr;
-    json_t *j = json_loadb(text, len, 0, &jerr);
-    free(text);
-    if (!j)
-        errno = ENOMEM;
-    return j;
+    return grovep_load_file(path, read_text, NULL, err);
 }

@@ -198,16 +198,10 @@ static int flatten(grove_topo_t *t, hwloc_topology_t topo, hwloc_obj_t obj, uint
                 return -1;
             }
         }
-        if (t->n == t->cap) {
-            size_t cap = t->cap ? t->cap * 2 : 64;
-            tobj_t *q = realloc(t->o, cap * sizeof(*q));
-            if (!q) {
-                free(o.devid);
-                free(o.devname);
-                return -1;
-            }
-            t->o = q;
-            t->cap = cap;
+        if (grovep_grow((void **)&t->o, &t->cap, t->n + 1, sizeof(*t->o)) < 0) {
+            free(o.devid);
+            free(o.devname);
+            return -1;
         }
         o.parent = parent;
         parent = (uint32_t)t->n;
@@ -310,6 +304,13 @@ grove_topo_t *grove_topo_read_xml(const char *text, size_t len, const char *sour
     return t;
 }
 
+static void *read_text(const char *text, size_t len, const char *source, const void *arg,
+                       grove_error_t *err)
+{
+    (void)arg;
+    return grove_topo_read_xml(text, len, source, err);
+}
+
 grove_topo_t *grove_topo_load_xml(const char *path, grove_error_t *err)
 {
     grove_error_clear(err);
@@ -317,18 +318,7 @@ grove_topo_t *grove_topo_load_xml(const char *path, grove_error_t *err)
         fail(err, NULL, EINVAL, "no topology path");
         return NULL;
     }
-    size_t len;
-    char *buf = grovep_read_file(path, &len);
-    if (!buf) {
-        int e = errno;
-        fail(err, path, e, "%s", strerror(e));
-        return NULL;
-    }
-    grove_topo_t *t = grove_topo_read_xml(buf, len, path, err);
-    int e = errno;
-    free(buf);
-    errno = e;
-    return t;
+    return grovep_load_file(path, read_text, NULL, err);
 }
 
 /* True if the last level of a synthetic description is PUs. */

@@ -1,8 +1,12 @@
-/* util.c: small helpers shared by the files of libgrove (see util.h). */
+/* util.c: small helpers shared by the files of libgrove (see util.h):
+ * array growth, the string buffer, whole-file reading and loading.  Nothing
+ * here knows a file format; such helpers belong to their module. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,6 +34,29 @@ int grovep_grow_slow(void **p, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
+char *grovep_buf_room_slow(grovep_buf_t *b, size_t more)
+{
+    if (!b->failed && (more > SIZE_MAX - 1 - b->len
+                       || grovep_grow((void **)&b->p, &b->cap, b->len + more + 1, 1) < 0))
+        b->failed = true;
+    if (b->failed) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return b->p + b->len;
+}
+
+char *grovep_buf_finish(grovep_buf_t *b)
+{
+    if (!grovep_buf_room(b, 0)) {
+        free(b->p);
+        b->p = NULL;
+        return NULL;
+    }
+    b->p[b->len] = '\0';
+    return b->p;
+}
+
 char *grovep_read_file(const char *path, size_t *len)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -42,14 +69,9 @@ char *grovep_read_file(const char *path, size_t *len)
     char *buf = malloc(cap);
     int e = buf ? 0 : ENOMEM;
     while (!e) {
-        if (n + 1 >= cap) {
-            char *q = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
-            if (!q) {
-                e = ENOMEM;
-                break;
-            }
-            buf = q;
-            cap *= 2;
+        if (grovep_grow((void **)&buf, &cap, n + 2, 1) < 0) {
+            e = ENOMEM;
+            break;
         }
         ssize_t k = read(fd, buf + n, cap - n - 1);
         if (k < 0) {
@@ -70,4 +92,23 @@ char *grovep_read_file(const char *path, size_t *len)
     buf[n] = '\0';
     *len = n;
     return buf;
+}
+
+void *grovep_load_file(const char *path, grovep_text_reader_f read, const void *arg,
+                       grove_error_t *err)
+{
+    grove_error_clear(err);
+    size_t len;
+    char *buf = grovep_read_file(path, &len);
+    if (!buf) {
+        int e = errno;
+        grove_error_set(err, path, 0, "%s", strerror(e));
+        errno = e;
+        return NULL;
+    }
+    void *obj = read(buf, len, path, arg, err);
+    int e = errno;
+    free(buf);
+    errno = e;
+    return obj;
 }

@@ -3,7 +3,11 @@
 #ifndef GROVE_UTIL_H
 #define GROVE_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
+
+#include "error.h"
 
 /* Grow the array *p of *cap elements of elem bytes to hold at least need,
  * doubling (from 16).  0, or -1 with ENOMEM and the array untouched.  The
@@ -15,10 +19,73 @@ static inline int grovep_grow(void **p, size_t *cap, size_t need, size_t elem)
     return need <= *cap ? 0 : grovep_grow_slow(p, cap, need, elem);
 }
 
+/* A growable text buffer, for code that builds a string piece by piece.
+ * Appending never needs a check after each piece: a failed growth sets
+ * `failed`, later appends do nothing, and the builder looks once at the end
+ * (it may also set `failed` itself when another allocation of its own
+ * fails, so that one check covers both).  Start from {0}. */
+typedef struct grovep_buf {
+    char *p;     /* the bytes so far; NULL until something is reserved */
+    size_t len;  /* bytes used */
+    size_t cap;  /* bytes allocated; > len once anything is reserved */
+    bool failed; /* a growth failed: the content is incomplete */
+} grovep_buf_t;
+
+/* Room for more bytes after p[len] and one byte beyond them (for a NUL):
+ * a pointer to p + len, or NULL with errno ENOMEM (and failed set).  The
+ * common case (room already) is inline: readers call it per string. */
+char *grovep_buf_room_slow(grovep_buf_t *b, size_t more);
+
+static inline char *grovep_buf_room(grovep_buf_t *b, size_t more)
+{
+    return !b->failed && more < b->cap - b->len ? b->p + b->len : grovep_buf_room_slow(b, more);
+}
+
+/* Append n bytes of s.  0, or -1 with ENOMEM.  Inline: writers call it
+ * per token. */
+static inline int grovep_buf_put(grovep_buf_t *b, const char *s, size_t n)
+{
+    char *o = grovep_buf_room(b, n);
+    if (!o)
+        return -1;
+    if (n)
+        memcpy(o, s, n);
+    b->len += n;
+    return 0;
+}
+
+/* Append n bytes of s and a NUL, which counts in len (strings packed one
+ * after another).  The offset of the copy in b->p, or (size_t)-1 with
+ * ENOMEM. */
+static inline size_t grovep_buf_putz(grovep_buf_t *b, const char *s, size_t n)
+{
+    size_t off = b->len;
+    if (grovep_buf_put(b, s, n) < 0)
+        return (size_t)-1;
+    b->p[b->len++] = '\0';
+    return off;
+}
+
+/* NUL-terminate the text and hand it over (caller frees), or, when
+ * anything failed, free it and return NULL with ENOMEM. */
+char *grovep_buf_finish(grovep_buf_t *b);
+
 /* The whole file at path in a new NUL-terminated buffer (caller frees),
  * its length in *len.  NULL with errno (ENOENT, EACCES, EISDIR, ENOMEM,
  * ...) when it cannot be read. */
 char *grovep_read_file(const char *path, size_t *len);
+
+/* A loader's parser: text of len bytes (NUL-terminated), named source in
+ * messages, with the loader's arg.  A new object, or NULL with errno and
+ * err filled. */
+typedef void *(*grovep_text_reader_f)(const char *text, size_t len, const char *source,
+                                      const void *arg, grove_error_t *err);
+
+/* What every grove_*_load does: read the file at path (which also names
+ * the source) and parse it with read.  What read returns, or NULL with
+ * errno; when the file cannot be read, err says "path: reason". */
+void *grovep_load_file(const char *path, grovep_text_reader_f read, const void *arg,
+                       grove_error_t *err);
 
 /* The value of one hexadecimal digit (either case), or -1. */
 static inline int grovep_hexval(int c)

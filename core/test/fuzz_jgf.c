@@ -6,7 +6,7 @@
  * what the writer makes, and the second write must give the same bytes.
  * Built by scripts/fuzz, not by the Makefile's test rules.
  *
- * FUZZ_SOURCES: error util intern graph pool walker compose aggregate planner mplanner jgf
+ * FUZZ_SOURCES: error util intern graph pool walker compose aggregate planner mplanner json jgf jgf_write
  * FUZZ_SEEDS: fluxion/jgfs fluxion/rv1exec
  */
 #include <jansson.h>

@@ -18,6 +18,7 @@
 
 #include "hostlist.h"
 #include "tap.h"
+#include "corpus.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -62,19 +63,6 @@ static char *expand_str(const char *s)
 }
 
 /* ---- corpus ------------------------------------------------------------- */
-
-static int split_tabs(char *line, char **f, int max)
-{
-    int n = 0;
-    f[n++] = line;
-    for (char *p = line; *p && n < max; p++) {
-        if (*p == '\t') {
-            *p = '\0';
-            f[n++] = p + 1;
-        }
-    }
-    return n;
-}
 
 static void conformance_row(int lineno, char **f)
 {
@@ -160,26 +148,7 @@ static void conformance_row(int lineno, char **f)
 
 static void test_conformance(void)
 {
-    const char *path = tap_conformance("hostlist.tsv");
-    FILE *fp = fopen(path, "r");
-    if (!ok(fp != NULL, "open %s", path))
-        return;
-    char line[4096];
-    int lineno = 0, rows = 0;
-    while (fgets(line, sizeof(line), fp)) {
-        lineno++;
-        line[strcspn(line, "\r\n")] = '\0';
-        if (line[0] == '#' || line[0] == '\0')
-            continue;
-        char *f[8];
-        if (split_tabs(line, f, 8) < 8) {
-            ok(0, "hostlist.tsv:%d has fewer than 8 columns", lineno);
-            continue;
-        }
-        conformance_row(lineno, f);
-        rows++;
-    }
-    fclose(fp);
+    int rows = corpus_run("hostlist.tsv", 8, conformance_row);
     is_int(rows, 118, "hostlist.tsv: every row was run");
 }
 
@@ -406,6 +375,12 @@ static void test_api(void)
        "19 trailing digits are not a number");
     ok(grove_hostname_parse("123", &hn) == 0 && hn.prefix_len == 0 && hn.num == 123,
        "an all-digit name has an empty prefix");
+    /* the length-taking form, which decode uses on names inside a list */
+    ok(grove_hostname_parse_len("node007,x", 7, &hn) == 0 && hn.len == 7 && hn.prefix_len == 4
+           && hn.num == 7 && hn.width == 3,
+       "hostname_parse_len reads only len bytes");
+    ok(grove_hostname_parse_len("node007,x", 9, &hn) < 0 && errno == EINVAL,
+       "hostname_parse_len: a ',' within len is EINVAL");
 
     /* the limit on one range, and a list bigger than one range */
     grove_hostlist_t *big = grove_hostlist_decode("n[0-1048575],n[1048576-2000000]", NULL);
@@ -426,16 +401,6 @@ static void test_api(void)
 }
 
 /* ---- naive reference ---------------------------------------------------- */
-
-static uint64_t rng_state = 0x2545f4914f6cdd1dULL;
-
-static uint32_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state >> 11);
-}
 
 #define MAXH 512
 
@@ -688,10 +653,7 @@ static void test_garbage(void)
     int decoded = 0, bad = 0;
     char buf[48];
     for (int t = 0; t < trials; t++) {
-        size_t len = rnd() % sizeof(buf);
-        for (size_t i = 0; i < len; i++)
-            buf[i] = rnd() % 10 == 0 ? (char)(rnd() & 0xff)
-                                     : alphabet[rnd() % (sizeof(alphabet) - 1)];
+        size_t len = corpus_garbage(buf, sizeof(buf), alphabet, 10);
         grove_error_t err = {{0}, 0};
         grove_hostlist_t *h = grove_hostlist_decode_len(buf, len, &err);
         if (!h) {
@@ -726,6 +688,7 @@ static void test_garbage(void)
 
 int main(void)
 {
+    corpus_seed(0x2545f4914f6cdd1dULL);
     test_conformance();
     test_rows();
     test_api();

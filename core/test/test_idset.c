@@ -16,24 +16,9 @@
 
 #include "idset.h"
 #include "tap.h"
+#include "corpus.h"
 
 /* ---- corpus ------------------------------------------------------------- */
-
-#define MAXF 8
-
-/* Split line (modified in place) at tabs; returns the number of fields. */
-static int split_tabs(char *line, char **f, int max)
-{
-    int n = 0;
-    f[n++] = line;
-    for (char *p = line; *p && n < max; p++) {
-        if (*p == '\t') {
-            *p = '\0';
-            f[n++] = p + 1;
-        }
-    }
-    return n;
-}
 
 static int parse_flags(const char *s)
 {
@@ -170,26 +155,7 @@ static void conformance_row(int lineno, char **f)
 
 static void test_conformance(void)
 {
-    const char *path = tap_conformance("idset.tsv");
-    FILE *fp = fopen(path, "r");
-    if (!ok(fp != NULL, "open %s", path))
-        return;
-    char line[4096];
-    int lineno = 0, rows = 0;
-    while (fgets(line, sizeof(line), fp)) {
-        lineno++;
-        line[strcspn(line, "\r\n")] = '\0';
-        if (line[0] == '#' || line[0] == '\0')
-            continue;
-        char *f[MAXF];
-        if (split_tabs(line, f, MAXF) < 5) {
-            ok(0, "idset.tsv:%d has fewer than 5 columns", lineno);
-            continue;
-        }
-        conformance_row(lineno, f);
-        rows++;
-    }
-    fclose(fp);
+    int rows = corpus_run("idset.tsv", 5, conformance_row);
     is_int(rows, 142, "idset.tsv: every row was run");
 }
 
@@ -381,16 +347,6 @@ static void test_api(void)
 
 #define U 160 /* universe 0..U-1 of the random sets */
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
-
-static uint32_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state >> 11);
-}
-
 /* A random set shaped like real ones: some runs, some singletons. */
 static void random_set(bool *ref, grove_idset_t *s)
 {
@@ -550,10 +506,7 @@ static void test_garbage(void)
     int decoded = 0, bad = 0;
     char buf[40];
     for (int t = 0; t < trials; t++) {
-        size_t len = rnd() % sizeof(buf);
-        for (size_t i = 0; i < len; i++)
-            buf[i] = rnd() % 8 == 0 ? (char)(rnd() & 0xff)
-                                    : alphabet[rnd() % (sizeof(alphabet) - 1)];
+        size_t len = corpus_garbage(buf, sizeof(buf), alphabet, 8);
         grove_error_t err = {{0}, 0};
         grove_idset_t *s = grove_idset_decode_len(buf, len, &err);
         if (!s) {
@@ -577,6 +530,7 @@ static void test_garbage(void)
 
 int main(void)
 {
+    corpus_seed(0x9e3779b97f4a7c15ULL);
     test_conformance();
     test_decode_rows();
     test_api();

@@ -1,0 +1,466 @@
+/* jgf_write.c: the JSON Graph Format writer (see jgf.h for what is
+ * written).
+ *
+ * Workload: the same as the reader's, from an allocation's scheduling
+ * graph (a few vertices, on every R written) to a whole machine (a million
+ * vertices, hundreds of megabytes).  Text is printed directly into one
+ * growable buffer, sized up front from the vertex count; nothing is
+ * allocated per vertex.  The jansson variant parses that text, so both
+ * outputs are the same document.
+ *
+ * This file holds writing only: reading is jgf.c's, JSON syntax for
+ * reading json.c's.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph_private.h"
+#include "jgf.h"
+#include "json_private.h"
+#include "util.h"
+
+typedef struct writer {
+    grovep_buf_t b;         /* the text; b.failed on any allocation failure */
+    const grove_graph_t *g; /* the graph written */
+    bool pretty;            /* indented (else compact) */
+    bool state;             /* with tags, records and "now" */
+    int depth;              /* open containers */
+    bool first[32];         /* per open container: no member written yet */
+    grove_vid_t *chain;     /* [chaincap] scratch for paths: v, its parent, ... */
+    size_t chaincap;
+    grovep_buf_t path;      /* scratch: the path being written, unescaped */
+    uint32_t *mark;         /* [GROVEP_MAX_SMALL] stamp of the subsystems of a vertex */
+    uint32_t stamp;         /* the current vertex's stamp in mark */
+} writer_t;
+
+static void w_raw(writer_t *w, const char *s, size_t n)
+{
+    grovep_buf_put(&w->b, s, n);
+}
+
+#define W_LIT(w, s) w_raw((w), (s), sizeof(s) - 1)
+
+static void w_nl(writer_t *w)
+{
+    if (!w->pretty)
+        return;
+    if (!grovep_buf_room(&w->b, (size_t)w->depth * 2 + 1))
+        return;
+    w->b.p[w->b.len++] = '\n';
+    memset(w->b.p + w->b.len, ' ', (size_t)w->depth * 2);
+    w->b.len += (size_t)w->depth * 2;
+}
+
+static void w_str(writer_t *w, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t n = strlen(s);
+    size_t plain = grovep_json_plain_run(s, 0, n, false);
+    if (!grovep_buf_room(&w->b, plain == n ? n + 2 : n * 6 + 2))
+        return;
+    char *o = w->b.p + w->b.len;
+    *o++ = '"';
+    memcpy(o, s, plain);
+    o += plain;
+    for (size_t i = plain; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != '"' && c != '\\') {
+            *o++ = (char)c;
+            continue;
+        }
+        *o++ = '\\';
+        switch (c) {
+        case '"': *o++ = '"'; break;
+        case '\\': *o++ = '\\'; break;
+        case '\n': *o++ = 'n'; break;
+        case '\t': *o++ = 't'; break;
+        case '\r': *o++ = 'r'; break;
+        case '\b': *o++ = 'b'; break;
+        case '\f': *o++ = 'f'; break;
+        default:
+            *o++ = 'u';
+            *o++ = '0';
+            *o++ = '0';
+            *o++ = hex[c >> 4];
+            *o++ = hex[c & 15];
+        }
+    }
+    *o++ = '"';
+    w->b.len = (size_t)(o - w->b.p);
+}
+
+static void w_int(writer_t *w, int64_t x)
+{
+    char tmp[24];
+    char *e = tmp + sizeof(tmp), *p = e;
+    uint64_t m = x < 0 ? 0 - (uint64_t)x : (uint64_t)x;
+    do {
+        *--p = (char)('0' + m % 10);
+        m /= 10;
+    } while (m);
+    if (x < 0)
+        *--p = '-';
+    w_raw(w, p, (size_t)(e - p));
+}
+
+static void w_open(writer_t *w, char c)
+{
+    w_raw(w, &c, 1);
+    w->first[++w->depth] = true;
+}
+
+static void w_close(writer_t *w, char c)
+{
+    bool empty = w->first[w->depth];
+    w->depth--;
+    if (!empty)
+        w_nl(w);
+    w_raw(w, &c, 1);
+}
+
+/* Start an array element. */
+static void w_elem(writer_t *w)
+{
+    if (!w->first[w->depth])
+        W_LIT(w, ",");
+    w->first[w->depth] = false;
+    w_nl(w);
+}
+
+/* Start an object member: ,"key": (a key from the data, escaped) */
+static void w_key(writer_t *w, const char *k)
+{
+    w_elem(w);
+    w_str(w, k);
+    if (w->pretty)
+        W_LIT(w, ": ");
+    else
+        W_LIT(w, ":");
+}
+
+/* The same for one of our own keys, which need no escaping. */
+#define W_KEY(w, k)                                                             \
+    do {                                                                        \
+        w_elem(w);                                                              \
+        if ((w)->pretty)                                                        \
+            W_LIT(w, "\"" k "\": ");                                             \
+        else                                                                    \
+            W_LIT(w, "\"" k "\":");                                              \
+    } while (0)
+
+static void w_bool(writer_t *w, bool b)
+{
+    if (b)
+        W_LIT(w, "true");
+    else
+        W_LIT(w, "false");
+}
+
+/* A vertex id as a JSON string. */
+static void w_idstr(writer_t *w, uint32_t v)
+{
+    W_LIT(w, "\"");
+    w_int(w, v);
+    W_LIT(w, "\"");
+}
+
+/* The path of v in subsystem sub. */
+static void w_path(writer_t *w, grove_vid_t v, grove_sym_t sub)
+{
+    const grove_graph_t *g = w->g;
+    size_t n = 0;
+    for (grove_vid_t p = v; p != GROVE_VID_NONE; p = grove_vertex_parent(g, p, sub)) {
+        if (grovep_grow((void **)&w->chain, &w->chaincap, n + 1, sizeof(*w->chain)) < 0) {
+            w->b.failed = true;
+            return;
+        }
+        w->chain[n++] = p;
+        if (n > g->nv)
+            break; /* a cycle in a non-tree subsystem */
+    }
+    /* names may need escaping: build the path, then escape it */
+    w->path.len = 0;
+    for (size_t i = n; i-- > 0;) {
+        const char *name = grove_intern_str(g->strings, g->v[w->chain[i]].name);
+        grovep_buf_put(&w->path, "/", 1);
+        grovep_buf_put(&w->path, name, strlen(name));
+    }
+    if (!grovep_buf_room(&w->path, 0)) {
+        w->b.failed = true;
+        return;
+    }
+    w->path.p[w->path.len] = '\0';
+    w_str(w, w->path.p);
+}
+
+/* "paths": {subsystem: path} for every subsystem v takes part in. */
+static void w_paths(writer_t *w, grove_vid_t v)
+{
+    const grove_graph_t *g = w->g;
+    if (++w->stamp == 0) {
+        memset(w->mark, 0, GROVEP_MAX_SMALL * sizeof(*w->mark));
+        w->stamp = 1;
+    }
+    bool any = false;
+    for (grove_eid_t e = g->first_out[v]; e != GROVEP_NONE; e = g->e[e].next_out) {
+        w->mark[g->e[e].sub] = w->stamp;
+        any = true;
+    }
+    for (grove_eid_t e = g->first_in[v]; e != GROVEP_NONE; e = g->e[e].next_in) {
+        w->mark[g->e[e].sub] = w->stamp;
+        any = true;
+    }
+    W_KEY(w, "paths");
+    w_open(w, '{');
+    if (!any && g->nlive == 1) {
+        w_key(w, GROVE_CONTAINMENT);
+        w_path(w, v, g->sym_containment);
+    }
+    for (size_t s = 0; any && s < g->nsubsys; s++) {
+        if (w->mark[s] != w->stamp)
+            continue;
+        w_key(w, grove_intern_str(g->strings, g->subsys[s]));
+        w_path(w, v, g->subsys[s]);
+    }
+    w_close(w, '}');
+}
+
+/* "records": the allocation records of v (nrec of them), oldest first:
+ * restoring prepends, so the order survives. */
+static void w_records(writer_t *w, grove_vid_t v, size_t nrec)
+{
+    const grove_graph_t *g = w->g;
+    const grovep_rec_t **list = malloc(nrec * sizeof(*list));
+    if (!list) {
+        w->b.failed = true;
+        return;
+    }
+    size_t k = nrec;
+    for (uint32_t i = g->v[v].recs; i != GROVEP_NONE; i = g->recs[i].next)
+        if (g->recs[i].kind == GROVE_RECORD_ALLOC)
+            list[--k] = &g->recs[i];
+    W_KEY(w, "records");
+    w_open(w, '[');
+    for (k = 0; k < nrec; k++) {
+        const grovep_rec_t *rc = list[k];
+        w_elem(w);
+        w_open(w, '{');
+        W_KEY(w, "job");
+        w_int(w, (int64_t)rc->job);
+        W_KEY(w, "amount");
+        w_int(w, rc->amount);
+        W_KEY(w, "start");
+        w_int(w, rc->start);
+        W_KEY(w, "end");
+        w_int(w, rc->end);
+        W_KEY(w, "exclusive");
+        w_bool(w, rc->asked);
+        w_close(w, '}');
+    }
+    w_close(w, ']');
+    free(list);
+}
+
+/* "grove": {"tags", "records"} of v, when it has either. */
+static void w_state(writer_t *w, grove_vid_t v)
+{
+    const grove_graph_t *g = w->g;
+    const grovep_vertex_t *x = &g->v[v];
+    size_t nrec = 0;
+    for (uint32_t i = x->recs; i != GROVEP_NONE; i = g->recs[i].next)
+        if (g->recs[i].kind == GROVE_RECORD_ALLOC)
+            nrec++;
+    if (x->tags == GROVEP_NONE && !nrec)
+        return;
+    W_KEY(w, "grove");
+    w_open(w, '{');
+    if (x->tags != GROVEP_NONE) {
+        W_KEY(w, "tags");
+        w_open(w, '{');
+        for (uint32_t i = x->tags; i != GROVEP_NONE; i = g->kv[i].next) {
+            w_key(w, grove_intern_str(g->strings, g->kv[i].key));
+            if (g->kv[i].val == GROVE_SYM_NONE)
+                W_LIT(w, "null");
+            else
+                w_str(w, grove_intern_str(g->strings, g->kv[i].val));
+        }
+        w_close(w, '}');
+    }
+    if (nrec)
+        w_records(w, v, nrec);
+    w_close(w, '}');
+}
+
+static void w_node(writer_t *w, grove_vid_t v)
+{
+    const grove_graph_t *g = w->g;
+    const grovep_vertex_t *x = &g->v[v];
+    const grove_intern_t *st = g->strings;
+    w_elem(w);
+    w_open(w, '{');
+    W_KEY(w, "id");
+    w_idstr(w, v);
+    W_KEY(w, "metadata");
+    w_open(w, '{');
+    W_KEY(w, "type");
+    w_str(w, grove_intern_str(st, x->type));
+    W_KEY(w, "basename");
+    w_str(w, grove_intern_str(st, x->basename));
+    W_KEY(w, "name");
+    w_str(w, grove_intern_str(st, x->name));
+    W_KEY(w, "id");
+    w_int(w, x->id);
+    W_KEY(w, "uniq_id");
+    w_int(w, v);
+    W_KEY(w, "rank");
+    w_int(w, x->rank);
+    W_KEY(w, "exclusive");
+    w_bool(w, g->nrec && grove_vertex_held_exclusively(g, v, g->now, NULL));
+    W_KEY(w, "unit");
+    w_str(w, grove_intern_str(st, x->unit));
+    W_KEY(w, "size");
+    w_int(w, x->size);
+    W_KEY(w, "uuid");
+    char uuid[37];
+    grove_vertex_uuid(g, v, uuid);
+    w_str(w, uuid);
+    W_KEY(w, "status");
+    if (x->status == GROVE_STATUS_UP || x->status == GROVE_STATUS_DOWN)
+        w_int(w, x->status);
+    else
+        w_str(w, grove_status_name((grove_status_t)x->status));
+    W_KEY(w, "properties");
+    w_open(w, '{');
+    for (uint32_t i = x->props; i != GROVEP_NONE; i = g->kv[i].next) {
+        w_key(w, grove_intern_str(st, g->kv[i].key));
+        w_str(w, grove_intern_str(st, g->kv[i].val));
+    }
+    w_close(w, '}');
+    w_paths(w, v);
+    if (w->state)
+        w_state(w, v);
+    w_close(w, '}');
+    w_close(w, '}');
+}
+
+static void w_edge(writer_t *w, grove_eid_t e)
+{
+    const grove_graph_t *g = w->g;
+    const grovep_edge_t *x = &g->e[e];
+    w_elem(w);
+    w_open(w, '{');
+    W_KEY(w, "source");
+    w_idstr(w, x->src);
+    W_KEY(w, "target");
+    w_idstr(w, x->dst);
+    W_KEY(w, "metadata");
+    w_open(w, '{');
+    W_KEY(w, "subsystem");
+    w_str(w, grove_intern_str(g->strings, g->subsys[x->sub]));
+    W_KEY(w, "relationship");
+    w_str(w, grove_intern_str(g->strings, g->rels[x->rel]));
+    w_close(w, '}');
+    w_close(w, '}');
+}
+
+/* The document: {"graph": {["metadata"], "nodes", "edges"}}.  sel: the
+ * vertices listed (vids, n), or NULL for all. */
+static void w_doc(writer_t *w, const grove_vid_t *vids, size_t n, uint8_t *sel)
+{
+    const grove_graph_t *g = w->g;
+    w_open(w, '{');
+    W_KEY(w, "graph");
+    w_open(w, '{');
+    if (w->state) {
+        W_KEY(w, "metadata");
+        w_open(w, '{');
+        W_KEY(w, "grove");
+        w_open(w, '{');
+        W_KEY(w, "now");
+        w_int(w, g->now);
+        w_close(w, '}');
+        w_close(w, '}');
+    }
+    W_KEY(w, "nodes");
+    w_open(w, '[');
+    if (sel) {
+        for (size_t i = 0; i < n; i++) {
+            grove_vid_t v = vids[i];
+            if (!grovep_alive(g, v) || sel[v])
+                continue;
+            sel[v] = 1;
+            w_node(w, v);
+        }
+    } else {
+        for (grove_vid_t v = 0; v < g->nv; v++)
+            if (grovep_alive(g, v))
+                w_node(w, v);
+    }
+    w_close(w, ']');
+    W_KEY(w, "edges");
+    w_open(w, '[');
+    for (grove_eid_t e = 0; e < g->ne; e++) {
+        const grovep_edge_t *x = &g->e[e];
+        if (x->flags & GROVEP_E_DEAD)
+            continue;
+        if (sel && (!sel[x->src] || !sel[x->dst]))
+            continue;
+        w_edge(w, e);
+    }
+    w_close(w, ']');
+    w_close(w, '}');
+    w_close(w, '}');
+    if (w->pretty)
+        W_LIT(w, "\n");
+}
+
+static char *write_text(const grove_graph_t *g, const grove_vid_t *vids, size_t n, int flags,
+                        size_t *lenp)
+{
+    writer_t w = {.g = g, .pretty = !(flags & GROVE_JGF_COMPACT),
+                  .state = !!(flags & GROVE_JGF_WITH_STATE)};
+    uint8_t *sel = vids ? calloc(g->nv ? g->nv : 1, 1) : NULL;
+    w.mark = calloc(GROVEP_MAX_SMALL, sizeof(*w.mark));
+    /* rough size: 300 bytes a vertex, 100 an edge */
+    if (!w.mark || (vids && !sel) || !grovep_buf_room(&w.b, (vids ? n : g->nlive) * 300 + 4096))
+        w.b.failed = true;
+    else
+        w_doc(&w, vids, n, sel);
+    free(sel);
+    free(w.mark);
+    free(w.chain);
+    free(w.path.p);
+    char *text = grovep_buf_finish(&w.b);
+    if (text && lenp)
+        *lenp = w.b.len;
+    return text;
+}
+
+char *grove_jgf_write(const grove_graph_t *g, int flags)
+{
+    return write_text(g, NULL, 0, flags, NULL);
+}
+
+char *grove_jgf_write_vertices(const grove_graph_t *g, const grove_vid_t *vids, size_t n,
+                               int flags)
+{
+    static const grove_vid_t none = GROVE_VID_NONE;
+    return write_text(g, vids ? vids : &none, vids ? n : 0, flags, NULL);
+}
+
+struct json_t *grove_jgf_write_json(const grove_graph_t *g, const grove_vid_t *vids, size_t n,
+                                    int flags)
+{
+    size_t len;
+    char *text = write_text(g, vids, n, flags | GROVE_JGF_COMPACT, &len);
+    if (!text)
+        return NULL;
+    json_error_t jerr;
+    json_t *j = json_loadb(text, len, 0, &jerr);
+    free(text);
+    if (!j)
+        errno = ENOMEM;
+    return j;
+}

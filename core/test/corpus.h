@@ -1,0 +1,84 @@
+/* corpus.h: what the C tests of the string-coded formats (test_hostlist.c,
+ * test_idset.c) share: running every row of a table of the shared corpus
+ * (the .tsv files of ../shared/conformance), a fixed-seed random generator, and
+ * garbage strings for the decoders.  It holds no test of its own and knows
+ * no format.  Header-only, like tap.h (include tap.h first).
+ */
+#ifndef GROVE_TEST_CORPUS_H
+#define GROVE_TEST_CORPUS_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Split line (modified in place) at tabs; returns the number of fields. */
+static inline int corpus_split(char *line, char **f, int max)
+{
+    int n = 0;
+    f[n++] = line;
+    for (char *p = line; *p && n < max; p++) {
+        if (*p == '\t') {
+            *p = '\0';
+            f[n++] = p + 1;
+        }
+    }
+    return n;
+}
+
+/* Call row(lineno, fields) for every row of the corpus table name (not
+ * blank, not a '#' comment) that has at least ncols of its at most 8
+ * tab-separated fields; a shorter row, or a table that cannot be opened,
+ * is a failed test.  Returns the number of rows run. */
+static inline int corpus_run(const char *name, int ncols, void (*row)(int lineno, char **f))
+{
+    const char *path = tap_conformance(name);
+    FILE *fp = fopen(path, "r");
+    if (!ok(fp != NULL, "open %s", path))
+        return 0;
+    char line[4096];
+    int lineno = 0, rows = 0;
+    while (fgets(line, sizeof(line), fp)) {
+        lineno++;
+        line[strcspn(line, "\r\n")] = '\0';
+        if (line[0] == '#' || line[0] == '\0')
+            continue;
+        char *f[8];
+        if (corpus_split(line, f, 8) < ncols) {
+            ok(0, "%s:%d has fewer than %d columns", name, lineno, ncols);
+            continue;
+        }
+        row(lineno, f);
+        rows++;
+    }
+    fclose(fp);
+    return rows;
+}
+
+/* A xorshift generator: the same numbers on every run for one seed. */
+static uint64_t corpus_rng_state;
+
+static inline void corpus_seed(uint64_t seed)
+{
+    corpus_rng_state = seed;
+}
+
+static inline uint32_t rnd(void)
+{
+    corpus_rng_state ^= corpus_rng_state << 13;
+    corpus_rng_state ^= corpus_rng_state >> 7;
+    corpus_rng_state ^= corpus_rng_state << 17;
+    return (uint32_t)(corpus_rng_state >> 11);
+}
+
+/* Fill buf with a random length (< size) of characters drawn from alphabet,
+ * one in one_in of them an arbitrary byte; returns the length. */
+static inline size_t corpus_garbage(char *buf, size_t size, const char *alphabet,
+                                    uint32_t one_in)
+{
+    size_t len = rnd() % size, n = strlen(alphabet);
+    for (size_t i = 0; i < len; i++)
+        buf[i] = rnd() % one_in == 0 ? (char)(rnd() & 0xff) : alphabet[rnd() % n];
+    return len;
+}
+
+#endif
