@@ -187,8 +187,11 @@ lint:
 conformance: all
 	@scripts/run-tests --build $(BUILD) --mode plain --only conformance
 
+# The demo: matching on an example cluster, then (when present) a short
+# simulation of a generated trace under two queue policies.
 demo: all
 	$(EXE) examples/demo.lua
+	@if [ -f examples/sim_demo.lua ]; then $(EXE) examples/sim_demo.lua; fi
 
 bench: all
 	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
@@ -206,7 +209,7 @@ install: all
 	install -m 755 $(MODULE) $(DESTDIR)$(LUA_CDIR)/grove/core.so
 	install -m 755 $(EXE) $(DESTDIR)$(BINDIR)/grove
 	cp -R lua/grove/. $(DESTDIR)$(LUA_LDIR)/grove/
-	-cp policies/*.lua $(DESTDIR)$(DATADIR)/policies/ 2>/dev/null
+	-cp -R policies/. $(DESTDIR)$(DATADIR)/policies/ 2>/dev/null
 	-cp examples/*.lua $(DESTDIR)$(DATADIR)/examples/ 2>/dev/null
 	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCDIR@|$(INCDIR)|; s|@VERSION@|$(VERSION)|; s|@LIBS@|$(PKG_LIBS) -lm|' \
 	  scripts/grove.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/grove.pc
