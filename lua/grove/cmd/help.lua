@@ -66,6 +66,23 @@ function M.text(topic)
   return ("grove %s: no usage text\n"):format(topic)
 end
 
+-- How every command's main goes on once its arguments are parsed (opts
+-- nil when they were bad, msg then why; help true when they ask for the
+-- usage): the exit status to return at once, or nil to go on.  Bad
+-- arguments print "grove NAME: MSG" and the usage on standard error
+-- (status 2); help prints the usage on standard output (status 0).
+function M.begin(name, usage, opts, msg, help)
+  if not opts then
+    io.stderr:write("grove ", name, ": ", msg, "\n", usage)
+    return 2
+  end
+  if help then
+    io.stdout:write(usage)
+    return 0
+  end
+  return nil
+end
+
 function M.main(args)
   local topic = args and args[1]
   if topic == "-h" or topic == "--help" then
