@@ -21,6 +21,8 @@
 -- grove.vertex, grove.matcher, ...), so this module needs nothing from the
 -- C module and never raises on a closed or dead handle: whatever a handle
 -- cannot say is left out.
+local check = require "grove.check"
+
 local M = {}
 
 local fmt = string.format
@@ -77,9 +79,7 @@ local ESC = {["\\"] = "\\\\", ['"'] = '\\"', ["\n"] = "\\n", ["\r"] = "\\r", ["\
   ["\a"] = "\\a", ["\b"] = "\\b", ["\f"] = "\\f", ["\v"] = "\\v"}
 
 function M.quote(s)
-  if type(s) ~= "string" then
-    error(fmt("bad argument #1 to 'quote' (string expected, got %s)", type(s)), 2)
-  end
+  check.arg(s, "string", 1, "quote")
   local q = s:gsub('([%c\\"])(%d?)', function(c, digit)
     if ESC[c] then return ESC[c] .. digit end
     return fmt(digit == "" and "\\%d" or "\\%03d", c:byte()) .. digit

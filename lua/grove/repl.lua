@@ -29,6 +29,7 @@
 --                     nil to complete file names
 --   s:reset()      -- a new example cluster in env.g, a matcher in env.m
 --   repl.main(args) -> exit status
+local check = require "grove.check"
 local pretty = require "grove.pretty"
 
 local M = {}
@@ -240,10 +241,7 @@ Session.__index = Session
 -- catch_interrupt (a function(on) that makes Ctrl-C interrupt running
 -- code), chunkname ("=stdin").
 function M.new(opts)
-  opts = opts or {}
-  if type(opts) ~= "table" then
-    error(fmt("bad argument #1 to 'new' (table expected, got %s)", type(opts)), 2)
-  end
+  opts = check.arg(opts or {}, "table", 1, "new")
   local self = setmetatable({}, Session)
   self.env = opts.env or setmetatable({}, {__index = _G})
   self.out = opts.out or io.stdout
