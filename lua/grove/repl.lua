@@ -66,9 +66,9 @@ Examples:
 
 -- ---- the example cluster ----
 
--- The tiny cluster of examples/tiny.lua (kept here so an installed grove
--- has it too): one rack of two nodes, each with two sockets of 18 cores,
--- one GPU and four 2 GB memory pools.
+-- The tiny cluster (examples/tiny.lua returns it; it lives here so an
+-- installed grove has it too): one rack of two nodes, each with two
+-- sockets of 18 cores, one GPU and four 2 GB memory pools.
 function M.example_cluster()
   local grove = require "grove"
   local R = grove.cluster.resources
