@@ -2,6 +2,10 @@
 -- (responses as text and tables, events, commands, state, misuse) and the
 -- replay of scripted sessions (grove.replay and `grove acquire-replay`),
 -- including the fixture scripts in spec/fixtures/acquire.
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
 -- luacheck: no max string line length
 local core = require "grove.core"
 local exe = require "exe_helper"

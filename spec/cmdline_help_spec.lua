@@ -1,5 +1,9 @@
 -- The grove executable's own help: --version, `grove help CMD` and
 -- `grove CMD --help` for every command it knows.
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
 local exe = require "exe_helper"
 
 local GROVE, run = exe.GROVE, exe.run

@@ -1,4 +1,8 @@
 -- hostlist_spec.lua: the grove.hostlist userdata (RFC 29) seen from Lua.
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
 local core = require "grove.core"
 local expect = require "expect"
 local sets = require "sets_helper"

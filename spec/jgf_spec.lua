@@ -1,5 +1,9 @@
 -- JSON Graph Format from Lua: core.jgf_decode, core.jgf_load, core.jgf_encode
 -- and g:to_jgf, with their options and error paths.
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
 local core = require "grove.core"
 local failed = require("expect").fails
 

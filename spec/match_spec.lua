@@ -2,6 +2,10 @@
 -- cancel and release, stats, policies by name or object, misuse, and a
 -- replay of the corpus's tiny-graph command files with the C policies and
 -- their Lua twins.
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
 local core = require "grove.core"
 local expect = require "expect"
 local match = require "match_helper"

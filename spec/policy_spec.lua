@@ -2,6 +2,10 @@
 -- policy table and its checks, defaults and fallbacks, declarative orders,
 -- what hooks receive (vertex views, ctx, candidates and scores), and the
 -- policy object's methods.
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
 local core = require "grove.core"
 local expect = require "expect"
 local match = require "match_helper"

@@ -5,6 +5,10 @@
 -- records must agree at the end.  Function-form variants (order by a Lua
 -- comparator, a key function, no-op prune and score hooks) run through
 -- the trampolines and must agree too.
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
 local core = require "grove.core"
 local match = require "match_helper"
 

@@ -5,6 +5,10 @@
 -- 2 sockets x {4 cores, 1 gpu, 2 x 4 GB memory}); their outputs were
 -- checked by hand and are kept next to them (.out results, .info answers,
 -- .err errors).
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
 local core = require "grove.core"
 local query = require "grove.query"
 local writers = require "grove.writers"

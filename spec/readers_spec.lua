@@ -1,6 +1,10 @@
 -- Graph readers of grove.core: GraphML generation recipes (grug_load,
 -- grug_read) and hwloc topologies (hwloc_load), with their options and
 -- error paths.
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
 local core = require "grove.core"
 local failed = require("expect").fails
 

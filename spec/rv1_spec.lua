@@ -1,4 +1,8 @@
 -- rv1_spec.lua: the grove.rv1 userdata (RFC 20 R version 1) seen from Lua.
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
 local core = require "grove.core"
 local expect = require "expect"
 

@@ -1,6 +1,10 @@
 -- The policy sandbox: each abuse fails that one match (ECANCELED, a
 -- message naming the policy's file and line) or the load (EINVAL), and
 -- leaves the graph, the job table and the host's Lua state as they were.
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
 local core = require "grove.core"
 local expect = require "expect"
 local match = require "match_helper"

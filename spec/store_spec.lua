@@ -2,6 +2,10 @@
 -- state_write, state_read): round trips compared through the Lua API, as
 -- JGF with state and as R; incremental saves; the change log; checks;
 -- misuse and refusals; a scheduler restart.
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
 local core = require "grove.core"
 local expect = require "expect"
 local jobspec = require "grove.jobspec"

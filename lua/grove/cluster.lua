@@ -67,6 +67,10 @@
 --
 -- Misuse (an unknown option, a wrong type, too few hostnames, a pattern
 -- that names nothing) raises an error; the graph is returned otherwise.
+--
+-- This module holds the DSL and the building of its graph; it must not hold
+-- example clusters (grove.repl has the prompt's) nor readers of other
+-- formats (grove.core has them).
 
 local core = require "grove.core"
 

@@ -28,6 +28,9 @@
 -- Misuse (a non-table argument, an unknown option) raises; a request that
 -- cannot be built returns nil, message, "EINVAL".  The module is callable:
 -- jobspec{...} is jobspec.build{...}.
+--
+-- This module holds the shorthand builder and the writers; it must not
+-- parse or validate jobspecs itself (grove.core does).
 local check = require "grove.check"
 
 local M = {}

@@ -12,6 +12,9 @@
 -- (an installed copy), then ./policies.  Anything else is a path.
 -- Loading goes through grove.core.policy_load, so the result is sandboxed
 -- and the options (budget, memory) are the same.
+--
+-- This module holds only the finding and loading of policy files; it must
+-- not hold policies (policies/) nor the sandbox (grove.core).
 local check = require "grove.check"
 local core = require "grove.core"
 

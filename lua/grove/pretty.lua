@@ -21,6 +21,9 @@
 -- grove.vertex, grove.matcher, ...), so this module needs nothing from the
 -- C module and never raises on a closed or dead handle: whatever a handle
 -- cannot say is left out.
+--
+-- This module holds only formatting; it must not change or close what it
+-- prints.
 local check = require "grove.check"
 
 local M = {}

@@ -11,6 +11,9 @@
 --
 -- This file holds the expression language and its evaluation only: no
 -- other command, and no output format (grove.query_select prints).
+--
+-- This module holds only the find command; it must not print (grove.writers
+-- does) nor keep state outside the session.
 local selection = require "grove.query_select"
 
 local M = {}

@@ -29,6 +29,10 @@
 --                     nil to complete file names
 --   s:reset()      -- a new example cluster in env.g, a matcher in env.m
 --   repl.main(args) -> exit status
+--
+-- This module holds the prompt, its completion and commands, and the one
+-- description of the example cluster; it must not hold the query language
+-- (grove.query) or the printing of values (grove.pretty).
 local check = require "grove.check"
 local pretty = require "grove.pretty"
 

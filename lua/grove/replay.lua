@@ -56,6 +56,10 @@
 -- Steps that are refused are reported, not fatal: refusing bad responses
 -- is part of what a script checks.  A script error (an unknown command, a
 -- file that cannot be read) raises.
+--
+-- This module holds the replay session, its script format and its report;
+-- it must not hold the command line (grove.cmd.acquire-replay) nor
+-- acquisition rules of its own (grove.core.acquire decides).
 local check = require "grove.check"
 local core = require "grove.core"
 local jobspec = require "grove.jobspec"

@@ -11,6 +11,9 @@
 --
 -- Exit status: 0, 1 when an `expect` line failed, 2 for a bad command
 -- line or a script error (unknown command, unreadable file).
+--
+-- This module holds only the command line; the replay is grove.replay's and
+-- must not be done here.
 local help = require "grove.cmd.help"
 local replay = require "grove.replay"
 

@@ -4,6 +4,9 @@
 -- usage.  A command module (grove.cmd.NAME) states its usage in M.usage,
 -- a string (or a function returning one); the forms the executable handles
 -- itself (run, -e, the prompt) have their texts here.
+--
+-- This module holds the usage texts and the one start of every command's
+-- main (begin); it must not hold any command's own work.
 local M = {}
 
 local TEXT = [[

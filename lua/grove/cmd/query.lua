@@ -8,6 +8,9 @@
 -- their resource-query spellings, long forms included (--load-file=FILE,
 -- --prune-filters=..., ...).  Exit status: 0, 1 when the graph cannot be
 -- loaded or the session cannot start, 2 for a bad command line.
+--
+-- This module holds only the command line; the command language is
+-- grove.query's and must not be done here.
 local help = require "grove.cmd.help"
 local query = require "grove.query"
 local writers = require "grove.writers"
