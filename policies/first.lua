@@ -5,6 +5,10 @@
 -- soon as the request is met.  Nothing is sorted or scored, so it is the
 -- fastest policy; placements follow the graph's layout.  Use it when any
 -- fit is as good as another, and for throughput.
+--
+-- This file holds this one policy and nothing else: it is loaded as text
+-- into a sandbox, so it must not require modules, read files or set
+-- globals.
 return {
   name = "first",
   description = "the first resources found in graph order; stops early",

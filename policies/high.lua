@@ -4,6 +4,10 @@
 -- vertex first when ids are equal.  Useful with low as a pair: two job
 -- streams (say, interactive and batch) placed from opposite ends of the
 -- machine meet in the middle as late as possible.
+--
+-- This file holds this one policy and nothing else: it is loaded as text
+-- into a sandbox, so it must not require modules, read files or set
+-- globals.
 return {
   name = "high",
   description = "highest vertex id first at every level",

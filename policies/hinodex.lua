@@ -3,6 +3,10 @@
 -- Nodes are chosen highest id first, as in hinode; each selected node is
 -- held exclusively with everything it contains.  Nodes touched by another
 -- job are passed over.
+--
+-- This file holds this one policy and nothing else: it is loaded as text
+-- into a sandbox, so it must not require modules, read files or set
+-- globals.
 return {
   name = "hinodex",
   description = "highest node id first; every selected node taken whole",

@@ -6,6 +6,10 @@
 -- A 4-node job lands on node8..node11 rather than on node2, node9, node30
 -- and node31: neighbours share switches and racks, so jobs communicate
 -- faster and leave larger contiguous blocks free.
+--
+-- This file holds this one policy and nothing else: it is loaded as text
+-- into a sandbox, so it must not require modules, read files or set
+-- globals.
 local function id_of(v)
   return v:id() or -1
 end

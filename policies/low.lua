@@ -5,6 +5,10 @@
 -- equal.  Jobs pack at the low end of every id range, leaving the high end
 -- free for large requests.  Use it for predictable placements that read
 -- well in listings.
+--
+-- This file holds this one policy and nothing else: it is loaded as text
+-- into a sandbox, so it must not require modules, read files or set
+-- globals.
 return {
   name = "low",
   description = "lowest vertex id first at every level",

@@ -7,6 +7,10 @@
 -- consecutive ones with the smallest spread (max - min) of classes, the
 -- lower classes first on ties.  Use it for tightly coupled jobs on a
 -- machine of uneven nodes.
+--
+-- This file holds this one policy and nothing else: it is loaded as text
+-- into a sandbox, so it must not require modules, read files or set
+-- globals.
 
 -- The leading number of the property's text, as C's strtod reads it (0
 -- when there is none).

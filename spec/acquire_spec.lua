@@ -2,13 +2,17 @@
 -- (responses as text and tables, events, commands, state, misuse) and the
 -- replay of scripted sessions (grove.replay and `grove acquire-replay`),
 -- including the fixture scripts in spec/fixtures/acquire.
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
 -- luacheck: no max string line length
 local core = require "grove.core"
+local exe = require "exe_helper"
 local expect = require "expect"
 local replay = require "grove.replay"
 
 local FIX = "spec/fixtures/acquire/"
-local GROVE = (os.getenv("GROVE_BUILD") or "build") .. "/grove"
 
 local function R(ranks, cores, hosts)
   return {version = 1, execution = {R_lite = {{rank = ranks, children = {core = cores or "0-3"}}},
@@ -383,10 +387,7 @@ end)
 
 describe("grove acquire-replay", function()
   local function run(args)
-    local p = io.popen(GROVE .. " acquire-replay " .. args .. " 2>&1; echo \"rc=$?\"")
-    local out = p:read("a")
-    p:close()
-    return out
+    return exe.transcript(exe.GROVE .. " acquire-replay " .. args)
   end
 
   it("prints the session and exits 0", function()

@@ -5,6 +5,10 @@
 -- child job's R stays inside the parent job's R, the child never holds
 -- more than the parent gave it, and a request larger than the allocation
 -- is never satisfiable in the child.
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
 local core = require "grove.core"
 local expect = require "expect"
 local grove = require "grove"

@@ -1,14 +1,11 @@
 -- The grove executable: scripts, -e, subcommands, exit statuses.
-local BUILD = os.getenv("GROVE_BUILD") or "build"
-local GROVE = BUILD .. "/grove"
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
+local exe = require "exe_helper"
 
-local function run(cmdline)
-  local p = assert(io.popen(cmdline .. " 2>&1; echo \"rc=$?\""))
-  local out = p:read("a")
-  p:close()
-  local rc = tonumber(out:match("rc=(%d+)%s*$"))
-  return out:gsub("rc=%d+%s*$", ""), rc
-end
+local GROVE, run = exe.GROVE, exe.run
 
 describe("the grove executable", function()
   it("runs a chunk with -e, with the module preloaded", function()

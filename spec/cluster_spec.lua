@@ -1,6 +1,10 @@
 -- The cluster DSL (grove.cluster) and the example clusters: shapes of the
 -- conformance corpus, id scopes, hostnames, ranks, properties, channeled
 -- subsystems, and misuse.
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
 local grove = require "grove"
 
 local C = grove.cluster

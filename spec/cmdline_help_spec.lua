@@ -1,15 +1,12 @@
 -- The grove executable's own help: --version, `grove help CMD` and
 -- `grove CMD --help` for every command it knows.
-local BUILD = os.getenv("GROVE_BUILD") or "build"
-local GROVE = BUILD .. "/grove"
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
+local exe = require "exe_helper"
 
-local function run(cmdline)
-  local p = assert(io.popen(cmdline .. " 2>&1; echo \"rc=$?\""))
-  local out = p:read("a")
-  p:close()
-  local rc = tonumber(out:match("rc=(%d+)%s*$"))
-  return out:gsub("rc=%d+%s*$", ""), rc
-end
+local GROVE, run = exe.GROVE, exe.run
 
 -- Every command `grove help` lists, and the first line of its usage.
 local COMMANDS = {

@@ -2,6 +2,10 @@
 -- (core/error.h) by name, and the system errors of file access that the
 -- loaders let through, named as they are (a directory is EISDIR, not a
 -- catch-all code).
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
 local core = require "grove.core"
 
 describe("error codes", function()

@@ -1,6 +1,10 @@
 -- The graph object of grove.core: construction, look-ups, iteration, the
 -- RFC 4 composite methods (aggregate, copy, duplicate, merge, unlink,
 -- extract) and life (close, <close>, busy guards), with error paths.
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
 local core = require "grove.core"
 
 local failed = require("expect").fails

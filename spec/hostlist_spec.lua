@@ -1,13 +1,16 @@
 -- hostlist_spec.lua: the grove.hostlist userdata (RFC 29) seen from Lua.
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
 local core = require "grove.core"
+local expect = require "expect"
 local sets = require "sets_helper"
 
-local fails = sets.fails
+local raises = expect.raises
 
 local function hosts(h)
-  local t = {}
-  for x in h:hosts() do t[#t + 1] = x end
-  return t
+  return sets.items(h:hosts())
 end
 
 describe("core.hostlist", function()
@@ -53,18 +56,18 @@ describe("core.hostlist", function()
   end)
 
   it("raises on arguments of the wrong type", function()
-    fails(function() core.hostlist(5) end, "(nil, string or table expected, got number)")
-    fails(function() core.hostlist { "a", 5 } end, "(element 2 is not a string)")
+    raises(function() core.hostlist(5) end, "(nil, string or table expected, got number)")
+    raises(function() core.hostlist { "a", 5 } end, "(element 2 is not a string)")
     local h = core.hostlist "a"
-    fails(function() h:append(5) end,
+    raises(function() h:append(5) end,
       "bad argument #1 to 'append' (hostlist or string expected, got number)")
-    fails(function() h:delete() end,
+    raises(function() h:delete() end,
       "bad argument #1 to 'delete' (hostlist or string expected, got no value)")
-    fails(function() h:nth "x" end, "bad argument #1 to 'nth' (number expected, got string)")
-    fails(function() h:find() end, "bad argument #1 to 'find' (string expected, got no value)")
-    fails(function() h:contains {} end,
+    raises(function() h:nth "x" end, "bad argument #1 to 'nth' (number expected, got string)")
+    raises(function() h:find() end, "bad argument #1 to 'find' (string expected, got no value)")
+    raises(function() h:contains {} end,
       "bad argument #1 to 'contains' (string expected, got table)")
-    fails(function() h.count(5) end,
+    raises(function() h.count(5) end,
       "bad argument #1 to 'count' (grove.hostlist expected, got number)")
   end)
 

@@ -1,13 +1,16 @@
 -- idset_spec.lua: the grove.idset userdata (RFC 22) seen from Lua.
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
 local core = require "grove.core"
+local expect = require "expect"
 local sets = require "sets_helper"
 
-local fails = sets.fails
+local raises = expect.raises
 
 local function list(s)
-  local t = {}
-  for id in s:ids() do t[#t + 1] = id end
-  return t
+  return sets.items(s:ids())
 end
 
 describe("core.idset", function()
@@ -48,10 +51,10 @@ describe("core.idset", function()
   end)
 
   it("raises on arguments of the wrong type", function()
-    fails(function() core.idset(5) end, "(nil, string or table expected, got number)")
-    fails(function() core.idset { 1, -2 } end, "(element 2 is not an id)")
-    fails(function() core.idset { 1, 2.5 } end, "(element 2 is not an id)")
-    fails(function() core.idset { 4294967295 } end, "(element 1 is not an id)")
+    raises(function() core.idset(5) end, "(nil, string or table expected, got number)")
+    raises(function() core.idset { 1, -2 } end, "(element 2 is not an id)")
+    raises(function() core.idset { 1, 2.5 } end, "(element 2 is not an id)")
+    raises(function() core.idset { 4294967295 } end, "(element 1 is not an id)")
   end)
 
   it("sets and clears ids and ranges, returning the set", function()
@@ -68,17 +71,17 @@ describe("core.idset", function()
 
   it("raises on ids that are not integers in [0, 4294967294]", function()
     local s = core.idset()
-    fails(function() s:set(-1) end, "bad argument #1 to 'set' (id out of range [0, 4294967294])")
-    fails(function() s:set(4294967295) end, "(id out of range [0, 4294967294])")
-    fails(function() s:set(1.5) end,
+    raises(function() s:set(-1) end, "bad argument #1 to 'set' (id out of range [0, 4294967294])")
+    raises(function() s:set(4294967295) end, "(id out of range [0, 4294967294])")
+    raises(function() s:set(1.5) end,
       "bad argument #1 to 'set' (number has no integer representation)")
-    fails(function() s:set "x" end, "bad argument #1 to 'set' (number expected, got string)")
-    fails(function() s:clear(1, -1) end, "bad argument #2 to 'clear' (id out of range")
-    fails(function() s:next(-1) end, "bad argument #1 to 'next' (id out of range")
-    fails(function() s:prev(nil) end, "bad argument #1 to 'prev' (number expected, got nil)")
-    fails(function() s:test "x" end, "bad argument #1 to 'test' (number expected, got string)")
-    fails(function() s:nth(0) end, "bad argument #1 to 'nth' (position must be >= 1)")
-    fails(function() s.count(5) end,
+    raises(function() s:set "x" end, "bad argument #1 to 'set' (number expected, got string)")
+    raises(function() s:clear(1, -1) end, "bad argument #2 to 'clear' (id out of range")
+    raises(function() s:next(-1) end, "bad argument #1 to 'next' (id out of range")
+    raises(function() s:prev(nil) end, "bad argument #1 to 'prev' (number expected, got nil)")
+    raises(function() s:test "x" end, "bad argument #1 to 'test' (number expected, got string)")
+    raises(function() s:nth(0) end, "bad argument #1 to 'nth' (position must be >= 1)")
+    raises(function() s.count(5) end,
       "bad argument #1 to 'count' (grove.idset expected, got number)")
   end)
 
@@ -116,10 +119,10 @@ describe("core.idset", function()
     assert.equal("[0-3,7]", s:encode "range,brackets")
     assert.equal("[0-3,7]", s:encode "brackets,range")
     assert.equal("7", core.idset("7"):encode "range,brackets")
-    fails(function() s:encode "ranges" end,
+    raises(function() s:encode "ranges" end,
       "bad argument #1 to 'encode' (flags must be \"range\", \"brackets\" or both, "
         .. "comma-separated)")
-    fails(function() s:encode {} end, "bad argument #1 to 'encode' (string expected, got table)")
+    raises(function() s:encode {} end, "bad argument #1 to 'encode' (string expected, got table)")
   end)
 
   it("fails with EOVERFLOW rather than build a gigantic string", function()
@@ -143,9 +146,9 @@ describe("core.idset", function()
     assert.is_nil(r)
     assert.equal('invalid idset "20-": missing id at position 4', msg)
     assert.equal("EINVAL", code)
-    fails(function() a:difference(5) end,
+    raises(function() a:difference(5) end,
       "bad argument #1 to 'difference' (idset or string expected, got number)")
-    fails(function() a:intersect() end,
+    raises(function() a:intersect() end,
       "bad argument #1 to 'intersect' (idset or string expected, got nil)")
   end)
 
@@ -162,7 +165,7 @@ describe("core.idset", function()
     assert.is_nil(r)
     assert.equal("invalid idset \"x\": unexpected 'x' at position 1", msg)
     assert.equal("EINVAL", code)
-    fails(function() a:subtract {} end,
+    raises(function() a:subtract {} end,
       "bad argument #1 to 'subtract' (idset or string expected, got table)")
   end)
 
@@ -185,8 +188,8 @@ describe("core.idset", function()
     assert.equal("5-10", tostring(a & b))
     assert.equal("0-10,20", tostring(a | "20"))
     assert.equal("11-15", tostring("0-20" & b - a))
-    fails(function() return a | "20-" end, 'invalid idset "20-": missing id at position 4')
-    fails(function() return a & 5 end, "(idset or string expected, got number)")
+    raises(function() return a | "20-" end, 'invalid idset "20-": missing id at position 4')
+    raises(function() return a & 5 end, "(idset or string expected, got number)")
   end)
 
   it("iterates with ids(), also while the set changes", function()

@@ -1,16 +1,14 @@
 -- JSON Graph Format from Lua: core.jgf_decode, core.jgf_load, core.jgf_encode
 -- and g:to_jgf, with their options and error paths.
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
 local core = require "grove.core"
+local failed = require("expect").fails
 
 local corpus = (os.getenv("GROVE_CONFORMANCE") or "../shared/conformance")
   .. "/fluxion/jgfs/"
-
--- nil, msg, code
-local function failed(want_code, want_msg, ok, msg, code)
-  assert.is_nil(ok)
-  assert.are.equal(want_msg, msg)
-  assert.are.equal(want_code, code)
-end
 
 -- cluster0 > node0 > core0, core1
 local function small()

@@ -1,5 +1,9 @@
 -- Specs for grove.core's jobspec and constraint bindings and for the
 -- pure-Lua builder and writers (grove.jobspec).
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
 local core = require "grove.core"
 local J = require "grove.jobspec"
 

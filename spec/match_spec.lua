@@ -2,46 +2,27 @@
 -- cancel and release, stats, policies by name or object, misuse, and a
 -- replay of the corpus's tiny-graph command files with the C policies and
 -- their Lua twins.
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
 local core = require "grove.core"
+local expect = require "expect"
+local match = require "match_helper"
 
 local CORPUS = os.getenv("GROVE_CONFORMANCE") or "../shared/conformance"
 
-local function tiny()
-  return dofile "examples/tiny.lua"
-end
+local tiny = match.tiny
 
 -- A jobspec in YAML: `n` nodes (exclusive when x) each with a slot of
 -- `cores` cores, and an optional duration.
 local function nodes_yaml(n, cores, x, duration)
-  return ([[
-version: 9999
-resources:
-  - type: node
-    count: %d
-    exclusive: %s
-    with:
-      - type: slot
-        count: 1
-        label: default
-        with:
-          - type: core
-            count: %d
-tasks:
-  - command: [app]
-    slot: default
-    count: {per_slot: 1}
-%s]]):format(n, x and "true" or "false", cores,
-    ("attributes: {system: {%s}}\n"):format(duration and "duration: " .. duration or ""))
+  return match.nodes_yaml(n, cores, x and true or false, duration)
 end
 
 local function cores_table(n, duration)
-  return {
-    version = 9999,
-    resources = {{type = "slot", count = 1, label = "default",
-      with = {{type = "core", count = n}}}},
-    tasks = {{command = {"app"}, slot = "default", count = {per_slot = 1}}},
-    attributes = {system = {duration = duration or 60}},
-  }
+  return match.jobspec({{type = "slot", count = 1, label = "default",
+    with = {{type = "core", count = n}}}}, duration or 60)
 end
 
 local function names(job)
@@ -115,32 +96,23 @@ describe("m:match", function()
 
   it("fails with EINVAL on a bad jobspec, leaving the matcher as it was", function()
     local m = core.matcher(tiny())
-    local j, msg, code = m:match("version: 9999\nresources: 7\n")
-    assert.is_nil(j)
-    assert.equal("EINVAL", code)
-    assert.is_string(msg)
-    j, msg, code = m:match({version = 1, resources = {}})
-    assert.is_nil(j)
-    assert.equal("EINVAL", code)
-    assert.is_string(msg)
+    expect.fails("EINVAL", nil, m:match("version: 9999\nresources: 7\n"))
+    expect.fails("EINVAL", nil, m:match({version = 1, resources = {}}))
     assert.equal(1, m:next_id())
   end)
 
   it("tells busy (EBUSY) from never (ENODEV)", function()
     local m = core.matcher(tiny())
     assert(m:match(nodes_yaml(2, 1, true, 100)))
-    local j, msg, code = m:match(nodes_yaml(1, 1))
-    assert.is_nil(j)
-    assert.equal("no matching resources", msg)
-    assert.equal("EBUSY", code)
-    j, msg, code = m:match(nodes_yaml(1, 1), "allocate_with_satisfiability")
-    assert.same({nil, "no matching resources", "EBUSY"}, {j, msg, code})
-    j, msg, code = m:match(nodes_yaml(3, 1), "allocate_with_satisfiability")
-    assert.same({nil, "unsatisfiable request", "ENODEV"}, {j, msg, code})
-    j, msg, code = m:match(nodes_yaml(3, 1), "allocate_orelse_reserve")
-    assert.same({nil, "unsatisfiable request", "ENODEV"}, {j, msg, code})
-    j, msg, code = m:match(nodes_yaml(1, 37), "satisfiability")
-    assert.same({nil, "unsatisfiable request", "ENODEV"}, {j, msg, code})
+    for _, c in ipairs {
+      {1, 1, nil, "EBUSY", "no matching resources"},
+      {1, 1, "allocate_with_satisfiability", "EBUSY", "no matching resources"},
+      {3, 1, "allocate_with_satisfiability", "ENODEV", "unsatisfiable request"},
+      {3, 1, "allocate_orelse_reserve", "ENODEV", "unsatisfiable request"},
+      {1, 37, "satisfiability", "ENODEV", "unsatisfiable request"},
+    } do
+      expect.fails(c[4], c[5], m:match(nodes_yaml(c[1], c[2]), c[3]))
+    end
     -- every match but satisfiability consumed an id
     assert.equal(6, m:next_id())
   end)
@@ -180,10 +152,7 @@ describe("m:match", function()
     local m = core.matcher(tiny())
     assert.equal(10, assert(m:match(nodes_yaml(1, 1), "allocate", 10)).id)
     assert.equal(11, m:next_id())
-    local j, msg, code = m:match(nodes_yaml(1, 1), "allocate", 10)
-    assert.is_nil(j)
-    assert.equal("EEXIST", code)
-    assert.equal("match: job 10 exists", msg)
+    expect.fails("EEXIST", "match: job 10 exists", m:match(nodes_yaml(1, 1), "allocate", 10))
   end)
 
   it("gives jobs without a duration the default, else forever", function()
@@ -451,10 +420,7 @@ describe("m:rv1", function()
 
   it("fails on an unknown job and raises on misuse", function()
     local m = core.matcher(tiny())
-    local ok, msg, code = m:rv1(42)
-    assert.is_nil(ok)
-    assert.equal("ENOENT", code)
-    assert.matches("42", msg)
+    expect.fails_like("ENOENT", "42", m:rv1(42))
     assert.has_error(function() m:rv1("x") end)
     assert.has_error(function() m:rv1(1, 5) end)
   end)

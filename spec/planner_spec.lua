@@ -1,9 +1,12 @@
 -- planner_spec.lua: grove.planner and grove.mplanner seen from Lua.
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
 local core = require "grove.core"
+local expect = require "expect"
 
-local function fails(f, text)
-  assert.error_matches(f, text, 1, true)
-end
+local raises = expect.raises
 
 -- Assert a call returned nil, message, code.
 local function failure(msg, code, ...)
@@ -35,19 +38,19 @@ describe("core.planner", function()
   end)
 
   it("raises on a bad construction", function()
-    fails(function() core.planner { horizon = 10 } end, "field 'total' must be an integer")
-    fails(function() core.planner { total = 1 } end, "field 'horizon' must be an integer")
-    fails(function() core.planner { total = 1.5, horizon = 10 } end,
+    raises(function() core.planner { horizon = 10 } end, "field 'total' must be an integer")
+    raises(function() core.planner { total = 1 } end, "field 'horizon' must be an integer")
+    raises(function() core.planner { total = 1.5, horizon = 10 } end,
       "field 'total' must be an integer")
-    fails(function() core.planner { total = 1, horizon = 10, stat = 0 } end,
+    raises(function() core.planner { total = 1, horizon = 10, stat = 0 } end,
       "unknown field 'stat'")
-    fails(function() core.planner(-1, 10) end, "total must be >= 0")
-    fails(function() core.planner(1, 0) end, "horizon must be >= 1")
-    fails(function() core.planner(1, 10, -1) end, "start must be >= 0")
-    fails(function() core.planner(math.maxinteger, 10) end, "total is too large")
-    fails(function() core.planner(1, math.maxinteger, 1) end, "start + horizon is too large")
-    fails(function() core.planner("x", 10) end, "number expected, got string")
-    fails(function() core.planner() end, "number expected, got no value")
+    raises(function() core.planner(-1, 10) end, "total must be >= 0")
+    raises(function() core.planner(1, 0) end, "horizon must be >= 1")
+    raises(function() core.planner(1, 10, -1) end, "start must be >= 0")
+    raises(function() core.planner(math.maxinteger, 10) end, "total is too large")
+    raises(function() core.planner(1, math.maxinteger, 1) end, "start + horizon is too large")
+    raises(function() core.planner("x", 10) end, "number expected, got string")
+    raises(function() core.planner() end, "number expected, got no value")
   end)
 
   it("adds, looks up, reduces and removes spans", function()
@@ -83,11 +86,11 @@ describe("core.planner", function()
       "ERANGE", p:add(math.maxinteger, 1, 1))
     failure("amount 11 exceeds the total 10", "ENODEV", p:add(0, 1, 11))
     failure("fewer than 7 units free during [5, 15)", "EBUSY", p:add(5, 10, 7))
-    fails(function() p:add(0, -1, 1) end, "duration must be >= 0")
-    fails(function() p:add(0, 1, -1) end, "amount must be >= 0")
-    fails(function() p:reduce(1, -1) end, "amount must be >= 0")
-    fails(function() p:add(0.5, 1, 1) end, "number has no integer representation")
-    fails(function() p:remove("x") end, "number expected, got string")
+    raises(function() p:add(0, -1, 1) end, "duration must be >= 0")
+    raises(function() p:add(0, 1, -1) end, "amount must be >= 0")
+    raises(function() p:reduce(1, -1) end, "amount must be >= 0")
+    raises(function() p:add(0.5, 1, 1) end, "number has no integer representation")
+    raises(function() p:remove("x") end, "number expected, got string")
     assert.equal(1, p:span_count())
   end)
 
@@ -126,8 +129,8 @@ describe("core.planner", function()
     failure("window [90, 110) is outside the horizon [0, 100)", "ERANGE", p:avail_during(90, 20))
     failure("window [90, 110) is outside the horizon [0, 100)", "ERANGE", p:fits(90, 20, 1))
     failure("duration 101 exceeds the horizon length 100", "ERANGE", p:fits(0, 101, 1))
-    fails(function() p:avail_during(0, -1) end, "duration must be >= 0")
-    fails(function() p:fits(0, 1, -1) end, "amount must be >= 0")
+    raises(function() p:avail_during(0, -1) end, "duration must be >= 0")
+    raises(function() p:fits(0, 1, -1) end, "amount must be >= 0")
   end)
 
   it("finds the earliest fit and iterates over candidate times", function()
@@ -155,9 +158,9 @@ describe("core.planner", function()
     failure("time -5 is outside the horizon [0, 100]", "ERANGE", p:next_fit(1, 1, -5))
     failure("time 101 is outside the horizon [0, 100]", "ERANGE", p:fit_times(1, 1, 101))
     failure("duration 101 exceeds the horizon length 100", "ERANGE", p:earliest(1, 101))
-    fails(function() p:earliest(-1, 1) end, "amount must be >= 0")
-    fails(function() p:next_fit(1, -1, 0) end, "duration must be >= 0")
-    fails(function() p:fit_times(1, 1, "x") end, "number expected, got string")
+    raises(function() p:earliest(-1, 1) end, "amount must be >= 0")
+    raises(function() p:next_fit(1, -1, 0) end, "duration must be >= 0")
+    raises(function() p:fit_times(1, 1, "x") end, "number expected, got string")
   end)
 
   it("tells where usage changes and the busiest use", function()
@@ -182,8 +185,8 @@ describe("core.planner", function()
     failure("cannot shrink the total to 5: 6 units are in use at the busiest time", "EBUSY",
       p:resize(5))
     assert.equal(6, p:total())
-    fails(function() p:resize(-1) end, "total must be >= 0")
-    fails(function() p:resize(math.maxinteger) end, "total is too large")
+    raises(function() p:resize(-1) end, "total must be >= 0")
+    raises(function() p:resize(math.maxinteger) end, "total is too large")
   end)
 
   it("copies deeply", function()
@@ -204,9 +207,9 @@ describe("core.planner", function()
     p:close()
     p:close()
     assert.equal("planner (closed)", tostring(p))
-    fails(function() p:add(0, 1, 1) end, "planner is closed")
-    fails(function() p:total() end, "planner is closed")
-    fails(function() iter() end, "planner closed during iteration")
+    raises(function() p:add(0, 1, 1) end, "planner is closed")
+    raises(function() p:total() end, "planner is closed")
+    raises(function() iter() end, "planner closed during iteration")
     local q
     do
       local r <close> = core.planner(1, 1)
@@ -214,7 +217,7 @@ describe("core.planner", function()
       assert.equal(1, r:total())
     end
     assert.equal("planner (closed)", tostring(q))
-    fails(function() core.planner(1, 1).add(io.stdout, 0, 1, 1) end,
+    raises(function() core.planner(1, 1).add(io.stdout, 0, 1, 1) end,
       "grove.planner expected, got FILE*")
   end)
 
@@ -320,24 +323,24 @@ describe("core.mplanner", function()
 
   it("raises on a bad construction", function()
     local function new(t) return function() core.mplanner(t) end end
-    fails(new { totals = { 1 }, horizon = 1 }, "field 'types' must be a table of names")
-    fails(new { types = { "a" }, horizon = 1 }, "field 'totals' must be a table of integers")
-    fails(new { types = { "a" }, totals = { 1 } }, "field 'horizon' must be an integer")
-    fails(new { types = {}, totals = {}, horizon = 1 }, "field 'types' must list 1 to 1024 names")
-    fails(new { types = { "a", "b" }, totals = { 1 }, horizon = 1 },
+    raises(new { totals = { 1 }, horizon = 1 }, "field 'types' must be a table of names")
+    raises(new { types = { "a" }, horizon = 1 }, "field 'totals' must be a table of integers")
+    raises(new { types = { "a" }, totals = { 1 } }, "field 'horizon' must be an integer")
+    raises(new { types = {}, totals = {}, horizon = 1 }, "field 'types' must list 1 to 1024 names")
+    raises(new { types = { "a", "b" }, totals = { 1 }, horizon = 1 },
       "fields 'types' and 'totals' differ in length")
-    fails(new { types = { "a", "a" }, totals = { 1, 1 }, horizon = 1 },
+    raises(new { types = { "a", "a" }, totals = { 1, 1 }, horizon = 1 },
       "field 'types' names a type twice")
-    fails(new { types = { "a", "" }, totals = { 1, 1 }, horizon = 1 },
+    raises(new { types = { "a", "" }, totals = { 1, 1 }, horizon = 1 },
       "types[2] must be a non-empty string")
-    fails(new { types = { "a", 3 }, totals = { 1, 1 }, horizon = 1 },
+    raises(new { types = { "a", 3 }, totals = { 1, 1 }, horizon = 1 },
       "types[2] must be a non-empty string")
-    fails(new { types = { "a" }, totals = { -1 }, horizon = 1 },
+    raises(new { types = { "a" }, totals = { -1 }, horizon = 1 },
       "totals[1] must be an integer in [0, 2305843009213693951]")
-    fails(new { types = { "a" }, totals = { 1 }, horizon = 0 }, "horizon must be >= 1")
-    fails(new { types = { "a" }, totals = { 1 }, horizon = 1, start = -1 }, "start must be >= 0")
-    fails(new { types = { "a" }, totals = { 1 }, horizon = 1, extra = 1 }, "unknown field 'extra'")
-    fails(function() core.mplanner(5) end, "table expected, got number")
+    raises(new { types = { "a" }, totals = { 1 }, horizon = 0 }, "horizon must be >= 1")
+    raises(new { types = { "a" }, totals = { 1 }, horizon = 1, start = -1 }, "start must be >= 0")
+    raises(new { types = { "a" }, totals = { 1 }, horizon = 1, extra = 1 }, "unknown field 'extra'")
+    raises(function() core.mplanner(5) end, "table expected, got number")
   end)
 
   it("adds spans with count tables and answers with count tables", function()
@@ -385,14 +388,14 @@ describe("core.mplanner", function()
       mp:avail_during(3000, 1000))
     failure("window [3000, 4000) is outside the horizon [0, 3600)", "ERANGE",
       mp:fits(3000, 1000, {}))
-    fails(function() mp:add(0, 1, { fpga = 1 }) end, "unknown resource type 'fpga'")
-    fails(function() mp:add(0, 1, { 1 }) end, "unknown resource type '1'")
-    fails(function() mp:add(0, 1, { core = -1 }) end, "count of 'core' must be an integer >= 0")
-    fails(function() mp:add(0, 1, { core = "x" }) end, "count of 'core' must be an integer >= 0")
-    fails(function() mp:add(0, 1, 5) end, "table expected, got number")
-    fails(function() mp:add(0, -1, {}) end, "duration must be >= 0")
-    fails(function() mp:total "fpga" end, "unknown resource type 'fpga'")
-    fails(function() mp:resize { core = -1 } end, "total of 'core' must be an integer >= 0")
+    raises(function() mp:add(0, 1, { fpga = 1 }) end, "unknown resource type 'fpga'")
+    raises(function() mp:add(0, 1, { 1 }) end, "unknown resource type '1'")
+    raises(function() mp:add(0, 1, { core = -1 }) end, "count of 'core' must be an integer >= 0")
+    raises(function() mp:add(0, 1, { core = "x" }) end, "count of 'core' must be an integer >= 0")
+    raises(function() mp:add(0, 1, 5) end, "table expected, got number")
+    raises(function() mp:add(0, -1, {}) end, "duration must be >= 0")
+    raises(function() mp:total "fpga" end, "unknown resource type 'fpga'")
+    raises(function() mp:resize { core = -1 } end, "total of 'core' must be an integer >= 0")
   end)
 
   it("finds the earliest time every type fits, and the candidates after it", function()
@@ -413,7 +416,7 @@ describe("core.mplanner", function()
     failure("time 3601 is outside the horizon [0, 3600]", "ERANGE", mp:earliest({}, 1, 3601))
     failure("time -1 is outside the horizon [0, 3600]", "ERANGE", mp:next_fit({}, 1, -1))
     failure("duration 3601 exceeds the horizon length 3600", "ERANGE", mp:earliest({}, 3601))
-    fails(function() mp:earliest({ gpu = 1 }, -1) end, "duration must be >= 0")
+    raises(function() mp:earliest({ gpu = 1 }, -1) end, "duration must be >= 0")
   end)
 
   it("resizes the listed types, refusing to shrink below use", function()
@@ -440,8 +443,8 @@ describe("core.mplanner", function()
     mp:close()
     mp:close()
     assert.equal("mplanner (closed)", tostring(mp))
-    fails(function() mp:avail_at(0) end, "mplanner is closed")
-    fails(function() iter() end, "mplanner closed during iteration")
+    raises(function() mp:avail_at(0) end, "mplanner is closed")
+    raises(function() iter() end, "mplanner closed during iteration")
     do
       local r <close> = c
       assert.equal(2, r:span_count())

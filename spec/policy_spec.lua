@@ -2,14 +2,16 @@
 -- policy table and its checks, defaults and fallbacks, declarative orders,
 -- what hooks receive (vertex views, ctx, candidates and scores), and the
 -- policy object's methods.
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
 local core = require "grove.core"
+local expect = require "expect"
+local match = require "match_helper"
 
-local BUILTINS = {"first", "low", "high", "lonode", "hinode", "lonodex", "hinodex",
-  "firstnodex", "locality", "variation"}
-
-local function tiny()
-  return dofile "examples/tiny.lua"
-end
+local BUILTINS = match.BUILTINS
+local tiny = match.tiny
 
 local function parse(text, opts)
   return core.policy_parse(text, "inline.lua", opts)
@@ -17,14 +19,9 @@ end
 
 -- count nodes, each with a slot of `cores` cores.
 local function nodes(count, cores, slots)
-  return {
-    version = 9999,
-    resources = {{type = "node", count = count, with = {
-      {type = "slot", count = slots or 1, label = "default", with = {{type = "core",
-        count = cores}}}}}},
-    tasks = {{command = {"app"}, slot = "default", count = {per_slot = 1}}},
-    attributes = {system = {duration = 60}},
-  }
+  return match.jobspec({{type = "node", count = count, with = {
+    {type = "slot", count = slots or 1, label = "default", with = {{type = "core",
+      count = cores}}}}}}, 60)
 end
 
 local function node_names(job)
@@ -114,10 +111,7 @@ describe("loading policies", function()
   }
   for _, case in ipairs(bad) do
     it("refuses " .. case[1], function()
-      local p, msg, code = parse("return " .. case[1])
-      assert.is_nil(p)
-      assert.equal("EINVAL", code)
-      assert.equal("inline.lua: " .. case[2], msg)
+      expect.fails("EINVAL", "inline.lua: " .. case[2], parse("return " .. case[1]))
     end)
   end
 
@@ -270,11 +264,8 @@ describe("hooks", function()
     assert(m1:set_policy(p))
     assert(m2:set_policy(p))
     assert(m1:match(nodes(1, 1)))
-    local j, msg, code = m2:match(nodes(1, 1))
-    assert.is_nil(j)
-    assert.equal("ECANCELED", code)
-    assert.equal("policy inline: prune hook: inline.lua:3: a policy's vertex can be used "
-      .. "only while its match runs", msg)
+    expect.fails("ECANCELED", "policy inline: prune hook: inline.lua:3: a policy's vertex can "
+      .. "be used only while its match runs", m2:match(nodes(1, 1)))
   end)
 
   it("prune: true skips a subtree (vertices walked through, and candidates)", function()
@@ -382,10 +373,7 @@ describe("grove.policy", function()
   end)
 
   it("reports an unknown name", function()
-    local p, msg, code = policy.load("fastest")
-    assert.is_nil(p)
-    assert.equal("ENOENT", code)
-    assert.matches("^no policy 'fastest' in .*policies", msg)
+    expect.fails_like("ENOENT", "^no policy 'fastest' in .*policies", policy.load("fastest"))
     assert.has_error(function() policy.load(3) end,
       "bad argument #1 to 'load' (string expected, got number)")
   end)

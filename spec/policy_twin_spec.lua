@@ -5,19 +5,21 @@
 -- records must agree at the end.  Function-form variants (order by a Lua
 -- comparator, a key function, no-op prune and score hooks) run through
 -- the trampolines and must agree too.
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
 local core = require "grove.core"
+local match = require "match_helper"
 
 local CORPUS = os.getenv("GROVE_CONFORMANCE") or "../shared/conformance"
 local BASICS = CORPUS .. "/fluxion/jobspecs/basics/"
 
-local BUILTINS = {"first", "low", "high", "lonode", "hinode", "lonodex", "hinodex",
-  "firstnodex", "locality", "variation"}
+local BUILTINS = match.BUILTINS
 
 -- ---- graphs ------------------------------------------------------------------
 
-local function tiny()
-  return dofile "examples/tiny.lua"
-end
+local tiny = match.tiny
 
 -- medium, with perf_class on most nodes (some have none, one is not a
 -- number) so variation has something to choose by.
@@ -74,12 +76,7 @@ local function slot(count, with)
 end
 
 local function js(resources, duration)
-  return assert(core.jobspec_from_table{
-    version = 9999,
-    resources = resources,
-    tasks = {{command = {"app"}, slot = "default", count = {per_slot = 1}}},
-    attributes = {system = {duration = duration or 3600}},
-  })
+  return assert(core.jobspec_from_table(match.jobspec(resources, duration or 3600)))
 end
 
 local function corpus(name)

@@ -5,10 +5,15 @@
 -- 2 sockets x {4 cores, 1 gpu, 2 x 4 GB memory}); their outputs were
 -- checked by hand and are kept next to them (.out results, .info answers,
 -- .err errors).
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
 local core = require "grove.core"
 local query = require "grove.query"
 local writers = require "grove.writers"
 local cmd = require "grove.cmd.query"
+local exe = require "exe_helper"
 
 local DIR = "spec/fixtures/query"
 local CORPUS = os.getenv("GROVE_CONFORMANCE") or "../shared/conformance"
@@ -287,30 +292,21 @@ describe("grove query command line", function()
       "-r", "400000", "-W", "node,core", "-S", "CA"}))
     assert.same({L = "g.graphml", f = "jgf", P = "high", p = "ALL:core", F = "jgf", t = "out",
       e = true, d = true, T = "simple", r = "400000", W = "node,core", S = "CA"}, o)
-    local bad, msg = cmd.parse({"-L"})
-    assert.is_nil(bad)
-    assert.equal("option -L needs a value", msg)
-    bad, msg = cmd.parse({"--colour=red"})
-    assert.is_nil(bad)
-    assert.equal("unknown option '--colour=red'", msg)
-    bad, msg = cmd.parse({"-Q"})
-    assert.is_nil(bad)
-    assert.equal("unknown option '-Q'", msg)
-    bad, msg = cmd.parse({"stray"})
-    assert.is_nil(bad)
-    assert.equal("unexpected argument 'stray'", msg)
-    bad, msg = cmd.parse({"-dx"})
-    assert.is_nil(bad)
-    assert.equal("option '-dx' takes no value", msg)
+    for _, c in ipairs {
+      {{"-L"}, "option -L needs a value"},
+      {{"--colour=red"}, "unknown option '--colour=red'"},
+      {{"-Q"}, "unknown option '-Q'"},
+      {{"stray"}, "unexpected argument 'stray'"},
+      {{"-dx"}, "option '-dx' takes no value"},
+    } do
+      local bad, msg = cmd.parse(c[1])
+      assert.is_nil(bad)
+      assert.equal(c[2], msg)
+    end
   end)
 
   local grove = os.getenv("GROVE_BUILD") and os.getenv("GROVE_BUILD") .. "/grove"
-  local function sh(c)
-    local p = assert(io.popen(c .. " 2>&1; echo \"rc=$?\""))
-    local s = p:read("a")
-    p:close()
-    return s
-  end
+  local sh = exe.transcript
 
   it("runs as grove query, results to -t, errors to stderr", function()
     if not grove then return pending("GROVE_BUILD is not set") end

@@ -1,20 +1,16 @@
 -- Graph readers of grove.core: GraphML generation recipes (grug_load,
 -- grug_read) and hwloc topologies (hwloc_load), with their options and
 -- error paths.
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
 local core = require "grove.core"
+local failed = require("expect").fails
 
 local corpus = (os.getenv("GROVE_CONFORMANCE") or "../shared/conformance") .. "/fluxion"
 local grugs = corpus .. "/grugs/"
 local hwdata = corpus .. "/hwloc-data/001N/"
-
--- nil, msg, code
-local function failed(want_code, want_msg, ok, msg, code)
-  assert.is_nil(ok)
-  assert.are.equal(want_code, code)
-  if want_msg then
-    assert.are.equal(want_msg, msg)
-  end
-end
 
 local function counts(g, types)
   local out = {}

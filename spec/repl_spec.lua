@@ -2,6 +2,10 @@
 -- grove.repl: completion, sessions fed line by line, commands and the
 -- query commands.  The REPL itself on a terminal is driven by
 -- scripts/test-repl.
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
 local grove = require "grove"
 local core = require "grove.core"
 local pretty = require "grove.pretty"

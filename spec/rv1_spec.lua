@@ -1,12 +1,14 @@
 -- rv1_spec.lua: the grove.rv1 userdata (RFC 20 R version 1) seen from Lua.
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
 local core = require "grove.core"
 local expect = require "expect"
 
 local corpus = os.getenv "GROVE_CONFORMANCE" or "../shared/conformance"
 
-local function fails(f, text)
-  assert.error_matches(f, text, 1, true)
-end
+local raises = expect.raises
 
 local function ex(body)
   return '{"version":1,"execution":{' .. body .. '}}'
@@ -117,22 +119,23 @@ describe("core.rv1_decode", function()
   end)
 
   it("raises on misuse", function()
-    fails(function() core.rv1_decode(5) end,
+    raises(function() core.rv1_decode(5) end,
       "bad argument #1 to 'rv1_decode' (string expected, got number)")
-    fails(function() core.rv1_decode() end,
+    raises(function() core.rv1_decode() end,
       "bad argument #1 to 'rv1_decode' (string expected, got no value)")
     local R = assert(core.rv1_decode(two))
-    fails(function() R:union "x" end, "bad argument #1 to 'union' (grove.rv1 expected, got string)")
-    fails(function() R:encode { bogus = true } end, "unknown option 'bogus'")
-    fails(function() R:encode { graph = 1 } end,
+    raises(function() R:union "x" end,
+      "bad argument #1 to 'union' (grove.rv1 expected, got string)")
+    raises(function() R:encode { bogus = true } end, "unknown option 'bogus'")
+    raises(function() R:encode { graph = 1 } end,
       "bad option 'graph' (boolean expected, got number)")
-    fails(function() R:restrict(5) end,
+    raises(function() R:restrict(5) end,
       "bad argument #1 to 'restrict' (idset or string expected, got number)")
-    fails(function() R:hostname(-1) end,
+    raises(function() R:hostname(-1) end,
       "bad argument #1 to 'hostname' (rank out of range [0, 4294967294])")
     R:close()
     R:close()
-    fails(function() R:encode() end, "calling 'encode' on bad self (R is closed)")
+    raises(function() R:encode() end, "calling 'encode' on bad self (R is closed)")
     assert.equal("grove.rv1 (closed)", tostring(R))
   end)
 end)
@@ -262,14 +265,14 @@ describe("grove.rv1 and graphs", function()
   it("raises on misuse of rv1_from_vertices", function()
     local g = assert(core.rv1_decode(two)):to_graph()
     local other = assert(core.rv1_decode(two)):to_graph()
-    fails(function() core.rv1_from_vertices(g, { 1 }) end,
+    raises(function() core.rv1_from_vertices(g, { 1 }) end,
       "bad argument #2 to 'rv1_from_vertices' (element 1 is not a vertex)")
-    fails(function() core.rv1_from_vertices(g, { other:vertex "/cluster0/n0" }) end,
+    raises(function() core.rv1_from_vertices(g, { other:vertex "/cluster0/n0" }) end,
       "bad argument #2 to 'rv1_from_vertices' (element 1 is a vertex of another graph)")
-    fails(function() core.rv1_from_vertices(g, {}, { start = "x" }) end,
+    raises(function() core.rv1_from_vertices(g, {}, { start = "x" }) end,
       "bad option 'start' (integer expected, got string)")
-    fails(function() core.rv1_from_vertices(g, {}, { stop = 1 }) end, "unknown option 'stop'")
-    fails(function() core.rv1_from_vertices({}, {}) end,
+    raises(function() core.rv1_from_vertices(g, {}, { stop = 1 }) end, "unknown option 'stop'")
+    raises(function() core.rv1_from_vertices({}, {}) end,
       "bad argument #1 to 'rv1_from_vertices' (grove.graph expected, got table)")
   end)
 end)

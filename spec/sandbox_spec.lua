@@ -1,28 +1,18 @@
 -- The policy sandbox: each abuse fails that one match (ECANCELED, a
 -- message naming the policy's file and line) or the load (EINVAL), and
 -- leaves the graph, the job table and the host's Lua state as they were.
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
 local core = require "grove.core"
+local expect = require "expect"
+local match = require "match_helper"
 
 local FIX = "spec/fixtures/policies/"
 
-local SPEC = [[
-version: 9999
-resources:
-  - type: node
-    count: 1
-    with:
-      - type: slot
-        count: 1
-        label: default
-        with:
-          - type: core
-            count: 2
-tasks:
-  - command: [app]
-    slot: default
-    count: {per_slot: 1}
-attributes: {system: {duration: 3600}}
-]]
+-- One node with a slot of two cores, for an hour.
+local SPEC = match.nodes_yaml(1, 2, nil, 3600)
 
 -- Everything a match may change: every vertex's status and records, and
 -- the job table.
@@ -47,10 +37,10 @@ end
 -- A matcher on tiny holding two jobs (one now, one reserved), so a failed
 -- match has something to disturb.
 local function busy_matcher()
-  local g = dofile "examples/tiny.lua"
+  local g = match.tiny()
   local m = core.matcher(g)
   assert(m:match(SPEC, "allocate"))
-  local whole = SPEC:gsub("count: 2", "count: 36")
+  local whole = match.nodes_yaml(1, 36, nil, 3600)
   assert(m:match(whole, "allocate"))
   local j = assert(m:match(whole, "allocate_orelse_reserve"))
   assert.equal("reserved", j.state)
@@ -64,14 +54,8 @@ local function fails_cleanly(p, msg, pattern)
   local g, m = busy_matcher()
   local before = snapshot(g, m)
   assert(m:set_policy(p))
-  local j, got, code = m:match(SPEC, "allocate_orelse_reserve")
-  assert.is_nil(j)
-  assert.equal("ECANCELED", code)
-  if pattern then
-    assert.matches(msg, got)
-  else
-    assert.equal(msg, got)
-  end
+  local failed = pattern and expect.fails_like or expect.fails
+  failed("ECANCELED", msg, m:match(SPEC, "allocate_orelse_reserve"))
   assert.same(before, snapshot(g, m))
   -- the matcher, the graph and the host are fine afterwards
   assert(m:set_policy("first"))
@@ -80,7 +64,6 @@ local function fails_cleanly(p, msg, pattern)
   assert.is_nil(debug.gethook())
   assert.is_function(string.dump)
   assert.equal("xx", ("x"):rep(2))
-  return got
 end
 
 local function parse(text, opts)
@@ -193,15 +176,12 @@ describe("a hook that returns garbage", function()
   end
 
   it("choose returning a position twice", function()
-    local g = dofile "examples/tiny.lua"
+    local g = match.tiny()
     local m = core.matcher(g)
     assert(m:set_policy(assert(parse("return {\nchoose = function(c, k) return {1, 1} end}"))))
-    local two = SPEC:gsub("count: 1\n    with:\n      %- type: slot", "count: 2\n    with:\n"
-      .. "      - type: slot")
-    local j, msg, code = m:match(two)
-    assert.is_nil(j)
-    assert.equal("ECANCELED", code)
-    assert.equal("policy inline: choose hook: inline.lua:2: choose hook returned 1 twice", msg)
+    local two = match.nodes_yaml(2, 2, nil, 3600)
+    expect.fails("ECANCELED",
+      "policy inline: choose hook: inline.lua:2: choose hook returned 1 twice", m:match(two))
   end)
 end)
 
@@ -210,10 +190,8 @@ describe("the sandbox environment", function()
     "collectgarbage", "print", "package", "coroutine", "_G", "module", "unpack"}
   for _, name in ipairs(denied) do
     it("has no " .. name, function()
-      local p, msg, code = parse("local x = " .. name .. "\nreturn {}")
-      assert.is_nil(p)
-      assert.equal("EINVAL", code)
-      assert.equal("inline.lua:1: undefined global '" .. name .. "'", msg)
+      expect.fails("EINVAL", "inline.lua:1: undefined global '" .. name .. "'",
+        parse("local x = " .. name .. "\nreturn {}"))
       -- and in a hook, at match time
       fails_cleanly(assert(parse("return {prune = function()\n return " .. name
         .. " ~= nil end}")), "policy inline: prune hook: inline.lua:2: undefined global '"
@@ -289,10 +267,7 @@ describe("the sandbox environment", function()
 
   it("cannot load code or binary chunks", function()
     local bin = string.dump(function() return {} end)
-    local p, msg, code = core.policy_parse(bin, "bin.lua")
-    assert.is_nil(p)
-    assert.equal("EINVAL", code)
-    assert.matches("attempt to load a binary chunk", msg)
+    expect.fails_like("EINVAL", "attempt to load a binary chunk", core.policy_parse(bin, "bin.lua"))
   end)
 
   it("uses the budget and the memory cap at load time too", function()
@@ -315,7 +290,7 @@ describe("the sandbox environment", function()
         end,
       }
     ]]))
-    local g = dofile "examples/tiny.lua"
+    local g = match.tiny()
     local m = core.matcher(g)
     assert(m:set_policy(p))
     assert(m:match(SPEC))
@@ -337,7 +312,7 @@ describe("the memory cap", function()
     local p = assert(parse("return {prune = function(v) return false end}",
       {memory = 20000}))
     assert(m:set_policy(p))
-    local cores = SPEC:gsub("count: 2", "count: 36"):gsub("count: 1", "count: 72", 1)
+    local cores = match.nodes_yaml(72, 36, nil, 3600)
     collectgarbage() -- no garbage of ours to make room: the views (some 50 KB) must not count
     collectgarbage()
     local j, msg = m:match(cores)
@@ -361,32 +336,20 @@ describe("the memory cap", function()
 end)
 
 describe("loading a bad policy", function()
-  it("reports a syntax error with file and line", function()
-    local p, msg, code = core.policy_load(FIX .. "syntax.policy")
-    assert.is_nil(p)
-    assert.equal("EINVAL", code)
-    assert.equal("spec/fixtures/policies/syntax.policy:4: 'end' expected near '='", msg)
-  end)
-
-  it("reports a file that does not return a table", function()
-    local p, msg, code = core.policy_load(FIX .. "not_table.lua")
-    assert.is_nil(p)
-    assert.equal("EINVAL", code)
-    assert.equal("spec/fixtures/policies/not_table.lua: a policy must return a table (got "
-      .. "string)", msg)
-  end)
-
-  it("reports a missing file", function()
-    local p, msg, code = core.policy_load(FIX .. "nope.lua")
-    assert.is_nil(p)
-    assert.equal("ENOENT", code)
-    assert.equal("spec/fixtures/policies/nope.lua: No such file or directory", msg)
-  end)
+  for _, c in ipairs {
+    {"reports a syntax error with file and line", "syntax.policy", "EINVAL",
+      "spec/fixtures/policies/syntax.policy:4: 'end' expected near '='"},
+    {"reports a file that does not return a table", "not_table.lua", "EINVAL",
+      "spec/fixtures/policies/not_table.lua: a policy must return a table (got string)"},
+    {"reports a missing file", "nope.lua", "ENOENT",
+      "spec/fixtures/policies/nope.lua: No such file or directory"},
+  } do
+    it(c[1], function()
+      expect.fails(c[3], c[4], core.policy_load(FIX .. c[2]))
+    end)
+  end
 
   it("reports an error raised at load time", function()
-    local p, msg, code = parse("local x = 1\nerror('no')")
-    assert.is_nil(p)
-    assert.equal("EINVAL", code)
-    assert.equal("inline.lua:2: no", msg)
+    expect.fails("EINVAL", "inline.lua:2: no", parse("local x = 1\nerror('no')"))
   end)
 end)

@@ -2,15 +2,25 @@
 -- state_write, state_read): round trips compared through the Lua API, as
 -- JGF with state and as R; incremental saves; the change log; checks;
 -- misuse and refusals; a scheduler restart.
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
 local core = require "grove.core"
 local expect = require "expect"
 local jobspec = require "grove.jobspec"
 
-local function tmpdir()
-  local d = os.tmpname()
-  os.remove(d)
-  assert(os.execute("mkdir -p " .. d))
-  return d
+-- Call in a describe block: every case of it gets a fresh scratch
+-- directory, handed to set before the case runs and removed after it.
+local function scratch_dir(set)
+  local d
+  before_each(function()
+    d = os.tmpname()
+    os.remove(d)
+    assert(os.execute("mkdir -p " .. d))
+    set(d)
+  end)
+  after_each(function() os.execute("rm -rf " .. d) end)
 end
 
 local function cores(n, duration)
@@ -63,8 +73,7 @@ end
 
 describe("core.store_open", function()
   local dir
-  before_each(function() dir = tmpdir() end)
-  after_each(function() os.execute("rm -rf " .. dir) end)
+  scratch_dir(function(d) dir = d end)
 
   it("saves and loads the whole state exactly", function()
     local g, m, a = scenario()
@@ -213,8 +222,7 @@ end)
 
 describe("core.state_write and core.state_read", function()
   local dir
-  before_each(function() dir = tmpdir() end)
-  after_each(function() os.execute("rm -rf " .. dir) end)
+  scratch_dir(function(d) dir = d end)
 
   it("write the state to one file and read it back", function()
     local g, m, a = scenario()

@@ -1,6 +1,10 @@
 -- Vertex handles: base data, status, properties, tags, structure, and the
 -- allocation records of RFC 4 / RFC 16 (exclusive and shared rules, time
 -- windows), with error paths.
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
 local core = require "grove.core"
 
 local failed = require("expect").fails

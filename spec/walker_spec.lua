@@ -1,6 +1,10 @@
 -- Walks with Lua hooks (RFC 4 pruning filter, child ordering, evaluating
 -- filter with a score-sorted accumulator) and g:find with a predicate:
 -- results, early stops, and hooks that fail.
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
 local core = require "grove.core"
 
 -- r0 > a0 (x0, x1), a1 (x0, x1); and a "net" subsystem r0 -> a1 -> a0

@@ -67,6 +67,10 @@
 --
 -- Misuse (an unknown option, a wrong type, too few hostnames, a pattern
 -- that names nothing) raises an error; the graph is returned otherwise.
+--
+-- This module holds the DSL and the building of its graph; it must not hold
+-- example clusters (grove.repl has the prompt's) nor readers of other
+-- formats (grove.core has them).
 
 local core = require "grove.core"
 
@@ -256,23 +260,30 @@ M.feeds = M.link
 
 -- ---- lists: hostnames, ranks, ids ----------------------------------------
 
+-- The elements of the string s as a list, through the grove.core set
+-- constructor kind ("hostlist" or "idset", plural as names) and its
+-- iterator method each.
+local function set_elements(what, s, kind, names, each)
+  if not core[kind] then
+    fail("%s: %s need grove.core.%s, which this build lacks", what, names, kind)
+  end
+  local set, err = core[kind](s)
+  if not set then
+    fail("%s: %s", what, err)
+  end
+  local out = {}
+  for x in set[each](set) do
+    out[#out + 1] = x
+  end
+  set:close()
+  return out
+end
+
 local function hostlist_names(what, s)
   if type(s) == "table" then
     return s
   end
-  if not core.hostlist then
-    fail("%s: hostlists need grove.core.hostlist, which this build lacks", what)
-  end
-  local h, err = core.hostlist(s)
-  if not h then
-    fail("%s: %s", what, err)
-  end
-  local out = {}
-  for host in h:hosts() do
-    out[#out + 1] = host
-  end
-  h:close()
-  return out
+  return set_elements(what, s, "hostlist", "hostlists", "hosts")
 end
 
 local function idset_ids(what, s)
@@ -284,19 +295,7 @@ local function idset_ids(what, s)
     end
     return s
   end
-  if not core.idset then
-    fail("%s: idsets need grove.core.idset, which this build lacks", what)
-  end
-  local set, err = core.idset(s)
-  if not set then
-    fail("%s: %s", what, err)
-  end
-  local out = {}
-  for id in set:ids() do
-    out[#out + 1] = id
-  end
-  set:close()
-  return out
+  return set_elements(what, s, "idset", "idsets", "ids")
 end
 
 -- ---- building ---------------------------------------------------------------

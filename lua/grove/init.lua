@@ -8,6 +8,9 @@
 --   grove.cluster "name" {}  a graph from the cluster DSL (grove.cluster)
 --   grove.jobspec{...}       jobspec shorthands and writers (grove.jobspec)
 --   grove.policy.load(name)  a placement policy, built-in or a Lua file
+--
+-- This module only gathers the others; it must not hold functions of its
+-- own.
 local core = require "grove.core"
 
 local M = {}

@@ -28,6 +28,11 @@
 -- Misuse (a non-table argument, an unknown option) raises; a request that
 -- cannot be built returns nil, message, "EINVAL".  The module is callable:
 -- jobspec{...} is jobspec.build{...}.
+--
+-- This module holds the shorthand builder and the writers; it must not
+-- parse or validate jobspecs itself (grove.core does).
+local check = require "grove.check"
+
 local M = {}
 
 local floor = math.floor
@@ -114,9 +119,7 @@ end
 
 -- Build a canonical jobspec table from shorthand options o.
 function M.build(o)
-  if type(o) ~= "table" then
-    error(fmt("bad argument #1 to 'build' (table expected, got %s)", type(o)), 2)
-  end
+  check.arg(o, "table", 1, "build")
   for k in pairs(o) do
     if not KNOWN[k] then error(fmt("bad argument #1 to 'build' (unknown option '%s')",
       tostring(k)), 2) end
@@ -457,9 +460,7 @@ end
 
 -- Block-style YAML text of a jobspec (or any mapping) table.
 function M.to_yaml(tbl)
-  if type(tbl) ~= "table" then
-    error(fmt("bad argument #1 to 'to_yaml' (table expected, got %s)", type(tbl)), 2)
-  end
+  check.arg(tbl, "table", 1, "to_yaml")
   if next(tbl) == nil then return "{}\n" end
   local out = {}
   if array_len(tbl) then

@@ -12,6 +12,10 @@
 -- (an installed copy), then ./policies.  Anything else is a path.
 -- Loading goes through grove.core.policy_load, so the result is sandboxed
 -- and the options (budget, memory) are the same.
+--
+-- This module holds only the finding and loading of policy files; it must
+-- not hold policies (policies/) nor the sandbox (grove.core).
+local check = require "grove.check"
 local core = require "grove.core"
 
 local M = {}
@@ -50,9 +54,7 @@ end
 
 -- The path of the policy called name, or nil, message, "ENOENT".
 function M.find(name)
-  if type(name) ~= "string" then
-    error(("bad argument #1 to 'find' (string expected, got %s)"):format(type(name)), 2)
-  end
+  check.arg(name, "string", 1, "find")
   local dirs = M.dirs()
   for _, d in ipairs(dirs) do
     local path = d .. "/" .. name .. ".lua"
@@ -64,9 +66,7 @@ end
 -- Load a policy by name or path; opts as for grove.core.policy_load.
 -- A grove.policy, or nil, message, code.
 function M.load(spec, opts)
-  if type(spec) ~= "string" then
-    error(("bad argument #1 to 'load' (string expected, got %s)"):format(type(spec)), 2)
-  end
+  check.arg(spec, "string", 1, "load")
   local path = spec
   if not spec:find("/", 1, true) and not spec:find("%.lua$") then
     local found, msg, code = M.find(spec)

@@ -21,6 +21,11 @@
 -- grove.vertex, grove.matcher, ...), so this module needs nothing from the
 -- C module and never raises on a closed or dead handle: whatever a handle
 -- cannot say is left out.
+--
+-- This module holds only formatting; it must not change or close what it
+-- prints.
+local check = require "grove.check"
+
 local M = {}
 
 local fmt = string.format
@@ -77,9 +82,7 @@ local ESC = {["\\"] = "\\\\", ['"'] = '\\"', ["\n"] = "\\n", ["\r"] = "\\r", ["\
   ["\a"] = "\\a", ["\b"] = "\\b", ["\f"] = "\\f", ["\v"] = "\\v"}
 
 function M.quote(s)
-  if type(s) ~= "string" then
-    error(fmt("bad argument #1 to 'quote' (string expected, got %s)", type(s)), 2)
-  end
+  check.arg(s, "string", 1, "quote")
   local q = s:gsub('([%c\\"])(%d?)', function(c, digit)
     if ESC[c] then return ESC[c] .. digit end
     return fmt(digit == "" and "\\%d" or "\\%03d", c:byte()) .. digit
@@ -308,6 +311,20 @@ local function type_counts(g)
   return concat(names, ", ")
 end
 
+-- The names of the first n elements of list (name(x), "?" when it gives
+-- none), then how many more there are, joined with ", ".
+local function first_few(list, n, name)
+  local out = {}
+  for i, x in ipairs(list) do
+    if i > n then
+      out[#out + 1] = fmt("... (%d more)", #list - n)
+      break
+    end
+    out[#out + 1] = name(x) or "?"
+  end
+  return concat(out, ", ")
+end
+
 function M.graph(g)
   local head = safe_tostring(g)
   local n = try(g, "count")
@@ -322,15 +339,7 @@ function M.graph(g)
   end
   local roots = try(g, "roots")
   if type(roots) == "table" and #roots > 0 then
-    local list = {}
-    for i, r in ipairs(roots) do
-      if i > 5 then
-        list[#list + 1] = fmt("... (%d more)", #roots - 5)
-        break
-      end
-      list[#list + 1] = vertex_path(r) or "?"
-    end
-    lines[#lines + 1] = "  roots: " .. concat(list, ", ")
+    lines[#lines + 1] = "  roots: " .. first_few(roots, 5, vertex_path)
   end
   local types = type_counts(g)
   if types and types ~= "" then lines[#lines + 1] = "  types: " .. types end
@@ -383,15 +392,7 @@ function M.vertex(v)
   end
   local kids = try(v, "children_list")
   if type(kids) == "table" and #kids > 0 then
-    local names = {}
-    for i, c in ipairs(kids) do
-      if i > 8 then
-        names[#names + 1] = fmt("... (%d more)", #kids - 8)
-        break
-      end
-      names[#names + 1] = try(c, "name") or "?"
-    end
-    lines[#lines + 1] = "  children: " .. concat(names, ", ")
+    lines[#lines + 1] = "  children: " .. first_few(kids, 8, function(c) return try(c, "name") end)
   end
   local recs = try(v, "records")
   if type(recs) == "table" and #recs > 0 then

@@ -39,6 +39,10 @@
 -- This file holds the session and its commands; what a job selected and
 -- the printed blocks are in grove.query_select, the find expressions in
 -- grove.query_find.
+--
+-- This module holds the session and its commands; it must not hold the find
+-- language (grove.query_find), the selection blocks (grove.query_select),
+-- the writers (grove.writers) or the command line (grove.cmd.query).
 local core = require "grove.core"
 local policies = require "grove.policy"
 local writers = require "grove.writers"

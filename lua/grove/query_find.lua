@@ -11,6 +11,9 @@
 --
 -- This file holds the expression language and its evaluation only: no
 -- other command, and no output format (grove.query_select prints).
+--
+-- This module holds only the find command; it must not print (grove.writers
+-- does) nor keep state outside the session.
 local selection = require "grove.query_select"
 
 local M = {}
@@ -102,24 +105,21 @@ local function held_set(s, state, id, all)
   return set
 end
 
+-- The find keys on what jobs hold, and the kind of holding each asks about.
+local SCHED = {["sched-now"] = "allocated", ["sched-future"] = "reserved"}
+
 -- A predicate function(v) for a find term, or nil, message.
 local function term_pred(s, t)
   local k, val = t.key, t.value
   if k == "status" then
     return function(v) return v:status() == val end
-  elseif k == "sched-now" then
-    if val ~= "allocated" and val ~= "free" then
-      return nil, "sched-now takes allocated or free"
+  elseif SCHED[k] then
+    local kind = SCHED[k]
+    if val ~= kind and val ~= "free" then
+      return nil, ("%s takes %s or free"):format(k, kind)
     end
-    local held = held_set(s, "allocated")
-    if val == "allocated" then return function(v) return held[v:vid()] ~= nil end end
-    return function(v) return held[v:vid()] == nil end
-  elseif k == "sched-future" then
-    if val ~= "reserved" and val ~= "free" then
-      return nil, "sched-future takes reserved or free"
-    end
-    local held = held_set(s, "reserved")
-    if val == "reserved" then return function(v) return held[v:vid()] ~= nil end end
+    local held = held_set(s, kind)
+    if val == kind then return function(v) return held[v:vid()] ~= nil end end
     return function(v) return held[v:vid()] == nil end
   elseif k == "property" then
     local key, want = val:match("^([^=]+)=(.*)$")

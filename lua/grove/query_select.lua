@@ -8,6 +8,9 @@
 --
 -- This file holds selections and output only: no commands, no session
 -- state (grove.query), no find expressions (grove.query_find).
+--
+-- This module holds only what a job selected and the blocks printed about
+-- it; it must not match, allocate or cancel.
 local writers = require "grove.writers"
 
 local M = {}

@@ -29,6 +29,11 @@
 --                     nil to complete file names
 --   s:reset()      -- a new example cluster in env.g, a matcher in env.m
 --   repl.main(args) -> exit status
+--
+-- This module holds the prompt, its completion and commands, and the one
+-- description of the example cluster; it must not hold the query language
+-- (grove.query) or the printing of values (grove.pretty).
+local check = require "grove.check"
 local pretty = require "grove.pretty"
 
 local M = {}
@@ -65,9 +70,9 @@ Examples:
 
 -- ---- the example cluster ----
 
--- The tiny cluster of examples/tiny.lua (kept here so an installed grove
--- has it too): one rack of two nodes, each with two sockets of 18 cores,
--- one GPU and four 2 GB memory pools.
+-- The tiny cluster (examples/tiny.lua returns it; it lives here so an
+-- installed grove has it too): one rack of two nodes, each with two
+-- sockets of 18 cores, one GPU and four 2 GB memory pools.
 function M.example_cluster()
   local grove = require "grove"
   local R = grove.cluster.resources
@@ -240,10 +245,7 @@ Session.__index = Session
 -- catch_interrupt (a function(on) that makes Ctrl-C interrupt running
 -- code), chunkname ("=stdin").
 function M.new(opts)
-  opts = opts or {}
-  if type(opts) ~= "table" then
-    error(fmt("bad argument #1 to 'new' (table expected, got %s)", type(opts)), 2)
-  end
+  opts = check.arg(opts or {}, "table", 1, "new")
   local self = setmetatable({}, Session)
   self.env = opts.env or setmetatable({}, {__index = _G})
   self.out = opts.out or io.stdout

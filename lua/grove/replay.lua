@@ -56,6 +56,11 @@
 -- Steps that are refused are reported, not fatal: refusing bad responses
 -- is part of what a script checks.  A script error (an unknown command, a
 -- file that cannot be read) raises.
+--
+-- This module holds the replay session, its script format and its report;
+-- it must not hold the command line (grove.cmd.acquire-replay) nor
+-- acquisition rules of its own (grove.core.acquire decides).
+local check = require "grove.check"
 local core = require "grove.core"
 local jobspec = require "grove.jobspec"
 local policy = require "grove.policy"
@@ -95,14 +100,23 @@ local function job_ranks(job)
   return tostring(ids)
 end
 
+-- What the state and the steps record of a job.
+local function job_summary(j)
+  return {id = j.id, state = j.state, ranks = job_ranks(j), start = j.start, ["end"] = j["end"]}
+end
+
+-- Record a failed call (r nil or false) in the step: not ok, its message
+-- and code.  Returns r.
+local function checked(step, r, msg, code)
+  if not r then step.ok, step.error, step.code = false, msg, code end
+  return r
+end
+
 -- A new session.  opts: protocol, group, policy (name or grove.policy),
 -- graph (a graph to start from; default empty), base (directory of
 -- relative paths), matcher options (default_duration).
 function M.new(opts)
-  opts = opts or {}
-  if type(opts) ~= "table" then
-    error(fmt("bad argument #1 to 'new' (table expected, got %s)", type(opts)), 2)
-  end
+  opts = check.arg(opts or {}, "table", 1, "new")
   local self = setmetatable({}, Session)
   self.base = opts.base or "."
   self.graph = opts.graph or core.graph()
@@ -138,8 +152,7 @@ function Session:state()
   for _, s in ipairs(M.sets) do st.targets[s] = a:targets(s) end
   st.targets.usable = a:targets("usable")
   for _, j in ipairs(self.matcher:jobs()) do
-    st.jobs[#st.jobs + 1] = {id = j.id, state = j.state, ranks = job_ranks(j),
-      start = j.start, ["end"] = j["end"]}
+    st.jobs[#st.jobs + 1] = job_summary(j)
   end
   st.protocol = a:protocol()
   st.expiration = a:expiration()
@@ -239,10 +252,10 @@ local function events_summary(ev)
   return out
 end
 
--- Merge the events of a cancel's update into the step.
-local function after_free(self, step)
-  local ev = self.acquire:update()
-  step.events = ev
+-- The step of a command that frees resources: refused when the call
+-- failed (r nil), else the events of the update that follows.
+local function after_free(self, step, r, msg, code)
+  if checked(step, r, msg, code) then step.events = self.acquire:update() end
 end
 
 local commands = {}
@@ -256,47 +269,31 @@ function commands.match(self, step, args)
   if #w == 0 then error("match: no jobspec", 0) end
   local js, err, id = self:jobspec(w)
   if not js then error("match: " .. err, 0) end
-  local job, msg, code = self.matcher:match(js, mode, id)
-  if not job then
-    step.ok, step.error, step.code = false, msg, code
-    return
-  end
-  step.job = {id = job.id, state = job.state, ranks = job_ranks(job), start = job.start,
-    ["end"] = job["end"]}
+  local job = checked(step, self.matcher:match(js, mode, id))
+  if job then step.job = job_summary(job) end
 end
 
 function commands.cancel(self, step, args)
   local id = math.tointeger(tonumber(args))
   if not id then error("cancel: expected a job id", 0) end
-  local ok, msg, code = self.matcher:cancel(id)
-  if not ok then
-    step.ok, step.error, step.code = false, msg, code
-    return
-  end
-  after_free(self, step)
+  after_free(self, step, self.matcher:cancel(id))
 end
 
 function commands.release(self, step, args)
   local id, ranks = args:match("^(%d+)%s+(%S+)$")
   if not id then error("release: expected a job id and ranks", 0) end
-  local n, msg, code = self.matcher:release_ranks(tonumber(id), ranks)
-  if not n then
-    step.ok, step.error, step.code = false, msg, code
-    return
-  end
-  after_free(self, step)
+  after_free(self, step, self.matcher:release_ranks(tonumber(id), ranks))
 end
 
 for _, name in ipairs{"drain", "undrain", "exclude", "include"} do
   commands[name] = function(self, step, args)
     if args == "" then error(name .. ": expected target ranks", 0) end
-    local ok, msg, code = self.acquire[name](self.acquire, args)
-    if not ok then step.ok, step.error, step.code = false, msg, code end
+    checked(step, self.acquire[name](self.acquire, args))
   end
 end
 
 function commands.update(self, step)
-  after_free(self, step)
+  after_free(self, step, true)
 end
 
 function commands.disconnect(self)
@@ -305,16 +302,10 @@ end
 
 function commands.save(self, step, args)
   if args == "" then error("save: expected a store file", 0) end
-  local st, msg, code = core.store_open(scratch(self, args))
-  if not st then
-    step.ok, step.error, step.code = false, msg, code
-    return
-  end
-  local r
-  r, msg, code = st:save(self.graph, self.matcher, self.acquire)
+  local st = checked(step, core.store_open(scratch(self, args)))
+  if not st then return end
+  step.saved = checked(step, st:save(self.graph, self.matcher, self.acquire))
   st:close()
-  if not r then step.ok, step.error, step.code = false, msg, code end
-  step.saved = r
 end
 
 function commands.load(self, step, args)
@@ -325,10 +316,7 @@ function commands.load(self, step, args)
     l, msg, code = st:load()
     st:close()
   end
-  if not l then
-    step.ok, step.error, step.code = false, msg, code
-    return
-  end
+  if not checked(step, l, msg, code) then return end
   self.graph = l.graph
   self.matcher = l.matcher or core.matcher(l.graph)
   self.acquire = l.acquire or core.acquire(l.graph, self.matcher)
@@ -342,19 +330,15 @@ function commands.time(self, step, args)
 end
 
 function commands.policy(self, step, args)
-  local ok, msg, code = self:set_policy(args)
-  if not ok then step.ok, step.error, step.code = false, msg, code end
+  checked(step, self:set_policy(args))
 end
 
 function commands.graph(self, step, args)
   if self.responses > 0 or #self.matcher:jobs() > 0 then
     error("graph: only before the first response and job", 0)
   end
-  local g, msg, code = core.jgf_load(resolve(self, args))
-  if not g then
-    step.ok, step.error, step.code = false, msg, code
-    return
-  end
+  local g = checked(step, core.jgf_load(resolve(self, args)))
+  if not g then return end
   self.graph = g
   local pol = self.matcher:policy()
   self.matcher = core.matcher(g)
@@ -427,24 +411,27 @@ end
 
 -- ---- steps ----------------------------------------------------------------------
 
+-- Apply a response (JSON text or table) as the step.
+local function respond(self, step, response)
+  step.kind = "response"
+  local ev, msg, code = self.acquire:apply(response)
+  self.responses = self.responses + 1
+  if checked(step, ev, msg, code) then step.events = ev end
+end
+
 -- Apply one item: a response (JSON text or table) or a command line.
 -- Returns the step record.
 function Session:step(item, line)
   local step = {line = line, ok = true}
   if type(item) == "table" then
-    step.kind, step.text = "response", "(table)"
-    local ev, msg, code = self.acquire:apply(item)
-    self.responses = self.responses + 1
-    if ev then step.events = ev else step.ok, step.error, step.code = false, msg, code end
+    step.text = "(table)"
+    respond(self, step, item)
   else
     local text = item:match("^%s*(.-)%s*$")
     step.text = text
     local c = text:sub(1, 1)
     if c == "{" then
-      step.kind = "response"
-      local ev, msg, code = self.acquire:apply(text)
-      self.responses = self.responses + 1
-      if ev then step.events = ev else step.ok, step.error, step.code = false, msg, code end
+      respond(self, step, text)
     else
       local cmd, args = text:match("^(%S+)%s*(.-)$")
       if cmd == "expect" then
@@ -522,10 +509,23 @@ end
 
 -- ---- running a script -------------------------------------------------------------
 
+-- Follow JSON text one character at a time: j.depth counts the brackets
+-- and braces open outside strings, j.instr and j.esc say whether ch was
+-- read inside a string and after a backslash there.
+local function follow(j, ch)
+  if j.instr then
+    if j.esc then j.esc = false
+    elseif ch == "\\" then j.esc = true
+    elseif ch == '"' then j.instr = false end
+  elseif ch == '"' then j.instr = true
+  elseif ch == "{" or ch == "[" then j.depth = j.depth + 1
+  elseif ch == "}" or ch == "]" then j.depth = j.depth - 1 end
+end
+
 -- Split a script into items: {line =, text =}.
 local function items(text, source)
   local list = {}
-  local buf, start, depth, instr, esc
+  local buf, start, j
   local n = 0
   for raw in (text .. "\n"):gmatch("(.-)\r?\n") do
     n = n + 1
@@ -541,19 +541,11 @@ local function items(text, source)
         list[#list + 1] = {line = n, text = s}
         goto continue
       end
-      buf, start, depth, instr, esc = {raw}, n, 0, false, false
+      buf, start, j = {raw}, n, {depth = 0, instr = false, esc = false}
     end
     -- count braces of the line just added, outside strings
-    for ch in buf[#buf]:gmatch(".") do
-      if instr then
-        if esc then esc = false
-        elseif ch == "\\" then esc = true
-        elseif ch == '"' then instr = false end
-      elseif ch == '"' then instr = true
-      elseif ch == "{" or ch == "[" then depth = depth + 1
-      elseif ch == "}" or ch == "]" then depth = depth - 1 end
-    end
-    if depth <= 0 then
+    for ch in buf[#buf]:gmatch(".") do follow(j, ch) end
+    if j.depth <= 0 then
       list[#list + 1] = {line = start, text = concat(buf, "\n")}
       buf = nil
     end
@@ -563,6 +555,23 @@ local function items(text, source)
     error(fmt("%s:%d: unterminated JSON", source, start), 0)
   end
   return list
+end
+
+-- The texts of the elements of a top-level JSON array.
+local function elements(text)
+  local inner = text:match("^%s*%[(.*)%]%s*$")
+  local elems, cur, j = {}, {}, {depth = 0, instr = false, esc = false}
+  for ch in inner:gmatch(".") do
+    if ch == "," and not j.instr and j.depth == 0 then
+      elems[#elems + 1] = concat(cur)
+      cur = {}
+    else
+      cur[#cur + 1] = ch
+    end
+    follow(j, ch)
+  end
+  if #concat(cur):gsub("%s", "") > 0 then elems[#elems + 1] = concat(cur) end
+  return elems
 end
 
 -- Run a script's text; opts as for new, plus source (a name for messages)
@@ -577,36 +586,9 @@ function M.run(text, opts)
   local out = {}
   for _, it in ipairs(items(text, source)) do
     local ok, err = pcall(function()
-      if it.text:sub(1, 1) == "[" then
-        local list
-        do
-          -- split a top-level array into the text of its elements
-          local inner = it.text:match("^%s*%[(.*)%]%s*$")
-          local elems, depth, cur, instr, esc = {}, 0, {}, false, false
-          for ch in inner:gmatch(".") do
-            local take = true
-            if instr then
-              if esc then esc = false
-              elseif ch == "\\" then esc = true
-              elseif ch == '"' then instr = false end
-            elseif ch == '"' then instr = true
-            elseif ch == "{" or ch == "[" then depth = depth + 1
-            elseif ch == "}" or ch == "]" then depth = depth - 1
-            elseif ch == "," and depth == 0 then
-              elems[#elems + 1] = concat(cur)
-              cur, take = {}, false
-            end
-            if take then cur[#cur + 1] = ch end
-          end
-          if #concat(cur):gsub("%s", "") > 0 then elems[#elems + 1] = concat(cur) end
-          list = elems
-        end
-        for _, e in ipairs(list) do
-          local st = s:step(e, it.line)
-          out[#out + 1] = opts.json and st or M.format_step(st)
-        end
-      else
-        local st = s:step(it.text, it.line)
+      local texts = it.text:sub(1, 1) == "[" and elements(it.text) or {it.text}
+      for _, e in ipairs(texts) do
+        local st = s:step(e, it.line)
         out[#out + 1] = opts.json and st or M.format_step(st)
       end
     end)

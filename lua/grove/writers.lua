@@ -32,6 +32,9 @@
 -- exclusively, size when more than one unit, properties, paths), and an
 -- edge from each node's parent, in the same order.  The R formats go
 -- through grove.core's R writer.
+--
+-- This module holds only the output formats; it must not read commands or
+-- change the graph.
 local core = require "grove.core"
 
 local M = {}

@@ -11,6 +11,10 @@
 --
 -- Exit status: 0, 1 when an `expect` line failed, 2 for a bad command
 -- line or a script error (unknown command, unreadable file).
+--
+-- This module holds only the command line; the replay is grove.replay's and
+-- must not be done here.
+local help = require "grove.cmd.help"
 local replay = require "grove.replay"
 
 local M = {}
@@ -63,14 +67,8 @@ end
 
 function M.main(args)
   local opts, files = parse(args)
-  if not opts then
-    io.stderr:write("grove acquire-replay: ", files, "\n", M.usage)
-    return 2
-  end
-  if opts.help then
-    io.stdout:write(M.usage)
-    return 0
-  end
+  local rc = help.begin("acquire-replay", M.usage, opts, files, opts and opts.help)
+  if rc then return rc end
   if #files == 0 then
     io.stderr:write(M.usage)
     return 2

@@ -4,6 +4,9 @@
 -- usage.  A command module (grove.cmd.NAME) states its usage in M.usage,
 -- a string (or a function returning one); the forms the executable handles
 -- itself (run, -e, the prompt) have their texts here.
+--
+-- This module holds the usage texts and the one start of every command's
+-- main (begin); it must not hold any command's own work.
 local M = {}
 
 local TEXT = [[
@@ -64,6 +67,23 @@ function M.text(topic)
   if type(u) == "function" then u = u() end
   if type(u) == "string" then return u end
   return ("grove %s: no usage text\n"):format(topic)
+end
+
+-- How every command's main goes on once its arguments are parsed (opts
+-- nil when they were bad, msg then why; help true when they ask for the
+-- usage): the exit status to return at once, or nil to go on.  Bad
+-- arguments print "grove NAME: MSG" and the usage on standard error
+-- (status 2); help prints the usage on standard output (status 0).
+function M.begin(name, usage, opts, msg, help)
+  if not opts then
+    io.stderr:write("grove ", name, ": ", msg, "\n", usage)
+    return 2
+  end
+  if help then
+    io.stdout:write(usage)
+    return 0
+  end
+  return nil
 end
 
 function M.main(args)

@@ -8,6 +8,10 @@
 -- their resource-query spellings, long forms included (--load-file=FILE,
 -- --prune-filters=..., ...).  Exit status: 0, 1 when the graph cannot be
 -- loaded or the session cannot start, 2 for a bad command line.
+--
+-- This module holds only the command line; the command language is
+-- grove.query's and must not be done here.
+local help = require "grove.cmd.help"
 local query = require "grove.query"
 local writers = require "grove.writers"
 
@@ -86,14 +90,8 @@ end
 
 function M.main(args)
   local o, msg = M.parse(args)
-  if not o then
-    io.stderr:write("grove query: ", msg, "\n", M.usage)
-    return 2
-  end
-  if o.h then
-    io.stdout:write(M.usage)
-    return 0
-  end
+  local rc = help.begin("query", M.usage, o, msg, o and o.h)
+  if rc then return rc end
   if not o.L then
     io.stderr:write("grove query: -L FILE is required\n", M.usage)
     return 2

@@ -1,0 +1,27 @@
+-- exe_helper.lua: how the specs run the grove executable (BUILD/grove,
+-- BUILD from GROVE_BUILD, "build" by default) through the shell and read
+-- what it printed and its exit status.  It holds no test and no
+-- assertion: the specs judge what comes back.
+local M = {}
+
+M.BUILD = os.getenv("GROVE_BUILD") or "build"
+M.GROVE = M.BUILD .. "/grove"
+
+-- The shell's transcript of cmdline: standard output and standard error
+-- together, then a last line "rc=STATUS".
+function M.transcript(cmdline)
+  local p = assert(io.popen(cmdline .. " 2>&1; echo \"rc=$?\""))
+  local out = p:read("a")
+  p:close()
+  return out
+end
+
+-- What cmdline printed (standard output and error together) and its exit
+-- status.
+function M.run(cmdline)
+  local out = M.transcript(cmdline)
+  local rc = tonumber(out:match("rc=(%d+)%s*$"))
+  return (out:gsub("rc=%d+%s*$", "")), rc
+end
+
+return M

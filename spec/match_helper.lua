@@ -1,0 +1,55 @@
+-- match_helper.lua: the requests and the graph the matching specs
+-- (match_spec, policy_spec, policy_twin_spec, sandbox_spec) share:
+-- the names of the built-in policies, jobspecs of one task per slot
+-- "default", as tables or as YAML text of nodes with a slot of cores, and
+-- the example cluster.  It holds no test
+-- and no assertion.
+local M = {}
+
+-- The built-in policies, each with a C fast path and a Lua twin in
+-- policies/NAME.lua.
+M.BUILTINS = {"first", "low", "high", "lonode", "hinode", "lonodex", "hinodex",
+  "firstnodex", "locality", "variation"}
+
+-- The tiny example cluster (examples/tiny.lua), a new graph each call.
+function M.tiny()
+  return dofile "examples/tiny.lua"
+end
+
+-- A jobspec table: these resources, one task per slot "default", and
+-- attributes.system.duration (seconds, nil for none).
+function M.jobspec(resources, duration)
+  return {
+    version = 9999,
+    resources = resources,
+    tasks = {{command = {"app"}, slot = "default", count = {per_slot = 1}}},
+    attributes = {system = {duration = duration}},
+  }
+end
+
+-- A jobspec in YAML: count nodes, each with a slot of cores cores; the
+-- nodes say exclusive: true or false when x is a boolean (nothing when
+-- nil); a duration when given.
+function M.nodes_yaml(count, cores, x, duration)
+  return ([[
+version: 9999
+resources:
+  - type: node
+    count: %d
+%s    with:
+      - type: slot
+        count: 1
+        label: default
+        with:
+          - type: core
+            count: %d
+tasks:
+  - command: [app]
+    slot: default
+    count: {per_slot: 1}
+attributes: {system: {%s}}
+]]):format(count, x == nil and "" or ("    exclusive: %s\n"):format(x), cores,
+    duration and "duration: " .. duration or "")
+end
+
+return M
