@@ -433,25 +433,25 @@ static void random_expr(char *s, struct ref *r)
 {
     static const char *prefixes[] = {"", "a", "n", "n0", "x-", "f00", "r1n", "a"};
     static const char *suffixes[] = {"", "", "", "", "-e", "p"};
-    const char *pfx = prefixes[rnd() % 8];
+    const char *pfx = prefixes[rnd(0, 7)];
     char host[128];
-    if (rnd() % 4 == 0) { /* a bare name */
+    if (rnd(0, 3) == 0) { /* a bare name */
         static const char *bare[] = {"a", "b1", "n05", "n5", "x-2", "f007", "login", "n10"};
-        const char *b = bare[rnd() % 8];
+        const char *b = bare[rnd(0, 7)];
         strcat(s, b);
         ref_add(r, b);
         return;
     }
-    const char *sfx = suffixes[rnd() % 6];
-    int nel = 1 + (int)(rnd() % 3), first_pad = 0;
+    const char *sfx = suffixes[rnd(0, 5)];
+    int nel = 1 + (int)rnd(0, 2), first_pad = 0;
     strcat(s, pfx);
     strcat(s, "[");
     for (int e = 0; e < nel; e++) {
-        unsigned lo = rnd() % 4 == 0 ? 95 + rnd() % 10 : rnd() % 14;
-        unsigned len = rnd() % 3 == 0 ? 0 : rnd() % 6;
+        unsigned lo = rnd(0, 3) == 0 ? 95 + rnd(0, 9) : rnd(0, 13);
+        unsigned len = rnd(0, 2) == 0 ? 0 : rnd(0, 5);
         unsigned hi = lo + len;
         int nd = lo >= 100 ? 3 : lo >= 10 ? 2 : 1;
-        int lw = rnd() % 3 == 0 ? nd + 1 + (int)(rnd() % 2) : nd; /* written width of lo */
+        int lw = rnd(0, 2) == 0 ? nd + 1 + (int)rnd(0, 1) : nd; /* written width of lo */
         bool padded = lw > 1 && lw > nd;
         if (e == 0 && padded)
             first_pad = lw;
@@ -533,7 +533,7 @@ static void test_reference(void)
     for (int t = 0; t < trials; t++) {
         char s[512] = "";
         struct ref r = {.n = 0};
-        int nexpr = (int)(rnd() % 5);
+        int nexpr = (int)rnd(0, 4);
         for (int e = 0; e < nexpr; e++) {
             if (e)
                 strcat(s, ",");
@@ -573,9 +573,9 @@ static void test_reference(void)
         /* delete a random sample: the first occurrence of each */
         if (r.n > 0) {
             struct ref del = {.n = 0};
-            int k = 1 + (int)(rnd() % 4);
+            int k = 1 + (int)rnd(0, 3);
             for (int i = 0; i < k; i++)
-                ref_add(&del, r.h[rnd() % (unsigned)r.n]);
+                ref_add(&del, r.h[rnd(0, r.n - 1)]);
             ref_add(&del, "zz9");
             char *dels = ref_join(&del);
             grove_hostlist_t *hd = grove_hostlist_copy(h);
@@ -688,7 +688,7 @@ static void test_garbage(void)
 
 int main(void)
 {
-    corpus_seed(0x2545f4914f6cdd1dULL);
+    rng_state = 0x2545f4914f6cdd1dULL;
     test_conformance();
     test_rows();
     test_api();

@@ -351,13 +351,13 @@ static void test_api(void)
 static void random_set(bool *ref, grove_idset_t *s)
 {
     memset(ref, 0, U);
-    int ops = (int)(rnd() % 12);
+    int ops = (int)rnd(0, 11);
     for (int k = 0; k < ops; k++) {
-        unsigned a = rnd() % U, b = rnd() % U;
+        unsigned a = rnd(0, U - 1), b = rnd(0, U - 1);
         unsigned lo = a < b ? a : b, hi = a < b ? b : a;
-        if (rnd() % 3 == 0)
+        if (rnd(0, 2) == 0)
             hi = lo + (hi - lo) % 4;
-        int what = (int)(rnd() % 4);
+        int what = (int)rnd(0, 3);
         for (unsigned i = lo; i <= hi; i++)
             ref[i] = what != 3;
         if (what == 0)
@@ -530,7 +530,7 @@ static void test_garbage(void)
 
 int main(void)
 {
-    corpus_seed(0x9e3779b97f4a7c15ULL);
+    rng_state = 0x9e3779b97f4a7c15ULL;
     test_conformance();
     test_decode_rows();
     test_api();
