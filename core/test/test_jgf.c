@@ -18,6 +18,7 @@
 
 #include "jgf.h"
 #include "tap.h"
+#include "grovetest.h"
 
 /* ---- corpus ------------------------------------------------------------- */
 
@@ -616,28 +617,14 @@ static void test_errors(void)
 
 /* ---- state ---------------------------------------------------------------- */
 
-static grove_vid_t add(grove_graph_t *g, const char *type, int64_t id, int64_t size,
-                       grove_vid_t parent)
-{
-    grove_vertex_info_t info;
-    grove_vertex_info_init(&info);
-    info.type = type;
-    info.id = id;
-    info.size = size;
-    grove_vid_t v = grove_graph_add_vertex(g, &info);
-    if (parent != GROVE_VID_NONE)
-        grove_graph_add_child(g, parent, v, NULL, NULL);
-    return v;
-}
-
 static void test_state(void)
 {
     grove_graph_t *g = grove_graph_create();
-    grove_vid_t c = add(g, "cluster", 0, 1, GROVE_VID_NONE);
-    grove_vid_t n0 = add(g, "node", 0, 1, c), n1 = add(g, "node", 1, 1, c);
-    grove_vid_t cores[4], mem = add(g, "memory", 0, 64, n1);
+    grove_vid_t c = test_vertex(g, "cluster", 0, 1, GROVE_VID_NONE);
+    grove_vid_t n0 = test_vertex(g, "node", 0, 1, c), n1 = test_vertex(g, "node", 1, 1, c);
+    grove_vid_t cores[4], mem = test_vertex(g, "memory", 0, 64, n1);
     for (int i = 0; i < 4; i++)
-        cores[i] = add(g, "core", i, 1, i < 2 ? n0 : n1);
+        cores[i] = test_vertex(g, "core", i, 1, i < 2 ? n0 : n1);
     grove_vertex_tag(g, n0, "drain-reason", "bad dimm");
     grove_vertex_tag(g, n0, "checked", NULL);
     grove_vertex_set_property(g, n1, "arch", "arm");

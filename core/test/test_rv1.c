@@ -14,6 +14,7 @@
 #include "jobspec.h"
 #include "match.h"
 #include "rv1.h"
+#include "rng.h"
 #include "tap.h"
 #include "grovetest.h"
 
@@ -502,26 +503,19 @@ struct naive {
     bool prop[2][NR];
 };
 
-static unsigned long long rng_state = 42;
-static unsigned rnd(unsigned n)
-{
-    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (unsigned)((rng_state >> 33) % n);
-}
-
 static void naive_random(struct naive *a)
 {
     memset(a, 0, sizeof(*a));
     for (int r = 0; r < NR; r++) {
-        if (rnd(10) < 4)
+        if (rnd(0, 9) < 4)
             continue;
         a->rank[r] = true;
         for (int t = 0; t < NT; t++)
-            if (rnd(10) < 6)
+            if (rnd(0, 9) < 6)
                 for (int i = 0; i < NI; i++)
-                    a->kid[r][t][i] = rnd(2);
+                    a->kid[r][t][i] = rnd(0, 1);
         for (int p = 0; p < 2; p++)
-            a->prop[p][r] = rnd(3) == 0;
+            a->prop[p][r] = rnd(0, 2) == 0;
     }
 }
 
@@ -588,6 +582,7 @@ static grove_rv1_t *naive_build(const struct naive *a)
 
 static void test_algebra(void)
 {
+    rng_state = 42; /* the same random sets on every run */
     int bad[3] = {0, 0, 0}, rt_bad = 0, neq_bad = 0;
     const int rounds = 300;
     for (int n = 0; n < rounds; n++) {
@@ -676,27 +671,18 @@ static void test_algebra(void)
 
 /* ---- jobs and shards ------------------------------------------------------------ */
 
-/* tiny0 > rack0 > node0-1 (ranks 0-1) > socket0-1 > core x4, gpu x1,
- * memory x2 (size 4) */
+/* cluster0 > rack0 > node0-1 (ranks 0-1; node1 "fast", both perf_class 3)
+ * > socket0-1 > core x4, gpu x1, memory x2 (size 4) */
 static grove_graph_t *small_graph(void)
 {
-    grove_graph_t *g = grove_graph_create();
-    grove_vid_t c = test_vertex(g, "cluster", 0, 1, GROVE_VID_NONE);
-    grove_vid_t r = test_vertex(g, "rack", 0, 1, c);
+    grove_graph_t *g = test_cluster(&(test_shape_t){ .nodes = 2, .per_rack = 2, .sockets = 2,
+                                                     .cores = 4, .gpus = 1, .mems = 2,
+                                                     .mem_size = 4 });
     for (int n = 0; n < 2; n++) {
-        grove_vid_t node = test_vertex(g, "node", n, 1, r);
-        grove_vertex_set_rank(g, node, n);
+        grove_vid_t node = grove_graph_first_by_rank(g, n);
         if (n == 1)
             grove_vertex_set_property(g, node, "fast", "");
         grove_vertex_set_property(g, node, "perf_class", "3");
-        for (int s = 0; s < 2; s++) {
-            grove_vid_t sock = test_vertex(g, "socket", s, 1, node);
-            for (int k = 0; k < 4; k++)
-                test_vertex(g, "core", s * 4 + k, 1, sock);
-            test_vertex(g, "gpu", s, 1, sock);
-            for (int k = 0; k < 2; k++)
-                test_vertex(g, "memory", s * 2 + k, 4, sock);
-        }
     }
     return g;
 }
