@@ -176,6 +176,7 @@ static void test_validation(void)
 
 /* ---- writing ----------------------------------------------------------------- */
 
+/* Documents in, canonical text out, and that text is a fixed point. */
 static void test_writing(void)
 {
     static const struct {
@@ -236,8 +237,11 @@ static void test_writing(void)
         grove_rv1_destroy(R);
         grove_rv1_destroy(R2);
     }
+}
 
-    /* building by hand: hosts compress in rank order */
+/* Building R by hand: hosts compress in rank order; then an empty R. */
+static void test_building(void)
+{
     grove_rv1_t *R = grove_rv1_create();
     grove_idset_t *c = ids("0-47"), *gp = ids("0-7"), *r = ids("19-22");
     for (unsigned k = 22; k >= 19; k--) {
@@ -701,13 +705,11 @@ static grove_jobspec_t *js(const char *yaml)
     "attributes:\n  system:\n    duration: 3600\ntasks:\n  - command: [app]\n    slot: s\n" \
     "    count:\n      per_slot: 1\n"
 
-static void test_jobs(void)
+/* Two whole nodes, exclusively (the cores are implied, not picked): R of
+ * the job, its scheduling graph, and the shard of rank 1 released. */
+static void job_exclusive(grove_graph_t *g, grove_matcher_t *m)
 {
-    grove_graph_t *g = small_graph();
-    grove_matcher_t *m = grove_matcher_create(g, NULL);
     grove_error_t err = {{0}, 0};
-
-    /* two whole nodes, exclusively (the cores are implied, not picked) */
     grove_jobspec_t *j1 = js(JS_HEAD "  - type: node\n    count: 2\n    exclusive: true\n"
                                      "    with:\n      - type: slot\n        label: s\n"
                                      "        count: 1\n        with:\n"
@@ -773,16 +775,27 @@ static void test_jobs(void)
     grove_rv1_destroy(left);
     grove_rv1_destroy(shard);
     grove_rv1_destroy(R);
+    grove_idset_destroy(one);
+    grove_idset_destroy(zero);
+    grove_jobspec_destroy(j1);
+}
 
-    /* a shared job: 2 cores on one node */
+/* A shared job of 2 cores on one node, released core by core. */
+static void job_shared(grove_graph_t *g, grove_matcher_t *m)
+{
+    grove_error_t err = {{0}, 0};
+    const grove_job_t *job = NULL;
+    grove_vid_t *vs = NULL;
+    size_t nv = 0;
+    bool removed = true;
     grove_jobspec_t *j2 = js(JS_HEAD "  - type: node\n    count: 1\n"
                                      "    with:\n      - type: slot\n        label: s\n"
                                      "        count: 1\n        with:\n"
                                      "          - type: core\n            count: 2\n" JS_TAIL);
     ok(j2 && grove_match(m, j2, GROVE_MATCH_ALLOCATE, 0, &job, &err) == 0, "match two cores");
     grove_jobid_t id2 = job ? job->id : 0;
-    R = job ? grove_rv1_from_job(g, job, 0, &err) : NULL;
-    s = R ? grove_rv1_encode(R, 0) : NULL;
+    grove_rv1_t *R = job ? grove_rv1_from_job(g, job, 0, &err) : NULL;
+    char *s = R ? grove_rv1_encode(R, 0) : NULL;
     ok(s && strstr(s, "\"R_lite\":[{\"rank\":\"0\",\"children\":{\"core\":\"0-1\"}}]"),
        "R of a two-core job: %s", s ? s : err.text);
     free(s);
@@ -825,14 +838,21 @@ static void test_jobs(void)
     grove_rv1_destroy(rest);
     grove_rv1_destroy(other);
     grove_rv1_destroy(R);
+    grove_jobspec_destroy(j2);
+}
 
-    /* from_vertices: bare node, errors */
+/* R of a list of vertices: a node and a core, a bare node, errors. */
+static void from_vertices(grove_graph_t *g)
+{
+    grove_error_t err = {{0}, 0};
+    grove_vid_t *vs = NULL;
+    size_t nv = 0;
     grove_sym_t cont = grove_graph_sym_lookup(g, GROVE_CONTAINMENT);
     grove_vid_t n0 = grove_graph_find_path(g, cont, "/cluster0/rack0/node0");
     grove_vid_t c6 = grove_graph_find_path(g, cont, "/cluster0/rack0/node0/socket1/core6");
     grove_vid_t list[2] = {n0, c6};
-    R = grove_rv1_from_vertices(g, list, 2, 10, GROVE_TIME_MAX, 0, &err);
-    s = R ? grove_rv1_encode(R, 0) : NULL;
+    grove_rv1_t *R = grove_rv1_from_vertices(g, list, 2, 10, GROVE_TIME_MAX, 0, &err);
+    char *s = R ? grove_rv1_encode(R, 0) : NULL;
     is_str(s,
            "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":\"0\",\"children\":{\"core\":\"6\"}}],"
            "\"nodelist\":[\"node0\"],\"properties\":{\"perf_class\":\"0\"},"
@@ -860,11 +880,16 @@ static void test_jobs(void)
     ok(!grove_rv1_from_vertices(g, both, 2, 0, 5, 0, &err) && errno == EINVAL
            && strstr(err.text, "rank 0 is on two vertices named node0 and node1"),
        "one rank on two nodes: %s", err.text);
+}
 
-    grove_idset_destroy(one);
-    grove_idset_destroy(zero);
-    grove_jobspec_destroy(j1);
-    grove_jobspec_destroy(j2);
+/* Jobs to R and back, shards of them released, R of vertices. */
+static void test_jobs(void)
+{
+    grove_graph_t *g = small_graph();
+    grove_matcher_t *m = grove_matcher_create(g, NULL);
+    job_exclusive(g, m);
+    job_shared(g, m);
+    from_vertices(g);
     grove_matcher_destroy(m);
     grove_graph_destroy(g);
 }
@@ -873,6 +898,7 @@ int main(void)
 {
     test_validation();
     test_writing();
+    test_building();
     test_to_graph();
     test_corpus();
     test_algebra();
