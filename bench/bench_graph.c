@@ -6,7 +6,8 @@
  * contains/in pair):
  *
  *     cluster0
- *       rack0 .. rack63                 (64 racks; N / 64 nodes each)
+ *       rack0 .. rack63                 (64 racks; N / 64 nodes each, or
+ *                                        one each below 64 nodes)
  *         node<i>                       (rank i, i = 0 .. N-1)
  *           socket0, socket1
  *             22 cores each             (core0 .. core43 per node)
@@ -30,6 +31,10 @@
  * JGF read under 3 s (CPU time).  The program exits 1 when one is missed.
  *
  *     bench_graph [NODES...]
+ *
+ * It must not build its graph by a builder of its own (grovetest.h's
+ * test_cluster builds it) nor assert like a test: it measures and
+ * reports.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,6 +8,10 @@
  * per second for each phase, in CPU time.
  *
  *   build/bench/bench_match [NODES...] [-p POLICY...] [-s STREAM...]
+ *
+ * It must not build its machine by a builder of its own (grovetest.h's
+ * test_cluster builds it) nor assert like a test: it measures and
+ * reports.
  */
 #include <errno.h>
 #include <stdio.h>

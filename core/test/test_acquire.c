@@ -4,7 +4,11 @@
  * exact message of a refusal), the target sets afterwards, the events, the
  * status of the rank roots and the size of the graph.  Every refusal row
  * also checks that nothing changed (sets, graph, statuses).  Then the
- * state as JSON, child resources, and misuse. */
+ * state as JSON, child resources, and misuse.
+ *
+ * It must not build graphs or draw random numbers of its own: those
+ * come from grovetest.h and rng.h.
+ */
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>

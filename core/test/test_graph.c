@@ -1,5 +1,9 @@
 /* test_graph.c: the graph of resource pools, its RFC 4 methods and its
- * allocation-record rules. */
+ * allocation-record rules.
+ *
+ * It must not hold its own vertex builder or generator (grovetest.h and
+ * rng.h have them) nor tests of the JGF format (test_jgf.c).
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -14,6 +14,9 @@
  * 5. recipes of our own from memory: id_start/id_stride/negative scope,
  *    ASSOCIATE_BY_PATH_IN levels, a root without edges; and error rows with
  *    their exact messages.
+ *
+ * It must not hold tests of JGF or of the matcher, nor a vertex builder
+ * of its own (grovetest.h has the one).
  */
 #include <errno.h>
 #include <jansson.h>

@@ -8,6 +8,9 @@
  *    round trip, sort, uniq, delete;
  * 4. random garbage strings (fixed seed): no crash or leak, errors name a
  *    position, whatever decodes round-trips.
+ *
+ * It must not hold its own corpus reader or generator: corpus.h and rng.h
+ * have them.
  */
 #include <errno.h>
 #include <stdbool.h>

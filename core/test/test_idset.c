@@ -6,6 +6,9 @@
  *    random sets (fixed seed);
  * 4. random garbage strings (fixed seed): decode never crashes or leaks, and
  *    whatever decodes round-trips through the canonical encoding.
+ *
+ * It must not hold its own corpus reader or generator: corpus.h and rng.h
+ * have them.
  */
 #include <errno.h>
 #include <stdbool.h>

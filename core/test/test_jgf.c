@@ -8,6 +8,9 @@
  * - malformed input: one row per error, asserting the whole message;
  * - state (tags, allocation records, statuses, now) round trip;
  * - subgraphs, the jansson variants, files that do not exist.
+ *
+ * It must not hold a vertex builder of its own (grovetest.h has it) nor
+ * tests of R or the store, which read JGF too.
  */
 #include <dirent.h>
 #include <errno.h>

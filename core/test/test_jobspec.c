@@ -5,6 +5,9 @@
  * there to be refused; the RFC examples parse.  Then table rows: error
  * messages (path and line), counts, constraint evaluation (with the empty
  * operand rules), the request tree and its exclusivity.
+ *
+ * It must not hold matcher tests: a jobspec here is only read and
+ * checked, never matched.
  */
 #include <dirent.h>
 #include <errno.h>

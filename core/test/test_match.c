@@ -1,6 +1,11 @@
 /* test_match.c: the matcher against the outcomes of the shared corpus on
- * the tiny graph (built here in C, the shape of grugs/tiny.graphml), plus
- * unit rows for modes, cancel and release. */
+ * the tiny graph (built in C by grovetest.h, the shape of
+ * grugs/tiny.graphml), plus
+ * unit rows for modes, cancel and release.
+ *
+ * It must not build graphs vertex by vertex (grovetest.h does) nor test
+ * the jobspec reader's own messages (test_jobspec.c).
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

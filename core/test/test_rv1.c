@@ -2,7 +2,11 @@
  * writing (coalescing, compression), reading both ways (R_lite and the
  * scheduling graph), set algebra against a naive reference on random R
  * with a fixed seed, R from jobs and shards back onto the graph with the
- * matcher, and round trips of the corpus documents. */
+ * matcher, and round trips of the corpus documents.
+ *
+ * It must not build graphs or draw random numbers of its own:
+ * grovetest.h and rng.h have them.
+ */
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>

@@ -8,7 +8,11 @@
  * the parent kills it with SIGKILL at random instants (20 times, the state
  * carrying over), reloads, and checks the database (integrity_check, every
  * row against its hash) and that the state is the last acknowledged one
- * or the one whose save was under way. */
+ * or the one whose save was under way.
+ *
+ * It must not build graphs of its own (grovetest.h) nor test the JGF
+ * format itself (test_jgf.c).
+ */
 #include <errno.h>
 #include <jansson.h>
 #include <signal.h>
