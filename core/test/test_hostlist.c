@@ -528,6 +528,27 @@ static bool check(bool cond, int *failures, const char *what, const char *input)
     return cond;
 }
 
+/* Whether h expands to exactly the hosts of r, in order. */
+static bool same_hosts(const grove_hostlist_t *h, const struct ref *r)
+{
+    char *want = ref_join(r), *got = expand(h);
+    bool same = got && !strcmp(got, want);
+    free(got);
+    free(want);
+    return same;
+}
+
+/* Whether h encodes to text that decodes to an equal list. */
+static bool round_trips(const grove_hostlist_t *h)
+{
+    char *e = grove_hostlist_encode(h);
+    grove_hostlist_t *d = e ? grove_hostlist_decode(e, NULL) : NULL;
+    bool same = d && grove_hostlist_equal(d, h);
+    grove_hostlist_destroy(d);
+    free(e);
+    return same;
+}
+
 static void test_reference(void)
 {
     const int trials = 600;
@@ -595,16 +616,8 @@ static void test_reference(void)
             for (int j = 0; j < r.n; j++)
                 if (!gone[j])
                     ref_add(&rest, r.h[j]);
-            want = ref_join(&rest);
-            got = expand(hd);
-            check(removed == want_removed && !strcmp(got, want), &failures, "delete", s);
-            free(got);
-            free(want);
-            e = grove_hostlist_encode(hd);
-            d = grove_hostlist_decode(e, NULL);
-            check(d && grove_hostlist_equal(d, hd), &failures, "round trip after delete", s);
-            grove_hostlist_destroy(d);
-            free(e);
+            check(removed == want_removed && same_hosts(hd, &rest), &failures, "delete", s);
+            check(round_trips(hd), &failures, "round trip after delete", s);
             free(dels);
             ref_free(&del);
             ref_free(&rest);
@@ -613,16 +626,8 @@ static void test_reference(void)
         /* sort, then uniq */
         qsort(r.h, (size_t)r.n, sizeof(r.h[0]), ref_cmp);
         grove_hostlist_sort(h);
-        want = ref_join(&r);
-        got = expand(h);
-        check(!strcmp(got, want), &failures, "sort", s);
-        free(got);
-        free(want);
-        e = grove_hostlist_encode(h);
-        d = grove_hostlist_decode(e, NULL);
-        check(d && grove_hostlist_equal(d, h), &failures, "round trip after sort", s);
-        grove_hostlist_destroy(d);
-        free(e);
+        check(same_hosts(h, &r), &failures, "sort", s);
+        check(round_trips(h), &failures, "round trip after sort", s);
         int m = 0;
         for (int i = 0; i < r.n; i++) {
             if (m > 0 && !strcmp(r.h[m - 1], r.h[i])) {
@@ -633,12 +638,7 @@ static void test_reference(void)
         }
         r.n = m;
         grove_hostlist_uniq(h);
-        want = ref_join(&r);
-        got = expand(h);
-        check(!strcmp(got, want) && grove_hostlist_count(h) == (size_t)r.n, &failures, "uniq",
-              s);
-        free(got);
-        free(want);
+        check(same_hosts(h, &r) && grove_hostlist_count(h) == (size_t)r.n, &failures, "uniq", s);
         ref_free(&r);
         grove_hostlist_destroy(h);
     }
