@@ -6,7 +6,8 @@
  * contains/in pair):
  *
  *     cluster0
- *       rack0 .. rack63                 (64 racks; N / 64 nodes each)
+ *       rack0 .. rack63                 (64 racks; N / 64 nodes each, or
+ *                                        one each below 64 nodes)
  *         node<i>                       (rank i, i = 0 .. N-1)
  *           socket0, socket1
  *             22 cores each             (core0 .. core43 per node)
@@ -30,6 +31,10 @@
  * JGF read under 3 s (CPU time).  The program exits 1 when one is missed.
  *
  *     bench_graph [NODES...]
+ *
+ * It must not build its graph by a builder of its own (grovetest.h's
+ * test_cluster builds it) nor assert like a test: it measures and
+ * reports.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +45,7 @@
 
 #include "graph.h"
 #include "jgf.h"
+#include "grovetest.h"
 
 #define RACKS 64
 
@@ -76,55 +82,13 @@ static size_t rss_bytes(void)
     return (size_t)res * (size_t)sysconf(_SC_PAGESIZE);
 }
 
-static grove_vid_t add(grove_graph_t *g, grove_vid_t parent, const char *type, int64_t id,
-                       int64_t rank, int64_t size, const char *unit)
-{
-    grove_vertex_info_t info;
-    grove_vertex_info_init(&info);
-    info.type = type;
-    info.id = id;
-    info.rank = rank;
-    info.size = size;
-    info.unit = unit;
-    grove_vid_t v = grove_graph_add_vertex(g, &info);
-    if (v == GROVE_VID_NONE) {
-        perror("grove_graph_add_vertex");
-        exit(2);
-    }
-    grove_error_t err;
-    if (parent != GROVE_VID_NONE && grove_graph_add_child(g, parent, v, NULL, &err) < 0) {
-        fprintf(stderr, "grove_graph_add_child: %s\n", err.text);
-        exit(2);
-    }
-    return v;
-}
-
+/* The machine above: 64 racks of N / 64 nodes (N below 64: one node a
+ * rack); every vertex of a node carries its rank. */
 static grove_graph_t *build(int nodes)
 {
-    grove_graph_t *g = grove_graph_create();
-    if (!g) {
-        perror("grove_graph_create");
-        exit(2);
-    }
-    int racks = nodes < RACKS ? nodes : RACKS;
-    grove_vid_t cluster = add(g, GROVE_VID_NONE, "cluster", 0, -1, 1, NULL);
-    int n = 0;
-    for (int r = 0; r < racks; r++) {
-        grove_vid_t rack = add(g, cluster, "rack", r, -1, 1, NULL);
-        int per = nodes / racks + (r < nodes % racks);
-        for (int k = 0; k < per; k++, n++) {
-            grove_vid_t node = add(g, rack, "node", n, n, 1, NULL);
-            for (int s = 0; s < 2; s++) {
-                grove_vid_t sock = add(g, node, "socket", s, n, 1, NULL);
-                for (int c = 0; c < 22; c++)
-                    add(g, sock, "core", s * 22 + c, n, 1, NULL);
-                for (int u = 0; u < 2; u++)
-                    add(g, sock, "gpu", s * 2 + u, n, 1, NULL);
-            }
-            add(g, node, "memory", 0, n, 256, "GB");
-        }
-    }
-    return g;
+    return test_cluster(&(test_shape_t){ .nodes = nodes, .per_rack = (nodes + RACKS - 1) / RACKS,
+                                         .sockets = 2, .cores = 22, .gpus = 2, .node_mem = 256,
+                                         .node_mem_unit = "GB", .rank_below = 1 });
 }
 
 /* One size; returns the number of targets missed. */

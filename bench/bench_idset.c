@@ -4,6 +4,9 @@
  * idset of 100k runs, set algebra between two such sets, a 16k-node
  * hostlist decoded, encoded, searched and sorted.  Prints one line per
  * measurement (operations per second); exits non-zero if a result is wrong.
+ *
+ * It must not check more than the results it times (the tests do that)
+ * nor hold a generator of its own.
  */
 #include <stdint.h>
 #include <stdio.h>

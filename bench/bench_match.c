@@ -8,6 +8,10 @@
  * per second for each phase, in CPU time.
  *
  *   build/bench/bench_match [NODES...] [-p POLICY...] [-s STREAM...]
+ *
+ * It must not build its machine by a builder of its own (grovetest.h's
+ * test_cluster builds it) nor assert like a test: it measures and
+ * reports.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,6 +21,7 @@
 
 #include "graph.h"
 #include "match.h"
+#include "grovetest.h"
 
 /* CPU time of this process: the figures stay meaningful on a shared
  * machine (the wall clock counts other programs' turns too). */
@@ -27,48 +32,13 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static grove_vid_t add(grove_graph_t *g, const char *type, int64_t id, int64_t size,
-                       const char *unit, grove_vid_t parent)
-{
-    grove_vertex_info_t info;
-    grove_vertex_info_init(&info);
-    info.type = type;
-    info.id = id;
-    info.size = size;
-    info.unit = unit;
-    grove_vid_t v = grove_graph_add_vertex(g, &info);
-    if (v == GROVE_VID_NONE) {
-        perror("add_vertex");
-        exit(1);
-    }
-    if (parent != GROVE_VID_NONE && grove_graph_add_child(g, parent, v, NULL, NULL) < 0) {
-        perror("add_child");
-        exit(1);
-    }
-    return v;
-}
-
+/* cluster0 > rack (32 nodes each) > node (ranked) > socket0-1 > 22 cores,
+ * 2 gpus; memory0 of 256 GB on each node. */
 static grove_graph_t *machine(int nodes)
 {
-    grove_graph_t *g = grove_graph_create();
-    grove_vid_t c = add(g, "cluster", 0, 1, NULL, GROVE_VID_NONE);
-    int per_rack = 32;
-    grove_vid_t rack = GROVE_VID_NONE;
-    for (int n = 0; n < nodes; n++) {
-        if (n % per_rack == 0)
-            rack = add(g, "rack", n / per_rack, 1, NULL, c);
-        grove_vid_t node = add(g, "node", n, 1, NULL, rack);
-        grove_vertex_set_rank(g, node, n);
-        for (int s = 0; s < 2; s++) {
-            grove_vid_t sock = add(g, "socket", s, 1, NULL, node);
-            for (int k = 0; k < 22; k++)
-                add(g, "core", s * 22 + k, 1, NULL, sock);
-            for (int k = 0; k < 2; k++)
-                add(g, "gpu", s * 2 + k, 1, NULL, sock);
-        }
-        add(g, "memory", 0, 256, "GB", node);
-    }
-    return g;
+    return test_cluster(&(test_shape_t){ .nodes = nodes, .per_rack = 32, .sockets = 2,
+                                         .cores = 22, .gpus = 2, .node_mem = 256,
+                                         .node_mem_unit = "GB" });
 }
 
 static const char *tail = "attributes: {system: {duration: 3600}}\n"

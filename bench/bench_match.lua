@@ -8,6 +8,9 @@
 -- with 2 sockets of 4 cores + 1 GPU; (d) the whole machine.  Fill the
 -- machine, then allocate-or-reserve 200 more.  Prints median and p99 per
 -- match and jobs per second.
+--
+-- It must not hold a policy of its own (it loads them from policies/) nor
+-- assert like a spec: it measures and reports.
 local grove = require "grove"
 local core = grove.core
 

@@ -10,6 +10,9 @@
  *
  *   build/bench/bench_planner            (GROVE_SEED, GROVE_BENCH_SPANS,
  *                                         GROVE_BENCH_QUERIES override)
+ *
+ * It must not hold a generator of its own (rng.h) nor assert like a
+ * test: it measures and reports.
  */
 #include <errno.h>
 #include <inttypes.h>

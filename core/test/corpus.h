@@ -1,8 +1,9 @@
 /* corpus.h: what the C tests of the string-coded formats (test_hostlist.c,
  * test_idset.c) share: running every row of a table of the shared corpus
- * (the .tsv files of ../shared/conformance), a fixed-seed random generator, and
- * garbage strings for the decoders.  It holds no test of its own and knows
- * no format.  Header-only, like tap.h (include tap.h first).
+ * (the .tsv files of ../shared/conformance) and feeding garbage strings to
+ * the decoders, drawn from rng.h's generator.  It holds no test of its own,
+ * knows no format and has no generator of its own.  Header-only, like tap.h
+ * (include tap.h first).
  */
 #ifndef GROVE_TEST_CORPUS_H
 #define GROVE_TEST_CORPUS_H
@@ -10,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "rng.h"
 
 /* Split line (modified in place) at tabs; returns the number of fields. */
 static inline int corpus_split(char *line, char **f, int max)
@@ -54,31 +57,38 @@ static inline int corpus_run(const char *name, int ncols, void (*row)(int lineno
     return rows;
 }
 
-/* A xorshift generator: the same numbers on every run for one seed. */
-static uint64_t corpus_rng_state;
-
-static inline void corpus_seed(uint64_t seed)
-{
-    corpus_rng_state = seed;
-}
-
-static inline uint32_t rnd(void)
-{
-    corpus_rng_state ^= corpus_rng_state << 13;
-    corpus_rng_state ^= corpus_rng_state >> 7;
-    corpus_rng_state ^= corpus_rng_state << 17;
-    return (uint32_t)(corpus_rng_state >> 11);
-}
-
 /* Fill buf with a random length (< size) of characters drawn from alphabet,
  * one in one_in of them an arbitrary byte; returns the length. */
 static inline size_t corpus_garbage(char *buf, size_t size, const char *alphabet,
                                     uint32_t one_in)
 {
-    size_t len = rnd() % size, n = strlen(alphabet);
+    size_t len = rng_next() % size, n = strlen(alphabet);
     for (size_t i = 0; i < len; i++)
-        buf[i] = rnd() % one_in == 0 ? (char)(rnd() & 0xff) : alphabet[rnd() % n];
+        buf[i] = rng_next() % one_in == 0 ? (char)(rng_next() & 0xff) : alphabet[rng_next() % n];
     return len;
+}
+
+/* What a decoder under corpus_garbage_run did with one string. */
+enum { CORPUS_BAD, CORPUS_REFUSED, CORPUS_DECODED };
+
+/* Feed trials garbage strings (shorter than size, at most 64) to try,
+ * which says whether its decoder refused the string as it should, decoded
+ * it with every check on the result holding, or did neither.  One ok line:
+ * nothing bad and at least one string decoded. */
+static inline void corpus_garbage_run(size_t size, const char *alphabet, uint32_t one_in,
+                                      int trials, int (*try)(const char *buf, size_t len))
+{
+    int decoded = 0, bad = 0;
+    char buf[64];
+    for (int t = 0; t < trials; t++) {
+        size_t len = corpus_garbage(buf, size < sizeof(buf) ? size : sizeof(buf), alphabet,
+                                    one_in);
+        int what = try(buf, len);
+        decoded += what == CORPUS_DECODED;
+        bad += what == CORPUS_BAD;
+    }
+    diag("%d of %d garbage strings decoded", decoded, trials);
+    ok(bad == 0 && decoded > 0, "garbage: errors name a position, successes round-trip");
 }
 
 #endif

@@ -6,6 +6,9 @@
  * what the writer makes, and the second write must give the same bytes.
  * Built by scripts/fuzz, not by the Makefile's test rules.
  *
+ * It holds only the fuzz entry point: no TAP output, no checks that belong
+ * in test_jgf.c, no main().
+ *
  * FUZZ_SOURCES: error util intern graph pool walker compose aggregate planner mplanner json jgf jgf_write
  * FUZZ_SEEDS: fluxion/jgfs fluxion/rv1exec
  */

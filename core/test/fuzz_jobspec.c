@@ -9,6 +9,9 @@
  * also fed to the count and constraint parsers directly.  Built by
  * scripts/fuzz, not by the Makefile's test rules.
  *
+ * It holds only the fuzz entry point: no TAP output, no checks that belong
+ * in test_jobspec.c, no main().
+ *
  * FUZZ_SOURCES: error util idset hostlist jobspec constraint range
  * FUZZ_SEEDS: fluxcore/jobspec fluxion/jobspecs rfc/spec_14 rfc/spec_25
  */

@@ -1,9 +1,11 @@
-/* rng.h: the seeded random numbers of Grove's planner tests and benchmark.
+/* rng.h: the one seeded random generator of Grove's C tests and
+ * benchmarks (the planner references, the random graphs of test_graph and
+ * test_rv1, the garbage strings of corpus.h, bench_planner).
  *
  * A splitmix64 stream: the same seed gives the same sequence on every
  * compiler and machine, so a failing random session can be replayed from
  * the seed a test prints.  Header-only, like tap.h; it holds nothing but
- * the generator (no references, no test helpers).
+ * the generator (no references, no test helpers, no second generator).
  */
 #ifndef GROVE_TEST_RNG_H
 #define GROVE_TEST_RNG_H

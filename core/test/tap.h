@@ -3,6 +3,9 @@
  * Each test binary prints "ok N - what" / "not ok N - what" lines and a
  * closing plan; scripts/run-tests counts them.  Header-only so every test is
  * a single file.  Tests are table driven: loop over rows, call ok() per row.
+ *
+ * It holds the harness only: no test helpers (grovetest.h), no
+ * generator (rng.h), no corpus reading (corpus.h).
  */
 #ifndef GROVE_TAP_H
 #define GROVE_TAP_H

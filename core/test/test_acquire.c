@@ -4,7 +4,11 @@
  * exact message of a refusal), the target sets afterwards, the events, the
  * status of the rank roots and the size of the graph.  Every refusal row
  * also checks that nothing changed (sets, graph, statuses).  Then the
- * state as JSON, child resources, and misuse. */
+ * state as JSON, child resources, and misuse.
+ *
+ * It must not build graphs or draw random numbers of its own: those
+ * come from grovetest.h and rng.h.
+ */
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -553,36 +557,11 @@ static const struct step cur_session[] = {
 
 static void config_graph(void)
 {
-    /* cluster > rack > node0-3 (ranks 0-3) > socket > core0-1 */
-    grove_graph_t *g = grove_graph_create();
-    grove_vertex_info_t info;
-    grove_vertex_info_init(&info);
-    info.type = "cluster";
-    info.basename = "big";
-    info.id = 0;
-    grove_vid_t c = grove_graph_add_vertex(g, &info);
-    info.type = "rack";
-    info.basename = NULL;
-    grove_vid_t rk = grove_graph_add_vertex(g, &info);
-    grove_graph_add_child(g, c, rk, NULL, NULL);
-    for (int n = 0; n < 4; n++) {
-        info.type = "node";
-        info.id = n;
-        info.rank = n;
-        grove_vid_t node = grove_graph_add_vertex(g, &info);
-        grove_graph_add_child(g, rk, node, NULL, NULL);
-        info.type = "socket";
-        info.id = 0;
-        grove_vid_t s = grove_graph_add_vertex(g, &info);
-        grove_graph_add_child(g, node, s, NULL, NULL);
-        for (int k = 0; k < 2; k++) {
-            info.type = "core";
-            info.id = k;
-            grove_vid_t cv = grove_graph_add_vertex(g, &info);
-            grove_graph_add_child(g, s, cv, NULL, NULL);
-        }
-        info.rank = GROVE_ID_NONE;
-    }
+    /* big0 > rack0 > node0-3 (ranks 0-3, their sockets and cores too) >
+     * socket0 > core0-1 */
+    grove_graph_t *g = test_cluster(&(test_shape_t){ .basename = "big", .nodes = 4,
+                                                     .per_rack = 4, .sockets = 1, .cores = 2,
+                                                     .rank_below = 1 });
     size_t before = grove_graph_vertex_count(g);
     grove_acquire_t *a = grove_acquire_create(g, NULL, "batch", GROVE_ACQUIRE_AUTO);
     const char *first = "{\"resources\":" R4("1-2,4", "node[1-2,4]") ",\"up\":\"1-2,4\"}";

@@ -1,55 +1,32 @@
 /* test_graph.c: the graph of resource pools, its RFC 4 methods and its
- * allocation-record rules. */
+ * allocation-record rules.
+ *
+ * It must not hold its own vertex builder or generator (grovetest.h and
+ * rng.h have them) nor tests of the JGF format (test_jgf.c).
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "graph.h"
+#include "rng.h"
 #include "tap.h"
-
-static grove_vid_t add(grove_graph_t *g, const char *type, int64_t id, int64_t size,
-                       grove_vid_t parent)
-{
-    grove_vertex_info_t info;
-    grove_vertex_info_init(&info);
-    info.type = type;
-    info.id = id;
-    info.size = size;
-    grove_vid_t v = grove_graph_add_vertex(g, &info);
-    if (v != GROVE_VID_NONE && parent != GROVE_VID_NONE)
-        grove_graph_add_child(g, parent, v, NULL, NULL);
-    return v;
-}
-
-/* tiny-like: cluster tiny0 > rack0 > node0..1 > socket0..1 > core0..3 + memory0 (size 4) */
-static grove_graph_t *tiny(grove_vid_t *root)
-{
-    grove_graph_t *g = grove_graph_create();
-    grove_vertex_info_t info;
-    grove_vertex_info_init(&info);
-    info.type = "cluster";
-    info.basename = "tiny";
-    info.id = 0;
-    grove_vid_t c = grove_graph_add_vertex(g, &info);
-    grove_vid_t r = add(g, "rack", 0, 1, c);
-    for (int n = 0; n < 2; n++) {
-        grove_vid_t node = add(g, "node", n, 1, r);
-        grove_vertex_set_rank(g, node, n);
-        for (int s = 0; s < 2; s++) {
-            grove_vid_t sock = add(g, "socket", s, 1, node);
-            for (int k = 0; k < 4; k++)
-                add(g, "core", s * 4 + k, 1, sock);
-            add(g, "memory", s, 4, sock);
-        }
-    }
-    *root = c;
-    return g;
-}
+#include "grovetest.h"
 
 static grove_vid_t at(grove_graph_t *g, const char *path)
 {
     return grove_graph_find_path(g, grove_graph_sym(g, GROVE_CONTAINMENT), path);
+}
+
+/* cluster tiny0 > rack0 > node0..1 > socket0..1 > core0..3 + memory0 (size 4) */
+static grove_graph_t *tiny(grove_vid_t *root)
+{
+    grove_graph_t *g = test_cluster(&(test_shape_t){ .basename = "tiny", .nodes = 2,
+                                                     .per_rack = 2, .sockets = 2, .cores = 4,
+                                                     .mems = 1, .mem_size = 4 });
+    *root = at(g, "/tiny0");
+    return g;
 }
 
 static void test_vertices(void)
@@ -194,7 +171,7 @@ static void test_edges_paths(void)
     ok(grove_graph_add_edge(g, core, c, NULL, "contains", &err) == GROVE_EID_NONE
            && strstr(err.text, "cycle"),
        "an edge from a leaf to the root makes a cycle: %s", err.text);
-    grove_vid_t lone = add(g, "rack", 9, 1, GROVE_VID_NONE);
+    grove_vid_t lone = test_vertex(g, "rack", 9, 1, GROVE_VID_NONE);
     ok(grove_graph_add_edge(g, lone, lone, NULL, NULL, &err) == GROVE_EID_NONE,
        "self edge refused");
     ok(grove_graph_add_edge(g, core, 9999, NULL, NULL, &err) == GROVE_EID_NONE
@@ -206,8 +183,8 @@ static void test_edges_paths(void)
        "containment cycle refused: %s", err.text);
     is_int(grove_graph_edge_count(g), ne + 2, "failed edges left nothing behind");
     /* an auxiliary subsystem: a DAG allowed, paths follow the first parent */
-    grove_vid_t pdu = add(g, "pdu", 0, 10, GROVE_VID_NONE);
-    grove_vid_t panel = add(g, "panel", 0, 40, GROVE_VID_NONE);
+    grove_vid_t pdu = test_vertex(g, "pdu", 0, 10, GROVE_VID_NONE);
+    grove_vid_t panel = test_vertex(g, "panel", 0, 40, GROVE_VID_NONE);
     ok(grove_graph_add_edge(g, panel, pdu, "power", "conduit-of", &err) != GROVE_EID_NONE,
        "power edge");
     ok(grove_graph_add_edge(g, pdu, node1, "power", "conduit-of", &err) != GROVE_EID_NONE,
@@ -490,9 +467,9 @@ static void test_copy_merge(void)
     info.basename = "tiny";
     info.id = 0;
     grove_vid_t gc = grove_graph_add_vertex(grow, &info);
-    grove_vid_t gr = add(grow, "rack", 0, 1, gc);
-    grove_vid_t gn = add(grow, "node", 2, 1, gr);
-    add(grow, "core", 0, 1, gn);
+    grove_vid_t gr = test_vertex(grow, "rack", 0, 1, gc);
+    grove_vid_t gn = test_vertex(grow, "node", 2, 1, gr);
+    test_vertex(grow, "core", 0, 1, gn);
     size_t before = grove_graph_vertex_count(g);
     grove_error_t err;
     is_int(grove_graph_merge(g, grow, NULL, &err), 2, "merge adds node2 and its core");
@@ -516,9 +493,9 @@ static void test_copy_merge(void)
     is_int(grove_graph_vertex_count(g), before, "refused merge changes nothing");
     /* merge at a path: a copy of node1's subtree under rack0 of a fresh graph */
     grove_graph_t *other = grove_graph_create();
-    grove_vid_t oc = add(other, "switch", 0, 1, GROVE_VID_NONE);
-    add(other, "port", 0, 1, oc);
-    add(other, "port", 1, 1, oc);
+    grove_vid_t oc = test_vertex(other, "switch", 0, 1, GROVE_VID_NONE);
+    test_vertex(other, "port", 0, 1, oc);
+    test_vertex(other, "port", 1, 1, oc);
     is_int(grove_graph_merge(g, other, "/tiny0/rack0", &err), 3, "merge at a path");
     ok(at(g, "/tiny0/rack0/switch0/port1") != GROVE_VID_NONE, "attached at the path");
     before = grove_graph_vertex_count(g);
@@ -526,7 +503,7 @@ static void test_copy_merge(void)
            && strstr(err.text, "no vertex at path"),
        "merge at a missing path refused: %s", err.text);
     grove_graph_t *alien = grove_graph_create();
-    add(alien, "cluster", 7, 1, GROVE_VID_NONE);
+    test_vertex(alien, "cluster", 7, 1, GROVE_VID_NONE);
     ok(grove_graph_merge(g, alien, NULL, &err) < 0 && strstr(err.text, "no common ancestor"),
        "merge without a common root refused: %s", err.text);
     is_int(grove_graph_vertex_count(g), before, "failed merges change nothing");
@@ -617,15 +594,9 @@ static int64_t used_at(grove_graph_t *g, grove_vid_t a, const char *t, int64_t x
     return n;
 }
 
-static uint64_t rng_state = 12345;
-static uint64_t rnd(uint64_t n)
-{
-    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (rng_state >> 33) % n;
-}
-
 static void test_aggregates(void)
 {
+    rng_state = 12345; /* the random records below are the same on every run */
     grove_vid_t c;
     grove_graph_t *g = tiny(&c);
     grove_error_t err;
@@ -649,22 +620,22 @@ static void test_aggregates(void)
     int bad = 0, ops = 0;
     const char *types[] = {"core", "memory"};
     for (int i = 0; i < 3000; i++) {
-        grove_vid_t v = cand[rnd(ncand)];
-        grove_jobid_t job = 1 + rnd(12);
-        if (rnd(3) == 0) {
+        grove_vid_t v = cand[rnd(0, ncand - 1)];
+        grove_jobid_t job = 1 + rnd(0, 11);
+        if (rnd(0, 2) == 0) {
             grove_vertex_free(g, v, job, -1);
         } else {
-            int64_t start = (int64_t)rnd(50), end = start + 1 + (int64_t)rnd(40);
+            int64_t start = rnd(0, 49), end = start + 1 + rnd(0, 39);
             int64_t size = grove_vertex_size(g, v);
             /* one draw per statement: the order in which a call's arguments
              * are evaluated differs between compilers */
-            int64_t amount = 1 + (int64_t)rnd((uint64_t)size);
-            bool exclusive = rnd(4) == 0;
+            int64_t amount = 1 + rnd(0, size - 1);
+            bool exclusive = rnd(0, 3) == 0;
             grove_vertex_allocate(g, v, job, amount, start, end, exclusive);
         }
         ops++;
         /* check every aggregate vertex on a random window */
-        int64_t ws = (int64_t)rnd(60), we = ws + 1 + (int64_t)rnd(30);
+        int64_t ws = rnd(0, 59), we = ws + 1 + rnd(0, 29);
         for (grove_vid_t a = 0; a < grove_graph_vertex_slots(g); a++) {
             for (int k = 0; k < 2; k++) {
                 int64_t got = grove_vertex_aggregate_avail(g, a, types[k], ws, we);

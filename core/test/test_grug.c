@@ -14,6 +14,9 @@
  * 5. recipes of our own from memory: id_start/id_stride/negative scope,
  *    ASSOCIATE_BY_PATH_IN levels, a root without edges; and error rows with
  *    their exact messages.
+ *
+ * It must not hold tests of JGF or of the matcher, nor a vertex builder
+ * of its own (grovetest.h has the one).
  */
 #include <errno.h>
 #include <jansson.h>
@@ -497,6 +500,24 @@ static const char *names(const grove_graph_t *g)
     return buf;
 }
 
+
+/* Racks of switches and nodes, with a network of one switch per rack over
+ * the nodes, associated by path; extra: more data on that association
+ * edge (the levels to compare). */
+#define BY_PATH(extra)                                                                       \
+    HEAD ROOT("c", "cluster") NODE("r", "rack") NODE("s", "switch") NODE("n", "node")          \
+    "<node id=\"net\"><data key=\"root\">1</data><data key=\"type\">net</data>"                \
+    "<data key=\"subsystem\">network</data></node>\n"                                          \
+    "<node id=\"sw\"><data key=\"type\">switch</data>"                                          \
+    "<data key=\"subsystem\">network</data></node>\n"                                          \
+    "<node id=\"nn\"><data key=\"type\">node</data>"                                            \
+    "<data key=\"subsystem\">network</data></node>\n"                                          \
+    EDGE("c", "r", D("multi_scale", "2")) EDGE("r", "s", D("id_scope", "1"))                   \
+    EDGE("r", "n", D("multi_scale", "2") D("id_scope", "1"))                                   \
+    EDGE("net", "sw", D("gen_method", "ASSOCIATE_IN") D("e_subsystem", "network"))             \
+    EDGE("sw", "nn", D("gen_method", "ASSOCIATE_BY_PATH_IN") D("e_subsystem", "network") extra) \
+    TAIL
+
 static const struct own_row {
     const char *what;
     const char *text;
@@ -542,17 +563,7 @@ static const struct own_row {
          EDGE("a", "b", D("multi_scale", "2")) EDGE("c", "b", D("multi_scale", "5")) TAIL,
      "cluster0 a0 b0 b1", "/cluster0/a0/b1"},
     {"associate by path, uplvl 1 and 2",
-     HEAD ROOT("c", "cluster") NODE("r", "rack") NODE("s", "switch") NODE("n", "node")
-         "<node id=\"net\"><data key=\"root\">1</data><data key=\"type\">net</data>"
-         "<data key=\"subsystem\">network</data></node>\n<node id=\"sw\"><data key=\"type\">switch</data>"
-         "<data key=\"subsystem\">network</data></node>\n"
-         "<node id=\"nn\"><data key=\"type\">node</data>"
-         "<data key=\"subsystem\">network</data></node>\n"
-         EDGE("c", "r", D("multi_scale", "2")) EDGE("r", "s", D("id_scope", "1"))
-             EDGE("r", "n", D("multi_scale", "2") D("id_scope", "1"))
-                 EDGE("net", "sw", D("gen_method", "ASSOCIATE_IN") D("e_subsystem", "network"))
-                     EDGE("sw", "nn", D("gen_method", "ASSOCIATE_BY_PATH_IN")
-                                          D("e_subsystem", "network")) TAIL,
+     BY_PATH(""),
      "cluster0 rack0 rack1 switch0 switch1 node0 node1 node2 node3 net0", NULL},
 };
 
@@ -587,18 +598,7 @@ static void test_own(void)
     }
     /* uplvl 2 compares the cluster: every switch reaches every node, and a
      * node's path follows its first switch */
-    static const char *up2 = HEAD ROOT("c", "cluster") NODE("r", "rack") NODE("s", "switch")
-        NODE("n", "node") "<node id=\"net\"><data key=\"root\">1</data><data key=\"type\">net</data>"
-         "<data key=\"subsystem\">network</data></node>\n<node id=\"sw\"><data key=\"type\">switch</data>"
-        "<data key=\"subsystem\">network</data></node>\n"
-        "<node id=\"nn\"><data key=\"type\">node</data>"
-        "<data key=\"subsystem\">network</data></node>\n"
-        EDGE("c", "r", D("multi_scale", "2")) EDGE("r", "s", D("id_scope", "1"))
-            EDGE("r", "n", D("multi_scale", "2") D("id_scope", "1"))
-                EDGE("net", "sw", D("gen_method", "ASSOCIATE_IN") D("e_subsystem", "network"))
-                    EDGE("sw", "nn", D("gen_method", "ASSOCIATE_BY_PATH_IN")
-                                         D("e_subsystem", "network") D("as_tgt_uplvl", "2")
-                                             D("as_src_uplvl", "2")) TAIL;
+    static const char *up2 = BY_PATH(D("as_tgt_uplvl", "2") D("as_src_uplvl", "2"));
     g = read_str(up2, NULL, &err);
     if (ok(g != NULL, "by path uplvl 2 loads")) {
         grove_sym_t ns = grove_graph_sym_lookup(g, "network");

@@ -8,6 +8,9 @@
  * - malformed input: one row per error, asserting the whole message;
  * - state (tags, allocation records, statuses, now) round trip;
  * - subgraphs, the jansson variants, files that do not exist.
+ *
+ * It must not hold a vertex builder of its own (grovetest.h has it) nor
+ * tests of R or the store, which read JGF too.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -18,6 +21,7 @@
 
 #include "jgf.h"
 #include "tap.h"
+#include "grovetest.h"
 
 /* ---- corpus ------------------------------------------------------------- */
 
@@ -211,9 +215,8 @@ static void test_corpus(void)
 
 /* ---- defaults ------------------------------------------------------------ */
 
-static void test_defaults(void)
-{
-    const char *doc =
+/* A document that leaves most keys to their defaults. */
+static const char *const defaults_doc =
         "{\"graph\": {\"nodes\": ["
         "{\"id\": \"a\", \"metadata\": {\"type\": \"cluster\", \"name\": \"c\","
         " \"paths\": {\"containment\": \"/c\"}}},"
@@ -235,8 +238,14 @@ static void test_defaults(void)
         "{\"source\": \"p\", \"target\": \"n\", \"relation\": \"supplies\","
         " \"metadata\": {\"subsystem\": \"power\"}}"
         "]}}";
+
+static void defaults_written(const grove_graph_t *g);
+
+/* What the reader fills in for the keys a document leaves out. */
+static void test_defaults(void)
+{
     grove_error_t err;
-    grove_graph_t *g = grove_jgf_read(doc, strlen(doc), "defaults", &err);
+    grove_graph_t *g = grove_jgf_read(defaults_doc, strlen(defaults_doc), "defaults", &err);
     if (!ok(g != NULL, "defaults: the document loads")) {
         diag("%s", err.text);
         return;
@@ -292,8 +301,13 @@ static void test_defaults(void)
     char path[64];
     grove_vertex_path(g, 3, grove_graph_sym(g, "power"), path, sizeof(path));
     is_str(path, "/pdu/host7", "defaults: paths in another subsystem");
+    defaults_written(g);
+    grove_graph_destroy(g);
+}
 
-    /* written back: every key, node ids as vertex ids */
+/* The defaults document written back: every key, node ids as vertex ids. */
+static void defaults_written(const grove_graph_t *g)
+{
     char *t = grove_jgf_write(g, GROVE_JGF_COMPACT);
     const char *node3 =
         "{\"id\":\"3\",\"metadata\":{\"type\":\"node\",\"basename\":\"host\",\"name\":\"host7\","
@@ -309,9 +323,13 @@ static void test_defaults(void)
        "defaults: down is written as 1");
     ok(t && !strstr(t, "\"grove\""), "defaults: no state without GROVE_JGF_WITH_STATE");
     free(t);
-    grove_graph_destroy(g);
+}
 
-    /* edges before nodes; a lone vertex; an empty graph */
+/* Edges before nodes, a lone vertex, an empty graph and other shapes of
+ * document: they load and round-trip. */
+static void test_shapes(void)
+{
+    grove_error_t err;
     struct {
         const char *name, *doc;
         size_t nv, ne;
@@ -337,7 +355,7 @@ static void test_defaults(void)
          1, 0},
     };
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-        g = grove_jgf_read(rows[i].doc, strlen(rows[i].doc), rows[i].name, &err);
+        grove_graph_t *g = grove_jgf_read(rows[i].doc, strlen(rows[i].doc), rows[i].name, &err);
         if (!g)
             diag("%s", err.text);
         ok(g && grove_graph_vertex_count(g) == rows[i].nv
@@ -616,28 +634,14 @@ static void test_errors(void)
 
 /* ---- state ---------------------------------------------------------------- */
 
-static grove_vid_t add(grove_graph_t *g, const char *type, int64_t id, int64_t size,
-                       grove_vid_t parent)
-{
-    grove_vertex_info_t info;
-    grove_vertex_info_init(&info);
-    info.type = type;
-    info.id = id;
-    info.size = size;
-    grove_vid_t v = grove_graph_add_vertex(g, &info);
-    if (parent != GROVE_VID_NONE)
-        grove_graph_add_child(g, parent, v, NULL, NULL);
-    return v;
-}
-
 static void test_state(void)
 {
     grove_graph_t *g = grove_graph_create();
-    grove_vid_t c = add(g, "cluster", 0, 1, GROVE_VID_NONE);
-    grove_vid_t n0 = add(g, "node", 0, 1, c), n1 = add(g, "node", 1, 1, c);
-    grove_vid_t cores[4], mem = add(g, "memory", 0, 64, n1);
+    grove_vid_t c = test_vertex(g, "cluster", 0, 1, GROVE_VID_NONE);
+    grove_vid_t n0 = test_vertex(g, "node", 0, 1, c), n1 = test_vertex(g, "node", 1, 1, c);
+    grove_vid_t cores[4], mem = test_vertex(g, "memory", 0, 64, n1);
     for (int i = 0; i < 4; i++)
-        cores[i] = add(g, "core", i, 1, i < 2 ? n0 : n1);
+        cores[i] = test_vertex(g, "core", i, 1, i < 2 ? n0 : n1);
     grove_vertex_tag(g, n0, "drain-reason", "bad dimm");
     grove_vertex_tag(g, n0, "checked", NULL);
     grove_vertex_set_property(g, n1, "arch", "arm");
@@ -742,6 +746,7 @@ int main(void)
 {
     test_corpus();
     test_defaults();
+    test_shapes();
     test_errors();
     test_state();
     return done_testing();

@@ -5,6 +5,9 @@
  * there to be refused; the RFC examples parse.  Then table rows: error
  * messages (path and line), counts, constraint evaluation (with the empty
  * operand rules), the request tree and its exclusivity.
+ *
+ * It must not hold matcher tests: a jobspec here is only read and
+ * checked, never matched.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -245,153 +248,158 @@ static void test_corpus_messages(void)
     "        label: s\n        count: 1\n        with: " W "\ntasks:\n" T "attributes: " A "\n"
 #define V1TASK "  - command: [app]\n    slot: s\n    count: {per_slot: 1}\n"
 
+#define V1 GROVE_JOBSPEC_V1
+
+/* Inline documents and the exact message each earns. */
+static const struct {
+    const char *text;
+    unsigned flags;
+    const char *want; /* exact message (source "t.yaml"), or NULL: accepted */
+} msg_rows[] = {
+    {DOC(SLOT_CORE), 0, NULL},
+    {DOC("  - type: slot\n    label: s\n    count: 2\n    with:\n      - type: node\n"
+         "        count: {min: 4, max: 2, operator: '+', operand: 1}\n"),
+     0,
+     "t.yaml:8: resources[0].with[0].count.max: must be greater than or equal to min "
+     "(2 < 4)"},
+    {DOC("  - type: node\n    count: \"0-4\"\n"), 0,
+     "t.yaml:4: resources[0].count: count idset '0-4' contains 0"},
+    {DOC("  - type: node\n    count: \"4-2\"\n"), 0,
+     "t.yaml:4: resources[0].count: range '4-2': max must be greater than or equal to min"},
+    {DOC("  - type: node\n    count: 2-8:1:*\n"), 0,
+     "t.yaml:4: resources[0].count: range '2-8:1:*': operand must be at least 2 for "
+     "operator '*'"},
+    {DOC("  - type: node\n    count: 1+:2:^\n"), 0,
+     "t.yaml:4: resources[0].count: range '1+:2:^': min must be at least 2 for operator "
+     "'^'"},
+    {DOC("  - type: node\n    count: 1.5\n"), 0,
+     "t.yaml:4: resources[0].count: must be an integer, an RFC 45 range or RFC 22 idset "
+     "string, or a mapping with min (got a real number)"},
+    {DOC("  - type: node\n    count: yes\n"), 0,
+     "t.yaml:4: resources[0].count: must be an integer, an RFC 45 range or RFC 22 idset "
+     "string, or a mapping with min (got a boolean)"},
+    {DOC("  - type: node\n    count: {min: 2, color: red}\n"), 0,
+     "t.yaml:4: resources[0].count.color: unknown key (a count has min, max, operator and "
+     "operand)"},
+    {DOC("  - type: node\n    count: 99999999999999999999\n"), 0,
+     "t.yaml:4: integer 99999999999999999999 is out of range"},
+    {DOC("  - type: \"\"\n    count: 1\n"), 0,
+     "t.yaml:3: resources[0].type: must not be empty"},
+    {DOC("  - type: node\n    count: 1\n    color: red\n"), 0,
+     "t.yaml:5: resources[0].color: unknown key (a resource vertex has type, count, unit, "
+     "exclusive, with, label, id)"},
+    {DOC("  - type: node\n    count: 1\n    exclusive: yes\n"
+         "    with: [{type: core, count: 1}]\n"),
+     0, NULL},
+    {DOC("  - type: node\n    count: 1\n    exclusive: 1\n"), 0,
+     "t.yaml:5: resources[0].exclusive: must be true or false (got an integer)"},
+    {DOC("  - type: slot\n    label: s\n    count: 1\n"), 0,
+     "t.yaml:3: resources[0].with: required key is missing (a slot needs at least one "
+     "resource)"},
+    {DOC("  - type: node\n    count: 1\n    with: []\n"), 0,
+     "t.yaml:5: resources[0].with: must contain at least one resource vertex"},
+    {"version: 9999\nresources: []\ntasks: []\nattributes: {}\n", 0,
+     "t.yaml:2: resources: must contain at least one resource vertex"},
+    {DOC(SLOT_CORE "  - type: node\n    count: 1\n    label: s\n"), 0, NULL},
+    {DOC(SLOT_CORE "  - type: node\n    count: 1\n    label: s\n"),
+     GROVE_JOBSPEC_UNIQUE_LABELS,
+     "t.yaml:11: resources[1].label: duplicate label 's' (labels must be unique)"},
+    {DOC("  - type: node\n    count: 1\n    count: 2\n"), 0,
+     "t.yaml:5: duplicate key 'count'"},
+    {DOC(SLOT_CORE) "---\nversion: 1\n", 0, "t.yaml:14: more than one YAML document"},
+    {"", 0, "t.yaml: empty document"},
+    {"# only a comment\n", 0, "t.yaml: empty document"},
+    {"- 1\n- 2\n", 0, "t.yaml:1: a jobspec must be a mapping (got a list)"},
+    {DOC(SLOT_CORE) "foo: 1\n", 0,
+     "t.yaml:14: foo: unknown key (a jobspec has version, resources, tasks, attributes)"},
+    {"version: \"1\"\nresources: []\ntasks: []\nattributes: {}\n", 0,
+     "t.yaml:1: version: must be an integer (got a string)"},
+    {"version: 0x10000\nresources: []\ntasks: []\nattributes: {}\n", 0,
+     "t.yaml:1: version: must be between 1 and 9999 (got 65536)"},
+    {"version: 9999\nresources:\n" SLOT_CORE "tasks:\n  - command: [app]\n    slot: s\n"
+     "    count: {per_slot: 1}\nattributes:\n",
+     0, NULL},
+    {"version: 1\nresources:\n" SLOT_CORE "tasks:\n  - command: [app]\n    slot: s\n"
+     "    count: {per_slot: 1}\nattributes:\n",
+     0, "t.yaml:13: attributes: must be a mapping (got null)"},
+    {"version: 9999\nresources:\n" SLOT_CORE "tasks:\n  - command: [app]\n    slot: s\n"
+     "    count: {per_slot: 1}\nattributes: {system: {duration: 1h}}\n",
+     0, "t.yaml:13: attributes.system.duration: must be a number of seconds (got a string)"},
+    {"version: 9999\nresources:\n" SLOT_CORE "tasks:\n  - command: [app]\n    slot: s\n"
+     "    count: {per_slot: 1}\nattributes: {system: {duration: .inf}}\n",
+     0, "t.yaml:13: number .inf is not finite or out of range"},
+    {"version: 9999\nresources:\n" SLOT_CORE "tasks:\n  - command: [app]\n    slot: s\n"
+     "    count: {per_slot: 1}\nattributes: {system: {duration: 1.0e16}}\n",
+     0, "t.yaml:13: attributes.system.duration: is too large (1e+16 > 2^53 seconds)"},
+    {"version: 9999\nresources:\n" SLOT_CORE "tasks:\n  - command: [app]\n    slot: s\n"
+     "    count: {per_slot: 1}\nattributes: {system: {cwd: 5}}\n",
+     0, "t.yaml:13: attributes.system.cwd: must be a string (got an integer)"},
+    {"version: 9999\nresources:\n" SLOT_CORE "tasks:\n  - command: [app]\n    slot: s\n"
+     "    count: {per_node: 1}\nattributes: {}\n",
+     0,
+     "t.yaml:12: tasks[0].count.per_node: unknown key (a task count is per_slot, "
+     "per_resource or total)"},
+    {"version: 9999\nresources:\n" SLOT_CORE "tasks:\n  - command: [app]\n    slot: s\n"
+     "    count: {per_resource: {type: core}}\nattributes: {}\n",
+     0, "t.yaml:12: tasks[0].count.per_resource.count: required key is missing"},
+    {"version: 9999\nresources:\n" SLOT_CORE "tasks:\n  - command: [\"a\\0b\"]\n"
+     "    slot: s\n    count: {per_slot: 1}\nattributes: {}\n",
+     0, "t.yaml:10: NUL character in a string"},
+    {"version: 9999\nresources:\n  - &v {type: core, count: 1}\n  - *w\n"
+     "tasks: []\nattributes: {}\n",
+     0, "t.yaml:4: unknown YAML anchor 'w'"},
+    {"version: 9999\nresources:\n" SLOT_CORE "tasks:\n  - command: [app]\n    slot: s\n"
+     "    count: {per_slot: 1}\nattributes:\n  system:\n    constraints: {properties: [1]}\n",
+     0,
+     "t.yaml:15: attributes.system.constraints.properties[0]: a property must be a string "
+     "(got an integer)"},
+    {"version: 9999\nresources:\n" SLOT_CORE "tasks:\n  - command: [app]\n    slot: s\n"
+     "    count: {per_slot: 1}\nattributes:\n  system:\n    constraints:\n"
+     "      and:\n        - {ranks: [\"3-1\"]}\n",
+     0, NULL /* checked by prefix below */},
+    /* V1 */
+    {V1DOC("[{type: core, count: 2}, {type: gpu, count: 0}]", V1TASK,
+           "{system: {duration: 0}}"),
+     V1, NULL},
+    {V1DOC("[{type: core, count: 2}]", V1TASK, "{system: {duration: 0}}"), 0, NULL},
+    {V1DOC("[{type: gpu, count: 1}]", V1TASK, "{system: {duration: 0}}"), V1,
+     "t.yaml:9: resources[0].with[0].with: V1 requires a core in every slot"},
+    {V1DOC("[{type: core, count: 1}, {type: core, count: 1}]", V1TASK,
+           "{system: {duration: 0}}"),
+     V1, "t.yaml:9: resources[0].with[0].with[1]: V1 allows one core and at most one gpu in "
+         "a slot"},
+    {V1DOC("[{type: core, count: \"2+\"}]", V1TASK, "{system: {duration: 0}}"), V1,
+     "t.yaml:9: resources[0].with[0].with[0].count: must be an integer in V1"},
+    {V1DOC("[{type: core, count: 1, id: \"0\"}]", V1TASK, "{system: {duration: 0}}"), V1,
+     "t.yaml:9: resources[0].with[0].with[0].id: unknown key (V1 allows type, count, unit "
+     "in a core or gpu)"},
+    {V1DOC("[{type: core, count: 1}]",
+           "  - command: [app]\n    slot: s\n    count: {per_slot: 2}\n",
+           "{system: {duration: 0}}"),
+     V1, "t.yaml:13: tasks[0].count.per_slot: must be 1 in V1 (got 2)"},
+    {V1DOC("[{type: core, count: 1}]", V1TASK V1TASK, "{system: {duration: 0}}"), V1,
+     "t.yaml:11: tasks: V1 allows exactly one task (got 2)"},
+    {V1DOC("[{type: core, count: 1}]",
+           "  - command: [app]\n    slot: s\n    count: {per_slot: 1}\n    foo: 1\n",
+           "{system: {duration: 0}}"),
+     V1, "t.yaml:14: tasks[0].foo: unknown key (a V1 task has command, slot, count)"},
+    {V1DOC("[{type: core, count: 1}]", V1TASK, "{system: {duration: 0}, user: {}}"), V1,
+     "t.yaml:14: attributes.user: must not be empty in V1"},
+    {V1DOC("[{type: core, count: 1}]", V1TASK, "{user: {a: 1}}"), V1,
+     "t.yaml:14: attributes.system: required key is missing (V1 requires "
+     "attributes.system.duration)"},
+    {DOC(SLOT_CORE), V1, "t.yaml:1: version: must be 1 for a V1 jobspec (got 9999)"},
+};
+
+#undef V1
+
 static void test_inline_messages(void)
 {
-    const unsigned V1 = GROVE_JOBSPEC_V1;
-    static const struct {
-        const char *text;
-        unsigned flags;
-        const char *want; /* exact message (source "t.yaml"), or NULL: accepted */
-    } rows[] = {
-        {DOC(SLOT_CORE), 0, NULL},
-        {DOC("  - type: slot\n    label: s\n    count: 2\n    with:\n      - type: node\n"
-             "        count: {min: 4, max: 2, operator: '+', operand: 1}\n"),
-         0,
-         "t.yaml:8: resources[0].with[0].count.max: must be greater than or equal to min "
-         "(2 < 4)"},
-        {DOC("  - type: node\n    count: \"0-4\"\n"), 0,
-         "t.yaml:4: resources[0].count: count idset '0-4' contains 0"},
-        {DOC("  - type: node\n    count: \"4-2\"\n"), 0,
-         "t.yaml:4: resources[0].count: range '4-2': max must be greater than or equal to min"},
-        {DOC("  - type: node\n    count: 2-8:1:*\n"), 0,
-         "t.yaml:4: resources[0].count: range '2-8:1:*': operand must be at least 2 for "
-         "operator '*'"},
-        {DOC("  - type: node\n    count: 1+:2:^\n"), 0,
-         "t.yaml:4: resources[0].count: range '1+:2:^': min must be at least 2 for operator "
-         "'^'"},
-        {DOC("  - type: node\n    count: 1.5\n"), 0,
-         "t.yaml:4: resources[0].count: must be an integer, an RFC 45 range or RFC 22 idset "
-         "string, or a mapping with min (got a real number)"},
-        {DOC("  - type: node\n    count: yes\n"), 0,
-         "t.yaml:4: resources[0].count: must be an integer, an RFC 45 range or RFC 22 idset "
-         "string, or a mapping with min (got a boolean)"},
-        {DOC("  - type: node\n    count: {min: 2, color: red}\n"), 0,
-         "t.yaml:4: resources[0].count.color: unknown key (a count has min, max, operator and "
-         "operand)"},
-        {DOC("  - type: node\n    count: 99999999999999999999\n"), 0,
-         "t.yaml:4: integer 99999999999999999999 is out of range"},
-        {DOC("  - type: \"\"\n    count: 1\n"), 0,
-         "t.yaml:3: resources[0].type: must not be empty"},
-        {DOC("  - type: node\n    count: 1\n    color: red\n"), 0,
-         "t.yaml:5: resources[0].color: unknown key (a resource vertex has type, count, unit, "
-         "exclusive, with, label, id)"},
-        {DOC("  - type: node\n    count: 1\n    exclusive: yes\n"
-             "    with: [{type: core, count: 1}]\n"),
-         0, NULL},
-        {DOC("  - type: node\n    count: 1\n    exclusive: 1\n"), 0,
-         "t.yaml:5: resources[0].exclusive: must be true or false (got an integer)"},
-        {DOC("  - type: slot\n    label: s\n    count: 1\n"), 0,
-         "t.yaml:3: resources[0].with: required key is missing (a slot needs at least one "
-         "resource)"},
-        {DOC("  - type: node\n    count: 1\n    with: []\n"), 0,
-         "t.yaml:5: resources[0].with: must contain at least one resource vertex"},
-        {"version: 9999\nresources: []\ntasks: []\nattributes: {}\n", 0,
-         "t.yaml:2: resources: must contain at least one resource vertex"},
-        {DOC(SLOT_CORE "  - type: node\n    count: 1\n    label: s\n"), 0, NULL},
-        {DOC(SLOT_CORE "  - type: node\n    count: 1\n    label: s\n"),
-         GROVE_JOBSPEC_UNIQUE_LABELS,
-         "t.yaml:11: resources[1].label: duplicate label 's' (labels must be unique)"},
-        {DOC("  - type: node\n    count: 1\n    count: 2\n"), 0,
-         "t.yaml:5: duplicate key 'count'"},
-        {DOC(SLOT_CORE) "---\nversion: 1\n", 0, "t.yaml:14: more than one YAML document"},
-        {"", 0, "t.yaml: empty document"},
-        {"# only a comment\n", 0, "t.yaml: empty document"},
-        {"- 1\n- 2\n", 0, "t.yaml:1: a jobspec must be a mapping (got a list)"},
-        {DOC(SLOT_CORE) "foo: 1\n", 0,
-         "t.yaml:14: foo: unknown key (a jobspec has version, resources, tasks, attributes)"},
-        {"version: \"1\"\nresources: []\ntasks: []\nattributes: {}\n", 0,
-         "t.yaml:1: version: must be an integer (got a string)"},
-        {"version: 0x10000\nresources: []\ntasks: []\nattributes: {}\n", 0,
-         "t.yaml:1: version: must be between 1 and 9999 (got 65536)"},
-        {"version: 9999\nresources:\n" SLOT_CORE "tasks:\n  - command: [app]\n    slot: s\n"
-         "    count: {per_slot: 1}\nattributes:\n",
-         0, NULL},
-        {"version: 1\nresources:\n" SLOT_CORE "tasks:\n  - command: [app]\n    slot: s\n"
-         "    count: {per_slot: 1}\nattributes:\n",
-         0, "t.yaml:13: attributes: must be a mapping (got null)"},
-        {"version: 9999\nresources:\n" SLOT_CORE "tasks:\n  - command: [app]\n    slot: s\n"
-         "    count: {per_slot: 1}\nattributes: {system: {duration: 1h}}\n",
-         0, "t.yaml:13: attributes.system.duration: must be a number of seconds (got a string)"},
-        {"version: 9999\nresources:\n" SLOT_CORE "tasks:\n  - command: [app]\n    slot: s\n"
-         "    count: {per_slot: 1}\nattributes: {system: {duration: .inf}}\n",
-         0, "t.yaml:13: number .inf is not finite or out of range"},
-        {"version: 9999\nresources:\n" SLOT_CORE "tasks:\n  - command: [app]\n    slot: s\n"
-         "    count: {per_slot: 1}\nattributes: {system: {duration: 1.0e16}}\n",
-         0, "t.yaml:13: attributes.system.duration: is too large (1e+16 > 2^53 seconds)"},
-        {"version: 9999\nresources:\n" SLOT_CORE "tasks:\n  - command: [app]\n    slot: s\n"
-         "    count: {per_slot: 1}\nattributes: {system: {cwd: 5}}\n",
-         0, "t.yaml:13: attributes.system.cwd: must be a string (got an integer)"},
-        {"version: 9999\nresources:\n" SLOT_CORE "tasks:\n  - command: [app]\n    slot: s\n"
-         "    count: {per_node: 1}\nattributes: {}\n",
-         0,
-         "t.yaml:12: tasks[0].count.per_node: unknown key (a task count is per_slot, "
-         "per_resource or total)"},
-        {"version: 9999\nresources:\n" SLOT_CORE "tasks:\n  - command: [app]\n    slot: s\n"
-         "    count: {per_resource: {type: core}}\nattributes: {}\n",
-         0, "t.yaml:12: tasks[0].count.per_resource.count: required key is missing"},
-        {"version: 9999\nresources:\n" SLOT_CORE "tasks:\n  - command: [\"a\\0b\"]\n"
-         "    slot: s\n    count: {per_slot: 1}\nattributes: {}\n",
-         0, "t.yaml:10: NUL character in a string"},
-        {"version: 9999\nresources:\n  - &v {type: core, count: 1}\n  - *w\n"
-         "tasks: []\nattributes: {}\n",
-         0, "t.yaml:4: unknown YAML anchor 'w'"},
-        {"version: 9999\nresources:\n" SLOT_CORE "tasks:\n  - command: [app]\n    slot: s\n"
-         "    count: {per_slot: 1}\nattributes:\n  system:\n    constraints: {properties: [1]}\n",
-         0,
-         "t.yaml:15: attributes.system.constraints.properties[0]: a property must be a string "
-         "(got an integer)"},
-        {"version: 9999\nresources:\n" SLOT_CORE "tasks:\n  - command: [app]\n    slot: s\n"
-         "    count: {per_slot: 1}\nattributes:\n  system:\n    constraints:\n"
-         "      and:\n        - {ranks: [\"3-1\"]}\n",
-         0, NULL /* checked by prefix below */},
-        /* V1 */
-        {V1DOC("[{type: core, count: 2}, {type: gpu, count: 0}]", V1TASK,
-               "{system: {duration: 0}}"),
-         V1, NULL},
-        {V1DOC("[{type: core, count: 2}]", V1TASK, "{system: {duration: 0}}"), 0, NULL},
-        {V1DOC("[{type: gpu, count: 1}]", V1TASK, "{system: {duration: 0}}"), V1,
-         "t.yaml:9: resources[0].with[0].with: V1 requires a core in every slot"},
-        {V1DOC("[{type: core, count: 1}, {type: core, count: 1}]", V1TASK,
-               "{system: {duration: 0}}"),
-         V1, "t.yaml:9: resources[0].with[0].with[1]: V1 allows one core and at most one gpu in "
-             "a slot"},
-        {V1DOC("[{type: core, count: \"2+\"}]", V1TASK, "{system: {duration: 0}}"), V1,
-         "t.yaml:9: resources[0].with[0].with[0].count: must be an integer in V1"},
-        {V1DOC("[{type: core, count: 1, id: \"0\"}]", V1TASK, "{system: {duration: 0}}"), V1,
-         "t.yaml:9: resources[0].with[0].with[0].id: unknown key (V1 allows type, count, unit "
-         "in a core or gpu)"},
-        {V1DOC("[{type: core, count: 1}]",
-               "  - command: [app]\n    slot: s\n    count: {per_slot: 2}\n",
-               "{system: {duration: 0}}"),
-         V1, "t.yaml:13: tasks[0].count.per_slot: must be 1 in V1 (got 2)"},
-        {V1DOC("[{type: core, count: 1}]", V1TASK V1TASK, "{system: {duration: 0}}"), V1,
-         "t.yaml:11: tasks: V1 allows exactly one task (got 2)"},
-        {V1DOC("[{type: core, count: 1}]",
-               "  - command: [app]\n    slot: s\n    count: {per_slot: 1}\n    foo: 1\n",
-               "{system: {duration: 0}}"),
-         V1, "t.yaml:14: tasks[0].foo: unknown key (a V1 task has command, slot, count)"},
-        {V1DOC("[{type: core, count: 1}]", V1TASK, "{system: {duration: 0}, user: {}}"), V1,
-         "t.yaml:14: attributes.user: must not be empty in V1"},
-        {V1DOC("[{type: core, count: 1}]", V1TASK, "{user: {a: 1}}"), V1,
-         "t.yaml:14: attributes.system: required key is missing (V1 requires "
-         "attributes.system.duration)"},
-        {DOC(SLOT_CORE), V1, "t.yaml:1: version: must be 1 for a V1 jobspec (got 9999)"},
-    };
-    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-        grove_jobspec_opts_t o = {rows[i].flags, "t.yaml", NULL};
+    for (size_t i = 0; i < sizeof(msg_rows) / sizeof(msg_rows[0]); i++) {
+        grove_jobspec_opts_t o = {msg_rows[i].flags, "t.yaml", NULL};
         grove_error_t e;
-        grove_jobspec_t *js = grove_jobspec_parse(rows[i].text, strlen(rows[i].text), &o, &e);
-        if (!rows[i].want && strstr(rows[i].text, "3-1")) {
+        grove_jobspec_t *js = grove_jobspec_parse(msg_rows[i].text, strlen(msg_rows[i].text), &o, &e);
+        if (!msg_rows[i].want && strstr(msg_rows[i].text, "3-1")) {
             const char *w = "t.yaml:17: attributes.system.constraints.and[0].ranks[0]: "
                             "invalid idset \"3-1\": ";
             ok(!js && strncmp(e.text, w, strlen(w)) == 0,
@@ -401,20 +409,23 @@ static void test_inline_messages(void)
             else
                 diag("%s", e.text);
         }
-        else if (!rows[i].want) {
+        else if (!msg_rows[i].want) {
             if (!ok(js != NULL, "row %zu accepted", i))
                 diag("%s", e.text);
         }
         else {
-            is_str(js ? "(accepted)" : e.text, rows[i].want, "row %zu refused", i);
+            is_str(js ? "(accepted)" : e.text, msg_rows[i].want, "row %zu refused", i);
             /* "t.yaml:LINE: ..." or "t.yaml: ..." (no line) */
-            is_int(js ? -1 : e.line, atoi(rows[i].want + strlen("t.yaml:")),
+            is_int(js ? -1 : e.line, atoi(msg_rows[i].want + strlen("t.yaml:")),
                    "row %zu error line", i);
         }
         grove_jobspec_destroy(js);
     }
+}
 
-    /* Limits: nesting depth and alias expansion. */
+/* YAML limits (nesting depth, alias expansion) and aliases expanded. */
+static void test_yaml_limits(void)
+{
     {
         char deep[1200];
         size_t n = 0;
@@ -516,9 +527,13 @@ static void test_json_and_files(void)
     js = grove_jobspec_parse(fy, strlen(fy), &o, &e);
     ok(!js && strstr(e.text, "JSON syntax error"), "GROVE_JOBSPEC_JSON forces JSON");
     grove_jobspec_destroy(js);
+}
 
-    /* Files. */
-    js = grove_jobspec_load("/nonexistent/job.yaml", NULL, &e);
+/* Files: a missing one, and the known types checked on corpus files. */
+static void test_files(void)
+{
+    grove_error_t e;
+    grove_jobspec_t *js = grove_jobspec_load("/nonexistent/job.yaml", NULL, &e);
     ok(!js && errno == ENOENT, "missing file: ENOENT");
     is_str(e.text, "/nonexistent/job.yaml: No such file or directory", "missing file message");
     grove_jobspec_destroy(js);
@@ -809,68 +824,71 @@ static void test_counts(void)
 
 /* ---- constraints ----------------------------------------------------- */
 
+/* Constraints and the nodes (properties, host, rank) they admit. */
+static const struct crow {
+    const char *c;     /* JSON or YAML text */
+    const char *props; /* comma separated, or NULL */
+    const char *host;  /* or NULL */
+    int rank;          /* -1 unknown */
+    int want;
+} constraint_rows[] = {
+    {"{}", NULL, NULL, -1, 1},
+    {"{\"properties\": []}", NULL, NULL, -1, 1},
+    {"{\"and\": []}", NULL, NULL, -1, 1},
+    {"{\"or\": []}", NULL, NULL, -1, 1},
+    {"{\"not\": []}", "a,b", "h0", 0, 0},
+    {"{\"hostlist\": []}", NULL, "h0", 0, 0},
+    {"{\"ranks\": []}", NULL, "h0", 0, 0},
+    {"{\"properties\": [\"ssd\"]}", "ssd", NULL, -1, 1},
+    {"{\"properties\": [\"ssd\"]}", "hdd", NULL, -1, 0},
+    {"{\"properties\": [\"ssd\"]}", NULL, NULL, -1, 0},
+    {"{\"properties\": [\"^slowgpu\"]}", "slowgpu", NULL, -1, 0},
+    {"{\"properties\": [\"^slowgpu\"]}", NULL, NULL, -1, 1},
+    {"{\"properties\": [\"ssd\", \"^slowgpu\"]}", "ssd,slowgpu", NULL, -1, 0},
+    {"{\"properties\": [\"ssd\", \"^slowgpu\"]}", "ssd,fast", NULL, -1, 1},
+    {"{\"properties\": [\"foo$\", \"+bar\"]}", "foo$,+bar", NULL, -1, 1},
+    {"{\"not\": [{\"properties\": [\"slowgpu\"]}]}", "slowgpu", NULL, -1, 0},
+    {"{\"or\": [{\"properties\": [\"ssd\"]}, {\"properties\": [\"huge\"]}]}", "huge", NULL, -1,
+     1},
+    {"{\"or\": [{\"properties\": [\"ssd\"]}, {\"properties\": [\"huge\"]}]}", "tiny", NULL, -1,
+     0},
+    {"{\"hostlist\": [\"host[0-1]\"]}", NULL, "host0", -1, 1},
+    {"{\"hostlist\": [\"host[0-1]\"]}", NULL, "host2", -1, 0},
+    {"{\"hostlist\": [\"host[0-1]\"]}", NULL, NULL, -1, 0},
+    {"{\"hostlist\": [\"a1\", \"b[3-4]\"]}", NULL, "b4", -1, 1},
+    {"{\"not\": [{\"hostlist\": [\"host[0-1]\"]}]}", NULL, "host2", -1, 1},
+    {"{\"not\": [{\"hostlist\": [\"host[0-1]\"]}]}", NULL, "host1", -1, 0},
+    {"{\"and\": [{\"hostlist\": [\"host[0-1]\"]}, {\"properties\": [\"ssd\"]}]}", "ssd",
+     "host1", -1, 1},
+    {"{\"and\": [{\"hostlist\": [\"host[0-1]\"]}, {\"properties\": [\"ssd\"]}]}", NULL,
+     "host1", -1, 0},
+    {"{\"ranks\": [\"0\"]}", NULL, NULL, 0, 1},
+    {"{\"ranks\": [\"0\"]}", NULL, NULL, 1, 0},
+    {"{\"ranks\": [\"0\"]}", NULL, NULL, -1, 0},
+    {"{\"ranks\": [0, \"5-7\"]}", NULL, NULL, 6, 1},
+    {"{\"ranks\": [0, \"[5-7]\"]}", NULL, NULL, 4, 0},
+    {"{\"not\": [{\"properties\": [\"a\"]}, {\"properties\": [\"b\"]}]}", "a", NULL, -1, 1},
+    {"{\"not\": [{\"properties\": [\"a\"]}, {\"properties\": [\"b\"]}]}", "a,b", NULL, -1, 0},
+    {"and:\n- or:\n  - hostlist: [foo]\n  - ranks: [0]\n  - properties: [bar, baz]\n"
+     "- not:\n  - properties: [foo, bar]\n",
+     "foo,bar,baz", "x", 3, 0},
+    {"and:\n- or:\n  - hostlist: [foo]\n  - ranks: [0]\n  - properties: [bar, baz]\n"
+     "- not:\n  - properties: [foo, bar]\n",
+     "bar", "x", 0, 1},
+    {"and:\n- or:\n  - hostlist: [foo]\n  - ranks: [0]\n  - properties: [bar, baz]\n"
+     "- not:\n  - properties: [foo, bar]\n",
+     "foo,bar", "foo", 0, 0},
+    {"properties: [ssd]", "ssd", NULL, -1, 1},
+    {"{\"or\": [{}, {\"properties\": [\"x\"]}]}", NULL, NULL, -1, 1},
+    {"{\"and\": [{}, {\"not\": []}]}", NULL, NULL, -1, 0},
+};
+
 static void test_constraints(void)
 {
-    static const struct {
-        const char *c;     /* JSON or YAML text */
-        const char *props; /* comma separated, or NULL */
-        const char *host;  /* or NULL */
-        int rank;          /* -1 unknown */
-        int want;
-    } rows[] = {
-        {"{}", NULL, NULL, -1, 1},
-        {"{\"properties\": []}", NULL, NULL, -1, 1},
-        {"{\"and\": []}", NULL, NULL, -1, 1},
-        {"{\"or\": []}", NULL, NULL, -1, 1},
-        {"{\"not\": []}", "a,b", "h0", 0, 0},
-        {"{\"hostlist\": []}", NULL, "h0", 0, 0},
-        {"{\"ranks\": []}", NULL, "h0", 0, 0},
-        {"{\"properties\": [\"ssd\"]}", "ssd", NULL, -1, 1},
-        {"{\"properties\": [\"ssd\"]}", "hdd", NULL, -1, 0},
-        {"{\"properties\": [\"ssd\"]}", NULL, NULL, -1, 0},
-        {"{\"properties\": [\"^slowgpu\"]}", "slowgpu", NULL, -1, 0},
-        {"{\"properties\": [\"^slowgpu\"]}", NULL, NULL, -1, 1},
-        {"{\"properties\": [\"ssd\", \"^slowgpu\"]}", "ssd,slowgpu", NULL, -1, 0},
-        {"{\"properties\": [\"ssd\", \"^slowgpu\"]}", "ssd,fast", NULL, -1, 1},
-        {"{\"properties\": [\"foo$\", \"+bar\"]}", "foo$,+bar", NULL, -1, 1},
-        {"{\"not\": [{\"properties\": [\"slowgpu\"]}]}", "slowgpu", NULL, -1, 0},
-        {"{\"or\": [{\"properties\": [\"ssd\"]}, {\"properties\": [\"huge\"]}]}", "huge", NULL, -1,
-         1},
-        {"{\"or\": [{\"properties\": [\"ssd\"]}, {\"properties\": [\"huge\"]}]}", "tiny", NULL, -1,
-         0},
-        {"{\"hostlist\": [\"host[0-1]\"]}", NULL, "host0", -1, 1},
-        {"{\"hostlist\": [\"host[0-1]\"]}", NULL, "host2", -1, 0},
-        {"{\"hostlist\": [\"host[0-1]\"]}", NULL, NULL, -1, 0},
-        {"{\"hostlist\": [\"a1\", \"b[3-4]\"]}", NULL, "b4", -1, 1},
-        {"{\"not\": [{\"hostlist\": [\"host[0-1]\"]}]}", NULL, "host2", -1, 1},
-        {"{\"not\": [{\"hostlist\": [\"host[0-1]\"]}]}", NULL, "host1", -1, 0},
-        {"{\"and\": [{\"hostlist\": [\"host[0-1]\"]}, {\"properties\": [\"ssd\"]}]}", "ssd",
-         "host1", -1, 1},
-        {"{\"and\": [{\"hostlist\": [\"host[0-1]\"]}, {\"properties\": [\"ssd\"]}]}", NULL,
-         "host1", -1, 0},
-        {"{\"ranks\": [\"0\"]}", NULL, NULL, 0, 1},
-        {"{\"ranks\": [\"0\"]}", NULL, NULL, 1, 0},
-        {"{\"ranks\": [\"0\"]}", NULL, NULL, -1, 0},
-        {"{\"ranks\": [0, \"5-7\"]}", NULL, NULL, 6, 1},
-        {"{\"ranks\": [0, \"[5-7]\"]}", NULL, NULL, 4, 0},
-        {"{\"not\": [{\"properties\": [\"a\"]}, {\"properties\": [\"b\"]}]}", "a", NULL, -1, 1},
-        {"{\"not\": [{\"properties\": [\"a\"]}, {\"properties\": [\"b\"]}]}", "a,b", NULL, -1, 0},
-        {"and:\n- or:\n  - hostlist: [foo]\n  - ranks: [0]\n  - properties: [bar, baz]\n"
-         "- not:\n  - properties: [foo, bar]\n",
-         "foo,bar,baz", "x", 3, 0},
-        {"and:\n- or:\n  - hostlist: [foo]\n  - ranks: [0]\n  - properties: [bar, baz]\n"
-         "- not:\n  - properties: [foo, bar]\n",
-         "bar", "x", 0, 1},
-        {"and:\n- or:\n  - hostlist: [foo]\n  - ranks: [0]\n  - properties: [bar, baz]\n"
-         "- not:\n  - properties: [foo, bar]\n",
-         "foo,bar", "foo", 0, 0},
-        {"properties: [ssd]", "ssd", NULL, -1, 1},
-        {"{\"or\": [{}, {\"properties\": [\"x\"]}]}", NULL, NULL, -1, 1},
-        {"{\"and\": [{}, {\"not\": []}]}", NULL, NULL, -1, 0},
-    };
-    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+    for (size_t i = 0; i < sizeof(constraint_rows) / sizeof(constraint_rows[0]); i++) {
+        const struct crow *w = &constraint_rows[i];
         grove_error_t e;
-        grove_constraint_t *c = grove_constraint_parse(rows[i].c, &e);
+        grove_constraint_t *c = grove_constraint_parse(w->c, &e);
         if (!ok(c != NULL, "constraint %zu compiles", i)) {
             diag("%s", e.text);
             continue;
@@ -878,20 +896,19 @@ static void test_constraints(void)
         char buf[256];
         const char *props[8];
         size_t np = 0;
-        if (rows[i].props) {
-            snprintf(buf, sizeof(buf), "%s", rows[i].props);
+        if (w->props) {
+            snprintf(buf, sizeof(buf), "%s", w->props);
             for (char *tok = strtok(buf, ","); tok && np < 8; tok = strtok(NULL, ","))
                 props[np++] = tok;
         }
-        grove_constraint_subject_t s = {props, np, NULL, NULL, rows[i].host, rows[i].rank};
-        is_int(grove_constraint_match(c, &s), rows[i].want,
-               "constraint %zu vs props=%s host=%s rank=%d", i,
-               rows[i].props ? rows[i].props : "-", rows[i].host ? rows[i].host : "-",
-               rows[i].rank);
+        grove_constraint_subject_t s = {props, np, NULL, NULL, w->host, w->rank};
+        is_int(grove_constraint_match(c, &s), w->want,
+               "constraint %zu vs props=%s host=%s rank=%d", i, w->props ? w->props : "-",
+               w->host ? w->host : "-", w->rank);
         json_t *back = grove_constraint_to_json(c);
         json_t *orig = NULL;
-        if (rows[i].c[0] == '{')
-            orig = json_loads(rows[i].c, 0, NULL);
+        if (w->c[0] == '{')
+            orig = json_loads(w->c, 0, NULL);
         ok(back && (!orig || json_equal(back, orig)), "constraint %zu to_json", i);
         json_decref(back);
         json_decref(orig);
@@ -1030,7 +1047,9 @@ int main(void)
     test_corpus();
     test_corpus_messages();
     test_inline_messages();
+    test_yaml_limits();
     test_json_and_files();
+    test_files();
     test_tree();
     test_counts();
     test_constraints();

@@ -1,6 +1,11 @@
 /* test_match.c: the matcher against the outcomes of the shared corpus on
- * the tiny graph (built here in C, the shape of grugs/tiny.graphml), plus
- * unit rows for modes, cancel and release. */
+ * the tiny graph (built in C by grovetest.h, the shape of
+ * grugs/tiny.graphml), plus
+ * unit rows for modes, cancel and release.
+ *
+ * It must not build graphs vertex by vertex (grovetest.h does) nor test
+ * the jobspec reader's own messages (test_jobspec.c).
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,43 +14,15 @@
 #include "graph.h"
 #include "match.h"
 #include "tap.h"
-
-static grove_vid_t add(grove_graph_t *g, const char *type, const char *base, int64_t id,
-                       int64_t size, const char *unit, grove_vid_t parent)
-{
-    grove_vertex_info_t info;
-    grove_vertex_info_init(&info);
-    info.type = type;
-    info.basename = base;
-    info.id = id;
-    info.size = size;
-    info.unit = unit;
-    grove_vid_t v = grove_graph_add_vertex(g, &info);
-    if (parent != GROVE_VID_NONE)
-        grove_graph_add_child(g, parent, v, NULL, NULL);
-    return v;
-}
+#include "grovetest.h"
 
 /* tiny0 > rack0 > node0-1 > socket0-1 > core x18 (ids per node), gpu x1,
  * memory x4 (2 GB) */
 static grove_graph_t *tiny(void)
 {
-    grove_graph_t *g = grove_graph_create();
-    grove_vid_t c = add(g, "cluster", "tiny", 0, 1, NULL, GROVE_VID_NONE);
-    grove_vid_t r = add(g, "rack", NULL, 0, 1, NULL, c);
-    for (int n = 0; n < 2; n++) {
-        grove_vid_t node = add(g, "node", NULL, n, 1, NULL, r);
-        grove_vertex_set_rank(g, node, n);
-        for (int s = 0; s < 2; s++) {
-            grove_vid_t sock = add(g, "socket", NULL, s, 1, NULL, node);
-            for (int k = 0; k < 18; k++)
-                add(g, "core", NULL, s * 18 + k, 1, NULL, sock);
-            add(g, "gpu", NULL, s, 1, NULL, sock);
-            for (int k = 0; k < 4; k++)
-                add(g, "memory", NULL, s * 4 + k, 2, "GB", sock);
-        }
-    }
-    return g;
+    return test_cluster(&(test_shape_t){ .basename = "tiny", .nodes = 2, .per_rack = 2,
+                                         .sockets = 2, .cores = 18, .gpus = 1, .mems = 4,
+                                         .mem_size = 2, .mem_unit = "GB" });
 }
 
 /* "cluster=1,core=1,node=1" style summary of a job's picks (types sorted). */

@@ -2,7 +2,11 @@
  * writing (coalescing, compression), reading both ways (R_lite and the
  * scheduling graph), set algebra against a naive reference on random R
  * with a fixed seed, R from jobs and shards back onto the graph with the
- * matcher, and round trips of the corpus documents. */
+ * matcher, and round trips of the corpus documents.
+ *
+ * It must not build graphs or draw random numbers of its own:
+ * grovetest.h and rng.h have them.
+ */
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -14,6 +18,7 @@
 #include "jobspec.h"
 #include "match.h"
 #include "rv1.h"
+#include "rng.h"
 #include "tap.h"
 #include "grovetest.h"
 
@@ -175,6 +180,7 @@ static void test_validation(void)
 
 /* ---- writing ----------------------------------------------------------------- */
 
+/* Documents in, canonical text out, and that text is a fixed point. */
 static void test_writing(void)
 {
     static const struct {
@@ -235,8 +241,11 @@ static void test_writing(void)
         grove_rv1_destroy(R);
         grove_rv1_destroy(R2);
     }
+}
 
-    /* building by hand: hosts compress in rank order */
+/* Building R by hand: hosts compress in rank order; then an empty R. */
+static void test_building(void)
+{
     grove_rv1_t *R = grove_rv1_create();
     grove_idset_t *c = ids("0-47"), *gp = ids("0-7"), *r = ids("19-22");
     for (unsigned k = 22; k >= 19; k--) {
@@ -502,26 +511,19 @@ struct naive {
     bool prop[2][NR];
 };
 
-static unsigned long long rng_state = 42;
-static unsigned rnd(unsigned n)
-{
-    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (unsigned)((rng_state >> 33) % n);
-}
-
 static void naive_random(struct naive *a)
 {
     memset(a, 0, sizeof(*a));
     for (int r = 0; r < NR; r++) {
-        if (rnd(10) < 4)
+        if (rnd(0, 9) < 4)
             continue;
         a->rank[r] = true;
         for (int t = 0; t < NT; t++)
-            if (rnd(10) < 6)
+            if (rnd(0, 9) < 6)
                 for (int i = 0; i < NI; i++)
-                    a->kid[r][t][i] = rnd(2);
+                    a->kid[r][t][i] = rnd(0, 1);
         for (int p = 0; p < 2; p++)
-            a->prop[p][r] = rnd(3) == 0;
+            a->prop[p][r] = rnd(0, 2) == 0;
     }
 }
 
@@ -588,6 +590,7 @@ static grove_rv1_t *naive_build(const struct naive *a)
 
 static void test_algebra(void)
 {
+    rng_state = 42; /* the same random sets on every run */
     int bad[3] = {0, 0, 0}, rt_bad = 0, neq_bad = 0;
     const int rounds = 300;
     for (int n = 0; n < rounds; n++) {
@@ -676,27 +679,18 @@ static void test_algebra(void)
 
 /* ---- jobs and shards ------------------------------------------------------------ */
 
-/* tiny0 > rack0 > node0-1 (ranks 0-1) > socket0-1 > core x4, gpu x1,
- * memory x2 (size 4) */
+/* cluster0 > rack0 > node0-1 (ranks 0-1; node1 "fast", both perf_class 3)
+ * > socket0-1 > core x4, gpu x1, memory x2 (size 4) */
 static grove_graph_t *small_graph(void)
 {
-    grove_graph_t *g = grove_graph_create();
-    grove_vid_t c = test_vertex(g, "cluster", 0, 1, GROVE_VID_NONE);
-    grove_vid_t r = test_vertex(g, "rack", 0, 1, c);
+    grove_graph_t *g = test_cluster(&(test_shape_t){ .nodes = 2, .per_rack = 2, .sockets = 2,
+                                                     .cores = 4, .gpus = 1, .mems = 2,
+                                                     .mem_size = 4 });
     for (int n = 0; n < 2; n++) {
-        grove_vid_t node = test_vertex(g, "node", n, 1, r);
-        grove_vertex_set_rank(g, node, n);
+        grove_vid_t node = grove_graph_first_by_rank(g, n);
         if (n == 1)
             grove_vertex_set_property(g, node, "fast", "");
         grove_vertex_set_property(g, node, "perf_class", "3");
-        for (int s = 0; s < 2; s++) {
-            grove_vid_t sock = test_vertex(g, "socket", s, 1, node);
-            for (int k = 0; k < 4; k++)
-                test_vertex(g, "core", s * 4 + k, 1, sock);
-            test_vertex(g, "gpu", s, 1, sock);
-            for (int k = 0; k < 2; k++)
-                test_vertex(g, "memory", s * 2 + k, 4, sock);
-        }
     }
     return g;
 }
@@ -715,13 +709,11 @@ static grove_jobspec_t *js(const char *yaml)
     "attributes:\n  system:\n    duration: 3600\ntasks:\n  - command: [app]\n    slot: s\n" \
     "    count:\n      per_slot: 1\n"
 
-static void test_jobs(void)
+/* Two whole nodes, exclusively (the cores are implied, not picked): R of
+ * the job, its scheduling graph, and the shard of rank 1 released. */
+static void job_exclusive(grove_graph_t *g, grove_matcher_t *m)
 {
-    grove_graph_t *g = small_graph();
-    grove_matcher_t *m = grove_matcher_create(g, NULL);
     grove_error_t err = {{0}, 0};
-
-    /* two whole nodes, exclusively (the cores are implied, not picked) */
     grove_jobspec_t *j1 = js(JS_HEAD "  - type: node\n    count: 2\n    exclusive: true\n"
                                      "    with:\n      - type: slot\n        label: s\n"
                                      "        count: 1\n        with:\n"
@@ -787,16 +779,27 @@ static void test_jobs(void)
     grove_rv1_destroy(left);
     grove_rv1_destroy(shard);
     grove_rv1_destroy(R);
+    grove_idset_destroy(one);
+    grove_idset_destroy(zero);
+    grove_jobspec_destroy(j1);
+}
 
-    /* a shared job: 2 cores on one node */
+/* A shared job of 2 cores on one node, released core by core. */
+static void job_shared(grove_graph_t *g, grove_matcher_t *m)
+{
+    grove_error_t err = {{0}, 0};
+    const grove_job_t *job = NULL;
+    grove_vid_t *vs = NULL;
+    size_t nv = 0;
+    bool removed = true;
     grove_jobspec_t *j2 = js(JS_HEAD "  - type: node\n    count: 1\n"
                                      "    with:\n      - type: slot\n        label: s\n"
                                      "        count: 1\n        with:\n"
                                      "          - type: core\n            count: 2\n" JS_TAIL);
     ok(j2 && grove_match(m, j2, GROVE_MATCH_ALLOCATE, 0, &job, &err) == 0, "match two cores");
     grove_jobid_t id2 = job ? job->id : 0;
-    R = job ? grove_rv1_from_job(g, job, 0, &err) : NULL;
-    s = R ? grove_rv1_encode(R, 0) : NULL;
+    grove_rv1_t *R = job ? grove_rv1_from_job(g, job, 0, &err) : NULL;
+    char *s = R ? grove_rv1_encode(R, 0) : NULL;
     ok(s && strstr(s, "\"R_lite\":[{\"rank\":\"0\",\"children\":{\"core\":\"0-1\"}}]"),
        "R of a two-core job: %s", s ? s : err.text);
     free(s);
@@ -839,14 +842,21 @@ static void test_jobs(void)
     grove_rv1_destroy(rest);
     grove_rv1_destroy(other);
     grove_rv1_destroy(R);
+    grove_jobspec_destroy(j2);
+}
 
-    /* from_vertices: bare node, errors */
+/* R of a list of vertices: a node and a core, a bare node, errors. */
+static void from_vertices(grove_graph_t *g)
+{
+    grove_error_t err = {{0}, 0};
+    grove_vid_t *vs = NULL;
+    size_t nv = 0;
     grove_sym_t cont = grove_graph_sym_lookup(g, GROVE_CONTAINMENT);
     grove_vid_t n0 = grove_graph_find_path(g, cont, "/cluster0/rack0/node0");
     grove_vid_t c6 = grove_graph_find_path(g, cont, "/cluster0/rack0/node0/socket1/core6");
     grove_vid_t list[2] = {n0, c6};
-    R = grove_rv1_from_vertices(g, list, 2, 10, GROVE_TIME_MAX, 0, &err);
-    s = R ? grove_rv1_encode(R, 0) : NULL;
+    grove_rv1_t *R = grove_rv1_from_vertices(g, list, 2, 10, GROVE_TIME_MAX, 0, &err);
+    char *s = R ? grove_rv1_encode(R, 0) : NULL;
     is_str(s,
            "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":\"0\",\"children\":{\"core\":\"6\"}}],"
            "\"nodelist\":[\"node0\"],\"properties\":{\"perf_class\":\"0\"},"
@@ -874,11 +884,16 @@ static void test_jobs(void)
     ok(!grove_rv1_from_vertices(g, both, 2, 0, 5, 0, &err) && errno == EINVAL
            && strstr(err.text, "rank 0 is on two vertices named node0 and node1"),
        "one rank on two nodes: %s", err.text);
+}
 
-    grove_idset_destroy(one);
-    grove_idset_destroy(zero);
-    grove_jobspec_destroy(j1);
-    grove_jobspec_destroy(j2);
+/* Jobs to R and back, shards of them released, R of vertices. */
+static void test_jobs(void)
+{
+    grove_graph_t *g = small_graph();
+    grove_matcher_t *m = grove_matcher_create(g, NULL);
+    job_exclusive(g, m);
+    job_shared(g, m);
+    from_vertices(g);
     grove_matcher_destroy(m);
     grove_graph_destroy(g);
 }
@@ -887,6 +902,7 @@ int main(void)
 {
     test_validation();
     test_writing();
+    test_building();
     test_to_graph();
     test_corpus();
     test_algebra();

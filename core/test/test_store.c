@@ -8,7 +8,11 @@
  * the parent kills it with SIGKILL at random instants (20 times, the state
  * carrying over), reloads, and checks the database (integrity_check, every
  * row against its hash) and that the state is the last acknowledged one
- * or the one whose save was under way. */
+ * or the one whose save was under way.
+ *
+ * It must not build graphs of its own (grovetest.h) nor test the JGF
+ * format itself (test_jgf.c).
+ */
 #include <errno.h>
 #include <jansson.h>
 #include <signal.h>
@@ -35,16 +39,7 @@ static char dir[256];
 /* cluster0 > node0..n-1 (ranks) > core0-3, memory0 (16) */
 static grove_graph_t *cluster(int nodes)
 {
-    grove_graph_t *g = grove_graph_create();
-    grove_vid_t c = test_vertex(g, "cluster", 0, 1, GROVE_VID_NONE);
-    for (int n = 0; n < nodes; n++) {
-        grove_vid_t node = test_vertex(g, "node", n, 1, c);
-        grove_vertex_set_rank(g, node, n);
-        for (int k = 0; k < 4; k++)
-            test_vertex(g, "core", k, 1, node);
-        test_vertex(g, "memory", 0, 16, node);
-    }
-    return g;
+    return test_cluster(&(test_shape_t){ .nodes = nodes, .cores = 4, .mems = 1, .mem_size = 16 });
 }
 
 static grove_jobspec_t *cores_js(int n, int duration)

@@ -10,6 +10,9 @@
  *    aliases, basenames, "all"), attach into an existing graph;
  * 4. the live topology of this machine;
  * 5. error rows with exact messages.
+ *
+ * It must not hold tests of the graph's own methods (test_graph.c) nor
+ * need a particular machine to pass, beyond the live-topology step.
  */
 #include <errno.h>
 #include <stdbool.h>
