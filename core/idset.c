@@ -63,28 +63,16 @@ static int push(grove_idset_t *s, unsigned lo, unsigned hi)
 /* Index of the first run with hi >= id (n if none). */
 static size_t lower(const grove_idset_t *s, unsigned id)
 {
-    size_t a = 0, b = s->n;
-    while (a < b) {
-        size_t m = a + (b - a) / 2;
-        if (s->r[m].hi < id)
-            a = m + 1;
-        else
-            b = m;
-    }
+    size_t a;
+    GROVEP_LOWER_BOUND(a, s->n, m, s->r[m].hi < id);
     return a;
 }
 
 /* Index of the first run with lo > id (n if none). */
 static size_t upper(const grove_idset_t *s, unsigned id)
 {
-    size_t a = 0, b = s->n;
-    while (a < b) {
-        size_t m = a + (b - a) / 2;
-        if (s->r[m].lo <= id)
-            a = m + 1;
-        else
-            b = m;
-    }
+    size_t a;
+    GROVEP_LOWER_BOUND(a, s->n, m, s->r[m].lo <= id);
     return a;
 }
 

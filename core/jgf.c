@@ -1287,5 +1287,5 @@ static void *read_text(const char *text, size_t len, const char *source, const v
 
 grove_graph_t *grove_jgf_load(const char *path, grove_error_t *err)
 {
-    return grovep_load_file(path, read_text, NULL, err);
+    return grovep_load_file(path, NULL, read_text, NULL, err);
 }

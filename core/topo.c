@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "error_private.h"
 #include "util.h"
 #include "hostlist.h"
 #include "topo.h"
@@ -64,13 +65,10 @@ static int fail(grove_error_t *err, const char *source, int errnum, const char *
     __attribute__((format(printf, 4, 5)));
 static int fail(grove_error_t *err, const char *source, int errnum, const char *fmt, ...)
 {
-    char msg[400];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    grovep_error_vfail(err, errnum, source, 0, NULL, GROVEP_REASON_MAX, fmt, ap);
     va_end(ap);
-    grove_error_set(err, source, 0, "%s", msg);
-    errno = errnum;
     return -1;
 }
 
@@ -318,7 +316,7 @@ grove_topo_t *grove_topo_load_xml(const char *path, grove_error_t *err)
         fail(err, NULL, EINVAL, "no topology path");
         return NULL;
     }
-    return grovep_load_file(path, read_text, NULL, err);
+    return grovep_load_file(path, NULL, read_text, NULL, err);
 }
 
 /* True if the last level of a synthetic description is PUs. */

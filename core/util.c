@@ -94,19 +94,21 @@ char *grovep_read_file(const char *path, size_t *len)
     return buf;
 }
 
-void *grovep_load_file(const char *path, grovep_text_reader_f read, const void *arg,
-                       grove_error_t *err)
+void *grovep_load_file(const char *path, const char *source, grovep_text_reader_f read,
+                       const void *arg, grove_error_t *err)
 {
     grove_error_clear(err);
+    if (!source)
+        source = path;
     size_t len;
     char *buf = grovep_read_file(path, &len);
     if (!buf) {
         int e = errno;
-        grove_error_set(err, path, 0, "%s", strerror(e));
+        grove_error_set(err, source, 0, "%s", strerror(e));
         errno = e;
         return NULL;
     }
-    void *obj = read(buf, len, path, arg, err);
+    void *obj = read(buf, len, source, arg, err);
     int e = errno;
     free(buf);
     errno = e;

@@ -50,14 +50,8 @@ void grove_accum_reset(grove_accum_t *a)
 int grove_accum_push(grove_accum_t *a, grove_vid_t v, double score)
 {
     /* position after every entry with score >= this one (stable) */
-    size_t lo = 0, hi = a->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (a->score[mid] >= score)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo;
+    GROVEP_LOWER_BOUND(lo, a->n, mid, a->score[mid] >= score);
     if (a->limit && lo >= a->limit)
         return 0; /* not among the best k */
     size_t vcap = a->cap, scap = a->cap; /* parallel arrays: both grow alike */
