@@ -62,30 +62,22 @@ static const char *const proto_names[] = {"auto", "v1", "current"};
 
 const char *grove_acquire_set_name(grove_acquire_set_t s)
 {
-    return (unsigned)s < GROVE_TARGETS_COUNT ? set_names[s] : NULL;
+    return grovep_name_of(set_names, GROVE_TARGETS_COUNT, s);
 }
 
 int grove_acquire_set_parse(const char *s)
 {
-    for (int i = 0; s && i < GROVE_TARGETS_COUNT; i++)
-        if (!strcmp(s, set_names[i]))
-            return i;
-    errno = EINVAL;
-    return -1;
+    return grovep_name_index(set_names, GROVE_TARGETS_COUNT, s);
 }
 
 const char *grove_acquire_protocol_name(grove_acquire_protocol_t p)
 {
-    return (unsigned)p <= GROVE_ACQUIRE_CURRENT ? proto_names[p] : NULL;
+    return grovep_name_of(proto_names, GROVE_ACQUIRE_CURRENT + 1, p);
 }
 
 int grove_acquire_protocol_parse(const char *s)
 {
-    for (int i = 0; s && i <= GROVE_ACQUIRE_CURRENT; i++)
-        if (!strcmp(s, proto_names[i]))
-            return i;
-    errno = EINVAL;
-    return -1;
+    return grovep_name_index(proto_names, GROVE_ACQUIRE_CURRENT + 1, s);
 }
 
 /* ---- life -------------------------------------------------------------------- */

@@ -295,4 +295,14 @@ static inline bool grovep_alive(const grove_graph_t *g, grove_vid_t v)
     return v < g->nv && !(g->v[v].flags & GROVEP_V_DEAD);
 }
 
+/* In a function of the vertex API: unless v is a live vertex of g, set
+ * errno EINVAL and return ret. */
+#define GROVEP_VCHECK(g, v, ret)                                                \
+    do {                                                                        \
+        if (!grovep_alive(g, v)) {                                              \
+            errno = EINVAL;                                                     \
+            return ret;                                                         \
+        }                                                                       \
+    } while (0)
+
 #endif

@@ -289,10 +289,7 @@ static int set_value(grug_t *r, pval_t *vals, int p, grove_sym_t str, int line, 
             return fail(r, line, EINVAL, "%s: %s %lld is negative", what, props[p].name,
                         (long long)v.num);
     } else if (p == P_GEN_METHOD) {
-        int g = -1;
-        for (int i = 0; i < 3; i++)
-            if (!strcmp(s, gen_names[i]))
-                g = i;
+        int g = grovep_name_index(gen_names, 3, s);
         if (g < 0)
             return fail(r, line, EINVAL,
                         "%s: unknown gen_method \"%s\" (MULTIPLY, ASSOCIATE_IN or "

@@ -1599,18 +1599,16 @@ char *grove_store_changes(grove_store_t *s, int64_t since, grove_error_t *err)
     if (acc && out && del) {
         json_object_set_new(out, "generation", json_integer(s->sh.gen));
         json_object_set_new(out, "full", json_boolean(full));
-        json_object_set_new(out, "vertices",
-                            keys_array(json_object_get(json_object_get(acc, "put"), "vertex")));
-        json_object_set_new(out, "edges",
-                            keys_array(json_object_get(json_object_get(acc, "put"), "edge")));
-        json_object_set_new(out, "jobs",
-                            keys_array(json_object_get(json_object_get(acc, "put"), "job")));
-        json_object_set_new(del, "vertices",
-                            keys_array(json_object_get(json_object_get(acc, "del"), "vertex")));
-        json_object_set_new(del, "edges",
-                            keys_array(json_object_get(json_object_get(acc, "del"), "edge")));
-        json_object_set_new(del, "jobs",
-                            keys_array(json_object_get(json_object_get(acc, "del"), "job")));
+        /* the keys put (in out) and deleted (in del), by kind */
+        static const char *const kinds[][2] = {
+            {"vertices", "vertex"}, {"edges", "edge"}, {"jobs", "job"}};
+        json_t *const side[2] = {out, del};
+        static const char *const op[2] = {"put", "del"};
+        for (int i = 0; i < 2; i++)
+            for (int k = 0; k < 3; k++) {
+                json_t *keys = json_object_get(json_object_get(acc, op[i]), kinds[k][1]);
+                json_object_set_new(side[i], kinds[k][0], keys_array(keys));
+            }
         json_object_set(out, "deleted", del);
         json_object_set_new(out, "acquire", json_boolean(acq));
         json_object_set_new(out, "meta", json_boolean(meta));

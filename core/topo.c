@@ -109,31 +109,31 @@ static int64_t device_number(const char *name)
     return strtoll(p, NULL, 10);
 }
 
+/* The object types that map to a kind of size 1 with nothing more. */
+static const struct {
+    hwloc_obj_type_t type;
+    enum kind kind;
+} plain_kinds[] = {
+    {HWLOC_OBJ_MACHINE, K_NODE}, {HWLOC_OBJ_PACKAGE, K_SOCKET}, {HWLOC_OBJ_GROUP, K_GROUP},
+    {HWLOC_OBJ_CORE, K_CORE},    {HWLOC_OBJ_PU, K_PU},
+};
+
 /* Map obj: its kind and fields into o; false when Grove does not map it. */
 static bool map_object(hwloc_obj_t obj, tobj_t *o)
 {
     memset(o, 0, sizeof(*o));
     o->id = obj->logical_index;
     o->size = 1;
+    for (size_t i = 0; i < sizeof(plain_kinds) / sizeof(plain_kinds[0]); i++)
+        if (obj->type == plain_kinds[i].type) {
+            o->kind = plain_kinds[i].kind;
+            snprintf(o->basename, sizeof(o->basename), "%s", kind_type[o->kind]);
+            return true;
+        }
     switch (obj->type) {
-    case HWLOC_OBJ_MACHINE:
-        o->kind = K_NODE;
-        break;
-    case HWLOC_OBJ_PACKAGE:
-        o->kind = K_SOCKET;
-        break;
-    case HWLOC_OBJ_GROUP:
-        o->kind = K_GROUP;
-        break;
     case HWLOC_OBJ_NUMANODE:
         o->kind = K_MEMORY;
         o->size = (int64_t)(obj->attr->numanode.local_memory >> 30);
-        break;
-    case HWLOC_OBJ_CORE:
-        o->kind = K_CORE;
-        break;
-    case HWLOC_OBJ_PU:
-        o->kind = K_PU;
         break;
     case HWLOC_OBJ_L1CACHE:
     case HWLOC_OBJ_L2CACHE:

@@ -1,5 +1,6 @@
 /* util.c: small helpers shared by the files of libgrove (see util.h):
- * array growth, the string buffer, whole-file reading and loading.  Nothing
+ * array growth, the string buffer, enumeration names, whole-file reading
+ * and loading.  Nothing
  * here knows a file format; such helpers belong to their module. */
 #include <errno.h>
 #include <fcntl.h>
@@ -92,6 +93,15 @@ char *grovep_read_file(const char *path, size_t *len)
     buf[n] = '\0';
     *len = n;
     return buf;
+}
+
+int grovep_name_index(const char *const *names, int n, const char *s)
+{
+    for (int i = 0; s && i < n; i++)
+        if (!strcmp(s, names[i]))
+            return i;
+    errno = EINVAL;
+    return -1;
 }
 
 void *grovep_load_file(const char *path, const char *source, grovep_text_reader_f read,

@@ -107,6 +107,17 @@ void *grovep_load_file(const char *path, const char *source, grovep_text_reader_
         (pos) = lo_;                                                            \
     } while (0)
 
+/* The name of value i of an enumeration from its table of n names, or
+ * NULL when i is out of range. */
+static inline const char *grovep_name_of(const char *const *names, unsigned n, unsigned i)
+{
+    return i < n ? names[i] : NULL;
+}
+
+/* The index of name s in the table of n names, or -1 with EINVAL (s NULL
+ * or not in the table). */
+int grovep_name_index(const char *const *names, int n, const char *s);
+
 /* The value of one hexadecimal digit (either case), or -1. */
 static inline int grovep_hexval(int c)
 {
