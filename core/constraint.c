@@ -15,6 +15,10 @@
  * nothing (not of an empty and); {"hostlist": []} and {"ranks": []} name no
  * host or rank and match nothing.  "not" with several operands negates
  * their conjunction.
+ *
+ * This file must not hold the reading of jobspec text or other jobspec
+ * validation (jobspec.c), nor any knowledge of graphs: a subject is seen
+ * only through the evaluation interface.
  */
 #include <errno.h>
 #include <stdarg.h>

@@ -10,6 +10,10 @@
  * Containment is the dominant subsystem and a tree: its parent of every
  * vertex is cached in g->parent so ancestors are walked without touching
  * edges.
+ *
+ * This file must not hold pool data (properties, tags, records: pool.c),
+ * availability over time (aggregate.c), walks (walker.c) or the readers and
+ * writers of graph formats.
  */
 #include <errno.h>
 #include <stddef.h>

@@ -15,6 +15,10 @@
  * (parent path, vertex) pairs in an append-only table, so a path that an
  * association later rewrites does not change the paths already derived
  * from it; path strings are built only for ASSOCIATE_BY_PATH_IN.
+ *
+ * This file must not hold graph internals beyond the building calls of
+ * graph_private.h, nor any other graph format: it reads recipes and expands
+ * them.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -10,6 +10,9 @@
  * Invariant of every set: r[0..n) ascending, r[i].lo <= r[i].hi, and
  * r[i].hi + 1 < r[i+1].lo (runs never touch, so the representation of a set
  * is unique and equality is a memcmp); count == sum of run lengths.
+ *
+ * This file must not hold JSON, R or graph knowledge: the formats that carry
+ * idsets encode and decode them through this API.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -18,6 +21,7 @@
 #include <string.h>
 
 #include "idset.h"
+#include "error_private.h"
 #include "util.h"
 
 struct run {
@@ -175,8 +179,7 @@ static int parse_id(const char *s, size_t end, size_t *p, unsigned *out, const c
 grove_idset_t *grove_idset_decode_len(const char *s, size_t len, grove_error_t *err)
 {
     if (!s) {
-        grove_error_set(err, NULL, 0, "invalid idset: NULL string");
-        errno = EINVAL;
+        grovep_errorf(err, EINVAL, "invalid idset: NULL string");
         return NULL;
     }
     grove_idset_t *set = grove_idset_create();

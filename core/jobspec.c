@@ -34,6 +34,10 @@
  *   - V1 per_slot must be 1 (RFC 25 text and schema); node and slot may
  *     carry exclusive; slot children are exactly one core and at most one
  *     gpu (core >= 1, gpu >= 0).
+ *
+ * This file must not hold constraint compilation (constraint.c), count
+ * parsing (range.c) or anything of the matcher: it builds the request tree
+ * and stops there.
  */
 #include <errno.h>
 #include <limits.h>

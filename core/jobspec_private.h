@@ -7,6 +7,9 @@
  * array's shadow is [line, shadow0, shadow1, ...]; an object's shadow is
  * [line, {key: shadow, ...}].  A NULL shadow means "no line information"
  * (JSON input) and every lookup then yields line 0.
+ *
+ * It must not hold anything the rest of libgrove should call: that goes
+ * through jobspec.h.
  */
 #ifndef GROVE_JOBSPEC_PRIVATE_H
 #define GROVE_JOBSPEC_PRIVATE_H

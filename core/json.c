@@ -8,6 +8,9 @@
  *
  * This file holds JSON only: what a key means belongs to the reader of the
  * format (jgf.c), not here.
+ *
+ * This file must not hold the keys or rules of any format built on JSON
+ * (JGF, R, RFC 28): those belong to their readers and writers.
  */
 #include <errno.h>
 #include <stdarg.h>

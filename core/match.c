@@ -25,6 +25,9 @@
  * Time: a window [start, start + duration).  "Allocate" tries now;
  * "reserve" then tries each later instant at which some job ends, in order,
  * and takes the first that fits.
+ *
+ * This file must not hold placement preferences (policy.c), the pools'
+ * records (pool.c) or the R format: it walks, asks the policy, and records.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -13,6 +13,9 @@
  * held by another job in that window; each ancestor of an allocated pool
  * carries a SHARED annotation per job and window, counting the records below
  * it, so "is this subtree untouched in [s, e)?" is a look at one vertex.
+ *
+ * This file must not hold base data, edges or walks (graph.c, walker.c), nor
+ * availability over time (aggregate.c).
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -12,6 +12,9 @@
  * per host, with no hwloc calls and one small scratch array per node, so
  * thousands of nodes cost only the graph's own work.  The mapping is in
  * topo.h.
+ *
+ * This file must not hold graph formats or R: it turns hwloc objects into
+ * vertices of a graph and nothing more.
  */
 #include <errno.h>
 #include <fcntl.h>

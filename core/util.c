@@ -1,7 +1,10 @@
 /* util.c: small helpers shared by the files of libgrove (see util.h):
  * array growth, the string buffer, enumeration names, whole-file reading
- * and loading.  Nothing
- * here knows a file format; such helpers belong to their module. */
+ * and loading.
+ *
+ * This file must not hold anything that knows a file format or a Grove
+ * type: such helpers belong to their module.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>

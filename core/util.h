@@ -1,5 +1,11 @@
-/* util.h: small helpers shared by the files of libgrove.  Not public API
- * (not installed). */
+/* util.h: small helpers shared by the files of libgrove: array growth,
+ * the string buffer, binary search, enumeration names, whole-file reading
+ * and loading.  Not public API (not installed).
+ *
+ * This header must not hold anything that knows a file format or a Grove
+ * type (those helpers belong to their module), nor error reporting
+ * (error_private.h).
+ */
 #ifndef GROVE_UTIL_H
 #define GROVE_UTIL_H
 
