@@ -34,8 +34,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error_private.h"
+#include "json_private.h"
 #include "util.h"
-#include "acquire_private.h"
+#include "acquire.h"
 
 struct grove_acquire {
     grove_graph_t *g;                 /* borrowed */
@@ -60,30 +62,22 @@ static const char *const proto_names[] = {"auto", "v1", "current"};
 
 const char *grove_acquire_set_name(grove_acquire_set_t s)
 {
-    return (unsigned)s < GROVE_TARGETS_COUNT ? set_names[s] : NULL;
+    return grovep_name_of(set_names, GROVE_TARGETS_COUNT, s);
 }
 
 int grove_acquire_set_parse(const char *s)
 {
-    for (int i = 0; s && i < GROVE_TARGETS_COUNT; i++)
-        if (!strcmp(s, set_names[i]))
-            return i;
-    errno = EINVAL;
-    return -1;
+    return grovep_name_index(set_names, GROVE_TARGETS_COUNT, s);
 }
 
 const char *grove_acquire_protocol_name(grove_acquire_protocol_t p)
 {
-    return (unsigned)p <= GROVE_ACQUIRE_CURRENT ? proto_names[p] : NULL;
+    return grovep_name_of(proto_names, GROVE_ACQUIRE_CURRENT + 1, p);
 }
 
 int grove_acquire_protocol_parse(const char *s)
 {
-    for (int i = 0; s && i <= GROVE_ACQUIRE_CURRENT; i++)
-        if (!strcmp(s, proto_names[i]))
-            return i;
-    errno = EINVAL;
-    return -1;
+    return grovep_name_index(proto_names, GROVE_ACQUIRE_CURRENT + 1, s);
 }
 
 /* ---- life -------------------------------------------------------------------- */
@@ -240,14 +234,8 @@ static void holders_free(struct holders *hs)
 
 static int holders_add(struct holders *hs, grove_jobid_t id, unsigned target)
 {
-    size_t lo = 0, hi = hs->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (hs->h[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo;
+    GROVEP_LOWER_BOUND(lo, hs->n, mid, hs->h[mid].id < id);
     if (lo == hs->n || hs->h[lo].id != id) {
         if (grovep_grow((void **)&hs->h, &hs->cap, hs->n + 1, sizeof(*hs->h)) < 0)
             return -1;
@@ -395,21 +383,13 @@ static json_t *events_new(void)
     return ev;
 }
 
-json_t *grovep_acquire_ids_json(const grove_idset_t *s)
-{
-    char *t = grove_idset_encode(s, GROVE_IDSET_FLAG_RANGE);
-    json_t *j = t ? json_string(t) : NULL;
-    free(t);
-    return j;
-}
-
 /* Add {"id", "targets"[, "note"]} to events[key]. */
 static int event_job(json_t *ev, const char *key, grove_jobid_t id, const grove_idset_t *t,
                      const char *note)
 {
     json_t *o = json_object();
     if (!o || json_object_set_new(o, "id", json_integer((json_int_t)id)) < 0
-        || json_object_set_new(o, "targets", grovep_acquire_ids_json(t)) < 0
+        || json_object_set_new(o, "targets", grovep_json_idset(t)) < 0
         || (note && json_object_set_new(o, "note", json_string(note)) < 0)
         || json_array_append_new(json_object_get(ev, key), o) < 0) {
         if (o && !json_object_get(o, "id"))
@@ -460,7 +440,7 @@ static int release_free(grove_acquire_t *a, json_t *ev)
     grove_idset_t *req_ids = NULL;
     if (!grove_idset_empty(freed)) {
         grove_idset_subtract(a->s[GROVE_TARGETS_PENDING], freed);
-        json_t *ids = grovep_acquire_ids_json(freed);
+        json_t *ids = grovep_json_idset(freed);
         if (!ids || json_object_set_new(ev, "removed", ids) < 0)
             rc = -1;
         req_ids = grove_idset_difference(freed, a->quiet);
@@ -470,7 +450,7 @@ static int release_free(grove_acquire_t *a, json_t *ev)
         if (req_ids && !grove_idset_empty(req_ids) && a->proto == GROVE_ACQUIRE_V1) {
             json_t *req = json_object();
             if (!req || json_object_set_new(req, "group", json_string(a->group)) < 0
-                || json_object_set_new(req, "targets", grovep_acquire_ids_json(req_ids)) < 0
+                || json_object_set_new(req, "targets", grovep_json_idset(req_ids)) < 0
                 || json_array_append_new(json_object_get(ev, "release"), req) < 0)
                 rc = -1;
         }
@@ -580,33 +560,10 @@ static int plan_init(struct plan *p, const grove_acquire_t *a)
     return 0;
 }
 
-static int fail(grove_error_t *err, int e, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(grove_error_t *err, int e, const char *fmt, ...)
-{
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->text, sizeof(err->text), fmt, ap);
-        va_end(ap);
-        err->line = 0;
-    }
-    errno = e;
-    return -1;
-}
-
+/* Acquisition messages do not tell integers from reals: "a number". */
 static const char *jtype(const json_t *j)
 {
-    switch (json_typeof(j)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER:
-    case JSON_REAL: return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    default: return "null";
-    }
+    return json_is_number(j) ? "a number" : grovep_json_type_name(j);
 }
 
 /* The idset at msg[key] into *out (NULL when absent and optional). */
@@ -617,18 +574,18 @@ static int get_ids(const json_t *msg, const char *ctx, const char *key, bool req
     const json_t *v = json_object_get(msg, key);
     if (!v) {
         if (required)
-            return fail(err, EINVAL, "%s: missing key '%s'", ctx, key);
+            return grovep_errorf(err, EINVAL, "%s: missing key '%s'", ctx, key);
         return 0;
     }
     if (!json_is_string(v))
-        return fail(err, EINVAL, "%s: %s: expected an idset string, got %s", ctx, key,
-                    jtype(v));
+        return grovep_errorf(err, EINVAL, "%s: %s: expected an idset string, got %s", ctx, key,
+                             jtype(v));
     grove_error_t e = {{0}, 0};
     if (!(*out = grove_idset_decode_len(json_string_value(v), json_string_length(v), &e))) {
         if (errno == ENOMEM)
-            return fail(err, ENOMEM, "%s: out of memory", ctx);
-        return fail(err, EINVAL, "%s: %s: invalid idset \"%s\": %s", ctx, key,
-                    json_string_value(v), e.text);
+            return grovep_errorf(err, ENOMEM, "%s: out of memory", ctx);
+        return grovep_errorf(err, EINVAL, "%s: %s: invalid idset \"%s\": %s", ctx, key,
+                             json_string_value(v), e.text);
     }
     return 0;
 }
@@ -651,8 +608,9 @@ static int check_acquired(const struct plan *p, const grove_idset_t *t, const ch
         if (grove_idset_test(p->s[GROVE_TARGETS_ACQUIRED], r))
             continue;
         if (grove_idset_test(p->s[GROVE_TARGETS_SHRUNK], r))
-            return fail(err, ENOENT, "%s: %s: target %u was removed by shrink", ctx, key, r);
-        return fail(err, ENOENT, "%s: %s: target %u was never acquired", ctx, key, r);
+            return grovep_errorf(err, ENOENT, "%s: %s: target %u was removed by shrink", ctx, key,
+                                 r);
+        return grovep_errorf(err, ENOENT, "%s: %s: target %u was never acquired", ctx, key, r);
     }
     return 0;
 }
@@ -674,7 +632,7 @@ static int check_keys(const json_t *msg, const char *ctx, const char *const *key
             for (size_t i = 0; keys[i] && n < sizeof(list); i++)
                 n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", i ? ", " : "",
                                       keys[i]);
-            return fail(err, EINVAL, "%s: unknown key '%s' (expected %s)", ctx, k, list);
+            return grovep_errorf(err, EINVAL, "%s: unknown key '%s' (expected %s)", ctx, k, list);
         }
     }
     return 0;
@@ -720,7 +678,7 @@ static int plan_mark(struct plan *p, const grove_idset_t *t, bool up)
 
 static int oom(grove_error_t *err)
 {
-    return fail(err, ENOMEM, "acquire: out of memory");
+    return grovep_errorf(err, ENOMEM, "acquire: out of memory");
 }
 
 /* ---- resources: R to the vertices to add ------------------------------------------------- */
@@ -732,13 +690,14 @@ static int plan_resources(struct plan *p, const json_t *msg, const char *ctx,
 {
     const json_t *res = json_object_get(msg, "resources");
     if (!res)
-        return fail(err, EINVAL, "%s: missing key 'resources'", ctx);
+        return grovep_errorf(err, EINVAL, "%s: missing key 'resources'", ctx);
     if (!json_is_object(res))
-        return fail(err, EINVAL, "%s: resources: expected an R object, got %s", ctx, jtype(res));
+        return grovep_errorf(err, EINVAL, "%s: resources: expected an R object, got %s", ctx,
+                             jtype(res));
     grove_error_t e = {{0}, 0};
     if (!(p->R = grove_rv1_from_json(res, NULL, &e)))
         return errno == ENOMEM ? oom(err)
-                               : fail(err, EINVAL, "%s: resources: %s", ctx, e.text);
+                               : grovep_errorf(err, EINVAL, "%s: resources: %s", ctx, e.text);
     if (!(*ranks = grove_rv1_ranks(p->R)))
         return oom(err);
     return 0;
@@ -768,7 +727,7 @@ static int plan_graph(struct plan *p, const grove_acquire_t *a, const grove_idse
     grove_error_t e = {{0}, 0};
     if (!(p->tmp = grove_rv1_to_graph(p->R, &e)))
         return errno == ENOMEM ? oom(err)
-                               : fail(err, EINVAL, "%s: resources: %s", ctx, e.text);
+                               : grovep_errorf(err, EINVAL, "%s: resources: %s", ctx, e.text);
     grove_graph_t *t = p->tmp;
     for (unsigned r = grove_idset_first(ranks); r != GROVE_IDSET_INVALID;
          r = grove_idset_next(ranks, r)) {
@@ -779,7 +738,8 @@ static int plan_graph(struct plan *p, const grove_acquire_t *a, const grove_idse
         if (grove_idset_test(p->add, r)) {
             free(roots);
             if (n == 0)
-                return fail(err, EINVAL, "%s: resources: target %u has no vertices", ctx, r);
+                return grovep_errorf(err, EINVAL, "%s: resources: target %u has no vertices", ctx,
+                                     r);
             continue;
         }
         for (size_t i = 0; i < n; i++)
@@ -793,7 +753,7 @@ static int plan_graph(struct plan *p, const grove_acquire_t *a, const grove_idse
                             : grove_graph_root(a->g, gc, 0);
     grove_vid_t troot = grove_graph_root(t, tc, 0);
     if (troot == GROVE_VID_NONE)
-        return fail(err, EINVAL, "%s: resources: the graph of R has no root", ctx);
+        return grovep_errorf(err, EINVAL, "%s: resources: the graph of R has no root", ctx);
     if (groot != GROVE_VID_NONE
         && !strcmp(grove_vertex_type(a->g, groot), grove_vertex_type(t, troot))
         && strcmp(grove_vertex_name(a->g, groot), grove_vertex_name(t, troot)) != 0
@@ -820,11 +780,12 @@ static int plan_graph(struct plan *p, const grove_acquire_t *a, const grove_idse
                                     ? grove_graph_find_path(a->g, gc, look)
                                     : GROVE_VID_NONE;
             if (clash != GROVE_VID_NONE) {
-                fail(err, EEXIST,
-                     "%s: resources: target %u would go at %s, where the graph already has "
-                     "%s (rank %lld)",
-                     ctx, r, look, grove_vertex_name(a->g, clash),
-                     (long long)grove_vertex_rank(a->g, clash));
+                grovep_errorf(
+                    err, EEXIST,
+                    "%s: resources: target %u would go at %s, where the graph already has "
+                    "%s (rank %lld)",
+                    ctx, r, look, grove_vertex_name(a->g, clash),
+                    (long long)grove_vertex_rank(a->g, clash));
                 free(tp);
                 free(full);
                 free(roots);
@@ -891,7 +852,7 @@ static int plan_acquire(struct plan *p, const grove_acquire_t *a, const grove_id
         for (unsigned r = grove_idset_first(ranks); r != GROVE_IDSET_INVALID;
              r = grove_idset_next(ranks, r))
             if (grove_idset_test(p->s[GROVE_TARGETS_ACQUIRED], r))
-                return fail(err, EEXIST, "%s: target %u is already acquired", ctx, r);
+                return grovep_errorf(err, EEXIST, "%s: target %u is already acquired", ctx, r);
     }
     if (first && plan_drop(p, a, ranks) < 0)
         return oom(err);
@@ -933,11 +894,11 @@ static int v1_grow(struct plan *p, const grove_acquire_t *a, const json_t *msg,
         || get_ids(msg, "grow", "offline", true, &off, err) < 0)
         goto out;
     if ((bad = first_in(on, ranks, false)) != GROVE_IDSET_INVALID)
-        fail(err, EINVAL, "grow: online: target %u is not in resources", bad);
+        grovep_errorf(err, EINVAL, "grow: online: target %u is not in resources", bad);
     else if ((bad = first_in(off, ranks, false)) != GROVE_IDSET_INVALID)
-        fail(err, EINVAL, "grow: offline: target %u is not in resources", bad);
+        grovep_errorf(err, EINVAL, "grow: offline: target %u is not in resources", bad);
     else if ((bad = first_in(on, off, true)) != GROVE_IDSET_INVALID)
-        fail(err, EINVAL, "grow: target %u is both online and offline", bad);
+        grovep_errorf(err, EINVAL, "grow: target %u is both online and offline", bad);
     else
         rc = plan_acquire(p, a, ranks, on, !a->started, "grow", err);
 out:
@@ -981,9 +942,10 @@ static int plan_error(struct plan *p, const json_t *msg, const char *ctx, bool t
     const json_t *num = json_object_get(msg, "errnum");
     const json_t *str = json_object_get(msg, "errstr");
     if (num && !json_is_integer(num))
-        return fail(err, EINVAL, "%s: errnum: expected an integer, got %s", ctx, jtype(num));
+        return grovep_errorf(err, EINVAL, "%s: errnum: expected an integer, got %s", ctx,
+                             jtype(num));
     if (str && !json_is_string(str))
-        return fail(err, EINVAL, "%s: errstr: expected a string, got %s", ctx, jtype(str));
+        return grovep_errorf(err, EINVAL, "%s: errstr: expected a string, got %s", ctx, jtype(str));
     char *text = p->error;
     p->is_error = true;
     if (str && num)
@@ -1017,13 +979,13 @@ static int plan_props(struct plan *p, const grove_acquire_t *a, const json_t *ms
     if (!obj)
         return 0;
     if (!json_is_object(obj))
-        return fail(err, EINVAL, "%s: expected an object of properties, got %s", key,
-                    jtype(obj));
+        return grovep_errorf(err, EINVAL, "%s: expected an object of properties, got %s", key,
+                             jtype(obj));
     const char *name;
     json_t *v;
     json_object_foreach((json_t *)(uintptr_t)obj, name, v) {
         if (!valid_property(name))
-            return fail(err, EINVAL, "%s: invalid property name '%s'", key, name);
+            return grovep_errorf(err, EINVAL, "%s: invalid property name '%s'", key, name);
         grove_idset_t *t = NULL;
         char ctx[300];
         snprintf(ctx, sizeof(ctx), "%s", key);
@@ -1066,10 +1028,11 @@ static int plan_expiration(struct plan *p, const json_t *msg, const char *ctx,
     if (!e)
         return 0;
     if (!json_is_number(e))
-        return fail(err, EINVAL, "%s: expiration: expected a number, got %s", ctx, jtype(e));
+        return grovep_errorf(err, EINVAL, "%s: expiration: expected a number, got %s", ctx,
+                             jtype(e));
     double t = json_number_value(e);
     if (!isfinite(t) || t < 0)
-        return fail(err, EINVAL, "%s: expiration: must be a number >= 0, got %g", ctx, t);
+        return grovep_errorf(err, EINVAL, "%s: expiration: must be a number >= 0, got %g", ctx, t);
     p->set_exp = true;
     p->exp = t;
     p->reevaluate = true;
@@ -1089,11 +1052,11 @@ static int cur_first(struct plan *p, const grove_acquire_t *a, const json_t *msg
         || get_ids(msg, ctx, "down", false, &down, err) < 0)
         goto out;
     if ((bad = first_in(up, ranks, false)) != GROVE_IDSET_INVALID)
-        fail(err, EINVAL, "%s: up: target %u is not in resources", ctx, bad);
+        grovep_errorf(err, EINVAL, "%s: up: target %u is not in resources", ctx, bad);
     else if (down && (bad = first_in(down, ranks, false)) != GROVE_IDSET_INVALID)
-        fail(err, EINVAL, "%s: down: target %u is not in resources", ctx, bad);
+        grovep_errorf(err, EINVAL, "%s: down: target %u is not in resources", ctx, bad);
     else if (down && (bad = first_in(up, down, true)) != GROVE_IDSET_INVALID)
-        fail(err, EINVAL, "%s: target %u is both up and down", ctx, bad);
+        grovep_errorf(err, EINVAL, "%s: target %u is both up and down", ctx, bad);
     else if (plan_acquire(p, a, ranks, up, true, ctx, err) == 0)
         rc = plan_expiration(p, msg, ctx, err);
 out:
@@ -1113,8 +1076,9 @@ static int cur_update(struct plan *p, const grove_acquire_t *a, const json_t *ms
     grove_idset_t *up = NULL, *down = NULL, *shrink = NULL;
     int rc = -1;
     if (json_object_size(msg) == 0) {
-        fail(err, EINVAL, "response: empty: expected one or more of up, down, shrink, "
-                          "property-add, property-remove, expiration");
+        grovep_errorf(err, EINVAL,
+                      "response: empty: expected one or more of up, down, shrink, "
+                      "property-add, property-remove, expiration");
         goto out;
     }
     if (check_keys(msg, ctx, keys, err) < 0 || get_ids(msg, ctx, "up", false, &up, err) < 0
@@ -1195,7 +1159,7 @@ static int commit_graph(grove_acquire_t *a, struct plan *p, grove_error_t *err)
     free(gpath);
     if (added < 0) {
         if (errno != ENOMEM)
-            fail(err, errno, "resources: %s", e.text);
+            grovep_errorf(err, errno, "resources: %s", e.text);
         else
             oom(err);
         goto fail_keep_errno;
@@ -1348,13 +1312,13 @@ int grove_acquire_apply_json(grove_acquire_t *a, const json_t *msg, json_t **eve
     if (events)
         *events = NULL;
     if (!msg || !json_is_object(msg))
-        return fail(err, EINVAL, "response: expected a JSON object, got %s",
-                    msg ? jtype(msg) : "nothing");
+        return grovep_errorf(err, EINVAL, "response: expected a JSON object, got %s",
+                             msg ? jtype(msg) : "nothing");
     if (a->failure)
-        return fail(err, EINVAL,
-                    "the acquisition ended with an error response (%s): no response is "
-                    "accepted until it is restarted",
-                    a->failure);
+        return grovep_errorf(err, EINVAL,
+                             "the acquisition ended with an error response (%s): no response is "
+                             "accepted until it is restarted",
+                             a->failure);
     struct plan p;
     json_t *ev = NULL;
     int rc = -1;
@@ -1369,30 +1333,33 @@ int grove_acquire_apply_json(grove_acquire_t *a, const json_t *msg, json_t **eve
     } else if (type) {
         /* version 1 */
         if (!json_is_string(type)) {
-            fail(err, EINVAL, "response: type: expected a string, got %s", jtype(type));
+            grovep_errorf(err, EINVAL, "response: type: expected a string, got %s", jtype(type));
             goto out;
         }
         const char *t = json_string_value(type);
         bool known = !strcmp(t, "grow") || !strcmp(t, "shrink") || !strcmp(t, "online")
                      || !strcmp(t, "offline") || !strcmp(t, "error");
         if (!known) {
-            fail(err, EINVAL,
-                 "response: unknown type '%s' (expected grow, shrink, online, offline or "
-                 "error)",
-                 t);
+            grovep_errorf(err, EINVAL,
+                          "response: unknown type '%s' (expected grow, shrink, online, offline or "
+                          "error)",
+                          t);
             goto out;
         }
         if (a->proto == GROVE_ACQUIRE_CURRENT) {
-            fail(err, EINVAL,
-                 "%s: a version 1 response in a session that uses the current protocol", t);
+            grovep_errorf(err, EINVAL,
+                          "%s: a version 1 response in a session that uses the current protocol",
+                          t);
             goto out;
         }
         if (!strcmp(t, "error")) {
             rc = plan_error(&p, msg, "error", true, err);
         } else {
             if (strcmp(t, "grow") != 0 && !a->started) {
-                fail(err, EINVAL, "%s: no resources acquired yet (the first response must be "
-                                  "a grow)", t);
+                grovep_errorf(err, EINVAL,
+                              "%s: no resources acquired yet (the first response must be "
+                              "a grow)",
+                              t);
                 goto out;
             }
             p.proto = GROVE_ACQUIRE_V1;
@@ -1401,21 +1368,24 @@ int grove_acquire_apply_json(grove_acquire_t *a, const json_t *msg, json_t **eve
     } else {
         /* current */
         if (a->proto == GROVE_ACQUIRE_V1) {
-            fail(err, EINVAL, "response: no type: a current-protocol response in a session "
-                              "that uses version 1");
+            grovep_errorf(err, EINVAL,
+                          "response: no type: a current-protocol response in a session "
+                          "that uses version 1");
             goto out;
         }
         p.proto = GROVE_ACQUIRE_CURRENT;
         if (!a->started) {
             if (!json_object_get(msg, "resources")) {
-                fail(err, EINVAL, "response: no resources acquired yet (the first response "
-                                  "must have resources and up)");
+                grovep_errorf(err, EINVAL,
+                              "response: no resources acquired yet (the first response "
+                              "must have resources and up)");
                 goto out;
             }
             rc = cur_first(&p, a, msg, err);
         } else if (json_object_get(msg, "resources")) {
-            fail(err, EEXIST, "response: resources were already acquired (only the first "
-                              "response has resources)");
+            grovep_errorf(err, EEXIST,
+                          "response: resources were already acquired (only the first "
+                          "response has resources)");
             goto out;
         } else {
             rc = cur_update(&p, a, msg, err);
@@ -1440,12 +1410,12 @@ int grove_acquire_apply(grove_acquire_t *a, const char *text, size_t len, char *
     if (events)
         *events = NULL;
     if (!text)
-        return fail(err, EINVAL, "response: no text");
+        return grovep_errorf(err, EINVAL, "response: no text");
     json_error_t je;
     json_t *msg = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
     if (!msg)
-        return fail(err, EINVAL, "response: invalid JSON at line %d, column %d: %s", je.line,
-                    je.column, je.text);
+        return grovep_errorf(err, EINVAL, "response: invalid JSON at line %d, column %d: %s",
+                             je.line, je.column, je.text);
     json_t *ev = NULL;
     int rc = grove_acquire_apply_json(a, msg, events ? &ev : NULL, err);
     int saved = errno;
@@ -1466,9 +1436,9 @@ static int admin(grove_acquire_t *a, const grove_idset_t *t, bool on, grove_acqu
 {
     grove_error_clear(err);
     if (!a->started)
-        return fail(err, EINVAL, "%s: no resources acquired yet", what);
+        return grovep_errorf(err, EINVAL, "%s: no resources acquired yet", what);
     if (!t)
-        return fail(err, EINVAL, "%s: no targets", what);
+        return grovep_errorf(err, EINVAL, "%s: no targets", what);
     struct plan p;
     if (plan_init(&p, a) < 0) {
         plan_free(&p);
@@ -1538,9 +1508,9 @@ json_t *grove_acquire_to_json(const grove_acquire_t *a)
         || json_object_set_new(o, "expiration", json_real(a->expiration)) < 0)
         goto fail;
     for (int i = 0; i < GROVE_TARGETS_USABLE; i++)
-        if (json_object_set_new(o, set_names[i], grovep_acquire_ids_json(a->s[i])) < 0)
+        if (json_object_set_new(o, set_names[i], grovep_json_idset(a->s[i])) < 0)
             goto fail;
-    if (json_object_set_new(o, "quiet", grovep_acquire_ids_json(a->quiet)) < 0)
+    if (json_object_set_new(o, "quiet", grovep_json_idset(a->quiet)) < 0)
         goto fail;
     return o;
 fail:
@@ -1553,7 +1523,7 @@ int grove_acquire_from_json(grove_acquire_t *a, const json_t *st, grove_error_t 
 {
     grove_error_clear(err);
     if (!st || !json_is_object(st))
-        return fail(err, EINVAL, "acquisition state: expected an object");
+        return grovep_errorf(err, EINVAL, "acquisition state: expected an object");
     const char *ctx = "acquisition state";
     const json_t *proto = json_object_get(st, "protocol");
     const json_t *group = json_object_get(st, "group");
@@ -1564,15 +1534,15 @@ int grove_acquire_from_json(grove_acquire_t *a, const json_t *st, grove_error_t 
     int pr = proto && json_is_string(proto) ? grove_acquire_protocol_parse(json_string_value(proto))
                                             : -1;
     if (pr < 0)
-        return fail(err, EINVAL, "%s: protocol: expected auto, v1 or current", ctx);
+        return grovep_errorf(err, EINVAL, "%s: protocol: expected auto, v1 or current", ctx);
     if (!group || !json_is_string(group) || !json_string_length(group))
-        return fail(err, EINVAL, "%s: group: expected a non-empty string", ctx);
+        return grovep_errorf(err, EINVAL, "%s: group: expected a non-empty string", ctx);
     if (!started || !json_is_boolean(started) || (reacq && !json_is_boolean(reacq)))
-        return fail(err, EINVAL, "%s: started/reacquire: expected booleans", ctx);
+        return grovep_errorf(err, EINVAL, "%s: started/reacquire: expected booleans", ctx);
     if (failure && !json_is_null(failure) && !json_is_string(failure))
-        return fail(err, EINVAL, "%s: failure: expected null or a string", ctx);
+        return grovep_errorf(err, EINVAL, "%s: failure: expected null or a string", ctx);
     if (!exp || !json_is_number(exp) || !(json_number_value(exp) >= 0))
-        return fail(err, EINVAL, "%s: expiration: expected a number >= 0", ctx);
+        return grovep_errorf(err, EINVAL, "%s: expiration: expected a number >= 0", ctx);
     grove_idset_t *s[GROVE_TARGETS_COUNT] = {0}, *quiet = NULL;
     char *g = strdup(json_string_value(group));
     char *f = failure && json_is_string(failure) ? strdup(json_string_value(failure)) : NULL;

@@ -76,6 +76,9 @@
  * Workload: a handful of responses per minute on up to tens of thousands
  * of targets; each response costs O(targets named + vertices of the
  * targets it adds or removes).
+ *
+ * This header must not hold the acquisition's internals or the R format
+ * (rv1.h): only the public API of acquire.c and child.c.
  */
 #ifndef GROVE_ACQUIRE_H
 #define GROVE_ACQUIRE_H

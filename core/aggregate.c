@@ -22,6 +22,10 @@
  *
  * Configuration follows the HL:LL syntax: "ALL:core,ALL:node,rack:gpu"
  * (HL a type or ALL, LL a type).
+ *
+ * This file must not hold the allocation records themselves (pool.c) or the
+ * matcher's use of the aggregates (match.c): it only keeps derived counts in
+ * step with the records.
  */
 #include <errno.h>
 #include <stdio.h>

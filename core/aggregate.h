@@ -2,6 +2,9 @@
  * count over time of which types below them, and what they say.
  *
  * Holds the public API of aggregate.c only; graph.h includes it.
+ *
+ * It must not hold the aggregates' representation (graph_private.h) or the
+ * pool planners' records (pool.h).
  */
 #ifndef GROVE_AGGREGATE_H
 #define GROVE_AGGREGATE_H

@@ -13,7 +13,8 @@
 #include <jansson.h>
 #include <stdlib.h>
 
-#include "acquire_private.h"
+#include "acquire.h"
+#include "json_private.h"
 
 grove_rv1_t *grove_acquire_child_resources(const grove_graph_t *g, const grove_job_t *job,
                                            grove_error_t *err)
@@ -59,7 +60,7 @@ char *grove_acquire_first_response(const grove_rv1_t *R)
     grove_idset_t *ranks = grove_rv1_ranks(R);
     char *text = NULL;
     if (doc && res && ranks && json_object_set(doc, "resources", res) == 0
-        && json_object_set_new(doc, "up", grovep_acquire_ids_json(ranks)) == 0)
+        && json_object_set_new(doc, "up", grovep_json_idset(ranks)) == 0)
         text = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(res);
     json_decref(doc);

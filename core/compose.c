@@ -154,19 +154,14 @@ fail:
 struct copyctx {
     uint8_t *keep;
     int64_t *size;
-    int64_t now;
 };
 
-static int copy_pre(grove_graph_t *g, grove_vid_t v, int depth, void *arg)
+static void copy_visit(const grove_graph_t *g, grove_vid_t v, int64_t avail, void *arg)
 {
-    (void)depth;
+    (void)g;
     struct copyctx *c = arg;
-    int64_t avail = grovep_own_available(g, v, c->now, c->now + 1);
-    if (avail <= 0)
-        return GROVE_WALK_SKIP;
     c->keep[v] = 1;
     c->size[v] = avail;
-    return GROVE_WALK_CONTINUE;
 }
 
 grove_graph_t *grove_graph_copy(const grove_graph_t *g, grove_vid_t v)
@@ -178,7 +173,6 @@ grove_graph_t *grove_graph_copy(const grove_graph_t *g, grove_vid_t v)
     struct copyctx c = {
         .keep = calloc(g->nv, 1),
         .size = malloc(g->nv * sizeof(int64_t)),
-        .now = g->now,
     };
     grove_graph_t *n = NULL;
     if (!c.keep || !c.size) {
@@ -194,13 +188,8 @@ grove_graph_t *grove_graph_copy(const grove_graph_t *g, grove_vid_t v)
             blocked = true;
         c.size[a] = avail;
     }
-    if (!blocked) {
-        grove_walk_hooks_t hooks = {.pre = copy_pre, .arg = &c};
-        if (grove_graph_walk((grove_graph_t *)(uintptr_t)g, v, g->sym_containment, &hooks,
-                             NULL)
-            < 0)
-            goto out;
-    }
+    if (!blocked && grovep_walk_available(g, v, copy_visit, &c) < 0)
+        goto out;
     n = build_from(g, c.keep, c.size, false);
 out:
     free(c.keep);

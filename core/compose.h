@@ -2,6 +2,9 @@
  * (compose.c): copy, duplicate, merge, unlink, extract.
  *
  * Holds the public API of compose.c only; graph.h includes it.
+ *
+ * It must not hold walks (walker.h) or anything of the graph's internals
+ * (graph_private.h).
  */
 #ifndef GROVE_COMPOSE_H
 #define GROVE_COMPOSE_H

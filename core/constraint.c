@@ -15,6 +15,10 @@
  * nothing (not of an empty and); {"hostlist": []} and {"ranks": []} name no
  * host or rank and match nothing.  "not" with several operands negates
  * their conjunction.
+ *
+ * This file must not hold the reading of jobspec text or other jobspec
+ * validation (jobspec.c), nor any knowledge of graphs: a subject is seen
+ * only through the evaluation interface.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -22,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error_private.h"
 #include "hostlist.h"
 #include "idset.h"
 #include "jobspec.h"
@@ -65,20 +70,16 @@ static int cfail(cctx_t *x, const json_t *sh, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static int cfail(cctx_t *x, const json_t *sh, const char *fmt, ...)
 {
-    char reason[400];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(reason, sizeof(reason), fmt, ap);
+    grovep_vfail(x->err, x->source, grovep_line(sh), x->path, fmt, ap);
     va_end(ap);
-    grovep_fail(x->err, x->source, grovep_line(sh), x->path, "%s", reason);
     return -1;
 }
 
 static int cnomem(cctx_t *x)
 {
-    grove_error_set(x->err, x->source, 0, "out of memory");
-    errno = ENOMEM;
-    return -1;
+    return grovep_error_nomem(x->err, x->source);
 }
 
 /* Make room for n more elements of size sz in *arr (length *len, capacity

@@ -1,4 +1,5 @@
-/* error.c: filling grove_error_t, and naming errno values.  See error.h.
+/* error.c: filling grove_error_t, failing with it (error_private.h), and
+ * naming errno values.  See error.h.
  *
  * This file holds no module's own errors and no state: the names are in
  * constant tables.
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "error_private.h"
 
 void grove_error_set(grove_error_t *err, const char *source, int line,
                      const char *fmt, ...)
@@ -46,6 +48,46 @@ void grove_error_prefix(grove_error_t *err, const char *source)
     memcpy(tmp + sl + 2, err->text, tl);
     tmp[sl + 2 + tl] = '\0';
     memcpy(err->text, tmp, sizeof(err->text));
+}
+
+int grovep_error_vfail(grove_error_t *err, int e, const char *source, int line, const char *place,
+                       size_t cap, const char *fmt, va_list ap)
+{
+    if (err) {
+        char reason[sizeof(err->text)];
+        vsnprintf(reason, cap < sizeof(reason) ? cap : sizeof(reason), fmt, ap);
+        if (place && *place)
+            grove_error_set(err, source, line, "%s: %s", place, reason);
+        else
+            grove_error_set(err, source, line, "%s", reason);
+    }
+    errno = e;
+    return -1;
+}
+
+int grovep_error_fail(grove_error_t *err, int e, const char *source, int line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    grovep_error_vfail(err, e, source, line, NULL, sizeof(err->text), fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int grovep_errorf(grove_error_t *err, int e, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    grovep_error_vfail(err, e, NULL, 0, NULL, sizeof(err->text), fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int grovep_error_nomem(grove_error_t *err, const char *source)
+{
+    grove_error_set(err, source, 0, "out of memory");
+    errno = ENOMEM;
+    return -1;
 }
 
 void grove_error_clear(grove_error_t *err)

@@ -10,8 +10,13 @@
  * Containment is the dominant subsystem and a tree: its parent of every
  * vertex is cached in g->parent so ancestors are walked without touching
  * edges.
+ *
+ * This file must not hold pool data (properties, tags, records: pool.c),
+ * availability over time (aggregate.c), walks (walker.c) or the readers and
+ * writers of graph formats.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -319,16 +324,12 @@ static const char *const status_names[GROVE_STATUS_COUNT] = {
 
 const char *grove_status_name(grove_status_t s)
 {
-    return (unsigned)s < GROVE_STATUS_COUNT ? status_names[s] : NULL;
+    return grovep_name_of(status_names, GROVE_STATUS_COUNT, s);
 }
 
 int grove_status_parse(const char *s)
 {
-    for (int i = 0; s && i < GROVE_STATUS_COUNT; i++)
-        if (!strcmp(s, status_names[i]))
-            return i;
-    errno = EINVAL;
-    return -1;
+    return grovep_name_index(status_names, GROVE_STATUS_COUNT, s);
 }
 
 /* ---- life --------------------------------------------------------------- */
@@ -728,14 +729,6 @@ grove_vid_t grove_graph_add_vertex(grove_graph_t *g, const grove_vertex_info_t *
     return v;
 }
 
-#define VCHECK(g, v, ret)                                                       \
-    do {                                                                        \
-        if (!grovep_alive(g, v)) {                                              \
-            errno = EINVAL;                                                     \
-            return ret;                                                         \
-        }                                                                       \
-    } while (0)
-
 grove_sym_t grove_vertex_type_sym(const grove_graph_t *g, grove_vid_t v)
 {
     return v < g->nv ? g->v[v].type : GROVE_SYM_NONE;
@@ -801,7 +794,7 @@ void grove_vertex_uuid(const grove_graph_t *g, grove_vid_t v, char buf[37])
 
 int grove_vertex_set_rank(grove_graph_t *g, grove_vid_t v, int64_t rank)
 {
-    VCHECK(g, v, -1);
+    GROVEP_VCHECK(g, v, -1);
     if (rank < -1 || rank > GROVEP_RANK_MAX) {
         errno = EINVAL;
         return -1;
@@ -830,7 +823,7 @@ int grove_vertex_set_rank(grove_graph_t *g, grove_vid_t v, int64_t rank)
 
 int grove_vertex_set_name(grove_graph_t *g, grove_vid_t v, const char *name)
 {
-    VCHECK(g, v, -1);
+    GROVEP_VCHECK(g, v, -1);
     if (!name) {
         errno = EINVAL;
         return -1;
@@ -853,7 +846,7 @@ grove_status_t grove_vertex_status(const grove_graph_t *g, grove_vid_t v)
 
 int grove_vertex_set_status(grove_graph_t *g, grove_vid_t v, grove_status_t s)
 {
-    VCHECK(g, v, -1);
+    GROVEP_VCHECK(g, v, -1);
     if ((unsigned)s >= GROVE_STATUS_COUNT) {
         errno = EINVAL;
         return -1;
@@ -1512,20 +1505,31 @@ fail:
 
 /* kv and record pools ----------------------------------------------------- */
 
-uint32_t grovep_kv_new(grove_graph_t *g)
+/* A slot of the array *arr (*n elements of elem bytes, capacity *cap):
+ * the head of the free list *head, threaded through the uint32_t at
+ * next_off in each element, or else a new one at the end.  Its index, or
+ * GROVEP_NONE with EOVERFLOW or ENOMEM. */
+static uint32_t slot_new(void **arr, size_t *n, size_t *cap, size_t elem, size_t next_off,
+                         uint32_t *head)
 {
-    if (g->kv_free != GROVEP_NONE) {
-        uint32_t i = g->kv_free;
-        g->kv_free = g->kv[i].next;
+    if (*head != GROVEP_NONE) {
+        uint32_t i = *head;
+        memcpy(head, (const char *)*arr + i * elem + next_off, sizeof(*head));
         return i;
     }
-    if (g->nkv >= GROVEP_NONE - 1) {
+    if (*n >= GROVEP_NONE - 1) {
         errno = EOVERFLOW;
         return GROVEP_NONE;
     }
-    if (grovep_grow((void **)&g->kv, &g->kvcap, g->nkv + 1, sizeof(*g->kv)) < 0)
+    if (grovep_grow(arr, cap, *n + 1, elem) < 0)
         return GROVEP_NONE;
-    return (uint32_t)g->nkv++;
+    return (uint32_t)(*n)++;
+}
+
+uint32_t grovep_kv_new(grove_graph_t *g)
+{
+    return slot_new((void **)&g->kv, &g->nkv, &g->kvcap, sizeof(*g->kv),
+                    offsetof(grovep_kv_t, next), &g->kv_free);
 }
 
 void grovep_kv_release(grove_graph_t *g, uint32_t i)
@@ -1536,18 +1540,8 @@ void grovep_kv_release(grove_graph_t *g, uint32_t i)
 
 uint32_t grovep_rec_new(grove_graph_t *g)
 {
-    if (g->rec_free != GROVEP_NONE) {
-        uint32_t i = g->rec_free;
-        g->rec_free = g->recs[i].next;
-        return i;
-    }
-    if (g->nrec >= GROVEP_NONE - 1) {
-        errno = EOVERFLOW;
-        return GROVEP_NONE;
-    }
-    if (grovep_grow((void **)&g->recs, &g->reccap, g->nrec + 1, sizeof(*g->recs)) < 0)
-        return GROVEP_NONE;
-    return (uint32_t)g->nrec++;
+    return slot_new((void **)&g->recs, &g->nrec, &g->reccap, sizeof(*g->recs),
+                    offsetof(grovep_rec_t, next), &g->rec_free);
 }
 
 void grovep_rec_release(grove_graph_t *g, uint32_t i)

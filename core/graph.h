@@ -34,6 +34,9 @@
  * allocation records), aggregate.h (pruning aggregates), walker.h (walks,
  * the accumulator, aggregate and find), compose.h (copy, duplicate, merge,
  * unlink, extract).  The layout of grove_graph_t is in graph_private.h.
+ *
+ * This header must not hold the graph's internals (graph_private.h) or the
+ * API of the modules it includes (pool.h, aggregate.h, walker.h, compose.h).
  */
 #ifndef GROVE_GRAPH_H
 #define GROVE_GRAPH_H

@@ -220,6 +220,14 @@ bool grovep_any_records(const grove_graph_t *g, const grove_vid_t *vs, size_t n)
 /* Remove edge e from its lists and mark it dead. */
 void grovep_edge_remove(grove_graph_t *g, grove_eid_t e);
 
+/* Walk the containment subtree of v (walker.c), calling visit for every
+ * vertex with units available now, with their number, and skipping the
+ * subtree below a vertex with none.  What grove_graph_walk returns. */
+typedef void (*grovep_avail_visit_f)(const grove_graph_t *g, grove_vid_t v, int64_t avail,
+                                     void *arg);
+int grovep_walk_available(const grove_graph_t *g, grove_vid_t v, grovep_avail_visit_f visit,
+                          void *arg);
+
 /* Own availability of v during [start, end): size minus the peak of its own
  * records, 0 when not up or held exclusively; ancestors are not looked at. */
 int64_t grovep_own_available(const grove_graph_t *g, grove_vid_t v, int64_t start,
@@ -294,5 +302,15 @@ static inline bool grovep_alive(const grove_graph_t *g, grove_vid_t v)
 {
     return v < g->nv && !(g->v[v].flags & GROVEP_V_DEAD);
 }
+
+/* In a function of the vertex API: unless v is a live vertex of g, set
+ * errno EINVAL and return ret. */
+#define GROVEP_VCHECK(g, v, ret)                                                \
+    do {                                                                        \
+        if (!grovep_alive(g, v)) {                                              \
+            errno = EINVAL;                                                     \
+            return ret;                                                         \
+        }                                                                       \
+    } while (0)
 
 #endif

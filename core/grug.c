@@ -15,6 +15,10 @@
  * (parent path, vertex) pairs in an append-only table, so a path that an
  * association later rewrites does not change the paths already derived
  * from it; path strings are built only for ASSOCIATE_BY_PATH_IN.
+ *
+ * This file must not hold graph internals beyond the building calls of
+ * graph_private.h, nor any other graph format: it reads recipes and expands
+ * them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +34,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include "error_private.h"
 #include "util.h"
 #include "graph_private.h"
 #include "grug.h"
@@ -204,13 +209,10 @@ static int fail(grug_t *r, int line, int errnum, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static int fail(grug_t *r, int line, int errnum, const char *fmt, ...)
 {
-    char msg[400];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    grovep_error_vfail(r->err, errnum, r->source, line, NULL, GROVEP_REASON_MAX, fmt, ap);
     va_end(ap);
-    grove_error_set(r->err, r->source, line, "%s", msg);
-    errno = errnum;
     return -1;
 }
 
@@ -291,10 +293,7 @@ static int set_value(grug_t *r, pval_t *vals, int p, grove_sym_t str, int line, 
             return fail(r, line, EINVAL, "%s: %s %lld is negative", what, props[p].name,
                         (long long)v.num);
     } else if (p == P_GEN_METHOD) {
-        int g = -1;
-        for (int i = 0; i < 3; i++)
-            if (!strcmp(s, gen_names[i]))
-                g = i;
+        int g = grovep_name_index(gen_names, 3, s);
         if (g < 0)
             return fail(r, line, EINVAL,
                         "%s: unknown gen_method \"%s\" (MULTIPLY, ASSOCIATE_IN or "
@@ -985,14 +984,8 @@ static int associate_by_path(grug_t *r, const redge_t *e)
             rc = nomem(r);
             break;
         }
-        size_t lo = 0, hi = nt;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (k[mid].key < ks)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        size_t lo;
+        GROVEP_LOWER_BOUND(lo, nt, mid, k[mid].key < ks);
         for (size_t i = lo; i < nt && k[i].key == ks && rc == 0; i++)
             rc = associate(r, s, tl->a[k[i].pos], e);
     }
@@ -1271,5 +1264,5 @@ grove_graph_t *grove_grug_load(const char *path, const grove_grug_opts_t *opts,
         errno = EINVAL;
         return NULL;
     }
-    return grovep_load_file(path, read_text, opts, err);
+    return grovep_load_file(path, NULL, read_text, opts, err);
 }

@@ -57,6 +57,9 @@
  * where one is needed (or a negative size or multi_scale), an edge that
  * names an undeclared node.  EOVERFLOW when the recipe would generate more
  * than the vertex limit.  Nothing is left behind on failure.
+ *
+ * This header must not hold the expander's internals or any other graph
+ * format.
  */
 #ifndef GROVE_GRUG_H
 #define GROVE_GRUG_H

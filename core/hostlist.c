@@ -21,6 +21,9 @@
  * Width: host n of a range with width w renders as n zero-padded to w
  * digits, so its numeric part has max(w, digits(n)) characters; two widths
  * are equivalent from n on iff they give the same length at n.
+ *
+ * This file must not hold idset code (idset.c) or any knowledge of R or of
+ * the graph: it is the hostlist type alone.
  */
 #include <errno.h>
 #include <limits.h>
@@ -29,6 +32,7 @@
 #include <string.h>
 
 #include "hostlist.h"
+#include "error_private.h"
 #include "util.h"
 
 struct hrange {
@@ -488,8 +492,7 @@ static int parse_into(grove_hostlist_t *h, struct parse *ps)
 grove_hostlist_t *grove_hostlist_decode_len(const char *s, size_t len, grove_error_t *err)
 {
     if (!s) {
-        grove_error_set(err, NULL, 0, "invalid hostlist: NULL string");
-        errno = EINVAL;
+        grovep_errorf(err, EINVAL, "invalid hostlist: NULL string");
         return NULL;
     }
     grove_hostlist_t *h = grove_hostlist_create();

@@ -38,6 +38,9 @@
  * most INT_MAX hosts (EOVERFLOW).  Errors: -1 or NULL with errno EINVAL,
  * ENOMEM, ERANGE, ENOENT or EOVERFLOW; decoding also fills an optional
  * grove_error_t with the reason and 1-based position.
+ *
+ * This header must not hold the representation of a hostlist (hostlist.c) or
+ * any idset API (idset.h).
  */
 #ifndef GROVE_HOSTLIST_H
 #define GROVE_HOSTLIST_H

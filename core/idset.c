@@ -10,6 +10,9 @@
  * Invariant of every set: r[0..n) ascending, r[i].lo <= r[i].hi, and
  * r[i].hi + 1 < r[i+1].lo (runs never touch, so the representation of a set
  * is unique and equality is a memcmp); count == sum of run lengths.
+ *
+ * This file must not hold JSON, R or graph knowledge: the formats that carry
+ * idsets encode and decode them through this API.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -18,6 +21,7 @@
 #include <string.h>
 
 #include "idset.h"
+#include "error_private.h"
 #include "util.h"
 
 struct run {
@@ -63,28 +67,16 @@ static int push(grove_idset_t *s, unsigned lo, unsigned hi)
 /* Index of the first run with hi >= id (n if none). */
 static size_t lower(const grove_idset_t *s, unsigned id)
 {
-    size_t a = 0, b = s->n;
-    while (a < b) {
-        size_t m = a + (b - a) / 2;
-        if (s->r[m].hi < id)
-            a = m + 1;
-        else
-            b = m;
-    }
+    size_t a;
+    GROVEP_LOWER_BOUND(a, s->n, m, s->r[m].hi < id);
     return a;
 }
 
 /* Index of the first run with lo > id (n if none). */
 static size_t upper(const grove_idset_t *s, unsigned id)
 {
-    size_t a = 0, b = s->n;
-    while (a < b) {
-        size_t m = a + (b - a) / 2;
-        if (s->r[m].lo <= id)
-            a = m + 1;
-        else
-            b = m;
-    }
+    size_t a;
+    GROVEP_LOWER_BOUND(a, s->n, m, s->r[m].lo <= id);
     return a;
 }
 
@@ -187,8 +179,7 @@ static int parse_id(const char *s, size_t end, size_t *p, unsigned *out, const c
 grove_idset_t *grove_idset_decode_len(const char *s, size_t len, grove_error_t *err)
 {
     if (!s) {
-        grove_error_set(err, NULL, 0, "invalid idset: NULL string");
-        errno = EINVAL;
+        grovep_errorf(err, EINVAL, "invalid idset: NULL string");
         return NULL;
     }
     grove_idset_t *set = grove_idset_create();

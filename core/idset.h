@@ -17,6 +17,9 @@
  * Errors: functions return -1 or NULL and set errno (EINVAL bad argument,
  * ENOMEM, EOVERFLOW an encoding that would exceed GROVE_IDSET_ENCODE_MAX).
  * Parse errors also fill an optional caller-owned grove_error_t.
+ *
+ * This header must not hold the run array (idset.c) or any format that
+ * carries idsets.
  */
 #ifndef GROVE_IDSET_H
 #define GROVE_IDSET_H

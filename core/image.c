@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "error_private.h"
 #include "util.h"
 #include "jgf.h"
 #include "store_private.h"
@@ -111,14 +112,8 @@ struct sjob *grovep_image_add_job(grove_image_t *im)
 
 struct sjob *grovep_image_job(const grove_image_t *im, grove_jobid_t id)
 {
-    size_t lo = 0, hi = im->njobs;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (im->jobs[mid].job.id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo;
+    GROVEP_LOWER_BOUND(lo, im->njobs, mid, im->jobs[mid].job.id < id);
     return lo < im->njobs && im->jobs[lo].job.id == id ? &im->jobs[lo] : NULL;
 }
 
@@ -254,20 +249,20 @@ int grove_image_restore_jobs(grove_image_t *im, grove_matcher_t *m, grove_error_
 {
     grove_error_clear(err);
     if (im->restored)
-        return grovep_store_fail(err, EINVAL, "restore: the jobs were already restored");
+        return grovep_errorf(err, EINVAL, "restore: the jobs were already restored");
     grove_graph_t *g = im->g;
     if (m && (grove_matcher_graph(m) != g || grove_matcher_job_count(m) != 0))
-        return grovep_store_fail(err, EINVAL,
-                                 "restore: the matcher must be empty and over the image's graph");
+        return grovep_errorf(err, EINVAL,
+                             "restore: the matcher must be empty and over the image's graph");
     grove_matcher_t *mm = m ? m : grove_matcher_create(g, NULL);
     if (!mm)
-        return grovep_store_fail(err, ENOMEM, "out of memory");
+        return grovep_errorf(err, ENOMEM, "out of memory");
     uint32_t *unit_of = malloc((im->nrecs + 1) * sizeof(*unit_of));
     uint32_t *order = NULL;
     size_t ndirect = 0;
     int rc = -1;
     if (!unit_of) {
-        grovep_store_fail(err, ENOMEM, "out of memory");
+        grovep_errorf(err, ENOMEM, "out of memory");
         goto out;
     }
     for (size_t i = 0; i < im->nrecs; i++) {
@@ -279,7 +274,7 @@ int grove_image_restore_jobs(grove_image_t *im, grove_matcher_t *m, grove_error_
     size_t *direct = malloc((ndirect + 1) * sizeof(*direct));
     if (!direct || unit_order(im, unit_of, nunits, &order) < 0) {
         free(direct);
-        grovep_store_fail(err, ENOMEM, "out of memory");
+        grovep_errorf(err, ENOMEM, "out of memory");
         goto out;
     }
     for (size_t i = 0; i < im->nrecs; i++)
@@ -290,9 +285,9 @@ int grove_image_restore_jobs(grove_image_t *im, grove_matcher_t *m, grove_error_
         if (u < im->njobs) {
             const grove_job_t *j = &im->jobs[u].job;
             if (grove_matcher_restore(mm, j) < 0) {
-                grovep_store_fail(err, errno == ENOMEM ? ENOMEM : EINVAL,
-                                  "restore: job %llu does not fit the graph (%s)",
-                                  (unsigned long long)j->id, strerror(errno));
+                grovep_errorf(err, errno == ENOMEM ? ENOMEM : EINVAL,
+                              "restore: job %llu does not fit the graph (%s)",
+                              (unsigned long long)j->id, strerror(errno));
                 free(direct);
                 goto out;
             }
@@ -300,9 +295,9 @@ int grove_image_restore_jobs(grove_image_t *im, grove_matcher_t *m, grove_error_
             const struct srec *r = &im->recs[direct[u - im->njobs]];
             if (grove_vertex_allocate(g, r->v, r->job, r->amount, r->start, r->end, r->asked)
                 < 0) {
-                grovep_store_fail(err, errno == ENOMEM ? ENOMEM : EINVAL,
-                                  "restore: vertex %u: the record of job %llu does not fit (%s)",
-                                  r->v, (unsigned long long)r->job, strerror(errno));
+                grovep_errorf(err, errno == ENOMEM ? ENOMEM : EINVAL,
+                              "restore: vertex %u: the record of job %llu does not fit (%s)", r->v,
+                              (unsigned long long)r->job, strerror(errno));
                 free(direct);
                 goto out;
             }
@@ -318,23 +313,23 @@ int grove_image_restore_jobs(grove_image_t *im, grove_matcher_t *m, grove_error_
         if (!grove_graph_has_vertex(g, (grove_vid_t)v))
             continue;
         if (grovep_store_recs_hash(g, (grove_vid_t)v) != im->hrec[v]) {
-            grovep_store_fail(err, EINVAL,
-                              "restore: vertex %zu: its records differ from the saved ones", v);
+            grovep_errorf(err, EINVAL,
+                          "restore: vertex %zu: its records differ from the saved ones", v);
             goto out;
         }
         if (im->hbase
             && grovep_store_base_hash(g, (grove_vid_t)v,
                                       (int)grove_vertex_status(g, (grove_vid_t)v))
                    != im->hbase[v]) {
-            grovep_store_fail(err, EINVAL, "restore: vertex %zu differs from its saved row", v);
+            grovep_errorf(err, EINVAL, "restore: vertex %zu differs from its saved row", v);
             goto out;
         }
     }
     for (size_t i = 0; i < im->njobs; i++) {
         const grove_job_t *j = grove_matcher_job(mm, im->jobs[i].job.id);
         if (!j || grovep_store_job_hash(j) != im->jobs[i].hash) {
-            grovep_store_fail(err, EINVAL, "restore: job %llu differs from its saved row",
-                              (unsigned long long)im->jobs[i].job.id);
+            grovep_errorf(err, EINVAL, "restore: job %llu differs from its saved row",
+                          (unsigned long long)im->jobs[i].job.id);
             goto out;
         }
     }
@@ -354,10 +349,9 @@ int grove_image_restore_acquire(grove_image_t *im, grove_acquire_t *a, grove_err
 {
     grove_error_clear(err);
     if (!im->acquire)
-        return grovep_store_fail(err, ENOENT, "restore: no acquisition state was saved");
+        return grovep_errorf(err, ENOENT, "restore: no acquisition state was saved");
     if (grove_acquire_graph(a) != im->g)
-        return grovep_store_fail(err, EINVAL,
-                                 "restore: the acquisition state is over another graph");
+        return grovep_errorf(err, EINVAL, "restore: the acquisition state is over another graph");
     return grove_acquire_from_json(a, im->acquire, err);
 }
 
@@ -397,13 +391,13 @@ int grove_store_write_file(const char *path, const grove_graph_t *g, const grove
 {
     grove_error_clear(err);
     if (!path || !g || (m && grove_matcher_graph(m) != g) || (a && grove_acquire_graph(a) != g))
-        return grovep_store_fail(err, EINVAL, "state file: bad arguments");
+        return grovep_errorf(err, EINVAL, "state file: bad arguments");
     json_t *doc = grove_jgf_write_json(g, NULL, 0, GROVE_JGF_WITH_STATE);
     json_t *gr = json_object();
     if (!doc || !gr) {
         json_decref(doc);
         json_decref(gr);
-        return grovep_store_fail(err, ENOMEM, "out of memory");
+        return grovep_errorf(err, ENOMEM, "out of memory");
     }
     json_object_set_new(gr, "format", json_integer(GROVE_STORE_FORMAT));
     if (m) {
@@ -416,18 +410,18 @@ int grove_store_write_file(const char *path, const grove_graph_t *g, const grove
     char *text = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(doc);
     if (!text)
-        return grovep_store_fail(err, ENOMEM, "out of memory");
+        return grovep_errorf(err, ENOMEM, "out of memory");
     size_t plen = strlen(path);
     char *tmp = malloc(plen + 16);
     if (!tmp) {
         free(text);
-        return grovep_store_fail(err, ENOMEM, "out of memory");
+        return grovep_errorf(err, ENOMEM, "out of memory");
     }
     snprintf(tmp, plen + 16, "%s.tmpXXXXXX", path);
     int fd = mkstemp(tmp);
     int rc = -1;
     if (fd < 0) {
-        grovep_store_fail(err, errno, "state file %s: %s", path, strerror(errno));
+        grovep_errorf(err, errno, "state file %s: %s", path, strerror(errno));
         goto out;
     }
     size_t n = strlen(text), off = 0;
@@ -444,14 +438,14 @@ int grove_store_write_file(const char *path, const grove_graph_t *g, const grove
         int e = errno;
         close(fd);
         unlink(tmp);
-        grovep_store_fail(err, e, "state file %s: %s", path, strerror(e));
+        grovep_errorf(err, e, "state file %s: %s", path, strerror(e));
         goto out;
     }
     fchmod(fd, 0644);
     if (close(fd) < 0 || rename(tmp, path) < 0) {
         int e = errno;
         unlink(tmp);
-        grovep_store_fail(err, e, "state file %s: %s", path, strerror(e));
+        grovep_errorf(err, e, "state file %s: %s", path, strerror(e));
         goto out;
     }
     rc = 0;
@@ -474,8 +468,8 @@ static int take_file_records(json_t *nodes, grove_image_t *im, grove_error_t *er
         if (!recs)
             continue;
         if (!json_is_array(recs))
-            return grovep_store_fail(
-                err, EINVAL, "%s: nodes[%zu].metadata.grove.records: expected a list", path, i);
+            return grovep_errorf(err, EINVAL,
+                                 "%s: nodes[%zu].metadata.grove.records: expected a list", path, i);
         size_t k;
         json_t *r;
         json_array_foreach(recs, k, r) {
@@ -485,13 +479,13 @@ static int take_file_records(json_t *nodes, grove_image_t *im, grove_error_t *er
                             &start, "end", &end, "exclusive", &asked)
                     < 0
                 || job < 0)
-                return grovep_store_fail(err, EINVAL,
-                                         "%s: nodes[%zu].metadata.grove.records[%zu]: expected "
-                                         "{job, amount, start, end, exclusive}",
-                                         path, i, k);
+                return grovep_errorf(err, EINVAL,
+                                     "%s: nodes[%zu].metadata.grove.records[%zu]: expected "
+                                     "{job, amount, start, end, exclusive}",
+                                     path, i, k);
             struct srec sr = {(grove_vid_t)i, (grove_jobid_t)job, amount, start, end, asked};
             if (grovep_image_add_rec(im, &sr) < 0)
-                return grovep_store_fail(err, ENOMEM, "out of memory");
+                return grovep_errorf(err, ENOMEM, "out of memory");
         }
         json_object_del(gm, "records");
     }
@@ -507,7 +501,7 @@ static int file_record_hashes(grove_image_t *im, grove_error_t *err)
     if (!sum || !cnt) {
         free(sum);
         free(cnt);
-        return grovep_store_fail(err, ENOMEM, "out of memory");
+        return grovep_errorf(err, ENOMEM, "out of memory");
     }
     for (size_t k = 0; k < im->nrecs; k++) {
         const struct srec *r = &im->recs[k];
@@ -527,7 +521,7 @@ static int file_picks(struct sjob *sj, const json_t *picks, const json_t *ids, s
 {
     sj->job.picks = malloc((json_array_size(picks) + 1) * sizeof(*sj->job.picks));
     if (!sj->job.picks)
-        return grovep_store_fail(err, ENOMEM, "out of memory");
+        return grovep_errorf(err, ENOMEM, "out of memory");
     size_t k;
     const json_t *p;
     json_array_foreach(picks, k, p) {
@@ -538,10 +532,10 @@ static int file_picks(struct sjob *sj, const json_t *picks, const json_t *ids, s
         if (json_unpack((json_t *)(uintptr_t)p, "[s,I,b,b,b]", &vid, &amount, &excl, &leaf, &rec)
                 < 0
             || !(v = json_object_get(ids, vid)))
-            return grovep_store_fail(err, EINVAL,
-                                     "%s: grove.jobs[%zu].picks[%zu]: expected [node id, amount, "
-                                     "exclusive, leaf, recorded] naming a node",
-                                     path, i, k);
+            return grovep_errorf(err, EINVAL,
+                                 "%s: grove.jobs[%zu].picks[%zu]: expected [node id, amount, "
+                                 "exclusive, leaf, recorded] naming a node",
+                                 path, i, k);
         sj->job.picks[sj->job.npicks++] = (grove_pick_t){(grove_vid_t)json_integer_value(v),
                                                          amount, excl, leaf, rec};
     }
@@ -570,13 +564,13 @@ static int file_jobs(grove_image_t *im, const json_t *jobs, const json_t *ids,
                 < 0
             || id <= 0 || (!json_is_null(end) && !json_is_integer(end)) || !json_is_array(picks)
             || (strcmp(state, "allocated") && strcmp(state, "reserved")))
-            return grovep_store_fail(err, EINVAL,
-                                     "%s: grove.jobs[%zu]: expected {id, state, start, end, "
-                                     "picks}",
-                                     path, i);
+            return grovep_errorf(err, EINVAL,
+                                 "%s: grove.jobs[%zu]: expected {id, state, start, end, "
+                                 "picks}",
+                                 path, i);
         struct sjob *sj = grovep_image_add_job(im);
         if (!sj)
-            return grovep_store_fail(err, ENOMEM, "out of memory");
+            return grovep_errorf(err, ENOMEM, "out of memory");
         sj->job.id = (grove_jobid_t)id;
         sj->job.state = strcmp(state, "reserved") ? GROVE_JOB_ALLOCATED : GROVE_JOB_RESERVED;
         sj->job.start = start;
@@ -584,7 +578,7 @@ static int file_jobs(grove_image_t *im, const json_t *jobs, const json_t *ids,
         if (file_picks(sj, picks, ids, i, err, path) < 0)
             return -1;
         if (im->njobs > 1 && im->jobs[im->njobs - 2].job.id >= sj->job.id)
-            return grovep_store_fail(err, EINVAL, "%s: grove.jobs[%zu]: ids must ascend", path, i);
+            return grovep_errorf(err, EINVAL, "%s: grove.jobs[%zu]: ids must ascend", path, i);
         sj->hash = grovep_store_job_hash(&sj->job);
     }
     return 0;
@@ -614,7 +608,7 @@ static int file_grove(grove_image_t *im, const json_t *nodes, const json_t *gr,
         im->next_id = (grove_jobid_t)json_integer_value(next);
     const json_t *pol = json_object_get(gr, "policy");
     if (json_is_string(pol) && !(im->policy = strdup(json_string_value(pol))))
-        return grovep_store_fail(err, ENOMEM, "out of memory");
+        return grovep_errorf(err, ENOMEM, "out of memory");
     json_t *acq = json_object_get(gr, "acquire");
     if (json_is_object(acq))
         im->acquire = json_incref(acq);
@@ -628,16 +622,16 @@ grove_image_t *grove_image_read_file(const char *path, grove_error_t *err)
     json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
     if (!doc) {
         if (access(path, R_OK) < 0)
-            grovep_store_fail(err, errno, "%s: %s", path, strerror(errno));
+            grovep_errorf(err, errno, "%s: %s", path, strerror(errno));
         else
-            grovep_store_fail(err, EINVAL, "%s:%d: %s", path, je.line, je.text);
+            grovep_errorf(err, EINVAL, "%s:%d: %s", path, je.line, je.text);
         return NULL;
     }
     grove_image_t *im = NULL;
     json_t *nodes = json_object_get(json_object_get(doc, "graph"), "nodes");
     size_t slots = json_array_size(nodes);
     if (!(im = grovep_image_new(slots))) {
-        grovep_store_fail(err, ENOMEM, "out of memory");
+        grovep_errorf(err, ENOMEM, "out of memory");
         goto fail;
     }
     if (take_file_records(nodes, im, err, path) < 0)
@@ -646,7 +640,7 @@ grove_image_t *grove_image_read_file(const char *path, grove_error_t *err)
     if (!(im->g = grove_jgf_read_json(doc, path, err)))
         goto fail;
     if (grove_graph_vertex_slots(im->g) != slots) {
-        grovep_store_fail(err, EINVAL, "%s: not a JGF graph document", path);
+        grovep_errorf(err, EINVAL, "%s: not a JGF graph document", path);
         goto fail;
     }
     for (size_t v = 0; v < slots; v++) {

@@ -5,6 +5,9 @@
  * look-ups on every vertex created and every name resolved.  Strings are
  * packed into large chunks (no malloc per string); the table stores the
  * symbol per slot and compares through the string array.
+ *
+ * This file must not hold what the symbols mean (types, subsystems, names):
+ * that belongs to the graph.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -5,6 +5,9 @@
  * the hot paths compare integers and each vertex holds 4 bytes per string.
  * Symbols are dense, start at 0 (the empty string) and are never freed while
  * the table lives.
+ *
+ * This header must not hold the layout of the table (intern.c) or what the
+ * symbols mean (graph.h).
  */
 #ifndef GROVE_INTERN_H
 #define GROVE_INTERN_H

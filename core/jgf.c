@@ -746,6 +746,15 @@ static int commit_node(reader_t *r, nrec_t *n)
     return file_paths(r, v);
 }
 
+/* The end of a node or edge element, committed with result rc: drop the
+ * strings it read (back to mark) and count it in *count. */
+static int elem_done(reader_t *r, size_t mark, size_t *count, int rc)
+{
+    r->js.sc.len = mark;
+    (*count)++;
+    return rc;
+}
+
 static int node_elem(grovep_json_t *js, size_t i, const grovep_jval_t *v, void *arg)
 {
     reader_t *r = reader_of(js);
@@ -763,10 +772,7 @@ static int node_elem(grovep_json_t *js, size_t i, const grovep_jval_t *v, void *
     n.meta_pos = n.pos;
     r->nprops = r->ntags = r->ncpaths = 0;
     WANT(grovep_json_object(js, v, node_member, &n), "an object", "nodes[%zu]", i);
-    int rc = commit_node(r, &n);
-    r->js.sc.len = mark;
-    r->nnodes++;
-    return rc;
+    return elem_done(r, mark, &r->nnodes, commit_node(r, &n));
 }
 
 /* ---- edges ----------------------------------------------------------------- */
@@ -951,10 +957,7 @@ static int edge_elem(grovep_json_t *js, size_t i, const grovep_jval_t *v, void *
                 .rel2 = NOOFF};
     e.src_pos = e.dst_pos = e.pos;
     WANT(grovep_json_object(js, v, edge_member, &e), "an object", "edges[%zu]", i);
-    int rc = commit_edge(r, &e);
-    r->js.sc.len = mark;
-    r->nedges++;
-    return rc;
+    return elem_done(r, mark, &r->nedges, commit_edge(r, &e));
 }
 
 /* ---- the graph object ------------------------------------------------------ */
@@ -1287,5 +1290,5 @@ static void *read_text(const char *text, size_t len, const char *source, const v
 
 grove_graph_t *grove_jgf_load(const char *path, grove_error_t *err)
 {
-    return grovep_load_file(path, read_text, NULL, err);
+    return grovep_load_file(path, NULL, read_text, NULL, err);
 }

@@ -46,6 +46,9 @@
  * Errors name the source, the line when known, the place in the document
  * (`nodes[12].metadata.size`, `edges[3]`) and the reason; nothing is left
  * half-built.
+ *
+ * This header must not hold the JSON reader (json_private.h) or anything of
+ * R (rv1.h).
  */
 #ifndef GROVE_JGF_H
 #define GROVE_JGF_H

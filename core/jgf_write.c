@@ -10,6 +10,9 @@
  *
  * This file holds writing only: reading is jgf.c's, JSON syntax for
  * reading json.c's.
+ *
+ * This file must not hold the JGF reader (jgf.c) or anything of R beyond the
+ * JGF object: R documents are written by the R module.
  */
 #include <errno.h>
 #include <jansson.h>

@@ -34,6 +34,10 @@
  *   - V1 per_slot must be 1 (RFC 25 text and schema); node and slot may
  *     carry exclusive; slot children are exactly one core and at most one
  *     gpu (core >= 1, gpu >= 0).
+ *
+ * This file must not hold constraint compilation (constraint.c), count
+ * parsing (range.c) or anything of the matcher: it builds the request tree
+ * and stops there.
  */
 #include <errno.h>
 #include <limits.h>
@@ -46,6 +50,8 @@
 #include <yaml.h>
 
 #include "grove.h"
+#include "error_private.h"
+#include "json_private.h"
 #include "util.h"
 #include "jobspec.h"
 #include "jobspec_private.h"
@@ -141,34 +147,21 @@ void grovep_path_pop(grovep_path_t *p, size_t len)
     }
 }
 
-void grovep_fail(grove_error_t *err, const char *source, int line, const grovep_path_t *p,
-                 const char *fmt, ...)
+int grovep_vfail(grove_error_t *err, const char *source, int line, const grovep_path_t *p,
+                 const char *fmt, va_list ap)
 {
-    char reason[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(reason, sizeof(reason), fmt, ap);
-    va_end(ap);
-    if (p && p->len > 0)
-        grove_error_set(err, source, line, "%s: %s", p->buf, reason);
-    else
-        grove_error_set(err, source, line, "%s", reason);
-    errno = EINVAL;
+    const char *place = p ? p->buf : NULL;
+    return grovep_error_vfail(err, EINVAL, source, line, place, GROVEP_REASON_MAX, fmt, ap);
 }
 
 const char *grovep_typename(const json_t *v)
 {
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "a mapping";
-    case JSON_ARRAY: return "a list";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a real number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    case JSON_NULL: return "null";
-    }
-    return "a value";
+    /* a jobspec may be YAML: its containers are mappings and lists */
+    if (json_is_object(v))
+        return "a mapping";
+    if (json_is_array(v))
+        return "a list";
+    return grovep_json_type_name(v);
 }
 
 /* ==================================================================== */
@@ -234,21 +227,16 @@ static int yfail(yreader_t *r, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static int yfail(yreader_t *r, int line, const char *fmt, ...)
 {
-    char msg[400];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    grovep_error_vfail(r->err, EINVAL, r->source, line, NULL, GROVEP_REASON_MAX, fmt, ap);
     va_end(ap);
-    grove_error_set(r->err, r->source, line, "%s", msg);
-    errno = EINVAL;
     return -1;
 }
 
 static int ynomem(yreader_t *r)
 {
-    grove_error_set(r->err, r->source, 0, "out of memory");
-    errno = ENOMEM;
-    return -1;
+    return grovep_error_nomem(r->err, r->source);
 }
 
 static char *ystrdup(const unsigned char *s)
@@ -811,20 +799,16 @@ static int vfail(vctx_t *c, const json_t *sh, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static int vfail(vctx_t *c, const json_t *sh, const char *fmt, ...)
 {
-    char reason[400];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(reason, sizeof(reason), fmt, ap);
+    grovep_vfail(c->err, c->source, grovep_line(sh), &c->path, fmt, ap);
     va_end(ap);
-    grovep_fail(c->err, c->source, grovep_line(sh), &c->path, "%s", reason);
     return -1;
 }
 
 static int vnomem(vctx_t *c)
 {
-    grove_error_set(c->err, c->source, 0, "out of memory");
-    errno = ENOMEM;
-    return -1;
+    return grovep_error_nomem(c->err, c->source);
 }
 
 static int warn(vctx_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -1707,12 +1691,18 @@ grove_jobspec_t *grove_jobspec_parse(const char *text, size_t len,
     return js;
 }
 
+/* The loader's parser: opts already names the source. */
+static void *read_text(const char *text, size_t len, const char *source, const void *opts,
+                       grove_error_t *err)
+{
+    (void)source;
+    return grove_jobspec_parse(text, len, opts, err);
+}
+
 grove_jobspec_t *grove_jobspec_load(const char *path, const grove_jobspec_opts_t *opts,
                                     grove_error_t *err)
 {
     grove_jobspec_opts_t o = {0, NULL, NULL};
-    char *buf;
-    size_t len;
 
     grove_error_clear(err);
     if (!path) {
@@ -1724,17 +1714,7 @@ grove_jobspec_t *grove_jobspec_load(const char *path, const grove_jobspec_opts_t
         o = *opts;
     if (!o.source)
         o.source = path;
-    if (!(buf = grovep_read_file(path, &len))) {
-        int saved = errno;
-        grove_error_set(err, o.source, 0, "%s", strerror(saved));
-        errno = saved;
-        return NULL;
-    }
-    grove_jobspec_t *js = grove_jobspec_parse(buf, len, &o, err);
-    int saved = errno;
-    free(buf);
-    errno = saved;
-    return js;
+    return grovep_load_file(path, o.source, read_text, &o, err);
 }
 
 grove_jobspec_t *grove_jobspec_from_json(const json_t *doc, const grove_jobspec_opts_t *opts,

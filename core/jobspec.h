@@ -21,6 +21,9 @@
  * syntax errors only), the key path ("resources[0].with[1].count.max") and
  * the reason, in a grove_error_t; errno is EINVAL (bad input), ENOENT
  * (file missing), ENOMEM.
+ *
+ * This header must not hold the reader's internals (jobspec_private.h) or
+ * anything of the matcher (match.h).
  */
 #ifndef GROVE_JOBSPEC_H
 #define GROVE_JOBSPEC_H

@@ -7,10 +7,14 @@
  * array's shadow is [line, shadow0, shadow1, ...]; an object's shadow is
  * [line, {key: shadow, ...}].  A NULL shadow means "no line information"
  * (JSON input) and every lookup then yields line 0.
+ *
+ * It must not hold anything the rest of libgrove should call: that goes
+ * through jobspec.h.
  */
 #ifndef GROVE_JOBSPEC_PRIVATE_H
 #define GROVE_JOBSPEC_PRIVATE_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -46,9 +50,10 @@ size_t grovep_path_key(grovep_path_t *p, const char *key);
 size_t grovep_path_index(grovep_path_t *p, size_t i);
 void grovep_path_pop(grovep_path_t *p, size_t len);
 
-/* Fill err with "SOURCE:LINE: PATH: reason" and set errno = EINVAL. */
-void grovep_fail(grove_error_t *err, const char *source, int line, const grovep_path_t *p,
-                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Fill err with "SOURCE:LINE: PATH: reason" (p may be NULL or empty),
+ * set errno = EINVAL and return -1. */
+int grovep_vfail(grove_error_t *err, const char *source, int line, const grovep_path_t *p,
+                 const char *fmt, va_list ap);
 
 /* A short name for the JSON type of v ("a string", "a list", ...). */
 const char *grovep_typename(const json_t *v);

@@ -8,6 +8,9 @@
  *
  * This file holds JSON only: what a key means belongs to the reader of the
  * format (jgf.c), not here.
+ *
+ * This file must not hold the keys or rules of any format built on JSON
+ * (JGF, R, RFC 28): those belong to their readers and writers.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -15,6 +18,7 @@
 #include <stdlib.h>
 
 #include "grove.h"
+#include "error_private.h"
 #include "json_private.h"
 
 static const char *kind_name(int k)
@@ -59,15 +63,12 @@ static int line_of(const grovep_json_t *js, size_t pos, int *col)
 
 int grovep_json_fail(grovep_json_t *js, size_t pos, const char *fmt, ...)
 {
-    char msg[sizeof(js->err->text)];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
     int col;
     int line = line_of(js, pos, &col);
-    grove_error_set(js->err, js->source, line, "%s", msg);
-    errno = EINVAL;
+    va_list ap;
+    va_start(ap, fmt);
+    grovep_error_vfail(js->err, EINVAL, js->source, line, NULL, sizeof(js->err->text), fmt, ap);
+    va_end(ap);
     return -1;
 }
 
@@ -473,11 +474,10 @@ int grovep_json_skip(grovep_json_t *js, int depth)
 
 /* ---- value accessors (text or jansson) ----------------------------------- */
 
-int grovep_json_kind(grovep_json_t *js, const grovep_jval_t *v)
+/* The kind of a jansson value. */
+static int value_kind(const json_t *j)
 {
-    if (!js->json)
-        return text_kind(js);
-    switch (json_typeof(v->j)) {
+    switch (json_typeof(j)) {
     case JSON_OBJECT: return GROVEP_J_OBJECT;
     case JSON_ARRAY: return GROVEP_J_ARRAY;
     case JSON_STRING: return GROVEP_J_STRING;
@@ -487,6 +487,24 @@ int grovep_json_kind(grovep_json_t *js, const grovep_jval_t *v)
     case JSON_FALSE: return GROVEP_J_FALSE;
     default: return GROVEP_J_NULL;
     }
+}
+
+const char *grovep_json_type_name(const json_t *v)
+{
+    return kind_name(value_kind(v));
+}
+
+json_t *grovep_json_idset(const grove_idset_t *s)
+{
+    char *t = grove_idset_encode(s, GROVE_IDSET_FLAG_RANGE);
+    json_t *j = t ? json_string(t) : NULL;
+    free(t);
+    return j;
+}
+
+int grovep_json_kind(grovep_json_t *js, const grovep_jval_t *v)
+{
+    return js->json ? value_kind(v->j) : text_kind(js);
 }
 
 int grovep_json_type_fail(grovep_json_t *js, const grovep_jval_t *v, const char *what,

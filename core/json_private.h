@@ -11,8 +11,12 @@
  * serves both inputs.  Nothing is built but the strings asked for, so a
  * document of hundreds of megabytes costs no tree.
  *
+ * It also holds the JSON form of Grove's own values that several formats
+ * share (an idset as its range string).
+ *
  * This header must not hold anything that knows a format built on JSON
- * (JGF keys, graphs): that belongs to the reader that uses it.
+ * (JGF keys, R or RFC 28 keys, graphs): that belongs to the reader or
+ * writer that uses it.
  */
 #ifndef GROVE_JSON_PRIVATE_H
 #define GROVE_JSON_PRIVATE_H
@@ -23,6 +27,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "idset.h"
 #include "util.h"
 
 #define GROVEP_JSON_NOPOS SIZE_MAX /* no text position (jansson input) */
@@ -84,6 +89,15 @@ int grovep_json_sysfail(grovep_json_t *js, const char *what);
  * error inside it, which comes first); -1 with EINVAL. */
 int grovep_json_type_fail(grovep_json_t *js, const grovep_jval_t *v, const char *what,
                           const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* What a message calls the type of the jansson value v: "an object",
+ * "an array", "a string", "an integer", "a real number", "a boolean",
+ * "null".  Static. */
+const char *grovep_json_type_name(const json_t *v);
+
+/* The idset s in range form ("0-3,7") as a new JSON string; NULL with
+ * ENOMEM. */
+json_t *grovep_json_idset(const grove_idset_t *s);
 
 /* The GROVEP_J_* kind of v, consuming nothing. */
 int grovep_json_kind(grovep_json_t *js, const grovep_jval_t *v);

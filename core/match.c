@@ -25,6 +25,9 @@
  * Time: a window [start, start + duration).  "Allocate" tries now;
  * "reserve" then tries each later instant at which some job ends, in order,
  * and takes the first that fits.
+ *
+ * This file must not hold placement preferences (policy.c), the pools'
+ * records (pool.c) or the R format: it walks, asks the policy, and records.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -226,14 +229,8 @@ const grove_policy_t *grove_matcher_policy(const grove_matcher_t *m)
 
 static size_t job_pos(const grove_matcher_t *m, grove_jobid_t id)
 {
-    size_t lo = 0, hi = m->njobs;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (m->jobs[mid]->id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo;
+    GROVEP_LOWER_BOUND(lo, m->njobs, mid, m->jobs[mid]->id < id);
     return lo;
 }
 
@@ -280,14 +277,8 @@ int grove_matcher_set_next_id(grove_matcher_t *m, grove_jobid_t id)
 
 static size_t end_pos(const grove_matcher_t *m, int64_t t)
 {
-    size_t lo = 0, hi = m->nends;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (m->ends[mid].t < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo;
+    GROVEP_LOWER_BOUND(lo, m->nends, mid, m->ends[mid].t < t);
     return lo;
 }
 
@@ -1578,14 +1569,8 @@ static int64_t rank_of(const grove_graph_t *g, grove_vid_t v)
 /* Index of pick v in a job's picks (sorted by vertex id), or -1. */
 static long pick_index(const grove_job_t *j, grove_vid_t v)
 {
-    size_t lo = 0, hi = j->npicks;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (j->picks[mid].v < v)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo;
+    GROVEP_LOWER_BOUND(lo, j->npicks, mid, j->picks[mid].v < v);
     return lo < j->npicks && j->picks[lo].v == v ? (long)lo : -1;
 }
 
@@ -1758,14 +1743,8 @@ int grove_matcher_restore(grove_matcher_t *m, const grove_job_t *src)
     for (size_t i = 0; i < j->npicks; i++) {
         for (grove_vid_t a = m->g->parent[j->picks[i].v]; a != GROVEP_NONE && !imp[i];
              a = m->g->parent[a]) {
-            size_t lo = 0, hi = j->npicks;
-            while (lo < hi) {
-                size_t mid = (lo + hi) / 2;
-                if (j->picks[mid].v < a)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
+            size_t lo;
+            GROVEP_LOWER_BOUND(lo, j->npicks, mid, j->picks[mid].v < a);
             if (lo < j->npicks && j->picks[lo].v == a && j->picks[lo].exclusive)
                 imp[i] = 1;
         }

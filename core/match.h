@@ -13,6 +13,9 @@
  * message), ENOMEM, or ECANCELED when a policy hook failed (the policy's
  * message is in the error buffer).  A failed match leaves the graph and the
  * job table exactly as they were.
+ *
+ * This header must not hold the policies (policy.h) or the layout of the job
+ * table.
  */
 #ifndef GROVE_MATCH_H
 #define GROVE_MATCH_H

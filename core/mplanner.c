@@ -252,17 +252,7 @@ int64_t grove_mplanner_add(grove_mplanner_t *mp, int64_t start, int64_t d,
 
 int grove_mplanner_remove(grove_mplanner_t *mp, int64_t id)
 {
-    ptrdiff_t k = grovep_st_find(&mp->st, id);
-    if (k < 0) {
-        errno = ENOENT;
-        return -1;
-    }
-    int64_t s = GROVEP_SPAN_START(&mp->st, k), d = GROVEP_SPAN_DUR(&mp->st, k);
-    const int64_t *held = GROVEP_SPAN_AMT(&mp->st, k);
-    for (size_t i = 0; i < mp->ntypes; i++)
-        grovep_tl_add(&mp->tl[i], s, s + d, -held[i]);
-    grovep_st_remove_at(&mp->st, (size_t)k);
-    return 0;
+    return grovep_span_remove(&mp->st, mp->tl, mp->ntypes, id);
 }
 
 int grove_mplanner_reduce(grove_mplanner_t *mp, int64_t id, const int64_t *counts,

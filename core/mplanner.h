@@ -14,6 +14,9 @@
  * Semantics and errno are those of planner.h, applied per type: a count
  * vector is refused with ENODEV when some count exceeds its type's total,
  * with EBUSY when some type lacks free units, etc.
+ *
+ * This header must not hold the one-quantity planner (planner.h) or the
+ * shared timeline (planner_private.h).
  */
 #ifndef GROVE_MPLANNER_H
 #define GROVE_MPLANNER_H

@@ -71,6 +71,10 @@
  * grow by doubling), and remove and reduce never allocate.  A planner with
  * at most 16 points is one leaf.  Span records sit in a dense array with an
  * open-addressing hash from id to index.
+ *
+ * This file must not hold the several-type planner (mplanner.c) or any
+ * knowledge of graphs or jobs: both build on the timeline and span table
+ * kept here.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -1138,17 +1142,24 @@ int64_t grove_planner_add(grove_planner_t *p, int64_t start, int64_t duration,
     return grovep_st_insert(&p->st, start, duration, &amount);
 }
 
-int grove_planner_remove(grove_planner_t *p, int64_t id)
+int grovep_span_remove(grovep_spantab_t *st, grovep_timeline_t *tl, size_t ntl, int64_t id)
 {
-    ptrdiff_t i = grovep_st_find(&p->st, id);
-    if (i < 0) {
+    ptrdiff_t k = grovep_st_find(st, id);
+    if (k < 0) {
         errno = ENOENT;
         return -1;
     }
-    int64_t s = GROVEP_SPAN_START(&p->st, i), d = GROVEP_SPAN_DUR(&p->st, i);
-    grovep_tl_add(&p->tl, s, s + d, -GROVEP_SPAN_AMT(&p->st, i)[0]);
-    grovep_st_remove_at(&p->st, (size_t)i);
+    int64_t s = GROVEP_SPAN_START(st, k), d = GROVEP_SPAN_DUR(st, k);
+    const int64_t *held = GROVEP_SPAN_AMT(st, k);
+    for (size_t i = 0; i < ntl; i++)
+        grovep_tl_add(&tl[i], s, s + d, -held[i]);
+    grovep_st_remove_at(st, (size_t)k);
     return 0;
+}
+
+int grove_planner_remove(grove_planner_t *p, int64_t id)
+{
+    return grovep_span_remove(&p->st, &p->tl, 1, id);
 }
 
 int64_t grove_planner_reduce(grove_planner_t *p, int64_t id, int64_t amount)

@@ -5,6 +5,9 @@
  * span table maps span ids to (start, duration, k amounts).  Neither knows
  * about totals or horizons: grove_planner_t and grove_mplanner_t validate
  * their arguments and then call these.
+ *
+ * It must not hold anything the rest of libgrove should call: that goes
+ * through planner.h and mplanner.h.
  */
 #ifndef GROVE_PLANNER_PRIVATE_H
 #define GROVE_PLANNER_PRIVATE_H
@@ -113,6 +116,10 @@ int grovep_st_get(const grovep_spantab_t *st, size_t i, int64_t *id, int64_t *st
                   int64_t *dur, int64_t *amt);
 int grovep_st_lookup(const grovep_spantab_t *st, int64_t id, int64_t *start, int64_t *dur,
                      int64_t *amt);
+
+/* Remove span id from st and its amounts from the ntl timelines tl[0..ntl)
+ * (one per amount of the span): 0, or -1 with ENOENT. */
+int grovep_span_remove(grovep_spantab_t *st, grovep_timeline_t *tl, size_t ntl, int64_t id);
 
 /* The horizon [start, end) a planner or multi-planner covers, and the
  * argument checks every query makes against it, in one place so that both

@@ -19,6 +19,9 @@
  * hooks may run in several matchers at once, one per thread), nothing
  * about how the matcher calls them (match.c) or about Lua policies
  * (bindings/l_policy.c).
+ *
+ * This file must not hold the matcher's walk (match.c) or anything of Lua: a
+ * policy answers the matcher's questions and nothing more.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -14,6 +14,9 @@
  * graph order, no pruning beyond availability, score 0).  The built-in
  * policies are C fast paths of the Lua files in policies/; a Lua policy is
  * turned into this struct by the bindings, whose trampolines call Lua.
+ *
+ * This header must not hold the built-in policies' code (policy.c) or the
+ * matcher's walk (match.c).
  */
 #ifndef GROVE_POLICY_H
 #define GROVE_POLICY_H

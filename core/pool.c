@@ -13,20 +13,15 @@
  * held by another job in that window; each ancestor of an allocated pool
  * carries a SHARED annotation per job and window, counting the records below
  * it, so "is this subtree untouched in [s, e)?" is a look at one vertex.
+ *
+ * This file must not hold base data, edges or walks (graph.c, walker.c), nor
+ * availability over time (aggregate.c).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "graph_private.h"
-
-#define VCHECK(g, v, ret)                                                       \
-    do {                                                                        \
-        if (!grovep_alive(g, v)) {                                              \
-            errno = EINVAL;                                                     \
-            return ret;                                                         \
-        }                                                                       \
-    } while (0)
 
 /* ---- properties and tags -------------------------------------------------- */
 
@@ -43,7 +38,7 @@ static const uint32_t *kv_chead(const grove_graph_t *g, grove_vid_t v, bool tags
 static int kv_set(grove_graph_t *g, grove_vid_t v, bool tags, const char *key,
                   const char *value)
 {
-    VCHECK(g, v, -1);
+    GROVEP_VCHECK(g, v, -1);
     if (!key || !key[0] || (!tags && !value)) {
         errno = EINVAL;
         return -1;
@@ -88,7 +83,7 @@ static uint32_t kv_find(const grove_graph_t *g, grove_vid_t v, bool tags, const 
 
 static int kv_remove(grove_graph_t *g, grove_vid_t v, bool tags, const char *key)
 {
-    VCHECK(g, v, -1);
+    GROVEP_VCHECK(g, v, -1);
     grove_sym_t k = key ? grove_intern_lookup(g->strings, key) : GROVE_SYM_NONE;
     uint32_t *link = kv_head(g, v, tags);
     while (k != GROVE_SYM_NONE && *link != GROVEP_NONE) {
@@ -607,7 +602,7 @@ static void unannotate_up(grove_graph_t *g, grove_vid_t v, grove_jobid_t job, in
 int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
                           int64_t amount, int64_t start, int64_t end, bool exclusive)
 {
-    VCHECK(g, v, -1);
+    GROVEP_VCHECK(g, v, -1);
     grovep_vertex_t *x = &g->v[v];
     if (amount <= 0 || amount > x->size || start < 0 || end <= start
         || start >= GROVE_PLANNER_TIME_MAX) {
@@ -716,7 +711,7 @@ busy:
 
 int grove_vertex_free(grove_graph_t *g, grove_vid_t v, grove_jobid_t job, int64_t amount)
 {
-    VCHECK(g, v, -1);
+    GROVEP_VCHECK(g, v, -1);
     bool found = false;
     FOREACH_ALLOC(g, v, i)
     {
@@ -826,7 +821,7 @@ size_t grove_vertex_record_count(const grove_graph_t *g, grove_vid_t v)
 
 int grove_vertex_set_size(grove_graph_t *g, grove_vid_t v, int64_t size)
 {
-    VCHECK(g, v, -1);
+    GROVEP_VCHECK(g, v, -1);
     if (size < 0) {
         errno = EINVAL;
         return -1;

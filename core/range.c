@@ -10,6 +10,9 @@
  * for '*' and at most 6 for '^' (values are bounded by 2^63), and a binary
  * search over the runs of the idset for sets.  No allocation except the
  * idset itself and encode().
+ *
+ * This file must not hold jobspec reading or validation (jobspec.c): it
+ * parses one count and answers the matcher's questions about it.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -27,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error_private.h"
+#include "json_private.h"
 #include "util.h"
 #include "rv1_private.h"
 
@@ -160,14 +162,8 @@ uint32_t *grovep_rv1_canonical_types(const grove_rv1_t *R)
 /* Position of rank in R->r, or where it would go (*found false). */
 static size_t rank_pos(const grove_rv1_t *R, unsigned rank, bool *found)
 {
-    size_t lo = 0, hi = R->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (R->r[mid].rank < rank)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo;
+    GROVEP_LOWER_BOUND(lo, R->n, mid, R->r[mid].rank < rank);
     *found = lo < R->n && R->r[lo].rank == rank;
     return lo;
 }
@@ -400,13 +396,10 @@ struct pctx {
 static int pfail(struct pctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int pfail(struct pctx *x, const char *fmt, ...)
 {
-    char buf[sizeof(x->err->text)];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
+    grovep_error_vfail(x->err, EINVAL, x->source, 0, NULL, sizeof(x->err->text), fmt, ap);
     va_end(ap);
-    grove_error_set(x->err, x->source, 0, "%s", buf);
-    errno = EINVAL;
     return -1;
 }
 
@@ -416,18 +409,10 @@ static int pnomem(void)
     return -1;
 }
 
+/* R's messages say "a real" where other readers say "a real number". */
 static const char *jtype(const json_t *v)
 {
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a real";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    default: return "null";
-    }
+    return json_is_real(v) ? "a real" : grovep_json_type_name(v);
 }
 
 /* Decode an idset string at v (path for messages). */
@@ -812,21 +797,16 @@ grove_rv1_t *grove_rv1_decode(const char *text, size_t len, const char *source,
     return R;
 }
 
+static void *read_text(const char *text, size_t len, const char *source, const void *arg,
+                       grove_error_t *err)
+{
+    (void)arg;
+    return grove_rv1_decode(text, len, source, err);
+}
+
 grove_rv1_t *grove_rv1_load(const char *path, grove_error_t *err)
 {
-    size_t len;
-    char *buf = grovep_read_file(path, &len);
-    if (!buf) {
-        int e = errno;
-        grove_error_set(err, path, 0, "%s", strerror(e));
-        errno = e;
-        return NULL;
-    }
-    grove_rv1_t *R = grove_rv1_decode(buf, len, path, err);
-    int saved = errno;
-    free(buf);
-    errno = saved;
-    return R;
+    return grovep_load_file(path, NULL, read_text, NULL, err);
 }
 
 /* ---- writing ------------------------------------------------------------- */
@@ -866,16 +846,6 @@ static int cmp_group(const void *pa, const void *pb)
     return (a->first->rank > b->first->rank) - (a->first->rank < b->first->rank);
 }
 
-static json_t *idset_json(const grove_idset_t *s)
-{
-    char *t = grove_idset_encode(s, GROVE_IDSET_FLAG_RANGE);
-    if (!t)
-        return NULL;
-    json_t *j = json_string(t);
-    free(t);
-    return j;
-}
-
 /* The children object of one rank, its types in the canonical order
  * (grovep_rv1_canonical_types). */
 static json_t *kids_json(const grove_rv1_t *R, const struct rv1_rank *rk, const uint32_t *order)
@@ -883,7 +853,7 @@ static json_t *kids_json(const grove_rv1_t *R, const struct rv1_rank *rk, const 
     json_t *o = json_object();
     for (size_t t = 0; o && t < R->ntypes; t++) {
         const struct rv1_kid *k = grovep_rv1_kid_find(rk, order[t]);
-        if (k && json_object_set_new(o, R->types[k->type], idset_json(k->ids)) < 0) {
+        if (k && json_object_set_new(o, R->types[k->type], grovep_json_idset(k->ids)) < 0) {
             json_decref(o);
             return NULL;
         }
@@ -917,7 +887,7 @@ static json_t *rlite_json(const grove_rv1_t *R)
     for (size_t i = 0; i < ng; i++) {
         json_t *e = json_object();
         if (!e || json_array_append_new(arr, e) < 0
-            || json_object_set_new(e, "rank", idset_json(gs[i].ranks)) < 0
+            || json_object_set_new(e, "rank", grovep_json_idset(gs[i].ranks)) < 0
             || json_object_set_new(e, "children", kids_json(R, gs[i].first, order)) < 0)
             goto fail;
     }
@@ -1029,7 +999,7 @@ json_t *grove_rv1_to_json(const grove_rv1_t *R, int flags)
             if (put(ex, "properties", pr) < 0)
                 goto fail;
             for (size_t i = 0; i < R->nprops; i++)
-                if (put(pr, R->props[i].name, idset_json(R->props[i].ranks)) < 0)
+                if (put(pr, R->props[i].name, grovep_json_idset(R->props[i].ranks)) < 0)
                     goto fail;
         }
         if (R->has_start && put(ex, "starttime", time_json(R->start, R->start_real)) < 0)

@@ -63,6 +63,8 @@
  * grove_rv1_job_vertices.
  *
  * Errors: NULL or -1 with errno EINVAL (with err filled), ENOENT or ENOMEM.
+ *
+ * This header must not hold the representation of an R (rv1_private.h).
  */
 #ifndef GROVE_RV1_H
 #define GROVE_RV1_H

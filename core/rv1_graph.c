@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error_private.h"
 #include "util.h"
 #include "jgf.h"
 #include "rv1_private.h"
@@ -143,20 +144,6 @@ json_t *grovep_rv1_scheduling_of_rlite(const grove_rv1_t *R)
     return sc;
 }
 
-static int gfail(grove_error_t *err, int e, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int gfail(grove_error_t *err, int e, const char *fmt, ...)
-{
-    char buf[sizeof(err->text)];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
-    va_end(ap);
-    grove_error_set(err, NULL, 0, "%s", buf);
-    errno = e;
-    return -1;
-}
-
 /* What from_marked gathers from the marked vertices before building R. */
 struct gather {
     struct gctx c;
@@ -183,7 +170,8 @@ static int fits_r(struct gather *x, grove_vid_t v, int64_t n, const char *what)
         return 0;
     char label[256];
     vlabel(x->c.g, x->c.cont, v, label, sizeof(label));
-    return gfail(x->err, EINVAL, "%s: %s %lld is too large for R", label, what, (long long)n);
+    return grovep_errorf(x->err, EINVAL, "%s: %s %lld is too large for R", label, what,
+                         (long long)n);
 }
 
 /* Fill x from the vertices marked in mark[], then sort its records. */
@@ -241,16 +229,16 @@ static int add_rank_roots(grove_rv1_t *R, const struct gather *x)
             const char *n1 = grove_vertex_name(g, rr[i - 1].root);
             const char *n2 = grove_vertex_name(g, rr[i].root);
             if (strcmp(n1, n2) != 0)
-                return gfail(x->err, EINVAL, "rank %u is on two vertices named %s and %s",
-                             rr[i].rank, n1, n2);
+                return grovep_errorf(x->err, EINVAL, "rank %u is on two vertices named %s and %s",
+                                     rr[i].rank, n1, n2);
         } else {
             const char *host = grove_vertex_name(g, rr[i].root);
             grove_hostname_t hn;
             if (grove_hostname_parse(host, &hn) < 0) {
                 char label[256];
                 vlabel(g, x->c.cont, rr[i].root, label, sizeof(label));
-                return gfail(x->err, EINVAL, "%s: the name of rank %u is not a host name",
-                             label, rr[i].rank);
+                return grovep_errorf(x->err, EINVAL, "%s: the name of rank %u is not a host name",
+                                     label, rr[i].rank);
             }
             struct rv1_rank *rk = grovep_rv1_rank_append(R, rr[i].rank);
             if (!rk || !(rk->host = strdup(host)))
@@ -299,7 +287,7 @@ static grove_rv1_t *from_marked(const grove_graph_t *g, const uint8_t *mark, int
                                 int64_t end, int flags, grove_error_t *err)
 {
     if (start < 0 || end <= start) {
-        gfail(err, EINVAL, "bad window [%lld, %lld)", (long long)start, (long long)end);
+        grovep_errorf(err, EINVAL, "bad window [%lld, %lld)", (long long)start, (long long)end);
         return NULL;
     }
     struct gather x = {.err = err};
@@ -377,7 +365,7 @@ grove_rv1_t *grove_rv1_from_vertices(const grove_graph_t *g, const grove_vid_t *
     for (size_t i = 0; i < n; i++) {
         if (!grove_graph_has_vertex(g, vids[i])) {
             free(mark);
-            gfail(err, EINVAL, "vertex %u is not in the graph", (unsigned)vids[i]);
+            grovep_errorf(err, EINVAL, "vertex %u is not in the graph", (unsigned)vids[i]);
             return NULL;
         }
         mark[vids[i]] = 1;
@@ -396,8 +384,8 @@ static uint8_t *job_mask(const struct gctx *c, const grove_job_t *job, grove_err
     for (size_t i = 0; i < job->npicks; i++) {
         if (!grove_graph_has_vertex(c->g, job->picks[i].v)) {
             free(mark);
-            gfail(err, EINVAL, "job %llu: vertex %u is not in the graph",
-                  (unsigned long long)job->id, (unsigned)job->picks[i].v);
+            grovep_errorf(err, EINVAL, "job %llu: vertex %u is not in the graph",
+                          (unsigned long long)job->id, (unsigned)job->picks[i].v);
             return NULL;
         }
         mark[job->picks[i].v] = 1;
@@ -724,7 +712,8 @@ static int shard_rank(struct shard *s, const struct rv1_rank *rk)
         nroots++;
     }
     if (nroots == 0)
-        return gfail(s->err, ENOENT, "rank %u: no vertex of the graph has this rank", rk->rank);
+        return grovep_errorf(s->err, ENOENT, "rank %u: no vertex of the graph has this rank",
+                             rk->rank);
 
     int rc = -1;
     grove_idset_t **exist = calloc(rk->nkids ? rk->nkids : 1, sizeof(*exist));
@@ -758,19 +747,19 @@ static int shard_rank(struct shard *s, const struct rv1_rank *rk)
         }
     }
     if (!any_held) {
-        gfail(s->err, EINVAL, "rank %u: job %llu holds nothing there", rk->rank, jobid);
+        grovep_errorf(s->err, EINVAL, "rank %u: job %llu holds nothing there", rk->rank, jobid);
         goto out;
     }
     for (uint32_t k = 0; k < rk->nkids; k++) {
         const char *tn = s->R->types[rk->kids[k].type];
         unsigned id = first_missing(rk->kids[k].ids, exist[k]);
         if (id != GROVE_IDSET_INVALID) {
-            gfail(s->err, ENOENT, "rank %u: no %s %u in the graph", rk->rank, tn, id);
+            grovep_errorf(s->err, ENOENT, "rank %u: no %s %u in the graph", rk->rank, tn, id);
             goto out;
         }
         if ((id = first_missing(rk->kids[k].ids, have[k])) != GROVE_IDSET_INVALID) {
-            gfail(s->err, EINVAL, "rank %u: job %llu does not hold %s %u", rk->rank, jobid, tn,
-                  id);
+            grovep_errorf(s->err, EINVAL, "rank %u: job %llu does not hold %s %u", rk->rank, jobid,
+                          tn, id);
             goto out;
         }
     }

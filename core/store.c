@@ -42,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "error_private.h"
 #include "util.h"
 #include "store_private.h"
 
@@ -159,19 +160,6 @@ static void shadow_free(struct shadow *sh)
     memset(sh, 0, sizeof(*sh));
 }
 
-int grovep_store_fail(grove_error_t *err, int e, const char *fmt, ...)
-{
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->text, sizeof(err->text), fmt, ap);
-        va_end(ap);
-        err->line = 0;
-    }
-    errno = e;
-    return -1;
-}
-
 /* An SQLite failure: EBUSY for a lock, EIO otherwise, with its message. */
 static int sqlfail(grove_store_t *s, grove_error_t *err, const char *what)
 {
@@ -179,7 +167,7 @@ static int sqlfail(grove_store_t *s, grove_error_t *err, const char *what)
     int e = rc == SQLITE_BUSY || rc == SQLITE_LOCKED ? EBUSY
             : rc == SQLITE_NOMEM                     ? ENOMEM
                                                      : EIO;
-    return grovep_store_fail(err, e, "store %s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+    return grovep_errorf(err, e, "store %s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
 }
 
 static int exec(grove_store_t *s, const char *sql, grove_error_t *err)
@@ -253,7 +241,7 @@ static int get_meta_text(grove_store_t *s, const char *key, char **out, grove_er
         const char *t = (const char *)sqlite3_column_text(st, 0);
         if (!(*out = strdup(t ? t : ""))) {
             sqlite3_finalize(st);
-            return grovep_store_fail(err, ENOMEM, "out of memory");
+            return grovep_errorf(err, ENOMEM, "out of memory");
         }
     }
     sqlite3_finalize(st);
@@ -295,8 +283,8 @@ static int shadow_read(grove_store_t *s, struct shadow *sh, grove_error_t *err)
         if (vid < 0 || vid >= (int64_t)GROVE_VID_NONE) {
             sqlite3_finalize(st);
             shadow_free(sh);
-            return grovep_store_fail(err, EINVAL, "store %s: vertex row with id %lld", s->path,
-                                     (long long)vid);
+            return grovep_errorf(err, EINVAL, "store %s: vertex row with id %lld", s->path,
+                                 (long long)vid);
         }
         if (grow_array((void **)&sh->v, &cap, (size_t)vid + 1, sizeof(*sh->v)) < 0)
             goto oom;
@@ -368,7 +356,7 @@ sql:
 oom:
     sqlite3_finalize(st);
     shadow_free(sh);
-    return grovep_store_fail(err, ENOMEM, "out of memory");
+    return grovep_errorf(err, ENOMEM, "out of memory");
 }
 
 /* ---- open and close ------------------------------------------------------------- */
@@ -391,17 +379,17 @@ grove_store_t *grove_store_open(const char *path, int flags, grove_error_t *err)
     if (!path || !*path || (flags & ~(GROVE_STORE_CREATE | GROVE_STORE_READONLY
                                       | GROVE_STORE_NORMAL_SYNC))
         || ((flags & GROVE_STORE_CREATE) && (flags & GROVE_STORE_READONLY))) {
-        grovep_store_fail(err, EINVAL, "store: bad path or flags");
+        grovep_errorf(err, EINVAL, "store: bad path or flags");
         return NULL;
     }
     if (!(flags & GROVE_STORE_CREATE) && access(path, F_OK) < 0) {
-        grovep_store_fail(err, ENOENT, "store %s: no such file", path);
+        grovep_errorf(err, ENOENT, "store %s: no such file", path);
         return NULL;
     }
     grove_store_t *s = calloc(1, sizeof(*s));
     if (!s || !(s->path = strdup(path))) {
         free(s);
-        grovep_store_fail(err, ENOMEM, "out of memory");
+        grovep_errorf(err, ENOMEM, "out of memory");
         return NULL;
     }
     s->readonly = flags & GROVE_STORE_READONLY;
@@ -412,7 +400,7 @@ grove_store_t *grove_store_open(const char *path, int flags, grove_error_t *err)
         if (s->db)
             sqlfail(s, err, "open");
         else
-            grovep_store_fail(err, ENOMEM, "out of memory");
+            grovep_errorf(err, ENOMEM, "out of memory");
         grove_store_close(s);
         return NULL;
     }
@@ -434,15 +422,15 @@ grove_store_t *grove_store_open(const char *path, int flags, grove_error_t *err)
     if (ntables < 0) {
         int rc = sqlite3_errcode(s->db);
         if (rc == SQLITE_NOTADB)
-            grovep_store_fail(err, EINVAL, "store %s: not a database", path);
+            grovep_errorf(err, EINVAL, "store %s: not a database", path);
         else
             sqlfail(s, err, "reading the schema");
         grove_store_close(s);
         return NULL;
     }
     if (ntables > 0 && !has_meta) {
-        grovep_store_fail(err, EINVAL, "store %s: not a Grove store (a database with other tables)",
-                          path);
+        grovep_errorf(err, EINVAL, "store %s: not a Grove store (a database with other tables)",
+                      path);
         grove_store_close(s);
         return NULL;
     }
@@ -457,7 +445,7 @@ grove_store_t *grove_store_open(const char *path, int flags, grove_error_t *err)
             return NULL;
         }
     } else if (!has_meta) {
-        grovep_store_fail(err, EINVAL, "store %s: not a Grove store (empty)", path);
+        grovep_errorf(err, EINVAL, "store %s: not a Grove store (empty)", path);
         grove_store_close(s);
         return NULL;
     }
@@ -468,8 +456,8 @@ grove_store_t *grove_store_open(const char *path, int flags, grove_error_t *err)
         return NULL;
     }
     if (found && format > GROVE_STORE_FORMAT) {
-        grovep_store_fail(err, EINVAL, "store %s: format %lld is newer than this Grove's (%d)",
-                          path, (long long)format, GROVE_STORE_FORMAT);
+        grovep_errorf(err, EINVAL, "store %s: format %lld is newer than this Grove's (%d)", path,
+                      (long long)format, GROVE_STORE_FORMAT);
         grove_store_close(s);
         return NULL;
     }
@@ -669,7 +657,7 @@ static int save_vertices(grove_store_t *s, const grove_graph_t *g, struct shadow
     size_t slots = grove_graph_vertex_slots(g);
     size_t n = slots > s->sh.nv ? slots : s->sh.nv;
     if (!(ns->v = calloc(n ? n : 1, sizeof(*ns->v))))
-        return grovep_store_fail(err, ENOMEM, "out of memory");
+        return grovep_errorf(err, ENOMEM, "out of memory");
     ns->nv = slots;
     static const struct vhash none = {0, 0, 0, 0};
     for (size_t v = 0; v < n; v++) {
@@ -717,7 +705,7 @@ static int save_edges(grove_store_t *s, const grove_graph_t *g, struct shadow *n
     ns->maxpos = full ? 0 : s->sh.maxpos;
     if (!(ns->epos = malloc((n ? n : 1) * sizeof(*ns->epos)))
         || !(ns->eh = calloc(n ? n : 1, sizeof(*ns->eh))))
-        return grovep_store_fail(err, ENOMEM, "out of memory");
+        return grovep_errorf(err, ENOMEM, "out of memory");
     for (size_t e = 0; e < n; e++) {
         ns->epos[e] = e < oldn ? s->sh.epos[e] : -1;
         ns->eh[e] = e < oldn ? s->sh.eh[e] : 0;
@@ -777,7 +765,7 @@ static int save_jobs(grove_store_t *s, const grove_matcher_t *m, struct shadow *
 {
     size_t nj = m ? grove_matcher_job_count(m) : 0;
     if (!(ns->j = malloc((nj ? nj : 1) * sizeof(*ns->j))))
-        return grovep_store_fail(err, ENOMEM, "out of memory");
+        return grovep_errorf(err, ENOMEM, "out of memory");
     ns->nj = nj;
     size_t oldn = full ? 0 : s->sh.nj, i = 0, k = 0;
     while (i < nj || k < oldn) {
@@ -871,15 +859,15 @@ int grove_store_save(grove_store_t *s, const grove_graph_t *g, const grove_match
     if (stp)
         *stp = st;
     if (!s || !g || (flags & ~GROVE_STORE_FULL))
-        return grovep_store_fail(err, EINVAL, "store: bad arguments");
+        return grovep_errorf(err, EINVAL, "store: bad arguments");
     if (s->readonly)
-        return grovep_store_fail(err, EINVAL, "store %s: opened read-only", s->path);
+        return grovep_errorf(err, EINVAL, "store %s: opened read-only", s->path);
     if ((m && grove_matcher_graph(m) != g) || (a && grove_acquire_graph(a) != g))
-        return grovep_store_fail(err, EINVAL,
-                                 "store: the matcher or acquisition state is over another graph");
+        return grovep_errorf(err, EINVAL,
+                             "store: the matcher or acquisition state is over another graph");
     char *atext = NULL;
     if (a && !(atext = acquire_text(a)))
-        return grovep_store_fail(err, ENOMEM, "out of memory");
+        return grovep_errorf(err, ENOMEM, "out of memory");
     struct shadow ns = {0};
     if (exec(s, "BEGIN IMMEDIATE", err) < 0) {
         free(atext);
@@ -1016,8 +1004,7 @@ static int read_meta(struct reader *x)
         grove_error_t e;
         if (grove_graph_set_aggregates(im->g, agg, &e) < 0) {
             free(agg);
-            return grovep_store_fail(x->err, EINVAL, "store %s: meta aggregates: %s", s->path,
-                                     e.text);
+            return grovep_errorf(x->err, EINVAL, "store %s: meta aggregates: %s", s->path, e.text);
         }
     }
     free(agg);
@@ -1031,7 +1018,7 @@ static int read_meta(struct reader *x)
     size_t slots = im->slots ? im->slots : 1;
     if (!(im->hbase = calloc(slots, sizeof(*im->hbase))) || !(x->hp = calloc(slots, sizeof(*x->hp)))
         || !(x->ht = calloc(slots, sizeof(*x->ht))) || !(x->live = calloc(slots, 1)))
-        return grovep_store_fail(x->err, ENOMEM, "out of memory");
+        return grovep_errorf(x->err, ENOMEM, "out of memory");
     return 0;
 }
 
@@ -1043,9 +1030,9 @@ static int vertex_row(struct reader *x, sqlite3_stmt *st)
     size_t n = x->n;
     int64_t vid = sqlite3_column_int64(st, 0);
     if (vid != (int64_t)n || n >= im->slots)
-        return grovep_store_fail(x->err, EINVAL,
-                                 "store %s: vertex rows: expected vertex %zu, found %lld", path, n,
-                                 (long long)vid);
+        return grovep_errorf(x->err, EINVAL,
+                             "store %s: vertex rows: expected vertex %zu, found %lld", path, n,
+                             (long long)vid);
     bool live = sqlite3_column_int(st, 1) != 0;
     x->live[n] = live;
     grove_vertex_info_t info;
@@ -1066,12 +1053,11 @@ static int vertex_row(struct reader *x, sqlite3_stmt *st)
     }
     grove_vid_t v = grove_graph_add_vertex(im->g, &info);
     if (v != (grove_vid_t)n)
-        return grovep_store_fail(x->err, errno == ENOMEM ? ENOMEM : EINVAL,
-                                 "store %s: vertex %zu: cannot add it (%s)", path, n,
-                                 strerror(errno));
+        return grovep_errorf(x->err, errno == ENOMEM ? ENOMEM : EINVAL,
+                             "store %s: vertex %zu: cannot add it (%s)", path, n, strerror(errno));
     if (status < 0 || status >= GROVE_STATUS_COUNT)
-        return grovep_store_fail(x->err, EINVAL, "store %s: vertex %zu: bad status %d", path, n,
-                                 status);
+        return grovep_errorf(x->err, EINVAL, "store %s: vertex %zu: bad status %d", path, n,
+                             status);
     im->status[n] = (uint8_t)status;
     im->hbase[n] = (uint64_t)sqlite3_column_int64(st, 11);
     x->hp[n] = (uint64_t)sqlite3_column_int64(st, 12);
@@ -1079,8 +1065,8 @@ static int vertex_row(struct reader *x, sqlite3_stmt *st)
     im->hrec[n] = (uint64_t)sqlite3_column_int64(st, 14);
     uint64_t want = live ? grovep_store_base_hash(im->g, v, status) : grovep_store_dead_hash();
     if (want != im->hbase[n])
-        return grovep_store_fail(x->err, EINVAL,
-                                 "store %s: vertex %zu: the row does not match its hash", path, n);
+        return grovep_errorf(x->err, EINVAL,
+                             "store %s: vertex %zu: the row does not match its hash", path, n);
     if (!live)
         im->hbase[n] = 0;
     x->n++;
@@ -1091,8 +1077,8 @@ static int vertex_row(struct reader *x, sqlite3_stmt *st)
 static int vertices_done(struct reader *x)
 {
     if (x->n != x->im->slots)
-        return grovep_store_fail(x->err, EINVAL, "store %s: %zu vertex rows for %zu slots",
-                                 x->s->path, x->n, x->im->slots);
+        return grovep_errorf(x->err, EINVAL, "store %s: %zu vertex rows for %zu slots", x->s->path,
+                             x->n, x->im->slots);
     return 0;
 }
 
@@ -1102,16 +1088,15 @@ static int kv_row(struct reader *x, sqlite3_stmt *st, bool tag)
     const char *name = tag ? "tag" : "property";
     int64_t vid = sqlite3_column_int64(st, 0);
     if (vid < 0 || vid >= (int64_t)x->im->slots || !x->live[vid])
-        return grovep_store_fail(x->err, EINVAL, "store %s: a %s of vertex %lld, which is not live",
-                                 x->s->path, name, (long long)vid);
+        return grovep_errorf(x->err, EINVAL, "store %s: a %s of vertex %lld, which is not live",
+                             x->s->path, name, (long long)vid);
     const char *k = col_text(st, 1);
     const char *val = sqlite3_column_type(st, 2) == SQLITE_NULL ? NULL : col_text(st, 2);
     int r = tag ? grove_vertex_tag(x->im->g, (grove_vid_t)vid, k, val)
                 : grove_vertex_set_property(x->im->g, (grove_vid_t)vid, k, val ? val : "");
     if (r < 0)
-        return grovep_store_fail(x->err, errno == ENOMEM ? ENOMEM : EINVAL,
-                                 "store %s: vertex %lld: %s '%s'", x->s->path, (long long)vid, name,
-                                 k);
+        return grovep_errorf(x->err, errno == ENOMEM ? ENOMEM : EINVAL,
+                             "store %s: vertex %lld: %s '%s'", x->s->path, (long long)vid, name, k);
     return 0;
 }
 
@@ -1135,10 +1120,10 @@ static int keyvals_done(struct reader *x)
             continue;
         if (grovep_store_props_hash(g, (grove_vid_t)v) != x->hp[v]
             || grovep_store_tags_hash(g, (grove_vid_t)v) != x->ht[v])
-            return grovep_store_fail(x->err, EINVAL,
-                                     "store %s: vertex %zu: its properties or tags do not match "
-                                     "their hash",
-                                     x->s->path, v);
+            return grovep_errorf(x->err, EINVAL,
+                                 "store %s: vertex %zu: its properties or tags do not match "
+                                 "their hash",
+                                 x->s->path, v);
     }
     return 0;
 }
@@ -1153,9 +1138,8 @@ static int edge_row(struct reader *x, sqlite3_stmt *st)
     int64_t opp = sqlite3_column_type(st, 6) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 6);
     uint64_t h = (uint64_t)sqlite3_column_int64(st, 7);
     if (grovep_store_edge_hash(src, dst, sub, rel, up, opp) != h)
-        return grovep_store_fail(x->err, EINVAL,
-                                 "store %s: edge %lld: the row does not match its hash", x->s->path,
-                                 (long long)pos);
+        return grovep_errorf(x->err, EINVAL, "store %s: edge %lld: the row does not match its hash",
+                             x->s->path, (long long)pos);
     grove_error_t e;
     int64_t n = (int64_t)x->n;
     grove_eid_t eid = src >= 0 && dst >= 0 && src < n && dst < n
@@ -1164,8 +1148,8 @@ static int edge_row(struct reader *x, sqlite3_stmt *st)
                           : GROVE_EID_NONE;
     if (eid == GROVE_EID_NONE
         || grovep_grow((void **)&x->ep, &x->epcap, x->ne + 1, sizeof(*x->ep)) < 0)
-        return grovep_store_fail(x->err, errno == ENOMEM ? ENOMEM : EINVAL,
-                                 "store %s: edge %lld: cannot add it", x->s->path, (long long)pos);
+        return grovep_errorf(x->err, errno == ENOMEM ? ENOMEM : EINVAL,
+                             "store %s: edge %lld: cannot add it", x->s->path, (long long)pos);
     x->ep[x->ne++] = (struct epair){pos, opp, eid, up};
     return 0;
 }
@@ -1179,24 +1163,18 @@ static int edges_done(struct reader *x)
     for (size_t i = 0; i < ne; i++) {
         if (ep[i].opp < 0 || !ep[i].up)
             continue;
-        size_t lo = 0, hi = ne;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (ep[mid].pos < ep[i].opp)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        size_t lo;
+        GROVEP_LOWER_BOUND(lo, ne, mid, ep[mid].pos < ep[i].opp);
         if (lo == ne || ep[lo].pos != ep[i].opp
             || grove_graph_set_opposite(x->im->g, ep[lo].e, ep[i].e) < 0)
-            return grovep_store_fail(x->err, EINVAL, "store %s: edge %lld: bad opposite %lld",
-                                     x->s->path, (long long)ep[i].pos, (long long)ep[i].opp);
+            return grovep_errorf(x->err, EINVAL, "store %s: edge %lld: bad opposite %lld",
+                                 x->s->path, (long long)ep[i].pos, (long long)ep[i].opp);
     }
     for (size_t i = 0; i < ne; i++)
         if (grove_edge_is_up(x->im->g, ep[i].e) != ep[i].up)
-            return grovep_store_fail(x->err, EINVAL,
-                                     "store %s: edge %lld: direction differs from the saved one",
-                                     x->s->path, (long long)ep[i].pos);
+            return grovep_errorf(x->err, EINVAL,
+                                 "store %s: edge %lld: direction differs from the saved one",
+                                 x->s->path, (long long)ep[i].pos);
     return 0;
 }
 
@@ -1206,7 +1184,7 @@ static int drop_dead_slots(struct reader *x)
 {
     for (size_t v = 0; v < x->n; v++)
         if (!x->live[v] && grove_graph_unlink(x->im->g, (grove_vid_t)v, true) < 0)
-            return grovep_store_fail(
+            return grovep_errorf(
                 x->err, EINVAL, "store %s: vertex %zu: cannot remove the dead slot", x->s->path, v);
     grove_graph_set_now(x->im->g, x->now);
     return 0;
@@ -1217,9 +1195,9 @@ static int no_records(struct reader *x, int64_t from, int64_t to)
 {
     for (int64_t v = from; v < to; v++)
         if (x->live[v] && x->im->hrec[v] != grovep_store_recs_fin(0, 0))
-            return grovep_store_fail(x->err, EINVAL,
-                                     "store %s: vertex %lld: its records do not match their hash",
-                                     x->s->path, (long long)v);
+            return grovep_errorf(x->err, EINVAL,
+                                 "store %s: vertex %lld: its records do not match their hash",
+                                 x->s->path, (long long)v);
     return 0;
 }
 
@@ -1241,18 +1219,17 @@ static int read_records(struct reader *x)
         rc = sqlite3_step(st);
         int64_t vid = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -2;
         if (vid != cur && cur >= 0 && grovep_store_recs_fin(sum, cnt) != x->im->hrec[cur]) {
-            grovep_store_fail(x->err, EINVAL,
-                              "store %s: vertex %lld: its records do not match their hash",
-                              x->s->path, (long long)cur);
+            grovep_errorf(x->err, EINVAL,
+                          "store %s: vertex %lld: its records do not match their hash", x->s->path,
+                          (long long)cur);
             goto out;
         }
         if (rc != SQLITE_ROW)
             break;
         if (vid != cur) {
             if (vid < cur || vid >= (int64_t)x->n || !x->live[vid]) {
-                grovep_store_fail(x->err, EINVAL,
-                                  "store %s: records of vertex %lld, which is not live", x->s->path,
-                                  (long long)vid);
+                grovep_errorf(x->err, EINVAL, "store %s: records of vertex %lld, which is not live",
+                              x->s->path, (long long)vid);
                 goto out;
             }
             if (no_records(x, cur + 1, vid) < 0)
@@ -1267,7 +1244,7 @@ static int read_records(struct reader *x)
         sum += grovep_store_rec_hash(rec.job, rec.amount, rec.start, rec.end, rec.asked);
         cnt++;
         if (grovep_image_add_rec(x->im, &rec) < 0) {
-            grovep_store_fail(x->err, ENOMEM, "out of memory");
+            grovep_errorf(x->err, ENOMEM, "out of memory");
             goto out;
         }
     }
@@ -1286,7 +1263,7 @@ static int job_row(struct reader *x, sqlite3_stmt *st)
 {
     struct sjob *j = grovep_image_add_job(x->im);
     if (!j)
-        return grovep_store_fail(x->err, ENOMEM, "out of memory");
+        return grovep_errorf(x->err, ENOMEM, "out of memory");
     j->job.id = (grove_jobid_t)sqlite3_column_int64(st, 0);
     j->job.state = (grove_job_state_t)sqlite3_column_int(st, 1);
     j->job.start = sqlite3_column_int64(st, 2);
@@ -1303,18 +1280,17 @@ static int pick_row(struct reader *x, sqlite3_stmt *st)
         x->job = grovep_image_job(x->im, id);
         x->pickcap = 0;
         if (!x->job)
-            return grovep_store_fail(x->err, EINVAL,
-                                     "store %s: picks of job %llu, which has no row", x->s->path,
-                                     (unsigned long long)id);
+            return grovep_errorf(x->err, EINVAL, "store %s: picks of job %llu, which has no row",
+                                 x->s->path, (unsigned long long)id);
     }
     grove_job_t *j = &x->job->job;
     if (grovep_grow((void **)&j->picks, &x->pickcap, j->npicks + 1, sizeof(*j->picks)) < 0)
-        return grovep_store_fail(x->err, ENOMEM, "out of memory");
+        return grovep_errorf(x->err, ENOMEM, "out of memory");
     int64_t vid = sqlite3_column_int64(st, 2);
     if (vid < 0 || vid >= (int64_t)x->n || !x->live[vid])
-        return grovep_store_fail(x->err, EINVAL,
-                                 "store %s: job %llu picks vertex %lld, which is not live",
-                                 x->s->path, (unsigned long long)id, (long long)vid);
+        return grovep_errorf(x->err, EINVAL,
+                             "store %s: job %llu picks vertex %lld, which is not live", x->s->path,
+                             (unsigned long long)id, (long long)vid);
     j->picks[j->npicks++] = (grove_pick_t){(grove_vid_t)vid, sqlite3_column_int64(st, 3),
                                            sqlite3_column_int(st, 4) != 0,
                                            sqlite3_column_int(st, 5) != 0,
@@ -1328,12 +1304,11 @@ static int jobs_done(struct reader *x)
     grove_image_t *im = x->im;
     for (size_t i = 0; i < im->njobs; i++)
         if (grovep_store_job_hash(&im->jobs[i].job) != im->jobs[i].hash)
-            return grovep_store_fail(x->err, EINVAL,
-                                     "store %s: job %llu: the rows do not match their hash",
-                                     x->s->path, (unsigned long long)im->jobs[i].job.id);
+            return grovep_errorf(x->err, EINVAL,
+                                 "store %s: job %llu: the rows do not match their hash", x->s->path,
+                                 (unsigned long long)im->jobs[i].job.id);
     if (!im->has_jobs && im->njobs)
-        return grovep_store_fail(x->err, EINVAL, "store %s: job rows without a matcher",
-                                 x->s->path);
+        return grovep_errorf(x->err, EINVAL, "store %s: job rows without a matcher", x->s->path);
     return 0;
 }
 
@@ -1342,12 +1317,12 @@ static int acquire_row(struct reader *x, sqlite3_stmt *st)
 {
     const char *text = col_text(st, 0);
     if (grovep_store_text_hash(text) != (uint64_t)sqlite3_column_int64(st, 1))
-        return grovep_store_fail(
-            x->err, EINVAL, "store %s: the acquisition state does not match its hash", x->s->path);
+        return grovep_errorf(x->err, EINVAL,
+                             "store %s: the acquisition state does not match its hash", x->s->path);
     json_error_t je;
     if (!(x->im->acquire = json_loads(text, 0, &je)))
-        return grovep_store_fail(x->err, EINVAL, "store %s: the acquisition state: %s", x->s->path,
-                                 je.text);
+        return grovep_errorf(x->err, EINVAL, "store %s: the acquisition state: %s", x->s->path,
+                             je.text);
     return 0;
 }
 
@@ -1400,7 +1375,7 @@ grove_image_t *grove_store_read(grove_store_t *s, grove_error_t *err)
 {
     grove_error_clear(err);
     if (!s) {
-        grovep_store_fail(err, EINVAL, "store: no store");
+        grovep_errorf(err, EINVAL, "store: no store");
         return NULL;
     }
     if (exec(s, "BEGIN", err) < 0)
@@ -1412,15 +1387,15 @@ grove_image_t *grove_store_read(grove_store_t *s, grove_error_t *err)
         || get_meta_int(s, "slots", &slots, &found, err) < 0)
         goto fail;
     if (gen <= 0) {
-        grovep_store_fail(err, EINVAL, "store %s: nothing was saved", s->path);
+        grovep_errorf(err, EINVAL, "store %s: nothing was saved", s->path);
         goto fail;
     }
     if (slots < 0 || slots >= (int64_t)GROVE_VID_NONE) {
-        grovep_store_fail(err, EINVAL, "store %s: meta slots %lld", s->path, (long long)slots);
+        grovep_errorf(err, EINVAL, "store %s: meta slots %lld", s->path, (long long)slots);
         goto fail;
     }
     if (!(im = grovep_image_new((size_t)slots))) {
-        grovep_store_fail(err, ENOMEM, "out of memory");
+        grovep_errorf(err, ENOMEM, "out of memory");
         goto fail;
     }
     if (read_rows(s, im, err) < 0)
@@ -1448,10 +1423,10 @@ grove_image_t *grove_store_read(grove_store_t *s, grove_error_t *err)
         if (r < 0)
             goto fail;
         if (bad) {
-            grovep_store_fail(err, EINVAL,
-                              "store %s: the %s rows do not match the saved digest (rows were "
-                              "added or deleted)",
-                              s->path, bad);
+            grovep_errorf(err, EINVAL,
+                          "store %s: the %s rows do not match the saved digest (rows were "
+                          "added or deleted)",
+                          s->path, bad);
             goto fail;
         }
     }
@@ -1479,7 +1454,7 @@ int grove_store_load(grove_store_t *s, const grove_match_config_t *cfg, grove_gr
     grove_acquire_t *aa = NULL;
     if (grove_image_has_jobs(im)) {
         if (!(mm = grove_matcher_create(gg, cfg))) {
-            grovep_store_fail(err, ENOMEM, "out of memory");
+            grovep_errorf(err, ENOMEM, "out of memory");
             goto fail;
         }
         const grove_policy_t *p = im->policy ? grove_policy_builtin(im->policy) : NULL;
@@ -1490,7 +1465,7 @@ int grove_store_load(grove_store_t *s, const grove_match_config_t *cfg, grove_gr
         goto fail;
     if (grove_image_has_acquire(im)) {
         if (!(aa = grove_acquire_create(gg, mm, NULL, GROVE_ACQUIRE_AUTO))) {
-            grovep_store_fail(err, ENOMEM, "out of memory");
+            grovep_errorf(err, ENOMEM, "out of memory");
             goto fail;
         }
         if (grove_image_restore_acquire(im, aa, err) < 0)
@@ -1527,7 +1502,7 @@ int grove_store_check(grove_store_t *s, grove_error_t *err)
     }
     const char *res = col_text(st, 0);
     if (strcmp(res, "ok") != 0) {
-        grovep_store_fail(err, EINVAL, "store %s: integrity check: %s", s->path, res);
+        grovep_errorf(err, EINVAL, "store %s: integrity check: %s", s->path, res);
         sqlite3_finalize(st);
         return -1;
     }
@@ -1545,7 +1520,7 @@ int grove_store_check(grove_store_t *s, grove_error_t *err)
     if (r == 0 && im->acquire) {
         grove_acquire_t *a = grove_acquire_create(im->g, NULL, NULL, GROVE_ACQUIRE_AUTO);
         r = a ? grove_acquire_from_json(a, im->acquire, err)
-              : grovep_store_fail(err, ENOMEM, "out of memory");
+              : grovep_errorf(err, ENOMEM, "out of memory");
         grove_acquire_destroy(a);
     }
     int saved = errno;
@@ -1624,18 +1599,16 @@ char *grove_store_changes(grove_store_t *s, int64_t since, grove_error_t *err)
     if (acc && out && del) {
         json_object_set_new(out, "generation", json_integer(s->sh.gen));
         json_object_set_new(out, "full", json_boolean(full));
-        json_object_set_new(out, "vertices",
-                            keys_array(json_object_get(json_object_get(acc, "put"), "vertex")));
-        json_object_set_new(out, "edges",
-                            keys_array(json_object_get(json_object_get(acc, "put"), "edge")));
-        json_object_set_new(out, "jobs",
-                            keys_array(json_object_get(json_object_get(acc, "put"), "job")));
-        json_object_set_new(del, "vertices",
-                            keys_array(json_object_get(json_object_get(acc, "del"), "vertex")));
-        json_object_set_new(del, "edges",
-                            keys_array(json_object_get(json_object_get(acc, "del"), "edge")));
-        json_object_set_new(del, "jobs",
-                            keys_array(json_object_get(json_object_get(acc, "del"), "job")));
+        /* the keys put (in out) and deleted (in del), by kind */
+        static const char *const kinds[][2] = {
+            {"vertices", "vertex"}, {"edges", "edge"}, {"jobs", "job"}};
+        json_t *const side[2] = {out, del};
+        static const char *const op[2] = {"put", "del"};
+        for (int i = 0; i < 2; i++)
+            for (int k = 0; k < 3; k++) {
+                json_t *keys = json_object_get(json_object_get(acc, op[i]), kinds[k][1]);
+                json_object_set_new(side[i], kinds[k][0], keys_array(keys));
+            }
         json_object_set(out, "deleted", del);
         json_object_set_new(out, "acquire", json_boolean(acq));
         json_object_set_new(out, "meta", json_boolean(meta));
@@ -1645,7 +1618,7 @@ char *grove_store_changes(grove_store_t *s, int64_t since, grove_error_t *err)
     json_decref(out);
     json_decref(del);
     if (!text)
-        grovep_store_fail(err, ENOMEM, "out of memory");
+        grovep_errorf(err, ENOMEM, "out of memory");
     return text;
 }
 

@@ -48,6 +48,8 @@
  *
  * Workload: a save after every scheduling decision (a few ms for a change
  * touching tens of vertices), a load at start-up.
+ *
+ * This header must not hold SQL or the store's internals (store_private.h).
  */
 #ifndef GROVE_STORE_H
 #define GROVE_STORE_H

@@ -64,12 +64,6 @@ struct sjob *grovep_image_add_job(grove_image_t *im);
 /* The saved job with this id, or NULL. */
 struct sjob *grovep_image_job(const grove_image_t *im, grove_jobid_t id);
 
-/* ---- errors ------------------------------------------------------------- */
-
-/* Fill err (if not NULL) with the message, set errno to e; returns -1. */
-int grovep_store_fail(grove_error_t *err, int e, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
 /* ---- row hashes (store_hash.c) ------------------------------------------ */
 
 /* Row hashes are never 0 (0 means "no row"). */

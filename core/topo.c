@@ -12,6 +12,9 @@
  * per host, with no hwloc calls and one small scratch array per node, so
  * thousands of nodes cost only the graph's own work.  The mapping is in
  * topo.h.
+ *
+ * This file must not hold graph formats or R: it turns hwloc objects into
+ * vertices of a graph and nothing more.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "error_private.h"
 #include "util.h"
 #include "hostlist.h"
 #include "topo.h"
@@ -64,13 +68,10 @@ static int fail(grove_error_t *err, const char *source, int errnum, const char *
     __attribute__((format(printf, 4, 5)));
 static int fail(grove_error_t *err, const char *source, int errnum, const char *fmt, ...)
 {
-    char msg[400];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    grovep_error_vfail(err, errnum, source, 0, NULL, GROVEP_REASON_MAX, fmt, ap);
     va_end(ap);
-    grove_error_set(err, source, 0, "%s", msg);
-    errno = errnum;
     return -1;
 }
 
@@ -111,31 +112,31 @@ static int64_t device_number(const char *name)
     return strtoll(p, NULL, 10);
 }
 
+/* The object types that map to a kind of size 1 with nothing more. */
+static const struct {
+    hwloc_obj_type_t type;
+    enum kind kind;
+} plain_kinds[] = {
+    {HWLOC_OBJ_MACHINE, K_NODE}, {HWLOC_OBJ_PACKAGE, K_SOCKET}, {HWLOC_OBJ_GROUP, K_GROUP},
+    {HWLOC_OBJ_CORE, K_CORE},    {HWLOC_OBJ_PU, K_PU},
+};
+
 /* Map obj: its kind and fields into o; false when Grove does not map it. */
 static bool map_object(hwloc_obj_t obj, tobj_t *o)
 {
     memset(o, 0, sizeof(*o));
     o->id = obj->logical_index;
     o->size = 1;
+    for (size_t i = 0; i < sizeof(plain_kinds) / sizeof(plain_kinds[0]); i++)
+        if (obj->type == plain_kinds[i].type) {
+            o->kind = plain_kinds[i].kind;
+            snprintf(o->basename, sizeof(o->basename), "%s", kind_type[o->kind]);
+            return true;
+        }
     switch (obj->type) {
-    case HWLOC_OBJ_MACHINE:
-        o->kind = K_NODE;
-        break;
-    case HWLOC_OBJ_PACKAGE:
-        o->kind = K_SOCKET;
-        break;
-    case HWLOC_OBJ_GROUP:
-        o->kind = K_GROUP;
-        break;
     case HWLOC_OBJ_NUMANODE:
         o->kind = K_MEMORY;
         o->size = (int64_t)(obj->attr->numanode.local_memory >> 30);
-        break;
-    case HWLOC_OBJ_CORE:
-        o->kind = K_CORE;
-        break;
-    case HWLOC_OBJ_PU:
-        o->kind = K_PU;
         break;
     case HWLOC_OBJ_L1CACHE:
     case HWLOC_OBJ_L2CACHE:
@@ -318,7 +319,7 @@ grove_topo_t *grove_topo_load_xml(const char *path, grove_error_t *err)
         fail(err, NULL, EINVAL, "no topology path");
         return NULL;
     }
-    return grovep_load_file(path, read_text, NULL, err);
+    return grovep_load_file(path, NULL, read_text, NULL, err);
 }
 
 /* True if the last level of a synthetic description is PUs. */

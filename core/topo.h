@@ -49,6 +49,8 @@
  * topology", "synthetic \"x\": invalid description", a bad hostlist, a
  * block device without a Size when storage is kept), ENOENT and the like
  * for files that cannot be read, ENOMEM.  Nothing is left half-built.
+ *
+ * This header must not hold hwloc types: callers never see hwloc.
  */
 #ifndef GROVE_TOPO_H
 #define GROVE_TOPO_H

@@ -1,6 +1,10 @@
 /* util.c: small helpers shared by the files of libgrove (see util.h):
- * array growth, the string buffer, whole-file reading and loading.  Nothing
- * here knows a file format; such helpers belong to their module. */
+ * array growth, the string buffer, enumeration names, whole-file reading
+ * and loading.
+ *
+ * This file must not hold anything that knows a file format or a Grove
+ * type: such helpers belong to their module.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -94,19 +98,30 @@ char *grovep_read_file(const char *path, size_t *len)
     return buf;
 }
 
-void *grovep_load_file(const char *path, grovep_text_reader_f read, const void *arg,
-                       grove_error_t *err)
+int grovep_name_index(const char *const *names, int n, const char *s)
+{
+    for (int i = 0; s && i < n; i++)
+        if (!strcmp(s, names[i]))
+            return i;
+    errno = EINVAL;
+    return -1;
+}
+
+void *grovep_load_file(const char *path, const char *source, grovep_text_reader_f read,
+                       const void *arg, grove_error_t *err)
 {
     grove_error_clear(err);
+    if (!source)
+        source = path;
     size_t len;
     char *buf = grovep_read_file(path, &len);
     if (!buf) {
         int e = errno;
-        grove_error_set(err, path, 0, "%s", strerror(e));
+        grove_error_set(err, source, 0, "%s", strerror(e));
         errno = e;
         return NULL;
     }
-    void *obj = read(buf, len, path, arg, err);
+    void *obj = read(buf, len, source, arg, err);
     int e = errno;
     free(buf);
     errno = e;

@@ -1,5 +1,11 @@
-/* util.h: small helpers shared by the files of libgrove.  Not public API
- * (not installed). */
+/* util.h: small helpers shared by the files of libgrove: array growth,
+ * the string buffer, binary search, enumeration names, whole-file reading
+ * and loading.  Not public API (not installed).
+ *
+ * This header must not hold anything that knows a file format or a Grove
+ * type (those helpers belong to their module), nor error reporting
+ * (error_private.h).
+ */
 #ifndef GROVE_UTIL_H
 #define GROVE_UTIL_H
 
@@ -81,11 +87,42 @@ char *grovep_read_file(const char *path, size_t *len);
 typedef void *(*grovep_text_reader_f)(const char *text, size_t len, const char *source,
                                       const void *arg, grove_error_t *err);
 
-/* What every grove_*_load does: read the file at path (which also names
- * the source) and parse it with read.  What read returns, or NULL with
- * errno; when the file cannot be read, err says "path: reason". */
-void *grovep_load_file(const char *path, grovep_text_reader_f read, const void *arg,
-                       grove_error_t *err);
+/* What every grove_*_load does: clear err, read the file at path and
+ * parse it with read, naming it source in messages (path when source is
+ * NULL).  What read returns, or NULL with errno; when the file cannot be
+ * read, err says "source: reason". */
+void *grovep_load_file(const char *path, const char *source, grovep_text_reader_f read,
+                       const void *arg, grove_error_t *err);
+
+/* Binary search: set pos (a size_t) to the first index in [0, n) at
+ * which the condition below, an expression of the index variable i,
+ * is false (n if none).  below must hold for a prefix of the indices
+ * and fail for the rest, as "a[i].key < key" does on an array sorted by
+ * key.  A macro so that the comparison is inlined at each search (the
+ * matcher's and the idset's are on hot paths). */
+#define GROVEP_LOWER_BOUND(pos, n, i, below)                                    \
+    do {                                                                        \
+        size_t lo_ = 0, hi_ = (n);                                              \
+        while (lo_ < hi_) {                                                     \
+            size_t i = lo_ + (hi_ - lo_) / 2;                                   \
+            if (below)                                                          \
+                lo_ = i + 1;                                                    \
+            else                                                                \
+                hi_ = i;                                                        \
+        }                                                                       \
+        (pos) = lo_;                                                            \
+    } while (0)
+
+/* The name of value i of an enumeration from its table of n names, or
+ * NULL when i is out of range. */
+static inline const char *grovep_name_of(const char *const *names, unsigned n, unsigned i)
+{
+    return i < n ? names[i] : NULL;
+}
+
+/* The index of name s in the table of n names, or -1 with EINVAL (s NULL
+ * or not in the table). */
+int grovep_name_index(const char *const *names, int n, const char *s);
 
 /* The value of one hexadecimal digit (either case), or -1. */
 static inline int grovep_hexval(int c)

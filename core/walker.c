@@ -7,6 +7,9 @@
  * recursion, so depth is bounded only by memory) and one growing buffer of
  * child ids shared by all frames, so a walk allocates O(depth + fan-out)
  * memory once and nothing per visited vertex.
+ *
+ * This file must not hold the matcher's request-guided walk (match.c) or
+ * anything that changes the graph: its walks only read it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -50,14 +53,8 @@ void grove_accum_reset(grove_accum_t *a)
 int grove_accum_push(grove_accum_t *a, grove_vid_t v, double score)
 {
     /* position after every entry with score >= this one (stable) */
-    size_t lo = 0, hi = a->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (a->score[mid] >= score)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo;
+    GROVEP_LOWER_BOUND(lo, a->n, mid, a->score[mid] >= score);
     if (a->limit && lo >= a->limit)
         return 0; /* not among the best k */
     size_t vcap = a->cap, scap = a->cap; /* parallel arrays: both grow alike */
@@ -213,27 +210,49 @@ out:;
     return rc;
 }
 
+/* ---- what is available now ---------------------------------------------- */
+
+struct avail_walk {
+    int64_t now;
+    grovep_avail_visit_f visit;
+    void *arg;
+};
+
+static int avail_pre(grove_graph_t *g, grove_vid_t v, int depth, void *arg)
+{
+    (void)depth;
+    struct avail_walk *w = arg;
+    int64_t avail = grovep_own_available(g, v, w->now, w->now + 1);
+    if (avail <= 0)
+        return GROVE_WALK_SKIP;
+    w->visit(g, v, avail, w->arg);
+    return GROVE_WALK_CONTINUE;
+}
+
+int grovep_walk_available(const grove_graph_t *g, grove_vid_t v, grovep_avail_visit_f visit,
+                          void *arg)
+{
+    struct avail_walk w = {g->now, visit, arg};
+    grove_walk_hooks_t hooks = {.pre = avail_pre, .arg = &w};
+    /* the walk does not modify the graph; the hooks take it non-const */
+    return grove_graph_walk((grove_graph_t *)(uintptr_t)g, v, g->sym_containment, &hooks, NULL);
+}
+
 /* ---- aggregate ------------------------------------------------------------- */
 
 struct agg {
     int64_t *count; /* [chain_cap] indexed by type symbol */
     grove_sym_t *order;
     size_t norder;
-    int64_t now;
 };
 
-static int agg_pre(grove_graph_t *g, grove_vid_t v, int depth, void *arg)
+static void agg_visit(const grove_graph_t *g, grove_vid_t v, int64_t avail, void *arg)
 {
-    (void)depth;
     struct agg *a = arg;
-    int64_t avail = grovep_own_available(g, v, a->now, a->now + 1);
-    if (avail <= 0)
-        return GROVE_WALK_SKIP;
     grove_sym_t t = g->v[v].type;
     if (a->count[t] == 0)
         a->order[a->norder++] = t;
     a->count[t] += avail;
-    return GROVE_WALK_CONTINUE;
 }
 
 int grove_graph_aggregate(const grove_graph_t *g, grove_vid_t v, grove_aggregate_f cb,
@@ -254,7 +273,6 @@ int grove_graph_aggregate(const grove_graph_t *g, grove_vid_t v, grove_aggregate
     struct agg a = {
         .count = calloc(ntypes, sizeof(int64_t)),
         .order = malloc(ntypes * sizeof(grove_sym_t)),
-        .now = g->now,
     };
     if (!a.count || !a.order) {
         free(a.count);
@@ -262,10 +280,7 @@ int grove_graph_aggregate(const grove_graph_t *g, grove_vid_t v, grove_aggregate
         errno = ENOMEM;
         return -1;
     }
-    grove_walk_hooks_t hooks = {.pre = agg_pre, .arg = &a};
-    /* the walk does not modify the graph; the hooks take it non-const */
-    int rc = grove_graph_walk((grove_graph_t *)(uintptr_t)g, v, g->sym_containment, &hooks,
-                              NULL);
+    int rc = grovep_walk_available(g, v, agg_visit, &a);
     if (rc >= 0)
         for (size_t i = 0; i < a.norder; i++)
             cb(grove_intern_str(g->strings, a.order[i]), a.count[a.order[i]], arg);

@@ -4,6 +4,8 @@
  *
  * Holds the public API of walker.c only; graph.h includes it.  The
  * matcher's own walk is in match.c, not here.
+ *
+ * It must not hold anything of the graph's internals (graph_private.h).
  */
 #ifndef GROVE_WALKER_H
 #define GROVE_WALKER_H

@@ -1,0 +1,44 @@
+/* error_private.h: the one way the files of libgrove fill a grove_error_t
+ * and fail.  Not public API (not installed).
+ *
+ * A failure fills the caller's error (when given) with "SOURCE:LINE:
+ * PLACE: reason", sets errno and returns -1, so that a reader writes
+ * `return grovep_error_fail(...)`.  Readers that carry their source and
+ * error in a context of their own bind it in a small wrapper of
+ * grovep_error_vfail.
+ *
+ * This header must not hold any module's messages or rules for which
+ * errno goes with which failure: those belong to the module.
+ */
+#ifndef GROVE_ERROR_PRIVATE_H
+#define GROVE_ERROR_PRIVATE_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "error.h"
+
+/* The reason of a reader's failure is cut to this many bytes (with the
+ * NUL) before the source, line and place are put in front of it. */
+#define GROVEP_REASON_MAX 400
+
+/* Fill err (if not NULL) with the reason formatted from fmt, cut to cap
+ * bytes (at most the whole message), after "PLACE: " when place is not
+ * NULL or empty, with source and line as grove_error_set puts them; set
+ * errno to e; return -1. */
+int grovep_error_vfail(grove_error_t *err, int e, const char *source, int line, const char *place,
+                       size_t cap, const char *fmt, va_list ap);
+
+/* grovep_error_vfail with no place and the reason cut only by the size
+ * of the message. */
+int grovep_error_fail(grove_error_t *err, int e, const char *source, int line, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/* The same with no source and no line: "reason". */
+int grovep_errorf(grove_error_t *err, int e, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* "SOURCE: out of memory", errno ENOMEM, -1. */
+int grovep_error_nomem(grove_error_t *err, const char *source);
+
+#endif
