@@ -82,11 +82,10 @@ typedef struct grovel_class {
  * row's arg and the module table.  The class's generic functions come
  * first: __tostring (a handle, or describe), __eq (equal), and for a
  * handle close, __gc, __close, copy() (copy) and equal() (equal); then
- * methods (through __index) and meta, which may replace them.  Either may
- * be NULL; c must outlive the Lua state (a static).  Leaves the stack as
- * it found it. */
-void grovel_class_open(lua_State *L, const grovel_class_t *c, const grovel_reg_t *methods,
-                       const grovel_reg_t *meta);
+ * regs (may be NULL), which may replace them: metamethods ("__...") go to
+ * the metatable, methods to __index.  c must outlive the Lua state (a
+ * static).  Leaves the stack as it found it. */
+void grovel_class_open(lua_State *L, const grovel_class_t *c, const grovel_reg_t *regs);
 
 /* Define static void NAME(void *p) that calls FN(p): a core type's destroy
  * as a grovel_class_t's destroy or a box's free function. */

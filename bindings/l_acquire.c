@@ -507,7 +507,7 @@ static const grovel_reg_t methods[] = {
 
 int grovel_open_acquire(lua_State *L)
 {
-    grovel_class_open(L, &acquire_class, methods, NULL);
+    grovel_class_open(L, &acquire_class, methods);
     grovel_setfunc(L, "acquire", l_acquire_new);
     grovel_setfunc(L, "child_resources", l_child_resources);
     grovel_setfunc(L, "acquire_first_response", l_first_response);

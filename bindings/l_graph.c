@@ -1246,10 +1246,6 @@ static const grovel_reg_t graph_methods[] = {
     {"free_job", graph_free_job, 0},
     {"set_aggregates", graph_set_aggregates, 0},
     {"aggregates", graph_aggregates, 0},
-    {NULL, NULL, 0},
-};
-
-static const grovel_reg_t graph_meta[] = {
     {"__len", graph_number, G_VERTEX_COUNT},
     {NULL, NULL, 0},
 };
@@ -1273,7 +1269,7 @@ static const grovel_reg_t edge_methods[] = {
 
 static const grovel_class_t spec_class = {.tname = GROVEL_SPEC};
 
-static const grovel_reg_t box_meta[] = {
+static const grovel_reg_t box_methods[] = {
     {"__gc", box_gc, 0},
     {"__close", box_gc, 0},
     {NULL, NULL, 0},
@@ -1281,10 +1277,10 @@ static const grovel_reg_t box_meta[] = {
 
 int grovel_open_graph(lua_State *L)
 {
-    grovel_class_open(L, &grovel_graph_class, graph_methods, graph_meta);
-    grovel_class_open(L, &edge_class, edge_methods, NULL);
-    grovel_class_open(L, &box_class, NULL, box_meta);
-    grovel_class_open(L, &spec_class, NULL, NULL);
+    grovel_class_open(L, &grovel_graph_class, graph_methods);
+    grovel_class_open(L, &edge_class, edge_methods);
+    grovel_class_open(L, &box_class, box_methods);
+    grovel_class_open(L, &spec_class, NULL);
     grovel_setfunc(L, "graph", l_graph_new);
     return 0;
 }

@@ -246,7 +246,7 @@ static int iter_gc(lua_State *L)
 
 static const grovel_class_t iter_class = {.tname = ITER_MT};
 
-static const grovel_reg_t iter_meta[] = {
+static const grovel_reg_t iter_methods[] = {
     {"__gc", iter_gc, 0},
     {NULL, NULL, 0},
 };
@@ -275,17 +275,13 @@ static const grovel_reg_t methods[] = {
     {"uniq", l_sort, 1},
     {"encode", l_encode, 0},
     {"hosts", l_hosts, 0},
-    {NULL, NULL, 0},
-};
-
-static const grovel_reg_t meta[] = {
     {"__len", l_count, 0},
     {NULL, NULL, 0},
 };
 
 int grovel_open_hostlist(lua_State *L)
 {
-    grovel_class_open(L, &hostlist_class, methods, meta);
+    grovel_class_open(L, &hostlist_class, methods);
     /* Replace the __index table by a function that also serves h[i]. */
     luaL_getmetatable(L, hostlist_class.tname);
     lua_getfield(L, -1, "__index");
@@ -293,7 +289,7 @@ int grovel_open_hostlist(lua_State *L)
     lua_setfield(L, -2, "__index");
     lua_pop(L, 1);
 
-    grovel_class_open(L, &iter_class, NULL, iter_meta);
+    grovel_class_open(L, &iter_class, iter_methods);
 
     grovel_setfunc(L, "hostlist", l_hostlist_new);
     return 0;

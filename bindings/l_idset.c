@@ -304,10 +304,6 @@ static const grovel_reg_t methods[] = {
     {"add", l_op, OP_ADD},
     {"subtract", l_op, OP_SUB},
     {"ids", l_ids, 0},
-    {NULL, NULL, 0},
-};
-
-static const grovel_reg_t meta[] = {
     {"__len", l_count, 0},
     {"__bor", l_op, OPERATOR | OP_UNION},
     {"__band", l_op, OPERATOR | OP_INTER},
@@ -317,7 +313,7 @@ static const grovel_reg_t meta[] = {
 
 int grovel_open_idset(lua_State *L)
 {
-    grovel_class_open(L, &idset_class, methods, meta);
+    grovel_class_open(L, &idset_class, methods);
     grovel_setfunc(L, "idset", l_idset_new);
     return 0;
 }

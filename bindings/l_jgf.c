@@ -129,6 +129,6 @@ int grovel_open_jgf(lua_State *L)
     grovel_setfunc(L, "jgf_decode", l_jgf_decode);
     grovel_setfunc(L, "jgf_load", l_jgf_load);
     grovel_setfunc(L, "jgf_encode", l_jgf_encode);
-    grovel_class_open(L, &grovel_graph_class, graph_methods, NULL);
+    grovel_class_open(L, &grovel_graph_class, graph_methods);
     return 0;
 }

@@ -620,8 +620,8 @@ static const grovel_reg_t c_methods[] = {
 
 int grovel_open_jobspec(lua_State *L)
 {
-    grovel_class_open(L, &jobspec_class, js_methods, NULL);
-    grovel_class_open(L, &constraint_class, c_methods, NULL);
+    grovel_class_open(L, &jobspec_class, js_methods);
+    grovel_class_open(L, &constraint_class, c_methods);
     grovel_setfunc(L, "jobspec_parse", l_jobspec_parse);
     grovel_setfunc(L, "jobspec_load", l_jobspec_load);
     grovel_setfunc(L, "jobspec_from_table", l_jobspec_from_table);

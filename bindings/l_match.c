@@ -509,7 +509,7 @@ static const grovel_reg_t methods[] = {
 
 int grovel_open_match(lua_State *L)
 {
-    grovel_class_open(L, &matcher_class, methods, NULL);
+    grovel_class_open(L, &matcher_class, methods);
     grovel_setfunc(L, "matcher", l_matcher_new);
     return 0;
 }

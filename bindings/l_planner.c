@@ -836,10 +836,10 @@ static const grovel_reg_t mplanner_methods[] = {
 
 int grovel_open_planner(lua_State *L)
 {
-    grovel_class_open(L, &planner_kind.c, common_methods, NULL);
-    grovel_class_open(L, &planner_kind.c, planner_methods, NULL);
-    grovel_class_open(L, &mplanner_kind.c, common_methods, NULL);
-    grovel_class_open(L, &mplanner_kind.c, mplanner_methods, NULL);
+    grovel_class_open(L, &planner_kind.c, common_methods);
+    grovel_class_open(L, &planner_kind.c, planner_methods);
+    grovel_class_open(L, &mplanner_kind.c, common_methods);
+    grovel_class_open(L, &mplanner_kind.c, mplanner_methods);
     grovel_setfunc(L, "planner", l_planner_new);
     grovel_setfunc(L, "mplanner", l_mplanner_new);
     return 0;

@@ -1392,7 +1392,7 @@ static const grovel_reg_t methods[] = {
 
 int grovel_open_policy(lua_State *L)
 {
-    grovel_class_open(L, &policy_class, methods, NULL);
+    grovel_class_open(L, &policy_class, methods);
     grovel_setfunc(L, "policy_load", l_policy_load);
     grovel_setfunc(L, "policy_parse", l_policy_parse);
     return 0;

@@ -533,7 +533,7 @@ static const grovel_reg_t methods[] = {
 
 int grovel_open_rv1(lua_State *L)
 {
-    grovel_class_open(L, &rv1_class, methods, NULL);
+    grovel_class_open(L, &rv1_class, methods);
     grovel_setfunc(L, "rv1_decode", l_decode);
     grovel_setfunc(L, "rv1_load", l_load);
     grovel_setfunc(L, "rv1_from_vertices", l_from_vertices);

@@ -357,7 +357,7 @@ static const grovel_reg_t methods[] = {
 
 int grovel_open_store(lua_State *L)
 {
-    grovel_class_open(L, &store_class, methods, NULL);
+    grovel_class_open(L, &store_class, methods);
     grovel_setfunc(L, "store_open", l_store_open);
     grovel_setfunc(L, "state_read", l_state_read);
     grovel_setfunc(L, "state_write", l_state_write);

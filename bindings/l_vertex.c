@@ -578,8 +578,8 @@ static const grovel_reg_t vertex_methods[] = {
 
 void grovel_vclass_open(lua_State *L, const struct grovel_vclass *c, const grovel_reg_t *more)
 {
-    grovel_class_open(L, &c->c, read_methods, NULL);
-    grovel_class_open(L, &c->c, more, NULL);
+    grovel_class_open(L, &c->c, read_methods);
+    grovel_class_open(L, &c->c, more);
 }
 
 int grovel_open_vertex(lua_State *L)

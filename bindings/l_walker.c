@@ -485,7 +485,7 @@ static const grovel_reg_t graph_methods[] = {
 
 int grovel_open_walker(lua_State *L)
 {
-    grovel_class_open(L, &walker_class, walker_methods, NULL);
-    grovel_class_open(L, &grovel_graph_class, graph_methods, NULL);
+    grovel_class_open(L, &walker_class, walker_methods);
+    grovel_class_open(L, &grovel_graph_class, graph_methods);
     return 0;
 }

@@ -179,14 +179,16 @@ static int handle_copy(lua_State *L)
     return 1;
 }
 
-/* Set the functions of regs (name NULL ends it) on the table at t, each
- * with the upvalues of grovel_class_open. */
-static void set_regs(lua_State *L, int t, const grovel_class_t *c, int module,
+/* Set the functions of regs (name NULL ends it), each with the upvalues of
+ * grovel_class_open: metamethods ("__...") on the metatable at mt, methods
+ * on the table at index. */
+static void set_regs(lua_State *L, int mt, int index, const grovel_class_t *c, int module,
                      const grovel_reg_t *regs)
 {
     for (; regs && regs->name; regs++) {
         if (!regs->fn)
             continue; /* a generic function the class does not have */
+        int t = strncmp(regs->name, "__", 2) ? index : mt;
         lua_pushlightuserdata(L, (void *)(uintptr_t)c); /* read only */
         lua_pushinteger(L, regs->arg);
         lua_pushvalue(L, module);
@@ -195,18 +197,14 @@ static void set_regs(lua_State *L, int t, const grovel_class_t *c, int module,
     }
 }
 
-void grovel_class_open(lua_State *L, const grovel_class_t *c, const grovel_reg_t *methods,
-                       const grovel_reg_t *meta)
+void grovel_class_open(lua_State *L, const grovel_class_t *c, const grovel_reg_t *regs)
 {
     bool handle = c->label != NULL;
-    const grovel_reg_t generic_meta[] = {
+    const grovel_reg_t generic[] = {
         {"__tostring", handle || c->describe ? class_tostring : NULL, 0},
         {"__eq", c->equal ? class_eq : NULL, 0},
         {"__gc", handle ? handle_close : NULL, 0},
         {"__close", handle ? handle_close : NULL, 0},
-        {NULL, NULL, 0},
-    };
-    const grovel_reg_t generic_methods[] = {
         {"close", handle ? handle_close : NULL, 0},
         {"copy", handle && c->copy ? handle_copy : NULL, 0},
         {"equal", handle && c->equal ? handle_equal : NULL, 0},
@@ -220,11 +218,8 @@ void grovel_class_open(lua_State *L, const grovel_class_t *c, const grovel_reg_t
         lua_pushvalue(L, -1);
         lua_setfield(L, -3, "__index");
     }
-    int mt = module + 1, index = module + 2;
-    set_regs(L, mt, c, module, generic_meta);
-    set_regs(L, index, c, module, generic_methods);
-    set_regs(L, mt, c, module, meta);
-    set_regs(L, index, c, module, methods);
+    set_regs(L, module + 1, module + 2, c, module, generic);
+    set_regs(L, module + 1, module + 2, c, module, regs);
     lua_settop(L, module);
 }
 
