@@ -118,6 +118,13 @@ void *grovel_handle_test(lua_State *L, int idx, const grovel_class_t *c);
  * during iteration". */
 void *grovel_handle_alive(lua_State *L, const grovel_handle_t *h, const grovel_class_t *c);
 
+/* ---- option tables ----------------------------------------------------- */
+
+/* Raise unless every key of the table at t is one of names (NULL-ended):
+ * the message is fmt with the key (as tostring gives it), raised through
+ * luaL_argerror on argument arg, or as it is when arg is 0. */
+void grovel_check_keys(lua_State *L, int t, const char *const *names, int arg, const char *fmt);
+
 /* ---- results ---------------------------------------------------------- */
 
 /* Push s, or nil when s is NULL. */

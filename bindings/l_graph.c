@@ -362,17 +362,7 @@ struct grovel_spec *grovel_push_spec(lua_State *L, int idx)
     idx = lua_absindex(L, idx);
     luaL_checktype(L, idx, LUA_TTABLE);
     luaL_checkstack(L, 8, NULL);
-    lua_pushnil(L);
-    while (lua_next(L, idx)) {
-        lua_pop(L, 1);
-        const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-        int i = 0;
-        while (k && spec_fields[i] && strcmp(spec_fields[i], k))
-            i++;
-        if (!k || !spec_fields[i])
-            luaL_argerror(L, idx,
-                          lua_pushfstring(L, "unknown spec field '%s'", luaL_tolstring(L, -1, NULL)));
-    }
+    grovel_check_keys(L, idx, spec_fields, idx, "unknown spec field '%s'");
     size_t np = spec_kv_count(L, idx, "property");
     size_t nt = spec_kv_count(L, idx, "tag");
     struct grovel_spec *s =
@@ -526,17 +516,7 @@ static int graph_add_vertex(lua_State *L)
     struct grovel_graph *gr = grovel_check_mutable(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
     luaL_checkstack(L, 20, NULL);
-    lua_pushnil(L);
-    while (lua_next(L, 2)) {
-        lua_pop(L, 1);
-        const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-        int i = 0;
-        while (k && vertex_fields[i] && strcmp(vertex_fields[i], k))
-            i++;
-        if (!k || !vertex_fields[i])
-            luaL_argerror(L, 2, lua_pushfstring(L, "unknown field '%s'",
-                                                luaL_tolstring(L, -1, NULL)));
-    }
+    grovel_check_keys(L, 2, vertex_fields, 2, "unknown field '%s'");
     grove_vertex_info_t info;
     grove_vertex_info_init(&info);
     info.type = field_string(L, 2, "type"); /* the strings stay on the stack */
@@ -588,15 +568,9 @@ static int graph_add_edge(lua_State *L)
     grove_vid_t dst = grovel_check_vertex_in(L, 3, gr);
     const char *sub = NULL, *rel = NULL;
     if (!lua_isnoneornil(L, 4)) {
+        static const char *const fields[] = {"subsystem", "relation", NULL};
         luaL_checktype(L, 4, LUA_TTABLE);
-        lua_pushnil(L);
-        while (lua_next(L, 4)) {
-            lua_pop(L, 1);
-            const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
-            if (strcmp(k, "subsystem") && strcmp(k, "relation"))
-                luaL_argerror(L, 4, lua_pushfstring(L, "unknown field '%s'",
-                                                    luaL_tolstring(L, -1, NULL)));
-        }
+        grovel_check_keys(L, 4, fields, 4, "unknown field '%s'");
         sub = field_string(L, 4, "subsystem");
         rel = field_string(L, 4, "relation");
         if ((sub && !sub[0]) || (rel && !rel[0]))
@@ -882,16 +856,9 @@ static void check_window(lua_State *L, int idx, const grove_graph_t *g, int64_t 
     *excl = false;
     if (lua_isnoneornil(L, idx))
         return;
+    static const char *const options[] = {"start", "duration", "end", "end_", "exclusive", NULL};
     luaL_checktype(L, idx, LUA_TTABLE);
-    lua_pushnil(L);
-    while (lua_next(L, idx)) {
-        lua_pop(L, 1);
-        const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
-        if (strcmp(k, "start") && strcmp(k, "duration") && strcmp(k, "end")
-            && strcmp(k, "end_") && strcmp(k, "exclusive"))
-            luaL_argerror(L, idx, lua_pushfstring(L, "unknown option '%s'",
-                                                  luaL_tolstring(L, -1, NULL)));
-    }
+    grovel_check_keys(L, idx, options, idx, "unknown option '%s'");
     *start = field_integer(L, idx, "start", *start, 0);
     int64_t dur = field_integer(L, idx, "duration", -1, 1);
     int64_t e1 = field_integer(L, idx, "end", -1, 0);

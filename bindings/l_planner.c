@@ -106,22 +106,6 @@ static int64_t field_int(lua_State *L, int t, const char *k, int required, int64
     return v;
 }
 
-/* Raise unless every key of the table at t is one of names (NULL-ended). */
-static void only_fields(lua_State *L, int t, const char *const *names)
-{
-    lua_pushnil(L);
-    while (lua_next(L, t)) {
-        lua_pop(L, 1);
-        int known = 0;
-        if (lua_type(L, -1) == LUA_TSTRING)
-            for (const char *const *n = names; *n && !known; n++)
-                known = strcmp(lua_tostring(L, -1), *n) == 0;
-        if (!known)
-            luaL_argerror(L, t, lua_pushfstring(L, "unknown field '%s'",
-                                                luaL_tolstring(L, -1, NULL)));
-    }
-}
-
 /* Check start >= 0, horizon >= 1 and the end within the limit. */
 static void check_horizon(lua_State *L, int arg, int64_t start, int64_t horizon)
 {
@@ -661,7 +645,7 @@ static int l_planner_new(lua_State *L)
     int64_t total, horizon, start;
     if (lua_type(L, 1) == LUA_TTABLE) {
         static const char *const names[] = {"total", "horizon", "start", NULL};
-        only_fields(L, 1, names);
+        grovel_check_keys(L, 1, names, 1, "unknown field '%s'");
         total = field_int(L, 1, "total", 1, 0);
         horizon = field_int(L, 1, "horizon", 1, 0);
         start = field_int(L, 1, "start", 0, 0);
@@ -747,7 +731,7 @@ static int l_mplanner_new(lua_State *L)
 {
     static const char *const names[] = {"types", "totals", "horizon", "start", NULL};
     luaL_checktype(L, 1, LUA_TTABLE);
-    only_fields(L, 1, names);
+    grovel_check_keys(L, 1, names, 1, "unknown field '%s'");
     int64_t horizon = field_int(L, 1, "horizon", 1, 0);
     int64_t start = field_int(L, 1, "start", 0, 0);
     check_horizon(L, 1, start, horizon);

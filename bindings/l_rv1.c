@@ -132,23 +132,6 @@ static lua_Integer opt_int(lua_State *L, int t, const char *key, lua_Integer dfl
     return v;
 }
 
-/* Raise on an unknown key in the options table at t. */
-static void check_keys(lua_State *L, int t, const char *const *known)
-{
-    lua_pushnil(L);
-    while (lua_next(L, t)) {
-        lua_pop(L, 1);
-        bool ok = false;
-        if (lua_type(L, -1) == LUA_TSTRING)
-            for (size_t i = 0; known[i]; i++)
-                ok |= strcmp(lua_tostring(L, -1), known[i]) == 0;
-        if (!ok) {
-            lua_pushfstring(L, "unknown option '%s'", luaL_tolstring(L, -1, NULL));
-            lua_error(L);
-        }
-    }
-}
-
 /* core.rv1_from_vertices(graph, {v...} [, opts]) */
 static int l_from_vertices(lua_State *L)
 {
@@ -161,7 +144,7 @@ static int l_from_vertices(lua_State *L)
     bool graph = false;
     if (has_opts) {
         static const char *const known[] = {"start", "end", "nslots", "graph", NULL};
-        check_keys(L, 3, known);
+        grovel_check_keys(L, 3, known, 0, "unknown option '%s'");
         start = opt_int(L, 3, "start", 0);
         end = opt_int(L, 3, "end", GROVE_TIME_MAX);
         nslots = opt_int(L, 3, "nslots", -1);
@@ -202,7 +185,7 @@ static int l_from_graph(lua_State *L)
     if (!lua_isnoneornil(L, 2)) {
         luaL_checktype(L, 2, LUA_TTABLE);
         static const char *const known[] = {"graph", NULL};
-        check_keys(L, 2, known);
+        grovel_check_keys(L, 2, known, 0, "unknown option '%s'");
         graph = opt_bool(L, 2, "graph", NULL);
     }
     grovel_handle_t *u = grovel_new_rv1(L);
@@ -220,7 +203,7 @@ static int l_encode(lua_State *L)
     if (!lua_isnoneornil(L, 2)) {
         luaL_checktype(L, 2, LUA_TTABLE);
         static const char *const known[] = {"graph", "pretty", NULL};
-        check_keys(L, 2, known);
+        grovel_check_keys(L, 2, known, 0, "unknown option '%s'");
         int has_graph;
         bool graph = opt_bool(L, 2, "graph", &has_graph);
         if (has_graph)

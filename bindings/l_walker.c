@@ -285,16 +285,9 @@ static int graph_walker(lua_State *L)
         lua_newtable(L);
         lua_replace(L, 2);
     }
+    static const char *const options[] = {"subsystem", "pre", "order", "post", "limit", NULL};
     luaL_checktype(L, 2, LUA_TTABLE);
-    lua_pushnil(L);
-    while (lua_next(L, 2)) {
-        lua_pop(L, 1);
-        const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
-        if (strcmp(k, "subsystem") && strcmp(k, "pre") && strcmp(k, "order")
-            && strcmp(k, "post") && strcmp(k, "limit"))
-            luaL_argerror(L, 2, lua_pushfstring(L, "unknown option '%s'",
-                                                luaL_tolstring(L, -1, NULL)));
-    }
+    grovel_check_keys(L, 2, options, 2, "unknown option '%s'");
     static const char *const hooks[] = {"pre", "order", "post"};
     for (int i = 0; i < 3; i++) {
         int t = lua_getfield(L, 2, hooks[i]);

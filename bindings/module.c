@@ -67,6 +67,25 @@ void grovel_push_free(lua_State *L, char *s, const char *what)
     free(s);
 }
 
+void grovel_check_keys(lua_State *L, int t, const char *const *names, int arg, const char *fmt)
+{
+    t = lua_absindex(L, t);
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        lua_pop(L, 1);
+        const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        const char *const *n = names;
+        while (k && *n && strcmp(k, *n))
+            n++;
+        if (k && *n)
+            continue;
+        lua_pushfstring(L, fmt, luaL_tolstring(L, -1, NULL));
+        if (arg)
+            luaL_argerror(L, arg, lua_tostring(L, -1));
+        lua_error(L);
+    }
+}
+
 /* ---- classes and handles ------------------------------------------------ */
 
 const grovel_class_t *grovel_upclass(lua_State *L)
