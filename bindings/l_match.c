@@ -254,13 +254,23 @@ static int no_job(lua_State *L, grove_jobid_t id)
     return grovel_fail_errno(L, ENOENT, lua_pushfstring(L, "no job %I", (lua_Integer)id));
 }
 
-static int m_job(lua_State *L)
+/* The job of the matcher at 1 whose id is argument 2, or NULL with nil,
+ * message, "ENOENT" pushed. */
+static const grove_job_t *check_job_arg(lua_State *L)
 {
     struct lmatcher *lm = check_matcher(L, 1);
     grove_jobid_t id = grovel_check_job(L, 2);
     const grove_job_t *j = grove_matcher_job(lm->m, id);
     if (!j)
-        return no_job(L, id);
+        no_job(L, id);
+    return j;
+}
+
+static int m_job(lua_State *L)
+{
+    const grove_job_t *j = check_job_arg(L);
+    if (!j)
+        return 3;
     lua_getiuservalue(L, 1, 1);
     push_job(L, j, lua_gettop(L));
     return 1;
@@ -307,12 +317,10 @@ static int m_jobs(lua_State *L)
  * units summed over the picks (whole vertices count 1, pools their units). */
 static int m_info(lua_State *L)
 {
-    struct lmatcher *lm = check_matcher(L, 1);
-    grove_jobid_t id = grovel_check_job(L, 2);
-    const grove_job_t *j = grove_matcher_job(lm->m, id);
+    const grove_job_t *j = check_job_arg(L);
     if (!j)
-        return no_job(L, id);
-    const grove_graph_t *g = grove_matcher_graph(lm->m);
+        return 3;
+    const grove_graph_t *g = grove_matcher_graph(grovel_check_matcher(L, 1));
     push_job_head(L, j);
     lua_newtable(L);
     for (size_t i = 0; i < j->npicks; i++) {
