@@ -34,10 +34,112 @@ int grovel_fail_errno(lua_State *L, int errnum, const char *msg);
  * an errnum with no name (0: a failure that set no errno). */
 const char *grovel_errno_name(int errnum);
 
-/* Create metatable tname with methods (reachable through __index) and
- * metamethods; leaves nothing on the stack. */
-void grovel_newclass(lua_State *L, const char *tname, const luaL_Reg *methods,
-                     const luaL_Reg *meta);
+/* ---- classes and handles (module.c) ------------------------------------ */
+
+/* A method or metamethod of a class.  One C function may serve several
+ * methods: each gets its own arg (read with grovel_uparg). */
+typedef struct grovel_reg {
+    const char *name;
+    lua_CFunction fn;
+    int arg;
+} grovel_reg_t;
+
+/* A handle: a userdata that owns (or, for a walker, refers to) one object,
+ * NULL once closed.  A class whose userdata holds more begins it with a
+ * grovel_handle_t (or a union of one with its typed pointer). */
+typedef struct grovel_handle {
+    void *p;
+} grovel_handle_t;
+
+/* A class of userdata.  Every class is registered through
+ * grovel_class_open; the fields below label are for handles only. */
+typedef struct grovel_class {
+    const char *tname; /* metatable name: "grove.idset" */
+    /* What the class adds to the generic functions (each may be NULL):
+     * __tostring of an open handle (p its object) or of any userdata of a
+     * class that is no handle (p the userdata), at stack index 1; */
+    void (*describe)(lua_State *L, void *p);
+    /* __eq, and equal() of a handle: two objects, or two userdata of a
+     * class that is no handle. */
+    bool (*equal)(const void *a, const void *b);
+    const char *label;  /* a handle's name in messages ("idset is closed");
+                         * NULL: the class is no handle */
+    const char *closed; /* tostring once closed: "idset (closed)" */
+    size_t size;        /* bytes of the userdata (0: a grovel_handle_t) */
+    int nuv;            /* user values (dropped on close) */
+    void (*destroy)(void *p); /* free the object (NULL: not owned) */
+    /* Raise when the handle ud (at index 1) cannot be closed now. */
+    void (*closable)(lua_State *L, void *ud);
+    void *(*copy)(const void *p); /* copy() of a handle */
+    /* A string-coded set's reader (lhandle.h). */
+    void *(*decode)(const char *s, size_t len, grove_error_t *err);
+} grovel_class_t;
+
+/* Register class c in a grovel_open_NAME function (the module table on
+ * top of the stack), creating its metatable (with __name and an __index
+ * table) or adding to it, so binding files may extend a class whatever
+ * order they are opened in.  Every function gets three upvalues: c, the
+ * row's arg and the module table.  The class's generic functions come
+ * first: __tostring (a handle, or describe), __eq (equal), and for a
+ * handle close, __gc, __close, copy() (copy) and equal() (equal); then
+ * regs (may be NULL), which may replace them: metamethods ("__...") go to
+ * the metatable, methods to __index.  c must outlive the Lua state (a
+ * static).  Leaves the stack as it found it. */
+void grovel_class_open(lua_State *L, const grovel_class_t *c, const grovel_reg_t *regs);
+
+/* Define static void NAME(void *p) that calls FN(p): a core type's destroy
+ * as a grovel_class_t's destroy or a box's free function. */
+#define GROVEL_FREER(NAME, FN)                                                  \
+    static void NAME(void *p)                                                   \
+    {                                                                           \
+        FN(p);                                                                  \
+    }
+
+/* In a function registered by grovel_class_open: its class, its arg, and
+ * the stack index of the module table. */
+const grovel_class_t *grovel_upclass(lua_State *L);
+int grovel_uparg(lua_State *L);
+#define GROVEL_UPMODULE lua_upvalueindex(3)
+
+/* Push a new, closed handle of class c (c->nuv user values, every byte
+ * zero): store the object in its p and the handle owns it.  Creating the
+ * handle before the object means a Lua memory error cannot leak it. */
+grovel_handle_t *grovel_handle_new(lua_State *L, const grovel_class_t *c);
+
+/* The object of the handle at idx; raises on another type ("c->tname
+ * expected") or a closed handle ("LABEL is closed"). */
+void *grovel_handle_check(lua_State *L, int idx, const grovel_class_t *c);
+
+/* The object of the value at idx if it is an open handle of class c, else
+ * NULL; never raises. */
+void *grovel_handle_test(lua_State *L, int idx, const grovel_class_t *c);
+
+/* For an iterator over the handle h: its object, or raises "LABEL closed
+ * during iteration". */
+void *grovel_handle_alive(lua_State *L, const grovel_handle_t *h, const grovel_class_t *c);
+
+/* ---- option tables ----------------------------------------------------- */
+
+/* Raise unless every key of the table at t is one of names (NULL-ended):
+ * the message is fmt with the key (as tostring gives it), raised through
+ * luaL_argerror on argument arg, or as it is when arg is 0. */
+void grovel_check_keys(lua_State *L, int t, const char *const *names, int arg, const char *fmt);
+
+/* ---- results ---------------------------------------------------------- */
+
+/* Push s, or nil when s is NULL. */
+void grovel_push_string(lua_State *L, const char *s);
+
+/* Push the malloc'd string s and free it; raise "out of memory" (prefix
+ * what, when not NULL: "what: out of memory") when s is NULL. */
+void grovel_push_free(lua_State *L, char *s, const char *what);
+
+/* nil, message, code for a failure with errno e, the message from err
+ * when it has one (err may be NULL). */
+int grovel_fail_err(lua_State *L, int e, const grove_error_t *err);
+
+/* true (for "return grovel_ok(L)"). */
+int grovel_ok(lua_State *L);
 
 /* Push a JSON value as Lua values (objects and arrays as tables).  JSON
  * null becomes grove.core.null (a NULL light userdata) when keep_null,
@@ -46,7 +148,8 @@ void grovel_newclass(lua_State *L, const char *tname, const luaL_Reg *methods,
 struct json_t;
 void grovel_push_json(lua_State *L, const struct json_t *v, bool keep_null);
 
-/* Set module[name] = f on the table at the top of the stack. */
+/* Set module[name] = f on the module table at the top of the stack; f gets
+ * the upvalues of grovel_class_open (no class, arg 0, the module). */
 void grovel_setfunc(lua_State *L, const char *name, lua_CFunction f);
 
 /* ---- graph and vertex handles (defined in l_graph.c) ----------------- */
@@ -91,10 +194,9 @@ grove_matcher_t *grovel_check_matcher(lua_State *L, int idx);
 
 /* ---- R (defined in l_rv1.c) ------------------------------------------- */
 
-struct grove_rv1;
-/* Push an empty (closed) R userdata and return its slot: store an R there
- * and the userdata owns it.  The userdata exists before the R is made, so
- * a Lua memory error cannot leak it. */
-struct grove_rv1 **grovel_new_rv1(lua_State *L);
+/* Push an empty (closed) R handle: store an R in its p and the handle owns
+ * it.  The handle exists before the R is made, so a Lua memory error
+ * cannot leak it. */
+grovel_handle_t *grovel_new_rv1(lua_State *L);
 
 #endif

@@ -34,6 +34,10 @@
  * Workload: a few calls per protocol response; the conversions here are
  * small.  The userdata keeps its graph (user value 1) and matcher (user
  * value 2) alive.
+ *
+ * This file holds the acquisition class (a generic handle of grovel.h) and
+ * the Lua -> JSON conversion it and the store share (lacquire.h); it must
+ * not hold the matcher's, R's or the graph's userdata.
  */
 #include <errno.h>
 #include <jansson.h>
@@ -46,13 +50,20 @@
 #include "lgraph.h"
 #include "rv1.h"
 
-struct lacquire {
-    grove_acquire_t *a; /* NULL once closed */
+static void describe(lua_State *L, void *p);
+
+GROVEL_FREER(acquire_destroy, grove_acquire_destroy)
+
+static const grovel_class_t acquire_class = {
+    .tname = GROVEL_ACQUIRE,
+    .describe = describe,
+    .label = "acquisition state",
+    .closed = "grove.acquire (closed)",
+    .nuv = 2,
+    .destroy = acquire_destroy,
 };
 
 /* ---- JSON <-> Lua ------------------------------------------------------------ */
-
-
 
 /* A table is an array when its keys are exactly 1..n, n >= 1. */
 static size_t array_len(lua_State *L, int idx)
@@ -162,60 +173,42 @@ static int probe_matcher(lua_State *L)
 
 grove_acquire_t *grovel_check_acquire(lua_State *L, int idx)
 {
-    struct lacquire *u = luaL_checkudata(L, idx, GROVEL_ACQUIRE);
-    if (!u->a)
-        luaL_argerror(L, idx, "acquisition state is closed");
+    grove_acquire_t *a = grovel_handle_check(L, idx, &acquire_class);
     lua_getiuservalue(L, idx, 1);
     struct grovel_graph *gr = luaL_testudata(L, -1, GROVEL_GRAPH);
     if (!gr || !gr->g)
         luaL_error(L, "the acquisition state's graph is closed");
     lua_pop(L, 1);
-    if (grove_acquire_matcher(u->a)) {
+    if (grove_acquire_matcher(a)) {
         lua_pushcfunction(L, probe_matcher);
         lua_getiuservalue(L, idx, 2);
         if (lua_pcall(L, 1, 0, 0) != LUA_OK)
             luaL_error(L, "the acquisition state's matcher is closed or busy");
     }
-    return u->a;
+    return a;
 }
 
-static int gc(lua_State *L)
-{
-    struct lacquire *u = luaL_checkudata(L, 1, GROVEL_ACQUIRE);
-    grove_acquire_destroy(u->a);
-    u->a = NULL;
-    return 0;
-}
-
-grove_acquire_t **grovel_new_acquire(lua_State *L, int graph_idx, int matcher_idx)
+grovel_handle_t *grovel_new_acquire(lua_State *L, int graph_idx, int matcher_idx)
 {
     graph_idx = lua_absindex(L, graph_idx);
     if (matcher_idx)
         matcher_idx = lua_absindex(L, matcher_idx);
-    struct lacquire *u = lua_newuserdatauv(L, sizeof(*u), 2);
-    u->a = NULL;
-    luaL_setmetatable(L, GROVEL_ACQUIRE);
+    grovel_handle_t *h = grovel_handle_new(L, &acquire_class);
     lua_pushvalue(L, graph_idx);
     lua_setiuservalue(L, -2, 1);
     if (matcher_idx) {
         lua_pushvalue(L, matcher_idx);
         lua_setiuservalue(L, -2, 2);
     }
-    return &u->a;
-}
-
-static int fail_err(lua_State *L, int e, const grove_error_t *err)
-{
-    return grovel_fail_errno(L, e, err && err->text[0] ? err->text : NULL);
+    return h;
 }
 
 /* true, or the failure (rc < 0) with errno e and the message in err. */
 static int done(lua_State *L, int rc, int e, const grove_error_t *err)
 {
     if (rc < 0)
-        return fail_err(L, e, err);
-    lua_pushboolean(L, 1);
-    return 1;
+        return grovel_fail_err(L, e, err);
+    return grovel_ok(L);
 }
 
 static const char *const proto_opts[] = {"auto", "v1", "current", NULL};
@@ -255,8 +248,8 @@ static int l_acquire_new(lua_State *L)
             lua_pop(L, 1);
         }
     }
-    grove_acquire_t **slot = grovel_new_acquire(L, 1, mi);
-    if (!(*slot = grove_acquire_create(gr->g, m, group, proto)))
+    grovel_handle_t *h = grovel_new_acquire(L, 1, mi);
+    if (!(h->p = grove_acquire_create(gr->g, m, group, proto)))
         return grovel_fail_errno(L, errno, "cannot create an acquisition state");
     return 1;
 }
@@ -300,7 +293,7 @@ static int l_apply(lua_State *L)
         return luaL_typeerror(L, 2, "JSON text or table");
     }
     if (rc < 0)
-        return fail_err(L, errno, &err);
+        return grovel_fail_err(L, errno, &err);
     return push_events(L, ev);
 }
 
@@ -321,37 +314,21 @@ static grove_idset_t *check_ids(lua_State *L, int idx, grove_error_t *err)
     return grove_idset_decode(text, err);
 }
 
-static int admin(lua_State *L, bool drain, bool on)
+enum { ADMIN_ON = 1, ADMIN_DRAIN = 2 };
+
+/* drain, undrain, exclude, include: the arg says which (ADMIN_*). */
+static int l_admin(lua_State *L)
 {
+    bool drain = grovel_uparg(L) & ADMIN_DRAIN, on = grovel_uparg(L) & ADMIN_ON;
     grove_acquire_t *a = grovel_check_acquire(L, 1);
     grove_error_t err = {{0}, 0};
     grove_idset_t *t = check_ids(L, 2, &err);
     if (!t)
-        return fail_err(L, errno == ENOMEM ? ENOMEM : EINVAL, &err);
+        return grovel_fail_err(L, errno == ENOMEM ? ENOMEM : EINVAL, &err);
     int rc = drain ? grove_acquire_drain(a, t, on, &err) : grove_acquire_exclude(a, t, on, &err);
     int e = errno;
     grove_idset_destroy(t);
     return done(L, rc, e, &err);
-}
-
-static int l_drain(lua_State *L)
-{
-    return admin(L, true, true);
-}
-
-static int l_undrain(lua_State *L)
-{
-    return admin(L, true, false);
-}
-
-static int l_exclude(lua_State *L)
-{
-    return admin(L, false, true);
-}
-
-static int l_include(lua_State *L)
-{
-    return admin(L, false, false);
 }
 
 static const char *const set_opts[] = {"acquired", "up",      "down",    "drained", "excluded",
@@ -361,12 +338,9 @@ static int l_targets(lua_State *L)
 {
     grove_acquire_t *a = grovel_check_acquire(L, 1);
     int s = luaL_checkoption(L, 2, NULL, set_opts);
-    char *t = grove_idset_encode(grove_acquire_targets(a, (grove_acquire_set_t)s),
-                                 GROVE_IDSET_FLAG_RANGE);
-    if (!t)
-        return luaL_error(L, "out of memory");
-    lua_pushstring(L, t);
-    free(t);
+    grovel_push_free(L, grove_idset_encode(grove_acquire_targets(a, (grove_acquire_set_t)s),
+                                           GROVE_IDSET_FLAG_RANGE),
+                     NULL);
     return 1;
 }
 
@@ -405,7 +379,7 @@ static int l_jobs_on(lua_State *L)
     grove_error_t err = {{0}, 0};
     grove_idset_t *t = check_ids(L, 2, &err);
     if (!t)
-        return fail_err(L, errno == ENOMEM ? ENOMEM : EINVAL, &err);
+        return grovel_fail_err(L, errno == ENOMEM ? ENOMEM : EINVAL, &err);
     grove_jobid_t *jobs = NULL;
     size_t n = 0;
     int rc = grove_acquire_jobs_on(a, t, &jobs, &n);
@@ -424,75 +398,55 @@ static int l_jobs_on(lua_State *L)
 static int l_disconnect(lua_State *L)
 {
     grove_acquire_disconnect(grovel_check_acquire(L, 1));
-    lua_pushboolean(L, 1);
-    return 1;
+    return grovel_ok(L);
 }
 
-static int l_protocol(lua_State *L)
-{
-    lua_pushstring(L, grove_acquire_protocol_name(grove_acquire_protocol(grovel_check_acquire(L, 1))));
-    return 1;
-}
+enum { F_PROTOCOL, F_GROUP, F_STARTED, F_EXPIRATION, F_FAILURE };
 
-static int l_group(lua_State *L)
+/* protocol(), group(), started(), expiration(), failure(): the arg says
+ * which (F_*). */
+static int l_field(lua_State *L)
 {
-    lua_pushstring(L, grove_acquire_group(grovel_check_acquire(L, 1)));
-    return 1;
-}
-
-static int l_started(lua_State *L)
-{
-    lua_pushboolean(L, grove_acquire_started(grovel_check_acquire(L, 1)));
-    return 1;
-}
-
-static int l_expiration(lua_State *L)
-{
-    lua_pushnumber(L, grove_acquire_expiration(grovel_check_acquire(L, 1)));
-    return 1;
-}
-
-static int l_failure(lua_State *L)
-{
-    const char *f = grove_acquire_failure(grovel_check_acquire(L, 1));
-    if (f)
-        lua_pushstring(L, f);
-    else
-        lua_pushnil(L);
-    return 1;
-}
-
-static int l_graph(lua_State *L)
-{
-    grovel_check_acquire(L, 1);
-    lua_getiuservalue(L, 1, 1);
-    return 1;
-}
-
-static int l_matcher(lua_State *L)
-{
-    grovel_check_acquire(L, 1);
-    lua_getiuservalue(L, 1, 2);
-    return 1;
-}
-
-static int l_tostring(lua_State *L)
-{
-    struct lacquire *u = luaL_checkudata(L, 1, GROVEL_ACQUIRE);
-    if (!u->a) {
-        lua_pushliteral(L, "grove.acquire (closed)");
-        return 1;
+    grove_acquire_t *a = grovel_check_acquire(L, 1);
+    switch (grovel_uparg(L)) {
+    case F_PROTOCOL:
+        lua_pushstring(L, grove_acquire_protocol_name(grove_acquire_protocol(a)));
+        break;
+    case F_GROUP:
+        lua_pushstring(L, grove_acquire_group(a));
+        break;
+    case F_STARTED:
+        lua_pushboolean(L, grove_acquire_started(a));
+        break;
+    case F_EXPIRATION:
+        lua_pushnumber(L, grove_acquire_expiration(a));
+        break;
+    default:
+        grovel_push_string(L, grove_acquire_failure(a));
+        break;
     }
-    char *acq = grove_idset_encode(grove_acquire_targets(u->a, GROVE_TARGETS_ACQUIRED),
+    return 1;
+}
+
+/* graph() and matcher(): the user value the arg names. */
+static int l_uservalue(lua_State *L)
+{
+    grovel_check_acquire(L, 1);
+    lua_getiuservalue(L, 1, grovel_uparg(L));
+    return 1;
+}
+
+static void describe(lua_State *L, void *p)
+{
+    char *acq = grove_idset_encode(grove_acquire_targets(p, GROVE_TARGETS_ACQUIRED),
                                    GROVE_IDSET_FLAG_RANGE);
-    char *up = grove_idset_encode(grove_acquire_targets(u->a, GROVE_TARGETS_USABLE),
+    char *up = grove_idset_encode(grove_acquire_targets(p, GROVE_TARGETS_USABLE),
                                   GROVE_IDSET_FLAG_RANGE);
     lua_pushfstring(L, "grove.acquire (%s, targets %s, usable %s)",
-                    grove_acquire_protocol_name(grove_acquire_protocol(u->a)),
-                    acq ? acq : "?", up ? up : "?");
+                    grove_acquire_protocol_name(grove_acquire_protocol(p)), acq ? acq : "?",
+                    up ? up : "?");
     free(acq);
     free(up);
-    return 1;
 }
 
 /* ---- child instances --------------------------------------------------------------- */
@@ -504,10 +458,10 @@ static int l_child_resources(lua_State *L)
     const grove_job_t *job = grove_matcher_job(m, id);
     if (!job)
         return grovel_fail_errno(L, ENOENT, lua_pushfstring(L, "no job %I", (lua_Integer)id));
-    struct grove_rv1 **slot = grovel_new_rv1(L);
+    grovel_handle_t *h = grovel_new_rv1(L);
     grove_error_t err = {{0}, 0};
-    if (!(*slot = grove_acquire_child_resources(grove_matcher_graph(m), job, &err)))
-        return fail_err(L, errno, &err);
+    if (!(h->p = grove_acquire_child_resources(grove_matcher_graph(m), job, &err)))
+        return grovel_fail_err(L, errno, &err);
     return 1;
 }
 
@@ -519,7 +473,7 @@ static int l_first_response(lua_State *L)
     grove_error_t err = {{0}, 0};
     grove_rv1_t *R = grove_rv1_decode(text, n, "R", &err);
     if (!R)
-        return fail_err(L, errno, &err);
+        return grovel_fail_err(L, errno, &err);
     char *resp = grove_acquire_first_response(R);
     grove_rv1_destroy(R);
     if (!resp)
@@ -529,37 +483,31 @@ static int l_first_response(lua_State *L)
     return 1;
 }
 
+static const grovel_reg_t methods[] = {
+    {"apply", l_apply, 0},
+    {"update", l_update, 0},
+    {"drain", l_admin, ADMIN_DRAIN | ADMIN_ON},
+    {"undrain", l_admin, ADMIN_DRAIN},
+    {"exclude", l_admin, ADMIN_ON},
+    {"include", l_admin, 0},
+    {"targets", l_targets, 0},
+    {"state", l_state, 0},
+    {"set_state", l_set_state, 0},
+    {"jobs_on", l_jobs_on, 0},
+    {"disconnect", l_disconnect, 0},
+    {"protocol", l_field, F_PROTOCOL},
+    {"group", l_field, F_GROUP},
+    {"started", l_field, F_STARTED},
+    {"expiration", l_field, F_EXPIRATION},
+    {"failure", l_field, F_FAILURE},
+    {"graph", l_uservalue, 1},
+    {"matcher", l_uservalue, 2},
+    {NULL, NULL, 0},
+};
+
 int grovel_open_acquire(lua_State *L)
 {
-    static const luaL_Reg methods[] = {
-        {"apply", l_apply},
-        {"update", l_update},
-        {"drain", l_drain},
-        {"undrain", l_undrain},
-        {"exclude", l_exclude},
-        {"include", l_include},
-        {"targets", l_targets},
-        {"state", l_state},
-        {"set_state", l_set_state},
-        {"jobs_on", l_jobs_on},
-        {"disconnect", l_disconnect},
-        {"protocol", l_protocol},
-        {"group", l_group},
-        {"started", l_started},
-        {"expiration", l_expiration},
-        {"failure", l_failure},
-        {"graph", l_graph},
-        {"matcher", l_matcher},
-        {"close", gc},
-        {NULL, NULL},
-    };
-    static const luaL_Reg meta[] = {
-        {"__gc", gc},
-        {"__close", gc},
-        {"__tostring", l_tostring},
-        {NULL, NULL},
-    };
-    grovel_newclass(L, GROVEL_ACQUIRE, methods, meta);
+    grovel_class_open(L, &acquire_class, methods);
     grovel_setfunc(L, "acquire", l_acquire_new);
     grovel_setfunc(L, "child_resources", l_child_resources);
     grovel_setfunc(L, "acquire_first_response", l_first_response);

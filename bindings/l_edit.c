@@ -30,6 +30,9 @@
  * The module is linked with -ledit (both core.so and the grove executable);
  * loaded into an interpreter that already carries a readline library, the
  * names bind to that one, which offers the same interface.
+ *
+ * This file holds only the grove.core.edit functions and the editing
+ * library's global state; it defines no userdata.
  */
 #include <errno.h>
 #include <signal.h>
@@ -156,17 +159,21 @@ static int e_add_history(lua_State *L)
     return 0;
 }
 
+/* true, or nil, "PATH: reason", code for a history call on path that
+ * returned rc (an errno when positive; else errno, else dflt). */
+static int history_result(lua_State *L, const char *path, int rc, int dflt)
+{
+    if (rc == 0)
+        return grovel_ok(L);
+    int e = rc > 0 ? rc : errno ? errno : dflt;
+    return grovel_fail_errno(L, e, lua_pushfstring(L, "%s: %s", path, strerror(e)));
+}
+
 static int e_read_history(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
     errno = 0;
-    int rc = read_history(path);
-    if (rc != 0) {
-        int e = rc > 0 ? rc : errno ? errno : ENOENT;
-        return grovel_fail_errno(L, e, lua_pushfstring(L, "%s: %s", path, strerror(e)));
-    }
-    lua_pushboolean(L, 1);
-    return 1;
+    return history_result(L, path, read_history(path), ENOENT);
 }
 
 static int e_write_history(lua_State *L)
@@ -176,13 +183,7 @@ static int e_write_history(lua_State *L)
     luaL_argcheck(L, max > 0 && max <= 1000000, 2, "must be in 1..1000000");
     stifle_history((int)max);
     errno = 0;
-    int rc = write_history(path);
-    if (rc != 0) {
-        int e = rc > 0 ? rc : errno ? errno : EIO;
-        return grovel_fail_errno(L, e, lua_pushfstring(L, "%s: %s", path, strerror(e)));
-    }
-    lua_pushboolean(L, 1);
-    return 1;
+    return history_result(L, path, write_history(path), EIO);
 }
 
 static int e_set_completer(lua_State *L)

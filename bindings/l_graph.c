@@ -39,6 +39,11 @@
  * depends on the state of the graph returns nil, message, code.  C memory
  * that outlives a possible Lua error is owned by a userdata (a box, or the
  * graph userdata created before the graph), never by a C local.
+ *
+ * This file holds the graph class (a generic handle of grovel.h), the edge,
+ * box and spec classes and the graph helpers of lgraph.h.  It must not
+ * hold the vertex methods (l_vertex.c), walks and finds (l_walker.c) or
+ * other userdata.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -46,42 +51,9 @@
 
 #include "lgraph.h"
 
-/* ---- classes and boxes ---------------------------------------------------- */
+/* ---- boxes --------------------------------------------------------------- */
 
-/* Register the functions of regs on the table on top, with up as their
- * upvalue when it is not NULL. */
-static void setfuncs(lua_State *L, const luaL_Reg *regs, void *up)
-{
-    if (!regs)
-        return;
-    if (up)
-        lua_pushlightuserdata(L, up);
-    luaL_setfuncs(L, regs, up ? 1 : 0);
-}
-
-void grovel_class_up(lua_State *L, const char *tname, const luaL_Reg *methods,
-                     const luaL_Reg *meta, void *up)
-{
-    luaL_newmetatable(L, tname); /* existing one if already created */
-    setfuncs(L, meta, up);
-    if (lua_getfield(L, -1, "__index") != LUA_TTABLE) {
-        lua_pop(L, 1);
-        lua_newtable(L);
-        lua_pushvalue(L, -1);
-        lua_setfield(L, -3, "__index");
-    }
-    setfuncs(L, methods, up);
-    lua_pop(L, 1);
-    lua_pushstring(L, tname);
-    lua_setfield(L, -2, "__name");
-    lua_pop(L, 1);
-}
-
-void grovel_class(lua_State *L, const char *tname, const luaL_Reg *methods,
-                  const luaL_Reg *meta)
-{
-    grovel_class_up(L, tname, methods, meta, NULL);
-}
+static const grovel_class_t box_class = {.tname = GROVEL_BOX};
 
 static int box_gc(lua_State *L)
 {
@@ -97,19 +69,40 @@ struct grovel_box *grovel_box_new(lua_State *L, void (*fn)(void *))
     struct grovel_box *b = lua_newuserdatauv(L, sizeof(*b), 0);
     b->p = NULL;
     b->fn = fn;
-    luaL_setmetatable(L, GROVEL_BOX);
+    luaL_setmetatable(L, box_class.tname);
     return b;
 }
 
 /* ---- graph userdata -------------------------------------------------------- */
 
+static void graph_describe(lua_State *L, void *p)
+{
+    lua_pushfstring(L, "grove.graph (%I vertices, %I edges)",
+                    (lua_Integer)grove_graph_vertex_count(p), (lua_Integer)grove_graph_edge_count(p));
+}
+
+static void graph_closable(lua_State *L, void *ud)
+{
+    const struct grovel_graph *gr = ud;
+    if (gr->g && gr->busy)
+        luaL_argerror(L, 1, "graph is busy: a walk or find is running on it");
+}
+
+GROVEL_FREER(graph_destroy, grove_graph_destroy)
+
+const grovel_class_t grovel_graph_class = {
+    .tname = GROVEL_GRAPH,
+    .describe = graph_describe,
+    .label = "graph",
+    .closed = "grove.graph (closed)",
+    .size = sizeof(struct grovel_graph),
+    .destroy = graph_destroy,
+    .closable = graph_closable,
+};
+
 struct grovel_graph *grovel_new_graph_ud(lua_State *L)
 {
-    struct grovel_graph *gr = lua_newuserdatauv(L, sizeof(*gr), 0);
-    gr->g = NULL;
-    gr->busy = 0;
-    luaL_setmetatable(L, GROVEL_GRAPH);
-    return gr;
+    return (struct grovel_graph *)grovel_handle_new(L, &grovel_graph_class);
 }
 
 /* Protected part of grovel_push_graph: a userdata for the graph at arg 1. */
@@ -133,10 +126,8 @@ void grovel_push_graph(lua_State *L, grove_graph_t *g)
 
 struct grovel_graph *grovel_check_graph_ud(lua_State *L, int idx)
 {
-    struct grovel_graph *gr = luaL_checkudata(L, idx, GROVEL_GRAPH);
-    if (!gr->g)
-        luaL_argerror(L, idx, "graph is closed");
-    return gr;
+    grovel_handle_check(L, idx, &grovel_graph_class);
+    return lua_touserdata(L, idx);
 }
 
 struct grovel_graph *grovel_check_mutable(lua_State *L, int idx)
@@ -150,35 +141,6 @@ struct grovel_graph *grovel_check_mutable(lua_State *L, int idx)
 grove_graph_t *grovel_check_graph(lua_State *L, int idx)
 {
     return grovel_check_graph_ud(L, idx)->g;
-}
-
-/* __gc, __close and close(): idempotent. */
-static int graph_close(lua_State *L)
-{
-    struct grovel_graph *gr = luaL_checkudata(L, 1, GROVEL_GRAPH);
-    if (gr->g && gr->busy)
-        return luaL_argerror(L, 1, "graph is busy: a walk or find is running on it");
-    grove_graph_destroy(gr->g);
-    gr->g = NULL;
-    return 0;
-}
-
-static int graph_tostring(lua_State *L)
-{
-    struct grovel_graph *gr = luaL_checkudata(L, 1, GROVEL_GRAPH);
-    if (!gr->g)
-        lua_pushliteral(L, "grove.graph (closed)");
-    else
-        lua_pushfstring(L, "grove.graph (%I vertices, %I edges)",
-                        (lua_Integer)grove_graph_vertex_count(gr->g),
-                        (lua_Integer)grove_graph_edge_count(gr->g));
-    return 1;
-}
-
-static int graph_len(lua_State *L)
-{
-    lua_pushinteger(L, (lua_Integer)grove_graph_vertex_count(grovel_check_graph(L, 1)));
-    return 1;
 }
 
 static int l_graph_new(lua_State *L)
@@ -400,17 +362,7 @@ struct grovel_spec *grovel_push_spec(lua_State *L, int idx)
     idx = lua_absindex(L, idx);
     luaL_checktype(L, idx, LUA_TTABLE);
     luaL_checkstack(L, 8, NULL);
-    lua_pushnil(L);
-    while (lua_next(L, idx)) {
-        lua_pop(L, 1);
-        const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-        int i = 0;
-        while (k && spec_fields[i] && strcmp(spec_fields[i], k))
-            i++;
-        if (!k || !spec_fields[i])
-            luaL_argerror(L, idx,
-                          lua_pushfstring(L, "unknown spec field '%s'", luaL_tolstring(L, -1, NULL)));
-    }
+    grovel_check_keys(L, idx, spec_fields, idx, "unknown spec field '%s'");
     size_t np = spec_kv_count(L, idx, "property");
     size_t nt = spec_kv_count(L, idx, "tag");
     struct grovel_spec *s =
@@ -564,17 +516,7 @@ static int graph_add_vertex(lua_State *L)
     struct grovel_graph *gr = grovel_check_mutable(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
     luaL_checkstack(L, 20, NULL);
-    lua_pushnil(L);
-    while (lua_next(L, 2)) {
-        lua_pop(L, 1);
-        const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-        int i = 0;
-        while (k && vertex_fields[i] && strcmp(vertex_fields[i], k))
-            i++;
-        if (!k || !vertex_fields[i])
-            luaL_argerror(L, 2, lua_pushfstring(L, "unknown field '%s'",
-                                                luaL_tolstring(L, -1, NULL)));
-    }
+    grovel_check_keys(L, 2, vertex_fields, 2, "unknown field '%s'");
     grove_vertex_info_t info;
     grove_vertex_info_init(&info);
     info.type = field_string(L, 2, "type"); /* the strings stay on the stack */
@@ -626,15 +568,9 @@ static int graph_add_edge(lua_State *L)
     grove_vid_t dst = grovel_check_vertex_in(L, 3, gr);
     const char *sub = NULL, *rel = NULL;
     if (!lua_isnoneornil(L, 4)) {
+        static const char *const fields[] = {"subsystem", "relation", NULL};
         luaL_checktype(L, 4, LUA_TTABLE);
-        lua_pushnil(L);
-        while (lua_next(L, 4)) {
-            lua_pop(L, 1);
-            const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
-            if (strcmp(k, "subsystem") && strcmp(k, "relation"))
-                luaL_argerror(L, 4, lua_pushfstring(L, "unknown field '%s'",
-                                                    luaL_tolstring(L, -1, NULL)));
-        }
+        grovel_check_keys(L, 4, fields, 4, "unknown field '%s'");
         sub = field_string(L, 4, "subsystem");
         rel = field_string(L, 4, "relation");
         if ((sub && !sub[0]) || (rel && !rel[0]))
@@ -643,7 +579,7 @@ static int graph_add_edge(lua_State *L)
     grove_error_t err = {0};
     grove_eid_t e = grove_graph_add_edge(gr->g, src, dst, sub, rel, &err);
     if (e == GROVE_EID_NONE)
-        return grovel_fail_errno(L, errno, err.text[0] ? err.text : NULL);
+        return grovel_fail_err(L, errno, &err);
     grovel_push_edge(L, 1, e);
     return 1;
 }
@@ -657,9 +593,8 @@ static int graph_add_child(lua_State *L)
     luaL_argcheck(L, !sub || sub[0], 4, "subsystem must not be empty");
     grove_error_t err = {0};
     if (grove_graph_add_child(gr->g, p, c, sub, &err) < 0)
-        return grovel_fail_errno(L, errno, err.text[0] ? err.text : NULL);
-    lua_pushboolean(L, 1);
-    return 1;
+        return grovel_fail_err(L, errno, &err);
+    return grovel_ok(L);
 }
 
 static int graph_set_opposite(lua_State *L)
@@ -671,8 +606,7 @@ static int graph_set_opposite(lua_State *L)
     if (grove_graph_set_opposite(gr->g, a->e, b->e) < 0)
         return grovel_fail_errno(L, errno, "edges must join the same two vertices in "
                                            "opposite directions in one subsystem");
-    lua_pushboolean(L, 1);
-    return 1;
+    return grovel_ok(L);
 }
 
 /* ---- look-ups -------------------------------------------------------------- */
@@ -884,21 +818,20 @@ static int graph_count(lua_State *L)
     return 1;
 }
 
-static int graph_edge_count(lua_State *L)
-{
-    lua_pushinteger(L, (lua_Integer)grove_graph_edge_count(grovel_check_graph(L, 1)));
-    return 1;
-}
+enum { G_VERTEX_COUNT, G_EDGE_COUNT, G_BYTES, G_NOW };
 
-static int graph_bytes(lua_State *L)
+/* #g, edge_count(), bytes(), now(): the arg says which (G_*). */
+static int graph_number(lua_State *L)
 {
-    lua_pushinteger(L, (lua_Integer)grove_graph_bytes(grovel_check_graph(L, 1)));
-    return 1;
-}
-
-static int graph_now(lua_State *L)
-{
-    lua_pushinteger(L, (lua_Integer)grove_graph_now(grovel_check_graph(L, 1)));
+    grove_graph_t *g = grovel_check_graph(L, 1);
+    int64_t n;
+    switch (grovel_uparg(L)) {
+    case G_VERTEX_COUNT: n = (int64_t)grove_graph_vertex_count(g); break;
+    case G_EDGE_COUNT: n = (int64_t)grove_graph_edge_count(g); break;
+    case G_BYTES: n = (int64_t)grove_graph_bytes(g); break;
+    default: n = grove_graph_now(g); break;
+    }
+    lua_pushinteger(L, (lua_Integer)n);
     return 1;
 }
 
@@ -923,16 +856,9 @@ static void check_window(lua_State *L, int idx, const grove_graph_t *g, int64_t 
     *excl = false;
     if (lua_isnoneornil(L, idx))
         return;
+    static const char *const options[] = {"start", "duration", "end", "end_", "exclusive", NULL};
     luaL_checktype(L, idx, LUA_TTABLE);
-    lua_pushnil(L);
-    while (lua_next(L, idx)) {
-        lua_pop(L, 1);
-        const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
-        if (strcmp(k, "start") && strcmp(k, "duration") && strcmp(k, "end")
-            && strcmp(k, "end_") && strcmp(k, "exclusive"))
-            luaL_argerror(L, idx, lua_pushfstring(L, "unknown option '%s'",
-                                                  luaL_tolstring(L, -1, NULL)));
-    }
+    grovel_check_keys(L, idx, options, idx, "unknown option '%s'");
     *start = field_integer(L, idx, "start", *start, 0);
     int64_t dur = field_integer(L, idx, "duration", -1, 1);
     int64_t e1 = field_integer(L, idx, "end", -1, 0);
@@ -959,8 +885,7 @@ int grovel_allocate(lua_State *L, grove_graph_t *g, grove_vid_t v, int arg)
     bool excl;
     check_window(L, arg + 2, g, &start, &end, &excl);
     if (grove_vertex_allocate(g, v, job, amount, start, end, excl) == 0) {
-        lua_pushboolean(L, 1);
-        return 1;
+        return grovel_ok(L);
     }
     int e = errno;
     const char *label = grovel_push_label(L, g, v);
@@ -986,8 +911,7 @@ int grovel_free(lua_State *L, grove_graph_t *g, grove_vid_t v, int arg)
     luaL_argcheck(L, lua_isnoneornil(L, arg + 1) || amount > 0, arg + 1,
                   "amount must be > 0");
     if (grove_vertex_free(g, v, job, amount) == 0) {
-        lua_pushboolean(L, 1);
-        return 1;
+        return grovel_ok(L);
     }
     int e = errno;
     const char *label = grovel_push_label(L, g, v);
@@ -1119,9 +1043,8 @@ static int graph_set_aggregates(lua_State *L)
     const char *spec = luaL_checkstring(L, 2);
     grove_error_t err = {0};
     if (grove_graph_set_aggregates(gr->g, spec, &err) < 0)
-        return grovel_fail_errno(L, errno, err.text[0] ? err.text : NULL);
-    lua_pushboolean(L, 1);
-    return 1;
+        return grovel_fail_err(L, errno, &err);
+    return grovel_ok(L);
 }
 
 static int graph_aggregates(lua_State *L)
@@ -1141,7 +1064,7 @@ static int graph_merge(lua_State *L)
     grove_error_t err = {0};
     long n = grove_graph_merge(gr->g, src->g, at, &err);
     if (n < 0)
-        return grovel_fail_errno(L, errno, err.text[0] ? err.text : NULL);
+        return grovel_fail_err(L, errno, &err);
     lua_pushinteger(L, n);
     return 1;
 }
@@ -1160,8 +1083,7 @@ static int graph_unlink(lua_State *L)
                                       label));
         return grovel_fail_errno(L, e, NULL);
     }
-    lua_pushboolean(L, 1);
-    return 1;
+    return grovel_ok(L);
 }
 
 static int graph_extract(lua_State *L)
@@ -1241,101 +1163,91 @@ static int edge_id(lua_State *L)
     return 1;
 }
 
-static int edge_tostring(lua_State *L)
+static void edge_describe(lua_State *L, void *ud)
 {
-    struct grovel_edge *h = luaL_checkudata(L, 1, GROVEL_EDGE);
+    const struct grovel_edge *h = ud;
     grove_graph_t *g = h->gr->g;
     if (!g || !grove_graph_has_edge(g, h->e)) {
         lua_pushstring(L, g ? "grove.edge (removed)" : "grove.edge (closed)");
-        return 1;
+        return;
     }
     grovel_push_label(L, g, grove_edge_src(g, h->e));
     grovel_push_label(L, g, grove_edge_dst(g, h->e));
     lua_pushfstring(L, "%s -%s-> %s (%s)", lua_tostring(L, -2),
                     grove_graph_str(g, grove_edge_relation(g, h->e)), lua_tostring(L, -1),
                     grove_graph_str(g, grove_edge_subsystem(g, h->e)));
-    return 1;
 }
 
-static int edge_eq(lua_State *L)
+static bool edge_equal(const void *a, const void *b)
 {
-    struct grovel_edge *a = luaL_testudata(L, 1, GROVEL_EDGE);
-    struct grovel_edge *b = luaL_testudata(L, 2, GROVEL_EDGE);
-    lua_pushboolean(L, a && b && a->gr == b->gr && a->e == b->e);
-    return 1;
+    const struct grovel_edge *x = a, *y = b;
+    return x->gr == y->gr && x->e == y->e;
 }
 
 /* ---- registration ------------------------------------------------------------ */
 
-static const luaL_Reg graph_methods[] = {
-    {"add_vertex", graph_add_vertex},
-    {"add_edge", graph_add_edge},
-    {"add_child", graph_add_child},
-    {"set_opposite", graph_set_opposite},
-    {"vertex", graph_vertex},
-    {"vertices", graph_vertices},
-    {"edges", graph_edges},
-    {"roots", graph_roots},
-    {"root", graph_root},
-    {"subsystems", graph_subsystems},
-    {"count", graph_count},
-    {"edge_count", graph_edge_count},
-    {"bytes", graph_bytes},
-    {"now", graph_now},
-    {"set_now", graph_set_now},
-    {"aggregate", graph_aggregate},
-    {"copy", graph_copy},
-    {"duplicate", graph_duplicate},
-    {"merge", graph_merge},
-    {"unlink", graph_unlink},
-    {"extract", graph_extract},
-    {"allocate", graph_allocate},
-    {"free", graph_free},
-    {"free_job", graph_free_job},
-    {"set_aggregates", graph_set_aggregates},
-    {"aggregates", graph_aggregates},
-    {"close", graph_close},
-    {NULL, NULL},
+static const grovel_reg_t graph_methods[] = {
+    {"add_vertex", graph_add_vertex, 0},
+    {"add_edge", graph_add_edge, 0},
+    {"add_child", graph_add_child, 0},
+    {"set_opposite", graph_set_opposite, 0},
+    {"vertex", graph_vertex, 0},
+    {"vertices", graph_vertices, 0},
+    {"edges", graph_edges, 0},
+    {"roots", graph_roots, 0},
+    {"root", graph_root, 0},
+    {"subsystems", graph_subsystems, 0},
+    {"count", graph_count, 0},
+    {"edge_count", graph_number, G_EDGE_COUNT},
+    {"bytes", graph_number, G_BYTES},
+    {"now", graph_number, G_NOW},
+    {"set_now", graph_set_now, 0},
+    {"aggregate", graph_aggregate, 0},
+    {"copy", graph_copy, 0},
+    {"duplicate", graph_duplicate, 0},
+    {"merge", graph_merge, 0},
+    {"unlink", graph_unlink, 0},
+    {"extract", graph_extract, 0},
+    {"allocate", graph_allocate, 0},
+    {"free", graph_free, 0},
+    {"free_job", graph_free_job, 0},
+    {"set_aggregates", graph_set_aggregates, 0},
+    {"aggregates", graph_aggregates, 0},
+    {"__len", graph_number, G_VERTEX_COUNT},
+    {NULL, NULL, 0},
 };
 
-static const luaL_Reg graph_meta[] = {
-    {"__gc", graph_close},
-    {"__close", graph_close},
-    {"__tostring", graph_tostring},
-    {"__len", graph_len},
-    {NULL, NULL},
+static const grovel_class_t edge_class = {
+    .tname = GROVEL_EDGE,
+    .describe = edge_describe,
+    .equal = edge_equal,
 };
 
-static const luaL_Reg edge_methods[] = {
-    {"src", edge_src},
-    {"dst", edge_dst},
-    {"subsystem", edge_subsystem},
-    {"relation", edge_relation},
-    {"opposite", edge_opposite},
-    {"is_up", edge_is_up},
-    {"id", edge_id},
-    {NULL, NULL},
+static const grovel_reg_t edge_methods[] = {
+    {"src", edge_src, 0},
+    {"dst", edge_dst, 0},
+    {"subsystem", edge_subsystem, 0},
+    {"relation", edge_relation, 0},
+    {"opposite", edge_opposite, 0},
+    {"is_up", edge_is_up, 0},
+    {"id", edge_id, 0},
+    {NULL, NULL, 0},
 };
 
-static const luaL_Reg edge_meta[] = {
-    {"__tostring", edge_tostring},
-    {"__eq", edge_eq},
-    {NULL, NULL},
-};
+static const grovel_class_t spec_class = {.tname = GROVEL_SPEC};
 
-static const luaL_Reg box_meta[] = {
-    {"__gc", box_gc},
-    {"__close", box_gc},
-    {NULL, NULL},
+static const grovel_reg_t box_methods[] = {
+    {"__gc", box_gc, 0},
+    {"__close", box_gc, 0},
+    {NULL, NULL, 0},
 };
 
 int grovel_open_graph(lua_State *L)
 {
-    grovel_class(L, GROVEL_GRAPH, graph_methods, graph_meta);
-    grovel_class(L, GROVEL_VERTEX, NULL, NULL); /* methods: l_vertex.c */
-    grovel_class(L, GROVEL_EDGE, edge_methods, edge_meta);
-    grovel_class(L, GROVEL_BOX, NULL, box_meta);
-    grovel_class(L, GROVEL_SPEC, NULL, NULL);
+    grovel_class_open(L, &grovel_graph_class, graph_methods);
+    grovel_class_open(L, &edge_class, edge_methods);
+    grovel_class_open(L, &box_class, box_methods);
+    grovel_class_open(L, &spec_class, NULL);
     grovel_setfunc(L, "graph", l_graph_new);
     return 0;
 }

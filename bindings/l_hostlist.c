@@ -20,6 +20,10 @@
  *   h:copy()  h:equal(o)  h == o
  *   for host in h:hosts() do ... end
  *   h:close(), and <close> variables.
+ *
+ * This file holds the hostlist class: its methods, h[i] and the hosts()
+ * iterator.  The handle itself (copy, equal, close, ==) is the generic one
+ * of grovel.h; nothing of another userdata belongs here.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -31,7 +35,9 @@
 
 #define ITER_MT "grove.hostlist.iter"
 
-GROVEL_HANDLE_CLASS(hostlist_class, grove_hostlist, "grove.hostlist", "hostlist");
+static void describe(lua_State *L, void *p);
+
+GROVEL_SET_CLASS(hostlist_class, grove_hostlist, "grove.hostlist", "hostlist", describe);
 
 static grove_hostlist_t *check_hostlist(lua_State *L, int i)
 {
@@ -68,11 +74,11 @@ static int l_hostlist_new(lua_State *L)
             lua_pop(L, 1);
         }
     }
-    void **slot = grovel_handle_new(L, &hostlist_class);
+    grovel_handle_t *h = grovel_handle_new(L, &hostlist_class);
     int top = lua_gettop(L);
     if (t == LUA_TSTRING)
-        return grovel_handle_decode(L, 1, &hostlist_class, slot) < 0 ? 3 : 1;
-    if (!(*slot = grove_hostlist_create()))
+        return grovel_handle_decode(L, 1, &hostlist_class, &h->p) < 0 ? 3 : 1;
+    if (!(h->p = grove_hostlist_create()))
         return grovel_fail_errno(L, errno, NULL);
     if (t == LUA_TTABLE) {
         lua_Integer n = luaL_len(L, 1);
@@ -80,7 +86,7 @@ static int l_hostlist_new(lua_State *L)
             lua_geti(L, 1, i);
             if (lua_type(L, -1) != LUA_TSTRING)
                 return luaL_argerror(L, 1, "table changed while reading it");
-            if (append_string(L, *slot, -1) < 0)
+            if (append_string(L, h->p, -1) < 0)
                 return 3;
             lua_settop(L, top);
         }
@@ -88,9 +94,10 @@ static int l_hostlist_new(lua_State *L)
     return 1;
 }
 
-/* h:append(x) and h:delete(x). */
-static int append_or_delete(lua_State *L, bool del)
+/* h:append(x) and h:delete(x) (arg 1). */
+static int l_append(lua_State *L)
 {
+    bool del = grovel_uparg(L);
     grove_hostlist_t *h = check_hostlist(L, 1);
     void *tmp;
     const grove_hostlist_t *o = grovel_handle_operand(L, 2, &hostlist_class, &tmp);
@@ -103,16 +110,6 @@ static int append_or_delete(lua_State *L, bool del)
         return grovel_fail_errno(L, saved, NULL);
     lua_pushinteger(L, n);
     return 1;
-}
-
-static int l_append(lua_State *L)
-{
-    return append_or_delete(L, false);
-}
-
-static int l_delete(lua_State *L)
-{
-    return append_or_delete(L, true);
 }
 
 static int l_count(lua_State *L)
@@ -186,23 +183,15 @@ static int l_contains(lua_State *L)
     return 1;
 }
 
-static int sort_or_uniq(lua_State *L, bool uniq)
+/* h:sort() and h:uniq() (arg 1). */
+static int l_sort(lua_State *L)
 {
+    bool uniq = grovel_uparg(L);
     grove_hostlist_t *h = check_hostlist(L, 1);
     if ((uniq ? grove_hostlist_uniq(h) : grove_hostlist_sort(h)) < 0)
         return grovel_fail_errno(L, errno, NULL);
     lua_settop(L, 1);
     return 1;
-}
-
-static int l_sort(lua_State *L)
-{
-    return sort_or_uniq(L, false);
-}
-
-static int l_uniq(lua_State *L)
-{
-    return sort_or_uniq(L, true);
 }
 
 static int l_encode(lua_State *L)
@@ -215,19 +204,9 @@ static int l_encode(lua_State *L)
     return 1;
 }
 
-static int l_tostring(lua_State *L)
+static void describe(lua_State *L, void *p)
 {
-    grovel_handle_t *u = luaL_checkudata(L, 1, hostlist_class.tname);
-    if (!u->p) {
-        lua_pushliteral(L, "hostlist (closed)");
-        return 1;
-    }
-    char *e = grove_hostlist_encode(u->p);
-    if (!e)
-        return luaL_error(L, "hostlist: out of memory");
-    lua_pushstring(L, e);
-    free(e);
-    return 1;
+    grovel_push_free(L, grove_hostlist_encode(p), "hostlist");
 }
 
 /* __index: integer keys are hosts (nil out of range), others are methods
@@ -249,17 +228,13 @@ static int l_index(lua_State *L)
  * the C iterator (its __gc frees the buffer). */
 static int hosts_step(lua_State *L)
 {
-    grovel_handle_t *u = lua_touserdata(L, lua_upvalueindex(1));
+    grove_hostlist_t *h = grovel_handle_alive(L, lua_touserdata(L, lua_upvalueindex(1)),
+                                              &hostlist_class);
     grove_hostlist_iter_t *it = lua_touserdata(L, lua_upvalueindex(2));
-    if (!u->p)
-        return luaL_error(L, "hostlist closed during iteration");
-    const char *host = grove_hostlist_iter_next(u->p, it);
+    const char *host = grove_hostlist_iter_next(h, it);
     if (!host && errno != 0)
         return luaL_error(L, "hostlist: out of memory");
-    if (host)
-        lua_pushstring(L, host);
-    else
-        lua_pushnil(L);
+    grovel_push_string(L, host);
     return 1;
 }
 
@@ -268,6 +243,13 @@ static int iter_gc(lua_State *L)
     grove_hostlist_iter_fini(luaL_checkudata(L, 1, ITER_MT));
     return 0;
 }
+
+static const grovel_class_t iter_class = {.tname = ITER_MT};
+
+static const grovel_reg_t iter_methods[] = {
+    {"__gc", iter_gc, 0},
+    {NULL, NULL, 0},
+};
 
 static int l_hosts(lua_State *L)
 {
@@ -280,37 +262,26 @@ static int l_hosts(lua_State *L)
     return 1;
 }
 
-static int l_len(lua_State *L)
-{
-    return l_count(L);
-}
-
-static const luaL_Reg methods[] = {
-    {"append", l_append},
-    {"delete", l_delete},
-    {"count", l_count},
-    {"nth", l_nth},
-    {"first", l_first},
-    {"last", l_last},
-    {"find", l_find},
-    {"contains", l_contains},
-    {"sort", l_sort},
-    {"uniq", l_uniq},
-    {"encode", l_encode},
-    {"hosts", l_hosts},
-    {NULL, NULL},
-};
-
-static const luaL_Reg meta[] = {
-    {"__tostring", l_tostring},
-    {"__len", l_len},
-    {NULL, NULL},
+static const grovel_reg_t methods[] = {
+    {"append", l_append, 0},
+    {"delete", l_append, 1},
+    {"count", l_count, 0},
+    {"nth", l_nth, 0},
+    {"first", l_first, 0},
+    {"last", l_last, 0},
+    {"find", l_find, 0},
+    {"contains", l_contains, 0},
+    {"sort", l_sort, 0},
+    {"uniq", l_sort, 1},
+    {"encode", l_encode, 0},
+    {"hosts", l_hosts, 0},
+    {"__len", l_count, 0},
+    {NULL, NULL, 0},
 };
 
 int grovel_open_hostlist(lua_State *L)
 {
-    grovel_newclass(L, hostlist_class.tname, methods, meta);
-    grovel_handle_register(L, &hostlist_class);
+    grovel_class_open(L, &hostlist_class, methods);
     /* Replace the __index table by a function that also serves h[i]. */
     luaL_getmetatable(L, hostlist_class.tname);
     lua_getfield(L, -1, "__index");
@@ -318,10 +289,7 @@ int grovel_open_hostlist(lua_State *L)
     lua_setfield(L, -2, "__index");
     lua_pop(L, 1);
 
-    luaL_newmetatable(L, ITER_MT);
-    lua_pushcfunction(L, iter_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pop(L, 1);
+    grovel_class_open(L, &iter_class, iter_methods);
 
     grovel_setfunc(L, "hostlist", l_hostlist_new);
     return 0;

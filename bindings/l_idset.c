@@ -17,6 +17,10 @@
  *   s:close(), and <close> variables.
  *
  * Ids are Lua integers in [0, 4294967294]; anything else as an id raises.
+ *
+ * This file holds the idset class: its methods and operators.  The handle
+ * itself (copy, equal, close, ==) is the generic one of grovel.h; nothing
+ * of another userdata belongs here.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -26,7 +30,9 @@
 #include "idset.h"
 #include "lhandle.h"
 
-GROVEL_HANDLE_CLASS(idset_class, grove_idset, "grove.idset", "idset");
+static void describe(lua_State *L, void *p);
+
+GROVEL_SET_CLASS(idset_class, grove_idset, "grove.idset", "idset", describe);
 
 static grove_idset_t *check_idset(lua_State *L, int i)
 {
@@ -55,10 +61,10 @@ static int l_idset_new(lua_State *L)
     int t = lua_type(L, 1);
     luaL_argexpected(L, t == LUA_TNONE || t == LUA_TNIL || t == LUA_TSTRING || t == LUA_TTABLE,
                      1, "nil, string or table");
-    void **slot = grovel_handle_new(L, &idset_class);
+    grovel_handle_t *h = grovel_handle_new(L, &idset_class);
     if (t == LUA_TSTRING)
-        return grovel_handle_decode(L, 1, &idset_class, slot) < 0 ? 3 : 1;
-    if (!(*slot = grove_idset_create()))
+        return grovel_handle_decode(L, 1, &idset_class, &h->p) < 0 ? 3 : 1;
+    if (!(h->p = grove_idset_create()))
         return grovel_fail_errno(L, errno, NULL);
     if (t == LUA_TTABLE) {
         lua_Integer n = luaL_len(L, 1);
@@ -70,15 +76,17 @@ static int l_idset_new(lua_State *L)
                 return luaL_argerror(L, 1, lua_pushfstring(L, "element %I is not an id",
                                                            (LUAI_UACINT)i));
             lua_pop(L, 1);
-            if (grove_idset_set(*slot, (unsigned)v) < 0)
+            if (grove_idset_set(h->p, (unsigned)v) < 0)
                 return grovel_fail_errno(L, errno, NULL);
         }
     }
     return 1;
 }
 
-static int l_set_or_clear(lua_State *L, bool set)
+/* s:set(id [, hi]) (arg 1) and s:clear(id [, hi]) (arg 0). */
+static int l_set(lua_State *L)
 {
+    bool set = grovel_uparg(L);
     grove_idset_t *s = check_idset(L, 1);
     unsigned lo = check_id(L, 2);
     unsigned hi = lua_isnoneornil(L, 3) ? lo : check_id(L, 3);
@@ -87,16 +95,6 @@ static int l_set_or_clear(lua_State *L, bool set)
         return grovel_fail_errno(L, errno, NULL);
     lua_settop(L, 1);
     return 1;
-}
-
-static int l_set(lua_State *L)
-{
-    return l_set_or_clear(L, true);
-}
-
-static int l_clear(lua_State *L)
-{
-    return l_set_or_clear(L, false);
 }
 
 static int l_test(lua_State *L)
@@ -197,24 +195,25 @@ static int l_encode(lua_State *L)
     return push_encoding(L, s, check_flags(L, 2));
 }
 
-static int l_tostring(lua_State *L)
+static void describe(lua_State *L, void *p)
 {
-    grovel_handle_t *u = luaL_checkudata(L, 1, idset_class.tname);
-    if (!u->p) {
-        lua_pushliteral(L, "idset (closed)");
-        return 1;
-    }
-    if (push_encoding(L, u->p, GROVE_IDSET_FLAG_RANGE) != 1)
-        return luaL_error(L, "%s", lua_tostring(L, -2));
-    return 1;
+    if (push_encoding(L, p, GROVE_IDSET_FLAG_RANGE) != 1)
+        luaL_error(L, "%s", lua_tostring(L, -2));
 }
 
 enum op { OP_UNION, OP_DIFF, OP_INTER, OP_ADD, OP_SUB };
+#define OP_MASK 7
+#define OPERATOR 8 /* the arg of an operator: a | b, a & b, a - b */
 
-/* a OP b for methods (a must be an idset) and operators (either may be a
- * string).  raise: report a bad string by raising instead of nil, msg. */
-static int do_op(lua_State *L, enum op op, bool raise)
+/* a OP b (OP the arg) for methods (a must be an idset) and operators
+ * (either may be a string, and a bad string raises instead of returning
+ * nil, msg, code). */
+static int l_op(lua_State *L)
 {
+    enum op op = (enum op)(grovel_uparg(L) & OP_MASK);
+    bool raise = grovel_uparg(L) & OPERATOR;
+    if (!raise)
+        check_idset(L, 1);
     lua_settop(L, 2);
     /* every check that may raise comes before decoding */
     grovel_handle_check_operand(L, 1, &idset_class);
@@ -222,7 +221,7 @@ static int do_op(lua_State *L, enum op op, bool raise)
     void *ta, *tb;
     void **out = NULL;
     if (op != OP_ADD && op != OP_SUB)
-        out = grovel_handle_new(L, &idset_class); /* first: no Lua error can leak C memory */
+        out = &grovel_handle_new(L, &idset_class)->p; /* first: no Lua error can leak C memory */
     const grove_idset_t *a = grovel_handle_operand(L, 1, &idset_class, &ta);
     if (!a)
         return raise ? luaL_error(L, "%s", lua_tostring(L, -2)) : 3;
@@ -259,63 +258,11 @@ static int do_op(lua_State *L, enum op op, bool raise)
     return 1;
 }
 
-static int l_union(lua_State *L)
-{
-    check_idset(L, 1);
-    return do_op(L, OP_UNION, false);
-}
-
-static int l_difference(lua_State *L)
-{
-    check_idset(L, 1);
-    return do_op(L, OP_DIFF, false);
-}
-
-static int l_intersect(lua_State *L)
-{
-    check_idset(L, 1);
-    return do_op(L, OP_INTER, false);
-}
-
-static int l_add(lua_State *L)
-{
-    check_idset(L, 1);
-    return do_op(L, OP_ADD, false);
-}
-
-static int l_subtract(lua_State *L)
-{
-    check_idset(L, 1);
-    return do_op(L, OP_SUB, false);
-}
-
-static int l_bor(lua_State *L)
-{
-    return do_op(L, OP_UNION, true);
-}
-
-static int l_sub(lua_State *L)
-{
-    return do_op(L, OP_DIFF, true);
-}
-
-static int l_band(lua_State *L)
-{
-    return do_op(L, OP_INTER, true);
-}
-
-static int l_len(lua_State *L)
-{
-    return l_count(L);
-}
-
 /* Iterator: upvalue 1 the set, upvalue 2 the last id returned (or nil). */
 static int ids_step(lua_State *L)
 {
-    grovel_handle_t *u = lua_touserdata(L, lua_upvalueindex(1));
-    if (!u->p)
-        return luaL_error(L, "idset closed during iteration");
-    grove_idset_t *s = u->p;
+    grove_idset_t *s = grovel_handle_alive(L, lua_touserdata(L, lua_upvalueindex(1)),
+                                           &idset_class);
     unsigned id;
     if (lua_isnil(L, lua_upvalueindex(2)))
         id = grove_idset_first(s);
@@ -339,40 +286,34 @@ static int l_ids(lua_State *L)
     return 1;
 }
 
-static const luaL_Reg methods[] = {
-    {"set", l_set},
-    {"clear", l_clear},
-    {"test", l_test},
-    {"count", l_count},
-    {"empty", l_empty},
-    {"first", l_first},
-    {"last", l_last},
-    {"next", l_next},
-    {"prev", l_prev},
-    {"nth", l_nth},
-    {"encode", l_encode},
-    {"union", l_union},
-    {"difference", l_difference},
-    {"intersect", l_intersect},
-    {"add", l_add},
-    {"subtract", l_subtract},
-    {"ids", l_ids},
-    {NULL, NULL},
-};
-
-static const luaL_Reg meta[] = {
-    {"__tostring", l_tostring},
-    {"__len", l_len},
-    {"__bor", l_bor},
-    {"__band", l_band},
-    {"__sub", l_sub},
-    {NULL, NULL},
+static const grovel_reg_t methods[] = {
+    {"set", l_set, 1},
+    {"clear", l_set, 0},
+    {"test", l_test, 0},
+    {"count", l_count, 0},
+    {"empty", l_empty, 0},
+    {"first", l_first, 0},
+    {"last", l_last, 0},
+    {"next", l_next, 0},
+    {"prev", l_prev, 0},
+    {"nth", l_nth, 0},
+    {"encode", l_encode, 0},
+    {"union", l_op, OP_UNION},
+    {"difference", l_op, OP_DIFF},
+    {"intersect", l_op, OP_INTER},
+    {"add", l_op, OP_ADD},
+    {"subtract", l_op, OP_SUB},
+    {"ids", l_ids, 0},
+    {"__len", l_count, 0},
+    {"__bor", l_op, OPERATOR | OP_UNION},
+    {"__band", l_op, OPERATOR | OP_INTER},
+    {"__sub", l_op, OPERATOR | OP_DIFF},
+    {NULL, NULL, 0},
 };
 
 int grovel_open_idset(lua_State *L)
 {
-    grovel_newclass(L, idset_class.tname, methods, meta);
-    grovel_handle_register(L, &idset_class);
+    grovel_class_open(L, &idset_class, methods);
     grovel_setfunc(L, "idset", l_idset_new);
     return 0;
 }

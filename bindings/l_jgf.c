@@ -17,6 +17,9 @@
  * Misuse (a closed graph, a bad option, a vertex of another graph) raises;
  * bad input returns nil, message, code with the core's message (file,
  * line, place, reason).
+ *
+ * This file holds only these readers and the writer; the graph class it
+ * adds to_jgf to lives in l_graph.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -24,12 +27,6 @@
 
 #include "jgf.h"
 #include "lgraph.h"
-
-/* nil, msg, code from a failed read. */
-static int read_fail(lua_State *L, int e, const grove_error_t *err)
-{
-    return grovel_fail(L, err->text[0] ? err->text : strerror(e), grovel_errno_name(e));
-}
 
 static int l_jgf_decode(lua_State *L)
 {
@@ -40,7 +37,7 @@ static int l_jgf_decode(lua_State *L)
     grove_error_t err;
     grove_graph_t *g = grove_jgf_read(text, len, source, &err);
     if (!g)
-        return read_fail(L, errno, &err);
+        return grovel_fail_err(L, errno, &err);
     gr->g = g;
     return 1;
 }
@@ -52,7 +49,7 @@ static int l_jgf_load(lua_State *L)
     grove_error_t err;
     grove_graph_t *g = grove_jgf_load(path, &err);
     if (!g)
-        return read_fail(L, errno, &err);
+        return grovel_fail_err(L, errno, &err);
     gr->g = g;
     return 1;
 }
@@ -122,9 +119,9 @@ static int l_jgf_encode(lua_State *L)
     return encode(L, 1, 2);
 }
 
-static const luaL_Reg graph_methods[] = {
-    {"to_jgf", l_jgf_encode},
-    {NULL, NULL},
+static const grovel_reg_t graph_methods[] = {
+    {"to_jgf", l_jgf_encode, 0},
+    {NULL, NULL, 0},
 };
 
 int grovel_open_jgf(lua_State *L)
@@ -132,6 +129,6 @@ int grovel_open_jgf(lua_State *L)
     grovel_setfunc(L, "jgf_decode", l_jgf_decode);
     grovel_setfunc(L, "jgf_load", l_jgf_load);
     grovel_setfunc(L, "jgf_encode", l_jgf_encode);
-    grovel_class(L, GROVEL_GRAPH, graph_methods, NULL);
+    grovel_class_open(L, &grovel_graph_class, graph_methods);
     return 0;
 }

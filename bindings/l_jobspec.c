@@ -26,6 +26,10 @@
  * array under keys that hold lists (with, command, resources, tasks,
  * properties, hostlist, ranks, and, or, not, dependencies) and in list
  * position an object; otherwise an object.  core.null becomes null.
+ *
+ * This file holds the jobspec and constraint classes and the Lua -> JSON
+ * conversion their readers need.  Both are generic handles (grovel.h):
+ * nothing here creates, checks or closes a userdata another way.
  */
 #include <errno.h>
 #include <math.h>
@@ -36,16 +40,27 @@
 #include "grovel.h"
 #include "jobspec.h"
 
-#define JOBSPEC_MT "grove.jobspec"
-#define CONSTRAINT_MT "grove.constraint"
+static void jobspec_describe(lua_State *L, void *p);
+static void constraint_describe(lua_State *L, void *p);
 
-typedef struct {
-    grove_jobspec_t *js; /* NULL once closed */
-} ljobspec;
+GROVEL_FREER(jobspec_destroy, grove_jobspec_destroy)
+GROVEL_FREER(constraint_destroy, grove_constraint_destroy)
 
-typedef struct {
-    grove_constraint_t *c; /* NULL once closed */
-} lconstraint;
+static const grovel_class_t jobspec_class = {
+    .tname = "grove.jobspec",
+    .describe = jobspec_describe,
+    .label = "jobspec",
+    .closed = "grove.jobspec (closed)",
+    .destroy = jobspec_destroy,
+};
+
+static const grovel_class_t constraint_class = {
+    .tname = "grove.constraint",
+    .describe = constraint_describe,
+    .label = "constraint",
+    .closed = "grove.constraint (closed)",
+    .destroy = constraint_destroy,
+};
 
 /* ---- JSON <-> Lua ------------------------------------------------------ */
 
@@ -228,10 +243,7 @@ static void check_subject(lua_State *L, int arg, grove_constraint_subject_t *s, 
 
 static grove_jobspec_t *check_jobspec(lua_State *L, int i)
 {
-    ljobspec *u = luaL_checkudata(L, i, JOBSPEC_MT);
-    if (!u->js)
-        luaL_argerror(L, i, "jobspec is closed");
-    return u->js;
+    return grovel_handle_check(L, i, &jobspec_class);
 }
 
 const grove_jobspec_t *grovel_check_jobspec(lua_State *L, int idx)
@@ -306,10 +318,8 @@ static void check_opts(lua_State *L, int arg, grove_jobspec_opts_t *o)
 static int push_jobspec(lua_State *L, grove_jobspec_t *js, const grove_error_t *err)
 {
     if (!js)
-        return grovel_fail_errno(L, errno, err->text[0] ? err->text : NULL);
-    ljobspec *u = lua_newuserdatauv(L, sizeof(*u), 0);
-    u->js = js;
-    luaL_setmetatable(L, JOBSPEC_MT);
+        return grovel_fail_err(L, errno, err);
+    grovel_handle_new(L, &jobspec_class)->p = js;
     return 1;
 }
 
@@ -528,36 +538,14 @@ static int l_constraint_match(lua_State *L)
     return 1;
 }
 
-static int l_jobspec_gc(lua_State *L)
+static void jobspec_describe(lua_State *L, void *p)
 {
-    ljobspec *u = luaL_checkudata(L, 1, JOBSPEC_MT);
-    grove_jobspec_destroy(u->js);
-    u->js = NULL;
-    return 0;
-}
-
-static int l_jobspec_tostring(lua_State *L)
-{
-    ljobspec *u = luaL_checkudata(L, 1, JOBSPEC_MT);
-    if (!u->js)
-        lua_pushstring(L, "grove.jobspec (closed)");
-    else
-        lua_pushfstring(L, "grove.jobspec (version %d, %d resources, %d tasks)",
-                        grove_jobspec_version(u->js),
-                        (int)grove_jobspec_resource_total(u->js),
-                        (int)grove_jobspec_task_count(u->js));
-    return 1;
+    lua_pushfstring(L, "grove.jobspec (version %d, %d resources, %d tasks)",
+                    grove_jobspec_version(p), (int)grove_jobspec_resource_total(p),
+                    (int)grove_jobspec_task_count(p));
 }
 
 /* ---- constraint userdata ----------------------------------------------- */
-
-static grove_constraint_t *check_constraint(lua_State *L, int i)
-{
-    lconstraint *u = luaL_checkudata(L, i, CONSTRAINT_MT);
-    if (!u->c)
-        luaL_argerror(L, i, "constraint is closed");
-    return u->c;
-}
 
 static int l_constraint_new(lua_State *L)
 {
@@ -578,16 +566,14 @@ static int l_constraint_new(lua_State *L)
         errno = saved;
     }
     if (!c)
-        return grovel_fail_errno(L, errno, err.text[0] ? err.text : NULL);
-    lconstraint *u = lua_newuserdatauv(L, sizeof(*u), 0);
-    u->c = c;
-    luaL_setmetatable(L, CONSTRAINT_MT);
+        return grovel_fail_err(L, errno, &err);
+    grovel_handle_new(L, &constraint_class)->p = c;
     return 1;
 }
 
 static int l_c_match(lua_State *L)
 {
-    grove_constraint_t *c = check_constraint(L, 1);
+    grove_constraint_t *c = grovel_handle_check(L, 1, &constraint_class);
     grove_constraint_subject_t s;
     propset p;
     check_subject(L, 2, &s, &p);
@@ -597,7 +583,7 @@ static int l_c_match(lua_State *L)
 
 static int l_c_to_table(lua_State *L)
 {
-    json_t *o = grove_constraint_to_json(check_constraint(L, 1));
+    json_t *o = grove_constraint_to_json(grovel_handle_check(L, 1, &constraint_class));
     if (!o)
         return grovel_fail(L, "out of memory", "ENOMEM");
     grovel_push_json(L, o, true);
@@ -605,66 +591,37 @@ static int l_c_to_table(lua_State *L)
     return 1;
 }
 
-static int l_c_gc(lua_State *L)
+static void constraint_describe(lua_State *L, void *p)
 {
-    lconstraint *u = luaL_checkudata(L, 1, CONSTRAINT_MT);
-    grove_constraint_destroy(u->c);
-    u->c = NULL;
-    return 0;
-}
-
-static int l_c_tostring(lua_State *L)
-{
-    lconstraint *u = luaL_checkudata(L, 1, CONSTRAINT_MT);
-    if (!u->c) {
-        lua_pushstring(L, "grove.constraint (closed)");
-        return 1;
-    }
-    json_t *o = grove_constraint_to_json(u->c);
+    json_t *o = grove_constraint_to_json(p);
     char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(o);
-    if (!s)
-        return luaL_error(L, "out of memory");
-    lua_pushstring(L, s);
-    free(s);
-    return 1;
+    grovel_push_free(L, s, NULL);
 }
+
+static const grovel_reg_t js_methods[] = {
+    {"version", l_version, 0},
+    {"duration", l_duration, 0},
+    {"warnings", l_warnings, 0},
+    {"resources", l_resources, 0},
+    {"tasks", l_tasks, 0},
+    {"constraints", l_constraints, 0},
+    {"to_table", l_to_table, 0},
+    {"to_json", l_to_json, 0},
+    {"constraint_match", l_constraint_match, 0},
+    {NULL, NULL, 0},
+};
+
+static const grovel_reg_t c_methods[] = {
+    {"match", l_c_match, 0},
+    {"to_table", l_c_to_table, 0},
+    {NULL, NULL, 0},
+};
 
 int grovel_open_jobspec(lua_State *L)
 {
-    static const luaL_Reg js_methods[] = {
-        {"version", l_version},
-        {"duration", l_duration},
-        {"warnings", l_warnings},
-        {"resources", l_resources},
-        {"tasks", l_tasks},
-        {"constraints", l_constraints},
-        {"to_table", l_to_table},
-        {"to_json", l_to_json},
-        {"constraint_match", l_constraint_match},
-        {"close", l_jobspec_gc},
-        {NULL, NULL},
-    };
-    static const luaL_Reg js_meta[] = {
-        {"__gc", l_jobspec_gc},
-        {"__close", l_jobspec_gc},
-        {"__tostring", l_jobspec_tostring},
-        {NULL, NULL},
-    };
-    static const luaL_Reg c_methods[] = {
-        {"match", l_c_match},
-        {"to_table", l_c_to_table},
-        {"close", l_c_gc},
-        {NULL, NULL},
-    };
-    static const luaL_Reg c_meta[] = {
-        {"__gc", l_c_gc},
-        {"__close", l_c_gc},
-        {"__tostring", l_c_tostring},
-        {NULL, NULL},
-    };
-    grovel_newclass(L, JOBSPEC_MT, js_methods, js_meta);
-    grovel_newclass(L, CONSTRAINT_MT, c_methods, c_meta);
+    grovel_class_open(L, &jobspec_class, js_methods);
+    grovel_class_open(L, &constraint_class, c_methods);
     grovel_setfunc(L, "jobspec_parse", l_jobspec_parse);
     grovel_setfunc(L, "jobspec_load", l_jobspec_load);
     grovel_setfunc(L, "jobspec_from_table", l_jobspec_from_table);

@@ -26,6 +26,10 @@
  * value 2) and the cache of the vertex views the policy sees (user value
  * 3).  Closing the matcher keeps the graph's records (cancel jobs first to
  * clear them), as grove_matcher_destroy does.
+ *
+ * This file holds the matcher class (a generic handle of grovel.h) and the
+ * conversion of jobs to tables; the policy, its views and the jobspec
+ * userdata belong to their own files.
  */
 #include <errno.h>
 #include <string.h>
@@ -36,10 +40,11 @@
 #include "match.h"
 #include "rv1.h"
 
-#define MATCHER_MT "grove.matcher"
-
 struct lmatcher {
-    grove_matcher_t *m;      /* NULL once closed */
+    union {
+        grovel_handle_t h; /* the generic handle's view of m */
+        grove_matcher_t *m; /* NULL once closed */
+    };
     struct grovel_view view; /* the graph as the policy's views see it */
     bool lua_policy;         /* user value 2 holds the policy in use */
     bool running;            /* a match is in progress */
@@ -66,11 +71,26 @@ static struct grovel_graph *matcher_graph(lua_State *L, int idx)
     return gr;
 }
 
+static void describe(lua_State *L, void *p);
+static void closable(lua_State *L, void *ud);
+
+GROVEL_FREER(matcher_destroy, grove_matcher_destroy)
+
+static const grovel_class_t matcher_class = {
+    .tname = GROVEL_MATCHER,
+    .describe = describe,
+    .label = "matcher",
+    .closed = "grove.matcher (closed)",
+    .size = sizeof(struct lmatcher),
+    .nuv = 3,
+    .destroy = matcher_destroy,
+    .closable = closable,
+};
+
 static struct lmatcher *check_matcher(lua_State *L, int idx)
 {
-    struct lmatcher *lm = luaL_checkudata(L, idx, MATCHER_MT);
-    if (!lm->m)
-        luaL_argerror(L, idx, "matcher is closed");
+    grovel_handle_check(L, idx, &matcher_class);
+    struct lmatcher *lm = lua_touserdata(L, idx);
     if (lm->running)
         luaL_argerror(L, idx, "matcher is running a match");
     matcher_graph(L, idx);
@@ -108,9 +128,7 @@ static int l_matcher_new(lua_State *L)
             lua_pop(L, 1);
         }
     }
-    struct lmatcher *lm = lua_newuserdatauv(L, sizeof(*lm), 3);
-    memset(lm, 0, sizeof(*lm));
-    luaL_setmetatable(L, MATCHER_MT);
+    struct lmatcher *lm = (struct lmatcher *)grovel_handle_new(L, &matcher_class);
     int ud = lua_gettop(L);
     lua_pushvalue(L, 1);
     lua_setiuservalue(L, ud, 1);
@@ -124,8 +142,8 @@ static int l_matcher_new(lua_State *L)
 
 /* ---- results -------------------------------------------------------------------- */
 
-/* Push the job as a table; graph_idx is the graph userdata. */
-static void push_job(lua_State *L, const grove_job_t *j, int graph_idx)
+/* Push the table of j's id, state, start and end (absent: for ever). */
+static void push_job_head(lua_State *L, const grove_job_t *j)
 {
     lua_createtable(L, 0, 5);
     lua_pushinteger(L, (lua_Integer)j->id);
@@ -138,6 +156,12 @@ static void push_job(lua_State *L, const grove_job_t *j, int graph_idx)
         lua_pushinteger(L, (lua_Integer)j->end);
         lua_setfield(L, -2, "end");
     }
+}
+
+/* Push the job as a table; graph_idx is the graph userdata. */
+static void push_job(lua_State *L, const grove_job_t *j, int graph_idx)
+{
+    push_job_head(L, j);
     lua_createtable(L, (int)j->npicks, 0);
     for (size_t i = 0; i < j->npicks; i++) {
         const grove_pick_t *p = &j->picks[i];
@@ -166,7 +190,7 @@ static const grove_jobspec_t *to_jobspec(lua_State *L, int idx)
     if (t != LUA_TSTRING && t != LUA_TTABLE)
         luaL_typeerror(L, idx, "jobspec, YAML or JSON text, or table");
     const char *fn = t == LUA_TSTRING ? "jobspec_parse" : "jobspec_from_table";
-    if (lua_getfield(L, lua_upvalueindex(1), fn) != LUA_TFUNCTION)
+    if (lua_getfield(L, GROVEL_UPMODULE, fn) != LUA_TFUNCTION)
         luaL_error(L, "grove.core has no %s", fn);
     lua_pushvalue(L, idx);
     lua_call(L, 1, 3);
@@ -230,13 +254,23 @@ static int no_job(lua_State *L, grove_jobid_t id)
     return grovel_fail_errno(L, ENOENT, lua_pushfstring(L, "no job %I", (lua_Integer)id));
 }
 
-static int m_job(lua_State *L)
+/* The job of the matcher at 1 whose id is argument 2, or NULL with nil,
+ * message, "ENOENT" pushed. */
+static const grove_job_t *check_job_arg(lua_State *L)
 {
     struct lmatcher *lm = check_matcher(L, 1);
     grove_jobid_t id = grovel_check_job(L, 2);
     const grove_job_t *j = grove_matcher_job(lm->m, id);
     if (!j)
-        return no_job(L, id);
+        no_job(L, id);
+    return j;
+}
+
+static int m_job(lua_State *L)
+{
+    const grove_job_t *j = check_job_arg(L);
+    if (!j)
+        return 3;
     lua_getiuservalue(L, 1, 1);
     push_job(L, j, lua_gettop(L));
     return 1;
@@ -257,11 +291,11 @@ static int m_rv1(lua_State *L)
     const grove_job_t *j = grove_matcher_job(lm->m, id);
     if (!j)
         return no_job(L, id);
-    grove_rv1_t **slot = grovel_new_rv1(L);
+    grovel_handle_t *R = grovel_new_rv1(L);
     grove_error_t err = {{0}, 0};
-    *slot = grove_rv1_from_job(grove_matcher_graph(lm->m), j, flags, &err);
-    if (!*slot)
-        return grovel_fail_errno(L, errno, err.text[0] ? err.text : NULL);
+    R->p = grove_rv1_from_job(grove_matcher_graph(lm->m), j, flags, &err);
+    if (!R->p)
+        return grovel_fail_err(L, errno, &err);
     return 1;
 }
 
@@ -283,23 +317,11 @@ static int m_jobs(lua_State *L)
  * units summed over the picks (whole vertices count 1, pools their units). */
 static int m_info(lua_State *L)
 {
-    struct lmatcher *lm = check_matcher(L, 1);
-    grove_jobid_t id = grovel_check_job(L, 2);
-    const grove_job_t *j = grove_matcher_job(lm->m, id);
+    const grove_job_t *j = check_job_arg(L);
     if (!j)
-        return no_job(L, id);
-    const grove_graph_t *g = grove_matcher_graph(lm->m);
-    lua_createtable(L, 0, 5);
-    lua_pushinteger(L, (lua_Integer)j->id);
-    lua_setfield(L, -2, "id");
-    lua_pushstring(L, states[j->state <= GROVE_JOB_MATCHED ? j->state : GROVE_JOB_MATCHED]);
-    lua_setfield(L, -2, "state");
-    lua_pushinteger(L, (lua_Integer)j->start);
-    lua_setfield(L, -2, "start");
-    if (j->end != GROVE_TIME_MAX) {
-        lua_pushinteger(L, (lua_Integer)j->end);
-        lua_setfield(L, -2, "end");
-    }
+        return 3;
+    const grove_graph_t *g = grove_matcher_graph(grovel_check_matcher(L, 1));
+    push_job_head(L, j);
     lua_newtable(L);
     for (size_t i = 0; i < j->npicks; i++) {
         const char *type = grove_vertex_type(g, j->picks[i].v);
@@ -318,8 +340,7 @@ static int m_cancel(lua_State *L)
     grove_jobid_t id = grovel_check_job(L, 2);
     if (grove_matcher_cancel(lm->m, id) < 0)
         return no_job(L, id);
-    lua_pushboolean(L, 1);
-    return 1;
+    return grovel_ok(L);
 }
 
 /* release_ranks(id, idset) -> released, removed */
@@ -445,8 +466,7 @@ static int m_set_policy(lua_State *L)
     } else {
         return luaL_typeerror(L, 2, "policy name or grove.policy");
     }
-    lua_pushboolean(L, 1);
-    return 1;
+    return grovel_ok(L);
 }
 
 static int m_policy(lua_State *L)
@@ -465,62 +485,39 @@ static int m_graph(lua_State *L)
 
 /* ---- life ------------------------------------------------------------------------------- */
 
-static int m_close(lua_State *L)
+static void closable(lua_State *L, void *ud)
 {
-    struct lmatcher *lm = luaL_checkudata(L, 1, MATCHER_MT);
-    if (lm->running)
-        return luaL_argerror(L, 1, "matcher is running a match");
-    grove_matcher_destroy(lm->m);
-    lm->m = NULL;
-    return 0;
+    if (((struct lmatcher *)ud)->running)
+        luaL_argerror(L, 1, "matcher is running a match");
 }
 
-static int m_tostring(lua_State *L)
+static void describe(lua_State *L, void *p)
 {
-    struct lmatcher *lm = luaL_checkudata(L, 1, MATCHER_MT);
-    if (!lm->m)
-        lua_pushliteral(L, "grove.matcher (closed)");
-    else
-        lua_pushfstring(L, "grove.matcher (policy %s, %I jobs)",
-                        grove_matcher_policy(lm->m)->name,
-                        (lua_Integer)grove_matcher_job_count(lm->m));
-    return 1;
+    lua_pushfstring(L, "grove.matcher (policy %s, %I jobs)", grove_matcher_policy(p)->name,
+                    (lua_Integer)grove_matcher_job_count(p));
 }
+
+static const grovel_reg_t methods[] = {
+    {"match", m_match, 0},
+    {"set_policy", m_set_policy, 0},
+    {"policy", m_policy, 0},
+    {"graph", m_graph, 0},
+    {"cancel", m_cancel, 0},
+    {"release_ranks", m_release_ranks, 0},
+    {"release_vertices", m_release_vertices, 0},
+    {"job", m_job, 0},
+    {"rv1", m_rv1, 0},
+    {"jobs", m_jobs, 0},
+    {"info", m_info, 0},
+    {"stats", m_stats, 0},
+    {"reset_stats", m_reset_stats, 0},
+    {"next_id", m_next_id, 0},
+    {NULL, NULL, 0},
+};
 
 int grovel_open_match(lua_State *L)
 {
-    static const luaL_Reg methods[] = {
-        {"match", m_match},
-        {"set_policy", m_set_policy},
-        {"policy", m_policy},
-        {"graph", m_graph},
-        {"cancel", m_cancel},
-        {"release_ranks", m_release_ranks},
-        {"release_vertices", m_release_vertices},
-        {"job", m_job},
-        {"rv1", m_rv1},
-        {"jobs", m_jobs},
-        {"info", m_info},
-        {"stats", m_stats},
-        {"reset_stats", m_reset_stats},
-        {"next_id", m_next_id},
-        {"close", m_close},
-        {NULL, NULL},
-    };
-    static const luaL_Reg meta[] = {
-        {"__gc", m_close},
-        {"__close", m_close},
-        {"__tostring", m_tostring},
-        {NULL, NULL},
-    };
-    int module = lua_gettop(L);
-    luaL_newmetatable(L, MATCHER_MT);
-    luaL_setfuncs(L, meta, 0);
-    lua_createtable(L, 0, 16);
-    lua_pushvalue(L, module); /* upvalue: the module, for its jobspec readers */
-    luaL_setfuncs(L, methods, 1);
-    lua_setfield(L, -2, "__index");
-    lua_pop(L, 1);
+    grovel_class_open(L, &matcher_class, methods);
     grovel_setfunc(L, "matcher", l_matcher_new);
     return 0;
 }

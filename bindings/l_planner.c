@@ -49,21 +49,32 @@
  * Every method gets its class as its upvalue.  This file holds no other
  * userdata. */
 struct kind {
-    const char *tname; /* metatable name */
-    const char *name;  /* in messages: "planner", "mplanner" */
-    bool multi;        /* counts are tables: a grove.mplanner */
+    grovel_class_t c; /* first: a method's class is its kind */
+    bool multi;       /* counts are tables: a grove.mplanner */
 };
 
-static struct kind planner_kind = {"grove.planner", "planner", false};
-static struct kind mplanner_kind = {"grove.mplanner", "mplanner", true};
-
-/* The userdata of both classes: the one object of its kind, or both NULL
- * once closed.  The handle owns it. */
+/* The userdata of both classes, a generic handle (grovel.h) whose object
+ * is also kept typed: p or mp, the other NULL; all NULL once closed. */
 typedef struct {
-    const struct kind *k;
+    grovel_handle_t h;
     grove_planner_t *p;   /* set in a grove.planner */
     grove_mplanner_t *mp; /* set in a grove.mplanner */
 } lplan;
+
+static void describe(lua_State *L, void *p);
+GROVEL_FREER(planner_destroy, grove_planner_destroy)
+GROVEL_FREER(mplanner_destroy, grove_mplanner_destroy)
+
+static const struct kind planner_kind = {
+    {.tname = "grove.planner", .describe = describe, .label = "planner",
+     .closed = "planner (closed)", .size = sizeof(lplan), .destroy = planner_destroy},
+    false,
+};
+static const struct kind mplanner_kind = {
+    {.tname = "grove.mplanner", .describe = describe, .label = "mplanner",
+     .closed = "mplanner (closed)", .size = sizeof(lplan), .destroy = mplanner_destroy},
+    true,
+};
 
 /* ---- shared helpers -------------------------------------------------------- */
 
@@ -93,22 +104,6 @@ static int64_t field_int(lua_State *L, int t, const char *k, int required, int64
     }
     lua_pop(L, 1);
     return v;
-}
-
-/* Raise unless every key of the table at t is one of names (NULL-ended). */
-static void only_fields(lua_State *L, int t, const char *const *names)
-{
-    lua_pushnil(L);
-    while (lua_next(L, t)) {
-        lua_pop(L, 1);
-        int known = 0;
-        if (lua_type(L, -1) == LUA_TSTRING)
-            for (const char *const *n = names; *n && !known; n++)
-                known = strcmp(lua_tostring(L, -1), *n) == 0;
-        if (!known)
-            luaL_argerror(L, t, lua_pushfstring(L, "unknown field '%s'",
-                                                luaL_tolstring(L, -1, NULL)));
-    }
 }
 
 /* Check start >= 0, horizon >= 1 and the end within the limit. */
@@ -143,21 +138,14 @@ static int64_t *scratch(lua_State *L, size_t n)
 
 static const struct kind *kind_of(lua_State *L)
 {
-    return lua_touserdata(L, lua_upvalueindex(1));
-}
-
-static lplan *to_lplan(lua_State *L, int i)
-{
-    return luaL_checkudata(L, i, kind_of(L)->tname);
+    return (const struct kind *)grovel_upclass(L);
 }
 
 /* The open handle at 1 of the method's class. */
 static lplan *check_open(lua_State *L)
 {
-    lplan *u = to_lplan(L, 1);
-    if (!u->p && !u->mp)
-        luaL_argerror(L, 1, lua_pushfstring(L, "%s is closed", u->k->name));
-    return u;
+    grovel_handle_check(L, 1, &kind_of(L)->c);
+    return lua_touserdata(L, 1);
 }
 
 /* For a function taking nargs arguments that may push scratch vectors: a
@@ -179,11 +167,10 @@ static lplan *check_args(lua_State *L, int nargs)
 /* Push a handle that owns p or mp (the other NULL). */
 static void push_handle(lua_State *L, grove_planner_t *p, grove_mplanner_t *mp)
 {
-    lplan *u = lua_newuserdatauv(L, sizeof(*u), 0);
-    u->k = mp ? &mplanner_kind : &planner_kind;
+    lplan *u = (lplan *)grovel_handle_new(L, mp ? &mplanner_kind.c : &planner_kind.c);
+    u->h.p = mp ? (void *)mp : (void *)p;
     u->p = p;
     u->mp = mp;
-    luaL_setmetatable(L, u->k->tname);
 }
 
 /* ---- the object under a handle, over count vectors ------------------------ */
@@ -398,8 +385,7 @@ static int l_remove(lua_State *L)
     int64_t id = luaL_checkinteger(L, 2);
     if ((u->mp ? grove_mplanner_remove(u->mp, id) : grove_planner_remove(u->p, id)) < 0)
         return no_span(L, id);
-    lua_pushboolean(L, 1);
-    return 1;
+    return grovel_ok(L);
 }
 
 static int l_reduce(lua_State *L)
@@ -533,13 +519,12 @@ static int l_next_fit(lua_State *L)
 }
 
 /* Iterator of fit_times: upvalues the handle, the amounts (a scratch
- * vector), d, and the next value (or false when spent); each call computes
- * the one after. */
+ * vector), d, the next value (or false when spent) and the class; each
+ * call computes the one after. */
 static int fit_times_iter(lua_State *L)
 {
     const lplan *u = lua_touserdata(L, lua_upvalueindex(1));
-    if (!u->p && !u->mp)
-        return luaL_error(L, "%s closed during iteration", u->k->name);
+    grovel_handle_alive(L, &u->h, lua_touserdata(L, lua_upvalueindex(5)));
     if (!lua_toboolean(L, lua_upvalueindex(4)))
         return 0;
     int64_t t = lua_tointeger(L, lua_upvalueindex(4));
@@ -573,7 +558,8 @@ static int l_fit_times(lua_State *L)
         lua_pushboolean(L, 0);
     else
         lua_pushinteger(L, t);
-    lua_pushcclosure(L, fit_times_iter, 4);
+    lua_pushvalue(L, lua_upvalueindex(1)); /* the class */
+    lua_pushcclosure(L, fit_times_iter, 5);
     return 1;
 }
 
@@ -612,27 +598,14 @@ static int l_range(lua_State *L)
     return 2;
 }
 
-/* __gc, __close and close(): idempotent. */
-static int l_close(lua_State *L)
-{
-    lplan *u = to_lplan(L, 1);
-    grove_planner_destroy(u->p);
-    grove_mplanner_destroy(u->mp);
-    u->p = NULL;
-    u->mp = NULL;
-    return 0;
-}
-
 /* "planner(total=44, spans=0, [0, 3600))" or "mplanner(core=88, gpu=8;
  * spans=0, [0, 3600))". */
-static int l_tostring(lua_State *L)
+static void describe(lua_State *L, void *p)
 {
+    (void)p; /* the handle at 1 */
     cut_args(L, 1);
-    lplan *u = to_lplan(L, 1);
-    if (!u->p && !u->mp) {
-        lua_pushfstring(L, "%s (closed)", u->k->name);
-        return 1;
-    }
+    const lplan *u = lua_touserdata(L, 1);
+    const char *name = kind_of(L)->c.label;
     if (u->mp) {
         int64_t *v = scratch(L, nslots(u));
         for (size_t i = 0; i < nslots(u); i++)
@@ -641,36 +614,27 @@ static int l_tostring(lua_State *L)
     } else {
         lua_pushfstring(L, "total=%I,", LI(total_of(u, 0)));
     }
-    lua_pushfstring(L, "%s(%s spans=%I, " WIN ")", u->k->name, lua_tostring(L, -1),
+    lua_pushfstring(L, "%s(%s spans=%I, " WIN ")", name, lua_tostring(L, -1),
                     LI(span_count_of(u)), LI(start_of(u)), LI(end_of(u)));
-    return 1;
 }
 
-static const luaL_Reg common_methods[] = {
-    {"add", l_add},
-    {"remove", l_remove},
-    {"reduce", l_reduce},
-    {"span", l_span},
-    {"spans", l_spans},
-    {"avail_at", l_avail_at},
-    {"avail_during", l_avail_during},
-    {"fits", l_fits},
-    {"earliest", l_earliest},
-    {"next_fit", l_next_fit},
-    {"fit_times", l_fit_times},
-    {"max_used", l_max_used},
-    {"copy", l_copy},
-    {"span_count", l_span_count},
-    {"range", l_range},
-    {"close", l_close},
-    {NULL, NULL},
-};
-
-static const luaL_Reg common_meta[] = {
-    {"__gc", l_close},
-    {"__close", l_close},
-    {"__tostring", l_tostring},
-    {NULL, NULL},
+static const grovel_reg_t common_methods[] = {
+    {"add", l_add, 0},
+    {"remove", l_remove, 0},
+    {"reduce", l_reduce, 0},
+    {"span", l_span, 0},
+    {"spans", l_spans, 0},
+    {"avail_at", l_avail_at, 0},
+    {"avail_during", l_avail_during, 0},
+    {"fits", l_fits, 0},
+    {"earliest", l_earliest, 0},
+    {"next_fit", l_next_fit, 0},
+    {"fit_times", l_fit_times, 0},
+    {"max_used", l_max_used, 0},
+    {"copy", l_copy, 0},
+    {"span_count", l_span_count, 0},
+    {"range", l_range, 0},
+    {NULL, NULL, 0},
 };
 
 /* ---- grove.planner ----------------------------------------------------- */
@@ -681,7 +645,7 @@ static int l_planner_new(lua_State *L)
     int64_t total, horizon, start;
     if (lua_type(L, 1) == LUA_TTABLE) {
         static const char *const names[] = {"total", "horizon", "start", NULL};
-        only_fields(L, 1, names);
+        grovel_check_keys(L, 1, names, 1, "unknown field '%s'");
         total = field_int(L, 1, "total", 1, 0);
         horizon = field_int(L, 1, "horizon", 1, 0);
         start = field_int(L, 1, "start", 0, 0);
@@ -720,8 +684,7 @@ static int p_resize(lua_State *L)
                         LI(total), LI(grove_planner_max_used(p)));
         return grovel_fail(L, lua_tostring(L, -1), "EBUSY");
     }
-    lua_pushboolean(L, 1);
-    return 1;
+    return grovel_ok(L);
 }
 
 static int p_total(lua_State *L)
@@ -730,11 +693,11 @@ static int p_total(lua_State *L)
     return 1;
 }
 
-static const luaL_Reg planner_methods[] = {
-    {"next_change", p_next_change},
-    {"resize", p_resize},
-    {"total", p_total},
-    {NULL, NULL},
+static const grovel_reg_t planner_methods[] = {
+    {"next_change", p_next_change, 0},
+    {"resize", p_resize, 0},
+    {"total", p_total, 0},
+    {NULL, NULL, 0},
 };
 
 /* ---- grove.mplanner ---------------------------------------------------- */
@@ -768,7 +731,7 @@ static int l_mplanner_new(lua_State *L)
 {
     static const char *const names[] = {"types", "totals", "horizon", "start", NULL};
     luaL_checktype(L, 1, LUA_TTABLE);
-    only_fields(L, 1, names);
+    grovel_check_keys(L, 1, names, 1, "unknown field '%s'");
     int64_t horizon = field_int(L, 1, "horizon", 1, 0);
     int64_t start = field_int(L, 1, "start", 0, 0);
     check_horizon(L, 1, start, horizon);
@@ -811,8 +774,7 @@ static int m_resize(lua_State *L)
                         grove_mplanner_type_name(mp, i), LI(totals[i]), LI(busiest[i]));
         return grovel_fail(L, lua_tostring(L, -1), "EBUSY");
     }
-    lua_pushboolean(L, 1);
-    return 1;
+    return grovel_ok(L);
 }
 
 static int m_totals(lua_State *L)
@@ -848,20 +810,20 @@ static int m_types(lua_State *L)
     return 1;
 }
 
-static const luaL_Reg mplanner_methods[] = {
-    {"resize", m_resize},
-    {"totals", m_totals},
-    {"total", m_total},
-    {"types", m_types},
-    {NULL, NULL},
+static const grovel_reg_t mplanner_methods[] = {
+    {"resize", m_resize, 0},
+    {"totals", m_totals, 0},
+    {"total", m_total, 0},
+    {"types", m_types, 0},
+    {NULL, NULL, 0},
 };
 
 int grovel_open_planner(lua_State *L)
 {
-    grovel_class_up(L, planner_kind.tname, common_methods, common_meta, &planner_kind);
-    grovel_class_up(L, planner_kind.tname, planner_methods, NULL, &planner_kind);
-    grovel_class_up(L, mplanner_kind.tname, common_methods, common_meta, &mplanner_kind);
-    grovel_class_up(L, mplanner_kind.tname, mplanner_methods, NULL, &mplanner_kind);
+    grovel_class_open(L, &planner_kind.c, common_methods);
+    grovel_class_open(L, &planner_kind.c, planner_methods);
+    grovel_class_open(L, &mplanner_kind.c, common_methods);
+    grovel_class_open(L, &mplanner_kind.c, mplanner_methods);
     grovel_setfunc(L, "planner", l_planner_new);
     grovel_setfunc(L, "mplanner", l_mplanner_new);
     return 0;

@@ -104,8 +104,9 @@ struct sortkey {
 };
 
 struct grovel_policy {
+    grovel_handle_t h;    /* a generic handle (grovel.h) whose object is the
+                           * policy itself while it is open */
     grove_policy_t hooks; /* handed to the matcher; arg = this */
-    bool closed;
     char *name, *description, *source; /* malloc'd; source: the file name */
     char short_src[LUA_IDSIZE];        /* the chunk's name as Lua prints it */
     char where[H_COUNT][LUA_IDSIZE + 24]; /* "file:line" of each Lua hook */
@@ -1041,8 +1042,11 @@ static int parse_spec(lua_State *L, struct grovel_policy *p, int t, int uv, cons
 
 /* ---- loading ------------------------------------------------------------------------------ */
 
-static void policy_free(struct grovel_policy *p)
+/* The handle's destroy: free what the policy holds (the handle then
+ * clears every byte, which closes it). */
+static void policy_free(void *arg)
 {
+    struct grovel_policy *p = arg;
     free(p->name);
     free(p->description);
     free(p->source);
@@ -1054,19 +1058,30 @@ static void policy_free(struct grovel_policy *p)
     free(p->vb);
     free(p->kval);
     free(p->kstamp);
-    memset(p, 0, sizeof(*p));
-    p->closed = true;
 }
 
-static int policy_gc(lua_State *L)
+static void policy_closable(lua_State *L, void *ud)
 {
-    struct grovel_policy *p = luaL_checkudata(L, 1, GROVEL_POLICY);
-    if (p->active)
-        return luaL_error(L, "policy is running a match");
-    if (!p->closed)
-        policy_free(p);
-    return 0;
+    if (((struct grovel_policy *)ud)->active)
+        luaL_error(L, "policy is running a match");
 }
+
+static void policy_describe(lua_State *L, void *arg)
+{
+    const struct grovel_policy *p = arg;
+    lua_pushfstring(L, "grove.policy (%s, %s)", p->name, p->source);
+}
+
+static const grovel_class_t policy_class = {
+    .tname = GROVEL_POLICY,
+    .describe = policy_describe,
+    .label = "policy",
+    .closed = "grove.policy (closed)",
+    .size = sizeof(struct grovel_policy),
+    .nuv = 1,
+    .destroy = policy_free,
+    .closable = policy_closable,
+};
 
 static void check_limits(lua_State *L, int arg, lua_Integer *budget, size_t *memcap)
 {
@@ -1112,9 +1127,8 @@ static int make_policy(lua_State *L, const char *text, size_t len, const char *s
     lua_Integer budget;
     size_t memcap;
     check_limits(L, optarg, &budget, &memcap);
-    struct grovel_policy *p = lua_newuserdatauv(L, sizeof(*p), 1);
-    memset(p, 0, sizeof(*p));
-    luaL_setmetatable(L, GROVEL_POLICY);
+    struct grovel_policy *p = (struct grovel_policy *)grovel_handle_new(L, &policy_class);
+    p->h.p = p;
     int pidx = lua_gettop(L);
     p->budget = budget;
     p->memcap = memcap;
@@ -1219,15 +1233,12 @@ struct grovel_policy *grovel_test_policy(lua_State *L, int idx)
 
 struct grovel_policy *grovel_check_policy(lua_State *L, int idx)
 {
-    struct grovel_policy *p = luaL_checkudata(L, idx, GROVEL_POLICY);
-    if (p->closed)
-        luaL_argerror(L, idx, "policy is closed");
-    return p;
+    return grovel_handle_check(L, idx, &policy_class);
 }
 
 bool grovel_policy_is_open(const struct grovel_policy *p)
 {
-    return !p->closed;
+    return p->h.p != NULL;
 }
 
 const grove_policy_t *grovel_policy_hooks(const struct grovel_policy *p)
@@ -1315,12 +1326,16 @@ static int p_name(lua_State *L)
     return 1;
 }
 
-static int p_description(lua_State *L)
+enum { P_DESCRIPTION, P_TRACEBACK };
+
+/* description() and traceback(): the text the arg names, or nothing. */
+static int p_text(lua_State *L)
 {
     struct grovel_policy *p = grovel_check_policy(L, 1);
-    if (!p->description)
+    const char *s = grovel_uparg(L) == P_DESCRIPTION ? p->description : p->traceback;
+    if (!s)
         return 0;
-    lua_pushstring(L, p->description);
+    lua_pushstring(L, s);
     return 1;
 }
 
@@ -1364,45 +1379,20 @@ static int p_memory(lua_State *L)
     return 1;
 }
 
-static int p_traceback(lua_State *L)
-{
-    struct grovel_policy *p = grovel_check_policy(L, 1);
-    if (!p->traceback)
-        return 0;
-    lua_pushstring(L, p->traceback);
-    return 1;
-}
-
-static int p_tostring(lua_State *L)
-{
-    struct grovel_policy *p = luaL_checkudata(L, 1, GROVEL_POLICY);
-    if (p->closed)
-        lua_pushliteral(L, "grove.policy (closed)");
-    else
-        lua_pushfstring(L, "grove.policy (%s, %s)", p->name, p->source);
-    return 1;
-}
+static const grovel_reg_t methods[] = {
+    {"name", p_name, 0},
+    {"description", p_text, P_DESCRIPTION},
+    {"source", p_source, 0},
+    {"hooks", p_hooks, 0},
+    {"budget", p_budget, 0},
+    {"memory", p_memory, 0},
+    {"traceback", p_text, P_TRACEBACK},
+    {NULL, NULL, 0},
+};
 
 int grovel_open_policy(lua_State *L)
 {
-    static const luaL_Reg methods[] = {
-        {"name", p_name},
-        {"description", p_description},
-        {"source", p_source},
-        {"hooks", p_hooks},
-        {"budget", p_budget},
-        {"memory", p_memory},
-        {"traceback", p_traceback},
-        {"close", policy_gc},
-        {NULL, NULL},
-    };
-    static const luaL_Reg meta[] = {
-        {"__gc", policy_gc},
-        {"__close", policy_gc},
-        {"__tostring", p_tostring},
-        {NULL, NULL},
-    };
-    grovel_newclass(L, GROVEL_POLICY, methods, meta);
+    grovel_class_open(L, &policy_class, methods);
     grovel_setfunc(L, "policy_load", l_policy_load);
     grovel_setfunc(L, "policy_parse", l_policy_parse);
     return 0;

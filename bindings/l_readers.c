@@ -137,7 +137,7 @@ static int push_result(lua_State *L, struct grovel_graph *gr, grove_graph_t *g,
                        const grove_error_t *err)
 {
     if (!g)
-        return grovel_fail_errno(L, errno, err->text[0] ? err->text : NULL);
+        return grovel_fail_err(L, errno, err);
     gr->g = g;
     return 1;
 }

@@ -25,6 +25,10 @@
  *   R:vertices(graph)      the vertex handles of the shard R in graph, or
  *                          nil, message, code
  *   tostring(R) (compact text), R:copy(), R:close(), <close> variables.
+ *
+ * This file holds the R class, a generic handle of grovel.h (copy, close,
+ * == and tostring come from there); it must not hold the idset, hostlist
+ * or graph userdata it hands out (it builds them through the module).
  */
 #include <errno.h>
 #include <jansson.h>
@@ -35,55 +39,49 @@
 #include "lgraph.h"
 #include "rv1.h"
 
-#define RV1_MT "grove.rv1"
+static void describe(lua_State *L, void *p);
 
-typedef struct {
-    grove_rv1_t *R; /* NULL once closed */
-} lrv1;
+GROVEL_FREER(rv1_destroy, grove_rv1_destroy)
+GROVEL_FREER(jdecref, json_decref)
+GROVEL_FREER(idset_free, grove_idset_destroy)
 
-static lrv1 *push_new(lua_State *L)
+static void *rv1_copy(const void *p)
 {
-    lrv1 *u = lua_newuserdatauv(L, sizeof(*u), 0);
-    u->R = NULL;
-    luaL_setmetatable(L, RV1_MT);
-    return u;
+    return grove_rv1_copy(p);
 }
+
+static bool rv1_equal(const void *a, const void *b)
+{
+    return grove_rv1_equal(a, b);
+}
+
+static const grovel_class_t rv1_class = {
+    .tname = "grove.rv1",
+    .describe = describe,
+    .equal = rv1_equal,
+    .label = "R",
+    .closed = "grove.rv1 (closed)",
+    .destroy = rv1_destroy,
+    .copy = rv1_copy,
+};
 
 static grove_rv1_t *check_rv1(lua_State *L, int i)
 {
-    lrv1 *u = luaL_checkudata(L, i, RV1_MT);
-    if (!u->R)
-        luaL_argerror(L, i, "R is closed");
-    return u->R;
+    return grovel_handle_check(L, i, &rv1_class);
 }
 
-static int fail_err(lua_State *L, int e, const grove_error_t *err)
+grovel_handle_t *grovel_new_rv1(lua_State *L)
 {
-    return grovel_fail_errno(L, e, err && err->text[0] ? err->text : NULL);
+    return grovel_handle_new(L, &rv1_class);
 }
 
-grove_rv1_t **grovel_new_rv1(lua_State *L)
-{
-    return &push_new(L)->R;
-}
-
-/* Return the new R in the userdata at the top (or a failure). */
-static int finish(lua_State *L, lrv1 *u, grove_rv1_t *R, const grove_error_t *err)
+/* Return the new R in the handle h at the top (or a failure). */
+static int finish(lua_State *L, grovel_handle_t *h, grove_rv1_t *R, const grove_error_t *err)
 {
     if (!R)
-        return fail_err(L, errno, err);
-    u->R = R;
+        return grovel_fail_err(L, errno, err);
+    h->p = R;
     return 1;
-}
-
-static void jdecref(void *p)
-{
-    json_decref(p);
-}
-
-static void idset_free(void *p)
-{
-    grove_idset_destroy(p);
 }
 
 /* ---- constructors -------------------------------------------------------------- */
@@ -94,7 +92,7 @@ static int l_decode(lua_State *L)
     size_t len;
     const char *text = lua_tolstring(L, 1, &len);
     const char *source = luaL_optstring(L, 2, NULL);
-    lrv1 *u = push_new(L);
+    grovel_handle_t *u = grovel_new_rv1(L);
     grove_error_t err = {{0}, 0};
     return finish(L, u, grove_rv1_decode(text, len, source, &err), &err);
 }
@@ -102,7 +100,7 @@ static int l_decode(lua_State *L)
 static int l_load(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
-    lrv1 *u = push_new(L);
+    grovel_handle_t *u = grovel_new_rv1(L);
     grove_error_t err = {{0}, 0};
     return finish(L, u, grove_rv1_load(path, &err), &err);
 }
@@ -134,23 +132,6 @@ static lua_Integer opt_int(lua_State *L, int t, const char *key, lua_Integer dfl
     return v;
 }
 
-/* Raise on an unknown key in the options table at t. */
-static void check_keys(lua_State *L, int t, const char *const *known)
-{
-    lua_pushnil(L);
-    while (lua_next(L, t)) {
-        lua_pop(L, 1);
-        bool ok = false;
-        if (lua_type(L, -1) == LUA_TSTRING)
-            for (size_t i = 0; known[i]; i++)
-                ok |= strcmp(lua_tostring(L, -1), known[i]) == 0;
-        if (!ok) {
-            lua_pushfstring(L, "unknown option '%s'", luaL_tolstring(L, -1, NULL));
-            lua_error(L);
-        }
-    }
-}
-
 /* core.rv1_from_vertices(graph, {v...} [, opts]) */
 static int l_from_vertices(lua_State *L)
 {
@@ -163,7 +144,7 @@ static int l_from_vertices(lua_State *L)
     bool graph = false;
     if (has_opts) {
         static const char *const known[] = {"start", "end", "nslots", "graph", NULL};
-        check_keys(L, 3, known);
+        grovel_check_keys(L, 3, known, 0, "unknown option '%s'");
         start = opt_int(L, 3, "start", 0);
         end = opt_int(L, 3, "end", GROVE_TIME_MAX);
         nslots = opt_int(L, 3, "nslots", -1);
@@ -187,7 +168,7 @@ static int l_from_vertices(lua_State *L)
         vids[i - 1] = h->v;
         lua_pop(L, 1);
     }
-    lrv1 *u = push_new(L);
+    grovel_handle_t *u = grovel_new_rv1(L);
     grove_error_t err = {{0}, 0};
     grove_rv1_t *R = grove_rv1_from_vertices(gr->g, vids, (size_t)n, start, end,
                                              graph ? GROVE_RV1_WITH_GRAPH : 0, &err);
@@ -204,10 +185,10 @@ static int l_from_graph(lua_State *L)
     if (!lua_isnoneornil(L, 2)) {
         luaL_checktype(L, 2, LUA_TTABLE);
         static const char *const known[] = {"graph", NULL};
-        check_keys(L, 2, known);
+        grovel_check_keys(L, 2, known, 0, "unknown option '%s'");
         graph = opt_bool(L, 2, "graph", NULL);
     }
-    lrv1 *u = push_new(L);
+    grovel_handle_t *u = grovel_new_rv1(L);
     grove_error_t err = {{0}, 0};
     return finish(L, u, grove_rv1_from_graph(gr->g, graph ? GROVE_RV1_WITH_GRAPH : 0, &err),
                   &err);
@@ -222,7 +203,7 @@ static int l_encode(lua_State *L)
     if (!lua_isnoneornil(L, 2)) {
         luaL_checktype(L, 2, LUA_TTABLE);
         static const char *const known[] = {"graph", "pretty", NULL};
-        check_keys(L, 2, known);
+        grovel_check_keys(L, 2, known, 0, "unknown option '%s'");
         int has_graph;
         bool graph = opt_bool(L, 2, "graph", &has_graph);
         if (has_graph)
@@ -239,19 +220,13 @@ static int l_encode(lua_State *L)
     return 1;
 }
 
-static int l_tostring(lua_State *L)
+static void describe(lua_State *L, void *p)
 {
-    lrv1 *u = luaL_checkudata(L, 1, RV1_MT);
-    if (!u->R) {
-        lua_pushliteral(L, "grove.rv1 (closed)");
-        return 1;
-    }
+    (void)p; /* the R at 1 */
     l_encode(L);
     if (lua_isnil(L, -3))
-        return luaL_error(L, "%s", lua_tostring(L, -2));
-    return 1;
+        luaL_error(L, "%s", lua_tostring(L, -2));
 }
-
 
 static int l_to_table(lua_State *L)
 {
@@ -270,7 +245,7 @@ static int l_to_table(lua_State *L)
 /* Push module[ctor](text) if the module has that class, else text. */
 static void push_as(lua_State *L, const char *ctor, const char *text)
 {
-    lua_getfield(L, lua_upvalueindex(1), ctor);
+    lua_getfield(L, GROVEL_UPMODULE, ctor);
     if (lua_isfunction(L, -1)) {
         lua_pushstring(L, text);
         lua_call(L, 1, 1);
@@ -335,11 +310,7 @@ static int set_ids(lua_State *L, const char *name, const grove_idset_t *s)
 static int l_hostname(lua_State *L)
 {
     grove_rv1_t *R = check_rv1(L, 1);
-    const char *h = grove_rv1_hostname(R, check_rank(L, 2));
-    if (h)
-        lua_pushstring(L, h);
-    else
-        lua_pushnil(L);
+    grovel_push_string(L, grove_rv1_hostname(R, check_rank(L, 2)));
     return 1;
 }
 
@@ -432,11 +403,13 @@ static int l_nslots(lua_State *L)
 
 enum op { OP_UNION, OP_DIFF, OP_INTER };
 
-static int do_op(lua_State *L, enum op op)
+/* union, diff, intersect: the arg says which. */
+static int l_op(lua_State *L)
 {
+    enum op op = (enum op)grovel_uparg(L);
     grove_rv1_t *a = check_rv1(L, 1);
     grove_rv1_t *b = check_rv1(L, 2);
-    lrv1 *u = push_new(L);
+    grovel_handle_t *u = grovel_new_rv1(L);
     grove_error_t err = {{0}, 0};
     grove_rv1_t *R = op == OP_UNION  ? grove_rv1_union(a, b, &err)
                      : op == OP_DIFF ? grove_rv1_difference(a, b, &err)
@@ -444,31 +417,9 @@ static int do_op(lua_State *L, enum op op)
     return finish(L, u, R, &err);
 }
 
-static int l_union(lua_State *L)
-{
-    return do_op(L, OP_UNION);
-}
-
-static int l_diff(lua_State *L)
-{
-    return do_op(L, OP_DIFF);
-}
-
-static int l_intersect(lua_State *L)
-{
-    return do_op(L, OP_INTER);
-}
-
 static int l_equal(lua_State *L)
 {
     lua_pushboolean(L, grove_rv1_equal(check_rv1(L, 1), check_rv1(L, 2)));
-    return 1;
-}
-
-static int l_eq(lua_State *L)
-{
-    lrv1 *a = luaL_testudata(L, 1, RV1_MT), *b = luaL_testudata(L, 2, RV1_MT);
-    lua_pushboolean(L, a && b && a->R && b->R && grove_rv1_equal(a->R, b->R));
     return 1;
 }
 
@@ -486,39 +437,24 @@ static grove_idset_t *check_ranks(lua_State *L, int i)
     grove_error_t err = {{0}, 0};
     grove_idset_t *set = grove_idset_decode_len(s, len, &err);
     if (!set) {
-        fail_err(L, errno, &err);
+        grovel_fail_err(L, errno, &err);
         return NULL;
     }
     box->p = set;
     return set;
 }
 
-static int select_ranks(lua_State *L, bool in)
+/* restrict (arg 1) and exclude (arg 0). */
+static int l_restrict(lua_State *L)
 {
+    bool in = grovel_uparg(L);
     grove_rv1_t *R = check_rv1(L, 1);
     lua_settop(L, 2);
     grove_idset_t *set = check_ranks(L, 2);
     if (!set)
         return 3;
-    lrv1 *u = push_new(L);
+    grovel_handle_t *u = grovel_new_rv1(L);
     return finish(L, u, in ? grove_rv1_restrict(R, set) : grove_rv1_exclude(R, set), NULL);
-}
-
-static int l_restrict(lua_State *L)
-{
-    return select_ranks(L, true);
-}
-
-static int l_exclude(lua_State *L)
-{
-    return select_ranks(L, false);
-}
-
-static int l_copy(lua_State *L)
-{
-    grove_rv1_t *R = check_rv1(L, 1);
-    lrv1 *u = push_new(L);
-    return finish(L, u, grove_rv1_copy(R), NULL);
 }
 
 /* ---- graphs ---------------------------------------------------------------------------------- */
@@ -530,7 +466,7 @@ static int l_to_graph(lua_State *L)
     grove_error_t err = {{0}, 0};
     grove_graph_t *g = grove_rv1_to_graph(R, &err);
     if (!g)
-        return fail_err(L, errno, &err);
+        return grovel_fail_err(L, errno, &err);
     gr->g = g;
     return 1;
 }
@@ -544,7 +480,7 @@ static int l_vertices(lua_State *L)
     size_t n = 0;
     grove_error_t err = {{0}, 0};
     if (grove_rv1_to_vertices(gr->g, R, &vids, &n, &err) < 0)
-        return fail_err(L, errno, &err);
+        return grovel_fail_err(L, errno, &err);
     box->p = vids;
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {
@@ -554,63 +490,33 @@ static int l_vertices(lua_State *L)
     return 1;
 }
 
-/* ---- life --------------------------------------------------------------------------------------- */
-
-static int l_close(lua_State *L)
-{
-    lrv1 *u = luaL_checkudata(L, 1, RV1_MT);
-    grove_rv1_destroy(u->R);
-    u->R = NULL;
-    return 0;
-}
-
-static const luaL_Reg methods[] = {
-    {"encode", l_encode},
-    {"to_table", l_to_table},
-    {"hostname", l_hostname},
-    {"children", l_children},
-    {"count", l_count},
-    {"types", l_types},
-    {"properties", l_properties},
-    {"starttime", l_starttime},
-    {"expiration", l_expiration},
-    {"nslots", l_nslots},
-    {"union", l_union},
-    {"diff", l_diff},
-    {"intersect", l_intersect},
-    {"equal", l_equal},
-    {"restrict", l_restrict},
-    {"exclude", l_exclude},
-    {"copy", l_copy},
-    {"to_graph", l_to_graph},
-    {"vertices", l_vertices},
-    {"close", l_close},
-    {NULL, NULL},
-};
-
-static const luaL_Reg meta[] = {
-    {"__gc", l_close},
-    {"__close", l_close},
-    {"__tostring", l_tostring},
-    {"__eq", l_eq},
-    {NULL, NULL},
+static const grovel_reg_t methods[] = {
+    {"encode", l_encode, 0},
+    {"to_table", l_to_table, 0},
+    {"ranks", l_ranks, 0},
+    {"nodelist", l_nodelist, 0},
+    {"hostname", l_hostname, 0},
+    {"children", l_children, 0},
+    {"count", l_count, 0},
+    {"types", l_types, 0},
+    {"properties", l_properties, 0},
+    {"starttime", l_starttime, 0},
+    {"expiration", l_expiration, 0},
+    {"nslots", l_nslots, 0},
+    {"union", l_op, OP_UNION},
+    {"diff", l_op, OP_DIFF},
+    {"intersect", l_op, OP_INTER},
+    {"equal", l_equal, 0},
+    {"restrict", l_restrict, 1},
+    {"exclude", l_restrict, 0},
+    {"to_graph", l_to_graph, 0},
+    {"vertices", l_vertices, 0},
+    {NULL, NULL, 0},
 };
 
 int grovel_open_rv1(lua_State *L)
 {
-    int mod = lua_gettop(L);
-    grovel_newclass(L, RV1_MT, methods, meta);
-    /* ranks and nodelist build the module's idset / hostlist objects: they
-     * find the constructors in the module table, their upvalue */
-    luaL_getmetatable(L, RV1_MT);
-    lua_getfield(L, -1, "__index");
-    lua_pushvalue(L, mod);
-    lua_pushcclosure(L, l_ranks, 1);
-    lua_setfield(L, -2, "ranks");
-    lua_pushvalue(L, mod);
-    lua_pushcclosure(L, l_nodelist, 1);
-    lua_setfield(L, -2, "nodelist");
-    lua_pop(L, 2);
+    grovel_class_open(L, &rv1_class, methods);
     grovel_setfunc(L, "rv1_decode", l_decode);
     grovel_setfunc(L, "rv1_load", l_load);
     grovel_setfunc(L, "rv1_from_vertices", l_from_vertices);

@@ -31,6 +31,10 @@
  * be restored by name: the matcher keeps "first" unless opts.policy says,
  * and policy_restored is false.  Workload: one save per scheduling
  * decision, one load per start.
+ *
+ * This file holds the store class (a generic handle of grovel.h) and the
+ * state readers and writers; the graph, matcher and acquisition userdata it
+ * saves and restores belong to their own files.
  */
 #include <errno.h>
 #include <jansson.h>
@@ -41,23 +45,24 @@
 #include "lgraph.h"
 #include "store.h"
 
-#define STORE_MT "grove.store"
+static void describe(lua_State *L, void *p)
+{
+    lua_pushfstring(L, "grove.store (generation %I)", (lua_Integer)grove_store_generation(p));
+}
 
-struct lstore {
-    grove_store_t *s; /* NULL once closed */
+GROVEL_FREER(store_close, grove_store_close)
+
+static const grovel_class_t store_class = {
+    .tname = "grove.store",
+    .describe = describe,
+    .label = "store",
+    .closed = "grove.store (closed)",
+    .destroy = store_close,
 };
 
 static grove_store_t *check_store(lua_State *L, int idx)
 {
-    struct lstore *u = luaL_checkudata(L, idx, STORE_MT);
-    if (!u->s)
-        luaL_argerror(L, idx, "store is closed");
-    return u->s;
-}
-
-static int fail_err(lua_State *L, int e, const grove_error_t *err)
-{
-    return grovel_fail_errno(L, e, err && err->text[0] ? err->text : NULL);
+    return grovel_handle_check(L, idx, &store_class);
 }
 
 static int l_store_open(lua_State *L)
@@ -88,12 +93,10 @@ static int l_store_open(lua_State *L)
             lua_pop(L, 1);
         }
     }
-    struct lstore *u = lua_newuserdatauv(L, sizeof(*u), 0);
-    u->s = NULL;
-    luaL_setmetatable(L, STORE_MT);
+    grovel_handle_t *h = grovel_handle_new(L, &store_class);
     grove_error_t err = {{0}, 0};
-    if (!(u->s = grove_store_open(path, flags, &err)))
-        return fail_err(L, errno, &err);
+    if (!(h->p = grove_store_open(path, flags, &err)))
+        return grovel_fail_err(L, errno, &err);
     return 1;
 }
 
@@ -146,7 +149,7 @@ static int l_save(lua_State *L)
     grove_store_stats_t st;
     grove_error_t err = {{0}, 0};
     if (grove_store_save(s, g, m, a, flags, &st, &err) < 0)
-        return fail_err(L, errno, &err);
+        return grovel_fail_err(L, errno, &err);
     lua_createtable(L, 0, 6);
     lua_pushinteger(L, st.generation);
     lua_setfield(L, -2, "generation");
@@ -170,7 +173,7 @@ static void image_free(void *p)
 
 /* Build {graph, matcher, acquire, policy, policy_restored} from the image
  * in the box at box_idx; opts at opts_idx (0: none).  The module table is
- * upvalue 1. */
+ * GROVEL_UPMODULE. */
 static int restore(lua_State *L, int box_idx, int opts_idx)
 {
     struct grovel_box *box = lua_touserdata(L, box_idx);
@@ -205,7 +208,7 @@ static int restore(lua_State *L, int box_idx, int opts_idx)
     grove_error_t err = {{0}, 0};
     bool restored = false;
     if (grove_image_has_jobs(im)) {
-        lua_getfield(L, lua_upvalueindex(1), "matcher");
+        lua_getfield(L, GROVEL_UPMODULE, "matcher");
         lua_pushvalue(L, gidx);
         lua_pushvalue(L, cfg);
         lua_call(L, 2, 1);
@@ -225,19 +228,19 @@ static int restore(lua_State *L, int box_idx, int opts_idx)
             lua_pop(L, 3);
         }
         if (grove_image_restore_jobs(im, m, &err) < 0)
-            return fail_err(L, errno, &err);
+            return grovel_fail_err(L, errno, &err);
     } else if (grove_image_restore_jobs(im, NULL, &err) < 0) {
-        return fail_err(L, errno, &err);
+        return grovel_fail_err(L, errno, &err);
     }
     int aidx = 0;
     if (grove_image_has_acquire(im)) {
-        grove_acquire_t **slot = grovel_new_acquire(L, gidx, midx);
+        grovel_handle_t *h = grovel_new_acquire(L, gidx, midx);
         aidx = lua_gettop(L);
-        if (!(*slot = grove_acquire_create(gr->g, midx ? grovel_check_matcher(L, midx) : NULL, NULL,
-                                           GROVE_ACQUIRE_AUTO)))
+        if (!(h->p = grove_acquire_create(gr->g, midx ? grovel_check_matcher(L, midx) : NULL, NULL,
+                                          GROVE_ACQUIRE_AUTO)))
             return grovel_fail_errno(L, ENOMEM, NULL);
-        if (grove_image_restore_acquire(im, *slot, &err) < 0)
-            return fail_err(L, errno, &err);
+        if (grove_image_restore_acquire(im, h->p, &err) < 0)
+            return grovel_fail_err(L, errno, &err);
     }
     lua_createtable(L, 0, 5);
     lua_pushvalue(L, gidx);
@@ -274,7 +277,7 @@ static int image_restore(lua_State *L, struct grovel_box *box, grove_image_t *im
                          const grove_error_t *err)
 {
     if (!(box->p = im))
-        return fail_err(L, errno, err);
+        return grovel_fail_err(L, errno, err);
     return restore(L, 3, lua_isnil(L, 2) ? 0 : 2);
 }
 
@@ -308,9 +311,8 @@ static int l_state_write(lua_State *L)
         return luaL_argerror(L, opts, "no options");
     grove_error_t err = {{0}, 0};
     if (grove_store_write_file(path, g, m, a, &err) < 0)
-        return fail_err(L, errno, &err);
-    lua_pushboolean(L, 1);
-    return 1;
+        return grovel_fail_err(L, errno, &err);
+    return grovel_ok(L);
 }
 
 static int l_generation(lua_State *L)
@@ -323,9 +325,8 @@ static int l_check(lua_State *L)
 {
     grove_error_t err = {{0}, 0};
     if (grove_store_check(check_store(L, 1), &err) < 0)
-        return fail_err(L, errno, &err);
-    lua_pushboolean(L, 1);
-    return 1;
+        return grovel_fail_err(L, errno, &err);
+    return grovel_ok(L);
 }
 
 static int l_changes(lua_State *L)
@@ -335,7 +336,7 @@ static int l_changes(lua_State *L)
     grove_error_t err = {{0}, 0};
     char *text = grove_store_changes(s, since, &err);
     if (!text)
-        return fail_err(L, errno, &err);
+        return grovel_fail_err(L, errno, &err);
     json_t *j = json_loads(text, 0, NULL);
     free(text);
     if (!j)
@@ -345,55 +346,20 @@ static int l_changes(lua_State *L)
     return 1;
 }
 
-static int l_close(lua_State *L)
-{
-    struct lstore *u = luaL_checkudata(L, 1, STORE_MT);
-    grove_store_close(u->s);
-    u->s = NULL;
-    return 0;
-}
-
-static int l_tostring(lua_State *L)
-{
-    struct lstore *u = luaL_checkudata(L, 1, STORE_MT);
-    if (!u->s)
-        lua_pushliteral(L, "grove.store (closed)");
-    else
-        lua_pushfstring(L, "grove.store (generation %I)", (lua_Integer)grove_store_generation(u->s));
-    return 1;
-}
+static const grovel_reg_t methods[] = {
+    {"save", l_save, 0},
+    {"load", l_load, 0},
+    {"generation", l_generation, 0},
+    {"check", l_check, 0},
+    {"changes", l_changes, 0},
+    {NULL, NULL, 0},
+};
 
 int grovel_open_store(lua_State *L)
 {
-    static const luaL_Reg methods[] = {
-        {"save", l_save},
-        {"load", l_load},
-        {"generation", l_generation},
-        {"check", l_check},
-        {"changes", l_changes},
-        {"close", l_close},
-        {NULL, NULL},
-    };
-    static const luaL_Reg meta[] = {
-        {"__gc", l_close},
-        {"__close", l_close},
-        {"__tostring", l_tostring},
-        {NULL, NULL},
-    };
-    int module = lua_gettop(L);
-    luaL_newmetatable(L, STORE_MT);
-    luaL_setfuncs(L, meta, 0);
-    lua_createtable(L, 0, 8);
-    lua_pushvalue(L, module);
-    luaL_setfuncs(L, methods, 1);
-    lua_setfield(L, -2, "__index");
-    lua_pushstring(L, STORE_MT);
-    lua_setfield(L, -2, "__name");
-    lua_pop(L, 1);
+    grovel_class_open(L, &store_class, methods);
     grovel_setfunc(L, "store_open", l_store_open);
-    lua_pushvalue(L, module);
-    lua_pushcclosure(L, l_state_read, 1);
-    lua_setfield(L, module, "state_read");
+    grovel_setfunc(L, "state_read", l_state_read);
     grovel_setfunc(L, "state_write", l_state_write);
     return 0;
 }

@@ -13,7 +13,8 @@
  * Workload: called from policies and scripts, often in loops over many
  * vertices, so every method is a few core calls with no allocation beyond
  * the values it returns.  The handle class itself (creation, checking,
- * equality) lives in l_graph.c; this file only adds methods to it.
+ * equality) lives in l_graph.c; this file only adds methods to it, and
+ * registers the class through grovel_class_open like every other.
  */
 #include <errno.h>
 #include <string.h>
@@ -30,7 +31,7 @@ struct ref {
 static struct ref check(lua_State *L)
 {
     struct ref h;
-    h.c = lua_touserdata(L, lua_upvalueindex(1));
+    h.c = (const struct grovel_vclass *)grovel_upclass(L);
     h.g = h.c->check(L, 1, &h.v);
     return h;
 }
@@ -38,59 +39,38 @@ static struct ref check(lua_State *L)
 /* ---- base data --------------------------------------------------------------- */
 
 /* The base data: each method is a getter of graph.h applied to the handle's
- * vertex.  Ids and ranks are nil when the vertex has none. */
-static int push_text(lua_State *L, const char *(*get)(const grove_graph_t *, grove_vid_t))
+ * vertex, the method's arg its row here.  Ids and ranks are nil when the
+ * vertex has none. */
+static const char *(*const text_getters[])(const grove_graph_t *, grove_vid_t) = {
+    grove_vertex_type, grove_vertex_basename, grove_vertex_name, grove_vertex_unit,
+};
+
+static const struct {
+    int64_t (*get)(const grove_graph_t *, grove_vid_t);
+    bool optional; /* GROVE_ID_NONE is nil */
+} number_getters[] = {
+    {grove_vertex_id, true},
+    {grove_vertex_rank, true},
+    {grove_vertex_size, false},
+};
+
+static int v_text(lua_State *L)
 {
     struct ref h = check(L);
-    lua_pushstring(L, get(h.g, h.v));
+    lua_pushstring(L, text_getters[grovel_uparg(L)](h.g, h.v));
     return 1;
 }
 
-static int push_number(lua_State *L, int64_t (*get)(const grove_graph_t *, grove_vid_t),
-                       bool optional)
+static int v_number(lua_State *L)
 {
     struct ref h = check(L);
-    int64_t x = get(h.g, h.v);
-    if (optional && x == GROVE_ID_NONE)
+    int i = grovel_uparg(L);
+    int64_t x = number_getters[i].get(h.g, h.v);
+    if (number_getters[i].optional && x == GROVE_ID_NONE)
         lua_pushnil(L);
     else
         lua_pushinteger(L, (lua_Integer)x);
     return 1;
-}
-
-static int v_type(lua_State *L)
-{
-    return push_text(L, grove_vertex_type);
-}
-
-static int v_basename(lua_State *L)
-{
-    return push_text(L, grove_vertex_basename);
-}
-
-static int v_name(lua_State *L)
-{
-    return push_text(L, grove_vertex_name);
-}
-
-static int v_unit(lua_State *L)
-{
-    return push_text(L, grove_vertex_unit);
-}
-
-static int v_id(lua_State *L)
-{
-    return push_number(L, grove_vertex_id, true);
-}
-
-static int v_rank(lua_State *L)
-{
-    return push_number(L, grove_vertex_rank, true);
-}
-
-static int v_size(lua_State *L)
-{
-    return push_number(L, grove_vertex_size, false);
 }
 
 static int v_vid(lua_State *L)
@@ -129,8 +109,7 @@ static int v_set_size(lua_State *L)
                                       label, n));
         return grovel_fail_errno(L, e, NULL);
     }
-    lua_pushboolean(L, 1);
-    return 1;
+    return grovel_ok(L);
 }
 
 static int v_set_rank(lua_State *L)
@@ -140,8 +119,7 @@ static int v_set_rank(lua_State *L)
     luaL_argcheck(L, r >= -1, 2, "rank must be >= 0 (or -1/nil for none)");
     if (grove_vertex_set_rank(h.g, h.v, r) < 0)
         return grovel_fail_errno(L, errno, NULL);
-    lua_pushboolean(L, 1);
-    return 1;
+    return grovel_ok(L);
 }
 
 static int v_set_name(lua_State *L)
@@ -152,8 +130,7 @@ static int v_set_name(lua_State *L)
                   "name must be non-empty and contain no '/'");
     if (grove_vertex_set_name(h.g, h.v, name) < 0)
         return grovel_fail_errno(L, errno, NULL);
-    lua_pushboolean(L, 1);
-    return 1;
+    return grovel_ok(L);
 }
 
 /* ---- status ------------------------------------------------------------------ */
@@ -175,8 +152,7 @@ static int v_set_status(lua_State *L)
                                                       "drained, excluded, degraded, failing "
                                                       "or unknown)", s));
     grove_vertex_set_status(h.g, h.v, (grove_status_t)st);
-    lua_pushboolean(L, 1);
-    return 1;
+    return grovel_ok(L);
 }
 
 /* ---- properties and tags ------------------------------------------------------ */
@@ -208,8 +184,7 @@ static int v_set_property(lua_State *L)
     const char *val = lua_tostring(L, 3);
     if (grove_vertex_set_property(h.g, h.v, k, val) < 0)
         return grovel_fail_errno(L, errno, NULL);
-    lua_pushboolean(L, 1);
-    return 1;
+    return grovel_ok(L);
 }
 
 static int v_remove_property(lua_State *L)
@@ -218,8 +193,7 @@ static int v_remove_property(lua_State *L)
     const char *k = check_key(L, &h, 2);
     if (grove_vertex_remove_property(h.g, h.v, k) < 0)
         return grovel_fail_errno(L, errno, lua_pushfstring(L, "no property '%s'", k));
-    lua_pushboolean(L, 1);
-    return 1;
+    return grovel_ok(L);
 }
 
 /* properties() -> {key = value}; tags() -> {key = value or true} */
@@ -258,8 +232,7 @@ static int v_tag(lua_State *L)
     }
     if (grove_vertex_tag(h.g, h.v, k, val) < 0)
         return grovel_fail_errno(L, errno, NULL);
-    lua_pushboolean(L, 1);
-    return 1;
+    return grovel_ok(L);
 }
 
 static int v_untag(lua_State *L)
@@ -268,8 +241,7 @@ static int v_untag(lua_State *L)
     const char *k = check_key(L, &h, 2);
     if (grove_vertex_untag(h.g, h.v, k) < 0)
         return grovel_fail_errno(L, errno, lua_pushfstring(L, "no tag '%s'", k));
-    lua_pushboolean(L, 1);
-    return 1;
+    return grovel_ok(L);
 }
 
 /* has_tag(k) -> true, value (nil when the tag has none) | false */
@@ -377,9 +349,11 @@ static int v_children(lua_State *L)
     return 1;
 }
 
-/* Out- or in-edges of the vertex, optionally of one subsystem. */
-static int push_edges(lua_State *L, bool out)
+/* Out- (arg 1) or in-edges (arg 0) of the vertex, optionally of one
+ * subsystem. */
+static int v_edges(lua_State *L)
 {
+    bool out = grovel_uparg(L);
     struct ref h = check(L);
     grove_graph_t *g = h.g;
     grove_sym_t sub = GROVE_SYM_NONE;
@@ -398,16 +372,6 @@ static int push_edges(lua_State *L, bool out)
     }
     lua_pop(L, 1);
     return 1;
-}
-
-static int v_out_edges(lua_State *L)
-{
-    return push_edges(L, true);
-}
-
-static int v_in_edges(lua_State *L)
-{
-    return push_edges(L, false);
 }
 
 /* ---- allocation -------------------------------------------------------------- */
@@ -538,11 +502,9 @@ static void vertex_push_kin(lua_State *L, int idx, int uv, grove_vid_t v)
     grovel_push_vertex(L, uv, v);
 }
 
-static struct grovel_vclass vertex_class = {GROVEL_VERTEX, vertex_check, vertex_push_kin, false};
-
-static int v_tostring(lua_State *L)
+static void v_describe(lua_State *L, void *ud)
 {
-    struct grovel_vertex *h = luaL_checkudata(L, 1, GROVEL_VERTEX);
+    const struct grovel_vertex *h = ud;
     grove_graph_t *g = h->gr->g;
     if (!g)
         lua_pushliteral(L, "grove.vertex (closed)");
@@ -550,81 +512,78 @@ static int v_tostring(lua_State *L)
         lua_pushliteral(L, "grove.vertex (removed)");
     else
         grovel_push_label(L, g, h->v);
-    return 1;
 }
 
-static int v_eq(lua_State *L)
+static bool v_equal(const void *a, const void *b)
 {
-    struct grovel_vertex *a = luaL_testudata(L, 1, GROVEL_VERTEX);
-    struct grovel_vertex *b = luaL_testudata(L, 2, GROVEL_VERTEX);
-    lua_pushboolean(L, a && b && a->gr == b->gr && a->v == b->v);
-    return 1;
+    const struct grovel_vertex *x = a, *y = b;
+    return x->gr == y->gr && x->v == y->v;
 }
+
+static const struct grovel_vclass vertex_class = {
+    {.tname = GROVEL_VERTEX, .describe = v_describe, .equal = v_equal},
+    vertex_check,
+    vertex_push_kin,
+    false,
+};
 
 /* The read methods: every vertex class has them. */
-static const luaL_Reg read_methods[] = {
-    {"type", v_type},
-    {"basename", v_basename},
-    {"name", v_name},
-    {"unit", v_unit},
-    {"id", v_id},
-    {"vid", v_vid},
-    {"rank", v_rank},
-    {"size", v_size},
-    {"uuid", v_uuid},
-    {"status", v_status},
-    {"property", v_property},
-    {"properties", v_properties},
-    {"has_tag", v_has_tag},
-    {"tags", v_tags},
-    {"path", v_path},
-    {"parent", v_parent},
-    {"depth", v_depth},
-    {"children", v_children},
-    {"children_list", v_children_list},
-    {"allocated", v_allocated},
-    {"available", v_available},
-    {"held_exclusively", v_held_exclusively},
-    {"records", v_records},
-    {"aggregate", v_aggregate},
-    {NULL, NULL},
+static const grovel_reg_t read_methods[] = {
+    {"type", v_text, 0},
+    {"basename", v_text, 1},
+    {"name", v_text, 2},
+    {"unit", v_text, 3},
+    {"id", v_number, 0},
+    {"vid", v_vid, 0},
+    {"rank", v_number, 1},
+    {"size", v_number, 2},
+    {"uuid", v_uuid, 0},
+    {"status", v_status, 0},
+    {"property", v_property, 0},
+    {"properties", v_properties, 0},
+    {"has_tag", v_has_tag, 0},
+    {"tags", v_tags, 0},
+    {"path", v_path, 0},
+    {"parent", v_parent, 0},
+    {"depth", v_depth, 0},
+    {"children", v_children, 0},
+    {"children_list", v_children_list, 0},
+    {"allocated", v_allocated, 0},
+    {"available", v_available, 0},
+    {"held_exclusively", v_held_exclusively, 0},
+    {"records", v_records, 0},
+    {"aggregate", v_aggregate, 0},
+    {NULL, NULL, 0},
 };
 
 /* What only the graph's own vertex handles can do. */
-static const luaL_Reg vertex_methods[] = {
-    {"graph", v_graph},
-    {"set_size", v_set_size},
-    {"set_rank", v_set_rank},
-    {"set_name", v_set_name},
-    {"set_status", v_set_status},
-    {"set_property", v_set_property},
-    {"remove_property", v_remove_property},
-    {"tag", v_tag},
-    {"untag", v_untag},
-    {"out_edges", v_out_edges},
-    {"in_edges", v_in_edges},
-    {"allocate", v_allocate},
-    {"free", v_free},
-    {"aggregate_avail", v_aggregate_avail},
-    {"copy", v_copy},
-    {NULL, NULL},
+static const grovel_reg_t vertex_methods[] = {
+    {"graph", v_graph, 0},
+    {"set_size", v_set_size, 0},
+    {"set_rank", v_set_rank, 0},
+    {"set_name", v_set_name, 0},
+    {"set_status", v_set_status, 0},
+    {"set_property", v_set_property, 0},
+    {"remove_property", v_remove_property, 0},
+    {"tag", v_tag, 0},
+    {"untag", v_untag, 0},
+    {"out_edges", v_edges, 1},
+    {"in_edges", v_edges, 0},
+    {"allocate", v_allocate, 0},
+    {"free", v_free, 0},
+    {"aggregate_avail", v_aggregate_avail, 0},
+    {"copy", v_copy, 0},
+    {NULL, NULL, 0},
 };
 
-static const luaL_Reg vertex_meta[] = {
-    {"__tostring", v_tostring},
-    {"__eq", v_eq},
-    {NULL, NULL},
-};
-
-void grovel_vclass_open(lua_State *L, struct grovel_vclass *c, const luaL_Reg *more,
-                        const luaL_Reg *meta)
+void grovel_vclass_open(lua_State *L, const struct grovel_vclass *c, const grovel_reg_t *more)
 {
-    grovel_class_up(L, c->tname, read_methods, meta, c);
-    grovel_class_up(L, c->tname, more, NULL, c);
+    grovel_class_open(L, &c->c, read_methods);
+    grovel_class_open(L, &c->c, more);
 }
 
 int grovel_open_vertex(lua_State *L)
 {
-    grovel_vclass_open(L, &vertex_class, vertex_methods, vertex_meta);
+    grovel_vclass_open(L, &vertex_class, vertex_methods);
     return 0;
 }

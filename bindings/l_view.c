@@ -79,11 +79,9 @@ static void view_push_kin(lua_State *L, int idx, int uv, grove_vid_t v)
     grovel_push_view(L, uv, h->view, v);
 }
 
-static struct grovel_vclass view_class = {GROVEL_PVERTEX, view_check, view_push_kin, true};
-
-static int pv_tostring(lua_State *L)
+static void pv_describe(lua_State *L, void *ud)
 {
-    struct pvertex *h = luaL_checkudata(L, 1, GROVEL_PVERTEX);
+    const struct pvertex *h = ud;
     grove_graph_t *g = h->view->g;
     if (!g)
         lua_pushfstring(L, "grove.policy.vertex (%I, outside a match)", (lua_Integer)h->v);
@@ -91,25 +89,24 @@ static int pv_tostring(lua_State *L)
         lua_pushliteral(L, "grove.policy.vertex (removed)");
     else
         grovel_push_label(L, g, h->v);
-    return 1;
 }
 
-static int pv_eq(lua_State *L)
+static bool pv_equal(const void *a, const void *b)
 {
-    struct pvertex *a = luaL_testudata(L, 1, GROVEL_PVERTEX);
-    struct pvertex *b = luaL_testudata(L, 2, GROVEL_PVERTEX);
-    lua_pushboolean(L, a && b && a->view == b->view && a->v == b->v);
-    return 1;
+    const struct pvertex *x = a, *y = b;
+    return x->view == y->view && x->v == y->v;
 }
+
+static const struct grovel_vclass view_class = {
+    {.tname = GROVEL_PVERTEX, .describe = pv_describe, .equal = pv_equal},
+    view_check,
+    view_push_kin,
+    true,
+};
 
 int grovel_open_view(lua_State *L)
 {
-    static const luaL_Reg meta[] = {
-        {"__tostring", pv_tostring},
-        {"__eq", pv_eq},
-        {NULL, NULL},
-    };
-    grovel_vclass_open(L, &view_class, NULL, meta);
+    grovel_vclass_open(L, &view_class, NULL);
     luaL_getmetatable(L, GROVEL_PVERTEX);
     lua_pushliteral(L, GROVEL_PVERTEX);
     lua_setfield(L, -2, "__metatable");

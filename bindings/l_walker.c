@@ -17,6 +17,10 @@
  *
  * Workload: policies written in Lua that score or order a few thousand
  * vertices per match; with no hook given the core runs its own fast path.
+ *
+ * This file holds the walker class (a generic handle of grovel.h over its
+ * graph userdata) and the graph methods walker() and find(); the graph
+ * class itself and the vertex methods live in l_graph.c and l_vertex.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -24,15 +28,34 @@
 
 #include "lgraph.h"
 
-/* A configured walk.  User values: 1 graph, 2 pre, 3 order, 4 post,
- * 5 subsystem name. */
+/* A configured walk, a generic handle (grovel.h) whose object is its graph
+ * userdata (not owned: closing drops the references).  User values: 1
+ * graph, 2 pre, 3 order, 4 post, 5 subsystem name. */
 struct grovel_walker {
-    struct grovel_graph *gr;
+    union {
+        grovel_handle_t h; /* the generic handle's view of gr */
+        struct grovel_graph *gr; /* NULL once closed */
+    };
     size_t limit; /* best k kept by the accumulator, 0: all */
-    bool closed;
 };
 
 enum { UV_GRAPH = 1, UV_PRE, UV_ORDER, UV_POST, UV_SUBSYS, UV_COUNT = UV_SUBSYS };
+
+static void walker_describe(lua_State *L, void *p)
+{
+    (void)p; /* the walker at 1 */
+    lua_getiuservalue(L, 1, UV_SUBSYS);
+    lua_pushfstring(L, "grove.walker (%s)", lua_tostring(L, -1));
+}
+
+static const grovel_class_t walker_class = {
+    .tname = GROVEL_WALKER,
+    .describe = walker_describe,
+    .label = "walker",
+    .closed = "grove.walker (closed)",
+    .size = sizeof(struct grovel_walker),
+    .nuv = UV_COUNT,
+};
 
 /* State shared by the trampolines of one walk or find. */
 struct hookctx {
@@ -246,9 +269,8 @@ static int spec_pred(const grove_graph_t *g, grove_vid_t v, void *arg)
 
 static struct grovel_walker *check_walker(lua_State *L, int idx)
 {
-    struct grovel_walker *w = luaL_checkudata(L, idx, GROVEL_WALKER);
-    if (w->closed)
-        luaL_argerror(L, idx, "walker is closed");
+    grovel_handle_check(L, idx, &walker_class);
+    struct grovel_walker *w = lua_touserdata(L, idx);
     if (!w->gr->g)
         luaL_argerror(L, idx, "graph is closed");
     return w;
@@ -263,16 +285,9 @@ static int graph_walker(lua_State *L)
         lua_newtable(L);
         lua_replace(L, 2);
     }
+    static const char *const options[] = {"subsystem", "pre", "order", "post", "limit", NULL};
     luaL_checktype(L, 2, LUA_TTABLE);
-    lua_pushnil(L);
-    while (lua_next(L, 2)) {
-        lua_pop(L, 1);
-        const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
-        if (strcmp(k, "subsystem") && strcmp(k, "pre") && strcmp(k, "order")
-            && strcmp(k, "post") && strcmp(k, "limit"))
-            luaL_argerror(L, 2, lua_pushfstring(L, "unknown option '%s'",
-                                                luaL_tolstring(L, -1, NULL)));
-    }
+    grovel_check_keys(L, 2, options, 2, "unknown option '%s'");
     static const char *const hooks[] = {"pre", "order", "post"};
     for (int i = 0; i < 3; i++) {
         int t = lua_getfield(L, 2, hooks[i]);
@@ -291,11 +306,9 @@ static int graph_walker(lua_State *L)
     }
     lua_pop(L, 1);
 
-    struct grovel_walker *w = lua_newuserdatauv(L, sizeof(*w), UV_COUNT);
+    struct grovel_walker *w = (struct grovel_walker *)grovel_handle_new(L, &walker_class);
     w->gr = gr;
     w->limit = (size_t)limit;
-    w->closed = false;
-    luaL_setmetatable(L, GROVEL_WALKER);
     lua_pushvalue(L, 1);
     lua_setiuservalue(L, -2, UV_GRAPH);
     lua_getfield(L, 2, "pre");
@@ -392,32 +405,6 @@ static int walker_limit(lua_State *L)
     return 1;
 }
 
-/* __gc, __close and close(): drop the references to the graph and hooks. */
-static int walker_close(lua_State *L)
-{
-    struct grovel_walker *w = luaL_checkudata(L, 1, GROVEL_WALKER);
-    if (w->closed)
-        return 0;
-    w->closed = true;
-    for (int i = UV_GRAPH; i <= UV_COUNT; i++) {
-        lua_pushnil(L);
-        lua_setiuservalue(L, 1, i);
-    }
-    return 0;
-}
-
-static int walker_tostring(lua_State *L)
-{
-    struct grovel_walker *w = luaL_checkudata(L, 1, GROVEL_WALKER);
-    if (w->closed) {
-        lua_pushliteral(L, "grove.walker (closed)");
-    } else {
-        lua_getiuservalue(L, 1, UV_SUBSYS);
-        lua_pushfstring(L, "grove.walker (%s)", lua_tostring(L, -1));
-    }
-    return 1;
-}
-
 /* ---- find ------------------------------------------------------------------- */
 
 static void free_ptr(void *p)
@@ -476,30 +463,22 @@ static int graph_find(lua_State *L)
     return 1;
 }
 
-static const luaL_Reg walker_methods[] = {
-    {"run", walker_run},
-    {"subsystem", walker_subsystem},
-    {"limit", walker_limit},
-    {"close", walker_close},
-    {NULL, NULL},
+static const grovel_reg_t walker_methods[] = {
+    {"run", walker_run, 0},
+    {"subsystem", walker_subsystem, 0},
+    {"limit", walker_limit, 0},
+    {NULL, NULL, 0},
 };
 
-static const luaL_Reg walker_meta[] = {
-    {"__gc", walker_close},
-    {"__close", walker_close},
-    {"__tostring", walker_tostring},
-    {NULL, NULL},
-};
-
-static const luaL_Reg graph_methods[] = {
-    {"walker", graph_walker},
-    {"find", graph_find},
-    {NULL, NULL},
+static const grovel_reg_t graph_methods[] = {
+    {"walker", graph_walker, 0},
+    {"find", graph_find, 0},
+    {NULL, NULL, 0},
 };
 
 int grovel_open_walker(lua_State *L)
 {
-    grovel_class(L, GROVEL_WALKER, walker_methods, walker_meta);
-    grovel_class(L, GROVEL_GRAPH, graph_methods, NULL);
+    grovel_class_open(L, &walker_class, walker_methods);
+    grovel_class_open(L, &grovel_graph_class, graph_methods);
     return 0;
 }

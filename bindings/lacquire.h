@@ -1,6 +1,6 @@
 /* lacquire.h: what the acquisition and store bindings (l_acquire.c,
  * l_store.c) share: the acquisition userdata and JSON <-> Lua conversion.
- * Nothing here is used outside bindings/.
+ * Nothing here is used outside bindings/, and nothing of another userdata.
  */
 #ifndef GROVEL_LACQUIRE_H
 #define GROVEL_LACQUIRE_H
@@ -17,11 +17,11 @@
  * closed state. */
 grove_acquire_t *grovel_check_acquire(lua_State *L, int idx);
 
-/* Push a new acquisition userdata holding no state yet and return the
- * slot to store the state in (it is destroyed with the userdata): create
- * the userdata first, then the state, so a Lua error cannot leak it.
- * graph_idx is its graph userdata, matcher_idx its matcher userdata or 0. */
-grove_acquire_t **grovel_new_acquire(lua_State *L, int graph_idx, int matcher_idx);
+/* Push a new acquisition handle holding no state yet (grovel.h): store the
+ * state in its p and it is destroyed with the handle.  Create the handle
+ * first, then the state, so a Lua error cannot leak it.  graph_idx is its
+ * graph userdata, matcher_idx its matcher userdata or 0. */
+grovel_handle_t *grovel_new_acquire(lua_State *L, int graph_idx, int matcher_idx);
 
 /* The Lua value at idx as a new JSON value (caller decrefs): tables with
  * keys 1..n are arrays, other tables objects with string keys (an empty

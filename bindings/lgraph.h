@@ -2,7 +2,8 @@
  * l_view.c, l_walker.c) share: the layout of the graph, vertex and edge userdata, the
  * search spec used by g:vertices{} and g:find{}, the box that lets Lua's
  * collector own C memory, and the method helpers both the graph and the
- * vertex classes expose.  Nothing here is used outside bindings/.
+ * vertex classes expose.  Nothing here is used outside bindings/, and
+ * nothing here belongs to another userdata (R, matcher, policy, ...).
  *
  * Handles are (graph, id) pairs: a vertex or edge handle holds a pointer to
  * its graph userdata (kept alive by the handle's first user value) and an
@@ -20,11 +21,18 @@
 #define GROVEL_SPEC "grove.spec"     /* a parsed search spec */
 #define GROVEL_WALKER "grove.walker" /* a configured walk (l_walker.c) */
 
-/* The graph userdata.  g is NULL once closed. */
+/* The graph userdata, a generic handle (grovel.h).  g is NULL once
+ * closed. */
 struct grovel_graph {
-    grove_graph_t *g;
+    union {
+        grovel_handle_t h; /* the generic handle's view of g */
+        grove_graph_t *g;
+    };
     int busy; /* walks or finds running Lua hooks on this graph */
 };
+
+/* The graph class (l_graph.c), which other files extend with methods. */
+extern const grovel_class_t grovel_graph_class;
 
 /* A vertex handle; user value 1 is the graph userdata. */
 struct grovel_vertex {
@@ -38,20 +46,6 @@ struct grovel_edge {
     grove_eid_t e;
 };
 
-/* Add methods and metamethods to class tname, creating its metatable (with
- * an __index table and __name) if it does not exist yet, so binding files
- * may extend a class whatever order they are opened in.  Leaves the stack
- * as it found it. */
-void grovel_class(lua_State *L, const char *tname, const luaL_Reg *methods,
-                  const luaL_Reg *meta);
-
-/* As grovel_class, and every function registered gets the light userdata
- * up as its one upvalue (none when up is NULL): classes that share one
- * implementation of their methods (the vertex classes below, the planner
- * classes of l_planner.c) tell the method which class it serves. */
-void grovel_class_up(lua_State *L, const char *tname, const luaL_Reg *methods,
-                     const luaL_Reg *meta, void *up);
-
 /* ---- vertex classes ----------------------------------------------------- */
 
 /* A class of handles on one vertex: the graph's own vertex handles
@@ -60,7 +54,7 @@ void grovel_class_up(lua_State *L, const char *tname, const luaL_Reg *methods,
  * of each read method (l_vertex.c); a method finds its class as its
  * upvalue, so each class adds only its own checks and its errors name it. */
 struct grovel_vclass {
-    const char *tname;
+    grovel_class_t c; /* first: a method's class is its vertex class */
     /* The graph and (in *v) the vertex of the handle at idx; raises when
      * the handle cannot be used (closed graph, a view outside its match,
      * a removed vertex). */
@@ -73,11 +67,9 @@ struct grovel_vclass {
     bool view;
 };
 
-/* Register class c: the shared read methods, then more (may be NULL) and
- * the metamethods meta, each with c as its upvalue (c must outlive the
- * Lua state: a static). */
-void grovel_vclass_open(lua_State *L, struct grovel_vclass *c, const luaL_Reg *more,
-                        const luaL_Reg *meta);
+/* Register class c (grovel_class_open): the shared read methods, then
+ * more (may be NULL) (c must outlive the Lua state: a static). */
+void grovel_vclass_open(lua_State *L, const struct grovel_vclass *c, const grovel_reg_t *more);
 
 /* ---- boxes ----------------------------------------------------------- */
 

@@ -9,6 +9,11 @@
  *   grove run SCRIPT [ARGS]    the same
  *   grove -e CODE [ARGS]       run a chunk of Lua
  *   grove NAME [ARGS]          a subcommand: grove.cmd.NAME's main(args)
+ *
+ * This file holds only the executable's start-up: the Lua state, the
+ * search path, the arguments and the dispatch above.  It must not hold any
+ * of grove.core (bindings/l_*.c, module.c) nor what a command does (the
+ * Lua modules under lua/grove/cmd/, help included).
  */
 #include <errno.h>
 #include <limits.h>

@@ -1,10 +1,16 @@
-/* module.c: the entry point of the Lua module grove.core.
+/* module.c: the entry point of the Lua module grove.core, and the helpers
+ * every binding file shares (grovel.h): failures as nil, message, code,
+ * the one way to register a class and the generic handle (new, check,
+ * close, tostring, ==, copy), and JSON values pushed as Lua values.
  *
  * The module table is built by calling each binding file's open function in
- * turn (see grovel.h); it is the only exported symbol of core.so.
+ * turn (see grovel.h); luaopen_grove_core is the only exported symbol of
+ * core.so.  Nothing here knows a particular userdata type: what a class
+ * adds lives in its own l_*.c file.
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -31,25 +37,217 @@ int grovel_fail_errno(lua_State *L, int errnum, const char *msg)
     return grovel_fail(L, msg ? msg : strerror(errnum), grovel_errno_name(errnum));
 }
 
-void grovel_newclass(lua_State *L, const char *tname, const luaL_Reg *methods,
-                     const luaL_Reg *meta)
+int grovel_fail_err(lua_State *L, int e, const grove_error_t *err)
 {
-    luaL_newmetatable(L, tname);
-    if (meta)
-        luaL_setfuncs(L, meta, 0);
-    if (methods) {
-        lua_newtable(L);
-        luaL_setfuncs(L, methods, 0);
-        lua_setfield(L, -2, "__index");
+    return grovel_fail_errno(L, e, err && err->text[0] ? err->text : NULL);
+}
+
+int grovel_ok(lua_State *L)
+{
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+void grovel_push_string(lua_State *L, const char *s)
+{
+    if (s)
+        lua_pushstring(L, s);
+    else
+        lua_pushnil(L);
+}
+
+void grovel_push_free(lua_State *L, char *s, const char *what)
+{
+    if (!s) {
+        if (what)
+            luaL_error(L, "%s: out of memory", what);
+        luaL_error(L, "out of memory");
     }
-    lua_pushstring(L, tname);
-    lua_setfield(L, -2, "__name");
-    lua_pop(L, 1);
+    lua_pushstring(L, s);
+    free(s);
+}
+
+void grovel_check_keys(lua_State *L, int t, const char *const *names, int arg, const char *fmt)
+{
+    t = lua_absindex(L, t);
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        lua_pop(L, 1);
+        const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        const char *const *n = names;
+        while (k && *n && strcmp(k, *n))
+            n++;
+        if (k && *n)
+            continue;
+        lua_pushfstring(L, fmt, luaL_tolstring(L, -1, NULL));
+        if (arg)
+            luaL_argerror(L, arg, lua_tostring(L, -1));
+        lua_error(L);
+    }
+}
+
+/* ---- classes and handles ------------------------------------------------ */
+
+const grovel_class_t *grovel_upclass(lua_State *L)
+{
+    return lua_touserdata(L, lua_upvalueindex(1));
+}
+
+int grovel_uparg(lua_State *L)
+{
+    return (int)lua_tointeger(L, lua_upvalueindex(2));
+}
+
+static size_t handle_size(const grovel_class_t *c)
+{
+    return c->size ? c->size : sizeof(grovel_handle_t);
+}
+
+grovel_handle_t *grovel_handle_new(lua_State *L, const grovel_class_t *c)
+{
+    grovel_handle_t *h = lua_newuserdatauv(L, handle_size(c), c->nuv);
+    memset(h, 0, handle_size(c));
+    luaL_setmetatable(L, c->tname);
+    return h;
+}
+
+void *grovel_handle_check(lua_State *L, int idx, const grovel_class_t *c)
+{
+    grovel_handle_t *h = luaL_checkudata(L, idx, c->tname);
+    if (!h->p)
+        luaL_argerror(L, idx, lua_pushfstring(L, "%s is closed", c->label));
+    return h->p;
+}
+
+void *grovel_handle_test(lua_State *L, int idx, const grovel_class_t *c)
+{
+    grovel_handle_t *h = luaL_testudata(L, idx, c->tname);
+    return h ? h->p : NULL;
+}
+
+void *grovel_handle_alive(lua_State *L, const grovel_handle_t *h, const grovel_class_t *c)
+{
+    if (!h->p)
+        luaL_error(L, "%s closed during iteration", c->label);
+    return h->p;
+}
+
+/* __gc, __close and close(): idempotent; drops the user values too. */
+static int handle_close(lua_State *L)
+{
+    const grovel_class_t *c = grovel_upclass(L);
+    grovel_handle_t *h = luaL_checkudata(L, 1, c->tname);
+    if (c->closable)
+        c->closable(L, h);
+    if (h->p && c->destroy)
+        c->destroy(h->p);
+    memset(h, 0, handle_size(c));
+    for (int i = 1; i <= c->nuv; i++) {
+        lua_pushnil(L);
+        lua_setiuservalue(L, 1, i);
+    }
+    return 0;
+}
+
+static int class_tostring(lua_State *L)
+{
+    const grovel_class_t *c = grovel_upclass(L);
+    void *ud = luaL_checkudata(L, 1, c->tname);
+    if (c->label)
+        ud = ((grovel_handle_t *)ud)->p;
+    if (c->label && !ud)
+        lua_pushstring(L, c->closed);
+    else
+        c->describe(L, ud);
+    return 1;
+}
+
+/* The object (or, for a class that is no handle, the userdata) at idx,
+ * NULL for anything else or a closed handle. */
+static void *test_object(lua_State *L, int idx, const grovel_class_t *c)
+{
+    return c->label ? grovel_handle_test(L, idx, c) : luaL_testudata(L, idx, c->tname);
+}
+
+/* __eq: false for anything else, never raises. */
+static int class_eq(lua_State *L)
+{
+    const grovel_class_t *c = grovel_upclass(L);
+    void *a = test_object(L, 1, c), *b = test_object(L, 2, c);
+    lua_pushboolean(L, a && b && c->equal(a, b));
+    return 1;
+}
+
+/* h:equal(o): h must be an open handle; false for anything else as o. */
+static int handle_equal(lua_State *L)
+{
+    const grovel_class_t *c = grovel_upclass(L);
+    void *a = grovel_handle_check(L, 1, c);
+    void *b = grovel_handle_test(L, 2, c);
+    lua_pushboolean(L, b && c->equal(a, b));
+    return 1;
+}
+
+static int handle_copy(lua_State *L)
+{
+    const grovel_class_t *c = grovel_upclass(L);
+    void *p = grovel_handle_check(L, 1, c);
+    grovel_handle_t *h = grovel_handle_new(L, c);
+    if (!(h->p = c->copy(p)))
+        return grovel_fail_errno(L, errno, NULL);
+    return 1;
+}
+
+/* Set the functions of regs (name NULL ends it), each with the upvalues of
+ * grovel_class_open: metamethods ("__...") on the metatable at mt, methods
+ * on the table at index. */
+static void set_regs(lua_State *L, int mt, int index, const grovel_class_t *c, int module,
+                     const grovel_reg_t *regs)
+{
+    for (; regs && regs->name; regs++) {
+        if (!regs->fn)
+            continue; /* a generic function the class does not have */
+        int t = strncmp(regs->name, "__", 2) ? index : mt;
+        lua_pushlightuserdata(L, (void *)(uintptr_t)c); /* read only */
+        lua_pushinteger(L, regs->arg);
+        lua_pushvalue(L, module);
+        lua_pushcclosure(L, regs->fn, 3);
+        lua_setfield(L, t, regs->name);
+    }
+}
+
+void grovel_class_open(lua_State *L, const grovel_class_t *c, const grovel_reg_t *regs)
+{
+    bool handle = c->label != NULL;
+    const grovel_reg_t generic[] = {
+        {"__tostring", handle || c->describe ? class_tostring : NULL, 0},
+        {"__eq", c->equal ? class_eq : NULL, 0},
+        {"__gc", handle ? handle_close : NULL, 0},
+        {"__close", handle ? handle_close : NULL, 0},
+        {"close", handle ? handle_close : NULL, 0},
+        {"copy", handle && c->copy ? handle_copy : NULL, 0},
+        {"equal", handle && c->equal ? handle_equal : NULL, 0},
+        {NULL, NULL, 0},
+    };
+    int module = lua_gettop(L);
+    luaL_newmetatable(L, c->tname); /* the existing one if already made */
+    if (lua_getfield(L, -1, "__index") != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, -3, "__index");
+    }
+    set_regs(L, module + 1, module + 2, c, module, generic);
+    set_regs(L, module + 1, module + 2, c, module, regs);
+    lua_settop(L, module);
 }
 
 void grovel_setfunc(lua_State *L, const char *name, lua_CFunction f)
 {
-    lua_pushcfunction(L, f);
+    lua_pushlightuserdata(L, NULL); /* no class */
+    lua_pushinteger(L, 0);
+    lua_pushvalue(L, -3);
+    lua_pushcclosure(L, f, 3);
     lua_setfield(L, -2, name);
 }
 
