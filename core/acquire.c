@@ -39,6 +39,9 @@
 #include "util.h"
 #include "acquire.h"
 
+/* The tag on rank roots naming the resource group that owns the target. */
+#define GROUP_TAG "acquire-group"
+
 struct grove_acquire {
     grove_graph_t *g;                 /* borrowed */
     grove_matcher_t *m;               /* borrowed; NULL: jobs from records */
@@ -521,6 +524,7 @@ struct plan {
     bool raise;                            /* exceptions on jobs of shrunk targets */
     grove_idset_t *touched;                /* targets whose status is rewritten */
     grove_idset_t *drop;                   /* never acquired: unlink at a first response */
+    grove_idset_t *own;                    /* targets of a grow: tagged with the group */
     struct propop *props;
     size_t nprops, propcap;
     bool set_exp;
@@ -541,6 +545,7 @@ static void plan_free(struct plan *p)
     grove_idset_destroy(p->shrunk);
     grove_idset_destroy(p->touched);
     grove_idset_destroy(p->drop);
+    grove_idset_destroy(p->own);
     for (size_t i = 0; i < p->nprops; i++)
         free(p->props[i].old);
     free(p->props);
@@ -801,6 +806,45 @@ static int plan_graph(struct plan *p, const grove_acquire_t *a, const grove_idse
     return 0;
 }
 
+/* The group that owns target r on g (the tag on its rank roots, borrowed),
+ * or NULL when no acquisition state has taken it.  Several states may
+ * share one graph, one per resource group: each owns the targets it was
+ * granted and leaves the others' alone. */
+static const char *owner_of(const grove_graph_t *g, unsigned r)
+{
+    size_t n;
+    grove_vid_t *roots = roots_of(g, r, &n);
+    const char *who = NULL;
+    for (size_t i = 0; i < n && !who; i++)
+        if (!grove_vertex_has_tag(g, roots[i], GROUP_TAG, &who))
+            who = NULL;
+    free(roots);
+    return who;
+}
+
+/* Is target r owned by another group than a's? */
+static bool foreign(const grove_acquire_t *a, unsigned r)
+{
+    const char *who = owner_of(a->g, r);
+    return who && strcmp(who, a->group) != 0;
+}
+
+/* Tag the rank roots of the targets with a's group.  0 or -1 (ENOMEM;
+ * the tags are a mark of ownership only, the state is complete). */
+static int tag_owned(grove_acquire_t *a, const grove_idset_t *t)
+{
+    int rc = 0;
+    for (unsigned r = grove_idset_first(t); r != GROVE_IDSET_INVALID; r = grove_idset_next(t, r)) {
+        size_t n;
+        grove_vid_t *roots = roots_of(a->g, r, &n);
+        for (size_t i = 0; i < n; i++)
+            if (grove_vertex_tag(a->g, roots[i], GROUP_TAG, a->group) < 0)
+                rc = -1;
+        free(roots);
+    }
+    return rc;
+}
+
 /* The targets of ranks that need vertices from R: those the graph lacks. */
 static int plan_additions(struct plan *p, const grove_acquire_t *a, const grove_idset_t *ranks)
 {
@@ -828,6 +872,8 @@ static int plan_drop(struct plan *p, const grove_acquire_t *a, const grove_idset
         if (grove_idset_test(p->s[GROVE_TARGETS_ACQUIRED], (unsigned)r)
             || grove_idset_test(p->s[GROVE_TARGETS_SHRUNK], (unsigned)r))
             continue; /* reconciled as shrunk by the caller */
+        if (foreign(a, (unsigned)r))
+            continue; /* another group's */
         if (grove_idset_set(p->drop, (unsigned)r) < 0)
             return -1;
     }
@@ -854,6 +900,13 @@ static int plan_acquire(struct plan *p, const grove_acquire_t *a, const grove_id
             if (grove_idset_test(p->s[GROVE_TARGETS_ACQUIRED], r))
                 return grovep_errorf(err, EEXIST, "%s: target %u is already acquired", ctx, r);
     }
+    for (unsigned r = grove_idset_first(ranks); r != GROVE_IDSET_INVALID;
+         r = grove_idset_next(ranks, r))
+        if (foreign(a, r))
+            return grovep_errorf(err, EEXIST, "%s: target %u belongs to resource group '%s'",
+                                 ctx, r, owner_of(a->g, r));
+    if (!(p->own = grove_idset_copy(ranks)))
+        return oom(err);
     if (first && plan_drop(p, a, ranks) < 0)
         return oom(err);
     if (plan_additions(p, a, ranks) < 0)
@@ -1293,7 +1346,7 @@ static int commit(grove_acquire_t *a, struct plan *p, json_t *ev, grove_error_t 
         grove_idset_add(p->touched, p->add);
     write_status(a, p->touched);
     commit_drop(a, p);
-    int rc = 0;
+    int rc = p->own ? tag_owned(a, p->own) : 0;
     if (p->reevaluate && json_object_set_new(ev, "reevaluate", json_true()) < 0)
         rc = -1;
     if (report_jobs(a, p, ev) < 0 || release_free(a, ev) < 0)
