@@ -23,8 +23,8 @@
  * their descendants' records.
  *
  * Time: a window [start, start + duration).  "Allocate" tries now;
- * "reserve" then tries each later instant at which some job ends, in order,
- * and takes the first that fits.
+ * "reserve" then tries each later instant at which some job or record
+ * ends, in order, and takes the first that fits.
  *
  * This file must not hold placement preferences (policy.c), the pools'
  * records (pool.c) or the R format: it walks, asks the policy, and records.
@@ -1572,6 +1572,29 @@ static void match_timed(grove_matcher_t *m, double t0)
     m->stats.sum_s += dt;
 }
 
+/* The end of a match: free what x holds, hand the job out, keep its
+ * request (ENOMEM: it cannot be re-planned), count.  0 with a job, else
+ * -1 with errno as it was. */
+static int match_done(grove_matcher_t *m, struct matching *x, const grove_jobspec_t *js,
+                      const grove_job_t *job, const grove_job_t **out, double t0)
+{
+    int saved = errno;
+    free(x->imp);
+    free(x->reqs);
+    m->sat = false;
+    m->constraint = NULL;
+    if (job) {
+        if (out)
+            *out = job;
+        m->stats.succeeded++;
+        if (job->state != GROVE_JOB_MATCHED)
+            keep_request(m, job->id, js);
+    }
+    match_timed(m, t0);
+    errno = saved;
+    return job ? 0 : -1;
+}
+
 int grove_match(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_t mode,
                 grove_jobid_t id, const grove_job_t **out, grove_error_t *err)
 {
@@ -1597,21 +1620,7 @@ int grove_match(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_
         match_failed(m, &x, found, err);
     else if (match_complete(m, &x) == 0)
         job = match_commit(m, &x, err);
-    int saved = errno;
-    free(x.imp);
-    free(x.reqs);
-    m->sat = false;
-    m->constraint = NULL;
-    if (job) {
-        if (out)
-            *out = job;
-        m->stats.succeeded++;
-        if (job->state != GROVE_JOB_MATCHED)
-            keep_request(m, job->id, js); /* ENOMEM: it cannot be re-planned */
-    }
-    match_timed(m, t0);
-    errno = saved;
-    return job ? 0 : -1;
+    return match_done(m, &x, js, job, out, t0);
 }
 
 /* ---- cancel and release ------------------------------------------------------------ */
@@ -1973,21 +1982,7 @@ static int match_fixed(grove_matcher_t *m, const grove_jobspec_t *js, grove_matc
     } else if (match_complete(m, &x) == 0) {
         job = grow ? grow_commit(m, &x, grow, err) : match_commit(m, &x, err);
     }
-    int saved = errno;
-    free(x.imp);
-    free(x.reqs);
-    m->sat = false;
-    m->constraint = NULL;
-    if (job) {
-        if (out)
-            *out = job;
-        m->stats.succeeded++;
-        if (job->state != GROVE_JOB_MATCHED)
-            keep_request(m, job->id, js);
-    }
-    match_timed(m, t0);
-    errno = saved;
-    return job ? 0 : -1;
+    return match_done(m, &x, js, job, out, t0);
 }
 
 int grove_match_window(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_t mode,
