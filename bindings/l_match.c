@@ -1,11 +1,15 @@
 /* l_match.c: the matcher in Lua.
  *
  *   core.matcher(graph [, {default_duration = s, constraint_type = "node"}])
- *   m:match(jobspec [, mode [, jobid]])   a job table, or nil, message, code
+ *   m:match(jobspec [, mode [, jobid [, {start =, ["end"] =}]]])
+ *       a job table, or nil, message, code
  *       jobspec: a grove.jobspec, YAML or JSON text, or a table in canonical
  *       form; mode: "allocate" (default), "allocate_orelse_reserve",
  *       "allocate_with_satisfiability", "satisfiability",
- *       "without_allocating", "without_allocating_future";
+ *       "without_allocating", "without_allocating_future", "grow" (more
+ *       resources for job jobid over its window); a window (allocate,
+ *       allocate_with_satisfiability, without_allocating) places the job
+ *       there or fails;
  *       codes: EBUSY (not now), ENODEV (never), ECANCELED (the policy
  *       failed), EINVAL (a bad jobspec), EEXIST (the job id is in use)
  *   job table: {id =, state = "allocated" | "reserved" | "matched",
@@ -14,6 +18,8 @@
  *   m:set_policy(name | policy)  m:policy()  m:graph()
  *   m:cancel(id)  m:release_ranks(id, idset)  m:release_vertices(id, {v...})
  *   m:job(id)  m:jobs()  m:info(id)  m:stats()  m:reset_stats()  m:next_id()
+ *   m:replan(id)  m:set_now(t)  m:events([{clear = true}])
+ *   m:set_overdue("end" | "report")   (the clock: see match.h)
  *   m:close(), <close>, tostring(m)
  *
  * Workload: one m:match per scheduling attempt from scenario scripts and
@@ -56,7 +62,9 @@ static const char *const modes[] = {"allocate",
                                     "satisfiability",
                                     "without_allocating",
                                     "without_allocating_future",
+                                    "grow",
                                     NULL};
+#define MODE_GROW 6 /* "grow": not a grove_match mode (grove_match_grow) */
 
 static const char *const states[] = {"allocated", "reserved", "matched"};
 
@@ -201,12 +209,47 @@ static const grove_jobspec_t *to_jobspec(lua_State *L, int idx)
     return grovel_check_jobspec(L, idx);
 }
 
+/* A window {start =, ["end"] =} at idx (none: nil), in *start and *end
+ * (end 0 when absent: the jobspec's duration).  Raises on misuse. */
+static bool check_window(lua_State *L, int idx, int64_t *start, int64_t *end)
+{
+    if (lua_isnoneornil(L, idx))
+        return false;
+    luaL_checktype(L, idx, LUA_TTABLE);
+    if (lua_getfield(L, idx, "start") != LUA_TNUMBER || !lua_isinteger(L, -1))
+        luaL_argerror(L, idx, "window: start must be an integer");
+    *start = (int64_t)lua_tointeger(L, -1);
+    int t = lua_getfield(L, idx, "end");
+    if (t != LUA_TNIL && (t != LUA_TNUMBER || !lua_isinteger(L, -1)))
+        luaL_argerror(L, idx, "window: end must be an integer");
+    *end = t == LUA_TNIL ? 0 : (int64_t)lua_tointeger(L, -1);
+    lua_pop(L, 2);
+    return true;
+}
+
+/* The match m:match asks for: grove_match, in a chosen window, or a grow. */
+static int run_match(grove_matcher_t *m, const grove_jobspec_t *js, int mode, grove_jobid_t id,
+                     const int64_t *win, const grove_job_t **job, grove_error_t *err)
+{
+    if (mode == MODE_GROW)
+        return grove_match_grow(m, js, id, job, err);
+    if (win)
+        return grove_match_window(m, js, (grove_match_mode_t)mode, id, win[0], win[1], job, err);
+    return grove_match(m, js, (grove_match_mode_t)mode, id, job, err);
+}
+
 static int m_match(lua_State *L)
 {
     struct lmatcher *lm = check_matcher(L, 1);
     struct grovel_graph *gr = matcher_graph(L, 1);
-    grove_match_mode_t mode = (grove_match_mode_t)luaL_checkoption(L, 3, "allocate", modes);
+    int mode = luaL_checkoption(L, 3, "allocate", modes);
     grove_jobid_t id = lua_isnoneornil(L, 4) ? 0 : grovel_check_job(L, 4);
+    if (mode == MODE_GROW && id == 0)
+        luaL_argerror(L, 4, "grow: the id of the job to grow expected");
+    int64_t win[2];
+    bool windowed = check_window(L, 5, &win[0], &win[1]);
+    if (windowed && mode == MODE_GROW)
+        luaL_argerror(L, 5, "grow: the window is the job's own");
     lua_settop(L, 4);
     const grove_jobspec_t *js = to_jobspec(L, 2);
     if (!js) {
@@ -228,7 +271,7 @@ static int m_match(lua_State *L)
     const grove_job_t *job = NULL;
     lm->running = true;
     gr->busy++;
-    int rc = grove_match(lm->m, js, mode, id, &job, &err);
+    int rc = run_match(lm->m, js, mode, id, windowed ? win : NULL, &job, &err);
     int e = errno;
     gr->busy--;
     lm->running = false;
@@ -260,6 +303,7 @@ static const grove_job_t *check_job_arg(lua_State *L)
 {
     struct lmatcher *lm = check_matcher(L, 1);
     grove_jobid_t id = grovel_check_job(L, 2);
+    grove_matcher_catch_up(lm->m); /* the graph's clock may have moved */
     const grove_job_t *j = grove_matcher_job(lm->m, id);
     if (!j)
         no_job(L, id);
@@ -302,6 +346,7 @@ static int m_rv1(lua_State *L)
 static int m_jobs(lua_State *L)
 {
     struct lmatcher *lm = check_matcher(L, 1);
+    grove_matcher_catch_up(lm->m); /* the graph's clock may have moved */
     lua_getiuservalue(L, 1, 1);
     int graph = lua_gettop(L);
     size_t n = grove_matcher_job_count(lm->m);
@@ -485,6 +530,95 @@ static int m_graph(lua_State *L)
 
 /* ---- life ------------------------------------------------------------------------------- */
 
+/* ---- re-planning and the clock ------------------------------------------------------ */
+
+/* m:replan(id) -> the job placed again, or false (it fits nowhere and was
+ * removed), or nil, message, code */
+static int m_replan(lua_State *L)
+{
+    struct lmatcher *lm = check_matcher(L, 1);
+    grove_jobid_t id = grovel_check_job(L, 2);
+    grove_error_t err = {{0}, 0};
+    const grove_job_t *j = NULL;
+    struct grovel_graph *gr = matcher_graph(L, 1);
+    gr->busy++;
+    int rc = grove_matcher_replan(lm->m, id, &j, &err);
+    int e = errno;
+    gr->busy--;
+    if (rc < 0)
+        return grovel_fail_err(L, e, &err);
+    if (rc == 0) {
+        lua_pushboolean(L, 0);
+        return 1;
+    }
+    lua_getiuservalue(L, 1, 1);
+    push_job(L, j, lua_gettop(L));
+    return 1;
+}
+
+static const char *const event_names[] = {"start", "end", "overdue"};
+
+/* Push the queued events from the first-th on as a list of {event =, id =,
+ * at =}. */
+static void push_events(lua_State *L, const grove_matcher_t *m, size_t first)
+{
+    size_t n = grove_matcher_event_count(m);
+    lua_createtable(L, (int)(n - first), 0);
+    for (size_t i = first; i < n; i++) {
+        const grove_job_event_t *ev = grove_matcher_event_at(m, i);
+        lua_createtable(L, 0, 3);
+        lua_pushstring(L, event_names[ev->kind]);
+        lua_setfield(L, -2, "event");
+        lua_pushinteger(L, (lua_Integer)ev->id);
+        lua_setfield(L, -2, "id");
+        lua_pushinteger(L, (lua_Integer)ev->at);
+        lua_setfield(L, -2, "at");
+        lua_rawseti(L, -2, (lua_Integer)(i - first) + 1);
+    }
+}
+
+/* m:set_now(t) -> the events this move caused (also queued), or nil,
+ * message, code */
+static int m_set_now(lua_State *L)
+{
+    struct lmatcher *lm = check_matcher(L, 1);
+    lua_Integer t = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, t >= 0, 2, "time must be >= 0");
+    size_t first = grove_matcher_event_count(lm->m);
+    if (grove_matcher_set_now(lm->m, (int64_t)t) < 0)
+        return grovel_fail_errno(L, errno, NULL);
+    push_events(L, lm->m, first);
+    return 1;
+}
+
+/* m:events([{clear = true}]) -> the queued events (after catching up with
+ * the graph's clock); clear empties the queue. */
+static int m_events(lua_State *L)
+{
+    struct lmatcher *lm = check_matcher(L, 1);
+    bool clear = false;
+    if (!lua_isnoneornil(L, 2)) {
+        luaL_checktype(L, 2, LUA_TTABLE);
+        clear = lua_getfield(L, 2, "clear") != LUA_TNIL && lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    }
+    if (grove_matcher_catch_up(lm->m) < 0)
+        return grovel_fail_errno(L, errno, NULL);
+    push_events(L, lm->m, 0);
+    if (clear)
+        grove_matcher_events_clear(lm->m);
+    return 1;
+}
+
+/* m:set_overdue("end" | "report"): what a running job past its end does. */
+static int m_set_overdue(lua_State *L)
+{
+    static const char *const how[] = {"end", "report", NULL};
+    struct lmatcher *lm = check_matcher(L, 1);
+    grove_matcher_set_overdue(lm->m, (grove_overdue_t)luaL_checkoption(L, 2, NULL, how));
+    return grovel_ok(L);
+}
+
 static void closable(lua_State *L, void *ud)
 {
     if (((struct lmatcher *)ud)->running)
@@ -512,6 +646,10 @@ static const grovel_reg_t methods[] = {
     {"stats", m_stats, 0},
     {"reset_stats", m_reset_stats, 0},
     {"next_id", m_next_id, 0},
+    {"replan", m_replan, 0},
+    {"set_now", m_set_now, 0},
+    {"events", m_events, 0},
+    {"set_overdue", m_set_overdue, 0},
     {NULL, NULL, 0},
 };
 
