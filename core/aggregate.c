@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "graph_private.h"
+#include "util.h"
 
 #define DEFAULT_SPEC "ALL:core,ALL:node,ALL:gpu"
 
@@ -181,6 +182,9 @@ void grovep_agg_fini(grove_graph_t *g)
     g->planner_vid = NULL;
     g->nplanners = g->plcap = 0;
     grovep_dense_free(&g->planner_of);
+    free(g->rec_ends);
+    g->rec_ends = NULL;
+    g->nrec_ends = g->rec_endcap = 0;
     free(g->agg_spec);
     g->agg_spec = NULL;
 }
@@ -199,6 +203,54 @@ int grove_graph_set_aggregates(grove_graph_t *g, const char *spec, grove_error_t
 const char *grove_graph_aggregates(const grove_graph_t *g)
 {
     return g->agg_spec;
+}
+
+/* ---- record ends ------------------------------------------------------------- */
+
+/* Every record with a pool planner span counts once at its end, so that a
+ * reservation search takes its candidate instants from here in time
+ * proportional to the instants after now, not to the graph. */
+
+size_t grovep_rec_ends_after(const grove_graph_t *g, int64_t t)
+{
+    size_t lo;
+    GROVEP_LOWER_BOUND(lo, g->nrec_ends, mid, g->rec_ends[mid].t <= t);
+    return lo;
+}
+
+/* The position of the first instant at or after t. */
+static size_t rec_end_pos(const grove_graph_t *g, int64_t t)
+{
+    size_t lo;
+    GROVEP_LOWER_BOUND(lo, g->nrec_ends, mid, g->rec_ends[mid].t < t);
+    return lo;
+}
+
+static int rec_end_add(grove_graph_t *g, int64_t t)
+{
+    size_t i = rec_end_pos(g, t);
+    if (i < g->nrec_ends && g->rec_ends[i].t == t) {
+        g->rec_ends[i].n++;
+        return 0;
+    }
+    if (grovep_grow((void **)&g->rec_ends, &g->rec_endcap, g->nrec_ends + 1,
+                    sizeof(*g->rec_ends))
+        < 0)
+        return -1;
+    memmove(g->rec_ends + i + 1, g->rec_ends + i, (g->nrec_ends - i) * sizeof(*g->rec_ends));
+    g->rec_ends[i] = (grovep_endcount_t){t, 1};
+    g->nrec_ends++;
+    return 0;
+}
+
+static void rec_end_del(grove_graph_t *g, int64_t t)
+{
+    size_t i = rec_end_pos(g, t);
+    if (i < g->nrec_ends && g->rec_ends[i].t == t && --g->rec_ends[i].n == 0) {
+        memmove(g->rec_ends + i, g->rec_ends + i + 1,
+                (g->nrec_ends - i - 1) * sizeof(*g->rec_ends));
+        g->nrec_ends--;
+    }
 }
 
 /* ---- pool planners ----------------------------------------------------------- */
@@ -505,6 +557,10 @@ int grovep_pool_add(grove_graph_t *g, grove_vid_t v, uint32_t ri)
         return -1;
     int64_t end = plan_end(r->end);
     int64_t id = r->start < end ? grove_planner_add(p, r->start, end - r->start, r->amount) : 0;
+    if (id > 0 && rec_end_add(g, r->end) < 0) {
+        grove_planner_remove(p, id);
+        id = -1;
+    }
     if (id < 0) {
         if (grove_planner_span_count(p) == 0)
             pool_planner_drop(g, v);
@@ -517,8 +573,10 @@ int grovep_pool_add(grove_graph_t *g, grove_vid_t v, uint32_t ri)
 void grovep_pool_remove(grove_graph_t *g, grove_vid_t v, uint32_t ri)
 {
     grove_planner_t *p = pool_planner(g, v);
-    if (p && g->recs[ri].pspan > 0)
+    if (p && g->recs[ri].pspan > 0) {
         grove_planner_remove(p, g->recs[ri].pspan);
+        rec_end_del(g, g->recs[ri].end);
+    }
     g->recs[ri].pspan = 0;
     if (p && grove_planner_span_count(p) == 0)
         pool_planner_drop(g, v);
@@ -625,8 +683,10 @@ void grovep_rec_removing(grove_graph_t *g, grove_vid_t v, uint32_t ri)
         grovep_agg_refresh(g); /* if this fails the spans are rebuilt later */
     agg_apply(g, v, ri, -1);
     grove_planner_t *p = pool_planner(g, v);
-    if (p && r->pspan > 0)
+    if (p && r->pspan > 0) {
         grove_planner_remove(p, r->pspan);
+        rec_end_del(g, r->end);
+    }
     g->recs[ri].pspan = 0;
     if (p && grove_planner_span_count(p) == 0)
         pool_planner_drop(g, v);
@@ -746,6 +806,7 @@ int grovep_planners_rebuild(grove_graph_t *g)
         grove_planner_destroy(g->planners[i]);
     g->nplanners = 0;
     grovep_dense_free(&g->planner_of);
+    g->nrec_ends = 0;
     for (grove_vid_t v = 0; v < g->nv; v++) {
         if (!grovep_alive(g, v))
             continue;
@@ -763,6 +824,8 @@ int grovep_planners_rebuild(grove_graph_t *g)
                 if (id < 0)
                     return -1;
                 g->recs[r].pspan = id;
+                if (rec_end_add(g, rec->end) < 0)
+                    return -1;
             }
         }
     }

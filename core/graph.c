@@ -1448,6 +1448,8 @@ grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
     c->planner_vid = NULL;
     c->nplanners = c->plcap = 0;
     memset(&c->planner_of, 0, sizeof(c->planner_of));
+    c->rec_ends = NULL;
+    c->nrec_ends = c->rec_endcap = 0;
     if (!(c->agg_spec = strdup(g->agg_spec)))
         goto fail;
     c->vcap = c->ecap = c->kvcap = c->reccap = c->chain_cap = 0;

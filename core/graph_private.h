@@ -118,6 +118,12 @@ typedef struct grovep_agg {
                                     * a fill costs a comparison */
 } grovep_agg_t;
 
+/* An instant at which n allocation records end. */
+typedef struct grovep_endcount {
+    int64_t t;
+    uint64_t n;
+} grovep_endcount_t;
+
 struct grove_graph {
     grove_intern_t *strings;
 
@@ -178,6 +184,11 @@ struct grove_graph {
     grove_planner_t **planners;
     grove_vid_t *planner_vid; /* the vertex of each planner */
     size_t nplanners, plcap;
+    /* ends of the records with a planner span, ascending and distinct, each
+     * with how many records end then (aggregate.c): the instants at which
+     * a reservation may start, without a walk over every vertex */
+    grovep_endcount_t *rec_ends;
+    size_t nrec_ends, rec_endcap;
 
     uint64_t rng[4]; /* uuid generator state */
     int64_t now;     /* simulated current time */
@@ -261,6 +272,8 @@ int grovep_planners_rebuild(grove_graph_t *g);
 /* The pool planner span of ALLOC record ri of v: add (0 or -1) / remove. */
 int grovep_pool_add(grove_graph_t *g, grove_vid_t v, uint32_t ri);
 void grovep_pool_remove(grove_graph_t *g, grove_vid_t v, uint32_t ri);
+/* The position in g->rec_ends of the first instant after t. */
+size_t grovep_rec_ends_after(const grove_graph_t *g, int64_t t);
 /* Aggregates for n new records of one job and window (vs[k] holds
  * recs[k]), one update per aggregate above them.  0 or -1 (then marked
  * dirty and rebuilt at the next use). */

@@ -1354,53 +1354,34 @@ static int match_prepare(grove_matcher_t *m, const grove_jobspec_t *js, struct m
     return 0;
 }
 
-static bool in_table(const grove_matcher_t *m, grove_jobid_t id)
-{
-    size_t i = job_pos(m, id);
-    return i < m->njobs && m->jobs[i]->id == id;
-}
-
-static int cmp_time(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* The instants after now at which something ends, ascending and distinct:
  * the ends of the table's jobs and of every record in the graph (records
  * made on vertices directly, outside any job of this matcher, free units
- * too).  A new array (*n entries), or NULL (ENOMEM). */
+ * too), the latter from the graph's index of record ends: the cost follows
+ * the number of instants, not of vertices.  A new array (*n entries), or
+ * NULL (ENOMEM). */
 static int64_t *later_times(const grove_matcher_t *m, int64_t now, size_t *n)
 {
     const grove_graph_t *g = m->g;
-    size_t first = end_pos(m, now + 1), cap = m->nends - first + 16, k = 0;
-    int64_t *t = malloc(cap * sizeof(*t));
+    size_t first = end_pos(m, now + 1), rfirst = grovep_rec_ends_after(g, now);
+    size_t na = m->nends - first, nb = g->nrec_ends - rfirst, k = 0;
+    int64_t *t = malloc((na + nb + 1) * sizeof(*t));
     if (!t) {
         errno = ENOMEM;
         return NULL;
     }
-    for (size_t i = first; i < m->nends; i++)
-        t[k++] = m->ends[i].t; /* copied: an attempt may not move them */
-    for (grove_vid_t v = 0; v < g->nv; v++) {
-        if (!(g->v[v].flags & GROVEP_V_ALLOC) || (g->v[v].flags & GROVEP_V_DEAD))
-            continue;
-        for (uint32_t r = g->v[v].recs; r != GROVEP_NONE; r = g->recs[r].next) {
-            const grovep_rec_t *rec = &g->recs[r];
-            if (rec->end <= now || in_table(m, rec->job))
-                continue; /* the table's jobs are in m->ends already */
-            if (grovep_grow((void **)&t, &cap, k + 1, sizeof(*t)) < 0) {
-                free(t);
-                return NULL;
-            }
-            t[k++] = rec->end;
-        }
+    /* merge two ascending lists, copied: an attempt may not move them */
+    size_t a = first, b = rfirst;
+    while (a < m->nends || b < g->nrec_ends) {
+        int64_t x;
+        if (b == g->nrec_ends || (a < m->nends && m->ends[a].t <= g->rec_ends[b].t))
+            x = m->ends[a++].t;
+        else
+            x = g->rec_ends[b++].t;
+        if (k == 0 || t[k - 1] != x)
+            t[k++] = x;
     }
-    qsort(t, k, sizeof(*t), cmp_time);
-    size_t u = 0;
-    for (size_t i = 0; i < k; i++)
-        if (u == 0 || t[u - 1] != t[i])
-            t[u++] = t[i];
-    *n = u;
+    *n = k;
     return t;
 }
 
