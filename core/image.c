@@ -42,8 +42,10 @@ void grove_image_destroy(grove_image_t *im)
     free(im->hbase);
     free(im->hrec);
     free(im->recs);
-    for (size_t i = 0; i < im->njobs; i++)
+    for (size_t i = 0; i < im->njobs; i++) {
         free(im->jobs[i].job.picks);
+        free(im->jobs[i].request);
+    }
     free(im->jobs);
     free(im->policy);
     json_decref(im->acquire);
@@ -245,6 +247,20 @@ static void bump_next_id(grove_matcher_t *m, grove_jobid_t next)
         grove_matcher_set_next_id(m, next);
 }
 
+/* The saved requests back to their jobs, so that re-planning works as it
+ * did before the restart.  0 or -1 (EINVAL naming the job, ENOMEM). */
+static int restore_requests(const grove_image_t *im, grove_matcher_t *m, grove_error_t *err)
+{
+    for (size_t i = 0; i < im->njobs; i++) {
+        const struct sjob *j = &im->jobs[i];
+        grove_error_t e = {0};
+        if (j->request && grove_matcher_set_request(m, j->job.id, j->request, &e) < 0)
+            return grovep_errorf(err, errno == ENOMEM ? ENOMEM : EINVAL, "restore: job %llu: %s",
+                                 (unsigned long long)j->job.id, e.text);
+    }
+    return 0;
+}
+
 int grove_image_restore_jobs(grove_image_t *im, grove_matcher_t *m, grove_error_t *err)
 {
     grove_error_clear(err);
@@ -333,6 +349,8 @@ int grove_image_restore_jobs(grove_image_t *im, grove_matcher_t *m, grove_error_
             goto out;
         }
     }
+    if (m && restore_requests(im, m, err) < 0)
+        goto out;
     if (m)
         bump_next_id(m, im->next_id);
     rc = 0;
@@ -378,6 +396,13 @@ static json_t *jobs_json(const grove_matcher_t *m)
                               j->end == GROVE_TIME_MAX ? json_null()
                                                        : json_integer((json_int_t)j->end),
                               "picks", picks ? picks : json_array());
+        char *req = o ? grove_matcher_request(m, j->id) : NULL;
+        json_t *rq = req ? json_loads(req, 0, NULL) : NULL;
+        free(req);
+        if (rq && json_object_set_new(o, "request", rq) < 0) {
+            json_decref(o);
+            o = NULL;
+        }
         if (!o || json_array_append_new(arr, o) < 0) {
             json_decref(arr);
             return NULL;
@@ -577,6 +602,12 @@ static int file_jobs(grove_image_t *im, const json_t *jobs, const json_t *ids,
         sj->job.end = json_is_null(end) ? GROVE_TIME_MAX : json_integer_value(end);
         if (file_picks(sj, picks, ids, i, err, path) < 0)
             return -1;
+        const json_t *rq = json_object_get(node, "request");
+        if (rq && !json_is_array(rq))
+            return grovep_errorf(err, EINVAL, "%s: grove.jobs[%zu].request: expected an array",
+                                 path, i);
+        if (rq && !(sj->request = json_dumps(rq, JSON_COMPACT)))
+            return grovep_errorf(err, ENOMEM, "out of memory");
         if (im->njobs > 1 && im->jobs[im->njobs - 2].job.id >= sj->job.id)
             return grovep_errorf(err, EINVAL, "%s: grove.jobs[%zu]: ids must ascend", path, i);
         sj->hash = grovep_store_job_hash(&sj->job);

@@ -1857,6 +1857,27 @@ static void kept_forget(grove_matcher_t *m, grove_jobid_t id)
     }
 }
 
+/* Make docs (taken: a reference the table now owns) the request of job id,
+ * replacing what it had.  0 or -1 (ENOMEM; docs released). */
+static int kept_put(grove_matcher_t *m, grove_jobid_t id, json_t *docs)
+{
+    struct kept *k = kept_find(m, id);
+    if (k) {
+        json_decref(k->docs);
+        k->docs = docs;
+        return 0;
+    }
+    if (grovep_grow((void **)&m->kept, &m->keptcap, m->nkept + 1, sizeof(*m->kept)) < 0) {
+        json_decref(docs);
+        return -1;
+    }
+    size_t i = kept_pos(m, id);
+    memmove(m->kept + i + 1, m->kept + i, (m->nkept - i) * sizeof(*m->kept));
+    m->kept[i] = (struct kept){id, docs};
+    m->nkept++;
+    return 0;
+}
+
 /* Keep js (its document: a reference, not a copy) as the request of job id,
  * or as one more grow of it.  0 or -1 (ENOMEM: the job keeps what it had). */
 static int keep_request(grove_matcher_t *m, grove_jobid_t id, const grove_jobspec_t *js)
@@ -1865,18 +1886,72 @@ static int keep_request(grove_matcher_t *m, grove_jobid_t id, const grove_jobspe
     struct kept *k = kept_find(m, id);
     if (k)
         return json_array_append(k->docs, doc);
-    if (grovep_grow((void **)&m->kept, &m->keptcap, m->nkept + 1, sizeof(*m->kept)) < 0)
-        return -1;
     json_t *docs = json_array();
     if (!docs || json_array_append(docs, doc) < 0) {
         json_decref(docs);
         errno = ENOMEM;
         return -1;
     }
-    size_t i = kept_pos(m, id);
-    memmove(m->kept + i + 1, m->kept + i, (m->nkept - i) * sizeof(*m->kept));
-    m->kept[i] = (struct kept){id, docs};
-    m->nkept++;
+    return kept_put(m, id, docs);
+}
+
+char *grove_matcher_request(const grove_matcher_t *m, grove_jobid_t id)
+{
+    const struct kept *k = kept_find(m, id);
+    if (!k || !grove_matcher_job(m, id)) {
+        errno = ENOENT;
+        return NULL;
+    }
+    char *text = json_dumps(k->docs, JSON_COMPACT);
+    if (!text)
+        errno = ENOMEM;
+    return text;
+}
+
+/* The documents of a request text, each checked as a jobspec (new), or
+ * NULL with EINVAL (err says why) or ENOMEM. */
+static json_t *request_docs(const char *text, grove_error_t *err)
+{
+    json_error_t je;
+    json_t *docs = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+    if (!docs) {
+        grovep_errorf(err, EINVAL, "request: not JSON: %s (line %d, column %d)", je.text,
+                      je.line, je.column);
+        return NULL;
+    }
+    if (!json_is_array(docs) || json_array_size(docs) == 0) {
+        json_decref(docs);
+        grovep_errorf(err, EINVAL, "request: not a non-empty array of jobspecs");
+        return NULL;
+    }
+    for (size_t i = 0; i < json_array_size(docs); i++) {
+        grove_error_t e = {0};
+        grove_jobspec_t *js = grove_jobspec_from_json(json_array_get(docs, i), NULL, &e);
+        if (!js) {
+            int saved = errno;
+            json_decref(docs);
+            grovep_errorf(err, saved == ENOMEM ? ENOMEM : EINVAL,
+                          "request: jobspec %zu: %s", i + 1, e.text);
+            return NULL;
+        }
+        grove_jobspec_destroy(js);
+    }
+    return docs;
+}
+
+int grove_matcher_set_request(grove_matcher_t *m, grove_jobid_t id, const char *text,
+                              grove_error_t *err)
+{
+    grove_error_clear(err);
+    if (!grove_matcher_job(m, id))
+        return grovep_errorf(err, ENOENT, "request: no job %llu", (unsigned long long)id);
+    if (!text)
+        return grovep_errorf(err, EINVAL, "request: no text");
+    json_t *docs = request_docs(text, err);
+    if (!docs)
+        return -1;
+    if (kept_put(m, id, docs) < 0)
+        return grovep_errorf(err, ENOMEM, "out of memory");
     return 0;
 }
 
@@ -2085,15 +2160,8 @@ int grove_matcher_replan(grove_matcher_t *m, grove_jobid_t id, const grove_job_t
     kept_forget(m, id);
     int rc = replace(m, id, specs, n, out, err);
     int saved = errno;
-    if (rc < 0 && grove_matcher_restore(m, old) == 0) {
-        /* as it was, request included */
-        size_t k = kept_pos(m, id);
-        if (grovep_grow((void **)&m->kept, &m->keptcap, m->nkept + 1, sizeof(*m->kept)) == 0) {
-            memmove(m->kept + k + 1, m->kept + k, (m->nkept - k) * sizeof(*m->kept));
-            m->kept[k] = (struct kept){id, json_incref(docs)};
-            m->nkept++;
-        }
-    }
+    if (rc < 0 && grove_matcher_restore(m, old) == 0)
+        kept_put(m, id, json_incref(docs)); /* as it was, request included */
     json_decref(docs);
     job_free(old);
     for (size_t k = 0; k < n; k++)

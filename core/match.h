@@ -142,10 +142,23 @@ int grove_match_grow(grove_matcher_t *m, const grove_jobspec_t *js, grove_jobid_
 /* Plan job id again from its request (a reservation that lost resources):
  * it is taken out and matched anew, now or at the earliest later time.
  * Returns 1 when it is placed again (*out the job), 0 when it fits nowhere
- * or its request is not known (a job restored from saved state): it is
- * then removed; -1 with ENOENT or ENOMEM (the job is as it was). */
+ * or its request is not known (a job restored from a state saved without
+ * it, or placed by grove_matcher_restore alone): it is then removed; -1 with ENOENT or ENOMEM (the job is as it was). */
 int grove_matcher_replan(grove_matcher_t *m, grove_jobid_t id, const grove_job_t **out,
                          grove_error_t *err);
+
+/* The request of job id as JSON text (new: caller frees): an array of the
+ * jobspec documents it was matched with, then grown by.  NULL with ENOENT
+ * (no such job, or its request is not known) or ENOMEM. */
+char *grove_matcher_request(const grove_matcher_t *m, grove_jobid_t id);
+
+/* Give job id the request text (as grove_matcher_request wrote it: a store
+ * keeps it so that a restarted scheduler plans the job again the same
+ * way); it replaces what the job had.  0, or -1 with ENOENT (no such job),
+ * EINVAL (not a non-empty array of valid jobspecs; err says which and
+ * why; the job keeps what it had) or ENOMEM. */
+int grove_matcher_set_request(grove_matcher_t *m, grove_jobid_t id, const char *text,
+                              grove_error_t *err);
 
 /* What happens to a running job whose end has passed. */
 typedef enum grove_overdue {

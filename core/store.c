@@ -67,6 +67,8 @@ enum {
     S_DEL_ACQ,
     S_PUT_META,
     S_PUT_CHANGE,
+    S_PUT_REQ,
+    S_DEL_REQ,
     S_COUNT
 };
 
@@ -89,6 +91,8 @@ static const char *const sql_text[S_COUNT] = {
     "DELETE FROM acquire",
     "INSERT OR REPLACE INTO meta VALUES (?,?)",
     "INSERT INTO change VALUES (?,?,?,?)",
+    "INSERT OR REPLACE INTO request VALUES (?,?,?)",
+    "DELETE FROM request WHERE job = ?",
 };
 
 static const char schema[] =
@@ -114,6 +118,8 @@ static const char schema[] =
     "CREATE TABLE IF NOT EXISTS pick (job INTEGER NOT NULL, pos INTEGER NOT NULL,"
     " vid INTEGER NOT NULL, amount INTEGER NOT NULL, exclusive INTEGER NOT NULL,"
     " leaf INTEGER NOT NULL, recorded INTEGER NOT NULL, PRIMARY KEY (job, pos)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS request (job INTEGER PRIMARY KEY, doc TEXT NOT NULL,"
+    " hash INTEGER NOT NULL);"
     "CREATE TABLE IF NOT EXISTS acquire (k INTEGER PRIMARY KEY CHECK (k = 1),"
     " state TEXT NOT NULL, hash INTEGER NOT NULL, gen INTEGER NOT NULL);"
     "CREATE TABLE IF NOT EXISTS change (gen INTEGER NOT NULL, kind TEXT NOT NULL,"
@@ -602,8 +608,20 @@ static int delete_vertex(grove_store_t *s, grove_vid_t v, grove_error_t *err)
     return 0;
 }
 
+/* The request row of job id: req (its text) or none. */
+static int write_request(grove_store_t *s, grove_jobid_t id, const char *req, grove_error_t *err)
+{
+    sqlite3_stmt *st = s->st[req ? S_PUT_REQ : S_DEL_REQ];
+    sqlite3_bind_int64(st, 1, (sqlite3_int64)id);
+    if (req) {
+        sqlite3_bind_text(st, 2, req, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 3, (sqlite3_int64)grovep_store_text_hash(req));
+    }
+    return step_done(s, st, err, "writing a request");
+}
+
 static int write_job(grove_store_t *s, const grove_job_t *j, uint64_t h, int64_t gen,
-                     grove_error_t *err)
+                     const char *req, grove_error_t *err)
 {
     sqlite3_stmt *st = s->st[S_PUT_JOB];
     sqlite3_bind_int64(st, 1, (sqlite3_int64)j->id);
@@ -630,7 +648,7 @@ static int write_job(grove_store_t *s, const grove_job_t *j, uint64_t h, int64_t
         if (step_done(s, st, err, "writing a pick") < 0)
             return -1;
     }
-    return 0;
+    return write_request(s, j->id, req, err);
 }
 
 static int delete_job(grove_store_t *s, grove_jobid_t id, grove_error_t *err)
@@ -639,7 +657,9 @@ static int delete_job(grove_store_t *s, grove_jobid_t id, grove_error_t *err)
     if (step_done(s, s->st[S_DEL_JOB], err, "deleting a job") < 0)
         return -1;
     sqlite3_bind_int64(s->st[S_DEL_PICKS], 1, (sqlite3_int64)id);
-    return step_done(s, s->st[S_DEL_PICKS], err, "deleting picks");
+    if (step_done(s, s->st[S_DEL_PICKS], err, "deleting picks") < 0)
+        return -1;
+    return write_request(s, id, NULL, err);
 }
 
 /* The acquisition state as canonical text (sorted keys). */
@@ -789,8 +809,10 @@ static int save_jobs(grove_store_t *s, const grove_matcher_t *m, struct shadow *
         i++;
         if (same)
             continue;
-        if (write_job(s, j, h, gen, err) < 0
-            || (!full && log_change(s, gen, "job", (int64_t)j->id, "put", err) < 0))
+        char *req = grove_matcher_request(m, j->id); /* NULL: none kept (or ENOMEM) */
+        int rc = write_job(s, j, h, gen, req, err);
+        free(req);
+        if (rc < 0 || (!full && log_change(s, gen, "job", (int64_t)j->id, "put", err) < 0))
             return -1;
         st->jobs++;
     }
@@ -892,7 +914,8 @@ int grove_store_save(grove_store_t *s, const grove_graph_t *g, const grove_match
     if (full
         && exec(s,
                 "DELETE FROM vertex; DELETE FROM property; DELETE FROM tag; DELETE FROM record; "
-                "DELETE FROM edge; DELETE FROM job; DELETE FROM pick; DELETE FROM acquire; "
+                "DELETE FROM edge; DELETE FROM job; DELETE FROM pick; DELETE FROM request; "
+                "DELETE FROM acquire; "
                 "DELETE FROM change",
                 err)
                < 0)
@@ -1298,6 +1321,41 @@ static int pick_row(struct reader *x, sqlite3_stmt *st)
     return 0;
 }
 
+/* One request row, to its job, against its hash. */
+static int request_row(struct reader *x, sqlite3_stmt *st)
+{
+    grove_jobid_t id = (grove_jobid_t)sqlite3_column_int64(st, 0);
+    const char *text = col_text(st, 1);
+    struct sjob *j = grovep_image_job(x->im, id);
+    if (!j)
+        return grovep_errorf(x->err, EINVAL, "store %s: the request of job %llu, which has no row",
+                             x->s->path, (unsigned long long)id);
+    if (grovep_store_text_hash(text) != (uint64_t)sqlite3_column_int64(st, 2))
+        return grovep_errorf(x->err, EINVAL,
+                             "store %s: the request of job %llu does not match its hash",
+                             x->s->path, (unsigned long long)id);
+    if (!(j->request = strdup(text)))
+        return grovep_errorf(x->err, ENOMEM, "out of memory");
+    return 0;
+}
+
+/* The request table (a store written before it existed has none: its
+ * jobs are restored without their requests). */
+static int read_requests(struct reader *x)
+{
+    sqlite3_stmt *st = NULL;
+    if (prep(x->s, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'request'",
+             &st, x->err)
+        < 0)
+        return -1;
+    bool has = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) > 0;
+    sqlite3_finalize(st);
+    if (!has)
+        return 0;
+    return each_row(x, "SELECT job, doc, hash FROM request ORDER BY job", "reading requests",
+                    request_row);
+}
+
 /* After the job and pick tables: every job against its hash. */
 static int jobs_done(struct reader *x)
 {
@@ -1349,6 +1407,7 @@ static const struct table_reader {
      NULL},
     {"SELECT job, pos, vid, amount, exclusive, leaf, recorded FROM pick ORDER BY job, pos",
      "reading picks", pick_row, jobs_done},
+    {NULL, NULL, NULL, read_requests},
     {"SELECT state, hash FROM acquire", "reading the acquisition state", acquire_row, NULL},
 };
 

@@ -4,8 +4,10 @@
  * holding the whole state of a Grove instance: the graph (every vertex
  * slot with its base data, status, properties and tags; every edge in
  * order), the allocation records of every vertex (allocations and
- * reservations), the matcher's job table (jobs with their picks, the
- * policy name, the next job id) and the acquisition state (RFC 28).
+ * reservations), the matcher's job table (jobs with their picks and the
+ * requests they were matched from, so that a restarted scheduler plans a
+ * job again the same way; the policy name, the next job id) and the
+ * acquisition state (RFC 28).
  *
  * Saves are full (every row rewritten) or incremental (the default): each
  * row carries a 64-bit hash of its content and the generation of the save
@@ -38,7 +40,8 @@
  *
  * Files: grove_store_write_file writes the same state as one JSON document
  * that is also a JGF document: {"graph": JGF with tags, records and the
- * current time, "grove": {"format": 1, "jobs": [...], "next_id", "policy",
+ * current time, "grove": {"format": 1, "jobs": [{id, state, start, end,
+ * picks, request (optional: grove_matcher_request's array)}...], "next_id", "policy",
  * "acquire"}}; grove_image_read_file reads it back (any JGF file too).
  *
  * Errors: NULL or -1 with errno EINVAL (bad arguments, a database or file

@@ -31,6 +31,7 @@ struct srec {
 struct sjob {
     grove_job_t job; /* picks owned */
     uint64_t hash;
+    char *request;   /* owned: the job's request (grove_matcher_request), or NULL */
 };
 
 struct grove_image {

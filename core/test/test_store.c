@@ -380,6 +380,106 @@ static void file_round_trips(void)
     state_free(&s0);
 }
 
+/* ---- kept requests -------------------------------------------------------------- */
+
+/* Two nodes busy until 100 and 200, a third job reserved on node0 at 100;
+ * then node0 goes down and the reservation is planned again.  It moves to
+ * node1 at 200 only if its request came back with it. */
+static void replan_after(struct state *s, const char *what)
+{
+    grove_vid_t node0 = grove_graph_first_by_type(s->g, grove_graph_sym_lookup(s->g, "node"));
+    grove_vertex_set_status(s->g, node0, GROVE_STATUS_DOWN);
+    const grove_job_t *j = NULL;
+    grove_error_t err;
+    int rc = grove_matcher_replan(s->m, 3, &j, &err);
+    ok(rc == 1 && j && j->start == 200 && j->state == GROVE_JOB_RESERVED,
+       "%s: the restored reservation is planned again at 200 (rc %d)", what, rc);
+}
+
+static void requests_kept(void)
+{
+    grove_error_t err;
+    struct state s0, s1;
+    memset(&s0, 0, sizeof(s0));
+    s0.g = cluster(2);
+    s0.m = grove_matcher_create(s0.g, NULL);
+    ok(alloc(s0.m, 4, 100, GROVE_MATCH_ALLOCATE) == 1 && alloc(s0.m, 4, 200, GROVE_MATCH_ALLOCATE) == 2
+           && alloc(s0.m, 4, 50, GROVE_MATCH_ALLOCATE_ORELSE_RESERVE) == 3,
+       "two running jobs and a reservation");
+    char *want = grove_matcher_request(s0.m, 3);
+    ok(want && want[0] == '[', "the reservation's request is kept");
+    char path[512];
+    snprintf(path, sizeof(path), "%s/requests.db", dir);
+    grove_store_t *st = grove_store_open(path, GROVE_STORE_CREATE, &err);
+    ok(st && grove_store_save(st, s0.g, s0.m, NULL, 0, NULL, &err) == 0, "saved");
+    grove_store_close(st);
+    st = grove_store_open(path, 0, &err);
+    ok(st && load(st, &s1, &err) == 0, "loaded");
+    grove_store_close(st);
+    char *got = s1.m ? grove_matcher_request(s1.m, 3) : NULL;
+    is_str(got, want, "the store gives the request back");
+    free(got);
+    if (s1.m)
+        replan_after(&s1, "store");
+    state_free(&s1);
+
+    snprintf(path, sizeof(path), "%s/requests.json", dir);
+    ok(grove_store_write_file(path, s0.g, s0.m, NULL, &err) == 0, "written to a state file");
+    grove_image_t *im = grove_image_read_file(path, &err);
+    ok(im != NULL, "read back");
+    if (im) {
+        s1.g = grove_image_take_graph(im);
+        s1.m = grove_matcher_create(s1.g, NULL);
+        s1.a = NULL;
+        ok(grove_image_restore_jobs(im, s1.m, &err) == 0, "restored from the file");
+        got = grove_matcher_request(s1.m, 3);
+        is_str(got, want, "the file gives the request back");
+        free(got);
+        replan_after(&s1, "file");
+        grove_image_destroy(im);
+        state_free(&s1);
+    }
+
+    /* refusals: the job keeps its request */
+    static const struct {
+        grove_jobid_t id;
+        const char *text;
+        int err;
+        const char *msg;
+    } bad[] = {
+        {9, "[]", ENOENT, "request: no job 9"},
+        {3, "[", EINVAL, "request: not JSON"},
+        {3, "{}", EINVAL, "request: not a non-empty array of jobspecs"},
+        {3, "[]", EINVAL, "request: not a non-empty array of jobspecs"},
+        {3, "[{\"version\": 1}]", EINVAL, "request: jobspec 1: "},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        errno = 0;
+        int rc = grove_matcher_set_request(s0.m, bad[i].id, bad[i].text, &err);
+        ok(rc == -1 && errno == bad[i].err && !strncmp(err.text, bad[i].msg, strlen(bad[i].msg)),
+           "set_request %s refused: %s", bad[i].text, err.text);
+    }
+    got = grove_matcher_request(s0.m, 3);
+    is_str(got, want, "the request is unchanged after the refusals");
+    free(got);
+    errno = 0;
+    ok(grove_matcher_request(s0.m, 9) == NULL && errno == ENOENT, "no request for a missing job");
+
+    /* a request row changed behind the store's back */
+    snprintf(path, sizeof(path), "%s/requests.db", dir);
+    sqlite3 *db;
+    sqlite3_open(path, &db);
+    sqlite3_exec(db, "UPDATE request SET doc = '[]' WHERE job = 3", NULL, NULL, NULL);
+    sqlite3_close(db);
+    st = grove_store_open(path, 0, &err);
+    ok(st && load(st, &s1, &err) == -1 && errno == EINVAL
+           && strstr(err.text, "the request of job 3 does not match its hash"),
+       "a changed request row is refused: %s", err.text);
+    grove_store_close(st);
+    free(want);
+    state_free(&s0);
+}
+
 /* ---- refusals ---------------------------------------------------------------- */
 
 static void save_refusals(const char *p2);
@@ -512,7 +612,7 @@ static void corrupt_rows(void)
     snprintf(p2, sizeof(p2), "%s/badsize.db", dir);
     {
         /* job rows rewritten consistently but naming a vertex without room */
-        saved_then(p2, "DELETE FROM job; DELETE FROM pick;");
+        saved_then(p2, "DELETE FROM job; DELETE FROM pick; DELETE FROM request;");
         st = grove_store_open(p2, 0, &err);
         struct state l;
         ok(load(st, &l, &err) < 0 && errno == EINVAL && strstr(err.text, "job rows do not match"),
@@ -759,6 +859,7 @@ int main(void)
         return 1;
     }
     round_trips();
+    requests_kept();
     refusals();
     crash_test();
     char cmd[600];
