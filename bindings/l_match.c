@@ -19,6 +19,10 @@
  *   m:cancel(id)  m:release_ranks(id, idset)  m:release_vertices(id, {v...})
  *   m:job(id)  m:jobs()  m:info(id)  m:stats()  m:reset_stats()  m:next_id()
  *   m:replan(id)  m:set_now(t)  m:events([{clear = true}])
+ *   m:register(R, id [, {start =, ["end"] =, request =}])   a running job
+ *       placed again from its R (a grove.rv1 or JSON text; see register.h):
+ *       the job table, or nil, message, code (EBUSY: not free)
+ *   m:request(id)   the job's request as JSON text, or nil, message, code
  *   m:set_overdue("end" | "report")   (the clock: see match.h)
  *   m:close(), <close>, tostring(m)
  *
@@ -38,12 +42,14 @@
  * userdata belong to their own files.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "idset.h"
 #include "lgraph.h"
 #include "lpolicy.h"
 #include "match.h"
+#include "register.h"
 #include "rv1.h"
 
 struct lmatcher {
@@ -556,6 +562,75 @@ static int m_replan(lua_State *L)
     return 1;
 }
 
+/* The R argument at idx: a grove.rv1 (borrowed) or JSON text (decoded
+ * into *own, which the caller destroys); NULL with err filled. */
+static const grove_rv1_t *register_rv1(lua_State *L, int idx, grove_rv1_t **own,
+                                       grove_error_t *err)
+{
+    *own = NULL;
+    const grovel_handle_t *h = luaL_testudata(L, idx, "grove.rv1");
+    if (h) {
+        if (!h->p)
+            luaL_argerror(L, idx, "the R is closed");
+        return h->p;
+    }
+    size_t len;
+    const char *text = lua_tolstring(L, idx, &len);
+    if (!text)
+        luaL_typeerror(L, idx, "grove.rv1 or JSON text");
+    return *own = grove_rv1_decode(text, len, "R", err);
+}
+
+/* m:register(R, id [, {start =, ["end"] =, request =}]) -> job, or nil,
+ * message, code */
+static int m_register(lua_State *L)
+{
+    struct lmatcher *lm = check_matcher(L, 1);
+    grove_jobid_t id = grovel_check_job(L, 3);
+    grove_register_opts_t o;
+    grove_register_opts_init(&o);
+    if (!lua_isnoneornil(L, 4)) {
+        luaL_checktype(L, 4, LUA_TTABLE);
+        if (lua_getfield(L, 4, "start") != LUA_TNIL)
+            o.start = (int64_t)luaL_checkinteger(L, -1);
+        if (lua_getfield(L, 4, "end") != LUA_TNIL)
+            o.end = (int64_t)luaL_checkinteger(L, -1);
+        if (lua_getfield(L, 4, "request") != LUA_TNIL)
+            o.request = luaL_checkstring(L, -1); /* stays on the stack */
+        if (o.start < -1 || o.end < 0)
+            luaL_argerror(L, 4, "start and end must be >= 0");
+    }
+    grove_error_t err = {{0}, 0};
+    grove_rv1_t *own;
+    const grove_rv1_t *R = register_rv1(L, 2, &own, &err);
+    if (!R)
+        return grovel_fail_err(L, errno == ENOMEM ? ENOMEM : EINVAL, &err);
+    const grove_job_t *j = NULL;
+    int rc = grove_matcher_register(lm->m, R, id, &o, &j, &err);
+    int e = errno;
+    grove_rv1_destroy(own);
+    if (rc < 0)
+        return grovel_fail_err(L, e, &err);
+    lua_getiuservalue(L, 1, 1);
+    push_job(L, j, lua_gettop(L));
+    return 1;
+}
+
+/* m:request(id) -> the job's request as JSON text, or nil, message, code */
+static int m_request(lua_State *L)
+{
+    const grove_job_t *j = check_job_arg(L);
+    if (!j)
+        return 3;
+    char *text = grove_matcher_request(check_matcher(L, 1)->m, j->id);
+    if (!text)
+        return grovel_fail_errno(L, errno, errno == ENOENT ? "the job's request is not known"
+                                                           : NULL);
+    lua_pushstring(L, text);
+    free(text);
+    return 1;
+}
+
 static const char *const event_names[] = {"start", "end", "overdue"};
 
 /* Push the queued events from the first-th on as a list of {event =, id =,
@@ -647,6 +722,8 @@ static const grovel_reg_t methods[] = {
     {"reset_stats", m_reset_stats, 0},
     {"next_id", m_next_id, 0},
     {"replan", m_replan, 0},
+    {"register", m_register, 0},
+    {"request", m_request, 0},
     {"set_now", m_set_now, 0},
     {"events", m_events, 0},
     {"set_overdue", m_set_overdue, 0},

@@ -33,6 +33,7 @@
 #include "jobspec.h"
 #include "policy.h"
 #include "match.h"
+#include "register.h"
 #include "rv1.h"
 #include "jgf.h"
 #include "grug.h"

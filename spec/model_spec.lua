@@ -139,6 +139,71 @@ describe("jobs that lose resources", function()
   end)
 end)
 
+-- The targets of busy(), with no jobs yet.
+local function empty()
+  local g = core.graph()
+  local m = core.matcher(g)
+  local a = core.acquire(g, m, {protocol = "v1"})
+  assert(a:apply{type = "grow", resources = R("0-3"), online = "0-3", offline = ""})
+  return a, g, m
+end
+
+describe("jobs registered again from their R", function()
+  it("hold exactly what their R names, in their window, and plan again from a request", function()
+    local _, _, m1 = busy()
+    local a, _, m = empty()
+    for id = 1, 4 do
+      local R1 = assert(m1:rv1(id))
+      local j = assert(m:register(R1, id, {request = assert(m1:request(id))}))
+      assert.same({m1:job(id).state, m1:job(id).start, m1:job(id)["end"]},
+        {j.state, j.start, j["end"]})
+      assert.is_true(R1:equal(assert(m:rv1(id))))
+    end
+    assert.equal(m1:request(4), m:request(4))
+    -- the next decision is the same as before the restart
+    assert.same({m1:match(cores(4, 10), "without_allocating_future").start},
+      {m:match(cores(4, 10), "without_allocating_future").start})
+    local ok, ev = a:drain("2")
+    assert.is_true(ok)
+    assert.same({{id = 4, targets = "2", start = 100}}, ev.reservations)
+    assert.equal("0-1,3", ranks_of(m, 4))
+  end)
+
+  it("refuses what is not free, not there or not a window, and leaves the table alone", function()
+    local _, _, m1 = busy()
+    local _, g, m = empty()
+    assert(m:register(assert(m1:rv1(1)), 1))
+    local R1 = m1:rv1(1):encode()
+    local R9 = '{"version": 1, "execution": {"R_lite": [{"rank": "9", "children": ' ..
+      '{"core": "0"}}], "starttime": 0, "expiration": 100}}'
+    local cases = {
+      {R1, 7, nil, "EBUSY", "register: job 7: /cluster0/node0 is in use during [0, 100)"},
+      {R1, 1, nil, "EEXIST", "register: job 1 exists"},
+      {R9, 7, nil, "ENOENT", "rank 9"},
+      {R1, 7, {request = "[]"}, "EBUSY", "in use"},
+      {'{"version": 1}', 7, nil, "EINVAL", "R: "},
+    }
+    for _, c in ipairs(cases) do
+      local j, msg, code = m:register(c[1], c[2], c[3])
+      assert.is_nil(j)
+      assert.equal(c[4], code)
+      assert.truthy(msg:find(c[5], 1, true), msg)
+    end
+    -- a bad request: nothing registered
+    local j, msg, code = m:register(assert(m1:rv1(2)), 2, {request = "[]"})
+    assert.is_nil(j)
+    assert.same({"EINVAL", "request: not a non-empty array of jobspecs"}, {code, msg})
+    assert.is_nil(m:job(2))
+    assert.equal(1, #m:jobs())
+    assert.equal(0, g:vertex("/cluster0/node1"):allocated())
+    -- a window that is over
+    m:set_now(200)
+    j, msg, code = m:register(assert(m1:rv1(2)), 2)
+    assert.same({nil, "EINVAL"}, {j, code})
+    assert.equal("register: job 2: its window ended at 100 (now 200)", msg)
+  end)
+end)
+
 describe("chosen windows and grow", function()
   it("allocates in the window given or fails", function()
     local m = core.matcher(mh.tiny())
