@@ -928,6 +928,126 @@ out:
     return rc;
 }
 
+/* ---- channeled pools --------------------------------------------------------------- */
+
+/* A channeled pool (RFC 4) is a type that only an auxiliary subsystem
+ * holds: the bandwidth of a node in an I/O subsystem, the power a node
+ * draws.  A request for it below a candidate takes its units from the pool
+ * the candidate (or its nearest containment ancestor that has one) feeds
+ * in that subsystem, and the same units from every distribution unit on
+ * the way up to the subsystem's root: the unit itself when its pool has
+ * the same unit of measure (a switch of 200 GB/s), else the pools of that
+ * type it feeds directly (a pdu's power). */
+
+/* Is t a type that no vertex of the containment subsystem has? */
+static bool channeled_type(const grove_matcher_t *m, grove_sym_t t)
+{
+    const grove_graph_t *g = m->g;
+    grove_vid_t v = grove_graph_first_by_type(g, t);
+    if (v == GROVE_VID_NONE || g->parent[v] != GROVEP_NONE)
+        return false;
+    for (grove_eid_t e = g->first_in[v]; e != GROVEP_NONE; e = g->e[e].next_in)
+        if (g->e[e].sub != g->containment && !(g->e[e].flags & GROVEP_E_UP))
+            return true; /* fed in another subsystem, and no containment parent */
+    return false;
+}
+
+/* The first downward edge out of v in a subsystem other than containment
+ * to a vertex of type t (its subsystem in *sub), or GROVEP_NONE. */
+static grove_eid_t channel_edge(const grove_matcher_t *m, grove_vid_t v, grove_sym_t t)
+{
+    const grove_graph_t *g = m->g;
+    for (grove_eid_t e = g->first_out[v]; e != GROVEP_NONE; e = g->e[e].next_out) {
+        const grovep_edge_t *ed = &g->e[e];
+        if (ed->sub != g->containment && !(ed->flags & (GROVEP_E_UP | GROVEP_E_DEAD))
+            && g->v[ed->dst].type == t)
+            return e;
+    }
+    return GROVEP_NONE;
+}
+
+/* Take want units of pools of type t fed by v in subsystem sub (v itself
+ * when self): first fit, each pick a leaf of its units.  1 taken, 0 not
+ * enough (the caller rolls back), -1 error. */
+static int channel_take(grove_matcher_t *m, grove_vid_t v, uint8_t sub, grove_sym_t t, bool self,
+                        int64_t want)
+{
+    const grove_graph_t *g = m->g;
+    if (self) {
+        if (!up(m, v) || held_excl(m, v) || (flags_of(m, v) & M_EXCL) || free_units(m, v) < want)
+            return 0;
+        return set_state(m, v, taken_of(m, v) + want, flags_of(m, v) | M_TOUCH | M_PICK) < 0
+                       || add_pick(m, v, want, false, true) < 0
+                   ? -1
+                   : 1;
+    }
+    for (grove_eid_t e = g->first_out[v]; e != GROVEP_NONE && want > 0; e = g->e[e].next_out) {
+        const grovep_edge_t *ed = &g->e[e];
+        grove_vid_t c = ed->dst;
+        if (ed->sub != sub || (ed->flags & (GROVEP_E_UP | GROVEP_E_DEAD)) || g->v[c].type != t
+            || !up(m, c) || held_excl(m, c) || (flags_of(m, c) & M_EXCL))
+            continue;
+        int64_t n = free_units(m, c);
+        n = n < want ? n : want;
+        if (n <= 0)
+            continue;
+        if (set_state(m, c, taken_of(m, c) + n, flags_of(m, c) | M_TOUCH | M_PICK) < 0
+            || add_pick(m, c, n, false, true) < 0)
+            return -1;
+        want -= n;
+    }
+    return want == 0;
+}
+
+/* Match the channeled leaf request r below u: the pools of r's type that
+ * u, or its nearest containment ancestor feeding one, feeds, then every
+ * distribution unit above in that subsystem.  1, 0 (nothing of it stays
+ * taken), -1. */
+static int channel_match(grove_matcher_t *m, const struct req *r, grove_vid_t u)
+{
+    const grove_graph_t *g = m->g;
+    const grove_count_t *cnt = r->count;
+    int64_t want = (int64_t)cnt->min; /* units: a range takes its least */
+    grove_eid_t e = GROVEP_NONE;
+    grove_vid_t a = u;
+    while (a != GROVEP_NONE && (e = channel_edge(m, a, r->type)) == GROVEP_NONE)
+        a = g->parent[a];
+    if (e == GROVEP_NONE || want <= 0)
+        return 0;
+    uint8_t sub = g->e[e].sub;
+    grove_sym_t unit = g->v[g->e[e].dst].unit;
+    struct checkpoint cp = checkpoint(m);
+    int rc = channel_take(m, a, sub, r->type, false, want);
+    for (grove_vid_t p = grove_vertex_parent(g, a, g->subsys[sub]); rc == 1 && p != GROVE_VID_NONE;
+         p = grove_vertex_parent(g, p, g->subsys[sub])) {
+        if (channel_edge(m, p, r->type) != GROVEP_NONE)
+            rc = channel_take(m, p, sub, r->type, false, want);
+        else if (unit != GROVE_SYM_NONE && g->v[p].unit == unit
+                 && grove_graph_str(g, unit)[0] != '\0')
+            rc = channel_take(m, p, sub, r->type, true, want);
+    }
+    if (rc <= 0)
+        rollback(m, cp);
+    return rc;
+}
+
+/* A selection may take units of one pool several times (two nodes behind
+ * one switch): one pick per vertex, the units added up.  p is sorted. */
+static void merge_channel_picks(grove_matcher_t *m)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < m->nsel; i++) {
+        grove_pick_t *q = &m->sel[i];
+        if (k > 0 && m->sel[k - 1].v == q->v && q->leaf && !q->exclusive && m->sel[k - 1].leaf
+            && !m->sel[k - 1].exclusive) {
+            m->sel[k - 1].amount += q->amount;
+            continue;
+        }
+        m->sel[k++] = *q;
+    }
+    m->nsel = k;
+}
+
 /* Match one request (with its count) below u.  1 fits, 0 does not, -1
  * error.  On 0 nothing of this request stays taken. */
 static int match_list(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl,
@@ -974,6 +1094,8 @@ static int match_list(grove_matcher_t *m, const struct req *r, grove_vid_t u, bo
     if (r->type == GROVE_SYM_NONE) {
         return 0; /* no vertex of this type exists */
     }
+    if (!r->child && channeled_type(m, r->type))
+        return channel_match(m, r, u);
 
     if (m->pol.select == GROVE_SELECT_BEST && (m->pol.score || m->pol.choose)) {
         int rc = take_best(m, r, u, pexcl, top, want);
@@ -1476,6 +1598,7 @@ static int match_complete(grove_matcher_t *m, struct matching *x)
         return -1;
     if (sort_picks(m->sel, m->nsel) < 0)
         return -1;
+    merge_channel_picks(m);
     if (!(x->imp = malloc(m->nsel ? m->nsel : 1))) {
         errno = ENOMEM;
         return -1;

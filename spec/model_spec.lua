@@ -204,6 +204,68 @@ describe("jobs registered again from their R", function()
   end)
 end)
 
+-- n nodes, each a slot of c cores and `amount` units of a channeled type.
+local function channeled(n, c, t, amount, d)
+  return mh.jobspec({{type = "node", count = n, with = {{type = "slot", count = 1,
+    label = "default", with = {{type = "core", count = c}}}, {type = t, count = amount}}}}, d)
+end
+
+-- The picks of job j on the channel of subsystem s (nodes aside): {path
+-- (in containment if it is there, else in s), amount}.
+local function channel_picks(j, s)
+  local out = {}
+  for _, p in ipairs(j.picks) do
+    local v = p.vertex
+    if v:path(s) and v:type() ~= "node" then out[#out + 1] = {v:path() or v:path(s), p.amount} end
+  end
+  table.sort(out, function(x, y) return x[1] < y[1] end)
+  return out
+end
+
+describe("channeled pools", function()
+  it("take bandwidth on every conduit from the node up to the file system", function()
+    local g = dofile "examples/iobw.lua"
+    local m = core.matcher(g)
+    local j = assert(m:match(channeled(2, 4, "bandwidth", 10, 100)))
+    assert.same({{"/io0/pfs0", 20}, {"/io0/rack0/leaf0", 20}, {"/pfs0/leaf0/io0/bandwidth0", 10},
+      {"/pfs0/leaf0/io1/bandwidth0", 10}}, channel_picks(j, "iobw"))
+    assert.equal(20, g:vertex("/io0/rack0/leaf0"):allocated())
+    assert.equal(20, g:vertex("/io0/pfs0"):allocated())
+    -- more than a node's link can carry: never
+    local none, msg, code = m:match(channeled(1, 1, "bandwidth", 26, 100),
+      "allocate_with_satisfiability")
+    assert.same({nil, "unsatisfiable request", "ENODEV"}, {none, msg, code})
+    -- released with the job
+    assert(m:cancel(j.id))
+    assert.equal(0, g:vertex("/io0/rack0/leaf0"):allocated())
+    assert.equal(0, g:vertex("/io0/pfs0"):allocated())
+  end)
+
+  it("go around a full switch, and wait for it when every way is full", function()
+    local g = dofile "examples/iobw.lua"
+    local m = core.matcher(g)
+    assert(g:vertex("/io0/rack0/leaf0"):allocate(190, 900, {start = 0, duration = 50}))
+    local j = assert(m:match(channeled(1, 1, "bandwidth", 20, 100)))
+    assert.same({{"/io0/pfs0", 20}, {"/io0/rack1/leaf0", 20}, {"/pfs0/leaf0/io4/bandwidth0", 20}},
+      channel_picks(j, "iobw"))
+    assert(g:vertex("/io0/rack1/leaf0"):allocate(170, 901, {start = 0, duration = 80}))
+    j = assert(m:match(channeled(1, 1, "bandwidth", 20, 100), "allocate_orelse_reserve"))
+    assert.same({"reserved", 50}, {j.state, j.start})
+    assert.equal("/io0/rack0/leaf0", channel_picks(j, "iobw")[2][1])
+  end)
+
+  it("draw power from the node's feeds, its pdu's and the panel's", function()
+    local g = dofile "examples/power.lua"
+    local m = core.matcher(g)
+    local j = assert(m:match(channeled(1, 1, "power", 15, 100)))
+    assert.same({{"/powerpanel0/pdu0/node0/power0", 10}, {"/powerpanel0/pdu0/node0/power1", 5},
+      {"/powerpanel0/pdu0/power0", 10}, {"/powerpanel0/pdu0/power1", 5},
+      {"/powerpanel0/power0", 10}, {"/powerpanel0/power1", 5}}, channel_picks(j, "power"))
+    assert(m:cancel(j.id))
+    assert.equal(0, g:vertex("/powerpanel0/pdu0/power0", "power"):allocated())
+  end)
+end)
+
 describe("chosen windows and grow", function()
   it("allocates in the window given or fails", function()
     local m = core.matcher(mh.tiny())
