@@ -23,6 +23,8 @@
  *       placed again from its R (a grove.rv1 or JSON text; see register.h):
  *       the job table, or nil, message, code (EBUSY: not free)
  *   m:request(id)   the job's request as JSON text, or nil, message, code
+ *   m:set_dominant(subsystem | nil)  m:dominant()   the subsystem the walk
+ *       follows (default containment)
  *   m:set_overdue("end" | "report")   (the clock: see match.h)
  *   m:close(), <close>, tostring(m)
  *
@@ -631,6 +633,24 @@ static int m_request(lua_State *L)
     return 1;
 }
 
+/* m:set_dominant(subsystem | nil) -> true */
+static int m_set_dominant(lua_State *L)
+{
+    struct lmatcher *lm = check_matcher(L, 1);
+    const char *s = luaL_optstring(L, 2, NULL);
+    luaL_argcheck(L, !s || s[0], 2, "empty subsystem name");
+    if (grove_matcher_set_dominant(lm->m, s) < 0)
+        return grovel_fail_errno(L, errno, NULL);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int m_dominant(lua_State *L)
+{
+    lua_pushstring(L, grove_matcher_dominant(check_matcher(L, 1)->m));
+    return 1;
+}
+
 static const char *const event_names[] = {"start", "end", "overdue"};
 
 /* Push the queued events from the first-th on as a list of {event =, id =,
@@ -724,6 +744,8 @@ static const grovel_reg_t methods[] = {
     {"replan", m_replan, 0},
     {"register", m_register, 0},
     {"request", m_request, 0},
+    {"set_dominant", m_set_dominant, 0},
+    {"dominant", m_dominant, 0},
     {"set_now", m_set_now, 0},
     {"events", m_events, 0},
     {"set_overdue", m_set_overdue, 0},

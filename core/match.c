@@ -22,6 +22,11 @@
  * leaf pools get their units, shared containers get annotations through
  * their descendants' records.
  *
+ * The walk follows containment, or another subsystem chosen as the
+ * dominant one (power distribution): then parents come from an array made
+ * for the match and aggregates are not consulted.  Types only an auxiliary
+ * subsystem holds are channeled pools, taken along their conduit path.
+ *
  * Time: a window [start, start + duration).  "Allocate" tries now;
  * "reserve" then tries each later instant at which some job or record
  * ends, in order, and takes the first that fits.
@@ -56,6 +61,7 @@ struct req {
     const grove_count_t *count;
     struct req *child, *next;
     bool free_span; /* slot: asks for nodes itself, so may span nodes */
+    const struct req *sibs; /* the first request of r's list (r's siblings) */
     bool whole;     /* written exclusive with children: the job gets all below */
     int64_t need1[GROVEP_MAX_LOW]; /* low-type units one candidate (or one
                                     * slot) needs at least, for pruning */
@@ -141,9 +147,44 @@ struct grove_matcher {
     size_t nevents, evcap;
     int64_t clock;             /* the graph time the job states are at */
     grove_overdue_t overdue;
+    grove_sym_t dominant;      /* the subsystem the walk follows (NONE: containment) */
+    uint8_t dom_sub;           /* its index in g->subsys, set for each match */
+    const grove_vid_t *par;    /* parents in it: g->parent, or dpar */
+    grove_vid_t *dpar;         /* parents in another dominant subsystem */
+    size_t dparcap;
 };
 
 /* ---- small helpers --------------------------------------------------------- */
+
+/* The subsystem the walk follows. */
+static grove_sym_t dom_sym(const grove_matcher_t *m)
+{
+    return m->dominant == GROVE_SYM_NONE ? m->g->sym_containment : m->dominant;
+}
+
+/* Make ready the parents of the dominant subsystem for this match: the
+ * graph's own array for containment, else each vertex's first parent
+ * there (GROVEP_NONE outside it), made anew since the graph may have
+ * changed (a walk of the edges, paid only with another subsystem).  0, or
+ * -1 (ENOMEM). */
+static int dominant_prepare(grove_matcher_t *m)
+{
+    grove_graph_t *g = m->g;
+    m->par = g->parent;
+    m->dom_sub = g->containment;
+    if (m->dominant == GROVE_SYM_NONE || m->dominant == g->sym_containment)
+        return 0;
+    int sub = grovep_subsys_find(g, m->dominant);
+    if (sub < 0)
+        return 0; /* it has no root either: the match says ENODEV */
+    if (grovep_grow((void **)&m->dpar, &m->dparcap, g->nv ? g->nv : 1, sizeof(*m->dpar)) < 0)
+        return -1;
+    for (grove_vid_t v = 0; v < g->nv; v++)
+        m->dpar[v] = grovep_alive(g, v) ? grove_vertex_parent(g, v, m->dominant) : GROVEP_NONE;
+    m->par = m->dpar;
+    m->dom_sub = (uint8_t)sub;
+    return 0;
+}
 
 
 static double now_s(void)
@@ -177,6 +218,9 @@ grove_matcher_t *grove_matcher_create(grove_graph_t *g, const grove_match_config
     m->cfg.constraint_type = m->constraint_type;
     m->stats.min_s = 0;
     m->clock = g->now;
+    m->dominant = GROVE_SYM_NONE;
+    m->dom_sub = g->containment;
+    m->par = g->parent;
     return m;
 }
 
@@ -211,6 +255,7 @@ void grove_matcher_destroy(grove_matcher_t *m)
     free(m->frames);
     free(m->kids);
     free(m->cands);
+    free(m->dpar);
     kept_free(m);
     free(m);
 }
@@ -477,8 +522,8 @@ static int64_t free_units(const grove_matcher_t *m, grove_vid_t v)
 static bool agg_fits(const grove_matcher_t *m, grove_vid_t v, const int64_t *need)
 {
     const grove_graph_t *g = m->g;
-    if (!g->naggs)
-        return true;
+    if (!g->naggs || m->dom_sub != g->containment)
+        return true; /* aggregates summarize containment subtrees */
     const grovep_agg_t *a = grovep_agg_of(g, v);
     if (!a)
         return true;
@@ -517,7 +562,7 @@ static bool constraint_ok(const grove_matcher_t *m, grove_vid_t v)
 static int push_frame(grove_matcher_t *m, grove_vid_t v)
 {
     const grove_graph_t *g = m->g;
-    int sub = g->containment;
+    int sub = m->dom_sub;
     if (grovep_grow((void **)&m->frames, &m->framecap, m->nframes + 1, sizeof(*m->frames)) < 0)
         return -1;
     struct frame *f = &m->frames[m->nframes++];
@@ -559,6 +604,18 @@ static void iter_end(grove_matcher_t *m, const struct iter *it)
     m->nkids = it->kid_base;
 }
 
+/* Is t the type of another request of r's list?  A vertex of that type
+ * is that request's candidate: the search for r does not walk through it
+ * (a slot of power and a node takes its power beside the node, not the
+ * node's own). */
+static bool sibling_type(const struct req *r, grove_sym_t t)
+{
+    for (const struct req *q = r->sibs; q; q = q->next)
+        if (q != r && !q->slot && q->type == t)
+            return true;
+    return false;
+}
+
 /* Next vertex of the requested type below the root (or the root itself),
  * GROVE_VID_NONE at the end, or GROVE_VID_NONE with *failed set. */
 static grove_vid_t iter_next(grove_matcher_t *m, struct iter *it, const struct req *r,
@@ -591,7 +648,7 @@ static grove_vid_t iter_next(grove_matcher_t *m, struct iter *it, const struct r
         grove_vid_t k = m->kids[f->kids + f->next++];
         if (g->v[k].type == r->type)
             return k;
-        if (!enterable(m, k) || !agg_fits(m, k, r->need1))
+        if (sibling_type(r, g->v[k].type) || !enterable(m, k) || !agg_fits(m, k, r->need1))
             continue;
         if (m->pol.prune) {
             int p = m->pol.prune(m->pol.arg, g, k, &ctx);
@@ -619,7 +676,7 @@ static int match_list(grove_matcher_t *m, const struct req *r, grove_vid_t u, bo
 /* Mark v and its ancestors touched by this match. */
 static int touch_up(grove_matcher_t *m, grove_vid_t v)
 {
-    for (grove_vid_t a = m->g->parent[v]; a != GROVEP_NONE; a = m->g->parent[a]) {
+    for (grove_vid_t a = m->par[v]; a != GROVEP_NONE; a = m->par[a]) {
         uint8_t f = flags_of(m, a);
         if (f & M_TOUCH)
             break; /* everything above is already marked */
@@ -702,7 +759,7 @@ static bool at_or_below_node(const grove_matcher_t *m, grove_vid_t w)
 {
     if (m->node_sym == GROVE_SYM_NONE)
         return true; /* a graph without nodes: no such limit */
-    for (grove_vid_t a = w; a != GROVEP_NONE; a = m->g->parent[a])
+    for (grove_vid_t a = w; a != GROVEP_NONE; a = m->par[a])
         if (m->g->v[a].type == m->node_sym)
             return true;
     return false;
@@ -775,6 +832,191 @@ static int64_t take_slots(grove_matcher_t *m, const struct req *r, grove_vid_t u
             per[got] = checkpoint(m);
     }
     return got;
+}
+
+/* ---- slots compared by their ids ------------------------------------------------- */
+
+/* In a walk of a subsystem other than containment (power distribution),
+ * under a policy that orders by id (low, high and their node variants), a
+ * fixed number of slots is chosen as the reference engine chooses them:
+ * every vertex below u that has a direct child of each type the slot asks
+ * for is a home; each home places as many slots as fit, each scored by the
+ * ids (+ 1) of the vertices it took directly below the home; the best
+ * scores win, across homes (the lowest sums under low, the highest under
+ * high; ties in visiting order).  Jobs spread over homes whose ids start
+ * again (power units numbered per pdu) as the reference engine's do.  In
+ * containment a slot keeps its deepest-subtree placement (slot_home): the
+ * containment corpus agrees with it, and 37 of its cases change under the
+ * rule above. */
+
+struct slotc {
+    double score;
+    size_t home, k; /* the k-th slot of homes[home] */
+};
+
+/* +1 when the policy puts lower ids first, -1 higher, 0 when it does not
+ * order by id: asked of its order hook on two vertices of one type with
+ * different ids (a, b with id(a) < id(b)). */
+static int id_direction(grove_matcher_t *m, grove_vid_t a, grove_vid_t b)
+{
+    if (!m->pol.order)
+        return 0;
+    grove_vid_t k[2] = {b, a};
+    if (m->pol.order(m->pol.arg, m->g, grove_vertex_parent(m->g, a, dom_sym(m)), k, 2) < 0) {
+        m->hook_failed = 1;
+        return -2;
+    }
+    return k[0] == a ? 1 : -1;
+}
+
+/* Does w have a direct child (walked subsystem) of each type slot r asks for? */
+static bool slot_home_of(const grove_matcher_t *m, const struct req *r, grove_vid_t w)
+{
+    const grove_graph_t *g = m->g;
+    for (const struct req *c = r->child; c; c = c->next) {
+        if (c->slot)
+            return false;
+        bool found = false;
+        for (grove_eid_t e = g->first_out[w]; e != GROVEP_NONE && !found; e = g->e[e].next_out)
+            found = g->e[e].sub == m->dom_sub && !(g->e[e].flags & (GROVEP_E_UP | GROVEP_E_DEAD))
+                    && g->v[g->e[e].dst].type == c->type;
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
+/* The homes below u (u included), in visiting order, into *hv (*nh; the
+ * caller frees); a home is not searched below.  0 or -1. */
+static int slot_homes(grove_matcher_t *m, const struct req *r, grove_vid_t w, bool top,
+                      grove_vid_t **hv, size_t *nh, size_t *cap)
+{
+    if (!top && !enterable(m, w))
+        return 0;
+    if (slot_home_of(m, r, w)) {
+        if (grovep_grow((void **)hv, cap, *nh + 1, sizeof(**hv)) < 0)
+            return -1;
+        (*hv)[(*nh)++] = w;
+        return 0;
+    }
+    size_t fbase = m->nframes, kbase = m->nkids;
+    if (push_frame(m, w) < 0)
+        return -1;
+    uint32_t first = m->frames[fbase].kids, n = m->frames[fbase].nkids;
+    int rc = 0;
+    for (uint32_t i = 0; i < n && rc == 0; i++)
+        rc = slot_homes(m, r, m->kids[first + i], false, hv, nh, cap);
+    m->nframes = fbase;
+    m->nkids = kbase;
+    return rc;
+}
+
+/* One slot of r at home w: 1 placed (its score in *score), 0 not, -1. */
+static int slot_at(grove_matcher_t *m, const struct req *r, grove_vid_t w, bool excl,
+                   double *score)
+{
+    struct checkpoint cp = checkpoint(m);
+    for (const struct req *ch = r->child; ch; ch = ch->next) {
+        int rc = match_list(m, ch, w, excl, false);
+        if (rc <= 0) {
+            rollback(m, cp);
+            return rc;
+        }
+    }
+    *score = 0;
+    for (size_t i = cp.nsel; i < m->nsel; i++)
+        if (m->par[m->sel[i].v] == w)
+            *score += (double)grove_vertex_id(m->g, m->sel[i].v) + 1;
+    return 1;
+}
+
+static int cmp_slotc(const void *a, const void *b)
+{
+    const struct slotc *x = a, *y = b;
+    if (x->score != y->score)
+        return x->score < y->score ? -1 : 1;
+    if (x->home != y->home)
+        return x->home < y->home ? -1 : 1;
+    return (x->k > y->k) - (x->k < y->k);
+}
+
+/* Every slot each home can hold, scored (what was taken rolled back). */
+static int slot_candidates(grove_matcher_t *m, const struct req *r, const grove_vid_t *hv,
+                           size_t nh, bool excl, uint64_t want, int dir, struct slotc **cv,
+                           size_t *nc)
+{
+    size_t cap = 0;
+    for (size_t h = 0; h < nh; h++) {
+        struct checkpoint cp = checkpoint(m);
+        double sc;
+        int rc;
+        for (size_t k = 0; k < want && (rc = slot_at(m, r, hv[h], excl, &sc)) == 1; k++) {
+            if (grovep_grow((void **)cv, &cap, *nc + 1, sizeof(**cv)) < 0)
+                return -1;
+            (*cv)[(*nc)++] = (struct slotc){dir * sc, h, k};
+        }
+        rollback(m, cp);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* want slots of r below u chosen by their ids (see above): 1 placed, 0
+ * not (nothing taken), -1 error; 2 when the policy does not order by id or
+ * nothing tells (the caller places them in visiting order). */
+static int take_slots_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl,
+                            uint64_t want)
+{
+    grove_vid_t *hv = NULL;
+    struct slotc *cv = NULL;
+    size_t nh = 0, hcap = 0, nc = 0;
+    bool excl = r->excl || pexcl;
+    int rc = -1, dir = 0;
+    if (m->dom_sub == m->g->containment || !m->pol.order || !r->child) {
+        rc = 2;
+        goto out;
+    }
+    if (slot_homes(m, r, u, true, &hv, &nh, &hcap) < 0)
+        goto out;
+    for (size_t h = 0; h + 1 < nh && dir == 0; h++)
+        if (grove_vertex_id(m->g, hv[h]) != grove_vertex_id(m->g, hv[h + 1]))
+            dir = grove_vertex_id(m->g, hv[h]) < grove_vertex_id(m->g, hv[h + 1])
+                      ? id_direction(m, hv[h], hv[h + 1])
+                      : id_direction(m, hv[h + 1], hv[h]);
+    if (dir == -2)
+        goto out;
+    if (dir == 0 || nh < 2) {
+        rc = 2;
+        goto out;
+    }
+    if (slot_candidates(m, r, hv, nh, excl, want, dir, &cv, &nc) < 0)
+        goto out;
+    if (nc < want) {
+        rc = 0;
+        goto out;
+    }
+    qsort(cv, nc, sizeof(*cv), cmp_slotc);
+    /* each home places its chosen slots, in visiting order */
+    size_t *per = calloc(nh, sizeof(*per));
+    if (!per)
+        goto out;
+    for (size_t i = 0; i < want; i++)
+        per[cv[i].home]++;
+    struct checkpoint cp = checkpoint(m);
+    rc = 1;
+    for (size_t h = 0; h < nh && rc == 1; h++) {
+        double sc;
+        for (size_t k = 0; k < per[h] && rc == 1; k++)
+            rc = slot_at(m, r, hv[h], excl, &sc);
+    }
+    if (rc == 0)
+        rollback(m, cp);
+    free(per);
+out:
+    free(hv);
+    free(cv);
+    return rc;
 }
 
 static int cmp_cand(const void *a, const void *b)
@@ -933,33 +1175,34 @@ out:
 /* A channeled pool (RFC 4) is a type that only an auxiliary subsystem
  * holds: the bandwidth of a node in an I/O subsystem, the power a node
  * draws.  A request for it below a candidate takes its units from the pool
- * the candidate (or its nearest containment ancestor that has one) feeds
- * in that subsystem, and the same units from every distribution unit on
- * the way up to the subsystem's root: the unit itself when its pool has
- * the same unit of measure (a switch of 200 GB/s), else the pools of that
- * type it feeds directly (a pdu's power). */
+ * the candidate (or its nearest ancestor that has one) feeds in that
+ * subsystem, and the same units from every distribution unit on the way up
+ * to the subsystem's root: the unit itself when its pool has the same unit
+ * of measure (a switch of 200 GB/s), else the pools of that type it feeds
+ * directly (a pdu's power).  "Auxiliary" means other than the walked
+ * subsystem (containment, or the one grove_matcher_set_dominant chose). */
 
-/* Is t a type that no vertex of the containment subsystem has? */
+/* Is t a type that no vertex of the dominant subsystem has? */
 static bool channeled_type(const grove_matcher_t *m, grove_sym_t t)
 {
     const grove_graph_t *g = m->g;
     grove_vid_t v = grove_graph_first_by_type(g, t);
-    if (v == GROVE_VID_NONE || g->parent[v] != GROVEP_NONE)
+    if (v == GROVE_VID_NONE || m->par[v] != GROVEP_NONE)
         return false;
     for (grove_eid_t e = g->first_in[v]; e != GROVEP_NONE; e = g->e[e].next_in)
-        if (g->e[e].sub != g->containment && !(g->e[e].flags & GROVEP_E_UP))
-            return true; /* fed in another subsystem, and no containment parent */
+        if (g->e[e].sub != m->dom_sub && !(g->e[e].flags & GROVEP_E_UP))
+            return true; /* fed in another subsystem, and no parent in the walked one */
     return false;
 }
 
-/* The first downward edge out of v in a subsystem other than containment
- * to a vertex of type t (its subsystem in *sub), or GROVEP_NONE. */
+/* The first downward edge out of v in a subsystem other than the walked
+ * one to a vertex of type t, or GROVEP_NONE. */
 static grove_eid_t channel_edge(const grove_matcher_t *m, grove_vid_t v, grove_sym_t t)
 {
     const grove_graph_t *g = m->g;
     for (grove_eid_t e = g->first_out[v]; e != GROVEP_NONE; e = g->e[e].next_out) {
         const grovep_edge_t *ed = &g->e[e];
-        if (ed->sub != g->containment && !(ed->flags & (GROVEP_E_UP | GROVEP_E_DEAD))
+        if (ed->sub != m->dom_sub && !(ed->flags & (GROVEP_E_UP | GROVEP_E_DEAD))
             && g->v[ed->dst].type == t)
             return e;
     }
@@ -1000,7 +1243,7 @@ static int channel_take(grove_matcher_t *m, grove_vid_t v, uint8_t sub, grove_sy
 }
 
 /* Match the channeled leaf request r below u: the pools of r's type that
- * u, or its nearest containment ancestor feeding one, feeds, then every
+ * u, or its nearest ancestor (in the walked subsystem) feeding one, feeds, then every
  * distribution unit above in that subsystem.  1, 0 (nothing of it stays
  * taken), -1. */
 static int channel_match(grove_matcher_t *m, const struct req *r, grove_vid_t u)
@@ -1011,7 +1254,7 @@ static int channel_match(grove_matcher_t *m, const struct req *r, grove_vid_t u)
     grove_eid_t e = GROVEP_NONE;
     grove_vid_t a = u;
     while (a != GROVEP_NONE && (e = channel_edge(m, a, r->type)) == GROVEP_NONE)
-        a = g->parent[a];
+        a = m->par[a];
     if (e == GROVEP_NONE || want <= 0)
         return 0;
     uint8_t sub = g->e[e].sub;
@@ -1059,6 +1302,9 @@ static int match_list(grove_matcher_t *m, const struct req *r, grove_vid_t u, bo
     struct checkpoint start = checkpoint(m);
 
     if (r->slot) {
+        int by_id = fixed ? take_slots_by_id(m, r, u, pexcl, want) : 2;
+        if (by_id != 2)
+            return by_id;
         if (fixed) {
             int64_t got = take_slots(m, r, u, pexcl, want, NULL, 0);
             if (got < 0)
@@ -1153,6 +1399,10 @@ static struct req *compile(grove_matcher_t *m, const grove_jobspec_t *js, struct
         rs[i].child = c ? &rs[grove_jobspec_resource_index(c)] : NULL;
         const grove_jobspec_resource_t *nx = grove_jobspec_resource_next(r);
         rs[i].next = nx ? &rs[grove_jobspec_resource_index(nx)] : NULL;
+        const grove_jobspec_resource_t *up = grove_jobspec_resource_parent(r);
+        const grove_jobspec_resource_t *s0 =
+            up ? grove_jobspec_resource_child(up) : grove_jobspec_resource_first(js);
+        rs[i].sibs = &rs[grove_jobspec_resource_index(s0)];
     }
     /* a slot may span nodes only if it asks for nodes (pre-order: the
      * subtree of i is i+1 .. the next vertex at depth <= depth(i)) */
@@ -1283,7 +1533,7 @@ static int expand_whole(grove_matcher_t *m)
             continue;
         struct addctx a = {m, 0};
         grove_walk_hooks_t h = {.pre = nodex_pre, .arg = &a};
-        if (grove_graph_walk(m->g, v, m->g->sym_containment, &h, NULL) < 0)
+        if (grove_graph_walk(m->g, v, dom_sym(m), &h, NULL) < 0)
             return -1;
     }
     return 0;
@@ -1298,7 +1548,7 @@ static int expand_nodex(grove_matcher_t *m)
             continue;
         struct addctx a = {m, 0};
         grove_walk_hooks_t h = {.pre = nodex_pre, .arg = &a};
-        if (grove_graph_walk(m->g, v, m->g->sym_containment, &h, NULL) < 0)
+        if (grove_graph_walk(m->g, v, dom_sym(m), &h, NULL) < 0)
             return -1;
     }
     /* everything at or below a node is now held exclusively */
@@ -1321,7 +1571,7 @@ static int add_ancestors(grove_matcher_t *m)
 {
     size_t n = m->nsel;
     for (size_t i = 0; i < n; i++) {
-        for (grove_vid_t a = m->g->parent[m->sel[i].v]; a != GROVEP_NONE; a = m->g->parent[a]) {
+        for (grove_vid_t a = m->par[m->sel[i].v]; a != GROVEP_NONE; a = m->par[a]) {
             uint8_t f = flags_of(m, a);
             if (f & M_PICK)
                 break;
@@ -1336,7 +1586,7 @@ static int add_ancestors(grove_matcher_t *m)
 /* True when an ancestor of v is an exclusive pick of this match. */
 static bool implied(const grove_matcher_t *m, grove_vid_t v)
 {
-    for (grove_vid_t a = m->g->parent[v]; a != GROVEP_NONE; a = m->g->parent[a])
+    for (grove_vid_t a = m->par[v]; a != GROVEP_NONE; a = m->par[a])
         if ((flags_of(m, a) & (M_PICK | M_EXCL)) == (M_PICK | M_EXCL))
             return true;
     return false;
@@ -1456,9 +1706,12 @@ static int match_prepare(grove_matcher_t *m, const grove_jobspec_t *js, struct m
                          grove_error_t *err)
 {
     grove_graph_t *g = m->g;
-    x->root = grove_graph_root(g, g->sym_containment, 0);
+    if (dominant_prepare(m) < 0)
+        return -1;
+    x->root = grove_graph_root(g, dom_sym(m), 0);
     if (x->root == GROVE_VID_NONE) {
-        grove_error_set(err, NULL, 0, "match: the graph has no containment root");
+        grove_error_set(err, NULL, 0, "match: the graph has no %s root",
+                        grove_graph_str(g, dom_sym(m)));
         errno = ENODEV;
         return -1;
     }
@@ -2292,6 +2545,26 @@ int grove_matcher_replan(grove_matcher_t *m, grove_jobid_t id, const grove_job_t
     free(specs);
     errno = saved;
     return rc;
+}
+
+/* ---- the dominant subsystem ------------------------------------------------------- */
+
+int grove_matcher_set_dominant(grove_matcher_t *m, const char *subsystem)
+{
+    if (!subsystem || !strcmp(subsystem, GROVE_CONTAINMENT)) {
+        m->dominant = GROVE_SYM_NONE;
+        return 0;
+    }
+    grove_sym_t s = grove_graph_sym(m->g, subsystem);
+    if (s == GROVE_SYM_NONE)
+        return -1;
+    m->dominant = s;
+    return 0;
+}
+
+const char *grove_matcher_dominant(const grove_matcher_t *m)
+{
+    return grove_graph_str(m->g, dom_sym(m));
 }
 
 /* ---- the clock -------------------------------------------------------------------- */

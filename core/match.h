@@ -2,8 +2,9 @@
  *
  * A matcher holds a graph (borrowed: it must outlive the matcher), a
  * policy, and the job table.  grove_match() walks the graph's containment
- * subsystem guided by a jobspec's resource tree, asks the policy how to
- * order and choose candidates, and, depending on the mode, records the
+ * subsystem (or the one grove_matcher_set_dominant chose) guided by a
+ * jobspec's resource tree, asks the policy how to order and choose
+ * candidates, and, depending on the mode, records the
  * selection as an allocation now, as a reservation at the earliest time it
  * fits, or not at all.
  *
@@ -143,7 +144,8 @@ int grove_match_grow(grove_matcher_t *m, const grove_jobspec_t *js, grove_jobid_
  * it is taken out and matched anew, now or at the earliest later time.
  * Returns 1 when it is placed again (*out the job), 0 when it fits nowhere
  * or its request is not known (a job restored from a state saved without
- * it, or placed by grove_matcher_restore alone): it is then removed; -1 with ENOENT or ENOMEM (the job is as it was). */
+ * it, or placed by grove_matcher_restore alone): it is then removed; -1
+ * with ENOENT or ENOMEM (the job is as it was). */
 int grove_matcher_replan(grove_matcher_t *m, grove_jobid_t id, const grove_job_t **out,
                          grove_error_t *err);
 
@@ -159,6 +161,17 @@ char *grove_matcher_request(const grove_matcher_t *m, grove_jobid_t id);
  * why; the job keeps what it had) or ENOMEM. */
 int grove_matcher_set_request(grove_matcher_t *m, grove_jobid_t id, const char *text,
                               grove_error_t *err);
+
+/* Walk subsystem instead of containment (NULL or "containment": back to
+ * it): candidates are found, slots placed and ancestors shared along that
+ * subsystem's tree (a vertex's first parent there), as when power
+ * distribution is the hierarchy a request describes.  Pruning aggregates
+ * summarize containment subtrees and are not used then.  A graph without
+ * that subsystem makes each match fail with ENODEV.  0, or -1 (ENOMEM). */
+int grove_matcher_set_dominant(grove_matcher_t *m, const char *subsystem);
+
+/* The subsystem the walk follows (borrowed). */
+const char *grove_matcher_dominant(const grove_matcher_t *m);
 
 /* What happens to a running job whose end has passed. */
 typedef enum grove_overdue {

@@ -130,10 +130,6 @@ local function unsupported(row)
   if row.expected == "-" then
     return "no expected output (upstream checks internal traversal counts)"
   end
-  if row.subsys:find("PA", 1, true) then
-    return "power-aware matching walks the power subsystem as the dominant one " ..
-      "(-S PA); Grove's matcher walks containment"
-  end
   if row.group == "sibling" then
     return "the expected outputs record a limitation of the reference engine (sibling " ..
       "same-type requests under a slot are refused there; Grove matches them)"

@@ -266,6 +266,54 @@ describe("channeled pools", function()
   end)
 end)
 
+describe("another subsystem as the dominant one", function()
+  -- n slots, each a power unit beside an exclusive node and two units of
+  -- the node's own power (the corpus's power/test002).
+  local function slots(n)
+    return mh.jobspec({{type = "slot", count = n, label = "default", with = {
+      {type = "power", count = 2, exclusive = true},
+      {type = "node", count = 1, exclusive = true, with = {
+        {type = "power", count = 2, exclusive = true}}}}}}, 3600)
+  end
+
+  it("walks the power tree: power beside the node, one slot in each of two pdus", function()
+    local g = dofile "examples/power.lua"
+    local m = core.matcher(g)
+    assert.equal("containment", m:dominant())
+    assert(m:set_dominant("power"))
+    assert.equal("power", m:dominant())
+    assert(m:set_policy("low"))
+    -- nine slots fill pdu0's first nine nodes and power units (their id
+    -- sums, 2 to 18, beat pdu1's first, 20)
+    assert(m:match(slots(9)))
+    assert.same({1, 0}, {g:vertex("/powerpanel0/pdu0/node8", "power"):allocated(),
+      g:vertex("/powerpanel0/pdu0/node9", "power"):allocated()})
+    -- then pdu0's next slot (node9 + power9: 20) ties with pdu1's first
+    -- (node18 + power0: 20): one in each
+    local j = assert(m:match(slots(2)))
+    local got = {}
+    for _, p in ipairs(j.picks) do
+      if p.exclusive then got[#got + 1] = p.vertex:path("power") end
+    end
+    table.sort(got)
+    assert.same({"/powerpanel0/pdu0/node9", "/powerpanel0/pdu0/node9/power0",
+      "/powerpanel0/pdu0/node9/power1", "/powerpanel0/pdu0/power9",
+      "/powerpanel0/pdu1/node18", "/powerpanel0/pdu1/node18/power0",
+      "/powerpanel0/pdu1/node18/power1", "/powerpanel0/pdu1/power0"}, got)
+    -- back to containment: a slot of power beside a node finds none there
+    assert(m:set_dominant(nil))
+    local none, msg, code = m:match(slots(2))
+    assert.same({nil, "no matching resources", "EBUSY"}, {none, msg, code})
+  end)
+
+  it("fails with ENODEV on a graph without that subsystem", function()
+    local m = core.matcher(mh.tiny())
+    assert(m:set_dominant("power"))
+    local j, msg, code = m:match(cores(1, 10))
+    assert.same({nil, "match: the graph has no power root", "ENODEV"}, {j, msg, code})
+  end)
+end)
+
 describe("chosen windows and grow", function()
   it("allocates in the window given or fails", function()
     local m = core.matcher(mh.tiny())

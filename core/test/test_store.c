@@ -403,7 +403,8 @@ static void requests_kept(void)
     memset(&s0, 0, sizeof(s0));
     s0.g = cluster(2);
     s0.m = grove_matcher_create(s0.g, NULL);
-    ok(alloc(s0.m, 4, 100, GROVE_MATCH_ALLOCATE) == 1 && alloc(s0.m, 4, 200, GROVE_MATCH_ALLOCATE) == 2
+    ok(alloc(s0.m, 4, 100, GROVE_MATCH_ALLOCATE) == 1
+           && alloc(s0.m, 4, 200, GROVE_MATCH_ALLOCATE) == 2
            && alloc(s0.m, 4, 50, GROVE_MATCH_ALLOCATE_ORELSE_RESERVE) == 3,
        "two running jobs and a reservation");
     char *want = grove_matcher_request(s0.m, 3);

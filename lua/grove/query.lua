@@ -91,6 +91,24 @@ end
 
 -- ---- the session --------------------------------------------------------------
 
+-- The subsystems a -S set names: C containment, P power, IB ibnet, IBB
+-- ibnetbw, PFS1B pfs1bw, V virtual1; each letter group may end in A (all
+-- relationships), and "+" joins several, the first being the one a match
+-- walks.
+local subsystem_codes = {C = "containment", P = "power", IB = "ibnet", IBB = "ibnetbw",
+  PFS1B = "pfs1bw", V = "virtual1"}
+
+-- The subsystem a match walks for the -S set s, or nil, message.
+function M.dominant_of(s)
+  local first = s:match("^([^+]*)")
+  local name = subsystem_codes[first] or subsystem_codes[first:gsub("A$", "")]
+  if not name then
+    return nil, ("unknown subsystem set '%s' (C, P, IB, IBB, PFS1B, V, each with an A " ..
+      "and joined by +)"):format(s)
+  end
+  return name
+end
+
 local S = {}
 S.__index = S
 
@@ -117,12 +135,18 @@ function M.new(opts)
   self.err = opts.err or io.stderr
   self.elapsed = opts.elapsed
   self.subsystems = opts.subsystems or "CA"
+  local dominant, why = M.dominant_of(self.subsystems)
+  if not dominant then return nil, why, "EINVAL" end
   self.aggregates = opts.aggregates
   if self.aggregates then
     local ok, msg, code = self.graph:set_aggregates(self.aggregates)
     if not ok then return nil, "pruning filters: " .. msg, code end
   end
   self.matcher = core.matcher(self.graph)
+  if dominant ~= "containment" then
+    self.dominant = dominant
+    assert(self.matcher:set_dominant(dominant))
+  end
   local ok, msg, code = self:set_policy(opts.policy or "first")
   if not ok then return nil, msg, code end
   self.jobs = {}      -- id -> {id, state, start, ["end"], expand, sel}
@@ -242,7 +266,7 @@ function S:match_one(mode, path)
     return false
   end
   local expand, prefer = selection.request(js:resources())
-  local sel = selection.of_job(job, expand, prefer)
+  local sel = selection.of_job(job, expand, prefer, self.dominant)
   if job.state ~= "matched" then
     self.jobs[job.id] = {id = job.id, state = job.state, start = job.start, ["end"] = job["end"],
       expand = expand, prefer = prefer, sel = sel}
@@ -282,7 +306,7 @@ function S:refresh_job(id)
     self.jobs[id] = nil
     return
   end
-  job.sel = selection.of_job(j, job.expand, job.prefer)
+  job.sel = selection.of_job(j, job.expand, job.prefer, self.dominant)
 end
 
 usage.cancel = "cancel JOBID [stats]"

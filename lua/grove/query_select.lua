@@ -64,13 +64,13 @@ function M.request(resources)
   return explicit_exclusive(resources), request_parents(resources)
 end
 
-local function add_subtree(sel, v)
-  for c in v:children() do
+local function add_subtree(sel, v, subsystem)
+  for c in v:children(subsystem) do
     local vid = c:vid()
     if not sel[vid] then
       sel[vid] = {v = c, amount = c:size(), x = true, alloc = true}
     end
-    add_subtree(sel, c)
+    add_subtree(sel, c, subsystem)
   end
 end
 
@@ -80,8 +80,9 @@ end
 -- allocation record of its own), as opposed to an ancestor it only shares.
 -- A shared ancestor with nothing of the job printed below it is left out:
 -- what a release left behind, or the other containment parent of a vertex
--- reached through a second link (see writers.order).
-function M.of_job(job, expand, prefer)
+-- reached through a second link (see writers.order).  subsystem: the tree
+-- it is printed along (default containment).
+function M.of_job(job, expand, prefer, subsystem)
   local sel = {}
   for _, p in ipairs(job.picks) do
     local alloc = p.exclusive
@@ -93,10 +94,10 @@ function M.of_job(job, expand, prefer)
     sel[p.vertex:vid()] = {v = p.vertex, amount = p.amount, x = p.exclusive, alloc = alloc}
   end
   for _, p in ipairs(job.picks) do
-    if p.exclusive and expand[p.vertex:type()] then add_subtree(sel, p.vertex) end
+    if p.exclusive and expand[p.vertex:type()] then add_subtree(sel, p.vertex, subsystem) end
   end
   local needed = {}
-  for _, e in ipairs(writers.order(sel, false, prefer)) do
+  for _, e in ipairs(writers.order(sel, false, prefer, subsystem)) do
     local vid = e.v:vid()
     if e.alloc or e.x or needed[vid] then
       if e.home then needed[e.home] = true end
@@ -138,7 +139,8 @@ function M.write(s, sel, ctx)
 end
 
 function M.print_match(s, job, sel, prefer, elapsed)
-  M.write(s, sel, {start = job.start, ["end"] = job["end"], prefer = prefer})
+  M.write(s, sel, {start = job.start, ["end"] = job["end"], prefer = prefer,
+    subsystem = s.dominant})
   local at = job.start == s.graph:now() and "Now" or tostring(job.start)
   local lines = {"INFO: JOBID=" .. job.id, "INFO: RESOURCES=" .. M.state_names[job.state],
     "INFO: SCHEDULED AT=" .. at}

@@ -6,20 +6,22 @@
 -- include every ancestor up to the root), so they form trees; a vertex whose
 -- parent is not selected starts a tree of its own.
 --
---   writers.order(sel [, pre [, prefer]])
+--   writers.order(sel [, pre [, prefer [, subsystem]]])
 --                             the entries in post-order (pre: pre-order;
 --                             children in graph order, trees in vertex id
 --                             order), each with .depth (its depth as
 --                             printed) and .home (the vertex id it is
 --                             printed below, nil for a root); prefer: see
---                             the function
+--                             the function; subsystem: the tree the
+--                             selection is printed along (default
+--                             containment; the matcher's dominant one)
 --   writers.write(fmt, sel, ctx)
 --                             the text for format fmt ("simple",
 --                             "pretty_simple", "jgf", "rlite", "rv1",
 --                             "rv1_nosched"); ctx = {graph =, start =,
 --                             ["end"] =, agfilter = function(v) -> table
 --                             or nil (JGF: extra "agfilter" metadata),
---                             prefer = as for order};
+--                             prefer, subsystem = as for order};
 --                             "" for an empty selection
 --   writers.json(value)       compact JSON of a Lua value (keys sorted)
 --   writers.formats           the format names
@@ -102,14 +104,14 @@ end
 
 -- ---- order ---------------------------------------------------------------
 
-function M.order(sel, pre, prefer)
+function M.order(sel, pre, prefer, subsystem)
   -- Where each entry is printed: below a selected parent.  A vertex may
   -- have several (a second containment link); it goes below the one whose
   -- type the request names as its parent's (prefer: type -> {type = true}),
   -- else below its tree parent.
   local parents = {}
   for vid, e in pairs(sel) do
-    for c in e.v:children() do
+    for c in e.v:children(subsystem) do
       local cid = c:vid()
       if sel[cid] then
         local l = parents[cid]
@@ -125,7 +127,7 @@ function M.order(sel, pre, prefer)
     local e, home = sel[cid], l[1]
     if #l > 1 then
       local want = prefer and prefer[e.v:type()]
-      local tree = e.v:parent()
+      local tree = e.v:parent(subsystem)
       tree = tree and tree:vid()
       home = nil
       for _, pv in ipairs(l) do
@@ -150,7 +152,7 @@ function M.order(sel, pre, prefer)
   local function visit(e, vid, depth)
     e.depth = depth
     if pre then out[#out + 1] = e end
-    for c in e.v:children() do
+    for c in e.v:children(subsystem) do
       local cid = c:vid()
       local ce = sel[cid]
       if ce and ce.home == vid then visit(ce, cid, depth + 1) end
@@ -159,7 +161,7 @@ function M.order(sel, pre, prefer)
   end
   for _, vid in ipairs(roots) do
     local e = sel[vid]
-    visit(e, vid, e.v:depth())
+    visit(e, vid, e.v:depth(subsystem))
   end
   return out
 end
@@ -240,7 +242,7 @@ end
 -- The text of selection sel in format fmt, or nil, message.
 function M.write(fmt, sel, ctx)
   ctx = ctx or {}
-  local list = M.order(sel, fmt == "pretty_simple", ctx.prefer)
+  local list = M.order(sel, fmt == "pretty_simple", ctx.prefer, ctx.subsystem)
   ctx.sel = sel
   if fmt == "simple" then return simple(list) end
   if fmt == "pretty_simple" then return pretty_simple(list) end

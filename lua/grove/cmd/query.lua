@@ -22,8 +22,8 @@ Usage: grove query -L FILE [options] < COMMANDS
   -L, --load-file=FILE           the resource graph (required)
   -f, --load-format=FMT          grug (default), jgf, hwloc, rv1exec
   -W, --load-allowlist=TYPES     resource types to load (grug, hwloc): node,core,...
-  -S, --match-subsystems=SET     CA (containment, default), IBA, PA, C+PA, ...
-                                 (matching walks the containment subsystem)
+  -S, --match-subsystems=SET     CA (containment, default), PA (power), C+PA, IBA,
+                                 ...: matching walks the first one listed
   -P, --match-policy=POLICY      a built-in policy (first, low, high, lonode,
                                  hinode, lonodex, hinodex, firstnodex, locality,
                                  variation) or a Lua policy file
@@ -123,10 +123,6 @@ function M.main(args)
   if not s then
     io.stderr:write("grove query: ", tostring(serr), "\n")
     return 1
-  end
-  if o.S and o.S ~= "CA" then
-    io.stderr:write(("grove query: note: -S %s: matching walks the containment subsystem " ..
-      "only\n"):format(o.S))
   end
   if o.T and o.T ~= "simple" then
     io.stderr:write(("grove query: note: -T %s: sibling slots are all required, not " ..
