@@ -274,13 +274,9 @@ static int l_apply(lua_State *L)
     if (lua_type(L, 2) == LUA_TSTRING) {
         size_t n;
         const char *text = lua_tolstring(L, 2, &n);
-        json_error_t je;
-        json_t *msg = json_loadb(text, n, JSON_REJECT_DUPLICATES, &je);
-        if (!msg) {
-            lua_pushfstring(L, "response: invalid JSON at line %d, column %d: %s", je.line,
-                            je.column, je.text);
-            return grovel_fail(L, lua_tostring(L, -1), "EINVAL");
-        }
+        json_t *msg = grove_acquire_parse(text, n, &err);
+        if (!msg)
+            return grovel_fail_err(L, errno, &err);
         rc = grove_acquire_apply_json(a, msg, &ev, &err);
         json_decref(msg);
     } else if (lua_type(L, 2) == LUA_TTABLE) {

@@ -16,7 +16,7 @@
  *                status=, properties={k=v}, tags={k=v|true}}      -> v
  *   g:add_edge(src, dst [, {subsystem=, relation=}])             -> e
  *   g:add_child(parent, child [, subsystem])   g:set_opposite(e1, e2)
- *   g:vertex(path [, subsystem] | uuid | name | vertex id)       -> v
+ *   g:vertex(path [, subsystem] | "subsystem:/path" | uuid | name | vertex id) -> v
  *   g:vertices([spec])  g:edges([subsystem])   iterators
  *   g:roots([sub])  g:root([sub])  g:subsystems()
  *   g:count([type])  #g  g:edge_count()  g:bytes()  g:now()  g:set_now(t)
@@ -29,8 +29,10 @@
  *   e:src() e:dst() e:subsystem() e:relation() e:opposite() e:is_up() e:id()
  *   vertex methods: l_vertex.c.
  *
- * spec: {type=, basename=, name=, unit=, status=, rank=, id=, property=,
- * tag=}; property and tag are a key, a list of keys, or {key = value|true}.
+ * spec: {type=, basename=, name=, unit=, status=, rank=, id=, size=, job=,
+ * property=, tag=}; property and tag are a key, a list of keys, or {key =
+ * value|true}; size= the units of the pool; job= a job id: the vertices
+ * that hold a record of it or share it (its containers).
  * window: {start=, duration= | end= | end_=, exclusive=}; no end is "for
  * ever" (records show no end field).
  *
@@ -252,7 +254,8 @@ grove_sym_t grovel_opt_subsystem(lua_State *L, int idx, const grove_graph_t *g,
 /* ---- search specs ------------------------------------------------------- */
 
 static const char *const spec_fields[] = {
-    "type", "basename", "name", "unit", "status", "rank", "id", "property", "tag", NULL,
+    "type", "basename", "name", "unit", "status", "rank", "id", "property", "tag", "size", "job",
+    NULL,
 };
 
 /* Number of key/value entries a property= or tag= field holds. */
@@ -383,10 +386,23 @@ struct grovel_spec *grovel_push_spec(lua_State *L, int idx)
         luaL_error(L, "bad spec field 'status' (unknown status '%s')", st);
     s->has_rank = spec_integer(L, idx, "rank", &s->rank);
     s->has_id = spec_integer(L, idx, "id", &s->id);
+    s->has_size = spec_integer(L, idx, "size", &s->size);
+    s->has_job = spec_integer(L, idx, "job", &s->job);
     s->nprop = spec_kv_fill(L, idx, anch, "property", s->kv);
     s->ntag = spec_kv_fill(L, idx, anch, "tag", s->kv + s->nprop);
     lua_pop(L, 1); /* anchor table */
     return s;
+}
+
+/* Does v carry a record (held) or an annotation (shared) of job? */
+static bool has_job_record(const grove_graph_t *g, grove_vid_t v, grove_jobid_t job)
+{
+    size_t n = grove_vertex_record_count(g, v);
+    grove_record_t r;
+    for (size_t i = 0; i < n; i++)
+        if (grove_vertex_record_at(g, v, i, &r) == 0 && r.job == job)
+            return true;
+    return false;
 }
 
 static bool str_eq(const char *want, const char *have)
@@ -405,6 +421,10 @@ bool grovel_spec_match(const grove_graph_t *g, grove_vid_t v, const struct grove
     if (s->has_rank && grove_vertex_rank(g, v) != s->rank)
         return false;
     if (s->has_id && grove_vertex_id(g, v) != s->id)
+        return false;
+    if (s->has_size && grove_vertex_size(g, v) != s->size)
+        return false;
+    if (s->has_job && !has_job_record(g, v, (grove_jobid_t)s->job))
         return false;
     for (size_t i = 0; i < s->nprop; i++) {
         const char *val = grove_vertex_property(g, v, s->kv[i].k);
@@ -623,7 +643,8 @@ static bool looks_like_uuid(const char *s, size_t len)
     return true;
 }
 
-/* g:vertex(path [, subsystem]) / g:vertex(uuid) / g:vertex(name) / g:vertex(vid) */
+/* g:vertex(path [, subsystem]) / g:vertex("subsystem:/path") / g:vertex(uuid) /
+ * g:vertex(name) / g:vertex(vid) */
 static int graph_vertex(lua_State *L)
 {
     grove_graph_t *g = grovel_check_graph(L, 1);
@@ -645,6 +666,10 @@ static int graph_vertex(lua_State *L)
             if (v == GROVE_VID_NONE)
                 return grovel_fail_errno(
                     L, ENOENT, lua_pushfstring(L, "no vertex at path %s in %s", s, subname));
+        } else if (strstr(s, ":/")) {
+            v = grove_graph_find_uri(g, s);
+            if (v == GROVE_VID_NONE)
+                return grovel_fail_errno(L, ENOENT, lua_pushfstring(L, "no vertex at %s", s));
         } else if (looks_like_uuid(s, len)) {
             v = grove_graph_find_uuid(g, s);
             if (v == GROVE_VID_NONE)

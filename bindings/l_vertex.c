@@ -149,8 +149,8 @@ static int v_set_status(lua_State *L)
     int st = grove_status_parse(s);
     if (st < 0)
         return luaL_argerror(L, 2, lua_pushfstring(L, "unknown status '%s' (up, down, "
-                                                      "drained, excluded, degraded, failing "
-                                                      "or unknown)", s));
+                                                      "drained, excluded, degraded, failing, "
+                                                      "unknown or null)", s));
     grove_vertex_set_status(h.g, h.v, (grove_status_t)st);
     return grovel_ok(L);
 }
@@ -264,12 +264,16 @@ static int v_tags(lua_State *L)
 
 /* ---- structure ------------------------------------------------------------------ */
 
+/* v:path([subsystem]), and v:uri([subsystem]) (arg 1: RFC 4's
+ * "subsystem:/path" form). */
 static int v_path(lua_State *L)
 {
     struct ref h = check(L);
     const char *subname;
     grove_sym_t sub = grovel_opt_subsystem(L, 2, h.g, &subname);
-    int n = sub == GROVE_SYM_NONE ? -1 : grove_vertex_path(h.g, h.v, sub, NULL, 0);
+    int (*text)(const grove_graph_t *, grove_vid_t, grove_sym_t, char *, size_t) =
+        grovel_uparg(L) ? grove_vertex_uri : grove_vertex_path;
+    int n = sub == GROVE_SYM_NONE ? -1 : text(h.g, h.v, sub, NULL, 0);
     if (n < 0 && h.c->view)
         return 0;
     if (n < 0)
@@ -278,7 +282,7 @@ static int v_path(lua_State *L)
                                                  grove_vertex_name(h.g, h.v), subname));
     luaL_Buffer b;
     char *p = luaL_buffinitsize(L, &b, (size_t)n + 1);
-    grove_vertex_path(h.g, h.v, sub, p, (size_t)n + 1);
+    text(h.g, h.v, sub, p, (size_t)n + 1);
     luaL_pushresultsize(&b, (size_t)n);
     return 1;
 }
@@ -461,6 +465,22 @@ static int v_records(lua_State *L)
     return 1;
 }
 
+/* staged() -> bool; set_staged(bool) -> true (RFC 4's staged lock) */
+static int v_staged(lua_State *L)
+{
+    struct ref h = check(L);
+    lua_pushboolean(L, grove_vertex_staged(h.g, h.v));
+    return 1;
+}
+
+static int v_set_staged(lua_State *L)
+{
+    struct ref h = check(L);
+    luaL_checktype(L, 2, LUA_TBOOLEAN);
+    grove_vertex_set_staged(h.g, h.v, lua_toboolean(L, 2));
+    return grovel_ok(L);
+}
+
 /* held_exclusively([t]) -> true, job | false */
 static int v_held_exclusively(lua_State *L)
 {
@@ -539,11 +559,13 @@ static const grovel_reg_t read_methods[] = {
     {"size", v_number, 2},
     {"uuid", v_uuid, 0},
     {"status", v_status, 0},
+    {"staged", v_staged, 0},
     {"property", v_property, 0},
     {"properties", v_properties, 0},
     {"has_tag", v_has_tag, 0},
     {"tags", v_tags, 0},
     {"path", v_path, 0},
+    {"uri", v_path, 1},
     {"parent", v_parent, 0},
     {"depth", v_depth, 0},
     {"children", v_children, 0},
@@ -563,6 +585,7 @@ static const grovel_reg_t vertex_methods[] = {
     {"set_rank", v_set_rank, 0},
     {"set_name", v_set_name, 0},
     {"set_status", v_set_status, 0},
+    {"set_staged", v_set_staged, 0},
     {"set_property", v_set_property, 0},
     {"remove_property", v_remove_property, 0},
     {"tag", v_tag, 0},

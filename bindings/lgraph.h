@@ -143,6 +143,9 @@ struct grovel_spec {
     int status; /* -1: any */
     bool has_rank, has_id;
     int64_t rank, id;
+    bool has_size, has_job; /* size =: units in the pool; job =: a record or
+                             * annotation of that job on the vertex */
+    int64_t size, job;
     size_t nprop, ntag;
     struct grovel_kv kv[]; /* nprop properties, then ntag tags */
 };

@@ -1504,6 +1504,70 @@ out:;
     return rc;
 }
 
+/* text without the commas that stand right before a closing bracket or
+ * brace (blanks between), outside strings: a new string (*outlen bytes),
+ * or NULL when it has none (or with ENOMEM).  Such a comma has one
+ * meaning, so a response printed with one (RFC 28's grow example) is read
+ * as meant; anything else that is not JSON stays refused. */
+static char *drop_trailing_commas(const char *text, size_t len, size_t *outlen)
+{
+    char *out = malloc(len + 1);
+    if (!out)
+        return NULL;
+    size_t k = 0, dropped = 0;
+    bool str = false, esc = false;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (str) {
+            if (c == '"' && !esc)
+                str = false;
+            esc = !esc && c == '\\';
+        } else if (c == '"') {
+            str = true;
+        } else if (c == ',') {
+            size_t j = i + 1;
+            while (j < len && strchr(" \t\r\n", text[j]))
+                j++;
+            if (j < len && (text[j] == '}' || text[j] == ']')) {
+                dropped++;
+                continue;
+            }
+        }
+        out[k++] = c;
+    }
+    out[k] = '\0';
+    if (!dropped) {
+        free(out);
+        return NULL;
+    }
+    *outlen = k;
+    return out;
+}
+
+json_t *grove_acquire_parse(const char *text, size_t len, grove_error_t *err)
+{
+    if (!text) {
+        grovep_errorf(err, EINVAL, "response: no text");
+        return NULL;
+    }
+    json_error_t je;
+    json_t *msg = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    if (msg)
+        return msg;
+    size_t n;
+    char *fixed = drop_trailing_commas(text, len, &n);
+    if (fixed) {
+        json_error_t je2;
+        msg = json_loadb(fixed, n, JSON_REJECT_DUPLICATES, &je2);
+        free(fixed);
+        if (msg)
+            return msg;
+    }
+    grovep_errorf(err, EINVAL, "response: invalid JSON at line %d, column %d: %s", je.line,
+                  je.column, je.text);
+    return NULL;
+}
+
 int grove_acquire_apply(grove_acquire_t *a, const char *text, size_t len, char **events,
                         grove_error_t *err)
 {
@@ -1511,11 +1575,9 @@ int grove_acquire_apply(grove_acquire_t *a, const char *text, size_t len, char *
         *events = NULL;
     if (!text)
         return grovep_errorf(err, EINVAL, "response: no text");
-    json_error_t je;
-    json_t *msg = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    json_t *msg = grove_acquire_parse(text, len, err);
     if (!msg)
-        return grovep_errorf(err, EINVAL, "response: invalid JSON at line %d, column %d: %s",
-                             je.line, je.column, je.text);
+        return -1;
     json_t *ev = NULL;
     int rc = grove_acquire_apply_json(a, msg, events ? &ev : NULL, err);
     int saved = errno;

@@ -150,6 +150,12 @@ grove_matcher_t *grove_acquire_matcher(const grove_acquire_t *a);
 int grove_acquire_apply(grove_acquire_t *a, const char *text, size_t len, char **events,
                         grove_error_t *err);
 
+/* A response's text as JSON (new: caller decrefs).  A comma right before a
+ * closing bracket or brace is forgiven, since it has one meaning (RFC 28's
+ * own grow example has one); anything else that is not JSON is refused.
+ * NULL with EINVAL (err says where) or ENOMEM. */
+struct json_t *grove_acquire_parse(const char *text, size_t len, grove_error_t *err);
+
 /* As grove_acquire_apply for a parsed response (borrowed); *events (if
  * events is not NULL) is a new jansson object (caller decrefs). */
 int grove_acquire_apply_json(grove_acquire_t *a, const struct json_t *msg,

@@ -319,7 +319,7 @@ static int uuid_copy(grove_graph_t *dst, const grove_graph_t *src)
 /* ---- status names ----------------------------------------------------- */
 
 static const char *const status_names[GROVE_STATUS_COUNT] = {
-    "up", "down", "drained", "excluded", "degraded", "failing", "unknown",
+    "up", "down", "drained", "excluded", "degraded", "failing", "unknown", "null",
 };
 
 const char *grove_status_name(grove_status_t s)
@@ -1337,6 +1337,40 @@ grove_vid_t grove_graph_find_path(const grove_graph_t *g, grove_sym_t subsystem,
     if (cur == GROVE_VID_NONE)
         errno = ENOENT;
     return cur;
+}
+
+int grove_vertex_uri(const grove_graph_t *g, grove_vid_t v, grove_sym_t subsystem, char *buf,
+                     size_t len)
+{
+    const char *name = grove_intern_str(g->strings, subsystem);
+    size_t l = strlen(name);
+    if (buf && len)
+        snprintf(buf, len, "%s:", name);
+    int n = grove_vertex_path(g, v, subsystem, buf && len > l + 1 ? buf + l + 1 : NULL,
+                              buf && len > l + 1 ? len - l - 1 : 0);
+    return n < 0 ? -1 : n + (int)l + 1;
+}
+
+grove_vid_t grove_graph_find_uri(const grove_graph_t *g, const char *uri)
+{
+    const char *colon = uri ? strstr(uri, ":/") : NULL;
+    if (!colon || colon == uri) {
+        errno = EINVAL;
+        return GROVE_VID_NONE;
+    }
+    char name[256];
+    size_t l = (size_t)(colon - uri);
+    grove_sym_t sub = GROVE_SYM_NONE;
+    if (l < sizeof(name)) {
+        memcpy(name, uri, l);
+        name[l] = '\0';
+        sub = grove_graph_sym_lookup(g, name);
+    }
+    if (sub == GROVE_SYM_NONE || grovep_subsys_find(g, sub) < 0) {
+        errno = ENOENT;
+        return GROVE_VID_NONE;
+    }
+    return grove_graph_find_path(g, sub, colon + 1);
 }
 
 grove_vid_t grove_graph_find_uuid(const grove_graph_t *g, const char *uuid)

@@ -74,6 +74,7 @@ typedef enum grove_status {
     GROVE_STATUS_DEGRADED = 4,
     GROVE_STATUS_FAILING = 5,
     GROVE_STATUS_UNKNOWN = 6,
+    GROVE_STATUS_NULL = 7, /* RFC 4's "null": no state given yet; not up */
     GROVE_STATUS_COUNT
 } grove_status_t;
 
@@ -237,6 +238,14 @@ int grove_vertex_path(const grove_graph_t *g, grove_vid_t v, grove_sym_t subsyst
 /* The vertex at path in subsystem, or GROVE_VID_NONE (ENOENT). */
 grove_vid_t grove_graph_find_path(const grove_graph_t *g, grove_sym_t subsystem,
                                   const char *path);
+/* RFC 4's URI of v in subsystem, "name:/path" with the subsystem as the
+ * name ("containment:/tiny0/rack0/node1"), into buf; as grove_vertex_path:
+ * the length it needs, or -1 with ENOENT. */
+int grove_vertex_uri(const grove_graph_t *g, grove_vid_t v, grove_sym_t subsystem, char *buf,
+                     size_t len);
+/* The vertex at a URI of that form, or GROVE_VID_NONE with EINVAL (not of
+ * that form) or ENOENT (no such subsystem or path). */
+grove_vid_t grove_graph_find_uri(const grove_graph_t *g, const char *uri);
 /* The vertex with this uuid (text form), or GROVE_VID_NONE (ENOENT). */
 grove_vid_t grove_graph_find_uuid(const grove_graph_t *g, const char *uuid);
 

@@ -19,6 +19,7 @@
 #define GROVEP_V_DEAD 0x01  /* removed by unlink; id kept */
 #define GROVEP_V_EXCL 0x02  /* has an exclusive ALLOC record (some window) */
 #define GROVEP_V_ALLOC 0x04 /* has an ALLOC record (some window) */
+#define GROVEP_V_STAGED 0x08 /* RFC 4's staged: locked while considered for a job */
 
 /* One vertex: base data and list heads.  56 bytes. */
 #define GROVEP_RANK_MAX INT32_MAX

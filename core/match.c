@@ -475,7 +475,8 @@ static int add_pick(grove_matcher_t *m, grove_vid_t v, int64_t amount, bool excl
 
 static bool up(const grove_matcher_t *m, grove_vid_t v)
 {
-    return m->sat || m->g->v[v].status == GROVE_STATUS_UP;
+    return m->sat
+           || (m->g->v[v].status == GROVE_STATUS_UP && !(m->g->v[v].flags & GROVEP_V_STAGED));
 }
 
 /* An exclusive ALLOC record of any job overlapping the window? */
@@ -692,7 +693,10 @@ static int64_t take(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool
                     uint64_t remaining)
 {
     const grove_graph_t *g = m->g;
-    bool excl = r->excl || pexcl;
+    /* written `exclusive: false` (inside a slot too): only the units asked
+     * for; what lies below still inherits the slot's exclusivity */
+    bool inherit = r->excl || pexcl;
+    bool excl = inherit && grove_jobspec_resource_exclusive_raw(r->js) != 0;
     bool nodex = m->pol.node_exclusive && g->v[c].type == m->node_sym;
     if (nodex)
         excl = true;
@@ -746,7 +750,7 @@ static int64_t take(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool
         || touch_up(m, c) < 0)
         return -1;
     for (const struct req *ch = r->child; ch; ch = ch->next) {
-        int rc = match_list(m, ch, c, excl, false);
+        int rc = match_list(m, ch, c, excl || inherit, false);
         if (rc <= 0) {
             rollback(m, cp);
             return rc;

@@ -657,7 +657,7 @@ int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
     if (mine != GROVEP_NONE) {
         grovep_rec_t old = g->recs[mine];
         grovep_rec_removing(g, v, mine);
-        g->recs[mine].amount = total;
+        g->recs[mine].amount = excl ? x->size : total; /* held whole: all of it */
         g->recs[mine].excl = excl;
         g->recs[mine].asked |= exclusive;
         if (grovep_rec_added(g, v, mine) < 0) {
@@ -680,7 +680,7 @@ int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
     }
     g->recs[r] = (grovep_rec_t){
         .job = job,
-        .amount = total,
+        .amount = excl ? x->size : total, /* held whole: the record says all of it */
         .start = start,
         .end = end,
         .kind = GROVE_RECORD_ALLOC,
@@ -707,6 +707,21 @@ int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
 busy:
     errno = EBUSY;
     return -1;
+}
+
+int grove_vertex_set_staged(grove_graph_t *g, grove_vid_t v, bool staged)
+{
+    GROVEP_VCHECK(g, v, -1);
+    if (staged)
+        g->v[v].flags |= GROVEP_V_STAGED;
+    else
+        g->v[v].flags &= (uint8_t)~GROVEP_V_STAGED;
+    return 0;
+}
+
+bool grove_vertex_staged(const grove_graph_t *g, grove_vid_t v)
+{
+    return grovep_alive(g, v) && (g->v[v].flags & GROVEP_V_STAGED);
 }
 
 int grove_vertex_free(grove_graph_t *g, grove_vid_t v, grove_jobid_t job, int64_t amount)

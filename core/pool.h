@@ -62,7 +62,8 @@ typedef struct grove_record {
  * GROVE_TIME_MAX).  If the job already holds v over the same window, the
  * allocation grows.  Exclusive: the job holds v alone (implied when amount
  * equals size), which requires that no other job holds or shares v or any
- * descendant in the window.  Ancestors in the containment tree gain a
+ * descendant in the window; the record then holds every unit of v, since
+ * no other job can use the rest (allocated and available agree).  Ancestors in the containment tree gain a
  * `shared` annotation.  Fails with EBUSY (not enough free units, held
  * exclusively by another job above or here, or v or an ancestor not up),
  * EINVAL (amount <= 0, amount > size, bad window).  Nothing changes on
@@ -72,6 +73,15 @@ typedef struct grove_record {
  * while one of the two is whole. */
 int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
                           int64_t amount, int64_t start, int64_t end, bool exclusive);
+
+/* RFC 4's staged flag: a temporary lock while v is being considered for a
+ * job (a scheduler holding a candidate between a match and its decision):
+ * the matcher takes neither v nor anything below it while it is set (a
+ * satisfiability check ignores it, as it ignores status).  Not saved by
+ * the store: a lock lasts as long as the process.  0, or -1 (EINVAL: no
+ * such vertex). */
+int grove_vertex_set_staged(grove_graph_t *g, grove_vid_t v, bool staged);
+bool grove_vertex_staged(const grove_graph_t *g, grove_vid_t v);
 
 /* Free the job's allocation of v (all of it when amount < 0, else shrink by
  * amount) over every window it holds.  Ancestor annotations follow.  -1 with

@@ -468,7 +468,26 @@ static int sort_merge_ranks(grove_rv1_t *R, struct pctx *x)
     return 0;
 }
 
+static int parse_rlite_list(grove_rv1_t *R, struct pctx *x, const json_t *rl);
+
+/* R_lite is a list of entries; a single entry written as an object (RFC 28
+ * prints one so) has one meaning and is read as a list of it. */
 static int parse_rlite(grove_rv1_t *R, struct pctx *x, const json_t *rl)
+{
+    if (!json_is_object(rl) || !json_object_get(rl, "rank"))
+        return parse_rlite_list(R, x, rl);
+    json_t *one = json_array();
+    if (!one || json_array_append(one, (json_t *)(uintptr_t)rl) < 0) {
+        json_decref(one);
+        errno = ENOMEM;
+        return -1;
+    }
+    int rc = parse_rlite_list(R, x, one);
+    json_decref(one);
+    return rc;
+}
+
+static int parse_rlite_list(grove_rv1_t *R, struct pctx *x, const json_t *rl)
 {
     if (!json_is_array(rl))
         return pfail(x, "execution.R_lite: expected an array, got %s", jtype(rl));

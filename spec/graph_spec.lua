@@ -698,8 +698,10 @@ describe("grove.core.graph", function()
       local g = small(1, 1)
       assert.has_error(function() g:find() end,
         "bad argument #1 to 'find' (table or function expected, got no value)")
-      assert.has_error(function() g:find { size = 1 } end,
-        "bad argument #1 to 'find' (unknown spec field 'size')")
+      assert.has_error(function() g:find { colour = 1 } end,
+        "bad argument #1 to 'find' (unknown spec field 'colour')")
+      assert.has_error(function() g:find { size = "big" } end,
+        "bad spec field 'size' (integer expected, got string)")
     end)
   end)
 

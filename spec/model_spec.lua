@@ -314,6 +314,151 @@ describe("another subsystem as the dominant one", function()
   end)
 end)
 
+-- cluster0 > node0-1 (ranks 0-1) > core0-3, memory0 (16 GB)
+local function two_nodes()
+  local g = core.graph()
+  local c = g:add_vertex{type = "cluster", id = 0}
+  for r = 0, 1 do
+    local n = g:add_vertex{type = "node", id = r, rank = r}
+    assert(g:add_child(c, n))
+    for k = 0, 3 do assert(g:add_child(n, g:add_vertex{type = "core", id = k})) end
+    assert(g:add_child(n, g:add_vertex{type = "memory", id = 0, size = 16, unit = "GB"}))
+  end
+  return g
+end
+
+describe("the rest of RFC 4", function()
+  it("staged vertices are locked while considered: matches go around them", function()
+    local g = two_nodes()
+    local m = core.matcher(g)
+    local n0, n1 = g:vertex("/cluster0/node0"), g:vertex("/cluster0/node1")
+    assert.is_false(n0:staged())
+    assert(n0:set_staged(true))
+    assert.is_true(n0:staged())
+    local j = assert(m:match(cores(4, 10), "without_allocating"))
+    assert.equal("/cluster0/node1", j.picks[2].vertex:path())
+    assert(n1:set_staged(true))
+    local none, _, code = m:match(cores(4, 10))
+    assert.same({nil, "EBUSY"}, {none, code})
+    assert(m:match(cores(4, 10), "satisfiability"))
+    assert(n0:set_staged(false))
+    assert(m:match(cores(4, 10)))
+    assert.has_error(function() n0:set_staged("yes") end)
+  end)
+
+  it("a pool written exclusive: false inside a slot gives only the units asked", function()
+    local g = two_nodes()
+    local m = core.matcher(g)
+    local function slot(x)
+      return mh.jobspec({{type = "slot", count = 1, label = "default", with = {
+        {type = "core", count = 1}, {type = "memory", count = 4, exclusive = x}}}}, 10)
+    end
+    local mem = g:vertex("/cluster0/node0/memory0")
+    local j = assert(m:match(slot(false)))
+    assert.same({4, 12}, {mem:allocated(), mem:available()})
+    -- two more fit beside it on the same pool
+    assert(m:match(slot(false)))
+    assert(m:match(slot(false)))
+    assert.equal(12, mem:allocated())
+    -- written exclusive (or left to the slot): the whole pool
+    assert(m:cancel(j.id))
+    local k = assert(m:match(slot(nil)))
+    for _, p in ipairs(k.picks) do
+      if p.vertex:type() == "memory" then assert.same({16, true}, {p.amount, p.exclusive}) end
+    end
+  end)
+
+  it("an exclusive allocation of part of a pool records the whole pool", function()
+    local g = two_nodes()
+    local mem = g:vertex("/cluster0/node0/memory0")
+    assert(mem:allocate(2, 7, {exclusive = true}))
+    assert.same({16, 0}, {mem:allocated(), mem:available()})
+    assert.same({16, true}, {mem:records()[1].amount, mem:records()[1].exclusive})
+  end)
+
+  it("finds vertices by size and by job", function()
+    local g = two_nodes()
+    local m = core.matcher(g)
+    local j = assert(m:match(cores(4, 10)))
+    local function paths(spec)
+      local t = {}
+      for v in g:vertices(spec) do t[#t + 1] = v:path() end
+      return t
+    end
+    assert.same({"/cluster0/node0/memory0", "/cluster0/node1/memory0"}, paths{size = 16})
+    assert.same({}, paths{size = 16, type = "core"})
+    assert.same({"/cluster0", "/cluster0/node0", "/cluster0/node0/core0", "/cluster0/node0/core1",
+      "/cluster0/node0/core2", "/cluster0/node0/core3"}, paths{job = j.id})
+    assert.same({}, paths{job = 99})
+  end)
+
+  it("has the null state: not up, so not matched", function()
+    local g = two_nodes()
+    local m = core.matcher(g)
+    assert(g:vertex("/cluster0/node0"):set_status("null"))
+    assert.equal("null", g:vertex("/cluster0/node0"):status())
+    local j = assert(m:match(cores(4, 10)))
+    assert.equal("/cluster0/node1", j.picks[2].vertex:path())
+    assert.same({"/cluster0/node0"}, (function()
+      local t = {}
+      for v in g:vertices{status = "null"} do t[#t + 1] = v:path() end
+      return t
+    end)())
+  end)
+
+  it("names vertices by URI, subsystem:/path", function()
+    local g = dofile "examples/power.lua"
+    local v = g:vertex("/power0/rack1/node18")
+    assert.equal("containment:/power0/rack1/node18", v:uri())
+    assert.equal("power:/powerpanel0/pdu1/node18", v:uri("power"))
+    assert.equal(v, g:vertex("power:/powerpanel0/pdu1/node18"))
+    assert.equal(v, g:vertex("containment:/power0/rack1/node18"))
+    assert.same({nil, "no vertex at power:/powerpanel0/pdu9", "ENOENT"},
+      {g:vertex("power:/powerpanel0/pdu9")})
+    assert.same({nil, "no vertex at iobw:/x", "ENOENT"}, {g:vertex("iobw:/x")})
+    local p = g:vertex("power:/powerpanel0/power3")
+    assert.same({nil, "power3 is not in subsystem containment", "ENOENT"}, {p:uri()})
+  end)
+
+  it("reads RFC 28's grow example as the RFC prints it, and says what it refuses", function()
+    local g = core.graph()
+    local a = core.acquire(g, core.matcher(g), {protocol = "v1"})
+    -- R_lite an object, not a list; a comma before a closing brace
+    local example = [[
+   {
+      "type": "grow",
+      "resources": {
+         "version": 1,
+         "scheduling": {},
+         "attributes": {},
+         "execution": {
+            "R_lite": {
+               "rank": "1-6",
+               "children": {}
+	    }
+         },
+      },
+      "online": "2-3",
+      "offline": "1,4-6"
+   }
+]]
+    assert(a:apply(example))
+    assert.equal(6, g:count("node"))
+    assert.equal("2-3", tostring(a:targets("up")))
+    -- a missing comma has no one meaning: refused, where it is
+    local _, msg, code = a:apply('{"type": "grow" "online": ""}')
+    assert.same({"EINVAL", "response: invalid JSON at line 1, column 24: '}' expected near " ..
+      "'\"online\"'"}, {code, msg})
+    -- a comma inside a string is the string's
+    _, msg = a:apply('{"type": "shrink", "targets": "7,]",}')
+    assert.truthy(msg:find("7,]", 1, true), msg)
+    -- R_lite an object without a rank is not an entry
+    _, msg = a:apply('{"type": "grow", "resources": {"version": 1, "execution": {"R_lite": ' ..
+      '{"children": {}}}}, "online": "", "offline": ""}')
+    assert.truthy(msg:find("R_lite: expected an array, got an object", 1, true), msg)
+  end)
+end)
+
 describe("chosen windows and grow", function()
   it("allocates in the window given or fails", function()
     local m = core.matcher(mh.tiny())

@@ -118,13 +118,13 @@ describe("vertex", function()
       local n = g:vertex("/c0/n0")
       assert.are.equal("up", n:status())
       for _, s in ipairs { "down", "drained", "excluded", "degraded", "failing", "unknown",
-                           "up" } do
+                           "null", "up" } do
         assert.is_true(n:set_status(s))
         assert.are.equal(s, n:status())
       end
       assert.has_error(function() n:set_status("asleep") end,
         "bad argument #1 to 'set_status' (unknown status 'asleep' (up, down, drained, "
-        .. "excluded, degraded, failing or unknown))")
+        .. "excluded, degraded, failing, unknown or null))")
       assert.has_error(function() n:set_status() end,
         "bad argument #1 to 'set_status' (string expected, got no value)")
     end)

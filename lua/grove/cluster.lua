@@ -159,7 +159,7 @@ local function check_options(what, opts, known)
 end
 
 local STATUS = { up = true, down = true, drained = true, excluded = true, degraded = true,
-                 failing = true, unknown = true }
+                 failing = true, unknown = true, null = true }
 
 -- TYPE(count [, opts]) | TYPE(opts) | TYPE "basename" [opts] | TYPE()
 local function resource(rtype, a, b)
