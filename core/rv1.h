@@ -10,7 +10,9 @@
  * Reading (grove_rv1_decode) validates per RFC 20: the document is an
  * object with `version` 1 and `execution` and/or `scheduling`; `execution`
  * has `R_lite`, a list of {rank: idset, children: {type: idset}} (a rank may
- * appear in several entries if their child ids do not overlap); `nodelist`
+ * appear in several entries if their child ids do not overlap; a single
+ * entry written as an object, as RFC 28 prints one, is read as a list of
+ * it); `nodelist`
  * (optional, as its main consumers allow) is a list of RFC 29 host lists
  * naming, in ascending rank order, exactly one host per rank; `properties`
  * maps names (not empty, none of ! & ' " ^ ` | ( )) to idsets of ranks of
