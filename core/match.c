@@ -104,11 +104,6 @@ struct grove_matcher {
     grove_job_t **jobs; /* sorted by id */
     size_t njobs, jobcap;
     grove_jobid_t next_id;
-    struct endtime {
-        int64_t t;
-        size_t n; /* jobs ending at t */
-    } *ends;      /* distinct job end times, ascending */
-    size_t nends, endcap;
     grove_job_t result; /* MATCHED results */
     grove_match_stats_t stats;
 
@@ -243,7 +238,6 @@ void grove_matcher_destroy(grove_matcher_t *m)
     for (size_t i = 0; i < m->njobs; i++)
         job_free(m->jobs[i]);
     free(m->jobs);
-    free(m->ends);
     free(m->result.picks);
     free(m->pol_name);
     free(m->constraint_type);
@@ -340,41 +334,9 @@ int grove_matcher_set_next_id(grove_matcher_t *m, grove_jobid_t id)
     return 0;
 }
 
-static size_t end_pos(const grove_matcher_t *m, int64_t t)
-{
-    size_t lo;
-    GROVEP_LOWER_BOUND(lo, m->nends, mid, m->ends[mid].t < t);
-    return lo;
-}
-
-static int end_add(grove_matcher_t *m, int64_t t)
-{
-    size_t i = end_pos(m, t);
-    if (i < m->nends && m->ends[i].t == t) {
-        m->ends[i].n++;
-        return 0;
-    }
-    if (grovep_grow((void **)&m->ends, &m->endcap, m->nends + 1, sizeof(*m->ends)) < 0)
-        return -1;
-    memmove(m->ends + i + 1, m->ends + i, (m->nends - i) * sizeof(*m->ends));
-    m->ends[i] = (struct endtime){t, 1};
-    m->nends++;
-    return 0;
-}
-
-static void end_del(grove_matcher_t *m, int64_t t)
-{
-    size_t i = end_pos(m, t);
-    if (i < m->nends && m->ends[i].t == t && --m->ends[i].n == 0) {
-        memmove(m->ends + i, m->ends + i + 1, (m->nends - i - 1) * sizeof(*m->ends));
-        m->nends--;
-    }
-}
-
 static int job_insert(grove_matcher_t *m, grove_job_t *j)
 {
-    if (grovep_grow((void **)&m->jobs, &m->jobcap, m->njobs + 1, sizeof(*m->jobs)) < 0
-        || end_add(m, j->end) < 0)
+    if (grovep_grow((void **)&m->jobs, &m->jobcap, m->njobs + 1, sizeof(*m->jobs)) < 0)
         return -1;
     size_t i = job_pos(m, j->id);
     memmove(m->jobs + i + 1, m->jobs + i, (m->njobs - i) * sizeof(*m->jobs));
@@ -388,7 +350,6 @@ static int job_insert(grove_matcher_t *m, grove_job_t *j)
 static void job_remove_at(grove_matcher_t *m, size_t i)
 {
     kept_forget(m, m->jobs[i]->id);
-    end_del(m, m->jobs[i]->end);
     job_free(m->jobs[i]);
     memmove(m->jobs + i, m->jobs + i + 1, (m->njobs - i - 1) * sizeof(*m->jobs));
     m->njobs--;
@@ -769,6 +730,21 @@ static bool at_or_below_node(const grove_matcher_t *m, grove_vid_t w)
     return false;
 }
 
+/* The requests of slot r below w, all or nothing: 1, 0 (nothing of them
+ * stays taken), -1. */
+static int slot_children(grove_matcher_t *m, const struct req *r, grove_vid_t w, bool excl)
+{
+    struct checkpoint cp = checkpoint(m);
+    for (const struct req *ch = r->child; ch; ch = ch->next) {
+        int rc = match_list(m, ch, w, excl, false);
+        if (rc <= 0) {
+            rollback(m, cp);
+            return rc;
+        }
+    }
+    return 1;
+}
+
 /* Place one slot below u: the slot's resources all come from one subtree,
  * the deepest that can hold them (post-order: children before parents), so
  * a slot of cores and memory lands in one socket when one socket has
@@ -807,15 +783,7 @@ static int slot_home(grove_matcher_t *m, const struct req *r, grove_vid_t w, boo
     m->nkids = kbase;
     if (above_nodes || n == 0)
         return 0; /* a leaf holds nothing below it */
-    struct checkpoint cp = checkpoint(m);
-    for (const struct req *ch = r->child; ch; ch = ch->next) {
-        int rc = match_list(m, ch, w, excl, false);
-        if (rc <= 0) {
-            rollback(m, cp);
-            return rc;
-        }
-    }
-    return 1;
+    return slot_children(m, r, w, excl);
 }
 
 /* Take up to `want` slots below u, each placed anew.  Returns how many were
@@ -919,16 +887,12 @@ static int slot_homes(grove_matcher_t *m, const struct req *r, grove_vid_t w, bo
 static int slot_at(grove_matcher_t *m, const struct req *r, grove_vid_t w, bool excl,
                    double *score)
 {
-    struct checkpoint cp = checkpoint(m);
-    for (const struct req *ch = r->child; ch; ch = ch->next) {
-        int rc = match_list(m, ch, w, excl, false);
-        if (rc <= 0) {
-            rollback(m, cp);
-            return rc;
-        }
-    }
+    size_t first = m->nsel;
+    int rc = slot_children(m, r, w, excl);
+    if (rc <= 0)
+        return rc;
     *score = 0;
-    for (size_t i = cp.nsel; i < m->nsel; i++)
+    for (size_t i = first; i < m->nsel; i++)
         if (m->par[m->sel[i].v] == w)
             *score += (double)grove_vertex_id(m->g, m->sel[i].v) + 1;
     return 1;
@@ -1734,32 +1698,23 @@ static int match_prepare(grove_matcher_t *m, const grove_jobspec_t *js, struct m
 }
 
 /* The instants after now at which something ends, ascending and distinct:
- * the ends of the table's jobs and of every record in the graph (records
- * made on vertices directly, outside any job of this matcher, free units
- * too), the latter from the graph's index of record ends: the cost follows
- * the number of instants, not of vertices.  A new array (*n entries), or
- * NULL (ENOMEM). */
+ * the ends of the graph's records (the table's jobs and allocations made on
+ * vertices directly alike: a job holding no record frees nothing when it
+ * ends), from the graph's index of record ends: the cost follows the
+ * number of instants, not of vertices.  A new array (*n entries), or NULL
+ * (ENOMEM). */
 static int64_t *later_times(const grove_matcher_t *m, int64_t now, size_t *n)
 {
     const grove_graph_t *g = m->g;
-    size_t first = end_pos(m, now + 1), rfirst = grovep_rec_ends_after(g, now);
-    size_t na = m->nends - first, nb = g->nrec_ends - rfirst, k = 0;
-    int64_t *t = malloc((na + nb + 1) * sizeof(*t));
+    size_t first = grovep_rec_ends_after(g, now), k = 0;
+    int64_t *t = malloc((g->nrec_ends - first + 1) * sizeof(*t));
     if (!t) {
         errno = ENOMEM;
         return NULL;
     }
-    /* merge two ascending lists, copied: an attempt may not move them */
-    size_t a = first, b = rfirst;
-    while (a < m->nends || b < g->nrec_ends) {
-        int64_t x;
-        if (b == g->nrec_ends || (a < m->nends && m->ends[a].t <= g->rec_ends[b].t))
-            x = m->ends[a++].t;
-        else
-            x = g->rec_ends[b++].t;
-        if (k == 0 || t[k - 1] != x)
-            t[k++] = x;
-    }
+    /* a copy: match_later owns and frees what it walks */
+    for (size_t i = first; i < g->nrec_ends; i++)
+        t[k++] = g->rec_ends[i].t;
     *n = k;
     return t;
 }
@@ -2495,7 +2450,6 @@ static grove_jobspec_t **kept_specs(const grove_matcher_t *m, grove_jobid_t id, 
 static grove_job_t *job_detach(grove_matcher_t *m, size_t i)
 {
     grove_job_t *j = m->jobs[i];
-    end_del(m, j->end);
     memmove(m->jobs + i, m->jobs + i + 1, (m->njobs - i - 1) * sizeof(*m->jobs));
     m->njobs--;
     return j;
