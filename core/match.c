@@ -2135,8 +2135,16 @@ int grove_matcher_restore(grove_matcher_t *m, const grove_job_t *src)
             return -1;
         }
     }
-    /* implied: an ancestor among the exclusive picks */
-    for (size_t i = 0; i < j->npicks; i++) {
+    /* which picks carry records: as the job says when it says (a saved job:
+     * its walk may have followed another subsystem, its channeled pools
+     * lie outside containment), else those without an exclusive
+     * containment ancestor among the picks */
+    bool said = false;
+    for (size_t i = 0; i < j->npicks && !said; i++)
+        said = j->picks[i].recorded;
+    for (size_t i = 0; said && i < j->npicks; i++)
+        imp[i] = !j->picks[i].recorded;
+    for (size_t i = 0; !said && i < j->npicks; i++) {
         for (grove_vid_t a = m->g->parent[j->picks[i].v]; a != GROVEP_NONE && !imp[i];
              a = m->g->parent[a]) {
             size_t lo;

@@ -306,6 +306,38 @@ describe("another subsystem as the dominant one", function()
     assert.same({nil, "no matching resources", "EBUSY"}, {none, msg, code})
   end)
 
+  it("its jobs, and jobs with channeled pools, come back from a store as they were", function()
+    local g = dofile "examples/power.lua"
+    local m = core.matcher(g)
+    assert(m:set_dominant("power"))
+    assert(m:set_policy("low"))
+    local j1 = assert(m:match(slots(2)))
+    assert(m:set_dominant(nil))
+    assert(m:set_policy("lonodex"))
+    local j2 = assert(m:match(channeled(1, 1, "power", 15, 100)))
+    local path = os.tmpname()
+    local st = assert(core.store_open(path))
+    assert(st:save(g, m))
+    local l = assert(st:load())
+    st:close()
+    for _, f in ipairs{"", "-wal", "-shm"} do os.remove(path .. f) end
+    for _, id in ipairs{j1.id, j2.id} do
+      local a, b = m:job(id), l.matcher:job(id)
+      assert.equal(#a.picks, #b.picks)
+      for i, p in ipairs(a.picks) do
+        assert.same({p.vertex:vid(), p.amount, p.exclusive},
+          {b.picks[i].vertex:vid(), b.picks[i].amount, b.picks[i].exclusive})
+      end
+    end
+    -- the pools hold the same units (j2's 15 of pdu0 beside j1's two whole units)
+    local held = {}
+    for i = 0, 3 do
+      local p = "/powerpanel0/pdu0/power" .. i
+      held[#held + 1] = {g:vertex(p, "power"):allocated(), l.graph:vertex(p, "power"):allocated()}
+    end
+    assert.same({{10, 10}, {10, 10}, {10, 10}, {5, 5}}, held)
+  end)
+
   it("fails with ENODEV on a graph without that subsystem", function()
     local m = core.matcher(mh.tiny())
     assert(m:set_dominant("power"))
