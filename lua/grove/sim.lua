@@ -114,6 +114,10 @@ local function index_nodes(self)
     end
   end
   self.nodes, self.node_names, self.node_of = nodes, names, of
+  self.not_up = 0
+  for _, v in ipairs(nodes) do
+    if v:status() ~= "up" then self.not_up = self.not_up + 1 end
+  end
   local count = {}
   for _, n in ipairs(names) do count[n] = (count[n] or 0) + 1 end
   self.by_name = {}
@@ -185,7 +189,8 @@ function M.new(opts)
     next_event = 1, completions = heap.new(by_end), arrivals = heap.new(by_submit),
     wakes = heap.new(num_less), wake_set = {}, js_cache = {}, js_cached = 0,
     usage = {}, left_out = 0, submitted = 0, started = 0, finished = 0, steps = 0,
-    max_id = 0, gantt = opts.gantt and {} or nil, gantt_nodes = tonumber(opts.gantt) or 0},
+    max_id = 0, passes = 0, free_cache = {}, by_est = {}, gantt = opts.gantt and {} or nil,
+    gantt_nodes = tonumber(opts.gantt) or 0},
     Sim)
   self.m = core.matcher(g)
   local p, msg, code = load_placement(opts.policy or "first")
@@ -501,6 +506,9 @@ local function begin_run(self, rec, job)
   rec.gen = (rec.gen or 0) + 1
   rec.heap_gen = rec.gen
   self.completions:push(rec)
+  M._est_insert(self, rec)
+  local c = self.free_cache
+  if c.pass == self.passes and rec.est_end <= c.t then c.freed = c.freed + rec.procs end
   level(self)
 end
 
@@ -533,6 +541,7 @@ end
 
 local function stop_running(self, rec)
   self.m:cancel(rec.id)
+  M._est_remove(self, rec)
   self.used = self.used - rec.procs
   self.running = self.running - 1
   rec.gen = rec.gen + 1
@@ -563,6 +572,12 @@ local function apply_event(self, ev)
   local hit = {}
   for _, n in ipairs(ev.nodes) do
     local v = self.nodes[n]
+    local was = v:status()
+    if was == "up" and status ~= "up" then
+      self.not_up = self.not_up + 1
+    elseif was ~= "up" and status == "up" then
+      self.not_up = self.not_up - 1
+    end
     v:set_status(status)
     -- the node's own status decides; the vertices inside follow it
     hit[n] = true
@@ -701,14 +716,80 @@ local function cancel_reservation(self, rec)
   return true
 end
 
--- Start rec now without moving the reservation of prot later.
+-- Running jobs by estimated end: a sorted array (binary search, then a
+-- move), so "what is free at t by the estimates" walks a prefix.
+local function by_est(a, b)
+  if a.est_end ~= b.est_end then return a.est_end < b.est_end end
+  return a.id < b.id
+end
+
+local function est_position(list, rec)
+  local lo, hi = 1, #list + 1
+  while lo < hi do
+    local mid = (lo + hi) // 2
+    if by_est(list[mid], rec) then lo = mid + 1 else hi = mid end
+  end
+  return lo
+end
+
+function M._est_insert(self, rec)
+  table.insert(self.by_est, est_position(self.by_est, rec), rec)
+end
+
+function M._est_remove(self, rec)
+  local i = est_position(self.by_est, rec)
+  assert(self.by_est[i] == rec, "running job missing from the estimate list")
+  table.remove(self.by_est, i)
+end
+
+-- The shadow time of a plain request of p units: the earliest time at
+-- which p units are free by the running jobs' estimates, and the units
+-- free then.  Kept per pass and per p: jobs started in the pass add to
+-- the free count at the shadow time as they go (begin_run).
+local function shadow(self, p)
+  local c = self.free_cache
+  if c.pass ~= self.passes or c.p ~= p then
+    local free = self.total - self.used
+    local t = self.now
+    local list = self.by_est
+    local i = 1
+    while free < p and list[i] do
+      t = list[i].est_end
+      while list[i] and list[i].est_end == t do
+        free = free + list[i].procs
+        i = i + 1
+      end
+    end
+    c.pass, c.p, c.t, c.freed = self.passes, p, t, free - (self.total - self.used)
+  end
+  return c.t, self.total - self.used + c.freed
+end
+
+local function plain(rec)
+  return rec.procs and not rec.jobspec
+end
+
+-- Start rec now without moving the earliest start of prot later.
 local function start_protected(self, rec, prot)
-  local s0 = prot.reserved
-  if rec.procs and not rec.jobspec and rec.procs > self.total - self.used then
+  if plain(rec) and rec.procs > self.total - self.used then return false end
+  if plain(rec) and plain(prot) and self.not_up == 0 then
+    -- Plain requests (any cores, or any whole nodes) make units
+    -- interchangeable: counting the running jobs' estimates is exact,
+    -- and the head needs no record in the planner.
+    local t, free = shadow(self, prot.procs)
+    if self.now + rec.estimate <= t or rec.procs <= free - prot.procs then
+      return try_now(self, rec)
+    end
     return false
   end
+  -- Otherwise protect prot with a reservation in the planner.
+  if not prot.reserved and not reserve(self, prot) then
+    return try_now(self, rec)       -- prot can never start: nothing to protect
+  end
+  if prot.state ~= "queued" then return try_now(self, rec) end
+  local s0 = prot.reserved
   if self.now + rec.estimate <= s0 then
-    -- it ends before the reservation begins: nothing to protect
+    -- it ends before the reservation begins
     return try_now(self, rec)
   end
   if try_now(self, rec) then return true end
@@ -742,7 +823,7 @@ function M.context(sim)
       version = version + 1
       s.qdirty = false
     end
-    if exported_version ~= version then
+    if exported_version ~= version or s.queue_policy.priority then
       compact(s)
       local q = s.queue
       exported = {}
@@ -792,7 +873,7 @@ function M.context(sim)
         local t2 = reserve(s, rec)
         assert(t2 and t2 <= t, "a reservation moved later")
       end
-    elseif prot and prot.reserved then
+    elseif prot then
       ok = start_protected(s, rec, prot)
     else
       ok = try_now(s, rec)
@@ -902,7 +983,7 @@ function Sim:step(limit)
   end
   level(self)
   if self.qlen > 0 then
-    self.qdirty = true
+    self.passes = self.passes + 1
     local pol = self.queue_policy
     pol:call("schedule", self.ctx)
     self.changed = false

@@ -21,11 +21,14 @@ return {
     while q[i] and ctx:start(q[i]) do i = i + 1 end
     local head = q[i]
     if not head then return end
-    local shadow = ctx:reserve(head)
-    local protect = shadow and {protect = head} or nil
+    -- Backfill: a later job starts when it fits now and does not delay
+    -- the head's earliest start (its shadow time).
+    local protect = {protect = head}
     for k = i + 1, #q do
-      if ctx:free() <= 0 then break end
-      ctx:start(q[k], protect)
+      local free = ctx:free()
+      if free <= 0 then break end
+      local job = q[k]
+      if not job.procs or job.procs <= free then ctx:start(job, protect) end
     end
   end,
 }
