@@ -156,6 +156,7 @@ function M.new(opts)
     error(fmt("bad argument #1 to 'new' (table expected, got %s)", type(opts)), 2)
   end
   local known = {graph = 1, cluster = 1, queue = 1, policy = 1, procs_as = 1, on_down = 1,
+    reservations = 1,
     out = 1, report = 1, gantt = 1, buckets = 1, budget = 1, memory = 1}
   for k in pairs(opts) do
     if not known[k] then error(fmt("bad argument #1 to 'new' (unknown option '%s')", k), 2) end
@@ -189,7 +190,9 @@ function M.new(opts)
     next_event = 1, completions = heap.new(by_end), arrivals = heap.new(by_submit),
     wakes = heap.new(num_less), wake_set = {}, js_cache = {}, js_cached = 0,
     usage = {}, left_out = 0, submitted = 0, started = 0, finished = 0, steps = 0,
-    max_id = 0, passes = 0, free_cache = {}, by_est = {}, gantt = opts.gantt and {} or nil,
+    max_id = 0, passes = 0, jobspecs = 0,
+    count_mode = opts.reservations ~= "planner", free_cache = {}, by_est = {},
+    gantt = opts.gantt and {} or nil,
     gantt_nodes = tonumber(opts.gantt) or 0},
     Sim)
   self.m = core.matcher(g)
@@ -490,7 +493,7 @@ local function begin_run(self, rec, job)
   rec.start = self.now
   rec.end_ = self.now + rec.run
   rec.est_end = self.now + rec.estimate
-  rec.reserved = nil
+  rec.reserved, rec.vres = nil, nil
   if rec.view then rec.view.reserved = nil end
   record_nodes(self, rec, job.picks)
   if not rec.procs then
@@ -547,6 +550,16 @@ local function stop_running(self, rec)
   rec.gen = rec.gen + 1
 end
 
+local drop_reservations
+
+-- A jobspec job leaves the system: reservations may go back to counting.
+local function jobspec_gone(self, rec)
+  if rec.jobspec and rec.js then
+    self.jobspecs = self.jobspecs - 1
+    if self.jobspecs == 0 and self.count_mode then drop_reservations(self) end
+  end
+end
+
 local function finish(self, rec)
   stop_running(self, rec)
   if rec.end_ < rec.est_end then self.changed = true end
@@ -554,17 +567,20 @@ local function finish(self, rec)
   self.finished = self.finished + 1
   emit(self, rec, "done")
   self.jobs[rec.id] = nil
+  jobspec_gone(self, rec)
 end
 
--- Cancel every reservation (node events invalidate them).
-local function drop_reservations(self)
+-- Cancel every reservation (node events invalidate them, and so does a
+-- change between counted and recorded reservations).
+function drop_reservations(self)
   for _, rec in ipairs(self.queue) do
     if rec.state == "queued" and rec.reserved then
-      self.m:cancel(rec.id)
+      if rec.vres then rec.vres = nil else self.m:cancel(rec.id) end
       rec.reserved = nil
       rec.view.reserved = nil
     end
   end
+  self.changed = true
 end
 
 local function apply_event(self, ev)
@@ -612,6 +628,7 @@ local function apply_event(self, ev)
       self.finished = self.finished + 1
       emit(self, rec, "killed")
       self.jobs[rec.id] = nil
+      jobspec_gone(self, rec)
     end
   end
   level(self)
@@ -647,6 +664,10 @@ local function admit(self, rec)
     rec.state = "left out"
     if self.report then self.report(rec, why) end
     return
+  end
+  if rec.jobspec then
+    if self.jobspecs == 0 and self.count_mode then drop_reservations(self) end
+    self.jobspecs = self.jobspecs + 1
   end
   enqueue(self, rec)
 end
@@ -692,7 +713,85 @@ local function try_now(self, rec)
 end
 
 -- Reserve rec at its earliest start; the start time, or nil.
+-- Whether reservations are counted rather than recorded in the planner:
+-- every job in the system is a plain request (any cores, or any whole
+-- nodes), every node is up, and the simulator was not told otherwise.
+-- Units are then interchangeable, and a counted plan is both exact and
+-- realizable (a job needs only that enough units are free when it
+-- starts); a reservation pinned to vertices in the planner would also
+-- have to find the same vertices free over its whole window, which
+-- counting does not ask.  Anything else plans in the planner.
+local function counting(self)
+  return self.count_mode and self.not_up == 0 and self.jobspecs == 0
+end
+
+-- The earliest start >= now of p units for d seconds given the running
+-- jobs' estimates and the counted reservations of other waiting jobs.
+local function counted_earliest(self, rec, p, d)
+  local ev = {}
+  local now = self.now
+  for _, r in ipairs(self.by_est) do
+    ev[#ev + 1] = {now, r.procs}
+    ev[#ev + 1] = {r.est_end, -r.procs}
+  end
+  for _, q in ipairs(self.queue) do
+    if q ~= rec and q.state == "queued" and q.vres then
+      ev[#ev + 1] = {q.vres, q.procs}
+      ev[#ev + 1] = {q.vres + q.estimate, -q.procs}
+    end
+  end
+  table.sort(ev, function(a, b)
+    if a[1] ~= b[1] then return a[1] < b[1] end
+    return a[2] < b[2]
+  end)
+  -- the usage step function: times[i] .. times[i+1] at used[i]
+  local times, used = {}, {}
+  local u = 0
+  local i = 1
+  while i <= #ev do
+    local t = ev[i][1]
+    while ev[i] and ev[i][1] == t do
+      u = u + ev[i][2]
+      i = i + 1
+    end
+    times[#times + 1], used[#used + 1] = t, u
+  end
+  local limit = self.total - p
+  local function used_at(k) return k == 0 and 0 or used[k] end
+  -- candidates: now, and every time usage drops
+  local k = 0
+  while times[k + 1] and times[k + 1] <= now do k = k + 1 end
+  local s = now
+  while true do
+    -- check [s, s + d): segments from index k (the one holding s)
+    local ok, j = true, k
+    while true do
+      if used_at(j) > limit then
+        ok = false
+        break
+      end
+      local nxt = times[j + 1]
+      if not nxt or nxt >= s + d then break end
+      j = j + 1
+    end
+    if ok then return s end
+    -- move to the next change after the blocking segment
+    k = j + 1
+    s = times[k]
+    if not s then error("no counted start found (more units asked than exist)") end
+  end
+end
+
+-- Reserve rec at its earliest start; the start time, or nil.
 local function reserve(self, rec)
+  if counting(self) then
+    local t = counted_earliest(self, rec, rec.procs, rec.estimate)
+    if t == self.now and try_now(self, rec) then return self.now, "started" end
+    if t == self.now then t = self.now + 1 end -- cannot happen with plain requests
+    rec.vres, rec.reserved, rec.view.reserved = t, t, t
+    wake(self, t)
+    return t, "reserved"
+  end
   local j, msg, code = self.m:match(rec.js, "allocate_orelse_reserve", rec.id)
   if not j then
     match_fail(rec, msg, code)
@@ -710,7 +809,11 @@ end
 
 local function cancel_reservation(self, rec)
   if not rec.reserved then return false end
-  self.m:cancel(rec.id)
+  if rec.vres then
+    rec.vres = nil
+  else
+    self.m:cancel(rec.id)
+  end
   rec.reserved = nil
   rec.view.reserved = nil
   return true
@@ -861,7 +964,11 @@ function M.context(sim)
     local s = sim
     enter()
     local ok
-    if rec.reserved == s.now then
+    if rec.reserved == s.now and rec.vres then
+      rec.vres, rec.reserved, rec.view.reserved = nil, nil, nil
+      ok = try_now(s, rec)
+      if not ok then reserve(s, rec) end
+    elseif rec.reserved == s.now then
       local j = s.m:job(rec.id)
       begin_run(s, rec, j)
       ok = true
