@@ -332,7 +332,8 @@ end
 
 function Sim:submit_record(job)
   local rec = {id = job.id, submit = job.submit, run = job.run, estimate = job.estimate,
-    procs = job.procs, user = job.user, jobspec = job.jobspec, state = "future"}
+    procs = job.procs, user = job.user, jobspec = job.jobspec, line = job.line,
+    state = "future"}
   if job.id > self.max_id then self.max_id = job.id end
   self.jobs[job.id] = rec
   self.arrivals:push(rec)
