@@ -8,6 +8,7 @@
 --   grove.cluster "name" {}  a graph from the cluster DSL (grove.cluster)
 --   grove.jobspec{...}       jobspec shorthands and writers (grove.jobspec)
 --   grove.policy.load(name)  a placement policy, built-in or a Lua file
+--   grove.sim.new{...}       a batch-queue simulator on the matcher (grove.sim)
 local core = require "grove.core"
 
 local M = {}
@@ -18,5 +19,6 @@ M.core = core
 M.cluster = require "grove.cluster"
 M.jobspec = require "grove.jobspec"
 M.policy = require "grove.policy"
+M.sim = require "grove.sim"
 
 return M

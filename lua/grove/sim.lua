@@ -435,19 +435,6 @@ local function view_of(rec)
   return v
 end
 
-local function enqueue(self, rec)
-  rec.state = "queued"
-  local q = self.queue
-  local n = #q
-  -- Arrivals come in order; requeued jobs go back to their place.
-  local i = n + 1
-  while i > 1 and by_submit(rec, q[i - 1]) do i = i - 1 end
-  table.insert(q, i, rec)
-  self.qlen = self.qlen + 1
-  self.qdirty = true
-  view_of(rec)
-end
-
 local function compact(self)
   local q, j = self.queue, 0
   for i = 1, #q do
@@ -458,6 +445,21 @@ local function compact(self)
       q[j] = r
     end
   end
+end
+
+local function enqueue(self, rec)
+  -- a requeued job may still sit in the queue, started: drop such entries
+  if rec.requeues then compact(self) end
+  rec.state = "queued"
+  local q = self.queue
+  local n = #q
+  -- Arrivals come in order; requeued jobs go back to their place.
+  local i = n + 1
+  while i > 1 and by_submit(rec, q[i - 1]) do i = i - 1 end
+  table.insert(q, i, rec)
+  self.qlen = self.qlen + 1
+  self.qdirty = true
+  view_of(rec)
 end
 
 -- ---- starting and ending ---------------------------------------------------------------

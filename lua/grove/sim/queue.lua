@@ -67,12 +67,20 @@ local function new_env(name)
     return setmetatable(t, mt)
   end
   env._G = env
+  -- "FILE:LINE: " of the policy code that touched a global
+  local function where()
+    local info = debug.getinfo(3, "Sl")
+    if info and info.currentline and info.currentline > 0 then
+      return fmt("%s:%d: ", info.short_src, info.currentline)
+    end
+    return ""
+  end
   return setmetatable(env, {
     __index = function(_, k)
-      error(fmt("queue policy %s: unknown global '%s'", name, tostring(k)), 2)
+      error(fmt("%squeue policy %s: unknown global '%s'", where(), name, tostring(k)), 0)
     end,
     __newindex = function(_, k)
-      error(fmt("queue policy %s: cannot set global '%s'", name, tostring(k)), 2)
+      error(fmt("%squeue policy %s: cannot set global '%s'", where(), name, tostring(k)), 0)
     end,
   })
 end
