@@ -113,6 +113,36 @@ describe("grove.sim", function()
     assert.same({[7] = "cannot fit the machine"}, why)
   end)
 
+  it("places the same with a built-in policy and its Lua twin", function()
+    local gen = sim.gen.new{procs = 16, seed = 5, estimate_factor = 2, arrival_factor = 0.05}
+    local jobs = {}
+    for j in gen:jobs(60) do jobs[#jobs + 1] = j end
+    local placed = {}
+    for k, pol in ipairs{"low", grove.policy.find("low")} do
+      placed[k] = {}
+      local s = new{queue = "easy", policy = pol,
+        out = function(r) placed[k][r.id] = r.start .. " " .. r.hosts end}
+      assert.equal(k == 1, s.fast)
+      s:feed(sim.trace.from_list(jobs))
+      s:run()
+    end
+    assert.equal(60, #placed[1])
+    assert.same(placed[1], placed[2])
+  end)
+
+  it("keeps sim_match to built-in policies", function()
+    local g = machine()
+    local m = grove.core.matcher(g)
+    m:set_policy(assert(grove.policy.load("low")))
+    local js = grove.core.jobspec_from_table(grove.jobspec{slots = 1})
+    assert.same({nil, "sim_match needs a built-in placement policy", "EINVAL"},
+      {grove.core.sim_match(m, js, "allocate", 1)})
+    m:set_policy("low")
+    local state, start, _, vids = grove.core.sim_match(m, js, "allocate", 1, "core")
+    assert.same({"allocated", 0, 1}, {state, start, #vids})
+    assert.equal("core", g:vertex(vids[1]):type())
+  end)
+
   it("refuses misuse", function()
     assert.has_error(function() sim.new{graph = machine(), procs_as = "socket"} end,
       "bad argument #1 to 'new' (procs_as must be \"core\" or \"node\", got socket)")

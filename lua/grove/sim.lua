@@ -47,6 +47,7 @@ local enter, leave = queue.enter, queue.leave
 M.queue = queue
 M.trace = trace
 M.metrics = metrics
+M.gen = require "grove.sim.gen"
 
 -- The columns of a job row (opts.out), in order.
 M.columns = {"id", "submit", "start", "end", "wait", "run", "procs", "nodes", "estimate",
@@ -201,6 +202,7 @@ function M.new(opts)
   local ok, e = self.m:set_policy(p)
   if not ok then return nil, e, "EINVAL" end
   self.policy_name = type(p) == "string" and p or p:name()
+  self.fast = type(p) == "string" and core.sim_match ~= nil
   index_nodes(self)
   if #self.nodes == 0 then return nil, "the cluster has no node vertices", "EINVAL" end
   local total = 0
@@ -468,10 +470,29 @@ local function level(self)
   self.acc:level(self.now, self.used, self.qlen)
 end
 
-local function record_nodes(self, rec, picks)
+-- Match rec in mode ("allocate" or "allocate_orelse_reserve"): a job
+-- {state =, start =, vids = {vertex id, ...}}, or nil, message, code.
+-- With a built-in placement policy the lean core.sim_match does it (only
+-- the picks of the processor type come back); a Lua policy goes through
+-- m:match, which runs it in its sandbox.
+local function match(self, rec, mode)
+  if self.fast then
+    local state, start, _, vids = core.sim_match(self.m, rec.js, mode, rec.id,
+      not rec.jobspec and self.unit or nil)
+    if not state then return nil, start, vids end
+    return {state = state, start = start, vids = vids}
+  end
+  local j, msg, code = self.m:match(rec.js, mode, rec.id)
+  if not j then return nil, msg, code end
+  local vids = {}
+  for i, p in ipairs(j.picks) do vids[i] = p.vertex:vid() end
+  return {state = j.state, start = j.start, vids = vids}
+end
+
+local function record_nodes(self, rec, vids)
   local of, seen, list = self.node_of, {}, {}
-  for i = 1, #picks do
-    local n = of[picks[i].vertex:vid()]
+  for i = 1, #vids do
+    local n = of[vids[i]]
     if n and not seen[n] then
       seen[n] = true
       list[#list + 1] = n
@@ -498,7 +519,7 @@ local function begin_run(self, rec, job)
   rec.est_end = self.now + rec.estimate
   rec.reserved, rec.vres = nil, nil
   if rec.view then rec.view.reserved = nil end
-  record_nodes(self, rec, job.picks)
+  record_nodes(self, rec, job.vids)
   if not rec.procs then
     local info = self.m:info(rec.id)
     rec.procs = info.counts[self.unit] or 0
@@ -707,7 +728,7 @@ local function try_now(self, rec)
   if rec.procs and not rec.jobspec and rec.procs > self.total - self.used then
     return false
   end
-  local j, msg, code = self.m:match(rec.js, "allocate", rec.id)
+  local j, msg, code = match(self, rec, "allocate")
   if j then
     begin_run(self, rec, j)
     return true
@@ -795,7 +816,7 @@ local function reserve(self, rec)
     wake(self, t)
     return t, "reserved"
   end
-  local j, msg, code = self.m:match(rec.js, "allocate_orelse_reserve", rec.id)
+  local j, msg, code = match(self, rec, "allocate_orelse_reserve")
   if not j then
     match_fail(rec, msg, code)
     return nil
@@ -902,7 +923,7 @@ local function start_protected(self, rec, prot)
   -- The reservation may sit on resources rec could use while still
   -- leaving room for prot at s0: plan again without it.
   cancel_reservation(self, prot)
-  local j, msg, code = self.m:match(rec.js, "allocate", rec.id)
+  local j, msg, code = match(self, rec, "allocate")
   if not j then
     reserve(self, prot)
     return match_fail(rec, msg, code)
@@ -972,8 +993,9 @@ function M.context(sim)
       ok = try_now(s, rec)
       if not ok then reserve(s, rec) end
     elseif rec.reserved == s.now then
-      local j = s.m:job(rec.id)
-      begin_run(s, rec, j)
+      local vids = {}
+      for i, p in ipairs(s.m:job(rec.id).picks) do vids[i] = p.vertex:vid() end
+      begin_run(s, rec, {vids = vids})
       ok = true
     elseif rec.reserved then
       local t = rec.reserved
