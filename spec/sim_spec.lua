@@ -220,6 +220,24 @@ describe("queue policies", function()
     assert.equal("test.lua:1: queue policy test: cannot set global 'x'", msg)
   end)
 
+  it("ask the earliest start without reserving, counted or from the planner", function()
+    for _, mode in ipairs{"count", "planner"} do
+      local q = assert(parse([[
+        return { schedule = function(ctx)
+          for _, job in ipairs(ctx:queue()) do
+            if not ctx:start(job) then
+              error(("earliest %d %s %s"):format(job.id, tostring(ctx:earliest(job)),
+                tostring(job.reserved)), 0)
+            end
+          end
+        end }]]))
+      local s = new{queue = q, reservations = mode == "planner" and "planner" or nil}
+      s:submit{id = 1, submit = 0, run = 50, estimate = 80, procs = 12}
+      s:submit{id = 2, submit = 0, run = 50, estimate = 50, procs = 8}
+      assert.has_error(function() s:advance(0) end, "earliest 2 80 nil")
+    end
+  end)
+
   it("see only waiting jobs through ctx", function()
     local q = assert(parse([[
       return { schedule = function(ctx)

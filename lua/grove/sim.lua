@@ -1032,9 +1032,15 @@ function M.context(sim)
     local rec = rec_of(sim, view, "earliest")
     if rec.reserved then return rec.reserved end
     enter()
-    local j = sim.m:match(rec.js, "without_allocating_future")
+    local t
+    if counting(sim) then
+      t = counted_earliest(sim, rec, rec.procs, rec.estimate)
+    else
+      local j = sim.m:match(rec.js, "without_allocating_future")
+      t = j and j.start or nil
+    end
     leave()
-    return j and j.start or nil
+    return t
   end
   function ctx.free() return sim.total - sim.used end
   function ctx.total() return sim.total end
