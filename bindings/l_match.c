@@ -1,7 +1,8 @@
 /* l_match.c: the matcher in Lua.
  *
  *   core.matcher(graph [, {default_duration = s, constraint_type = "node"}])
- *   m:match(jobspec [, mode [, jobid]])   a job table, or nil, message, code
+ *   m:match(jobspec [, mode [, jobid [, picks]]])
+ *       a job table, or nil, message, code
  *       jobspec: a grove.jobspec, YAML or JSON text, or a table in canonical
  *       form; mode: "allocate" (default), "allocate_orelse_reserve",
  *       "allocate_with_satisfiability", "satisfiability",
@@ -11,9 +12,11 @@
  *   job table: {id =, state = "allocated" | "reserved" | "matched",
  *               start =, ["end"] = (absent: forever),
  *               picks = {{vertex =, amount =, exclusive =}, ...}}
+ *       (picks = false: the table without its picks, for callers that
+ *       read them in C, such as a writer)
  *   m:set_policy(name | policy)  m:policy()  m:graph()
  *   m:cancel(id)  m:release_ranks(id, idset)  m:release_vertices(id, {v...})
- *   m:job(id)  m:jobs()  m:info(id)  m:stats()  m:reset_stats()  m:next_id()
+ *   m:job(id [, picks])  m:jobs()  m:info(id)  m:stats()  m:reset_stats()  m:next_id()
  *   m:close(), <close>, tostring(m)
  *
  * Workload: one m:match per scheduling attempt from scenario scripts and
@@ -158,10 +161,13 @@ static void push_job_head(lua_State *L, const grove_job_t *j)
     }
 }
 
-/* Push the job as a table; graph_idx is the graph userdata. */
+/* Push the job as a table; graph_idx is the graph userdata, 0 for no
+ * picks. */
 static void push_job(lua_State *L, const grove_job_t *j, int graph_idx)
 {
     push_job_head(L, j);
+    if (!graph_idx)
+        return;
     lua_createtable(L, (int)j->npicks, 0);
     for (size_t i = 0; i < j->npicks; i++) {
         const grove_pick_t *p = &j->picks[i];
@@ -207,6 +213,7 @@ static int m_match(lua_State *L)
     struct grovel_graph *gr = matcher_graph(L, 1);
     grove_match_mode_t mode = (grove_match_mode_t)luaL_checkoption(L, 3, "allocate", modes);
     grove_jobid_t id = lua_isnoneornil(L, 4) ? 0 : grovel_check_job(L, 4);
+    bool picks = lua_isnoneornil(L, 5) || lua_toboolean(L, 5);
     lua_settop(L, 4);
     const grove_jobspec_t *js = to_jobspec(L, 2);
     if (!js) {
@@ -243,7 +250,7 @@ static int m_match(lua_State *L)
         }
         return grovel_fail_errno(L, e, msg);
     }
-    push_job(L, job, 5);
+    push_job(L, job, picks ? 5 : 0);
     return 1;
 }
 
@@ -271,8 +278,9 @@ static int m_job(lua_State *L)
     const grove_job_t *j = check_job_arg(L);
     if (!j)
         return 3;
+    bool picks = lua_isnoneornil(L, 3) || lua_toboolean(L, 3);
     lua_getiuservalue(L, 1, 1);
-    push_job(L, j, lua_gettop(L));
+    push_job(L, j, picks ? lua_gettop(L) : 0);
     return 1;
 }
 

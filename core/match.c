@@ -250,6 +250,11 @@ const grove_job_t *grove_matcher_job(const grove_matcher_t *m, grove_jobid_t id)
     return i < 0 ? NULL : m->jobs[i];
 }
 
+const grove_job_t *grove_matcher_result(const grove_matcher_t *m)
+{
+    return m->result.picks ? &m->result : NULL;
+}
+
 const grove_job_t *grove_matcher_job_at(const grove_matcher_t *m, size_t i)
 {
     return i < m->njobs ? m->jobs[i] : NULL;

@@ -97,9 +97,7 @@ function M.main(args)
     return 2
   end
   local fmt = o.F or "simple"
-  local known = false
-  for _, f in ipairs(writers.formats) do known = known or f == fmt end
-  if not known then
+  if not writers.known(fmt) then
     io.stderr:write(("grove query: unknown output format '%s' (%s)\n"):format(fmt,
       table.concat(writers.formats, ", ")))
     return 2
