@@ -15,6 +15,8 @@
  *       (picks = false: the table without its picks, for callers that
  *       read them in C, such as a writer)
  *   m:set_policy(name | policy)  m:policy()  m:graph()
+ *   m:prepare()  builds now what the first match would (true, or nil, msg,
+ *       code)
  *   m:cancel(id)  m:release_ranks(id, idset)  m:release_vertices(id, {v...})
  *   m:job(id [, picks])  m:jobs()  m:info(id)  m:stats()  m:reset_stats()  m:next_id()
  *   m:close(), <close>, tostring(m)
@@ -404,6 +406,14 @@ static int m_release_vertices(lua_State *L)
     return 2;
 }
 
+static int m_prepare(lua_State *L)
+{
+    struct lmatcher *lm = check_matcher(L, 1);
+    if (grove_matcher_prepare(lm->m) < 0)
+        return grovel_fail_errno(L, errno, NULL);
+    return grovel_ok(L);
+}
+
 static int m_next_id(lua_State *L)
 {
     struct lmatcher *lm = check_matcher(L, 1);
@@ -520,6 +530,7 @@ static const grovel_reg_t methods[] = {
     {"stats", m_stats, 0},
     {"reset_stats", m_reset_stats, 0},
     {"next_id", m_next_id, 0},
+    {"prepare", m_prepare, 0},
     {NULL, NULL, 0},
 };
 

@@ -250,6 +250,15 @@ const grove_job_t *grove_matcher_job(const grove_matcher_t *m, grove_jobid_t id)
     return i < 0 ? NULL : m->jobs[i];
 }
 
+static int scratch_reserve(grove_matcher_t *m);
+
+int grove_matcher_prepare(grove_matcher_t *m)
+{
+    if (m->g->agg_dirty && grovep_agg_refresh(m->g) < 0)
+        return -1;
+    return scratch_reserve(m);
+}
+
 const grove_job_t *grove_matcher_result(const grove_matcher_t *m)
 {
     return m->result.picks ? &m->result : NULL;

@@ -84,6 +84,9 @@ const char *grove_wfmt_name(size_t i)
     return i <= GROVE_WFMT_RV1_NOSCHED ? fmt_names[i] : NULL;
 }
 
+static int begin(grove_writer_t *w);
+static void learn_graph(grove_writer_t *w);
+
 grove_writer_t *grove_writer_create(const grove_graph_t *g)
 {
     grove_writer_t *w = calloc(1, sizeof(*w));
@@ -92,6 +95,13 @@ grove_writer_t *grove_writer_create(const grove_graph_t *g)
         return NULL;
     }
     w->g = g;
+    /* what the first selection would do, done now: scratch and the graph's
+     * two facts */
+    if (begin(w) < 0) {
+        grove_writer_destroy(w);
+        return NULL;
+    }
+    learn_graph(w);
     return w;
 }
 

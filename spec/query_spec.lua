@@ -97,6 +97,19 @@ describe("grove query command files", function()
       "RESOURCES=core=2,memory=4\nINFO: nonexistent job 1\n", t.info)
   end)
 
+  it("prints the load time and each command's wall time with -e", function()
+    local path = os.tmpname()
+    local f = assert(io.open(path, "w"))
+    f:write("match allocate ", DIR, "/cores.yaml\nquit\n")
+    f:close()
+    local out, rc = exe.run(("%s query -L %s/lab.graphml -e -d < %s"):format(exe.GROVE, DIR, path))
+    os.remove(path)
+    assert.equal(0, rc)
+    assert.truthy(out:find("^INFO: Graph Load Time: %d+%.%d+\nINFO: Vertex Count: %d+\n" ..
+      "INFO: Edge Count: %d+\n"))
+    assert.truthy(out:find("INFO: ELAPSED=%d+%.%d+\n"))
+  end)
+
   it("reports the time of each match with elapsed", function()
     local s, texts = session{elapsed = true}
     run(s, "match allocate @FIXTURES@/cores.yaml\nmatch allocate @FIXTURES@/huge.yaml")
@@ -285,6 +298,7 @@ describe("grove.writers", function()
     expect.raises(function() w:vertices("xml", vs) end, "unknown format 'xml'")
     expect.raises(function() w:vertices("simple", {1}) end, "not a vertex of the writer")
     assert.same({"simple", "pretty_simple", "jgf", "rlite", "rv1", "rv1_nosched"}, writers.formats)
+    assert.same({"cluster", "core", "gpu", "memory", "node", "rack", "socket"}, g:types())
   end)
 
   it("writes a job from the matcher's picks, whole below explicitly exclusive types", function()

@@ -124,7 +124,12 @@ function M.new(opts)
   self.matcher = core.matcher(self.graph)
   local ok, msg, code = self:set_policy(opts.policy or "first")
   if not ok then return nil, msg, code end
-  self.writer = core.writer(self.graph)
+  -- what the first match would build (pruning aggregates, the writer's
+  -- scratch) is built now, with the graph
+  ok, msg, code = self.matcher:prepare()
+  if not ok then return nil, msg, code end
+  self.writer, msg, code = core.writer(self.graph)
+  if not self.writer then return nil, msg, code end
   self.clock = core.wall_clock
   -- id -> the shape of its request (see grove.query_select); the matcher
   -- holds the job itself.  Jobs whose requests print alike share a shape.
@@ -166,13 +171,9 @@ end
 -- jobspec reader's known-types check).
 function S:known_types()
   if not self.types then
-    local seen, list = {slot = true}, {"slot"}
-    for v in self.graph:vertices() do
-      local t = v:type()
-      if not seen[t] then
-        seen[t] = true
-        list[#list + 1] = t
-      end
+    local list = {"slot"}
+    for _, t in ipairs(self.graph:types()) do
+      if t ~= "slot" then list[#list + 1] = t end
     end
     self.types = list
   end
