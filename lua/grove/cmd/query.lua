@@ -129,6 +129,7 @@ function M.main(args)
     -- the graph read and made ready for the first match
     io.stdout:write(("INFO: Graph Load Time: %.6f\nINFO: Vertex Count: %d\n" ..
       "INFO: Edge Count: %d\n"):format(core.wall_clock() - t0, g:count(), g:edge_count()))
+    io.stdout:flush()
   end
   if o.S and o.S ~= "CA" then
     io.stderr:write(("grove query: note: -S %s: matching walks the containment subsystem " ..
