@@ -71,7 +71,9 @@ typedef struct grove_wentry {
     bool alloc;     /* the job holds units of it (not only shares it) */
 } grove_wentry_t;
 
-/* A writer for g (borrowed).  NULL with ENOMEM. */
+/* A writer for g (borrowed), its scratch sized for g's vertices and g's
+ * two facts learnt now (so the first selection costs what the others do).
+ * NULL with ENOMEM. */
 grove_writer_t *grove_writer_create(const grove_graph_t *g);
 /* Free it.  NULL is a no-op. */
 void grove_writer_destroy(grove_writer_t *w);
