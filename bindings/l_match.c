@@ -1,7 +1,7 @@
 /* l_match.c: the matcher in Lua.
  *
  *   core.matcher(graph [, {default_duration = s, constraint_type = "node"}])
- *   m:match(jobspec [, mode [, jobid [, {start =, ["end"] =}]]])
+ *   m:match(jobspec [, mode [, jobid [, {start =, ["end"] =, picks =}]]])
  *       a job table, or nil, message, code
  *       jobspec: a grove.jobspec, YAML or JSON text, or a table in canonical
  *       form; mode: "allocate" (default), "allocate_orelse_reserve",
@@ -15,9 +15,13 @@
  *   job table: {id =, state = "allocated" | "reserved" | "matched",
  *               start =, ["end"] = (absent: forever),
  *               picks = {{vertex =, amount =, exclusive =}, ...}}
+ *       (option picks = false: the table without its picks, for callers
+ *       that read them in C, such as a writer; start and end: the window)
  *   m:set_policy(name | policy)  m:policy()  m:graph()
+ *   m:prepare()  builds now what the first match would (true, or nil, msg,
+ *       code)
  *   m:cancel(id)  m:release_ranks(id, idset)  m:release_vertices(id, {v...})
- *   m:job(id)  m:jobs()  m:info(id)  m:stats()  m:reset_stats()  m:next_id()
+ *   m:job(id [, picks])  m:jobs()  m:info(id)  m:stats()  m:reset_stats()  m:next_id()
  *   m:replan(id)  m:set_now(t)  m:events([{clear = true}])
  *   m:set_overdue("end" | "report")   (the clock: see match.h)
  *   m:close(), <close>, tostring(m)
@@ -166,10 +170,13 @@ static void push_job_head(lua_State *L, const grove_job_t *j)
     }
 }
 
-/* Push the job as a table; graph_idx is the graph userdata. */
+/* Push the job as a table; graph_idx is the graph userdata, 0 for no
+ * picks. */
 static void push_job(lua_State *L, const grove_job_t *j, int graph_idx)
 {
     push_job_head(L, j);
+    if (!graph_idx)
+        return;
     lua_createtable(L, (int)j->npicks, 0);
     for (size_t i = 0; i < j->npicks; i++) {
         const grove_pick_t *p = &j->picks[i];
@@ -211,19 +218,29 @@ static const grove_jobspec_t *to_jobspec(lua_State *L, int idx)
 
 /* A window {start =, ["end"] =} at idx (none: nil), in *start and *end
  * (end 0 when absent: the jobspec's duration).  Raises on misuse. */
-static bool check_window(lua_State *L, int idx, int64_t *start, int64_t *end)
+/* The options of m:match at idx (nil, or a table): a window (start, and
+ * end or 0 for the default duration; true when given) and whether the
+ * result carries its picks (*picks, left as it is when not said). */
+static bool check_window(lua_State *L, int idx, int64_t *start, int64_t *end, bool *picks)
 {
     if (lua_isnoneornil(L, idx))
         return false;
     luaL_checktype(L, idx, LUA_TTABLE);
-    if (lua_getfield(L, idx, "start") != LUA_TNUMBER || !lua_isinteger(L, -1))
+    if (lua_getfield(L, idx, "picks") != LUA_TNIL)
+        *picks = lua_toboolean(L, -1);
+    int ts = lua_getfield(L, idx, "start");
+    int te = lua_getfield(L, idx, "end");
+    if (ts == LUA_TNIL && te == LUA_TNIL) {
+        lua_pop(L, 3);
+        return false;
+    }
+    if (ts != LUA_TNUMBER || !lua_isinteger(L, -2))
         luaL_argerror(L, idx, "window: start must be an integer");
-    *start = (int64_t)lua_tointeger(L, -1);
-    int t = lua_getfield(L, idx, "end");
-    if (t != LUA_TNIL && (t != LUA_TNUMBER || !lua_isinteger(L, -1)))
+    if (te != LUA_TNIL && (te != LUA_TNUMBER || !lua_isinteger(L, -1)))
         luaL_argerror(L, idx, "window: end must be an integer");
-    *end = t == LUA_TNIL ? 0 : (int64_t)lua_tointeger(L, -1);
-    lua_pop(L, 2);
+    *start = (int64_t)lua_tointeger(L, -2);
+    *end = te == LUA_TNIL ? 0 : (int64_t)lua_tointeger(L, -1);
+    lua_pop(L, 3);
     return true;
 }
 
@@ -247,7 +264,8 @@ static int m_match(lua_State *L)
     if (mode == MODE_GROW && id == 0)
         luaL_argerror(L, 4, "grow: the id of the job to grow expected");
     int64_t win[2];
-    bool windowed = check_window(L, 5, &win[0], &win[1]);
+    bool picks = true;
+    bool windowed = check_window(L, 5, &win[0], &win[1], &picks);
     if (windowed && mode == MODE_GROW)
         luaL_argerror(L, 5, "grow: the window is the job's own");
     lua_settop(L, 4);
@@ -286,7 +304,7 @@ static int m_match(lua_State *L)
         }
         return grovel_fail_errno(L, e, msg);
     }
-    push_job(L, job, 5);
+    push_job(L, job, picks ? 5 : 0);
     return 1;
 }
 
@@ -315,8 +333,9 @@ static int m_job(lua_State *L)
     const grove_job_t *j = check_job_arg(L);
     if (!j)
         return 3;
+    bool picks = lua_isnoneornil(L, 3) || lua_toboolean(L, 3);
     lua_getiuservalue(L, 1, 1);
-    push_job(L, j, lua_gettop(L));
+    push_job(L, j, picks ? lua_gettop(L) : 0);
     return 1;
 }
 
@@ -439,6 +458,14 @@ static int m_release_vertices(lua_State *L)
     lua_pushinteger(L, r);
     lua_pushboolean(L, removed);
     return 2;
+}
+
+static int m_prepare(lua_State *L)
+{
+    struct lmatcher *lm = check_matcher(L, 1);
+    if (grove_matcher_prepare(lm->m) < 0)
+        return grovel_fail_errno(L, errno, NULL);
+    return grovel_ok(L);
 }
 
 static int m_next_id(lua_State *L)
@@ -650,6 +677,7 @@ static const grovel_reg_t methods[] = {
     {"set_now", m_set_now, 0},
     {"events", m_events, 0},
     {"set_overdue", m_set_overdue, 0},
+    {"prepare", m_prepare, 0},
     {NULL, NULL, 0},
 };
 

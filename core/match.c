@@ -270,6 +270,20 @@ const grove_job_t *grove_matcher_job(const grove_matcher_t *m, grove_jobid_t id)
     return i < 0 ? NULL : m->jobs[i];
 }
 
+static int scratch_reserve(grove_matcher_t *m);
+
+int grove_matcher_prepare(grove_matcher_t *m)
+{
+    if (m->g->agg_dirty && grovep_agg_refresh(m->g) < 0)
+        return -1;
+    return scratch_reserve(m);
+}
+
+const grove_job_t *grove_matcher_result(const grove_matcher_t *m)
+{
+    return m->result.picks ? &m->result : NULL;
+}
+
 const grove_job_t *grove_matcher_job_at(const grove_matcher_t *m, size_t i)
 {
     return i < m->njobs ? m->jobs[i] : NULL;
@@ -1094,6 +1108,46 @@ static int cmp_pick(const void *a, const void *b)
     return (x->v > y->v) - (x->v < y->v);
 }
 
+/* Below this many picks a comparison sort is as fast as two passes over
+ * 64 Ki buckets. */
+#define RADIX_MIN 4096
+
+/* Sort n picks by vertex id in two stable passes of 16 bits (a whole
+ * machine's million picks: linear, where a comparison sort was a fifth of
+ * the match).  0 or -1 (ENOMEM). */
+static int radix_picks(grove_pick_t *p, size_t n)
+{
+    grove_pick_t *tmp = malloc(n * sizeof(*tmp));
+    size_t *count = malloc(65536 * sizeof(*count));
+    if (!tmp || !count) {
+        free(tmp);
+        free(count);
+        errno = ENOMEM;
+        return -1;
+    }
+    grove_pick_t *from = p, *to = tmp;
+    for (int shift = 0; shift < 32; shift += 16) {
+        memset(count, 0, 65536 * sizeof(*count));
+        for (size_t i = 0; i < n; i++)
+            count[(from[i].v >> shift) & 0xffff]++;
+        size_t sum = 0;
+        for (size_t b = 0; b < 65536; b++) {
+            size_t c = count[b];
+            count[b] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            to[count[(from[i].v >> shift) & 0xffff]++] = from[i];
+        grove_pick_t *t = from;
+        from = to;
+        to = t;
+    }
+    /* two passes: the sorted picks are back in p */
+    free(tmp);
+    free(count);
+    return 0;
+}
+
 /* Sort picks by vertex id.  They come mostly in graph order (the walk
  * follows it), with the ancestors appended at the end: sort only what
  * breaks the order and merge it back.  0 or -1 (ENOMEM). */
@@ -1105,6 +1159,8 @@ static int sort_picks(grove_pick_t *p, size_t n)
     if (k >= n)
         return 0;
     if (n - k > k / 8) { /* far from sorted: sort everything */
+        if (n >= RADIX_MIN)
+            return radix_picks(p, n);
         qsort(p, n, sizeof(*p), cmp_pick);
         return 0;
     }

@@ -11,6 +11,7 @@
 --
 -- This module holds only the command line; the command language is
 -- grove.query's and must not be done here.
+local core = require "grove.core"
 local help = require "grove.cmd.help"
 local query = require "grove.query"
 local writers = require "grove.writers"
@@ -33,7 +34,8 @@ Usage: grove query -L FILE [options] < COMMANDS
   -t, --test-output=FILE         write results to FILE instead of stdout
   -T, --traverser=NAME           accepted for compatibility (simple, flexible)
   -r, --reserve-vtx-vec=N        accepted for compatibility
-  -e, --elapse-time              print the time each match takes
+  -e, --elapse-time              print the load time of the graph and the wall
+                                 time of each match command, end to end
   -d, --disable-prompt           no prompt, even on a terminal
   -h, --help                     this text
 Commands: type help at the prompt.
@@ -97,13 +99,12 @@ function M.main(args)
     return 2
   end
   local fmt = o.F or "simple"
-  local known = false
-  for _, f in ipairs(writers.formats) do known = known or f == fmt end
-  if not known then
+  if not writers.known(fmt) then
     io.stderr:write(("grove query: unknown output format '%s' (%s)\n"):format(fmt,
       table.concat(writers.formats, ", ")))
     return 2
   end
+  local t0 = core.wall_clock()
   local g, err = query.load_graph(o.L, {format = o.f or "grug", types = o.W})
   if not g then
     io.stderr:write("grove query: cannot load ", o.L, ": ", tostring(err), "\n")
@@ -123,6 +124,12 @@ function M.main(args)
   if not s then
     io.stderr:write("grove query: ", tostring(serr), "\n")
     return 1
+  end
+  if o.e then
+    -- the graph read and made ready for the first match
+    io.stdout:write(("INFO: Graph Load Time: %.6f\nINFO: Vertex Count: %d\n" ..
+      "INFO: Edge Count: %d\n"):format(core.wall_clock() - t0, g:count(), g:edge_count()))
+    io.stdout:flush()
   end
   if o.S and o.S ~= "CA" then
     io.stderr:write(("grove query: note: -S %s: matching walks the containment subsystem " ..
