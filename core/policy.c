@@ -5,8 +5,10 @@
  *
  *   first       the first resources found in graph order; stops early.
  *   low, high   lowest / highest vertex id first at every level.
- *   lonode,     lowest / highest id first among nodes; other levels in
- *   hinode      graph order.
+ *   lonode,     lowest / highest node id first, and lowest / highest id
+ *   hinode      at every other level inside a node (the reference
+ *               engine's meaning; in a walk that visits nodes in id
+ *               order this is the order of low / high).
  *   lonodex,    as lonode / hinode / first, and every selected node is
  *   hinodex,    taken whole (exclusive, with all it contains).
  *   firstnodex
@@ -51,24 +53,11 @@ static int cmp_id(const void *a, const void *b, void *arg)
     return id_before(o->g, x, y, o->desc) ? -1 : id_before(o->g, y, x, o->desc);
 }
 
-/* Only when the children are nodes. */
-static bool children_are_nodes(const grove_graph_t *g, const grove_vid_t *k, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!strcmp(grove_vertex_type(g, k[i]), "node"))
-            return true;
-    return false;
-}
-
-/* Sort kids by id (then vertex id), ascending or descending; with
- * nodes_only, only a list that holds nodes.  Sibling lists usually come
+/* Sort kids by id (then vertex id), ascending or descending.  Sibling lists usually come
  * sorted one way already: that is found in one pass (and a reversed list
  * reversed), the rest sorted in full.  Always 0. */
-static int order_by_id(const grove_graph_t *g, grove_vid_t *kids, size_t n, bool desc,
-                       bool nodes_only)
+static int order_by_id(const grove_graph_t *g, grove_vid_t *kids, size_t n, bool desc)
 {
-    if (nodes_only && !children_are_nodes(g, kids, n))
-        return 0;
     bool in_order = true, reversed = true;
     for (size_t i = 1; i < n && (in_order || reversed); i++) {
         if (!id_before(g, kids[i - 1], kids[i], desc))
@@ -97,25 +86,13 @@ static int order_by_id(const grove_graph_t *g, grove_vid_t *kids, size_t n, bool
 static int order_low(void *arg, const grove_graph_t *g, grove_vid_t p, grove_vid_t *k,
                      size_t n)
 {
-    return (void)arg, (void)p, order_by_id(g, k, n, false, false);
+    return (void)arg, (void)p, order_by_id(g, k, n, false);
 }
 
 static int order_high(void *arg, const grove_graph_t *g, grove_vid_t p, grove_vid_t *k,
                       size_t n)
 {
-    return (void)arg, (void)p, order_by_id(g, k, n, true, false);
-}
-
-static int order_lonode(void *arg, const grove_graph_t *g, grove_vid_t p, grove_vid_t *k,
-                        size_t n)
-{
-    return (void)arg, (void)p, order_by_id(g, k, n, false, true);
-}
-
-static int order_hinode(void *arg, const grove_graph_t *g, grove_vid_t p, grove_vid_t *k,
-                        size_t n)
-{
-    return (void)arg, (void)p, order_by_id(g, k, n, true, true);
+    return (void)arg, (void)p, order_by_id(g, k, n, true);
 }
 
 static double perf_class(const grove_graph_t *g, grove_vid_t v)
@@ -191,10 +168,10 @@ static const grove_policy_t builtins[] = {
     {.name = "first"},
     {.name = "low", .order = order_low},
     {.name = "high", .order = order_high},
-    {.name = "lonode", .order = order_lonode},
-    {.name = "hinode", .order = order_hinode},
-    {.name = "lonodex", .order = order_lonode, .node_exclusive = true},
-    {.name = "hinodex", .order = order_hinode, .node_exclusive = true},
+    {.name = "lonode", .order = order_low},
+    {.name = "hinode", .order = order_high},
+    {.name = "lonodex", .order = order_low, .node_exclusive = true},
+    {.name = "hinodex", .order = order_high, .node_exclusive = true},
     {.name = "firstnodex", .node_exclusive = true},
     {.name = "locality", .choose = choose_locality, .select = GROVE_SELECT_BEST},
     {.name = "variation", .choose = choose_variation, .select = GROVE_SELECT_BEST},

@@ -270,21 +270,15 @@ local VARIANTS = {
     end}]],
   lonode = [[
     return {order = function(parent, kids)
-      for _, v in ipairs(kids) do
-        if v:type() == "node" then
-          table.sort(kids, function(a, b)
-            local x, y = a:id() or -1, b:id() or -1
-            if x ~= y then return x < y end
-            return a:vid() < b:vid()
-          end)
-          return
-        end
-      end
+      table.sort(kids, function(a, b)
+        local x, y = a:id() or -1, b:id() or -1
+        if x ~= y then return x < y end
+        return a:vid() < b:vid()
+      end)
     end}]],
   hinodex = [[
     return {node_exclusive = true,
-            order = {key = function(v) return v:id() or -1 end, descending = true,
-                     when = "node"}}]],
+            order = {key = function(v) return v:id() or -1 end, descending = true}}]],
   first = [[
     return {select = "first",
             prune = function(v, ctx)

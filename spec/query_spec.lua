@@ -346,8 +346,76 @@ describe("grove query command line", function()
     end
   end)
 
+  it("reads policy strings as the reference engine spells them", function()
+    for _, c in ipairs {
+      {"policy=high node_centric=true node_exclusive=true stop_on_1_matches=true", "firstnodex"},
+      {"policy=high node_centric=true stop_on_1_matches=true", "first"},
+      {"policy=high", "high"}, {"policy=low", "low"},
+      {"policy=low node_centric=true", "lonode"}, {"policy=high node_centric=true", "hinode"},
+      {"policy=low node_centric=true node_exclusive=true", "lonodex"},
+      {"policy=high node_exclusive=true stop_on_1_matches=false", "hinodex"},
+    } do
+      assert.equal(c[2], (cmd.policy_string(c[1])))
+    end
+    for _, c in ipairs {
+      {"policy=mid", "policy key within custom policy accepts only low or high"},
+      {"policy=high blah=true", "invalid policy option: blah"},
+      {"policy=high node_centric=yes",
+        "Policy option node_centric requires true or false, got yes"},
+      {"node_centric=true", "a policy string needs policy=low or policy=high"},
+      {"policy=high policy=low", "policy option policy given twice"},
+      {"policy=high node_centric", "policy option 'node_centric' is not KEY=VALUE"},
+    } do
+      local name, msg = cmd.policy_string(c[1])
+      assert.is_nil(name)
+      assert.equal(c[2], msg)
+    end
+    local o = assert(cmd.parse({"-L", "g", "--traverser-policy=flexible", "-g", "graphml",
+      "--graph-output=x"}))
+    assert.same({L = "g", T = "flexible", g = "graphml", o = "x"}, o)
+  end)
+
+  it("gives job ids only to requests it could read, and not to without_allocating", function()
+    local s, texts = session{policy = "low"}
+    run(s, "match allocate @FIXTURES@/no-such.yaml\n" ..
+      "match allocate " .. os.tmpname() .. "\n" ..
+      "match without_allocating @FIXTURES@/cores.yaml\n" ..
+      "match allocate @FIXTURES@/cores.yaml")
+    local t = texts()
+    assert.truthy(t.err:find("^ERROR: can't open spec/fixtures/query/no%-such.yaml\n" ..
+      "match_allocate: ERROR: Jobspec error for 1: "))
+    local ids = {}
+    for id in t.out:gmatch("INFO: JOBID=(%d+)") do ids[#ids + 1] = tonumber(id) end
+    assert.same({1, 1, 1}, ids)
+    assert.truthy(t.out:find("No matching resources found\nINFO: JOBID=1", 1, true))
+    s:close()
+  end)
+
   local grove = os.getenv("GROVE_BUILD") and os.getenv("GROVE_BUILD") .. "/grove"
   local sh = exe.transcript
+
+  it("writes the graph with -g and -o, and refuses a bad -P string or -g", function()
+    if not grove then return pending("GROVE_BUILD is not set") end
+    local base = os.tmpname()
+    local text = sh(("%s query -L %s/lab.graphml -P 'policy=low node_centric=true' " ..
+      "-g GraphML -o %s -d < /dev/null"):format(grove, DIR, base))
+    assert.equal("INFO: Write the target graph of the matcher...\nrc=0\n", text)
+    local g = read(base .. ".graphml")
+    assert.truthy(g:find('<data key="key5">node0</data>', 1, true))
+    local n = 0
+    for _ in g:gmatch("<node ") do n = n + 1 end
+    assert.equal(lab():count(), n)
+    os.remove(base .. ".graphml")
+    sh(("%s query -L %s/lab.graphml -o %s -d < /dev/null"):format(grove, DIR, base))
+    assert.truthy(read(base .. ".dot"):find('^digraph G {\n0%[label="'))
+    os.remove(base .. ".dot")
+    os.remove(base)
+    assert.truthy(sh(grove .. " query -L x -P 'policy=mid' < /dev/null"):find(
+      "^grove query: %-P policy=mid: policy key within custom policy accepts only low or " ..
+      "high\nrc=2\n$"))
+    assert.truthy(sh(grove .. " query -L x -g png -o y < /dev/null"):find(
+      "^grove query: unknown format for %-%-graph%-format: png %(dot, graphml%)\nrc=2\n$"))
+  end)
 
   it("runs as grove query, results to -t, errors to stderr", function()
     if not grove then return pending("GROVE_BUILD is not set") end

@@ -20,9 +20,11 @@
 --   attach JGF                remove PATH true | remove IDSET false
 --   info JOBID  list  stat  cat JOBSPEC  help  quit
 --
--- Every match or multi-match entry takes the next job id (1, 2, ...),
--- whether it succeeds or not; `match satisfiability` takes none.  The
--- simulated clock starts at 0 and never moves.
+-- Every allocate, allocate_orelse_reserve or allocate_with_satisfiability
+-- of a jobspec that could be read takes the next job id (1, 2, ...),
+-- whether it finds resources or not; satisfiability, without_allocating
+-- and without_allocating_future take none.  The simulated clock starts at
+-- 0 and never moves.
 --
 -- Streams: results (matches, find, get-status, get-property, cancel
 -- statistics) go to `out` (the -t file or stdout), answers meant for a
@@ -221,18 +223,63 @@ function S:shape_of(js)
   return shape
 end
 
+-- The nodes a request asks for at least: the least count of every level,
+-- multiplied down to the nodes.
+local function nodes_requested(resources, mult)
+  local n = 0
+  for _, r in ipairs(resources or {}) do
+    local c = r.count
+    if type(c) == "table" then c = c.min end
+    c = mult * (c or 1)
+    if r.type == "node" then
+      n = n + c
+    else
+      n = n + nodes_requested(r.with, c)
+    end
+  end
+  return n
+end
+
+-- How many nodes are up.
+function S:nodes_up()
+  local n = 0
+  for v in self.graph:vertices{type = "node"} do
+    if v:status() == "up" then n = n + 1 end
+  end
+  return n
+end
+
+-- The modes that give a job id to every request that was read (matched
+-- or not); satisfiability and the without_allocating modes take none.
+local TAKES_ID = {allocate = true, allocate_orelse_reserve = true,
+  allocate_with_satisfiability = true}
+
 -- One match of the jobspec file at path in mode; prints the result.
 -- Returns true when resources were found (or the request is satisfiable).
+-- A file that cannot be opened is an error line and nothing more; a
+-- jobspec that cannot be read is an error line and a failed match under
+-- the id it would have had, which the next request gets again.
 function S:match_one(mode, path)
   local t0 = self.elapsed and self.clock() or nil
   local sat_only = mode == "satisfiability"
   local id = self.next_id
-  if not sat_only then self.next_id = id + 1 end
+  local f = io.open(path, "r")
+  if not f then
+    self:error("ERROR: can't open %s", path)
+    return false
+  end
+  f:close()
   local js, msg = core.jobspec_load(path, {types = self:known_types()})
   if not js then
     self:error("match_allocate: ERROR: Jobspec error for %d: %s", id, msg)
+    if sat_only then
+      selection.banner(self, {"INFO: Satisfiable request"})
+    else
+      selection.print_nomatch(self, id, false)
+    end
     return false
   end
+  if TAKES_ID[mode] then self.next_id = id + 1 end
   local job, err, code = self.matcher:match(js, mode, sat_only and nil or id, { picks = false })
   local sat_mode = sat_only or mode == "allocate_with_satisfiability"
   if sat_only then
@@ -246,8 +293,17 @@ function S:match_one(mode, path)
   end
   if not job then
     if code == "EBUSY" or code == "ENODEV" then
-      local unsat = code == "ENODEV" or (sat_mode and not self:fits_when_idle(js))
-      selection.print_nomatch(self, id, sat_mode and unsat, t0)
+      local unsat = false
+      if sat_mode then
+        unsat = code == "ENODEV" or not self:fits_when_idle(js)
+      elseif mode == "allocate_orelse_reserve" or mode == "without_allocating_future" then
+        -- No later time fits either: unsatisfiable when even the idle
+        -- graph cannot hold it, unless it asks for more nodes than are
+        -- up (they may come up: busy).
+        unsat = nodes_requested(js:resources(), 1) <= self:nodes_up()
+          and (code == "ENODEV" or not self:fits_when_idle(js))
+      end
+      selection.print_nomatch(self, id, unsat, t0)
     elseif code == "EINVAL" then
       self:error("match_allocate: ERROR: Jobspec error for %d: %s", id, err)
     else
