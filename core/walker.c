@@ -8,6 +8,12 @@
  * child ids shared by all frames, so a walk allocates O(depth + fan-out)
  * memory once and nothing per visited vertex.
  *
+ * Every vertex is visited at most once per walk.  Containment is a tree and
+ * the walk follows each vertex's parent link, so it needs no marks; any
+ * other subsystem may hold cycles and shared children (RFC 4 allows two
+ * edges of one relation in opposite directions), so a walk there keeps one
+ * bit per vertex and enters a vertex only the first time it reaches it.
+ *
  * This file must not hold the matcher's request-guided walk (match.c) or
  * anything that changes the graph: its walks only read it.
  */
@@ -99,7 +105,20 @@ struct walkbuf {
     size_t nf, fcap;
     grove_vid_t *kids;
     size_t nk, kcap;
+    uint8_t *seen; /* non-tree subsystems: one bit per vertex, NULL in containment */
 };
+
+/* Mark v seen; false when it was already (a cycle or a shared child). */
+static bool first_visit(struct walkbuf *w, grove_vid_t v)
+{
+    if (!w->seen)
+        return true;
+    uint8_t bit = (uint8_t)(1u << (v & 7));
+    if (w->seen[v >> 3] & bit)
+        return false;
+    w->seen[v >> 3] |= bit;
+    return true;
+}
 
 static int push_frame(struct walkbuf *w, grove_vid_t v, int depth)
 {
@@ -130,8 +149,18 @@ int grove_graph_walk(grove_graph_t *g, grove_vid_t start, grove_sym_t subsystem,
     int sub = grovep_subsys_find(g, subsystem);
     struct walkbuf w = {0};
     int rc = 0;
-    if (push_frame(&w, start, 0) < 0)
+    if (sub >= 0 && sub != g->containment) {
+        w.seen = calloc(g->nv / 8 + 1, 1);
+        if (!w.seen) {
+            errno = ENOMEM;
+            return -1;
+        }
+        first_visit(&w, start);
+    }
+    if (push_frame(&w, start, 0) < 0) {
+        free(w.seen);
         return -1;
+    }
     bool entered = false; /* the top frame's pre-order step is done */
     while (w.nf) {
         struct frame *f = &w.f[w.nf - 1];
@@ -157,6 +186,8 @@ int grove_graph_walk(grove_graph_t *g, grove_vid_t start, grove_sym_t subsystem,
                         continue;
                     /* containment walks follow the tree, once per vertex */
                     if (sub == g->containment && g->parent[ed->dst] != f->v)
+                        continue;
+                    if (!first_visit(&w, ed->dst))
                         continue;
                     if (push_kid(&w, ed->dst) < 0) {
                         rc = -1;
@@ -206,6 +237,7 @@ out:;
     int saved = errno;
     free(w.f);
     free(w.kids);
+    free(w.seen);
     errno = saved;
     return rc;
 }
