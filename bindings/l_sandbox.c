@@ -97,11 +97,26 @@ static void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     return q;
 }
 
+/* Remember where the policy's code is running: the innermost Lua function
+ * on the stack (a library call counts where it was called from). */
+static void note_where(lua_State *S, grovel_sandbox_t *sb)
+{
+    lua_Debug ar;
+    for (int level = 0; lua_getstack(S, level, &ar); level++) {
+        if (lua_getinfo(S, "Sl", &ar) && ar.currentline > 0) {
+            memcpy(sb->src, ar.short_src, sizeof(sb->src));
+            sb->line = ar.currentline;
+            return;
+        }
+    }
+}
+
 /* Raise the error of the limit that stopped the run (fatal is set). */
 static int raise_fatal(lua_State *S)
 {
     grovel_sandbox_t *sb = grovel_sandbox_of(S);
     char buf[256];
+    note_where(S, sb);
     lua_pushstring(S, grovel_sandbox_limit_message(sb, LUA_ERRRUN, sb->src, buf, sizeof(buf)));
     return lua_error(S);
 }

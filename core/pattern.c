@@ -93,6 +93,7 @@ static bool class_match(int c, int cl)
     case 'u': res = isupper(c); break;
     case 'w': res = isalnum(c); break;
     case 'x': res = isxdigit(c); break;
+    case 'z': res = c == 0; break; /* deprecated, still accepted by Lua 5.4 */
     default: return cl == c;
     }
     return isupper(cl) ? !res : res;
