@@ -171,14 +171,41 @@ static int push_aggregate(lua_State *S, const grove_graph_t *g, grove_vid_t v, i
     return 0;
 }
 
+/* One type's units, for aggregate(type): what grove_vertex_aggregate_window
+ * reports for it. */
+struct onetype {
+    const char *type;
+    int64_t units;
+};
+
+static void one_row(const char *type, int64_t units, void *arg)
+{
+    struct onetype *o = arg;
+    if (!strcmp(type, o->type))
+        o->units += units;
+}
+
 /* aggregate([start [, dur]]): {type = free units} below the vertex during
  * the window, from its pruning aggregates (the ones the matcher prunes
- * with: no walk) when it keeps them, else by walking its subtree. */
+ * with: no walk) when it keeps them, else by walking its subtree.
+ * aggregate(type [, start [, dur]]): the free units of that one type (0
+ * when none), from the aggregate when the vertex keeps one for the type. */
 static int pv_aggregate(lua_State *S)
 {
     grove_vid_t v;
     grove_graph_t *g = view_check(S, 1, &v);
     int64_t s, e;
+    if (lua_type(S, 2) == LUA_TSTRING) {
+        struct onetype o = {lua_tostring(S, 2), 0};
+        window(S, 3, views_of(S), g, &s, &e);
+        int64_t n = grove_vertex_aggregate_avail(g, v, o.type, s, e);
+        if (n < 0 && errno != ENOENT)
+            return luaL_error(S, "aggregate: %s", strerror(errno));
+        if (n < 0 && grove_vertex_aggregate_window(g, v, s, e, one_row, &o) < 0)
+            return luaL_error(S, "aggregate: %s", strerror(errno));
+        lua_pushinteger(S, (lua_Integer)(n < 0 ? o.units : n));
+        return 1;
+    }
     window(S, 2, views_of(S), g, &s, &e);
     if (push_aggregate(S, g, v, s, e) < 0)
         return luaL_error(S, "aggregate: %s", strerror(errno));

@@ -14,6 +14,11 @@
  *               gaps), so jobs land on neighbouring nodes.
  *   variation   candidates whose `perf_class` properties vary least, so a
  *               job's nodes perform alike (lower class first on ties).
+ *   spread      nodes with the most free cores during the window first,
+ *               so jobs spread over the machine (scores nodes only).
+ *   gpu         jobs that ask for GPUs get the nodes with the most free
+ *               GPUs; other jobs the nodes with the fewest, keeping GPU
+ *               nodes for GPU jobs (scores nodes only).
  *
  * This file holds the built-in hooks and their table only: no state (the
  * hooks may run in several matchers at once, one per thread), nothing
@@ -191,6 +196,44 @@ static int choose_variation(void *arg, const grove_graph_t *g, const grove_vid_t
     return (void)arg, (void)scores, choose_window(g, vs, n, k, pick, true);
 }
 
+/* Free units of type below v during the window, from v's aggregate (0
+ * when it keeps none). */
+static double free_in_window(const grove_graph_t *g, grove_vid_t v, const char *type,
+                             const grove_policy_ctx_t *ctx)
+{
+    int64_t n = grove_vertex_aggregate_avail(g, v, type, ctx->start, ctx->end);
+    return n < 0 ? 0 : (double)n;
+}
+
+static int score_spread(void *arg, const grove_graph_t *g, grove_vid_t v,
+                        const grove_policy_ctx_t *ctx, double *score)
+{
+    (void)arg;
+    *score = free_in_window(g, v, "core", ctx);
+    return 0;
+}
+
+/* Does the request ask for some units of type? */
+static bool asks_for(const grove_policy_ctx_t *ctx, const char *type)
+{
+    const grove_policy_request_t *r = ctx->req;
+    for (size_t k = 0; r && k < r->ntypes; k++)
+        if (!strcmp(r->names[k], type) && r->total[k] > 0)
+            return true;
+    return false;
+}
+
+static int score_gpu(void *arg, const grove_graph_t *g, grove_vid_t v,
+                     const grove_policy_ctx_t *ctx, double *score)
+{
+    (void)arg;
+    double n = free_in_window(g, v, "gpu", ctx);
+    *score = asks_for(ctx, "gpu") ? n : -n;
+    return 0;
+}
+
+static const char *const nodes_only[] = {"node", NULL};
+
 static const grove_policy_t builtins[] = {
     {.name = "first"},
     {.name = "low", .order = order_low},
@@ -202,6 +245,9 @@ static const grove_policy_t builtins[] = {
     {.name = "firstnodex", .node_exclusive = true},
     {.name = "locality", .choose = choose_locality, .select = GROVE_SELECT_BEST},
     {.name = "variation", .choose = choose_variation, .select = GROVE_SELECT_BEST},
+    {.name = "spread", .score = score_spread, .select = GROVE_SELECT_BEST,
+     .score_types = nodes_only},
+    {.name = "gpu", .score = score_gpu, .select = GROVE_SELECT_BEST, .score_types = nodes_only},
 };
 
 const grove_policy_t *grove_policy_builtin(const char *name)

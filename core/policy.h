@@ -89,7 +89,8 @@ typedef struct grove_policy {
 } grove_policy_t;
 
 /* The built-in policy called name ("first", "low", "high", "lonode",
- * "hinode", "lonodex", "hinodex", "firstnodex", "locality", "variation"),
+ * "hinode", "lonodex", "hinodex", "firstnodex", "locality", "variation",
+ * "spread", "gpu"),
  * or NULL (ENOENT).  The result is static: do not modify it. */
 const grove_policy_t *grove_policy_builtin(const char *name);
 
