@@ -131,24 +131,48 @@ describe("prune_types and score_types", function()
   end)
 end)
 
-describe("a rack filter reading the request from ctx", function()
+local function node_paths(j)
+  local out = {}
+  for _, pk in ipairs(j.picks) do
+    if pk.vertex:type() == "node" then out[#out + 1] = pk.vertex:path() end
+  end
+  return out
+end
+
+describe("the example rack filter (examples/policies/rackfit.lua)", function()
   it("skips racks with fewer free cores than the request still needs", function()
     local g = machine()
     local m = core.matcher(g)
     -- rack0 keeps 2 free cores: one job of 3 cores on each of its nodes
     for _ = 1, 2 do assert(m:match(match.nodes_yaml(1, 3, nil, 600))) end
-    assert(m:set_policy(parse([[
-      return {
-        prune_types = "rack",
-        prune = function(v, ctx) return (v:aggregate().core or 0) < ctx.need.core end,
-      }]])))
-    local j = assert(m:match(REQUEST))
-    for _, pk in ipairs(j.picks) do
-      if pk.vertex:type() == "node" then assert.matches("^/cluster0/rack1/", pk.vertex:path()) end
-    end
+    assert.same({"/cluster0/rack0/node0", "/cluster0/rack0/node1"},
+      node_paths(assert(m:match(match.nodes_yaml(2, 1, nil, 600), "without_allocating"))))
+    assert(m:set_policy(assert(core.policy_load("examples/policies/rackfit.lua"))))
+    assert.same({"/cluster0/rack1/node2", "/cluster0/rack1/node3"},
+      node_paths(assert(m:match(REQUEST))))
   end)
 end)
 
+describe("the example aftercare policy (examples/policies/aftercare.lua)", function()
+  it("takes the nodes that stay free after the job ends", function()
+    local g = machine()
+    local m = core.matcher(g)
+    -- node0 and node1 reserved from 600 s on: fill all for 600 s, reserve
+    -- two nodes after it, give the fill back
+    local fill = assert(m:match(match.nodes_yaml(4, 4, nil, 600)))
+    local later = assert(m:match(match.nodes_yaml(2, 4, nil, 3600), "allocate_orelse_reserve"))
+    assert.equal(600, later.start)
+    assert.same({"/cluster0/rack0/node0", "/cluster0/rack0/node1"}, node_paths(later))
+    assert(m:cancel(fill.id))
+    local job = match.nodes_yaml(2, 1, nil, 600)
+    assert.same({"/cluster0/rack0/node0", "/cluster0/rack0/node1"},
+      node_paths(assert(m:match(job, "without_allocating"))))
+    assert(m:set_policy(assert(core.policy_load("examples/policies/aftercare.lua"))))
+    local j = assert(m:match(job))
+    assert.equal("allocated", j.state)
+    assert.same({"/cluster0/rack1/node2", "/cluster0/rack1/node3"}, node_paths(j))
+  end)
+end)
 describe("views in hooks", function()
   it("answer for the window being tried: a reservation sees what is free then", function()
     local g = machine()
