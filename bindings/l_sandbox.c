@@ -62,7 +62,8 @@ static bool out_of_time(grovel_sandbox_t *sb)
 {
     if (!sb->running)
         return false;
-    if (sb->fatal == GROVEL_SB_TIME_OUT || mono_ns() > sb->deadline) {
+    int64_t spent = sb->spent + (sb->entered ? mono_ns() - sb->entered : 0);
+    if (sb->fatal == GROVEL_SB_TIME_OUT || spent > sb->limit_ns) {
         sb->fatal = GROVEL_SB_TIME_OUT;
         return true;
     }
@@ -151,7 +152,9 @@ void grovel_sandbox_start(grovel_sandbox_t *sb)
     sb->used = 0;
     sb->fatal = GROVEL_SB_OK;
     sb->ticks = 0;
-    sb->deadline = mono_ns() + (int64_t)(sb->time * 1e9);
+    sb->spent = 0;
+    sb->entered = 0;
+    sb->limit_ns = (int64_t)(sb->time * 1e9);
     sb->running = true;
 }
 
@@ -210,7 +213,14 @@ int grovel_sandbox_pcall(grovel_sandbox_t *sb, int nargs, int nresults)
     int fn = lua_gettop(S) - nargs;
     lua_pushcfunction(S, msgh);
     lua_insert(S, fn);
+    bool outer = sb->entered == 0; /* the clock runs while policy code does */
+    if (outer)
+        sb->entered = mono_ns();
     int st = lua_pcall(S, nargs, nresults, fn);
+    if (outer) {
+        sb->spent += mono_ns() - sb->entered;
+        sb->entered = 0;
+    }
     lua_remove(S, fn);
     return st;
 }

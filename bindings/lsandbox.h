@@ -19,9 +19,11 @@
  *            instructions); library calls whose work grows with their
  *            arguments are charged for it, and pattern matching counts its
  *            own steps;
- *   time     wall-clock seconds per run, checked by the count hook, by the
- *            pattern matcher, after every metered library call and at
- *            every large allocation.
+ *   time     wall-clock seconds per run spent in the policy's code (from
+ *            the start to the end of each call into the sandbox; the
+ *            matcher's own work between hook calls is not counted),
+ *            checked by the count hook, by the pattern matcher, after
+ *            every metered library call and at every large allocation.
  * A run is one match (or the loading of the policy's chunk).  pcall and
  * xpcall cannot catch the errors these limits raise, and an xpcall message
  * handler is not run for them.
@@ -56,7 +58,9 @@ typedef struct grovel_sandbox {
     bool capped;          /* the memory cap applies (the sandbox is built) */
     bool running;         /* a run is in progress: budget and clock apply */
     lua_Integer used;     /* instructions charged in this run */
-    int64_t deadline;     /* CLOCK_MONOTONIC nanoseconds */
+    int64_t limit_ns;     /* time, in nanoseconds */
+    int64_t spent;        /* nanoseconds spent in the sandbox's code this run */
+    int64_t entered;      /* CLOCK_MONOTONIC when the current call began, or 0 */
     unsigned ticks;       /* small allocations since the clock was read */
     int fatal;            /* enum grovel_sb_fatal */
     char src[LUA_IDSIZE]; /* where the policy's code was last seen running */
