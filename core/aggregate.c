@@ -798,27 +798,6 @@ int64_t grove_vertex_aggregate_avail(const grove_graph_t *g, grove_vid_t v, cons
 
 /* ---- a subtree's free units during a window ------------------------------ */
 
-struct window_walk {
-    int64_t start, end;
-    int64_t *count; /* by type symbol */
-    grove_sym_t *order;
-    size_t norder;
-};
-
-static int window_pre(grove_graph_t *g, grove_vid_t v, int depth, void *arg)
-{
-    (void)depth;
-    struct window_walk *w = arg;
-    int64_t avail = grovep_own_available(g, v, w->start, w->end);
-    if (avail <= 0)
-        return GROVE_WALK_SKIP;
-    grove_sym_t t = g->v[v].type;
-    if (w->count[t] == 0)
-        w->order[w->norder++] = t;
-    w->count[t] += avail;
-    return GROVE_WALK_CONTINUE;
-}
-
 int grove_vertex_aggregate_window(const grove_graph_t *g, grove_vid_t v, int64_t start,
                                   int64_t end, grove_window_f cb, void *arg)
 {
@@ -833,30 +812,12 @@ int grove_vertex_aggregate_window(const grove_graph_t *g, grove_vid_t v, int64_t
         if (g->v[p].status != GROVE_STATUS_UP || grovep_excl_any(g, p, start, end))
             return 0;
     const grovep_agg_t *a = grovep_agg_of(g, v);
-    if (a) {
-        int64_t out[GROVEP_MAX_LOW];
-        grovep_agg_avail(g, a, start, end, out);
-        for (size_t i = 0; i < g->nlow; i++)
-            if ((a->mask & (1u << i)) && out[i] > 0)
-                cb(grove_intern_str(g->strings, g->agg_low[i]), out[i], arg);
-        return 0;
-    }
-    size_t ntypes = grove_intern_count(g->strings);
-    struct window_walk w = {start, end, calloc(ntypes, sizeof(int64_t)),
-                            malloc(ntypes * sizeof(grove_sym_t)), 0};
-    if (!w.count || !w.order) {
-        free(w.count);
-        free(w.order);
-        errno = ENOMEM;
-        return -1;
-    }
-    grove_walk_hooks_t hooks = {.pre = window_pre, .arg = &w};
-    /* the walk's hook only reads the graph */
-    int rc = grove_graph_walk((grove_graph_t *)(uintptr_t)g, v, g->sym_containment, &hooks, NULL);
-    if (rc >= 0)
-        for (size_t i = 0; i < w.norder; i++)
-            cb(grove_intern_str(g->strings, w.order[i]), w.count[w.order[i]], arg);
-    free(w.count);
-    free(w.order);
-    return rc < 0 ? -1 : 0;
+    if (!a)
+        return grovep_count_available(g, v, start, end, cb, arg);
+    int64_t out[GROVEP_MAX_LOW];
+    grovep_agg_avail(g, a, start, end, out);
+    for (size_t i = 0; i < g->nlow; i++)
+        if ((a->mask & (1u << i)) && out[i] > 0)
+            cb(grove_intern_str(g->strings, g->agg_low[i]), out[i], arg);
+    return 0;
 }

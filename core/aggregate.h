@@ -27,7 +27,8 @@ int64_t grove_vertex_aggregate_avail(const grove_graph_t *g, grove_vid_t v, cons
                                      int64_t start, int64_t end);
 
 /* Free units by type in the containment subtree of v (v included)
- * throughout [start, end), as cb(type, units, arg) for each type with some.
+ * throughout [start, end), as cb(type, units, arg) for each type with
+ * some (grove_window_f has the shape of walker.h's grove_aggregate_f).
  * When v keeps a pruning aggregate the answer is the aggregate's (the
  * types it tracks, one query, no walk: what the matcher prunes with);
  * otherwise the subtree is walked and every type reported.  Nothing is

@@ -245,7 +245,7 @@ out:;
 /* ---- what is available now ---------------------------------------------- */
 
 struct avail_walk {
-    int64_t now;
+    int64_t start, end;
     grovep_avail_visit_f visit;
     void *arg;
 };
@@ -254,20 +254,26 @@ static int avail_pre(grove_graph_t *g, grove_vid_t v, int depth, void *arg)
 {
     (void)depth;
     struct avail_walk *w = arg;
-    int64_t avail = grovep_own_available(g, v, w->now, w->now + 1);
+    int64_t avail = grovep_own_available(g, v, w->start, w->end);
     if (avail <= 0)
         return GROVE_WALK_SKIP;
     w->visit(g, v, avail, w->arg);
     return GROVE_WALK_CONTINUE;
 }
 
-int grovep_walk_available(const grove_graph_t *g, grove_vid_t v, grovep_avail_visit_f visit,
-                          void *arg)
+int grovep_walk_available_during(const grove_graph_t *g, grove_vid_t v, int64_t start,
+                                 int64_t end, grovep_avail_visit_f visit, void *arg)
 {
-    struct avail_walk w = {g->now, visit, arg};
+    struct avail_walk w = {start, end, visit, arg};
     grove_walk_hooks_t hooks = {.pre = avail_pre, .arg = &w};
     /* the walk does not modify the graph; the hooks take it non-const */
     return grove_graph_walk((grove_graph_t *)(uintptr_t)g, v, g->sym_containment, &hooks, NULL);
+}
+
+int grovep_walk_available(const grove_graph_t *g, grove_vid_t v, grovep_avail_visit_f visit,
+                          void *arg)
+{
+    return grovep_walk_available_during(g, v, g->now, g->now + 1, visit, arg);
 }
 
 /* ---- aggregate ------------------------------------------------------------- */
@@ -287,6 +293,29 @@ static void agg_visit(const grove_graph_t *g, grove_vid_t v, int64_t avail, void
     a->count[t] += avail;
 }
 
+int grovep_count_available(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end,
+                           grove_aggregate_f cb, void *arg)
+{
+    size_t ntypes = grove_intern_count(g->strings);
+    struct agg a = {
+        .count = calloc(ntypes, sizeof(int64_t)),
+        .order = malloc(ntypes * sizeof(grove_sym_t)),
+    };
+    if (!a.count || !a.order) {
+        free(a.count);
+        free(a.order);
+        errno = ENOMEM;
+        return -1;
+    }
+    int rc = grovep_walk_available_during(g, v, start, end, agg_visit, &a);
+    if (rc >= 0)
+        for (size_t i = 0; i < a.norder; i++)
+            cb(grove_intern_str(g->strings, a.order[i]), a.count[a.order[i]], arg);
+    free(a.count);
+    free(a.order);
+    return rc < 0 ? -1 : 0;
+}
+
 int grove_graph_aggregate(const grove_graph_t *g, grove_vid_t v, grove_aggregate_f cb,
                           void *arg)
 {
@@ -301,24 +330,7 @@ int grove_graph_aggregate(const grove_graph_t *g, grove_vid_t v, grove_aggregate
     for (; p != GROVEP_NONE; p = g->parent[p])
         if (g->v[p].status != GROVE_STATUS_UP)
             return 0;
-    size_t ntypes = grove_intern_count(g->strings);
-    struct agg a = {
-        .count = calloc(ntypes, sizeof(int64_t)),
-        .order = malloc(ntypes * sizeof(grove_sym_t)),
-    };
-    if (!a.count || !a.order) {
-        free(a.count);
-        free(a.order);
-        errno = ENOMEM;
-        return -1;
-    }
-    int rc = grovep_walk_available(g, v, agg_visit, &a);
-    if (rc >= 0)
-        for (size_t i = 0; i < a.norder; i++)
-            cb(grove_intern_str(g->strings, a.order[i]), a.count[a.order[i]], arg);
-    free(a.count);
-    free(a.order);
-    return rc < 0 ? -1 : 0;
+    return grovep_count_available(g, v, g->now, g->now + 1, cb, arg);
 }
 
 /* ---- find -------------------------------------------------------------------- */

@@ -12,20 +12,7 @@ local apidoc = require "grove.apidoc"
 local pretty = require "grove.pretty"
 local repl = require "grove.repl"
 
-local function sink()
-  local s = {parts = {}}
-  function s.write(self, ...)
-    for i = 1, select("#", ...) do self.parts[#self.parts + 1] = tostring(select(i, ...)) end
-    return self
-  end
-  function s.flush() end
-  function s.text(self)
-    local t = table.concat(self.parts)
-    self.parts = {}
-    return t
-  end
-  return s
-end
+local sink = require("repl_helper").sink
 
 local function session()
   local out, err = sink(), sink()
