@@ -1231,7 +1231,8 @@ static void reserve_caches(lua_State *L, struct grovel_policy *p, const grove_gr
             p->kgen = 1;
         }
     }
-    memset(p->cx.below_done, 0, p->cx.nbelow * sizeof(*p->cx.below_done));
+    if (p->cx.nbelow)
+        memset(p->cx.below_done, 0, p->cx.nbelow * sizeof(*p->cx.below_done));
 }
 
 void grovel_policy_begin(lua_State *L, int pidx, const void *owner, grove_graph_t *g)
