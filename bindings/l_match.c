@@ -32,9 +32,8 @@
  * (see l_policy.c): between grovel_policy_begin and grovel_policy_end
  * nothing here may raise.
  *
- * The matcher keeps its graph alive (user value 1), its Lua policy (user
- * value 2) and the cache of the vertex views the policy sees (user value
- * 3).  Closing the matcher keeps the graph's records (cancel jobs first to
+ * The matcher keeps its graph alive (user value 1) and its Lua policy (user
+ * value 2).  Closing the matcher keeps the graph's records (cancel jobs first to
  * clear them), as grove_matcher_destroy does.
  *
  * This file holds the matcher class (a generic handle of grovel.h) and the
@@ -55,7 +54,6 @@ struct lmatcher {
         grovel_handle_t h; /* the generic handle's view of m */
         grove_matcher_t *m; /* NULL once closed */
     };
-    struct grovel_view view; /* the graph as the policy's views see it */
     bool lua_policy;         /* user value 2 holds the policy in use */
     bool running;            /* a match is in progress */
 };
@@ -94,7 +92,7 @@ static const grovel_class_t matcher_class = {
     .label = "matcher",
     .closed = "grove.matcher (closed)",
     .size = sizeof(struct lmatcher),
-    .nuv = 3,
+    .nuv = 2,
     .destroy = matcher_destroy,
     .closable = closable,
 };
@@ -144,8 +142,6 @@ static int l_matcher_new(lua_State *L)
     int ud = lua_gettop(L);
     lua_pushvalue(L, 1);
     lua_setiuservalue(L, ud, 1);
-    grovel_policy_new_cache(L, ud);
-    lua_setiuservalue(L, ud, 3);
     lm->m = grove_matcher_create(gr->g, &cfg);
     if (!lm->m)
         return grovel_fail_errno(L, ENOMEM, "cannot create a matcher: out of memory");
@@ -277,13 +273,12 @@ static int m_match(lua_State *L)
     lua_settop(L, 4);
     lua_getiuservalue(L, 1, 1); /* 5: graph */
     lua_getiuservalue(L, 1, 2); /* 6: policy or nil */
-    lua_getiuservalue(L, 1, 3); /* 7: view cache */
     struct grovel_policy *p = lm->lua_policy ? grovel_test_policy(L, 6) : NULL;
     if (lm->lua_policy && (!p || !grovel_policy_is_open(p)))
         return luaL_error(L, "the matcher's policy was closed: set another one");
     bool sandboxed = p && grovel_policy_needs_lua(p);
     if (sandboxed)
-        grovel_policy_begin(L, 6, &lm->view, 7, gr->g);
+        grovel_policy_begin(L, 6, lm, gr->g);
     /* nothing may raise from here to grovel_policy_end */
     grove_error_t err = {{0}, 0};
     const grove_job_t *job = NULL;

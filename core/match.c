@@ -77,6 +77,7 @@ struct frame {
 
 struct iter {
     size_t frame_base, kid_base; /* arena tops when the walk began */
+    uint64_t need;               /* still needed at this level (for ctx) */
     grove_vid_t root;
     bool root_pending; /* the root itself is a candidate not yet returned */
     bool started;
@@ -141,6 +142,7 @@ struct grove_matcher {
     size_t nevents, evcap;
     int64_t clock;             /* the graph time the job states are at */
     grove_overdue_t overdue;
+    grove_policy_request_t preq; /* the request as hooks see it */
 };
 
 /* ---- small helpers --------------------------------------------------------- */
@@ -389,6 +391,7 @@ static void new_generation(grove_matcher_t *m)
     m->nframes = 0;
     m->nkids = 0;
     m->ncands = 0;
+    grove_policy_request_reset(&m->preq);
 }
 
 static inline int64_t taken_of(const grove_matcher_t *m, grove_vid_t v)
@@ -429,6 +432,8 @@ static void rollback(grove_matcher_t *m, struct checkpoint cp)
         m->taken[u->v] = u->taken;
         m->mflags[u->v] = u->flags;
     }
+    for (size_t i = cp.nsel; i < m->nsel; i++)
+        grove_policy_request_found(&m->preq, m->g->v[m->sel[i].v].type, -m->sel[i].amount);
     m->nsel = cp.nsel;
 }
 
@@ -437,6 +442,7 @@ static int add_pick(grove_matcher_t *m, grove_vid_t v, int64_t amount, bool excl
     if (grovep_grow((void **)&m->sel, &m->selcap, m->nsel + 1, sizeof(*m->sel)) < 0)
         return -1;
     m->sel[m->nsel++] = (grove_pick_t){v, amount, excl, leaf, false};
+    grove_policy_request_found(&m->preq, m->g->v[v].type, amount);
     return 0;
 }
 
@@ -564,6 +570,7 @@ static int iter_begin(grove_matcher_t *m, struct iter *it, grove_vid_t root, boo
     it->root = root;
     it->root_pending = include_root;
     it->started = false;
+    it->need = 0;
     return 0;
 }
 
@@ -579,7 +586,7 @@ static grove_vid_t iter_next(grove_matcher_t *m, struct iter *it, const struct r
                              int *failed)
 {
     const grove_graph_t *g = m->g;
-    grove_policy_ctx_t ctx = {r->type, 0, m->start, m->end};
+    grove_policy_ctx_t ctx = {r->type, it->need, m->start, m->end, &m->preq, r->js};
     if (!it->started) {
         it->started = true;
         if (it->root_pending) {
@@ -607,7 +614,7 @@ static grove_vid_t iter_next(grove_matcher_t *m, struct iter *it, const struct r
             return k;
         if (!enterable(m, k) || !agg_fits(m, k, r->need1))
             continue;
-        if (m->pol.prune) {
+        if (m->pol.prune && grove_policy_applies(g, m->pol.prune_types, g->v[k].type)) {
             int p = m->pol.prune(m->pol.arg, g, k, &ctx);
             if (p < 0) {
                 m->hook_failed = 1;
@@ -643,10 +650,12 @@ static int touch_up(grove_matcher_t *m, grove_vid_t v)
     return 0;
 }
 
-/* Try to take candidate c for request r (children included).  Returns the
- * units it counts for (> 0), 0 when it does not fit, -1 on error. */
+/* Try to take candidate c for request r (children included): at most
+ * remaining units of a leaf pool; need is what the level still needs (what
+ * prune is told).  Returns the units it counts for (> 0), 0 when it does
+ * not fit, -1 on error. */
 static int64_t take(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool pexcl,
-                    uint64_t remaining)
+                    uint64_t remaining, uint64_t need)
 {
     const grove_graph_t *g = m->g;
     bool excl = r->excl || pexcl;
@@ -657,9 +666,9 @@ static int64_t take(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool
      * request is decided by the candidate's own records */
     if (!up(m, c) || !constraint_ok(m, c) || (r->child && !agg_fits(m, c, r->need1)))
         return 0;
-    if (m->pol.prune) {
+    if (m->pol.prune && grove_policy_applies(g, m->pol.prune_types, g->v[c].type)) {
         /* the policy may rule out a candidate as it rules out a subtree */
-        grove_policy_ctx_t ctx = {r->type, remaining, m->start, m->end};
+        grove_policy_ctx_t ctx = {r->type, need, m->start, m->end, &m->preq, r->js};
         int p = m->pol.prune(m->pol.arg, g, c, &ctx);
         if (p < 0) {
             m->hook_failed = 1;
@@ -734,8 +743,9 @@ static int slot_home(grove_matcher_t *m, const struct req *r, grove_vid_t w, boo
     /* a slot is where one task runs: it stays within one node unless it
      * asks for nodes itself */
     bool above_nodes = !r->free_span && !at_or_below_node(m, w);
-    if (!is_root && m->pol.prune) {
-        grove_policy_ctx_t ctx = {GROVE_SYM_NONE, 0, m->start, m->end};
+    if (!is_root && m->pol.prune
+        && grove_policy_applies(m->g, m->pol.prune_types, m->g->v[w].type)) {
+        grove_policy_ctx_t ctx = {GROVE_SYM_NONE, 0, m->start, m->end, &m->preq, r->js};
         int p = m->pol.prune(m->pol.arg, m->g, w, &ctx);
         if (p < 0) {
             m->hook_failed = 1;
@@ -811,9 +821,10 @@ static int take_first(grove_matcher_t *m, const struct req *r, grove_vid_t u, bo
     bool leaf = r->child == NULL;
     grove_vid_t c;
     *got = 0;
-    while (*got < want && (c = iter_next(m, &it, r, &failed)) != GROVE_VID_NONE) {
+    while (*got < want && ((it.need = want - *got), (c = iter_next(m, &it, r, &failed)))
+                              != GROVE_VID_NONE) {
         size_t fsave = m->nframes, ksave = m->nkids;
-        int64_t n = take(m, r, c, pexcl, leaf ? want - *got : 1);
+        int64_t n = take(m, r, c, pexcl, leaf ? want - *got : 1, want - *got);
         /* take() walks below c with iterators of its own, ended by now */
         m->nframes = fsave;
         m->nkids = ksave;
@@ -836,15 +847,16 @@ static int take_best(grove_matcher_t *m, const struct req *r, grove_vid_t u, boo
     bool fixed = cnt->kind == GROVE_COUNT_FIXED;
     bool leaf = r->child == NULL;
     size_t cbase = m->ncands;
-    grove_policy_ctx_t ctx = {r->type, want, m->start, m->end};
+    grove_policy_ctx_t ctx = {r->type, want, m->start, m->end, &m->preq, r->js};
     struct iter it;
     iter_begin(m, &it, u, top);
+    it.need = want;
     int failed = 0;
     grove_vid_t c;
     while ((c = iter_next(m, &it, r, &failed)) != GROVE_VID_NONE) {
         struct checkpoint cp = checkpoint(m);
         size_t fsave = m->nframes, ksave = m->nkids;
-        int64_t n = take(m, r, c, pexcl, leaf ? UINT64_MAX : 1);
+        int64_t n = take(m, r, c, pexcl, leaf ? UINT64_MAX : 1, want);
         m->nframes = fsave;
         m->nkids = ksave;
         if (n < 0) {
@@ -928,7 +940,8 @@ static int take_best(grove_matcher_t *m, const struct req *r, grove_vid_t u, boo
     }
     uint64_t got = 0;
     for (size_t i = 0; i < k && got < want; i++) {
-        int64_t t = take(m, r, m->cands[cbase + pick[i]].v, pexcl, leaf ? want - got : 1);
+        int64_t t = take(m, r, m->cands[cbase + pick[i]].v, pexcl, leaf ? want - got : 1,
+                         want - got);
         if (t < 0)
             goto out;
         got += (uint64_t)t;
@@ -989,7 +1002,8 @@ static int match_list(grove_matcher_t *m, const struct req *r, grove_vid_t u, bo
         return 0; /* no vertex of this type exists */
     }
 
-    if (m->pol.select == GROVE_SELECT_BEST && (m->pol.score || m->pol.choose)) {
+    if (m->pol.select == GROVE_SELECT_BEST && (m->pol.score || m->pol.choose)
+        && grove_policy_applies(m->g, m->pol.score_types, r->type)) {
         int rc = take_best(m, r, u, pexcl, top, want);
         if (rc <= 0)
             rollback(m, start);
@@ -1407,7 +1421,7 @@ static int match_prepare(grove_matcher_t *m, const grove_jobspec_t *js, struct m
         m->node_sym = GROVE_SYM_NONE; /* the name is known, but no vertex has the type */
     x->d = duration_of(m, js);
     x->now = g->now;
-    return 0;
+    return grove_policy_request_init(&m->preq, g, js, x->id, x->d);
 }
 
 static bool in_table(const grove_matcher_t *m, grove_jobid_t id)
@@ -1637,6 +1651,7 @@ static int match_done(grove_matcher_t *m, struct matching *x, const grove_jobspe
     int saved = errno;
     free(x->imp);
     free(x->reqs);
+    grove_policy_request_fini(&m->preq);
     m->sat = false;
     m->constraint = NULL;
     if (job) {

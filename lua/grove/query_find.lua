@@ -47,7 +47,13 @@ local function parse_expr(toks)
       return e
     end
     local k, v = t:match("^([%w_-]+)=(.+)$")
-    if not k or not find_keys[k] then return nil, ("bad term '%s'"):format(t) end
+    if not k or not find_keys[k] then
+      local keys = {}
+      for key in pairs(find_keys) do keys[#keys + 1] = key end
+      table.sort(keys)
+      return nil, ("bad term '%s' (a term is KEY=VALUE, KEY one of %s; terms combine with "
+        .. "and, or and parentheses)"):format(t, table.concat(keys, ", "))
+    end
     pos = pos + 1
     return {key = k, value = v}
   end

@@ -135,6 +135,21 @@ local function stdin_is_tty()
   return ok == true
 end
 
+-- Read commands at a terminal through the line editor (grove.core.edit):
+-- arrows, history (Up recalls a command), Ctrl-C abandons the line,
+-- Ctrl-D ends.
+local function edited(s, prompt)
+  local edit = require("grove.core").edit
+  while true do
+    local line = edit.readline(prompt)
+    if line == nil then break end
+    if line then
+      if line:match("%S") then edit.add_history(line) end
+      if not s:execute(line) then break end
+    end
+  end
+end
+
 function M.main(args)
   local o, msg = M.parse(args)
   local rc = help.begin("query", M.usage, o, msg, o and o.h)
@@ -199,8 +214,11 @@ function M.main(args)
     io.stderr:write(("grove query: note: -T %s: sibling slots are all required, not " ..
       "alternatives\n"):format(o.T))
   end
-  local prompt = (not o.d and stdin_is_tty()) and "grove query> " or nil
-  s:run(io.stdin, prompt)
+  if not o.d and stdin_is_tty() then
+    edited(s, "grove query> ")
+  else
+    s:run(io.stdin, nil)
+  end
   local status = 0
   if o.o then
     io.stdout:write("INFO: Write the target graph of the matcher...\n")
