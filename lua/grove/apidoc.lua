@@ -20,7 +20,11 @@ local check = require "grove.check"
 local M = {}
 
 -- The reference's modules, one docs/api-src/NAME.luadoc each.
-M.MODULES = {"grove.core", "grove.policy", "grove.repl"}
+-- grove.core.graphs, .sets and .io are parts of grove.core: their
+-- functions are also found as grove.core.NAME.
+M.MODULES = {"grove.core", "grove.core.graphs", "grove.core.sets", "grove.core.io",
+  "grove", "grove.cluster", "grove.jobspec", "grove.policy", "grove.pretty", "grove.sim",
+  "grove.repl"}
 
 local function readable(path)
   local f = io.open(path, "r")
@@ -117,7 +121,8 @@ function M.entries()
           e.module = mod
           all[e.name] = all[e.name] or e
           if e.kind == "function" and not e.name:find("[:.]") and not e.name:find("^:") then
-            all[mod .. "." .. e.name] = all[mod .. "." .. e.name] or e
+            local owner = mod:match("^grove%.core%.") and "grove.core" or mod
+            all[owner .. "." .. e.name] = all[owner .. "." .. e.name] or e
           end
         end
       end
