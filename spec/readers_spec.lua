@@ -238,10 +238,13 @@ describe("grove.core.hwloc_load", function()
   it("reports operational failures", function()
     failed("ENOENT", "/nonexistent.xml: No such file or directory",
       core.hwloc_load { xml = "/nonexistent.xml" })
-    failed("EINVAL", grugs .. "tiny.graphml: not a valid hwloc XML topology",
+    failed("EINVAL", grugs .. "tiny.graphml:9: the root element is <graphml>, not <topology>",
       core.hwloc_load { xml = grugs .. "tiny.graphml" })
-    failed("EINVAL", "xml_text: not a valid hwloc XML topology",
-      core.hwloc_load { xml_text = "<topology>" })
+    failed("EINVAL", "xml_text:1: not well-formed XML: Premature end of data in tag topology "
+      .. "line 1", core.hwloc_load { xml_text = "<topology>" })
+    failed("EINVAL", 'xml_text:2: cpuset="0xzz": not a bitmap (0x followed by up to 8 hex '
+      .. "digits per comma-separated group, at most 1024 groups)",
+      core.hwloc_load { xml_text = '<topology>\n<object type="Machine" cpuset="0xzz"/></topology>' })
     failed("EINVAL", 'synthetic "pack:2 bogus:3": invalid description',
       core.hwloc_load { synthetic = "pack:2 bogus:3" })
     failed("EINVAL", 'hostlist "" has no hosts',
