@@ -947,7 +947,10 @@ grove_eid_t grovep_add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
             errno = EINVAL;
             goto undo;
         }
-        for (grove_vid_t a = src; a != GROVEP_NONE; a = g->parent[a]) {
+        /* dst with no edge out has no child: it cannot be above src (so
+         * building a tree top-down never walks up a deep chain) */
+        for (grove_vid_t a = g->first_out[dst] == GROVEP_NONE ? GROVEP_NONE : src;
+             a != GROVEP_NONE; a = g->parent[a]) {
             if (a == dst) {
                 grove_error_set(err, NULL, 0,
                                 "edge %s (%u) -> %s (%u) would make a containment cycle",

@@ -33,6 +33,7 @@
 #include "error_private.h"
 #include "util.h"
 #include "hostlist.h"
+#include "limit.h"
 #include "topo.h"
 #include "topo_private.h"
 
@@ -713,6 +714,16 @@ grove_graph_t *grove_topo_cluster(const char *cluster, const grove_topo_t *t, co
         if (nhosts == 0) {
             grove_hostlist_destroy(hl);
             fail(err, NULL, EINVAL, "hostlist \"%s\" has no hosts", hosts);
+            return NULL;
+        }
+        grove_limits_t lim;
+        grove_limits_get(&lim);
+        if (nhosts > lim.members || nhosts * (t->n ? t->n : 1) > lim.members) {
+            grove_hostlist_destroy(hl);
+            fail(err, NULL, EOVERFLOW,
+                 "hostlist \"%.60s\": %zu hosts of %zu vertices each is more than %llu (the "
+                 "limit: GROVE_MAX_MEMBERS)",
+                 hosts, nhosts, t->n, (unsigned long long)lim.members);
             return NULL;
         }
     }
