@@ -1028,11 +1028,15 @@ static struct req *compile(grove_matcher_t *m, const grove_jobspec_t *js, struct
         for (size_t l = 0; l < g->nlow; l++) {
             int64_t own = !r->slot && r->type == g->agg_low[l] ? 1 : 0;
             int64_t below = 0;
+            /* saturate: a need past the int64 range is one no graph meets */
             for (const struct req *c = r->child; c; c = c->next)
-                below += c->tot[l];
-            r->need1[l] = own + below;
+                if (__builtin_add_overflow(below, c->tot[l], &below))
+                    below = INT64_MAX;
+            r->need1[l] = below == INT64_MAX ? INT64_MAX : own + below;
             uint64_t mult = r->count->min ? r->count->min : 1;
-            r->tot[l] = (int64_t)(mult > (uint64_t)INT32_MAX ? INT32_MAX : mult) * r->need1[l];
+            if (__builtin_mul_overflow((int64_t)(mult > (uint64_t)INT32_MAX ? INT32_MAX : mult),
+                                       r->need1[l], &r->tot[l]))
+                r->tot[l] = INT64_MAX;
         }
     }
     const grove_jobspec_resource_t *f = grove_jobspec_resource_first(js);
@@ -1059,6 +1063,16 @@ static int attempt(grove_matcher_t *m, const struct req *top, grove_vid_t root, 
     m->end = window_end(t, d);
     if (!up(m, root))
         return 0; /* nothing below a root that is not up is available */
+    /* what the root's aggregates already rule out (one more single-core
+     * slot than the machine has cores) is answered here, not after a
+     * search of every way to place the part that fits */
+    int64_t need[GROVEP_MAX_LOW] = {0};
+    for (const struct req *r = top; r; r = r->next)
+        for (size_t l = 0; l < m->g->nlow; l++)
+            if (__builtin_add_overflow(need[l], r->tot[l], &need[l]))
+                need[l] = INT64_MAX;
+    if (!agg_fits(m, root, need))
+        return 0;
     for (const struct req *r = top; r; r = r->next) {
         int rc = match_list(m, r, root, false, true);
         if (rc <= 0)
@@ -1338,7 +1352,6 @@ static int match_prepare(grove_matcher_t *m, const grove_jobspec_t *js, struct m
  * -1 error. */
 static int match_later(grove_matcher_t *m, struct matching *x)
 {
-    const grove_graph_t *g = m->g;
     size_t first = end_pos(m, x->now + 1), nt = m->nends - first;
     int64_t *times = malloc((nt ? nt : 1) * sizeof(*times));
     if (!times) {
@@ -1349,16 +1362,10 @@ static int match_later(grove_matcher_t *m, struct matching *x)
         times[i] = m->ends[first + i].t; /* copied: an attempt may not move them */
     if (nt && times[nt - 1] == GROVE_TIME_MAX)
         nt--; /* a job that never ends frees nothing */
-    int64_t need[GROVEP_MAX_LOW] = {0};
-    for (const struct req *r = x->top; r; r = r->next)
-        for (size_t l = 0; l < g->nlow; l++)
-            need[l] += r->tot[l];
     int found = 0;
     for (size_t i = 0; i < nt && found == 0; i++) {
-        m->start = times[i];
-        m->end = window_end(times[i], x->d);
-        if (!agg_fits(m, x->root, need))
-            continue;
+        /* attempt() first asks the root's aggregates: a time at which the
+         * whole machine lacks room costs one query */
         found = attempt(m, x->top, x->root, times[i], x->d);
         x->at = times[i];
     }
@@ -1467,7 +1474,8 @@ static const grove_job_t *match_commit(grove_matcher_t *m, const struct matching
         errno = ENOMEM;
         goto fail;
     }
-    memcpy(dst->picks, m->sel, m->nsel * sizeof(*dst->picks));
+    if (m->nsel) /* an empty match has no selection array at all */
+        memcpy(dst->picks, m->sel, m->nsel * sizeof(*dst->picks));
     dst->npicks = m->nsel;
     dst->id = x->id;
     dst->start = x->at;
