@@ -15,6 +15,7 @@
  *
  * FUZZ_MAX_LEN: 65536
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,19 @@ static void put_file(const char *path, const uint8_t *data, size_t size)
     if (size && fwrite(data, 1, size, f) != size)
         abort();
     fclose(f);
+}
+
+/* Save what was loaded into a fresh store and load it again (when save),
+ * then free it. */
+static void save_again(grove_graph_t *g, grove_matcher_t *m, grove_acquire_t *a);
+
+static void save_again_free(grove_graph_t *g, grove_matcher_t *m, grove_acquire_t *a, bool save)
+{
+    if (save)
+        save_again(g, m, a);
+    grove_acquire_destroy(a);
+    grove_matcher_destroy(m);
+    grove_graph_destroy(g);
 }
 
 /* Save what was loaded into a fresh store and load it again. */
@@ -89,12 +103,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int crc = grove_store_check(s, &err2);
         if ((lrc < 0 && !err.text[0]) || (lrc == 0 && crc < 0))
             abort(); /* load accepted what check refuses */
-        if (lrc == 0) {
-            save_again(g, m, a);
-            grove_acquire_destroy(a);
-            grove_matcher_destroy(m);
-            grove_graph_destroy(g);
-        }
+        if (lrc == 0)
+            save_again_free(g, m, a, true);
         grove_store_close(s);
         return 0;
     }
@@ -115,11 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (rc < 0 && !err.text[0])
         abort();
-    if (rc == 0)
-        save_again(g, m, a);
-    grove_acquire_destroy(a);
-    grove_matcher_destroy(m);
-    grove_graph_destroy(g);
+    save_again_free(g, m, a, rc == 0);
     grove_image_destroy(im);
     return 0;
 }
