@@ -12,6 +12,7 @@
  *                removed = "idset", reevaluate = bool, error = text|nil}
  *   a:update()            release what became free: events
  *   a:drain(ids)  a:undrain(ids)  a:exclude(ids)  a:include(ids)
+ *       -> true, events (reservations planned again, jobs still running)
  *                         true, or nil, message, code
  *   a:targets(set)        "acquired", "up", "down", "drained", "excluded",
  *                         "shrunk", "pending", "usable": an idset string
@@ -325,10 +326,17 @@ static int l_admin(lua_State *L)
     grove_idset_t *t = check_ids(L, 2, &err);
     if (!t)
         return grovel_fail_err(L, errno == ENOMEM ? ENOMEM : EINVAL, &err);
-    int rc = drain ? grove_acquire_drain(a, t, on, &err) : grove_acquire_exclude(a, t, on, &err);
+    json_t *ev = NULL;
+    int rc = drain ? grove_acquire_drain_json(a, t, on, &ev, &err)
+                   : grove_acquire_exclude_json(a, t, on, &ev, &err);
     int e = errno;
     grove_idset_destroy(t);
-    return done(L, rc, e, &err);
+    if (rc < 0)
+        return done(L, rc, e, &err);
+    lua_pushboolean(L, 1);
+    grovel_push_json(L, ev, false);
+    json_decref(ev);
+    return 2;
 }
 
 static const char *const set_opts[] = {"acquired", "up",      "down",    "drained", "excluded",

@@ -1,19 +1,29 @@
 /* l_match.c: the matcher in Lua.
  *
  *   core.matcher(graph [, {default_duration = s, constraint_type = "node"}])
- *   m:match(jobspec [, mode [, jobid]])   a job table, or nil, message, code
+ *   m:match(jobspec [, mode [, jobid [, {start =, ["end"] =, picks =}]]])
+ *       a job table, or nil, message, code
  *       jobspec: a grove.jobspec, YAML or JSON text, or a table in canonical
  *       form; mode: "allocate" (default), "allocate_orelse_reserve",
  *       "allocate_with_satisfiability", "satisfiability",
- *       "without_allocating", "without_allocating_future";
+ *       "without_allocating", "without_allocating_future", "grow" (more
+ *       resources for job jobid over its window); a window (allocate,
+ *       allocate_with_satisfiability, without_allocating) places the job
+ *       there or fails;
  *       codes: EBUSY (not now), ENODEV (never), ECANCELED (the policy
  *       failed), EINVAL (a bad jobspec), EEXIST (the job id is in use)
  *   job table: {id =, state = "allocated" | "reserved" | "matched",
  *               start =, ["end"] = (absent: forever),
  *               picks = {{vertex =, amount =, exclusive =}, ...}}
+ *       (option picks = false: the table without its picks, for callers
+ *       that read them in C, such as a writer; start and end: the window)
  *   m:set_policy(name | policy)  m:policy()  m:graph()
+ *   m:prepare()  builds now what the first match would (true, or nil, msg,
+ *       code)
  *   m:cancel(id)  m:release_ranks(id, idset)  m:release_vertices(id, {v...})
- *   m:job(id)  m:jobs()  m:info(id)  m:stats()  m:reset_stats()  m:next_id()
+ *   m:job(id [, picks])  m:jobs()  m:info(id)  m:stats()  m:reset_stats()  m:next_id()
+ *   m:replan(id)  m:set_now(t)  m:events([{clear = true}])
+ *   m:set_overdue("end" | "report")   (the clock: see match.h)
  *   m:close(), <close>, tostring(m)
  *
  * Workload: one m:match per scheduling attempt from scenario scripts and
@@ -22,9 +32,8 @@
  * (see l_policy.c): between grovel_policy_begin and grovel_policy_end
  * nothing here may raise.
  *
- * The matcher keeps its graph alive (user value 1), its Lua policy (user
- * value 2) and the cache of the vertex views the policy sees (user value
- * 3).  Closing the matcher keeps the graph's records (cancel jobs first to
+ * The matcher keeps its graph alive (user value 1) and its Lua policy (user
+ * value 2).  Closing the matcher keeps the graph's records (cancel jobs first to
  * clear them), as grove_matcher_destroy does.
  *
  * This file holds the matcher class (a generic handle of grovel.h) and the
@@ -45,7 +54,6 @@ struct lmatcher {
         grovel_handle_t h; /* the generic handle's view of m */
         grove_matcher_t *m; /* NULL once closed */
     };
-    struct grovel_view view; /* the graph as the policy's views see it */
     bool lua_policy;         /* user value 2 holds the policy in use */
     bool running;            /* a match is in progress */
 };
@@ -56,7 +64,9 @@ static const char *const modes[] = {"allocate",
                                     "satisfiability",
                                     "without_allocating",
                                     "without_allocating_future",
+                                    "grow",
                                     NULL};
+#define MODE_GROW 6 /* "grow": not a grove_match mode (grove_match_grow) */
 
 static const char *const states[] = {"allocated", "reserved", "matched"};
 
@@ -82,7 +92,7 @@ static const grovel_class_t matcher_class = {
     .label = "matcher",
     .closed = "grove.matcher (closed)",
     .size = sizeof(struct lmatcher),
-    .nuv = 3,
+    .nuv = 2,
     .destroy = matcher_destroy,
     .closable = closable,
 };
@@ -132,8 +142,6 @@ static int l_matcher_new(lua_State *L)
     int ud = lua_gettop(L);
     lua_pushvalue(L, 1);
     lua_setiuservalue(L, ud, 1);
-    grovel_policy_new_cache(L, ud);
-    lua_setiuservalue(L, ud, 3);
     lm->m = grove_matcher_create(gr->g, &cfg);
     if (!lm->m)
         return grovel_fail_errno(L, ENOMEM, "cannot create a matcher: out of memory");
@@ -158,10 +166,13 @@ static void push_job_head(lua_State *L, const grove_job_t *j)
     }
 }
 
-/* Push the job as a table; graph_idx is the graph userdata. */
+/* Push the job as a table; graph_idx is the graph userdata, 0 for no
+ * picks. */
 static void push_job(lua_State *L, const grove_job_t *j, int graph_idx)
 {
     push_job_head(L, j);
+    if (!graph_idx)
+        return;
     lua_createtable(L, (int)j->npicks, 0);
     for (size_t i = 0; i < j->npicks; i++) {
         const grove_pick_t *p = &j->picks[i];
@@ -201,12 +212,58 @@ static const grove_jobspec_t *to_jobspec(lua_State *L, int idx)
     return grovel_check_jobspec(L, idx);
 }
 
+/* A window {start =, ["end"] =} at idx (none: nil), in *start and *end
+ * (end 0 when absent: the jobspec's duration).  Raises on misuse. */
+/* The options of m:match at idx (nil, or a table): a window (start, and
+ * end or 0 for the default duration; true when given) and whether the
+ * result carries its picks (*picks, left as it is when not said). */
+static bool check_window(lua_State *L, int idx, int64_t *start, int64_t *end, bool *picks)
+{
+    if (lua_isnoneornil(L, idx))
+        return false;
+    luaL_checktype(L, idx, LUA_TTABLE);
+    if (lua_getfield(L, idx, "picks") != LUA_TNIL)
+        *picks = lua_toboolean(L, -1);
+    int ts = lua_getfield(L, idx, "start");
+    int te = lua_getfield(L, idx, "end");
+    if (ts == LUA_TNIL && te == LUA_TNIL) {
+        lua_pop(L, 3);
+        return false;
+    }
+    if (ts != LUA_TNUMBER || !lua_isinteger(L, -2))
+        luaL_argerror(L, idx, "window: start must be an integer");
+    if (te != LUA_TNIL && (te != LUA_TNUMBER || !lua_isinteger(L, -1)))
+        luaL_argerror(L, idx, "window: end must be an integer");
+    *start = (int64_t)lua_tointeger(L, -2);
+    *end = te == LUA_TNIL ? 0 : (int64_t)lua_tointeger(L, -1);
+    lua_pop(L, 3);
+    return true;
+}
+
+/* The match m:match asks for: grove_match, in a chosen window, or a grow. */
+static int run_match(grove_matcher_t *m, const grove_jobspec_t *js, int mode, grove_jobid_t id,
+                     const int64_t *win, const grove_job_t **job, grove_error_t *err)
+{
+    if (mode == MODE_GROW)
+        return grove_match_grow(m, js, id, job, err);
+    if (win)
+        return grove_match_window(m, js, (grove_match_mode_t)mode, id, win[0], win[1], job, err);
+    return grove_match(m, js, (grove_match_mode_t)mode, id, job, err);
+}
+
 static int m_match(lua_State *L)
 {
     struct lmatcher *lm = check_matcher(L, 1);
     struct grovel_graph *gr = matcher_graph(L, 1);
-    grove_match_mode_t mode = (grove_match_mode_t)luaL_checkoption(L, 3, "allocate", modes);
+    int mode = luaL_checkoption(L, 3, "allocate", modes);
     grove_jobid_t id = lua_isnoneornil(L, 4) ? 0 : grovel_check_job(L, 4);
+    if (mode == MODE_GROW && id == 0)
+        luaL_argerror(L, 4, "grow: the id of the job to grow expected");
+    int64_t win[2];
+    bool picks = true;
+    bool windowed = check_window(L, 5, &win[0], &win[1], &picks);
+    if (windowed && mode == MODE_GROW)
+        luaL_argerror(L, 5, "grow: the window is the job's own");
     lua_settop(L, 4);
     const grove_jobspec_t *js = to_jobspec(L, 2);
     if (!js) {
@@ -216,19 +273,18 @@ static int m_match(lua_State *L)
     lua_settop(L, 4);
     lua_getiuservalue(L, 1, 1); /* 5: graph */
     lua_getiuservalue(L, 1, 2); /* 6: policy or nil */
-    lua_getiuservalue(L, 1, 3); /* 7: view cache */
     struct grovel_policy *p = lm->lua_policy ? grovel_test_policy(L, 6) : NULL;
     if (lm->lua_policy && (!p || !grovel_policy_is_open(p)))
         return luaL_error(L, "the matcher's policy was closed: set another one");
     bool sandboxed = p && grovel_policy_needs_lua(p);
     if (sandboxed)
-        grovel_policy_begin(L, 6, &lm->view, 7, gr->g);
+        grovel_policy_begin(L, 6, lm, gr->g);
     /* nothing may raise from here to grovel_policy_end */
     grove_error_t err = {{0}, 0};
     const grove_job_t *job = NULL;
     lm->running = true;
     gr->busy++;
-    int rc = grove_match(lm->m, js, mode, id, &job, &err);
+    int rc = run_match(lm->m, js, mode, id, windowed ? win : NULL, &job, &err);
     int e = errno;
     gr->busy--;
     lm->running = false;
@@ -243,7 +299,7 @@ static int m_match(lua_State *L)
         }
         return grovel_fail_errno(L, e, msg);
     }
-    push_job(L, job, 5);
+    push_job(L, job, picks ? 5 : 0);
     return 1;
 }
 
@@ -260,6 +316,7 @@ static const grove_job_t *check_job_arg(lua_State *L)
 {
     struct lmatcher *lm = check_matcher(L, 1);
     grove_jobid_t id = grovel_check_job(L, 2);
+    grove_matcher_catch_up(lm->m); /* the graph's clock may have moved */
     const grove_job_t *j = grove_matcher_job(lm->m, id);
     if (!j)
         no_job(L, id);
@@ -271,8 +328,9 @@ static int m_job(lua_State *L)
     const grove_job_t *j = check_job_arg(L);
     if (!j)
         return 3;
+    bool picks = lua_isnoneornil(L, 3) || lua_toboolean(L, 3);
     lua_getiuservalue(L, 1, 1);
-    push_job(L, j, lua_gettop(L));
+    push_job(L, j, picks ? lua_gettop(L) : 0);
     return 1;
 }
 
@@ -302,6 +360,7 @@ static int m_rv1(lua_State *L)
 static int m_jobs(lua_State *L)
 {
     struct lmatcher *lm = check_matcher(L, 1);
+    grove_matcher_catch_up(lm->m); /* the graph's clock may have moved */
     lua_getiuservalue(L, 1, 1);
     int graph = lua_gettop(L);
     size_t n = grove_matcher_job_count(lm->m);
@@ -396,6 +455,14 @@ static int m_release_vertices(lua_State *L)
     return 2;
 }
 
+static int m_prepare(lua_State *L)
+{
+    struct lmatcher *lm = check_matcher(L, 1);
+    if (grove_matcher_prepare(lm->m) < 0)
+        return grovel_fail_errno(L, errno, NULL);
+    return grovel_ok(L);
+}
+
 static int m_next_id(lua_State *L)
 {
     struct lmatcher *lm = check_matcher(L, 1);
@@ -485,6 +552,95 @@ static int m_graph(lua_State *L)
 
 /* ---- life ------------------------------------------------------------------------------- */
 
+/* ---- re-planning and the clock ------------------------------------------------------ */
+
+/* m:replan(id) -> the job placed again, or false (it fits nowhere and was
+ * removed), or nil, message, code */
+static int m_replan(lua_State *L)
+{
+    struct lmatcher *lm = check_matcher(L, 1);
+    grove_jobid_t id = grovel_check_job(L, 2);
+    grove_error_t err = {{0}, 0};
+    const grove_job_t *j = NULL;
+    struct grovel_graph *gr = matcher_graph(L, 1);
+    gr->busy++;
+    int rc = grove_matcher_replan(lm->m, id, &j, &err);
+    int e = errno;
+    gr->busy--;
+    if (rc < 0)
+        return grovel_fail_err(L, e, &err);
+    if (rc == 0) {
+        lua_pushboolean(L, 0);
+        return 1;
+    }
+    lua_getiuservalue(L, 1, 1);
+    push_job(L, j, lua_gettop(L));
+    return 1;
+}
+
+static const char *const event_names[] = {"start", "end", "overdue"};
+
+/* Push the queued events from the first-th on as a list of {event =, id =,
+ * at =}. */
+static void push_events(lua_State *L, const grove_matcher_t *m, size_t first)
+{
+    size_t n = grove_matcher_event_count(m);
+    lua_createtable(L, (int)(n - first), 0);
+    for (size_t i = first; i < n; i++) {
+        const grove_job_event_t *ev = grove_matcher_event_at(m, i);
+        lua_createtable(L, 0, 3);
+        lua_pushstring(L, event_names[ev->kind]);
+        lua_setfield(L, -2, "event");
+        lua_pushinteger(L, (lua_Integer)ev->id);
+        lua_setfield(L, -2, "id");
+        lua_pushinteger(L, (lua_Integer)ev->at);
+        lua_setfield(L, -2, "at");
+        lua_rawseti(L, -2, (lua_Integer)(i - first) + 1);
+    }
+}
+
+/* m:set_now(t) -> the events this move caused (also queued), or nil,
+ * message, code */
+static int m_set_now(lua_State *L)
+{
+    struct lmatcher *lm = check_matcher(L, 1);
+    lua_Integer t = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, t >= 0, 2, "time must be >= 0");
+    size_t first = grove_matcher_event_count(lm->m);
+    if (grove_matcher_set_now(lm->m, (int64_t)t) < 0)
+        return grovel_fail_errno(L, errno, NULL);
+    push_events(L, lm->m, first);
+    return 1;
+}
+
+/* m:events([{clear = true}]) -> the queued events (after catching up with
+ * the graph's clock); clear empties the queue. */
+static int m_events(lua_State *L)
+{
+    struct lmatcher *lm = check_matcher(L, 1);
+    bool clear = false;
+    if (!lua_isnoneornil(L, 2)) {
+        luaL_checktype(L, 2, LUA_TTABLE);
+        clear = lua_getfield(L, 2, "clear") != LUA_TNIL && lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    }
+    if (grove_matcher_catch_up(lm->m) < 0)
+        return grovel_fail_errno(L, errno, NULL);
+    push_events(L, lm->m, 0);
+    if (clear)
+        grove_matcher_events_clear(lm->m);
+    return 1;
+}
+
+/* m:set_overdue("end" | "report"): what a running job past its end does. */
+static int m_set_overdue(lua_State *L)
+{
+    static const char *const how[] = {"end", "report", NULL};
+    struct lmatcher *lm = check_matcher(L, 1);
+    grove_matcher_set_overdue(lm->m, (grove_overdue_t)luaL_checkoption(L, 2, NULL, how));
+    return grovel_ok(L);
+}
+
 static void closable(lua_State *L, void *ud)
 {
     if (((struct lmatcher *)ud)->running)
@@ -512,6 +668,11 @@ static const grovel_reg_t methods[] = {
     {"stats", m_stats, 0},
     {"reset_stats", m_reset_stats, 0},
     {"next_id", m_next_id, 0},
+    {"replan", m_replan, 0},
+    {"set_now", m_set_now, 0},
+    {"events", m_events, 0},
+    {"set_overdue", m_set_overdue, 0},
+    {"prepare", m_prepare, 0},
     {NULL, NULL, 0},
 };
 

@@ -39,6 +39,9 @@
 #include "util.h"
 #include "acquire.h"
 
+/* The tag on rank roots naming the resource group that owns the target. */
+#define GROUP_TAG "acquire-group"
+
 struct grove_acquire {
     grove_graph_t *g;                 /* borrowed */
     grove_matcher_t *m;               /* borrowed; NULL: jobs from records */
@@ -521,6 +524,8 @@ struct plan {
     bool raise;                            /* exceptions on jobs of shrunk targets */
     grove_idset_t *touched;                /* targets whose status is rewritten */
     grove_idset_t *drop;                   /* never acquired: unlink at a first response */
+    grove_idset_t *own;                    /* targets of a grow: tagged with the group */
+    grove_idset_t *lost;                   /* targets newly down */
     struct propop *props;
     size_t nprops, propcap;
     bool set_exp;
@@ -541,6 +546,8 @@ static void plan_free(struct plan *p)
     grove_idset_destroy(p->shrunk);
     grove_idset_destroy(p->touched);
     grove_idset_destroy(p->drop);
+    grove_idset_destroy(p->own);
+    grove_idset_destroy(p->lost);
     for (size_t i = 0; i < p->nprops; i++)
         free(p->props[i].old);
     free(p->props);
@@ -555,7 +562,8 @@ static int plan_init(struct plan *p, const grove_acquire_t *a)
             return -1;
     if (!(p->quiet = grove_idset_copy(a->quiet)))
         return -1;
-    if (!(p->shrunk = grove_idset_create()) || !(p->touched = grove_idset_create()))
+    if (!(p->shrunk = grove_idset_create()) || !(p->touched = grove_idset_create())
+        || !(p->lost = grove_idset_create()))
         return -1;
     return 0;
 }
@@ -669,6 +677,13 @@ static int plan_shrink(struct plan *p, const grove_idset_t *t)
 /* Set the availability of acquired targets: up ones up, down ones down. */
 static int plan_mark(struct plan *p, const grove_idset_t *t, bool up)
 {
+    if (!up) {
+        grove_idset_t *fresh = grove_idset_difference(t, p->s[GROVE_TARGETS_DOWN]);
+        int rc = fresh ? grove_idset_add(p->lost, fresh) : -1;
+        grove_idset_destroy(fresh);
+        if (rc < 0)
+            return -1;
+    }
     if (put(p, up ? GROVE_TARGETS_UP : GROVE_TARGETS_DOWN, t) < 0
         || take(p, up ? GROVE_TARGETS_DOWN : GROVE_TARGETS_UP, t) < 0
         || grove_idset_add(p->touched, t) < 0)
@@ -801,6 +816,45 @@ static int plan_graph(struct plan *p, const grove_acquire_t *a, const grove_idse
     return 0;
 }
 
+/* The group that owns target r on g (the tag on its rank roots, borrowed),
+ * or NULL when no acquisition state has taken it.  Several states may
+ * share one graph, one per resource group: each owns the targets it was
+ * granted and leaves the others' alone. */
+static const char *owner_of(const grove_graph_t *g, unsigned r)
+{
+    size_t n;
+    grove_vid_t *roots = roots_of(g, r, &n);
+    const char *who = NULL;
+    for (size_t i = 0; i < n && !who; i++)
+        if (!grove_vertex_has_tag(g, roots[i], GROUP_TAG, &who))
+            who = NULL;
+    free(roots);
+    return who;
+}
+
+/* Is target r owned by another group than a's? */
+static bool foreign(const grove_acquire_t *a, unsigned r)
+{
+    const char *who = owner_of(a->g, r);
+    return who && strcmp(who, a->group) != 0;
+}
+
+/* Tag the rank roots of the targets with a's group.  0 or -1 (ENOMEM;
+ * the tags are a mark of ownership only, the state is complete). */
+static int tag_owned(grove_acquire_t *a, const grove_idset_t *t)
+{
+    int rc = 0;
+    for (unsigned r = grove_idset_first(t); r != GROVE_IDSET_INVALID; r = grove_idset_next(t, r)) {
+        size_t n;
+        grove_vid_t *roots = roots_of(a->g, r, &n);
+        for (size_t i = 0; i < n; i++)
+            if (grove_vertex_tag(a->g, roots[i], GROUP_TAG, a->group) < 0)
+                rc = -1;
+        free(roots);
+    }
+    return rc;
+}
+
 /* The targets of ranks that need vertices from R: those the graph lacks. */
 static int plan_additions(struct plan *p, const grove_acquire_t *a, const grove_idset_t *ranks)
 {
@@ -828,6 +882,8 @@ static int plan_drop(struct plan *p, const grove_acquire_t *a, const grove_idset
         if (grove_idset_test(p->s[GROVE_TARGETS_ACQUIRED], (unsigned)r)
             || grove_idset_test(p->s[GROVE_TARGETS_SHRUNK], (unsigned)r))
             continue; /* reconciled as shrunk by the caller */
+        if (foreign(a, (unsigned)r))
+            continue; /* another group's */
         if (grove_idset_set(p->drop, (unsigned)r) < 0)
             return -1;
     }
@@ -854,6 +910,13 @@ static int plan_acquire(struct plan *p, const grove_acquire_t *a, const grove_id
             if (grove_idset_test(p->s[GROVE_TARGETS_ACQUIRED], r))
                 return grovep_errorf(err, EEXIST, "%s: target %u is already acquired", ctx, r);
     }
+    for (unsigned r = grove_idset_first(ranks); r != GROVE_IDSET_INVALID;
+         r = grove_idset_next(ranks, r))
+        if (foreign(a, r))
+            return grovep_errorf(err, EEXIST, "%s: target %u belongs to resource group '%s'",
+                                 ctx, r, owner_of(a->g, r));
+    if (!(p->own = grove_idset_copy(ranks)))
+        return oom(err);
     if (first && plan_drop(p, a, ranks) < 0)
         return oom(err);
     if (plan_additions(p, a, ranks) < 0)
@@ -1209,31 +1272,68 @@ static int commit_props(grove_acquire_t *a, struct plan *p)
     return 0;
 }
 
-/* Exceptions (version 1; "affected" under the current protocol, which
- * raises none) and reservations for the jobs on newly shrunk targets. */
+/* A reservation that lost resources (targets t): planned again by the
+ * matcher when the state has one (moved: {"id", "targets", "start"}; fits
+ * nowhere: removed, {"id", "targets", "dropped": true}), else only
+ * reported for the caller to plan again.  0 or -1 (ENOMEM). */
+static int replan_reservation(grove_acquire_t *a, grove_jobid_t id, const grove_idset_t *t,
+                              json_t *ev)
+{
+    if (event_job(ev, "reservations", id, t, NULL) < 0)
+        return -1;
+    if (!a->m)
+        return 0;
+    const grove_job_t *j = NULL;
+    int rc = grove_matcher_replan(a->m, id, &j, NULL);
+    json_t *arr = json_object_get(ev, "reservations");
+    json_t *o = json_array_get(arr, json_array_size(arr) - 1);
+    if (rc < 0)
+        return errno == ENOMEM ? -1 : 0; /* kept as it was: the caller decides */
+    if (rc == 0)
+        return json_object_set_new(o, "dropped", json_true());
+    return json_object_set_new(o, "start", json_integer((json_int_t)j->start));
+}
+
+/* The jobs on targets (reservations included), as holders. */
+static int holders_of(const grove_acquire_t *a, const grove_idset_t *t, struct holders *hs)
+{
+    for (unsigned r = grove_idset_first(t); r != GROVE_IDSET_INVALID; r = grove_idset_next(t, r))
+        if (jobs_of_target(a->g, r, hs) < 0)
+            return -1;
+    return 0;
+}
+
+/* Every job that lost resources: on newly shrunk targets, exceptions
+ * (version 1; "affected" under the current protocol, which raises none);
+ * on newly down targets, "affected" (no exception); reservations on either
+ * are planned again (replan_reservation). */
 static int report_jobs(grove_acquire_t *a, struct plan *p, json_t *ev)
 {
     struct holders hs = {0};
-    int rc = 0;
-    for (unsigned r = grove_idset_first(p->shrunk); r != GROVE_IDSET_INVALID && rc == 0;
-         r = grove_idset_next(p->shrunk, r))
-        rc = jobs_of_target(a->g, r, &hs);
+    grove_idset_t *all = grove_idset_union(p->shrunk, p->lost);
+    int rc = all ? holders_of(a, all, &hs) : -1;
     for (size_t i = 0; i < hs.n && rc == 0; i++) {
         const struct holder *h = &hs.h[i];
-        if (job_reserved(a, h->id, h->targets))
-            rc = event_job(ev, "reservations", h->id, h->targets, NULL);
-        else if (p->raise) {
+        grove_idset_t *gone = grove_idset_intersect(h->targets, p->shrunk);
+        if (!gone) {
+            rc = -1;
+        } else if (job_reserved(a, h->id, h->targets)) {
+            rc = replan_reservation(a, h->id, h->targets, ev);
+        } else if (p->raise && !grove_idset_empty(gone)) {
             char note[128];
-            char *t = grove_idset_encode(h->targets, GROVE_IDSET_FLAG_RANGE);
+            char *t = grove_idset_encode(gone, GROVE_IDSET_FLAG_RANGE);
             snprintf(note, sizeof(note), "resources removed from the instance (shrink %s)",
                      t ? t : "?");
             free(t);
             rc = event_job(ev, "exceptions", h->id, h->targets, note);
         } else {
-            rc = event_job(ev, "affected", h->id, h->targets, NULL);
+            rc = event_job(ev, "affected", h->id, h->targets,
+                           grove_idset_empty(gone) ? "targets down" : NULL);
         }
+        grove_idset_destroy(gone);
     }
     holders_free(&hs);
+    grove_idset_destroy(all);
     return rc;
 }
 
@@ -1293,7 +1393,7 @@ static int commit(grove_acquire_t *a, struct plan *p, json_t *ev, grove_error_t 
         grove_idset_add(p->touched, p->add);
     write_status(a, p->touched);
     commit_drop(a, p);
-    int rc = 0;
+    int rc = p->own ? tag_owned(a, p->own) : 0;
     if (p->reevaluate && json_object_set_new(ev, "reevaluate", json_true()) < 0)
         rc = -1;
     if (report_jobs(a, p, ev) < 0 || release_free(a, ev) < 0)
@@ -1431,8 +1531,31 @@ int grove_acquire_apply(grove_acquire_t *a, const char *text, size_t len, char *
 
 /* ---- commands ---------------------------------------------------------------------------- */
 
+/* After drain or exclude of t: reservations there are planned again, the
+ * jobs running there listed under "running" (they keep what they hold
+ * until they end).  A new events object, or NULL (ENOMEM). */
+static json_t *admin_events(grove_acquire_t *a, const grove_idset_t *t)
+{
+    json_t *ev = events_new();
+    struct holders hs = {0};
+    int rc = ev && json_object_set_new(ev, "running", json_array()) == 0 ? holders_of(a, t, &hs)
+                                                                        : -1;
+    for (size_t i = 0; i < hs.n && rc == 0; i++) {
+        const struct holder *h = &hs.h[i];
+        rc = job_reserved(a, h->id, h->targets) ? replan_reservation(a, h->id, h->targets, ev)
+                                                : event_job(ev, "running", h->id, h->targets, NULL);
+    }
+    holders_free(&hs);
+    if (rc < 0) {
+        json_decref(ev);
+        errno = ENOMEM;
+        return NULL;
+    }
+    return ev;
+}
+
 static int admin(grove_acquire_t *a, const grove_idset_t *t, bool on, grove_acquire_set_t which,
-                 const char *what, grove_error_t *err)
+                 const char *what, json_t **events, grove_error_t *err)
 {
     grove_error_clear(err);
     if (!a->started)
@@ -1460,6 +1583,8 @@ static int admin(grove_acquire_t *a, const grove_idset_t *t, bool on, grove_acqu
         a->s[GROVE_TARGETS_USABLE] = p.s[GROVE_TARGETS_USABLE];
         p.s[GROVE_TARGETS_USABLE] = tmp;
         write_status(a, t);
+        if (events && !(*events = on ? admin_events(a, t) : events_new()))
+            rc = oom(err); /* done, but the events are lost */
     }
     int saved = errno;
     plan_free(&p);
@@ -1470,13 +1595,28 @@ static int admin(grove_acquire_t *a, const grove_idset_t *t, bool on, grove_acqu
 int grove_acquire_drain(grove_acquire_t *a, const grove_idset_t *targets, bool on,
                         grove_error_t *err)
 {
-    return admin(a, targets, on, GROVE_TARGETS_DRAINED, on ? "drain" : "undrain", err);
+    return admin(a, targets, on, GROVE_TARGETS_DRAINED, on ? "drain" : "undrain", NULL, err);
 }
 
 int grove_acquire_exclude(grove_acquire_t *a, const grove_idset_t *targets, bool on,
                           grove_error_t *err)
 {
-    return admin(a, targets, on, GROVE_TARGETS_EXCLUDED, on ? "exclude" : "include", err);
+    return admin(a, targets, on, GROVE_TARGETS_EXCLUDED, on ? "exclude" : "include", NULL, err);
+}
+
+int grove_acquire_drain_json(grove_acquire_t *a, const grove_idset_t *targets, bool on,
+                             json_t **events, grove_error_t *err)
+{
+    *events = NULL;
+    return admin(a, targets, on, GROVE_TARGETS_DRAINED, on ? "drain" : "undrain", events, err);
+}
+
+int grove_acquire_exclude_json(grove_acquire_t *a, const grove_idset_t *targets, bool on,
+                               json_t **events, grove_error_t *err)
+{
+    *events = NULL;
+    return admin(a, targets, on, GROVE_TARGETS_EXCLUDED, on ? "exclude" : "include", events,
+                 err);
 }
 
 int grove_acquire_disconnect(grove_acquire_t *a)

@@ -53,7 +53,8 @@
  * object:
  *     {"release": [{"group": g, "targets": ids}],      version 1 only
  *      "exceptions": [{"id": job, "targets": ids, "note": text}],
- *      "reservations": [{"id": job, "targets": ids}],
+ *      "reservations": [{"id": job, "targets": ids [, "start": t]
+ *                        [, "dropped": true]}],
  *      "affected": [{"id": job, "targets": ids}],   current protocol: jobs
  *                             running on removed targets (no exception)
  *      "removed": ids,        targets whose vertices were unlinked now
@@ -169,6 +170,16 @@ int grove_acquire_drain(grove_acquire_t *a, const grove_idset_t *targets, bool o
 /* Exclude (on) or include again (off) the targets.  As grove_acquire_drain. */
 int grove_acquire_exclude(grove_acquire_t *a, const grove_idset_t *targets, bool on,
                           grove_error_t *err);
+
+/* As grove_acquire_drain and grove_acquire_exclude, with events (a new
+ * jansson object, caller decrefs; NULL on failure): the response events
+ * plus "running": [{"id", "targets"}], the jobs that keep running on the
+ * targets until they end.  Reservations on drained or excluded targets
+ * are planned again as for a shrink (see "Jobs that lose resources"). */
+int grove_acquire_drain_json(grove_acquire_t *a, const grove_idset_t *targets, bool on,
+                             struct json_t **events, grove_error_t *err);
+int grove_acquire_exclude_json(grove_acquire_t *a, const grove_idset_t *targets, bool on,
+                               struct json_t **events, grove_error_t *err);
 
 /* The stream was cancelled (the scheduler restarts or reconnects): the
  * next response must again be a first one.  Its targets that are already

@@ -27,7 +27,8 @@
  * NULL or empty, with source and line as grove_error_set puts them; set
  * errno to e; return -1. */
 int grovep_error_vfail(grove_error_t *err, int e, const char *source, int line, const char *place,
-                       size_t cap, const char *fmt, va_list ap);
+                       size_t cap, const char *fmt, va_list ap)
+    __attribute__((format(printf, 7, 0)));
 
 /* grovep_error_vfail with no place and the reason cut only by the size
  * of the message. */

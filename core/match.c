@@ -23,18 +23,21 @@
  * their descendants' records.
  *
  * Time: a window [start, start + duration).  "Allocate" tries now;
- * "reserve" then tries each later instant at which some job ends, in order,
- * and takes the first that fits.
+ * "reserve" then tries each later instant at which some job or record
+ * ends, in order, and takes the first that fits.
  *
  * This file must not hold placement preferences (policy.c), the pools'
  * records (pool.c) or the R format: it walks, asks the policy, and records.
  */
 #include <errno.h>
+#include <jansson.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "error_private.h"
 #include "util.h"
 #include "graph_private.h"
 #include "match.h"
@@ -74,6 +77,7 @@ struct frame {
 
 struct iter {
     size_t frame_base, kid_base; /* arena tops when the walk began */
+    uint64_t need;               /* still needed at this level (for ctx) */
     grove_vid_t root;
     bool root_pending; /* the root itself is a candidate not yet returned */
     bool started;
@@ -127,6 +131,18 @@ struct grove_matcher {
     grove_sym_t ctype, node_sym;
     grove_error_t *err;
     int hook_failed;
+
+    /* the rest of the model (the end of this file) */
+    struct kept {
+        grove_jobid_t id;
+        json_t *docs; /* the jobspecs of the job, then of each grow */
+    } *kept;          /* sorted by id: the requests, to plan jobs again */
+    size_t nkept, keptcap;
+    grove_job_event_t *events; /* queued, in time order */
+    size_t nevents, evcap;
+    int64_t clock;             /* the graph time the job states are at */
+    grove_overdue_t overdue;
+    grove_policy_request_t preq; /* the request as hooks see it */
 };
 
 /* ---- small helpers --------------------------------------------------------- */
@@ -162,8 +178,13 @@ grove_matcher_t *grove_matcher_create(grove_graph_t *g, const grove_match_config
     }
     m->cfg.constraint_type = m->constraint_type;
     m->stats.min_s = 0;
+    m->clock = g->now;
     return m;
 }
+
+static void kept_free(grove_matcher_t *m);
+static void kept_forget(grove_matcher_t *m, grove_jobid_t id);
+static int keep_request(grove_matcher_t *m, grove_jobid_t id, const grove_jobspec_t *js);
 
 static void job_free(grove_job_t *j)
 {
@@ -192,6 +213,7 @@ void grove_matcher_destroy(grove_matcher_t *m)
     free(m->frames);
     free(m->kids);
     free(m->cands);
+    kept_free(m);
     free(m);
 }
 
@@ -248,6 +270,20 @@ const grove_job_t *grove_matcher_job(const grove_matcher_t *m, grove_jobid_t id)
 {
     long i = job_index(m, id);
     return i < 0 ? NULL : m->jobs[i];
+}
+
+static int scratch_reserve(grove_matcher_t *m);
+
+int grove_matcher_prepare(grove_matcher_t *m)
+{
+    if (m->g->agg_dirty && grovep_agg_refresh(m->g) < 0)
+        return -1;
+    return scratch_reserve(m);
+}
+
+const grove_job_t *grove_matcher_result(const grove_matcher_t *m)
+{
+    return m->result.picks ? &m->result : NULL;
 }
 
 const grove_job_t *grove_matcher_job_at(const grove_matcher_t *m, size_t i)
@@ -322,6 +358,7 @@ static int job_insert(grove_matcher_t *m, grove_job_t *j)
 
 static void job_remove_at(grove_matcher_t *m, size_t i)
 {
+    kept_forget(m, m->jobs[i]->id);
     end_del(m, m->jobs[i]->end);
     job_free(m->jobs[i]);
     memmove(m->jobs + i, m->jobs + i + 1, (m->njobs - i - 1) * sizeof(*m->jobs));
@@ -354,6 +391,7 @@ static void new_generation(grove_matcher_t *m)
     m->nframes = 0;
     m->nkids = 0;
     m->ncands = 0;
+    grove_policy_request_reset(&m->preq);
 }
 
 static inline int64_t taken_of(const grove_matcher_t *m, grove_vid_t v)
@@ -394,6 +432,8 @@ static void rollback(grove_matcher_t *m, struct checkpoint cp)
         m->taken[u->v] = u->taken;
         m->mflags[u->v] = u->flags;
     }
+    for (size_t i = cp.nsel; i < m->nsel; i++)
+        grove_policy_request_found(&m->preq, m->g->v[m->sel[i].v].type, -m->sel[i].amount);
     m->nsel = cp.nsel;
 }
 
@@ -402,6 +442,7 @@ static int add_pick(grove_matcher_t *m, grove_vid_t v, int64_t amount, bool excl
     if (grovep_grow((void **)&m->sel, &m->selcap, m->nsel + 1, sizeof(*m->sel)) < 0)
         return -1;
     m->sel[m->nsel++] = (grove_pick_t){v, amount, excl, leaf, false};
+    grove_policy_request_found(&m->preq, m->g->v[v].type, amount);
     return 0;
 }
 
@@ -529,6 +570,7 @@ static int iter_begin(grove_matcher_t *m, struct iter *it, grove_vid_t root, boo
     it->root = root;
     it->root_pending = include_root;
     it->started = false;
+    it->need = 0;
     return 0;
 }
 
@@ -544,7 +586,7 @@ static grove_vid_t iter_next(grove_matcher_t *m, struct iter *it, const struct r
                              int *failed)
 {
     const grove_graph_t *g = m->g;
-    grove_policy_ctx_t ctx = {r->type, 0, m->start, m->end};
+    grove_policy_ctx_t ctx = {r->type, it->need, m->start, m->end, &m->preq, r->js};
     if (!it->started) {
         it->started = true;
         if (it->root_pending) {
@@ -572,7 +614,7 @@ static grove_vid_t iter_next(grove_matcher_t *m, struct iter *it, const struct r
             return k;
         if (!enterable(m, k) || !agg_fits(m, k, r->need1))
             continue;
-        if (m->pol.prune) {
+        if (m->pol.prune && grove_policy_applies(g, m->pol.prune_types, g->v[k].type)) {
             int p = m->pol.prune(m->pol.arg, g, k, &ctx);
             if (p < 0) {
                 m->hook_failed = 1;
@@ -608,10 +650,12 @@ static int touch_up(grove_matcher_t *m, grove_vid_t v)
     return 0;
 }
 
-/* Try to take candidate c for request r (children included).  Returns the
- * units it counts for (> 0), 0 when it does not fit, -1 on error. */
+/* Try to take candidate c for request r (children included): at most
+ * remaining units of a leaf pool; need is what the level still needs (what
+ * prune is told).  Returns the units it counts for (> 0), 0 when it does
+ * not fit, -1 on error. */
 static int64_t take(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool pexcl,
-                    uint64_t remaining)
+                    uint64_t remaining, uint64_t need)
 {
     const grove_graph_t *g = m->g;
     bool excl = r->excl || pexcl;
@@ -622,9 +666,9 @@ static int64_t take(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool
      * request is decided by the candidate's own records */
     if (!up(m, c) || !constraint_ok(m, c) || (r->child && !agg_fits(m, c, r->need1)))
         return 0;
-    if (m->pol.prune) {
+    if (m->pol.prune && grove_policy_applies(g, m->pol.prune_types, g->v[c].type)) {
         /* the policy may rule out a candidate as it rules out a subtree */
-        grove_policy_ctx_t ctx = {r->type, remaining, m->start, m->end};
+        grove_policy_ctx_t ctx = {r->type, need, m->start, m->end, &m->preq, r->js};
         int p = m->pol.prune(m->pol.arg, g, c, &ctx);
         if (p < 0) {
             m->hook_failed = 1;
@@ -699,8 +743,9 @@ static int slot_home(grove_matcher_t *m, const struct req *r, grove_vid_t w, boo
     /* a slot is where one task runs: it stays within one node unless it
      * asks for nodes itself */
     bool above_nodes = !r->free_span && !at_or_below_node(m, w);
-    if (!is_root && m->pol.prune) {
-        grove_policy_ctx_t ctx = {GROVE_SYM_NONE, 0, m->start, m->end};
+    if (!is_root && m->pol.prune
+        && grove_policy_applies(m->g, m->pol.prune_types, m->g->v[w].type)) {
+        grove_policy_ctx_t ctx = {GROVE_SYM_NONE, 0, m->start, m->end, &m->preq, r->js};
         int p = m->pol.prune(m->pol.arg, m->g, w, &ctx);
         if (p < 0) {
             m->hook_failed = 1;
@@ -776,9 +821,10 @@ static int take_first(grove_matcher_t *m, const struct req *r, grove_vid_t u, bo
     bool leaf = r->child == NULL;
     grove_vid_t c;
     *got = 0;
-    while (*got < want && (c = iter_next(m, &it, r, &failed)) != GROVE_VID_NONE) {
+    while (*got < want && ((it.need = want - *got), (c = iter_next(m, &it, r, &failed)))
+                              != GROVE_VID_NONE) {
         size_t fsave = m->nframes, ksave = m->nkids;
-        int64_t n = take(m, r, c, pexcl, leaf ? want - *got : 1);
+        int64_t n = take(m, r, c, pexcl, leaf ? want - *got : 1, want - *got);
         /* take() walks below c with iterators of its own, ended by now */
         m->nframes = fsave;
         m->nkids = ksave;
@@ -801,15 +847,16 @@ static int take_best(grove_matcher_t *m, const struct req *r, grove_vid_t u, boo
     bool fixed = cnt->kind == GROVE_COUNT_FIXED;
     bool leaf = r->child == NULL;
     size_t cbase = m->ncands;
-    grove_policy_ctx_t ctx = {r->type, want, m->start, m->end};
+    grove_policy_ctx_t ctx = {r->type, want, m->start, m->end, &m->preq, r->js};
     struct iter it;
     iter_begin(m, &it, u, top);
+    it.need = want;
     int failed = 0;
     grove_vid_t c;
     while ((c = iter_next(m, &it, r, &failed)) != GROVE_VID_NONE) {
         struct checkpoint cp = checkpoint(m);
         size_t fsave = m->nframes, ksave = m->nkids;
-        int64_t n = take(m, r, c, pexcl, leaf ? UINT64_MAX : 1);
+        int64_t n = take(m, r, c, pexcl, leaf ? UINT64_MAX : 1, want);
         m->nframes = fsave;
         m->nkids = ksave;
         if (n < 0) {
@@ -893,7 +940,8 @@ static int take_best(grove_matcher_t *m, const struct req *r, grove_vid_t u, boo
     }
     uint64_t got = 0;
     for (size_t i = 0; i < k && got < want; i++) {
-        int64_t t = take(m, r, m->cands[cbase + pick[i]].v, pexcl, leaf ? want - got : 1);
+        int64_t t = take(m, r, m->cands[cbase + pick[i]].v, pexcl, leaf ? want - got : 1,
+                         want - got);
         if (t < 0)
             goto out;
         got += (uint64_t)t;
@@ -954,7 +1002,8 @@ static int match_list(grove_matcher_t *m, const struct req *r, grove_vid_t u, bo
         return 0; /* no vertex of this type exists */
     }
 
-    if (m->pol.select == GROVE_SELECT_BEST && (m->pol.score || m->pol.choose)) {
+    if (m->pol.select == GROVE_SELECT_BEST && (m->pol.score || m->pol.choose)
+        && grove_policy_applies(m->g, m->pol.score_types, r->type)) {
         int rc = take_best(m, r, u, pexcl, top, want);
         if (rc <= 0)
             rollback(m, start);
@@ -1087,6 +1136,46 @@ static int cmp_pick(const void *a, const void *b)
     return (x->v > y->v) - (x->v < y->v);
 }
 
+/* Below this many picks a comparison sort is as fast as two passes over
+ * 64 Ki buckets. */
+#define RADIX_MIN 4096
+
+/* Sort n picks by vertex id in two stable passes of 16 bits (a whole
+ * machine's million picks: linear, where a comparison sort was a fifth of
+ * the match).  0 or -1 (ENOMEM). */
+static int radix_picks(grove_pick_t *p, size_t n)
+{
+    grove_pick_t *tmp = malloc(n * sizeof(*tmp));
+    size_t *count = malloc(65536 * sizeof(*count));
+    if (!tmp || !count) {
+        free(tmp);
+        free(count);
+        errno = ENOMEM;
+        return -1;
+    }
+    grove_pick_t *from = p, *to = tmp;
+    for (int shift = 0; shift < 32; shift += 16) {
+        memset(count, 0, 65536 * sizeof(*count));
+        for (size_t i = 0; i < n; i++)
+            count[(from[i].v >> shift) & 0xffff]++;
+        size_t sum = 0;
+        for (size_t b = 0; b < 65536; b++) {
+            size_t c = count[b];
+            count[b] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            to[count[(from[i].v >> shift) & 0xffff]++] = from[i];
+        grove_pick_t *t = from;
+        from = to;
+        to = t;
+    }
+    /* two passes: the sorted picks are back in p */
+    free(tmp);
+    free(count);
+    return 0;
+}
+
 /* Sort picks by vertex id.  They come mostly in graph order (the walk
  * follows it), with the ancestors appended at the end: sort only what
  * breaks the order and merge it back.  0 or -1 (ENOMEM). */
@@ -1098,6 +1187,8 @@ static int sort_picks(grove_pick_t *p, size_t n)
     if (k >= n)
         return 0;
     if (n - k > k / 8) { /* far from sorted: sort everything */
+        if (n >= RADIX_MIN)
+            return radix_picks(p, n);
         qsort(p, n, sizeof(*p), cmp_pick);
         return 0;
     }
@@ -1344,7 +1435,57 @@ static int match_prepare(grove_matcher_t *m, const grove_jobspec_t *js, struct m
         m->node_sym = GROVE_SYM_NONE; /* the name is known, but no vertex has the type */
     x->d = duration_of(m, js);
     x->now = g->now;
-    return 0;
+    return grove_policy_request_init(&m->preq, g, js, x->id, x->d);
+}
+
+static bool in_table(const grove_matcher_t *m, grove_jobid_t id)
+{
+    size_t i = job_pos(m, id);
+    return i < m->njobs && m->jobs[i]->id == id;
+}
+
+static int cmp_time(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The instants after now at which something ends, ascending and distinct:
+ * the ends of the table's jobs and of every record in the graph (records
+ * made on vertices directly, outside any job of this matcher, free units
+ * too).  A new array (*n entries), or NULL (ENOMEM). */
+static int64_t *later_times(const grove_matcher_t *m, int64_t now, size_t *n)
+{
+    const grove_graph_t *g = m->g;
+    size_t first = end_pos(m, now + 1), cap = m->nends - first + 16, k = 0;
+    int64_t *t = malloc(cap * sizeof(*t));
+    if (!t) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    for (size_t i = first; i < m->nends; i++)
+        t[k++] = m->ends[i].t; /* copied: an attempt may not move them */
+    for (grove_vid_t v = 0; v < g->nv; v++) {
+        if (!(g->v[v].flags & GROVEP_V_ALLOC) || (g->v[v].flags & GROVEP_V_DEAD))
+            continue;
+        for (uint32_t r = g->v[v].recs; r != GROVEP_NONE; r = g->recs[r].next) {
+            const grovep_rec_t *rec = &g->recs[r];
+            if (rec->end <= now || in_table(m, rec->job))
+                continue; /* the table's jobs are in m->ends already */
+            if (grovep_grow((void **)&t, &cap, k + 1, sizeof(*t)) < 0) {
+                free(t);
+                return NULL;
+            }
+            t[k++] = rec->end;
+        }
+    }
+    qsort(t, k, sizeof(*t), cmp_time);
+    size_t u = 0;
+    for (size_t i = 0; i < k; i++)
+        if (u == 0 || t[u - 1] != t[i])
+            t[u++] = t[i];
+    *n = u;
+    return t;
 }
 
 /* Try later instants, those at which some job ends, in order, skipping
@@ -1352,20 +1493,24 @@ static int match_prepare(grove_matcher_t *m, const grove_jobspec_t *js, struct m
  * -1 error. */
 static int match_later(grove_matcher_t *m, struct matching *x)
 {
-    size_t first = end_pos(m, x->now + 1), nt = m->nends - first;
-    int64_t *times = malloc((nt ? nt : 1) * sizeof(*times));
-    if (!times) {
-        errno = ENOMEM;
+    const grove_graph_t *g = m->g;
+    size_t nt;
+    int64_t *times = later_times(m, x->now, &nt);
+    if (!times)
         return -1;
-    }
-    for (size_t i = 0; i < nt; i++)
-        times[i] = m->ends[first + i].t; /* copied: an attempt may not move them */
     if (nt && times[nt - 1] == GROVE_TIME_MAX)
         nt--; /* a job that never ends frees nothing */
+    int64_t need[GROVEP_MAX_LOW] = {0};
+    for (const struct req *r = x->top; r; r = r->next)
+        for (size_t l = 0; l < g->nlow; l++)
+            if (__builtin_add_overflow(need[l], r->tot[l], &need[l]))
+                need[l] = INT64_MAX; /* saturate, as the needs themselves */
     int found = 0;
     for (size_t i = 0; i < nt && found == 0; i++) {
-        /* attempt() first asks the root's aggregates: a time at which the
-         * whole machine lacks room costs one query */
+        m->start = times[i];
+        m->end = window_end(times[i], x->d);
+        if (!agg_fits(m, x->root, need))
+            continue;
         found = attempt(m, x->top, x->root, times[i], x->d);
         x->at = times[i];
     }
@@ -1513,6 +1658,30 @@ static void match_timed(grove_matcher_t *m, double t0)
     m->stats.sum_s += dt;
 }
 
+/* The end of a match: free what x holds, hand the job out, keep its
+ * request (ENOMEM: it cannot be re-planned), count.  0 with a job, else
+ * -1 with errno as it was. */
+static int match_done(grove_matcher_t *m, struct matching *x, const grove_jobspec_t *js,
+                      const grove_job_t *job, const grove_job_t **out, double t0)
+{
+    int saved = errno;
+    free(x->imp);
+    free(x->reqs);
+    grove_policy_request_fini(&m->preq);
+    m->sat = false;
+    m->constraint = NULL;
+    if (job) {
+        if (out)
+            *out = job;
+        m->stats.succeeded++;
+        if (job->state != GROVE_JOB_MATCHED)
+            keep_request(m, job->id, js);
+    }
+    match_timed(m, t0);
+    errno = saved;
+    return job ? 0 : -1;
+}
+
 int grove_match(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_t mode,
                 grove_jobid_t id, const grove_job_t **out, grove_error_t *err)
 {
@@ -1521,6 +1690,8 @@ int grove_match(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_
     const grove_job_t *job = NULL;
     if (out)
         *out = NULL;
+    if (m->g->now != m->clock)
+        grove_matcher_catch_up(m); /* ENOMEM: the states catch up next time */
     if (match_check(m, js, &x, err) < 0)
         return -1;
     m->stats.matches++;
@@ -1536,19 +1707,7 @@ int grove_match(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_
         match_failed(m, &x, found, err);
     else if (match_complete(m, &x) == 0)
         job = match_commit(m, &x, err);
-    int saved = errno;
-    free(x.imp);
-    free(x.reqs);
-    m->sat = false;
-    m->constraint = NULL;
-    if (job) {
-        if (out)
-            *out = job;
-        m->stats.succeeded++;
-    }
-    match_timed(m, t0);
-    errno = saved;
-    return job ? 0 : -1;
+    return match_done(m, &x, js, job, out, t0);
 }
 
 /* ---- cancel and release ------------------------------------------------------------ */
@@ -1768,4 +1927,369 @@ int grove_matcher_restore(grove_matcher_t *m, const grove_job_t *src)
         return -1;
     }
     return 0;
+}
+
+/* ---- the rest of the model: requests kept, chosen windows, grow, re-plan,
+ * a clock that moves ------------------------------------------------------------ */
+
+static size_t kept_pos(const grove_matcher_t *m, grove_jobid_t id)
+{
+    size_t lo;
+    GROVEP_LOWER_BOUND(lo, m->nkept, mid, m->kept[mid].id < id);
+    return lo;
+}
+
+static struct kept *kept_find(const grove_matcher_t *m, grove_jobid_t id)
+{
+    size_t i = kept_pos(m, id);
+    return i < m->nkept && m->kept[i].id == id ? &m->kept[i] : NULL;
+}
+
+static void kept_free(grove_matcher_t *m)
+{
+    for (size_t i = 0; i < m->nkept; i++)
+        json_decref(m->kept[i].docs);
+    free(m->kept);
+    free(m->events);
+}
+
+static void kept_forget(grove_matcher_t *m, grove_jobid_t id)
+{
+    size_t i = kept_pos(m, id);
+    if (i < m->nkept && m->kept[i].id == id) {
+        json_decref(m->kept[i].docs);
+        memmove(m->kept + i, m->kept + i + 1, (m->nkept - i - 1) * sizeof(*m->kept));
+        m->nkept--;
+    }
+}
+
+/* Keep js (its document: a reference, not a copy) as the request of job id,
+ * or as one more grow of it.  0 or -1 (ENOMEM: the job keeps what it had). */
+static int keep_request(grove_matcher_t *m, grove_jobid_t id, const grove_jobspec_t *js)
+{
+    json_t *doc = (json_t *)(uintptr_t)grove_jobspec_json(js);
+    struct kept *k = kept_find(m, id);
+    if (k)
+        return json_array_append(k->docs, doc);
+    if (grovep_grow((void **)&m->kept, &m->keptcap, m->nkept + 1, sizeof(*m->kept)) < 0)
+        return -1;
+    json_t *docs = json_array();
+    if (!docs || json_array_append(docs, doc) < 0) {
+        json_decref(docs);
+        errno = ENOMEM;
+        return -1;
+    }
+    size_t i = kept_pos(m, id);
+    memmove(m->kept + i + 1, m->kept + i, (m->nkept - i) * sizeof(*m->kept));
+    m->kept[i] = (struct kept){id, docs};
+    m->nkept++;
+    return 0;
+}
+
+/* Merge the selection m->sel (recorded for job j) into j's picks: one
+ * pick per vertex, units of a pool the job held already added up.  The
+ * merged array is made by the caller beforehand (so nothing can fail
+ * after the records are written): out has room for both lists. */
+static void merge_picks(grove_job_t *j, const grove_pick_t *add, size_t n, grove_pick_t *out)
+{
+    size_t a = 0, b = 0, k = 0;
+    while (a < j->npicks || b < n) {
+        if (b == n || (a < j->npicks && j->picks[a].v < add[b].v)) {
+            out[k++] = j->picks[a++];
+        } else if (a == j->npicks || add[b].v < j->picks[a].v) {
+            out[k++] = add[b++];
+        } else {
+            grove_pick_t p = j->picks[a++];
+            const grove_pick_t *q = &add[b++];
+            if (q->recorded) {
+                p.amount = p.recorded && p.leaf ? p.amount + q->amount : q->amount;
+                p.exclusive = p.exclusive || q->exclusive;
+                p.leaf = q->leaf;
+                p.recorded = true;
+            }
+            out[k++] = p;
+        }
+    }
+    j->npicks = k;
+}
+
+/* Record the completed selection as more of job j (over j's window). */
+static const grove_job_t *grow_commit(grove_matcher_t *m, const struct matching *x, grove_job_t *j,
+                                      grove_error_t *err)
+{
+    grove_pick_t *merged = malloc((j->npicks + m->nsel + 1) * sizeof(*merged));
+    if (!merged) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    if (record(m->g, j->id, m->sel, m->nsel, j->start, j->end, x->imp) < 0) {
+        grove_error_set(err, NULL, 0, "grow: could not record the allocation: %s",
+                        strerror(errno));
+        free(merged);
+        return NULL;
+    }
+    merge_picks(j, m->sel, m->nsel, merged);
+    free(j->picks);
+    j->picks = merged;
+    return j;
+}
+
+/* One match in a fixed window [start, end) (end 0: start plus the
+ * duration), as a new job, or as more of job grow (its window).  The body
+ * of grove_match_window and grove_match_grow. */
+static int match_fixed(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_t mode,
+                       grove_jobid_t id, int64_t start, int64_t end, grove_job_t *grow,
+                       const grove_job_t **out, grove_error_t *err)
+{
+    double t0 = now_s();
+    struct matching x = {.mode = mode, .id = id};
+    const grove_job_t *job = NULL;
+    if (grow) {
+        x.id = grow->id;
+    } else if (match_check(m, js, &x, err) < 0) {
+        return -1;
+    }
+    m->stats.matches++;
+    if (!grow && mode != GROVE_MATCH_WITHOUT_ALLOCATING && x.id >= m->next_id)
+        m->next_id = x.id + 1;
+    m->err = err;
+    m->hook_failed = 0;
+    int found = -1;
+    if (match_prepare(m, js, &x, err) == 0) {
+        if (end == 0)
+            end = window_end(start, x.d);
+        x.d = end - start;
+        x.at = start;
+        found = attempt(m, x.top, x.root, start, x.d);
+    }
+    if (found <= 0) {
+        /* the satisfiability check of match_failed looks from now */
+        x.now = m->g->now;
+        match_failed(m, &x, found, err);
+    } else if (match_complete(m, &x) == 0) {
+        job = grow ? grow_commit(m, &x, grow, err) : match_commit(m, &x, err);
+    }
+    return match_done(m, &x, js, job, out, t0);
+}
+
+int grove_match_window(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_t mode,
+                       grove_jobid_t id, int64_t start, int64_t end, const grove_job_t **out,
+                       grove_error_t *err)
+{
+    if (out)
+        *out = NULL;
+    grove_error_clear(err);
+    if (m->g->now != m->clock)
+        grove_matcher_catch_up(m);
+    if (!js)
+        return grovep_errorf(err, EINVAL, "match: no jobspec");
+    if (mode != GROVE_MATCH_ALLOCATE && mode != GROVE_MATCH_ALLOCATE_WITH_SAT
+        && mode != GROVE_MATCH_WITHOUT_ALLOCATING)
+        return grovep_errorf(err, EINVAL,
+                             "match: a chosen window takes the modes allocate, "
+                             "allocate_with_satisfiability and without_allocating");
+    if (start < m->g->now)
+        return grovep_errorf(err, EINVAL, "match: the window starts at %lld, before now (%lld)",
+                      (long long)start, (long long)m->g->now);
+    if (end != 0 && end <= start)
+        return grovep_errorf(err, EINVAL, "match: the window ends at %lld, not after its start (%lld)",
+                      (long long)end, (long long)start);
+    return match_fixed(m, js, mode, id, start, end, NULL, out, err);
+}
+
+int grove_match_grow(grove_matcher_t *m, const grove_jobspec_t *js, grove_jobid_t id,
+                     const grove_job_t **out, grove_error_t *err)
+{
+    if (out)
+        *out = NULL;
+    grove_error_clear(err);
+    if (m->g->now != m->clock)
+        grove_matcher_catch_up(m);
+    if (!js)
+        return grovep_errorf(err, EINVAL, "grow: no jobspec");
+    long i = job_index(m, id);
+    if (i < 0)
+        return grovep_errorf(err, ENOENT, "grow: no job %llu", (unsigned long long)id);
+    grove_job_t *j = m->jobs[i];
+    return match_fixed(m, js, GROVE_MATCH_ALLOCATE_WITH_SAT, id, j->start, j->end, j, out, err);
+}
+
+/* The kept requests of a job parsed again (new; caller destroys each and
+ * frees the array), *n of them; NULL with *n 0 when none are kept, or
+ * NULL with ENOMEM/EINVAL. */
+static grove_jobspec_t **kept_specs(const grove_matcher_t *m, grove_jobid_t id, size_t *n,
+                                    grove_error_t *err)
+{
+    const struct kept *k = kept_find(m, id);
+    *n = 0;
+    if (!k)
+        return NULL;
+    size_t c = json_array_size(k->docs);
+    grove_jobspec_t **v = calloc(c ? c : 1, sizeof(*v));
+    if (!v) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    for (size_t i = 0; i < c; i++) {
+        if (!(v[i] = grove_jobspec_from_json(json_array_get(k->docs, i), NULL, err))) {
+            while (i-- > 0)
+                grove_jobspec_destroy(v[i]);
+            free(v);
+            return NULL;
+        }
+    }
+    *n = c;
+    return v;
+}
+
+/* Take job i out of the table without freeing it (its records stay). */
+static grove_job_t *job_detach(grove_matcher_t *m, size_t i)
+{
+    grove_job_t *j = m->jobs[i];
+    end_del(m, j->end);
+    memmove(m->jobs + i, m->jobs + i + 1, (m->njobs - i - 1) * sizeof(*m->jobs));
+    m->njobs--;
+    return j;
+}
+
+/* Match the kept requests of job id anew (the job out of the table): 1
+ * placed, 0 fits nowhere (nothing recorded), -1 error (nothing recorded). */
+static int replace(grove_matcher_t *m, grove_jobid_t id, grove_jobspec_t **specs, size_t n,
+                   const grove_job_t **out, grove_error_t *err)
+{
+    int rc = grove_match(m, specs[0], GROVE_MATCH_ALLOCATE_ORELSE_RESERVE, id, out, err);
+    for (size_t i = 1; i < n && rc == 0; i++)
+        rc = grove_match_grow(m, specs[i], id, out, err);
+    if (rc == 0)
+        return 1;
+    int saved = errno;
+    if (grove_matcher_job(m, id))
+        grove_matcher_cancel(m, id); /* a grow did not fit with the rest */
+    errno = saved;
+    return errno == EBUSY || errno == ENODEV ? 0 : -1;
+}
+
+int grove_matcher_replan(grove_matcher_t *m, grove_jobid_t id, const grove_job_t **out,
+                         grove_error_t *err)
+{
+    if (out)
+        *out = NULL;
+    long i = job_index(m, id);
+    if (i < 0)
+        return grovep_errorf(err, ENOENT, "replan: no job %llu", (unsigned long long)id);
+    size_t n;
+    grove_jobspec_t **specs = kept_specs(m, id, &n, err);
+    if (!specs && n == 0 && kept_find(m, id))
+        return -1;
+    if (!specs) { /* restored from saved state: its request is not known */
+        grove_matcher_cancel(m, id);
+        return 0;
+    }
+    json_t *docs = json_incref(kept_find(m, id)->docs);
+    grove_job_t *old = job_detach(m, (size_t)i);
+    unrecord(m->g, id, old->start, old->end, old->picks, old->npicks);
+    kept_forget(m, id);
+    int rc = replace(m, id, specs, n, out, err);
+    int saved = errno;
+    if (rc < 0 && grove_matcher_restore(m, old) == 0) {
+        /* as it was, request included */
+        size_t k = kept_pos(m, id);
+        if (grovep_grow((void **)&m->kept, &m->keptcap, m->nkept + 1, sizeof(*m->kept)) == 0) {
+            memmove(m->kept + k + 1, m->kept + k, (m->nkept - k) * sizeof(*m->kept));
+            m->kept[k] = (struct kept){id, json_incref(docs)};
+            m->nkept++;
+        }
+    }
+    json_decref(docs);
+    job_free(old);
+    for (size_t k = 0; k < n; k++)
+        grove_jobspec_destroy(specs[k]);
+    free(specs);
+    errno = saved;
+    return rc;
+}
+
+/* ---- the clock -------------------------------------------------------------------- */
+
+void grove_matcher_set_overdue(grove_matcher_t *m, grove_overdue_t o)
+{
+    m->overdue = o;
+}
+
+static int event_push(grove_matcher_t *m, grove_job_event_kind_t kind, grove_jobid_t id,
+                      int64_t at)
+{
+    if (grovep_grow((void **)&m->events, &m->evcap, m->nevents + 1, sizeof(*m->events)) < 0)
+        return -1;
+    m->events[m->nevents++] = (grove_job_event_t){kind, id, at};
+    return 0;
+}
+
+/* Time order; at one instant ends before starts (what ends frees what
+ * starts), then by job id. */
+static int cmp_event(const void *a, const void *b)
+{
+    const grove_job_event_t *x = a, *y = b;
+    if (x->at != y->at)
+        return x->at < y->at ? -1 : 1;
+    int kx = x->kind == GROVE_EVENT_START, ky = y->kind == GROVE_EVENT_START;
+    if (kx != ky)
+        return kx - ky;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+long grove_matcher_catch_up(grove_matcher_t *m)
+{
+    int64_t now = m->g->now, was = m->clock;
+    size_t first = m->nevents;
+    m->clock = now;
+    if (now <= was)
+        return 0; /* back in time: nothing starts again or un-ends */
+    int rc = 0;
+    for (size_t i = 0; i < m->njobs && rc == 0;) {
+        grove_job_t *j = m->jobs[i];
+        if (j->state == GROVE_JOB_RESERVED && j->start <= now) {
+            j->state = GROVE_JOB_ALLOCATED;
+            rc = event_push(m, GROVE_EVENT_START, j->id, j->start);
+        }
+        if (rc == 0 && j->end <= now && j->end > was) {
+            if (m->overdue == GROVE_OVERDUE_REPORT) {
+                rc = event_push(m, GROVE_EVENT_OVERDUE, j->id, j->end);
+            } else {
+                if ((rc = event_push(m, GROVE_EVENT_END, j->id, j->end)) == 0) {
+                    grove_matcher_cancel(m, j->id);
+                    continue; /* the next job moved to i */
+                }
+            }
+        }
+        i++;
+    }
+    if (m->nevents - first > 1)
+        qsort(m->events + first, m->nevents - first, sizeof(*m->events), cmp_event);
+    return rc < 0 ? -1 : (long)(m->nevents - first);
+}
+
+long grove_matcher_set_now(grove_matcher_t *m, int64_t t)
+{
+    if (t < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    grove_graph_set_now(m->g, t);
+    return grove_matcher_catch_up(m);
+}
+
+size_t grove_matcher_event_count(const grove_matcher_t *m)
+{
+    return m->nevents;
+}
+
+const grove_job_event_t *grove_matcher_event_at(const grove_matcher_t *m, size_t i)
+{
+    return i < m->nevents ? &m->events[i] : NULL;
+}
+
+void grove_matcher_events_clear(grove_matcher_t *m)
+{
+    m->nevents = 0;
 }

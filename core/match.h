@@ -78,6 +78,15 @@ const grove_policy_t *grove_matcher_policy(const grove_matcher_t *m);
 int grove_match(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_t mode,
                 grove_jobid_t id, const grove_job_t **out, grove_error_t *err);
 
+/* Build now what the next match would build first when the graph changed
+ * (its pruning aggregates), so that the first match costs what the others
+ * do.  0, or -1 with ENOMEM. */
+int grove_matcher_prepare(grove_matcher_t *m);
+
+/* The last MATCHED result (a match in a mode that records nothing), or
+ * NULL before any (borrowed: valid until the next match). */
+const grove_job_t *grove_matcher_result(const grove_matcher_t *m);
+
 /* The job with this id, or NULL (ENOENT). */
 const grove_job_t *grove_matcher_job(const grove_matcher_t *m, grove_jobid_t id);
 
@@ -117,5 +126,70 @@ void grove_matcher_stats_reset(grove_matcher_t *m);
  * records are created from picks.  0, -1 with EEXIST (id in use) or EBUSY
  * (the picks do not fit the graph). */
 int grove_matcher_restore(grove_matcher_t *m, const grove_job_t *job);
+
+/* ---- the rest of the model (RFC 16 draft): chosen windows, grow, re-plan,
+ * a clock that moves ---------------------------------------------------- */
+
+/* Match js in the window [start, end) the caller chose (end 0: start plus
+ * the jobspec's duration) and nowhere else.  mode is ALLOCATE (record the
+ * job: running when start is now, else reserved), ALLOCATE_WITH_SAT (the
+ * same, ENODEV when it could never fit) or WITHOUT_ALLOCATING (record
+ * nothing).  0 with *out as grove_match; -1 with EINVAL (start before now,
+ * end not after start, another mode), EEXIST, EBUSY, ENODEV, ENOMEM. */
+int grove_match_window(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_t mode,
+                       grove_jobid_t id, int64_t start, int64_t end, const grove_job_t **out,
+                       grove_error_t *err);
+
+/* Grow job id by the resources js asks for, over the job's own window:
+ * the new picks join the job (released with it, listed in its R).  0 with
+ * *out the whole job (borrowed); -1 with ENOENT (no such job), EBUSY (not
+ * there in that window), ENODEV (never), EINVAL, ENOMEM.  The job and the
+ * graph are unchanged on failure. */
+int grove_match_grow(grove_matcher_t *m, const grove_jobspec_t *js, grove_jobid_t id,
+                     const grove_job_t **out, grove_error_t *err);
+
+/* Plan job id again from its request (a reservation that lost resources):
+ * it is taken out and matched anew, now or at the earliest later time.
+ * Returns 1 when it is placed again (*out the job), 0 when it fits nowhere
+ * or its request is not known (a job restored from saved state): it is
+ * then removed; -1 with ENOENT or ENOMEM (the job is as it was). */
+int grove_matcher_replan(grove_matcher_t *m, grove_jobid_t id, const grove_job_t **out,
+                         grove_error_t *err);
+
+/* What happens to a running job whose end has passed. */
+typedef enum grove_overdue {
+    GROVE_OVERDUE_END = 0, /* it ends: removed, its resources freed */
+    GROVE_OVERDUE_REPORT   /* it stays; an OVERDUE event says so, once */
+} grove_overdue_t;
+void grove_matcher_set_overdue(grove_matcher_t *m, grove_overdue_t o);
+
+typedef enum grove_job_event_kind {
+    GROVE_EVENT_START = 0, /* a reservation reached its start: now running */
+    GROVE_EVENT_END,       /* a job reached its end and was removed */
+    GROVE_EVENT_OVERDUE    /* a job reached its end and was kept */
+} grove_job_event_kind_t;
+
+typedef struct grove_job_event {
+    grove_job_event_kind_t kind;
+    grove_jobid_t id;
+    int64_t at; /* the job's start (START) or end (END, OVERDUE) */
+} grove_job_event_t;
+
+/* Bring the job states up to the graph's clock (grove_graph_set_now may
+ * have moved it; grove_match does this first): reservations whose start
+ * has come run, running jobs whose end has passed end or are reported.
+ * Events are queued in time order.  Returns how many were queued, or -1
+ * (ENOMEM; what was done stays done). */
+long grove_matcher_catch_up(grove_matcher_t *m);
+
+/* Move the graph's clock to t (>= 0) and catch up.  As catch_up; -1 with
+ * EINVAL for a negative t. */
+long grove_matcher_set_now(grove_matcher_t *m, int64_t t);
+
+/* The queued events: the i-th, or NULL past the end; clear empties the
+ * queue. */
+size_t grove_matcher_event_count(const grove_matcher_t *m);
+const grove_job_event_t *grove_matcher_event_at(const grove_matcher_t *m, size_t i);
+void grove_matcher_events_clear(grove_matcher_t *m);
 
 #endif

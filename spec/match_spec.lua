@@ -265,7 +265,7 @@ describe("policies on a matcher", function()
     assert.equal("low", m:policy())
     assert.equal("node0", assert(m:match(nodes_yaml(1, 1))).picks[3].vertex:name())
     assert.same({nil, "unknown policy 'fastest' (built-ins: first, low, high, lonode, hinode, "
-      .. "lonodex, hinodex, firstnodex, locality, variation; or a policy from "
+      .. "lonodex, hinodex, firstnodex, locality, variation, spread, gpu; or a policy from "
       .. "grove.core.policy_load)", "ENOENT"}, {m:set_policy("fastest")})
     assert.equal("low", m:policy())
   end)

@@ -375,10 +375,12 @@ static const struct step v1_release[] = {
     {ALLOC, "4", 5, NULL, NULL, NULL},   /* node3 */
     {RESERVE, "4", 6, NULL, NULL, NULL}, /* node0 at t=100 */
     {RESERVE, "4", 7, NULL, NULL, NULL}, /* node1 at t=100 */
-    /* shrink 1: jobs 2 and 3 get exceptions, reserved job 7 is reported */
+    /* shrink 1: jobs 2 and 3 get exceptions, reserved job 7 is planned
+     * again (node2 at t=100), so it does not hold node1 back */
     {MSG, "{\"type\":\"shrink\",\"targets\":\"1\"}", 0, NULL,
      "acquired=0,2-3 up=0,2-3 down= drained= excluded= shrunk=1 pending=1",
-     "{\"release\":[],\"removed\":\"\",\"reservations\":[{\"id\":7,\"targets\":\"1\"}],"
+     "{\"release\":[],\"removed\":\"\",\"reservations\":[{\"id\":7,\"targets\":\"1\","
+     "\"start\":100}],"
      "\"affected\":[],"
      "\"exceptions\":[{\"id\":2,\"targets\":\"1\",\"note\":\"resources removed from the "
      "instance (shrink 1)\"},{\"id\":3,\"targets\":\"1\",\"note\":\"resources removed from "
@@ -386,22 +388,27 @@ static const struct step v1_release[] = {
     {UPDATE, NULL, 0, NULL, NULL, "{\"release\":[],\"removed\":\"\"}"},
     {CANCEL, "2", 0, NULL, NULL, NULL},
     {CANCEL, "3", 0, NULL, NULL, NULL},
-    {UPDATE, NULL, 0, NULL, "acquired=0,2-3 up=0,2-3 down= drained= excluded= shrunk=1 pending=1",
-     "{\"release\":[],\"removed\":\"\"}"},
-    {CANCEL, "7", 0, NULL, NULL, NULL}, /* the reservation holds it too */
+    /* the reservation moved away: node1 is released as soon as the jobs
+     * running there are gone */
     {UPDATE, NULL, 0, NULL, "acquired=0,2-3 up=0,2-3 down= drained= excluded= shrunk=1 pending=",
      "{\"release\":[{\"group\":\"default\",\"targets\":\"1\"}],\"removed\":\"1\"}"},
+    {CANCEL, "7", 0, NULL, NULL, NULL},
+    {UPDATE, NULL, 0, NULL, "acquired=0,2-3 up=0,2-3 down= drained= excluded= shrunk=1 pending=",
+     "{\"release\":[],\"removed\":\"\"}"},
     {STATUS, NULL, 0, NULL, "0=up 1=- 2=up 3=up", NULL},
     /* never twice */
     {UPDATE, NULL, 0, NULL, NULL, "{\"release\":[],\"removed\":\"\"}"},
     /* offline then shrunk: exceptions all the same */
-    {MSG, "{\"type\":\"offline\",\"targets\":\"0\"}", 0, NULL, NULL, NULL},
+    /* down: the running job is affected (no exception), the reservation on
+     * node0 moves to node2 at t=100 */
+    {MSG, "{\"type\":\"offline\",\"targets\":\"0\"}", 0, NULL, NULL,
+     "{\"exceptions\":[],\"reservations\":[{\"id\":6,\"targets\":\"0\",\"start\":100}],"
+     "\"affected\":[{\"id\":1,\"targets\":\"0\",\"note\":\"targets down\"}]}"},
     {MSG, "{\"type\":\"shrink\",\"targets\":\"0,3\"}", 0, NULL,
      "acquired=2 up=2 down= drained= excluded= shrunk=0-1,3 pending=0,3",
      "{\"release\":[],\"exceptions\":[{\"id\":1,\"targets\":\"0\",\"note\":\"resources "
      "removed from the instance (shrink 0)\"},{\"id\":5,\"targets\":\"3\",\"note\":"
-     "\"resources removed from the instance (shrink 3)\"}],\"reservations\":[{\"id\":6,"
-     "\"targets\":\"0\"}]}"},
+     "\"resources removed from the instance (shrink 3)\"}],\"reservations\":[]}"},
     {CANCEL, "5", 0, NULL, NULL, NULL},
     {UPDATE, NULL, 0, NULL, NULL,
      "{\"release\":[{\"group\":\"default\",\"targets\":\"3\"}],\"removed\":\"3\"}"},

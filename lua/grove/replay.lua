@@ -235,6 +235,7 @@ local EVENT_LISTS = {
   {"release", "release: group=%s targets=%s", "group"},
   {"exceptions", "exception: job=%d targets=%s", "id"},
   {"reservations", "reservation: job=%d targets=%s", "id"},
+  {"running", "running: job=%d targets=%s", "id"},
   {"affected", "affected: job=%d targets=%s", "id"},
 }
 
@@ -243,7 +244,11 @@ local function events_summary(ev)
   if not ev then return out end
   for _, l in ipairs(EVENT_LISTS) do
     for _, x in ipairs(ev[l[1]] or {}) do
-      out[#out + 1] = fmt(l[2], x[l[3]], x.targets)
+      local line = fmt(l[2], x[l[3]], x.targets)
+      -- a reservation planned again: where it went, or that it was dropped
+      if x.start then line = line .. " start=" .. x.start end
+      if x.dropped then line = line .. " dropped" end
+      out[#out + 1] = line
     end
   end
   if ev.removed and ev.removed ~= "" then out[#out + 1] = "removed: " .. ev.removed end
@@ -288,7 +293,8 @@ end
 for _, name in ipairs{"drain", "undrain", "exclude", "include"} do
   commands[name] = function(self, step, args)
     if args == "" then error(name .. ": expected target ranks", 0) end
-    checked(step, self.acquire[name](self.acquire, args))
+    local ok, ev, code = self.acquire[name](self.acquire, args)
+    if checked(step, ok, ev, code) then step.events = ev end
   end
 end
 
