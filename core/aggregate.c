@@ -28,6 +28,7 @@
  * step with the records.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,28 @@
 #include "graph_private.h"
 
 #define DEFAULT_SPEC "ALL:core,ALL:node,ALL:gpu"
+
+/* Sums of sizes over a subtree saturate at the int64 range instead of
+ * wrapping (pools near 2^63 are refused by the readers, GROVE_MAX_SIZE,
+ * but a graph built through the API may still hold them): a saturated
+ * total only ever overstates what is free by nothing a request can use. */
+static inline int64_t sat_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r))
+        return b > 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+
+/* The length of [start, end), saturated (times read from a file may lie
+ * anywhere in the int64 range). */
+static inline int64_t span_of(int64_t start, int64_t end)
+{
+    int64_t r;
+    if (__builtin_sub_overflow(end, start, &r))
+        return end > start ? INT64_MAX : 0;
+    return r;
+}
 
 int grovep_dense_set(grovep_dense_t *d, grove_vid_t v, uint32_t i)
 {
@@ -273,7 +296,7 @@ int64_t grovep_pool_peak(const grove_graph_t *g, grove_vid_t v, int64_t start, i
     end = plan_end(end);
     if (start >= end)
         return 0;
-    int64_t avail = grove_planner_avail_during(p, start, end - start);
+    int64_t avail = grove_planner_avail_during(p, start, span_of(start, end));
     if (avail < 0)
         return -1;
     return grove_planner_total(p) - avail;
@@ -330,7 +353,8 @@ bool grovep_agg_avail(const grove_graph_t *g, const grovep_agg_t *a, int64_t sta
         return true;
     }
     end = plan_end(end);
-    if (a->mp && start < end && grove_mplanner_avail_during(a->mp, start, end - start, out) == 0)
+    if (a->mp && start < end
+        && grove_mplanner_avail_during(a->mp, start, span_of(start, end), out) == 0)
         return true;
     for (size_t i = 0; i < g->nlow; i++)
         out[i] = (a->mask & (1u << i)) ? a->total[i] : 0;
@@ -359,7 +383,8 @@ bool grovep_agg_fits(const grove_graph_t *g, const grovep_agg_t *a, int64_t star
      * in it is logically const */
     grovep_agg_t *m = (grovep_agg_t *)(uintptr_t)a;
     if (m->cache_start != start || m->cache_end != end) {
-        if (grove_mplanner_avail_during(m->mp, start, end - start, m->cache_avail) < 0)
+        if (grove_mplanner_avail_during(m->mp, start, span_of(start, end), m->cache_avail)
+            < 0)
             return true; /* an error only prunes less */
         m->cache_start = start;
         m->cache_end = end;
@@ -389,7 +414,7 @@ static void subtree_units(const grove_graph_t *g, grove_vid_t v, int64_t *out)
         grove_vid_t w = stack[--n];
         for (size_t i = 0; i < g->nlow; i++)
             if (g->v[w].type == g->agg_low[i])
-                out[i] += g->v[w].size;
+                out[i] = sat_add(out[i], g->v[w].size);
         for (grove_eid_t e = g->first_out[w]; e != GROVEP_NONE; e = g->e[e].next_out) {
             if (g->e[e].sub != sub || (g->e[e].flags & GROVEP_E_UP)
                 || g->parent[g->e[e].dst] != w)
@@ -452,7 +477,7 @@ static int adjust_span(grove_graph_t *g, grovep_agg_t *a, int64_t *span, int64_t
     bool any = false;
     for (size_t i = 0; i < g->nlow; i++) {
         if (a->mask & (1u << i))
-            cur[i] += sign * c[i];
+            cur[i] = sat_add(cur[i], sign * c[i]);
         if (cur[i] < 0)
             cur[i] = 0;
         if (cur[i])
@@ -466,7 +491,7 @@ static int adjust_span(grove_graph_t *g, grovep_agg_t *a, int64_t *span, int64_t
     end = plan_end(end);
     if (!any || start >= end)
         return 0;
-    int64_t id = grove_mplanner_add(mp, start, end - start, cur);
+    int64_t id = grove_mplanner_add(mp, start, span_of(start, end), cur);
     if (id < 0) {
         /* should not happen: the records never over-allocate.  Keep the
          * aggregate usable (it only prunes) and report. */
@@ -504,7 +529,8 @@ int grovep_pool_add(grove_graph_t *g, grove_vid_t v, uint32_t ri)
     if (!p)
         return -1;
     int64_t end = plan_end(r->end);
-    int64_t id = r->start < end ? grove_planner_add(p, r->start, end - r->start, r->amount) : 0;
+    int64_t id =
+        r->start < end ? grove_planner_add(p, r->start, span_of(r->start, end), r->amount) : 0;
     if (id < 0) {
         if (grove_planner_span_count(p) == 0)
             pool_planner_drop(g, v);
@@ -558,7 +584,7 @@ int grovep_agg_add_job(grove_graph_t *g, const grove_vid_t *vs, const uint32_t *
                 touched[nt++] = ai;
             }
             for (size_t i = 0; i < g->nlow; i++)
-                sum[ai * g->nlow + i] += c[i];
+                sum[ai * g->nlow + i] = sat_add(sum[ai * g->nlow + i], c[i]);
         }
     }
     for (size_t k = 0; k < nt; k++) {
@@ -668,11 +694,11 @@ int grovep_agg_refresh(grove_graph_t *g)
         grove_vid_t w = order[k];
         for (size_t i = 0; i < nl; i++)
             if (g->v[w].type == g->agg_low[i])
-                tot[w * nl + i] += g->v[w].size;
+                tot[w * nl + i] = sat_add(tot[w * nl + i], g->v[w].size);
         grove_vid_t p = g->parent[w];
         if (p != GROVEP_NONE)
             for (size_t i = 0; i < nl; i++)
-                tot[p * nl + i] += tot[w * nl + i];
+                tot[p * nl + i] = sat_add(tot[p * nl + i], tot[w * nl + i]);
     }
     int rc = 0;
     for (size_t k = 0; k < n; k++) {
@@ -759,7 +785,8 @@ int grovep_planners_rebuild(grove_graph_t *g)
                 return -1;
             int64_t end = plan_end(rec->end);
             if (rec->start < end) {
-                int64_t id = grove_planner_add(p, rec->start, end - rec->start, rec->amount);
+                int64_t id =
+                    grove_planner_add(p, rec->start, span_of(rec->start, end), rec->amount);
                 if (id < 0)
                     return -1;
                 g->recs[r].pspan = id;

@@ -16,6 +16,9 @@
  * writers of graph formats.
  */
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,6 +200,12 @@ grovep_chain_t *grovep_map_put(grovep_map_t *m, uint64_t key)
 void grovep_map_del(grovep_map_t *m, uint64_t key)
 {
     map_del(m, key);
+    /* shrink as it empties (the shared-annotation index of 100,000 jobs
+     * must not outlive them); a failed rehash keeps the larger table */
+    if (m->count == 0)
+        map_free(m);
+    else if (m->cap > 64 && m->count * 8 < m->cap)
+        (void)map_rehash(m, m->cap / 2);
 }
 
 void grovep_map_free(grovep_map_t *m)
@@ -947,7 +956,10 @@ grove_eid_t grovep_add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
             errno = EINVAL;
             goto undo;
         }
-        for (grove_vid_t a = src; a != GROVEP_NONE; a = g->parent[a]) {
+        /* dst with no edge out has no child: it cannot be above src (so
+         * building a tree top-down never walks up a deep chain) */
+        for (grove_vid_t a = g->first_out[dst] == GROVEP_NONE ? GROVEP_NONE : src;
+             a != GROVEP_NONE; a = g->parent[a]) {
             if (a == dst) {
                 grove_error_set(err, NULL, 0,
                                 "edge %s (%u) -> %s (%u) would make a containment cycle",
@@ -1540,14 +1552,34 @@ void grovep_kv_release(grove_graph_t *g, uint32_t i)
 
 uint32_t grovep_rec_new(grove_graph_t *g)
 {
-    return slot_new((void **)&g->recs, &g->nrec, &g->reccap, sizeof(*g->recs),
-                    offsetof(grovep_rec_t, next), &g->rec_free);
+    uint32_t i = slot_new((void **)&g->recs, &g->nrec, &g->reccap, sizeof(*g->recs),
+                          offsetof(grovep_rec_t, next), &g->rec_free);
+    if (i != GROVEP_NONE)
+        g->nrec_live++;
+    return i;
 }
 
 void grovep_rec_release(grove_graph_t *g, uint32_t i)
 {
     g->recs[i].next = g->rec_free;
     g->rec_free = i;
+    if (--g->nrec_live == 0) {
+        /* every job is gone: the memory of their records comes back */
+        bool many = g->reccap >= 65536;
+        free(g->recs);
+        g->recs = NULL;
+        g->nrec = g->reccap = 0;
+        g->rec_free = GROVEP_NONE;
+#ifdef __GLIBC__
+        /* and to the system: the allocator keeps the pages of the freed
+         * planner nodes, spans and records otherwise (only after many
+         * jobs, so that one job at a time does not pay for it) */
+        if (many)
+            malloc_trim(0);
+#else
+        (void)many;
+#endif
+    }
 }
 
 /* A fresh random (version 4) uuid the graph does not use yet. */

@@ -139,6 +139,7 @@ struct grove_graph {
     grovep_rec_t *recs;
     size_t nrec, reccap;
     uint32_t rec_free;        /* free list of records */
+    size_t nrec_live;         /* records in use: at 0 the array is released */
     grovep_map_t shared_idx;  /* (vertex, job, window, kind) -> record, so an
                                * ancestor shared by thousands of jobs is
                                * annotated in O(1) */

@@ -1077,11 +1077,15 @@ static struct req *compile(grove_matcher_t *m, const grove_jobspec_t *js, struct
         for (size_t l = 0; l < g->nlow; l++) {
             int64_t own = !r->slot && r->type == g->agg_low[l] ? 1 : 0;
             int64_t below = 0;
+            /* saturate: a need past the int64 range is one no graph meets */
             for (const struct req *c = r->child; c; c = c->next)
-                below += c->tot[l];
-            r->need1[l] = own + below;
+                if (__builtin_add_overflow(below, c->tot[l], &below))
+                    below = INT64_MAX;
+            r->need1[l] = below == INT64_MAX ? INT64_MAX : own + below;
             uint64_t mult = r->count->min ? r->count->min : 1;
-            r->tot[l] = (int64_t)(mult > (uint64_t)INT32_MAX ? INT32_MAX : mult) * r->need1[l];
+            if (__builtin_mul_overflow((int64_t)(mult > (uint64_t)INT32_MAX ? INT32_MAX : mult),
+                                       r->need1[l], &r->tot[l]))
+                r->tot[l] = INT64_MAX;
         }
     }
     const grove_jobspec_resource_t *f = grove_jobspec_resource_first(js);
@@ -1108,6 +1112,16 @@ static int attempt(grove_matcher_t *m, const struct req *top, grove_vid_t root, 
     m->end = window_end(t, d);
     if (!up(m, root))
         return 0; /* nothing below a root that is not up is available */
+    /* what the root's aggregates already rule out (one more single-core
+     * slot than the machine has cores) is answered here, not after a
+     * search of every way to place the part that fits */
+    int64_t need[GROVEP_MAX_LOW] = {0};
+    for (const struct req *r = top; r; r = r->next)
+        for (size_t l = 0; l < m->g->nlow; l++)
+            if (__builtin_add_overflow(need[l], r->tot[l], &need[l]))
+                need[l] = INT64_MAX;
+    if (!agg_fits(m, root, need))
+        return 0;
     for (const struct req *r = top; r; r = r->next) {
         int rc = match_list(m, r, root, false, true);
         if (rc <= 0)
@@ -1489,7 +1503,8 @@ static int match_later(grove_matcher_t *m, struct matching *x)
     int64_t need[GROVEP_MAX_LOW] = {0};
     for (const struct req *r = x->top; r; r = r->next)
         for (size_t l = 0; l < g->nlow; l++)
-            need[l] += r->tot[l];
+            if (__builtin_add_overflow(need[l], r->tot[l], &need[l]))
+                need[l] = INT64_MAX; /* saturate, as the needs themselves */
     int found = 0;
     for (size_t i = 0; i < nt && found == 0; i++) {
         m->start = times[i];
@@ -1604,7 +1619,8 @@ static const grove_job_t *match_commit(grove_matcher_t *m, const struct matching
         errno = ENOMEM;
         goto fail;
     }
-    memcpy(dst->picks, m->sel, m->nsel * sizeof(*dst->picks));
+    if (m->nsel) /* an empty match has no selection array at all */
+        memcpy(dst->picks, m->sel, m->nsel * sizeof(*dst->picks));
     dst->npicks = m->nsel;
     dst->id = x->id;
     dst->start = x->at;

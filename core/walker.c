@@ -280,6 +280,7 @@ int grovep_walk_available(const grove_graph_t *g, grove_vid_t v, grovep_avail_vi
 
 struct agg {
     int64_t *count; /* [chain_cap] indexed by type symbol */
+    uint8_t *seen;  /* [ntypes] the type is in order[] */
     grove_sym_t *order;
     size_t norder;
 };
@@ -288,9 +289,13 @@ static void agg_visit(const grove_graph_t *g, grove_vid_t v, int64_t avail, void
 {
     struct agg *a = arg;
     grove_sym_t t = g->v[v].type;
-    if (a->count[t] == 0)
+    if (!a->seen[t]) {
+        a->seen[t] = 1;
         a->order[a->norder++] = t;
-    a->count[t] += avail;
+    }
+    /* saturate: pools near 2^63 must not wrap the sum */
+    if (__builtin_add_overflow(a->count[t], avail, &a->count[t]))
+        a->count[t] = avail > 0 ? INT64_MAX : INT64_MIN;
 }
 
 int grovep_count_available(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end,
@@ -300,10 +305,12 @@ int grovep_count_available(const grove_graph_t *g, grove_vid_t v, int64_t start,
     struct agg a = {
         .count = calloc(ntypes, sizeof(int64_t)),
         .order = malloc(ntypes * sizeof(grove_sym_t)),
+        .seen = calloc(ntypes, 1),
     };
-    if (!a.count || !a.order) {
+    if (!a.count || !a.order || !a.seen) {
         free(a.count);
         free(a.order);
+        free(a.seen);
         errno = ENOMEM;
         return -1;
     }
@@ -313,6 +320,7 @@ int grovep_count_available(const grove_graph_t *g, grove_vid_t v, int64_t start,
             cb(grove_intern_str(g->strings, a.order[i]), a.count[a.order[i]], arg);
     free(a.count);
     free(a.order);
+    free(a.seen);
     return rc < 0 ? -1 : 0;
 }
 
