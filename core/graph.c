@@ -5,7 +5,8 @@
  * Building must be fast and small: every per-vertex datum lives in an array
  * indexed by vertex id (see graph_private.h), strings are interned, edges
  * are 24-byte records chained per vertex, and the only per-vertex index
- * costs are three id chains (type, name, rank) and the uuid table.
+ * costs are three id chains (type, name, rank) and the uuid table (built
+ * at the first uuid look-up).
  *
  * Containment is the dominant subsystem and a tree: its parent of every
  * vertex is cached in g->parent so ancestors are walked without touching
@@ -28,7 +29,7 @@
 
 /* ---- small helpers ----------------------------------------------------- */
 
-static void uuid_generate(grove_graph_t *g, uint8_t u[16]);
+static void uuid_generate(const grove_graph_t *g, uint8_t u[16]);
 
 
 static uint64_t rotl(uint64_t x, int k)
@@ -209,29 +210,44 @@ void grovep_map_free(grovep_map_t *m)
  * Open addressing on 8-byte slots: (upper 32 bits of the uuid's hash) << 32
  * | (vertex + 1), 0 when empty.  A slot's home is the top bits of those 32,
  * so growing never reads a uuid, and a probe reads one only when the 32
- * bits match.  At most half full: about 20 bytes a vertex, where a general
- * map of 64-bit keys to chains took 50. */
+ * bits match.  At most half full: about 20 bytes a vertex.
+ *
+ * The index is built at the first look-up (a uuid given to add_vertex, or
+ * grove_graph_find_uuid), not while a graph is read: most graphs never
+ * look a uuid up, and indexing was a third of reading a large one.  Until
+ * then generated uuids are not checked against each other (122 random
+ * bits); the build regenerates the second of any two that collide.  The
+ * index lives behind a pointer so that look-ups on a const graph may
+ * build it. */
+
+struct grovep_uuidx {
+    uint64_t *slots;
+    size_t count, cap; /* cap: 0 or a power of two, at least 2 * count */
+    bool built;        /* every live vertex is indexed */
+    uint64_t rng[4];   /* generator state of new uuids */
+};
 
 static uint32_t uuid_tag(const uint8_t u[16])
 {
     return (uint32_t)(mix64(uuid_key(u)) >> 32);
 }
 
-static size_t uuid_home(const grove_graph_t *g, uint32_t tag)
+static size_t uuid_home(const struct grovep_uuidx *x, uint32_t tag)
 {
-    int bits = __builtin_ctzll((unsigned long long)g->uuid_cap);
+    int bits = __builtin_ctzll((unsigned long long)x->cap);
     return bits <= 32 ? (size_t)(tag >> (32 - bits)) : (size_t)tag << (bits - 32);
 }
 
-/* The vertex of uuid u or GROVE_VID_NONE; *at gets its slot, or the empty
- * slot where it would go (when the index has room). */
-static grove_vid_t uuid_find(const grove_graph_t *g, const uint8_t u[16], size_t *at)
+/* The vertex of uuid u in the index (built or not) or GROVE_VID_NONE; *at
+ * gets its slot, or the empty slot where it would go (when it has room). */
+static grove_vid_t uuid_probe(const grove_graph_t *g, const uint8_t u[16], size_t *at)
 {
-    if (!g->uuid_cap)
+    const struct grovep_uuidx *x = g->uuidx;
+    if (!x->cap)
         return GROVE_VID_NONE;
     uint32_t tag = uuid_tag(u);
-    size_t mask = g->uuid_cap - 1, j = uuid_home(g, tag);
-    for (uint64_t s; (s = g->uuid_slots[j]) != 0; j = (j + 1) & mask) {
+    size_t mask = x->cap - 1, j = uuid_home(x, tag);
+    for (uint64_t s; (s = x->slots[j]) != 0; j = (j + 1) & mask) {
         grove_vid_t v = (grove_vid_t)((s & 0xffffffffu) - 1);
         if ((uint32_t)(s >> 32) == tag && !memcmp(g->uuid[v], u, 16)) {
             if (at)
@@ -244,23 +260,25 @@ static grove_vid_t uuid_find(const grove_graph_t *g, const uint8_t u[16], size_t
     return GROVE_VID_NONE;
 }
 
-/* Room for one more uuid.  0 or -1 (ENOMEM). */
-static int uuid_reserve(grove_graph_t *g)
+/* Room for `more` uuids.  0 or -1 (ENOMEM). */
+static int uuid_reserve(struct grovep_uuidx *x, size_t more)
 {
-    if ((g->uuid_count + 1) * 2 <= g->uuid_cap)
+    if ((x->count + more) * 2 <= x->cap)
         return 0;
-    size_t ocap = g->uuid_cap, cap = ocap ? ocap * 2 : 1024;
-    uint64_t *old = g->uuid_slots, *s = calloc(cap, sizeof(*s));
+    size_t ocap = x->cap, cap = ocap ? ocap : 1024;
+    while ((x->count + more) * 2 > cap)
+        cap *= 2;
+    uint64_t *old = x->slots, *s = calloc(cap, sizeof(*s));
     if (!s) {
         errno = ENOMEM;
         return -1;
     }
-    g->uuid_slots = s;
-    g->uuid_cap = cap;
+    x->slots = s;
+    x->cap = cap;
     for (size_t i = 0; i < ocap; i++) {
         if (!old[i])
             continue;
-        size_t j = uuid_home(g, (uint32_t)(old[i] >> 32));
+        size_t j = uuid_home(x, (uint32_t)(old[i] >> 32));
         while (s[j])
             j = (j + 1) & (cap - 1);
         s[j] = old[i];
@@ -270,50 +288,60 @@ static int uuid_reserve(grove_graph_t *g)
 }
 
 /* Index u as the uuid of v (after uuid_reserve; u not indexed yet). */
-static void uuid_insert(grove_graph_t *g, const uint8_t u[16], grove_vid_t v)
+static void uuid_insert(const grove_graph_t *g, const uint8_t u[16], grove_vid_t v)
 {
     size_t j = 0;
-    uuid_find(g, u, &j);
-    g->uuid_slots[j] = (uint64_t)uuid_tag(u) << 32 | ((uint64_t)v + 1);
-    g->uuid_count++;
+    uuid_probe(g, u, &j);
+    g->uuidx->slots[j] = (uint64_t)uuid_tag(u) << 32 | ((uint64_t)v + 1);
+    g->uuidx->count++;
+}
+
+/* Index every live vertex, once.  0 or -1 (ENOMEM, the index left empty). */
+static int uuid_build(const grove_graph_t *g)
+{
+    struct grovep_uuidx *x = g->uuidx;
+    if (x->built)
+        return 0;
+    if (uuid_reserve(x, g->nlive) < 0)
+        return -1;
+    for (grove_vid_t v = 0; v < g->nv; v++) {
+        if (g->v[v].flags & GROVEP_V_DEAD)
+            continue;
+        while (uuid_probe(g, g->uuid[v], NULL) != GROVE_VID_NONE)
+            uuid_generate(g, g->uuid[v]); /* a generated one collided */
+        uuid_insert(g, g->uuid[v], v);
+    }
+    x->built = true;
+    return 0;
 }
 
 /* Drop u from the index (backward-shift deletion keeps probing correct). */
 static void uuid_del(grove_graph_t *g, const uint8_t u[16])
 {
+    struct grovep_uuidx *x = g->uuidx;
     size_t j;
-    if (uuid_find(g, u, &j) == GROVE_VID_NONE)
+    if (!x->built || uuid_probe(g, u, &j) == GROVE_VID_NONE)
         return;
-    size_t mask = g->uuid_cap - 1, k = (j + 1) & mask;
-    g->uuid_slots[j] = 0;
-    g->uuid_count--;
-    while (g->uuid_slots[k]) {
-        size_t home = uuid_home(g, (uint32_t)(g->uuid_slots[k] >> 32));
+    size_t mask = x->cap - 1, k = (j + 1) & mask;
+    x->slots[j] = 0;
+    x->count--;
+    while (x->slots[k]) {
+        size_t home = uuid_home(x, (uint32_t)(x->slots[k] >> 32));
         /* move k back to j if j lies cyclically in [home, k) */
         if ((k > j && (home <= j || home > k)) || (k < j && (home <= j && home > k))) {
-            g->uuid_slots[j] = g->uuid_slots[k];
-            g->uuid_slots[k] = 0;
+            x->slots[j] = x->slots[k];
+            x->slots[k] = 0;
             j = k;
         }
         k = (k + 1) & mask;
     }
 }
 
-static int uuid_copy(grove_graph_t *dst, const grove_graph_t *src)
+static void uuid_index_free(struct grovep_uuidx *x)
 {
-    dst->uuid_slots = NULL;
-    dst->uuid_cap = dst->uuid_count = 0;
-    if (!src->uuid_cap)
-        return 0;
-    dst->uuid_slots = malloc(src->uuid_cap * sizeof(*dst->uuid_slots));
-    if (!dst->uuid_slots) {
-        errno = ENOMEM;
-        return -1;
-    }
-    memcpy(dst->uuid_slots, src->uuid_slots, src->uuid_cap * sizeof(*dst->uuid_slots));
-    dst->uuid_cap = src->uuid_cap;
-    dst->uuid_count = src->uuid_count;
-    return 0;
+    if (x)
+        free(x->slots);
+    free(x);
 }
 
 /* ---- status names ----------------------------------------------------- */
@@ -352,13 +380,16 @@ grove_graph_t *grove_graph_create(void)
         goto fail;
     g->kv_free = GROVEP_NONE;
     g->rec_free = GROVEP_NONE;
-    if (getrandom(g->rng, sizeof(g->rng), 0) != (ssize_t)sizeof(g->rng)) {
+    if (!(g->uuidx = calloc(1, sizeof(*g->uuidx))))
+        goto fail;
+    uint64_t *rng = g->uuidx->rng;
+    if (getrandom(rng, sizeof(g->uuidx->rng), 0) != (ssize_t)sizeof(g->uuidx->rng)) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
-        g->rng[0] = mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30));
-        g->rng[1] = mix64((uint64_t)(uintptr_t)g);
-        g->rng[2] = mix64(g->rng[0] + 1);
-        g->rng[3] = mix64(g->rng[1] + 2);
+        rng[0] = mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30));
+        rng[1] = mix64((uint64_t)(uintptr_t)g);
+        rng[2] = mix64(rng[0] + 1);
+        rng[3] = mix64(rng[1] + 2);
     }
     return g;
 fail:
@@ -389,7 +420,7 @@ void grove_graph_destroy(grove_graph_t *g)
     free(g->by_type);
     free(g->by_name);
     map_free(&g->by_rank);
-    free(g->uuid_slots);
+    uuid_index_free(g->uuidx);
     map_free(&g->shared_idx);
     free(g);
     errno = saved;
@@ -448,7 +479,7 @@ size_t grove_graph_bytes(const grove_graph_t *g)
                + g->nkv * sizeof(grovep_kv_t) + g->nrec * sizeof(grovep_rec_t)
                + 2 * g->chain_cap * sizeof(grovep_chain_t)
                + g->by_rank.cap * (sizeof(uint64_t) + sizeof(grovep_chain_t) + 1)
-               + g->uuid_cap * sizeof(*g->uuid_slots);
+               + g->uuidx->cap * sizeof(*g->uuidx->slots);
     return b + grove_intern_bytes(g->strings);
 }
 
@@ -670,7 +701,9 @@ grove_vid_t grove_graph_add_vertex(grove_graph_t *g, const grove_vertex_info_t *
     if (info->uuid) {
         if (uuid_parse(info->uuid, u) < 0)
             return GROVE_VID_NONE;
-        if (uuid_find(g, u, NULL) != GROVE_VID_NONE) {
+        if (uuid_build(g) < 0)
+            return GROVE_VID_NONE;
+        if (uuid_probe(g, u, NULL) != GROVE_VID_NONE) {
             errno = EEXIST;
             return GROVE_VID_NONE;
         }
@@ -692,14 +725,15 @@ grove_vid_t grove_graph_add_vertex(grove_graph_t *g, const grove_vertex_info_t *
     if (reserve_vertices(g, g->nv + 1) < 0 || reserve_chains(g, type) < 0
         || reserve_chains(g, name) < 0)
         return GROVE_VID_NONE;
-    if (uuid_reserve(g) < 0)
+    if (g->uuidx->built && uuid_reserve(g->uuidx, 1) < 0)
         return GROVE_VID_NONE;
     if (!info->uuid)
         uuid_generate(g, u);
     grovep_chain_t *rc = NULL;
     if (info->rank >= 0 && !(rc = map_put(&g->by_rank, (uint64_t)info->rank)))
         return GROVE_VID_NONE;
-    uuid_insert(g, u, v);
+    if (g->uuidx->built)
+        uuid_insert(g, u, v);
     g->v[v] = (grovep_vertex_t){
         .type = type,
         .basename = base,
@@ -1343,7 +1377,9 @@ grove_vid_t grove_graph_find_uuid(const grove_graph_t *g, const char *uuid)
 {
     uint8_t u[16];
     if (uuid_parse(uuid, u) == 0) {
-        grove_vid_t v = uuid_find(g, u, NULL);
+        if (uuid_build(g) < 0)
+            return GROVE_VID_NONE; /* ENOMEM */
+        grove_vid_t v = uuid_probe(g, u, NULL);
         if (v != GROVE_VID_NONE && grovep_alive(g, v))
             return v;
     }
@@ -1434,7 +1470,7 @@ grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
     c->recs = NULL;
     c->by_type = c->by_name = NULL;
     memset(&c->by_rank, 0, sizeof(c->by_rank));
-    c->uuid_slots = NULL;
+    c->uuidx = NULL;
     memset(&c->shared_idx, 0, sizeof(c->shared_idx));
     /* derived state is rebuilt, not shared */
     c->agg_spec = NULL;
@@ -1492,8 +1528,9 @@ grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
         CP(by_name, g->chain_cap);
     }
 #undef CP
-    if (map_copy(&c->by_rank, &g->by_rank) < 0 || uuid_copy(c, g) < 0)
+    if (map_copy(&c->by_rank, &g->by_rank) < 0 || !(c->uuidx = calloc(1, sizeof(*c->uuidx))))
         goto fail;
+    memcpy(c->uuidx->rng, g->uuidx->rng, sizeof(c->uuidx->rng)); /* its index: built when used */
     if (grovep_planners_rebuild(c) < 0 || grovep_shared_reindex(c) < 0)
         goto fail;
     return c;
@@ -1550,14 +1587,16 @@ void grovep_rec_release(grove_graph_t *g, uint32_t i)
     g->rec_free = i;
 }
 
-/* A fresh random (version 4) uuid the graph does not use yet. */
-static void uuid_generate(grove_graph_t *g, uint8_t u[16])
+/* A fresh random (version 4) uuid, not used yet in the graph when its
+ * index is built. */
+static void uuid_generate(const grove_graph_t *g, uint8_t u[16])
 {
+    uint64_t *rng = g->uuidx->rng;
     do {
-        uint64_t a = rng_next(g->rng), b = rng_next(g->rng);
+        uint64_t a = rng_next(rng), b = rng_next(rng);
         memcpy(u, &a, 8);
         memcpy(u + 8, &b, 8);
         u[6] = (uint8_t)((u[6] & 0x0f) | 0x40);
         u[8] = (uint8_t)((u[8] & 0x3f) | 0x80);
-    } while (uuid_find(g, u, NULL) != GROVE_VID_NONE);
+    } while (g->uuidx->built && uuid_probe(g, u, NULL) != GROVE_VID_NONE);
 }

@@ -153,8 +153,7 @@ struct grove_graph {
     grovep_chain_t *by_type, *by_name; /* [chain_cap], indexed by symbol */
     size_t chain_cap;
     grovep_map_t by_rank; /* rank -> chain */
-    uint64_t *uuid_slots;        /* uuid index (graph.c): tag << 32 | vertex + 1 */
-    size_t uuid_count, uuid_cap; /* cap: 0 or a power of two, at least 2 * count */
+    struct grovep_uuidx *uuidx;  /* uuid index (graph.c), built at the first look-up */
 
     /* pruning aggregates (aggregate.c) */
     char *agg_spec;                        /* "ALL:core,rack:node", as configured */
@@ -179,7 +178,6 @@ struct grove_graph {
     grove_vid_t *planner_vid; /* the vertex of each planner */
     size_t nplanners, plcap;
 
-    uint64_t rng[4]; /* uuid generator state */
     int64_t now;     /* simulated current time */
 };
 
