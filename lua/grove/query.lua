@@ -202,6 +202,29 @@ function S:fits_when_idle(js)
   return self.matcher:fits_idle(js) == true
 end
 
+-- The jobspec in the file at path.  A stream that names the same file
+-- again and again parses it once: while the file's text and the graph's
+-- types stay the same the parsed jobspec is reused (the matcher only reads
+-- it), so a match costs a read of the file rather than a parse, and the
+-- heap is not churned by thousands of short-lived documents.  nil, message
+-- as core.jobspec_load on failure.
+function S:load_jobspec(path)
+  local types = self:known_types()
+  local text = read_file(path)
+  local c = self.js_cache
+  if text and c and c.path == path and c.types == types and c.text == text then
+    return c.js
+  end
+  local js, msg
+  if text then
+    js, msg = core.jobspec_parse(text, {types = types, source = path})
+  else
+    js, msg = core.jobspec_load(path, {types = types})
+  end
+  if js and text then self.js_cache = {path = path, types = types, text = text, js = js} end
+  return js, msg
+end
+
 -- The shape of js's request (shared with earlier jobs of the same shape).
 function S:shape_of(js)
   local shape = selection.request(js:resources())
@@ -219,7 +242,7 @@ function S:match_one(mode, path)
   local sat_only = mode == "satisfiability"
   local id = self.next_id
   if not sat_only then self.next_id = id + 1 end
-  local js, msg = core.jobspec_load(path, {types = self:known_types()})
+  local js, msg = self:load_jobspec(path)
   if not js then
     self:error("match_allocate: ERROR: Jobspec error for %d: %s", id, msg)
     return false
