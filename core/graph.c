@@ -212,20 +212,59 @@ void grovep_map_free(grovep_map_t *m)
  * so growing never reads a uuid, and a probe reads one only when the 32
  * bits match.  At most half full: about 20 bytes a vertex.
  *
- * The index is built at the first look-up (a uuid given to add_vertex, or
- * grove_graph_find_uuid), not while a graph is read: most graphs never
- * look a uuid up, and indexing was a third of reading a large one.  Until
- * then generated uuids are not checked against each other (122 random
- * bits); the build regenerates the second of any two that collide.  The
- * index lives behind a pointer so that look-ups on a const graph may
- * build it. */
+ * Neither the uuids nor their index cost anything while a graph is read:
+ * until a uuid is given or looked up, the uuid of vertex v is a keyed
+ * mix of v (a bijection of it, so distinct vertices differ in all but 6
+ * bits) and nothing is stored.  The first uuid given to add_vertex or
+ * asked of grove_graph_find_uuid stores them all (16 bytes a vertex; new
+ * vertices then get random ones) and builds the index, which regenerates
+ * the second of any two that collide.  Indexing and storing were a third
+ * of the time and 30 MB of reading a 16,384-node GRUG.  This state lives
+ * behind a pointer so that look-ups on a const graph may build it. */
 
 struct grovep_uuidx {
     uint64_t *slots;
     size_t count, cap; /* cap: 0 or a power of two, at least 2 * count */
     bool built;        /* every live vertex is indexed */
+    uint8_t (*u)[16];  /* [vcap] the uuids once stored (built implies it), or NULL */
+    uint64_t key[2];   /* the uuid of vertex v until stored: uuid_keyed */
     uint64_t rng[4];   /* generator state of new uuids */
 };
+
+/* The uuid of vertex v while none is stored: a keyed mix of v, version 4. */
+static void uuid_keyed(const struct grovep_uuidx *x, grove_vid_t v, uint8_t u[16])
+{
+    uint64_t a = mix64(x->key[0] ^ v), b = mix64(x->key[1] ^ ((uint64_t)v << 32 | v));
+    memcpy(u, &a, 8);
+    memcpy(u + 8, &b, 8);
+    u[6] = (uint8_t)((u[6] & 0x0f) | 0x40);
+    u[8] = (uint8_t)((u[8] & 0x3f) | 0x80);
+}
+
+static void uuid_get(const grove_graph_t *g, grove_vid_t v, uint8_t u[16])
+{
+    if (g->uuidx->u)
+        memcpy(u, g->uuidx->u[v], 16);
+    else
+        uuid_keyed(g->uuidx, v, u);
+}
+
+/* Store the uuid of every vertex (room for g->vcap).  0 or -1 (ENOMEM). */
+static int uuid_store(const grove_graph_t *g)
+{
+    struct grovep_uuidx *x = g->uuidx;
+    if (x->u)
+        return 0;
+    uint8_t(*u)[16] = malloc((g->vcap ? g->vcap : 1) * sizeof(*u));
+    if (!u) {
+        errno = ENOMEM;
+        return -1;
+    }
+    for (grove_vid_t v = 0; v < g->nv; v++)
+        uuid_keyed(x, v, u[v]);
+    x->u = u;
+    return 0;
+}
 
 static uint32_t uuid_tag(const uint8_t u[16])
 {
@@ -249,7 +288,7 @@ static grove_vid_t uuid_probe(const grove_graph_t *g, const uint8_t u[16], size_
     size_t mask = x->cap - 1, j = uuid_home(x, tag);
     for (uint64_t s; (s = x->slots[j]) != 0; j = (j + 1) & mask) {
         grove_vid_t v = (grove_vid_t)((s & 0xffffffffu) - 1);
-        if ((uint32_t)(s >> 32) == tag && !memcmp(g->uuid[v], u, 16)) {
+        if ((uint32_t)(s >> 32) == tag && !memcmp(x->u[v], u, 16)) {
             if (at)
                 *at = j;
             return v;
@@ -302,25 +341,26 @@ static int uuid_build(const grove_graph_t *g)
     struct grovep_uuidx *x = g->uuidx;
     if (x->built)
         return 0;
-    if (uuid_reserve(x, g->nlive) < 0)
+    if (uuid_store(g) < 0 || uuid_reserve(x, g->nlive) < 0)
         return -1;
     for (grove_vid_t v = 0; v < g->nv; v++) {
         if (g->v[v].flags & GROVEP_V_DEAD)
             continue;
-        while (uuid_probe(g, g->uuid[v], NULL) != GROVE_VID_NONE)
-            uuid_generate(g, g->uuid[v]); /* a generated one collided */
-        uuid_insert(g, g->uuid[v], v);
+        while (uuid_probe(g, x->u[v], NULL) != GROVE_VID_NONE)
+            uuid_generate(g, x->u[v]); /* a generated one collided */
+        uuid_insert(g, x->u[v], v);
     }
     x->built = true;
     return 0;
 }
 
-/* Drop u from the index (backward-shift deletion keeps probing correct). */
-static void uuid_del(grove_graph_t *g, const uint8_t u[16])
+/* Drop the uuid of v from the index (backward-shift deletion keeps
+ * probing correct). */
+static void uuid_del(grove_graph_t *g, grove_vid_t v)
 {
     struct grovep_uuidx *x = g->uuidx;
     size_t j;
-    if (!x->built || uuid_probe(g, u, &j) == GROVE_VID_NONE)
+    if (!x->built || uuid_probe(g, x->u[v], &j) == GROVE_VID_NONE)
         return;
     size_t mask = x->cap - 1, k = (j + 1) & mask;
     x->slots[j] = 0;
@@ -339,8 +379,10 @@ static void uuid_del(grove_graph_t *g, const uint8_t u[16])
 
 static void uuid_index_free(struct grovep_uuidx *x)
 {
-    if (x)
+    if (x) {
         free(x->slots);
+        free(x->u);
+    }
     free(x);
 }
 
@@ -391,6 +433,8 @@ grove_graph_t *grove_graph_create(void)
         rng[2] = mix64(rng[0] + 1);
         rng[3] = mix64(rng[1] + 2);
     }
+    g->uuidx->key[0] = rng_next(rng);
+    g->uuidx->key[1] = rng_next(rng);
     return g;
 fail:
     grove_graph_destroy(g);
@@ -406,7 +450,6 @@ void grove_graph_destroy(grove_graph_t *g)
     grovep_agg_fini(g);
     grove_intern_destroy(g->strings);
     free(g->v);
-    free(g->uuid);
     free(g->first_out);
     free(g->last_out);
     free(g->first_in);
@@ -473,13 +516,14 @@ bool grove_graph_has_edge(const grove_graph_t *g, grove_eid_t e)
 
 size_t grove_graph_bytes(const grove_graph_t *g)
 {
-    size_t per_v = sizeof(grovep_vertex_t) + 16 + 4 * sizeof(grove_eid_t)
+    size_t per_v = sizeof(grovep_vertex_t) + 4 * sizeof(grove_eid_t)
                    + 3 * sizeof(grove_vid_t);
     size_t b = sizeof(*g) + g->nv * per_v + g->ne * sizeof(grovep_edge_t)
                + g->nkv * sizeof(grovep_kv_t) + g->nrec * sizeof(grovep_rec_t)
                + 2 * g->chain_cap * sizeof(grovep_chain_t)
                + g->by_rank.cap * (sizeof(uint64_t) + sizeof(grovep_chain_t) + 1)
-               + g->uuidx->cap * sizeof(*g->uuidx->slots);
+               + g->uuidx->cap * sizeof(*g->uuidx->slots)
+               + (g->uuidx->u ? g->vcap * sizeof(*g->uuidx->u) : 0);
     return b + grove_intern_bytes(g->strings);
 }
 
@@ -594,7 +638,6 @@ static int reserve_vertices(grove_graph_t *g, size_t need)
             return -1;                                                          \
     } while (0)
     GROWV(v);
-    GROWV(uuid);
     GROWV(first_out);
     GROWV(last_out);
     GROWV(first_in);
@@ -603,6 +646,15 @@ static int reserve_vertices(grove_graph_t *g, size_t need)
     GROWV(next_name);
     GROWV(next_rank);
 #undef GROWV
+    struct grovep_uuidx *x = g->uuidx;
+    if (x->u && cap > g->vcap) {
+        uint8_t(*u)[16] = realloc(x->u, cap * sizeof(*u));
+        if (!u) {
+            errno = ENOMEM;
+            return -1;
+        }
+        x->u = u;
+    }
     g->vcap = cap;
     return 0;
 }
@@ -727,8 +779,8 @@ grove_vid_t grove_graph_add_vertex(grove_graph_t *g, const grove_vertex_info_t *
         return GROVE_VID_NONE;
     if (g->uuidx->built && uuid_reserve(g->uuidx, 1) < 0)
         return GROVE_VID_NONE;
-    if (!info->uuid)
-        uuid_generate(g, u);
+    if (!info->uuid && g->uuidx->u)
+        uuid_generate(g, u); /* else its uuid is uuid_keyed's */
     grovep_chain_t *rc = NULL;
     if (info->rank >= 0 && !(rc = map_put(&g->by_rank, (uint64_t)info->rank)))
         return GROVE_VID_NONE;
@@ -749,7 +801,8 @@ grove_vid_t grove_graph_add_vertex(grove_graph_t *g, const grove_vertex_info_t *
         .status = GROVE_STATUS_UP,
         .flags = 0,
     };
-    memcpy(g->uuid[v], u, 16);
+    if (g->uuidx->u)
+        memcpy(g->uuidx->u[v], u, 16);
     g->first_out[v] = g->last_out[v] = g->first_in[v] = GROVEP_NONE;
     g->parent[v] = GROVEP_NONE;
     g->nv++;
@@ -820,10 +873,13 @@ int64_t grove_vertex_size(const grove_graph_t *g, grove_vid_t v)
 
 void grove_vertex_uuid(const grove_graph_t *g, grove_vid_t v, char buf[37])
 {
-    if (v < g->nv)
-        uuid_format(g->uuid[v], buf);
-    else
+    uint8_t u[16];
+    if (v < g->nv) {
+        uuid_get(g, v, u);
+        uuid_format(u, buf);
+    } else {
         buf[0] = '\0';
+    }
 }
 
 int grove_vertex_set_rank(grove_graph_t *g, grove_vid_t v, int64_t rank)
@@ -1450,7 +1506,7 @@ void grovep_vertex_kill(grove_graph_t *g, grove_vid_t v)
         if (c)
             c->count--;
     }
-    uuid_del(g, g->uuid[v]);
+    uuid_del(g, v);
     g->parent[v] = GROVEP_NONE;
 }
 
@@ -1462,7 +1518,6 @@ grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
     *c = *g;
     c->strings = NULL;
     c->v = NULL;
-    c->uuid = NULL;
     c->first_out = c->last_out = c->first_in = c->parent = NULL;
     c->next_type = c->next_name = c->next_rank = NULL;
     c->e = NULL;
@@ -1470,7 +1525,7 @@ grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
     c->recs = NULL;
     c->by_type = c->by_name = NULL;
     memset(&c->by_rank, 0, sizeof(c->by_rank));
-    c->uuidx = NULL;
+    c->uuidx = calloc(1, sizeof(*c->uuidx)); /* its index: built when used */
     memset(&c->shared_idx, 0, sizeof(c->shared_idx));
     /* derived state is rebuilt, not shared */
     c->agg_spec = NULL;
@@ -1484,8 +1539,10 @@ grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
     c->planner_vid = NULL;
     c->nplanners = c->plcap = 0;
     memset(&c->planner_of, 0, sizeof(c->planner_of));
-    if (!(c->agg_spec = strdup(g->agg_spec)))
+    if (!c->uuidx || !(c->agg_spec = strdup(g->agg_spec)))
         goto fail;
+    memcpy(c->uuidx->key, g->uuidx->key, sizeof(c->uuidx->key));
+    memcpy(c->uuidx->rng, g->uuidx->rng, sizeof(c->uuidx->rng));
     c->vcap = c->ecap = c->kvcap = c->reccap = c->chain_cap = 0;
     if (!(c->strings = grove_intern_copy(g->strings)))
         goto fail;
@@ -1495,7 +1552,6 @@ grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
     if (n)                                                                      \
     memcpy(c->field, g->field, (n) * sizeof(*g->field))
     CP(v, g->nv);
-    CP(uuid, g->nv);
     CP(first_out, g->nv);
     CP(last_out, g->nv);
     CP(first_in, g->nv);
@@ -1528,9 +1584,13 @@ grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
         CP(by_name, g->chain_cap);
     }
 #undef CP
-    if (map_copy(&c->by_rank, &g->by_rank) < 0 || !(c->uuidx = calloc(1, sizeof(*c->uuidx))))
+    if (map_copy(&c->by_rank, &g->by_rank) < 0)
         goto fail;
-    memcpy(c->uuidx->rng, g->uuidx->rng, sizeof(c->uuidx->rng)); /* its index: built when used */
+    if (g->uuidx->u) {
+        if (!(c->uuidx->u = malloc((c->vcap ? c->vcap : 1) * sizeof(*c->uuidx->u))))
+            goto fail;
+        memcpy(c->uuidx->u, g->uuidx->u, g->nv * sizeof(*c->uuidx->u));
+    }
     if (grovep_planners_rebuild(c) < 0 || grovep_shared_reindex(c) < 0)
         goto fail;
     return c;

@@ -122,7 +122,6 @@ struct grove_graph {
     grove_intern_t *strings;
 
     grovep_vertex_t *v;    /* [vcap] */
-    uint8_t (*uuid)[16];   /* [vcap] */
     grove_eid_t *first_out, *last_out, *first_in; /* [vcap] */
     grove_vid_t *parent;   /* [vcap] containment parent or GROVEP_NONE */
     grove_vid_t *next_type, *next_name, *next_rank; /* [vcap] index chains */
@@ -153,7 +152,7 @@ struct grove_graph {
     grovep_chain_t *by_type, *by_name; /* [chain_cap], indexed by symbol */
     size_t chain_cap;
     grovep_map_t by_rank; /* rank -> chain */
-    struct grovep_uuidx *uuidx;  /* uuid index (graph.c), built at the first look-up */
+    struct grovep_uuidx *uuidx;  /* uuids and their index (graph.c), stored at the first use */
 
     /* pruning aggregates (aggregate.c) */
     char *agg_spec;                        /* "ALL:core,rack:node", as configured */
