@@ -20,6 +20,10 @@
  *   m:set_policy(name | policy)  m:policy()  m:graph()
  *   m:prepare()  builds now what the first match would (true, or nil, msg,
  *       code)
+ *   m:fits_idle(jobspec)  would it fit now if no job held anything, on the
+ *       vertices that are up: true or false, or nil, message, code (one
+ *       match that ignores records, not a copy of the graph; under a Lua
+ *       policy the built-in "first" decides, so no hook runs)
  *   m:cancel(id)  m:release_ranks(id, idset)  m:release_vertices(id, {v...})
  *   m:job(id [, picks])  m:jobs()  m:info(id)  m:stats()  m:reset_stats()  m:next_id()
  *   m:replan(id)  m:set_now(t)  m:events([{clear = true}])
@@ -300,6 +304,30 @@ static int m_match(lua_State *L)
         return grovel_fail_errno(L, e, msg);
     }
     push_job(L, job, picks ? 5 : 0);
+    return 1;
+}
+
+static int m_fits_idle(lua_State *L)
+{
+    struct lmatcher *lm = check_matcher(L, 1);
+    struct grovel_graph *gr = matcher_graph(L, 1);
+    lua_settop(L, 2);
+    const grove_jobspec_t *js = to_jobspec(L, 2);
+    if (!js) {
+        const char *code = lua_tostring(L, -1);
+        return grovel_fail(L, lua_tostring(L, -2), code ? code : "EINVAL");
+    }
+    grove_error_t err = {{0}, 0};
+    lm->running = true;
+    gr->busy++;
+    int rc = grove_match_fits_idle(lm->m, js, lm->lua_policy ? grove_policy_builtin("first") : NULL,
+                                   &err);
+    int e = errno;
+    gr->busy--;
+    lm->running = false;
+    if (rc < 0)
+        return grovel_fail_errno(L, e, err.text[0] ? err.text : NULL);
+    lua_pushboolean(L, rc);
     return 1;
 }
 
@@ -673,6 +701,7 @@ static const grovel_reg_t methods[] = {
     {"events", m_events, 0},
     {"set_overdue", m_set_overdue, 0},
     {"prepare", m_prepare, 0},
+    {"fits_idle", m_fits_idle, 0},
     {NULL, NULL, 0},
 };
 

@@ -122,7 +122,6 @@ struct grove_graph {
     grove_intern_t *strings;
 
     grovep_vertex_t *v;    /* [vcap] */
-    uint8_t (*uuid)[16];   /* [vcap] */
     grove_eid_t *first_out, *last_out, *first_in; /* [vcap] */
     grove_vid_t *parent;   /* [vcap] containment parent or GROVEP_NONE */
     grove_vid_t *next_type, *next_name, *next_rank; /* [vcap] index chains */
@@ -154,8 +153,7 @@ struct grove_graph {
     grovep_chain_t *by_type, *by_name; /* [chain_cap], indexed by symbol */
     size_t chain_cap;
     grovep_map_t by_rank; /* rank -> chain */
-    uint64_t *uuid_slots;        /* uuid index (graph.c): tag << 32 | vertex + 1 */
-    size_t uuid_count, uuid_cap; /* cap: 0 or a power of two, at least 2 * count */
+    struct grovep_uuidx *uuidx;  /* uuids and their index (graph.c), stored at the first use */
 
     /* pruning aggregates (aggregate.c) */
     char *agg_spec;                        /* "ALL:core,rack:node", as configured */
@@ -180,7 +178,6 @@ struct grove_graph {
     grove_vid_t *planner_vid; /* the vertex of each planner */
     size_t nplanners, plcap;
 
-    uint64_t rng[4]; /* uuid generator state */
     int64_t now;     /* simulated current time */
 };
 

@@ -127,6 +127,7 @@ struct grove_matcher {
     /* the match being made */
     int64_t start, end;
     bool sat;  /* satisfiability: ignore records and status */
+    bool sat_up; /* with sat: still leave out the vertices that are not up */
     const grove_constraint_t *constraint;
     grove_sym_t ctype, node_sym;
     grove_error_t *err;
@@ -450,7 +451,7 @@ static int add_pick(grove_matcher_t *m, grove_vid_t v, int64_t amount, bool excl
 
 static bool up(const grove_matcher_t *m, grove_vid_t v)
 {
-    return m->sat || m->g->v[v].status == GROVE_STATUS_UP;
+    return (m->sat && !m->sat_up) || m->g->v[v].status == GROVE_STATUS_UP;
 }
 
 /* An exclusive ALLOC record of any job overlapping the window? */
@@ -1708,6 +1709,32 @@ int grove_match(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_
     else if (match_complete(m, &x) == 0)
         job = match_commit(m, &x, err);
     return match_done(m, &x, js, job, out, t0);
+}
+
+/* Satisfiability on the vertices that are up: a SATISFIABILITY match with
+ * m->sat_up set, under policy p (NULL: the matcher's), that leaves the
+ * statistics and the last MATCHED result as they were. */
+int grove_match_fits_idle(grove_matcher_t *m, const grove_jobspec_t *js,
+                          const grove_policy_t *p, grove_error_t *err)
+{
+    grove_match_stats_t stats = m->stats;
+    grove_job_t result = m->result;
+    grove_policy_t pol = m->pol;
+    memset(&m->result, 0, sizeof(m->result));
+    if (p)
+        m->pol = *p;
+    m->sat_up = true;
+    int rc = grove_match(m, js, GROVE_MATCH_SATISFIABILITY, 0, NULL, err);
+    int e = errno;
+    m->sat_up = false;
+    m->pol = pol;
+    free(m->result.picks);
+    m->result = result;
+    m->stats = stats;
+    if (rc == 0)
+        return 1;
+    errno = e;
+    return e == ENODEV ? 0 : -1;
 }
 
 /* ---- cancel and release ------------------------------------------------------------ */

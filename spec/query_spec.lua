@@ -262,6 +262,32 @@ describe("grove.query", function()
       "bad argument #1 to 'new' (table with a graph expected)")
   end)
 
+  it("parses a jobspec file named again once, and again when its text changes", function()
+    local s, texts = session()
+    local path = os.tmpname()
+    local function put(text)
+      local f = assert(io.open(path, "w"))
+      f:write(text)
+      f:close()
+    end
+    put(read(DIR .. "/cores.yaml"))
+    local js1 = assert(s:load_jobspec(path))
+    assert.equal(js1, s:load_jobspec(path))
+    run(s, "match allocate " .. path .. "\nmatch allocate " .. path)
+    put(read(DIR .. "/node.yaml"))
+    local js2 = assert(s:load_jobspec(path))
+    assert.are_not.equal(js1, js2)
+    assert.equal(3600, js2:duration())
+    run(s, "match allocate " .. path)
+    os.remove(path)
+    local _, msg = s:load_jobspec(path)
+    assert.matches("No such file", msg)
+    local out = texts().out
+    assert.equal(3, select(2, out:gsub("INFO: JOBID=", "")))
+    -- 2 + 2 cores from cores.yaml, then a whole node's 8 from node.yaml
+    assert.equal(12, select(2, out:gsub("core%d+%[1:x%]", "")))
+  end)
+
   it("keeps the session alive when a command fails inside", function()
     local s, texts = session()
     local m = s.matcher

@@ -696,8 +696,39 @@ static void test_aggregates(void)
     grove_graph_destroy(g);
 }
 
+/* The uuid index is built at the first look-up: generated uuids of a
+ * graph built without it are found, stay unique, and a given uuid that
+ * repeats one of them is refused. */
+static void test_uuid_lazy(void)
+{
+    grove_graph_t *g = grove_graph_create();
+    grove_vertex_info_t info = {.type = "core", .id = -1, .rank = -1, .size = 1};
+    enum { N = 3000 };
+    for (int i = 0; i < N; i++)
+        grove_graph_add_vertex(g, &info);
+    char u[37], first[37];
+    grove_vertex_uuid(g, 0, first);
+    int found = 0;
+    for (grove_vid_t v = 0; v < N; v++) {
+        grove_vertex_uuid(g, v, u);
+        found += grove_graph_find_uuid(g, u) == v;
+    }
+    is_int(found, N, "every generated uuid is found once the index is built");
+    info.uuid = first;
+    errno = 0;
+    ok(grove_graph_add_vertex(g, &info) == GROVE_VID_NONE && errno == EEXIST,
+       "a given uuid equal to a generated one is refused");
+    info.uuid = NULL;
+    grove_vid_t v = grove_graph_add_vertex(g, &info);
+    grove_vertex_uuid(g, v, u);
+    ok(grove_graph_find_uuid(g, u) == v && strcmp(u, first) != 0,
+       "a vertex added after the build is indexed");
+    grove_graph_destroy(g);
+}
+
 int main(void)
 {
+    test_uuid_lazy();
     test_vertices();
     test_edges_paths();
     test_walk();

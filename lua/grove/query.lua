@@ -214,19 +214,33 @@ end
 -- Would js fit now if no job held anything?  The matcher's satisfiability
 -- ignores vertex status; the command language calls a request
 -- unsatisfiable when it cannot fit the resources that are up, so the
--- satisfiability modes also try it on an idle copy of the graph (a copy
--- costs time linear in the graph, paid only on this path).
+-- satisfiability modes ask the matcher for that (one match that ignores
+-- the records; under a policy file the built-in "first" decides).
 function S:fits_when_idle(js)
-  local g2 = self.graph:duplicate()
-  for id in pairs(self.jobs) do g2:free_job(id) end
-  local m2 = core.matcher(g2)
-  local builtin = false
-  for _, b in ipairs(policies.builtins) do builtin = builtin or b == self.policy end
-  m2:set_policy(builtin and self.policy or "first")
-  local job = m2:match(js, "without_allocating")
-  m2:close()
-  g2:close()
-  return job ~= nil
+  return self.matcher:fits_idle(js) == true
+end
+
+-- The jobspec in the file at path.  A stream that names the same file
+-- again and again parses it once: while the file's text and the graph's
+-- types stay the same the parsed jobspec is reused (the matcher only reads
+-- it), so a match costs a read of the file rather than a parse, and the
+-- heap is not churned by thousands of short-lived documents.  nil, message
+-- as core.jobspec_load on failure.
+function S:load_jobspec(path)
+  local types = self:known_types()
+  local text = read_file(path)
+  local c = self.js_cache
+  if text and c and c.path == path and c.types == types and c.text == text then
+    return c.js
+  end
+  local js, msg
+  if text then
+    js, msg = core.jobspec_parse(text, {types = types, source = path})
+  else
+    js, msg = core.jobspec_load(path, {types = types})
+  end
+  if js and text then self.js_cache = {path = path, types = types, text = text, js = js} end
+  return js, msg
 end
 
 -- The shape of js's request (shared with earlier jobs of the same shape).
@@ -285,7 +299,7 @@ function S:match_one(mode, path)
     return false
   end
   f:close()
-  local js, msg = core.jobspec_load(path, {types = self:known_types()})
+  local js, msg = self:load_jobspec(path)
   if not js then
     self:error("match_allocate: ERROR: Jobspec error for %d: %s", id, msg)
     if sat_only then
