@@ -178,6 +178,7 @@ struct grove_graph {
     grove_planner_t **planners;
     grove_vid_t *planner_vid; /* the vertex of each planner */
     size_t nplanners, plcap;
+    size_t nspare; /* emptied planners kept for reuse, after the live ones */
 
     uint64_t rng[4]; /* uuid generator state */
     int64_t now;     /* simulated current time */

@@ -242,6 +242,15 @@ local function request(self, job)
     spec = {slots = job.procs, cores_per_slot = 1, duration = job.estimate}
   end
   local t = assert(require("grove.jobspec").build(spec))
+  if self.procs_as == "node" and self.fast then
+    -- Whole nodes with nothing below them named: the matcher takes each
+    -- node as one exclusive pick and records it there, instead of placing
+    -- a slot inside and listing every vertex the node holds (the same
+    -- nodes: an exclusive node must be untouched whatever it is asked
+    -- for).  Only for built-in policies, whose hooks do not look inside
+    -- the request; a Lua policy is shown the request as written.
+    t.resources[1].with = nil
+  end
   js = assert(core.jobspec_from_table(t))
   if self.js_cached >= 4096 then
     self.js_cache, self.js_cached = {}, 0
