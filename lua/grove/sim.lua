@@ -221,6 +221,13 @@ end
 
 -- ---- jobs in ------------------------------------------------------------------
 
+-- Built-in placement policies that only order candidates (no choose or
+-- score hook looks at the request): under them a whole-node job may be
+-- asked for as bare nodes (spec/sim_nodes_spec.lua checks the placements
+-- are those of the request as written).
+local BARE_NODES = {first = true, low = true, high = true, lonode = true, hinode = true,
+  lonodex = true, hinodex = true, firstnodex = true}
+
 local function request(self, job)
   if job.jobspec then
     local t = job.jobspec
@@ -242,13 +249,12 @@ local function request(self, job)
     spec = {slots = job.procs, cores_per_slot = 1, duration = job.estimate}
   end
   local t = assert(require("grove.jobspec").build(spec))
-  if self.procs_as == "node" and self.fast then
+  if self.procs_as == "node" and self.fast and BARE_NODES[self.policy_name] then
     -- Whole nodes with nothing below them named: the matcher takes each
     -- node as one exclusive pick and records it there, instead of placing
     -- a slot inside and listing every vertex the node holds (the same
     -- nodes: an exclusive node must be untouched whatever it is asked
-    -- for).  Only for built-in policies, whose hooks do not look inside
-    -- the request; a Lua policy is shown the request as written.
+    -- for).
     t.resources[1].with = nil
   end
   js = assert(core.jobspec_from_table(t))
