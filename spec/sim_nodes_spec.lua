@@ -39,6 +39,40 @@ local function run(policy, queue, jobs)
   return rows, s
 end
 
+describe("grove.sim Gantt placements", function()
+  it("keeps at most GANTT_MAX of them, the first, and says from when", function()
+    local jobs = jobs_of(60, 5)
+    local function placements(max)
+      local saved = sim.GANTT_MAX
+      sim.GANTT_MAX = max
+      local s = assert(sim.new{graph = machine(), queue = "easy", procs_as = "node", gantt = 16})
+      s:feed(sim.trace.from_list(jobs))
+      local ok, e = pcall(s.run, s)
+      sim.GANTT_MAX = saved
+      assert(ok, e)
+      return s:gantt_records()
+    end
+    local all, names, cut = placements(1e9)
+    assert.is_nil(cut)
+    assert.are.equal(16, #names)
+    assert.is_true(#all > 40)
+    local some, _, cut2 = placements(40)
+    assert.are.equal(40, #some)
+    assert.is_number(cut2)
+    for i = 1, 40 do
+      assert.are.same(all[i], some[i])
+      assert.is_true(some[i].start <= cut2)
+    end
+    local path = os.tmpname()
+    assert(require("grove.sim.plot").gantt(path, some, names, {nodes = 16, cut = cut2}))
+    local f = assert(io.open(path))
+    local svg = f:read("a")
+    f:close()
+    os.remove(path)
+    assert.truthy(svg:find("jobs started before", 1, true))
+  end)
+end)
+
 describe("grove.sim whole nodes", function()
   local jobs = jobs_of(60, 5)
   for _, q in ipairs{"easy", "conservative"} do
