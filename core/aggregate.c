@@ -196,13 +196,13 @@ void grovep_agg_fini(grove_graph_t *g)
     free(g->aggs);
     g->aggs = NULL;
     g->aggcap = 0;
-    for (size_t i = 0; i < g->nplanners; i++)
+    for (size_t i = 0; i < g->nplanners + g->nspare; i++)
         grove_planner_destroy(g->planners[i]);
     free(g->planners);
     free(g->planner_vid);
     g->planners = NULL;
     g->planner_vid = NULL;
-    g->nplanners = g->plcap = 0;
+    g->nplanners = g->plcap = g->nspare = 0;
     grovep_dense_free(&g->planner_of);
     free(g->agg_spec);
     g->agg_spec = NULL;
@@ -232,6 +232,27 @@ static grove_planner_t *pool_planner(const grove_graph_t *g, grove_vid_t v)
     return i == UINT32_MAX ? NULL : g->planners[i];
 }
 
+/* Spare planners: a planner whose last span goes is kept, empty, in
+ * planners[nplanners .. nplanners + nspare), and the next vertex that needs
+ * one takes it, so a workload that keeps allocating and freeing whole nodes
+ * does not create and destroy a planner per node and job.  There are never
+ * more planners than at the busiest moment so far. */
+
+/* A planner for a vertex that has none, to be stored at
+ * planners[nplanners]: a spare (*spare set) or a new one.  NULL on failure
+ * (errno). */
+static grove_planner_t *pool_planner_new(grove_graph_t *g, grove_vid_t v, bool *spare)
+{
+    *spare = g->nspare > 0;
+    if (!*spare)
+        return grove_planner_create(g->v[v].size, 0, GROVE_PLANNER_TIME_MAX);
+    grove_planner_t *p = g->planners[g->nplanners];
+    if (grove_planner_resize(p, g->v[v].size) < 0) /* empty: cannot fail */
+        return NULL;
+    g->nspare--; /* the others stay contiguous once planners[nplanners] is live */
+    return p;
+}
+
 static grove_planner_t *pool_planner_make(grove_graph_t *g, grove_vid_t v)
 {
     grove_planner_t *p = pool_planner(g, v);
@@ -253,11 +274,16 @@ static grove_planner_t *pool_planner_make(grove_graph_t *g, grove_vid_t v)
         g->planner_vid = pv;
         g->plcap = cap;
     }
-    p = grove_planner_create(g->v[v].size, 0, GROVE_PLANNER_TIME_MAX);
+    bool spare;
+    p = pool_planner_new(g, v, &spare);
     if (!p)
         return NULL;
     if (grovep_dense_set(&g->planner_of, v, (uint32_t)g->nplanners) < 0) {
-        grove_planner_destroy(p);
+        if (spare) {
+            g->nspare++; /* still at planners[nplanners]: a spare again */
+        } else {
+            grove_planner_destroy(p);
+        }
         return NULL;
     }
     g->planner_vid[g->nplanners] = v;
@@ -270,9 +296,10 @@ static void pool_planner_drop(grove_graph_t *g, grove_vid_t v)
     uint32_t i = grovep_dense_get(&g->planner_of, v);
     if (i == UINT32_MAX)
         return;
-    grove_planner_destroy(g->planners[i]);
+    grove_planner_t *p = g->planners[i];
     g->planner_of.at[v] = UINT32_MAX;
-    /* move the last planner into the hole */
+    /* move the last planner into the hole, and this one, empty, to the
+     * first of the spares (only what an empty planner keeps: its memory) */
     size_t last = g->nplanners - 1;
     if (i != last) {
         g->planners[i] = g->planners[last];
@@ -280,6 +307,12 @@ static void pool_planner_drop(grove_graph_t *g, grove_vid_t v)
         g->planner_of.at[g->planner_vid[i]] = i;
     }
     g->nplanners--;
+    if (grove_planner_span_count(p) == 0) {
+        g->planners[last] = p;
+        g->nspare++;
+    } else {
+        grove_planner_destroy(p);
+    }
 }
 
 int grovep_pool_resize(grove_graph_t *g, grove_vid_t v, int64_t size)
@@ -768,9 +801,9 @@ int grovep_agg_refresh(grove_graph_t *g)
 /* Pool planners from the records (after a clone that copied records). */
 int grovep_planners_rebuild(grove_graph_t *g)
 {
-    for (size_t i = 0; i < g->nplanners; i++)
+    for (size_t i = 0; i < g->nplanners + g->nspare; i++)
         grove_planner_destroy(g->planners[i]);
-    g->nplanners = 0;
+    g->nplanners = g->nspare = 0;
     grovep_dense_free(&g->planner_of);
     for (grove_vid_t v = 0; v < g->nv; v++) {
         if (!grovep_alive(g, v))

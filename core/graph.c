@@ -1549,7 +1549,7 @@ grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
     memset(&c->agg_of, 0, sizeof(c->agg_of));
     c->planners = NULL;
     c->planner_vid = NULL;
-    c->nplanners = c->plcap = 0;
+    c->nplanners = c->plcap = c->nspare = 0;
     memset(&c->planner_of, 0, sizeof(c->planner_of));
     if (!c->uuidx || !(c->agg_spec = strdup(g->agg_spec)))
         goto fail;

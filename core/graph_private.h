@@ -177,6 +177,7 @@ struct grove_graph {
     grove_planner_t **planners;
     grove_vid_t *planner_vid; /* the vertex of each planner */
     size_t nplanners, plcap;
+    size_t nspare; /* emptied planners kept for reuse, after the live ones */
 
     int64_t now;     /* simulated current time */
 };

@@ -455,6 +455,49 @@ static void test_alloc(void)
     grove_graph_destroy(g);
 }
 
+/* A pool's planner goes when its last record goes and is kept for the
+ * next pool that needs one: reused, it must hold nothing of its past and
+ * take the new pool's size. */
+static void test_spare_planners(void)
+{
+    grove_vid_t c;
+    grove_graph_t *g = tiny(&c);
+    grove_vid_t mem0 = at(g, "/tiny0/rack0/node0/socket0/memory0");
+    grove_vid_t core0 = at(g, "/tiny0/rack0/node0/socket0/core0");
+    grove_vid_t node1 = at(g, "/tiny0/rack0/node1");
+    const int64_t F = GROVE_TIME_MAX;
+    for (int round = 0; round < 3; round++) {
+        ok(grove_vertex_allocate(g, mem0, 1, 3, 0, 100, false) == 0
+               && grove_vertex_allocate(g, node1, 2, 1, 50, F, true) == 0,
+           "round %d: jobs 1 and 2 recorded", round);
+        ok(grove_vertex_free(g, mem0, 1, -1) == 0 && grove_vertex_free(g, node1, 2, -1) == 0,
+           "round %d: both freed (their planners become spares)", round);
+        is_int(grove_vertex_available_during(g, mem0, 0, 100), 4,
+               "round %d: memory0 whole again", round);
+        /* the spare that held 3 of 4 units now plans a pool of 1 */
+        ok(grove_vertex_allocate(g, core0, 3, 1, 0, 100, false) == 0, "round %d: job 3 on core0",
+           round);
+        ok(grove_vertex_allocate(g, core0, 4, 1, 50, 150, false) < 0 && errno == EBUSY,
+           "round %d: core0 holds one unit, not four", round);
+        is_int(grove_vertex_available_during(g, core0, 100, 200), 1,
+               "round %d: core0 free after job 3", round);
+        is_int(grove_vertex_available_during(g, node1, 0, F), 1,
+               "round %d: node1 holds nothing of job 2", round);
+        ok(grove_vertex_allocate(g, mem0, 5, 4, 0, F, false) == 0
+               && grove_vertex_allocate(g, mem0, 6, 1, 10, 20, false) < 0 && errno == EBUSY,
+           "round %d: memory0 plans its own four units", round);
+        /* a copy made while spares exist rebuilds its own planners */
+        grove_graph_t *d = grove_graph_duplicate(g);
+        ok(d && grove_vertex_available_during(d, mem0, 0, 10) == 0
+               && grove_vertex_available_during(d, core0, 100, 200) == 1,
+           "round %d: a duplicate plans the same", round);
+        grove_graph_destroy(d);
+        ok(grove_vertex_free(g, core0, 3, -1) == 0 && grove_vertex_free(g, mem0, 5, -1) == 0,
+           "round %d: jobs 3 and 5 freed", round);
+    }
+    grove_graph_destroy(g);
+}
+
 static void test_copy_merge(void)
 {
     grove_vid_t c;
@@ -734,6 +777,7 @@ int main(void)
     test_walk();
     test_walk_cycles();
     test_alloc();
+    test_spare_planners();
     test_copy_merge();
     test_find_extract();
     test_aggregates();

@@ -148,7 +148,9 @@ end
 --   out(row)  called with each finished job's row (see M.columns)
 --   report(job, why)  called for each job left out
 --   gantt     nil/false, or the number of nodes to record placements on
---             (the first ones, for the Gantt chart)
+--             (the first ones, for the Gantt chart); at most
+--             M.GANTT_MAX placements are kept (the first ones: memory stays
+--             bounded however long the trace), see Sim:gantt_records()
 --   buckets   time series resolution (default 400, see grove.sim.metrics)
 --   budget, memory   the queue policy's limits (grove.sim.queue.load)
 -- Raises on misuse; returns nil, message, code when a file cannot be read.
@@ -221,6 +223,13 @@ end
 
 -- ---- jobs in ------------------------------------------------------------------
 
+-- Built-in placement policies that only order candidates (no choose or
+-- score hook looks at the request): under them a whole-node job may be
+-- asked for as bare nodes (spec/sim_nodes_spec.lua checks the placements
+-- are those of the request as written).
+local BARE_NODES = {first = true, low = true, high = true, lonode = true, hinode = true,
+  lonodex = true, hinodex = true, firstnodex = true}
+
 local function request(self, job)
   if job.jobspec then
     local t = job.jobspec
@@ -242,6 +251,14 @@ local function request(self, job)
     spec = {slots = job.procs, cores_per_slot = 1, duration = job.estimate}
   end
   local t = assert(require("grove.jobspec").build(spec))
+  if self.procs_as == "node" and self.fast and BARE_NODES[self.policy_name] then
+    -- Whole nodes with nothing below them named: the matcher takes each
+    -- node as one exclusive pick and records it there, instead of placing
+    -- a slot inside and listing every vertex the node holds (the same
+    -- nodes: an exclusive node must be untouched whatever it is asked
+    -- for).
+    t.resources[1].with = nil
+  end
   js = assert(core.jobspec_from_table(t))
   if self.js_cached >= 4096 then
     self.js_cache, self.js_cached = {}, 0
@@ -489,6 +506,10 @@ local function match(self, rec, mode)
   return {state = j.state, start = j.start, vids = vids}
 end
 
+-- Placements the Gantt chart keeps at most (a chart of more is unreadable
+-- and would hold memory in proportion to the trace).
+M.GANTT_MAX = 50000
+
 local function record_nodes(self, rec, vids)
   local of, seen, list = self.node_of, {}, {}
   for i = 1, #vids do
@@ -502,7 +523,9 @@ local function record_nodes(self, rec, vids)
   rec.nodes = list
   if self.gantt then
     for _, n in ipairs(list) do
-      if n <= self.gantt_nodes then
+      if n <= self.gantt_nodes and #self.gantt >= M.GANTT_MAX then
+        self.gantt_full = self.gantt_full or self.now
+      elseif n <= self.gantt_nodes then
         local g = self.gantt
         g[#g + 1] = {node = n, id = rec.id, start = self.now}
         rec.gantt = rec.gantt or {}
@@ -1184,8 +1207,11 @@ function Sim:result(extra)
 end
 
 -- The Gantt records: {node =, id =, start =, ["end"] =}, and node names.
+-- The Gantt chart's placements {node =, id =, start =, ["end"] =,
+-- killed =}, the node names by index, and the time from which placements
+-- were no longer kept (nil: none was left out).
 function Sim:gantt_records()
-  return self.gantt or {}, self.node_names
+  return self.gantt or {}, self.node_names, self.gantt_full
 end
 
 return M

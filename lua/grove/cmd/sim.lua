@@ -275,8 +275,8 @@ local function simulate(o)
     os.execute("mkdir -p '" .. o.plot:gsub("'", "'\\''") .. "'")
     local ok, e = plot.series(o.plot .. "/utilization.svg", r)
     if not ok then return fail(e) end
-    local recs, names = s:gantt_records()
-    ok, e = plot.gantt(o.plot .. "/gantt.svg", recs, names, {nodes = gn or 64})
+    local recs, names, cut = s:gantt_records()
+    ok, e = plot.gantt(o.plot .. "/gantt.svg", recs, names, {nodes = gn or 64, cut = cut})
     if not ok then return fail(e) end
   end
   if not o.quiet then print_summary(r, io.stdout) end

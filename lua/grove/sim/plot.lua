@@ -128,7 +128,9 @@ function M.series(path, summary)
 end
 
 -- Jobs as bars on the first nodes: records {node =, id =, start =,
--- ["end"] =, killed =}; names the node names by index.
+-- ["end"] =, killed =}; names the node names by index; opts.nodes the
+-- rows at most, opts.cut the time from which placements were not kept
+-- (said in the title).
 function M.gantt(path, records, names, opts)
   opts = opts or {}
   local nnodes = 0
@@ -146,7 +148,9 @@ function M.gantt(path, records, names, opts)
   local ph = row * nnodes
   local h = PAD_T + ph + PAD_B
   local pw = W - PAD_L - PAD_R
-  local out = header(W, h, fmt("Grove sim: jobs on nodes (first %d)", nnodes))
+  local title = fmt("Grove sim: jobs on nodes (first %d)", nnodes)
+  if opts.cut then title = title .. ", jobs started before " .. tlabel(opts.cut) end
+  local out = header(W, h, title)
   out[#out + 1] = fmt('<rect x="%d" y="%d" width="%d" height="%d" fill="#f6f6f6" ' ..
     'stroke="#444"/>\n', PAD_L, PAD_T, pw, ph)
   for i = 1, nnodes do
