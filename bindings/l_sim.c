@@ -15,6 +15,9 @@
  * Workload: a simulation of 100,000 jobs on 4,096 nodes makes a few
  * hundred thousand matches of up to thousands of picks each; building a
  * handle and a table per pick cost more than the match itself.
+ *
+ * It must not hold any scheduling logic of the simulator (grove.sim, in
+ * Lua) or a second way to match: it calls the same grove_match.
  */
 #include <errno.h>
 #include <string.h>

@@ -1,17 +1,11 @@
 -- grove sim on the command line: traces, errors, outputs, plots, compare,
 -- the generator and the help text.
-local BUILD = os.getenv("GROVE_BUILD") or "build"
-local GROVE = BUILD .. "/grove"
+--
+-- Only the command line is tested here; the Lua API is in sim_spec.lua.
+local exe = require "exe_helper"
+local GROVE, run = exe.GROVE, exe.run
 local F = "spec/fixtures/sim/"
 local json = require "grove.sim.json"
-
-local function run(cmdline)
-  local p = assert(io.popen(cmdline .. " 2>&1; echo \"rc=$?\""))
-  local out = p:read("a")
-  p:close()
-  local rc = tonumber(out:match("rc=(%d+)%s*$"))
-  return out:gsub("rc=%d+%s*$", ""), rc
-end
 
 local function slurp(path)
   local f = assert(io.open(path, "r"))

@@ -6,6 +6,9 @@
 -- the same time, failures included.  (locality chooses among whole
 -- candidates and does tell the two requests apart: it gets the request as
 -- written on both paths.)
+--
+-- Only whole-node requests are tested here; the rest of grove.sim is in
+-- sim_spec.lua.
 local grove = require "grove"
 local sim = grove.sim
 local gen = require "grove.sim.gen"

@@ -4,6 +4,9 @@
 -- is a processor-count model in plain Lua that follows those definitions
 -- literally (conservative plans the whole queue afresh at every pass); it
 -- shares no code with grove.sim.
+--
+-- Only start times are compared here; metrics and outputs are tested in
+-- sim_spec.lua and sim_cli_spec.lua.
 local grove = require "grove"
 local sim = require "grove.sim"
 local gen = require "grove.sim.gen"

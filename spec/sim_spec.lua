@@ -1,6 +1,9 @@
 -- grove.sim from Lua: scripted scenarios (submit, fail nodes, advance the
 -- clock, look at jobs and metrics), queue policies and their sandbox,
 -- jobspec requests, the readers and the metrics.
+--
+-- The command line is not tested here (sim_cli_spec.lua), nor start times
+-- against the definitions (sim_reference_spec.lua).
 local grove = require "grove"
 local sim = grove.sim
 local R = grove.cluster.resources

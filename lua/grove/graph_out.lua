@@ -13,6 +13,9 @@
 --
 -- This module holds these two writers only; reading graphs is the core's
 -- and job output is grove.writers'.
+--
+-- This module must not hold the query session or any other output format
+-- (R, JGF and the match formats are the C writers').
 local M = {}
 
 M.formats = {dot = "dot", graphml = "graphml"}

@@ -8,6 +8,9 @@
 -- or a node changes state, the schedule is compressed: every reservation
 -- is dropped and the queue planned again in order from the current time.
 -- No job is ever delayed by a later one.
+--
+-- A queue policy holds only its pass over the queue: the simulator keeps
+-- the clock, the jobs and the matcher.
 return {
   name = "conservative",
   description = "conservative backfilling: a reservation for every job",

@@ -7,6 +7,9 @@
 -- the machine so far (fair share: the user's processor-seconds against
 -- the machine's, up to ten points).  The queue is sorted by priority,
 -- highest first (ties by submit time, then job id), and scheduled by easy.
+--
+-- A queue policy holds only its pass over the queue: the simulator keeps
+-- the clock, the jobs and the matcher.
 local AGE = 1 / 3600      -- points per second waited
 local SIZE = 8            -- points for a job as large as the machine
 local SHARE = 10          -- points lost by a user who had the whole machine

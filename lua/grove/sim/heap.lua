@@ -2,6 +2,8 @@
 --
 --   local h = heap.new(less)      less(a, b): a comes first
 --   h:push(x)  h:peek()  h:pop()  #h (h.n)
+--
+-- It holds the heap only: nothing of events, jobs or time.
 local M = {}
 
 local Heap = {}

@@ -8,6 +8,9 @@
 -- arrays, the array keeps its length through the field n).  Integers stay
 -- integers.  Encoding writes tables with a positive length as arrays and
 -- others as objects with sorted keys, so the output is stable.
+--
+-- It must not hold the simulator's own formats (trace.lua, metrics.lua);
+-- it only turns JSON text into Lua values and back.
 local M = {}
 
 local byte, sub, find = string.byte, string.sub, string.find

@@ -17,6 +17,9 @@
 -- waits, not of jobs.  The time series (busy units, queue length) are
 -- time-weighted averages over at most 2 * buckets equal intervals; the
 -- interval doubles when they would not fit, so memory stays bounded.
+--
+-- It must not hold the clock, the queue or any output file: it only
+-- accumulates what it is told and summarizes it.
 local M = {}
 
 local Acc = {}

@@ -30,6 +30,9 @@
 -- cannot run (no processors, no run time) are not returned: they go to
 -- report(job, reason) when given, and are counted in r.skipped.  A
 -- malformed file is an error: next() raises "FILE:LINE: reason".
+--
+-- It must not hold scheduling or matching: it only reads and writes
+-- job lists.
 local json = require "grove.sim.json"
 
 local M = {}
