@@ -20,7 +20,7 @@
 # packages exist and nothing compiles before deps has finished, whatever -j.
 
 VERSION := 0.1.0
-GOALS := all check tests asan valgrind demo bench fuzz install conformance lint
+GOALS := all check tests asan valgrind demo bench fuzz install conformance lint docs
 MAKEFLAGS += --no-print-directory
 
 ifneq ($(GROVE_STAGE),build)
@@ -199,10 +199,15 @@ bench: all
 fuzz:
 	@scripts/fuzz
 
+# The API reference: docs/api/ from docs/api-src/ (LDoc).
+docs:
+	@scripts/docs
+
 install: all
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/grove \
 	  $(DESTDIR)$(BINDIR) $(DESTDIR)$(LUA_CDIR)/grove $(DESTDIR)$(LUA_LDIR)/grove \
-	  $(DESTDIR)$(DATADIR)/policies $(DESTDIR)$(DATADIR)/examples
+	  $(DESTDIR)$(DATADIR)/policies $(DESTDIR)$(DATADIR)/examples \
+	  $(DESTDIR)$(DATADIR)/api-src
 	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/
 	install -m 644 $(filter-out %_private.h core/util.h,$(wildcard core/*.h)) \
 	  $(DESTDIR)$(INCDIR)/grove/
@@ -211,6 +216,7 @@ install: all
 	cp -R lua/grove/. $(DESTDIR)$(LUA_LDIR)/grove/
 	-cp -R policies/. $(DESTDIR)$(DATADIR)/policies/ 2>/dev/null
 	-cp examples/*.lua $(DESTDIR)$(DATADIR)/examples/ 2>/dev/null
+	install -m 644 docs/api-src/*.luadoc $(DESTDIR)$(DATADIR)/api-src/
 	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCDIR@|$(INCDIR)|; s|@VERSION@|$(VERSION)|; s|@LIBS@|$(PKG_LIBS) -lm|' \
 	  scripts/grove.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/grove.pc
 

@@ -3,11 +3,12 @@
 -- policies/, so the cost of a Lua policy is measured against its C twin.
 --
 --   build/grove bench/bench_match.lua [NODES...] [-p POLICY...] [-s STREAM...]
+--                                     [-n FILL]
 --
 -- Streams: (a) one whole node, exclusive; (b) one core; (c) 4 nodes, each
 -- with 2 sockets of 4 cores + 1 GPU; (d) the whole machine.  Fill the
--- machine, then allocate-or-reserve 200 more.  Prints median and p99 per
--- match and jobs per second.
+-- machine (or make FILL matches at most), then allocate-or-reserve 200
+-- more.  Prints median and p99 per match and jobs per second.
 --
 -- It must not hold a policy of its own (it loads them from policies/) nor
 -- assert like a spec: it measures and reports.
@@ -17,11 +18,14 @@ local core = grove.core
 local clock = os.clock -- CPU time: the machine may be shared
 
 local sizes, policies, streams = {}, {}, {}
+local fill_max = math.huge
 do
   local mode = "sizes"
   for _, a in ipairs(arg) do
     if a == "-p" then mode = "policies"
     elseif a == "-s" then mode = "streams"
+    elseif a == "-n" then mode = "fill"
+    elseif mode == "fill" then fill_max = assert(tonumber(a), "-n takes a number")
     elseif mode == "sizes" then sizes[#sizes + 1] = tonumber(a)
     elseif mode == "policies" then policies[#policies + 1] = a
     else streams[#streams + 1] = a end
@@ -100,7 +104,7 @@ local function run(nodes, policy, lua, stream)
   local js = spec(stream, nodes)
   local fill, resv = {}, {}
   local first
-  while true do
+  while #fill < fill_max do
     local t0 = clock()
     local job = m:match(js, "allocate")
     local dt = clock() - t0

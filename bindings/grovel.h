@@ -5,6 +5,10 @@
  * bindings/l_NAME.c defines grovel_open_NAME(L), which is called with the
  * module table on top of the stack and adds its functions and metatables to
  * it; the Makefile generates the list from the file names.
+ *
+ * This header must not hold anything of one userdata type: what a class
+ * adds lives in its own l_*.c file (and a header only it and its partner
+ * share).
  */
 #ifndef GROVEL_H
 #define GROVEL_H

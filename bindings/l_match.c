@@ -1,7 +1,7 @@
 /* l_match.c: the matcher in Lua.
  *
  *   core.matcher(graph [, {default_duration = s, constraint_type = "node"}])
- *   m:match(jobspec [, mode [, jobid [, {start =, ["end"] =}]]])
+ *   m:match(jobspec [, mode [, jobid [, {start =, ["end"] =, picks =}]]])
  *       a job table, or nil, message, code
  *       jobspec: a grove.jobspec, YAML or JSON text, or a table in canonical
  *       form; mode: "allocate" (default), "allocate_orelse_reserve",
@@ -15,9 +15,17 @@
  *   job table: {id =, state = "allocated" | "reserved" | "matched",
  *               start =, ["end"] = (absent: forever),
  *               picks = {{vertex =, amount =, exclusive =}, ...}}
+ *       (option picks = false: the table without its picks, for callers
+ *       that read them in C, such as a writer; start and end: the window)
  *   m:set_policy(name | policy)  m:policy()  m:graph()
+ *   m:prepare()  builds now what the first match would (true, or nil, msg,
+ *       code)
+ *   m:fits_idle(jobspec)  would it fit now if no job held anything, on the
+ *       vertices that are up: true or false, or nil, message, code (one
+ *       match that ignores records, not a copy of the graph; under a Lua
+ *       policy the built-in "first" decides, so no hook runs)
  *   m:cancel(id)  m:release_ranks(id, idset)  m:release_vertices(id, {v...})
- *   m:job(id)  m:jobs()  m:info(id)  m:stats()  m:reset_stats()  m:next_id()
+ *   m:job(id [, picks])  m:jobs()  m:info(id)  m:stats()  m:reset_stats()  m:next_id()
  *   m:replan(id)  m:set_now(t)  m:events([{clear = true}])
  *   m:register(R, id [, {start =, ["end"] =, request =}])   a running job
  *       placed again from its R (a grove.rv1 or JSON text; see register.h):
@@ -34,9 +42,8 @@
  * (see l_policy.c): between grovel_policy_begin and grovel_policy_end
  * nothing here may raise.
  *
- * The matcher keeps its graph alive (user value 1), its Lua policy (user
- * value 2) and the cache of the vertex views the policy sees (user value
- * 3).  Closing the matcher keeps the graph's records (cancel jobs first to
+ * The matcher keeps its graph alive (user value 1) and its Lua policy (user
+ * value 2).  Closing the matcher keeps the graph's records (cancel jobs first to
  * clear them), as grove_matcher_destroy does.
  *
  * This file holds the matcher class (a generic handle of grovel.h) and the
@@ -59,7 +66,6 @@ struct lmatcher {
         grovel_handle_t h; /* the generic handle's view of m */
         grove_matcher_t *m; /* NULL once closed */
     };
-    struct grovel_view view; /* the graph as the policy's views see it */
     bool lua_policy;         /* user value 2 holds the policy in use */
     bool running;            /* a match is in progress */
 };
@@ -98,7 +104,7 @@ static const grovel_class_t matcher_class = {
     .label = "matcher",
     .closed = "grove.matcher (closed)",
     .size = sizeof(struct lmatcher),
-    .nuv = 3,
+    .nuv = 2,
     .destroy = matcher_destroy,
     .closable = closable,
 };
@@ -148,8 +154,6 @@ static int l_matcher_new(lua_State *L)
     int ud = lua_gettop(L);
     lua_pushvalue(L, 1);
     lua_setiuservalue(L, ud, 1);
-    grovel_policy_new_cache(L, ud);
-    lua_setiuservalue(L, ud, 3);
     lm->m = grove_matcher_create(gr->g, &cfg);
     if (!lm->m)
         return grovel_fail_errno(L, ENOMEM, "cannot create a matcher: out of memory");
@@ -174,10 +178,13 @@ static void push_job_head(lua_State *L, const grove_job_t *j)
     }
 }
 
-/* Push the job as a table; graph_idx is the graph userdata. */
+/* Push the job as a table; graph_idx is the graph userdata, 0 for no
+ * picks. */
 static void push_job(lua_State *L, const grove_job_t *j, int graph_idx)
 {
     push_job_head(L, j);
+    if (!graph_idx)
+        return;
     lua_createtable(L, (int)j->npicks, 0);
     for (size_t i = 0; i < j->npicks; i++) {
         const grove_pick_t *p = &j->picks[i];
@@ -219,19 +226,29 @@ static const grove_jobspec_t *to_jobspec(lua_State *L, int idx)
 
 /* A window {start =, ["end"] =} at idx (none: nil), in *start and *end
  * (end 0 when absent: the jobspec's duration).  Raises on misuse. */
-static bool check_window(lua_State *L, int idx, int64_t *start, int64_t *end)
+/* The options of m:match at idx (nil, or a table): a window (start, and
+ * end or 0 for the default duration; true when given) and whether the
+ * result carries its picks (*picks, left as it is when not said). */
+static bool check_window(lua_State *L, int idx, int64_t *start, int64_t *end, bool *picks)
 {
     if (lua_isnoneornil(L, idx))
         return false;
     luaL_checktype(L, idx, LUA_TTABLE);
-    if (lua_getfield(L, idx, "start") != LUA_TNUMBER || !lua_isinteger(L, -1))
+    if (lua_getfield(L, idx, "picks") != LUA_TNIL)
+        *picks = lua_toboolean(L, -1);
+    int ts = lua_getfield(L, idx, "start");
+    int te = lua_getfield(L, idx, "end");
+    if (ts == LUA_TNIL && te == LUA_TNIL) {
+        lua_pop(L, 3);
+        return false;
+    }
+    if (ts != LUA_TNUMBER || !lua_isinteger(L, -2))
         luaL_argerror(L, idx, "window: start must be an integer");
-    *start = (int64_t)lua_tointeger(L, -1);
-    int t = lua_getfield(L, idx, "end");
-    if (t != LUA_TNIL && (t != LUA_TNUMBER || !lua_isinteger(L, -1)))
+    if (te != LUA_TNIL && (te != LUA_TNUMBER || !lua_isinteger(L, -1)))
         luaL_argerror(L, idx, "window: end must be an integer");
-    *end = t == LUA_TNIL ? 0 : (int64_t)lua_tointeger(L, -1);
-    lua_pop(L, 2);
+    *start = (int64_t)lua_tointeger(L, -2);
+    *end = te == LUA_TNIL ? 0 : (int64_t)lua_tointeger(L, -1);
+    lua_pop(L, 3);
     return true;
 }
 
@@ -255,7 +272,8 @@ static int m_match(lua_State *L)
     if (mode == MODE_GROW && id == 0)
         luaL_argerror(L, 4, "grow: the id of the job to grow expected");
     int64_t win[2];
-    bool windowed = check_window(L, 5, &win[0], &win[1]);
+    bool picks = true;
+    bool windowed = check_window(L, 5, &win[0], &win[1], &picks);
     if (windowed && mode == MODE_GROW)
         luaL_argerror(L, 5, "grow: the window is the job's own");
     lua_settop(L, 4);
@@ -267,13 +285,12 @@ static int m_match(lua_State *L)
     lua_settop(L, 4);
     lua_getiuservalue(L, 1, 1); /* 5: graph */
     lua_getiuservalue(L, 1, 2); /* 6: policy or nil */
-    lua_getiuservalue(L, 1, 3); /* 7: view cache */
     struct grovel_policy *p = lm->lua_policy ? grovel_test_policy(L, 6) : NULL;
     if (lm->lua_policy && (!p || !grovel_policy_is_open(p)))
         return luaL_error(L, "the matcher's policy was closed: set another one");
     bool sandboxed = p && grovel_policy_needs_lua(p);
     if (sandboxed)
-        grovel_policy_begin(L, 6, &lm->view, 7, gr->g);
+        grovel_policy_begin(L, 6, lm, gr->g);
     /* nothing may raise from here to grovel_policy_end */
     grove_error_t err = {{0}, 0};
     const grove_job_t *job = NULL;
@@ -294,7 +311,31 @@ static int m_match(lua_State *L)
         }
         return grovel_fail_errno(L, e, msg);
     }
-    push_job(L, job, 5);
+    push_job(L, job, picks ? 5 : 0);
+    return 1;
+}
+
+static int m_fits_idle(lua_State *L)
+{
+    struct lmatcher *lm = check_matcher(L, 1);
+    struct grovel_graph *gr = matcher_graph(L, 1);
+    lua_settop(L, 2);
+    const grove_jobspec_t *js = to_jobspec(L, 2);
+    if (!js) {
+        const char *code = lua_tostring(L, -1);
+        return grovel_fail(L, lua_tostring(L, -2), code ? code : "EINVAL");
+    }
+    grove_error_t err = {{0}, 0};
+    lm->running = true;
+    gr->busy++;
+    int rc = grove_match_fits_idle(lm->m, js, lm->lua_policy ? grove_policy_builtin("first") : NULL,
+                                   &err);
+    int e = errno;
+    gr->busy--;
+    lm->running = false;
+    if (rc < 0)
+        return grovel_fail_errno(L, e, err.text[0] ? err.text : NULL);
+    lua_pushboolean(L, rc);
     return 1;
 }
 
@@ -323,8 +364,9 @@ static int m_job(lua_State *L)
     const grove_job_t *j = check_job_arg(L);
     if (!j)
         return 3;
+    bool picks = lua_isnoneornil(L, 3) || lua_toboolean(L, 3);
     lua_getiuservalue(L, 1, 1);
-    push_job(L, j, lua_gettop(L));
+    push_job(L, j, picks ? lua_gettop(L) : 0);
     return 1;
 }
 
@@ -447,6 +489,14 @@ static int m_release_vertices(lua_State *L)
     lua_pushinteger(L, r);
     lua_pushboolean(L, removed);
     return 2;
+}
+
+static int m_prepare(lua_State *L)
+{
+    struct lmatcher *lm = check_matcher(L, 1);
+    if (grove_matcher_prepare(lm->m) < 0)
+        return grovel_fail_errno(L, errno, NULL);
+    return grovel_ok(L);
 }
 
 static int m_next_id(lua_State *L)
@@ -749,6 +799,8 @@ static const grovel_reg_t methods[] = {
     {"set_now", m_set_now, 0},
     {"events", m_events, 0},
     {"set_overdue", m_set_overdue, 0},
+    {"prepare", m_prepare, 0},
+    {"fits_idle", m_fits_idle, 0},
     {NULL, NULL, 0},
 };
 

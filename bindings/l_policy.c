@@ -1,13 +1,13 @@
-/* l_policy.c: placement policies written in Lua, and the sandbox they run
- * in.
+/* l_policy.c: placement policies written in Lua.
  *
  *   core.policy_load(path [, opts])        a grove.policy, or nil, msg, code
  *   core.policy_parse(text, name [, opts]) the same from text (name is used
  *                                          as the file name in messages)
  *       opts: budget = instructions per match (default 10,000,000),
- *             memory = bytes a match may add to the Lua heap (64 MiB)
+ *             memory = bytes the policy may hold (64 MiB),
+ *             time = wall-clock seconds per match (1)
  *   p:name()  p:description()  p:source()  p:hooks()  p:budget()
- *   p:memory()  p:traceback()  p:close()  tostring(p)
+ *   p:memory()  p:time()  p:heap()  p:traceback()  p:close()  tostring(p)
  *
  * A policy file returns a table; every field is optional:
  *   name, description         strings (name defaults to the file's base name)
@@ -24,39 +24,39 @@
  *   choose(candidates, k, scores) -> {i1, ..., ik}   positions (1-based)
  *   select = "first" | "best" ("best" when score or choose is given)
  *   node_exclusive = bool
- * ctx = {type =, count =, start =, ["end"] =} describes the request level
- * being matched (one table, reused: copy what you keep).  Hooks see
- * vertices as read-only views (grove.policy.vertex) with the read methods
- * of grove.vertex.
+ *   prune_types, score_types = "TYPE" or {"TYPE", ...}: the types whose
+ *                             vertices prune (score and choose) are asked
+ *                             about; others are walked through (matched
+ *                             first-fit)
+ * ctx describes the whole request at the level being matched (see
+ * push_ctx; one table, reused: copy what you keep).  Hooks see vertices as
+ * read-only views (grove.policy.vertex, l_view.c).
  *
- * The sandbox.  A policy is loaded as text only, into an environment built
- * from an allow-list: assert error ipairs next pairs pcall xpcall select
- * tonumber tostring type rawequal rawlen rawget rawset getmetatable
- * setmetatable, and private copies of math, string (without dump), table
- * and utf8.  Reading an unknown global or writing any global raises.
- * getmetatable sees only tables; setmetatable refuses __gc (a finalizer
- * would run outside the sandbox, at any time).  While a policy runs (its
- * chunk at load time, its hooks during a match) three limits hold: an
- * instruction budget (a count hook every STEP instructions), a cap on how
- * much the Lua heap may grow (an allocator wrapper that refuses), and the
- * string metatable points at the policy's own string table.  pcall and
- * xpcall cannot catch the budget or memory errors.  Work done inside one C
- * library call (a pattern match) is not counted by the budget.
+ * Every policy runs in a sandbox of its own (lsandbox.h, l_sandbox.c): a
+ * separate Lua state with an allow-listed environment, a memory cap on
+ * everything it holds, an instruction budget and a wall-clock limit per
+ * match.  Nothing mutable is shared with the host's Lua state: values
+ * cross as C data only (numbers, copied strings, vertex ids), so no host
+ * table, function or metatable can reach policy code, and no policy code
+ * can run in the host's state.
  *
  * Calling Lua from the matcher: one trampoline per hook kind fills a small
- * call record and runs hook_body under lua_pcall with a traceback handler;
- * a failure is stored as text and reported to the matcher as -1, which
- * unwinds its own C state and reports ECANCELED.  No Lua error ever
- * crosses the matcher's frames.
+ * call record and runs hook_body in the sandbox under lua_pcall with a
+ * traceback handler; a failure is stored as text and reported to the
+ * matcher as -1, which unwinds its own C state and reports ECANCELED.  No
+ * Lua error ever crosses the matcher's frames, and every Lua operation on
+ * the sandbox runs inside a protected call (an unprotected memory error
+ * there would abort the process).
  *
- * Workload: one hook call per visited vertex (prune), per child list
- * (order), per fitting candidate (score), per request level (choose), with
- * vertex views cached per matcher so a match allocates only what the
- * policy itself allocates.
+ * Workload: one hook call per visited vertex of the listed types (prune),
+ * per child list (order), per fitting candidate (score), per request level
+ * (choose); views are light userdata, so a call allocates only what the
+ * policy itself allocates, and ctx fields are rewritten only when they
+ * change.
  *
- * This file holds the policy userdata, its sandbox and its hooks.  The
- * vertex views the hooks are handed live in l_view.c and their methods in
- * l_vertex.c; nothing here may reach inside a view.
+ * This file holds the policy userdata and its hooks.  The sandbox lives in
+ * l_sandbox.c, the views in l_view.c (their shared methods in l_vertex.c);
+ * nothing here may reach inside a view or change the sandbox's limits.
  */
 #include <errno.h>
 #include <math.h>
@@ -64,43 +64,54 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <lualib.h>
+#include <jansson.h>
 
 #include "lgraph.h"
 #include "lpolicy.h"
-
-#define DEFAULT_BUDGET 10000000
-#define DEFAULT_MEMORY (64 * 1024 * 1024)
-#define STEP 1000 /* instructions between two budget checks */
+#include "lsandbox.h"
 
 enum hook_kind { H_PRUNE, H_ORDER, H_SCORE, H_CHOOSE, H_KEY, H_CHUNK, H_COUNT };
 
 static const char *const hook_names[H_COUNT] = {"prune",     "order", "score", "choose",
                                                 "order key", "chunk"};
 
+/* The registry fields of the sandbox holding the hooks, by kind. */
+static const char *const hook_fields[] = {"prune", "order", "score", "choose", "key"};
+
 enum key_kind { K_NONE, K_ID, K_RANK, K_VID, K_SIZE, K_PROPERTY, K_FUNCTION };
 
-enum fatal { F_NONE, F_BUDGET, F_MEMORY };
-
-/* Stack slots that grovel_policy_begin pushes (offsets from base). */
+/* Stack slots of the sandbox while a match runs (offsets from base). */
 enum slot {
     S_PRUNE = 1, /* the Lua functions, by hook kind (nil when absent) */
     S_ORDER,
     S_SCORE,
     S_CHOOSE,
     S_KEY,
-    S_CACHE,   /* the view cache */
-    S_CTX,     /* the ctx table handed to prune and score */
-    S_POLICY,  /* the policy userdata */
-    S_STRMT,   /* the string metatable to restore (or nil) */
-    S_EMPTY,   /* a string, to set the string metatable through */
-    S_SANDMT,  /* the sandbox's string metatable */
-    S_COUNT = S_SANDMT
+    S_CTX, /* the ctx table handed to prune and score */
+    S_COUNT = S_CTX
 };
+
+static const char HOOKS_KEY = 'h'; /* sandbox registry: {prune =, order =, ...} */
+static const char CTX_KEY = 'c';   /* sandbox registry: the ctx table */
 
 struct sortkey {
     double k;
     grove_vid_t v;
+};
+
+/* What the ctx table holds now, so a hook call rewrites only what changed. */
+struct ctxstate {
+    bool valid;                            /* false: rewrite everything */
+    grove_sym_t type;
+    uint64_t count;
+    int64_t start, end;
+    const grove_policy_request_t *req;
+    uint64_t serial;                       /* of req->found */
+    const grove_jobspec_resource_t *level;
+    uint64_t *below;                       /* per request vertex: bit k set when
+                                            * type k is at or below it */
+    bool *below_done;
+    size_t nbelow;
 };
 
 struct grovel_policy {
@@ -111,6 +122,7 @@ struct grovel_policy {
     char short_src[LUA_IDSIZE];        /* the chunk's name as Lua prints it */
     char where[H_COUNT][LUA_IDSIZE + 24]; /* "file:line" of each Lua hook */
     bool lua[H_COUNT];                    /* which hooks are Lua functions */
+    char **types[2];                      /* prune_types, score_types (NULL-ended) */
 
     /* declarative order (hooks.order == decl_order) */
     int key;        /* enum key_kind */
@@ -118,25 +130,15 @@ struct grovel_policy {
     char *key_prop; /* K_PROPERTY: the property name */
     char *when;     /* sort only lists holding a vertex of this type */
 
-    /* limits */
-    lua_Integer budget; /* instructions per match */
-    size_t memcap;      /* bytes the heap may grow per match */
+    grovel_sandbox_t sb;      /* the policy's own Lua state and its limits */
+    struct grovel_views views; /* what its views show */
+    const void *owner;        /* the matcher of the last match */
+    grove_graph_t *last_g;    /* and its graph */
 
-    /* the run in progress (between sandbox_enter and sandbox_leave) */
-    lua_State *L;
-    int base; /* stack slots: see enum slot */
+    /* the match in progress (between begin and end) */
     bool active;
-    struct grovel_view *view;
-    lua_Integer used; /* instructions so far */
-    int fatal;        /* enum fatal */
-    long long mem;    /* heap growth so far, bytes (may be negative) */
-    int exempt;       /* > 0: allocations are ours (vertex views), not counted */
-    lua_Alloc orig_alloc;
-    void *orig_ud;
-    lua_Hook orig_hook;
-    int orig_mask, orig_count;
-    char last_src[LUA_IDSIZE]; /* where the budget hook last saw the policy */
-    int last_line;
+    int base; /* sandbox stack slots: see enum slot */
+    struct ctxstate cx;
     char *err, *traceback; /* the last failure (malloc'd) */
 
     /* scratch, reused across calls */
@@ -149,9 +151,6 @@ struct grovel_policy {
     size_t kcap;
     uint32_t kgen;
 };
-
-/* The policy whose sandbox is installed, found by the count hook. */
-static const char HOOK_KEY = 'p';
 
 /* ---- small helpers -------------------------------------------------------- */
 
@@ -182,149 +181,34 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 }
 
 /* "file:line" of the function at idx (or "file" when unknown). */
-static void func_where(lua_State *L, int idx, char *buf, size_t len)
+static void func_where(lua_State *S, int idx, char *buf, size_t len)
 {
     lua_Debug ar;
-    lua_pushvalue(L, idx);
-    lua_getinfo(L, ">S", &ar);
+    lua_pushvalue(S, idx);
+    lua_getinfo(S, ">S", &ar);
     if (ar.linedefined > 0)
         snprintf(buf, len, "%s:%d", ar.short_src, ar.linedefined);
     else
         snprintf(buf, len, "%s", ar.short_src);
 }
 
-/* ---- limits: memory cap and instruction budget -------------------------- */
-
-/* The allocator while a policy runs: refuses to let the heap grow past the
- * cap (Lua then collects garbage in an emergency and tries once more, and
- * raises a memory error if that fails too). */
-static void *cap_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
-{
-    struct grovel_policy *p = ud;
-    size_t old = ptr ? osize : 0;
-    if (p->exempt)
-        return p->orig_alloc(p->orig_ud, ptr, osize, nsize);
-    if (nsize > old && p->mem + (long long)(nsize - old) > (long long)p->memcap)
-        return NULL;
-    void *q = p->orig_alloc(p->orig_ud, ptr, osize, nsize);
-    if (q || nsize == 0)
-        p->mem += (long long)nsize - (long long)old;
-    return q;
-}
-
-static void count_hook(lua_State *L, lua_Debug *ar)
-{
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &HOOK_KEY);
-    struct grovel_policy *p = lua_touserdata(L, -1);
-    lua_pop(L, 1);
-    if (!p || !p->active)
-        return;
-    if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0) {
-        memcpy(p->last_src, ar->short_src, sizeof(p->last_src));
-        p->last_line = ar->currentline;
-    }
-    p->used += p->budget < STEP ? p->budget : STEP;
-    if (p->used >= p->budget || p->fatal) {
-        if (!p->fatal)
-            p->fatal = F_BUDGET;
-        lua_pushfstring(L, "%s:%d: instruction budget of %I exceeded", p->last_src,
-                        p->last_line, (lua_Integer)p->budget);
-        lua_error(L);
-    }
-}
-
-/* Push the values sandbox_enter needs (the string metatable to restore, a
- * string, the sandbox's string metatable) at the top; may raise.  pidx is
- * the policy userdata. */
-static void sandbox_prepare(lua_State *L, int pidx)
-{
-    lua_pushvalue(L, pidx);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &HOOK_KEY);
-    lua_pushliteral(L, "");
-    if (!lua_getmetatable(L, -1))
-        lua_pushnil(L);
-    lua_replace(L, -2);
-    lua_pushliteral(L, "");
-    lua_getiuservalue(L, pidx, 1);
-    lua_getfield(L, -1, "strmt");
-    lua_replace(L, -2);
-}
-
-/* Install the limits; slot is the first of the three prepared values.
- * Never raises. */
-static void sandbox_enter(lua_State *L, struct grovel_policy *p, int slot)
-{
-    lua_pushvalue(L, slot + 2);
-    lua_setmetatable(L, slot + 1);
-    p->L = L;
-    p->used = 0;
-    p->fatal = F_NONE;
-    p->mem = 0;
-    p->last_line = 0;
-    snprintf(p->last_src, sizeof(p->last_src), "%s", p->short_src);
-    p->orig_alloc = lua_getallocf(L, &p->orig_ud);
-    lua_setallocf(L, cap_alloc, p);
-    p->orig_hook = lua_gethook(L);
-    p->orig_mask = lua_gethookmask(L);
-    p->orig_count = lua_gethookcount(L);
-    lua_sethook(L, count_hook, LUA_MASKCOUNT, p->budget < STEP ? (int)p->budget : STEP);
-    p->active = true;
-}
-
-/* Remove the limits (never raises). */
-static void sandbox_leave(lua_State *L, struct grovel_policy *p, int slot)
-{
-    p->active = false;
-    lua_sethook(L, p->orig_hook, p->orig_mask, p->orig_count);
-    lua_setallocf(L, p->orig_alloc, p->orig_ud);
-    lua_pushvalue(L, slot);
-    lua_setmetatable(L, slot + 1);
-    lua_pushnil(L);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &HOOK_KEY);
-}
-
 /* ---- errors ----------------------------------------------------------------- */
 
-/* The type of the value at idx, by its metatable's __name if it has one
- * (read raw: no policy code runs). */
-static const char *type_name(lua_State *L, int idx)
-{
-    idx = lua_absindex(L, idx);
-    int t = luaL_getmetafield(L, idx, "__name");
-    const char *s = t == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, idx);
-    if (t != LUA_TNIL)
-        lua_pop(L, 1); /* a __name string stays anchored in the metatable */
-    return s;
-}
-
-static int msgh(lua_State *L)
-{
-    const char *msg = lua_tostring(L, 1);
-    if (!msg) /* no __tostring: that would run policy code here */
-        msg = lua_pushfstring(L, "(error object is a %s value)", type_name(L, 1));
-    luaL_traceback(L, L, msg, 1);
-    return 1;
-}
-
 /* Record the failure of a run of hook kind (status from lua_pcall, the
- * error value on top).  The message names the policy, the hook, and the
- * file and line. */
-static void record_error(struct grovel_policy *p, lua_State *L, int kind, int status)
+ * error value -- a string from the traceback handler -- on top of the
+ * sandbox's stack).  The message names the policy, the hook, and the file
+ * and line.  Reads the sandbox without allocating in it. */
+static void record_error(struct grovel_policy *p, int kind, int status)
 {
-    char text[1024];
-    const char *msg = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    lua_State *S = p->sb.S;
+    char text[1024], lim[512];
+    const char *msg = lua_type(S, -1) == LUA_TSTRING ? lua_tostring(S, -1) : NULL;
     const char *where = p->where[kind][0] ? p->where[kind] : p->short_src;
-    if (status == LUA_ERRMEM || p->fatal == F_MEMORY) {
-        if (p->last_line > 0)
-            snprintf(text, sizeof(text), "%s:%d: memory limit of %zu bytes exceeded",
-                     p->last_src, p->last_line, p->memcap);
-        else
-            snprintf(text, sizeof(text), "%s: memory limit of %zu bytes exceeded", where,
-                     p->memcap);
-        msg = NULL;
-    } else if (status == LUA_ERRERR && p->fatal != F_BUDGET) {
+    const char *limit = grovel_sandbox_limit_message(&p->sb, status, where, lim, sizeof(lim));
+    if (limit) {
+        snprintf(text, sizeof(text), "%s", limit);
+    } else if (status == LUA_ERRERR) {
         snprintf(text, sizeof(text), "%s: error while handling an error", where);
-        msg = NULL;
     } else if (msg) {
         const char *tb = strstr(msg, "\nstack traceback:");
         int n = tb ? (int)(tb - msg) : (int)strlen(msg);
@@ -336,9 +220,9 @@ static void record_error(struct grovel_policy *p, lua_State *L, int kind, int st
             snprintf(text, sizeof(text), "%s: %.*s", where, n, msg);
     } else {
         snprintf(text, sizeof(text), "%s: (error object is a %s value)", where,
-                 type_name(L, -1));
+                 luaL_typename(S, -1));
     }
-    set_text(&p->traceback, msg ? msg : text);
+    set_text(&p->traceback, msg && !limit ? msg : text);
     free(p->err);
     p->err = NULL;
     if (kind == H_CHUNK) {
@@ -351,176 +235,201 @@ static void record_error(struct grovel_policy *p, lua_State *L, int kind, int st
     }
 }
 
-/* ---- the environment ---------------------------------------------------------- */
+/* ---- ctx ------------------------------------------------------------------------- */
 
-static struct grovel_policy *upvalue_policy(lua_State *L)
+/* t[k] = the value on top (popped), raw: a metatable the policy set on
+ * the table is not consulted. */
+static void rawsetfield(lua_State *S, int t, const char *k)
 {
-    return lua_touserdata(L, lua_upvalueindex(1));
+    lua_pushstring(S, k);
+    lua_insert(S, -2);
+    lua_rawset(S, t);
 }
 
-/* pcall and xpcall that cannot catch the budget and memory errors. */
-static int finish_pcall(lua_State *L, int status, int first)
+/* A fresh table at ctx[k], left on top. */
+static int fresh_field(lua_State *S, int ctx, const char *k, int n)
 {
-    struct grovel_policy *p = upvalue_policy(L);
-    if (status != LUA_OK) {
-        if (status == LUA_ERRMEM && !p->fatal)
-            p->fatal = F_MEMORY;
-        if (p->fatal)
-            return lua_error(L);
-        lua_pushboolean(L, 0);
-        lua_insert(L, -2);
-        return 2;
+    lua_createtable(S, 0, n);
+    lua_pushvalue(S, -1);
+    rawsetfield(S, ctx, k);
+    return lua_gettop(S);
+}
+
+/* The types of the request at or below request vertex j, as a bit set
+ * over req->names (the first 64 types). */
+static uint64_t types_below(struct grovel_policy *p, const grove_policy_request_t *r,
+                            const grove_jobspec_resource_t *lv)
+{
+    struct ctxstate *cx = &p->cx;
+    size_t j = grove_jobspec_resource_index(lv);
+    size_t n = grove_jobspec_resource_total(r->jobspec);
+    if (n > cx->nbelow) { /* a cache: without room, recompute each time */
+        size_t cap = cx->nbelow, cap2 = cx->nbelow;
+        if (grow((void **)&cx->below, &cap, n, sizeof(*cx->below)) == 0
+            && grow((void **)&cx->below_done, &cap2, n, sizeof(*cx->below_done)) == 0) {
+            memset(cx->below_done + cx->nbelow, 0, (cap2 - cx->nbelow) * sizeof(bool));
+            cx->nbelow = cap < cap2 ? cap : cap2;
+        }
     }
-    lua_pushboolean(L, 1);
-    lua_insert(L, first);
-    return lua_gettop(L) - first + 1;
-}
-
-static int sb_pcall(lua_State *L)
-{
-    luaL_checkany(L, 1);
-    return finish_pcall(L, lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0), 1);
-}
-
-static int sb_xpcall(lua_State *L)
-{
-    int n = lua_gettop(L);
-    luaL_checktype(L, 2, LUA_TFUNCTION);
-    lua_pushvalue(L, 1);
-    lua_copy(L, 2, 1);
-    lua_replace(L, 2); /* handler, f, args... */
-    return finish_pcall(L, lua_pcall(L, n - 2, LUA_MULTRET, 1), 2);
-}
-
-static int sb_getmetatable(lua_State *L)
-{
-    luaL_checkany(L, 1);
-    if (lua_type(L, 1) != LUA_TTABLE || !lua_getmetatable(L, 1))
-        return 0;
-    if (lua_getfield(L, -1, "__metatable") != LUA_TNIL)
-        return 1;
-    lua_pop(L, 1);
-    return 1;
-}
-
-static int sb_setmetatable(lua_State *L)
-{
-    int t = lua_type(L, 2);
-    luaL_checktype(L, 1, LUA_TTABLE);
-    luaL_argexpected(L, t == LUA_TNIL || t == LUA_TTABLE, 2, "nil or table");
-    if (t == LUA_TTABLE) {
-        lua_pushliteral(L, "__gc");
-        if (lua_rawget(L, 2) != LUA_TNIL)
-            return luaL_error(L, "__gc metamethods are not allowed in a policy");
-        lua_pop(L, 1);
+    if (j < cx->nbelow && cx->below_done[j])
+        return cx->below[j];
+    uint64_t bits = 0;
+    unsigned d = grove_jobspec_resource_depth(lv);
+    for (size_t i = j; i < n; i++) {
+        const grove_jobspec_resource_t *x = grove_jobspec_resource_at(r->jobspec, i);
+        if (i > j && grove_jobspec_resource_depth(x) <= d)
+            break;
+        if (grove_jobspec_resource_is_slot(x))
+            continue;
+        for (size_t k = 0; k < r->ntypes && k < 64; k++)
+            if (!strcmp(r->names[k], grove_jobspec_resource_type(x)))
+                bits |= (uint64_t)1 << k;
     }
-    if (lua_getmetatable(L, 1)) {
-        lua_pushliteral(L, "__metatable");
-        if (lua_rawget(L, -2) != LUA_TNIL)
-            return luaL_error(L, "cannot change a protected metatable");
-        lua_pop(L, 2);
+    if (j < cx->nbelow) {
+        cx->below[j] = bits;
+        cx->below_done[j] = true;
     }
-    lua_settop(L, 2);
-    lua_setmetatable(L, 1);
-    return 1;
+    return bits;
 }
 
-static int sb_rawset(lua_State *L)
+/* ctx.slot = {TYPE = units in one slot}, ctx.slots = how many slots in
+ * all: of the slot at or above the level, else the request's first. */
+static void push_slot(lua_State *S, int ctx, const grove_policy_request_t *r,
+                      const grove_jobspec_resource_t *lv)
 {
-    luaL_checktype(L, 1, LUA_TTABLE);
-    luaL_checkany(L, 2);
-    luaL_checkany(L, 3);
-    lua_getiuservalue(L, lua_upvalueindex(1), 1);
-    lua_getfield(L, -1, "env");
-    if (lua_rawequal(L, 1, -1))
-        return luaL_error(L, "cannot rawset the policy's environment");
-    lua_settop(L, 3);
-    lua_rawset(L, 1);
-    return 1;
-}
-
-static int env_index(lua_State *L)
-{
-    const char *k = lua_tostring(L, 2);
-    return luaL_error(L, "undefined global '%s'", k ? k : luaL_typename(L, 2));
-}
-
-static int env_newindex(lua_State *L)
-{
-    const char *k = lua_tostring(L, 2);
-    return luaL_error(L, "assignment to global '%s' (a policy cannot write globals: use local)",
-                      k ? k : luaL_typename(L, 2));
-}
-
-/* A fresh copy of a standard library, by its open function. */
-static void push_lib(lua_State *L, lua_CFunction open)
-{
-    lua_pushcfunction(L, open);
-    lua_call(L, 0, 1);
-}
-
-/* Build the policy's environment and its string metatable into the user
- * value table of the policy at pidx; leaves the environment on top. */
-static void build_env(lua_State *L, int pidx)
-{
-    static const char *const base[] = {"assert", "error",  "ipairs",   "next",
-                                       "pairs",  "select", "tonumber", "tostring",
-                                       "type",   "rawequal", "rawlen", "rawget", NULL};
-    static const luaL_Reg wrapped[] = {
-        {"pcall", sb_pcall},
-        {"xpcall", sb_xpcall},
-        {"getmetatable", sb_getmetatable},
-        {"setmetatable", sb_setmetatable},
-        {"rawset", sb_rawset},
-        {NULL, NULL},
-    };
-    lua_getiuservalue(L, pidx, 1);
-    int uv = lua_gettop(L);
-    lua_createtable(L, 0, 24);
-    int env = uv + 1;
-    lua_pushglobaltable(L);
-    for (int i = 0; base[i]; i++) {
-        lua_getfield(L, -1, base[i]);
-        lua_setfield(L, env, base[i]);
+    const grove_jobspec_resource_t *slot = NULL;
+    for (const grove_jobspec_resource_t *a = lv; a && !slot; a = grove_jobspec_resource_parent(a))
+        if (grove_jobspec_resource_is_slot(a))
+            slot = a;
+    size_t n = grove_jobspec_resource_total(r->jobspec);
+    for (size_t i = 0; i < n && !slot; i++)
+        if (grove_jobspec_resource_is_slot(grove_jobspec_resource_at(r->jobspec, i)))
+            slot = grove_jobspec_resource_at(r->jobspec, i);
+    if (!slot) {
+        lua_pushnil(S);
+        rawsetfield(S, ctx, "slot");
+        lua_pushnil(S);
+        rawsetfield(S, ctx, "slots");
+        return;
     }
-    lua_pop(L, 1);
-    lua_pushvalue(L, pidx);
-    luaL_setfuncs(L, wrapped, 1);
-    lua_pushliteral(L, LUA_VERSION);
-    lua_setfield(L, env, "_VERSION");
-    push_lib(L, luaopen_math);
-    lua_setfield(L, env, "math");
-    push_lib(L, luaopen_table);
-    lua_setfield(L, env, "table");
-    push_lib(L, luaopen_utf8);
-    lua_setfield(L, env, "utf8");
-    /* luaopen_string installs a new string metatable (its __index the new
-     * library): keep that one for the sandbox, put the old one back */
-    lua_pushliteral(L, "");
-    if (!lua_getmetatable(L, -1))
-        lua_pushnil(L);
-    push_lib(L, luaopen_string);
-    lua_pushnil(L);
-    lua_setfield(L, -2, "dump");
-    lua_setfield(L, env, "string");
-    lua_pushvalue(L, -2);
-    lua_getmetatable(L, -1);
-    lua_setfield(L, uv, "strmt");
-    lua_pop(L, 1);
-    lua_setmetatable(L, -2); /* the old one (nil: none) */
-    lua_pop(L, 1);
-    /* strict: unknown globals raise, writes raise */
-    lua_createtable(L, 0, 3);
-    lua_pushcfunction(L, env_index);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, env_newindex);
-    lua_setfield(L, -2, "__newindex");
-    lua_pushboolean(L, 0);
-    lua_setfield(L, -2, "__metatable");
-    lua_setmetatable(L, env);
-    lua_pushvalue(L, env);
-    lua_setfield(L, uv, "env");
-    lua_remove(L, uv);
+    uint64_t slots = 1;
+    for (const grove_jobspec_resource_t *a = slot; a; a = grove_jobspec_resource_parent(a))
+        slots *= grove_jobspec_resource_count(a)->min;
+    lua_pushinteger(S, (lua_Integer)slots);
+    rawsetfield(S, ctx, "slots");
+    int t = fresh_field(S, ctx, "slot", 4);
+    size_t j = grove_jobspec_resource_index(slot);
+    unsigned d = grove_jobspec_resource_depth(slot);
+    for (size_t i = j + 1; i < n; i++) {
+        const grove_jobspec_resource_t *x = grove_jobspec_resource_at(r->jobspec, i);
+        if (grove_jobspec_resource_depth(x) <= d)
+            break;
+        uint64_t per = 1;
+        for (const grove_jobspec_resource_t *a = x; a != slot; a = grove_jobspec_resource_parent(a))
+            per *= grove_jobspec_resource_count(a)->min;
+        const char *type = grove_jobspec_resource_type(x);
+        lua_pushstring(S, type);
+        lua_Integer have = lua_rawget(S, t) == LUA_TNUMBER ? lua_tointeger(S, -1) : 0;
+        lua_pop(S, 1);
+        lua_pushinteger(S, have + (lua_Integer)per);
+        rawsetfield(S, t, type);
+    }
+    lua_pop(S, 1);
+}
+
+/* What stays the same for a whole match: job, duration, attributes,
+ * totals. */
+static void push_request(lua_State *S, int ctx, const grove_policy_request_t *r)
+{
+    lua_pushinteger(S, (lua_Integer)r->job);
+    rawsetfield(S, ctx, "job");
+    if (r->duration == GROVE_TIME_MAX)
+        lua_pushnil(S);
+    else
+        lua_pushinteger(S, (lua_Integer)r->duration);
+    rawsetfield(S, ctx, "duration");
+    const json_t *root = grove_jobspec_json(r->jobspec);
+    const json_t *attrs = root ? json_object_get(root, "attributes") : NULL;
+    if (attrs)
+        grovel_push_json(S, attrs, false);
+    else
+        lua_createtable(S, 0, 0);
+    rawsetfield(S, ctx, "attributes");
+    int t = fresh_field(S, ctx, "total", (int)r->ntypes);
+    for (size_t k = 0; k < r->ntypes; k++) {
+        lua_pushinteger(S, r->total[k] > (uint64_t)LUA_MAXINTEGER ? LUA_MAXINTEGER
+                                                                   : (lua_Integer)r->total[k]);
+        rawsetfield(S, t, r->names[k]);
+    }
+    lua_pop(S, 1);
+}
+
+/* found = {TYPE = units taken so far}; need = {TYPE = total - found} for
+ * the types at or below the level. */
+static void push_progress(struct grovel_policy *p, lua_State *S, int ctx,
+                          const grove_policy_request_t *r, const grove_jobspec_resource_t *lv)
+{
+    uint64_t below = lv ? types_below(p, r, lv) : ~(uint64_t)0;
+    int found = fresh_field(S, ctx, "found", (int)r->ntypes);
+    int need = fresh_field(S, ctx, "need", (int)r->ntypes);
+    for (size_t k = 0; k < r->ntypes; k++) {
+        uint64_t f = r->found[k];
+        lua_pushinteger(S, f > (uint64_t)LUA_MAXINTEGER ? LUA_MAXINTEGER : (lua_Integer)f);
+        rawsetfield(S, found, r->names[k]);
+        if (k < 64 && !(below & ((uint64_t)1 << k)))
+            continue;
+        uint64_t n = f >= r->total[k] ? 0 : r->total[k] - f;
+        lua_pushinteger(S, n > (uint64_t)LUA_MAXINTEGER ? LUA_MAXINTEGER : (lua_Integer)n);
+        rawsetfield(S, need, r->names[k]);
+    }
+    lua_pop(S, 2);
+}
+
+/* Bring the ctx table up to date with x; the views answer for its window. */
+static void update_ctx(lua_State *S, struct grovel_policy *p, const grove_policy_ctx_t *x,
+                       int ctx)
+{
+    struct ctxstate *cx = &p->cx;
+    const grove_graph_t *g = p->views.g;
+    bool all = !cx->valid;
+    if (all || x->type != cx->type) {
+        if (x->type != GROVE_SYM_NONE)
+            lua_pushstring(S, grove_graph_str(g, x->type));
+        else
+            lua_pushnil(S);
+        rawsetfield(S, ctx, "type");
+    }
+    if (all || x->count != cx->count) {
+        lua_pushinteger(S, x->count > (uint64_t)LUA_MAXINTEGER ? LUA_MAXINTEGER
+                                                               : (lua_Integer)x->count);
+        rawsetfield(S, ctx, "count");
+    }
+    if (all || x->start != cx->start || x->end != cx->end) {
+        lua_pushinteger(S, (lua_Integer)x->start);
+        rawsetfield(S, ctx, "start");
+        if (x->end == GROVE_TIME_MAX)
+            lua_pushnil(S);
+        else
+            lua_pushinteger(S, (lua_Integer)x->end);
+        rawsetfield(S, ctx, "end");
+    }
+    const grove_policy_request_t *r = x->req;
+    if (r && (all || r != cx->req))
+        push_request(S, ctx, r);
+    if (r && (all || r != cx->req || r->serial != cx->serial || x->level != cx->level))
+        push_progress(p, S, ctx, r, x->level);
+    if (r && x->level && (all || x->level != cx->level))
+        push_slot(S, ctx, r, x->level);
+    cx->valid = true;
+    cx->type = x->type;
+    cx->count = x->count;
+    cx->start = x->start;
+    cx->end = x->end;
+    cx->req = r;
+    cx->serial = r ? r->serial : 0;
+    cx->level = x->level;
+    p->views.start = x->start;
+    p->views.end = x->end;
 }
 
 /* ---- trampolines ----------------------------------------------------------------- */
@@ -540,48 +449,18 @@ struct call {
     double value; /* score, key */
 };
 
-static int bad_return(lua_State *L, const struct call *c, const char *expected, int idx)
+static int bad_return(lua_State *S, const struct call *c, const char *expected, int idx)
 {
     const struct grovel_policy *p = c->p;
-    lua_pushfstring(L, "%s: %s hook returned %s (expected %s)", p->where[c->kind],
-                    hook_names[c->kind], luaL_typename(L, idx), expected);
-    return lua_error(L);
+    lua_pushfstring(S, "%s: %s hook returned %s (expected %s)", p->where[c->kind],
+                    hook_names[c->kind], luaL_typename(S, idx), expected);
+    return lua_error(S);
 }
 
-static int hook_fail(lua_State *L, const struct call *c, const char *why)
+static int hook_fail(lua_State *S, const struct call *c, const char *why)
 {
-    lua_pushfstring(L, "%s: %s hook %s", c->p->where[c->kind], hook_names[c->kind], why);
-    return lua_error(L);
-}
-
-/* t[k] = the value on top (popped), raw: a metatable the policy set on
- * the table is not consulted. */
-static void rawsetfield(lua_State *L, int t, const char *k)
-{
-    lua_pushstring(L, k);
-    lua_insert(L, -2);
-    lua_rawset(L, t);
-}
-
-static void push_ctx(lua_State *L, int ctx, const struct call *c)
-{
-    const grove_graph_t *g = c->p->view->g;
-    const grove_policy_ctx_t *x = c->ctx;
-    if (x->type != GROVE_SYM_NONE)
-        lua_pushstring(L, grove_graph_str(g, x->type));
-    else
-        lua_pushnil(L);
-    rawsetfield(L, ctx, "type");
-    lua_pushinteger(L, (lua_Integer)x->count);
-    rawsetfield(L, ctx, "count");
-    lua_pushinteger(L, (lua_Integer)x->start);
-    rawsetfield(L, ctx, "start");
-    if (x->end == GROVE_TIME_MAX)
-        lua_pushnil(L);
-    else
-        lua_pushinteger(L, (lua_Integer)x->end);
-    rawsetfield(L, ctx, "end");
-    lua_pushvalue(L, ctx);
+    lua_pushfstring(S, "%s: %s hook %s", c->p->where[c->kind], hook_names[c->kind], why);
+    return lua_error(S);
 }
 
 static int cmp_vid(const void *a, const void *b)
@@ -591,23 +470,23 @@ static int cmp_vid(const void *a, const void *b)
 }
 
 /* order: the result (at idx) must be a permutation of the children. */
-static void take_order(lua_State *L, struct call *c, int idx)
+static void take_order(lua_State *S, struct call *c, int idx)
 {
     struct grovel_policy *p = c->p;
     size_t n = c->n;
-    if (lua_rawlen(L, idx) != n)
-        hook_fail(L, c, lua_pushfstring(L, "returned %I vertices for %I children",
-                                        (lua_Integer)lua_rawlen(L, idx), (lua_Integer)n));
+    if (lua_rawlen(S, idx) != n)
+        hook_fail(S, c, lua_pushfstring(S, "returned %I vertices for %I children",
+                                        (lua_Integer)lua_rawlen(S, idx), (lua_Integer)n));
     if (grow((void **)&p->vb, &p->vbcap, 3 * n, sizeof(*p->vb)) < 0)
-        luaL_error(L, "out of memory");
+        luaL_error(S, "out of memory");
     grove_vid_t *got = p->vb, *want = p->vb + n, *tmp = p->vb + 2 * n;
     for (size_t i = 0; i < n; i++) {
-        lua_rawgeti(L, idx, (lua_Integer)i + 1);
-        got[i] = grovel_test_view(L, -1, p->view);
+        lua_rawgeti(S, idx, (lua_Integer)i + 1);
+        got[i] = grovel_test_view(S, -1, &p->views);
         if (got[i] == GROVE_VID_NONE)
-            hook_fail(L, c, lua_pushfstring(L, "returned a %s at position %I (expected a vertex)",
-                                            luaL_typename(L, -1), (lua_Integer)i + 1));
-        lua_pop(L, 1);
+            hook_fail(S, c, lua_pushfstring(S, "returned a %s at position %I (expected a vertex)",
+                                            luaL_typename(S, -1), (lua_Integer)i + 1));
+        lua_pop(S, 1);
     }
     memcpy(want, c->kids, n * sizeof(*want));
     qsort(want, n, sizeof(*want), cmp_vid);
@@ -615,107 +494,111 @@ static void take_order(lua_State *L, struct call *c, int idx)
     memcpy(tmp, got, n * sizeof(*tmp));
     qsort(tmp, n, sizeof(*tmp), cmp_vid);
     if (memcmp(tmp, want, n * sizeof(*tmp)) != 0)
-        hook_fail(L, c, "returned vertices that are not a permutation of the children");
+        hook_fail(S, c, "returned vertices that are not a permutation of the children");
     memcpy(c->kids, got, n * sizeof(*got));
 }
 
 /* choose: the result (at idx) must hold k distinct positions in 1..n. */
-static void take_choice(lua_State *L, struct call *c, int idx)
+static void take_choice(lua_State *S, struct call *c, int idx)
 {
     struct grovel_policy *p = c->p;
-    if (lua_rawlen(L, idx) != c->k)
-        hook_fail(L, c, lua_pushfstring(L, "returned %I positions (expected %I)",
-                                        (lua_Integer)lua_rawlen(L, idx), (lua_Integer)c->k));
+    if (lua_rawlen(S, idx) != c->k)
+        hook_fail(S, c, lua_pushfstring(S, "returned %I positions (expected %I)",
+                                        (lua_Integer)lua_rawlen(S, idx), (lua_Integer)c->k));
     if (grow((void **)&p->vb, &p->vbcap, c->n, sizeof(*p->vb)) < 0)
-        luaL_error(L, "out of memory");
+        luaL_error(S, "out of memory");
     memset(p->vb, 0, c->n * sizeof(*p->vb));
     for (size_t i = 0; i < c->k; i++) {
-        lua_rawgeti(L, idx, (lua_Integer)i + 1);
+        lua_rawgeti(S, idx, (lua_Integer)i + 1);
         int isint;
-        lua_Integer x = lua_tointegerx(L, -1, &isint);
-        if (!isint || lua_type(L, -1) != LUA_TNUMBER)
-            hook_fail(L, c, lua_pushfstring(L, "returned a %s at position %I (expected an "
-                                               "integer)", luaL_typename(L, -1),
+        lua_Integer x = lua_tointegerx(S, -1, &isint);
+        if (!isint || lua_type(S, -1) != LUA_TNUMBER)
+            hook_fail(S, c, lua_pushfstring(S, "returned a %s at position %I (expected an "
+                                               "integer)", luaL_typename(S, -1),
                                             (lua_Integer)i + 1));
         if (x < 1 || (size_t)x > c->n)
-            hook_fail(L, c, lua_pushfstring(L, "returned %I, out of range 1..%I", x,
+            hook_fail(S, c, lua_pushfstring(S, "returned %I, out of range 1..%I", x,
                                             (lua_Integer)c->n));
         if (p->vb[x - 1])
-            hook_fail(L, c, lua_pushfstring(L, "returned %I twice", x));
+            hook_fail(S, c, lua_pushfstring(S, "returned %I twice", x));
         p->vb[x - 1] = 1;
         c->pick[i] = (size_t)x - 1;
-        lua_pop(L, 1);
+        lua_pop(S, 1);
     }
 }
 
 /* The protected body of a hook call.  Arguments: the call record, the Lua
- * function, the view cache, the ctx table. */
-static int hook_body(lua_State *L)
+ * function, the ctx table. */
+static int hook_body(lua_State *S)
 {
-    struct call *c = lua_touserdata(L, 1);
-    struct grovel_view *view = c->p->view;
-    int t;
+    struct call *c = lua_touserdata(S, 1);
+    struct grovel_policy *p = c->p;
+    const struct grovel_views *vw = &p->views;
+    int fn = 2, ctx = 3, t;
     switch (c->kind) {
     case H_PRUNE:
-        lua_pushvalue(L, 2);
-        grovel_push_view(L, 3, view, c->v);
-        push_ctx(L, 4, c);
-        lua_call(L, 2, 1);
-        t = lua_type(L, -1);
+        update_ctx(S, p, c->ctx, ctx);
+        lua_pushvalue(S, fn);
+        grovel_push_view(S, vw, c->v);
+        lua_pushvalue(S, ctx);
+        lua_call(S, 2, 1);
+        t = lua_type(S, -1);
         if (t != LUA_TNIL && t != LUA_TBOOLEAN)
-            bad_return(L, c, "a boolean", -1);
-        c->result = lua_toboolean(L, -1);
+            bad_return(S, c, "a boolean", -1);
+        c->result = lua_toboolean(S, -1);
         break;
     case H_SCORE:
     case H_KEY:
-        lua_pushvalue(L, 2);
-        grovel_push_view(L, 3, view, c->v);
-        if (c->kind == H_SCORE)
-            push_ctx(L, 4, c);
-        lua_call(L, c->kind == H_SCORE ? 2 : 1, 1);
-        if (lua_type(L, -1) != LUA_TNUMBER)
-            bad_return(L, c, "a number", -1);
-        c->value = lua_tonumber(L, -1);
+        lua_pushvalue(S, fn);
+        grovel_push_view(S, vw, c->v);
+        if (c->kind == H_SCORE) {
+            update_ctx(S, p, c->ctx, ctx);
+            lua_pushvalue(S, ctx);
+        }
+        lua_call(S, c->kind == H_SCORE ? 2 : 1, 1);
+        if (lua_type(S, -1) != LUA_TNUMBER)
+            bad_return(S, c, "a number", -1);
+        c->value = lua_tonumber(S, -1);
         if (isnan(c->value))
-            hook_fail(L, c, "returned NaN");
+            hook_fail(S, c, "returned NaN");
         break;
     case H_ORDER: {
-        lua_createtable(L, (int)c->n, 0);
-        int arr = lua_gettop(L);
+        lua_createtable(S, (int)c->n, 0);
+        int arr = lua_gettop(S);
         for (size_t i = 0; i < c->n; i++) {
-            grovel_push_view(L, 3, view, c->kids[i]);
-            lua_rawseti(L, arr, (lua_Integer)i + 1);
+            grovel_push_view(S, vw, c->kids[i]);
+            lua_rawseti(S, arr, (lua_Integer)i + 1);
         }
-        lua_pushvalue(L, 2);
-        grovel_push_view(L, 3, view, c->v);
-        lua_pushvalue(L, arr);
-        lua_call(L, 2, 1);
-        t = lua_type(L, -1);
+        lua_pushvalue(S, fn);
+        grovel_push_view(S, vw, c->v);
+        lua_pushvalue(S, arr);
+        lua_call(S, 2, 1);
+        t = lua_type(S, -1);
         if (t == LUA_TNIL)
-            take_order(L, c, arr);
+            take_order(S, c, arr);
         else if (t == LUA_TTABLE)
-            take_order(L, c, lua_gettop(L));
+            take_order(S, c, lua_gettop(S));
         else
-            bad_return(L, c, "nil or an array of the children", -1);
+            bad_return(S, c, "nil or an array of the children", -1);
         break;
     }
     case H_CHOOSE: {
-        lua_pushvalue(L, 2);
-        lua_createtable(L, (int)c->n, 0);
-        lua_createtable(L, (int)c->n, 0);
-        int cands = lua_gettop(L) - 1, scores = cands + 1;
+        lua_pushvalue(S, fn);
+        lua_createtable(S, (int)c->n, 0);
+        lua_createtable(S, (int)c->n, 0);
+        int cands = lua_gettop(S) - 1, scores = cands + 1;
         for (size_t i = 0; i < c->n; i++) {
-            grovel_push_view(L, 3, view, c->vs[i]);
-            lua_rawseti(L, cands, (lua_Integer)i + 1);
-            lua_pushnumber(L, c->scores[i]);
-            lua_rawseti(L, scores, (lua_Integer)i + 1);
+            grovel_push_view(S, vw, c->vs[i]);
+            lua_rawseti(S, cands, (lua_Integer)i + 1);
+            lua_pushnumber(S, c->scores[i]);
+            lua_rawseti(S, scores, (lua_Integer)i + 1);
         }
-        lua_pushinteger(L, (lua_Integer)c->k);
-        lua_insert(L, scores);
-        lua_call(L, 3, 1);
-        if (lua_type(L, -1) != LUA_TTABLE)
-            bad_return(L, c, "an array of positions", -1);
-        take_choice(L, c, lua_gettop(L));
+        lua_pushinteger(S, (lua_Integer)c->k);
+        lua_insert(S, scores);
+        lua_call(S, 3, 1);
+        if (lua_type(S, -1) != LUA_TTABLE)
+            bad_return(S, c, "an array of positions", -1);
+        take_choice(S, c, lua_gettop(S));
         break;
     }
     default:
@@ -724,12 +607,13 @@ static int hook_body(lua_State *L)
     return 0;
 }
 
-/* Run one hook call under lua_pcall.  0, or -1 with the error recorded. */
+/* Run one hook call in the sandbox under lua_pcall.  0, or -1 with the
+ * error recorded. */
 static int run_hook(struct call *c)
 {
     struct grovel_policy *p = c->p;
-    lua_State *L = p->L;
-    if (!p->active || !L) {
+    lua_State *S = p->sb.S;
+    if (!p->active || !S) {
         errno = EINVAL;
         return -1;
     }
@@ -737,27 +621,24 @@ static int run_hook(struct call *c)
         errno = ECANCELED;
         return -1; /* already failed in this match */
     }
-    if (!lua_checkstack(L, 8)) {
+    if (!lua_checkstack(S, 8)) {
         set_text(&p->err, "policy: Lua stack overflow");
         errno = ECANCELED;
         return -1;
     }
-    int top = lua_gettop(L);
-    lua_pushcfunction(L, msgh);
-    lua_pushcfunction(L, hook_body);
-    lua_pushlightuserdata(L, c);
-    lua_pushvalue(L, p->base + S_PRUNE + c->kind);
-    lua_pushvalue(L, p->base + S_CACHE);
-    lua_pushvalue(L, p->base + S_CTX);
-    int st = lua_pcall(L, 4, 0, top + 1);
-    p->exempt = 0;
+    int top = lua_gettop(S);
+    lua_pushcfunction(S, hook_body);
+    lua_pushlightuserdata(S, c);
+    lua_pushvalue(S, p->base + S_PRUNE + c->kind);
+    lua_pushvalue(S, p->base + S_CTX);
+    int st = grovel_sandbox_pcall(&p->sb, 3, 0);
     if (st != LUA_OK) {
-        record_error(p, L, c->kind, st);
-        lua_settop(L, top);
+        record_error(p, c->kind, st);
+        lua_settop(S, top);
         errno = ECANCELED;
         return -1;
     }
-    lua_settop(L, top);
+    lua_settop(S, top);
     return 0;
 }
 
@@ -877,31 +758,60 @@ static int decl_order(void *arg, const grove_graph_t *g, grove_vid_t parent, gro
 /* ---- the policy table ------------------------------------------------------------------ */
 
 /* Raise-free validation: on a bad table, push a message and return -1. */
-static int spec_error(lua_State *L, struct grovel_policy *p, const char *fmt, const char *a)
+static int spec_error(lua_State *S, struct grovel_policy *p, const char *fmt, const char *a)
 {
-    lua_pushfstring(L, "%s: ", p->short_src);
-    lua_pushfstring(L, fmt, a);
-    lua_concat(L, 2);
+    lua_pushfstring(S, "%s: ", p->short_src);
+    lua_pushfstring(S, fmt, a);
+    lua_concat(S, 2);
     return -1;
 }
 
-static int parse_order_table(lua_State *L, struct grovel_policy *p, int t, int uv)
+/* prune_types or score_types (which: 0 or 1) = "TYPE" or {"TYPE", ...}
+ * at idx. */
+static int parse_types(lua_State *S, struct grovel_policy *p, int which, int idx, const char *k)
 {
-    lua_pushnil(L);
-    while (lua_next(L, t)) {
-        if (lua_type(L, -2) != LUA_TSTRING)
-            return spec_error(L, p, "order: keys must be strings (%s)", "key, descending, when");
-        const char *k = lua_tostring(L, -2);
-        int vt = lua_type(L, -1);
+    int vt = lua_type(S, idx);
+    size_t n = vt == LUA_TSTRING ? 1 : vt == LUA_TTABLE ? lua_rawlen(S, idx) : 0;
+    if (n == 0)
+        return spec_error(S, p, "%s must be a type name or a non-empty array of them", k);
+    char **list = calloc(n + 1, sizeof(*list));
+    if (!list)
+        return spec_error(S, p, "%s", "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        if (vt == LUA_TTABLE)
+            lua_rawgeti(S, idx, (lua_Integer)i + 1);
+        else
+            lua_pushvalue(S, idx);
+        if (lua_type(S, -1) != LUA_TSTRING || !lua_tostring(S, -1)[0]
+            || !(list[i] = strdup(lua_tostring(S, -1)))) {
+            for (size_t j = 0; j < i; j++)
+                free(list[j]);
+            free(list);
+            return spec_error(S, p, "%s must hold type names (strings)", k);
+        }
+        lua_pop(S, 1);
+    }
+    p->types[which] = list;
+    return 0;
+}
+
+static int parse_order_table(lua_State *S, struct grovel_policy *p, int t, int uv)
+{
+    lua_pushnil(S);
+    while (lua_next(S, t)) {
+        if (lua_type(S, -2) != LUA_TSTRING)
+            return spec_error(S, p, "order: keys must be strings (%s)", "key, descending, when");
+        const char *k = lua_tostring(S, -2);
+        int vt = lua_type(S, -1);
         if (!strcmp(k, "key")) {
             if (vt == LUA_TFUNCTION) {
                 p->key = K_FUNCTION;
-                lua_pushvalue(L, -1);
-                lua_setfield(L, uv, "key");
+                lua_pushvalue(S, -1);
+                lua_setfield(S, uv, "key");
                 p->lua[H_KEY] = true;
-                func_where(L, -1, p->where[H_KEY], sizeof(p->where[H_KEY]));
+                func_where(S, -1, p->where[H_KEY], sizeof(p->where[H_KEY]));
             } else if (vt == LUA_TSTRING) {
-                const char *s = lua_tostring(L, -1);
+                const char *s = lua_tostring(S, -1);
                 if (!strcmp(s, "id"))
                     p->key = K_ID;
                 else if (!strcmp(s, "rank"))
@@ -913,51 +823,51 @@ static int parse_order_table(lua_State *L, struct grovel_policy *p, int t, int u
                 else if (!strncmp(s, "property:", 9) && s[9]) {
                     p->key = K_PROPERTY;
                     if (!(p->key_prop = strdup(s + 9)))
-                        return spec_error(L, p, "%s", "out of memory");
+                        return spec_error(S, p, "%s", "out of memory");
                 } else
-                    return spec_error(L, p,
+                    return spec_error(S, p,
                                       "order: unknown key '%s' (id, rank, vid, size, "
                                       "property:NAME or a function)", s);
             } else {
-                return spec_error(L, p, "order: key must be a string or a function, not %s",
-                                  luaL_typename(L, -1));
+                return spec_error(S, p, "order: key must be a string or a function, not %s",
+                                  luaL_typename(S, -1));
             }
         } else if (!strcmp(k, "descending")) {
             if (vt != LUA_TBOOLEAN)
-                return spec_error(L, p, "order: descending must be a boolean, not %s",
-                                  luaL_typename(L, -1));
-            p->desc = lua_toboolean(L, -1);
+                return spec_error(S, p, "order: descending must be a boolean, not %s",
+                                  luaL_typename(S, -1));
+            p->desc = lua_toboolean(S, -1);
         } else if (!strcmp(k, "when")) {
             if (vt != LUA_TSTRING)
-                return spec_error(L, p, "order: when must be a type name, not %s",
-                                  luaL_typename(L, -1));
-            if (!(p->when = strdup(lua_tostring(L, -1))))
-                return spec_error(L, p, "%s", "out of memory");
+                return spec_error(S, p, "order: when must be a type name, not %s",
+                                  luaL_typename(S, -1));
+            if (!(p->when = strdup(lua_tostring(S, -1))))
+                return spec_error(S, p, "%s", "out of memory");
         } else {
-            return spec_error(L, p, "order: unknown field '%s' (key, descending, when)", k);
+            return spec_error(S, p, "order: unknown field '%s' (key, descending, when)", k);
         }
-        lua_pop(L, 1);
+        lua_pop(S, 1);
     }
     if (p->key == K_NONE)
-        return spec_error(L, p, "order: %s", "a declarative order needs a key");
+        return spec_error(S, p, "order: %s", "a declarative order needs a key");
     return 0;
 }
 
 /* Read the policy table at t into p (functions go into the user value
  * table uv).  0, or -1 with a message pushed. */
-static int parse_spec(lua_State *L, struct grovel_policy *p, int t, int uv, const char *dflt)
+static int parse_spec(lua_State *S, struct grovel_policy *p, int t, int uv, const char *dflt)
 {
     static const char *const fnames[] = {"prune", "order", "score", "choose"};
     const grove_policy_t *base = NULL;
     int select = -1, nodex = -1;
     bool given[H_COUNT] = {false};
-    lua_pushnil(L);
-    while (lua_next(L, t)) {
-        if (lua_type(L, -2) != LUA_TSTRING)
-            return spec_error(L, p, "the policy table has a %s key (fields are named)",
-                              luaL_typename(L, -2));
-        const char *k = lua_tostring(L, -2);
-        int vt = lua_type(L, -1);
+    lua_pushnil(S);
+    while (lua_next(S, t)) {
+        if (lua_type(S, -2) != LUA_TSTRING)
+            return spec_error(S, p, "the policy table has a %s key (fields are named)",
+                              luaL_typename(S, -2));
+        const char *k = lua_tostring(S, -2);
+        int vt = lua_type(S, -1);
         int hook = -1;
         for (int i = 0; i < 4; i++)
             if (!strcmp(k, fnames[i]))
@@ -966,55 +876,59 @@ static int parse_spec(lua_State *L, struct grovel_policy *p, int t, int uv, cons
             /* private fields of the policy: ignored */
         } else if (!strcmp(k, "name") || !strcmp(k, "description")) {
             if (vt != LUA_TSTRING)
-                return spec_error(L, p, "field '%s' must be a string", k);
-            char *s = strdup(lua_tostring(L, -1));
+                return spec_error(S, p, "field '%s' must be a string", k);
+            char *s = strdup(lua_tostring(S, -1));
             if (!s)
-                return spec_error(L, p, "%s", "out of memory");
+                return spec_error(S, p, "%s", "out of memory");
             char **dst = k[0] == 'n' ? &p->name : &p->description;
             free(*dst);
             *dst = s;
         } else if (!strcmp(k, "base")) {
-            if (vt != LUA_TSTRING || !(base = grove_policy_builtin(lua_tostring(L, -1))))
-                return spec_error(L, p, "base must name a built-in policy ('%s' is not one)",
-                                  vt == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1));
+            if (vt != LUA_TSTRING || !(base = grove_policy_builtin(lua_tostring(S, -1))))
+                return spec_error(S, p, "base must name a built-in policy ('%s' is not one)",
+                                  vt == LUA_TSTRING ? lua_tostring(S, -1) : luaL_typename(S, -1));
         } else if (!strcmp(k, "select")) {
-            const char *s = vt == LUA_TSTRING ? lua_tostring(L, -1) : "";
+            const char *s = vt == LUA_TSTRING ? lua_tostring(S, -1) : "";
             if (!strcmp(s, "first"))
                 select = GROVE_SELECT_FIRST;
             else if (!strcmp(s, "best"))
                 select = GROVE_SELECT_BEST;
             else
-                return spec_error(L, p, "select must be \"first\" or \"best\", not %s",
-                                  vt == LUA_TSTRING ? s : luaL_typename(L, -1));
+                return spec_error(S, p, "select must be \"first\" or \"best\", not %s",
+                                  vt == LUA_TSTRING ? s : luaL_typename(S, -1));
         } else if (!strcmp(k, "node_exclusive")) {
             if (vt != LUA_TBOOLEAN)
-                return spec_error(L, p, "node_exclusive must be a boolean, not %s",
-                                  luaL_typename(L, -1));
-            nodex = lua_toboolean(L, -1);
+                return spec_error(S, p, "node_exclusive must be a boolean, not %s",
+                                  luaL_typename(S, -1));
+            nodex = lua_toboolean(S, -1);
+        } else if (!strcmp(k, "prune_types") || !strcmp(k, "score_types")) {
+            if (parse_types(S, p, k[0] == 's', lua_gettop(S), k) < 0)
+                return -1;
         } else if (hook == H_ORDER && vt == LUA_TTABLE) {
-            if (parse_order_table(L, p, lua_gettop(L), uv) < 0)
+            if (parse_order_table(S, p, lua_gettop(S), uv) < 0)
                 return -1;
             given[H_ORDER] = true;
         } else if (hook >= 0) {
             if (vt != LUA_TFUNCTION)
-                return spec_error(L, p, hook == H_ORDER
+                return spec_error(S, p, hook == H_ORDER
                                             ? "order must be a function or a table, not %s"
                                             : "a hook must be a function, not %s",
-                                  luaL_typename(L, -1));
-            lua_pushvalue(L, -1);
-            lua_setfield(L, uv, k);
+                                  luaL_typename(S, -1));
+            lua_pushvalue(S, -1);
+            lua_setfield(S, uv, k);
             p->lua[hook] = true;
             given[hook] = true;
-            func_where(L, -1, p->where[hook], sizeof(p->where[hook]));
+            func_where(S, -1, p->where[hook], sizeof(p->where[hook]));
         } else {
-            return spec_error(L, p,
+            return spec_error(S, p,
                               "unknown field '%s' (name, description, base, prune, order, "
-                              "score, choose, select, node_exclusive)", k);
+                              "score, choose, select, node_exclusive, prune_types, "
+                              "score_types)", k);
         }
-        lua_pop(L, 1);
+        lua_pop(S, 1);
     }
     if (!p->name && !(p->name = strdup(dflt)))
-        return spec_error(L, p, "%s", "out of memory");
+        return spec_error(S, p, "%s", "out of memory");
     grove_policy_t h = {0};
     if (base)
         h = *base;
@@ -1036,17 +950,27 @@ static int parse_spec(lua_State *L, struct grovel_policy *p, int t, int uv, cons
         h.select = GROVE_SELECT_BEST;
     if (nodex >= 0)
         h.node_exclusive = nodex;
+    h.prune_types = (const char *const *)p->types[0];
+    h.score_types = (const char *const *)p->types[1];
     p->hooks = h;
     return 0;
 }
 
 /* ---- loading ------------------------------------------------------------------------------ */
 
+static void free_types(char **list)
+{
+    for (size_t i = 0; list && list[i]; i++)
+        free(list[i]);
+    free(list);
+}
+
 /* The handle's destroy: free what the policy holds (the handle then
  * clears every byte, which closes it). */
 static void policy_free(void *arg)
 {
     struct grovel_policy *p = arg;
+    grovel_sandbox_close(&p->sb);
     free(p->name);
     free(p->description);
     free(p->source);
@@ -1058,6 +982,10 @@ static void policy_free(void *arg)
     free(p->vb);
     free(p->kval);
     free(p->kstamp);
+    free(p->cx.below);
+    free(p->cx.below_done);
+    free_types(p->types[0]);
+    free_types(p->types[1]);
 }
 
 static void policy_closable(lua_State *L, void *ud)
@@ -1078,45 +1006,75 @@ static const grovel_class_t policy_class = {
     .label = "policy",
     .closed = "grove.policy (closed)",
     .size = sizeof(struct grovel_policy),
-    .nuv = 1,
     .destroy = policy_free,
     .closable = policy_closable,
 };
 
-static void check_limits(lua_State *L, int arg, lua_Integer *budget, size_t *memcap)
-{
-    *budget = DEFAULT_BUDGET;
-    *memcap = DEFAULT_MEMORY;
-    if (lua_isnoneornil(L, arg))
-        return;
-    luaL_checktype(L, arg, LUA_TTABLE);
-    lua_pushnil(L);
-    while (lua_next(L, arg)) {
-        const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
-        int isint;
-        lua_Integer v = lua_tointegerx(L, -1, &isint);
-        if (!strcmp(k, "budget")) {
-            luaL_argcheck(L, isint && v > 0, arg, "budget must be a positive integer");
-            *budget = v;
-        } else if (!strcmp(k, "memory")) {
-            luaL_argcheck(L, isint && v > 0, arg, "memory must be a positive integer (bytes)");
-            *memcap = (size_t)v;
-        } else {
-            luaL_argerror(L, arg, lua_pushfstring(L, "unknown option '%s' (budget, memory)", k));
-        }
-        lua_pop(L, 1);
-    }
-}
-
 /* The base name of path without its directory and ".lua". */
-static void push_basename(lua_State *L, const char *path)
+static const char *base_name(const char *path, size_t *len)
 {
     const char *b = strrchr(path, '/');
     b = b ? b + 1 : path;
     size_t n = strlen(b);
     if (n > 4 && !strcmp(b + n - 4, ".lua"))
         n -= 4;
-    lua_pushlstring(L, b, n);
+    *len = n;
+    return b;
+}
+
+/* What load_body is given and answers. */
+struct loading {
+    struct grovel_policy *p;
+    const char *text, *chunkname, *dflt;
+    size_t len;
+    const char *code; /* on failure: "EINVAL" or "ENOMEM" */
+};
+
+/* In the sandbox, protected: load the chunk, run it, read its table.  0,
+ * or 1 with the message on top and l->code set. */
+static int load_body(lua_State *S)
+{
+    struct loading *l = lua_touserdata(S, 1);
+    struct grovel_policy *p = l->p;
+    grovel_views_open(S, &p->views);
+    lua_createtable(S, 0, 5);
+    int hooks = lua_gettop(S);
+    lua_pushvalue(S, hooks);
+    lua_rawsetp(S, LUA_REGISTRYINDEX, &HOOKS_KEY);
+    lua_createtable(S, 0, 16);
+    lua_rawsetp(S, LUA_REGISTRYINDEX, &CTX_KEY);
+    int st = luaL_loadbufferx(S, l->text, l->len, l->chunkname, "t");
+    if (st != LUA_OK) {
+        l->code = st == LUA_ERRMEM ? "ENOMEM" : "EINVAL";
+        return 1;
+    }
+    int fn = lua_gettop(S);
+    lua_Debug ar;
+    lua_pushvalue(S, fn);
+    lua_getinfo(S, ">S", &ar);
+    memcpy(p->short_src, ar.short_src, sizeof(p->short_src));
+    snprintf(p->where[H_CHUNK], sizeof(p->where[H_CHUNK]), "%s", p->short_src);
+    grovel_sandbox_push_env(&p->sb);
+    lua_setupvalue(S, fn, 1); /* _ENV */
+    st = grovel_sandbox_pcall(&p->sb, 0, 1);
+    l->code = "EINVAL";
+    if (st != LUA_OK) {
+        record_error(p, H_CHUNK, st);
+        lua_pushstring(S, p->err ? p->err : "policy failed to load");
+        return 1;
+    }
+    if (lua_type(S, -1) != LUA_TTABLE) {
+        lua_pushfstring(S, "%s: a policy must return a table (got %s)", p->short_src,
+                        luaL_typename(S, -1));
+        return 1;
+    }
+    int t = lua_gettop(S);
+    size_t n;
+    const char *b = base_name(l->dflt, &n);
+    lua_pushlstring(S, b, n);
+    if (parse_spec(S, p, t, hooks, lua_tostring(S, -1)) < 0)
+        return 1;
+    return 0;
 }
 
 /* Make a policy from text; source names it in messages.  Returns 1 (the
@@ -1124,57 +1082,41 @@ static void push_basename(lua_State *L, const char *path)
 static int make_policy(lua_State *L, const char *text, size_t len, const char *source,
                        const char *dflt, int optarg)
 {
-    lua_Integer budget;
-    size_t memcap;
-    check_limits(L, optarg, &budget, &memcap);
+    grovel_sandbox_t limits;
+    grovel_sandbox_check_limits(L, optarg, &limits);
     struct grovel_policy *p = (struct grovel_policy *)grovel_handle_new(L, &policy_class);
     p->h.p = p;
-    int pidx = lua_gettop(L);
-    p->budget = budget;
-    p->memcap = memcap;
+    p->sb = limits;
     p->kgen = 1;
-    lua_createtable(L, 0, 8);
-    lua_setiuservalue(L, pidx, 1);
+    p->views.epoch = 1;
     if (!(p->source = strdup(source)))
         return luaL_error(L, "out of memory");
-    build_env(L, pidx);
-    int env = lua_gettop(L);
-    lua_pushfstring(L, "@%s", source);
-    int st = luaL_loadbufferx(L, text, len, lua_tostring(L, -1), "t");
-    lua_remove(L, -2);
-    if (st != LUA_OK)
-        return grovel_fail(L, lua_tostring(L, -1), st == LUA_ERRMEM ? "ENOMEM" : "EINVAL");
-    int fn = lua_gettop(L);
-    lua_Debug ar;
-    lua_pushvalue(L, fn);
-    lua_getinfo(L, ">S", &ar);
-    memcpy(p->short_src, ar.short_src, sizeof(p->short_src));
-    snprintf(p->where[H_CHUNK], sizeof(p->where[H_CHUNK]), "%s", p->short_src);
-    lua_pushvalue(L, env);
-    lua_setupvalue(L, fn, 1); /* _ENV */
-
-    /* run the chunk in the sandbox */
-    sandbox_prepare(L, pidx);
-    lua_pushcfunction(L, msgh);
-    lua_pushvalue(L, fn);
-    sandbox_enter(L, p, fn + 1);
-    st = lua_pcall(L, 0, 1, fn + 4);
-    sandbox_leave(L, p, fn + 1);
-    if (st != LUA_OK) {
-        record_error(p, L, H_CHUNK, st);
-        return grovel_fail(L, p->err ? p->err : "policy failed to load", "EINVAL");
+    const char *chunkname = lua_pushfstring(L, "@%s", source);
+    if (grovel_sandbox_open(&p->sb, source) < 0)
+        return grovel_fail(L, "cannot create the policy's sandbox: out of memory", "ENOMEM");
+    lua_State *S = p->sb.S;
+    struct loading l = {p, text, chunkname, dflt, len, "EINVAL"};
+    grovel_sandbox_start(&p->sb);
+    lua_pushcfunction(S, load_body);
+    lua_pushlightuserdata(S, &l);
+    int st = lua_pcall(S, 1, 1, 0);
+    grovel_sandbox_stop(&p->sb);
+    if (st != LUA_OK || lua_toboolean(S, -1)) {
+        /* the message is on top of the sandbox's stack: a string */
+        const char *msg = lua_tostring(S, -1);
+        if (st != LUA_OK) {
+            char lim[512];
+            const char *why = grovel_sandbox_limit_message(&p->sb, st, p->short_src, lim,
+                                                           sizeof(lim));
+            msg = why ? why : msg;
+            l.code = st == LUA_ERRMEM && !why ? "ENOMEM" : "EINVAL";
+        }
+        lua_pushstring(L, msg ? msg : "policy failed to load");
+        lua_settop(S, 0);
+        return grovel_fail(L, lua_tostring(L, -1), l.code);
     }
-    if (lua_type(L, -1) != LUA_TTABLE) {
-        lua_pushfstring(L, "%s: a policy must return a table (got %s)", p->short_src,
-                        luaL_typename(L, -1));
-        return grovel_fail(L, lua_tostring(L, -1), "EINVAL");
-    }
-    int t = lua_gettop(L);
-    lua_getiuservalue(L, pidx, 1);
-    push_basename(L, dflt);
-    if (parse_spec(L, p, t, t + 1, lua_tostring(L, -1)) < 0)
-        return grovel_fail(L, lua_tostring(L, -1), "EINVAL");
-    lua_pushvalue(L, pidx);
+    lua_settop(S, 0);
+    lua_pop(L, 1);
     return 1;
 }
 
@@ -1224,7 +1166,7 @@ static int l_policy_parse(lua_State *L)
     return make_policy(L, text, len, name, name, 3);
 }
 
-/* ---- policy methods ------------------------------------------------------------------------ */
+/* ---- matches ------------------------------------------------------------------------------ */
 
 struct grovel_policy *grovel_test_policy(lua_State *L, int idx)
 {
@@ -1257,20 +1199,22 @@ const char *grovel_policy_error(const struct grovel_policy *p)
     return p->err;
 }
 
-void grovel_policy_exempt(struct grovel_policy *p, int delta)
+/* In the sandbox, protected: push the hook functions and the ctx table. */
+static int begin_body(lua_State *S)
 {
-    p->exempt += delta;
+    lua_settop(S, 0);
+    lua_rawgetp(S, LUA_REGISTRYINDEX, &HOOKS_KEY);
+    for (int i = 0; i < 5; i++)
+        lua_getfield(S, 1, hook_fields[i]);
+    lua_remove(S, 1);
+    lua_rawgetp(S, LUA_REGISTRYINDEX, &CTX_KEY);
+    return S_COUNT;
 }
 
-void grovel_policy_begin(lua_State *L, int pidx, struct grovel_view *view, int cache_idx,
-                         grove_graph_t *g)
+/* Room for the per-match caches (key values by vertex, types below each
+ * request vertex); raises on the host when memory is short. */
+static void reserve_caches(lua_State *L, struct grovel_policy *p, const grove_graph_t *g)
 {
-    pidx = lua_absindex(L, pidx);
-    cache_idx = lua_absindex(L, cache_idx);
-    struct grovel_policy *p = grovel_check_policy(L, pidx);
-    if (p->active)
-        luaL_error(L, "policy %s is already running a match", p->name);
-    /* everything that may raise comes first */
     if (p->key == K_FUNCTION) {
         size_t n = grove_graph_vertex_slots(g), cap = p->kcap;
         if (n > cap) {
@@ -1287,38 +1231,52 @@ void grovel_policy_begin(lua_State *L, int pidx, struct grovel_view *view, int c
             p->kgen = 1;
         }
     }
-    luaL_checkstack(L, S_COUNT + 8, "policy");
-    p->base = lua_gettop(L);
-    lua_getiuservalue(L, pidx, 1);
-    int uv = lua_gettop(L);
-    static const char *const fields[] = {"prune", "order", "score", "choose", "key"};
-    for (int i = 0; i < 5; i++)
-        lua_getfield(L, uv, fields[i]);
-    lua_remove(L, uv);
-    lua_pushvalue(L, cache_idx);
-    lua_createtable(L, 0, 4);
-    lua_pushvalue(L, pidx);
-    sandbox_prepare(L, pidx);
+    if (p->cx.nbelow)
+        memset(p->cx.below_done, 0, p->cx.nbelow * sizeof(*p->cx.below_done));
+}
+
+void grovel_policy_begin(lua_State *L, int pidx, const void *owner, grove_graph_t *g)
+{
+    struct grovel_policy *p = grovel_check_policy(L, pidx);
+    if (p->active)
+        luaL_error(L, "policy %s is already running a match", p->name);
+    reserve_caches(L, p, g);
+    lua_State *S = p->sb.S;
+    if (!lua_checkstack(S, S_COUNT + 8))
+        luaL_error(L, "policy %s: out of memory", p->name);
+    p->base = lua_gettop(S);
+    lua_pushcfunction(S, begin_body);
+    if (lua_pcall(S, 0, S_COUNT, 0) != LUA_OK) {
+        lua_settop(S, p->base);
+        luaL_error(L, "policy %s: out of memory", p->name);
+    }
     free(p->err);
     free(p->traceback);
     p->err = p->traceback = NULL;
-    p->view = view;
-    view->g = g;
-    view->running = p;
-    p->exempt = 0;
-    sandbox_enter(L, p, p->base + S_STRMT);
+    if (owner != p->owner || g != p->last_g) {
+        p->views.epoch++; /* views of another matcher or graph stop working */
+        if (p->views.epoch == 0)
+            p->views.epoch = 1;
+        p->owner = owner;
+        p->last_g = g;
+    }
+    p->views.g = g;
+    p->views.start = p->views.end = 0;
+    p->cx.valid = false;
+    p->active = true;
+    grovel_sandbox_start(&p->sb);
 }
 
 void grovel_policy_end(lua_State *L, struct grovel_policy *p)
 {
-    sandbox_leave(L, p, p->base + S_STRMT);
-    if (p->view) {
-        p->view->g = NULL;
-        p->view->running = NULL;
-    }
-    p->L = NULL;
-    lua_settop(L, p->base);
+    (void)L;
+    grovel_sandbox_stop(&p->sb);
+    p->active = false;
+    p->views.g = NULL;
+    lua_settop(p->sb.S, p->base);
 }
+
+/* ---- policy methods ------------------------------------------------------------------------ */
 
 static int p_name(lua_State *L)
 {
@@ -1345,14 +1303,27 @@ static int p_source(lua_State *L)
     return 1;
 }
 
+static void push_types(lua_State *L, char **list, const char *field)
+{
+    if (!list)
+        return;
+    lua_newtable(L);
+    for (size_t i = 0; list[i]; i++) {
+        lua_pushstring(L, list[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, field);
+}
+
 /* hooks() -> {prune = "lua" | "c", order = ..., score = ..., choose = ...,
- *             select = "first" | "best", node_exclusive = bool} */
+ *             select = "first" | "best", node_exclusive = bool,
+ *             prune_types = {...}, score_types = {...}} */
 static int p_hooks(lua_State *L)
 {
     struct grovel_policy *p = grovel_check_policy(L, 1);
     const grove_policy_t *h = &p->hooks;
     bool has[4] = {h->prune != NULL, h->order != NULL, h->score != NULL, h->choose != NULL};
-    lua_createtable(L, 0, 6);
+    lua_createtable(L, 0, 8);
     for (int i = 0; i < 4; i++) {
         if (!has[i])
             continue;
@@ -1364,18 +1335,24 @@ static int p_hooks(lua_State *L)
     lua_setfield(L, -2, "select");
     lua_pushboolean(L, h->node_exclusive);
     lua_setfield(L, -2, "node_exclusive");
+    push_types(L, p->types[0], "prune_types");
+    push_types(L, p->types[1], "score_types");
     return 1;
 }
 
-static int p_budget(lua_State *L)
-{
-    lua_pushinteger(L, grovel_check_policy(L, 1)->budget);
-    return 1;
-}
+enum { P_BUDGET, P_MEMORY, P_TIME, P_HEAP };
 
-static int p_memory(lua_State *L)
+/* budget(), memory(), time(): the limits; heap(): bytes the policy holds
+ * now (what the memory cap counts). */
+static int p_limit(lua_State *L)
 {
-    lua_pushinteger(L, (lua_Integer)grovel_check_policy(L, 1)->memcap);
+    struct grovel_policy *p = grovel_check_policy(L, 1);
+    switch (grovel_uparg(L)) {
+    case P_BUDGET: lua_pushinteger(L, p->sb.budget); break;
+    case P_MEMORY: lua_pushinteger(L, (lua_Integer)p->sb.memcap); break;
+    case P_TIME: lua_pushnumber(L, p->sb.time); break;
+    default: lua_pushinteger(L, (lua_Integer)(p->sb.heap - p->sb.base)); break;
+    }
     return 1;
 }
 
@@ -1384,8 +1361,10 @@ static const grovel_reg_t methods[] = {
     {"description", p_text, P_DESCRIPTION},
     {"source", p_source, 0},
     {"hooks", p_hooks, 0},
-    {"budget", p_budget, 0},
-    {"memory", p_memory, 0},
+    {"budget", p_limit, P_BUDGET},
+    {"memory", p_limit, P_MEMORY},
+    {"time", p_limit, P_TIME},
+    {"heap", p_limit, P_HEAP},
     {"traceback", p_text, P_TRACEBACK},
     {NULL, NULL, 0},
 };

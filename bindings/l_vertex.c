@@ -287,6 +287,16 @@ static int v_path(lua_State *L)
     return 1;
 }
 
+/* Push the first user value of the handle at 1 (what push_kin needs) and
+ * return its index, or 0 for a handle that has none (a policy's view). */
+static int push_kin_uv(lua_State *L)
+{
+    if (lua_type(L, 1) != LUA_TUSERDATA)
+        return 0;
+    lua_getiuservalue(L, 1, 1);
+    return lua_gettop(L);
+}
+
 static int v_parent(lua_State *L)
 {
     struct ref h = check(L);
@@ -294,9 +304,10 @@ static int v_parent(lua_State *L)
     grove_vid_t p = sub == GROVE_SYM_NONE ? GROVE_VID_NONE : grove_vertex_parent(h.g, h.v, sub);
     if (p == GROVE_VID_NONE)
         return 0;
-    lua_getiuservalue(L, 1, 1);
-    h.c->push_kin(L, 1, lua_gettop(L), p);
-    lua_remove(L, -2);
+    int uv = push_kin_uv(L);
+    h.c->push_kin(L, 1, uv, p);
+    if (uv)
+        lua_remove(L, uv);
     return 1;
 }
 
@@ -316,16 +327,15 @@ static void push_children(lua_State *L)
     lua_newtable(L);
     if (sub == GROVE_SYM_NONE)
         return;
-    lua_getiuservalue(L, 1, 1);
-    int uv = lua_gettop(L);
+    int arr = lua_gettop(L), uv = push_kin_uv(L);
     grove_eid_t cur;
     lua_Integer i = 0;
     for (grove_vid_t c = grove_vertex_first_child(h.g, h.v, sub, &cur); c != GROVE_VID_NONE;
          c = grove_vertex_next_child(h.g, sub, &cur)) {
         h.c->push_kin(L, 1, uv, c);
-        lua_rawseti(L, uv - 1, ++i);
+        lua_rawseti(L, arr, ++i);
     }
-    lua_pop(L, 1);
+    lua_settop(L, arr);
 }
 
 static int v_children_list(lua_State *L)

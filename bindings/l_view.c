@@ -1,115 +1,249 @@
 /* l_view.c: the vertex views policy hooks see (grove.policy.vertex).
  *
- * A view is a read-only handle on one vertex of the graph a matcher is
- * matching.  It answers only while that matcher runs a match under a
- * policy (lpolicy.h: struct grovel_view holds the graph only then), so
- * nothing a policy keeps can outlive or change the graph.  Views are made
- * on first use and kept in a cache table the matcher owns, one per vertex,
- * so the same vertex is the same view in every hook of every match.
+ * A view is a read-only handle on one vertex of the graph a policy's match
+ * runs on.  Views live in the policy's own sandbox state (lsandbox.h): each
+ * is a light userdata that encodes the vertex id and the policy's view
+ * epoch, so making one allocates nothing, the same vertex is the same
+ * (equal, same table key) view in every hook, and the views cost the
+ * policy's memory cap nothing.  A view answers only while its policy runs
+ * a match; one kept from a match on another graph or matcher (an older
+ * epoch) raises.
  *
- * This file holds the view userdata, its cache and its class: the checks a
- * view adds and its metamethods.  It must not hold the read methods
- * themselves (l_vertex.c implements them once for every vertex class) nor
- * anything of the sandbox or the hooks (l_policy.c).
+ * Time: a view's available(), aggregate() and allocated() answer for the
+ * window the matcher is trying (ctx.start, ctx["end"]) unless given other
+ * times, so a policy reserving a job into the future sees what is free
+ * then, not now.
  *
- * Workload: one view per visited vertex and matcher, made once and reused;
- * making one is not counted against the running policy's memory cap.
+ * This file holds the view class: how a view is made, checked and shown,
+ * and its time-aware methods.  It must not hold the read methods every
+ * vertex class shares (l_vertex.c) nor anything of the sandbox or the
+ * hooks (l_sandbox.c, l_policy.c).
  */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
 #include "lgraph.h"
 #include "lpolicy.h"
 
-struct pvertex {
-    struct grovel_view *view;
-    grove_vid_t v;
-};
+_Static_assert(sizeof(uintptr_t) >= 8, "a view packs an epoch and a vertex id in a pointer");
 
-void grovel_policy_new_cache(lua_State *L, int owner_idx)
+static const char VIEWS_KEY = 'v'; /* registry key of the policy's view state */
+
+/* The view state of the sandbox S: set by grovel_views_open. */
+static struct grovel_views *views_of(lua_State *S)
 {
-    owner_idx = lua_absindex(L, owner_idx);
-    lua_createtable(L, 0, 1);
-    lua_pushvalue(L, owner_idx);
-    lua_setfield(L, -2, "owner");
+    lua_rawgetp(S, LUA_REGISTRYINDEX, &VIEWS_KEY);
+    struct grovel_views *vs = lua_touserdata(S, -1);
+    lua_pop(S, 1);
+    return vs;
 }
 
-void grovel_push_view(lua_State *L, int cache_idx, struct grovel_view *view, grove_vid_t v)
+void grovel_push_view(lua_State *S, const struct grovel_views *vs, grove_vid_t v)
 {
-    if (lua_rawgeti(L, cache_idx, (lua_Integer)v + 1) != LUA_TNIL)
-        return;
-    lua_pop(L, 1);
-    /* the cache is the matcher's, not the policy's: not counted (a raise
-     * in here leaves the exemption on; the policy clears it after each
-     * hook) */
-    if (view->running)
-        grovel_policy_exempt(view->running, 1);
-    struct pvertex *h = lua_newuserdatauv(L, sizeof(*h), 1);
-    h->view = view;
-    h->v = v;
-    luaL_setmetatable(L, GROVEL_PVERTEX);
-    lua_pushvalue(L, cache_idx);
-    lua_setiuservalue(L, -2, 1);
-    lua_pushvalue(L, -1);
-    lua_rawseti(L, cache_idx, (lua_Integer)v + 1);
-    if (view->running)
-        grovel_policy_exempt(view->running, -1);
+    lua_pushlightuserdata(S, (void *)(((uintptr_t)vs->epoch << 32) | (uintptr_t)v));
 }
 
-grove_vid_t grovel_test_view(lua_State *L, int idx, const struct grovel_view *view)
+grove_vid_t grovel_test_view(lua_State *S, int idx, const struct grovel_views *vs)
 {
-    struct pvertex *h = luaL_testudata(L, idx, GROVEL_PVERTEX);
-    return h && h->view == view ? h->v : GROVE_VID_NONE;
+    if (lua_type(S, idx) != LUA_TLIGHTUSERDATA)
+        return GROVE_VID_NONE;
+    uintptr_t x = (uintptr_t)lua_touserdata(S, idx);
+    if ((uint32_t)(x >> 32) != vs->epoch || !vs->g)
+        return GROVE_VID_NONE;
+    return (grove_vid_t)(x & 0xffffffffu);
 }
 
 /* ---- the class --------------------------------------------------------- */
 
-static grove_graph_t *view_check(lua_State *L, int idx, grove_vid_t *v)
+static grove_graph_t *view_check(lua_State *S, int idx, grove_vid_t *v)
 {
-    struct pvertex *h = luaL_checkudata(L, idx, GROVEL_PVERTEX);
-    if (!h->view->g)
-        luaL_error(L, "a policy's vertex can be used only while its match runs");
-    if (!grove_graph_has_vertex(h->view->g, h->v))
-        luaL_argerror(L, idx, "vertex was removed from its graph");
-    *v = h->v;
-    return h->view->g;
+    if (lua_type(S, idx) != LUA_TLIGHTUSERDATA)
+        luaL_typeerror(S, idx, GROVEL_PVERTEX);
+    struct grovel_views *vs = views_of(S);
+    uintptr_t x = (uintptr_t)lua_touserdata(S, idx);
+    if (!vs || !vs->g || (uint32_t)(x >> 32) != vs->epoch)
+        luaL_error(S, "a policy's vertex can be used only while its match runs");
+    *v = (grove_vid_t)(x & 0xffffffffu);
+    if (!grove_graph_has_vertex(vs->g, *v))
+        luaL_argerror(S, idx, "vertex was removed from its graph");
+    return vs->g;
 }
 
-/* A sibling view, from the cache at uv (the first user value of a view). */
-static void view_push_kin(lua_State *L, int idx, int uv, grove_vid_t v)
+static void view_push_kin(lua_State *S, int idx, int uv, grove_vid_t v)
 {
-    struct pvertex *h = lua_touserdata(L, idx);
-    grovel_push_view(L, uv, h->view, v);
+    (void)idx;
+    (void)uv;
+    grovel_push_view(S, views_of(S), v);
 }
 
-static void pv_describe(lua_State *L, void *ud)
+static int pv_tostring(lua_State *S)
 {
-    const struct pvertex *h = ud;
-    grove_graph_t *g = h->view->g;
-    if (!g)
-        lua_pushfstring(L, "grove.policy.vertex (%I, outside a match)", (lua_Integer)h->v);
-    else if (!grove_graph_has_vertex(g, h->v))
-        lua_pushliteral(L, "grove.policy.vertex (removed)");
+    struct grovel_views *vs = views_of(S);
+    uintptr_t x = (uintptr_t)lua_touserdata(S, 1);
+    grove_vid_t v = (grove_vid_t)(x & 0xffffffffu);
+    if (!vs || !vs->g || (uint32_t)(x >> 32) != vs->epoch)
+        lua_pushfstring(S, "grove.policy.vertex (%I, outside its match)", (lua_Integer)v);
+    else if (!grove_graph_has_vertex(vs->g, v))
+        lua_pushliteral(S, "grove.policy.vertex (removed)");
     else
-        grovel_push_label(L, g, h->v);
+        grovel_push_label(S, vs->g, v);
+    return 1;
 }
 
-static bool pv_equal(const void *a, const void *b)
+/* The window of the match being tried, or [start, start + dur) when the
+ * arguments at arg, arg + 1 give one. */
+static void window(lua_State *S, int arg, const struct grovel_views *vs, const grove_graph_t *g,
+                   int64_t *start, int64_t *end)
 {
-    const struct pvertex *x = a, *y = b;
-    return x->view == y->view && x->v == y->v;
+    if (lua_isnoneornil(S, arg) && lua_isnoneornil(S, arg + 1) && vs->end > vs->start) {
+        *start = vs->start;
+        *end = vs->end;
+        return;
+    }
+    lua_Integer s = luaL_optinteger(S, arg, vs->end > vs->start ? vs->start : grove_graph_now(g));
+    lua_Integer d = luaL_optinteger(S, arg + 1, 1);
+    luaL_argcheck(S, s >= 0, arg, "start must be >= 0");
+    luaL_argcheck(S, d > 0, arg + 1, "duration must be > 0");
+    *start = s;
+    *end = d > GROVE_TIME_MAX - s ? GROVE_TIME_MAX : s + d;
+}
+
+/* available([start [, dur]]): free units of the pool throughout the window
+ * being tried (or the one given). */
+static int pv_available(lua_State *S)
+{
+    grove_vid_t v;
+    grove_graph_t *g = view_check(S, 1, &v);
+    int64_t s, e;
+    window(S, 2, views_of(S), g, &s, &e);
+    lua_pushinteger(S, (lua_Integer)grove_vertex_available_during(g, v, s, e));
+    return 1;
+}
+
+/* allocated([t]): units allocated at t (default: the window's start). */
+static int pv_allocated(lua_State *S)
+{
+    grove_vid_t v;
+    grove_graph_t *g = view_check(S, 1, &v);
+    const struct grovel_views *vs = views_of(S);
+    lua_Integer t = luaL_optinteger(S, 2, vs->end > vs->start ? vs->start : grove_graph_now(g));
+    lua_pushinteger(S, (lua_Integer)grove_vertex_allocated_at(g, v, t));
+    return 1;
+}
+
+/* What grove_vertex_aggregate_window reports, gathered without touching Lua
+ * (a Lua error must not unwind through the core's walk): counted first,
+ * then written into a buffer the Lua collector owns. */
+struct aggrows {
+    size_t n, cap;
+    struct aggrow {
+        const char *type; /* interned in the graph: valid while it lives */
+        int64_t units;
+    } *row;
+};
+
+static void agg_row(const char *type, int64_t units, void *arg)
+{
+    struct aggrows *a = arg;
+    if (a->row && a->n < a->cap)
+        a->row[a->n] = (struct aggrow){type, units};
+    a->n++;
+}
+
+static int push_aggregate(lua_State *S, const grove_graph_t *g, grove_vid_t v, int64_t s,
+                          int64_t e)
+{
+    struct aggrows a = {0, 0, NULL};
+    if (grove_vertex_aggregate_window(g, v, s, e, agg_row, &a) < 0)
+        return -1;
+    a.cap = a.n;
+    a.row = lua_newuserdatauv(S, (a.cap ? a.cap : 1) * sizeof(*a.row), 0);
+    a.n = 0;
+    if (grove_vertex_aggregate_window(g, v, s, e, agg_row, &a) < 0)
+        return -1;
+    lua_createtable(S, 0, (int)a.n);
+    for (size_t i = 0; i < a.n && i < a.cap; i++) {
+        lua_pushinteger(S, (lua_Integer)a.row[i].units);
+        lua_setfield(S, -2, a.row[i].type);
+    }
+    lua_remove(S, -2);
+    return 0;
+}
+
+/* One type's units, for aggregate(type): what grove_vertex_aggregate_window
+ * reports for it. */
+struct onetype {
+    const char *type;
+    int64_t units;
+};
+
+static void one_row(const char *type, int64_t units, void *arg)
+{
+    struct onetype *o = arg;
+    if (!strcmp(type, o->type))
+        o->units += units;
+}
+
+/* aggregate([start [, dur]]): {type = free units} below the vertex during
+ * the window, from its pruning aggregates (the ones the matcher prunes
+ * with: no walk) when it keeps them, else by walking its subtree.
+ * aggregate(type [, start [, dur]]): the free units of that one type (0
+ * when none), from the aggregate when the vertex keeps one for the type. */
+static int pv_aggregate(lua_State *S)
+{
+    grove_vid_t v;
+    grove_graph_t *g = view_check(S, 1, &v);
+    int64_t s, e;
+    if (lua_type(S, 2) == LUA_TSTRING) {
+        struct onetype o = {lua_tostring(S, 2), 0};
+        window(S, 3, views_of(S), g, &s, &e);
+        int64_t n = grove_vertex_aggregate_avail(g, v, o.type, s, e);
+        if (n < 0 && errno != ENOENT)
+            return luaL_error(S, "aggregate: %s", strerror(errno));
+        if (n < 0 && grove_vertex_aggregate_window(g, v, s, e, one_row, &o) < 0)
+            return luaL_error(S, "aggregate: %s", strerror(errno));
+        lua_pushinteger(S, (lua_Integer)(n < 0 ? o.units : n));
+        return 1;
+    }
+    window(S, 2, views_of(S), g, &s, &e);
+    if (push_aggregate(S, g, v, s, e) < 0)
+        return luaL_error(S, "aggregate: %s", strerror(errno));
+    return 1;
 }
 
 static const struct grovel_vclass view_class = {
-    {.tname = GROVEL_PVERTEX, .describe = pv_describe, .equal = pv_equal},
+    {.tname = GROVEL_PVERTEX},
     view_check,
     view_push_kin,
     true,
 };
 
+static const grovel_reg_t view_methods[] = {
+    {"__tostring", pv_tostring, 0},
+    {"available", pv_available, 0},
+    {"allocated", pv_allocated, 0},
+    {"aggregate", pv_aggregate, 0},
+    {NULL, NULL, 0},
+};
+
+void grovel_views_open(lua_State *S, struct grovel_views *vs)
+{
+    lua_pushlightuserdata(S, vs);
+    lua_rawsetp(S, LUA_REGISTRYINDEX, &VIEWS_KEY);
+    lua_newtable(S); /* what grovel_class_open takes as the module table */
+    grovel_vclass_open(S, &view_class, view_methods);
+    luaL_getmetatable(S, GROVEL_PVERTEX);
+    lua_pushliteral(S, GROVEL_PVERTEX);
+    lua_setfield(S, -2, "__metatable");
+    lua_pushlightuserdata(S, NULL);
+    lua_pushvalue(S, -2);
+    lua_setmetatable(S, -2); /* every light userdata of S is a view */
+    lua_pop(S, 3);
+}
+
 int grovel_open_view(lua_State *L)
 {
-    grovel_vclass_open(L, &view_class, NULL);
-    luaL_getmetatable(L, GROVEL_PVERTEX);
-    lua_pushliteral(L, GROVEL_PVERTEX);
-    lua_setfield(L, -2, "__metatable");
-    lua_pop(L, 1);
+    (void)L; /* views exist only inside policy sandboxes (grovel_views_open) */
     return 0;
 }

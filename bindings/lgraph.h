@@ -60,7 +60,7 @@ struct grovel_vclass {
      * a removed vertex). */
     grove_graph_t *(*check)(lua_State *L, int idx, grove_vid_t *v);
     /* Push a handle of this class on v, a sibling of the handle at idx
-     * whose first user value is at uv. */
+     * whose first user value is at uv (0: a handle without one). */
     void (*push_kin)(lua_State *L, int idx, int uv, grove_vid_t v);
     /* A policy's view: keys may be empty, and path() in a subsystem the
      * vertex is not in answers nothing instead of nil, msg, code. */

@@ -28,6 +28,7 @@
  * step with the records.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,28 @@
 #include "util.h"
 
 #define DEFAULT_SPEC "ALL:core,ALL:node,ALL:gpu"
+
+/* Sums of sizes over a subtree saturate at the int64 range instead of
+ * wrapping (pools near 2^63 are refused by the readers, GROVE_MAX_SIZE,
+ * but a graph built through the API may still hold them): a saturated
+ * total only ever overstates what is free by nothing a request can use. */
+static inline int64_t sat_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r))
+        return b > 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+
+/* The length of [start, end), saturated (times read from a file may lie
+ * anywhere in the int64 range). */
+static inline int64_t span_of(int64_t start, int64_t end)
+{
+    int64_t r;
+    if (__builtin_sub_overflow(end, start, &r))
+        return end > start ? INT64_MAX : 0;
+    return r;
+}
 
 int grovep_dense_set(grovep_dense_t *d, grove_vid_t v, uint32_t i)
 {
@@ -174,13 +197,13 @@ void grovep_agg_fini(grove_graph_t *g)
     free(g->aggs);
     g->aggs = NULL;
     g->aggcap = 0;
-    for (size_t i = 0; i < g->nplanners; i++)
+    for (size_t i = 0; i < g->nplanners + g->nspare; i++)
         grove_planner_destroy(g->planners[i]);
     free(g->planners);
     free(g->planner_vid);
     g->planners = NULL;
     g->planner_vid = NULL;
-    g->nplanners = g->plcap = 0;
+    g->nplanners = g->plcap = g->nspare = 0;
     grovep_dense_free(&g->planner_of);
     free(g->rec_ends);
     g->rec_ends = NULL;
@@ -261,6 +284,27 @@ static grove_planner_t *pool_planner(const grove_graph_t *g, grove_vid_t v)
     return i == UINT32_MAX ? NULL : g->planners[i];
 }
 
+/* Spare planners: a planner whose last span goes is kept, empty, in
+ * planners[nplanners .. nplanners + nspare), and the next vertex that needs
+ * one takes it, so a workload that keeps allocating and freeing whole nodes
+ * does not create and destroy a planner per node and job.  There are never
+ * more planners than at the busiest moment so far. */
+
+/* A planner for a vertex that has none, to be stored at
+ * planners[nplanners]: a spare (*spare set) or a new one.  NULL on failure
+ * (errno). */
+static grove_planner_t *pool_planner_new(grove_graph_t *g, grove_vid_t v, bool *spare)
+{
+    *spare = g->nspare > 0;
+    if (!*spare)
+        return grove_planner_create(g->v[v].size, 0, GROVE_PLANNER_TIME_MAX);
+    grove_planner_t *p = g->planners[g->nplanners];
+    if (grove_planner_resize(p, g->v[v].size) < 0) /* empty: cannot fail */
+        return NULL;
+    g->nspare--; /* the others stay contiguous once planners[nplanners] is live */
+    return p;
+}
+
 static grove_planner_t *pool_planner_make(grove_graph_t *g, grove_vid_t v)
 {
     grove_planner_t *p = pool_planner(g, v);
@@ -282,11 +326,16 @@ static grove_planner_t *pool_planner_make(grove_graph_t *g, grove_vid_t v)
         g->planner_vid = pv;
         g->plcap = cap;
     }
-    p = grove_planner_create(g->v[v].size, 0, GROVE_PLANNER_TIME_MAX);
+    bool spare;
+    p = pool_planner_new(g, v, &spare);
     if (!p)
         return NULL;
     if (grovep_dense_set(&g->planner_of, v, (uint32_t)g->nplanners) < 0) {
-        grove_planner_destroy(p);
+        if (spare) {
+            g->nspare++; /* still at planners[nplanners]: a spare again */
+        } else {
+            grove_planner_destroy(p);
+        }
         return NULL;
     }
     g->planner_vid[g->nplanners] = v;
@@ -299,9 +348,10 @@ static void pool_planner_drop(grove_graph_t *g, grove_vid_t v)
     uint32_t i = grovep_dense_get(&g->planner_of, v);
     if (i == UINT32_MAX)
         return;
-    grove_planner_destroy(g->planners[i]);
+    grove_planner_t *p = g->planners[i];
     g->planner_of.at[v] = UINT32_MAX;
-    /* move the last planner into the hole */
+    /* move the last planner into the hole, and this one, empty, to the
+     * first of the spares (only what an empty planner keeps: its memory) */
     size_t last = g->nplanners - 1;
     if (i != last) {
         g->planners[i] = g->planners[last];
@@ -309,6 +359,12 @@ static void pool_planner_drop(grove_graph_t *g, grove_vid_t v)
         g->planner_of.at[g->planner_vid[i]] = i;
     }
     g->nplanners--;
+    if (grove_planner_span_count(p) == 0) {
+        g->planners[last] = p;
+        g->nspare++;
+    } else {
+        grove_planner_destroy(p);
+    }
 }
 
 int grovep_pool_resize(grove_graph_t *g, grove_vid_t v, int64_t size)
@@ -325,7 +381,7 @@ int64_t grovep_pool_peak(const grove_graph_t *g, grove_vid_t v, int64_t start, i
     end = plan_end(end);
     if (start >= end)
         return 0;
-    int64_t avail = grove_planner_avail_during(p, start, end - start);
+    int64_t avail = grove_planner_avail_during(p, start, span_of(start, end));
     if (avail < 0)
         return -1;
     return grove_planner_total(p) - avail;
@@ -382,7 +438,8 @@ bool grovep_agg_avail(const grove_graph_t *g, const grovep_agg_t *a, int64_t sta
         return true;
     }
     end = plan_end(end);
-    if (a->mp && start < end && grove_mplanner_avail_during(a->mp, start, end - start, out) == 0)
+    if (a->mp && start < end
+        && grove_mplanner_avail_during(a->mp, start, span_of(start, end), out) == 0)
         return true;
     for (size_t i = 0; i < g->nlow; i++)
         out[i] = (a->mask & (1u << i)) ? a->total[i] : 0;
@@ -411,7 +468,8 @@ bool grovep_agg_fits(const grove_graph_t *g, const grovep_agg_t *a, int64_t star
      * in it is logically const */
     grovep_agg_t *m = (grovep_agg_t *)(uintptr_t)a;
     if (m->cache_start != start || m->cache_end != end) {
-        if (grove_mplanner_avail_during(m->mp, start, end - start, m->cache_avail) < 0)
+        if (grove_mplanner_avail_during(m->mp, start, span_of(start, end), m->cache_avail)
+            < 0)
             return true; /* an error only prunes less */
         m->cache_start = start;
         m->cache_end = end;
@@ -441,7 +499,7 @@ static void subtree_units(const grove_graph_t *g, grove_vid_t v, int64_t *out)
         grove_vid_t w = stack[--n];
         for (size_t i = 0; i < g->nlow; i++)
             if (g->v[w].type == g->agg_low[i])
-                out[i] += g->v[w].size;
+                out[i] = sat_add(out[i], g->v[w].size);
         for (grove_eid_t e = g->first_out[w]; e != GROVEP_NONE; e = g->e[e].next_out) {
             if (g->e[e].sub != sub || (g->e[e].flags & GROVEP_E_UP)
                 || g->parent[g->e[e].dst] != w)
@@ -504,7 +562,7 @@ static int adjust_span(grove_graph_t *g, grovep_agg_t *a, int64_t *span, int64_t
     bool any = false;
     for (size_t i = 0; i < g->nlow; i++) {
         if (a->mask & (1u << i))
-            cur[i] += sign * c[i];
+            cur[i] = sat_add(cur[i], sign * c[i]);
         if (cur[i] < 0)
             cur[i] = 0;
         if (cur[i])
@@ -518,7 +576,7 @@ static int adjust_span(grove_graph_t *g, grovep_agg_t *a, int64_t *span, int64_t
     end = plan_end(end);
     if (!any || start >= end)
         return 0;
-    int64_t id = grove_mplanner_add(mp, start, end - start, cur);
+    int64_t id = grove_mplanner_add(mp, start, span_of(start, end), cur);
     if (id < 0) {
         /* should not happen: the records never over-allocate.  Keep the
          * aggregate usable (it only prunes) and report. */
@@ -556,7 +614,8 @@ int grovep_pool_add(grove_graph_t *g, grove_vid_t v, uint32_t ri)
     if (!p)
         return -1;
     int64_t end = plan_end(r->end);
-    int64_t id = r->start < end ? grove_planner_add(p, r->start, end - r->start, r->amount) : 0;
+    int64_t id =
+        r->start < end ? grove_planner_add(p, r->start, span_of(r->start, end), r->amount) : 0;
     if (id > 0 && rec_end_add(g, r->end) < 0) {
         grove_planner_remove(p, id);
         id = -1;
@@ -616,7 +675,7 @@ int grovep_agg_add_job(grove_graph_t *g, const grove_vid_t *vs, const uint32_t *
                 touched[nt++] = ai;
             }
             for (size_t i = 0; i < g->nlow; i++)
-                sum[ai * g->nlow + i] += c[i];
+                sum[ai * g->nlow + i] = sat_add(sum[ai * g->nlow + i], c[i]);
         }
     }
     for (size_t k = 0; k < nt; k++) {
@@ -728,11 +787,11 @@ int grovep_agg_refresh(grove_graph_t *g)
         grove_vid_t w = order[k];
         for (size_t i = 0; i < nl; i++)
             if (g->v[w].type == g->agg_low[i])
-                tot[w * nl + i] += g->v[w].size;
+                tot[w * nl + i] = sat_add(tot[w * nl + i], g->v[w].size);
         grove_vid_t p = g->parent[w];
         if (p != GROVEP_NONE)
             for (size_t i = 0; i < nl; i++)
-                tot[p * nl + i] += tot[w * nl + i];
+                tot[p * nl + i] = sat_add(tot[p * nl + i], tot[w * nl + i]);
     }
     int rc = 0;
     for (size_t k = 0; k < n; k++) {
@@ -802,9 +861,9 @@ int grovep_agg_refresh(grove_graph_t *g)
 /* Pool planners from the records (after a clone that copied records). */
 int grovep_planners_rebuild(grove_graph_t *g)
 {
-    for (size_t i = 0; i < g->nplanners; i++)
+    for (size_t i = 0; i < g->nplanners + g->nspare; i++)
         grove_planner_destroy(g->planners[i]);
-    g->nplanners = 0;
+    g->nplanners = g->nspare = 0;
     grovep_dense_free(&g->planner_of);
     g->nrec_ends = 0;
     for (grove_vid_t v = 0; v < g->nv; v++) {
@@ -820,7 +879,8 @@ int grovep_planners_rebuild(grove_graph_t *g)
                 return -1;
             int64_t end = plan_end(rec->end);
             if (rec->start < end) {
-                int64_t id = grove_planner_add(p, rec->start, end - rec->start, rec->amount);
+                int64_t id =
+                    grove_planner_add(p, rec->start, span_of(rec->start, end), rec->amount);
                 if (id < 0)
                     return -1;
                 g->recs[r].pspan = id;
@@ -857,4 +917,30 @@ int64_t grove_vertex_aggregate_avail(const grove_graph_t *g, grove_vid_t v, cons
     int64_t out[GROVEP_MAX_LOW];
     grovep_agg_avail(g, a, start, end, out);
     return out[i];
+}
+
+/* ---- a subtree's free units during a window ------------------------------ */
+
+int grove_vertex_aggregate_window(const grove_graph_t *g, grove_vid_t v, int64_t start,
+                                  int64_t end, grove_window_f cb, void *arg)
+{
+    if (!grovep_alive(g, v) || end <= start || !cb) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (g->agg_dirty && grovep_agg_refresh((grove_graph_t *)(uintptr_t)g) < 0)
+        return -1; /* a cache: refreshing it does not change what the graph holds */
+    /* a subtree below a vertex that is down or held whole is not free */
+    for (grove_vid_t p = g->parent[v]; p != GROVEP_NONE; p = g->parent[p])
+        if (g->v[p].status != GROVE_STATUS_UP || grovep_excl_any(g, p, start, end))
+            return 0;
+    const grovep_agg_t *a = grovep_agg_of(g, v);
+    if (!a)
+        return grovep_count_available(g, v, start, end, cb, arg);
+    int64_t out[GROVEP_MAX_LOW];
+    grovep_agg_avail(g, a, start, end, out);
+    for (size_t i = 0; i < g->nlow; i++)
+        if ((a->mask & (1u << i)) && out[i] > 0)
+            cb(grove_intern_str(g->strings, g->agg_low[i]), out[i], arg);
+    return 0;
 }

@@ -26,4 +26,17 @@ const char *grove_graph_aggregates(const grove_graph_t *g);
 int64_t grove_vertex_aggregate_avail(const grove_graph_t *g, grove_vid_t v, const char *type,
                                      int64_t start, int64_t end);
 
+/* Free units by type in the containment subtree of v (v included)
+ * throughout [start, end), as cb(type, units, arg) for each type with
+ * some (grove_window_f has the shape of walker.h's grove_aggregate_f).
+ * When v keeps a pruning aggregate the answer is the aggregate's (the
+ * types it tracks, one query, no walk: what the matcher prunes with);
+ * otherwise the subtree is walked and every type reported.  Nothing is
+ * free below an ancestor that is not up or is held exclusively during the
+ * window.  0, or -1 with EINVAL (no such vertex, an empty window) or
+ * ENOMEM. */
+typedef void (*grove_window_f)(const char *type, int64_t units, void *arg);
+int grove_vertex_aggregate_window(const grove_graph_t *g, grove_vid_t v, int64_t start,
+                                  int64_t end, grove_window_f cb, void *arg);
+
 #endif

@@ -5,7 +5,8 @@
  * Building must be fast and small: every per-vertex datum lives in an array
  * indexed by vertex id (see graph_private.h), strings are interned, edges
  * are 24-byte records chained per vertex, and the only per-vertex index
- * costs are three id chains (type, name, rank) and the uuid table.
+ * costs are three id chains (type, name, rank) and the uuid table (built
+ * at the first uuid look-up).
  *
  * Containment is the dominant subsystem and a tree: its parent of every
  * vertex is cached in g->parent so ancestors are walked without touching
@@ -16,6 +17,9 @@
  * writers of graph formats.
  */
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +32,7 @@
 
 /* ---- small helpers ----------------------------------------------------- */
 
-static void uuid_generate(grove_graph_t *g, uint8_t u[16]);
+static void uuid_generate(const grove_graph_t *g, uint8_t u[16]);
 
 
 static uint64_t rotl(uint64_t x, int k)
@@ -197,6 +201,12 @@ grovep_chain_t *grovep_map_put(grovep_map_t *m, uint64_t key)
 void grovep_map_del(grovep_map_t *m, uint64_t key)
 {
     map_del(m, key);
+    /* shrink as it empties (the shared-annotation index of 100,000 jobs
+     * must not outlive them); a failed rehash keeps the larger table */
+    if (m->count == 0)
+        map_free(m);
+    else if (m->cap > 64 && m->count * 8 < m->cap)
+        (void)map_rehash(m, m->cap / 2);
 }
 
 void grovep_map_free(grovep_map_t *m)
@@ -209,31 +219,85 @@ void grovep_map_free(grovep_map_t *m)
  * Open addressing on 8-byte slots: (upper 32 bits of the uuid's hash) << 32
  * | (vertex + 1), 0 when empty.  A slot's home is the top bits of those 32,
  * so growing never reads a uuid, and a probe reads one only when the 32
- * bits match.  At most half full: about 20 bytes a vertex, where a general
- * map of 64-bit keys to chains took 50. */
+ * bits match.  At most half full: about 20 bytes a vertex.
+ *
+ * Neither the uuids nor their index cost anything while a graph is read:
+ * until a uuid is given or looked up, the uuid of vertex v is a keyed
+ * mix of v (a bijection of it, so distinct vertices differ in all but 6
+ * bits) and nothing is stored.  The first uuid given to add_vertex or
+ * asked of grove_graph_find_uuid stores them all (16 bytes a vertex; new
+ * vertices then get random ones) and builds the index, which regenerates
+ * the second of any two that collide.  Indexing and storing were a third
+ * of the time and 30 MB of reading a 16,384-node GRUG.  This state lives
+ * behind a pointer so that look-ups on a const graph may build it. */
+
+struct grovep_uuidx {
+    uint64_t *slots;
+    size_t count, cap; /* cap: 0 or a power of two, at least 2 * count */
+    bool built;        /* every live vertex is indexed */
+    uint8_t (*u)[16];  /* [vcap] the uuids once stored (built implies it), or NULL */
+    uint64_t key[2];   /* the uuid of vertex v until stored: uuid_keyed */
+    uint64_t rng[4];   /* generator state of new uuids */
+};
+
+/* The uuid of vertex v while none is stored: a keyed mix of v, version 4. */
+static void uuid_keyed(const struct grovep_uuidx *x, grove_vid_t v, uint8_t u[16])
+{
+    uint64_t a = mix64(x->key[0] ^ v), b = mix64(x->key[1] ^ ((uint64_t)v << 32 | v));
+    memcpy(u, &a, 8);
+    memcpy(u + 8, &b, 8);
+    u[6] = (uint8_t)((u[6] & 0x0f) | 0x40);
+    u[8] = (uint8_t)((u[8] & 0x3f) | 0x80);
+}
+
+static void uuid_get(const grove_graph_t *g, grove_vid_t v, uint8_t u[16])
+{
+    if (g->uuidx->u)
+        memcpy(u, g->uuidx->u[v], 16);
+    else
+        uuid_keyed(g->uuidx, v, u);
+}
+
+/* Store the uuid of every vertex (room for g->vcap).  0 or -1 (ENOMEM). */
+static int uuid_store(const grove_graph_t *g)
+{
+    struct grovep_uuidx *x = g->uuidx;
+    if (x->u)
+        return 0;
+    uint8_t(*u)[16] = malloc((g->vcap ? g->vcap : 1) * sizeof(*u));
+    if (!u) {
+        errno = ENOMEM;
+        return -1;
+    }
+    for (grove_vid_t v = 0; v < g->nv; v++)
+        uuid_keyed(x, v, u[v]);
+    x->u = u;
+    return 0;
+}
 
 static uint32_t uuid_tag(const uint8_t u[16])
 {
     return (uint32_t)(mix64(uuid_key(u)) >> 32);
 }
 
-static size_t uuid_home(const grove_graph_t *g, uint32_t tag)
+static size_t uuid_home(const struct grovep_uuidx *x, uint32_t tag)
 {
-    int bits = __builtin_ctzll((unsigned long long)g->uuid_cap);
+    int bits = __builtin_ctzll((unsigned long long)x->cap);
     return bits <= 32 ? (size_t)(tag >> (32 - bits)) : (size_t)tag << (bits - 32);
 }
 
-/* The vertex of uuid u or GROVE_VID_NONE; *at gets its slot, or the empty
- * slot where it would go (when the index has room). */
-static grove_vid_t uuid_find(const grove_graph_t *g, const uint8_t u[16], size_t *at)
+/* The vertex of uuid u in the index (built or not) or GROVE_VID_NONE; *at
+ * gets its slot, or the empty slot where it would go (when it has room). */
+static grove_vid_t uuid_probe(const grove_graph_t *g, const uint8_t u[16], size_t *at)
 {
-    if (!g->uuid_cap)
+    const struct grovep_uuidx *x = g->uuidx;
+    if (!x->cap)
         return GROVE_VID_NONE;
     uint32_t tag = uuid_tag(u);
-    size_t mask = g->uuid_cap - 1, j = uuid_home(g, tag);
-    for (uint64_t s; (s = g->uuid_slots[j]) != 0; j = (j + 1) & mask) {
+    size_t mask = x->cap - 1, j = uuid_home(x, tag);
+    for (uint64_t s; (s = x->slots[j]) != 0; j = (j + 1) & mask) {
         grove_vid_t v = (grove_vid_t)((s & 0xffffffffu) - 1);
-        if ((uint32_t)(s >> 32) == tag && !memcmp(g->uuid[v], u, 16)) {
+        if ((uint32_t)(s >> 32) == tag && !memcmp(x->u[v], u, 16)) {
             if (at)
                 *at = j;
             return v;
@@ -244,23 +308,25 @@ static grove_vid_t uuid_find(const grove_graph_t *g, const uint8_t u[16], size_t
     return GROVE_VID_NONE;
 }
 
-/* Room for one more uuid.  0 or -1 (ENOMEM). */
-static int uuid_reserve(grove_graph_t *g)
+/* Room for `more` uuids.  0 or -1 (ENOMEM). */
+static int uuid_reserve(struct grovep_uuidx *x, size_t more)
 {
-    if ((g->uuid_count + 1) * 2 <= g->uuid_cap)
+    if ((x->count + more) * 2 <= x->cap)
         return 0;
-    size_t ocap = g->uuid_cap, cap = ocap ? ocap * 2 : 1024;
-    uint64_t *old = g->uuid_slots, *s = calloc(cap, sizeof(*s));
+    size_t ocap = x->cap, cap = ocap ? ocap : 1024;
+    while ((x->count + more) * 2 > cap)
+        cap *= 2;
+    uint64_t *old = x->slots, *s = calloc(cap, sizeof(*s));
     if (!s) {
         errno = ENOMEM;
         return -1;
     }
-    g->uuid_slots = s;
-    g->uuid_cap = cap;
+    x->slots = s;
+    x->cap = cap;
     for (size_t i = 0; i < ocap; i++) {
         if (!old[i])
             continue;
-        size_t j = uuid_home(g, (uint32_t)(old[i] >> 32));
+        size_t j = uuid_home(x, (uint32_t)(old[i] >> 32));
         while (s[j])
             j = (j + 1) & (cap - 1);
         s[j] = old[i];
@@ -270,50 +336,63 @@ static int uuid_reserve(grove_graph_t *g)
 }
 
 /* Index u as the uuid of v (after uuid_reserve; u not indexed yet). */
-static void uuid_insert(grove_graph_t *g, const uint8_t u[16], grove_vid_t v)
+static void uuid_insert(const grove_graph_t *g, const uint8_t u[16], grove_vid_t v)
 {
     size_t j = 0;
-    uuid_find(g, u, &j);
-    g->uuid_slots[j] = (uint64_t)uuid_tag(u) << 32 | ((uint64_t)v + 1);
-    g->uuid_count++;
+    uuid_probe(g, u, &j);
+    g->uuidx->slots[j] = (uint64_t)uuid_tag(u) << 32 | ((uint64_t)v + 1);
+    g->uuidx->count++;
 }
 
-/* Drop u from the index (backward-shift deletion keeps probing correct). */
-static void uuid_del(grove_graph_t *g, const uint8_t u[16])
+/* Index every live vertex, once.  0 or -1 (ENOMEM, the index left empty). */
+static int uuid_build(const grove_graph_t *g)
 {
+    struct grovep_uuidx *x = g->uuidx;
+    if (x->built)
+        return 0;
+    if (uuid_store(g) < 0 || uuid_reserve(x, g->nlive) < 0)
+        return -1;
+    for (grove_vid_t v = 0; v < g->nv; v++) {
+        if (g->v[v].flags & GROVEP_V_DEAD)
+            continue;
+        while (uuid_probe(g, x->u[v], NULL) != GROVE_VID_NONE)
+            uuid_generate(g, x->u[v]); /* a generated one collided */
+        uuid_insert(g, x->u[v], v);
+    }
+    x->built = true;
+    return 0;
+}
+
+/* Drop the uuid of v from the index (backward-shift deletion keeps
+ * probing correct). */
+static void uuid_del(grove_graph_t *g, grove_vid_t v)
+{
+    struct grovep_uuidx *x = g->uuidx;
     size_t j;
-    if (uuid_find(g, u, &j) == GROVE_VID_NONE)
+    if (!x->built || uuid_probe(g, x->u[v], &j) == GROVE_VID_NONE)
         return;
-    size_t mask = g->uuid_cap - 1, k = (j + 1) & mask;
-    g->uuid_slots[j] = 0;
-    g->uuid_count--;
-    while (g->uuid_slots[k]) {
-        size_t home = uuid_home(g, (uint32_t)(g->uuid_slots[k] >> 32));
+    size_t mask = x->cap - 1, k = (j + 1) & mask;
+    x->slots[j] = 0;
+    x->count--;
+    while (x->slots[k]) {
+        size_t home = uuid_home(x, (uint32_t)(x->slots[k] >> 32));
         /* move k back to j if j lies cyclically in [home, k) */
         if ((k > j && (home <= j || home > k)) || (k < j && (home <= j && home > k))) {
-            g->uuid_slots[j] = g->uuid_slots[k];
-            g->uuid_slots[k] = 0;
+            x->slots[j] = x->slots[k];
+            x->slots[k] = 0;
             j = k;
         }
         k = (k + 1) & mask;
     }
 }
 
-static int uuid_copy(grove_graph_t *dst, const grove_graph_t *src)
+static void uuid_index_free(struct grovep_uuidx *x)
 {
-    dst->uuid_slots = NULL;
-    dst->uuid_cap = dst->uuid_count = 0;
-    if (!src->uuid_cap)
-        return 0;
-    dst->uuid_slots = malloc(src->uuid_cap * sizeof(*dst->uuid_slots));
-    if (!dst->uuid_slots) {
-        errno = ENOMEM;
-        return -1;
+    if (x) {
+        free(x->slots);
+        free(x->u);
     }
-    memcpy(dst->uuid_slots, src->uuid_slots, src->uuid_cap * sizeof(*dst->uuid_slots));
-    dst->uuid_cap = src->uuid_cap;
-    dst->uuid_count = src->uuid_count;
-    return 0;
+    free(x);
 }
 
 /* ---- status names ----------------------------------------------------- */
@@ -352,14 +431,19 @@ grove_graph_t *grove_graph_create(void)
         goto fail;
     g->kv_free = GROVEP_NONE;
     g->rec_free = GROVEP_NONE;
-    if (getrandom(g->rng, sizeof(g->rng), 0) != (ssize_t)sizeof(g->rng)) {
+    if (!(g->uuidx = calloc(1, sizeof(*g->uuidx))))
+        goto fail;
+    uint64_t *rng = g->uuidx->rng;
+    if (getrandom(rng, sizeof(g->uuidx->rng), 0) != (ssize_t)sizeof(g->uuidx->rng)) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
-        g->rng[0] = mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30));
-        g->rng[1] = mix64((uint64_t)(uintptr_t)g);
-        g->rng[2] = mix64(g->rng[0] + 1);
-        g->rng[3] = mix64(g->rng[1] + 2);
+        rng[0] = mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30));
+        rng[1] = mix64((uint64_t)(uintptr_t)g);
+        rng[2] = mix64(rng[0] + 1);
+        rng[3] = mix64(rng[1] + 2);
     }
+    g->uuidx->key[0] = rng_next(rng);
+    g->uuidx->key[1] = rng_next(rng);
     return g;
 fail:
     grove_graph_destroy(g);
@@ -375,7 +459,6 @@ void grove_graph_destroy(grove_graph_t *g)
     grovep_agg_fini(g);
     grove_intern_destroy(g->strings);
     free(g->v);
-    free(g->uuid);
     free(g->first_out);
     free(g->last_out);
     free(g->first_in);
@@ -389,7 +472,7 @@ void grove_graph_destroy(grove_graph_t *g)
     free(g->by_type);
     free(g->by_name);
     map_free(&g->by_rank);
-    free(g->uuid_slots);
+    uuid_index_free(g->uuidx);
     map_free(&g->shared_idx);
     free(g);
     errno = saved;
@@ -442,13 +525,14 @@ bool grove_graph_has_edge(const grove_graph_t *g, grove_eid_t e)
 
 size_t grove_graph_bytes(const grove_graph_t *g)
 {
-    size_t per_v = sizeof(grovep_vertex_t) + 16 + 4 * sizeof(grove_eid_t)
+    size_t per_v = sizeof(grovep_vertex_t) + 4 * sizeof(grove_eid_t)
                    + 3 * sizeof(grove_vid_t);
     size_t b = sizeof(*g) + g->nv * per_v + g->ne * sizeof(grovep_edge_t)
                + g->nkv * sizeof(grovep_kv_t) + g->nrec * sizeof(grovep_rec_t)
                + 2 * g->chain_cap * sizeof(grovep_chain_t)
                + g->by_rank.cap * (sizeof(uint64_t) + sizeof(grovep_chain_t) + 1)
-               + g->uuid_cap * sizeof(*g->uuid_slots);
+               + g->uuidx->cap * sizeof(*g->uuidx->slots)
+               + (g->uuidx->u ? g->vcap * sizeof(*g->uuidx->u) : 0);
     return b + grove_intern_bytes(g->strings);
 }
 
@@ -563,7 +647,6 @@ static int reserve_vertices(grove_graph_t *g, size_t need)
             return -1;                                                          \
     } while (0)
     GROWV(v);
-    GROWV(uuid);
     GROWV(first_out);
     GROWV(last_out);
     GROWV(first_in);
@@ -572,6 +655,15 @@ static int reserve_vertices(grove_graph_t *g, size_t need)
     GROWV(next_name);
     GROWV(next_rank);
 #undef GROWV
+    struct grovep_uuidx *x = g->uuidx;
+    if (x->u && cap > g->vcap) {
+        uint8_t(*u)[16] = realloc(x->u, cap * sizeof(*u));
+        if (!u) {
+            errno = ENOMEM;
+            return -1;
+        }
+        x->u = u;
+    }
     g->vcap = cap;
     return 0;
 }
@@ -670,7 +762,9 @@ grove_vid_t grove_graph_add_vertex(grove_graph_t *g, const grove_vertex_info_t *
     if (info->uuid) {
         if (uuid_parse(info->uuid, u) < 0)
             return GROVE_VID_NONE;
-        if (uuid_find(g, u, NULL) != GROVE_VID_NONE) {
+        if (uuid_build(g) < 0)
+            return GROVE_VID_NONE;
+        if (uuid_probe(g, u, NULL) != GROVE_VID_NONE) {
             errno = EEXIST;
             return GROVE_VID_NONE;
         }
@@ -692,14 +786,15 @@ grove_vid_t grove_graph_add_vertex(grove_graph_t *g, const grove_vertex_info_t *
     if (reserve_vertices(g, g->nv + 1) < 0 || reserve_chains(g, type) < 0
         || reserve_chains(g, name) < 0)
         return GROVE_VID_NONE;
-    if (uuid_reserve(g) < 0)
+    if (g->uuidx->built && uuid_reserve(g->uuidx, 1) < 0)
         return GROVE_VID_NONE;
-    if (!info->uuid)
-        uuid_generate(g, u);
+    if (!info->uuid && g->uuidx->u)
+        uuid_generate(g, u); /* else its uuid is uuid_keyed's */
     grovep_chain_t *rc = NULL;
     if (info->rank >= 0 && !(rc = map_put(&g->by_rank, (uint64_t)info->rank)))
         return GROVE_VID_NONE;
-    uuid_insert(g, u, v);
+    if (g->uuidx->built)
+        uuid_insert(g, u, v);
     g->v[v] = (grovep_vertex_t){
         .type = type,
         .basename = base,
@@ -715,7 +810,8 @@ grove_vid_t grove_graph_add_vertex(grove_graph_t *g, const grove_vertex_info_t *
         .status = GROVE_STATUS_UP,
         .flags = 0,
     };
-    memcpy(g->uuid[v], u, 16);
+    if (g->uuidx->u)
+        memcpy(g->uuidx->u[v], u, 16);
     g->first_out[v] = g->last_out[v] = g->first_in[v] = GROVEP_NONE;
     g->parent[v] = GROVEP_NONE;
     g->nv++;
@@ -786,10 +882,13 @@ int64_t grove_vertex_size(const grove_graph_t *g, grove_vid_t v)
 
 void grove_vertex_uuid(const grove_graph_t *g, grove_vid_t v, char buf[37])
 {
-    if (v < g->nv)
-        uuid_format(g->uuid[v], buf);
-    else
+    uint8_t u[16];
+    if (v < g->nv) {
+        uuid_get(g, v, u);
+        uuid_format(u, buf);
+    } else {
         buf[0] = '\0';
+    }
 }
 
 int grove_vertex_set_rank(grove_graph_t *g, grove_vid_t v, int64_t rank)
@@ -947,7 +1046,10 @@ grove_eid_t grovep_add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
             errno = EINVAL;
             goto undo;
         }
-        for (grove_vid_t a = src; a != GROVEP_NONE; a = g->parent[a]) {
+        /* dst with no edge out has no child: it cannot be above src (so
+         * building a tree top-down never walks up a deep chain) */
+        for (grove_vid_t a = g->first_out[dst] == GROVEP_NONE ? GROVEP_NONE : src;
+             a != GROVEP_NONE; a = g->parent[a]) {
             if (a == dst) {
                 grove_error_set(err, NULL, 0,
                                 "edge %s (%u) -> %s (%u) would make a containment cycle",
@@ -1377,7 +1479,9 @@ grove_vid_t grove_graph_find_uuid(const grove_graph_t *g, const char *uuid)
 {
     uint8_t u[16];
     if (uuid_parse(uuid, u) == 0) {
-        grove_vid_t v = uuid_find(g, u, NULL);
+        if (uuid_build(g) < 0)
+            return GROVE_VID_NONE; /* ENOMEM */
+        grove_vid_t v = uuid_probe(g, u, NULL);
         if (v != GROVE_VID_NONE && grovep_alive(g, v))
             return v;
     }
@@ -1448,7 +1552,7 @@ void grovep_vertex_kill(grove_graph_t *g, grove_vid_t v)
         if (c)
             c->count--;
     }
-    uuid_del(g, g->uuid[v]);
+    uuid_del(g, v);
     g->parent[v] = GROVEP_NONE;
 }
 
@@ -1460,7 +1564,6 @@ grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
     *c = *g;
     c->strings = NULL;
     c->v = NULL;
-    c->uuid = NULL;
     c->first_out = c->last_out = c->first_in = c->parent = NULL;
     c->next_type = c->next_name = c->next_rank = NULL;
     c->e = NULL;
@@ -1468,7 +1571,7 @@ grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
     c->recs = NULL;
     c->by_type = c->by_name = NULL;
     memset(&c->by_rank, 0, sizeof(c->by_rank));
-    c->uuid_slots = NULL;
+    c->uuidx = calloc(1, sizeof(*c->uuidx)); /* its index: built when used */
     memset(&c->shared_idx, 0, sizeof(c->shared_idx));
     /* derived state is rebuilt, not shared */
     c->agg_spec = NULL;
@@ -1480,12 +1583,14 @@ grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
     memset(&c->agg_of, 0, sizeof(c->agg_of));
     c->planners = NULL;
     c->planner_vid = NULL;
-    c->nplanners = c->plcap = 0;
+    c->nplanners = c->plcap = c->nspare = 0;
     memset(&c->planner_of, 0, sizeof(c->planner_of));
     c->rec_ends = NULL;
     c->nrec_ends = c->rec_endcap = 0;
-    if (!(c->agg_spec = strdup(g->agg_spec)))
+    if (!c->uuidx || !(c->agg_spec = strdup(g->agg_spec)))
         goto fail;
+    memcpy(c->uuidx->key, g->uuidx->key, sizeof(c->uuidx->key));
+    memcpy(c->uuidx->rng, g->uuidx->rng, sizeof(c->uuidx->rng));
     c->vcap = c->ecap = c->kvcap = c->reccap = c->chain_cap = 0;
     if (!(c->strings = grove_intern_copy(g->strings)))
         goto fail;
@@ -1495,7 +1600,6 @@ grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
     if (n)                                                                      \
     memcpy(c->field, g->field, (n) * sizeof(*g->field))
     CP(v, g->nv);
-    CP(uuid, g->nv);
     CP(first_out, g->nv);
     CP(last_out, g->nv);
     CP(first_in, g->nv);
@@ -1528,8 +1632,13 @@ grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
         CP(by_name, g->chain_cap);
     }
 #undef CP
-    if (map_copy(&c->by_rank, &g->by_rank) < 0 || uuid_copy(c, g) < 0)
+    if (map_copy(&c->by_rank, &g->by_rank) < 0)
         goto fail;
+    if (g->uuidx->u) {
+        if (!(c->uuidx->u = malloc((c->vcap ? c->vcap : 1) * sizeof(*c->uuidx->u))))
+            goto fail;
+        memcpy(c->uuidx->u, g->uuidx->u, g->nv * sizeof(*c->uuidx->u));
+    }
     if (grovep_planners_rebuild(c) < 0 || grovep_shared_reindex(c) < 0)
         goto fail;
     return c;
@@ -1576,24 +1685,46 @@ void grovep_kv_release(grove_graph_t *g, uint32_t i)
 
 uint32_t grovep_rec_new(grove_graph_t *g)
 {
-    return slot_new((void **)&g->recs, &g->nrec, &g->reccap, sizeof(*g->recs),
-                    offsetof(grovep_rec_t, next), &g->rec_free);
+    uint32_t i = slot_new((void **)&g->recs, &g->nrec, &g->reccap, sizeof(*g->recs),
+                          offsetof(grovep_rec_t, next), &g->rec_free);
+    if (i != GROVEP_NONE)
+        g->nrec_live++;
+    return i;
 }
 
 void grovep_rec_release(grove_graph_t *g, uint32_t i)
 {
     g->recs[i].next = g->rec_free;
     g->rec_free = i;
+    if (--g->nrec_live == 0) {
+        /* every job is gone: the memory of their records comes back */
+        bool many = g->reccap >= 65536;
+        free(g->recs);
+        g->recs = NULL;
+        g->nrec = g->reccap = 0;
+        g->rec_free = GROVEP_NONE;
+#ifdef __GLIBC__
+        /* and to the system: the allocator keeps the pages of the freed
+         * planner nodes, spans and records otherwise (only after many
+         * jobs, so that one job at a time does not pay for it) */
+        if (many)
+            malloc_trim(0);
+#else
+        (void)many;
+#endif
+    }
 }
 
-/* A fresh random (version 4) uuid the graph does not use yet. */
-static void uuid_generate(grove_graph_t *g, uint8_t u[16])
+/* A fresh random (version 4) uuid, not used yet in the graph when its
+ * index is built. */
+static void uuid_generate(const grove_graph_t *g, uint8_t u[16])
 {
+    uint64_t *rng = g->uuidx->rng;
     do {
-        uint64_t a = rng_next(g->rng), b = rng_next(g->rng);
+        uint64_t a = rng_next(rng), b = rng_next(rng);
         memcpy(u, &a, 8);
         memcpy(u + 8, &b, 8);
         u[6] = (uint8_t)((u[6] & 0x0f) | 0x40);
         u[8] = (uint8_t)((u[8] & 0x3f) | 0x80);
-    } while (uuid_find(g, u, NULL) != GROVE_VID_NONE);
+    } while (g->uuidx->built && uuid_probe(g, u, NULL) != GROVE_VID_NONE);
 }

@@ -129,7 +129,6 @@ struct grove_graph {
     grove_intern_t *strings;
 
     grovep_vertex_t *v;    /* [vcap] */
-    uint8_t (*uuid)[16];   /* [vcap] */
     grove_eid_t *first_out, *last_out, *first_in; /* [vcap] */
     grove_vid_t *parent;   /* [vcap] containment parent or GROVEP_NONE */
     grove_vid_t *next_type, *next_name, *next_rank; /* [vcap] index chains */
@@ -146,6 +145,7 @@ struct grove_graph {
     grovep_rec_t *recs;
     size_t nrec, reccap;
     uint32_t rec_free;        /* free list of records */
+    size_t nrec_live;         /* records in use: at 0 the array is released */
     grovep_map_t shared_idx;  /* (vertex, job, window, kind) -> record, so an
                                * ancestor shared by thousands of jobs is
                                * annotated in O(1) */
@@ -160,8 +160,7 @@ struct grove_graph {
     grovep_chain_t *by_type, *by_name; /* [chain_cap], indexed by symbol */
     size_t chain_cap;
     grovep_map_t by_rank; /* rank -> chain */
-    uint64_t *uuid_slots;        /* uuid index (graph.c): tag << 32 | vertex + 1 */
-    size_t uuid_count, uuid_cap; /* cap: 0 or a power of two, at least 2 * count */
+    struct grovep_uuidx *uuidx;  /* uuids and their index (graph.c), stored at the first use */
 
     /* pruning aggregates (aggregate.c) */
     char *agg_spec;                        /* "ALL:core,rack:node", as configured */
@@ -185,13 +184,13 @@ struct grove_graph {
     grove_planner_t **planners;
     grove_vid_t *planner_vid; /* the vertex of each planner */
     size_t nplanners, plcap;
+    size_t nspare; /* emptied planners kept for reuse, after the live ones */
     /* ends of the records with a planner span, ascending and distinct, each
      * with how many records end then (aggregate.c): the instants at which
      * a reservation may start, without a walk over every vertex */
     grovep_endcount_t *rec_ends;
     size_t nrec_ends, rec_endcap;
 
-    uint64_t rng[4]; /* uuid generator state */
     int64_t now;     /* simulated current time */
 };
 
@@ -239,6 +238,13 @@ typedef void (*grovep_avail_visit_f)(const grove_graph_t *g, grove_vid_t v, int6
                                      void *arg);
 int grovep_walk_available(const grove_graph_t *g, grove_vid_t v, grovep_avail_visit_f visit,
                           void *arg);
+/* The same throughout [start, end) instead of now. */
+int grovep_walk_available_during(const grove_graph_t *g, grove_vid_t v, int64_t start,
+                                 int64_t end, grovep_avail_visit_f visit, void *arg);
+/* Free units by type below v throughout [start, end), walked (ancestors
+ * not looked at), as cb(type, units, arg) in first-seen order; 0 or -1. */
+int grovep_count_available(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end,
+                           grove_aggregate_f cb, void *arg);
 
 /* Own availability of v during [start, end): size minus the peak of its own
  * records, 0 when not up or held exclusively; ancestors are not looked at. */

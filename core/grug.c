@@ -34,6 +34,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include "limit.h"
 #include "error_private.h"
 #include "util.h"
 #include "graph_private.h"
@@ -1009,7 +1010,9 @@ static int tree_edge(grug_t *r, uint32_t ei)
         uint64_t total;
         if (__builtin_mul_overflow((uint64_t)src->n, (uint64_t)sz, &total)
             || total > r->max_ev - r->nev)
-            return fail(r, e->line, EOVERFLOW, "the recipe generates more than %zu vertices",
+            return fail(r, e->line, EOVERFLOW,
+                        "the recipe generates more than %zu vertices (the limit: "
+                        "GROVE_MAX_VERTICES or the max_vertices option)",
                         r->max_ev);
         for (size_t j = 0; j < src->n; j++) {
             for (int64_t i = 0; i < sz; i++) {
@@ -1122,7 +1125,11 @@ static int expand(grug_t *r)
                 r->keep_type[s] = true;
         }
     }
-    r->max_ev = r->opts && r->opts->max_vertices ? r->opts->max_vertices : GROVE_GRUG_MAX_VERTICES;
+    grove_limits_t lim;
+    grove_limits_get(&lim);
+    r->max_ev = r->opts && r->opts->max_vertices ? r->opts->max_vertices
+                : lim.vertices < SIZE_MAX             ? (size_t)lim.vertices
+                                                      : SIZE_MAX;
     r->g = grove_graph_create();
     if (!r->g)
         return nomem(r);

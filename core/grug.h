@@ -78,14 +78,15 @@
 /* Flags (grove_grug_opts_t.flags). */
 #define GROVE_GRUG_STRICT 0x01 /* an association the graph cannot hold fails */
 
-/* Default limit on generated vertices (grove_grug_opts_t.max_vertices). */
+/* The most the default limit on generated vertices can be; the default
+ * itself is GROVE_MAX_VERTICES (limit.h), sized to physical memory. */
 #define GROVE_GRUG_MAX_VERTICES 50000000u
 
 typedef struct grove_grug_opts {
     const char *const *types; /* NULL-terminated types to keep; NULL: all */
     int ranks;                /* GROVE_GRUG_RANK_* */
     int flags;                /* GROVE_GRUG_* */
-    size_t max_vertices;      /* 0: GROVE_GRUG_MAX_VERTICES; counts every
+    size_t max_vertices;      /* 0: GROVE_MAX_VERTICES (limit.h); counts every
                                * generated vertex, kept or not */
     size_t *dropped;          /* out (optional): associations left out
                                * because the graph could not hold them */

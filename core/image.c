@@ -650,12 +650,14 @@ grove_image_t *grove_image_read_file(const char *path, grove_error_t *err)
 {
     grove_error_clear(err);
     json_error_t je;
-    json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    size_t len;
+    char *text = grovep_read_file(path, NULL, &len, err);
+    if (!text)
+        return NULL;
+    json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    free(text);
     if (!doc) {
-        if (access(path, R_OK) < 0)
-            grovep_errorf(err, errno, "%s: %s", path, strerror(errno));
-        else
-            grovep_errorf(err, EINVAL, "%s:%d: %s", path, je.line, je.text);
+        grovep_errorf(err, EINVAL, "%s:%d: %s", path, je.line, je.text);
         return NULL;
     }
     grove_image_t *im = NULL;

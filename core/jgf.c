@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "limit.h"
 #include "graph_private.h"
 #include "jgf.h"
 #include "json_private.h"
@@ -142,6 +143,13 @@ typedef struct reader {
         uint8_t status;
     } *stats;
     size_t nstats, statcap;
+
+    /* containment trees as a union-find forest (by vid): up[v] leads to
+     * the root of v's tree, so "would this edge close a cycle?" costs
+     * near O(1) instead of a walk up a chain that may be 100,000 deep */
+    grove_vid_t *up;
+    size_t upcap;
+    grove_limits_t lim; /* read once per document */
 
     size_t nnodes, nedges;
     bool have_nodes, have_graph, have_now;
@@ -579,6 +587,14 @@ static int check_node(reader_t *r, const nrec_t *n, int *status)
     if (n->size < 0)
         return grovep_json_fail(js, n->kpos[K_SIZE], "nodes[%zu].metadata.size: negative size %lld",
                                 i, (long long)n->size);
+    if ((uint64_t)n->size > r->lim.size) {
+        grovep_json_fail(js, n->kpos[K_SIZE],
+                         "nodes[%zu].metadata.size: %lld is larger than the pool size limit %llu "
+                         "(GROVE_MAX_SIZE)",
+                         i, (long long)n->size, (unsigned long long)r->lim.size);
+        errno = EOVERFLOW;
+        return -1;
+    }
     if (n->id < -1)
         return grovep_json_fail(js, n->kpos[K_ID], "nodes[%zu].metadata.id: invalid id %lld", i,
                                 (long long)n->id);
@@ -874,6 +890,29 @@ static bool path_child(const char *p, size_t pl, const char *c, size_t cl)
     return !memchr(c + pl + 1, '/', cl - pl - 1) && !(pl == 1 && p[0] == '/');
 }
 
+/* The root of v's containment tree (union-find with path halving over
+ * r->up, made on first use for every vertex of the graph). */
+static grove_vid_t tree_root(reader_t *r, grove_vid_t v)
+{
+    size_t n = grove_graph_vertex_slots(r->g);
+    if (r->upcap < n) {
+        grove_vid_t *up = realloc(r->up, n * sizeof(*up));
+        if (!up)
+            return v; /* no forest: the graph's own check still runs */
+        for (size_t k = r->upcap; k < n; k++)
+            up[k] = r->g->parent[k] == GROVEP_NONE ? (grove_vid_t)k : r->g->parent[k];
+        r->up = up;
+        r->upcap = n;
+    }
+    if (v >= r->upcap)
+        return v;
+    while (r->up[v] != v) {
+        r->up[v] = r->up[r->up[v]];
+        v = r->up[v];
+    }
+    return v;
+}
+
 static int commit_edge(reader_t *r, erec_t *e)
 {
     size_t i = e->idx;
@@ -920,13 +959,14 @@ static int commit_edge(reader_t *r, erec_t *e)
                                     "\"%s\" and \"%s\"",
                                     i, ds, fid_of(r, g->parent[t], buf, sizeof(buf)), ss);
         }
-        for (grove_vid_t a = s; a != GROVEP_NONE; a = g->parent[a])
-            if (a == t)
-                return grovep_json_fail(
-                    &r->js, e->pos,
-                    "edges[%zu]: containment cycle: node \"%s\" is an ancestor of "
-                    "node \"%s\"",
-                    i, ds, ss);
+        if (tree_root(r, s) == t)
+            return grovep_json_fail(
+                &r->js, e->pos,
+                "edges[%zu]: containment cycle: node \"%s\" is an ancestor of "
+                "node \"%s\"",
+                i, ds, ss);
+        if (r->up)
+            r->up[t] = tree_root(r, s); /* t's tree now hangs below s's root */
     }
     grove_error_t e2;
     grove_error_clear(&e2);
@@ -1208,12 +1248,54 @@ static void reader_free(reader_t *r)
     free(r->vpath);
     free(r->parena.p);
     free(r->stats);
+    free(r->up);
+}
+
+/* Refuse a containment chain deeper than GROVE_MAX_DEPTH: every vertex's
+ * depth, each computed once (a vertex's parent is finished first by
+ * walking up to the nearest known depth), so O(vertices). */
+static int check_depth(reader_t *r)
+{
+    grove_graph_t *g = r->g;
+    size_t n = grove_graph_vertex_slots(g);
+    grove_limits_t lim = r->lim;
+    if (n <= lim.depth)
+        return 0; /* no chain can be longer than the vertices */
+    uint32_t *d = calloc(n, sizeof(*d)); /* depth + 1, 0 not yet known */
+    grove_vid_t *stack = malloc(n * sizeof(*stack));
+    int rc = 0;
+    if (!d || !stack)
+        rc = grovep_json_sysfail(&r->js, "checking the containment depth");
+    for (size_t v = 0; rc == 0 && v < n; v++) {
+        size_t top = 0;
+        grove_vid_t a = (grove_vid_t)v;
+        while (a != GROVEP_NONE && !d[a]) {
+            stack[top++] = a;
+            a = g->parent[a];
+        }
+        uint64_t base = a == GROVEP_NONE ? 0 : d[a];
+        while (top > 0) {
+            grove_vid_t w = stack[--top];
+            d[w] = (uint32_t)++base;
+        }
+        if (base > lim.depth)
+            rc = grovep_json_fail(&r->js, GROVEP_JSON_NOPOS,
+                                  "a containment chain deeper than %llu vertices (the limit: "
+                                  "GROVE_MAX_DEPTH)",
+                                  (unsigned long long)lim.depth);
+    }
+    if (rc < 0 && errno != ENOMEM)
+        errno = EOVERFLOW;
+    free(d);
+    free(stack);
+    return rc;
 }
 
 static grove_graph_t *run(reader_t *r, const grovep_jval_t *top)
 {
     grovep_json_t *js = &r->js;
     int saved;
+    grove_limits_get(&r->lim);
     r->g = grove_graph_create();
     if (!r->g) {
         grovep_json_sysfail(&r->js, "creating the graph");
@@ -1247,6 +1329,8 @@ static grove_graph_t *run(reader_t *r, const grovep_jval_t *top)
                          "top level: no \"graph\" (nor \"scheduling\".\"graph\")");
         goto fail;
     }
+    if (check_depth(r) < 0)
+        goto fail;
     reader_free(r);
     return r->g;
 fail:

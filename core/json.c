@@ -512,17 +512,19 @@ int grovep_json_type_fail(grovep_json_t *js, const grovep_jval_t *v, const char 
 {
     int k = grovep_json_kind(js, v);
     size_t pos = grovep_json_pos(js);
+    /* format first: the arguments may point into the scratch buffer,
+     * which skipping the value can move */
+    char place[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(place, sizeof(place), fmt, ap);
+    va_end(ap);
     if (!js->json) {
         /* a syntax error inside the value comes first */
         if (grovep_json_skip(js, 0) < 0)
             return -1;
         js->cur = pos;
     }
-    char place[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(place, sizeof(place), fmt, ap);
-    va_end(ap);
     return grovep_json_fail(js, pos, "%s: expected %s, got %s", place, what, kind_name(k));
 }
 

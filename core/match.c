@@ -83,6 +83,7 @@ struct frame {
 
 struct iter {
     size_t frame_base, kid_base; /* arena tops when the walk began */
+    uint64_t need;               /* still needed at this level (for ctx) */
     grove_vid_t root;
     bool root_pending; /* the root itself is a candidate not yet returned */
     bool started;
@@ -127,6 +128,7 @@ struct grove_matcher {
     /* the match being made */
     int64_t start, end;
     bool sat;  /* satisfiability: ignore records and status */
+    bool sat_up; /* with sat: still leave out the vertices that are not up */
     const grove_constraint_t *constraint;
     grove_sym_t ctype, node_sym;
     grove_error_t *err;
@@ -147,6 +149,7 @@ struct grove_matcher {
     const grove_vid_t *par;    /* parents in it: g->parent, or dpar */
     grove_vid_t *dpar;         /* parents in another dominant subsystem */
     size_t dparcap;
+    grove_policy_request_t preq; /* the request as hooks see it */
 };
 
 /* ---- small helpers --------------------------------------------------------- */
@@ -309,6 +312,20 @@ const grove_job_t *grove_matcher_job(const grove_matcher_t *m, grove_jobid_t id)
     return i < 0 ? NULL : m->jobs[i];
 }
 
+static int scratch_reserve(grove_matcher_t *m);
+
+int grove_matcher_prepare(grove_matcher_t *m)
+{
+    if (m->g->agg_dirty && grovep_agg_refresh(m->g) < 0)
+        return -1;
+    return scratch_reserve(m);
+}
+
+const grove_job_t *grove_matcher_result(const grove_matcher_t *m)
+{
+    return m->result.picks ? &m->result : NULL;
+}
+
 const grove_job_t *grove_matcher_job_at(const grove_matcher_t *m, size_t i)
 {
     return i < m->njobs ? m->jobs[i] : NULL;
@@ -381,6 +398,7 @@ static void new_generation(grove_matcher_t *m)
     m->nframes = 0;
     m->nkids = 0;
     m->ncands = 0;
+    grove_policy_request_reset(&m->preq);
 }
 
 static inline int64_t taken_of(const grove_matcher_t *m, grove_vid_t v)
@@ -421,6 +439,8 @@ static void rollback(grove_matcher_t *m, struct checkpoint cp)
         m->taken[u->v] = u->taken;
         m->mflags[u->v] = u->flags;
     }
+    for (size_t i = cp.nsel; i < m->nsel; i++)
+        grove_policy_request_found(&m->preq, m->g->v[m->sel[i].v].type, -m->sel[i].amount);
     m->nsel = cp.nsel;
 }
 
@@ -429,6 +449,7 @@ static int add_pick(grove_matcher_t *m, grove_vid_t v, int64_t amount, bool excl
     if (grovep_grow((void **)&m->sel, &m->selcap, m->nsel + 1, sizeof(*m->sel)) < 0)
         return -1;
     m->sel[m->nsel++] = (grove_pick_t){v, amount, excl, leaf, false};
+    grove_policy_request_found(&m->preq, m->g->v[v].type, amount);
     return 0;
 }
 
@@ -436,8 +457,10 @@ static int add_pick(grove_matcher_t *m, grove_vid_t v, int64_t amount, bool excl
 
 static bool up(const grove_matcher_t *m, grove_vid_t v)
 {
-    return m->sat
-           || (m->g->v[v].status == GROVE_STATUS_UP && !(m->g->v[v].flags & GROVEP_V_STAGED));
+    /* a staged lock is like a record: a satisfiability check ignores it */
+    return (m->sat && !m->sat_up)
+           || (m->g->v[v].status == GROVE_STATUS_UP
+               && (m->sat || !(m->g->v[v].flags & GROVEP_V_STAGED)));
 }
 
 /* An exclusive ALLOC record of any job overlapping the window? */
@@ -557,6 +580,7 @@ static int iter_begin(grove_matcher_t *m, struct iter *it, grove_vid_t root, boo
     it->root = root;
     it->root_pending = include_root;
     it->started = false;
+    it->need = 0;
     return 0;
 }
 
@@ -584,7 +608,7 @@ static grove_vid_t iter_next(grove_matcher_t *m, struct iter *it, const struct r
                              int *failed)
 {
     const grove_graph_t *g = m->g;
-    grove_policy_ctx_t ctx = {r->type, 0, m->start, m->end};
+    grove_policy_ctx_t ctx = {r->type, it->need, m->start, m->end, &m->preq, r->js};
     if (!it->started) {
         it->started = true;
         if (it->root_pending) {
@@ -612,7 +636,7 @@ static grove_vid_t iter_next(grove_matcher_t *m, struct iter *it, const struct r
             return k;
         if (sibling_type(r, g->v[k].type) || !enterable(m, k) || !agg_fits(m, k, r->need1))
             continue;
-        if (m->pol.prune) {
+        if (m->pol.prune && grove_policy_applies(g, m->pol.prune_types, g->v[k].type)) {
             int p = m->pol.prune(m->pol.arg, g, k, &ctx);
             if (p < 0) {
                 m->hook_failed = 1;
@@ -648,10 +672,12 @@ static int touch_up(grove_matcher_t *m, grove_vid_t v)
     return 0;
 }
 
-/* Try to take candidate c for request r (children included).  Returns the
- * units it counts for (> 0), 0 when it does not fit, -1 on error. */
+/* Try to take candidate c for request r (children included): at most
+ * remaining units of a leaf pool; need is what the level still needs (what
+ * prune is told).  Returns the units it counts for (> 0), 0 when it does
+ * not fit, -1 on error. */
 static int64_t take(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool pexcl,
-                    uint64_t remaining)
+                    uint64_t remaining, uint64_t need)
 {
     const grove_graph_t *g = m->g;
     /* written `exclusive: false` (inside a slot too): only the units asked
@@ -665,9 +691,9 @@ static int64_t take(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool
      * request is decided by the candidate's own records */
     if (!up(m, c) || !constraint_ok(m, c) || (r->child && !agg_fits(m, c, r->need1)))
         return 0;
-    if (m->pol.prune) {
+    if (m->pol.prune && grove_policy_applies(g, m->pol.prune_types, g->v[c].type)) {
         /* the policy may rule out a candidate as it rules out a subtree */
-        grove_policy_ctx_t ctx = {r->type, remaining, m->start, m->end};
+        grove_policy_ctx_t ctx = {r->type, need, m->start, m->end, &m->preq, r->js};
         int p = m->pol.prune(m->pol.arg, g, c, &ctx);
         if (p < 0) {
             m->hook_failed = 1;
@@ -757,8 +783,9 @@ static int slot_home(grove_matcher_t *m, const struct req *r, grove_vid_t w, boo
     /* a slot is where one task runs: it stays within one node unless it
      * asks for nodes itself */
     bool above_nodes = !r->free_span && !at_or_below_node(m, w);
-    if (!is_root && m->pol.prune) {
-        grove_policy_ctx_t ctx = {GROVE_SYM_NONE, 0, m->start, m->end};
+    if (!is_root && m->pol.prune
+        && grove_policy_applies(m->g, m->pol.prune_types, m->g->v[w].type)) {
+        grove_policy_ctx_t ctx = {GROVE_SYM_NONE, 0, m->start, m->end, &m->preq, r->js};
         int p = m->pol.prune(m->pol.arg, m->g, w, &ctx);
         if (p < 0) {
             m->hook_failed = 1;
@@ -1007,9 +1034,10 @@ static int take_first(grove_matcher_t *m, const struct req *r, grove_vid_t u, bo
     bool leaf = r->child == NULL;
     grove_vid_t c;
     *got = 0;
-    while (*got < want && (c = iter_next(m, &it, r, &failed)) != GROVE_VID_NONE) {
+    while (*got < want && ((it.need = want - *got), (c = iter_next(m, &it, r, &failed)))
+                              != GROVE_VID_NONE) {
         size_t fsave = m->nframes, ksave = m->nkids;
-        int64_t n = take(m, r, c, pexcl, leaf ? want - *got : 1);
+        int64_t n = take(m, r, c, pexcl, leaf ? want - *got : 1, want - *got);
         /* take() walks below c with iterators of its own, ended by now */
         m->nframes = fsave;
         m->nkids = ksave;
@@ -1032,15 +1060,16 @@ static int take_best(grove_matcher_t *m, const struct req *r, grove_vid_t u, boo
     bool fixed = cnt->kind == GROVE_COUNT_FIXED;
     bool leaf = r->child == NULL;
     size_t cbase = m->ncands;
-    grove_policy_ctx_t ctx = {r->type, want, m->start, m->end};
+    grove_policy_ctx_t ctx = {r->type, want, m->start, m->end, &m->preq, r->js};
     struct iter it;
     iter_begin(m, &it, u, top);
+    it.need = want;
     int failed = 0;
     grove_vid_t c;
     while ((c = iter_next(m, &it, r, &failed)) != GROVE_VID_NONE) {
         struct checkpoint cp = checkpoint(m);
         size_t fsave = m->nframes, ksave = m->nkids;
-        int64_t n = take(m, r, c, pexcl, leaf ? UINT64_MAX : 1);
+        int64_t n = take(m, r, c, pexcl, leaf ? UINT64_MAX : 1, want);
         m->nframes = fsave;
         m->nkids = ksave;
         if (n < 0) {
@@ -1124,7 +1153,8 @@ static int take_best(grove_matcher_t *m, const struct req *r, grove_vid_t u, boo
     }
     uint64_t got = 0;
     for (size_t i = 0; i < k && got < want; i++) {
-        int64_t t = take(m, r, m->cands[cbase + pick[i]].v, pexcl, leaf ? want - got : 1);
+        int64_t t = take(m, r, m->cands[cbase + pick[i]].v, pexcl, leaf ? want - got : 1,
+                         want - got);
         if (t < 0)
             goto out;
         got += (uint64_t)t;
@@ -1311,7 +1341,8 @@ static int match_list(grove_matcher_t *m, const struct req *r, grove_vid_t u, bo
     if (!r->child && channeled_type(m, r->type))
         return channel_match(m, r, u);
 
-    if (m->pol.select == GROVE_SELECT_BEST && (m->pol.score || m->pol.choose)) {
+    if (m->pol.select == GROVE_SELECT_BEST && (m->pol.score || m->pol.choose)
+        && grove_policy_applies(m->g, m->pol.score_types, r->type)) {
         int rc = take_best(m, r, u, pexcl, top, want);
         if (rc <= 0)
             rollback(m, start);
@@ -1389,11 +1420,15 @@ static struct req *compile(grove_matcher_t *m, const grove_jobspec_t *js, struct
         for (size_t l = 0; l < g->nlow; l++) {
             int64_t own = !r->slot && r->type == g->agg_low[l] ? 1 : 0;
             int64_t below = 0;
+            /* saturate: a need past the int64 range is one no graph meets */
             for (const struct req *c = r->child; c; c = c->next)
-                below += c->tot[l];
-            r->need1[l] = own + below;
+                if (__builtin_add_overflow(below, c->tot[l], &below))
+                    below = INT64_MAX;
+            r->need1[l] = below == INT64_MAX ? INT64_MAX : own + below;
             uint64_t mult = r->count->min ? r->count->min : 1;
-            r->tot[l] = (int64_t)(mult > (uint64_t)INT32_MAX ? INT32_MAX : mult) * r->need1[l];
+            if (__builtin_mul_overflow((int64_t)(mult > (uint64_t)INT32_MAX ? INT32_MAX : mult),
+                                       r->need1[l], &r->tot[l]))
+                r->tot[l] = INT64_MAX;
         }
     }
     const grove_jobspec_resource_t *f = grove_jobspec_resource_first(js);
@@ -1420,6 +1455,16 @@ static int attempt(grove_matcher_t *m, const struct req *top, grove_vid_t root, 
     m->end = window_end(t, d);
     if (!up(m, root))
         return 0; /* nothing below a root that is not up is available */
+    /* what the root's aggregates already rule out (one more single-core
+     * slot than the machine has cores) is answered here, not after a
+     * search of every way to place the part that fits */
+    int64_t need[GROVEP_MAX_LOW] = {0};
+    for (const struct req *r = top; r; r = r->next)
+        for (size_t l = 0; l < m->g->nlow; l++)
+            if (__builtin_add_overflow(need[l], r->tot[l], &need[l]))
+                need[l] = INT64_MAX;
+    if (!agg_fits(m, root, need))
+        return 0;
     for (const struct req *r = top; r; r = r->next) {
         int rc = match_list(m, r, root, false, true);
         if (rc <= 0)
@@ -1434,6 +1479,46 @@ static int cmp_pick(const void *a, const void *b)
     return (x->v > y->v) - (x->v < y->v);
 }
 
+/* Below this many picks a comparison sort is as fast as two passes over
+ * 64 Ki buckets. */
+#define RADIX_MIN 4096
+
+/* Sort n picks by vertex id in two stable passes of 16 bits (a whole
+ * machine's million picks: linear, where a comparison sort was a fifth of
+ * the match).  0 or -1 (ENOMEM). */
+static int radix_picks(grove_pick_t *p, size_t n)
+{
+    grove_pick_t *tmp = malloc(n * sizeof(*tmp));
+    size_t *count = malloc(65536 * sizeof(*count));
+    if (!tmp || !count) {
+        free(tmp);
+        free(count);
+        errno = ENOMEM;
+        return -1;
+    }
+    grove_pick_t *from = p, *to = tmp;
+    for (int shift = 0; shift < 32; shift += 16) {
+        memset(count, 0, 65536 * sizeof(*count));
+        for (size_t i = 0; i < n; i++)
+            count[(from[i].v >> shift) & 0xffff]++;
+        size_t sum = 0;
+        for (size_t b = 0; b < 65536; b++) {
+            size_t c = count[b];
+            count[b] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            to[count[(from[i].v >> shift) & 0xffff]++] = from[i];
+        grove_pick_t *t = from;
+        from = to;
+        to = t;
+    }
+    /* two passes: the sorted picks are back in p */
+    free(tmp);
+    free(count);
+    return 0;
+}
+
 /* Sort picks by vertex id.  They come mostly in graph order (the walk
  * follows it), with the ancestors appended at the end: sort only what
  * breaks the order and merge it back.  0 or -1 (ENOMEM). */
@@ -1445,6 +1530,8 @@ static int sort_picks(grove_pick_t *p, size_t n)
     if (k >= n)
         return 0;
     if (n - k > k / 8) { /* far from sorted: sort everything */
+        if (n >= RADIX_MIN)
+            return radix_picks(p, n);
         qsort(p, n, sizeof(*p), cmp_pick);
         return 0;
     }
@@ -1694,7 +1781,7 @@ static int match_prepare(grove_matcher_t *m, const grove_jobspec_t *js, struct m
         m->node_sym = GROVE_SYM_NONE; /* the name is known, but no vertex has the type */
     x->d = duration_of(m, js);
     x->now = g->now;
-    return 0;
+    return grove_policy_request_init(&m->preq, g, js, x->id, x->d);
 }
 
 /* The instants after now at which something ends, ascending and distinct:
@@ -1734,7 +1821,8 @@ static int match_later(grove_matcher_t *m, struct matching *x)
     int64_t need[GROVEP_MAX_LOW] = {0};
     for (const struct req *r = x->top; r; r = r->next)
         for (size_t l = 0; l < g->nlow; l++)
-            need[l] += r->tot[l];
+            if (__builtin_add_overflow(need[l], r->tot[l], &need[l]))
+                need[l] = INT64_MAX; /* saturate, as the needs themselves */
     int found = 0;
     for (size_t i = 0; i < nt && found == 0; i++) {
         m->start = times[i];
@@ -1850,7 +1938,8 @@ static const grove_job_t *match_commit(grove_matcher_t *m, const struct matching
         errno = ENOMEM;
         goto fail;
     }
-    memcpy(dst->picks, m->sel, m->nsel * sizeof(*dst->picks));
+    if (m->nsel) /* an empty match has no selection array at all */
+        memcpy(dst->picks, m->sel, m->nsel * sizeof(*dst->picks));
     dst->npicks = m->nsel;
     dst->id = x->id;
     dst->start = x->at;
@@ -1897,6 +1986,7 @@ static int match_done(grove_matcher_t *m, struct matching *x, const grove_jobspe
     int saved = errno;
     free(x->imp);
     free(x->reqs);
+    grove_policy_request_fini(&m->preq);
     m->sat = false;
     m->constraint = NULL;
     if (job) {
@@ -1937,6 +2027,32 @@ int grove_match(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_
     else if (match_complete(m, &x) == 0)
         job = match_commit(m, &x, err);
     return match_done(m, &x, js, job, out, t0);
+}
+
+/* Satisfiability on the vertices that are up: a SATISFIABILITY match with
+ * m->sat_up set, under policy p (NULL: the matcher's), that leaves the
+ * statistics and the last MATCHED result as they were. */
+int grove_match_fits_idle(grove_matcher_t *m, const grove_jobspec_t *js,
+                          const grove_policy_t *p, grove_error_t *err)
+{
+    grove_match_stats_t stats = m->stats;
+    grove_job_t result = m->result;
+    grove_policy_t pol = m->pol;
+    memset(&m->result, 0, sizeof(m->result));
+    if (p)
+        m->pol = *p;
+    m->sat_up = true;
+    int rc = grove_match(m, js, GROVE_MATCH_SATISFIABILITY, 0, NULL, err);
+    int e = errno;
+    m->sat_up = false;
+    m->pol = pol;
+    free(m->result.picks);
+    m->result = result;
+    m->stats = stats;
+    if (rc == 0)
+        return 1;
+    errno = e;
+    return e == ENODEV ? 0 : -1;
 }
 
 /* ---- cancel and release ------------------------------------------------------------ */

@@ -79,6 +79,26 @@ const grove_policy_t *grove_matcher_policy(const grove_matcher_t *m);
 int grove_match(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_t mode,
                 grove_jobid_t id, const grove_job_t **out, grove_error_t *err);
 
+/* Could js fit now if no job held anything, on the vertices that are up
+ * (GROVE_MATCH_SATISFIABILITY also counts those that are not)?  Records
+ * are ignored rather than removed: the cost is one match, not a copy of
+ * the graph.  Under policy p (NULL: the matcher's own; a policy whose
+ * hooks cannot run here is replaced by a built-in one).  Nothing is
+ * recorded; the statistics and grove_matcher_result are left as they
+ * were.  1 yes, 0 no, -1 with errno (EINVAL a bad request, ENOMEM,
+ * ECANCELED a hook failed; err gets a message). */
+int grove_match_fits_idle(grove_matcher_t *m, const grove_jobspec_t *js,
+                          const grove_policy_t *p, grove_error_t *err);
+
+/* Build now what the next match would build first when the graph changed
+ * (its pruning aggregates), so that the first match costs what the others
+ * do.  0, or -1 with ENOMEM. */
+int grove_matcher_prepare(grove_matcher_t *m);
+
+/* The last MATCHED result (a match in a mode that records nothing), or
+ * NULL before any (borrowed: valid until the next match). */
+const grove_job_t *grove_matcher_result(const grove_matcher_t *m);
+
 /* The job with this id, or NULL (ENOENT). */
 const grove_job_t *grove_matcher_job(const grove_matcher_t *m, grove_jobid_t id);
 

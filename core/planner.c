@@ -1154,6 +1154,19 @@ int grovep_span_remove(grovep_spantab_t *st, grovep_timeline_t *tl, size_t ntl, 
     for (size_t i = 0; i < ntl; i++)
         grovep_tl_add(&tl[i], s, s + d, -held[i]);
     grovep_st_remove_at(st, (size_t)k);
+    if (st->n == 0) {
+        /* the last span is gone: give the memory back (a planner that held
+         * 100,000 jobs keeps no node pools for them once they all ended);
+         * ids are never reused, so next_id stays */
+        for (size_t i = 0; i < ntl; i++)
+            if (tl[i].count == 0)
+                grovep_tl_fini(&tl[i]);
+        free(st->rec);
+        free(st->hash);
+        st->rec = NULL;
+        st->hash = NULL;
+        st->cap = st->hcap = 0;
+    }
     return 0;
 }
 

@@ -5,8 +5,10 @@
  *
  *   first       the first resources found in graph order; stops early.
  *   low, high   lowest / highest vertex id first at every level.
- *   lonode,     lowest / highest id first among nodes; other levels in
- *   hinode      graph order.
+ *   lonode,     lowest / highest node id first, and lowest / highest id
+ *   hinode      at every other level inside a node (the reference
+ *               engine's meaning; in a walk that visits nodes in id
+ *               order this is the order of low / high).
  *   lonodex,    as lonode / hinode / first, and every selected node is
  *   hinodex,    taken whole (exclusive, with all it contains).
  *   firstnodex
@@ -14,11 +16,20 @@
  *               gaps), so jobs land on neighbouring nodes.
  *   variation   candidates whose `perf_class` properties vary least, so a
  *               job's nodes perform alike (lower class first on ties).
+ *   spread      nodes with the most free cores during the window first,
+ *               so jobs spread over the machine (scores nodes only).
+ *   gpu         jobs that ask for GPUs get the nodes with the most free
+ *               GPUs; other jobs the nodes with the fewest, keeping GPU
+ *               nodes for GPU jobs (scores nodes only).
  *
  * This file holds the built-in hooks and their table only: no state (the
  * hooks may run in several matchers at once, one per thread), nothing
  * about how the matcher calls them (match.c) or about Lua policies
  * (bindings/l_policy.c).
+ *
+ * It also holds the request summary the matcher hands to every hook (the
+ * types a request names, how many of each it asks in all, how many the
+ * attempt has found).
  *
  * This file must not hold the matcher's walk (match.c) or anything of Lua: a
  * policy answers the matcher's questions and nothing more.
@@ -51,24 +62,11 @@ static int cmp_id(const void *a, const void *b, void *arg)
     return id_before(o->g, x, y, o->desc) ? -1 : id_before(o->g, y, x, o->desc);
 }
 
-/* Only when the children are nodes. */
-static bool children_are_nodes(const grove_graph_t *g, const grove_vid_t *k, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!strcmp(grove_vertex_type(g, k[i]), "node"))
-            return true;
-    return false;
-}
-
-/* Sort kids by id (then vertex id), ascending or descending; with
- * nodes_only, only a list that holds nodes.  Sibling lists usually come
+/* Sort kids by id (then vertex id), ascending or descending.  Sibling lists usually come
  * sorted one way already: that is found in one pass (and a reversed list
  * reversed), the rest sorted in full.  Always 0. */
-static int order_by_id(const grove_graph_t *g, grove_vid_t *kids, size_t n, bool desc,
-                       bool nodes_only)
+static int order_by_id(const grove_graph_t *g, grove_vid_t *kids, size_t n, bool desc)
 {
-    if (nodes_only && !children_are_nodes(g, kids, n))
-        return 0;
     bool in_order = true, reversed = true;
     for (size_t i = 1; i < n && (in_order || reversed); i++) {
         if (!id_before(g, kids[i - 1], kids[i], desc))
@@ -97,25 +95,13 @@ static int order_by_id(const grove_graph_t *g, grove_vid_t *kids, size_t n, bool
 static int order_low(void *arg, const grove_graph_t *g, grove_vid_t p, grove_vid_t *k,
                      size_t n)
 {
-    return (void)arg, (void)p, order_by_id(g, k, n, false, false);
+    return (void)arg, (void)p, order_by_id(g, k, n, false);
 }
 
 static int order_high(void *arg, const grove_graph_t *g, grove_vid_t p, grove_vid_t *k,
                       size_t n)
 {
-    return (void)arg, (void)p, order_by_id(g, k, n, true, false);
-}
-
-static int order_lonode(void *arg, const grove_graph_t *g, grove_vid_t p, grove_vid_t *k,
-                        size_t n)
-{
-    return (void)arg, (void)p, order_by_id(g, k, n, false, true);
-}
-
-static int order_hinode(void *arg, const grove_graph_t *g, grove_vid_t p, grove_vid_t *k,
-                        size_t n)
-{
-    return (void)arg, (void)p, order_by_id(g, k, n, true, true);
+    return (void)arg, (void)p, order_by_id(g, k, n, true);
 }
 
 static double perf_class(const grove_graph_t *g, grove_vid_t v)
@@ -187,17 +173,58 @@ static int choose_variation(void *arg, const grove_graph_t *g, const grove_vid_t
     return (void)arg, (void)scores, choose_window(g, vs, n, k, pick, true);
 }
 
+/* Free units of type below v during the window, from v's aggregate (0
+ * when it keeps none). */
+static double free_in_window(const grove_graph_t *g, grove_vid_t v, const char *type,
+                             const grove_policy_ctx_t *ctx)
+{
+    int64_t n = grove_vertex_aggregate_avail(g, v, type, ctx->start, ctx->end);
+    return n < 0 ? 0 : (double)n;
+}
+
+static int score_spread(void *arg, const grove_graph_t *g, grove_vid_t v,
+                        const grove_policy_ctx_t *ctx, double *score)
+{
+    (void)arg;
+    *score = free_in_window(g, v, "core", ctx);
+    return 0;
+}
+
+/* Does the request ask for some units of type? */
+static bool asks_for(const grove_policy_ctx_t *ctx, const char *type)
+{
+    const grove_policy_request_t *r = ctx->req;
+    for (size_t k = 0; r && k < r->ntypes; k++)
+        if (!strcmp(r->names[k], type) && r->total[k] > 0)
+            return true;
+    return false;
+}
+
+static int score_gpu(void *arg, const grove_graph_t *g, grove_vid_t v,
+                     const grove_policy_ctx_t *ctx, double *score)
+{
+    (void)arg;
+    double n = free_in_window(g, v, "gpu", ctx);
+    *score = asks_for(ctx, "gpu") ? n : -n;
+    return 0;
+}
+
+static const char *const nodes_only[] = {"node", NULL};
+
 static const grove_policy_t builtins[] = {
     {.name = "first"},
     {.name = "low", .order = order_low},
     {.name = "high", .order = order_high},
-    {.name = "lonode", .order = order_lonode},
-    {.name = "hinode", .order = order_hinode},
-    {.name = "lonodex", .order = order_lonode, .node_exclusive = true},
-    {.name = "hinodex", .order = order_hinode, .node_exclusive = true},
+    {.name = "lonode", .order = order_low},
+    {.name = "hinode", .order = order_high},
+    {.name = "lonodex", .order = order_low, .node_exclusive = true},
+    {.name = "hinodex", .order = order_high, .node_exclusive = true},
     {.name = "firstnodex", .node_exclusive = true},
     {.name = "locality", .choose = choose_locality, .select = GROVE_SELECT_BEST},
     {.name = "variation", .choose = choose_variation, .select = GROVE_SELECT_BEST},
+    {.name = "spread", .score = score_spread, .select = GROVE_SELECT_BEST,
+     .score_types = nodes_only},
+    {.name = "gpu", .score = score_gpu, .select = GROVE_SELECT_BEST, .score_types = nodes_only},
 };
 
 const grove_policy_t *grove_policy_builtin(const char *name)
@@ -212,4 +239,97 @@ const grove_policy_t *grove_policy_builtin(const char *name)
 const char *grove_policy_builtin_name(size_t i)
 {
     return i < sizeof(builtins) / sizeof(builtins[0]) ? builtins[i].name : NULL;
+}
+
+/* ---- the request as hooks see it ------------------------------------------ */
+
+static uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+    uint64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+/* The minimum count of r times those of its ancestors. */
+static uint64_t path_count(const grove_jobspec_resource_t *r)
+{
+    uint64_t n = 1;
+    for (; r; r = grove_jobspec_resource_parent(r)) {
+        const grove_count_t *c = grove_jobspec_resource_count(r);
+        n = mul_sat(n, c->min);
+    }
+    return n;
+}
+
+int grove_policy_request_init(grove_policy_request_t *r, const grove_graph_t *g,
+                              const grove_jobspec_t *js, grove_jobid_t id, int64_t duration)
+{
+    memset(r, 0, sizeof(*r));
+    r->jobspec = js;
+    r->job = id;
+    r->duration = duration;
+    size_t n = grove_jobspec_resource_total(js);
+    r->names = malloc((n ? n : 1) * sizeof(*r->names));
+    r->types = malloc((n ? n : 1) * sizeof(*r->types));
+    r->total = calloc(n ? n : 1, sizeof(*r->total));
+    r->found = calloc(n ? n : 1, sizeof(*r->found));
+    if (!r->names || !r->types || !r->total || !r->found) {
+        grove_policy_request_fini(r);
+        errno = ENOMEM;
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const grove_jobspec_resource_t *x = grove_jobspec_resource_at(js, i);
+        if (grove_jobspec_resource_is_slot(x))
+            continue;
+        const char *type = grove_jobspec_resource_type(x);
+        size_t k = 0;
+        while (k < r->ntypes && strcmp(r->names[k], type))
+            k++;
+        if (k == r->ntypes) {
+            r->names[k] = type;
+            r->types[k] = grove_graph_sym_lookup(g, type);
+            r->ntypes++;
+        }
+        uint64_t t = r->total[k] + path_count(x);
+        r->total[k] = t < r->total[k] ? UINT64_MAX : t;
+    }
+    return 0;
+}
+
+void grove_policy_request_fini(grove_policy_request_t *r)
+{
+    free(r->names);
+    free(r->types);
+    free(r->total);
+    free(r->found);
+    memset(r, 0, sizeof(*r));
+}
+
+void grove_policy_request_found(grove_policy_request_t *r, grove_sym_t type, int64_t delta)
+{
+    for (size_t k = 0; k < r->ntypes; k++) {
+        if (r->types[k] != type || type == GROVE_SYM_NONE)
+            continue;
+        r->found[k] += (uint64_t)delta; /* modular: a give-back follows its take */
+        r->serial++;
+        return;
+    }
+}
+
+void grove_policy_request_reset(grove_policy_request_t *r)
+{
+    if (r->ntypes)
+        memset(r->found, 0, r->ntypes * sizeof(*r->found));
+    r->serial++;
+}
+
+bool grove_policy_applies(const grove_graph_t *g, const char *const *types, grove_sym_t t)
+{
+    if (!types)
+        return true;
+    const char *name = grove_graph_str(g, t);
+    for (size_t i = 0; types[i]; i++)
+        if (name && !strcmp(types[i], name))
+            return true;
+    return false;
 }

@@ -25,18 +25,39 @@
 #include <stddef.h>
 
 #include "graph.h"
+#include "job.h"
+#include "jobspec.h"
 
 typedef enum grove_select {
     GROVE_SELECT_FIRST = 0, /* the first k that fit, in visiting order */
     GROVE_SELECT_BEST = 1   /* every fitting candidate scored; best k */
 } grove_select_t;
 
+/* The whole request as the hooks see it, the same for every hook call of
+ * one match (the matcher builds it once per match, grove_policy_request_*
+ * below).  Types are those the request names, slots left out. */
+typedef struct grove_policy_request {
+    const grove_jobspec_t *jobspec; /* borrowed: slot shape, attributes */
+    grove_jobid_t job;              /* the id the job gets */
+    int64_t duration;               /* seconds; GROVE_TIME_MAX: no end */
+    size_t ntypes;
+    const char **names;             /* [ntypes] the types, first use first */
+    grove_sym_t *types;             /* [ntypes] GROVE_SYM_NONE: not in the graph */
+    uint64_t *total;                /* [ntypes] units asked in all (minimum counts,
+                                     * multiplied down the tree; saturating) */
+    uint64_t *found;                /* [ntypes] units the attempt holds so far */
+    uint64_t serial;                /* changes whenever found changes */
+} grove_policy_request_t;
+
 /* What the hooks are told about the request being matched. */
 typedef struct grove_policy_ctx {
-    grove_sym_t type; /* the requested type at this level */
-    uint64_t count;   /* how many are needed at this level */
+    grove_sym_t type; /* the requested type at this level (NONE in a slot) */
+    uint64_t count;   /* how many of it are still needed at this level */
     int64_t start;    /* the window being tried */
     int64_t end;
+    const grove_policy_request_t *req;    /* the whole request, or NULL */
+    const grove_jobspec_resource_t *level; /* the request vertex being matched,
+                                            * or NULL */
 } grove_policy_ctx_t;
 
 typedef struct grove_policy {
@@ -58,14 +79,41 @@ typedef struct grove_policy {
     grove_select_t select;
     bool node_exclusive; /* every selected node is taken whole */
     void *arg;           /* passed to every hook */
+    /* The types whose vertices prune and score are asked about: NULL-ended
+     * lists of type names, NULL for every type.  The matcher walks through
+     * other vertices without asking prune, and matches a request level of
+     * another type as under GROVE_SELECT_FIRST (no score, no choose), so a
+     * node-level score runs once per node and never on cores. */
+    const char *const *prune_types;
+    const char *const *score_types;
 } grove_policy_t;
 
 /* The built-in policy called name ("first", "low", "high", "lonode",
- * "hinode", "lonodex", "hinodex", "firstnodex", "locality", "variation"),
+ * "hinode", "lonodex", "hinodex", "firstnodex", "locality", "variation",
+ * "spread", "gpu"),
  * or NULL (ENOENT).  The result is static: do not modify it. */
 const grove_policy_t *grove_policy_builtin(const char *name);
 
 /* The i-th built-in policy name, or NULL past the end. */
 const char *grove_policy_builtin_name(size_t i);
+
+/* Fill r for a match of js as job id lasting duration seconds on g: the
+ * types the request names and their totals, nothing found yet.  0, or -1
+ * with ENOMEM (r is then empty).  Free with grove_policy_request_fini. */
+int grove_policy_request_init(grove_policy_request_t *r, const grove_graph_t *g,
+                              const grove_jobspec_t *js, grove_jobid_t id, int64_t duration);
+
+/* Free what r holds (r may be empty: zeroed). */
+void grove_policy_request_fini(grove_policy_request_t *r);
+
+/* The attempt took (delta > 0) or gave back (delta < 0) units of type. */
+void grove_policy_request_found(grove_policy_request_t *r, grove_sym_t type, int64_t delta);
+
+/* Forget everything found (a new attempt). */
+void grove_policy_request_reset(grove_policy_request_t *r);
+
+/* True when a hook limited to types (NULL-ended names, NULL: all) applies
+ * to a vertex of type t of g. */
+bool grove_policy_applies(const grove_graph_t *g, const char *const *types, grove_sym_t t);
 
 #endif

@@ -204,10 +204,21 @@ static bool overlaps(const grovep_rec_t *r, int64_t start, int64_t end)
 static uint64_t rec_key(grove_vid_t v, grove_jobid_t job, int64_t start, int64_t end,
                         int kind)
 {
-    uint64_t k = (uint64_t)v * 0x9e3779b97f4a7c15ULL + (uint64_t)kind;
-    k ^= job + 0x632be59bd9b4e019ULL + (k << 6) + (k >> 2);
-    k ^= (uint64_t)start * 0xbf58476d1ce4e5b9ULL + (k << 6) + (k >> 2);
-    k ^= (uint64_t)end * 0x94d049bb133111ebULL + (k << 6) + (k >> 2);
+    /* each part through a full 64-bit mix (the finalizer of splitmix64)
+     * before the next: a weaker combination collided every few thousand
+     * jobs, and a record whose key another held stayed unindexed, so its
+     * annotation outlived its job once the other was dropped */
+    uint64_t k = ((uint64_t)v << 8 | (uint64_t)(kind & 0xff)) + 0x9e3779b97f4a7c15ULL;
+    const uint64_t parts[3] = {(uint64_t)job, (uint64_t)start, (uint64_t)end};
+    for (int i = 0; i < 4; i++) {
+        k ^= k >> 30;
+        k *= 0xbf58476d1ce4e5b9ULL;
+        k ^= k >> 27;
+        k *= 0x94d049bb133111ebULL;
+        k ^= k >> 31;
+        if (i < 3)
+            k += parts[i] * 0x9e3779b97f4a7c15ULL + (uint64_t)i;
+    }
     return k;
 }
 

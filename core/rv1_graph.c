@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "limit.h"
 #include "error_private.h"
 #include "util.h"
 #include "jgf.h"
@@ -522,8 +523,32 @@ static grove_vid_t add_vertex(grove_graph_t *g, grove_vid_t parent, const grove_
     return v;
 }
 
+/* Refuse an R whose R_lite would expand to more vertices than the
+ * members limit, before any is built: a 151-byte R can name four billion
+ * cores. */
+static int rlite_within_limit(const grove_rv1_t *R, grove_error_t *err)
+{
+    grove_limits_t lim;
+    grove_limits_get(&lim);
+    uint64_t n = R->n;
+    for (size_t i = 0; i < R->n && n <= lim.members; i++)
+        for (uint32_t t = 0; t < R->ntypes; t++) {
+            const struct rv1_kid *kd = grovep_rv1_kid_find(&R->r[i], t);
+            if (kd)
+                n += grove_idset_count(kd->ids);
+        }
+    if (n > lim.members)
+        return grovep_errorf(err, EOVERFLOW,
+                             "R: its R_lite names more than %llu resources (the limit: "
+                             "GROVE_MAX_MEMBERS)",
+                             (unsigned long long)lim.members);
+    return 0;
+}
+
 static grove_graph_t *graph_of_rlite(const grove_rv1_t *R, grove_error_t *err)
 {
+    if (rlite_within_limit(R, err) < 0)
+        return NULL;
     grove_graph_t *g = grove_graph_create();
     uint32_t *order = grovep_rv1_canonical_types(R);
     char *base = NULL;

@@ -39,7 +39,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <time.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "error_private.h"
@@ -153,6 +155,7 @@ struct grove_store {
     sqlite3 *db;
     char *path;
     bool readonly;
+    int lockfd;       /* the database file, flock()ed for the life of a writer; -1 */
     sqlite3_stmt *st[S_COUNT];
     struct shadow sh;
 };
@@ -166,10 +169,15 @@ static void shadow_free(struct shadow *sh)
     memset(sh, 0, sizeof(*sh));
 }
 
-/* An SQLite failure: EBUSY for a lock, EIO otherwise, with its message. */
+/* An SQLite failure: EBUSY for a lock, EINVAL for a file that is damaged
+ * or not a database (it will not get better by trying again), EIO
+ * otherwise, with its message. */
 static int sqlfail(grove_store_t *s, grove_error_t *err, const char *what)
 {
     int rc = sqlite3_errcode(s->db);
+    if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB)
+        return grovep_errorf(err, EINVAL, "store %s: the file is damaged (%s: %s)", s->path, what,
+                             sqlite3_errmsg(s->db));
     int e = rc == SQLITE_BUSY || rc == SQLITE_LOCKED ? EBUSY
             : rc == SQLITE_NOMEM                     ? ENOMEM
                                                      : EIO;
@@ -371,12 +379,41 @@ void grove_store_close(grove_store_t *s)
 {
     if (!s)
         return;
+    int saved = errno; /* the open's failure paths close: keep their errno */
     for (int i = 0; i < S_COUNT; i++)
         sqlite3_finalize(s->st[i]);
     sqlite3_close(s->db);
+    if (s->lockfd >= 0)
+        close(s->lockfd); /* after SQLite's own descriptors: releases the writer's lock */
     shadow_free(&s->sh);
     free(s->path);
     free(s);
+    errno = saved;
+}
+
+/* One writer per store file: an exclusive flock() on the database file,
+ * held until the store is closed.  flock() locks belong to the open file
+ * and do not mix with the fcntl() byte-range locks SQLite takes, so
+ * SQLite's own locking is unchanged; a second writer, in this process or
+ * another, is refused at open instead of overwriting the first one's
+ * saves.  Read-only stores take no lock. */
+static int writer_lock(grove_store_t *s, bool create, grove_error_t *err)
+{
+    s->lockfd = open(s->path, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0644);
+    if (s->lockfd < 0) {
+        int e = errno;
+        return grovep_errorf(err, e, "store %s: %s", s->path, strerror(e));
+    }
+    if (flock(s->lockfd, LOCK_EX | LOCK_NB) < 0) {
+        int e = errno;
+        if (e == EWOULDBLOCK)
+            return grovep_errorf(err, EBUSY,
+                                 "store %s: another writer has it open (one writer at a time; "
+                                 "open it readonly to read it)",
+                                 s->path);
+        return grovep_errorf(err, EIO, "store %s: cannot lock: %s", s->path, strerror(e));
+    }
+    return 0;
 }
 
 grove_store_t *grove_store_open(const char *path, int flags, grove_error_t *err)
@@ -399,6 +436,11 @@ grove_store_t *grove_store_open(const char *path, int flags, grove_error_t *err)
         return NULL;
     }
     s->readonly = flags & GROVE_STORE_READONLY;
+    s->lockfd = -1;
+    if (!s->readonly && writer_lock(s, flags & GROVE_STORE_CREATE, err) < 0) {
+        grove_store_close(s);
+        return NULL;
+    }
     int oflags = s->readonly ? SQLITE_OPEN_READONLY
                              : SQLITE_OPEN_READWRITE
                                    | ((flags & GROVE_STORE_CREATE) ? SQLITE_OPEN_CREATE : 0);
@@ -1430,6 +1472,23 @@ static int read_rows(grove_store_t *s, grove_image_t *im, grove_error_t *err)
     return rc;
 }
 
+/* PRAGMA integrity_check: every page, index and constraint of the file.
+ * 0, or -1 with EINVAL (err has SQLite's first complaint), EIO. */
+static int integrity(grove_store_t *s, grove_error_t *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (prep(s, "PRAGMA integrity_check(1)", &st, err) < 0)
+        return -1;
+    int rc = sqlite3_step(st), r = 0;
+    if (rc != SQLITE_ROW)
+        r = sqlfail(s, err, "integrity check");
+    else if (strcmp(col_text(st, 0), "ok") != 0)
+        r = grovep_errorf(err, EINVAL, "store %s: the file is damaged (integrity check: %s)",
+                          s->path, col_text(st, 0));
+    sqlite3_finalize(st);
+    return r;
+}
+
 grove_image_t *grove_store_read(grove_store_t *s, grove_error_t *err)
 {
     grove_error_clear(err);
@@ -1439,6 +1498,12 @@ grove_image_t *grove_store_read(grove_store_t *s, grove_error_t *err)
     }
     if (exec(s, "BEGIN", err) < 0)
         return NULL;
+    if (integrity(s, err) < 0) {
+        int saved = errno;
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        errno = saved;
+        return NULL;
+    }
     int64_t gen = 0, slots = 0;
     bool found;
     grove_image_t *im = NULL;
@@ -1550,29 +1615,15 @@ fail:;
 int grove_store_check(grove_store_t *s, grove_error_t *err)
 {
     grove_error_clear(err);
-    sqlite3_stmt *st = NULL;
-    if (prep(s, "PRAGMA integrity_check", &st, err) < 0)
-        return -1;
-    int rc = sqlite3_step(st);
-    if (rc != SQLITE_ROW) {
-        sqlfail(s, err, "integrity check");
-        sqlite3_finalize(st);
-        return -1;
-    }
-    const char *res = col_text(st, 0);
-    if (strcmp(res, "ok") != 0) {
-        grovep_errorf(err, EINVAL, "store %s: integrity check: %s", s->path, res);
-        sqlite3_finalize(st);
-        return -1;
-    }
-    sqlite3_finalize(st);
+    if (!s)
+        return grovep_errorf(err, EINVAL, "store: no store");
     int64_t gen = 0;
     bool found;
     if (get_meta_int(s, "generation", &gen, &found, err) < 0)
         return -1;
     if (gen == 0)
-        return 0; /* nothing saved: nothing else to check */
-    grove_image_t *im = grove_store_read(s, err);
+        return integrity(s, err); /* nothing saved: nothing else to check */
+    grove_image_t *im = grove_store_read(s, err); /* runs integrity() too */
     if (!im)
         return -1;
     int r = grove_image_restore_jobs(im, NULL, err);

@@ -23,8 +23,16 @@
  * with synchronous=FULL by default (GROVE_STORE_NORMAL_SYNC: NORMAL, which
  * survives a crash of the process but maybe not of the machine).  A
  * process killed at any point leaves the database at the last committed
- * save.  Loading checks every row against its hash after rebuilding, and
- * grove_store_check() runs PRAGMA integrity_check and the same checks.
+ * save.  Loading runs PRAGMA integrity_check first (a truncated file or a
+ * damaged page is refused with EINVAL, "the file is damaged") and checks
+ * every row against its hash after rebuilding; grove_store_check() runs
+ * the same checks.
+ *
+ * One writer: a store opened for writing holds an exclusive flock() on
+ * the database file until it is closed; a second writer (another process,
+ * or another open in this one) is refused at open with EBUSY, so two
+ * writers can never both be told their saves succeeded.  Read-only opens
+ * take no lock and read the last committed save.
  *
  * Loading is in steps, so that callers (the Lua binding) can create the
  * matcher and acquisition state around the graph themselves:
@@ -80,12 +88,16 @@ typedef struct grove_image grove_image_t;
 /* The store format this code writes (meta key "format"). */
 #define GROVE_STORE_FORMAT 1
 
-/* Open (and with GROVE_STORE_CREATE create) the database at path.  A new
+/* Open (and with GROVE_STORE_CREATE create) the database at path; unless
+ * read-only, take the writer's lock for the life of the store.  A new
  * store (caller closes), or NULL with ENOENT (missing, no CREATE), EINVAL
- * (not a Grove store, or a newer format), EBUSY, EIO or ENOMEM. */
+ * (not a Grove store, damaged, or a newer format), EBUSY (another writer
+ * has it open, or SQLite's lock), EIO, ENOMEM, or a system error of the
+ * file (EACCES, ...). */
 grove_store_t *grove_store_open(const char *path, int flags, grove_error_t *err);
 
-/* Close the store.  NULL is a no-op. */
+/* Close the store and release the writer's lock.  NULL is a no-op;
+ * errno is left as it was. */
 void grove_store_close(grove_store_t *s);
 
 /* What a save did. */
@@ -124,8 +136,9 @@ char *grove_store_changes(grove_store_t *s, int64_t since, grove_error_t *err);
 
 /* ---- reading back ------------------------------------------------------- */
 
-/* Read the state of the store into a new image (caller destroys).  NULL
- * with EINVAL (nothing saved, or a row fails its checks: err says which),
+/* Read the state of the store into a new image (caller destroys), after
+ * PRAGMA integrity_check.  NULL with EINVAL (nothing saved, a damaged
+ * file, or a row fails its checks: err says which),
  * EIO or ENOMEM. */
 grove_image_t *grove_store_read(grove_store_t *s, grove_error_t *err);
 

@@ -27,12 +27,15 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "error_private.h"
 #include "util.h"
 #include "hostlist.h"
+#include "limit.h"
 #include "topo.h"
+#include "topo_private.h"
 
 #define NONE UINT32_MAX
 
@@ -280,6 +283,181 @@ grove_topo_t *grove_topo_load_live(grove_error_t *err)
     return load(LIVE, NULL, 0, "live topology", err);
 }
 
+/* ---- XML in a child process ----------------------------------------------- */
+
+/* The flattened topology as bytes: count, host name, then each object
+ * with its two strings; strings are a length (UINT32_MAX: NULL) and the
+ * bytes. */
+static void put_str(grovep_buf_t *b, const char *str)
+{
+    uint32_t n = str ? (uint32_t)strlen(str) : UINT32_MAX;
+    grovep_buf_put(b, (const char *)&n, sizeof(n));
+    if (str)
+        grovep_buf_put(b, str, n);
+}
+
+static void put_topo(grovep_buf_t *b, const grove_topo_t *t)
+{
+    uint64_t n = t->n;
+    grovep_buf_put(b, "T", 1);
+    grovep_buf_put(b, (const char *)&n, sizeof(n));
+    put_str(b, t->hostname);
+    for (size_t i = 0; i < t->n; i++) {
+        tobj_t o = t->o[i];
+        o.devid = o.devname = NULL;
+        grovep_buf_put(b, (const char *)&o, sizeof(o));
+        put_str(b, t->o[i].devid);
+        put_str(b, t->o[i].devname);
+    }
+}
+
+struct cursor {
+    const char *p, *end;
+};
+
+static int take(struct cursor *c, void *out, size_t n)
+{
+    if ((size_t)(c->end - c->p) < n)
+        return -1;
+    memcpy(out, c->p, n);
+    c->p += n;
+    return 0;
+}
+
+static int take_str(struct cursor *c, char **out)
+{
+    uint32_t n;
+    *out = NULL;
+    if (take(c, &n, sizeof(n)) < 0)
+        return -1;
+    if (n == UINT32_MAX)
+        return 0;
+    if ((size_t)(c->end - c->p) < n || !(*out = malloc((size_t)n + 1)))
+        return -1;
+    memcpy(*out, c->p, n);
+    (*out)[n] = '\0';
+    c->p += n;
+    return 0;
+}
+
+static grove_topo_t *get_topo(struct cursor *c, const char *source)
+{
+    uint64_t n;
+    grove_topo_t *t = calloc(1, sizeof(*t));
+    if (!t || !(t->source = strdup(source)) || take(c, &n, sizeof(n)) < 0 || n > SIZE_MAX / sizeof(tobj_t)
+        || take_str(c, &t->hostname) < 0
+        || grovep_grow((void **)&t->o, &t->cap, (size_t)n, sizeof(*t->o)) < 0)
+        goto fail;
+    for (; t->n < n; t->n++) {
+        tobj_t *o = &t->o[t->n];
+        if (take(c, o, sizeof(*o)) < 0) {
+            o->devid = o->devname = NULL;
+            goto fail;
+        }
+        o->devid = o->devname = NULL;
+        if (take_str(c, &o->devid) < 0 || take_str(c, &o->devname) < 0) {
+            t->n++;
+            goto fail;
+        }
+    }
+    return t;
+fail:
+    grove_topo_destroy(t);
+    errno = ENOMEM;
+    return NULL;
+}
+
+/* The child: load the topology, write it (or the error) to fd, exit. */
+static void __attribute__((noreturn)) xml_child(int fd, const char *copy, size_t len,
+                                                const char *source)
+{
+    grove_error_t err;
+    grovep_buf_t b = {0};
+    grove_topo_t *t = load(XMLBUF, copy, len, source, &err);
+    if (t) {
+        put_topo(&b, t);
+    } else {
+        int e = errno;
+        grovep_buf_put(&b, "E", 1);
+        grovep_buf_put(&b, (const char *)&e, sizeof(e));
+        grovep_buf_put(&b, (const char *)&err, sizeof(err));
+    }
+    for (size_t off = 0; !b.failed && off < b.len;) {
+        ssize_t k = write(fd, b.p + off, b.len - off);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            _exit(2);
+        off += (size_t)k;
+    }
+    _exit(b.failed ? 2 : 0);
+}
+
+/* Load the XML in a child process, so that an input that makes the
+ * topology library abort or crash fails this load and nothing else. */
+static grove_topo_t *load_xml_isolated(const char *copy, size_t len, const char *source,
+                                       grove_error_t *err)
+{
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) < 0) {
+        fail(err, source, errno, "cannot read the topology: %s", strerror(errno));
+        return NULL;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close(fds[0]);
+        close(fds[1]);
+        fail(err, source, e, "cannot read the topology: %s", strerror(e));
+        return NULL;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        xml_child(fds[1], copy, len, source);
+    }
+    close(fds[1]);
+    grovep_buf_t b = {0};
+    for (;;) {
+        char *room = grovep_buf_room(&b, 65536);
+        if (!room)
+            break;
+        ssize_t k = read(fds[0], room, 65536);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        b.len += (size_t)k;
+    }
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    grove_topo_t *t = NULL;
+    struct cursor c = {b.p, b.p + b.len};
+    if (WIFSIGNALED(status)) {
+        fail(err, source, EINVAL,
+             "the topology library crashed reading it (signal %d); it is not a topology Grove "
+             "can use",
+             WTERMSIG(status));
+    } else if (b.failed || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || b.len < 1) {
+        fail(err, source, ENOMEM, "cannot read the topology (out of memory)");
+    } else if (b.p[0] == 'E') {
+        int e = EINVAL;
+        c.p++;
+        if (take(&c, &e, sizeof(e)) < 0 || take(&c, err ? (void *)err : &(grove_error_t){0}, sizeof(*err)) < 0)
+            fail(err, source, EINVAL, "not a valid hwloc XML topology");
+        errno = e;
+    } else {
+        c.p++;
+        if (!(t = get_topo(&c, source)))
+            fail(err, NULL, ENOMEM, "out of memory");
+    }
+    int e = errno;
+    free(b.p);
+    errno = e;
+    return t;
+}
+
 grove_topo_t *grove_topo_read_xml(const char *text, size_t len, const char *source,
                                   grove_error_t *err)
 {
@@ -287,9 +465,11 @@ grove_topo_t *grove_topo_read_xml(const char *text, size_t len, const char *sour
     if (!source)
         source = "XML";
     if (!text || !len) {
-        fail(err, source, EINVAL, "not a valid hwloc XML topology");
+        fail(err, source, EINVAL, "an empty text is not an hwloc XML topology");
         return NULL;
     }
+    if (grovep_topo_xml_check(text, len, source, err) < 0)
+        return NULL;
     /* hwloc wants the text NUL-terminated and counted with the NUL */
     char *copy = len < SIZE_MAX ? malloc(len + 1) : NULL;
     if (!copy) {
@@ -298,7 +478,7 @@ grove_topo_t *grove_topo_read_xml(const char *text, size_t len, const char *sour
     }
     memcpy(copy, text, len);
     copy[len] = '\0';
-    grove_topo_t *t = load(XMLBUF, copy, strlen(copy), source, err);
+    grove_topo_t *t = load_xml_isolated(copy, strlen(copy), source, err);
     int e = errno;
     free(copy);
     errno = e;
@@ -534,6 +714,16 @@ grove_graph_t *grove_topo_cluster(const char *cluster, const grove_topo_t *t, co
         if (nhosts == 0) {
             grove_hostlist_destroy(hl);
             fail(err, NULL, EINVAL, "hostlist \"%s\" has no hosts", hosts);
+            return NULL;
+        }
+        grove_limits_t lim;
+        grove_limits_get(&lim);
+        if (nhosts > lim.members || nhosts * (t->n ? t->n : 1) > lim.members) {
+            grove_hostlist_destroy(hl);
+            fail(err, NULL, EOVERFLOW,
+                 "hostlist \"%.60s\": %zu hosts of %zu vertices each is more than %llu (the "
+                 "limit: GROVE_MAX_MEMBERS)",
+                 hosts, nhosts, t->n, (unsigned long long)lim.members);
             return NULL;
         }
     }

@@ -45,8 +45,14 @@
  * RFC 29 hostlist; node i and everything below it get rank first_rank + i;
  * the cluster has no rank.  Vertex ids of the graph follow pre-order.
  *
- * Errors: EINVAL with the reason in err ("FILE: not a valid hwloc XML
- * topology", "synthetic \"x\": invalid description", a bad hostlist, a
+ * XML is checked before hwloc sees it (well-formed, a <topology> root,
+ * known object types, bitmaps, numbers and nesting as hwloc's export
+ * format has them: errors name the line) and is then loaded by hwloc in a
+ * child process, so that an input hwloc aborts or crashes on fails that
+ * load and nothing else ("FILE: the topology library crashed reading it").
+ *
+ * Errors: EINVAL with the reason in err ("FILE:LINE: not well-formed XML:
+ * ...", "synthetic \"x\": invalid description", a bad hostlist, a
  * block device without a Size when storage is kept), ENOENT and the like
  * for files that cannot be read, ENOMEM.  Nothing is left half-built.
  *

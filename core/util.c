@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "limit.h"
 #include "util.h"
 
 int grovep_grow_slow(void **p, size_t *cap, size_t need, size_t elem)
@@ -61,17 +62,31 @@ char *grovep_buf_finish(grovep_buf_t *b)
     return b->p;
 }
 
-char *grovep_read_file(const char *path, size_t *len)
+char *grovep_read_file(const char *path, const char *source, size_t *len, grove_error_t *err)
 {
+    if (!source)
+        source = path;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if (fd < 0) {
+        int e = errno;
+        grove_error_set(err, source, 0, "%s", strerror(e));
+        errno = e;
         return NULL;
+    }
+    grove_limits_t lim;
+    grove_limits_get(&lim);
     struct stat st;
     size_t n = 0, cap = 65536;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-        cap = (size_t)st.st_size + 1;
-    char *buf = malloc(cap);
-    int e = buf ? 0 : ENOMEM;
+    int e = 0;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+        if ((uint64_t)st.st_size > lim.input)
+            e = EOVERFLOW;
+        else
+            cap = (size_t)st.st_size + 1;
+    }
+    char *buf = e ? NULL : malloc(cap);
+    if (!e && !buf)
+        e = ENOMEM;
     while (!e) {
         if (grovep_grow((void **)&buf, &cap, n + 2, 1) < 0) {
             e = ENOMEM;
@@ -85,11 +100,29 @@ char *grovep_read_file(const char *path, size_t *len)
         }
         if (k == 0)
             break;
+        /* a text format never holds a NUL: stop at once (/dev/zero) */
+        const char *nul = memchr(buf + n, '\0', (size_t)k);
+        if (nul) {
+            grove_error_set(err, source, 0, "byte %zu is NUL: not a text file",
+                            n + (size_t)(nul - (buf + n)));
+            free(buf);
+            close(fd);
+            errno = EINVAL;
+            return NULL;
+        }
         n += (size_t)k;
+        if (n > lim.input)
+            e = EOVERFLOW;
     }
     close(fd);
     if (e) {
         free(buf);
+        if (e == EOVERFLOW)
+            grove_error_set(err, source, 0,
+                            "larger than the input limit of %llu bytes (GROVE_MAX_INPUT)",
+                            (unsigned long long)lim.input);
+        else
+            grove_error_set(err, source, 0, "%s", strerror(e));
         errno = e;
         return NULL;
     }
@@ -114,13 +147,9 @@ void *grovep_load_file(const char *path, const char *source, grovep_text_reader_
     if (!source)
         source = path;
     size_t len;
-    char *buf = grovep_read_file(path, &len);
-    if (!buf) {
-        int e = errno;
-        grove_error_set(err, source, 0, "%s", strerror(e));
-        errno = e;
+    char *buf = grovep_read_file(path, source, &len, err);
+    if (!buf)
         return NULL;
-    }
     void *obj = read(buf, len, source, arg, err);
     int e = errno;
     free(buf);

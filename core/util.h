@@ -76,10 +76,13 @@ static inline size_t grovep_buf_putz(grovep_buf_t *b, const char *s, size_t n)
  * anything failed, free it and return NULL with ENOMEM. */
 char *grovep_buf_finish(grovep_buf_t *b);
 
-/* The whole file at path in a new NUL-terminated buffer (caller frees),
- * its length in *len.  NULL with errno (ENOENT, EACCES, EISDIR, ENOMEM,
- * ...) when it cannot be read. */
-char *grovep_read_file(const char *path, size_t *len);
+/* The whole text file at path in a new NUL-terminated buffer (caller
+ * frees), its length in *len.  NULL with errno and err ("SOURCE: reason",
+ * source NULL: path) when it cannot be read (ENOENT, EACCES, EISDIR,
+ * ENOMEM, ...), holds a NUL byte (EINVAL: not text; found in the first
+ * block read, so /dev/zero fails at once) or is larger than the input
+ * limit (EOVERFLOW, GROVE_MAX_INPUT in limit.h). */
+char *grovep_read_file(const char *path, const char *source, size_t *len, grove_error_t *err);
 
 /* A loader's parser: text of len bytes (NUL-terminated), named source in
  * messages, with the loader's arg.  A new object, or NULL with errno and

@@ -8,6 +8,12 @@
  * child ids shared by all frames, so a walk allocates O(depth + fan-out)
  * memory once and nothing per visited vertex.
  *
+ * Every vertex is visited at most once per walk.  Containment is a tree and
+ * the walk follows each vertex's parent link, so it needs no marks; any
+ * other subsystem may hold cycles and shared children (RFC 4 allows two
+ * edges of one relation in opposite directions), so a walk there keeps one
+ * bit per vertex and enters a vertex only the first time it reaches it.
+ *
  * This file must not hold the matcher's request-guided walk (match.c) or
  * anything that changes the graph: its walks only read it.
  */
@@ -99,7 +105,20 @@ struct walkbuf {
     size_t nf, fcap;
     grove_vid_t *kids;
     size_t nk, kcap;
+    uint8_t *seen; /* non-tree subsystems: one bit per vertex, NULL in containment */
 };
+
+/* Mark v seen; false when it was already (a cycle or a shared child). */
+static bool first_visit(struct walkbuf *w, grove_vid_t v)
+{
+    if (!w->seen)
+        return true;
+    uint8_t bit = (uint8_t)(1u << (v & 7));
+    if (w->seen[v >> 3] & bit)
+        return false;
+    w->seen[v >> 3] |= bit;
+    return true;
+}
 
 static int push_frame(struct walkbuf *w, grove_vid_t v, int depth)
 {
@@ -130,8 +149,18 @@ int grove_graph_walk(grove_graph_t *g, grove_vid_t start, grove_sym_t subsystem,
     int sub = grovep_subsys_find(g, subsystem);
     struct walkbuf w = {0};
     int rc = 0;
-    if (push_frame(&w, start, 0) < 0)
+    if (sub >= 0 && sub != g->containment) {
+        w.seen = calloc(g->nv / 8 + 1, 1);
+        if (!w.seen) {
+            errno = ENOMEM;
+            return -1;
+        }
+        first_visit(&w, start);
+    }
+    if (push_frame(&w, start, 0) < 0) {
+        free(w.seen);
         return -1;
+    }
     bool entered = false; /* the top frame's pre-order step is done */
     while (w.nf) {
         struct frame *f = &w.f[w.nf - 1];
@@ -157,6 +186,8 @@ int grove_graph_walk(grove_graph_t *g, grove_vid_t start, grove_sym_t subsystem,
                         continue;
                     /* containment walks follow the tree, once per vertex */
                     if (sub == g->containment && g->parent[ed->dst] != f->v)
+                        continue;
+                    if (!first_visit(&w, ed->dst))
                         continue;
                     if (push_kid(&w, ed->dst) < 0) {
                         rc = -1;
@@ -206,6 +237,7 @@ out:;
     int saved = errno;
     free(w.f);
     free(w.kids);
+    free(w.seen);
     errno = saved;
     return rc;
 }
@@ -213,7 +245,7 @@ out:;
 /* ---- what is available now ---------------------------------------------- */
 
 struct avail_walk {
-    int64_t now;
+    int64_t start, end;
     grovep_avail_visit_f visit;
     void *arg;
 };
@@ -222,26 +254,33 @@ static int avail_pre(grove_graph_t *g, grove_vid_t v, int depth, void *arg)
 {
     (void)depth;
     struct avail_walk *w = arg;
-    int64_t avail = grovep_own_available(g, v, w->now, w->now + 1);
+    int64_t avail = grovep_own_available(g, v, w->start, w->end);
     if (avail <= 0)
         return GROVE_WALK_SKIP;
     w->visit(g, v, avail, w->arg);
     return GROVE_WALK_CONTINUE;
 }
 
-int grovep_walk_available(const grove_graph_t *g, grove_vid_t v, grovep_avail_visit_f visit,
-                          void *arg)
+int grovep_walk_available_during(const grove_graph_t *g, grove_vid_t v, int64_t start,
+                                 int64_t end, grovep_avail_visit_f visit, void *arg)
 {
-    struct avail_walk w = {g->now, visit, arg};
+    struct avail_walk w = {start, end, visit, arg};
     grove_walk_hooks_t hooks = {.pre = avail_pre, .arg = &w};
     /* the walk does not modify the graph; the hooks take it non-const */
     return grove_graph_walk((grove_graph_t *)(uintptr_t)g, v, g->sym_containment, &hooks, NULL);
+}
+
+int grovep_walk_available(const grove_graph_t *g, grove_vid_t v, grovep_avail_visit_f visit,
+                          void *arg)
+{
+    return grovep_walk_available_during(g, v, g->now, g->now + 1, visit, arg);
 }
 
 /* ---- aggregate ------------------------------------------------------------- */
 
 struct agg {
     int64_t *count; /* [chain_cap] indexed by type symbol */
+    uint8_t *seen;  /* [ntypes] the type is in order[] */
     grove_sym_t *order;
     size_t norder;
 };
@@ -250,9 +289,39 @@ static void agg_visit(const grove_graph_t *g, grove_vid_t v, int64_t avail, void
 {
     struct agg *a = arg;
     grove_sym_t t = g->v[v].type;
-    if (a->count[t] == 0)
+    if (!a->seen[t]) {
+        a->seen[t] = 1;
         a->order[a->norder++] = t;
-    a->count[t] += avail;
+    }
+    /* saturate: pools near 2^63 must not wrap the sum */
+    if (__builtin_add_overflow(a->count[t], avail, &a->count[t]))
+        a->count[t] = avail > 0 ? INT64_MAX : INT64_MIN;
+}
+
+int grovep_count_available(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end,
+                           grove_aggregate_f cb, void *arg)
+{
+    size_t ntypes = grove_intern_count(g->strings);
+    struct agg a = {
+        .count = calloc(ntypes, sizeof(int64_t)),
+        .order = malloc(ntypes * sizeof(grove_sym_t)),
+        .seen = calloc(ntypes, 1),
+    };
+    if (!a.count || !a.order || !a.seen) {
+        free(a.count);
+        free(a.order);
+        free(a.seen);
+        errno = ENOMEM;
+        return -1;
+    }
+    int rc = grovep_walk_available_during(g, v, start, end, agg_visit, &a);
+    if (rc >= 0)
+        for (size_t i = 0; i < a.norder; i++)
+            cb(grove_intern_str(g->strings, a.order[i]), a.count[a.order[i]], arg);
+    free(a.count);
+    free(a.order);
+    free(a.seen);
+    return rc < 0 ? -1 : 0;
 }
 
 int grove_graph_aggregate(const grove_graph_t *g, grove_vid_t v, grove_aggregate_f cb,
@@ -269,24 +338,7 @@ int grove_graph_aggregate(const grove_graph_t *g, grove_vid_t v, grove_aggregate
     for (; p != GROVEP_NONE; p = g->parent[p])
         if (g->v[p].status != GROVE_STATUS_UP)
             return 0;
-    size_t ntypes = grove_intern_count(g->strings);
-    struct agg a = {
-        .count = calloc(ntypes, sizeof(int64_t)),
-        .order = malloc(ntypes * sizeof(grove_sym_t)),
-    };
-    if (!a.count || !a.order) {
-        free(a.count);
-        free(a.order);
-        errno = ENOMEM;
-        return -1;
-    }
-    int rc = grovep_walk_available(g, v, agg_visit, &a);
-    if (rc >= 0)
-        for (size_t i = 0; i < a.norder; i++)
-            cb(grove_intern_str(g->strings, a.order[i]), a.count[a.order[i]], arg);
-    free(a.count);
-    free(a.order);
-    return rc < 0 ? -1 : 0;
+    return grovep_count_available(g, v, g->now, g->now + 1, cb, arg);
 }
 
 /* ---- find -------------------------------------------------------------------- */

@@ -50,7 +50,10 @@ size_t grove_accum_count(const grove_accum_t *a);
 grove_vid_t grove_accum_at(const grove_accum_t *a, size_t i, double *score);
 
 /* Depth-first walk of subsystem from start (pre-order hook, child order,
- * post-order hook feeding acc, which may be NULL).  Returns 0, 1 when a hook
+ * post-order hook feeding acc, which may be NULL).  Each vertex is visited
+ * at most once per walk, so a walk ends on any graph: in a subsystem with
+ * cycles or shared children a vertex reached again is not a child the
+ * second time (the order hook never sees it).  Returns 0, 1 when a hook
  * stopped the walk, or -1 (a hook failed, or ENOMEM). */
 int grove_graph_walk(grove_graph_t *g, grove_vid_t start, grove_sym_t subsystem,
                      const grove_walk_hooks_t *hooks, grove_accum_t *acc);

@@ -10,6 +10,6 @@
 return {
   name = "hinodex",
   description = "highest node id first; every selected node taken whole",
-  order = { key = "id", descending = true, when = "node" },
+  order = { key = "id", descending = true },
   node_exclusive = true,
 }

@@ -12,6 +12,6 @@
 return {
   name = "lonodex",
   description = "lowest node id first; every selected node taken whole",
-  order = { key = "id", when = "node" },
+  order = { key = "id" },
   node_exclusive = true,
 }

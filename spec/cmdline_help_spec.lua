@@ -12,6 +12,7 @@ local GROVE, run = exe.GROVE, exe.run
 local COMMANDS = {
   {"query", "Usage: grove query"},
   {"acquire-replay", "Usage: grove acquire-replay"},
+  {"sim", "Usage: grove sim"},
   {"run", "Usage: grove run SCRIPT"},
   {"-e", "Usage: grove -e CODE"},
   {"help", "Usage: grove help"},

@@ -148,6 +148,21 @@ describe("m:match", function()
     for v in g:vertices() do assert.same({}, v:records()) end
   end)
 
+  it("tells whether a request fits on the idle vertices that are up", function()
+    local g = tiny()
+    local m = core.matcher(g)
+    assert(m:match(nodes_yaml(2, 1, true, 100)))
+    assert.is_true(m:fits_idle(nodes_yaml(2, 1, true)))
+    assert.is_false(m:fits_idle(nodes_yaml(3, 1)))
+    g:vertex("/tiny0/rack0/node1"):set_status("down")
+    assert.is_false(m:fits_idle(nodes_yaml(2, 1)))
+    assert(m:match(nodes_yaml(2, 1), "satisfiability"))
+    assert.is_true(m:fits_idle(nodes_yaml(1, 1)))
+    expect.fails("EINVAL", nil, m:fits_idle("version: 1"))
+    assert.equal(2, m:next_id())
+    assert.equal(1, #m:jobs())
+  end)
+
   it("uses the given job id, and refuses one in use (EEXIST)", function()
     local m = core.matcher(tiny())
     assert.equal(10, assert(m:match(nodes_yaml(1, 1), "allocate", 10)).id)
@@ -265,7 +280,7 @@ describe("policies on a matcher", function()
     assert.equal("low", m:policy())
     assert.equal("node0", assert(m:match(nodes_yaml(1, 1))).picks[3].vertex:name())
     assert.same({nil, "unknown policy 'fastest' (built-ins: first, low, high, lonode, hinode, "
-      .. "lonodex, hinodex, firstnodex, locality, variation; or a policy from "
+      .. "lonodex, hinodex, firstnodex, locality, variation, spread, gpu; or a policy from "
       .. "grove.core.policy_load)", "ENOENT"}, {m:set_policy("fastest")})
     assert.equal("low", m:policy())
   end)

@@ -76,7 +76,7 @@ describe("loading policies", function()
     assert.has_error(function() parse("return {}", {memory = 1.5}) end,
       "bad argument #3 to 'policy_parse' (memory must be a positive integer (bytes))")
     assert.has_error(function() parse("return {}", {speed = 1}) end,
-      "bad argument #3 to 'policy_parse' (unknown option 'speed' (budget, memory))")
+      "bad argument #3 to 'policy_parse' (unknown option 'speed' (budget, memory, time))")
     assert.has_error(function() core.policy_load("policies/low.lua", 5) end,
       "bad argument #2 to 'policy_load' (table expected, got number)")
     assert.has_error(function() core.policy_parse("return {}", "") end,
@@ -87,7 +87,7 @@ describe("loading policies", function()
 
   local bad = {
     {"{prnue = function() end}", "unknown field 'prnue' (name, description, base, prune, "
-      .. "order, score, choose, select, node_exclusive)"},
+      .. "order, score, choose, select, node_exclusive, prune_types, score_types)"},
     {"{name = 3}", "field 'name' must be a string"},
     {"{description = true}", "field 'description' must be a string"},
     {"{prune = 'yes'}", "a hook must be a function, not string"},

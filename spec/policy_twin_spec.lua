@@ -212,16 +212,18 @@ describe("Lua twins of the built-in policies", function()
   end
 
   it("are declarative where the C policy only sorts (no Lua runs while matching)", function()
+    local scoring = {spread = true, gpu = true}
     for _, name in ipairs(BUILTINS) do
       local h = load_twin(name):hooks()
       local c = core.matcher(core.graph())
       assert(c:set_policy(name))
       if h.order then assert.equal("c", h.order) end
       assert.is_nil(h.prune)
-      assert.is_nil(h.score)
+      assert.equal(scoring[name] and "lua" or nil, h.score)
+      assert.same(scoring[name] and {"node"} or nil, h.score_types)
       assert.equal(name == "locality" or name == "variation", h.choose == "lua")
       assert.equal(name:find("x$") ~= nil, h.node_exclusive)
-      assert.equal(h.choose and "best" or "first", h.select)
+      assert.equal((h.choose or h.score) and "best" or "first", h.select)
     end
   end)
 
@@ -233,6 +235,7 @@ describe("Lua twins of the built-in policies", function()
     assert.are_not.same(outs.first, outs.low)
     assert.are_not.same(outs.lonode, outs.lonodex)
     assert.are_not.same(outs.first, outs.locality)
+    assert.are_not.same(outs.first, outs.spread)
     local m_outs = {}
     for _, name in ipairs{"first", "variation", "locality"} do
       m_outs[name] = run(medium(), name, steps)
@@ -270,21 +273,15 @@ local VARIANTS = {
     end}]],
   lonode = [[
     return {order = function(parent, kids)
-      for _, v in ipairs(kids) do
-        if v:type() == "node" then
-          table.sort(kids, function(a, b)
-            local x, y = a:id() or -1, b:id() or -1
-            if x ~= y then return x < y end
-            return a:vid() < b:vid()
-          end)
-          return
-        end
-      end
+      table.sort(kids, function(a, b)
+        local x, y = a:id() or -1, b:id() or -1
+        if x ~= y then return x < y end
+        return a:vid() < b:vid()
+      end)
     end}]],
   hinodex = [[
     return {node_exclusive = true,
-            order = {key = function(v) return v:id() or -1 end, descending = true,
-                     when = "node"}}]],
+            order = {key = function(v) return v:id() or -1 end, descending = true}}]],
   first = [[
     return {select = "first",
             prune = function(v, ctx)

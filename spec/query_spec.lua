@@ -14,6 +14,7 @@ local query = require "grove.query"
 local writers = require "grove.writers"
 local cmd = require "grove.cmd.query"
 local exe = require "exe_helper"
+local expect = require "expect"
 
 local DIR = "spec/fixtures/query"
 local CORPUS = os.getenv("GROVE_CONFORMANCE") or "../shared/conformance"
@@ -94,6 +95,19 @@ describe("grove query command files", function()
     assert.truthy(t.out:find("INFO: JOBID=1\nINFO: RESOURCES=ALLOCATED", 1, true))
     assert.equal("INFO: JOBID=1 STATE=ALLOCATED SCHEDULED AT=Now END=600 " ..
       "RESOURCES=core=2,memory=4\nINFO: nonexistent job 1\n", t.info)
+  end)
+
+  it("prints the load time and each command's wall time with -e", function()
+    local path = os.tmpname()
+    local f = assert(io.open(path, "w"))
+    f:write("match allocate ", DIR, "/cores.yaml\nquit\n")
+    f:close()
+    local out, rc = exe.run(("%s query -L %s/lab.graphml -e -d < %s"):format(exe.GROVE, DIR, path))
+    os.remove(path)
+    assert.equal(0, rc)
+    assert.truthy(out:find("^INFO: Graph Load Time: %d+%.%d+\nINFO: Vertex Count: %d+\n" ..
+      "INFO: Edge Count: %d+\n"))
+    assert.truthy(out:find("INFO: ELAPSED=%d+%.%d+\n"))
   end)
 
   it("reports the time of each match with elapsed", function()
@@ -248,6 +262,32 @@ describe("grove.query", function()
       "bad argument #1 to 'new' (table with a graph expected)")
   end)
 
+  it("parses a jobspec file named again once, and again when its text changes", function()
+    local s, texts = session()
+    local path = os.tmpname()
+    local function put(text)
+      local f = assert(io.open(path, "w"))
+      f:write(text)
+      f:close()
+    end
+    put(read(DIR .. "/cores.yaml"))
+    local js1 = assert(s:load_jobspec(path))
+    assert.equal(js1, s:load_jobspec(path))
+    run(s, "match allocate " .. path .. "\nmatch allocate " .. path)
+    put(read(DIR .. "/node.yaml"))
+    local js2 = assert(s:load_jobspec(path))
+    assert.are_not.equal(js1, js2)
+    assert.equal(3600, js2:duration())
+    run(s, "match allocate " .. path)
+    os.remove(path)
+    local _, msg = s:load_jobspec(path)
+    assert.matches("No such file", msg)
+    local out = texts().out
+    assert.equal(3, select(2, out:gsub("INFO: JOBID=", "")))
+    -- 2 + 2 cores from cores.yaml, then a whole node's 8 from node.yaml
+    assert.equal(12, select(2, out:gsub("core%d+%[1:x%]", "")))
+  end)
+
   it("keeps the session alive when a command fails inside", function()
     local s, texts = session()
     local m = s.matcher
@@ -268,20 +308,47 @@ describe("grove.writers", function()
 
   it("orders a selection deepest first, or root first", function()
     local g = lab()
-    local sel = {}
-    for _, p in ipairs({"/lab0", "/lab0/rack1", "/lab0/rack1/node3", "/lab0/rack0"}) do
-      local v = g:vertex(p)
-      sel[v:vid()] = {v = v, amount = 1, x = false}
-    end
-    local post, pre = {}, {}
-    for _, e in ipairs(writers.order(sel)) do post[#post + 1] = e.v:name() .. e.depth end
-    for _, e in ipairs(writers.order(sel, true)) do pre[#pre + 1] = e.v:name() .. e.depth end
-    assert.same({"rack01", "node32", "rack11", "lab00"}, post)
-    assert.same({"lab00", "rack01", "rack11", "node32"}, pre)
-    assert.equal("", writers.write("jgf", {}))
-    local text, msg = writers.write("xml", sel)
-    assert.is_nil(text)
-    assert.equal("unknown format 'xml'", msg)
+    local w = core.writer(g)
+    local vs = {g:vertex("/lab0/rack1/node3"), g:vertex("/lab0/rack0")}
+    assert.equal("      ------rack0[1:x]\n      ---------node3[1:x]\n      ------rack1[1:x]\n" ..
+      "      ---lab0[1:x]\n", w:vertices("simple", vs))
+    assert.equal("      ---lab0[1:exclusive]\n      ------rack0[1:exclusive]\n" ..
+      "      ------rack1[1:exclusive]\n      ---------node3[1:exclusive]\n",
+      w:vertices("pretty_simple", vs))
+    assert.equal('{"graph": {"nodes": [{"id": "1", "metadata": {"type": "rack", "id": 0, ' ..
+      '"rank": -1, "exclusive": true, "paths": {"containment": "/lab0/rack0"}}}, {"id": "0", ' ..
+      '"metadata": {"type": "cluster", "basename": "lab", "id": 0, "rank": -1, "exclusive": ' ..
+      'true, "paths": {"containment": "/lab0"}}}], "edges": [{"source": "0", "target": "1"}]}}\n',
+      w:vertices("jgf", {g:vertex("/lab0/rack0")}))
+    assert.equal("", w:vertices("jgf", {}))
+    expect.raises(function() w:vertices("xml", vs) end, "unknown format 'xml'")
+    expect.raises(function() w:vertices("simple", {1}) end, "not a vertex of the writer")
+    assert.same({"simple", "pretty_simple", "jgf", "rlite", "rv1", "rv1_nosched"}, writers.formats)
+    assert.same({"cluster", "core", "gpu", "memory", "node", "rack", "socket"}, g:types())
+  end)
+
+  it("writes a job from the matcher's picks, whole below explicitly exclusive types", function()
+    local g = lab()
+    local w, m = core.writer(g), core.matcher(g)
+    local job = assert(m:match("version: 9999\nresources:\n- type: node\n  count: 1\n" ..
+      "  exclusive: true\n  with:\n  - type: core\n    count: 1\n" ..
+      "attributes: {system: {duration: 60}}\n" ..
+      "tasks: [{command: [a], slot: s, count: {per_slot: 1}}]\n", "allocate", nil,
+      { picks = false }))
+    assert.is_nil(job.picks)
+    local whole = w:entries(m, job.id, {expand = {node = true}})
+    local held = {}
+    for _, e in ipairs(whole) do held[e.type] = (held[e.type] or 0) + (e.alloc and 1 or 0) end
+    assert.same({cluster = 0, rack = 0, node = 1, socket = 2, core = 8, gpu = 2, memory = 4}, held)
+    local text = w:job(m, job.id, "simple", {expand = {node = true}})
+    assert.truthy(text:find("      ---------node0%[1:x%]\n      ------rack0%[1:s%]\n" ..
+      "      ---lab0%[1:s%]\n$"))
+    local _, n = text:gsub("\n", "")
+    assert.equal(#whole, n)
+    expect.fails("ENOENT", "no job 99", w:job(m, 99, "simple"))
+    expect.fails("ENOENT", "no match result", w:job(m, nil, "simple"))
+    expect.raises(function() w:job(core.matcher(lab()), 1, "simple") end,
+      "a matcher of another graph")
   end)
 end)
 
@@ -305,8 +372,76 @@ describe("grove query command line", function()
     end
   end)
 
+  it("reads policy strings as the reference engine spells them", function()
+    for _, c in ipairs {
+      {"policy=high node_centric=true node_exclusive=true stop_on_1_matches=true", "firstnodex"},
+      {"policy=high node_centric=true stop_on_1_matches=true", "first"},
+      {"policy=high", "high"}, {"policy=low", "low"},
+      {"policy=low node_centric=true", "lonode"}, {"policy=high node_centric=true", "hinode"},
+      {"policy=low node_centric=true node_exclusive=true", "lonodex"},
+      {"policy=high node_exclusive=true stop_on_1_matches=false", "hinodex"},
+    } do
+      assert.equal(c[2], (cmd.policy_string(c[1])))
+    end
+    for _, c in ipairs {
+      {"policy=mid", "policy key within custom policy accepts only low or high"},
+      {"policy=high blah=true", "invalid policy option: blah"},
+      {"policy=high node_centric=yes",
+        "Policy option node_centric requires true or false, got yes"},
+      {"node_centric=true", "a policy string needs policy=low or policy=high"},
+      {"policy=high policy=low", "policy option policy given twice"},
+      {"policy=high node_centric", "policy option 'node_centric' is not KEY=VALUE"},
+    } do
+      local name, msg = cmd.policy_string(c[1])
+      assert.is_nil(name)
+      assert.equal(c[2], msg)
+    end
+    local o = assert(cmd.parse({"-L", "g", "--traverser-policy=flexible", "-g", "graphml",
+      "--graph-output=x"}))
+    assert.same({L = "g", T = "flexible", g = "graphml", o = "x"}, o)
+  end)
+
+  it("gives job ids only to requests it could read, and not to without_allocating", function()
+    local s, texts = session{policy = "low"}
+    run(s, "match allocate @FIXTURES@/no-such.yaml\n" ..
+      "match allocate " .. os.tmpname() .. "\n" ..
+      "match without_allocating @FIXTURES@/cores.yaml\n" ..
+      "match allocate @FIXTURES@/cores.yaml")
+    local t = texts()
+    assert.truthy(t.err:find("^ERROR: can't open spec/fixtures/query/no%-such.yaml\n" ..
+      "match_allocate: ERROR: Jobspec error for 1: "))
+    local ids = {}
+    for id in t.out:gmatch("INFO: JOBID=(%d+)") do ids[#ids + 1] = tonumber(id) end
+    assert.same({1, 1, 1}, ids)
+    assert.truthy(t.out:find("No matching resources found\nINFO: JOBID=1", 1, true))
+    s:close()
+  end)
+
   local grove = os.getenv("GROVE_BUILD") and os.getenv("GROVE_BUILD") .. "/grove"
   local sh = exe.transcript
+
+  it("writes the graph with -g and -o, and refuses a bad -P string or -g", function()
+    if not grove then return pending("GROVE_BUILD is not set") end
+    local base = os.tmpname()
+    local text = sh(("%s query -L %s/lab.graphml -P 'policy=low node_centric=true' " ..
+      "-g GraphML -o %s -d < /dev/null"):format(grove, DIR, base))
+    assert.equal("INFO: Write the target graph of the matcher...\nrc=0\n", text)
+    local g = read(base .. ".graphml")
+    assert.truthy(g:find('<data key="key5">node0</data>', 1, true))
+    local n = 0
+    for _ in g:gmatch("<node ") do n = n + 1 end
+    assert.equal(lab():count(), n)
+    os.remove(base .. ".graphml")
+    sh(("%s query -L %s/lab.graphml -o %s -d < /dev/null"):format(grove, DIR, base))
+    assert.truthy(read(base .. ".dot"):find('^digraph G {\n0%[label="'))
+    os.remove(base .. ".dot")
+    os.remove(base)
+    assert.truthy(sh(grove .. " query -L x -P 'policy=mid' < /dev/null"):find(
+      "^grove query: %-P policy=mid: policy key within custom policy accepts only low or " ..
+      "high\nrc=2\n$"))
+    assert.truthy(sh(grove .. " query -L x -g png -o y < /dev/null"):find(
+      "^grove query: unknown format for %-%-graph%-format: png %(dot, graphml%)\nrc=2\n$"))
+  end)
 
   it("runs as grove query, results to -t, errors to stderr", function()
     if not grove then return pending("GROVE_BUILD is not set") end

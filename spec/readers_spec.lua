@@ -108,7 +108,8 @@ describe("grove.core.grug_load", function()
   end)
 
   it("limits the vertices generated", function()
-    failed("EOVERFLOW", grugs .. "tiny.graphml:117: the recipe generates more than 50 vertices",
+    failed("EOVERFLOW", grugs .. "tiny.graphml:117: the recipe generates more than 50 vertices "
+      .. "(the limit: GROVE_MAX_VERTICES or the max_vertices option)",
       core.grug_load(grugs .. "tiny.graphml", { max_vertices = 50 }))
     assert.are.equal(100, core.grug_load(grugs .. "tiny.graphml", { max_vertices = 100 }):count())
   end)
@@ -238,10 +239,14 @@ describe("grove.core.hwloc_load", function()
   it("reports operational failures", function()
     failed("ENOENT", "/nonexistent.xml: No such file or directory",
       core.hwloc_load { xml = "/nonexistent.xml" })
-    failed("EINVAL", grugs .. "tiny.graphml: not a valid hwloc XML topology",
+    failed("EINVAL", grugs .. "tiny.graphml:9: the root element is <graphml>, not <topology>",
       core.hwloc_load { xml = grugs .. "tiny.graphml" })
-    failed("EINVAL", "xml_text: not a valid hwloc XML topology",
-      core.hwloc_load { xml_text = "<topology>" })
+    failed("EINVAL", "xml_text:1: not well-formed XML: Premature end of data in tag topology "
+      .. "line 1", core.hwloc_load { xml_text = "<topology>" })
+    failed("EINVAL", 'xml_text:2: cpuset="0xzz": not a bitmap (0x followed by up to 8 hex '
+      .. "digits per comma-separated group, at most 1024 groups)",
+      core.hwloc_load {
+        xml_text = '<topology>\n<object type="Machine" cpuset="0xzz"/></topology>' })
     failed("EINVAL", 'synthetic "pack:2 bogus:3": invalid description',
       core.hwloc_load { synthetic = "pack:2 bogus:3" })
     failed("EINVAL", 'hostlist "" has no hosts',

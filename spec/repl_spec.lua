@@ -15,21 +15,7 @@ local function tiny()
   return repl.example_cluster()
 end
 
--- A handle that collects what is written to it.
-local function sink()
-  local s = {parts = {}}
-  function s.write(self, ...)
-    for i = 1, select("#", ...) do self.parts[#self.parts + 1] = tostring(select(i, ...)) end
-    return self
-  end
-  function s.flush() end
-  function s.text(self)
-    local t = table.concat(self.parts)
-    self.parts = {}
-    return t
-  end
-  return s
-end
+local sink = require("repl_helper").sink
 
 local function session(opts)
   opts = opts or {}

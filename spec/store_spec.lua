@@ -7,6 +7,7 @@
 -- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
 -- not be copied here.
 local core = require "grove.core"
+local exe = require "exe_helper"
 local expect = require "expect"
 local jobspec = require "grove.jobspec"
 
@@ -141,6 +142,33 @@ describe("core.store_open", function()
     l = assert(st:load({default_duration = 60}))
     assert.same(view(g, m), view(l.graph, l.matcher))
     assert.is_nil(l.acquire)
+  end)
+
+  it("takes one writer at a time: a second one, here or in another process, is refused",
+    function()
+    local path = dir .. "/s.db"
+    local st = assert(core.store_open(path))
+    local g = core.graph()
+    assert(st:save(g))
+    local busy = "store " .. path .. ": another writer has it open (one writer at a time; "
+      .. "open it readonly to read it)"
+    expect.fails("EBUSY", busy, core.store_open(path))
+    local script = dir .. "/second.lua"
+    local f = assert(io.open(script, "w"))
+    f:write(([[
+local core = require "grove.core"
+print((select(2, core.store_open(%q))))
+local ro = assert(core.store_open(%q, {readonly = true}))
+print(ro:generation())
+]]):format(path, path))
+    f:close()
+    local out, rc = exe.run(exe.GROVE .. " run " .. script)
+    assert.equal(0, rc)
+    assert.equal(busy .. "\n1\n", out)
+    st:close()
+    out, rc = exe.run(exe.GROVE .. " run " .. script)
+    assert.equal(0, rc)
+    assert.equal("nil\n1\n", out)
   end)
 
   it("restarts a scheduler: save, load, reconnect", function()

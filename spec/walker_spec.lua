@@ -200,6 +200,20 @@ describe("walker", function()
     assert.are.same({ "pre r0 0", "post r0 0" }, log)
   end)
 
+  it("visits each vertex once in a subsystem with cycles", function()
+    -- RFC 4 allows non-tree subsystems: a -> a1 -> a0 -> r0 closes a ring,
+    -- and a0 -> a1 is the opposite of a1 -> a0 in the same relation
+    g:add_edge(g:vertex("/r0/a0"), g:root(), { subsystem = "net" })
+    g:add_edge(g:vertex("/r0/a0"), g:vertex("/r0/a1"), { subsystem = "net" })
+    local log = visit_log(g, { subsystem = "net", start = g:root() })
+    assert.are.same({ "pre r0 0", "pre a1 1", "pre a0 2", "post a0 2", "post a1 1",
+                      "post r0 0" }, log)
+    log = visit_log(g, { subsystem = "net", start = g:vertex("/r0/a0") })
+    -- a1 is a child of a0 (reached first there), not of r0 as well
+    assert.are.same({ "pre a0 0", "pre r0 1", "post r0 1", "pre a1 1", "post a1 1",
+                      "post a0 0" }, log)
+  end)
+
   describe("a hook that raises", function()
     it("stops the walk cleanly and raises the error again", function()
       local calls = 0

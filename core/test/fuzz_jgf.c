@@ -9,7 +9,6 @@
  * It holds only the fuzz entry point: no TAP output, no checks that belong
  * in test_jgf.c, no main().
  *
- * FUZZ_SOURCES: error util idset intern graph pool walker compose aggregate planner mplanner json jgf jgf_write
  * FUZZ_SEEDS: fluxion/jgfs fluxion/rv1exec
  */
 #include <jansson.h>

@@ -12,7 +12,6 @@
  * It holds only the fuzz entry point: no TAP output, no checks that belong
  * in test_jobspec.c, no main().
  *
- * FUZZ_SOURCES: error util idset hostlist json jobspec constraint range
  * FUZZ_SEEDS: fluxcore/jobspec fluxion/jobspecs rfc/spec_14 rfc/spec_25
  */
 #include <stdint.h>

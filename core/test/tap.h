@@ -6,6 +6,9 @@
  *
  * It holds the harness only: no test helpers (grovetest.h), no
  * generator (rng.h), no corpus reading (corpus.h).
+ *
+ * It must not hold test fixtures or helpers that build Grove objects
+ * (grovetest.h, corpus.h, rng.h have those): only the TAP harness.
  */
 #ifndef GROVE_TAP_H
 #define GROVE_TAP_H

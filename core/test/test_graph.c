@@ -296,6 +296,37 @@ static void test_walk(void)
     grove_graph_destroy(g);
 }
 
+/* RFC 4 allows non-tree subsystems: a ring a -> b -> c -> a and the two
+ * edges a -> b, b -> a of one relation.  A walk visits each vertex once
+ * and ends; the order hook never sees a vertex already reached. */
+static void test_walk_cycles(void)
+{
+    grove_graph_t *g = grove_graph_create();
+    grove_vid_t v[3];
+    grove_vertex_info_t info;
+    for (int i = 0; i < 3; i++) {
+        grove_vertex_info_init(&info);
+        info.type = "sw";
+        info.id = i;
+        v[i] = grove_graph_add_vertex(g, &info);
+    }
+    ok(grove_graph_add_edge(g, v[0], v[1], "net", "link", NULL) != GROVE_EID_NONE
+           && grove_graph_add_edge(g, v[1], v[2], "net", "link", NULL) != GROVE_EID_NONE
+           && grove_graph_add_edge(g, v[2], v[0], "net", "link", NULL) != GROVE_EID_NONE
+           && grove_graph_add_edge(g, v[1], v[0], "net", "link", NULL) != GROVE_EID_NONE,
+       "a ring and a pair of opposite edges in one subsystem");
+    grove_sym_t net = grove_graph_sym(g, "net");
+    struct walklog w = {.stop_at_depth = -1};
+    grove_walk_hooks_t h = {.pre = log_pre, .arg = &w};
+    is_int(grove_graph_walk(g, v[0], net, &h, NULL), 0, "a walk of a cyclic subsystem ends");
+    is_str(w.text, "<sw0<sw1<sw2", "each vertex visited once");
+    memset(&w, 0, sizeof(w));
+    w.stop_at_depth = -1;
+    is_int(grove_graph_walk(g, v[1], net, &h, NULL), 0, "from another start");
+    is_str(w.text, "<sw1<sw2<sw0", "each vertex once, whichever edge reaches it first");
+    grove_graph_destroy(g);
+}
+
 struct aggout {
     char text[256];
 };
@@ -421,6 +452,49 @@ static void test_alloc(void)
     ok(grove_vertex_set_size(g, mem0, 2) < 0 && errno == EBUSY, "shrink below use refused");
     ok(grove_vertex_set_size(g, mem0, 8) == 0 && grove_vertex_available(g, mem0) == 4,
        "grow the pool");
+    grove_graph_destroy(g);
+}
+
+/* A pool's planner goes when its last record goes and is kept for the
+ * next pool that needs one: reused, it must hold nothing of its past and
+ * take the new pool's size. */
+static void test_spare_planners(void)
+{
+    grove_vid_t c;
+    grove_graph_t *g = tiny(&c);
+    grove_vid_t mem0 = at(g, "/tiny0/rack0/node0/socket0/memory0");
+    grove_vid_t core0 = at(g, "/tiny0/rack0/node0/socket0/core0");
+    grove_vid_t node1 = at(g, "/tiny0/rack0/node1");
+    const int64_t F = GROVE_TIME_MAX;
+    for (int round = 0; round < 3; round++) {
+        ok(grove_vertex_allocate(g, mem0, 1, 3, 0, 100, false) == 0
+               && grove_vertex_allocate(g, node1, 2, 1, 50, F, true) == 0,
+           "round %d: jobs 1 and 2 recorded", round);
+        ok(grove_vertex_free(g, mem0, 1, -1) == 0 && grove_vertex_free(g, node1, 2, -1) == 0,
+           "round %d: both freed (their planners become spares)", round);
+        is_int(grove_vertex_available_during(g, mem0, 0, 100), 4,
+               "round %d: memory0 whole again", round);
+        /* the spare that held 3 of 4 units now plans a pool of 1 */
+        ok(grove_vertex_allocate(g, core0, 3, 1, 0, 100, false) == 0, "round %d: job 3 on core0",
+           round);
+        ok(grove_vertex_allocate(g, core0, 4, 1, 50, 150, false) < 0 && errno == EBUSY,
+           "round %d: core0 holds one unit, not four", round);
+        is_int(grove_vertex_available_during(g, core0, 100, 200), 1,
+               "round %d: core0 free after job 3", round);
+        is_int(grove_vertex_available_during(g, node1, 0, F), 1,
+               "round %d: node1 holds nothing of job 2", round);
+        ok(grove_vertex_allocate(g, mem0, 5, 4, 0, F, false) == 0
+               && grove_vertex_allocate(g, mem0, 6, 1, 10, 20, false) < 0 && errno == EBUSY,
+           "round %d: memory0 plans its own four units", round);
+        /* a copy made while spares exist rebuilds its own planners */
+        grove_graph_t *d = grove_graph_duplicate(g);
+        ok(d && grove_vertex_available_during(d, mem0, 0, 10) == 0
+               && grove_vertex_available_during(d, core0, 100, 200) == 1,
+           "round %d: a duplicate plans the same", round);
+        grove_graph_destroy(d);
+        ok(grove_vertex_free(g, core0, 3, -1) == 0 && grove_vertex_free(g, mem0, 5, -1) == 0,
+           "round %d: jobs 3 and 5 freed", round);
+    }
     grove_graph_destroy(g);
 }
 
@@ -665,12 +739,45 @@ static void test_aggregates(void)
     grove_graph_destroy(g);
 }
 
+/* The uuid index is built at the first look-up: generated uuids of a
+ * graph built without it are found, stay unique, and a given uuid that
+ * repeats one of them is refused. */
+static void test_uuid_lazy(void)
+{
+    grove_graph_t *g = grove_graph_create();
+    grove_vertex_info_t info = {.type = "core", .id = -1, .rank = -1, .size = 1};
+    enum { N = 3000 };
+    for (int i = 0; i < N; i++)
+        grove_graph_add_vertex(g, &info);
+    char u[37], first[37];
+    grove_vertex_uuid(g, 0, first);
+    int found = 0;
+    for (grove_vid_t v = 0; v < N; v++) {
+        grove_vertex_uuid(g, v, u);
+        found += grove_graph_find_uuid(g, u) == v;
+    }
+    is_int(found, N, "every generated uuid is found once the index is built");
+    info.uuid = first;
+    errno = 0;
+    ok(grove_graph_add_vertex(g, &info) == GROVE_VID_NONE && errno == EEXIST,
+       "a given uuid equal to a generated one is refused");
+    info.uuid = NULL;
+    grove_vid_t v = grove_graph_add_vertex(g, &info);
+    grove_vertex_uuid(g, v, u);
+    ok(grove_graph_find_uuid(g, u) == v && strcmp(u, first) != 0,
+       "a vertex added after the build is indexed");
+    grove_graph_destroy(g);
+}
+
 int main(void)
 {
+    test_uuid_lazy();
     test_vertices();
     test_edges_paths();
     test_walk();
+    test_walk_cycles();
     test_alloc();
+    test_spare_planners();
     test_copy_merge();
     test_find_extract();
     test_aggregates();

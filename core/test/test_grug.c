@@ -690,7 +690,8 @@ static const struct err_row {
     {"too many vertices",
      HEAD ROOT("c", "cluster") NODE("a", "a") NODE("b", "b")
          EDGE("c", "a", D("multi_scale", "100000")) EDGE("a", "b", D("multi_scale", "100000")) TAIL,
-     EOVERFLOW, "mem.graphml:8: the recipe generates more than 50000000 vertices"},
+     EOVERFLOW, "mem.graphml:8: the recipe generates more than 50000000 vertices (the limit: "
+                "GROVE_MAX_VERTICES or the max_vertices option)"},
 };
 
 static void test_errors(void)
@@ -744,8 +745,29 @@ static void test_memory(void)
     free(buf);
 }
 
+/* The default vertex limit comes from GROVE_MAX_VERTICES (else memory). */
+static void test_limit_env(void)
+{
+    static const char recipe[] =
+        HEAD ROOT("c", "cluster") NODE("a", "a") EDGE("c", "a", D("multi_scale", "100")) TAIL;
+    grove_error_t err;
+    setenv("GROVE_MAX_VERTICES", "60", 1);
+    grove_graph_t *g = grove_grug_read(recipe, strlen(recipe), "mem.graphml", NULL, &err);
+    ok(!g && errno == EOVERFLOW
+           && strstr(err.text, "mem.graphml:6: the recipe generates more than 60 vertices"),
+       "GROVE_MAX_VERTICES=60 refuses 101 vertices: %s", err.text);
+    setenv("GROVE_MAX_VERTICES", "1K", 1);
+    g = grove_grug_read(recipe, strlen(recipe), "mem.graphml", NULL, &err);
+    ok(g && grove_graph_vertex_count(g) == 101, "GROVE_MAX_VERTICES=1K accepts them");
+    grove_graph_destroy(g);
+    setenv("GROVE_MAX_VERTICES", "50000000", 1);
+}
+
 int main(void)
 {
+    /* the rows below name the limit: the same on every machine */
+    setenv("GROVE_MAX_VERTICES", "50000000", 1);
+    test_limit_env();
     test_recipes();
     compare_jgf("tiny.graphml", "fluxion/jgfs/tiny.json", GROVE_GRUG_RANK_NODES);
     compare_jgf("power.graphml", "fluxion/jgfs/power.json", GROVE_GRUG_RANK_SUBTREE);

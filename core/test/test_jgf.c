@@ -742,8 +742,49 @@ static void test_state(void)
     grove_graph_destroy(g);
 }
 
+/* Inputs that would cost far more than their size: /dev/zero (refused at
+ * its first byte), a chain deeper than GROVE_MAX_DEPTH, a pool larger than
+ * GROVE_MAX_SIZE. */
+static void test_limits(void)
+{
+    grove_error_t err;
+    grove_graph_t *g = grove_jgf_load("/dev/zero", &err);
+    ok(!g && errno == EINVAL, "/dev/zero: refused");
+    is_str(err.text, "/dev/zero: byte 0 is NUL: not a text file", "/dev/zero: message");
+    char text[4096];
+    int n = snprintf(text, sizeof(text), "{\"graph\":{\"nodes\":[");
+    for (int i = 0; i < 4; i++)
+        n += snprintf(text + n, sizeof(text) - (size_t)n,
+                      "%s{\"id\":\"%d\",\"metadata\":{\"type\":\"t\",\"name\":\"t%d\"}}",
+                      i ? "," : "", i, i);
+    n += snprintf(text + n, sizeof(text) - (size_t)n, "],\"edges\":[");
+    for (int i = 1; i < 4; i++)
+        n += snprintf(text + n, sizeof(text) - (size_t)n,
+                      "%s{\"source\":\"%d\",\"target\":\"%d\"}", i > 1 ? "," : "", i - 1, i);
+    snprintf(text + n, sizeof(text) - (size_t)n, "]}}");
+    setenv("GROVE_MAX_DEPTH", "3", 1);
+    g = grove_jgf_read(text, strlen(text), "chain.json", &err);
+    ok(!g && errno == EOVERFLOW, "GROVE_MAX_DEPTH=3: a chain of 4 refused");
+    is_str(err.text,
+           "chain.json: a containment chain deeper than 3 vertices (the limit: GROVE_MAX_DEPTH)",
+           "depth: message");
+    setenv("GROVE_MAX_DEPTH", "4", 1);
+    g = grove_jgf_read(text, strlen(text), "chain.json", &err);
+    ok(g != NULL, "GROVE_MAX_DEPTH=4: accepted");
+    grove_graph_destroy(g);
+    unsetenv("GROVE_MAX_DEPTH");
+    static const char big[] = "{\"graph\":{\"nodes\":[{\"id\":\"0\",\"metadata\":{\"type\":"
+                              "\"memory\",\"size\":9223372036854775807}}]}}";
+    g = grove_jgf_read(big, strlen(big), "big.json", &err);
+    ok(!g && errno == EOVERFLOW && strstr(err.text, "big.json:1:")
+           && strstr(err.text, "nodes[0].metadata.size: 9223372036854775807 is larger than the "
+                               "pool size limit 9007199254740992 (GROVE_MAX_SIZE)"),
+       "a pool near 2^63 refused: %s", err.text);
+}
+
 int main(void)
 {
+    test_limits();
     test_corpus();
     test_defaults();
     test_shapes();

@@ -248,9 +248,61 @@ static void test_next_id(void)
     grove_graph_destroy(g);
 }
 
+/* A jobspec of n nodes with one core each, for 60 s. */
+static grove_jobspec_t *nodes_js(int n)
+{
+    char y[256];
+    snprintf(y, sizeof(y),
+             "version: 9999\nresources:\n- type: node\n  count: %d\n  with:\n"
+             "  - type: slot\n    count: 1\n    label: s\n    with:\n"
+             "    - type: core\n      count: 1\n"
+             "tasks: [{command: [x], slot: s, count: {per_slot: 1}}]\n"
+             "attributes: {system: {duration: 60}}\n",
+             n);
+    return grove_jobspec_parse(y, strlen(y), NULL, NULL);
+}
+
+static void test_fits_idle(void)
+{
+    grove_graph_t *g = tiny();
+    grove_matcher_t *m = grove_matcher_create(g, NULL);
+    grove_jobspec_t *two = nodes_js(2), *three = nodes_js(3);
+    const grove_job_t *j = NULL;
+    ok(two && three && grove_match(m, two, GROVE_MATCH_WITHOUT_ALLOCATING, 0, &j, NULL) == 0,
+       "a MATCHED result to keep");
+    const grove_job_t *res = grove_matcher_result(m);
+    size_t npicks = res ? res->npicks : 0;
+    for (int i = 0; i < 36; i++)
+        grove_match(m, two, GROVE_MATCH_ALLOCATE, 0, NULL, NULL);
+    ok(grove_match(m, two, GROVE_MATCH_ALLOCATE, 0, NULL, NULL) < 0 && errno == EBUSY,
+       "every core is held");
+    grove_match_stats_t before, after;
+    grove_matcher_stats(m, &before);
+    is_int(grove_match_fits_idle(m, two, NULL, NULL), 1, "fits when idle: records ignored");
+    is_int(grove_match_fits_idle(m, three, NULL, NULL), 0, "three nodes never fit");
+    grove_matcher_stats(m, &after);
+    ok(after.matches == before.matches && after.succeeded == before.succeeded,
+       "the statistics do not count it");
+    ok(grove_matcher_result(m) == res && res->npicks == npicks,
+       "the last MATCHED result is kept");
+    grove_vid_t n1 = grove_graph_first_by_name(g, grove_graph_sym(g, "node1"));
+    ok(grove_vertex_set_status(g, n1, GROVE_STATUS_DOWN) == 0, "node1 down");
+    is_int(grove_match_fits_idle(m, two, NULL, NULL), 0, "a node down: two no longer fit");
+    ok(grove_match(m, two, GROVE_MATCH_SATISFIABILITY, 0, NULL, NULL) == 0,
+       "satisfiability itself still counts the node that is down");
+    is_int(grove_match_fits_idle(m, two, grove_policy_builtin("high"), NULL), 0,
+           "under another policy too");
+    ok(!strcmp(grove_matcher_policy(m)->name, "first"), "the matcher's policy is back");
+    grove_jobspec_destroy(two);
+    grove_jobspec_destroy(three);
+    grove_matcher_destroy(m);
+    grove_graph_destroy(g);
+}
+
 int main(void)
 {
     test_corpus_tiny();
     test_next_id();
+    test_fits_idle();
     return done_testing();
 }

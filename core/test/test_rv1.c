@@ -898,8 +898,40 @@ static void test_jobs(void)
     grove_graph_destroy(g);
 }
 
+/* An R naming billions of resources decodes (its idsets are ranges) but
+ * is refused before a graph of it is built: GROVE_MAX_MEMBERS. */
+static void test_expansion_limit(void)
+{
+    static const char text[] =
+        "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":\"0\",\"children\":"
+        "{\"core\":\"0-4294967294\"}}],\"starttime\":0,\"expiration\":0}}";
+    grove_error_t err;
+    grove_rv1_t *R = grove_rv1_decode(text, strlen(text), "huge.json", &err);
+    ok(R != NULL, "an R of 4294967295 cores decodes");
+    grove_graph_t *g = R ? grove_rv1_to_graph(R, &err) : NULL;
+    ok(!g && errno == EOVERFLOW, "its graph is refused (EOVERFLOW)");
+    is_str(err.text,
+           "R: its R_lite names more than 16777216 resources (the limit: GROVE_MAX_MEMBERS)",
+           "message names the limit");
+    setenv("GROVE_MAX_MEMBERS", "3", 1);
+    static const char small[] =
+        "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":\"0\",\"children\":"
+        "{\"core\":\"0-2\"}}],\"starttime\":0,\"expiration\":0}}";
+    grove_rv1_t *R2 = grove_rv1_decode(small, strlen(small), "small.json", &err);
+    g = grove_rv1_to_graph(R2, &err);
+    ok(!g && errno == EOVERFLOW, "GROVE_MAX_MEMBERS=3: a node and 3 cores are 4, refused");
+    unsetenv("GROVE_MAX_MEMBERS");
+    g = grove_rv1_to_graph(R2, &err);
+    ok(g && grove_graph_vertex_count(g) == 5, "unset: built (cluster, node, 3 cores)");
+    grove_graph_destroy(g);
+    grove_rv1_destroy(R2);
+    grove_rv1_destroy(R);
+}
+
 int main(void)
 {
+    unsetenv("GROVE_MAX_MEMBERS");
+    test_expansion_limit();
     test_validation();
     test_writing();
     test_building();

@@ -194,6 +194,10 @@ static int load(grove_store_t *st, struct state *s, grove_error_t *err)
 
 static void image_steps(grove_store_t *st, const struct state *s0);
 static void file_round_trips(void);
+static void damaged_files(void);
+static void one_writer(void);
+static unsigned long long digest(const grove_graph_t *g, const grove_matcher_t *m,
+                                 const grove_acquire_t *a);
 
 static void round_trips(void)
 {
@@ -536,7 +540,9 @@ static void refusals(void)
     grove_graph_destroy(g);
     save_refusals(p2);
     corrupt_rows();
+    damaged_files();
     file_refusals();
+    one_writer();
 }
 
 /* A store at path holding a rich state, then damaged by sql. */
@@ -622,6 +628,162 @@ static void corrupt_rows(void)
     }
 }
 
+/* Copy the file from to to, truncated to len bytes (SIZE_MAX: whole) and
+ * with the bytes of page `page` (0: none) inverted. */
+static void damaged_copy(const char *from, const char *to, size_t len, long page, long psize)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    char buf[65536];
+    size_t n, at = 0;
+    while (in && out && at < len && (n = fread(buf, 1, sizeof(buf), in)) > 0) {
+        if (n > len - at)
+            n = len - at;
+        for (size_t i = 0; i < n; i++)
+            if (page > 0 && (long)((at + i) / (size_t)psize) == page - 1)
+                buf[i] = (char)~buf[i];
+        fwrite(buf, 1, n, out);
+        at += n;
+    }
+    if (in)
+        fclose(in);
+    if (out)
+        fclose(out);
+}
+
+/* Truncated files and flipped pages: every one is refused with a message
+ * saying the file is damaged, or (a page the state does not use) loads
+ * the very state that was saved; none is half-read or crashes. */
+static void damaged_files(void)
+{
+    char path[512], p2[512];
+    grove_error_t err;
+    snprintf(path, sizeof(path), "%s/whole.db", dir);
+    saved_then(path, "");
+    struct state s0 = {0};
+    grove_store_t *st = grove_store_open(path, GROVE_STORE_READONLY, &err);
+    ok(st && load(st, &s0, &err) == 0, "the undamaged store loads");
+    grove_store_close(st);
+    unsigned long long want = s0.g ? digest(s0.g, s0.m, s0.a) : 0;
+    state_free(&s0);
+    FILE *f = fopen(path, "rb");
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fclose(f);
+    long psize = 4096, pages = size / psize;
+    int refused = 0, same_state = 0, bad = 0, trials = 0;
+    snprintf(p2, sizeof(p2), "%s/damaged.db", dir);
+    for (long k = -4; k <= pages; k++) {
+        /* k < 0: truncations; k >= 1: page k inverted (page 1 holds the header) */
+        size_t len = k == -4 ? (size_t)size / 2 : k == -3 ? (size_t)psize + 100
+                   : k == -2 ? (size_t)size - (size_t)psize : k == -1 ? 50 : SIZE_MAX;
+        if (k == 0)
+            continue;
+        damaged_copy(path, p2, len, k > 0 ? k : 0, psize);
+        trials++;
+        st = grove_store_open(p2, GROVE_STORE_READONLY, &err);
+        struct state l = {0};
+        int rc = st ? load(st, &l, &err) : -1;
+        if (rc == 0 && digest(l.g, l.m, l.a) == want) {
+            same_state++;
+        } else if (rc < 0 && errno == EINVAL
+                   && (strstr(err.text, "damaged") || strstr(err.text, "not a database")
+                       || strstr(err.text, "not a Grove store") || strstr(err.text, "match"))) {
+            refused++;
+        } else {
+            bad++;
+            diag("damage %ld: rc %d errno %d: %s", k, rc, errno, err.text);
+        }
+        state_free(&l);
+        grove_store_close(st);
+    }
+    ok(bad == 0 && refused > trials / 2,
+       "damaged files (%d: 4 truncations, %ld flipped pages): %d refused as damaged, %d unused "
+       "pages harmless, %d wrong",
+       trials, pages, refused, same_state, bad);
+    damaged_copy(path, p2, (size_t)size / 2, 0, psize);
+    st = grove_store_open(p2, GROVE_STORE_READONLY, &err);
+    struct state l = {0};
+    ok((st == NULL || load(st, &l, &err) < 0) && errno == EINVAL && strstr(err.text, p2)
+           && strstr(err.text, "damaged"),
+       "a truncated store: %s", err.text);
+    state_free(&l);
+    grove_store_close(st);
+}
+
+/* One writer per store file, in this process and across processes; read-
+ * only opens are not refused while a writer works. */
+static void one_writer(void)
+{
+    char path[512];
+    grove_error_t err;
+    snprintf(path, sizeof(path), "%s/writer.db", dir);
+    grove_store_t *a = grove_store_open(path, GROVE_STORE_CREATE, &err);
+    ok(a != NULL, "first writer opens");
+    grove_graph_t *g = cluster(2);
+    ok(grove_store_save(a, g, NULL, NULL, 0, NULL, &err) == 0, "first writer saves");
+    grove_store_t *b = grove_store_open(path, 0, &err);
+    ok(b == NULL && errno == EBUSY && strstr(err.text, path)
+           && strstr(err.text, "another writer has it open"),
+       "a second writer in the same process is refused: %s", err.text);
+    grove_store_close(b);
+    /* another process: refused while a is open, a reader is not */
+    int fds[2];
+    if (pipe(fds) < 0) {
+        ok(0, "pipe");
+        return;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        grove_error_t e2;
+        grove_store_t *w = grove_store_open(path, GROVE_STORE_CREATE, &e2);
+        int werr = errno;
+        grove_store_t *r = grove_store_open(path, GROVE_STORE_READONLY, &e2);
+        grove_image_t *im = r ? grove_store_read(r, &e2) : NULL;
+        char line[64];
+        int n = snprintf(line, sizeof(line), "%d %d %d", w != NULL, werr == EBUSY, im != NULL);
+        grove_image_destroy(im);
+        grove_store_close(r);
+        grove_store_close(w);
+        if (write(fds[1], line, (size_t)n) != n)
+            _exit(3);
+        _exit(0);
+    }
+    close(fds[1]);
+    char got[600] = {0};
+    ssize_t r = read(fds[0], got, sizeof(got) - 1);
+    close(fds[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    is_str(r > 0 ? got : "-", "0 1 1", "another process: its writer is refused (EBUSY), its reader reads");
+    /* the other process's save after a closes: saved, not lost */
+    ok(grove_store_save(a, g, NULL, NULL, 0, NULL, &err) == 0, "the first writer still saves");
+    grove_store_close(a);
+    pid = fork();
+    if (pid == 0) {
+        grove_error_t e2;
+        grove_store_t *w = grove_store_open(path, 0, &e2);
+        grove_graph_t *g3 = cluster(3);
+        int rc = w && grove_store_save(w, g3, NULL, NULL, 0, NULL, &e2) == 0 ? 0 : 1;
+        grove_graph_destroy(g3);
+        grove_store_close(w);
+        _exit(rc);
+    }
+    waitpid(pid, &status, 0);
+    ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+       "once the first writer closed, another process opens and saves");
+    b = grove_store_open(path, 0, &err);
+    grove_image_t *im = b ? grove_store_read(b, &err) : NULL;
+    grove_graph_t *g3 = cluster(3);
+    ok(b && grove_store_generation(b) == 3 && im
+           && grove_graph_vertex_count(grove_image_graph(im)) == grove_graph_vertex_count(g3),
+       "and its save is what the store holds (generation 3)");
+    grove_graph_destroy(g3);
+    grove_image_destroy(im);
+    grove_store_close(b);
+    grove_graph_destroy(g);
+}
+
 static void file_refusals(void)
 {
     char p2[512];
@@ -652,7 +814,12 @@ static void file_refusals(void)
 
 /* ---- crash test --------------------------------------------------------------- */
 
-#define KILLS 20
+/* The default suite kills 20 children; GROVE_LONG=1 (the long mode) 120. */
+static int kills(void)
+{
+    const char *l = getenv("GROVE_LONG");
+    return l && *l && strcmp(l, "0") ? 120 : 20;
+}
 
 /* A digest of the whole state, to compare what a child acknowledged with
  * what is loaded. */
@@ -767,7 +934,8 @@ static void crash_test(void)
     snprintf(path, sizeof(path), "%s/crash.db", dir);
     unsigned seed = 12345;
     int good = 0, acked_total = 0;
-    for (int round = 0; round < KILLS; round++) {
+    int nkills = kills();
+    for (int round = 0; round < nkills; round++) {
         int fds[2];
         if (pipe(fds) < 0)
             break;
@@ -847,9 +1015,9 @@ static void crash_test(void)
         state_free(&s);
         grove_store_close(st);
     }
-    is_int(good, KILLS, "crash test: %d kills, every acknowledged save there, nothing corrupt",
-           KILLS);
-    ok(acked_total >= KILLS / 2, "crash test: the children acknowledged %d saves", acked_total);
+    is_int(good, nkills, "crash test: %d kills, every acknowledged save there, nothing corrupt",
+           nkills);
+    ok(acked_total >= nkills / 2, "crash test: the children acknowledged %d saves", acked_total);
 }
 
 int main(void)

@@ -422,10 +422,26 @@ static void test_errors(void)
     static const struct {
         const char *text, *msg;
     } xml[] = {
-        {"<topology><object type=\"Machine\"", "mem.xml: not a valid hwloc XML topology"},
-        {"<?xml version=\"1.0\"?><foo/>", "mem.xml: not a valid hwloc XML topology"},
-        {"", "mem.xml: not a valid hwloc XML topology"},
-        {"{\"graph\": {}}", "mem.xml: not a valid hwloc XML topology"},
+        {"<topology><object type=\"Machine\"",
+         "mem.xml:1: not well-formed XML: Premature end of data in tag topology line 1"},
+        {"<?xml version=\"1.0\"?><foo/>", "mem.xml:1: the root element is <foo>, not <topology>"},
+        {"", "mem.xml: an empty text is not an hwloc XML topology"},
+        {"{\"graph\": {}}", "mem.xml:1: not well-formed XML: Start tag expected, '<' not found"},
+        /* what made the topology library abort or crash: refused before it */
+        {"<topology>\n<object type=\"Machine\" cpuset=\"0x1,0xzz\"/></topology>",
+         "mem.xml:2: cpuset=\"0x1,0xzz\": not a bitmap (0x followed by up to 8 hex digits per "
+         "comma-separated group, at most 1024 groups)"},
+        {"<topology><object type=\"Machine\" cpuset=\"0x123456789\"/></topology>",
+         "mem.xml:1: cpuset=\"0x123456789\": not a bitmap (0x followed by up to 8 hex digits per "
+         "comma-separated group, at most 1024 groups)"},
+        {"<topology><object type=\"Machine\" cpuset=\"0x1\">\n\n<object type=\"PU\" "
+         "os_index=\"4294967294\" cpuset=\"0x1\"/></object></topology>",
+         "mem.xml:3: os_index=\"4294967294\": expected a number from 0 to 1048576"},
+        {"<topology><object type=\"Machine\"><object type=\"Gizmo\"/></object></topology>",
+         "mem.xml:1: unknown object type \"Gizmo\""},
+        {"<topology><object/></topology>", "mem.xml:1: an object without a type"},
+        {"<topology><object type=\"Machine\" gp_index=\"-5\"/></topology>",
+         "mem.xml:1: gp_index=\"-5\": expected a number from 0 to 281474976710656"},
     };
     for (size_t i = 0; i < sizeof(xml) / sizeof(xml[0]); i++) {
         grove_error_t err;
@@ -441,7 +457,7 @@ static void test_errors(void)
     ok(!t && errno == ENOENT, "missing file: ENOENT");
     is_str(err.text, "/nonexistent/0.xml: No such file or directory", "missing file: message");
     t = grove_topo_load_xml(tap_conformance("fluxion/grugs/tiny.graphml"), &err);
-    ok(!t && strstr(err.text, "tiny.graphml: not a valid hwloc XML topology"),
+    ok(!t && strstr(err.text, "tiny.graphml:9: the root element is <graphml>, not <topology>"),
        "a recipe is not a topology (%s)", err.text);
 
     t = grove_topo_load_synthetic("pack:1 core:1 pu:1", &err);

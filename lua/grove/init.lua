@@ -8,6 +8,8 @@
 --   grove.cluster "name" {}  a graph from the cluster DSL (grove.cluster)
 --   grove.jobspec{...}       jobspec shorthands and writers (grove.jobspec)
 --   grove.policy.load(name)  a placement policy, built-in or a Lua file
+--   grove.sim.new{...}       a batch-queue simulator on the matcher (grove.sim)
+--   grove.pretty.show(x)     a value as the REPL prints it (grove.pretty)
 --
 -- This module only gathers the others; it must not hold functions of its
 -- own.
@@ -21,5 +23,7 @@ M.core = core
 M.cluster = require "grove.cluster"
 M.jobspec = require "grove.jobspec"
 M.policy = require "grove.policy"
+M.sim = require "grove.sim"
+M.pretty = require "grove.pretty"
 
 return M

@@ -8,7 +8,11 @@
 --                                  a graph gets a summary, a matcher its
 --                                  jobs, a vertex its data, a job table (or
 --                                  a list of them) a tree of its picks, and
---                                  a string with a newline is shown as is
+--                                  a string with a newline is shown as is,
+--                                  and an iterator over a Grove object
+--                                  (g:vertices{...}, v:children()) is run
+--                                  and its first 20 items listed (running
+--                                  it uses it up)
 --   pretty.job(job)                the tree of a job table (m:match, m:job)
 --   pretty.graph(g)  pretty.matcher(m)  pretty.vertex(v)   the summaries
 --   pretty.quote(s)                a string as a Lua literal
@@ -239,6 +243,29 @@ local function pick_label(p, root)
   return fmt("%s[%s:%s]", label, number(p.amount or 0), p.exclusive and "x" or "s")
 end
 
+-- Picks of one kind: the same basename, amount and exclusivity.
+local function same_kind(a, b)
+  return try(a.vertex, "basename") == try(b.vertex, "basename") and a.amount == b.amount
+    and a.exclusive == b.exclusive
+end
+
+-- "core[0-3,8] (5)[1:x]": the picks list[i..k], of one kind, by id ranges.
+local function run_label(list, i, k)
+  local ids = {}
+  for x = i, k do ids[#ids + 1] = try(list[x].vertex, "id") or -1 end
+  table.sort(ids)
+  local parts, lo = {}, 1
+  for x = 1, #ids do
+    if x == #ids or ids[x + 1] ~= ids[x] + 1 then
+      parts[#parts + 1] = lo == x and tostring(ids[lo]) or fmt("%d-%d", ids[lo], ids[x])
+      lo = x + 1
+    end
+  end
+  local p = list[i]
+  return fmt("%s[%s] (%d)[%s:%s]", try(p.vertex, "basename") or "?", concat(parts, ","),
+    k - i + 1, number(p.amount or 0), p.exclusive and "x" or "s")
+end
+
 function M.job(j)
   if not M.is_job(j) then
     error(fmt("bad argument #1 to 'job' (job table expected, got %s)", type(j)), 2)
@@ -270,10 +297,28 @@ function M.job(j)
   local head = job_line(j)
   if #parts > 0 then head = head .. ", holds " .. concat(parts, ", ") end
   lines[1] = head
+  local function leaf(p)
+    local vid = try(p.vertex, "vid")
+    return not (vid and kids[vid])
+  end
   local function walk(p, depth)
     lines[#lines + 1] = ("  "):rep(depth) .. pick_label(p, depth == 0)
     local vid = try(p.vertex, "vid")
-    for _, c in ipairs(vid and kids[vid] or {}) do walk(c, depth + 1) end
+    local list = vid and kids[vid] or {}
+    local i = 1
+    while i <= #list do
+      -- a run of leaf picks of one kind (cores, GPUs) is one line
+      local c, k = list[i], i
+      while k < #list and leaf(list[k + 1]) and leaf(c) and same_kind(list[k + 1], c) do
+        k = k + 1
+      end
+      if k - i >= 2 then
+        lines[#lines + 1] = ("  "):rep(depth + 1) .. run_label(list, i, k)
+      else
+        for x = i, k do walk(list[x], depth + 1) end
+      end
+      i = k + 1
+    end
   end
   for _, p in ipairs(roots) do walk(p, 0) end
   return concat(lines, "\n")
@@ -416,8 +461,45 @@ local function all_jobs(t)
   return true
 end
 
+-- The Grove object a C iterator walks (an upvalue of the function), or nil.
+local function iterated(f)
+  local info = debug.getinfo(f, "Su")
+  if not info or info.what ~= "C" then return nil end
+  for i = 1, info.nups do
+    local _, x = debug.getupvalue(f, i)
+    if type(x) == "table" then x = rawget(x, 1) end -- a snapshot of handles
+    local name = class(x)
+    if type(x) == "userdata" and name and name:match("^grove%.") then return name end
+  end
+  return nil
+end
+
+local ITEMS_SHOWN = 20
+
+-- The first items an iterator gives, one a line.
+local function list_iterator(f, over)
+  local lines = {fmt("<iterator over a %s>", over)}
+  for i = 1, ITEMS_SHOWN + 1 do
+    local ok, x = pcall(f)
+    if not ok or x == nil then
+      if i == 1 then lines[#lines + 1] = "  (nothing)" end
+      return concat(lines, "\n")
+    end
+    if i > ITEMS_SHOWN then
+      lines[#lines + 1] = "  ... (more: run it in a for loop)"
+      break
+    end
+    lines[#lines + 1] = "  " .. M.format(x)
+  end
+  return concat(lines, "\n")
+end
+
 function M.show(v, opts)
   local name = class(v)
+  if type(v) == "function" then
+    local over = iterated(v)
+    if over then return list_iterator(v, over) end
+  end
   if type(v) == "string" and v:find("\n", 1, true) then return v end
   if name == "grove.graph" then return M.graph(v) end
   if name == "grove.matcher" then return M.matcher(v) end

@@ -20,9 +20,11 @@
 --   attach JGF                remove PATH true | remove IDSET false
 --   info JOBID  list  stat  cat JOBSPEC  help  quit
 --
--- Every match or multi-match entry takes the next job id (1, 2, ...),
--- whether it succeeds or not; `match satisfiability` takes none.  The
--- simulated clock starts at 0 and never moves.
+-- Every allocate, allocate_orelse_reserve or allocate_with_satisfiability
+-- of a jobspec that could be read takes the next job id (1, 2, ...),
+-- whether it finds resources or not; satisfiability, without_allocating
+-- and without_allocating_future take none.  The simulated clock starts at
+-- 0 and never moves.
 --
 -- Streams: results (matches, find, get-status, get-property, cancel
 -- statistics) go to `out` (the -t file or stdout), answers meant for a
@@ -114,9 +116,11 @@ S.__index = S
 
 -- A new session.  opts: graph (required), policy (a built-in name or a
 -- path to a policy file; default "first"), format ("simple"), out, info,
--- err (file handles; default stdout, stdout, stderr), elapsed (print match
--- times), aggregates ("HL:LL,..." pruning aggregates), subsystems (the -S
--- set, recorded).  Returns the session, or nil, message, code.
+-- err (file handles; default stdout, stdout, stderr), elapsed (print
+-- the wall time of each match command, end to end), aggregates
+-- ("HL:LL,..." pruning aggregates), subsystems (the -S set: the first
+-- one listed is the subsystem matches walk and the printer draws).
+-- Returns the session, or nil, message, code.
 function M.new(opts)
   if type(opts) ~= "table" or opts.graph == nil then
     error("bad argument #1 to 'new' (table with a graph expected)", 2)
@@ -124,9 +128,7 @@ function M.new(opts)
   local self = setmetatable({}, S)
   self.graph = opts.graph
   self.format = opts.format or "simple"
-  local known = false
-  for _, f in ipairs(writers.formats) do known = known or f == self.format end
-  if not known then
+  if not writers.known(self.format) then
     return nil, ("unknown output format '%s' (%s)"):format(self.format,
       table.concat(writers.formats, ", ")), "EINVAL"
   end
@@ -149,7 +151,21 @@ function M.new(opts)
   end
   local ok, msg, code = self:set_policy(opts.policy or "first")
   if not ok then return nil, msg, code end
-  self.jobs = {}      -- id -> {id, state, start, ["end"], expand, sel}
+  -- what the first match would build (pruning aggregates, the writer's
+  -- scratch) is built now, with the graph
+  ok, msg, code = self.matcher:prepare()
+  if not ok then return nil, msg, code end
+  self.writer, msg, code = core.writer(self.graph)
+  if not self.writer then return nil, msg, code end
+  if self.dominant then
+    ok, msg, code = self.writer:set_subsystem(self.dominant)
+    if not ok then return nil, msg, code end
+  end
+  self.clock = core.wall_clock
+  -- id -> the shape of its request (see grove.query_select); the matcher
+  -- holds the job itself.  Jobs whose requests print alike share a shape.
+  self.jobs = {}
+  self.shapes = {}    -- shape key -> shape
   self.next_id = 1
   self.types = nil    -- resource types of the graph (cached)
   return self
@@ -186,13 +202,9 @@ end
 -- jobspec reader's known-types check).
 function S:known_types()
   if not self.types then
-    local seen, list = {slot = true}, {"slot"}
-    for v in self.graph:vertices() do
-      local t = v:type()
-      if not seen[t] then
-        seen[t] = true
-        list[#list + 1] = t
-      end
+    local list = {"slot"}
+    for _, t in ipairs(self.graph:types()) do
+      if t ~= "slot" then list[#list + 1] = t end
     end
     self.types = list
   end
@@ -204,46 +216,130 @@ end
 local commands = {}
 local usage = {}
 
+-- The text of a file, read in blocks under the input limit (GROVE_MAX_INPUT)
+-- and refused at its first NUL byte, so that /dev/zero costs nothing.
 local function read_file(path)
-  local f, msg = io.open(path, "r")
+  local f, msg = io.open(path, "rb")
   if not f then return nil, msg end
-  local text = f:read("a")
+  local limit, parts, n = core.limits().input, {}, 0
+  for block in f:lines(65536) do
+    local nul = block:find("\0", 1, true)
+    if nul then
+      f:close()
+      return nil, ("%s: byte %d is NUL: not a text file"):format(path, n + nul - 1)
+    end
+    n = n + #block
+    if n > limit then
+      f:close()
+      return nil, ("%s: larger than the input limit of %d bytes (GROVE_MAX_INPUT)"):format(path,
+        limit)
+    end
+    parts[#parts + 1] = block
+  end
   f:close()
-  return text
+  return table.concat(parts)
 end
 
 -- Would js fit now if no job held anything?  The matcher's satisfiability
 -- ignores vertex status; the command language calls a request
 -- unsatisfiable when it cannot fit the resources that are up, so the
--- satisfiability modes also try it on an idle copy of the graph (a copy
--- costs time linear in the graph, paid only on this path).
+-- satisfiability modes ask the matcher for that (one match that ignores
+-- the records; under a policy file the built-in "first" decides).
 function S:fits_when_idle(js)
-  local g2 = self.graph:duplicate()
-  for id in pairs(self.jobs) do g2:free_job(id) end
-  local m2 = core.matcher(g2)
-  local builtin = false
-  for _, b in ipairs(policies.builtins) do builtin = builtin or b == self.policy end
-  m2:set_policy(builtin and self.policy or "first")
-  local job = m2:match(js, "without_allocating")
-  m2:close()
-  g2:close()
-  return job ~= nil
+  return self.matcher:fits_idle(js) == true
 end
+
+-- The jobspec in the file at path.  A stream that names the same file
+-- again and again parses it once: while the file's text and the graph's
+-- types stay the same the parsed jobspec is reused (the matcher only reads
+-- it), so a match costs a read of the file rather than a parse, and the
+-- heap is not churned by thousands of short-lived documents.  nil, message
+-- as core.jobspec_load on failure.
+function S:load_jobspec(path)
+  local types = self:known_types()
+  local text = read_file(path)
+  local c = self.js_cache
+  if text and c and c.path == path and c.types == types and c.text == text then
+    return c.js
+  end
+  local js, msg
+  if text then
+    js, msg = core.jobspec_parse(text, {types = types, source = path})
+  else
+    js, msg = core.jobspec_load(path, {types = types})
+  end
+  if js and text then self.js_cache = {path = path, types = types, text = text, js = js} end
+  return js, msg
+end
+
+-- The shape of js's request (shared with earlier jobs of the same shape).
+function S:shape_of(js)
+  local shape = selection.request(js:resources())
+  local key = selection.shape_key(shape)
+  local known = self.shapes[key]
+  if known then return known end
+  self.shapes[key] = shape
+  return shape
+end
+
+-- The nodes a request asks for at least: the least count of every level,
+-- multiplied down to the nodes.
+local function nodes_requested(resources, mult)
+  local n = 0
+  for _, r in ipairs(resources or {}) do
+    local c = r.count
+    if type(c) == "table" then c = c.min end
+    c = mult * (c or 1)
+    if r.type == "node" then
+      n = n + c
+    else
+      n = n + nodes_requested(r.with, c)
+    end
+  end
+  return n
+end
+
+-- How many nodes are up.
+function S:nodes_up()
+  local n = 0
+  for v in self.graph:vertices{type = "node"} do
+    if v:status() == "up" then n = n + 1 end
+  end
+  return n
+end
+
+-- The modes that give a job id to every request that was read (matched
+-- or not); satisfiability and the without_allocating modes take none.
+local TAKES_ID = {allocate = true, allocate_orelse_reserve = true,
+  allocate_with_satisfiability = true}
 
 -- One match of the jobspec file at path in mode; prints the result.
 -- Returns true when resources were found (or the request is satisfiable).
+-- A file that cannot be opened is an error line and nothing more; a
+-- jobspec that cannot be read is an error line and a failed match under
+-- the id it would have had, which the next request gets again.
 function S:match_one(mode, path)
+  local t0 = self.elapsed and self.clock() or nil
   local sat_only = mode == "satisfiability"
   local id = self.next_id
-  if not sat_only then self.next_id = id + 1 end
-  local js, msg = core.jobspec_load(path, {types = self:known_types()})
-  if not js then
-    self:error("match_allocate: ERROR: Jobspec error for %d: %s", id, msg)
+  local f = io.open(path, "r")
+  if not f then
+    self:error("ERROR: can't open %s", path)
     return false
   end
-  local t0 = os.clock()
-  local job, err, code = self.matcher:match(js, mode, sat_only and nil or id)
-  local elapsed = self.elapsed and os.clock() - t0 or nil
+  f:close()
+  local js, msg = self:load_jobspec(path)
+  if not js then
+    self:error("match_allocate: ERROR: Jobspec error for %d: %s", id, msg)
+    if sat_only then
+      selection.banner(self, {"INFO: Satisfiable request"})
+    else
+      selection.print_nomatch(self, id, false)
+    end
+    return false
+  end
+  if TAKES_ID[mode] then self.next_id = id + 1 end
+  local job, err, code = self.matcher:match(js, mode, sat_only and nil or id, { picks = false })
   local sat_mode = sat_only or mode == "allocate_with_satisfiability"
   if sat_only then
     local yes = (job ~= nil or code == "EBUSY") and self:fits_when_idle(js)
@@ -256,8 +352,17 @@ function S:match_one(mode, path)
   end
   if not job then
     if code == "EBUSY" or code == "ENODEV" then
-      local unsat = code == "ENODEV" or (sat_mode and not self:fits_when_idle(js))
-      selection.print_nomatch(self, id, sat_mode and unsat, elapsed)
+      local unsat = false
+      if sat_mode then
+        unsat = code == "ENODEV" or not self:fits_when_idle(js)
+      elseif mode == "allocate_orelse_reserve" or mode == "without_allocating_future" then
+        -- No later time fits either: unsatisfiable when even the idle
+        -- graph cannot hold it, unless it asks for more nodes than are
+        -- up (they may come up: busy).
+        unsat = nodes_requested(js:resources(), 1) <= self:nodes_up()
+          and (code == "ENODEV" or not self:fits_when_idle(js))
+      end
+      selection.print_nomatch(self, id, unsat, t0)
     elseif code == "EINVAL" then
       self:error("match_allocate: ERROR: Jobspec error for %d: %s", id, err)
     else
@@ -265,14 +370,21 @@ function S:match_one(mode, path)
     end
     return false
   end
-  local expand, prefer = selection.request(js:resources())
-  local sel = selection.of_job(job, expand, prefer, self.dominant)
-  if job.state ~= "matched" then
-    self.jobs[job.id] = {id = job.id, state = job.state, start = job.start, ["end"] = job["end"],
-      expand = expand, prefer = prefer, sel = sel}
-  end
-  selection.print_match(self, job, sel, prefer, elapsed)
+  local shape = self:shape_of(js)
+  local kept = job.state ~= "matched"
+  if kept then self.jobs[job.id] = shape end
+  selection.print_match(self, job, kept, shape, t0)
   return true
+end
+
+-- The entries of held job id's selection (see grove.query_select).
+function S:entries(id)
+  return assert(self.writer:entries(self.matcher, id, self.jobs[id]))
+end
+
+-- The state, start and end of held job id (a table), or nil.
+function S:job_head(id)
+  return self.matcher:job(id, false)
 end
 
 usage.match = "match MODE JOBSPEC"
@@ -298,29 +410,19 @@ commands["multi-match"] = function(self, args)
   end
 end
 
--- Rebuild the selection of a job after part of it was released.
-function S:refresh_job(id)
-  local job = self.jobs[id]
-  local j = self.matcher:job(id)
-  if not j then
-    self.jobs[id] = nil
-    return
-  end
-  job.sel = selection.of_job(j, job.expand, job.prefer, self.dominant)
-end
-
 usage.cancel = "cancel JOBID [stats]"
 function commands.cancel(self, args)
   local id = selection.jobid(args[1])
   if not id or #args > 2 or (args[2] and args[2] ~= "stats") then
     return self:error("ERROR: malformed command")
   end
-  local job = self.jobs[id]
-  if not job or not self.matcher:cancel(id) then
+  if not self.jobs[id] then return self:error("cancel: ERROR: nonexistent job %d", id) end
+  local entries = args[2] and self:entries(id)
+  if not self.matcher:cancel(id) then
     return self:error("cancel: ERROR: nonexistent job %d", id)
   end
   self.jobs[id] = nil
-  if args[2] then selection.print_stats(self, "CANCEL ", selection.counts(job.sel)) end
+  if entries then selection.print_stats(self, "CANCEL ", selection.counts(entries)) end
 end
 
 -- The ranks named by a partial-cancel file, as an idset string, or nil,
@@ -370,23 +472,22 @@ commands["partial-cancel"] = function(self, args)
   if reader ~= "jgf" and reader ~= "rv1exec" then
     return self:error("ERROR: unsupported reader %s", reader)
   end
-  local job = self.jobs[id]
-  if not job then return self:error("partial-cancel: ERROR: nonexistent job %d", id) end
-  if job.state == "reserved" then
+  if not self.jobs[id] then
+    return self:error("partial-cancel: ERROR: nonexistent job %d", id)
+  end
+  if self:job_head(id).state == "reserved" then
     return self:error("ERROR: reservations not currently supported by partial cancel")
   end
   local ranks = self:shard_ranks(reader, args[3])
-  local before = 0
-  for _ in pairs(job.sel) do before = before + 1 end
+  local before = #self:entries(id)
   local n, removed
   if ranks then n, removed = self.matcher:release_ranks(id, ranks) end
   if not ranks or not n then
     return self:error("ERROR: error encountered while removing job %d", id)
   end
-  if removed then self.jobs[id] = nil else self:refresh_job(id) end
+  if removed then self.jobs[id] = nil end
   if args[4] then
-    local after = 0
-    for _ in pairs(self.jobs[id] and self.jobs[id].sel or {}) do after = after + 1 end
+    local after = self.jobs[id] and #self:entries(id) or 0
     selection.print_stats(self, "PARTIAL CANCEL ", before - after, n)
   end
 end
@@ -395,17 +496,14 @@ usage.info = "info JOBID"
 function commands.info(self, args)
   local id = selection.jobid(args[1])
   if not id or #args ~= 1 then return self:error("ERROR: malformed command") end
-  local job = self.jobs[id]
-  if not job then
+  if not self.jobs[id] then
     self.info:write(("INFO: nonexistent job %d\n"):format(id))
     return
   end
+  local job = self:job_head(id)
   local counts = {}
-  for _, e in pairs(job.sel) do
-    if e.alloc then
-      local t = e.v:type()
-      counts[t] = (counts[t] or 0) + e.amount
-    end
+  for _, e in ipairs(self:entries(id)) do
+    if e.alloc then counts[e.type] = (counts[e.type] or 0) + e.amount end
   end
   local keys = {}
   for t in pairs(counts) do keys[#keys + 1] = t end
@@ -562,7 +660,6 @@ function S:remove_vertices(roots)
   for _, v in ipairs(roots) do
     if self.graph:vertex(v:vid()) then self.graph:unlink(v, true) end
   end
-  for id in pairs(self.jobs) do self:refresh_job(id) end
   self:structure_changed()
 end
 

@@ -12,9 +12,10 @@
 -- This file holds the expression language and its evaluation only: no
 -- other command, and no output format (grove.query_select prints).
 --
--- This module holds only the find command; it must not print (grove.writers
--- does) nor keep state outside the session.
+-- This module holds only the find command; it must not format output (the
+-- session's writer does) nor keep state outside the session.
 local selection = require "grove.query_select"
+local writers = require "grove.writers"
 
 local M = {}
 
@@ -46,7 +47,13 @@ local function parse_expr(toks)
       return e
     end
     local k, v = t:match("^([%w_-]+)=(.+)$")
-    if not k or not find_keys[k] then return nil, ("bad term '%s'"):format(t) end
+    if not k or not find_keys[k] then
+      local keys = {}
+      for key in pairs(find_keys) do keys[#keys + 1] = key end
+      table.sort(keys)
+      return nil, ("bad term '%s' (a term is KEY=VALUE, KEY one of %s; terms combine with "
+        .. "and, or and parentheses)"):format(t, table.concat(keys, ", "))
+    end
     pos = pos + 1
     return {key = k, value = v}
   end
@@ -92,13 +99,14 @@ local function held_set(s, state, id, all)
       end
     end
   end
-  for jid, job in pairs(s.jobs) do
-    if (not state or job.state == state) and (not id or jid == id) then
-      for vid, e in pairs(job.sel) do
-        if all or e.alloc then set[vid] = true end
+  for jid in pairs(s.jobs) do
+    if (not state or s:job_head(jid).state == state) and (not id or jid == id) then
+      local entries = s:entries(jid)
+      for _, e in ipairs(entries) do
+        if all or e.alloc then set[e.vid] = true end
       end
-      for _, e in pairs(job.sel) do
-        if e.x then below(e.v) end
+      for _, e in ipairs(entries) do
+        if e.x then below(s.graph:vertex(e.vid)) end
       end
     end
   end
@@ -160,10 +168,10 @@ end
 local function units_used(s)
   if not s.used_cache then
     local used = {}
-    for _, job in pairs(s.jobs) do
-      if job.state == "allocated" then
-        for vid, e in pairs(job.sel) do
-          if e.alloc or e.x then used[vid] = (used[vid] or 0) + e.amount end
+    for jid in pairs(s.jobs) do
+      if s:job_head(jid).state == "allocated" then
+        for _, e in ipairs(s:entries(jid)) do
+          if e.alloc or e.x then used[e.vid] = (used[e.vid] or 0) + e.amount end
         end
       end
     end
@@ -237,21 +245,22 @@ function M.run(s, line)
   tree, msg = parse_expr(toks)
   if tree then pred, msg = compile(s, tree) end
   if not pred then return s:error("ERROR: invalid find expression: %s", msg) end
-  local sel = {}
+  local found, extra = {}, agfilter and {} or nil
   for v in s.graph:vertices() do
-    if pred(v) then
-      local vid = v:vid()
-      if not sel[vid] then
-        sel[vid] = {v = v, amount = v:size(), x = true}
-        local p = v:parent()
-        while p and not sel[p:vid()] do
-          sel[p:vid()] = {v = p, amount = p:size(), x = true}
-          p = p:parent()
-        end
+    if pred(v) then found[#found + 1] = v end
+  end
+  if extra then
+    -- the filters of the vertices printed: those found and their ancestors
+    for _, v in ipairs(found) do
+      local u = v
+      while u and not extra[u:vid()] do
+        local ag = M.agfilter(s, u)
+        extra[u:vid()] = ag and writers.json(ag) or false
+        u = u:parent()
       end
     end
   end
-  selection.write(s, sel, {agfilter = agfilter and function(v) return M.agfilter(s, v) end})
+  selection.put_text(s, s.writer:vertices(s.format, found, extra))
   selection.banner(s, {("INFO: EXPRESSION=\"%s\""):format(expr)})
 end
 

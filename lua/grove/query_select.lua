@@ -1,18 +1,19 @@
 -- grove.query_select: what a job of a query session selected, and the
 -- blocks the session prints about it (the resource-query output).
 --
--- A selection maps vertex ids to entries {v = vertex, amount = units,
--- x = held exclusively, alloc = the job holds units of it (not only shares
--- it)}; writers.write prints it in the session's format.  The printing
--- functions take the session first and write through its puts and error.
---
--- This file holds selections and output only: no commands, no session
--- state (grove.query), no find expressions (grove.query_find).
+-- A job's selection is built and written in C by the session's writer
+-- (grove.core.writer): its picks, below every exclusive pick of an
+-- explicitly exclusive type its subtree, less shared containers with
+-- nothing of the job printed below them.  This module gives the writer the
+-- shape of a request (request), reads a selection's entries ({vid, type,
+-- amount, x, alloc}: alloc when the job holds units of it, not only shares
+-- it) for the commands that count them, and prints the blocks.  The
+-- printing functions take the session first and write through its puts
+-- and error.
 --
 -- This module holds only what a job selected and the blocks printed about
--- it; it must not match, allocate or cancel.
-local writers = require "grove.writers"
-
+-- it; it must not match, allocate or cancel, nor keep session state
+-- (grove.query) or find expressions (grove.query_find).
 local M = {}
 
 M.SEP = "INFO: ============================="
@@ -57,66 +58,36 @@ local function request_parents(resources, parent, map)
   return map
 end
 
--- What a request's resources say about printing its selection: expand
--- (the types printed with everything below them), prefer (the parents of
--- each type, see request_parents).
+-- What a request's resources say about printing its selection (the shape
+-- a writer takes): expand (the types printed with everything below them),
+-- prefer (the parents of each type, see request_parents).
 function M.request(resources)
-  return explicit_exclusive(resources), request_parents(resources)
+  return {expand = explicit_exclusive(resources), prefer = request_parents(resources)}
 end
 
-local function add_subtree(sel, v, subsystem)
-  for c in v:children(subsystem) do
-    local vid = c:vid()
-    if not sel[vid] then
-      sel[vid] = {v = c, amount = c:size(), x = true, alloc = true}
-    end
-    add_subtree(sel, c, subsystem)
+-- A key naming a shape: jobs whose requests print alike share one shape.
+function M.shape_key(shape)
+  local ex, pr = {}, {}
+  for t in pairs(shape.expand) do ex[#ex + 1] = t end
+  for t, ps in pairs(shape.prefer) do
+    local l = {}
+    for p in pairs(ps) do l[#l + 1] = p end
+    table.sort(l)
+    pr[#pr + 1] = t .. "<" .. table.concat(l, ",")
   end
-end
-
--- The selection of a job result (picks) for printing and find: picks, and
--- below every exclusive pick of an explicitly exclusive type, its subtree.
--- An entry is `alloc` when the job holds units of it (exclusive, or an
--- allocation record of its own), as opposed to an ancestor it only shares.
--- A shared ancestor with nothing of the job printed below it is left out:
--- what a release left behind, or the other containment parent of a vertex
--- reached through a second link (see writers.order).  subsystem: the tree
--- it is printed along (default containment).
-function M.of_job(job, expand, prefer, subsystem)
-  local sel = {}
-  for _, p in ipairs(job.picks) do
-    local alloc = p.exclusive
-    if not alloc then
-      for _, r in ipairs(p.vertex:records()) do
-        if r.job == job.id and r.kind == "alloc" then alloc = true end
-      end
-    end
-    sel[p.vertex:vid()] = {v = p.vertex, amount = p.amount, x = p.exclusive, alloc = alloc}
-  end
-  for _, p in ipairs(job.picks) do
-    if p.exclusive and expand[p.vertex:type()] then add_subtree(sel, p.vertex, subsystem) end
-  end
-  local needed = {}
-  for _, e in ipairs(writers.order(sel, false, prefer, subsystem)) do
-    local vid = e.v:vid()
-    if e.alloc or e.x or needed[vid] then
-      if e.home then needed[e.home] = true end
-    else
-      sel[vid] = nil
-    end
-  end
-  return sel
+  table.sort(ex)
+  table.sort(pr)
+  return table.concat(ex, ",") .. ";" .. table.concat(pr, ";")
 end
 
 -- Counts for `stats`: the vertices the job selected and those of them it
--- held (not only shared).
-function M.counts(sel)
-  local all, held = 0, 0
-  for _, e in pairs(sel) do
-    all = all + 1
+-- held (not only shared), from its entries.
+function M.counts(entries)
+  local held = 0
+  for _, e in ipairs(entries) do
     if e.alloc then held = held + 1 end
   end
-  return all, held
+  return #entries, held
 end
 
 -- ---- output blocks -----------------------------------------------------------
@@ -126,11 +97,8 @@ function M.banner(s, lines)
   s:puts(SEP .. "\n" .. table.concat(lines, "\n") .. "\n" .. SEP .. "\n")
 end
 
--- The selection in the session's format (ctx as writers.write takes it).
-function M.write(s, sel, ctx)
-  ctx = ctx or {}
-  ctx.graph = s.graph
-  local text, msg = writers.write(s.format, sel, ctx)
+-- Write text, or say why there is none (msg).
+function M.put_text(s, text, msg)
   if not text then
     s:error("ERROR: cannot write %s output: %s", s.format, msg)
     return
@@ -138,21 +106,23 @@ function M.write(s, sel, ctx)
   s:puts(text)
 end
 
-function M.print_match(s, job, sel, prefer, elapsed)
-  M.write(s, sel, {start = job.start, ["end"] = job["end"], prefer = prefer,
-    subsystem = s.dominant})
+-- The job's selection (id nil: the matcher's last result) in the session's
+-- format, then its block.  t0: when the command began (wall clock), for
+-- ELAPSED.
+function M.print_match(s, job, kept, shape, t0)
+  M.put_text(s, s.writer:job(s.matcher, kept and job.id or nil, s.format, shape))
   local at = job.start == s.graph:now() and "Now" or tostring(job.start)
   local lines = {"INFO: JOBID=" .. job.id, "INFO: RESOURCES=" .. M.state_names[job.state],
     "INFO: SCHEDULED AT=" .. at}
-  if elapsed then lines[#lines + 1] = ("INFO: ELAPSED=%.6f"):format(elapsed) end
+  if t0 then lines[#lines + 1] = ("INFO: ELAPSED=%.6f"):format(s.clock() - t0) end
   M.banner(s, lines)
 end
 
-function M.print_nomatch(s, id, unsat, elapsed)
+function M.print_nomatch(s, id, unsat, t0)
   local lines = {"INFO: No matching resources found"}
   if unsat then lines[#lines + 1] = "INFO: Unsatisfiable request" end
   lines[#lines + 1] = "INFO: JOBID=" .. id
-  if elapsed then lines[#lines + 1] = ("INFO: ELAPSED=%.6f"):format(elapsed) end
+  if t0 then lines[#lines + 1] = ("INFO: ELAPSED=%.6f"):format(s.clock() - t0) end
   M.banner(s, lines)
 end
 

@@ -54,6 +54,7 @@ Globals:
   pretty          pretty.show(x), pretty.format(x): how results are printed
 Commands:
   :help           this text
+  :help NAME      the API reference entry for NAME (m:match, policy_load, ctx)
   :load FILE      run a Lua file here (the globals it sets stay)
   !CMD            run a query command on g: !help lists them, e.g.
   :query CMD        !match allocate job.yaml   !find status=up   !list
@@ -371,7 +372,13 @@ end
 
 local commands = {}
 
-function commands.help(self)
+function commands.help(self, arg)
+  if arg and arg ~= "" then
+    local text, err = require("grove.apidoc").lookup(arg, self.env)
+    if not text then return self:fail(err) end
+    self:print(text)
+    return "ok"
+  end
   self.out:write(M.HELP)
   self.out:flush()
   return "ok"

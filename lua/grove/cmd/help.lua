@@ -19,6 +19,7 @@ Usage:
   grove -e CODE [ARGS]         run a chunk of Lua
   grove query [OPTIONS]        the resource-query compatible command language
   grove acquire-replay FILE    replay acquisition messages and commands, printing the state
+  grove sim [OPTIONS]          replay a workload trace under a queue policy (docs/sim.md)
   grove help [COMMAND]         this text, or one command's usage
   grove --version              the version
 
@@ -30,7 +31,8 @@ M.usage = [[
 Usage: grove help [COMMAND]
 
 Without COMMAND, what the grove executable can do.  With one, that command's
-usage: run, -e, repl, query, acquire-replay, help (or any grove.cmd.NAME module).
+usage: run, -e, repl, query, acquire-replay, sim, help (or any grove.cmd.NAME
+module).
 ]]
 
 -- The forms main.c handles itself, not modules of grove.cmd.

@@ -2,7 +2,8 @@
 --
 --   grove query -L FILE [-f grug|jgf|hwloc|rv1exec] [-W TYPES] [-S SET]
 --               [-P POLICY] [-p HL:LL,...] [-F FORMAT] [-t OUTFILE]
---               [-T TRAVERSER] [-r N] [-e] [-d] < COMMANDS
+--               [-T TRAVERSER] [-g dot|graphml -o BASENAME] [-r N] [-e] [-d]
+--               < COMMANDS
 --
 -- Reads commands (see grove.query) from standard input.  The options keep
 -- their resource-query spellings, long forms included (--load-file=FILE,
@@ -11,6 +12,8 @@
 --
 -- This module holds only the command line; the command language is
 -- grove.query's and must not be done here.
+local core = require "grove.core"
+local graph_out = require "grove.graph_out"
 local help = require "grove.cmd.help"
 local query = require "grove.query"
 local writers = require "grove.writers"
@@ -26,14 +29,19 @@ Usage: grove query -L FILE [options] < COMMANDS
                                  ...: matching walks the first one listed
   -P, --match-policy=POLICY      a built-in policy (first, low, high, lonode,
                                  hinode, lonodex, hinodex, firstnodex, locality,
-                                 variation) or a Lua policy file
+                                 variation), a policy string ("policy=high
+                                 node_centric=true node_exclusive=true
+                                 stop_on_1_matches=true") or a Lua policy file
   -p, --prune-filters=HL:LL,...  pruning aggregates, e.g. ALL:core,ALL:node
   -F, --match-format=FMT         simple (default), pretty_simple, jgf, rlite,
                                  rv1, rv1_nosched
   -t, --test-output=FILE         write results to FILE instead of stdout
-  -T, --traverser=NAME           accepted for compatibility (simple, flexible)
+  -T, --traverser-policy=NAME    accepted for compatibility (simple, flexible)
+  -g, --graph-format=FMT         dot (default) or graphml, for -o
+  -o, --graph-output=BASENAME    at the end, write the graph to BASENAME.FMT
   -r, --reserve-vtx-vec=N        accepted for compatibility
-  -e, --elapse-time              print the time each match takes
+  -e, --elapse-time              print the load time of the graph and the wall
+                                 time of each match command, end to end
   -d, --disable-prompt           no prompt, even on a terminal
   -h, --help                     this text
 Commands: type help at the prompt.
@@ -41,10 +49,11 @@ Commands: type help at the prompt.
 
 local long = {["load-file"] = "L", ["load-format"] = "f", ["load-allowlist"] = "W",
   ["match-subsystems"] = "S", ["match-policy"] = "P", ["prune-filters"] = "p",
-  ["match-format"] = "F", ["test-output"] = "t", traverser = "T", ["reserve-vtx-vec"] = "r",
+  ["match-format"] = "F", ["test-output"] = "t", traverser = "T", ["traverser-policy"] = "T",
+  ["graph-format"] = "g", ["graph-output"] = "o", ["reserve-vtx-vec"] = "r",
   ["elapse-time"] = "e", ["disable-prompt"] = "d", help = "h"}
 local takes_value = {L = true, f = true, W = true, S = true, P = true, p = true, F = true,
-  t = true, T = true, r = true}
+  t = true, T = true, r = true, g = true, o = true}
 
 -- Parse argv into an options table, or nil, message.
 function M.parse(args)
@@ -83,9 +92,62 @@ function M.parse(args)
   return o
 end
 
+-- The keys of a policy string (-P "policy=high node_centric=true ..."), as
+-- the reference engine documents them: policy=low|high, and the rest
+-- true|false.
+local POLICY_KEYS = {policy = true, node_centric = true, node_exclusive = true,
+  stop_on_1_matches = true}
+
+-- The built-in policy a policy string names, or nil, message.  Grove's
+-- low and high order every level by id, so node_centric changes nothing
+-- here; node_exclusive takes nodes whole; stop_on_1_matches with high is
+-- first (or firstnodex).
+function M.policy_string(spec)
+  local o = {}
+  for word in spec:gmatch("%S+") do
+    local k, v = word:match("^([^=]*)=(.*)$")
+    if not k then return nil, ("policy option '%s' is not KEY=VALUE"):format(word) end
+    if not POLICY_KEYS[k] then return nil, ("invalid policy option: %s"):format(k) end
+    if o[k] ~= nil then return nil, ("policy option %s given twice"):format(k) end
+    if k == "policy" then
+      if v ~= "low" and v ~= "high" then
+        return nil, "policy key within custom policy accepts only low or high"
+      end
+      o[k] = v
+    elseif v == "true" or v == "false" then
+      o[k] = v == "true"
+    else
+      return nil, ("Policy option %s requires true or false, got %s"):format(k, v)
+    end
+  end
+  if not o.policy then return nil, "a policy string needs policy=low or policy=high" end
+  if o.policy == "high" and o.stop_on_1_matches then
+    return o.node_exclusive and "firstnodex" or "first"
+  end
+  local base = o.policy == "high" and "hi" or "lo"
+  if o.node_exclusive then return base .. "nodex" end
+  if o.node_centric then return base .. "node" end
+  return o.policy
+end
+
 local function stdin_is_tty()
   local ok = os.execute("[ -t 0 ]")
   return ok == true
+end
+
+-- Read commands at a terminal through the line editor (grove.core.edit):
+-- arrows, history (Up recalls a command), Ctrl-C abandons the line,
+-- Ctrl-D ends.
+local function edited(s, prompt)
+  local edit = require("grove.core").edit
+  while true do
+    local line = edit.readline(prompt)
+    if line == nil then break end
+    if line then
+      if line:match("%S") then edit.add_history(line) end
+      if not s:execute(line) then break end
+    end
+  end
 end
 
 function M.main(args)
@@ -97,13 +159,27 @@ function M.main(args)
     return 2
   end
   local fmt = o.F or "simple"
-  local known = false
-  for _, f in ipairs(writers.formats) do known = known or f == fmt end
-  if not known then
+  if not writers.known(fmt) then
     io.stderr:write(("grove query: unknown output format '%s' (%s)\n"):format(fmt,
       table.concat(writers.formats, ", ")))
     return 2
   end
+  local gfmt = (o.g or "dot"):lower()
+  if not graph_out.formats[gfmt] then
+    io.stderr:write(("grove query: unknown format for --graph-format: %s (dot, graphml)\n"):format(
+      o.g))
+    return 2
+  end
+  local policy = o.P
+  if policy and policy:find("=", 1, true) then
+    local name, perr = M.policy_string(policy)
+    if not name then
+      io.stderr:write("grove query: -P ", policy, ": ", perr, "\n")
+      return 2
+    end
+    policy = name
+  end
+  local t0 = core.wall_clock()
   local g, err = query.load_graph(o.L, {format = o.f or "grug", types = o.W})
   if not g then
     io.stderr:write("grove query: cannot load ", o.L, ": ", tostring(err), "\n")
@@ -118,22 +194,40 @@ function M.main(args)
     end
     out = f
   end
-  local s, serr = query.new{graph = g, policy = o.P, format = fmt, out = out,
+  local s, serr = query.new{graph = g, policy = policy, format = fmt, out = out,
     elapsed = o.e, aggregates = o.p, subsystems = o.S}
   if not s then
     io.stderr:write("grove query: ", tostring(serr), "\n")
     return 1
   end
+  if o.e then
+    -- the graph read and made ready for the first match
+    io.stdout:write(("INFO: Graph Load Time: %.6f\nINFO: Vertex Count: %d\n" ..
+      "INFO: Edge Count: %d\n"):format(core.wall_clock() - t0, g:count(), g:edge_count()))
+    io.stdout:flush()
+  end
   if o.T and o.T ~= "simple" then
     io.stderr:write(("grove query: note: -T %s: sibling slots are all required, not " ..
       "alternatives\n"):format(o.T))
   end
-  local prompt = (not o.d and stdin_is_tty()) and "grove query> " or nil
-  s:run(io.stdin, prompt)
+  if not o.d and stdin_is_tty() then
+    edited(s, "grove query> ")
+  else
+    s:run(io.stdin, nil)
+  end
+  local status = 0
+  if o.o then
+    io.stdout:write("INFO: Write the target graph of the matcher...\n")
+    local ok, werr = graph_out.write(s.graph, gfmt, o.o)
+    if not ok then
+      io.stderr:write("grove query: ERROR: ", tostring(werr), "\n")
+      status = 1
+    end
+  end
   s:close()
   if out ~= io.stdout then out:close() end
   io.stdout:flush()
-  return 0
+  return status
 end
 
 return M

@@ -1,0 +1,96 @@
+/* bench_memory.c: memory that comes back.  On a machine of 16,384 nodes
+ * (node = 2 sockets x (22 cores + 2 GPUs) + one memory pool), allocate
+ * 100,000 one-core jobs, cancel them all, and print the graph's own byte
+ * count (grove_graph_bytes) and the process's resident memory (VmRSS)
+ * before, at the peak and after each of several rounds, with the change
+ * from the start in percent.  The target: after cancelling, both within
+ * 10% of where they started, in every round.
+ *
+ *   build/bench/bench_memory [NODES [JOBS [ROUNDS]]]
+ *
+ * It must not build its machine by a builder of its own (grovetest.h's
+ * test_cluster builds it) nor assert like a test: it measures and
+ * reports (its exit status is 0 however the figures come out).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "graph.h"
+#include "jobspec.h"
+#include "match.h"
+#include "grovetest.h"
+
+/* Resident memory of this process in KiB, from /proc/self/status. */
+static long rss_kib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kib = -1;
+    while (f && fgets(line, sizeof(line), f))
+        if (!strncmp(line, "VmRSS:", 6))
+            kib = strtol(line + 6, NULL, 10);
+    if (f)
+        fclose(f);
+    return kib;
+}
+
+static double pct(double now, double start)
+{
+    return start > 0 ? 100.0 * (now - start) / start : 0;
+}
+
+int main(int argc, char **argv)
+{
+    int nodes = argc > 1 ? atoi(argv[1]) : 16384;
+    int jobs = argc > 2 ? atoi(argv[2]) : 100000;
+    int rounds = argc > 3 ? atoi(argv[3]) : 3;
+    grove_graph_t *g = test_cluster(&(test_shape_t){.nodes = nodes, .per_rack = 32, .sockets = 2,
+                                                    .cores = 22, .gpus = 2, .node_mem = 256,
+                                                    .node_mem_unit = "GB"});
+    grove_matcher_t *m = grove_matcher_create(g, NULL);
+    static const char spec[] = "version: 1\nresources:\n  - type: slot\n    label: default\n"
+                               "    count: 1\n    with:\n      - type: core\n        count: 1\n"
+                               "tasks:\n  - command: [app]\n    slot: default\n    count:\n"
+                               "      per_slot: 1\nattributes:\n  system:\n    duration: 3600\n";
+    grove_error_t err;
+    grove_jobspec_opts_t o = {0, "bench", NULL};
+    grove_jobspec_t *js = grove_jobspec_parse(spec, strlen(spec), &o, &err);
+    if (!g || !m || !js) {
+        fprintf(stderr, "bench_memory: setup failed: %s\n", err.text);
+        return 1;
+    }
+    /* one match and cancel first, so that what is built once on first use
+     * (aggregates, scratch arrays) counts in the start */
+    const grove_job_t *j;
+    if (grove_match(m, js, GROVE_MATCH_ALLOCATE, 0, &j, &err) == 0)
+        grove_matcher_cancel(m, j->id);
+    double b0 = (double)grove_graph_bytes(g), r0 = (double)rss_kib();
+    printf("# %d nodes, %zu vertices; %d one-core jobs per round\n", nodes,
+           grove_graph_vertex_count(g), jobs);
+    printf("%-6s %14s %14s %10s %10s\n", "round", "graph MiB", "RSS MiB", "graph %", "RSS %");
+    printf("%-6s %14.1f %14.1f %10s %10s\n", "start", b0 / 1048576, r0 / 1024, "", "");
+    grove_jobid_t *ids = malloc((size_t)jobs * sizeof(*ids));
+    for (int r = 1; r <= rounds; r++) {
+        int n = 0;
+        clock_t c0 = clock();
+        for (int k = 0; k < jobs; k++)
+            if (grove_match(m, js, GROVE_MATCH_ALLOCATE, 0, &j, &err) == 0)
+                ids[n++] = j->id;
+        double us = 1e6 * (double)(clock() - c0) / CLOCKS_PER_SEC / (jobs ? jobs : 1);
+        double bp = (double)grove_graph_bytes(g), rp = (double)rss_kib();
+        for (int k = 0; k < n; k++)
+            grove_matcher_cancel(m, ids[k]);
+        double b1 = (double)grove_graph_bytes(g), r1 = (double)rss_kib();
+        printf("%-6s %14.1f %14.1f %+10.1f %+10.1f   (%d allocated, %.1f us a job)\n", "peak",
+               bp / 1048576, rp / 1024, pct(bp, b0), pct(rp, r0), n, us);
+        printf("%-6d %14.1f %14.1f %+10.1f %+10.1f   (all cancelled)\n", r, b1 / 1048576,
+               r1 / 1024, pct(b1, b0), pct(r1, r0));
+    }
+    free(ids);
+    grove_jobspec_destroy(js);
+    grove_matcher_destroy(m);
+    grove_graph_destroy(g);
+    return 0;
+}

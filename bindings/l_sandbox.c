@@ -1,0 +1,796 @@
+/* l_sandbox.c: the sandbox Lua policies run in (see lsandbox.h).
+ *
+ *   core.policy_limits() -> {budget =, memory =, time =}   the defaults
+ *
+ * Each policy gets a Lua state of its own.  Its environment is built from
+ * an allow-list: assert error ipairs next pairs pcall xpcall select
+ * tonumber tostring type rawequal rawlen rawget rawset getmetatable
+ * setmetatable _VERSION, and the state's own math, string (without dump),
+ * table and utf8.  Reading an unknown global or writing any global raises;
+ * getmetatable sees only tables; setmetatable refuses __gc (a finalizer
+ * would run at any time, outside every run); rawset refuses the
+ * environment.
+ *
+ * The limits (lsandbox.h) are enforced in four places: the allocator (the
+ * memory cap on everything the state holds beyond the empty sandbox, and
+ * a clock check at large or every 256th allocation), a count hook every
+ * GROVEL_SB_STEP instructions (budget and clock), the pattern functions
+ * (string.find, match, gmatch and gsub are Grove's own bounded matcher,
+ * core/pattern.c, which counts its steps against the budget), and a
+ * wrapper around every library function whose work grows with its
+ * arguments (table.concat, insert, move, remove, sort, unpack;
+ * string.byte, char, format, lower, pack, rep, reverse, sub, unpack,
+ * upper; utf8.char, codepoint, len, offset; tonumber, tostring), which
+ * charges one instruction per 16 bytes of the strings and per element of
+ * the tables it was given or returned, and reads the clock after the call.
+ * pcall and xpcall rethrow these errors, and xpcall's message handler is
+ * not called for them (it would run inside the count hook, where hooks are
+ * off).
+ *
+ * Workload: one state per policy, a few dozen kilobytes empty; its limits
+ * cost a clock read per thousand instructions.
+ *
+ * This file holds the sandbox only: nothing of policies, hooks or views
+ * (l_policy.c, l_view.c).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <lualib.h>
+
+#include "lsandbox.h"
+#include "pattern.h"
+
+static const char ENV_KEY = 'e'; /* registry key of the environment */
+
+grovel_sandbox_t *grovel_sandbox_of(lua_State *S)
+{
+    return *(grovel_sandbox_t **)lua_getextraspace(S);
+}
+
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static bool out_of_time(grovel_sandbox_t *sb)
+{
+    if (!sb->running)
+        return false;
+    int64_t spent = sb->spent + (sb->entered ? mono_ns() - sb->entered : 0);
+    if (sb->fatal == GROVEL_SB_TIME_OUT || spent > sb->limit_ns) {
+        sb->fatal = GROVEL_SB_TIME_OUT;
+        return true;
+    }
+    return false;
+}
+
+/* ---- limits ---------------------------------------------------------------- */
+
+static void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    grovel_sandbox_t *sb = ud;
+    size_t old = ptr ? osize : 0;
+    if (nsize == 0) {
+        free(ptr);
+        sb->heap -= old;
+        return NULL;
+    }
+    if (nsize > old) {
+        size_t more = nsize - old;
+        if (sb->capped && sb->heap + more > sb->base + sb->memcap)
+            return NULL; /* Lua collects in an emergency and tries once more */
+        if (sb->running && (more >= 4096 || ++sb->ticks >= 256)) {
+            sb->ticks = 0;
+            if (out_of_time(sb))
+                return NULL;
+        }
+    }
+    void *q = realloc(ptr, nsize);
+    if (!q)
+        return NULL;
+    sb->heap = sb->heap - old + nsize;
+    return q;
+}
+
+/* Remember where the policy's code is running: the innermost Lua function
+ * on the stack (a library call counts where it was called from). */
+static void note_where(lua_State *S, grovel_sandbox_t *sb)
+{
+    lua_Debug ar;
+    for (int level = 0; lua_getstack(S, level, &ar); level++) {
+        if (lua_getinfo(S, "Sl", &ar) && ar.currentline > 0) {
+            memcpy(sb->src, ar.short_src, sizeof(sb->src));
+            sb->line = ar.currentline;
+            return;
+        }
+    }
+}
+
+/* Raise the error of the limit that stopped the run (fatal is set). */
+static int raise_fatal(lua_State *S)
+{
+    grovel_sandbox_t *sb = grovel_sandbox_of(S);
+    char buf[256];
+    note_where(S, sb);
+    lua_pushstring(S, grovel_sandbox_limit_message(sb, LUA_ERRRUN, sb->src, buf, sizeof(buf)));
+    return lua_error(S);
+}
+
+/* Charge work instructions to the run; raise when a limit is past. */
+static void charge(lua_State *S, lua_Integer work)
+{
+    grovel_sandbox_t *sb = grovel_sandbox_of(S);
+    if (!sb->running)
+        return;
+    sb->used += work;
+    if (sb->used >= sb->budget && !sb->fatal)
+        sb->fatal = GROVEL_SB_BUDGET_OUT;
+    if (sb->fatal || out_of_time(sb))
+        raise_fatal(S);
+}
+
+static void count_hook(lua_State *S, lua_Debug *ar)
+{
+    grovel_sandbox_t *sb = grovel_sandbox_of(S);
+    if (!sb->running)
+        return;
+    if (lua_getinfo(S, "Sl", ar) && ar->currentline > 0) {
+        memcpy(sb->src, ar->short_src, sizeof(sb->src));
+        sb->line = ar->currentline;
+    }
+    charge(S, sb->budget < GROVEL_SB_STEP ? sb->budget : GROVEL_SB_STEP);
+}
+
+void grovel_sandbox_start(grovel_sandbox_t *sb)
+{
+    sb->used = 0;
+    sb->fatal = GROVEL_SB_OK;
+    sb->ticks = 0;
+    sb->spent = 0;
+    sb->entered = 0;
+    sb->limit_ns = (int64_t)(sb->time * 1e9);
+    sb->running = true;
+}
+
+void grovel_sandbox_stop(grovel_sandbox_t *sb)
+{
+    sb->running = false;
+}
+
+const char *grovel_sandbox_limit_message(const grovel_sandbox_t *sb, int status,
+                                         const char *where, char *buf, size_t len)
+{
+    char at[LUA_IDSIZE + 24];
+    if (sb->line > 0)
+        snprintf(at, sizeof(at), "%s:%d", sb->src, sb->line);
+    else
+        snprintf(at, sizeof(at), "%s", where);
+    if (sb->fatal == GROVEL_SB_TIME_OUT)
+        snprintf(buf, len, "%s: wall-clock limit of %g s exceeded", at, sb->time);
+    else if (sb->fatal == GROVEL_SB_BUDGET_OUT)
+        snprintf(buf, len, "%s: instruction budget of %lld exceeded", at,
+                 (long long)sb->budget);
+    else if (sb->fatal == GROVEL_SB_MEMORY_OUT || status == LUA_ERRMEM)
+        snprintf(buf, len, "%s: memory limit of %zu bytes exceeded", at, sb->memcap);
+    else
+        return NULL;
+    return buf;
+}
+
+/* ---- errors ------------------------------------------------------------------ */
+
+const char *grovel_sandbox_typename(lua_State *S, int idx)
+{
+    idx = lua_absindex(S, idx);
+    const char *s = luaL_typename(S, idx);
+    if (lua_getmetatable(S, idx)) {
+        lua_pushliteral(S, "__name");
+        if (lua_rawget(S, -2) == LUA_TSTRING)
+            s = lua_tostring(S, -1); /* anchored in the metatable */
+        lua_pop(S, 2);
+    }
+    return s;
+}
+
+static int msgh(lua_State *S)
+{
+    const char *msg = lua_tostring(S, 1);
+    if (!msg) /* no __tostring: that would run policy code here */
+        msg = lua_pushfstring(S, "(error object is a %s value)", grovel_sandbox_typename(S, 1));
+    luaL_traceback(S, S, msg, 1);
+    return 1;
+}
+
+int grovel_sandbox_pcall(grovel_sandbox_t *sb, int nargs, int nresults)
+{
+    lua_State *S = sb->S;
+    int fn = lua_gettop(S) - nargs;
+    lua_pushcfunction(S, msgh);
+    lua_insert(S, fn);
+    bool outer = sb->entered == 0; /* the clock runs while policy code does */
+    if (outer)
+        sb->entered = mono_ns();
+    int st = lua_pcall(S, nargs, nresults, fn);
+    if (outer) {
+        sb->spent += mono_ns() - sb->entered;
+        sb->entered = 0;
+    }
+    lua_remove(S, fn);
+    return st;
+}
+
+/* ---- the environment ----------------------------------------------------------- */
+
+/* pcall and xpcall that cannot catch the limits' errors. */
+static int finish_pcall(lua_State *S, int status, int first)
+{
+    grovel_sandbox_t *sb = grovel_sandbox_of(S);
+    if (status != LUA_OK) {
+        if (status == LUA_ERRMEM && !sb->fatal && sb->running)
+            sb->fatal = GROVEL_SB_MEMORY_OUT;
+        if (sb->fatal)
+            return raise_fatal(S);
+        lua_pushboolean(S, 0);
+        lua_insert(S, -2);
+        return 2;
+    }
+    lua_pushboolean(S, 1);
+    lua_insert(S, first);
+    return lua_gettop(S) - first + 1;
+}
+
+static int sb_pcall(lua_State *S)
+{
+    luaL_checkany(S, 1);
+    return finish_pcall(S, lua_pcall(S, lua_gettop(S) - 1, LUA_MULTRET, 0), 1);
+}
+
+/* xpcall's handler, wrapped: the policy's handler (upvalue 1) runs only for
+ * errors of its own, where the count hook is on; a limit's error passes
+ * through untouched. */
+static int xpcall_handler(lua_State *S)
+{
+    grovel_sandbox_t *sb = grovel_sandbox_of(S);
+    if (sb->fatal)
+        return 1;
+    lua_pushvalue(S, lua_upvalueindex(1));
+    lua_insert(S, 1);
+    lua_call(S, lua_gettop(S) - 1, 1);
+    return 1;
+}
+
+static int sb_xpcall(lua_State *S)
+{
+    int n = lua_gettop(S);
+    luaL_checktype(S, 2, LUA_TFUNCTION);
+    lua_pushvalue(S, 2);
+    lua_pushcclosure(S, xpcall_handler, 1);
+    lua_replace(S, 2);
+    lua_pushvalue(S, 1);
+    lua_copy(S, 2, 1);
+    lua_replace(S, 2); /* handler, f, args... */
+    return finish_pcall(S, lua_pcall(S, n - 2, LUA_MULTRET, 1), 2);
+}
+
+static int sb_getmetatable(lua_State *S)
+{
+    luaL_checkany(S, 1);
+    if (lua_type(S, 1) != LUA_TTABLE || !lua_getmetatable(S, 1))
+        return 0;
+    lua_pushliteral(S, "__metatable");
+    if (lua_rawget(S, -2) != LUA_TNIL)
+        return 1;
+    lua_pop(S, 1);
+    return 1;
+}
+
+static int sb_setmetatable(lua_State *S)
+{
+    int t = lua_type(S, 2);
+    luaL_checktype(S, 1, LUA_TTABLE);
+    luaL_argexpected(S, t == LUA_TNIL || t == LUA_TTABLE, 2, "nil or table");
+    if (t == LUA_TTABLE) {
+        lua_pushliteral(S, "__gc");
+        if (lua_rawget(S, 2) != LUA_TNIL)
+            return luaL_error(S, "__gc metamethods are not allowed in a policy");
+        lua_pop(S, 1);
+    }
+    if (lua_getmetatable(S, 1)) {
+        lua_pushliteral(S, "__metatable");
+        if (lua_rawget(S, -2) != LUA_TNIL)
+            return luaL_error(S, "cannot change a protected metatable");
+        lua_pop(S, 2);
+    }
+    lua_settop(S, 2);
+    lua_setmetatable(S, 1);
+    return 1;
+}
+
+static int sb_rawset(lua_State *S)
+{
+    luaL_checktype(S, 1, LUA_TTABLE);
+    luaL_checkany(S, 2);
+    luaL_checkany(S, 3);
+    lua_rawgetp(S, LUA_REGISTRYINDEX, &ENV_KEY);
+    if (lua_rawequal(S, 1, -1))
+        return luaL_error(S, "cannot rawset the policy's environment");
+    lua_settop(S, 3);
+    lua_rawset(S, 1);
+    return 1;
+}
+
+static int env_index(lua_State *S)
+{
+    const char *k = lua_tostring(S, 2);
+    return luaL_error(S, "undefined global '%s'", k ? k : luaL_typename(S, 2));
+}
+
+static int env_newindex(lua_State *S)
+{
+    const char *k = lua_tostring(S, 2);
+    return luaL_error(S, "assignment to global '%s' (a policy cannot write globals: use local)",
+                      k ? k : luaL_typename(S, 2));
+}
+
+/* ---- metered library functions ---------------------------------------------------- */
+
+/* The work a value stands for: a string's bytes / 16, a table's length. */
+static lua_Integer work_of(lua_State *S, int i)
+{
+    switch (lua_type(S, i)) {
+    case LUA_TSTRING: return (lua_Integer)(lua_rawlen(S, i) / 16);
+    case LUA_TTABLE: return (lua_Integer)lua_rawlen(S, i);
+    default: return 0;
+    }
+}
+
+/* The library function in upvalue 1, charged for its arguments and
+ * results, with the clock read after it. */
+static int metered(lua_State *S)
+{
+    int n = lua_gettop(S);
+    lua_Integer work = 1;
+    for (int i = 1; i <= n; i++)
+        work += work_of(S, i);
+    lua_pushvalue(S, lua_upvalueindex(1));
+    lua_insert(S, 1);
+    lua_call(S, n, LUA_MULTRET);
+    int r = lua_gettop(S);
+    for (int i = 1; i <= r && i <= 8; i++)
+        work += work_of(S, i);
+    charge(S, work);
+    return r;
+}
+
+/* Wrap the functions names (NULL-ended) of the library table on top. */
+static void meter(lua_State *S, const char *const *names)
+{
+    for (int i = 0; names[i]; i++) {
+        if (lua_getfield(S, -1, names[i]) != LUA_TFUNCTION) {
+            lua_pop(S, 1);
+            continue;
+        }
+        lua_pushcclosure(S, metered, 1);
+        lua_setfield(S, -2, names[i]);
+    }
+}
+
+/* ---- patterns -------------------------------------------------------------------- */
+
+static int pattern_tick(void *arg, uint64_t steps)
+{
+    (void)steps;
+    grovel_sandbox_t *sb = arg;
+    if (!sb->running)
+        return 0;
+    sb->used += GROVE_PATTERN_TICK;
+    if (sb->used >= sb->budget && !sb->fatal)
+        sb->fatal = GROVEL_SB_BUDGET_OUT;
+    return sb->fatal || out_of_time(sb);
+}
+
+/* Charge what the matcher did since its last tick; raise on a failure
+ * (a limit, or a malformed pattern). */
+static void pattern_done(lua_State *S, grove_pattern_t *ps, int rc)
+{
+    if (rc < 0 && ps->stopped)
+        raise_fatal(S);
+    if (rc < 0)
+        luaL_error(S, "%s", ps->msg);
+    charge(S, (lua_Integer)(ps->steps % GROVE_PATTERN_TICK));
+}
+
+static void pattern_init(lua_State *S, grove_pattern_t *ps, const char *s, size_t ls,
+                         const char *p, size_t lp, bool anchor)
+{
+    grove_pattern_init(ps, s, ls, p, lp, anchor, pattern_tick, grovel_sandbox_of(S));
+}
+
+/* Capture i of the last match at [s, e), or the whole match when the
+ * pattern has no captures and i is 0. */
+static void push_capture(lua_State *S, const grove_pattern_t *ps, int i, size_t s, size_t e)
+{
+    if (i >= ps->level) {
+        if (i != 0)
+            luaL_error(S, "invalid capture index %%%d", i + 1);
+        lua_pushlstring(S, ps->src + s, e - s);
+        return;
+    }
+    const grove_pattern_cap_t *c = &ps->cap[i];
+    if (c->len == GROVE_PATTERN_POSITION)
+        lua_pushinteger(S, (lua_Integer)c->start + 1);
+    else
+        lua_pushlstring(S, ps->src + c->start, c->len);
+}
+
+static int push_captures(lua_State *S, const grove_pattern_t *ps, size_t s, size_t e, bool whole)
+{
+    int n = ps->level == 0 && whole ? 1 : ps->level;
+    luaL_checkstack(S, n, "too many captures");
+    for (int i = 0; i < n; i++)
+        push_capture(S, ps, i, s, e);
+    return n;
+}
+
+/* A 1-based init argument as an offset (may be past the end). */
+static size_t init_offset(lua_State *S, int arg, size_t len)
+{
+    lua_Integer i = luaL_optinteger(S, arg, 1);
+    if (i > 0)
+        return (size_t)i - 1;
+    if (i == 0)
+        return 0;
+    if ((size_t)-i > len)
+        return 0;
+    return len - (size_t)-i;
+}
+
+static int find_aux(lua_State *S, bool find)
+{
+    size_t ls, lp;
+    const char *s = luaL_checklstring(S, 1, &ls);
+    const char *p = luaL_checklstring(S, 2, &lp);
+    size_t init = init_offset(S, 3, ls);
+    if (init > ls) {
+        luaL_pushfail(S);
+        return 1;
+    }
+    if (find && (lua_toboolean(S, 4) || grove_pattern_is_plain(p, lp))) {
+        charge(S, (lua_Integer)((ls - init) / 16));
+        const char *hit = lp == 0 ? s + init : memmem(s + init, ls - init, p, lp);
+        if (!hit) {
+            luaL_pushfail(S);
+            return 1;
+        }
+        lua_pushinteger(S, (lua_Integer)(hit - s) + 1);
+        lua_pushinteger(S, (lua_Integer)(hit - s) + (lua_Integer)lp);
+        return 2;
+    }
+    grove_pattern_t ps;
+    pattern_init(S, &ps, s, ls, p, lp, true);
+    size_t ms, me;
+    int rc = grove_pattern_find(&ps, init, &ms, &me);
+    pattern_done(S, &ps, rc);
+    if (rc == 0) {
+        luaL_pushfail(S);
+        return 1;
+    }
+    if (find) {
+        lua_pushinteger(S, (lua_Integer)ms + 1);
+        lua_pushinteger(S, (lua_Integer)me);
+        return push_captures(S, &ps, ms, me, false) + 2;
+    }
+    return push_captures(S, &ps, ms, me, true);
+}
+
+static int sb_find(lua_State *S)
+{
+    return find_aux(S, true);
+}
+
+static int sb_match(lua_State *S)
+{
+    return find_aux(S, false);
+}
+
+/* gmatch's iterator: upvalues subject, pattern, next offset, end of the
+ * last match (-1: none). */
+static int gmatch_aux(lua_State *S)
+{
+    size_t ls, lp;
+    const char *s = lua_tolstring(S, lua_upvalueindex(1), &ls);
+    const char *p = lua_tolstring(S, lua_upvalueindex(2), &lp);
+    size_t pos = (size_t)lua_tointeger(S, lua_upvalueindex(3));
+    lua_Integer last = lua_tointeger(S, lua_upvalueindex(4));
+    grove_pattern_t ps;
+    pattern_init(S, &ps, s, ls, p, lp, false);
+    for (; pos <= ls; pos++) {
+        size_t e;
+        int rc = grove_pattern_at(&ps, pos, &e);
+        if (rc < 0)
+            pattern_done(S, &ps, rc);
+        if (rc == 1 && (lua_Integer)e != last) {
+            pattern_done(S, &ps, rc);
+            lua_pushinteger(S, (lua_Integer)e);
+            lua_copy(S, -1, lua_upvalueindex(3));
+            lua_replace(S, lua_upvalueindex(4));
+            return push_captures(S, &ps, pos, e, true);
+        }
+    }
+    pattern_done(S, &ps, 0);
+    lua_pushinteger(S, (lua_Integer)ls + 1);
+    lua_replace(S, lua_upvalueindex(3));
+    return 0;
+}
+
+static int sb_gmatch(lua_State *S)
+{
+    size_t ls;
+    luaL_checklstring(S, 1, &ls);
+    luaL_checkstring(S, 2);
+    size_t init = init_offset(S, 3, ls);
+    lua_settop(S, 2);
+    lua_pushinteger(S, (lua_Integer)(init > ls ? ls + 1 : init));
+    lua_pushinteger(S, -1);
+    lua_pushcclosure(S, gmatch_aux, 4);
+    return 1;
+}
+
+/* gsub: add the replacement of the match [s, e) to b. */
+static void add_value(lua_State *S, luaL_Buffer *b, const grove_pattern_t *ps, size_t s,
+                      size_t e, int tr)
+{
+    if (tr == LUA_TSTRING || tr == LUA_TNUMBER) {
+        size_t l;
+        const char *r = lua_tolstring(S, 3, &l);
+        for (size_t i = 0; i < l; i++) {
+            if (r[i] != '%') {
+                luaL_addchar(b, r[i]);
+            } else if (++i >= l) {
+                luaL_error(S, "invalid use of '%%' in replacement string");
+            } else if (r[i] == '%') {
+                luaL_addchar(b, '%');
+            } else if (r[i] == '0') {
+                luaL_addlstring(b, ps->src + s, e - s);
+            } else if (r[i] >= '1' && r[i] <= '9') {
+                push_capture(S, ps, r[i] - '1', s, e);
+                luaL_tolstring(S, -1, NULL);
+                lua_remove(S, -2);
+                luaL_addvalue(b);
+            } else {
+                luaL_error(S, "invalid use of '%%' in replacement string");
+            }
+        }
+        return;
+    }
+    if (tr == LUA_TFUNCTION) {
+        lua_pushvalue(S, 3);
+        int n = push_captures(S, ps, s, e, true);
+        lua_call(S, n, 1);
+    } else { /* a table */
+        push_capture(S, ps, 0, s, e);
+        lua_gettable(S, 3);
+    }
+    if (!lua_toboolean(S, -1)) {
+        lua_pop(S, 1);
+        luaL_addlstring(b, ps->src + s, e - s); /* keep the original text */
+    } else if (!lua_isstring(S, -1)) {
+        luaL_error(S, "invalid replacement value (a %s)", luaL_typename(S, -1));
+    } else {
+        luaL_addvalue(b);
+    }
+}
+
+static int sb_gsub(lua_State *S)
+{
+    size_t ls, lp;
+    const char *src = luaL_checklstring(S, 1, &ls);
+    const char *p = luaL_checklstring(S, 2, &lp);
+    int tr = lua_type(S, 3);
+    lua_Integer max = luaL_optinteger(S, 4, (lua_Integer)ls + 1);
+    luaL_argexpected(S, tr == LUA_TNUMBER || tr == LUA_TSTRING || tr == LUA_TFUNCTION
+                            || tr == LUA_TTABLE, 3, "string/function/table");
+    luaL_Buffer b;
+    luaL_buffinit(S, &b);
+    grove_pattern_t ps;
+    pattern_init(S, &ps, src, ls, p, lp, true);
+    size_t pos = 0;
+    lua_Integer n = 0;
+    long long last = -1;
+    while (n < max) {
+        size_t e;
+        int rc = grove_pattern_at(&ps, pos, &e);
+        if (rc < 0)
+            pattern_done(S, &ps, rc);
+        if (rc == 1 && (long long)e != last) {
+            n++;
+            add_value(S, &b, &ps, pos, e, tr);
+            pos = e;
+            last = (long long)e;
+        } else if (pos < ls) {
+            luaL_addchar(&b, src[pos++]);
+        } else {
+            break;
+        }
+        if (ps.anchored)
+            break;
+    }
+    pattern_done(S, &ps, 0);
+    luaL_addlstring(&b, src + pos, ls - pos);
+    luaL_pushresult(&b);
+    lua_pushinteger(S, n);
+    charge(S, (lua_Integer)(ls / 16));
+    return 2;
+}
+
+/* ---- building the state ----------------------------------------------------------- */
+
+static void push_lib(lua_State *S, const char *name, lua_CFunction open)
+{
+    luaL_requiref(S, name, open, 0);
+}
+
+static int build(lua_State *S)
+{
+    static const char *const base[] = {"assert", "error",  "ipairs",   "next",
+                                       "pairs",  "select", "tonumber", "tostring",
+                                       "type",   "rawequal", "rawlen", "rawget", NULL};
+    static const luaL_Reg wrapped[] = {
+        {"pcall", sb_pcall},
+        {"xpcall", sb_xpcall},
+        {"getmetatable", sb_getmetatable},
+        {"setmetatable", sb_setmetatable},
+        {"rawset", sb_rawset},
+        {NULL, NULL},
+    };
+    static const luaL_Reg patterns[] = {
+        {"find", sb_find}, {"match", sb_match}, {"gmatch", sb_gmatch}, {"gsub", sb_gsub},
+        {NULL, NULL},
+    };
+    static const char *const tmeter[] = {"concat", "insert", "move", "remove", "sort",
+                                         "unpack", NULL};
+    static const char *const smeter[] = {"byte", "char", "format", "lower", "pack", "rep",
+                                         "reverse", "sub", "unpack", "upper", NULL};
+    static const char *const umeter[] = {"char", "codepoint", "len", "offset", NULL};
+    static const char *const bmeter[] = {"tonumber", "tostring", NULL};
+    lua_createtable(S, 0, 24);
+    int env = lua_gettop(S);
+    push_lib(S, LUA_GNAME, luaopen_base);
+    for (int i = 0; base[i]; i++) {
+        lua_getfield(S, -1, base[i]);
+        lua_setfield(S, env, base[i]);
+    }
+    lua_pop(S, 1);
+    luaL_setfuncs(S, wrapped, 0);
+    lua_pushvalue(S, env);
+    meter(S, bmeter);
+    lua_pop(S, 1);
+    lua_pushliteral(S, LUA_VERSION);
+    lua_setfield(S, env, "_VERSION");
+    push_lib(S, LUA_MATHLIBNAME, luaopen_math);
+    lua_setfield(S, env, "math");
+    push_lib(S, LUA_TABLIBNAME, luaopen_table);
+    meter(S, tmeter);
+    lua_setfield(S, env, "table");
+    push_lib(S, LUA_UTF8LIBNAME, luaopen_utf8);
+    meter(S, umeter);
+    lua_setfield(S, env, "utf8");
+    push_lib(S, LUA_STRLIBNAME, luaopen_string); /* the state's own string metatable */
+    lua_pushnil(S);
+    lua_setfield(S, -2, "dump");
+    luaL_setfuncs(S, patterns, 0);
+    meter(S, smeter);
+    lua_setfield(S, env, "string");
+    /* strict: unknown globals raise, writes raise */
+    lua_createtable(S, 0, 3);
+    lua_pushcfunction(S, env_index);
+    lua_setfield(S, -2, "__index");
+    lua_pushcfunction(S, env_newindex);
+    lua_setfield(S, -2, "__newindex");
+    lua_pushboolean(S, 0);
+    lua_setfield(S, -2, "__metatable");
+    lua_setmetatable(S, env);
+    lua_pushvalue(S, env);
+    lua_rawsetp(S, LUA_REGISTRYINDEX, &ENV_KEY);
+    return 0;
+}
+
+int grovel_sandbox_open(grovel_sandbox_t *sb, const char *chunk)
+{
+    sb->heap = 0;
+    sb->capped = false;
+    sb->running = false;
+    sb->fatal = GROVEL_SB_OK;
+    sb->line = 0;
+    snprintf(sb->src, sizeof(sb->src), "%s", chunk);
+    lua_State *S = lua_newstate(sb_alloc, sb);
+    if (!S) {
+        errno = ENOMEM;
+        return -1;
+    }
+    *(grovel_sandbox_t **)lua_getextraspace(S) = sb;
+    lua_pushcfunction(S, build);
+    if (lua_pcall(S, 0, 0, 0) != LUA_OK) {
+        lua_close(S);
+        errno = ENOMEM;
+        return -1;
+    }
+    lua_gc(S, LUA_GCCOLLECT);
+    sb->S = S;
+    sb->base = sb->heap;
+    sb->capped = true;
+    lua_sethook(S, count_hook, LUA_MASKCOUNT,
+                sb->budget < GROVEL_SB_STEP ? (int)sb->budget : GROVEL_SB_STEP);
+    return 0;
+}
+
+void grovel_sandbox_close(grovel_sandbox_t *sb)
+{
+    if (!sb->S)
+        return;
+    lua_close(sb->S);
+    sb->S = NULL;
+}
+
+void grovel_sandbox_push_env(grovel_sandbox_t *sb)
+{
+    lua_rawgetp(sb->S, LUA_REGISTRYINDEX, &ENV_KEY);
+}
+
+/* ---- options -------------------------------------------------------------------- */
+
+void grovel_sandbox_check_limits(lua_State *L, int arg, grovel_sandbox_t *sb)
+{
+    sb->budget = GROVEL_SB_BUDGET;
+    sb->memcap = GROVEL_SB_MEMORY;
+    sb->time = GROVEL_SB_TIME;
+    if (lua_isnoneornil(L, arg))
+        return;
+    luaL_checktype(L, arg, LUA_TTABLE);
+    lua_pushnil(L);
+    while (lua_next(L, arg)) {
+        const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
+        int isint;
+        lua_Integer v = lua_tointegerx(L, -1, &isint);
+        if (!strcmp(k, "budget")) {
+            luaL_argcheck(L, isint && v > 0, arg, "budget must be a positive integer");
+            sb->budget = v;
+        } else if (!strcmp(k, "memory")) {
+            luaL_argcheck(L, isint && v > 0, arg, "memory must be a positive integer (bytes)");
+            sb->memcap = (size_t)v;
+        } else if (!strcmp(k, "time")) {
+            double t = lua_tonumber(L, -1);
+            luaL_argcheck(L, lua_type(L, -1) == LUA_TNUMBER && t > 0 && t <= 1e6, arg,
+                          "time must be a number of seconds in (0, 1e6]");
+            sb->time = t;
+        } else {
+            luaL_argerror(L, arg, lua_pushfstring(L, "unknown option '%s' (budget, memory, "
+                                                     "time)", k));
+        }
+        lua_pop(L, 1);
+    }
+}
+
+static int l_policy_limits(lua_State *L)
+{
+    lua_createtable(L, 0, 3);
+    lua_pushinteger(L, GROVEL_SB_BUDGET);
+    lua_setfield(L, -2, "budget");
+    lua_pushinteger(L, GROVEL_SB_MEMORY);
+    lua_setfield(L, -2, "memory");
+    lua_pushnumber(L, GROVEL_SB_TIME);
+    lua_setfield(L, -2, "time");
+    return 1;
+}
+
+int grovel_open_sandbox(lua_State *L)
+{
+    grovel_setfunc(L, "policy_limits", l_policy_limits);
+    return 0;
+}

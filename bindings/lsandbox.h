@@ -1,0 +1,108 @@
+/* lsandbox.h: the sandbox a Lua policy runs in (l_sandbox.c), as the
+ * policy binding (l_policy.c) and its vertex views (l_view.c) use it.
+ * Nothing here is used outside bindings/.
+ *
+ * A sandbox is a Lua state of its own, shared with nothing: its own
+ * allocator, string metatable, libraries and registry.  Nothing of the
+ * host's Lua state is reachable from it and no host Lua code ever runs in
+ * it, so a policy cannot reach the host's tables or functions and host
+ * code (finalizers, error handlers, iterators) that runs while a match is
+ * under way runs in the host's state, untouched by the policy.  Values
+ * cross only as C data (strings copied, numbers, vertex ids).
+ *
+ * Limits:
+ *   memory   everything the sandbox holds beyond the empty sandbox (its
+ *            libraries and environment), across runs, is capped: an
+ *            allocation past the cap is refused (after an emergency
+ *            collection);
+ *   budget   instructions per run (a count hook every GROVEL_SB_STEP
+ *            instructions); library calls whose work grows with their
+ *            arguments are charged for it, and pattern matching counts its
+ *            own steps;
+ *   time     wall-clock seconds per run spent in the policy's code (from
+ *            the start to the end of each call into the sandbox; the
+ *            matcher's own work between hook calls is not counted),
+ *            checked by the count hook, by the pattern matcher, after
+ *            every metered library call and at every large allocation.
+ * A run is one match (or the loading of the policy's chunk).  pcall and
+ * xpcall cannot catch the errors these limits raise, and an xpcall message
+ * handler is not run for them.
+ *
+ * This header must not hold anything of policies (hooks, the policy
+ * table, ctx: l_policy.c) or of vertex views (l_view.c).
+ */
+#ifndef GROVEL_LSANDBOX_H
+#define GROVEL_LSANDBOX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "grovel.h"
+
+#define GROVEL_SB_BUDGET 10000000       /* default instructions per run */
+#define GROVEL_SB_MEMORY (64 * 1024 * 1024) /* default bytes a policy may hold */
+#define GROVEL_SB_TIME 1.0              /* default seconds per run */
+#define GROVEL_SB_STEP 1000             /* instructions between two checks */
+
+/* Why a run was stopped by a limit. */
+enum grovel_sb_fatal { GROVEL_SB_OK, GROVEL_SB_BUDGET_OUT, GROVEL_SB_MEMORY_OUT, GROVEL_SB_TIME_OUT };
+
+typedef struct grovel_sandbox {
+    lua_State *S;         /* the sandbox's own state; NULL once closed */
+    lua_Integer budget;   /* instructions per run */
+    size_t memcap;        /* bytes the policy's code and data may hold */
+    double time;          /* seconds per run */
+    size_t heap;          /* bytes S holds now */
+    size_t base;          /* bytes of the empty sandbox (not counted) */
+    bool capped;          /* the memory cap applies (the sandbox is built) */
+    bool running;         /* a run is in progress: budget and clock apply */
+    lua_Integer used;     /* instructions charged in this run */
+    int64_t limit_ns;     /* time, in nanoseconds */
+    int64_t spent;        /* nanoseconds spent in the sandbox's code this run */
+    int64_t entered;      /* CLOCK_MONOTONIC when the current call began, or 0 */
+    unsigned ticks;       /* small allocations since the clock was read */
+    int fatal;            /* enum grovel_sb_fatal */
+    char src[LUA_IDSIZE]; /* where the policy's code was last seen running */
+    int line;
+} grovel_sandbox_t;
+
+/* Create the sandbox's state and environment (sb's limits must be set;
+ * chunk names the policy in messages until its code has run).  0, or -1
+ * with ENOMEM; sb->S is NULL on failure. */
+int grovel_sandbox_open(grovel_sandbox_t *sb, const char *chunk);
+
+/* Close the state (NULL: already closed). */
+void grovel_sandbox_close(grovel_sandbox_t *sb);
+
+/* Push the policy's environment on S (never raises). */
+void grovel_sandbox_push_env(grovel_sandbox_t *sb);
+
+/* Begin and end a run: the budget and the clock start anew at begin.
+ * Never raise. */
+void grovel_sandbox_start(grovel_sandbox_t *sb);
+void grovel_sandbox_stop(grovel_sandbox_t *sb);
+
+/* The sandbox that owns S. */
+grovel_sandbox_t *grovel_sandbox_of(lua_State *S);
+
+/* Call the function below nargs arguments on S with a traceback handler
+ * (lua_pcall's status; the error value, traceback appended, on top). */
+int grovel_sandbox_pcall(grovel_sandbox_t *sb, int nargs, int nresults);
+
+/* The message of a failed run into buf: for a limit, "FILE:LINE: instruction
+ * budget of N exceeded" (and the same for memory and time); else NULL (the
+ * caller reports the error value). */
+const char *grovel_sandbox_limit_message(const grovel_sandbox_t *sb, int status,
+                                         const char *where, char *buf, size_t len);
+
+/* Parse the limits of an options table at arg of the host state L
+ * ({budget =, memory =, time =}, each optional); raises on misuse.  names
+ * lists the option keys the caller accepts beyond these, or NULL. */
+void grovel_sandbox_check_limits(lua_State *L, int arg, grovel_sandbox_t *sb);
+
+/* The type of the value at idx by its metatable's __name (read raw: no
+ * code runs) or its basic type. */
+const char *grovel_sandbox_typename(lua_State *S, int idx);
+
+#endif

@@ -1,0 +1,803 @@
+/* writers.c: the selections `grove query` prints and their text formats
+ * (see writers.h).
+ *
+ * Workload: one selection per match, from a single core (five entries) to
+ * a whole machine (a million entries, tens of megabytes of text), thousands
+ * of times a second.  Entries live in one array; a vertex finds its entry
+ * through a slot array indexed by vertex id, valid when its stamp equals
+ * the writer's generation, so starting a selection clears nothing.  The
+ * tree is linked once (home, first kid, next sibling) and walked with an
+ * explicit stack; text goes into one growing buffer.
+ *
+ * Two facts about the graph decide how the tree is linked, and both are
+ * learnt by one pass over the edges, repeated only when the edges change
+ * (the pair edge slots / live edges moves on every addition and removal):
+ * whether any vertex has a second containment parent (if none, a vertex's
+ * home is its tree parent, one load), and whether every child list is in
+ * vertex id order (if so, children sorted by id are in graph order and no
+ * child list is read).
+ *
+ * This file must not match, record or release (match.c), nor know the
+ * command language; it must not hold R's own rules (rv1.c writes R).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "graph_private.h"
+#include "pool.h"
+#include "rv1.h"
+#include "util.h"
+#include "writers.h"
+
+#define NONE UINT32_MAX
+
+/* per entry, beside the public part */
+struct link {
+    uint32_t home;  /* entry printed above it, or NONE (a root) */
+    uint32_t kid;   /* first kid, or NONE */
+    uint32_t next;  /* next sibling, or NONE */
+    uint32_t depth; /* as printed */
+    bool keep;      /* printed */
+    bool needed;    /* something kept lies below it */
+};
+
+struct grove_writer {
+    const grove_graph_t *g;
+    uint32_t gen;      /* stamp of the current selection */
+    uint32_t *stamp;   /* [vcap] */
+    uint32_t *slot;    /* [vcap] entry of the vertex when stamped */
+    size_t vcap;
+    grove_wentry_t *ents;
+    struct link *lk;
+    size_t n, cap;
+    grove_wentry_t *out; /* the kept entries, for grove_writer_entries */
+    size_t outcap;
+    uint32_t *ord; /* entries in print order */
+    size_t nord, ordcap;
+    uint32_t *stack; /* walk stack, cursor pairs */
+    size_t stackcap;
+    size_t seen_ne, seen_live; /* edges when the two facts were learnt */
+    bool known;                /* the facts are learnt */
+    bool second;               /* some vertex has two containment parents */
+    bool ordered;              /* child lists are in vertex id order */
+    grove_sym_t sub;           /* the subsystem printed along (NONE: containment) */
+};
+
+/* indexed by grove_wfmt_t */
+static const char *const fmt_names[] = {"simple", "pretty_simple", "jgf", "rlite", "rv1",
+                                        "rv1_nosched", NULL};
+
+int grove_wfmt_parse(const char *name)
+{
+    for (size_t i = 0; name && fmt_names[i]; i++)
+        if (!strcmp(name, fmt_names[i]))
+            return (int)i;
+    errno = EINVAL;
+    return -1;
+}
+
+const char *grove_wfmt_name(size_t i)
+{
+    return i <= GROVE_WFMT_RV1_NOSCHED ? fmt_names[i] : NULL;
+}
+
+static int begin(grove_writer_t *w);
+static void learn_graph(grove_writer_t *w);
+
+/* The subsystem printed along. */
+static grove_sym_t wsub(const grove_writer_t *w)
+{
+    return w->sub == GROVE_SYM_NONE ? w->g->sym_containment : w->sub;
+}
+
+/* The parent of v there (one load in containment). */
+static grove_vid_t wparent(const grove_writer_t *w, grove_vid_t v)
+{
+    return w->sub == GROVE_SYM_NONE ? w->g->parent[v] : grove_vertex_parent(w->g, v, w->sub);
+}
+
+int grove_writer_set_subsystem(grove_writer_t *w, const char *subsystem)
+{
+    grove_sym_t s = GROVE_SYM_NONE;
+    if (subsystem && strcmp(subsystem, GROVE_CONTAINMENT)) {
+        s = grove_graph_sym_lookup(w->g, subsystem);
+        if (s == GROVE_SYM_NONE || grovep_subsys_find(w->g, s) < 0) {
+            errno = ENOENT;
+            return -1;
+        }
+    }
+    w->sub = s;
+    w->known = false; /* the two facts are the subsystem's */
+    return 0;
+}
+
+grove_writer_t *grove_writer_create(const grove_graph_t *g)
+{
+    grove_writer_t *w = calloc(1, sizeof(*w));
+    if (!w) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    w->g = g;
+    w->sub = GROVE_SYM_NONE;
+    /* what the first selection would do, done now: scratch and the graph's
+     * two facts */
+    if (begin(w) < 0) {
+        grove_writer_destroy(w);
+        return NULL;
+    }
+    learn_graph(w);
+    return w;
+}
+
+void grove_writer_destroy(grove_writer_t *w)
+{
+    if (!w)
+        return;
+    free(w->stamp);
+    free(w->slot);
+    free(w->ents);
+    free(w->lk);
+    free(w->out);
+    free(w->ord);
+    free(w->stack);
+    free(w);
+}
+
+/* ---- the selection ------------------------------------------------------- */
+
+/* Start a selection: room for the graph's vertex ids, nothing selected. */
+static int begin(grove_writer_t *w)
+{
+    size_t nv = w->g->nv;
+    if (nv > w->vcap) {
+        uint32_t *st = realloc(w->stamp, nv * sizeof(*st));
+        if (st)
+            w->stamp = st;
+        uint32_t *sl = st ? realloc(w->slot, nv * sizeof(*sl)) : NULL;
+        if (!sl) {
+            errno = ENOMEM;
+            return -1;
+        }
+        w->slot = sl;
+        memset(w->stamp + w->vcap, 0, (nv - w->vcap) * sizeof(*st));
+        w->vcap = nv;
+    }
+    if (++w->gen == 0) { /* wrapped: old stamps could look current */
+        memset(w->stamp, 0, w->vcap * sizeof(*w->stamp));
+        w->gen = 1;
+    }
+    w->n = 0;
+    return 0;
+}
+
+static inline bool present(const grove_writer_t *w, grove_vid_t v)
+{
+    return v < w->vcap && w->stamp[v] == w->gen;
+}
+
+/* Add v (not present yet).  0 or -1 (ENOMEM). */
+static int add(grove_writer_t *w, grove_vid_t v, int64_t amount, bool x, bool alloc)
+{
+    if (w->n == w->cap) {
+        size_t cap = w->cap ? 2 * w->cap : 64;
+        grove_wentry_t *e = realloc(w->ents, cap * sizeof(*e));
+        if (e)
+            w->ents = e;
+        struct link *l = e ? realloc(w->lk, cap * sizeof(*l)) : NULL;
+        if (!l) {
+            errno = ENOMEM;
+            return -1;
+        }
+        w->lk = l;
+        w->cap = cap;
+    }
+    w->ents[w->n] = (grove_wentry_t){v, amount, x, alloc};
+    w->stamp[v] = w->gen;
+    w->slot[v] = (uint32_t)w->n++;
+    return 0;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+    const grove_wentry_t *x = a, *y = b;
+    return (x->v > y->v) - (x->v < y->v);
+}
+
+/* Entries in vertex id order (they mostly are already). */
+static void sort_entries(grove_writer_t *w)
+{
+    size_t i = 1;
+    while (i < w->n && w->ents[i - 1].v < w->ents[i].v)
+        i++;
+    if (i >= w->n)
+        return;
+    qsort(w->ents, w->n, sizeof(*w->ents), cmp_entry);
+    for (size_t k = 0; k < w->n; k++)
+        w->slot[w->ents[k].v] = (uint32_t)k;
+}
+
+static int stack_room(grove_writer_t *w, size_t need)
+{
+    return grovep_grow((void **)&w->stack, &w->stackcap, need, sizeof(*w->stack));
+}
+
+/* Add what lies below v, whole and held (entries present stay as they
+ * are; their subtrees are still walked, once). */
+static int add_subtree(grove_writer_t *w, grove_vid_t top)
+{
+    const grove_graph_t *g = w->g;
+    size_t sp = 0;
+    if (stack_room(w, 1) < 0)
+        return -1;
+    w->stack[sp++] = top;
+    while (sp > 0) {
+        grove_vid_t v = w->stack[--sp];
+        grove_eid_t cur;
+        for (grove_vid_t c = grove_vertex_first_child(g, v, wsub(w), &cur); c != GROVE_VID_NONE;
+             c = grove_vertex_next_child(g, wsub(w), &cur)) {
+            if (!present(w, c) && add(w, c, g->v[c].size, true, true) < 0)
+                return -1;
+            if (stack_room(w, sp + 1) < 0)
+                return -1;
+            w->stack[sp++] = c;
+        }
+    }
+    return 0;
+}
+
+static bool sym_in(grove_sym_t s, const grove_sym_t *set, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (set[i] == s)
+            return true;
+    return false;
+}
+
+/* ---- the tree -------------------------------------------------------------- */
+
+/* A downward edge of the subsystem printed along? */
+static bool down_containment(const grove_writer_t *w, grove_eid_t e)
+{
+    const grove_graph_t *g = w->g;
+    if (g->e[e].flags & GROVEP_E_UP)
+        return false;
+    return w->sub == GROVE_SYM_NONE ? g->e[e].sub == g->containment
+                                    : g->subsys[g->e[e].sub] == w->sub;
+}
+
+/* Learn whether some vertex has a second containment parent and whether
+ * child lists are in id order (once per change of the edges). */
+static void learn_graph(grove_writer_t *w)
+{
+    const grove_graph_t *g = w->g;
+    if (w->known && w->seen_ne == g->ne && w->seen_live == g->nlive_e)
+        return;
+    w->second = false;
+    w->ordered = true;
+    for (grove_vid_t v = 0; v < g->nv; v++) {
+        if (!grovep_alive(g, v))
+            continue;
+        grove_vid_t prev = 0;
+        bool first = true;
+        for (grove_eid_t e = g->first_out[v]; e != GROVEP_NONE; e = g->e[e].next_out) {
+            if (!down_containment(w, e))
+                continue;
+            grove_vid_t d = g->e[e].dst;
+            if (wparent(w, d) != v)
+                w->second = true;
+            if (!first && d <= prev)
+                w->ordered = false;
+            prev = d;
+            first = false;
+        }
+    }
+    w->known = true;
+    w->seen_ne = g->ne;
+    w->seen_live = g->nlive_e;
+}
+
+/* The home of entry i when the graph has second containment links: its
+ * selected parent whose type the shape prefers, else its tree parent,
+ * else the first. */
+static uint32_t home_among(const grove_writer_t *w, uint32_t i, const grove_wshape_t *shape)
+{
+    const grove_graph_t *g = w->g;
+    grove_vid_t c = w->ents[i].v;
+    grove_sym_t ct = g->v[c].type;
+    uint32_t first = NONE, tree = NONE, want = NONE;
+    for (grove_eid_t e = g->first_in[c]; e != GROVEP_NONE; e = g->e[e].next_in) {
+        grove_vid_t p = g->e[e].src;
+        if (!down_containment(w, e) || !present(w, p))
+            continue;
+        uint32_t h = w->slot[p];
+        if (first == NONE)
+            first = h;
+        if (p == wparent(w, c))
+            tree = h;
+        for (size_t k = 0; shape && want == NONE && k < shape->nprefer; k++)
+            if (shape->prefer[k][0] == ct && shape->prefer[k][1] == g->v[p].type)
+                want = h;
+    }
+    return want != NONE ? want : tree != NONE ? tree : first;
+}
+
+/* Kids of entry i in graph order, read from its child list (a kid is
+ * marked unlinked by pointing at itself until it is placed). */
+static void kids_in_graph_order(grove_writer_t *w, uint32_t i)
+{
+    const grove_graph_t *g = w->g;
+    for (uint32_t k = w->lk[i].kid, next; k != NONE; k = next) {
+        next = w->lk[k].next;
+        w->lk[k].next = k;
+    }
+    uint32_t last = NONE;
+    w->lk[i].kid = NONE;
+    for (grove_eid_t e = g->first_out[w->ents[i].v]; e != GROVEP_NONE; e = g->e[e].next_out) {
+        grove_vid_t d = g->e[e].dst;
+        if (!down_containment(w, e) || !present(w, d))
+            continue;
+        uint32_t k = w->slot[d];
+        if (w->lk[k].home != i || w->lk[k].next != k)
+            continue; /* printed elsewhere, or placed already */
+        w->lk[k].next = NONE;
+        if (last == NONE)
+            w->lk[i].kid = k;
+        else
+            w->lk[last].next = k;
+        last = k;
+    }
+}
+
+/* Link the entries (in id order) into trees. */
+static void link_tree(grove_writer_t *w, const grove_wshape_t *shape)
+{
+    learn_graph(w);
+    uint32_t *tail = w->ord; /* last kid of each entry so far (ord is free now) */
+    for (uint32_t i = 0; i < w->n; i++) {
+        w->lk[i] = (struct link){NONE, NONE, NONE, 0, true, false};
+        tail[i] = NONE;
+    }
+    for (uint32_t i = 0; i < w->n; i++) {
+        uint32_t h;
+        if (w->second) {
+            h = home_among(w, i, shape);
+        } else {
+            grove_vid_t p = wparent(w, w->ents[i].v);
+            h = p != GROVEP_NONE && present(w, p) ? w->slot[p] : NONE;
+        }
+        w->lk[i].home = h;
+        if (h == NONE)
+            continue;
+        if (tail[h] == NONE)
+            w->lk[h].kid = i;
+        else
+            w->lk[tail[h]].next = i;
+        tail[h] = i;
+    }
+    if (!w->ordered)
+        for (uint32_t i = 0; i < w->n; i++)
+            if (w->lk[i].kid != NONE && w->lk[w->lk[i].kid].next != NONE)
+                kids_in_graph_order(w, i);
+}
+
+/* ord = the kept entries, each tree from its root in vertex id order, in
+ * pre- or post-order; depths set on the way.  0 or -1 (ENOMEM). */
+static int order(grove_writer_t *w, bool pre)
+{
+    w->nord = 0;
+    for (uint32_t r = 0; r < w->n; r++) {
+        if (w->lk[r].home != NONE || !w->lk[r].keep)
+            continue;
+        int d = grove_vertex_depth(w->g, w->ents[r].v, wsub(w));
+        w->lk[r].depth = d > 0 ? (uint32_t)d : 0;
+        size_t sp = 0;
+        if (stack_room(w, 2) < 0)
+            return -1;
+        w->stack[sp++] = r;
+        w->stack[sp++] = w->lk[r].kid;
+        if (pre)
+            w->ord[w->nord++] = r;
+        while (sp > 0) {
+            uint32_t top = w->stack[sp - 2], k = w->stack[sp - 1];
+            while (k != NONE && !w->lk[k].keep)
+                k = w->lk[k].next;
+            if (k == NONE) {
+                sp -= 2;
+                if (!pre)
+                    w->ord[w->nord++] = top;
+                continue;
+            }
+            w->stack[sp - 1] = w->lk[k].next;
+            w->lk[k].depth = w->lk[top].depth + 1;
+            if (pre)
+                w->ord[w->nord++] = k;
+            if (stack_room(w, sp + 2) < 0)
+                return -1;
+            w->stack[sp++] = k;
+            w->stack[sp++] = w->lk[k].kid;
+        }
+    }
+    return 0;
+}
+
+/* Sort, link and make room for the print order. */
+static int finish_selection(grove_writer_t *w, const grove_wshape_t *shape)
+{
+    sort_entries(w);
+    if (grovep_grow((void **)&w->ord, &w->ordcap, w->n + 1, sizeof(*w->ord)) < 0)
+        return -1;
+    link_tree(w, shape);
+    return 0;
+}
+
+int grove_writer_job(grove_writer_t *w, const grove_job_t *job, const grove_wshape_t *shape)
+{
+    const grove_graph_t *g = w->g;
+    if (begin(w) < 0)
+        return -1;
+    for (size_t i = 0; i < job->npicks; i++) {
+        const grove_pick_t *p = &job->picks[i];
+        if (!present(w, p->v)
+            && add(w, p->v, p->amount, p->exclusive, p->exclusive || p->recorded) < 0)
+            return -1;
+    }
+    for (size_t i = 0; shape && shape->nexpand && i < job->npicks; i++) {
+        const grove_pick_t *p = &job->picks[i];
+        if (p->exclusive && sym_in(g->v[p->v].type, shape->expand, shape->nexpand)
+            && add_subtree(w, p->v) < 0)
+            return -1;
+    }
+    if (finish_selection(w, shape) < 0 || order(w, false) < 0)
+        return -1;
+    /* a shared container with nothing of the job kept below it goes */
+    for (size_t k = 0; k < w->nord; k++) {
+        uint32_t i = w->ord[k];
+        struct link *l = &w->lk[i];
+        l->keep = w->ents[i].alloc || w->ents[i].x || l->needed;
+        if (l->keep && l->home != NONE)
+            w->lk[l->home].needed = true;
+    }
+    return 0;
+}
+
+int grove_writer_vertices(grove_writer_t *w, const grove_vid_t *vs, size_t n)
+{
+    const grove_graph_t *g = w->g;
+    for (size_t i = 0; i < n; i++) {
+        if (!grovep_alive(g, vs[i])) {
+            errno = EINVAL;
+            return -1;
+        }
+    }
+    if (begin(w) < 0)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        for (grove_vid_t v = vs[i]; v != GROVEP_NONE && !present(w, v); v = g->parent[v])
+            if (add(w, v, g->v[v].size, true, true) < 0)
+                return -1;
+    return finish_selection(w, NULL);
+}
+
+const grove_wentry_t *grove_writer_entries(grove_writer_t *w, size_t *n)
+{
+    size_t k = 0;
+    if (grovep_grow((void **)&w->out, &w->outcap, w->n + 1, sizeof(*w->out)) < 0)
+        return NULL;
+    for (size_t i = 0; i < w->n; i++)
+        if (w->lk[i].keep)
+            w->out[k++] = w->ents[i];
+    *n = k;
+    return w->out;
+}
+
+/* ---- text ------------------------------------------------------------------ */
+
+static void put(grovep_buf_t *b, const char *s, size_t n)
+{
+    grovep_buf_put(b, s, n);
+}
+
+static void puts_(grovep_buf_t *b, const char *s)
+{
+    grovep_buf_put(b, s, strlen(s));
+}
+
+static void put_int(grovep_buf_t *b, int64_t x)
+{
+    char tmp[24], *e = tmp + sizeof(tmp), *p = e;
+    uint64_t u = x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x;
+    do
+        *--p = (char)('0' + u % 10);
+    while ((u /= 10) != 0);
+    if (x < 0)
+        *--p = '-';
+    put(b, p, (size_t)(e - p));
+}
+
+/* A JSON string: controls as \b \f \n \r \t or \u00XX, quote and backslash
+ * escaped, other bytes as they are. */
+static void put_jstring(grovep_buf_t *b, const char *s)
+{
+    put(b, "\"", 1);
+    const char *run = s;
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c >= 0x20 && c != 0x7f && c != '"' && c != '\\')
+            continue;
+        put(b, run, (size_t)(s - run));
+        run = s + 1;
+        const char *esc = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\b' ? "\\b"
+                          : c == '\f' ? "\\f" : c == '\n' ? "\\n" : c == '\r' ? "\\r"
+                          : c == '\t' ? "\\t" : NULL;
+        if (esc) {
+            puts_(b, esc);
+        } else {
+            char u[8];
+            snprintf(u, sizeof(u), "\\u%04x", c);
+            puts_(b, u);
+        }
+    }
+    put(b, run, (size_t)(s - run));
+    put(b, "\"", 1);
+}
+
+/* simple and pretty_simple: one line a vertex. */
+static void write_tree(const grove_writer_t *w, bool pretty, grovep_buf_t *b)
+{
+    static const char dashes[] = "------------------------------------------------"
+                                 "------------------------------------------------";
+    for (size_t k = 0; k < w->nord && !b->failed; k++) {
+        uint32_t i = w->ord[k];
+        const grove_wentry_t *e = &w->ents[i];
+        put(b, "      ", 6);
+        for (size_t d = 3 * ((size_t)w->lk[i].depth + 1); d > 0;) {
+            size_t m = d < sizeof(dashes) - 1 ? d : sizeof(dashes) - 1;
+            put(b, dashes, m);
+            d -= m;
+        }
+        puts_(b, grove_vertex_name(w->g, e->v));
+        put(b, "[", 1);
+        put_int(b, e->amount);
+        if (pretty)
+            puts_(b, e->x ? ":exclusive]\n" : ":shared]\n");
+        else
+            puts_(b, e->x ? ":x]\n" : ":s]\n");
+    }
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A vertex's properties as a JSON object, keys sorted.  0 or -1 (ENOMEM). */
+static int put_properties(const grove_graph_t *g, grove_vid_t v, size_t n, grovep_buf_t *b)
+{
+    const char **kv = malloc(2 * n * sizeof(*kv));
+    if (!kv) {
+        b->failed = true;
+        errno = ENOMEM;
+        return -1;
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (grove_vertex_property_at(g, v, i, &kv[2 * m], &kv[2 * m + 1]) == 0 && kv[2 * m + 1])
+            m++;
+    qsort(kv, m, 2 * sizeof(*kv), cmp_str);
+    put(b, "{", 1);
+    for (size_t i = 0; i < m; i++) {
+        if (i)
+            put(b, ", ", 2);
+        put_jstring(b, kv[2 * i]);
+        put(b, ": ", 2);
+        put_jstring(b, kv[2 * i + 1]);
+    }
+    put(b, "}", 1);
+    free(kv);
+    return 0;
+}
+
+/* One JGF node. */
+static void put_jgf_node(const grove_writer_t *w, uint32_t i, grove_wextra_fn extra, void *arg,
+                         grovep_buf_t *b)
+{
+    const grove_graph_t *g = w->g;
+    const grove_wentry_t *e = &w->ents[i];
+    grove_vid_t v = e->v;
+    put(b, "{\"id\": \"", 8);
+    put_int(b, v);
+    put(b, "\", \"metadata\": {\"type\": ", 24);
+    put_jstring(b, grove_vertex_type(g, v));
+    if (strcmp(grove_vertex_basename(g, v), grove_vertex_type(g, v))) {
+        put(b, ", \"basename\": ", 14);
+        put_jstring(b, grove_vertex_basename(g, v));
+    }
+    int64_t id = grove_vertex_id(g, v), rank = grove_vertex_rank(g, v);
+    put(b, ", \"id\": ", 8);
+    put_int(b, id == GROVE_ID_NONE ? -1 : id);
+    put(b, ", \"rank\": ", 10);
+    put_int(b, rank == GROVE_ID_NONE ? -1 : rank);
+    if (e->x)
+        puts_(b, ", \"exclusive\": true");
+    if (e->amount != 1) {
+        put(b, ", \"size\": ", 10);
+        put_int(b, e->amount);
+    }
+    size_t np = grove_vertex_property_count(g, v);
+    if (np) {
+        put(b, ", \"properties\": ", 16);
+        put_properties(g, v, np, b);
+    }
+    int len = grove_vertex_path(g, v, g->sym_containment, NULL, 0);
+    char *path = len >= 0 ? malloc((size_t)len + 1) : NULL;
+    if (path)
+        grove_vertex_path(g, v, g->sym_containment, path, (size_t)len + 1);
+    else if (len >= 0)
+        b->failed = true;
+    puts_(b, ", \"paths\": {\"containment\": ");
+    put_jstring(b, path ? path : "");
+    put(b, "}", 1);
+    free(path);
+    const char *more = extra ? extra(v, arg) : NULL;
+    if (more) {
+        put(b, ", \"agfilter\": ", 14);
+        puts_(b, more);
+    }
+    put(b, "}}", 2);
+}
+
+static void write_jgf(const grove_writer_t *w, grove_wextra_fn extra, void *arg,
+                      grovep_buf_t *b)
+{
+    puts_(b, "{\"graph\": {\"nodes\": [");
+    for (size_t k = 0; k < w->nord; k++) {
+        if (k)
+            put(b, ", ", 2);
+        put_jgf_node(w, w->ord[k], extra, arg, b);
+    }
+    puts_(b, "], \"edges\": [");
+    bool first = true;
+    for (size_t k = 0; k < w->nord; k++) {
+        uint32_t i = w->ord[k];
+        if (w->lk[i].home == NONE)
+            continue;
+        if (!first)
+            put(b, ", ", 2);
+        first = false;
+        put(b, "{\"source\": \"", 12);
+        put_int(b, w->ents[w->lk[i].home].v);
+        put(b, "\", \"target\": \"", 14);
+        put_int(b, w->ents[i].v);
+        put(b, "\"}", 2);
+    }
+    puts_(b, "]}}\n");
+}
+
+/* Rank of an R_lite child type: core, gpu, then the rest by name. */
+static int child_rank(const char *k)
+{
+    return !strcmp(k, "core") ? 1 : !strcmp(k, "gpu") ? 2 : 3;
+}
+
+static int cmp_child(const void *a, const void *b)
+{
+    const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+    int rx = child_rank(x), ry = child_rank(y);
+    return rx != ry ? rx - ry : strcmp(x, y);
+}
+
+/* R_lite alone: [{"rank": "...", "children": {"core": "...", ...}}, ...]. */
+static int write_rlite(const grove_rv1_t *R, grovep_buf_t *b)
+{
+    json_t *doc = grove_rv1_to_json(R, 0);
+    if (!doc)
+        return -1;
+    json_t *rl = json_object_get(json_object_get(doc, "execution"), "R_lite");
+    put(b, "[", 1);
+    for (size_t i = 0; i < json_array_size(rl); i++) {
+        json_t *ent = json_array_get(rl, i), *ch = json_object_get(ent, "children");
+        size_t nk = json_object_size(ch), k = 0;
+        const char **keys = malloc((nk ? nk : 1) * sizeof(*keys));
+        if (!keys) {
+            json_decref(doc);
+            errno = ENOMEM;
+            return -1;
+        }
+        const char *key;
+        json_t *val;
+        json_object_foreach(ch, key, val) keys[k++] = key;
+        qsort(keys, nk, sizeof(*keys), cmp_child);
+        if (i)
+            put(b, ", ", 2);
+        put(b, "{\"rank\": ", 9);
+        put_jstring(b, json_string_value(json_object_get(ent, "rank")));
+        put(b, ", \"children\": {", 15);
+        for (k = 0; k < nk; k++) {
+            if (k)
+                put(b, ", ", 2);
+            put_jstring(b, keys[k]);
+            put(b, ": ", 2);
+            put_jstring(b, json_string_value(json_object_get(ch, keys[k])));
+        }
+        put(b, "}}", 2);
+        free(keys);
+    }
+    put(b, "]\n", 2);
+    json_decref(doc);
+    return 0;
+}
+
+/* The R formats. */
+static int write_r(const grove_writer_t *w, grove_wfmt_t fmt, int64_t start, int64_t end,
+                   grovep_buf_t *b, grove_error_t *err)
+{
+    grove_vid_t *vs = malloc((w->nord ? w->nord : 1) * sizeof(*vs));
+    if (!vs) {
+        errno = ENOMEM;
+        return -1;
+    }
+    for (size_t k = 0; k < w->nord; k++)
+        vs[k] = w->ents[w->ord[k]].v;
+    bool graph = fmt == GROVE_WFMT_RV1;
+    grove_rv1_t *R = grove_rv1_from_vertices(w->g, vs, w->nord, start, end,
+                                             graph ? GROVE_RV1_WITH_GRAPH : 0, err);
+    free(vs);
+    if (!R)
+        return -1;
+    int rc = 0;
+    if (fmt == GROVE_WFMT_RLITE) {
+        rc = write_rlite(R, b);
+    } else {
+        char *s = grove_rv1_encode(R, graph ? GROVE_RV1_WITH_GRAPH : GROVE_RV1_NO_SCHEDULING);
+        if (s) {
+            puts_(b, s);
+            put(b, "\n", 1);
+            free(s);
+        } else {
+            rc = -1;
+        }
+    }
+    int saved = errno;
+    grove_rv1_destroy(R);
+    errno = saved;
+    return rc;
+}
+
+char *grove_writer_write(grove_writer_t *w, grove_wfmt_t fmt, int64_t start, int64_t end,
+                         grove_wextra_fn extra, void *arg, size_t *len, grove_error_t *err)
+{
+    if ((unsigned)fmt > GROVE_WFMT_RV1_NOSCHED) {
+        grove_error_set(err, NULL, 0, "unknown output format %d", (int)fmt);
+        errno = EINVAL;
+        return NULL;
+    }
+    grovep_buf_t b = {0};
+    if (!grovep_buf_room(&b, 64))
+        return NULL;
+    if (order(w, fmt == GROVE_WFMT_PRETTY_SIMPLE) < 0) {
+        free(b.p);
+        return NULL;
+    }
+    int rc = 0;
+    if (w->nord == 0)
+        ; /* nothing selected, nothing written */
+    else if (fmt == GROVE_WFMT_SIMPLE || fmt == GROVE_WFMT_PRETTY_SIMPLE)
+        write_tree(w, fmt == GROVE_WFMT_PRETTY_SIMPLE, &b);
+    else if (fmt == GROVE_WFMT_JGF)
+        write_jgf(w, extra, arg, &b);
+    else
+        rc = write_r(w, fmt, start, end, &b, err);
+    if (rc < 0) {
+        int saved = errno;
+        free(b.p);
+        errno = saved;
+        return NULL;
+    }
+    *len = b.len;
+    return grovep_buf_finish(&b);
+}

@@ -1,0 +1,192 @@
+-- grove.apidoc: the Lua API reference as text, for the REPL's :help NAME.
+--
+--   apidoc.dir()             the directory of the reference's sources, or nil
+--   apidoc.entries()         {NAME = entry}: every entry, by every name it
+--                            answers to, or nil, message
+--   apidoc.lookup(name [, env])  the text of the entry for name, or nil,
+--                            message; "m:match" finds matcher:match when
+--                            env.m is a matcher
+--
+-- The reference is written once, as LDoc comments in docs/api-src/*.luadoc:
+-- scripts/docs turns them into the HTML of docs/api/, and this module reads
+-- the same files at run time, so the REPL needs no LDoc and shows what the
+-- HTML shows.  Entries: "--- " blocks with @function, @table, @type or
+-- @module, and their @param, @tparam, @return and @field lines.
+--
+-- This module holds the reading and the lookup only; it must not hold
+-- reference text (docs/api-src) or REPL commands (grove.repl).
+local check = require "grove.check"
+
+local M = {}
+
+-- The reference's modules, one docs/api-src/NAME.luadoc each.
+-- grove.core.graphs, .sets and .io are parts of grove.core: their
+-- functions are also found as grove.core.NAME.
+M.MODULES = {"grove.core", "grove.core.graphs", "grove.core.sets", "grove.core.io",
+  "grove", "grove.cluster", "grove.jobspec", "grove.policy", "grove.pretty", "grove.sim",
+  "grove.repl"}
+
+local function readable(path)
+  local f = io.open(path, "r")
+  if f then f:close() end
+  return f ~= nil
+end
+
+-- The docs/api-src directory: GROVE_APIDOC if set, else beside every lua/
+-- directory on package.path (the source tree), else share/grove/api-src
+-- beside share/lua/5.4 (an installed copy).
+function M.dir()
+  local dirs = {os.getenv("GROVE_APIDOC")}
+  for template in package.path:gmatch("[^;]+") do
+    local top = template:match("^(.*)/lua/%?%.lua$")
+    if top then dirs[#dirs + 1] = top .. "/docs/api-src" end
+    local prefix = template:match("^(.*)/share/lua/5%.4/%?%.lua$")
+    if prefix then dirs[#dirs + 1] = prefix .. "/share/grove/api-src" end
+  end
+  for _, d in ipairs(dirs) do
+    if readable(d .. "/" .. M.MODULES[1] .. ".luadoc") then return d end
+  end
+  return nil
+end
+
+-- The "--- " blocks of a file: arrays of their comment lines, "-- "
+-- stripped.
+local function blocks(text)
+  local out, cur = {}, nil
+  for line in (text .. "\n"):gmatch("(.-)\n") do
+    if line:match("^%-%-%-") then
+      cur = {(line:gsub("^%-%-%-%s?", ""))}
+      out[#out + 1] = cur
+    elseif cur and line:match("^%-%-") then
+      cur[#cur + 1] = (line:gsub("^%-%-%s?", ""))
+    else
+      cur = nil
+    end
+  end
+  return out
+end
+
+-- One block as an entry: {kind =, name =, text = {...}, params = {...},
+-- returns = {...}, fields = {...}}; tags continue on the lines below them.
+local function entry(lines)
+  local e = {text = {}, params = {}, returns = {}, fields = {}}
+  local last
+  for _, l in ipairs(lines) do
+    local tag, rest = l:match("^@(%w+)%s*(.*)$")
+    if tag == "function" or tag == "table" or tag == "type" or tag == "module"
+      or tag == "section" then
+      e.kind, e.name = tag, rest
+      last = nil
+    elseif tag == "param" or tag == "tparam" then
+      last = e.params
+      local opt = rest:match("^%[opt%]%s*")
+      if opt then rest = rest:sub(#opt + 1) end
+      local ty, pname, desc = "", rest:match("^(%S+)%s*(.*)$")
+      if tag == "tparam" then ty, pname, desc = rest:match("^(%S+)%s+(%S+)%s*(.*)$") end
+      pname, desc = pname or rest, desc or ""
+      last[#last + 1] = ("%s%s%s%s"):format(pname, ty ~= "" and " (" .. ty .. ")" or "",
+        opt and " [optional]" or "", desc ~= "" and ": " .. desc or "")
+    elseif tag == "return" then
+      last = e.returns
+      last[#last + 1] = rest
+    elseif tag == "field" then
+      last = e.fields
+      last[#last + 1] = rest
+    elseif last and l ~= "" then
+      last[#last] = last[#last] .. " " .. l
+    else
+      e.text[#e.text + 1] = l
+    end
+  end
+  return e
+end
+
+local cache
+
+function M.entries()
+  if cache then return cache end
+  local dir = M.dir()
+  if not dir then
+    return nil, "the API reference (docs/api-src) was not found: set GROVE_APIDOC"
+  end
+  local all = {}
+  for _, mod in ipairs(M.MODULES) do
+    local f = io.open(dir .. "/" .. mod .. ".luadoc", "r")
+    if f then
+      local text = f:read("a")
+      f:close()
+      for _, b in ipairs(blocks(text)) do
+        local e = entry(b)
+        if e.kind and e.kind ~= "section" then
+          e.module = mod
+          all[e.name] = all[e.name] or e
+          if e.kind == "function" and not e.name:find("[:.]") and not e.name:find("^:") then
+            local owner = mod:match("^grove%.core%.") and "grove.core" or mod
+            all[owner .. "." .. e.name] = all[owner .. "." .. e.name] or e
+          end
+        end
+      end
+    end
+  end
+  cache = all
+  return all
+end
+
+local function render(e)
+  local head = e.kind == "function" and e.name .. "(...)" or e.name
+  local lines = {("%s  [%s, %s]"):format(head, e.kind, e.module)}
+  for _, l in ipairs(e.text) do lines[#lines + 1] = "  " .. l end
+  local function list(title, t)
+    if #t == 0 then return end
+    lines[#lines + 1] = "  " .. title .. ":"
+    for _, x in ipairs(t) do lines[#lines + 1] = "    " .. x end
+  end
+  list("Parameters", e.params)
+  list("Returns", e.returns)
+  list("Fields", e.fields)
+  return (table.concat(lines, "\n"):gsub("\n%s*\n%s*\n", "\n\n"))
+end
+
+-- The class name of a value as the reference names it ("matcher" for a
+-- grove.matcher), or nil.
+local function class_of(x)
+  local mt = (type(x) == "userdata" or type(x) == "table") and getmetatable(x)
+  local name = type(mt) == "table" and rawget(mt, "__name")
+  if type(name) ~= "string" then return nil end
+  return name:match("^grove%.(.+)$")
+end
+
+function M.lookup(name, env)
+  check.arg(name, "string", 1, "lookup")
+  local all, err = M.entries()
+  if not all then return nil, err end
+  name = name:gsub("^%s+", ""):gsub("%s+$", ""):gsub("%(%)$", "")
+  if all[name] then return render(all[name]) end
+  -- m:match, with m a matcher of the session
+  local var, sep, key = name:match("^([%a_][%w_]*)([:.])([%a_][%w_]*)$")
+  local class = var and env and class_of(rawget(env, var))
+  if class and all[class .. ":" .. key] then return render(all[class .. ":" .. key]) end
+  if var and sep and all["grove.core." .. key] and (var == "core" or var == "grove") then
+    return render(all["grove.core." .. key])
+  end
+  -- the last part alone, when one entry has it
+  local tail = name:match("[:.]([%a_][%w_]*)$") or name
+  local found = {}
+  for n in pairs(all) do
+    if n == tail or n:match("[:.]" .. tail:gsub("%p", "%%%0") .. "$") then found[#found + 1] = n end
+  end
+  table.sort(found)
+  local distinct = {}
+  for _, n in ipairs(found) do distinct[all[n]] = distinct[all[n]] or n end
+  local names = {}
+  for _, n in pairs(distinct) do names[#names + 1] = n end
+  table.sort(names)
+  if #names == 1 then return render(all[names[1]]) end
+  if #names > 1 then
+    return nil, ("'%s' names several entries: %s"):format(name, table.concat(names, ", "))
+  end
+  return nil, ("no entry for '%s' in the API reference (docs/api/index.html lists them)")
+    :format(name)
+end
+
+return M

@@ -1,0 +1,300 @@
+-- grove sim: simulate a batch queue on a cluster with the real matcher
+-- (grove.sim), generate workloads (grove.sim.gen), compare runs.
+--
+-- Exit status: 0; 1 when the simulation failed (a policy error, an
+-- unreadable or malformed file, with FILE:LINE: reason on stderr); 2 for a
+-- bad command line.
+local sim = require "grove.sim"
+local json = require "grove.sim.json"
+local plot = require "grove.sim.plot"
+
+local M = {}
+
+local fmt = string.format
+
+M.usage = [[
+Usage: grove sim --cluster FILE --trace FILE [options]
+       grove sim --generate N --procs P [--seed S] [--estimate-factor F]
+                 [--arrival-factor F] [--users U] [--types both|batch|interactive]
+       grove sim --compare A.json B.json [--plot DIR]
+
+Simulate a batch queue on the real matcher: jobs from a trace arrive, a
+queue policy starts them through the matcher on the cluster's graph, and
+they end after their run time.
+
+  --cluster FILE      the machine: GRUG .graphml, JGF .json, or a Lua file
+                      returning a graph
+  --trace FILE        the jobs: Standard Workload Format (.swf, or any other
+                      name), a JSON job list (.json) or CSV (.csv); "-" reads
+                      SWF from standard input
+  --format F          read the trace as swf, json or csv whatever its name
+  --queue NAME|FILE   queue policy: fcfs (default), easy, conservative,
+                      priority, or a Lua file (policies/queues/)
+  --policy NAME|FILE  placement policy the matches use (default first)
+  --procs-as core|node  a job of P processors asks for P cores anywhere
+                      (default) or P whole nodes
+  --on-down kill|requeue  what happens to jobs on a node that goes down
+                      (default kill)
+  --events FILE       node events: "TIME down|up|drain NODES" a line
+  --out FILE.csv      one row per job: id,submit,start,end,wait,run,procs,
+                      nodes,estimate,user,state,requeues,hosts
+  --summary FILE.json the metrics (and time series) as JSON
+  --plot DIR          write utilization.svg (utilization and queue length
+                      over time) and gantt.svg (jobs on the first nodes)
+  --gantt-nodes N     nodes in the Gantt chart (default 64)
+  --quiet             print nothing but errors
+
+Metrics printed at the end: mean, median and 95th percentile wait, mean
+bounded slowdown (10 s), utilization, makespan, jobs per second simulated.
+Progress goes to stderr when it is a terminal.  docs/sim.md has the details.
+]]
+
+local VALUED = {cluster = 1, trace = 1, format = 1, queue = 1, policy = 1, ["procs-as"] = 1,
+  ["on-down"] = 1, events = 1, out = 1, summary = 1, plot = 1, ["gantt-nodes"] = 1,
+  generate = 1, procs = 1, seed = 1, ["estimate-factor"] = 1, ["arrival-factor"] = 1,
+  users = 1, types = 1}
+
+local function parse(args)
+  local o = {}
+  local i = 1
+  while i <= #args do
+    local a = args[i]
+    local k, v = a:match("^%-%-([%w-]+)=(.*)$")
+    if not k then k = a:match("^%-%-([%w-]+)$") end
+    if a == "-h" or a == "--help" then
+      o.help = true
+    elseif a == "-q" or a == "--quiet" then
+      o.quiet = true
+    elseif k == "compare" then
+      if v then return nil, "--compare takes two files: --compare A.json B.json" end
+      if not args[i + 1] or not args[i + 2] then
+        return nil, "--compare needs two summary files"
+      end
+      o.compare = {args[i + 1], args[i + 2]}
+      i = i + 2
+    elseif k and VALUED[k] then
+      if not v then
+        i = i + 1
+        v = args[i]
+        if not v then return nil, "option --" .. k .. " needs a value" end
+      end
+      o[k] = v
+    else
+      return nil, "unknown argument " .. a
+    end
+    i = i + 1
+  end
+  return o
+end
+
+local function number(o, k, integer, min)
+  local v = o[k]
+  if v == nil then return nil end
+  local x = tonumber(v)
+  if not x or (integer and not math.tointeger(x)) or (min and x < min) then
+    return nil, fmt("--%s must be %s%s, got '%s'", k, integer and "an integer" or "a number",
+      min and fmt(" >= %s", tostring(min)) or "", v)
+  end
+  return integer and math.tointeger(x) or x
+end
+
+local function fail(msg)
+  io.stderr:write("grove sim: ", msg, "\n")
+  return 1
+end
+
+local function usage_error(msg)
+  io.stderr:write("grove sim: ", msg, "\n", "Try 'grove sim --help'.\n")
+  return 2
+end
+
+-- ---- --generate ---------------------------------------------------------------------
+
+local function generate(o)
+  local gen = require "grove.sim.gen"
+  local n, e1 = number(o, "generate", true, 0)
+  local procs, e2 = number(o, "procs", true, 1)
+  local seed, e3 = number(o, "seed", true)
+  local ef, e4 = number(o, "estimate-factor", false, 1)
+  local af, e5 = number(o, "arrival-factor", false, 0)
+  local users, e6 = number(o, "users", true, 1)
+  local err = e1 or e2 or e3 or e4 or e5 or e6
+  if err then return usage_error(err) end
+  if not procs then return usage_error("--generate needs --procs P (the machine size)") end
+  if af == 0 then return usage_error("--arrival-factor must be > 0") end
+  local ok, e = pcall(gen.write, io.stdout, {jobs = n, procs = procs, seed = seed or 1,
+    estimate_factor = ef, arrival_factor = af, users = users, types = o.types})
+  if not ok then
+    local msg = tostring(e):gsub("^bad argument #%d to '%w+' %((.*)%)$", "%1")
+    return usage_error(msg)
+  end
+  return 0
+end
+
+-- ---- --compare -------------------------------------------------------------------------
+
+local function read_summary(path)
+  local f, err = io.open(path, "r")
+  if not f then return nil, err end
+  local text = f:read("a")
+  f:close()
+  local doc, msg = json.decode(text, path)
+  if doc == nil then return nil, msg end
+  if type(doc) ~= "table" or doc.wait_mean == nil then
+    return nil, path .. ": not a grove sim summary (no wait_mean)"
+  end
+  return doc
+end
+
+local function label(doc, path)
+  local base = path:match("([^/]+)$"):gsub("%.json$", "")
+  return doc.queue and fmt("%s (%s)", base, doc.queue) or base
+end
+
+local function compare(o)
+  local a, e1 = read_summary(o.compare[1])
+  if not a then return fail(e1) end
+  local b, e2 = read_summary(o.compare[2])
+  if not b then return fail(e2) end
+  local names = {label(a, o.compare[1]), label(b, o.compare[2])}
+  local w = math.max(12, #names[1], #names[2])
+  io.stdout:write(fmt("%-28s %" .. w .. "s %" .. w .. "s %10s\n", "metric", names[1], names[2],
+    "change"))
+  for _, m in ipairs(plot.compared) do
+    local va, vb = tonumber(a[m[1]]), tonumber(b[m[1]])
+    local function show(v)
+      if not v then return "-" end
+      return math.type(v) == "integer" and tostring(v) or fmt("%.3f", v)
+    end
+    local change = "-"
+    if va and vb and va ~= 0 then change = fmt("%+.1f%%", 100 * (vb - va) / math.abs(va)) end
+    io.stdout:write(fmt("%-28s %" .. w .. "s %" .. w .. "s %10s\n", m[2], show(va), show(vb),
+      change))
+  end
+  if o.plot then
+    os.execute("mkdir -p '" .. o.plot:gsub("'", "'\\''") .. "'")
+    local ok, err = plot.compare(o.plot .. "/compare.svg", a, b, names)
+    if not ok then return fail(err) end
+  end
+  return 0
+end
+
+-- ---- the simulation -------------------------------------------------------------------
+
+local function csv_cell(v)
+  if v == nil then return "" end
+  v = tostring(v)
+  if v:find('[,"\n]') then return '"' .. v:gsub('"', '""') .. '"' end
+  return v
+end
+
+local function print_summary(r, fh)
+  fh:write(fmt("jobs %d (left out %d, killed %d) on %d %ss, queue %s, policy %s\n", r.jobs,
+    r.left_out, r.killed, r.units, r.procs_as, r.queue, r.policy))
+  fh:write(fmt("wait: mean %.1f s, median %d s, 95th percentile %d s, max %d s\n",
+    r.wait_mean, r.wait_median, r.wait_p95, r.wait_max))
+  fh:write(fmt("bounded slowdown (10 s): mean %.3f\n", r.bounded_slowdown))
+  fh:write(fmt("utilization %.4f, makespan %d s\n", r.utilization, r.makespan))
+  fh:write(fmt("simulated in %.2f s (%.0f jobs per second), %d events\n", r.wall,
+    r.jobs_per_second or 0, r.events))
+end
+
+local function simulate(o)
+  if not o.cluster then return usage_error("give --cluster FILE") end
+  if not o.trace then return usage_error("give --trace FILE (or --generate N --procs P)") end
+  local gn, err = number(o, "gantt-nodes", true, 1)
+  if err then return usage_error(err) end
+  if o["procs-as"] and o["procs-as"] ~= "core" and o["procs-as"] ~= "node" then
+    return usage_error("--procs-as must be core or node")
+  end
+  if o["on-down"] and o["on-down"] ~= "kill" and o["on-down"] ~= "requeue" then
+    return usage_error("--on-down must be kill or requeue")
+  end
+  if o.format and o.format ~= "swf" and o.format ~= "json" and o.format ~= "csv" then
+    return usage_error("--format must be swf, json or csv")
+  end
+  local core = require "grove.core"
+  local progress = not o.quiet and core.edit and core.edit.isatty and core.edit.isatty(2)
+  local out
+  if o.out then
+    local f, e = io.open(o.out, "w")
+    if not f then return fail(e) end
+    out = f
+    out:write(table.concat(sim.columns, ","), "\n")
+  end
+  local reader_path
+  local function report(job, why)
+    if not o.quiet then
+      io.stderr:write(fmt("grove sim: %s:%s: job %s left out: %s\n", reader_path,
+        tostring(job.line or "?"), tostring(job.id), why))
+    end
+  end
+  local row_cols = sim.columns
+  local function write_row(row)
+    local cells = {}
+    for i, c in ipairs(row_cols) do cells[i] = csv_cell(row[c]) end
+    out:write(table.concat(cells, ","), "\n")
+  end
+  local s, msg = sim.new{cluster = o.cluster, queue = o.queue, policy = o.policy,
+    procs_as = o["procs-as"], on_down = o["on-down"], out = out and write_row or nil,
+    report = report, gantt = o.plot and (gn or 64) or nil}
+  if not s then return fail(msg) end
+  local reader, rerr
+  reader_path = o.trace == "-" and "(stdin)" or o.trace
+  reader, rerr = sim.trace.open(reader_path, {format = o.format or (o.trace == "-" and "swf"),
+    report = report, fh = o.trace == "-" and io.stdin or nil})
+  if not reader then return fail(rerr) end
+  if o.events then s:load_events(o.events) end
+  local t0 = os.clock()
+  if progress then
+    local last = t0
+    s.progress = function(x)
+      local now = os.clock()
+      if now - last >= 0.5 then
+        last = now
+        io.stderr:write(fmt("\r%d jobs done, %d waiting, %d running, simulated time %d s, " ..
+          "%.0f jobs/s ", x.finished, x.qlen, x.running, x.now, x.finished / (now - t0)))
+      end
+    end
+  end
+  s:feed(reader)
+  s:run()
+  local wall = os.clock() - t0
+  if progress then io.stderr:write("\r\27[K") end
+  if out then out:close() end
+  local r = s:result{wall = wall, events = s.steps, trace = o.trace, cluster = o.cluster,
+    trace_skipped = reader.skipped}
+  r.left_out = r.left_out + reader.skipped
+  if o.summary then
+    local f, e = io.open(o.summary, "w")
+    if not f then return fail(e) end
+    f:write(json.encode(r, 1), "\n")
+    f:close()
+  end
+  if o.plot then
+    os.execute("mkdir -p '" .. o.plot:gsub("'", "'\\''") .. "'")
+    local ok, e = plot.series(o.plot .. "/utilization.svg", r)
+    if not ok then return fail(e) end
+    local recs, names, cut = s:gantt_records()
+    ok, e = plot.gantt(o.plot .. "/gantt.svg", recs, names, {nodes = gn or 64, cut = cut})
+    if not ok then return fail(e) end
+  end
+  if not o.quiet then print_summary(r, io.stdout) end
+  return 0
+end
+
+function M.main(args)
+  local o, err = parse(args or {})
+  if not o then return usage_error(err) end
+  if o.help then
+    io.stdout:write(M.usage)
+    return 0
+  end
+  if o.compare then return compare(o) end
+  if o.generate then return generate(o) end
+  local ok, status = pcall(simulate, o)
+  if not ok then return fail(tostring(status)) end
+  return status
+end
+
+return M

@@ -1,0 +1,247 @@
+-- grove.sim.plot: the simulator's charts as SVG files, written by hand so
+-- they need nothing but a browser (or any SVG renderer) to view.
+--
+--   plot.series(path, summary)          utilization and queue length over time
+--   plot.gantt(path, records, names [, {nodes =}])   jobs on the first nodes
+--   plot.compare(path, a, b [, names])  two summaries: metrics side by side
+--                                       and their utilization over time
+-- Each returns true, or nil, message, code when the file cannot be written.
+local M = {}
+
+local fmt, concat = string.format, table.concat
+
+local W, H = 900, 320
+local PAD_L, PAD_R, PAD_T, PAD_B = 70, 20, 36, 44
+local COLORS = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
+  "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"}
+
+local function esc(s)
+  return (tostring(s):gsub("[&<>\"]", {["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;",
+    ['"'] = "&quot;"}))
+end
+
+local function write(path, parts)
+  local f, err = io.open(path, "w")
+  if not f then return nil, err, "EIO" end
+  f:write(concat(parts))
+  f:close()
+  return true
+end
+
+local function header(w, h, title)
+  return {fmt('<?xml version="1.0" encoding="UTF-8"?>\n<svg xmlns="http://www.w3.org/2000/svg" ' ..
+    'width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">\n',
+    w, h, w, h),
+    fmt('<rect x="0" y="0" width="%d" height="%d" fill="white"/>\n', w, h),
+    fmt('<text x="%d" y="20" font-size="15" font-weight="bold">%s</text>\n', PAD_L, esc(title))}
+end
+
+-- A readable time for axis labels.
+local function tlabel(t)
+  if t >= 2 * 86400 then return fmt("%.1fd", t / 86400) end
+  if t >= 2 * 3600 then return fmt("%.1fh", t / 3600) end
+  if t >= 120 then return fmt("%.0fm", t / 60) end
+  return fmt("%ds", math.floor(t))
+end
+
+local function nice_max(v)
+  if v <= 0 then return 1 end
+  local p = 10 ^ math.floor(math.log(v, 10))
+  for _, m in ipairs{1, 2, 2.5, 5, 10} do
+    if m * p >= v then return m * p end
+  end
+  return 10 * p
+end
+
+-- Axes and grid into out for a plot area at (x0, y0) of size (w, h).
+local function axes(out, x0, y0, w, h, tmin, tmax, ymax, ylabel, yfmt)
+  out[#out + 1] = fmt('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#444"/>\n',
+    x0, y0, w, h)
+  for i = 0, 4 do
+    local y = y0 + h - h * i / 4
+    out[#out + 1] = fmt('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>\n', x0, y,
+      x0 + w, y)
+    out[#out + 1] = fmt('<text x="%d" y="%.1f" text-anchor="end">%s</text>\n', x0 - 6, y + 4,
+      esc(fmt(yfmt or "%g", ymax * i / 4)))
+  end
+  for i = 0, 5 do
+    local x = x0 + w * i / 5
+    out[#out + 1] = fmt('<text x="%.1f" y="%d" text-anchor="middle">%s</text>\n', x,
+      y0 + h + 16, esc(tlabel(tmin + (tmax - tmin) * i / 5)))
+  end
+  out[#out + 1] = fmt('<text x="14" y="%d" transform="rotate(-90 14 %d)" ' ..
+    'text-anchor="middle">%s</text>\n', y0 + h // 2, y0 + h // 2, esc(ylabel))
+end
+
+local function polyline(out, xs, ys, color)
+  local pts = {}
+  for i = 1, #xs do pts[i] = fmt("%.1f,%.1f", xs[i], ys[i]) end
+  if #pts == 1 then pts[2] = fmt("%.1f,%.1f", xs[1] + 1, ys[1]) end
+  if #pts == 0 then return end
+  out[#out + 1] = fmt('<polyline fill="none" stroke="%s" stroke-width="1.5" points="%s"/>\n',
+    color, concat(pts, " "))
+end
+
+-- Steps of one series into plot coordinates.
+local function steps(series, key, x0, w, y0, h, ymax)
+  local t, v = series.t, series[key]
+  local n = #t
+  local tmin = series.origin or 0
+  local tmax = n > 0 and (t[n] + series.width) or tmin + 1
+  local xs, ys = {}, {}
+  for i = 1, n do
+    local xa = x0 + w * (t[i] - tmin) / (tmax - tmin)
+    local xb = x0 + w * (t[i] + series.width - tmin) / (tmax - tmin)
+    local y = y0 + h - h * math.min(v[i] / ymax, 1)
+    xs[#xs + 1], ys[#ys + 1] = xa, y
+    xs[#xs + 1], ys[#ys + 1] = xb, y
+  end
+  return xs, ys, tmin, tmax
+end
+
+local function max_of(list)
+  local m = 0
+  for _, x in ipairs(list or {}) do if x > m then m = x end end
+  return m
+end
+
+-- Utilization and queue length over time, one panel each.
+function M.series(path, summary)
+  local s = summary.series or {t = {}, utilization = {}, queue = {}, width = 1, origin = 0}
+  local h2 = H
+  local out = header(W, 2 * h2, fmt("Grove sim: %s queue, %s placement, %d jobs",
+    summary.queue or "?", summary.policy or "?", summary.jobs or 0))
+  local pw, ph = W - PAD_L - PAD_R, h2 - PAD_T - PAD_B
+  local xs, ys, tmin, tmax = steps(s, "utilization", PAD_L, pw, PAD_T, ph, 1)
+  axes(out, PAD_L, PAD_T, pw, ph, tmin, tmax, 1, "utilization", "%.2f")
+  polyline(out, xs, ys, COLORS[1])
+  local qmax = nice_max(max_of(s.queue))
+  local y1 = h2 + PAD_T
+  xs, ys = steps(s, "queue", PAD_L, pw, y1, ph, qmax)
+  axes(out, PAD_L, y1, pw, ph, tmin, tmax, qmax, "jobs waiting", "%.0f")
+  polyline(out, xs, ys, COLORS[2])
+  out[#out + 1] = fmt('<text x="%d" y="%d">mean utilization %.3f, mean wait %.0f s, ' ..
+    'makespan %s</text>\n', PAD_L, 2 * h2 - 8, summary.utilization or 0,
+    summary.wait_mean or 0, tlabel(summary.makespan or 0))
+  out[#out + 1] = "</svg>\n"
+  return write(path, out)
+end
+
+-- Jobs as bars on the first nodes: records {node =, id =, start =,
+-- ["end"] =, killed =}; names the node names by index; opts.nodes the
+-- rows at most, opts.cut the time from which placements were not kept
+-- (said in the title).
+function M.gantt(path, records, names, opts)
+  opts = opts or {}
+  local nnodes = 0
+  local tmin, tmax = math.huge, -math.huge
+  for _, r in ipairs(records) do
+    if r.node > nnodes then nnodes = r.node end
+    if r.start < tmin then tmin = r.start end
+    local e = r["end"] or r.start
+    if e > tmax then tmax = e end
+  end
+  nnodes = math.min(math.max(nnodes, 1), opts.nodes or nnodes)
+  if tmin == math.huge then tmin, tmax = 0, 1 end
+  if tmax <= tmin then tmax = tmin + 1 end
+  local row = math.max(6, math.min(18, 600 // nnodes))
+  local ph = row * nnodes
+  local h = PAD_T + ph + PAD_B
+  local pw = W - PAD_L - PAD_R
+  local title = fmt("Grove sim: jobs on nodes (first %d)", nnodes)
+  if opts.cut then title = title .. ", jobs started before " .. tlabel(opts.cut) end
+  local out = header(W, h, title)
+  out[#out + 1] = fmt('<rect x="%d" y="%d" width="%d" height="%d" fill="#f6f6f6" ' ..
+    'stroke="#444"/>\n', PAD_L, PAD_T, pw, ph)
+  for i = 1, nnodes do
+    if row >= 10 or i % math.ceil(10 / row) == 1 then
+      out[#out + 1] = fmt('<text x="%d" y="%.1f" text-anchor="end" font-size="%d">%s</text>\n',
+        PAD_L - 4, PAD_T + (i - 0.5) * row + 4, math.min(11, row), esc(names[i] or i))
+    end
+  end
+  for _, r in ipairs(records) do
+    if r.node <= nnodes then
+      local e = r["end"] or tmax
+      local x = PAD_L + pw * (r.start - tmin) / (tmax - tmin)
+      local w = math.max(0.5, pw * (e - r.start) / (tmax - tmin))
+      local y = PAD_T + (r.node - 1) * row
+      out[#out + 1] = fmt('<rect x="%.2f" y="%.1f" width="%.2f" height="%.1f" fill="%s" ' ..
+        'stroke="white" stroke-width="0.3"%s><title>job %d: %d-%d</title></rect>\n', x, y + 0.5,
+        w, row - 1, COLORS[r.id % #COLORS + 1], r.killed and ' fill-opacity="0.4"' or "",
+        r.id, r.start, e)
+    end
+  end
+  for i = 0, 5 do
+    out[#out + 1] = fmt('<text x="%.1f" y="%d" text-anchor="middle">%s</text>\n',
+      PAD_L + pw * i / 5, PAD_T + ph + 16, esc(tlabel(tmin + (tmax - tmin) * i / 5)))
+  end
+  out[#out + 1] = "</svg>\n"
+  return write(path, out)
+end
+
+-- The metrics compared, in the order they are shown.
+M.compared = {
+  {"wait_mean", "mean wait (s)"}, {"wait_median", "median wait (s)"},
+  {"wait_p95", "95th percentile wait (s)"}, {"bounded_slowdown", "mean bounded slowdown"},
+  {"utilization", "utilization"}, {"makespan", "makespan (s)"},
+  {"jobs", "jobs"}, {"jobs_per_second", "jobs per second simulated"},
+}
+
+-- Two runs: bars for each metric (scaled to the larger), utilization lines.
+function M.compare(path, a, b, names)
+  names = names or {a.queue or "a", b.queue or "b"}
+  local rows = {}
+  for _, m in ipairs(M.compared) do
+    if m[1] ~= "jobs_per_second" then rows[#rows + 1] = m end
+  end
+  local bar_h = 22
+  local top = PAD_T + 10
+  local h1 = top + #rows * (2 * bar_h + 8)
+  local total_h = h1 + H
+  local out = header(W, total_h, fmt("Grove sim: %s vs %s", names[1], names[2]))
+  local lx, bw = 230, W - 230 - 120
+  for i, m in ipairs(rows) do
+    local va, vb = tonumber(a[m[1]]) or 0, tonumber(b[m[1]]) or 0
+    local mx = math.max(va, vb, 1e-9)
+    local y = top + (i - 1) * (2 * bar_h + 8)
+    out[#out + 1] = fmt('<text x="%d" y="%d" text-anchor="end">%s</text>\n', lx - 8,
+      y + bar_h + 4, esc(m[2]))
+    for k, v in ipairs{va, vb} do
+      local yy = y + (k - 1) * bar_h
+      out[#out + 1] = fmt('<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"/>\n', lx, yy,
+        bw * v / mx, bar_h - 3, COLORS[k])
+      out[#out + 1] = fmt('<text x="%.1f" y="%d">%s</text>\n', lx + bw * v / mx + 4,
+        yy + bar_h - 8, esc(fmt(math.type(v) == "integer" and "%d" or "%.3f", v)))
+    end
+  end
+  local y0 = h1 + 10
+  local pw, ph = W - PAD_L - PAD_R, H - PAD_T - PAD_B
+  local tmin, tmax = math.huge, -math.huge
+  for _, s in ipairs{a.series, b.series} do
+    if s and #s.t > 0 then
+      tmin = math.min(tmin, s.origin)
+      tmax = math.max(tmax, s.t[#s.t] + s.width)
+    end
+  end
+  if tmin == math.huge then tmin, tmax = 0, 1 end
+  axes(out, PAD_L, y0, pw, ph, tmin, tmax, 1, "utilization", "%.2f")
+  for k, s in ipairs{a.series, b.series} do
+    if s and #s.t > 0 then
+      local xs, ys = {}, {}
+      for i = 1, #s.t do
+        for _, t in ipairs{s.t[i], s.t[i] + s.width} do
+          xs[#xs + 1] = PAD_L + pw * (t - tmin) / (tmax - tmin)
+          ys[#ys + 1] = y0 + ph - ph * math.min(s.utilization[i], 1)
+        end
+      end
+      polyline(out, xs, ys, COLORS[k])
+    end
+    out[#out + 1] = fmt('<rect x="%d" y="%d" width="12" height="12" fill="%s"/>' ..
+      '<text x="%d" y="%d">%s</text>\n', W - 200 + (k - 1) * 100, y0 - 8, COLORS[k],
+      W - 184 + (k - 1) * 100, y0 + 2, esc(names[k]))
+  end
+  out[#out + 1] = "</svg>\n"
+  return write(path, out)
+end
+
+return M

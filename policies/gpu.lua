@@ -1,0 +1,23 @@
+-- gpu: GPU nodes for GPU jobs.
+--
+-- A job that asks for GPUs gets the nodes with the most GPUs free during
+-- the window being tried, so its GPUs sit together; a job that asks for
+-- none gets the nodes with the fewest GPUs free, so it does not take the
+-- cores a later GPU job would need beside its GPUs.  Only nodes are scored
+-- (score_types); the request is read from ctx.total.
+--
+-- This file holds this one policy and nothing else: it is loaded as text
+-- into a sandbox, so it must not require modules, read files or set
+-- globals.
+return {
+  name = "gpu",
+  description = "GPU jobs on the nodes with the most free GPUs, others on the fewest",
+  score_types = "node",
+  score = function(v, ctx)
+    local n = v:aggregate("gpu") or 0
+    if (ctx.total.gpu or 0) > 0 then
+      return n
+    end
+    return -n
+  end,
+}

@@ -1,0 +1,286 @@
+-- grove sim against a reference: on a machine of interchangeable
+-- processors, every job's start time under fcfs, easy and conservative
+-- must be what the definitions in docs/sim.md give.  The reference below
+-- is a processor-count model in plain Lua that follows those definitions
+-- literally (conservative plans the whole queue afresh at every pass); it
+-- shares no code with grove.sim.
+--
+-- Only start times are compared here; metrics and outputs are tested in
+-- sim_spec.lua and sim_cli_spec.lua.
+local grove = require "grove"
+local sim = require "grove.sim"
+local gen = require "grove.sim.gen"
+
+local R = grove.cluster.resources
+
+-- ---- the reference -------------------------------------------------------------
+
+local function by_submit(a, b)
+  if a.submit ~= b.submit then return a.submit < b.submit end
+  return a.id < b.id
+end
+
+-- Usage of the processors over [s, e) by a list of {s =, e =, p =}.
+local function fits(plan, P, s, e, p)
+  -- the peak inside [s, e) is at s or at some interval start inside it
+  local points = {s}
+  for _, x in ipairs(plan) do
+    if x.s > s and x.s < e then points[#points + 1] = x.s end
+  end
+  for _, t in ipairs(points) do
+    local used = 0
+    for _, x in ipairs(plan) do
+      if x.s <= t and t < x.e then used = used + x.p end
+    end
+    if used + p > P then return false end
+  end
+  return true
+end
+
+local function earliest(plan, P, now, est, p)
+  local cands = {now}
+  for _, x in ipairs(plan) do
+    if x.e > now then cands[#cands + 1] = x.e end
+  end
+  table.sort(cands)
+  for _, s in ipairs(cands) do
+    if fits(plan, P, s, s + est, p) then return s end
+  end
+  error("reference: no start found")
+end
+
+-- Start times by job id under policy on P processors.
+local function reference(jobs, P, policy)
+  local pending = {}
+  for _, j in ipairs(jobs) do
+    local run = j.run == 0 and 1 or j.run
+    local est = (j.estimate and j.estimate >= run) and j.estimate or run
+    if j.procs > 0 and j.procs <= P then
+      pending[#pending + 1] = {id = j.id, submit = j.submit, run = run, est = est, p = j.procs}
+    end
+  end
+  table.sort(pending, by_submit)
+  local start = {}
+  local queue, running = {}, {}
+  local t, nexta = 0, 1
+  local planned = {}
+  while nexta <= #pending or #queue > 0 or #running > 0 do
+    -- the next instant: a completion, an arrival, a planned start
+    local nt = math.huge
+    for _, r in ipairs(running) do nt = math.min(nt, r.e) end
+    if pending[nexta] then nt = math.min(nt, pending[nexta].submit) end
+    for _, s in pairs(planned) do if s > t then nt = math.min(nt, s) end end
+    t = nt
+    -- completions
+    local still = {}
+    for _, r in ipairs(running) do
+      if r.e > t then still[#still + 1] = r end
+    end
+    running = still
+    -- arrivals
+    while pending[nexta] and pending[nexta].submit == t do
+      queue[#queue + 1] = pending[nexta]
+      nexta = nexta + 1
+    end
+    local function free()
+      local used = 0
+      for _, r in ipairs(running) do used = used + r.p end
+      return P - used
+    end
+    local function begin(j)
+      start[j.id] = t
+      running[#running + 1] = {id = j.id, e = t + j.run, est_e = t + j.est, p = j.p}
+    end
+    local left = {}
+    if policy == "fcfs" or policy == "easy" then
+      local i = 1
+      while queue[i] and queue[i].p <= free() do
+        begin(queue[i])
+        i = i + 1
+      end
+      local head = queue[i]
+      if head then left[#left + 1] = head end
+      if head and policy == "easy" then
+        -- shadow time: running jobs end by their estimates
+        local ends = {}
+        for _, r in ipairs(running) do ends[#ends + 1] = r end
+        table.sort(ends, function(a, b) return a.est_e < b.est_e end)
+        local avail, shadow = free(), t
+        local k = 1
+        while avail < head.p do
+          shadow = ends[k].est_e
+          while ends[k] and ends[k].est_e == shadow do
+            avail = avail + ends[k].p
+            k = k + 1
+          end
+        end
+        local extra = avail - head.p
+        for m = i + 1, #queue do
+          local j = queue[m]
+          if j.p <= free() and (t + j.est <= shadow or j.p <= extra) then
+            if t + j.est > shadow then extra = extra - j.p end
+            begin(j)
+          else
+            left[#left + 1] = j
+          end
+        end
+      elseif head then
+        for m = i + 1, #queue do left[#left + 1] = queue[m] end
+      end
+    else -- conservative: every job the earliest start given the earlier ones
+      local plan = {}
+      for _, r in ipairs(running) do plan[#plan + 1] = {s = t, e = r.est_e, p = r.p} end
+      planned = {}
+      for _, j in ipairs(queue) do
+        local s = earliest(plan, P, t, j.est, j.p)
+        plan[#plan + 1] = {s = s, e = s + j.est, p = j.p}
+        if s == t then
+          begin(j)
+        else
+          planned[j.id] = s
+          left[#left + 1] = j
+        end
+      end
+    end
+    queue = left
+  end
+  return start
+end
+
+-- ---- grove sim ------------------------------------------------------------------
+
+-- nodes x cores of interchangeable processors
+local function machine(nodes, cores)
+  return grove.cluster "m" {
+    R.rack(1) { R.node(nodes, {hostnames = ("n[0-%d]"):format(nodes - 1)}) {
+      R.socket(1) { R.core(cores) } } } }
+end
+
+local function simulate(jobs, graph, queue, procs_as, policy)
+  local starts, left = {}, {}
+  local s = assert(sim.new{graph = graph, queue = queue, procs_as = procs_as,
+    policy = policy or "first", out = function(row) starts[row.id] = row.start end,
+    report = function(job) left[#left + 1] = job.id end})
+  s:feed(sim.trace.from_list(jobs))
+  s:run()
+  return starts, left, s
+end
+
+local function compare(jobs, nodes, cores, queue, procs_as, policy)
+  local P = procs_as == "node" and nodes or nodes * cores
+  local want = reference(jobs, P, queue)
+  local got = simulate(jobs, machine(nodes, cores), queue, procs_as, policy)
+  local n, bad = 0, {}
+  for id, t in pairs(want) do
+    n = n + 1
+    if got[id] ~= t then
+      bad[#bad + 1] = ("job %d: reference %d, grove sim %s"):format(id, t, tostring(got[id]))
+    end
+  end
+  for id in pairs(got) do
+    if want[id] == nil then
+      bad[#bad + 1] = ("job %d: started, reference left it out"):format(id)
+    end
+  end
+  table.sort(bad)
+  assert.are.same({}, {table.unpack(bad, 1, math.min(#bad, 5))})
+  return n
+end
+
+local function generated(n, procs, seed, ef, af)
+  local g = gen.new{procs = procs, seed = seed, estimate_factor = ef, arrival_factor = af}
+  local jobs = {}
+  for j in g:jobs(n) do jobs[#jobs + 1] = j end
+  return jobs
+end
+
+local QUEUES = {"fcfs", "easy", "conservative"}
+
+describe("grove sim against the processor-count reference", function()
+  -- Hand-made traces for the edge cases; 8 processors (2 nodes x 4).
+  local cases = {
+    ["head-of-queue blocking"] = {
+      {id = 1, submit = 0, run = 100, estimate = 100, procs = 6},
+      {id = 2, submit = 1, run = 10, estimate = 10, procs = 4},
+      {id = 3, submit = 2, run = 5, estimate = 5, procs = 1},
+      {id = 4, submit = 3, run = 500, estimate = 500, procs = 2},
+    },
+    ["simultaneous events"] = {
+      {id = 1, submit = 0, run = 10, estimate = 10, procs = 8},
+      {id = 3, submit = 10, run = 10, estimate = 10, procs = 4},
+      {id = 2, submit = 10, run = 10, estimate = 10, procs = 4},
+      {id = 4, submit = 10, run = 10, estimate = 10, procs = 8},
+      {id = 5, submit = 20, run = 10, estimate = 10, procs = 8},
+      {id = 6, submit = 20, run = 10, estimate = 30, procs = 1},
+    },
+    ["jobs ending early against their estimates"] = {
+      {id = 1, submit = 0, run = 10, estimate = 100, procs = 6},
+      {id = 2, submit = 1, run = 50, estimate = 60, procs = 8},
+      {id = 3, submit = 2, run = 5, estimate = 90, procs = 2},
+      {id = 4, submit = 3, run = 30, estimate = 200, procs = 2},
+      {id = 5, submit = 4, run = 7, estimate = 40, procs = 3},
+    },
+    ["backfill ending exactly at the shadow time"] = {
+      {id = 1, submit = 0, run = 100, estimate = 100, procs = 6},
+      {id = 2, submit = 1, run = 10, estimate = 10, procs = 8},
+      {id = 3, submit = 2, run = 98, estimate = 98, procs = 2},    -- ends at 100
+      {id = 4, submit = 3, run = 98, estimate = 98, procs = 1},    -- ends at 101: waits
+    },
+    ["backfill beside the head at the shadow time"] = {
+      {id = 1, submit = 0, run = 100, estimate = 100, procs = 4},
+      {id = 2, submit = 1, run = 10, estimate = 10, procs = 6},
+      {id = 3, submit = 2, run = 500, estimate = 500, procs = 2},  -- uses the 2 left over
+      {id = 4, submit = 3, run = 500, estimate = 500, procs = 1},  -- nothing left over
+    },
+    ["jobs too big or without processors"] = {
+      {id = 1, submit = 0, run = 10, estimate = 10, procs = 9},
+      {id = 2, submit = 0, run = 10, estimate = 10, procs = 8},
+      {id = 3, submit = 1, run = 10, estimate = 10, procs = 0},
+      {id = 4, submit = 2, run = 0, estimate = 0, procs = 2},
+    },
+  }
+  for name, jobs in pairs(cases) do
+    for _, q in ipairs(QUEUES) do
+      it(("%s: %s"):format(q, name), function()
+        assert.is_true(compare(jobs, 2, 4, q, "core") >= 2)
+      end)
+    end
+  end
+
+  it("leaves out jobs too big or without processors, and says why", function()
+    local why = {}
+    local s = assert(sim.new{graph = machine(2, 4), queue = "fcfs",
+      report = function(job, reason) why[job.id] = reason end})
+    s:feed(sim.trace.from_list(cases["jobs too big or without processors"]))
+    s:run()
+    assert.are.same({[1] = "needs 9 cores, the machine has 8"}, why)
+    assert.are.equal(1, s.left_out)
+  end)
+
+  -- Generated traces: loaded machines, estimates up to 4x the run time.
+  for _, q in ipairs(QUEUES) do
+    for _, seed in ipairs{1, 2, 3} do
+      it(("%s: a generated trace of 150 jobs on 32 cores, seed %d"):format(q, seed), function()
+        local jobs = generated(150, 32, seed, 1 + seed, 0.02)
+        assert.are.equal(150, compare(jobs, 4, 8, q, "core"))
+      end)
+    end
+    it(("%s: a generated trace on 16 whole nodes, low policy"):format(q), function()
+      local jobs = generated(120, 16, 7, 3, 0.02)
+      assert.are.equal(120, compare(jobs, 16, 2, q, "node", "low"))
+    end)
+  end
+
+  it("the reference tells the policies apart on a loaded machine", function()
+    local jobs = generated(150, 32, 2, 3, 0.02)
+    local f, e, c = reference(jobs, 32, "fcfs"), reference(jobs, 32, "easy"),
+      reference(jobs, 32, "conservative")
+    local df, dc = 0, 0
+    for id, t in pairs(f) do
+      if e[id] ~= t then df = df + 1 end
+      if c[id] ~= e[id] then dc = dc + 1 end
+    end
+    assert.is_true(df > 10)
+    assert.is_true(dc > 0)
+  end)
+end)

@@ -1,0 +1,289 @@
+-- grove.sim from Lua: scripted scenarios (submit, fail nodes, advance the
+-- clock, look at jobs and metrics), queue policies and their sandbox,
+-- jobspec requests, the readers and the metrics.
+--
+-- The command line is not tested here (sim_cli_spec.lua), nor start times
+-- against the definitions (sim_reference_spec.lua).
+local grove = require "grove"
+local sim = grove.sim
+local R = grove.cluster.resources
+
+local function machine()
+  return grove.cluster "s" {
+    R.rack(1) { R.node(4, {hostnames = "n[0-3]"}) { R.socket(1) { R.core(4) } } } }
+end
+
+local function new(opts)
+  opts.graph = opts.graph or machine()
+  return assert(sim.new(opts))
+end
+
+describe("grove.sim", function()
+  it("is reachable as grove.sim", function()
+    assert.equal(require("grove.sim"), grove.sim)
+  end)
+
+  it("runs a scripted scenario: submit, advance, inspect", function()
+    local rows = {}
+    local s = new{queue = "easy", out = function(r) rows[r.id] = r end}
+    s:submit{id = 1, submit = 0, run = 50, estimate = 100, procs = 12}
+    s:submit{id = 2, submit = 10, run = 10, estimate = 10, procs = 8}
+    s:submit{id = 3, submit = 10, run = 20, estimate = 30, procs = 4}
+    s:advance(10)
+    assert.equal(10, s:clock())
+    assert.same({state = "running", start = 0, ["end"] = 100},
+      {state = s:job(1).state, start = s:job(1).start, ["end"] = s:job(1)["end"]})
+    assert.equal("queued", s:job(2).state)
+    assert.equal("running", s:job(3).state)       -- backfilled: ends at 40 <= 100
+    assert.same({"n3"}, s:job(3).nodes)
+    assert.same({submitted = 3, started = 2, finished = 0, left_out = 0, running = 2,
+      waiting = 1}, s:counts())
+    s:advance(49)
+    assert.equal(1, s:counts().finished)
+    s:run()
+    assert.equal(50, rows[2].start)                -- when 1 ends, early
+    local r = s:result()
+    assert.equal(3, r.jobs)
+    assert.equal(40 / 3, r.wait_mean)
+    assert.equal(60, r.makespan)
+    assert.near((50 * 12 + 10 * 8 + 20 * 4) / (16 * 60), r.utilization, 1e-12)
+  end)
+
+  it("kills or requeues the jobs on a node that fails", function()
+    for _, mode in ipairs{"kill", "requeue"} do
+      local rows = {}
+      local s = new{queue = "fcfs", on_down = mode, out = function(r) rows[r.id] = r end}
+      s:submit{id = 1, submit = 0, run = 100, procs = 4}   -- n0
+      s:submit{id = 2, submit = 0, run = 100, procs = 4}   -- n1
+      s:node_event{time = 30, node = "n0", action = "down"}
+      s:node_event{time = 60, node = "n0", action = "up"}
+      s:advance(29)
+      assert.same({"n0"}, s:job(1).nodes)
+      s:advance(30)
+      if mode == "kill" then
+        assert.is_nil(s:job(1))
+        assert.same({"killed", 30}, {rows[1].state, rows[1].run})
+      else
+        local j = s:job(1)
+        assert.equal("running", j.state)           -- started again at once on n2
+        assert.equal(30, j.start)
+        assert.same({"n2"}, j.nodes)
+      end
+      s:run()
+      assert.equal("done", rows[2].state)
+      if mode == "requeue" then
+        assert.same({"done", 1, 30, 130}, {rows[1].state, rows[1].requeues, rows[1].start,
+          rows[1]["end"]})
+        assert.equal(0, s:result().killed)
+      else
+        assert.equal(1, s:result().killed)
+      end
+    end
+  end)
+
+  it("keeps drained nodes out of new matches", function()
+    local s = new{queue = "fcfs"}
+    s:node_event{time = 0, node = "n[0-2]", action = "drain"}
+    s:submit{id = 1, submit = 0, run = 10, procs = 4}
+    s:submit{id = 2, submit = 0, run = 10, procs = 4}
+    s:advance(0)
+    assert.same({"n3"}, s:job(1).nodes)
+    assert.equal("queued", s:job(2).state)
+    s:run()
+    assert.equal(2, s:result().jobs)
+  end)
+
+  it("matches jobspec requests, and plans them in the planner", function()
+    local s = new{queue = "conservative"}
+    local js = grove.jobspec{nodes = 2, exclusive = true}
+    s:submit{id = 1, submit = 0, run = 100, estimate = 100, jobspec = js}
+    s:submit{id = 2, submit = 0, run = 10, estimate = 10, jobspec = grove.jobspec{nodes = 3}}
+    s:submit{id = 3, submit = 0, run = 10, estimate = 10, procs = 4}
+    s:advance(0)
+    assert.equal(8, s:job(1).procs)
+    assert.equal("queued", s:job(2).state)
+    assert.equal(100, s:job(2).reserved)          -- a reservation in the planner
+    assert.equal("running", s:job(3).state)       -- fits before it
+    s:run()
+    assert.equal(3, s:result().jobs)
+  end)
+
+  it("leaves out a jobspec the machine can never satisfy", function()
+    local why = {}
+    local s = new{report = function(job, reason) why[job.id] = reason end}
+    s:submit{id = 7, submit = 0, run = 1, jobspec = grove.jobspec{nodes = 5}}
+    s:run()
+    assert.same({[7] = "cannot fit the machine"}, why)
+  end)
+
+  it("places the same with a built-in policy and its Lua twin", function()
+    local gen = sim.gen.new{procs = 16, seed = 5, estimate_factor = 2, arrival_factor = 0.05}
+    local jobs = {}
+    for j in gen:jobs(60) do jobs[#jobs + 1] = j end
+    local placed = {}
+    for k, pol in ipairs{"low", grove.policy.find("low")} do
+      placed[k] = {}
+      local s = new{queue = "easy", policy = pol,
+        out = function(r) placed[k][r.id] = r.start .. " " .. r.hosts end}
+      assert.equal(k == 1, s.fast)
+      s:feed(sim.trace.from_list(jobs))
+      s:run()
+    end
+    assert.equal(60, #placed[1])
+    assert.same(placed[1], placed[2])
+  end)
+
+  it("keeps sim_match to built-in policies", function()
+    local g = machine()
+    local m = grove.core.matcher(g)
+    m:set_policy(assert(grove.policy.load("low")))
+    local js = grove.core.jobspec_from_table(grove.jobspec{slots = 1})
+    assert.same({nil, "sim_match needs a built-in placement policy", "EINVAL"},
+      {grove.core.sim_match(m, js, "allocate", 1)})
+    m:set_policy("low")
+    local state, start, _, vids = grove.core.sim_match(m, js, "allocate", 1, "core")
+    assert.same({"allocated", 0, 1}, {state, start, #vids})
+    assert.equal("core", g:vertex(vids[1]):type())
+  end)
+
+  it("refuses misuse", function()
+    assert.has_error(function() sim.new{graph = machine(), procs_as = "socket"} end,
+      "bad argument #1 to 'new' (procs_as must be \"core\" or \"node\", got socket)")
+    assert.has_error(function() sim.new{graph = machine(), colour = 1} end,
+      "bad argument #1 to 'new' (unknown option 'colour')")
+    local s = new{}
+    assert.has_error(function() s:submit{submit = 0, run = 1} end,
+      "bad argument #1 to 'submit' (give procs or jobspec)")
+    s:submit{id = 1, submit = 5, run = 1, procs = 1}
+    assert.has_error(function() s:submit{id = 1, submit = 5, run = 1, procs = 1} end,
+      "bad argument #1 to 'submit' (job 1 is already in the system)")
+    s:advance(6)
+    assert.has_error(function() s:submit{submit = 0, run = 1, procs = 1} end,
+      "bad argument #1 to 'submit' (submit time 0 is before the clock, 6)")
+    assert.has_error(function() s:node_event{time = 9, node = "n7", action = "down"} end,
+      "bad argument #1 to 'node_event' (no node 'n7' (a node name, path or hostlist))")
+    local g, msg = sim.new{graph = machine(), queue = "nosuch"}
+    assert.is_nil(g)
+    assert.matches("^no queue policy 'nosuch' in ", msg)
+  end)
+end)
+
+describe("queue policies", function()
+  local function parse(text, opts)
+    return sim.queue.parse(text, "test.lua", opts)
+  end
+
+  it("load by name, with a base", function()
+    local p = assert(sim.queue.load "priority")
+    assert.equal("priority", p.name)
+    assert.equal("easy", p.base.name)
+    assert.equal(p.base.schedule, p.schedule)
+    assert.is_function(p.priority)
+  end)
+
+  it("order the queue by priority", function()
+    local order = {}
+    local q = assert(parse([[
+      return {
+        priority = function(job) return job.procs end,   -- biggest first
+        schedule = function(ctx)
+          for _, job in ipairs(ctx:queue()) do
+            if not ctx:start(job) then return end
+          end
+        end,
+      }]]))
+    local s = new{queue = q, out = function(r) order[#order + 1] = {r.id, r.start} end}
+    s:submit{id = 1, submit = 0, run = 10, procs = 16}
+    s:submit{id = 2, submit = 1, run = 10, procs = 2}
+    s:submit{id = 3, submit = 1, run = 10, procs = 15}
+    s:run()
+    assert.same({{1, 0}, {3, 10}, {2, 20}}, order)
+  end)
+
+  it("run sandboxed, within a budget that pcall cannot escape", function()
+    local p = assert(parse([[
+      return { schedule = function() pcall(function() while true do end end) end }]],
+      {budget = 100000}))
+    local s = new{queue = p}
+    s:submit{submit = 0, run = 1, procs = 1}
+    assert.has_error(function() s:run() end,
+      "queue policy test: instruction budget exceeded (100000)")
+    local q = assert(parse("return { schedule = function() os.exit(1) end }"))
+    local s2 = new{queue = q}
+    s2:submit{submit = 0, run = 1, procs = 1}
+    local ok, err = pcall(s2.run, s2)
+    assert.is_false(ok)
+    assert.matches("queue policy test: unknown global 'os'$", err)
+    local _, msg = parse("return { schedule = 1 }")
+    assert.equal("test.lua: schedule must be a function", msg)
+    _, msg = parse("return { sched = function() end }")
+    assert.equal("test.lua: unknown field 'sched' (name, description, schedule, priority, base)",
+      msg)
+    _, msg = parse("x = 1")
+    assert.equal("test.lua:1: queue policy test: cannot set global 'x'", msg)
+  end)
+
+  it("ask the earliest start without reserving, counted or from the planner", function()
+    for _, mode in ipairs{"count", "planner"} do
+      local q = assert(parse([[
+        return { schedule = function(ctx)
+          for _, job in ipairs(ctx:queue()) do
+            if not ctx:start(job) then
+              error(("earliest %d %s %s"):format(job.id, tostring(ctx:earliest(job)),
+                tostring(job.reserved)), 0)
+            end
+          end
+        end }]]))
+      local s = new{queue = q, reservations = mode == "planner" and "planner" or nil}
+      s:submit{id = 1, submit = 0, run = 50, estimate = 80, procs = 12}
+      s:submit{id = 2, submit = 0, run = 50, estimate = 50, procs = 8}
+      assert.has_error(function() s:advance(0) end, "earliest 2 80 nil")
+    end
+  end)
+
+  it("see only waiting jobs through ctx", function()
+    local q = assert(parse([[
+      return { schedule = function(ctx)
+        local job = ctx:queue()[1]
+        ctx:start(job)
+        ctx:start(job)
+      end }]]))
+    local s = new{queue = q}
+    s:submit{id = 4, submit = 0, run = 1, procs = 1}
+    assert.has_error(function() s:run() end,
+      "bad argument #1 to 'start' (job 4 is not waiting)")
+  end)
+end)
+
+describe("trace readers", function()
+  it("stream a Standard Workload Format file and apply its rules", function()
+    local path = os.tmpname()
+    local f = assert(io.open(path, "w"))
+    f:write("; header\n\n",
+      "1 0 -1 10 4 -1 -1 -1 20 -1 1 3 -1 -1 1 -1 -1 -1\n",     -- procs from field 5
+      "2 0 -1 10 4 -1 -1 2 5 -1 1 3 -1 -1 1 -1 -1 -1\n",       -- estimate < run: run
+      "3 1 -1 -1 4 -1 -1 2 5 -1 1 3 -1 -1 1 -1 -1 -1\n",       -- no run time
+      "4 2 -1 0 -1 -1 -1 -1 5 -1 1 3 -1 -1 1 -1 -1 -1\n",      -- no processors
+      "5 3 -1 0 1 -1 -1 1 -1 -1 1 3 -1 -1 1 -1 -1 -1\n")       -- run 0 counts as 1
+    f:close()
+    local left = {}
+    local r = assert(sim.trace.open(path, {report = function(j, why) left[j.id] = why end}))
+    local jobs = {}
+    for j in r:jobs() do jobs[#jobs + 1] = {j.id, j.submit, j.run, j.procs, j.estimate, j.line} end
+    os.remove(path)
+    assert.same({{1, 0, 10, 4, 20, 3}, {2, 0, 10, 2, 10, 4}, {5, 3, 1, 1, 1, 7}}, jobs)
+    assert.same({[3] = "no run time", [4] = "no processors"}, left)
+    assert.equal(2, r.skipped)
+  end)
+
+  it("keep metrics exact for percentiles", function()
+    local acc = sim.metrics.new{units = 1}
+    for i, w in ipairs{5, 1, 9, 1, 3, 100, 2, 7, 1, 4} do
+      acc:job{submit = 0, start = w, ["end"] = w + 10 * i, procs = 1}
+    end
+    local r = acc:result{}
+    assert.equal(3, r.wait_median)                 -- sorted: 1 1 1 2 3 4 5 7 9 100
+    assert.equal(100, r.wait_p95)
+    assert.equal(13.3, r.wait_mean)
+  end)
+end)
