@@ -50,8 +50,8 @@ describe(":help NAME", function()
   it("says when there is no entry", function()
     local s, _, err = session()
     assert.equal("error", s:feed(":help nothing_here"))
-    assert.equal("no entry for 'nothing_here' in the API reference (docs/api/index.html lists "
-      .. "them)\n", err:text())
+    assert.equal("no entry for 'nothing_here' in the API reference (`make docs` lists them in "
+      .. "docs/api/)\n", err:text())
     -- a method's last part alone finds it when one entry has it
     assert.matches("^policy:heap", assert(apidoc.lookup("heap")))
   end)

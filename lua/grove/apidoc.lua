@@ -185,7 +185,7 @@ function M.lookup(name, env)
   if #names > 1 then
     return nil, ("'%s' names several entries: %s"):format(name, table.concat(names, ", "))
   end
-  return nil, ("no entry for '%s' in the API reference (docs/api/index.html lists them)")
+  return nil, ("no entry for '%s' in the API reference (`make docs` lists them in docs/api/)")
     :format(name)
 end
 
