@@ -944,7 +944,7 @@ static int slot_candidates(grove_matcher_t *m, const struct req *r, const grove_
     for (size_t h = 0; h < nh; h++) {
         struct checkpoint cp = checkpoint(m);
         double sc;
-        int rc;
+        int rc = 0; /* want may be 0 */
         for (size_t k = 0; k < want && (rc = slot_at(m, r, hv[h], excl, &sc)) == 1; k++) {
             if (grovep_grow((void **)cv, &cap, *nc + 1, sizeof(**cv)) < 0)
                 return -1;
