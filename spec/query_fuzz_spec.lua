@@ -13,19 +13,13 @@ local query = require "grove.query"
 local DIR = "spec/fixtures/query"
 local SEED, LINES = 1717, 4000
 
-local function read(path)
-  local f = assert(io.open(path, "rb"))
-  local s = f:read("a")
-  f:close()
-  return s
-end
-
 -- Seed lines: every line of the fixture command files.
 local function seed_lines()
   local lines = {}
   for _, name in ipairs {"basic", "small", "status", "find", "cancel"} do
-    local text = read(DIR .. "/" .. name .. ".in"):gsub("@FIXTURES@", DIR)
-    for line in text:gmatch("[^\n]+") do lines[#lines + 1] = line end
+    for line in io.lines(DIR .. "/" .. name .. ".in") do
+      lines[#lines + 1] = line:gsub("@FIXTURES@", DIR)
+    end
   end
   return lines
 end
