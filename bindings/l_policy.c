@@ -67,6 +67,7 @@
 #include <jansson.h>
 
 #include "lgraph.h"
+#include "limit.h"
 #include "lpolicy.h"
 #include "lsandbox.h"
 
@@ -1137,20 +1138,38 @@ static int l_policy_load(lua_State *L)
                                  lua_pushfstring(L, "%s: %s", path, strerror(e)));
     }
     box->p = f;
+    grove_limits_t lim;
+    grove_limits_get(&lim);
     luaL_Buffer b;
     luaL_buffinit(L, &b);
-    size_t n;
+    size_t n, total = 0;
+    const char *nul = NULL;
     do {
         char *dst = luaL_prepbuffer(&b);
         n = fread(dst, 1, LUAL_BUFFERSIZE, f);
+        /* policy source is text: stop at the first NUL or past the input
+         * limit rather than read a device that never ends (/dev/zero) */
+        nul = memchr(dst, '\0', n);
+        if (nul)
+            n = (size_t)(nul - dst);
         luaL_addsize(&b, n);
-    } while (n == LUAL_BUFFERSIZE);
+        total += n;
+    } while (!nul && n == LUAL_BUFFERSIZE && total <= lim.input);
     luaL_pushresult(&b);
-    int bad = ferror(f);
+    int bad = ferror(f) ? (errno ? errno : EIO) : 0; /* EISDIR for a directory */
     box->p = NULL;
     fclose(f);
     if (bad)
-        return grovel_fail_errno(L, EINVAL, lua_pushfstring(L, "%s: read error", path));
+        return grovel_fail_errno(L, bad, lua_pushfstring(L, "%s: %s", path, strerror(bad)));
+    if (nul)
+        return grovel_fail_errno(L, EINVAL,
+                                 lua_pushfstring(L, "%s: byte %I is NUL: not a text file", path,
+                                                 (lua_Integer)total));
+    if (total > lim.input)
+        return grovel_fail_errno(
+            L, EOVERFLOW,
+            lua_pushfstring(L, "%s: larger than the input limit of %I bytes (GROVE_MAX_INPUT)",
+                            path, (lua_Integer)lim.input));
     size_t len;
     const char *text = lua_tolstring(L, -1, &len);
     return make_policy(L, text, len, path, path, 2);

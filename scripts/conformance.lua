@@ -278,9 +278,11 @@ local function jgf_by_path(line)
 end
 
 -- Engine-internal details masked before texts are compared: cancel
--- statistics (traversal counts) and JGF vertex ids.
+-- statistics (traversal counts), JGF vertex ids, and the line and reason
+-- Grove adds after the reference engine's "ERROR: malformed command".
 local function mask(text)
   text = (text or ""):gsub('COUNT="%d+"', 'COUNT="*"')
+  text = text:gsub("(ERROR: malformed command): line %d+: [^\n]*", "%1")
   return (text:gsub('({"graph": [^\n]*)', jgf_by_path))
 end
 

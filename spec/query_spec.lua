@@ -195,7 +195,8 @@ describe("grove query command files", function()
       "INFO: =============================\nINFO: EXPRESSION=\"sched-now=allocated\"", 1, true))
     assert.falsy(t.out:find("node1[1:x]\n      ------rack0[1:x]\n      ---lab0[1:x]", 1, true))
     assert.equal("ERROR: could not find path /lab0/none in resource graph\n" ..
-      "ERROR: malformed command\n", t.err)
+      "ERROR: malformed command: line 7: remove: 'true' or 'false' expected, got 'y' " ..
+      "(usage: remove PATH true | remove RANKS false)\n", t.err)
     run(s, "attach /no/such/file.json")
     assert.truthy(texts().err:find("ERROR: can't attach JGF subgraph: ", 1, true))
   end)
@@ -296,7 +297,8 @@ describe("grove.query", function()
     s.matcher = m
     run(s, "get-status /lab0\nset-status /lab0/rack0 up up")
     assert.equal("/lab0 is up\n", texts().out)
-    assert.equal("ERROR: match: boom\nERROR: malformed command\n", texts().err)
+    assert.equal("ERROR: match: boom\nERROR: malformed command: line 3: set-status: " ..
+      "2 arguments expected, got 3 (usage: set-status PATH up|down)\n", texts().err)
   end)
 end)
 
@@ -448,7 +450,7 @@ describe("grove query command line", function()
     local out = os.tmpname()
     local text = sh(("printf 'match allocate %s/cores.yaml\\nnonsense\\ninfo 1\\n' | %s query " ..
       "-L %s/lab.graphml -P low -t %s -d"):format(DIR, grove, DIR, out))
-    assert.equal("ERROR: unknown command 'nonsense' (help lists the commands)\n" ..
+    assert.equal("ERROR: line 2: unknown command 'nonsense' (help lists the commands)\n" ..
       "INFO: JOBID=1 STATE=ALLOCATED SCHEDULED AT=Now END=600 RESOURCES=core=2,memory=4\n" ..
       "rc=0\n", text)
     assert.truthy(read(out):find("---------------memory0[4:x]\n", 1, true))

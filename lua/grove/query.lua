@@ -198,6 +198,37 @@ function S:error(fmt, ...)
   self.err:write(fmt:format(...), "\n")
 end
 
+-- A command line that does not have the shape its command takes: the
+-- reference engine's text "ERROR: malformed command", then the line of the
+-- session's input and the reason (what is wrong and the command's usage).
+function S:malformed(name, reason)
+  local usage = M.usage[name]
+  self:error("ERROR: malformed command: line %d: %s: %s%s", self.lineno or 0, name, reason,
+    usage and (" (usage: %s)"):format(usage) or "")
+end
+
+-- "N arguments expected, got K" for malformed().
+local function nargs(want, got)
+  return ("%s expected, got %d"):format(want, got)
+end
+
+-- Why args (JOBID first, then words[i] where one is given) do not fit a
+-- command taking min to max arguments, for malformed().
+local function bad_args(args, min, max, words)
+  if #args < min or #args > max then
+    local want = min == max and ("%d argument%s"):format(min, min == 1 and "" or "s")
+      or ("%d to %d arguments"):format(min, max)
+    return nargs(want, #args)
+  end
+  if not selection.jobid(args[1]) then
+    return ("JOBID must be a positive integer, got '%s'"):format(args[1])
+  end
+  for i, w in pairs(words) do
+    if args[i] and args[i] ~= w then return ("'%s' expected, got '%s'"):format(w, args[i]) end
+  end
+  return "bad arguments"
+end
+
 -- The resource types of the graph, plus "slot", as a list (for the
 -- jobspec reader's known-types check).
 function S:known_types()
@@ -215,6 +246,7 @@ end
 
 local commands = {}
 local usage = {}
+M.usage = usage
 
 -- The text of a file, read in blocks under the input limit (GROVE_MAX_INPUT)
 -- and refused at its first NUL byte, so that /dev/zero costs nothing.
@@ -222,7 +254,14 @@ local function read_file(path)
   local f, msg = io.open(path, "rb")
   if not f then return nil, msg end
   local limit, parts, n = core.limits().input, {}, 0
-  for block in f:lines(65536) do
+  while true do
+    -- f:read, not f:lines: a read error (a directory) is returned, not raised
+    local block, rerr = f:read(65536)
+    if not block then
+      f:close()
+      if rerr then return nil, ("%s: %s"):format(path, rerr) end
+      break
+    end
     local nul = block:find("\0", 1, true)
     if nul then
       f:close()
@@ -236,7 +275,6 @@ local function read_file(path)
     end
     parts[#parts + 1] = block
   end
-  f:close()
   return table.concat(parts)
 end
 
@@ -389,9 +427,9 @@ end
 
 usage.match = "match MODE JOBSPEC"
 function commands.match(self, args)
-  if #args ~= 2 then return self:error("ERROR: malformed command") end
+  if #args ~= 2 then return self:malformed("match", nargs("2 arguments", #args)) end
   if not M.modes[args[1]] then
-    return self:error("ERROR: invalid match mode '%s'", args[1])
+    return self:error("ERROR: line %d: invalid match mode '%s'", self.lineno or 0, args[1])
   end
   self:match_one(args[1], args[2])
 end
@@ -399,10 +437,10 @@ end
 usage["multi-match"] = "multi-match MODE JOBSPEC..."
 commands["multi-match"] = function(self, args)
   if #args < 2 then
-    return self:error("ERROR: malformed command")
+    return self:malformed("multi-match", nargs("at least 2 arguments", #args))
   end
   if not M.modes[args[1]] then
-    return self:error("ERROR: invalid match mode '%s'", args[1])
+    return self:error("ERROR: line %d: invalid match mode '%s'", self.lineno or 0, args[1])
   end
   -- stops at the first jobspec that finds nothing
   for i = 2, #args do
@@ -414,7 +452,7 @@ usage.cancel = "cancel JOBID [stats]"
 function commands.cancel(self, args)
   local id = selection.jobid(args[1])
   if not id or #args > 2 or (args[2] and args[2] ~= "stats") then
-    return self:error("ERROR: malformed command")
+    return self:malformed("cancel", bad_args(args, 1, 2, {[2] = "stats"}))
   end
   if not self.jobs[id] then return self:error("cancel: ERROR: nonexistent job %d", id) end
   local entries = args[2] and self:entries(id)
@@ -466,7 +504,7 @@ usage["partial-cancel"] = "partial-cancel JOBID jgf|rv1exec FILE [stats]"
 commands["partial-cancel"] = function(self, args)
   local id = selection.jobid(args[1])
   if not id or #args < 3 or #args > 4 or (args[4] and args[4] ~= "stats") then
-    return self:error("ERROR: malformed command")
+    return self:malformed("partial-cancel", bad_args(args, 3, 4, {[4] = "stats"}))
   end
   local reader = args[2]
   if reader ~= "jgf" and reader ~= "rv1exec" then
@@ -495,7 +533,7 @@ end
 usage.info = "info JOBID"
 function commands.info(self, args)
   local id = selection.jobid(args[1])
-  if not id or #args ~= 1 then return self:error("ERROR: malformed command") end
+  if not id or #args ~= 1 then return self:malformed("info", bad_args(args, 1, 1, {})) end
   if not self.jobs[id] then
     self.info:write(("INFO: nonexistent job %d\n"):format(id))
     return
@@ -542,7 +580,7 @@ end
 
 usage.cat = "cat JOBSPEC"
 function commands.cat(self, args)
-  if #args ~= 1 then return self:error("ERROR: malformed command") end
+  if #args ~= 1 then return self:malformed("cat", nargs("1 argument", #args)) end
   local text, msg = read_file(args[1])
   if not text then return self:error("ERROR: %s", msg) end
   self.info:write(text)
@@ -572,7 +610,7 @@ end
 
 usage["set-status"] = "set-status PATH up|down"
 commands["set-status"] = function(self, args)
-  if #args ~= 2 then return self:error("ERROR: malformed command") end
+  if #args ~= 2 then return self:malformed("set-status", nargs("2 arguments", #args)) end
   local v = self:vertex_or_say(args[1], NO_PATH)
   if v and not pcall(v.set_status, v, args[2]) then
     return self:error("ERROR: unrecognized status")
@@ -581,7 +619,7 @@ end
 
 usage["get-status"] = "get-status PATH"
 commands["get-status"] = function(self, args)
-  if #args ~= 1 then return self:error("ERROR: malformed command") end
+  if #args ~= 1 then return self:malformed("get-status", nargs("1 argument", #args)) end
   local v = self:vertex_or_say(args[1], NO_PATH)
   if v then self:puts(("%s is %s\n"):format(args[1], v:status())) end
 end
@@ -598,7 +636,7 @@ end
 
 usage["get-property"] = "get-property PATH"
 commands["get-property"] = function(self, args)
-  if #args ~= 1 then return self:error("ERROR: malformed command") end
+  if #args ~= 1 then return self:malformed("get-property", nargs("1 argument", #args)) end
   local v = self:vertex_or_say(args[1], NO_PATH_PROP)
   if not v then return end
   local props = v:properties()
@@ -625,7 +663,7 @@ end
 
 usage.attach = "attach JGF"
 function commands.attach(self, args)
-  if #args ~= 1 then return self:error("ERROR: malformed command") end
+  if #args ~= 1 then return self:malformed("attach", nargs("1 argument", #args)) end
   local sub, msg = core.jgf_load(args[1])
   if not sub then return self:error("ERROR: can't attach JGF subgraph: %s", msg) end
   local n, msg2 = self.graph:merge(sub)
@@ -665,8 +703,9 @@ end
 
 usage.remove = "remove PATH true | remove RANKS false"
 function commands.remove(self, args)
-  if #args ~= 2 or (args[2] ~= "true" and args[2] ~= "false") then
-    return self:error("ERROR: malformed command")
+  if #args ~= 2 then return self:malformed("remove", nargs("2 arguments", #args)) end
+  if args[2] ~= "true" and args[2] ~= "false" then
+    return self:malformed("remove", ("'true' or 'false' expected, got '%s'"):format(args[2]))
   end
   local roots = {}
   if args[2] == "true" then
@@ -714,6 +753,7 @@ table.sort(M.commands)
 
 -- Run one command line.  Returns false after quit, true otherwise.
 function S:execute(line)
+  self.lineno = (self.lineno or 0) + 1
   local stripped = line:match("^%s*(.-)%s*$")
   if stripped == "" or stripped:sub(1, 1) == "#" then return true end
   local args = {}
@@ -722,7 +762,7 @@ function S:execute(line)
   name = aliases[name] or name
   local fn = commands[name]
   if not fn then
-    self:error("ERROR: unknown command '%s' (help lists the commands)", name)
+    self:error("ERROR: line %d: unknown command '%s' (help lists the commands)", self.lineno, name)
     return true
   end
   self.used_cache = nil

@@ -236,7 +236,7 @@ end
 -- with their ancestors, in the session's format.
 function M.run(s, line)
   local expr = line:match("^%s*%S+%s+(.-)%s*$") or ""
-  if expr == "" then return s:error("ERROR: malformed command") end
+  if expr == "" then return s:malformed("find", "an expression expected") end
   local toks = tokenize(expr)
   local agfilter = false
   for _, t in ipairs(toks) do agfilter = agfilter or t:match("^agfilter=") ~= nil end
