@@ -47,6 +47,7 @@
 #include <string.h>
 
 #include "acquire.h"
+#include "grove.h"
 #include "lacquire.h"
 #include "lgraph.h"
 #include "rv1.h"
@@ -88,7 +89,7 @@ static size_t array_len(lua_State *L, int idx)
 static json_t *to_json(lua_State *L, int idx, char *why, size_t len, int depth)
 {
     idx = lua_absindex(L, idx);
-    if (depth > 100 || !lua_checkstack(L, 4)) {
+    if (depth > GROVE_NEST_MAX || !lua_checkstack(L, 4)) {
         snprintf(why, len, "nested too deeply");
         return NULL;
     }

@@ -5,7 +5,7 @@
 local exe = require "exe_helper"
 local GROVE, run = exe.GROVE, exe.run
 local F = "spec/fixtures/sim/"
-local json = require "grove.sim.json"
+local core = require "grove.core"
 
 local function slurp(path)
   local f = assert(io.open(path, "r"))
@@ -90,7 +90,7 @@ describe("grove sim", function()
       {"badnum.swf", "badnum.swf:2: field 4 (run time) is not a number: '1x'"},
       {"unsorted.swf", "unsorted.swf:2: submit time 5 is before the previous job's (9): " ..
         "the trace must be in submit-time order"},
-      {"bad.json", "bad.json:2:47: expected a string key"},
+      {"bad.json", "bad.json:2:47: string or '}' expected near '}'"},
       {"missing.swf", "missing.swf: No such file or directory"},
     }
     for _, c in ipairs(cases) do
@@ -133,7 +133,7 @@ describe("grove sim", function()
         "--plot %s/%s"):format(F, q, tmp, q, tmp, q))
       assert.equal(0, rc)
     end
-    local s = json.decode(slurp(tmp .. "/easy.json"))
+    local s = core.json_decode(slurp(tmp .. "/easy.json"))
     assert.equal("easy", s.queue)
     assert.equal(5, s.jobs)
     assert.equal(2, s.left_out)
@@ -179,7 +179,7 @@ describe("grove sim", function()
     assert.equal(text, again)
     out, rc = sim("--trace " .. tmp .. "/g.swf --quiet --summary " .. tmp .. "/g.json")
     assert.equal(0, rc, out)
-    assert.equal(50, json.decode(slurp(tmp .. "/g.json")).jobs)
+    assert.equal(50, core.json_decode(slurp(tmp .. "/g.json")).jobs)
   end)
 
   it("has help, and refuses bad command lines with status 2", function()

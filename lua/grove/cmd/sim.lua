@@ -5,7 +5,7 @@
 -- unreadable or malformed file, with FILE:LINE: reason on stderr); 2 for a
 -- bad command line.
 local sim = require "grove.sim"
-local json = require "grove.sim.json"
+local core = require "grove.core"
 local plot = require "grove.sim.plot"
 
 local M = {}
@@ -138,7 +138,7 @@ local function read_summary(path)
   if not f then return nil, err end
   local text = f:read("a")
   f:close()
-  local doc, msg = json.decode(text, path)
+  local doc, msg = core.json_decode(text, path)
   if doc == nil then return nil, msg end
   if type(doc) ~= "table" or doc.wait_mean == nil then
     return nil, path .. ": not a grove sim summary (no wait_mean)"
@@ -213,7 +213,6 @@ local function simulate(o)
   if o.format and o.format ~= "swf" and o.format ~= "json" and o.format ~= "csv" then
     return usage_error("--format must be swf, json or csv")
   end
-  local core = require "grove.core"
   local progress = not o.quiet and core.edit and core.edit.isatty and core.edit.isatty(2)
   local out
   if o.out then
@@ -268,7 +267,7 @@ local function simulate(o)
   if o.summary then
     local f, e = io.open(o.summary, "w")
     if not f then return fail(e) end
-    f:write(json.encode(r, 1), "\n")
+    f:write(core.json_encode(r, 1), "\n")
     f:close()
   end
   if o.plot then

@@ -33,7 +33,7 @@
 --
 -- It must not hold scheduling or matching: it only reads and writes
 -- job lists.
-local json = require "grove.sim.json"
+local core = require "grove.core"
 
 local M = {}
 
@@ -151,7 +151,6 @@ local function csv_split(line)
 end
 
 local function load_jobspec_file(self, file)
-  local core = require "grove.core"
   local path = file:sub(1, 1) == "/" and file or (self.dir .. file)
   local js, msg = core.jobspec_load(path)
   if not js then raise(self, "jobspec %s: %s", file, msg) end
@@ -214,7 +213,7 @@ end
 -- ---- JSON -----------------------------------------------------------------
 
 local function json_jobs(self, text)
-  local doc, err = json.decode(text, self.path)
+  local doc, err = core.json_decode(text, self.path)
   if doc == nil then
     self:close()
     error(err, 0)
