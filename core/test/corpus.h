@@ -8,7 +8,10 @@
 #ifndef GROVE_TEST_CORPUS_H
 #define GROVE_TEST_CORPUS_H
 
+#include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,33 +31,99 @@ static inline int corpus_split(char *line, char **f, int max)
     return n;
 }
 
-/* Call row(lineno, fields) for every row of the corpus table name (not
- * blank, not a '#' comment) that has at least ncols of its at most 8
- * tab-separated fields; a shorter row, or a table that cannot be opened,
- * is a failed test.  Returns the number of rows run. */
-static inline int corpus_run(const char *name, int ncols, void (*row)(int lineno, char **f))
+/* Undo the escapes a field of the project's own vectors may hold, in
+ * place: \\n, \\t, \\\\ and \\xNN (two hex digits), so a field can carry
+ * newlines, tabs and control bytes.  A single "-" stands for no value and
+ * is left for the row to read. */
+static inline void corpus_unescape(char *s)
 {
-    const char *path = tap_conformance(name);
+    char *o = s;
+    for (; *s; s++) {
+        unsigned hi, lo;
+        if (*s != '\\') {
+            *o++ = *s;
+        } else if (s[1] == 'n' || s[1] == 't' || s[1] == '\\') {
+            s++;
+            *o++ = *s == 'n' ? '\n' : *s == 't' ? '\t' : '\\';
+        } else if (s[1] == 'x' && sscanf(s + 2, "%1x%1x", &hi, &lo) == 2) {
+            *o++ = (char)(hi << 4 | lo);
+            s += 3;
+        } else {
+            *o++ = *s;
+        }
+    }
+    *o = '\0';
+}
+
+/* The field f of a vector row, or NULL where it is "-". */
+static inline const char *corpus_field(const char *f)
+{
+    return strcmp(f, "-") == 0 ? NULL : f;
+}
+
+/* The errno a vector row names (0, or one of the codes the tests use). */
+static inline int corpus_errno(const char *f)
+{
+    static const struct {
+        const char *name;
+        int code;
+    } codes[] = {{"EINVAL", EINVAL}, {"ERANGE", ERANGE},       {"EEXIST", EEXIST},
+                 {"ENOENT", ENOENT}, {"EBUSY", EBUSY},         {"ENODEV", ENODEV},
+                 {"ENOSPC", ENOSPC}, {"EOVERFLOW", EOVERFLOW}, {"E2BIG", E2BIG}};
+    for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+        if (strcmp(f, codes[i].name) == 0)
+            return codes[i].code;
+    return atoi(f);
+}
+
+/* Call row(lineno, fields) for every row of the table at path (not blank,
+ * not a '#' comment) that has at least ncols of its at most 8
+ * tab-separated fields, each unescaped when unescape is set; a shorter
+ * row, or a table that cannot be opened, is a failed test.  Returns the
+ * number of rows run. */
+static inline int corpus_run_path(const char *path, int ncols, bool unescape,
+                                  void (*row)(int lineno, char **f))
+{
     FILE *fp = fopen(path, "r");
     if (!ok(fp != NULL, "open %s", path))
         return 0;
-    char line[4096];
+    char *line = NULL;
+    size_t cap = 0;
     int lineno = 0, rows = 0;
-    while (fgets(line, sizeof(line), fp)) {
+    while (getline(&line, &cap, fp) >= 0) {
         lineno++;
         line[strcspn(line, "\r\n")] = '\0';
         if (line[0] == '#' || line[0] == '\0')
             continue;
         char *f[8];
-        if (corpus_split(line, f, 8) < ncols) {
-            ok(0, "%s:%d has fewer than %d columns", name, lineno, ncols);
+        int n = corpus_split(line, f, 8);
+        if (n < ncols) {
+            ok(0, "%s:%d has fewer than %d columns", path, lineno, ncols);
             continue;
         }
+        for (int i = 0; unescape && i < n; i++)
+            corpus_unescape(f[i]);
         row(lineno, f);
         rows++;
     }
+    free(line);
     fclose(fp);
     return rows;
+}
+
+/* corpus_run_path over the shared corpus table name, taken as written. */
+static inline int corpus_run(const char *name, int ncols, void (*row)(int lineno, char **f))
+{
+    return corpus_run_path(tap_conformance(name), ncols, false, row);
+}
+
+/* corpus_run_path over the project's own vector table core/test/vectors/name
+ * (tests run from the project's top directory), with escapes undone. */
+static inline int vectors_run(const char *name, int ncols, void (*row)(int lineno, char **f))
+{
+    char path[512];
+    snprintf(path, sizeof(path), "core/test/vectors/%s", name);
+    return corpus_run_path(path, ncols, true, row);
 }
 
 /* Fill buf with a random length (< size) of characters drawn from alphabet,

@@ -152,122 +152,47 @@ static void test_conformance(void)
 
 /* ---- our own rows ------------------------------------------------------- */
 
-static const struct {
-    const char *in, *hosts; /* hosts: every host, comma-separated */
-} rfc_vectors[] = {
-    /* RFC 29 "Test Vectors" */
-    {"", ""},
-    {"foox,fooy,fooz", "foox,fooy,fooz"},
-    {"[1-3,5-6]", "1,2,3,5,6"},
-    {"foo[1-5]", "foo1,foo2,foo3,foo4,foo5"},
-    {"foo[0-4]-eth2", "foo0-eth2,foo1-eth2,foo2-eth2,foo3-eth2,foo4-eth2"},
-    {"foo1,foo1,foo1", "foo1,foo1,foo1"},
-    {"[00-02]", "00,01,02"},
-    {"[00-2]", "00,01,02"},
-    {"foo[1,1,2,1]", "foo1,foo1,foo2,foo1"},
-    /* RFC 29: leading zeros of the first element apply to the whole idlist */
-    {"[005,4,11-13]", "005,004,011,012,013"},
-    {"n[01,5,007,8]", "n01,n05,n007,n08"},
-    {"n[1,05,7]", "n1,n05,n7"},
-    {"n[1-05]", "n1,n2,n3,n4,n5"}, /* width comes from the low bound */
-    {"n[08-11]", "n08,n09,n10,n11"},
-    {"n[098-101]", "n098,n099,n100,n101"},
-    /* whitespace separates; empty expressions vanish */
-    {" a1 ,\ta2\n,, b ", "a1,a2,b"},
-    /* digits in the prefix */
-    {"f00[7-8,10]", "f007,f008,f0010"},
-    {"n1[0-12]", "n10,n11,n12,n13,n14,n15,n16,n17,n18,n19,n110,n111,n112"},
-    {"rack1-n[1-2]", "rack1-n1,rack1-n2"},
-    /* suffixes */
-    {"p[00-3]p", "p00p,p01p,p02p,p03p"},
-    {"[1-2]x,y[3]", "1x,2x,y3"},
-    {"a[1-2]-[", NULL},
-};
+/* A row of core/test/vectors/hostlist_expand.tsv: a hostlist, its hosts,
+ * and its encoding expands to the same hosts. */
+static void expand_row(int lineno, char **f)
+{
+    const char *hosts = corpus_field(f[1]);
+    char *x = expand_str(f[0]);
+    is_str(x, hosts, "line %d: '%s' is %s", lineno, f[0], hosts ? hosts : "an error");
+    free(x);
+    char *e = encode_str(f[0]);
+    char *y = e ? expand_str(e) : NULL;
+    is_str(y, hosts, "line %d: '%s' encodes as '%s', the same hosts", lineno, f[0],
+           e ? e : "(null)");
+    free(e);
+    free(y);
+}
 
-static const struct {
-    const char *in, *out; /* out: encoding, or NULL when decoding must fail */
-    const char *msg;      /* expected error text for failures */
-    int errnum;
-} codec_rows[] = {
-    {"foo[1-3],foo[4-6]", "foo[1-6]", NULL, 0},
-    {"foo[1,2,3]", "foo[1-3]", NULL, 0},
-    {"foo[3,2,1]", "foo[3,2,1]", NULL, 0},
-    {"foo9,foo10,foo11", "foo[9-11]", NULL, 0},
-    {"foo09,foo10,foo11", "foo[09-11]", NULL, 0},
-    {"foo9,foo09", "foo[9,09]", NULL, 0},
-    {"foo01,foo5", "foo01,foo5", NULL, 0}, /* "foo[01,5]" would mean foo05 */
-    {"foo01,foo15", "foo[01,15]", NULL, 0},
-    {"foo01,foo005", "foo[01,005]", NULL, 0},
-    {"f00[7-8]", "f[007-008]", NULL, 0},
-    {"f00[7-8,10]", "f[007-008,0010]", NULL, 0},
-    {"node[001-100]", "node[001-100]", NULL, 0},
-    {"n0[0-9]", "n[00-09]", NULL, 0},
-    {"n1[0-9]", "n[10-19]", NULL, 0},
-    {"a1-b[2-3]", "a1-b[2-3]", NULL, 0},
-    {"x1234567890123456789[0-2]",
-     "x12345678901234567890,x12345678901234567891,x12345678901234567892", NULL, 0},
-    {"x12345678901234567[8-9]", "x[123456789012345678-123456789012345679]", NULL, 0},
-    {"x12345678901234567[9-10]", "x123456789012345679,x1234567890123456710", NULL, 0},
-    {"h[999999999999999999]", "h999999999999999999", NULL, 0},
-    {"h1234567890123456789", "h1234567890123456789", NULL, 0},
-    {"foo[0-1048575]", "foo[0-1048575]", NULL, 0},
-    {"foo[0-1048576]", NULL,
-     "invalid hostlist \"foo[0-1048576]\": range larger than 1048576 hosts at position 5",
-     ERANGE},
-    {"h[1000000000000000000]", NULL,
-     "invalid hostlist \"h[1000000000000000000]\": number longer than 18 digits at position 3",
-     EINVAL},
-    {"foo[", NULL, "invalid hostlist \"foo[\": '[' without matching ']' at position 4", EINVAL},
-    {"foo[]", NULL, "invalid hostlist \"foo[]\": empty brackets at position 4", EINVAL},
-    {"foo]", NULL, "invalid hostlist \"foo]\": unexpected ']' at position 4", EINVAL},
-    {"foo[[1]]", NULL, "invalid hostlist \"foo[[1]]\": nested '[' at position 5", EINVAL},
-    {"a[1]b[2]", NULL, "invalid hostlist \"a[1]b[2]\": second '[' in one expression at position 6",
-     EINVAL},
-    {"foo[x-y]", NULL, "invalid hostlist \"foo[x-y]\": unexpected 'x' at position 5", EINVAL},
-    {"foo[1,,2]", NULL, "invalid hostlist \"foo[1,,2]\": missing number at position 7", EINVAL},
-    {"foo[1,]", NULL, "invalid hostlist \"foo[1,]\": missing number at position 7", EINVAL},
-    {"foo[0-1,2--5]", NULL,
-     "invalid hostlist \"foo[0-1,2--5]\": negative or missing number at position 11", EINVAL},
-    {"foo[5-3]", NULL, "invalid hostlist \"foo[5-3]\": descending range at position 5", EINVAL},
-    {"foo[1 ,2]", NULL, "invalid hostlist \"foo[1 ,2]\": unexpected ' ' at position 6", EINVAL},
-    {"fo\x01o", NULL, "invalid hostlist \"fo?o\": unexpected '\\x01' at position 3", EINVAL},
-    {"caf\xc3\xa9", NULL, "invalid hostlist \"caf??\": unexpected '\\xc3' at position 4",
-     EINVAL},
-};
+/* A row of core/test/vectors/hostlist_codec.tsv: a hostlist and its
+ * encoding, or the error and message decoding must give. */
+static void codec_row(int lineno, char **f)
+{
+    const char *out = corpus_field(f[1]);
+    grove_error_t err = {{0}, 0};
+    errno = 0;
+    grove_hostlist_t *h = grove_hostlist_decode(f[0], &err);
+    if (out) {
+        char *e = h ? grove_hostlist_encode(h) : NULL;
+        is_str(e, out, "line %d: '%s' encodes as '%s'", lineno, f[0], out);
+        if (!h)
+            diag("%s", err.text);
+        free(e);
+    } else {
+        ok(!h && errno == corpus_errno(f[3]), "line %d: '%s' fails with %s", lineno, f[0], f[3]);
+        is_str(err.text, f[2], "... message");
+    }
+    grove_hostlist_destroy(h);
+}
 
 static void test_rows(void)
 {
-    for (size_t i = 0; i < sizeof(rfc_vectors) / sizeof(rfc_vectors[0]); i++) {
-        char *x = expand_str(rfc_vectors[i].in);
-        is_str(x, rfc_vectors[i].hosts, "'%s' is %s", rfc_vectors[i].in,
-               rfc_vectors[i].hosts ? rfc_vectors[i].hosts : "an error");
-        free(x);
-        /* and its encoding decodes to the same hosts */
-        char *e = encode_str(rfc_vectors[i].in);
-        char *y = e ? expand_str(e) : NULL;
-        is_str(y, rfc_vectors[i].hosts, "'%s' encodes as '%s', the same hosts",
-               rfc_vectors[i].in, e ? e : "(null)");
-        free(e);
-        free(y);
-    }
-    for (size_t i = 0; i < sizeof(codec_rows) / sizeof(codec_rows[0]); i++) {
-        grove_error_t err = {{0}, 0};
-        errno = 0;
-        grove_hostlist_t *h = grove_hostlist_decode(codec_rows[i].in, &err);
-        if (codec_rows[i].out) {
-            char *e = h ? grove_hostlist_encode(h) : NULL;
-            is_str(e, codec_rows[i].out, "'%s' encodes as '%s'", codec_rows[i].in,
-                   codec_rows[i].out);
-            if (!h)
-                diag("%s", err.text);
-            free(e);
-        } else {
-            ok(!h && errno == codec_rows[i].errnum, "'%s' fails with %s", codec_rows[i].in,
-               codec_rows[i].errnum == ERANGE ? "ERANGE" : "EINVAL");
-            is_str(err.text, codec_rows[i].msg, "... message");
-        }
-        grove_hostlist_destroy(h);
-    }
+    ok(vectors_run("hostlist_expand.tsv", 2, expand_row) >= 22, "hostlist expansion vectors");
+    ok(vectors_run("hostlist_codec.tsv", 4, codec_row) >= 36, "hostlist codec vectors");
 }
 
 static void test_api(void)

@@ -20,6 +20,7 @@
 #include "rv1.h"
 #include "rng.h"
 #include "tap.h"
+#include "corpus.h"
 #include "grovetest.h"
 
 static grove_rv1_t *dec(const char *s, grove_error_t *err)
@@ -64,118 +65,30 @@ static char *slurp(const char *path)
 /* ---- validation ----------------------------------------------------------- */
 
 #define EX(s) "{\"version\":1,\"execution\":{" s "}}"
-#define RL1 "\"R_lite\":[{\"rank\":\"0-1\",\"children\":{\"core\":\"0-3\"}}]"
 
-static const struct vrow {
-    const char *doc;
-    int err;          /* 0: valid */
-    const char *frag; /* expected fragment of the message */
-} vrows[] = {
-    {"{", EINVAL, "t.json:1: "},
-    {"[1]", EINVAL, "top level: expected an object, got an array"},
-    {"{\"version\":1,\"version\":1,\"execution\":{}}", EINVAL, "duplicate object key"},
-    {"{\"execution\":{" RL1 "}}", EINVAL, "version: missing"},
-    {"{\"version\":2,\"execution\":{" RL1 "}}", EINVAL, "version: only version 1 is supported (got 2)"},
-    {"{\"version\":\"1\",\"execution\":{" RL1 "}}", EINVAL, "version: expected the integer 1, got a string"},
-    {"{\"version\":1.0,\"execution\":{" RL1 "}}", EINVAL, "version: expected the integer 1, got a real"},
-    {"{\"version\":1}", EINVAL, "top level: needs \"execution\" or \"scheduling\""},
-    {"{\"version\":1,\"execution\":[]}", EINVAL, "execution: expected an object, got an array"},
-    {EX("\"nodelist\":[]"), EINVAL, "execution: missing \"R_lite\""},
-    {EX("\"R_lite\":{}"), EINVAL, "execution.R_lite: expected an array, got an object"},
-    {EX("\"R_lite\":[5]"), EINVAL, "execution.R_lite[0]: expected an object, got an integer"},
-    {EX("\"R_lite\":[{\"children\":{}}]"), EINVAL, "execution.R_lite[0]: missing \"rank\""},
-    {EX("\"R_lite\":[{\"rank\":\"0\"}]"), EINVAL, "execution.R_lite[0]: missing \"children\""},
-    {EX("\"R_lite\":[{\"rank\":0,\"children\":{}}]"), EINVAL,
-     "execution.R_lite[0].rank: expected an idset string, got an integer"},
-    {EX("\"R_lite\":[{\"rank\":\"-1\",\"children\":{}}]"), EINVAL,
-     "execution.R_lite[0].rank: invalid idset \"-1\""},
-    {EX("\"R_lite\":[{\"rank\":\"\",\"children\":{}}]"), EINVAL,
-     "execution.R_lite[0].rank: no rank"},
-    {EX("\"R_lite\":[{\"rank\":\"0\",\"children\":[]}]"), EINVAL,
-     "execution.R_lite[0].children: expected an object, got an array"},
-    {EX("\"R_lite\":[{\"rank\":\"0\",\"children\":{\"core\":3}}]"), EINVAL,
-     "execution.R_lite[0].children.core: expected an idset string, got an integer"},
-    {EX("\"R_lite\":[{\"rank\":\"0\",\"children\":{\"gpu\":\"3-1\"}}]"), EINVAL,
-     "execution.R_lite[0].children.gpu: invalid idset \"3-1\""},
-    {EX("\"R_lite\":[{\"rank\":\"0\",\"children\":{\"\":\"1\"}}]"), EINVAL,
-     "execution.R_lite[0].children: empty type name"},
-    {EX("\"R_lite\":[{\"rank\":\"0-1\",\"children\":{\"core\":\"0-3\"}},"
-        "{\"rank\":\"1\",\"children\":{\"core\":\"3-4\"}}]"),
-     EINVAL, "execution.R_lite: rank 1 lists core 3 twice"},
-    {EX("\"R_lite\":[{\"rank\":\"5\",\"children\":{\"core\":\"0-3\"}},"
-        "{\"rank\":\"5\",\"children\":{\"core\":\"2\"}}]"),
-     EINVAL, "execution.R_lite: rank 5 lists core 2 twice"},
-    {EX(RL1 ",\"nodelist\":\"n[0-1]\""), EINVAL,
-     "execution.nodelist: expected an array, got a string"},
-    {EX(RL1 ",\"nodelist\":[\"n0\",7]"), EINVAL,
-     "execution.nodelist[1]: expected a string, got an integer"},
-    {EX(RL1 ",\"nodelist\":[\"n[0-1\"]"), EINVAL, "execution.nodelist[0]: invalid hostlist"},
-    {EX(RL1 ",\"nodelist\":[\"n[0-2]\"]"), EINVAL, "execution.nodelist: 3 hosts for 2 ranks"},
-    {EX(RL1 ",\"nodelist\":[\"n0\"]"), EINVAL, "execution.nodelist: 1 host for 2 ranks"},
-    {EX(RL1 ",\"properties\":[]"), EINVAL, "execution.properties: expected an object, got an array"},
-    {EX(RL1 ",\"properties\":{\"\":\"0\"}"), EINVAL, "execution.properties: empty property name"},
-    {EX(RL1 ",\"properties\":{\"a|b\":\"0\"}"), EINVAL,
-     "execution.properties: invalid character '|' in property name \"a|b\""},
-    {EX(RL1 ",\"properties\":{\"x(\":\"0\"}"), EINVAL, "invalid character '('"},
-    {EX(RL1 ",\"properties\":{\"^x\":\"0\"}"), EINVAL, "invalid character '^'"},
-    {EX(RL1 ",\"properties\":{\"don't\":\"0\"}"), EINVAL, "invalid character '''"},
-    {EX(RL1 ",\"properties\":{\"x!\":\"0\"}"), EINVAL, "invalid character '!'"},
-    {EX(RL1 ",\"properties\":{\"x&y\":\"0\"}"), EINVAL, "invalid character '&'"},
-    {EX(RL1 ",\"properties\":{\"x`\":\"0\"}"), EINVAL, "invalid character '`'"},
-    {EX(RL1 ",\"properties\":{\"x\\\"\":\"0\"}"), EINVAL, "invalid character '\"'"},
-    {EX(RL1 ",\"properties\":{\"x)\":\"0\"}"), EINVAL, "invalid character ')'"},
-    {EX(RL1 ",\"properties\":{\"fast\":0}"), EINVAL,
-     "execution.properties.fast: expected an idset string, got an integer"},
-    {EX(RL1 ",\"properties\":{\"fast\":\"0,x\"}"), EINVAL,
-     "execution.properties.fast: invalid idset"},
-    {EX(RL1 ",\"properties\":{\"fast\":\"1-2\"}"), EINVAL,
-     "execution.properties.fast: rank 2 is not in R_lite"},
-    {EX(RL1 ",\"starttime\":\"now\""), EINVAL, "execution.starttime: expected a number, got a string"},
-    {EX(RL1 ",\"starttime\":-5"), EINVAL, "execution.starttime: must be >= 0 (got -5)"},
-    {EX(RL1 ",\"expiration\":null"), EINVAL, "execution.expiration: expected a number, got null"},
-    {EX(RL1 ",\"expiration\":-1.5"), EINVAL, "execution.expiration: must be >= 0 (got -1.5)"},
-    {EX(RL1 ",\"starttime\":100,\"expiration\":50"), EINVAL,
-     "execution.expiration: 50 is not after starttime 100"},
-    {EX(RL1 ",\"starttime\":100,\"expiration\":100"), EINVAL,
-     "execution.expiration: 100 is not after starttime 100"},
-    {EX(RL1 ",\"nslots\":\"2\""), EINVAL, "execution.nslots: expected an integer >= 0, got a string"},
-    {EX(RL1 ",\"nslots\":-2"), EINVAL, "execution.nslots: expected an integer >= 0, got a negative"},
-    {"{\"version\":1,\"scheduling\":[]}", EINVAL, "scheduling: expected an object, got an array"},
-    {"{\"version\":1,\"execution\":{" RL1 "},\"attributes\":1}", EINVAL,
-     "attributes: expected an object, got an integer"},
-    /* valid documents */
-    {EX(RL1), 0, NULL},
-    {EX(RL1 ",\"starttime\":0,\"expiration\":0"), 0, NULL},
-    {EX(RL1 ",\"starttime\":0,\"expiration\":1000000"), 0, NULL},
-    {EX(RL1 ",\"starttime\":100,\"expiration\":0"), 0, NULL},
-    {EX(RL1 ",\"starttime\":1.5,\"expiration\":1.75"), 0, NULL},
-    {EX(RL1 ",\"properties\":{\"amd-mi50@gpu\":\"0-1\",\"fast\":\"\"}"), 0, NULL},
-    {EX("\"R_lite\":[]"), 0, NULL},
-    {EX("\"R_lite\":[{\"rank\":\"3\",\"children\":{}}]"), 0, NULL},
-    {EX("\"R_lite\":[{\"rank\":\"1\",\"children\":{\"core\":\"0-1\"}},"
-        "{\"rank\":\"1\",\"children\":{\"core\":\"2\",\"gpu\":\"0\"}}]"),
-     0, NULL},
-    {"{\"version\":1,\"scheduling\":{\"graph\":{\"nodes\":[],\"edges\":[]}}}", 0, NULL},
-};
+/* One row of core/test/vectors/rv1_documents.tsv: a document, the errno
+ * its reading must give (0: accepted) and a fragment of the message. */
+static void validation_row(int lineno, char **f)
+{
+    int want = strcmp(f[1], "EINVAL") == 0 ? EINVAL : atoi(f[1]);
+    grove_error_t err = {{0}, 0};
+    errno = 0;
+    grove_rv1_t *R = dec(f[0], &err);
+    if (want == 0) {
+        ok(R != NULL, "valid, line %d: %s", lineno, R ? "accepted" : err.text);
+    } else {
+        bool good = !R && errno == want && strstr(err.text, f[2])
+                    && strncmp(err.text, "t.json", 6) == 0;
+        ok(good, "invalid, line %d: %s", lineno, f[2]);
+        if (!good)
+            diag("got: %s (errno %d)", R ? "accepted" : err.text, errno);
+    }
+    grove_rv1_destroy(R);
+}
 
 static void test_validation(void)
 {
-    for (size_t i = 0; i < sizeof(vrows) / sizeof(vrows[0]); i++) {
-        const struct vrow *r = &vrows[i];
-        grove_error_t err = {{0}, 0};
-        errno = 0;
-        grove_rv1_t *R = dec(r->doc, &err);
-        if (r->err == 0) {
-            ok(R != NULL, "valid %zu: %s", i, R ? "accepted" : err.text);
-        } else {
-            bool good = !R && errno == r->err && strstr(err.text, r->frag)
-                        && strncmp(err.text, "t.json", 6) == 0;
-            ok(good, "invalid %zu: %s", i, r->frag);
-            if (!good)
-                diag("got: %s (errno %d)", R ? "accepted" : err.text, errno);
-        }
-        grove_rv1_destroy(R);
-    }
+    ok(vectors_run("rv1_documents.tsv", 3, validation_row) >= 62, "rv1 document vectors");
 }
 
 /* ---- writing ----------------------------------------------------------------- */
