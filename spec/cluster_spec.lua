@@ -12,14 +12,10 @@ local R = C.resources
 local rack, node, socket, core, gpu, memory = R.rack, R.node, R.socket, R.core, R.gpu, R.memory
 local subsystem, link = C.subsystem, C.link
 
+local exe = require "exe_helper"
+
 local corpus = (os.getenv("GROVE_CONFORMANCE") or "../shared/conformance") .. "/fluxion"
 
-local function read(path)
-  local f = assert(io.open(path))
-  local s = f:read("a")
-  f:close()
-  return s
-end
 
 -- The subsystem paths of a JGF file's vertices, in file order.
 local function jgf_paths(text, sub)
@@ -66,7 +62,7 @@ describe("grove.cluster", function()
   describe("examples", function()
     it("tiny has the corpus tiny graph's vertices, in the same order", function()
       local g = dofile "examples/tiny.lua"
-      local want = jgf_paths(read(corpus .. "/jgfs/tiny.json"), "containment")
+      local want = jgf_paths(exe.read(corpus .. "/jgfs/tiny.json"), "containment")
       assert.are.equal(100, #want)
       assert.are.same(want, graph_paths(g, "containment"))
       assert.are.equal("/tiny0/rack0/node1/socket1/core35", g:vertex(79):path())
@@ -81,7 +77,7 @@ describe("grove.cluster", function()
 
     it("power matches the corpus power graph in both subsystems", function()
       local g = dofile "examples/power.lua"
-      local text = read(corpus .. "/jgfs/power.json")
+      local text = exe.read(corpus .. "/jgfs/power.json")
       assert.are.same(jgf_paths(text, "containment"), graph_paths(g, "containment"))
       local want, have = jgf_paths(text, "power"), graph_paths(g, "power")
       table.sort(want)

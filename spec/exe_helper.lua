@@ -1,7 +1,7 @@
 -- exe_helper.lua: how the specs run the grove executable (BUILD/grove,
 -- BUILD from GROVE_BUILD, "build" by default) through the shell and read
--- what it printed and its exit status.  It holds no test and no
--- assertion: the specs judge what comes back.
+-- what it printed, its exit status and the files it wrote.  It holds no
+-- test and no assertion: the specs judge what comes back.
 local M = {}
 
 M.BUILD = os.getenv("GROVE_BUILD") or "build"
@@ -22,6 +22,15 @@ function M.run(cmdline)
   local out = M.transcript(cmdline)
   local rc = tonumber(out:match("rc=(%d+)%s*$"))
   return (out:gsub("rc=%d+%s*$", "")), rc
+end
+
+-- The whole of the file at path (a fixture, or a file a run wrote); an
+-- error when it cannot be read.
+function M.read(path)
+  local f = assert(io.open(path, "rb"))
+  local s = f:read("a")
+  f:close()
+  return s
 end
 
 return M

@@ -19,12 +19,6 @@ local expect = require "expect"
 local DIR = "spec/fixtures/query"
 local CORPUS = os.getenv("GROVE_CONFORMANCE") or "../shared/conformance"
 
-local function read(path)
-  local f = assert(io.open(path, "rb"))
-  local s = f:read("a")
-  f:close()
-  return s
-end
 
 local function lab()
   return assert(query.load_graph(DIR .. "/lab.graphml"))
@@ -59,11 +53,11 @@ describe("grove query command files", function()
   for _, name in ipairs({"basic", "small", "status", "find", "cancel"}) do
     it("runs " .. name .. ".in as recorded", function()
       local s, texts = session{policy = "low"}
-      run(s, read(DIR .. "/" .. name .. ".in"))
+      run(s, exe.read(DIR .. "/" .. name .. ".in"))
       local t = texts()
-      assert.equal(read(DIR .. "/" .. name .. ".out"), t.out)
-      assert.equal(read(DIR .. "/" .. name .. ".info"), t.info)
-      assert.equal(read(DIR .. "/" .. name .. ".err"), (t.err:gsub(DIR:gsub("%p", "%%%0"),
+      assert.equal(exe.read(DIR .. "/" .. name .. ".out"), t.out)
+      assert.equal(exe.read(DIR .. "/" .. name .. ".info"), t.info)
+      assert.equal(exe.read(DIR .. "/" .. name .. ".err"), (t.err:gsub(DIR:gsub("%p", "%%%0"),
         "@FIXTURES@")))
       s:close()
     end)
@@ -72,7 +66,7 @@ describe("grove query command files", function()
   it("gives the same placements with the Lua twin of a policy", function()
     local a, ta = session{policy = "low"}
     local b, tb = session{policy = "policies/low.lua"}
-    local text = read(DIR .. "/small.in")
+    local text = exe.read(DIR .. "/small.in")
     run(a, text)
     run(b, text)
     assert.equal(ta().out, tb().out)
@@ -271,11 +265,11 @@ describe("grove.query", function()
       f:write(text)
       f:close()
     end
-    put(read(DIR .. "/cores.yaml"))
+    put(exe.read(DIR .. "/cores.yaml"))
     local js1 = assert(s:load_jobspec(path))
     assert.equal(js1, s:load_jobspec(path))
     run(s, "match allocate " .. path .. "\nmatch allocate " .. path)
-    put(read(DIR .. "/node.yaml"))
+    put(exe.read(DIR .. "/node.yaml"))
     local js2 = assert(s:load_jobspec(path))
     assert.are_not.equal(js1, js2)
     assert.equal(3600, js2:duration())
@@ -428,14 +422,14 @@ describe("grove query command line", function()
     local text = sh(("%s query -L %s/lab.graphml -P 'policy=low node_centric=true' " ..
       "-g GraphML -o %s -d < /dev/null"):format(grove, DIR, base))
     assert.equal("INFO: Write the target graph of the matcher...\nrc=0\n", text)
-    local g = read(base .. ".graphml")
+    local g = exe.read(base .. ".graphml")
     assert.truthy(g:find('<data key="key5">node0</data>', 1, true))
     local n = 0
     for _ in g:gmatch("<node ") do n = n + 1 end
     assert.equal(lab():count(), n)
     os.remove(base .. ".graphml")
     sh(("%s query -L %s/lab.graphml -o %s -d < /dev/null"):format(grove, DIR, base))
-    assert.truthy(read(base .. ".dot"):find('^digraph G {\n0%[label="'))
+    assert.truthy(exe.read(base .. ".dot"):find('^digraph G {\n0%[label="'))
     os.remove(base .. ".dot")
     os.remove(base)
     assert.truthy(sh(grove .. " query -L x -P 'policy=mid' < /dev/null"):find(
@@ -453,7 +447,7 @@ describe("grove query command line", function()
     assert.equal("ERROR: line 2: unknown command 'nonsense' (help lists the commands)\n" ..
       "INFO: JOBID=1 STATE=ALLOCATED SCHEDULED AT=Now END=600 RESOURCES=core=2,memory=4\n" ..
       "rc=0\n", text)
-    assert.truthy(read(out):find("---------------memory0[4:x]\n", 1, true))
+    assert.truthy(exe.read(out):find("---------------memory0[4:x]\n", 1, true))
     os.remove(out)
   end)
 

@@ -7,12 +7,6 @@ local GROVE, run = exe.GROVE, exe.run
 local F = "spec/fixtures/sim/"
 local core = require "grove.core"
 
-local function slurp(path)
-  local f = assert(io.open(path, "r"))
-  local s = f:read("a")
-  f:close()
-  return s
-end
 
 local function rows(path)
   local lines = {}
@@ -133,7 +127,7 @@ describe("grove sim", function()
         "--plot %s/%s"):format(F, q, tmp, q, tmp, q))
       assert.equal(0, rc)
     end
-    local s = core.json_decode(slurp(tmp .. "/easy.json"))
+    local s = core.json_decode(exe.read(tmp .. "/easy.json"))
     assert.equal("easy", s.queue)
     assert.equal(5, s.jobs)
     assert.equal(2, s.left_out)
@@ -142,11 +136,11 @@ describe("grove sim", function()
     assert.equal(0, s.wait_median)
     assert.is_true(#s.series.t > 0)
     for _, svg in ipairs{"easy/utilization.svg", "easy/gantt.svg"} do
-      local text = slurp(tmp .. "/" .. svg)
+      local text = exe.read(tmp .. "/" .. svg)
       assert.matches("^<%?xml", text)
       local _, rc = run(("rsvg-convert -o %s/x.png %s/%s"):format(tmp, tmp, svg))
       assert.equal(0, rc, svg .. " does not render")
-      local png = slurp(tmp .. "/x.png")
+      local png = exe.read(tmp .. "/x.png")
       assert.equal("\137PNG", png:sub(1, 4))
     end
     local out, rc = run(("%s sim --compare %s/fcfs.json %s/easy.json --plot %s"):format(GROVE,
@@ -162,7 +156,7 @@ describe("grove sim", function()
     local out, rc = run(GROVE .. " sim --generate 50 --procs 16 --seed 4 > " .. tmp ..
       "/g.swf")
     assert.equal(0, rc, out)
-    local text = slurp(tmp .. "/g.swf")
+    local text = exe.read(tmp .. "/g.swf")
     assert.matches("; MaxProcs: 16", text, 1, true)
     local n = 0
     for line in text:gmatch("[^\n]+") do
@@ -179,7 +173,7 @@ describe("grove sim", function()
     assert.equal(text, again)
     out, rc = sim("--trace " .. tmp .. "/g.swf --quiet --summary " .. tmp .. "/g.json")
     assert.equal(0, rc, out)
-    assert.equal(50, core.json_decode(slurp(tmp .. "/g.json")).jobs)
+    assert.equal(50, core.json_decode(exe.read(tmp .. "/g.json")).jobs)
   end)
 
   it("has help, and refuses bad command lines with status 2", function()

@@ -104,36 +104,45 @@ end
 
 -- ---- SWF ------------------------------------------------------------------
 
-local function swf_next(self)
-  while true do
-    local line = self.fh and self.fh:read("l")
-    if not line then
-      self:close()
-      return nil
-    end
-    self.lineno = self.lineno + 1
-    local first = line:match("^%s*(%S)")
-    if first and first ~= ";" then
-      local f, n = {}, 0
-      for word in line:gmatch("%S+") do
-        n = n + 1
-        if n <= 18 then
-          local v = tonumber(word)
-          if not v then
-            raise(self, "field %d (%s) is not a number: '%s'", n, SWF_FIELDS[n], word)
-          end
-          f[n] = v
-        end
+-- The data lines left in the file: each line that is neither blank nor a
+-- comment (its first non-blank character is comment), with self.lineno
+-- kept; the file is closed after the last.
+local function data_lines(self, comment)
+  return function()
+    while true do
+      local line = self.fh and self.fh:read("l")
+      if not line then
+        self:close()
+        return nil
       end
-      if n ~= 18 then raise(self, "expected 18 fields, found %d", n) end
-      local id = tointeger(f[1])
-      if not id or id <= 0 then raise(self, "field 1 (job id) must be a positive integer") end
-      local procs = f[8] ~= -1 and f[8] or f[5]
-      local job = {id = id, submit = whole(f[2]), run = whole(f[4]), procs = whole(procs),
-        estimate = f[9] >= 0 and whole(f[9]) or nil, user = whole(f[12]), line = self.lineno}
-      local ok = self:accept(job)
-      if ok then return ok end
+      self.lineno = self.lineno + 1
+      local first = line:match("^%s*(%S)")
+      if first and first ~= comment then return line end
     end
+  end
+end
+
+local function swf_next(self)
+  for line in data_lines(self, ";") do
+    local f, n = {}, 0
+    for word in line:gmatch("%S+") do
+      n = n + 1
+      if n <= 18 then
+        local v = tonumber(word)
+        if not v then
+          raise(self, "field %d (%s) is not a number: '%s'", n, SWF_FIELDS[n], word)
+        end
+        f[n] = v
+      end
+    end
+    if n ~= 18 then raise(self, "expected 18 fields, found %d", n) end
+    local id = tointeger(f[1])
+    if not id or id <= 0 then raise(self, "field 1 (job id) must be a positive integer") end
+    local procs = f[8] ~= -1 and f[8] or f[5]
+    local job = {id = id, submit = whole(f[2]), run = whole(f[4]), procs = whole(procs),
+      estimate = f[9] >= 0 and whole(f[9]) or nil, user = whole(f[12]), line = self.lineno}
+    local ok = self:accept(job)
+    if ok then return ok end
   end
 end
 
@@ -157,55 +166,57 @@ local function load_jobspec_file(self, file)
   return js:to_table()
 end
 
-local function csv_next(self)
-  while true do
-    local line = self.fh and self.fh:read("l")
-    if not line then
-      self:close()
-      return nil
+-- The header row: the columns, checked.
+local function csv_header(self, cells)
+  self.columns = cells
+  local seen = {}
+  for i, c in ipairs(cells) do
+    if not CSV_COLUMNS[c] then
+      raise(self, "unknown column '%s' (id, submit, run, estimate, procs, user, jobspec)", c)
     end
-    self.lineno = self.lineno + 1
-    if line:match("%S") and not line:match("^%s*#") then
-      local cells = csv_split(line)
-      if not self.columns then
-        self.columns = cells
-        local seen = {}
-        for i, c in ipairs(cells) do
-          if not CSV_COLUMNS[c] then
-            raise(self, "unknown column '%s' (id, submit, run, estimate, procs, user, jobspec)", c)
-          end
-          seen[c] = i
-        end
-        for _, need in ipairs{"submit", "run"} do
-          if not seen[need] then raise(self, "no '%s' column", need) end
-        end
-        if not seen.procs and not seen.jobspec then
-          raise(self, "no 'procs' or 'jobspec' column")
-        end
-      else
-        if #cells ~= #self.columns then
-          raise(self, "expected %d fields, found %d", #self.columns, #cells)
-        end
-        local job = {line = self.lineno}
-        for i, c in ipairs(self.columns) do
-          local v = cells[i]
-          if c == "jobspec" then
-            if v ~= "" then job.jobspec = load_jobspec_file(self, v) end
-          elseif c == "user" then
-            job.user = tointeger(tonumber(v)) or (v ~= "" and v or nil)
-          elseif v ~= "" then
-            local x = tonumber(v)
-            if not x then raise(self, "column '%s' is not a number: '%s'", c, v) end
-            job[c] = whole(x)
-          end
-        end
-        self.auto = self.auto + 1
-        job.id = job.id or self.auto
-        if job.id <= 0 then raise(self, "job id must be positive") end
-        if not job.submit or not job.run then raise(self, "submit and run are required") end
-        local ok = self:accept(job)
-        if ok then return ok end
-      end
+    seen[c] = i
+  end
+  for _, need in ipairs{"submit", "run"} do
+    if not seen[need] then raise(self, "no '%s' column", need) end
+  end
+  if not seen.procs and not seen.jobspec then
+    raise(self, "no 'procs' or 'jobspec' column")
+  end
+end
+
+-- The job of a data row.
+local function csv_job(self, cells)
+  if #cells ~= #self.columns then
+    raise(self, "expected %d fields, found %d", #self.columns, #cells)
+  end
+  local job = {line = self.lineno}
+  for i, c in ipairs(self.columns) do
+    local v = cells[i]
+    if c == "jobspec" then
+      if v ~= "" then job.jobspec = load_jobspec_file(self, v) end
+    elseif c == "user" then
+      job.user = tointeger(tonumber(v)) or (v ~= "" and v or nil)
+    elseif v ~= "" then
+      local x = tonumber(v)
+      if not x then raise(self, "column '%s' is not a number: '%s'", c, v) end
+      job[c] = whole(x)
+    end
+  end
+  self.auto = self.auto + 1
+  job.id = job.id or self.auto
+  if job.id <= 0 then raise(self, "job id must be positive") end
+  if not job.submit or not job.run then raise(self, "submit and run are required") end
+  return job
+end
+
+local function csv_next(self)
+  for line in data_lines(self, "#") do
+    local cells = csv_split(line)
+    if not self.columns then
+      csv_header(self, cells)
+    else
+      local ok = self:accept(csv_job(self, cells))
+      if ok then return ok end
     end
   end
 end
