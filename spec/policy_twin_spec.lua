@@ -249,17 +249,20 @@ describe("Lua twins of the built-in policies", function()
   end)
 end)
 
--- The same placements through the trampolines: order functions, key
--- functions, and prune/score hooks that change nothing.
-local VARIANTS = {
-  low = [[
+-- Ascending ids in place: the order of low and of lonode.
+local ASCENDING = [[
     return {order = function(parent, kids)
       table.sort(kids, function(a, b)
         local x, y = a:id() or -1, b:id() or -1
         if x ~= y then return x < y end
         return a:vid() < b:vid()
       end)
-    end}]],
+    end}]]
+
+-- The same placements through the trampolines: order functions, key
+-- functions, and prune/score hooks that change nothing.
+local VARIANTS = {
+  low = ASCENDING,
   high = [[
     return {order = function(parent, kids)
       local t = {}
@@ -271,14 +274,7 @@ local VARIANTS = {
       end)
       return t
     end}]],
-  lonode = [[
-    return {order = function(parent, kids)
-      table.sort(kids, function(a, b)
-        local x, y = a:id() or -1, b:id() or -1
-        if x ~= y then return x < y end
-        return a:vid() < b:vid()
-      end)
-    end}]],
+  lonode = ASCENDING,
   hinodex = [[
     return {node_exclusive = true,
             order = {key = function(v) return v:id() or -1 end, descending = true}}]],

@@ -86,15 +86,17 @@ end
 
 -- ---- event lists --------------------------------------------------------------
 
-local function by_end(a, b)
-  if a.end_ ~= b.end_ then return a.end_ < b.end_ end
-  return a.id < b.id
+-- The order of records by key, then by job id (so records of one instant
+-- keep the order of their ids).
+local function by(key)
+  return function(a, b)
+    local x, y = a[key], b[key]
+    if x ~= y then return x < y end
+    return a.id < b.id
+  end
 end
 
-local function by_submit(a, b)
-  if a.submit ~= b.submit then return a.submit < b.submit end
-  return a.id < b.id
-end
+local by_end, by_submit = by("end_"), by("submit")
 
 local function num_less(a, b) return a < b end
 
@@ -868,10 +870,7 @@ end
 
 -- Running jobs by estimated end: a sorted array (binary search, then a
 -- move), so "what is free at t by the estimates" walks a prefix.
-local function by_est(a, b)
-  if a.est_end ~= b.est_end then return a.est_end < b.est_end end
-  return a.id < b.id
-end
+local by_est = by("est_end")
 
 local function est_position(list, rec)
   local lo, hi = 1, #list + 1
