@@ -58,12 +58,6 @@ local function held_uuids(job)
   return set
 end
 
-local function count_type(g, t)
-  local n = 0
-  for _ in g:vertices{type = t} do n = n + 1 end
-  return n
-end
-
 describe("child instances", function()
   local g, m, parent_job, pR
 
@@ -87,8 +81,8 @@ describe("child instances", function()
     assert.equal("low", m:policy())
     -- the child's resources are exactly the job's
     assert.equal(tostring(pR:ranks()), c.acquire:targets("up"))
-    assert.equal(10, count_type(c.graph, "core"))
-    assert.equal(pR:count("core"), count_type(c.graph, "core"))
+    assert.equal(10, c.graph:count("core"))
+    assert.equal(pR:count("core"), c.graph:count("core"))
     for v in c.graph:vertices{type = "memory"} do
       assert.equal(6, v:size()) -- the part of the pool the job holds
     end
@@ -137,7 +131,7 @@ describe("child instances", function()
     local cj = assert(c.matcher:match(request{nodes = 1, cores_per_node = 3, duration = 100}))
     local cR = job_R(c.matcher, cj)
     local gc = assert(replay.child(c.matcher, cj.id, {policy = "first"}))
-    assert.equal(3, count_type(gc.graph, "core"))
+    assert.equal(3, gc.graph:count("core"))
     local n = 0
     while true do
       local j = gc.matcher:match(request{nodes = 1, cores_per_node = 1, duration = 10})
@@ -159,7 +153,7 @@ describe("child instances", function()
     assert(cm:set_policy("high"))
     local ca = core.acquire(cg, cm)
     assert(ca:apply(core.acquire_first_response(lite)))
-    assert.equal(10, count_type(cg, "core"))
+    assert.equal(10, cg:count("core"))
     local n = 0
     while cm:match(request{nodes = 1, cores_per_node = 1}) do n = n + 1 end
     assert.equal(10, n)
