@@ -22,6 +22,7 @@
 #include "match.h"
 #include "rv1.h"
 #include "tap.h"
+#include "corpus.h"
 #include "grovetest.h"
 
 /* R of ranks `ranks` with cores 0-3 on each, hosts node<rank>. */
@@ -149,416 +150,147 @@ static bool status_match(const grove_graph_t *g, const char *spec)
     return okay;
 }
 
-static void run(const char *name, grove_acquire_protocol_t proto, const struct step *steps)
+/* A session being run: its objects and its name in test lines. */
+struct session {
+    const char *name;
+    grove_graph_t *g;
+    grove_matcher_t *m;
+    grove_acquire_t *a;
+};
+
+/* The session the rows of its file are run on (the table reader passes
+ * no context). */
+static struct session *session_now;
+
+/* Run step s (line i of the session's file) and judge what it did. */
+static void run_step(struct session *S, const struct step *s, int i)
 {
-    grove_graph_t *g = grove_graph_create();
-    grove_matcher_t *m = grove_matcher_create(g, NULL);
-    grove_acquire_t *a = grove_acquire_create(g, m, NULL, proto);
-    for (size_t i = 0; steps[i].op != END; i++) {
-        const struct step *s = &steps[i];
-        char before[512], after[512];
-        sets_text(a, before, sizeof(before));
-        char *gbefore = test_state_text(g);
-        grove_error_t err = {{0}, 0};
-        char *events = NULL;
-        int rc = 0, e = 0;
-        grove_idset_t *ids = NULL;
-        switch (s->op) {
-        case MSG:
-            rc = grove_acquire_apply(a, s->arg, strlen(s->arg), &events, &err);
-            break;
-        case DRAIN:
-        case UNDRAIN:
-        case EXCLUDE:
-        case INCLUDE:
-            ids = grove_idset_decode(s->arg, NULL);
-            rc = s->op == DRAIN || s->op == UNDRAIN
-                     ? grove_acquire_drain(a, ids, s->op == DRAIN, &err)
-                     : grove_acquire_exclude(a, ids, s->op == EXCLUDE, &err);
-            break;
-        case ALLOC:
-        case RESERVE:
-        case SAT: {
-            grove_match_mode_t mode = s->op == ALLOC     ? GROVE_MATCH_ALLOCATE
-                                      : s->op == RESERVE ? GROVE_MATCH_ALLOCATE_ORELSE_RESERVE
-                                                         : GROVE_MATCH_SATISFIABILITY;
-            int id = match_cores(m, s->arg, mode);
-            is_int(id, s->want, "%s %zu: match %s cores -> %ld", name, i, s->arg, s->want);
-            break;
-        }
-        case CANCEL:
-            rc = grove_matcher_cancel(m, (grove_jobid_t)strtoull(s->arg, NULL, 10));
-            break;
-        case UPDATE:
-            rc = grove_acquire_update(a, &events);
-            break;
-        case DISCONNECT:
-            rc = grove_acquire_disconnect(a);
-            break;
-        case STATUS:
-            ok(status_match(g, s->sets), "%s %zu: statuses %s", name, i, s->sets);
-            break;
-        case END:
-            break;
-        }
-        e = rc < 0 ? errno : 0;
-        grove_idset_destroy(ids);
-        if (s->op == STATUS || s->op == ALLOC || s->op == RESERVE || s->op == SAT) {
-            free(gbefore);
-            continue;
-        }
-        if (s->want) {
-            ok(rc < 0 && e == s->want, "%s %zu: refused with %s (got rc %d, %s)", name, i,
-               strerror((int)s->want), rc, strerror(e));
-            if (s->msg)
-                is_str(err.text, s->msg, "%s %zu: message", name, i);
-            sets_text(a, after, sizeof(after));
-            char *gafter = test_state_text(g);
-            ok(!strcmp(before, after) && gbefore && gafter && !strcmp(gbefore, gafter),
-               "%s %zu: nothing changed", name, i);
-            free(gafter);
-        } else {
-            if (!ok(rc == 0, "%s %zu: accepted", name, i))
-                diag("refused: %s (%s)", err.text, strerror(e));
-        }
-        if (s->sets) {
-            sets_text(a, after, sizeof(after));
-            is_str(after, s->sets, "%s %zu: sets", name, i);
-        }
-        if (s->events && !ok(events_match(events, s->events), "%s %zu: events %s", name, i,
-                             s->events))
-            diag("got %s", events ? events : "(none)");
-        free(events);
-        free(gbefore);
+    grove_graph_t *g = S->g;
+    grove_matcher_t *m = S->m;
+    grove_acquire_t *a = S->a;
+    char before[512], after[512];
+    sets_text(a, before, sizeof(before));
+    char *gbefore = test_state_text(g);
+    grove_error_t err = {{0}, 0};
+    char *events = NULL;
+    int rc = 0, e = 0;
+    grove_idset_t *ids = NULL;
+    switch (s->op) {
+    case MSG:
+        rc = grove_acquire_apply(a, s->arg, strlen(s->arg), &events, &err);
+        break;
+    case DRAIN:
+    case UNDRAIN:
+    case EXCLUDE:
+    case INCLUDE:
+        ids = grove_idset_decode(s->arg, NULL);
+        rc = s->op == DRAIN || s->op == UNDRAIN
+                 ? grove_acquire_drain(a, ids, s->op == DRAIN, &err)
+                 : grove_acquire_exclude(a, ids, s->op == EXCLUDE, &err);
+        break;
+    case ALLOC:
+    case RESERVE:
+    case SAT: {
+        grove_match_mode_t mode = s->op == ALLOC     ? GROVE_MATCH_ALLOCATE
+                                  : s->op == RESERVE ? GROVE_MATCH_ALLOCATE_ORELSE_RESERVE
+                                                     : GROVE_MATCH_SATISFIABILITY;
+        int id = match_cores(m, s->arg, mode);
+        is_int(id, s->want, "%s line %d: match %s cores -> %ld", S->name, i, s->arg, s->want);
+        break;
     }
+    case CANCEL:
+        rc = grove_matcher_cancel(m, (grove_jobid_t)strtoull(s->arg, NULL, 10));
+        break;
+    case UPDATE:
+        rc = grove_acquire_update(a, &events);
+        break;
+    case DISCONNECT:
+        rc = grove_acquire_disconnect(a);
+        break;
+    case STATUS:
+        ok(status_match(g, s->sets), "%s line %d: statuses %s", S->name, i, s->sets);
+        break;
+    case END:
+        break;
+    }
+    e = rc < 0 ? errno : 0;
+    grove_idset_destroy(ids);
+    if (s->op == STATUS || s->op == ALLOC || s->op == RESERVE || s->op == SAT) {
+        free(gbefore);
+        return;
+    }
+    if (s->want) {
+        ok(rc < 0 && e == s->want, "%s line %d: refused with %s (got rc %d, %s)", S->name, i,
+           strerror((int)s->want), rc, strerror(e));
+        if (s->msg)
+            is_str(err.text, s->msg, "%s line %d: message", S->name, i);
+        sets_text(a, after, sizeof(after));
+        char *gafter = test_state_text(g);
+        ok(!strcmp(before, after) && gbefore && gafter && !strcmp(gbefore, gafter),
+           "%s line %d: nothing changed", S->name, i);
+        free(gafter);
+    } else {
+        if (!ok(rc == 0, "%s line %d: accepted", S->name, i))
+            diag("refused: %s (%s)", err.text, strerror(e));
+    }
+    if (s->sets) {
+        sets_text(a, after, sizeof(after));
+        is_str(after, s->sets, "%s line %d: sets", S->name, i);
+    }
+    if (s->events && !ok(events_match(events, s->events), "%s line %d: events %s", S->name, i,
+                         s->events))
+        diag("got %s", events ? events : "(none)");
+    free(events);
+    free(gbefore);
+}
+
+/* The step a row of a session file names: op, arg, want, message, sets,
+ * events. */
+static void step_row(int lineno, char **f)
+{
+    static const char *const ops[] = {"MSG",     "DRAIN",  "UNDRAIN", "EXCLUDE",
+                                      "INCLUDE", "ALLOC",  "RESERVE", "CANCEL",
+                                      "UPDATE",  "DISCONNECT", "SAT", "STATUS"};
+    struct step s = {END, corpus_field(f[1]), 0, corpus_field(f[3]), corpus_field(f[4]),
+                     corpus_field(f[5])};
+    for (int k = 0; k < (int)(sizeof(ops) / sizeof(ops[0])); k++)
+        if (strcmp(f[0], ops[k]) == 0)
+            s.op = (enum op)k;
+    if (s.op == END) {
+        ok(0, "%s line %d: unknown op %s", session_now->name, lineno, f[0]);
+        return;
+    }
+    s.want = f[2][0] == '-' ? -corpus_errno(f[2] + 1) : corpus_errno(f[2]);
+    run_step(session_now, &s, lineno);
+}
+
+/* Run the session of core/test/vectors/acquire_NAME.tsv on an empty graph
+ * under proto. */
+static void run(const char *name, grove_acquire_protocol_t proto)
+{
+    struct session S = {name, grove_graph_create(), NULL, NULL};
+    S.m = grove_matcher_create(S.g, NULL);
+    S.a = grove_acquire_create(S.g, S.m, NULL, proto);
+    char file[128];
+    snprintf(file, sizeof(file), "acquire_%s.tsv", name);
+    session_now = &S;
+    ok(vectors_run(file, 6, step_row) > 0, "%s: steps run", name);
+    session_now = NULL;
     /* ending: cancel every job, then the pending targets go */
-    grove_acquire_destroy(a);
-    grove_matcher_destroy(m);
-    grove_graph_destroy(g);
+    grove_acquire_destroy(S.a);
+    grove_matcher_destroy(S.m);
+    grove_graph_destroy(S.g);
 }
 
 /* ---- version 1 ------------------------------------------------------------------ */
 
-static const struct step v1_session[] = {
-    /* before the first grow */
-    {MSG, "{\"type\":\"online\",\"targets\":\"0\"}", EINVAL,
-     "online: no resources acquired yet (the first response must be a grow)", NULL, NULL},
-    {MSG, "{\"type\":\"shrink\",\"targets\":\"0\"}", EINVAL,
-     "shrink: no resources acquired yet (the first response must be a grow)", NULL, NULL},
-    {DRAIN, "0", EINVAL, "drain: no resources acquired yet", NULL, NULL},
-    /* bad grows */
-    {MSG, "{\"type\":\"grow\",\"online\":\"0\",\"offline\":\"\"}", EINVAL,
-     "grow: missing key 'resources'", NULL, NULL},
-    {MSG, "{\"type\":\"grow\",\"resources\":[],\"online\":\"0\",\"offline\":\"\"}", EINVAL,
-     "grow: resources: expected an R object, got an array", NULL, NULL},
-    {MSG, "{\"type\":\"grow\",\"resources\":{\"version\":2},\"online\":\"\",\"offline\":\"\"}",
-     EINVAL, NULL, NULL, NULL},
-    {MSG, "{\"type\":\"grow\",\"resources\":" R4("0-3", "node[0-3]") ",\"offline\":\"\"}",
-     EINVAL, "grow: missing key 'online'", NULL, NULL},
-    {MSG, "{\"type\":\"grow\",\"resources\":" R4("0-3", "node[0-3]") ",\"online\":3,"
-          "\"offline\":\"\"}",
-     EINVAL, "grow: online: expected an idset string, got a number", NULL, NULL},
-    {MSG, "{\"type\":\"grow\",\"resources\":" R4("0-3", "node[0-3]") ",\"online\":\"3-1\","
-          "\"offline\":\"\"}",
-     EINVAL, NULL, NULL, NULL},
-    {MSG, "{\"type\":\"grow\",\"resources\":" R4("0-3", "node[0-3]") ",\"online\":\"0-4\","
-          "\"offline\":\"\"}",
-     EINVAL, "grow: online: target 4 is not in resources", NULL, NULL},
-    {MSG, "{\"type\":\"grow\",\"resources\":" R4("0-3", "node[0-3]") ",\"online\":\"0\","
-          "\"offline\":\"7\"}",
-     EINVAL, "grow: offline: target 7 is not in resources", NULL, NULL},
-    {MSG, "{\"type\":\"grow\",\"resources\":" R4("0-3", "node[0-3]") ",\"online\":\"0-1\","
-          "\"offline\":\"1-3\"}",
-     EINVAL, "grow: target 1 is both online and offline", NULL, NULL},
-    {MSG, "{\"type\":\"grow\",\"resources\":" R4("0-3", "node[0-3]") ",\"online\":\"0-1\","
-          "\"offline\":\"2-3\",\"colour\":1}",
-     EINVAL, "grow: unknown key 'colour' (expected type, resources, online, offline)", NULL,
-     NULL},
-    /* not JSON, not an object, an unknown type, a bad type */
-    {MSG, "{\"type\":", EINVAL, NULL, NULL, NULL},
-    {MSG, "[1,2]", EINVAL, "response: expected a JSON object, got an array", NULL, NULL},
-    {MSG, "{\"type\":\"expand\",\"targets\":\"0\"}", EINVAL,
-     "response: unknown type 'expand' (expected grow, shrink, online, offline or error)", NULL,
-     NULL},
-    {MSG, "{\"type\":7}", EINVAL, "response: type: expected a string, got a number", NULL,
-     NULL},
-    {MSG, "{\"type\":\"grow\",\"type\":\"shrink\"}", EINVAL, NULL, NULL, NULL},
-    /* the first grow: targets 0-3, 0-1 online */
-    {MSG, "{\"type\":\"grow\",\"resources\":" R4("0-3", "node[0-3]") ",\"online\":\"0-1\","
-          "\"offline\":\"2-3\"}",
-     0, NULL,
-     "acquired=0-3 up=0-1 down=2-3 drained= excluded= shrunk= pending=",
-     "{\"release\":[],\"exceptions\":[],\"reservations\":[],\"removed\":\"\","
-     "\"reevaluate\":true}"},
-    {STATUS, NULL, 0, NULL, "0=up 1=up 2=down 3=down 4=-", NULL},
-    /* a current-protocol response in a version 1 session */
-    {MSG, "{\"up\":\"2\"}", EINVAL,
-     "response: no type: a current-protocol response in a session that uses version 1",
-     NULL, NULL},
-    /* grow of an acquired target */
-    {MSG, "{\"type\":\"grow\",\"resources\":" R4("3-4", "node[3-4]") ",\"online\":\"3-4\","
-          "\"offline\":\"\"}",
-     EEXIST, "grow: target 3 is already acquired", NULL, NULL},
-    /* online/offline: bad targets */
-    {MSG, "{\"type\":\"online\",\"targets\":\"2,9\"}", ENOENT,
-     "online: targets: target 9 was never acquired", NULL, NULL},
-    {MSG, "{\"type\":\"online\"}", EINVAL, "online: missing key 'targets'", NULL, NULL},
-    {MSG, "{\"type\":\"offline\",\"targets\":\"x\"}", EINVAL, NULL, NULL, NULL},
-    {MSG, "{\"type\":\"online\",\"targets\":\"2\",\"online\":\"3\"}", EINVAL,
-     "online: unknown key 'online' (expected type, targets)", NULL, NULL},
-    {MSG, "{\"type\":\"online\",\"targets\":\"2\"}", 0, NULL,
-     "acquired=0-3 up=0-2 down=3 drained= excluded= shrunk= pending=",
-     "{\"reevaluate\":false}"},
-    {MSG, "{\"type\":\"online\",\"targets\":\"2\"}", 0, NULL,
-     "acquired=0-3 up=0-2 down=3 drained= excluded= shrunk= pending=", NULL},
-    /* down targets are never chosen, but count for satisfiability */
-    {ALLOC, "4", 1, NULL, NULL, NULL},
-    {ALLOC, "4", 2, NULL, NULL, NULL},
-    {ALLOC, "2", 3, NULL, NULL, NULL},
-    {ALLOC, "2", 4, NULL, NULL, NULL},
-    {ALLOC, "1", -EBUSY, NULL, NULL, NULL},
-    {SAT, "4", 0, NULL, NULL, NULL},
-    {SAT, "5", -ENODEV, NULL, NULL, NULL},
-    /* offline with a job: no exception */
-    {MSG, "{\"type\":\"offline\",\"targets\":\"0\"}", 0, NULL,
-     "acquired=0-3 up=1-2 down=0,3 drained= excluded= shrunk= pending=",
-     "{\"exceptions\":[],\"release\":[]}"},
-    {STATUS, NULL, 0, NULL, "0=down 1=up 2=up 3=down", NULL},
-    /* drain / exclude */
-    {DRAIN, "1,7", ENOENT, "drain: targets: target 7 was never acquired", NULL, NULL},
-    {DRAIN, "1", 0, NULL, "acquired=0-3 up=1-2 down=0,3 drained=1 excluded= shrunk= pending=",
-     NULL},
-    {EXCLUDE, "3", 0, NULL,
-     "acquired=0-3 up=1-2 down=0,3 drained=1 excluded=3 shrunk= pending=", NULL},
-    {STATUS, NULL, 0, NULL, "0=down 1=drained 2=up 3=excluded", NULL},
-    {MSG, "{\"type\":\"online\",\"targets\":\"0,3\"}", 0, NULL,
-     "acquired=0-3 up=0-3 down= drained=1 excluded=3 shrunk= pending=", NULL},
-    {STATUS, NULL, 0, NULL, "0=up 1=drained 2=up 3=excluded", NULL},
-    {CANCEL, "2", 0, NULL, NULL, NULL},
-    {ALLOC, "1", -EBUSY, NULL, NULL, NULL}, /* 0 and 2 full, 1 drained, 3 excluded */
-    {UNDRAIN, "1", 0, NULL, "acquired=0-3 up=0-3 down= drained= excluded=3 shrunk= pending=",
-     NULL},
-    {ALLOC, "4", 7, NULL, NULL, NULL}, /* node1 (failed matches use up ids 5, 6) */
-    {INCLUDE, "3", 0, NULL, "acquired=0-3 up=0-3 down= drained= excluded= shrunk= pending=",
-     NULL},
-    {STATUS, NULL, 0, NULL, "0=up 1=up 2=up 3=up", NULL},
-    {ALLOC, "4", 8, NULL, NULL, NULL},   /* node3 */
-    {RESERVE, "4", 9, NULL, NULL, NULL}, /* node0 at t=100 */
-    /* shrink 2-3: jobs 3 and 4 (node2) and 8 (node3) get exceptions */
-    {MSG, "{\"type\":\"shrink\",\"targets\":\"5\"}", ENOENT,
-     "shrink: targets: target 5 was never acquired", NULL, NULL},
-    {MSG, "{\"type\":\"shrink\",\"targets\":\"2-3\"}", 0, NULL,
-     "acquired=0-1 up=0-1 down= drained= excluded= shrunk=2-3 pending=2-3",
-     "{\"release\":[],\"removed\":\"\",\"reevaluate\":true,\"reservations\":[],"
-     "\"exceptions\":[{\"id\":3,\"targets\":\"2\",\"note\":\"resources removed from the "
-     "instance (shrink 2)\"},{\"id\":4,\"targets\":\"2\",\"note\":\"resources removed from "
-     "the instance (shrink 2)\"},{\"id\":8,\"targets\":\"3\",\"note\":\"resources removed "
-     "from the instance (shrink 3)\"}]}"},
-    {STATUS, NULL, 0, NULL, "0=up 1=up 2=excluded 3=excluded", NULL},
-    {MSG, "{\"type\":\"shrink\",\"targets\":\"3\"}", ENOENT,
-     "shrink: targets: target 3 was removed by shrink", NULL, NULL},
-    {MSG, "{\"type\":\"online\",\"targets\":\"2\"}", ENOENT,
-     "online: targets: target 2 was removed by shrink", NULL, NULL},
-    {DRAIN, "3", ENOENT, "drain: targets: target 3 was removed by shrink", NULL, NULL},
-    {END, NULL, 0, NULL, NULL, NULL},
-};
 
 /* Shrink, exceptions and release requests in detail on a fresh session. */
-static const struct step v1_release[] = {
-    {MSG, "{\"type\":\"grow\",\"resources\":" R4("0-3", "node[0-3]") ",\"online\":\"0-3\","
-          "\"offline\":\"\"}",
-     0, NULL, "acquired=0-3 up=0-3 down= drained= excluded= shrunk= pending=", NULL},
-    {ALLOC, "4", 1, NULL, NULL, NULL},   /* node0 */
-    {ALLOC, "3", 2, NULL, NULL, NULL},   /* node1 */
-    {ALLOC, "1", 3, NULL, NULL, NULL},   /* node1 */
-    {ALLOC, "4", 4, NULL, NULL, NULL},   /* node2 */
-    {ALLOC, "4", 5, NULL, NULL, NULL},   /* node3 */
-    {RESERVE, "4", 6, NULL, NULL, NULL}, /* node0 at t=100 */
-    {RESERVE, "4", 7, NULL, NULL, NULL}, /* node1 at t=100 */
-    /* shrink 1: jobs 2 and 3 get exceptions, reserved job 7 is planned
-     * again (node2 at t=100), so it does not hold node1 back */
-    {MSG, "{\"type\":\"shrink\",\"targets\":\"1\"}", 0, NULL,
-     "acquired=0,2-3 up=0,2-3 down= drained= excluded= shrunk=1 pending=1",
-     "{\"release\":[],\"removed\":\"\",\"reservations\":[{\"id\":7,\"targets\":\"1\","
-     "\"start\":100}],"
-     "\"affected\":[],"
-     "\"exceptions\":[{\"id\":2,\"targets\":\"1\",\"note\":\"resources removed from the "
-     "instance (shrink 1)\"},{\"id\":3,\"targets\":\"1\",\"note\":\"resources removed from "
-     "the instance (shrink 1)\"}]}"},
-    {UPDATE, NULL, 0, NULL, NULL, "{\"release\":[],\"removed\":\"\"}"},
-    {CANCEL, "2", 0, NULL, NULL, NULL},
-    {CANCEL, "3", 0, NULL, NULL, NULL},
-    /* the reservation moved away: node1 is released as soon as the jobs
-     * running there are gone */
-    {UPDATE, NULL, 0, NULL, "acquired=0,2-3 up=0,2-3 down= drained= excluded= shrunk=1 pending=",
-     "{\"release\":[{\"group\":\"default\",\"targets\":\"1\"}],\"removed\":\"1\"}"},
-    {CANCEL, "7", 0, NULL, NULL, NULL},
-    {UPDATE, NULL, 0, NULL, "acquired=0,2-3 up=0,2-3 down= drained= excluded= shrunk=1 pending=",
-     "{\"release\":[],\"removed\":\"\"}"},
-    {STATUS, NULL, 0, NULL, "0=up 1=- 2=up 3=up", NULL},
-    /* never twice */
-    {UPDATE, NULL, 0, NULL, NULL, "{\"release\":[],\"removed\":\"\"}"},
-    /* offline then shrunk: exceptions all the same */
-    /* down: the running job is affected (no exception), the reservation on
-     * node0 moves to node2 at t=100 */
-    {MSG, "{\"type\":\"offline\",\"targets\":\"0\"}", 0, NULL, NULL,
-     "{\"exceptions\":[],\"reservations\":[{\"id\":6,\"targets\":\"0\",\"start\":100}],"
-     "\"affected\":[{\"id\":1,\"targets\":\"0\",\"note\":\"targets down\"}]}"},
-    {MSG, "{\"type\":\"shrink\",\"targets\":\"0,3\"}", 0, NULL,
-     "acquired=2 up=2 down= drained= excluded= shrunk=0-1,3 pending=0,3",
-     "{\"release\":[],\"exceptions\":[{\"id\":1,\"targets\":\"0\",\"note\":\"resources "
-     "removed from the instance (shrink 0)\"},{\"id\":5,\"targets\":\"3\",\"note\":"
-     "\"resources removed from the instance (shrink 3)\"}],\"reservations\":[]}"},
-    {CANCEL, "5", 0, NULL, NULL, NULL},
-    {UPDATE, NULL, 0, NULL, NULL,
-     "{\"release\":[{\"group\":\"default\",\"targets\":\"3\"}],\"removed\":\"3\"}"},
-    {CANCEL, "6", 0, NULL, NULL, NULL},
-    {CANCEL, "1", 0, NULL, NULL, NULL},
-    {UPDATE, NULL, 0, NULL, "acquired=2 up=2 down= drained= excluded= shrunk=0-1,3 pending=",
-     "{\"release\":[{\"group\":\"default\",\"targets\":\"0\"}],\"removed\":\"0\"}"},
-    /* satisfiability no longer counts removed targets */
-    {SAT, "4", 0, NULL, NULL, NULL},
-    {MSG, "{\"type\":\"shrink\",\"targets\":\"2\"}", 0, NULL,
-     "acquired= up= down= drained= excluded= shrunk=0-3 pending=2",
-     "{\"release\":[],\"exceptions\":[{\"id\":4,\"targets\":\"2\",\"note\":\"resources "
-     "removed from the instance (shrink 2)\"}]}"},
-    {SAT, "4", 0, NULL, NULL, NULL}, /* node2 is still there while job 4 holds it */
-    {CANCEL, "4", 0, NULL, NULL, NULL},
-    {UPDATE, NULL, 0, NULL, NULL,
-     "{\"release\":[{\"group\":\"default\",\"targets\":\"2\"}],\"removed\":\"2\"}"},
-    {SAT, "1", -ENODEV, NULL, NULL, NULL},
-    /* grow them back: vertices come from R again */
-    {MSG, "{\"type\":\"grow\",\"resources\":" R4("1-2", "node[1-2]") ",\"online\":\"1\","
-          "\"offline\":\"2\"}",
-     0, NULL, "acquired=1-2 up=1 down=2 drained= excluded= shrunk=0,3 pending=", NULL},
-    {STATUS, NULL, 0, NULL, "0=- 1=up 2=down 3=-", NULL},
-    {ALLOC, "4", 8, NULL, NULL, NULL},
-    {ALLOC, "1", -EBUSY, NULL, NULL, NULL},
-    /* an error response ends the stream */
-    {MSG, "{\"type\":\"error\",\"errnum\":\"x\"}", EINVAL,
-     "error: errnum: expected an integer, got a string", NULL, NULL},
-    {MSG, "{\"type\":\"error\",\"errstr\":[]}", EINVAL,
-     "error: errstr: expected a string, got an array", NULL, NULL},
-    {MSG, "{\"type\":\"error\",\"errstr\":\"x\",\"why\":1}", EINVAL,
-     "error: unknown key 'why' (expected type, errnum, errstr)", NULL, NULL},
-    {MSG, "{\"type\":\"error\",\"errnum\":71,\"errstr\":\"protocol error\"}", 0, NULL, NULL,
-     "{\"error\":\"protocol error (errno 71)\"}"},
-    {MSG, "{\"type\":\"online\",\"targets\":\"2\"}", EINVAL,
-     "the acquisition ended with an error response (protocol error (errno 71)): no response "
-     "is accepted until it is restarted",
-     NULL, NULL},
-    {END, NULL, 0, NULL, NULL, NULL},
-};
 
 /* A pending target grown back is restored: no release for it. */
-static const struct step v1_regrow[] = {
-    {MSG, "{\"type\":\"grow\",\"resources\":" R4("0-1", "node[0-1]") ",\"online\":\"0-1\","
-          "\"offline\":\"\"}",
-     0, NULL, NULL, NULL},
-    {ALLOC, "4", 1, NULL, NULL, NULL},
-    {MSG, "{\"type\":\"shrink\",\"targets\":\"0\"}", 0, NULL,
-     "acquired=1 up=1 down= drained= excluded= shrunk=0 pending=0", NULL},
-    {MSG, "{\"type\":\"grow\",\"resources\":" R4("0", "node0") ",\"online\":\"0\","
-          "\"offline\":\"\"}",
-     0, NULL, "acquired=0-1 up=0-1 down= drained= excluded= shrunk= pending=",
-     "{\"release\":[],\"removed\":\"\"}"},
-    {CANCEL, "1", 0, NULL, NULL, NULL},
-    {UPDATE, NULL, 0, NULL, NULL, "{\"release\":[],\"removed\":\"\"}"},
-    {STATUS, NULL, 0, NULL, "0=up 1=up", NULL},
-    /* a grow whose R would put a new target where the graph has another */
-    {MSG, "{\"type\":\"grow\",\"resources\":" R4("5", "node1") ",\"online\":\"5\","
-          "\"offline\":\"\"}",
-     EEXIST,
-     "grow: resources: target 5 would go at /cluster0/node1, where the graph already has "
-     "node1 (rank 1)",
-     NULL, NULL},
-    {END, NULL, 0, NULL, NULL, NULL},
-};
 
 /* ---- current protocol ------------------------------------------------------------------ */
 
-static const struct step cur_session[] = {
-    {MSG, "{\"up\":\"0\"}", EINVAL,
-     "response: no resources acquired yet (the first response must have resources and up)",
-     NULL, NULL},
-    {MSG, "{\"resources\":" R4("0-5", "node[0-5]") "}", EINVAL,
-     "first response: missing key 'up'", NULL, NULL},
-    {MSG, "{\"resources\":" R4("0-5", "node[0-5]") ",\"up\":\"0-6\"}", EINVAL,
-     "first response: up: target 6 is not in resources", NULL, NULL},
-    {MSG, "{\"resources\":" R4("0-5", "node[0-5]") ",\"up\":\"0-2\",\"down\":\"2-5\"}", EINVAL,
-     "first response: target 2 is both up and down", NULL, NULL},
-    {MSG, "{\"resources\":" R4("0-5", "node[0-5]") ",\"up\":\"0-2\",\"down\":\"9\"}", EINVAL,
-     "first response: down: target 9 is not in resources", NULL, NULL},
-    {MSG, "{\"resources\":" R4("0-5", "node[0-5]") ",\"up\":\"0-2\",\"shrink\":\"1\"}", EINVAL,
-     "first response: unknown key 'shrink' (expected resources, up, down, expiration)", NULL,
-     NULL},
-    {MSG, "{\"resources\":" R4("0-5", "node[0-5]") ",\"up\":\"0-2\",\"expiration\":-1}",
-     EINVAL, "first response: expiration: must be a number >= 0, got -1", NULL, NULL},
-    {MSG, "{\"resources\":" R4("0-5", "node[0-5]") ",\"up\":\"0-2\"}", 0, NULL,
-     "acquired=0-5 up=0-2 down=3-5 drained= excluded= shrunk= pending=",
-     "{\"reevaluate\":true,\"release\":[]}"},
-    {STATUS, NULL, 0, NULL, "0=up 2=up 3=down 5=down 6=-", NULL},
-    {MSG, "{\"resources\":" R4("0-5", "node[0-5]") ",\"up\":\"0-2\"}", EEXIST,
-     "response: resources were already acquired (only the first response has resources)",
-     NULL, NULL},
-    {MSG, "{\"type\":\"online\",\"targets\":\"3\"}", EINVAL,
-     "online: a version 1 response in a session that uses the current protocol", NULL, NULL},
-    {MSG, "{}", EINVAL,
-     "response: empty: expected one or more of up, down, shrink, property-add, "
-     "property-remove, expiration",
-     NULL, NULL},
-    {MSG, "{\"shink\":\"6\"}", EINVAL,
-     "response: unknown key 'shink' (expected up, down, shrink, property-add, "
-     "property-remove, expiration)",
-     NULL, NULL},
-    {MSG, "{\"up\":\"3,8\"}", ENOENT, "response: up: target 8 was never acquired", NULL, NULL},
-    {MSG, "{\"up\":\"3\",\"down\":\"1-\"}", EINVAL, NULL, NULL, NULL},
-    {MSG, "{\"down\":\"0\",\"shrink\":\"7\"}", ENOENT,
-     "response: shrink: target 7 was never acquired", NULL, NULL},
-    {MSG, "{\"property-add\":{\"fo(o\":\"0\"}}", EINVAL,
-     "property-add: invalid property name 'fo(o'", NULL, NULL},
-    {MSG, "{\"property-add\":{\"foo\":\"0,9\"}}", ENOENT,
-     "property-add: foo: target 9 was never acquired", NULL, NULL},
-    {MSG, "{\"property-add\":{\"foo\":1}}", EINVAL,
-     "property-add: foo: expected an idset string, got a number", NULL, NULL},
-    {MSG, "{\"property-add\":\"foo\"}", EINVAL,
-     "property-add: expected an object of properties, got a string", NULL, NULL},
-    {MSG, "{\"expiration\":\"soon\"}", EINVAL,
-     "response: expiration: expected a number, got a string", NULL, NULL},
-    {MSG, "{\"up\":\"3\",\"property-add\":{\"foo\":\"0,9\"}}", ENOENT,
-     "property-add: foo: target 9 was never acquired", NULL, NULL},
-    /* the spec's example (with shrink spelled right) */
-    {MSG, "{\"up\":\"3-5\",\"down\":\"2,5\",\"shrink\":\"5\",\"property-add\":{\"foo\":"
-          "\"0-1\"},\"property-remove\":{\"bar\":\"3\"}}",
-     0, NULL, "acquired=0-4 up=0-1,3-4 down=2 drained= excluded= shrunk=5 pending=",
-     "{\"release\":[],\"exceptions\":[],\"removed\":\"5\",\"reevaluate\":true}"},
-    {STATUS, NULL, 0, NULL, "0=up 1=up 2=down 3=up 4=up 5=-", NULL},
-    {ALLOC, "4", 1, NULL, NULL, NULL}, /* node0 */
-    {ALLOC, "4", 2, NULL, NULL, NULL}, /* node1 */
-    /* no exception under the current protocol, no release request */
-    {MSG, "{\"down\":\"0\",\"shrink\":\"0\"}", 0, NULL,
-     "acquired=1-4 up=1,3-4 down=2 drained= excluded= shrunk=0,5 pending=0",
-     "{\"release\":[],\"exceptions\":[],\"removed\":\"\",\"affected\":[{\"id\":1,"
-     "\"targets\":\"0\"}]}"},
-    {CANCEL, "1", 0, NULL, NULL, NULL},
-    {UPDATE, NULL, 0, NULL, "acquired=1-4 up=1,3-4 down=2 drained= excluded= shrunk=0,5 pending=",
-     "{\"release\":[],\"removed\":\"0\"}"},
-    {MSG, "{\"expiration\":12345.5}", 0, NULL, NULL, "{\"reevaluate\":true}"},
-    {MSG, "{\"property-remove\":{\"foo\":\"1\"}}", 0, NULL, NULL, NULL},
-    {MSG, "{\"errnum\":5}", 0, NULL, NULL, "{\"error\":\"error 5\"}"},
-    {MSG, "{\"up\":\"2\"}", EINVAL,
-     "the acquisition ended with an error response (error 5): no response is accepted until "
-     "it is restarted",
-     NULL, NULL},
-    /* reconnect: the first response again; acquired targets it names are
-     * kept with their jobs, the others leave quietly */
-    {DISCONNECT, NULL, 0, NULL, NULL, NULL},
-    {MSG, "{\"resources\":" R4("1-3,6", "node[1-3,6]") ",\"up\":\"1-3,6\"}", 0, NULL,
-     "acquired=1-3,6 up=1-3,6 down= drained= excluded= shrunk=0,4-5 pending=", NULL},
-    {STATUS, NULL, 0, NULL, "0=- 1=up 2=up 3=up 4=- 6=up", NULL},
-    {ALLOC, "1", 3, NULL, NULL, NULL}, /* node1 is still job 2's: next free is node2 */
-    {END, NULL, 0, NULL, NULL, NULL},
-};
 
 /* ---- a graph loaded from configuration ------------------------------------------------------ */
 
@@ -795,10 +527,10 @@ static void child(void)
 
 int main(void)
 {
-    run("v1", GROVE_ACQUIRE_AUTO, v1_session);
-    run("v1-release", GROVE_ACQUIRE_V1, v1_release);
-    run("v1-regrow", GROVE_ACQUIRE_AUTO, v1_regrow);
-    run("current", GROVE_ACQUIRE_AUTO, cur_session);
+    run("v1_session", GROVE_ACQUIRE_AUTO);
+    run("v1_release", GROVE_ACQUIRE_V1);
+    run("v1_regrow", GROVE_ACQUIRE_AUTO);
+    run("cur_session", GROVE_ACQUIRE_AUTO);
     config_graph();
     state_json();
     child();
