@@ -24,22 +24,29 @@ static grove_graph_t *four(void)
     return test_cluster(&(test_shape_t){.nodes = 4, .cores = 4});
 }
 
-/* n nodes, each a slot of 4 cores, for d seconds. */
-static grove_jobspec_t *nodes_js(int n, int d)
+/* n nodes, each a slot of 4 cores and what beside (a JSON list's further
+ * entries, "" for nothing), for d seconds. */
+static grove_jobspec_t *nodes_with_js(int n, int d, const char *beside)
 {
-    char text[512];
+    char text[640];
     snprintf(text, sizeof(text),
              "{\"version\":9999,\"resources\":[{\"type\":\"node\",\"count\":%d,\"with\":[{\"type\":"
-             "\"slot\",\"count\":1,\"label\":\"s\",\"with\":[{\"type\":\"core\",\"count\":4}]}]}],"
+             "\"slot\",\"count\":1,\"label\":\"s\",\"with\":[{\"type\":\"core\",\"count\":4}]}%s]}],"
              "\"tasks\":[{\"command\":[\"a\"],\"slot\":\"s\",\"count\":{\"per_slot\":1}}],"
              "\"attributes\":{\"system\":{\"duration\":%d}}}",
-             n, d);
+             n, beside, d);
     grove_jobspec_t *js = grove_jobspec_parse(text, strlen(text), NULL, NULL);
     if (!js) {
-        fprintf(stderr, "nodes_js: %s\n", strerror(errno));
+        fprintf(stderr, "nodes_with_js: %s\n", strerror(errno));
         exit(2);
     }
     return js;
+}
+
+/* n nodes, each a slot of 4 cores, for d seconds. */
+static grove_jobspec_t *nodes_js(int n, int d)
+{
+    return nodes_with_js(n, d, "");
 }
 
 /* Match n nodes for d seconds in mode as job id (0: the next); the job id
@@ -291,13 +298,7 @@ static void channel_release(void)
     grove_vid_t v[3];
     grove_graph_t *g = io_cluster(v);
     grove_matcher_t *m = grove_matcher_create(g, NULL);
-    static const char text[] =
-        "{\"version\":9999,\"resources\":[{\"type\":\"node\",\"count\":2,\"with\":[{\"type\":"
-        "\"slot\",\"count\":1,\"label\":\"s\",\"with\":[{\"type\":\"core\",\"count\":4}]},"
-        "{\"type\":\"bandwidth\",\"count\":10}]}],"
-        "\"tasks\":[{\"command\":[\"a\"],\"slot\":\"s\",\"count\":{\"per_slot\":1}}],"
-        "\"attributes\":{\"system\":{\"duration\":100}}}";
-    grove_jobspec_t *js = grove_jobspec_parse(text, strlen(text), NULL, NULL);
+    grove_jobspec_t *js = nodes_with_js(2, 100, ",{\"type\":\"bandwidth\",\"count\":10}");
     const grove_job_t *j = NULL;
     ok(js && grove_match(m, js, GROVE_MATCH_ALLOCATE, 0, &j, NULL) == 0 && j,
        "two nodes with 10 GB/s each");
