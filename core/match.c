@@ -1240,36 +1240,100 @@ static int channel_take(grove_matcher_t *m, grove_vid_t v, uint8_t sub, grove_sy
     return want == 0;
 }
 
-/* Match the channeled leaf request r below u: the pools of r's type that
- * u, or its nearest ancestor (in the walked subsystem) feeding one, feeds, then every
- * distribution unit above in that subsystem.  1, 0 (nothing of it stays
- * taken), -1. */
-static int channel_match(grove_matcher_t *m, const struct req *r, grove_vid_t u)
+/* Take want units of type t along the conduit path from the feeder a (a
+ * vertex with a channel edge e to a pool of type t): the pools a feeds, then
+ * every distribution unit above a in e's subsystem.  1, 0 (nothing of it
+ * stays taken), -1. */
+static int channel_path(grove_matcher_t *m, grove_vid_t a, grove_eid_t e, grove_sym_t t,
+                        int64_t want)
 {
     const grove_graph_t *g = m->g;
-    const grove_count_t *cnt = r->count;
-    int64_t want = (int64_t)cnt->min; /* units: a range takes its least */
-    grove_eid_t e = GROVEP_NONE;
-    grove_vid_t a = u;
-    while (a != GROVEP_NONE && (e = channel_edge(m, a, r->type)) == GROVEP_NONE)
-        a = m->par[a];
-    if (e == GROVEP_NONE || want <= 0)
-        return 0;
     uint8_t sub = g->e[e].sub;
     grove_sym_t unit = g->v[g->e[e].dst].unit;
     struct checkpoint cp = checkpoint(m);
-    int rc = channel_take(m, a, sub, r->type, false, want);
+    int rc = channel_take(m, a, sub, t, false, want);
     for (grove_vid_t p = grove_vertex_parent(g, a, g->subsys[sub]); rc == 1 && p != GROVE_VID_NONE;
          p = grove_vertex_parent(g, p, g->subsys[sub])) {
-        if (channel_edge(m, p, r->type) != GROVEP_NONE)
-            rc = channel_take(m, p, sub, r->type, false, want);
+        if (channel_edge(m, p, t) != GROVEP_NONE)
+            rc = channel_take(m, p, sub, t, false, want);
         else if (unit != GROVE_SYM_NONE && g->v[p].unit == unit
                  && grove_graph_str(g, unit)[0] != '\0')
-            rc = channel_take(m, p, sub, r->type, true, want);
+            rc = channel_take(m, p, sub, t, true, want);
     }
     if (rc <= 0)
         rollback(m, cp);
     return rc;
+}
+
+/* The walk for a feeder: what it looks for, and what it found. */
+struct feedwalk {
+    grove_matcher_t *m;
+    grove_sym_t t;
+    int64_t want;
+    int rc; /* channel_path's answer at the last feeder tried */
+};
+
+static int feeder_pre(grove_graph_t *g, grove_vid_t v, int depth, void *arg)
+{
+    (void)g;
+    (void)depth;
+    struct feedwalk *w = arg;
+    if (!up(w->m, v) || held_excl(w->m, v))
+        return GROVE_WALK_SKIP; /* its flow is not this job's to take */
+    grove_eid_t e;
+    if ((e = channel_edge(w->m, v, w->t)) == GROVEP_NONE)
+        return GROVE_WALK_CONTINUE;
+    w->rc = channel_path(w->m, v, e, w->t, w->want);
+    return w->rc == 0 ? GROVE_WALK_CONTINUE : GROVE_WALK_STOP;
+}
+
+/* Match the channeled leaf request r below u (top: r is at the top of
+ * the jobspec, u the root).  RFC 4 lets a job take the flow on every
+ * distribution unit along its path; the units come from the pools fed by
+ * one vertex, all along its path:
+ *   - below a candidate, the candidate's own flow: the pools u feeds, else
+ *     those of its nearest ancestor that feeds one (a slot placed in a
+ *     socket takes its node's bandwidth);
+ *   - at the top of the jobspec, RFC 14's "composite resource request for
+ *     the program": the flow of a vertex the job holds (a vertex this match
+ *     picked, or one holding a pick: the job's own nodes, which is why such
+ *     requests are matched after their siblings), else of any vertex, in
+ *     walk order, that no other job holds exclusively; the first whose
+ *     path carries the units.
+ * The feeder is not made part of the job: only the units are.  1, 0
+ * (nothing of it stays taken), -1. */
+static int channel_match(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool top)
+{
+    int64_t want = (int64_t)r->count->min; /* units: a range takes its least */
+    if (want <= 0)
+        return 0;
+    grove_eid_t e = GROVEP_NONE;
+    if (!top) {
+        grove_vid_t a = u;
+        while (a != GROVEP_NONE && (e = channel_edge(m, a, r->type)) == GROVEP_NONE)
+            a = m->par[a];
+        return e == GROVEP_NONE ? 0 : channel_path(m, a, e, r->type, want);
+    }
+    /* each pick, else its nearest ancestor that feeds; a pick with the
+     * parent of the one before (the cores of a socket) has had its
+     * ancestors tried */
+    grove_vid_t seen = GROVEP_NONE;
+    for (size_t i = 0; i < m->nsel; i++) {
+        grove_vid_t v = m->sel[i].v, p = m->par[v];
+        e = channel_edge(m, v, r->type);
+        if (e == GROVEP_NONE && p != seen)
+            for (v = p; v != GROVEP_NONE && (e = channel_edge(m, v, r->type)) == GROVEP_NONE;)
+                v = m->par[v];
+        seen = p;
+        int rc = e == GROVEP_NONE ? 0 : channel_path(m, v, e, r->type, want);
+        if (rc != 0)
+            return rc;
+    }
+    struct feedwalk w = {m, r->type, want, 0};
+    grove_walk_hooks_t h = {.pre = feeder_pre, .arg = &w};
+    if (grove_graph_walk(m->g, u, dom_sym(m), &h, NULL) < 0)
+        return -1;
+    return w.rc;
 }
 
 /* A selection may take units of one pool several times (two nodes behind
@@ -1339,7 +1403,7 @@ static int match_list(grove_matcher_t *m, const struct req *r, grove_vid_t u, bo
         return 0; /* no vertex of this type exists */
     }
     if (!r->child && channeled_type(m, r->type))
-        return channel_match(m, r, u);
+        return channel_match(m, r, u, top);
 
     if (m->pol.select == GROVE_SELECT_BEST && (m->pol.score || m->pol.choose)
         && grove_policy_applies(m->g, m->pol.score_types, r->type)) {
@@ -1376,6 +1440,37 @@ static int match_list(grove_matcher_t *m, const struct req *r, grove_vid_t u, bo
 }
 
 /* ---- the request tree --------------------------------------------------------- */
+
+/* A channeled leaf (see channel_match)? */
+static bool channeled_req(const grove_matcher_t *m, const struct req *r)
+{
+    return !r->slot && !r->child && r->type != GROVE_SYM_NONE && channeled_type(m, r->type);
+}
+
+/* Reorder the list starting at first so that its channeled leaves come
+ * last, the others keeping their order: at the top of a jobspec a
+ * channeled request prefers the vertices its siblings picked
+ * (channel_match), so it is matched after them.  Returns the
+ * new first request; every member's sibs follows. */
+static struct req *channeled_last(const grove_matcher_t *m, struct req *first)
+{
+    struct req *head = NULL, **tail = &head, *ch = NULL, **ctail = &ch;
+    for (struct req *r = first, *nx; r; r = nx) {
+        nx = r->next;
+        r->next = NULL;
+        if (channeled_req(m, r)) {
+            *ctail = r;
+            ctail = &r->next;
+        } else {
+            *tail = r;
+            tail = &r->next;
+        }
+    }
+    *tail = ch;
+    for (struct req *r = head; r; r = r->next)
+        r->sibs = head;
+    return head;
+}
 
 static struct req *compile(grove_matcher_t *m, const grove_jobspec_t *js, struct req **top)
 {
@@ -1432,7 +1527,7 @@ static struct req *compile(grove_matcher_t *m, const grove_jobspec_t *js, struct
         }
     }
     const grove_jobspec_resource_t *f = grove_jobspec_resource_first(js);
-    *top = f ? &rs[grove_jobspec_resource_index(f)] : NULL;
+    *top = f ? channeled_last(m, &rs[grove_jobspec_resource_index(f)]) : NULL;
     return rs;
 }
 
@@ -2076,8 +2171,6 @@ static int64_t rank_of(const grove_graph_t *g, grove_vid_t v)
     return -1;
 }
 
-/* Release the picks of job i marked in rel[]; the job goes when nothing
- * with a rank (or nothing at all) is left. */
 /* Index of pick v in a job's picks (sorted by vertex id), or -1. */
 static long pick_index(const grove_job_t *j, grove_vid_t v)
 {
@@ -2086,30 +2179,114 @@ static long pick_index(const grove_job_t *j, grove_vid_t v)
     return lo < j->npicks && j->picks[lo].v == v ? (long)lo : -1;
 }
 
-/* Release the picks of job i marked in rel[].  What stays is what the job
- * still holds: its remaining records, what they imply below them, and the
- * containers above them; shared containers left with nothing below go too.
- * The job goes when it holds nothing. */
-static long release_marked(grove_matcher_t *m, size_t i, const uint8_t *rel, bool *removed)
+/* The index of v among job j's channel units (a pool or distribution unit
+ * channel_take recorded: shared units, no exclusivity), or -1. */
+static long channel_pick(const grove_job_t *j, grove_vid_t v)
 {
-    grove_job_t *j = m->jobs[i];
-    const grove_graph_t *g = m->g;
-    long n = 0;
-    uint8_t *keep = calloc(j->npicks ? j->npicks : 1, 1);
-    if (!keep) {
-        errno = ENOMEM;
+    long x = pick_index(j, v);
+    if (x < 0)
         return -1;
+    const grove_pick_t *p = &j->picks[x];
+    return p->leaf && !p->exclusive && p->recorded && p->amount > 0 ? x : -1;
+}
+
+/* Give back n of the units pick x holds (all: the pick leaves the job,
+ * marked in rel).  1 when it left, else 0. */
+static int channel_give(grove_matcher_t *m, grove_job_t *j, long x, int64_t n, uint8_t *rel)
+{
+    grove_pick_t *p = &j->picks[x];
+    if (n >= p->amount) {
+        grove_vertex_free(m->g, p->v, j->id, -1);
+        p->recorded = false;
+        rel[x] = 1;
+        return 1;
     }
-    for (size_t p = 0; p < j->npicks; p++) {
-        if (rel[p]) {
-            if (j->picks[p].recorded)
-                grove_vertex_free(m->g, j->picks[p].v, j->id, -1);
-            j->picks[p].recorded = false;
-            n++;
+    grove_vertex_free(m->g, p->v, j->id, n);
+    p->amount -= n;
+    return 0;
+}
+
+/* The pool c left job j with its n units of type t, fed by d in
+ * subsystem sub: give the same units back on every distribution unit
+ * above d, as channel_path took them (the pools a unit feeds, first
+ * first, else the unit itself).  Returns how many picks left. */
+static long channel_unwind(grove_matcher_t *m, grove_job_t *j, grove_vid_t d, uint8_t sub,
+                           grove_vid_t c, int64_t n, uint8_t *rel)
+{
+    const grove_graph_t *g = m->g;
+    grove_sym_t t = g->v[c].type, s = g->subsys[sub];
+    long left = 0;
+    for (grove_vid_t p = grove_vertex_parent(g, d, s); p != GROVE_VID_NONE;
+         p = grove_vertex_parent(g, p, s)) {
+        int64_t want = n;
+        bool feeds = false;
+        for (grove_eid_t e = g->first_out[p]; e != GROVEP_NONE && want > 0; e = g->e[e].next_out) {
+            const grovep_edge_t *ed = &g->e[e];
+            if (ed->sub != sub || (ed->flags & (GROVEP_E_UP | GROVEP_E_DEAD))
+                || g->v[ed->dst].type != t)
+                continue;
+            feeds = true;
+            long x = channel_pick(j, ed->dst);
+            if (x < 0)
+                continue;
+            int64_t k = j->picks[x].amount < want ? j->picks[x].amount : want;
+            left += channel_give(m, j, x, k, rel);
+            want -= k;
         }
+        long x;
+        if (!feeds && (x = channel_pick(j, p)) >= 0 && g->v[p].unit == g->v[c].unit)
+            left += channel_give(m, j, x, want, rel);
     }
-    /* kept: remaining records, then what lies below a kept exclusive one,
-     * then the ancestors of everything kept */
+    return left;
+}
+
+/* The channel units fed by d (a vertex leaving job j) leave with it: the
+ * pools d feeds outside containment that the job holds, and their units
+ * on the path above (channel_match took them for d; units taken for a
+ * request with no feeder among the job's vertices stay until the job
+ * goes).  Returns how many picks left. */
+static long channel_release(grove_matcher_t *m, grove_job_t *j, grove_vid_t d, uint8_t *rel)
+{
+    const grove_graph_t *g = m->g;
+    long left = 0;
+    for (grove_eid_t e = g->first_out[d]; e != GROVEP_NONE; e = g->e[e].next_out) {
+        const grovep_edge_t *ed = &g->e[e];
+        long x;
+        if (ed->sub == g->containment || (ed->flags & (GROVEP_E_UP | GROVEP_E_DEAD))
+            || g->parent[ed->dst] != GROVEP_NONE || (x = channel_pick(j, ed->dst)) < 0)
+            continue;
+        int64_t n = j->picks[x].amount;
+        left += channel_give(m, j, x, n, rel);
+        left += channel_unwind(m, j, d, ed->sub, ed->dst, n, rel);
+    }
+    return left;
+}
+
+/* Pick x of job j, a channel pool released by name, gives its units back
+ * on the path above its feeder too.  Returns how many other picks left. */
+static long channel_pool_release(grove_matcher_t *m, grove_job_t *j, long x, uint8_t *rel)
+{
+    const grove_graph_t *g = m->g;
+    grove_vid_t c = j->picks[x].v;
+    if (g->parent[c] != GROVEP_NONE || channel_pick(j, c) < 0)
+        return 0;
+    for (grove_eid_t e = g->first_in[c]; e != GROVEP_NONE; e = g->e[e].next_in) {
+        const grovep_edge_t *ed = &g->e[e];
+        if (ed->sub == g->containment || (ed->flags & (GROVEP_E_UP | GROVEP_E_DEAD)))
+            continue;
+        int64_t n = j->picks[x].amount;
+        channel_give(m, j, x, n, rel);
+        return channel_unwind(m, j, ed->src, ed->sub, c, n, rel);
+    }
+    return 0;
+}
+
+/* Which picks of job j stay when those marked in rel go: its remaining
+ * records, what they imply below them, and the containers above them. */
+static void release_keep(const grove_matcher_t *m, const grove_job_t *j, const uint8_t *rel,
+                         uint8_t *keep)
+{
+    const grove_graph_t *g = m->g;
     for (size_t p = 0; p < j->npicks; p++)
         keep[p] = !rel[p] && j->picks[p].recorded;
     for (size_t p = 0; p < j->npicks; p++) {
@@ -2134,6 +2311,50 @@ static long release_marked(grove_matcher_t *m, size_t i, const uint8_t *rel, boo
                 keep[x] = 1;
         }
     }
+}
+
+/* Release the picks of job i marked in rel[] (marks are added for the
+ * channel units that go with them).  What stays is what release_keep
+ * says; shared containers left with nothing below go too, and so do the
+ * channel units of every vertex that goes.  The job goes when it holds
+ * nothing. */
+static long release_marked(grove_matcher_t *m, size_t i, uint8_t *rel, bool *removed)
+{
+    grove_job_t *j = m->jobs[i];
+    long n = 0;
+    uint8_t *keep = calloc(j->npicks ? j->npicks : 1, 1);
+    uint8_t *fed = calloc(j->npicks ? j->npicks : 1, 1); /* channel units given back */
+    if (!keep || !fed) {
+        free(keep);
+        free(fed);
+        errno = ENOMEM;
+        return -1;
+    }
+    /* what the caller named (channel units given back below mark more) */
+    memcpy(keep, rel, j->npicks);
+    for (size_t p = 0; p < j->npicks; p++) {
+        if (keep[p]) {
+            n += channel_pool_release(m, j, (long)p, rel);
+            if (j->picks[p].recorded)
+                grove_vertex_free(m->g, j->picks[p].v, j->id, -1);
+            j->picks[p].recorded = false;
+            n++;
+        }
+    }
+    /* a vertex going gives back its channel units; that may leave a
+     * container (a switch's rack) with nothing below: until nothing moves */
+    long gave;
+    do {
+        release_keep(m, j, rel, keep);
+        gave = 0;
+        for (size_t p = 0; p < j->npicks; p++) {
+            if (keep[p] || fed[p])
+                continue;
+            fed[p] = 1;
+            gave += channel_release(m, j, j->picks[p].v, rel);
+        }
+        n += gave;
+    } while (gave > 0);
     size_t k = 0;
     bool held = false;
     for (size_t p = 0; p < j->npicks; p++) {
@@ -2147,6 +2368,7 @@ static long release_marked(grove_matcher_t *m, size_t i, const uint8_t *rel, boo
     }
     j->npicks = k;
     free(keep);
+    free(fed);
     if (!held) {
         unrecord(m->g, j->id, j->start, j->end, j->picks, j->npicks);
         job_remove_at(m, i);

@@ -266,6 +266,106 @@ describe("channeled pools", function()
   end)
 end)
 
+describe("channeled pools released in part", function()
+  -- Units held now at the vertices with these paths in subsystem s.
+  local function held(g, s, paths)
+    local out = {}
+    for i, p in ipairs(paths) do out[i] = g:vertex(p, s):allocated() end
+    return out
+  end
+
+  it("a release by rank gives back the node's bandwidth on every conduit", function()
+    local g = dofile "examples/iobw.lua"
+    local m = core.matcher(g)
+    local j = assert(m:match(channeled(2, 4, "bandwidth", 10, 100)))
+    local path = {"/pfs0/leaf0/io0/bandwidth0", "/pfs0/leaf0/io1/bandwidth0", "/pfs0/leaf0",
+      "/pfs0"}
+    assert.same({10, 10, 20, 20}, held(g, "iobw", path))
+    -- node io0, its socket, four cores, and its link
+    assert.same({7, false}, {m:release_ranks(j.id, "0")})
+    assert.same({0, 10, 10, 10}, held(g, "iobw", path))
+    assert.same({{"/io0/pfs0", 10}, {"/io0/rack0/leaf0", 10}, {"/pfs0/leaf0/io1/bandwidth0", 10}},
+      channel_picks(m:job(j.id), "iobw"))
+    assert.equal(190, g:vertex("/io0/rack0/leaf0"):available())
+    -- the last node takes the rest with it, and the job goes
+    local _, gone = m:release_ranks(j.id, "1")
+    assert.is_true(gone)
+    assert.same({0, 0, 0, 0}, held(g, "iobw", path))
+  end)
+
+  it("a pool named in a release gives back its units on the path too", function()
+    local g = dofile "examples/iobw.lua"
+    local m = core.matcher(g)
+    local j = assert(m:match(channeled(2, 4, "bandwidth", 10, 100)))
+    local link = g:vertex("/pfs0/leaf0/io1/bandwidth0", "iobw")
+    assert.same({1, false}, {m:release_vertices(j.id, {link})})
+    assert.same({10, 0, 10, 10}, held(g, "iobw", {"/pfs0/leaf0/io0/bandwidth0",
+      "/pfs0/leaf0/io1/bandwidth0", "/pfs0/leaf0", "/pfs0"}))
+  end)
+
+  it("a release by rank gives back the node's power on its pdu and the panel", function()
+    local g = dofile "examples/power.lua"
+    for k = 0, 1 do assert(g:vertex("/power0/rack0/node" .. k):set_rank(k)) end
+    local m = core.matcher(g)
+    local j = assert(m:match(channeled(2, 1, "power", 15, 100)))
+    local function pdu0() -- the units held on pdu0's pools and the panel's
+      local a, b = 0, 0
+      for k = 0, 39 do a = a + g:vertex("/powerpanel0/pdu0/power" .. k, "power"):allocated() end
+      for k = 0, 199 do b = b + g:vertex("/powerpanel0/power" .. k, "power"):allocated() end
+      return {a, b}
+    end
+    assert.same({30, 30}, pdu0())
+    assert.same({false}, {select(2, m:release_ranks(j.id, "1"))})
+    assert.same({15, 15}, pdu0())
+    assert.same({0, 0}, held(g, "power", {"/powerpanel0/pdu0/node1/power0",
+      "/powerpanel0/pdu0/node1/power1"}))
+    assert.same({10, 5}, held(g, "power", {"/powerpanel0/pdu0/node0/power0",
+      "/powerpanel0/pdu0/node0/power1"}))
+    assert(m:cancel(j.id))
+    assert.same({0, 0}, pdu0())
+  end)
+end)
+
+describe("channeled requests at the top of a jobspec", function()
+  local function top(amount, with)
+    local rs = {{type = "bandwidth", count = amount}}
+    rs[2] = with
+      or {type = "slot", count = 1, label = "default", with = {{type = "core", count = 1}}}
+    return mh.jobspec(rs, 100)
+  end
+
+  it("take the flow of the job's own node, beside it in the request", function()
+    local g = dofile "examples/iobw.lua"
+    local m = core.matcher(g)
+    -- io0 held whole by another job: its link is that job's
+    assert(m:match(mh.jobspec({{type = "node", count = 1, exclusive = true, with = {{type = "slot",
+      count = 1, label = "default", with = {{type = "core", count = 1}}}}}}, 100)))
+    local j = assert(m:match(top(10, {type = "node", count = 1, with = {{type = "slot", count = 1,
+      label = "default", with = {{type = "core", count = 4}}}}})))
+    local node
+    for _, p in ipairs(j.picks) do if p.vertex:type() == "node" then node = p.vertex:path() end end
+    assert.equal("/io0/rack0/io1", node)
+    assert.same({{"/io0/pfs0", 10}, {"/io0/rack0/leaf0", 10}, {"/pfs0/leaf0/io1/bandwidth0", 10}},
+      channel_picks(j, "iobw"))
+    -- a core's node whose link is too full: the first other node's
+    j = assert(m:match(top(20)))
+    assert.same({{"/io0/pfs0", 20}, {"/io0/rack0/leaf0", 20}, {"/pfs0/leaf0/io2/bandwidth0", 20}},
+      channel_picks(j, "iobw"))
+  end)
+
+  it("need one path that carries them all", function()
+    local g = dofile "examples/iobw.lua"
+    local m = core.matcher(g)
+    local none, msg, code = m:match(top(26), "allocate_with_satisfiability")
+    assert.same({nil, "unsatisfiable request", "ENODEV"}, {none, msg, code})
+    -- released with the job
+    local j = assert(m:match(top(25)))
+    assert.equal(25, g:vertex("/io0/pfs0"):allocated())
+    assert(m:cancel(j.id))
+    assert.equal(0, g:vertex("/io0/pfs0"):allocated())
+  end)
+end)
+
 describe("another subsystem as the dominant one", function()
   -- n slots, each a power unit beside an exclusive node and two units of
   -- the node's own power (the corpus's power/test002).

@@ -1,6 +1,7 @@
 /* test_model.c: the rest of the resource model in C: matches in a chosen
  * window, grow of a job, jobs planned again from their request, and the
- * clock that moves job states (match.h, "the rest of the model").
+ * clock that moves job states (match.h, "the rest of the model"), and the
+ * channel units a partial release gives back.
  *
  * It must not hold the corpus rows of the matcher (test_match.c) nor the
  * store's round trips (test_store.c); graphs come from grovetest.h.
@@ -11,7 +12,9 @@
 #include <string.h>
 
 #include "graph.h"
+#include "idset.h"
 #include "match.h"
+#include "pool.h"
 #include "tap.h"
 #include "grovetest.h"
 
@@ -21,22 +24,29 @@ static grove_graph_t *four(void)
     return test_cluster(&(test_shape_t){.nodes = 4, .cores = 4});
 }
 
-/* n nodes, each a slot of 4 cores, for d seconds. */
-static grove_jobspec_t *nodes_js(int n, int d)
+/* n nodes, each a slot of 4 cores and what beside (a JSON list's further
+ * entries, "" for nothing), for d seconds. */
+static grove_jobspec_t *nodes_with_js(int n, int d, const char *beside)
 {
-    char text[512];
+    char text[640];
     snprintf(text, sizeof(text),
              "{\"version\":9999,\"resources\":[{\"type\":\"node\",\"count\":%d,\"with\":[{\"type\":"
-             "\"slot\",\"count\":1,\"label\":\"s\",\"with\":[{\"type\":\"core\",\"count\":4}]}]}],"
+             "\"slot\",\"count\":1,\"label\":\"s\",\"with\":[{\"type\":\"core\",\"count\":4}]}%s]}],"
              "\"tasks\":[{\"command\":[\"a\"],\"slot\":\"s\",\"count\":{\"per_slot\":1}}],"
              "\"attributes\":{\"system\":{\"duration\":%d}}}",
-             n, d);
+             n, beside, d);
     grove_jobspec_t *js = grove_jobspec_parse(text, strlen(text), NULL, NULL);
     if (!js) {
-        fprintf(stderr, "nodes_js: %s\n", strerror(errno));
+        fprintf(stderr, "nodes_with_js: %s\n", strerror(errno));
         exit(2);
     }
     return js;
+}
+
+/* n nodes, each a slot of 4 cores, for d seconds. */
+static grove_jobspec_t *nodes_js(int n, int d)
+{
+    return nodes_with_js(n, d, "");
 }
 
 /* Match n nodes for d seconds in mode as job id (0: the next); the job id
@@ -57,6 +67,15 @@ static int nodes_of(const grove_graph_t *g, const grove_job_t *j)
     for (size_t i = 0; i < j->npicks; i++)
         n += !strcmp(grove_vertex_type(g, j->picks[i].v), "node");
     return n;
+}
+
+/* The index of v among job j's picks, or -1. */
+static long pick_at(const grove_job_t *j, grove_vid_t v)
+{
+    for (size_t i = 0; i < j->npicks; i++)
+        if (j->picks[i].v == v)
+            return (long)i;
+    return -1;
 }
 
 /* The vertex of node k. */
@@ -233,11 +252,82 @@ static void clock_moves(void)
     grove_graph_destroy(g);
 }
 
+/* ---- channeled pools released in part ----------------------------------------------- */
+
+/* cluster0 > node0-1 (ranks) > core0-3, and pfs0 (100 GB/s) under the
+ * cluster; in subsystem "io", pfs0 -> each node -> its bandwidth0 (25
+ * GB/s, in no other subsystem).  The vertices in v: pfs0, bw0, bw1. */
+static grove_graph_t *io_cluster(grove_vid_t v[3])
+{
+    grove_graph_t *g = test_cluster(&(test_shape_t){.nodes = 2, .cores = 4});
+    grove_vid_t root = grove_graph_root(g, grove_graph_sym_lookup(g, GROVE_CONTAINMENT), 0);
+    grove_vertex_info_t info;
+    grove_vertex_info_init(&info);
+    info.type = "pfs";
+    info.id = 0;
+    info.size = 100;
+    info.unit = "GB/s";
+    v[0] = test_vertex_add(g, &info, root);
+    info.type = "bandwidth";
+    info.size = 25;
+    grove_error_t err;
+    for (int k = 0; k < 2; k++) {
+        v[1 + k] = grove_graph_add_vertex(g, &info);
+        if (v[1 + k] == GROVE_VID_NONE || grove_graph_add_child(g, v[0], node(g, k), "io", &err) < 0
+            || grove_graph_add_child(g, node(g, k), v[1 + k], "io", &err) < 0) {
+            fprintf(stderr, "io_cluster: %s\n", strerror(errno));
+            exit(2);
+        }
+    }
+    return g;
+}
+
+/* What each of the three pools has free over [0, 100) and after it. */
+static bool pools_free(const grove_graph_t *g, const grove_vid_t v[3], int64_t pfs, int64_t bw0,
+                       int64_t bw1)
+{
+    return grove_vertex_available_during(g, v[0], 0, 100) == pfs
+           && grove_vertex_available_during(g, v[1], 0, 100) == bw0
+           && grove_vertex_available_during(g, v[2], 0, 100) == bw1
+           && grove_vertex_available_during(g, v[0], 100, 200) == 100
+           && grove_vertex_available_during(g, v[1], 100, 200) == 25;
+}
+
+static void channel_release(void)
+{
+    grove_vid_t v[3];
+    grove_graph_t *g = io_cluster(v);
+    grove_matcher_t *m = grove_matcher_create(g, NULL);
+    grove_jobspec_t *js = nodes_with_js(2, 100, ",{\"type\":\"bandwidth\",\"count\":10}");
+    const grove_job_t *j = NULL;
+    ok(js && grove_match(m, js, GROVE_MATCH_ALLOCATE, 0, &j, NULL) == 0 && j,
+       "two nodes with 10 GB/s each");
+    ok(pools_free(g, v, 80, 15, 15), "pfs0 carries 20, each link 10, over [0, 100)");
+    grove_idset_t *r = grove_idset_decode("0", NULL);
+    bool removed = true;
+    long n = grove_matcher_release_ranks(m, 1, r, &removed);
+    ok(n == 6 && !removed, "rank 0: node0, its four cores and its link (%ld picks)", n);
+    ok(pools_free(g, v, 90, 25, 15), "pfs0 carries 10 now, node0's link nothing");
+    j = grove_matcher_job(m, 1);
+    long x = j ? pick_at(j, v[0]) : -1;
+    ok(x >= 0 && j->picks[x].amount == 10 && pick_at(j, v[1]) < 0, "the job says so");
+    grove_idset_destroy(r);
+    r = grove_idset_decode("1", NULL);
+    n = grove_matcher_release_ranks(m, 1, r, &removed);
+    ok(removed && !grove_matcher_job(m, 1), "rank 1 takes the rest: the job goes");
+    ok(pools_free(g, v, 100, 25, 25), "every conduit free again");
+    grove_idset_destroy(r);
+    grove_jobspec_destroy(js);
+    grove_matcher_destroy(m);
+    grove_graph_destroy(g);
+}
+
 int main(void)
 {
     windows();
     grow();
     replan();
     clock_moves();
+    channel_release();
     return done_testing();
 }
