@@ -113,7 +113,7 @@ static void note_where(lua_State *S, grovel_sandbox_t *sb)
 }
 
 /* Raise the error of the limit that stopped the run (fatal is set). */
-static int raise_fatal(lua_State *S)
+int grovel_sandbox_raise(lua_State *S)
 {
     grovel_sandbox_t *sb = grovel_sandbox_of(S);
     char buf[256];
@@ -132,7 +132,27 @@ static void charge(lua_State *S, lua_Integer work)
     if (sb->used >= sb->budget && !sb->fatal)
         sb->fatal = GROVEL_SB_BUDGET_OUT;
     if (sb->fatal || out_of_time(sb))
-        raise_fatal(S);
+        grovel_sandbox_raise(S);
+}
+
+void grovel_sandbox_charge(lua_State *S, lua_Integer work)
+{
+    charge(S, work);
+}
+
+bool grovel_sandbox_pause(grovel_sandbox_t *sb)
+{
+    if (!sb->entered)
+        return false;
+    sb->spent += mono_ns() - sb->entered;
+    sb->entered = 0;
+    return true;
+}
+
+void grovel_sandbox_resume(grovel_sandbox_t *sb, bool was)
+{
+    if (was)
+        sb->entered = mono_ns();
 }
 
 static void count_hook(lua_State *S, lua_Debug *ar)
@@ -235,7 +255,7 @@ static int finish_pcall(lua_State *S, int status, int first)
         if (status == LUA_ERRMEM && !sb->fatal && sb->running)
             sb->fatal = GROVEL_SB_MEMORY_OUT;
         if (sb->fatal)
-            return raise_fatal(S);
+            return grovel_sandbox_raise(S);
         lua_pushboolean(S, 0);
         lua_insert(S, -2);
         return 2;
@@ -400,7 +420,7 @@ static int pattern_tick(void *arg, uint64_t steps)
 static void pattern_done(lua_State *S, grove_pattern_t *ps, int rc)
 {
     if (rc < 0 && ps->stopped)
-        raise_fatal(S);
+        grovel_sandbox_raise(S);
     if (rc < 0)
         luaL_error(S, "%s", ps->msg);
     charge(S, (lua_Integer)(ps->steps % GROVE_PATTERN_TICK));

@@ -28,8 +28,12 @@
  * xpcall cannot catch the errors these limits raise, and an xpcall message
  * handler is not run for them.
  *
+ * Users: placement policies (l_policy.c) and queue policies through the
+ * generic script handle (l_script.c).
+ *
  * This header must not hold anything of policies (hooks, the policy
- * table, ctx: l_policy.c) or of vertex views (l_view.c).
+ * table, ctx: l_policy.c), of vertex views (l_view.c) or of scripts
+ * (l_script.c).
  */
 #ifndef GROVEL_LSANDBOX_H
 #define GROVEL_LSANDBOX_H
@@ -82,6 +86,21 @@ void grovel_sandbox_push_env(grovel_sandbox_t *sb);
  * Never raise. */
 void grovel_sandbox_start(grovel_sandbox_t *sb);
 void grovel_sandbox_stop(grovel_sandbox_t *sb);
+
+/* Stop and restart the clock around work the host does for the policy
+ * while a run is under way (a host API call): that time is not the
+ * policy's.  pause returns whether the clock was running; resume takes it.
+ * Never raise. */
+bool grovel_sandbox_pause(grovel_sandbox_t *sb);
+void grovel_sandbox_resume(grovel_sandbox_t *sb, bool was);
+
+/* In a C function called from the policy's code in S: charge work
+ * instructions to the run, and raise the limit's error when a limit is past
+ * (also when one was already past). */
+void grovel_sandbox_charge(lua_State *S, lua_Integer work);
+
+/* Raise the error of the limit that stopped the run (sb->fatal set) on S. */
+int grovel_sandbox_raise(lua_State *S);
 
 /* The sandbox that owns S. */
 grovel_sandbox_t *grovel_sandbox_of(lua_State *S);

@@ -53,7 +53,11 @@ describe(":help NAME", function()
     assert.equal("no entry for 'nothing_here' in the API reference (`make docs` lists them in "
       .. "docs/api/)\n", err:text())
     -- a method's last part alone finds it when one entry has it
-    assert.matches("^policy:heap", assert(apidoc.lookup("heap")))
+    assert.matches("^policy:traceback", assert(apidoc.lookup("traceback")))
+    -- and says which entries when several have it
+    local none, msg = apidoc.lookup("heap")
+    assert.is_nil(none)
+    assert.equal("'heap' names several entries: policy:heap, script:heap", msg)
   end)
 
   it("documents every policy field the loader accepts", function()

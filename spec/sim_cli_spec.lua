@@ -117,7 +117,7 @@ describe("grove sim", function()
   it("refuses a queue policy that reaches outside its sandbox", function()
     local out, rc = sim("--trace " .. F .. "small.swf --quiet --queue " .. F .. "escape.lua")
     assert.equal(1, rc)
-    assert.equal("grove sim: " .. F .. "escape.lua:3: queue policy escape: unknown global " ..
+    assert.equal("grove sim: queue policy escape: " .. F .. "escape.lua:3: undefined global " ..
       "'io'\n", out)
   end)
 

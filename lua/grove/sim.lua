@@ -42,7 +42,6 @@ local trace = require "grove.sim.trace"
 local M = {}
 
 local fmt = string.format
-local enter, leave = queue.enter, queue.leave
 
 M.queue = queue
 M.trace = trace
@@ -154,7 +153,7 @@ end
 --             M.GANTT_MAX placements are kept (the first ones: memory stays
 --             bounded however long the trace), see Sim:gantt_records()
 --   buckets   time series resolution (default 400, see grove.sim.metrics)
---   budget, memory   the queue policy's limits (grove.sim.queue.load)
+--   budget, memory, time   the queue policy's limits (grove.sim.queue.load)
 -- Raises on misuse; returns nil, message, code when a file cannot be read.
 function M.new(opts)
   if type(opts) ~= "table" then
@@ -162,7 +161,7 @@ function M.new(opts)
   end
   local known = {graph = 1, cluster = 1, queue = 1, policy = 1, procs_as = 1, on_down = 1,
     reservations = 1,
-    out = 1, report = 1, gantt = 1, buckets = 1, budget = 1, memory = 1}
+    out = 1, report = 1, gantt = 1, buckets = 1, budget = 1, memory = 1, time = 1}
   for k in pairs(opts) do
     if not known[k] then error(fmt("bad argument #1 to 'new' (unknown option '%s')", k), 2) end
   end
@@ -186,7 +185,13 @@ function M.new(opts)
   local q = opts.queue or "fcfs"
   if type(q) == "string" then
     local msg, code
-    q, msg, code = queue.load(q, {budget = opts.budget, memory = opts.memory})
+    q, msg, code = queue.load(q, {budget = opts.budget, memory = opts.memory,
+      time = opts.time})
+    if not q then return nil, msg, code end
+  elseif q.bound then
+    -- a policy serves one simulation: its mirrors of jobs are that run's
+    local msg, code
+    q, msg, code = q:reload()
     if not q then return nil, msg, code end
   end
   local self = setmetatable({g = g, procs_as = procs_as, on_down = on_down, queue_policy = q,
@@ -219,6 +224,7 @@ function M.new(opts)
   self.total = total
   self.acc = metrics.new{units = total, buckets = opts.buckets}
   self.ctx = M.context(self)
+  q:bind(self.ctx)
   g:set_now(0)
   return self
 end
@@ -456,6 +462,17 @@ local function view_of(rec)
   return v
 end
 
+-- The job's reservation, in its record and in the view its queue policy
+-- sees (a mirror in the policy's sandbox, refreshed here).
+local function set_reserved(self, rec, t)
+  rec.reserved = t
+  local v = rec.view
+  if v and v.reserved ~= t then
+    v.reserved = t
+    if rec.state == "queued" then self.queue_policy:share(rec.id, v) end
+  end
+end
+
 local function compact(self)
   local q, j = self.queue, 0
   for i = 1, #q do
@@ -480,7 +497,7 @@ local function enqueue(self, rec)
   table.insert(q, i, rec)
   self.qlen = self.qlen + 1
   self.qdirty = true
-  view_of(rec)
+  self.queue_policy:share(rec.id, view_of(rec))
 end
 
 -- ---- starting and ending ---------------------------------------------------------------
@@ -544,6 +561,7 @@ local function begin_run(self, rec, job)
   rec.est_end = self.now + rec.estimate
   rec.reserved, rec.vres = nil, nil
   if rec.view then rec.view.reserved = nil end
+  self.queue_policy:unshare(rec.id)
   record_nodes(self, rec, job.vids)
   if not rec.procs then
     local info = self.m:info(rec.id)
@@ -625,8 +643,7 @@ function drop_reservations(self)
   for _, rec in ipairs(self.queue) do
     if rec.state == "queued" and rec.reserved then
       if rec.vres then rec.vres = nil else self.m:cancel(rec.id) end
-      rec.reserved = nil
-      rec.view.reserved = nil
+      set_reserved(self, rec, nil)
     end
   end
   self.changed = true
@@ -837,7 +854,8 @@ local function reserve(self, rec)
     local t = counted_earliest(self, rec, rec.procs, rec.estimate)
     if t == self.now and try_now(self, rec) then return self.now, "started" end
     if t == self.now then t = self.now + 1 end -- cannot happen with plain requests
-    rec.vres, rec.reserved, rec.view.reserved = t, t, t
+    rec.vres = t
+    set_reserved(self, rec, t)
     wake(self, t)
     return t, "reserved"
   end
@@ -850,8 +868,7 @@ local function reserve(self, rec)
     begin_run(self, rec, j)
     return self.now, "started"
   end
-  rec.reserved = j.start
-  rec.view.reserved = j.start
+  set_reserved(self, rec, j.start)
   wake(self, j.start)
   return j.start, "reserved"
 end
@@ -863,8 +880,7 @@ local function cancel_reservation(self, rec)
   else
     self.m:cancel(rec.id)
   end
-  rec.reserved = nil
-  rec.view.reserved = nil
+  set_reserved(self, rec, nil)
   return true
 end
 
@@ -994,6 +1010,10 @@ function M.context(sim)
         end)
       end
       exported_version = version
+      -- a new mirror each time (unshare, then share): the policy may
+      -- still hold the last one
+      pol:unshare("queue")
+      pol:share("queue", exported)
     end
     return exported
   end
@@ -1008,10 +1028,10 @@ function M.context(sim)
       end
     end
     local s = sim
-    enter()
     local ok
     if rec.reserved == s.now and rec.vres then
-      rec.vres, rec.reserved, rec.view.reserved = nil, nil, nil
+      rec.vres = nil
+      set_reserved(s, rec, nil)
       ok = try_now(s, rec)
       if not ok then reserve(s, rec) end
     elseif rec.reserved == s.now then
@@ -1032,28 +1052,22 @@ function M.context(sim)
     else
       ok = try_now(s, rec)
     end
-    leave()
     return ok
   end
   function ctx.reserve(_, view)
     local rec = rec_of(sim, view, "reserve")
     if rec.reserved then return rec.reserved, "reserved" end
-    enter()
     local t, how = reserve(sim, rec)
-    leave()
     return t, how
   end
   function ctx.cancel(_, view)
     local rec = rec_of(sim, view, "cancel")
-    enter()
     local ok = cancel_reservation(sim, rec)
-    leave()
     return ok
   end
   function ctx.earliest(_, view)
     local rec = rec_of(sim, view, "earliest")
     if rec.reserved then return rec.reserved end
-    enter()
     local t
     if counting(sim) then
       t = counted_earliest(sim, rec, rec.procs, rec.estimate)
@@ -1061,7 +1075,6 @@ function M.context(sim)
       local j = sim.m:match(rec.js, "without_allocating_future")
       t = j and j.start or nil
     end
-    leave()
     return t
   end
   function ctx.free() return sim.total - sim.used end

@@ -23,12 +23,15 @@ return {
     if not head then return end
     -- Backfill: a later job starts when it fits now and does not delay
     -- the head's earliest start (its shadow time).
+    -- (What is free changes only when a job starts.)
     local protect = {protect = head}
+    local free = ctx:free()
     for k = i + 1, #q do
-      local free = ctx:free()
       if free <= 0 then break end
       local job = q[k]
-      if not job.procs or job.procs <= free then ctx:start(job, protect) end
+      if (not job.procs or job.procs <= free) and ctx:start(job, protect) then
+        free = ctx:free()
+      end
     end
   end,
 }

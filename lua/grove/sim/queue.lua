@@ -17,16 +17,19 @@
 --   base = "easy"       optional: take schedule (and priority, when this
 --                       file has none) from another queue policy
 --
--- The sandbox is the one placement policies run in, rebuilt in Lua: the
--- file is loaded as text only, into an environment built from an
--- allow-list (assert error ipairs next pairs pcall xpcall select tonumber
--- tostring type rawequal rawlen rawget rawset, getmetatable for tables
--- only, setmetatable without __gc, private copies of math, string without
--- dump, table, utf8); unknown globals raise when read, globals cannot be
--- written.  While the policy runs (its chunk, each pass, each priority
--- call) an instruction budget and a cap on heap growth hold; once either
--- is exceeded every further instruction raises again, so pcall inside the
--- policy cannot swallow it, and the pass fails with the policy's name.
+-- Each file runs in the sandbox placement policies run in (docs/security.md):
+-- a Lua state of its own, loaded as text only, with an allow-listed
+-- environment (no io, os, load, require, debug, string.dump; unknown
+-- globals raise, globals cannot be written), Grove's bounded pattern
+-- matcher, an instruction budget and a wall-clock limit per call of
+-- schedule (the priority calls a pass makes are part of it), and a memory
+-- cap on everything the policy holds across calls.  pcall inside the
+-- policy cannot catch the limits.  The policy and the simulator exchange
+-- copies (grove.core.script_load: structured data, made in C); ctx's
+-- methods run in the simulator with the policy's clock stopped.  The jobs
+-- and the queue the policy sees are mirrors the simulator refreshes
+-- (Policy:share), so a pass does not copy the queue.
+local core = require "grove.core"
 local gpolicy = require "grove.policy"
 
 local M = {}
@@ -37,91 +40,7 @@ M.builtins = {"fcfs", "easy", "conservative", "priority"}
 
 local DEFAULT_BUDGET = 100000000
 local DEFAULT_MEMORY = 256 * 1024 * 1024
-local STEP = 1000
-
-local function copy(t, skip)
-  local c = {}
-  for k, v in pairs(t) do
-    if not (skip and skip[k]) then c[k] = v end
-  end
-  return c
-end
-
-local function new_env(name)
-  local env = {
-    assert = assert, error = error, ipairs = ipairs, next = next, pairs = pairs,
-    pcall = pcall, xpcall = xpcall, select = select, tonumber = tonumber,
-    tostring = tostring, type = type, rawequal = rawequal, rawlen = rawlen,
-    rawget = rawget, rawset = rawset,
-    math = copy(math), string = copy(string, {dump = true}), table = copy(table),
-    utf8 = copy(utf8),
-  }
-  env.getmetatable = function(t)
-    if type(t) ~= "table" then return nil end
-    return getmetatable(t)
-  end
-  env.setmetatable = function(t, mt)
-    if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
-      error("setmetatable: __gc is not allowed in a queue policy", 2)
-    end
-    return setmetatable(t, mt)
-  end
-  env._G = env
-  -- "FILE:LINE: " of the policy code that touched a global
-  local function where()
-    local info = debug.getinfo(3, "Sl")
-    if info and info.currentline and info.currentline > 0 then
-      return fmt("%s:%d: ", info.short_src, info.currentline)
-    end
-    return ""
-  end
-  return setmetatable(env, {
-    __index = function(_, k)
-      error(fmt("%squeue policy %s: unknown global '%s'", where(), name, tostring(k)), 0)
-    end,
-    __newindex = function(_, k)
-      error(fmt("%squeue policy %s: cannot set global '%s'", where(), name, tostring(k)), 0)
-    end,
-  })
-end
-
--- Work the simulator does for a policy (its ctx methods) must not be cut
--- in half by the budget: between enter() and leave() the limits wait, and
--- raise at the first hook after leave().
-local critical = 0
-function M.enter() critical = critical + 1 end
-function M.leave() critical = critical - 1 end
-
--- Run f(...) under the policy's limits; true and results, or false and
--- the message.
-local function guarded(self, f, ...)
-  local budget, memory = self.budget, self.memory
-  local used = 0
-  local base = collectgarbage("count")
-  local over
-  local function hook()
-    used = used + STEP
-    if critical > 0 then return end
-    if over then error(over, 0) end
-    if used > budget then
-      over = fmt("queue policy %s: instruction budget exceeded (%d)", self.name, budget)
-      error(over, 0)
-    end
-    if (collectgarbage("count") - base) * 1024 > memory then
-      over = fmt("queue policy %s: memory limit exceeded (%d bytes)", self.name, memory)
-      error(over, 0)
-    end
-  end
-  local prev = {debug.gethook()}
-  critical = 0
-  debug.sethook(hook, "", STEP)
-  local res = table.pack(xpcall(f, function(e)
-    return over or (type(e) == "string" and e or tostring(e))
-  end, ...))
-  debug.sethook(table.unpack(prev, 1, 3))
-  if over then return false, over end
-  return table.unpack(res, 1, res.n)
-end
+local DEFAULT_TIME = 10
 
 -- The path of the queue policy called name, or nil, message, "ENOENT".
 function M.find(name)
@@ -141,49 +60,89 @@ end
 local Policy = {}
 Policy.__index = Policy
 
--- Call a hook of the policy under its limits; raises the policy's error.
+-- Call a hook of the policy (or of its base) under its limits; raises
+-- "queue policy NAME: FILE:LINE: reason".
 function Policy:call(hook, ...)
-  local f = self[hook]
-  local ok, a = guarded(self, f, ...)
-  if not ok then error(a, 0) end
-  return a
+  return self[hook](...)
 end
 
-local function load_text(text, path, opts, depth)
-  local name = opts.name or path:match("([^/]+)%.lua$") or path
-  local self = setmetatable({path = path, name = name,
-    budget = opts.budget or DEFAULT_BUDGET, memory = opts.memory or DEFAULT_MEMORY}, Policy)
-  local env = new_env(name)
-  local chunk, err = load(text, "@" .. path, "t", env)
-  if not chunk then return nil, err, "EINVAL" end
-  local ok, t = guarded(self, chunk)
-  if not ok then return nil, t, "EINVAL" end
-  if type(t) ~= "table" then
-    return nil, fmt("%s: a queue policy must return a table (got %s)", path, type(t)), "EINVAL"
+-- Every sandbox the policy's hooks run in: its own, then its bases'.
+local function scripts(self)
+  local list, p = {}, self
+  while p do
+    list[#list + 1] = p.script
+    p = p.base
   end
-  for k in pairs(t) do
-    if k ~= "name" and k ~= "description" and k ~= "schedule" and k ~= "priority"
-      and k ~= "base" then
+  return list
+end
+
+-- Give the policy ctx (a table of functions, see docs/sim.md): the
+-- policy's ctx calls them, and ctx passed to a hook is the policy's ctx.
+function Policy:bind(ctx)
+  for _, s in ipairs(scripts(self)) do s:api(ctx) end
+  self.bound = ctx
+end
+
+-- Mirror t in the policy's sandboxes under key (see grove.core.script_load):
+-- t keeps its identity across calls and is copied only here.
+function Policy:share(key, t)
+  for _, s in ipairs(scripts(self)) do s:share(key, t) end
+end
+
+function Policy:unshare(key)
+  for _, s in ipairs(scripts(self)) do s:unshare(key) end
+end
+
+-- A fresh copy of the policy (its own sandboxes), for another simulation.
+function Policy:reload()
+  return M.parse(self.text, self.path, self.opts)
+end
+
+-- The host function that calls hook of script (the name is the
+-- policy's, for messages).
+local function hook_caller(self, script, hook)
+  return function(...)
+    local r = table.pack(script:call(hook, ...))
+    if not r[1] then error(fmt("queue policy %s: %s", self.name, r[2]), 0) end
+    return table.unpack(r, 2, r.n)
+  end
+end
+
+local FIELDS = {name = true, description = true, schedule = true, priority = true, base = true}
+
+local function load_text(text, path, opts, depth)
+  local name = path:match("([^/]+)%.lua$") or path
+  local script, err, code = core.script_load(text, path, {budget = opts.budget or DEFAULT_BUDGET,
+    memory = opts.memory or DEFAULT_MEMORY, time = opts.time or DEFAULT_TIME})
+  if not script then return nil, err, code end
+  local types, got = script:types()
+  if not types then
+    return nil, fmt("%s: a queue policy must return a table (got %s)", path, got), "EINVAL"
+  end
+  for k in pairs(types) do
+    if not FIELDS[k] then
       return nil, fmt("%s: unknown field '%s' (name, description, schedule, priority, base)",
         path, tostring(k)), "EINVAL"
     end
   end
-  if t.name ~= nil and type(t.name) ~= "string" then
+  local self = setmetatable({path = path, text = text, opts = opts, script = script}, Policy)
+  if types.name ~= nil and types.name ~= "string" then
     return nil, path .. ": name must be a string", "EINVAL"
   end
-  self.name = t.name or name
-  self.description = type(t.description) == "string" and t.description or ""
+  self.name = types.name and script:get("name") or name
+  self.description = types.description == "string" and script:get("description") or ""
   for _, h in ipairs{"schedule", "priority"} do
-    if t[h] ~= nil and type(t[h]) ~= "function" then
+    if types[h] ~= nil and types[h] ~= "function" then
       return nil, fmt("%s: %s must be a function", path, h), "EINVAL"
     end
+    if types[h] then self[h] = hook_caller(self, script, h) end
   end
-  self.schedule, self.priority = t.schedule, t.priority
-  if t.base ~= nil then
-    if type(t.base) ~= "string" then return nil, path .. ": base must be a name", "EINVAL" end
+  if types.base ~= nil then
+    if types.base ~= "string" then return nil, path .. ": base must be a name", "EINVAL" end
+    local bname = script:get("base")
     if depth > 8 then return nil, path .. ": base policies nest too deeply", "EINVAL" end
-    local b, msg, code = M.load(t.base, opts, depth + 1)
-    if not b then return nil, fmt("%s: base '%s': %s", path, t.base, msg), code end
+    local b, msg, bcode = M.load(bname, opts, depth + 1)
+    if not b then return nil, fmt("%s: base '%s': %s", path, bname, msg), bcode end
     self.schedule = self.schedule or b.schedule
     self.priority = self.priority or b.priority
     self.base = b
@@ -195,8 +154,9 @@ local function load_text(text, path, opts, depth)
 end
 
 -- Load a queue policy by name or path.  opts: budget (instructions per
--- call, default 100,000,000), memory (bytes of heap growth per call,
--- default 256 MiB).  A policy, or nil, message, code.
+-- pass, default 100,000,000), memory (bytes the policy may hold, default
+-- 256 MiB), time (wall-clock seconds per pass, default 10).  A policy, or
+-- nil, message, code.
 function M.load(spec, opts, depth)
   if type(spec) ~= "string" then
     error(fmt("bad argument #1 to 'load' (string expected, got %s)", type(spec)), 2)

@@ -1,0 +1,244 @@
+-- queue_sandbox_spec: queue policies run in the C sandbox placement
+-- policies run in (grove.core.script_load, docs/security.md): the limits
+-- stop what an instruction budget in Lua could not (a C library call), the
+-- environment hands out nothing of the host, memory kept across passes is
+-- capped, the host's work in ctx is not charged to the policy, and a
+-- failing pass leaves the simulation as it was.
+local grove = require "grove"
+local core = require "grove.core"
+local sim = grove.sim
+local R = grove.cluster.resources
+
+local function machine()
+  return grove.cluster "c" { R.node(4, {hostnames = "n[0-3]"}) { R.core(8) } }
+end
+
+local function parse(text, opts)
+  return assert(sim.queue.parse(text, "q.lua", opts))
+end
+
+-- A simulation whose first pass runs the policy text; jobs 1 and 2 wait.
+local function waiting(text, opts)
+  local s = assert(sim.new{graph = machine(), queue = parse(text, opts)})
+  s:submit{id = 1, submit = 0, run = 10, procs = 4}
+  s:submit{id = 2, submit = 0, run = 10, procs = 32}
+  return s
+end
+
+-- What a failed pass must leave as it was.
+local function state(s)
+  local j1, j2 = s:job(1), s:job(2)
+  return {s:clock(), s:counts(), j1 and j1.state, j2 and j2.state}
+end
+
+local function fails(s, pattern)
+  local before = state(s)
+  local ok, err = pcall(s.step, s)
+  assert.is_false(ok)
+  assert.matches(pattern, err)
+  -- the pass never ran: the clock moved to the arrivals, nothing started
+  local after = state(s)
+  assert.same(before[2].started, after[2].started)
+  assert.equal(0, after[2].running)
+  return err
+end
+
+describe("a queue policy in the C sandbox", function()
+  it("is stopped in a backtracking pattern by the instruction budget", function()
+    local s = waiting([[
+      return { schedule = function(ctx)
+        local s = ("a"):rep(30)
+        return s:find(("a?"):rep(30) .. ("a"):rep(30) .. "b")
+      end }]], {budget = 10000})
+    local t = os.clock()
+    local err = fails(s, "^queue policy q: q%.lua:3: instruction budget of 10000 exceeded$")
+    assert.is_true(os.clock() - t < 1, err)
+  end)
+
+  it("is stopped in a backtracking pattern by the wall clock", function()
+    local s = waiting([[
+      return { schedule = function(ctx)
+        local s = ("a"):rep(30)
+        return s:find(("a?"):rep(30) .. ("a"):rep(30) .. "b")
+      end }]], {budget = 1e15, time = 0.2})
+    fails(s, "^queue policy q: q%.lua:3: wall%-clock limit of 0%.2 s exceeded$")
+  end)
+
+  it("cannot catch a limit with pcall and keep going", function()
+    local s = waiting([[
+      return { schedule = function(ctx)
+        pcall(string.find, ("a"):rep(30), ("a?"):rep(30) .. ("a"):rep(30) .. "b")
+        ctx:start(ctx:queue()[1])
+      end }]], {budget = 10000})
+    fails(s, "instruction budget of 10000 exceeded$")
+  end)
+
+  for _, c in ipairs{
+    {"io", "io.open('/etc/passwd')"}, {"os", "os.execute('true')"},
+    {"require", "require('grove')"}, {"debug", "debug.getregistry()"},
+    {"load", "load('return 1')"}, {"dofile", "dofile('/dev/null')"},
+    {"string.dump", "string.dump(print)"},
+    {"the string metatable", "getmetatable('').__index.rep = nil"},
+  } do
+    it("gets nothing from " .. c[1], function()
+      local s = waiting("return { schedule = function(ctx) " .. c[2] .. " end }")
+      fails(s, "^queue policy q: q%.lua:1: ")
+      assert.is_function(string.rep)
+      assert.equal(string, getmetatable("").__index)
+    end)
+  end
+
+  it("changes only its own copies of the libraries", function()
+    local s = waiting([[
+      return { schedule = function(ctx)
+        string.rep = nil; table.insert = nil; math.floor = nil
+        for _, job in ipairs(ctx:queue()) do ctx:start(job) end
+      end }]])
+    s:run()
+    assert.is_function(string.rep)
+    assert.is_function(table.insert)
+    assert.is_function(math.floor)
+    assert.equal(2, s:counts().finished)
+  end)
+
+  it("hits the memory cap with what it keeps across passes", function()
+    local q = parse([[
+      local kept = {}
+      return { schedule = function(ctx)
+        kept[#kept + 1] = ("x"):rep(100000) .. #kept
+        for _, job in ipairs(ctx:queue()) do if not ctx:start(job) then return end end
+      end }]], {memory = 2 * 1024 * 1024})
+    local s = assert(sim.new{graph = machine(), queue = q})
+    for i = 1, 100 do s:submit{id = i, submit = i, run = 1000, procs = 32} end
+    local ok, err = pcall(s.run, s)
+    assert.is_false(ok)
+    assert.matches("^queue policy q: q%.lua[:%d]*: memory limit of 2097152 bytes exceeded$", err)
+    assert.is_true(s:clock() > 5)   -- a later pass: the cap held across passes
+  end)
+
+  it("is not charged for the time ctx's methods take", function()
+    local q = parse([[
+      return { schedule = function(ctx)
+        for _ = 1, 3 do ctx:usage("slow") end
+        for _, job in ipairs(ctx:queue()) do ctx:start(job) end
+      end }]], {time = 0.1})
+    local s = assert(sim.new{graph = machine(), queue = q})
+    local usage = s.ctx.usage
+    s.ctx.usage = function(...)           -- the host is slow, not the policy
+      local t = os.clock()
+      while os.clock() - t < 0.05 do end
+      return usage(...)
+    end
+    s:submit{id = 1, submit = 0, run = 10, procs = 4}
+    s:run()
+    assert.equal(1, s:counts().finished)
+  end)
+
+  it("sees the jobs as data, the same tables across a pass, changed only by the host",
+    function()
+      local q = parse([[
+        return { schedule = function(ctx)
+          local q = ctx:queue()
+          assert(q == ctx:queue(), "the queue is one table while it does not change")
+          local job = q[1]
+          assert(type(job.id) == "integer" or math.type(job.id) == "integer")
+          job.procs = 1                 -- its own copy: the host keeps 40
+          if not ctx:start(job) then
+            assert(ctx:reserve(job) == 10 and job.reserved == 10, "reserved")
+            error("job " .. job.id .. " waits until " .. job.reserved, 0)
+          end
+        end }]])
+      local s = assert(sim.new{graph = machine(), queue = q})
+      s:submit{id = 1, submit = 0, run = 10, procs = 32}
+      s:advance(0)
+      s:submit{id = 2, submit = 1, run = 10, procs = 32}
+      local ok, err = pcall(s.advance, s, 1)
+      assert.is_false(ok)
+      assert.equal("queue policy q: job 2 waits until 10", err)
+    end)
+end)
+
+describe("grove.core.script_load", function()
+  local function load(text, opts)
+    return assert(core.script_load(text, "s.lua", opts))
+  end
+
+  it("calls named functions with copies and returns copies", function()
+    local s = load([[return { f = function(t, n) t.x = n; return t, #t, n + 1 end }]])
+    local t = {1, 2, 3, nested = {a = "b"}}
+    local ok, r, len, n = s:call("f", t, 4)
+    assert.is_true(ok)
+    assert.same({1, 2, 3, nested = {a = "b"}, x = 4}, r)
+    assert.are_not.equal(t, r)
+    assert.is_nil(t.x)
+    assert.equal(3, len)
+    assert.equal(5, n)
+    assert.same({false, "s.lua: no function 'g'"}, {s:call("g")})
+  end)
+
+  it("refuses functions and tables that hold themselves at the border", function()
+    local s = load([[return { f = function() return function() end end,
+      g = function() local t = {}; t.t = t; return t end, h = function(x) return x end }]])
+    assert.same({false, "a function cannot leave the sandbox"}, {s:call("f")})
+    local ok, err = s:call("g")
+    assert.is_false(ok)
+    assert.matches("nested more than 128 levels", err)
+    ok, err = s:call("h", print)
+    assert.is_false(ok)
+    assert.matches("a function cannot go into the sandbox", err)
+  end)
+
+  it("gives the script an API whose table stands for the host's, with errors placed", function()
+    local s = load([[return { f = function(api, job)
+        local ok, err = pcall(function() api.fail() end)
+        return api:add(job, 2), ok, err, api:add(job, 3) end }]])
+    local api = {}
+    function api.add(self, job, n)
+      assert(self == api)
+      return job.v + n
+    end
+    function api.fail() error("no", 0) end
+    s:api(api)
+    assert.same({true, 3, false, "s.lua:2: no", 4}, {s:call("f", api, {v = 1})})
+  end)
+
+  it("keeps shared tables' identity both ways, refreshed by share", function()
+    local s = load([[local seen
+      return { f = function(job)
+        local same = job == seen
+        seen = job
+        return job, same, job.n
+      end }]])
+    local job = {n = 1}
+    s:share(7, job)
+    local _, back, same = s:call("f", job)
+    assert.equal(job, back)
+    assert.is_false(same)
+    local n
+    job.n = 2
+    _, _, same, n = s:call("f", job)
+    assert.is_true(same)
+    assert.equal(1, n)                  -- not refreshed yet
+    s:share(7, job)
+    _, _, _, n = s:call("f", job)
+    assert.equal(2, n)
+    s:unshare(7)
+    _, back, same = s:call("f", job)
+    assert.are_not.equal(job, back)     -- a copy again
+    assert.is_false(same)
+  end)
+
+  it("reports its fields and loads text only", function()
+    local s = load([[return { name = "n", f = function() end }]])
+    assert.same({name = "string", f = "function"}, s:types())
+    assert.equal("n", s:get("name"))
+    assert.has_error(function() s:get("f") end, "s.lua: field 'f' is a function")
+    local t, got = load("return 1"):types()
+    assert.is_nil(t)
+    assert.equal("number", got)
+    local none, msg, code = core.script_load(string.dump(function() end), "b.lua")
+    assert.is_nil(none)
+    assert.matches("binary", msg)
+    assert.equal("EINVAL", code)
+  end)
+end)
