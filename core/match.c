@@ -99,6 +99,14 @@ struct grove_matcher {
     grove_graph_t *g;
     grove_policy_t pol;
     char *pol_name;
+    /* Policies that explore by use (grove_policy_t.explore_by_use): what
+     * was free below each vertex when a job last went through it, by
+     * vertex id (UINT64_MAX: never gone through), and the pass that last
+     * set it (so a job's shared ancestors are figured once). */
+    uint64_t *use;
+    uint32_t *use_pass;
+    size_t usecap;
+    uint32_t pass;
     grove_match_config_t cfg;
     char *constraint_type;
 
@@ -244,6 +252,8 @@ void grove_matcher_destroy(grove_matcher_t *m)
     free(m->result.picks);
     free(m->pol_name);
     free(m->constraint_type);
+    free(m->use);
+    free(m->use_pass);
     free(m->stamp);
     free(m->taken);
     free(m->mflags);
@@ -544,6 +554,101 @@ static bool constraint_ok(const grove_matcher_t *m, grove_vid_t v)
 
 /* ---- candidate walk --------------------------------------------------------- */
 
+/* ---- exploring by use ------------------------------------------------------- */
+
+/* Room for the use figures of every vertex of the graph, new ones never
+ * gone through.  0, or -1 with ENOMEM and the figures as they were. */
+static int use_reserve(grove_matcher_t *m)
+{
+    size_t n = m->g->nv;
+    if (n <= m->usecap)
+        return 0;
+    uint64_t *use = realloc(m->use, n * sizeof(*use));
+    if (!use)
+        goto nomem;
+    m->use = use;
+    uint32_t *pass = realloc(m->use_pass, n * sizeof(*pass));
+    if (!pass)
+        goto nomem; /* m->use is larger than usecap says: harmless */
+    m->use_pass = pass;
+    for (size_t i = m->usecap; i < n; i++) {
+        m->use[i] = UINT64_MAX;
+        m->use_pass[i] = 0;
+    }
+    m->usecap = n;
+    return 0;
+nomem:
+    errno = ENOMEM;
+    return -1;
+}
+
+static uint64_t use_of(const grove_matcher_t *m, grove_vid_t v)
+{
+    return v < m->usecap ? m->use[v] : UINT64_MAX;
+}
+
+/* The children kids[0..n) in the order of exploring by use: most free
+ * when last gone through first, then highest vertex id (insertion sort:
+ * stable, and a vertex has few children, or children mostly in order). */
+static void order_by_use(const grove_matcher_t *m, grove_vid_t *kids, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        grove_vid_t k = kids[i];
+        uint64_t w = use_of(m, k);
+        size_t j = i;
+        while (j > 0) {
+            uint64_t wj = use_of(m, kids[j - 1]);
+            if (wj > w || (wj == w && kids[j - 1] > k))
+                break;
+            kids[j] = kids[j - 1];
+            j--;
+        }
+        kids[j] = k;
+    }
+}
+
+/* The index of the aggregate type whose free units rank v when a job goes
+ * through it: the first low-level type the aggregate specification names
+ * for v's type (an "ALL:" pair only for another type than v's own), or -1
+ * when none does. */
+static int use_type(const grove_graph_t *g, grove_vid_t v)
+{
+    grove_sym_t t = g->v[v].type;
+    for (size_t i = 0; i < g->npairs; i++) {
+        grove_sym_t high = g->agg_pair[i].high, low = g->agg_low[g->agg_pair[i].low];
+        if (high == t || (high == GROVE_SYM_NONE && low != t))
+            return g->agg_pair[i].low;
+    }
+    return -1;
+}
+
+/* After a job was recorded through picks[0..n): rank again every vertex
+ * below the root on the way to a pick by what is free below it now, so
+ * the next job explores elsewhere first.  A vertex that keeps no aggregate
+ * (leaves) or holds no unit of its ranking type keeps its figure. */
+static void use_update(grove_matcher_t *m, const grove_pick_t *picks, size_t n, int64_t now)
+{
+    const grove_graph_t *g = m->g;
+    if (++m->pass == 0) { /* wrapped: forget old passes */
+        memset(m->use_pass, 0, m->usecap * sizeof(*m->use_pass));
+        m->pass = 1;
+    }
+    int64_t free_now[GROVEP_MAX_LOW];
+    for (size_t i = 0; i < n; i++) {
+        for (grove_vid_t v = picks[i].v; v != GROVEP_NONE && v < m->usecap; v = m->par[v]) {
+            if (m->use_pass[v] == m->pass)
+                break; /* this vertex and those above it are done */
+            m->use_pass[v] = m->pass;
+            const grovep_agg_t *a = grovep_agg_of(g, v);
+            int k = use_type(g, v);
+            if (m->par[v] == GROVEP_NONE || !a || k < 0 || !(a->mask & (1u << k))
+                || a->total[k] == 0 || !grovep_agg_avail(g, a, now, now + 1, free_now))
+                continue;
+            m->use[v] = free_now[k] < 0 ? 0 : (uint64_t)free_now[k];
+        }
+    }
+}
+
 static int push_frame(grove_matcher_t *m, grove_vid_t v)
 {
     const grove_graph_t *g = m->g;
@@ -565,8 +670,10 @@ static int push_frame(grove_matcher_t *m, grove_vid_t v)
         m->frames[m->nframes - 1].nkids++;
     }
     f = &m->frames[m->nframes - 1];
-    if (f->nkids > 1 && m->pol.order
-        && m->pol.order(m->pol.arg, g, v, m->kids + f->kids, f->nkids) < 0) {
+    if (f->nkids > 1 && m->pol.explore_by_use) {
+        order_by_use(m, m->kids + f->kids, f->nkids);
+    } else if (f->nkids > 1 && m->pol.order
+               && m->pol.order(m->pol.arg, g, v, m->kids + f->kids, f->nkids) < 0) {
         m->hook_failed = 1;
         return -1;
     }
@@ -1772,6 +1879,8 @@ static int match_prepare(grove_matcher_t *m, const grove_jobspec_t *js, struct m
     }
     if (g->agg_dirty && grovep_agg_refresh(g) < 0)
         return -1;
+    if (m->pol.explore_by_use && use_reserve(m) < 0)
+        return -1;
     if (!(x->reqs = compile(m, js, &x->top)) || scratch_reserve(m) < 0)
         return -1;
     m->constraint = grove_jobspec_constraint(js);
@@ -1957,6 +2066,8 @@ static const grove_job_t *match_commit(grove_matcher_t *m, const struct matching
         unrecord(m->g, x->id, dst->start, dst->end, dst->picks, dst->npicks);
         goto fail;
     }
+    if (m->pol.explore_by_use)
+        use_update(m, dst->picks, dst->npicks, x->now);
     return dst;
 fail:;
     int saved = errno;

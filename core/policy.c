@@ -212,14 +212,14 @@ static int score_gpu(void *arg, const grove_graph_t *g, grove_vid_t v,
 static const char *const nodes_only[] = {"node", NULL};
 
 static const grove_policy_t builtins[] = {
-    {.name = "first"},
+    {.name = "first", .explore_by_use = true},
     {.name = "low", .order = order_low},
     {.name = "high", .order = order_high},
     {.name = "lonode", .order = order_low},
     {.name = "hinode", .order = order_high},
     {.name = "lonodex", .order = order_low, .node_exclusive = true},
     {.name = "hinodex", .order = order_high, .node_exclusive = true},
-    {.name = "firstnodex", .node_exclusive = true},
+    {.name = "firstnodex", .node_exclusive = true, .explore_by_use = true},
     {.name = "locality", .choose = choose_locality, .select = GROVE_SELECT_BEST},
     {.name = "variation", .choose = choose_variation, .select = GROVE_SELECT_BEST},
     {.name = "spread", .score = score_spread, .select = GROVE_SELECT_BEST,

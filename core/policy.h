@@ -78,6 +78,12 @@ typedef struct grove_policy {
                   const double *scores, size_t n, size_t k, size_t *pick);
     grove_select_t select;
     bool node_exclusive; /* every selected node is taken whole */
+    /* Children are visited by what was free below them when a job last
+     * went through them, most first (never gone through: first of all),
+     * then by highest vertex id.  The matcher keeps these figures across
+     * jobs: each job it records re-ranks the vertices it went through, so
+     * the next job goes elsewhere.  The order hook is then not used. */
+    bool explore_by_use;
     void *arg;           /* passed to every hook */
     /* The types whose vertices prune and score are asked about: NULL-ended
      * lists of type names, NULL for every type.  The matcher walks through
