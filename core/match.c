@@ -99,14 +99,10 @@ struct grove_matcher {
     grove_graph_t *g;
     grove_policy_t pol;
     char *pol_name;
-    /* Policies that explore by use (grove_policy_t.explore_by_use): what
-     * was free below each vertex when a job last went through it, by
-     * vertex id (UINT64_MAX: never gone through), and the pass that last
-     * set it (so a job's shared ancestors are figured once). */
+    /* Policies that explore by use (grove_policy_t.explore_by_use): each
+     * vertex's rank by vertex id (UINT64_MAX: no job went through it). */
     uint64_t *use;
-    uint32_t *use_pass;
     size_t usecap;
-    uint32_t pass;
     grove_match_config_t cfg;
     char *constraint_type;
 
@@ -253,7 +249,6 @@ void grove_matcher_destroy(grove_matcher_t *m)
     free(m->pol_name);
     free(m->constraint_type);
     free(m->use);
-    free(m->use_pass);
     free(m->stamp);
     free(m->taken);
     free(m->mflags);
@@ -556,30 +551,23 @@ static bool constraint_ok(const grove_matcher_t *m, grove_vid_t v)
 
 /* ---- exploring by use ------------------------------------------------------- */
 
-/* Room for the use figures of every vertex of the graph, new ones never
- * gone through.  0, or -1 with ENOMEM and the figures as they were. */
+/* Room for the rank of every vertex of the graph, new ones not gone
+ * through.  0, or -1 with ENOMEM and the ranks as they were. */
 static int use_reserve(grove_matcher_t *m)
 {
     size_t n = m->g->nv;
     if (n <= m->usecap)
         return 0;
     uint64_t *use = realloc(m->use, n * sizeof(*use));
-    if (!use)
-        goto nomem;
-    m->use = use;
-    uint32_t *pass = realloc(m->use_pass, n * sizeof(*pass));
-    if (!pass)
-        goto nomem; /* m->use is larger than usecap says: harmless */
-    m->use_pass = pass;
-    for (size_t i = m->usecap; i < n; i++) {
-        m->use[i] = UINT64_MAX;
-        m->use_pass[i] = 0;
+    if (!use) {
+        errno = ENOMEM;
+        return -1;
     }
+    for (size_t i = m->usecap; i < n; i++)
+        use[i] = UINT64_MAX;
+    m->use = use;
     m->usecap = n;
     return 0;
-nomem:
-    errno = ENOMEM;
-    return -1;
 }
 
 static uint64_t use_of(const grove_matcher_t *m, grove_vid_t v)
@@ -587,9 +575,9 @@ static uint64_t use_of(const grove_matcher_t *m, grove_vid_t v)
     return v < m->usecap ? m->use[v] : UINT64_MAX;
 }
 
-/* The children kids[0..n) in the order of exploring by use: most free
- * when last gone through first, then highest vertex id (insertion sort:
- * stable, and a vertex has few children, or children mostly in order). */
+/* The children kids[0..n) in the order of exploring by use: highest rank
+ * first (see use_update), then highest vertex id (insertion sort: a
+ * vertex has few children, or children mostly in order). */
 static void order_by_use(const grove_matcher_t *m, grove_vid_t *kids, size_t n)
 {
     for (size_t i = 1; i < n; i++) {
@@ -607,7 +595,7 @@ static void order_by_use(const grove_matcher_t *m, grove_vid_t *kids, size_t n)
     }
 }
 
-/* The index of the aggregate type whose free units rank v when a job goes
+/* The index of the aggregate type whose units rank v once a job went
  * through it: the first low-level type the aggregate specification names
  * for v's type (an "ALL:" pair only for another type than v's own), or -1
  * when none does. */
@@ -622,30 +610,23 @@ static int use_type(const grove_graph_t *g, grove_vid_t v)
     return -1;
 }
 
-/* After a job was recorded through picks[0..n): rank again every vertex
- * below the root on the way to a pick by what is free below it now, so
- * the next job explores elsewhere first.  A vertex that keeps no aggregate
- * (leaves) or holds no unit of its ranking type keeps its figure. */
-static void use_update(grove_matcher_t *m, const grove_pick_t *picks, size_t n, int64_t now)
+/* After job j was recorded: rank again every vertex below the root on
+ * its way, so the next job explores elsewhere first.  A vertex a job went
+ * through ranks by the units of its ranking type below it (all of them,
+ * whatever the jobs hold: the reference engine reads them at an instant
+ * its own spans do not cover, and a test on racks of unequal sizes shows
+ * the larger rack first); one no job went through ranks above all.  A
+ * vertex that keeps no aggregate (leaves) or has no unit of its ranking
+ * type keeps its rank. */
+static void use_update(grove_matcher_t *m, const grove_job_t *j)
 {
     const grove_graph_t *g = m->g;
-    if (++m->pass == 0) { /* wrapped: forget old passes */
-        memset(m->use_pass, 0, m->usecap * sizeof(*m->use_pass));
-        m->pass = 1;
-    }
-    int64_t free_now[GROVEP_MAX_LOW];
-    for (size_t i = 0; i < n; i++) {
-        for (grove_vid_t v = picks[i].v; v != GROVEP_NONE && v < m->usecap; v = m->par[v]) {
-            if (m->use_pass[v] == m->pass)
-                break; /* this vertex and those above it are done */
-            m->use_pass[v] = m->pass;
-            const grovep_agg_t *a = grovep_agg_of(g, v);
-            int k = use_type(g, v);
-            if (m->par[v] == GROVEP_NONE || !a || k < 0 || !(a->mask & (1u << k))
-                || a->total[k] == 0 || !grovep_agg_avail(g, a, now, now + 1, free_now))
-                continue;
-            m->use[v] = free_now[k] < 0 ? 0 : (uint64_t)free_now[k];
-        }
+    for (size_t i = 0; i < j->npicks; i++) {
+        grove_vid_t v = j->picks[i].v;
+        const grovep_agg_t *a = v < m->usecap ? grovep_agg_of(g, v) : NULL;
+        int k = a ? use_type(g, v) : -1;
+        if (k >= 0 && m->par[v] != GROVEP_NONE && (a->mask & (1u << k)) && a->total[k] > 0)
+            m->use[v] = (uint64_t)a->total[k];
     }
 }
 
@@ -2067,7 +2048,7 @@ static const grove_job_t *match_commit(grove_matcher_t *m, const struct matching
         goto fail;
     }
     if (m->pol.explore_by_use)
-        use_update(m, dst->picks, dst->npicks, x->now);
+        use_update(m, job);
     return dst;
 fail:;
     int saved = errno;
