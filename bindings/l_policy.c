@@ -24,6 +24,8 @@
  *   choose(candidates, k, scores) -> {i1, ..., ik}   positions (1-based)
  *   select = "first" | "best" ("best" when score or choose is given)
  *   node_exclusive = bool
+ *   explore_by_use = bool    children untouched by earlier jobs first (see
+ *                             grove_policy_t); the order hook is not used
  *   prune_types, score_types = "TYPE" or {"TYPE", ...}: the types whose
  *                             vertices prune (score and choose) are asked
  *                             about; others are walked through (matched
@@ -860,7 +862,7 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, int t, int uv, cons
 {
     static const char *const fnames[] = {"prune", "order", "score", "choose"};
     const grove_policy_t *base = NULL;
-    int select = -1, nodex = -1;
+    int select = -1, nodex = -1, by_use = -1;
     bool given[H_COUNT] = {false};
     lua_pushnil(S);
     while (lua_next(S, t)) {
@@ -897,11 +899,13 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, int t, int uv, cons
             else
                 return spec_error(S, p, "select must be \"first\" or \"best\", not %s",
                                   vt == LUA_TSTRING ? s : luaL_typename(S, -1));
-        } else if (!strcmp(k, "node_exclusive")) {
+        } else if (!strcmp(k, "node_exclusive") || !strcmp(k, "explore_by_use")) {
             if (vt != LUA_TBOOLEAN)
-                return spec_error(S, p, "node_exclusive must be a boolean, not %s",
+                return spec_error(S, p,
+                                  k[0] == 'n' ? "node_exclusive must be a boolean, not %s"
+                                              : "explore_by_use must be a boolean, not %s",
                                   luaL_typename(S, -1));
-            nodex = lua_toboolean(S, -1);
+            *(k[0] == 'n' ? &nodex : &by_use) = lua_toboolean(S, -1);
         } else if (!strcmp(k, "prune_types") || !strcmp(k, "score_types")) {
             if (parse_types(S, p, k[0] == 's', lua_gettop(S), k) < 0)
                 return -1;
@@ -923,8 +927,8 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, int t, int uv, cons
         } else {
             return spec_error(S, p,
                               "unknown field '%s' (name, description, base, prune, order, "
-                              "score, choose, select, node_exclusive, prune_types, "
-                              "score_types)", k);
+                              "score, choose, select, node_exclusive, explore_by_use, "
+                              "prune_types, score_types)", k);
         }
         lua_pop(S, 1);
     }
@@ -951,6 +955,8 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, int t, int uv, cons
         h.select = GROVE_SELECT_BEST;
     if (nodex >= 0)
         h.node_exclusive = nodex;
+    if (by_use >= 0)
+        h.explore_by_use = by_use;
     h.prune_types = (const char *const *)p->types[0];
     h.score_types = (const char *const *)p->types[1];
     p->hooks = h;
@@ -1336,7 +1342,8 @@ static void push_types(lua_State *L, char **list, const char *field)
 
 /* hooks() -> {prune = "lua" | "c", order = ..., score = ..., choose = ...,
  *             select = "first" | "best", node_exclusive = bool,
- *             prune_types = {...}, score_types = {...}} */
+ *             explore_by_use = true (only when set), prune_types = {...},
+ *             score_types = {...}} */
 static int p_hooks(lua_State *L)
 {
     struct grovel_policy *p = grovel_check_policy(L, 1);
@@ -1354,6 +1361,10 @@ static int p_hooks(lua_State *L)
     lua_setfield(L, -2, "select");
     lua_pushboolean(L, h->node_exclusive);
     lua_setfield(L, -2, "node_exclusive");
+    if (h->explore_by_use) {
+        lua_pushboolean(L, true);
+        lua_setfield(L, -2, "explore_by_use");
+    }
     push_types(L, p->types[0], "prune_types");
     push_types(L, p->types[1], "score_types");
     return 1;

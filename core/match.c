@@ -99,6 +99,10 @@ struct grove_matcher {
     grove_graph_t *g;
     grove_policy_t pol;
     char *pol_name;
+    /* Policies that explore by use (grove_policy_t.explore_by_use): each
+     * vertex's rank by vertex id (UINT64_MAX: no job went through it). */
+    uint64_t *use;
+    size_t usecap;
     grove_match_config_t cfg;
     char *constraint_type;
 
@@ -244,6 +248,7 @@ void grove_matcher_destroy(grove_matcher_t *m)
     free(m->result.picks);
     free(m->pol_name);
     free(m->constraint_type);
+    free(m->use);
     free(m->stamp);
     free(m->taken);
     free(m->mflags);
@@ -544,6 +549,87 @@ static bool constraint_ok(const grove_matcher_t *m, grove_vid_t v)
 
 /* ---- candidate walk --------------------------------------------------------- */
 
+/* ---- exploring by use ------------------------------------------------------- */
+
+/* Room for the rank of every vertex of the graph, new ones not gone
+ * through.  0, or -1 with ENOMEM and the ranks as they were. */
+static int use_reserve(grove_matcher_t *m)
+{
+    size_t n = m->g->nv;
+    if (n <= m->usecap)
+        return 0;
+    uint64_t *use = realloc(m->use, n * sizeof(*use));
+    if (!use) {
+        errno = ENOMEM;
+        return -1;
+    }
+    for (size_t i = m->usecap; i < n; i++)
+        use[i] = UINT64_MAX;
+    m->use = use;
+    m->usecap = n;
+    return 0;
+}
+
+static uint64_t use_of(const grove_matcher_t *m, grove_vid_t v)
+{
+    return v < m->usecap ? m->use[v] : UINT64_MAX;
+}
+
+/* The children kids[0..n) in the order of exploring by use: highest rank
+ * first (see use_update), then highest vertex id (insertion sort: a
+ * vertex has few children, or children mostly in order). */
+static void order_by_use(const grove_matcher_t *m, grove_vid_t *kids, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        grove_vid_t k = kids[i];
+        uint64_t w = use_of(m, k);
+        size_t j = i;
+        while (j > 0) {
+            uint64_t wj = use_of(m, kids[j - 1]);
+            if (wj > w || (wj == w && kids[j - 1] > k))
+                break;
+            kids[j] = kids[j - 1];
+            j--;
+        }
+        kids[j] = k;
+    }
+}
+
+/* The index of the aggregate type whose units rank v once a job went
+ * through it: the first low-level type the aggregate specification names
+ * for v's type (an "ALL:" pair only for another type than v's own), or -1
+ * when none does. */
+static int use_type(const grove_graph_t *g, grove_vid_t v)
+{
+    grove_sym_t t = g->v[v].type;
+    for (size_t i = 0; i < g->npairs; i++) {
+        grove_sym_t high = g->agg_pair[i].high, low = g->agg_low[g->agg_pair[i].low];
+        if (high == t || (high == GROVE_SYM_NONE && low != t))
+            return g->agg_pair[i].low;
+    }
+    return -1;
+}
+
+/* After job j was recorded: rank again every vertex below the root on
+ * its way, so the next job explores elsewhere first.  A vertex a job went
+ * through ranks by the units of its ranking type below it (all of them,
+ * whatever the jobs hold: the reference engine reads them at an instant
+ * its own spans do not cover, and a test on racks of unequal sizes shows
+ * the larger rack first); one no job went through ranks above all.  A
+ * vertex that keeps no aggregate (leaves) or has no unit of its ranking
+ * type keeps its rank. */
+static void use_update(grove_matcher_t *m, const grove_job_t *j)
+{
+    const grove_graph_t *g = m->g;
+    for (size_t i = 0; i < j->npicks; i++) {
+        grove_vid_t v = j->picks[i].v;
+        const grovep_agg_t *a = v < m->usecap ? grovep_agg_of(g, v) : NULL;
+        int k = a ? use_type(g, v) : -1;
+        if (k >= 0 && m->par[v] != GROVEP_NONE && (a->mask & (1u << k)) && a->total[k] > 0)
+            m->use[v] = (uint64_t)a->total[k];
+    }
+}
+
 static int push_frame(grove_matcher_t *m, grove_vid_t v)
 {
     const grove_graph_t *g = m->g;
@@ -565,8 +651,10 @@ static int push_frame(grove_matcher_t *m, grove_vid_t v)
         m->frames[m->nframes - 1].nkids++;
     }
     f = &m->frames[m->nframes - 1];
-    if (f->nkids > 1 && m->pol.order
-        && m->pol.order(m->pol.arg, g, v, m->kids + f->kids, f->nkids) < 0) {
+    if (f->nkids > 1 && m->pol.explore_by_use) {
+        order_by_use(m, m->kids + f->kids, f->nkids);
+    } else if (f->nkids > 1 && m->pol.order
+               && m->pol.order(m->pol.arg, g, v, m->kids + f->kids, f->nkids) < 0) {
         m->hook_failed = 1;
         return -1;
     }
@@ -1867,6 +1955,8 @@ static int match_prepare(grove_matcher_t *m, const grove_jobspec_t *js, struct m
     }
     if (g->agg_dirty && grovep_agg_refresh(g) < 0)
         return -1;
+    if (m->pol.explore_by_use && use_reserve(m) < 0)
+        return -1;
     if (!(x->reqs = compile(m, js, &x->top)) || scratch_reserve(m) < 0)
         return -1;
     m->constraint = grove_jobspec_constraint(js);
@@ -2052,6 +2142,8 @@ static const grove_job_t *match_commit(grove_matcher_t *m, const struct matching
         unrecord(m->g, x->id, dst->start, dst->end, dst->picks, dst->npicks);
         goto fail;
     }
+    if (m->pol.explore_by_use)
+        use_update(m, job);
     return dst;
 fail:;
     int saved = errno;

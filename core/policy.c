@@ -12,6 +12,11 @@
  *   lonodex,    as lonode / hinode / first, and every selected node is
  *   hinodex,    taken whole (exclusive, with all it contains).
  *   firstnodex
+ *   fresh,      what no earlier job went through first (highest id first
+ *   freshnodex  among those), then what jobs went through, larger first;
+ *               stops early.  The reference engine's `first` and
+ *               `firstnodex` (grove query maps those names to these).
+ *               freshnodex takes every selected node whole.
  *   locality    the candidates forming the tightest run of ids (fewest
  *               gaps), so jobs land on neighbouring nodes.
  *   variation   candidates whose `perf_class` properties vary least, so a
@@ -220,6 +225,8 @@ static const grove_policy_t builtins[] = {
     {.name = "lonodex", .order = order_low, .node_exclusive = true},
     {.name = "hinodex", .order = order_high, .node_exclusive = true},
     {.name = "firstnodex", .node_exclusive = true},
+    {.name = "fresh", .explore_by_use = true},
+    {.name = "freshnodex", .node_exclusive = true, .explore_by_use = true},
     {.name = "locality", .choose = choose_locality, .select = GROVE_SELECT_BEST},
     {.name = "variation", .choose = choose_variation, .select = GROVE_SELECT_BEST},
     {.name = "spread", .score = score_spread, .select = GROVE_SELECT_BEST,

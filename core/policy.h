@@ -78,6 +78,13 @@ typedef struct grove_policy {
                   const double *scores, size_t n, size_t k, size_t *pick);
     grove_select_t select;
     bool node_exclusive; /* every selected node is taken whole */
+    /* Children are visited untouched first: those no job of this matcher
+     * went through yet, then those it did, by the units below them of the
+     * first type the aggregates count for them (most first), each group
+     * by highest vertex id.  The matcher keeps the ranks across jobs
+     * (cancelling a job does not reset them), so each job goes where
+     * earlier ones did not.  The order hook is then not used. */
+    bool explore_by_use;
     void *arg;           /* passed to every hook */
     /* The types whose vertices prune and score are asked about: NULL-ended
      * lists of type names, NULL for every type.  The matcher walks through
@@ -89,8 +96,8 @@ typedef struct grove_policy {
 } grove_policy_t;
 
 /* The built-in policy called name ("first", "low", "high", "lonode",
- * "hinode", "lonodex", "hinodex", "firstnodex", "locality", "variation",
- * "spread", "gpu"),
+ * "hinode", "lonodex", "hinodex", "firstnodex", "fresh", "freshnodex",
+ * "locality", "variation", "spread", "gpu"),
  * or NULL (ENOENT).  The result is static: do not modify it. */
 const grove_policy_t *grove_policy_builtin(const char *name);
 

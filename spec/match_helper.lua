@@ -9,7 +9,7 @@ local M = {}
 -- The built-in policies, each with a C fast path and a Lua twin in
 -- policies/NAME.lua.
 M.BUILTINS = {"first", "low", "high", "lonode", "hinode", "lonodex", "hinodex",
-  "firstnodex", "locality", "variation", "spread", "gpu"}
+  "firstnodex", "fresh", "freshnodex", "locality", "variation", "spread", "gpu"}
 
 -- The tiny example cluster (examples/tiny.lua), a new graph each call.
 function M.tiny()

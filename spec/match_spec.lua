@@ -280,9 +280,36 @@ describe("policies on a matcher", function()
     assert.equal("low", m:policy())
     assert.equal("node0", assert(m:match(nodes_yaml(1, 1))).picks[3].vertex:name())
     assert.same({nil, "unknown policy 'fastest' (built-ins: first, low, high, lonode, hinode, "
-      .. "lonodex, hinodex, firstnodex, locality, variation, spread, gpu; or a policy from "
+      .. "lonodex, hinodex, firstnodex, fresh, freshnodex, locality, variation, spread, gpu; "
+      .. "or a policy from "
       .. "grove.core.policy_load)", "ENOENT"}, {m:set_policy("fastest")})
     assert.equal("low", m:policy())
+  end)
+
+  -- fresh (the reference engine's first): what no job went through
+  -- first, highest id first; then what jobs went through, the larger
+  -- first.  The placements below are the reference engine's on the same
+  -- machine (a rack of two nodes, then a rack of one; one-core jobs).
+  it("fresh explores what no job went through first, then the larger", function()
+    local R = require("grove").cluster.resources
+    local g = require("grove").cluster "het" {
+      R.rack(1) { R.node(2, {hostnames = "a[0-1]"}) { R.socket(1) { R.core(4) } } },
+      R.rack(1) { R.node(1, {hostnames = "b0"}) { R.socket(1) { R.core(4) } } },
+    }
+    local m = core.matcher(g)
+    assert(m:set_policy("fresh"))
+    local hosts = {}
+    for i = 1, 4 do
+      local job = assert(m:match(nodes_yaml(1, 1)))
+      for _, p in ipairs(job.picks) do
+        if p.vertex:type() == "node" then hosts[i] = p.vertex:name() end
+      end
+    end
+    assert.same({"b0", "a1", "a0", "a1"}, hosts)
+    -- cancelling does not make a node untouched again
+    assert(m:cancel(3))
+    local job = assert(m:match(nodes_yaml(1, 1)))
+    assert.equal("a1", job.picks[3].vertex:name())
   end)
 
   it("refuse a closed policy", function()

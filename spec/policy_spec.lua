@@ -87,7 +87,8 @@ describe("loading policies", function()
 
   local bad = {
     {"{prnue = function() end}", "unknown field 'prnue' (name, description, base, prune, "
-      .. "order, score, choose, select, node_exclusive, prune_types, score_types)"},
+      .. "order, score, choose, select, node_exclusive, explore_by_use, prune_types, "
+      .. "score_types)"},
     {"{name = 3}", "field 'name' must be a string"},
     {"{description = true}", "field 'description' must be a string"},
     {"{prune = 'yes'}", "a hook must be a function, not string"},

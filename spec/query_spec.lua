@@ -370,8 +370,8 @@ describe("grove query command line", function()
 
   it("reads policy strings as the reference engine spells them", function()
     for _, c in ipairs {
-      {"policy=high node_centric=true node_exclusive=true stop_on_1_matches=true", "firstnodex"},
-      {"policy=high node_centric=true stop_on_1_matches=true", "first"},
+      {"policy=high node_centric=true node_exclusive=true stop_on_1_matches=true", "freshnodex"},
+      {"policy=high node_centric=true stop_on_1_matches=true", "fresh"},
       {"policy=high", "high"}, {"policy=low", "low"},
       {"policy=low node_centric=true", "lonode"}, {"policy=high node_centric=true", "hinode"},
       {"policy=low node_centric=true node_exclusive=true", "lonodex"},

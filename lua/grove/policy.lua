@@ -23,7 +23,7 @@ local M = {}
 -- The built-in policies: each has a C fast path (matcher:set_policy(name))
 -- and a Lua twin in policies/NAME.lua.
 M.builtins = {"first", "low", "high", "lonode", "hinode", "lonodex", "hinodex",
-  "firstnodex", "locality", "variation", "spread", "gpu"}
+  "firstnodex", "fresh", "freshnodex", "locality", "variation", "spread", "gpu"}
 
 local function readable(path)
   local f = io.open(path, "r")

@@ -27,9 +27,11 @@ Usage: grove query -L FILE [options] < COMMANDS
   -W, --load-allowlist=TYPES     resource types to load (grug, hwloc): node,core,...
   -S, --match-subsystems=SET     CA (containment, default), PA (power), C+PA, IBA,
                                  ...: matching walks the first one listed
-  -P, --match-policy=POLICY      a built-in policy (first, low, high, lonode,
-                                 hinode, lonodex, hinodex, firstnodex, locality,
-                                 variation), a policy string ("policy=high
+  -P, --match-policy=POLICY      a built-in policy (first, the default, and
+                                 firstnodex as the reference engine means them:
+                                 Grove's fresh and freshnodex; low, high,
+                                 lonode, hinode, lonodex, hinodex, locality,
+                                 variation, ...), a policy string ("policy=high
                                  node_centric=true node_exclusive=true
                                  stop_on_1_matches=true") or a Lua policy file
   -p, --prune-filters=HL:LL,...  pruning aggregates, e.g. ALL:core,ALL:node
@@ -92,6 +94,12 @@ function M.parse(args)
   return o
 end
 
+-- The policy names whose meaning in the reference engine is another
+-- built-in's in Grove: `first` there (the default) explores what earlier
+-- jobs did not touch first, which is Grove's fresh; Grove's first keeps
+-- graph order.
+local REFERENCE_NAMES = {first = "fresh", firstnodex = "freshnodex"}
+
 -- The keys of a policy string (-P "policy=high node_centric=true ..."), as
 -- the reference engine documents them: policy=low|high, and the rest
 -- true|false.
@@ -101,7 +109,7 @@ local POLICY_KEYS = {policy = true, node_centric = true, node_exclusive = true,
 -- The built-in policy a policy string names, or nil, message.  Grove's
 -- low and high order every level by id, so node_centric changes nothing
 -- here; node_exclusive takes nodes whole; stop_on_1_matches with high is
--- first (or firstnodex).
+-- the reference engine's first: Grove's fresh (or freshnodex).
 function M.policy_string(spec)
   local o = {}
   for word in spec:gmatch("%S+") do
@@ -122,7 +130,7 @@ function M.policy_string(spec)
   end
   if not o.policy then return nil, "a policy string needs policy=low or policy=high" end
   if o.policy == "high" and o.stop_on_1_matches then
-    return o.node_exclusive and "firstnodex" or "first"
+    return o.node_exclusive and "freshnodex" or "fresh"
   end
   local base = o.policy == "high" and "hi" or "lo"
   if o.node_exclusive then return base .. "nodex" end
@@ -170,7 +178,7 @@ function M.main(args)
       o.g))
     return 2
   end
-  local policy = o.P
+  local policy = REFERENCE_NAMES[o.P or "first"] or o.P
   if policy and policy:find("=", 1, true) then
     local name, perr = M.policy_string(policy)
     if not name then
