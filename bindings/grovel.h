@@ -152,6 +152,12 @@ int grovel_ok(lua_State *L);
 struct json_t;
 void grovel_push_json(lua_State *L, const struct json_t *v, bool keep_null);
 
+/* Push a new list of strings: at(o, i) for i = 0, 1, ... while i < n and
+ * the string is not NULL (n SIZE_MAX: up to the first NULL).  at NULL:
+ * o is an array of strings (const char *const *). */
+void grovel_push_strings(lua_State *L, const void *o, size_t n,
+                         const char *(*at)(const void *o, size_t i));
+
 /* Set module[name] = f on the module table at the top of the stack; f gets
  * the upvalues of grovel_class_open (no class, arg 0, the module). */
 void grovel_setfunc(lua_State *L, const char *name, lua_CFunction f);

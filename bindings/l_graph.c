@@ -818,15 +818,15 @@ static int graph_root(lua_State *L)
     return 1;
 }
 
+static const char *subsystem_at(const void *g, size_t i)
+{
+    grove_sym_t s = grove_graph_subsystem_at(g, i);
+    return s == GROVE_SYM_NONE ? NULL : grove_graph_str(g, s);
+}
+
 static int graph_subsystems(lua_State *L)
 {
-    grove_graph_t *g = grovel_check_graph(L, 1);
-    lua_newtable(L);
-    grove_sym_t s;
-    for (size_t i = 0; (s = grove_graph_subsystem_at(g, i)) != GROVE_SYM_NONE; i++) {
-        lua_pushstring(L, grove_graph_str(g, s));
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
+    grovel_push_strings(L, grovel_check_graph(L, 1), SIZE_MAX, subsystem_at);
     return 1;
 }
 

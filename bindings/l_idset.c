@@ -106,41 +106,27 @@ static int l_test(lua_State *L)
     return 1;
 }
 
-static int l_count(lua_State *L)
+/* What s:count(), s:empty(), s:first(), s:last() and #s read (the arg). */
+enum { Q_COUNT, Q_EMPTY, Q_FIRST, Q_LAST };
+
+static int l_query(lua_State *L)
 {
-    lua_pushinteger(L, (lua_Integer)grove_idset_count(check_idset(L, 1)));
+    const grove_idset_t *s = check_idset(L, 1);
+    switch (grovel_uparg(L)) {
+    case Q_COUNT: lua_pushinteger(L, (lua_Integer)grove_idset_count(s)); break;
+    case Q_EMPTY: lua_pushboolean(L, grove_idset_empty(s)); break;
+    case Q_FIRST: push_id(L, grove_idset_first(s)); break;
+    default: push_id(L, grove_idset_last(s)); break;
+    }
     return 1;
 }
 
-static int l_empty(lua_State *L)
+/* s:next(id) (arg 1) and s:prev(id) (arg 0). */
+static int l_step(lua_State *L)
 {
-    lua_pushboolean(L, grove_idset_empty(check_idset(L, 1)));
-    return 1;
-}
-
-static int l_first(lua_State *L)
-{
-    push_id(L, grove_idset_first(check_idset(L, 1)));
-    return 1;
-}
-
-static int l_last(lua_State *L)
-{
-    push_id(L, grove_idset_last(check_idset(L, 1)));
-    return 1;
-}
-
-static int l_next(lua_State *L)
-{
-    grove_idset_t *s = check_idset(L, 1);
-    push_id(L, grove_idset_next(s, check_id(L, 2)));
-    return 1;
-}
-
-static int l_prev(lua_State *L)
-{
-    grove_idset_t *s = check_idset(L, 1);
-    push_id(L, grove_idset_prev(s, check_id(L, 2)));
+    const grove_idset_t *s = check_idset(L, 1);
+    unsigned id = check_id(L, 2);
+    push_id(L, grovel_uparg(L) ? grove_idset_next(s, id) : grove_idset_prev(s, id));
     return 1;
 }
 
@@ -290,12 +276,12 @@ static const grovel_reg_t methods[] = {
     {"set", l_set, 1},
     {"clear", l_set, 0},
     {"test", l_test, 0},
-    {"count", l_count, 0},
-    {"empty", l_empty, 0},
-    {"first", l_first, 0},
-    {"last", l_last, 0},
-    {"next", l_next, 0},
-    {"prev", l_prev, 0},
+    {"count", l_query, Q_COUNT},
+    {"empty", l_query, Q_EMPTY},
+    {"first", l_query, Q_FIRST},
+    {"last", l_query, Q_LAST},
+    {"next", l_step, 1},
+    {"prev", l_step, 0},
     {"nth", l_nth, 0},
     {"encode", l_encode, 0},
     {"union", l_op, OP_UNION},
@@ -304,7 +290,7 @@ static const grovel_reg_t methods[] = {
     {"add", l_op, OP_ADD},
     {"subtract", l_op, OP_SUB},
     {"ids", l_ids, 0},
-    {"__len", l_count, 0},
+    {"__len", l_query, Q_COUNT},
     {"__bor", l_op, OPERATOR | OP_UNION},
     {"__band", l_op, OPERATOR | OP_INTER},
     {"__sub", l_op, OPERATOR | OP_DIFF},

@@ -798,15 +798,15 @@ static int m_total(lua_State *L)
     return 1;
 }
 
+static const char *type_name_at(const void *mp, size_t i)
+{
+    return grove_mplanner_type_name(mp, i);
+}
+
 static int m_types(lua_State *L)
 {
     grove_mplanner_t *mp = check_open(L)->mp;
-    size_t n = grove_mplanner_ntypes(mp);
-    lua_createtable(L, (int)n, 0);
-    for (size_t i = 0; i < n; i++) {
-        lua_pushstring(L, grove_mplanner_type_name(mp, i));
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
+    grovel_push_strings(L, mp, grove_mplanner_ntypes(mp), type_name_at);
     return 1;
 }
 

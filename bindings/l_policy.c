@@ -1326,11 +1326,7 @@ static void push_types(lua_State *L, char **list, const char *field)
 {
     if (!list)
         return;
-    lua_newtable(L);
-    for (size_t i = 0; list[i]; i++) {
-        lua_pushstring(L, list[i]);
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
+    grovel_push_strings(L, list, SIZE_MAX, NULL);
     lua_setfield(L, -2, field);
 }
 

@@ -343,15 +343,15 @@ static int l_count(lua_State *L)
     return 1;
 }
 
+static const char *type_at(const void *R, size_t i)
+{
+    return grove_rv1_type_at(R, i);
+}
+
 static int l_types(lua_State *L)
 {
     grove_rv1_t *R = check_rv1(L, 1);
-    lua_newtable(L);
-    const char *t;
-    for (size_t i = 0; (t = grove_rv1_type_at(R, i)); i++) {
-        lua_pushstring(L, t);
-        lua_seti(L, -2, (lua_Integer)i + 1);
-    }
+    grovel_push_strings(L, R, SIZE_MAX, type_at);
     return 1;
 }
 
@@ -369,23 +369,16 @@ static int l_properties(lua_State *L)
     return 1;
 }
 
-static void push_time(lua_State *L, double t)
+/* R:starttime() (arg 0) and R:expiration() (arg 1): whole seconds as an
+ * integer. */
+static int l_time(lua_State *L)
 {
+    const grove_rv1_t *R = check_rv1(L, 1);
+    double t = grovel_uparg(L) ? grove_rv1_expiration(R) : grove_rv1_starttime(R);
     if (t == (double)(lua_Integer)t)
         lua_pushinteger(L, (lua_Integer)t);
     else
         lua_pushnumber(L, t);
-}
-
-static int l_starttime(lua_State *L)
-{
-    push_time(L, grove_rv1_starttime(check_rv1(L, 1)));
-    return 1;
-}
-
-static int l_expiration(lua_State *L)
-{
-    push_time(L, grove_rv1_expiration(check_rv1(L, 1)));
     return 1;
 }
 
@@ -500,8 +493,8 @@ static const grovel_reg_t methods[] = {
     {"count", l_count, 0},
     {"types", l_types, 0},
     {"properties", l_properties, 0},
-    {"starttime", l_starttime, 0},
-    {"expiration", l_expiration, 0},
+    {"starttime", l_time, 0},
+    {"expiration", l_time, 1},
     {"nslots", l_nslots, 0},
     {"union", l_op, OP_UNION},
     {"diff", l_op, OP_DIFF},

@@ -242,6 +242,17 @@ void grovel_class_open(lua_State *L, const grovel_class_t *c, const grovel_reg_t
     lua_settop(L, module);
 }
 
+void grovel_push_strings(lua_State *L, const void *o, size_t n,
+                         const char *(*at)(const void *o, size_t i))
+{
+    lua_createtable(L, n == SIZE_MAX ? 0 : (int)n, 0);
+    const char *s;
+    for (size_t i = 0; i < n && (s = at ? at(o, i) : ((const char *const *)o)[i]); i++) {
+        lua_pushstring(L, s);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+}
+
 void grovel_setfunc(lua_State *L, const char *name, lua_CFunction f)
 {
     lua_pushlightuserdata(L, NULL); /* no class */
