@@ -142,44 +142,34 @@ static int l_nth(lua_State *L)
     return grovel_fail_errno(L, errno, errno == ENOENT ? "index out of range" : NULL);
 }
 
-static int l_first(lua_State *L)
+/* h:first() (arg 0) and h:last() (arg 1): a host name, nil when h is
+ * empty. */
+static int l_end(lua_State *L)
 {
     grove_hostlist_t *h = check_hostlist(L, 1);
-    if (!push_nth(L, h, 1))
+    if (!push_nth(L, h, grovel_uparg(L) ? (lua_Integer)grove_hostlist_count(h) : 1))
         lua_pushnil(L);
     return 1;
 }
 
-static int l_last(lua_State *L)
-{
-    grove_hostlist_t *h = check_hostlist(L, 1);
-    if (!push_nth(L, h, (lua_Integer)grove_hostlist_count(h)))
-        lua_pushnil(L);
-    return 1;
-}
-
+/* h:find(host) (arg 0): its position from 1, nil when absent, or nil,
+ * message, "EINVAL" for an invalid name; h:contains(host) (arg 1): whether
+ * it is there (false for an invalid name). */
 static int l_find(lua_State *L)
 {
+    bool contains = grovel_uparg(L);
     grove_hostlist_t *h = check_hostlist(L, 1);
     size_t len;
     const char *host = luaL_checklstring(L, 2, &len);
     int i = strlen(host) == len ? grove_hostlist_find(h, host) : (errno = EINVAL, -1);
-    if (i >= 0) {
+    if (contains)
+        lua_pushboolean(L, i >= 0);
+    else if (i >= 0)
         lua_pushinteger(L, (lua_Integer)i + 1);
-        return 1;
-    }
-    if (errno == EINVAL)
+    else if (errno == EINVAL)
         return grovel_fail(L, lua_pushfstring(L, "invalid host name \"%s\"", host), "EINVAL");
-    lua_pushnil(L);
-    return 1;
-}
-
-static int l_contains(lua_State *L)
-{
-    grove_hostlist_t *h = check_hostlist(L, 1);
-    size_t len;
-    const char *host = luaL_checklstring(L, 2, &len);
-    lua_pushboolean(L, strlen(host) == len && grove_hostlist_contains(h, host));
+    else
+        lua_pushnil(L);
     return 1;
 }
 
@@ -267,10 +257,10 @@ static const grovel_reg_t methods[] = {
     {"delete", l_append, 1},
     {"count", l_count, 0},
     {"nth", l_nth, 0},
-    {"first", l_first, 0},
-    {"last", l_last, 0},
+    {"first", l_end, 0},
+    {"last", l_end, 1},
     {"find", l_find, 0},
-    {"contains", l_contains, 0},
+    {"contains", l_find, 1},
     {"sort", l_sort, 0},
     {"uniq", l_sort, 1},
     {"encode", l_encode, 0},
