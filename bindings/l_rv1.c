@@ -255,34 +255,30 @@ static void push_as(lua_State *L, const char *ctor, const char *text)
     }
 }
 
-static int l_ranks(lua_State *L)
+/* R:ranks() (arg 0): its ranks as an idset; R:nodelist() (arg 1): its
+ * hosts as a hostlist (each as text when the module lacks the class). */
+static int l_set_of(lua_State *L)
 {
+    bool hosts = grovel_uparg(L);
     grove_rv1_t *R = check_rv1(L, 1);
     struct grovel_box *box = grovel_box_new(L, free);
-    grove_idset_t *s = grove_rv1_ranks(R);
-    char *t = s ? grove_idset_encode(s, GROVE_IDSET_FLAG_RANGE) : NULL;
-    grove_idset_destroy(s);
+    char *t;
+    if (hosts) {
+        grove_hostlist_t *h = grove_rv1_nodelist(R);
+        if (!h)
+            return grovel_fail_errno(L, errno,
+                                     errno == ENOENT ? "some rank of R has no host name" : NULL);
+        t = grove_hostlist_encode(h);
+        grove_hostlist_destroy(h);
+    } else {
+        grove_idset_t *s = grove_rv1_ranks(R);
+        t = s ? grove_idset_encode(s, GROVE_IDSET_FLAG_RANGE) : NULL;
+        grove_idset_destroy(s);
+    }
     if (!t)
         return grovel_fail_errno(L, ENOMEM, NULL);
     box->p = t;
-    push_as(L, "idset", t);
-    return 1;
-}
-
-static int l_nodelist(lua_State *L)
-{
-    grove_rv1_t *R = check_rv1(L, 1);
-    struct grovel_box *box = grovel_box_new(L, free);
-    grove_hostlist_t *h = grove_rv1_nodelist(R);
-    if (!h)
-        return grovel_fail_errno(L, errno,
-                                 errno == ENOENT ? "some rank of R has no host name" : NULL);
-    char *t = grove_hostlist_encode(h);
-    grove_hostlist_destroy(h);
-    if (!t)
-        return grovel_fail_errno(L, ENOMEM, NULL);
-    box->p = t;
-    push_as(L, "hostlist", t);
+    push_as(L, hosts ? "hostlist" : "idset", t);
     return 1;
 }
 
@@ -486,8 +482,8 @@ static int l_vertices(lua_State *L)
 static const grovel_reg_t methods[] = {
     {"encode", l_encode, 0},
     {"to_table", l_to_table, 0},
-    {"ranks", l_ranks, 0},
-    {"nodelist", l_nodelist, 0},
+    {"ranks", l_set_of, 0},
+    {"nodelist", l_set_of, 1},
     {"hostname", l_hostname, 0},
     {"children", l_children, 0},
     {"count", l_count, 0},
