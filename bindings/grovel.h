@@ -124,6 +124,10 @@ void *grovel_handle_alive(lua_State *L, const grovel_handle_t *h, const grovel_c
 
 /* ---- option tables ----------------------------------------------------- */
 
+/* The index of s in names (NULL-ended), or -1 when it is not there (or s
+ * is NULL). */
+int grovel_name_index(const char *s, const char *const *names);
+
 /* Raise unless every key of the table at t is one of names (NULL-ended):
  * the message is fmt with the key (as tostring gives it), raised through
  * luaL_argerror on argument arg, or as it is when arg is 0. */
@@ -137,6 +141,10 @@ void grovel_push_string(lua_State *L, const char *s);
 /* Push the malloc'd string s and free it; raise "out of memory" (prefix
  * what, when not NULL: "what: out of memory") when s is NULL. */
 void grovel_push_free(lua_State *L, char *s, const char *what);
+
+/* Return the malloc'd string s as the one result and free it; s NULL:
+ * the failure for errno e instead, with message msg (NULL: strerror(e)). */
+int grovel_return_string(lua_State *L, char *s, int e, const char *msg);
 
 /* nil, message, code for a failure with errno e, the message from err
  * when it has one (err may be NULL). */

@@ -486,11 +486,7 @@ static int l_first_response(lua_State *L)
         return grovel_fail_err(L, errno, &err);
     char *resp = grove_acquire_first_response(R);
     grove_rv1_destroy(R);
-    if (!resp)
-        return grovel_fail_errno(L, ENOMEM, NULL);
-    lua_pushstring(L, resp);
-    free(resp);
-    return 1;
+    return grovel_return_string(L, resp, ENOMEM, NULL);
 }
 
 static const grovel_reg_t methods[] = {

@@ -187,11 +187,7 @@ static int l_sort(lua_State *L)
 static int l_encode(lua_State *L)
 {
     char *e = grove_hostlist_encode(check_hostlist(L, 1));
-    if (!e)
-        return grovel_fail_errno(L, errno, NULL);
-    lua_pushstring(L, e);
-    free(e);
-    return 1;
+    return grovel_return_string(L, e, errno, NULL);
 }
 
 static void describe(lua_State *L, void *p)

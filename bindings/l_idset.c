@@ -167,12 +167,8 @@ static int check_flags(lua_State *L, int i)
 static int push_encoding(lua_State *L, const grove_idset_t *s, int flags)
 {
     char *e = grove_idset_encode(s, flags);
-    if (!e)
-        return grovel_fail_errno(L, errno, errno == EOVERFLOW ? "idset encoding too long"
-                                                              : NULL);
-    lua_pushstring(L, e);
-    free(e);
-    return 1;
+    return grovel_return_string(L, e, errno,
+                                errno == EOVERFLOW ? "idset encoding too long" : NULL);
 }
 
 static int l_encode(lua_State *L)

@@ -520,11 +520,7 @@ static int l_to_json(lua_State *L)
 {
     char *s = json_dumps(grove_jobspec_json(check_jobspec(L, 1)),
                          JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
-    if (!s)
-        return grovel_fail(L, "out of memory", "ENOMEM");
-    lua_pushstring(L, s);
-    free(s);
-    return 1;
+    return grovel_return_string(L, s, ENOMEM, "out of memory");
 }
 
 static int l_constraint_match(lua_State *L)
