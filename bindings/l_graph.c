@@ -687,31 +687,59 @@ static int graph_vertex(lua_State *L)
     return 1;
 }
 
-enum { SCAN_ALL, SCAN_TYPE, SCAN_NAME, SCAN_RANK };
+/* How an iterator of vertices() or edges() walks the slots: every vertex
+ * slot, the chain of one type, name or rank, or every edge slot. */
+enum { SCAN_ALL, SCAN_TYPE, SCAN_NAME, SCAN_RANK, SCAN_EDGES };
 
-/* Iterator: upvalues graph, spec (or nil), next candidate, mode. */
-static int vertices_next(lua_State *L)
+/* The slot after at in a scan of mode, or -1. */
+static lua_Integer scan_next(const grove_graph_t *g, int mode, lua_Integer at)
+{
+    grove_vid_t v = (grove_vid_t)at, next;
+    switch (mode) {
+    case SCAN_TYPE: next = grove_vertex_next_same_type(g, v); break;
+    case SCAN_NAME: next = grove_vertex_next_same_name(g, v); break;
+    case SCAN_RANK: next = grove_vertex_next_same_rank(g, v); break;
+    default: return at + 1;
+    }
+    return next == GROVE_VID_NONE ? -1 : (lua_Integer)next;
+}
+
+/* Whether the scan yields slot at: a live vertex the spec (upvalue 2, or
+ * nil) matches, or a live edge of the subsystem (upvalue 2, -1: any). */
+static bool scan_wants(lua_State *L, const grove_graph_t *g, int mode, lua_Integer at)
+{
+    if (mode == SCAN_EDGES) {
+        lua_Integer sub = lua_tointeger(L, lua_upvalueindex(2));
+        grove_eid_t e = (grove_eid_t)at;
+        return grove_graph_has_edge(g, e)
+               && (sub < 0 || grove_edge_subsystem(g, e) == (grove_sym_t)sub);
+    }
+    const struct grovel_spec *s = lua_touserdata(L, lua_upvalueindex(2));
+    grove_vid_t v = (grove_vid_t)at;
+    return grove_graph_has_vertex(g, v) && (!s || grovel_spec_match(g, v, s));
+}
+
+/* Iterator of vertices() and edges(): upvalues graph, filter (see
+ * scan_wants), next slot (-1 when done), mode (SCAN_*). */
+static int scan_step(lua_State *L)
 {
     struct grovel_graph *gr = lua_touserdata(L, lua_upvalueindex(1));
     if (!gr->g)
         return luaL_error(L, "graph is closed");
-    const struct grovel_spec *s = lua_touserdata(L, lua_upvalueindex(2));
     lua_Integer cur = lua_tointeger(L, lua_upvalueindex(3));
     int mode = (int)lua_tointeger(L, lua_upvalueindex(4));
-    size_t slots = grove_graph_vertex_slots(gr->g);
+    size_t slots = mode == SCAN_EDGES ? grove_graph_edge_slots(gr->g)
+                                      : grove_graph_vertex_slots(gr->g);
     while (cur >= 0 && (size_t)cur < slots) {
-        grove_vid_t v = (grove_vid_t)cur, next;
-        switch (mode) {
-        case SCAN_TYPE: next = grove_vertex_next_same_type(gr->g, v); break;
-        case SCAN_NAME: next = grove_vertex_next_same_name(gr->g, v); break;
-        case SCAN_RANK: next = grove_vertex_next_same_rank(gr->g, v); break;
-        default: next = v + 1; break;
-        }
-        cur = next == GROVE_VID_NONE ? -1 : (lua_Integer)next;
-        if (grove_graph_has_vertex(gr->g, v) && (!s || grovel_spec_match(gr->g, v, s))) {
+        lua_Integer at = cur;
+        cur = scan_next(gr->g, mode, at);
+        if (scan_wants(L, gr->g, mode, at)) {
             lua_pushinteger(L, cur);
             lua_replace(L, lua_upvalueindex(3));
-            grovel_push_vertex(L, lua_upvalueindex(1), v);
+            if (mode == SCAN_EDGES)
+                grovel_push_edge(L, lua_upvalueindex(1), (grove_eid_t)at);
+            else
+                grovel_push_vertex(L, lua_upvalueindex(1), (grove_vid_t)at);
             return 1;
         }
     }
@@ -746,32 +774,8 @@ static int graph_vertices(lua_State *L)
     }
     lua_pushinteger(L, first == GROVE_VID_NONE ? -1 : (lua_Integer)first);
     lua_pushinteger(L, mode);
-    lua_pushcclosure(L, vertices_next, 4);
+    lua_pushcclosure(L, scan_step, 4);
     return 1;
-}
-
-/* Iterator: upvalues graph, next edge slot, subsystem symbol (or -1). */
-static int edges_next(lua_State *L)
-{
-    struct grovel_graph *gr = lua_touserdata(L, lua_upvalueindex(1));
-    if (!gr->g)
-        return luaL_error(L, "graph is closed");
-    lua_Integer cur = lua_tointeger(L, lua_upvalueindex(2));
-    lua_Integer sub = lua_tointeger(L, lua_upvalueindex(3));
-    size_t slots = grove_graph_edge_slots(gr->g);
-    for (; cur >= 0 && (size_t)cur < slots; cur++) {
-        grove_eid_t e = (grove_eid_t)cur;
-        if (!grove_graph_has_edge(gr->g, e)
-            || (sub >= 0 && grove_edge_subsystem(gr->g, e) != (grove_sym_t)sub))
-            continue;
-        lua_pushinteger(L, cur + 1);
-        lua_replace(L, lua_upvalueindex(2));
-        grovel_push_edge(L, lua_upvalueindex(1), e);
-        return 1;
-    }
-    lua_pushinteger(L, -1);
-    lua_replace(L, lua_upvalueindex(2));
-    return 0;
 }
 
 static int graph_edges(lua_State *L)
@@ -785,9 +789,10 @@ static int graph_edges(lua_State *L)
         sub = (lua_Integer)s;
     }
     lua_pushvalue(L, 1);
-    lua_pushinteger(L, first);
     lua_pushinteger(L, sub);
-    lua_pushcclosure(L, edges_next, 3);
+    lua_pushinteger(L, first);
+    lua_pushinteger(L, SCAN_EDGES);
+    lua_pushcclosure(L, scan_step, 4);
     return 1;
 }
 
