@@ -156,25 +156,45 @@ static int l_graph_new(lua_State *L)
 
 /* ---- handles ------------------------------------------------------------ */
 
-void grovel_push_vertex(lua_State *L, int graph_idx, grove_vid_t v)
+/* Vertex and edge handles: a new one of class tname (size bytes) for the
+ * graph userdata at graph_idx, which its user value keeps alive; *gr gets
+ * that graph.  Left on top. */
+static void *new_elem(lua_State *L, int graph_idx, const char *tname, size_t size,
+                      struct grovel_graph **gr)
 {
     graph_idx = lua_absindex(L, graph_idx);
-    struct grovel_graph *gr = luaL_checkudata(L, graph_idx, GROVEL_GRAPH);
-    struct grovel_vertex *h = lua_newuserdatauv(L, sizeof(*h), 1);
-    h->gr = gr;
-    h->v = v;
-    luaL_setmetatable(L, GROVEL_VERTEX);
+    *gr = luaL_checkudata(L, graph_idx, GROVEL_GRAPH);
+    void *h = lua_newuserdatauv(L, size, 1);
+    luaL_setmetatable(L, tname);
     lua_pushvalue(L, graph_idx);
     lua_setiuservalue(L, -2, 1);
+    return h;
+}
+
+/* Raise (on argument idx) unless the graph gr is open and has says its
+ * element id (a "vertex" or an "edge": what) is live. */
+static void check_elem(lua_State *L, int idx, const struct grovel_graph *gr,
+                       bool (*has)(const grove_graph_t *, uint32_t), uint32_t id,
+                       const char *what)
+{
+    if (!gr->g)
+        luaL_argerror(L, idx, "graph is closed");
+    if (!has(gr->g, id))
+        luaL_argerror(L, idx, lua_pushfstring(L, "%s was removed from its graph", what));
+}
+
+void grovel_push_vertex(lua_State *L, int graph_idx, grove_vid_t v)
+{
+    struct grovel_graph *gr;
+    struct grovel_vertex *h = new_elem(L, graph_idx, GROVEL_VERTEX, sizeof(*h), &gr);
+    h->gr = gr;
+    h->v = v;
 }
 
 struct grovel_vertex *grovel_check_vertex_ud(lua_State *L, int idx)
 {
     struct grovel_vertex *h = luaL_checkudata(L, idx, GROVEL_VERTEX);
-    if (!h->gr->g)
-        luaL_argerror(L, idx, "graph is closed");
-    if (!grove_graph_has_vertex(h->gr->g, h->v))
-        luaL_argerror(L, idx, "vertex was removed from its graph");
+    check_elem(L, idx, h->gr, grove_graph_has_vertex, h->v, "vertex");
     return h;
 }
 
@@ -202,23 +222,16 @@ void grovel_vertex_graph(lua_State *L, int idx)
 
 void grovel_push_edge(lua_State *L, int graph_idx, grove_eid_t e)
 {
-    graph_idx = lua_absindex(L, graph_idx);
-    struct grovel_graph *gr = luaL_checkudata(L, graph_idx, GROVEL_GRAPH);
-    struct grovel_edge *h = lua_newuserdatauv(L, sizeof(*h), 1);
+    struct grovel_graph *gr;
+    struct grovel_edge *h = new_elem(L, graph_idx, GROVEL_EDGE, sizeof(*h), &gr);
     h->gr = gr;
     h->e = e;
-    luaL_setmetatable(L, GROVEL_EDGE);
-    lua_pushvalue(L, graph_idx);
-    lua_setiuservalue(L, -2, 1);
 }
 
 static struct grovel_edge *check_edge(lua_State *L, int idx)
 {
     struct grovel_edge *h = luaL_checkudata(L, idx, GROVEL_EDGE);
-    if (!h->gr->g)
-        luaL_argerror(L, idx, "graph is closed");
-    if (!grove_graph_has_edge(h->gr->g, h->e))
-        luaL_argerror(L, idx, "edge was removed from its graph");
+    check_elem(L, idx, h->gr, grove_graph_has_edge, h->e, "edge");
     return h;
 }
 
