@@ -68,15 +68,16 @@ typedef struct grovel_class {
     bool (*equal)(const void *a, const void *b);
     const char *label;  /* a handle's name in messages ("idset is closed");
                          * NULL: the class is no handle */
-    const char *closed; /* tostring once closed: "idset (closed)" */
+    const char *closed; /* tostring once closed; NULL: "TNAME (closed)" */
     size_t size;        /* bytes of the userdata (0: a grovel_handle_t) */
     int nuv;            /* user values (dropped on close) */
     void (*destroy)(void *p); /* free the object (NULL: not owned) */
     /* Raise when the handle ud (at index 1) cannot be closed now. */
     void (*closable)(lua_State *L, void *ud);
     void *(*copy)(const void *p); /* copy() of a handle */
-    /* A string-coded set's reader (lhandle.h). */
+    /* A string-coded set's reader and its empty set (lhandle.h). */
     void *(*decode)(const char *s, size_t len, grove_error_t *err);
+    void *(*create)(void);
 } grovel_class_t;
 
 /* Register class c in a grovel_open_NAME function (the module table on

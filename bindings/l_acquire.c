@@ -60,7 +60,6 @@ static const grovel_class_t acquire_class = {
     .tname = GROVEL_ACQUIRE,
     .describe = describe,
     .label = "acquisition state",
-    .closed = "grove.acquire (closed)",
     .nuv = 2,
     .destroy = acquire_destroy,
 };

@@ -96,7 +96,6 @@ const grovel_class_t grovel_graph_class = {
     .tname = GROVEL_GRAPH,
     .describe = graph_describe,
     .label = "graph",
-    .closed = "grove.graph (closed)",
     .size = sizeof(struct grovel_graph),
     .destroy = graph_destroy,
     .closable = graph_closable,

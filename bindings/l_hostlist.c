@@ -59,39 +59,18 @@ static int append_string(lua_State *L, grove_hostlist_t *h, int i)
     return n;
 }
 
-/* core.hostlist([s]) */
+/* Element i of core.hostlist's table, on top of the stack: a string. */
+static int add_element(lua_State *L, void *h, lua_Integer i)
+{
+    if (lua_type(L, -1) != LUA_TSTRING)
+        return luaL_argerror(L, 1, lua_pushfstring(L, "element %I is not a string",
+                                                   (LUAI_UACINT)i));
+    return append_string(L, h, -1) < 0 ? -1 : 0;
+}
+
 static int l_hostlist_new(lua_State *L)
 {
-    int t = lua_type(L, 1);
-    luaL_argexpected(L, t == LUA_TNONE || t == LUA_TNIL || t == LUA_TSTRING || t == LUA_TTABLE,
-                     1, "nil, string or table");
-    if (t == LUA_TTABLE) { /* check every element before allocating */
-        lua_Integer n = luaL_len(L, 1);
-        for (lua_Integer i = 1; i <= n; i++) {
-            if (lua_geti(L, 1, i) != LUA_TSTRING)
-                return luaL_argerror(L, 1, lua_pushfstring(L, "element %I is not a string",
-                                                           (LUAI_UACINT)i));
-            lua_pop(L, 1);
-        }
-    }
-    grovel_handle_t *h = grovel_handle_new(L, &hostlist_class);
-    int top = lua_gettop(L);
-    if (t == LUA_TSTRING)
-        return grovel_handle_decode(L, 1, &hostlist_class, &h->p) < 0 ? 3 : 1;
-    if (!(h->p = grove_hostlist_create()))
-        return grovel_fail_errno(L, errno, NULL);
-    if (t == LUA_TTABLE) {
-        lua_Integer n = luaL_len(L, 1);
-        for (lua_Integer i = 1; i <= n; i++) {
-            lua_geti(L, 1, i);
-            if (lua_type(L, -1) != LUA_TSTRING)
-                return luaL_argerror(L, 1, "table changed while reading it");
-            if (append_string(L, h->p, -1) < 0)
-                return 3;
-            lua_settop(L, top);
-        }
-    }
-    return 1;
+    return grovel_set_new(L, &hostlist_class, add_element);
 }
 
 /* h:append(x) and h:delete(x) (arg 1). */

@@ -55,32 +55,23 @@ static void push_id(lua_State *L, unsigned id)
         lua_pushinteger(L, (lua_Integer)id);
 }
 
-/* core.idset([s]) */
+/* Element i of core.idset's table, on top of the stack: an id. */
+static int add_element(lua_State *L, void *s, lua_Integer i)
+{
+    int isnum;
+    lua_Integer v = lua_tointegerx(L, -1, &isnum);
+    if (!isnum || v < 0 || v > (lua_Integer)GROVE_IDSET_MAX_ID)
+        return luaL_argerror(L, 1, lua_pushfstring(L, "element %I is not an id", (LUAI_UACINT)i));
+    if (grove_idset_set(s, (unsigned)v) < 0) {
+        grovel_fail_errno(L, errno, NULL);
+        return -1;
+    }
+    return 0;
+}
+
 static int l_idset_new(lua_State *L)
 {
-    int t = lua_type(L, 1);
-    luaL_argexpected(L, t == LUA_TNONE || t == LUA_TNIL || t == LUA_TSTRING || t == LUA_TTABLE,
-                     1, "nil, string or table");
-    grovel_handle_t *h = grovel_handle_new(L, &idset_class);
-    if (t == LUA_TSTRING)
-        return grovel_handle_decode(L, 1, &idset_class, &h->p) < 0 ? 3 : 1;
-    if (!(h->p = grove_idset_create()))
-        return grovel_fail_errno(L, errno, NULL);
-    if (t == LUA_TTABLE) {
-        lua_Integer n = luaL_len(L, 1);
-        for (lua_Integer i = 1; i <= n; i++) {
-            lua_geti(L, 1, i);
-            int isnum;
-            lua_Integer v = lua_tointegerx(L, -1, &isnum);
-            if (!isnum || v < 0 || v > (lua_Integer)GROVE_IDSET_MAX_ID)
-                return luaL_argerror(L, 1, lua_pushfstring(L, "element %I is not an id",
-                                                           (LUAI_UACINT)i));
-            lua_pop(L, 1);
-            if (grove_idset_set(h->p, (unsigned)v) < 0)
-                return grovel_fail_errno(L, errno, NULL);
-        }
-    }
-    return 1;
+    return grovel_set_new(L, &idset_class, add_element);
 }
 
 /* s:set(id [, hi]) (arg 1) and s:clear(id [, hi]) (arg 0). */

@@ -50,7 +50,6 @@ static const grovel_class_t jobspec_class = {
     .tname = "grove.jobspec",
     .describe = jobspec_describe,
     .label = "jobspec",
-    .closed = "grove.jobspec (closed)",
     .destroy = jobspec_destroy,
 };
 
@@ -58,7 +57,6 @@ static const grovel_class_t constraint_class = {
     .tname = "grove.constraint",
     .describe = constraint_describe,
     .label = "constraint",
-    .closed = "grove.constraint (closed)",
     .destroy = constraint_destroy,
 };
 

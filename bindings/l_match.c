@@ -102,7 +102,6 @@ static const grovel_class_t matcher_class = {
     .tname = GROVEL_MATCHER,
     .describe = describe,
     .label = "matcher",
-    .closed = "grove.matcher (closed)",
     .size = sizeof(struct lmatcher),
     .nuv = 2,
     .destroy = matcher_destroy,

@@ -1004,7 +1004,6 @@ static const grovel_class_t policy_class = {
     .tname = GROVEL_POLICY,
     .describe = policy_describe,
     .label = "policy",
-    .closed = "grove.policy (closed)",
     .size = sizeof(struct grovel_policy),
     .destroy = policy_free,
     .closable = policy_closable,

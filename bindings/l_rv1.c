@@ -60,7 +60,6 @@ static const grovel_class_t rv1_class = {
     .describe = describe,
     .equal = rv1_equal,
     .label = "R",
-    .closed = "grove.rv1 (closed)",
     .destroy = rv1_destroy,
     .copy = rv1_copy,
 };

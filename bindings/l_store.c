@@ -56,7 +56,6 @@ static const grovel_class_t store_class = {
     .tname = "grove.store",
     .describe = describe,
     .label = "store",
-    .closed = "grove.store (closed)",
     .destroy = store_close,
 };
 

@@ -169,10 +169,12 @@ static int class_tostring(lua_State *L)
     void *ud = luaL_checkudata(L, 1, c->tname);
     if (c->label)
         ud = ((grovel_handle_t *)ud)->p;
-    if (c->label && !ud)
+    if (!c->label || ud)
+        c->describe(L, ud);
+    else if (c->closed)
         lua_pushstring(L, c->closed);
     else
-        c->describe(L, ud);
+        lua_pushfstring(L, "%s (closed)", c->tname);
     return 1;
 }
 
