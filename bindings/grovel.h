@@ -68,15 +68,16 @@ typedef struct grovel_class {
     bool (*equal)(const void *a, const void *b);
     const char *label;  /* a handle's name in messages ("idset is closed");
                          * NULL: the class is no handle */
-    const char *closed; /* tostring once closed: "idset (closed)" */
+    const char *closed; /* tostring once closed; NULL: "TNAME (closed)" */
     size_t size;        /* bytes of the userdata (0: a grovel_handle_t) */
     int nuv;            /* user values (dropped on close) */
     void (*destroy)(void *p); /* free the object (NULL: not owned) */
     /* Raise when the handle ud (at index 1) cannot be closed now. */
     void (*closable)(lua_State *L, void *ud);
     void *(*copy)(const void *p); /* copy() of a handle */
-    /* A string-coded set's reader (lhandle.h). */
+    /* A string-coded set's reader and its empty set (lhandle.h). */
     void *(*decode)(const char *s, size_t len, grove_error_t *err);
+    void *(*create)(void);
 } grovel_class_t;
 
 /* Register class c in a grovel_open_NAME function (the module table on
@@ -124,6 +125,10 @@ void *grovel_handle_alive(lua_State *L, const grovel_handle_t *h, const grovel_c
 
 /* ---- option tables ----------------------------------------------------- */
 
+/* The index of s in names (NULL-ended), or -1 when it is not there (or s
+ * is NULL). */
+int grovel_name_index(const char *s, const char *const *names);
+
 /* Raise unless every key of the table at t is one of names (NULL-ended):
  * the message is fmt with the key (as tostring gives it), raised through
  * luaL_argerror on argument arg, or as it is when arg is 0. */
@@ -138,6 +143,10 @@ void grovel_push_string(lua_State *L, const char *s);
  * what, when not NULL: "what: out of memory") when s is NULL. */
 void grovel_push_free(lua_State *L, char *s, const char *what);
 
+/* Return the malloc'd string s as the one result and free it; s NULL:
+ * the failure for errno e instead, with message msg (NULL: strerror(e)). */
+int grovel_return_string(lua_State *L, char *s, int e, const char *msg);
+
 /* nil, message, code for a failure with errno e, the message from err
  * when it has one (err may be NULL). */
 int grovel_fail_err(lua_State *L, int e, const grove_error_t *err);
@@ -151,6 +160,12 @@ int grovel_ok(lua_State *L);
  * GROVE_NEST_MAX levels of nesting. */
 struct json_t;
 void grovel_push_json(lua_State *L, const struct json_t *v, bool keep_null);
+
+/* Push a new list of strings: at(o, i) for i = 0, 1, ... while i < n and
+ * the string is not NULL (n SIZE_MAX: up to the first NULL).  at NULL:
+ * o is an array of strings (const char *const *). */
+void grovel_push_strings(lua_State *L, const void *o, size_t n,
+                         const char *(*at)(const void *o, size_t i));
 
 /* Set module[name] = f on the module table at the top of the stack; f gets
  * the upvalues of grovel_class_open (no class, arg 0, the module). */

@@ -60,7 +60,6 @@ static const grovel_class_t acquire_class = {
     .tname = GROVEL_ACQUIRE,
     .describe = describe,
     .label = "acquisition state",
-    .closed = "grove.acquire (closed)",
     .nuv = 2,
     .destroy = acquire_destroy,
 };
@@ -304,12 +303,18 @@ static int l_update(lua_State *L)
     return push_events(L, ev);
 }
 
-/* An idset argument: an idset userdata (its text) or a string. */
-static grove_idset_t *check_ids(lua_State *L, int idx, grove_error_t *err)
+/* An idset argument: an idset userdata (its text) or a string.  The set
+ * (new: the caller destroys it), or NULL after pushing nil, message, code
+ * (3 results) for a bad one. */
+static grove_idset_t *check_ids(lua_State *L, int idx)
 {
     const char *text = lua_type(L, idx) == LUA_TUSERDATA ? luaL_tolstring(L, idx, NULL)
                                                          : luaL_checkstring(L, idx);
-    return grove_idset_decode(text, err);
+    grove_error_t err = {{0}, 0};
+    grove_idset_t *t = grove_idset_decode(text, &err);
+    if (!t)
+        grovel_fail_err(L, errno == ENOMEM ? ENOMEM : EINVAL, &err);
+    return t;
 }
 
 enum { ADMIN_ON = 1, ADMIN_DRAIN = 2 };
@@ -319,10 +324,10 @@ static int l_admin(lua_State *L)
 {
     bool drain = grovel_uparg(L) & ADMIN_DRAIN, on = grovel_uparg(L) & ADMIN_ON;
     grove_acquire_t *a = grovel_check_acquire(L, 1);
-    grove_error_t err = {{0}, 0};
-    grove_idset_t *t = check_ids(L, 2, &err);
+    grove_idset_t *t = check_ids(L, 2);
     if (!t)
-        return grovel_fail_err(L, errno == ENOMEM ? ENOMEM : EINVAL, &err);
+        return 3;
+    grove_error_t err = {{0}, 0};
     json_t *ev = NULL;
     int rc = drain ? grove_acquire_drain_json(a, t, on, &ev, &err)
                    : grove_acquire_exclude_json(a, t, on, &ev, &err);
@@ -381,10 +386,9 @@ static int l_set_state(lua_State *L)
 static int l_jobs_on(lua_State *L)
 {
     grove_acquire_t *a = grovel_check_acquire(L, 1);
-    grove_error_t err = {{0}, 0};
-    grove_idset_t *t = check_ids(L, 2, &err);
+    grove_idset_t *t = check_ids(L, 2);
     if (!t)
-        return grovel_fail_err(L, errno == ENOMEM ? ENOMEM : EINVAL, &err);
+        return 3;
     grove_jobid_t *jobs = NULL;
     size_t n = 0;
     int rc = grove_acquire_jobs_on(a, t, &jobs, &n);
@@ -481,11 +485,7 @@ static int l_first_response(lua_State *L)
         return grovel_fail_err(L, errno, &err);
     char *resp = grove_acquire_first_response(R);
     grove_rv1_destroy(R);
-    if (!resp)
-        return grovel_fail_errno(L, ENOMEM, NULL);
-    lua_pushstring(L, resp);
-    free(resp);
-    return 1;
+    return grovel_return_string(L, resp, ENOMEM, NULL);
 }
 
 static const grovel_reg_t methods[] = {

@@ -96,7 +96,6 @@ const grovel_class_t grovel_graph_class = {
     .tname = GROVEL_GRAPH,
     .describe = graph_describe,
     .label = "graph",
-    .closed = "grove.graph (closed)",
     .size = sizeof(struct grovel_graph),
     .destroy = graph_destroy,
     .closable = graph_closable,
@@ -156,25 +155,45 @@ static int l_graph_new(lua_State *L)
 
 /* ---- handles ------------------------------------------------------------ */
 
-void grovel_push_vertex(lua_State *L, int graph_idx, grove_vid_t v)
+/* Vertex and edge handles: a new one of class tname (size bytes) for the
+ * graph userdata at graph_idx, which its user value keeps alive; *gr gets
+ * that graph.  Left on top. */
+static void *new_elem(lua_State *L, int graph_idx, const char *tname, size_t size,
+                      struct grovel_graph **gr)
 {
     graph_idx = lua_absindex(L, graph_idx);
-    struct grovel_graph *gr = luaL_checkudata(L, graph_idx, GROVEL_GRAPH);
-    struct grovel_vertex *h = lua_newuserdatauv(L, sizeof(*h), 1);
-    h->gr = gr;
-    h->v = v;
-    luaL_setmetatable(L, GROVEL_VERTEX);
+    *gr = luaL_checkudata(L, graph_idx, GROVEL_GRAPH);
+    void *h = lua_newuserdatauv(L, size, 1);
+    luaL_setmetatable(L, tname);
     lua_pushvalue(L, graph_idx);
     lua_setiuservalue(L, -2, 1);
+    return h;
+}
+
+/* Raise (on argument idx) unless the graph gr is open and has says its
+ * element id (a "vertex" or an "edge": what) is live. */
+static void check_elem(lua_State *L, int idx, const struct grovel_graph *gr,
+                       bool (*has)(const grove_graph_t *, uint32_t), uint32_t id,
+                       const char *what)
+{
+    if (!gr->g)
+        luaL_argerror(L, idx, "graph is closed");
+    if (!has(gr->g, id))
+        luaL_argerror(L, idx, lua_pushfstring(L, "%s was removed from its graph", what));
+}
+
+void grovel_push_vertex(lua_State *L, int graph_idx, grove_vid_t v)
+{
+    struct grovel_graph *gr;
+    struct grovel_vertex *h = new_elem(L, graph_idx, GROVEL_VERTEX, sizeof(*h), &gr);
+    h->gr = gr;
+    h->v = v;
 }
 
 struct grovel_vertex *grovel_check_vertex_ud(lua_State *L, int idx)
 {
     struct grovel_vertex *h = luaL_checkudata(L, idx, GROVEL_VERTEX);
-    if (!h->gr->g)
-        luaL_argerror(L, idx, "graph is closed");
-    if (!grove_graph_has_vertex(h->gr->g, h->v))
-        luaL_argerror(L, idx, "vertex was removed from its graph");
+    check_elem(L, idx, h->gr, grove_graph_has_vertex, h->v, "vertex");
     return h;
 }
 
@@ -202,23 +221,16 @@ void grovel_vertex_graph(lua_State *L, int idx)
 
 void grovel_push_edge(lua_State *L, int graph_idx, grove_eid_t e)
 {
-    graph_idx = lua_absindex(L, graph_idx);
-    struct grovel_graph *gr = luaL_checkudata(L, graph_idx, GROVEL_GRAPH);
-    struct grovel_edge *h = lua_newuserdatauv(L, sizeof(*h), 1);
+    struct grovel_graph *gr;
+    struct grovel_edge *h = new_elem(L, graph_idx, GROVEL_EDGE, sizeof(*h), &gr);
     h->gr = gr;
     h->e = e;
-    luaL_setmetatable(L, GROVEL_EDGE);
-    lua_pushvalue(L, graph_idx);
-    lua_setiuservalue(L, -2, 1);
 }
 
 static struct grovel_edge *check_edge(lua_State *L, int idx)
 {
     struct grovel_edge *h = luaL_checkudata(L, idx, GROVEL_EDGE);
-    if (!h->gr->g)
-        luaL_argerror(L, idx, "graph is closed");
-    if (!grove_graph_has_edge(h->gr->g, h->e))
-        luaL_argerror(L, idx, "edge was removed from its graph");
+    check_elem(L, idx, h->gr, grove_graph_has_edge, h->e, "edge");
     return h;
 }
 
@@ -687,31 +699,59 @@ static int graph_vertex(lua_State *L)
     return 1;
 }
 
-enum { SCAN_ALL, SCAN_TYPE, SCAN_NAME, SCAN_RANK };
+/* How an iterator of vertices() or edges() walks the slots: every vertex
+ * slot, the chain of one type, name or rank, or every edge slot. */
+enum { SCAN_ALL, SCAN_TYPE, SCAN_NAME, SCAN_RANK, SCAN_EDGES };
 
-/* Iterator: upvalues graph, spec (or nil), next candidate, mode. */
-static int vertices_next(lua_State *L)
+/* The slot after at in a scan of mode, or -1. */
+static lua_Integer scan_next(const grove_graph_t *g, int mode, lua_Integer at)
+{
+    grove_vid_t v = (grove_vid_t)at, next;
+    switch (mode) {
+    case SCAN_TYPE: next = grove_vertex_next_same_type(g, v); break;
+    case SCAN_NAME: next = grove_vertex_next_same_name(g, v); break;
+    case SCAN_RANK: next = grove_vertex_next_same_rank(g, v); break;
+    default: return at + 1;
+    }
+    return next == GROVE_VID_NONE ? -1 : (lua_Integer)next;
+}
+
+/* Whether the scan yields slot at: a live vertex the spec (upvalue 2, or
+ * nil) matches, or a live edge of the subsystem (upvalue 2, -1: any). */
+static bool scan_wants(lua_State *L, const grove_graph_t *g, int mode, lua_Integer at)
+{
+    if (mode == SCAN_EDGES) {
+        lua_Integer sub = lua_tointeger(L, lua_upvalueindex(2));
+        grove_eid_t e = (grove_eid_t)at;
+        return grove_graph_has_edge(g, e)
+               && (sub < 0 || grove_edge_subsystem(g, e) == (grove_sym_t)sub);
+    }
+    const struct grovel_spec *s = lua_touserdata(L, lua_upvalueindex(2));
+    grove_vid_t v = (grove_vid_t)at;
+    return grove_graph_has_vertex(g, v) && (!s || grovel_spec_match(g, v, s));
+}
+
+/* Iterator of vertices() and edges(): upvalues graph, filter (see
+ * scan_wants), next slot (-1 when done), mode (SCAN_*). */
+static int scan_step(lua_State *L)
 {
     struct grovel_graph *gr = lua_touserdata(L, lua_upvalueindex(1));
     if (!gr->g)
         return luaL_error(L, "graph is closed");
-    const struct grovel_spec *s = lua_touserdata(L, lua_upvalueindex(2));
     lua_Integer cur = lua_tointeger(L, lua_upvalueindex(3));
     int mode = (int)lua_tointeger(L, lua_upvalueindex(4));
-    size_t slots = grove_graph_vertex_slots(gr->g);
+    size_t slots = mode == SCAN_EDGES ? grove_graph_edge_slots(gr->g)
+                                      : grove_graph_vertex_slots(gr->g);
     while (cur >= 0 && (size_t)cur < slots) {
-        grove_vid_t v = (grove_vid_t)cur, next;
-        switch (mode) {
-        case SCAN_TYPE: next = grove_vertex_next_same_type(gr->g, v); break;
-        case SCAN_NAME: next = grove_vertex_next_same_name(gr->g, v); break;
-        case SCAN_RANK: next = grove_vertex_next_same_rank(gr->g, v); break;
-        default: next = v + 1; break;
-        }
-        cur = next == GROVE_VID_NONE ? -1 : (lua_Integer)next;
-        if (grove_graph_has_vertex(gr->g, v) && (!s || grovel_spec_match(gr->g, v, s))) {
+        lua_Integer at = cur;
+        cur = scan_next(gr->g, mode, at);
+        if (scan_wants(L, gr->g, mode, at)) {
             lua_pushinteger(L, cur);
             lua_replace(L, lua_upvalueindex(3));
-            grovel_push_vertex(L, lua_upvalueindex(1), v);
+            if (mode == SCAN_EDGES)
+                grovel_push_edge(L, lua_upvalueindex(1), (grove_eid_t)at);
+            else
+                grovel_push_vertex(L, lua_upvalueindex(1), (grove_vid_t)at);
             return 1;
         }
     }
@@ -746,32 +786,8 @@ static int graph_vertices(lua_State *L)
     }
     lua_pushinteger(L, first == GROVE_VID_NONE ? -1 : (lua_Integer)first);
     lua_pushinteger(L, mode);
-    lua_pushcclosure(L, vertices_next, 4);
+    lua_pushcclosure(L, scan_step, 4);
     return 1;
-}
-
-/* Iterator: upvalues graph, next edge slot, subsystem symbol (or -1). */
-static int edges_next(lua_State *L)
-{
-    struct grovel_graph *gr = lua_touserdata(L, lua_upvalueindex(1));
-    if (!gr->g)
-        return luaL_error(L, "graph is closed");
-    lua_Integer cur = lua_tointeger(L, lua_upvalueindex(2));
-    lua_Integer sub = lua_tointeger(L, lua_upvalueindex(3));
-    size_t slots = grove_graph_edge_slots(gr->g);
-    for (; cur >= 0 && (size_t)cur < slots; cur++) {
-        grove_eid_t e = (grove_eid_t)cur;
-        if (!grove_graph_has_edge(gr->g, e)
-            || (sub >= 0 && grove_edge_subsystem(gr->g, e) != (grove_sym_t)sub))
-            continue;
-        lua_pushinteger(L, cur + 1);
-        lua_replace(L, lua_upvalueindex(2));
-        grovel_push_edge(L, lua_upvalueindex(1), e);
-        return 1;
-    }
-    lua_pushinteger(L, -1);
-    lua_replace(L, lua_upvalueindex(2));
-    return 0;
 }
 
 static int graph_edges(lua_State *L)
@@ -785,9 +801,10 @@ static int graph_edges(lua_State *L)
         sub = (lua_Integer)s;
     }
     lua_pushvalue(L, 1);
-    lua_pushinteger(L, first);
     lua_pushinteger(L, sub);
-    lua_pushcclosure(L, edges_next, 3);
+    lua_pushinteger(L, first);
+    lua_pushinteger(L, SCAN_EDGES);
+    lua_pushcclosure(L, scan_step, 4);
     return 1;
 }
 
@@ -818,15 +835,15 @@ static int graph_root(lua_State *L)
     return 1;
 }
 
+static const char *subsystem_at(const void *g, size_t i)
+{
+    grove_sym_t s = grove_graph_subsystem_at(g, i);
+    return s == GROVE_SYM_NONE ? NULL : grove_graph_str(g, s);
+}
+
 static int graph_subsystems(lua_State *L)
 {
-    grove_graph_t *g = grovel_check_graph(L, 1);
-    lua_newtable(L);
-    grove_sym_t s;
-    for (size_t i = 0; (s = grove_graph_subsystem_at(g, i)) != GROVE_SYM_NONE; i++) {
-        lua_pushstring(L, grove_graph_str(g, s));
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
+    grovel_push_strings(L, grovel_check_graph(L, 1), SIZE_MAX, subsystem_at);
     return 1;
 }
 

@@ -59,39 +59,18 @@ static int append_string(lua_State *L, grove_hostlist_t *h, int i)
     return n;
 }
 
-/* core.hostlist([s]) */
+/* Element i of core.hostlist's table, on top of the stack: a string. */
+static int add_element(lua_State *L, void *h, lua_Integer i)
+{
+    if (lua_type(L, -1) != LUA_TSTRING)
+        return luaL_argerror(L, 1, lua_pushfstring(L, "element %I is not a string",
+                                                   (LUAI_UACINT)i));
+    return append_string(L, h, -1) < 0 ? -1 : 0;
+}
+
 static int l_hostlist_new(lua_State *L)
 {
-    int t = lua_type(L, 1);
-    luaL_argexpected(L, t == LUA_TNONE || t == LUA_TNIL || t == LUA_TSTRING || t == LUA_TTABLE,
-                     1, "nil, string or table");
-    if (t == LUA_TTABLE) { /* check every element before allocating */
-        lua_Integer n = luaL_len(L, 1);
-        for (lua_Integer i = 1; i <= n; i++) {
-            if (lua_geti(L, 1, i) != LUA_TSTRING)
-                return luaL_argerror(L, 1, lua_pushfstring(L, "element %I is not a string",
-                                                           (LUAI_UACINT)i));
-            lua_pop(L, 1);
-        }
-    }
-    grovel_handle_t *h = grovel_handle_new(L, &hostlist_class);
-    int top = lua_gettop(L);
-    if (t == LUA_TSTRING)
-        return grovel_handle_decode(L, 1, &hostlist_class, &h->p) < 0 ? 3 : 1;
-    if (!(h->p = grove_hostlist_create()))
-        return grovel_fail_errno(L, errno, NULL);
-    if (t == LUA_TTABLE) {
-        lua_Integer n = luaL_len(L, 1);
-        for (lua_Integer i = 1; i <= n; i++) {
-            lua_geti(L, 1, i);
-            if (lua_type(L, -1) != LUA_TSTRING)
-                return luaL_argerror(L, 1, "table changed while reading it");
-            if (append_string(L, h->p, -1) < 0)
-                return 3;
-            lua_settop(L, top);
-        }
-    }
-    return 1;
+    return grovel_set_new(L, &hostlist_class, add_element);
 }
 
 /* h:append(x) and h:delete(x) (arg 1). */
@@ -142,44 +121,34 @@ static int l_nth(lua_State *L)
     return grovel_fail_errno(L, errno, errno == ENOENT ? "index out of range" : NULL);
 }
 
-static int l_first(lua_State *L)
+/* h:first() (arg 0) and h:last() (arg 1): a host name, nil when h is
+ * empty. */
+static int l_end(lua_State *L)
 {
     grove_hostlist_t *h = check_hostlist(L, 1);
-    if (!push_nth(L, h, 1))
+    if (!push_nth(L, h, grovel_uparg(L) ? (lua_Integer)grove_hostlist_count(h) : 1))
         lua_pushnil(L);
     return 1;
 }
 
-static int l_last(lua_State *L)
-{
-    grove_hostlist_t *h = check_hostlist(L, 1);
-    if (!push_nth(L, h, (lua_Integer)grove_hostlist_count(h)))
-        lua_pushnil(L);
-    return 1;
-}
-
+/* h:find(host) (arg 0): its position from 1, nil when absent, or nil,
+ * message, "EINVAL" for an invalid name; h:contains(host) (arg 1): whether
+ * it is there (false for an invalid name). */
 static int l_find(lua_State *L)
 {
+    bool contains = grovel_uparg(L);
     grove_hostlist_t *h = check_hostlist(L, 1);
     size_t len;
     const char *host = luaL_checklstring(L, 2, &len);
     int i = strlen(host) == len ? grove_hostlist_find(h, host) : (errno = EINVAL, -1);
-    if (i >= 0) {
+    if (contains)
+        lua_pushboolean(L, i >= 0);
+    else if (i >= 0)
         lua_pushinteger(L, (lua_Integer)i + 1);
-        return 1;
-    }
-    if (errno == EINVAL)
+    else if (errno == EINVAL)
         return grovel_fail(L, lua_pushfstring(L, "invalid host name \"%s\"", host), "EINVAL");
-    lua_pushnil(L);
-    return 1;
-}
-
-static int l_contains(lua_State *L)
-{
-    grove_hostlist_t *h = check_hostlist(L, 1);
-    size_t len;
-    const char *host = luaL_checklstring(L, 2, &len);
-    lua_pushboolean(L, strlen(host) == len && grove_hostlist_contains(h, host));
+    else
+        lua_pushnil(L);
     return 1;
 }
 
@@ -197,11 +166,7 @@ static int l_sort(lua_State *L)
 static int l_encode(lua_State *L)
 {
     char *e = grove_hostlist_encode(check_hostlist(L, 1));
-    if (!e)
-        return grovel_fail_errno(L, errno, NULL);
-    lua_pushstring(L, e);
-    free(e);
-    return 1;
+    return grovel_return_string(L, e, errno, NULL);
 }
 
 static void describe(lua_State *L, void *p)
@@ -267,10 +232,10 @@ static const grovel_reg_t methods[] = {
     {"delete", l_append, 1},
     {"count", l_count, 0},
     {"nth", l_nth, 0},
-    {"first", l_first, 0},
-    {"last", l_last, 0},
+    {"first", l_end, 0},
+    {"last", l_end, 1},
     {"find", l_find, 0},
-    {"contains", l_contains, 0},
+    {"contains", l_find, 1},
     {"sort", l_sort, 0},
     {"uniq", l_sort, 1},
     {"encode", l_encode, 0},

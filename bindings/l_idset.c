@@ -55,32 +55,23 @@ static void push_id(lua_State *L, unsigned id)
         lua_pushinteger(L, (lua_Integer)id);
 }
 
-/* core.idset([s]) */
+/* Element i of core.idset's table, on top of the stack: an id. */
+static int add_element(lua_State *L, void *s, lua_Integer i)
+{
+    int isnum;
+    lua_Integer v = lua_tointegerx(L, -1, &isnum);
+    if (!isnum || v < 0 || v > (lua_Integer)GROVE_IDSET_MAX_ID)
+        return luaL_argerror(L, 1, lua_pushfstring(L, "element %I is not an id", (LUAI_UACINT)i));
+    if (grove_idset_set(s, (unsigned)v) < 0) {
+        grovel_fail_errno(L, errno, NULL);
+        return -1;
+    }
+    return 0;
+}
+
 static int l_idset_new(lua_State *L)
 {
-    int t = lua_type(L, 1);
-    luaL_argexpected(L, t == LUA_TNONE || t == LUA_TNIL || t == LUA_TSTRING || t == LUA_TTABLE,
-                     1, "nil, string or table");
-    grovel_handle_t *h = grovel_handle_new(L, &idset_class);
-    if (t == LUA_TSTRING)
-        return grovel_handle_decode(L, 1, &idset_class, &h->p) < 0 ? 3 : 1;
-    if (!(h->p = grove_idset_create()))
-        return grovel_fail_errno(L, errno, NULL);
-    if (t == LUA_TTABLE) {
-        lua_Integer n = luaL_len(L, 1);
-        for (lua_Integer i = 1; i <= n; i++) {
-            lua_geti(L, 1, i);
-            int isnum;
-            lua_Integer v = lua_tointegerx(L, -1, &isnum);
-            if (!isnum || v < 0 || v > (lua_Integer)GROVE_IDSET_MAX_ID)
-                return luaL_argerror(L, 1, lua_pushfstring(L, "element %I is not an id",
-                                                           (LUAI_UACINT)i));
-            lua_pop(L, 1);
-            if (grove_idset_set(h->p, (unsigned)v) < 0)
-                return grovel_fail_errno(L, errno, NULL);
-        }
-    }
-    return 1;
+    return grovel_set_new(L, &idset_class, add_element);
 }
 
 /* s:set(id [, hi]) (arg 1) and s:clear(id [, hi]) (arg 0). */
@@ -106,41 +97,27 @@ static int l_test(lua_State *L)
     return 1;
 }
 
-static int l_count(lua_State *L)
+/* What s:count(), s:empty(), s:first(), s:last() and #s read (the arg). */
+enum { Q_COUNT, Q_EMPTY, Q_FIRST, Q_LAST };
+
+static int l_query(lua_State *L)
 {
-    lua_pushinteger(L, (lua_Integer)grove_idset_count(check_idset(L, 1)));
+    const grove_idset_t *s = check_idset(L, 1);
+    switch (grovel_uparg(L)) {
+    case Q_COUNT: lua_pushinteger(L, (lua_Integer)grove_idset_count(s)); break;
+    case Q_EMPTY: lua_pushboolean(L, grove_idset_empty(s)); break;
+    case Q_FIRST: push_id(L, grove_idset_first(s)); break;
+    default: push_id(L, grove_idset_last(s)); break;
+    }
     return 1;
 }
 
-static int l_empty(lua_State *L)
+/* s:next(id) (arg 1) and s:prev(id) (arg 0). */
+static int l_step(lua_State *L)
 {
-    lua_pushboolean(L, grove_idset_empty(check_idset(L, 1)));
-    return 1;
-}
-
-static int l_first(lua_State *L)
-{
-    push_id(L, grove_idset_first(check_idset(L, 1)));
-    return 1;
-}
-
-static int l_last(lua_State *L)
-{
-    push_id(L, grove_idset_last(check_idset(L, 1)));
-    return 1;
-}
-
-static int l_next(lua_State *L)
-{
-    grove_idset_t *s = check_idset(L, 1);
-    push_id(L, grove_idset_next(s, check_id(L, 2)));
-    return 1;
-}
-
-static int l_prev(lua_State *L)
-{
-    grove_idset_t *s = check_idset(L, 1);
-    push_id(L, grove_idset_prev(s, check_id(L, 2)));
+    const grove_idset_t *s = check_idset(L, 1);
+    unsigned id = check_id(L, 2);
+    push_id(L, grovel_uparg(L) ? grove_idset_next(s, id) : grove_idset_prev(s, id));
     return 1;
 }
 
@@ -181,12 +158,8 @@ static int check_flags(lua_State *L, int i)
 static int push_encoding(lua_State *L, const grove_idset_t *s, int flags)
 {
     char *e = grove_idset_encode(s, flags);
-    if (!e)
-        return grovel_fail_errno(L, errno, errno == EOVERFLOW ? "idset encoding too long"
-                                                              : NULL);
-    lua_pushstring(L, e);
-    free(e);
-    return 1;
+    return grovel_return_string(L, e, errno,
+                                errno == EOVERFLOW ? "idset encoding too long" : NULL);
 }
 
 static int l_encode(lua_State *L)
@@ -290,12 +263,12 @@ static const grovel_reg_t methods[] = {
     {"set", l_set, 1},
     {"clear", l_set, 0},
     {"test", l_test, 0},
-    {"count", l_count, 0},
-    {"empty", l_empty, 0},
-    {"first", l_first, 0},
-    {"last", l_last, 0},
-    {"next", l_next, 0},
-    {"prev", l_prev, 0},
+    {"count", l_query, Q_COUNT},
+    {"empty", l_query, Q_EMPTY},
+    {"first", l_query, Q_FIRST},
+    {"last", l_query, Q_LAST},
+    {"next", l_step, 1},
+    {"prev", l_step, 0},
     {"nth", l_nth, 0},
     {"encode", l_encode, 0},
     {"union", l_op, OP_UNION},
@@ -304,7 +277,7 @@ static const grovel_reg_t methods[] = {
     {"add", l_op, OP_ADD},
     {"subtract", l_op, OP_SUB},
     {"ids", l_ids, 0},
-    {"__len", l_count, 0},
+    {"__len", l_query, Q_COUNT},
     {"__bor", l_op, OPERATOR | OP_UNION},
     {"__band", l_op, OPERATOR | OP_INTER},
     {"__sub", l_op, OPERATOR | OP_DIFF},

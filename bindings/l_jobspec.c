@@ -50,7 +50,6 @@ static const grovel_class_t jobspec_class = {
     .tname = "grove.jobspec",
     .describe = jobspec_describe,
     .label = "jobspec",
-    .closed = "grove.jobspec (closed)",
     .destroy = jobspec_destroy,
 };
 
@@ -58,7 +57,6 @@ static const grovel_class_t constraint_class = {
     .tname = "grove.constraint",
     .describe = constraint_describe,
     .label = "constraint",
-    .closed = "grove.constraint (closed)",
     .destroy = constraint_destroy,
 };
 
@@ -359,27 +357,26 @@ static int l_jobspec_from_table(lua_State *L)
     return push_jobspec(L, js, &err);
 }
 
-static int l_version(lua_State *L)
+/* js:version() (arg 0) and js:duration() (arg 1). */
+static int l_number(lua_State *L)
 {
-    lua_pushinteger(L, grove_jobspec_version(check_jobspec(L, 1)));
+    const grove_jobspec_t *js = check_jobspec(L, 1);
+    if (grovel_uparg(L))
+        lua_pushnumber(L, grove_jobspec_duration(js));
+    else
+        lua_pushinteger(L, grove_jobspec_version(js));
     return 1;
 }
 
-static int l_duration(lua_State *L)
+static const char *warning_at(const void *js, size_t i)
 {
-    lua_pushnumber(L, grove_jobspec_duration(check_jobspec(L, 1)));
-    return 1;
+    return grove_jobspec_warning(js, i);
 }
 
 static int l_warnings(lua_State *L)
 {
-    grove_jobspec_t *js = check_jobspec(L, 1);
-    size_t n = grove_jobspec_warning_count(js);
-    lua_createtable(L, (int)n, 0);
-    for (size_t i = 0; i < n; i++) {
-        lua_pushstring(L, grove_jobspec_warning(js, i));
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
+    const grove_jobspec_t *js = check_jobspec(L, 1);
+    grovel_push_strings(L, js, grove_jobspec_warning_count(js), warning_at);
     return 1;
 }
 
@@ -452,6 +449,11 @@ static int l_resources(lua_State *L)
     return 1;
 }
 
+static const char *task_arg_at(const void *t, size_t k)
+{
+    return grove_jobspec_task_arg(t, k);
+}
+
 static int l_tasks(lua_State *L)
 {
     grove_jobspec_t *js = check_jobspec(L, 1);
@@ -462,12 +464,7 @@ static int l_tasks(lua_State *L)
         uint64_t num;
         const char *type;
         lua_createtable(L, 0, 5);
-        size_t argc = grove_jobspec_task_argc(t);
-        lua_createtable(L, (int)argc, 0);
-        for (size_t k = 0; k < argc; k++) {
-            lua_pushstring(L, grove_jobspec_task_arg(t, k));
-            lua_rawseti(L, -2, (lua_Integer)k + 1);
-        }
+        grovel_push_strings(L, t, grove_jobspec_task_argc(t), task_arg_at);
         lua_setfield(L, -2, "command");
         setstr(L, "slot", grove_jobspec_task_slot(t));
         lua_createtable(L, 0, 1);
@@ -521,11 +518,7 @@ static int l_to_json(lua_State *L)
 {
     char *s = json_dumps(grove_jobspec_json(check_jobspec(L, 1)),
                          JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
-    if (!s)
-        return grovel_fail(L, "out of memory", "ENOMEM");
-    lua_pushstring(L, s);
-    free(s);
-    return 1;
+    return grovel_return_string(L, s, ENOMEM, "out of memory");
 }
 
 static int l_constraint_match(lua_State *L)
@@ -600,8 +593,8 @@ static void constraint_describe(lua_State *L, void *p)
 }
 
 static const grovel_reg_t js_methods[] = {
-    {"version", l_version, 0},
-    {"duration", l_duration, 0},
+    {"version", l_number, 0},
+    {"duration", l_number, 1},
     {"warnings", l_warnings, 0},
     {"resources", l_resources, 0},
     {"tasks", l_tasks, 0},

@@ -13,6 +13,7 @@
  * grovel_to_json says (lacquire.h), JSON becomes tables as
  * grovel_push_json says.
  */
+#include <errno.h>
 #include <jansson.h>
 #include <lauxlib.h>
 #include <lua.h>
@@ -63,11 +64,7 @@ static int l_json_encode(lua_State *L)
     size_t flags = JSON_ENCODE_ANY | JSON_SORT_KEYS | JSON_INDENT((size_t)indent);
     char *s = json_dumps(v, flags);
     json_decref(v);
-    if (!s)
-        return grovel_fail(L, "out of memory", "ENOMEM");
-    lua_pushstring(L, s);
-    free(s);
-    return 1;
+    return grovel_return_string(L, s, ENOMEM, "out of memory");
 }
 
 int grovel_open_json(lua_State *L)

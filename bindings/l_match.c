@@ -102,7 +102,6 @@ static const grovel_class_t matcher_class = {
     .tname = GROVEL_MATCHER,
     .describe = describe,
     .label = "matcher",
-    .closed = "grove.matcher (closed)",
     .size = sizeof(struct lmatcher),
     .nuv = 2,
     .destroy = matcher_destroy,
@@ -675,12 +674,8 @@ static int m_request(lua_State *L)
     if (!j)
         return 3;
     char *text = grove_matcher_request(check_matcher(L, 1)->m, j->id);
-    if (!text)
-        return grovel_fail_errno(L, errno, errno == ENOENT ? "the job's request is not known"
-                                                           : NULL);
-    lua_pushstring(L, text);
-    free(text);
-    return 1;
+    return grovel_return_string(L, text, errno,
+                                errno == ENOENT ? "the job's request is not known" : NULL);
 }
 
 /* m:set_dominant(subsystem | nil) -> true */

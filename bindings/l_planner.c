@@ -367,15 +367,25 @@ static int no_span(lua_State *L, int64_t id)
 
 /* ---- the methods both classes have ------------------------------------------ */
 
-static int l_add(lua_State *L)
+/* p:add(t, d, amounts) (arg 1): book a span, its id; p:fits(t, d, amounts)
+ * (arg 0): whether it could be booked, as a boolean. */
+static int l_place(lua_State *L)
 {
+    bool add = grovel_uparg(L);
     lplan *u = check_args(L, 4);
-    int64_t one, s = luaL_checkinteger(L, 2), d = check_duration(L, 3);
+    int64_t one, t = luaL_checkinteger(L, 2), d = check_duration(L, 3);
     int64_t *a = check_amounts(L, u, 4, &one);
-    int64_t id = u->mp ? grove_mplanner_add(u->mp, s, d, a) : grove_planner_add(u->p, s, d, *a);
-    if (id < 0)
-        return plan_fail(L, u, s, d, a, false);
-    lua_pushinteger(L, id);
+    int64_t r;
+    if (add)
+        r = u->mp ? grove_mplanner_add(u->mp, t, d, a) : grove_planner_add(u->p, t, d, *a);
+    else
+        r = u->mp ? grove_mplanner_fits(u->mp, t, d, a) : grove_planner_fits(u->p, t, d, *a);
+    if (r < 0)
+        return plan_fail(L, u, t, d, a, false);
+    if (add)
+        lua_pushinteger(L, r);
+    else
+        lua_pushboolean(L, r != 0);
     return 1;
 }
 
@@ -452,13 +462,23 @@ static int l_spans(lua_State *L)
     return 1;
 }
 
-static int l_avail_at(lua_State *L)
+/* p:avail_at(t) (arg 0): the amounts free at t; p:avail_during(t, d)
+ * (arg 1): those free over all of [t, t + d). */
+static int l_avail(lua_State *L)
 {
-    lplan *u = check_args(L, 2);
-    int64_t one, t = luaL_checkinteger(L, 2);
+    bool during = grovel_uparg(L);
+    lplan *u = check_args(L, during ? 3 : 2);
+    int64_t one, t = luaL_checkinteger(L, 2), d = during ? check_duration(L, 3) : 0;
     int64_t *out = result_vector(L, u, &one);
-    int r = u->mp ? grove_mplanner_avail_at(u->mp, t, out)
+    int r;
+    if (during)
+        r = u->mp ? grove_mplanner_avail_during(u->mp, t, d, out)
+                  : (*out = grove_planner_avail_during(u->p, t, d)) < 0 ? -1 : 0;
+    else
+        r = u->mp ? grove_mplanner_avail_at(u->mp, t, out)
                   : (*out = grove_planner_avail_at(u->p, t)) < 0 ? -1 : 0;
+    if (r < 0 && during)
+        return plan_fail(L, u, t, d, out, false);
     if (r < 0) {
         lua_pushfstring(L, "time %I is outside the horizon " WIN, LI(t), LI(start_of(u)),
                         LI(end_of(u)));
@@ -468,52 +488,19 @@ static int l_avail_at(lua_State *L)
     return 1;
 }
 
-static int l_avail_during(lua_State *L)
+/* p:earliest(amounts, d [, t0]) (arg 0): the first time at or after t0 (the
+ * horizon's start) where amounts fit for d; p:next_fit(amounts, d, after)
+ * (arg 1): the first such time after "after". */
+static int l_when(lua_State *L)
 {
-    lplan *u = check_args(L, 3);
-    int64_t one, t = luaL_checkinteger(L, 2), d = check_duration(L, 3);
-    int64_t *out = result_vector(L, u, &one);
-    int r = u->mp ? grove_mplanner_avail_during(u->mp, t, d, out)
-                  : (*out = grove_planner_avail_during(u->p, t, d)) < 0 ? -1 : 0;
-    if (r < 0)
-        return plan_fail(L, u, t, d, out, false);
-    push_amounts(L, u, out);
-    return 1;
-}
-
-static int l_fits(lua_State *L)
-{
-    lplan *u = check_args(L, 4);
-    int64_t one, t = luaL_checkinteger(L, 2), d = check_duration(L, 3);
-    int64_t *a = check_amounts(L, u, 4, &one);
-    int r = u->mp ? grove_mplanner_fits(u->mp, t, d, a) : grove_planner_fits(u->p, t, d, *a);
-    if (r < 0)
-        return plan_fail(L, u, t, d, a, false);
-    lua_pushboolean(L, r);
-    return 1;
-}
-
-static int l_earliest(lua_State *L)
-{
+    bool next = grovel_uparg(L);
     lplan *u = check_args(L, 4);
     int64_t one, *a = check_amounts(L, u, 2, &one);
     int64_t d = check_duration(L, 3);
-    int64_t t0 = luaL_optinteger(L, 4, start_of(u));
-    int64_t t = earliest_of(u, a, d, t0);
+    int64_t t0 = next ? luaL_checkinteger(L, 4) : luaL_optinteger(L, 4, start_of(u));
+    int64_t t = next ? next_fit_of(u, a, d, t0) : earliest_of(u, a, d, t0);
     if (t < 0)
         return plan_fail(L, u, t0, d, a, true);
-    lua_pushinteger(L, t);
-    return 1;
-}
-
-static int l_next_fit(lua_State *L)
-{
-    lplan *u = check_args(L, 4);
-    int64_t one, *a = check_amounts(L, u, 2, &one);
-    int64_t d = check_duration(L, 3), after = luaL_checkinteger(L, 4);
-    int64_t t = next_fit_of(u, a, d, after);
-    if (t < 0)
-        return plan_fail(L, u, after, d, a, true);
     lua_pushinteger(L, t);
     return 1;
 }
@@ -619,16 +606,16 @@ static void describe(lua_State *L, void *p)
 }
 
 static const grovel_reg_t common_methods[] = {
-    {"add", l_add, 0},
+    {"add", l_place, 1},
     {"remove", l_remove, 0},
     {"reduce", l_reduce, 0},
     {"span", l_span, 0},
     {"spans", l_spans, 0},
-    {"avail_at", l_avail_at, 0},
-    {"avail_during", l_avail_during, 0},
-    {"fits", l_fits, 0},
-    {"earliest", l_earliest, 0},
-    {"next_fit", l_next_fit, 0},
+    {"avail_at", l_avail, 0},
+    {"avail_during", l_avail, 1},
+    {"fits", l_place, 0},
+    {"earliest", l_when, 0},
+    {"next_fit", l_when, 1},
     {"fit_times", l_fit_times, 0},
     {"max_used", l_max_used, 0},
     {"copy", l_copy, 0},
@@ -798,15 +785,15 @@ static int m_total(lua_State *L)
     return 1;
 }
 
+static const char *type_name_at(const void *mp, size_t i)
+{
+    return grove_mplanner_type_name(mp, i);
+}
+
 static int m_types(lua_State *L)
 {
     grove_mplanner_t *mp = check_open(L)->mp;
-    size_t n = grove_mplanner_ntypes(mp);
-    lua_createtable(L, (int)n, 0);
-    for (size_t i = 0; i < n; i++) {
-        lua_pushstring(L, grove_mplanner_type_name(mp, i));
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
+    grovel_push_strings(L, mp, grove_mplanner_ntypes(mp), type_name_at);
     return 1;
 }
 

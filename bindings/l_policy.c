@@ -249,6 +249,16 @@ static void rawsetfield(lua_State *S, int t, const char *k)
     lua_rawset(S, t);
 }
 
+/* t[k] = the time v, nil for GROVE_TIME_MAX (no end). */
+static void set_time(lua_State *S, int t, const char *k, int64_t v)
+{
+    if (v == GROVE_TIME_MAX)
+        lua_pushnil(S);
+    else
+        lua_pushinteger(S, (lua_Integer)v);
+    rawsetfield(S, t, k);
+}
+
 /* A fresh table at ctx[k], left on top. */
 static int fresh_field(lua_State *S, int ctx, const char *k, int n)
 {
@@ -346,11 +356,7 @@ static void push_request(lua_State *S, int ctx, const grove_policy_request_t *r)
 {
     lua_pushinteger(S, (lua_Integer)r->job);
     rawsetfield(S, ctx, "job");
-    if (r->duration == GROVE_TIME_MAX)
-        lua_pushnil(S);
-    else
-        lua_pushinteger(S, (lua_Integer)r->duration);
-    rawsetfield(S, ctx, "duration");
+    set_time(S, ctx, "duration", r->duration);
     const json_t *root = grove_jobspec_json(r->jobspec);
     const json_t *attrs = root ? json_object_get(root, "attributes") : NULL;
     if (attrs)
@@ -410,11 +416,7 @@ static void update_ctx(lua_State *S, struct grovel_policy *p, const grove_policy
     if (all || x->start != cx->start || x->end != cx->end) {
         lua_pushinteger(S, (lua_Integer)x->start);
         rawsetfield(S, ctx, "start");
-        if (x->end == GROVE_TIME_MAX)
-            lua_pushnil(S);
-        else
-            lua_pushinteger(S, (lua_Integer)x->end);
-        rawsetfield(S, ctx, "end");
+        set_time(S, ctx, "end", x->end);
     }
     const grove_policy_request_t *r = x->req;
     if (r && (all || r != cx->req))
@@ -814,15 +816,12 @@ static int parse_order_table(lua_State *S, struct grovel_policy *p, int t, int u
                 p->lua[H_KEY] = true;
                 func_where(S, -1, p->where[H_KEY], sizeof(p->where[H_KEY]));
             } else if (vt == LUA_TSTRING) {
+                /* From K_ID on, in the order of enum key_kind. */
+                static const char *const keys[] = {"id", "rank", "vid", "size", NULL};
                 const char *s = lua_tostring(S, -1);
-                if (!strcmp(s, "id"))
-                    p->key = K_ID;
-                else if (!strcmp(s, "rank"))
-                    p->key = K_RANK;
-                else if (!strcmp(s, "vid"))
-                    p->key = K_VID;
-                else if (!strcmp(s, "size"))
-                    p->key = K_SIZE;
+                int i = grovel_name_index(s, keys);
+                if (i >= 0)
+                    p->key = K_ID + i;
                 else if (!strncmp(s, "property:", 9) && s[9]) {
                     p->key = K_PROPERTY;
                     if (!(p->key_prop = strdup(s + 9)))
@@ -1011,7 +1010,6 @@ static const grovel_class_t policy_class = {
     .tname = GROVEL_POLICY,
     .describe = policy_describe,
     .label = "policy",
-    .closed = "grove.policy (closed)",
     .size = sizeof(struct grovel_policy),
     .destroy = policy_free,
     .closable = policy_closable,
@@ -1332,11 +1330,7 @@ static void push_types(lua_State *L, char **list, const char *field)
 {
     if (!list)
         return;
-    lua_newtable(L);
-    for (size_t i = 0; list[i]; i++) {
-        lua_pushstring(L, list[i]);
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
+    grovel_push_strings(L, list, SIZE_MAX, NULL);
     lua_setfield(L, -2, field);
 }
 

@@ -111,13 +111,10 @@ static void grug_opts(lua_State *L, int idx, grove_grug_opts_t *o, const char **
     check_keys(L, idx, grug_keys);
     const char *r = opt_string(L, idx, "ranks");
     if (r) {
-        if (!strcmp(r, "nodes"))
-            o->ranks = GROVE_GRUG_RANK_NODES;
-        else if (!strcmp(r, "subtree"))
-            o->ranks = GROVE_GRUG_RANK_SUBTREE;
-        else if (!strcmp(r, "none"))
-            o->ranks = GROVE_GRUG_RANK_NONE;
-        else
+        /* Indexed by GROVE_GRUG_RANK_*. */
+        static const char *const modes[] = {"nodes", "subtree", "none", NULL};
+        o->ranks = grovel_name_index(r, modes);
+        if (o->ranks < 0)
             luaL_argerror(L, idx, "ranks must be \"nodes\", \"subtree\" or \"none\"");
     }
     if (lua_getfield(L, idx, "strict") != LUA_TNIL && lua_toboolean(L, -1))

@@ -60,7 +60,6 @@ static const grovel_class_t rv1_class = {
     .describe = describe,
     .equal = rv1_equal,
     .label = "R",
-    .closed = "grove.rv1 (closed)",
     .destroy = rv1_destroy,
     .copy = rv1_copy,
 };
@@ -255,34 +254,30 @@ static void push_as(lua_State *L, const char *ctor, const char *text)
     }
 }
 
-static int l_ranks(lua_State *L)
+/* R:ranks() (arg 0): its ranks as an idset; R:nodelist() (arg 1): its
+ * hosts as a hostlist (each as text when the module lacks the class). */
+static int l_set_of(lua_State *L)
 {
+    bool hosts = grovel_uparg(L);
     grove_rv1_t *R = check_rv1(L, 1);
     struct grovel_box *box = grovel_box_new(L, free);
-    grove_idset_t *s = grove_rv1_ranks(R);
-    char *t = s ? grove_idset_encode(s, GROVE_IDSET_FLAG_RANGE) : NULL;
-    grove_idset_destroy(s);
+    char *t;
+    if (hosts) {
+        grove_hostlist_t *h = grove_rv1_nodelist(R);
+        if (!h)
+            return grovel_fail_errno(L, errno,
+                                     errno == ENOENT ? "some rank of R has no host name" : NULL);
+        t = grove_hostlist_encode(h);
+        grove_hostlist_destroy(h);
+    } else {
+        grove_idset_t *s = grove_rv1_ranks(R);
+        t = s ? grove_idset_encode(s, GROVE_IDSET_FLAG_RANGE) : NULL;
+        grove_idset_destroy(s);
+    }
     if (!t)
         return grovel_fail_errno(L, ENOMEM, NULL);
     box->p = t;
-    push_as(L, "idset", t);
-    return 1;
-}
-
-static int l_nodelist(lua_State *L)
-{
-    grove_rv1_t *R = check_rv1(L, 1);
-    struct grovel_box *box = grovel_box_new(L, free);
-    grove_hostlist_t *h = grove_rv1_nodelist(R);
-    if (!h)
-        return grovel_fail_errno(L, errno,
-                                 errno == ENOENT ? "some rank of R has no host name" : NULL);
-    char *t = grove_hostlist_encode(h);
-    grove_hostlist_destroy(h);
-    if (!t)
-        return grovel_fail_errno(L, ENOMEM, NULL);
-    box->p = t;
-    push_as(L, "hostlist", t);
+    push_as(L, hosts ? "hostlist" : "idset", t);
     return 1;
 }
 
@@ -343,15 +338,15 @@ static int l_count(lua_State *L)
     return 1;
 }
 
+static const char *type_at(const void *R, size_t i)
+{
+    return grove_rv1_type_at(R, i);
+}
+
 static int l_types(lua_State *L)
 {
     grove_rv1_t *R = check_rv1(L, 1);
-    lua_newtable(L);
-    const char *t;
-    for (size_t i = 0; (t = grove_rv1_type_at(R, i)); i++) {
-        lua_pushstring(L, t);
-        lua_seti(L, -2, (lua_Integer)i + 1);
-    }
+    grovel_push_strings(L, R, SIZE_MAX, type_at);
     return 1;
 }
 
@@ -369,23 +364,16 @@ static int l_properties(lua_State *L)
     return 1;
 }
 
-static void push_time(lua_State *L, double t)
+/* R:starttime() (arg 0) and R:expiration() (arg 1): whole seconds as an
+ * integer. */
+static int l_time(lua_State *L)
 {
+    const grove_rv1_t *R = check_rv1(L, 1);
+    double t = grovel_uparg(L) ? grove_rv1_expiration(R) : grove_rv1_starttime(R);
     if (t == (double)(lua_Integer)t)
         lua_pushinteger(L, (lua_Integer)t);
     else
         lua_pushnumber(L, t);
-}
-
-static int l_starttime(lua_State *L)
-{
-    push_time(L, grove_rv1_starttime(check_rv1(L, 1)));
-    return 1;
-}
-
-static int l_expiration(lua_State *L)
-{
-    push_time(L, grove_rv1_expiration(check_rv1(L, 1)));
     return 1;
 }
 
@@ -493,15 +481,15 @@ static int l_vertices(lua_State *L)
 static const grovel_reg_t methods[] = {
     {"encode", l_encode, 0},
     {"to_table", l_to_table, 0},
-    {"ranks", l_ranks, 0},
-    {"nodelist", l_nodelist, 0},
+    {"ranks", l_set_of, 0},
+    {"nodelist", l_set_of, 1},
     {"hostname", l_hostname, 0},
     {"children", l_children, 0},
     {"count", l_count, 0},
     {"types", l_types, 0},
     {"properties", l_properties, 0},
-    {"starttime", l_starttime, 0},
-    {"expiration", l_expiration, 0},
+    {"starttime", l_time, 0},
+    {"expiration", l_time, 1},
     {"nslots", l_nslots, 0},
     {"union", l_op, OP_UNION},
     {"diff", l_op, OP_DIFF},

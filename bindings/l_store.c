@@ -56,7 +56,6 @@ static const grovel_class_t store_class = {
     .tname = "grove.store",
     .describe = describe,
     .label = "store",
-    .closed = "grove.store (closed)",
     .destroy = store_close,
 };
 
@@ -272,31 +271,25 @@ static struct grovel_box *image_box(lua_State *L)
     return grovel_box_new(L, image_free);
 }
 
-/* Restore the image im (NULL: read failed, err says why) held by box. */
-static int image_restore(lua_State *L, struct grovel_box *box, grove_image_t *im,
-                         const grove_error_t *err)
+/* Read the image of the store s, or else of the state file at path, and
+ * restore it (the options at 2). */
+static int read_restore(lua_State *L, grove_store_t *s, const char *path)
 {
-    if (!(box->p = im))
-        return grovel_fail_err(L, errno, err);
+    struct grovel_box *box = image_box(L);
+    grove_error_t err = {{0}, 0};
+    if (!(box->p = s ? grove_store_read(s, &err) : grove_image_read_file(path, &err)))
+        return grovel_fail_err(L, errno, &err);
     return restore(L, 3, lua_isnil(L, 2) ? 0 : 2);
 }
 
 static int l_load(lua_State *L)
 {
-    grove_store_t *s = check_store(L, 1);
-    struct grovel_box *box = image_box(L);
-    grove_error_t err = {{0}, 0};
-    grove_image_t *im = grove_store_read(s, &err);
-    return image_restore(L, box, im, &err);
+    return read_restore(L, check_store(L, 1), NULL);
 }
 
 static int l_state_read(lua_State *L)
 {
-    const char *path = luaL_checkstring(L, 1);
-    struct grovel_box *box = image_box(L);
-    grove_error_t err = {{0}, 0};
-    grove_image_t *im = grove_image_read_file(path, &err);
-    return image_restore(L, box, im, &err);
+    return read_restore(L, NULL, luaL_checkstring(L, 1));
 }
 
 static int l_state_write(lua_State *L)

@@ -38,11 +38,7 @@ static int g_types(lua_State *L)
         names[n++] = s;
     }
     qsort(names, n, sizeof(*names), cmp_str);
-    lua_createtable(L, (int)n, 0);
-    for (size_t i = 0; i < n; i++) {
-        lua_pushstring(L, names[i]);
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
+    grovel_push_strings(L, names, n, NULL);
     return 1;
 }
 

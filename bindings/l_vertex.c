@@ -175,24 +175,36 @@ static int v_property(lua_State *L)
     return 1;
 }
 
-static int v_set_property(lua_State *L)
+/* set_property(k, v) (arg 0) and tag(k [, v]) (arg 1): a tag may have no
+ * value. */
+static int v_set(lua_State *L)
 {
+    bool tag = grovel_uparg(L);
     struct ref h = check(L);
     const char *k = check_key(L, &h, 2);
-    luaL_argcheck(L, lua_type(L, 3) == LUA_TSTRING || lua_type(L, 3) == LUA_TNUMBER, 3,
-                  "value must be a string or a number");
-    const char *val = lua_tostring(L, 3);
-    if (grove_vertex_set_property(h.g, h.v, k, val) < 0)
+    const char *val = NULL;
+    if (!tag || !lua_isnoneornil(L, 3)) {
+        luaL_argcheck(L, lua_type(L, 3) == LUA_TSTRING || lua_type(L, 3) == LUA_TNUMBER, 3,
+                      "value must be a string or a number");
+        val = lua_tostring(L, 3);
+    }
+    int rc = tag ? grove_vertex_tag(h.g, h.v, k, val)
+                 : grove_vertex_set_property(h.g, h.v, k, val);
+    if (rc < 0)
         return grovel_fail_errno(L, errno, NULL);
     return grovel_ok(L);
 }
 
-static int v_remove_property(lua_State *L)
+/* remove_property(k) (arg 0) and untag(k) (arg 1). */
+static int v_remove(lua_State *L)
 {
+    bool tag = grovel_uparg(L);
     struct ref h = check(L);
     const char *k = check_key(L, &h, 2);
-    if (grove_vertex_remove_property(h.g, h.v, k) < 0)
-        return grovel_fail_errno(L, errno, lua_pushfstring(L, "no property '%s'", k));
+    int rc = tag ? grove_vertex_untag(h.g, h.v, k) : grove_vertex_remove_property(h.g, h.v, k);
+    if (rc < 0)
+        return grovel_fail_errno(L, errno, lua_pushfstring(L, "no %s '%s'",
+                                                           tag ? "tag" : "property", k));
     return grovel_ok(L);
 }
 
@@ -217,31 +229,6 @@ static int push_pairs(lua_State *L, size_t (*count)(const grove_graph_t *, grove
 static int v_properties(lua_State *L)
 {
     return push_pairs(L, grove_vertex_property_count, grove_vertex_property_at);
-}
-
-/* tag(k) sets a tag without a value; tag(k, v) with one. */
-static int v_tag(lua_State *L)
-{
-    struct ref h = check(L);
-    const char *k = check_key(L, &h, 2);
-    const char *val = NULL;
-    if (!lua_isnoneornil(L, 3)) {
-        luaL_argcheck(L, lua_type(L, 3) == LUA_TSTRING || lua_type(L, 3) == LUA_TNUMBER, 3,
-                      "value must be a string or a number");
-        val = lua_tostring(L, 3);
-    }
-    if (grove_vertex_tag(h.g, h.v, k, val) < 0)
-        return grovel_fail_errno(L, errno, NULL);
-    return grovel_ok(L);
-}
-
-static int v_untag(lua_State *L)
-{
-    struct ref h = check(L);
-    const char *k = check_key(L, &h, 2);
-    if (grove_vertex_untag(h.g, h.v, k) < 0)
-        return grovel_fail_errno(L, errno, lua_pushfstring(L, "no tag '%s'", k));
-    return grovel_ok(L);
 }
 
 /* has_tag(k) -> true, value (nil when the tag has none) | false */
@@ -596,10 +583,10 @@ static const grovel_reg_t vertex_methods[] = {
     {"set_name", v_set_name, 0},
     {"set_status", v_set_status, 0},
     {"set_staged", v_set_staged, 0},
-    {"set_property", v_set_property, 0},
-    {"remove_property", v_remove_property, 0},
-    {"tag", v_tag, 0},
-    {"untag", v_untag, 0},
+    {"set_property", v_set, 0},
+    {"remove_property", v_remove, 0},
+    {"tag", v_set, 1},
+    {"untag", v_remove, 1},
     {"out_edges", v_edges, 1},
     {"in_edges", v_edges, 0},
     {"allocate", v_allocate, 0},

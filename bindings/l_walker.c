@@ -52,7 +52,6 @@ static const grovel_class_t walker_class = {
     .tname = GROVEL_WALKER,
     .describe = walker_describe,
     .label = "walker",
-    .closed = "grove.walker (closed)",
     .size = sizeof(struct grovel_walker),
     .nuv = UV_COUNT,
 };

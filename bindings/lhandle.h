@@ -1,5 +1,6 @@
 /* lhandle.h: what the bindings of the string-coded sets (l_hostlist.c,
- * l_idset.c) share: operands that may be either an open handle of the set's
+ * l_idset.c) share: the constructor (nothing, the string form or a table of
+ * elements), and operands that may be either an open handle of the set's
  * class or its string form, read through the class's decode.  The handle
  * itself (new, check, copy, equal, close) is the generic one of grovel.h.
  * Nothing here is used outside bindings/, and nothing here knows hostlists
@@ -19,9 +20,13 @@
 #include "grovel.h"
 
 /* Define the static class NAME of a set whose core functions are
- * PREFIX_decode_len, PREFIX_copy, PREFIX_equal and PREFIX_destroy;
- * DESCRIBE pushes its tostring. */
+ * PREFIX_create, PREFIX_decode_len, PREFIX_copy, PREFIX_equal and
+ * PREFIX_destroy; DESCRIBE pushes its tostring. */
 #define GROVEL_SET_CLASS(NAME, PREFIX, TNAME, LABEL, DESCRIBE)                  \
+    static void *NAME##_create(void)                                            \
+    {                                                                           \
+        return PREFIX##_create();                                               \
+    }                                                                           \
     static void *NAME##_decode(const char *s, size_t n, grove_error_t *e)       \
     {                                                                           \
         return PREFIX##_decode_len(s, n, e);                                    \
@@ -44,6 +49,7 @@
         .destroy = NAME##_destroy,                                              \
         .copy = NAME##_copy,                                                    \
         .decode = NAME##_decode,                                                \
+        .create = NAME##_create,                                                \
     }
 
 /* Decode the string at i into *out (a new object): 0, or -1 with nil,
@@ -58,6 +64,33 @@ static inline int grovel_handle_decode(lua_State *L, int i, const grovel_class_t
         return 0;
     grovel_fail_err(L, errno, &err);
     return -1;
+}
+
+/* core.idset([s]), core.hostlist([s]): a new set of class c, empty (s nil
+ * or none), read from its string form (a bad one: nil, message, code), or
+ * from a table: add(L, set, i) adds element i, which is on top of the
+ * stack, and raises on a bad one or returns -1 with nil, message, code
+ * pushed. */
+static inline int grovel_set_new(lua_State *L, const grovel_class_t *c,
+                                 int (*add)(lua_State *L, void *set, lua_Integer i))
+{
+    int t = lua_type(L, 1);
+    luaL_argexpected(L, t == LUA_TNONE || t == LUA_TNIL || t == LUA_TSTRING || t == LUA_TTABLE,
+                     1, "nil, string or table");
+    grovel_handle_t *h = grovel_handle_new(L, c);
+    if (t == LUA_TSTRING)
+        return grovel_handle_decode(L, 1, c, &h->p) < 0 ? 3 : 1;
+    if (!(h->p = c->create()))
+        return grovel_fail_errno(L, errno, NULL);
+    int top = lua_gettop(L);
+    lua_Integer n = t == LUA_TTABLE ? luaL_len(L, 1) : 0;
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_geti(L, 1, i);
+        if (add(L, h->p, i) < 0)
+            return 3;
+        lua_settop(L, top);
+    }
+    return 1;
 }
 
 /* Raise unless the value at i is a string or an open handle of class c. */

@@ -42,6 +42,15 @@ int grovel_fail_err(lua_State *L, int e, const grove_error_t *err)
     return grovel_fail_errno(L, e, err && err->text[0] ? err->text : NULL);
 }
 
+int grovel_return_string(lua_State *L, char *s, int e, const char *msg)
+{
+    if (!s)
+        return grovel_fail_errno(L, e, msg);
+    lua_pushstring(L, s);
+    free(s);
+    return 1;
+}
+
 int grovel_ok(lua_State *L)
 {
     lua_pushboolean(L, 1);
@@ -67,6 +76,14 @@ void grovel_push_free(lua_State *L, char *s, const char *what)
     free(s);
 }
 
+int grovel_name_index(const char *s, const char *const *names)
+{
+    for (int i = 0; s && names[i]; i++)
+        if (!strcmp(s, names[i]))
+            return i;
+    return -1;
+}
+
 void grovel_check_keys(lua_State *L, int t, const char *const *names, int arg, const char *fmt)
 {
     t = lua_absindex(L, t);
@@ -74,10 +91,7 @@ void grovel_check_keys(lua_State *L, int t, const char *const *names, int arg, c
     while (lua_next(L, t)) {
         lua_pop(L, 1);
         const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-        const char *const *n = names;
-        while (k && *n && strcmp(k, *n))
-            n++;
-        if (k && *n)
+        if (grovel_name_index(k, names) >= 0)
             continue;
         lua_pushfstring(L, fmt, luaL_tolstring(L, -1, NULL));
         if (arg)
@@ -155,10 +169,12 @@ static int class_tostring(lua_State *L)
     void *ud = luaL_checkudata(L, 1, c->tname);
     if (c->label)
         ud = ((grovel_handle_t *)ud)->p;
-    if (c->label && !ud)
+    if (!c->label || ud)
+        c->describe(L, ud);
+    else if (c->closed)
         lua_pushstring(L, c->closed);
     else
-        c->describe(L, ud);
+        lua_pushfstring(L, "%s (closed)", c->tname);
     return 1;
 }
 
@@ -240,6 +256,17 @@ void grovel_class_open(lua_State *L, const grovel_class_t *c, const grovel_reg_t
     set_regs(L, module + 1, module + 2, c, module, generic);
     set_regs(L, module + 1, module + 2, c, module, regs);
     lua_settop(L, module);
+}
+
+void grovel_push_strings(lua_State *L, const void *o, size_t n,
+                         const char *(*at)(const void *o, size_t i))
+{
+    lua_createtable(L, n == SIZE_MAX ? 0 : (int)n, 0);
+    const char *s;
+    for (size_t i = 0; i < n && (s = at ? at(o, i) : ((const char *const *)o)[i]); i++) {
+        lua_pushstring(L, s);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
 }
 
 void grovel_setfunc(lua_State *L, const char *name, lua_CFunction f)

@@ -101,129 +101,133 @@ static int node_new(cctx_t *x, ckind_t kind, size_t *idx)
 
 static int compile(cctx_t *x, const json_t *o, const json_t *sh, size_t *out);
 
-static int compile_props(cctx_t *x, const json_t *vals, const json_t *sh, size_t idx)
+/* Compile operand i of node idx: v, whose place in the text is vsh.  One
+ * per kind; compile_operands has reserved what the operands need. */
+typedef int (*operand_fn)(cctx_t *x, const json_t *v, const json_t *vsh, size_t idx, size_t i);
+
+static int prop_operand(cctx_t *x, const json_t *v, const json_t *vsh, size_t idx, size_t i)
 {
     static const char bad[] = "!&'\"^`|()";
     grove_constraint_t *c = x->c;
-    const json_t *v;
-    size_t i;
-
-    if (grow((void **)&c->props, &c->props_cap, c->nprops, json_array_size(vals),
-             sizeof(*c->props))
-        < 0)
+    (void)i;
+    if (!json_is_string(v))
+        return cfail(x, vsh, "a property must be a string (got %s)", grovep_typename(v));
+    const char *s = json_string_value(v);
+    bool negate = s[0] == '^';
+    const char *name = negate ? s + 1 : s;
+    if (name[0] == '\0')
+        return cfail(x, vsh, "empty property name");
+    size_t bad_at = strcspn(name, bad);
+    if (name[bad_at] != '\0')
+        return cfail(x, vsh, "invalid character '%c' in property '%s'", name[bad_at], s);
+    char *dup = strdup(name);
+    if (!dup)
         return cnomem(x);
-    c->nodes[idx].first = c->nprops;
-    json_array_foreach((json_t *)(uintptr_t)vals, i, v) {
-        size_t old = grovep_path_index(x->path, i);
-        const json_t *vsh = grovep_shadow_index(sh, i);
-        if (!json_is_string(v))
-            return cfail(x, vsh, "a property must be a string (got %s)", grovep_typename(v));
-        const char *s = json_string_value(v);
-        bool negate = s[0] == '^';
-        const char *name = negate ? s + 1 : s;
-        if (name[0] == '\0')
-            return cfail(x, vsh, "empty property name");
-        size_t bad_at = strcspn(name, bad);
-        if (name[bad_at] != '\0')
-            return cfail(x, vsh, "invalid character '%c' in property '%s'", name[bad_at], s);
-        char *dup = strdup(name);
-        if (!dup)
-            return cnomem(x);
-        c->props[c->nprops++] = (cprop_t){dup, negate};
-        c->nodes[idx].count++;
-        grovep_path_pop(x->path, old);
-    }
+    c->props[c->nprops++] = (cprop_t){dup, negate};
+    c->nodes[idx].count++;
     return 0;
 }
 
-static int compile_hosts(cctx_t *x, const json_t *vals, const json_t *sh, size_t idx)
+static int host_operand(cctx_t *x, const json_t *v, const json_t *vsh, size_t idx, size_t i)
 {
     grove_constraint_t *c = x->c;
-    const json_t *v;
-    size_t i;
+    grove_error_t e;
+    (void)i;
+    if (!json_is_string(v))
+        return cfail(x, vsh, "a hostlist must be a string (got %s)", grovep_typename(v));
+    grove_hostlist_t *hl = grove_hostlist_decode(json_string_value(v), &e);
+    if (!hl) {
+        if (errno == ENOMEM)
+            return cnomem(x);
+        return cfail(x, vsh, "%s", e.text);
+    }
+    c->hosts[c->nhosts++] = hl;
+    c->nodes[idx].count++;
+    return 0;
+}
 
-    if (grow((void **)&c->hosts, &c->hosts_cap, c->nhosts, json_array_size(vals),
-             sizeof(*c->hosts))
-        < 0)
-        return cnomem(x);
-    c->nodes[idx].first = c->nhosts;
-    json_array_foreach((json_t *)(uintptr_t)vals, i, v) {
-        size_t old = grovep_path_index(x->path, i);
-        const json_t *vsh = grovep_shadow_index(sh, i);
+static int rank_operand(cctx_t *x, const json_t *v, const json_t *vsh, size_t idx, size_t i)
+{
+    grove_idset_t *ids = x->c->nodes[idx].ranks;
+    (void)i;
+    if (json_is_integer(v)) {
+        json_int_t r = json_integer_value(v);
+        if (r < 0 || r > (json_int_t)GROVE_IDSET_MAX_ID)
+            return cfail(x, vsh, "rank %lld is out of range", (long long)r);
+        if (grove_idset_set(ids, (unsigned)r) < 0)
+            return cnomem(x);
+    }
+    else if (json_is_string(v)) {
         grove_error_t e;
-        if (!json_is_string(v))
-            return cfail(x, vsh, "a hostlist must be a string (got %s)", grovep_typename(v));
-        grove_hostlist_t *hl = grove_hostlist_decode(json_string_value(v), &e);
-        if (!hl) {
+        grove_idset_t *one = grove_idset_decode(json_string_value(v), &e);
+        if (!one) {
             if (errno == ENOMEM)
                 return cnomem(x);
             return cfail(x, vsh, "%s", e.text);
         }
-        c->hosts[c->nhosts++] = hl;
-        c->nodes[idx].count++;
-        grovep_path_pop(x->path, old);
+        int rc = grove_idset_add(ids, one);
+        grove_idset_destroy(one);
+        if (rc < 0)
+            return cnomem(x);
     }
+    else
+        return cfail(x, vsh, "ranks must be idset strings or integers (got %s)",
+                     grovep_typename(v));
     return 0;
 }
 
-static int compile_ranks(cctx_t *x, const json_t *vals, const json_t *sh, size_t idx)
+static int kid_operand(cctx_t *x, const json_t *v, const json_t *vsh, size_t idx, size_t i)
+{
+    size_t kid;
+    if (compile(x, v, vsh, &kid) < 0)
+        return -1;
+    x->c->kids[x->c->nodes[idx].first + i] = kid;
+    return 0;
+}
+
+/* The operands vals (at sh) of node idx, of the given kind: reserve what
+ * they need, then compile each with the path at its index. */
+static int compile_operands(cctx_t *x, ckind_t kind, const json_t *vals, const json_t *sh,
+                            size_t idx)
 {
     grove_constraint_t *c = x->c;
+    size_t n = json_array_size(vals), i;
     const json_t *v;
-    size_t i;
+    operand_fn each;
+    int rc;
 
-    if (!(c->nodes[idx].ranks = grove_idset_create()))
+    switch (kind) {
+    case C_PROPS:
+        rc = grow((void **)&c->props, &c->props_cap, c->nprops, n, sizeof(*c->props));
+        c->nodes[idx].first = c->nprops;
+        each = prop_operand;
+        break;
+    case C_HOSTLIST:
+        rc = grow((void **)&c->hosts, &c->hosts_cap, c->nhosts, n, sizeof(*c->hosts));
+        c->nodes[idx].first = c->nhosts;
+        each = host_operand;
+        break;
+    case C_RANKS:
+        rc = (c->nodes[idx].ranks = grove_idset_create()) ? 0 : -1;
+        each = rank_operand;
+        break;
+    default:
+        /* Reserve the child slots now: children compiled below add their own. */
+        rc = grow((void **)&c->kids, &c->kids_cap, c->nkids, n, sizeof(*c->kids));
+        each = kid_operand;
+        if (rc < 0)
+            break;
+        c->nodes[idx].first = c->nkids;
+        c->nodes[idx].count = n;
+        c->nkids += n;
+        break;
+    }
+    if (rc < 0)
         return cnomem(x);
     json_array_foreach((json_t *)(uintptr_t)vals, i, v) {
         size_t old = grovep_path_index(x->path, i);
-        const json_t *vsh = grovep_shadow_index(sh, i);
-        grove_idset_t *ids = c->nodes[idx].ranks;
-        if (json_is_integer(v)) {
-            json_int_t r = json_integer_value(v);
-            if (r < 0 || r > (json_int_t)GROVE_IDSET_MAX_ID)
-                return cfail(x, vsh, "rank %lld is out of range", (long long)r);
-            if (grove_idset_set(ids, (unsigned)r) < 0)
-                return cnomem(x);
-        }
-        else if (json_is_string(v)) {
-            grove_error_t e;
-            grove_idset_t *one = grove_idset_decode(json_string_value(v), &e);
-            if (!one) {
-                if (errno == ENOMEM)
-                    return cnomem(x);
-                return cfail(x, vsh, "%s", e.text);
-            }
-            int rc = grove_idset_add(ids, one);
-            grove_idset_destroy(one);
-            if (rc < 0)
-                return cnomem(x);
-        }
-        else
-            return cfail(x, vsh, "ranks must be idset strings or integers (got %s)",
-                         grovep_typename(v));
-        grovep_path_pop(x->path, old);
-    }
-    return 0;
-}
-
-static int compile_logic(cctx_t *x, const json_t *vals, const json_t *sh, size_t idx)
-{
-    grove_constraint_t *c = x->c;
-    size_t n = json_array_size(vals), first, i;
-    const json_t *v;
-
-    /* Reserve the child slots now: children compiled below add their own. */
-    if (grow((void **)&c->kids, &c->kids_cap, c->nkids, n, sizeof(*c->kids)) < 0)
-        return cnomem(x);
-    first = c->nkids;
-    c->nkids += n;
-    c->nodes[idx].first = first;
-    c->nodes[idx].count = n;
-    json_array_foreach((json_t *)(uintptr_t)vals, i, v) {
-        size_t kid, old = grovep_path_index(x->path, i);
-        if (compile(x, v, grovep_shadow_index(sh, i), &kid) < 0)
+        if (each(x, v, grovep_shadow_index(sh, i), idx, i) < 0)
             return -1;
-        c->kids[first + i] = kid;
         grovep_path_pop(x->path, old);
     }
     return 0;
@@ -238,7 +242,7 @@ static int compile(cctx_t *x, const json_t *o, const json_t *sh, size_t *out)
                {"and", C_AND},          {"or", C_OR},             {"not", C_NOT}};
     const char *key;
     const json_t *vals;
-    size_t idx;
+    size_t idx = 0; /* set for the one operator below */
 
     if (!json_is_object(o))
         return cfail(x, sh, "a constraint must be a mapping (got %s)", grovep_typename(o));
@@ -266,22 +270,7 @@ static int compile(cctx_t *x, const json_t *o, const json_t *sh, size_t *out)
             return cfail(x, vsh, "operands must be a list (got %s)", grovep_typename(vals));
         if (node_new(x, kind, &idx) < 0)
             return -1;
-        int rc;
-        switch (kind) {
-        case C_PROPS:
-            rc = compile_props(x, vals, vsh, idx);
-            break;
-        case C_HOSTLIST:
-            rc = compile_hosts(x, vals, vsh, idx);
-            break;
-        case C_RANKS:
-            rc = compile_ranks(x, vals, vsh, idx);
-            break;
-        default:
-            rc = compile_logic(x, vals, vsh, idx);
-            break;
-        }
-        if (rc < 0)
+        if (compile_operands(x, kind, vals, vsh, idx) < 0)
             return -1;
         grovep_path_pop(x->path, old);
     }

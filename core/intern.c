@@ -70,19 +70,8 @@ static char *store(grove_intern_t *t, const char *s, size_t n)
 
 static int rehash(grove_intern_t *t, size_t nslots)
 {
-    uint32_t *slots = calloc(nslots, sizeof(*slots));
-    if (!slots)
-        return -1;
-    for (size_t i = 0; i < t->count; i++) {
-        size_t j = t->hash[i] & (nslots - 1);
-        while (slots[j])
-            j = (j + 1) & (nslots - 1);
-        slots[j] = (uint32_t)i + 1;
-    }
-    free(t->slots);
-    t->slots = slots;
-    t->nslots = nslots;
-    return 0;
+    return grovep_slots_rebuild(&t->slots, &t->nslots, nslots, t->hash, t->count,
+                                sizeof(*t->hash));
 }
 
 static int grow_arrays(grove_intern_t *t)

@@ -237,21 +237,8 @@ static grove_vid_t fid_find(const reader_t *r, const char *s, size_t n)
 static int fid_grow(reader_t *r)
 {
     size_t n = r->nslots ? r->nslots * 2 : 1024;
-    uint32_t *s = calloc(n, sizeof(*s));
-    if (!s) {
-        errno = ENOMEM;
-        return -1;
-    }
-    for (size_t i = 0; i < r->nfid; i++) {
-        size_t j = r->fid[i].hash & (n - 1);
-        while (s[j])
-            j = (j + 1) & (n - 1);
-        s[j] = (uint32_t)i + 1;
-    }
-    free(r->slots);
-    r->slots = s;
-    r->nslots = n;
-    return 0;
+    return grovep_slots_rebuild(&r->slots, &r->nslots, n, r->nfid ? &r->fid[0].hash : NULL,
+                                r->nfid, sizeof(*r->fid));
 }
 
 /* Record s as the file id of vertex v (not yet known). */

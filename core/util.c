@@ -39,6 +39,29 @@ int grovep_grow_slow(void **p, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
+int grovep_slots_rebuild(uint32_t **slots, size_t *nslots, size_t n, const uint32_t *hash,
+                         size_t count, size_t stride)
+{
+    uint32_t *s = calloc(n, sizeof(*s));
+    if (!s) {
+        errno = ENOMEM;
+        return -1;
+    }
+    const char *h = (const char *)hash;
+    for (size_t i = 0; i < count; i++, h += stride) {
+        uint32_t v;
+        memcpy(&v, h, sizeof(v));
+        size_t j = v & (n - 1);
+        while (s[j])
+            j = (j + 1) & (n - 1);
+        s[j] = (uint32_t)i + 1;
+    }
+    free(*slots);
+    *slots = s;
+    *nslots = n;
+    return 0;
+}
+
 char *grovep_buf_room_slow(grovep_buf_t *b, size_t more)
 {
     if (!b->failed && (more > SIZE_MAX - 1 - b->len

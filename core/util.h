@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "error.h"
@@ -24,6 +25,13 @@ static inline int grovep_grow(void **p, size_t *cap, size_t need, size_t elem)
 {
     return need <= *cap ? 0 : grovep_grow_slow(p, cap, need, elem);
 }
+
+/* Rebuild the open-addressing table *slots (of *nslots slots) with n slots
+ * (a power of two) for count items whose 32-bit hashes lie at hash, stride
+ * bytes apart: a slot holds item i as i + 1 (0: empty), placed by linear
+ * probing.  0, or -1 with ENOMEM and the table untouched. */
+int grovep_slots_rebuild(uint32_t **slots, size_t *nslots, size_t n, const uint32_t *hash,
+                         size_t count, size_t stride);
 
 /* A growable text buffer, for code that builds a string piece by piece.
  * Appending never needs a check after each piece: a failed growth sets
