@@ -40,6 +40,8 @@ typedef struct grove_job {
     grove_pick_t *picks; /* sorted by vertex id: the vertices the job holds or
                           * shares, every ancestor up to the root included */
     size_t npicks;
+    bool use_held; /* what it asked for counts in its matcher's ranks of
+                    * vertices (policies that explore by use) */
 } grove_job_t;
 
 #endif

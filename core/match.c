@@ -102,6 +102,9 @@ struct grove_matcher {
     /* Policies that explore by use (grove_policy_t.explore_by_use): each
      * vertex's rank by vertex id (UINT64_MAX: no job went through it). */
     uint64_t *use;
+    int64_t *use_held; /* units of its ranking type the running jobs asked
+                        * for below it */
+    int64_t *use_at;   /* scratch: the same at another instant (zero) */
     size_t usecap;
     grove_match_config_t cfg;
     char *constraint_type;
@@ -249,6 +252,8 @@ void grove_matcher_destroy(grove_matcher_t *m)
     free(m->pol_name);
     free(m->constraint_type);
     free(m->use);
+    free(m->use_held);
+    free(m->use_at);
     free(m->stamp);
     free(m->taken);
     free(m->mflags);
@@ -369,8 +374,11 @@ static int job_insert(grove_matcher_t *m, grove_job_t *j)
     return 0;
 }
 
+static void use_forget(grove_matcher_t *m, grove_job_t *j);
+
 static void job_remove_at(grove_matcher_t *m, size_t i)
 {
+    use_forget(m, m->jobs[i]);
     kept_forget(m, m->jobs[i]->id);
     job_free(m->jobs[i]);
     memmove(m->jobs + i, m->jobs + i + 1, (m->njobs - i - 1) * sizeof(*m->jobs));
@@ -559,13 +567,22 @@ static int use_reserve(grove_matcher_t *m)
     if (n <= m->usecap)
         return 0;
     uint64_t *use = realloc(m->use, n * sizeof(*use));
-    if (!use) {
-        errno = ENOMEM;
+    if (use)
+        m->use = use;
+    int64_t *held = use ? realloc(m->use_held, n * sizeof(*held)) : NULL;
+    if (held)
+        m->use_held = held;
+    int64_t *at = held ? realloc(m->use_at, n * sizeof(*at)) : NULL;
+    if (!at) {
+        errno = ENOMEM; /* the larger first arrays are harmless */
         return -1;
     }
-    for (size_t i = m->usecap; i < n; i++)
+    m->use_at = at;
+    for (size_t i = m->usecap; i < n; i++) {
         use[i] = UINT64_MAX;
-    m->use = use;
+        held[i] = 0;
+        at[i] = 0;
+    }
     m->usecap = n;
     return 0;
 }
@@ -610,23 +627,97 @@ static int use_type(const grove_graph_t *g, grove_vid_t v)
     return -1;
 }
 
-/* After job j was recorded: rank again every vertex below the root on
- * its way, so the next job explores elsewhere first.  A vertex a job went
- * through ranks by the units of its ranking type below it (all of them,
- * whatever the jobs hold: the reference engine reads them at an instant
- * its own spans do not cover, and a test on racks of unequal sizes shows
- * the larger rack first); one no job went through ranks above all.  A
- * vertex that keeps no aggregate (leaves) or has no unit of its ranking
- * type keeps its rank. */
-static void use_update(grove_matcher_t *m, const grove_job_t *j)
+/* Count (sign 1) or stop counting (-1) the units pick p of a job asks for
+ * in the held figures of its ancestors whose ranking type is p's type. */
+static void use_count(grove_matcher_t *m, int64_t *held, const grove_pick_t *p, int64_t sign)
 {
     const grove_graph_t *g = m->g;
+    if (!p->leaf || p->v >= m->usecap)
+        return;
+    grove_sym_t t = g->v[p->v].type;
+    for (grove_vid_t a = m->par[p->v]; a != GROVEP_NONE && a < m->usecap; a = m->par[a]) {
+        int k = use_type(g, a);
+        if (k >= 0 && g->agg_low[k] == t)
+            held[a] += sign * p->amount;
+    }
+}
+
+static void use_hold(grove_matcher_t *m, const grove_pick_t *p, int sign)
+{
+    use_count(m, m->use_held, p, sign);
+}
+
+/* Fill (sign 1) or clear (-1) m->use_at with what the jobs of the table
+ * other than skip that overlap instant t asked for (a reservation's rank
+ * reads the instant it starts at; O(jobs), on that path only). */
+static void use_at_fill(grove_matcher_t *m, int64_t t, const grove_job_t *skip, int64_t sign)
+{
+    for (size_t i = 0; i < m->njobs; i++) {
+        const grove_job_t *o = m->jobs[i];
+        if (o == skip || o->start > t || o->end <= t)
+            continue;
+        for (size_t p = 0; p < o->npicks; p++)
+            use_count(m, m->use_at, &o->picks[p], sign);
+    }
+}
+
+/* Job j leaves the table (or is taken out to be placed again): what it
+ * asked for no longer counts. */
+static void use_forget(grove_matcher_t *m, grove_job_t *j)
+{
+    for (size_t p = 0; j->use_held && p < j->npicks; p++)
+        use_hold(m, &j->picks[p], -1);
+    j->use_held = false;
+}
+
+/* Does a top-level request of the job name type t (a slot: the types it
+ * holds)? */
+static bool use_top_type(const struct req *top, grove_sym_t t)
+{
+    for (const struct req *r = top; r; r = r->next) {
+        if (!r->slot && r->type == t)
+            return true;
+        for (const struct req *c = r->slot ? r->child : NULL; c; c = c->next)
+            if (c->type == t)
+                return true;
+    }
+    return false;
+}
+
+/* After job j was recorded: rank again every vertex below the root on its
+ * way, so the next job explores elsewhere first.  A vertex of a type the
+ * request's top level names ranks by the units of its ranking type that
+ * the jobs overlapping j's start, j included, did not ask for (units held
+ * whole beyond what was asked count as free); any other vertex by all its
+ * units of that type.  That split is the reference engine's, read from its
+ * placements (docs/conformance.md).  Allocations read the running jobs'
+ * counts, kept as jobs come and go; a reservation counts the jobs at its
+ * start.  Then j's units count, if it runs now.  A vertex that keeps no
+ * aggregate (leaves) or has no unit of its ranking type keeps its rank. */
+static void use_update(grove_matcher_t *m, const struct req *top, grove_job_t *j, int64_t now)
+{
+    const grove_graph_t *g = m->g;
+    bool runs = j->start <= now && now < j->end;
+    int64_t *held = runs ? m->use_held : m->use_at;
+    if (!runs)
+        use_at_fill(m, j->start, j, 1);
+    for (size_t i = 0; i < j->npicks; i++)
+        use_count(m, held, &j->picks[i], 1);
     for (size_t i = 0; i < j->npicks; i++) {
         grove_vid_t v = j->picks[i].v;
         const grovep_agg_t *a = v < m->usecap ? grovep_agg_of(g, v) : NULL;
         int k = a ? use_type(g, v) : -1;
-        if (k >= 0 && m->par[v] != GROVEP_NONE && (a->mask & (1u << k)) && a->total[k] > 0)
-            m->use[v] = (uint64_t)a->total[k];
+        if (k < 0 || m->par[v] == GROVEP_NONE || !(a->mask & (1u << k)) || a->total[k] <= 0)
+            continue;
+        int64_t left = a->total[k] - (use_top_type(top, g->v[v].type) ? held[v] : 0);
+        m->use[v] = left < 0 ? 0 : (uint64_t)left;
+    }
+    if (runs) {
+        j->use_held = true;
+    } else { /* back to zero */
+        for (size_t i = 0; i < j->npicks; i++)
+            use_count(m, m->use_at, &j->picks[i], -1);
+        use_at_fill(m, j->start, j, -1);
     }
 }
 
@@ -2143,7 +2234,7 @@ static const grove_job_t *match_commit(grove_matcher_t *m, const struct matching
         goto fail;
     }
     if (m->pol.explore_by_use)
-        use_update(m, job);
+        use_update(m, x->top, job, x->now);
     return dst;
 fail:;
     int saved = errno;
@@ -2453,6 +2544,8 @@ static long release_marked(grove_matcher_t *m, size_t i, uint8_t *rel, bool *rem
         if (!keep[p]) {
             if (!rel[p])
                 n++; /* a container left with nothing below: released too */
+            if (j->use_held)
+                use_hold(m, &j->picks[p], -1);
             continue;
         }
         held |= j->picks[p].recorded;
@@ -2888,6 +2981,7 @@ static grove_jobspec_t **kept_specs(const grove_matcher_t *m, grove_jobid_t id, 
 static grove_job_t *job_detach(grove_matcher_t *m, size_t i)
 {
     grove_job_t *j = m->jobs[i];
+    use_forget(m, j);
     memmove(m->jobs + i, m->jobs + i + 1, (m->njobs - i - 1) * sizeof(*m->jobs));
     m->njobs--;
     return j;

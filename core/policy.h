@@ -79,11 +79,12 @@ typedef struct grove_policy {
     grove_select_t select;
     bool node_exclusive; /* every selected node is taken whole */
     /* Children are visited untouched first: those no job of this matcher
-     * went through yet, then those it did, by the units below them of the
-     * first type the aggregates count for them (most first), each group
-     * by highest vertex id.  The matcher keeps the ranks across jobs
-     * (cancelling a job does not reset them), so each job goes where
-     * earlier ones did not.  The order hook is then not used. */
+     * went through yet, highest vertex id first; then the others by a rank
+     * each job sets on the vertices it goes through (the units below of
+     * the first type the aggregates count, less what the jobs then asked
+     * for when the vertex's type is one the request's top level names),
+     * highest rank first, then highest id.  Cancelling a job changes no
+     * rank.  The order hook is then not used (match.c, use_update). */
     bool explore_by_use;
     void *arg;           /* passed to every hook */
     /* The types whose vertices prune and score are asked about: NULL-ended

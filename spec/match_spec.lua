@@ -287,10 +287,10 @@ describe("policies on a matcher", function()
   end)
 
   -- fresh (the reference engine's first): what no job went through
-  -- first, highest id first; then what jobs went through, the larger
-  -- first.  The placements below are the reference engine's on the same
-  -- machine (a rack of two nodes, then a rack of one; one-core jobs).
-  it("fresh explores what no job went through first, then the larger", function()
+  -- first, highest id first; then what jobs went through, by rank.  The
+  -- placements below are the reference engine's on the same machine (a
+  -- rack of two nodes, then a rack of one; one-core jobs).
+  it("fresh explores what no job went through first, then by rank", function()
     local R = require("grove").cluster.resources
     local g = require("grove").cluster "het" {
       R.rack(1) { R.node(2, {hostnames = "a[0-1]"}) { R.socket(1) { R.core(4) } } },
@@ -306,10 +306,36 @@ describe("policies on a matcher", function()
       end
     end
     assert.same({"b0", "a1", "a0", "a1"}, hosts)
-    -- cancelling does not make a node untouched again
+    -- cancelling changes no rank: a0 keeps the 3 cores free it had when
+    -- job 3 came, above a1's 2 (the reference engine's choice too)
     assert(m:cancel(3))
     local job = assert(m:match(nodes_yaml(1, 1)))
-    assert.equal("a1", job.picks[3].vertex:name())
+    assert.equal("a0", job.picks[3].vertex:name())
+  end)
+
+  -- Vertices of the type the request's top level names rank by what the
+  -- running jobs left free, the others by their size: on the tiny
+  -- cluster, one-socket jobs of 10, 2, 1 and 1 cores land as the reference
+  -- engine places them.
+  it("fresh ranks the requested level by what jobs left free", function()
+    local m = core.matcher(tiny())
+    assert(m:set_policy("fresh"))
+    local function socket_job(cores)
+      return match.jobspec({{type = "node", count = 1, with = {{type = "socket", count = 1,
+        with = {{type = "slot", count = 1, label = "default",
+          with = {{type = "core", count = cores}}}}}}}}, 3600)
+    end
+    local got = {}
+    for _, cores in ipairs{10, 2, 1, 1} do
+      local job = assert(m:match(socket_job(cores)))
+      local node, socket
+      for _, p in ipairs(job.picks) do
+        if p.vertex:type() == "node" then node = p.vertex:name() end
+        if p.vertex:type() == "socket" then socket = p.vertex:name() end
+      end
+      got[#got + 1] = node .. "." .. socket
+    end
+    assert.same({"node1.socket1", "node0.socket1", "node0.socket0", "node0.socket1"}, got)
   end)
 
   it("refuse a closed policy", function()
