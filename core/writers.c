@@ -65,6 +65,7 @@ struct grove_writer {
     bool second;               /* some vertex has two containment parents */
     bool ordered;              /* child lists are in vertex id order */
     grove_sym_t sub;           /* the subsystem printed along (NONE: containment) */
+    grovep_buf_t spool;        /* text on its way to a stream (grove_writer_print) */
 };
 
 /* indexed by grove_wfmt_t */
@@ -145,6 +146,7 @@ void grove_writer_destroy(grove_writer_t *w)
     free(w->out);
     free(w->ord);
     free(w->stack);
+    free(w->spool.p);
     free(w);
 }
 
@@ -497,6 +499,32 @@ const grove_wentry_t *grove_writer_entries(grove_writer_t *w, size_t *n)
 
 /* ---- text ------------------------------------------------------------------ */
 
+/* Where text goes: a buffer that is the whole text (f NULL), or a spool
+ * emptied into the stream f whenever it holds SPOOL bytes, so a whole
+ * machine's tens of megabytes never sit in memory at once. */
+struct sink {
+    grovep_buf_t *b;
+    FILE *f;
+    bool ioerr; /* a write to f failed (errno kept in err) */
+    int err;
+};
+
+#define SPOOL 65536
+
+/* Empty the spool into the stream (all of it when force, else once it
+ * holds SPOOL bytes). */
+static void spill(struct sink *s, bool force)
+{
+    if (!s->f || s->ioerr || (!force && s->b->len < SPOOL) || s->b->len == 0)
+        return;
+    errno = 0;
+    if (fwrite(s->b->p, 1, s->b->len, s->f) != s->b->len) {
+        s->ioerr = true;
+        s->err = errno ? errno : EIO;
+    }
+    s->b->len = 0;
+}
+
 static void put(grovep_buf_t *b, const char *s, size_t n)
 {
     grovep_buf_put(b, s, n);
@@ -547,8 +575,9 @@ static void put_jstring(grovep_buf_t *b, const char *s)
 }
 
 /* simple and pretty_simple: one line a vertex. */
-static void write_tree(const grove_writer_t *w, bool pretty, grovep_buf_t *b)
+static void write_tree(const grove_writer_t *w, bool pretty, struct sink *s)
 {
+    grovep_buf_t *b = s->b;
     static const char dashes[] = "------------------------------------------------"
                                  "------------------------------------------------";
     for (size_t k = 0; k < w->nord && !b->failed; k++) {
@@ -567,6 +596,7 @@ static void write_tree(const grove_writer_t *w, bool pretty, grovep_buf_t *b)
             puts_(b, e->x ? ":exclusive]\n" : ":shared]\n");
         else
             puts_(b, e->x ? ":x]\n" : ":s]\n");
+        spill(s, false);
     }
 }
 
@@ -652,13 +682,15 @@ static void put_jgf_node(const grove_writer_t *w, uint32_t i, grove_wextra_fn ex
 }
 
 static void write_jgf(const grove_writer_t *w, grove_wextra_fn extra, void *arg,
-                      grovep_buf_t *b)
+                      struct sink *s)
 {
+    grovep_buf_t *b = s->b;
     puts_(b, "{\"graph\": {\"nodes\": [");
     for (size_t k = 0; k < w->nord; k++) {
         if (k)
             put(b, ", ", 2);
         put_jgf_node(w, w->ord[k], extra, arg, b);
+        spill(s, false);
     }
     puts_(b, "], \"edges\": [");
     bool first = true;
@@ -674,6 +706,7 @@ static void write_jgf(const grove_writer_t *w, grove_wextra_fn extra, void *arg,
         put(b, "\", \"target\": \"", 14);
         put_int(b, w->ents[i].v);
         put(b, "\"}", 2);
+        spill(s, false);
     }
     puts_(b, "]}}\n");
 }
@@ -768,31 +801,40 @@ static int write_r(const grove_writer_t *w, grove_wfmt_t fmt, int64_t start, int
     return rc;
 }
 
-char *grove_writer_write(grove_writer_t *w, grove_wfmt_t fmt, int64_t start, int64_t end,
-                         grove_wextra_fn extra, void *arg, size_t *len, grove_error_t *err)
+/* The selection's text in fmt into s (see grove_writer_write).  0 or -1
+ * with errno (and err for EINVAL). */
+static int write_text(grove_writer_t *w, grove_wfmt_t fmt, int64_t start, int64_t end,
+                      grove_wextra_fn extra, void *arg, struct sink *s, grove_error_t *err)
 {
     if ((unsigned)fmt > GROVE_WFMT_RV1_NOSCHED) {
         grove_error_set(err, NULL, 0, "unknown output format %d", (int)fmt);
         errno = EINVAL;
-        return NULL;
+        return -1;
     }
-    grovep_buf_t b = {0};
-    if (!grovep_buf_room(&b, 64))
-        return NULL;
-    if (order(w, fmt == GROVE_WFMT_PRETTY_SIMPLE) < 0) {
-        free(b.p);
-        return NULL;
-    }
+    if (!grovep_buf_room(s->b, 64) || order(w, fmt == GROVE_WFMT_PRETTY_SIMPLE) < 0)
+        return -1;
     int rc = 0;
     if (w->nord == 0)
         ; /* nothing selected, nothing written */
     else if (fmt == GROVE_WFMT_SIMPLE || fmt == GROVE_WFMT_PRETTY_SIMPLE)
-        write_tree(w, fmt == GROVE_WFMT_PRETTY_SIMPLE, &b);
+        write_tree(w, fmt == GROVE_WFMT_PRETTY_SIMPLE, s);
     else if (fmt == GROVE_WFMT_JGF)
-        write_jgf(w, extra, arg, &b);
+        write_jgf(w, extra, arg, s);
     else
-        rc = write_r(w, fmt, start, end, &b, err);
-    if (rc < 0) {
+        rc = write_r(w, fmt, start, end, s->b, err);
+    if (rc == 0 && s->b->failed) {
+        errno = ENOMEM;
+        rc = -1;
+    }
+    return rc;
+}
+
+char *grove_writer_write(grove_writer_t *w, grove_wfmt_t fmt, int64_t start, int64_t end,
+                         grove_wextra_fn extra, void *arg, size_t *len, grove_error_t *err)
+{
+    grovep_buf_t b = {0};
+    struct sink s = {&b, NULL, false, 0};
+    if (write_text(w, fmt, start, end, extra, arg, &s, err) < 0) {
         int saved = errno;
         free(b.p);
         errno = saved;
@@ -800,4 +842,28 @@ char *grove_writer_write(grove_writer_t *w, grove_wfmt_t fmt, int64_t start, int
     }
     *len = b.len;
     return grovep_buf_finish(&b);
+}
+
+int grove_writer_print(grove_writer_t *w, grove_wfmt_t fmt, int64_t start, int64_t end,
+                       grove_wextra_fn extra, void *arg, FILE *f, grove_error_t *err)
+{
+    grovep_buf_t *b = &w->spool;
+    struct sink s = {b, f, false, 0};
+    b->len = 0;
+    b->failed = false;
+    int rc = write_text(w, fmt, start, end, extra, arg, &s, err);
+    if (rc == 0)
+        spill(&s, true);
+    b->len = 0;
+    b->failed = false;
+    if (b->cap > 4 * SPOOL) { /* an R document went through whole: do not keep its room */
+        free(b->p);
+        *b = (grovep_buf_t){0};
+    }
+    if (rc == 0 && s.ioerr) {
+        grove_error_set(err, NULL, 0, "cannot write the output: %s", strerror(s.err));
+        errno = s.err;
+        return -1;
+    }
+    return rc;
 }
