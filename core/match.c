@@ -771,6 +771,16 @@ static int slot_children(grove_matcher_t *m, const struct req *r, grove_vid_t w,
     return 1;
 }
 
+/* Has w a child in the walked subsystem? */
+static bool has_kids(const grove_matcher_t *m, grove_vid_t w)
+{
+    const grove_graph_t *g = m->g;
+    for (grove_eid_t e = g->first_out[w]; e != GROVEP_NONE; e = g->e[e].next_out)
+        if (g->e[e].sub == m->dom_sub && !(g->e[e].flags & GROVEP_E_UP))
+            return true;
+    return false;
+}
+
 /* Place one slot below u: the slot's resources all come from one subtree,
  * the deepest that can hold them (post-order: children before parents), so
  * a slot of cores and memory lands in one socket when one socket has
@@ -780,9 +790,6 @@ static int slot_home(grove_matcher_t *m, const struct req *r, grove_vid_t w, boo
 {
     if ((!is_root && !enterable(m, w)) || !agg_fits(m, w, r->need1))
         return 0;
-    /* a slot is where one task runs: it stays within one node unless it
-     * asks for nodes itself */
-    bool above_nodes = !r->free_span && !at_or_below_node(m, w);
     if (!is_root && m->pol.prune
         && grove_policy_applies(m->g, m->pol.prune_types, m->g->v[w].type)) {
         grove_policy_ctx_t ctx = {GROVE_SYM_NONE, 0, m->start, m->end, &m->preq, r->js};
@@ -799,7 +806,14 @@ static int slot_home(grove_matcher_t *m, const struct req *r, grove_vid_t w, boo
         return -1;
     uint32_t first = m->frames[fbase].kids, n = m->frames[fbase].nkids;
     for (uint32_t i = 0; i < n; i++) {
-        int rc = slot_home(m, r, m->kids[first + i], excl, false);
+        grove_vid_t k = m->kids[first + i];
+        /* a leaf holds no slot: unless a prune hook is to be asked about
+         * it (and may fail), its answer is 0 without a look at it (a
+         * whole machine has a million leaves below its sockets) */
+        if (!has_kids(m, k)
+            && !(m->pol.prune && grove_policy_applies(m->g, m->pol.prune_types, m->g->v[k].type)))
+            continue;
+        int rc = slot_home(m, r, k, excl, false);
         if (rc != 0) {
             m->nframes = fbase;
             m->nkids = kbase;
@@ -808,8 +822,12 @@ static int slot_home(grove_matcher_t *m, const struct req *r, grove_vid_t w, boo
     }
     m->nframes = fbase;
     m->nkids = kbase;
-    if (above_nodes || n == 0)
+    if (n == 0)
         return 0; /* a leaf holds nothing below it */
+    /* a slot is where one task runs: it stays within one node unless it
+     * asks for nodes itself */
+    if (!r->free_span && !at_or_below_node(m, w))
+        return 0;
     return slot_children(m, r, w, excl);
 }
 
@@ -1554,27 +1572,63 @@ static int sort_picks(grove_pick_t *p, size_t n)
     return 0;
 }
 
-struct addctx {
-    grove_matcher_t *m;
-    int failed;
-};
+/* Add v, unless picked already, held exclusively. */
+static int add_held(grove_matcher_t *m, grove_vid_t v)
+{
+    uint8_t f = flags_of(m, v);
+    if (f & M_PICK)
+        return 0;
+    const grove_graph_t *g = m->g;
+    if (set_state(m, v, taken_of(m, v), f | M_PICK | M_EXCL | M_TOUCH) < 0
+        || add_pick(m, v, g->v[v].size, true, g->first_out[v] == GROVEP_NONE) < 0)
+        return -1;
+    return 0;
+}
 
-/* add every unpicked vertex below the walk's start, held exclusively */
+/* add every unpicked vertex below the walk's start (arg: the matcher),
+ * held exclusively */
 static int nodex_pre(grove_graph_t *g, grove_vid_t v, int depth, void *arg)
 {
-    struct addctx *a = arg;
-    grove_matcher_t *m = a->m;
+    (void)g;
     if (depth == 0)
         return GROVE_WALK_CONTINUE;
-    uint8_t f = flags_of(m, v);
-    if (!(f & M_PICK)) {
-        if (set_state(m, v, taken_of(m, v), f | M_PICK | M_EXCL | M_TOUCH) < 0
-            || add_pick(m, v, g->v[v].size, true, g->first_out[v] == GROVEP_NONE) < 0) {
-            a->failed = 1;
-            return -1;
+    return add_held(arg, v) < 0 ? -1 : GROVE_WALK_CONTINUE;
+}
+
+/* Add every unpicked vertex below top, held exclusively, in the walked
+ * subsystem.  Containment is a tree: its tree edges are followed with a
+ * stack in the kid arena (free once the search is over), a few loads a
+ * vertex; another subsystem may join or loop, and goes through the
+ * graph's walker, which visits a vertex once.  0 or -1 (ENOMEM). */
+static int add_below(grove_matcher_t *m, grove_vid_t top)
+{
+    const grove_graph_t *g = m->g;
+    if (m->dom_sub != g->containment) {
+        grove_walk_hooks_t h = {.pre = nodex_pre, .arg = m};
+        return grove_graph_walk(m->g, top, dom_sym(m), &h, NULL) < 0 ? -1 : 0;
+    }
+    size_t base = m->nkids, sp = base;
+    int rc = 0;
+    if (grovep_grow((void **)&m->kids, &m->kidcap, sp + 1, sizeof(*m->kids)) < 0)
+        return -1;
+    m->kids[sp++] = top;
+    while (sp > base && rc == 0) {
+        grove_vid_t u = m->kids[--sp];
+        for (grove_eid_t e = g->first_out[u]; e != GROVEP_NONE && rc == 0;
+             e = g->e[e].next_out) {
+            const grovep_edge_t *ed = &g->e[e];
+            /* the tree edges, as the walker follows containment */
+            if (ed->sub != g->containment || (ed->flags & GROVEP_E_UP) || g->parent[ed->dst] != u)
+                continue;
+            if (add_held(m, ed->dst) < 0
+                || grovep_grow((void **)&m->kids, &m->kidcap, sp + 1, sizeof(*m->kids)) < 0)
+                rc = -1;
+            else
+                m->kids[sp++] = ed->dst;
         }
     }
-    return GROVE_WALK_CONTINUE;
+    m->nkids = base;
+    return rc;
 }
 
 /* A vertex asked for exclusively holds everything below it: add what the
@@ -1584,11 +1638,7 @@ static int expand_whole(grove_matcher_t *m)
     size_t n = m->nsel;
     for (size_t i = 0; i < n; i++) {
         grove_vid_t v = m->sel[i].v;
-        if (!(flags_of(m, v) & M_WHOLE))
-            continue;
-        struct addctx a = {m, 0};
-        grove_walk_hooks_t h = {.pre = nodex_pre, .arg = &a};
-        if (grove_graph_walk(m->g, v, dom_sym(m), &h, NULL) < 0)
+        if ((flags_of(m, v) & M_WHOLE) && add_below(m, v) < 0)
             return -1;
     }
     return 0;
@@ -1599,11 +1649,7 @@ static int expand_nodex(grove_matcher_t *m)
     size_t n = m->nsel;
     for (size_t i = 0; i < n; i++) {
         grove_vid_t v = m->sel[i].v;
-        if (m->g->v[v].type != m->node_sym)
-            continue;
-        struct addctx a = {m, 0};
-        grove_walk_hooks_t h = {.pre = nodex_pre, .arg = &a};
-        if (grove_graph_walk(m->g, v, dom_sym(m), &h, NULL) < 0)
+        if (m->g->v[v].type == m->node_sym && add_below(m, v) < 0)
             return -1;
     }
     /* everything at or below a node is now held exclusively */
