@@ -52,6 +52,8 @@
 #define M_TOUCH 0x02 /* this match took it, or something below it */
 #define M_PICK 0x04  /* picked by this match */
 #define M_WHOLE 0x08 /* asked for exclusively: everything below it is the job's */
+#define M_CLEAN 0x10 /* taken exclusively, and no record of any job on it or below
+                      * it (containment tree) overlaps the window */
 
 struct req {
     const grove_jobspec_resource_t *js;
@@ -705,9 +707,16 @@ static int64_t take(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool
     uint8_t f = flags_of(m, c);
     if (f & M_EXCL)
         return 0;
+    /* a record below a vertex annotates it (the containment tree), so
+     * below a clean exclusive pick nothing has records: its inside is not
+     * asked about again, vertex by vertex (a whole node of 53 vertices is
+     * one question) */
+    grove_vid_t tp = g->parent[c];
+    bool clean = excl && tp != GROVEP_NONE && (flags_of(m, tp) & M_CLEAN);
     if (excl) {
-        if (f || taken_of(m, c) || touched(m, c))
+        if (f || taken_of(m, c) || (!clean && touched(m, c)))
             return 0;
+        clean = true; /* untouched: nothing below it is either */
     } else if (held_excl(m, c)) {
         return 0;
     }
@@ -726,13 +735,15 @@ static int64_t take(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool
                 return 0;
             units = (uint64_t)avail < remaining ? avail : (int64_t)remaining;
         }
-        if (set_state(m, c, taken_of(m, c) + units, f | M_TOUCH | M_PICK | (excl ? M_EXCL : 0))
+        if (set_state(m, c, taken_of(m, c) + units,
+                      f | M_TOUCH | M_PICK | (excl ? M_EXCL : 0) | (clean ? M_CLEAN : 0))
                 < 0
             || add_pick(m, c, units, excl, true) < 0 || touch_up(m, c) < 0)
             return -1;
         return units;
     }
-    uint8_t nf = f | M_TOUCH | M_PICK | (excl ? M_EXCL : 0) | (r->whole ? M_WHOLE : 0);
+    uint8_t nf = f | M_TOUCH | M_PICK | (excl ? M_EXCL : 0) | (r->whole ? M_WHOLE : 0)
+                 | (clean ? M_CLEAN : 0);
     if (set_state(m, c, taken_of(m, c), nf) < 0 || add_pick(m, c, 1, excl, false) < 0
         || touch_up(m, c) < 0)
         return -1;
@@ -1961,6 +1972,10 @@ static int match_complete(grove_matcher_t *m, struct matching *x)
     return 0;
 }
 
+/* From this many picks on, a job takes the matcher's selection array
+ * itself rather than a copy. */
+#define HANDOVER_MIN 4096
+
 /* Make the selection a job: recorded in the graph and the table in the
  * modes that allocate, else the matcher's one result.  The job (borrowed)
  * or NULL (errno; nothing recorded). */
@@ -1979,14 +1994,25 @@ static const grove_job_t *match_commit(grove_matcher_t *m, const struct matching
         memset(&m->result, 0, sizeof(m->result));
         dst = &m->result;
     }
-    dst->picks = malloc((m->nsel ? m->nsel : 1) * sizeof(*dst->picks));
-    if (!dst->picks) {
-        errno = ENOMEM;
-        goto fail;
+    if (m->nsel >= HANDOVER_MIN) {
+        /* a large selection is handed over, not copied (a whole machine's
+         * is 20 MB); the matcher grows a new one at its next match */
+        grove_pick_t *p = realloc(m->sel, m->nsel * sizeof(*p)); /* shrinks in place */
+        dst->picks = p ? p : m->sel;
+        m->sel = NULL;
+        m->selcap = 0;
+    } else {
+        dst->picks = malloc((m->nsel ? m->nsel : 1) * sizeof(*dst->picks));
+        if (!dst->picks) {
+            errno = ENOMEM;
+            goto fail;
+        }
+        if (m->nsel) /* an empty match has no selection array at all */
+            memcpy(dst->picks, m->sel, m->nsel * sizeof(*dst->picks));
     }
-    if (m->nsel) /* an empty match has no selection array at all */
-        memcpy(dst->picks, m->sel, m->nsel * sizeof(*dst->picks));
     dst->npicks = m->nsel;
+    if (!m->sel)
+        m->nsel = 0; /* handed over */
     dst->id = x->id;
     dst->start = x->at;
     dst->end = window_end(x->at, x->d);
