@@ -386,6 +386,12 @@ static int scratch_reserve(grove_matcher_t *m)
         return -1;
     memset(m->stamp + old, 0, (c1 - old) * sizeof(*m->stamp));
     m->scap = c1;
+    /* a whole machine's selection and undo log hold about one entry a
+     * vertex: room for that is taken at once (address space, until used)
+     * so that they never grow by copying what a large match wrote */
+    if (grovep_grow((void **)&m->sel, &m->selcap, n, sizeof(*m->sel)) < 0
+        || grovep_grow((void **)&m->log, &m->logcap, n, sizeof(*m->log)) < 0)
+        return -1;
     return 0;
 }
 
@@ -1514,13 +1520,15 @@ static int cmp_pick(const void *a, const void *b)
 
 /* Sort n picks by vertex id in two stable passes of 16 bits (a whole
  * machine's million picks: linear, where a comparison sort was a fifth of
- * the match).  0 or -1 (ENOMEM). */
-static int radix_picks(grove_pick_t *p, size_t n)
+ * the match).  The second buffer is scratch (scratch_bytes of it) when
+ * that is large enough, else one of its own.  0 or -1 (ENOMEM). */
+static int radix_picks(grove_pick_t *p, size_t n, void *scratch, size_t scratch_bytes)
 {
-    grove_pick_t *tmp = malloc(n * sizeof(*tmp));
+    grove_pick_t *own = scratch_bytes >= n * sizeof(*own) ? NULL : malloc(n * sizeof(*own));
+    grove_pick_t *tmp = own ? own : scratch;
     size_t *count = malloc(65536 * sizeof(*count));
-    if (!tmp || !count) {
-        free(tmp);
+    if ((!own && scratch_bytes < n * sizeof(*own)) || !count) {
+        free(own);
         free(count);
         errno = ENOMEM;
         return -1;
@@ -1543,15 +1551,16 @@ static int radix_picks(grove_pick_t *p, size_t n)
         to = t;
     }
     /* two passes: the sorted picks are back in p */
-    free(tmp);
+    free(own);
     free(count);
     return 0;
 }
 
 /* Sort picks by vertex id.  They come mostly in graph order (the walk
  * follows it), with the ancestors appended at the end: sort only what
- * breaks the order and merge it back.  0 or -1 (ENOMEM). */
-static int sort_picks(grove_pick_t *p, size_t n)
+ * breaks the order and merge it back.  scratch: as radix_picks.  0 or -1
+ * (ENOMEM). */
+static int sort_picks(grove_pick_t *p, size_t n, void *scratch, size_t scratch_bytes)
 {
     size_t k = 1;
     while (k < n && p[k - 1].v < p[k].v)
@@ -1560,7 +1569,7 @@ static int sort_picks(grove_pick_t *p, size_t n)
         return 0;
     if (n - k > k / 8) { /* far from sorted: sort everything */
         if (n >= RADIX_MIN)
-            return radix_picks(p, n);
+            return radix_picks(p, n, scratch, scratch_bytes);
         qsort(p, n, sizeof(*p), cmp_pick);
         return 0;
     }
@@ -1953,7 +1962,11 @@ static int match_complete(grove_matcher_t *m, struct matching *x)
         return -1;
     if (m->pol.node_exclusive && !m->sat && expand_nodex(m) < 0)
         return -1;
-    if (sort_picks(m->sel, m->nsel) < 0)
+    /* the search is over and nothing is rolled back from here: the undo
+     * log's room (written already, as large as a whole machine's picks)
+     * is the sort's scratch */
+    m->nlog = 0;
+    if (sort_picks(m->sel, m->nsel, m->log, m->logcap * sizeof(*m->log)) < 0)
         return -1;
     merge_channel_picks(m);
     if (!(x->imp = malloc(m->nsel ? m->nsel : 1))) {
