@@ -248,18 +248,35 @@ static void test_next_id(void)
     grove_graph_destroy(g);
 }
 
+/* A jobspec of the resources (YAML lines; a slot labelled s) for 60 s. */
+static grove_jobspec_t *js_of(const char *resources)
+{
+    char y[1024];
+    snprintf(y, sizeof(y),
+             "version: 9999\nresources:\n%s"
+             "tasks: [{command: [x], slot: s, count: {per_slot: 1}}]\n"
+             "attributes: {system: {duration: 60}}\n",
+             resources);
+    return grove_jobspec_parse(y, strlen(y), NULL, NULL);
+}
+
+/* A jobspec of n nodes with one core each (exclusive: the nodes whole),
+ * for 60 s. */
+static grove_jobspec_t *nodes_excl_js(int n, bool exclusive)
+{
+    char r[256];
+    snprintf(r, sizeof(r),
+             "- type: node\n  count: %d\n%s  with:\n"
+             "  - type: slot\n    count: 1\n    label: s\n    with:\n"
+             "    - type: core\n      count: 1\n",
+             n, exclusive ? "  exclusive: true\n" : "");
+    return js_of(r);
+}
+
 /* A jobspec of n nodes with one core each, for 60 s. */
 static grove_jobspec_t *nodes_js(int n)
 {
-    char y[256];
-    snprintf(y, sizeof(y),
-             "version: 9999\nresources:\n- type: node\n  count: %d\n  with:\n"
-             "  - type: slot\n    count: 1\n    label: s\n    with:\n"
-             "    - type: core\n      count: 1\n"
-             "tasks: [{command: [x], slot: s, count: {per_slot: 1}}]\n"
-             "attributes: {system: {duration: 60}}\n",
-             n);
-    return grove_jobspec_parse(y, strlen(y), NULL, NULL);
+    return nodes_excl_js(n, false);
 }
 
 static void test_fits_idle(void)
@@ -315,13 +332,11 @@ static void test_whole_nodes(void)
 {
     grove_graph_t *g = tiny();
     grove_matcher_t *m = grove_matcher_create(g, NULL);
-    const char *y = "version: 9999\nresources:\n- type: node\n  count: 1\n"
-                    "  exclusive: true\n  with:\n  - type: socket\n    count: 2\n"
-                    "    with:\n    - type: slot\n      count: 1\n      label: s\n"
-                    "      with:\n      - type: core\n        count: 18\n"
-                    "tasks: [{command: [x], slot: s, count: {per_slot: 1}}]\n"
-                    "attributes: {system: {duration: 60}}\n";
-    grove_jobspec_t *whole = grove_jobspec_parse(y, strlen(y), NULL, NULL), *one = nodes_js(1);
+    grove_jobspec_t *whole = js_of("- type: node\n  count: 1\n  exclusive: true\n  with:\n"
+                                   "  - type: socket\n    count: 2\n    with:\n"
+                                   "    - type: slot\n      count: 1\n      label: s\n"
+                                   "      with:\n      - type: core\n        count: 18\n");
+    grove_jobspec_t *one = nodes_js(1);
     grove_vid_t n0 = grove_graph_first_by_name(g, grove_graph_sym(g, "node0"));
     grove_vid_t n1 = grove_graph_first_by_name(g, grove_graph_sym(g, "node1"));
     const grove_job_t *j = NULL;
@@ -358,12 +373,7 @@ static void test_large_selection(void)
                                                      .cores = 18, .gpus = 1, .mems = 4,
                                                      .mem_size = 2 });
     grove_matcher_t *m = grove_matcher_create(g, NULL);
-    const char *y = "version: 9999\nresources:\n- type: node\n  count: 128\n"
-                    "  exclusive: true\n  with:\n  - type: slot\n    count: 1\n"
-                    "    label: s\n    with:\n    - type: core\n      count: 1\n"
-                    "tasks: [{command: [x], slot: s, count: {per_slot: 1}}]\n"
-                    "attributes: {system: {duration: 60}}\n";
-    grove_jobspec_t *js = grove_jobspec_parse(y, strlen(y), NULL, NULL);
+    grove_jobspec_t *js = nodes_excl_js(128, true);
     const grove_job_t *j = NULL;
     ok(js && grove_match(m, js, GROVE_MATCH_ALLOCATE, 1, &j, NULL) == 0, "the whole machine");
     size_t n = j ? j->npicks : 0;
