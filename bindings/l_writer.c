@@ -1,15 +1,18 @@
 /* l_writer.c: the text `grove query` prints, in Lua (see core/writers.h).
  *
  *   core.writer(graph)                      a writer for the graph
- *   w:job(matcher, id, fmt [, shape])       the text of job id (nil: the
- *       matcher's last result of a mode that records nothing) in format
- *       fmt, or nil, message, code; shape = {expand = {type = true, ...},
- *       prefer = {type = {parent_type = true, ...}, ...}} (see writers.h)
+ *   w:job(matcher, id, fmt [, shape [, file]])
+ *       the text of job id (nil: the matcher's last result of a mode that
+ *       records nothing) in format fmt, or nil, message, code; shape =
+ *       {expand = {type = true, ...}, prefer = {type = {parent_type =
+ *       true, ...}, ...}} (see writers.h); given an open file, the text is
+ *       written to it as it is made and w:job returns true
  *   w:entries(matcher, id [, shape])        what the job's text shows:
  *       {{vid =, type =, amount =, x =, alloc =}, ...} in vertex id order
- *   w:vertices(fmt, {vertex, ...} [, agfilter])
+ *   w:vertices(fmt, {vertex, ...} [, agfilter [, file]])
  *       the text of the vertices and their ancestors, each whole and
- *       exclusive; agfilter = {[vid] = JSON object text} adds JGF metadata
+ *       exclusive; agfilter = {[vid] = JSON object text} adds JGF metadata;
+ *       file as for w:job
  *   w:set_subsystem(name | nil)             print along that subsystem
  *       (default containment), or nil, message, "ENOENT"
  *   core.writer_formats                     the format names
@@ -17,7 +20,8 @@
  *       to time a command end to end (os.clock counts CPU time only)
  *
  * Workload: one w:job per match of a query session, from a core to a whole
- * machine: nothing here is per vertex but the copy of the text into Lua.
+ * machine: nothing here is per vertex; a whole machine's text goes to the
+ * file as it is made rather than through a Lua string.
  *
  * The writer keeps its graph alive (user value 1).  This file holds only
  * the conversion of arguments and results; selections and formats belong
@@ -159,12 +163,29 @@ static grove_wfmt_t check_fmt(lua_State *L, int idx)
     return (grove_wfmt_t)f;
 }
 
-/* Push the selection's text in fmt; nil, message, code on failure. */
+/* The open file at idx, NULL when none is given there. */
+static FILE *opt_file(lua_State *L, int idx)
+{
+    if (lua_isnoneornil(L, idx))
+        return NULL;
+    luaL_Stream *p = luaL_checkudata(L, idx, LUA_FILEHANDLE);
+    if (!p->closef)
+        luaL_argerror(L, idx, "attempt to use a closed file");
+    return p->f;
+}
+
+/* Push the selection's text in fmt, or write it to f (when not NULL) and
+ * push true; nil, message, code on failure. */
 static int push_text(lua_State *L, grove_writer_t *w, grove_wfmt_t fmt, int64_t start,
-                     int64_t end, grove_wextra_fn extra, void *arg)
+                     int64_t end, grove_wextra_fn extra, void *arg, FILE *f)
 {
     grove_error_t err = {{0}, 0};
     size_t len = 0;
+    if (f) {
+        if (grove_writer_print(w, fmt, start, end, extra, arg, f, &err) < 0)
+            return grovel_fail_err(L, errno, &err);
+        return grovel_ok(L);
+    }
     struct grovel_box *box = grovel_box_new(L, free);
     char *text = grove_writer_write(w, fmt, start, end, extra, arg, &len, &err);
     if (!text)
@@ -180,12 +201,13 @@ static int w_job(lua_State *L)
     grove_wfmt_t fmt = check_fmt(L, 4);
     struct shape sh;
     read_shape(L, 5, lw->g, &sh);
+    FILE *f = opt_file(L, 6);
     const grove_job_t *j = job_arg(L, lw);
     if (!j)
         return 3;
     if (grove_writer_job(lw->w, j, &sh.s) < 0)
         return grovel_fail_errno(L, errno, NULL);
-    return push_text(L, lw->w, fmt, j->start, j->end, NULL, NULL);
+    return push_text(L, lw->w, fmt, j->start, j->end, NULL, NULL, f);
 }
 
 /* w:set_subsystem(name | nil) -> true, or nil, message, code */
@@ -251,6 +273,7 @@ static int w_vertices(lua_State *L)
     bool extra = !lua_isnoneornil(L, 4);
     if (extra)
         luaL_checktype(L, 4, LUA_TTABLE);
+    FILE *f = opt_file(L, 5);
     lua_getiuservalue(L, 1, 1);
     struct grovel_graph *gr = lua_touserdata(L, -1);
     lua_pop(L, 1);
@@ -268,7 +291,7 @@ static int w_vertices(lua_State *L)
     if (grove_writer_vertices(lw->w, vs, n) < 0)
         return grovel_fail_errno(L, errno, NULL);
     struct extra x = {L, 4};
-    return push_text(L, lw->w, fmt, 0, GROVE_TIME_MAX, extra ? agfilter_of : NULL, &x);
+    return push_text(L, lw->w, fmt, 0, GROVE_TIME_MAX, extra ? agfilter_of : NULL, &x, f);
 }
 
 static int l_wall_clock(lua_State *L)

@@ -52,6 +52,8 @@
 #define M_TOUCH 0x02 /* this match took it, or something below it */
 #define M_PICK 0x04  /* picked by this match */
 #define M_WHOLE 0x08 /* asked for exclusively: everything below it is the job's */
+#define M_CLEAN 0x10 /* taken exclusively, and no record of any job on it or below
+                      * it (containment tree) overlaps the window */
 
 struct req {
     const grove_jobspec_resource_t *js;
@@ -397,6 +399,12 @@ static int scratch_reserve(grove_matcher_t *m)
         return -1;
     memset(m->stamp + old, 0, (c1 - old) * sizeof(*m->stamp));
     m->scap = c1;
+    /* a whole machine's selection and undo log hold about one entry a
+     * vertex: room for that is taken at once (address space, until used)
+     * so that they never grow by copying what a large match wrote */
+    if (grovep_grow((void **)&m->sel, &m->selcap, n, sizeof(*m->sel)) < 0
+        || grovep_grow((void **)&m->log, &m->logcap, n, sizeof(*m->log)) < 0)
+        return -1;
     return 0;
 }
 
@@ -884,9 +892,16 @@ static int64_t take(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool
     uint8_t f = flags_of(m, c);
     if (f & M_EXCL)
         return 0;
+    /* a record below a vertex annotates it (the containment tree), so
+     * below a clean exclusive pick nothing has records: its inside is not
+     * asked about again, vertex by vertex (a whole node of 53 vertices is
+     * one question) */
+    grove_vid_t tp = g->parent[c];
+    bool clean = excl && tp != GROVEP_NONE && (flags_of(m, tp) & M_CLEAN);
     if (excl) {
-        if (f || taken_of(m, c) || touched(m, c))
+        if (f || taken_of(m, c) || (!clean && touched(m, c)))
             return 0;
+        clean = true; /* untouched: nothing below it is either */
     } else if (held_excl(m, c)) {
         return 0;
     }
@@ -905,13 +920,15 @@ static int64_t take(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool
                 return 0;
             units = (uint64_t)avail < remaining ? avail : (int64_t)remaining;
         }
-        if (set_state(m, c, taken_of(m, c) + units, f | M_TOUCH | M_PICK | (excl ? M_EXCL : 0))
+        if (set_state(m, c, taken_of(m, c) + units,
+                      f | M_TOUCH | M_PICK | (excl ? M_EXCL : 0) | (clean ? M_CLEAN : 0))
                 < 0
             || add_pick(m, c, units, excl, true) < 0 || touch_up(m, c) < 0)
             return -1;
         return units;
     }
-    uint8_t nf = f | M_TOUCH | M_PICK | (excl ? M_EXCL : 0) | (r->whole ? M_WHOLE : 0);
+    uint8_t nf = f | M_TOUCH | M_PICK | (excl ? M_EXCL : 0) | (r->whole ? M_WHOLE : 0)
+                 | (clean ? M_CLEAN : 0);
     if (set_state(m, c, taken_of(m, c), nf) < 0 || add_pick(m, c, 1, excl, false) < 0
         || touch_up(m, c) < 0)
         return -1;
@@ -950,6 +967,16 @@ static int slot_children(grove_matcher_t *m, const struct req *r, grove_vid_t w,
     return 1;
 }
 
+/* Has w a child in the walked subsystem? */
+static bool has_kids(const grove_matcher_t *m, grove_vid_t w)
+{
+    const grove_graph_t *g = m->g;
+    for (grove_eid_t e = g->first_out[w]; e != GROVEP_NONE; e = g->e[e].next_out)
+        if (g->e[e].sub == m->dom_sub && !(g->e[e].flags & GROVEP_E_UP))
+            return true;
+    return false;
+}
+
 /* Place one slot below u: the slot's resources all come from one subtree,
  * the deepest that can hold them (post-order: children before parents), so
  * a slot of cores and memory lands in one socket when one socket has
@@ -959,9 +986,6 @@ static int slot_home(grove_matcher_t *m, const struct req *r, grove_vid_t w, boo
 {
     if ((!is_root && !enterable(m, w)) || !agg_fits(m, w, r->need1))
         return 0;
-    /* a slot is where one task runs: it stays within one node unless it
-     * asks for nodes itself */
-    bool above_nodes = !r->free_span && !at_or_below_node(m, w);
     if (!is_root && m->pol.prune
         && grove_policy_applies(m->g, m->pol.prune_types, m->g->v[w].type)) {
         grove_policy_ctx_t ctx = {GROVE_SYM_NONE, 0, m->start, m->end, &m->preq, r->js};
@@ -978,7 +1002,14 @@ static int slot_home(grove_matcher_t *m, const struct req *r, grove_vid_t w, boo
         return -1;
     uint32_t first = m->frames[fbase].kids, n = m->frames[fbase].nkids;
     for (uint32_t i = 0; i < n; i++) {
-        int rc = slot_home(m, r, m->kids[first + i], excl, false);
+        grove_vid_t k = m->kids[first + i];
+        /* a leaf holds no slot: unless a prune hook is to be asked about
+         * it (and may fail), its answer is 0 without a look at it (a
+         * whole machine has a million leaves below its sockets) */
+        if (!has_kids(m, k)
+            && !(m->pol.prune && grove_policy_applies(m->g, m->pol.prune_types, m->g->v[k].type)))
+            continue;
+        int rc = slot_home(m, r, k, excl, false);
         if (rc != 0) {
             m->nframes = fbase;
             m->nkids = kbase;
@@ -987,8 +1018,12 @@ static int slot_home(grove_matcher_t *m, const struct req *r, grove_vid_t w, boo
     }
     m->nframes = fbase;
     m->nkids = kbase;
-    if (above_nodes || n == 0)
+    if (n == 0)
         return 0; /* a leaf holds nothing below it */
+    /* a slot is where one task runs: it stays within one node unless it
+     * asks for nodes itself */
+    if (!r->free_span && !at_or_below_node(m, w))
+        return 0;
     return slot_children(m, r, w, excl);
 }
 
@@ -1759,13 +1794,15 @@ static int cmp_pick(const void *a, const void *b)
 
 /* Sort n picks by vertex id in two stable passes of 16 bits (a whole
  * machine's million picks: linear, where a comparison sort was a fifth of
- * the match).  0 or -1 (ENOMEM). */
-static int radix_picks(grove_pick_t *p, size_t n)
+ * the match).  The second buffer is scratch (scratch_bytes of it) when
+ * that is large enough, else one of its own.  0 or -1 (ENOMEM). */
+static int radix_picks(grove_pick_t *p, size_t n, void *scratch, size_t scratch_bytes)
 {
-    grove_pick_t *tmp = malloc(n * sizeof(*tmp));
+    grove_pick_t *own = scratch_bytes >= n * sizeof(*own) ? NULL : malloc(n * sizeof(*own));
+    grove_pick_t *tmp = own ? own : scratch;
     size_t *count = malloc(65536 * sizeof(*count));
-    if (!tmp || !count) {
-        free(tmp);
+    if ((!own && scratch_bytes < n * sizeof(*own)) || !count) {
+        free(own);
         free(count);
         errno = ENOMEM;
         return -1;
@@ -1788,15 +1825,16 @@ static int radix_picks(grove_pick_t *p, size_t n)
         to = t;
     }
     /* two passes: the sorted picks are back in p */
-    free(tmp);
+    free(own);
     free(count);
     return 0;
 }
 
 /* Sort picks by vertex id.  They come mostly in graph order (the walk
  * follows it), with the ancestors appended at the end: sort only what
- * breaks the order and merge it back.  0 or -1 (ENOMEM). */
-static int sort_picks(grove_pick_t *p, size_t n)
+ * breaks the order and merge it back.  scratch: as radix_picks.  0 or -1
+ * (ENOMEM). */
+static int sort_picks(grove_pick_t *p, size_t n, void *scratch, size_t scratch_bytes)
 {
     size_t k = 1;
     while (k < n && p[k - 1].v < p[k].v)
@@ -1805,7 +1843,7 @@ static int sort_picks(grove_pick_t *p, size_t n)
         return 0;
     if (n - k > k / 8) { /* far from sorted: sort everything */
         if (n >= RADIX_MIN)
-            return radix_picks(p, n);
+            return radix_picks(p, n, scratch, scratch_bytes);
         qsort(p, n, sizeof(*p), cmp_pick);
         return 0;
     }
@@ -1828,27 +1866,63 @@ static int sort_picks(grove_pick_t *p, size_t n)
     return 0;
 }
 
-struct addctx {
-    grove_matcher_t *m;
-    int failed;
-};
+/* Add v, unless picked already, held exclusively. */
+static int add_held(grove_matcher_t *m, grove_vid_t v)
+{
+    uint8_t f = flags_of(m, v);
+    if (f & M_PICK)
+        return 0;
+    const grove_graph_t *g = m->g;
+    if (set_state(m, v, taken_of(m, v), f | M_PICK | M_EXCL | M_TOUCH) < 0
+        || add_pick(m, v, g->v[v].size, true, g->first_out[v] == GROVEP_NONE) < 0)
+        return -1;
+    return 0;
+}
 
-/* add every unpicked vertex below the walk's start, held exclusively */
+/* add every unpicked vertex below the walk's start (arg: the matcher),
+ * held exclusively */
 static int nodex_pre(grove_graph_t *g, grove_vid_t v, int depth, void *arg)
 {
-    struct addctx *a = arg;
-    grove_matcher_t *m = a->m;
+    (void)g;
     if (depth == 0)
         return GROVE_WALK_CONTINUE;
-    uint8_t f = flags_of(m, v);
-    if (!(f & M_PICK)) {
-        if (set_state(m, v, taken_of(m, v), f | M_PICK | M_EXCL | M_TOUCH) < 0
-            || add_pick(m, v, g->v[v].size, true, g->first_out[v] == GROVEP_NONE) < 0) {
-            a->failed = 1;
-            return -1;
+    return add_held(arg, v) < 0 ? -1 : GROVE_WALK_CONTINUE;
+}
+
+/* Add every unpicked vertex below top, held exclusively, in the walked
+ * subsystem.  Containment is a tree: its tree edges are followed with a
+ * stack in the kid arena (free once the search is over), a few loads a
+ * vertex; another subsystem may join or loop, and goes through the
+ * graph's walker, which visits a vertex once.  0 or -1 (ENOMEM). */
+static int add_below(grove_matcher_t *m, grove_vid_t top)
+{
+    const grove_graph_t *g = m->g;
+    if (m->dom_sub != g->containment) {
+        grove_walk_hooks_t h = {.pre = nodex_pre, .arg = m};
+        return grove_graph_walk(m->g, top, dom_sym(m), &h, NULL) < 0 ? -1 : 0;
+    }
+    size_t base = m->nkids, sp = base;
+    int rc = 0;
+    if (grovep_grow((void **)&m->kids, &m->kidcap, sp + 1, sizeof(*m->kids)) < 0)
+        return -1;
+    m->kids[sp++] = top;
+    while (sp > base && rc == 0) {
+        grove_vid_t u = m->kids[--sp];
+        for (grove_eid_t e = g->first_out[u]; e != GROVEP_NONE && rc == 0;
+             e = g->e[e].next_out) {
+            const grovep_edge_t *ed = &g->e[e];
+            /* the tree edges, as the walker follows containment */
+            if (ed->sub != g->containment || (ed->flags & GROVEP_E_UP) || g->parent[ed->dst] != u)
+                continue;
+            if (add_held(m, ed->dst) < 0
+                || grovep_grow((void **)&m->kids, &m->kidcap, sp + 1, sizeof(*m->kids)) < 0)
+                rc = -1;
+            else
+                m->kids[sp++] = ed->dst;
         }
     }
-    return GROVE_WALK_CONTINUE;
+    m->nkids = base;
+    return rc;
 }
 
 /* A vertex asked for exclusively holds everything below it: add what the
@@ -1858,11 +1932,7 @@ static int expand_whole(grove_matcher_t *m)
     size_t n = m->nsel;
     for (size_t i = 0; i < n; i++) {
         grove_vid_t v = m->sel[i].v;
-        if (!(flags_of(m, v) & M_WHOLE))
-            continue;
-        struct addctx a = {m, 0};
-        grove_walk_hooks_t h = {.pre = nodex_pre, .arg = &a};
-        if (grove_graph_walk(m->g, v, dom_sym(m), &h, NULL) < 0)
+        if ((flags_of(m, v) & M_WHOLE) && add_below(m, v) < 0)
             return -1;
     }
     return 0;
@@ -1873,11 +1943,7 @@ static int expand_nodex(grove_matcher_t *m)
     size_t n = m->nsel;
     for (size_t i = 0; i < n; i++) {
         grove_vid_t v = m->sel[i].v;
-        if (m->g->v[v].type != m->node_sym)
-            continue;
-        struct addctx a = {m, 0};
-        grove_walk_hooks_t h = {.pre = nodex_pre, .arg = &a};
-        if (grove_graph_walk(m->g, v, dom_sym(m), &h, NULL) < 0)
+        if (m->g->v[v].type == m->node_sym && add_below(m, v) < 0)
             return -1;
     }
     /* everything at or below a node is now held exclusively */
@@ -2172,7 +2238,11 @@ static int match_complete(grove_matcher_t *m, struct matching *x)
         return -1;
     if (m->pol.node_exclusive && !m->sat && expand_nodex(m) < 0)
         return -1;
-    if (sort_picks(m->sel, m->nsel) < 0)
+    /* the search is over and nothing is rolled back from here: the undo
+     * log's room (written already, as large as a whole machine's picks)
+     * is the sort's scratch */
+    m->nlog = 0;
+    if (sort_picks(m->sel, m->nsel, m->log, m->logcap * sizeof(*m->log)) < 0)
         return -1;
     merge_channel_picks(m);
     if (!(x->imp = malloc(m->nsel ? m->nsel : 1))) {
@@ -2190,6 +2260,10 @@ static int match_complete(grove_matcher_t *m, struct matching *x)
     }
     return 0;
 }
+
+/* From this many picks on, a job takes the matcher's selection array
+ * itself rather than a copy. */
+#define HANDOVER_MIN 4096
 
 /* Make the selection a job: recorded in the graph and the table in the
  * modes that allocate, else the matcher's one result.  The job (borrowed)
@@ -2209,14 +2283,25 @@ static const grove_job_t *match_commit(grove_matcher_t *m, const struct matching
         memset(&m->result, 0, sizeof(m->result));
         dst = &m->result;
     }
-    dst->picks = malloc((m->nsel ? m->nsel : 1) * sizeof(*dst->picks));
-    if (!dst->picks) {
-        errno = ENOMEM;
-        goto fail;
+    if (m->nsel >= HANDOVER_MIN) {
+        /* a large selection is handed over, not copied (a whole machine's
+         * is 20 MB); the matcher grows a new one at its next match */
+        grove_pick_t *p = realloc(m->sel, m->nsel * sizeof(*p)); /* shrinks in place */
+        dst->picks = p ? p : m->sel;
+        m->sel = NULL;
+        m->selcap = 0;
+    } else {
+        dst->picks = malloc((m->nsel ? m->nsel : 1) * sizeof(*dst->picks));
+        if (!dst->picks) {
+            errno = ENOMEM;
+            goto fail;
+        }
+        if (m->nsel) /* an empty match has no selection array at all */
+            memcpy(dst->picks, m->sel, m->nsel * sizeof(*dst->picks));
     }
-    if (m->nsel) /* an empty match has no selection array at all */
-        memcpy(dst->picks, m->sel, m->nsel * sizeof(*dst->picks));
     dst->npicks = m->nsel;
+    if (!m->sel)
+        m->nsel = 0; /* handed over */
     dst->id = x->id;
     dst->start = x->at;
     dst->end = window_end(x->at, x->d);

@@ -58,6 +58,7 @@ struct grove_writer {
     size_t outcap;
     uint32_t *ord; /* entries in print order */
     size_t nord, ordcap;
+    bool ord_post;   /* ord is the post-order of the kept entries, depths set */
     uint32_t *stack; /* walk stack, cursor pairs */
     size_t stackcap;
     size_t seen_ne, seen_live; /* edges when the two facts were learnt */
@@ -65,6 +66,7 @@ struct grove_writer {
     bool second;               /* some vertex has two containment parents */
     bool ordered;              /* child lists are in vertex id order */
     grove_sym_t sub;           /* the subsystem printed along (NONE: containment) */
+    grovep_buf_t spool;        /* text on its way to a stream (grove_writer_print) */
 };
 
 /* indexed by grove_wfmt_t */
@@ -145,6 +147,7 @@ void grove_writer_destroy(grove_writer_t *w)
     free(w->out);
     free(w->ord);
     free(w->stack);
+    free(w->spool.p);
     free(w);
 }
 
@@ -172,6 +175,7 @@ static int begin(grove_writer_t *w)
         w->gen = 1;
     }
     w->n = 0;
+    w->ord_post = false;
     return 0;
 }
 
@@ -180,11 +184,14 @@ static inline bool present(const grove_writer_t *w, grove_vid_t v)
     return v < w->vcap && w->stamp[v] == w->gen;
 }
 
-/* Add v (not present yet).  0 or -1 (ENOMEM). */
-static int add(grove_writer_t *w, grove_vid_t v, int64_t amount, bool x, bool alloc)
+/* Room for n entries in all (the entry and link arrays grow alike).  0
+ * or -1 (ENOMEM). */
+static int ents_room(grove_writer_t *w, size_t n)
 {
-    if (w->n == w->cap) {
+    if (n > w->cap) {
         size_t cap = w->cap ? 2 * w->cap : 64;
+        if (cap < n)
+            cap = n;
         grove_wentry_t *e = realloc(w->ents, cap * sizeof(*e));
         if (e)
             w->ents = e;
@@ -196,6 +203,14 @@ static int add(grove_writer_t *w, grove_vid_t v, int64_t amount, bool x, bool al
         w->lk = l;
         w->cap = cap;
     }
+    return 0;
+}
+
+/* Add v (not present yet).  0 or -1 (ENOMEM). */
+static inline int add(grove_writer_t *w, grove_vid_t v, int64_t amount, bool x, bool alloc)
+{
+    if (w->n == w->cap && ents_room(w, w->n + 1) < 0)
+        return -1;
     w->ents[w->n] = (grove_wentry_t){v, amount, x, alloc};
     w->stamp[v] = w->gen;
     w->slot[v] = (uint32_t)w->n++;
@@ -226,8 +241,20 @@ static int stack_room(grove_writer_t *w, size_t need)
     return grovep_grow((void **)&w->stack, &w->stackcap, need, sizeof(*w->stack));
 }
 
+/* A downward edge of the subsystem printed along? */
+static inline bool down_containment(const grove_writer_t *w, grove_eid_t e)
+{
+    const grove_graph_t *g = w->g;
+    if (g->e[e].flags & GROVEP_E_UP)
+        return false;
+    return w->sub == GROVE_SYM_NONE ? g->e[e].sub == g->containment
+                                    : g->subsys[g->e[e].sub] == w->sub;
+}
+
 /* Add what lies below v, whole and held (entries present stay as they
- * are; their subtrees are still walked, once). */
+ * are; their subtrees are still walked, once).  The edge lists are read
+ * here rather than through the graph's child cursor: a whole machine's
+ * million vertices pass through this loop. */
 static int add_subtree(grove_writer_t *w, grove_vid_t top)
 {
     const grove_graph_t *g = w->g;
@@ -237,12 +264,13 @@ static int add_subtree(grove_writer_t *w, grove_vid_t top)
     w->stack[sp++] = top;
     while (sp > 0) {
         grove_vid_t v = w->stack[--sp];
-        grove_eid_t cur;
-        for (grove_vid_t c = grove_vertex_first_child(g, v, wsub(w), &cur); c != GROVE_VID_NONE;
-             c = grove_vertex_next_child(g, wsub(w), &cur)) {
+        for (grove_eid_t e = g->first_out[v]; e != GROVEP_NONE; e = g->e[e].next_out) {
+            if (!down_containment(w, e))
+                continue;
+            grove_vid_t c = g->e[e].dst;
             if (!present(w, c) && add(w, c, g->v[c].size, true, true) < 0)
                 return -1;
-            if (stack_room(w, sp + 1) < 0)
+            if (sp + 1 > w->stackcap && stack_room(w, sp + 1) < 0)
                 return -1;
             w->stack[sp++] = c;
         }
@@ -259,16 +287,6 @@ static bool sym_in(grove_sym_t s, const grove_sym_t *set, size_t n)
 }
 
 /* ---- the tree -------------------------------------------------------------- */
-
-/* A downward edge of the subsystem printed along? */
-static bool down_containment(const grove_writer_t *w, grove_eid_t e)
-{
-    const grove_graph_t *g = w->g;
-    if (g->e[e].flags & GROVEP_E_UP)
-        return false;
-    return w->sub == GROVE_SYM_NONE ? g->e[e].sub == g->containment
-                                    : g->subsys[g->e[e].sub] == w->sub;
-}
 
 /* Learn whether some vertex has a second containment parent and whether
  * child lists are in id order (once per change of the edges). */
@@ -390,6 +408,7 @@ static void link_tree(grove_writer_t *w, const grove_wshape_t *shape)
 static int order(grove_writer_t *w, bool pre)
 {
     w->nord = 0;
+    w->ord_post = false;
     for (uint32_t r = 0; r < w->n; r++) {
         if (w->lk[r].home != NONE || !w->lk[r].keep)
             continue;
@@ -422,6 +441,7 @@ static int order(grove_writer_t *w, bool pre)
             w->stack[sp++] = w->lk[k].kid;
         }
     }
+    w->ord_post = !pre;
     return 0;
 }
 
@@ -438,7 +458,7 @@ static int finish_selection(grove_writer_t *w, const grove_wshape_t *shape)
 int grove_writer_job(grove_writer_t *w, const grove_job_t *job, const grove_wshape_t *shape)
 {
     const grove_graph_t *g = w->g;
-    if (begin(w) < 0)
+    if (begin(w) < 0 || ents_room(w, job->npicks) < 0)
         return -1;
     for (size_t i = 0; i < job->npicks; i++) {
         const grove_pick_t *p = &job->picks[i];
@@ -461,6 +481,8 @@ int grove_writer_job(grove_writer_t *w, const grove_job_t *job, const grove_wsha
         l->keep = w->ents[i].alloc || w->ents[i].x || l->needed;
         if (l->keep && l->home != NONE)
             w->lk[l->home].needed = true;
+        else if (!l->keep)
+            w->ord_post = false; /* ord lists it: post-order text needs a new one */
     }
     return 0;
 }
@@ -497,6 +519,32 @@ const grove_wentry_t *grove_writer_entries(grove_writer_t *w, size_t *n)
 
 /* ---- text ------------------------------------------------------------------ */
 
+/* Where text goes: a buffer that is the whole text (f NULL), or a spool
+ * emptied into the stream f whenever it holds SPOOL bytes, so a whole
+ * machine's tens of megabytes never sit in memory at once. */
+struct sink {
+    grovep_buf_t *b;
+    FILE *f;
+    bool ioerr; /* a write to f failed (errno kept in err) */
+    int err;
+};
+
+#define SPOOL 65536
+
+/* Empty the spool into the stream (all of it when force, else once it
+ * holds SPOOL bytes). */
+static void spill(struct sink *s, bool force)
+{
+    if (!s->f || s->ioerr || (!force && s->b->len < SPOOL) || s->b->len == 0)
+        return;
+    errno = 0;
+    if (fwrite(s->b->p, 1, s->b->len, s->f) != s->b->len) {
+        s->ioerr = true;
+        s->err = errno ? errno : EIO;
+    }
+    s->b->len = 0;
+}
+
 static void put(grovep_buf_t *b, const char *s, size_t n)
 {
     grovep_buf_put(b, s, n);
@@ -507,16 +555,12 @@ static void puts_(grovep_buf_t *b, const char *s)
     grovep_buf_put(b, s, strlen(s));
 }
 
+static char *fmt_int(char tmp[24], int64_t x);
+
 static void put_int(grovep_buf_t *b, int64_t x)
 {
-    char tmp[24], *e = tmp + sizeof(tmp), *p = e;
-    uint64_t u = x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x;
-    do
-        *--p = (char)('0' + u % 10);
-    while ((u /= 10) != 0);
-    if (x < 0)
-        *--p = '-';
-    put(b, p, (size_t)(e - p));
+    char tmp[24], *p = fmt_int(tmp, x);
+    put(b, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
 /* A JSON string: controls as \b \f \n \r \t or \u00XX, quote and backslash
@@ -546,27 +590,60 @@ static void put_jstring(grovep_buf_t *b, const char *s)
     put(b, "\"", 1);
 }
 
-/* simple and pretty_simple: one line a vertex. */
-static void write_tree(const grove_writer_t *w, bool pretty, grovep_buf_t *b)
+/* The decimal digits of x at the end of a 24-byte tmp: where they start. */
+static char *fmt_int(char tmp[24], int64_t x)
 {
-    static const char dashes[] = "------------------------------------------------"
-                                 "------------------------------------------------";
+    char *p = tmp + 24;
+    uint64_t u = x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x;
+    do
+        *--p = (char)('0' + u % 10);
+    while ((u /= 10) != 0);
+    if (x < 0)
+        *--p = '-';
+    return p;
+}
+
+/* simple and pretty_simple: one line a vertex, "      " + "---" per level
+ * + name[units:x|s].  A line is laid out in the buffer at once (room for
+ * all of it asked once): a whole machine has a million of them. */
+static void write_tree(const grove_writer_t *w, bool pretty, struct sink *s)
+{
+    grovep_buf_t *b = s->b;
+    static const char lead[] = "      ------------------------------------------------"
+                               "------------------------------------------------";
+    const char *xs = pretty ? ":exclusive]\n" : ":x]\n", *ss = pretty ? ":shared]\n" : ":s]\n";
+    size_t xn = strlen(xs), sn = strlen(ss);
     for (size_t k = 0; k < w->nord && !b->failed; k++) {
         uint32_t i = w->ord[k];
         const grove_wentry_t *e = &w->ents[i];
-        put(b, "      ", 6);
-        for (size_t d = 3 * ((size_t)w->lk[i].depth + 1); d > 0;) {
-            size_t m = d < sizeof(dashes) - 1 ? d : sizeof(dashes) - 1;
-            put(b, dashes, m);
-            d -= m;
+        size_t ind = 6 + 3 * ((size_t)w->lk[i].depth + 1);
+        const char *name = grove_vertex_name(w->g, e->v);
+        size_t nl = strlen(name);
+        char tmp[24], *num = fmt_int(tmp, e->amount);
+        size_t il = (size_t)(tmp + sizeof(tmp) - num);
+        if (ind >= sizeof(lead)) { /* deeper than the lead: in pieces */
+            put(b, lead, 6);
+            for (size_t d = ind - 6; d > 0;) {
+                size_t m = d < sizeof(lead) - 7 ? d : sizeof(lead) - 7;
+                put(b, lead + 6, m);
+                d -= m;
+            }
+            ind = 0;
         }
-        puts_(b, grove_vertex_name(w->g, e->v));
-        put(b, "[", 1);
-        put_int(b, e->amount);
-        if (pretty)
-            puts_(b, e->x ? ":exclusive]\n" : ":shared]\n");
-        else
-            puts_(b, e->x ? ":x]\n" : ":s]\n");
+        char *o = grovep_buf_room(b, ind + nl + 1 + il + xn);
+        if (!o)
+            break;
+        memcpy(o, lead, ind);
+        o += ind;
+        memcpy(o, name, nl);
+        o += nl;
+        *o++ = '[';
+        memcpy(o, num, il);
+        o += il;
+        memcpy(o, e->x ? xs : ss, e->x ? xn : sn);
+        b->len += ind + nl + 1 + il + (e->x ? xn : sn);
+        if (b->len >= SPOOL)
+            spill(s, false);
     }
 }
 
@@ -652,13 +729,15 @@ static void put_jgf_node(const grove_writer_t *w, uint32_t i, grove_wextra_fn ex
 }
 
 static void write_jgf(const grove_writer_t *w, grove_wextra_fn extra, void *arg,
-                      grovep_buf_t *b)
+                      struct sink *s)
 {
+    grovep_buf_t *b = s->b;
     puts_(b, "{\"graph\": {\"nodes\": [");
     for (size_t k = 0; k < w->nord; k++) {
         if (k)
             put(b, ", ", 2);
         put_jgf_node(w, w->ord[k], extra, arg, b);
+        spill(s, false);
     }
     puts_(b, "], \"edges\": [");
     bool first = true;
@@ -674,6 +753,7 @@ static void write_jgf(const grove_writer_t *w, grove_wextra_fn extra, void *arg,
         put(b, "\", \"target\": \"", 14);
         put_int(b, w->ents[i].v);
         put(b, "\"}", 2);
+        spill(s, false);
     }
     puts_(b, "]}}\n");
 }
@@ -768,31 +848,42 @@ static int write_r(const grove_writer_t *w, grove_wfmt_t fmt, int64_t start, int
     return rc;
 }
 
-char *grove_writer_write(grove_writer_t *w, grove_wfmt_t fmt, int64_t start, int64_t end,
-                         grove_wextra_fn extra, void *arg, size_t *len, grove_error_t *err)
+/* The selection's text in fmt into s (see grove_writer_write).  0 or -1
+ * with errno (and err for EINVAL). */
+static int write_text(grove_writer_t *w, grove_wfmt_t fmt, int64_t start, int64_t end,
+                      grove_wextra_fn extra, void *arg, struct sink *s, grove_error_t *err)
 {
     if ((unsigned)fmt > GROVE_WFMT_RV1_NOSCHED) {
         grove_error_set(err, NULL, 0, "unknown output format %d", (int)fmt);
         errno = EINVAL;
-        return NULL;
+        return -1;
     }
-    grovep_buf_t b = {0};
-    if (!grovep_buf_room(&b, 64))
-        return NULL;
-    if (order(w, fmt == GROVE_WFMT_PRETTY_SIMPLE) < 0) {
-        free(b.p);
-        return NULL;
-    }
+    bool pre = fmt == GROVE_WFMT_PRETTY_SIMPLE;
+    /* the post-order grove_writer_job made serves when it kept everything */
+    if (!grovep_buf_room(s->b, 64) || ((pre || !w->ord_post) && order(w, pre) < 0))
+        return -1;
     int rc = 0;
     if (w->nord == 0)
         ; /* nothing selected, nothing written */
     else if (fmt == GROVE_WFMT_SIMPLE || fmt == GROVE_WFMT_PRETTY_SIMPLE)
-        write_tree(w, fmt == GROVE_WFMT_PRETTY_SIMPLE, &b);
+        write_tree(w, fmt == GROVE_WFMT_PRETTY_SIMPLE, s);
     else if (fmt == GROVE_WFMT_JGF)
-        write_jgf(w, extra, arg, &b);
+        write_jgf(w, extra, arg, s);
     else
-        rc = write_r(w, fmt, start, end, &b, err);
-    if (rc < 0) {
+        rc = write_r(w, fmt, start, end, s->b, err);
+    if (rc == 0 && s->b->failed) {
+        errno = ENOMEM;
+        rc = -1;
+    }
+    return rc;
+}
+
+char *grove_writer_write(grove_writer_t *w, grove_wfmt_t fmt, int64_t start, int64_t end,
+                         grove_wextra_fn extra, void *arg, size_t *len, grove_error_t *err)
+{
+    grovep_buf_t b = {0};
+    struct sink s = {&b, NULL, false, 0};
+    if (write_text(w, fmt, start, end, extra, arg, &s, err) < 0) {
         int saved = errno;
         free(b.p);
         errno = saved;
@@ -800,4 +891,28 @@ char *grove_writer_write(grove_writer_t *w, grove_wfmt_t fmt, int64_t start, int
     }
     *len = b.len;
     return grovep_buf_finish(&b);
+}
+
+int grove_writer_print(grove_writer_t *w, grove_wfmt_t fmt, int64_t start, int64_t end,
+                       grove_wextra_fn extra, void *arg, FILE *f, grove_error_t *err)
+{
+    grovep_buf_t *b = &w->spool;
+    struct sink s = {b, f, false, 0};
+    b->len = 0;
+    b->failed = false;
+    int rc = write_text(w, fmt, start, end, extra, arg, &s, err);
+    if (rc == 0)
+        spill(&s, true);
+    b->len = 0;
+    b->failed = false;
+    if (b->cap > 4 * SPOOL) { /* an R document went through whole: do not keep its room */
+        free(b->p);
+        *b = (grovep_buf_t){0};
+    }
+    if (rc == 0 && s.ioerr) {
+        grove_error_set(err, NULL, 0, "cannot write the output: %s", strerror(s.err));
+        errno = s.err;
+        return -1;
+    }
+    return rc;
 }

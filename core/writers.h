@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "error.h"
 #include "graph.h"
@@ -112,5 +113,14 @@ typedef const char *(*grove_wextra_fn)(grove_vid_t v, void *arg);
  * vertices: err says why) or ENOMEM. */
 char *grove_writer_write(grove_writer_t *w, grove_wfmt_t fmt, int64_t start, int64_t end,
                          grove_wextra_fn extra, void *arg, size_t *len, grove_error_t *err);
+
+/* The same text written to f as it is made (a whole machine's tens of
+ * megabytes are never held at once; the bytes are those of
+ * grove_writer_write).  0, or -1 with errno: EINVAL (as
+ * grove_writer_write, before anything is written), ENOMEM, or the error
+ * of a failed write to f (err says so); after ENOMEM or a failed write,
+ * what was written before stays written. */
+int grove_writer_print(grove_writer_t *w, grove_wfmt_t fmt, int64_t start, int64_t end,
+                       grove_wextra_fn extra, void *arg, FILE *f, grove_error_t *err);
 
 #endif

@@ -341,6 +341,26 @@ describe("grove.writers", function()
       "      ---lab0%[1:s%]\n$"))
     local _, n = text:gsub("\n", "")
     assert.equal(#whole, n)
+    -- given a file, the same bytes go there, in every format, after what
+    -- the file held already
+    for _, fmt in ipairs(writers.formats) do
+      local f = io.tmpfile()
+      f:write("before\n")
+      assert.is_true(w:job(m, job.id, fmt, {expand = {node = true}}, f))
+      assert.is_true(w:vertices(fmt, {g:vertex("/lab0/rack1/node3")}, nil, f))
+      f:seek("set")
+      assert.equal("before\n" .. w:job(m, job.id, fmt, {expand = {node = true}}) ..
+        w:vertices(fmt, {g:vertex("/lab0/rack1/node3")}), f:read("a"))
+      f:close()
+      expect.raises(function() w:job(m, job.id, fmt, nil, f) end, "closed file")
+    end
+    local ro = assert(io.open(DIR .. "/lab.graphml", "r"))
+    local ok, msg, code = w:job(m, job.id, "simple", nil, ro)
+    ro:close()
+    assert.is_nil(ok)
+    assert.truthy(msg:find("cannot write the output", 1, true))
+    assert.equal("EBADF", code)
+    expect.raises(function() w:job(m, job.id, "simple", nil, "out.txt") end, "FILE* expected")
     expect.fails("ENOENT", "no job 99", w:job(m, 99, "simple"))
     expect.fails("ENOENT", "no match result", w:job(m, nil, "simple"))
     expect.raises(function() w:job(core.matcher(lab()), 1, "simple") end,

@@ -260,7 +260,7 @@ function M.run(s, line)
       end
     end
   end
-  selection.put_text(s, s.writer:vertices(s.format, found, extra))
+  selection.put_text(s, s.writer:vertices(s.format, found, extra, selection.out_file(s)))
   selection.banner(s, {("INFO: EXPRESSION=\"%s\""):format(expr)})
 end
 

@@ -97,20 +97,29 @@ function M.banner(s, lines)
   s:puts(SEP .. "\n" .. table.concat(lines, "\n") .. "\n" .. SEP .. "\n")
 end
 
--- Write text, or say why there is none (msg).
+-- The session's output when it is an open file: the writer writes a
+-- selection there as it makes the text (a whole machine's tens of
+-- megabytes never become one Lua string); nil for any other output.
+function M.out_file(s)
+  return io.type(s.out) == "file" and s.out or nil
+end
+
+-- Write text (true: the writer wrote it to the output already), or say
+-- why there is none (msg).
 function M.put_text(s, text, msg)
   if not text then
     s:error("ERROR: cannot write %s output: %s", s.format, msg)
     return
   end
-  s:puts(text)
+  if text ~= true then s:puts(text) end
 end
 
 -- The job's selection (id nil: the matcher's last result) in the session's
 -- format, then its block.  t0: when the command began (wall clock), for
 -- ELAPSED.
 function M.print_match(s, job, kept, shape, t0)
-  M.put_text(s, s.writer:job(s.matcher, kept and job.id or nil, s.format, shape))
+  M.put_text(s, s.writer:job(s.matcher, kept and job.id or nil, s.format, shape,
+    M.out_file(s)))
   local at = job.start == s.graph:now() and "Now" or tostring(job.start)
   local lines = {"INFO: JOBID=" .. job.id, "INFO: RESOURCES=" .. M.state_names[job.state],
     "INFO: SCHEDULED AT=" .. at}
