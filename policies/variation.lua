@@ -12,52 +12,74 @@
 -- into a sandbox, so it must not require modules, read files or set
 -- globals.
 
--- The leading number of the property's text, as C's strtod reads it (0
--- when there is none).
-local function perf_class(v)
-  local s = v:property("perf_class")
-  if not s then
-    return 0
-  end
-  local num = s:match("^%s*([+-]?%d+%.?%d*[eE][+-]?%d+)")
-    or s:match("^%s*([+-]?%d+%.?%d*)")
-    or s:match("^%s*([+-]?%.%d+[eE][+-]?%d+)")
-    or s:match("^%s*([+-]?%.%d+)")
-  return tonumber(num) or 0
-end
-
 return {
   name = "variation",
   description = "the candidates whose perf_class properties vary least",
   select = "best",
-  choose = function(candidates, k)
+  -- keys["property:perf_class"]: each candidate's class as C's strtod
+  -- reads the property's leading number (0 when absent or none), made in
+  -- C once per call
+  choose = function(candidates, k, _, keys)
     if k == 0 then
       return {}
     end
-    local n = #candidates
-    local class, pos = {}, {}
+    local n, class = #candidates, keys["property:perf_class"]
+    local sorted = true -- by class already (all of one class, say)
     for i = 1, n do
-      class[i] = perf_class(candidates[i])
-      pos[i] = i
-    end
-    -- by class, then in the order the candidates came
-    table.sort(pos, function(a, b)
-      if class[a] ~= class[b] then
-        return class[a] < class[b]
+      if class[i] ~= class[i] then
+        class[i] = 0 -- NaN ("nan"): no class to compare, counted as none
       end
-      return a < b
-    end)
-    -- the window of k with the smallest spread; the first on ties
+      if i > 1 and class[i] < class[i - 1] then
+        sorted = false
+      end
+    end
+    -- positions by class, then in the order the candidates came: each
+    -- class's positions in order, the classes ascending (a few, where a
+    -- sort of every candidate would compare thousands)
+    local pos
+    if not sorted then
+      local of, classes, len = {}, {}, {}
+      for i = 1, n do
+        local c = class[i]
+        local group = of[c]
+        if not group then
+          group = {}
+          of[c], len[c] = group, 0
+          classes[#classes + 1] = c
+        end
+        len[c] = len[c] + 1
+        group[len[c]] = i
+      end
+      table.sort(classes)
+      pos = {}
+      local m = 0
+      for _, c in ipairs(classes) do
+        for _, i in ipairs(of[c]) do
+          m = m + 1
+          pos[m] = i
+        end
+      end
+    end
+    -- the window of k with the smallest spread; the first on ties (classes
+    -- ascend, so no spread is below 0)
     local best, spread = 1, nil
     for s = 1, n - k + 1 do
-      local sp = class[pos[s + k - 1]] - class[pos[s]]
+      local sp
+      if pos then
+        sp = class[pos[s + k - 1]] - class[pos[s]]
+      else
+        sp = class[s + k - 1] - class[s]
+      end
       if s == 1 or sp < spread then
         best, spread = s, sp
+        if sp == 0 then
+          break
+        end
       end
     end
     local pick = {}
     for i = 1, k do
-      pick[i] = pos[best + i - 1]
+      pick[i] = pos and pos[best + i - 1] or best + i - 1
     end
     return pick
   end,
