@@ -592,9 +592,11 @@ static int keys_index(lua_State *S)
                           name);
     if (!c || (uint64_t)lua_tointeger(S, lua_upvalueindex(2)) != p->nchoose)
         return luaL_error(S, "keys: used after its choose call returned");
+    /* a property name the graph has never seen: no candidate has it */
+    bool none = kind == K_PROPERTY && grove_graph_sym_lookup(c->g, prop) == GROVE_SYM_NONE;
     lua_createtable(S, (int)c->n, 0);
     for (size_t i = 0; i < c->n; i++) {
-        lua_pushnumber(S, key_value(c->g, c->vs[i], kind, prop));
+        lua_pushnumber(S, none ? 0 : key_value(c->g, c->vs[i], kind, prop));
         lua_rawseti(S, -2, (lua_Integer)i + 1);
     }
     lua_pushvalue(S, 2);

@@ -1185,7 +1185,9 @@ static int gather(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool p
     if (failed)
         return -1;
     size_t n = m->ncands - cbase;
-    if (n > 1) /* m->cands may still be NULL when n is 0 */
+    /* without a score every score is 0: visiting order is already best
+     * first (m->cands may still be NULL when n is 0) */
+    if (n > 1 && m->pol.score)
         qsort(m->cands + cbase, n, sizeof(*m->cands), cmp_cand);
     return 0;
 }

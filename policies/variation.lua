@@ -25,12 +25,10 @@ return {
     end
     local n, class = #candidates, keys["property:perf_class"]
     local sorted = true -- by class already (all of one class, say)
-    for i = 1, n do
-      if class[i] ~= class[i] then
-        class[i] = 0 -- NaN ("nan"): no class to compare, counted as none
-      end
-      if i > 1 and class[i] < class[i - 1] then
+    for i = 2, n do
+      if class[i] < class[i - 1] then
         sorted = false
+        break
       end
     end
     -- positions by class, then in the order the candidates came: each
@@ -41,6 +39,10 @@ return {
       local of, classes, len = {}, {}, {}
       for i = 1, n do
         local c = class[i]
+        if c ~= c then
+          c = 0 -- NaN ("nan") is no table key: counted as no class
+          class[i] = 0
+        end
         local group = of[c]
         if not group then
           group = {}

@@ -47,6 +47,13 @@ local function four()
   return g
 end
 
+-- A matcher on four() under the policy written in text.
+local function on_four(text)
+  local m = core.matcher(four())
+  assert(m:set_policy(assert(parse(text))))
+  return m
+end
+
 describe("loading policies", function()
   it("loads every built-in twin with its name and description", function()
     for _, name in ipairs(BUILTINS) do
@@ -157,8 +164,7 @@ end)
 
 describe("declarative orders", function()
   local function first_node(order, count)
-    local m = core.matcher(four())
-    assert(m:set_policy(assert(parse("return {order = " .. order .. "}"))))
+    local m = on_four("return {order = " .. order .. "}")
     return node_names(assert(m:match(nodes(count or 1, 1))))
   end
 
@@ -177,9 +183,8 @@ describe("declarative orders", function()
   end)
 
   it("sort only lists holding the `when` type", function()
-    local m = core.matcher(four())
-    assert(m:set_policy(assert(parse("return {order = {key = 'id', descending = true, "
-      .. "when = 'core'}}"))))
+    local m = on_four("return {order = {key = 'id', descending = true, "
+      .. "when = 'core'}}")
     local j = assert(m:match(nodes(1, 1)))
     assert.equal("node3", node_names(j)) -- nodes in graph order
     assert.equal("core1", j.picks[#j.picks].vertex:name()) -- cores sorted
@@ -269,9 +274,8 @@ describe("hooks", function()
   end)
 
   it("prune: true skips a subtree (vertices walked through, and candidates)", function()
-    local m = core.matcher(four())
-    assert(m:set_policy(assert(parse(
-      "return {prune = function(v) return v:type() == 'node' and v:id() ~= 2 end}"))))
+    local m = on_four(
+      "return {prune = function(v) return v:type() == 'node' and v:id() ~= 2 end}")
     local cores = nodes(1, 2)
     cores.resources = cores.resources[1].with -- a slot of two cores, nodes walked through
     local j = assert(m:match(cores))
@@ -281,18 +285,16 @@ describe("hooks", function()
   end)
 
   it("score: the best k are taken", function()
-    local m = core.matcher(four())
-    assert(m:set_policy(assert(parse([[
+    local m = on_four([[
       return {score = function(v, ctx)
         assert(ctx.count >= 1, "count")
         return tonumber(v:property("speed") or "0")
-      end}]]))))
+      end}]])
     assert.equal("node1 node0", node_names(assert(m:match(nodes(2, 1)))))
   end)
 
   it("choose: gets candidates best first, k and the scores", function()
-    local m = core.matcher(four())
-    assert(m:set_policy(assert(parse([[
+    local m = on_four([[
       return {
         score = function(v) return v:rank() or 0 end,
         choose = function(cands, k, scores)
@@ -301,14 +303,13 @@ describe("hooks", function()
           for i = 2, #scores do assert(scores[i - 1] >= scores[i], "best first") end
           assert(cands[1]:rank() == 3, "order")
           return {4, 2}
-        end}]]))))
+        end}]])
     -- positions 4 and 2: ranks 0 and 2
     assert.equal("node3 node2", node_names(assert(m:match(nodes(2, 1)))))
   end)
 
   it("choose: keys[KEY] are the candidates' keys, made in C at the first use", function()
-    local m = core.matcher(four())
-    assert(m:set_policy(assert(parse([[
+    local m = on_four([[
       return {
         choose = function(cands, k, scores, keys)
           for i, v in ipairs(cands) do
@@ -320,14 +321,13 @@ describe("hooks", function()
           assert(#keys.id == #cands and rawget(keys, "id") == keys.id, "kept in the table")
           assert(rawget(keys, "name") == nil, "only what was asked")
           return {1}
-        end}]]))))
+        end}]])
     assert.equal("node3", node_names(assert(m:match(nodes(1, 1)))))
   end)
 
   it("choose: keys refuses a name that is no key, and use after its call", function()
-    local m = core.matcher(four())
-    assert(m:set_policy(assert(parse([[
-      return {choose = function(cands, k, scores, keys) return {keys.name and 1} end}]]))))
+    local m = on_four([[
+      return {choose = function(cands, k, scores, keys) return {keys.name and 1} end}]])
     local job, msg = m:match(nodes(1, 1))
     assert.is_nil(job)
     assert.matches("keys: unknown key 'name' %(id, rank, vid, size, property:NAME%)", msg)
@@ -391,13 +391,12 @@ describe("hooks", function()
   end)
 
   it("order: may return a new array", function()
-    local m = core.matcher(four())
-    assert(m:set_policy(assert(parse([[
+    local m = on_four([[
       return {order = function(parent, kids)
         local t = {}
         for i = #kids, 1, -1 do t[#t + 1] = kids[i] end
         return t
-      end}]]))))
+      end}]])
     local j = assert(m:match(nodes(1, 1)))
     assert.equal("node0", node_names(j))
     assert.equal("core1", j.picks[#j.picks].vertex:name())
