@@ -20,9 +20,10 @@ return {
     if k == 0 then
       return {}
     end
-    local n, vid = #candidates, keys.vid
+    local n, vid, id = #candidates, keys.vid, keys.id
     -- the candidates in graph order: usually the order they come in, then
-    -- their positions are their places in it (pos stays nil)
+    -- their positions are their places in it (pos stays nil) and `id`
+    -- their ids in it already
     local pos
     for i = 2, n do
       if vid[i] < vid[i - 1] then
@@ -33,24 +34,20 @@ return {
         table.sort(pos, function(a, b)
           return vid[a] < vid[b]
         end)
+        local by = id
+        id = {}
+        for j = 1, n do
+          id[j] = by[pos[j]]
+        end
         break
       end
     end
     -- the window of k neighbours with the smallest spread of ids (one
     -- candidate spreads nothing: the first in graph order)
-    local best = 1
-    if k > 1 then
-      local id, spread = keys.id, math.huge
-      for s = 1, n - k + 1 do
-        local sp
-        if pos then
-          sp = id[pos[s + k - 1]] - id[pos[s]]
-        else
-          sp = id[s + k - 1] - id[s]
-        end
-        if sp < spread then
-          best, spread = s, sp
-        end
+    local best, spread = 1, math.huge
+    for s = 1, k > 1 and n - k + 1 or 0 do
+      if id[s + k - 1] - id[s] < spread then
+        best, spread = s, id[s + k - 1] - id[s]
       end
     end
     local pick = {}

@@ -33,7 +33,8 @@ return {
     end
     -- positions by class, then in the order the candidates came: each
     -- class's positions in order, the classes ascending (a few, where a
-    -- sort of every candidate would compare thousands)
+    -- sort of every candidate would compare thousands); `class` becomes
+    -- the classes in that order (pos stays nil when it is the order given)
     local pos
     if not sorted then
       local of, classes, len = {}, {}, {}
@@ -41,7 +42,6 @@ return {
         local c = class[i]
         if c ~= c then
           c = 0 -- NaN ("nan") is no table key: counted as no class
-          class[i] = 0
         end
         local group = of[c]
         if not group then
@@ -53,31 +53,25 @@ return {
         group[len[c]] = i
       end
       table.sort(classes)
-      pos = {}
+      pos, class = {}, {}
       local m = 0
       for _, c in ipairs(classes) do
         for _, i in ipairs(of[c]) do
           m = m + 1
-          pos[m] = i
+          pos[m], class[m] = i, c
         end
       end
     end
     -- the window of k with the smallest spread; the first on ties (classes
-    -- ascend, so no spread is below 0)
-    local best, spread = 1, nil
-    for s = 1, n - k + 1 do
-      local sp
-      if pos then
-        sp = class[pos[s + k - 1]] - class[pos[s]]
-      else
-        sp = class[s + k - 1] - class[s]
-      end
-      if s == 1 or sp < spread then
+    -- ascend, so none is below 0: the first 0 ends the search)
+    local best, spread = 1, class[k] - class[1]
+    local s = 2
+    while spread ~= 0 and s <= n - k + 1 do
+      local sp = class[s + k - 1] - class[s]
+      if sp < spread then
         best, spread = s, sp
-        if sp == 0 then
-          break
-        end
       end
+      s = s + 1
     end
     local pick = {}
     for i = 1, k do
