@@ -21,7 +21,10 @@
  *                             is given; a key function is called at most
  *                             once per vertex and match
  *   score(v, ctx) -> number   higher is better
- *   choose(candidates, k, scores) -> {i1, ..., ik}   positions (1-based)
+ *   choose(candidates, k, scores, keys) -> {i1, ..., ik}   positions (1-based);
+ *                             keys[KEY] (KEY as a declarative order's, not a
+ *                             function) is the array of the candidates'
+ *                             keys, made in C at its first use in the call
  *   select = "first" | "best" ("best" when score or choose is given)
  *   node_exclusive = bool
  *   explore_by_use = bool    children untouched by earlier jobs first (see
@@ -140,6 +143,10 @@ struct grovel_policy {
 
     /* the match in progress (between begin and end) */
     bool active;
+    const struct call *choosing; /* the choose call running, or NULL: what
+                                  * its keys table reads */
+    uint64_t nchoose;            /* choose calls so far: a keys table kept
+                                  * past its call knows it is stale */
     int base; /* sandbox stack slots: see enum slot */
     struct ctxstate cx;
     char *err, *traceback; /* the last failure (malloc'd) */
@@ -437,6 +444,47 @@ static void update_ctx(lua_State *S, struct grovel_policy *p, const grove_policy
     p->views.end = x->end;
 }
 
+/* ---- keys (declarative orders, choose) ---------------------------------------------- */
+
+static double prop_number(const grove_graph_t *g, grove_vid_t v, const char *name)
+{
+    const char *s = grove_vertex_property(g, v, name);
+    if (!s)
+        return 0;
+    char *end;
+    double d = strtod(s, &end);
+    return end == s ? 0 : d;
+}
+
+/* The key named s ("id", "rank", "vid", "size", "property:NAME"); *prop
+ * points at NAME in s.  K_NONE when s names none. */
+static int key_named(const char *s, const char **prop)
+{
+    static const char *const names[] = {"id", "rank", "vid", "size"};
+    static const int kinds[] = {K_ID, K_RANK, K_VID, K_SIZE};
+    *prop = NULL;
+    for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+        if (!strcmp(s, names[i]))
+            return kinds[i];
+    if (!strncmp(s, "property:", 9) && s[9]) {
+        *prop = s + 9;
+        return K_PROPERTY;
+    }
+    return K_NONE;
+}
+
+/* The value of a key other than a function for v. */
+static double key_value(const grove_graph_t *g, grove_vid_t v, int kind, const char *prop)
+{
+    switch (kind) {
+    case K_ID: return (double)grove_vertex_id(g, v);
+    case K_RANK: return (double)grove_vertex_rank(g, v);
+    case K_VID: return (double)v;
+    case K_SIZE: return (double)grove_vertex_size(g, v);
+    default: return prop_number(g, v, prop);
+    }
+}
+
 /* ---- trampolines ----------------------------------------------------------------- */
 
 /* One hook call: what the trampoline hands to hook_body and gets back. */
@@ -450,6 +498,7 @@ struct call {
     const double *scores;
     size_t n, k;
     size_t *pick;
+    const grove_graph_t *g; /* choose: the candidates' graph, for keys */
     int result;   /* prune */
     double value; /* score, key */
 };
@@ -532,6 +581,47 @@ static void take_choice(lua_State *S, struct call *c, int idx)
     }
 }
 
+/* keys[name] of a choose call (the __index of its keys table; upvalues:
+ * the policy, the call's number): the array of the candidates' keys,
+ * made once and kept in the table.  Raises on a name that is no key and
+ * once the call is over (the candidates are gone). */
+static int keys_index(lua_State *S)
+{
+    struct grovel_policy *p = lua_touserdata(S, lua_upvalueindex(1));
+    const struct call *c = p->choosing;
+    const char *name = luaL_checkstring(S, 2), *prop;
+    int kind = key_named(name, &prop);
+    if (kind == K_NONE)
+        return luaL_error(S, "keys: unknown key '%s' (id, rank, vid, size, property:NAME)",
+                          name);
+    if (!c || (uint64_t)lua_tointeger(S, lua_upvalueindex(2)) != p->nchoose)
+        return luaL_error(S, "keys: used after its choose call returned");
+    /* a property name the graph has never seen: no candidate has it */
+    bool none = kind == K_PROPERTY && grove_graph_sym_lookup(c->g, prop) == GROVE_SYM_NONE;
+    lua_createtable(S, (int)c->n, 0);
+    for (size_t i = 0; i < c->n; i++) {
+        lua_pushnumber(S, none ? 0 : key_value(c->g, c->vs[i], kind, prop));
+        lua_rawseti(S, -2, (lua_Integer)i + 1);
+    }
+    lua_pushvalue(S, 2);
+    lua_pushvalue(S, -2);
+    lua_rawset(S, 1);
+    return 1;
+}
+
+/* Push the keys table of a new choose call. */
+static void push_keys(lua_State *S, struct grovel_policy *p)
+{
+    p->nchoose++;
+    lua_createtable(S, 0, 2);
+    lua_createtable(S, 0, 1);
+    lua_pushlightuserdata(S, p);
+    lua_pushinteger(S, (lua_Integer)p->nchoose);
+    lua_pushcclosure(S, keys_index, 2);
+    lua_setfield(S, -2, "__index");
+    lua_setmetatable(S, -2);
+}
+
 /* The protected body of a hook call.  Arguments: the call record, the Lua
  * function, the ctx table. */
 static int hook_body(lua_State *S)
@@ -600,7 +690,9 @@ static int hook_body(lua_State *S)
         }
         lua_pushinteger(S, (lua_Integer)c->k);
         lua_insert(S, scores);
-        lua_call(S, 3, 1);
+        push_keys(S, p);
+        p->choosing = c;
+        lua_call(S, 4, 1);
         if (lua_type(S, -1) != LUA_TTABLE)
             bad_return(S, c, "an array of positions", -1);
         take_choice(S, c, lua_gettop(S));
@@ -637,6 +729,7 @@ static int run_hook(struct call *c)
     lua_pushvalue(S, p->base + S_PRUNE + c->kind);
     lua_pushvalue(S, p->base + S_CTX);
     int st = grovel_sandbox_pcall(&p->sb, 3, 0);
+    p->choosing = NULL; /* also when choose raised */
     if (st != LUA_OK) {
         record_error(p, c->kind, st);
         lua_settop(S, top);
@@ -677,33 +770,24 @@ static int tramp_order(void *arg, const grove_graph_t *g, grove_vid_t parent, gr
 static int tramp_choose(void *arg, const grove_graph_t *g, const grove_vid_t *vs,
                         const double *scores, size_t n, size_t k, size_t *pick)
 {
-    (void)g;
-    struct call c = {
-        .p = arg, .kind = H_CHOOSE, .vs = vs, .scores = scores, .n = n, .k = k, .pick = pick};
+    struct call c = {.p = arg,
+                     .kind = H_CHOOSE,
+                     .vs = vs,
+                     .scores = scores,
+                     .n = n,
+                     .k = k,
+                     .pick = pick,
+                     .g = g};
     return run_hook(&c);
 }
 
 /* ---- declarative order ------------------------------------------------------------ */
 
-static double prop_number(const grove_graph_t *g, grove_vid_t v, const char *name)
-{
-    const char *s = grove_vertex_property(g, v, name);
-    if (!s)
-        return 0;
-    char *end;
-    double d = strtod(s, &end);
-    return end == s ? 0 : d;
-}
-
 static int key_of(struct grovel_policy *p, const grove_graph_t *g, grove_vid_t v, double *k)
 {
-    switch (p->key) {
-    case K_ID: *k = (double)grove_vertex_id(g, v); return 0;
-    case K_RANK: *k = (double)grove_vertex_rank(g, v); return 0;
-    case K_VID: *k = (double)v; return 0;
-    case K_SIZE: *k = (double)grove_vertex_size(g, v); return 0;
-    case K_PROPERTY: *k = prop_number(g, v, p->key_prop); return 0;
-    default: break;
+    if (p->key != K_FUNCTION) {
+        *k = key_value(g, v, p->key, p->key_prop);
+        return 0;
     }
     if (v < p->kcap && p->kstamp[v] == p->kgen) {
         *k = p->kval[v];
@@ -816,20 +900,14 @@ static int parse_order_table(lua_State *S, struct grovel_policy *p, int t, int u
                 p->lua[H_KEY] = true;
                 func_where(S, -1, p->where[H_KEY], sizeof(p->where[H_KEY]));
             } else if (vt == LUA_TSTRING) {
-                /* From K_ID on, in the order of enum key_kind. */
-                static const char *const keys[] = {"id", "rank", "vid", "size", NULL};
-                const char *s = lua_tostring(S, -1);
-                int i = grovel_name_index(s, keys);
-                if (i >= 0)
-                    p->key = K_ID + i;
-                else if (!strncmp(s, "property:", 9) && s[9]) {
-                    p->key = K_PROPERTY;
-                    if (!(p->key_prop = strdup(s + 9)))
-                        return spec_error(S, p, "%s", "out of memory");
-                } else
+                const char *s = lua_tostring(S, -1), *prop;
+                p->key = key_named(s, &prop);
+                if (p->key == K_NONE)
                     return spec_error(S, p,
                                       "order: unknown key '%s' (id, rank, vid, size, "
                                       "property:NAME or a function)", s);
+                if (prop && !(p->key_prop = strdup(prop)))
+                    return spec_error(S, p, "%s", "out of memory");
             } else {
                 return spec_error(S, p, "order: key must be a string or a function, not %s",
                                   luaL_typename(S, -1));

@@ -95,6 +95,7 @@ struct cand {
     grove_vid_t v;
     double score;
     size_t pos; /* visiting order, to keep equal scores stable */
+    bool sure;  /* verified by a trial take, not only admitted (take_best) */
 };
 
 struct grove_matcher {
@@ -859,12 +860,13 @@ static int touch_up(grove_matcher_t *m, grove_vid_t v)
     return 0;
 }
 
-/* Try to take candidate c for request r (children included): at most
- * remaining units of a leaf pool; need is what the level still needs (what
- * prune is told).  Returns the units it counts for (> 0), 0 when it does
- * not fit, -1 on error. */
-static int64_t take(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool pexcl,
-                    uint64_t remaining, uint64_t need)
+/* What take() checks before it takes anything: c's own state, its
+ * aggregate, the policy's prune, this match's flags and other jobs'
+ * exclusive holds; nothing below c is walked.  1 passes, 0 not, -1 error
+ * (hook).  *excl: c would be taken exclusively; *clean_out (may be NULL):
+ * nothing below c has records, so its inside need not be asked about. */
+static int take_check(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool pexcl,
+                      uint64_t need, bool *excl_out, bool *clean_out)
 {
     const grove_graph_t *g = m->g;
     /* written `exclusive: false` (inside a slot too): only the units asked
@@ -874,6 +876,7 @@ static int64_t take(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool
     bool nodex = m->pol.node_exclusive && g->v[c].type == m->node_sym;
     if (nodex)
         excl = true;
+    *excl_out = excl;
     /* the aggregate of a candidate matters for what lies below it; a leaf
      * request is decided by the candidate's own records */
     if (!up(m, c) || !constraint_ok(m, c) || (r->child && !agg_fits(m, c, r->need1)))
@@ -905,6 +908,24 @@ static int64_t take(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool
     } else if (held_excl(m, c)) {
         return 0;
     }
+    if (clean_out)
+        *clean_out = clean;
+    return 1;
+}
+
+/* Try to take candidate c for request r (children included): at most
+ * remaining units of a leaf pool; need is what the level still needs (what
+ * prune is told).  Returns the units it counts for (> 0), 0 when it does
+ * not fit, -1 on error. */
+static int64_t take(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool pexcl,
+                    uint64_t remaining, uint64_t need)
+{
+    const grove_graph_t *g = m->g;
+    bool inherit = r->excl || pexcl, excl, clean;
+    int ok = take_check(m, r, c, pexcl, need, &excl, &clean);
+    if (ok <= 0)
+        return ok;
+    uint8_t f = flags_of(m, c);
     struct checkpoint cp = checkpoint(m);
     int64_t units;
     if (!r->child) {
@@ -1265,15 +1286,94 @@ static int take_first(grove_matcher_t *m, const struct req *r, grove_vid_t u, bo
     return failed ? -1 : 0;
 }
 
-/* Score every fitting candidate, let the policy choose, take the chosen.
- * 1 fits, 0 not, -1 error (the caller rolls back). */
-static int take_best(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl,
-                     bool top, uint64_t want)
+/* ---- select-best ------------------------------------------------------------
+ *
+ * take_best finds every candidate of a level that fits, lets the policy
+ * score and choose among them, and takes the chosen.  Finding out whether
+ * a candidate fits by taking it (and its children) and rolling back costs
+ * a walk of its subtree: at 4,096 nodes, 4,096 such walks a match.  So a
+ * candidate whose aggregate speaks for its subtree is admitted on what
+ * take_check sees without walking (its status, constraint, aggregate for
+ * the window, prune, holds), and only the chosen ones are verified, by
+ * taking them.  When a chosen candidate admitted that way does not fit
+ * (what the aggregates do not count: a socket too few, a down core, units
+ * free at different times), the policy must not have chosen among
+ * candidates that do not fit: every admitted candidate is then verified
+ * and the policy asked again, as if all had been verified from the start.
+ */
+
+/* Trial take of c (undone at once): 1 fits, 0 not, -1 error. */
+static int trial(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool pexcl,
+                 uint64_t want)
+{
+    struct checkpoint cp = checkpoint(m);
+    size_t fsave = m->nframes, ksave = m->nkids;
+    int64_t n = take(m, r, c, pexcl, r->child ? 1 : UINT64_MAX, want);
+    /* take() walks below c with iterators of its own, ended by now */
+    m->nframes = fsave;
+    m->nkids = ksave;
+    if (n < 0)
+        return -1;
+    rollback(m, cp);
+    return n > 0;
+}
+
+/* Does c fit r, as far as can be told without walking below it?  1 yes
+ * (*sure when verified by a trial take), 0 no, -1 error.  Only a fixed
+ * count may leave candidates unverified: a range takes as many as fit, so
+ * it needs their number. */
+static int admit(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool pexcl,
+                 uint64_t want, bool *sure)
+{
+    const grove_graph_t *g = m->g;
+    /* the aggregates count other jobs' records only: below a vertex this
+     * match already took from, only a trial tells */
+    if (r->child && r->count->kind == GROVE_COUNT_FIXED && g->naggs
+        && m->dom_sub == g->containment && grovep_agg_of(g, c) && !(flags_of(m, c) & M_TOUCH)) {
+        bool excl;
+        *sure = false;
+        return take_check(m, r, c, pexcl, want, &excl, NULL);
+    }
+    *sure = true;
+    return trial(m, r, c, pexcl, want);
+}
+
+/* Units of leaf request r below u in visiting order, until want: what
+ * take_best does for a leaf when no score orders the candidates (they
+ * keep visiting order, and choose is not asked about units), without a
+ * trial take of each.  1 enough, 0 not, -1 error (the caller rolls back). */
+static int take_units(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl,
+                      bool top, uint64_t want)
 {
     const grove_count_t *cnt = r->count;
-    bool fixed = cnt->kind == GROVE_COUNT_FIXED;
-    bool leaf = r->child == NULL;
-    size_t cbase = m->ncands;
+    struct iter it;
+    iter_begin(m, &it, u, top);
+    it.need = want;
+    int failed = 0;
+    uint64_t got = 0;
+    grove_vid_t c;
+    while (got < want && (c = iter_next(m, &it, r, &failed)) != GROVE_VID_NONE) {
+        size_t fsave = m->nframes, ksave = m->nkids;
+        int64_t n = take(m, r, c, pexcl, want - got, want);
+        m->nframes = fsave;
+        m->nkids = ksave;
+        if (n < 0) {
+            failed = 1;
+            break;
+        }
+        got += (uint64_t)n;
+    }
+    iter_end(m, &it);
+    if (failed)
+        return -1;
+    return got >= (cnt->kind == GROVE_COUNT_FIXED ? want : cnt->min);
+}
+
+/* Gather the candidates of r below u that fit (or are admitted, see
+ * admit), scored, into m->cands from cbase, best first.  0 or -1. */
+static int gather(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl, bool top,
+                  uint64_t want, size_t cbase)
+{
     grove_policy_ctx_t ctx = {r->type, want, m->start, m->end, &m->preq, r->js};
     struct iter it;
     iter_begin(m, &it, u, top);
@@ -1281,17 +1381,13 @@ static int take_best(grove_matcher_t *m, const struct req *r, grove_vid_t u, boo
     int failed = 0;
     grove_vid_t c;
     while ((c = iter_next(m, &it, r, &failed)) != GROVE_VID_NONE) {
-        struct checkpoint cp = checkpoint(m);
-        size_t fsave = m->nframes, ksave = m->nkids;
-        int64_t n = take(m, r, c, pexcl, leaf ? UINT64_MAX : 1, want);
-        m->nframes = fsave;
-        m->nkids = ksave;
-        if (n < 0) {
+        bool sure;
+        int ok = admit(m, r, c, pexcl, want, &sure);
+        if (ok < 0) {
             failed = 1;
             break;
         }
-        rollback(m, cp);
-        if (n == 0)
+        if (ok == 0)
             continue;
         double score = 0;
         if (m->pol.score && m->pol.score(m->pol.arg, m->g, c, &ctx, &score) < 0) {
@@ -1303,81 +1399,168 @@ static int take_best(grove_matcher_t *m, const struct req *r, grove_vid_t u, boo
             failed = 1;
             break;
         }
-        m->cands[m->ncands] = (struct cand){c, score, m->ncands - cbase};
+        m->cands[m->ncands] = (struct cand){c, score, m->ncands - cbase, sure};
         m->ncands++;
     }
     iter_end(m, &it);
-    size_t n = m->ncands - cbase;
-    int rc = -1;
-    size_t *pick = NULL;
-    grove_vid_t *vs = NULL;
-    double *sc = NULL;
     if (failed)
-        goto out;
-    struct cand *cs = m->cands + cbase;
-    if (n > 1) /* m->cands may still be NULL when n is 0 */
-        qsort(cs, n, sizeof(*cs), cmp_cand);
-    size_t k;
-    if (leaf) {
-        k = n; /* units: take in score order until enough */
-    } else if (fixed) {
-        k = (size_t)want;
+        return -1;
+    size_t n = m->ncands - cbase;
+    /* without a score every score is 0: visiting order is already best
+     * first (m->cands may still be NULL when n is 0) */
+    if (n > 1 && m->pol.score)
+        qsort(m->cands + cbase, n, sizeof(*m->cands), cmp_cand);
+    return 0;
+}
+
+/* Verify by a trial take every candidate from cbase not verified yet,
+ * dropping those that do not fit (the order stays).  0 or -1. */
+static int verify_all(grove_matcher_t *m, const struct req *r, bool pexcl, uint64_t want,
+                      size_t cbase)
+{
+    size_t j = cbase;
+    for (size_t i = cbase; i < m->ncands; i++) {
+        struct cand c = m->cands[i];
+        if (!c.sure) {
+            /* a trial's own take_best gathers above m->ncands: ours stay */
+            int ok = trial(m, r, c.v, pexcl, want);
+            if (ok < 0)
+                return -1;
+            if (ok == 0)
+                continue;
+            c.sure = true;
+        }
+        m->cands[j++] = c;
+    }
+    m->ncands = j;
+    return 0;
+}
+
+/* How many of the n gathered candidates to take: *k.  false when the
+ * count cannot be met. */
+static bool best_count(const struct req *r, uint64_t want, size_t n, size_t *k)
+{
+    const grove_count_t *cnt = r->count;
+    if (!r->child) {
+        *k = n; /* units: take in score order until enough */
+        return true;
+    }
+    if (cnt->kind == GROVE_COUNT_FIXED) {
+        *k = (size_t)want;
     } else {
         uint64_t fit;
-        if (!grove_count_fit(cnt, n, &fit)) {
-            rc = 0;
-            goto out;
-        }
-        k = (size_t)fit;
+        if (!grove_count_fit(cnt, n, &fit))
+            return false;
+        *k = (size_t)fit;
     }
-    if (!leaf && n < k) {
-        rc = 0;
-        goto out;
+    return n >= *k;
+}
+
+/* Let the policy choose k of the n candidates from cbase (k positions
+ * into pick[k]; the first k, best first, without a choose hook or for
+ * units).  0 or -1. */
+static int best_choose(grove_matcher_t *m, const struct req *r, size_t cbase, size_t n,
+                       size_t k, size_t *pick)
+{
+    if (!m->pol.choose || !r->child) {
+        for (size_t i = 0; i < k; i++)
+            pick[i] = i;
+        return 0;
     }
-    pick = malloc((k ? k : 1) * sizeof(*pick));
-    if (!pick) {
+    grove_vid_t *vs = malloc((n ? n : 1) * sizeof(*vs));
+    double *sc = malloc((n ? n : 1) * sizeof(*sc));
+    int rc = -1;
+    if (!vs || !sc) {
         errno = ENOMEM;
         goto out;
     }
-    if (m->pol.choose && !leaf) {
-        vs = malloc((n ? n : 1) * sizeof(*vs));
-        sc = malloc((n ? n : 1) * sizeof(*sc));
-        if (!vs || !sc) {
-            errno = ENOMEM;
-            goto out;
-        }
-        for (size_t i = 0; i < n; i++) {
-            vs[i] = cs[i].v;
-            sc[i] = cs[i].score;
-        }
-        if (m->pol.choose(m->pol.arg, m->g, vs, sc, n, k, pick) < 0) {
+    for (size_t i = 0; i < n; i++) {
+        vs[i] = m->cands[cbase + i].v;
+        sc[i] = m->cands[cbase + i].score;
+    }
+    if (m->pol.choose(m->pol.arg, m->g, vs, sc, n, k, pick) < 0) {
+        m->hook_failed = 1;
+        goto out;
+    }
+    for (size_t i = 0; i < k; i++) {
+        if (pick[i] >= n) {
             m->hook_failed = 1;
+            errno = ERANGE;
             goto out;
         }
-        for (size_t i = 0; i < k; i++) {
-            if (pick[i] >= n) {
-                m->hook_failed = 1;
-                errno = ERANGE;
-                goto out;
-            }
-        }
-    } else {
-        for (size_t i = 0; i < k; i++)
-            pick[i] = i;
     }
-    uint64_t got = 0;
-    for (size_t i = 0; i < k && got < want; i++) {
-        int64_t t = take(m, r, m->cands[cbase + pick[i]].v, pexcl, leaf ? want - got : 1,
-                         want - got);
-        if (t < 0)
-            goto out;
-        got += (uint64_t)t;
-    }
-    rc = leaf ? (got >= (fixed ? want : cnt->min)) : (got == k);
+    rc = 0;
 out:
-    free(pick);
     free(vs);
     free(sc);
+    return rc;
+}
+
+/* Take the candidates chosen among those gathered from cbase.  1 fits, 0
+ * not, 2 a candidate the policy chose that was only admitted does not fit
+ * (nothing of it stays taken; the caller rolls back the rest), -1 error. */
+static int take_chosen(grove_matcher_t *m, const struct req *r, bool pexcl, uint64_t want,
+                       size_t cbase)
+{
+    const grove_count_t *cnt = r->count;
+    bool leaf = r->child == NULL;
+    size_t n = m->ncands - cbase, k;
+    if (!best_count(r, want, n, &k))
+        return 0;
+    size_t *pick = malloc((k ? k : 1) * sizeof(*pick));
+    if (!pick) {
+        errno = ENOMEM;
+        return -1;
+    }
+    int rc = -1;
+    if (best_choose(m, r, cbase, n, k, pick) < 0)
+        goto out;
+    /* in score order (no choose), a candidate admitted in vain only gives
+     * its turn to the next, as it would not have been gathered at all */
+    bool chosen = m->pol.choose && !leaf;
+    uint64_t got = 0;
+    size_t taken = 0; /* candidates counted against k */
+    for (size_t i = 0; i < (chosen ? k : n) && taken < k && got < want; i++) {
+        struct cand c = m->cands[cbase + (chosen ? pick[i] : i)];
+        int64_t t = take(m, r, c.v, pexcl, leaf ? want - got : 1, want - got);
+        if (t < 0)
+            goto out;
+        if (t == 0 && !c.sure) {
+            if (!chosen)
+                continue;
+            rc = 2;
+            goto out;
+        }
+        taken++;
+        got += (uint64_t)t;
+    }
+    rc = leaf ? (got >= (cnt->kind == GROVE_COUNT_FIXED ? want : cnt->min)) : (got == k);
+out:
+    free(pick);
+    return rc;
+}
+
+/* Score every fitting candidate, let the policy choose, take the chosen.
+ * 1 fits, 0 not, -1 error (the caller rolls back). */
+static int take_best(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl,
+                     bool top, uint64_t want)
+{
+    /* a prune hook is told what this match has found so far, which taking
+     * units as they come would change under it */
+    if (!r->child && !m->pol.score && !m->pol.prune)
+        return take_units(m, r, u, pexcl, top, want);
+    size_t cbase = m->ncands;
+    int rc = gather(m, r, u, pexcl, top, want, cbase);
+    if (rc == 0) {
+        struct checkpoint cp = checkpoint(m);
+        rc = take_chosen(m, r, pexcl, want, cbase);
+        if (rc == 2) {
+            rollback(m, cp);
+            rc = verify_all(m, r, pexcl, want, cbase);
+            if (rc == 0)
+                rc = take_chosen(m, r, pexcl, want, cbase);
+        }
+    }
     m->ncands = cbase;
     return rc;
 }

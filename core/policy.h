@@ -68,11 +68,18 @@ typedef struct grove_policy {
     /* Reorder the n children of parent in place; 0 or -1. */
     int (*order)(void *arg, const grove_graph_t *g, grove_vid_t parent, grove_vid_t *kids,
                  size_t n);
-    /* Score a fitting candidate (higher is better): 0 or -1. */
+    /* Score a candidate (higher is better): 0 or -1.  Under
+     * GROVE_SELECT_BEST the candidates of a request level with children
+     * are those their aggregates admit (the matcher verifies only the
+     * chosen by taking them), so a candidate that turns out not to fit may
+     * be scored too. */
     int (*score)(void *arg, const grove_graph_t *g, grove_vid_t v,
                  const grove_policy_ctx_t *ctx, double *score);
     /* Choose k of the n fitting candidates (vs[], scores[] best first as
-     * scored) by writing their positions into pick[0..k): 0, or -1.  NULL:
+     * scored) by writing their positions into pick[0..k): 0, or -1.  When
+     * a chosen candidate only admitted by its aggregate does not fit, the
+     * matcher verifies every candidate and asks again with those that fit,
+     * so choose may run twice for one level.  NULL:
      * the first k. */
     int (*choose)(void *arg, const grove_graph_t *g, const grove_vid_t *vs,
                   const double *scores, size_t n, size_t k, size_t *pick);

@@ -10,37 +10,49 @@
 -- This file holds this one policy and nothing else: it is loaded as text
 -- into a sandbox, so it must not require modules, read files or set
 -- globals.
-local function id_of(v)
-  return v:id() or -1
-end
-
 return {
   name = "locality",
   description = "the candidates forming the tightest run of ids (fewest gaps)",
   select = "best",
-  choose = function(candidates, k)
+  -- keys.vid and keys.id: the candidates' vertex ids and ids, read in C
+  -- (a method call per candidate would cost more than the whole match)
+  choose = function(candidates, k, _, keys)
     if k == 0 then
       return {}
     end
-    -- positions of the candidates in graph order
-    local pos = {}
-    for i = 1, #candidates do
-      pos[i] = i
+    local n, vid, id = #candidates, keys.vid, keys.id
+    -- the candidates in graph order: usually the order they come in, then
+    -- their positions are their places in it (pos stays nil) and `id`
+    -- their ids in it already
+    local pos
+    for i = 2, n do
+      if vid[i] < vid[i - 1] then
+        pos = {}
+        for j = 1, n do
+          pos[j] = j
+        end
+        table.sort(pos, function(a, b)
+          return vid[a] < vid[b]
+        end)
+        local by = id
+        id = {}
+        for j = 1, n do
+          id[j] = by[pos[j]]
+        end
+        break
+      end
     end
-    table.sort(pos, function(a, b)
-      return candidates[a]:vid() < candidates[b]:vid()
-    end)
-    -- the window of k neighbours with the smallest spread of ids
+    -- the window of k neighbours with the smallest spread of ids (one
+    -- candidate spreads nothing: the first in graph order)
     local best, spread = 1, math.huge
-    for s = 1, #pos - k + 1 do
-      local sp = id_of(candidates[pos[s + k - 1]]) - id_of(candidates[pos[s]])
-      if sp < spread then
-        best, spread = s, sp
+    for s = 1, k > 1 and n - k + 1 or 0 do
+      if id[s + k - 1] - id[s] < spread then
+        best, spread = s, id[s + k - 1] - id[s]
       end
     end
     local pick = {}
     for i = 1, k do
-      pick[i] = pos[best + i - 1]
+      pick[i] = pos and pos[best + i - 1] or best + i - 1
     end
     return pick
   end,

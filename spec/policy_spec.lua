@@ -47,6 +47,13 @@ local function four()
   return g
 end
 
+-- A matcher on four() under the policy written in text.
+local function on_four(text)
+  local m = core.matcher(four())
+  assert(m:set_policy(assert(parse(text))))
+  return m
+end
+
 describe("loading policies", function()
   it("loads every built-in twin with its name and description", function()
     for _, name in ipairs(BUILTINS) do
@@ -158,8 +165,7 @@ end)
 
 describe("declarative orders", function()
   local function first_node(order, count)
-    local m = core.matcher(four())
-    assert(m:set_policy(assert(parse("return {order = " .. order .. "}"))))
+    local m = on_four("return {order = " .. order .. "}")
     return node_names(assert(m:match(nodes(count or 1, 1))))
   end
 
@@ -178,9 +184,8 @@ describe("declarative orders", function()
   end)
 
   it("sort only lists holding the `when` type", function()
-    local m = core.matcher(four())
-    assert(m:set_policy(assert(parse("return {order = {key = 'id', descending = true, "
-      .. "when = 'core'}}"))))
+    local m = on_four("return {order = {key = 'id', descending = true, "
+      .. "when = 'core'}}")
     local j = assert(m:match(nodes(1, 1)))
     assert.equal("node3", node_names(j)) -- nodes in graph order
     assert.equal("core1", j.picks[#j.picks].vertex:name()) -- cores sorted
@@ -270,9 +275,8 @@ describe("hooks", function()
   end)
 
   it("prune: true skips a subtree (vertices walked through, and candidates)", function()
-    local m = core.matcher(four())
-    assert(m:set_policy(assert(parse(
-      "return {prune = function(v) return v:type() == 'node' and v:id() ~= 2 end}"))))
+    local m = on_four(
+      "return {prune = function(v) return v:type() == 'node' and v:id() ~= 2 end}")
     local cores = nodes(1, 2)
     cores.resources = cores.resources[1].with -- a slot of two cores, nodes walked through
     local j = assert(m:match(cores))
@@ -282,18 +286,16 @@ describe("hooks", function()
   end)
 
   it("score: the best k are taken", function()
-    local m = core.matcher(four())
-    assert(m:set_policy(assert(parse([[
+    local m = on_four([[
       return {score = function(v, ctx)
         assert(ctx.count >= 1, "count")
         return tonumber(v:property("speed") or "0")
-      end}]]))))
+      end}]])
     assert.equal("node1 node0", node_names(assert(m:match(nodes(2, 1)))))
   end)
 
   it("choose: gets candidates best first, k and the scores", function()
-    local m = core.matcher(four())
-    assert(m:set_policy(assert(parse([[
+    local m = on_four([[
       return {
         score = function(v) return v:rank() or 0 end,
         choose = function(cands, k, scores)
@@ -302,19 +304,100 @@ describe("hooks", function()
           for i = 2, #scores do assert(scores[i - 1] >= scores[i], "best first") end
           assert(cands[1]:rank() == 3, "order")
           return {4, 2}
-        end}]]))))
+        end}]])
     -- positions 4 and 2: ranks 0 and 2
     assert.equal("node3 node2", node_names(assert(m:match(nodes(2, 1)))))
   end)
 
-  it("order: may return a new array", function()
-    local m = core.matcher(four())
+  it("choose: keys[KEY] are the candidates' keys, made in C at the first use", function()
+    local m = on_four([[
+      return {
+        choose = function(cands, k, scores, keys)
+          for i, v in ipairs(cands) do
+            assert(keys.id[i] == v:id() and keys.rank[i] == v:rank() and keys.vid[i] == v:vid()
+              and keys.size[i] == v:size(), "keys")
+            local speed = tonumber(v:property("speed") or "0")
+            assert(keys["property:speed"][i] == speed, "property")
+          end
+          assert(#keys.id == #cands and rawget(keys, "id") == keys.id, "kept in the table")
+          assert(rawget(keys, "name") == nil, "only what was asked")
+          return {1}
+        end}]])
+    assert.equal("node3", node_names(assert(m:match(nodes(1, 1)))))
+  end)
+
+  it("choose: keys refuses a name that is no key, and use after its call", function()
+    local m = on_four([[
+      return {choose = function(cands, k, scores, keys) return {keys.name and 1} end}]])
+    local job, msg = m:match(nodes(1, 1))
+    assert.is_nil(job)
+    assert.matches("keys: unknown key 'name' %(id, rank, vid, size, property:NAME%)", msg)
     assert(m:set_policy(assert(parse([[
+      local kept
+      return {choose = function(cands, k, scores, keys)
+        if kept then local _ = kept.rank end
+        kept = keys
+        return {1}
+      end}]]))))
+    assert(m:match(nodes(1, 1)))
+    job, msg = m:match(nodes(1, 1))
+    assert.is_nil(job)
+    assert.matches("keys: used after its choose call returned", msg)
+  end)
+
+  it("choose: a chosen candidate the aggregates admit but that does not fit is replaced",
+    function()
+    -- nodeA: one socket of 8 cores; nodeB: two of 4.  Two sockets of 4
+    -- cores: both nodes have the 8 cores their aggregates count, only B
+    -- the sockets.
+    local function two()
+      local g = core.graph()
+      local root = g:add_vertex{type = "cluster", basename = "two", id = 0}
+      for i, shape in ipairs{{8}, {4, 4}} do
+        local n = g:add_vertex{type = "node", name = i == 1 and "nodeA" or "nodeB", id = i}
+        assert(g:add_child(root, n))
+        for s, cores in ipairs(shape) do
+          local sock = g:add_vertex{type = "socket", id = s - 1}
+          assert(g:add_child(n, sock))
+          for c = 1, cores do assert(g:add_child(sock, g:add_vertex{type = "core", id = c})) end
+        end
+      end
+      return g
+    end
+    local js = match.jobspec({{type = "node", count = 1, with = {{type = "slot", count = 1,
+      label = "default", with = {{type = "socket", count = 2, with = {{type = "core",
+      count = 4}}}}}}}}, 60)
+    local m = core.matcher(two())
+    assert(m:set_policy(assert(parse([[
+      local calls = {}
+      return {
+        choose = function(cands, k)
+          if cands[1]:type() == "node" then
+            local names = {}
+            for i, v in ipairs(cands) do names[i] = v:name() end
+            calls[#calls + 1] = table.concat(names, " ")
+            -- the second call sees only the candidate that fits
+            assert(#calls == 1 and #cands == 2 or #calls == 2 and names[1] == "nodeB",
+              table.concat(calls, " / "))
+          end
+          local pick = {}
+          for i = 1, k do pick[i] = i end
+          return pick
+        end}]]))))
+    assert.equal("nodeB", node_names(assert(m:match(js))))
+    -- the built-in does the same
+    m = core.matcher(two())
+    assert(m:set_policy("locality"))
+    assert.equal("nodeB", node_names(assert(m:match(js))))
+  end)
+
+  it("order: may return a new array", function()
+    local m = on_four([[
       return {order = function(parent, kids)
         local t = {}
         for i = #kids, 1, -1 do t[#t + 1] = kids[i] end
         return t
-      end}]]))))
+      end}]])
     local j = assert(m:match(nodes(1, 1)))
     assert.equal("node0", node_names(j))
     assert.equal("core1", j.picks[#j.picks].vertex:name())

@@ -37,19 +37,20 @@ end
 
 -- A graph whose ids are not in graph order, with a duplicate node id and
 -- sockets numbered backwards, so id order, vertex order and tie-breaks all
--- differ.
-local function mixed()
+-- differ.  backwards: the second rack's vertices are made first, so the
+-- walk meets candidates out of vertex order.
+local function mixed(backwards)
   local g = core.graph()
   local root = g:add_vertex{type = "cluster", basename = "mix", id = 0}
-  local racks = {{5, 2, 9, 2}, {7, 0, 11, 3}}
-  local rank = 0
-  for r, ids in ipairs(racks) do
+  local racks, made = {{5, 2, 9, 2}, {7, 0, 11, 3}}, {}
+  for k = 1, #racks do
+    local r = backwards and #racks + 1 - k or k
     local rack = g:add_vertex{type = "rack", id = r - 1}
-    assert(g:add_child(root, rack))
-    for _, id in ipairs(ids) do
+    made[r] = rack
+    for i, id in ipairs(racks[r]) do
+      local rank = (r - 1) * #racks[r] + i - 1
       local n = g:add_vertex{type = "node", id = id, rank = rank, name = "n" .. rank,
         properties = {perf_class = tostring((id * 3) % 4)}}
-      rank = rank + 1
       assert(g:add_child(rack, n))
       for s = 0, 1 do
         local sock = g:add_vertex{type = "socket", id = 1 - s}
@@ -62,6 +63,7 @@ local function mixed()
       end
     end
   end
+  for r = 1, #racks do assert(g:add_child(root, made[r])) end
   return g
 end
 
@@ -189,10 +191,11 @@ local function count(out, pat)
   return n
 end
 
-local GRAPHS = {tiny = tiny, medium = medium, mixed = mixed}
+local GRAPHS = {tiny = tiny, medium = medium, mixed = mixed,
+  backwards = function() return mixed(true) end}
 
 describe("Lua twins of the built-in policies", function()
-  for _, gname in ipairs{"tiny", "medium", "mixed"} do
+  for _, gname in ipairs{"tiny", "medium", "mixed", "backwards"} do
     for _, name in ipairs(BUILTINS) do
       it(("%s gives the C placements on %s"):format(name, gname), function()
         local steps = stream()
