@@ -278,6 +278,36 @@ static void rec_end_del(grove_graph_t *g, int64_t t)
 
 /* ---- pool planners ----------------------------------------------------------- */
 
+/* A pool held by one record at a time (a core, a GPU, a node's memory held
+ * by one job: nearly every pool) has no planner: its use over time is that
+ * record's window, read from the record itself (pspan = SOLO_SPAN).  The
+ * planner is made when a second record arrives, and dropped when one is
+ * left, so holding a core costs its record, not a planner (about 600 bytes
+ * with its span table and its leaf). */
+#define SOLO_SPAN (-1)
+
+/* The one record of v counted in its use over time with no planner
+ * (pspan == SOLO_SPAN), or GROVEP_NONE. */
+static uint32_t solo_rec(const grove_graph_t *g, grove_vid_t v)
+{
+    for (uint32_t i = g->v[v].recs; i != GROVEP_NONE; i = g->recs[i].next)
+        if (g->recs[i].pspan == SOLO_SPAN)
+            return i;
+    return GROVEP_NONE;
+}
+
+/* Put record ri, counted with no planner so far, in planner p: 0 or -1. */
+static int solo_to_planner(grove_graph_t *g, grove_planner_t *p, uint32_t ri)
+{
+    grovep_rec_t *r = &g->recs[ri];
+    int64_t end = plan_end(r->end);
+    int64_t id = grove_planner_add(p, r->start, span_of(r->start, end), r->amount);
+    if (id < 0)
+        return -1;
+    r->pspan = id;
+    return 0;
+}
+
 static grove_planner_t *pool_planner(const grove_graph_t *g, grove_vid_t v)
 {
     uint32_t i = grovep_dense_get(&g->planner_of, v);
@@ -287,8 +317,12 @@ static grove_planner_t *pool_planner(const grove_graph_t *g, grove_vid_t v)
 /* Spare planners: a planner whose last span goes is kept, empty, in
  * planners[nplanners .. nplanners + nspare), and the next vertex that needs
  * one takes it, so a workload that keeps allocating and freeing whole nodes
- * does not create and destroy a planner per node and job.  There are never
- * more planners than at the busiest moment so far. */
+ * does not create and destroy a planner per node and job.  Spares are
+ * kept up to as many as there are live planners (and at least
+ * SPARE_MIN): enough for a workload that swings by half, while cancelling
+ * 100,000 jobs does not leave 100,000 empty planners behind, scattered
+ * over the heap where they would pin its pages. */
+#define SPARE_MIN 64
 
 /* A planner for a vertex that has none, to be stored at
  * planners[nplanners]: a spare (*spare set) or a new one.  NULL on failure
@@ -359,10 +393,14 @@ static void pool_planner_drop(grove_graph_t *g, grove_vid_t v)
         g->planner_of.at[g->planner_vid[i]] = i;
     }
     g->nplanners--;
-    if (grove_planner_span_count(p) == 0) {
+    if (grove_planner_span_count(p) == 0 && g->nspare < SPARE_MIN + g->nplanners) {
         g->planners[last] = p;
         g->nspare++;
     } else {
+        /* the spares start at planners[last] now: the farthest one moves
+         * there, so that they stay contiguous */
+        if (g->nspare)
+            g->planners[last] = g->planners[last + g->nspare];
         grove_planner_destroy(p);
     }
 }
@@ -376,11 +414,17 @@ int grovep_pool_resize(grove_graph_t *g, grove_vid_t v, int64_t size)
 int64_t grovep_pool_peak(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end)
 {
     grove_planner_t *p = pool_planner(g, v);
-    if (!p)
-        return -1;
     end = plan_end(end);
     if (start >= end)
         return 0;
+    if (!p) {
+        /* at most one record counts: its amount if the windows meet */
+        uint32_t i = solo_rec(g, v);
+        if (i == GROVEP_NONE)
+            return 0;
+        const grovep_rec_t *r = &g->recs[i];
+        return r->start < end && start < plan_end(r->end) ? r->amount : 0;
+    }
     int64_t avail = grove_planner_avail_during(p, start, span_of(start, end));
     if (avail < 0)
         return -1;
@@ -610,35 +654,62 @@ static void agg_apply(grove_graph_t *g, grove_vid_t v, uint32_t ri, int sign)
 int grovep_pool_add(grove_graph_t *g, grove_vid_t v, uint32_t ri)
 {
     grovep_rec_t *r = &g->recs[ri];
-    grove_planner_t *p = pool_planner_make(g, v);
-    if (!p)
-        return -1;
     int64_t end = plan_end(r->end);
-    int64_t id =
-        r->start < end ? grove_planner_add(p, r->start, span_of(r->start, end), r->amount) : 0;
-    if (id > 0 && rec_end_add(g, r->end) < 0) {
-        grove_planner_remove(p, id);
-        id = -1;
-    }
-    if (id < 0) {
-        if (grove_planner_span_count(p) == 0)
-            pool_planner_drop(g, v);
+    r->pspan = 0;
+    if (r->start >= end)
+        return 0; /* an empty window holds nothing */
+    if (rec_end_add(g, r->end) < 0)
         return -1;
+    grove_planner_t *p = pool_planner(g, v);
+    uint32_t solo = GROVEP_NONE;
+    if (!p) {
+        solo = solo_rec(g, v);
+        if (solo == GROVEP_NONE) {
+            g->recs[ri].pspan = SOLO_SPAN;
+            return 0;
+        }
+        /* a second record: from now on a planner counts them */
+        if (!(p = pool_planner_make(g, v)) || solo_to_planner(g, p, solo) < 0)
+            goto fail;
     }
+    int64_t id = grove_planner_add(p, r->start, span_of(r->start, end), r->amount);
+    if (id < 0)
+        goto fail;
     g->recs[ri].pspan = id;
     return 0;
+fail:
+    if (solo != GROVEP_NONE) {
+        /* back as it was: the other record alone, with no planner */
+        if (p && g->recs[solo].pspan > 0)
+            grove_planner_remove(p, g->recs[solo].pspan);
+        g->recs[solo].pspan = SOLO_SPAN;
+        if (p)
+            pool_planner_drop(g, v);
+    }
+    rec_end_del(g, r->end);
+    return -1;
 }
 
 void grovep_pool_remove(grove_graph_t *g, grove_vid_t v, uint32_t ri)
 {
+    grovep_rec_t *r = &g->recs[ri];
     grove_planner_t *p = pool_planner(g, v);
-    if (p && g->recs[ri].pspan > 0) {
-        grove_planner_remove(p, g->recs[ri].pspan);
-        rec_end_del(g, g->recs[ri].end);
+    if (r->pspan == SOLO_SPAN || (p && r->pspan > 0)) {
+        if (r->pspan > 0)
+            grove_planner_remove(p, r->pspan);
+        rec_end_del(g, r->end);
     }
-    g->recs[ri].pspan = 0;
-    if (p && grove_planner_span_count(p) == 0)
-        pool_planner_drop(g, v);
+    r->pspan = 0;
+    if (!p || grove_planner_span_count(p) > 1)
+        return;
+    /* one record left (or none): it is counted alone again */
+    for (uint32_t i = g->v[v].recs; i != GROVEP_NONE; i = g->recs[i].next) {
+        if (g->recs[i].pspan > 0) {
+            grove_planner_remove(p, g->recs[i].pspan);
+            g->recs[i].pspan = SOLO_SPAN;
+        }
+    }
+    pool_planner_drop(g, v);
 }
 
 int grovep_agg_add_job(grove_graph_t *g, const grove_vid_t *vs, const uint32_t *recs, size_t n)
@@ -741,14 +812,7 @@ void grovep_rec_removing(grove_graph_t *g, grove_vid_t v, uint32_t ri)
     if (g->agg_dirty)
         grovep_agg_refresh(g); /* if this fails the spans are rebuilt later */
     agg_apply(g, v, ri, -1);
-    grove_planner_t *p = pool_planner(g, v);
-    if (p && r->pspan > 0) {
-        grove_planner_remove(p, r->pspan);
-        rec_end_del(g, r->end);
-    }
-    g->recs[ri].pspan = 0;
-    if (p && grove_planner_span_count(p) == 0)
-        pool_planner_drop(g, v);
+    grovep_pool_remove(g, v, ri);
 }
 
 /* Rebuild: totals by one post-order pass, then spans from every record. */
@@ -869,25 +933,12 @@ int grovep_planners_rebuild(grove_graph_t *g)
     for (grove_vid_t v = 0; v < g->nv; v++) {
         if (!grovep_alive(g, v))
             continue;
-        for (uint32_t r = g->v[v].recs; r != GROVEP_NONE; r = g->recs[r].next) {
-            grovep_rec_t *rec = &g->recs[r];
-            rec->pspan = 0;
-            if (rec->kind != GROVE_RECORD_ALLOC)
-                continue;
-            grove_planner_t *p = pool_planner_make(g, v);
-            if (!p)
+        /* what was copied refers to the source's planners: forget it first */
+        for (uint32_t r = g->v[v].recs; r != GROVEP_NONE; r = g->recs[r].next)
+            g->recs[r].pspan = 0;
+        for (uint32_t r = g->v[v].recs; r != GROVEP_NONE; r = g->recs[r].next)
+            if (g->recs[r].kind == GROVE_RECORD_ALLOC && grovep_pool_add(g, v, r) < 0)
                 return -1;
-            int64_t end = plan_end(rec->end);
-            if (rec->start < end) {
-                int64_t id =
-                    grove_planner_add(p, rec->start, span_of(rec->start, end), rec->amount);
-                if (id < 0)
-                    return -1;
-                g->recs[r].pspan = id;
-                if (rec_end_add(g, rec->end) < 0)
-                    return -1;
-            }
-        }
     }
     g->agg_dirty = true;
     return 0;
