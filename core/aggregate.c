@@ -471,6 +471,19 @@ static grove_mplanner_t *agg_mp(grove_graph_t *g, grovep_agg_t *a)
     return a->mp;
 }
 
+/* Take span id out of a's multi-planner; the multi-planner goes with its
+ * last span (made again at the next use), so that the thousands an
+ * allocation burst made do not outlive its jobs, scattered over the heap. */
+static void agg_span_remove(grovep_agg_t *a, int64_t id)
+{
+    a->cache_end = -1; /* the multi-planner changes */
+    grove_mplanner_remove(a->mp, id);
+    if (grove_mplanner_span_count(a->mp) == 0) {
+        grove_mplanner_destroy(a->mp);
+        a->mp = NULL;
+    }
+}
+
 bool grovep_agg_avail(const grove_graph_t *g, const grovep_agg_t *a, int64_t start,
                       int64_t end, int64_t *out)
 {
@@ -614,12 +627,15 @@ static int adjust_span(grove_graph_t *g, grovep_agg_t *a, int64_t *span, int64_t
     }
     int64_t old = *span;
     a->cache_end = -1; /* the multi-planner changes */
-    if (old > 0)
-        grove_mplanner_remove(mp, old);
     *span = 0;
     end = plan_end(end);
-    if (!any || start >= end)
+    if (!any || start >= end) {
+        if (old > 0)
+            agg_span_remove(a, old);
         return 0;
+    }
+    if (old > 0)
+        grove_mplanner_remove(mp, old);
     int64_t id = grove_mplanner_add(mp, start, span_of(start, end), cur);
     if (id < 0) {
         /* should not happen: the records never over-allocate.  Keep the
@@ -761,6 +777,15 @@ int grovep_agg_add_job(grove_graph_t *g, const grove_vid_t *vs, const uint32_t *
     return 0;
 }
 
+void grovep_agg_own_drop(grove_graph_t *g, grove_vid_t v, uint32_t ri)
+{
+    grovep_rec_t *r = &g->recs[ri];
+    grovep_agg_t *a = agg_of_mut(g, v);
+    if (r->aspan > 0 && a && a->mp)
+        agg_span_remove(a, r->aspan);
+    r->aspan = 0;
+}
+
 void grovep_agg_drop_job(grove_graph_t *g, grove_jobid_t job, int64_t start, int64_t end,
                          const grove_vid_t *vs, size_t n)
 {
@@ -773,8 +798,7 @@ void grovep_agg_drop_job(grove_graph_t *g, grove_jobid_t job, int64_t start, int
                 continue;
             uint32_t s = a == vs[k] ? GROVEP_NONE : grovep_shared_find(g, a, job, start, end);
             if (s != GROVEP_NONE && g->recs[s].aspan > 0) {
-                ag->cache_end = -1;
-                grove_mplanner_remove(ag->mp, g->recs[s].aspan);
+                agg_span_remove(ag, g->recs[s].aspan);
                 g->recs[s].aspan = 0;
             }
         }
@@ -802,10 +826,8 @@ void grovep_rec_removing(grove_graph_t *g, grove_vid_t v, uint32_t ri)
     if (r->kind == GROVE_RECORD_SHARED) {
         /* dropping an annotation wholesale (free_job): its span goes too */
         grovep_agg_t *a = agg_of_mut(g, v);
-        if (a && a->mp && r->aspan > 0) {
-            a->cache_end = -1;
-            grove_mplanner_remove(a->mp, r->aspan);
-        }
+        if (a && a->mp && r->aspan > 0)
+            agg_span_remove(a, r->aspan);
         r->aspan = 0;
         return;
     }

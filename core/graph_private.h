@@ -291,6 +291,9 @@ int grovep_agg_add_job(grove_graph_t *g, const grove_vid_t *vs, const uint32_t *
  * the aggregates above vs[] at once. */
 void grovep_agg_drop_job(grove_graph_t *g, grove_jobid_t job, int64_t start, int64_t end,
                          const grove_vid_t *vs, size_t n);
+/* Take ALLOC record ri's own span (an exclusive record's) out of v's
+ * aggregate, if it has one. */
+void grovep_agg_own_drop(grove_graph_t *g, grove_vid_t v, uint32_t ri);
 /* Record a whole selection for a job over [start, end) without checking
  * availability (the matcher just did, on the same state): picks k with
  * take[k] get an ALLOC record of amount[k] (exclusive when excl[k]).  All or
