@@ -1,10 +1,13 @@
 /* bench_memory.c: memory that comes back.  On a machine of 16,384 nodes
  * (node = 2 sockets x (22 cores + 2 GPUs) + one memory pool), allocate
  * 100,000 one-core jobs, cancel them all, and print the graph's own byte
- * count (grove_graph_bytes) and the process's resident memory (VmRSS)
- * before, at the peak and after each of several rounds, with the change
- * from the start in percent.  The target: after cancelling, both within
- * 10% of where they started, in every round.
+ * count (grove_graph_bytes), the process's resident memory (VmRSS) and,
+ * with glibc, the heap in use (mallinfo2: live memory, to tell it from
+ * free pages the process still holds) before, at the peak and after each
+ * of several rounds, with the change from the start in percent, and what
+ * a held job costs (the growth at the peak divided by the jobs).  The
+ * target: after cancelling, both within 10% of where they started, in
+ * every round.
  *
  *   build/bench/bench_memory [NODES [JOBS [ROUNDS]]]
  *
