@@ -132,15 +132,18 @@ typedef struct redge {
     int line;
 } redge_t;
 
-/* A generated vertex. */
+/* A generated vertex: what its children take from it. */
 typedef struct ev {
-    uint32_t tmpl;  /* template it was made from */
-    uint32_t epar;  /* vertex it was generated under (MULTIPLY), or NONE */
     grove_vid_t gv; /* its graph vertex, NONE when filtered out */
     grove_vid_t kgv; /* nearest kept graph vertex: itself or an ancestor */
-    int64_t id;
     int64_t rank;   /* node rank inherited through containment, or -1 */
 } ev_t;
+
+/* What names a generated vertex in a path (kept with associations only). */
+typedef struct evname {
+    int64_t id;
+    uint32_t tmpl; /* template it was made from */
+} evname_t;
 
 /* A path: parent path node (NONE: top) and the vertex named last. */
 typedef struct pnode {
@@ -175,10 +178,15 @@ typedef struct grug {
     grove_graph_t *g;
     ev_t *ev;
     size_t nev, evcap;
+    evname_t *evn;         /* [evcap] with assoc, else NULL */
     size_t max_ev;
     pnode_t *pn;
     size_t npn, pncap;
     grove_sym_t *subsys;   /* distinct subsystem symbols (recipe strings) */
+    bool assoc;            /* the recipe has association edges: only then are
+                            * evn, pn, pathof and by_type kept (a recipe of
+                            * multiplications alone would spend 32 bytes a
+                            * generated vertex on them, 27 MB at 852k) */
     uint32_t **pathof;     /* [nsub][evcap]: path node of each vertex or NONE */
     size_t nsub;
     u32vec_t *gen;         /* [nt]: vertices generated from each template */
@@ -744,7 +752,15 @@ static uint32_t new_ev(grug_t *r, uint32_t ti, uint32_t epar, int64_t id, const 
             nomem(r);
             return NONE;
         }
-        for (size_t s = 0; s < r->nsub; s++) {
+        if (r->assoc) {
+            evname_t *n = realloc(r->evn, cap * sizeof(*n));
+            if (!n) {
+                nomem(r);
+                return NONE;
+            }
+            r->evn = n;
+        }
+        for (size_t s = 0; s < r->nsub && r->assoc; s++) {
             uint32_t *p = realloc(r->pathof[s], cap * sizeof(*p));
             if (!p) {
                 nomem(r);
@@ -761,9 +777,8 @@ static uint32_t new_ev(grug_t *r, uint32_t ti, uint32_t epar, int64_t id, const 
     bool kept = !r->keep_type || r->keep_type[type];
     uint32_t v = (uint32_t)r->nev;
     ev_t *x = &r->ev[v];
-    x->tmpl = ti;
-    x->epar = epar;
-    x->id = id;
+    if (r->assoc)
+        r->evn[v] = (evname_t){id, ti};
     x->gv = GROVE_VID_NONE;
     x->rank = -1;
     if (type == r->sym_node && kept)
@@ -791,15 +806,17 @@ static uint32_t new_ev(grug_t *r, uint32_t ti, uint32_t epar, int64_t id, const 
     }
     x->kgv = kept ? x->gv : epar != NONE ? r->ev[epar].kgv : GROVE_VID_NONE;
     r->nev++;
-    int ss = sub_index(r, t->p[P_SUBSYSTEM].str);
-    uint32_t ppn = epar != NONE ? r->pathof[ss][epar] : NONE;
-    uint32_t pn = new_pn(r, ppn, v);
-    if (pn == NONE)
-        return NONE;
-    r->pathof[ss][v] = pn;
-    if (vec_push(&r->by_type[type], v) < 0) {
-        nomem(r);
-        return NONE;
+    if (r->assoc) {
+        int ss = sub_index(r, t->p[P_SUBSYSTEM].str);
+        uint32_t ppn = epar != NONE ? r->pathof[ss][epar] : NONE;
+        uint32_t pn = new_pn(r, ppn, v);
+        if (pn == NONE)
+            return NONE;
+        r->pathof[ss][v] = pn;
+        if (vec_push(&r->by_type[type], v) < 0) {
+            nomem(r);
+            return NONE;
+        }
     }
     if (kept && epar != NONE && r->ev[epar].kgv != GROVE_VID_NONE
         && add_pair(r, r->ev[epar].kgv, x->gv, e) < 0)
@@ -902,7 +919,7 @@ static const char *path_str(grug_t *r, uint32_t pn)
         chain[--i] = r->pn[p].ev;
     int rc = pbuf_put(r, &len, "%s", "");
     for (i = 0; i < depth && rc == 0; i++) {
-        const ev_t *x = &r->ev[chain[i]];
+        const evname_t *x = &r->evn[chain[i]];
         const char *b = S(r, r->t[x->tmpl].p[P_BASENAME].str);
         rc = x->id >= 0 ? pbuf_put(r, &len, "/%s%lld", b, (long long)x->id)
                         : pbuf_put(r, &len, "/%s", b);
@@ -1051,9 +1068,14 @@ static int finish_tmpl(grug_t *r, uint32_t ti)
         r->nhier--;
     if (r->t[ti].p[P_ROOT].num && r->gen[ti].n == 0) {
         uint32_t v = root_ev(r, ti);
-        if (v == NONE || vec_push(&r->gen[ti], v) < 0)
-            return v == NONE ? -1 : nomem(r);
+        if (v == NONE)
+            return -1;
     }
+    /* the walk never comes back to a finished template (its edges are
+     * done and it is never entered again): its list goes now, not at the
+     * end, when the lists of all templates would be held at once */
+    free(r->gen[ti].a);
+    r->gen[ti] = (u32vec_t){0};
     return 0;
 }
 
@@ -1101,6 +1123,9 @@ done:
 
 static int expand(grug_t *r)
 {
+    for (size_t i = 0; i < r->ne; i++)
+        if (r->e[i].gen != GEN_MULTIPLY)
+            r->assoc = true;
     for (size_t i = 0; i < r->nt; i++)
         if (add_sub(r, r->t[i].p[P_SUBSYSTEM].str) < 0)
             return -1;
@@ -1151,6 +1176,7 @@ static void grug_fini(grug_t *r)
     free(r->eorder);
     free(r->tmpl_of_sym);
     free(r->ev);
+    free(r->evn);
     free(r->pn);
     for (size_t i = 0; i < r->nsub; i++)
         free(r->pathof[i]);

@@ -147,7 +147,10 @@ struct grove_matcher {
     /* the rest of the model (the end of this file) */
     struct kept {
         grove_jobid_t id;
-        json_t *docs; /* the jobspecs of the job, then of each grow */
+        json_t *docs; /* the job's jobspec (an object, shared with the jobspec
+                       * it came from), or an array of it and then of each
+                       * grow: most jobs never grow, and an array of one
+                       * would cost them about 100 bytes each */
     } *kept;          /* sorted by id: the requests, to plan jobs again */
     size_t nkept, keptcap;
     grove_job_event_t *events; /* queued, in time order */
@@ -378,14 +381,12 @@ static int job_insert(grove_matcher_t *m, grove_job_t *j)
 }
 
 static void use_forget(grove_matcher_t *m, grove_job_t *j);
+static grove_job_t *job_detach(grove_matcher_t *m, size_t i);
 
 static void job_remove_at(grove_matcher_t *m, size_t i)
 {
-    use_forget(m, m->jobs[i]);
     kept_forget(m, m->jobs[i]->id);
-    job_free(m->jobs[i]);
-    memmove(m->jobs + i, m->jobs + i + 1, (m->njobs - i - 1) * sizeof(*m->jobs));
-    m->njobs--;
+    job_free(job_detach(m, i)); /* what it asked for stops counting there */
 }
 
 /* ---- scratch state --------------------------------------------------------- */
@@ -2988,6 +2989,7 @@ static void kept_forget(grove_matcher_t *m, grove_jobid_t id)
         json_decref(m->kept[i].docs);
         memmove(m->kept + i, m->kept + i + 1, (m->nkept - i - 1) * sizeof(*m->kept));
         m->nkept--;
+        grovep_shrink((void **)&m->kept, &m->keptcap, m->nkept, sizeof(*m->kept));
     }
 }
 
@@ -3012,21 +3014,35 @@ static int kept_put(grove_matcher_t *m, grove_jobid_t id, json_t *docs)
     return 0;
 }
 
+/* The number of jobspecs kept in k, and the i-th. */
+static size_t kept_count(const struct kept *k)
+{
+    return json_is_array(k->docs) ? json_array_size(k->docs) : 1;
+}
+
+static json_t *kept_doc(const struct kept *k, size_t i)
+{
+    return json_is_array(k->docs) ? json_array_get(k->docs, i) : k->docs;
+}
+
 /* Keep js (its document: a reference, not a copy) as the request of job id,
  * or as one more grow of it.  0 or -1 (ENOMEM: the job keeps what it had). */
 static int keep_request(grove_matcher_t *m, grove_jobid_t id, const grove_jobspec_t *js)
 {
     json_t *doc = (json_t *)(uintptr_t)grove_jobspec_json(js);
     struct kept *k = kept_find(m, id);
-    if (k)
-        return json_array_append(k->docs, doc);
-    json_t *docs = json_array();
-    if (!docs || json_array_append(docs, doc) < 0) {
-        json_decref(docs);
-        errno = ENOMEM;
-        return -1;
+    if (!k)
+        return kept_put(m, id, json_incref(doc));
+    if (json_is_array(k->docs)) {
+        if (json_array_append(k->docs, doc) == 0)
+            return 0;
+    } else {
+        json_t *docs = json_pack("[OO]", k->docs, doc); /* the first grow */
+        if (docs)
+            return kept_put(m, id, docs);
     }
-    return kept_put(m, id, docs);
+    errno = ENOMEM;
+    return -1;
 }
 
 char *grove_matcher_request(const grove_matcher_t *m, grove_jobid_t id)
@@ -3036,7 +3052,10 @@ char *grove_matcher_request(const grove_matcher_t *m, grove_jobid_t id)
         errno = ENOENT;
         return NULL;
     }
-    char *text = json_dumps(k->docs, JSON_COMPACT);
+    /* always an array of jobspecs, as grove_matcher_set_request takes it */
+    json_t *docs = json_is_array(k->docs) ? json_incref(k->docs) : json_pack("[O]", k->docs);
+    char *text = docs ? json_dumps(docs, JSON_COMPACT) : NULL;
+    json_decref(docs);
     if (!text)
         errno = ENOMEM;
     return text;
@@ -3227,14 +3246,14 @@ static grove_jobspec_t **kept_specs(const grove_matcher_t *m, grove_jobid_t id, 
     *n = 0;
     if (!k)
         return NULL;
-    size_t c = json_array_size(k->docs);
+    size_t c = kept_count(k);
     grove_jobspec_t **v = calloc(c ? c : 1, sizeof(*v));
     if (!v) {
         errno = ENOMEM;
         return NULL;
     }
     for (size_t i = 0; i < c; i++) {
-        if (!(v[i] = grove_jobspec_from_json(json_array_get(k->docs, i), NULL, err))) {
+        if (!(v[i] = grove_jobspec_from_json(kept_doc(k, i), NULL, err))) {
             while (i-- > 0)
                 grove_jobspec_destroy(v[i]);
             free(v);
@@ -3245,13 +3264,15 @@ static grove_jobspec_t **kept_specs(const grove_matcher_t *m, grove_jobid_t id, 
     return v;
 }
 
-/* Take job i out of the table without freeing it (its records stay). */
+/* Take job i out of the table without freeing it (its records stay); the
+ * table gives back room it no longer needs. */
 static grove_job_t *job_detach(grove_matcher_t *m, size_t i)
 {
     grove_job_t *j = m->jobs[i];
     use_forget(m, j);
     memmove(m->jobs + i, m->jobs + i + 1, (m->njobs - i - 1) * sizeof(*m->jobs));
     m->njobs--;
+    grovep_shrink((void **)&m->jobs, &m->jobcap, m->njobs, sizeof(*m->jobs));
     return j;
 }
 
