@@ -396,9 +396,10 @@ function S:match_one(mode, path)
       elseif mode == "allocate_orelse_reserve" or mode == "without_allocating_future" then
         -- No later time fits either: unsatisfiable when even the idle
         -- graph cannot hold it, unless it asks for more nodes than are
-        -- up (they may come up: busy).
-        unsat = nodes_requested(js:resources(), 1) <= self:nodes_up()
-          and (code == "ENODEV" or not self:fits_when_idle(js))
+        -- up (they may come up: busy).  Nodes are counted (a walk of
+        -- them) only when the idle graph says no.
+        unsat = (code == "ENODEV" or not self:fits_when_idle(js))
+          and nodes_requested(js:resources(), 1) <= self:nodes_up()
       end
       selection.print_nomatch(self, id, unsat, t0)
     elseif code == "EINVAL" then
