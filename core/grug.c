@@ -475,6 +475,9 @@ static int parse_node(grug_t *r, const xmlNode *n)
         return fail(r, line, EINVAL, "node \"%s\" has no type", S(r, id));
     if (!t->p[P_BASENAME].set || !*S(r, t->p[P_BASENAME].str))
         t->p[P_BASENAME] = t->p[P_TYPE];
+    if (strchr(S(r, t->p[P_BASENAME].str), '/'))
+        return fail(r, line, EINVAL, "node \"%s\": basename \"%s\" contains '/' (names make up paths)",
+                    S(r, id), S(r, t->p[P_BASENAME].str));
     return 0;
 }
 
