@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "error_private.h"
+#include "json_private.h"
 #include "util.h"
 #include "jgf.h"
 #include "store_private.h"
@@ -624,6 +625,25 @@ static int file_jobs(grove_image_t *im, const json_t *jobs, const json_t *ids,
 static int file_grove(grove_image_t *im, const json_t *nodes, const json_t *gr,
                       grove_error_t *err, const char *path)
 {
+    if (gr && !json_is_object(gr))
+        return grovep_errorf(err, EINVAL, "%s: grove: expected an object, got %s", path,
+                             grovep_json_type_name(gr));
+    const json_t *fmt = json_object_get(gr, "format"), *next = json_object_get(gr, "next_id");
+    const json_t *pol = json_object_get(gr, "policy");
+    json_t *acq = json_object_get(gr, "acquire");
+    if (fmt && (!json_is_integer(fmt) || json_integer_value(fmt) < 1
+                || json_integer_value(fmt) > GROVE_STORE_FORMAT))
+        return grovep_errorf(err, EINVAL, "%s: grove.format: expected a format from 1 to %d",
+                             path, GROVE_STORE_FORMAT);
+    if (next && (!json_is_integer(next) || json_integer_value(next) < 1))
+        return grovep_errorf(err, EINVAL, "%s: grove.next_id: expected a positive integer",
+                             path);
+    if (pol && !json_is_string(pol))
+        return grovep_errorf(err, EINVAL, "%s: grove.policy: expected a string, got %s", path,
+                             grovep_json_type_name(pol));
+    if (acq && !json_is_object(acq) && !json_is_null(acq))
+        return grovep_errorf(err, EINVAL, "%s: grove.acquire: expected an object or null, got %s",
+                             path, grovep_json_type_name(acq));
     /* node ids to vertices */
     json_t *ids = json_object();
     size_t i;
@@ -639,13 +659,10 @@ static int file_grove(grove_image_t *im, const json_t *nodes, const json_t *gr,
     json_decref(ids);
     if (rc < 0)
         return -1;
-    const json_t *next = json_object_get(gr, "next_id");
-    if (json_is_integer(next) && json_integer_value(next) > 0)
+    if (next)
         im->next_id = (grove_jobid_t)json_integer_value(next);
-    const json_t *pol = json_object_get(gr, "policy");
-    if (json_is_string(pol) && !(im->policy = strdup(json_string_value(pol))))
+    if (pol && !(im->policy = strdup(json_string_value(pol))))
         return grovep_errorf(err, ENOMEM, "out of memory");
-    json_t *acq = json_object_get(gr, "acquire");
     if (json_is_object(acq))
         im->acquire = json_incref(acq);
     return 0;
@@ -660,8 +677,8 @@ grove_image_t *grove_image_read_file(const char *path, grove_error_t *err)
     if (!text)
         return NULL;
     json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-    free(text);
     if (!doc) {
+        free(text);
         grovep_errorf(err, EINVAL, "%s:%d: %s", path, je.line, je.text);
         return NULL;
     }
@@ -689,11 +706,14 @@ grove_image_t *grove_image_read_file(const char *path, grove_error_t *err)
         || file_grove(im, nodes, json_object_get(doc, "grove"), err, path) < 0)
         goto fail;
     json_decref(doc);
+    free(text);
     return im;
 fail:;
     int saved = errno;
     json_decref(doc);
     grove_image_destroy(im);
+    grovep_json_place_line(err, path, text, len);
+    free(text);
     errno = saved;
     return NULL;
 }
