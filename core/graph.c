@@ -769,6 +769,13 @@ grove_vid_t grove_graph_add_vertex(grove_graph_t *g, const grove_vertex_info_t *
             return GROVE_VID_NONE;
         }
     }
+    /* names make up paths: one with a '/' would be written to a file that
+     * reads back as another path, so it is refused here, at the door */
+    const char *base_text = info->basename ? info->basename : info->type;
+    if (strchr(base_text, '/') || (info->name && strchr(info->name, '/'))) {
+        errno = EINVAL;
+        return GROVE_VID_NONE;
+    }
     if (g->nv >= GROVEP_NONE - 1) {
         errno = EOVERFLOW;
         return GROVE_VID_NONE;

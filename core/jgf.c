@@ -900,6 +900,29 @@ static grove_vid_t tree_root(reader_t *r, grove_vid_t v)
     return v;
 }
 
+/* Is an edge s -> t in subsystem sub upward?  Its relationship does not
+ * say ("supplies_to", "includes", or none given): up when the file's paths
+ * put s right below t, down when they put t right below s.  Else, when
+ * pairs count (a relationship was given), up when it is the second of a
+ * pair: the edge read just before it is an unpaired downward t -> s (the
+ * writer lists each pair downward edge first, one after the other). */
+static int edge_up(reader_t *r, grove_vid_t s, grove_vid_t t, const char *sub, bool pairs)
+{
+    const grove_graph_t *g = r->g;
+    grove_sym_t sym = grove_graph_sym_lookup(g, sub);
+    if (sym == GROVE_SYM_NONE)
+        return 0; /* no edge in that subsystem yet, no path in it */
+    size_t sl = 0, tl = 0;
+    const char *sp = file_path(r, s, sym, &sl), *tp = file_path(r, t, sym, &tl);
+    if (sp && tp && path_child(tp, tl, sp, sl))
+        return 1;
+    if ((sp && tp && path_child(sp, sl, tp, tl)) || !pairs || g->ne == 0)
+        return 0;
+    const grovep_edge_t *last = &g->e[g->ne - 1];
+    return last->src == t && last->dst == s && g->subsys[last->sub] == sym
+           && !(last->flags & (GROVEP_E_UP | GROVEP_E_DEAD)) && last->opposite == GROVEP_NONE;
+}
+
 static int commit_edge(reader_t *r, erec_t *e)
 {
     size_t i = e->idx;
@@ -927,17 +950,13 @@ static int commit_edge(reader_t *r, erec_t *e)
     if (rel && !rel[0])
         return grovep_json_fail(&r->js, e->pos,
                                 "edges[%zu].metadata.relationship: empty relationship", i);
-    if (!rel) {
-        rel = GROVE_CONTAINS;
-        grove_sym_t sym = grove_graph_sym_lookup(r->g, sub);
-        size_t sl = 0, tl = 0;
-        const char *sp = sym != GROVE_SYM_NONE ? file_path(r, s, sym, &sl) : NULL;
-        const char *tp = sym != GROVE_SYM_NONE ? file_path(r, t, sym, &tl) : NULL;
-        if (sp && tp && path_child(tp, tl, sp, sl))
-            rel = GROVE_IN;
-    }
-    bool containment = !strcmp(sub, GROVE_CONTAINMENT);
-    if (containment && strcmp(rel, GROVE_IN)) {
+    int up = !rel ? edge_up(r, s, t, sub, false) : !strcmp(rel, GROVE_IN) ? 1
+             : !strcmp(rel, GROVE_CONTAINS)                                 ? 0
+                                                                            : edge_up(r, s, t, sub, true);
+    if (!rel)
+        rel = up ? GROVE_IN : GROVE_CONTAINS;
+    bool primary = !strcmp(sub, GROVE_CONTAINMENT) && !strcmp(rel, GROVE_CONTAINS);
+    if (primary) {
         grove_graph_t *g = r->g;
         if (g->parent[t] != GROVEP_NONE) {
             char buf[32];
@@ -957,7 +976,7 @@ static int commit_edge(reader_t *r, erec_t *e)
     }
     grove_error_t e2;
     grove_error_clear(&e2);
-    if (grovep_add_edge(r->g, s, t, sub, rel, -1, &e2) == GROVE_EID_NONE) {
+    if (grovep_add_edge(r->g, s, t, sub, rel, up, &e2) == GROVE_EID_NONE) {
         if (errno == EINVAL || errno == EOVERFLOW) {
             int saved = errno;
             grovep_json_fail(&r->js, e->pos, "edges[%zu]: %s", i,

@@ -630,7 +630,8 @@ commands["set-property"] = function(self, args)
   if #args ~= 2 then return self:puts(SET_PROPERTY_FORMAT) end
   local v = self:vertex_or_say(args[1], NO_PATH_PROP)
   if not v then return end
-  local k, val = args[2]:match("^([^=]+)=(.+)$")
+  -- a NUL would end the key or value early in the graph: malformed too
+  local k, val = args[2]:match("^([^=\0]+)=([^\0]+)$")
   if not k then return self:puts(SET_PROPERTY_FORMAT) end
   v:set_property(k, val)
 end
