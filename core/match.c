@@ -622,19 +622,24 @@ static void order_by_use(const grove_matcher_t *m, grove_vid_t *kids, size_t n)
     }
 }
 
-/* The index of the aggregate type whose units rank v once a job went
- * through it: the first low-level type the aggregate specification names
- * for v's type (an "ALL:" pair only for another type than v's own), or -1
- * when none does. */
+/* The index of the aggregate type whose free units rank v once a job went
+ * through it: the last of the types the aggregate specification names for
+ * v, those given for v's type first, then the "ALL:" ones other than v's
+ * own type, each in the order written (the reference engine's order of a
+ * vertex's pruning types: with its "ALL:core,ALL:node", nodes rank by
+ * cores and everything else by nodes); -1 when none applies. */
 static int use_type(const grove_graph_t *g, grove_vid_t v)
 {
     grove_sym_t t = g->v[v].type;
-    for (size_t i = 0; i < g->npairs; i++) {
-        grove_sym_t high = g->agg_pair[i].high, low = g->agg_low[g->agg_pair[i].low];
-        if (high == t || (high == GROVE_SYM_NONE && low != t))
-            return g->agg_pair[i].low;
+    int last = -1;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < g->npairs; i++) {
+            grove_sym_t high = g->agg_pair[i].high, low = g->agg_low[g->agg_pair[i].low];
+            if (pass == 0 ? high == t : (high == GROVE_SYM_NONE && low != t))
+                last = g->agg_pair[i].low;
+        }
     }
-    return -1;
+    return last;
 }
 
 /* Count (sign 1) or stop counting (-1) the units pick p of a job asks for
@@ -642,13 +647,16 @@ static int use_type(const grove_graph_t *g, grove_vid_t v)
 static void use_count(grove_matcher_t *m, int64_t *held, const grove_pick_t *p, int64_t sign)
 {
     const grove_graph_t *g = m->g;
-    if (!p->leaf || p->v >= m->usecap)
+    if (p->v >= m->usecap || !(p->leaf || p->exclusive))
         return;
+    /* what was asked of a pool, or a vertex held whole (a node taken
+     * exclusively counts one node; one shared counts none) */
+    int64_t units = p->leaf ? p->amount : g->v[p->v].size;
     grove_sym_t t = g->v[p->v].type;
     for (grove_vid_t a = m->par[p->v]; a != GROVEP_NONE && a < m->usecap; a = m->par[a]) {
         int k = use_type(g, a);
         if (k >= 0 && g->agg_low[k] == t)
-            held[a] += sign * p->amount;
+            held[a] += sign * units;
     }
 }
 
@@ -680,31 +688,17 @@ static void use_forget(grove_matcher_t *m, grove_job_t *j)
     j->use_held = false;
 }
 
-/* Does a top-level request of the job name type t (a slot: the types it
- * holds)? */
-static bool use_top_type(const struct req *top, grove_sym_t t)
-{
-    for (const struct req *r = top; r; r = r->next) {
-        if (!r->slot && r->type == t)
-            return true;
-        for (const struct req *c = r->slot ? r->child : NULL; c; c = c->next)
-            if (c->type == t)
-                return true;
-    }
-    return false;
-}
-
 /* After job j was recorded: rank again every vertex below the root on its
- * way, so the next job explores elsewhere first.  A vertex of a type the
- * request's top level names ranks by the units of its ranking type that
- * the jobs overlapping j's start, j included, did not ask for (units held
- * whole beyond what was asked count as free); any other vertex by all its
- * units of that type.  That split is the reference engine's, read from its
- * placements (docs/conformance.md).  Allocations read the running jobs'
- * counts, kept as jobs come and go; a reservation counts the jobs at its
- * start.  Then j's units count, if it runs now.  A vertex that keeps no
- * aggregate (leaves) or has no unit of its ranking type keeps its rank. */
-static void use_update(grove_matcher_t *m, const struct req *top, grove_job_t *j, int64_t now)
+ * way, so the next job explores elsewhere first.  A vertex ranks by the
+ * units of its ranking type (use_type) below it that the jobs overlapping
+ * j's start, j included, did not ask for (units held whole beyond what was
+ * asked count as free; a vertex with none of that type below ranks 0).
+ * Allocations read the running jobs' counts, kept as jobs come and go; a
+ * reservation counts the jobs at its start.  Then j's units count, if it
+ * runs now.  Vertices that keep no aggregate (leaves) keep their rank.
+ * This is the reference engine's weight per edge, as its sources and a
+ * build of it with the weights printed show (docs/conformance.md). */
+static void use_update(grove_matcher_t *m, grove_job_t *j, int64_t now)
 {
     const grove_graph_t *g = m->g;
     bool runs = j->start <= now && now < j->end;
@@ -717,9 +711,9 @@ static void use_update(grove_matcher_t *m, const struct req *top, grove_job_t *j
         grove_vid_t v = j->picks[i].v;
         const grovep_agg_t *a = v < m->usecap ? grovep_agg_of(g, v) : NULL;
         int k = a ? use_type(g, v) : -1;
-        if (k < 0 || m->par[v] == GROVEP_NONE || !(a->mask & (1u << k)) || a->total[k] <= 0)
+        if (k < 0 || m->par[v] == GROVEP_NONE)
             continue;
-        int64_t left = a->total[k] - (use_top_type(top, g->v[v].type) ? held[v] : 0);
+        int64_t left = ((a->mask & (1u << k)) ? a->total[k] : 0) - held[v];
         m->use[v] = left < 0 ? 0 : (uint64_t)left;
     }
     if (runs) {
@@ -2503,7 +2497,7 @@ static const grove_job_t *match_commit(grove_matcher_t *m, const struct matching
         goto fail;
     }
     if (m->pol.explore_by_use)
-        use_update(m, x->top, job, x->now);
+        use_update(m, job, x->now);
     return dst;
 fail:;
     int saved = errno;

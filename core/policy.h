@@ -87,9 +87,8 @@ typedef struct grove_policy {
     bool node_exclusive; /* every selected node is taken whole */
     /* Children are visited untouched first: those no job of this matcher
      * went through yet, highest vertex id first; then the others by a rank
-     * each job sets on the vertices it goes through (the units below of
-     * the first type the aggregates count, less what the jobs then asked
-     * for when the vertex's type is one the request's top level names),
+     * each job sets on the vertices it goes through (the units free at the
+     * job's start of the last type the aggregates name for the vertex),
      * highest rank first, then highest id.  Cancelling a job changes no
      * rank.  The order hook is then not used (match.c, use_update). */
     bool explore_by_use;

@@ -296,6 +296,7 @@ describe("policies on a matcher", function()
       R.rack(1) { R.node(2, {hostnames = "a[0-1]"}) { R.socket(1) { R.core(4) } } },
       R.rack(1) { R.node(1, {hostnames = "b0"}) { R.socket(1) { R.core(4) } } },
     }
+    assert(g:set_aggregates("ALL:core,ALL:node")) -- the reference engine's
     local m = core.matcher(g)
     assert(m:set_policy("fresh"))
     local hosts = {}
@@ -313,12 +314,13 @@ describe("policies on a matcher", function()
     assert.equal("a0", job.picks[3].vertex:name())
   end)
 
-  -- Vertices of the type the request's top level names rank by what the
-  -- running jobs left free, the others by their size: on the tiny
-  -- cluster, one-socket jobs of 10, 2, 1 and 1 cores land as the reference
-  -- engine places them.
-  it("fresh ranks the requested level by what jobs left free", function()
-    local m = core.matcher(tiny())
+  -- Nodes rank by the cores the running jobs left free, sockets by the
+  -- nodes below them (none: 0): on the tiny cluster, one-socket jobs of
+  -- 10, 2, 1 and 1 cores land as the reference engine places them.
+  it("fresh ranks each vertex by the last type its aggregates count", function()
+    local g = tiny()
+    assert(g:set_aggregates("ALL:core,ALL:node")) -- the reference engine's
+    local m = core.matcher(g)
     assert(m:set_policy("fresh"))
     local function socket_job(cores)
       return match.jobspec({{type = "node", count = 1, with = {{type = "socket", count = 1,

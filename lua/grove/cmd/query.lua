@@ -100,6 +100,11 @@ end
 -- graph order.
 local REFERENCE_NAMES = {first = "fresh", firstnodex = "freshnodex"}
 
+-- The reference engine's pruning filters when -p gives none: they only
+-- prune (placements are the same under any), except that fresh ranks
+-- vertices by the last type they name (core for nodes, node for the rest).
+local REFERENCE_AGGREGATES = "ALL:core,ALL:node"
+
 -- The keys of a policy string (-P "policy=high node_centric=true ..."), as
 -- the reference engine documents them: policy=low|high, and the rest
 -- true|false.
@@ -203,7 +208,7 @@ function M.main(args)
     out = f
   end
   local s, serr = query.new{graph = g, policy = policy, format = fmt, out = out,
-    elapsed = o.e, aggregates = o.p, subsystems = o.S}
+    elapsed = o.e, aggregates = o.p or REFERENCE_AGGREGATES, subsystems = o.S}
   if not s then
     io.stderr:write("grove query: ", tostring(serr), "\n")
     return 1
