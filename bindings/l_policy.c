@@ -24,6 +24,8 @@
  *   choose(candidates, k, scores) -> {i1, ..., ik}   positions (1-based)
  *   select = "first" | "best" ("best" when score or choose is given)
  *   node_exclusive = bool
+ *   node_centric = bool       slots compared by id weigh their node's id
+ *                             first (see grove_policy_t)
  *   prune_types, score_types = "TYPE" or {"TYPE", ...}: the types whose
  *                             vertices prune (score and choose) are asked
  *                             about; others are walked through (matched
@@ -860,7 +862,7 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, int t, int uv, cons
 {
     static const char *const fnames[] = {"prune", "order", "score", "choose"};
     const grove_policy_t *base = NULL;
-    int select = -1, nodex = -1;
+    int select = -1, nodex = -1, nodec = -1;
     bool given[H_COUNT] = {false};
     lua_pushnil(S);
     while (lua_next(S, t)) {
@@ -902,6 +904,11 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, int t, int uv, cons
                 return spec_error(S, p, "node_exclusive must be a boolean, not %s",
                                   luaL_typename(S, -1));
             nodex = lua_toboolean(S, -1);
+        } else if (!strcmp(k, "node_centric")) {
+            if (vt != LUA_TBOOLEAN)
+                return spec_error(S, p, "node_centric must be a boolean, not %s",
+                                  luaL_typename(S, -1));
+            nodec = lua_toboolean(S, -1);
         } else if (!strcmp(k, "prune_types") || !strcmp(k, "score_types")) {
             if (parse_types(S, p, k[0] == 's', lua_gettop(S), k) < 0)
                 return -1;
@@ -923,7 +930,7 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, int t, int uv, cons
         } else {
             return spec_error(S, p,
                               "unknown field '%s' (name, description, base, prune, order, "
-                              "score, choose, select, node_exclusive, prune_types, "
+                              "score, choose, select, node_exclusive, node_centric, prune_types, "
                               "score_types)", k);
         }
         lua_pop(S, 1);
@@ -951,6 +958,8 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, int t, int uv, cons
         h.select = GROVE_SELECT_BEST;
     if (nodex >= 0)
         h.node_exclusive = nodex;
+    if (nodec >= 0)
+        h.node_centric = nodec;
     h.prune_types = (const char *const *)p->types[0];
     h.score_types = (const char *const *)p->types[1];
     p->hooks = h;
@@ -1335,7 +1344,7 @@ static void push_types(lua_State *L, char **list, const char *field)
 }
 
 /* hooks() -> {prune = "lua" | "c", order = ..., score = ..., choose = ...,
- *             select = "first" | "best", node_exclusive = bool,
+ *             select = "first" | "best", node_exclusive = bool, node_centric = bool,
  *             prune_types = {...}, score_types = {...}} */
 static int p_hooks(lua_State *L)
 {
@@ -1354,6 +1363,8 @@ static int p_hooks(lua_State *L)
     lua_setfield(L, -2, "select");
     lua_pushboolean(L, h->node_exclusive);
     lua_setfield(L, -2, "node_exclusive");
+    lua_pushboolean(L, h->node_centric);
+    lua_setfield(L, -2, "node_centric");
     push_types(L, p->types[0], "prune_types");
     push_types(L, p->types[1], "score_types");
     return 1;

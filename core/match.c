@@ -835,18 +835,22 @@ static int64_t take_slots(grove_matcher_t *m, const struct req *r, grove_vid_t u
 
 /* ---- slots compared by their ids ------------------------------------------------- */
 
-/* In a walk of a subsystem other than containment (power distribution),
- * under a policy that orders by id (low, high and their node variants), a
+/* Under a policy that orders by id (low, high and their node variants), a
  * fixed number of slots is chosen as the reference engine chooses them:
  * every vertex below u that has a direct child of each type the slot asks
  * for is a home; each home places as many slots as fit, each scored by the
  * ids (+ 1) of the vertices it took directly below the home; the best
  * scores win, across homes (the lowest sums under low, the highest under
- * high; ties in visiting order).  Jobs spread over homes whose ids start
- * again (power units numbered per pdu) as the reference engine's do.  In
- * containment a slot keeps its deepest-subtree placement (slot_home): the
- * containment corpus agrees with it, and 37 of its cases change under the
- * rule above. */
+ * high; ties in visiting order).  So under low a second job of one slot of
+ * cores goes to core0 of the next node, not to core8 of the first, and in
+ * power distribution jobs spread over homes whose ids start again (power
+ * units numbered per pdu).  A node-centric policy (lonode, hinode) adds to
+ * each vertex taken the id of its node, weighted above any sum of ids
+ * (NODE_WEIGHT), so a job keeps to the lowest (highest) nodes first. */
+
+/* The reference engine's weight of a node's id in a node-centric score:
+ * (id + 2) * 10000 per vertex taken below the node. */
+#define NODE_WEIGHT 10000.0
 
 struct slotc {
     double score;
@@ -918,10 +922,17 @@ static int slot_at(grove_matcher_t *m, const struct req *r, grove_vid_t w, bool 
     int rc = slot_children(m, r, w, excl);
     if (rc <= 0)
         return rc;
+    double node = 0;
+    if (m->pol.node_centric && m->node_sym != GROVE_SYM_NONE)
+        for (grove_vid_t a = w; a != GROVEP_NONE; a = m->par[a])
+            if (m->g->v[a].type == m->node_sym) {
+                node = ((double)grove_vertex_id(m->g, a) + 2) * NODE_WEIGHT;
+                break;
+            }
     *score = 0;
     for (size_t i = first; i < m->nsel; i++)
         if (m->par[m->sel[i].v] == w)
-            *score += (double)grove_vertex_id(m->g, m->sel[i].v) + 1;
+            *score += (double)grove_vertex_id(m->g, m->sel[i].v) + 1 + node;
     return 1;
 }
 
@@ -968,7 +979,7 @@ static int take_slots_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t
     size_t nh = 0, hcap = 0, nc = 0;
     bool excl = r->excl || pexcl;
     int rc = -1, dir = 0;
-    if (m->dom_sub == m->g->containment || !m->pol.order || !r->child) {
+    if (!m->pol.order || !r->child) {
         rc = 2;
         goto out;
     }
@@ -988,7 +999,10 @@ static int take_slots_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t
     if (slot_candidates(m, r, hv, nh, excl, want, dir, &cv, &nc) < 0)
         goto out;
     if (nc < want) {
-        rc = 0;
+        /* in containment a slot may still span the homes' children (cores
+         * of two sockets of a node, docs/conformance.md): placed in
+         * visiting order */
+        rc = m->dom_sub == m->g->containment ? 2 : 0;
         goto out;
     }
     qsort(cv, nc, sizeof(*cv), cmp_slotc);

@@ -4,11 +4,14 @@
  * placements (a test compares them).  What they prefer:
  *
  *   first       the first resources found in graph order; stops early.
- *   low, high   lowest / highest vertex id first at every level.
+ *   low, high   lowest / highest vertex id first at every level; slots
+ *               of a fixed count are compared by the sum of their ids,
+ *               across nodes (the reference engine's slot scores).
  *   lonode,     lowest / highest node id first, and lowest / highest id
  *   hinode      at every other level inside a node (the reference
  *               engine's meaning; in a walk that visits nodes in id
- *               order this is the order of low / high).
+ *               order this is the order of low / high; slots weigh
+ *               their node's id first: node_centric).
  *   lonodex,    as lonode / hinode / first, and every selected node is
  *   hinodex,    taken whole (exclusive, with all it contains).
  *   firstnodex
@@ -215,10 +218,10 @@ static const grove_policy_t builtins[] = {
     {.name = "first"},
     {.name = "low", .order = order_low},
     {.name = "high", .order = order_high},
-    {.name = "lonode", .order = order_low},
-    {.name = "hinode", .order = order_high},
-    {.name = "lonodex", .order = order_low, .node_exclusive = true},
-    {.name = "hinodex", .order = order_high, .node_exclusive = true},
+    {.name = "lonode", .order = order_low, .node_centric = true},
+    {.name = "hinode", .order = order_high, .node_centric = true},
+    {.name = "lonodex", .order = order_low, .node_exclusive = true, .node_centric = true},
+    {.name = "hinodex", .order = order_high, .node_exclusive = true, .node_centric = true},
     {.name = "firstnodex", .node_exclusive = true},
     {.name = "locality", .choose = choose_locality, .select = GROVE_SELECT_BEST},
     {.name = "variation", .choose = choose_variation, .select = GROVE_SELECT_BEST},

@@ -78,6 +78,11 @@ typedef struct grove_policy {
                   const double *scores, size_t n, size_t k, size_t *pick);
     grove_select_t select;
     bool node_exclusive; /* every selected node is taken whole */
+    /* Slots compared by their ids weigh the id of the node they lie in
+     * first (the reference engine's node_centric): lonode and hinode keep a
+     * job on the lowest / highest node, where low and high compare the
+     * slots' own ids across nodes. */
+    bool node_centric;
     void *arg;           /* passed to every hook */
     /* The types whose vertices prune and score are asked about: NULL-ended
      * lists of type names, NULL for every type.  The matcher walks through

@@ -272,7 +272,7 @@ local VARIANTS = {
       return t
     end}]],
   lonode = [[
-    return {order = function(parent, kids)
+    return {node_centric = true, order = function(parent, kids)
       table.sort(kids, function(a, b)
         local x, y = a:id() or -1, b:id() or -1
         if x ~= y then return x < y end
@@ -280,7 +280,7 @@ local VARIANTS = {
       end)
     end}]],
   hinodex = [[
-    return {node_exclusive = true,
+    return {node_exclusive = true, node_centric = true,
             order = {key = function(v) return v:id() or -1 end, descending = true}}]],
   first = [[
     return {select = "first",

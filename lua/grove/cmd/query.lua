@@ -98,10 +98,11 @@ end
 local POLICY_KEYS = {policy = true, node_centric = true, node_exclusive = true,
   stop_on_1_matches = true}
 
--- The built-in policy a policy string names, or nil, message.  Grove's
--- low and high order every level by id, so node_centric changes nothing
--- here; node_exclusive takes nodes whole; stop_on_1_matches with high is
--- first (or firstnodex).
+-- The built-in policy a policy string names, or nil, message.
+-- node_centric weighs a node's id first when slots are compared (lonode,
+-- hinode); node_exclusive takes nodes whole, and is only built in together
+-- with node_centric (lonodex, hinodex), so node_exclusive alone means
+-- those too; stop_on_1_matches with high is first (or firstnodex).
 function M.policy_string(spec)
   local o = {}
   for word in spec:gmatch("%S+") do
