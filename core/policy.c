@@ -17,8 +17,9 @@
  *   firstnodex
  *   locality    the candidates forming the tightest run of ids (fewest
  *               gaps), so jobs land on neighbouring nodes.
- *   variation   candidates whose `perf_class` properties vary least, so a
- *               job's nodes perform alike (lower class first on ties).
+ *   variation   the candidates of the best `perf_class` (lowest; none
+ *               or a bad one is the worst, 9999), as a job runs at the
+ *               pace of its slowest node (candidate order on ties).
  *   spread      nodes with the most free cores during the window first,
  *               so jobs spread over the machine (scores nodes only).
  *   gpu         jobs that ask for GPUs get the nodes with the most free
@@ -107,21 +108,33 @@ static int order_high(void *arg, const grove_graph_t *g, grove_vid_t p, grove_vi
     return (void)arg, (void)p, order_by_id(g, k, n, true);
 }
 
+/* The class a node with no usable perf_class gets: the worst, as the
+ * reference engine ranks it. */
+#define PERF_CLASS_WORST 9999
+
+/* v's performance class: the integer its perf_class property starts with
+ * (after blanks), from 0 (best) to PERF_CLASS_WORST; a missing property,
+ * one that does not start with an integer, and one out of that range give
+ * PERF_CLASS_WORST, so nodes nobody classified are used last. */
 static double perf_class(const grove_graph_t *g, grove_vid_t v)
 {
     const char *p = grove_vertex_property(g, v, "perf_class");
     if (!p)
-        return 0;
+        return PERF_CLASS_WORST;
     char *end;
-    double d = strtod(p, &end);
-    return end == p ? 0 : d;
+    errno = 0;
+    long c = strtol(p, &end, 10);
+    if (end == p || errno == ERANGE || c < 0 || c > PERF_CLASS_WORST)
+        return PERF_CLASS_WORST;
+    return (double)c;
 }
 
 /* locality and variation: sort the n candidates (stably) by a key, then
- * take the window of k consecutive ones with the smallest spread, the
- * first on ties.  locality sorts by vertex id and measures the spread of
- * ids (jobs land on neighbouring nodes); variation (by_class) sorts by
- * perf_class and measures its spread (a job's nodes perform alike). */
+ * take k consecutive ones.  locality sorts by vertex id and takes the
+ * window with the smallest spread of ids, the first on ties (jobs land on
+ * neighbouring nodes); variation (by_class) sorts by perf_class and takes
+ * the first k, the best classes (a job runs at the pace of its slowest
+ * node; the reference engine's choice). */
 static int choose_window(const grove_graph_t *g, const grove_vid_t *vs, size_t n, size_t k,
                          size_t *pick, bool by_class)
 {
@@ -145,14 +158,11 @@ static int choose_window(const grove_graph_t *g, const grove_vid_t *vs, size_t n
         idx[j] = i;
     }
     size_t best = 0;
-    double dbest = 0;
     int64_t ibest = 0;
-    for (size_t s = 0; s + k <= n; s++) {
+    for (size_t s = 0; !by_class && s + k <= n; s++) {
         size_t lo = idx[s], hi = idx[s + k - 1];
-        double dsp = key[hi] - key[lo];
-        int64_t isp = by_class ? 0 : grove_vertex_id(g, vs[hi]) - grove_vertex_id(g, vs[lo]);
-        if (s == 0 || (by_class ? dsp < dbest : isp < ibest)) {
-            dbest = dsp;
+        int64_t isp = grove_vertex_id(g, vs[hi]) - grove_vertex_id(g, vs[lo]);
+        if (s == 0 || isp < ibest) {
             ibest = isp;
             best = s;
         }
