@@ -57,6 +57,7 @@ struct req {
     const grove_jobspec_resource_t *js;
     grove_sym_t type; /* GROVE_SYM_NONE: no such type in the graph */
     bool slot;
+    bool xor_; /* an xor_slot: a slot that is one of its list's alternatives */
     bool excl; /* exclusive as written or as RFC 14 implies */
     const grove_count_t *count;
     struct req *child, *next;
@@ -1391,18 +1392,14 @@ static int match_list(grove_matcher_t *m, const struct req *r, grove_vid_t u, bo
 
 /* ---- the request tree --------------------------------------------------------- */
 
-static struct req *compile(grove_matcher_t *m, const grove_jobspec_t *js, struct req **top)
+/* Read the request tree of js into rs[n] (linked as written). */
+static void read_request(grove_matcher_t *m, const grove_jobspec_t *js, struct req *rs, size_t n)
 {
-    size_t n = grove_jobspec_resource_total(js);
-    struct req *rs = calloc(n ? n : 1, sizeof(*rs));
-    if (!rs) {
-        errno = ENOMEM;
-        return NULL;
-    }
     for (size_t i = 0; i < n; i++) {
         const grove_jobspec_resource_t *r = grove_jobspec_resource_at(js, i);
         rs[i].js = r;
         rs[i].slot = grove_jobspec_resource_is_slot(r);
+        rs[i].xor_ = rs[i].slot && !strcmp(grove_jobspec_resource_type(r), "xor_slot");
         rs[i].type = rs[i].slot ? GROVE_SYM_NONE
                                 : grove_graph_sym_lookup(m->g, grove_jobspec_resource_type(r));
         rs[i].excl = grove_jobspec_resource_exclusive(r);
@@ -1417,6 +1414,13 @@ static struct req *compile(grove_matcher_t *m, const grove_jobspec_t *js, struct
             up ? grove_jobspec_resource_child(up) : grove_jobspec_resource_first(js);
         rs[i].sibs = &rs[grove_jobspec_resource_index(s0)];
     }
+}
+
+/* What compile derives once the tree is linked: which slots may span
+ * nodes and the pruning needs.  on[i] (NULL: all) marks the requests of
+ * the variant rs holds. */
+static void derive(const grove_graph_t *g, struct req *rs, size_t n, const uint8_t *on)
+{
     /* a slot may span nodes only if it asks for nodes (pre-order: the
      * subtree of i is i+1 .. the next vertex at depth <= depth(i)) */
     for (size_t i = 0; i < n; i++) {
@@ -1424,11 +1428,10 @@ static struct req *compile(grove_matcher_t *m, const grove_jobspec_t *js, struct
             continue;
         unsigned d = grove_jobspec_resource_depth(rs[i].js);
         for (size_t k = i + 1; k < n && grove_jobspec_resource_depth(rs[k].js) > d; k++)
-            if (!strcmp(grove_jobspec_resource_type(rs[k].js), "node"))
+            if ((!on || on[k]) && !strcmp(grove_jobspec_resource_type(rs[k].js), "node"))
                 rs[i].free_span = true;
     }
     /* pruning needs, children first (pre-order reversed) */
-    const grove_graph_t *g = m->g;
     for (size_t i = n; i-- > 0;) {
         struct req *r = &rs[i];
         for (size_t l = 0; l < g->nlow; l++) {
@@ -1445,8 +1448,159 @@ static struct req *compile(grove_matcher_t *m, const grove_jobspec_t *js, struct
                 r->tot[l] = INT64_MAX;
         }
     }
+}
+
+/* ---- xor slots ------------------------------------------------------------------ */
+
+/* xor_slot siblings are alternatives (the reference engine's flexible
+ * traverser): a request with them stands for several plain requests, its
+ * variants, tried in turn at each instant until one fits.  In a list, the
+ * other siblings are all required (their own variants crossed, earlier
+ * siblings varying slowest) and exactly one xor option is added to each
+ * such combination (options in the order written, each xor_slot's own
+ * variants in turn), the combinations varying slowest; the chosen
+ * xor_slot is a plain slot.  A variant is a row of n flags, one per
+ * request, marking those it keeps. */
+
+/* At most this many variants (the reference engine's limit). */
+#define MAX_VARIANTS 1000
+
+struct rows {
+    uint8_t *v; /* nrows x n flags */
+    size_t nrows, cap;
+};
+
+/* Append the union of rows a and b (either NULL: none) plus request k
+ * (n: none) to *out.  0 or -1 (ENOMEM, EOVERFLOW past MAX_VARIANTS). */
+static int row_add(struct rows *out, size_t n, const uint8_t *a, const uint8_t *b, size_t k)
+{
+    if (out->nrows >= MAX_VARIANTS) {
+        errno = EOVERFLOW;
+        return -1;
+    }
+    if (grovep_grow((void **)&out->v, &out->cap, (out->nrows + 1) * n, 1) < 0)
+        return -1;
+    uint8_t *row = out->v + out->nrows++ * n;
+    for (size_t i = 0; i < n; i++)
+        row[i] = (a && a[i]) || (b && b[i]);
+    if (k < n)
+        row[k] = 1;
+    return 0;
+}
+
+/* The variants of the list that starts at first, into *out.  0 or -1. */
+static int list_variants(const struct req *rs, size_t n, const struct req *first,
+                         struct rows *out)
+{
+    struct rows base = {0}, opts = {0}, next = {0}, sub = {0};
+    int rc = -1;
+    if (row_add(&base, n, NULL, NULL, n) < 0)
+        goto out;
+    for (const struct req *r = first; r; r = r->next) {
+        size_t k = (size_t)(r - rs);
+        sub.nrows = 0;
+        if (r->child ? list_variants(rs, n, r->child, &sub) < 0
+                     : row_add(&sub, n, NULL, NULL, n) < 0)
+            goto out;
+        if (r->xor_) {
+            for (size_t j = 0; j < sub.nrows; j++)
+                if (row_add(&opts, n, sub.v + j * n, NULL, k) < 0)
+                    goto out;
+            continue;
+        }
+        next.nrows = 0;
+        for (size_t b = 0; b < base.nrows; b++)
+            for (size_t j = 0; j < sub.nrows; j++)
+                if (row_add(&next, n, base.v + b * n, sub.v + j * n, k) < 0)
+                    goto out;
+        struct rows t = base;
+        base = next;
+        next = t;
+    }
+    for (size_t b = 0; b < base.nrows; b++) {
+        if (!opts.nrows && row_add(out, n, base.v + b * n, NULL, n) < 0)
+            goto out;
+        for (size_t o = 0; o < opts.nrows; o++)
+            if (row_add(out, n, base.v + b * n, opts.v + o * n, n) < 0)
+                goto out;
+    }
+    rc = 0;
+out:
+    free(base.v);
+    free(opts.v);
+    free(next.v);
+    free(sub.v);
+    return rc;
+}
+
+/* The first request of the list from r on that variant on keeps, in dst
+ * (base and dst are parallel arrays), or NULL. */
+static struct req *kept(struct req *dst, const struct req *base, const struct req *r,
+                        const uint8_t *on)
+{
+    for (; r; r = r->next)
+        if (on[r - base])
+            return dst + (r - base);
+    return NULL;
+}
+
+/* Compile the request of js: *nvar variants (1 without xor slots), each n
+ * requests in one block (returned; the caller frees it), their top lists
+ * in *tops (a new array).  NULL on error (ENOMEM, or EOVERFLOW when the
+ * xor slots make too many variants). */
+static struct req *compile(grove_matcher_t *m, const grove_jobspec_t *js, struct req ***tops,
+                           size_t *nvar)
+{
+    size_t n = grove_jobspec_resource_total(js);
+    struct req *base = calloc(n ? n : 1, sizeof(*base)), *rs = NULL;
+    struct rows vars = {0};
+    *tops = NULL;
+    if (!base) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    read_request(m, js, base, n);
     const grove_jobspec_resource_t *f = grove_jobspec_resource_first(js);
-    *top = f ? &rs[grove_jobspec_resource_index(f)] : NULL;
+    struct req *top = f ? &base[grove_jobspec_resource_index(f)] : NULL;
+    bool any_xor = false;
+    for (size_t i = 0; i < n; i++)
+        any_xor = any_xor || base[i].xor_;
+    if (!any_xor) {
+        if (!(*tops = malloc(sizeof(**tops)))) {
+            free(base);
+            errno = ENOMEM;
+            return NULL;
+        }
+        derive(m->g, base, n, NULL);
+        (*tops)[0] = top;
+        *nvar = 1;
+        return base;
+    }
+    if (list_variants(base, n, top, &vars) < 0 || vars.nrows == 0
+        || !(rs = calloc(vars.nrows * n, sizeof(*rs)))
+        || !(*tops = malloc(vars.nrows * sizeof(**tops)))) {
+        if (errno != EOVERFLOW)
+            errno = ENOMEM;
+        free(rs);
+        rs = NULL;
+        goto out;
+    }
+    for (size_t v = 0; v < vars.nrows; v++) {
+        struct req *dst = rs + v * n;
+        const uint8_t *on = vars.v + v * n;
+        for (size_t i = 0; i < n; i++) {
+            dst[i] = base[i]; /* a kept xor_slot is a plain slot */
+            dst[i].child = kept(dst, base, base[i].child, on);
+            dst[i].next = kept(dst, base, base[i].next, on);
+            dst[i].sibs = kept(dst, base, base[i].sibs, on);
+        }
+        derive(m->g, dst, n, on);
+        (*tops)[v] = kept(dst, base, top, on);
+    }
+    *nvar = vars.nrows;
+out:
+    free(vars.v);
+    free(base);
     return rs;
 }
 
@@ -1743,12 +1897,28 @@ static int64_t duration_of(const grove_matcher_t *m, const grove_jobspec_t *js)
 struct matching {
     grove_match_mode_t mode;
     grove_jobid_t id;
-    struct req *reqs, *top; /* the compiled request (reqs owns it) */
+    struct req *reqs, *top; /* the compiled request (reqs owns it): the
+                             * variant tried last */
+    struct req **tops;      /* [nvar] the variants' top lists (see compile) */
+    size_t nvar;
     grove_vid_t root;       /* of the containment tree */
     int64_t now, d;         /* the graph's clock, the job's duration */
     int64_t at;             /* where the selection fits */
     uint8_t *imp;           /* per pick: implied by an exclusive ancestor */
 };
+
+/* Try each variant of the request (see compile) in the window starting at
+ * t, in order, until one fits: 1 (x->top is the one), 0, -1. */
+static int attempt_x(grove_matcher_t *m, struct matching *x, int64_t t, int64_t d)
+{
+    for (size_t v = 0; v < x->nvar; v++) {
+        x->top = x->tops[v];
+        int rc = attempt(m, x->top, x->root, t, d);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
 
 /* Check the arguments; 0, or -1 with EINVAL or EEXIST and a message.  Picks
  * the job id when id is 0. */
@@ -1786,8 +1956,9 @@ static int match_prepare(grove_matcher_t *m, const grove_jobspec_t *js, struct m
     }
     if (g->agg_dirty && grovep_agg_refresh(g) < 0)
         return -1;
-    if (!(x->reqs = compile(m, js, &x->top)) || scratch_reserve(m) < 0)
+    if (!(x->reqs = compile(m, js, &x->tops, &x->nvar)) || scratch_reserve(m) < 0)
         return -1;
+    x->top = x->tops[0];
     m->constraint = grove_jobspec_constraint(js);
     m->ctype = grove_graph_sym_lookup(g, m->constraint_type);
     m->node_sym = grove_graph_sym_lookup(g, "node");
@@ -1832,18 +2003,26 @@ static int match_later(grove_matcher_t *m, struct matching *x)
         return -1;
     if (nt && times[nt - 1] == GROVE_TIME_MAX)
         nt--; /* a job that never ends frees nothing */
-    int64_t need[GROVEP_MAX_LOW] = {0};
-    for (const struct req *r = x->top; r; r = r->next)
-        for (size_t l = 0; l < g->nlow; l++)
-            if (__builtin_add_overflow(need[l], r->tot[l], &need[l]))
-                need[l] = INT64_MAX; /* saturate, as the needs themselves */
+    /* what the least demanding variant needs */
+    int64_t need[GROVEP_MAX_LOW];
+    for (size_t l = 0; l < g->nlow; l++)
+        need[l] = INT64_MAX;
+    for (size_t v = 0; v < x->nvar; v++)
+        for (size_t l = 0; l < g->nlow; l++) {
+            int64_t sum = 0;
+            for (const struct req *r = x->tops[v]; r; r = r->next)
+                if (__builtin_add_overflow(sum, r->tot[l], &sum))
+                    sum = INT64_MAX; /* saturate, as the needs themselves */
+            if (sum < need[l])
+                need[l] = sum;
+        }
     int found = 0;
     for (size_t i = 0; i < nt && found == 0; i++) {
         m->start = times[i];
         m->end = window_end(times[i], x->d);
         if (!agg_fits(m, x->root, need))
             continue;
-        found = attempt(m, x->top, x->root, times[i], x->d);
+        found = attempt_x(m, x, times[i], x->d);
         x->at = times[i];
     }
     free(times);
@@ -1856,7 +2035,7 @@ static int match_search(grove_matcher_t *m, struct matching *x)
 {
     m->sat = x->mode == GROVE_MATCH_SATISFIABILITY;
     x->at = x->now;
-    int found = attempt(m, x->top, x->root, x->now, x->d);
+    int found = attempt_x(m, x, x->now, x->d);
     if (found == 0 && (x->mode == GROVE_MATCH_ALLOCATE_ORELSE_RESERVE
                        || x->mode == GROVE_MATCH_WITHOUT_ALLOCATING_FUTURE))
         found = match_later(m, x);
@@ -1867,7 +2046,7 @@ static int match_search(grove_matcher_t *m, struct matching *x)
  * and the message.  EBUSY (not now) or ENODEV (never; the modes that ask
  * look again ignoring use and status), ECANCELED when a hook failed.
  * Always -1. */
-static int match_failed(grove_matcher_t *m, const struct matching *x, int found,
+static int match_failed(grove_matcher_t *m, struct matching *x, int found,
                         grove_error_t *err)
 {
     if (found < 0) {
@@ -1888,7 +2067,7 @@ static int match_failed(grove_matcher_t *m, const struct matching *x, int found,
     if (x->mode == GROVE_MATCH_ALLOCATE_WITH_SAT || x->mode == GROVE_MATCH_ALLOCATE_ORELSE_RESERVE
         || x->mode == GROVE_MATCH_WITHOUT_ALLOCATING_FUTURE) {
         m->sat = true;
-        int s = attempt(m, x->top, x->root, x->now, x->d);
+        int s = attempt_x(m, x, x->now, x->d);
         m->sat = false;
         if (s < 0)
             return -1;
@@ -2000,6 +2179,7 @@ static int match_done(grove_matcher_t *m, struct matching *x, const grove_jobspe
     int saved = errno;
     free(x->imp);
     free(x->reqs);
+    free(x->tops);
     grove_policy_request_fini(&m->preq);
     m->sat = false;
     m->constraint = NULL;
@@ -2502,7 +2682,7 @@ static int match_fixed(grove_matcher_t *m, const grove_jobspec_t *js, grove_matc
             end = window_end(start, x.d);
         x.d = end - start;
         x.at = start;
-        found = attempt(m, x.top, x.root, start, x.d);
+        found = attempt_x(m, &x, start, x.d);
     }
     if (found <= 0) {
         /* the satisfiability check of match_failed looks from now */

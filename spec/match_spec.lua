@@ -198,6 +198,61 @@ describe("m:match", function()
   end)
 end)
 
+describe("xor_slot alternatives", function()
+  -- slot alternatives below one socket: 8 cores and some GPUs, or 10
+  -- cores, or 4 GPUs (tiny's sockets have 18 cores and 1 GPU each)
+  local function alternatives(first_gpus)
+    local function alt(with)
+      return {type = "xor_slot", count = 1, label = "default", with = with}
+    end
+    return match.jobspec({{type = "socket", count = 1, with = {
+      alt({{type = "core", count = 8}, {type = "gpu", count = first_gpus}}),
+      alt({{type = "core", count = 10}}),
+      alt({{type = "gpu", count = 4}})}}}, 100)
+  end
+  local function count(job, t)
+    local n = 0
+    for _, p in ipairs(job.picks) do
+      if p.vertex:type() == t then n = n + p.amount end
+    end
+    return n
+  end
+
+  it("takes the first alternative that fits", function()
+    local m = core.matcher(tiny())
+    local j = assert(m:match(alternatives(1)))
+    assert.equal(8, count(j, "core"))
+    assert.equal(1, count(j, "gpu"))
+  end)
+
+  it("passes over an alternative that does not fit for the next", function()
+    local m = core.matcher(tiny())
+    local j = assert(m:match(alternatives(2)))
+    assert.equal(10, count(j, "core"))
+    assert.equal(0, count(j, "gpu"))
+  end)
+
+  it("reserves the earliest instant any alternative fits, not the first alternative", function()
+    local m = core.matcher(tiny())
+    -- every GPU busy until 200, every core until 50
+    assert(m:match(match.jobspec({{type = "gpu", count = 4}}, 200)))
+    assert(m:match(match.jobspec({{type = "core", count = 72}}, 50)))
+    local j = assert(m:match(alternatives(1), "allocate_orelse_reserve"))
+    assert.equal(50, j.start)
+    assert.equal(10, count(j, "core"))
+    assert.equal(0, count(j, "gpu"))
+  end)
+
+  it("finds nothing when no alternative fits", function()
+    local m = core.matcher(tiny())
+    local js = match.jobspec({{type = "socket", count = 1, with = {
+      {type = "xor_slot", count = 1, label = "default", with = {{type = "core", count = 19}}},
+      {type = "xor_slot", count = 1, label = "default", with = {{type = "gpu", count = 2}}}}}},
+      10)
+    expect.fails("ENODEV", nil, m:match(js, "allocate_with_satisfiability"))
+  end)
+end)
+
 describe("the job table", function()
   it("lists, describes and cancels jobs", function()
     local m = core.matcher(tiny())

@@ -229,13 +229,22 @@ local function bad_args(args, min, max, words)
   return "bad arguments"
 end
 
--- The resource types of the graph, plus "slot", as a list (for the
--- jobspec reader's known-types check).
+-- The types the reference engine always knows, whatever its graph holds:
+-- a request for a gpu on a machine without one is a request that finds
+-- nothing (an xor_slot alternative skipped), not a jobspec error.
+local STANDARD_TYPES = {"slot", "xor_slot", "cluster", "rack", "node", "socket", "core", "gpu",
+  "ssd", "storage_node"}
+
+-- The resource types of the graph, plus the standard ones, as a list (for
+-- the jobspec reader's known-types check).
 function S:known_types()
   if not self.types then
-    local list = {"slot"}
+    local list, seen = {}, {}
+    for _, t in ipairs(STANDARD_TYPES) do
+      list[#list + 1], seen[t] = t, true
+    end
     for _, t in ipairs(self.graph:types()) do
-      if t ~= "slot" then list[#list + 1] = t end
+      if not seen[t] then list[#list + 1], seen[t] = t, true end
     end
     self.types = list
   end
