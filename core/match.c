@@ -842,7 +842,7 @@ static int64_t take_slots(grove_matcher_t *m, const struct req *r, grove_vid_t u
  * for is a home; each home places as many slots as fit, each scored by the
  * ids (+ 1) of the vertices it took directly below the home; the best
  * scores win, across homes (the lowest sums under low, the highest under
- * high; ties in visiting order).  So under low a second job of one slot of
+ * high; ties in graph order).  So under low a second job of one slot of
  * cores goes to core0 of the next node, not to core8 of the first, and in
  * power distribution jobs spread over homes whose ids start again (power
  * units numbered per pdu).  A node-centric policy (lonode, hinode) adds to
@@ -856,6 +856,9 @@ static int64_t take_slots(grove_matcher_t *m, const struct req *r, grove_vid_t u
 struct slotc {
     double score;
     size_t home, k; /* the k-th slot of homes[home] */
+    grove_vid_t hv; /* that home: ties go in graph order, by vertex id, as
+                     * the reference engine explores in graph order whatever
+                     * the policy */
 };
 
 /* +1 when the policy puts lower ids first, -1 higher, 0 when it does not
@@ -942,8 +945,8 @@ static int cmp_slotc(const void *a, const void *b)
     const struct slotc *x = a, *y = b;
     if (x->score != y->score)
         return x->score < y->score ? -1 : 1;
-    if (x->home != y->home)
-        return x->home < y->home ? -1 : 1;
+    if (x->hv != y->hv)
+        return x->hv < y->hv ? -1 : 1;
     return (x->k > y->k) - (x->k < y->k);
 }
 
@@ -960,7 +963,7 @@ static int slot_candidates(grove_matcher_t *m, const struct req *r, const grove_
         for (size_t k = 0; k < want && (rc = slot_at(m, r, hv[h], excl, &sc)) == 1; k++) {
             if (grovep_grow((void **)cv, &cap, *nc + 1, sizeof(**cv)) < 0)
                 return -1;
-            (*cv)[(*nc)++] = (struct slotc){dir * sc, h, k};
+            (*cv)[(*nc)++] = (struct slotc){dir * sc, h, k, hv[h]};
         }
         rollback(m, cp);
         if (rc < 0)
