@@ -61,6 +61,11 @@ struct req {
     bool excl; /* exclusive as written or as RFC 14 implies */
     const grove_count_t *count;
     struct req *child, *next;
+    struct req *alt; /* or-slots (grove_match_config_t): the group's next
+                      * alternative; the first stays in its list, the others
+                      * hang from it in order */
+    const grove_count_t *ocount; /* a group's first: the count of its last
+                                  * alternative, how many slots it takes */
     bool free_span; /* slot: asks for nodes itself, so may span nodes */
     const struct req *sibs; /* the first request of r's list (r's siblings) */
     bool whole;     /* written exclusive with children: the job gets all below */
@@ -101,6 +106,7 @@ struct grove_matcher {
     grove_policy_t pol;
     char *pol_name;
     grove_match_config_t cfg;
+    struct orplan *orplan; /* or-slot choice scratch, made on first use */
     char *constraint_type;
 
     grove_job_t **jobs; /* sorted by id */
@@ -254,6 +260,7 @@ void grove_matcher_destroy(grove_matcher_t *m)
     free(m->kids);
     free(m->cands);
     free(m->dpar);
+    free(m->orplan);
     kept_free(m);
     free(m);
 }
@@ -876,21 +883,147 @@ static int id_direction(grove_matcher_t *m, grove_vid_t a, grove_vid_t b)
     return k[0] == a ? 1 : -1;
 }
 
-/* Does w have a direct child (walked subsystem) of each type slot r asks for? */
+/* Does w have a direct child (walked subsystem) of each type slot r asks
+ * for (of one of its alternatives, for or-slots)? */
 static bool slot_home_of(const grove_matcher_t *m, const struct req *r, grove_vid_t w)
 {
     const grove_graph_t *g = m->g;
-    for (const struct req *c = r->child; c; c = c->next) {
-        if (c->slot)
-            return false;
-        bool found = false;
-        for (grove_eid_t e = g->first_out[w]; e != GROVEP_NONE && !found; e = g->e[e].next_out)
-            found = g->e[e].sub == m->dom_sub && !(g->e[e].flags & (GROVEP_E_UP | GROVEP_E_DEAD))
-                    && g->v[g->e[e].dst].type == c->type;
-        if (!found)
-            return false;
+    for (const struct req *a = r; a; a = a->alt) {
+        bool all = true;
+        for (const struct req *c = a->child; c && all; c = c->next) {
+            bool found = false;
+            for (grove_eid_t e = g->first_out[w]; e != GROVEP_NONE && !found && !c->slot;
+                 e = g->e[e].next_out)
+                found = g->e[e].sub == m->dom_sub
+                        && !(g->e[e].flags & (GROVEP_E_UP | GROVEP_E_DEAD))
+                        && g->v[g->e[e].dst].type == c->type;
+            all = found;
+        }
+        if (all)
+            return true;
     }
-    return true;
+    return false;
+}
+
+/* ---- or-slots ------------------------------------------------------------------- */
+
+/* At one home the or-slots are chosen as the reference engine chooses
+ * them: from the free units of each type among the home's direct
+ * children, each next slot takes the first alternative that lets the most
+ * slots in all be placed (at most the want still missing).  The types an
+ * or-group may ask for directly below a home, at most OR_TYPES. */
+#define OR_TYPES 8
+#define OR_MEMO 4096
+#define OR_DEPTH 64
+
+struct orplan {
+    size_t nalt, nt;
+    const struct req *alt[OR_TYPES];   /* the alternatives, at most OR_TYPES */
+    grove_sym_t type[OR_TYPES];
+    int64_t need[OR_TYPES][OR_TYPES]; /* [alternative][type] units */
+    struct {
+        int64_t c[OR_TYPES];
+        int64_t depth, best;
+        int first;
+    } memo[OR_MEMO];
+    size_t nmemo;
+};
+
+/* The most slots (at most depth) counts c let be placed; *first the
+ * alternative that starts such a choice, the first on ties (-1: none). */
+static int64_t or_best(struct orplan *p, const int64_t *c, int64_t depth, int *first)
+{
+    *first = -1;
+    if (depth == 0)
+        return 0;
+    for (size_t i = 0; i < p->nmemo; i++)
+        if (p->memo[i].depth == depth && !memcmp(p->memo[i].c, c, sizeof(p->memo[i].c))) {
+            *first = p->memo[i].first;
+            return p->memo[i].best;
+        }
+    int64_t best = 0;
+    for (size_t a = 0; a < p->nalt; a++) {
+        int64_t next[OR_TYPES];
+        bool fits = true;
+        for (size_t t = 0; t < OR_TYPES; t++) {
+            next[t] = c[t] - (t < p->nt ? p->need[a][t] : 0);
+            fits = fits && next[t] >= 0;
+        }
+        if (!fits)
+            continue;
+        int dummy;
+        int64_t got = 1 + or_best(p, next, depth - 1, &dummy);
+        if (got > best) {
+            best = got;
+            *first = (int)a;
+        }
+    }
+    if (p->nmemo < OR_MEMO) {
+        memcpy(p->memo[p->nmemo].c, c, sizeof(p->memo[p->nmemo].c));
+        p->memo[p->nmemo].depth = depth;
+        p->memo[p->nmemo].best = best;
+        p->memo[p->nmemo++].first = *first;
+    }
+    return best;
+}
+
+/* The alternatives of the next up to want slots of or-group r at home w,
+ * into seq (*nseq, room for want).  0; 1 when the plan cannot hold r (more
+ * alternatives or types than OR_TYPES, nested slots); -1 (ENOMEM). */
+static int or_sequence(grove_matcher_t *m, const struct req *r, grove_vid_t w, uint64_t want,
+                       const struct req **seq, size_t *nseq)
+{
+    if (!m->orplan && !(m->orplan = calloc(1, sizeof(*m->orplan))))
+        return -1;
+    struct orplan *p = m->orplan;
+    *nseq = 0;
+    p->nalt = p->nt = 0;
+    p->nmemo = 0;
+    memset(p->need, 0, sizeof(p->need));
+    for (const struct req *a = r; a; a = a->alt) {
+        if (p->nalt == OR_TYPES)
+            return 1;
+        for (const struct req *c = a->child; c; c = c->next) {
+            if (c->slot)
+                return 1;
+            size_t t = 0;
+            while (t < p->nt && p->type[t] != c->type)
+                t++;
+            if (t == p->nt) {
+                if (p->nt == OR_TYPES)
+                    return 1;
+                p->type[p->nt++] = c->type;
+            }
+            p->need[p->nalt][t] += (int64_t)c->count->min;
+        }
+        p->alt[p->nalt++] = a;
+    }
+    int64_t c[OR_TYPES] = {0};
+    const grove_graph_t *g = m->g;
+    for (grove_eid_t e = g->first_out[w]; e != GROVEP_NONE; e = g->e[e].next_out) {
+        grove_vid_t v = g->e[e].dst;
+        if (g->e[e].sub != m->dom_sub || (g->e[e].flags & (GROVEP_E_UP | GROVEP_E_DEAD))
+            || !enterable(m, v))
+            continue;
+        for (size_t t = 0; t < p->nt; t++)
+            if (g->v[v].type == p->type[t])
+                c[t] += free_units(m, v);
+    }
+    for (size_t t = 0; t < p->nt; t++)
+        if (p->type[t] == GROVE_SYM_NONE)
+            c[t] = 0; /* a type the graph lacks: no alternative asking for it fits */
+    for (uint64_t k = 0; k < want; k++) {
+        int a;
+        /* the lookahead stops at OR_DEPTH slots: ties beyond it go to the
+         * first alternative */
+        int64_t depth = want - k > OR_DEPTH ? OR_DEPTH : (int64_t)(want - k);
+        if (or_best(p, c, depth, &a) == 0 || a < 0)
+            break;
+        seq[(*nseq)++] = p->alt[a];
+        for (size_t t = 0; t < p->nt; t++)
+            c[t] -= p->need[a][t];
+    }
+    return 0;
 }
 
 /* The homes below u (u included), in visiting order, into *hv (*nh; the
@@ -950,17 +1083,34 @@ static int cmp_slotc(const void *a, const void *b)
     return (x->k > y->k) - (x->k < y->k);
 }
 
-/* Every slot each home can hold, scored (what was taken rolled back). */
+/* The shapes of the next up to want slots of r at home w, into seq
+ * (*nseq): r itself want times, or for or-slots their choice
+ * (or_sequence).  0, 1 (or-slots it cannot plan), -1. */
+static int home_shapes(grove_matcher_t *m, const struct req *r, grove_vid_t w, uint64_t want,
+                       const struct req **seq, size_t *nseq)
+{
+    if (r->alt)
+        return or_sequence(m, r, w, want, seq, nseq);
+    for (*nseq = 0; *nseq < want; (*nseq)++)
+        seq[*nseq] = r;
+    return 0;
+}
+
+/* Every slot each home can hold, scored (what was taken rolled back).  0,
+ * 1 (or-slots it cannot plan), -1.  seq: room for want shapes. */
 static int slot_candidates(grove_matcher_t *m, const struct req *r, const grove_vid_t *hv,
                            size_t nh, bool excl, uint64_t want, int dir, struct slotc **cv,
-                           size_t *nc)
+                           size_t *nc, const struct req **seq)
 {
     size_t cap = 0;
     for (size_t h = 0; h < nh; h++) {
         struct checkpoint cp = checkpoint(m);
         double sc;
-        int rc = 0; /* want may be 0 */
-        for (size_t k = 0; k < want && (rc = slot_at(m, r, hv[h], excl, &sc)) == 1; k++) {
+        size_t nseq;
+        int rc = home_shapes(m, r, hv[h], want, seq, &nseq);
+        if (rc != 0)
+            return rc;
+        for (size_t k = 0; k < nseq && (rc = slot_at(m, seq[k], hv[h], excl, &sc)) == 1; k++) {
             if (grovep_grow((void **)cv, &cap, *nc + 1, sizeof(**cv)) < 0)
                 return -1;
             (*cv)[(*nc)++] = (struct slotc){dir * sc, h, k, hv[h]};
@@ -980,6 +1130,7 @@ static int take_slots_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t
 {
     grove_vid_t *hv = NULL;
     struct slotc *cv = NULL;
+    const struct req **seq = NULL;
     size_t nh = 0, hcap = 0, nc = 0;
     bool excl = r->excl || pexcl;
     int rc = -1, dir = 0;
@@ -1000,8 +1151,13 @@ static int take_slots_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t
         rc = 2;
         goto out;
     }
-    if (slot_candidates(m, r, hv, nh, excl, want, dir, &cv, &nc) < 0)
+    if (!(seq = malloc((want ? want : 1) * sizeof(*seq))))
         goto out;
+    int sc_rc = slot_candidates(m, r, hv, nh, excl, want, dir, &cv, &nc, seq);
+    if (sc_rc != 0) {
+        rc = sc_rc < 0 ? -1 : 2;
+        goto out;
+    }
     if (nc < want) {
         /* in containment a slot may still span the homes' children (cores
          * of two sockets of a node, docs/conformance.md): placed in
@@ -1020,8 +1176,12 @@ static int take_slots_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t
     rc = 1;
     for (size_t h = 0; h < nh && rc == 1; h++) {
         double sc;
+        size_t nseq = 0;
+        /* the same plan as for the candidates: per[h] is its first ones */
+        if (per[h] && home_shapes(m, r, hv[h], want, seq, &nseq) != 0)
+            rc = -1; /* it planned this home before */
         for (size_t k = 0; k < per[h] && rc == 1; k++)
-            rc = slot_at(m, r, hv[h], excl, &sc);
+            rc = k < nseq ? slot_at(m, seq[k], hv[h], excl, &sc) : 0;
     }
     if (rc == 0)
         rollback(m, cp);
@@ -1029,6 +1189,7 @@ static int take_slots_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t
 out:
     free(hv);
     free(cv);
+    free(seq);
     return rc;
 }
 
@@ -1312,7 +1473,7 @@ static void merge_channel_picks(grove_matcher_t *m)
 static int match_list(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl,
                       bool top)
 {
-    const grove_count_t *cnt = r->count;
+    const grove_count_t *cnt = r->ocount ? r->ocount : r->count;
     bool fixed = cnt->kind == GROVE_COUNT_FIXED;
     uint64_t want = fixed ? cnt->min : cnt->max;
     struct checkpoint start = checkpoint(m);
@@ -1321,6 +1482,19 @@ static int match_list(grove_matcher_t *m, const struct req *r, grove_vid_t u, bo
         int by_id = fixed ? take_slots_by_id(m, r, u, pexcl, want) : 2;
         if (by_id != 2)
             return by_id;
+        if (r->alt) {
+            /* or-slots not chosen by id: the first alternative of which
+             * want slots fit, all of one shape */
+            for (const struct req *a = r; a; a = a->alt) {
+                int64_t got = take_slots(m, a, u, pexcl, want, NULL, 0);
+                if (got < 0)
+                    return -1;
+                if ((uint64_t)got >= want)
+                    return 1;
+                rollback(m, start);
+            }
+            return 0;
+        }
         if (fixed) {
             int64_t got = take_slots(m, r, u, pexcl, want, NULL, 0);
             if (got < 0)
@@ -1419,6 +1593,33 @@ static void read_request(grove_matcher_t *m, const grove_jobspec_t *js, struct r
     }
 }
 
+/* With or-slots, the slots of each list of rs (and of the top list *top)
+ * become one group: the first stays in the list, the others hang from it
+ * (alt) in order, and the group takes as many slots as the last asks for
+ * (ocount; the reference engine's reading). */
+static void group_or_slots(struct req *rs, size_t n, struct req **top)
+{
+    for (size_t i = 0; i <= n; i++) {
+        struct req **link = i < n ? &rs[i].child : top;
+        struct req *first = NULL, *last = NULL;
+        while (*link) {
+            struct req *r = *link;
+            if (!r->slot || !first) {
+                if (r->slot)
+                    first = last = r;
+                link = &r->next;
+                continue;
+            }
+            *link = r->next; /* r leaves the list for the group */
+            r->next = NULL;
+            last->alt = r;
+            last = r;
+        }
+        if (first && last != first)
+            first->ocount = last->count;
+    }
+}
+
 /* What compile derives once the tree is linked: which slots may span
  * nodes and the pruning needs.  on[i] (NULL: all) marks the requests of
  * the variant rs holds. */
@@ -1449,6 +1650,14 @@ static void derive(const grove_graph_t *g, struct req *rs, size_t n, const uint8
             if (__builtin_mul_overflow((int64_t)(mult > (uint64_t)INT32_MAX ? INT32_MAX : mult),
                                        r->need1[l], &r->tot[l]))
                 r->tot[l] = INT64_MAX;
+            /* or-slots: what the least demanding alternative needs (they
+             * come later in pre-order, so theirs are known) */
+            for (const struct req *a = r->alt; a; a = a->alt) {
+                if (a->need1[l] < r->need1[l])
+                    r->need1[l] = a->need1[l];
+                if (a->tot[l] < r->tot[l])
+                    r->tot[l] = a->tot[l];
+            }
         }
     }
 }
@@ -1574,6 +1783,8 @@ static struct req *compile(grove_matcher_t *m, const grove_jobspec_t *js, struct
             errno = ENOMEM;
             return NULL;
         }
+        if (m->cfg.or_slots)
+            group_or_slots(base, n, &top);
         derive(m->g, base, n, NULL);
         (*tops)[0] = top;
         *nvar = 1;
@@ -1597,8 +1808,10 @@ static struct req *compile(grove_matcher_t *m, const grove_jobspec_t *js, struct
             dst[i].next = kept(dst, base, base[i].next, on);
             dst[i].sibs = kept(dst, base, base[i].sibs, on);
         }
-        derive(m->g, dst, n, on);
         (*tops)[v] = kept(dst, base, top, on);
+        if (m->cfg.or_slots)
+            group_or_slots(dst, n, &(*tops)[v]);
+        derive(m->g, dst, n, on);
     }
     *nvar = vars.nrows;
 out:

@@ -49,7 +49,7 @@ describe("core.matcher", function()
       "bad argument #1 to 'matcher' (grove.graph expected, got no value)")
     assert.has_error(function() core.matcher(tiny(), {color = 1}) end,
       "bad argument #2 to 'matcher' (unknown option 'color' (default_duration, "
-      .. "constraint_type))")
+      .. "constraint_type, or_slots))")
     assert.has_error(function() core.matcher(tiny(), {default_duration = -1}) end,
       "bad argument #2 to 'matcher' (default_duration must be a non-negative integer "
       .. "(seconds))")
@@ -250,6 +250,47 @@ describe("xor_slot alternatives", function()
       {type = "xor_slot", count = 1, label = "default", with = {{type = "gpu", count = 2}}}}}},
       10)
     expect.fails("ENODEV", nil, m:match(js, "allocate_with_satisfiability"))
+  end)
+end)
+
+describe("or-slots (or_slots = true)", function()
+  -- a socket with one slot of two shapes: 8 cores and a GPU, or 10 cores
+  local function small_or_big()
+    return match.jobspec({{type = "socket", count = 1, with = {
+      {type = "slot", count = 1, label = "small",
+        with = {{type = "core", count = 8}, {type = "gpu", count = 1}}},
+      {type = "slot", count = 1, label = "big", with = {{type = "core", count = 10}}}}}}, 100)
+  end
+  local function shape(job)
+    local cores, gpus, sockets = 0, 0, {}
+    for _, p in ipairs(job.picks) do
+      local t = p.vertex:type()
+      if t == "core" then cores = cores + 1 end
+      if t == "gpu" then gpus = gpus + 1 end
+      if t == "socket" then sockets[#sockets + 1] = tostring(p.vertex) end
+    end
+    return ("%d cores %d gpus %s"):format(cores, gpus, table.concat(sockets, " "))
+  end
+
+  it("takes one slot of either shape, the shape that leaves room for most slots first", function()
+    local m = core.matcher(tiny(), {or_slots = true})
+    assert(m:set_policy("high"))
+    local a = assert(m:match(small_or_big()))
+    local b = assert(m:match(small_or_big()))
+    assert.equal("8 cores 1 gpus /tiny0/rack0/node1/socket1", shape(a))
+    assert.equal("10 cores 0 gpus /tiny0/rack0/node1/socket1", shape(b))
+  end)
+
+  it("takes every sibling slot without the option", function()
+    local m = core.matcher(tiny())
+    assert(m:set_policy("high"))
+    assert.equal("18 cores 1 gpus /tiny0/rack0/node1/socket1",
+      shape(assert(m:match(small_or_big()))))
+  end)
+
+  it("refuses a bad option", function()
+    assert.has_error(function() core.matcher(tiny(), {or_slots = 1}) end,
+      "bad argument #2 to 'matcher' (or_slots must be a boolean)")
   end)
 end)
 

@@ -119,7 +119,8 @@ S.__index = S
 -- err (file handles; default stdout, stdout, stderr), elapsed (print
 -- the wall time of each match command, end to end), aggregates
 -- ("HL:LL,..." pruning aggregates), subsystems (the -S set: the first
--- one listed is the subsystem matches walk and the printer draws).
+-- one listed is the subsystem matches walk and the printer draws),
+-- or_slots (sibling slots are alternatives: the -T flexible traverser).
 -- Returns the session, or nil, message, code.
 function M.new(opts)
   if type(opts) ~= "table" or opts.graph == nil then
@@ -144,7 +145,7 @@ function M.new(opts)
     local ok, msg, code = self.graph:set_aggregates(self.aggregates)
     if not ok then return nil, "pruning filters: " .. msg, code end
   end
-  self.matcher = core.matcher(self.graph)
+  self.matcher = core.matcher(self.graph, {or_slots = opts.or_slots == true})
   if dominant ~= "containment" then
     self.dominant = dominant
     assert(self.matcher:set_dominant(dominant))

@@ -36,7 +36,8 @@ Usage: grove query -L FILE [options] < COMMANDS
   -F, --match-format=FMT         simple (default), pretty_simple, jgf, rlite,
                                  rv1, rv1_nosched
   -t, --test-output=FILE         write results to FILE instead of stdout
-  -T, --traverser-policy=NAME    accepted for compatibility (simple, flexible)
+  -T, --traverser-policy=NAME    simple (default), or flexible: sibling slots are
+                                 alternatives (or-slots)
   -g, --graph-format=FMT         dot (default) or graphml, for -o
   -o, --graph-output=BASENAME    at the end, write the graph to BASENAME.FMT
   -r, --reserve-vtx-vec=N        accepted for compatibility
@@ -196,7 +197,7 @@ function M.main(args)
     out = f
   end
   local s, serr = query.new{graph = g, policy = policy, format = fmt, out = out,
-    elapsed = o.e, aggregates = o.p, subsystems = o.S}
+    elapsed = o.e, aggregates = o.p, subsystems = o.S, or_slots = o.T == "flexible"}
   if not s then
     io.stderr:write("grove query: ", tostring(serr), "\n")
     return 1
@@ -207,7 +208,7 @@ function M.main(args)
       "INFO: Edge Count: %d\n"):format(core.wall_clock() - t0, g:count(), g:edge_count()))
     io.stdout:flush()
   end
-  if o.T and o.T ~= "simple" then
+  if o.T and o.T ~= "simple" and o.T ~= "flexible" then
     io.stderr:write(("grove query: note: -T %s: sibling slots are all required, not " ..
       "alternatives\n"):format(o.T))
   end
