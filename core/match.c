@@ -856,6 +856,11 @@ static int64_t take_slots(grove_matcher_t *m, const struct req *r, grove_vid_t u
  * each vertex taken the id of its node, weighted above any sum of ids
  * (NODE_WEIGHT), so a job keeps to the lowest (highest) nodes first. */
 
+/* How many homes (sockets, say) slots are chosen by id among in
+ * containment; with more, they are placed depth-first (see
+ * take_slots_by_id).  The corpus's machines have at most 16. */
+#define SLOT_HOMES_MAX 64
+
 /* The reference engine's weight of a node's id in a node-centric score:
  * (id + 2) * 10000 per vertex taken below the node. */
 #define NODE_WEIGHT 10000.0
@@ -1027,13 +1032,16 @@ static int or_sequence(grove_matcher_t *m, const struct req *r, grove_vid_t w, u
 }
 
 /* The homes below u (u included), in visiting order, into *hv (*nh; the
- * caller frees); a home is not searched below.  0 or -1. */
+ * caller frees); a home is not searched below.  0, -1, or 1 when there are
+ * more than max (0: no limit; the walk stops there). */
 static int slot_homes(grove_matcher_t *m, const struct req *r, grove_vid_t w, bool top,
-                      grove_vid_t **hv, size_t *nh, size_t *cap)
+                      grove_vid_t **hv, size_t *nh, size_t *cap, size_t max)
 {
     if (!top && !enterable(m, w))
         return 0;
     if (slot_home_of(m, r, w)) {
+        if (max && *nh == max)
+            return 1;
         if (grovep_grow((void **)hv, cap, *nh + 1, sizeof(**hv)) < 0)
             return -1;
         (*hv)[(*nh)++] = w;
@@ -1045,7 +1053,7 @@ static int slot_homes(grove_matcher_t *m, const struct req *r, grove_vid_t w, bo
     uint32_t first = m->frames[fbase].kids, n = m->frames[fbase].nkids;
     int rc = 0;
     for (uint32_t i = 0; i < n && rc == 0; i++)
-        rc = slot_homes(m, r, m->kids[first + i], false, hv, nh, cap);
+        rc = slot_homes(m, r, m->kids[first + i], false, hv, nh, cap, max);
     m->nframes = fbase;
     m->nkids = kbase;
     return rc;
@@ -1138,8 +1146,17 @@ static int take_slots_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t
         rc = 2;
         goto out;
     }
-    if (slot_homes(m, r, u, true, &hv, &nh, &hcap) < 0)
+    /* in containment, beyond SLOT_HOMES_MAX homes the slots keep the
+     * depth-first placement: choosing by id looks at every home, the cost
+     * of a walk of the machine per match */
+    int hrc = slot_homes(m, r, u, true, &hv, &nh, &hcap,
+                         m->dom_sub == m->g->containment ? SLOT_HOMES_MAX : 0);
+    if (hrc < 0)
         goto out;
+    if (hrc > 0) {
+        rc = 2;
+        goto out;
+    }
     for (size_t h = 0; h + 1 < nh && dir == 0; h++)
         if (grove_vertex_id(m->g, hv[h]) != grove_vertex_id(m->g, hv[h + 1]))
             dir = grove_vertex_id(m->g, hv[h]) < grove_vertex_id(m->g, hv[h + 1])
