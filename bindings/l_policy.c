@@ -29,6 +29,8 @@
  *   node_exclusive = bool
  *   explore_by_use = bool    children untouched by earlier jobs first (see
  *                             grove_policy_t); the order hook is not used
+ *   node_centric = bool       slots compared by id weigh their node's id
+ *                             first (see grove_policy_t)
  *   prune_types, score_types = "TYPE" or {"TYPE", ...}: the types whose
  *                             vertices prune (score and choose) are asked
  *                             about; others are walked through (matched
@@ -84,7 +86,7 @@ static const char *const hook_names[H_COUNT] = {"prune",     "order", "score", "
 /* The registry fields of the sandbox holding the hooks, by kind. */
 static const char *const hook_fields[] = {"prune", "order", "score", "choose", "key"};
 
-enum key_kind { K_NONE, K_ID, K_RANK, K_VID, K_SIZE, K_PROPERTY, K_FUNCTION };
+enum key_kind { K_NONE, K_ID, K_RANK, K_VID, K_SIZE, K_PERF_CLASS, K_PROPERTY, K_FUNCTION };
 
 /* Stack slots of the sandbox while a match runs (offsets from base). */
 enum slot {
@@ -460,8 +462,8 @@ static double prop_number(const grove_graph_t *g, grove_vid_t v, const char *nam
  * points at NAME in s.  K_NONE when s names none. */
 static int key_named(const char *s, const char **prop)
 {
-    static const char *const names[] = {"id", "rank", "vid", "size"};
-    static const int kinds[] = {K_ID, K_RANK, K_VID, K_SIZE};
+    static const char *const names[] = {"id", "rank", "vid", "size", "perf_class"};
+    static const int kinds[] = {K_ID, K_RANK, K_VID, K_SIZE, K_PERF_CLASS};
     *prop = NULL;
     for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
         if (!strcmp(s, names[i]))
@@ -481,6 +483,7 @@ static double key_value(const grove_graph_t *g, grove_vid_t v, int kind, const c
     case K_RANK: return (double)grove_vertex_rank(g, v);
     case K_VID: return (double)v;
     case K_SIZE: return (double)grove_vertex_size(g, v);
+    case K_PERF_CLASS: return grove_policy_perf_class(g, v);
     default: return prop_number(g, v, prop);
     }
 }
@@ -939,7 +942,7 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, int t, int uv, cons
 {
     static const char *const fnames[] = {"prune", "order", "score", "choose"};
     const grove_policy_t *base = NULL;
-    int select = -1, nodex = -1, by_use = -1;
+    int select = -1, nodex = -1, by_use = -1, nodec = -1;
     bool given[H_COUNT] = {false};
     lua_pushnil(S);
     while (lua_next(S, t)) {
@@ -983,6 +986,11 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, int t, int uv, cons
                                               : "explore_by_use must be a boolean, not %s",
                                   luaL_typename(S, -1));
             *(k[0] == 'n' ? &nodex : &by_use) = lua_toboolean(S, -1);
+        } else if (!strcmp(k, "node_centric")) {
+            if (vt != LUA_TBOOLEAN)
+                return spec_error(S, p, "node_centric must be a boolean, not %s",
+                                  luaL_typename(S, -1));
+            nodec = lua_toboolean(S, -1);
         } else if (!strcmp(k, "prune_types") || !strcmp(k, "score_types")) {
             if (parse_types(S, p, k[0] == 's', lua_gettop(S), k) < 0)
                 return -1;
@@ -1004,8 +1012,8 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, int t, int uv, cons
         } else {
             return spec_error(S, p,
                               "unknown field '%s' (name, description, base, prune, order, "
-                              "score, choose, select, node_exclusive, explore_by_use, "
-                              "prune_types, score_types)", k);
+                              "score, choose, select, node_exclusive, node_centric, "
+                              "explore_by_use, prune_types, score_types)", k);
         }
         lua_pop(S, 1);
     }
@@ -1034,6 +1042,8 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, int t, int uv, cons
         h.node_exclusive = nodex;
     if (by_use >= 0)
         h.explore_by_use = by_use;
+    if (nodec >= 0)
+        h.node_centric = nodec;
     h.prune_types = (const char *const *)p->types[0];
     h.score_types = (const char *const *)p->types[1];
     p->hooks = h;
@@ -1413,7 +1423,7 @@ static void push_types(lua_State *L, char **list, const char *field)
 }
 
 /* hooks() -> {prune = "lua" | "c", order = ..., score = ..., choose = ...,
- *             select = "first" | "best", node_exclusive = bool,
+ *             select = "first" | "best", node_exclusive = bool, node_centric = bool,
  *             explore_by_use = true (only when set), prune_types = {...},
  *             score_types = {...}} */
 static int p_hooks(lua_State *L)
@@ -1433,6 +1443,8 @@ static int p_hooks(lua_State *L)
     lua_setfield(L, -2, "select");
     lua_pushboolean(L, h->node_exclusive);
     lua_setfield(L, -2, "node_exclusive");
+    lua_pushboolean(L, h->node_centric);
+    lua_setfield(L, -2, "node_centric");
     if (h->explore_by_use) {
         lua_pushboolean(L, true);
         lua_setfield(L, -2, "explore_by_use");

@@ -119,7 +119,8 @@ S.__index = S
 -- err (file handles; default stdout, stdout, stderr), elapsed (print
 -- the wall time of each match command, end to end), aggregates
 -- ("HL:LL,..." pruning aggregates), subsystems (the -S set: the first
--- one listed is the subsystem matches walk and the printer draws).
+-- one listed is the subsystem matches walk and the printer draws),
+-- or_slots (sibling slots are alternatives: the -T flexible traverser).
 -- Returns the session, or nil, message, code.
 function M.new(opts)
   if type(opts) ~= "table" or opts.graph == nil then
@@ -144,7 +145,7 @@ function M.new(opts)
     local ok, msg, code = self.graph:set_aggregates(self.aggregates)
     if not ok then return nil, "pruning filters: " .. msg, code end
   end
-  self.matcher = core.matcher(self.graph)
+  self.matcher = core.matcher(self.graph, {or_slots = opts.or_slots == true})
   if dominant ~= "containment" then
     self.dominant = dominant
     assert(self.matcher:set_dominant(dominant))
@@ -229,13 +230,22 @@ local function bad_args(args, min, max, words)
   return "bad arguments"
 end
 
--- The resource types of the graph, plus "slot", as a list (for the
--- jobspec reader's known-types check).
+-- The types the reference engine always knows, whatever its graph holds:
+-- a request for a gpu on a machine without one is a request that finds
+-- nothing (an xor_slot alternative skipped), not a jobspec error.
+local STANDARD_TYPES = {"slot", "xor_slot", "cluster", "rack", "node", "socket", "core", "gpu",
+  "ssd", "storage_node"}
+
+-- The resource types of the graph, plus the standard ones, as a list (for
+-- the jobspec reader's known-types check).
 function S:known_types()
   if not self.types then
-    local list = {"slot"}
+    local list, seen = {}, {}
+    for _, t in ipairs(STANDARD_TYPES) do
+      list[#list + 1], seen[t] = t, true
+    end
     for _, t in ipairs(self.graph:types()) do
-      if t ~= "slot" then list[#list + 1] = t end
+      if not seen[t] then list[#list + 1], seen[t] = t, true end
     end
     self.types = list
   end
