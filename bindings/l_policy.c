@@ -595,7 +595,9 @@ static int keys_index(lua_State *S)
     const char *name = luaL_checkstring(S, 2), *prop;
     int kind = key_named(name, &prop);
     if (kind == K_NONE)
-        return luaL_error(S, "keys: unknown key '%s' (id, rank, vid, size, property:NAME)",
+        return luaL_error(S,
+                          "keys: unknown key '%s' (id, rank, vid, size, perf_class, "
+                          "property:NAME)",
                           name);
     if (!c || (uint64_t)lua_tointeger(S, lua_upvalueindex(2)) != p->nchoose)
         return luaL_error(S, "keys: used after its choose call returned");
@@ -907,7 +909,7 @@ static int parse_order_table(lua_State *S, struct grovel_policy *p, int t, int u
                 p->key = key_named(s, &prop);
                 if (p->key == K_NONE)
                     return spec_error(S, p,
-                                      "order: unknown key '%s' (id, rank, vid, size, "
+                                      "order: unknown key '%s' (id, rank, vid, size, perf_class, "
                                       "property:NAME or a function)", s);
                 if (prop && !(p->key_prop = strdup(prop)))
                     return spec_error(S, p, "%s", "out of memory");

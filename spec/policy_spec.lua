@@ -108,9 +108,9 @@ describe("loading policies", function()
     {"{base = 'fastest'}", "base must name a built-in policy ('fastest' is not one)"},
     {"{order = {}}", "order: a declarative order needs a key"},
     {"{order = {key = 'speed'}}", "order: unknown key 'speed' (id, rank, vid, size, "
-      .. "property:NAME or a function)"},
+      .. "perf_class, property:NAME or a function)"},
     {"{order = {key = 'property:'}}", "order: unknown key 'property:' (id, rank, vid, size, "
-      .. "property:NAME or a function)"},
+      .. "perf_class, property:NAME or a function)"},
     {"{order = {key = 3}}", "order: key must be a string or a function, not number"},
     {"{order = {key = 'id', descending = 1}}", "order: descending must be a boolean, not number"},
     {"{order = {key = 'id', when = 5}}", "order: when must be a type name, not number"},
@@ -336,7 +336,8 @@ describe("hooks", function()
       return {choose = function(cands, k, scores, keys) return {keys.name and 1} end}]])
     local job, msg = m:match(nodes(1, 1))
     assert.is_nil(job)
-    assert.matches("keys: unknown key 'name' %(id, rank, vid, size, property:NAME%)", msg)
+    assert.matches("keys: unknown key 'name' %(id, rank, vid, size, perf_class, "
+      .. "property:NAME%)", msg)
     assert(m:set_policy(assert(parse([[
       local kept
       return {choose = function(cands, k, scores, keys)
