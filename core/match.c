@@ -1941,6 +1941,47 @@ static void merge_channel_picks(grove_matcher_t *m)
     m->nsel = k;
 }
 
+static int cmp_vid_desc(const void *a, const void *b)
+{
+    grove_vid_t x = *(const grove_vid_t *)a, y = *(const grove_vid_t *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Policies that explore by use, a moldable count: of the candidates of r
+ * taken since start (more than the count accepts), keep the fit newest
+ * vertices (the reference engine keeps the best scores of what it found,
+ * its newest unique ids).  1 taken, 0 not (nothing of r stays taken), -1
+ * error, 2 when they cannot be taken again alone (the caller decides). */
+static int take_highest(grove_matcher_t *m, const struct req *r, bool pexcl,
+                        struct checkpoint start, uint64_t fit)
+{
+    size_t n = 0;
+    grove_vid_t *cs = malloc((m->nsel - start.nsel + 1) * sizeof(*cs));
+    if (!cs) {
+        errno = ENOMEM;
+        return -1;
+    }
+    for (size_t i = start.nsel; i < m->nsel; i++)
+        if (m->g->v[m->sel[i].v].type == r->type)
+            cs[n++] = m->sel[i].v;
+    qsort(cs, n, sizeof(*cs), cmp_vid_desc);
+    rollback(m, start);
+    uint64_t got = 0;
+    for (size_t i = 0; i < n && got < fit; i++) {
+        int64_t t = take(m, r, cs[i], pexcl, 1, fit - got);
+        if (t < 0) {
+            free(cs);
+            return -1;
+        }
+        got += t > 0 ? 1 : 0;
+    }
+    free(cs);
+    if (got == fit)
+        return 1;
+    rollback(m, start);
+    return 2;
+}
+
 /* Match one request (with its count) below u.  1 fits, 0 does not, -1
  * error.  On 0 nothing of this request stays taken. */
 static int match_list(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl,
@@ -1948,7 +1989,11 @@ static int match_list(grove_matcher_t *m, const struct req *r, grove_vid_t u, bo
 {
     const grove_count_t *cnt = r->ocount ? r->ocount : r->count;
     bool fixed = cnt->kind == GROVE_COUNT_FIXED;
-    uint64_t want = fixed ? cnt->min : cnt->max;
+    uint64_t want = fixed ? cnt->min : cnt->max, most;
+    /* exploring by use stops at the largest count the range accepts, as
+     * the reference engine does (it explores until that many are found) */
+    if (!fixed && m->pol.explore_by_use && grove_count_fit(cnt, want, &most))
+        want = most;
     struct checkpoint start = checkpoint(m);
 
     if (r->slot) {
@@ -2028,6 +2073,11 @@ static int match_list(grove_matcher_t *m, const struct req *r, grove_vid_t u, bo
     if (!grove_count_fit(cnt, got, &fit)) {
         rollback(m, start);
         return 0;
+    }
+    if (fit < got && r->child && m->pol.explore_by_use) {
+        int rc = take_highest(m, r, pexcl, start, fit);
+        if (rc != 2)
+            return rc;
     }
     if (fit < got && r->child) {
         /* more fitted than the count accepts: take exactly the fit */
