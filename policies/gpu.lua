@@ -20,10 +20,10 @@ return {
     if (ctx.total.gpu or 0) > 0 then
       return free
     end
-    local s = {}
+    -- the array is this call's own: negated in place, no new table
     for i = 1, #free do
-      s[i] = -free[i]
+      free[i] = -free[i]
     end
-    return s
+    return free
   end,
 }
