@@ -683,6 +683,19 @@ static void take_scores(lua_State *S, struct call *c, int idx)
     }
 }
 
+/* Call the function pushed with its arguments (nargs of them, the keys
+ * table of c the last, pushed here); its result must be an array, which
+ * take reads. */
+static void call_keyed(lua_State *S, struct call *c, int nargs, const char *expected,
+                       void (*take)(lua_State *, struct call *, int))
+{
+    push_keys(S, c->p, c);
+    lua_call(S, nargs, 1);
+    if (lua_type(S, -1) != LUA_TTABLE)
+        bad_return(S, c, expected, -1);
+    take(S, c, lua_gettop(S));
+}
+
 /* The protected body of a hook call.  Arguments: the call record, the Lua
  * function, the ctx table. */
 static int hook_body(lua_State *S)
@@ -747,11 +760,7 @@ static int hook_body(lua_State *S)
             lua_pushnumber(S, c->scores[i]);
             lua_rawseti(S, -2, (lua_Integer)i + 1);
         }
-        push_keys(S, p, c);
-        lua_call(S, 4, 1);
-        if (lua_type(S, -1) != LUA_TTABLE)
-            bad_return(S, c, "an array of positions", -1);
-        take_choice(S, c, lua_gettop(S));
+        call_keyed(S, c, 4, "an array of positions", take_choice);
         break;
     }
     case H_SCORES:
@@ -759,11 +768,7 @@ static int hook_body(lua_State *S)
         lua_pushvalue(S, fn);
         push_candidates(S, vw, c->vs, c->n);
         lua_pushvalue(S, ctx);
-        push_keys(S, p, c);
-        lua_call(S, 3, 1);
-        if (lua_type(S, -1) != LUA_TTABLE)
-            bad_return(S, c, "an array of scores", -1);
-        take_scores(S, c, lua_gettop(S));
+        call_keyed(S, c, 3, "an array of scores", take_scores);
         break;
     default:
         break;
