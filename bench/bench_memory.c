@@ -1,10 +1,13 @@
 /* bench_memory.c: memory that comes back.  On a machine of 16,384 nodes
  * (node = 2 sockets x (22 cores + 2 GPUs) + one memory pool), allocate
  * 100,000 one-core jobs, cancel them all, and print the graph's own byte
- * count (grove_graph_bytes) and the process's resident memory (VmRSS)
- * before, at the peak and after each of several rounds, with the change
- * from the start in percent.  The target: after cancelling, both within
- * 10% of where they started, in every round.
+ * count (grove_graph_bytes), the process's resident memory (VmRSS) and,
+ * with glibc, the heap in use (mallinfo2: live memory, to tell it from
+ * free pages the process still holds) before, at the peak and after each
+ * of several rounds, with the change from the start in percent, and what
+ * a held job costs (the growth at the peak divided by the jobs).  The
+ * target: after cancelling, both within 10% of where they started, in
+ * every round.
  *
  *   build/bench/bench_memory [NODES [JOBS [ROUNDS]]]
  *
@@ -16,6 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "graph.h"
 #include "jobspec.h"
@@ -34,6 +40,19 @@ static long rss_kib(void)
     if (f)
         fclose(f);
     return kib;
+}
+
+/* Bytes the allocator has handed out and not had back, in KiB (glibc;
+ * -1 elsewhere): beside RSS it tells live memory from free pages the
+ * process still holds. */
+static long heap_kib(void)
+{
+#ifdef __GLIBC__
+    struct mallinfo2 mi = mallinfo2();
+    return (long)((mi.uordblks + mi.hblkhd) / 1024);
+#else
+    return -1;
+#endif
 }
 
 static double pct(double now, double start)
@@ -66,11 +85,12 @@ int main(int argc, char **argv)
     const grove_job_t *j;
     if (grove_match(m, js, GROVE_MATCH_ALLOCATE, 0, &j, &err) == 0)
         grove_matcher_cancel(m, j->id);
-    double b0 = (double)grove_graph_bytes(g), r0 = (double)rss_kib();
+    double b0 = (double)grove_graph_bytes(g), r0 = (double)rss_kib(), h0 = (double)heap_kib();
     printf("# %d nodes, %zu vertices; %d one-core jobs per round\n", nodes,
            grove_graph_vertex_count(g), jobs);
-    printf("%-6s %14s %14s %10s %10s\n", "round", "graph MiB", "RSS MiB", "graph %", "RSS %");
-    printf("%-6s %14.1f %14.1f %10s %10s\n", "start", b0 / 1048576, r0 / 1024, "", "");
+    printf("%-6s %10s %10s %10s %9s %9s %9s\n", "round", "graph MiB", "RSS MiB", "heap MiB",
+           "graph %", "RSS %", "heap %");
+    printf("%-6s %10.1f %10.1f %10.1f\n", "start", b0 / 1048576, r0 / 1024, h0 / 1024);
     grove_jobid_t *ids = malloc((size_t)jobs * sizeof(*ids));
     for (int r = 1; r <= rounds; r++) {
         int n = 0;
@@ -79,14 +99,18 @@ int main(int argc, char **argv)
             if (grove_match(m, js, GROVE_MATCH_ALLOCATE, 0, &j, &err) == 0)
                 ids[n++] = j->id;
         double us = 1e6 * (double)(clock() - c0) / CLOCKS_PER_SEC / (jobs ? jobs : 1);
-        double bp = (double)grove_graph_bytes(g), rp = (double)rss_kib();
+        double bp = (double)grove_graph_bytes(g), rp = (double)rss_kib(), hp = (double)heap_kib();
         for (int k = 0; k < n; k++)
             grove_matcher_cancel(m, ids[k]);
-        double b1 = (double)grove_graph_bytes(g), r1 = (double)rss_kib();
-        printf("%-6s %14.1f %14.1f %+10.1f %+10.1f   (%d allocated, %.1f us a job)\n", "peak",
-               bp / 1048576, rp / 1024, pct(bp, b0), pct(rp, r0), n, us);
-        printf("%-6d %14.1f %14.1f %+10.1f %+10.1f   (all cancelled)\n", r, b1 / 1048576,
-               r1 / 1024, pct(b1, b0), pct(r1, r0));
+        double b1 = (double)grove_graph_bytes(g), r1 = (double)rss_kib(), h1 = (double)heap_kib();
+        /* per held job: what holding them added, in bytes */
+        double per = n ? 1024.0 / n : 0;
+        printf("%-6s %10.1f %10.1f %10.1f %+9.1f %+9.1f %+9.1f   (%d allocated, %.1f us a job;"
+               " a held job: %.0f B resident, %.0f B heap)\n",
+               "peak", bp / 1048576, rp / 1024, hp / 1024, pct(bp, b0), pct(rp, r0), pct(hp, h0),
+               n, us, (rp - r0) * per, (hp - h0) * per);
+        printf("%-6d %10.1f %10.1f %10.1f %+9.1f %+9.1f %+9.1f   (all cancelled)\n", r,
+               b1 / 1048576, r1 / 1024, h1 / 1024, pct(b1, b0), pct(r1, r0), pct(h1, h0));
     }
     free(ids);
     grove_jobspec_destroy(js);

@@ -575,6 +575,14 @@ static int graph_add_vertex(lua_State *L)
     grove_vid_t v = grove_graph_add_vertex(gr->g, &info);
     if (v == GROVE_VID_NONE) {
         int e = errno;
+        const char *base = info.basename ? info.basename : info.type;
+        if (e == EINVAL && (strchr(base, '/') || (info.name && strchr(info.name, '/'))))
+            return grovel_fail_errno(
+                L, e,
+                lua_pushfstring(L, "%s '%s' contains '/' (names make up paths)",
+                                strchr(base, '/') ? (info.basename ? "basename" : "type (the basename)")
+                                                  : "name",
+                                strchr(base, '/') ? base : info.name));
         if (e == EINVAL && info.uuid)
             return grovel_fail_errno(L, e, lua_pushfstring(L, "malformed uuid '%s'", info.uuid));
         if (e == EEXIST && info.uuid)

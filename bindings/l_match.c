@@ -1,6 +1,6 @@
 /* l_match.c: the matcher in Lua.
  *
- *   core.matcher(graph [, {default_duration = s, constraint_type = "node"}])
+ *   core.matcher(graph [, {default_duration = s, constraint_type = "node", or_slots = bool}])
  *   m:match(jobspec [, mode [, jobid [, {start =, ["end"] =, picks =}]]])
  *       a job table, or nil, message, code
  *       jobspec: a grove.jobspec, YAML or JSON text, or a table in canonical
@@ -126,7 +126,7 @@ grove_matcher_t *grovel_check_matcher(lua_State *L, int idx)
 static int l_matcher_new(lua_State *L)
 {
     struct grovel_graph *gr = grovel_check_graph_ud(L, 1);
-    grove_match_config_t cfg = {0, NULL};
+    grove_match_config_t cfg = {0, NULL, false};
     if (!lua_isnoneornil(L, 2)) {
         luaL_checktype(L, 2, LUA_TTABLE);
         lua_pushnil(L);
@@ -142,9 +142,12 @@ static int l_matcher_new(lua_State *L)
                 luaL_argcheck(L, lua_type(L, -1) == LUA_TSTRING, 2,
                               "constraint_type must be a type name");
                 cfg.constraint_type = lua_tostring(L, -1); /* anchored in the table */
+            } else if (!strcmp(k, "or_slots")) {
+                luaL_argcheck(L, lua_type(L, -1) == LUA_TBOOLEAN, 2, "or_slots must be a boolean");
+                cfg.or_slots = lua_toboolean(L, -1);
             } else {
                 luaL_argerror(L, 2, lua_pushfstring(L, "unknown option '%s' (default_duration, "
-                                                       "constraint_type)", k));
+                                                       "constraint_type, or_slots)", k));
             }
             lua_pop(L, 1);
         }

@@ -34,6 +34,8 @@
  *   node_exclusive = bool
  *   explore_by_use = bool    children untouched by earlier jobs first (see
  *                             grove_policy_t); the order hook is not used
+ *   node_centric = bool       slots compared by id weigh their node's id
+ *                             first (see grove_policy_t)
  *   prune_types, score_types = "TYPE" or {"TYPE", ...}: the types whose
  *                             vertices prune (score and choose) are asked
  *                             about; others are walked through (matched
@@ -60,9 +62,9 @@
  *
  * Workload: one hook call per visited vertex of the listed types (prune),
  * per child list (order), per fitting candidate (score), per request level
- * (scores, choose); views are light userdata, so a call allocates only what the
- * policy itself allocates, and ctx fields are rewritten only when they
- * change.
+ * (scores, choose); views are light userdata, so a call allocates only
+ * what the policy itself allocates, and ctx fields are rewritten only when
+ * they change.
  *
  * This file holds the policy userdata and its hooks.  The sandbox lives in
  * l_sandbox.c, the views in l_view.c (their shared methods in l_vertex.c);
@@ -89,7 +91,8 @@ static const char *const hook_names[H_COUNT] = {"prune",     "order",  "score", 
 /* The registry fields of the sandbox holding the hooks, by kind. */
 static const char *const hook_fields[] = {"prune", "order", "score", "choose", "key", "scores"};
 
-enum key_kind { K_NONE, K_ID, K_RANK, K_VID, K_SIZE, K_PROPERTY, K_FREE, K_FUNCTION };
+enum key_kind { K_NONE, K_ID, K_RANK, K_VID, K_SIZE, K_PERF_CLASS, K_PROPERTY, K_FREE,
+                K_FUNCTION };
 
 /* Stack slots of the sandbox while a match runs (offsets from base). */
 enum slot {
@@ -462,13 +465,13 @@ static double prop_number(const grove_graph_t *g, grove_vid_t v, const char *nam
     return end == s ? 0 : d;
 }
 
-/* The key named s ("id", "rank", "vid", "size", "property:NAME",
- * "free:TYPE"); *prop points at NAME or TYPE in s.  K_NONE when s names
- * none. */
+/* The key named s ("id", "rank", "vid", "size", "perf_class",
+ * "property:NAME", "free:TYPE"); *prop points at NAME or TYPE in s.
+ * K_NONE when s names none. */
 static int key_named(const char *s, const char **prop)
 {
-    static const char *const names[] = {"id", "rank", "vid", "size"};
-    static const int kinds[] = {K_ID, K_RANK, K_VID, K_SIZE};
+    static const char *const names[] = {"id", "rank", "vid", "size", "perf_class"};
+    static const int kinds[] = {K_ID, K_RANK, K_VID, K_SIZE, K_PERF_CLASS};
     *prop = NULL;
     for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
         if (!strcmp(s, names[i]))
@@ -496,6 +499,7 @@ static double key_value(const grove_graph_t *g, grove_vid_t v, int kind, const c
     case K_RANK: return (double)grove_vertex_rank(g, v);
     case K_VID: return (double)v;
     case K_SIZE: return (double)grove_vertex_size(g, v);
+    case K_PERF_CLASS: return grove_policy_perf_class(g, v);
     case K_FREE:
         n = grove_vertex_aggregate_avail(g, v, prop, start, end);
         return n < 0 ? 0 : (double)n;
@@ -614,8 +618,8 @@ static int keys_index(lua_State *S)
     int kind = key_named(name, &prop);
     if (kind == K_NONE)
         return luaL_error(S,
-                          "keys: unknown key '%s' (id, rank, vid, size, property:NAME, "
-                          "free:TYPE)", name);
+                          "keys: unknown key '%s' (id, rank, vid, size, perf_class, "
+                          "property:NAME, free:TYPE)", name);
     if (!c || (uint64_t)lua_tointeger(S, lua_upvalueindex(2)) != p->nkeyed)
         return luaL_error(S, "keys: used after its %s call returned",
                           lua_tostring(S, lua_upvalueindex(3)));
@@ -1024,7 +1028,7 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, int t, int uv, cons
     /* the hooks a policy table names, by kind (the order key is order's) */
     static const char *const fnames[] = {"prune", "order", "score", "choose", NULL, "scores"};
     const grove_policy_t *base = NULL;
-    int select = -1, nodex = -1, by_use = -1;
+    int select = -1, nodex = -1, by_use = -1, nodec = -1;
     bool given[H_COUNT] = {false};
     lua_pushnil(S);
     while (lua_next(S, t)) {
@@ -1068,6 +1072,11 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, int t, int uv, cons
                                               : "explore_by_use must be a boolean, not %s",
                                   luaL_typename(S, -1));
             *(k[0] == 'n' ? &nodex : &by_use) = lua_toboolean(S, -1);
+        } else if (!strcmp(k, "node_centric")) {
+            if (vt != LUA_TBOOLEAN)
+                return spec_error(S, p, "node_centric must be a boolean, not %s",
+                                  luaL_typename(S, -1));
+            nodec = lua_toboolean(S, -1);
         } else if (!strcmp(k, "prune_types") || !strcmp(k, "score_types")) {
             if (parse_types(S, p, k[0] == 's', lua_gettop(S), k) < 0)
                 return -1;
@@ -1089,7 +1098,7 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, int t, int uv, cons
         } else {
             return spec_error(S, p,
                               "unknown field '%s' (name, description, base, prune, order, "
-                              "score, scores, choose, select, node_exclusive, "
+                              "score, scores, choose, select, node_exclusive, node_centric, "
                               "explore_by_use, prune_types, score_types)", k);
         }
         lua_pop(S, 1);
@@ -1127,6 +1136,8 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, int t, int uv, cons
         h.node_exclusive = nodex;
     if (by_use >= 0)
         h.explore_by_use = by_use;
+    if (nodec >= 0)
+        h.node_centric = nodec;
     h.prune_types = (const char *const *)p->types[0];
     h.score_types = (const char *const *)p->types[1];
     p->hooks = h;
@@ -1506,7 +1517,7 @@ static void push_types(lua_State *L, char **list, const char *field)
 }
 
 /* hooks() -> {prune = "lua" | "c", order = ..., score = ..., scores = ..., choose = ...,
- *             select = "first" | "best", node_exclusive = bool,
+ *             select = "first" | "best", node_exclusive = bool, node_centric = bool,
  *             explore_by_use = true (only when set), prune_types = {...},
  *             score_types = {...}} */
 static int p_hooks(lua_State *L)
@@ -1527,6 +1538,8 @@ static int p_hooks(lua_State *L)
     lua_setfield(L, -2, "select");
     lua_pushboolean(L, h->node_exclusive);
     lua_setfield(L, -2, "node_exclusive");
+    lua_pushboolean(L, h->node_centric);
+    lua_setfield(L, -2, "node_centric");
     if (h->explore_by_use) {
         lua_pushboolean(L, true);
         lua_setfield(L, -2, "explore_by_use");

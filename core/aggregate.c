@@ -278,6 +278,36 @@ static void rec_end_del(grove_graph_t *g, int64_t t)
 
 /* ---- pool planners ----------------------------------------------------------- */
 
+/* A pool held by one record at a time (a core, a GPU, a node's memory held
+ * by one job: nearly every pool) has no planner: its use over time is that
+ * record's window, read from the record itself (pspan = SOLO_SPAN).  The
+ * planner is made when a second record arrives, and dropped when one is
+ * left, so holding a core costs its record, not a planner (about 600 bytes
+ * with its span table and its leaf). */
+#define SOLO_SPAN (-1)
+
+/* The one record of v counted in its use over time with no planner
+ * (pspan == SOLO_SPAN), or GROVEP_NONE. */
+static uint32_t solo_rec(const grove_graph_t *g, grove_vid_t v)
+{
+    for (uint32_t i = g->v[v].recs; i != GROVEP_NONE; i = g->recs[i].next)
+        if (g->recs[i].pspan == SOLO_SPAN)
+            return i;
+    return GROVEP_NONE;
+}
+
+/* Put record ri, counted with no planner so far, in planner p: 0 or -1. */
+static int solo_to_planner(grove_graph_t *g, grove_planner_t *p, uint32_t ri)
+{
+    grovep_rec_t *r = &g->recs[ri];
+    int64_t end = plan_end(r->end);
+    int64_t id = grove_planner_add(p, r->start, span_of(r->start, end), r->amount);
+    if (id < 0)
+        return -1;
+    r->pspan = id;
+    return 0;
+}
+
 static grove_planner_t *pool_planner(const grove_graph_t *g, grove_vid_t v)
 {
     uint32_t i = grovep_dense_get(&g->planner_of, v);
@@ -287,8 +317,12 @@ static grove_planner_t *pool_planner(const grove_graph_t *g, grove_vid_t v)
 /* Spare planners: a planner whose last span goes is kept, empty, in
  * planners[nplanners .. nplanners + nspare), and the next vertex that needs
  * one takes it, so a workload that keeps allocating and freeing whole nodes
- * does not create and destroy a planner per node and job.  There are never
- * more planners than at the busiest moment so far. */
+ * does not create and destroy a planner per node and job.  Spares are
+ * kept up to as many as there are live planners (and at least
+ * SPARE_MIN): enough for a workload that swings by half, while cancelling
+ * 100,000 jobs does not leave 100,000 empty planners behind, scattered
+ * over the heap where they would pin its pages. */
+#define SPARE_MIN 64
 
 /* A planner for a vertex that has none, to be stored at
  * planners[nplanners]: a spare (*spare set) or a new one.  NULL on failure
@@ -359,10 +393,14 @@ static void pool_planner_drop(grove_graph_t *g, grove_vid_t v)
         g->planner_of.at[g->planner_vid[i]] = i;
     }
     g->nplanners--;
-    if (grove_planner_span_count(p) == 0) {
+    if (grove_planner_span_count(p) == 0 && g->nspare < SPARE_MIN + g->nplanners) {
         g->planners[last] = p;
         g->nspare++;
     } else {
+        /* the spares start at planners[last] now: the farthest one moves
+         * there, so that they stay contiguous */
+        if (g->nspare)
+            g->planners[last] = g->planners[last + g->nspare];
         grove_planner_destroy(p);
     }
 }
@@ -376,11 +414,17 @@ int grovep_pool_resize(grove_graph_t *g, grove_vid_t v, int64_t size)
 int64_t grovep_pool_peak(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end)
 {
     grove_planner_t *p = pool_planner(g, v);
-    if (!p)
-        return -1;
     end = plan_end(end);
     if (start >= end)
         return 0;
+    if (!p) {
+        /* at most one record counts: its amount if the windows meet */
+        uint32_t i = solo_rec(g, v);
+        if (i == GROVEP_NONE)
+            return 0;
+        const grovep_rec_t *r = &g->recs[i];
+        return r->start < end && start < plan_end(r->end) ? r->amount : 0;
+    }
     int64_t avail = grove_planner_avail_during(p, start, span_of(start, end));
     if (avail < 0)
         return -1;
@@ -425,6 +469,19 @@ static grove_mplanner_t *agg_mp(grove_graph_t *g, grovep_agg_t *a)
     }
     a->mp = grove_mplanner_create(names, totals, g->nlow, 0, GROVE_PLANNER_TIME_MAX);
     return a->mp;
+}
+
+/* Take span id out of a's multi-planner; the multi-planner goes with its
+ * last span (made again at the next use), so that the thousands an
+ * allocation burst made do not outlive its jobs, scattered over the heap. */
+static void agg_span_remove(grovep_agg_t *a, int64_t id)
+{
+    a->cache_end = -1; /* the multi-planner changes */
+    grove_mplanner_remove(a->mp, id);
+    if (grove_mplanner_span_count(a->mp) == 0) {
+        grove_mplanner_destroy(a->mp);
+        a->mp = NULL;
+    }
 }
 
 bool grovep_agg_avail(const grove_graph_t *g, const grovep_agg_t *a, int64_t start,
@@ -570,12 +627,15 @@ static int adjust_span(grove_graph_t *g, grovep_agg_t *a, int64_t *span, int64_t
     }
     int64_t old = *span;
     a->cache_end = -1; /* the multi-planner changes */
-    if (old > 0)
-        grove_mplanner_remove(mp, old);
     *span = 0;
     end = plan_end(end);
-    if (!any || start >= end)
+    if (!any || start >= end) {
+        if (old > 0)
+            agg_span_remove(a, old);
         return 0;
+    }
+    if (old > 0)
+        grove_mplanner_remove(mp, old);
     int64_t id = grove_mplanner_add(mp, start, span_of(start, end), cur);
     if (id < 0) {
         /* should not happen: the records never over-allocate.  Keep the
@@ -610,35 +670,62 @@ static void agg_apply(grove_graph_t *g, grove_vid_t v, uint32_t ri, int sign)
 int grovep_pool_add(grove_graph_t *g, grove_vid_t v, uint32_t ri)
 {
     grovep_rec_t *r = &g->recs[ri];
-    grove_planner_t *p = pool_planner_make(g, v);
-    if (!p)
-        return -1;
     int64_t end = plan_end(r->end);
-    int64_t id =
-        r->start < end ? grove_planner_add(p, r->start, span_of(r->start, end), r->amount) : 0;
-    if (id > 0 && rec_end_add(g, r->end) < 0) {
-        grove_planner_remove(p, id);
-        id = -1;
-    }
-    if (id < 0) {
-        if (grove_planner_span_count(p) == 0)
-            pool_planner_drop(g, v);
+    r->pspan = 0;
+    if (r->start >= end)
+        return 0; /* an empty window holds nothing */
+    if (rec_end_add(g, r->end) < 0)
         return -1;
+    grove_planner_t *p = pool_planner(g, v);
+    uint32_t solo = GROVEP_NONE;
+    if (!p) {
+        solo = solo_rec(g, v);
+        if (solo == GROVEP_NONE) {
+            g->recs[ri].pspan = SOLO_SPAN;
+            return 0;
+        }
+        /* a second record: from now on a planner counts them */
+        if (!(p = pool_planner_make(g, v)) || solo_to_planner(g, p, solo) < 0)
+            goto fail;
     }
+    int64_t id = grove_planner_add(p, r->start, span_of(r->start, end), r->amount);
+    if (id < 0)
+        goto fail;
     g->recs[ri].pspan = id;
     return 0;
+fail:
+    if (solo != GROVEP_NONE) {
+        /* back as it was: the other record alone, with no planner */
+        if (p && g->recs[solo].pspan > 0)
+            grove_planner_remove(p, g->recs[solo].pspan);
+        g->recs[solo].pspan = SOLO_SPAN;
+        if (p)
+            pool_planner_drop(g, v);
+    }
+    rec_end_del(g, r->end);
+    return -1;
 }
 
 void grovep_pool_remove(grove_graph_t *g, grove_vid_t v, uint32_t ri)
 {
+    grovep_rec_t *r = &g->recs[ri];
     grove_planner_t *p = pool_planner(g, v);
-    if (p && g->recs[ri].pspan > 0) {
-        grove_planner_remove(p, g->recs[ri].pspan);
-        rec_end_del(g, g->recs[ri].end);
+    if (r->pspan == SOLO_SPAN || (p && r->pspan > 0)) {
+        if (r->pspan > 0)
+            grove_planner_remove(p, r->pspan);
+        rec_end_del(g, r->end);
     }
-    g->recs[ri].pspan = 0;
-    if (p && grove_planner_span_count(p) == 0)
-        pool_planner_drop(g, v);
+    r->pspan = 0;
+    if (!p || grove_planner_span_count(p) > 1)
+        return;
+    /* one record left (or none): it is counted alone again */
+    for (uint32_t i = g->v[v].recs; i != GROVEP_NONE; i = g->recs[i].next) {
+        if (g->recs[i].pspan > 0) {
+            grove_planner_remove(p, g->recs[i].pspan);
+            g->recs[i].pspan = SOLO_SPAN;
+        }
+    }
+    pool_planner_drop(g, v);
 }
 
 int grovep_agg_add_job(grove_graph_t *g, const grove_vid_t *vs, const uint32_t *recs, size_t n)
@@ -690,6 +777,15 @@ int grovep_agg_add_job(grove_graph_t *g, const grove_vid_t *vs, const uint32_t *
     return 0;
 }
 
+void grovep_agg_own_drop(grove_graph_t *g, grove_vid_t v, uint32_t ri)
+{
+    grovep_rec_t *r = &g->recs[ri];
+    grovep_agg_t *a = agg_of_mut(g, v);
+    if (r->aspan > 0 && a && a->mp)
+        agg_span_remove(a, r->aspan);
+    r->aspan = 0;
+}
+
 void grovep_agg_drop_job(grove_graph_t *g, grove_jobid_t job, int64_t start, int64_t end,
                          const grove_vid_t *vs, size_t n)
 {
@@ -702,8 +798,7 @@ void grovep_agg_drop_job(grove_graph_t *g, grove_jobid_t job, int64_t start, int
                 continue;
             uint32_t s = a == vs[k] ? GROVEP_NONE : grovep_shared_find(g, a, job, start, end);
             if (s != GROVEP_NONE && g->recs[s].aspan > 0) {
-                ag->cache_end = -1;
-                grove_mplanner_remove(ag->mp, g->recs[s].aspan);
+                agg_span_remove(ag, g->recs[s].aspan);
                 g->recs[s].aspan = 0;
             }
         }
@@ -731,24 +826,23 @@ void grovep_rec_removing(grove_graph_t *g, grove_vid_t v, uint32_t ri)
     if (r->kind == GROVE_RECORD_SHARED) {
         /* dropping an annotation wholesale (free_job): its span goes too */
         grovep_agg_t *a = agg_of_mut(g, v);
-        if (a && a->mp && r->aspan > 0) {
-            a->cache_end = -1;
-            grove_mplanner_remove(a->mp, r->aspan);
-        }
+        if (a && a->mp && r->aspan > 0)
+            agg_span_remove(a, r->aspan);
         r->aspan = 0;
         return;
     }
     if (g->agg_dirty)
         grovep_agg_refresh(g); /* if this fails the spans are rebuilt later */
     agg_apply(g, v, ri, -1);
-    grove_planner_t *p = pool_planner(g, v);
-    if (p && r->pspan > 0) {
-        grove_planner_remove(p, r->pspan);
-        rec_end_del(g, r->end);
-    }
-    g->recs[ri].pspan = 0;
-    if (p && grove_planner_span_count(p) == 0)
-        pool_planner_drop(g, v);
+    grovep_pool_remove(g, v, ri);
+}
+
+/* Add w's own size to out[i] when its type is the low type i. */
+static void add_own_units(const grove_graph_t *g, grove_vid_t w, int64_t *out)
+{
+    for (size_t i = 0; i < g->nlow; i++)
+        if (g->v[w].type == g->agg_low[i])
+            out[i] = sat_add(out[i], g->v[w].size);
 }
 
 /* Rebuild: totals by one post-order pass, then spans from every record. */
@@ -759,39 +853,45 @@ int grovep_agg_refresh(grove_graph_t *g)
     if (g->nv == 0 || g->containment == 0xff)
         return 0;
     int sub = g->containment;
-    /* totals[v * nlow + i], computed children-first with an explicit stack */
+    /* Totals tot[slot[v] * nlow + i], computed children-first.  Only
+     * vertices with children get a slot (49k of 852k at 16,384 nodes): a
+     * leaf adds its size straight to its parent's, so the transient
+     * arrays cost 8 bytes a vertex, not 8 per low type and vertex (24 MB
+     * at 16,384 nodes, above what the graph itself needs once loaded). */
     size_t nl = g->nlow;
-    int64_t *tot = calloc(g->nv * nl, sizeof(*tot));
     grove_vid_t *order = malloc(g->nv * sizeof(*order));
-    if (!tot || !order) {
-        free(tot);
-        free(order);
-        g->agg_dirty = true;
-        errno = ENOMEM;
-        return -1;
-    }
+    uint32_t *slot = malloc(g->nv * sizeof(*slot));
+    int64_t *tot = NULL;
+    if (!order || !slot)
+        goto nomem;
     /* pre-order of every containment tree; reversed it is children-first */
-    size_t n = 0, head = 0;
+    size_t n = 0, head = 0, nslots = 0;
     for (grove_vid_t v = 0; v < g->nv; v++)
         if (grovep_alive(g, v) && g->parent[v] == GROVEP_NONE)
             order[n++] = v;
     /* breadth-first is enough: a vertex comes after its parent */
     while (head < n) {
         grove_vid_t w = order[head++];
+        slot[w] = UINT32_MAX;
         for (grove_eid_t e = g->first_out[w]; e != GROVEP_NONE; e = g->e[e].next_out)
             if (g->e[e].sub == sub && !(g->e[e].flags & GROVEP_E_UP)
-                && g->parent[g->e[e].dst] == w && n < g->nv)
+                && g->parent[g->e[e].dst] == w && n < g->nv) {
                 order[n++] = g->e[e].dst;
+                if (slot[w] == UINT32_MAX)
+                    slot[w] = (uint32_t)nslots++;
+            }
     }
+    if (!(tot = calloc(nslots ? nslots * nl : 1, sizeof(*tot))))
+        goto nomem;
     for (size_t k = n; k-- > 0;) {
         grove_vid_t w = order[k];
-        for (size_t i = 0; i < nl; i++)
-            if (g->v[w].type == g->agg_low[i])
-                tot[w * nl + i] = sat_add(tot[w * nl + i], g->v[w].size);
+        int64_t own[GROVEP_MAX_LOW] = {0};
+        int64_t *wt = slot[w] == UINT32_MAX ? own : &tot[(size_t)slot[w] * nl];
+        add_own_units(g, w, wt);
         grove_vid_t p = g->parent[w];
-        if (p != GROVEP_NONE)
+        if (p != GROVEP_NONE && slot[p] != UINT32_MAX)
             for (size_t i = 0; i < nl; i++)
-                tot[p * nl + i] = sat_add(tot[p * nl + i], tot[w * nl + i]);
+                tot[(size_t)slot[p] * nl + i] = sat_add(tot[(size_t)slot[p] * nl + i], wt[i]);
     }
     int rc = 0;
     for (size_t k = 0; k < n; k++) {
@@ -803,10 +903,15 @@ int grovep_agg_refresh(grove_graph_t *g)
                 leaf = false;
         if (leaf || !mask)
             continue;
+        /* with no slot (no child has it as parent): its own size only */
+        int64_t own[GROVEP_MAX_LOW] = {0};
+        if (slot[w] == UINT32_MAX)
+            add_own_units(g, w, own);
+        const int64_t *wt = slot[w] == UINT32_MAX ? own : &tot[(size_t)slot[w] * nl];
         bool any = false;
         for (size_t i = 0; i < nl; i++)
             if (mask & (1u << i))
-                any |= tot[w * nl + i] > 0;
+                any |= wt[i] > 0;
         if (!any)
             continue;
         if (g->naggs == g->aggcap) {
@@ -828,9 +933,10 @@ int grovep_agg_refresh(grove_graph_t *g)
         a->v = w;
         a->cache_end = -1;
         a->mask = mask;
-        memcpy(a->total, &tot[w * nl], nl * sizeof(int64_t));
+        memcpy(a->total, wt, nl * sizeof(int64_t));
     }
     free(tot);
+    free(slot);
     free(order);
     if (rc == 0 && g->naggs) {
         g->agg_sum = calloc(g->naggs * nl, sizeof(*g->agg_sum));
@@ -841,9 +947,7 @@ int grovep_agg_refresh(grove_graph_t *g)
     }
     if (rc < 0) {
         drop_aggs(g);
-        g->agg_dirty = true;
-        errno = ENOMEM;
-        return -1;
+        goto fail;
     }
     /* spans from the records */
     for (uint32_t i = 0; i < g->nrec; i++)
@@ -856,6 +960,13 @@ int grovep_agg_refresh(grove_graph_t *g)
                 agg_apply(g, v, r, 1);
     }
     return 0;
+nomem:
+    free(order);
+    free(slot);
+fail:
+    g->agg_dirty = true;
+    errno = ENOMEM;
+    return -1;
 }
 
 /* Pool planners from the records (after a clone that copied records). */
@@ -869,25 +980,12 @@ int grovep_planners_rebuild(grove_graph_t *g)
     for (grove_vid_t v = 0; v < g->nv; v++) {
         if (!grovep_alive(g, v))
             continue;
-        for (uint32_t r = g->v[v].recs; r != GROVEP_NONE; r = g->recs[r].next) {
-            grovep_rec_t *rec = &g->recs[r];
-            rec->pspan = 0;
-            if (rec->kind != GROVE_RECORD_ALLOC)
-                continue;
-            grove_planner_t *p = pool_planner_make(g, v);
-            if (!p)
+        /* what was copied refers to the source's planners: forget it first */
+        for (uint32_t r = g->v[v].recs; r != GROVEP_NONE; r = g->recs[r].next)
+            g->recs[r].pspan = 0;
+        for (uint32_t r = g->v[v].recs; r != GROVEP_NONE; r = g->recs[r].next)
+            if (g->recs[r].kind == GROVE_RECORD_ALLOC && grovep_pool_add(g, v, r) < 0)
                 return -1;
-            int64_t end = plan_end(rec->end);
-            if (rec->start < end) {
-                int64_t id =
-                    grove_planner_add(p, rec->start, span_of(rec->start, end), rec->amount);
-                if (id < 0)
-                    return -1;
-                g->recs[r].pspan = id;
-                if (rec_end_add(g, rec->end) < 0)
-                    return -1;
-            }
-        }
     }
     g->agg_dirty = true;
     return 0;

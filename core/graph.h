@@ -132,7 +132,9 @@ typedef struct grove_vertex_info {
 void grove_vertex_info_init(grove_vertex_info_t *info);
 
 /* Add a vertex.  Returns its id, or GROVE_VID_NONE with EINVAL (missing
- * type, negative size, malformed uuid), EEXIST (uuid already used) or
+ * type, negative size, malformed uuid, a basename -- the type when none is
+ * given -- or name with a '/', which paths could not tell apart), EEXIST
+ * (uuid already used) or
  * ENOMEM.  The graph is unchanged on failure. */
 grove_vid_t grove_graph_add_vertex(grove_graph_t *g, const grove_vertex_info_t *info);
 

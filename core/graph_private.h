@@ -276,7 +276,9 @@ void grovep_rec_removing(grove_graph_t *g, grove_vid_t v, uint32_t r);
 int grovep_pool_resize(grove_graph_t *g, grove_vid_t v, int64_t size);
 /* Pool planners rebuilt from the records (after copying records).  0/-1. */
 int grovep_planners_rebuild(grove_graph_t *g);
-/* The pool planner span of ALLOC record ri of v: add (0 or -1) / remove. */
+/* Count ALLOC record ri of v in the pool's use over time (its planner,
+ * made at the second record, or the record alone): add (0 or -1, nothing
+ * changed) / remove. */
 int grovep_pool_add(grove_graph_t *g, grove_vid_t v, uint32_t ri);
 void grovep_pool_remove(grove_graph_t *g, grove_vid_t v, uint32_t ri);
 /* The position in g->rec_ends of the first instant after t. */
@@ -289,6 +291,9 @@ int grovep_agg_add_job(grove_graph_t *g, const grove_vid_t *vs, const uint32_t *
  * the aggregates above vs[] at once. */
 void grovep_agg_drop_job(grove_graph_t *g, grove_jobid_t job, int64_t start, int64_t end,
                          const grove_vid_t *vs, size_t n);
+/* Take ALLOC record ri's own span (an exclusive record's) out of v's
+ * aggregate, if it has one. */
+void grovep_agg_own_drop(grove_graph_t *g, grove_vid_t v, uint32_t ri);
 /* Record a whole selection for a job over [start, end) without checking
  * availability (the matcher just did, on the same state): picks k with
  * take[k] get an ALLOC record of amount[k] (exclusive when excl[k]).  All or
@@ -299,8 +304,10 @@ int grovep_job_record(grove_graph_t *g, grove_jobid_t job, int64_t start, int64_
  * annotations they made), as one batch. */
 void grovep_job_release(grove_graph_t *g, grove_jobid_t job, int64_t start, int64_t end,
                         const grove_vid_t *vs, size_t n);
-/* Peak units held on v during [start, end) from its pool planner: the
- * answer, or -1 when v has no planner (then no ALLOC record). */
+/* Peak units held on v during [start, end): from its pool planner, or
+ * from its one record when it has none (a pool held by one record at a
+ * time keeps no planner); 0 with no record.  Never fails; the int64_t
+ * return is the planner's. */
 int64_t grovep_pool_peak(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end);
 /* The aggregate of v, or NULL. */
 const grovep_agg_t *grovep_agg_of(const grove_graph_t *g, grove_vid_t v);

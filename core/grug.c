@@ -132,15 +132,18 @@ typedef struct redge {
     int line;
 } redge_t;
 
-/* A generated vertex. */
+/* A generated vertex: what its children take from it. */
 typedef struct ev {
-    uint32_t tmpl;  /* template it was made from */
-    uint32_t epar;  /* vertex it was generated under (MULTIPLY), or NONE */
     grove_vid_t gv; /* its graph vertex, NONE when filtered out */
     grove_vid_t kgv; /* nearest kept graph vertex: itself or an ancestor */
-    int64_t id;
     int64_t rank;   /* node rank inherited through containment, or -1 */
 } ev_t;
+
+/* What names a generated vertex in a path (kept with associations only). */
+typedef struct evname {
+    int64_t id;
+    uint32_t tmpl; /* template it was made from */
+} evname_t;
 
 /* A path: parent path node (NONE: top) and the vertex named last. */
 typedef struct pnode {
@@ -175,10 +178,19 @@ typedef struct grug {
     grove_graph_t *g;
     ev_t *ev;
     size_t nev, evcap;
+    evname_t *evn;         /* [evcap] with assoc, else NULL */
     size_t max_ev;
+    uint64_t max_size;     /* largest pool size (GROVE_MAX_SIZE) */
+    uint64_t *count;       /* [nt], counting pass: vertices from each template */
+    uint64_t counted;      /* counting pass: vertices so far (saturating) */
+    bool *root_counted;    /* [nsub], counting pass: the subsystem's root */
     pnode_t *pn;
     size_t npn, pncap;
     grove_sym_t *subsys;   /* distinct subsystem symbols (recipe strings) */
+    bool assoc;            /* the recipe has association edges: only then are
+                            * evn, pn, pathof and by_type kept (a recipe of
+                            * multiplications alone would spend 32 bytes a
+                            * generated vertex on them, 27 MB at 852k) */
     uint32_t **pathof;     /* [nsub][evcap]: path node of each vertex or NONE */
     size_t nsub;
     u32vec_t *gen;         /* [nt]: vertices generated from each template */
@@ -293,6 +305,10 @@ static int set_value(grug_t *r, pval_t *vals, int p, grove_sym_t str, int line, 
         if ((p == P_SIZE || p == P_MULTI_SCALE) && v.num < 0)
             return fail(r, line, EINVAL, "%s: %s %lld is negative", what, props[p].name,
                         (long long)v.num);
+        if (p == P_SIZE && (uint64_t)v.num > r->max_size)
+            return fail(r, line, EOVERFLOW,
+                        "%s: size %lld is larger than the pool size limit %llu (GROVE_MAX_SIZE)",
+                        what, (long long)v.num, (unsigned long long)r->max_size);
     } else if (p == P_GEN_METHOD) {
         int g = grovep_name_index(gen_names, 3, s);
         if (g < 0)
@@ -475,6 +491,9 @@ static int parse_node(grug_t *r, const xmlNode *n)
         return fail(r, line, EINVAL, "node \"%s\" has no type", S(r, id));
     if (!t->p[P_BASENAME].set || !*S(r, t->p[P_BASENAME].str))
         t->p[P_BASENAME] = t->p[P_TYPE];
+    if (strchr(S(r, t->p[P_BASENAME].str), '/'))
+        return fail(r, line, EINVAL, "node \"%s\": basename \"%s\" contains '/' (names make up paths)",
+                    S(r, id), S(r, t->p[P_BASENAME].str));
     return 0;
 }
 
@@ -744,7 +763,15 @@ static uint32_t new_ev(grug_t *r, uint32_t ti, uint32_t epar, int64_t id, const 
             nomem(r);
             return NONE;
         }
-        for (size_t s = 0; s < r->nsub; s++) {
+        if (r->assoc) {
+            evname_t *n = realloc(r->evn, cap * sizeof(*n));
+            if (!n) {
+                nomem(r);
+                return NONE;
+            }
+            r->evn = n;
+        }
+        for (size_t s = 0; s < r->nsub && r->assoc; s++) {
             uint32_t *p = realloc(r->pathof[s], cap * sizeof(*p));
             if (!p) {
                 nomem(r);
@@ -761,9 +788,8 @@ static uint32_t new_ev(grug_t *r, uint32_t ti, uint32_t epar, int64_t id, const 
     bool kept = !r->keep_type || r->keep_type[type];
     uint32_t v = (uint32_t)r->nev;
     ev_t *x = &r->ev[v];
-    x->tmpl = ti;
-    x->epar = epar;
-    x->id = id;
+    if (r->assoc)
+        r->evn[v] = (evname_t){id, ti};
     x->gv = GROVE_VID_NONE;
     x->rank = -1;
     if (type == r->sym_node && kept)
@@ -791,15 +817,17 @@ static uint32_t new_ev(grug_t *r, uint32_t ti, uint32_t epar, int64_t id, const 
     }
     x->kgv = kept ? x->gv : epar != NONE ? r->ev[epar].kgv : GROVE_VID_NONE;
     r->nev++;
-    int ss = sub_index(r, t->p[P_SUBSYSTEM].str);
-    uint32_t ppn = epar != NONE ? r->pathof[ss][epar] : NONE;
-    uint32_t pn = new_pn(r, ppn, v);
-    if (pn == NONE)
-        return NONE;
-    r->pathof[ss][v] = pn;
-    if (vec_push(&r->by_type[type], v) < 0) {
-        nomem(r);
-        return NONE;
+    if (r->assoc) {
+        int ss = sub_index(r, t->p[P_SUBSYSTEM].str);
+        uint32_t ppn = epar != NONE ? r->pathof[ss][epar] : NONE;
+        uint32_t pn = new_pn(r, ppn, v);
+        if (pn == NONE)
+            return NONE;
+        r->pathof[ss][v] = pn;
+        if (vec_push(&r->by_type[type], v) < 0) {
+            nomem(r);
+            return NONE;
+        }
     }
     if (kept && epar != NONE && r->ev[epar].kgv != GROVE_VID_NONE
         && add_pair(r, r->ev[epar].kgv, x->gv, e) < 0)
@@ -902,7 +930,7 @@ static const char *path_str(grug_t *r, uint32_t pn)
         chain[--i] = r->pn[p].ev;
     int rc = pbuf_put(r, &len, "%s", "");
     for (i = 0; i < depth && rc == 0; i++) {
-        const ev_t *x = &r->ev[chain[i]];
+        const evname_t *x = &r->evn[chain[i]];
         const char *b = S(r, r->t[x->tmpl].p[P_BASENAME].str);
         rc = x->id >= 0 ? pbuf_put(r, &len, "/%s%lld", b, (long long)x->id)
                         : pbuf_put(r, &len, "/%s", b);
@@ -1006,14 +1034,7 @@ static int tree_edge(grug_t *r, uint32_t ei)
     const u32vec_t *src = &r->gen[e->src];
     switch (e->gen) {
     case GEN_MULTIPLY: {
-        int64_t sz = e->p[P_MULTI_SCALE].num;
-        uint64_t total;
-        if (__builtin_mul_overflow((uint64_t)src->n, (uint64_t)sz, &total)
-            || total > r->max_ev - r->nev)
-            return fail(r, e->line, EOVERFLOW,
-                        "the recipe generates more than %zu vertices (the limit: "
-                        "GROVE_MAX_VERTICES or the max_vertices option)",
-                        r->max_ev);
+        int64_t sz = e->p[P_MULTI_SCALE].num; /* the counting pass kept it in the limit */
         for (size_t j = 0; j < src->n; j++) {
             for (int64_t i = 0; i < sz; i++) {
                 int64_t id = 0;
@@ -1051,13 +1072,65 @@ static int finish_tmpl(grug_t *r, uint32_t ti)
         r->nhier--;
     if (r->t[ti].p[P_ROOT].num && r->gen[ti].n == 0) {
         uint32_t v = root_ev(r, ti);
-        if (v == NONE || vec_push(&r->gen[ti], v) < 0)
-            return v == NONE ? -1 : nomem(r);
+        if (v == NONE)
+            return -1;
     }
+    /* the walk never comes back to a finished template (its edges are
+     * done and it is never entered again): its list goes now, not at the
+     * end, when the lists of all templates would be held at once */
+    free(r->gen[ti].a);
+    r->gen[ti] = (u32vec_t){0};
     return 0;
 }
 
-/* Depth-first walk of the recipe, templates in order, edges in order. */
+/* ---- the size of the expansion, before it is built ----------------------- */
+
+/* The counting pass walks the recipe as the building pass will, with the
+ * number of vertices each template generates instead of the vertices:
+ * a recipe whose multipliers reach billions is refused at the edge that
+ * passes the limit in microseconds, before any vertex is made, instead of
+ * after its memory has run out. */
+static void count_root(grug_t *r, uint32_t ti)
+{
+    int ss = sub_index(r, r->t[ti].p[P_SUBSYSTEM].str);
+    if (!r->root_counted[ss]) {
+        r->root_counted[ss] = true;
+        r->counted++;
+    }
+    r->count[ti] = 1; /* the subsystem's one root, as root_ev gives it */
+}
+
+static int count_edge(grug_t *r, uint32_t ei)
+{
+    const redge_t *e = &r->e[ei];
+    if (r->t[e->src].p[P_ROOT].num && r->count[e->src] == 0)
+        count_root(r, e->src);
+    r->count[e->dst] = 0;
+    if (e->gen != GEN_MULTIPLY)
+        return 0; /* associations make edges only */
+    uint64_t n;
+    if (__builtin_mul_overflow(r->count[e->src], (uint64_t)e->p[P_MULTI_SCALE].num, &n))
+        n = UINT64_MAX;
+    r->count[e->dst] = n;
+    if (__builtin_add_overflow(r->counted, n, &r->counted))
+        r->counted = UINT64_MAX;
+    if (r->counted > r->max_ev)
+        return fail(r, e->line, EOVERFLOW,
+                    "the recipe generates more than %zu vertices (the limit: "
+                    "GROVE_MAX_VERTICES or the max_vertices option)",
+                    r->max_ev);
+    return 0;
+}
+
+static int count_finish(grug_t *r, uint32_t ti)
+{
+    if (r->t[ti].p[P_ROOT].num && r->count[ti] == 0)
+        count_root(r, ti);
+    return 0;
+}
+
+/* Depth-first walk of the recipe, templates in order, edges in order;
+ * counting (r->count set) or building. */
 static int walk(grug_t *r)
 {
     uint8_t *color = calloc(r->nt, 1);
@@ -1083,11 +1156,11 @@ static int walk(grug_t *r)
                 uint32_t d = r->e[ei].dst;
                 if (color[d])
                     continue;
-                rc = tree_edge(r, ei);
+                rc = r->count ? count_edge(r, ei) : tree_edge(r, ei);
                 color[d] = 1;
                 stack[top++] = (struct frame){d, 0};
             } else {
-                rc = finish_tmpl(r, f->t);
+                rc = r->count ? count_finish(r, f->t) : finish_tmpl(r, f->t);
                 color[f->t] = 2;
                 top--;
             }
@@ -1101,6 +1174,9 @@ done:
 
 static int expand(grug_t *r)
 {
+    for (size_t i = 0; i < r->ne; i++)
+        if (r->e[i].gen != GEN_MULTIPLY)
+            r->assoc = true;
     for (size_t i = 0; i < r->nt; i++)
         if (add_sub(r, r->t[i].p[P_SUBSYSTEM].str) < 0)
             return -1;
@@ -1130,6 +1206,15 @@ static int expand(grug_t *r)
     r->max_ev = r->opts && r->opts->max_vertices ? r->opts->max_vertices
                 : lim.vertices < SIZE_MAX             ? (size_t)lim.vertices
                                                       : SIZE_MAX;
+    r->count = calloc(r->nt ? r->nt : 1, sizeof(*r->count));
+    r->root_counted = calloc(r->nsub ? r->nsub : 1, sizeof(*r->root_counted));
+    if (!r->count || !r->root_counted)
+        return nomem(r);
+    int rc = walk(r);
+    free(r->count);
+    r->count = NULL;
+    if (rc < 0)
+        return -1;
     r->g = grove_graph_create();
     if (!r->g)
         return nomem(r);
@@ -1151,6 +1236,7 @@ static void grug_fini(grug_t *r)
     free(r->eorder);
     free(r->tmpl_of_sym);
     free(r->ev);
+    free(r->evn);
     free(r->pn);
     for (size_t i = 0; i < r->nsub; i++)
         free(r->pathof[i]);
@@ -1168,6 +1254,8 @@ static void grug_fini(grug_t *r)
     free(r->hier);
     free(r->keep_type);
     free(r->pbuf);
+    free(r->count);
+    free(r->root_counted);
 }
 
 /* The first error libxml2 reports (later ones are often consequences). */
@@ -1203,6 +1291,9 @@ grove_graph_t *grove_grug_read(const char *text, size_t len, const char *source,
 {
     grove_error_clear(err);
     grug_t r = {.source = source, .err = err, .opts = opts};
+    grove_limits_t lim;
+    grove_limits_get(&lim);
+    r.max_size = lim.size;
     if (!text && len) {
         fail(&r, 0, EINVAL, "no recipe text");
         return NULL;

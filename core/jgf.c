@@ -87,6 +87,7 @@ typedef struct nrec {
     size_t fid, fidl, fid_pos;
     size_t soff[K_NSTR], slen[K_NSTR];
     int64_t id, rank, size;
+    int64_t uniq;    /* metadata.uniq_id, -1 when absent */
     int status_kind; /* 0 none, GROVEP_J_INT or GROVEP_J_STRING */
     int64_t status_int;
     size_t status_off;
@@ -137,6 +138,10 @@ typedef struct reader {
     size_t npaths, pathcap;
     uint32_t *vpath; /* [vid] first path, GROVEP_NONE */
     size_t vpathcap;
+    grove_sym_t *pname; /* [vid] the name the file's paths give a vertex
+                         * named by default (basename + id) when that
+                         * differs, else GROVE_SYM_NONE */
+    size_t pnamecap;
     grovep_buf_t parena;
     struct {
         grove_vid_t v;
@@ -477,6 +482,8 @@ static int meta_member(grovep_json_t *js, const char *k, size_t kl, const grovep
             n->rank = x;
         else if (key == K_SIZE)
             n->size = x;
+        else
+            n->uniq = x;
         break;
     }
     case K_EXCL: {
@@ -618,16 +625,59 @@ static int check_node(reader_t *r, const nrec_t *n, int *status)
     return 0;
 }
 
+/* A decimal integer of at most 18 digits at the end of s (n bytes), or -1. */
+static int64_t digits_at_end(const char *s, size_t n)
+{
+    size_t k = n;
+    while (k > 0 && k + 18 > n && s[k - 1] >= '0' && s[k - 1] <= '9')
+        k--;
+    if (k == n || (k > 0 && s[k - 1] >= '0' && s[k - 1] <= '9'))
+        return -1;
+    int64_t x = 0;
+    for (; k < n; k++)
+        x = x * 10 + (s[k] - '0');
+    return x;
+}
+
+/* The id of node n when its metadata gives none, as the reference engine
+ * infers it: a node's from the digits ending its name, else the node's
+ * uniq_id, else the file's id of the node when that is an integer; -1
+ * when nothing gives one. */
+static int64_t inferred_id(const reader_t *r, const nrec_t *n)
+{
+    if (n->soff[K_NAME] != NOOFF && n->slen[K_TYPE] == 4
+        && !memcmp(S(r, n->soff[K_TYPE]), "node", 4)) {
+        int64_t x = digits_at_end(S(r, n->soff[K_NAME]), n->slen[K_NAME]);
+        if (x >= 0)
+            return x;
+    }
+    if (n->uniq >= 0)
+        return n->uniq;
+    const char *f = S(r, n->fid);
+    for (size_t k = 0; k < n->fidl; k++)
+        if (f[k] < '0' || f[k] > '9')
+            return -1;
+    return digits_at_end(f, n->fidl);
+}
+
 /* The vertex of node n (checked), or GROVE_VID_NONE with the failure
- * reported.  The name: given, or from the containment path (else the
- * first path). */
-static grove_vid_t add_vertex(reader_t *r, const nrec_t *n)
+ * reported.  Its id: given, or inferred (inferred_id).  Its name: given;
+ * else RFC 4's default, basename + id, when it has an id; else the last
+ * component of its containment path (else of its first path), else the
+ * basename.  *pname: the last component of its path when its name is
+ * basename + id and the path names it otherwise (the reference engine
+ * names such a vertex ssd21 and keeps its path /mini/chassis1/ssd2), else
+ * GROVE_SYM_NONE. */
+static grove_vid_t add_vertex(reader_t *r, const nrec_t *n, grove_sym_t *pname)
 {
     grovep_json_t *js = &r->js;
     size_t i = n->idx;
     char namebuf[256];
     char *heapname = NULL;
     const char *name = n->soff[K_NAME] != NOOFF ? S(r, n->soff[K_NAME]) : NULL;
+    int64_t id = (n->seen & (1u << K_ID)) ? n->id : inferred_id(r, n);
+    bool by_path = !name && id < 0;
+    *pname = GROVE_SYM_NONE;
     if (!name && r->ncpaths) {
         const kref_t *pk = &r->cpaths[0];
         for (size_t p = 0; p < r->ncpaths; p++)
@@ -635,7 +685,13 @@ static grove_vid_t add_vertex(reader_t *r, const nrec_t *n)
                 pk = &r->cpaths[p];
         size_t l;
         const char *c = last_component(S(r, pk->v), pk->vl, &l);
-        if (c) {
+        if (c && !by_path) {
+            *pname = grove_intern_n(r->g->strings, c, l);
+            if (*pname == GROVE_SYM_NONE) {
+                grovep_json_sysfail(js, "reading a node");
+                return GROVE_VID_NONE;
+            }
+        } else if (c) {
             char *dst = namebuf;
             if (l >= sizeof(namebuf) && !(dst = heapname = malloc(l + 1))) {
                 grovep_json_sysfail(js, "reading a node");
@@ -652,7 +708,7 @@ static grove_vid_t add_vertex(reader_t *r, const nrec_t *n)
     info.type = S(r, n->soff[K_TYPE]);
     info.basename = n->soff[K_BASENAME] != NOOFF ? S(r, n->soff[K_BASENAME]) : NULL;
     info.name = name;
-    info.id = n->id;
+    info.id = id;
     info.rank = n->rank;
     info.size = n->size;
     info.unit = n->soff[K_UNIT] != NOOFF ? S(r, n->soff[K_UNIT]) : NULL;
@@ -725,9 +781,13 @@ static int commit_node(reader_t *r, nrec_t *n)
     int status = GROVE_STATUS_UP;
     if (check_node(r, n, &status) < 0)
         return -1;
-    grove_vid_t v = add_vertex(r, n);
+    grove_sym_t pname;
+    grove_vid_t v = add_vertex(r, n, &pname);
     if (v == GROVE_VID_NONE)
         return -1;
+    if (grovep_grow((void **)&r->pname, &r->pnamecap, (size_t)v + 1, sizeof(*r->pname)) < 0)
+        return grovep_json_sysfail(js, "reading a node");
+    r->pname[v] = pname == r->g->v[v].name ? GROVE_SYM_NONE : pname;
     if (fid_add(r, S(r, n->fid), n->fidl, v) < 0)
         return grovep_json_sysfail(js, "reading node ids");
     for (size_t p = 0; p < r->nprops; p++) {
@@ -767,6 +827,7 @@ static int node_elem(grovep_json_t *js, size_t i, const grovep_jval_t *v, void *
                 .pos = grovep_json_pos(js),
                 .id = GROVE_ID_NONE,
                 .rank = GROVE_ID_NONE,
+                .uniq = -1,
                 .size = 1};
     for (int k = 0; k < K_NSTR; k++)
         n.soff[k] = NOOFF;
@@ -900,6 +961,29 @@ static grove_vid_t tree_root(reader_t *r, grove_vid_t v)
     return v;
 }
 
+/* Is an edge s -> t in subsystem sub upward?  Its relationship does not
+ * say ("supplies_to", "includes", or none given): up when the file's paths
+ * put s right below t, down when they put t right below s.  Else, when
+ * pairs count (a relationship was given), up when it is the second of a
+ * pair: the edge read just before it is an unpaired downward t -> s (the
+ * writer lists each pair downward edge first, one after the other). */
+static int edge_up(reader_t *r, grove_vid_t s, grove_vid_t t, const char *sub, bool pairs)
+{
+    const grove_graph_t *g = r->g;
+    grove_sym_t sym = grove_graph_sym_lookup(g, sub);
+    if (sym == GROVE_SYM_NONE)
+        return 0; /* no edge in that subsystem yet, no path in it */
+    size_t sl = 0, tl = 0;
+    const char *sp = file_path(r, s, sym, &sl), *tp = file_path(r, t, sym, &tl);
+    if (sp && tp && path_child(tp, tl, sp, sl))
+        return 1;
+    if ((sp && tp && path_child(sp, sl, tp, tl)) || !pairs || g->ne == 0)
+        return 0;
+    const grovep_edge_t *last = &g->e[g->ne - 1];
+    return last->src == t && last->dst == s && g->subsys[last->sub] == sym
+           && !(last->flags & (GROVEP_E_UP | GROVEP_E_DEAD)) && last->opposite == GROVEP_NONE;
+}
+
 static int commit_edge(reader_t *r, erec_t *e)
 {
     size_t i = e->idx;
@@ -927,17 +1011,13 @@ static int commit_edge(reader_t *r, erec_t *e)
     if (rel && !rel[0])
         return grovep_json_fail(&r->js, e->pos,
                                 "edges[%zu].metadata.relationship: empty relationship", i);
-    if (!rel) {
-        rel = GROVE_CONTAINS;
-        grove_sym_t sym = grove_graph_sym_lookup(r->g, sub);
-        size_t sl = 0, tl = 0;
-        const char *sp = sym != GROVE_SYM_NONE ? file_path(r, s, sym, &sl) : NULL;
-        const char *tp = sym != GROVE_SYM_NONE ? file_path(r, t, sym, &tl) : NULL;
-        if (sp && tp && path_child(tp, tl, sp, sl))
-            rel = GROVE_IN;
-    }
-    bool containment = !strcmp(sub, GROVE_CONTAINMENT);
-    if (containment && strcmp(rel, GROVE_IN)) {
+    int up = !rel ? edge_up(r, s, t, sub, false) : !strcmp(rel, GROVE_IN) ? 1
+             : !strcmp(rel, GROVE_CONTAINS)                                 ? 0
+                                                                            : edge_up(r, s, t, sub, true);
+    if (!rel)
+        rel = up ? GROVE_IN : GROVE_CONTAINS;
+    bool primary = !strcmp(sub, GROVE_CONTAINMENT) && !strcmp(rel, GROVE_CONTAINS);
+    if (primary) {
         grove_graph_t *g = r->g;
         if (g->parent[t] != GROVEP_NONE) {
             char buf[32];
@@ -957,7 +1037,7 @@ static int commit_edge(reader_t *r, erec_t *e)
     }
     grove_error_t e2;
     grove_error_clear(&e2);
-    if (grovep_add_edge(r->g, s, t, sub, rel, -1, &e2) == GROVE_EID_NONE) {
+    if (grovep_add_edge(r->g, s, t, sub, rel, up, &e2) == GROVE_EID_NONE) {
         if (errno == EINVAL || errno == EOVERFLOW) {
             int saved = errno;
             grovep_json_fail(&r->js, e->pos, "edges[%zu]: %s", i,
@@ -1062,9 +1142,37 @@ static bool ends_with_name(const char *path, size_t end, const char *name, size_
     return end >= nl + 1 && path[end - nl - 1] == '/' && !memcmp(path + end - nl, name, nl);
 }
 
+/* The name v has in the file's paths: its own, or the one its path gives
+ * when it is named by default (pname). */
+static const char *path_name(const reader_t *r, grove_vid_t v)
+{
+    grove_sym_t s = r->pname[v] != GROVE_SYM_NONE ? r->pname[v] : r->g->v[v].name;
+    return grove_intern_str(r->g->strings, s);
+}
+
+/* The path the edges give v in subsystem sub, by path names, into buf
+ * (truncated to len, NUL-terminated). */
+static void edges_path(const reader_t *r, grove_vid_t v, grove_sym_t sub, char *buf, size_t len)
+{
+    const grove_graph_t *g = r->g;
+    size_t at = len - 1, steps = 0;
+    buf[at] = '\0';
+    for (grove_vid_t c = v; c != GROVE_VID_NONE && steps++ <= g->nv;
+         c = grove_vertex_parent(g, c, sub)) {
+        const char *name = path_name(r, c);
+        size_t nl = strlen(name);
+        if (nl + 1 > at)
+            break;
+        at -= nl + 1;
+        buf[at] = '/';
+        memcpy(buf + at + 1, name, nl);
+    }
+    memmove(buf, buf + at, len - at);
+}
+
 /* Check the file's paths against the tree the edges made.  A path is
- * read from the vertex up: each component must be the name of the vertex
- * at that level.  What remains above the root of the vertex's tree must be
+ * read from the vertex up: each component must be the path name of the
+ * vertex at that level (path_name).  What remains above the root of the vertex's tree must be
  * empty, or be the prefix the root's own path has: a fragment of a larger
  * graph (an allocation's scheduling graph) keeps its full paths, which
  * start above its roots. */
@@ -1080,7 +1188,7 @@ static int check_paths(reader_t *r)
             bool good = true;
             grove_vid_t cur = v;
             for (;;) {
-                const char *name = grove_intern_str(g->strings, g->v[cur].name);
+                const char *name = path_name(r, cur);
                 size_t nl = strlen(name);
                 if (!ends_with_name(path, end, name, nl)) {
                     good = false;
@@ -1100,7 +1208,7 @@ static int check_paths(reader_t *r)
                 /* cur is the root: its own path must carry the same prefix */
                 size_t rl = 0;
                 const char *rp = file_path(r, cur, fp->sub, &rl);
-                const char *name = grove_intern_str(g->strings, g->v[cur].name);
+                const char *name = path_name(r, cur);
                 size_t nl = strlen(name);
                 good = rp && ends_with_name(rp, rl, name, nl) && rl - nl - 1 == end
                        && !memcmp(rp, path, end);
@@ -1108,7 +1216,7 @@ static int check_paths(reader_t *r)
             if (good)
                 continue;
             const char *sname = grove_intern_str(g->strings, fp->sub);
-            const char *vname = grove_intern_str(g->strings, g->v[v].name);
+            const char *vname = path_name(r, v);
             size_t vl = strlen(vname);
             if (!ends_with_name(path, plen, vname, vl))
                 return grovep_json_fail(
@@ -1126,12 +1234,11 @@ static int check_paths(reader_t *r)
             }
             size_t rl = 0, pre = 0;
             const char *rp = file_path(r, root, fp->sub, &rl);
-            const char *rname = grove_intern_str(g->strings, g->v[root].name);
+            const char *rname = path_name(r, root);
             if (rp && ends_with_name(rp, rl, rname, strlen(rname)))
                 pre = rl - strlen(rname) - 1;
             char buf[512];
-            if (grove_vertex_path(g, v, fp->sub, buf, sizeof(buf)) < 0)
-                snprintf(buf, sizeof(buf), "/%s", vname);
+            edges_path(r, v, fp->sub, buf, sizeof(buf));
             return grovep_json_fail(
                 &r->js, fp->pos,
                 "nodes[%u].metadata.paths.%s: \"%.*s\" disagrees with the edges, "
@@ -1233,6 +1340,7 @@ static void reader_free(reader_t *r)
     free(r->recs);
     free(r->paths);
     free(r->vpath);
+    free(r->pname);
     free(r->parena.p);
     free(r->stats);
     free(r->up);

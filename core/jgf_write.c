@@ -404,13 +404,24 @@ static void w_doc(writer_t *w, const grove_vid_t *vids, size_t n, uint8_t *sel)
     w_close(w, ']');
     W_KEY(w, "edges");
     w_open(w, '[');
+    /* a pair whose upward edge is not an "in" is written downward edge
+     * first, its upward edge right after: a reader tells the direction of
+     * a relationship it does not know by that order (jgf.c); other edges
+     * keep their order */
     for (grove_eid_t e = 0; e < g->ne; e++) {
         const grovep_edge_t *x = &g->e[e];
         if (x->flags & GROVEP_E_DEAD)
             continue;
         if (sel && (!sel[x->src] || !sel[x->dst]))
             continue;
+        const grovep_edge_t *o = x->opposite != GROVEP_NONE ? &g->e[x->opposite] : NULL;
+        bool paired = o && !!(x->flags & GROVEP_E_UP) != !!(o->flags & GROVEP_E_UP)
+                      && g->rels[(x->flags & GROVEP_E_UP) ? x->rel : o->rel] != g->sym_in;
+        if (paired && (x->flags & GROVEP_E_UP))
+            continue; /* written with its downward edge */
         w_edge(w, e);
+        if (paired)
+            w_edge(w, x->opposite);
     }
     w_close(w, ']');
     w_close(w, '}');

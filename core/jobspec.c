@@ -65,7 +65,7 @@ struct grove_jobspec_resource {
     char *label, *unit, *id;    /* NULL when absent */
     grove_count_t count;
     int exclusive;              /* -1 unset, 0, 1 */
-    bool is_slot;               /* type == "slot" */
+    bool is_slot;               /* type == "slot" or "xor_slot" */
     bool in_slot;               /* an ancestor is a slot */
     unsigned depth;             /* 0 for top level */
     int line;                   /* 0 if unknown */
@@ -1040,7 +1040,8 @@ static int resource_vertex(vctx_t *c, const json_t *v, const json_t *sh, size_t 
     const char *type = json_string_value(t);
     if (type[0] == '\0')
         return vfail(c, grovep_shadow_key(sh, "type"), "must not be empty");
-    if (c->known_types && strcmp(type, "slot") != 0 && !str_in(type, c->known_types))
+    bool slot = strcmp(type, "slot") == 0 || strcmp(type, "xor_slot") == 0;
+    if (c->known_types && !slot && !str_in(type, c->known_types))
         return vfail(c, grovep_shadow_key(sh, "type"), "unknown resource type '%s'", type);
     grovep_path_pop(&c->path, old);
     if (!(cnt = member(c, v, sh, "count", true, NULL)))
@@ -1053,7 +1054,9 @@ static int resource_vertex(vctx_t *c, const json_t *v, const json_t *sh, size_t 
     r->line = grovep_line(sh);
     r->parent_i = parent;
     r->in_slot = in_slot;
-    r->is_slot = strcmp(type, "slot") == 0;
+    /* an xor_slot is a slot that is one of its list's alternatives (the
+     * reference engine's flexible jobspecs; the matcher tries each) */
+    r->is_slot = slot;
     if (!(r->type = dup_string(c, t)))
         return -1;
     if (count_value(c, cnt, grovep_shadow_key(sh, "count"), type, &js->res[idx].count) < 0)

@@ -645,3 +645,103 @@ void grovep_json_free(grovep_json_t *js)
     free(js->sc.p);
     free(js->kbuf.p);
 }
+
+/* ---- the line of a place a message names ---------------------------------- */
+
+/* Readers that check a jansson tree (R, state files) know the place of a
+ * fault as a path ("execution.R_lite[0].rank"), not as a position: the
+ * tree keeps none.  When such a message is made, the text is walked once
+ * more along the path to find the line. */
+struct locate {
+    const char *path, *end; /* what is left of the path to follow */
+    size_t pos;             /* position of the deepest value found */
+};
+
+static void locate_value(grovep_json_t *js, struct locate *l);
+
+/* The length of the path's next key (up to '.', '[' or its end). */
+static size_t key_len(const struct locate *l)
+{
+    size_t n = 0;
+    while (l->path + n < l->end && l->path[n] != '.' && l->path[n] != '[')
+        n++;
+    return n;
+}
+
+static int locate_member(grovep_json_t *js, const char *key, size_t kl, const grovep_jval_t *v,
+                         void *arg)
+{
+    struct locate *l = arg;
+    (void)v;
+    if (kl != key_len(l) || memcmp(key, l->path, kl))
+        return 0;
+    l->path += kl;
+    locate_value(js, l);
+    return -1; /* found, or as deep as the text goes: stop */
+}
+
+static int locate_elem(grovep_json_t *js, size_t i, const grovep_jval_t *v, void *arg)
+{
+    struct locate *l = arg;
+    (void)v;
+    char *close;
+    unsigned long long want = strtoull(l->path, &close, 10);
+    if (close == l->path || close >= l->end || *close != ']' || want != i)
+        return 0;
+    l->path = close + 1;
+    locate_value(js, l);
+    return -1;
+}
+
+static void locate_value(grovep_json_t *js, struct locate *l)
+{
+    l->pos = grovep_json_pos(js);
+    if (l->path >= l->end)
+        return;
+    grovep_jval_t v = {NULL};
+    char c = *l->path++;
+    if (c == '.')
+        grovep_json_object(js, &v, locate_member, l);
+    else if (c == '[')
+        grovep_json_array(js, &v, locate_elem, l);
+}
+
+void grovep_json_place_line(grove_error_t *err, const char *source, const char *text,
+                            size_t len)
+{
+    if (!err || err->line > 0 || !text)
+        return;
+    size_t sl = source ? strlen(source) : 0;
+    const char *place = err->text;
+    if (source && (strncmp(place, source, sl) || strncmp(place + sl, ": ", 2)))
+        return;
+    place += source ? sl + 2 : 0;
+    const char *colon = strstr(place, ": ");
+    if (!colon || colon == place || memchr(place, ' ', (size_t)(colon - place)))
+        return; /* no place: the message is a reason only */
+    grove_error_t scratch;
+    grovep_json_t js = {.text = text, .len = len, .err = &scratch};
+    /* the place is a path from the top, or from a JGF document's "graph"
+     * (its reader names places from there: "nodes[3].metadata.id") */
+    struct locate l = {.path = place, .end = colon};
+    for (int from_graph = 0; from_graph < 2 && l.path == place; from_graph++) {
+        js.cur = 0;
+        l.pos = grovep_json_pos(&js);
+        grovep_jval_t v = {NULL};
+        if (from_graph) {
+            struct locate g = {.path = "graph", .end = "graph" + 5};
+            grovep_json_object(&js, &v, locate_member, &g);
+            if (g.path != g.end)
+                break;
+            js.cur = g.pos;
+        }
+        grovep_json_object(&js, &v, locate_member, &l);
+    }
+    grovep_json_free(&js);
+    int col, line = l.path > place ? line_of(&js, l.pos, &col) : 0;
+    if (line <= 0)
+        return; /* the text holds no part of the place */
+    char rest[sizeof(err->text)];
+    snprintf(rest, sizeof(rest), "%s", place);
+    grove_error_set(err, source, line, "%s", rest);
+}

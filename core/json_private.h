@@ -99,6 +99,16 @@ const char *grovep_json_type_name(const json_t *v);
  * ENOMEM. */
 json_t *grovep_json_idset(const grove_idset_t *s);
 
+/* Give a message the line of the place it names.  err holds "SOURCE:
+ * PLACE: reason" (just "PLACE: reason" when source is NULL) and no line,
+ * PLACE a path into the JSON text ("execution.R_lite[0].rank",
+ * "grove.jobs[2]") as the jansson-tree readers (R, state files) write it:
+ * it becomes "SOURCE:LINE: PLACE: reason", LINE that of the value the path
+ * names, or of the deepest part of it the text holds.  Nothing changes
+ * when err has a line already or names no place. */
+void grovep_json_place_line(grove_error_t *err, const char *source, const char *text,
+                            size_t len);
+
 /* The GROVEP_J_* kind of v, consuming nothing. */
 int grovep_json_kind(grovep_json_t *js, const grovep_jval_t *v);
 

@@ -59,9 +59,15 @@ struct req {
     const grove_jobspec_resource_t *js;
     grove_sym_t type; /* GROVE_SYM_NONE: no such type in the graph */
     bool slot;
+    bool xor_; /* an xor_slot: a slot that is one of its list's alternatives */
     bool excl; /* exclusive as written or as RFC 14 implies */
     const grove_count_t *count;
     struct req *child, *next;
+    struct req *alt; /* or-slots (grove_match_config_t): the group's next
+                      * alternative; the first stays in its list, the others
+                      * hang from it in order */
+    const grove_count_t *ocount; /* a group's first: the count of its last
+                                  * alternative, how many slots it takes */
     bool free_span; /* slot: asks for nodes itself, so may span nodes */
     const struct req *sibs; /* the first request of r's list (r's siblings) */
     bool whole;     /* written exclusive with children: the job gets all below */
@@ -110,6 +116,7 @@ struct grove_matcher {
     int64_t *use_at;   /* scratch: the same at another instant (zero) */
     size_t usecap;
     grove_match_config_t cfg;
+    struct orplan *orplan; /* or-slot choice scratch, made on first use */
     char *constraint_type;
 
     grove_job_t **jobs; /* sorted by id */
@@ -147,7 +154,10 @@ struct grove_matcher {
     /* the rest of the model (the end of this file) */
     struct kept {
         grove_jobid_t id;
-        json_t *docs; /* the jobspecs of the job, then of each grow */
+        json_t *docs; /* the job's jobspec (an object, shared with the jobspec
+                       * it came from), or an array of it and then of each
+                       * grow: most jobs never grow, and an array of one
+                       * would cost them about 100 bytes each */
     } *kept;          /* sorted by id: the requests, to plan jobs again */
     size_t nkept, keptcap;
     grove_job_event_t *events; /* queued, in time order */
@@ -266,6 +276,7 @@ void grove_matcher_destroy(grove_matcher_t *m)
     free(m->kids);
     free(m->cands);
     free(m->dpar);
+    free(m->orplan);
     kept_free(m);
     free(m);
 }
@@ -378,14 +389,12 @@ static int job_insert(grove_matcher_t *m, grove_job_t *j)
 }
 
 static void use_forget(grove_matcher_t *m, grove_job_t *j);
+static grove_job_t *job_detach(grove_matcher_t *m, size_t i);
 
 static void job_remove_at(grove_matcher_t *m, size_t i)
 {
-    use_forget(m, m->jobs[i]);
     kept_forget(m, m->jobs[i]->id);
-    job_free(m->jobs[i]);
-    memmove(m->jobs + i, m->jobs + i + 1, (m->njobs - i - 1) * sizeof(*m->jobs));
-    m->njobs--;
+    job_free(job_detach(m, i)); /* what it asked for stops counting there */
 }
 
 /* ---- scratch state --------------------------------------------------------- */
@@ -621,19 +630,24 @@ static void order_by_use(const grove_matcher_t *m, grove_vid_t *kids, size_t n)
     }
 }
 
-/* The index of the aggregate type whose units rank v once a job went
- * through it: the first low-level type the aggregate specification names
- * for v's type (an "ALL:" pair only for another type than v's own), or -1
- * when none does. */
+/* The index of the aggregate type whose free units rank v once a job went
+ * through it: the last of the types the aggregate specification names for
+ * v, those given for v's type first, then the "ALL:" ones other than v's
+ * own type, each in the order written (the reference engine's order of a
+ * vertex's pruning types: with its "ALL:core,ALL:node", nodes rank by
+ * cores and everything else by nodes); -1 when none applies. */
 static int use_type(const grove_graph_t *g, grove_vid_t v)
 {
     grove_sym_t t = g->v[v].type;
-    for (size_t i = 0; i < g->npairs; i++) {
-        grove_sym_t high = g->agg_pair[i].high, low = g->agg_low[g->agg_pair[i].low];
-        if (high == t || (high == GROVE_SYM_NONE && low != t))
-            return g->agg_pair[i].low;
+    int last = -1;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < g->npairs; i++) {
+            grove_sym_t high = g->agg_pair[i].high, low = g->agg_low[g->agg_pair[i].low];
+            if (pass == 0 ? high == t : (high == GROVE_SYM_NONE && low != t))
+                last = g->agg_pair[i].low;
+        }
     }
-    return -1;
+    return last;
 }
 
 /* Count (sign 1) or stop counting (-1) the units pick p of a job asks for
@@ -641,13 +655,16 @@ static int use_type(const grove_graph_t *g, grove_vid_t v)
 static void use_count(grove_matcher_t *m, int64_t *held, const grove_pick_t *p, int64_t sign)
 {
     const grove_graph_t *g = m->g;
-    if (!p->leaf || p->v >= m->usecap)
+    if (p->v >= m->usecap || !(p->leaf || p->exclusive))
         return;
+    /* what was asked of a pool, or a vertex held whole (a node taken
+     * exclusively counts one node; one shared counts none) */
+    int64_t units = p->leaf ? p->amount : g->v[p->v].size;
     grove_sym_t t = g->v[p->v].type;
     for (grove_vid_t a = m->par[p->v]; a != GROVEP_NONE && a < m->usecap; a = m->par[a]) {
         int k = use_type(g, a);
         if (k >= 0 && g->agg_low[k] == t)
-            held[a] += sign * p->amount;
+            held[a] += sign * units;
     }
 }
 
@@ -679,31 +696,17 @@ static void use_forget(grove_matcher_t *m, grove_job_t *j)
     j->use_held = false;
 }
 
-/* Does a top-level request of the job name type t (a slot: the types it
- * holds)? */
-static bool use_top_type(const struct req *top, grove_sym_t t)
-{
-    for (const struct req *r = top; r; r = r->next) {
-        if (!r->slot && r->type == t)
-            return true;
-        for (const struct req *c = r->slot ? r->child : NULL; c; c = c->next)
-            if (c->type == t)
-                return true;
-    }
-    return false;
-}
-
 /* After job j was recorded: rank again every vertex below the root on its
- * way, so the next job explores elsewhere first.  A vertex of a type the
- * request's top level names ranks by the units of its ranking type that
- * the jobs overlapping j's start, j included, did not ask for (units held
- * whole beyond what was asked count as free); any other vertex by all its
- * units of that type.  That split is the reference engine's, read from its
- * placements (docs/conformance.md).  Allocations read the running jobs'
- * counts, kept as jobs come and go; a reservation counts the jobs at its
- * start.  Then j's units count, if it runs now.  A vertex that keeps no
- * aggregate (leaves) or has no unit of its ranking type keeps its rank. */
-static void use_update(grove_matcher_t *m, const struct req *top, grove_job_t *j, int64_t now)
+ * way, so the next job explores elsewhere first.  A vertex ranks by the
+ * units of its ranking type (use_type) below it that the jobs overlapping
+ * j's start, j included, did not ask for (units held whole beyond what was
+ * asked count as free; a vertex with none of that type below ranks 0).
+ * Allocations read the running jobs' counts, kept as jobs come and go; a
+ * reservation counts the jobs at its start.  Then j's units count, if it
+ * runs now.  Vertices that keep no aggregate (leaves) keep their rank.
+ * This is the reference engine's weight per edge, as its sources and a
+ * build of it with the weights printed show (docs/conformance.md). */
+static void use_update(grove_matcher_t *m, grove_job_t *j, int64_t now)
 {
     const grove_graph_t *g = m->g;
     bool runs = j->start <= now && now < j->end;
@@ -716,9 +719,9 @@ static void use_update(grove_matcher_t *m, const struct req *top, grove_job_t *j
         grove_vid_t v = j->picks[i].v;
         const grovep_agg_t *a = v < m->usecap ? grovep_agg_of(g, v) : NULL;
         int k = a ? use_type(g, v) : -1;
-        if (k < 0 || m->par[v] == GROVEP_NONE || !(a->mask & (1u << k)) || a->total[k] <= 0)
+        if (k < 0 || m->par[v] == GROVEP_NONE)
             continue;
-        int64_t left = a->total[k] - (use_top_type(top, g->v[v].type) ? held[v] : 0);
+        int64_t left = ((a->mask & (1u << k)) ? a->total[k] : 0) - held[v];
         m->use[v] = left < 0 ? 0 : (uint64_t)left;
     }
     if (runs) {
@@ -1070,22 +1073,34 @@ static int64_t take_slots(grove_matcher_t *m, const struct req *r, grove_vid_t u
 
 /* ---- slots compared by their ids ------------------------------------------------- */
 
-/* In a walk of a subsystem other than containment (power distribution),
- * under a policy that orders by id (low, high and their node variants), a
+/* Under a policy that orders by id (low, high and their node variants), a
  * fixed number of slots is chosen as the reference engine chooses them:
  * every vertex below u that has a direct child of each type the slot asks
  * for is a home; each home places as many slots as fit, each scored by the
  * ids (+ 1) of the vertices it took directly below the home; the best
  * scores win, across homes (the lowest sums under low, the highest under
- * high; ties in visiting order).  Jobs spread over homes whose ids start
- * again (power units numbered per pdu) as the reference engine's do.  In
- * containment a slot keeps its deepest-subtree placement (slot_home): the
- * containment corpus agrees with it, and 37 of its cases change under the
- * rule above. */
+ * high; ties in graph order).  So under low a second job of one slot of
+ * cores goes to core0 of the next node, not to core8 of the first, and in
+ * power distribution jobs spread over homes whose ids start again (power
+ * units numbered per pdu).  A node-centric policy (lonode, hinode) adds to
+ * each vertex taken the id of its node, weighted above any sum of ids
+ * (NODE_WEIGHT), so a job keeps to the lowest (highest) nodes first. */
+
+/* How many homes (sockets, say) slots are chosen by id among in
+ * containment; with more, they are placed depth-first (see
+ * take_slots_by_id).  The corpus's machines have at most 16. */
+#define SLOT_HOMES_MAX 64
+
+/* The reference engine's weight of a node's id in a node-centric score:
+ * (id + 2) * 10000 per vertex taken below the node. */
+#define NODE_WEIGHT 10000.0
 
 struct slotc {
     double score;
     size_t home, k; /* the k-th slot of homes[home] */
+    grove_vid_t hv; /* that home: ties go in graph order, by vertex id, as
+                     * the reference engine explores in graph order whatever
+                     * the policy */
 };
 
 /* +1 when the policy puts lower ids first, -1 higher, 0 when it does not
@@ -1103,31 +1118,160 @@ static int id_direction(grove_matcher_t *m, grove_vid_t a, grove_vid_t b)
     return k[0] == a ? 1 : -1;
 }
 
-/* Does w have a direct child (walked subsystem) of each type slot r asks for? */
+/* Does w have a direct child (walked subsystem) of each type slot r asks
+ * for (of one of its alternatives, for or-slots)? */
 static bool slot_home_of(const grove_matcher_t *m, const struct req *r, grove_vid_t w)
 {
     const grove_graph_t *g = m->g;
-    for (const struct req *c = r->child; c; c = c->next) {
-        if (c->slot)
-            return false;
-        bool found = false;
-        for (grove_eid_t e = g->first_out[w]; e != GROVEP_NONE && !found; e = g->e[e].next_out)
-            found = g->e[e].sub == m->dom_sub && !(g->e[e].flags & (GROVEP_E_UP | GROVEP_E_DEAD))
-                    && g->v[g->e[e].dst].type == c->type;
-        if (!found)
-            return false;
+    for (const struct req *a = r; a; a = a->alt) {
+        bool all = true;
+        for (const struct req *c = a->child; c && all; c = c->next) {
+            bool found = false;
+            for (grove_eid_t e = g->first_out[w]; e != GROVEP_NONE && !found && !c->slot;
+                 e = g->e[e].next_out)
+                found = g->e[e].sub == m->dom_sub
+                        && !(g->e[e].flags & (GROVEP_E_UP | GROVEP_E_DEAD))
+                        && g->v[g->e[e].dst].type == c->type;
+            all = found;
+        }
+        if (all)
+            return true;
     }
-    return true;
+    return false;
+}
+
+/* ---- or-slots ------------------------------------------------------------------- */
+
+/* At one home the or-slots are chosen as the reference engine chooses
+ * them: from the free units of each type among the home's direct
+ * children, each next slot takes the first alternative that lets the most
+ * slots in all be placed (at most the want still missing).  The types an
+ * or-group may ask for directly below a home, at most OR_TYPES. */
+#define OR_TYPES 8
+#define OR_MEMO 4096
+#define OR_DEPTH 64
+
+struct orplan {
+    size_t nalt, nt;
+    const struct req *alt[OR_TYPES];   /* the alternatives, at most OR_TYPES */
+    grove_sym_t type[OR_TYPES];
+    int64_t need[OR_TYPES][OR_TYPES]; /* [alternative][type] units */
+    struct {
+        int64_t c[OR_TYPES];
+        int64_t depth, best;
+        int first;
+    } memo[OR_MEMO];
+    size_t nmemo;
+};
+
+/* The most slots (at most depth) counts c let be placed; *first the
+ * alternative that starts such a choice, the first on ties (-1: none). */
+static int64_t or_best(struct orplan *p, const int64_t *c, int64_t depth, int *first)
+{
+    *first = -1;
+    if (depth == 0)
+        return 0;
+    for (size_t i = 0; i < p->nmemo; i++)
+        if (p->memo[i].depth == depth && !memcmp(p->memo[i].c, c, sizeof(p->memo[i].c))) {
+            *first = p->memo[i].first;
+            return p->memo[i].best;
+        }
+    int64_t best = 0;
+    for (size_t a = 0; a < p->nalt; a++) {
+        int64_t next[OR_TYPES];
+        bool fits = true;
+        for (size_t t = 0; t < OR_TYPES; t++) {
+            next[t] = c[t] - (t < p->nt ? p->need[a][t] : 0);
+            fits = fits && next[t] >= 0;
+        }
+        if (!fits)
+            continue;
+        int dummy;
+        int64_t got = 1 + or_best(p, next, depth - 1, &dummy);
+        if (got > best) {
+            best = got;
+            *first = (int)a;
+        }
+    }
+    if (p->nmemo < OR_MEMO) {
+        memcpy(p->memo[p->nmemo].c, c, sizeof(p->memo[p->nmemo].c));
+        p->memo[p->nmemo].depth = depth;
+        p->memo[p->nmemo].best = best;
+        p->memo[p->nmemo++].first = *first;
+    }
+    return best;
+}
+
+/* The alternatives of the next up to want slots of or-group r at home w,
+ * into seq (*nseq, room for want).  0; 1 when the plan cannot hold r (more
+ * alternatives or types than OR_TYPES, nested slots); -1 (ENOMEM). */
+static int or_sequence(grove_matcher_t *m, const struct req *r, grove_vid_t w, uint64_t want,
+                       const struct req **seq, size_t *nseq)
+{
+    if (!m->orplan && !(m->orplan = calloc(1, sizeof(*m->orplan))))
+        return -1;
+    struct orplan *p = m->orplan;
+    *nseq = 0;
+    p->nalt = p->nt = 0;
+    p->nmemo = 0;
+    memset(p->need, 0, sizeof(p->need));
+    for (const struct req *a = r; a; a = a->alt) {
+        if (p->nalt == OR_TYPES)
+            return 1;
+        for (const struct req *c = a->child; c; c = c->next) {
+            if (c->slot)
+                return 1;
+            size_t t = 0;
+            while (t < p->nt && p->type[t] != c->type)
+                t++;
+            if (t == p->nt) {
+                if (p->nt == OR_TYPES)
+                    return 1;
+                p->type[p->nt++] = c->type;
+            }
+            p->need[p->nalt][t] += (int64_t)c->count->min;
+        }
+        p->alt[p->nalt++] = a;
+    }
+    int64_t c[OR_TYPES] = {0};
+    const grove_graph_t *g = m->g;
+    for (grove_eid_t e = g->first_out[w]; e != GROVEP_NONE; e = g->e[e].next_out) {
+        grove_vid_t v = g->e[e].dst;
+        if (g->e[e].sub != m->dom_sub || (g->e[e].flags & (GROVEP_E_UP | GROVEP_E_DEAD))
+            || !enterable(m, v))
+            continue;
+        for (size_t t = 0; t < p->nt; t++)
+            if (g->v[v].type == p->type[t])
+                c[t] += free_units(m, v);
+    }
+    for (size_t t = 0; t < p->nt; t++)
+        if (p->type[t] == GROVE_SYM_NONE)
+            c[t] = 0; /* a type the graph lacks: no alternative asking for it fits */
+    for (uint64_t k = 0; k < want; k++) {
+        int a;
+        /* the lookahead stops at OR_DEPTH slots: ties beyond it go to the
+         * first alternative */
+        int64_t depth = want - k > OR_DEPTH ? OR_DEPTH : (int64_t)(want - k);
+        if (or_best(p, c, depth, &a) == 0 || a < 0)
+            break;
+        seq[(*nseq)++] = p->alt[a];
+        for (size_t t = 0; t < p->nt; t++)
+            c[t] -= p->need[a][t];
+    }
+    return 0;
 }
 
 /* The homes below u (u included), in visiting order, into *hv (*nh; the
- * caller frees); a home is not searched below.  0 or -1. */
+ * caller frees); a home is not searched below.  0, -1, or 1 when there are
+ * more than max (0: no limit; the walk stops there). */
 static int slot_homes(grove_matcher_t *m, const struct req *r, grove_vid_t w, bool top,
-                      grove_vid_t **hv, size_t *nh, size_t *cap)
+                      grove_vid_t **hv, size_t *nh, size_t *cap, size_t max)
 {
     if (!top && !enterable(m, w))
         return 0;
     if (slot_home_of(m, r, w)) {
+        if (max && *nh == max)
+            return 1;
         if (grovep_grow((void **)hv, cap, *nh + 1, sizeof(**hv)) < 0)
             return -1;
         (*hv)[(*nh)++] = w;
@@ -1139,7 +1283,7 @@ static int slot_homes(grove_matcher_t *m, const struct req *r, grove_vid_t w, bo
     uint32_t first = m->frames[fbase].kids, n = m->frames[fbase].nkids;
     int rc = 0;
     for (uint32_t i = 0; i < n && rc == 0; i++)
-        rc = slot_homes(m, r, m->kids[first + i], false, hv, nh, cap);
+        rc = slot_homes(m, r, m->kids[first + i], false, hv, nh, cap, max);
     m->nframes = fbase;
     m->nkids = kbase;
     return rc;
@@ -1153,10 +1297,17 @@ static int slot_at(grove_matcher_t *m, const struct req *r, grove_vid_t w, bool 
     int rc = slot_children(m, r, w, excl);
     if (rc <= 0)
         return rc;
+    double node = 0;
+    if (m->pol.node_centric && m->node_sym != GROVE_SYM_NONE)
+        for (grove_vid_t a = w; a != GROVEP_NONE; a = m->par[a])
+            if (m->g->v[a].type == m->node_sym) {
+                node = ((double)grove_vertex_id(m->g, a) + 2) * NODE_WEIGHT;
+                break;
+            }
     *score = 0;
     for (size_t i = first; i < m->nsel; i++)
         if (m->par[m->sel[i].v] == w)
-            *score += (double)grove_vertex_id(m->g, m->sel[i].v) + 1;
+            *score += (double)grove_vertex_id(m->g, m->sel[i].v) + 1 + node;
     return 1;
 }
 
@@ -1165,25 +1316,42 @@ static int cmp_slotc(const void *a, const void *b)
     const struct slotc *x = a, *y = b;
     if (x->score != y->score)
         return x->score < y->score ? -1 : 1;
-    if (x->home != y->home)
-        return x->home < y->home ? -1 : 1;
+    if (x->hv != y->hv)
+        return x->hv < y->hv ? -1 : 1;
     return (x->k > y->k) - (x->k < y->k);
 }
 
-/* Every slot each home can hold, scored (what was taken rolled back). */
+/* The shapes of the next up to want slots of r at home w, into seq
+ * (*nseq): r itself want times, or for or-slots their choice
+ * (or_sequence).  0, 1 (or-slots it cannot plan), -1. */
+static int home_shapes(grove_matcher_t *m, const struct req *r, grove_vid_t w, uint64_t want,
+                       const struct req **seq, size_t *nseq)
+{
+    if (r->alt)
+        return or_sequence(m, r, w, want, seq, nseq);
+    for (*nseq = 0; *nseq < want; (*nseq)++)
+        seq[*nseq] = r;
+    return 0;
+}
+
+/* Every slot each home can hold, scored (what was taken rolled back).  0,
+ * 1 (or-slots it cannot plan), -1.  seq: room for want shapes. */
 static int slot_candidates(grove_matcher_t *m, const struct req *r, const grove_vid_t *hv,
                            size_t nh, bool excl, uint64_t want, int dir, struct slotc **cv,
-                           size_t *nc)
+                           size_t *nc, const struct req **seq)
 {
     size_t cap = 0;
     for (size_t h = 0; h < nh; h++) {
         struct checkpoint cp = checkpoint(m);
         double sc;
-        int rc = 0; /* want may be 0 */
-        for (size_t k = 0; k < want && (rc = slot_at(m, r, hv[h], excl, &sc)) == 1; k++) {
+        size_t nseq;
+        int rc = home_shapes(m, r, hv[h], want, seq, &nseq);
+        if (rc != 0)
+            return rc;
+        for (size_t k = 0; k < nseq && (rc = slot_at(m, seq[k], hv[h], excl, &sc)) == 1; k++) {
             if (grovep_grow((void **)cv, &cap, *nc + 1, sizeof(**cv)) < 0)
                 return -1;
-            (*cv)[(*nc)++] = (struct slotc){dir * sc, h, k};
+            (*cv)[(*nc)++] = (struct slotc){dir * sc, h, k, hv[h]};
         }
         rollback(m, cp);
         if (rc < 0)
@@ -1200,15 +1368,25 @@ static int take_slots_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t
 {
     grove_vid_t *hv = NULL;
     struct slotc *cv = NULL;
+    const struct req **seq = NULL;
     size_t nh = 0, hcap = 0, nc = 0;
     bool excl = r->excl || pexcl;
     int rc = -1, dir = 0;
-    if (m->dom_sub == m->g->containment || !m->pol.order || !r->child) {
+    if (!m->pol.order || !r->child) {
         rc = 2;
         goto out;
     }
-    if (slot_homes(m, r, u, true, &hv, &nh, &hcap) < 0)
+    /* in containment, beyond SLOT_HOMES_MAX homes the slots keep the
+     * depth-first placement: choosing by id looks at every home, the cost
+     * of a walk of the machine per match */
+    int hrc = slot_homes(m, r, u, true, &hv, &nh, &hcap,
+                         m->dom_sub == m->g->containment ? SLOT_HOMES_MAX : 0);
+    if (hrc < 0)
         goto out;
+    if (hrc > 0) {
+        rc = 2;
+        goto out;
+    }
     for (size_t h = 0; h + 1 < nh && dir == 0; h++)
         if (grove_vertex_id(m->g, hv[h]) != grove_vertex_id(m->g, hv[h + 1]))
             dir = grove_vertex_id(m->g, hv[h]) < grove_vertex_id(m->g, hv[h + 1])
@@ -1220,10 +1398,18 @@ static int take_slots_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t
         rc = 2;
         goto out;
     }
-    if (slot_candidates(m, r, hv, nh, excl, want, dir, &cv, &nc) < 0)
+    if (!(seq = malloc((want ? want : 1) * sizeof(*seq))))
         goto out;
+    int sc_rc = slot_candidates(m, r, hv, nh, excl, want, dir, &cv, &nc, seq);
+    if (sc_rc != 0) {
+        rc = sc_rc < 0 ? -1 : 2;
+        goto out;
+    }
     if (nc < want) {
-        rc = 0;
+        /* in containment a slot may still span the homes' children (cores
+         * of two sockets of a node, docs/conformance.md): placed in
+         * visiting order */
+        rc = m->dom_sub == m->g->containment ? 2 : 0;
         goto out;
     }
     qsort(cv, nc, sizeof(*cv), cmp_slotc);
@@ -1237,8 +1423,12 @@ static int take_slots_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t
     rc = 1;
     for (size_t h = 0; h < nh && rc == 1; h++) {
         double sc;
+        size_t nseq = 0;
+        /* the same plan as for the candidates: per[h] is its first ones */
+        if (per[h] && home_shapes(m, r, hv[h], want, seq, &nseq) != 0)
+            rc = -1; /* it planned this home before */
         for (size_t k = 0; k < per[h] && rc == 1; k++)
-            rc = slot_at(m, r, hv[h], excl, &sc);
+            rc = k < nseq ? slot_at(m, seq[k], hv[h], excl, &sc) : 0;
     }
     if (rc == 0)
         rollback(m, cp);
@@ -1246,6 +1436,7 @@ static int take_slots_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t
 out:
     free(hv);
     free(cv);
+    free(seq);
     return rc;
 }
 
@@ -1784,7 +1975,7 @@ static void merge_channel_picks(grove_matcher_t *m)
 static int match_list(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl,
                       bool top)
 {
-    const grove_count_t *cnt = r->count;
+    const grove_count_t *cnt = r->ocount ? r->ocount : r->count;
     bool fixed = cnt->kind == GROVE_COUNT_FIXED;
     uint64_t want = fixed ? cnt->min : cnt->max;
     struct checkpoint start = checkpoint(m);
@@ -1793,6 +1984,19 @@ static int match_list(grove_matcher_t *m, const struct req *r, grove_vid_t u, bo
         int by_id = fixed ? take_slots_by_id(m, r, u, pexcl, want) : 2;
         if (by_id != 2)
             return by_id;
+        if (r->alt) {
+            /* or-slots not chosen by id: the first alternative of which
+             * want slots fit, all of one shape */
+            for (const struct req *a = r; a; a = a->alt) {
+                int64_t got = take_slots(m, a, u, pexcl, want, NULL, 0);
+                if (got < 0)
+                    return -1;
+                if ((uint64_t)got >= want)
+                    return 1;
+                rollback(m, start);
+            }
+            return 0;
+        }
         if (fixed) {
             int64_t got = take_slots(m, r, u, pexcl, want, NULL, 0);
             if (got < 0)
@@ -1898,18 +2102,14 @@ static struct req *channeled_last(const grove_matcher_t *m, struct req *first)
     return head;
 }
 
-static struct req *compile(grove_matcher_t *m, const grove_jobspec_t *js, struct req **top)
+/* Read the request tree of js into rs[n] (linked as written). */
+static void read_request(grove_matcher_t *m, const grove_jobspec_t *js, struct req *rs, size_t n)
 {
-    size_t n = grove_jobspec_resource_total(js);
-    struct req *rs = calloc(n ? n : 1, sizeof(*rs));
-    if (!rs) {
-        errno = ENOMEM;
-        return NULL;
-    }
     for (size_t i = 0; i < n; i++) {
         const grove_jobspec_resource_t *r = grove_jobspec_resource_at(js, i);
         rs[i].js = r;
         rs[i].slot = grove_jobspec_resource_is_slot(r);
+        rs[i].xor_ = rs[i].slot && !strcmp(grove_jobspec_resource_type(r), "xor_slot");
         rs[i].type = rs[i].slot ? GROVE_SYM_NONE
                                 : grove_graph_sym_lookup(m->g, grove_jobspec_resource_type(r));
         rs[i].excl = grove_jobspec_resource_exclusive(r);
@@ -1924,6 +2124,40 @@ static struct req *compile(grove_matcher_t *m, const grove_jobspec_t *js, struct
             up ? grove_jobspec_resource_child(up) : grove_jobspec_resource_first(js);
         rs[i].sibs = &rs[grove_jobspec_resource_index(s0)];
     }
+}
+
+/* With or-slots, the slots of each list of rs (and of the top list *top)
+ * become one group: the first stays in the list, the others hang from it
+ * (alt) in order, and the group takes as many slots as the last asks for
+ * (ocount; the reference engine's reading). */
+static void group_or_slots(struct req *rs, size_t n, struct req **top)
+{
+    for (size_t i = 0; i <= n; i++) {
+        struct req **link = i < n ? &rs[i].child : top;
+        struct req *first = NULL, *last = NULL;
+        while (*link) {
+            struct req *r = *link;
+            if (!r->slot || !first) {
+                if (r->slot)
+                    first = last = r;
+                link = &r->next;
+                continue;
+            }
+            *link = r->next; /* r leaves the list for the group */
+            r->next = NULL;
+            last->alt = r;
+            last = r;
+        }
+        if (first && last != first)
+            first->ocount = last->count;
+    }
+}
+
+/* What compile derives once the tree is linked: which slots may span
+ * nodes and the pruning needs.  on[i] (NULL: all) marks the requests of
+ * the variant rs holds. */
+static void derive(const grove_graph_t *g, struct req *rs, size_t n, const uint8_t *on)
+{
     /* a slot may span nodes only if it asks for nodes (pre-order: the
      * subtree of i is i+1 .. the next vertex at depth <= depth(i)) */
     for (size_t i = 0; i < n; i++) {
@@ -1931,11 +2165,10 @@ static struct req *compile(grove_matcher_t *m, const grove_jobspec_t *js, struct
             continue;
         unsigned d = grove_jobspec_resource_depth(rs[i].js);
         for (size_t k = i + 1; k < n && grove_jobspec_resource_depth(rs[k].js) > d; k++)
-            if (!strcmp(grove_jobspec_resource_type(rs[k].js), "node"))
+            if ((!on || on[k]) && !strcmp(grove_jobspec_resource_type(rs[k].js), "node"))
                 rs[i].free_span = true;
     }
     /* pruning needs, children first (pre-order reversed) */
-    const grove_graph_t *g = m->g;
     for (size_t i = n; i-- > 0;) {
         struct req *r = &rs[i];
         for (size_t l = 0; l < g->nlow; l++) {
@@ -1950,10 +2183,174 @@ static struct req *compile(grove_matcher_t *m, const grove_jobspec_t *js, struct
             if (__builtin_mul_overflow((int64_t)(mult > (uint64_t)INT32_MAX ? INT32_MAX : mult),
                                        r->need1[l], &r->tot[l]))
                 r->tot[l] = INT64_MAX;
+            /* or-slots: what the least demanding alternative needs (they
+             * come later in pre-order, so theirs are known) */
+            for (const struct req *a = r->alt; a; a = a->alt) {
+                if (a->need1[l] < r->need1[l])
+                    r->need1[l] = a->need1[l];
+                if (a->tot[l] < r->tot[l])
+                    r->tot[l] = a->tot[l];
+            }
         }
     }
+}
+
+/* ---- xor slots ------------------------------------------------------------------ */
+
+/* xor_slot siblings are alternatives (the reference engine's flexible
+ * traverser): a request with them stands for several plain requests, its
+ * variants, tried in turn at each instant until one fits.  In a list, the
+ * other siblings are all required (their own variants crossed, earlier
+ * siblings varying slowest) and exactly one xor option is added to each
+ * such combination (options in the order written, each xor_slot's own
+ * variants in turn), the combinations varying slowest; the chosen
+ * xor_slot is a plain slot.  A variant is a row of n flags, one per
+ * request, marking those it keeps. */
+
+/* At most this many variants (the reference engine's limit). */
+#define MAX_VARIANTS 1000
+
+struct rows {
+    uint8_t *v; /* nrows x n flags */
+    size_t nrows, cap;
+};
+
+/* Append the union of rows a and b (either NULL: none) plus request k
+ * (n: none) to *out.  0 or -1 (ENOMEM, EOVERFLOW past MAX_VARIANTS). */
+static int row_add(struct rows *out, size_t n, const uint8_t *a, const uint8_t *b, size_t k)
+{
+    if (out->nrows >= MAX_VARIANTS) {
+        errno = EOVERFLOW;
+        return -1;
+    }
+    if (grovep_grow((void **)&out->v, &out->cap, (out->nrows + 1) * n, 1) < 0)
+        return -1;
+    uint8_t *row = out->v + out->nrows++ * n;
+    for (size_t i = 0; i < n; i++)
+        row[i] = (a && a[i]) || (b && b[i]);
+    if (k < n)
+        row[k] = 1;
+    return 0;
+}
+
+/* The variants of the list that starts at first, into *out.  0 or -1. */
+static int list_variants(const struct req *rs, size_t n, const struct req *first,
+                         struct rows *out)
+{
+    struct rows base = {0}, opts = {0}, next = {0}, sub = {0};
+    int rc = -1;
+    if (row_add(&base, n, NULL, NULL, n) < 0)
+        goto out;
+    for (const struct req *r = first; r; r = r->next) {
+        size_t k = (size_t)(r - rs);
+        sub.nrows = 0;
+        if (r->child ? list_variants(rs, n, r->child, &sub) < 0
+                     : row_add(&sub, n, NULL, NULL, n) < 0)
+            goto out;
+        if (r->xor_) {
+            for (size_t j = 0; j < sub.nrows; j++)
+                if (row_add(&opts, n, sub.v + j * n, NULL, k) < 0)
+                    goto out;
+            continue;
+        }
+        next.nrows = 0;
+        for (size_t b = 0; b < base.nrows; b++)
+            for (size_t j = 0; j < sub.nrows; j++)
+                if (row_add(&next, n, base.v + b * n, sub.v + j * n, k) < 0)
+                    goto out;
+        struct rows t = base;
+        base = next;
+        next = t;
+    }
+    for (size_t b = 0; b < base.nrows; b++) {
+        if (!opts.nrows && row_add(out, n, base.v + b * n, NULL, n) < 0)
+            goto out;
+        for (size_t o = 0; o < opts.nrows; o++)
+            if (row_add(out, n, base.v + b * n, opts.v + o * n, n) < 0)
+                goto out;
+    }
+    rc = 0;
+out:
+    free(base.v);
+    free(opts.v);
+    free(next.v);
+    free(sub.v);
+    return rc;
+}
+
+/* The first request of the list from r on that variant on keeps, in dst
+ * (base and dst are parallel arrays), or NULL. */
+static struct req *kept(struct req *dst, const struct req *base, const struct req *r,
+                        const uint8_t *on)
+{
+    for (; r; r = r->next)
+        if (on[r - base])
+            return dst + (r - base);
+    return NULL;
+}
+
+/* Compile the request of js: *nvar variants (1 without xor slots), each n
+ * requests in one block (returned; the caller frees it), their top lists
+ * in *tops (a new array).  NULL on error (ENOMEM, or EOVERFLOW when the
+ * xor slots make too many variants). */
+static struct req *compile(grove_matcher_t *m, const grove_jobspec_t *js, struct req ***tops,
+                           size_t *nvar)
+{
+    size_t n = grove_jobspec_resource_total(js);
+    struct req *base = calloc(n ? n : 1, sizeof(*base)), *rs = NULL;
+    struct rows vars = {0};
+    *tops = NULL;
+    if (!base) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    read_request(m, js, base, n);
     const grove_jobspec_resource_t *f = grove_jobspec_resource_first(js);
-    *top = f ? channeled_last(m, &rs[grove_jobspec_resource_index(f)]) : NULL;
+    /* channeled leaves of the top list last (channeled_last) */
+    struct req *top = f ? channeled_last(m, &base[grove_jobspec_resource_index(f)]) : NULL;
+    bool any_xor = false;
+    for (size_t i = 0; i < n; i++)
+        any_xor = any_xor || base[i].xor_;
+    if (!any_xor) {
+        if (!(*tops = malloc(sizeof(**tops)))) {
+            free(base);
+            errno = ENOMEM;
+            return NULL;
+        }
+        if (m->cfg.or_slots)
+            group_or_slots(base, n, &top);
+        derive(m->g, base, n, NULL);
+        (*tops)[0] = top;
+        *nvar = 1;
+        return base;
+    }
+    if (list_variants(base, n, top, &vars) < 0 || vars.nrows == 0
+        || !(rs = calloc(vars.nrows * n, sizeof(*rs)))
+        || !(*tops = malloc(vars.nrows * sizeof(**tops)))) {
+        if (errno != EOVERFLOW)
+            errno = ENOMEM;
+        free(rs);
+        rs = NULL;
+        goto out;
+    }
+    for (size_t v = 0; v < vars.nrows; v++) {
+        struct req *dst = rs + v * n;
+        const uint8_t *on = vars.v + v * n;
+        for (size_t i = 0; i < n; i++) {
+            dst[i] = base[i]; /* a kept xor_slot is a plain slot */
+            dst[i].child = kept(dst, base, base[i].child, on);
+            dst[i].next = kept(dst, base, base[i].next, on);
+            dst[i].sibs = kept(dst, base, base[i].sibs, on);
+        }
+        (*tops)[v] = kept(dst, base, top, on);
+        if (m->cfg.or_slots)
+            group_or_slots(dst, n, &(*tops)[v]);
+        derive(m->g, dst, n, on);
+    }
+    *nvar = vars.nrows;
+out:
+    free(vars.v);
+    free(base);
     return rs;
 }
 
@@ -2281,12 +2678,28 @@ static int64_t duration_of(const grove_matcher_t *m, const grove_jobspec_t *js)
 struct matching {
     grove_match_mode_t mode;
     grove_jobid_t id;
-    struct req *reqs, *top; /* the compiled request (reqs owns it) */
+    struct req *reqs, *top; /* the compiled request (reqs owns it): the
+                             * variant tried last */
+    struct req **tops;      /* [nvar] the variants' top lists (see compile) */
+    size_t nvar;
     grove_vid_t root;       /* of the containment tree */
     int64_t now, d;         /* the graph's clock, the job's duration */
     int64_t at;             /* where the selection fits */
     uint8_t *imp;           /* per pick: implied by an exclusive ancestor */
 };
+
+/* Try each variant of the request (see compile) in the window starting at
+ * t, in order, until one fits: 1 (x->top is the one), 0, -1. */
+static int attempt_x(grove_matcher_t *m, struct matching *x, int64_t t, int64_t d)
+{
+    for (size_t v = 0; v < x->nvar; v++) {
+        x->top = x->tops[v];
+        int rc = attempt(m, x->top, x->root, t, d);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
 
 /* Check the arguments; 0, or -1 with EINVAL or EEXIST and a message.  Picks
  * the job id when id is 0. */
@@ -2326,8 +2739,9 @@ static int match_prepare(grove_matcher_t *m, const grove_jobspec_t *js, struct m
         return -1;
     if (m->pol.explore_by_use && use_reserve(m) < 0)
         return -1;
-    if (!(x->reqs = compile(m, js, &x->top)) || scratch_reserve(m) < 0)
+    if (!(x->reqs = compile(m, js, &x->tops, &x->nvar)) || scratch_reserve(m) < 0)
         return -1;
+    x->top = x->tops[0];
     m->constraint = grove_jobspec_constraint(js);
     m->ctype = grove_graph_sym_lookup(g, m->constraint_type);
     m->node_sym = grove_graph_sym_lookup(g, "node");
@@ -2372,18 +2786,26 @@ static int match_later(grove_matcher_t *m, struct matching *x)
         return -1;
     if (nt && times[nt - 1] == GROVE_TIME_MAX)
         nt--; /* a job that never ends frees nothing */
-    int64_t need[GROVEP_MAX_LOW] = {0};
-    for (const struct req *r = x->top; r; r = r->next)
-        for (size_t l = 0; l < g->nlow; l++)
-            if (__builtin_add_overflow(need[l], r->tot[l], &need[l]))
-                need[l] = INT64_MAX; /* saturate, as the needs themselves */
+    /* what the least demanding variant needs */
+    int64_t need[GROVEP_MAX_LOW];
+    for (size_t l = 0; l < g->nlow; l++)
+        need[l] = INT64_MAX;
+    for (size_t v = 0; v < x->nvar; v++)
+        for (size_t l = 0; l < g->nlow; l++) {
+            int64_t sum = 0;
+            for (const struct req *r = x->tops[v]; r; r = r->next)
+                if (__builtin_add_overflow(sum, r->tot[l], &sum))
+                    sum = INT64_MAX; /* saturate, as the needs themselves */
+            if (sum < need[l])
+                need[l] = sum;
+        }
     int found = 0;
     for (size_t i = 0; i < nt && found == 0; i++) {
         m->start = times[i];
         m->end = window_end(times[i], x->d);
         if (!agg_fits(m, x->root, need))
             continue;
-        found = attempt(m, x->top, x->root, times[i], x->d);
+        found = attempt_x(m, x, times[i], x->d);
         x->at = times[i];
     }
     free(times);
@@ -2396,7 +2818,7 @@ static int match_search(grove_matcher_t *m, struct matching *x)
 {
     m->sat = x->mode == GROVE_MATCH_SATISFIABILITY;
     x->at = x->now;
-    int found = attempt(m, x->top, x->root, x->now, x->d);
+    int found = attempt_x(m, x, x->now, x->d);
     if (found == 0 && (x->mode == GROVE_MATCH_ALLOCATE_ORELSE_RESERVE
                        || x->mode == GROVE_MATCH_WITHOUT_ALLOCATING_FUTURE))
         found = match_later(m, x);
@@ -2407,7 +2829,7 @@ static int match_search(grove_matcher_t *m, struct matching *x)
  * and the message.  EBUSY (not now) or ENODEV (never; the modes that ask
  * look again ignoring use and status), ECANCELED when a hook failed.
  * Always -1. */
-static int match_failed(grove_matcher_t *m, const struct matching *x, int found,
+static int match_failed(grove_matcher_t *m, struct matching *x, int found,
                         grove_error_t *err)
 {
     if (found < 0) {
@@ -2428,7 +2850,7 @@ static int match_failed(grove_matcher_t *m, const struct matching *x, int found,
     if (x->mode == GROVE_MATCH_ALLOCATE_WITH_SAT || x->mode == GROVE_MATCH_ALLOCATE_ORELSE_RESERVE
         || x->mode == GROVE_MATCH_WITHOUT_ALLOCATING_FUTURE) {
         m->sat = true;
-        int s = attempt(m, x->top, x->root, x->now, x->d);
+        int s = attempt_x(m, x, x->now, x->d);
         m->sat = false;
         if (s < 0)
             return -1;
@@ -2531,7 +2953,7 @@ static const grove_job_t *match_commit(grove_matcher_t *m, const struct matching
         goto fail;
     }
     if (m->pol.explore_by_use)
-        use_update(m, x->top, job, x->now);
+        use_update(m, job, x->now);
     return dst;
 fail:;
     int saved = errno;
@@ -2561,6 +2983,7 @@ static int match_done(grove_matcher_t *m, struct matching *x, const grove_jobspe
     int saved = errno;
     free(x->imp);
     free(x->reqs);
+    free(x->tops);
     grove_policy_request_fini(&m->preq);
     m->sat = false;
     m->constraint = NULL;
@@ -3017,6 +3440,7 @@ static void kept_forget(grove_matcher_t *m, grove_jobid_t id)
         json_decref(m->kept[i].docs);
         memmove(m->kept + i, m->kept + i + 1, (m->nkept - i - 1) * sizeof(*m->kept));
         m->nkept--;
+        grovep_shrink((void **)&m->kept, &m->keptcap, m->nkept, sizeof(*m->kept));
     }
 }
 
@@ -3041,21 +3465,35 @@ static int kept_put(grove_matcher_t *m, grove_jobid_t id, json_t *docs)
     return 0;
 }
 
+/* The number of jobspecs kept in k, and the i-th. */
+static size_t kept_count(const struct kept *k)
+{
+    return json_is_array(k->docs) ? json_array_size(k->docs) : 1;
+}
+
+static json_t *kept_doc(const struct kept *k, size_t i)
+{
+    return json_is_array(k->docs) ? json_array_get(k->docs, i) : k->docs;
+}
+
 /* Keep js (its document: a reference, not a copy) as the request of job id,
  * or as one more grow of it.  0 or -1 (ENOMEM: the job keeps what it had). */
 static int keep_request(grove_matcher_t *m, grove_jobid_t id, const grove_jobspec_t *js)
 {
     json_t *doc = (json_t *)(uintptr_t)grove_jobspec_json(js);
     struct kept *k = kept_find(m, id);
-    if (k)
-        return json_array_append(k->docs, doc);
-    json_t *docs = json_array();
-    if (!docs || json_array_append(docs, doc) < 0) {
-        json_decref(docs);
-        errno = ENOMEM;
-        return -1;
+    if (!k)
+        return kept_put(m, id, json_incref(doc));
+    if (json_is_array(k->docs)) {
+        if (json_array_append(k->docs, doc) == 0)
+            return 0;
+    } else {
+        json_t *docs = json_pack("[OO]", k->docs, doc); /* the first grow */
+        if (docs)
+            return kept_put(m, id, docs);
     }
-    return kept_put(m, id, docs);
+    errno = ENOMEM;
+    return -1;
 }
 
 char *grove_matcher_request(const grove_matcher_t *m, grove_jobid_t id)
@@ -3065,7 +3503,10 @@ char *grove_matcher_request(const grove_matcher_t *m, grove_jobid_t id)
         errno = ENOENT;
         return NULL;
     }
-    char *text = json_dumps(k->docs, JSON_COMPACT);
+    /* always an array of jobspecs, as grove_matcher_set_request takes it */
+    json_t *docs = json_is_array(k->docs) ? json_incref(k->docs) : json_pack("[O]", k->docs);
+    char *text = docs ? json_dumps(docs, JSON_COMPACT) : NULL;
+    json_decref(docs);
     if (!text)
         errno = ENOMEM;
     return text;
@@ -3192,7 +3633,7 @@ static int match_fixed(grove_matcher_t *m, const grove_jobspec_t *js, grove_matc
             end = window_end(start, x.d);
         x.d = end - start;
         x.at = start;
-        found = attempt(m, x.top, x.root, start, x.d);
+        found = attempt_x(m, &x, start, x.d);
     }
     if (found <= 0) {
         /* the satisfiability check of match_failed looks from now */
@@ -3256,14 +3697,14 @@ static grove_jobspec_t **kept_specs(const grove_matcher_t *m, grove_jobid_t id, 
     *n = 0;
     if (!k)
         return NULL;
-    size_t c = json_array_size(k->docs);
+    size_t c = kept_count(k);
     grove_jobspec_t **v = calloc(c ? c : 1, sizeof(*v));
     if (!v) {
         errno = ENOMEM;
         return NULL;
     }
     for (size_t i = 0; i < c; i++) {
-        if (!(v[i] = grove_jobspec_from_json(json_array_get(k->docs, i), NULL, err))) {
+        if (!(v[i] = grove_jobspec_from_json(kept_doc(k, i), NULL, err))) {
             while (i-- > 0)
                 grove_jobspec_destroy(v[i]);
             free(v);
@@ -3274,13 +3715,15 @@ static grove_jobspec_t **kept_specs(const grove_matcher_t *m, grove_jobid_t id, 
     return v;
 }
 
-/* Take job i out of the table without freeing it (its records stay). */
+/* Take job i out of the table without freeing it (its records stay); the
+ * table gives back room it no longer needs. */
 static grove_job_t *job_detach(grove_matcher_t *m, size_t i)
 {
     grove_job_t *j = m->jobs[i];
     use_forget(m, j);
     memmove(m->jobs + i, m->jobs + i + 1, (m->njobs - i - 1) * sizeof(*m->jobs));
     m->njobs--;
+    grovep_shrink((void **)&m->jobs, &m->jobcap, m->njobs, sizeof(*m->jobs));
     return j;
 }
 

@@ -49,6 +49,11 @@ typedef struct grove_match_config {
     int64_t default_duration;
     /* Type whose vertices RFC 31 constraints are evaluated on ("node"). */
     const char *constraint_type;
+    /* Sibling slots of one list are alternatives, the reference engine's
+     * or-slots (its flexible traverser): the count of the last one is how
+     * many slots are taken, each of any of their shapes.  false: they are
+     * all required, as RFC 14 reads (its Use Case 2.4). */
+    bool or_slots;
 } grove_match_config_t;
 
 typedef struct grove_match_stats {

@@ -242,11 +242,11 @@ int64_t grove_mplanner_add(grove_mplanner_t *mp, int64_t start, int64_t d,
     if (grovep_st_reserve1(&mp->st) < 0)
         return -1;
     for (size_t i = 0; i < mp->ntypes; i++) {
-        if (grovep_tl_reserve(&mp->tl[i], 2 * (mp->st.n + 1) + 2) < 0)
+        if (counts[i] && grovep_tl_reserve_span(&mp->tl[i]) < 0)
             return -1;
     }
     for (size_t i = 0; i < mp->ntypes; i++)
-        grovep_tl_add(&mp->tl[i], start, start + d, counts[i]);
+        grovep_tl_add(&mp->tl[i], start, start + d, counts[i], counts[i] != 0);
     return grovep_st_insert(&mp->st, start, d, counts);
 }
 
@@ -274,7 +274,9 @@ int grove_mplanner_reduce(grove_mplanner_t *mp, int64_t id, const int64_t *count
     }
     int64_t s = GROVEP_SPAN_START(&mp->st, k), d = GROVEP_SPAN_DUR(&mp->st, k);
     for (size_t i = 0; i < mp->ntypes; i++) {
-        grovep_tl_add(&mp->tl[i], s, s + d, -counts[i]);
+        /* reduced to nothing, the span no longer counts at its endpoints */
+        grovep_tl_add(&mp->tl[i], s, s + d, -counts[i],
+                      -(counts[i] != 0 && counts[i] == held[i]));
         held[i] -= counts[i];
     }
     if (remaining)

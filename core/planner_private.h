@@ -1,10 +1,17 @@
 /* planner_private.h: the pieces planner.c shares with mplanner.c and tests.
  *
  * A timeline is the usage of one quantity over time, kept as its difference
- * array in an augmented AVL tree (see the header comment of planner.c).  A
+ * array in an augmented B+-tree (see the header comment of planner.c).  A
  * span table maps span ids to (start, duration, k amounts).  Neither knows
  * about totals or horizons: grove_planner_t and grove_mplanner_t validate
  * their arguments and then call these.
+ *
+ * A point lives while some span with an amount in that timeline starts or
+ * ends at it (a count per point), not merely while its delta is nonzero:
+ * then removing or reducing a span never creates a point (its endpoints
+ * are there), so removal never allocates, and adding reserves room for
+ * the points there are plus two, not for two per span (jobs that share a
+ * window, as a stream of jobs started together does, share its points).
  *
  * It must not hold anything the rest of libgrove should call: that goes
  * through planner.h and mplanner.h.
@@ -24,7 +31,9 @@ typedef struct grovep_tlleaf {
     _Alignas(64) int32_t n;         /* entries in use (a node fills whole cache lines) */
     uint32_t next;                  /* free-list link while unused */
     int64_t key[GROVEP_TL_F];       /* time points, increasing */
-    int64_t delta[GROVEP_TL_F];     /* U(key) - U(key - 1), never 0 */
+    int64_t delta[GROVEP_TL_F];     /* U(key) - U(key - 1); 0 only where spans
+                                     * ending and starting there cancel out */
+    uint32_t ends[GROVEP_TL_F];     /* spans starting or ending at key, >= 1 */
 } grovep_tlleaf_t;
 
 typedef struct grovep_tlinner {
@@ -56,8 +65,16 @@ int grovep_tl_copy(grovep_timeline_t *dst, const grovep_timeline_t *src);
 /* Make room for npoints live points so that grovep_tl_add cannot fail while
  * the timeline holds at most npoints.  0, or -1 ENOMEM / EOVERFLOW. */
 int grovep_tl_reserve(grovep_timeline_t *tl, size_t npoints);
-/* Usage += v on [s, e).  Never allocates: reserve first. */
-void grovep_tl_add(grovep_timeline_t *tl, int64_t s, int64_t e, int64_t v);
+/* Make room for one more span: the points there are plus two.  0, or -1
+ * ENOMEM / EOVERFLOW. */
+int grovep_tl_reserve_span(grovep_timeline_t *tl);
+/* Usage += v on [s, e) for a span that comes (ends = 1: after
+ * grovep_tl_reserve_span, v != 0), goes (ends = -1: v is minus what it
+ * held, != 0) or changes its amount (ends = 0: the span keeps a nonzero
+ * amount here).  A span is counted at its endpoints exactly while its
+ * amount in this timeline is nonzero.  Only a coming span can allocate a
+ * point, so only it needs the reserve. */
+void grovep_tl_add(grovep_timeline_t *tl, int64_t s, int64_t e, int64_t v, int ends);
 /* Usage at time t. */
 int64_t grovep_tl_used_at(const grovep_timeline_t *tl, int64_t t);
 /* Max usage over [s, e), s < e. */
@@ -70,9 +87,9 @@ int64_t grovep_tl_max_all(const grovep_timeline_t *tl);
  * lim >= 0, last + d must not overflow.  Returns t, or -1 if none. */
 int64_t grovep_tl_earliest(const grovep_timeline_t *tl, int64_t lim, int64_t d,
                            int64_t t0, int64_t last);
-/* Whether usage changes at t (t is a point). */
+/* Whether usage changes at t (t is a point with a nonzero delta). */
 int grovep_tl_has_point(const grovep_timeline_t *tl, int64_t t);
-/* The first point > x in *t: 1, or 0 if none. */
+/* The first point > x where usage changes in *t: 1, or 0 if none. */
 int grovep_tl_next_point(const grovep_timeline_t *tl, int64_t x, int64_t *t);
 /* Check every invariant (order, fill, summaries, free lists).
  * 1 if sound, else 0 (for tests). */

@@ -4,11 +4,14 @@
  * placements (a test compares them).  What they prefer:
  *
  *   first       the first resources found in graph order; stops early.
- *   low, high   lowest / highest vertex id first at every level.
+ *   low, high   lowest / highest vertex id first at every level; slots
+ *               of a fixed count are compared by the sum of their ids,
+ *               across nodes (the reference engine's slot scores).
  *   lonode,     lowest / highest node id first, and lowest / highest id
  *   hinode      at every other level inside a node (the reference
  *               engine's meaning; in a walk that visits nodes in id
- *               order this is the order of low / high).
+ *               order this is the order of low / high; slots weigh
+ *               their node's id first: node_centric).
  *   lonodex,    as lonode / hinode / first, and every selected node is
  *   hinodex,    taken whole (exclusive, with all it contains).
  *   firstnodex
@@ -19,8 +22,9 @@
  *               freshnodex takes every selected node whole.
  *   locality    the candidates forming the tightest run of ids (fewest
  *               gaps), so jobs land on neighbouring nodes.
- *   variation   candidates whose `perf_class` properties vary least, so a
- *               job's nodes perform alike (lower class first on ties).
+ *   variation   the candidates of the best `perf_class` (lowest; none
+ *               or a bad one is the worst, 9999), as a job runs at the
+ *               pace of its slowest node (candidate order on ties).
  *   spread      nodes with the most free cores during the window first,
  *               so jobs spread over the machine (scores nodes only).
  *   gpu         jobs that ask for GPUs get the nodes with the most free
@@ -109,21 +113,33 @@ static int order_high(void *arg, const grove_graph_t *g, grove_vid_t p, grove_vi
     return (void)arg, (void)p, order_by_id(g, k, n, true);
 }
 
-static double perf_class(const grove_graph_t *g, grove_vid_t v)
+/* The class a node with no usable perf_class gets: the worst, as the
+ * reference engine ranks it. */
+#define PERF_CLASS_WORST 9999
+
+/* v's performance class: the integer its perf_class property starts with
+ * (after blanks), from 0 (best) to PERF_CLASS_WORST; a missing property,
+ * one that does not start with an integer, and one out of that range give
+ * PERF_CLASS_WORST, so nodes nobody classified are used last. */
+double grove_policy_perf_class(const grove_graph_t *g, grove_vid_t v)
 {
     const char *p = grove_vertex_property(g, v, "perf_class");
     if (!p)
-        return 0;
+        return PERF_CLASS_WORST;
     char *end;
-    double d = strtod(p, &end);
-    return end == p ? 0 : d;
+    errno = 0;
+    long c = strtol(p, &end, 10);
+    if (end == p || errno == ERANGE || c < 0 || c > PERF_CLASS_WORST)
+        return PERF_CLASS_WORST;
+    return (double)c;
 }
 
 /* locality and variation: sort the n candidates (stably) by a key, then
- * take the window of k consecutive ones with the smallest spread, the
- * first on ties.  locality sorts by vertex id and measures the spread of
- * ids (jobs land on neighbouring nodes); variation (by_class) sorts by
- * perf_class and measures its spread (a job's nodes perform alike). */
+ * take k consecutive ones.  locality sorts by vertex id and takes the
+ * window with the smallest spread of ids, the first on ties (jobs land on
+ * neighbouring nodes); variation (by_class) sorts by perf_class and takes
+ * the first k, the best classes (a job runs at the pace of its slowest
+ * node; the reference engine's choice). */
 static int choose_window(const grove_graph_t *g, const grove_vid_t *vs, size_t n, size_t k,
                          size_t *pick, bool by_class)
 {
@@ -138,7 +154,7 @@ static int choose_window(const grove_graph_t *g, const grove_vid_t *vs, size_t n
         return -1;
     }
     for (size_t i = 0; i < n; i++) {
-        key[i] = by_class ? perf_class(g, vs[i]) : (double)vs[i];
+        key[i] = by_class ? grove_policy_perf_class(g, vs[i]) : (double)vs[i];
         size_t j = i; /* insertion sort: stable, and n is small */
         while (j > 0 && key[idx[j - 1]] > key[i]) {
             idx[j] = idx[j - 1];
@@ -147,14 +163,11 @@ static int choose_window(const grove_graph_t *g, const grove_vid_t *vs, size_t n
         idx[j] = i;
     }
     size_t best = 0;
-    double dbest = 0;
     int64_t ibest = 0;
-    for (size_t s = 0; s + k <= n; s++) {
+    for (size_t s = 0; !by_class && s + k <= n; s++) {
         size_t lo = idx[s], hi = idx[s + k - 1];
-        double dsp = key[hi] - key[lo];
-        int64_t isp = by_class ? 0 : grove_vertex_id(g, vs[hi]) - grove_vertex_id(g, vs[lo]);
-        if (s == 0 || (by_class ? dsp < dbest : isp < ibest)) {
-            dbest = dsp;
+        int64_t isp = grove_vertex_id(g, vs[hi]) - grove_vertex_id(g, vs[lo]);
+        if (s == 0 || isp < ibest) {
             ibest = isp;
             best = s;
         }
@@ -220,10 +233,10 @@ static const grove_policy_t builtins[] = {
     {.name = "first"},
     {.name = "low", .order = order_low},
     {.name = "high", .order = order_high},
-    {.name = "lonode", .order = order_low},
-    {.name = "hinode", .order = order_high},
-    {.name = "lonodex", .order = order_low, .node_exclusive = true},
-    {.name = "hinodex", .order = order_high, .node_exclusive = true},
+    {.name = "lonode", .order = order_low, .node_centric = true},
+    {.name = "hinode", .order = order_high, .node_centric = true},
+    {.name = "lonodex", .order = order_low, .node_exclusive = true, .node_centric = true},
+    {.name = "hinodex", .order = order_high, .node_exclusive = true, .node_centric = true},
     {.name = "firstnodex", .node_exclusive = true},
     {.name = "fresh", .explore_by_use = true},
     {.name = "freshnodex", .node_exclusive = true, .explore_by_use = true},

@@ -96,12 +96,16 @@ typedef struct grove_policy {
     bool node_exclusive; /* every selected node is taken whole */
     /* Children are visited untouched first: those no job of this matcher
      * went through yet, highest vertex id first; then the others by a rank
-     * each job sets on the vertices it goes through (the units below of
-     * the first type the aggregates count, less what the jobs then asked
-     * for when the vertex's type is one the request's top level names),
+     * each job sets on the vertices it goes through (the units free at the
+     * job's start of the last type the aggregates name for the vertex),
      * highest rank first, then highest id.  Cancelling a job changes no
      * rank.  The order hook is then not used (match.c, use_update). */
     bool explore_by_use;
+    /* Slots compared by their ids weigh the id of the node they lie in
+     * first (the reference engine's node_centric): lonode and hinode keep a
+     * job on the lowest / highest node, where low and high compare the
+     * slots' own ids across nodes. */
+    bool node_centric;
     void *arg;           /* passed to every hook */
     /* The types whose vertices prune and score are asked about: NULL-ended
      * lists of type names, NULL for every type.  The matcher walks through
@@ -117,6 +121,11 @@ typedef struct grove_policy {
  * "locality", "variation", "spread", "gpu"),
  * or NULL (ENOENT).  The result is static: do not modify it. */
 const grove_policy_t *grove_policy_builtin(const char *name);
+
+/* v's performance class as variation reads it: the integer its
+ * perf_class property starts with, 0 (best) to 9999; 9999 when it has none
+ * or another value. */
+double grove_policy_perf_class(const grove_graph_t *g, grove_vid_t v);
 
 /* The i-th built-in policy name, or NULL past the end. */
 const char *grove_policy_builtin_name(size_t i);

@@ -973,12 +973,7 @@ void grovep_job_release(grove_graph_t *g, grove_jobid_t job, int64_t start, int6
         if (r == GROVEP_NONE)
             continue;
         /* the vertex's own exclusive span, then the pool planner */
-        if (g->recs[r].aspan > 0) {
-            const grovep_agg_t *a = grovep_agg_of(g, v);
-            if (a && a->mp)
-                grove_mplanner_remove(a->mp, g->recs[r].aspan);
-            g->recs[r].aspan = 0;
-        }
+        grovep_agg_own_drop(g, v, r);
         grovep_pool_remove(g, v, r);
         drop_alloc(g, v, r);
         unannotate_memo(g, v, job, start, end, &mm);

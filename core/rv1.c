@@ -812,6 +812,8 @@ grove_rv1_t *grove_rv1_decode(const char *text, size_t len, const char *source,
     grove_rv1_t *R = parse_doc(doc, source, err, false);
     int saved = errno;
     json_decref(doc);
+    if (!R)
+        grovep_json_place_line(err, source, text, len);
     errno = saved;
     return R;
 }

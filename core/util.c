@@ -62,6 +62,20 @@ int grovep_slots_rebuild(uint32_t **slots, size_t *nslots, size_t n, const uint3
     return 0;
 }
 
+void grovep_shrink(void **p, size_t *cap, size_t n, size_t elem)
+{
+    size_t c = *cap;
+    while (c > 16 && n <= c / 4)
+        c /= 2;
+    if (c == *cap)
+        return;
+    void *q = realloc(*p, c * elem);
+    if (q) {
+        *p = q;
+        *cap = c;
+    }
+}
+
 char *grovep_buf_room_slow(grovep_buf_t *b, size_t more)
 {
     if (!b->failed && (more > SIZE_MAX - 1 - b->len

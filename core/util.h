@@ -33,6 +33,13 @@ static inline int grovep_grow(void **p, size_t *cap, size_t need, size_t elem)
 int grovep_slots_rebuild(uint32_t **slots, size_t *nslots, size_t n, const uint32_t *hash,
                          size_t count, size_t stride);
 
+/* After removals from the array *p of *cap elements of elem bytes, n of
+ * them in use: halve it while n is at most a quarter of it (not below
+ * 16), so that a table that once held 100,000 entries does not keep their
+ * room once they are gone, and add and remove around one size do not
+ * reallocate each time.  Never fails: a refused realloc keeps the array. */
+void grovep_shrink(void **p, size_t *cap, size_t n, size_t elem);
+
 /* A growable text buffer, for code that builds a string piece by piece.
  * Appending never needs a check after each piece: a failed growth sets
  * `failed`, later appends do nothing, and the builder looks once at the end

@@ -11,4 +11,5 @@ return {
   name = "hinode",
   description = "highest node id first; high ids first at the other levels",
   order = { key = "id", descending = true },
+  node_centric = true,
 }

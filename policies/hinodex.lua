@@ -12,4 +12,5 @@ return {
   description = "highest node id first; every selected node taken whole",
   order = { key = "id", descending = true },
   node_exclusive = true,
+  node_centric = true,
 }

@@ -12,4 +12,5 @@ return {
   name = "lonode",
   description = "lowest node id first; low ids first at the other levels",
   order = { key = "id" },
+  node_centric = true,
 }

@@ -14,4 +14,5 @@ return {
   description = "lowest node id first; every selected node taken whole",
   order = { key = "id" },
   node_exclusive = true,
+  node_centric = true,
 }

@@ -387,7 +387,10 @@ for _, c in ipairs(cases) do
 end
 
 -- The jobspec-only groups: validation/valid must be read, validation/invalid
--- and duration refused, by the same reader `match` uses.
+-- and duration refused, by the same reader `match` uses; but the reference
+-- engine's own test of the duration files (t4001) accepts the fractional
+-- one, rounding 0.1 s up to 1 s, as RFC 14 allows a floating-point duration.
+local ACCEPTED = {["duration/test003.yaml"] = true}
 do
   local core = require "grove.core"
   for _, d in ipairs({"validation/valid", "validation/invalid", "duration"}) do
@@ -401,7 +404,7 @@ do
       if selected(row) then
         local c = {row = row}
         local js, msg = core.jobspec_load(F .. "/jobspecs/" .. d .. "/" .. f)
-        if d == "validation/valid" then
+        if d == "validation/valid" or ACCEPTED[d .. "/" .. f] then
           c.ok, c.why = js ~= nil, msg
         else
           c.ok, c.why = js == nil, "accepted, expected to be refused"

@@ -49,7 +49,7 @@ describe("core.matcher", function()
       "bad argument #1 to 'matcher' (grove.graph expected, got no value)")
     assert.has_error(function() core.matcher(tiny(), {color = 1}) end,
       "bad argument #2 to 'matcher' (unknown option 'color' (default_duration, "
-      .. "constraint_type))")
+      .. "constraint_type, or_slots))")
     assert.has_error(function() core.matcher(tiny(), {default_duration = -1}) end,
       "bad argument #2 to 'matcher' (default_duration must be a non-negative integer "
       .. "(seconds))")
@@ -198,6 +198,102 @@ describe("m:match", function()
   end)
 end)
 
+describe("xor_slot alternatives", function()
+  -- slot alternatives below one socket: 8 cores and some GPUs, or 10
+  -- cores, or 4 GPUs (tiny's sockets have 18 cores and 1 GPU each)
+  local function alternatives(first_gpus)
+    local function alt(with)
+      return {type = "xor_slot", count = 1, label = "default", with = with}
+    end
+    return match.jobspec({{type = "socket", count = 1, with = {
+      alt({{type = "core", count = 8}, {type = "gpu", count = first_gpus}}),
+      alt({{type = "core", count = 10}}),
+      alt({{type = "gpu", count = 4}})}}}, 100)
+  end
+  local function count(job, t)
+    local n = 0
+    for _, p in ipairs(job.picks) do
+      if p.vertex:type() == t then n = n + p.amount end
+    end
+    return n
+  end
+
+  it("takes the first alternative that fits", function()
+    local m = core.matcher(tiny())
+    local j = assert(m:match(alternatives(1)))
+    assert.equal(8, count(j, "core"))
+    assert.equal(1, count(j, "gpu"))
+  end)
+
+  it("passes over an alternative that does not fit for the next", function()
+    local m = core.matcher(tiny())
+    local j = assert(m:match(alternatives(2)))
+    assert.equal(10, count(j, "core"))
+    assert.equal(0, count(j, "gpu"))
+  end)
+
+  it("reserves the earliest instant any alternative fits, not the first alternative", function()
+    local m = core.matcher(tiny())
+    -- every GPU busy until 200, every core until 50
+    assert(m:match(match.jobspec({{type = "gpu", count = 4}}, 200)))
+    assert(m:match(match.jobspec({{type = "core", count = 72}}, 50)))
+    local j = assert(m:match(alternatives(1), "allocate_orelse_reserve"))
+    assert.equal(50, j.start)
+    assert.equal(10, count(j, "core"))
+    assert.equal(0, count(j, "gpu"))
+  end)
+
+  it("finds nothing when no alternative fits", function()
+    local m = core.matcher(tiny())
+    local js = match.jobspec({{type = "socket", count = 1, with = {
+      {type = "xor_slot", count = 1, label = "default", with = {{type = "core", count = 19}}},
+      {type = "xor_slot", count = 1, label = "default", with = {{type = "gpu", count = 2}}}}}},
+      10)
+    expect.fails("ENODEV", nil, m:match(js, "allocate_with_satisfiability"))
+  end)
+end)
+
+describe("or-slots (or_slots = true)", function()
+  -- a socket with one slot of two shapes: 8 cores and a GPU, or 10 cores
+  local function small_or_big()
+    return match.jobspec({{type = "socket", count = 1, with = {
+      {type = "slot", count = 1, label = "small",
+        with = {{type = "core", count = 8}, {type = "gpu", count = 1}}},
+      {type = "slot", count = 1, label = "big", with = {{type = "core", count = 10}}}}}}, 100)
+  end
+  local function shape(job)
+    local cores, gpus, sockets = 0, 0, {}
+    for _, p in ipairs(job.picks) do
+      local t = p.vertex:type()
+      if t == "core" then cores = cores + 1 end
+      if t == "gpu" then gpus = gpus + 1 end
+      if t == "socket" then sockets[#sockets + 1] = tostring(p.vertex) end
+    end
+    return ("%d cores %d gpus %s"):format(cores, gpus, table.concat(sockets, " "))
+  end
+
+  it("takes one slot of either shape, the shape that leaves room for most slots first", function()
+    local m = core.matcher(tiny(), {or_slots = true})
+    assert(m:set_policy("high"))
+    local a = assert(m:match(small_or_big()))
+    local b = assert(m:match(small_or_big()))
+    assert.equal("8 cores 1 gpus /tiny0/rack0/node1/socket1", shape(a))
+    assert.equal("10 cores 0 gpus /tiny0/rack0/node1/socket1", shape(b))
+  end)
+
+  it("takes every sibling slot without the option", function()
+    local m = core.matcher(tiny())
+    assert(m:set_policy("high"))
+    assert.equal("18 cores 1 gpus /tiny0/rack0/node1/socket1",
+      shape(assert(m:match(small_or_big()))))
+  end)
+
+  it("refuses a bad option", function()
+    assert.has_error(function() core.matcher(tiny(), {or_slots = 1}) end,
+      "bad argument #2 to 'matcher' (or_slots must be a boolean)")
+  end)
+end)
+
 describe("the job table", function()
   it("lists, describes and cancels jobs", function()
     local m = core.matcher(tiny())
@@ -296,6 +392,7 @@ describe("policies on a matcher", function()
       R.rack(1) { R.node(2, {hostnames = "a[0-1]"}) { R.socket(1) { R.core(4) } } },
       R.rack(1) { R.node(1, {hostnames = "b0"}) { R.socket(1) { R.core(4) } } },
     }
+    assert(g:set_aggregates("ALL:core,ALL:node")) -- the reference engine's
     local m = core.matcher(g)
     assert(m:set_policy("fresh"))
     local hosts = {}
@@ -313,12 +410,13 @@ describe("policies on a matcher", function()
     assert.equal("a0", job.picks[3].vertex:name())
   end)
 
-  -- Vertices of the type the request's top level names rank by what the
-  -- running jobs left free, the others by their size: on the tiny
-  -- cluster, one-socket jobs of 10, 2, 1 and 1 cores land as the reference
-  -- engine places them.
-  it("fresh ranks the requested level by what jobs left free", function()
-    local m = core.matcher(tiny())
+  -- Nodes rank by the cores the running jobs left free, sockets by the
+  -- nodes below them (none: 0): on the tiny cluster, one-socket jobs of
+  -- 10, 2, 1 and 1 cores land as the reference engine places them.
+  it("fresh ranks each vertex by the last type its aggregates count", function()
+    local g = tiny()
+    assert(g:set_aggregates("ALL:core,ALL:node")) -- the reference engine's
+    local m = core.matcher(g)
     assert(m:set_policy("fresh"))
     local function socket_job(cores)
       return match.jobspec({{type = "node", count = 1, with = {{type = "socket", count = 1,

@@ -94,8 +94,8 @@ describe("loading policies", function()
 
   local bad = {
     {"{prnue = function() end}", "unknown field 'prnue' (name, description, base, prune, "
-      .. "order, score, scores, choose, select, node_exclusive, explore_by_use, prune_types, "
-      .. "score_types)"},
+      .. "order, score, scores, choose, select, node_exclusive, node_centric, explore_by_use, "
+      .. "prune_types, score_types)"},
     {"{scores = 1}", "a hook must be a function, not number"},
     {"{score = function() return 0 end, scores = function() return {} end}",
       "score and scores both given (scores replaces score)"},
@@ -109,6 +109,7 @@ describe("loading policies", function()
     {"{select = 'worst'}", "select must be \"first\" or \"best\", not worst"},
     {"{select = 1}", "select must be \"first\" or \"best\", not number"},
     {"{node_exclusive = 'yes'}", "node_exclusive must be a boolean, not string"},
+    {"{node_centric = 1}", "node_centric must be a boolean, not number"},
     {"{base = 'fastest'}", "base must name a built-in policy ('fastest' is not one)"},
     {"{order = {}}", "order: a declarative order needs a key"},
     {"{order = {key = 'speed'}}", "order: unknown key 'speed' (id, rank, vid, size, "
@@ -135,30 +136,33 @@ end)
 
 describe("what a policy leaves out", function()
   it("falls back to the C default (first), with select best when it scores", function()
-    assert.same({select = "first", node_exclusive = false}, assert(parse("return {}")):hooks())
-    assert.same({score = "lua", select = "best", node_exclusive = false},
+    assert.same({select = "first", node_exclusive = false, node_centric = false},
+      assert(parse("return {}")):hooks())
+    assert.same({score = "lua", select = "best", node_exclusive = false, node_centric = false},
       assert(parse("return {score = function() return 1 end}")):hooks())
-    assert.same({score = "lua", select = "first", node_exclusive = false},
+    assert.same({score = "lua", select = "first", node_exclusive = false, node_centric = false},
       assert(parse("return {score = function() return 1 end, select = 'first'}")):hooks())
-    assert.same({choose = "lua", select = "best", node_exclusive = false},
+    assert.same({choose = "lua", select = "best", node_exclusive = false, node_centric = false},
       assert(parse("return {choose = function(c, k) return {} end}")):hooks())
-    assert.same({scores = "lua", select = "best", node_exclusive = false},
+    assert.same({scores = "lua", select = "best", node_exclusive = false, node_centric = false},
       assert(parse("return {scores = function(c) return {} end}")):hooks())
-    -- scores replaces the score of a base, and score the scores
-    assert.same({scores = "lua", select = "best", node_exclusive = false,
+    -- scores replaces the score of a base
+    assert.same({scores = "lua", select = "best", node_exclusive = false, node_centric = false,
       score_types = {"node"}},
       assert(parse("return {base = 'spread', score_types = 'node', "
         .. "scores = function(c) return {} end}")):hooks())
-    assert.same({prune = "lua", order = "c", select = "first", node_exclusive = true},
+    assert.same({prune = "lua", order = "c", select = "first", node_exclusive = true,
+      node_centric = true},
       assert(parse("return {prune = function() end, order = {key = 'id'}, "
-        .. "node_exclusive = true}")):hooks())
-    assert.same({order = "lua", select = "first", node_exclusive = false},
+        .. "node_exclusive = true, node_centric = true}")):hooks())
+    assert.same({order = "lua", select = "first", node_exclusive = false, node_centric = false},
       assert(parse("return {order = {key = function(v) return 0 end}}")):hooks())
   end)
 
   it("falls back to a built-in's C hooks with base", function()
     local p = assert(parse("return {name = 'mine', base = 'hinodex'}"))
-    assert.same({order = "c", select = "first", node_exclusive = true}, p:hooks())
+    assert.same({order = "c", select = "first", node_exclusive = true, node_centric = true},
+      p:hooks())
     local a, b = core.matcher(tiny()), core.matcher(tiny())
     a:set_policy("hinodex")
     b:set_policy(p)
@@ -171,7 +175,8 @@ describe("what a policy leaves out", function()
       assert.equal(ja.start, jb.start)
     end
     local q = assert(parse("return {base = 'locality', select = 'first', node_exclusive = true}"))
-    assert.same({choose = "c", select = "first", node_exclusive = true}, q:hooks())
+    assert.same({choose = "c", select = "first", node_exclusive = true, node_centric = false},
+      q:hooks())
   end)
 end)
 
@@ -343,8 +348,8 @@ describe("hooks", function()
       return {choose = function(cands, k, scores, keys) return {keys.name and 1} end}]])
     local job, msg = m:match(nodes(1, 1))
     assert.is_nil(job)
-    assert.matches("keys: unknown key 'name' %(id, rank, vid, size, property:NAME, "
-      .. "free:TYPE%)", msg)
+    assert.matches("keys: unknown key 'name' %(id, rank, vid, size, perf_class, "
+      .. "property:NAME, free:TYPE%)", msg)
     assert(m:set_policy(assert(parse([[
       local kept
       return {choose = function(cands, k, scores, keys)

@@ -279,9 +279,16 @@ local VARIANTS = {
       end)
       return t
     end}]],
-  lonode = ASCENDING,
+  lonode = [[
+    return {node_centric = true, order = function(parent, kids)
+      table.sort(kids, function(a, b)
+        local x, y = a:id() or -1, b:id() or -1
+        if x ~= y then return x < y end
+        return a:vid() < b:vid()
+      end)
+    end}]],
   hinodex = [[
-    return {node_exclusive = true,
+    return {node_exclusive = true, node_centric = true,
             order = {key = function(v) return v:id() or -1 end, descending = true}}]],
   first = [[
     return {select = "first",

@@ -92,20 +92,20 @@ describe("core.rv1_decode", function()
       { "[]", "x.json: top level: expected an object, got an array" },
       { '{"execution":{}}', 'x.json: version: missing (an R version 1 document has "version": 1)' },
       { '{"version":2,"execution":{"R_lite":[]}}',
-        "x.json: version: only version 1 is supported (got 2)" },
+        "x.json:1: version: only version 1 is supported (got 2)" },
       { '{"version":1}', 'x.json: top level: needs "execution" or "scheduling" (or both)' },
-      { ex '"nodelist":[]', 'x.json: execution: missing "R_lite"' },
+      { ex '"nodelist":[]', 'x.json:1: execution: missing "R_lite"' },
       { ex '"R_lite":[{"rank":"-1","children":{}}]',
-        'x.json: execution.R_lite[0].rank: invalid idset "-1": negative or missing id at '
+        'x.json:1: execution.R_lite[0].rank: invalid idset "-1": negative or missing id at '
           .. "position 1" },
       { ex '"R_lite":[{"rank":"0","children":{"core":"0-3"}}],"nodelist":["a","b"]',
-        "x.json: execution.nodelist: 2 hosts for 1 rank" },
+        "x.json:1: execution.nodelist: 2 hosts for 1 rank" },
       { ex '"R_lite":[{"rank":"0","children":{}}],"properties":{"a(b":"0"}',
-        'x.json: execution.properties: invalid character \'(\' in property name "a(b"' },
+        'x.json:1: execution.properties: invalid character \'(\' in property name "a(b"' },
       { ex '"R_lite":[{"rank":"0","children":{}}],"properties":{"fast":"0-1"}',
-        "x.json: execution.properties.fast: rank 1 is not in R_lite" },
+        "x.json:1: execution.properties.fast: rank 1 is not in R_lite" },
       { ex '"R_lite":[],"starttime":20,"expiration":10',
-        "x.json: execution.expiration: 10 is not after starttime 20" },
+        "x.json:1: execution.expiration: 10 is not after starttime 20" },
     }
     for _, c in ipairs(cases) do
       expect.fails("EINVAL", c[2], core.rv1_decode(c[1], "x.json"))

@@ -284,7 +284,7 @@ describe("core.state_write and core.state_read", function()
     f:write('{"graph": {"nodes": [], "edges": []}, "grove": {"jobs": [{"id": 0}]}}')
     f:close()
     expect.fails("EINVAL",
-      dir .. "/bad.json: grove.jobs[0]: expected {id, state, start, end, picks}",
+      dir .. "/bad.json:1: grove.jobs[0]: expected {id, state, start, end, picks}",
       core.state_read(dir .. "/bad.json"))
   end)
 end)

@@ -416,6 +416,17 @@ static void test_alloc(void)
     is_int(grove_graph_free_job(g, 3), 1, "free_job removes job 3's one record");
     size_t n = grove_vertex_record_count(g, node0);
     is_int(n, 3, "node0 annotations: jobs 1, 2, 4 remain");
+    /* a pool back to one record keeps counting it (with no planner then) */
+    is_int(grove_vertex_available_during(g, core0, 0, 100), 1, "core0 free before job 4");
+    is_int(grove_vertex_available_during(g, core0, 150, 160), 0, "core0 still job 4's");
+    ok(grove_vertex_allocate(g, core0, 10, 1, 120, 130, false) < 0 && errno == EBUSY,
+       "core0: job 4's window refused to another");
+    ok(grove_vertex_free(g, mem0, 2, -1) == 0, "job 2 leaves the memory");
+    is_int(grove_vertex_available(g, mem0), 1, "memory: job 1's 3 units still held");
+    ok(grove_vertex_allocate(g, mem0, 11, 2, 0, F, false) < 0 && errno == EBUSY,
+       "memory: 2 units refused");
+    ok(grove_vertex_allocate(g, mem0, 11, 1, 0, F, false) == 0, "memory: 1 unit taken");
+    is_int(grove_vertex_available(g, mem0), 0, "memory: full again, two records");
     /* a down ancestor blocks */
     grove_vertex_set_status(g, at(g, "/tiny0/rack0/node1"), GROVE_STATUS_DOWN);
     ok(grove_vertex_allocate(g, at(g, "/tiny0/rack0/node1/socket1/core4"), 9, 1, 0, F, false)

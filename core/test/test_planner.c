@@ -527,6 +527,42 @@ static void bulk(void)
     grove_planner_destroy(p);
 }
 
+/* Spans laid end to end with one amount: their deltas cancel where one ends
+ * and the next starts, so usage changes only at the two ends, yet removing
+ * a span in the middle makes usage change at its ends.  Removal must not
+ * need memory (the points stay while a span ends there) and the changes
+ * seen must be the real ones. */
+static void tiled(void)
+{
+    grove_planner_t *p = mk(4, 0, 100000);
+    int64_t ids[1000];
+    int fails = 0;
+    for (int i = 0; i < 1000; i++)
+        if ((ids[i] = grove_planner_add(p, 10 * i, 10, 2)) < 0)
+            fails++;
+    ok(fails == 0 && grovep_planner_check(p) && grove_planner_next_change(p, -1) == 0
+           && grove_planner_next_change(p, 0) == 10000,
+       "1000 spans end to end: usage changes at 0 and 10000 only");
+    ok(grove_planner_next_fit(p, 3, 5, 0) == 10000,
+       "tiled: next fit of 3 units passes over the joints");
+    for (int i = 1; i < 1000; i += 2)
+        if (grove_planner_remove(p, ids[i]) < 0)
+            fails++;
+    ok(fails == 0 && grovep_planner_check(p) && grove_planner_next_change(p, 0) == 10
+           && grove_planner_next_change(p, 10) == 20 && grove_planner_avail_at(p, 15) == 4
+           && grove_planner_avail_at(p, 25) == 2,
+       "every other span removed: usage changes at each joint");
+    ok(grove_planner_reduce(p, ids[0], 2) == 0 && grove_planner_next_change(p, -1) == 20
+           && grovep_planner_check(p),
+       "a span reduced to nothing no longer marks its ends");
+    for (int i = 0; i < 1000; i += 2)
+        if (grove_planner_remove(p, ids[i]) < 0)
+            fails++;
+    ok(fails == 0 && grovep_planner_check(p) && grove_planner_next_change(p, -1) == -1,
+       "all removed: no change of usage left");
+    grove_planner_destroy(p);
+}
+
 int main(void)
 {
     long total_ops = ref_begin("GROVE_PLANNER_OPS", 150000);
@@ -537,6 +573,7 @@ int main(void)
     edge_rows();
     corner_rows();
     bulk();
+    tiled();
 
     long done = 0, big = 0;
     while (done < total_ops) {

@@ -385,7 +385,7 @@ static void test_corpus(void)
     grove_error_t err = {{0}, 0};
     const char *inv = "fluxion/rv1exec/cancel/rank1_cancel_invalid.json";
     grove_rv1_t *R = grove_rv1_load(tap_conformance(inv), &err);
-    ok(!R && errno == EINVAL && strstr(err.text, "rank1_cancel_invalid.json: execution.R_lite[0].rank"),
+    ok(!R && errno == EINVAL && strstr(err.text, "rank1_cancel_invalid.json:1: execution.R_lite[0].rank"),
        "invalid rank -1 rejected: %s", err.text);
     R = grove_rv1_load("/nonexistent/r.json", &err);
     ok(!R && errno == ENOENT && strstr(err.text, "/nonexistent/r.json"), "load of a missing file");

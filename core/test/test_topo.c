@@ -442,6 +442,10 @@ static void test_errors(void)
         {"<topology><object/></topology>", "mem.xml:1: an object without a type"},
         {"<topology><object type=\"Machine\" gp_index=\"-5\"/></topology>",
          "mem.xml:1: gp_index=\"-5\": expected a number from 0 to 281474976710656"},
+        /* past the checks, refused by the library: its reason, no line */
+        {"<topology version=\"9.0\"><object type=\"Machine\" cpuset=\"0x1\"/></topology>",
+         "mem.xml: not a valid hwloc XML topology (the topology library says: cannot import "
+         "XML version 9.0 > 2)"},
     };
     for (size_t i = 0; i < sizeof(xml) / sizeof(xml[0]); i++) {
         grove_error_t err;

@@ -87,6 +87,18 @@ local function fail(fmt, ...)
   error("grove.cluster: " .. string.format(fmt, ...), 0)
 end
 
+-- A pool size: not negative, and within the readers' limit (GROVE_MAX_SIZE),
+-- so that sums over the graph stay exact.
+local function check_size(rtype, size)
+  if size and size < 0 then
+    fail("%s: size must be >= 0", rtype)
+  end
+  local max = core.limits().size
+  if size and size > max then
+    fail("%s: size %d is larger than the pool size limit %d (GROVE_MAX_SIZE)", rtype, size, max)
+  end
+end
+
 -- A template's body: a list of templates (plain nested lists are flattened).
 local function add_children(t, body, out)
   for i, x in ipairs(body) do
@@ -191,9 +203,7 @@ local function resource(rtype, a, b)
   if type(opts.name) == "string" and count ~= 1 then
     fail("%s: a fixed name needs count 1 (give a function for several)", rtype)
   end
-  if opts.size and opts.size < 0 then
-    fail("%s: size must be >= 0", rtype)
-  end
+  check_size(rtype, opts.size)
   if opts.status and not STATUS[opts.status] then
     fail("%s: unknown status %q", rtype, opts.status)
   end
@@ -599,6 +609,7 @@ local function cluster(name, opts)
   if opts.id_scope and opts.id_scope ~= "parent" and opts.id_scope ~= "root" then
     fail("cluster: the default id_scope is \"parent\" or \"root\"")
   end
+  check_size("cluster", opts.size)
   return function(body)
     if type(body) ~= "table" or is_template(body) then
       fail("cluster %s: the body must be a list of resources", basename or opts.name)

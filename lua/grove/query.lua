@@ -119,7 +119,8 @@ S.__index = S
 -- err (file handles; default stdout, stdout, stderr), elapsed (print
 -- the wall time of each match command, end to end), aggregates
 -- ("HL:LL,..." pruning aggregates), subsystems (the -S set: the first
--- one listed is the subsystem matches walk and the printer draws).
+-- one listed is the subsystem matches walk and the printer draws),
+-- or_slots (sibling slots are alternatives: the -T flexible traverser).
 -- Returns the session, or nil, message, code.
 function M.new(opts)
   if type(opts) ~= "table" or opts.graph == nil then
@@ -144,7 +145,7 @@ function M.new(opts)
     local ok, msg, code = self.graph:set_aggregates(self.aggregates)
     if not ok then return nil, "pruning filters: " .. msg, code end
   end
-  self.matcher = core.matcher(self.graph)
+  self.matcher = core.matcher(self.graph, {or_slots = opts.or_slots == true})
   if dominant ~= "containment" then
     self.dominant = dominant
     assert(self.matcher:set_dominant(dominant))
@@ -229,13 +230,22 @@ local function bad_args(args, min, max, words)
   return "bad arguments"
 end
 
--- The resource types of the graph, plus "slot", as a list (for the
--- jobspec reader's known-types check).
+-- The types the reference engine always knows, whatever its graph holds:
+-- a request for a gpu on a machine without one is a request that finds
+-- nothing (an xor_slot alternative skipped), not a jobspec error.
+local STANDARD_TYPES = {"slot", "xor_slot", "cluster", "rack", "node", "socket", "core", "gpu",
+  "ssd", "storage_node"}
+
+-- The resource types of the graph, plus the standard ones, as a list (for
+-- the jobspec reader's known-types check).
 function S:known_types()
   if not self.types then
-    local list = {"slot"}
+    local list, seen = {}, {}
+    for _, t in ipairs(STANDARD_TYPES) do
+      list[#list + 1], seen[t] = t, true
+    end
     for _, t in ipairs(self.graph:types()) do
-      if t ~= "slot" then list[#list + 1] = t end
+      if not seen[t] then list[#list + 1], seen[t] = t, true end
     end
     self.types = list
   end
@@ -396,9 +406,10 @@ function S:match_one(mode, path)
       elseif mode == "allocate_orelse_reserve" or mode == "without_allocating_future" then
         -- No later time fits either: unsatisfiable when even the idle
         -- graph cannot hold it, unless it asks for more nodes than are
-        -- up (they may come up: busy).
-        unsat = nodes_requested(js:resources(), 1) <= self:nodes_up()
-          and (code == "ENODEV" or not self:fits_when_idle(js))
+        -- up (they may come up: busy).  Nodes are counted (a walk of
+        -- them) only when the idle graph says no.
+        unsat = (code == "ENODEV" or not self:fits_when_idle(js))
+          and nodes_requested(js:resources(), 1) <= self:nodes_up()
       end
       selection.print_nomatch(self, id, unsat, t0)
     elseif code == "EINVAL" then
@@ -629,7 +640,8 @@ commands["set-property"] = function(self, args)
   if #args ~= 2 then return self:puts(SET_PROPERTY_FORMAT) end
   local v = self:vertex_or_say(args[1], NO_PATH_PROP)
   if not v then return end
-  local k, val = args[2]:match("^([^=]+)=(.+)$")
+  -- a NUL would end the key or value early in the graph: malformed too
+  local k, val = args[2]:match("^([^=\0]+)=([^\0]+)$")
   if not k then return self:puts(SET_PROPERTY_FORMAT) end
   v:set_property(k, val)
 end

@@ -87,8 +87,8 @@ end
 
 -- Vertex ids held by jobs in state, or by job id: what they hold units of,
 -- and everything below what they hold exclusively (all: every entry,
--- shared ancestors too).
-local function held_set(s, state, id, all)
+-- shared ancestors too; only: no more than the entries).
+local function held_set(s, state, id, all, only)
   local set = {}
   local function below(v)
     for c in v:children() do
@@ -106,7 +106,7 @@ local function held_set(s, state, id, all)
         if all or e.alloc then set[e.vid] = true end
       end
       for _, e in ipairs(entries) do
-        if e.x then below(s.graph:vertex(e.vid)) end
+        if e.x and not only then below(s.graph:vertex(e.vid)) end
       end
     end
   end
@@ -146,7 +146,15 @@ local function term_pred(s, t)
   else
     local id = selection.jobid(val)
     if not id then return nil, ("%s takes a job id"):format(k) end
-    local held = held_set(s, nil, id, k == "jobid-tag")
+    -- As the reference engine keeps them: jobid-tag, every vertex the job
+    -- selected and its shared ancestors (not what lies below an exclusive
+    -- selection); jobid-span, those of them that keep a pruning filter
+    -- (agfilter), where the job's span is counted.
+    local tag, span = k == "jobid-tag", k == "jobid-span"
+    local held = held_set(s, nil, id, tag or span, tag or span)
+    if span then
+      return function(v) return held[v:vid()] ~= nil and M.agfilter(s, v) ~= nil end
+    end
     return function(v) return held[v:vid()] ~= nil end
   end
 end

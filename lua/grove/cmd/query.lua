@@ -38,7 +38,8 @@ Usage: grove query -L FILE [options] < COMMANDS
   -F, --match-format=FMT         simple (default), pretty_simple, jgf, rlite,
                                  rv1, rv1_nosched
   -t, --test-output=FILE         write results to FILE instead of stdout
-  -T, --traverser-policy=NAME    accepted for compatibility (simple, flexible)
+  -T, --traverser-policy=NAME    simple (default), or flexible: sibling slots are
+                                 alternatives (or-slots)
   -g, --graph-format=FMT         dot (default) or graphml, for -o
   -o, --graph-output=BASENAME    at the end, write the graph to BASENAME.FMT
   -r, --reserve-vtx-vec=N        accepted for compatibility
@@ -100,16 +101,23 @@ end
 -- graph order.
 local REFERENCE_NAMES = {first = "fresh", firstnodex = "freshnodex"}
 
+-- The reference engine's pruning filters when -p gives none: they only
+-- prune (placements are the same under any), except that fresh ranks
+-- vertices by the last type they name (core for nodes, node for the rest).
+local REFERENCE_AGGREGATES = "ALL:core,ALL:node"
+
 -- The keys of a policy string (-P "policy=high node_centric=true ..."), as
 -- the reference engine documents them: policy=low|high, and the rest
 -- true|false.
 local POLICY_KEYS = {policy = true, node_centric = true, node_exclusive = true,
   stop_on_1_matches = true}
 
--- The built-in policy a policy string names, or nil, message.  Grove's
--- low and high order every level by id, so node_centric changes nothing
--- here; node_exclusive takes nodes whole; stop_on_1_matches with high is
--- the reference engine's first: Grove's fresh (or freshnodex).
+-- The built-in policy a policy string names, or nil, message.
+-- node_centric weighs a node's id first when slots are compared (lonode,
+-- hinode); node_exclusive takes nodes whole, and is only built in together
+-- with node_centric (lonodex, hinodex), so node_exclusive alone means
+-- those too; stop_on_1_matches with high is the reference engine's first:
+-- Grove's fresh (or freshnodex).
 function M.policy_string(spec)
   local o = {}
   for word in spec:gmatch("%S+") do
@@ -203,7 +211,8 @@ function M.main(args)
     out = f
   end
   local s, serr = query.new{graph = g, policy = policy, format = fmt, out = out,
-    elapsed = o.e, aggregates = o.p, subsystems = o.S}
+    elapsed = o.e, aggregates = o.p or REFERENCE_AGGREGATES, subsystems = o.S,
+    or_slots = o.T == "flexible"}
   if not s then
     io.stderr:write("grove query: ", tostring(serr), "\n")
     return 1
@@ -214,7 +223,7 @@ function M.main(args)
       "INFO: Edge Count: %d\n"):format(core.wall_clock() - t0, g:count(), g:edge_count()))
     io.stdout:flush()
   end
-  if o.T and o.T ~= "simple" then
+  if o.T and o.T ~= "simple" and o.T ~= "flexible" then
     io.stderr:write(("grove query: note: -T %s: sibling slots are all required, not " ..
       "alternatives\n"):format(o.T))
   end
