@@ -988,7 +988,7 @@ static int parse_order_table(lua_State *S, struct grovel_policy *p, int t, int u
                 p->key = key_named(s, &prop);
                 if (p->key == K_NONE)
                     return spec_error(S, p,
-                                      "order: unknown key '%s' (id, rank, vid, size, "
+                                      "order: unknown key '%s' (id, rank, vid, size, perf_class, "
                                       "property:NAME or a function)", s);
                 if (p->key == K_FREE)
                     return spec_error(S, p,

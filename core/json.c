@@ -717,7 +717,8 @@ void grovep_json_place_line(grove_error_t *err, const char *source, const char *
         return;
     place += source ? sl + 2 : 0;
     const char *colon = strstr(place, ": ");
-    if (!colon || colon == place || memchr(place, ' ', (size_t)(colon - place)))
+    bool top = !strncmp(place, "top level: ", 11); /* the document itself */
+    if (!top && (!colon || colon == place || memchr(place, ' ', (size_t)(colon - place))))
         return; /* no place: the message is a reason only */
     grove_error_t scratch;
     grovep_json_t js = {.text = text, .len = len, .err = &scratch};
@@ -738,9 +739,12 @@ void grovep_json_place_line(grove_error_t *err, const char *source, const char *
         grovep_json_object(&js, &v, locate_member, &l);
     }
     grovep_json_free(&js);
-    int col, line = l.path > place ? line_of(&js, l.pos, &col) : 0;
+    /* the deepest part of the place the text holds; when it holds none
+     * (a member missing at the top, or the document itself), the line where
+     * the document starts */
+    int col, line = line_of(&js, l.pos, &col);
     if (line <= 0)
-        return; /* the text holds no part of the place */
+        return;
     char rest[sizeof(err->text)];
     snprintf(rest, sizeof(rest), "%s", place);
     grove_error_set(err, source, line, "%s", rest);

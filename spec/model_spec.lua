@@ -181,7 +181,7 @@ describe("jobs registered again from their R", function()
       {R1, 1, nil, "EEXIST", "register: job 1 exists"},
       {R9, 7, nil, "ENOENT", "rank 9"},
       {R1, 7, {request = "[]"}, "EBUSY", "in use"},
-      {'{"version": 1}', 7, nil, "EINVAL", "R: "},
+      {'{"version": 1}', 7, nil, "EINVAL", "R:1: top level"},
     }
     for _, c in ipairs(cases) do
       local j, msg, code = m:register(c[1], c[2], c[3])

@@ -113,9 +113,9 @@ describe("loading policies", function()
     {"{base = 'fastest'}", "base must name a built-in policy ('fastest' is not one)"},
     {"{order = {}}", "order: a declarative order needs a key"},
     {"{order = {key = 'speed'}}", "order: unknown key 'speed' (id, rank, vid, size, "
-      .. "property:NAME or a function)"},
+      .. "perf_class, property:NAME or a function)"},
     {"{order = {key = 'property:'}}", "order: unknown key 'property:' (id, rank, vid, size, "
-      .. "property:NAME or a function)"},
+      .. "perf_class, property:NAME or a function)"},
     {"{order = {key = 3}}", "order: key must be a string or a function, not number"},
     {"{order = {key = 'id', descending = 1}}", "order: descending must be a boolean, not number"},
     {"{order = {key = 'id', when = 5}}", "order: when must be a type name, not number"},

@@ -89,11 +89,12 @@ describe("core.rv1_decode", function()
   it("returns nil, message, code for documents that break RFC 20", function()
     local cases = {
       { "{", "x.json:1: string or '}' expected near end of file" },
-      { "[]", "x.json: top level: expected an object, got an array" },
-      { '{"execution":{}}', 'x.json: version: missing (an R version 1 document has "version": 1)' },
+      { "[]", "x.json:1: top level: expected an object, got an array" },
+      { '{"execution":{}}',
+        'x.json:1: version: missing (an R version 1 document has "version": 1)' },
       { '{"version":2,"execution":{"R_lite":[]}}',
         "x.json:1: version: only version 1 is supported (got 2)" },
-      { '{"version":1}', 'x.json: top level: needs "execution" or "scheduling" (or both)' },
+      { '{"version":1}', 'x.json:1: top level: needs "execution" or "scheduling" (or both)' },
       { ex '"nodelist":[]', 'x.json:1: execution: missing "R_lite"' },
       { ex '"R_lite":[{"rank":"-1","children":{}}]',
         'x.json:1: execution.R_lite[0].rank: invalid idset "-1": negative or missing id at '
