@@ -21,6 +21,11 @@
  *                             is given; a key function is called at most
  *                             once per vertex and match
  *   score(v, ctx) -> number   higher is better
+ *   scores(candidates, ctx, keys) -> {s1, ..., sn}   the same for all the
+ *                             candidates of a level in one call (instead
+ *                             of score); keys as choose's, and also
+ *                             keys["free:TYPE"]: units of TYPE free below
+ *                             each candidate in the window being tried
  *   choose(candidates, k, scores, keys) -> {i1, ..., ik}   positions (1-based);
  *                             keys[KEY] (KEY as a declarative order's, not a
  *                             function) is the array of the candidates'
@@ -57,9 +62,9 @@
  *
  * Workload: one hook call per visited vertex of the listed types (prune),
  * per child list (order), per fitting candidate (score), per request level
- * (choose); views are light userdata, so a call allocates only what the
- * policy itself allocates, and ctx fields are rewritten only when they
- * change.
+ * (scores, choose); views are light userdata, so a call allocates only
+ * what the policy itself allocates, and ctx fields are rewritten only when
+ * they change.
  *
  * This file holds the policy userdata and its hooks.  The sandbox lives in
  * l_sandbox.c, the views in l_view.c (their shared methods in l_vertex.c);
@@ -78,15 +83,16 @@
 #include "lpolicy.h"
 #include "lsandbox.h"
 
-enum hook_kind { H_PRUNE, H_ORDER, H_SCORE, H_CHOOSE, H_KEY, H_CHUNK, H_COUNT };
+enum hook_kind { H_PRUNE, H_ORDER, H_SCORE, H_CHOOSE, H_KEY, H_SCORES, H_CHUNK, H_COUNT };
 
-static const char *const hook_names[H_COUNT] = {"prune",     "order", "score", "choose",
-                                                "order key", "chunk"};
+static const char *const hook_names[H_COUNT] = {"prune",     "order",  "score", "choose",
+                                                "order key", "scores", "chunk"};
 
 /* The registry fields of the sandbox holding the hooks, by kind. */
-static const char *const hook_fields[] = {"prune", "order", "score", "choose", "key"};
+static const char *const hook_fields[] = {"prune", "order", "score", "choose", "key", "scores"};
 
-enum key_kind { K_NONE, K_ID, K_RANK, K_VID, K_SIZE, K_PERF_CLASS, K_PROPERTY, K_FUNCTION };
+enum key_kind { K_NONE, K_ID, K_RANK, K_VID, K_SIZE, K_PERF_CLASS, K_PROPERTY, K_FREE,
+                K_FUNCTION };
 
 /* Stack slots of the sandbox while a match runs (offsets from base). */
 enum slot {
@@ -95,7 +101,8 @@ enum slot {
     S_SCORE,
     S_CHOOSE,
     S_KEY,
-    S_CTX, /* the ctx table handed to prune and score */
+    S_SCORES,
+    S_CTX, /* the ctx table handed to prune, score and scores */
     S_COUNT = S_CTX
 };
 
@@ -145,10 +152,10 @@ struct grovel_policy {
 
     /* the match in progress (between begin and end) */
     bool active;
-    const struct call *choosing; /* the choose call running, or NULL: what
-                                  * its keys table reads */
-    uint64_t nchoose;            /* choose calls so far: a keys table kept
-                                  * past its call knows it is stale */
+    const struct call *keyed; /* the choose or scores call running, or
+                               * NULL: what its keys table reads */
+    uint64_t nkeyed;          /* such calls so far: a keys table kept past
+                               * its call knows it is stale */
     int base; /* sandbox stack slots: see enum slot */
     struct ctxstate cx;
     char *err, *traceback; /* the last failure (malloc'd) */
@@ -458,8 +465,9 @@ static double prop_number(const grove_graph_t *g, grove_vid_t v, const char *nam
     return end == s ? 0 : d;
 }
 
-/* The key named s ("id", "rank", "vid", "size", "property:NAME"); *prop
- * points at NAME in s.  K_NONE when s names none. */
+/* The key named s ("id", "rank", "vid", "size", "perf_class",
+ * "property:NAME", "free:TYPE"); *prop points at NAME or TYPE in s.
+ * K_NONE when s names none. */
 static int key_named(const char *s, const char **prop)
 {
     static const char *const names[] = {"id", "rank", "vid", "size", "perf_class"};
@@ -472,18 +480,29 @@ static int key_named(const char *s, const char **prop)
         *prop = s + 9;
         return K_PROPERTY;
     }
+    if (!strncmp(s, "free:", 5) && s[5]) {
+        *prop = s + 5;
+        return K_FREE;
+    }
     return K_NONE;
 }
 
-/* The value of a key other than a function for v. */
-static double key_value(const grove_graph_t *g, grove_vid_t v, int kind, const char *prop)
+/* The value of a key other than a function for v; K_FREE: the units of
+ * type prop free below v during [start, end), read from v's pruning
+ * aggregate as the built-in spread and gpu read it (0 when v keeps none). */
+static double key_value(const grove_graph_t *g, grove_vid_t v, int kind, const char *prop,
+                        int64_t start, int64_t end)
 {
+    int64_t n;
     switch (kind) {
     case K_ID: return (double)grove_vertex_id(g, v);
     case K_RANK: return (double)grove_vertex_rank(g, v);
     case K_VID: return (double)v;
     case K_SIZE: return (double)grove_vertex_size(g, v);
     case K_PERF_CLASS: return grove_policy_perf_class(g, v);
+    case K_FREE:
+        n = grove_vertex_aggregate_avail(g, v, prop, start, end);
+        return n < 0 ? 0 : (double)n;
     default: return prop_number(g, v, prop);
     }
 }
@@ -497,11 +516,13 @@ struct call {
     grove_vid_t v; /* prune, score, key: the vertex; order: the parent */
     const grove_policy_ctx_t *ctx;
     grove_vid_t *kids; /* order: n children, rewritten in the new order */
-    const grove_vid_t *vs; /* choose: n candidates, their scores, k to pick */
+    const grove_vid_t *vs; /* choose, scores: n candidates; choose: their
+                            * scores, k to pick */
     const double *scores;
     size_t n, k;
     size_t *pick;
-    const grove_graph_t *g; /* choose: the candidates' graph, for keys */
+    double *out;            /* scores: the n scores */
+    const grove_graph_t *g; /* choose, scores: the candidates' graph, for keys */
     int result;   /* prune */
     double value; /* score, key */
 };
@@ -584,28 +605,34 @@ static void take_choice(lua_State *S, struct call *c, int idx)
     }
 }
 
-/* keys[name] of a choose call (the __index of its keys table; upvalues:
- * the policy, the call's number): the array of the candidates' keys,
- * made once and kept in the table.  Raises on a name that is no key and
- * once the call is over (the candidates are gone). */
+/* keys[name] of a choose or scores call (the __index of its keys table;
+ * upvalues: the policy, the call's number): the array of the candidates'
+ * keys, made once and kept in the table.  free:TYPE is known to scores
+ * only, which is told the window being tried.  Raises on a name that is
+ * no key and once the call is over (the candidates are gone). */
 static int keys_index(lua_State *S)
 {
     struct grovel_policy *p = lua_touserdata(S, lua_upvalueindex(1));
-    const struct call *c = p->choosing;
+    const struct call *c = p->keyed;
     const char *name = luaL_checkstring(S, 2), *prop;
     int kind = key_named(name, &prop);
     if (kind == K_NONE)
         return luaL_error(S,
                           "keys: unknown key '%s' (id, rank, vid, size, perf_class, "
-                          "property:NAME)",
-                          name);
-    if (!c || (uint64_t)lua_tointeger(S, lua_upvalueindex(2)) != p->nchoose)
-        return luaL_error(S, "keys: used after its choose call returned");
-    /* a property name the graph has never seen: no candidate has it */
-    bool none = kind == K_PROPERTY && grove_graph_sym_lookup(c->g, prop) == GROVE_SYM_NONE;
+                          "property:NAME, free:TYPE)", name);
+    if (!c || (uint64_t)lua_tointeger(S, lua_upvalueindex(2)) != p->nkeyed)
+        return luaL_error(S, "keys: used after its %s call returned",
+                          lua_tostring(S, lua_upvalueindex(3)));
+    if (kind == K_FREE && !c->ctx)
+        return luaL_error(S, "keys: %s is known to scores only (choose is not told the "
+                             "window being tried)", name);
+    /* a property or type the graph has never seen: no candidate has it */
+    bool none = (kind == K_PROPERTY || kind == K_FREE)
+                && grove_graph_sym_lookup(c->g, prop) == GROVE_SYM_NONE;
+    int64_t start = c->ctx ? c->ctx->start : 0, end = c->ctx ? c->ctx->end : 0;
     lua_createtable(S, (int)c->n, 0);
     for (size_t i = 0; i < c->n; i++) {
-        lua_pushnumber(S, none ? 0 : key_value(c->g, c->vs[i], kind, prop));
+        lua_pushnumber(S, none ? 0 : key_value(c->g, c->vs[i], kind, prop, start, end));
         lua_rawseti(S, -2, (lua_Integer)i + 1);
     }
     lua_pushvalue(S, 2);
@@ -614,17 +641,63 @@ static int keys_index(lua_State *S)
     return 1;
 }
 
-/* Push the keys table of a new choose call. */
-static void push_keys(lua_State *S, struct grovel_policy *p)
+/* Push the keys table of a new choose or scores call c, which it reads
+ * until the call returns. */
+static void push_keys(lua_State *S, struct grovel_policy *p, const struct call *c)
 {
-    p->nchoose++;
+    p->nkeyed++;
+    p->keyed = c;
     lua_createtable(S, 0, 2);
     lua_createtable(S, 0, 1);
     lua_pushlightuserdata(S, p);
-    lua_pushinteger(S, (lua_Integer)p->nchoose);
-    lua_pushcclosure(S, keys_index, 2);
+    lua_pushinteger(S, (lua_Integer)p->nkeyed);
+    lua_pushstring(S, hook_names[c->kind]);
+    lua_pushcclosure(S, keys_index, 3);
     lua_setfield(S, -2, "__index");
     lua_setmetatable(S, -2);
+}
+
+/* Push an array of views of the n candidates vs. */
+static void push_candidates(lua_State *S, const struct grovel_views *vw, const grove_vid_t *vs,
+                            size_t n)
+{
+    lua_createtable(S, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        grovel_push_view(S, vw, vs[i]);
+        lua_rawseti(S, -2, (lua_Integer)i + 1);
+    }
+}
+
+/* scores: the result (at idx) must hold a number for each candidate. */
+static void take_scores(lua_State *S, struct call *c, int idx)
+{
+    if (lua_rawlen(S, idx) != c->n)
+        hook_fail(S, c, lua_pushfstring(S, "returned %I scores for %I candidates",
+                                        (lua_Integer)lua_rawlen(S, idx), (lua_Integer)c->n));
+    for (size_t i = 0; i < c->n; i++) {
+        if (lua_rawgeti(S, idx, (lua_Integer)i + 1) != LUA_TNUMBER)
+            hook_fail(S, c, lua_pushfstring(S, "returned a %s at position %I (expected a "
+                                               "number)", luaL_typename(S, -1),
+                                            (lua_Integer)i + 1));
+        c->out[i] = lua_tonumber(S, -1);
+        if (isnan(c->out[i]))
+            hook_fail(S, c, lua_pushfstring(S, "returned NaN at position %I",
+                                            (lua_Integer)i + 1));
+        lua_pop(S, 1);
+    }
+}
+
+/* Call the function pushed with its arguments (nargs of them, the keys
+ * table of c the last, pushed here); its result must be an array, which
+ * take reads. */
+static void call_keyed(lua_State *S, struct call *c, int nargs, const char *expected,
+                       void (*take)(lua_State *, struct call *, int))
+{
+    push_keys(S, c->p, c);
+    lua_call(S, nargs, 1);
+    if (lua_type(S, -1) != LUA_TTABLE)
+        bad_return(S, c, expected, -1);
+    take(S, c, lua_gettop(S));
 }
 
 /* The protected body of a hook call.  Arguments: the call record, the Lua
@@ -684,25 +757,23 @@ static int hook_body(lua_State *S)
     }
     case H_CHOOSE: {
         lua_pushvalue(S, fn);
-        lua_createtable(S, (int)c->n, 0);
-        lua_createtable(S, (int)c->n, 0);
-        int cands = lua_gettop(S) - 1, scores = cands + 1;
-        for (size_t i = 0; i < c->n; i++) {
-            grovel_push_view(S, vw, c->vs[i]);
-            lua_rawseti(S, cands, (lua_Integer)i + 1);
-            lua_pushnumber(S, c->scores[i]);
-            lua_rawseti(S, scores, (lua_Integer)i + 1);
-        }
+        push_candidates(S, vw, c->vs, c->n);
         lua_pushinteger(S, (lua_Integer)c->k);
-        lua_insert(S, scores);
-        push_keys(S, p);
-        p->choosing = c;
-        lua_call(S, 4, 1);
-        if (lua_type(S, -1) != LUA_TTABLE)
-            bad_return(S, c, "an array of positions", -1);
-        take_choice(S, c, lua_gettop(S));
+        lua_createtable(S, (int)c->n, 0);
+        for (size_t i = 0; i < c->n; i++) {
+            lua_pushnumber(S, c->scores[i]);
+            lua_rawseti(S, -2, (lua_Integer)i + 1);
+        }
+        call_keyed(S, c, 4, "an array of positions", take_choice);
         break;
     }
+    case H_SCORES:
+        update_ctx(S, p, c->ctx, ctx);
+        lua_pushvalue(S, fn);
+        push_candidates(S, vw, c->vs, c->n);
+        lua_pushvalue(S, ctx);
+        call_keyed(S, c, 3, "an array of scores", take_scores);
+        break;
     default:
         break;
     }
@@ -734,7 +805,7 @@ static int run_hook(struct call *c)
     lua_pushvalue(S, p->base + S_PRUNE + c->kind);
     lua_pushvalue(S, p->base + S_CTX);
     int st = grovel_sandbox_pcall(&p->sb, 3, 0);
-    p->choosing = NULL; /* also when choose raised */
+    p->keyed = NULL; /* also when the hook raised */
     if (st != LUA_OK) {
         record_error(p, c->kind, st);
         lua_settop(S, top);
@@ -786,12 +857,20 @@ static int tramp_choose(void *arg, const grove_graph_t *g, const grove_vid_t *vs
     return run_hook(&c);
 }
 
+static int tramp_scores(void *arg, const grove_graph_t *g, const grove_vid_t *vs, size_t n,
+                        const grove_policy_ctx_t *ctx, double *out)
+{
+    struct call c = {
+        .p = arg, .kind = H_SCORES, .vs = vs, .n = n, .ctx = ctx, .out = out, .g = g};
+    return run_hook(&c);
+}
+
 /* ---- declarative order ------------------------------------------------------------ */
 
 static int key_of(struct grovel_policy *p, const grove_graph_t *g, grove_vid_t v, double *k)
 {
     if (p->key != K_FUNCTION) {
-        *k = key_value(g, v, p->key, p->key_prop);
+        *k = key_value(g, v, p->key, p->key_prop, 0, 0); /* never K_FREE */
         return 0;
     }
     if (v < p->kcap && p->kstamp[v] == p->kgen) {
@@ -911,6 +990,10 @@ static int parse_order_table(lua_State *S, struct grovel_policy *p, int t, int u
                     return spec_error(S, p,
                                       "order: unknown key '%s' (id, rank, vid, size, perf_class, "
                                       "property:NAME or a function)", s);
+                if (p->key == K_FREE)
+                    return spec_error(S, p,
+                                      "order: key '%s' needs the window being tried, which "
+                                      "order is not told (score or scores are)", s);
                 if (prop && !(p->key_prop = strdup(prop)))
                     return spec_error(S, p, "%s", "out of memory");
             } else {
@@ -942,7 +1025,8 @@ static int parse_order_table(lua_State *S, struct grovel_policy *p, int t, int u
  * table uv).  0, or -1 with a message pushed. */
 static int parse_spec(lua_State *S, struct grovel_policy *p, int t, int uv, const char *dflt)
 {
-    static const char *const fnames[] = {"prune", "order", "score", "choose"};
+    /* the hooks a policy table names, by kind (the order key is order's) */
+    static const char *const fnames[] = {"prune", "order", "score", "choose", NULL, "scores"};
     const grove_policy_t *base = NULL;
     int select = -1, nodex = -1, by_use = -1, nodec = -1;
     bool given[H_COUNT] = {false};
@@ -954,8 +1038,8 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, int t, int uv, cons
         const char *k = lua_tostring(S, -2);
         int vt = lua_type(S, -1);
         int hook = -1;
-        for (int i = 0; i < 4; i++)
-            if (!strcmp(k, fnames[i]))
+        for (int i = 0; i < (int)(sizeof(fnames) / sizeof(*fnames)); i++)
+            if (fnames[i] && !strcmp(k, fnames[i]))
                 hook = i;
         if (k[0] == '_') {
             /* private fields of the policy: ignored */
@@ -1014,11 +1098,13 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, int t, int uv, cons
         } else {
             return spec_error(S, p,
                               "unknown field '%s' (name, description, base, prune, order, "
-                              "score, choose, select, node_exclusive, node_centric, "
+                              "score, scores, choose, select, node_exclusive, node_centric, "
                               "explore_by_use, prune_types, score_types)", k);
         }
         lua_pop(S, 1);
     }
+    if (given[H_SCORE] && given[H_SCORES])
+        return spec_error(S, p, "%s", "score and scores both given (scores replaces score)");
     if (!p->name && !(p->name = strdup(dflt)))
         return spec_error(S, p, "%s", "out of memory");
     grove_policy_t h = {0};
@@ -1032,13 +1118,19 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, int t, int uv, cons
         h.order = tramp_order;
     else if (given[H_ORDER])
         h.order = decl_order;
-    if (p->lua[H_SCORE])
+    if (p->lua[H_SCORE]) {
         h.score = tramp_score;
+        h.scores = NULL;
+    }
+    if (p->lua[H_SCORES]) {
+        h.scores = tramp_scores;
+        h.score = NULL;
+    }
     if (p->lua[H_CHOOSE])
         h.choose = tramp_choose;
     if (select >= 0)
         h.select = (grove_select_t)select;
-    else if (given[H_SCORE] || given[H_CHOOSE])
+    else if (given[H_SCORE] || given[H_SCORES] || given[H_CHOOSE])
         h.select = GROVE_SELECT_BEST;
     if (nodex >= 0)
         h.node_exclusive = nodex;
@@ -1304,7 +1396,7 @@ const grove_policy_t *grovel_policy_hooks(const struct grovel_policy *p)
 bool grovel_policy_needs_lua(const struct grovel_policy *p)
 {
     return p->lua[H_PRUNE] || p->lua[H_ORDER] || p->lua[H_SCORE] || p->lua[H_CHOOSE]
-           || (p->hooks.order == decl_order && p->key == K_FUNCTION);
+           || p->lua[H_SCORES] || (p->hooks.order == decl_order && p->key == K_FUNCTION);
 }
 
 const char *grovel_policy_error(const struct grovel_policy *p)
@@ -1317,7 +1409,7 @@ static int begin_body(lua_State *S)
 {
     lua_settop(S, 0);
     lua_rawgetp(S, LUA_REGISTRYINDEX, &HOOKS_KEY);
-    for (int i = 0; i < 5; i++)
+    for (size_t i = 0; i < sizeof(hook_fields) / sizeof(*hook_fields); i++)
         lua_getfield(S, 1, hook_fields[i]);
     lua_remove(S, 1);
     lua_rawgetp(S, LUA_REGISTRYINDEX, &CTX_KEY);
@@ -1424,7 +1516,7 @@ static void push_types(lua_State *L, char **list, const char *field)
     lua_setfield(L, -2, field);
 }
 
-/* hooks() -> {prune = "lua" | "c", order = ..., score = ..., choose = ...,
+/* hooks() -> {prune = "lua" | "c", order = ..., score = ..., scores = ..., choose = ...,
  *             select = "first" | "best", node_exclusive = bool, node_centric = bool,
  *             explore_by_use = true (only when set), prune_types = {...},
  *             score_types = {...}} */
@@ -1432,9 +1524,10 @@ static int p_hooks(lua_State *L)
 {
     struct grovel_policy *p = grovel_check_policy(L, 1);
     const grove_policy_t *h = &p->hooks;
-    bool has[4] = {h->prune != NULL, h->order != NULL, h->score != NULL, h->choose != NULL};
+    bool has[H_CHUNK] = {h->prune != NULL, h->order != NULL, h->score != NULL,
+                         h->choose != NULL, false, h->scores != NULL};
     lua_createtable(L, 0, 8);
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < H_CHUNK; i++) {
         if (!has[i])
             continue;
         bool lua = p->lua[i] || (i == H_ORDER && h->order == decl_order && p->key == K_FUNCTION);

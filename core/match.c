@@ -1560,6 +1560,32 @@ static int take_units(grove_matcher_t *m, const struct req *r, grove_vid_t u, bo
     return got >= (cnt->kind == GROVE_COUNT_FIXED ? want : cnt->min);
 }
 
+/* The scores hook: the n candidates gathered from cbase scored in one
+ * call, their scores written into m->cands.  0 or -1. */
+static int score_level(grove_matcher_t *m, const grove_policy_ctx_t *ctx, size_t cbase, size_t n)
+{
+    grove_vid_t *vs = malloc(n * sizeof(*vs));
+    double *sc = malloc(n * sizeof(*sc));
+    int rc = -1;
+    if (!vs || !sc) {
+        errno = ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++)
+        vs[i] = m->cands[cbase + i].v;
+    if (m->pol.scores(m->pol.arg, m->g, vs, n, ctx, sc) < 0) {
+        m->hook_failed = 1;
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++)
+        m->cands[cbase + i].score = sc[i];
+    rc = 0;
+out:
+    free(vs);
+    free(sc);
+    return rc;
+}
+
 /* Gather the candidates of r below u that fit (or are admitted, see
  * admit), scored, into m->cands from cbase, best first.  0 or -1. */
 static int gather(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl, bool top,
@@ -1581,7 +1607,8 @@ static int gather(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool p
         if (ok == 0)
             continue;
         double score = 0;
-        if (m->pol.score && m->pol.score(m->pol.arg, m->g, c, &ctx, &score) < 0) {
+        if (m->pol.score && !m->pol.scores
+            && m->pol.score(m->pol.arg, m->g, c, &ctx, &score) < 0) {
             m->hook_failed = 1;
             failed = 1;
             break;
@@ -1597,9 +1624,11 @@ static int gather(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool p
     if (failed)
         return -1;
     size_t n = m->ncands - cbase;
+    if (n && m->pol.scores && score_level(m, &ctx, cbase, n) < 0)
+        return -1;
     /* without a score every score is 0: visiting order is already best
      * first (m->cands may still be NULL when n is 0) */
-    if (n > 1 && m->pol.score)
+    if (n > 1 && (m->pol.score || m->pol.scores))
         qsort(m->cands + cbase, n, sizeof(*m->cands), cmp_cand);
     return 0;
 }
@@ -1738,7 +1767,7 @@ static int take_best(grove_matcher_t *m, const struct req *r, grove_vid_t u, boo
 {
     /* a prune hook is told what this match has found so far, which taking
      * units as they come would change under it */
-    if (!r->child && !m->pol.score && !m->pol.prune)
+    if (!r->child && !m->pol.score && !m->pol.scores && !m->pol.prune)
         return take_units(m, r, u, pexcl, top, want);
     size_t cbase = m->ncands;
     int rc = gather(m, r, u, pexcl, top, want, cbase);
@@ -2051,7 +2080,7 @@ static int match_list(grove_matcher_t *m, const struct req *r, grove_vid_t u, bo
     if (!r->child && channeled_type(m, r->type))
         return channel_match(m, r, u, top);
 
-    if (m->pol.select == GROVE_SELECT_BEST && (m->pol.score || m->pol.choose)
+    if (m->pol.select == GROVE_SELECT_BEST && (m->pol.score || m->pol.scores || m->pol.choose)
         && grove_policy_applies(m->g, m->pol.score_types, r->type)) {
         int rc = take_best(m, r, u, pexcl, top, want);
         if (rc <= 0)

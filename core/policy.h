@@ -75,6 +75,15 @@ typedef struct grove_policy {
      * be scored too. */
     int (*score)(void *arg, const grove_graph_t *g, grove_vid_t v,
                  const grove_policy_ctx_t *ctx, double *score);
+    /* Score the n candidates of one request level at once (out[i] for
+     * vs[i], vs in visiting order; the same candidates score would be
+     * asked about, after all of them were found): 0 or -1.  When set,
+     * score is not called; the order that results is the same (best
+     * first, equal scores in visiting order).  One call per level instead
+     * of one per candidate: what a policy in another language needs when
+     * a call costs more than the score. */
+    int (*scores)(void *arg, const grove_graph_t *g, const grove_vid_t *vs, size_t n,
+                  const grove_policy_ctx_t *ctx, double *out);
     /* Choose k of the n fitting candidates (vs[], scores[] best first as
      * scored) by writing their positions into pick[0..k): 0, or -1.  When
      * a chosen candidate only admitted by its aggregate does not fit, the

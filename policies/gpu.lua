@@ -4,7 +4,9 @@
 -- the window being tried, so its GPUs sit together; a job that asks for
 -- none gets the nodes with the fewest GPUs free, so it does not take the
 -- cores a later GPU job would need beside its GPUs.  Only nodes are scored
--- (score_types); the request is read from ctx.total.
+-- (score_types), all the nodes of a level in one call (scores), from
+-- keys["free:gpu"], each node's free GPUs read in C; the request is read
+-- from ctx.total.
 --
 -- This file holds this one policy and nothing else: it is loaded as text
 -- into a sandbox, so it must not require modules, read files or set
@@ -13,11 +15,15 @@ return {
   name = "gpu",
   description = "GPU jobs on the nodes with the most free GPUs, others on the fewest",
   score_types = "node",
-  score = function(v, ctx)
-    local n = v:aggregate("gpu") or 0
+  scores = function(_, ctx, keys)
+    local free = keys["free:gpu"]
     if (ctx.total.gpu or 0) > 0 then
-      return n
+      return free
     end
-    return -n
+    -- the array is this call's own: negated in place, no new table
+    for i = 1, #free do
+      free[i] = -free[i]
+    end
+    return free
   end,
 }

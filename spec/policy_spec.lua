@@ -94,8 +94,13 @@ describe("loading policies", function()
 
   local bad = {
     {"{prnue = function() end}", "unknown field 'prnue' (name, description, base, prune, "
-      .. "order, score, choose, select, node_exclusive, node_centric, explore_by_use, "
+      .. "order, score, scores, choose, select, node_exclusive, node_centric, explore_by_use, "
       .. "prune_types, score_types)"},
+    {"{scores = 1}", "a hook must be a function, not number"},
+    {"{score = function() return 0 end, scores = function() return {} end}",
+      "score and scores both given (scores replaces score)"},
+    {"{order = {key = 'free:core'}}", "order: key 'free:core' needs the window being tried, "
+      .. "which order is not told (score or scores are)"},
     {"{name = 3}", "field 'name' must be a string"},
     {"{description = true}", "field 'description' must be a string"},
     {"{prune = 'yes'}", "a hook must be a function, not string"},
@@ -139,6 +144,13 @@ describe("what a policy leaves out", function()
       assert(parse("return {score = function() return 1 end, select = 'first'}")):hooks())
     assert.same({choose = "lua", select = "best", node_exclusive = false, node_centric = false},
       assert(parse("return {choose = function(c, k) return {} end}")):hooks())
+    assert.same({scores = "lua", select = "best", node_exclusive = false, node_centric = false},
+      assert(parse("return {scores = function(c) return {} end}")):hooks())
+    -- scores replaces the score of a base
+    assert.same({scores = "lua", select = "best", node_exclusive = false, node_centric = false,
+      score_types = {"node"}},
+      assert(parse("return {base = 'spread', score_types = 'node', "
+        .. "scores = function(c) return {} end}")):hooks())
     assert.same({prune = "lua", order = "c", select = "first", node_exclusive = true,
       node_centric = true},
       assert(parse("return {prune = function() end, order = {key = 'id'}, "
@@ -337,7 +349,7 @@ describe("hooks", function()
     local job, msg = m:match(nodes(1, 1))
     assert.is_nil(job)
     assert.matches("keys: unknown key 'name' %(id, rank, vid, size, perf_class, "
-      .. "property:NAME%)", msg)
+      .. "property:NAME, free:TYPE%)", msg)
     assert(m:set_policy(assert(parse([[
       local kept
       return {choose = function(cands, k, scores, keys)
@@ -349,6 +361,75 @@ describe("hooks", function()
     job, msg = m:match(nodes(1, 1))
     assert.is_nil(job)
     assert.matches("keys: used after its choose call returned", msg)
+  end)
+
+  it("scores: one call per level, candidates in visiting order; best first, ties in order",
+    function()
+    local m = on_four([[
+      local seen = {}
+      return {
+        score_types = "node",
+        scores = function(cands, ctx, keys)
+          assert(ctx.type == "node" and ctx.count == 2, "ctx")
+          assert(not seen[ctx.job], "one call per level")
+          seen[ctx.job] = true
+          for i = 2, #cands do assert(cands[i - 1]:rank() < cands[i]:rank(), "visiting order") end
+          local s = {}
+          for i, v in ipairs(cands) do
+            assert(keys.vid[i] == v:vid(), "keys")
+            s[i] = keys["property:speed"][i] >= 4 and 1 or 0
+          end
+          return s
+        end}]])
+    -- speeds 2 9 1.5 4 (ranks 0..3): ranks 1 and 3 score 1
+    assert.equal("node1 node0", node_names(assert(m:match(nodes(2, 1)))))
+    -- two cores a node: ranks 0 and 2 are left, both score 0, visiting order
+    assert.equal("node3 node2", node_names(assert(m:match(nodes(2, 2)))))
+  end)
+
+  it("scores: keys['free:TYPE'] are the units free below each candidate in the window",
+    function()
+    local m = core.matcher(four())
+    assert(m:set_policy("first"))
+    assert(m:match(nodes(1, 2))) -- node3 (rank 0) whole, for 60 s
+    assert(m:match(nodes(1, 1))) -- one core of node1 (rank 1)
+    assert(m:set_policy(assert(parse([[
+      return {
+        score_types = "node",
+        scores = function(cands, ctx, keys)
+          local free, fpga = keys["free:core"], keys["free:fpga"]
+          local s = {}
+          for i, v in ipairs(cands) do
+            assert(free[i] == v:aggregate("core"), "as the view's aggregate")
+            assert(free[i] == v:aggregate("core", ctx.start, ctx.duration), "in the window")
+            assert(fpga[i] == 0, "a type the graph has never seen")
+            if ctx.start > 0 then
+              -- after the first jobs: what is free then, not now
+              assert(free[i] == 2, "the future window")
+              assert(i > 2 or v:aggregate("core", 0, 1) < 2, "now differs")
+            end
+            s[i] = free[i] + (ctx.start > 0 and i / 100 or 0)
+          end
+          return s
+        end}]]))))
+    -- ranks 1, 2, 3 fit with 1, 2, 2 cores free: the two emptiest, in order
+    assert.equal("node2 node0", node_names(assert(m:match(nodes(2, 1)))))
+    -- three nodes of two cores: none now, every node at 60 s, where the
+    -- last three in visiting order score best
+    local later = assert(m:match(nodes(3, 2), "allocate_orelse_reserve"))
+    assert.equal("reserved", later.state)
+    assert.equal(60, later.start)
+    local names = {}
+    for name in node_names(later):gmatch("%S+") do names[#names + 1] = name end
+    table.sort(names)
+    assert.same({"node0", "node1", "node2"}, names)
+  end)
+
+  it("scores: keys['free:TYPE'] are known to scores only", function()
+    local m = on_four([[
+      return {choose = function(cands, k, scores, keys) return {keys["free:core"] and 1} end}]])
+    expect.fails("ECANCELED", "policy inline: choose hook: inline.lua:1: keys: free:core is "
+      .. "known to scores only (choose is not told the window being tried)", m:match(nodes(1, 1)))
   end)
 
   it("choose: a chosen candidate the aggregates admit but that does not fit is replaced",

@@ -101,6 +101,7 @@ local function jobspecs()
   J.two_nodes = js({R("node", 2, {slot(1, {R("core", 1)})}, true)}, 7200)
   J.many = js({slot(6, {R("node", 1, {R("core", 1)})})}, 1200)
   J.huge = js{R("node", 1000, {slot(1, {R("core", 1)})})}
+  J.bare_nodes = js({slot(1, {R("node", 2)})}, 600) -- nodes as units (a leaf)
   for i = 1, 15 do
     J[("test%03d"):format(i)] = corpus(("test%03d.yaml"):format(i))
   end
@@ -129,7 +130,7 @@ local function stream()
   end
   for i = 1, 15, 2 do m(("test%03d"):format(i), A) end
   s[#s + 1] = {cancel = 1}
-  m("many", R_); m("mold_nodes", A); m("gpu", R_)
+  m("many", R_); m("mold_nodes", A); m("gpu", R_); m("bare_nodes", A); m("bare_nodes", R_)
   return s
 end
 
@@ -222,11 +223,12 @@ describe("Lua twins of the built-in policies", function()
       assert(c:set_policy(name))
       if h.order then assert.equal("c", h.order) end
       assert.is_nil(h.prune)
-      assert.equal(scoring[name] and "lua" or nil, h.score)
+      assert.is_nil(h.score)
+      assert.equal(scoring[name] and "lua" or nil, h.scores)
       assert.same(scoring[name] and {"node"} or nil, h.score_types)
       assert.equal(name == "locality" or name == "variation", h.choose == "lua")
       assert.equal(name:find("x$") ~= nil, h.node_exclusive)
-      assert.equal((h.choose or h.score) and "best" or "first", h.select)
+      assert.equal((h.choose or h.scores) and "best" or "first", h.select)
     end
   end)
 
@@ -299,6 +301,15 @@ local VARIANTS = {
     return {base = "locality", score = function(v) return 0 end}]],
   firstnodex = [[
     return {base = "first", node_exclusive = true, prune = function(v) return nil end}]],
+  -- one score call per node, as the documentation's first examples
+  spread = [[
+    return {score_types = "node", score = function(v) return v:aggregate("core") or 0 end}]],
+  gpu = [[
+    return {score_types = "node", score = function(v, ctx)
+      local n = v:aggregate("gpu") or 0
+      if (ctx.total.gpu or 0) > 0 then return n end
+      return -n
+    end}]],
 }
 
 describe("function-form policies", function()

@@ -113,6 +113,13 @@ describe("a hook that returns garbage", function()
       "choose hook returned a number at position 1 (expected an integer)"},
     {"order = {key = function(v) return 'x' end}",
       "order key hook returned string (expected a number)"},
+    {"scores = function(c) return 1 end",
+      "scores hook returned number (expected an array of scores)"},
+    {"scores = function(c) return {} end", "scores hook returned 0 scores for <n> candidates"},
+    {"scores = function(c) local t = {} for i = 1, #c do t[i] = 'x' end return t end",
+      "scores hook returned a string at position 1 (expected a number)"},
+    {"scores = function(c) local t = {} for i = 1, #c do t[i] = 0/0 end return t end",
+      "scores hook returned NaN at position 1"},
   }
   for _, case in ipairs(cases) do
     it(case[1], function()

@@ -1,7 +1,8 @@
 /* test_match.c: the matcher against the outcomes of the shared corpus on
  * the tiny graph (built in C by grovetest.h, the shape of
  * grugs/tiny.graphml), plus
- * unit rows for modes, cancel and release.
+ * unit rows for modes, cancel and release, and a policy scoring a level in
+ * one call (the scores hook) against the same score per candidate.
  *
  * It must not build graphs vertex by vertex (grovetest.h does) nor test
  * the jobspec reader's own messages (test_jobspec.c).
@@ -399,6 +400,107 @@ static void test_large_selection(void)
     grove_graph_destroy(g);
 }
 
+/* ---- the scores hook: one call per level, the order score gives -------- */
+
+/* What the hooks below were asked: calls and candidates scored. */
+struct hookcount {
+    size_t score_calls, scores_calls, scored;
+    int fail; /* scores fails (-1, EPERM) when set */
+};
+
+/* A score with ties (five classes by vertex index) and the same score
+ * given to each candidate through the scores hook. */
+static double class_of(grove_vid_t v)
+{
+    return (double)((v * 7) % 5);
+}
+
+static int score_one(void *arg, const grove_graph_t *g, grove_vid_t v,
+                     const grove_policy_ctx_t *ctx, double *score)
+{
+    (void)g, (void)ctx;
+    ((struct hookcount *)arg)->score_calls++;
+    *score = class_of(v);
+    return 0;
+}
+
+static int score_all(void *arg, const grove_graph_t *g, const grove_vid_t *vs, size_t n,
+                     const grove_policy_ctx_t *ctx, double *out)
+{
+    struct hookcount *hc = arg;
+    (void)ctx;
+    hc->scores_calls++;
+    hc->scored += n;
+    if (hc->fail) {
+        errno = EPERM;
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        /* in visiting order: node vertices, each after the one before */
+        if (i && vs[i] < vs[i - 1]) {
+            errno = EDOM;
+            return -1;
+        }
+        out[i] = strcmp(grove_vertex_type(g, vs[i]), "node") ? -1 : class_of(vs[i]);
+    }
+    return 0;
+}
+
+static const char *const nodes_only[] = {"node", NULL};
+
+/* The same stream under score and under scores gives the same picks, job
+ * for job; scores is asked once per level (nodes only here), and score is
+ * not asked when scores is given. */
+static void test_scores_hook(void)
+{
+    grove_graph_t *g[2];
+    grove_matcher_t *m[2];
+    struct hookcount hc[2] = {{0}};
+    for (int k = 0; k < 2; k++) {
+        g[k] = test_cluster(&(test_shape_t){ .nodes = 16, .per_rack = 4, .sockets = 2,
+                                             .cores = 4, .gpus = 1, .mems = 1, .mem_size = 2 });
+        m[k] = grove_matcher_create(g[k], NULL);
+        grove_policy_t p = {.name = k ? "batch" : "each", .select = GROVE_SELECT_BEST,
+                            .score = score_one, .scores = k ? score_all : NULL,
+                            .score_types = nodes_only, .arg = &hc[k]};
+        ok(grove_matcher_set_policy(m[k], &p) == 0, "policy %s set", p.name);
+    }
+    grove_jobspec_t *js[3] = {nodes_js(3), nodes_js(2), nodes_excl_js(2, true)};
+    bool same = js[0] && js[1] && js[2];
+    int matched = 0;
+    for (int i = 0; same && i < 24; i++) {
+        const grove_job_t *j[2] = {NULL, NULL};
+        int rc[2];
+        for (int k = 0; k < 2; k++)
+            rc[k] = grove_match(m[k], js[i % 3], GROVE_MATCH_ALLOCATE_ORELSE_RESERVE,
+                                (grove_jobid_t)i + 1, &j[k], NULL);
+        same = rc[0] == rc[1] && (rc[0] < 0 || (j[0]->npicks == j[1]->npicks
+                                                && j[0]->start == j[1]->start));
+        for (size_t q = 0; same && rc[0] == 0 && q < j[0]->npicks; q++)
+            same = j[0]->picks[q].v == j[1]->picks[q].v
+                   && j[0]->picks[q].amount == j[1]->picks[q].amount;
+        matched += rc[0] == 0;
+    }
+    ok(same, "score and scores give the same picks, job for job");
+    is_int(matched, 24, "every job matched or reserved");
+    is_int((long)hc[1].score_calls, 0, "score is not asked when scores is given");
+    ok(hc[1].scores_calls > 0 && hc[1].scores_calls < hc[1].scored,
+       "scores: one call per level (%zu calls, %zu candidates)", hc[1].scores_calls,
+       hc[1].scored);
+    is_int((long)hc[1].scored, (long)hc[0].score_calls, "the same candidates scored");
+    hc[1].fail = 1;
+    const grove_job_t *j = NULL;
+    ok(grove_match(m[1], js[0], GROVE_MATCH_ALLOCATE_ORELSE_RESERVE, 100, &j, NULL) < 0
+           && errno == ECANCELED, "a failing scores hook: ECANCELED");
+    ok(grove_matcher_job(m[1], 100) == NULL, "and no job");
+    for (int k = 0; k < 3; k++)
+        grove_jobspec_destroy(js[k]);
+    for (int k = 0; k < 2; k++) {
+        grove_matcher_destroy(m[k]);
+        grove_graph_destroy(g[k]);
+    }
+}
+
 int main(void)
 {
     test_corpus_tiny();
@@ -406,5 +508,6 @@ int main(void)
     test_fits_idle();
     test_whole_nodes();
     test_large_selection();
+    test_scores_hook();
     return done_testing();
 }
