@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "error_private.h"
+#include "graph_private.h" /* grovep_add_edge: edges in their saved direction */
 #include "util.h"
 #include "store_private.h"
 
@@ -1208,8 +1209,8 @@ static int edge_row(struct reader *x, sqlite3_stmt *st)
     grove_error_t e;
     int64_t n = (int64_t)x->n;
     grove_eid_t eid = src >= 0 && dst >= 0 && src < n && dst < n
-                          ? grove_graph_add_edge(x->im->g, (grove_vid_t)src, (grove_vid_t)dst,
-                                                 sub, rel, &e)
+                          ? grovep_add_edge(x->im->g, (grove_vid_t)src, (grove_vid_t)dst, sub,
+                                            rel, up ? 1 : 0, &e) /* the direction saved */
                           : GROVE_EID_NONE;
     if (eid == GROVE_EID_NONE
         || grovep_grow((void **)&x->ep, &x->epcap, x->ne + 1, sizeof(*x->ep)) < 0)

@@ -102,6 +102,23 @@ describe("core.store_open", function()
     assert.equal("grove.store (closed)", tostring(st))
   end)
 
+  -- An upward edge of a relationship Grove does not know by name (the
+  -- state reader tells its direction from the pair) is stored with its
+  -- direction and comes back the same way (a store of it failed to load).
+  it("keeps the direction of an edge of an unknown relationship", function()
+    local text = exe.read("core/test/fuzz/seeds/store/unknown-upward-relationship.json")
+    local path = dir .. "/state.json"
+    local f = assert(io.open(path, "w"))
+    f:write(text)
+    f:close()
+    local state = assert(core.state_read(path))
+    local st = assert(core.store_open(dir .. "/u.db"))
+    assert(st:save(state.graph, state.matcher, state.acquire))
+    local l = assert(st:load())
+    assert.equal(jgf(state.graph), jgf(l.graph))
+    st:close()
+  end)
+
   it("saves only what changed", function()
     local g, m, a = scenario()
     local st = assert(core.store_open(dir .. "/s.db"))
