@@ -730,7 +730,8 @@ void grovep_json_place_line(grove_error_t *err, const char *source, const char *
         l.pos = grovep_json_pos(&js);
         grovep_jval_t v = {NULL};
         if (from_graph) {
-            struct locate g = {.path = "graph", .end = "graph" + 5};
+            static const char graph_key[] = "graph";
+            struct locate g = {.path = graph_key, .end = graph_key + sizeof(graph_key) - 1};
             grovep_json_object(&js, &v, locate_member, &g);
             if (g.path != g.end)
                 break;
