@@ -440,32 +440,37 @@ static int cmp_rank_entry(const void *a, const void *b)
 static int sort_merge_ranks(grove_rv1_t *R, struct pctx *x)
 {
     qsort(R->r, R->n, sizeof(*R->r), cmp_rank_entry);
-    size_t k = 0;
-    for (size_t i = 0; i < R->n; i++) {
+    size_t k = 0, i;
+    int rc = 0;
+    for (i = 0; i < R->n && rc == 0; i++) {
         if (k > 0 && R->r[k - 1].rank == R->r[i].rank) {
             struct rv1_rank *d = &R->r[k - 1], *s = &R->r[i];
-            for (uint32_t j = 0; j < s->nkids; j++) {
+            for (uint32_t j = 0; j < s->nkids && rc == 0; j++) {
                 const struct rv1_kid *dk = grovep_rv1_kid_find(d, s->kids[j].type);
                 if (dk) {
                     grove_idset_t *both = grove_idset_intersect(dk->ids, s->kids[j].ids);
-                    if (!both)
-                        return -1;
-                    unsigned id = grove_idset_first(both);
+                    unsigned id = both ? grove_idset_first(both) : GROVE_IDSET_INVALID;
                     grove_idset_destroy(both);
-                    if (id != GROVE_IDSET_INVALID)
-                        return pfail(x, "execution.R_lite: rank %u lists %s %u twice", s->rank,
-                                     R->types[s->kids[j].type], id);
+                    if (!both)
+                        rc = -1;
+                    else if (id != GROVE_IDSET_INVALID)
+                        rc = pfail(x, "execution.R_lite: rank %u lists %s %u twice", s->rank,
+                                   R->types[s->kids[j].type], id);
                 }
-                if (kid_add(d, s->kids[j].type, s->kids[j].ids) < 0)
-                    return -1;
+                if (rc == 0 && kid_add(d, s->kids[j].type, s->kids[j].ids) < 0)
+                    rc = -1;
             }
             rank_fini(s);
         } else {
             R->r[k++] = R->r[i];
         }
     }
+    /* on a failure the ranks not reached yet stay, once each, for the
+     * caller's destroy (a merged rank is gone, a moved one is counted once) */
+    for (; i < R->n; i++)
+        R->r[k++] = R->r[i];
     R->n = k;
-    return 0;
+    return rc;
 }
 
 static int parse_rlite_list(grove_rv1_t *R, struct pctx *x, const json_t *rl);
