@@ -52,27 +52,39 @@ function M.dirs()
   return dirs
 end
 
+-- The path of NAME.lua in the subdirectory sub ("" or "queues") of the
+-- policy directories, or nil, message, "ENOENT"; what names the kind of
+-- policy in the message.
+function M.find_in(sub, name, what)
+  local tried = {}
+  for _, d in ipairs(M.dirs()) do
+    local dir = sub == "" and d or d .. "/" .. sub
+    local path = dir .. "/" .. name .. ".lua"
+    if readable(path) then return path end
+    tried[#tried + 1] = dir
+  end
+  return nil, ("no %s '%s' in %s"):format(what, name, table.concat(tried, ", ")), "ENOENT"
+end
+
 -- The path of the policy called name, or nil, message, "ENOENT".
 function M.find(name)
   check.arg(name, "string", 1, "find")
-  local dirs = M.dirs()
-  for _, d in ipairs(dirs) do
-    local path = d .. "/" .. name .. ".lua"
-    if readable(path) then return path end
-  end
-  return nil, ("no policy '%s' in %s"):format(name, table.concat(dirs, ", ")), "ENOENT"
+  return M.find_in("", name, "policy")
+end
+
+-- spec as a path when it looks like one (a '/' in it, or ending ".lua"),
+-- else find(spec): a path, or nil, message, code.
+function M.resolve(spec, find)
+  if spec:find("/", 1, true) or spec:find("%.lua$") then return spec end
+  return find(spec)
 end
 
 -- Load a policy by name or path; opts as for grove.core.policy_load.
 -- A grove.policy, or nil, message, code.
 function M.load(spec, opts)
   check.arg(spec, "string", 1, "load")
-  local path = spec
-  if not spec:find("/", 1, true) and not spec:find("%.lua$") then
-    local found, msg, code = M.find(spec)
-    if not found then return nil, msg, code end
-    path = found
-  end
+  local path, msg, code = M.resolve(spec, M.find)
+  if not path then return nil, msg, code end
   return core.policy_load(path, opts)
 end
 

@@ -44,17 +44,7 @@ local DEFAULT_TIME = 10
 
 -- The path of the queue policy called name, or nil, message, "ENOENT".
 function M.find(name)
-  local tried = {}
-  for _, d in ipairs(gpolicy.dirs()) do
-    local path = d .. "/queues/" .. name .. ".lua"
-    local f = io.open(path, "r")
-    if f then
-      f:close()
-      return path
-    end
-    tried[#tried + 1] = d .. "/queues"
-  end
-  return nil, fmt("no queue policy '%s' in %s", name, table.concat(tried, ", ")), "ENOENT"
+  return gpolicy.find_in("queues", name, "queue policy")
 end
 
 local Policy = {}
@@ -162,12 +152,8 @@ function M.load(spec, opts, depth)
     error(fmt("bad argument #1 to 'load' (string expected, got %s)", type(spec)), 2)
   end
   opts = opts or {}
-  local path = spec
-  if not spec:find("/", 1, true) and not spec:find("%.lua$") then
-    local found, msg, code = M.find(spec)
-    if not found then return nil, msg, code end
-    path = found
-  end
+  local path, msg, code = gpolicy.resolve(spec, M.find)
+  if not path then return nil, msg, code end
   local f, err = io.open(path, "r")
   if not f then return nil, err, "ENOENT" end
   local text = f:read("a")
