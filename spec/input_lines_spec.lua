@@ -133,6 +133,14 @@ local rows = {
   {"state", state, '"id": 0,', '"id": "zero",',
    "7: nodes[0].metadata.id: expected an integer, got a string"},
   {"state", state, '"status": 0', '"status": 9', "9: nodes[0].metadata.status: unknown status 9"},
+  -- refused while restoring, after the text was read: the line is still named
+  {"state", state, '"amount": 2', '"amount": 9',
+   "13: nodes[0].metadata.grove.records[0]: vertex 0: the record of job 1 does not fit "
+     .. "(Invalid argument)"},
+  {"state", state, '"jobs": %[%]',
+   '"jobs": [{"id": 1, "state": "allocated", "start": 0, "end": 100, '
+     .. '"picks": [["0", 9, false, true, true]]}]',
+   "23: grove.jobs[0]: job 1 does not fit the graph (Invalid argument)"},
 }
 
 local readers = {

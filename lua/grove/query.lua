@@ -81,9 +81,7 @@ function M.load_graph(path, opts)
   elseif fmt == "jgf" then
     return core.jgf_load(path)
   elseif fmt == "rv1exec" then
-    local R, msg, code = core.rv1_load(path)
-    if not R then return nil, msg, code end
-    return R:to_graph()
+    return core.rv1_graph_load(path)
   elseif fmt == "hwloc" then
     return core.hwloc_load{xml = path, types = types}
   end
