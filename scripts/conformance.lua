@@ -23,6 +23,7 @@
 -- reported but not counted as a failure, and one of them passing is a
 -- failure until it is taken off the list (the list only shrinks).  The
 -- run ends with one figure: cases that pass of cases compared.
+local gfiles = require "grove.files"
 local query = require "grove.query"
 
 local script_dir = arg and arg[0] and arg[0]:match("^(.*)/[^/]*$") or "scripts"
@@ -57,13 +58,7 @@ local function shq(s)
   return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
 end
 
-local function read_file(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local read_file = gfiles.read
 
 local function write_file(path, text)
   local f = assert(io.open(path, "wb"))

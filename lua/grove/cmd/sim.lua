@@ -6,6 +6,7 @@
 -- bad command line.
 local sim = require "grove.sim"
 local core = require "grove.core"
+local files = require "grove.files"
 local plot = require "grove.sim.plot"
 
 local M = {}
@@ -134,10 +135,8 @@ end
 -- ---- --compare -------------------------------------------------------------------------
 
 local function read_summary(path)
-  local f, err = io.open(path, "r")
-  if not f then return nil, err end
-  local text = f:read("a")
-  f:close()
+  local text, err = files.read(path)
+  if not text then return nil, err end
   local doc, msg = core.json_decode(text, path)
   if doc == nil then return nil, msg end
   if type(doc) ~= "table" or doc.wait_mean == nil then
