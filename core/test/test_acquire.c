@@ -445,7 +445,7 @@ static void state_json(void)
     grove_graph_destroy(g2);
     ok(grove_acquire_apply(a, NULL, 0, NULL, &err) < 0 && errno == EINVAL, "apply: no text");
     ok(grove_acquire_drain(a, NULL, true, &err) < 0 && errno == EINVAL, "drain: no targets");
-    grove_acquire_destroy(NULL);
+    ok_destroy_null(grove_acquire_destroy);
     grove_acquire_destroy(a);
     grove_graph_destroy(g);
 }

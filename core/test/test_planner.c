@@ -348,16 +348,10 @@ static void create_rows(void)
         errno = 0;
         grove_planner_t *p = grove_planner_create(mk_rows[i].total, mk_rows[i].start,
                                                   mk_rows[i].horizon);
-        if (mk_rows[i].err)
-            ok(!p && errno == mk_rows[i].err, "create, %s: %s", mk_rows[i].what,
-               strerror(mk_rows[i].err));
-        else
-            ok(p != NULL, "create, %s: succeeds", mk_rows[i].what);
+        is_made(p, mk_rows[i].err, mk_rows[i].what);
         grove_planner_destroy(p);
     }
-    errno = 12345;
-    grove_planner_destroy(NULL);
-    ok(errno == 12345, "destroy(NULL) is a no-op (errno untouched)");
+    ok_destroy_null(grove_planner_destroy);
 }
 
 /* Every call on a planner of total 10 over [0, 100), in turn. */

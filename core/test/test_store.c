@@ -336,7 +336,7 @@ static void image_steps(grove_store_t *st, const struct state *s0)
     grove_acquire_destroy(ia);
     grove_image_destroy(im);
     grove_graph_destroy(ig);
-    grove_image_destroy(NULL);
+    ok_destroy_null(grove_image_destroy);
 }
 
 /* State files.  Vertex ids are renumbered when the graph has dead slots,
