@@ -199,17 +199,25 @@ static void test_corpus_tiny(void)
     free(outcomes);
 }
 
+/* A jobspec of the resources (YAML lines; a slot labelled s) for 60 s. */
+static grove_jobspec_t *js_of(const char *resources)
+{
+    char y[1024];
+    snprintf(y, sizeof(y),
+             "version: 9999\nresources:\n%s"
+             "tasks: [{command: [x], slot: s, count: {per_slot: 1}}]\n"
+             "attributes: {system: {duration: 60}}\n",
+             resources);
+    return grove_jobspec_parse(y, strlen(y), NULL, NULL);
+}
+
 static void test_next_id(void)
 {
     grove_graph_t *g = tiny();
     grove_matcher_t *m = grove_matcher_create(g, NULL);
-    const char *y = "version: 9999\nresources:\n- type: slot\n  count: 1\n  label: s\n"
-                    "  with:\n  - type: core\n    count: 1\n"
-                    "tasks: [{command: [x], slot: s, count: {per_slot: 1}}]\n"
-                    "attributes: {system: {duration: 60}}\n";
-    grove_error_t err;
-    grove_jobspec_t *js = grove_jobspec_parse(y, strlen(y), NULL, &err);
-    ok(js != NULL, "jobspec parses (%s)", js ? "" : err.text);
+    grove_jobspec_t *js = js_of("- type: slot\n  count: 1\n  label: s\n"
+                                "  with:\n  - type: core\n    count: 1\n");
+    ok(js != NULL, "jobspec parses");
     const grove_job_t *j = NULL;
     ok(grove_matcher_set_next_id(m, 0) < 0 && errno == EINVAL, "next id 0 refused");
     ok(grove_matcher_set_next_id(m, 40) == 0 && grove_matcher_next_id(m) == 40, "next id set");
@@ -222,18 +230,6 @@ static void test_next_id(void)
     grove_matcher_cancel(m, 40);
     grove_matcher_destroy(m);
     grove_graph_destroy(g);
-}
-
-/* A jobspec of the resources (YAML lines; a slot labelled s) for 60 s. */
-static grove_jobspec_t *js_of(const char *resources)
-{
-    char y[1024];
-    snprintf(y, sizeof(y),
-             "version: 9999\nresources:\n%s"
-             "tasks: [{command: [x], slot: s, count: {per_slot: 1}}]\n"
-             "attributes: {system: {duration: 60}}\n",
-             resources);
-    return grove_jobspec_parse(y, strlen(y), NULL, NULL);
 }
 
 /* A jobspec of n nodes with one core each (exclusive: the nodes whole),
