@@ -382,9 +382,7 @@ static void scenario_rows(void)
 
 int main(void)
 {
-    long total_ops = ref_begin("GROVE_MPLANNER_OPS", 40000);
-    cmp_name = kind_name;
-    cmp_nkinds = K_NKINDS;
+    long total_ops = ref_begin("GROVE_MPLANNER_OPS", 40000, kind_name, K_NKINDS);
 
     create_rows();
     scenario_rows();
