@@ -26,6 +26,14 @@ local function small(nodes, cores)
   return g, root, rack
 end
 
+-- small(2, 2) with node1 (one unit) held by job: g and node1.
+local function node1_held(job)
+  local g = small(2, 2)
+  local n = g:vertex("/cluster0/rack0/node1")
+  assert(n:allocate(1, job))
+  return g, n
+end
+
 -- small(3, cores) with a pool of 16 GB of memory in node0: g and the pool.
 local function with_memory(cores)
   local g = small(3, cores)
@@ -544,9 +552,7 @@ describe("grove.core.graph", function()
 
   describe("duplicate", function()
     it("copies everything, records and vertex ids included", function()
-      local g = small(2, 2)
-      local n = g:vertex("/cluster0/rack0/node1")
-      assert(n:allocate(1, 9))
+      local g, n = node1_held(9)
       n:set_property("arch", "x86")
       local d = g:duplicate()
       assert.are.equal(g:count(), d:count())
@@ -647,9 +653,7 @@ describe("grove.core.graph", function()
 
   describe("extract", function()
     it("builds a graph of exactly the listed vertices with their records", function()
-      local g = small(2, 2)
-      local n = g:vertex("/cluster0/rack0/node1")
-      assert(n:allocate(1, 3))
+      local g, n = node1_held(3)
       local list = g:find { name = "node1" }
       local x = g:extract(list)
       assert.are.equal(5, x:count())

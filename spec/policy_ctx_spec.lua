@@ -172,13 +172,19 @@ describe("the example policies (examples/policies/)", function()
     assert.same({"/cluster0/rack1/node2", "/cluster0/rack1/node3"}, node_paths(j))
   end)
 end)
+
 describe("views in hooks", function()
-  it("answer for the window being tried: a reservation sees what is free then", function()
-    local g = machine()
-    local m = core.matcher(g)
-    -- every core busy for an hour
+  -- A matcher on machine() with every core busy for the first hour, under
+  -- the policy of text.
+  local function busy_hour(text)
+    local m = core.matcher(machine())
     assert(m:match(match.nodes_yaml(4, 4, nil, 3600)))
-    assert(m:set_policy(parse([[
+    assert(m:set_policy(parse(text)))
+    return m
+  end
+
+  it("answer for the window being tried: a reservation sees what is free then", function()
+    local m = busy_hour([[
       return {
         prune_types = "node",
         prune = function(v, ctx)
@@ -187,17 +193,14 @@ describe("views in hooks", function()
           if ctx.start == 0 then assert(free == 0, "all busy now") end
           return free < 2
         end,
-      }]])))
+      }]])
     local j = assert(m:match(REQUEST, "allocate_orelse_reserve"))
     assert.equal("reserved", j.state)
     assert.equal(3600, j.start)
   end)
 
   it("give available() for the window, and for another when asked", function()
-    local g = machine()
-    local m = core.matcher(g)
-    assert(m:match(match.nodes_yaml(4, 4, nil, 3600)))
-    assert(m:set_policy(parse([[
+    local m = busy_hour([[
       return {
         prune = function(v, ctx)
           if v:type() ~= "core" then return false end
@@ -206,7 +209,7 @@ describe("views in hooks", function()
           assert(v:allocated(0) == 1 and v:allocated(7200) == 0, "allocated")
           return false
         end,
-      }]])))
+      }]])
     assert.equal(3600, assert(m:match(REQUEST, "allocate_orelse_reserve")).start)
   end)
 end)
