@@ -6,9 +6,9 @@
 -- 2,000 jobs from the Lublin-Feitelson model (grove.sim.gen) for a machine
 -- of 128 cores (16 nodes of 2 sockets x 4 cores), estimates twice the run
 -- time, run through grove.sim with fcfs and with easy backfilling.
-local grove = require "grove"
+local grove = require("grove")
 local sim = grove.sim
-local plot = require "grove.sim.plot"
+local plot = require("grove.sim.plot")
 local R = grove.cluster.resources
 
 local function machine()

@@ -23,8 +23,8 @@
 -- reported but not counted as a failure, and one of them passing is a
 -- failure until it is taken off the list (the list only shrinks).  The
 -- run ends with one figure: cases that pass of cases compared.
-local gfiles = require "grove.files"
-local query = require "grove.query"
+local gfiles = require("grove.files")
+local query = require("grove.query")
 
 local script_dir = arg and arg[0] and arg[0]:match("^(.*)/[^/]*$") or "scripts"
 local top = script_dir .. "/.."
@@ -387,7 +387,7 @@ end
 -- one, rounding 0.1 s up to 1 s, as RFC 14 allows a floating-point duration.
 local ACCEPTED = {["duration/test003.yaml"] = true}
 do
-  local core = require "grove.core"
+  local core = require("grove.core")
   for _, d in ipairs({"validation/valid", "validation/invalid", "duration"}) do
     local p = io.popen("ls " .. shq(F .. "/jobspecs/" .. d) .. " 2>/dev/null")
     local files = {}

@@ -6,10 +6,10 @@
 -- This file holds only specs: what several specs share lives in expect.lua
 -- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
 -- not be copied here.
-local core = require "grove.core"
-local expect = require "expect"
-local files = require "grove.files"
-local tsv = require "tsv_helper"
+local core = require("grove.core")
+local expect = require("expect")
+local files = require("grove.files")
+local tsv = require("tsv_helper")
 
 local DIR = "spec/fixtures/input_lines"
 

@@ -5,9 +5,9 @@
 --
 -- This file holds only specs: what several specs share lives in expect.lua
 -- and the spec/*_helper.lua modules, and must not be copied here.
-local core = require "grove.core"
-local exe = require "exe_helper"
-local expect = require "expect"
+local core = require("grove.core")
+local exe = require("exe_helper")
+local expect = require("expect")
 
 local zero = "/dev/zero: byte 0 is NUL: not a text file"
 local corpus = os.getenv "GROVE_CONFORMANCE" or "../shared/conformance"
@@ -88,7 +88,7 @@ describe("every file loader", function()
   end)
 
   it("holds the cluster DSL's pool sizes to GROVE_MAX_SIZE", function()
-    local C = require "grove.cluster"
+    local C = require("grove.cluster")
     local node, memory = C.resources.node, C.resources.memory
     assert.has_error(function()
       C "c" { node(1) { memory(1, {size = (1 << 53) + 1}) } }

@@ -2,7 +2,7 @@
 -- once (graph_spec.lua, vertex_spec.lua): each method named answers the
 -- value given, and a failure names the method.  It holds no test of its
 -- own and knows no Grove type.
-local assert = require "luassert"
+local assert = require("luassert")
 
 local M = {}
 

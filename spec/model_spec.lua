@@ -5,8 +5,8 @@
 --
 -- This file holds only specs: what several specs share lives in expect.lua
 -- and the spec/*_helper.lua modules, and must not be copied here.
-local core = require "grove.core"
-local mh = require "match_helper"
+local core = require("grove.core")
+local mh = require("match_helper")
 
 local function R(ranks)
   return {version = 1, execution = {R_lite = {{rank = ranks, children = {core = "0-3"}}}}}

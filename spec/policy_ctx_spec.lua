@@ -5,9 +5,9 @@
 -- This file holds only specs: what several specs share lives in expect.lua
 -- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
 -- not be copied here.
-local core = require "grove.core"
-local expect = require "expect"
-local match = require "match_helper"
+local core = require("grove.core")
+local expect = require("expect")
+local match = require("match_helper")
 
 local function parse(text)
   return assert(core.policy_parse(text, "inline.lua"))

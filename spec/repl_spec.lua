@@ -6,10 +6,10 @@
 -- This file holds only specs: what several specs share lives in expect.lua
 -- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
 -- not be copied here.
-local grove = require "grove"
-local core = require "grove.core"
-local pretty = require "grove.pretty"
-local repl = require "grove.repl"
+local grove = require("grove")
+local core = require("grove.core")
+local pretty = require("grove.pretty")
+local repl = require("grove.repl")
 
 local function tiny()
   return repl.example_cluster()

@@ -2,7 +2,7 @@
 -- sim_nodes_spec.lua, sim_reference_spec.lua) simulate: racks of nodes of
 -- sockets of interchangeable cores, built one way.  It holds no test of
 -- its own.
-local grove = require "grove"
+local grove = require("grove")
 
 local M = {}
 

@@ -9,10 +9,10 @@
 --
 -- Only whole-node requests are tested here; the rest of grove.sim is in
 -- sim_spec.lua.
-local grove = require "grove"
+local grove = require("grove")
 local sim = grove.sim
-local gen = require "grove.sim.gen"
-local helper = require "sim_helper"
+local gen = require("grove.sim.gen")
+local helper = require("sim_helper")
 
 -- 16 nodes of 2 sockets of 4 cores
 local function machine()

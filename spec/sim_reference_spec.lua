@@ -7,10 +7,10 @@
 --
 -- Only start times are compared here; metrics and outputs are tested in
 -- sim_spec.lua and sim_cli_spec.lua.
-local sim = require "grove.sim"
-local gen = require "grove.sim.gen"
-local helper = require "sim_helper"
-local tsv = require "tsv_helper"
+local sim = require("grove.sim")
+local gen = require("grove.sim.gen")
+local helper = require("sim_helper")
+local tsv = require("tsv_helper")
 
 
 -- ---- the reference -------------------------------------------------------------

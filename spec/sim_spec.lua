@@ -4,9 +4,9 @@
 --
 -- The command line is not tested here (sim_cli_spec.lua), nor start times
 -- against the definitions (sim_reference_spec.lua).
-local grove = require "grove"
+local grove = require("grove")
 local sim = grove.sim
-local helper = require "sim_helper"
+local helper = require("sim_helper")
 
 -- 4 nodes of 4 cores
 local function machine()

@@ -2,7 +2,7 @@
 -- files in spec/fixtures/), so that a spec of many cases keeps them as
 -- data beside its fixtures and each case still runs, and fails, by name.
 -- It holds no test of its own and knows no table's meaning.
-local files = require "grove.files"
+local files = require("grove.files")
 
 local M = {}
 

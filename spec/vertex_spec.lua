@@ -5,8 +5,8 @@
 -- This file holds only specs: what several specs share lives in expect.lua
 -- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
 -- not be copied here.
-local core = require "grove.core"
-local methods = require "methods_helper"
+local core = require("grove.core")
+local methods = require("methods_helper")
 
 local failed = require("expect").fails
 

@@ -15,8 +15,8 @@
 --
 -- This module holds the reading and the lookup only; it must not hold
 -- reference text (docs/api-src) or REPL commands (grove.repl).
-local check = require "grove.check"
-local files = require "grove.files"
+local check = require("grove.check")
+local files = require("grove.files")
 
 local M = {}
 

@@ -15,9 +15,9 @@
 --
 -- This module holds only the finding and loading of policy files; it must
 -- not hold policies (policies/) nor the sandbox (grove.core).
-local check = require "grove.check"
-local core = require "grove.core"
-local files = require "grove.files"
+local check = require("grove.check")
+local core = require("grove.core")
+local files = require("grove.files")
 
 local M = {}
 

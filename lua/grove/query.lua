@@ -45,11 +45,11 @@
 -- This module holds the session and its commands; it must not hold the find
 -- language (grove.query_find), the selection blocks (grove.query_select),
 -- the writers (grove.writers) or the command line (grove.cmd.query).
-local core = require "grove.core"
-local policies = require "grove.policy"
-local writers = require "grove.writers"
-local selection = require "grove.query_select"
-local find = require "grove.query_find"
+local core = require("grove.core")
+local policies = require("grove.policy")
+local writers = require("grove.writers")
+local selection = require("grove.query_select")
+local find = require("grove.query_find")
 
 local M = {}
 

@@ -14,8 +14,8 @@
 --
 -- This module holds only the find command; it must not format output (the
 -- session's writer does) nor keep state outside the session.
-local selection = require "grove.query_select"
-local writers = require "grove.writers"
+local selection = require("grove.query_select")
+local writers = require("grove.writers")
 
 local M = {}
 

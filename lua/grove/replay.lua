@@ -60,11 +60,11 @@
 -- This module holds the replay session, its script format and its report;
 -- it must not hold the command line (grove.cmd.acquire-replay) nor
 -- acquisition rules of its own (grove.core.acquire decides).
-local check = require "grove.check"
-local core = require "grove.core"
-local files = require "grove.files"
-local jobspec = require "grove.jobspec"
-local policy = require "grove.policy"
+local check = require("grove.check")
+local core = require("grove.core")
+local files = require("grove.files")
+local jobspec = require("grove.jobspec")
+local policy = require("grove.policy")
 
 local M = {}
 

@@ -32,12 +32,12 @@
 -- trace: a trace is read as the clock reaches its jobs, and finished jobs
 -- leave nothing behind but their row (opts.out) and their part of the
 -- metrics.
-local core = require "grove.core"
-local gpolicy = require "grove.policy"
-local heap = require "grove.sim.heap"
-local metrics = require "grove.sim.metrics"
-local queue = require "grove.sim.queue"
-local trace = require "grove.sim.trace"
+local core = require("grove.core")
+local gpolicy = require("grove.policy")
+local heap = require("grove.sim.heap")
+local metrics = require("grove.sim.metrics")
+local queue = require("grove.sim.queue")
+local trace = require("grove.sim.trace")
 
 local M = {}
 

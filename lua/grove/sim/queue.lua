@@ -29,9 +29,9 @@
 -- methods run in the simulator with the policy's clock stopped.  The jobs
 -- and the queue the policy sees are mirrors the simulator refreshes
 -- (Policy:share), so a pass does not copy the queue.
-local core = require "grove.core"
-local files = require "grove.files"
-local gpolicy = require "grove.policy"
+local core = require("grove.core")
+local files = require("grove.files")
+local gpolicy = require("grove.policy")
 
 local M = {}
 
