@@ -76,12 +76,15 @@ struct req {
     int64_t tot[GROVEP_MAX_LOW];   /* the same for the whole count */
 };
 
+/* What set_state found at v: its taken units and flags when this match
+ * had set them (live), else nothing (rolled back, v is unstamped: stamp 0
+ * is never a generation).  16 bytes: a whole machine logs a million. */
 struct undo {
-    grove_vid_t v;
-    uint32_t stamp;
     int64_t taken;
-    uint8_t flags;
+    grove_vid_t v;
+    uint16_t flags; /* the flags, with UNDO_LIVE */
 };
+#define UNDO_LIVE 0x100
 
 struct frame {
     grove_vid_t v;
@@ -446,7 +449,9 @@ static int set_state(grove_matcher_t *m, grove_vid_t v, int64_t taken, uint8_t f
 {
     if (grovep_grow((void **)&m->log, &m->logcap, m->nlog + 1, sizeof(*m->log)) < 0)
         return -1;
-    m->log[m->nlog++] = (struct undo){v, m->stamp[v], m->taken[v], m->mflags[v]};
+    m->log[m->nlog++] = m->stamp[v] == m->gen
+                            ? (struct undo){m->taken[v], v, (uint16_t)(m->mflags[v] | UNDO_LIVE)}
+                            : (struct undo){0, v, 0};
     m->stamp[v] = m->gen;
     m->taken[v] = taken;
     m->mflags[v] = flags;
@@ -466,9 +471,12 @@ static void rollback(grove_matcher_t *m, struct checkpoint cp)
 {
     while (m->nlog > cp.nlog) {
         struct undo *u = &m->log[--m->nlog];
-        m->stamp[u->v] = u->stamp;
+        if (!(u->flags & UNDO_LIVE)) {
+            m->stamp[u->v] = 0;
+            continue;
+        }
         m->taken[u->v] = u->taken;
-        m->mflags[u->v] = u->flags;
+        m->mflags[u->v] = (uint8_t)u->flags;
     }
     for (size_t i = cp.nsel; i < m->nsel; i++)
         grove_policy_request_found(&m->preq, m->g->v[m->sel[i].v].type, -m->sel[i].amount);
@@ -479,7 +487,7 @@ static int add_pick(grove_matcher_t *m, grove_vid_t v, int64_t amount, bool excl
 {
     if (grovep_grow((void **)&m->sel, &m->selcap, m->nsel + 1, sizeof(*m->sel)) < 0)
         return -1;
-    m->sel[m->nsel++] = (grove_pick_t){v, amount, excl, leaf, false};
+    m->sel[m->nsel++] = (grove_pick_t){.v = v, .amount = amount, .exclusive = excl, .leaf = leaf};
     grove_policy_request_found(&m->preq, m->g->v[v].type, amount);
     return 0;
 }
