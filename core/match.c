@@ -404,12 +404,16 @@ static void job_remove_at(grove_matcher_t *m, size_t i)
 
 static int scratch_reserve(grove_matcher_t *m)
 {
-    size_t n = m->g->nv, old = m->scap;
+    size_t n = m->g->nv, old = m->scap, oldsel = m->selcap, oldlog = m->logcap;
     size_t c1 = old, c2 = old, c3 = old; /* parallel arrays: all grow alike */
     if (grovep_grow((void **)&m->stamp, &c1, n, sizeof(*m->stamp)) < 0
         || grovep_grow((void **)&m->taken, &c2, n, sizeof(*m->taken)) < 0
         || grovep_grow((void **)&m->mflags, &c3, n, sizeof(*m->mflags)) < 0)
         return -1;
+    if (c1 != old) { /* a large match touches them all: huge pages */
+        grovep_huge(m->stamp, c1 * sizeof(*m->stamp));
+        grovep_huge(m->taken, c2 * sizeof(*m->taken));
+    }
     memset(m->stamp + old, 0, (c1 - old) * sizeof(*m->stamp));
     m->scap = c1;
     /* a whole machine's selection and undo log hold about one entry a
@@ -418,6 +422,10 @@ static int scratch_reserve(grove_matcher_t *m)
     if (grovep_grow((void **)&m->sel, &m->selcap, n, sizeof(*m->sel)) < 0
         || grovep_grow((void **)&m->log, &m->logcap, n, sizeof(*m->log)) < 0)
         return -1;
+    if (m->selcap != oldsel)
+        grovep_huge(m->sel, m->selcap * sizeof(*m->sel));
+    if (m->logcap != oldlog)
+        grovep_huge(m->log, m->logcap * sizeof(*m->log));
     return 0;
 }
 

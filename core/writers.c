@@ -180,6 +180,8 @@ static int begin(grove_writer_t *w)
             return -1;
         }
         w->slot = sl;
+        grovep_huge(w->stamp, nv * sizeof(*st));
+        grovep_huge(w->slot, nv * sizeof(*sl));
         memset(w->stamp + w->vcap, 0, (nv - w->vcap) * sizeof(*st));
         w->vcap = nv;
     }
