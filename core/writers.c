@@ -620,20 +620,24 @@ static char *fmt_int(char tmp[24], int64_t x)
 
 /* simple and pretty_simple: one line a vertex, "      " + "---" per level
  * + name[units:x|s].  A line is laid out in the buffer at once (room for
- * all of it asked once): a whole machine has a million of them. */
+ * all of it asked once, and for the lead and the tail copied whole, in a
+ * few wide moves, then cut to length): a whole machine has a million. */
 static void put_line(const grove_writer_t *w, struct sink *s, bool pretty, uint32_t depth,
                      grove_vid_t v, int64_t amount, bool x)
 {
     grovep_buf_t *b = s->b;
     static const char lead[] = "      ------------------------------------------------"
                                "------------------------------------------------";
-    const char *tail = pretty ? (x ? ":exclusive]\n" : ":shared]\n") : (x ? ":x]\n" : ":s]\n");
-    size_t tn = pretty ? (x ? 12 : 9) : 4;
+    static const char tails[4][16] = {":s]\n", ":x]\n", ":shared]\n", ":exclusive]\n"};
+    static const size_t tlen[4] = {4, 4, 9, 12};
+    int t = (pretty ? 2 : 0) + (x ? 1 : 0);
     size_t ind = 6 + 3 * ((size_t)depth + 1);
     const char *name = grove_vertex_name(w->g, v);
     size_t nl = strlen(name);
-    char tmp[24], *num = fmt_int(tmp, amount);
-    size_t il = (size_t)(tmp + sizeof(tmp) - num);
+    uint64_t u = amount < 0 ? (uint64_t)0 - (uint64_t)amount : (uint64_t)amount;
+    size_t il = amount < 0 ? 2 : 1;
+    for (uint64_t q = u; q >= 10; q /= 10)
+        il++;
     if (ind >= sizeof(lead)) { /* deeper than the lead: in pieces */
         put(b, lead, 6);
         for (size_t d = ind - 6; d > 0;) {
@@ -643,18 +647,22 @@ static void put_line(const grove_writer_t *w, struct sink *s, bool pretty, uint3
         }
         ind = 0;
     }
-    char *o = grovep_buf_room(b, ind + nl + 1 + il + tn);
+    char *o = grovep_buf_room(b, sizeof(lead) + nl + 1 + il + sizeof(tails[0]));
     if (!o)
         return;
-    memcpy(o, lead, ind);
+    memcpy(o, lead, sizeof(lead) - 1); /* the part past ind is overwritten */
     o += ind;
     memcpy(o, name, nl);
     o += nl;
     *o++ = '[';
-    memcpy(o, num, il);
-    o += il;
-    memcpy(o, tail, tn);
-    b->len += ind + nl + 1 + il + tn;
+    char *d = o + il;
+    do
+        *--d = (char)('0' + u % 10);
+    while ((u /= 10) != 0);
+    if (amount < 0)
+        *--d = '-';
+    memcpy(o + il, tails[t], sizeof(tails[t]));
+    b->len += ind + nl + 1 + il + tlen[t];
     if (b->len >= SPOOL)
         spill(s, false);
 }
@@ -944,7 +952,7 @@ int grove_writer_print(grove_writer_t *w, grove_wfmt_t fmt, int64_t start, int64
 #define WHOLE_BIT 0x80000000u
 
 /* Push the frame of v (pick: slot bits or NONE) at depth.  0 or -1. */
-static int frame_push(grove_writer_t *w, size_t *sp, grove_vid_t v, uint32_t pick,
+static inline int frame_push(grove_writer_t *w, size_t *sp, grove_vid_t v, uint32_t pick,
                       uint32_t depth, bool inside)
 {
     if (grovep_grow((void **)&w->frames, &w->framecap, *sp + 1, sizeof(*w->frames)) < 0)
