@@ -345,6 +345,10 @@ int grove_matcher_prepare(grove_matcher_t *m)
 {
     if (m->g->agg_dirty && grovep_agg_refresh(m->g) < 0)
         return -1;
+    /* the tree's child arrays, which a whole machine's expansion reads
+     * (without them, it walks the edge lists) */
+    const uint32_t *off;
+    (void)grovep_tree_kids(m->g, &off);
     return scratch_reserve(m);
 }
 
@@ -2581,7 +2585,19 @@ static int add_below(grove_matcher_t *m, grove_vid_t top)
     if (grovep_grow((void **)&m->kids, &m->kidcap, sp + 1, sizeof(*m->kids)) < 0)
         return -1;
     m->kids[sp++] = top;
-    while (sp > base && rc == 0) {
+    const uint32_t *off;
+    const grove_vid_t *tk = grovep_tree_kids(g, &off);
+    while (tk && sp > base && rc == 0) { /* the tree's child arrays: read in sequence */
+        grove_vid_t u = m->kids[--sp];
+        for (uint32_t i = off[u]; i < off[u + 1] && rc == 0; i++) {
+            if (add_held(m, tk[i]) < 0
+                || grovep_grow((void **)&m->kids, &m->kidcap, sp + 1, sizeof(*m->kids)) < 0)
+                rc = -1;
+            else
+                m->kids[sp++] = tk[i];
+        }
+    }
+    while (sp > base && rc == 0) { /* no memory for them: the edge lists */
         grove_vid_t u = m->kids[--sp];
         for (grove_eid_t e = g->first_out[u]; e != GROVEP_NONE && rc == 0;
              e = g->e[e].next_out) {

@@ -74,7 +74,8 @@ struct grove_writer {
 /* One vertex on the path of grove_writer_print_job's walk. */
 struct wframe {
     grove_vid_t v;
-    grove_eid_t e;  /* next edge of v's out list to look at */
+    uint32_t cur;   /* next child to look at: an index in the tree's child
+                     * array, or (without it) an edge of v's out list */
     uint32_t pick;  /* its pick (slot bits), or NONE: below an expanded pick */
     uint32_t depth; /* as printed */
     bool whole;     /* everything below it is printed (expanded) */
@@ -951,15 +952,40 @@ int grove_writer_print(grove_writer_t *w, grove_wfmt_t fmt, int64_t start, int64
 /* slot bit: the pick is exclusive and of an expand type (printed whole) */
 #define WHOLE_BIT 0x80000000u
 
-/* Push the frame of v (pick: slot bits or NONE) at depth.  0 or -1. */
-static inline int frame_push(grove_writer_t *w, size_t *sp, grove_vid_t v, uint32_t pick,
-                      uint32_t depth, bool inside)
+/* Push the frame of v (pick: slot bits or NONE) at depth; off: the
+ * tree's child arrays, or NULL.  0 or -1. */
+static inline int frame_push(grove_writer_t *w, size_t *sp, const uint32_t *off, grove_vid_t v,
+                             uint32_t pick, uint32_t depth, bool inside)
 {
     if (grovep_grow((void **)&w->frames, &w->framecap, *sp + 1, sizeof(*w->frames)) < 0)
         return -1;
-    w->frames[(*sp)++] = (struct wframe){v, w->g->first_out[v], pick, depth,
+    w->frames[(*sp)++] = (struct wframe){v, off ? off[v] : w->g->first_out[v], pick, depth,
                                          inside || (pick != NONE && (pick & WHOLE_BIT)), false};
     return 0;
+}
+
+/* The next child of f's vertex to print (one that is present, or any
+ * below a pick printed whole), or GROVE_VID_NONE. */
+static inline grove_vid_t next_kid(const grove_writer_t *w, struct wframe *f,
+                                   const grove_vid_t *tk, const uint32_t *off)
+{
+    const grove_graph_t *g = w->g;
+    if (tk) {
+        while (f->cur < off[f->v + 1]) {
+            grove_vid_t c = tk[f->cur++];
+            if (f->whole || present(w, c))
+                return c;
+        }
+        return GROVE_VID_NONE;
+    }
+    for (grove_eid_t e = f->cur; e != GROVEP_NONE; e = g->e[e].next_out) {
+        if (down_containment(w, e) && (f->whole || present(w, g->e[e].dst))) {
+            f->cur = g->e[e].next_out;
+            return g->e[e].dst;
+        }
+    }
+    f->cur = GROVEP_NONE;
+    return GROVE_VID_NONE;
 }
 
 /* Is an ancestor of v (in containment) a pick printed whole?  Then v hangs
@@ -979,20 +1005,21 @@ static bool below_whole(const grove_writer_t *w, grove_vid_t v)
 static int walk_simple(grove_writer_t *w, const grove_job_t *job, grove_vid_t r, struct sink *s)
 {
     const grove_graph_t *g = w->g;
+    /* with one home per vertex, the children in containment are the tree's */
+    const uint32_t *off = NULL;
+    const grove_vid_t *tk = grovep_tree_kids(g, &off);
+    if (!tk)
+        off = NULL;
     int d = grove_vertex_depth(g, r, g->sym_containment);
     size_t sp = 0;
-    if (frame_push(w, &sp, r, w->slot[r], d > 0 ? (uint32_t)d : 0, false) < 0)
+    if (frame_push(w, &sp, off, r, w->slot[r], d > 0 ? (uint32_t)d : 0, false) < 0)
         return -1;
     while (sp > 0 && !s->b->failed) {
         struct wframe *f = &w->frames[sp - 1];
-        grove_eid_t e = f->e;
-        while (e != GROVEP_NONE
-               && (!down_containment(w, e) || !(f->whole || present(w, g->e[e].dst))))
-            e = g->e[e].next_out;
-        if (e != GROVEP_NONE) {
-            f->e = g->e[e].next_out;
-            grove_vid_t c = g->e[e].dst;
-            if (frame_push(w, &sp, c, present(w, c) ? w->slot[c] : NONE, f->depth + 1, f->whole)
+        grove_vid_t c = next_kid(w, f, tk, off);
+        if (c != GROVE_VID_NONE) {
+            if (frame_push(w, &sp, off, c, present(w, c) ? w->slot[c] : NONE, f->depth + 1,
+                           f->whole)
                 < 0)
                 return -1;
             continue;
