@@ -466,14 +466,19 @@ const grove_vid_t *grovep_tree_kids(const grove_graph_t *cg, const uint32_t **of
                    < 0)
             goto fail;
         size_t k = 0;
+        g->tk_all = true;
         for (grove_vid_t v = 0; v < g->nv; v++) {
             g->tk_off[v] = (uint32_t)k;
             if (!grovep_alive(g, v))
                 continue;
             for (grove_eid_t e = g->first_out[v]; e != GROVEP_NONE; e = g->e[e].next_out) {
                 const grovep_edge_t *ed = &g->e[e];
-                if (ed->sub != g->containment || (ed->flags & GROVEP_E_UP) || g->parent[ed->dst] != v)
+                if (ed->sub != g->containment || (ed->flags & GROVEP_E_UP))
                     continue;
+                if (g->parent[ed->dst] != v) {
+                    g->tk_all = false;
+                    continue;
+                }
                 if (grovep_grow((void **)&g->tk_kid, &g->tk_cap, k + 1, sizeof(*g->tk_kid)) < 0)
                     goto fail;
                 g->tk_kid[k++] = ed->dst;

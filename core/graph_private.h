@@ -142,6 +142,8 @@ struct grove_graph {
     grove_vid_t *tk_kid;          /* [tk_cap] */
     size_t tk_cap;
     size_t tk_nv, tk_ne, tk_live; /* nv, ne and nlive_e when they were made */
+    bool tk_all; /* every edge down containment is in them (no vertex has a
+                  * second containment parent) */
 
     grovep_kv_t *kv;
     size_t nkv, kvcap;
@@ -207,7 +209,8 @@ struct grove_graph {
  * edge array.  Made at the first call after the edges or the vertices
  * changed (the graph itself is not changed: a cache), in one pass over
  * the edges.  Borrowed (valid until the graph changes), or NULL with
- * ENOMEM: walk the edges then. */
+ * ENOMEM: walk the edges then.  g->tk_all says whether they are all of
+ * containment's downward edges. */
 const grove_vid_t *grovep_tree_kids(const grove_graph_t *g, const uint32_t **off);
 
 /* Index of a subsystem symbol, or -1 if the graph has no such subsystem. */

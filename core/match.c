@@ -170,6 +170,9 @@ struct grove_matcher {
     grove_sym_t dominant;      /* the subsystem the walk follows (NONE: containment) */
     uint8_t dom_sub;           /* its index in g->subsys, set for each match */
     const grove_vid_t *par;    /* parents in it: g->parent, or dpar */
+    const grove_vid_t *tk;     /* children in it when they are all the tree's
+                                * (grovep_tree_kids), else NULL: edge lists */
+    const uint32_t *tkoff;
     grove_vid_t *dpar;         /* parents in another dominant subsystem */
     size_t dparcap;
     grove_policy_request_t preq; /* the request as hooks see it */
@@ -193,8 +196,13 @@ static int dominant_prepare(grove_matcher_t *m)
     grove_graph_t *g = m->g;
     m->par = g->parent;
     m->dom_sub = g->containment;
-    if (m->dominant == GROVE_SYM_NONE || m->dominant == g->sym_containment)
+    m->tk = NULL;
+    if (m->dominant == GROVE_SYM_NONE || m->dominant == g->sym_containment) {
+        m->tk = grovep_tree_kids(g, &m->tkoff);
+        if (m->tk && !g->tk_all)
+            m->tk = NULL;
         return 0;
+    }
     int sub = grovep_subsys_find(g, m->dominant);
     if (sub < 0)
         return 0; /* it has no root either: the match says ENODEV */
@@ -764,7 +772,16 @@ static int push_frame(grove_matcher_t *m, grove_vid_t v)
     f->kids = (uint32_t)m->nkids;
     f->nkids = 0;
     f->next = 0;
-    for (grove_eid_t e = g->first_out[v]; e != GROVEP_NONE; e = g->e[e].next_out) {
+    if (m->tk) { /* containment's tree: its children listed in sequence */
+        uint32_t n = m->tkoff[v + 1] - m->tkoff[v];
+        if (grovep_grow((void **)&m->kids, &m->kidcap, m->nkids + n, sizeof(*m->kids)) < 0)
+            return -1;
+        memcpy(m->kids + m->nkids, m->tk + m->tkoff[v], n * sizeof(*m->kids));
+        m->nkids += n;
+        f->nkids = n;
+    }
+    for (grove_eid_t e = m->tk ? GROVEP_NONE : g->first_out[v]; e != GROVEP_NONE;
+         e = g->e[e].next_out) {
         const grovep_edge_t *ed = &g->e[e];
         if (ed->sub != sub || (ed->flags & GROVEP_E_UP))
             continue;
@@ -1015,6 +1032,8 @@ static int slot_children(grove_matcher_t *m, const struct req *r, grove_vid_t w,
 static bool has_kids(const grove_matcher_t *m, grove_vid_t w)
 {
     const grove_graph_t *g = m->g;
+    if (m->tk)
+        return m->tkoff[w + 1] > m->tkoff[w];
     for (grove_eid_t e = g->first_out[w]; e != GROVEP_NONE; e = g->e[e].next_out)
         if (g->e[e].sub == m->dom_sub && !(g->e[e].flags & GROVEP_E_UP))
             return true;
