@@ -205,6 +205,12 @@ static int w_job(lua_State *L)
     const grove_job_t *j = job_arg(L, lw);
     if (!j)
         return 3;
+    if (f) {
+        grove_error_t err = {{0}, 0};
+        if (grove_writer_print_job(lw->w, j, &sh.s, fmt, f, &err) < 0)
+            return grovel_fail_err(L, errno, &err);
+        return grovel_ok(L);
+    }
     if (grove_writer_job(lw->w, j, &sh.s) < 0)
         return grovel_fail_errno(L, errno, NULL);
     return push_text(L, lw->w, fmt, j->start, j->end, NULL, NULL, f);

@@ -451,6 +451,53 @@ fail:
     return NULL;
 }
 
+const grove_vid_t *grovep_tree_kids(const grove_graph_t *cg, const uint32_t **off)
+{
+    /* a cache of what the edges say: the graph as seen through its
+     * functions does not change */
+    grove_graph_t *g = (grove_graph_t *)(uintptr_t)cg;
+    if (!g->tk_off || g->tk_nv != g->nv || g->tk_ne != g->ne || g->tk_live != g->nlive_e) {
+        free(g->tk_off);
+        g->tk_off = malloc((g->nv + 1) * sizeof(*g->tk_off));
+        /* about one entry a vertex (one tree parent each; two edges from
+         * a parent to one child would list it twice, so it may grow) */
+        if (!g->tk_off
+            || grovep_grow((void **)&g->tk_kid, &g->tk_cap, g->nv ? g->nv : 1, sizeof(*g->tk_kid))
+                   < 0)
+            goto fail;
+        size_t k = 0;
+        g->tk_all = true;
+        for (grove_vid_t v = 0; v < g->nv; v++) {
+            g->tk_off[v] = (uint32_t)k;
+            if (!grovep_alive(g, v))
+                continue;
+            for (grove_eid_t e = g->first_out[v]; e != GROVEP_NONE; e = g->e[e].next_out) {
+                const grovep_edge_t *ed = &g->e[e];
+                if (ed->sub != g->containment || (ed->flags & GROVEP_E_UP))
+                    continue;
+                if (g->parent[ed->dst] != v) {
+                    g->tk_all = false;
+                    continue;
+                }
+                if (grovep_grow((void **)&g->tk_kid, &g->tk_cap, k + 1, sizeof(*g->tk_kid)) < 0)
+                    goto fail;
+                g->tk_kid[k++] = ed->dst;
+            }
+        }
+        g->tk_off[g->nv] = (uint32_t)k;
+        g->tk_nv = g->nv;
+        g->tk_ne = g->ne;
+        g->tk_live = g->nlive_e;
+    }
+    *off = g->tk_off;
+    return g->tk_kid;
+fail:
+    free(g->tk_off);
+    g->tk_off = NULL;
+    errno = ENOMEM;
+    return NULL;
+}
+
 void grove_graph_destroy(grove_graph_t *g)
 {
     if (!g)
@@ -467,6 +514,8 @@ void grove_graph_destroy(grove_graph_t *g)
     free(g->next_name);
     free(g->next_rank);
     free(g->e);
+    free(g->tk_off);
+    free(g->tk_kid);
     free(g->kv);
     free(g->recs);
     free(g->by_type);

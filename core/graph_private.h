@@ -137,6 +137,13 @@ struct grove_graph {
 
     grovep_edge_t *e;
     size_t ne, ecap, nlive_e;
+    /* containment's tree as child arrays (grovep_tree_kids), made on demand */
+    uint32_t *tk_off;             /* [tk_nv + 1], NULL until made */
+    grove_vid_t *tk_kid;          /* [tk_cap] */
+    size_t tk_cap;
+    size_t tk_nv, tk_ne, tk_live; /* nv, ne and nlive_e when they were made */
+    bool tk_all; /* every edge down containment is in them (no vertex has a
+                  * second containment parent) */
 
     grovep_kv_t *kv;
     size_t nkv, kvcap;
@@ -193,6 +200,18 @@ struct grove_graph {
 
     int64_t now;     /* simulated current time */
 };
+
+/* The children of every vertex in containment's tree (an edge of
+ * containment down from v to a vertex whose tree parent is v), in the
+ * order of v's out-edges: those of v are kids[off[v] .. off[v + 1]).
+ * Walks of whole subtrees (a whole machine's million vertices) read them
+ * in sequence where the edge lists would be a chase of links through the
+ * edge array.  Made at the first call after the edges or the vertices
+ * changed (the graph itself is not changed: a cache), in one pass over
+ * the edges.  Borrowed (valid until the graph changes), or NULL with
+ * ENOMEM: walk the edges then.  g->tk_all says whether they are all of
+ * containment's downward edges. */
+const grove_vid_t *grovep_tree_kids(const grove_graph_t *g, const uint32_t **off);
 
 /* Index of a subsystem symbol, or -1 if the graph has no such subsystem. */
 int grovep_subsys_find(const grove_graph_t *g, grove_sym_t sym);

@@ -611,8 +611,9 @@ static int file_picks(struct sjob *sj, const json_t *picks, const json_t *ids, s
                                  "%s: grove.jobs[%zu].picks[%zu]: expected [node id, amount, "
                                  "exclusive, leaf, recorded] naming a node",
                                  path, i, k);
-        sj->job.picks[sj->job.npicks++] = (grove_pick_t){(grove_vid_t)json_integer_value(v),
-                                                         amount, excl, leaf, rec};
+        sj->job.picks[sj->job.npicks++] = (grove_pick_t){
+            .v = (grove_vid_t)json_integer_value(v), .amount = amount, .exclusive = excl,
+            .leaf = leaf, .recorded = rec};
     }
     /* the matcher sorts picks by vertex; the hash is of that order */
     for (size_t x = 1; x < sj->job.npicks; x++)

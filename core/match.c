@@ -76,12 +76,15 @@ struct req {
     int64_t tot[GROVEP_MAX_LOW];   /* the same for the whole count */
 };
 
+/* What set_state found at v: its taken units and flags when this match
+ * had set them (live), else nothing (rolled back, v is unstamped: stamp 0
+ * is never a generation).  16 bytes: a whole machine logs a million. */
 struct undo {
-    grove_vid_t v;
-    uint32_t stamp;
     int64_t taken;
-    uint8_t flags;
+    grove_vid_t v;
+    uint16_t flags; /* the flags, with UNDO_LIVE */
 };
+#define UNDO_LIVE 0x100
 
 struct frame {
     grove_vid_t v;
@@ -167,6 +170,9 @@ struct grove_matcher {
     grove_sym_t dominant;      /* the subsystem the walk follows (NONE: containment) */
     uint8_t dom_sub;           /* its index in g->subsys, set for each match */
     const grove_vid_t *par;    /* parents in it: g->parent, or dpar */
+    const grove_vid_t *tk;     /* children in it when they are all the tree's
+                                * (grovep_tree_kids), else NULL: edge lists */
+    const uint32_t *tkoff;
     grove_vid_t *dpar;         /* parents in another dominant subsystem */
     size_t dparcap;
     grove_policy_request_t preq; /* the request as hooks see it */
@@ -190,8 +196,13 @@ static int dominant_prepare(grove_matcher_t *m)
     grove_graph_t *g = m->g;
     m->par = g->parent;
     m->dom_sub = g->containment;
-    if (m->dominant == GROVE_SYM_NONE || m->dominant == g->sym_containment)
+    m->tk = NULL;
+    if (m->dominant == GROVE_SYM_NONE || m->dominant == g->sym_containment) {
+        m->tk = grovep_tree_kids(g, &m->tkoff);
+        if (m->tk && !g->tk_all)
+            m->tk = NULL;
         return 0;
+    }
     int sub = grovep_subsys_find(g, m->dominant);
     if (sub < 0)
         return 0; /* it has no root either: the match says ENODEV */
@@ -342,6 +353,10 @@ int grove_matcher_prepare(grove_matcher_t *m)
 {
     if (m->g->agg_dirty && grovep_agg_refresh(m->g) < 0)
         return -1;
+    /* the tree's child arrays, which a whole machine's expansion reads
+     * (without them, it walks the edge lists) */
+    const uint32_t *off;
+    (void)grovep_tree_kids(m->g, &off);
     return scratch_reserve(m);
 }
 
@@ -401,12 +416,16 @@ static void job_remove_at(grove_matcher_t *m, size_t i)
 
 static int scratch_reserve(grove_matcher_t *m)
 {
-    size_t n = m->g->nv, old = m->scap;
+    size_t n = m->g->nv, old = m->scap, oldsel = m->selcap, oldlog = m->logcap;
     size_t c1 = old, c2 = old, c3 = old; /* parallel arrays: all grow alike */
     if (grovep_grow((void **)&m->stamp, &c1, n, sizeof(*m->stamp)) < 0
         || grovep_grow((void **)&m->taken, &c2, n, sizeof(*m->taken)) < 0
         || grovep_grow((void **)&m->mflags, &c3, n, sizeof(*m->mflags)) < 0)
         return -1;
+    if (c1 != old) { /* a large match touches them all: huge pages */
+        grovep_huge(m->stamp, c1 * sizeof(*m->stamp));
+        grovep_huge(m->taken, c2 * sizeof(*m->taken));
+    }
     memset(m->stamp + old, 0, (c1 - old) * sizeof(*m->stamp));
     m->scap = c1;
     /* a whole machine's selection and undo log hold about one entry a
@@ -415,6 +434,10 @@ static int scratch_reserve(grove_matcher_t *m)
     if (grovep_grow((void **)&m->sel, &m->selcap, n, sizeof(*m->sel)) < 0
         || grovep_grow((void **)&m->log, &m->logcap, n, sizeof(*m->log)) < 0)
         return -1;
+    if (m->selcap != oldsel)
+        grovep_huge(m->sel, m->selcap * sizeof(*m->sel));
+    if (m->logcap != oldlog)
+        grovep_huge(m->log, m->logcap * sizeof(*m->log));
     return 0;
 }
 
@@ -446,7 +469,9 @@ static int set_state(grove_matcher_t *m, grove_vid_t v, int64_t taken, uint8_t f
 {
     if (grovep_grow((void **)&m->log, &m->logcap, m->nlog + 1, sizeof(*m->log)) < 0)
         return -1;
-    m->log[m->nlog++] = (struct undo){v, m->stamp[v], m->taken[v], m->mflags[v]};
+    m->log[m->nlog++] = m->stamp[v] == m->gen
+                            ? (struct undo){m->taken[v], v, (uint16_t)(m->mflags[v] | UNDO_LIVE)}
+                            : (struct undo){0, v, 0};
     m->stamp[v] = m->gen;
     m->taken[v] = taken;
     m->mflags[v] = flags;
@@ -466,9 +491,12 @@ static void rollback(grove_matcher_t *m, struct checkpoint cp)
 {
     while (m->nlog > cp.nlog) {
         struct undo *u = &m->log[--m->nlog];
-        m->stamp[u->v] = u->stamp;
+        if (!(u->flags & UNDO_LIVE)) {
+            m->stamp[u->v] = 0;
+            continue;
+        }
         m->taken[u->v] = u->taken;
-        m->mflags[u->v] = u->flags;
+        m->mflags[u->v] = (uint8_t)u->flags;
     }
     for (size_t i = cp.nsel; i < m->nsel; i++)
         grove_policy_request_found(&m->preq, m->g->v[m->sel[i].v].type, -m->sel[i].amount);
@@ -479,7 +507,7 @@ static int add_pick(grove_matcher_t *m, grove_vid_t v, int64_t amount, bool excl
 {
     if (grovep_grow((void **)&m->sel, &m->selcap, m->nsel + 1, sizeof(*m->sel)) < 0)
         return -1;
-    m->sel[m->nsel++] = (grove_pick_t){v, amount, excl, leaf, false};
+    m->sel[m->nsel++] = (grove_pick_t){.v = v, .amount = amount, .exclusive = excl, .leaf = leaf};
     grove_policy_request_found(&m->preq, m->g->v[v].type, amount);
     return 0;
 }
@@ -744,7 +772,16 @@ static int push_frame(grove_matcher_t *m, grove_vid_t v)
     f->kids = (uint32_t)m->nkids;
     f->nkids = 0;
     f->next = 0;
-    for (grove_eid_t e = g->first_out[v]; e != GROVEP_NONE; e = g->e[e].next_out) {
+    if (m->tk) { /* containment's tree: its children listed in sequence */
+        uint32_t n = m->tkoff[v + 1] - m->tkoff[v];
+        if (grovep_grow((void **)&m->kids, &m->kidcap, m->nkids + n, sizeof(*m->kids)) < 0)
+            return -1;
+        memcpy(m->kids + m->nkids, m->tk + m->tkoff[v], n * sizeof(*m->kids));
+        m->nkids += n;
+        f->nkids = n;
+    }
+    for (grove_eid_t e = m->tk ? GROVEP_NONE : g->first_out[v]; e != GROVEP_NONE;
+         e = g->e[e].next_out) {
         const grovep_edge_t *ed = &g->e[e];
         if (ed->sub != sub || (ed->flags & GROVEP_E_UP))
             continue;
@@ -995,6 +1032,8 @@ static int slot_children(grove_matcher_t *m, const struct req *r, grove_vid_t w,
 static bool has_kids(const grove_matcher_t *m, grove_vid_t w)
 {
     const grove_graph_t *g = m->g;
+    if (m->tk)
+        return m->tkoff[w + 1] > m->tkoff[w];
     for (grove_eid_t e = g->first_out[w]; e != GROVEP_NONE; e = g->e[e].next_out)
         if (g->e[e].sub == m->dom_sub && !(g->e[e].flags & GROVEP_E_UP))
             return true;
@@ -2565,7 +2604,19 @@ static int add_below(grove_matcher_t *m, grove_vid_t top)
     if (grovep_grow((void **)&m->kids, &m->kidcap, sp + 1, sizeof(*m->kids)) < 0)
         return -1;
     m->kids[sp++] = top;
-    while (sp > base && rc == 0) {
+    const uint32_t *off;
+    const grove_vid_t *tk = grovep_tree_kids(g, &off);
+    while (tk && sp > base && rc == 0) { /* the tree's child arrays: read in sequence */
+        grove_vid_t u = m->kids[--sp];
+        for (uint32_t i = off[u]; i < off[u + 1] && rc == 0; i++) {
+            if (add_held(m, tk[i]) < 0
+                || grovep_grow((void **)&m->kids, &m->kidcap, sp + 1, sizeof(*m->kids)) < 0)
+                rc = -1;
+            else
+                m->kids[sp++] = tk[i];
+        }
+    }
+    while (sp > base && rc == 0) { /* no memory for them: the edge lists */
         grove_vid_t u = m->kids[--sp];
         for (grove_eid_t e = g->first_out[u]; e != GROVEP_NONE && rc == 0;
              e = g->e[e].next_out) {

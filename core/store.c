@@ -1357,10 +1357,10 @@ static int pick_row(struct reader *x, sqlite3_stmt *st)
         return grovep_errorf(x->err, EINVAL,
                              "store %s: job %llu picks vertex %lld, which is not live", x->s->path,
                              (unsigned long long)id, (long long)vid);
-    j->picks[j->npicks++] = (grove_pick_t){(grove_vid_t)vid, sqlite3_column_int64(st, 3),
-                                           sqlite3_column_int(st, 4) != 0,
-                                           sqlite3_column_int(st, 5) != 0,
-                                           sqlite3_column_int(st, 6) != 0};
+    j->picks[j->npicks++] = (grove_pick_t){
+        .v = (grove_vid_t)vid, .amount = sqlite3_column_int64(st, 3),
+        .exclusive = sqlite3_column_int(st, 4) != 0, .leaf = sqlite3_column_int(st, 5) != 0,
+        .recorded = sqlite3_column_int(st, 6) != 0};
     return 0;
 }
 

@@ -11,11 +11,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "limit.h"
 #include "util.h"
+
+void grovep_huge(void *p, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+    const uintptr_t page = 4096, huge = (uintptr_t)2 << 20;
+    if (!p || bytes < 2 * huge)
+        return;
+    /* the whole pages inside the block: a large block is a mapping of its
+     * own, so they are no other allocation's */
+    uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1), e = ((uintptr_t)p + bytes) & ~(page - 1);
+    if (e > a)
+        (void)madvise((void *)a, e - a, MADV_HUGEPAGE); /* advice only: a refusal changes nothing */
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
 
 int grovep_grow_slow(void **p, size_t *cap, size_t need, size_t elem)
 {

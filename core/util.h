@@ -26,6 +26,13 @@ static inline int grovep_grow(void **p, size_t *cap, size_t need, size_t elem)
     return need <= *cap ? 0 : grovep_grow_slow(p, cap, need, elem);
 }
 
+/* Ask the kernel to back the pages of [p, p + bytes) with huge pages when
+ * they are first touched (Linux; elsewhere nothing).  For scratch indexed
+ * by vertex id that one large match fills at once: a whole machine's
+ * arrays fault in 2 MB at a time rather than 4 KB (a fault costs
+ * microseconds, mostly to clear the page).  Below 4 MB, nothing. */
+void grovep_huge(void *p, size_t bytes);
+
 /* Rebuild the open-addressing table *slots (of *nslots slots) with n slots
  * (a power of two) for count items whose 32-bit hashes lie at hash, stride
  * bytes apart: a slot holds item i as i + 1 (0: empty), placed by linear

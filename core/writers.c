@@ -67,6 +67,19 @@ struct grove_writer {
     bool ordered;              /* child lists are in vertex id order */
     grove_sym_t sub;           /* the subsystem printed along (NONE: containment) */
     grovep_buf_t spool;        /* text on its way to a stream (grove_writer_print) */
+    struct wframe *frames;     /* walk of grove_writer_print_job */
+    size_t framecap;
+};
+
+/* One vertex on the path of grove_writer_print_job's walk. */
+struct wframe {
+    grove_vid_t v;
+    uint32_t cur;   /* next child to look at: an index in the tree's child
+                     * array, or (without it) an edge of v's out list */
+    uint32_t pick;  /* its pick (slot bits), or NONE: below an expanded pick */
+    uint32_t depth; /* as printed */
+    bool whole;     /* everything below it is printed (expanded) */
+    bool needed;    /* something printed lies below it */
 };
 
 /* indexed by grove_wfmt_t */
@@ -148,6 +161,7 @@ void grove_writer_destroy(grove_writer_t *w)
     free(w->ord);
     free(w->stack);
     free(w->spool.p);
+    free(w->frames);
     free(w);
 }
 
@@ -167,6 +181,8 @@ static int begin(grove_writer_t *w)
             return -1;
         }
         w->slot = sl;
+        grovep_huge(w->stamp, nv * sizeof(*st));
+        grovep_huge(w->slot, nv * sizeof(*sl));
         memset(w->stamp + w->vcap, 0, (nv - w->vcap) * sizeof(*st));
         w->vcap = nv;
     }
@@ -605,45 +621,59 @@ static char *fmt_int(char tmp[24], int64_t x)
 
 /* simple and pretty_simple: one line a vertex, "      " + "---" per level
  * + name[units:x|s].  A line is laid out in the buffer at once (room for
- * all of it asked once): a whole machine has a million of them. */
-static void write_tree(const grove_writer_t *w, bool pretty, struct sink *s)
+ * all of it asked once, and for the lead and the tail copied whole, in a
+ * few wide moves, then cut to length): a whole machine has a million. */
+static void put_line(const grove_writer_t *w, struct sink *s, bool pretty, uint32_t depth,
+                     grove_vid_t v, int64_t amount, bool x)
 {
     grovep_buf_t *b = s->b;
     static const char lead[] = "      ------------------------------------------------"
                                "------------------------------------------------";
-    const char *xs = pretty ? ":exclusive]\n" : ":x]\n", *ss = pretty ? ":shared]\n" : ":s]\n";
-    size_t xn = strlen(xs), sn = strlen(ss);
-    for (size_t k = 0; k < w->nord && !b->failed; k++) {
+    static const char tails[4][16] = {":s]\n", ":x]\n", ":shared]\n", ":exclusive]\n"};
+    static const size_t tlen[4] = {4, 4, 9, 12};
+    int t = (pretty ? 2 : 0) + (x ? 1 : 0);
+    size_t ind = 6 + 3 * ((size_t)depth + 1);
+    const char *name = grove_vertex_name(w->g, v);
+    size_t nl = strlen(name);
+    uint64_t u = amount < 0 ? (uint64_t)0 - (uint64_t)amount : (uint64_t)amount;
+    size_t il = amount < 0 ? 2 : 1;
+    for (uint64_t q = u; q >= 10; q /= 10)
+        il++;
+    if (ind >= sizeof(lead)) { /* deeper than the lead: in pieces */
+        put(b, lead, 6);
+        for (size_t d = ind - 6; d > 0;) {
+            size_t m = d < sizeof(lead) - 7 ? d : sizeof(lead) - 7;
+            put(b, lead + 6, m);
+            d -= m;
+        }
+        ind = 0;
+    }
+    char *o = grovep_buf_room(b, sizeof(lead) + nl + 1 + il + sizeof(tails[0]));
+    if (!o)
+        return;
+    memcpy(o, lead, sizeof(lead) - 1); /* the part past ind is overwritten */
+    o += ind;
+    memcpy(o, name, nl);
+    o += nl;
+    *o++ = '[';
+    char *d = o + il;
+    do
+        *--d = (char)('0' + u % 10);
+    while ((u /= 10) != 0);
+    if (amount < 0)
+        *--d = '-';
+    memcpy(o + il, tails[t], sizeof(tails[t]));
+    b->len += ind + nl + 1 + il + tlen[t];
+    if (b->len >= SPOOL)
+        spill(s, false);
+}
+
+static void write_tree(const grove_writer_t *w, bool pretty, struct sink *s)
+{
+    for (size_t k = 0; k < w->nord && !s->b->failed; k++) {
         uint32_t i = w->ord[k];
         const grove_wentry_t *e = &w->ents[i];
-        size_t ind = 6 + 3 * ((size_t)w->lk[i].depth + 1);
-        const char *name = grove_vertex_name(w->g, e->v);
-        size_t nl = strlen(name);
-        char tmp[24], *num = fmt_int(tmp, e->amount);
-        size_t il = (size_t)(tmp + sizeof(tmp) - num);
-        if (ind >= sizeof(lead)) { /* deeper than the lead: in pieces */
-            put(b, lead, 6);
-            for (size_t d = ind - 6; d > 0;) {
-                size_t m = d < sizeof(lead) - 7 ? d : sizeof(lead) - 7;
-                put(b, lead + 6, m);
-                d -= m;
-            }
-            ind = 0;
-        }
-        char *o = grovep_buf_room(b, ind + nl + 1 + il + xn);
-        if (!o)
-            break;
-        memcpy(o, lead, ind);
-        o += ind;
-        memcpy(o, name, nl);
-        o += nl;
-        *o++ = '[';
-        memcpy(o, num, il);
-        o += il;
-        memcpy(o, e->x ? xs : ss, e->x ? xn : sn);
-        b->len += ind + nl + 1 + il + (e->x ? xn : sn);
-        if (b->len >= SPOOL)
-            spill(s, false);
+        put_line(w, s, pretty, w->lk[i].depth, e->v, e->amount, e->x);
     }
 }
 
@@ -909,6 +939,165 @@ int grove_writer_print(grove_writer_t *w, grove_wfmt_t fmt, int64_t start, int64
         free(b->p);
         *b = (grovep_buf_t){0};
     }
+    if (rc == 0 && s.ioerr) {
+        grove_error_set(err, NULL, 0, "cannot write the output: %s", strerror(s.err));
+        errno = s.err;
+        return -1;
+    }
+    return rc;
+}
+
+/* ---- a job's simple text, straight from the graph ------------------------------ */
+
+/* slot bit: the pick is exclusive and of an expand type (printed whole) */
+#define WHOLE_BIT 0x80000000u
+
+/* Push the frame of v (pick: slot bits or NONE) at depth; off: the
+ * tree's child arrays, or NULL.  0 or -1. */
+static inline int frame_push(grove_writer_t *w, size_t *sp, const uint32_t *off, grove_vid_t v,
+                             uint32_t pick, uint32_t depth, bool inside)
+{
+    if (grovep_grow((void **)&w->frames, &w->framecap, *sp + 1, sizeof(*w->frames)) < 0)
+        return -1;
+    w->frames[(*sp)++] = (struct wframe){v, off ? off[v] : w->g->first_out[v], pick, depth,
+                                         inside || (pick != NONE && (pick & WHOLE_BIT)), false};
+    return 0;
+}
+
+/* The next child of f's vertex to print (one that is present, or any
+ * below a pick printed whole), or GROVE_VID_NONE. */
+static inline grove_vid_t next_kid(const grove_writer_t *w, struct wframe *f,
+                                   const grove_vid_t *tk, const uint32_t *off)
+{
+    const grove_graph_t *g = w->g;
+    if (tk) {
+        while (f->cur < off[f->v + 1]) {
+            grove_vid_t c = tk[f->cur++];
+            if (f->whole || present(w, c))
+                return c;
+        }
+        return GROVE_VID_NONE;
+    }
+    for (grove_eid_t e = f->cur; e != GROVEP_NONE; e = g->e[e].next_out) {
+        if (down_containment(w, e) && (f->whole || present(w, g->e[e].dst))) {
+            f->cur = g->e[e].next_out;
+            return g->e[e].dst;
+        }
+    }
+    f->cur = GROVEP_NONE;
+    return GROVE_VID_NONE;
+}
+
+/* Is an ancestor of v (in containment) a pick printed whole?  Then v hangs
+ * below what that pick's expansion adds. */
+static bool below_whole(const grove_writer_t *w, grove_vid_t v)
+{
+    for (grove_vid_t a = w->g->parent[v]; a != GROVEP_NONE; a = w->g->parent[a])
+        if (present(w, a) && (w->slot[a] & WHOLE_BIT))
+            return true;
+    return false;
+}
+
+/* The simple text of the tree below the root pick r (post-order, as
+ * order() and write_tree make it): the walk follows the child lists, so
+ * children come in graph order, and a vertex is printed when all below it
+ * is (a shared container only when something below it was). */
+static int walk_simple(grove_writer_t *w, const grove_job_t *job, grove_vid_t r, struct sink *s)
+{
+    const grove_graph_t *g = w->g;
+    /* with one home per vertex, the children in containment are the tree's */
+    const uint32_t *off = NULL;
+    const grove_vid_t *tk = grovep_tree_kids(g, &off);
+    if (!tk)
+        off = NULL;
+    int d = grove_vertex_depth(g, r, g->sym_containment);
+    size_t sp = 0;
+    if (frame_push(w, &sp, off, r, w->slot[r], d > 0 ? (uint32_t)d : 0, false) < 0)
+        return -1;
+    while (sp > 0 && !s->b->failed) {
+        struct wframe *f = &w->frames[sp - 1];
+        grove_vid_t c = next_kid(w, f, tk, off);
+        if (c != GROVE_VID_NONE) {
+            if (frame_push(w, &sp, off, c, present(w, c) ? w->slot[c] : NONE, f->depth + 1,
+                           f->whole)
+                < 0)
+                return -1;
+            continue;
+        }
+        /* all below f is printed: f itself, unless nothing of the job is */
+        struct wframe done = *f;
+        sp--;
+        int64_t amount = g->v[done.v].size;
+        bool x = true, alloc = true;
+        if (done.pick != NONE) {
+            const grove_pick_t *p = &job->picks[done.pick & ~WHOLE_BIT];
+            amount = p->amount;
+            x = p->exclusive;
+            alloc = p->exclusive || p->recorded;
+        }
+        if (!(alloc || x || done.needed))
+            continue;
+        if (sp > 0)
+            w->frames[sp - 1].needed = true;
+        put_line(w, s, false, done.depth, done.v, amount, x);
+    }
+    return 0;
+}
+
+int grove_writer_print_job(grove_writer_t *w, const grove_job_t *job, const grove_wshape_t *shape,
+                           grove_wfmt_t fmt, FILE *f, grove_error_t *err)
+{
+    const grove_graph_t *g = w->g;
+    learn_graph(w);
+    /* the walk needs one home per vertex (the tree parent) and picks in
+     * id order (roots are printed in that order); else the general way */
+    bool direct = fmt == GROVE_WFMT_SIMPLE && w->sub == GROVE_SYM_NONE && !w->second
+                  && job->npicks < WHOLE_BIT;
+    for (size_t i = 1; direct && i < job->npicks; i++)
+        direct = job->picks[i - 1].v <= job->picks[i].v;
+    if (!direct) {
+        if (grove_writer_job(w, job, shape) < 0)
+            return -1;
+        return grove_writer_print(w, fmt, job->start, job->end, NULL, NULL, f, err);
+    }
+    if (begin(w) < 0)
+        return -1;
+    for (size_t i = 0; i < job->npicks; i++) {
+        const grove_pick_t *p = &job->picks[i];
+        bool whole = p->exclusive && shape && sym_in(g->v[p->v].type, shape->expand, shape->nexpand);
+        if (!present(w, p->v)) {
+            w->stamp[p->v] = w->gen;
+            w->slot[p->v] = (uint32_t)i;
+        }
+        if (whole)
+            w->slot[p->v] |= WHOLE_BIT;
+    }
+    grovep_buf_t *b = &w->spool;
+    struct sink s = {b, f, false, 0};
+    b->len = 0;
+    b->failed = false;
+    int rc = grovep_buf_room(b, 64) ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < job->npicks && !b->failed; i++) {
+        grove_vid_t v = job->picks[i].v, p = g->parent[v];
+        if ((w->slot[v] & ~WHOLE_BIT) != i)
+            continue; /* a duplicate: the first pick of v stands for it */
+        if ((p != GROVEP_NONE && present(w, p)) || below_whole(w, v))
+            continue; /* not a root: printed below its parent */
+        rc = walk_simple(w, job, v, &s);
+    }
+    if (rc == 0 && b->failed) {
+        errno = ENOMEM;
+        rc = -1;
+    }
+    if (rc == 0)
+        spill(&s, true);
+    b->len = 0;
+    b->failed = false;
+    /* the stamps and slots were the walk's: the writer is left with an
+     * empty selection (begin cannot fail now, the room is made) */
+    int saved = errno;
+    (void)begin(w);
+    errno = saved;
     if (rc == 0 && s.ioerr) {
         grove_error_set(err, NULL, 0, "cannot write the output: %s", strerror(s.err));
         errno = s.err;

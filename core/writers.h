@@ -123,4 +123,14 @@ char *grove_writer_write(grove_writer_t *w, grove_wfmt_t fmt, int64_t start, int
 int grove_writer_print(grove_writer_t *w, grove_wfmt_t fmt, int64_t start, int64_t end,
                        grove_wextra_fn extra, void *arg, FILE *f, grove_error_t *err);
 
+/* The text of job's selection in fmt written to f: the bytes of
+ * grove_writer_job then grove_writer_print.  The simple format of a graph
+ * whose containment has one parent per vertex is written as the graph's
+ * tree is walked from the job's picks, with no selection built (a whole
+ * machine's million entries, their links and print order are never
+ * made); the writer is left with an empty selection then, else with the
+ * job's.  0, or -1 with errno as grove_writer_job and grove_writer_print. */
+int grove_writer_print_job(grove_writer_t *w, const grove_job_t *job, const grove_wshape_t *shape,
+                           grove_wfmt_t fmt, FILE *f, grove_error_t *err);
+
 #endif

@@ -354,6 +354,32 @@ describe("grove.writers", function()
       f:close()
       expect.raises(function() w:job(m, job.id, fmt, nil, f) end, "closed file")
     end
+    -- the simple text to a file is made by a walk of the tree from the
+    -- picks, the text returned from a selection built: the same bytes
+    -- for jobs shared and exclusive, expanded by the writer or not
+    local shared = assert(m:match("version: 9999\nresources:\n- type: slot\n  count: 2\n" ..
+      "  label: s\n  with:\n  - type: core\n    count: 3\n" ..
+      "attributes: {system: {duration: 60}}\n" ..
+      "tasks: [{command: [a], slot: s, count: {per_slot: 1}}]\n", "allocate", nil,
+      { picks = false }))
+    -- a node asked for whole with nothing below it: the writer adds its inside
+    local bare = assert(m:match("version: 9999\nresources:\n- type: node\n  count: 1\n" ..
+      "  exclusive: true\nattributes: {system: {duration: 60}}\n" ..
+      "tasks: [{command: [a], slot: s, count: {per_slot: 1}}]\n", "allocate", nil,
+      { picks = false }))
+    assert.truthy(w:job(m, bare.id, "simple", {expand = {node = true}}):find("core", 1, true))
+    for _, id in ipairs({job.id, shared.id, bare.id}) do
+      for _, shape in ipairs({{expand = {node = true}}, {expand = {socket = true, core = true}},
+        {expand = {}}}) do
+        local f = io.tmpfile()
+        assert.is_true(w:job(m, id, "simple", shape, f))
+        f:seek("set")
+        local made = w:job(m, id, "simple", shape)
+        assert.truthy(made:find("lab0", 1, true))
+        assert.equal(made, f:read("a"))
+        f:close()
+      end
+    end
     local ro = assert(io.open(DIR .. "/lab.graphml", "r"))
     local ok, msg, code = w:job(m, job.id, "simple", nil, ro)
     ro:close()
