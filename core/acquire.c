@@ -539,15 +539,10 @@ static void plan_free(struct plan *p)
 {
     for (int i = 0; i < GROVE_TARGETS_COUNT; i++)
         grove_idset_destroy(p->s[i]);
-    grove_idset_destroy(p->quiet);
     grove_rv1_destroy(p->R);
-    grove_idset_destroy(p->add);
     grove_graph_destroy(p->tmp);
-    grove_idset_destroy(p->shrunk);
-    grove_idset_destroy(p->touched);
-    grove_idset_destroy(p->drop);
-    grove_idset_destroy(p->own);
-    grove_idset_destroy(p->lost);
+    GROVEP_EACH(grove_idset_destroy, grove_idset_t, p->quiet, p->add, p->shrunk, p->touched,
+                p->drop, p->own, p->lost);
     for (size_t i = 0; i < p->nprops; i++)
         free(p->props[i].old);
     free(p->props);

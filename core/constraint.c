@@ -353,10 +353,7 @@ void grove_constraint_destroy(grove_constraint_t *c)
         free(c->props[i].name);
     for (size_t i = 0; i < c->nhosts; i++)
         grove_hostlist_destroy(c->hosts[i]);
-    free(c->nodes);
-    free(c->kids);
-    free(c->props);
-    free(c->hosts);
+    GROVEP_FREE_ALL(c->nodes, c->kids, c->props, c->hosts);
     json_decref(c->json);
     free(c);
     errno = saved;

@@ -458,19 +458,8 @@ void grove_graph_destroy(grove_graph_t *g)
     int saved = errno;
     grovep_agg_fini(g);
     grove_intern_destroy(g->strings);
-    free(g->v);
-    free(g->first_out);
-    free(g->last_out);
-    free(g->first_in);
-    free(g->parent);
-    free(g->next_type);
-    free(g->next_name);
-    free(g->next_rank);
-    free(g->e);
-    free(g->kv);
-    free(g->recs);
-    free(g->by_type);
-    free(g->by_name);
+    GROVEP_FREE_ALL(g->v, g->first_out, g->last_out, g->first_in, g->parent, g->next_type,
+                    g->next_name, g->next_rank, g->e, g->kv, g->recs, g->by_type, g->by_name);
     map_free(&g->by_rank);
     uuid_index_free(g->uuidx);
     map_free(&g->shared_idx);

@@ -1230,19 +1230,10 @@ static int expand(grug_t *r)
 static void grug_fini(grug_t *r)
 {
     grove_intern_destroy(r->s);
-    free(r->keys);
-    free(r->t);
-    free(r->e);
-    free(r->eorder);
-    free(r->tmpl_of_sym);
-    free(r->ev);
-    free(r->evn);
-    free(r->pn);
+    GROVEP_FREE_ALL(r->keys, r->t, r->e, r->eorder, r->tmpl_of_sym, r->ev, r->evn, r->pn);
     for (size_t i = 0; i < r->nsub; i++)
         free(r->pathof[i]);
-    free(r->pathof);
-    free(r->subsys);
-    free(r->roots);
+    GROVEP_FREE_ALL(r->pathof, r->subsys, r->roots);
     if (r->gen)
         for (size_t i = 0; i < r->nt; i++)
             free(r->gen[i].a);
@@ -1250,12 +1241,7 @@ static void grug_fini(grug_t *r)
     if (r->by_type)
         for (size_t i = 0; i < r->ntypesyms; i++)
             free(r->by_type[i].a);
-    free(r->by_type);
-    free(r->hier);
-    free(r->keep_type);
-    free(r->pbuf);
-    free(r->count);
-    free(r->root_counted);
+    GROVEP_FREE_ALL(r->by_type, r->hier, r->keep_type, r->pbuf, r->count, r->root_counted);
 }
 
 /* The first error libxml2 reports (later ones are often consequences). */

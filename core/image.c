@@ -39,10 +39,7 @@ void grove_image_destroy(grove_image_t *im)
         return;
     if (!im->taken)
         grove_graph_destroy(im->g);
-    free(im->status);
-    free(im->hbase);
-    free(im->hrec);
-    free(im->recs);
+    GROVEP_FREE_ALL(im->status, im->hbase, im->hrec, im->recs);
     for (size_t i = 0; i < im->njobs; i++) {
         free(im->jobs[i].job.picks);
         free(im->jobs[i].request);

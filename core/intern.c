@@ -111,10 +111,7 @@ void grove_intern_destroy(grove_intern_t *t)
         free(c);
         c = next;
     }
-    free(t->str);
-    free(t->len);
-    free(t->hash);
-    free(t->slots);
+    GROVEP_FREE_ALL(t->str, t->len, t->hash, t->slots);
     free(t);
     errno = saved;
 }

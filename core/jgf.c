@@ -1330,20 +1330,8 @@ static int top_member(grovep_json_t *js, const char *k, size_t kl, const grovep_
 static void reader_free(reader_t *r)
 {
     grovep_json_free(&r->js);
-    free(r->fids.p);
-    free(r->fid);
-    free(r->num);
-    free(r->slots);
-    free(r->props);
-    free(r->tags);
-    free(r->cpaths);
-    free(r->recs);
-    free(r->paths);
-    free(r->vpath);
-    free(r->pname);
-    free(r->parena.p);
-    free(r->stats);
-    free(r->up);
+    GROVEP_FREE_ALL(r->fids.p, r->fid, r->num, r->slots, r->props, r->tags, r->cpaths, r->recs,
+                    r->paths, r->vpath, r->pname, r->parena.p, r->stats, r->up);
 }
 
 /* Refuse a containment chain deeper than GROVE_MAX_DEPTH: every vertex's

@@ -1747,10 +1747,7 @@ void grove_jobspec_destroy(grove_jobspec_t *js)
     int saved = errno;
     for (size_t i = 0; i < js->nres; i++) {
         grove_jobspec_resource_t *r = &js->res[i];
-        free(r->type);
-        free(r->label);
-        free(r->unit);
-        free(r->id);
+        GROVEP_FREE_ALL(r->type, r->label, r->unit, r->id);
         grove_count_clear(&r->count);
     }
     free(js->res);
@@ -1758,10 +1755,7 @@ void grove_jobspec_destroy(grove_jobspec_t *js)
         grove_jobspec_task_t *t = &js->tasks[i];
         for (size_t k = 0; k < t->argc; k++)
             free(t->argv[k]);
-        free(t->argv);
-        free(t->slot);
-        free(t->type);
-        free(t->distribution);
+        GROVEP_FREE_ALL(t->argv, t->slot, t->type, t->distribution);
     }
     free(js->tasks);
     for (size_t i = 0; i < js->nwarn; i++)

@@ -114,10 +114,7 @@ void grove_rv1_destroy(grove_rv1_t *R)
         grove_idset_destroy(R->props[i].ranks);
     }
     free(R->props);
-    json_decref(R->nodelist_as_read);
-    json_decref(R->scheduling);
-    json_decref(R->extra);
-    json_decref(R->exec_extra);
+    GROVEP_EACH(json_decref, json_t, R->nodelist_as_read, R->scheduling, R->extra, R->exec_extra);
     free(R);
 }
 

@@ -855,10 +855,7 @@ static int shard_run(const grove_graph_t *g, const grove_rv1_t *R, const uint8_t
 out:
     {
         int saved = errno;
-        free(s.tsym);
-        free(s.it);
-        free(s.stack);
-        free(s.out);
+        GROVEP_FREE_ALL(s.tsym, s.it, s.stack, s.out);
         errno = saved;
     }
     return rc;

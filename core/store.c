@@ -163,10 +163,7 @@ struct grove_store {
 
 static void shadow_free(struct shadow *sh)
 {
-    free(sh->v);
-    free(sh->epos);
-    free(sh->eh);
-    free(sh->j);
+    GROVEP_FREE_ALL(sh->v, sh->epos, sh->eh, sh->j);
     memset(sh, 0, sizeof(*sh));
 }
 

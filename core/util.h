@@ -131,6 +131,22 @@ void *grovep_load_file(const char *path, const char *source, grovep_text_reader_
         (pos) = lo_;                                                            \
     } while (0)
 
+/* Call fn, a function taking a T *, on each of the pointers listed, in
+ * order: the destructor of an object that owns many members says which
+ * ones and how they are freed in one statement, not one line each.  The
+ * list is a local array, so nothing is allocated (destructors run when
+ * memory is short). */
+#define GROVEP_EACH(fn, T, ...)                                                 \
+    do {                                                                        \
+        T *const each_[] = {__VA_ARGS__};                                       \
+        for (size_t each_i_ = 0; each_i_ < sizeof(each_) / sizeof(*each_);     \
+             each_i_++)                                                         \
+            fn(each_[each_i_]);                                                 \
+    } while (0)
+
+/* free() each of the buffers listed (NULL ones too, as free does). */
+#define GROVEP_FREE_ALL(...) GROVEP_EACH(free, void, __VA_ARGS__)
+
 /* The name of value i of an enumeration from its table of n names, or
  * NULL when i is out of range. */
 static inline const char *grovep_name_of(const char *const *names, unsigned n, unsigned i)

@@ -46,8 +46,7 @@ void grove_accum_destroy(grove_accum_t *a)
 {
     if (!a)
         return;
-    free(a->v);
-    free(a->score);
+    GROVEP_FREE_ALL(a->v, a->score);
     free(a);
 }
 

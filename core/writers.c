@@ -140,14 +140,7 @@ void grove_writer_destroy(grove_writer_t *w)
 {
     if (!w)
         return;
-    free(w->stamp);
-    free(w->slot);
-    free(w->ents);
-    free(w->lk);
-    free(w->out);
-    free(w->ord);
-    free(w->stack);
-    free(w->spool.p);
+    GROVEP_FREE_ALL(w->stamp, w->slot, w->ents, w->lk, w->out, w->ord, w->stack, w->spool.p);
     free(w);
 }
 
