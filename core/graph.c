@@ -482,25 +482,10 @@ grove_sym_t grove_graph_sym_lookup(const grove_graph_t *g, const char *s)
     return grove_intern_lookup(g->strings, s);
 }
 
-size_t grove_graph_vertex_slots(const grove_graph_t *g)
-{
-    return g->nv;
-}
-
-size_t grove_graph_vertex_count(const grove_graph_t *g)
-{
-    return g->nlive;
-}
-
-size_t grove_graph_edge_count(const grove_graph_t *g)
-{
-    return g->nlive_e;
-}
-
-size_t grove_graph_edge_slots(const grove_graph_t *g)
-{
-    return g->ne;
-}
+GROVEP_GETTER(size_t, grove_graph_vertex_slots, grove_graph_t, nv)
+GROVEP_GETTER(size_t, grove_graph_vertex_count, grove_graph_t, nlive)
+GROVEP_GETTER(size_t, grove_graph_edge_count, grove_graph_t, nlive_e)
+GROVEP_GETTER(size_t, grove_graph_edge_slots, grove_graph_t, ne)
 
 bool grove_graph_has_vertex(const grove_graph_t *g, grove_vid_t v)
 {
@@ -525,10 +510,7 @@ size_t grove_graph_bytes(const grove_graph_t *g)
     return b + grove_intern_bytes(g->strings);
 }
 
-int64_t grove_graph_now(const grove_graph_t *g)
-{
-    return g->now;
-}
+GROVEP_GETTER(int64_t, grove_graph_now, grove_graph_t, now)
 
 void grove_graph_set_now(grove_graph_t *g, int64_t now)
 {
@@ -1492,41 +1474,47 @@ static grove_vid_t skip_dead(const grove_graph_t *g, const grove_vid_t *next, gr
     return v;
 }
 
+/* The first live vertex of a chain from its head, or of the rest of
+ * the chain after v (next: the chain's links). */
+static grove_vid_t chain_first(const grove_graph_t *g, const grove_vid_t *next,
+                               const grovep_chain_t *c)
+{
+    return c ? skip_dead(g, next, c->head) : GROVE_VID_NONE;
+}
+
+static grove_vid_t chain_next(const grove_graph_t *g, const grove_vid_t *next, grove_vid_t v)
+{
+    return v < g->nv ? skip_dead(g, next, next[v]) : GROVE_VID_NONE;
+}
+
 grove_vid_t grove_graph_first_by_type(const grove_graph_t *g, grove_sym_t type)
 {
-    if (type >= g->chain_cap)
-        return GROVE_VID_NONE;
-    return skip_dead(g, g->next_type, g->by_type[type].head);
+    return chain_first(g, g->next_type, type < g->chain_cap ? &g->by_type[type] : NULL);
 }
 
 grove_vid_t grove_vertex_next_same_type(const grove_graph_t *g, grove_vid_t v)
 {
-    return v < g->nv ? skip_dead(g, g->next_type, g->next_type[v]) : GROVE_VID_NONE;
+    return chain_next(g, g->next_type, v);
 }
 
 grove_vid_t grove_graph_first_by_name(const grove_graph_t *g, grove_sym_t name)
 {
-    if (name >= g->chain_cap)
-        return GROVE_VID_NONE;
-    return skip_dead(g, g->next_name, g->by_name[name].head);
+    return chain_first(g, g->next_name, name < g->chain_cap ? &g->by_name[name] : NULL);
 }
 
 grove_vid_t grove_vertex_next_same_name(const grove_graph_t *g, grove_vid_t v)
 {
-    return v < g->nv ? skip_dead(g, g->next_name, g->next_name[v]) : GROVE_VID_NONE;
+    return chain_next(g, g->next_name, v);
 }
 
 grove_vid_t grove_graph_first_by_rank(const grove_graph_t *g, int64_t rank)
 {
-    if (rank < 0)
-        return GROVE_VID_NONE;
-    grovep_chain_t *c = map_get(&g->by_rank, (uint64_t)rank);
-    return c ? skip_dead(g, g->next_rank, c->head) : GROVE_VID_NONE;
+    return chain_first(g, g->next_rank, rank < 0 ? NULL : map_get(&g->by_rank, (uint64_t)rank));
 }
 
 grove_vid_t grove_vertex_next_same_rank(const grove_graph_t *g, grove_vid_t v)
 {
-    return v < g->nv ? skip_dead(g, g->next_rank, g->next_rank[v]) : GROVE_VID_NONE;
+    return chain_next(g, g->next_rank, v);
 }
 
 size_t grove_graph_count_type(const grove_graph_t *g, grove_sym_t type)

@@ -63,20 +63,14 @@ grove_graph_t *grove_image_take_graph(grove_image_t *im)
     return im->g;
 }
 
-bool grove_image_has_jobs(const grove_image_t *im)
-{
-    return im->has_jobs;
-}
+GROVEP_GETTER(bool, grove_image_has_jobs, grove_image_t, has_jobs)
 
 bool grove_image_has_acquire(const grove_image_t *im)
 {
     return im->acquire != NULL;
 }
 
-const char *grove_image_policy(const grove_image_t *im)
-{
-    return im->policy;
-}
+GROVEP_GETTER(const char *, grove_image_policy, grove_image_t, policy)
 
 grove_image_t *grovep_image_new(size_t slots)
 {

@@ -202,10 +202,7 @@ const char *grove_intern_str(const grove_intern_t *t, grove_sym_t sym)
     return sym < t->count ? t->str[sym] : NULL;
 }
 
-size_t grove_intern_count(const grove_intern_t *t)
-{
-    return t->count;
-}
+GROVEP_GETTER(size_t, grove_intern_count, grove_intern_t, count)
 
 size_t grove_intern_bytes(const grove_intern_t *t)
 {

@@ -1771,50 +1771,20 @@ void grove_jobspec_destroy(grove_jobspec_t *js)
 /* Accessors                                                             */
 /* ==================================================================== */
 
-int grove_jobspec_version(const grove_jobspec_t *js)
-{
-    return js->version;
-}
-
-double grove_jobspec_duration(const grove_jobspec_t *js)
-{
-    return js->duration;
-}
-
-const json_t *grove_jobspec_json(const grove_jobspec_t *js)
-{
-    return js->doc;
-}
-
-const json_t *grove_jobspec_user(const grove_jobspec_t *js)
-{
-    return js->user;
-}
-
-const json_t *grove_jobspec_system(const grove_jobspec_t *js)
-{
-    return js->system;
-}
-
-const grove_constraint_t *grove_jobspec_constraint(const grove_jobspec_t *js)
-{
-    return js->constraint;
-}
-
-size_t grove_jobspec_warning_count(const grove_jobspec_t *js)
-{
-    return js->nwarn;
-}
+GROVEP_GETTER(int, grove_jobspec_version, grove_jobspec_t, version)
+GROVEP_GETTER(double, grove_jobspec_duration, grove_jobspec_t, duration)
+GROVEP_GETTER(const json_t *, grove_jobspec_json, grove_jobspec_t, doc)
+GROVEP_GETTER(const json_t *, grove_jobspec_user, grove_jobspec_t, user)
+GROVEP_GETTER(const json_t *, grove_jobspec_system, grove_jobspec_t, system)
+GROVEP_GETTER(const grove_constraint_t *, grove_jobspec_constraint, grove_jobspec_t, constraint)
+GROVEP_GETTER(size_t, grove_jobspec_warning_count, grove_jobspec_t, nwarn)
 
 const char *grove_jobspec_warning(const grove_jobspec_t *js, size_t i)
 {
     return i < js->nwarn ? js->warnings[i] : NULL;
 }
 
-size_t grove_jobspec_resource_total(const grove_jobspec_t *js)
-{
-    return js->nres;
-}
+GROVEP_GETTER(size_t, grove_jobspec_resource_total, grove_jobspec_t, nres)
 
 const grove_jobspec_resource_t *grove_jobspec_resource_at(const grove_jobspec_t *js, size_t i)
 {
@@ -1826,65 +1796,26 @@ const grove_jobspec_resource_t *grove_jobspec_resource_first(const grove_jobspec
     return js->nres > 0 ? &js->res[0] : NULL;
 }
 
-const grove_jobspec_resource_t *grove_jobspec_resource_next(const grove_jobspec_resource_t *r)
-{
-    return r->next;
-}
-
-const grove_jobspec_resource_t *grove_jobspec_resource_child(const grove_jobspec_resource_t *r)
-{
-    return r->child;
-}
-
-const grove_jobspec_resource_t *grove_jobspec_resource_parent(const grove_jobspec_resource_t *r)
-{
-    return r->parent;
-}
-
-size_t grove_jobspec_resource_index(const grove_jobspec_resource_t *r)
-{
-    return r->index;
-}
-
-unsigned grove_jobspec_resource_depth(const grove_jobspec_resource_t *r)
-{
-    return r->depth;
-}
-
-size_t grove_jobspec_resource_nchildren(const grove_jobspec_resource_t *r)
-{
-    return r->nchildren;
-}
-
-const char *grove_jobspec_resource_type(const grove_jobspec_resource_t *r)
-{
-    return r->type;
-}
-
-const char *grove_jobspec_resource_label(const grove_jobspec_resource_t *r)
-{
-    return r->label;
-}
-
-const char *grove_jobspec_resource_unit(const grove_jobspec_resource_t *r)
-{
-    return r->unit;
-}
-
-const char *grove_jobspec_resource_id(const grove_jobspec_resource_t *r)
-{
-    return r->id;
-}
+GROVEP_GETTER(const grove_jobspec_resource_t *, grove_jobspec_resource_next,
+              grove_jobspec_resource_t, next)
+GROVEP_GETTER(const grove_jobspec_resource_t *, grove_jobspec_resource_child,
+              grove_jobspec_resource_t, child)
+GROVEP_GETTER(const grove_jobspec_resource_t *, grove_jobspec_resource_parent,
+              grove_jobspec_resource_t, parent)
+GROVEP_GETTER(size_t, grove_jobspec_resource_index, grove_jobspec_resource_t, index)
+GROVEP_GETTER(unsigned, grove_jobspec_resource_depth, grove_jobspec_resource_t, depth)
+GROVEP_GETTER(size_t, grove_jobspec_resource_nchildren, grove_jobspec_resource_t, nchildren)
+GROVEP_GETTER(const char *, grove_jobspec_resource_type, grove_jobspec_resource_t, type)
+GROVEP_GETTER(const char *, grove_jobspec_resource_label, grove_jobspec_resource_t, label)
+GROVEP_GETTER(const char *, grove_jobspec_resource_unit, grove_jobspec_resource_t, unit)
+GROVEP_GETTER(const char *, grove_jobspec_resource_id, grove_jobspec_resource_t, id)
 
 const grove_count_t *grove_jobspec_resource_count(const grove_jobspec_resource_t *r)
 {
     return &r->count;
 }
 
-int grove_jobspec_resource_exclusive_raw(const grove_jobspec_resource_t *r)
-{
-    return r->exclusive;
-}
+GROVEP_GETTER(int, grove_jobspec_resource_exclusive_raw, grove_jobspec_resource_t, exclusive)
 
 bool grove_jobspec_resource_exclusive(const grove_jobspec_resource_t *r)
 {
@@ -1893,45 +1824,24 @@ bool grove_jobspec_resource_exclusive(const grove_jobspec_resource_t *r)
     return r->is_slot || r->in_slot;
 }
 
-bool grove_jobspec_resource_is_slot(const grove_jobspec_resource_t *r)
-{
-    return r->is_slot;
-}
-
-bool grove_jobspec_resource_in_slot(const grove_jobspec_resource_t *r)
-{
-    return r->in_slot;
-}
-
-int grove_jobspec_resource_line(const grove_jobspec_resource_t *r)
-{
-    return r->line;
-}
-
-size_t grove_jobspec_task_count(const grove_jobspec_t *js)
-{
-    return js->ntasks;
-}
+GROVEP_GETTER(bool, grove_jobspec_resource_is_slot, grove_jobspec_resource_t, is_slot)
+GROVEP_GETTER(bool, grove_jobspec_resource_in_slot, grove_jobspec_resource_t, in_slot)
+GROVEP_GETTER(int, grove_jobspec_resource_line, grove_jobspec_resource_t, line)
+GROVEP_GETTER(size_t, grove_jobspec_task_count, grove_jobspec_t, ntasks)
 
 const grove_jobspec_task_t *grove_jobspec_task(const grove_jobspec_t *js, size_t i)
 {
     return i < js->ntasks ? &js->tasks[i] : NULL;
 }
 
-size_t grove_jobspec_task_argc(const grove_jobspec_task_t *t)
-{
-    return t->argc;
-}
+GROVEP_GETTER(size_t, grove_jobspec_task_argc, grove_jobspec_task_t, argc)
 
 const char *grove_jobspec_task_arg(const grove_jobspec_task_t *t, size_t i)
 {
     return i < t->argc ? t->argv[i] : NULL;
 }
 
-const char *grove_jobspec_task_slot(const grove_jobspec_task_t *t)
-{
-    return t->slot;
-}
+GROVEP_GETTER(const char *, grove_jobspec_task_slot, grove_jobspec_task_t, slot)
 
 grove_task_count_kind_t grove_jobspec_task_count_kind(const grove_jobspec_task_t *t,
                                                       uint64_t *n, const char **type)
@@ -1943,12 +1853,5 @@ grove_task_count_kind_t grove_jobspec_task_count_kind(const grove_jobspec_task_t
     return t->kind;
 }
 
-const char *grove_jobspec_task_distribution(const grove_jobspec_task_t *t)
-{
-    return t->distribution;
-}
-
-const json_t *grove_jobspec_task_attributes(const grove_jobspec_task_t *t)
-{
-    return t->attributes;
-}
+GROVEP_GETTER(const char *, grove_jobspec_task_distribution, grove_jobspec_task_t, distribution)
+GROVEP_GETTER(const json_t *, grove_jobspec_task_attributes, grove_jobspec_task_t, attributes)

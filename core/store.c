@@ -533,10 +533,7 @@ grove_store_t *grove_store_open(const char *path, int flags, grove_error_t *err)
     return s;
 }
 
-int64_t grove_store_generation(const grove_store_t *s)
-{
-    return s->sh.gen;
-}
+GROVEP_GETTER(int64_t, grove_store_generation, grove_store_t, sh.gen)
 
 /* ---- saving -------------------------------------------------------------------- */
 

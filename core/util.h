@@ -112,6 +112,17 @@ typedef void *(*grovep_text_reader_f)(const char *text, size_t len, const char *
 void *grovep_load_file(const char *path, const char *source, grovep_text_reader_f read,
                        const void *arg, grove_error_t *err);
 
+/* Define the static grovep_text_reader_f `name` that parses with
+ * `read(text, len, source, err)`, for a format whose reader takes no
+ * options (its loader passes arg NULL). */
+#define GROVEP_TEXT_READER(name, read)                                          \
+    static void *name(const char *text, size_t len, const char *source,         \
+                      const void *arg, grove_error_t *err)                      \
+    {                                                                           \
+        (void)arg;                                                              \
+        return read(text, len, source, err);                                    \
+    }
+
 /* Binary search: set pos (a size_t) to the first index in [0, n) at
  * which the condition below, an expression of the index variable i,
  * is false (n if none).  below must hold for a prefix of the indices
@@ -130,6 +141,16 @@ void *grovep_load_file(const char *path, const char *source, grovep_text_reader_
         }                                                                       \
         (pos) = lo_;                                                            \
     } while (0)
+
+/* Define `type name(const T *o)` returning o->member: the read-only
+ * accessors of an opaque type, one line each (their contract is at the
+ * prototype in the public header, which also keeps -Wmissing-prototypes
+ * satisfied). */
+#define GROVEP_GETTER(type, name, T, member)                                    \
+    type name(const T *o)                                                       \
+    {                                                                           \
+        return o->member;                                                       \
+    }
 
 /* Call fn, a function taking a T *, on each of the pointers listed, in
  * order: the destructor of an object that owns many members says which

@@ -77,10 +77,7 @@ int grove_accum_push(grove_accum_t *a, grove_vid_t v, double score)
     return 0;
 }
 
-size_t grove_accum_count(const grove_accum_t *a)
-{
-    return a->n;
-}
+GROVEP_GETTER(size_t, grove_accum_count, grove_accum_t, n)
 
 grove_vid_t grove_accum_at(const grove_accum_t *a, size_t i, double *score)
 {
