@@ -1448,12 +1448,7 @@ grove_graph_t *grove_jgf_read_json(const struct json_t *json, const char *source
     return run(&r, &top);
 }
 
-static void *read_text(const char *text, size_t len, const char *source, const void *arg,
-                       grove_error_t *err)
-{
-    (void)arg;
-    return grove_jgf_read(text, len, source, err);
-}
+GROVEP_TEXT_READER(read_text, grove_jgf_read)
 
 grove_graph_t *grove_jgf_load(const char *path, grove_error_t *err)
 {

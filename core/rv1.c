@@ -820,12 +820,7 @@ grove_rv1_t *grove_rv1_decode(const char *text, size_t len, const char *source,
     return R;
 }
 
-static void *read_text(const char *text, size_t len, const char *source, const void *arg,
-                       grove_error_t *err)
-{
-    (void)arg;
-    return grove_rv1_decode(text, len, source, err);
-}
+GROVEP_TEXT_READER(read_text, grove_rv1_decode)
 
 grove_rv1_t *grove_rv1_load(const char *path, grove_error_t *err)
 {
