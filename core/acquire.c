@@ -93,7 +93,7 @@ grove_acquire_t *grove_acquire_create(grove_graph_t *g, grove_matcher_t *m, cons
         errno = EINVAL;
         return NULL;
     }
-    grove_acquire_t *a = calloc(1, sizeof(*a));
+    grove_acquire_t *a = grovep_zalloc(sizeof(*a));
     if (!a)
         return NULL;
     a->g = g;

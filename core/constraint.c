@@ -313,8 +313,7 @@ grove_constraint_t *grove_constraint_from_json(const json_t *o, const char *path
     if (path)
         grovep_path_key(&p, path);
     if (!o) {
-        grove_error_set(err, NULL, 0, "no constraint");
-        errno = EINVAL;
+        grovep_errorf(err, EINVAL, "no constraint");
         return NULL;
     }
     return grovep_constraint_compile(o, NULL, &p, NULL, err);
@@ -328,8 +327,7 @@ grove_constraint_t *grove_constraint_parse(const char *text, grove_error_t *err)
 
     grove_error_clear(err);
     if (!text) {
-        grove_error_set(err, NULL, 0, "no constraint");
-        errno = EINVAL;
+        grovep_errorf(err, EINVAL, "no constraint");
         return NULL;
     }
     if (grovep_doc_read(text, strlen(text), 0, NULL, &doc, &lines, err) < 0)

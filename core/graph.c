@@ -415,7 +415,7 @@ int grove_status_parse(const char *s)
 
 grove_graph_t *grove_graph_create(void)
 {
-    grove_graph_t *g = calloc(1, sizeof(*g));
+    grove_graph_t *g = grovep_zalloc(sizeof(*g));
     if (!g)
         return NULL;
     g->strings = grove_intern_create();
@@ -626,15 +626,10 @@ static int reserve_vertices(grove_graph_t *g, size_t need)
     GROWV(next_name);
     GROWV(next_rank);
 #undef GROWV
+    size_t ucap = g->vcap; /* the uuid index, once built, grows with them */
     struct grovep_uuidx *x = g->uuidx;
-    if (x->u && cap > g->vcap) {
-        uint8_t(*u)[16] = realloc(x->u, cap * sizeof(*u));
-        if (!u) {
-            errno = ENOMEM;
-            return -1;
-        }
-        x->u = u;
-    }
+    if (x->u && grovep_grow((void **)&x->u, &ucap, need, sizeof(*x->u)) < 0)
+        return -1;
     g->vcap = cap;
     return 0;
 }
@@ -1123,36 +1118,35 @@ int grove_graph_set_opposite(grove_graph_t *g, grove_eid_t a, grove_eid_t b)
     return 0;
 }
 
+/* The link to the next edge of x in its out-list of src (out) or in-list
+ * of dst. */
+static grove_eid_t *edge_link(grove_graph_t *g, grove_eid_t x, bool out)
+{
+    return out ? &g->e[x].next_out : &g->e[x].next_in;
+}
+
+/* Take e out of the list starting at *head (an out-list when out, else an
+ * in-list).  The edge before it, or GROVEP_NONE when e was first. */
+static grove_eid_t list_unlink(grove_graph_t *g, grove_eid_t *head, grove_eid_t e, bool out)
+{
+    grove_eid_t prev = GROVEP_NONE;
+    for (grove_eid_t x = *head; x != GROVEP_NONE; prev = x, x = *edge_link(g, x, out))
+        if (x == e) {
+            *(prev == GROVEP_NONE ? head : edge_link(g, prev, out)) = *edge_link(g, e, out);
+            break;
+        }
+    return prev;
+}
+
 void grovep_edge_remove(grove_graph_t *g, grove_eid_t e)
 {
     grovep_edge_t *ed = &g->e[e];
     if (ed->flags & GROVEP_E_DEAD)
         return;
-    /* out-list of src */
-    grove_eid_t prev = GROVEP_NONE;
-    for (grove_eid_t x = g->first_out[ed->src]; x != GROVEP_NONE; x = g->e[x].next_out) {
-        if (x == e) {
-            if (prev == GROVEP_NONE)
-                g->first_out[ed->src] = ed->next_out;
-            else
-                g->e[prev].next_out = ed->next_out;
-            if (g->last_out[ed->src] == e)
-                g->last_out[ed->src] = prev;
-            break;
-        }
-        prev = x;
-    }
-    prev = GROVEP_NONE;
-    for (grove_eid_t x = g->first_in[ed->dst]; x != GROVEP_NONE; x = g->e[x].next_in) {
-        if (x == e) {
-            if (prev == GROVEP_NONE)
-                g->first_in[ed->dst] = ed->next_in;
-            else
-                g->e[prev].next_in = ed->next_in;
-            break;
-        }
-        prev = x;
-    }
+    grove_eid_t prev = list_unlink(g, &g->first_out[ed->src], e, true);
+    if (g->last_out[ed->src] == e)
+        g->last_out[ed->src] = prev;
+    list_unlink(g, &g->first_in[ed->dst], e, false);
     if (ed->opposite != GROVEP_NONE)
         g->e[ed->opposite].opposite = GROVEP_NONE;
     if (g->subsys[ed->sub] == g->sym_containment && !(ed->flags & GROVEP_E_UP)
@@ -1540,9 +1534,21 @@ void grovep_vertex_kill(grove_graph_t *g, grove_vid_t v)
     g->parent[v] = GROVEP_NONE;
 }
 
+/* Copy the n elements of elem bytes at src into the array *dst (of *cap
+ * elements), growing it first.  0, or -1 with ENOMEM. */
+static int copy_grown(void **dst, size_t *cap, const void *src, size_t n, size_t elem)
+{
+    if (!n)
+        return 0;
+    if (grovep_grow(dst, cap, n, elem) < 0)
+        return -1;
+    memcpy(*dst, src, n * elem);
+    return 0;
+}
+
 grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
 {
-    grove_graph_t *c = calloc(1, sizeof(*c));
+    grove_graph_t *c = grovep_zalloc(sizeof(*c));
     if (!c)
         return NULL;
     *c = *g;
@@ -1591,21 +1597,10 @@ grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
     CP(next_type, g->nv);
     CP(next_name, g->nv);
     CP(next_rank, g->nv);
-    if (g->ne) {
-        if (grovep_grow((void **)&c->e, &c->ecap, g->ne, sizeof(*c->e)) < 0)
-            goto fail;
-        CP(e, g->ne);
-    }
-    if (g->nkv) {
-        if (grovep_grow((void **)&c->kv, &c->kvcap, g->nkv, sizeof(*c->kv)) < 0)
-            goto fail;
-        CP(kv, g->nkv);
-    }
-    if (g->nrec) {
-        if (grovep_grow((void **)&c->recs, &c->reccap, g->nrec, sizeof(*c->recs)) < 0)
-            goto fail;
-        CP(recs, g->nrec);
-    }
+    if (copy_grown((void **)&c->e, &c->ecap, g->e, g->ne, sizeof(*c->e)) < 0 ||
+        copy_grown((void **)&c->kv, &c->kvcap, g->kv, g->nkv, sizeof(*c->kv)) < 0 ||
+        copy_grown((void **)&c->recs, &c->reccap, g->recs, g->nrec, sizeof(*c->recs)) < 0)
+        goto fail;
     if (g->chain_cap) {
         c->by_type = malloc(g->chain_cap * sizeof(*c->by_type));
         c->by_name = malloc(g->chain_cap * sizeof(*c->by_name));

@@ -82,18 +82,13 @@ static size_t upper(const grove_idset_t *s, unsigned id)
 
 grove_idset_t *grove_idset_create(void)
 {
-    grove_idset_t *s = calloc(1, sizeof(*s));
-    if (!s)
-        errno = ENOMEM;
-    return s;
+    return grovep_zalloc(sizeof(grove_idset_t));
 }
 
 void grove_idset_destroy(grove_idset_t *s)
 {
-    if (s) {
-        free(s->r);
-        free(s);
-    }
+    if (s)
+        GROVEP_FREE_ALL(s->r, s);
 }
 
 grove_idset_t *grove_idset_copy(const grove_idset_t *s)

@@ -74,7 +74,7 @@ GROVEP_GETTER(const char *, grove_image_policy, grove_image_t, policy)
 
 grove_image_t *grovep_image_new(size_t slots)
 {
-    grove_image_t *im = calloc(1, sizeof(*im));
+    grove_image_t *im = grovep_zalloc(sizeof(*im));
     if (!im)
         return NULL;
     im->slots = slots;

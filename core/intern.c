@@ -89,7 +89,7 @@ static int grow_arrays(grove_intern_t *t)
 
 grove_intern_t *grove_intern_create(void)
 {
-    grove_intern_t *t = calloc(1, sizeof(*t));
+    grove_intern_t *t = grovep_zalloc(sizeof(*t));
     if (!t)
         return NULL;
     if (rehash(t, 128) < 0 || grove_intern(t, "") != GROVE_SYM_EMPTY) {

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error_private.h"
 #include "limit.h"
 #include "graph_private.h"
 #include "jgf.h"
@@ -1439,8 +1440,7 @@ grove_graph_t *grove_jgf_read_json(const struct json_t *json, const char *source
 {
     grove_error_clear(err);
     if (!json) {
-        grove_error_set(err, source, 0, "no document");
-        errno = EINVAL;
+        grovep_error_fail(err, EINVAL, source, 0, "no document");
         return NULL;
     }
     reader_t r = {.js = {.source = source, .err = err, .json = true}};

@@ -623,18 +623,13 @@ static int read_yaml(const char *text, size_t len, const char *source, json_t **
     yreader_t *r;
     int ndocs = 0, rc = -1;
 
-    if (!(r = calloc(1, sizeof(*r)))) {
-        grove_error_set(err, source, 0, "out of memory");
-        errno = ENOMEM;
-        return -1;
-    }
+    if (!(r = grovep_zalloc(sizeof(*r))))
+        return grovep_error_nomem(err, source);
     r->source = source;
     r->err = err;
     if (!yaml_parser_initialize(&parser)) {
         free(r);
-        grove_error_set(err, source, 0, "out of memory");
-        errno = ENOMEM;
-        return -1;
+        return grovep_error_nomem(err, source);
     }
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     for (;;) {
@@ -695,11 +690,8 @@ int grovep_doc_read(const char *text, size_t len, unsigned flags, const char *so
                     json_t **doc, json_t **lines, grove_error_t *err)
 {
     *doc = *lines = NULL;
-    if (!text) {
-        grove_error_set(err, source, 0, "no input");
-        errno = EINVAL;
-        return -1;
-    }
+    if (!text)
+        return grovep_error_fail(err, EINVAL, source, 0, "no input");
     if (flags & GROVE_JOBSPEC_JSON)
         return read_json(text, len, source, doc, err);
     if (flags & GROVE_JOBSPEC_YAML)
@@ -877,6 +869,15 @@ static char *dup_string(vctx_t *c, const json_t *v)
     if (!s)
         vnomem(c);
     return s;
+}
+
+/* A copy of the string v (shadow sh) in *out (caller frees).  0, or -1
+ * after a failure (not a string, or ENOMEM). */
+static int copy_string(vctx_t *c, const json_t *v, const json_t *sh, char **out)
+{
+    if (need_string(c, v, sh) < 0 || !(*out = dup_string(c, v)))
+        return -1;
+    return 0;
 }
 
 /* A positive integer (>= min) at v. */
@@ -1067,10 +1068,8 @@ static int resource_vertex(vctx_t *c, const json_t *v, const json_t *sh, size_t 
         if (!(x = json_object_get(v, strkeys[i])))
             continue;
         old = grovep_path_key(&c->path, strkeys[i]);
-        if (need_string(c, x, grovep_shadow_key(sh, strkeys[i])) < 0)
-            return -1;
-        char *s = dup_string(c, x);
-        if (!s)
+        char *s;
+        if (copy_string(c, x, grovep_shadow_key(sh, strkeys[i]), &s) < 0)
             return -1;
         r = &js->res[idx];
         if (i == 0)
@@ -1207,16 +1206,29 @@ static int v1_slot(vctx_t *c, const json_t *slot, const json_t *sh)
     return 0;
 }
 
+/* The one element of the array list (at shadow sh), which V1 requires,
+ * entered in the path, its shadow in *esh; what (and unit, after the
+ * size) say in the message what the array must hold.  NULL after a
+ * failure. */
+static const json_t *v1_only(vctx_t *c, const json_t *list, const json_t *sh, const char *what,
+                             const char *unit, const json_t **esh)
+{
+    if (json_array_size(list) != 1) {
+        vfail(c, sh, "V1 allows exactly %s (got %zu%s)", what, json_array_size(list), unit);
+        return NULL;
+    }
+    *esh = grovep_shadow_index(sh, 0);
+    grovep_path_index(&c->path, 0);
+    return json_array_get(list, 0);
+}
+
 static int v1_resources(vctx_t *c, const json_t *res, const json_t *sh)
 {
     static const char *const nodekeys[] = {"type", "count", "unit", "with", "exclusive", NULL};
     size_t old = grovep_path_key(&c->path, "resources");
-    if (json_array_size(res) != 1)
-        return vfail(c, sh, "V1 allows exactly one top-level resource (got %zu)",
-                     json_array_size(res));
-    const json_t *top = json_array_get(res, 0);
-    const json_t *tsh = grovep_shadow_index(sh, 0);
-    grovep_path_index(&c->path, 0);
+    const json_t *tsh, *top = v1_only(c, res, sh, "one top-level resource", "", &tsh);
+    if (!top)
+        return -1;
     const char *type = json_string_value(json_object_get(top, "type"));
     if (strcmp(type, "slot") == 0) {
         if (v1_slot(c, top, tsh) < 0)
@@ -1236,12 +1248,9 @@ static int v1_resources(vctx_t *c, const json_t *res, const json_t *sh)
         grovep_path_key(&c->path, "with");
         if (!with)
             return vfail(c, tsh, "required key is missing (a V1 node holds one slot)");
-        if (json_array_size(with) != 1)
-            return vfail(c, wsh, "V1 allows exactly one slot in a node (got %zu resources)",
-                         json_array_size(with));
-        const json_t *slot = json_array_get(with, 0);
-        const json_t *ssh = grovep_shadow_index(wsh, 0);
-        grovep_path_index(&c->path, 0);
+        const json_t *ssh, *slot = v1_only(c, with, wsh, "one slot in a node", " resources", &ssh);
+        if (!slot)
+            return -1;
         const char *st = json_string_value(json_object_get(slot, "type"));
         if (strcmp(st, "slot") != 0) {
             grovep_path_key(&c->path, "type");
@@ -1363,9 +1372,7 @@ static int task_one(vctx_t *c, const json_t *o, const json_t *sh, grove_jobspec_
         return vnomem(c);
     json_array_foreach((json_t *)(uintptr_t)cmd, i, w) {
         size_t o2 = grovep_path_index(&c->path, i);
-        if (need_string(c, w, grovep_shadow_index(csh, i)) < 0)
-            return -1;
-        if (!(t->argv[i] = dup_string(c, w)))
+        if (copy_string(c, w, grovep_shadow_index(csh, i), &t->argv[i]) < 0)
             return -1;
         t->argc++;
         grovep_path_pop(&c->path, o2);
@@ -1373,9 +1380,7 @@ static int task_one(vctx_t *c, const json_t *o, const json_t *sh, grove_jobspec_
     grovep_path_pop(&c->path, old);
 
     old = grovep_path_key(&c->path, "slot");
-    if (need_string(c, slot, grovep_shadow_key(sh, "slot")) < 0)
-        return -1;
-    if (!(t->slot = dup_string(c, slot)))
+    if (copy_string(c, slot, grovep_shadow_key(sh, "slot"), &t->slot) < 0)
         return -1;
     grovep_path_pop(&c->path, old);
 
@@ -1386,9 +1391,7 @@ static int task_one(vctx_t *c, const json_t *o, const json_t *sh, grove_jobspec_
 
     if ((x = json_object_get(o, "distribution"))) {
         old = grovep_path_key(&c->path, "distribution");
-        if (need_string(c, x, grovep_shadow_key(sh, "distribution")) < 0)
-            return -1;
-        if (!(t->distribution = dup_string(c, x)))
+        if (copy_string(c, x, grovep_shadow_key(sh, "distribution"), &t->distribution) < 0)
             return -1;
         grovep_path_pop(&c->path, old);
     }
@@ -1645,8 +1648,7 @@ static grove_jobspec_t *jobspec_build(json_t *doc, const json_t *sh,
 
     if (!js) {
         json_decref(doc);
-        grove_error_set(err, source, 0, "out of memory");
-        errno = ENOMEM;
+        grovep_error_nomem(err, source);
         return NULL;
     }
     js->doc = doc;
@@ -1709,8 +1711,7 @@ grove_jobspec_t *grove_jobspec_load(const char *path, const grove_jobspec_opts_t
 
     grove_error_clear(err);
     if (!path) {
-        errno = EINVAL;
-        grove_error_set(err, NULL, 0, "no path");
+        grovep_errorf(err, EINVAL, "no path");
         return NULL;
     }
     if (opts)
@@ -1728,13 +1729,11 @@ grove_jobspec_t *grove_jobspec_from_json(const json_t *doc, const grove_jobspec_
 
     grove_error_clear(err);
     if (!doc) {
-        grove_error_set(err, source, 0, "no document");
-        errno = EINVAL;
+        grovep_error_fail(err, EINVAL, source, 0, "no document");
         return NULL;
     }
     if (!(copy = json_deep_copy(doc))) {
-        grove_error_set(err, source, 0, "out of memory");
-        errno = ENOMEM;
+        grovep_error_nomem(err, source);
         return NULL;
     }
     return jobspec_build(copy, NULL, opts, source, err);

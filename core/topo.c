@@ -784,12 +784,9 @@ grove_graph_t *grove_topo_cluster(const char *cluster, const grove_topo_t *t, co
     free(cbase);
     grove_hostlist_destroy(hl);
     return g;
-fail : {
-    int e = errno;
-    free(cbase);
+fail:
+    GROVEP_FREE_ALL(cbase); /* the three keep errno */
     grove_hostlist_destroy(hl);
     grove_graph_destroy(g);
-    errno = e;
     return NULL;
-}
 }

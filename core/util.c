@@ -17,6 +17,14 @@
 #include "limit.h"
 #include "util.h"
 
+void *grovep_zalloc(size_t size)
+{
+    void *p = calloc(1, size);
+    if (!p)
+        errno = ENOMEM;
+    return p;
+}
+
 int grovep_grow_slow(void **p, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)

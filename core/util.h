@@ -9,12 +9,18 @@
 #ifndef GROVE_UTIL_H
 #define GROVE_UTIL_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "error.h"
+
+/* A new zeroed object of size bytes (caller frees), or NULL with errno
+ * ENOMEM: the constructors' one allocation, failing alike whatever the C
+ * library leaves in errno. */
+void *grovep_zalloc(size_t size);
 
 /* Grow the array *p of *cap elements of elem bytes to hold at least need,
  * doubling (from 16).  0, or -1 with ENOMEM and the array untouched.  The
@@ -153,20 +159,29 @@ void *grovep_load_file(const char *path, const char *source, grovep_text_reader_
     }
 
 /* Call fn, a function taking a T *, on each of the pointers listed, in
- * order: the destructor of an object that owns many members says which
- * ones and how they are freed in one statement, not one line each.  The
- * list is a local array, so nothing is allocated (destructors run when
- * memory is short). */
+ * order, and leave errno as it was: the destructor of an object that owns
+ * many members says which ones and how they are freed in one statement,
+ * not one line each, and a failure path frees what it holds after setting
+ * its errno without saving it around.  The list is a local array, so
+ * nothing is allocated (destructors run when memory is short). */
 #define GROVEP_EACH(fn, T, ...)                                                 \
     do {                                                                        \
         T *const each_[] = {__VA_ARGS__};                                       \
+        int each_errno_ = errno;                                                \
         for (size_t each_i_ = 0; each_i_ < sizeof(each_) / sizeof(*each_);     \
              each_i_++)                                                         \
             fn(each_[each_i_]);                                                 \
+        errno = each_errno_;                                                    \
     } while (0)
 
-/* free() each of the buffers listed (NULL ones too, as free does). */
+/* free() each of the buffers listed (NULL ones too, as free does), errno
+ * kept. */
 #define GROVEP_FREE_ALL(...) GROVEP_EACH(free, void, __VA_ARGS__)
+
+/* -1, 0 or 1 as a is below, equal to or above b: the comparators'
+ * three-way step, for numbers of any type (each argument is evaluated
+ * twice). */
+#define GROVEP_CMP(a, b) (((a) > (b)) - ((a) < (b)))
 
 /* The name of value i of an enumeration from its table of n names, or
  * NULL when i is out of range. */

@@ -35,7 +35,7 @@ struct grove_accum {
 
 grove_accum_t *grove_accum_create(size_t limit)
 {
-    grove_accum_t *a = calloc(1, sizeof(*a));
+    grove_accum_t *a = grovep_zalloc(sizeof(*a));
     if (!a)
         return NULL;
     a->limit = limit;
