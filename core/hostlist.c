@@ -332,29 +332,7 @@ struct parse {
 
 static int parse_fail(struct parse *ps, int errnum, size_t pos, const char *what)
 {
-    /* Echo at most 40 bytes of the input, non-printable bytes as '?'. */
-    char shown_s[41];
-    int shown = ps->len > 40 ? 40 : (int)ps->len;
-    const char *more = ps->len > 40 ? "..." : "";
-    for (int i = 0; i < shown; i++) {
-        unsigned char c = (unsigned char)ps->s[i];
-        shown_s[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
-    }
-    shown_s[shown] = '\0';
-    if (what == NULL) { /* unexpected character at pos */
-        unsigned char c = (unsigned char)ps->s[pos];
-        if (c >= 0x20 && c < 0x7f && c != '\'')
-            grove_error_set(ps->err, NULL, 0,
-                            "invalid hostlist \"%.*s%s\": unexpected '%c' at position %zu",
-                            shown, shown_s, more, c, pos + 1);
-        else
-            grove_error_set(ps->err, NULL, 0,
-                            "invalid hostlist \"%.*s%s\": unexpected '\\x%02x' at position %zu",
-                            shown, shown_s, more, c, pos + 1);
-    } else {
-        grove_error_set(ps->err, NULL, 0, "invalid hostlist \"%.*s%s\": %s at position %zu",
-                        shown, shown_s, more, what, pos + 1);
-    }
+    grovep_error_input(ps->err, "hostlist", ps->s, ps->len, pos, what); /* NULL: unexpected */
     errno = errnum;
     return -1;
 }
