@@ -1,6 +1,7 @@
-/* util.h: small helpers shared by the files of libgrove: array growth,
- * the string buffer, binary search, enumeration names, whole-file reading
- * and loading.  Not public API (not installed).
+/* util.h: small helpers shared by the files of libgrove: zeroed
+ * allocation, array growth, the string buffer, whole-file reading and
+ * loading, binary search, accessors, destructor lists, three-way
+ * comparison, enumeration names.  Not public API (not installed).
  *
  * This header must not hold anything that knows a file format or a Grove
  * type (those helpers belong to their module), nor error reporting
@@ -13,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
