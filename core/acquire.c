@@ -93,7 +93,7 @@ grove_acquire_t *grove_acquire_create(grove_graph_t *g, grove_matcher_t *m, cons
         errno = EINVAL;
         return NULL;
     }
-    grove_acquire_t *a = calloc(1, sizeof(*a));
+    grove_acquire_t *a = grovep_zalloc(sizeof(*a));
     if (!a)
         return NULL;
     a->g = g;
@@ -126,45 +126,19 @@ void grove_acquire_destroy(grove_acquire_t *a)
     free(a);
 }
 
-grove_graph_t *grove_acquire_graph(const grove_acquire_t *a)
-{
-    return a->g;
-}
-
-grove_matcher_t *grove_acquire_matcher(const grove_acquire_t *a)
-{
-    return a->m;
-}
+GROVEP_GETTER(grove_graph_t *, grove_acquire_graph, grove_acquire_t, g)
+GROVEP_GETTER(grove_matcher_t *, grove_acquire_matcher, grove_acquire_t, m)
 
 const grove_idset_t *grove_acquire_targets(const grove_acquire_t *a, grove_acquire_set_t which)
 {
     return (unsigned)which < GROVE_TARGETS_COUNT ? a->s[which] : NULL;
 }
 
-grove_acquire_protocol_t grove_acquire_protocol(const grove_acquire_t *a)
-{
-    return a->proto;
-}
-
-const char *grove_acquire_group(const grove_acquire_t *a)
-{
-    return a->group;
-}
-
-bool grove_acquire_started(const grove_acquire_t *a)
-{
-    return a->started;
-}
-
-double grove_acquire_expiration(const grove_acquire_t *a)
-{
-    return a->expiration;
-}
-
-const char *grove_acquire_failure(const grove_acquire_t *a)
-{
-    return a->failure;
-}
+GROVEP_GETTER(grove_acquire_protocol_t, grove_acquire_protocol, grove_acquire_t, proto)
+GROVEP_GETTER(const char *, grove_acquire_group, grove_acquire_t, group)
+GROVEP_GETTER(bool, grove_acquire_started, grove_acquire_t, started)
+GROVEP_GETTER(double, grove_acquire_expiration, grove_acquire_t, expiration)
+GROVEP_GETTER(const char *, grove_acquire_failure, grove_acquire_t, failure)
 
 /* ---- targets on the graph ------------------------------------------------------- */
 
@@ -539,15 +513,10 @@ static void plan_free(struct plan *p)
 {
     for (int i = 0; i < GROVE_TARGETS_COUNT; i++)
         grove_idset_destroy(p->s[i]);
-    grove_idset_destroy(p->quiet);
     grove_rv1_destroy(p->R);
-    grove_idset_destroy(p->add);
     grove_graph_destroy(p->tmp);
-    grove_idset_destroy(p->shrunk);
-    grove_idset_destroy(p->touched);
-    grove_idset_destroy(p->drop);
-    grove_idset_destroy(p->own);
-    grove_idset_destroy(p->lost);
+    GROVEP_EACH(grove_idset_destroy, grove_idset_t, p->quiet, p->add, p->shrunk, p->touched,
+                p->drop, p->own, p->lost);
     for (size_t i = 0; i < p->nprops; i++)
         free(p->props[i].old);
     free(p->props);

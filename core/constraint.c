@@ -313,8 +313,7 @@ grove_constraint_t *grove_constraint_from_json(const json_t *o, const char *path
     if (path)
         grovep_path_key(&p, path);
     if (!o) {
-        grove_error_set(err, NULL, 0, "no constraint");
-        errno = EINVAL;
+        grovep_errorf(err, EINVAL, "no constraint");
         return NULL;
     }
     return grovep_constraint_compile(o, NULL, &p, NULL, err);
@@ -328,8 +327,7 @@ grove_constraint_t *grove_constraint_parse(const char *text, grove_error_t *err)
 
     grove_error_clear(err);
     if (!text) {
-        grove_error_set(err, NULL, 0, "no constraint");
-        errno = EINVAL;
+        grovep_errorf(err, EINVAL, "no constraint");
         return NULL;
     }
     if (grovep_doc_read(text, strlen(text), 0, NULL, &doc, &lines, err) < 0)
@@ -353,10 +351,7 @@ void grove_constraint_destroy(grove_constraint_t *c)
         free(c->props[i].name);
     for (size_t i = 0; i < c->nhosts; i++)
         grove_hostlist_destroy(c->hosts[i]);
-    free(c->nodes);
-    free(c->kids);
-    free(c->props);
-    free(c->hosts);
+    GROVEP_FREE_ALL(c->nodes, c->kids, c->props, c->hosts);
     json_decref(c->json);
     free(c);
     errno = saved;

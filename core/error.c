@@ -83,6 +83,28 @@ int grovep_errorf(grove_error_t *err, int e, const char *fmt, ...)
     return -1;
 }
 
+void grovep_error_input(grove_error_t *err, const char *kind, const char *s, size_t len,
+                        size_t pos, const char *reason)
+{
+    char shown[41], c[8] = "";
+    int n = len > 40 ? 40 : (int)len;
+    for (int i = 0; i < n; i++) {
+        unsigned char b = (unsigned char)s[i];
+        shown[i] = b >= 0x20 && b < 0x7f ? (char)b : '?';
+    }
+    shown[n] = '\0';
+    if (!reason) {
+        unsigned char b = (unsigned char)s[pos];
+        if (b >= 0x20 && b < 0x7f && b != '\'')
+            snprintf(c, sizeof(c), "'%c'", b);
+        else
+            snprintf(c, sizeof(c), "'\\x%02x'", b);
+    }
+    grove_error_set(err, NULL, 0, "invalid %s \"%.*s%s\": %s%s at position %zu", kind, n, shown,
+                    len > 40 ? "..." : "", reason ? "" : "unexpected ", reason ? reason : c,
+                    pos + 1);
+}
+
 int grovep_error_nomem(grove_error_t *err, const char *source)
 {
     grove_error_set(err, source, 0, "out of memory");

@@ -39,6 +39,15 @@ int grovep_error_fail(grove_error_t *err, int e, const char *source, int line, c
 int grovep_errorf(grove_error_t *err, int e, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Fill err (if not NULL) for the text s of len bytes that does not hold a
+ * valid kind ("idset", "hostlist"): 'invalid KIND "ECHO": REASON at
+ * position N', ECHO the first 40 bytes of s (a byte that is not printable
+ * as '?', "..." after a cut), N the 1-based position pos + 1.  reason NULL
+ * says "unexpected 'c'" of the byte at pos ('\xNN' when not printable).
+ * errno is left alone. */
+void grovep_error_input(grove_error_t *err, const char *kind, const char *s, size_t len,
+                        size_t pos, const char *reason);
+
 /* "SOURCE: out of memory", errno ENOMEM, -1. */
 int grovep_error_nomem(grove_error_t *err, const char *source);
 

@@ -415,7 +415,7 @@ int grove_status_parse(const char *s)
 
 grove_graph_t *grove_graph_create(void)
 {
-    grove_graph_t *g = calloc(1, sizeof(*g));
+    grove_graph_t *g = grovep_zalloc(sizeof(*g));
     if (!g)
         return NULL;
     g->strings = grove_intern_create();
@@ -505,21 +505,9 @@ void grove_graph_destroy(grove_graph_t *g)
     int saved = errno;
     grovep_agg_fini(g);
     grove_intern_destroy(g->strings);
-    free(g->v);
-    free(g->first_out);
-    free(g->last_out);
-    free(g->first_in);
-    free(g->parent);
-    free(g->next_type);
-    free(g->next_name);
-    free(g->next_rank);
-    free(g->e);
-    free(g->tk_off);
-    free(g->tk_kid);
-    free(g->kv);
-    free(g->recs);
-    free(g->by_type);
-    free(g->by_name);
+    GROVEP_FREE_ALL(g->v, g->first_out, g->last_out, g->first_in, g->parent, g->next_type,
+                    g->next_name, g->next_rank, g->e, g->tk_off, g->tk_kid, g->kv, g->recs,
+                    g->by_type, g->by_name);
     map_free(&g->by_rank);
     uuid_index_free(g->uuidx);
     map_free(&g->shared_idx);
@@ -542,25 +530,10 @@ grove_sym_t grove_graph_sym_lookup(const grove_graph_t *g, const char *s)
     return grove_intern_lookup(g->strings, s);
 }
 
-size_t grove_graph_vertex_slots(const grove_graph_t *g)
-{
-    return g->nv;
-}
-
-size_t grove_graph_vertex_count(const grove_graph_t *g)
-{
-    return g->nlive;
-}
-
-size_t grove_graph_edge_count(const grove_graph_t *g)
-{
-    return g->nlive_e;
-}
-
-size_t grove_graph_edge_slots(const grove_graph_t *g)
-{
-    return g->ne;
-}
+GROVEP_GETTER(size_t, grove_graph_vertex_slots, grove_graph_t, nv)
+GROVEP_GETTER(size_t, grove_graph_vertex_count, grove_graph_t, nlive)
+GROVEP_GETTER(size_t, grove_graph_edge_count, grove_graph_t, nlive_e)
+GROVEP_GETTER(size_t, grove_graph_edge_slots, grove_graph_t, ne)
 
 bool grove_graph_has_vertex(const grove_graph_t *g, grove_vid_t v)
 {
@@ -585,10 +558,7 @@ size_t grove_graph_bytes(const grove_graph_t *g)
     return b + grove_intern_bytes(g->strings);
 }
 
-int64_t grove_graph_now(const grove_graph_t *g)
-{
-    return g->now;
-}
+GROVEP_GETTER(int64_t, grove_graph_now, grove_graph_t, now)
 
 void grove_graph_set_now(grove_graph_t *g, int64_t now)
 {
@@ -704,15 +674,10 @@ static int reserve_vertices(grove_graph_t *g, size_t need)
     GROWV(next_name);
     GROWV(next_rank);
 #undef GROWV
+    size_t ucap = g->vcap; /* the uuid index, once built, grows with them */
     struct grovep_uuidx *x = g->uuidx;
-    if (x->u && cap > g->vcap) {
-        uint8_t(*u)[16] = realloc(x->u, cap * sizeof(*u));
-        if (!u) {
-            errno = ENOMEM;
-            return -1;
-        }
-        x->u = u;
-    }
+    if (x->u && grovep_grow((void **)&x->u, &ucap, need, sizeof(*x->u)) < 0)
+        return -1;
     g->vcap = cap;
     return 0;
 }
@@ -1201,36 +1166,35 @@ int grove_graph_set_opposite(grove_graph_t *g, grove_eid_t a, grove_eid_t b)
     return 0;
 }
 
+/* The link to the next edge of x in its out-list of src (out) or in-list
+ * of dst. */
+static grove_eid_t *edge_link(grove_graph_t *g, grove_eid_t x, bool out)
+{
+    return out ? &g->e[x].next_out : &g->e[x].next_in;
+}
+
+/* Take e out of the list starting at *head (an out-list when out, else an
+ * in-list).  The edge before it, or GROVEP_NONE when e was first. */
+static grove_eid_t list_unlink(grove_graph_t *g, grove_eid_t *head, grove_eid_t e, bool out)
+{
+    grove_eid_t prev = GROVEP_NONE;
+    for (grove_eid_t x = *head; x != GROVEP_NONE; prev = x, x = *edge_link(g, x, out))
+        if (x == e) {
+            *(prev == GROVEP_NONE ? head : edge_link(g, prev, out)) = *edge_link(g, e, out);
+            break;
+        }
+    return prev;
+}
+
 void grovep_edge_remove(grove_graph_t *g, grove_eid_t e)
 {
     grovep_edge_t *ed = &g->e[e];
     if (ed->flags & GROVEP_E_DEAD)
         return;
-    /* out-list of src */
-    grove_eid_t prev = GROVEP_NONE;
-    for (grove_eid_t x = g->first_out[ed->src]; x != GROVEP_NONE; x = g->e[x].next_out) {
-        if (x == e) {
-            if (prev == GROVEP_NONE)
-                g->first_out[ed->src] = ed->next_out;
-            else
-                g->e[prev].next_out = ed->next_out;
-            if (g->last_out[ed->src] == e)
-                g->last_out[ed->src] = prev;
-            break;
-        }
-        prev = x;
-    }
-    prev = GROVEP_NONE;
-    for (grove_eid_t x = g->first_in[ed->dst]; x != GROVEP_NONE; x = g->e[x].next_in) {
-        if (x == e) {
-            if (prev == GROVEP_NONE)
-                g->first_in[ed->dst] = ed->next_in;
-            else
-                g->e[prev].next_in = ed->next_in;
-            break;
-        }
-        prev = x;
-    }
+    grove_eid_t prev = list_unlink(g, &g->first_out[ed->src], e, true);
+    if (g->last_out[ed->src] == e)
+        g->last_out[ed->src] = prev;
+    list_unlink(g, &g->first_in[ed->dst], e, false);
     if (ed->opposite != GROVEP_NONE)
         g->e[ed->opposite].opposite = GROVEP_NONE;
     if (g->subsys[ed->sub] == g->sym_containment && !(ed->flags & GROVEP_E_UP)
@@ -1552,41 +1516,47 @@ static grove_vid_t skip_dead(const grove_graph_t *g, const grove_vid_t *next, gr
     return v;
 }
 
+/* The first live vertex of a chain from its head, or of the rest of
+ * the chain after v (next: the chain's links). */
+static grove_vid_t chain_first(const grove_graph_t *g, const grove_vid_t *next,
+                               const grovep_chain_t *c)
+{
+    return c ? skip_dead(g, next, c->head) : GROVE_VID_NONE;
+}
+
+static grove_vid_t chain_next(const grove_graph_t *g, const grove_vid_t *next, grove_vid_t v)
+{
+    return v < g->nv ? skip_dead(g, next, next[v]) : GROVE_VID_NONE;
+}
+
 grove_vid_t grove_graph_first_by_type(const grove_graph_t *g, grove_sym_t type)
 {
-    if (type >= g->chain_cap)
-        return GROVE_VID_NONE;
-    return skip_dead(g, g->next_type, g->by_type[type].head);
+    return chain_first(g, g->next_type, type < g->chain_cap ? &g->by_type[type] : NULL);
 }
 
 grove_vid_t grove_vertex_next_same_type(const grove_graph_t *g, grove_vid_t v)
 {
-    return v < g->nv ? skip_dead(g, g->next_type, g->next_type[v]) : GROVE_VID_NONE;
+    return chain_next(g, g->next_type, v);
 }
 
 grove_vid_t grove_graph_first_by_name(const grove_graph_t *g, grove_sym_t name)
 {
-    if (name >= g->chain_cap)
-        return GROVE_VID_NONE;
-    return skip_dead(g, g->next_name, g->by_name[name].head);
+    return chain_first(g, g->next_name, name < g->chain_cap ? &g->by_name[name] : NULL);
 }
 
 grove_vid_t grove_vertex_next_same_name(const grove_graph_t *g, grove_vid_t v)
 {
-    return v < g->nv ? skip_dead(g, g->next_name, g->next_name[v]) : GROVE_VID_NONE;
+    return chain_next(g, g->next_name, v);
 }
 
 grove_vid_t grove_graph_first_by_rank(const grove_graph_t *g, int64_t rank)
 {
-    if (rank < 0)
-        return GROVE_VID_NONE;
-    grovep_chain_t *c = map_get(&g->by_rank, (uint64_t)rank);
-    return c ? skip_dead(g, g->next_rank, c->head) : GROVE_VID_NONE;
+    return chain_first(g, g->next_rank, rank < 0 ? NULL : map_get(&g->by_rank, (uint64_t)rank));
 }
 
 grove_vid_t grove_vertex_next_same_rank(const grove_graph_t *g, grove_vid_t v)
 {
-    return v < g->nv ? skip_dead(g, g->next_rank, g->next_rank[v]) : GROVE_VID_NONE;
+    return chain_next(g, g->next_rank, v);
 }
 
 size_t grove_graph_count_type(const grove_graph_t *g, grove_sym_t type)
@@ -1612,9 +1582,21 @@ void grovep_vertex_kill(grove_graph_t *g, grove_vid_t v)
     g->parent[v] = GROVEP_NONE;
 }
 
+/* Copy the n elements of elem bytes at src into the array *dst (of *cap
+ * elements), growing it first.  0, or -1 with ENOMEM. */
+static int copy_grown(void **dst, size_t *cap, const void *src, size_t n, size_t elem)
+{
+    if (!n)
+        return 0;
+    if (grovep_grow(dst, cap, n, elem) < 0)
+        return -1;
+    memcpy(*dst, src, n * elem);
+    return 0;
+}
+
 grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
 {
-    grove_graph_t *c = calloc(1, sizeof(*c));
+    grove_graph_t *c = grovep_zalloc(sizeof(*c));
     if (!c)
         return NULL;
     *c = *g;
@@ -1663,21 +1645,10 @@ grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
     CP(next_type, g->nv);
     CP(next_name, g->nv);
     CP(next_rank, g->nv);
-    if (g->ne) {
-        if (grovep_grow((void **)&c->e, &c->ecap, g->ne, sizeof(*c->e)) < 0)
-            goto fail;
-        CP(e, g->ne);
-    }
-    if (g->nkv) {
-        if (grovep_grow((void **)&c->kv, &c->kvcap, g->nkv, sizeof(*c->kv)) < 0)
-            goto fail;
-        CP(kv, g->nkv);
-    }
-    if (g->nrec) {
-        if (grovep_grow((void **)&c->recs, &c->reccap, g->nrec, sizeof(*c->recs)) < 0)
-            goto fail;
-        CP(recs, g->nrec);
-    }
+    if (copy_grown((void **)&c->e, &c->ecap, g->e, g->ne, sizeof(*c->e)) < 0 ||
+        copy_grown((void **)&c->kv, &c->kvcap, g->kv, g->nkv, sizeof(*c->kv)) < 0 ||
+        copy_grown((void **)&c->recs, &c->reccap, g->recs, g->nrec, sizeof(*c->recs)) < 0)
+        goto fail;
     if (g->chain_cap) {
         c->by_type = malloc(g->chain_cap * sizeof(*c->by_type));
         c->by_name = malloc(g->chain_cap * sizeof(*c->by_name));

@@ -88,7 +88,7 @@ int grove_status_parse(const char *s);
 /* A new, empty graph.  NULL with ENOMEM. */
 grove_graph_t *grove_graph_create(void);
 
-/* Free the graph and everything in it.  NULL is a no-op. */
+/* Free the graph and everything in it; errno is kept.  NULL is a no-op. */
 void grove_graph_destroy(grove_graph_t *g);
 
 /* The string of a symbol of the graph's table (borrowed). */

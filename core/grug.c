@@ -205,6 +205,7 @@ typedef struct grug {
     size_t dropped;
     char *pbuf;            /* path building */
     size_t pbufcap;
+    const xmlNode *graph;  /* the document's <graph> element, once seen */
 } grug_t;
 
 /* ---- small helpers -------------------------------------------------------- */
@@ -568,6 +569,42 @@ static int builtin_defaults(grug_t *r)
     return 0;
 }
 
+/* An element a parent may hold, and what reads it. */
+typedef struct child_kind {
+    const char *name;
+    int (*parse)(grug_t *r, const xmlNode *n);
+} child_kind_t;
+
+/* Read the element children of parent in document order, each with the
+ * entry of kinds[0..n) of its name; <desc> and <data> are skipped, any
+ * other element is an error.  0, or -1 with errno and r's error set. */
+static int parse_children(grug_t *r, const xmlNode *parent, const child_kind_t *kinds, size_t n)
+{
+    for (const xmlNode *c = parent->children; c; c = c->next) {
+        if (c->type != XML_ELEMENT_NODE || is_elem(c, "desc") || is_elem(c, "data"))
+            continue;
+        size_t k = 0;
+        while (k < n && !is_elem(c, kinds[k].name))
+            k++;
+        if (k == n)
+            return fail(r, line_of(c), EINVAL, "unsupported element <%s> in <%s>",
+                        (const char *)c->name, (const char *)parent->name);
+        if (kinds[k].parse(r, c) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The <graph> of <graphml>: kept for the second pass, only one allowed. */
+static int take_graph(grug_t *r, const xmlNode *n)
+{
+    if (r->graph)
+        return fail(r, line_of(n), EINVAL, "more than one <graph> (the first is at line %d)",
+                    line_of(r->graph));
+    r->graph = n;
+    return 0;
+}
+
 static int parse_doc(grug_t *r, const xmlDoc *doc)
 {
     const xmlNode *root = xmlDocGetRootElement(doc);
@@ -578,39 +615,15 @@ static int parse_doc(grug_t *r, const xmlDoc *doc)
                     (const char *)root->name);
     if (builtin_defaults(r) < 0)
         return -1;
-    const xmlNode *graph = NULL;
-    for (const xmlNode *c = root->children; c; c = c->next) {
-        if (c->type != XML_ELEMENT_NODE)
-            continue;
-        if (is_elem(c, "key")) {
-            if (parse_key(r, c) < 0)
-                return -1;
-        } else if (is_elem(c, "graph")) {
-            if (graph)
-                return fail(r, line_of(c), EINVAL, "more than one <graph> (the first is at line %d)",
-                            line_of(graph));
-            graph = c;
-        } else if (!is_elem(c, "desc") && !is_elem(c, "data")) {
-            return fail(r, line_of(c), EINVAL, "unsupported element <%s> in <graphml>",
-                        (const char *)c->name);
-        }
-    }
+    static const child_kind_t in_graphml[] = {{"key", parse_key}, {"graph", take_graph}};
+    static const child_kind_t in_graph[] = {{"node", parse_node}, {"edge", parse_edge}};
+    if (parse_children(r, root, in_graphml, 2) < 0)
+        return -1;
+    const xmlNode *graph = r->graph;
     if (!graph)
         return fail(r, line_of(root), EINVAL, "no <graph> in <graphml>");
-    for (const xmlNode *c = graph->children; c; c = c->next) {
-        if (c->type != XML_ELEMENT_NODE)
-            continue;
-        if (is_elem(c, "node")) {
-            if (parse_node(r, c) < 0)
-                return -1;
-        } else if (is_elem(c, "edge")) {
-            if (parse_edge(r, c) < 0)
-                return -1;
-        } else if (!is_elem(c, "desc") && !is_elem(c, "data")) {
-            return fail(r, line_of(c), EINVAL, "unsupported element <%s> in <graph>",
-                        (const char *)c->name);
-        }
-    }
+    if (parse_children(r, graph, in_graph, 2) < 0)
+        return -1;
     for (size_t i = 0; i < r->ne; i++) {
         const redge_t *e = &r->e[i];
         uint32_t bad = !r->t[e->src].defined ? e->src : !r->t[e->dst].defined ? e->dst : NONE;
@@ -982,9 +995,8 @@ typedef struct keyed {
 static int keyed_cmp(const void *a, const void *b)
 {
     const keyed_t *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return x->pos < y->pos ? -1 : x->pos > y->pos;
+    int c = GROVEP_CMP(x->key, y->key);
+    return c ? c : GROVEP_CMP(x->pos, y->pos);
 }
 
 static int associate_by_path(grug_t *r, const redge_t *e)
@@ -1230,19 +1242,10 @@ static int expand(grug_t *r)
 static void grug_fini(grug_t *r)
 {
     grove_intern_destroy(r->s);
-    free(r->keys);
-    free(r->t);
-    free(r->e);
-    free(r->eorder);
-    free(r->tmpl_of_sym);
-    free(r->ev);
-    free(r->evn);
-    free(r->pn);
+    GROVEP_FREE_ALL(r->keys, r->t, r->e, r->eorder, r->tmpl_of_sym, r->ev, r->evn, r->pn);
     for (size_t i = 0; i < r->nsub; i++)
         free(r->pathof[i]);
-    free(r->pathof);
-    free(r->subsys);
-    free(r->roots);
+    GROVEP_FREE_ALL(r->pathof, r->subsys, r->roots);
     if (r->gen)
         for (size_t i = 0; i < r->nt; i++)
             free(r->gen[i].a);
@@ -1250,12 +1253,7 @@ static void grug_fini(grug_t *r)
     if (r->by_type)
         for (size_t i = 0; i < r->ntypesyms; i++)
             free(r->by_type[i].a);
-    free(r->by_type);
-    free(r->hier);
-    free(r->keep_type);
-    free(r->pbuf);
-    free(r->count);
-    free(r->root_counted);
+    GROVEP_FREE_ALL(r->by_type, r->hier, r->keep_type, r->pbuf, r->count, r->root_counted);
 }
 
 /* The first error libxml2 reports (later ones are often consequences). */
@@ -1358,8 +1356,7 @@ grove_graph_t *grove_grug_load(const char *path, const grove_grug_opts_t *opts,
 {
     grove_error_clear(err);
     if (!path) {
-        grove_error_set(err, NULL, 0, "no recipe path");
-        errno = EINVAL;
+        grovep_errorf(err, EINVAL, "no recipe path");
         return NULL;
     }
     return grovep_load_file(path, NULL, read_text, opts, err);

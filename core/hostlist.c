@@ -174,19 +174,13 @@ int grove_hostname_parse(const char *name, grove_hostname_t *hn)
 
 grove_hostlist_t *grove_hostlist_create(void)
 {
-    grove_hostlist_t *h = calloc(1, sizeof(*h));
-    if (!h)
-        errno = ENOMEM;
-    return h;
+    return grovep_zalloc(sizeof(grove_hostlist_t));
 }
 
 void grove_hostlist_destroy(grove_hostlist_t *h)
 {
-    if (h) {
-        free(h->r);
-        free(h->pool);
-        free(h);
-    }
+    if (h)
+        GROVEP_FREE_ALL(h->r, h->pool, h);
 }
 
 static int reserve_ranges(grove_hostlist_t *h, size_t want)
@@ -338,29 +332,7 @@ struct parse {
 
 static int parse_fail(struct parse *ps, int errnum, size_t pos, const char *what)
 {
-    /* Echo at most 40 bytes of the input, non-printable bytes as '?'. */
-    char shown_s[41];
-    int shown = ps->len > 40 ? 40 : (int)ps->len;
-    const char *more = ps->len > 40 ? "..." : "";
-    for (int i = 0; i < shown; i++) {
-        unsigned char c = (unsigned char)ps->s[i];
-        shown_s[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
-    }
-    shown_s[shown] = '\0';
-    if (what == NULL) { /* unexpected character at pos */
-        unsigned char c = (unsigned char)ps->s[pos];
-        if (c >= 0x20 && c < 0x7f && c != '\'')
-            grove_error_set(ps->err, NULL, 0,
-                            "invalid hostlist \"%.*s%s\": unexpected '%c' at position %zu",
-                            shown, shown_s, more, c, pos + 1);
-        else
-            grove_error_set(ps->err, NULL, 0,
-                            "invalid hostlist \"%.*s%s\": unexpected '\\x%02x' at position %zu",
-                            shown, shown_s, more, c, pos + 1);
-    } else {
-        grove_error_set(ps->err, NULL, 0, "invalid hostlist \"%.*s%s\": %s at position %zu",
-                        shown, shown_s, more, what, pos + 1);
-    }
+    grovep_error_input(ps->err, "hostlist", ps->s, ps->len, pos, what); /* NULL: unexpected */
     errno = errnum;
     return -1;
 }
@@ -946,9 +918,7 @@ static int cmp_prefix(const struct piece *a, const struct piece *b)
 {
     size_t m = a->plen < b->plen ? a->plen : b->plen;
     int c = m ? memcmp(a->p, b->p, m) : 0;
-    if (c)
-        return c;
-    return (a->plen > b->plen) - (a->plen < b->plen);
+    return c ? c : GROVEP_CMP(a->plen, b->plen);
 }
 
 static int cmp_piece(const void *x, const void *y)
@@ -959,17 +929,14 @@ static int cmp_piece(const void *x, const void *y)
         return c;
     if (a->num != b->num)
         return a->num ? 1 : -1; /* the plain name "foo" before foo1 */
-    if (a->L != b->L)
-        return a->L < b->L ? -1 : 1;
-    if (a->lo != b->lo)
-        return a->lo < b->lo ? -1 : 1;
-    return (a->hi > b->hi) - (a->hi < b->hi);
+    if ((c = GROVEP_CMP(a->L, b->L)) || (c = GROVEP_CMP(a->lo, b->lo)))
+        return c;
+    return GROVEP_CMP(a->hi, b->hi);
 }
 
 static int cmp_u64(const void *x, const void *y)
 {
-    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-    return (a > b) - (a < b);
+    return GROVEP_CMP(*(const uint64_t *)x, *(const uint64_t *)y);
 }
 
 static int emit(grove_hostlist_t *out, const struct piece *p, uint64_t lo, uint64_t hi)

@@ -96,7 +96,7 @@ char *grove_hostlist_encode(const grove_hostlist_t *h);
 /* A new list equal to h (caller destroys), or NULL with EINVAL/ENOMEM. */
 grove_hostlist_t *grove_hostlist_copy(const grove_hostlist_t *h);
 
-/* Free h.  NULL is a no-op. */
+/* Free h; errno is kept.  NULL is a no-op. */
 void grove_hostlist_destroy(grove_hostlist_t *h);
 
 /* Append the hosts of hostlist string s at the end of h.  Returns the

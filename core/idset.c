@@ -82,18 +82,13 @@ static size_t upper(const grove_idset_t *s, unsigned id)
 
 grove_idset_t *grove_idset_create(void)
 {
-    grove_idset_t *s = calloc(1, sizeof(*s));
-    if (!s)
-        errno = ENOMEM;
-    return s;
+    return grovep_zalloc(sizeof(grove_idset_t));
 }
 
 void grove_idset_destroy(grove_idset_t *s)
 {
-    if (s) {
-        free(s->r);
-        free(s);
-    }
+    if (s)
+        GROVEP_FREE_ALL(s->r, s);
 }
 
 grove_idset_t *grove_idset_copy(const grove_idset_t *s)
@@ -117,37 +112,14 @@ grove_idset_t *grove_idset_copy(const grove_idset_t *s)
 /* ---- decoding ---------------------------------------------------------- */
 
 /* Describe the byte at s[i] for an error message: 'x' or '\xNN'. */
-static const char *show_char(char *buf, size_t size, unsigned char c)
-{
-    if (c >= 0x20 && c < 0x7f && c != '\'')
-        snprintf(buf, size, "'%c'", c);
-    else
-        snprintf(buf, size, "'\\x%02x'", c);
-    return buf;
-}
-
 static const char unexpected[] = "unexpected character";
 
-/* Report a decode error at 0-based offset pos of s (shown 1-based). */
+/* Report a decode error at 0-based offset pos of s (shown 1-based); the
+ * byte itself when it is an unexpected one. */
 static void decode_error(grove_error_t *err, const char *s, size_t len, size_t pos,
                          const char *what)
 {
-    /* Echo at most 40 bytes of the input, non-printable bytes as '?'. */
-    char shown_s[41];
-    int shown = len > 40 ? 40 : (int)len;
-    char cbuf[16];
-    for (int i = 0; i < shown; i++) {
-        unsigned char c = (unsigned char)s[i];
-        shown_s[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
-    }
-    shown_s[shown] = '\0';
-    if (pos < len && what == unexpected)
-        grove_error_set(err, NULL, 0, "invalid idset \"%.*s%s\": unexpected %s at position %zu",
-                        shown, shown_s, len > 40 ? "..." : "",
-                        show_char(cbuf, sizeof(cbuf), (unsigned char)s[pos]), pos + 1);
-    else
-        grove_error_set(err, NULL, 0, "invalid idset \"%.*s%s\": %s at position %zu", shown,
-                        shown_s, len > 40 ? "..." : "", what, pos + 1);
+    grovep_error_input(err, "idset", s, len, pos, pos < len && what == unexpected ? NULL : what);
 }
 
 /* Parse an id at s[*p] (end exclusive).  Returns 0 and advances *p, or -1

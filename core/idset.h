@@ -69,7 +69,7 @@ char *grove_idset_encode(const grove_idset_t *s, int flags);
 /* A new set equal to s (caller destroys), or NULL with EINVAL/ENOMEM. */
 grove_idset_t *grove_idset_copy(const grove_idset_t *s);
 
-/* Free s.  NULL is a no-op. */
+/* Free s; errno is kept.  NULL is a no-op. */
 void grove_idset_destroy(grove_idset_t *s);
 
 /* Add / remove one id.  Returns 0, or -1 with EINVAL (s NULL or id >

@@ -40,10 +40,7 @@ void grove_image_destroy(grove_image_t *im)
         return;
     if (!im->taken)
         grove_graph_destroy(im->g);
-    free(im->status);
-    free(im->hbase);
-    free(im->hrec);
-    free(im->recs);
+    GROVEP_FREE_ALL(im->status, im->hbase, im->hrec, im->recs);
     for (size_t i = 0; i < im->njobs; i++) {
         free(im->jobs[i].job.picks);
         free(im->jobs[i].request);
@@ -68,24 +65,18 @@ grove_graph_t *grove_image_take_graph(grove_image_t *im)
     return im->g;
 }
 
-bool grove_image_has_jobs(const grove_image_t *im)
-{
-    return im->has_jobs;
-}
+GROVEP_GETTER(bool, grove_image_has_jobs, grove_image_t, has_jobs)
 
 bool grove_image_has_acquire(const grove_image_t *im)
 {
     return im->acquire != NULL;
 }
 
-const char *grove_image_policy(const grove_image_t *im)
-{
-    return im->policy;
-}
+GROVEP_GETTER(const char *, grove_image_policy, grove_image_t, policy)
 
 grove_image_t *grovep_image_new(size_t slots)
 {
-    grove_image_t *im = calloc(1, sizeof(*im));
+    grove_image_t *im = grovep_zalloc(sizeof(*im));
     if (!im)
         return NULL;
     im->slots = slots;

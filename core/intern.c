@@ -89,7 +89,7 @@ static int grow_arrays(grove_intern_t *t)
 
 grove_intern_t *grove_intern_create(void)
 {
-    grove_intern_t *t = calloc(1, sizeof(*t));
+    grove_intern_t *t = grovep_zalloc(sizeof(*t));
     if (!t)
         return NULL;
     if (rehash(t, 128) < 0 || grove_intern(t, "") != GROVE_SYM_EMPTY) {
@@ -111,10 +111,7 @@ void grove_intern_destroy(grove_intern_t *t)
         free(c);
         c = next;
     }
-    free(t->str);
-    free(t->len);
-    free(t->hash);
-    free(t->slots);
+    GROVEP_FREE_ALL(t->str, t->len, t->hash, t->slots);
     free(t);
     errno = saved;
 }
@@ -205,10 +202,7 @@ const char *grove_intern_str(const grove_intern_t *t, grove_sym_t sym)
     return sym < t->count ? t->str[sym] : NULL;
 }
 
-size_t grove_intern_count(const grove_intern_t *t)
-{
-    return t->count;
-}
+GROVEP_GETTER(size_t, grove_intern_count, grove_intern_t, count)
 
 size_t grove_intern_bytes(const grove_intern_t *t)
 {

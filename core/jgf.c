@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error_private.h"
 #include "limit.h"
 #include "graph_private.h"
 #include "jgf.h"
@@ -1330,20 +1331,8 @@ static int top_member(grovep_json_t *js, const char *k, size_t kl, const grovep_
 static void reader_free(reader_t *r)
 {
     grovep_json_free(&r->js);
-    free(r->fids.p);
-    free(r->fid);
-    free(r->num);
-    free(r->slots);
-    free(r->props);
-    free(r->tags);
-    free(r->cpaths);
-    free(r->recs);
-    free(r->paths);
-    free(r->vpath);
-    free(r->pname);
-    free(r->parena.p);
-    free(r->stats);
-    free(r->up);
+    GROVEP_FREE_ALL(r->fids.p, r->fid, r->num, r->slots, r->props, r->tags, r->cpaths, r->recs,
+                    r->paths, r->vpath, r->pname, r->parena.p, r->stats, r->up);
 }
 
 /* Refuse a containment chain deeper than GROVE_MAX_DEPTH: every vertex's
@@ -1451,8 +1440,7 @@ grove_graph_t *grove_jgf_read_json(const struct json_t *json, const char *source
 {
     grove_error_clear(err);
     if (!json) {
-        grove_error_set(err, source, 0, "no document");
-        errno = EINVAL;
+        grovep_error_fail(err, EINVAL, source, 0, "no document");
         return NULL;
     }
     reader_t r = {.js = {.source = source, .err = err, .json = true}};
@@ -1460,12 +1448,7 @@ grove_graph_t *grove_jgf_read_json(const struct json_t *json, const char *source
     return run(&r, &top);
 }
 
-static void *read_text(const char *text, size_t len, const char *source, const void *arg,
-                       grove_error_t *err)
-{
-    (void)arg;
-    return grove_jgf_read(text, len, source, err);
-}
+GROVEP_TEXT_READER(read_text, grove_jgf_read)
 
 grove_graph_t *grove_jgf_load(const char *path, grove_error_t *err)
 {

@@ -623,18 +623,13 @@ static int read_yaml(const char *text, size_t len, const char *source, json_t **
     yreader_t *r;
     int ndocs = 0, rc = -1;
 
-    if (!(r = calloc(1, sizeof(*r)))) {
-        grove_error_set(err, source, 0, "out of memory");
-        errno = ENOMEM;
-        return -1;
-    }
+    if (!(r = grovep_zalloc(sizeof(*r))))
+        return grovep_error_nomem(err, source);
     r->source = source;
     r->err = err;
     if (!yaml_parser_initialize(&parser)) {
         free(r);
-        grove_error_set(err, source, 0, "out of memory");
-        errno = ENOMEM;
-        return -1;
+        return grovep_error_nomem(err, source);
     }
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     for (;;) {
@@ -695,11 +690,8 @@ int grovep_doc_read(const char *text, size_t len, unsigned flags, const char *so
                     json_t **doc, json_t **lines, grove_error_t *err)
 {
     *doc = *lines = NULL;
-    if (!text) {
-        grove_error_set(err, source, 0, "no input");
-        errno = EINVAL;
-        return -1;
-    }
+    if (!text)
+        return grovep_error_fail(err, EINVAL, source, 0, "no input");
     if (flags & GROVE_JOBSPEC_JSON)
         return read_json(text, len, source, doc, err);
     if (flags & GROVE_JOBSPEC_YAML)
@@ -877,6 +869,15 @@ static char *dup_string(vctx_t *c, const json_t *v)
     if (!s)
         vnomem(c);
     return s;
+}
+
+/* A copy of the string v (shadow sh) in *out (caller frees).  0, or -1
+ * after a failure (not a string, or ENOMEM). */
+static int copy_string(vctx_t *c, const json_t *v, const json_t *sh, char **out)
+{
+    if (need_string(c, v, sh) < 0 || !(*out = dup_string(c, v)))
+        return -1;
+    return 0;
 }
 
 /* A positive integer (>= min) at v. */
@@ -1067,10 +1068,8 @@ static int resource_vertex(vctx_t *c, const json_t *v, const json_t *sh, size_t 
         if (!(x = json_object_get(v, strkeys[i])))
             continue;
         old = grovep_path_key(&c->path, strkeys[i]);
-        if (need_string(c, x, grovep_shadow_key(sh, strkeys[i])) < 0)
-            return -1;
-        char *s = dup_string(c, x);
-        if (!s)
+        char *s;
+        if (copy_string(c, x, grovep_shadow_key(sh, strkeys[i]), &s) < 0)
             return -1;
         r = &js->res[idx];
         if (i == 0)
@@ -1207,16 +1206,29 @@ static int v1_slot(vctx_t *c, const json_t *slot, const json_t *sh)
     return 0;
 }
 
+/* The one element of the array list (at shadow sh), which V1 requires,
+ * entered in the path, its shadow in *esh; what (and unit, after the
+ * size) say in the message what the array must hold.  NULL after a
+ * failure. */
+static const json_t *v1_only(vctx_t *c, const json_t *list, const json_t *sh, const char *what,
+                             const char *unit, const json_t **esh)
+{
+    if (json_array_size(list) != 1) {
+        vfail(c, sh, "V1 allows exactly %s (got %zu%s)", what, json_array_size(list), unit);
+        return NULL;
+    }
+    *esh = grovep_shadow_index(sh, 0);
+    grovep_path_index(&c->path, 0);
+    return json_array_get(list, 0);
+}
+
 static int v1_resources(vctx_t *c, const json_t *res, const json_t *sh)
 {
     static const char *const nodekeys[] = {"type", "count", "unit", "with", "exclusive", NULL};
     size_t old = grovep_path_key(&c->path, "resources");
-    if (json_array_size(res) != 1)
-        return vfail(c, sh, "V1 allows exactly one top-level resource (got %zu)",
-                     json_array_size(res));
-    const json_t *top = json_array_get(res, 0);
-    const json_t *tsh = grovep_shadow_index(sh, 0);
-    grovep_path_index(&c->path, 0);
+    const json_t *tsh, *top = v1_only(c, res, sh, "one top-level resource", "", &tsh);
+    if (!top)
+        return -1;
     const char *type = json_string_value(json_object_get(top, "type"));
     if (strcmp(type, "slot") == 0) {
         if (v1_slot(c, top, tsh) < 0)
@@ -1236,12 +1248,9 @@ static int v1_resources(vctx_t *c, const json_t *res, const json_t *sh)
         grovep_path_key(&c->path, "with");
         if (!with)
             return vfail(c, tsh, "required key is missing (a V1 node holds one slot)");
-        if (json_array_size(with) != 1)
-            return vfail(c, wsh, "V1 allows exactly one slot in a node (got %zu resources)",
-                         json_array_size(with));
-        const json_t *slot = json_array_get(with, 0);
-        const json_t *ssh = grovep_shadow_index(wsh, 0);
-        grovep_path_index(&c->path, 0);
+        const json_t *ssh, *slot = v1_only(c, with, wsh, "one slot in a node", " resources", &ssh);
+        if (!slot)
+            return -1;
         const char *st = json_string_value(json_object_get(slot, "type"));
         if (strcmp(st, "slot") != 0) {
             grovep_path_key(&c->path, "type");
@@ -1363,9 +1372,7 @@ static int task_one(vctx_t *c, const json_t *o, const json_t *sh, grove_jobspec_
         return vnomem(c);
     json_array_foreach((json_t *)(uintptr_t)cmd, i, w) {
         size_t o2 = grovep_path_index(&c->path, i);
-        if (need_string(c, w, grovep_shadow_index(csh, i)) < 0)
-            return -1;
-        if (!(t->argv[i] = dup_string(c, w)))
+        if (copy_string(c, w, grovep_shadow_index(csh, i), &t->argv[i]) < 0)
             return -1;
         t->argc++;
         grovep_path_pop(&c->path, o2);
@@ -1373,9 +1380,7 @@ static int task_one(vctx_t *c, const json_t *o, const json_t *sh, grove_jobspec_
     grovep_path_pop(&c->path, old);
 
     old = grovep_path_key(&c->path, "slot");
-    if (need_string(c, slot, grovep_shadow_key(sh, "slot")) < 0)
-        return -1;
-    if (!(t->slot = dup_string(c, slot)))
+    if (copy_string(c, slot, grovep_shadow_key(sh, "slot"), &t->slot) < 0)
         return -1;
     grovep_path_pop(&c->path, old);
 
@@ -1386,9 +1391,7 @@ static int task_one(vctx_t *c, const json_t *o, const json_t *sh, grove_jobspec_
 
     if ((x = json_object_get(o, "distribution"))) {
         old = grovep_path_key(&c->path, "distribution");
-        if (need_string(c, x, grovep_shadow_key(sh, "distribution")) < 0)
-            return -1;
-        if (!(t->distribution = dup_string(c, x)))
+        if (copy_string(c, x, grovep_shadow_key(sh, "distribution"), &t->distribution) < 0)
             return -1;
         grovep_path_pop(&c->path, old);
     }
@@ -1645,8 +1648,7 @@ static grove_jobspec_t *jobspec_build(json_t *doc, const json_t *sh,
 
     if (!js) {
         json_decref(doc);
-        grove_error_set(err, source, 0, "out of memory");
-        errno = ENOMEM;
+        grovep_error_nomem(err, source);
         return NULL;
     }
     js->doc = doc;
@@ -1709,8 +1711,7 @@ grove_jobspec_t *grove_jobspec_load(const char *path, const grove_jobspec_opts_t
 
     grove_error_clear(err);
     if (!path) {
-        errno = EINVAL;
-        grove_error_set(err, NULL, 0, "no path");
+        grovep_errorf(err, EINVAL, "no path");
         return NULL;
     }
     if (opts)
@@ -1728,13 +1729,11 @@ grove_jobspec_t *grove_jobspec_from_json(const json_t *doc, const grove_jobspec_
 
     grove_error_clear(err);
     if (!doc) {
-        grove_error_set(err, source, 0, "no document");
-        errno = EINVAL;
+        grovep_error_fail(err, EINVAL, source, 0, "no document");
         return NULL;
     }
     if (!(copy = json_deep_copy(doc))) {
-        grove_error_set(err, source, 0, "out of memory");
-        errno = ENOMEM;
+        grovep_error_nomem(err, source);
         return NULL;
     }
     return jobspec_build(copy, NULL, opts, source, err);
@@ -1747,10 +1746,7 @@ void grove_jobspec_destroy(grove_jobspec_t *js)
     int saved = errno;
     for (size_t i = 0; i < js->nres; i++) {
         grove_jobspec_resource_t *r = &js->res[i];
-        free(r->type);
-        free(r->label);
-        free(r->unit);
-        free(r->id);
+        GROVEP_FREE_ALL(r->type, r->label, r->unit, r->id);
         grove_count_clear(&r->count);
     }
     free(js->res);
@@ -1758,10 +1754,7 @@ void grove_jobspec_destroy(grove_jobspec_t *js)
         grove_jobspec_task_t *t = &js->tasks[i];
         for (size_t k = 0; k < t->argc; k++)
             free(t->argv[k]);
-        free(t->argv);
-        free(t->slot);
-        free(t->type);
-        free(t->distribution);
+        GROVEP_FREE_ALL(t->argv, t->slot, t->type, t->distribution);
     }
     free(js->tasks);
     for (size_t i = 0; i < js->nwarn; i++)
@@ -1777,50 +1770,20 @@ void grove_jobspec_destroy(grove_jobspec_t *js)
 /* Accessors                                                             */
 /* ==================================================================== */
 
-int grove_jobspec_version(const grove_jobspec_t *js)
-{
-    return js->version;
-}
-
-double grove_jobspec_duration(const grove_jobspec_t *js)
-{
-    return js->duration;
-}
-
-const json_t *grove_jobspec_json(const grove_jobspec_t *js)
-{
-    return js->doc;
-}
-
-const json_t *grove_jobspec_user(const grove_jobspec_t *js)
-{
-    return js->user;
-}
-
-const json_t *grove_jobspec_system(const grove_jobspec_t *js)
-{
-    return js->system;
-}
-
-const grove_constraint_t *grove_jobspec_constraint(const grove_jobspec_t *js)
-{
-    return js->constraint;
-}
-
-size_t grove_jobspec_warning_count(const grove_jobspec_t *js)
-{
-    return js->nwarn;
-}
+GROVEP_GETTER(int, grove_jobspec_version, grove_jobspec_t, version)
+GROVEP_GETTER(double, grove_jobspec_duration, grove_jobspec_t, duration)
+GROVEP_GETTER(const json_t *, grove_jobspec_json, grove_jobspec_t, doc)
+GROVEP_GETTER(const json_t *, grove_jobspec_user, grove_jobspec_t, user)
+GROVEP_GETTER(const json_t *, grove_jobspec_system, grove_jobspec_t, system)
+GROVEP_GETTER(const grove_constraint_t *, grove_jobspec_constraint, grove_jobspec_t, constraint)
+GROVEP_GETTER(size_t, grove_jobspec_warning_count, grove_jobspec_t, nwarn)
 
 const char *grove_jobspec_warning(const grove_jobspec_t *js, size_t i)
 {
     return i < js->nwarn ? js->warnings[i] : NULL;
 }
 
-size_t grove_jobspec_resource_total(const grove_jobspec_t *js)
-{
-    return js->nres;
-}
+GROVEP_GETTER(size_t, grove_jobspec_resource_total, grove_jobspec_t, nres)
 
 const grove_jobspec_resource_t *grove_jobspec_resource_at(const grove_jobspec_t *js, size_t i)
 {
@@ -1832,65 +1795,26 @@ const grove_jobspec_resource_t *grove_jobspec_resource_first(const grove_jobspec
     return js->nres > 0 ? &js->res[0] : NULL;
 }
 
-const grove_jobspec_resource_t *grove_jobspec_resource_next(const grove_jobspec_resource_t *r)
-{
-    return r->next;
-}
-
-const grove_jobspec_resource_t *grove_jobspec_resource_child(const grove_jobspec_resource_t *r)
-{
-    return r->child;
-}
-
-const grove_jobspec_resource_t *grove_jobspec_resource_parent(const grove_jobspec_resource_t *r)
-{
-    return r->parent;
-}
-
-size_t grove_jobspec_resource_index(const grove_jobspec_resource_t *r)
-{
-    return r->index;
-}
-
-unsigned grove_jobspec_resource_depth(const grove_jobspec_resource_t *r)
-{
-    return r->depth;
-}
-
-size_t grove_jobspec_resource_nchildren(const grove_jobspec_resource_t *r)
-{
-    return r->nchildren;
-}
-
-const char *grove_jobspec_resource_type(const grove_jobspec_resource_t *r)
-{
-    return r->type;
-}
-
-const char *grove_jobspec_resource_label(const grove_jobspec_resource_t *r)
-{
-    return r->label;
-}
-
-const char *grove_jobspec_resource_unit(const grove_jobspec_resource_t *r)
-{
-    return r->unit;
-}
-
-const char *grove_jobspec_resource_id(const grove_jobspec_resource_t *r)
-{
-    return r->id;
-}
+GROVEP_GETTER(const grove_jobspec_resource_t *, grove_jobspec_resource_next,
+              grove_jobspec_resource_t, next)
+GROVEP_GETTER(const grove_jobspec_resource_t *, grove_jobspec_resource_child,
+              grove_jobspec_resource_t, child)
+GROVEP_GETTER(const grove_jobspec_resource_t *, grove_jobspec_resource_parent,
+              grove_jobspec_resource_t, parent)
+GROVEP_GETTER(size_t, grove_jobspec_resource_index, grove_jobspec_resource_t, index)
+GROVEP_GETTER(unsigned, grove_jobspec_resource_depth, grove_jobspec_resource_t, depth)
+GROVEP_GETTER(size_t, grove_jobspec_resource_nchildren, grove_jobspec_resource_t, nchildren)
+GROVEP_GETTER(const char *, grove_jobspec_resource_type, grove_jobspec_resource_t, type)
+GROVEP_GETTER(const char *, grove_jobspec_resource_label, grove_jobspec_resource_t, label)
+GROVEP_GETTER(const char *, grove_jobspec_resource_unit, grove_jobspec_resource_t, unit)
+GROVEP_GETTER(const char *, grove_jobspec_resource_id, grove_jobspec_resource_t, id)
 
 const grove_count_t *grove_jobspec_resource_count(const grove_jobspec_resource_t *r)
 {
     return &r->count;
 }
 
-int grove_jobspec_resource_exclusive_raw(const grove_jobspec_resource_t *r)
-{
-    return r->exclusive;
-}
+GROVEP_GETTER(int, grove_jobspec_resource_exclusive_raw, grove_jobspec_resource_t, exclusive)
 
 bool grove_jobspec_resource_exclusive(const grove_jobspec_resource_t *r)
 {
@@ -1899,45 +1823,24 @@ bool grove_jobspec_resource_exclusive(const grove_jobspec_resource_t *r)
     return r->is_slot || r->in_slot;
 }
 
-bool grove_jobspec_resource_is_slot(const grove_jobspec_resource_t *r)
-{
-    return r->is_slot;
-}
-
-bool grove_jobspec_resource_in_slot(const grove_jobspec_resource_t *r)
-{
-    return r->in_slot;
-}
-
-int grove_jobspec_resource_line(const grove_jobspec_resource_t *r)
-{
-    return r->line;
-}
-
-size_t grove_jobspec_task_count(const grove_jobspec_t *js)
-{
-    return js->ntasks;
-}
+GROVEP_GETTER(bool, grove_jobspec_resource_is_slot, grove_jobspec_resource_t, is_slot)
+GROVEP_GETTER(bool, grove_jobspec_resource_in_slot, grove_jobspec_resource_t, in_slot)
+GROVEP_GETTER(int, grove_jobspec_resource_line, grove_jobspec_resource_t, line)
+GROVEP_GETTER(size_t, grove_jobspec_task_count, grove_jobspec_t, ntasks)
 
 const grove_jobspec_task_t *grove_jobspec_task(const grove_jobspec_t *js, size_t i)
 {
     return i < js->ntasks ? &js->tasks[i] : NULL;
 }
 
-size_t grove_jobspec_task_argc(const grove_jobspec_task_t *t)
-{
-    return t->argc;
-}
+GROVEP_GETTER(size_t, grove_jobspec_task_argc, grove_jobspec_task_t, argc)
 
 const char *grove_jobspec_task_arg(const grove_jobspec_task_t *t, size_t i)
 {
     return i < t->argc ? t->argv[i] : NULL;
 }
 
-const char *grove_jobspec_task_slot(const grove_jobspec_task_t *t)
-{
-    return t->slot;
-}
+GROVEP_GETTER(const char *, grove_jobspec_task_slot, grove_jobspec_task_t, slot)
 
 grove_task_count_kind_t grove_jobspec_task_count_kind(const grove_jobspec_task_t *t,
                                                       uint64_t *n, const char **type)
@@ -1949,12 +1852,5 @@ grove_task_count_kind_t grove_jobspec_task_count_kind(const grove_jobspec_task_t
     return t->kind;
 }
 
-const char *grove_jobspec_task_distribution(const grove_jobspec_task_t *t)
-{
-    return t->distribution;
-}
-
-const json_t *grove_jobspec_task_attributes(const grove_jobspec_task_t *t)
-{
-    return t->attributes;
-}
+GROVEP_GETTER(const char *, grove_jobspec_task_distribution, grove_jobspec_task_t, distribution)
+GROVEP_GETTER(const json_t *, grove_jobspec_task_attributes, grove_jobspec_task_t, attributes)

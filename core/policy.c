@@ -48,6 +48,7 @@
 #include <string.h>
 
 #include "policy.h"
+#include "util.h"
 
 /* Whether x comes before y by id (then vertex id), ascending or descending:
  * a total order on distinct vertices. */
@@ -318,10 +319,7 @@ int grove_policy_request_init(grove_policy_request_t *r, const grove_graph_t *g,
 
 void grove_policy_request_fini(grove_policy_request_t *r)
 {
-    free(r->names);
-    free(r->types);
-    free(r->total);
-    free(r->found);
+    GROVEP_FREE_ALL(r->names, r->types, r->total, r->found);
     memset(r, 0, sizeof(*r));
 }
 

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error_private.h"
 #include "jobspec.h"
 
 void grove_count_set_fixed(grove_count_t *c, uint64_t n)
@@ -140,16 +141,12 @@ static int parse_range(grove_count_t *c, const char *str, grove_error_t *err, bo
         *is_range = true;
         s++;
         if (parse_positive(&s, &operand) < 0) {
-            grove_error_set(err, NULL, 0, "operand must be a positive integer");
-            errno = EINVAL;
-            return -1;
+            return grovep_errorf(err, EINVAL, "operand must be a positive integer");
         }
         if (s < end && *s == ':') {
             s++;
             if (s + 1 != end || (*s != '+' && *s != '*' && *s != '^')) {
-                grove_error_set(err, NULL, 0, "operator must be one of '+', '*', '^'");
-                errno = EINVAL;
-                return -1;
+                return grovep_errorf(err, EINVAL, "operator must be one of '+', '*', '^'");
             }
             op = *s++;
         }

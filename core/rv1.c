@@ -69,12 +69,11 @@ static int idset_cmp(const grove_idset_t *a, const grove_idset_t *b)
         unsigned alo, ahi, blo, bhi;
         grove_idset_run(a, i, &alo, &ahi);
         grove_idset_run(b, i, &blo, &bhi);
-        if (alo != blo)
-            return alo < blo ? -1 : 1;
-        if (ahi != bhi)
-            return ahi < bhi ? -1 : 1;
+        int c = GROVEP_CMP(alo, blo);
+        if (c || (c = GROVEP_CMP(ahi, bhi)))
+            return c;
     }
-    return (na > nb) - (na < nb);
+    return GROVEP_CMP(na, nb);
 }
 
 /* ---- life ------------------------------------------------------------- */
@@ -89,11 +88,9 @@ static void rank_fini(struct rv1_rank *rk)
 
 grove_rv1_t *grove_rv1_create(void)
 {
-    grove_rv1_t *R = calloc(1, sizeof(*R));
-    if (!R) {
-        errno = ENOMEM;
+    grove_rv1_t *R = grovep_zalloc(sizeof(*R));
+    if (!R)
         return NULL;
-    }
     R->nslots = -1;
     R->has_execution = true;
     R->has_nodelist = true;
@@ -105,6 +102,7 @@ void grove_rv1_destroy(grove_rv1_t *R)
 {
     if (!R)
         return;
+    int saved = errno; /* failure paths destroy after setting errno */
     for (size_t i = 0; i < R->n; i++)
         rank_fini(&R->r[i]);
     free(R->r);
@@ -116,11 +114,9 @@ void grove_rv1_destroy(grove_rv1_t *R)
         grove_idset_destroy(R->props[i].ranks);
     }
     free(R->props);
-    json_decref(R->nodelist_as_read);
-    json_decref(R->scheduling);
-    json_decref(R->extra);
-    json_decref(R->exec_extra);
+    GROVEP_EACH(json_decref, json_t, R->nodelist_as_read, R->scheduling, R->extra, R->exec_extra);
     free(R);
+    errno = saved;
 }
 
 static long type_lookup(const grove_rv1_t *R, const char *name)
@@ -434,7 +430,7 @@ static grove_idset_t *pidset(struct pctx *x, const json_t *v, const char *path)
 static int cmp_rank_entry(const void *a, const void *b)
 {
     const struct rv1_rank *x = a, *y = b;
-    return (x->rank > y->rank) - (x->rank < y->rank);
+    return GROVEP_CMP(x->rank, y->rank);
 }
 
 /* Ranks were appended out of order: sort (stable enough: equal ranks are
@@ -815,8 +811,7 @@ grove_rv1_t *grove_rv1_decode(const char *text, size_t len, const char *source,
                               grove_error_t *err)
 {
     if (!text) {
-        grove_error_set(err, source, 0, "no document");
-        errno = EINVAL;
+        grovep_error_fail(err, EINVAL, source, 0, "no document");
         return NULL;
     }
     json_error_t je;
@@ -835,12 +830,7 @@ grove_rv1_t *grove_rv1_decode(const char *text, size_t len, const char *source,
     return R;
 }
 
-static void *read_text(const char *text, size_t len, const char *source, const void *arg,
-                       grove_error_t *err)
-{
-    (void)arg;
-    return grove_rv1_decode(text, len, source, err);
-}
+GROVEP_TEXT_READER(read_text, grove_rv1_decode)
 
 grove_rv1_t *grove_rv1_load(const char *path, grove_error_t *err)
 {
@@ -851,16 +841,11 @@ grove_rv1_t *grove_rv1_load(const char *path, grove_error_t *err)
 
 static int cmp_kids(const struct rv1_rank *a, const struct rv1_rank *b)
 {
-    if (a->nkids != b->nkids)
-        return a->nkids < b->nkids ? -1 : 1;
-    for (uint32_t i = 0; i < a->nkids; i++) {
-        if (a->kids[i].type != b->kids[i].type)
-            return a->kids[i].type < b->kids[i].type ? -1 : 1;
-        int c = idset_cmp(a->kids[i].ids, b->kids[i].ids);
-        if (c)
-            return c;
-    }
-    return 0;
+    int c = GROVEP_CMP(a->nkids, b->nkids);
+    for (uint32_t i = 0; !c && i < a->nkids; i++)
+        if (!(c = GROVEP_CMP(a->kids[i].type, b->kids[i].type)))
+            c = idset_cmp(a->kids[i].ids, b->kids[i].ids);
+    return c;
 }
 
 static int cmp_rank_ptr_kids(const void *pa, const void *pb)
@@ -868,9 +853,7 @@ static int cmp_rank_ptr_kids(const void *pa, const void *pb)
     const struct rv1_rank *a = *(const struct rv1_rank *const *)pa;
     const struct rv1_rank *b = *(const struct rv1_rank *const *)pb;
     int c = cmp_kids(a, b);
-    if (c)
-        return c;
-    return (a->rank > b->rank) - (a->rank < b->rank);
+    return c ? c : GROVEP_CMP(a->rank, b->rank);
 }
 
 struct group {
@@ -881,7 +864,7 @@ struct group {
 static int cmp_group(const void *pa, const void *pb)
 {
     const struct group *a = pa, *b = pb;
-    return (a->first->rank > b->first->rank) - (a->first->rank < b->first->rank);
+    return GROVEP_CMP(a->first->rank, b->first->rank);
 }
 
 /* The children object of one rank, its types in the canonical order
@@ -1412,9 +1395,8 @@ static grove_rv1_t *setop(const grove_rv1_t *A, const grove_rv1_t *B, enum setop
     for (int side = 0; rc == 0 && side < (op == OP_UNION ? 2 : 1); side++)
         rc = copy_props(R, side ? B : A, kept, true);
     grove_idset_destroy(kept);
-    if (rc < 0)
-        goto fail;
-    return R;
+    if (rc == 0)
+        return R;
 fail:
     grove_rv1_destroy(R);
     return NULL;

@@ -99,7 +99,7 @@ typedef struct grove_rv1 grove_rv1_t;
 /* A new empty R (version 1, no ranks, no times).  NULL with ENOMEM. */
 grove_rv1_t *grove_rv1_create(void);
 
-/* Free R.  NULL is a no-op. */
+/* Free R; errno is kept.  NULL is a no-op. */
 void grove_rv1_destroy(grove_rv1_t *R);
 
 /* A new R equal to R in everything (caller destroys).  NULL with

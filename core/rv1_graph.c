@@ -107,19 +107,17 @@ struct crec {
 static int cmp_rrec(const void *pa, const void *pb)
 {
     const struct rrec *a = pa, *b = pb;
-    if (a->rank != b->rank)
-        return a->rank < b->rank ? -1 : 1;
-    return (a->root > b->root) - (a->root < b->root);
+    int c = GROVEP_CMP(a->rank, b->rank);
+    return c ? c : GROVEP_CMP(a->root, b->root);
 }
 
 static int cmp_crec(const void *pa, const void *pb)
 {
     const struct crec *a = pa, *b = pb;
-    if (a->rank != b->rank)
-        return a->rank < b->rank ? -1 : 1;
-    if (a->type != b->type)
-        return a->type < b->type ? -1 : 1;
-    return (a->id > b->id) - (a->id < b->id);
+    int c = GROVEP_CMP(a->rank, b->rank);
+    if (!c)
+        c = GROVEP_CMP(a->type, b->type);
+    return c ? c : GROVEP_CMP(a->id, b->id);
 }
 
 static json_t *scheduling_of_graph(const grove_graph_t *g, const grove_vid_t *vids, size_t n)
@@ -158,11 +156,10 @@ struct gather {
     grove_error_t *err;
 };
 
+/* Free x's arrays; errno kept. */
 static void gather_fini(struct gather *x)
 {
-    free(x->rr);
-    free(x->cr);
-    free(x->vids);
+    GROVEP_FREE_ALL(x->rr, x->cr, x->vids);
 }
 
 /* A vertex's rank or id must fit an idset; EINVAL naming v if not. */
@@ -308,10 +305,8 @@ static grove_rv1_t *from_marked(const grove_graph_t *g, const uint8_t *mark, int
 fail:
     if (errno != EINVAL)
         errno = ENOMEM;
-    int saved = errno;
-    grove_rv1_destroy(R);
+    grove_rv1_destroy(R); /* both keep errno */
     gather_fini(&x);
-    errno = saved;
     return NULL;
 }
 
@@ -612,19 +607,13 @@ static grove_graph_t *graph_of_rlite(const grove_rv1_t *R, grove_error_t *err)
             }
         }
     }
-    free(base);
-    free(order);
+    GROVEP_FREE_ALL(base, order);
     return g;
 fail:
     if (errno != EINVAL)
         errno = ENOMEM;
-    {
-        int saved = errno;
-        free(base);
-        free(order);
-        grove_graph_destroy(g);
-        errno = saved;
-    }
+    GROVEP_FREE_ALL(base, order); /* these keep errno */
+    grove_graph_destroy(g);
     return NULL;
 }
 
@@ -738,8 +727,7 @@ static int collect(struct shard *s, grove_vid_t root, int64_t r)
 
 static int cmp_vid(const void *pa, const void *pb)
 {
-    grove_vid_t a = *(const grove_vid_t *)pa, b = *(const grove_vid_t *)pb;
-    return (a > b) - (a < b);
+    return GROVEP_CMP(*(const grove_vid_t *)pa, *(const grove_vid_t *)pb);
 }
 
 /* The first id of want missing from have, or GROVE_IDSET_INVALID. */
@@ -886,10 +874,7 @@ static int shard_run(const grove_graph_t *g, const grove_rv1_t *R, const uint8_t
 out:
     {
         int saved = errno;
-        free(s.tsym);
-        free(s.it);
-        free(s.stack);
-        free(s.out);
+        GROVEP_FREE_ALL(s.tsym, s.it, s.stack, s.out);
         errno = saved;
     }
     return rc;

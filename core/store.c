@@ -163,10 +163,7 @@ struct grove_store {
 
 static void shadow_free(struct shadow *sh)
 {
-    free(sh->v);
-    free(sh->epos);
-    free(sh->eh);
-    free(sh->j);
+    GROVEP_FREE_ALL(sh->v, sh->epos, sh->eh, sh->j);
     memset(sh, 0, sizeof(*sh));
 }
 
@@ -536,10 +533,7 @@ grove_store_t *grove_store_open(const char *path, int flags, grove_error_t *err)
     return s;
 }
 
-int64_t grove_store_generation(const grove_store_t *s)
-{
-    return s->sh.gen;
-}
+GROVEP_GETTER(int64_t, grove_store_generation, grove_store_t, sh.gen)
 
 /* ---- saving -------------------------------------------------------------------- */
 

@@ -502,12 +502,7 @@ grove_topo_t *grove_topo_read_xml(const char *text, size_t len, const char *sour
     return t;
 }
 
-static void *read_text(const char *text, size_t len, const char *source, const void *arg,
-                       grove_error_t *err)
-{
-    (void)arg;
-    return grove_topo_read_xml(text, len, source, err);
-}
+GROVEP_TEXT_READER(read_text, grove_topo_read_xml)
 
 grove_topo_t *grove_topo_load_xml(const char *path, grove_error_t *err)
 {
@@ -789,12 +784,9 @@ grove_graph_t *grove_topo_cluster(const char *cluster, const grove_topo_t *t, co
     free(cbase);
     grove_hostlist_destroy(hl);
     return g;
-fail : {
-    int e = errno;
-    free(cbase);
+fail:
+    GROVEP_FREE_ALL(cbase); /* the three keep errno */
     grove_hostlist_destroy(hl);
     grove_graph_destroy(g);
-    errno = e;
     return NULL;
-}
 }

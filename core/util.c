@@ -35,6 +35,14 @@ void grovep_huge(void *p, size_t bytes)
 #endif
 }
 
+void *grovep_zalloc(size_t size)
+{
+    void *p = calloc(1, size);
+    if (!p)
+        errno = ENOMEM;
+    return p;
+}
+
 int grovep_grow_slow(void **p, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)

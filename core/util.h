@@ -1,6 +1,7 @@
-/* util.h: small helpers shared by the files of libgrove: array growth,
- * the string buffer, binary search, enumeration names, whole-file reading
- * and loading.  Not public API (not installed).
+/* util.h: small helpers shared by the files of libgrove: zeroed
+ * allocation, array growth, the string buffer, whole-file reading and
+ * loading, binary search, accessors, destructor lists, three-way
+ * comparison, enumeration names.  Not public API (not installed).
  *
  * This header must not hold anything that knows a file format or a Grove
  * type (those helpers belong to their module), nor error reporting
@@ -9,12 +10,19 @@
 #ifndef GROVE_UTIL_H
 #define GROVE_UTIL_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
+
+/* A new zeroed object of size bytes (caller frees), or NULL with errno
+ * ENOMEM: the constructors' one allocation, failing alike whatever the C
+ * library leaves in errno. */
+void *grovep_zalloc(size_t size);
 
 /* Grow the array *p of *cap elements of elem bytes to hold at least need,
  * doubling (from 16).  0, or -1 with ENOMEM and the array untouched.  The
@@ -119,6 +127,17 @@ typedef void *(*grovep_text_reader_f)(const char *text, size_t len, const char *
 void *grovep_load_file(const char *path, const char *source, grovep_text_reader_f read,
                        const void *arg, grove_error_t *err);
 
+/* Define the static grovep_text_reader_f `name` that parses with
+ * `read(text, len, source, err)`, for a format whose reader takes no
+ * options (its loader passes arg NULL). */
+#define GROVEP_TEXT_READER(name, read)                                          \
+    static void *name(const char *text, size_t len, const char *source,         \
+                      const void *arg, grove_error_t *err)                      \
+    {                                                                           \
+        (void)arg;                                                              \
+        return read(text, len, source, err);                                    \
+    }
+
 /* Binary search: set pos (a size_t) to the first index in [0, n) at
  * which the condition below, an expression of the index variable i,
  * is false (n if none).  below must hold for a prefix of the indices
@@ -137,6 +156,41 @@ void *grovep_load_file(const char *path, const char *source, grovep_text_reader_
         }                                                                       \
         (pos) = lo_;                                                            \
     } while (0)
+
+/* Define `type name(const T *o)` returning o->member: the read-only
+ * accessors of an opaque type, one line each (their contract is at the
+ * prototype in the public header, which also keeps -Wmissing-prototypes
+ * satisfied). */
+#define GROVEP_GETTER(type, name, T, member)                                    \
+    type name(const T *o)                                                       \
+    {                                                                           \
+        return o->member;                                                       \
+    }
+
+/* Call fn, a function taking a T *, on each of the pointers listed, in
+ * order, and leave errno as it was: the destructor of an object that owns
+ * many members says which ones and how they are freed in one statement,
+ * not one line each, and a failure path frees what it holds after setting
+ * its errno without saving it around.  The list is a local array, so
+ * nothing is allocated (destructors run when memory is short). */
+#define GROVEP_EACH(fn, T, ...)                                                 \
+    do {                                                                        \
+        T *const each_[] = {__VA_ARGS__};                                       \
+        int each_errno_ = errno;                                                \
+        for (size_t each_i_ = 0; each_i_ < sizeof(each_) / sizeof(*each_);     \
+             each_i_++)                                                         \
+            fn(each_[each_i_]);                                                 \
+        errno = each_errno_;                                                    \
+    } while (0)
+
+/* free() each of the buffers listed (NULL ones too, as free does), errno
+ * kept. */
+#define GROVEP_FREE_ALL(...) GROVEP_EACH(free, void, __VA_ARGS__)
+
+/* -1, 0 or 1 as a is below, equal to or above b: the comparators'
+ * three-way step, for numbers of any type (each argument is evaluated
+ * twice). */
+#define GROVEP_CMP(a, b) (((a) > (b)) - ((a) < (b)))
 
 /* The name of value i of an enumeration from its table of n names, or
  * NULL when i is out of range. */

@@ -35,7 +35,7 @@ struct grove_accum {
 
 grove_accum_t *grove_accum_create(size_t limit)
 {
-    grove_accum_t *a = calloc(1, sizeof(*a));
+    grove_accum_t *a = grovep_zalloc(sizeof(*a));
     if (!a)
         return NULL;
     a->limit = limit;
@@ -46,8 +46,7 @@ void grove_accum_destroy(grove_accum_t *a)
 {
     if (!a)
         return;
-    free(a->v);
-    free(a->score);
+    GROVEP_FREE_ALL(a->v, a->score);
     free(a);
 }
 
@@ -78,10 +77,7 @@ int grove_accum_push(grove_accum_t *a, grove_vid_t v, double score)
     return 0;
 }
 
-size_t grove_accum_count(const grove_accum_t *a)
-{
-    return a->n;
-}
+GROVEP_GETTER(size_t, grove_accum_count, grove_accum_t, n)
 
 grove_vid_t grove_accum_at(const grove_accum_t *a, size_t i, double *score)
 {

@@ -132,11 +132,9 @@ int grove_writer_set_subsystem(grove_writer_t *w, const char *subsystem)
 
 grove_writer_t *grove_writer_create(const grove_graph_t *g)
 {
-    grove_writer_t *w = calloc(1, sizeof(*w));
-    if (!w) {
-        errno = ENOMEM;
+    grove_writer_t *w = grovep_zalloc(sizeof(*w));
+    if (!w)
         return NULL;
-    }
     w->g = g;
     w->sub = GROVE_SYM_NONE;
     /* what the first selection would do, done now: scratch and the graph's
@@ -153,15 +151,8 @@ void grove_writer_destroy(grove_writer_t *w)
 {
     if (!w)
         return;
-    free(w->stamp);
-    free(w->slot);
-    free(w->ents);
-    free(w->lk);
-    free(w->out);
-    free(w->ord);
-    free(w->stack);
-    free(w->spool.p);
-    free(w->frames);
+    GROVEP_FREE_ALL(w->stamp, w->slot, w->ents, w->lk, w->out, w->ord, w->stack, w->spool.p,
+                    w->frames);
     free(w);
 }
 
@@ -204,21 +195,11 @@ static inline bool present(const grove_writer_t *w, grove_vid_t v)
  * or -1 (ENOMEM). */
 static int ents_room(grove_writer_t *w, size_t n)
 {
-    if (n > w->cap) {
-        size_t cap = w->cap ? 2 * w->cap : 64;
-        if (cap < n)
-            cap = n;
-        grove_wentry_t *e = realloc(w->ents, cap * sizeof(*e));
-        if (e)
-            w->ents = e;
-        struct link *l = e ? realloc(w->lk, cap * sizeof(*l)) : NULL;
-        if (!l) {
-            errno = ENOMEM;
-            return -1;
-        }
-        w->lk = l;
-        w->cap = cap;
-    }
+    size_t ecap = w->cap, lcap = w->cap;
+    if (grovep_grow((void **)&w->ents, &ecap, n, sizeof(*w->ents)) < 0 ||
+        grovep_grow((void **)&w->lk, &lcap, n, sizeof(*w->lk)) < 0)
+        return -1;
+    w->cap = ecap;
     return 0;
 }
 
@@ -236,7 +217,7 @@ static inline int add(grove_writer_t *w, grove_vid_t v, int64_t amount, bool x, 
 static int cmp_entry(const void *a, const void *b)
 {
     const grove_wentry_t *x = a, *y = b;
-    return (x->v > y->v) - (x->v < y->v);
+    return GROVEP_CMP(x->v, y->v);
 }
 
 /* Entries in vertex id order (they mostly are already). */
