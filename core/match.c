@@ -1098,9 +1098,9 @@ static int64_t take_slots(grove_matcher_t *m, const struct req *r, grove_vid_t u
 struct slotc {
     double score;
     size_t home, k; /* the k-th slot of homes[home] */
-    grove_vid_t hv; /* that home: ties go in graph order, by vertex id, as
-                     * the reference engine explores in graph order whatever
-                     * the policy */
+    grove_vid_t hv; /* that home: slots are listed in graph order, by vertex
+                     * id, as the reference engine explores in graph order
+                     * whatever the policy */
 };
 
 /* +1 when the policy puts lower ids first, -1 higher, 0 when it does not
@@ -1202,11 +1202,13 @@ static int64_t or_best(struct orplan *p, const int64_t *c, int64_t depth, int *f
     return best;
 }
 
-/* The alternatives of the next up to want slots of or-group r at home w,
- * into seq (*nseq, room for want).  0; 1 when the plan cannot hold r (more
+/* The alternatives of every slot of or-group r that home w holds, in the
+ * order they are placed, into *seq (*cap grown as needed, *nseq of them):
+ * the reference engine plans the most slots the home's free units allow,
+ * whatever the request's count.  0; 1 when the plan cannot hold r (more
  * alternatives or types than OR_TYPES, nested slots); -1 (ENOMEM). */
-static int or_sequence(grove_matcher_t *m, const struct req *r, grove_vid_t w, uint64_t want,
-                       const struct req **seq, size_t *nseq)
+static int or_sequence(grove_matcher_t *m, const struct req *r, grove_vid_t w,
+                       const struct req ***seq, size_t *cap, size_t *nseq)
 {
     if (!m->orplan && !(m->orplan = calloc(1, sizeof(*m->orplan))))
         return -1;
@@ -1247,14 +1249,15 @@ static int or_sequence(grove_matcher_t *m, const struct req *r, grove_vid_t w, u
     for (size_t t = 0; t < p->nt; t++)
         if (p->type[t] == GROVE_SYM_NONE)
             c[t] = 0; /* a type the graph lacks: no alternative asking for it fits */
-    for (uint64_t k = 0; k < want; k++) {
+    for (;;) {
         int a;
         /* the lookahead stops at OR_DEPTH slots: ties beyond it go to the
          * first alternative */
-        int64_t depth = want - k > OR_DEPTH ? OR_DEPTH : (int64_t)(want - k);
-        if (or_best(p, c, depth, &a) == 0 || a < 0)
+        if (or_best(p, c, OR_DEPTH, &a) == 0 || a < 0)
             break;
-        seq[(*nseq)++] = p->alt[a];
+        if (grovep_grow((void **)seq, cap, *nseq + 1, sizeof(**seq)) < 0)
+            return -1;
+        (*seq)[(*nseq)++] = p->alt[a];
         for (size_t t = 0; t < p->nt; t++)
             c[t] -= p->need[a][t];
     }
@@ -1289,7 +1292,11 @@ static int slot_homes(grove_matcher_t *m, const struct req *r, grove_vid_t w, bo
     return rc;
 }
 
-/* One slot of r at home w: 1 placed (its score in *score), 0 not, -1. */
+/* One slot of r at home w: 1 placed (its score in *score), 0 not, -1.
+ * The score is the reference engine's: each vertex taken directly below
+ * the home counts its id + 2 (its own score, id + 1, above the score of
+ * a met match, 1), so of two or-slot shapes the one of more vertices
+ * ranks higher on equal ids. */
 static int slot_at(grove_matcher_t *m, const struct req *r, grove_vid_t w, bool excl,
                    double *score)
 {
@@ -1307,57 +1314,165 @@ static int slot_at(grove_matcher_t *m, const struct req *r, grove_vid_t w, bool 
     *score = 0;
     for (size_t i = first; i < m->nsel; i++)
         if (m->par[m->sel[i].v] == w)
-            *score += (double)grove_vertex_id(m->g, m->sel[i].v) + 1 + node;
+            *score += (double)grove_vertex_id(m->g, m->sel[i].v) + 2 + node;
     return 1;
 }
 
-static int cmp_slotc(const void *a, const void *b)
+/* Homes in graph order (by vertex id): the order in which the reference
+ * engine's depth-first walk lists their slots before ranking them. */
+struct homeo {
+    grove_vid_t v;
+    size_t h;
+};
+
+static int cmp_home(const void *a, const void *b)
 {
-    const struct slotc *x = a, *y = b;
-    if (x->score != y->score)
-        return x->score < y->score ? -1 : 1;
-    if (x->hv != y->hv)
-        return x->hv < y->hv ? -1 : 1;
-    return (x->k > y->k) - (x->k < y->k);
+    grove_vid_t x = ((const struct homeo *)a)->v, y = ((const struct homeo *)b)->v;
+    return (x > y) - (x < y);
 }
 
-/* The shapes of the next up to want slots of r at home w, into seq
- * (*nseq): r itself want times, or for or-slots their choice
- * (or_sequence).  0, 1 (or-slots it cannot plan), -1. */
-static int home_shapes(grove_matcher_t *m, const struct req *r, grove_vid_t w, uint64_t want,
-                       const struct req **seq, size_t *nseq)
+/* The plan of the slots of r at home w: for or-slots their alternatives
+ * (or_sequence) into *seq (*cap), *nseq of them; for a plain slot r every
+ * time, *nseq SIZE_MAX.  0, 1 (or-slots it cannot plan), -1. */
+static int home_shapes(grove_matcher_t *m, const struct req *r, grove_vid_t w,
+                       const struct req ***seq, size_t *cap, size_t *nseq)
 {
+    *nseq = 0;
     if (r->alt)
-        return or_sequence(m, r, w, want, seq, nseq);
-    for (*nseq = 0; *nseq < want; (*nseq)++)
-        seq[*nseq] = r;
+        return or_sequence(m, r, w, seq, cap, nseq);
+    *nseq = SIZE_MAX;
     return 0;
 }
 
-/* Every slot each home can hold, scored (what was taken rolled back).  0,
- * 1 (or-slots it cannot plan), -1.  seq: room for want shapes. */
+/* The shape of the k-th slot of a home planned by home_shapes, or NULL. */
+static const struct req *home_shape(const struct req *r, const struct req **seq, size_t nseq,
+                                    size_t k)
+{
+    return !r->alt ? r : k < nseq ? seq[k] : NULL;
+}
+
+/* Every slot each home can hold (as the reference engine lists them: each
+ * home as many as fit, whatever the count asked for), scored, homes in
+ * graph order (what was taken rolled back).  0, 1 (or-slots it cannot
+ * plan), -1. */
 static int slot_candidates(grove_matcher_t *m, const struct req *r, const grove_vid_t *hv,
-                           size_t nh, bool excl, uint64_t want, int dir, struct slotc **cv,
-                           size_t *nc, const struct req **seq)
+                           size_t nh, bool excl, int dir, struct slotc **cv, size_t *nc,
+                           const struct req ***seq, size_t *seqcap)
 {
     size_t cap = 0;
-    for (size_t h = 0; h < nh; h++) {
+    struct homeo *order = malloc(nh * sizeof(*order));
+    if (!order)
+        return -1;
+    for (size_t h = 0; h < nh; h++)
+        order[h] = (struct homeo){hv[h], h};
+    qsort(order, nh, sizeof(*order), cmp_home);
+    int rc = 0;
+    for (size_t i = 0; i < nh && rc >= 0; i++) {
+        size_t h = order[i].h;
         struct checkpoint cp = checkpoint(m);
         double sc;
         size_t nseq;
-        int rc = home_shapes(m, r, hv[h], want, seq, &nseq);
-        if (rc != 0)
-            return rc;
-        for (size_t k = 0; k < nseq && (rc = slot_at(m, seq[k], hv[h], excl, &sc)) == 1; k++) {
-            if (grovep_grow((void **)cv, &cap, *nc + 1, sizeof(**cv)) < 0)
-                return -1;
+        const struct req *shape;
+        if ((rc = home_shapes(m, r, hv[h], seq, seqcap, &nseq)) != 0)
+            break;
+        for (size_t k = 0; (shape = home_shape(r, *seq, nseq, k))
+                           && (rc = slot_at(m, shape, hv[h], excl, &sc)) == 1;
+             k++) {
+            if (grovep_grow((void **)cv, &cap, *nc + 1, sizeof(**cv)) < 0) {
+                rc = -1;
+                break;
+            }
             (*cv)[(*nc)++] = (struct slotc){dir * sc, h, k, hv[h]};
         }
+        if (rc == 1)
+            rc = 0; /* the plan ran out, or-slots */
         rollback(m, cp);
-        if (rc < 0)
-            return -1;
     }
-    return 0;
+    free(order);
+    return rc < 0 ? -1 : rc;
+}
+
+/* What one slot changed at a vertex: units taken and flags added. */
+struct slot_change {
+    grove_vid_t v;
+    int64_t taken;
+    uint8_t flags;
+};
+
+/* Place at home w the slots whose positions in the home's plan are marked
+ * in pick[0..kmax] (not a prefix: under or-slots a later slot of another
+ * shape may rank above an earlier one).  A slot's resources depend on the
+ * slots before it in the plan (each takes the next best children), so all
+ * of them up to kmax are placed, what the marked ones changed is noted,
+ * the lot rolled back and the noted changes made again: the others'
+ * resources stay free, as in the reference engine, whose slots are fixed
+ * groups of children of which it keeps the ranked ones.  1, 0 (nothing
+ * stays taken), -1. */
+static int place_marked(grove_matcher_t *m, const struct req *r, grove_vid_t w, bool excl,
+                        const struct req **seq, size_t nseq, const bool *pick, size_t kmax)
+{
+    struct checkpoint cp = checkpoint(m);
+    struct slot_change *ch = NULL;
+    grove_pick_t *pk = NULL;
+    size_t nch = 0, chcap = 0, npk = 0, pkcap = 0;
+    int rc = 1;
+    for (size_t k = 0; k <= kmax && rc == 1; k++) {
+        const struct req *shape = home_shape(r, seq, nseq, k);
+        size_t l0 = m->nlog, s0 = m->nsel, c0 = nch;
+        double sc;
+        rc = shape ? slot_at(m, shape, w, excl, &sc) : 0;
+        if (rc != 1 || !pick[k])
+            continue;
+        for (size_t i = l0; i < m->nlog && rc == 1; i++) {
+            const struct undo *u = &m->log[i];
+            bool seen = false; /* the first entry of a vertex has its state before */
+            for (size_t j = c0; j < nch && !seen; j++)
+                seen = ch[j].v == u->v;
+            if (seen)
+                continue;
+            if (grovep_grow((void **)&ch, &chcap, nch + 1, sizeof(*ch)) < 0) {
+                rc = -1;
+                break;
+            }
+            bool cur = u->stamp == m->gen;
+            int64_t t0 = cur ? u->taken : 0;
+            uint8_t f0 = cur ? u->flags : 0;
+            ch[nch++] = (struct slot_change){u->v, taken_of(m, u->v) - t0,
+                                             (uint8_t)(flags_of(m, u->v) & ~f0)};
+        }
+        for (size_t i = s0; i < m->nsel && rc == 1; i++) {
+            if (grovep_grow((void **)&pk, &pkcap, npk + 1, sizeof(*pk)) < 0)
+                rc = -1;
+            else
+                pk[npk++] = m->sel[i];
+        }
+    }
+    rollback(m, cp);
+    for (size_t j = 0; j < nch && rc == 1; j++)
+        if (set_state(m, ch[j].v, taken_of(m, ch[j].v) + ch[j].taken,
+                      flags_of(m, ch[j].v) | ch[j].flags)
+            < 0)
+            rc = -1;
+    for (size_t i = 0; i < npk && rc == 1; i++)
+        if (add_pick(m, pk[i].v, pk[i].amount, pk[i].exclusive, pk[i].leaf) < 0
+            || touch_up(m, pk[i].v) < 0)
+            rc = -1;
+    if (rc != 1)
+        rollback(m, cp);
+    free(ch);
+    free(pk);
+    return rc;
+}
+
+/* How many times the reference engine ranks the slots of r: once for each
+ * slot request of the list (the alternatives of an or-group), each on the
+ * order the one before left. */
+static size_t slot_rankings(const struct req *r)
+{
+    size_t n = 0;
+    for (const struct req *a = r; a; a = a->alt)
+        n++;
+    return n;
 }
 
 /* want slots of r below u chosen by their ids (see above): 1 placed, 0
@@ -1369,7 +1484,9 @@ static int take_slots_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t
     grove_vid_t *hv = NULL;
     struct slotc *cv = NULL;
     const struct req **seq = NULL;
-    size_t nh = 0, hcap = 0, nc = 0;
+    size_t *idx = NULL;
+    double *key = NULL;
+    size_t nh = 0, hcap = 0, nc = 0, seqcap = 0;
     bool excl = r->excl || pexcl;
     int rc = -1, dir = 0;
     if (!m->pol.order || !r->child) {
@@ -1398,9 +1515,7 @@ static int take_slots_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t
         rc = 2;
         goto out;
     }
-    if (!(seq = malloc((want ? want : 1) * sizeof(*seq))))
-        goto out;
-    int sc_rc = slot_candidates(m, r, hv, nh, excl, want, dir, &cv, &nc, seq);
+    int sc_rc = slot_candidates(m, r, hv, nh, excl, dir, &cv, &nc, &seq, &seqcap);
     if (sc_rc != 0) {
         rc = sc_rc < 0 ? -1 : 2;
         goto out;
@@ -1412,31 +1527,71 @@ static int take_slots_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t
         rc = m->dom_sub == m->g->containment ? 2 : 0;
         goto out;
     }
-    qsort(cv, nc, sizeof(*cv), cmp_slotc);
-    /* each home places its chosen slots, in visiting order */
-    size_t *per = calloc(nh, sizeof(*per));
-    if (!per)
+    /* ranked as the reference engine ranks them, ties included (its sort
+     * is not stable past 16 slots) */
+    if (!(idx = malloc(nc * sizeof(*idx))) || !(key = malloc(nc * sizeof(*key))))
         goto out;
-    for (size_t i = 0; i < want; i++)
-        per[cv[i].home]++;
+    for (size_t i = 0; i < nc; i++) {
+        idx[i] = i;
+        key[i] = cv[i].score;
+    }
+    for (size_t n = slot_rankings(r); n > 0; n--)
+        grove_policy_ref_sort(idx, nc, key);
+    /* each home places its chosen slots, in visiting order: per[h] of
+     * them, the last at position kmax[h] of its plan */
+    size_t *per = calloc(nh, sizeof(*per)), *kmax = calloc(nh, sizeof(*kmax));
+    if (!per || !kmax) {
+        free(per);
+        free(kmax);
+        goto out;
+    }
+    for (size_t i = 0; i < want; i++) {
+        const struct slotc *c = &cv[idx[i]];
+        per[c->home]++;
+        kmax[c->home] = c->k > kmax[c->home] ? c->k : kmax[c->home];
+    }
     struct checkpoint cp = checkpoint(m);
+    bool *pick = NULL;
+    size_t pickcap = 0;
     rc = 1;
     for (size_t h = 0; h < nh && rc == 1; h++) {
         double sc;
         size_t nseq = 0;
-        /* the same plan as for the candidates: per[h] is its first ones */
-        if (per[h] && home_shapes(m, r, hv[h], want, seq, &nseq) != 0)
+        const struct req *shape;
+        if (!per[h])
+            continue;
+        /* the same plan as for the candidates */
+        if (home_shapes(m, r, hv[h], &seq, &seqcap, &nseq) != 0) {
             rc = -1; /* it planned this home before */
-        for (size_t k = 0; k < per[h] && rc == 1; k++)
-            rc = k < nseq ? slot_at(m, seq[k], hv[h], excl, &sc) : 0;
+            break;
+        }
+        if (kmax[h] + 1 == per[h]) { /* its first ones */
+            for (size_t k = 0; k < per[h] && rc == 1; k++)
+                rc = (shape = home_shape(r, seq, nseq, k)) ? slot_at(m, shape, hv[h], excl, &sc)
+                                                           : 0;
+            continue;
+        }
+        if (grovep_grow((void **)&pick, &pickcap, kmax[h] + 1, sizeof(*pick)) < 0) {
+            rc = -1;
+            break;
+        }
+        memset(pick, 0, (kmax[h] + 1) * sizeof(*pick));
+        for (size_t i = 0; i < want; i++)
+            if (cv[idx[i]].home == h)
+                pick[cv[idx[i]].k] = true;
+        rc = place_marked(m, r, hv[h], excl, seq, nseq, pick, kmax[h]);
     }
     if (rc == 0)
         rollback(m, cp);
     free(per);
+    free(kmax);
+    free(pick);
 out:
     free(hv);
     free(cv);
     free(seq);
+    free(idx);
+    free(key);
     return rc;
 }
 
