@@ -1091,6 +1091,12 @@ static int64_t take_slots(grove_matcher_t *m, const struct req *r, grove_vid_t u
  * take_slots_by_id).  The corpus's machines have at most 16. */
 #define SLOT_HOMES_MAX 64
 
+/* How many direct children the homes may have in all for every slot of
+ * every home to be listed and ranked as the reference engine ranks them
+ * (listing them costs a placement each); with more, each lists as many as
+ * the request asks for.  The corpus's machines have at most 320. */
+#define SLOT_LIST_MAX 512
+
 /* The reference engine's weight of a node's id in a node-centric score:
  * (id + 2) * 10000 per vertex taken below the node. */
 #define NODE_WEIGHT 10000.0
@@ -1202,12 +1208,13 @@ static int64_t or_best(struct orplan *p, const int64_t *c, int64_t depth, int *f
     return best;
 }
 
-/* The alternatives of every slot of or-group r that home w holds, in the
- * order they are placed, into *seq (*cap grown as needed, *nseq of them):
- * the reference engine plans the most slots the home's free units allow,
- * whatever the request's count.  0; 1 when the plan cannot hold r (more
- * alternatives or types than OR_TYPES, nested slots); -1 (ENOMEM). */
-static int or_sequence(grove_matcher_t *m, const struct req *r, grove_vid_t w,
+/* The alternatives of the slots of or-group r that home w holds, in the
+ * order they are placed, at most limit, into *seq (*cap grown as needed,
+ * *nseq of them): the reference engine plans the most slots the home's
+ * free units allow, whatever the request's count.  0; 1 when the plan
+ * cannot hold r (more alternatives or types than OR_TYPES, nested slots);
+ * -1 (ENOMEM). */
+static int or_sequence(grove_matcher_t *m, const struct req *r, grove_vid_t w, size_t limit,
                        const struct req ***seq, size_t *cap, size_t *nseq)
 {
     if (!m->orplan && !(m->orplan = calloc(1, sizeof(*m->orplan))))
@@ -1249,7 +1256,7 @@ static int or_sequence(grove_matcher_t *m, const struct req *r, grove_vid_t w,
     for (size_t t = 0; t < p->nt; t++)
         if (p->type[t] == GROVE_SYM_NONE)
             c[t] = 0; /* a type the graph lacks: no alternative asking for it fits */
-    for (;;) {
+    while (*nseq < limit) {
         int a;
         /* the lookahead stops at OR_DEPTH slots: ties beyond it go to the
          * first alternative */
@@ -1331,16 +1338,16 @@ static int cmp_home(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The plan of the slots of r at home w: for or-slots their alternatives
- * (or_sequence) into *seq (*cap), *nseq of them; for a plain slot r every
- * time, *nseq SIZE_MAX.  0, 1 (or-slots it cannot plan), -1. */
-static int home_shapes(grove_matcher_t *m, const struct req *r, grove_vid_t w,
+/* The plan of at most limit slots of r at home w: for or-slots their
+ * alternatives (or_sequence) into *seq (*cap), *nseq of them; for a plain
+ * slot r every time, *nseq limit.  0, 1 (or-slots it cannot plan), -1. */
+static int home_shapes(grove_matcher_t *m, const struct req *r, grove_vid_t w, size_t limit,
                        const struct req ***seq, size_t *cap, size_t *nseq)
 {
     *nseq = 0;
     if (r->alt)
-        return or_sequence(m, r, w, seq, cap, nseq);
-    *nseq = SIZE_MAX;
+        return or_sequence(m, r, w, limit, seq, cap, nseq);
+    *nseq = limit;
     return 0;
 }
 
@@ -1348,16 +1355,106 @@ static int home_shapes(grove_matcher_t *m, const struct req *r, grove_vid_t w,
 static const struct req *home_shape(const struct req *r, const struct req **seq, size_t nseq,
                                     size_t k)
 {
-    return !r->alt ? r : k < nseq ? seq[k] : NULL;
+    return k >= nseq ? NULL : !r->alt ? r : seq[k];
 }
 
-/* Every slot each home can hold (as the reference engine lists them: each
- * home as many as fit, whatever the count asked for), scored, homes in
- * graph order (what was taken rolled back).  0, 1 (or-slots it cannot
- * plan), -1. */
+static bool channeled_type(const grove_matcher_t *m, grove_sym_t t);
+
+/* The node weight of the vertices taken directly below home w (slot_at). */
+static double home_node_weight(const grove_matcher_t *m, grove_vid_t w)
+{
+    if (m->pol.node_centric && m->node_sym != GROVE_SYM_NONE)
+        for (grove_vid_t a = w; a != GROVEP_NONE; a = m->par[a])
+            if (m->g->v[a].type == m->node_sym)
+                return ((double)grove_vertex_id(m->g, a) + 2) * NODE_WEIGHT;
+    return 0;
+}
+
+/* The slots of plain slot r at home w, scored as slot_at would score them
+ * one after the other, without placing them, when that can be told from
+ * w's children alone: r asks only for fixed counts of leaves taken whole
+ * (exclusively), w's children are all leaves, and no prune hook or
+ * channeled pool is involved.  Each slot then takes, for each request,
+ * the next free children of its type in the walk's order until it has the
+ * count, as take_first does.  Appended to *cv (*cap) as home h, at most
+ * limit: 1; 0 when it cannot be told so (nothing appended); -1. */
+static int home_slots_quick(grove_matcher_t *m, const struct req *r, grove_vid_t w, size_t h,
+                            bool excl, int dir, size_t limit, struct slotc **cv, size_t *nc,
+                            size_t *cap)
+{
+    enum { QUICK_REQS = 8 };
+    const grove_graph_t *g = m->g;
+    const struct req *cr[QUICK_REQS];
+    size_t nr = 0;
+    if (r->alt || m->pol.prune)
+        return 0;
+    for (const struct req *c = r->child; c; c = c->next) {
+        if (nr == QUICK_REQS || c->child || c->slot || c->type == GROVE_SYM_NONE
+            || c->count->kind != GROVE_COUNT_FIXED || channeled_type(m, c->type))
+            return 0;
+        for (size_t i = 0; i < nr; i++)
+            if (cr[i]->type == c->type)
+                return 0; /* two requests share the children of a type */
+        cr[nr++] = c;
+    }
+    if (nr == 0)
+        return 0;
+    size_t fbase = m->nframes, kbase = m->nkids;
+    if (push_frame(m, w) < 0)
+        return -1;
+    uint32_t first = m->frames[fbase].kids, n = m->frames[fbase].nkids;
+    int rc = 1;
+    /* the free children of each request's type, in the walk's order:
+     * pos[i] the next unused of request i */
+    size_t pos[QUICK_REQS] = {0};
+    for (uint32_t i = 0; i < n && rc == 1; i++) {
+        grove_vid_t k = m->kids[first + i];
+        if (has_kids(m, k))
+            rc = 0;
+    }
+    double node = home_node_weight(m, w);
+    for (size_t k = 0; rc == 1 && k < limit; k++) {
+        double sc = 0;
+        bool fits = true;
+        for (size_t i = 0; i < nr && fits && rc == 1; i++) {
+            int64_t got = 0, want = (int64_t)cr[i]->count->min;
+            while (got < want && pos[i] < n) {
+                grove_vid_t v = m->kids[first + pos[i]++];
+                if (g->v[v].type != cr[i]->type)
+                    continue;
+                bool ex;
+                int ok = take_check(m, cr[i], v, excl, (uint64_t)(want - got), &ex, NULL);
+                if (ok < 0 || (ok == 1 && !ex)) {
+                    rc = ok < 0 ? -1 : 0; /* units shared: not told this way */
+                    break;
+                }
+                if (ok == 0 || flags_of(m, v) || taken_of(m, v) || g->v[v].size == 0)
+                    continue;
+                got += g->v[v].size;
+                sc += (double)grove_vertex_id(g, v) + 2 + node;
+            }
+            fits = got >= want;
+        }
+        if (rc != 1 || !fits)
+            break;
+        if (grovep_grow((void **)cv, cap, *nc + 1, sizeof(**cv)) < 0) {
+            rc = -1;
+            break;
+        }
+        (*cv)[(*nc)++] = (struct slotc){dir * sc, h, k, w};
+    }
+    m->nframes = fbase;
+    m->nkids = kbase;
+    return rc;
+}
+
+/* The slots each home can hold, at most limit a home (the reference
+ * engine lists as many as fit, whatever the count asked for), scored,
+ * homes in graph order (what was taken rolled back).  0, 1 (or-slots it
+ * cannot plan), -1. */
 static int slot_candidates(grove_matcher_t *m, const struct req *r, const grove_vid_t *hv,
-                           size_t nh, bool excl, int dir, struct slotc **cv, size_t *nc,
-                           const struct req ***seq, size_t *seqcap)
+                           size_t nh, bool excl, int dir, size_t limit, struct slotc **cv,
+                           size_t *nc, const struct req ***seq, size_t *seqcap)
 {
     size_t cap = 0;
     struct homeo *order = malloc(nh * sizeof(*order));
@@ -1371,9 +1468,14 @@ static int slot_candidates(grove_matcher_t *m, const struct req *r, const grove_
         size_t h = order[i].h;
         struct checkpoint cp = checkpoint(m);
         double sc;
-        size_t nseq;
+        size_t nseq, nc0 = *nc;
         const struct req *shape;
-        if ((rc = home_shapes(m, r, hv[h], seq, seqcap, &nseq)) != 0)
+        if ((rc = home_slots_quick(m, r, hv[h], h, excl, dir, limit, cv, nc, &cap)) != 0) {
+            rc = rc < 0 ? -1 : 0;
+            continue;
+        }
+        *nc = nc0;
+        if ((rc = home_shapes(m, r, hv[h], limit, seq, seqcap, &nseq)) != 0)
             break;
         for (size_t k = 0; (shape = home_shape(r, *seq, nseq, k))
                            && (rc = slot_at(m, shape, hv[h], excl, &sc)) == 1;
@@ -1464,6 +1566,15 @@ static int place_marked(grove_matcher_t *m, const struct req *r, grove_vid_t w, 
     return rc;
 }
 
+/* Slots by score, then graph order (cv lists them in graph order). */
+static int cmp_slot_idx(const void *a, const void *b, void *arg)
+{
+    const struct slotc *cv = arg, *x = &cv[*(const size_t *)a], *y = &cv[*(const size_t *)b];
+    if (x->score != y->score)
+        return x->score < y->score ? -1 : 1;
+    return (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
+}
+
 /* How many times the reference engine ranks the slots of r: once for each
  * slot request of the list (the alternatives of an or-group), each on the
  * order the one before left. */
@@ -1515,7 +1626,16 @@ static int take_slots_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t
         rc = 2;
         goto out;
     }
-    int sc_rc = slot_candidates(m, r, hv, nh, excl, dir, &cv, &nc, &seq, &seqcap);
+    /* every slot of every home when the homes are few and small, else
+     * want of each (a home's first slots are its best: a plain slot takes
+     * the next best children each time), ties then in graph order */
+    size_t kids = 0;
+    for (size_t h = 0; h < nh && kids <= SLOT_LIST_MAX; h++)
+        for (grove_eid_t e = m->g->first_out[hv[h]]; e != GROVEP_NONE; e = m->g->e[e].next_out)
+            kids += m->g->e[e].sub == m->dom_sub && !(m->g->e[e].flags & GROVEP_E_UP);
+    bool every = kids <= SLOT_LIST_MAX;
+    size_t limit = every ? SIZE_MAX : (size_t)want;
+    int sc_rc = slot_candidates(m, r, hv, nh, excl, dir, limit, &cv, &nc, &seq, &seqcap);
     if (sc_rc != 0) {
         rc = sc_rc < 0 ? -1 : 2;
         goto out;
@@ -1528,15 +1648,18 @@ static int take_slots_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t
         goto out;
     }
     /* ranked as the reference engine ranks them, ties included (its sort
-     * is not stable past 16 slots) */
+     * is not stable past 16 slots): with every slot listed, the same
+     * order; else ties in graph order */
     if (!(idx = malloc(nc * sizeof(*idx))) || !(key = malloc(nc * sizeof(*key))))
         goto out;
     for (size_t i = 0; i < nc; i++) {
         idx[i] = i;
         key[i] = cv[i].score;
     }
-    for (size_t n = slot_rankings(r); n > 0; n--)
+    for (size_t n = every ? slot_rankings(r) : 0; n > 0; n--)
         grove_policy_ref_sort(idx, nc, key);
+    if (!every)
+        qsort_r(idx, nc, sizeof(*idx), cmp_slot_idx, cv);
     /* each home places its chosen slots, in visiting order: per[h] of
      * them, the last at position kmax[h] of its plan */
     size_t *per = calloc(nh, sizeof(*per)), *kmax = calloc(nh, sizeof(*kmax));
@@ -1561,7 +1684,7 @@ static int take_slots_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t
         if (!per[h])
             continue;
         /* the same plan as for the candidates */
-        if (home_shapes(m, r, hv[h], &seq, &seqcap, &nseq) != 0) {
+        if (home_shapes(m, r, hv[h], limit, &seq, &seqcap, &nseq) != 0) {
             rc = -1; /* it planned this home before */
             break;
         }
@@ -1590,6 +1713,187 @@ out:
     free(hv);
     free(cv);
     free(seq);
+    free(idx);
+    free(key);
+    return rc;
+}
+
+/* ---- the top of a request ranked by id -------------------------------------------
+ *
+ * A request whose first level lies below the graph's root (sockets asked
+ * for at the top, the levels above left out) is matched by the reference
+ * engine against every vertex of that type in the graph: each that fits
+ * is scored by its own id (+ 1, and under lonode/hinode the weight of its
+ * node), the lot ranked by its sort, and the best taken.  The ids of the
+ * levels walked through count for nothing: under high, of the sockets
+ * numbered 0 and 1 in every node, node0's socket1 comes first (t3038:19),
+ * where a walk that orders each level by id would reach node7's first. */
+
+static int admit(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool pexcl,
+                 uint64_t want, bool *sure);
+static int trial(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool pexcl,
+                 uint64_t want);
+
+/* How many candidates the top level is ranked among in containment; with
+ * more, the walk that orders each level by id places it.  The corpus's
+ * largest machine has 8,640 sockets. */
+#define TOP_RANK_MAX 16384
+
+/* A candidate of the top level: its vertex, its key (lower first), and
+ * whether a trial take verified it (admit). */
+struct topc {
+    grove_vid_t v;
+    double key;
+    bool sure;
+};
+
+static int cmp_topc_vid(const void *a, const void *b)
+{
+    grove_vid_t x = ((const struct topc *)a)->v, y = ((const struct topc *)b)->v;
+    return (x > y) - (x < y);
+}
+
+/* The key of top-level candidate c under direction dir (see slot_at). */
+static double top_key(const grove_matcher_t *m, grove_vid_t c, int dir)
+{
+    double node = 0;
+    if (m->pol.node_centric && m->node_sym != GROVE_SYM_NONE)
+        for (grove_vid_t a = m->par[c]; a != GROVEP_NONE; a = m->par[a])
+            if (m->g->v[a].type == m->node_sym) {
+                node = ((double)grove_vertex_id(m->g, a) + 2) * NODE_WEIGHT;
+                break;
+            }
+    return dir * ((double)grove_vertex_id(m->g, c) + 1 + node);
+}
+
+/* Rank the n candidates cv (graph order) into idx, take the first want
+ * of them: 1 taken, 0 not (nothing taken), 2 an admitted candidate did not
+ * fit (nothing taken), -1. */
+static int top_take_ranked(grove_matcher_t *m, const struct req *r, bool pexcl, uint64_t want,
+                           const struct topc *cv, size_t n, size_t *idx, double *key)
+{
+    for (size_t i = 0; i < n; i++) {
+        idx[i] = i;
+        key[i] = cv[i].key;
+    }
+    grove_policy_ref_sort(idx, n, key);
+    struct checkpoint cp = checkpoint(m);
+    uint64_t got = 0;
+    int rc = 1;
+    for (size_t i = 0; i < n && got < want && rc == 1; i++) {
+        size_t fsave = m->nframes, ksave = m->nkids;
+        int64_t t = take(m, r, cv[idx[i]].v, pexcl, 1, want - got);
+        m->nframes = fsave;
+        m->nkids = ksave;
+        if (t < 0)
+            rc = -1;
+        else if (t == 0 && !cv[idx[i]].sure)
+            rc = 2;
+        got += t > 0 ? (uint64_t)t : 0;
+    }
+    if (rc == 1 && got < want)
+        rc = 0;
+    if (rc != 1)
+        rollback(m, cp);
+    return rc;
+}
+
+/* want vertices of top-level request r below u, ranked as above: 1 taken,
+ * 0 not (nothing taken), -1 error; 2 when the walk that orders each level
+ * by id gives the same (the candidates' keys already ascend in visiting
+ * order, or they are u's own children), when the policy does not order by
+ * id, for nodes (their ids do not repeat across a machine: the walk's
+ * order is the ranking, and a node request, the usual one, pays no more),
+ * or beyond TOP_RANK_MAX candidates in containment.  Candidates are
+ * admitted on their aggregates (admit); when one of those ranked first
+ * does not fit, all are verified by a trial take and ranked again, so the
+ * ranking is among those that fit, as the reference engine's. */
+static int take_top_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl,
+                          uint64_t want)
+{
+    struct topc *cv = NULL;
+    size_t nc = 0, cap = 0, *idx = NULL;
+    double *key = NULL;
+    int rc = 2, failed = 0;
+    size_t max = m->dom_sub == m->g->containment ? TOP_RANK_MAX : 0;
+    bool below = false; /* a candidate lies below a level walked through */
+    if (r->type == m->node_sym)
+        return 2;
+    struct iter it;
+    iter_begin(m, &it, u, true);
+    it.need = want;
+    grove_vid_t c;
+    while ((c = iter_next(m, &it, r, &failed)) != GROVE_VID_NONE) {
+        if (max && nc == max) {
+            iter_end(m, &it);
+            goto out;
+        }
+        if (grovep_grow((void **)&cv, &cap, nc + 1, sizeof(*cv)) < 0) {
+            failed = 1;
+            break;
+        }
+        cv[nc++] = (struct topc){c, 0, false};
+        below = below || (c != u && m->par[c] != u);
+    }
+    iter_end(m, &it);
+    if (failed) {
+        rc = -1;
+        goto out;
+    }
+    if (!below || nc < 2)
+        goto out;
+    int dir = 0;
+    for (size_t i = 0; i + 1 < nc && dir == 0; i++) {
+        int64_t a = grove_vertex_id(m->g, cv[i].v), b = grove_vertex_id(m->g, cv[i + 1].v);
+        if (a != b)
+            dir = a < b ? id_direction(m, cv[i].v, cv[i + 1].v)
+                        : id_direction(m, cv[i + 1].v, cv[i].v);
+    }
+    if (dir == -2) {
+        rc = -1;
+        goto out;
+    }
+    bool ascending = true;
+    for (size_t i = 0; i < nc; i++) {
+        cv[i].key = top_key(m, cv[i].v, dir ? dir : 1);
+        ascending = ascending && (i == 0 || cv[i - 1].key < cv[i].key);
+    }
+    if (ascending || dir == 0)
+        goto out; /* the walk's order is the ranking (all equal: not ordered by id) */
+    /* those admitted, in graph order, ranked */
+    size_t n = 0;
+    for (size_t i = 0; i < nc; i++) {
+        int ok = admit(m, r, cv[i].v, pexcl, want, &cv[i].sure);
+        if (ok < 0) {
+            rc = -1;
+            goto out;
+        }
+        if (ok)
+            cv[n++] = cv[i];
+    }
+    qsort(cv, n, sizeof(*cv), cmp_topc_vid);
+    if (!(idx = malloc((n ? n : 1) * sizeof(*idx))) || !(key = malloc((n ? n : 1) * sizeof(*key)))) {
+        rc = -1;
+        goto out;
+    }
+    rc = top_take_ranked(m, r, pexcl, want, cv, n, idx, key);
+    if (rc == 2) {
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+            int ok = cv[i].sure ? 1 : trial(m, r, cv[i].v, pexcl, want);
+            if (ok < 0) {
+                rc = -1;
+                goto out;
+            }
+            if (ok) {
+                cv[k] = cv[i];
+                cv[k++].sure = true;
+            }
+        }
+        rc = top_take_ranked(m, r, pexcl, want, cv, k, idx, key);
+    }
+out:
+    free(cv);
     free(idx);
     free(key);
     return rc;
@@ -2235,6 +2539,15 @@ static int match_list(grove_matcher_t *m, const struct req *r, grove_vid_t u, bo
     if (!r->child && channeled_type(m, r->type))
         return channel_match(m, r, u, top);
 
+    if (top && fixed && r->child && m->pol.order && !m->pol.explore_by_use
+        && m->pol.select != GROVE_SELECT_BEST) {
+        int rc = take_top_by_id(m, r, u, pexcl, want);
+        if (rc != 2) {
+            if (rc <= 0)
+                rollback(m, start);
+            return rc;
+        }
+    }
     if (m->pol.select == GROVE_SELECT_BEST && (m->pol.score || m->pol.scores || m->pol.choose)
         && grove_policy_applies(m->g, m->pol.score_types, r->type)) {
         int rc = take_best(m, r, u, pexcl, top, want);
