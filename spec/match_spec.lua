@@ -291,6 +291,21 @@ describe("or-slots (or_slots = true)", function()
       shape(assert(m:match(small_or_big()))))
   end)
 
+  -- two identical or-slots of one core: every socket lists each of its 18
+  -- cores as a slot; of the 72, core35 of node0 and of node1 tie, and the
+  -- reference engine's sort (not stable past 16) puts node1's first
+  it("ranks tied slots as the reference engine's sort does", function()
+    local one = {type = "slot", count = 1, label = "default", with = {{type = "core", count = 1}}}
+    local m = core.matcher(tiny(), {or_slots = true})
+    assert(m:set_policy("high"))
+    local j = assert(m:match(match.jobspec({one, one}, 100)))
+    local cores = {}
+    for _, p in ipairs(j.picks) do
+      if p.vertex:type() == "core" then cores[#cores + 1] = p.vertex:path() end
+    end
+    assert.same({"/tiny0/rack0/node1/socket1/core35"}, cores)
+  end)
+
   it("refuses a bad option", function()
     assert.has_error(function() core.matcher(tiny(), {or_slots = 1}) end,
       "bad argument #2 to 'matcher' (or_slots must be a boolean)")
