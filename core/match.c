@@ -1620,9 +1620,21 @@ static int take_slots_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t
             dir = grove_vertex_id(m->g, hv[h]) < grove_vertex_id(m->g, hv[h + 1])
                       ? id_direction(m, hv[h], hv[h + 1])
                       : id_direction(m, hv[h + 1], hv[h]);
+    /* one home: or-slot shapes are still ranked (the policy's direction
+     * read off two of its children) */
+    for (grove_eid_t e = nh == 1 && r->alt ? m->g->first_out[hv[0]] : GROVEP_NONE, f;
+         e != GROVEP_NONE && dir == 0; e = m->g->e[e].next_out)
+        for (f = m->g->e[e].next_out; f != GROVEP_NONE && dir == 0; f = m->g->e[f].next_out) {
+            grove_vid_t a = m->g->e[e].dst, b = m->g->e[f].dst;
+            int64_t ia = grove_vertex_id(m->g, a), ib = grove_vertex_id(m->g, b);
+            if (m->g->e[e].sub == m->dom_sub && m->g->e[f].sub == m->dom_sub
+                && !((m->g->e[e].flags | m->g->e[f].flags) & GROVEP_E_UP)
+                && m->g->v[a].type == m->g->v[b].type && ia != ib)
+                dir = ia < ib ? id_direction(m, a, b) : id_direction(m, b, a);
+        }
     if (dir == -2)
         goto out;
-    if (dir == 0 || nh < 2) {
+    if (dir == 0 || (nh < 2 && !r->alt)) {
         rc = 2;
         goto out;
     }
@@ -1635,6 +1647,10 @@ static int take_slots_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t
             kids += m->g->e[e].sub == m->dom_sub && !(m->g->e[e].flags & GROVEP_E_UP);
     bool every = kids <= SLOT_LIST_MAX;
     size_t limit = every ? SIZE_MAX : (size_t)want;
+    /* the reference's flexible traverser plans a lone slot (no or-group)
+     * up to its count at each home, not as many as fit */
+    if (m->cfg.or_slots && !r->alt)
+        limit = (size_t)want;
     int sc_rc = slot_candidates(m, r, hv, nh, excl, dir, limit, &cv, &nc, &seq, &seqcap);
     if (sc_rc != 0) {
         rc = sc_rc < 0 ? -1 : 2;
