@@ -1001,6 +1001,30 @@ static bool has_kids(const grove_matcher_t *m, grove_vid_t w)
     return false;
 }
 
+/* The children of w in the walk's order, pushed as a frame: m->kids[first
+ * .. first + n); kids_end pops it. */
+struct kids {
+    size_t fbase, kbase;
+    uint32_t first, n;
+};
+
+static int kids_begin(grove_matcher_t *m, grove_vid_t w, struct kids *k)
+{
+    k->fbase = m->nframes;
+    k->kbase = m->nkids;
+    if (push_frame(m, w) < 0)
+        return -1;
+    k->first = m->frames[k->fbase].kids;
+    k->n = m->frames[k->fbase].nkids;
+    return 0;
+}
+
+static void kids_end(grove_matcher_t *m, const struct kids *k)
+{
+    m->nframes = k->fbase;
+    m->nkids = k->kbase;
+}
+
 /* Place one slot below u: the slot's resources all come from one subtree,
  * the deepest that can hold them (post-order: children before parents), so
  * a slot of cores and memory lands in one socket when one socket has
@@ -1287,15 +1311,13 @@ static int slot_homes(grove_matcher_t *m, const struct req *r, grove_vid_t w, bo
         (*hv)[(*nh)++] = w;
         return 0;
     }
-    size_t fbase = m->nframes, kbase = m->nkids;
-    if (push_frame(m, w) < 0)
+    struct kids k;
+    if (kids_begin(m, w, &k) < 0)
         return -1;
-    uint32_t first = m->frames[fbase].kids, n = m->frames[fbase].nkids;
     int rc = 0;
-    for (uint32_t i = 0; i < n && rc == 0; i++)
-        rc = slot_homes(m, r, m->kids[first + i], false, hv, nh, cap, max);
-    m->nframes = fbase;
-    m->nkids = kbase;
+    for (uint32_t i = 0; i < k.n && rc == 0; i++)
+        rc = slot_homes(m, r, m->kids[k.first + i], false, hv, nh, cap, max);
+    kids_end(m, &k);
     return rc;
 }
 
@@ -1399,10 +1421,10 @@ static int home_slots_quick(grove_matcher_t *m, const struct req *r, grove_vid_t
     }
     if (nr == 0)
         return 0;
-    size_t fbase = m->nframes, kbase = m->nkids;
-    if (push_frame(m, w) < 0)
+    struct kids kk;
+    if (kids_begin(m, w, &kk) < 0)
         return -1;
-    uint32_t first = m->frames[fbase].kids, n = m->frames[fbase].nkids;
+    uint32_t first = kk.first, n = kk.n;
     int rc = 1;
     /* the free children of each request's type, in the walk's order:
      * pos[i] the next unused of request i */
@@ -1443,8 +1465,7 @@ static int home_slots_quick(grove_matcher_t *m, const struct req *r, grove_vid_t
         }
         (*cv)[(*nc)++] = (struct slotc){dir * sc, h, k, w};
     }
-    m->nframes = fbase;
-    m->nkids = kbase;
+    kids_end(m, &kk);
     return rc;
 }
 
