@@ -1040,6 +1040,30 @@ static bool has_kids(const grove_matcher_t *m, grove_vid_t w)
     return false;
 }
 
+/* The children of w in the walk's order, pushed as a frame: m->kids[first
+ * .. first + n); kids_end pops it. */
+struct kids {
+    size_t fbase, kbase;
+    uint32_t first, n;
+};
+
+static int kids_begin(grove_matcher_t *m, grove_vid_t w, struct kids *k)
+{
+    k->fbase = m->nframes;
+    k->kbase = m->nkids;
+    if (push_frame(m, w) < 0)
+        return -1;
+    k->first = m->frames[k->fbase].kids;
+    k->n = m->frames[k->fbase].nkids;
+    return 0;
+}
+
+static void kids_end(grove_matcher_t *m, const struct kids *k)
+{
+    m->nframes = k->fbase;
+    m->nkids = k->kbase;
+}
+
 /* Place one slot below u: the slot's resources all come from one subtree,
  * the deepest that can hold them (post-order: children before parents), so
  * a slot of cores and memory lands in one socket when one socket has
@@ -1130,6 +1154,12 @@ static int64_t take_slots(grove_matcher_t *m, const struct req *r, grove_vid_t u
  * take_slots_by_id).  The corpus's machines have at most 16. */
 #define SLOT_HOMES_MAX 64
 
+/* How many direct children the homes may have in all for every slot of
+ * every home to be listed and ranked as the reference engine ranks them
+ * (listing them costs a placement each); with more, each lists as many as
+ * the request asks for.  The corpus's machines have at most 320. */
+#define SLOT_LIST_MAX 512
+
 /* The reference engine's weight of a node's id in a node-centric score:
  * (id + 2) * 10000 per vertex taken below the node. */
 #define NODE_WEIGHT 10000.0
@@ -1137,9 +1167,9 @@ static int64_t take_slots(grove_matcher_t *m, const struct req *r, grove_vid_t u
 struct slotc {
     double score;
     size_t home, k; /* the k-th slot of homes[home] */
-    grove_vid_t hv; /* that home: ties go in graph order, by vertex id, as
-                     * the reference engine explores in graph order whatever
-                     * the policy */
+    grove_vid_t hv; /* that home: slots are listed in graph order, by vertex
+                     * id, as the reference engine explores in graph order
+                     * whatever the policy */
 };
 
 /* +1 when the policy puts lower ids first, -1 higher, 0 when it does not
@@ -1241,11 +1271,14 @@ static int64_t or_best(struct orplan *p, const int64_t *c, int64_t depth, int *f
     return best;
 }
 
-/* The alternatives of the next up to want slots of or-group r at home w,
- * into seq (*nseq, room for want).  0; 1 when the plan cannot hold r (more
- * alternatives or types than OR_TYPES, nested slots); -1 (ENOMEM). */
-static int or_sequence(grove_matcher_t *m, const struct req *r, grove_vid_t w, uint64_t want,
-                       const struct req **seq, size_t *nseq)
+/* The alternatives of the slots of or-group r that home w holds, in the
+ * order they are placed, at most limit, into *seq (*cap grown as needed,
+ * *nseq of them): the reference engine plans the most slots the home's
+ * free units allow, whatever the request's count.  0; 1 when the plan
+ * cannot hold r (more alternatives or types than OR_TYPES, nested slots);
+ * -1 (ENOMEM). */
+static int or_sequence(grove_matcher_t *m, const struct req *r, grove_vid_t w, size_t limit,
+                       const struct req ***seq, size_t *cap, size_t *nseq)
 {
     if (!m->orplan && !(m->orplan = calloc(1, sizeof(*m->orplan))))
         return -1;
@@ -1286,14 +1319,15 @@ static int or_sequence(grove_matcher_t *m, const struct req *r, grove_vid_t w, u
     for (size_t t = 0; t < p->nt; t++)
         if (p->type[t] == GROVE_SYM_NONE)
             c[t] = 0; /* a type the graph lacks: no alternative asking for it fits */
-    for (uint64_t k = 0; k < want; k++) {
+    while (*nseq < limit) {
         int a;
         /* the lookahead stops at OR_DEPTH slots: ties beyond it go to the
          * first alternative */
-        int64_t depth = want - k > OR_DEPTH ? OR_DEPTH : (int64_t)(want - k);
-        if (or_best(p, c, depth, &a) == 0 || a < 0)
+        if (or_best(p, c, OR_DEPTH, &a) == 0 || a < 0)
             break;
-        seq[(*nseq)++] = p->alt[a];
+        if (grovep_grow((void **)seq, cap, *nseq + 1, sizeof(**seq)) < 0)
+            return -1;
+        (*seq)[(*nseq)++] = p->alt[a];
         for (size_t t = 0; t < p->nt; t++)
             c[t] -= p->need[a][t];
     }
@@ -1316,19 +1350,21 @@ static int slot_homes(grove_matcher_t *m, const struct req *r, grove_vid_t w, bo
         (*hv)[(*nh)++] = w;
         return 0;
     }
-    size_t fbase = m->nframes, kbase = m->nkids;
-    if (push_frame(m, w) < 0)
+    struct kids k;
+    if (kids_begin(m, w, &k) < 0)
         return -1;
-    uint32_t first = m->frames[fbase].kids, n = m->frames[fbase].nkids;
     int rc = 0;
-    for (uint32_t i = 0; i < n && rc == 0; i++)
-        rc = slot_homes(m, r, m->kids[first + i], false, hv, nh, cap, max);
-    m->nframes = fbase;
-    m->nkids = kbase;
+    for (uint32_t i = 0; i < k.n && rc == 0; i++)
+        rc = slot_homes(m, r, m->kids[k.first + i], false, hv, nh, cap, max);
+    kids_end(m, &k);
     return rc;
 }
 
-/* One slot of r at home w: 1 placed (its score in *score), 0 not, -1. */
+/* One slot of r at home w: 1 placed (its score in *score), 0 not, -1.
+ * The score is the reference engine's: each vertex taken directly below
+ * the home counts its id + 2 (its own score, id + 1, above the score of
+ * a met match, 1), so of two or-slot shapes the one of more vertices
+ * ranks higher on equal ids. */
 static int slot_at(grove_matcher_t *m, const struct req *r, grove_vid_t w, bool excl,
                    double *score)
 {
@@ -1346,57 +1382,268 @@ static int slot_at(grove_matcher_t *m, const struct req *r, grove_vid_t w, bool 
     *score = 0;
     for (size_t i = first; i < m->nsel; i++)
         if (m->par[m->sel[i].v] == w)
-            *score += (double)grove_vertex_id(m->g, m->sel[i].v) + 1 + node;
+            *score += (double)grove_vertex_id(m->g, m->sel[i].v) + 2 + node;
     return 1;
 }
 
-static int cmp_slotc(const void *a, const void *b)
+/* Homes in graph order (by vertex id): the order in which the reference
+ * engine's depth-first walk lists their slots before ranking them. */
+struct homeo {
+    grove_vid_t v;
+    size_t h;
+};
+
+static int cmp_home(const void *a, const void *b)
 {
-    const struct slotc *x = a, *y = b;
-    if (x->score != y->score)
-        return x->score < y->score ? -1 : 1;
-    if (x->hv != y->hv)
-        return x->hv < y->hv ? -1 : 1;
-    return (x->k > y->k) - (x->k < y->k);
+    grove_vid_t x = ((const struct homeo *)a)->v, y = ((const struct homeo *)b)->v;
+    return (x > y) - (x < y);
 }
 
-/* The shapes of the next up to want slots of r at home w, into seq
- * (*nseq): r itself want times, or for or-slots their choice
- * (or_sequence).  0, 1 (or-slots it cannot plan), -1. */
-static int home_shapes(grove_matcher_t *m, const struct req *r, grove_vid_t w, uint64_t want,
-                       const struct req **seq, size_t *nseq)
+/* The plan of at most limit slots of r at home w: for or-slots their
+ * alternatives (or_sequence) into *seq (*cap), *nseq of them; for a plain
+ * slot r every time, *nseq limit.  0, 1 (or-slots it cannot plan), -1. */
+static int home_shapes(grove_matcher_t *m, const struct req *r, grove_vid_t w, size_t limit,
+                       const struct req ***seq, size_t *cap, size_t *nseq)
 {
+    *nseq = 0;
     if (r->alt)
-        return or_sequence(m, r, w, want, seq, nseq);
-    for (*nseq = 0; *nseq < want; (*nseq)++)
-        seq[*nseq] = r;
+        return or_sequence(m, r, w, limit, seq, cap, nseq);
+    *nseq = limit;
     return 0;
 }
 
-/* Every slot each home can hold, scored (what was taken rolled back).  0,
- * 1 (or-slots it cannot plan), -1.  seq: room for want shapes. */
+/* The shape of the k-th slot of a home planned by home_shapes, or NULL. */
+static const struct req *home_shape(const struct req *r, const struct req **seq, size_t nseq,
+                                    size_t k)
+{
+    return k >= nseq ? NULL : !r->alt ? r : seq[k];
+}
+
+static bool channeled_type(const grove_matcher_t *m, grove_sym_t t);
+
+/* The node weight of the vertices taken directly below home w (slot_at). */
+static double home_node_weight(const grove_matcher_t *m, grove_vid_t w)
+{
+    if (m->pol.node_centric && m->node_sym != GROVE_SYM_NONE)
+        for (grove_vid_t a = w; a != GROVEP_NONE; a = m->par[a])
+            if (m->g->v[a].type == m->node_sym)
+                return ((double)grove_vertex_id(m->g, a) + 2) * NODE_WEIGHT;
+    return 0;
+}
+
+/* The slots of plain slot r at home w, scored as slot_at would score them
+ * one after the other, without placing them, when that can be told from
+ * w's children alone: r asks only for fixed counts of leaves taken whole
+ * (exclusively), w's children are all leaves, and no prune hook or
+ * channeled pool is involved.  Each slot then takes, for each request,
+ * the next free children of its type in the walk's order until it has the
+ * count, as take_first does.  Appended to *cv (*cap) as home h, at most
+ * limit: 1; 0 when it cannot be told so (nothing appended); -1. */
+static int home_slots_quick(grove_matcher_t *m, const struct req *r, grove_vid_t w, size_t h,
+                            bool excl, int dir, size_t limit, struct slotc **cv, size_t *nc,
+                            size_t *cap)
+{
+    enum { QUICK_REQS = 8 };
+    const grove_graph_t *g = m->g;
+    const struct req *cr[QUICK_REQS];
+    size_t nr = 0;
+    if (r->alt || m->pol.prune)
+        return 0;
+    for (const struct req *c = r->child; c; c = c->next) {
+        if (nr == QUICK_REQS || c->child || c->slot || c->type == GROVE_SYM_NONE
+            || c->count->kind != GROVE_COUNT_FIXED || channeled_type(m, c->type))
+            return 0;
+        for (size_t i = 0; i < nr; i++)
+            if (cr[i]->type == c->type)
+                return 0; /* two requests share the children of a type */
+        cr[nr++] = c;
+    }
+    if (nr == 0)
+        return 0;
+    struct kids kk;
+    if (kids_begin(m, w, &kk) < 0)
+        return -1;
+    uint32_t first = kk.first, n = kk.n;
+    int rc = 1;
+    /* the free children of each request's type, in the walk's order:
+     * pos[i] the next unused of request i */
+    size_t pos[QUICK_REQS] = {0};
+    for (uint32_t i = 0; i < n && rc == 1; i++) {
+        grove_vid_t k = m->kids[first + i];
+        if (has_kids(m, k))
+            rc = 0;
+    }
+    double node = home_node_weight(m, w);
+    for (size_t k = 0; rc == 1 && k < limit; k++) {
+        double sc = 0;
+        bool fits = true;
+        for (size_t i = 0; i < nr && fits && rc == 1; i++) {
+            int64_t got = 0, want = (int64_t)cr[i]->count->min;
+            while (got < want && pos[i] < n) {
+                grove_vid_t v = m->kids[first + pos[i]++];
+                if (g->v[v].type != cr[i]->type)
+                    continue;
+                bool ex;
+                int ok = take_check(m, cr[i], v, excl, (uint64_t)(want - got), &ex, NULL);
+                if (ok < 0 || (ok == 1 && !ex)) {
+                    rc = ok < 0 ? -1 : 0; /* units shared: not told this way */
+                    break;
+                }
+                if (ok == 0 || flags_of(m, v) || taken_of(m, v) || g->v[v].size == 0)
+                    continue;
+                got += g->v[v].size;
+                sc += (double)grove_vertex_id(g, v) + 2 + node;
+            }
+            fits = got >= want;
+        }
+        if (rc != 1 || !fits)
+            break;
+        if (grovep_grow((void **)cv, cap, *nc + 1, sizeof(**cv)) < 0) {
+            rc = -1;
+            break;
+        }
+        (*cv)[(*nc)++] = (struct slotc){dir * sc, h, k, w};
+    }
+    kids_end(m, &kk);
+    return rc;
+}
+
+/* The slots each home can hold, at most limit a home (the reference
+ * engine lists as many as fit, whatever the count asked for), scored,
+ * homes in graph order (what was taken rolled back).  0, 1 (or-slots it
+ * cannot plan), -1. */
 static int slot_candidates(grove_matcher_t *m, const struct req *r, const grove_vid_t *hv,
-                           size_t nh, bool excl, uint64_t want, int dir, struct slotc **cv,
-                           size_t *nc, const struct req **seq)
+                           size_t nh, bool excl, int dir, size_t limit, struct slotc **cv,
+                           size_t *nc, const struct req ***seq, size_t *seqcap)
 {
     size_t cap = 0;
-    for (size_t h = 0; h < nh; h++) {
+    struct homeo *order = malloc(nh * sizeof(*order));
+    if (!order)
+        return -1;
+    for (size_t h = 0; h < nh; h++)
+        order[h] = (struct homeo){hv[h], h};
+    qsort(order, nh, sizeof(*order), cmp_home);
+    int rc = 0;
+    for (size_t i = 0; i < nh && rc >= 0; i++) {
+        size_t h = order[i].h;
         struct checkpoint cp = checkpoint(m);
         double sc;
-        size_t nseq;
-        int rc = home_shapes(m, r, hv[h], want, seq, &nseq);
-        if (rc != 0)
-            return rc;
-        for (size_t k = 0; k < nseq && (rc = slot_at(m, seq[k], hv[h], excl, &sc)) == 1; k++) {
-            if (grovep_grow((void **)cv, &cap, *nc + 1, sizeof(**cv)) < 0)
-                return -1;
+        size_t nseq, nc0 = *nc;
+        const struct req *shape;
+        if ((rc = home_slots_quick(m, r, hv[h], h, excl, dir, limit, cv, nc, &cap)) != 0) {
+            rc = rc < 0 ? -1 : 0;
+            continue;
+        }
+        *nc = nc0;
+        if ((rc = home_shapes(m, r, hv[h], limit, seq, seqcap, &nseq)) != 0)
+            break;
+        for (size_t k = 0; (shape = home_shape(r, *seq, nseq, k))
+                           && (rc = slot_at(m, shape, hv[h], excl, &sc)) == 1;
+             k++) {
+            if (grovep_grow((void **)cv, &cap, *nc + 1, sizeof(**cv)) < 0) {
+                rc = -1;
+                break;
+            }
             (*cv)[(*nc)++] = (struct slotc){dir * sc, h, k, hv[h]};
         }
+        if (rc == 1)
+            rc = 0; /* the plan ran out, or-slots */
         rollback(m, cp);
-        if (rc < 0)
-            return -1;
     }
-    return 0;
+    free(order);
+    return rc < 0 ? -1 : rc;
+}
+
+/* What one slot changed at a vertex: units taken and flags added. */
+struct slot_change {
+    grove_vid_t v;
+    int64_t taken;
+    uint8_t flags;
+};
+
+/* Place at home w the slots whose positions in the home's plan are marked
+ * in pick[0..kmax] (not a prefix: under or-slots a later slot of another
+ * shape may rank above an earlier one).  A slot's resources depend on the
+ * slots before it in the plan (each takes the next best children), so all
+ * of them up to kmax are placed, what the marked ones changed is noted,
+ * the lot rolled back and the noted changes made again: the others'
+ * resources stay free, as in the reference engine, whose slots are fixed
+ * groups of children of which it keeps the ranked ones.  1, 0 (nothing
+ * stays taken), -1. */
+static int place_marked(grove_matcher_t *m, const struct req *r, grove_vid_t w, bool excl,
+                        const struct req **seq, size_t nseq, const bool *pick, size_t kmax)
+{
+    struct checkpoint cp = checkpoint(m);
+    struct slot_change *ch = NULL;
+    grove_pick_t *pk = NULL;
+    size_t nch = 0, chcap = 0, npk = 0, pkcap = 0;
+    int rc = 1;
+    for (size_t k = 0; k <= kmax && rc == 1; k++) {
+        const struct req *shape = home_shape(r, seq, nseq, k);
+        size_t l0 = m->nlog, s0 = m->nsel, c0 = nch;
+        double sc;
+        rc = shape ? slot_at(m, shape, w, excl, &sc) : 0;
+        if (rc != 1 || !pick[k])
+            continue;
+        for (size_t i = l0; i < m->nlog && rc == 1; i++) {
+            const struct undo *u = &m->log[i];
+            bool seen = false; /* the first entry of a vertex has its state before */
+            for (size_t j = c0; j < nch && !seen; j++)
+                seen = ch[j].v == u->v;
+            if (seen)
+                continue;
+            if (grovep_grow((void **)&ch, &chcap, nch + 1, sizeof(*ch)) < 0) {
+                rc = -1;
+                break;
+            }
+            bool cur = u->stamp == m->gen;
+            int64_t t0 = cur ? u->taken : 0;
+            uint8_t f0 = cur ? u->flags : 0;
+            ch[nch++] = (struct slot_change){u->v, taken_of(m, u->v) - t0,
+                                             (uint8_t)(flags_of(m, u->v) & ~f0)};
+        }
+        for (size_t i = s0; i < m->nsel && rc == 1; i++) {
+            if (grovep_grow((void **)&pk, &pkcap, npk + 1, sizeof(*pk)) < 0)
+                rc = -1;
+            else
+                pk[npk++] = m->sel[i];
+        }
+    }
+    rollback(m, cp);
+    for (size_t j = 0; j < nch && rc == 1; j++)
+        if (set_state(m, ch[j].v, taken_of(m, ch[j].v) + ch[j].taken,
+                      flags_of(m, ch[j].v) | ch[j].flags)
+            < 0)
+            rc = -1;
+    for (size_t i = 0; i < npk && rc == 1; i++)
+        if (add_pick(m, pk[i].v, pk[i].amount, pk[i].exclusive, pk[i].leaf) < 0
+            || touch_up(m, pk[i].v) < 0)
+            rc = -1;
+    if (rc != 1)
+        rollback(m, cp);
+    free(ch);
+    free(pk);
+    return rc;
+}
+
+/* Slots by score, then graph order (cv lists them in graph order). */
+static int cmp_slot_idx(const void *a, const void *b, void *arg)
+{
+    const struct slotc *cv = arg, *x = &cv[*(const size_t *)a], *y = &cv[*(const size_t *)b];
+    if (x->score != y->score)
+        return x->score < y->score ? -1 : 1;
+    return (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
+}
+
+/* How many times the reference engine ranks the slots of r: once for each
+ * slot request of the list (the alternatives of an or-group), each on the
+ * order the one before left. */
+static size_t slot_rankings(const struct req *r)
+{
+    size_t n = 0;
+    for (const struct req *a = r; a; a = a->alt)
+        n++;
+    return n;
 }
 
 /* want slots of r below u chosen by their ids (see above): 1 placed, 0
@@ -1408,7 +1655,9 @@ static int take_slots_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t
     grove_vid_t *hv = NULL;
     struct slotc *cv = NULL;
     const struct req **seq = NULL;
-    size_t nh = 0, hcap = 0, nc = 0;
+    size_t *idx = NULL;
+    double *key = NULL;
+    size_t nh = 0, hcap = 0, nc = 0, seqcap = 0;
     bool excl = r->excl || pexcl;
     int rc = -1, dir = 0;
     if (!m->pol.order || !r->child) {
@@ -1431,15 +1680,38 @@ static int take_slots_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t
             dir = grove_vertex_id(m->g, hv[h]) < grove_vertex_id(m->g, hv[h + 1])
                       ? id_direction(m, hv[h], hv[h + 1])
                       : id_direction(m, hv[h + 1], hv[h]);
+    /* one home: or-slot shapes are still ranked (the policy's direction
+     * read off two of its children) */
+    for (grove_eid_t e = nh == 1 && r->alt ? m->g->first_out[hv[0]] : GROVEP_NONE, f;
+         e != GROVEP_NONE && dir == 0; e = m->g->e[e].next_out)
+        for (f = m->g->e[e].next_out; f != GROVEP_NONE && dir == 0; f = m->g->e[f].next_out) {
+            grove_vid_t a = m->g->e[e].dst, b = m->g->e[f].dst;
+            int64_t ia = grove_vertex_id(m->g, a), ib = grove_vertex_id(m->g, b);
+            if (m->g->e[e].sub == m->dom_sub && m->g->e[f].sub == m->dom_sub
+                && !((m->g->e[e].flags | m->g->e[f].flags) & GROVEP_E_UP)
+                && m->g->v[a].type == m->g->v[b].type && ia != ib)
+                dir = ia < ib ? id_direction(m, a, b) : id_direction(m, b, a);
+        }
     if (dir == -2)
         goto out;
-    if (dir == 0 || nh < 2) {
+    if (dir == 0 || (nh < 2 && !r->alt)) {
         rc = 2;
         goto out;
     }
-    if (!(seq = malloc((want ? want : 1) * sizeof(*seq))))
-        goto out;
-    int sc_rc = slot_candidates(m, r, hv, nh, excl, want, dir, &cv, &nc, seq);
+    /* every slot of every home when the homes are few and small, else
+     * want of each (a home's first slots are its best: a plain slot takes
+     * the next best children each time), ties then in graph order */
+    size_t kids = 0;
+    for (size_t h = 0; h < nh && kids <= SLOT_LIST_MAX; h++)
+        for (grove_eid_t e = m->g->first_out[hv[h]]; e != GROVEP_NONE; e = m->g->e[e].next_out)
+            kids += m->g->e[e].sub == m->dom_sub && !(m->g->e[e].flags & GROVEP_E_UP);
+    bool every = kids <= SLOT_LIST_MAX;
+    size_t limit = every ? SIZE_MAX : (size_t)want;
+    /* the reference's flexible traverser plans a lone slot (no or-group)
+     * up to its count at each home, not as many as fit */
+    if (m->cfg.or_slots && !r->alt)
+        limit = (size_t)want;
+    int sc_rc = slot_candidates(m, r, hv, nh, excl, dir, limit, &cv, &nc, &seq, &seqcap);
     if (sc_rc != 0) {
         rc = sc_rc < 0 ? -1 : 2;
         goto out;
@@ -1451,31 +1723,255 @@ static int take_slots_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t
         rc = m->dom_sub == m->g->containment ? 2 : 0;
         goto out;
     }
-    qsort(cv, nc, sizeof(*cv), cmp_slotc);
-    /* each home places its chosen slots, in visiting order */
-    size_t *per = calloc(nh, sizeof(*per));
-    if (!per)
+    /* ranked as the reference engine ranks them, ties included (its sort
+     * is not stable past 16 slots): with every slot listed, the same
+     * order; else ties in graph order */
+    if (!(idx = malloc(nc * sizeof(*idx))) || !(key = malloc(nc * sizeof(*key))))
         goto out;
-    for (size_t i = 0; i < want; i++)
-        per[cv[i].home]++;
+    for (size_t i = 0; i < nc; i++) {
+        idx[i] = i;
+        key[i] = cv[i].score;
+    }
+    for (size_t n = every ? slot_rankings(r) : 0; n > 0; n--)
+        grove_policy_ref_sort(idx, nc, key);
+    if (!every)
+        qsort_r(idx, nc, sizeof(*idx), cmp_slot_idx, cv);
+    /* each home places its chosen slots, in visiting order: per[h] of
+     * them, the last at position kmax[h] of its plan */
+    size_t *per = calloc(nh, sizeof(*per)), *kmax = calloc(nh, sizeof(*kmax));
+    if (!per || !kmax) {
+        free(per);
+        free(kmax);
+        goto out;
+    }
+    for (size_t i = 0; i < want; i++) {
+        const struct slotc *c = &cv[idx[i]];
+        per[c->home]++;
+        kmax[c->home] = c->k > kmax[c->home] ? c->k : kmax[c->home];
+    }
     struct checkpoint cp = checkpoint(m);
+    bool *pick = NULL;
+    size_t pickcap = 0;
     rc = 1;
     for (size_t h = 0; h < nh && rc == 1; h++) {
         double sc;
         size_t nseq = 0;
-        /* the same plan as for the candidates: per[h] is its first ones */
-        if (per[h] && home_shapes(m, r, hv[h], want, seq, &nseq) != 0)
+        const struct req *shape;
+        if (!per[h])
+            continue;
+        /* the same plan as for the candidates */
+        if (home_shapes(m, r, hv[h], limit, &seq, &seqcap, &nseq) != 0) {
             rc = -1; /* it planned this home before */
-        for (size_t k = 0; k < per[h] && rc == 1; k++)
-            rc = k < nseq ? slot_at(m, seq[k], hv[h], excl, &sc) : 0;
+            break;
+        }
+        if (kmax[h] + 1 == per[h]) { /* its first ones */
+            for (size_t k = 0; k < per[h] && rc == 1; k++)
+                rc = (shape = home_shape(r, seq, nseq, k)) ? slot_at(m, shape, hv[h], excl, &sc)
+                                                           : 0;
+            continue;
+        }
+        if (grovep_grow((void **)&pick, &pickcap, kmax[h] + 1, sizeof(*pick)) < 0) {
+            rc = -1;
+            break;
+        }
+        memset(pick, 0, (kmax[h] + 1) * sizeof(*pick));
+        for (size_t i = 0; i < want; i++)
+            if (cv[idx[i]].home == h)
+                pick[cv[idx[i]].k] = true;
+        rc = place_marked(m, r, hv[h], excl, seq, nseq, pick, kmax[h]);
     }
     if (rc == 0)
         rollback(m, cp);
     free(per);
+    free(kmax);
+    free(pick);
 out:
     free(hv);
     free(cv);
     free(seq);
+    free(idx);
+    free(key);
+    return rc;
+}
+
+/* ---- the top of a request ranked by id -------------------------------------------
+ *
+ * A request whose first level lies below the graph's root (sockets asked
+ * for at the top, the levels above left out) is matched by the reference
+ * engine against every vertex of that type in the graph: each that fits
+ * is scored by its own id (+ 1, and under lonode/hinode the weight of its
+ * node), the lot ranked by its sort, and the best taken.  The ids of the
+ * levels walked through count for nothing: under high, of the sockets
+ * numbered 0 and 1 in every node, node0's socket1 comes first (t3038:19),
+ * where a walk that orders each level by id would reach node7's first. */
+
+static int admit(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool pexcl,
+                 uint64_t want, bool *sure);
+static int trial(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool pexcl,
+                 uint64_t want);
+
+/* How many candidates the top level is ranked among in containment; with
+ * more, the walk that orders each level by id places it.  The corpus's
+ * largest machine has 8,640 sockets. */
+#define TOP_RANK_MAX 16384
+
+/* A candidate of the top level: its vertex, its key (lower first), and
+ * whether a trial take verified it (admit). */
+struct topc {
+    grove_vid_t v;
+    double key;
+    bool sure;
+};
+
+static int cmp_topc_vid(const void *a, const void *b)
+{
+    grove_vid_t x = ((const struct topc *)a)->v, y = ((const struct topc *)b)->v;
+    return (x > y) - (x < y);
+}
+
+/* The key of top-level candidate c under direction dir (see slot_at). */
+static double top_key(const grove_matcher_t *m, grove_vid_t c, int dir)
+{
+    double node = 0;
+    if (m->pol.node_centric && m->node_sym != GROVE_SYM_NONE)
+        for (grove_vid_t a = m->par[c]; a != GROVEP_NONE; a = m->par[a])
+            if (m->g->v[a].type == m->node_sym) {
+                node = ((double)grove_vertex_id(m->g, a) + 2) * NODE_WEIGHT;
+                break;
+            }
+    return dir * ((double)grove_vertex_id(m->g, c) + 1 + node);
+}
+
+/* Rank the n candidates cv (graph order) into idx, take the first want
+ * of them: 1 taken, 0 not (nothing taken), 2 an admitted candidate did not
+ * fit (nothing taken), -1. */
+static int top_take_ranked(grove_matcher_t *m, const struct req *r, bool pexcl, uint64_t want,
+                           const struct topc *cv, size_t n, size_t *idx, double *key)
+{
+    for (size_t i = 0; i < n; i++) {
+        idx[i] = i;
+        key[i] = cv[i].key;
+    }
+    grove_policy_ref_sort(idx, n, key);
+    struct checkpoint cp = checkpoint(m);
+    uint64_t got = 0;
+    int rc = 1;
+    for (size_t i = 0; i < n && got < want && rc == 1; i++) {
+        size_t fsave = m->nframes, ksave = m->nkids;
+        int64_t t = take(m, r, cv[idx[i]].v, pexcl, 1, want - got);
+        m->nframes = fsave;
+        m->nkids = ksave;
+        if (t < 0)
+            rc = -1;
+        else if (t == 0 && !cv[idx[i]].sure)
+            rc = 2;
+        got += t > 0 ? (uint64_t)t : 0;
+    }
+    if (rc == 1 && got < want)
+        rc = 0;
+    if (rc != 1)
+        rollback(m, cp);
+    return rc;
+}
+
+/* want vertices of top-level request r below u, ranked as above: 1 taken,
+ * 0 not (nothing taken), -1 error; 2 when the walk that orders each level
+ * by id gives the same (the candidates' keys already ascend in visiting
+ * order, or they are u's own children), when the policy does not order by
+ * id, for nodes (their ids do not repeat across a machine: the walk's
+ * order is the ranking, and a node request, the usual one, pays no more),
+ * or beyond TOP_RANK_MAX candidates in containment.  Candidates are
+ * admitted on their aggregates (admit); when one of those ranked first
+ * does not fit, all are verified by a trial take and ranked again, so the
+ * ranking is among those that fit, as the reference engine's. */
+static int take_top_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl,
+                          uint64_t want)
+{
+    struct topc *cv = NULL;
+    size_t nc = 0, cap = 0, *idx = NULL;
+    double *key = NULL;
+    int rc = 2, failed = 0;
+    size_t max = m->dom_sub == m->g->containment ? TOP_RANK_MAX : 0;
+    bool below = false; /* a candidate lies below a level walked through */
+    if (r->type == m->node_sym)
+        return 2;
+    struct iter it;
+    iter_begin(m, &it, u, true);
+    it.need = want;
+    grove_vid_t c;
+    while ((c = iter_next(m, &it, r, &failed)) != GROVE_VID_NONE) {
+        if (max && nc == max) {
+            iter_end(m, &it);
+            goto out;
+        }
+        if (grovep_grow((void **)&cv, &cap, nc + 1, sizeof(*cv)) < 0) {
+            failed = 1;
+            break;
+        }
+        cv[nc++] = (struct topc){c, 0, false};
+        below = below || (c != u && m->par[c] != u);
+    }
+    iter_end(m, &it);
+    if (failed) {
+        rc = -1;
+        goto out;
+    }
+    if (!below || nc < 2)
+        goto out;
+    int dir = 0;
+    for (size_t i = 0; i + 1 < nc && dir == 0; i++) {
+        int64_t a = grove_vertex_id(m->g, cv[i].v), b = grove_vertex_id(m->g, cv[i + 1].v);
+        if (a != b)
+            dir = a < b ? id_direction(m, cv[i].v, cv[i + 1].v)
+                        : id_direction(m, cv[i + 1].v, cv[i].v);
+    }
+    if (dir == -2) {
+        rc = -1;
+        goto out;
+    }
+    bool ascending = true;
+    for (size_t i = 0; i < nc; i++) {
+        cv[i].key = top_key(m, cv[i].v, dir ? dir : 1);
+        ascending = ascending && (i == 0 || cv[i - 1].key < cv[i].key);
+    }
+    if (ascending || dir == 0)
+        goto out; /* the walk's order is the ranking (all equal: not ordered by id) */
+    /* those admitted, in graph order, ranked */
+    size_t n = 0;
+    for (size_t i = 0; i < nc; i++) {
+        int ok = admit(m, r, cv[i].v, pexcl, want, &cv[i].sure);
+        if (ok < 0) {
+            rc = -1;
+            goto out;
+        }
+        if (ok)
+            cv[n++] = cv[i];
+    }
+    qsort(cv, n, sizeof(*cv), cmp_topc_vid);
+    if (!(idx = malloc((n ? n : 1) * sizeof(*idx))) || !(key = malloc((n ? n : 1) * sizeof(*key)))) {
+        rc = -1;
+        goto out;
+    }
+    rc = top_take_ranked(m, r, pexcl, want, cv, n, idx, key);
+    if (rc == 2) {
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+            int ok = cv[i].sure ? 1 : trial(m, r, cv[i].v, pexcl, want);
+            if (ok < 0) {
+                rc = -1;
+                goto out;
+            }
+            if (ok) {
+                cv[k] = cv[i];
+                cv[k++].sure = true;
+            }
+        }
+        rc = top_take_ranked(m, r, pexcl, want, cv, k, idx, key);
+    }
+out:
+    free(cv);
+    free(idx);
+    free(key);
     return rc;
 }
 
@@ -2119,6 +2615,15 @@ static int match_list(grove_matcher_t *m, const struct req *r, grove_vid_t u, bo
     if (!r->child && channeled_type(m, r->type))
         return channel_match(m, r, u, top);
 
+    if (top && fixed && r->child && m->pol.order && !m->pol.explore_by_use
+        && m->pol.select != GROVE_SELECT_BEST) {
+        int rc = take_top_by_id(m, r, u, pexcl, want);
+        if (rc != 2) {
+            if (rc <= 0)
+                rollback(m, start);
+            return rc;
+        }
+    }
     if (m->pol.select == GROVE_SELECT_BEST && (m->pol.score || m->pol.scores || m->pol.choose)
         && grove_policy_applies(m->g, m->pol.score_types, r->type)) {
         int rc = take_best(m, r, u, pexcl, top, want);

@@ -351,3 +351,172 @@ bool grove_policy_applies(const grove_graph_t *g, const char *const *types, grov
             return true;
     return false;
 }
+
+/* ---- the reference engine's sort ------------------------------------------
+ *
+ * The reference engine ranks the candidates of a request level with its
+ * C++ library's std::sort (an introsort: median-of-three quicksort down to
+ * runs of 16, heapsort past a depth of 2 log2 n, then one insertion sort),
+ * which is not stable: among more than 16 candidates equal scores come out
+ * in an order fixed by the algorithm's steps.  These functions take the
+ * same steps on an index array, comparing key[idx[a]] < key[idx[b]], so
+ * ties come out where the reference puts them. */
+
+struct rsort {
+    size_t *v;
+    const double *key;
+};
+
+static bool rs_less(const struct rsort *s, size_t a, size_t b)
+{
+    return s->key[a] < s->key[b];
+}
+
+static void rs_swap(size_t *v, size_t i, size_t j)
+{
+    size_t t = v[i];
+    v[i] = v[j];
+    v[j] = t;
+}
+
+/* The heap steps of the heapsort fallback: base is the heap's first
+ * element, positions are relative to it. */
+static void rs_push_heap(struct rsort *s, size_t base, size_t hole, size_t top, size_t val)
+{
+    size_t parent = (hole - 1) / 2;
+    while (hole > top && rs_less(s, s->v[base + parent], val)) {
+        s->v[base + hole] = s->v[base + parent];
+        hole = parent;
+        parent = (hole - 1) / 2;
+    }
+    s->v[base + hole] = val;
+}
+
+static void rs_adjust_heap(struct rsort *s, size_t base, size_t hole, size_t len, size_t val)
+{
+    size_t top = hole, child = hole;
+    while (len > 0 && child < (len - 1) / 2) {
+        child = 2 * (child + 1);
+        if (rs_less(s, s->v[base + child], s->v[base + child - 1]))
+            child--;
+        s->v[base + hole] = s->v[base + child];
+        hole = child;
+    }
+    if ((len & 1) == 0 && len >= 2 && child == (len - 2) / 2) {
+        child = 2 * (child + 1);
+        s->v[base + hole] = s->v[base + child - 1];
+        hole = child - 1;
+    }
+    rs_push_heap(s, base, hole, top, val);
+}
+
+static void rs_heap_sort(struct rsort *s, size_t first, size_t last)
+{
+    size_t len = last - first;
+    if (len >= 2)
+        for (size_t parent = (len - 2) / 2;; parent--) {
+            rs_adjust_heap(s, first, parent, len, s->v[first + parent]);
+            if (parent == 0)
+                break;
+        }
+    while (last - first > 1) {
+        last--;
+        size_t val = s->v[last];
+        s->v[last] = s->v[first];
+        rs_adjust_heap(s, first, 0, last - first, val);
+    }
+}
+
+static void rs_median_to_first(struct rsort *s, size_t result, size_t a, size_t b, size_t c)
+{
+    size_t *v = s->v;
+    if (rs_less(s, v[a], v[b])) {
+        if (rs_less(s, v[b], v[c]))
+            rs_swap(v, result, b);
+        else if (rs_less(s, v[a], v[c]))
+            rs_swap(v, result, c);
+        else
+            rs_swap(v, result, a);
+    } else if (rs_less(s, v[a], v[c])) {
+        rs_swap(v, result, a);
+    } else if (rs_less(s, v[b], v[c])) {
+        rs_swap(v, result, c);
+    } else {
+        rs_swap(v, result, b);
+    }
+}
+
+static size_t rs_partition(struct rsort *s, size_t first, size_t last, size_t pivot)
+{
+    for (;;) {
+        while (rs_less(s, s->v[first], s->v[pivot]))
+            first++;
+        last--;
+        while (rs_less(s, s->v[pivot], s->v[last]))
+            last--;
+        if (!(first < last))
+            return first;
+        rs_swap(s->v, first, last);
+        first++;
+    }
+}
+
+static void rs_introsort(struct rsort *s, size_t first, size_t last, unsigned depth)
+{
+    while (last - first > 16) {
+        if (depth == 0) {
+            rs_heap_sort(s, first, last);
+            return;
+        }
+        depth--;
+        size_t mid = first + (last - first) / 2;
+        rs_median_to_first(s, first, first + 1, mid, last - 1);
+        size_t cut = rs_partition(s, first + 1, last, first);
+        rs_introsort(s, cut, last, depth);
+        last = cut;
+    }
+}
+
+/* Insert v[i] into the sorted run before it; unguarded: something not
+ * greater lies before it (the run's first element), except when the caller
+ * checked v[i] against v[first] itself. */
+static void rs_linear_insert(struct rsort *s, size_t i)
+{
+    size_t val = s->v[i];
+    while (rs_less(s, val, s->v[i - 1])) {
+        s->v[i] = s->v[i - 1];
+        i--;
+    }
+    s->v[i] = val;
+}
+
+static void rs_insertion_sort(struct rsort *s, size_t first, size_t last)
+{
+    for (size_t i = first + 1; i < last; i++) {
+        if (rs_less(s, s->v[i], s->v[first])) {
+            size_t val = s->v[i];
+            memmove(s->v + first + 1, s->v + first, (i - first) * sizeof(*s->v));
+            s->v[first] = val;
+        } else {
+            rs_linear_insert(s, i);
+        }
+    }
+}
+
+void grove_policy_ref_sort(size_t *idx, size_t n, const double *key)
+{
+    if (n < 2)
+        return;
+    struct rsort s = {idx, key};
+    unsigned lg = 0;
+    for (size_t x = n; x > 1; x >>= 1)
+        lg++;
+    rs_introsort(&s, 0, n, 2 * lg);
+    if (n > 16) {
+        rs_insertion_sort(&s, 0, 16);
+        for (size_t i = 16; i < n; i++)
+            rs_linear_insert(&s, i);
+    } else {
+        rs_insertion_sort(&s, 0, n);
+    }
+}

@@ -127,6 +127,11 @@ const grove_policy_t *grove_policy_builtin(const char *name);
  * or another value. */
 double grove_policy_perf_class(const grove_graph_t *g, grove_vid_t v);
 
+/* Sort the n indices idx[] so that key[idx[]] ascends, taking exactly
+ * the steps of the reference engine's std::sort (an unstable introsort),
+ * so that equal keys end in the order it leaves them.  Never fails. */
+void grove_policy_ref_sort(size_t *idx, size_t n, const double *key);
+
 /* The i-th built-in policy name, or NULL past the end. */
 const char *grove_policy_builtin_name(size_t i);
 
