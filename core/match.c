@@ -1596,9 +1596,9 @@ static int place_marked(grove_matcher_t *m, const struct req *r, grove_vid_t w, 
                 rc = -1;
                 break;
             }
-            bool cur = u->stamp == m->gen;
+            bool cur = (u->flags & UNDO_LIVE) != 0;
             int64_t t0 = cur ? u->taken : 0;
-            uint8_t f0 = cur ? u->flags : 0;
+            uint8_t f0 = cur ? (uint8_t)u->flags : 0;
             ch[nch++] = (struct slot_change){u->v, taken_of(m, u->v) - t0,
                                              (uint8_t)(flags_of(m, u->v) & ~f0)};
         }
