@@ -1236,68 +1236,12 @@ static bool edge_equal(const void *a, const void *b)
 
 /* ---- registration ------------------------------------------------------------ */
 
-static const grovel_reg_t graph_methods[] = {
-    {"add_vertex", graph_add_vertex, 0},
-    {"add_edge", graph_add_edge, 0},
-    {"add_child", graph_add_child, 0},
-    {"set_opposite", graph_set_opposite, 0},
-    {"vertex", graph_vertex, 0},
-    {"vertices", graph_vertices, 0},
-    {"edges", graph_edges, 0},
-    {"roots", graph_roots, 0},
-    {"root", graph_root, 0},
-    {"subsystems", graph_subsystems, 0},
-    {"count", graph_count, 0},
-    {"edge_count", graph_number, G_EDGE_COUNT},
-    {"bytes", graph_number, G_BYTES},
-    {"now", graph_number, G_NOW},
-    {"set_now", graph_set_now, 0},
-    {"aggregate", graph_aggregate, 0},
-    {"copy", graph_copy, 0},
-    {"duplicate", graph_duplicate, 0},
-    {"merge", graph_merge, 0},
-    {"unlink", graph_unlink, 0},
-    {"extract", graph_extract, 0},
-    {"allocate", graph_allocate, 0},
-    {"free", graph_free, 0},
-    {"free_job", graph_free_job, 0},
-    {"set_aggregates", graph_set_aggregates, 0},
-    {"aggregates", graph_aggregates, 0},
-    {"__len", graph_number, G_VERTEX_COUNT},
-    {NULL, NULL, 0},
-};
-
 static const grovel_class_t edge_class = {
     .tname = GROVEL_EDGE,
     .describe = edge_describe,
     .equal = edge_equal,
 };
 
-static const grovel_reg_t edge_methods[] = {
-    {"src", edge_src, 0},
-    {"dst", edge_dst, 0},
-    {"subsystem", edge_subsystem, 0},
-    {"relation", edge_relation, 0},
-    {"opposite", edge_opposite, 0},
-    {"is_up", edge_is_up, 0},
-    {"id", edge_id, 0},
-    {NULL, NULL, 0},
-};
-
 static const grovel_class_t spec_class = {.tname = GROVEL_SPEC};
 
-static const grovel_reg_t box_methods[] = {
-    {"__gc", box_gc, 0},
-    {"__close", box_gc, 0},
-    {NULL, NULL, 0},
-};
-
-int grovel_open_graph(lua_State *L)
-{
-    grovel_class_open(L, &grovel_graph_class, graph_methods);
-    grovel_class_open(L, &edge_class, edge_methods);
-    grovel_class_open(L, &box_class, box_methods);
-    grovel_class_open(L, &spec_class, NULL);
-    grovel_setfunc(L, "graph", l_graph_new);
-    return 0;
-}
+#include "api_graph.h"

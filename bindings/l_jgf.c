@@ -119,16 +119,4 @@ static int l_jgf_encode(lua_State *L)
     return encode(L, 1, 2);
 }
 
-static const grovel_reg_t graph_methods[] = {
-    {"to_jgf", l_jgf_encode, 0},
-    {NULL, NULL, 0},
-};
-
-int grovel_open_jgf(lua_State *L)
-{
-    grovel_setfunc(L, "jgf_decode", l_jgf_decode);
-    grovel_setfunc(L, "jgf_load", l_jgf_load);
-    grovel_setfunc(L, "jgf_encode", l_jgf_encode);
-    grovel_class_open(L, &grovel_graph_class, graph_methods);
-    return 0;
-}
+#include "api_jgf.h"

@@ -774,37 +774,4 @@ static void describe(lua_State *L, void *p)
                     (lua_Integer)grove_matcher_job_count(p));
 }
 
-static const grovel_reg_t methods[] = {
-    {"match", m_match, 0},
-    {"set_policy", m_set_policy, 0},
-    {"policy", m_policy, 0},
-    {"graph", m_graph, 0},
-    {"cancel", m_cancel, 0},
-    {"release_ranks", m_release_ranks, 0},
-    {"release_vertices", m_release_vertices, 0},
-    {"job", m_job, 0},
-    {"rv1", m_rv1, 0},
-    {"jobs", m_jobs, 0},
-    {"info", m_info, 0},
-    {"stats", m_stats, 0},
-    {"reset_stats", m_reset_stats, 0},
-    {"next_id", m_next_id, 0},
-    {"replan", m_replan, 0},
-    {"register", m_register, 0},
-    {"request", m_request, 0},
-    {"set_dominant", m_set_dominant, 0},
-    {"dominant", m_dominant, 0},
-    {"set_now", m_set_now, 0},
-    {"events", m_events, 0},
-    {"set_overdue", m_set_overdue, 0},
-    {"prepare", m_prepare, 0},
-    {"fits_idle", m_fits_idle, 0},
-    {NULL, NULL, 0},
-};
-
-int grovel_open_match(lua_State *L)
-{
-    grovel_class_open(L, &matcher_class, methods);
-    grovel_setfunc(L, "matcher", l_matcher_new);
-    return 0;
-}
+#include "api_match.h"

@@ -1565,23 +1565,4 @@ static int p_limit(lua_State *L)
     return 1;
 }
 
-static const grovel_reg_t methods[] = {
-    {"name", p_name, 0},
-    {"description", p_text, P_DESCRIPTION},
-    {"source", p_source, 0},
-    {"hooks", p_hooks, 0},
-    {"budget", p_limit, P_BUDGET},
-    {"memory", p_limit, P_MEMORY},
-    {"time", p_limit, P_TIME},
-    {"heap", p_limit, P_HEAP},
-    {"traceback", p_text, P_TRACEBACK},
-    {NULL, NULL, 0},
-};
-
-int grovel_open_policy(lua_State *L)
-{
-    grovel_class_open(L, &policy_class, methods);
-    grovel_setfunc(L, "policy_load", l_policy_load);
-    grovel_setfunc(L, "policy_parse", l_policy_parse);
-    return 0;
-}
+#include "api_policy.h"

@@ -478,36 +478,4 @@ static int l_vertices(lua_State *L)
     return 1;
 }
 
-static const grovel_reg_t methods[] = {
-    {"encode", l_encode, 0},
-    {"to_table", l_to_table, 0},
-    {"ranks", l_set_of, 0},
-    {"nodelist", l_set_of, 1},
-    {"hostname", l_hostname, 0},
-    {"children", l_children, 0},
-    {"count", l_count, 0},
-    {"types", l_types, 0},
-    {"properties", l_properties, 0},
-    {"starttime", l_time, 0},
-    {"expiration", l_time, 1},
-    {"nslots", l_nslots, 0},
-    {"union", l_op, OP_UNION},
-    {"diff", l_op, OP_DIFF},
-    {"intersect", l_op, OP_INTER},
-    {"equal", l_equal, 0},
-    {"restrict", l_restrict, 1},
-    {"exclude", l_restrict, 0},
-    {"to_graph", l_to_graph, 0},
-    {"vertices", l_vertices, 0},
-    {NULL, NULL, 0},
-};
-
-int grovel_open_rv1(lua_State *L)
-{
-    grovel_class_open(L, &rv1_class, methods);
-    grovel_setfunc(L, "rv1_decode", l_decode);
-    grovel_setfunc(L, "rv1_load", l_load);
-    grovel_setfunc(L, "rv1_from_vertices", l_from_vertices);
-    grovel_setfunc(L, "rv1_from_graph", l_from_graph);
-    return 0;
-}
+#include "api_rv1.h"

@@ -822,15 +822,4 @@ static int l_script_heap(lua_State *L)
     return 1;
 }
 
-int grovel_open_script(lua_State *L)
-{
-    static const grovel_reg_t methods[] = {
-        {"types", l_script_types, 0},     {"get", l_script_get, 0},
-        {"api", l_script_api, 0},         {"share", l_script_share, 0},
-        {"unshare", l_script_unshare, 0}, {"call", l_script_call, 0},
-        {"heap", l_script_heap, 0},       {NULL, NULL, 0},
-    };
-    grovel_class_open(L, &script_class, methods);
-    grovel_setfunc(L, "script_load", l_script_load);
-    return 0;
-}
+#include "api_script.h"

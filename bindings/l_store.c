@@ -339,20 +339,4 @@ static int l_changes(lua_State *L)
     return 1;
 }
 
-static const grovel_reg_t methods[] = {
-    {"save", l_save, 0},
-    {"load", l_load, 0},
-    {"generation", l_generation, 0},
-    {"check", l_check, 0},
-    {"changes", l_changes, 0},
-    {NULL, NULL, 0},
-};
-
-int grovel_open_store(lua_State *L)
-{
-    grovel_class_open(L, &store_class, methods);
-    grovel_setfunc(L, "store_open", l_store_open);
-    grovel_setfunc(L, "state_read", l_state_read);
-    grovel_setfunc(L, "state_write", l_state_write);
-    return 0;
-}
+#include "api_store.h"

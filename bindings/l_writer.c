@@ -28,6 +28,7 @@
  * to core/writers.c, the matcher's table to l_match.c.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -302,25 +303,17 @@ static int l_wall_clock(lua_State *L)
     return 1;
 }
 
-static const grovel_reg_t methods[] = {
-    {"job", w_job, 0},
-    {"entries", w_entries, 0},
-    {"vertices", w_vertices, 0},
-    {"set_subsystem", w_set_subsystem, 0},
-    {NULL, NULL, 0},
-};
-
-int grovel_open_writer(lua_State *L)
+static const char *format_at(const void *o, size_t i)
 {
-    grovel_class_open(L, &writer_class, methods);
-    grovel_setfunc(L, "writer", l_writer_new);
-    grovel_setfunc(L, "wall_clock", l_wall_clock);
-    lua_createtable(L, 6, 0);
-    const char *name;
-    for (size_t i = 0; (name = grove_wfmt_name(i)); i++) {
-        lua_pushstring(L, name);
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-    lua_setfield(L, -2, "writer_formats");
-    return 0;
+    (void)o;
+    return grove_wfmt_name(i);
 }
+
+/* core.writer_formats (api.tsv: called once, when the module opens). */
+static int l_writer_formats(lua_State *L)
+{
+    grovel_push_strings(L, NULL, SIZE_MAX, format_at);
+    return 1;
+}
+
+#include "api_writer.h"
