@@ -159,6 +159,23 @@ int grovel_name_index(const char *s, const char *const *names);
  * luaL_argerror on argument arg, or as it is when arg is 0. */
 void grovel_check_keys(lua_State *L, int t, const char *const *names, int arg, const char *fmt);
 
+/* The Lua source text at 1 (its length in *len) and its name at 2, which
+ * must not be empty, of policy_parse and script_load; the stack is then
+ * set to 3 values (the options at 3, or nil).  Raises on misuse. */
+const char *grovel_check_source(lua_State *L, size_t *len, const char **name);
+
+/* Walk the options table at arg: false when there is nothing or nil at
+ * arg (no options), else true, with the walk begun; raises on anything
+ * but a table.  Then grovel_next_option gives the index in names
+ * (NULL-ended) of each key in turn, its value on top of the stack (pop it
+ * before the next call), and -1 at the end; it raises on a key not in
+ * names: "unknown option 'k' (NAME, NAME, ...)".  For
+ *     if (grovel_options(L, 2))
+ *         for (int o; (o = grovel_next_option(L, 2, names)) >= 0; lua_pop(L, 1))
+ *             ... */
+bool grovel_options(lua_State *L, int arg);
+int grovel_next_option(lua_State *L, int arg, const char *const *names);
+
 /* ---- results ---------------------------------------------------------- */
 
 /* Push s, or nil when s is NULL. */
@@ -178,6 +195,11 @@ int grovel_fail_err(lua_State *L, int e, const grove_error_t *err);
 
 /* true (for "return grovel_ok(L)"). */
 int grovel_ok(lua_State *L);
+
+/* The result of a core call that returns 0, or -1 with errno and err set:
+ * true, or nil, message, code (grovel_fail_err); rc < 0 is the failure.
+ * For "return grovel_result(L, grove_x(..., &err), &err)". */
+int grovel_result(lua_State *L, int rc, const grove_error_t *err);
 
 /* Push a JSON value as Lua values (objects and arrays as tables).  JSON
  * null becomes grove.core.null (a NULL light userdata) when keep_null,

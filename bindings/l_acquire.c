@@ -175,11 +175,7 @@ static int probe_matcher(lua_State *L)
 grove_acquire_t *grovel_check_acquire(lua_State *L, int idx)
 {
     grove_acquire_t *a = grovel_handle_check(L, idx, &acquire_class);
-    lua_getiuservalue(L, idx, 1);
-    struct grovel_graph *gr = luaL_testudata(L, -1, GROVEL_GRAPH);
-    if (!gr || !gr->g)
-        luaL_error(L, "the acquisition state's graph is closed");
-    lua_pop(L, 1);
+    grovel_owner_graph(L, idx, "acquisition state");
     if (grove_acquire_matcher(a)) {
         lua_pushcfunction(L, probe_matcher);
         lua_getiuservalue(L, idx, 2);

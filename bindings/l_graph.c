@@ -139,6 +139,16 @@ struct grovel_graph *grovel_check_mutable(lua_State *L, int idx)
     return gr;
 }
 
+struct grovel_graph *grovel_owner_graph(lua_State *L, int idx, const char *owner)
+{
+    lua_getiuservalue(L, idx, 1);
+    struct grovel_graph *gr = luaL_testudata(L, -1, GROVEL_GRAPH);
+    lua_pop(L, 1);
+    if (!gr || !gr->g)
+        luaL_error(L, "the %s's graph is closed", owner);
+    return gr;
+}
+
 grove_graph_t *grovel_check_graph(lua_State *L, int idx)
 {
     return grovel_check_graph_ud(L, idx)->g;
@@ -601,11 +611,20 @@ static int graph_add_vertex(lua_State *L)
     return 1;
 }
 
-static int graph_add_edge(lua_State *L)
+/* The mutable graph at 1, and in *a and *b two of its vertices at 2 and 3
+ * (the ends of an edge, a parent and its child); raises on misuse. */
+static struct grovel_graph *check_two_vertices(lua_State *L, grove_vid_t *a, grove_vid_t *b)
 {
     struct grovel_graph *gr = grovel_check_mutable(L, 1);
-    grove_vid_t src = grovel_check_vertex_in(L, 2, gr);
-    grove_vid_t dst = grovel_check_vertex_in(L, 3, gr);
+    *a = grovel_check_vertex_in(L, 2, gr);
+    *b = grovel_check_vertex_in(L, 3, gr);
+    return gr;
+}
+
+static int graph_add_edge(lua_State *L)
+{
+    grove_vid_t src, dst;
+    struct grovel_graph *gr = check_two_vertices(L, &src, &dst);
     const char *sub = NULL, *rel = NULL;
     if (!lua_isnoneornil(L, 4)) {
         static const char *const fields[] = {"subsystem", "relation", NULL};
@@ -626,15 +645,12 @@ static int graph_add_edge(lua_State *L)
 
 static int graph_add_child(lua_State *L)
 {
-    struct grovel_graph *gr = grovel_check_mutable(L, 1);
-    grove_vid_t p = grovel_check_vertex_in(L, 2, gr);
-    grove_vid_t c = grovel_check_vertex_in(L, 3, gr);
+    grove_vid_t p, c;
+    struct grovel_graph *gr = check_two_vertices(L, &p, &c);
     const char *sub = luaL_optstring(L, 4, NULL);
     luaL_argcheck(L, !sub || sub[0], 4, "subsystem must not be empty");
     grove_error_t err = {0};
-    if (grove_graph_add_child(gr->g, p, c, sub, &err) < 0)
-        return grovel_fail_err(L, errno, &err);
-    return grovel_ok(L);
+    return grovel_result(L, grove_graph_add_child(gr->g, p, c, sub, &err), &err);
 }
 
 static int graph_set_opposite(lua_State *L)
@@ -1092,9 +1108,7 @@ static int graph_set_aggregates(lua_State *L)
     struct grovel_graph *gr = grovel_check_mutable(L, 1);
     const char *spec = luaL_checkstring(L, 2);
     grove_error_t err = {0};
-    if (grove_graph_set_aggregates(gr->g, spec, &err) < 0)
-        return grovel_fail_err(L, errno, &err);
-    return grovel_ok(L);
+    return grovel_result(L, grove_graph_set_aggregates(gr->g, spec, &err), &err);
 }
 
 static int graph_aggregates(lua_State *L)

@@ -1364,10 +1364,8 @@ static int l_policy_load(lua_State *L)
 static int l_policy_parse(lua_State *L)
 {
     size_t len;
-    const char *text = luaL_checklstring(L, 1, &len);
-    const char *name = luaL_checkstring(L, 2);
-    luaL_argcheck(L, name[0], 2, "name must not be empty");
-    lua_settop(L, 3);
+    const char *name;
+    const char *text = grovel_check_source(L, &len, &name);
     return make_policy(L, text, len, name, name, 3);
 }
 

@@ -68,30 +68,23 @@ static int l_store_open(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
     int flags = GROVE_STORE_CREATE;
-    if (!lua_isnoneornil(L, 2)) {
-        luaL_checktype(L, 2, LUA_TTABLE);
-        lua_pushnil(L);
-        while (lua_next(L, 2)) {
-            const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
-            if (!strcmp(k, "create")) {
+    static const char *const options[] = {"create", "readonly", "sync", NULL};
+    if (grovel_options(L, 2))
+        for (int o; (o = grovel_next_option(L, 2, options)) >= 0; lua_pop(L, 1)) {
+            if (o == 0) {
                 luaL_argcheck(L, lua_isboolean(L, -1), 2, "create must be a boolean");
                 flags = lua_toboolean(L, -1) ? flags | GROVE_STORE_CREATE
                                              : flags & ~GROVE_STORE_CREATE;
-            } else if (!strcmp(k, "readonly")) {
+            } else if (o == 1) {
                 luaL_argcheck(L, lua_isboolean(L, -1), 2, "readonly must be a boolean");
                 if (lua_toboolean(L, -1))
                     flags = (flags & ~GROVE_STORE_CREATE) | GROVE_STORE_READONLY;
-            } else if (!strcmp(k, "sync")) {
+            } else {
                 static const char *const syncs[] = {"full", "normal", NULL};
                 if (luaL_checkoption(L, -1, NULL, syncs) == 1)
                     flags |= GROVE_STORE_NORMAL_SYNC;
-            } else {
-                return luaL_argerror(
-                    L, 2, lua_pushfstring(L, "unknown option '%s' (create, readonly, sync)", k));
             }
-            lua_pop(L, 1);
         }
-    }
     grovel_handle_t *h = grovel_handle_new(L, &store_class);
     grove_error_t err = {{0}, 0};
     if (!(h->p = grove_store_open(path, flags, &err)))
@@ -303,9 +296,7 @@ static int l_state_write(lua_State *L)
     if (opts)
         return luaL_argerror(L, opts, "no options");
     grove_error_t err = {{0}, 0};
-    if (grove_store_write_file(path, g, m, a, &err) < 0)
-        return grovel_fail_err(L, errno, &err);
-    return grovel_ok(L);
+    return grovel_result(L, grove_store_write_file(path, g, m, a, &err), &err);
 }
 
 static int l_generation(lua_State *L)
@@ -317,9 +308,7 @@ static int l_generation(lua_State *L)
 static int l_check(lua_State *L)
 {
     grove_error_t err = {{0}, 0};
-    if (grove_store_check(check_store(L, 1), &err) < 0)
-        return grovel_fail_err(L, errno, &err);
-    return grovel_ok(L);
+    return grovel_result(L, grove_store_check(check_store(L, 1), &err), &err);
 }
 
 static int l_changes(lua_State *L)

@@ -66,11 +66,7 @@ static struct lwriter *check_writer(lua_State *L, int idx)
 {
     grovel_handle_check(L, idx, &writer_class);
     struct lwriter *lw = lua_touserdata(L, idx);
-    lua_getiuservalue(L, idx, 1);
-    struct grovel_graph *gr = luaL_testudata(L, -1, GROVEL_GRAPH);
-    lua_pop(L, 1);
-    if (!gr || !gr->g)
-        luaL_error(L, "the writer's graph is closed");
+    grovel_owner_graph(L, idx, "writer");
     return lw;
 }
 
@@ -183,9 +179,7 @@ static int push_text(lua_State *L, grove_writer_t *w, grove_wfmt_t fmt, int64_t 
     grove_error_t err = {{0}, 0};
     size_t len = 0;
     if (f) {
-        if (grove_writer_print(w, fmt, start, end, extra, arg, f, &err) < 0)
-            return grovel_fail_err(L, errno, &err);
-        return grovel_ok(L);
+        return grovel_result(L, grove_writer_print(w, fmt, start, end, extra, arg, f, &err), &err);
     }
     struct grovel_box *box = grovel_box_new(L, free);
     char *text = grove_writer_write(w, fmt, start, end, extra, arg, &len, &err);

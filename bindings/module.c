@@ -57,6 +57,11 @@ int grovel_ok(lua_State *L)
     return 1;
 }
 
+int grovel_result(lua_State *L, int rc, const grove_error_t *err)
+{
+    return rc < 0 ? grovel_fail_err(L, errno, err) : grovel_ok(L);
+}
+
 void grovel_push_string(lua_State *L, const char *s)
 {
     if (s)
@@ -98,6 +103,44 @@ void grovel_check_keys(lua_State *L, int t, const char *const *names, int arg, c
             luaL_argerror(L, arg, lua_tostring(L, -1));
         lua_error(L);
     }
+}
+
+const char *grovel_check_source(lua_State *L, size_t *len, const char **name)
+{
+    const char *text = luaL_checklstring(L, 1, len);
+    *name = luaL_checkstring(L, 2);
+    luaL_argcheck(L, (*name)[0], 2, "name must not be empty");
+    lua_settop(L, 3);
+    return text;
+}
+
+bool grovel_options(lua_State *L, int arg)
+{
+    if (lua_isnoneornil(L, arg))
+        return false;
+    luaL_checktype(L, arg, LUA_TTABLE);
+    lua_pushnil(L);
+    return true;
+}
+
+int grovel_next_option(lua_State *L, int arg, const char *const *names)
+{
+    if (!lua_next(L, arg))
+        return -1;
+    const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
+    int i = grovel_name_index(k, names);
+    if (i < 0) {
+        luaL_Buffer b;
+        luaL_buffinit(L, &b);
+        for (int j = 0; names[j]; j++) {
+            if (j)
+                luaL_addstring(&b, ", ");
+            luaL_addstring(&b, names[j]);
+        }
+        luaL_pushresult(&b);
+        luaL_argerror(L, arg, lua_pushfstring(L, "unknown option '%s' (%s)", k, lua_tostring(L, -1)));
+    }
+    return i;
 }
 
 /* ---- classes and handles ------------------------------------------------ */
