@@ -54,15 +54,7 @@
 
 static void describe(lua_State *L, void *p);
 
-GROVEL_FREER(acquire_destroy, grove_acquire_destroy)
-
-static const grovel_class_t acquire_class = {
-    .tname = GROVEL_ACQUIRE,
-    .describe = describe,
-    .label = "acquisition state",
-    .nuv = 2,
-    .destroy = acquire_destroy,
-};
+static const grovel_class_t acquire_class; /* defined by api.tsv */
 
 /* ---- JSON <-> Lua ------------------------------------------------------------ */
 

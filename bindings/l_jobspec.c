@@ -43,22 +43,7 @@
 static void jobspec_describe(lua_State *L, void *p);
 static void constraint_describe(lua_State *L, void *p);
 
-GROVEL_FREER(jobspec_destroy, grove_jobspec_destroy)
-GROVEL_FREER(constraint_destroy, grove_constraint_destroy)
-
-static const grovel_class_t jobspec_class = {
-    .tname = "grove.jobspec",
-    .describe = jobspec_describe,
-    .label = "jobspec",
-    .destroy = jobspec_destroy,
-};
-
-static const grovel_class_t constraint_class = {
-    .tname = "grove.constraint",
-    .describe = constraint_describe,
-    .label = "constraint",
-    .destroy = constraint_destroy,
-};
+static const grovel_class_t jobspec_class, constraint_class; /* defined by api.tsv */
 
 /* ---- JSON <-> Lua ------------------------------------------------------ */
 

@@ -90,17 +90,7 @@ static struct grovel_graph *matcher_graph(lua_State *L, int idx)
 static void describe(lua_State *L, void *p);
 static void closable(lua_State *L, void *ud);
 
-GROVEL_FREER(matcher_destroy, grove_matcher_destroy)
-
-static const grovel_class_t matcher_class = {
-    .tname = GROVEL_MATCHER,
-    .describe = describe,
-    .label = "matcher",
-    .size = sizeof(struct lmatcher),
-    .nuv = 2,
-    .destroy = matcher_destroy,
-    .closable = closable,
-};
+static const grovel_class_t matcher_class; /* defined by api.tsv */
 
 static struct lmatcher *check_matcher(lua_State *L, int idx)
 {

@@ -1188,14 +1188,7 @@ static void policy_describe(lua_State *L, void *arg)
     lua_pushfstring(L, "grove.policy (%s, %s)", p->name, p->source);
 }
 
-static const grovel_class_t policy_class = {
-    .tname = GROVEL_POLICY,
-    .describe = policy_describe,
-    .label = "policy",
-    .size = sizeof(struct grovel_policy),
-    .destroy = policy_free,
-    .closable = policy_closable,
-};
+static const grovel_class_t policy_class; /* defined by api.tsv */
 
 /* The base name of path without its directory and ".lua". */
 static const char *base_name(const char *path, size_t *len)

@@ -41,7 +41,6 @@
 
 static void describe(lua_State *L, void *p);
 
-GROVEL_FREER(rv1_destroy, grove_rv1_destroy)
 GROVEL_FREER(jdecref, json_decref)
 GROVEL_FREER(idset_free, grove_idset_destroy)
 
@@ -55,14 +54,7 @@ static bool rv1_equal(const void *a, const void *b)
     return grove_rv1_equal(a, b);
 }
 
-static const grovel_class_t rv1_class = {
-    .tname = "grove.rv1",
-    .describe = describe,
-    .equal = rv1_equal,
-    .label = "R",
-    .destroy = rv1_destroy,
-    .copy = rv1_copy,
-};
+static const grovel_class_t rv1_class; /* defined by api.tsv */
 
 static grove_rv1_t *check_rv1(lua_State *L, int i)
 {

@@ -402,16 +402,7 @@ static void script_describe(lua_State *L, void *arg)
     lua_pushfstring(L, "grove.script (%s)", s->short_src);
 }
 
-static const grovel_class_t script_class = {
-    .tname = GROVEL_SCRIPT,
-    .describe = script_describe,
-    .label = "script",
-    .closed = "grove.script (closed)",
-    .size = sizeof(struct grovel_script),
-    .nuv = UV_COUNT,
-    .destroy = script_free,
-    .closable = script_closable,
-};
+static const grovel_class_t script_class; /* defined by api.tsv */
 
 /* The message of a failed run (status st, the error value on top of S):
  * the limit that stopped it, or the error's text without its traceback. */

@@ -50,14 +50,7 @@ static void describe(lua_State *L, void *p)
     lua_pushfstring(L, "grove.store (generation %I)", (lua_Integer)grove_store_generation(p));
 }
 
-GROVEL_FREER(store_close, grove_store_close)
-
-static const grovel_class_t store_class = {
-    .tname = "grove.store",
-    .describe = describe,
-    .label = "store",
-    .destroy = store_close,
-};
+static const grovel_class_t store_class; /* defined by api.tsv */
 
 static grove_store_t *check_store(lua_State *L, int idx)
 {

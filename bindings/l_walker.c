@@ -48,13 +48,7 @@ static void walker_describe(lua_State *L, void *p)
     lua_pushfstring(L, "grove.walker (%s)", lua_tostring(L, -1));
 }
 
-static const grovel_class_t walker_class = {
-    .tname = GROVEL_WALKER,
-    .describe = walker_describe,
-    .label = "walker",
-    .size = sizeof(struct grovel_walker),
-    .nuv = UV_COUNT,
-};
+static const grovel_class_t walker_class; /* defined by api.tsv */
 
 /* State shared by the trampolines of one walk or find. */
 struct hookctx {

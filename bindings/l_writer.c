@@ -50,16 +50,7 @@ struct lwriter {
     const grove_graph_t *g; /* the graph it was made for */
 };
 
-GROVEL_FREER(writer_destroy, grove_writer_destroy)
-
-static const grovel_class_t writer_class = {
-    .tname = GROVEL_WRITER,
-    .label = "writer",
-    .closed = "grove.writer (closed)",
-    .size = sizeof(struct lwriter),
-    .nuv = 1,
-    .destroy = writer_destroy,
-};
+static const grovel_class_t writer_class; /* defined by api.tsv */
 
 /* The writer at idx, its graph still open. */
 static struct lwriter *check_writer(lua_State *L, int idx)
