@@ -25,9 +25,9 @@ end
 --                classes = {{class =, desc =}, ...}}
 local files, order = {}, {}
 local seen = {}
-local f = assert(io.open(tsv, "r"))
+local input = assert(io.open(tsv, "r"))
 local n = 0
-for line in f:lines() do
+for line in input:lines() do
   n = n + 1
   if not (line:match("^%s*#") or line:match("^%s*$")) then
     local cols = {}
@@ -70,7 +70,9 @@ for line in f:lines() do
       if not a:match("^[%w_ |]+$") then fail(n, "bad arg '%s'", a) end
       for class in cell:gmatch("[^,]+") do
         local key = class .. " " .. method
-        if seen[key] then fail(n, "%s:%s is registered already (line %d)", class, method, seen[key]) end
+        if seen[key] then
+          fail(n, "%s:%s is registered already (line %d)", class, method, seen[key])
+        end
         seen[key] = n
       end
       if not rec.tables[cell] then
@@ -82,7 +84,7 @@ for line in f:lines() do
     end
   end
 end
-f:close()
+input:close()
 
 -- The C name of the table of a class cell: api_grove_idset.
 local function tname(cell)
@@ -159,7 +161,8 @@ local wanted = {table.unpack(arg, 3)}
 if #wanted == 0 then wanted = order end
 for _, file in ipairs(wanted) do
   local text = files[file] and header(file, files[file])
-    or ("/* api_%s.h: bindings/api.tsv registers nothing of bindings/l_%s.c. */\n"):format(file, file)
+    or ("/* api_%s.h: bindings/api.tsv registers nothing of bindings/l_%s.c. */\n")
+      :format(file, file)
   local path = ("%s/api_%s.h"):format(outdir, file)
   local w = assert(io.open(path .. ".tmp", "w"))
   assert(w:write(text))
