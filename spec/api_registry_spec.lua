@@ -13,8 +13,10 @@ local match = require "match_helper"
 local TSV = "bindings/api.tsv"
 
 -- One entry a row and class of it: {where = "api.tsv:N", file =, class =,
--- method =, first = whether the class comes first in its row}.
-local rows = {}
+-- method =, first = whether the class comes first in its row}; and by
+-- class, the names of its rows ("=" of a value dropped) and whether it is
+-- opened (has a "*" row).
+local rows, names_of, opened = {}, {}, {}
 do
   local n = 0
   for line in io.lines(TSV) do
@@ -27,6 +29,9 @@ do
         rows[#rows + 1] = {where = "api.tsv:" .. n, file = file, class = class, method = method,
           first = first}
         first = false
+        names_of[class] = names_of[class] or {}
+        names_of[class][method:gsub("^=", "")] = true
+        if method == "*" then opened[#opened + 1] = class end
       end
     end
   end
@@ -83,19 +88,14 @@ describe("bindings/api.tsv", function()
   end)
 
   it("has a row for every field of grove.core and method of its classes", function()
-    local listed, opened = {}, {}
-    for _, r in ipairs(rows) do
-      listed[r.class .. " " .. r.method:gsub("^=", "")] = true
-      if r.method == "*" then opened[#opened + 1] = r.class end
-    end
     for name in pairs(core) do
-      assert.truthy(OWN_FIELDS[name] or listed["grove.core " .. name],
+      assert.truthy(OWN_FIELDS[name] or names_of["grove.core"][name],
         ("grove.core.%s is set but not in %s"):format(name, TSV))
     end
     local reg = debug.getregistry()
     for _, class in ipairs(opened) do
       for name in pairs(methods_of(reg[class])) do
-        assert.truthy(GENERIC[name] or listed[class .. " " .. name],
+        assert.truthy(GENERIC[name] or names_of[class][name],
           ("%s:%s is registered but not in %s"):format(class, name, TSV))
       end
     end
@@ -103,11 +103,9 @@ describe("bindings/api.tsv", function()
 
   it("names the methods of policy views, as a hook sees them", function()
     local names, metas = {}, {}
-    for _, r in ipairs(rows) do
-      if r.class == SANDBOXED then
-        local t = r.method:match("^__") and metas or names
-        t[#t + 1] = ("%q"):format(r.method)
-      end
+    for name in pairs(names_of[SANDBOXED]) do
+      local t = name:match("^__") and metas or names
+      t[#t + 1] = ("%q"):format(name)
     end
     assert.is_true(#names > 20, "too few view rows")
     assert.same({'"__tostring"'}, metas) -- the one metamethod checked below
