@@ -6,9 +6,9 @@
 --
 -- This file holds only specs: what several specs share lives in expect.lua
 -- and the spec/*_helper.lua modules, and must not be copied here.
-local core = require "grove.core"
-local apidoc = require "grove.apidoc"
-local match = require "match_helper"
+local core = require("grove.core")
+local apidoc = require("grove.apidoc")
+local match = require("match_helper")
 
 local TSV = "bindings/api.tsv"
 
