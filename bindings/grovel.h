@@ -224,6 +224,11 @@ void grovel_push_strings(lua_State *L, const void *o, size_t n,
  * memory error g is destroyed before the error is raised). */
 void grovel_push_graph(lua_State *L, grove_graph_t *g);
 
+/* The result of a reader that made the graph g: a new graph userdata that
+ * owns it (returns 1), or nil, message, code when g is NULL (errno and err
+ * say why). */
+int grovel_return_graph(lua_State *L, grove_graph_t *g, const grove_error_t *err);
+
 /* The graph of the graph userdata at idx; raises on misuse or a closed
  * graph. */
 grove_graph_t *grovel_check_graph(lua_State *L, int idx);

@@ -125,6 +125,14 @@ void grovel_push_graph(lua_State *L, grove_graph_t *g)
     }
 }
 
+int grovel_return_graph(lua_State *L, grove_graph_t *g, const grove_error_t *err)
+{
+    if (!g)
+        return grovel_fail_err(L, errno, err);
+    grovel_push_graph(L, g);
+    return 1;
+}
+
 struct grovel_graph *grovel_check_graph_ud(lua_State *L, int idx)
 {
     grovel_handle_check(L, idx, &grovel_graph_class);

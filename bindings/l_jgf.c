@@ -33,25 +33,17 @@ static int l_jgf_decode(lua_State *L)
     size_t len;
     const char *text = luaL_checklstring(L, 1, &len);
     const char *source = luaL_optstring(L, 2, NULL);
-    struct grovel_graph *gr = grovel_new_graph_ud(L);
     grove_error_t err;
     grove_graph_t *g = grove_jgf_read(text, len, source, &err);
-    if (!g)
-        return grovel_fail_err(L, errno, &err);
-    gr->g = g;
-    return 1;
+    return grovel_return_graph(L, g, &err);
 }
 
 static int l_jgf_load(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
-    struct grovel_graph *gr = grovel_new_graph_ud(L);
     grove_error_t err;
     grove_graph_t *g = grove_jgf_load(path, &err);
-    if (!g)
-        return grovel_fail_err(L, errno, &err);
-    gr->g = g;
-    return 1;
+    return grovel_return_graph(L, g, &err);
 }
 
 /* The vertex list of opts.vertices (at index t) into a userdata buffer

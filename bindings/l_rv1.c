@@ -445,23 +445,17 @@ static int l_restrict(lua_State *L)
 static int l_to_graph(lua_State *L)
 {
     grove_rv1_t *R = check_rv1(L, 1);
-    struct grovel_graph *gr = grovel_new_graph_ud(L);
     grove_error_t err = {{0}, 0};
     grove_graph_t *g = grove_rv1_to_graph(R, &err);
-    if (!g)
-        return grovel_fail_err(L, errno, &err);
-    gr->g = g;
-    return 1;
+    return grovel_return_graph(L, g, &err);
 }
 
 static int l_graph_load(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
-    struct grovel_graph *gr = grovel_new_graph_ud(L);
     grove_error_t err = {{0}, 0};
-    if (!(gr->g = grove_rv1_graph_load(path, &err)))
-        return grovel_fail_err(L, errno, &err);
-    return 1;
+    grove_graph_t *g = grove_rv1_graph_load(path, &err);
+    return grovel_return_graph(L, g, &err);
 }
 
 static int l_vertices(lua_State *L)
