@@ -132,7 +132,17 @@ $(BUILD)/gen/modules.h: $(BIND_L) Makefile FORCE
 	     n=$$(basename $$f .c); echo "GROVEL_MODULE($${n#l_})"; done; } > $@.tmp
 	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
 
-$(BUILD)/bindings/%.o: bindings/%.c $(BUILD)/gen/modules.h
+# The registration of the Lua API: bindings/api.tsv lists every method
+# and module function; scripts/gen-api.lua writes from it one header a
+# binding file, api_NAME.h, which l_NAME.c includes (kept: make would
+# otherwise delete one that no file includes, l_edit.c's, as intermediate).
+API_H := $(BIND_L:bindings/l_%.c=$(BUILD)/gen/api_%.h)
+.SECONDARY: $(API_H)
+$(BUILD)/gen/api_%.h: bindings/api.tsv scripts/gen-api.lua
+	@mkdir -p $(@D)
+	$(LUA) scripts/gen-api.lua bindings/api.tsv $(@D) $*
+
+$(BUILD)/bindings/%.o: bindings/%.c $(BUILD)/gen/modules.h $(API_H)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) $(LUA_CFLAGS) -I$(BUILD)/gen -Ibindings \
 	  -DGROVE_LUA_DIR='"$(LUA_LDIR)"' -DGROVE_DATA_DIR='"$(DATADIR)"' \

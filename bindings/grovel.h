@@ -2,9 +2,16 @@
  *
  * Conventions (STYLE.md): misuse raises (luaL_argerror, luaL_checkudata);
  * operational failures return nil, message, code through grovel_fail.  Each
- * bindings/l_NAME.c defines grovel_open_NAME(L), which is called with the
+ * bindings/l_NAME.c has grovel_open_NAME(L), which is called with the
  * module table on top of the stack and adds its functions and metatables to
  * it; the Makefile generates the list from the file names.
+ *
+ * The Lua API is registered from data: bindings/api.tsv lists every
+ * method and module function (class, name, C function, arg) and the class
+ * descriptors; scripts/gen-api.lua turns it into one header a binding file,
+ * api_NAME.h (in the build's gen/ directory), holding the file's method
+ * tables and its grovel_open_NAME.  The file includes it after its static
+ * functions.  A file with nothing in api.tsv writes its own opener.
  *
  * This header must not hold anything of one userdata type: what a class
  * adds lives in its own l_*.c file (and a header only it and its partner
@@ -78,6 +85,10 @@ typedef struct grovel_class {
     /* A string-coded set's reader and its empty set (lhandle.h). */
     void *(*decode)(const char *s, size_t len, grove_error_t *err);
     void *(*create)(void);
+    /* __index for objects that also answer keys that are no method (h[i]):
+     * called with the object and the key, the methods table as upvalue 1
+     * (NULL: __index is the methods table). */
+    lua_CFunction index;
 } grovel_class_t;
 
 /* Register class c in a grovel_open_NAME function (the module table on
@@ -91,6 +102,20 @@ typedef struct grovel_class {
  * the metatable, methods to __index.  c must outlive the Lua state (a
  * static).  Leaves the stack as it found it. */
 void grovel_class_open(lua_State *L, const grovel_class_t *c, const grovel_reg_t *regs);
+
+/* One entry of a binding file's opener (generated from bindings/api.tsv):
+ * the methods regs of class c, or with c NULL, functions of the module
+ * table.  A list of them ends with {NULL, NULL}. */
+typedef struct grovel_api {
+    const grovel_class_t *c;
+    const grovel_reg_t *regs;
+} grovel_api_t;
+
+/* Register every entry of api in order, the module table on top of the
+ * stack: a class's through grovel_class_open, a module function as
+ * module[name] with the same upvalues (no class, its arg, the module).
+ * Returns 0 (for "return grovel_api_open(L, api)"). */
+int grovel_api_open(lua_State *L, const grovel_api_t *api);
 
 /* Define static void NAME(void *p) that calls FN(p): a core type's destroy
  * as a grovel_class_t's destroy or a box's free function. */
@@ -134,6 +159,23 @@ int grovel_name_index(const char *s, const char *const *names);
  * luaL_argerror on argument arg, or as it is when arg is 0. */
 void grovel_check_keys(lua_State *L, int t, const char *const *names, int arg, const char *fmt);
 
+/* The Lua source text at 1 (its length in *len) and its name at 2, which
+ * must not be empty, of policy_parse and script_load; the stack is then
+ * set to 3 values (the options at 3, or nil).  Raises on misuse. */
+const char *grovel_check_source(lua_State *L, size_t *len, const char **name);
+
+/* Walk the options table at arg: false when there is nothing or nil at
+ * arg (no options), else true, with the walk begun; raises on anything
+ * but a table.  Then grovel_next_option gives the index in names
+ * (NULL-ended) of each key in turn, its value on top of the stack (pop it
+ * before the next call), and -1 at the end; it raises on a key not in
+ * names: "unknown option 'k' (NAME, NAME, ...)".  For
+ *     if (grovel_options(L, 2))
+ *         for (int o; (o = grovel_next_option(L, 2, names)) >= 0; lua_pop(L, 1))
+ *             ... */
+bool grovel_options(lua_State *L, int arg);
+int grovel_next_option(lua_State *L, int arg, const char *const *names);
+
 /* ---- results ---------------------------------------------------------- */
 
 /* Push s, or nil when s is NULL. */
@@ -154,6 +196,11 @@ int grovel_fail_err(lua_State *L, int e, const grove_error_t *err);
 /* true (for "return grovel_ok(L)"). */
 int grovel_ok(lua_State *L);
 
+/* The result of a core call that returns 0, or -1 with errno and err set:
+ * true, or nil, message, code (grovel_fail_err); rc < 0 is the failure.
+ * For "return grovel_result(L, grove_x(..., &err), &err)". */
+int grovel_result(lua_State *L, int rc, const grove_error_t *err);
+
 /* Push a JSON value as Lua values (objects and arrays as tables).  JSON
  * null becomes grove.core.null (a NULL light userdata) when keep_null,
  * else it is left out of objects and nil in arrays.  Raises past
@@ -167,10 +214,6 @@ void grovel_push_json(lua_State *L, const struct json_t *v, bool keep_null);
 void grovel_push_strings(lua_State *L, const void *o, size_t n,
                          const char *(*at)(const void *o, size_t i));
 
-/* Set module[name] = f on the module table at the top of the stack; f gets
- * the upvalues of grovel_class_open (no class, arg 0, the module). */
-void grovel_setfunc(lua_State *L, const char *name, lua_CFunction f);
-
 /* ---- graph and vertex handles (defined in l_graph.c) ----------------- */
 
 #define GROVEL_GRAPH "grove.graph"
@@ -180,6 +223,11 @@ void grovel_setfunc(lua_State *L, const char *name, lua_CFunction f);
 /* Push a new graph userdata that owns g (g is destroyed with it; on a Lua
  * memory error g is destroyed before the error is raised). */
 void grovel_push_graph(lua_State *L, grove_graph_t *g);
+
+/* The result of a reader that made the graph g: a new graph userdata that
+ * owns it (returns 1), or nil, message, code when g is NULL (errno and err
+ * say why). */
+int grovel_return_graph(lua_State *L, grove_graph_t *g, const grove_error_t *err);
 
 /* The graph of the graph userdata at idx; raises on misuse or a closed
  * graph. */

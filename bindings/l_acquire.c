@@ -54,15 +54,7 @@
 
 static void describe(lua_State *L, void *p);
 
-GROVEL_FREER(acquire_destroy, grove_acquire_destroy)
-
-static const grovel_class_t acquire_class = {
-    .tname = GROVEL_ACQUIRE,
-    .describe = describe,
-    .label = "acquisition state",
-    .nuv = 2,
-    .destroy = acquire_destroy,
-};
+static const grovel_class_t acquire_class; /* defined by api.tsv */
 
 /* ---- JSON <-> Lua ------------------------------------------------------------ */
 
@@ -175,11 +167,7 @@ static int probe_matcher(lua_State *L)
 grove_acquire_t *grovel_check_acquire(lua_State *L, int idx)
 {
     grove_acquire_t *a = grovel_handle_check(L, idx, &acquire_class);
-    lua_getiuservalue(L, idx, 1);
-    struct grovel_graph *gr = luaL_testudata(L, -1, GROVEL_GRAPH);
-    if (!gr || !gr->g)
-        luaL_error(L, "the acquisition state's graph is closed");
-    lua_pop(L, 1);
+    grovel_owner_graph(L, idx, "acquisition state");
     if (grove_acquire_matcher(a)) {
         lua_pushcfunction(L, probe_matcher);
         lua_getiuservalue(L, idx, 2);
@@ -488,33 +476,4 @@ static int l_first_response(lua_State *L)
     return grovel_return_string(L, resp, ENOMEM, NULL);
 }
 
-static const grovel_reg_t methods[] = {
-    {"apply", l_apply, 0},
-    {"update", l_update, 0},
-    {"drain", l_admin, ADMIN_DRAIN | ADMIN_ON},
-    {"undrain", l_admin, ADMIN_DRAIN},
-    {"exclude", l_admin, ADMIN_ON},
-    {"include", l_admin, 0},
-    {"targets", l_targets, 0},
-    {"state", l_state, 0},
-    {"set_state", l_set_state, 0},
-    {"jobs_on", l_jobs_on, 0},
-    {"disconnect", l_disconnect, 0},
-    {"protocol", l_field, F_PROTOCOL},
-    {"group", l_field, F_GROUP},
-    {"started", l_field, F_STARTED},
-    {"expiration", l_field, F_EXPIRATION},
-    {"failure", l_field, F_FAILURE},
-    {"graph", l_uservalue, 1},
-    {"matcher", l_uservalue, 2},
-    {NULL, NULL, 0},
-};
-
-int grovel_open_acquire(lua_State *L)
-{
-    grovel_class_open(L, &acquire_class, methods);
-    grovel_setfunc(L, "acquire", l_acquire_new);
-    grovel_setfunc(L, "child_resources", l_child_resources);
-    grovel_setfunc(L, "acquire_first_response", l_first_response);
-    return 0;
-}
+#include "api_acquire.h"

@@ -125,6 +125,14 @@ void grovel_push_graph(lua_State *L, grove_graph_t *g)
     }
 }
 
+int grovel_return_graph(lua_State *L, grove_graph_t *g, const grove_error_t *err)
+{
+    if (!g)
+        return grovel_fail_err(L, errno, err);
+    grovel_push_graph(L, g);
+    return 1;
+}
+
 struct grovel_graph *grovel_check_graph_ud(lua_State *L, int idx)
 {
     grovel_handle_check(L, idx, &grovel_graph_class);
@@ -136,6 +144,16 @@ struct grovel_graph *grovel_check_mutable(lua_State *L, int idx)
     struct grovel_graph *gr = grovel_check_graph_ud(L, idx);
     if (gr->busy)
         luaL_argerror(L, idx, "graph is busy: a walk or find is running on it");
+    return gr;
+}
+
+struct grovel_graph *grovel_owner_graph(lua_State *L, int idx, const char *owner)
+{
+    lua_getiuservalue(L, idx, 1);
+    struct grovel_graph *gr = luaL_testudata(L, -1, GROVEL_GRAPH);
+    lua_pop(L, 1);
+    if (!gr || !gr->g)
+        luaL_error(L, "the %s's graph is closed", owner);
     return gr;
 }
 
@@ -601,11 +619,20 @@ static int graph_add_vertex(lua_State *L)
     return 1;
 }
 
-static int graph_add_edge(lua_State *L)
+/* The mutable graph at 1, and in *a and *b two of its vertices at 2 and 3
+ * (the ends of an edge, a parent and its child); raises on misuse. */
+static struct grovel_graph *check_two_vertices(lua_State *L, grove_vid_t *a, grove_vid_t *b)
 {
     struct grovel_graph *gr = grovel_check_mutable(L, 1);
-    grove_vid_t src = grovel_check_vertex_in(L, 2, gr);
-    grove_vid_t dst = grovel_check_vertex_in(L, 3, gr);
+    *a = grovel_check_vertex_in(L, 2, gr);
+    *b = grovel_check_vertex_in(L, 3, gr);
+    return gr;
+}
+
+static int graph_add_edge(lua_State *L)
+{
+    grove_vid_t src, dst;
+    struct grovel_graph *gr = check_two_vertices(L, &src, &dst);
     const char *sub = NULL, *rel = NULL;
     if (!lua_isnoneornil(L, 4)) {
         static const char *const fields[] = {"subsystem", "relation", NULL};
@@ -626,15 +653,12 @@ static int graph_add_edge(lua_State *L)
 
 static int graph_add_child(lua_State *L)
 {
-    struct grovel_graph *gr = grovel_check_mutable(L, 1);
-    grove_vid_t p = grovel_check_vertex_in(L, 2, gr);
-    grove_vid_t c = grovel_check_vertex_in(L, 3, gr);
+    grove_vid_t p, c;
+    struct grovel_graph *gr = check_two_vertices(L, &p, &c);
     const char *sub = luaL_optstring(L, 4, NULL);
     luaL_argcheck(L, !sub || sub[0], 4, "subsystem must not be empty");
     grove_error_t err = {0};
-    if (grove_graph_add_child(gr->g, p, c, sub, &err) < 0)
-        return grovel_fail_err(L, errno, &err);
-    return grovel_ok(L);
+    return grovel_result(L, grove_graph_add_child(gr->g, p, c, sub, &err), &err);
 }
 
 static int graph_set_opposite(lua_State *L)
@@ -1092,9 +1116,7 @@ static int graph_set_aggregates(lua_State *L)
     struct grovel_graph *gr = grovel_check_mutable(L, 1);
     const char *spec = luaL_checkstring(L, 2);
     grove_error_t err = {0};
-    if (grove_graph_set_aggregates(gr->g, spec, &err) < 0)
-        return grovel_fail_err(L, errno, &err);
-    return grovel_ok(L);
+    return grovel_result(L, grove_graph_set_aggregates(gr->g, spec, &err), &err);
 }
 
 static int graph_aggregates(lua_State *L)
@@ -1236,68 +1258,12 @@ static bool edge_equal(const void *a, const void *b)
 
 /* ---- registration ------------------------------------------------------------ */
 
-static const grovel_reg_t graph_methods[] = {
-    {"add_vertex", graph_add_vertex, 0},
-    {"add_edge", graph_add_edge, 0},
-    {"add_child", graph_add_child, 0},
-    {"set_opposite", graph_set_opposite, 0},
-    {"vertex", graph_vertex, 0},
-    {"vertices", graph_vertices, 0},
-    {"edges", graph_edges, 0},
-    {"roots", graph_roots, 0},
-    {"root", graph_root, 0},
-    {"subsystems", graph_subsystems, 0},
-    {"count", graph_count, 0},
-    {"edge_count", graph_number, G_EDGE_COUNT},
-    {"bytes", graph_number, G_BYTES},
-    {"now", graph_number, G_NOW},
-    {"set_now", graph_set_now, 0},
-    {"aggregate", graph_aggregate, 0},
-    {"copy", graph_copy, 0},
-    {"duplicate", graph_duplicate, 0},
-    {"merge", graph_merge, 0},
-    {"unlink", graph_unlink, 0},
-    {"extract", graph_extract, 0},
-    {"allocate", graph_allocate, 0},
-    {"free", graph_free, 0},
-    {"free_job", graph_free_job, 0},
-    {"set_aggregates", graph_set_aggregates, 0},
-    {"aggregates", graph_aggregates, 0},
-    {"__len", graph_number, G_VERTEX_COUNT},
-    {NULL, NULL, 0},
-};
-
 static const grovel_class_t edge_class = {
     .tname = GROVEL_EDGE,
     .describe = edge_describe,
     .equal = edge_equal,
 };
 
-static const grovel_reg_t edge_methods[] = {
-    {"src", edge_src, 0},
-    {"dst", edge_dst, 0},
-    {"subsystem", edge_subsystem, 0},
-    {"relation", edge_relation, 0},
-    {"opposite", edge_opposite, 0},
-    {"is_up", edge_is_up, 0},
-    {"id", edge_id, 0},
-    {NULL, NULL, 0},
-};
-
 static const grovel_class_t spec_class = {.tname = GROVEL_SPEC};
 
-static const grovel_reg_t box_methods[] = {
-    {"__gc", box_gc, 0},
-    {"__close", box_gc, 0},
-    {NULL, NULL, 0},
-};
-
-int grovel_open_graph(lua_State *L)
-{
-    grovel_class_open(L, &grovel_graph_class, graph_methods);
-    grovel_class_open(L, &edge_class, edge_methods);
-    grovel_class_open(L, &box_class, box_methods);
-    grovel_class_open(L, &spec_class, NULL);
-    grovel_setfunc(L, "graph", l_graph_new);
-    return 0;
-}
+#include "api_graph.h"

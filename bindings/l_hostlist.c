@@ -36,8 +36,9 @@
 #define ITER_MT "grove.hostlist.iter"
 
 static void describe(lua_State *L, void *p);
+static int l_index(lua_State *L);
 
-GROVEL_SET_CLASS(hostlist_class, grove_hostlist, "grove.hostlist", "hostlist", describe);
+GROVEL_SET_CLASS(hostlist_class, grove_hostlist, "grove.hostlist", "hostlist", describe, l_index);
 
 static grove_hostlist_t *check_hostlist(lua_State *L, int i)
 {
@@ -211,11 +212,6 @@ static int iter_gc(lua_State *L)
 
 static const grovel_class_t iter_class = {.tname = ITER_MT};
 
-static const grovel_reg_t iter_methods[] = {
-    {"__gc", iter_gc, 0},
-    {NULL, NULL, 0},
-};
-
 static int l_hosts(lua_State *L)
 {
     check_hostlist(L, 1);
@@ -227,35 +223,4 @@ static int l_hosts(lua_State *L)
     return 1;
 }
 
-static const grovel_reg_t methods[] = {
-    {"append", l_append, 0},
-    {"delete", l_append, 1},
-    {"count", l_count, 0},
-    {"nth", l_nth, 0},
-    {"first", l_end, 0},
-    {"last", l_end, 1},
-    {"find", l_find, 0},
-    {"contains", l_find, 1},
-    {"sort", l_sort, 0},
-    {"uniq", l_sort, 1},
-    {"encode", l_encode, 0},
-    {"hosts", l_hosts, 0},
-    {"__len", l_count, 0},
-    {NULL, NULL, 0},
-};
-
-int grovel_open_hostlist(lua_State *L)
-{
-    grovel_class_open(L, &hostlist_class, methods);
-    /* Replace the __index table by a function that also serves h[i]. */
-    luaL_getmetatable(L, hostlist_class.tname);
-    lua_getfield(L, -1, "__index");
-    lua_pushcclosure(L, l_index, 1);
-    lua_setfield(L, -2, "__index");
-    lua_pop(L, 1);
-
-    grovel_class_open(L, &iter_class, iter_methods);
-
-    grovel_setfunc(L, "hostlist", l_hostlist_new);
-    return 0;
-}
+#include "api_hostlist.h"

@@ -32,7 +32,7 @@
 
 static void describe(lua_State *L, void *p);
 
-GROVEL_SET_CLASS(idset_class, grove_idset, "grove.idset", "idset", describe);
+GROVEL_SET_CLASS(idset_class, grove_idset, "grove.idset", "idset", describe, NULL);
 
 static grove_idset_t *check_idset(lua_State *L, int i)
 {
@@ -259,34 +259,4 @@ static int l_ids(lua_State *L)
     return 1;
 }
 
-static const grovel_reg_t methods[] = {
-    {"set", l_set, 1},
-    {"clear", l_set, 0},
-    {"test", l_test, 0},
-    {"count", l_query, Q_COUNT},
-    {"empty", l_query, Q_EMPTY},
-    {"first", l_query, Q_FIRST},
-    {"last", l_query, Q_LAST},
-    {"next", l_step, 1},
-    {"prev", l_step, 0},
-    {"nth", l_nth, 0},
-    {"encode", l_encode, 0},
-    {"union", l_op, OP_UNION},
-    {"difference", l_op, OP_DIFF},
-    {"intersect", l_op, OP_INTER},
-    {"add", l_op, OP_ADD},
-    {"subtract", l_op, OP_SUB},
-    {"ids", l_ids, 0},
-    {"__len", l_query, Q_COUNT},
-    {"__bor", l_op, OPERATOR | OP_UNION},
-    {"__band", l_op, OPERATOR | OP_INTER},
-    {"__sub", l_op, OPERATOR | OP_DIFF},
-    {NULL, NULL, 0},
-};
-
-int grovel_open_idset(lua_State *L)
-{
-    grovel_class_open(L, &idset_class, methods);
-    grovel_setfunc(L, "idset", l_idset_new);
-    return 0;
-}
+#include "api_idset.h"

@@ -33,25 +33,17 @@ static int l_jgf_decode(lua_State *L)
     size_t len;
     const char *text = luaL_checklstring(L, 1, &len);
     const char *source = luaL_optstring(L, 2, NULL);
-    struct grovel_graph *gr = grovel_new_graph_ud(L);
     grove_error_t err;
     grove_graph_t *g = grove_jgf_read(text, len, source, &err);
-    if (!g)
-        return grovel_fail_err(L, errno, &err);
-    gr->g = g;
-    return 1;
+    return grovel_return_graph(L, g, &err);
 }
 
 static int l_jgf_load(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
-    struct grovel_graph *gr = grovel_new_graph_ud(L);
     grove_error_t err;
     grove_graph_t *g = grove_jgf_load(path, &err);
-    if (!g)
-        return grovel_fail_err(L, errno, &err);
-    gr->g = g;
-    return 1;
+    return grovel_return_graph(L, g, &err);
 }
 
 /* The vertex list of opts.vertices (at index t) into a userdata buffer
@@ -119,16 +111,4 @@ static int l_jgf_encode(lua_State *L)
     return encode(L, 1, 2);
 }
 
-static const grovel_reg_t graph_methods[] = {
-    {"to_jgf", l_jgf_encode, 0},
-    {NULL, NULL, 0},
-};
-
-int grovel_open_jgf(lua_State *L)
-{
-    grovel_setfunc(L, "jgf_decode", l_jgf_decode);
-    grovel_setfunc(L, "jgf_load", l_jgf_load);
-    grovel_setfunc(L, "jgf_encode", l_jgf_encode);
-    grovel_class_open(L, &grovel_graph_class, graph_methods);
-    return 0;
-}
+#include "api_jgf.h"

@@ -43,25 +43,9 @@
 static void jobspec_describe(lua_State *L, void *p);
 static void constraint_describe(lua_State *L, void *p);
 
-GROVEL_FREER(jobspec_destroy, grove_jobspec_destroy)
-GROVEL_FREER(constraint_destroy, grove_constraint_destroy)
-
-static const grovel_class_t jobspec_class = {
-    .tname = "grove.jobspec",
-    .describe = jobspec_describe,
-    .label = "jobspec",
-    .destroy = jobspec_destroy,
-};
-
-static const grovel_class_t constraint_class = {
-    .tname = "grove.constraint",
-    .describe = constraint_describe,
-    .label = "constraint",
-    .destroy = constraint_destroy,
-};
+static const grovel_class_t jobspec_class, constraint_class; /* defined by api.tsv */
 
 /* ---- JSON <-> Lua ------------------------------------------------------ */
-
 
 static bool list_key(const char *k)
 {
@@ -592,34 +576,12 @@ static void constraint_describe(lua_State *L, void *p)
     grovel_push_free(L, s, NULL);
 }
 
-static const grovel_reg_t js_methods[] = {
-    {"version", l_number, 0},
-    {"duration", l_number, 1},
-    {"warnings", l_warnings, 0},
-    {"resources", l_resources, 0},
-    {"tasks", l_tasks, 0},
-    {"constraints", l_constraints, 0},
-    {"to_table", l_to_table, 0},
-    {"to_json", l_to_json, 0},
-    {"constraint_match", l_constraint_match, 0},
-    {NULL, NULL, 0},
-};
-
-static const grovel_reg_t c_methods[] = {
-    {"match", l_c_match, 0},
-    {"to_table", l_c_to_table, 0},
-    {NULL, NULL, 0},
-};
-
-int grovel_open_jobspec(lua_State *L)
+/* core.null, JSON null in tables (api.tsv: pushed once, when the module
+ * opens). */
+static int l_null(lua_State *L)
 {
-    grovel_class_open(L, &jobspec_class, js_methods);
-    grovel_class_open(L, &constraint_class, c_methods);
-    grovel_setfunc(L, "jobspec_parse", l_jobspec_parse);
-    grovel_setfunc(L, "jobspec_load", l_jobspec_load);
-    grovel_setfunc(L, "jobspec_from_table", l_jobspec_from_table);
-    grovel_setfunc(L, "constraint", l_constraint_new);
     lua_pushlightuserdata(L, NULL);
-    lua_setfield(L, -2, "null");
-    return 0;
+    return 1;
 }
+
+#include "api_jobspec.h"

@@ -67,9 +67,4 @@ static int l_json_encode(lua_State *L)
     return grovel_return_string(L, s, ENOMEM, "out of memory");
 }
 
-int grovel_open_json(lua_State *L)
-{
-    grovel_setfunc(L, "json_decode", l_json_decode);
-    grovel_setfunc(L, "json_encode", l_json_encode);
-    return 0;
-}
+#include "api_json.h"

@@ -32,8 +32,4 @@ static int l_limits(lua_State *L)
     return 1;
 }
 
-int grovel_open_limits(lua_State *L)
-{
-    grovel_setfunc(L, "limits", l_limits);
-    return 0;
-}
+#include "api_limits.h"

@@ -52,7 +52,6 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "idset.h"
 #include "lgraph.h"
@@ -85,28 +84,13 @@ static const char *const states[] = {"allocated", "reserved", "matched"};
 /* The graph userdata of the matcher at idx (raises when it was closed). */
 static struct grovel_graph *matcher_graph(lua_State *L, int idx)
 {
-    lua_getiuservalue(L, idx, 1);
-    struct grovel_graph *gr = luaL_testudata(L, -1, GROVEL_GRAPH);
-    lua_pop(L, 1);
-    if (!gr || !gr->g)
-        luaL_error(L, "the matcher's graph is closed");
-    return gr;
+    return grovel_owner_graph(L, idx, "matcher");
 }
 
 static void describe(lua_State *L, void *p);
 static void closable(lua_State *L, void *ud);
 
-GROVEL_FREER(matcher_destroy, grove_matcher_destroy)
-
-static const grovel_class_t matcher_class = {
-    .tname = GROVEL_MATCHER,
-    .describe = describe,
-    .label = "matcher",
-    .size = sizeof(struct lmatcher),
-    .nuv = 2,
-    .destroy = matcher_destroy,
-    .closable = closable,
-};
+static const grovel_class_t matcher_class; /* defined by api.tsv */
 
 static struct lmatcher *check_matcher(lua_State *L, int idx)
 {
@@ -127,31 +111,25 @@ static int l_matcher_new(lua_State *L)
 {
     struct grovel_graph *gr = grovel_check_graph_ud(L, 1);
     grove_match_config_t cfg = {0, NULL, false};
-    if (!lua_isnoneornil(L, 2)) {
-        luaL_checktype(L, 2, LUA_TTABLE);
-        lua_pushnil(L);
-        while (lua_next(L, 2)) {
-            const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
-            if (!strcmp(k, "default_duration")) {
+    static const char *const options[] = {"default_duration", "constraint_type", "or_slots",
+                                          NULL};
+    if (grovel_options(L, 2))
+        for (int o; (o = grovel_next_option(L, 2, options)) >= 0; lua_pop(L, 1)) {
+            if (o == 0) {
                 int isint;
                 lua_Integer d = lua_tointegerx(L, -1, &isint);
                 luaL_argcheck(L, isint && d >= 0, 2,
                               "default_duration must be a non-negative integer (seconds)");
                 cfg.default_duration = d;
-            } else if (!strcmp(k, "constraint_type")) {
+            } else if (o == 1) {
                 luaL_argcheck(L, lua_type(L, -1) == LUA_TSTRING, 2,
                               "constraint_type must be a type name");
                 cfg.constraint_type = lua_tostring(L, -1); /* anchored in the table */
-            } else if (!strcmp(k, "or_slots")) {
+            } else {
                 luaL_argcheck(L, lua_type(L, -1) == LUA_TBOOLEAN, 2, "or_slots must be a boolean");
                 cfg.or_slots = lua_toboolean(L, -1);
-            } else {
-                luaL_argerror(L, 2, lua_pushfstring(L, "unknown option '%s' (default_duration, "
-                                                       "constraint_type, or_slots)", k));
             }
-            lua_pop(L, 1);
         }
-    }
     struct lmatcher *lm = (struct lmatcher *)grovel_handle_new(L, &matcher_class);
     int ud = lua_gettop(L);
     lua_pushvalue(L, 1);
@@ -774,37 +752,4 @@ static void describe(lua_State *L, void *p)
                     (lua_Integer)grove_matcher_job_count(p));
 }
 
-static const grovel_reg_t methods[] = {
-    {"match", m_match, 0},
-    {"set_policy", m_set_policy, 0},
-    {"policy", m_policy, 0},
-    {"graph", m_graph, 0},
-    {"cancel", m_cancel, 0},
-    {"release_ranks", m_release_ranks, 0},
-    {"release_vertices", m_release_vertices, 0},
-    {"job", m_job, 0},
-    {"rv1", m_rv1, 0},
-    {"jobs", m_jobs, 0},
-    {"info", m_info, 0},
-    {"stats", m_stats, 0},
-    {"reset_stats", m_reset_stats, 0},
-    {"next_id", m_next_id, 0},
-    {"replan", m_replan, 0},
-    {"register", m_register, 0},
-    {"request", m_request, 0},
-    {"set_dominant", m_set_dominant, 0},
-    {"dominant", m_dominant, 0},
-    {"set_now", m_set_now, 0},
-    {"events", m_events, 0},
-    {"set_overdue", m_set_overdue, 0},
-    {"prepare", m_prepare, 0},
-    {"fits_idle", m_fits_idle, 0},
-    {NULL, NULL, 0},
-};
-
-int grovel_open_match(lua_State *L)
-{
-    grovel_class_open(L, &matcher_class, methods);
-    grovel_setfunc(L, "matcher", l_matcher_new);
-    return 0;
-}
+#include "api_match.h"

@@ -605,25 +605,6 @@ static void describe(lua_State *L, void *p)
                     LI(span_count_of(u)), LI(start_of(u)), LI(end_of(u)));
 }
 
-static const grovel_reg_t common_methods[] = {
-    {"add", l_place, 1},
-    {"remove", l_remove, 0},
-    {"reduce", l_reduce, 0},
-    {"span", l_span, 0},
-    {"spans", l_spans, 0},
-    {"avail_at", l_avail, 0},
-    {"avail_during", l_avail, 1},
-    {"fits", l_place, 0},
-    {"earliest", l_when, 0},
-    {"next_fit", l_when, 1},
-    {"fit_times", l_fit_times, 0},
-    {"max_used", l_max_used, 0},
-    {"copy", l_copy, 0},
-    {"span_count", l_span_count, 0},
-    {"range", l_range, 0},
-    {NULL, NULL, 0},
-};
-
 /* ---- grove.planner ----------------------------------------------------- */
 
 /* core.planner{total=, horizon=, start=} or core.planner(total, horizon [, start]) */
@@ -679,13 +660,6 @@ static int p_total(lua_State *L)
     lua_pushinteger(L, grove_planner_total(check_open(L)->p));
     return 1;
 }
-
-static const grovel_reg_t planner_methods[] = {
-    {"next_change", p_next_change, 0},
-    {"resize", p_resize, 0},
-    {"total", p_total, 0},
-    {NULL, NULL, 0},
-};
 
 /* ---- grove.mplanner ---------------------------------------------------- */
 
@@ -797,21 +771,4 @@ static int m_types(lua_State *L)
     return 1;
 }
 
-static const grovel_reg_t mplanner_methods[] = {
-    {"resize", m_resize, 0},
-    {"totals", m_totals, 0},
-    {"total", m_total, 0},
-    {"types", m_types, 0},
-    {NULL, NULL, 0},
-};
-
-int grovel_open_planner(lua_State *L)
-{
-    grovel_class_open(L, &planner_kind.c, common_methods);
-    grovel_class_open(L, &planner_kind.c, planner_methods);
-    grovel_class_open(L, &mplanner_kind.c, common_methods);
-    grovel_class_open(L, &mplanner_kind.c, mplanner_methods);
-    grovel_setfunc(L, "planner", l_planner_new);
-    grovel_setfunc(L, "mplanner", l_mplanner_new);
-    return 0;
-}
+#include "api_planner.h"

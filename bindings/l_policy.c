@@ -1188,14 +1188,7 @@ static void policy_describe(lua_State *L, void *arg)
     lua_pushfstring(L, "grove.policy (%s, %s)", p->name, p->source);
 }
 
-static const grovel_class_t policy_class = {
-    .tname = GROVEL_POLICY,
-    .describe = policy_describe,
-    .label = "policy",
-    .size = sizeof(struct grovel_policy),
-    .destroy = policy_free,
-    .closable = policy_closable,
-};
+static const grovel_class_t policy_class; /* defined by api.tsv */
 
 /* The base name of path without its directory and ".lua". */
 static const char *base_name(const char *path, size_t *len)
@@ -1364,10 +1357,8 @@ static int l_policy_load(lua_State *L)
 static int l_policy_parse(lua_State *L)
 {
     size_t len;
-    const char *text = luaL_checklstring(L, 1, &len);
-    const char *name = luaL_checkstring(L, 2);
-    luaL_argcheck(L, name[0], 2, "name must not be empty");
-    lua_settop(L, 3);
+    const char *name;
+    const char *text = grovel_check_source(L, &len, &name);
     return make_policy(L, text, len, name, name, 3);
 }
 
@@ -1565,23 +1556,4 @@ static int p_limit(lua_State *L)
     return 1;
 }
 
-static const grovel_reg_t methods[] = {
-    {"name", p_name, 0},
-    {"description", p_text, P_DESCRIPTION},
-    {"source", p_source, 0},
-    {"hooks", p_hooks, 0},
-    {"budget", p_limit, P_BUDGET},
-    {"memory", p_limit, P_MEMORY},
-    {"time", p_limit, P_TIME},
-    {"heap", p_limit, P_HEAP},
-    {"traceback", p_text, P_TRACEBACK},
-    {NULL, NULL, 0},
-};
-
-int grovel_open_policy(lua_State *L)
-{
-    grovel_class_open(L, &policy_class, methods);
-    grovel_setfunc(L, "policy_load", l_policy_load);
-    grovel_setfunc(L, "policy_parse", l_policy_parse);
-    return 0;
-}
+#include "api_policy.h"

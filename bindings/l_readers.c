@@ -245,10 +245,4 @@ static int l_hwloc_load(lua_State *L)
     return push_result(L, gr, g, &err);
 }
 
-int grovel_open_readers(lua_State *L)
-{
-    grovel_setfunc(L, "grug_load", l_grug_load);
-    grovel_setfunc(L, "grug_read", l_grug_read);
-    grovel_setfunc(L, "hwloc_load", l_hwloc_load);
-    return 0;
-}
+#include "api_readers.h"

@@ -44,7 +44,6 @@
 
 static void describe(lua_State *L, void *p);
 
-GROVEL_FREER(rv1_destroy, grove_rv1_destroy)
 GROVEL_FREER(jdecref, json_decref)
 GROVEL_FREER(idset_free, grove_idset_destroy)
 
@@ -58,14 +57,7 @@ static bool rv1_equal(const void *a, const void *b)
     return grove_rv1_equal(a, b);
 }
 
-static const grovel_class_t rv1_class = {
-    .tname = "grove.rv1",
-    .describe = describe,
-    .equal = rv1_equal,
-    .label = "R",
-    .destroy = rv1_destroy,
-    .copy = rv1_copy,
-};
+static const grovel_class_t rv1_class; /* defined by api.tsv */
 
 static grove_rv1_t *check_rv1(lua_State *L, int i)
 {
@@ -453,23 +445,17 @@ static int l_restrict(lua_State *L)
 static int l_to_graph(lua_State *L)
 {
     grove_rv1_t *R = check_rv1(L, 1);
-    struct grovel_graph *gr = grovel_new_graph_ud(L);
     grove_error_t err = {{0}, 0};
     grove_graph_t *g = grove_rv1_to_graph(R, &err);
-    if (!g)
-        return grovel_fail_err(L, errno, &err);
-    gr->g = g;
-    return 1;
+    return grovel_return_graph(L, g, &err);
 }
 
 static int l_graph_load(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
-    struct grovel_graph *gr = grovel_new_graph_ud(L);
     grove_error_t err = {{0}, 0};
-    if (!(gr->g = grove_rv1_graph_load(path, &err)))
-        return grovel_fail_err(L, errno, &err);
-    return 1;
+    grove_graph_t *g = grove_rv1_graph_load(path, &err);
+    return grovel_return_graph(L, g, &err);
 }
 
 static int l_vertices(lua_State *L)
@@ -491,37 +477,4 @@ static int l_vertices(lua_State *L)
     return 1;
 }
 
-static const grovel_reg_t methods[] = {
-    {"encode", l_encode, 0},
-    {"to_table", l_to_table, 0},
-    {"ranks", l_set_of, 0},
-    {"nodelist", l_set_of, 1},
-    {"hostname", l_hostname, 0},
-    {"children", l_children, 0},
-    {"count", l_count, 0},
-    {"types", l_types, 0},
-    {"properties", l_properties, 0},
-    {"starttime", l_time, 0},
-    {"expiration", l_time, 1},
-    {"nslots", l_nslots, 0},
-    {"union", l_op, OP_UNION},
-    {"diff", l_op, OP_DIFF},
-    {"intersect", l_op, OP_INTER},
-    {"equal", l_equal, 0},
-    {"restrict", l_restrict, 1},
-    {"exclude", l_restrict, 0},
-    {"to_graph", l_to_graph, 0},
-    {"vertices", l_vertices, 0},
-    {NULL, NULL, 0},
-};
-
-int grovel_open_rv1(lua_State *L)
-{
-    grovel_class_open(L, &rv1_class, methods);
-    grovel_setfunc(L, "rv1_decode", l_decode);
-    grovel_setfunc(L, "rv1_load", l_load);
-    grovel_setfunc(L, "rv1_graph_load", l_graph_load);
-    grovel_setfunc(L, "rv1_from_vertices", l_from_vertices);
-    grovel_setfunc(L, "rv1_from_graph", l_from_graph);
-    return 0;
-}
+#include "api_rv1.h"

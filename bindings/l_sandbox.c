@@ -809,8 +809,4 @@ static int l_policy_limits(lua_State *L)
     return 1;
 }
 
-int grovel_open_sandbox(lua_State *L)
-{
-    grovel_setfunc(L, "policy_limits", l_policy_limits);
-    return 0;
-}
+#include "api_sandbox.h"

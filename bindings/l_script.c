@@ -136,6 +136,24 @@ static int push_scalar(lua_State *to, lua_State *from, int i)
     }
 }
 
+/* Push what crosses as it is, into the sandbox (in) or out of it, from
+ * index i of the state it leaves: a scalar, or the API object as the other
+ * side's: 1; 0 for a table, which is copied.  Raises in the receiving
+ * state (the one running the copy) on anything else. */
+static int push_plain(struct xfer *x, bool in, int i)
+{
+    lua_State *from = in ? x->L : x->S, *to = in ? x->S : x->L;
+    if (push_scalar(to, from, i))
+        return 1;
+    if (lua_type(from, i) != LUA_TTABLE)
+        luaL_error(to, in ? "a %s cannot go into the sandbox" : "a %s cannot leave the sandbox",
+                   luaL_typename(from, i));
+    if (!lua_rawequal(from, i, in ? x->lapi : x->sapi))
+        return 0;
+    lua_pushvalue(to, in ? x->sapi : x->lapi);
+    return 1;
+}
+
 static void to_sandbox(struct xfer *x, int li, int depth);
 
 /* Copy the fields of the host table at li into the sandbox table at st.
@@ -163,14 +181,8 @@ static void copy_fields_in(struct xfer *x, int li, int st, int depth)
 static void to_sandbox(struct xfer *x, int li, int depth)
 {
     lua_State *L = x->L, *S = x->S;
-    if (push_scalar(S, L, li))
+    if (push_plain(x, true, li))
         return;
-    if (lua_type(L, li) != LUA_TTABLE)
-        luaL_error(S, "a %s cannot go into the sandbox", luaL_typename(L, li));
-    if (lua_rawequal(L, li, x->lapi)) {
-        lua_pushvalue(S, x->sapi);
-        return;
-    }
     if (!lua_checkstack(L, 2))
         luaL_error(S, "the host's stack is full");
     lua_pushvalue(L, li);
@@ -203,14 +215,8 @@ static void count_out(struct xfer *x)
 static void to_host(struct xfer *x, int si, int depth)
 {
     lua_State *L = x->L, *S = x->S;
-    if (push_scalar(L, S, si))
+    if (push_plain(x, false, si))
         return;
-    if (lua_type(S, si) != LUA_TTABLE)
-        luaL_error(L, "a %s cannot leave the sandbox", luaL_typename(S, si));
-    if (lua_rawequal(S, si, x->sapi)) {
-        lua_pushvalue(L, x->lapi);
-        return;
-    }
     if (!lua_checkstack(S, 3) || !lua_checkstack(L, 4))
         luaL_error(L, "stack overflow copying out of the sandbox");
     lua_pushvalue(S, si);
@@ -402,16 +408,7 @@ static void script_describe(lua_State *L, void *arg)
     lua_pushfstring(L, "grove.script (%s)", s->short_src);
 }
 
-static const grovel_class_t script_class = {
-    .tname = GROVEL_SCRIPT,
-    .describe = script_describe,
-    .label = "script",
-    .closed = "grove.script (closed)",
-    .size = sizeof(struct grovel_script),
-    .nuv = UV_COUNT,
-    .destroy = script_free,
-    .closable = script_closable,
-};
+static const grovel_class_t script_class; /* defined by api.tsv */
 
 /* The message of a failed run (status st, the error value on top of S):
  * the limit that stopped it, or the error's text without its traceback. */
@@ -469,10 +466,8 @@ static int load_body(lua_State *S)
 static int l_script_load(lua_State *L)
 {
     size_t len;
-    const char *text = luaL_checklstring(L, 1, &len);
-    const char *name = luaL_checkstring(L, 2);
-    luaL_argcheck(L, name[0], 2, "name must not be empty");
-    lua_settop(L, 3);
+    const char *name;
+    const char *text = grovel_check_source(L, &len, &name);
     grovel_sandbox_t limits;
     grovel_sandbox_check_limits(L, 3, &limits);
     const char *chunkname = lua_pushfstring(L, "@%s", name);    /* 4 */
@@ -676,31 +671,50 @@ static int share_body(lua_State *S)
     return 0;
 }
 
+/* s:share(key, t) and s:unshare(key): the key at 2 (raises unless an
+ * integer or a string). */
+static void check_share_key(lua_State *L)
+{
+    luaL_argexpected(L, lua_isinteger(L, 2) || lua_type(L, 2) == LUA_TSTRING, 2,
+                     "integer or string");
+}
+
+/* share and unshare: the host's side first (the key at 2 names the table
+ * at t from now on, or nothing when t is 0; a table it named before is no
+ * longer shared), then body in the sandbox, x->first the last argument. */
+static int rekey(lua_State *L, struct xfer *x, int t, lua_CFunction body)
+{
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, x->lbykey) != LUA_TNIL && !(t && lua_rawequal(L, -1, t))) {
+        lua_pushnil(L); /* the key named another table */
+        lua_rawset(L, x->lmap);
+    } else {
+        lua_pop(L, 1);
+    }
+    if (t) {
+        lua_pushvalue(L, t);
+        lua_pushvalue(L, 2);
+        lua_rawset(L, x->lmap);
+    }
+    lua_pushvalue(L, 2);
+    if (t)
+        lua_pushvalue(L, t);
+    else
+        lua_pushnil(L);
+    lua_rawset(L, x->lbykey);
+    x->first = t ? t : 2;
+    sandbox_run(L, x, body);
+    return 0;
+}
+
 static int l_script_share(lua_State *L)
 {
     struct xfer x;
     open_xfer(L, &x);
-    luaL_argexpected(L, lua_isinteger(L, 2) || lua_type(L, 2) == LUA_TSTRING, 2,
-                     "integer or string");
+    check_share_key(L);
     luaL_checktype(L, 3, LUA_TTABLE);
     /* the host's side first: the table shared is its own mirror's origin */
-    lua_pushvalue(L, 2);
-    lua_rawget(L, x.lbykey);
-    if (!lua_isnil(L, -1) && !lua_rawequal(L, -1, 3)) {
-        lua_pushnil(L); /* the key named another table */
-        lua_rawset(L, x.lmap);
-    } else {
-        lua_pop(L, 1);
-    }
-    lua_pushvalue(L, 3);
-    lua_pushvalue(L, 2);
-    lua_rawset(L, x.lmap);
-    lua_pushvalue(L, 2);
-    lua_pushvalue(L, 3);
-    lua_rawset(L, x.lbykey);
-    x.first = 3;
-    sandbox_run(L, &x, share_body);
-    return 0;
+    return rekey(L, &x, 3, share_body);
 }
 
 /* In the sandbox, protected: forget the mirror under the key at x->first. */
@@ -723,21 +737,8 @@ static int l_script_unshare(lua_State *L)
 {
     struct xfer x;
     open_xfer(L, &x);
-    luaL_argexpected(L, lua_isinteger(L, 2) || lua_type(L, 2) == LUA_TSTRING, 2,
-                     "integer or string");
-    lua_pushvalue(L, 2);
-    if (lua_rawget(L, x.lbykey) != LUA_TNIL) {
-        lua_pushnil(L);
-        lua_rawset(L, x.lmap);
-    } else {
-        lua_pop(L, 1);
-    }
-    lua_pushvalue(L, 2);
-    lua_pushnil(L);
-    lua_rawset(L, x.lbykey);
-    x.first = 2;
-    sandbox_run(L, &x, unshare_body);
-    return 0;
+    check_share_key(L);
+    return rekey(L, &x, 0, unshare_body);
 }
 
 /* In the sandbox, protected: the function x->name of the chunk's table and
@@ -822,15 +823,4 @@ static int l_script_heap(lua_State *L)
     return 1;
 }
 
-int grovel_open_script(lua_State *L)
-{
-    static const grovel_reg_t methods[] = {
-        {"types", l_script_types, 0},     {"get", l_script_get, 0},
-        {"api", l_script_api, 0},         {"share", l_script_share, 0},
-        {"unshare", l_script_unshare, 0}, {"call", l_script_call, 0},
-        {"heap", l_script_heap, 0},       {NULL, NULL, 0},
-    };
-    grovel_class_open(L, &script_class, methods);
-    grovel_setfunc(L, "script_load", l_script_load);
-    return 0;
-}
+#include "api_script.h"

@@ -69,8 +69,4 @@ static int l_sim_match(lua_State *L)
     return 4;
 }
 
-int grovel_open_sim(lua_State *L)
-{
-    grovel_setfunc(L, "sim_match", l_sim_match);
-    return 0;
-}
+#include "api_sim.h"

@@ -50,14 +50,7 @@ static void describe(lua_State *L, void *p)
     lua_pushfstring(L, "grove.store (generation %I)", (lua_Integer)grove_store_generation(p));
 }
 
-GROVEL_FREER(store_close, grove_store_close)
-
-static const grovel_class_t store_class = {
-    .tname = "grove.store",
-    .describe = describe,
-    .label = "store",
-    .destroy = store_close,
-};
+static const grovel_class_t store_class; /* defined by api.tsv */
 
 static grove_store_t *check_store(lua_State *L, int idx)
 {
@@ -68,30 +61,23 @@ static int l_store_open(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
     int flags = GROVE_STORE_CREATE;
-    if (!lua_isnoneornil(L, 2)) {
-        luaL_checktype(L, 2, LUA_TTABLE);
-        lua_pushnil(L);
-        while (lua_next(L, 2)) {
-            const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
-            if (!strcmp(k, "create")) {
+    static const char *const options[] = {"create", "readonly", "sync", NULL};
+    if (grovel_options(L, 2))
+        for (int o; (o = grovel_next_option(L, 2, options)) >= 0; lua_pop(L, 1)) {
+            if (o == 0) {
                 luaL_argcheck(L, lua_isboolean(L, -1), 2, "create must be a boolean");
                 flags = lua_toboolean(L, -1) ? flags | GROVE_STORE_CREATE
                                              : flags & ~GROVE_STORE_CREATE;
-            } else if (!strcmp(k, "readonly")) {
+            } else if (o == 1) {
                 luaL_argcheck(L, lua_isboolean(L, -1), 2, "readonly must be a boolean");
                 if (lua_toboolean(L, -1))
                     flags = (flags & ~GROVE_STORE_CREATE) | GROVE_STORE_READONLY;
-            } else if (!strcmp(k, "sync")) {
+            } else {
                 static const char *const syncs[] = {"full", "normal", NULL};
                 if (luaL_checkoption(L, -1, NULL, syncs) == 1)
                     flags |= GROVE_STORE_NORMAL_SYNC;
-            } else {
-                return luaL_argerror(
-                    L, 2, lua_pushfstring(L, "unknown option '%s' (create, readonly, sync)", k));
             }
-            lua_pop(L, 1);
         }
-    }
     grovel_handle_t *h = grovel_handle_new(L, &store_class);
     grove_error_t err = {{0}, 0};
     if (!(h->p = grove_store_open(path, flags, &err)))
@@ -303,9 +289,7 @@ static int l_state_write(lua_State *L)
     if (opts)
         return luaL_argerror(L, opts, "no options");
     grove_error_t err = {{0}, 0};
-    if (grove_store_write_file(path, g, m, a, &err) < 0)
-        return grovel_fail_err(L, errno, &err);
-    return grovel_ok(L);
+    return grovel_result(L, grove_store_write_file(path, g, m, a, &err), &err);
 }
 
 static int l_generation(lua_State *L)
@@ -317,9 +301,7 @@ static int l_generation(lua_State *L)
 static int l_check(lua_State *L)
 {
     grove_error_t err = {{0}, 0};
-    if (grove_store_check(check_store(L, 1), &err) < 0)
-        return grovel_fail_err(L, errno, &err);
-    return grovel_ok(L);
+    return grovel_result(L, grove_store_check(check_store(L, 1), &err), &err);
 }
 
 static int l_changes(lua_State *L)
@@ -339,20 +321,4 @@ static int l_changes(lua_State *L)
     return 1;
 }
 
-static const grovel_reg_t methods[] = {
-    {"save", l_save, 0},
-    {"load", l_load, 0},
-    {"generation", l_generation, 0},
-    {"check", l_check, 0},
-    {"changes", l_changes, 0},
-    {NULL, NULL, 0},
-};
-
-int grovel_open_store(lua_State *L)
-{
-    grovel_class_open(L, &store_class, methods);
-    grovel_setfunc(L, "store_open", l_store_open);
-    grovel_setfunc(L, "state_read", l_state_read);
-    grovel_setfunc(L, "state_write", l_state_write);
-    return 0;
-}
+#include "api_store.h"

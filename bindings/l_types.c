@@ -42,13 +42,4 @@ static int g_types(lua_State *L)
     return 1;
 }
 
-static const grovel_reg_t methods[] = {
-    {"types", g_types, 0},
-    {NULL, NULL, 0},
-};
-
-int grovel_open_types(lua_State *L)
-{
-    grovel_class_open(L, &grovel_graph_class, methods);
-    return 0;
-}
+#include "api_types.h"

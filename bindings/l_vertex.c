@@ -544,66 +544,12 @@ static const struct grovel_vclass vertex_class = {
     false,
 };
 
-/* The read methods: every vertex class has them. */
-static const grovel_reg_t read_methods[] = {
-    {"type", v_text, 0},
-    {"basename", v_text, 1},
-    {"name", v_text, 2},
-    {"unit", v_text, 3},
-    {"id", v_number, 0},
-    {"vid", v_vid, 0},
-    {"rank", v_number, 1},
-    {"size", v_number, 2},
-    {"uuid", v_uuid, 0},
-    {"status", v_status, 0},
-    {"staged", v_staged, 0},
-    {"property", v_property, 0},
-    {"properties", v_properties, 0},
-    {"has_tag", v_has_tag, 0},
-    {"tags", v_tags, 0},
-    {"path", v_path, 0},
-    {"uri", v_path, 1},
-    {"parent", v_parent, 0},
-    {"depth", v_depth, 0},
-    {"children", v_children, 0},
-    {"children_list", v_children_list, 0},
-    {"allocated", v_allocated, 0},
-    {"available", v_available, 0},
-    {"held_exclusively", v_held_exclusively, 0},
-    {"records", v_records, 0},
-    {"aggregate", v_aggregate, 0},
-    {NULL, NULL, 0},
-};
+#include "api_vertex.h"
 
-/* What only the graph's own vertex handles can do. */
-static const grovel_reg_t vertex_methods[] = {
-    {"graph", v_graph, 0},
-    {"set_size", v_set_size, 0},
-    {"set_rank", v_set_rank, 0},
-    {"set_name", v_set_name, 0},
-    {"set_status", v_set_status, 0},
-    {"set_staged", v_set_staged, 0},
-    {"set_property", v_set, 0},
-    {"remove_property", v_remove, 0},
-    {"tag", v_set, 1},
-    {"untag", v_remove, 1},
-    {"out_edges", v_edges, 1},
-    {"in_edges", v_edges, 0},
-    {"allocate", v_allocate, 0},
-    {"free", v_free, 0},
-    {"aggregate_avail", v_aggregate_avail, 0},
-    {"copy", v_copy, 0},
-    {NULL, NULL, 0},
-};
-
+/* The read methods every vertex class has are the rows of
+ * grove.vertex,grove.policy.vertex in api.tsv. */
 void grovel_vclass_open(lua_State *L, const struct grovel_vclass *c, const grovel_reg_t *more)
 {
-    grovel_class_open(L, &c->c, read_methods);
+    grovel_class_open(L, &c->c, api_grove_vertex__grove_policy_vertex);
     grovel_class_open(L, &c->c, more);
-}
-
-int grovel_open_vertex(lua_State *L)
-{
-    grovel_vclass_open(L, &vertex_class, vertex_methods);
-    return 0;
 }

@@ -219,20 +219,14 @@ static const struct grovel_vclass view_class = {
     true,
 };
 
-static const grovel_reg_t view_methods[] = {
-    {"__tostring", pv_tostring, 0},
-    {"available", pv_available, 0},
-    {"allocated", pv_allocated, 0},
-    {"aggregate", pv_aggregate, 0},
-    {NULL, NULL, 0},
-};
+#include "api_view.h" /* grovel_open_view registers nothing: views exist only in sandboxes */
 
 void grovel_views_open(lua_State *S, struct grovel_views *vs)
 {
     lua_pushlightuserdata(S, vs);
     lua_rawsetp(S, LUA_REGISTRYINDEX, &VIEWS_KEY);
     lua_newtable(S); /* what grovel_class_open takes as the module table */
-    grovel_vclass_open(S, &view_class, view_methods);
+    grovel_vclass_open(S, &view_class, api_grove_policy_vertex);
     luaL_getmetatable(S, GROVEL_PVERTEX);
     lua_pushliteral(S, GROVEL_PVERTEX);
     lua_setfield(S, -2, "__metatable");
@@ -240,10 +234,4 @@ void grovel_views_open(lua_State *S, struct grovel_views *vs)
     lua_pushvalue(S, -2);
     lua_setmetatable(S, -2); /* every light userdata of S is a view */
     lua_pop(S, 3);
-}
-
-int grovel_open_view(lua_State *L)
-{
-    (void)L; /* views exist only inside policy sandboxes (grovel_views_open) */
-    return 0;
 }

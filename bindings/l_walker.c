@@ -48,13 +48,7 @@ static void walker_describe(lua_State *L, void *p)
     lua_pushfstring(L, "grove.walker (%s)", lua_tostring(L, -1));
 }
 
-static const grovel_class_t walker_class = {
-    .tname = GROVEL_WALKER,
-    .describe = walker_describe,
-    .label = "walker",
-    .size = sizeof(struct grovel_walker),
-    .nuv = UV_COUNT,
-};
+static const grovel_class_t walker_class; /* defined by api.tsv */
 
 /* State shared by the trampolines of one walk or find. */
 struct hookctx {
@@ -462,22 +456,4 @@ static int graph_find(lua_State *L)
     return 1;
 }
 
-static const grovel_reg_t walker_methods[] = {
-    {"run", walker_run, 0},
-    {"subsystem", walker_subsystem, 0},
-    {"limit", walker_limit, 0},
-    {NULL, NULL, 0},
-};
-
-static const grovel_reg_t graph_methods[] = {
-    {"walker", graph_walker, 0},
-    {"find", graph_find, 0},
-    {NULL, NULL, 0},
-};
-
-int grovel_open_walker(lua_State *L)
-{
-    grovel_class_open(L, &walker_class, walker_methods);
-    grovel_class_open(L, &grovel_graph_class, graph_methods);
-    return 0;
-}
+#include "api_walker.h"

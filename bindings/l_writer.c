@@ -28,6 +28,7 @@
  * to core/writers.c, the matcher's table to l_match.c.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -49,27 +50,14 @@ struct lwriter {
     const grove_graph_t *g; /* the graph it was made for */
 };
 
-GROVEL_FREER(writer_destroy, grove_writer_destroy)
-
-static const grovel_class_t writer_class = {
-    .tname = GROVEL_WRITER,
-    .label = "writer",
-    .closed = "grove.writer (closed)",
-    .size = sizeof(struct lwriter),
-    .nuv = 1,
-    .destroy = writer_destroy,
-};
+static const grovel_class_t writer_class; /* defined by api.tsv */
 
 /* The writer at idx, its graph still open. */
 static struct lwriter *check_writer(lua_State *L, int idx)
 {
     grovel_handle_check(L, idx, &writer_class);
     struct lwriter *lw = lua_touserdata(L, idx);
-    lua_getiuservalue(L, idx, 1);
-    struct grovel_graph *gr = luaL_testudata(L, -1, GROVEL_GRAPH);
-    lua_pop(L, 1);
-    if (!gr || !gr->g)
-        luaL_error(L, "the writer's graph is closed");
+    grovel_owner_graph(L, idx, "writer");
     return lw;
 }
 
@@ -182,9 +170,7 @@ static int push_text(lua_State *L, grove_writer_t *w, grove_wfmt_t fmt, int64_t 
     grove_error_t err = {{0}, 0};
     size_t len = 0;
     if (f) {
-        if (grove_writer_print(w, fmt, start, end, extra, arg, f, &err) < 0)
-            return grovel_fail_err(L, errno, &err);
-        return grovel_ok(L);
+        return grovel_result(L, grove_writer_print(w, fmt, start, end, extra, arg, f, &err), &err);
     }
     struct grovel_box *box = grovel_box_new(L, free);
     char *text = grove_writer_write(w, fmt, start, end, extra, arg, &len, &err);
@@ -308,25 +294,17 @@ static int l_wall_clock(lua_State *L)
     return 1;
 }
 
-static const grovel_reg_t methods[] = {
-    {"job", w_job, 0},
-    {"entries", w_entries, 0},
-    {"vertices", w_vertices, 0},
-    {"set_subsystem", w_set_subsystem, 0},
-    {NULL, NULL, 0},
-};
-
-int grovel_open_writer(lua_State *L)
+static const char *format_at(const void *o, size_t i)
 {
-    grovel_class_open(L, &writer_class, methods);
-    grovel_setfunc(L, "writer", l_writer_new);
-    grovel_setfunc(L, "wall_clock", l_wall_clock);
-    lua_createtable(L, 6, 0);
-    const char *name;
-    for (size_t i = 0; (name = grove_wfmt_name(i)); i++) {
-        lua_pushstring(L, name);
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-    lua_setfield(L, -2, "writer_formats");
-    return 0;
+    (void)o;
+    return grove_wfmt_name(i);
 }
+
+/* core.writer_formats (api.tsv: called once, when the module opens). */
+static int l_writer_formats(lua_State *L)
+{
+    grovel_push_strings(L, NULL, SIZE_MAX, format_at);
+    return 1;
+}
+
+#include "api_writer.h"

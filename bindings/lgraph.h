@@ -93,6 +93,11 @@ struct grovel_graph *grovel_check_graph_ud(lua_State *L, int idx);
  * running on the graph (its structure must not change under the walk). */
 struct grovel_graph *grovel_check_mutable(lua_State *L, int idx);
 
+/* The graph userdata kept in user value 1 of the userdata at idx (a
+ * matcher's, a writer's, an acquisition state's: owner names it); raises
+ * "the OWNER's graph is closed" when it was closed. */
+struct grovel_graph *grovel_owner_graph(lua_State *L, int idx, const char *owner);
+
 /* A new graph userdata holding no graph yet: create it first, then build
  * the graph and store it, so a Lua error cannot leak the graph. */
 struct grovel_graph *grovel_new_graph_ud(lua_State *L);

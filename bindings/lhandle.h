@@ -21,8 +21,9 @@
 
 /* Define the static class NAME of a set whose core functions are
  * PREFIX_create, PREFIX_decode_len, PREFIX_copy, PREFIX_equal and
- * PREFIX_destroy; DESCRIBE pushes its tostring. */
-#define GROVEL_SET_CLASS(NAME, PREFIX, TNAME, LABEL, DESCRIBE)                  \
+ * PREFIX_destroy; DESCRIBE pushes its tostring; INDEX is its
+ * grovel_class_t index (NULL: none). */
+#define GROVEL_SET_CLASS(NAME, PREFIX, TNAME, LABEL, DESCRIBE, INDEX)           \
     static void *NAME##_create(void)                                            \
     {                                                                           \
         return PREFIX##_create();                                               \
@@ -50,6 +51,7 @@
         .copy = NAME##_copy,                                                    \
         .decode = NAME##_decode,                                                \
         .create = NAME##_create,                                                \
+        .index = INDEX,                                                         \
     }
 
 /* Decode the string at i into *out (a new object): 0, or -1 with nil,

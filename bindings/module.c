@@ -57,6 +57,11 @@ int grovel_ok(lua_State *L)
     return 1;
 }
 
+int grovel_result(lua_State *L, int rc, const grove_error_t *err)
+{
+    return rc < 0 ? grovel_fail_err(L, errno, err) : grovel_ok(L);
+}
+
 void grovel_push_string(lua_State *L, const char *s)
 {
     if (s)
@@ -98,6 +103,44 @@ void grovel_check_keys(lua_State *L, int t, const char *const *names, int arg, c
             luaL_argerror(L, arg, lua_tostring(L, -1));
         lua_error(L);
     }
+}
+
+const char *grovel_check_source(lua_State *L, size_t *len, const char **name)
+{
+    const char *text = luaL_checklstring(L, 1, len);
+    *name = luaL_checkstring(L, 2);
+    luaL_argcheck(L, (*name)[0], 2, "name must not be empty");
+    lua_settop(L, 3);
+    return text;
+}
+
+bool grovel_options(lua_State *L, int arg)
+{
+    if (lua_isnoneornil(L, arg))
+        return false;
+    luaL_checktype(L, arg, LUA_TTABLE);
+    lua_pushnil(L);
+    return true;
+}
+
+int grovel_next_option(lua_State *L, int arg, const char *const *names)
+{
+    if (!lua_next(L, arg))
+        return -1;
+    const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
+    int i = grovel_name_index(k, names);
+    if (i < 0) {
+        luaL_Buffer b;
+        luaL_buffinit(L, &b);
+        for (int j = 0; names[j]; j++) {
+            if (j)
+                luaL_addstring(&b, ", ");
+            luaL_addstring(&b, names[j]);
+        }
+        luaL_pushresult(&b);
+        luaL_argerror(L, arg, lua_pushfstring(L, "unknown option '%s' (%s)", k, lua_tostring(L, -1)));
+    }
+    return i;
 }
 
 /* ---- classes and handles ------------------------------------------------ */
@@ -216,7 +259,8 @@ static int handle_copy(lua_State *L)
 
 /* Set the functions of regs (name NULL ends it), each with the upvalues of
  * grovel_class_open: metamethods ("__...") on the metatable at mt, methods
- * on the table at index. */
+ * on the table at index; a name "=NAME" sets NAME to the value the
+ * function returns, called once now (a constant of the module table). */
 static void set_regs(lua_State *L, int mt, int index, const grovel_class_t *c, int module,
                      const grovel_reg_t *regs)
 {
@@ -228,7 +272,9 @@ static void set_regs(lua_State *L, int mt, int index, const grovel_class_t *c, i
         lua_pushinteger(L, regs->arg);
         lua_pushvalue(L, module);
         lua_pushcclosure(L, regs->fn, 3);
-        lua_setfield(L, t, regs->name);
+        if (regs->name[0] == '=')
+            lua_call(L, 0, 1);
+        lua_setfield(L, t, regs->name + (regs->name[0] == '='));
     }
 }
 
@@ -247,7 +293,11 @@ void grovel_class_open(lua_State *L, const grovel_class_t *c, const grovel_reg_t
     };
     int module = lua_gettop(L);
     luaL_newmetatable(L, c->tname); /* the existing one if already made */
-    if (lua_getfield(L, -1, "__index") != LUA_TTABLE) {
+    int t = lua_getfield(L, -1, "__index");
+    if (t == LUA_TFUNCTION) { /* c->index: the methods table is its upvalue */
+        lua_getupvalue(L, -1, 1);
+        lua_remove(L, -2);
+    } else if (t != LUA_TTABLE) {
         lua_pop(L, 1);
         lua_newtable(L);
         lua_pushvalue(L, -1);
@@ -255,7 +305,23 @@ void grovel_class_open(lua_State *L, const grovel_class_t *c, const grovel_reg_t
     }
     set_regs(L, module + 1, module + 2, c, module, generic);
     set_regs(L, module + 1, module + 2, c, module, regs);
+    if (c->index) {
+        lua_pushvalue(L, module + 2);
+        lua_pushcclosure(L, c->index, 1);
+        lua_setfield(L, module + 1, "__index");
+    }
     lua_settop(L, module);
+}
+
+int grovel_api_open(lua_State *L, const grovel_api_t *api)
+{
+    int module = lua_gettop(L);
+    for (; api->c || api->regs; api++)
+        if (api->c)
+            grovel_class_open(L, api->c, api->regs);
+        else
+            set_regs(L, module, module, NULL, module, api->regs);
+    return 0;
 }
 
 void grovel_push_strings(lua_State *L, const void *o, size_t n,
@@ -267,15 +333,6 @@ void grovel_push_strings(lua_State *L, const void *o, size_t n,
         lua_pushstring(L, s);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
-}
-
-void grovel_setfunc(lua_State *L, const char *name, lua_CFunction f)
-{
-    lua_pushlightuserdata(L, NULL); /* no class */
-    lua_pushinteger(L, 0);
-    lua_pushvalue(L, -3);
-    lua_pushcclosure(L, f, 3);
-    lua_setfield(L, -2, name);
 }
 
 static void push_json(lua_State *L, const json_t *v, bool keep_null, int depth)

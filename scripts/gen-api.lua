@@ -1,0 +1,171 @@
+-- gen-api.lua: the registration of the Lua module grove.core, from data.
+--
+--   lua5.4 scripts/gen-api.lua bindings/api.tsv OUTDIR [FILE...]
+--
+-- Reads bindings/api.tsv (its first lines say the format) and writes
+-- OUTDIR/api_FILE.h for each binding file bindings/l_FILE.c given (none
+-- given: every file named in api.tsv): the file's method tables and its
+-- opener grovel_open_FILE (grovel.h); for a file api.tsv does not name, a
+-- header that registers nothing (the file has its own opener and need not
+-- include it).  A bad row stops it with "API.tsv:LINE: reason" and exit
+-- status 1, writing nothing.
+
+local tsv, outdir = arg[1], arg[2]
+if not tsv or not outdir then
+  io.stderr:write("usage: gen-api.lua API.tsv OUTDIR [FILE...]\n")
+  os.exit(2)
+end
+
+local function fail(line, fmt, ...)
+  io.stderr:write(("%s:%d: %s\n"):format(tsv, line, fmt:format(...)))
+  os.exit(1)
+end
+
+-- files[name] = {order =, tables = {cell = {rows}}, cells = {cell, ...},
+--                classes = {{class =, desc =}, ...}}
+local files, order = {}, {}
+local seen = {}
+local input = assert(io.open(tsv, "r"))
+local n = 0
+for line in input:lines() do
+  n = n + 1
+  if not (line:match("^%s*#") or line:match("^%s*$")) then
+    local cols = {}
+    for c in (line .. "\t"):gmatch("([^\t]*)\t") do cols[#cols + 1] = c end
+    if #cols ~= 5 then fail(n, "%d columns, want 5 (file, class, method, function, arg)", #cols) end
+    local file, cell, method, fn, a = table.unpack(cols)
+    if not file:match("^[%a_][%w_]*$") then fail(n, "bad file name '%s'", file) end
+    if not cell:match("^[%w_.]+$") and not cell:match("^[%w_.]+,[%w_.,]+$") then
+      fail(n, "bad class '%s'", cell)
+    end
+    if not files[file] then
+      files[file] = {tables = {}, cells = {}, classes = {}}
+      order[#order + 1] = file
+    end
+    local rec = files[file]
+    if method == "*" then
+      if cell:find(",") or cell == "grove.core" then fail(n, "a descriptor row names one class") end
+      if not fn:match("^[%a_][%w_.]*$") then
+        fail(n, "a descriptor row is: file, class, *, C descriptor, fields")
+      end
+      local fields = {}
+      for f in (a ~= "" and a .. ";" or ""):gmatch("%s*([^;]-)%s*;") do
+        local key, value = f:match("^([%a_]+)%s*=%s*(.-)$")
+        if not key or value == "" then fail(n, "bad field '%s' (want name = C expression)", f) end
+        fields[#fields + 1] = {key, value}
+      end
+      if #fields > 0 and not fn:match("^[%a_][%w_]*$") then
+        fail(n, "a descriptor defined here needs a plain name, not '%s'", fn)
+      end
+      for _, c in ipairs(rec.classes) do
+        if c.class == cell then fail(n, "%s has a descriptor in %s already", cell, file) end
+      end
+      rec.classes[#rec.classes + 1] = {class = cell, desc = fn, fields = fields}
+    else
+      if not method:match("^=?[%a_][%w_]*$") then fail(n, "bad method name '%s'", method) end
+      if method:match("^=") and cell ~= "grove.core" then
+        fail(n, "a value (=%s) belongs to grove.core", method:sub(2))
+      end
+      if not fn:match("^[%a_][%w_]*$") then fail(n, "bad C function '%s'", fn) end
+      if not a:match("^[%w_ |]+$") then fail(n, "bad arg '%s'", a) end
+      for class in cell:gmatch("[^,]+") do
+        local key = class .. " " .. method
+        if seen[key] then
+          fail(n, "%s:%s is registered already (line %d)", class, method, seen[key])
+        end
+        seen[key] = n
+      end
+      if not rec.tables[cell] then
+        rec.tables[cell] = {}
+        rec.cells[#rec.cells + 1] = cell
+      end
+      local t = rec.tables[cell]
+      t[#t + 1] = {method, fn, a}
+    end
+  end
+end
+input:close()
+
+-- The C name of the table of a class cell: api_grove_idset.
+local function tname(cell)
+  return "api_" .. cell:gsub(",", "__"):gsub("[^%w_]", "_")
+end
+
+local function has(cell, class)
+  for c in cell:gmatch("[^,]+") do
+    if c == class then return true end
+  end
+  return false
+end
+
+-- The descriptor c.desc, when its row gives its fields: "free = F" is a
+-- core destroy function taking the object's type, called through a
+-- void * wrapper; every other field is copied as it is.
+local function descriptor(out, c)
+  if #c.fields == 0 then return end
+  local init = {("    .tname = \"%s\","):format(c.class)}
+  for _, f in ipairs(c.fields) do
+    if f[1] == "free" then
+      out[#out + 1] = ("static void %s_free(void *p)"):format(c.desc)
+      out[#out + 1] = "{"
+      out[#out + 1] = ("    %s(p);"):format(f[2])
+      out[#out + 1] = "}"
+      init[#init + 1] = ("    .destroy = %s_free,"):format(c.desc)
+    else
+      init[#init + 1] = ("    .%s = %s,"):format(f[1], f[2])
+    end
+  end
+  out[#out + 1] = ("static const grovel_class_t %s = {"):format(c.desc)
+  for _, l in ipairs(init) do out[#out + 1] = l end
+  out[#out + 1] = "};"
+end
+
+local function header(file, rec)
+  local out = {
+    ("/* api_%s.h: the registration of bindings/l_%s.c, generated by"):format(file, file),
+    " * scripts/gen-api.lua from bindings/api.tsv (edit that, not this). */",
+  }
+  for _, c in ipairs(rec.classes) do descriptor(out, c) end
+  for _, cell in ipairs(rec.cells) do
+    out[#out + 1] = ("static const grovel_reg_t %s[] = {"):format(tname(cell))
+    for _, r in ipairs(rec.tables[cell]) do
+      out[#out + 1] = ('    {"%s", %s, %s},'):format(r[1], r[2], r[3])
+    end
+    out[#out + 1] = "    {NULL, NULL, 0},"
+    out[#out + 1] = "};"
+  end
+  out[#out + 1] = ("int grovel_open_%s(lua_State *L)"):format(file)
+  out[#out + 1] = "{"
+  out[#out + 1] = "    static const grovel_api_t api[] = {"
+  for _, c in ipairs(rec.classes) do
+    local any = false
+    for _, cell in ipairs(rec.cells) do
+      if has(cell, c.class) then
+        out[#out + 1] = ("        {&%s, %s},"):format(c.desc, tname(cell))
+        any = true
+      end
+    end
+    if not any then out[#out + 1] = ("        {&%s, NULL},"):format(c.desc) end
+  end
+  if rec.tables["grove.core"] then
+    out[#out + 1] = ("        {NULL, %s},"):format(tname("grove.core"))
+  end
+  out[#out + 1] = "        {NULL, NULL},"
+  out[#out + 1] = "    };"
+  out[#out + 1] = "    return grovel_api_open(L, api);"
+  out[#out + 1] = "}"
+  return table.concat(out, "\n") .. "\n"
+end
+
+local wanted = {table.unpack(arg, 3)}
+if #wanted == 0 then wanted = order end
+for _, file in ipairs(wanted) do
+  local text = files[file] and header(file, files[file])
+    or ("/* api_%s.h: bindings/api.tsv registers nothing of bindings/l_%s.c. */\n")
+      :format(file, file)
+  local path = ("%s/api_%s.h"):format(outdir, file)
+  local w = assert(io.open(path .. ".tmp", "w"))
+  assert(w:write(text))
+  assert(w:close())
+  assert(os.rename(path .. ".tmp", path))
+end
