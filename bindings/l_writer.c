@@ -193,9 +193,7 @@ static int w_job(lua_State *L)
         return 3;
     if (f) {
         grove_error_t err = {{0}, 0};
-        if (grove_writer_print_job(lw->w, j, &sh.s, fmt, f, &err) < 0)
-            return grovel_fail_err(L, errno, &err);
-        return grovel_ok(L);
+        return grovel_result(L, grove_writer_print_job(lw->w, j, &sh.s, fmt, f, &err), &err);
     }
     if (grove_writer_job(lw->w, j, &sh.s) < 0)
         return grovel_fail_errno(L, errno, NULL);
