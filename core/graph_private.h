@@ -66,8 +66,6 @@ typedef struct grovep_rec {
     int64_t amount; /* units (ALLOC) or descendant-record count (SHARED) */
     int64_t start, end;
     int64_t pspan;  /* ALLOC: span in the vertex's pool planner, or 0 */
-    int64_t aspan;  /* span in this vertex's aggregate, or 0: the job's
-                     * holdings below it (SHARED) or its own (ALLOC, excl) */
     uint32_t next;  /* next record in the same list, or GROVEP_NONE */
     uint32_t prev;  /* previous record in the same list, or GROVEP_NONE */
     uint8_t kind;   /* grove_record_kind_t */
@@ -106,12 +104,24 @@ static inline uint32_t grovep_dense_get(const grovep_dense_t *d, grove_vid_t v)
 int grovep_dense_set(grovep_dense_t *d, grove_vid_t v, uint32_t i);
 void grovep_dense_free(grovep_dense_t *d);
 
+/* One window of an aggregate's use: every record below the vertex over
+ * exactly [start, end) is counted in one span of its multi-planner, so a
+ * stream of jobs over the same window costs one span per aggregate, not
+ * one per job. */
+typedef struct grovep_aggwin {
+    int64_t start, end; /* the records' window (end as recorded) */
+    int64_t span;       /* the span in the multi-planner */
+} grovep_aggwin_t;
+
 /* A pruning aggregate: the free units of the low-level types in the
  * containment subtree of one vertex, over time. */
 typedef struct grovep_agg {
     grove_vid_t v;
     int64_t total[GROVEP_MAX_LOW]; /* units of each low type in the subtree */
     uint8_t mask;                  /* bit i: tracks low type i */
+    uint32_t nwin;                 /* windows in win[] */
+    grovep_aggwin_t *win;          /* sorted by (start, end); capacity: nwin
+                                    * rounded up to a power of two */
     grove_mplanner_t *mp;          /* created at the first record below */
     int64_t cache_start, cache_end; /* the window of cache_avail; end < 0: none */
     int64_t cache_avail[GROVEP_MAX_LOW]; /* free units then, as mp said: a
@@ -287,13 +297,11 @@ size_t grovep_rec_ends_after(const grove_graph_t *g, int64_t t);
  * recs[k]), one update per aggregate above them.  0 or -1 (then marked
  * dirty and rebuilt at the next use). */
 int grovep_agg_add_job(grove_graph_t *g, const grove_vid_t *vs, const uint32_t *recs, size_t n);
-/* Before dropping every record of a job and window: take its spans out of
- * the aggregates above vs[] at once. */
-void grovep_agg_drop_job(grove_graph_t *g, grove_jobid_t job, int64_t start, int64_t end,
-                         const grove_vid_t *vs, size_t n);
-/* Take ALLOC record ri's own span (an exclusive record's) out of v's
- * aggregate, if it has one. */
-void grovep_agg_own_drop(grove_graph_t *g, grove_vid_t v, uint32_t ri);
+/* Before dropping n records of one job and window (vs[k] holds recs[k],
+ * GROVEP_NONE skipped): take what they count out of the aggregates above
+ * them, one update per aggregate. */
+void grovep_agg_drop_job(grove_graph_t *g, const grove_vid_t *vs, const uint32_t *recs,
+                         size_t n);
 /* Record a whole selection for a job over [start, end) without checking
  * availability (the matcher just did, on the same state): picks k with
  * take[k] get an ALLOC record of amount[k] (exclusive when excl[k]).  All or

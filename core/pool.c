@@ -674,7 +674,7 @@ int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
         if (grovep_rec_added(g, v, mine) < 0) {
             int saved = errno;
             g->recs[mine] = old;
-            g->recs[mine].pspan = g->recs[mine].aspan = 0;
+            g->recs[mine].pspan = 0;
             grovep_rec_added(g, v, mine);
             errno = saved;
             return -1;
@@ -964,18 +964,27 @@ fail:;
 void grovep_job_release(grove_graph_t *g, grove_jobid_t job, int64_t start, int64_t end,
                         const grove_vid_t *vs, size_t n)
 {
+    if (n == 0)
+        return;
     struct memo mm;
     memo_init(&mm);
-    grovep_agg_drop_job(g, job, start, end, vs, n);
+    uint32_t buf[64];
+    uint32_t *recs = n <= 64 ? buf : malloc(n * sizeof(*recs));
+    for (size_t k = 0; recs && k < n; k++)
+        recs[k] = find_alloc(g, vs[k], job, start, end);
+    if (recs)
+        grovep_agg_drop_job(g, vs, recs, n);
+    else
+        g->agg_dirty = true; /* no memory for the batch: rebuilt without them */
     for (size_t k = 0; k < n; k++) {
         grove_vid_t v = vs[k];
-        uint32_t r = find_alloc(g, v, job, start, end);
+        uint32_t r = recs ? recs[k] : find_alloc(g, v, job, start, end);
         if (r == GROVEP_NONE)
             continue;
-        /* the vertex's own exclusive span, then the pool planner */
-        grovep_agg_own_drop(g, v, r);
         grovep_pool_remove(g, v, r);
         drop_alloc(g, v, r);
         unannotate_memo(g, v, job, start, end, &mm);
     }
+    if (recs != buf)
+        free(recs);
 }
