@@ -60,7 +60,7 @@ typedef struct grovep_kv {
     uint32_t next;
 } grovep_kv_t;
 
-/* An allocation record or a shared annotation. */
+/* An allocation record or a shared annotation.  56 bytes. */
 typedef struct grovep_rec {
     grove_jobid_t job;
     int64_t amount; /* units (ALLOC) or descendant-record count (SHARED) */
@@ -68,10 +68,19 @@ typedef struct grovep_rec {
     int64_t pspan;  /* ALLOC: span in the vertex's pool planner, or 0 */
     uint32_t next;  /* next record in the same list, or GROVEP_NONE */
     uint32_t prev;  /* previous record in the same list, or GROVEP_NONE */
+    grove_vid_t v;  /* the vertex whose list holds it (its index key) */
     uint8_t kind;   /* grove_record_kind_t */
     uint8_t excl;   /* held exclusively */
     uint8_t asked;  /* exclusivity was asked for (not only implied) */
 } grovep_rec_t;
+
+/* The record index: open addressing over 8-byte slots, each the upper
+ * 32 bits of a record's key and the record's index + 1 (0: empty); the
+ * record holds the parts of its key, so a slot needs nothing more. */
+typedef struct grovep_recidx {
+    uint64_t *slot;
+    size_t count, cap; /* cap: 0 or a power of two */
+} grovep_recidx_t;
 
 /* An index chain: first and last vertex of a type / name / rank. */
 typedef struct grovep_chain {
@@ -156,9 +165,9 @@ struct grove_graph {
     size_t nrec, reccap;
     uint32_t rec_free;        /* free list of records */
     size_t nrec_live;         /* records in use: at 0 the array is released */
-    grovep_map_t shared_idx;  /* (vertex, job, window, kind) -> record, so an
+    grovep_recidx_t rec_idx;  /* (vertex, job, window, kind) -> record, so an
                                * ancestor shared by thousands of jobs is
-                               * annotated in O(1) */
+                               * annotated in O(1) (pool.c) */
 
     grove_sym_t subsys[GROVEP_MAX_SMALL]; /* subsystem symbols in use */
     size_t nsubsys;
@@ -231,6 +240,8 @@ uint32_t grovep_shared_find(const grove_graph_t *g, grove_vid_t v, grove_jobid_t
 bool grovep_excl_any(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end);
 /* Rebuild the record index from the lists (after copying records). */
 int grovep_shared_reindex(grove_graph_t *g);
+/* Free the record index. */
+void grovep_rec_index_free(grove_graph_t *g);
 
 /* Any record of any job on v overlapping [start, end)? */
 bool grovep_touched_any(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end);

@@ -222,22 +222,97 @@ static uint64_t rec_key(grove_vid_t v, grove_jobid_t job, int64_t start, int64_t
     return k;
 }
 
+/* ---- the record index ----------------------------------------------------
+ *
+ * (vertex, job, window, kind) -> record.  Linear probing over 8-byte slots
+ * (see grovep_recidx_t), at most 7/10 full, shrunk by half when under an
+ * eighth; removal shifts the slots that follow back, so there are no
+ * tombstones.  A probe reads a record only when the 32 bits of its key
+ * match.  About 12-20 bytes an entry (the map of chains it replaces took
+ * 42-84). */
+
+static uint64_t key_of(const grovep_rec_t *r)
+{
+    return rec_key(r->v, r->job, r->start, r->end, r->kind);
+}
+
+static uint64_t idx_slot(uint64_t key, uint32_t r)
+{
+    return (key >> 32) << 32 | ((uint64_t)r + 1);
+}
+
+static size_t idx_home(const grovep_recidx_t *x, uint64_t slot)
+{
+    return (size_t)(slot >> 32) & (x->cap - 1);
+}
+
+static int idx_rehash(grovep_recidx_t *x, size_t cap)
+{
+    uint64_t *n = calloc(cap, sizeof(*n));
+    if (!n) {
+        errno = ENOMEM;
+        return -1;
+    }
+    uint64_t *old = x->slot;
+    size_t oldcap = x->cap;
+    x->slot = n;
+    x->cap = cap;
+    for (size_t i = 0; i < oldcap; i++) {
+        if (!old[i])
+            continue;
+        size_t h = idx_home(x, old[i]);
+        while (n[h])
+            h = (h + 1) & (cap - 1);
+        n[h] = old[i];
+    }
+    free(old);
+    return 0;
+}
+
+void grovep_rec_index_free(grove_graph_t *g)
+{
+    free(g->rec_idx.slot);
+    g->rec_idx = (grovep_recidx_t){0};
+}
+
+/* Room for more entries so that the next `more` inserts cannot fail: 0 or
+ * -1 (ENOMEM), the index unchanged. */
+static int idx_reserve(grove_graph_t *g, size_t more)
+{
+    grovep_recidx_t *x = &g->rec_idx;
+    size_t cap = x->cap ? x->cap : 64;
+    while ((x->count + more) * 10 > cap * 7)
+        cap *= 2;
+    return cap == x->cap ? 0 : idx_rehash(x, cap);
+}
+
+/* Index record r (after idx_reserve). */
+static void idx_put(grove_graph_t *g, uint32_t r)
+{
+    grovep_recidx_t *x = &g->rec_idx;
+    uint64_t s = idx_slot(key_of(&g->recs[r]), r);
+    size_t h = idx_home(x, s);
+    while (x->slot[h])
+        h = (h + 1) & (x->cap - 1);
+    x->slot[h] = s;
+    x->count++;
+}
+
 /* The job's record of this kind on v for exactly [start, end), through the
  * index: O(1) however many jobs share v. */
 static uint32_t rec_find(const grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
                          int64_t start, int64_t end, int kind)
 {
-    grovep_chain_t *c = grovep_map_get(&g->shared_idx, rec_key(v, job, start, end, kind));
-    if (!c)
+    const grovep_recidx_t *x = &g->rec_idx;
+    if (!x->cap)
         return GROVEP_NONE;
-    const grovep_rec_t *r = &g->recs[c->head];
-    if (c->tail == v && r->job == job && r->start == start && r->end == end && r->kind == kind)
-        return c->head;
-    /* a 64-bit key collision kept the first record indexed: look in the list */
-    for (uint32_t i = kind == GROVE_RECORD_SHARED ? g->v[v].shared : g->v[v].recs;
-         i != GROVEP_NONE; i = g->recs[i].next) {
-        r = &g->recs[i];
-        if (r->job == job && r->start == start && r->end == end)
+    uint64_t tag = rec_key(v, job, start, end, kind) >> 32;
+    for (size_t h = idx_home(x, tag << 32); x->slot[h]; h = (h + 1) & (x->cap - 1)) {
+        if (x->slot[h] >> 32 != tag)
+            continue;
+        uint32_t i = (uint32_t)x->slot[h] - 1;
+        const grovep_rec_t *r = &g->recs[i];
+        if (r->v == v && r->job == job && r->start == start && r->end == end && r->kind == kind)
             return i;
     }
     return GROVEP_NONE;
@@ -249,34 +324,52 @@ uint32_t grovep_shared_find(const grove_graph_t *g, grove_vid_t v, grove_jobid_t
     return rec_find(g, v, job, start, end, GROVE_RECORD_SHARED);
 }
 
-/* Index record r of v; 0 or -1 (ENOMEM).  A taken key is left alone: the
- * record is then found through its list. */
+/* Index record r of v; 0 or -1 (ENOMEM). */
 static int rec_index(grove_graph_t *g, grove_vid_t v, uint32_t r)
 {
-    const grovep_rec_t *x = &g->recs[r];
-    uint64_t k = rec_key(v, x->job, x->start, x->end, x->kind);
-    if (grovep_map_get(&g->shared_idx, k))
-        return 0;
-    grovep_chain_t *c = grovep_map_put(&g->shared_idx, k);
-    if (!c)
+    g->recs[r].v = v;
+    if (idx_reserve(g, 1) < 0)
         return -1;
-    c->head = r;
-    c->tail = v;
+    idx_put(g, r);
     return 0;
 }
 
+/* Take record r (of v) out of the index, if it is there. */
 static void rec_unindex(grove_graph_t *g, grove_vid_t v, uint32_t r)
 {
-    const grovep_rec_t *x = &g->recs[r];
-    uint64_t k = rec_key(v, x->job, x->start, x->end, x->kind);
-    grovep_chain_t *c = grovep_map_get(&g->shared_idx, k);
-    if (c && c->head == r && c->tail == v)
-        grovep_map_del(&g->shared_idx, k);
+    grovep_recidx_t *x = &g->rec_idx;
+    if (!x->cap)
+        return;
+    g->recs[r].v = v;
+    uint64_t s = idx_slot(key_of(&g->recs[r]), r);
+    size_t mask = x->cap - 1, i = idx_home(x, s);
+    while (x->slot[i] && x->slot[i] != s)
+        i = (i + 1) & mask;
+    if (!x->slot[i])
+        return;
+    /* shift back each slot that follows and may move to the hole: one
+     * whose home is not in the cyclic range (hole, slot] */
+    for (size_t j = (i + 1) & mask; x->slot[j]; j = (j + 1) & mask) {
+        size_t h = idx_home(x, x->slot[j]);
+        bool stays = i <= j ? (i < h && h <= j) : (i < h || h <= j);
+        if (!stays) {
+            x->slot[i] = x->slot[j];
+            i = j;
+        }
+    }
+    x->slot[i] = 0;
+    x->count--;
+    /* shrink as it empties (the index of 100,000 jobs must not outlive
+     * them); a failed rehash keeps the larger table */
+    if (x->count == 0)
+        grovep_rec_index_free(g);
+    else if (x->cap > 64 && x->count * 8 < x->cap)
+        (void)idx_rehash(x, x->cap / 2);
 }
 
 int grovep_shared_reindex(grove_graph_t *g)
 {
-    grovep_map_free(&g->shared_idx);
+    grovep_rec_index_free(g);
     for (grove_vid_t v = 0; v < g->nv; v++) {
         if (!grovep_alive(g, v))
             continue;
@@ -524,7 +617,7 @@ static int annotate_up(grove_graph_t *g, grove_vid_t v, grove_jobid_t job, int64
     struct anc {
         grove_vid_t a;
         uint32_t r;
-        bool fresh, indexed;
+        bool fresh;
     } stackbuf[32];
     size_t need = ancestor_count(g, v), n = 0;
     struct anc *anc = need <= 32 ? stackbuf : malloc(need * sizeof(*anc));
@@ -544,26 +637,19 @@ static int annotate_up(grove_graph_t *g, grove_vid_t v, grove_jobid_t job, int64
                 .job = job, .start = start, .end = end, .kind = GROVE_RECORD_SHARED};
             fresh = true;
         }
-        anc[n++] = (struct anc){a, r, fresh, false};
+        anc[n++] = (struct anc){a, r, fresh};
     }
-    /* 2: index the new ones (a 64-bit key already taken: found through
-     * the list) */
-    for (size_t i = 0; i < n; i++) {
-        if (!anc[i].fresh)
-            continue;
-        uint64_t k = rec_key(anc[i].a, job, start, end, GROVE_RECORD_SHARED);
-        if (grovep_map_get(&g->shared_idx, k))
-            continue;
-        grovep_chain_t *c = grovep_map_put(&g->shared_idx, k);
-        if (!c)
-            goto fail;
-        c->head = anc[i].r;
-        c->tail = anc[i].a;
-        anc[i].indexed = true;
-    }
+    /* 2: room in the index for the new ones */
+    size_t nfresh = 0;
+    for (size_t i = 0; i < n; i++)
+        nfresh += anc[i].fresh;
+    if (nfresh && idx_reserve(g, nfresh) < 0)
+        goto fail;
     /* 3: link and count: nothing here can fail */
     for (size_t i = 0; i < n; i++) {
         if (anc[i].fresh) {
+            g->recs[anc[i].r].v = anc[i].a;
+            idx_put(g, anc[i].r);
             list_push(g, &g->v[anc[i].a].shared, anc[i].r);
             if (mm) {
                 mm->v[anc[i].a % MEMO_SLOTS] = anc[i].a;
@@ -576,14 +662,9 @@ static int annotate_up(grove_graph_t *g, grove_vid_t v, grove_jobid_t job, int64
         free(anc);
     return 0;
 fail:
-    for (size_t i = 0; i < n; i++) {
-        if (!anc[i].fresh)
-            continue;
-        if (anc[i].indexed)
-            grovep_map_del(&g->shared_idx,
-                           rec_key(anc[i].a, job, start, end, GROVE_RECORD_SHARED));
-        grovep_rec_release(g, anc[i].r);
-    }
+    for (size_t i = 0; i < n; i++)
+        if (anc[i].fresh)
+            grovep_rec_release(g, anc[i].r);
     if (anc != stackbuf)
         free(anc);
     errno = ENOMEM;
