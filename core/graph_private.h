@@ -31,7 +31,8 @@ typedef struct grovep_vertex {
     uint32_t props; /* first property in g->kv, or GROVEP_NONE */
     uint32_t tags;  /* first tag in g->kv, or GROVEP_NONE */
     uint32_t recs;  /* first ALLOC record in g->recs, or GROVEP_NONE */
-    uint32_t shared; /* first SHARED annotation in g->recs, or GROVEP_NONE */
+    uint32_t shared; /* first SHARED annotation (one per window of the
+                      * records below) in g->recs, or GROVEP_NONE */
     uint8_t status; /* grove_status_t */
     uint8_t flags;  /* GROVEP_V_* */
 } grovep_vertex_t;
@@ -80,6 +81,9 @@ typedef struct grovep_rec {
 typedef struct grovep_recidx {
     uint64_t *slot;
     size_t count, cap; /* cap: 0 or a power of two */
+    uint64_t gen;      /* changes whenever a record comes or goes */
+    struct grovep_shlist *list; /* the annotations by job of the vertex
+                                 * last listed, while gen holds (pool.c) */
 } grovep_recidx_t;
 
 /* An index chain: first and last vertex of a type / name / rank. */
@@ -233,9 +237,6 @@ grove_eid_t grovep_add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
  * of top, top included) and the annotations they put above top. */
 void grovep_release_subtree(grove_graph_t *g, const grove_vid_t *vs, size_t n, grove_vid_t top);
 
-/* The job's SHARED annotation on v for [start, end), or GROVEP_NONE. */
-uint32_t grovep_shared_find(const grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
-                            int64_t start, int64_t end);
 /* An exclusive ALLOC record of any job on v overlapping [start, end)? */
 bool grovep_excl_any(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end);
 /* Rebuild the record index from the lists (after copying records). */
