@@ -182,10 +182,10 @@ int grovep_agg_init(grove_graph_t *g)
 
 static void drop_aggs(grove_graph_t *g)
 {
-    for (size_t i = 0; i < g->naggs; i++) {
+    for (size_t i = 0; i < g->naggs; i++)
         grove_mplanner_destroy(g->aggs[i].mp);
-        free(g->aggs[i].win);
-    }
+    free(g->aggwin.e);
+    g->aggwin = (grovep_winmap_t){0};
     g->naggs = 0;
     grovep_dense_free(&g->agg_of);
     free(g->agg_sum);
@@ -476,32 +476,110 @@ static grove_mplanner_t *agg_mp(grove_graph_t *g, grovep_agg_t *a)
     return a->mp;
 }
 
-/* Take window k (its span) out of a; the multi-planner and the windows
- * go with the last one (made again at the next use), so that the
- * thousands an allocation burst made do not outlive its jobs, scattered
- * over the heap. */
-static void agg_win_remove(grovep_agg_t *a, size_t k)
+/* ---- windows: (aggregate, window) -> span -------------------------------
+ *
+ * Linear probing, at most 7/10 full, halved when under an eighth, removal
+ * shifting back the entries that follow (no tombstones). */
+
+static size_t win_home(const grovep_winmap_t *w, uint32_t agg, int64_t start, int64_t end)
 {
-    a->cache_end = -1; /* the multi-planner changes */
-    grove_mplanner_remove(a->mp, a->win[k].span);
-    memmove(a->win + k, a->win + k + 1, (a->nwin - k - 1) * sizeof(*a->win));
-    a->nwin--;
-    if (a->nwin == 0) {
-        grove_mplanner_destroy(a->mp);
-        a->mp = NULL;
-        free(a->win);
-        a->win = NULL;
+    uint64_t k = (uint64_t)agg * 0x9e3779b97f4a7c15ULL ^ (uint64_t)start;
+    k ^= k >> 31;
+    k = (k + (uint64_t)end) * 0xbf58476d1ce4e5b9ULL;
+    k ^= k >> 29;
+    k *= 0x94d049bb133111ebULL;
+    k ^= k >> 32;
+    return (size_t)k & (w->cap - 1);
+}
+
+/* The entry of aggregate agg's window [start, end), or NULL. */
+static grovep_aggwin_t *win_find(const grovep_winmap_t *w, uint32_t agg, int64_t start,
+                                 int64_t end)
+{
+    if (!w->cap)
+        return NULL;
+    for (size_t h = win_home(w, agg, start, end); w->e[h].agg != UINT32_MAX;
+         h = (h + 1) & (w->cap - 1))
+        if (w->e[h].agg == agg && w->e[h].start == start && w->e[h].end == end)
+            return &w->e[h];
+    return NULL;
+}
+
+static int win_rehash(grovep_winmap_t *w, size_t cap)
+{
+    grovep_aggwin_t *e = malloc(cap * sizeof(*e));
+    if (!e) {
+        errno = ENOMEM;
+        return -1;
+    }
+    for (size_t i = 0; i < cap; i++)
+        e[i].agg = UINT32_MAX;
+    grovep_winmap_t n = {e, w->count, cap};
+    for (size_t i = 0; i < w->cap; i++) {
+        if (w->e[i].agg == UINT32_MAX)
+            continue;
+        size_t h = win_home(&n, w->e[i].agg, w->e[i].start, w->e[i].end);
+        while (e[h].agg != UINT32_MAX)
+            h = (h + 1) & (cap - 1);
+        e[h] = w->e[i];
+    }
+    free(w->e);
+    *w = n;
+    return 0;
+}
+
+/* Room for one more window: 0 or -1 (ENOMEM), the map unchanged. */
+static int win_reserve(grovep_winmap_t *w)
+{
+    if ((w->count + 1) * 10 <= w->cap * 7)
+        return 0;
+    return win_rehash(w, w->cap ? 2 * w->cap : 64);
+}
+
+/* Add a window (after win_reserve; not there yet). */
+static void win_put(grovep_winmap_t *w, grovep_aggwin_t x)
+{
+    size_t h = win_home(w, x.agg, x.start, x.end);
+    while (w->e[h].agg != UINT32_MAX)
+        h = (h + 1) & (w->cap - 1);
+    w->e[h] = x;
+    w->count++;
+}
+
+/* Take out the entry at x (a pointer into w->e). */
+static void win_del(grovep_winmap_t *w, grovep_aggwin_t *x)
+{
+    size_t mask = w->cap - 1, i = (size_t)(x - w->e);
+    for (size_t j = (i + 1) & mask; w->e[j].agg != UINT32_MAX; j = (j + 1) & mask) {
+        size_t h = win_home(w, w->e[j].agg, w->e[j].start, w->e[j].end);
+        bool stays = i <= j ? (i < h && h <= j) : (i < h || h <= j);
+        if (!stays) {
+            w->e[i] = w->e[j];
+            i = j;
+        }
+    }
+    w->e[i].agg = UINT32_MAX;
+    w->count--;
+    if (w->count == 0) {
+        free(w->e);
+        *w = (grovep_winmap_t){0};
+    } else if (w->cap > 64 && w->count * 8 < w->cap) {
+        (void)win_rehash(w, w->cap / 2); /* a failed rehash keeps the larger map */
     }
 }
 
-/* The position of window [start, end) in a->win, or where it would go. */
-static size_t agg_win_pos(const grovep_agg_t *a, int64_t start, int64_t end)
+/* Take window x (its span) out of aggregate a; the multi-planner goes with
+ * the last one (made again at the next use), so that the thousands an
+ * allocation burst made do not outlive its jobs, scattered over the heap. */
+static void agg_win_remove(grove_graph_t *g, grovep_agg_t *a, grovep_aggwin_t *x)
 {
-    size_t lo;
-    GROVEP_LOWER_BOUND(lo, a->nwin, mid,
-                       a->win[mid].start < start
-                           || (a->win[mid].start == start && a->win[mid].end < end));
-    return lo;
+    a->cache_end = -1; /* the multi-planner changes */
+    grove_mplanner_remove(a->mp, x->span);
+    win_del(&g->aggwin, x);
+    if (--a->nwin == 0) {
+        grove_mplanner_destroy(a->mp);
+        a->mp = NULL;
+    }
 }
 
 bool grovep_agg_avail(const grove_graph_t *g, const grovep_agg_t *a, int64_t start,
@@ -635,12 +713,12 @@ static int adjust_win(grove_graph_t *g, grovep_agg_t *a, int64_t start, int64_t 
     }
     if (!any || start >= plan_end(end))
         return 0;
-    size_t k = agg_win_pos(a, start, end);
-    bool found = k < a->nwin && a->win[k].start == start && a->win[k].end == end;
+    uint32_t ai = (uint32_t)(a - g->aggs);
+    grovep_aggwin_t *x = win_find(&g->aggwin, ai, start, end);
     a->cache_end = -1; /* the multi-planner changes */
     if (sign < 0) {
         int64_t held[GROVEP_MAX_LOW] = {0};
-        if (!found || grove_mplanner_span(a->mp, a->win[k].span, NULL, NULL, held) < 0)
+        if (!x || grove_mplanner_span(a->mp, x->span, NULL, NULL, held) < 0)
             return 0;
         bool left = false;
         for (size_t i = 0; i < g->nlow; i++) {
@@ -649,33 +727,23 @@ static int adjust_win(grove_graph_t *g, grovep_agg_t *a, int64_t start, int64_t 
             left |= held[i] > d[i];
         }
         if (!left)
-            agg_win_remove(a, k);
+            agg_win_remove(g, a, x);
         else
-            grove_mplanner_reduce(a->mp, a->win[k].span, d, NULL);
+            grove_mplanner_reduce(a->mp, x->span, d, NULL);
         return 0;
     }
     grove_mplanner_t *mp = agg_mp(g, a);
     if (!mp)
         return -1;
-    if (found)
-        return grove_mplanner_grow(mp, a->win[k].span, d);
+    if (x)
+        return grove_mplanner_grow(mp, x->span, d);
     /* a new window: room first, so that a span is never unlisted */
-    size_t cap = a->nwin ? 1 : 0;
-    while (cap < a->nwin)
-        cap *= 2;
-    if (a->nwin == cap) {
-        grovep_aggwin_t *w = realloc(a->win, (cap ? 2 * cap : 1) * sizeof(*w));
-        if (!w) {
-            errno = ENOMEM;
-            return -1;
-        }
-        a->win = w;
-    }
+    if (win_reserve(&g->aggwin) < 0)
+        return -1;
     int64_t id = grove_mplanner_add(mp, start, span_of(start, plan_end(end)), d);
     if (id < 0)
         return -1; /* should not happen: the records never over-allocate */
-    memmove(a->win + k + 1, a->win + k, (a->nwin - k) * sizeof(*a->win));
-    a->win[k] = (grovep_aggwin_t){start, end, id};
+    win_put(&g->aggwin, (grovep_aggwin_t){ai, start, end, id});
     a->nwin++;
     return 0;
 }

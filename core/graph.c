@@ -1589,6 +1589,7 @@ grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
     c->agg_touch = NULL;
     c->agg_seen = NULL;
     memset(&c->agg_of, 0, sizeof(c->agg_of));
+    memset(&c->aggwin, 0, sizeof(c->aggwin));
     c->planners = NULL;
     c->planner_vid = NULL;
     c->nplanners = c->plcap = c->nspare = 0;

@@ -120,11 +120,18 @@ void grovep_dense_free(grovep_dense_t *d);
 /* One window of an aggregate's use: every record below the vertex over
  * exactly [start, end) is counted in one span of its multi-planner, so a
  * stream of jobs over the same window costs one span per aggregate, not
- * one per job. */
+ * one per job.  Kept in a hash of the graph (aggregate.c), so that finding,
+ * adding and dropping a window costs O(1) however many there are. */
 typedef struct grovep_aggwin {
+    uint32_t agg;       /* index in g->aggs; UINT32_MAX: an empty slot */
     int64_t start, end; /* the records' window (end as recorded) */
     int64_t span;       /* the span in the multi-planner */
 } grovep_aggwin_t;
+
+typedef struct grovep_winmap {
+    grovep_aggwin_t *e;
+    size_t count, cap; /* cap: 0 or a power of two */
+} grovep_winmap_t;
 
 /* A pruning aggregate: the free units of the low-level types in the
  * containment subtree of one vertex, over time. */
@@ -132,9 +139,7 @@ typedef struct grovep_agg {
     grove_vid_t v;
     int64_t total[GROVEP_MAX_LOW]; /* units of each low type in the subtree */
     uint8_t mask;                  /* bit i: tracks low type i */
-    uint32_t nwin;                 /* windows in win[] */
-    grovep_aggwin_t *win;          /* sorted by (start, end); capacity: nwin
-                                    * rounded up to a power of two */
+    uint32_t nwin;                 /* its windows in g->aggwin */
     grove_mplanner_t *mp;          /* created at the first record below */
     int64_t cache_start, cache_end; /* the window of cache_avail; end < 0: none */
     int64_t cache_avail[GROVEP_MAX_LOW]; /* free units then, as mp said: a
@@ -198,6 +203,7 @@ struct grove_graph {
     grovep_agg_t *aggs;
     size_t naggs, aggcap;
     grovep_dense_t agg_of; /* vertex -> index in aggs */
+    grovep_winmap_t aggwin; /* (aggregate, window) -> span */
     int64_t *agg_sum;      /* [naggs * nlow] scratch of grovep_agg_add_job, kept 0 */
     uint32_t *agg_touch;   /* [naggs] scratch: aggregates touched by one batch */
     uint8_t *agg_seen;     /* [naggs] scratch, kept 0 */
