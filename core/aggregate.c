@@ -659,16 +659,8 @@ static void subtree_units(const grove_graph_t *g, grove_vid_t v, int64_t *out)
             if (g->e[e].sub != sub || (g->e[e].flags & GROVEP_E_UP)
                 || g->parent[g->e[e].dst] != w)
                 continue;
-            if (n == cap) {
-                grove_vid_t *bigger = malloc(cap * 2 * sizeof(*bigger));
-                if (!bigger)
-                    goto out; /* undercount: aggregates only prune, never decide */
-                memcpy(bigger, stack, n * sizeof(*stack));
-                if (stack != stackbuf)
-                    free(stack);
-                stack = bigger;
-                cap *= 2;
-            }
+            if (grovep_vstack_room(&stack, &cap, n, stackbuf) < 0)
+                goto out; /* undercount: aggregates only prune, never decide */
             stack[n++] = g->e[e].dst;
         }
     }

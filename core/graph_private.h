@@ -250,6 +250,12 @@ int grovep_shared_reindex(grove_graph_t *g);
 /* Free the record index. */
 void grovep_rec_index_free(grove_graph_t *g);
 
+/* Room for one more vertex on a stack of n of *cap that starts in the
+ * caller's buffer buf and moves to the heap (twice the room) when full:
+ * 0, or -1 (ENOMEM) with the stack unchanged.  The caller frees *stack
+ * when it is not buf. */
+int grovep_vstack_room(grove_vid_t **stack, size_t *cap, size_t n, grove_vid_t *buf);
+
 /* Any record of any job on v overlapping [start, end)? */
 bool grovep_touched_any(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end);
 

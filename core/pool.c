@@ -518,6 +518,23 @@ bool grovep_touched_any(const grove_graph_t *g, grove_vid_t v, int64_t start, in
     return false;
 }
 
+int grovep_vstack_room(grove_vid_t **stack, size_t *cap, size_t n, grove_vid_t *buf)
+{
+    if (n < *cap)
+        return 0;
+    grove_vid_t *bigger = malloc(2 * *cap * sizeof(*bigger));
+    if (!bigger) {
+        errno = ENOMEM;
+        return -1;
+    }
+    memcpy(bigger, *stack, n * sizeof(*bigger));
+    if (*stack != buf)
+        free(*stack);
+    *stack = bigger;
+    *cap *= 2;
+    return 0;
+}
+
 /* Call fn on every ALLOC record strictly below v, descending only where
  * an annotation says records lie, until fn returns nonzero: that value,
  * 0, or -1 (ENOMEM).  O(the annotated part of v's subtree): for the API's
@@ -545,18 +562,9 @@ static int below_each(const grove_graph_t *g, grove_vid_t v, below_f fn, void *a
                 rc = fn(&g->recs[i], arg);
             if (rc || g->v[c].shared == GROVEP_NONE)
                 continue;
-            if (n == cap) {
-                grove_vid_t *bigger = malloc(2 * cap * sizeof(*bigger));
-                if (!bigger) {
-                    errno = ENOMEM;
-                    rc = -1;
-                    break;
-                }
-                memcpy(bigger, stack, n * sizeof(*stack));
-                if (stack != buf)
-                    free(stack);
-                stack = bigger;
-                cap *= 2;
+            if (grovep_vstack_room(&stack, &cap, n, buf) < 0) {
+                rc = -1;
+                break;
             }
             stack[n++] = c;
         }
