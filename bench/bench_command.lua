@@ -14,8 +14,8 @@
 -- Run it several times and take medians: the machine may be shared.
 --
 -- It must not assert like a spec: it measures and reports.
-local query = require "grove.query"
-local core = require "grove.core"
+local query = require("grove.query")
+local core = require("grove.core")
 
 local graph, jobspec = arg[1], arg[2]
 local format, out_path, policy = arg[3] or "simple", arg[4] or "/dev/null", arg[5] or "first"

@@ -16,7 +16,7 @@
 --
 -- It must not hold a policy of its own (it loads them from policies/) nor
 -- assert like a spec: it measures and reports.
-local grove = require "grove"
+local grove = require("grove")
 local core = grove.core
 
 local clock = os.clock -- CPU time: the machine may be shared

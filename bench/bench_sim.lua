@@ -32,19 +32,19 @@ local function write(path, text)
 end
 
 write(dir .. "/m256.lua", [[
-local grove = require "grove"
+local grove = require("grove")
 local R = grove.cluster.resources
 return grove.cluster "m256" {
   R.rack(4) { R.node(8, {hostnames = "n[0-31]"}) { R.socket(2) { R.core(4) } } } }
 ]])
 write(dir .. "/m4096.lua", [[
-local grove = require "grove"
+local grove = require("grove")
 local R = grove.cluster.resources
 return grove.cluster "m4096" {
   R.rack(64) { R.node(64, {hostnames = "n[0-4095]"}) { R.socket(2) { R.core(16) } } } }
 ]])
 write(dir .. "/m4096-1c.lua", [[
-local grove = require "grove"
+local grove = require("grove")
 local R = grove.cluster.resources
 return grove.cluster "m4096" {
   R.rack(64) { R.node(64, {hostnames = "n[0-4095]"}) { R.core(1) } } }

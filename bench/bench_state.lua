@@ -8,7 +8,7 @@
 -- Default recipes: the corpus's sierra and disaggr (350,000 vertices each).
 --
 -- It must not assert like a spec: it measures and reports.
-local core = require "grove.core"
+local core = require("grove.core")
 
 local clock = os.clock -- CPU time: the machine may be shared
 local corpus = (os.getenv "GROVE_CONFORMANCE" or "../shared/conformance") .. "/fluxion/grugs/"

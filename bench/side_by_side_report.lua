@@ -16,13 +16,11 @@ if not (workdir and sizes and thru and engines) then
   os.exit(2)
 end
 
-local function read(path)
-  local f = io.open(path, "r")
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
+-- grove.files from the source tree this script stands in (it runs under
+-- a plain lua5.4, without Grove's paths)
+local here = arg[0]:match("^(.*)/[^/]*$") or "."
+package.path = here .. "/../lua/?.lua;" .. package.path
+local read = require("grove.files").read
 
 local function median(t)
   if #t == 0 then return nil end

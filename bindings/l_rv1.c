@@ -2,6 +2,9 @@
  *
  *   core.rv1_decode(text [, source])   an R, or nil, message, "EINVAL"
  *   core.rv1_load(path)                an R, or nil, message, code
+ *   core.rv1_graph_load(path)          the graph of the R in the file (as
+ *                          rv1_load(path):to_graph(), errors with the line),
+ *                          or nil, message, code
  *   core.rv1_from_vertices(graph, {vertex, ...} [, opts])
  *                          R of exactly those vertices (as picks); opts:
  *                          start (default 0), ["end"] (default: open, so
@@ -459,6 +462,16 @@ static int l_to_graph(lua_State *L)
     return 1;
 }
 
+static int l_graph_load(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    struct grovel_graph *gr = grovel_new_graph_ud(L);
+    grove_error_t err = {{0}, 0};
+    if (!(gr->g = grove_rv1_graph_load(path, &err)))
+        return grovel_fail_err(L, errno, &err);
+    return 1;
+}
+
 static int l_vertices(lua_State *L)
 {
     grove_rv1_t *R = check_rv1(L, 1);
@@ -507,6 +520,7 @@ int grovel_open_rv1(lua_State *L)
     grovel_class_open(L, &rv1_class, methods);
     grovel_setfunc(L, "rv1_decode", l_decode);
     grovel_setfunc(L, "rv1_load", l_load);
+    grovel_setfunc(L, "rv1_graph_load", l_graph_load);
     grovel_setfunc(L, "rv1_from_vertices", l_from_vertices);
     grovel_setfunc(L, "rv1_from_graph", l_from_graph);
     return 0;

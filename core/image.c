@@ -19,6 +19,7 @@
  */
 #include <errno.h>
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,7 @@ void grove_image_destroy(grove_image_t *im)
     free(im->jobs);
     free(im->policy);
     json_decref(im->acquire);
+    free(im->source);
     free(im);
 }
 
@@ -248,6 +250,36 @@ static void bump_next_id(grove_matcher_t *m, grove_jobid_t next)
         grove_matcher_set_next_id(m, next);
 }
 
+/* Refuse a restore: err says "SOURCE: PLACE: reason", with the line of
+ * PLACE when the image came from a state file that still reads (the text
+ * was let go after reading; a refusal is rare enough to read it again).
+ * place is a path into a state file ("grove.jobs[2]"); store images name
+ * rows by vertex and job in the reason instead.  -1 with errno e. */
+static int restore_fail(const grove_image_t *im, grove_error_t *err, int e, const char *place,
+                        const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int restore_fail(const grove_image_t *im, grove_error_t *err, int e, const char *place,
+                        const char *fmt, ...)
+{
+    char reason[sizeof(((grove_error_t *)NULL)->text)];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof(reason), fmt, ap);
+    va_end(ap);
+    const char *src = im->source ? im->source : "restore";
+    if (im->source_is_file && place) {
+        grovep_errorf(err, e, "%s: %s: %s", src, place, reason);
+        size_t len;
+        grove_error_t scratch;
+        char *text = grovep_read_file(im->source, NULL, &len, &scratch);
+        grovep_json_place_line(err, im->source, text, text ? len : 0);
+        free(text);
+    } else {
+        grovep_errorf(err, e, "%s: %s", src, reason);
+    }
+    errno = e;
+    return -1;
+}
+
 /* The saved requests back to their jobs, so that re-planning works as it
  * did before the restart.  0 or -1 (EINVAL naming the job, ENOMEM). */
 static int restore_requests(const grove_image_t *im, grove_matcher_t *m, grove_error_t *err)
@@ -255,9 +287,11 @@ static int restore_requests(const grove_image_t *im, grove_matcher_t *m, grove_e
     for (size_t i = 0; i < im->njobs; i++) {
         const struct sjob *j = &im->jobs[i];
         grove_error_t e = {0};
+        char place[48];
+        snprintf(place, sizeof(place), "grove.jobs[%u].request", j->at);
         if (j->request && grove_matcher_set_request(m, j->job.id, j->request, &e) < 0)
-            return grovep_errorf(err, errno == ENOMEM ? ENOMEM : EINVAL, "restore: job %llu: %s",
-                                 (unsigned long long)j->job.id, e.text);
+            return restore_fail(im, err, errno == ENOMEM ? ENOMEM : EINVAL, place, "job %llu: %s",
+                                (unsigned long long)j->job.id, e.text);
     }
     return 0;
 }
@@ -302,9 +336,11 @@ int grove_image_restore_jobs(grove_image_t *im, grove_matcher_t *m, grove_error_
         if (u < im->njobs) {
             const grove_job_t *j = &im->jobs[u].job;
             if (grove_matcher_restore(mm, j) < 0) {
-                grovep_errorf(err, errno == ENOMEM ? ENOMEM : EINVAL,
-                              "restore: job %llu does not fit the graph (%s)",
-                              (unsigned long long)j->id, strerror(errno));
+                char place[32];
+                snprintf(place, sizeof(place), "grove.jobs[%u]", im->jobs[u].at);
+                restore_fail(im, err, errno == ENOMEM ? ENOMEM : EINVAL, place,
+                             "job %llu does not fit the graph (%s)", (unsigned long long)j->id,
+                             strerror(errno));
                 free(direct);
                 goto out;
             }
@@ -312,9 +348,12 @@ int grove_image_restore_jobs(grove_image_t *im, grove_matcher_t *m, grove_error_
             const struct srec *r = &im->recs[direct[u - im->njobs]];
             if (grove_vertex_allocate(g, r->v, r->job, r->amount, r->start, r->end, r->asked)
                 < 0) {
-                grovep_errorf(err, errno == ENOMEM ? ENOMEM : EINVAL,
-                              "restore: vertex %u: the record of job %llu does not fit (%s)", r->v,
-                              (unsigned long long)r->job, strerror(errno));
+                char place[64];
+                snprintf(place, sizeof(place), "nodes[%u].metadata.grove.records[%u]", r->v,
+                         r->at);
+                restore_fail(im, err, errno == ENOMEM ? ENOMEM : EINVAL, place,
+                             "vertex %u: the record of job %llu does not fit (%s)", r->v,
+                             (unsigned long long)r->job, strerror(errno));
                 free(direct);
                 goto out;
             }
@@ -329,24 +368,28 @@ int grove_image_restore_jobs(grove_image_t *im, grove_matcher_t *m, grove_error_
     for (size_t v = 0; v < im->slots; v++) {
         if (!grove_graph_has_vertex(g, (grove_vid_t)v))
             continue;
+        char place[32];
+        snprintf(place, sizeof(place), "nodes[%zu]", v);
         if (grovep_store_recs_hash(g, (grove_vid_t)v) != im->hrec[v]) {
-            grovep_errorf(err, EINVAL,
-                          "restore: vertex %zu: its records differ from the saved ones", v);
+            restore_fail(im, err, EINVAL, place,
+                         "vertex %zu: its records differ from the saved ones", v);
             goto out;
         }
         if (im->hbase
             && grovep_store_base_hash(g, (grove_vid_t)v,
                                       (int)grove_vertex_status(g, (grove_vid_t)v))
                    != im->hbase[v]) {
-            grovep_errorf(err, EINVAL, "restore: vertex %zu differs from its saved row", v);
+            restore_fail(im, err, EINVAL, place, "vertex %zu differs from its saved row", v);
             goto out;
         }
     }
     for (size_t i = 0; i < im->njobs; i++) {
         const grove_job_t *j = grove_matcher_job(mm, im->jobs[i].job.id);
         if (!j || grovep_store_job_hash(j) != im->jobs[i].hash) {
-            grovep_errorf(err, EINVAL, "restore: job %llu differs from its saved row",
-                          (unsigned long long)im->jobs[i].job.id);
+            char place[32];
+            snprintf(place, sizeof(place), "grove.jobs[%u]", im->jobs[i].at);
+            restore_fail(im, err, EINVAL, place, "job %llu differs from its saved row",
+                         (unsigned long long)im->jobs[i].job.id);
             goto out;
         }
     }
@@ -514,7 +557,8 @@ static int take_file_records(json_t *nodes, grove_image_t *im, grove_error_t *er
                                      "%s: nodes[%zu].metadata.grove.records[%zu]: expected "
                                      "{job, amount, start, end, exclusive}",
                                      path, i, k);
-            struct srec sr = {(grove_vid_t)i, (grove_jobid_t)job, amount, start, end, asked};
+            struct srec sr = {(grove_vid_t)i, (grove_jobid_t)job, amount, start, end, asked,
+                              (uint32_t)k};
             if (grovep_image_add_rec(im, &sr) < 0)
                 return grovep_errorf(err, ENOMEM, "out of memory");
         }
@@ -603,6 +647,7 @@ static int file_jobs(grove_image_t *im, const json_t *jobs, const json_t *ids,
         if (!sj)
             return grovep_errorf(err, ENOMEM, "out of memory");
         sj->job.id = (grove_jobid_t)id;
+        sj->at = (uint32_t)i;
         sj->job.state = strcmp(state, "reserved") ? GROVE_JOB_ALLOCATED : GROVE_JOB_RESERVED;
         sj->job.start = start;
         sj->job.end = json_is_null(end) ? GROVE_TIME_MAX : json_integer_value(end);
@@ -689,6 +734,11 @@ grove_image_t *grove_image_read_file(const char *path, grove_error_t *err)
         grovep_errorf(err, ENOMEM, "out of memory");
         goto fail;
     }
+    if (!(im->source = strdup(path))) {
+        grovep_errorf(err, ENOMEM, "out of memory");
+        goto fail;
+    }
+    im->source_is_file = true;
     if (take_file_records(nodes, im, err, path) < 0)
         goto fail;
     grove_graph_destroy(im->g);

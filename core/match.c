@@ -3480,7 +3480,12 @@ int grove_matcher_restore(grove_matcher_t *m, const grove_job_t *src)
     memcpy(j->picks, src->picks, src->npicks * sizeof(*j->picks));
     qsort(j->picks, j->npicks, sizeof(*j->picks), cmp_pick);
     for (size_t i = 0; i < j->npicks; i++) {
-        if (!grove_graph_has_vertex(m->g, j->picks[i].v)) {
+        const grove_pick_t *p = &j->picks[i];
+        /* a saved job is recorded without the matcher's checks: a unit
+         * count its vertex cannot hold is refused here */
+        if (!grove_graph_has_vertex(m->g, p->v)
+            || (p->leaf && !p->exclusive
+                && (p->amount <= 0 || p->amount > m->g->v[p->v].size))) {
             free(imp);
             job_free(j);
             errno = EINVAL;

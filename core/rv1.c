@@ -29,6 +29,7 @@
 
 #include "error_private.h"
 #include "json_private.h"
+#include "limit.h"
 #include "util.h"
 #include "rv1_private.h"
 
@@ -96,6 +97,7 @@ grove_rv1_t *grove_rv1_create(void)
     R->nslots = -1;
     R->has_execution = true;
     R->has_nodelist = true;
+    R->rlite_over = SIZE_MAX;
     return R;
 }
 
@@ -500,6 +502,9 @@ static int parse_rlite_list(grove_rv1_t *R, struct pctx *x, const json_t *rl)
     char path[96];
     size_t i;
     const json_t *e;
+    grove_limits_t lim;
+    grove_limits_get(&lim);
+    uint64_t named = 0; /* resources the entries so far name, saturating */
     json_array_foreach(rl, i, e) {
         if (!json_is_object(e))
             return pfail(x, "execution.R_lite[%zu]: expected an object, got %s", i, jtype(e));
@@ -548,6 +553,13 @@ static int parse_rlite_list(grove_rv1_t *R, struct pctx *x, const json_t *rl)
             }
             kids[k++] = (struct rv1_kid){(uint32_t)t, ids};
         }
+        uint64_t each = 1;
+        for (size_t j = 0; j < k; j++)
+            each += grove_idset_count(kids[j].ids);
+        uint64_t nr = grove_idset_count(ranks);
+        named = each > (UINT64_MAX - named) / nr ? UINT64_MAX : named + each * nr;
+        if (named > lim.members && R->rlite_over == SIZE_MAX)
+            R->rlite_over = i;
         for (unsigned r = grove_idset_first(ranks); rc == 0 && r != GROVE_IDSET_INVALID;
              r = grove_idset_next(ranks, r)) {
             if (R->n > 0 && R->r[R->n - 1].rank >= r)

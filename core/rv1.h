@@ -239,6 +239,13 @@ grove_rv1_t *grove_rv1_from_graph(const grove_graph_t *g, int flags, grove_error
  * scheduling graph; err says where) or ENOMEM. */
 grove_graph_t *grove_rv1_to_graph(const grove_rv1_t *R, grove_error_t *err);
 
+/* A new graph for the R in the file at path: grove_rv1_load, then
+ * grove_rv1_to_graph, with the text at hand to the end, so that every
+ * refusal (an R_lite past the members limit, a bad scheduling graph) names
+ * the file and line as well as the place.  NULL with the errno of either
+ * (EOVERFLOW past the limit). */
+grove_graph_t *grove_rv1_graph_load(const char *path, grove_error_t *err);
+
 /* The vertices of g that the shard R names (see the header comment), as a
  * new sorted array *vids (caller frees; NULL when *n is 0) of *n entries.
  * 0, or -1 with ENOENT (a rank or child id of R not in g; err says which)

@@ -19,6 +19,7 @@
 
 #include "limit.h"
 #include "error_private.h"
+#include "json_private.h"
 #include "util.h"
 #include "jgf.h"
 #include "rv1_private.h"
@@ -525,7 +526,10 @@ static grove_vid_t add_vertex(grove_graph_t *g, grove_vid_t parent, const grove_
 
 /* Refuse an R whose R_lite would expand to more vertices than the
  * members limit, before any is built: a 151-byte R can name four billion
- * cores. */
+ * cores.  The message names the R_lite entry at which the entries as read
+ * passed the limit (they count a rank named twice twice, so they pass it
+ * whenever the merged ranks do), so that a reader of the text can give
+ * its line. */
 static int rlite_within_limit(const grove_rv1_t *R, grove_error_t *err)
 {
     grove_limits_t lim;
@@ -537,12 +541,15 @@ static int rlite_within_limit(const grove_rv1_t *R, grove_error_t *err)
             if (kd)
                 n += grove_idset_count(kd->ids);
         }
-    if (n > lim.members)
-        return grovep_errorf(err, EOVERFLOW,
-                             "R: its R_lite names more than %llu resources (the limit: "
-                             "GROVE_MAX_MEMBERS)",
-                             (unsigned long long)lim.members);
-    return 0;
+    if (n <= lim.members)
+        return 0;
+    char place[48] = "execution.R_lite";
+    if (R->rlite_over != SIZE_MAX)
+        snprintf(place, sizeof(place), "execution.R_lite[%zu]", R->rlite_over);
+    return grovep_errorf(err, EOVERFLOW,
+                         "%s: with this entry the R_lite names more than %llu resources "
+                         "(the limit: GROVE_MAX_MEMBERS)",
+                         place, (unsigned long long)lim.members);
 }
 
 static grove_graph_t *graph_of_rlite(const grove_rv1_t *R, grove_error_t *err)
@@ -630,6 +637,30 @@ grove_graph_t *grove_rv1_to_graph(const grove_rv1_t *R, grove_error_t *err)
     if (readable_graph(R->scheduling))
         return graph_of_scheduling(R, err);
     return graph_of_rlite(R, err);
+}
+
+static void *graph_of_text(const char *text, size_t len, const char *source, const void *arg,
+                           grove_error_t *err)
+{
+    (void)arg;
+    grove_rv1_t *R = grove_rv1_decode(text, len, source, err);
+    if (!R)
+        return NULL;
+    grove_graph_t *g = grove_rv1_to_graph(R, err);
+    int saved = errno;
+    grove_rv1_destroy(R);
+    if (!g && err && err->line == 0) {
+        /* the text is still here: give the place its line */
+        grove_error_prefix(err, source);
+        grovep_json_place_line(err, source, text, len);
+    }
+    errno = saved;
+    return g;
+}
+
+grove_graph_t *grove_rv1_graph_load(const char *path, grove_error_t *err)
+{
+    return grovep_load_file(path, NULL, graph_of_text, NULL, err);
 }
 
 /* ---- shards onto vertices ------------------------------------------------------- */

@@ -50,6 +50,11 @@ struct grove_rv1 {
     json_t *scheduling;             /* NULL if none */
     json_t *extra;                  /* other top-level keys, or NULL */
     json_t *exec_extra;             /* other execution keys, or NULL */
+    /* As read from text: the first R_lite entry at which the entries so far
+     * name more resources (ranks times one plus their children) than the
+     * members limit allows in a graph, so that building the graph can name
+     * the place it refuses; SIZE_MAX when none does or R was not read. */
+    size_t rlite_over;
 };
 
 /* ---- in rv1.c ---------------------------------------------------------- */

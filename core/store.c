@@ -1306,7 +1306,7 @@ static int read_records(struct reader *x)
         }
         struct srec rec = {(grove_vid_t)vid, (grove_jobid_t)sqlite3_column_int64(st, 1),
                            sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3),
-                           sqlite3_column_int64(st, 4), sqlite3_column_int(st, 5) != 0};
+                           sqlite3_column_int64(st, 4), sqlite3_column_int(st, 5) != 0, 0};
         sum += grovep_store_rec_hash(rec.job, rec.amount, rec.start, rec.end, rec.asked);
         cnt++;
         if (grovep_image_add_rec(x->im, &rec) < 0) {
@@ -1520,6 +1520,11 @@ grove_image_t *grove_store_read(grove_store_t *s, grove_error_t *err)
         goto fail;
     }
     if (!(im = grovep_image_new((size_t)slots))) {
+        grovep_errorf(err, ENOMEM, "out of memory");
+        goto fail;
+    }
+    if (asprintf(&im->source, "store %s", s->path) < 0) {
+        im->source = NULL;
         grovep_errorf(err, ENOMEM, "out of memory");
         goto fail;
     }

@@ -25,6 +25,7 @@ struct srec {
     grove_jobid_t job;
     int64_t amount, start, end;
     bool asked;
+    uint32_t at; /* state file: its index in the node's record list */
 };
 
 /* A saved job and the hash it must have once restored. */
@@ -32,6 +33,7 @@ struct sjob {
     grove_job_t job; /* picks owned */
     uint64_t hash;
     char *request;   /* owned: the job's request (grove_matcher_request), or NULL */
+    uint32_t at;     /* state file: its index in grove.jobs */
 };
 
 struct grove_image {
@@ -50,6 +52,11 @@ struct grove_image {
     char *policy;
     grove_jobid_t next_id;
     json_t *acquire;    /* NULL: none saved */
+    /* Where the image came from, for restore's messages: the state file's
+     * path (its text is read again to give a refusal its line), or "store
+     * PATH"; NULL: unknown. */
+    char *source;
+    bool source_is_file;
 };
 
 /* A new image of slots vertices with an empty graph; NULL with ENOMEM. */

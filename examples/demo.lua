@@ -8,7 +8,7 @@
 -- from policies/, each result written as R and as a tree, jobs that do not
 -- fit now reserved in the future, then cancelled, with the machine's state
 -- shown as it changes.
-local grove = require "grove"
+local grove = require("grove")
 local core = grove.core
 local R = grove.cluster.resources
 local rack, node, socket, corev, gpu, memory =

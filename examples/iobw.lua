@@ -8,7 +8,7 @@
 --
 --   local g = dofile "examples/iobw.lua"
 --   g:vertex("/io0/rack1/io5"):parent("iobw")  --> /io0/rack1/leaf0
-local grove = require "grove"
+local grove = require("grove")
 local C = grove.cluster
 local R = C.resources
 local rack, node, socket, core, memory, pfs, leaf, bandwidth =

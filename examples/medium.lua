@@ -5,7 +5,7 @@
 -- apart.
 --
 --   local g = dofile "examples/medium.lua"
-local grove = require "grove"
+local grove = require("grove")
 local R = grove.cluster.resources
 local rack, node, socket, core, gpu, memory =
   R.rack, R.node, R.socket, R.core, R.gpu, R.memory

@@ -7,7 +7,7 @@
 --
 --   local g = dofile "examples/power.lua"
 --   g:vertex("/powerpanel0/pdu1/node18", "power")   -- rack1's first node
-local grove = require "grove"
+local grove = require("grove")
 local C = grove.cluster
 local R = C.resources
 local rack, pdu, node, socket, core, gpu, memory, powerpanel, power =

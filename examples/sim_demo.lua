@@ -6,8 +6,9 @@
 -- 2,000 jobs from the Lublin-Feitelson model (grove.sim.gen) for a machine
 -- of 128 cores (16 nodes of 2 sockets x 4 cores), estimates twice the run
 -- time, run through grove.sim with fcfs and with easy backfilling.
-local grove = require "grove"
+local grove = require("grove")
 local sim = grove.sim
+local plot = require("grove.sim.plot")
 local R = grove.cluster.resources
 
 local function machine()
@@ -29,20 +30,15 @@ for _, queue in ipairs{"fcfs", "easy"} do
   results[#results + 1] = s:result{wall = os.clock() - t0}
 end
 
-local rows = {
-  {"jobs", "jobs", "%d"},
-  {"mean wait (s)", "wait_mean", "%.0f"},
-  {"median wait (s)", "wait_median", "%d"},
-  {"95th percentile wait (s)", "wait_p95", "%d"},
-  {"mean bounded slowdown", "bounded_slowdown", "%.2f"},
-  {"utilization", "utilization", "%.3f"},
-  {"makespan (s)", "makespan", "%d"},
-  {"jobs per second simulated", "jobs_per_second", "%.0f"},
-}
+-- the metrics in the order `grove sim --compare` shows them: whole
+-- numbers as they are, others to three places
 print(("2000 generated jobs on %d cores"):format(results[1].units))
 print(("%-28s %12s %12s"):format("", "fcfs", "easy"))
-for _, r in ipairs(rows) do
-  local a = (r[3]):format(results[1][r[2]])
-  local b = (r[3]):format(results[2][r[2]])
-  print(("%-28s %12s %12s"):format(r[1], a, b))
+for _, m in ipairs(plot.compared) do
+  local v = {}
+  for i = 1, 2 do
+    local x = results[i][m[1]]
+    v[i] = math.type(x) == "integer" and tostring(x) or ("%.3f"):format(x)
+  end
+  print(("%-28s %12s %12s"):format(m[2], v[1], v[2]))
 end

@@ -23,7 +23,8 @@
 -- reported but not counted as a failure, and one of them passing is a
 -- failure until it is taken off the list (the list only shrinks).  The
 -- run ends with one figure: cases that pass of cases compared.
-local query = require "grove.query"
+local gfiles = require("grove.files")
+local query = require("grove.query")
 
 local script_dir = arg and arg[0] and arg[0]:match("^(.*)/[^/]*$") or "scripts"
 local top = script_dir .. "/.."
@@ -57,13 +58,7 @@ local function shq(s)
   return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
 end
 
-local function read_file(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local read_file = gfiles.read
 
 local function write_file(path, text)
   local f = assert(io.open(path, "wb"))
@@ -392,7 +387,7 @@ end
 -- one, rounding 0.1 s up to 1 s, as RFC 14 allows a floating-point duration.
 local ACCEPTED = {["duration/test003.yaml"] = true}
 do
-  local core = require "grove.core"
+  local core = require("grove.core")
   for _, d in ipairs({"validation/valid", "validation/invalid", "duration"}) do
     local p = io.popen("ls " .. shq(F .. "/jobspecs/" .. d) .. " 2>/dev/null")
     local files = {}

@@ -7,10 +7,10 @@
 -- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
 -- not be copied here.
 -- luacheck: no max string line length
-local core = require "grove.core"
-local exe = require "exe_helper"
-local expect = require "expect"
-local replay = require "grove.replay"
+local core = require("grove.core")
+local exe = require("exe_helper")
+local expect = require("expect")
+local replay = require("grove.replay")
 
 local FIX = "spec/fixtures/acquire/"
 

@@ -9,10 +9,10 @@
 -- This file holds only specs: what several specs share lives in expect.lua
 -- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
 -- not be copied here.
-local core = require "grove.core"
-local expect = require "expect"
-local grove = require "grove"
-local replay = require "grove.replay"
+local core = require("grove.core")
+local expect = require("expect")
+local grove = require("grove")
+local replay = require("grove.replay")
 
 local C = grove.cluster
 local R = C.resources

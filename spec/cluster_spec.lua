@@ -5,14 +5,14 @@
 -- This file holds only specs: what several specs share lives in expect.lua
 -- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
 -- not be copied here.
-local grove = require "grove"
+local grove = require("grove")
 
 local C = grove.cluster
 local R = C.resources
 local rack, node, socket, core, gpu, memory = R.rack, R.node, R.socket, R.core, R.gpu, R.memory
 local subsystem, link = C.subsystem, C.link
 
-local exe = require "exe_helper"
+local exe = require("exe_helper")
 
 local corpus = (os.getenv("GROVE_CONFORMANCE") or "../shared/conformance") .. "/fluxion"
 

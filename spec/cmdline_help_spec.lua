@@ -4,7 +4,7 @@
 -- This file holds only specs: what several specs share lives in expect.lua
 -- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
 -- not be copied here.
-local exe = require "exe_helper"
+local exe = require("exe_helper")
 
 local GROVE, run = exe.GROVE, exe.run
 

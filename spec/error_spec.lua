@@ -6,7 +6,7 @@
 -- This file holds only specs: what several specs share lives in expect.lua
 -- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
 -- not be copied here.
-local core = require "grove.core"
+local core = require("grove.core")
 
 describe("error codes", function()
   local dir = os.getenv("TMPDIR") or "/tmp"

@@ -7,7 +7,7 @@
 --   expect.raises(function() h:nth "x" end, "bad argument #1 to 'nth'")
 --
 -- This module holds only such assertions: no fixtures, graphs or specs.
-local assert = require "luassert"
+local assert = require("luassert")
 
 local M = {}
 

@@ -5,7 +5,8 @@
 -- This file holds only specs: what several specs share lives in expect.lua
 -- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
 -- not be copied here.
-local core = require "grove.core"
+local core = require("grove.core")
+local methods = require("methods_helper")
 
 local failed = require("expect").fails
 
@@ -23,6 +24,30 @@ local function small(nodes, cores)
     end
   end
   return g, root, rack
+end
+
+-- small(2, 2) with node1 (one unit) held by job: g and node1.
+local function node1_held(job)
+  local g = small(2, 2)
+  local n = g:vertex("/cluster0/rack0/node1")
+  assert(n:allocate(1, job))
+  return g, n
+end
+
+-- small(3, cores) with a pool of 16 GB of memory in node0: g and the pool.
+local function with_memory(cores)
+  local g = small(3, cores)
+  local mem = g:add_vertex { type = "memory", size = 16, unit = "GB" }
+  g:add_child(g:vertex("/cluster0/rack0/node0"), mem)
+  return g, mem
+end
+
+-- The load the aggregate and copy specs put on with_memory's graph: node1
+-- down, 6 GB of the pool to job 1 and core k of node2 to job 2.
+local function load(g, mem, k)
+  g:vertex("/cluster0/rack0/node1"):set_status("down")
+  assert(mem:allocate(6, 1))
+  assert(g:vertex("/cluster0/rack0/node2/core" .. k):allocate(1, 2))
 end
 
 local function paths(list)
@@ -54,15 +79,10 @@ describe("grove.core.graph", function()
     it("applies RFC 4 defaults", function()
       local g = core.graph()
       local v = g:add_vertex { type = "node" }
-      assert.are.equal("node", v:type())
-      assert.are.equal("node", v:basename())
-      assert.are.equal("node", v:name())
+      methods.answer(v, {type = "node", basename = "node", name = "node", size = 1, unit = "",
+        status = "up", vid = 0})
       assert.is_nil(v:id())
       assert.is_nil(v:rank())
-      assert.are.equal(1, v:size())
-      assert.are.equal("", v:unit())
-      assert.are.equal("up", v:status())
-      assert.are.equal(0, v:vid())
       assert.matches("^%x+%-%x+%-4%x+%-[89ab]%x+%-%x+$", v:uuid())
       local w = g:add_vertex { type = "node", id = 7 }
       assert.are.equal("node7", w:name())
@@ -78,15 +98,9 @@ describe("grove.core.graph", function()
         unit = "GB", uuid = u, status = "drained",
         properties = { arch = "x86", speed = 3200 }, tags = { hot = true, owner = "ops" },
       }
-      assert.are.equal("bank", v:name())
-      assert.are.equal(2, v:id())
-      assert.are.equal(5, v:rank())
-      assert.are.equal(32, v:size())
-      assert.are.equal("GB", v:unit())
-      assert.are.equal(u, v:uuid())
-      assert.are.equal("drained", v:status())
-      assert.are.same({ arch = "x86", speed = "3200" }, v:properties())
-      assert.are.same({ hot = true, owner = "ops" }, v:tags())
+      methods.answer(v, {name = "bank", id = 2, rank = 5, size = 32, unit = "GB", uuid = u,
+        status = "drained", properties = { arch = "x86", speed = "3200" },
+        tags = { hot = true, owner = "ops" }})
       assert.are.equal(v, g:vertex(u))
     end)
 
@@ -430,14 +444,10 @@ describe("grove.core.graph", function()
 
   describe("aggregate", function()
     it("counts available units by type, prunes zeros, skips unavailable subtrees", function()
-      local g = small(3, 4)
-      local mem = g:add_vertex { type = "memory", size = 16, unit = "GB" }
-      g:add_child(g:vertex("/cluster0/rack0/node0"), mem)
+      local g, mem = with_memory(4)
       assert.are.same({ cluster = 1, rack = 1, node = 3, core = 12, memory = 16 },
         g:aggregate())
-      g:vertex("/cluster0/rack0/node1"):set_status("down")
-      assert(mem:allocate(6, 1))
-      assert(g:vertex("/cluster0/rack0/node2/core0"):allocate(1, 2))
+      load(g, mem, 0)
       assert.are.same({ cluster = 1, rack = 1, node = 2, core = 7, memory = 10 },
         g:aggregate())
       -- a vertex: its subtree only
@@ -487,12 +497,8 @@ describe("grove.core.graph", function()
 
   describe("copy", function()
     it("keeps only what is available, sizes set to available, no records", function()
-      local g = small(3, 2)
-      local mem = g:add_vertex { type = "memory", size = 16, unit = "GB" }
-      g:add_child(g:vertex("/cluster0/rack0/node0"), mem)
-      assert(mem:allocate(6, 1))
-      g:vertex("/cluster0/rack0/node1"):set_status("down")
-      assert(g:vertex("/cluster0/rack0/node2/core1"):allocate(1, 2))
+      local g, mem = with_memory(2)
+      load(g, mem, 1)
       local c = g:copy()
       assert.are.same({
         "/cluster0", "/cluster0/rack0", "/cluster0/rack0/node0",
@@ -546,9 +552,7 @@ describe("grove.core.graph", function()
 
   describe("duplicate", function()
     it("copies everything, records and vertex ids included", function()
-      local g = small(2, 2)
-      local n = g:vertex("/cluster0/rack0/node1")
-      assert(n:allocate(1, 9))
+      local g, n = node1_held(9)
       n:set_property("arch", "x86")
       local d = g:duplicate()
       assert.are.equal(g:count(), d:count())
@@ -649,9 +653,7 @@ describe("grove.core.graph", function()
 
   describe("extract", function()
     it("builds a graph of exactly the listed vertices with their records", function()
-      local g = small(2, 2)
-      local n = g:vertex("/cluster0/rack0/node1")
-      assert(n:allocate(1, 3))
+      local g, n = node1_held(3)
       local list = g:find { name = "node1" }
       local x = g:extract(list)
       assert.are.equal(5, x:count())

@@ -4,7 +4,7 @@
 -- This file holds only specs: what several specs share lives in expect.lua
 -- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
 -- not be copied here.
-local core = require "grove.core"
+local core = require("grove.core")
 local failed = require("expect").fails
 
 local corpus = (os.getenv("GROVE_CONFORMANCE") or "../shared/conformance")

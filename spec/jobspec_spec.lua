@@ -4,8 +4,8 @@
 -- This file holds only specs: what several specs share lives in expect.lua
 -- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
 -- not be copied here.
-local core = require "grove.core"
-local J = require "grove.jobspec"
+local core = require("grove.core")
+local J = require("grove.jobspec")
 
 local FIX = "spec/fixtures/jobspec/"
 local CORPUS = os.getenv("GROVE_CONFORMANCE") or "../shared/conformance"

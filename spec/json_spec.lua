@@ -1,8 +1,8 @@
 -- grove.core.json_decode / json_encode: JSON files of Grove's own Lua code
 -- through the same reader and writer as the rest of Grove.  Only these
 -- two functions are tested here.
-local core = require "grove.core"
-local expect = require "expect"
+local core = require("grove.core")
+local expect = require("expect")
 
 describe("grove.core JSON", function()
   it("decodes objects, arrays, numbers and strings; null is nil", function()

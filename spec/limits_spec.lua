@@ -5,9 +5,9 @@
 --
 -- This file holds only specs: what several specs share lives in expect.lua
 -- and the spec/*_helper.lua modules, and must not be copied here.
-local core = require "grove.core"
-local exe = require "exe_helper"
-local expect = require "expect"
+local core = require("grove.core")
+local exe = require("exe_helper")
+local expect = require("expect")
 
 local zero = "/dev/zero: byte 0 is NUL: not a text file"
 local corpus = os.getenv "GROVE_CONFORMANCE" or "../shared/conformance"
@@ -36,14 +36,16 @@ describe("every file loader", function()
   it("refuses an R that names four billion cores when it is read as a graph", function()
     local path = os.tmpname()
     local f = assert(io.open(path, "w"))
-    f:write('{"version":1,"execution":{"R_lite":[{"rank":"0","children":'
-      .. '{"core":"0-4294967294"}}],"starttime":0,"expiration":0}}')
+    f:write('{"version":1,"execution":{"R_lite":[{"rank":"0","children":{"core":"0-3"}},\n'
+      .. '{"rank":"1","children":\n{"core":"0-4294967294"}}],"starttime":0,"expiration":0}}')
     f:close()
+    local why = path .. ":2: execution.R_lite[1]: with this entry the R_lite names more than "
+      .. "16777216 resources (the limit: GROVE_MAX_MEMBERS)"
+    expect.fails("EOVERFLOW", why, core.rv1_graph_load(path))
     local out, rc = exe.run(exe.GROVE .. " query -f rv1exec -L " .. path .. " </dev/null")
     os.remove(path)
     assert.equal(1, rc)
-    assert.equal("grove query: cannot load " .. path .. ": R: its R_lite names more than "
-      .. "16777216 resources (the limit: GROVE_MAX_MEMBERS)\n", out)
+    assert.equal("grove query: cannot load " .. path .. ": " .. why .. "\n", out)
   end)
 
   it("counts a recipe's vertices before building any, and checks its pool sizes", function()
@@ -86,7 +88,7 @@ describe("every file loader", function()
   end)
 
   it("holds the cluster DSL's pool sizes to GROVE_MAX_SIZE", function()
-    local C = require "grove.cluster"
+    local C = require("grove.cluster")
     local node, memory = C.resources.node, C.resources.memory
     assert.has_error(function()
       C "c" { node(1) { memory(1, {size = (1 << 53) + 1}) } }

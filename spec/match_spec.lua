@@ -6,9 +6,9 @@
 -- This file holds only specs: what several specs share lives in expect.lua
 -- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
 -- not be copied here.
-local core = require "grove.core"
-local expect = require "expect"
-local match = require "match_helper"
+local core = require("grove.core")
+local expect = require("expect")
+local match = require("match_helper")
 
 local CORPUS = os.getenv("GROVE_CONFORMANCE") or "../shared/conformance"
 
@@ -218,19 +218,21 @@ describe("xor_slot alternatives", function()
     return n
   end
 
-  it("takes the first alternative that fits", function()
-    local m = core.matcher(tiny())
-    local j = assert(m:match(alternatives(1)))
-    assert.equal(8, count(j, "core"))
-    assert.equal(1, count(j, "gpu"))
-  end)
+  -- the cores and GPUs a job holds
+  local function units(job)
+    return {core = count(job, "core"), gpu = count(job, "gpu")}
+  end
 
-  it("passes over an alternative that does not fit for the next", function()
-    local m = core.matcher(tiny())
-    local j = assert(m:match(alternatives(2)))
-    assert.equal(10, count(j, "core"))
-    assert.equal(0, count(j, "gpu"))
-  end)
+  -- name, GPUs the first alternative asks, what the job holds
+  for _, case in ipairs {
+    {"takes the first alternative that fits", 1, {core = 8, gpu = 1}},
+    {"passes over an alternative that does not fit for the next", 2, {core = 10, gpu = 0}},
+  } do
+    it(case[1], function()
+      local m = core.matcher(tiny())
+      assert.same(case[3], units(assert(m:match(alternatives(case[2])))))
+    end)
+  end
 
   it("reserves the earliest instant any alternative fits, not the first alternative", function()
     local m = core.matcher(tiny())
@@ -239,8 +241,7 @@ describe("xor_slot alternatives", function()
     assert(m:match(match.jobspec({{type = "core", count = 72}}, 50)))
     local j = assert(m:match(alternatives(1), "allocate_orelse_reserve"))
     assert.equal(50, j.start)
-    assert.equal(10, count(j, "core"))
-    assert.equal(0, count(j, "gpu"))
+    assert.same({core = 10, gpu = 0}, units(j))
   end)
 
   it("finds nothing when no alternative fits", function()

@@ -5,8 +5,8 @@
 --
 -- This file holds only specs: what several specs share lives in expect.lua
 -- and the spec/*_helper.lua modules, and must not be copied here.
-local core = require "grove.core"
-local mh = require "match_helper"
+local core = require("grove.core")
+local mh = require("match_helper")
 
 local function R(ranks)
   return {version = 1, execution = {R_lite = {{rank = ranks, children = {core = "0-3"}}}}}
@@ -67,13 +67,19 @@ describe("reservations and direct allocations", function()
   end)
 end)
 
--- Four targets of four cores, one group, v1; jobs 1-2 run on targets 0-1
--- until 100, job 3 is reserved on two nodes from 100.
-local function busy()
+-- Four targets of four cores, one group, v1, with no jobs yet.
+local function empty()
   local g = core.graph()
   local m = core.matcher(g)
   local a = core.acquire(g, m, {protocol = "v1"})
   assert(a:apply{type = "grow", resources = R("0-3"), online = "0-3", offline = ""})
+  return a, g, m
+end
+
+-- The targets of empty(); jobs 1-2 run on targets 0-1 until 100, job 3 is
+-- reserved on two nodes from 100.
+local function busy()
+  local a, g, m = empty()
   assert(m:match(cores(4, 100), "allocate"))
   assert(m:match(cores(4, 100), "allocate"))
   assert(m:match(nodes(2, 100), "allocate"))
@@ -138,15 +144,6 @@ describe("jobs that lose resources", function()
     assert.equal("1-3", ranks_of(m, 4))
   end)
 end)
-
--- The targets of busy(), with no jobs yet.
-local function empty()
-  local g = core.graph()
-  local m = core.matcher(g)
-  local a = core.acquire(g, m, {protocol = "v1"})
-  assert(a:apply{type = "grow", resources = R("0-3"), online = "0-3", offline = ""})
-  return a, g, m
-end
 
 describe("jobs registered again from their R", function()
   it("hold exactly what their R names, in their window, and plan again from a request", function()

@@ -5,9 +5,9 @@
 -- This file holds only specs: what several specs share lives in expect.lua
 -- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
 -- not be copied here.
-local core = require "grove.core"
-local expect = require "expect"
-local match = require "match_helper"
+local core = require("grove.core")
+local expect = require("expect")
+local match = require("match_helper")
 
 local function parse(text)
   return assert(core.policy_parse(text, "inline.lua"))
@@ -62,25 +62,28 @@ local function ctx_when(cond)
 end
 
 describe("ctx", function()
-  it("carries the whole request where the walk passes through a rack", function()
-    assert.equal("{attributes={system={duration=600} user={team=blue}} count=2 duration=600 "
-      .. "end=600 found={core=0 node=0} job=1 need={core=4 node=2} slot={core=2} slots=2 "
-      .. "start=0 total={core=4 node=2} type=node}", ctx_when("v:type() == 'rack'"))
-  end)
+  -- ctx as prune sees it where cond holds: the request is the same at
+  -- every level; count, found, need and type say where the walk is.
+  local function ctx_text(count, found, need, type)
+    return ("{attributes={system={duration=600} user={team=blue}} count=%d duration=600 "
+      .. "end=600 found={%s} job=1 need={%s} slot={core=2} slots=2 start=0 "
+      .. "total={core=4 node=2}%s}"):format(count, found, need, type and " type=" .. type or "")
+  end
 
-  it("counts what is found: at the second node, one node and two cores are", function()
-    assert.equal("{attributes={system={duration=600} user={team=blue}} count=1 duration=600 "
-      .. "end=600 found={core=2 node=1} job=1 need={core=2 node=1} slot={core=2} slots=2 "
-      .. "start=0 total={core=4 node=2} type=node}",
-      ctx_when("v:type() == 'node' and ctx.found.node == 1"))
-  end)
-
-  it("inside a slot names no type, and only the types below the slot in need", function()
+  -- name, cond, count, found, need, type
+  for _, c in ipairs {
+    {"carries the whole request where the walk passes through a rack",
+      "v:type() == 'rack'", 2, "core=0 node=0", "core=4 node=2", "node"},
+    {"counts what is found: at the second node, one node and two cores are",
+      "v:type() == 'node' and ctx.found.node == 1", 1, "core=2 node=1", "core=2 node=1", "node"},
     -- the slot's home is searched below the node just taken: no core yet
-    assert.equal("{attributes={system={duration=600} user={team=blue}} count=0 duration=600 "
-      .. "end=600 found={core=0 node=1} job=1 need={core=4} slot={core=2} slots=2 start=0 "
-      .. "total={core=4 node=2}}", ctx_when("v:type() == 'core'"))
-  end)
+    {"inside a slot names no type, and only the types below the slot in need",
+      "v:type() == 'core'", 0, "core=0 node=1", "core=4", nil},
+  } do
+    it(c[1], function()
+      assert.equal(ctx_text(c[3], c[4], c[5], c[6]), ctx_when(c[2]))
+    end)
+  end
 
   it("gives prune and score the same count for the same candidate", function()
     local m = core.matcher(machine())
@@ -139,10 +142,9 @@ local function node_paths(j)
   return out
 end
 
-describe("the example rack filter (examples/policies/rackfit.lua)", function()
-  it("skips racks with fewer free cores than the request still needs", function()
-    local g = machine()
-    local m = core.matcher(g)
+describe("the example policies (examples/policies/)", function()
+  it("rackfit.lua skips racks with fewer free cores than the request still needs", function()
+    local m = core.matcher(machine())
     -- rack0 keeps 2 free cores: one job of 3 cores on each of its nodes
     for _ = 1, 2 do assert(m:match(match.nodes_yaml(1, 3, nil, 600))) end
     assert.same({"/cluster0/rack0/node0", "/cluster0/rack0/node1"},
@@ -151,12 +153,9 @@ describe("the example rack filter (examples/policies/rackfit.lua)", function()
     assert.same({"/cluster0/rack1/node2", "/cluster0/rack1/node3"},
       node_paths(assert(m:match(REQUEST))))
   end)
-end)
 
-describe("the example aftercare policy (examples/policies/aftercare.lua)", function()
-  it("takes the nodes that stay free after the job ends", function()
-    local g = machine()
-    local m = core.matcher(g)
+  it("aftercare.lua takes the nodes that stay free after the job ends", function()
+    local m = core.matcher(machine())
     -- node0 and node1 reserved from 600 s on: fill all for 600 s, reserve
     -- two nodes after it, give the fill back
     local fill = assert(m:match(match.nodes_yaml(4, 4, nil, 600)))
@@ -173,13 +172,19 @@ describe("the example aftercare policy (examples/policies/aftercare.lua)", funct
     assert.same({"/cluster0/rack1/node2", "/cluster0/rack1/node3"}, node_paths(j))
   end)
 end)
+
 describe("views in hooks", function()
-  it("answer for the window being tried: a reservation sees what is free then", function()
-    local g = machine()
-    local m = core.matcher(g)
-    -- every core busy for an hour
+  -- A matcher on machine() with every core busy for the first hour, under
+  -- the policy of text.
+  local function busy_hour(text)
+    local m = core.matcher(machine())
     assert(m:match(match.nodes_yaml(4, 4, nil, 3600)))
-    assert(m:set_policy(parse([[
+    assert(m:set_policy(parse(text)))
+    return m
+  end
+
+  it("answer for the window being tried: a reservation sees what is free then", function()
+    local m = busy_hour([[
       return {
         prune_types = "node",
         prune = function(v, ctx)
@@ -188,17 +193,14 @@ describe("views in hooks", function()
           if ctx.start == 0 then assert(free == 0, "all busy now") end
           return free < 2
         end,
-      }]])))
+      }]])
     local j = assert(m:match(REQUEST, "allocate_orelse_reserve"))
     assert.equal("reserved", j.state)
     assert.equal(3600, j.start)
   end)
 
   it("give available() for the window, and for another when asked", function()
-    local g = machine()
-    local m = core.matcher(g)
-    assert(m:match(match.nodes_yaml(4, 4, nil, 3600)))
-    assert(m:set_policy(parse([[
+    local m = busy_hour([[
       return {
         prune = function(v, ctx)
           if v:type() ~= "core" then return false end
@@ -207,7 +209,7 @@ describe("views in hooks", function()
           assert(v:allocated(0) == 1 and v:allocated(7200) == 0, "allocated")
           return false
         end,
-      }]])))
+      }]])
     assert.equal(3600, assert(m:match(REQUEST, "allocate_orelse_reserve")).start)
   end)
 end)

@@ -6,9 +6,9 @@
 -- This file holds only specs: what several specs share lives in expect.lua
 -- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
 -- not be copied here.
-local core = require "grove.core"
-local expect = require "expect"
-local match = require "match_helper"
+local core = require("grove.core")
+local expect = require("expect")
+local match = require("match_helper")
 
 local BUILTINS = match.BUILTINS
 local tiny = match.tiny
@@ -525,7 +525,7 @@ describe("the policy object", function()
 end)
 
 describe("grove.policy", function()
-  local policy = require "grove.policy"
+  local policy = require("grove.policy")
 
   it("loads the built-ins by name, from policies/", function()
     for _, name in ipairs(policy.builtins) do

@@ -9,8 +9,8 @@
 -- This file holds only specs: what several specs share lives in expect.lua
 -- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
 -- not be copied here.
-local core = require "grove.core"
-local match = require "match_helper"
+local core = require("grove.core")
+local match = require("match_helper")
 
 local CORPUS = os.getenv("GROVE_CONFORMANCE") or "../shared/conformance"
 local BASICS = CORPUS .. "/fluxion/jobspecs/basics/"

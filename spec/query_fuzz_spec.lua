@@ -8,7 +8,7 @@
 -- This file holds only specs: what several specs share lives in expect.lua
 -- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
 -- not be copied here.
-local query = require "grove.query"
+local query = require("grove.query")
 
 local DIR = "spec/fixtures/query"
 local SEED, LINES = 1717, 4000

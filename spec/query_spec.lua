@@ -9,12 +9,12 @@
 -- This file holds only specs: what several specs share lives in expect.lua
 -- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
 -- not be copied here.
-local core = require "grove.core"
-local query = require "grove.query"
-local writers = require "grove.writers"
-local cmd = require "grove.cmd.query"
-local exe = require "exe_helper"
-local expect = require "expect"
+local core = require("grove.core")
+local query = require("grove.query")
+local writers = require("grove.writers")
+local cmd = require("grove.cmd.query")
+local exe = require("exe_helper")
+local expect = require("expect")
 
 local DIR = "spec/fixtures/query"
 local CORPUS = os.getenv("GROVE_CONFORMANCE") or "../shared/conformance"

@@ -4,8 +4,8 @@
 -- environment hands out nothing of the host, memory kept across passes is
 -- capped, the host's work in ctx is not charged to the policy, and a
 -- failing pass leaves the simulation as it was.
-local grove = require "grove"
-local core = require "grove.core"
+local grove = require("grove")
+local core = require("grove.core")
 local sim = grove.sim
 local R = grove.cluster.resources
 

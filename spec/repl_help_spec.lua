@@ -7,10 +7,10 @@
 -- This file holds only specs: what several specs share lives in expect.lua
 -- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
 -- not be copied here.
-local grove = require "grove"
-local apidoc = require "grove.apidoc"
-local pretty = require "grove.pretty"
-local repl = require "grove.repl"
+local grove = require("grove")
+local apidoc = require("grove.apidoc")
+local pretty = require("grove.pretty")
+local repl = require("grove.repl")
 
 local sink = require("repl_helper").sink
 
@@ -103,7 +103,7 @@ describe("the API reference", function()
   end)
 
   it("has an entry for every function of grove.core and of the Lua modules", function()
-    local core = require "grove.core"
+    local core = require("grove.core")
     for k, v in pairs(core) do
       assert.truthy(all["grove.core." .. k] or all[k], "grove.core." .. k)
       if k == "edit" then
@@ -123,7 +123,7 @@ describe("the API reference", function()
   end)
 
   it("has an entry for every method of every class", function()
-    local core = require "grove.core"
+    local core = require("grove.core")
     local R = grove.cluster.resources
     local g = grove.cluster "c" { R.node(1) { R.core(2) } }
     local v = g:vertex("/c0/node0")

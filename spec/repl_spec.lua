@@ -6,10 +6,10 @@
 -- This file holds only specs: what several specs share lives in expect.lua
 -- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
 -- not be copied here.
-local grove = require "grove"
-local core = require "grove.core"
-local pretty = require "grove.pretty"
-local repl = require "grove.repl"
+local grove = require("grove")
+local core = require("grove.core")
+local pretty = require("grove.pretty")
+local repl = require("grove.repl")
 
 local function tiny()
   return repl.example_cluster()
@@ -23,6 +23,19 @@ local function session(opts)
   local env = setmetatable({grove = grove}, {__index = _G})
   local s = repl.new{env = env, out = out, err = err, catch_interrupt = opts.catch}
   return s, out, err, env
+end
+
+-- Feed the lines of steps to the session s in turn; each step is {line,
+-- status, out, err}: the status feed must return, and (where not nil) the
+-- text written to out and to err since the step before.  A failure names
+-- the step.
+local function converse(s, out, err, steps)
+  for i, st in ipairs(steps) do
+    local what = ("step %d (%q)"):format(i, st[1])
+    assert.equal(st[2], s:feed(st[1]), what .. ": status")
+    if st[3] then assert.equal(st[3], out:text(), what .. ": output") end
+    if st[4] then assert.equal(st[4], err:text(), what .. ": errors") end
+  end
 end
 
 local function tmpfile(text)
@@ -360,18 +373,14 @@ end)
 describe("a repl session", function()
   it("prints expressions and runs statements", function()
     local s, out, err = session()
-    assert.equal("ok", s:feed("1 + 1"))
-    assert.equal("2\n", out:text())
-    assert.equal("ok", s:feed("x = {b = 2, a = 1}"))
-    assert.equal("", out:text())
-    assert.equal("ok", s:feed("x"))
-    assert.equal("{ a = 1, b = 2 }\n", out:text())
-    assert.equal("ok", s:feed("nil, 'no', 3"))
-    assert.equal('nil\t"no"\t3\n', out:text())
-    assert.equal("ok", s:feed("return"))
-    assert.equal("ok", s:feed("   "))
-    assert.equal("", out:text())
-    assert.equal("", err:text())
+    converse(s, out, err, {
+      {"1 + 1", "ok", "2\n"},
+      {"x = {b = 2, a = 1}", "ok", ""},
+      {"x", "ok", "{ a = 1, b = 2 }\n"},
+      {"nil, 'no', 3", "ok", 'nil\t"no"\t3\n'},
+      {"return", "ok"},
+      {"   ", "ok", "", ""},
+    })
     assert.equal(0, s.errors)
   end)
 
@@ -405,17 +414,14 @@ describe("a repl session", function()
 
   it("reports syntax and runtime errors and goes on", function()
     local s, out, err = session()
-    assert.equal("error", s:feed("x = = 1"))
-    assert.equal("stdin:1: unexpected symbol near '='\n", err:text())
-    assert.equal("error", s:feed("nosuch()"))
-    assert.equal("stdin:1: attempt to call a nil value (global 'nosuch')\n", err:text())
-    assert.equal("error", s:feed("error({code = 1})"))
-    assert.equal("error object: { code = 1 }\n", err:text())
-    assert.equal("error", s:feed("error('plain', 0)"))
-    assert.equal("plain\n", err:text())
+    converse(s, out, err, {
+      {"x = = 1", "error", nil, "stdin:1: unexpected symbol near '='\n"},
+      {"nosuch()", "error", nil, "stdin:1: attempt to call a nil value (global 'nosuch')\n"},
+      {"error({code = 1})", "error", nil, "error object: { code = 1 }\n"},
+      {"error('plain', 0)", "error", nil, "plain\n"},
+    })
     assert.equal(4, s.errors)
-    assert.equal("ok", s:feed("1"))
-    assert.equal("1\n", out:text())
+    converse(s, out, err, {{"1", "ok", "1\n"}})
   end)
 
   it("shows the traceback of the last error", function()

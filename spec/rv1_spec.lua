@@ -3,8 +3,8 @@
 -- This file holds only specs: what several specs share lives in expect.lua
 -- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
 -- not be copied here.
-local core = require "grove.core"
-local expect = require "expect"
+local core = require("grove.core")
+local expect = require("expect")
 
 local corpus = os.getenv "GROVE_CONFORMANCE" or "../shared/conformance"
 

@@ -5,10 +5,10 @@
 -- state and the host's Lua state as they were.
 --
 -- This module holds no spec of its own.
-local assert = require "luassert"
-local core = require "grove.core"
-local expect = require "expect"
-local match = require "match_helper"
+local assert = require("luassert")
+local core = require("grove.core")
+local expect = require("expect")
+local match = require("match_helper")
 
 local M = {}
 

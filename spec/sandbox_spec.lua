@@ -5,11 +5,11 @@
 -- This file holds only specs: what several specs share lives in expect.lua
 -- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
 -- not be copied here.
-local core = require "grove.core"
-local expect = require "expect"
-local match = require "match_helper"
+local core = require("grove.core")
+local expect = require("expect")
+local match = require("match_helper")
 
-local sandbox = require "sandbox_helper"
+local sandbox = require("sandbox_helper")
 
 local FIX = "spec/fixtures/policies/"
 local SPEC = sandbox.SPEC

@@ -5,8 +5,8 @@
 -- failures only through expect.lua.  (A module required by a spec
 -- sees no busted globals: it takes luassert itself and leaves it() to the
 -- spec.)
-local assert = require "luassert"
-local expect = require "expect"
+local assert = require("luassert")
+local expect = require("expect")
 
 local M = {}
 

@@ -2,10 +2,10 @@
 -- the generator and the help text.
 --
 -- Only the command line is tested here; the Lua API is in sim_spec.lua.
-local exe = require "exe_helper"
+local exe = require("exe_helper")
 local GROVE, run = exe.GROVE, exe.run
 local F = "spec/fixtures/sim/"
-local core = require "grove.core"
+local core = require("grove.core")
 
 
 local function rows(path)

@@ -9,14 +9,14 @@
 --
 -- Only whole-node requests are tested here; the rest of grove.sim is in
 -- sim_spec.lua.
-local grove = require "grove"
+local grove = require("grove")
 local sim = grove.sim
-local gen = require "grove.sim.gen"
-local R = grove.cluster.resources
+local gen = require("grove.sim.gen")
+local helper = require("sim_helper")
 
+-- 16 nodes of 2 sockets of 4 cores
 local function machine()
-  return grove.cluster "w" {
-    R.rack(2) { R.node(8, {hostnames = "n[0-15]"}) { R.socket(2) { R.core(4) } } } }
+  return helper.machine("w", 2, 8, 2, 4)
 end
 
 local function jobs_of(n, seed)

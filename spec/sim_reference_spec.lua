@@ -7,11 +7,11 @@
 --
 -- Only start times are compared here; metrics and outputs are tested in
 -- sim_spec.lua and sim_cli_spec.lua.
-local grove = require "grove"
-local sim = require "grove.sim"
-local gen = require "grove.sim.gen"
+local sim = require("grove.sim")
+local gen = require("grove.sim.gen")
+local helper = require("sim_helper")
+local tsv = require("tsv_helper")
 
-local R = grove.cluster.resources
 
 -- ---- the reference -------------------------------------------------------------
 
@@ -151,9 +151,7 @@ end
 
 -- nodes x cores of interchangeable processors
 local function machine(nodes, cores)
-  return grove.cluster "m" {
-    R.rack(1) { R.node(nodes, {hostnames = ("n[0-%d]"):format(nodes - 1)}) {
-      R.socket(1) { R.core(cores) } } } }
+  return helper.machine("m", 1, nodes, 1, cores)
 end
 
 local function simulate(jobs, graph, queue, procs_as, policy)
@@ -197,52 +195,23 @@ end
 local QUEUES = {"fcfs", "easy", "conservative"}
 
 describe("grove sim against the processor-count reference", function()
-  -- Hand-made traces for the edge cases; 8 processors (2 nodes x 4).
-  local cases = {
-    ["head-of-queue blocking"] = {
-      {id = 1, submit = 0, run = 100, estimate = 100, procs = 6},
-      {id = 2, submit = 1, run = 10, estimate = 10, procs = 4},
-      {id = 3, submit = 2, run = 5, estimate = 5, procs = 1},
-      {id = 4, submit = 3, run = 500, estimate = 500, procs = 2},
-    },
-    ["simultaneous events"] = {
-      {id = 1, submit = 0, run = 10, estimate = 10, procs = 8},
-      {id = 3, submit = 10, run = 10, estimate = 10, procs = 4},
-      {id = 2, submit = 10, run = 10, estimate = 10, procs = 4},
-      {id = 4, submit = 10, run = 10, estimate = 10, procs = 8},
-      {id = 5, submit = 20, run = 10, estimate = 10, procs = 8},
-      {id = 6, submit = 20, run = 10, estimate = 30, procs = 1},
-    },
-    ["jobs ending early against their estimates"] = {
-      {id = 1, submit = 0, run = 10, estimate = 100, procs = 6},
-      {id = 2, submit = 1, run = 50, estimate = 60, procs = 8},
-      {id = 3, submit = 2, run = 5, estimate = 90, procs = 2},
-      {id = 4, submit = 3, run = 30, estimate = 200, procs = 2},
-      {id = 5, submit = 4, run = 7, estimate = 40, procs = 3},
-    },
-    ["backfill ending exactly at the shadow time"] = {
-      {id = 1, submit = 0, run = 100, estimate = 100, procs = 6},
-      {id = 2, submit = 1, run = 10, estimate = 10, procs = 8},
-      {id = 3, submit = 2, run = 98, estimate = 98, procs = 2},    -- ends at 100
-      {id = 4, submit = 3, run = 98, estimate = 98, procs = 1},    -- ends at 101: waits
-    },
-    ["backfill beside the head at the shadow time"] = {
-      {id = 1, submit = 0, run = 100, estimate = 100, procs = 4},
-      {id = 2, submit = 1, run = 10, estimate = 10, procs = 6},
-      {id = 3, submit = 2, run = 500, estimate = 500, procs = 2},  -- uses the 2 left over
-      {id = 4, submit = 3, run = 500, estimate = 500, procs = 1},  -- nothing left over
-    },
-    ["jobs too big or without processors"] = {
-      {id = 1, submit = 0, run = 10, estimate = 10, procs = 9},
-      {id = 2, submit = 0, run = 10, estimate = 10, procs = 8},
-      {id = 3, submit = 1, run = 10, estimate = 10, procs = 0},
-      {id = 4, submit = 2, run = 0, estimate = 0, procs = 2},
-    },
-  }
-  for name, jobs in pairs(cases) do
+  -- Hand-made traces for the edge cases; 8 processors (2 nodes x 4):
+  -- {name =, jobs =} in the order of the table, and cases[name] = jobs.
+  local cases, order = {}, {}
+  for _, r in ipairs(tsv.rows("spec/fixtures/sim/reference_cases.tsv", 6)) do
+    local name = r[1]
+    if not cases[name] then
+      cases[name] = {}
+      order[#order + 1] = name
+    end
+    local jobs = cases[name]
+    jobs[#jobs + 1] = {id = tonumber(r[2]), submit = tonumber(r[3]), run = tonumber(r[4]),
+      estimate = tonumber(r[5]), procs = tonumber(r[6])}
+  end
+  for _, name in ipairs(order) do
     for _, q in ipairs(QUEUES) do
       it(("%s: %s"):format(q, name), function()
-        assert.is_true(compare(jobs, 2, 4, q, "core") >= 2)
+        assert.is_true(compare(cases[name], 2, 4, q, "core") >= 2)
       end)
     end
   end

@@ -4,13 +4,13 @@
 --
 -- The command line is not tested here (sim_cli_spec.lua), nor start times
 -- against the definitions (sim_reference_spec.lua).
-local grove = require "grove"
+local grove = require("grove")
 local sim = grove.sim
-local R = grove.cluster.resources
+local helper = require("sim_helper")
 
+-- 4 nodes of 4 cores
 local function machine()
-  return grove.cluster "s" {
-    R.rack(1) { R.node(4, {hostnames = "n[0-3]"}) { R.socket(1) { R.core(4) } } } }
+  return helper.machine("s", 1, 4, 1, 4)
 end
 
 local function new(opts)

@@ -6,10 +6,10 @@
 -- This file holds only specs: what several specs share lives in expect.lua
 -- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
 -- not be copied here.
-local core = require "grove.core"
-local exe = require "exe_helper"
-local expect = require "expect"
-local jobspec = require "grove.jobspec"
+local core = require("grove.core")
+local exe = require("exe_helper")
+local expect = require("expect")
+local jobspec = require("grove.jobspec")
 
 -- Call in a describe block: every case of it gets a fresh scratch
 -- directory, handed to set before the case runs and removed after it.
@@ -173,7 +173,7 @@ describe("core.store_open", function()
     local script = dir .. "/second.lua"
     local f = assert(io.open(script, "w"))
     f:write(([[
-local core = require "grove.core"
+local core = require("grove.core")
 print((select(2, core.store_open(%q))))
 local ro = assert(core.store_open(%q, {readonly = true}))
 print(ro:generation())

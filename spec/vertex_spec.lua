@@ -5,7 +5,8 @@
 -- This file holds only specs: what several specs share lives in expect.lua
 -- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
 -- not be copied here.
-local core = require "grove.core"
+local core = require("grove.core")
+local methods = require("methods_helper")
 
 local failed = require("expect").fails
 
@@ -47,14 +48,8 @@ describe("vertex", function()
   describe("base data", function()
     it("reads and writes it", function()
       local n = g:vertex("/c0/n1")
-      assert.are.equal("node", n:type())
-      assert.are.equal("n", n:basename())
-      assert.are.equal("n1", n:name())
-      assert.are.equal(1, n:id())
-      assert.are.equal(1, n:rank())
-      assert.are.equal(1, n:size())
-      assert.are.equal("", n:unit())
-      assert.are.equal(g, n:graph())
+      methods.answer(n, {type = "node", basename = "n", name = "n1", id = 1, rank = 1, size = 1,
+        unit = "", graph = g})
       assert.are.equal(36, #n:uuid())
       assert.is_true(n:set_rank(7))
       assert.are.equal(7, n:rank())

@@ -5,7 +5,7 @@
 -- This file holds only specs: what several specs share lives in expect.lua
 -- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
 -- not be copied here.
-local core = require "grove.core"
+local core = require("grove.core")
 
 -- r0 > a0 (x0, x1), a1 (x0, x1); and a "net" subsystem r0 -> a1 -> a0
 local function build()

@@ -1,5 +1,5 @@
-/* corpus.h: what the C tests of the string-coded formats (test_hostlist.c,
- * test_idset.c) share: running every row of a table of the shared corpus
+/* corpus.h: what the C tests reading tables share (test_hostlist.c,
+ * test_idset.c, test_match.c, ...): running every row of a table of the shared corpus
  * (the .tsv files of ../shared/conformance) and feeding garbage strings to
  * the decoders, drawn from rng.h's generator.  It holds no test of its own,
  * knows no format and has no generator of its own.  Header-only, like tap.h
@@ -16,6 +16,9 @@
 #include <string.h>
 
 #include "rng.h"
+
+/* The most columns a table row has (the corpus's tests.tsv: 17). */
+#define CORPUS_MAX_COLS 20
 
 /* Split line (modified in place) at tabs; returns the number of fields. */
 static inline int corpus_split(char *line, char **f, int max)
@@ -77,7 +80,7 @@ static inline int corpus_errno(const char *f)
 }
 
 /* Call row(lineno, fields) for every row of the table at path (not blank,
- * not a '#' comment) that has at least ncols of its at most 8
+ * not a '#' comment) that has at least ncols of its at most CORPUS_MAX_COLS
  * tab-separated fields, each unescaped when unescape is set; a shorter
  * row, or a table that cannot be opened, is a failed test.  Returns the
  * number of rows run. */
@@ -95,8 +98,8 @@ static inline int corpus_run_path(const char *path, int ncols, bool unescape,
         line[strcspn(line, "\r\n")] = '\0';
         if (line[0] == '#' || line[0] == '\0')
             continue;
-        char *f[8];
-        int n = corpus_split(line, f, 8);
+        char *f[CORPUS_MAX_COLS];
+        int n = corpus_split(line, f, CORPUS_MAX_COLS);
         if (n < ncols) {
             ok(0, "%s:%d has fewer than %d columns", path, lineno, ncols);
             continue;

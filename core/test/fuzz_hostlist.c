@@ -6,26 +6,25 @@
  * test rules.  Seeds: core/test/fuzz/seeds/hostlist (from the conformance
  * hostlist.tsv).
  *
- * It holds only the fuzz entry point: no TAP output, no checks that belong
+ * It holds only the reader's call and the checks of what it accepts (the
+ * entry point is fuzz_reader.h's): no TAP output, no checks that belong
  * in test_hostlist.c, no main().
  */
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hostlist.h"
+#include "fuzz_reader.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void *fuzz_read(const char *data, size_t size, grove_error_t *err)
 {
+    return grove_hostlist_decode_len(data, size, err);
+}
+
+static void fuzz_accepted(void *obj)
+{
+    grove_hostlist_t *h = obj;
     grove_error_t err;
-    grove_hostlist_t *h = grove_hostlist_decode_len((const char *)data, size, &err);
-    if (!h) {
-        if (!err.text[0])
-            abort(); /* a refusal must say why */
-        return 0;
-    }
     char *t = grove_hostlist_encode(h);
     if (!t)
         abort();
@@ -43,5 +42,4 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     grove_hostlist_destroy(h2);
     grove_hostlist_destroy(h);
     free(t);
-    return 0;
 }

@@ -5,28 +5,27 @@
  * iteration of (at most) its first members.  A refusal must say why.
  * Built by scripts/fuzz, not by the Makefile's test rules.
  *
- * It holds only the fuzz entry point: no TAP output, no checks that belong
+ * It holds only the reader's call and the checks of what it accepts (the
+ * entry point is fuzz_reader.h's): no TAP output, no checks that belong
  * in test_idset.c, no main().
  *
  * Seeds: core/test/fuzz/seeds/idset (from the conformance idset.tsv).
  */
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "idset.h"
+#include "fuzz_reader.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void *fuzz_read(const char *data, size_t size, grove_error_t *err)
 {
+    return grove_idset_decode_len(data, size, err);
+}
+
+static void fuzz_accepted(void *obj)
+{
+    grove_idset_t *s = obj;
     grove_error_t err;
-    grove_idset_t *s = grove_idset_decode_len((const char *)data, size, &err);
-    if (!s) {
-        if (!err.text[0])
-            abort(); /* a refusal must say why */
-        return 0;
-    }
     for (int flags = 0; flags < 4; flags++) {
         if (!(flags & GROVE_IDSET_FLAG_RANGE) && grove_idset_count(s) > 100000)
             continue; /* a list of every member: bounded by the writer, not here */
@@ -47,5 +46,4 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (grove_idset_count(s) < n || (n && n == grove_idset_count(s) && last != grove_idset_last(s)))
         abort();
     grove_idset_destroy(s);
-    return 0;
 }

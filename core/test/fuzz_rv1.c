@@ -6,29 +6,28 @@
  * be refused, not built.  A refusal must say why.  Built by scripts/fuzz,
  * not by the Makefile's test rules.
  *
- * It holds only the fuzz entry point: no TAP output, no checks that belong
+ * It holds only the reader's call and the checks of what it accepts (the
+ * entry point is fuzz_reader.h's): no TAP output, no checks that belong
  * in test_rv1.c, no main().
  *
  * FUZZ_SEEDS: fluxion/rv1exec rfc/spec_20
  */
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "graph.h"
 #include "rv1.h"
+#include "fuzz_reader.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void *fuzz_read(const char *data, size_t size, grove_error_t *err)
 {
+    return grove_rv1_decode(data, size, "fuzz", err);
+}
+
+static void fuzz_accepted(void *obj)
+{
+    grove_rv1_t *R = obj;
     grove_error_t err;
-    grove_rv1_t *R = grove_rv1_decode((const char *)data, size, "fuzz", &err);
-    if (!R) {
-        if (!err.text[0])
-            abort(); /* a refusal must say why */
-        return 0;
-    }
     char *t = grove_rv1_encode(R, 0);
     if (!t)
         abort();
@@ -42,5 +41,4 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     grove_rv1_destroy(R2);
     grove_rv1_destroy(R);
     free(t);
-    return 0;
 }

@@ -207,19 +207,6 @@ static inline int64_t ref_rnd_time(const ref_t *r)
     return rnd(r->start, r->end);
 }
 
-/* Seed the generator from GROVE_SEED and return the number of random
- * operations from the environment variable ops_env (default dflt). */
-static inline long ref_begin(const char *ops_env, long dflt)
-{
-    const char *s = getenv("GROVE_SEED");
-    uint64_t seed = s ? strtoull(s, NULL, 0) : UINT64_C(20240611);
-    const char *o = getenv(ops_env);
-    long ops = o ? strtol(o, NULL, 0) : dflt;
-    diag("seed %" PRIu64 " (set GROVE_SEED to change), %ld random operations", seed, ops);
-    rng_state = seed;
-    return ops;
-}
-
 /* ---- the tally ------------------------------------------------------------ */
 
 #define CMP_KINDS_MAX 16
@@ -227,6 +214,24 @@ static const char *const *cmp_name; /* the test's kinds of call, by number */
 static int cmp_nkinds;
 static long cmp_ran[CMP_KINDS_MAX], cmp_bad[CMP_KINDS_MAX];
 static long cmp_okres[CMP_KINDS_MAX], cmp_errres[CMP_KINDS_MAX];
+
+/* Seed the generator from GROVE_SEED, name the test's nkinds kinds of
+ * call for the tally (names[k] for kind k) and return the number of random
+ * operations from the environment variable ops_env (default dflt). */
+static inline long ref_begin(const char *ops_env, long dflt, const char *const *names,
+                             int nkinds)
+{
+    const char *s = getenv("GROVE_SEED");
+    uint64_t seed = s ? strtoull(s, NULL, 0) : UINT64_C(20240611);
+    const char *o = getenv(ops_env);
+    long ops = o ? strtol(o, NULL, 0) : dflt;
+    diag("seed %" PRIu64 " (set GROVE_SEED to change), %ld random operations", seed, ops);
+    rng_state = seed;
+    cmp_name = names;
+    cmp_nkinds = nkinds;
+    return ops;
+}
+
 
 /* Compare a result and errno (errno only when the result says failure)
  * of a call of kind with arguments a1, a2, a3. */

@@ -13,6 +13,7 @@
 #ifndef GROVE_TAP_H
 #define GROVE_TAP_H
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +88,25 @@ static inline int tap_is_int(long long got, long long want, const char *file, in
         printf("#   got:  %lld\n#   want: %lld\n", got, want);
     return got == want;
 }
+
+/* is_made: one row of a table of constructor calls, named what: obj was
+ * made when err is 0, else refused (NULL) with errno err.  Call it before
+ * anything that may change errno. */
+#define is_made(obj, err, what) tap_is_made((obj) != NULL, (err), (what), __FILE__, __LINE__)
+static inline int tap_is_made(int made, int err, const char *what, const char *file, int line)
+{
+    if (err)
+        return tap_ok(!made && errno == err, file, line, "create, %s: %s", what, strerror(err));
+    return tap_ok(made, file, line, "create, %s: succeeds", what);
+}
+
+/* ok_destroy_null: destroy(NULL) is a no-op that leaves errno alone. */
+#define ok_destroy_null(destroy)                                                   \
+    do {                                                                           \
+        errno = 12345;                                                             \
+        destroy(NULL);                                                             \
+        ok(errno == 12345, "%s(NULL) is a no-op (errno untouched)", #destroy);     \
+    } while (0)
 
 /* diag: a comment line in the output. */
 #define diag(...) (printf("# "), printf(__VA_ARGS__), printf("\n"))

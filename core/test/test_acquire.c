@@ -366,6 +366,23 @@ static void config_graph(void)
 
 /* ---- state as JSON, misuse ------------------------------------------------------------------ */
 
+/* The acquisition a row of vectors/acquire_bad_states.tsv is read into. */
+static grove_acquire_t *bad_target;
+
+/* One row of vectors/acquire_bad_states.tsv: the state is refused with
+ * EINVAL and the message (when the row has one). */
+static void bad_state_row(int lineno, char **f)
+{
+    grove_error_t err = {{0}, 0};
+    const char *msg = corpus_field(f[1]);
+    json_t *d = json_loads(f[0], 0, NULL);
+    ok(d && grove_acquire_from_json(bad_target, d, &err) < 0 && errno == EINVAL,
+       "bad state, line %d refused", lineno);
+    if (msg)
+        is_str(err.text, msg, "bad state, line %d message", lineno);
+    json_decref(d);
+}
+
 static void state_json(void)
 {
     grove_graph_t *g = grove_graph_create();
@@ -393,31 +410,9 @@ static void state_json(void)
     free(u);
     json_decref(st2);
     /* bad states */
-    struct {
-        const char *doc, *msg;
-    } bad[] = {
-        {"[]", "acquisition state: expected an object"},
-        {"{\"protocol\":\"v9\"}", "acquisition state: protocol: expected auto, v1 or current"},
-        {"{\"protocol\":\"v1\",\"group\":\"\"}", "acquisition state: group: expected a non-empty string"},
-        {"{\"protocol\":\"v1\",\"group\":\"g\",\"started\":1}",
-         "acquisition state: started/reacquire: expected booleans"},
-        {"{\"protocol\":\"v1\",\"group\":\"g\",\"started\":true,\"failure\":3}",
-         "acquisition state: failure: expected null or a string"},
-        {"{\"protocol\":\"v1\",\"group\":\"g\",\"started\":true,\"expiration\":-2}",
-         "acquisition state: expiration: expected a number >= 0"},
-        {"{\"protocol\":\"v1\",\"group\":\"g\",\"started\":true,\"expiration\":0}",
-         "acquisition state: missing key 'acquired'"},
-        {"{\"protocol\":\"v1\",\"group\":\"g\",\"started\":true,\"expiration\":0,\"acquired\":\"1-0\"}",
-         NULL},
-    };
-    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        json_t *d = json_loads(bad[i].doc, 0, NULL);
-        ok(grove_acquire_from_json(b, d, &err) < 0 && errno == EINVAL, "bad state %zu refused",
-           i);
-        if (bad[i].msg)
-            is_str(err.text, bad[i].msg, "bad state %zu message", i);
-        json_decref(d);
-    }
+    bad_target = b;
+    ok(vectors_run("acquire_bad_states.tsv", 2, bad_state_row) >= 8, "bad state vectors");
+    bad_target = NULL;
     json_t *st3 = grove_acquire_to_json(b);
     ok(json_equal(st, st3), "bad states changed nothing");
     json_decref(st3);
@@ -445,7 +440,7 @@ static void state_json(void)
     grove_graph_destroy(g2);
     ok(grove_acquire_apply(a, NULL, 0, NULL, &err) < 0 && errno == EINVAL, "apply: no text");
     ok(grove_acquire_drain(a, NULL, true, &err) < 0 && errno == EINVAL, "drain: no targets");
-    grove_acquire_destroy(NULL);
+    ok_destroy_null(grove_acquire_destroy);
     grove_acquire_destroy(a);
     grove_graph_destroy(g);
 }

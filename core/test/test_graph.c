@@ -19,13 +19,24 @@ static grove_vid_t at(grove_graph_t *g, const char *path)
     return grove_graph_find_path(g, grove_graph_sym(g, GROVE_CONTAINMENT), path);
 }
 
-/* cluster tiny0 > rack0 > node0..1 > socket0..1 > core0..3 + memory0 (size 4) */
-static grove_graph_t *tiny(grove_vid_t *root)
+/* tiny's root and the vertices the tests name. */
+typedef struct {
+    grove_vid_t root, node0, node1, sock0, core0, mem0;
+} tiny_t;
+
+/* cluster tiny0 > rack0 > node0..1 > socket0..1 > core0..3 + memory0 (size 4);
+ * *t its root and landmarks (node0's first socket, core and memory). */
+static grove_graph_t *tiny(tiny_t *t)
 {
     grove_graph_t *g = test_cluster(&(test_shape_t){ .basename = "tiny", .nodes = 2,
                                                      .per_rack = 2, .sockets = 2, .cores = 4,
                                                      .mems = 1, .mem_size = 4 });
-    *root = at(g, "/tiny0");
+    *t = (tiny_t){ .root = at(g, "/tiny0"),
+                   .node0 = at(g, "/tiny0/rack0/node0"),
+                   .node1 = at(g, "/tiny0/rack0/node1"),
+                   .sock0 = at(g, "/tiny0/rack0/node0/socket0"),
+                   .core0 = at(g, "/tiny0/rack0/node0/socket0/core0"),
+                   .mem0 = at(g, "/tiny0/rack0/node0/socket0/memory0") };
     return g;
 }
 
@@ -134,8 +145,8 @@ static void test_vertices(void)
 
 static void test_edges_paths(void)
 {
-    grove_vid_t c;
-    grove_graph_t *g = tiny(&c);
+    tiny_t t;
+    grove_graph_t *g = tiny(&t);
     grove_error_t err;
     grove_sym_t cont = grove_graph_sym(g, GROVE_CONTAINMENT);
     is_int(grove_graph_vertex_count(g), 2 + 2 * (1 + 2 * 6), "tiny vertex count");
@@ -152,13 +163,12 @@ static void test_edges_paths(void)
     ok(at(g, "/tiny0/rack0/node2") == GROVE_VID_NONE && errno == ENOENT, "missing path");
     ok(at(g, "tiny0") == GROVE_VID_NONE, "relative path refused");
     is_int(grove_vertex_depth(g, core, cont), 4, "depth");
-    ok(grove_graph_root(g, cont, 0) == c && grove_graph_root(g, cont, 1) == GROVE_VID_NONE,
+    ok(grove_graph_root(g, cont, 0) == t.root && grove_graph_root(g, cont, 1) == GROVE_VID_NONE,
        "one containment root");
-    grove_vid_t node1 = at(g, "/tiny0/rack0/node1");
-    ok(grove_vertex_parent(g, at(g, "/tiny0/rack0/node1/socket0"), cont) == node1, "parent");
+    ok(grove_vertex_parent(g, at(g, "/tiny0/rack0/node1/socket0"), cont) == t.node1, "parent");
     grove_eid_t cur;
     int kids = 0;
-    for (grove_vid_t x = grove_vertex_first_child(g, node1, cont, &cur); x != GROVE_VID_NONE;
+    for (grove_vid_t x = grove_vertex_first_child(g, t.node1, cont, &cur); x != GROVE_VID_NONE;
          x = grove_vertex_next_child(g, cont, &cur))
         kids++;
     is_int(kids, 2, "node has two children");
@@ -168,7 +178,7 @@ static void test_edges_paths(void)
     ok(grove_graph_add_edge(g, rack, core, NULL, NULL, &err) == GROVE_EID_NONE
            && errno == EINVAL && strstr(err.text, "two containment parents"),
        "second containment parent refused: %s", err.text);
-    ok(grove_graph_add_edge(g, core, c, NULL, "contains", &err) == GROVE_EID_NONE
+    ok(grove_graph_add_edge(g, core, t.root, NULL, "contains", &err) == GROVE_EID_NONE
            && strstr(err.text, "cycle"),
        "an edge from a leaf to the root makes a cycle: %s", err.text);
     grove_vid_t lone = test_vertex(g, "rack", 9, 1, GROVE_VID_NONE);
@@ -177,7 +187,7 @@ static void test_edges_paths(void)
     ok(grove_graph_add_edge(g, core, 9999, NULL, NULL, &err) == GROVE_EID_NONE
            && strstr(err.text, "no such vertex"),
        "dangling edge refused");
-    ok(grove_graph_add_child(g, lone, c, NULL, &err) == 0, "adopt the root under a new top");
+    ok(grove_graph_add_child(g, lone, t.root, NULL, &err) == 0, "adopt the root under a new top");
     ok(grove_graph_add_edge(g, core, lone, NULL, NULL, &err) == GROVE_EID_NONE
            && strstr(err.text, "cycle"),
        "containment cycle refused: %s", err.text);
@@ -187,12 +197,12 @@ static void test_edges_paths(void)
     grove_vid_t panel = test_vertex(g, "panel", 0, 40, GROVE_VID_NONE);
     ok(grove_graph_add_edge(g, panel, pdu, "power", "conduit-of", &err) != GROVE_EID_NONE,
        "power edge");
-    ok(grove_graph_add_edge(g, pdu, node1, "power", "conduit-of", &err) != GROVE_EID_NONE,
+    ok(grove_graph_add_edge(g, pdu, t.node1, "power", "conduit-of", &err) != GROVE_EID_NONE,
        "power edge to a node");
     grove_sym_t power = grove_graph_sym(g, "power");
-    grove_vertex_path(g, node1, power, buf, sizeof(buf));
+    grove_vertex_path(g, t.node1, power, buf, sizeof(buf));
     is_str(buf, "/panel0/pdu0/node1", "power path");
-    ok(grove_graph_find_path(g, power, "/panel0/pdu0/node1") == node1, "find by power path");
+    ok(grove_graph_find_path(g, power, "/panel0/pdu0/node1") == t.node1, "find by power path");
     ok(grove_vertex_path(g, core, power, buf, sizeof(buf)) < 0 && errno == ENOENT,
        "no power path for a core");
     ok(grove_graph_subsystem_at(g, 1) == power, "subsystems in order of use");
@@ -254,22 +264,22 @@ static int fail_hook(grove_graph_t *g, grove_vid_t v, int depth, void *arg)
 
 static void test_walk(void)
 {
-    grove_vid_t c;
-    grove_graph_t *g = tiny(&c);
+    tiny_t t;
+    grove_graph_t *g = tiny(&t);
     grove_sym_t cont = grove_graph_sym(g, GROVE_CONTAINMENT);
     struct walklog w = {.stop_at_depth = -1, .skip_type = "socket"};
     grove_walk_hooks_t h = {.pre = log_pre, .arg = &w};
-    is_int(grove_graph_walk(g, c, cont, &h, NULL), 0, "walk completes");
+    is_int(grove_graph_walk(g, t.root, cont, &h, NULL), 0, "walk completes");
     is_str(w.text, "<tiny0<rack0<node0<socket0<socket1<node1<socket0<socket1",
            "pre-order with skipped sockets");
     memset(&w, 0, sizeof(w));
     w.stop_at_depth = 2;
     h.order = reverse_order;
-    is_int(grove_graph_walk(g, c, cont, &h, NULL), 1, "stopped walk returns 1");
+    is_int(grove_graph_walk(g, t.root, cont, &h, NULL), 1, "stopped walk returns 1");
     is_str(w.text, "<tiny0<rack0<node1", "child order hook reverses, stop ends the walk");
     grove_accum_t *acc = grove_accum_create(3);
     grove_walk_hooks_t h2 = {.post = score_cores};
-    grove_graph_walk(g, at(g, "/tiny0/rack0/node0"), cont, &h2, acc);
+    grove_graph_walk(g, t.node0, cont, &h2, acc);
     is_int(grove_accum_count(acc), 3, "accumulator bounded to 3");
     double s;
     grove_vid_t best = grove_accum_at(acc, 0, &s);
@@ -290,7 +300,7 @@ static void test_walk(void)
     grove_accum_destroy(acc);
     grove_walk_hooks_t h3 = {.pre = fail_hook};
     errno = 0;
-    ok(grove_graph_walk(g, c, cont, &h3, NULL) == -1 && errno == ENOTSUP,
+    ok(grove_graph_walk(g, t.root, cont, &h3, NULL) == -1 && errno == ENOTSUP,
        "a failing hook stops the walk with its errno");
     ok(grove_graph_walk(g, 9999, cont, NULL, NULL) == -1 && errno == EINVAL, "bad start");
     grove_graph_destroy(g);
@@ -341,12 +351,8 @@ static void agg_cb(const char *type, int64_t count, void *arg)
 
 static void test_alloc(void)
 {
-    grove_vid_t c;
-    grove_graph_t *g = tiny(&c);
-    grove_vid_t node0 = at(g, "/tiny0/rack0/node0");
-    grove_vid_t sock0 = at(g, "/tiny0/rack0/node0/socket0");
-    grove_vid_t core0 = at(g, "/tiny0/rack0/node0/socket0/core0");
-    grove_vid_t mem0 = at(g, "/tiny0/rack0/node0/socket0/memory0");
+    tiny_t t;
+    grove_graph_t *g = tiny(&t);
     const int64_t F = GROVE_TIME_MAX;
     struct {
         grove_vid_t v;
@@ -356,18 +362,18 @@ static void test_alloc(void)
         int err;
         const char *what;
     } rows[] = {
-        {mem0, 1, 2, 0, F, false, 0, "job 1 takes 2 of 4 memory units"},
-        {mem0, 2, 2, 0, F, false, 0, "job 2 takes the other 2"},
-        {mem0, 3, 1, 0, F, false, EBUSY, "no unit left for job 3"},
-        {mem0, 3, 1, 100, 200, false, EBUSY, "nor later, the others are open-ended"},
-        {mem0, 1, 0, 0, F, false, EINVAL, "zero amount refused"},
-        {mem0, 1, 5, 0, F, false, EINVAL, "more than the size refused"},
-        {mem0, 1, 1, 10, 5, false, EINVAL, "empty window refused"},
-        {core0, 3, 1, 0, 100, false, 0, "job 3 takes core0 for 100 s (all units: exclusive)"},
-        {core0, 4, 1, 50, 150, false, EBUSY, "overlapping window refused"},
-        {core0, 4, 1, 100, 200, false, 0, "job 4 takes core0 right after"},
-        {sock0, 5, 1, 0, F, true, EBUSY, "socket0 cannot be exclusive: jobs below it"},
-        {at(g, "/tiny0/rack0/node1"), 6, 1, 0, F, true, 0, "job 6 takes node1 exclusively"},
+        {t.mem0, 1, 2, 0, F, false, 0, "job 1 takes 2 of 4 memory units"},
+        {t.mem0, 2, 2, 0, F, false, 0, "job 2 takes the other 2"},
+        {t.mem0, 3, 1, 0, F, false, EBUSY, "no unit left for job 3"},
+        {t.mem0, 3, 1, 100, 200, false, EBUSY, "nor later, the others are open-ended"},
+        {t.mem0, 1, 0, 0, F, false, EINVAL, "zero amount refused"},
+        {t.mem0, 1, 5, 0, F, false, EINVAL, "more than the size refused"},
+        {t.mem0, 1, 1, 10, 5, false, EINVAL, "empty window refused"},
+        {t.core0, 3, 1, 0, 100, false, 0, "job 3 takes core0 for 100 s (all units: exclusive)"},
+        {t.core0, 4, 1, 50, 150, false, EBUSY, "overlapping window refused"},
+        {t.core0, 4, 1, 100, 200, false, 0, "job 4 takes core0 right after"},
+        {t.sock0, 5, 1, 0, F, true, EBUSY, "socket0 cannot be exclusive: jobs below it"},
+        {t.node1, 6, 1, 0, F, true, 0, "job 6 takes node1 exclusively"},
         {at(g, "/tiny0/rack0/node1/socket0/core1"), 7, 1, 0, F, false, EBUSY,
          "a core of node1 is implied to job 6"},
         {at(g, "/tiny0/rack0"), 8, 1, 0, F, false, EBUSY, "rack0 (all units) has jobs below"},
@@ -384,51 +390,51 @@ static void test_alloc(void)
         else
             ok(rc == 0, "%s", rows[i].what);
     }
-    is_int(grove_vertex_allocated(g, mem0), 4, "memory fully allocated");
-    is_int(grove_vertex_available(g, mem0), 0, "memory: nothing available");
-    is_int(grove_vertex_available_during(g, core0, 200, 300), 1, "core0 free after 200");
-    is_int(grove_vertex_available_during(g, core0, 0, 300), 0, "core0 busy somewhere in 0-300");
+    is_int(grove_vertex_allocated(g, t.mem0), 4, "memory fully allocated");
+    is_int(grove_vertex_available(g, t.mem0), 0, "memory: nothing available");
+    is_int(grove_vertex_available_during(g, t.core0, 200, 300), 1, "core0 free after 200");
+    is_int(grove_vertex_available_during(g, t.core0, 0, 300), 0, "core0 busy somewhere in 0-300");
     /* shared annotations on the ancestors */
     grove_record_t rec;
     int shared_jobs = 0;
-    for (size_t i = 0; grove_vertex_record_at(g, node0, i, &rec) == 0; i++)
+    for (size_t i = 0; grove_vertex_record_at(g, t.node0, i, &rec) == 0; i++)
         if (rec.kind == GROVE_RECORD_SHARED)
             shared_jobs++;
     is_int(shared_jobs, 4, "node0 annotated with the four jobs below it");
     ok(grove_vertex_held_exclusively(g, at(g, "/tiny0/rack0/node1/socket1/core5"), 0, NULL),
        "node1's core implied exclusive");
     /* grow */
-    ok(grove_vertex_free(g, mem0, 2, 1) == 0, "job 2 shrinks to 1 unit");
-    ok(grove_vertex_allocate(g, mem0, 1, 1, 0, F, false) == 0, "job 1 grows by 1");
-    is_int(grove_vertex_record_count(g, mem0), 2, "growing does not add a record");
-    ok(grove_vertex_free(g, mem0, 1, 7) < 0 && errno == EINVAL, "free more than held");
-    ok(grove_vertex_free(g, mem0, 99, -1) < 0 && errno == ENOENT, "free a job not here");
+    ok(grove_vertex_free(g, t.mem0, 2, 1) == 0, "job 2 shrinks to 1 unit");
+    ok(grove_vertex_allocate(g, t.mem0, 1, 1, 0, F, false) == 0, "job 1 grows by 1");
+    is_int(grove_vertex_record_count(g, t.mem0), 2, "growing does not add a record");
+    ok(grove_vertex_free(g, t.mem0, 1, 7) < 0 && errno == EINVAL, "free more than held");
+    ok(grove_vertex_free(g, t.mem0, 99, -1) < 0 && errno == ENOENT, "free a job not here");
     /* aggregate: node1 held, core0 held now, memory0 full */
     struct aggout a = {""};
-    grove_graph_aggregate(g, c, agg_cb, &a);
+    grove_graph_aggregate(g, t.root, agg_cb, &a);
     is_str(a.text, "cluster=1 rack=1 node=1 socket=2 core=7 memory=4",
            "aggregate skips held pools and prunes zeros");
     /* free a job whole: annotations go */
-    ok(grove_vertex_free(g, at(g, "/tiny0/rack0/node1"), 6, -1) == 0, "free job 6");
+    ok(grove_vertex_free(g, t.node1, 6, -1) == 0, "free job 6");
     ok(grove_vertex_allocate(g, at(g, "/tiny0/rack0/node1/socket0/core1"), 7, 1, 0, F, false)
            == 0,
        "node1's core can be allocated now");
     is_int(grove_graph_free_job(g, 3), 1, "free_job removes job 3's one record");
-    size_t n = grove_vertex_record_count(g, node0);
+    size_t n = grove_vertex_record_count(g, t.node0);
     is_int(n, 3, "node0 annotations: jobs 1, 2, 4 remain");
     /* a pool back to one record keeps counting it (with no planner then) */
-    is_int(grove_vertex_available_during(g, core0, 0, 100), 1, "core0 free before job 4");
-    is_int(grove_vertex_available_during(g, core0, 150, 160), 0, "core0 still job 4's");
-    ok(grove_vertex_allocate(g, core0, 10, 1, 120, 130, false) < 0 && errno == EBUSY,
+    is_int(grove_vertex_available_during(g, t.core0, 0, 100), 1, "core0 free before job 4");
+    is_int(grove_vertex_available_during(g, t.core0, 150, 160), 0, "core0 still job 4's");
+    ok(grove_vertex_allocate(g, t.core0, 10, 1, 120, 130, false) < 0 && errno == EBUSY,
        "core0: job 4's window refused to another");
-    ok(grove_vertex_free(g, mem0, 2, -1) == 0, "job 2 leaves the memory");
-    is_int(grove_vertex_available(g, mem0), 1, "memory: job 1's 3 units still held");
-    ok(grove_vertex_allocate(g, mem0, 11, 2, 0, F, false) < 0 && errno == EBUSY,
+    ok(grove_vertex_free(g, t.mem0, 2, -1) == 0, "job 2 leaves the memory");
+    is_int(grove_vertex_available(g, t.mem0), 1, "memory: job 1's 3 units still held");
+    ok(grove_vertex_allocate(g, t.mem0, 11, 2, 0, F, false) < 0 && errno == EBUSY,
        "memory: 2 units refused");
-    ok(grove_vertex_allocate(g, mem0, 11, 1, 0, F, false) == 0, "memory: 1 unit taken");
-    is_int(grove_vertex_available(g, mem0), 0, "memory: full again, two records");
+    ok(grove_vertex_allocate(g, t.mem0, 11, 1, 0, F, false) == 0, "memory: 1 unit taken");
+    is_int(grove_vertex_available(g, t.mem0), 0, "memory: full again, two records");
     /* a down ancestor blocks */
-    grove_vertex_set_status(g, at(g, "/tiny0/rack0/node1"), GROVE_STATUS_DOWN);
+    grove_vertex_set_status(g, t.node1, GROVE_STATUS_DOWN);
     ok(grove_vertex_allocate(g, at(g, "/tiny0/rack0/node1/socket1/core4"), 9, 1, 0, F, false)
                < 0
            && errno == EBUSY,
@@ -437,14 +443,13 @@ static void test_alloc(void)
            "below a down node: nothing available");
     /* a job cannot hold a pool whole while holding parts of it */
     {
-        grove_vid_t c2;
-        grove_graph_t *g2 = tiny(&c2);
-        grove_vid_t n0 = at(g2, "/tiny0/rack0/node0");
+        tiny_t t2;
+        grove_graph_t *g2 = tiny(&t2);
         ok(grove_vertex_allocate(g2, at(g2, "/tiny0/rack0/node0/socket0/core1"), 1, 1, 0, F,
                                  false)
                == 0,
            "job 1 takes a core");
-        ok(grove_vertex_allocate(g2, n0, 1, 1, 0, F, true) < 0 && errno == EEXIST,
+        ok(grove_vertex_allocate(g2, t2.node0, 1, 1, 0, F, true) < 0 && errno == EEXIST,
            "job 1 cannot then take its node whole: EEXIST");
         /* nor hold a pool whole over one window and units of it over an
          * overlapping other (found by the random aggregate check) */
@@ -460,8 +465,8 @@ static void test_alloc(void)
         grove_graph_destroy(g2);
     }
     /* size changes */
-    ok(grove_vertex_set_size(g, mem0, 2) < 0 && errno == EBUSY, "shrink below use refused");
-    ok(grove_vertex_set_size(g, mem0, 8) == 0 && grove_vertex_available(g, mem0) == 4,
+    ok(grove_vertex_set_size(g, t.mem0, 2) < 0 && errno == EBUSY, "shrink below use refused");
+    ok(grove_vertex_set_size(g, t.mem0, 8) == 0 && grove_vertex_available(g, t.mem0) == 4,
        "grow the pool");
     grove_graph_destroy(g);
 }
@@ -471,39 +476,36 @@ static void test_alloc(void)
  * take the new pool's size. */
 static void test_spare_planners(void)
 {
-    grove_vid_t c;
-    grove_graph_t *g = tiny(&c);
-    grove_vid_t mem0 = at(g, "/tiny0/rack0/node0/socket0/memory0");
-    grove_vid_t core0 = at(g, "/tiny0/rack0/node0/socket0/core0");
-    grove_vid_t node1 = at(g, "/tiny0/rack0/node1");
+    tiny_t t;
+    grove_graph_t *g = tiny(&t);
     const int64_t F = GROVE_TIME_MAX;
     for (int round = 0; round < 3; round++) {
-        ok(grove_vertex_allocate(g, mem0, 1, 3, 0, 100, false) == 0
-               && grove_vertex_allocate(g, node1, 2, 1, 50, F, true) == 0,
+        ok(grove_vertex_allocate(g, t.mem0, 1, 3, 0, 100, false) == 0
+               && grove_vertex_allocate(g, t.node1, 2, 1, 50, F, true) == 0,
            "round %d: jobs 1 and 2 recorded", round);
-        ok(grove_vertex_free(g, mem0, 1, -1) == 0 && grove_vertex_free(g, node1, 2, -1) == 0,
+        ok(grove_vertex_free(g, t.mem0, 1, -1) == 0 && grove_vertex_free(g, t.node1, 2, -1) == 0,
            "round %d: both freed (their planners become spares)", round);
-        is_int(grove_vertex_available_during(g, mem0, 0, 100), 4,
+        is_int(grove_vertex_available_during(g, t.mem0, 0, 100), 4,
                "round %d: memory0 whole again", round);
         /* the spare that held 3 of 4 units now plans a pool of 1 */
-        ok(grove_vertex_allocate(g, core0, 3, 1, 0, 100, false) == 0, "round %d: job 3 on core0",
+        ok(grove_vertex_allocate(g, t.core0, 3, 1, 0, 100, false) == 0, "round %d: job 3 on core0",
            round);
-        ok(grove_vertex_allocate(g, core0, 4, 1, 50, 150, false) < 0 && errno == EBUSY,
+        ok(grove_vertex_allocate(g, t.core0, 4, 1, 50, 150, false) < 0 && errno == EBUSY,
            "round %d: core0 holds one unit, not four", round);
-        is_int(grove_vertex_available_during(g, core0, 100, 200), 1,
+        is_int(grove_vertex_available_during(g, t.core0, 100, 200), 1,
                "round %d: core0 free after job 3", round);
-        is_int(grove_vertex_available_during(g, node1, 0, F), 1,
+        is_int(grove_vertex_available_during(g, t.node1, 0, F), 1,
                "round %d: node1 holds nothing of job 2", round);
-        ok(grove_vertex_allocate(g, mem0, 5, 4, 0, F, false) == 0
-               && grove_vertex_allocate(g, mem0, 6, 1, 10, 20, false) < 0 && errno == EBUSY,
+        ok(grove_vertex_allocate(g, t.mem0, 5, 4, 0, F, false) == 0
+               && grove_vertex_allocate(g, t.mem0, 6, 1, 10, 20, false) < 0 && errno == EBUSY,
            "round %d: memory0 plans its own four units", round);
         /* a copy made while spares exist rebuilds its own planners */
         grove_graph_t *d = grove_graph_duplicate(g);
-        ok(d && grove_vertex_available_during(d, mem0, 0, 10) == 0
-               && grove_vertex_available_during(d, core0, 100, 200) == 1,
+        ok(d && grove_vertex_available_during(d, t.mem0, 0, 10) == 0
+               && grove_vertex_available_during(d, t.core0, 100, 200) == 1,
            "round %d: a duplicate plans the same", round);
         grove_graph_destroy(d);
-        ok(grove_vertex_free(g, core0, 3, -1) == 0 && grove_vertex_free(g, mem0, 5, -1) == 0,
+        ok(grove_vertex_free(g, t.core0, 3, -1) == 0 && grove_vertex_free(g, t.mem0, 5, -1) == 0,
            "round %d: jobs 3 and 5 freed", round);
     }
     grove_graph_destroy(g);
@@ -511,15 +513,14 @@ static void test_spare_planners(void)
 
 static void test_copy_merge(void)
 {
-    grove_vid_t c;
-    grove_graph_t *g = tiny(&c);
+    tiny_t t;
+    grove_graph_t *g = tiny(&t);
     grove_sym_t cont = grove_graph_sym(g, GROVE_CONTAINMENT);
-    grove_vid_t mem0 = at(g, "/tiny0/rack0/node0/socket0/memory0");
-    grove_vertex_allocate(g, mem0, 1, 3, 0, GROVE_TIME_MAX, false);
+    grove_vertex_allocate(g, t.mem0, 1, 3, 0, GROVE_TIME_MAX, false);
     grove_vertex_allocate(g, at(g, "/tiny0/rack0/node0/socket1"), 2, 1, 0, GROVE_TIME_MAX,
                           true);
-    grove_vertex_set_property(g, at(g, "/tiny0/rack0/node0"), "arch", "x86");
-    grove_graph_t *cp = grove_graph_copy(g, at(g, "/tiny0/rack0/node0"));
+    grove_vertex_set_property(g, t.node0, "arch", "x86");
+    grove_graph_t *cp = grove_graph_copy(g, t.node0);
     ok(cp != NULL, "copy");
     /* node0 + socket0 + 4 cores + memory0, plus tiny0 and rack0 */
     is_int(grove_graph_vertex_count(cp), 2 + 1 + 1 + 4 + 1, "copy keeps what is available");
@@ -533,15 +534,15 @@ static void test_copy_merge(void)
                                  "arch"),
            "x86", "properties copied");
     char u1[37], u2[37];
-    grove_vertex_uuid(g, mem0, u1);
+    grove_vertex_uuid(g, t.mem0, u1);
     grove_vertex_uuid(cp, m, u2);
     is_str(u2, u1, "copy keeps the uuid of the same resource");
 
     grove_graph_t *dup = grove_graph_duplicate(g);
     is_int(grove_graph_vertex_count(dup), grove_graph_vertex_count(g), "duplicate: all vertices");
-    is_int(grove_vertex_allocated(dup, mem0), 3, "duplicate keeps records");
-    ok(grove_vertex_allocate(dup, mem0, 5, 1, 0, GROVE_TIME_MAX, false) == 0
-           && grove_vertex_allocated(g, mem0) == 3,
+    is_int(grove_vertex_allocated(dup, t.mem0), 3, "duplicate keeps records");
+    ok(grove_vertex_allocate(dup, t.mem0, 5, 1, 0, GROVE_TIME_MAX, false) == 0
+           && grove_vertex_allocated(g, t.mem0) == 3,
        "duplicate is independent");
 
     /* merge: a new node2 under the common ancestor tiny0/rack0 */
@@ -563,7 +564,7 @@ static void test_copy_merge(void)
     is_int(grove_graph_merge(g, grow, NULL, &err), 0, "merging the same hierarchy again adds nothing");
     /* a new vertex carrying the uuid of an existing one is refused */
     char u[37];
-    grove_vertex_uuid(g, at(g, "/tiny0/rack0/node1"), u);
+    grove_vertex_uuid(g, t.node1, u);
     grove_vertex_info_init(&info);
     info.type = "node";
     info.id = 3;
@@ -594,13 +595,12 @@ static void test_copy_merge(void)
     is_int(grove_graph_vertex_count(g), before, "failed merges change nothing");
 
     /* unlink */
-    grove_vid_t node0 = at(g, "/tiny0/rack0/node0");
-    ok(grove_graph_unlink(g, node0, false) < 0 && errno == EBUSY, "unlink busy node refused");
+    ok(grove_graph_unlink(g, t.node0, false) < 0 && errno == EBUSY, "unlink busy node refused");
     size_t edges = grove_graph_edge_count(g);
     ok(grove_graph_unlink(g, at(g, "/tiny0/rack0/switch0"), false) == 0, "unlink free subtree");
     is_int(grove_graph_edge_count(g), edges - 6, "its edges are gone");
     ok(at(g, "/tiny0/rack0/switch0") == GROVE_VID_NONE, "unlinked path gone");
-    ok(grove_graph_unlink(g, node0, true) == 0, "forced unlink of a busy node");
+    ok(grove_graph_unlink(g, t.node0, true) == 0, "forced unlink of a busy node");
     int shared = 0;
     grove_record_t rec;
     for (size_t i = 0; grove_vertex_record_at(g, at(g, "/tiny0/rack0"), i, &rec) == 0; i++)
@@ -627,11 +627,11 @@ static int is_socket1(const grove_graph_t *g, grove_vid_t v, void *arg)
 
 static void test_find_extract(void)
 {
-    grove_vid_t c;
-    grove_graph_t *g = tiny(&c);
+    tiny_t t;
+    grove_graph_t *g = tiny(&t);
     grove_vid_t *vs;
     size_t n;
-    ok(grove_graph_find(g, c, is_socket1, NULL, &vs, &n) == 0, "find");
+    ok(grove_graph_find(g, t.root, is_socket1, NULL, &vs, &n) == 0, "find");
     /* socket1 of node1 + its 4 cores and memory + node1, rack0, tiny0 */
     is_int(n, 1 + 5 + 3, "matches, descendants and ancestors");
     grove_graph_t *sub = grove_graph_extract(g, vs, n);
@@ -682,8 +682,8 @@ static int64_t used_at(grove_graph_t *g, grove_vid_t a, const char *t, int64_t x
 static void test_aggregates(void)
 {
     rng_state = 12345; /* the random records below are the same on every run */
-    grove_vid_t c;
-    grove_graph_t *g = tiny(&c);
+    tiny_t t;
+    grove_graph_t *g = tiny(&t);
     grove_error_t err;
     ok(grove_graph_set_aggregates(g, "bogus", &err) < 0 && errno == EINVAL
            && strstr(err.text, "HL:LL"),
@@ -691,8 +691,8 @@ static void test_aggregates(void)
     ok(grove_graph_set_aggregates(g, "ALL:core,ALL:memory,rack:node", &err) == 0,
        "aggregate spec set");
     is_str(grove_graph_aggregates(g), "ALL:core,ALL:memory,rack:node", "spec kept");
-    ok(grove_vertex_aggregate_avail(g, c, "core", 0, 10) == 16, "cluster: 16 free cores");
-    ok(grove_vertex_aggregate_avail(g, c, "node", 0, 10) < 0 && errno == ENOENT,
+    ok(grove_vertex_aggregate_avail(g, t.root, "core", 0, 10) == 16, "cluster: 16 free cores");
+    ok(grove_vertex_aggregate_avail(g, t.root, "node", 0, 10) < 0 && errno == ENOENT,
        "the cluster keeps no node aggregate (rack:node only)");
     ok(grove_vertex_aggregate_avail(g, at(g, "/tiny0/rack0"), "node", 0, 10) == 2,
        "rack: 2 free nodes");
@@ -745,8 +745,8 @@ static void test_aggregates(void)
     grove_graph_free_job(g, 1);
     for (grove_jobid_t j = 2; j <= 12; j++)
         grove_graph_free_job(g, j);
-    grove_graph_unlink(g, at(g, "/tiny0/rack0/node1"), true);
-    is_int(grove_vertex_aggregate_avail(g, c, "core", 0, 10), 8, "unlink: aggregate rebuilt");
+    grove_graph_unlink(g, t.node1, true);
+    is_int(grove_vertex_aggregate_avail(g, t.root, "core", 0, 10), 8, "unlink: aggregate rebuilt");
     grove_graph_destroy(g);
 }
 
@@ -786,11 +786,10 @@ static void test_uuid_lazy(void)
  * from its own (EEXIST) by them. */
 static void test_window_annotations(void)
 {
-    grove_vid_t c;
-    grove_graph_t *g = tiny(&c);
-    grove_vid_t node0 = at(g, "/tiny0/rack0/node0");
-    grove_vid_t core[3] = {at(g, "/tiny0/rack0/node0/socket0/core0"),
-                           at(g, "/tiny0/rack0/node0/socket0/core1"),
+    tiny_t t;
+    grove_graph_t *g = tiny(&t);
+    grove_vid_t node0 = t.node0, c = t.root;
+    grove_vid_t core[3] = {t.core0, at(g, "/tiny0/rack0/node0/socket0/core1"),
                            at(g, "/tiny0/rack0/node0/socket1/core4")};
     ok(grove_vertex_allocate(g, core[0], 7, 1, 0, 100, false) == 0
            && grove_vertex_allocate(g, core[1], 5, 1, 0, 100, false) == 0

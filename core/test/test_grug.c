@@ -31,6 +31,7 @@
 #include "graph.h"
 #include "grug.h"
 #include "tap.h"
+#include "corpus.h"
 
 /* Instrumented runs (ASan, valgrind) are much slower: the time limit is
  * only checked in plain builds, and valgrind skips the two largest
@@ -82,95 +83,6 @@ static bool has_path(const grove_graph_t *g, const char *sub, const char *path)
 
 /* ---- 1. every corpus recipe ------------------------------------------------------ */
 
-struct tc {
-    const char *type;
-    size_t n;
-};
-
-static const struct recipe_row {
-    const char *file;
-    size_t total;
-    struct tc counts[18];
-    const char *paths[4]; /* containment paths that must exist */
-    size_t dropped;
-} recipes[] = {
-    {"tiny.graphml", 100,
-     {{"cluster", 1}, {"rack", 1}, {"node", 2}, {"socket", 4}, {"core", 72}, {"gpu", 4},
-      {"memory", 16}},
-     {"/tiny0/rack0/node1/socket1/core35", "/tiny0/rack0/node0/socket0/core17",
-      "/tiny0/rack0/node1/socket1/gpu1", "/tiny0/rack0/node1/socket1/memory7"},
-     0},
-    {"small.graphml", 378,
-     {{"cluster", 1}, {"rack", 1}, {"node", 8}, {"socket", 16}, {"core", 288}, {"memory", 64}},
-     {"/small0/rack0/node7/socket1/core35", "/small0/rack0/node7/socket1/memory7"},
-     0},
-    {"medium.graphml", 3533,
-     {{"cluster", 1}, {"rack", 4}, {"node", 72}, {"socket", 144}, {"core", 2592}, {"gpu", 144},
-      {"memory", 576}},
-     {"/medium0/rack3/node71/socket1/core35", "/medium0/rack0/node0/socket0/gpu0",
-      "/medium0/rack1/node18"},
-     0},
-    {"resv_test.graphml", 5299,
-     {{"cluster", 1}, {"rack", 6}, {"node", 108}, {"socket", 216}, {"core", 3888}, {"gpu", 216},
-      {"memory", 864}},
-     {"/resv_test0/rack5/node107/socket1/memory7"},
-     0},
-    {"advanced_test.graphml", 6002,
-     {{"cluster", 1}, {"rack", 6}, {"octrack", 1}, {"node", 126}, {"socket", 252}, {"bb", 324},
-      {"core", 4176}, {"gpu", 216}, {"memory", 900}},
-     {"/advanced_test0/rack5/node107/bb2", "/advanced_test0/octrack0/node17/socket1/core15",
-      "/advanced_test0/octrack0/node0/socket1/memory1"},
-     0},
-    {"coarse_iobw.graphml", 5317,
-     {{"zone", 1}, {"cluster", 1}, {"rack", 6}, {"node", 108}, {"socket", 216}, {"core", 3888},
-      {"gpu", 216}, {"memory", 864}, {"pfs", 1}, {"bandwidth", 16}},
-     {"/cz0/pfs0/bandwidth15", "/cz0/pfsbw_test0/rack5/node107/socket1/core35"},
-     0},
-    {"power.graphml", 4042,
-     {{"cluster", 1}, {"rack", 4}, {"pdu", 4}, {"node", 72}, {"socket", 144}, {"core", 2592},
-      {"gpu", 144}, {"memory", 576}, {"powerpanel", 1}, {"power", 504}},
-     {"/power0/rack3/pdu3", "/power0/rack3/node71/socket1/core35"},
-     0},
-    {"sierra.graphml", 350473,
-     {{"cluster", 1}, {"rack", 240}, {"node", 4320}, {"socket", 8640}, {"bb", 108000},
-      {"gpu", 17280}, {"core", 190080}, {"memory", 17280}, {"storage_rack", 24},
-      {"storage_node", 1536}, {"gpfs", 3072}},
-     {"/Sierra0/rack239/node4319/socket1/core43", "/Sierra0/rack0/node0/bb24",
-      "/Sierra0/storage_rack23/storage_node1535/gpfs127", "/Sierra0/rack0/node0/gpu3"},
-     0},
-    {"disaggr.graphml", 355197,
-     {{"cluster", 1}, {"cpu_rack", 120}, {"cpu_group", 4320}, {"socket", 8640},
-      {"core", 190080}, {"gpu_rack", 60}, {"gpu_group", 2160}, {"gpu", 17280},
-      {"mem_rack", 16}, {"mem_group", 1152}, {"memory", 17280}, {"bb_rack", 16},
-      {"bb_group", 1152}, {"bb", 108288}, {"storage_rack", 24}, {"storage_group", 1536},
-      {"gpfs", 3072}},
-     {"/disaggr0/bb_rack15/bb_group1151/bb6767", "/disaggr0/cpu_rack119/cpu_group4319/socket1/core43",
-      "/disaggr0/gpu_rack59/gpu_group2159/gpu287"},
-     0},
-    {"mt-storage/mtl0.graphml", 223,
-     {{"cluster", 1}, {"rack", 2}, {"node", 4}, {"socket", 8}, {"ssd", 16}, {"core", 144},
-      {"gpu", 16}, {"memory", 32}},
-     {"/mtl0-test0/rack1/node3/ssd7", "/mtl0-test0/rack1/node3/socket1/gpu3"},
-     0},
-    {"mt-storage/mtl1.graphml", 225,
-     {{"cluster", 1}, {"rack", 2}, {"mtl1unit", 2}, {"ssd", 16}, {"node", 4}, {"socket", 8},
-      {"core", 144}, {"gpu", 16}, {"memory", 32}},
-     {"/mtl1-test0/rack1/mtl1unit1/ssd7", "/mtl1-test0/rack1/node3"},
-     0},
-    {"mt-storage/mtl2.graphml", 224,
-     {{"cluster", 1}, {"mtl2unit", 1}, {"ssd", 16}, {"rack", 2}, {"node", 4}, {"socket", 8},
-      {"core", 144}, {"gpu", 16}, {"memory", 32}},
-     {"/mtl2-test0/mtl2unit0/ssd15", "/mtl2-test0/rack1/node3"},
-     0},
-    /* the two mtl2unit0 -> mtl1unit associations link each mtl1unit below
-     * mtl2unit0 too, as "includes" edges (its parent stays its rack) */
-    {"mt-storage/mtl3.graphml", 226,
-     {{"cluster", 1}, {"mtl2unit", 1}, {"rack", 2}, {"mtl1unit", 2}, {"ssd", 16}, {"node", 4},
-      {"socket", 8}, {"core", 144}, {"gpu", 16}, {"memory", 32}},
-     {"/mtl3-test0/rack1/mtl1unit1/ssd7", "/mtl3-test0/mtl2unit0"},
-     0},
-};
-
 static double now_s(void)
 {
     struct timespec t;
@@ -192,51 +104,62 @@ static void check_sierra(const grove_graph_t *g, double secs)
     ok(inorder && seen == 4320, "sierra: nodes ranked 0..4319 in order");
 }
 
+/* One row of vectors/grug_recipes.tsv: the recipe expands to the vertices
+ * it lists per type, a tree with the paths given, in time. */
+static void recipe_row(int lineno, char **f)
+{
+    const char *file = f[0];
+    size_t total = strtoul(f[1], NULL, 10), dropped_want = strtoul(f[4], NULL, 10);
+    if (total > 100000 && RUNNING_ON_VALGRIND) {
+        diag("%s skipped under valgrind", file);
+        return;
+    }
+    size_t dropped = 99;
+    grove_grug_opts_t o = {.dropped = &dropped};
+    double t0 = now_s();
+    grove_graph_t *g = load(file, &o);
+    double secs = now_s() - t0;
+    if (!ok(g != NULL, "line %d: %s expands", lineno, file))
+        return;
+    is_int(grove_graph_vertex_count(g), total, "%s: %zu vertices", file, total);
+    /* "type=n ..." as the row lists them, counted in the graph */
+    size_t sum = 0;
+    char got[1024] = "", types[1024];
+    snprintf(types, sizeof(types), "%s", f[2]);
+    for (char *save, *tc = strtok_r(types, " ", &save); tc; tc = strtok_r(NULL, " ", &save)) {
+        char *eq = strchr(tc, '=');
+        if (!eq) {
+            ok(0, "line %d: '%s' is not TYPE=N", lineno, tc);
+            continue;
+        }
+        *eq = '\0';
+        sum += strtoul(eq + 1, NULL, 10);
+        snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s=%zu", got[0] ? " " : "", tc,
+                 count_type(g, tc));
+    }
+    is_str(got, f[2], "%s: vertices per type", file);
+    is_int(sum, total, "%s: the types cover every vertex", file);
+    diag("%s: %s", file, got);
+    char paths[2048];
+    snprintf(paths, sizeof(paths), "%s", f[3]);
+    for (char *save, *path = strtok_r(paths, " ", &save); path; path = strtok_r(NULL, " ", &save))
+        ok(has_path(g, GROVE_CONTAINMENT, path), "%s: %s exists", file, path);
+    is_int(dropped, dropped_want, "%s: %zu associations left out", file, dropped_want);
+    /* every non-root vertex has one containment parent: a tree */
+    grove_sym_t cs = grove_graph_sym_lookup(g, GROVE_CONTAINMENT);
+    size_t roots = 0;
+    for (grove_vid_t v = 0; v < grove_graph_vertex_slots(g); v++)
+        roots += grove_vertex_parent(g, v, cs) == GROVE_VID_NONE && grove_vertex_depth(g, v, cs) == 0
+                 && grove_vertex_first_child(g, v, cs, &(grove_eid_t){0}) != GROVE_VID_NONE;
+    is_int(roots, 1, "%s: one containment root", file);
+    if (!strcmp(file, "sierra.graphml"))
+        check_sierra(g, secs);
+    grove_graph_destroy(g);
+}
+
 static void test_recipes(void)
 {
-    for (size_t i = 0; i < sizeof(recipes) / sizeof(recipes[0]); i++) {
-        const struct recipe_row *row = &recipes[i];
-        if (row->total > 100000 && RUNNING_ON_VALGRIND) {
-            diag("%s skipped under valgrind", row->file);
-            continue;
-        }
-        size_t dropped = 99;
-        grove_grug_opts_t o = {.dropped = &dropped};
-        double t0 = now_s();
-        grove_graph_t *g = load(row->file, &o);
-        double secs = now_s() - t0;
-        if (!ok(g != NULL, "%s expands", row->file))
-            continue;
-        is_int(grove_graph_vertex_count(g), row->total, "%s: %zu vertices", row->file,
-               row->total);
-        size_t sum = 0;
-        char got[1024] = "", want[1024] = "";
-        for (const struct tc *c = row->counts; c->type; c++) {
-            size_t n = count_type(g, c->type);
-            sum += c->n;
-            snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s=%zu ", c->type, n);
-            snprintf(want + strlen(want), sizeof(want) - strlen(want), "%s=%zu ", c->type,
-                     c->n);
-        }
-        is_str(got, want, "%s: vertices per type", row->file);
-        is_int(sum, row->total, "%s: the types cover every vertex", row->file);
-        diag("%s: %s", row->file, got);
-        for (int p = 0; p < 4 && row->paths[p]; p++)
-            ok(has_path(g, GROVE_CONTAINMENT, row->paths[p]), "%s: %s exists", row->file,
-               row->paths[p]);
-        is_int(dropped, row->dropped, "%s: %zu associations left out", row->file, row->dropped);
-        /* every non-root vertex has one containment parent: a tree */
-        grove_sym_t cs = grove_graph_sym_lookup(g, GROVE_CONTAINMENT);
-        size_t roots = 0;
-        for (grove_vid_t v = 0; v < grove_graph_vertex_slots(g); v++)
-            roots += grove_vertex_parent(g, v, cs) == GROVE_VID_NONE
-                     && grove_vertex_depth(g, v, cs) == 0
-                     && grove_vertex_first_child(g, v, cs, &(grove_eid_t){0}) != GROVE_VID_NONE;
-        is_int(roots, 1, "%s: one containment root", row->file);
-        if (!strcmp(row->file, "sierra.graphml"))
-            check_sierra(g, secs);
-        grove_graph_destroy(g);
-    }
+    ok(vectors_run("grug_recipes.tsv", 5, recipe_row) >= 13, "GRUG recipe vectors");
 }
 
 /* ---- 2. tiny and power against their JGF equivalents ------------------------ */

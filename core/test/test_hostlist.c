@@ -291,7 +291,7 @@ static void test_api(void)
  * per-range limit. */
 static void test_api_edges(void)
 {
-    grove_hostlist_destroy(NULL);
+    ok_destroy_null(grove_hostlist_destroy);
     errno = 0;
     ok(grove_hostlist_decode(NULL, NULL) == NULL && errno == EINVAL, "decode(NULL) is EINVAL");
     errno = 0;

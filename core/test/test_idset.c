@@ -340,7 +340,7 @@ static void test_api(void)
     unsigned lo = 0, hi = 0;
     ok(grove_idset_run(s, 1, &lo, &hi) == 0 && lo == GROVE_IDSET_MAX_ID && hi == lo, "run(1)");
     ok(grove_idset_run(s, 2, &lo, &hi) < 0, "run out of range");
-    grove_idset_destroy(NULL);
+    ok_destroy_null(grove_idset_destroy);
     grove_idset_destroy(one);
     grove_idset_destroy(c);
     grove_idset_destroy(s);

@@ -17,6 +17,7 @@
 
 #include "jobspec.h"
 #include "tap.h"
+#include "corpus.h"
 
 /* ---- corpus ---------------------------------------------------------- */
 
@@ -236,191 +237,47 @@ static void test_corpus_messages(void)
 
 /* ---- error messages: inline documents ------------------------------- */
 
-/* A jobspec whose resources are R (lines 3..), one task, duration 60. */
-#define DOC(R)                                                                            \
-    "version: 9999\nresources:\n" R "tasks:\n  - command: [app]\n    slot: s\n"           \
-    "    count: {per_slot: 1}\nattributes: {system: {duration: 60}}\n"
+/* The resources of a slot of one core (three lines), for inline documents. */
 #define SLOT_CORE "  - type: slot\n    label: s\n    count: 1\n    with:\n      - type: core\n" \
                   "        count: 1\n"
-/* A V1 document with task T (lines 9..) and attributes A. */
-#define V1DOC(W, T, A)                                                                    \
-    "version: 1\nresources:\n  - type: node\n    count: 2\n    with:\n      - type: slot\n" \
-    "        label: s\n        count: 1\n        with: " W "\ntasks:\n" T "attributes: " A "\n"
-#define V1TASK "  - command: [app]\n    slot: s\n    count: {per_slot: 1}\n"
 
-#define V1 GROVE_JOBSPEC_V1
-
-/* Inline documents and the exact message each earns. */
-static const struct {
-    const char *text;
-    unsigned flags;
-    const char *want; /* exact message (source "t.yaml"), or NULL: accepted */
-} msg_rows[] = {
-    {DOC(SLOT_CORE), 0, NULL},
-    {DOC("  - type: slot\n    label: s\n    count: 2\n    with:\n      - type: node\n"
-         "        count: {min: 4, max: 2, operator: '+', operand: 1}\n"),
-     0,
-     "t.yaml:8: resources[0].with[0].count.max: must be greater than or equal to min "
-     "(2 < 4)"},
-    {DOC("  - type: node\n    count: \"0-4\"\n"), 0,
-     "t.yaml:4: resources[0].count: count idset '0-4' contains 0"},
-    {DOC("  - type: node\n    count: \"4-2\"\n"), 0,
-     "t.yaml:4: resources[0].count: range '4-2': max must be greater than or equal to min"},
-    {DOC("  - type: node\n    count: 2-8:1:*\n"), 0,
-     "t.yaml:4: resources[0].count: range '2-8:1:*': operand must be at least 2 for "
-     "operator '*'"},
-    {DOC("  - type: node\n    count: 1+:2:^\n"), 0,
-     "t.yaml:4: resources[0].count: range '1+:2:^': min must be at least 2 for operator "
-     "'^'"},
-    {DOC("  - type: node\n    count: 1.5\n"), 0,
-     "t.yaml:4: resources[0].count: must be an integer, an RFC 45 range or RFC 22 idset "
-     "string, or a mapping with min (got a real number)"},
-    {DOC("  - type: node\n    count: yes\n"), 0,
-     "t.yaml:4: resources[0].count: must be an integer, an RFC 45 range or RFC 22 idset "
-     "string, or a mapping with min (got a boolean)"},
-    {DOC("  - type: node\n    count: {min: 2, color: red}\n"), 0,
-     "t.yaml:4: resources[0].count.color: unknown key (a count has min, max, operator and "
-     "operand)"},
-    {DOC("  - type: node\n    count: 99999999999999999999\n"), 0,
-     "t.yaml:4: integer 99999999999999999999 is out of range"},
-    {DOC("  - type: \"\"\n    count: 1\n"), 0,
-     "t.yaml:3: resources[0].type: must not be empty"},
-    {DOC("  - type: node\n    count: 1\n    color: red\n"), 0,
-     "t.yaml:5: resources[0].color: unknown key (a resource vertex has type, count, unit, "
-     "exclusive, with, label, id)"},
-    {DOC("  - type: node\n    count: 1\n    exclusive: yes\n"
-         "    with: [{type: core, count: 1}]\n"),
-     0, NULL},
-    {DOC("  - type: node\n    count: 1\n    exclusive: 1\n"), 0,
-     "t.yaml:5: resources[0].exclusive: must be true or false (got an integer)"},
-    {DOC("  - type: slot\n    label: s\n    count: 1\n"), 0,
-     "t.yaml:3: resources[0].with: required key is missing (a slot needs at least one "
-     "resource)"},
-    {DOC("  - type: node\n    count: 1\n    with: []\n"), 0,
-     "t.yaml:5: resources[0].with: must contain at least one resource vertex"},
-    {"version: 9999\nresources: []\ntasks: []\nattributes: {}\n", 0,
-     "t.yaml:2: resources: must contain at least one resource vertex"},
-    {DOC(SLOT_CORE "  - type: node\n    count: 1\n    label: s\n"), 0, NULL},
-    {DOC(SLOT_CORE "  - type: node\n    count: 1\n    label: s\n"),
-     GROVE_JOBSPEC_UNIQUE_LABELS,
-     "t.yaml:11: resources[1].label: duplicate label 's' (labels must be unique)"},
-    {DOC("  - type: node\n    count: 1\n    count: 2\n"), 0,
-     "t.yaml:5: duplicate key 'count'"},
-    {DOC(SLOT_CORE) "---\nversion: 1\n", 0, "t.yaml:14: more than one YAML document"},
-    {"", 0, "t.yaml: empty document"},
-    {"# only a comment\n", 0, "t.yaml: empty document"},
-    {"- 1\n- 2\n", 0, "t.yaml:1: a jobspec must be a mapping (got a list)"},
-    {DOC(SLOT_CORE) "foo: 1\n", 0,
-     "t.yaml:14: foo: unknown key (a jobspec has version, resources, tasks, attributes)"},
-    {"version: \"1\"\nresources: []\ntasks: []\nattributes: {}\n", 0,
-     "t.yaml:1: version: must be an integer (got a string)"},
-    {"version: 0x10000\nresources: []\ntasks: []\nattributes: {}\n", 0,
-     "t.yaml:1: version: must be between 1 and 9999 (got 65536)"},
-    {"version: 9999\nresources:\n" SLOT_CORE "tasks:\n  - command: [app]\n    slot: s\n"
-     "    count: {per_slot: 1}\nattributes:\n",
-     0, NULL},
-    {"version: 1\nresources:\n" SLOT_CORE "tasks:\n  - command: [app]\n    slot: s\n"
-     "    count: {per_slot: 1}\nattributes:\n",
-     0, "t.yaml:13: attributes: must be a mapping (got null)"},
-    {"version: 9999\nresources:\n" SLOT_CORE "tasks:\n  - command: [app]\n    slot: s\n"
-     "    count: {per_slot: 1}\nattributes: {system: {duration: 1h}}\n",
-     0, "t.yaml:13: attributes.system.duration: must be a number of seconds (got a string)"},
-    {"version: 9999\nresources:\n" SLOT_CORE "tasks:\n  - command: [app]\n    slot: s\n"
-     "    count: {per_slot: 1}\nattributes: {system: {duration: .inf}}\n",
-     0, "t.yaml:13: number .inf is not finite or out of range"},
-    {"version: 9999\nresources:\n" SLOT_CORE "tasks:\n  - command: [app]\n    slot: s\n"
-     "    count: {per_slot: 1}\nattributes: {system: {duration: 1.0e16}}\n",
-     0, "t.yaml:13: attributes.system.duration: is too large (1e+16 > 2^53 seconds)"},
-    {"version: 9999\nresources:\n" SLOT_CORE "tasks:\n  - command: [app]\n    slot: s\n"
-     "    count: {per_slot: 1}\nattributes: {system: {cwd: 5}}\n",
-     0, "t.yaml:13: attributes.system.cwd: must be a string (got an integer)"},
-    {"version: 9999\nresources:\n" SLOT_CORE "tasks:\n  - command: [app]\n    slot: s\n"
-     "    count: {per_node: 1}\nattributes: {}\n",
-     0,
-     "t.yaml:12: tasks[0].count.per_node: unknown key (a task count is per_slot, "
-     "per_resource or total)"},
-    {"version: 9999\nresources:\n" SLOT_CORE "tasks:\n  - command: [app]\n    slot: s\n"
-     "    count: {per_resource: {type: core}}\nattributes: {}\n",
-     0, "t.yaml:12: tasks[0].count.per_resource.count: required key is missing"},
-    {"version: 9999\nresources:\n" SLOT_CORE "tasks:\n  - command: [\"a\\0b\"]\n"
-     "    slot: s\n    count: {per_slot: 1}\nattributes: {}\n",
-     0, "t.yaml:10: NUL character in a string"},
-    {"version: 9999\nresources:\n  - &v {type: core, count: 1}\n  - *w\n"
-     "tasks: []\nattributes: {}\n",
-     0, "t.yaml:4: unknown YAML anchor 'w'"},
-    {"version: 9999\nresources:\n" SLOT_CORE "tasks:\n  - command: [app]\n    slot: s\n"
-     "    count: {per_slot: 1}\nattributes:\n  system:\n    constraints: {properties: [1]}\n",
-     0,
-     "t.yaml:15: attributes.system.constraints.properties[0]: a property must be a string "
-     "(got an integer)"},
-    {"version: 9999\nresources:\n" SLOT_CORE "tasks:\n  - command: [app]\n    slot: s\n"
-     "    count: {per_slot: 1}\nattributes:\n  system:\n    constraints:\n"
-     "      and:\n        - {ranks: [\"3-1\"]}\n",
-     0, NULL /* checked by prefix below */},
-    /* V1 */
-    {V1DOC("[{type: core, count: 2}, {type: gpu, count: 0}]", V1TASK,
-           "{system: {duration: 0}}"),
-     V1, NULL},
-    {V1DOC("[{type: core, count: 2}]", V1TASK, "{system: {duration: 0}}"), 0, NULL},
-    {V1DOC("[{type: gpu, count: 1}]", V1TASK, "{system: {duration: 0}}"), V1,
-     "t.yaml:9: resources[0].with[0].with: V1 requires a core in every slot"},
-    {V1DOC("[{type: core, count: 1}, {type: core, count: 1}]", V1TASK,
-           "{system: {duration: 0}}"),
-     V1, "t.yaml:9: resources[0].with[0].with[1]: V1 allows one core and at most one gpu in "
-         "a slot"},
-    {V1DOC("[{type: core, count: \"2+\"}]", V1TASK, "{system: {duration: 0}}"), V1,
-     "t.yaml:9: resources[0].with[0].with[0].count: must be an integer in V1"},
-    {V1DOC("[{type: core, count: 1, id: \"0\"}]", V1TASK, "{system: {duration: 0}}"), V1,
-     "t.yaml:9: resources[0].with[0].with[0].id: unknown key (V1 allows type, count, unit "
-     "in a core or gpu)"},
-    {V1DOC("[{type: core, count: 1}]",
-           "  - command: [app]\n    slot: s\n    count: {per_slot: 2}\n",
-           "{system: {duration: 0}}"),
-     V1, "t.yaml:13: tasks[0].count.per_slot: must be 1 in V1 (got 2)"},
-    {V1DOC("[{type: core, count: 1}]", V1TASK V1TASK, "{system: {duration: 0}}"), V1,
-     "t.yaml:11: tasks: V1 allows exactly one task (got 2)"},
-    {V1DOC("[{type: core, count: 1}]",
-           "  - command: [app]\n    slot: s\n    count: {per_slot: 1}\n    foo: 1\n",
-           "{system: {duration: 0}}"),
-     V1, "t.yaml:14: tasks[0].foo: unknown key (a V1 task has command, slot, count)"},
-    {V1DOC("[{type: core, count: 1}]", V1TASK, "{system: {duration: 0}, user: {}}"), V1,
-     "t.yaml:14: attributes.user: must not be empty in V1"},
-    {V1DOC("[{type: core, count: 1}]", V1TASK, "{user: {a: 1}}"), V1,
-     "t.yaml:14: attributes.system: required key is missing (V1 requires "
-     "attributes.system.duration)"},
-    {DOC(SLOT_CORE), V1, "t.yaml:1: version: must be 1 for a V1 jobspec (got 9999)"},
-};
-
-#undef V1
+/* One row of vectors/jobspec_messages.tsv: a document, read under flags,
+ * is accepted or refused with the exact message (or its start). */
+static void message_row(int lineno, char **f)
+{
+    const char *flags = f[0], *text = f[1], *want = corpus_field(f[2]);
+    grove_jobspec_opts_t o = {0, "t.yaml", NULL};
+    if (!strcmp(flags, "V1"))
+        o.flags = GROVE_JOBSPEC_V1;
+    else if (!strcmp(flags, "UNIQUE_LABELS"))
+        o.flags = GROVE_JOBSPEC_UNIQUE_LABELS;
+    else if (strcmp(flags, "-")) {
+        ok(0, "line %d: unknown flags '%s'", lineno, flags);
+        return;
+    }
+    grove_error_t e;
+    grove_jobspec_t *js = grove_jobspec_parse(text, strlen(text), &o, &e);
+    if (!want) {
+        if (!ok(js != NULL, "line %d accepted", lineno))
+            diag("%s", e.text);
+    }
+    else if (!strncmp(want, "prefix:", 7)) {
+        want += 7;
+        ok(!js && strncmp(e.text, want, strlen(want)) == 0, "line %d refused: %s...", lineno,
+           want);
+        diag("%s", js ? "accepted" : e.text);
+    }
+    else {
+        is_str(js ? "(accepted)" : e.text, want, "line %d refused", lineno);
+        /* "t.yaml:LINE: ..." or "t.yaml: ..." (no line) */
+        is_int(js ? -1 : e.line, atoi(want + strlen("t.yaml:")), "line %d error line", lineno);
+    }
+    grove_jobspec_destroy(js);
+}
 
 static void test_inline_messages(void)
 {
-    for (size_t i = 0; i < sizeof(msg_rows) / sizeof(msg_rows[0]); i++) {
-        grove_jobspec_opts_t o = {msg_rows[i].flags, "t.yaml", NULL};
-        grove_error_t e;
-        grove_jobspec_t *js = grove_jobspec_parse(msg_rows[i].text, strlen(msg_rows[i].text), &o, &e);
-        if (!msg_rows[i].want && strstr(msg_rows[i].text, "3-1")) {
-            const char *w = "t.yaml:17: attributes.system.constraints.and[0].ranks[0]: "
-                            "invalid idset \"3-1\": ";
-            ok(!js && strncmp(e.text, w, strlen(w)) == 0,
-               "row %zu: bad idset in nested constraint", i);
-            if (js)
-                diag("accepted");
-            else
-                diag("%s", e.text);
-        }
-        else if (!msg_rows[i].want) {
-            if (!ok(js != NULL, "row %zu accepted", i))
-                diag("%s", e.text);
-        }
-        else {
-            is_str(js ? "(accepted)" : e.text, msg_rows[i].want, "row %zu refused", i);
-            /* "t.yaml:LINE: ..." or "t.yaml: ..." (no line) */
-            is_int(js ? -1 : e.line, atoi(msg_rows[i].want + strlen("t.yaml:")),
-                   "row %zu error line", i);
-        }
-        grove_jobspec_destroy(js);
-    }
+    ok(vectors_run("jobspec_messages.tsv", 3, message_row) >= 51, "jobspec message vectors");
 }
 
 /* YAML limits (nesting depth, alias expansion) and aliases expanded. */
@@ -708,7 +565,7 @@ static void test_tree(void)
     ok(nc && nc->kind == GROVE_COUNT_IDSET && nc->min == 4 && nc->max == 25,
        "count \"4,9,16,25\" is an idset 4..25");
     grove_jobspec_destroy(js);
-    grove_jobspec_destroy(NULL);
+    ok_destroy_null(grove_jobspec_destroy);
 }
 
 /* ---- counts ---------------------------------------------------------- */
@@ -976,7 +833,7 @@ static void test_constraints(void)
     c = grove_constraint_parse("{\"properties\": [\"^a\"]}", &e);
     ok(c && grove_constraint_match(c, NULL) == 1, "NULL subject: no properties");
     grove_constraint_destroy(c);
-    grove_constraint_destroy(NULL);
+    ok_destroy_null(grove_constraint_destroy);
 }
 
 static bool cb_has(const char *name, void *arg)

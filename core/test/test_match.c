@@ -15,6 +15,7 @@
 #include "graph.h"
 #include "match.h"
 #include "tap.h"
+#include "corpus.h"
 #include "grovetest.h"
 
 /* tiny0 > rack0 > node0-1 > socket0-1 > core x18 (ids per node), gpu x1,
@@ -78,33 +79,16 @@ struct outcome {
 static struct outcome *outcomes;
 static size_t noutcomes;
 
-static void load_outcomes(void)
+static void outcome_row(int lineno, char **fld)
 {
-    FILE *f = fopen(tap_conformance("fluxion/outcomes.tsv"), "r");
-    if (!f)
-        return;
-    char line[2048];
-    while (fgets(line, sizeof(line), f)) {
-        if (line[0] == '#')
-            continue;
-        char *fld[8];
-        int n = 0;
-        char *save, *p = strtok_r(line, "\t\n", &save);
-        while (p && n < 8) {
-            fld[n++] = p;
-            p = strtok_r(NULL, "\t\n", &save);
-        }
-        if (n < 8)
-            continue;
-        outcomes = realloc(outcomes, (noutcomes + 1) * sizeof(*outcomes));
-        struct outcome *o = &outcomes[noutcomes++];
-        snprintf(o->test, sizeof(o->test), "%s", fld[0]);
-        snprintf(o->kind, sizeof(o->kind), "%s", fld[4]);
-        snprintf(o->at, sizeof(o->at), "%s", fld[5]);
-        snprintf(o->res, sizeof(o->res), "%s", fld[6]);
-        snprintf(o->excl, sizeof(o->excl), "%s", fld[7]);
-    }
-    fclose(f);
+    (void)lineno;
+    outcomes = realloc(outcomes, (noutcomes + 1) * sizeof(*outcomes));
+    struct outcome *o = &outcomes[noutcomes++];
+    snprintf(o->test, sizeof(o->test), "%s", fld[0]);
+    snprintf(o->kind, sizeof(o->kind), "%s", fld[4]);
+    snprintf(o->at, sizeof(o->at), "%s", fld[5]);
+    snprintf(o->res, sizeof(o->res), "%s", fld[6]);
+    snprintf(o->excl, sizeof(o->excl), "%s", fld[7]);
 }
 
 /* Run one corpus test on tiny: returns the number of mismatches. */
@@ -194,59 +178,25 @@ static int run_test(const char *id, const char *policy, const char *cmds)
     return bad;
 }
 
-static void test_corpus_tiny(void)
+/* One row of the corpus's tests.tsv: run when it is a basics or granule
+ * case on tiny.graphml with the simple writer. */
+static void tiny_row(int lineno, char **fld)
 {
-    load_outcomes();
-    FILE *f = fopen(tap_conformance("fluxion/tests.tsv"), "r");
-    ok(f != NULL && noutcomes > 0, "corpus tests.tsv and outcomes.tsv readable");
-    if (!f)
+    (void)lineno;
+    if (strcmp(fld[3], "grugs/tiny.graphml") || strcmp(fld[9], "-") || strcmp(fld[10], "simple"))
         return;
-    char line[4096];
-    while (fgets(line, sizeof(line), f)) {
-        if (line[0] == '#')
-            continue;
-        char *fld[20];
-        int n = 0;
-        char *save, *p = strtok_r(line, "\t\n", &save);
-        while (p && n < 20) {
-            fld[n++] = p;
-            p = strtok_r(NULL, "\t\n", &save);
-        }
-        if (n < 12 || strcmp(fld[3], "grugs/tiny.graphml") || strcmp(fld[9], "-")
-            || strcmp(fld[10], "simple"))
-            continue;
-        if (strcmp(fld[2], "basics") && strcmp(fld[2], "granule"))
-            continue;
-        int bad = run_test(fld[0], fld[7], fld[11]);
-        ok(bad == 0, "%s %s %s (%s): outcomes as expected", fld[0], fld[2], fld[7], fld[11]);
-    }
-    fclose(f);
-    free(outcomes);
+    if (strcmp(fld[2], "basics") && strcmp(fld[2], "granule"))
+        return;
+    int bad = run_test(fld[0], fld[7], fld[11]);
+    ok(bad == 0, "%s %s %s (%s): outcomes as expected", fld[0], fld[2], fld[7], fld[11]);
 }
 
-static void test_next_id(void)
+static void test_corpus_tiny(void)
 {
-    grove_graph_t *g = tiny();
-    grove_matcher_t *m = grove_matcher_create(g, NULL);
-    const char *y = "version: 9999\nresources:\n- type: slot\n  count: 1\n  label: s\n"
-                    "  with:\n  - type: core\n    count: 1\n"
-                    "tasks: [{command: [x], slot: s, count: {per_slot: 1}}]\n"
-                    "attributes: {system: {duration: 60}}\n";
-    grove_error_t err;
-    grove_jobspec_t *js = grove_jobspec_parse(y, strlen(y), NULL, &err);
-    ok(js != NULL, "jobspec parses (%s)", js ? "" : err.text);
-    const grove_job_t *j = NULL;
-    ok(grove_matcher_set_next_id(m, 0) < 0 && errno == EINVAL, "next id 0 refused");
-    ok(grove_matcher_set_next_id(m, 40) == 0 && grove_matcher_next_id(m) == 40, "next id set");
-    ok(grove_match(m, js, GROVE_MATCH_ALLOCATE, 0, &j, NULL) == 0 && j->id == 40,
-       "the next match takes it");
-    ok(grove_matcher_set_next_id(m, 40) < 0 && errno == EINVAL,
-       "an id not above the table's refused");
-    ok(grove_matcher_set_next_id(m, 41) == 0, "the id after the last job is fine");
-    grove_jobspec_destroy(js);
-    grove_matcher_cancel(m, 40);
-    grove_matcher_destroy(m);
-    grove_graph_destroy(g);
+    corpus_run("fluxion/outcomes.tsv", 8, outcome_row);
+    ok(noutcomes > 0, "corpus outcomes.tsv has rows");
+    corpus_run("fluxion/tests.tsv", 12, tiny_row);
+    free(outcomes);
 }
 
 /* A jobspec of the resources (YAML lines; a slot labelled s) for 60 s. */
@@ -259,6 +209,27 @@ static grove_jobspec_t *js_of(const char *resources)
              "attributes: {system: {duration: 60}}\n",
              resources);
     return grove_jobspec_parse(y, strlen(y), NULL, NULL);
+}
+
+static void test_next_id(void)
+{
+    grove_graph_t *g = tiny();
+    grove_matcher_t *m = grove_matcher_create(g, NULL);
+    grove_jobspec_t *js = js_of("- type: slot\n  count: 1\n  label: s\n"
+                                "  with:\n  - type: core\n    count: 1\n");
+    ok(js != NULL, "jobspec parses");
+    const grove_job_t *j = NULL;
+    ok(grove_matcher_set_next_id(m, 0) < 0 && errno == EINVAL, "next id 0 refused");
+    ok(grove_matcher_set_next_id(m, 40) == 0 && grove_matcher_next_id(m) == 40, "next id set");
+    ok(grove_match(m, js, GROVE_MATCH_ALLOCATE, 0, &j, NULL) == 0 && j->id == 40,
+       "the next match takes it");
+    ok(grove_matcher_set_next_id(m, 40) < 0 && errno == EINVAL,
+       "an id not above the table's refused");
+    ok(grove_matcher_set_next_id(m, 41) == 0, "the id after the last job is fine");
+    grove_jobspec_destroy(js);
+    grove_matcher_cancel(m, 40);
+    grove_matcher_destroy(m);
+    grove_graph_destroy(g);
 }
 
 /* A jobspec of n nodes with one core each (exclusive: the nodes whole),

@@ -26,6 +26,20 @@ static grove_graph_t *four(void)
 
 /* n nodes, each a slot of 4 cores and what beside (a JSON list's further
  * entries, "" for nothing), for d seconds. */
+/* four() and a matcher on it; the graph through *g. */
+static grove_matcher_t *on_four(grove_graph_t **g)
+{
+    *g = four();
+    return grove_matcher_create(*g, NULL);
+}
+
+/* Free a test's matcher and graph. */
+static void drop(grove_matcher_t *m, grove_graph_t *g)
+{
+    grove_matcher_destroy(m);
+    grove_graph_destroy(g);
+}
+
 static grove_jobspec_t *nodes_with_js(int n, int d, const char *beside)
 {
     char text[640];
@@ -111,8 +125,8 @@ static void windows(void)
         {"ends at its start", 1, 500, 500, GROVE_MATCH_ALLOCATE, EINVAL, 0, 0, 0},
         {"a mode that searches", 1, 500, 0, GROVE_MATCH_ALLOCATE_ORELSE_RESERVE, EINVAL, 0, 0, 0},
     };
-    grove_graph_t *g = four();
-    grove_matcher_t *m = grove_matcher_create(g, NULL);
+    grove_graph_t *g;
+    grove_matcher_t *m = on_four(&g);
     grove_matcher_set_now(m, 10);
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
         grove_jobspec_t *js = nodes_js(rows[i].nodes, 100);
@@ -133,16 +147,15 @@ static void windows(void)
         }
         grove_jobspec_destroy(js);
     }
-    grove_matcher_destroy(m);
-    grove_graph_destroy(g);
+    drop(m, g);
 }
 
 /* ---- grow --------------------------------------------------------------------------- */
 
 static void grow(void)
 {
-    grove_graph_t *g = four();
-    grove_matcher_t *m = grove_matcher_create(g, NULL);
+    grove_graph_t *g;
+    grove_matcher_t *m = on_four(&g);
     ok(run(m, 1, 100, GROVE_MATCH_ALLOCATE, 0) == 1 && run(m, 1, 50, GROVE_MATCH_ALLOCATE, 0) == 2,
        "two jobs of one node");
     grove_jobspec_t *two = nodes_js(2, 999), *three = nodes_js(3, 1);
@@ -167,16 +180,15 @@ static void grow(void)
     ok(run(m, 3, 10, GROVE_MATCH_ALLOCATE, 0) == 3, "so three nodes fit now");
     grove_jobspec_destroy(two);
     grove_jobspec_destroy(three);
-    grove_matcher_destroy(m);
-    grove_graph_destroy(g);
+    drop(m, g);
 }
 
 /* ---- re-planning ----------------------------------------------------------------------- */
 
 static void replan(void)
 {
-    grove_graph_t *g = four();
-    grove_matcher_t *m = grove_matcher_create(g, NULL);
+    grove_graph_t *g;
+    grove_matcher_t *m = on_four(&g);
     ok(run(m, 2, 100, GROVE_MATCH_ALLOCATE, 0) == 1 && run(m, 2, 200, GROVE_MATCH_ALLOCATE, 0) == 2
            && run(m, 2, 10, GROVE_MATCH_ALLOCATE_ORELSE_RESERVE, 0) == 3,
        "nodes 0-1 busy until 100, 2-3 until 200, job 3 reserved");
@@ -204,8 +216,7 @@ static void replan(void)
     ok(grove_matcher_replan(m, 7, &j, &err) == 0 && grove_matcher_job(m, 7) == NULL,
        "planning it again removes it");
     free(picks);
-    grove_matcher_destroy(m);
-    grove_graph_destroy(g);
+    drop(m, g);
 }
 
 /* ---- the clock --------------------------------------------------------------------------- */
@@ -219,8 +230,8 @@ static bool event_is(const grove_matcher_t *m, size_t i, grove_job_event_kind_t 
 
 static void clock_moves(void)
 {
-    grove_graph_t *g = four();
-    grove_matcher_t *m = grove_matcher_create(g, NULL);
+    grove_graph_t *g;
+    grove_matcher_t *m = on_four(&g);
     ok(run(m, 4, 100, GROVE_MATCH_ALLOCATE, 0) == 1
            && run(m, 4, 100, GROVE_MATCH_ALLOCATE_ORELSE_RESERVE, 0) == 2,
        "job 1 until 100, job 2 reserved from 100 to 200");
@@ -248,8 +259,7 @@ static void clock_moves(void)
     grove_matcher_events_clear(m);
     ok(grove_matcher_event_count(m) == 0 && grove_matcher_event_at(m, 0) == NULL,
        "cleared");
-    grove_matcher_destroy(m);
-    grove_graph_destroy(g);
+    drop(m, g);
 }
 
 /* ---- channeled pools released in part ----------------------------------------------- */
@@ -318,8 +328,7 @@ static void channel_release(void)
     ok(pools_free(g, v, 100, 25, 25), "every conduit free again");
     grove_idset_destroy(r);
     grove_jobspec_destroy(js);
-    grove_matcher_destroy(m);
-    grove_graph_destroy(g);
+    drop(m, g);
 }
 
 int main(void)

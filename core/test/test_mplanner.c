@@ -311,16 +311,10 @@ static void create_rows(void)
         errno = 0;
         grove_mplanner_t *mp = grove_mplanner_create(rows[i].types, rows[i].totals, rows[i].n,
                                                      rows[i].start, rows[i].horizon);
-        if (rows[i].err)
-            ok(!mp && errno == rows[i].err, "create, %s: %s", rows[i].what,
-               strerror(rows[i].err));
-        else
-            ok(mp != NULL, "create, %s: succeeds", rows[i].what);
+        is_made(mp, rows[i].err, rows[i].what);
         grove_mplanner_destroy(mp);
     }
-    errno = 12345;
-    grove_mplanner_destroy(NULL);
-    ok(errno == 12345, "destroy(NULL) is a no-op (errno untouched)");
+    ok_destroy_null(grove_mplanner_destroy);
 }
 
 static void scenario_rows(void)
@@ -409,9 +403,7 @@ static void scenario_rows(void)
 
 int main(void)
 {
-    long total_ops = ref_begin("GROVE_MPLANNER_OPS", 40000);
-    cmp_name = kind_name;
-    cmp_nkinds = K_NKINDS;
+    long total_ops = ref_begin("GROVE_MPLANNER_OPS", 40000, kind_name, K_NKINDS);
 
     create_rows();
     scenario_rows();

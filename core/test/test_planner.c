@@ -289,7 +289,10 @@ typedef struct {
     const char *what;
     char op;       /* a add, r remove, d reduce, t avail_at, w avail_during,
                       f fits, e earliest, n next_fit, c next_change, z resize,
-                      s span (returns amount) */
+                      s span (returns amount); P a new planner of total x,
+                      start y, horizon z for the rows after it; k a comb:
+                      x units in [t + 3, t + 10) for t from y, every 10 s,
+                      up to z (returns the spans added) */
     int64_t x, y, z;
     int64_t want;  /* result */
     int err;       /* errno when want == -1 */
@@ -297,8 +300,12 @@ typedef struct {
 
 static int64_t run_row(grove_planner_t *p, const row_t *w)
 {
-    int64_t amt;
+    int64_t amt, n = 0;
     switch (w->op) {
+    case 'k':
+        for (int64_t t = w->y; t < w->z; t += 10)
+            n += grove_planner_add(p, t + 3, 7, w->x) > 0;
+        return n;
     case 'a': return grove_planner_add(p, w->x, w->y, w->z);
     case 'r': return grove_planner_remove(p, w->x);
     case 'd': return grove_planner_reduce(p, w->x, w->y);
@@ -314,10 +321,20 @@ static int64_t run_row(grove_planner_t *p, const row_t *w)
     return -2;
 }
 
-static void run_rows(grove_planner_t *p, const row_t *rows, size_t n)
+/* Run the rows on *pp (a 'P' row replaces it), then check its invariants
+ * (and those of every planner a 'P' row replaced). */
+static void run_rows(grove_planner_t **pp, const row_t *rows, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         const row_t *w = &rows[i];
+        if (w->op == 'P') {
+            if (*pp)
+                ok(grovep_planner_check(*pp), "invariants hold before %s", w->what);
+            grove_planner_destroy(*pp);
+            *pp = mk(w->x, w->y, w->z);
+            continue;
+        }
+        grove_planner_t *p = *pp;
         errno = 0;
         int64_t got = run_row(p, w);
         int e = errno;
@@ -328,7 +345,7 @@ static void run_rows(grove_planner_t *p, const row_t *rows, size_t n)
             ok(got == w->want, "%s: %" PRId64 " (got %" PRId64 ", %s)", w->what, w->want, got,
                got == -1 ? strerror(e) : "-");
     }
-    ok(grovep_planner_check(p), "invariants hold after the rows");
+    ok(grovep_planner_check(*pp), "invariants hold after the rows");
 }
 
 /* Creation and destruction. */
@@ -348,16 +365,10 @@ static void create_rows(void)
         errno = 0;
         grove_planner_t *p = grove_planner_create(mk_rows[i].total, mk_rows[i].start,
                                                   mk_rows[i].horizon);
-        if (mk_rows[i].err)
-            ok(!p && errno == mk_rows[i].err, "create, %s: %s", mk_rows[i].what,
-               strerror(mk_rows[i].err));
-        else
-            ok(p != NULL, "create, %s: succeeds", mk_rows[i].what);
+        is_made(p, mk_rows[i].err, mk_rows[i].what);
         grove_planner_destroy(p);
     }
-    errno = 12345;
-    grove_planner_destroy(NULL);
-    ok(errno == 12345, "destroy(NULL) is a no-op (errno untouched)");
+    ok_destroy_null(grove_planner_destroy);
 }
 
 /* Every call on a planner of total 10 over [0, 100), in turn. */
@@ -442,7 +453,7 @@ static void edge_rows(void)
         { "shrink to 7 now", 'z', 7, 0, 0, 7, 0 },
         { "shrink to 6 refused", 'z', 6, 0, 0, -1, EBUSY },
     };
-    run_rows(p, rows, sizeof(rows) / sizeof(rows[0]));
+    run_rows(&p, rows, sizeof(rows) / sizeof(rows[0]));
     is_int(grove_planner_span_count(p), 5, "five spans remain");
     is_int(grove_planner_max_used(p), 7, "max used is 7");
     grove_planner_destroy(p);
@@ -451,11 +462,11 @@ static void edge_rows(void)
 /* Short gaps, a zero total, and times near the largest horizon. */
 static void corner_rows(void)
 {
-    /* Short gaps: earliest must skip every gap shorter than d. */
-    grove_planner_t *p = mk(4, 1000, 200);
-    for (int64_t t = 1000; t < 1190; t += 10)
-        grove_planner_add(p, t + 3, 7, 4); /* free only [t, t+3) in each 10s */
-    static const row_t gaps[] = {
+#define E GROVE_PLANNER_TIME_MAX
+    static const row_t rows[] = {
+        /* Short gaps: earliest must skip every gap shorter than d. */
+        { "a planner of 4 over [1000, 1200)", 'P', 4, 1000, 200, 0, 0 },
+        { "a comb: free only [t, t+3) in each 10s up to 1190", 'k', 4, 1000, 1190, 19, 0 },
         { "3s fits at the start", 'e', 4, 3, 1000, 1000, 0 },
         { "3s from 1001 fits at the next gap", 'e', 4, 3, 1001, 1010, 0 },
         { "4s fits only after the comb", 'e', 4, 4, 1000, 1190, 0 },
@@ -465,27 +476,16 @@ static void corner_rows(void)
         { "next_fit after 1185 for 3s", 'n', 4, 3, 1185, 1190, 0 },
         { "avail during a busy part", 'w', 1003, 7, 0, 0, 0 },
         { "zero amount fits anywhere", 'e', 0, 5, 1004, 1004, 0 },
-    };
-    run_rows(p, gaps, sizeof(gaps) / sizeof(gaps[0]));
-    grove_planner_destroy(p);
-
-    /* A planner of total 0: only zero amounts. */
-    p = mk(0, 0, 10);
-    static const row_t zero[] = {
+        /* A planner of total 0: only zero amounts. */
+        { "a planner of total 0", 'P', 0, 0, 10, 0, 0 },
         { "zero total: zero amount fits", 'a', 0, 10, 0, 1, 0 },
         { "zero total: one unit never", 'a', 0, 1, 1, -1, ENODEV },
         { "zero total: earliest of 0", 'e', 0, 10, 0, 0, 0 },
         { "zero total: avail 0", 't', 9, 0, 0, 0, 0 },
         { "zero total: grow", 'z', 2, 0, 0, 2, 0 },
         { "zero total: now one unit", 'a', 9, 1, 1, 2, 0 },
-    };
-    run_rows(p, zero, sizeof(zero) / sizeof(zero[0]));
-    grove_planner_destroy(p);
-
-    /* Time near the largest horizon: no overflow in t + d. */
-    p = mk(3, 0, GROVE_PLANNER_TIME_MAX);
-    const int64_t E = GROVE_PLANNER_TIME_MAX;
-    const row_t big[] = {
+        /* Time near the largest horizon: no overflow in t + d. */
+        { "a planner over the largest horizon", 'P', 3, 0, E, 0, 0 },
         { "huge: span to the end", 'a', E - 5, 5, 2, 1, 0 },
         { "huge: earliest 2 for the whole horizon", 'e', 2, E, 0, -1, EBUSY },
         { "huge: earliest 1 for the whole horizon", 'e', 1, E, 0, 0, 0 },
@@ -494,7 +494,9 @@ static void corner_rows(void)
         { "huge: duration past the end", 'a', E - 1, INT64_MAX, 1, -1, ERANGE },
         { "huge: window past the end", 'w', E, INT64_MAX, 0, -1, ERANGE },
     };
-    run_rows(p, big, sizeof(big) / sizeof(big[0]));
+#undef E
+    grove_planner_t *p = NULL;
+    run_rows(&p, rows, sizeof(rows) / sizeof(rows[0]));
     grove_planner_destroy(p);
 }
 
@@ -565,9 +567,7 @@ static void tiled(void)
 
 int main(void)
 {
-    long total_ops = ref_begin("GROVE_PLANNER_OPS", 150000);
-    cmp_name = kind_name;
-    cmp_nkinds = K_NKINDS;
+    long total_ops = ref_begin("GROVE_PLANNER_OPS", 150000, kind_name, K_NKINDS);
 
     create_rows();
     edge_rows();

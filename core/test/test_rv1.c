@@ -824,7 +824,8 @@ static void test_expansion_limit(void)
     grove_graph_t *g = R ? grove_rv1_to_graph(R, &err) : NULL;
     ok(!g && errno == EOVERFLOW, "its graph is refused (EOVERFLOW)");
     is_str(err.text,
-           "R: its R_lite names more than 16777216 resources (the limit: GROVE_MAX_MEMBERS)",
+           "execution.R_lite[0]: with this entry the R_lite names more than 16777216 resources "
+           "(the limit: GROVE_MAX_MEMBERS)",
            "message names the limit");
     setenv("GROVE_MAX_MEMBERS", "3", 1);
     static const char small[] =

@@ -32,6 +32,7 @@
 #include "match.h"
 #include "store.h"
 #include "tap.h"
+#include "corpus.h"
 #include "grovetest.h"
 
 static char dir[256];
@@ -336,7 +337,7 @@ static void image_steps(grove_store_t *st, const struct state *s0)
     grove_acquire_destroy(ia);
     grove_image_destroy(im);
     grove_graph_destroy(ig);
-    grove_image_destroy(NULL);
+    ok_destroy_null(grove_image_destroy);
 }
 
 /* State files.  Vertex ids are renumbered when the graph has dead slots,
@@ -581,40 +582,32 @@ static void save_refusals(const char *p2)
     grove_graph_destroy(g);
 }
 
+/* One row of vectors/store_corruptions.tsv: a saved store damaged by the
+ * SQL is refused at load with the words given, and by check (unless the
+ * words start with 'n': damage check cannot see). */
+static void corrupt_row(int lineno, char **f)
+{
+    const char *sql = f[0], *what = f[1];
+    char p2[512];
+    grove_error_t err;
+    snprintf(p2, sizeof(p2), "%s/bad%d.db", dir, lineno);
+    saved_then(p2, sql);
+    grove_store_t *st = grove_store_open(p2, 0, &err);
+    struct state l;
+    int rc = load(st, &l, &err);
+    ok(rc < 0 && errno == EINVAL && strstr(err.text, what), "corrupt line %d refused: %s", lineno,
+       err.text);
+    ok(grove_store_check(st, &err) < 0 || what[0] == 'n', "check finds corrupt line %d", lineno);
+    grove_store_close(st);
+}
+
 /* Damaged rows are found at load and by check. */
 static void corrupt_rows(void)
 {
     char p2[512];
     grove_error_t err;
     grove_store_t *st;
-    struct {
-        const char *sql, *what;
-    } bad[] = {
-        {"UPDATE vertex SET status = 1 WHERE vid = 1", "vertex 1: the row does not match"},
-        {"UPDATE vertex SET name = 'x' WHERE vid = 2", "vertex 2: the row does not match"},
-        {"UPDATE property SET value = 'slow'", "properties or tags do not match"},
-        {"DELETE FROM record WHERE pos = 0 AND vid = (SELECT min(vid) FROM record)",
-         "records do not match"},
-        {"DELETE FROM edge WHERE pos = 3", "edge 4: bad opposite 3"},
-        {"DELETE FROM edge WHERE pos = (SELECT max(pos) FROM edge) OR pos = (SELECT max(pos) - 1 FROM edge)",
-         "edge rows do not match the saved digest"},
-        {"UPDATE edge SET dst = 3 WHERE pos = 1", "edge 1: the row does not match"},
-        {"UPDATE pick SET amount = 7", "the rows do not match their hash"},
-        {"DELETE FROM vertex WHERE vid = 2", "expected vertex 2"},
-        {"UPDATE acquire SET state = '{}'", "acquisition state does not match"},
-        {"UPDATE meta SET value = 0 WHERE key = 'generation'", "nothing was saved"},
-    };
-    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        snprintf(p2, sizeof(p2), "%s/bad%zu.db", dir, i);
-        saved_then(p2, bad[i].sql);
-        st = grove_store_open(p2, 0, &err);
-        struct state l;
-        int rc = load(st, &l, &err);
-        ok(rc < 0 && errno == EINVAL && strstr(err.text, bad[i].what), "corrupt %zu refused: %s",
-           i, err.text);
-        ok(grove_store_check(st, &err) < 0 || bad[i].what[0] == 'n', "check finds corrupt %zu", i);
-        grove_store_close(st);
-    }
+    ok(vectors_run("store_corruptions.tsv", 2, corrupt_row) >= 11, "store corruption vectors");
     /* a record that no longer fits (a changed size) is found by restore */
     snprintf(p2, sizeof(p2), "%s/badsize.db", dir);
     {

@@ -491,7 +491,7 @@ static void test_errors(void)
         grove_graph_destroy(g);
     }
     grove_topo_destroy(t);
-    grove_topo_destroy(NULL);
+    ok_destroy_null(grove_topo_destroy);
     ok(grove_topo_hostname(NULL) == NULL && grove_topo_count(NULL, "core") == 0,
        "NULL topology is harmless");
 }

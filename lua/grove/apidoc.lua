@@ -15,7 +15,8 @@
 --
 -- This module holds the reading and the lookup only; it must not hold
 -- reference text (docs/api-src) or REPL commands (grove.repl).
-local check = require "grove.check"
+local check = require("grove.check")
+local files = require("grove.files")
 
 local M = {}
 
@@ -26,25 +27,15 @@ M.MODULES = {"grove.core", "grove.core.graphs", "grove.core.sets", "grove.core.i
   "grove", "grove.cluster", "grove.jobspec", "grove.policy", "grove.pretty", "grove.sim",
   "grove.repl"}
 
-local function readable(path)
-  local f = io.open(path, "r")
-  if f then f:close() end
-  return f ~= nil
-end
-
 -- The docs/api-src directory: GROVE_APIDOC if set, else beside every lua/
 -- directory on package.path (the source tree), else share/grove/api-src
 -- beside share/lua/5.4 (an installed copy).
 function M.dir()
-  local dirs = {os.getenv("GROVE_APIDOC")}
-  for template in package.path:gmatch("[^;]+") do
-    local top = template:match("^(.*)/lua/%?%.lua$")
-    if top then dirs[#dirs + 1] = top .. "/docs/api-src" end
-    local prefix = template:match("^(.*)/share/lua/5%.4/%?%.lua$")
-    if prefix then dirs[#dirs + 1] = prefix .. "/share/grove/api-src" end
-  end
+  local dirs = files.dirs("docs/api-src", "api-src")
+  local env = os.getenv("GROVE_APIDOC")
+  if env then table.insert(dirs, 1, env) end
   for _, d in ipairs(dirs) do
-    if readable(d .. "/" .. M.MODULES[1] .. ".luadoc") then return d end
+    if files.readable(d .. "/" .. M.MODULES[1] .. ".luadoc") then return d end
   end
   return nil
 end
@@ -111,10 +102,8 @@ function M.entries()
   end
   local all = {}
   for _, mod in ipairs(M.MODULES) do
-    local f = io.open(dir .. "/" .. mod .. ".luadoc", "r")
-    if f then
-      local text = f:read("a")
-      f:close()
+    local text = files.read(dir .. "/" .. mod .. ".luadoc")
+    if text then
       for _, b in ipairs(blocks(text)) do
         local e = entry(b)
         if e.kind and e.kind ~= "section" then

@@ -72,7 +72,7 @@
 -- example clusters (grove.repl has the prompt's) nor readers of other
 -- formats (grove.core has them).
 
-local core = require "grove.core"
+local core = require("grove.core")
 
 local M = {}
 

@@ -13,7 +13,7 @@
 --
 -- This module only gathers the others; it must not hold functions of its
 -- own.
-local core = require "grove.core"
+local core = require("grove.core")
 
 local M = {}
 for k, v in pairs(core) do

@@ -31,7 +31,7 @@
 --
 -- This module holds the shorthand builder and the writers; it must not
 -- parse or validate jobspecs itself (grove.core does).
-local check = require "grove.check"
+local check = require("grove.check")
 
 local M = {}
 

@@ -15,8 +15,9 @@
 --
 -- This module holds only the finding and loading of policy files; it must
 -- not hold policies (policies/) nor the sandbox (grove.core).
-local check = require "grove.check"
-local core = require "grove.core"
+local check = require("grove.check")
+local core = require("grove.core")
+local files = require("grove.files")
 
 local M = {}
 
@@ -24,12 +25,6 @@ local M = {}
 -- and a Lua twin in policies/NAME.lua.
 M.builtins = {"first", "low", "high", "lonode", "hinode", "lonodex", "hinodex",
   "firstnodex", "fresh", "freshnodex", "locality", "variation", "spread", "gpu"}
-
-local function readable(path)
-  local f = io.open(path, "r")
-  if f then f:close() end
-  return f ~= nil
-end
 
 -- The directories searched for policy names, in order.
 function M.dirs()
@@ -41,13 +36,7 @@ function M.dirs()
     end
   end
   for d in (os.getenv("GROVE_POLICY_PATH") or ""):gmatch("[^:]+") do add(d) end
-  for template in package.path:gmatch("[^;]+") do
-    local top = template:match("^(.*)/lua/%?%.lua$") or template:match("^(lua)/%?%.lua$")
-      and "."
-    if top then add(top .. "/policies") end
-    local prefix = template:match("^(.*)/share/lua/5%.4/%?%.lua$")
-    if prefix then add(prefix .. "/share/grove/policies") end
-  end
+  for _, d in ipairs(files.dirs("policies", "policies")) do add(d) end
   add("policies")
   return dirs
 end
@@ -60,7 +49,7 @@ function M.find_in(sub, name, what)
   for _, d in ipairs(M.dirs()) do
     local dir = sub == "" and d or d .. "/" .. sub
     local path = dir .. "/" .. name .. ".lua"
-    if readable(path) then return path end
+    if files.readable(path) then return path end
     tried[#tried + 1] = dir
   end
   return nil, ("no %s '%s' in %s"):format(what, name, table.concat(tried, ", ")), "ENOENT"

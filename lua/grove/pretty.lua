@@ -28,7 +28,7 @@
 --
 -- This module holds only formatting; it must not change or close what it
 -- prints.
-local check = require "grove.check"
+local check = require("grove.check")
 
 local M = {}
 

@@ -45,11 +45,11 @@
 -- This module holds the session and its commands; it must not hold the find
 -- language (grove.query_find), the selection blocks (grove.query_select),
 -- the writers (grove.writers) or the command line (grove.cmd.query).
-local core = require "grove.core"
-local policies = require "grove.policy"
-local writers = require "grove.writers"
-local selection = require "grove.query_select"
-local find = require "grove.query_find"
+local core = require("grove.core")
+local policies = require("grove.policy")
+local writers = require("grove.writers")
+local selection = require("grove.query_select")
+local find = require("grove.query_find")
 
 local M = {}
 
@@ -81,9 +81,7 @@ function M.load_graph(path, opts)
   elseif fmt == "jgf" then
     return core.jgf_load(path)
   elseif fmt == "rv1exec" then
-    local R, msg, code = core.rv1_load(path)
-    if not R then return nil, msg, code end
-    return R:to_graph()
+    return core.rv1_graph_load(path)
   elseif fmt == "hwloc" then
     return core.hwloc_load{xml = path, types = types}
   end

@@ -14,8 +14,8 @@
 --
 -- This module holds only the find command; it must not format output (the
 -- session's writer does) nor keep state outside the session.
-local selection = require "grove.query_select"
-local writers = require "grove.writers"
+local selection = require("grove.query_select")
+local writers = require("grove.writers")
 
 local M = {}
 
@@ -57,27 +57,32 @@ local function parse_expr(toks)
     pos = pos + 1
     return {key = k, value = v}
   end
-  local function parse_and()
-    local a, msg = primary()
+  -- operand (op operand)*, folded to the left; more() says whether
+  -- another operand follows and consumes the word joining it.
+  local function chain(op, operand, more)
+    local a, msg = operand()
     if not a then return nil, msg end
-    while toks[pos] and toks[pos] ~= ")" and toks[pos] ~= "or" do
-      if toks[pos] == "and" then pos = pos + 1 end
-      local b, msg2 = primary()
+    while more() do
+      local b, msg2 = operand()
       if not b then return nil, msg2 end
-      a = {op = "and", a, b}
+      a = {op = op, a, b}
     end
     return a
   end
+  local function parse_and()
+    return chain("and", primary, function()
+      local t = toks[pos]
+      if not t or t == ")" or t == "or" then return false end
+      if t == "and" then pos = pos + 1 end -- juxtaposed terms are "and" too
+      return true
+    end)
+  end
   function parse_or()
-    local a, msg = parse_and()
-    if not a then return nil, msg end
-    while toks[pos] == "or" do
+    return chain("or", parse_and, function()
+      if toks[pos] ~= "or" then return false end
       pos = pos + 1
-      local b, msg2 = parse_and()
-      if not b then return nil, msg2 end
-      a = {op = "or", a, b}
-    end
-    return a
+      return true
+    end)
   end
   local e, msg = parse_or()
   if not e then return nil, msg end

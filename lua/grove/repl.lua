@@ -33,8 +33,8 @@
 -- This module holds the prompt, its completion and commands, and the one
 -- description of the example cluster; it must not hold the query language
 -- (grove.query) or the printing of values (grove.pretty).
-local check = require "grove.check"
-local pretty = require "grove.pretty"
+local check = require("grove.check")
+local pretty = require("grove.pretty")
 
 local M = {}
 
@@ -75,7 +75,7 @@ Examples:
 -- installed grove has it too): one rack of two nodes, each with two
 -- sockets of 18 cores, one GPU and four 2 GB memory pools.
 function M.example_cluster()
-  local grove = require "grove"
+  local grove = require("grove")
   local R = grove.cluster.resources
   return grove.cluster "tiny" {
     R.rack(1) {
@@ -494,7 +494,7 @@ local function history_path()
 end
 
 local function banner(self)
-  local core = require "grove.core"
+  local core = require("grove.core")
   self.out:write(fmt("Grove %s (%s), :help for help, Ctrl-D to leave\n",
     tostring(core.version), _VERSION))
   self.out:write(fmt("g = the tiny example cluster, %s\n", tostring(self.env.g)))
@@ -545,7 +545,7 @@ function M.main(args)
     io.stderr:write("grove: the prompt takes no arguments\n")
     return 2
   end
-  local core = require "grove.core"
+  local core = require("grove.core")
   local edit = core.edit
   local tty = edit ~= nil and edit.isatty(0)
   local env = _G

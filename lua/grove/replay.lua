@@ -60,10 +60,11 @@
 -- This module holds the replay session, its script format and its report;
 -- it must not hold the command line (grove.cmd.acquire-replay) nor
 -- acquisition rules of its own (grove.core.acquire decides).
-local check = require "grove.check"
-local core = require "grove.core"
-local jobspec = require "grove.jobspec"
-local policy = require "grove.policy"
+local check = require("grove.check")
+local core = require("grove.core")
+local files = require("grove.files")
+local jobspec = require("grove.jobspec")
+local policy = require("grove.policy")
 
 local M = {}
 
@@ -197,11 +198,8 @@ function Session:jobspec(words)
   local id
   if #words == 1 and not words[1]:find("=", 1, true) then
     local path = resolve(self, words[1])
-    local f, err = io.open(path, "r")
-    if not f then return nil, err end
-    local text = f:read("a")
-    f:close()
-    return text, nil
+    local text, err = files.read(path)
+    return text, err -- no id: the file's jobspec has none
   end
   local t = {}
   for _, w in ipairs(words) do
@@ -620,10 +618,8 @@ end
 -- Run the script in a file (relative paths in it are relative to its
 -- directory).
 function M.run_file(path, opts)
-  local f, err = io.open(path, "r")
-  if not f then return nil, err, "ENOENT" end
-  local text = f:read("a")
-  f:close()
+  local text, err, ecode = files.read(path)
+  if not text then return nil, err, ecode end
   opts = opts or {}
   local o = {}
   for k, v in pairs(opts) do o[k] = v end

@@ -32,12 +32,12 @@
 -- trace: a trace is read as the clock reaches its jobs, and finished jobs
 -- leave nothing behind but their row (opts.out) and their part of the
 -- metrics.
-local core = require "grove.core"
-local gpolicy = require "grove.policy"
-local heap = require "grove.sim.heap"
-local metrics = require "grove.sim.metrics"
-local queue = require "grove.sim.queue"
-local trace = require "grove.sim.trace"
+local core = require("grove.core")
+local gpolicy = require("grove.policy")
+local heap = require("grove.sim.heap")
+local metrics = require("grove.sim.metrics")
+local queue = require("grove.sim.queue")
+local trace = require("grove.sim.trace")
 
 local M = {}
 
@@ -619,8 +619,14 @@ end
 
 local drop_reservations
 
--- A jobspec job leaves the system: reservations may go back to counting.
-local function jobspec_gone(self, rec)
+-- A stopped job leaves the system as state ("done" or "killed"): its row
+-- is written, and when it was the last jobspec job, reservations may go
+-- back to counting.
+local function leave(self, rec, state)
+  rec.state = state
+  self.finished = self.finished + 1
+  emit(self, rec, state)
+  self.jobs[rec.id] = nil
   if rec.jobspec and rec.js then
     self.jobspecs = self.jobspecs - 1
     if self.jobspecs == 0 and self.count_mode then drop_reservations(self) end
@@ -630,11 +636,7 @@ end
 local function finish(self, rec)
   stop_running(self, rec)
   if rec.end_ < rec.est_end then self.changed = true end
-  rec.state = "done"
-  self.finished = self.finished + 1
-  emit(self, rec, "done")
-  self.jobs[rec.id] = nil
-  jobspec_gone(self, rec)
+  leave(self, rec, "done")
 end
 
 -- Cancel every reservation (node events invalidate them, and so does a
@@ -690,11 +692,7 @@ local function apply_event(self, ev)
       rec.start, rec.nodes = nil, nil
       enqueue(self, rec)
     else
-      rec.state = "killed"
-      self.finished = self.finished + 1
-      emit(self, rec, "killed")
-      self.jobs[rec.id] = nil
-      jobspec_gone(self, rec)
+      leave(self, rec, "killed")
     end
   end
   level(self)

@@ -13,7 +13,7 @@
 --
 -- This module holds only the output formats; it must not read commands or
 -- change the graph.
-local core = require "grove.core"
+local core = require("grove.core")
 
 local M = {}
 

@@ -14,8 +14,8 @@
 --
 -- This module holds only the command line; the replay is grove.replay's and
 -- must not be done here.
-local help = require "grove.cmd.help"
-local replay = require "grove.replay"
+local help = require("grove.cmd.help")
+local replay = require("grove.replay")
 
 local M = {}
 

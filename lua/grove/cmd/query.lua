@@ -12,11 +12,11 @@
 --
 -- This module holds only the command line; the command language is
 -- grove.query's and must not be done here.
-local core = require "grove.core"
-local graph_out = require "grove.graph_out"
-local help = require "grove.cmd.help"
-local query = require "grove.query"
-local writers = require "grove.writers"
+local core = require("grove.core")
+local graph_out = require("grove.graph_out")
+local help = require("grove.cmd.help")
+local query = require("grove.query")
+local writers = require("grove.writers")
 
 local M = {}
 

@@ -4,9 +4,10 @@
 -- Exit status: 0; 1 when the simulation failed (a policy error, an
 -- unreadable or malformed file, with FILE:LINE: reason on stderr); 2 for a
 -- bad command line.
-local sim = require "grove.sim"
-local core = require "grove.core"
-local plot = require "grove.sim.plot"
+local sim = require("grove.sim")
+local core = require("grove.core")
+local files = require("grove.files")
+local plot = require("grove.sim.plot")
 
 local M = {}
 
@@ -111,7 +112,7 @@ end
 -- ---- --generate ---------------------------------------------------------------------
 
 local function generate(o)
-  local gen = require "grove.sim.gen"
+  local gen = require("grove.sim.gen")
   local n, e1 = number(o, "generate", true, 0)
   local procs, e2 = number(o, "procs", true, 1)
   local seed, e3 = number(o, "seed", true)
@@ -134,10 +135,8 @@ end
 -- ---- --compare -------------------------------------------------------------------------
 
 local function read_summary(path)
-  local f, err = io.open(path, "r")
-  if not f then return nil, err end
-  local text = f:read("a")
-  f:close()
+  local text, err = files.read(path)
+  if not text then return nil, err end
   local doc, msg = core.json_decode(text, path)
   if doc == nil then return nil, msg end
   if type(doc) ~= "table" or doc.wait_mean == nil then

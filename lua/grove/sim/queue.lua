@@ -29,8 +29,9 @@
 -- methods run in the simulator with the policy's clock stopped.  The jobs
 -- and the queue the policy sees are mirrors the simulator refreshes
 -- (Policy:share), so a pass does not copy the queue.
-local core = require "grove.core"
-local gpolicy = require "grove.policy"
+local core = require("grove.core")
+local files = require("grove.files")
+local gpolicy = require("grove.policy")
 
 local M = {}
 
@@ -154,10 +155,8 @@ function M.load(spec, opts, depth)
   opts = opts or {}
   local path, msg, code = gpolicy.resolve(spec, M.find)
   if not path then return nil, msg, code end
-  local f, err = io.open(path, "r")
-  if not f then return nil, err, "ENOENT" end
-  local text = f:read("a")
-  f:close()
+  local text, err, ecode = files.read(path)
+  if not text then return nil, err, ecode end
   return load_text(text, path, opts, depth or 0)
 end
 

@@ -33,7 +33,7 @@
 --
 -- It must not hold scheduling or matching: it only reads and writes
 -- job lists.
-local core = require "grove.core"
+local core = require("grove.core")
 
 local M = {}
 
