@@ -100,8 +100,10 @@ int main(int argc, char **argv)
                 ids[n++] = j->id;
         double us = 1e6 * (double)(clock() - c0) / CLOCKS_PER_SEC / (jobs ? jobs : 1);
         double bp = (double)grove_graph_bytes(g), rp = (double)rss_kib(), hp = (double)heap_kib();
+        clock_t c1 = clock();
         for (int k = 0; k < n; k++)
             grove_matcher_cancel(m, ids[k]);
+        double cus = 1e6 * (double)(clock() - c1) / CLOCKS_PER_SEC / (n ? n : 1);
         double b1 = (double)grove_graph_bytes(g), r1 = (double)rss_kib(), h1 = (double)heap_kib();
         /* per held job: what holding them added, in bytes */
         double per = n ? 1024.0 / n : 0;
@@ -109,8 +111,9 @@ int main(int argc, char **argv)
                " a held job: %.0f B resident, %.0f B heap)\n",
                "peak", bp / 1048576, rp / 1024, hp / 1024, pct(bp, b0), pct(rp, r0), pct(hp, h0),
                n, us, (rp - r0) * per, (hp - h0) * per);
-        printf("%-6d %10.1f %10.1f %10.1f %+9.1f %+9.1f %+9.1f   (all cancelled)\n", r,
-               b1 / 1048576, r1 / 1024, h1 / 1024, pct(b1, b0), pct(r1, r0), pct(h1, h0));
+        printf("%-6d %10.1f %10.1f %10.1f %+9.1f %+9.1f %+9.1f   (all cancelled, oldest first:"
+               " %.1f us a job)\n",
+               r, b1 / 1048576, r1 / 1024, h1 / 1024, pct(b1, b0), pct(r1, r0), pct(h1, h0), cus);
     }
     free(ids);
     grove_jobspec_destroy(js);

@@ -11,12 +11,15 @@
  *     rack have 4 free nodes during [t, t + d)?" is one query and the
  *     matcher skips a subtree before it descends.
  *
- * An aggregate's spans are kept per job and window on the job's SHARED
- * annotation of that vertex (the annotation exists exactly when the job
- * holds something below), plus one span per exclusive record on the vertex
- * itself.  A record's contribution to the types below it: an exclusive
- * record takes every unit of its subtree; another record takes its amount
- * of its own type.  Totals depend on the structure, so any change of the
+ * An aggregate keeps one span per window: what every record below it
+ * over exactly [start, end) takes, summed (grovep_aggwin_t), so jobs of one
+ * window share a span and a held job costs no span of its own.  A
+ * record's contribution to the types below it: an exclusive record takes
+ * every unit of its subtree; another record takes its amount of its own
+ * type; adding or dropping a record adds it to or takes it from the span
+ * of its window in every aggregate above it (an exclusive record on the
+ * vertex itself is not counted in the vertex's own aggregate: queries ask
+ * the vertex's records first).  Totals depend on the structure, so any change of the
  * containment tree or of a size marks the aggregates dirty, and they are
  * rebuilt from the records before their next use (O(V + R log R)).
  *
@@ -181,6 +184,8 @@ static void drop_aggs(grove_graph_t *g)
 {
     for (size_t i = 0; i < g->naggs; i++)
         grove_mplanner_destroy(g->aggs[i].mp);
+    free(g->aggwin.e);
+    g->aggwin = (grovep_winmap_t){0};
     g->naggs = 0;
     grovep_dense_free(&g->agg_of);
     free(g->agg_sum);
@@ -471,14 +476,107 @@ static grove_mplanner_t *agg_mp(grove_graph_t *g, grovep_agg_t *a)
     return a->mp;
 }
 
-/* Take span id out of a's multi-planner; the multi-planner goes with its
- * last span (made again at the next use), so that the thousands an
+/* ---- windows: (aggregate, window) -> span -------------------------------
+ *
+ * Linear probing, at most 7/10 full, halved when under an eighth, removal
+ * shifting back the entries that follow (no tombstones). */
+
+static size_t win_home(const grovep_winmap_t *w, uint32_t agg, int64_t start, int64_t end)
+{
+    uint64_t k = (uint64_t)agg * 0x9e3779b97f4a7c15ULL ^ (uint64_t)start;
+    k ^= k >> 31;
+    k = (k + (uint64_t)end) * 0xbf58476d1ce4e5b9ULL;
+    k ^= k >> 29;
+    k *= 0x94d049bb133111ebULL;
+    k ^= k >> 32;
+    return (size_t)k & (w->cap - 1);
+}
+
+/* The entry of aggregate agg's window [start, end), or NULL. */
+static grovep_aggwin_t *win_find(const grovep_winmap_t *w, uint32_t agg, int64_t start,
+                                 int64_t end)
+{
+    if (!w->cap)
+        return NULL;
+    for (size_t h = win_home(w, agg, start, end); w->e[h].agg != UINT32_MAX;
+         h = (h + 1) & (w->cap - 1))
+        if (w->e[h].agg == agg && w->e[h].start == start && w->e[h].end == end)
+            return &w->e[h];
+    return NULL;
+}
+
+static int win_rehash(grovep_winmap_t *w, size_t cap)
+{
+    grovep_aggwin_t *e = malloc(cap * sizeof(*e));
+    if (!e) {
+        errno = ENOMEM;
+        return -1;
+    }
+    for (size_t i = 0; i < cap; i++)
+        e[i].agg = UINT32_MAX;
+    grovep_winmap_t n = {e, w->count, cap};
+    for (size_t i = 0; i < w->cap; i++) {
+        if (w->e[i].agg == UINT32_MAX)
+            continue;
+        size_t h = win_home(&n, w->e[i].agg, w->e[i].start, w->e[i].end);
+        while (e[h].agg != UINT32_MAX)
+            h = (h + 1) & (cap - 1);
+        e[h] = w->e[i];
+    }
+    free(w->e);
+    *w = n;
+    return 0;
+}
+
+/* Room for one more window: 0 or -1 (ENOMEM), the map unchanged. */
+static int win_reserve(grovep_winmap_t *w)
+{
+    if ((w->count + 1) * 10 <= w->cap * 7)
+        return 0;
+    return win_rehash(w, w->cap ? 2 * w->cap : 64);
+}
+
+/* Add a window (after win_reserve; not there yet). */
+static void win_put(grovep_winmap_t *w, grovep_aggwin_t x)
+{
+    size_t h = win_home(w, x.agg, x.start, x.end);
+    while (w->e[h].agg != UINT32_MAX)
+        h = (h + 1) & (w->cap - 1);
+    w->e[h] = x;
+    w->count++;
+}
+
+/* Take out the entry at x (a pointer into w->e). */
+static void win_del(grovep_winmap_t *w, grovep_aggwin_t *x)
+{
+    size_t mask = w->cap - 1, i = (size_t)(x - w->e);
+    for (size_t j = (i + 1) & mask; w->e[j].agg != UINT32_MAX; j = (j + 1) & mask) {
+        size_t h = win_home(w, w->e[j].agg, w->e[j].start, w->e[j].end);
+        bool stays = i <= j ? (i < h && h <= j) : (i < h || h <= j);
+        if (!stays) {
+            w->e[i] = w->e[j];
+            i = j;
+        }
+    }
+    w->e[i].agg = UINT32_MAX;
+    w->count--;
+    if (w->count == 0) {
+        free(w->e);
+        *w = (grovep_winmap_t){0};
+    } else if (w->cap > 64 && w->count * 8 < w->cap) {
+        (void)win_rehash(w, w->cap / 2); /* a failed rehash keeps the larger map */
+    }
+}
+
+/* Take window x (its span) out of aggregate a; the multi-planner goes with
+ * the last one (made again at the next use), so that the thousands an
  * allocation burst made do not outlive its jobs, scattered over the heap. */
-static void agg_span_remove(grovep_agg_t *a, int64_t id)
+static void agg_win_remove(grove_graph_t *g, grovep_agg_t *a, grovep_aggwin_t *x)
 {
     a->cache_end = -1; /* the multi-planner changes */
-    grove_mplanner_remove(a->mp, id);
-    if (grove_mplanner_span_count(a->mp) == 0) {
+    grove_mplanner_remove(a->mp, x->span);
+    win_del(&g->aggwin, x);
+    if (--a->nwin == 0) {
         grove_mplanner_destroy(a->mp);
         a->mp = NULL;
     }
@@ -561,16 +659,8 @@ static void subtree_units(const grove_graph_t *g, grove_vid_t v, int64_t *out)
             if (g->e[e].sub != sub || (g->e[e].flags & GROVEP_E_UP)
                 || g->parent[g->e[e].dst] != w)
                 continue;
-            if (n == cap) {
-                grove_vid_t *bigger = malloc(cap * 2 * sizeof(*bigger));
-                if (!bigger)
-                    goto out; /* undercount: aggregates only prune, never decide */
-                memcpy(bigger, stack, n * sizeof(*stack));
-                if (stack != stackbuf)
-                    free(stack);
-                stack = bigger;
-                cap *= 2;
-            }
+            if (grovep_vstack_room(&stack, &cap, n, stackbuf) < 0)
+                goto out; /* undercount: aggregates only prune, never decide */
             stack[n++] = g->e[e].dst;
         }
     }
@@ -599,50 +689,54 @@ static bool contribution(const grove_graph_t *g, grove_vid_t v, const grovep_rec
     return false;
 }
 
-/* The job's SHARED record of this window on a. */
-static uint32_t shared_rec(const grove_graph_t *g, grove_vid_t a, const grovep_rec_t *r)
+/* Add (sign 1) or take away (sign -1) c, what records over [start, end)
+ * take below a, in the span of that window.  0 or -1 (the aggregate then
+ * counts less than is held, which only prunes less; the caller marks it
+ * for a rebuild). */
+static int adjust_win(grove_graph_t *g, grovep_agg_t *a, int64_t start, int64_t end,
+                      const int64_t *c, int sign)
 {
-    return grovep_shared_find(g, a, r->job, r->start, r->end);
-}
-
-/* Add (sign 1) or take away (sign -1) c from the span held in *span of
- * aggregate a over [start, end).  0 or -1. */
-static int adjust_span(grove_graph_t *g, grovep_agg_t *a, int64_t *span, int64_t start,
-                       int64_t end, const int64_t *c, int sign)
-{
-    grove_mplanner_t *mp = agg_mp(g, a);
-    if (!mp)
-        return -1;
-    int64_t cur[GROVEP_MAX_LOW] = {0};
-    if (*span > 0 && grove_mplanner_span(mp, *span, NULL, NULL, cur) < 0)
-        *span = 0;
+    int64_t d[GROVEP_MAX_LOW] = {0};
     bool any = false;
     for (size_t i = 0; i < g->nlow; i++) {
         if (a->mask & (1u << i))
-            cur[i] = sat_add(cur[i], sign * c[i]);
-        if (cur[i] < 0)
-            cur[i] = 0;
-        if (cur[i])
-            any = true;
+            d[i] = c[i];
+        any |= d[i] > 0;
     }
-    int64_t old = *span;
+    if (!any || start >= plan_end(end))
+        return 0;
+    uint32_t ai = (uint32_t)(a - g->aggs);
+    grovep_aggwin_t *x = win_find(&g->aggwin, ai, start, end);
     a->cache_end = -1; /* the multi-planner changes */
-    *span = 0;
-    end = plan_end(end);
-    if (!any || start >= end) {
-        if (old > 0)
-            agg_span_remove(a, old);
+    if (sign < 0) {
+        int64_t held[GROVEP_MAX_LOW] = {0};
+        if (!x || grove_mplanner_span(a->mp, x->span, NULL, NULL, held) < 0)
+            return 0;
+        bool left = false;
+        for (size_t i = 0; i < g->nlow; i++) {
+            if (d[i] > held[i])
+                d[i] = held[i]; /* never below nothing */
+            left |= held[i] > d[i];
+        }
+        if (!left)
+            agg_win_remove(g, a, x);
+        else
+            grove_mplanner_reduce(a->mp, x->span, d, NULL);
         return 0;
     }
-    if (old > 0)
-        grove_mplanner_remove(mp, old);
-    int64_t id = grove_mplanner_add(mp, start, span_of(start, end), cur);
-    if (id < 0) {
-        /* should not happen: the records never over-allocate.  Keep the
-         * aggregate usable (it only prunes) and report. */
+    grove_mplanner_t *mp = agg_mp(g, a);
+    if (!mp)
         return -1;
-    }
-    *span = id;
+    if (x)
+        return grove_mplanner_grow(mp, x->span, d);
+    /* a new window: room first, so that a span is never unlisted */
+    if (win_reserve(&g->aggwin) < 0)
+        return -1;
+    int64_t id = grove_mplanner_add(mp, start, span_of(start, plan_end(end)), d);
+    if (id < 0)
+        return -1; /* should not happen: the records never over-allocate */
+    win_put(&g->aggwin, (grovep_aggwin_t){ai, start, end, id});
+    a->nwin++;
     return 0;
 }
 
@@ -658,12 +752,8 @@ static void agg_apply(grove_graph_t *g, grove_vid_t v, uint32_t ri, int sign)
      * multi-planner update per exclusively held node */
     for (grove_vid_t a = g->parent[v]; a != GROVEP_NONE; a = g->parent[a]) {
         grovep_agg_t *ag = agg_of_mut(g, a);
-        if (!ag)
-            continue;
-        uint32_t s = shared_rec(g, a, &g->recs[ri]);
-        if (s == GROVEP_NONE)
-            continue;
-        adjust_span(g, ag, &g->recs[s].aspan, start, end, c, sign);
+        if (ag && adjust_win(g, ag, start, end, c, sign) < 0)
+            g->agg_dirty = true; /* rebuilt from the records at the next use */
     }
 }
 
@@ -728,14 +818,13 @@ void grovep_pool_remove(grove_graph_t *g, grove_vid_t v, uint32_t ri)
     pool_planner_drop(g, v);
 }
 
-int grovep_agg_add_job(grove_graph_t *g, const grove_vid_t *vs, const uint32_t *recs, size_t n)
+/* Add (sign 1) or take away (sign -1) what n records of one window take
+ * (vs[k] holds recs[k]; GROVEP_NONE skipped), one span update per
+ * aggregate above them, with sums in scratch arrays made by the refresh
+ * and left zeroed after each batch.  0 or -1 (then marked dirty). */
+static int agg_batch(grove_graph_t *g, const grove_vid_t *vs, const uint32_t *recs, size_t n,
+                     int sign)
 {
-    if (g->agg_dirty)
-        return grovep_agg_refresh(g); /* rebuilt from every record, these included */
-    if (!g->naggs || n == 0)
-        return 0;
-    /* the sum of contributions per aggregate above the records, in scratch
-     * arrays made by the refresh and left zeroed after each batch */
     int64_t *sum = g->agg_sum;
     uint32_t *touched = g->agg_touch;
     uint8_t *seen = g->agg_seen;
@@ -748,6 +837,8 @@ int grovep_agg_add_job(grove_graph_t *g, const grove_vid_t *vs, const uint32_t *
     const grovep_rec_t *any = NULL;
     for (size_t k = 0; k < n; k++) {
         grove_vid_t v = vs[k];
+        if (recs[k] == GROVEP_NONE)
+            continue;
         grovep_rec_t *r = &g->recs[recs[k]];
         int64_t c[GROVEP_MAX_LOW];
         if (!contribution(g, v, r, c))
@@ -765,44 +856,34 @@ int grovep_agg_add_job(grove_graph_t *g, const grove_vid_t *vs, const uint32_t *
                 sum[ai * g->nlow + i] = sat_add(sum[ai * g->nlow + i], c[i]);
         }
     }
+    int rc = 0;
     for (size_t k = 0; k < nt; k++) {
         uint32_t ai = touched[k];
-        grovep_agg_t *a = &g->aggs[ai];
-        uint32_t s = grovep_shared_find(g, a->v, any->job, any->start, any->end);
-        if (s != GROVEP_NONE)
-            adjust_span(g, a, &g->recs[s].aspan, any->start, any->end, &sum[ai * g->nlow], 1);
+        if (adjust_win(g, &g->aggs[ai], any->start, any->end, &sum[ai * g->nlow], sign) < 0)
+            rc = -1;
         memset(&sum[ai * g->nlow], 0, g->nlow * sizeof(*sum));
         seen[ai] = 0;
     }
-    return 0;
+    if (rc < 0)
+        g->agg_dirty = true;
+    return rc;
 }
 
-void grovep_agg_own_drop(grove_graph_t *g, grove_vid_t v, uint32_t ri)
+int grovep_agg_add_job(grove_graph_t *g, const grove_vid_t *vs, const uint32_t *recs, size_t n)
 {
-    grovep_rec_t *r = &g->recs[ri];
-    grovep_agg_t *a = agg_of_mut(g, v);
-    if (r->aspan > 0 && a && a->mp)
-        agg_span_remove(a, r->aspan);
-    r->aspan = 0;
+    if (g->agg_dirty)
+        return grovep_agg_refresh(g); /* rebuilt from every record, these included */
+    if (!g->naggs || n == 0)
+        return 0;
+    return agg_batch(g, vs, recs, n, 1);
 }
 
-void grovep_agg_drop_job(grove_graph_t *g, grove_jobid_t job, int64_t start, int64_t end,
-                         const grove_vid_t *vs, size_t n)
+void grovep_agg_drop_job(grove_graph_t *g, const grove_vid_t *vs, const uint32_t *recs,
+                         size_t n)
 {
-    if (!g->naggs || g->agg_dirty)
-        return;
-    for (size_t k = 0; k < n; k++) {
-        for (grove_vid_t a = vs[k]; a != GROVEP_NONE; a = g->parent[a]) {
-            grovep_agg_t *ag = agg_of_mut(g, a);
-            if (!ag || !ag->mp)
-                continue;
-            uint32_t s = a == vs[k] ? GROVEP_NONE : grovep_shared_find(g, a, job, start, end);
-            if (s != GROVEP_NONE && g->recs[s].aspan > 0) {
-                agg_span_remove(ag, g->recs[s].aspan);
-                g->recs[s].aspan = 0;
-            }
-        }
-    }
+    if (!g->naggs || g->agg_dirty || n == 0)
+        return; /* a dirty aggregate is rebuilt without them */
+    agg_batch(g, vs, recs, n, -1);
 }
 
 int grovep_rec_added(grove_graph_t *g, grove_vid_t v, uint32_t ri)
@@ -823,14 +904,8 @@ int grovep_rec_added(grove_graph_t *g, grove_vid_t v, uint32_t ri)
 void grovep_rec_removing(grove_graph_t *g, grove_vid_t v, uint32_t ri)
 {
     grovep_rec_t *r = &g->recs[ri];
-    if (r->kind == GROVE_RECORD_SHARED) {
-        /* dropping an annotation wholesale (free_job): its span goes too */
-        grovep_agg_t *a = agg_of_mut(g, v);
-        if (a && a->mp && r->aspan > 0)
-            agg_span_remove(a, r->aspan);
-        r->aspan = 0;
-        return;
-    }
+    if (r->kind == GROVE_RECORD_SHARED)
+        return; /* an annotation counts nothing: the records below it do */
     if (g->agg_dirty)
         grovep_agg_refresh(g); /* if this fails the spans are rebuilt later */
     agg_apply(g, v, ri, -1);
@@ -950,8 +1025,6 @@ int grovep_agg_refresh(grove_graph_t *g)
         goto fail;
     }
     /* spans from the records */
-    for (uint32_t i = 0; i < g->nrec; i++)
-        g->recs[i].aspan = 0;
     for (grove_vid_t v = 0; v < g->nv; v++) {
         if (!grovep_alive(g, v))
             continue;

@@ -510,7 +510,7 @@ void grove_graph_destroy(grove_graph_t *g)
                     g->by_type, g->by_name);
     map_free(&g->by_rank);
     uuid_index_free(g->uuidx);
-    map_free(&g->shared_idx);
+    grovep_rec_index_free(g);
     free(g);
     errno = saved;
 }
@@ -551,6 +551,7 @@ size_t grove_graph_bytes(const grove_graph_t *g)
                    + 3 * sizeof(grove_vid_t);
     size_t b = sizeof(*g) + g->nv * per_v + g->ne * sizeof(grovep_edge_t)
                + g->nkv * sizeof(grovep_kv_t) + g->nrec * sizeof(grovep_rec_t)
+               + g->rec_idx.cap * sizeof(*g->rec_idx.slot)
                + 2 * g->chain_cap * sizeof(grovep_chain_t)
                + g->by_rank.cap * (sizeof(uint64_t) + sizeof(grovep_chain_t) + 1)
                + g->uuidx->cap * sizeof(*g->uuidx->slots)
@@ -1610,7 +1611,7 @@ grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
     c->by_type = c->by_name = NULL;
     memset(&c->by_rank, 0, sizeof(c->by_rank));
     c->uuidx = calloc(1, sizeof(*c->uuidx)); /* its index: built when used */
-    memset(&c->shared_idx, 0, sizeof(c->shared_idx));
+    memset(&c->rec_idx, 0, sizeof(c->rec_idx));
     /* derived state is rebuilt, not shared */
     c->agg_spec = NULL;
     c->aggs = NULL;
@@ -1619,6 +1620,7 @@ grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
     c->agg_touch = NULL;
     c->agg_seen = NULL;
     memset(&c->agg_of, 0, sizeof(c->agg_of));
+    memset(&c->aggwin, 0, sizeof(c->aggwin));
     c->planners = NULL;
     c->planner_vid = NULL;
     c->nplanners = c->plcap = c->nspare = 0;

@@ -31,7 +31,8 @@ typedef struct grovep_vertex {
     uint32_t props; /* first property in g->kv, or GROVEP_NONE */
     uint32_t tags;  /* first tag in g->kv, or GROVEP_NONE */
     uint32_t recs;  /* first ALLOC record in g->recs, or GROVEP_NONE */
-    uint32_t shared; /* first SHARED annotation in g->recs, or GROVEP_NONE */
+    uint32_t shared; /* first SHARED annotation (one per window of the
+                      * records below) in g->recs, or GROVEP_NONE */
     uint8_t status; /* grove_status_t */
     uint8_t flags;  /* GROVEP_V_* */
 } grovep_vertex_t;
@@ -60,20 +61,30 @@ typedef struct grovep_kv {
     uint32_t next;
 } grovep_kv_t;
 
-/* An allocation record or a shared annotation. */
+/* An allocation record or a shared annotation.  56 bytes. */
 typedef struct grovep_rec {
     grove_jobid_t job;
     int64_t amount; /* units (ALLOC) or descendant-record count (SHARED) */
     int64_t start, end;
     int64_t pspan;  /* ALLOC: span in the vertex's pool planner, or 0 */
-    int64_t aspan;  /* span in this vertex's aggregate, or 0: the job's
-                     * holdings below it (SHARED) or its own (ALLOC, excl) */
     uint32_t next;  /* next record in the same list, or GROVEP_NONE */
     uint32_t prev;  /* previous record in the same list, or GROVEP_NONE */
+    grove_vid_t v;  /* the vertex whose list holds it (its index key) */
     uint8_t kind;   /* grove_record_kind_t */
     uint8_t excl;   /* held exclusively */
     uint8_t asked;  /* exclusivity was asked for (not only implied) */
 } grovep_rec_t;
+
+/* The record index: open addressing over 8-byte slots, each the upper
+ * 32 bits of a record's key and the record's index + 1 (0: empty); the
+ * record holds the parts of its key, so a slot needs nothing more. */
+typedef struct grovep_recidx {
+    uint64_t *slot;
+    size_t count, cap; /* cap: 0 or a power of two */
+    uint64_t gen;      /* changes whenever a record comes or goes */
+    struct grovep_shlist *list; /* the annotations by job of the vertex
+                                 * last listed, while gen holds (pool.c) */
+} grovep_recidx_t;
 
 /* An index chain: first and last vertex of a type / name / rank. */
 typedef struct grovep_chain {
@@ -106,12 +117,29 @@ static inline uint32_t grovep_dense_get(const grovep_dense_t *d, grove_vid_t v)
 int grovep_dense_set(grovep_dense_t *d, grove_vid_t v, uint32_t i);
 void grovep_dense_free(grovep_dense_t *d);
 
+/* One window of an aggregate's use: every record below the vertex over
+ * exactly [start, end) is counted in one span of its multi-planner, so a
+ * stream of jobs over the same window costs one span per aggregate, not
+ * one per job.  Kept in a hash of the graph (aggregate.c), so that finding,
+ * adding and dropping a window costs O(1) however many there are. */
+typedef struct grovep_aggwin {
+    uint32_t agg;       /* index in g->aggs; UINT32_MAX: an empty slot */
+    int64_t start, end; /* the records' window (end as recorded) */
+    int64_t span;       /* the span in the multi-planner */
+} grovep_aggwin_t;
+
+typedef struct grovep_winmap {
+    grovep_aggwin_t *e;
+    size_t count, cap; /* cap: 0 or a power of two */
+} grovep_winmap_t;
+
 /* A pruning aggregate: the free units of the low-level types in the
  * containment subtree of one vertex, over time. */
 typedef struct grovep_agg {
     grove_vid_t v;
     int64_t total[GROVEP_MAX_LOW]; /* units of each low type in the subtree */
     uint8_t mask;                  /* bit i: tracks low type i */
+    uint32_t nwin;                 /* its windows in g->aggwin */
     grove_mplanner_t *mp;          /* created at the first record below */
     int64_t cache_start, cache_end; /* the window of cache_avail; end < 0: none */
     int64_t cache_avail[GROVEP_MAX_LOW]; /* free units then, as mp said: a
@@ -153,9 +181,9 @@ struct grove_graph {
     size_t nrec, reccap;
     uint32_t rec_free;        /* free list of records */
     size_t nrec_live;         /* records in use: at 0 the array is released */
-    grovep_map_t shared_idx;  /* (vertex, job, window, kind) -> record, so an
+    grovep_recidx_t rec_idx;  /* (vertex, job, window, kind) -> record, so an
                                * ancestor shared by thousands of jobs is
-                               * annotated in O(1) */
+                               * annotated in O(1) (pool.c) */
 
     grove_sym_t subsys[GROVEP_MAX_SMALL]; /* subsystem symbols in use */
     size_t nsubsys;
@@ -182,6 +210,7 @@ struct grove_graph {
     grovep_agg_t *aggs;
     size_t naggs, aggcap;
     grovep_dense_t agg_of; /* vertex -> index in aggs */
+    grovep_winmap_t aggwin; /* (aggregate, window) -> span */
     int64_t *agg_sum;      /* [naggs * nlow] scratch of grovep_agg_add_job, kept 0 */
     uint32_t *agg_touch;   /* [naggs] scratch: aggregates touched by one batch */
     uint8_t *agg_seen;     /* [naggs] scratch, kept 0 */
@@ -233,13 +262,18 @@ grove_eid_t grovep_add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
  * of top, top included) and the annotations they put above top. */
 void grovep_release_subtree(grove_graph_t *g, const grove_vid_t *vs, size_t n, grove_vid_t top);
 
-/* The job's SHARED annotation on v for [start, end), or GROVEP_NONE. */
-uint32_t grovep_shared_find(const grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
-                            int64_t start, int64_t end);
 /* An exclusive ALLOC record of any job on v overlapping [start, end)? */
 bool grovep_excl_any(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end);
 /* Rebuild the record index from the lists (after copying records). */
 int grovep_shared_reindex(grove_graph_t *g);
+/* Free the record index. */
+void grovep_rec_index_free(grove_graph_t *g);
+
+/* Room for one more vertex on a stack of n of *cap that starts in the
+ * caller's buffer buf and moves to the heap (twice the room) when full:
+ * 0, or -1 (ENOMEM) with the stack unchanged.  The caller frees *stack
+ * when it is not buf. */
+int grovep_vstack_room(grove_vid_t **stack, size_t *cap, size_t n, grove_vid_t *buf);
 
 /* Any record of any job on v overlapping [start, end)? */
 bool grovep_touched_any(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end);
@@ -306,13 +340,11 @@ size_t grovep_rec_ends_after(const grove_graph_t *g, int64_t t);
  * recs[k]), one update per aggregate above them.  0 or -1 (then marked
  * dirty and rebuilt at the next use). */
 int grovep_agg_add_job(grove_graph_t *g, const grove_vid_t *vs, const uint32_t *recs, size_t n);
-/* Before dropping every record of a job and window: take its spans out of
- * the aggregates above vs[] at once. */
-void grovep_agg_drop_job(grove_graph_t *g, grove_jobid_t job, int64_t start, int64_t end,
-                         const grove_vid_t *vs, size_t n);
-/* Take ALLOC record ri's own span (an exclusive record's) out of v's
- * aggregate, if it has one. */
-void grovep_agg_own_drop(grove_graph_t *g, grove_vid_t v, uint32_t ri);
+/* Before dropping n records of one job and window (vs[k] holds recs[k],
+ * GROVEP_NONE skipped): take what they count out of the aggregates above
+ * them, one update per aggregate. */
+void grovep_agg_drop_job(grove_graph_t *g, const grove_vid_t *vs, const uint32_t *recs,
+                         size_t n);
 /* Record a whole selection for a job over [start, end) without checking
  * availability (the matcher just did, on the same state): picks k with
  * take[k] get an ALLOC record of amount[k] (exclusive when excl[k]).  All or

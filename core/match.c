@@ -122,8 +122,9 @@ struct grove_matcher {
     struct orplan *orplan; /* or-slot choice scratch, made on first use */
     char *constraint_type;
 
-    grove_job_t **jobs; /* sorted by id */
-    size_t njobs, jobcap;
+    grove_job_t **jobs; /* sorted by id; jobs_off slots into its allocation
+                         * (see dtab_open) */
+    size_t njobs, jobcap, jobs_off;
     grove_jobid_t next_id;
     grove_job_t result; /* MATCHED results */
     grove_match_stats_t stats;
@@ -161,8 +162,9 @@ struct grove_matcher {
                        * it came from), or an array of it and then of each
                        * grow: most jobs never grow, and an array of one
                        * would cost them about 100 bytes each */
-    } *kept;          /* sorted by id: the requests, to plan jobs again */
-    size_t nkept, keptcap;
+    } *kept;          /* sorted by id: the requests, to plan jobs again;
+                       * kept_off entries into its allocation */
+    size_t nkept, keptcap, kept_off;
     grove_job_event_t *events; /* queued, in time order */
     size_t nevents, evcap;
     int64_t clock;             /* the graph time the job states are at */
@@ -271,7 +273,7 @@ void grove_matcher_destroy(grove_matcher_t *m)
         return;
     for (size_t i = 0; i < m->njobs; i++)
         job_free(m->jobs[i]);
-    free(m->jobs);
+    free(m->jobs - m->jobs_off);
     free(m->result.picks);
     free(m->pol_name);
     free(m->constraint_type);
@@ -323,6 +325,64 @@ const grove_policy_t *grove_matcher_policy(const grove_matcher_t *m)
 }
 
 /* ---- job table ------------------------------------------------------------ */
+
+/* The job table and the kept requests are arrays sorted by id, of *n
+ * elements of elem bytes starting *off elements into an allocation of
+ * *cap.  Jobs come with growing ids, so a new one is appended; one that
+ * goes moves the entries on its nearer side by one, the front ones moving
+ * up into room kept in front (off), so that the oldest or the newest goes
+ * in O(1): cancelling every job, oldest first, moved the whole table at
+ * each cancel.  The room in front is taken back by one slide once it is
+ * half the table, or when the table is shrunk: amortised O(1). */
+static void dtab_slide(void **a, size_t n, size_t *off, size_t elem)
+{
+    if (!*off)
+        return;
+    char *base = (char *)*a - *off * elem;
+    memmove(base, *a, n * elem);
+    *a = base;
+    *off = 0;
+}
+
+/* Open position i (the entries from i move back by one); *n grows.  0 or
+ * -1 (ENOMEM), the table unchanged. */
+static int dtab_open(void **a, size_t *n, size_t *cap, size_t *off, size_t elem, size_t i)
+{
+    if (*off + *n == *cap) {
+        if (*off > *n / 2) {
+            dtab_slide(a, *n, off, elem);
+        } else {
+            void *base = *a ? (char *)*a - *off * elem : NULL;
+            size_t c = *cap;
+            if (grovep_grow(&base, &c, *off + *n + 1, elem) < 0)
+                return -1;
+            *a = (char *)base + *off * elem;
+            *cap = c;
+        }
+    }
+    char *p = *a;
+    memmove(p + (i + 1) * elem, p + i * elem, (*n - i) * elem);
+    (*n)++;
+    return 0;
+}
+
+/* Close position i; the table gives back room it no longer needs. */
+static void dtab_close(void **a, size_t *n, size_t *cap, size_t *off, size_t elem, size_t i)
+{
+    char *p = *a;
+    if (i < *n / 2) {
+        memmove(p + elem, p, i * elem);
+        *a = p + elem;
+        (*off)++;
+    } else {
+        memmove(p + i * elem, p + (i + 1) * elem, (*n - i - 1) * elem);
+    }
+    (*n)--;
+    if (*n * 4 <= *cap) {
+        dtab_slide(a, *n, off, elem); /* O(n), once per halving of the room */
+        grovep_shrink(a, cap, *n, elem);
+    }
+}
 
 static size_t job_pos(const grove_matcher_t *m, grove_jobid_t id)
 {
@@ -392,12 +452,11 @@ int grove_matcher_set_next_id(grove_matcher_t *m, grove_jobid_t id)
 
 static int job_insert(grove_matcher_t *m, grove_job_t *j)
 {
-    if (grovep_grow((void **)&m->jobs, &m->jobcap, m->njobs + 1, sizeof(*m->jobs)) < 0)
-        return -1;
     size_t i = job_pos(m, j->id);
-    memmove(m->jobs + i + 1, m->jobs + i, (m->njobs - i) * sizeof(*m->jobs));
+    if (dtab_open((void **)&m->jobs, &m->njobs, &m->jobcap, &m->jobs_off, sizeof(*m->jobs), i)
+        < 0)
+        return -1;
     m->jobs[i] = j;
-    m->njobs++;
     if (j->id >= m->next_id)
         m->next_id = j->id + 1;
     return 0;
@@ -4040,7 +4099,7 @@ static void kept_free(grove_matcher_t *m)
 {
     for (size_t i = 0; i < m->nkept; i++)
         json_decref(m->kept[i].docs);
-    free(m->kept);
+    free(m->kept - m->kept_off);
     free(m->events);
 }
 
@@ -4049,9 +4108,8 @@ static void kept_forget(grove_matcher_t *m, grove_jobid_t id)
     size_t i = kept_pos(m, id);
     if (i < m->nkept && m->kept[i].id == id) {
         json_decref(m->kept[i].docs);
-        memmove(m->kept + i, m->kept + i + 1, (m->nkept - i - 1) * sizeof(*m->kept));
-        m->nkept--;
-        grovep_shrink((void **)&m->kept, &m->keptcap, m->nkept, sizeof(*m->kept));
+        dtab_close((void **)&m->kept, &m->nkept, &m->keptcap, &m->kept_off, sizeof(*m->kept),
+                   i);
     }
 }
 
@@ -4065,14 +4123,13 @@ static int kept_put(grove_matcher_t *m, grove_jobid_t id, json_t *docs)
         k->docs = docs;
         return 0;
     }
-    if (grovep_grow((void **)&m->kept, &m->keptcap, m->nkept + 1, sizeof(*m->kept)) < 0) {
+    size_t i = kept_pos(m, id);
+    if (dtab_open((void **)&m->kept, &m->nkept, &m->keptcap, &m->kept_off, sizeof(*m->kept), i)
+        < 0) {
         json_decref(docs);
         return -1;
     }
-    size_t i = kept_pos(m, id);
-    memmove(m->kept + i + 1, m->kept + i, (m->nkept - i) * sizeof(*m->kept));
     m->kept[i] = (struct kept){id, docs};
-    m->nkept++;
     return 0;
 }
 
@@ -4332,9 +4389,7 @@ static grove_job_t *job_detach(grove_matcher_t *m, size_t i)
 {
     grove_job_t *j = m->jobs[i];
     use_forget(m, j);
-    memmove(m->jobs + i, m->jobs + i + 1, (m->njobs - i - 1) * sizeof(*m->jobs));
-    m->njobs--;
-    grovep_shrink((void **)&m->jobs, &m->jobcap, m->njobs, sizeof(*m->jobs));
+    dtab_close((void **)&m->jobs, &m->njobs, &m->jobcap, &m->jobs_off, sizeof(*m->jobs), i);
     return j;
 }
 

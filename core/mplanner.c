@@ -284,6 +284,42 @@ int grove_mplanner_reduce(grove_mplanner_t *mp, int64_t id, const int64_t *count
     return 0;
 }
 
+int grove_mplanner_grow(grove_mplanner_t *mp, int64_t id, const int64_t *counts)
+{
+    ptrdiff_t k = grovep_st_find(&mp->st, id);
+    if (k < 0) {
+        errno = ENOENT;
+        return -1;
+    }
+    if (check_counts(mp, counts) < 0)
+        return -1;
+    int64_t *held = GROVEP_SPAN_AMT(&mp->st, k);
+    for (size_t i = 0; i < mp->ntypes; i++) {
+        if (counts[i] > mp->total[i] - held[i]) { /* held <= total: no overflow */
+            errno = ENODEV;
+            return -1;
+        }
+    }
+    int64_t s = GROVEP_SPAN_START(&mp->st, k), d = GROVEP_SPAN_DUR(&mp->st, k);
+    if (!fits_all(mp, s, d, counts)) {
+        errno = EBUSY;
+        return -1;
+    }
+    /* a type the span did not count yet gets its endpoints there: room
+     * first, so that nothing changes unless every timeline has it */
+    for (size_t i = 0; i < mp->ntypes; i++) {
+        if (counts[i] && !held[i] && grovep_tl_reserve_span(&mp->tl[i]) < 0)
+            return -1;
+    }
+    for (size_t i = 0; i < mp->ntypes; i++) {
+        if (counts[i]) {
+            grovep_tl_add(&mp->tl[i], s, s + d, counts[i], held[i] == 0);
+            held[i] += counts[i];
+        }
+    }
+    return 0;
+}
+
 int grove_mplanner_span(const grove_mplanner_t *mp, int64_t id, int64_t *start,
                         int64_t *d, int64_t *counts)
 {

@@ -67,6 +67,12 @@ int grove_mplanner_remove(grove_mplanner_t *mp, int64_t id);
 int grove_mplanner_reduce(grove_mplanner_t *mp, int64_t id, const int64_t *counts,
                           int64_t *remaining);
 
+/* Add counts[i] units of each type to span id over its window: what
+ * several holders of one window share costs one span, not one each.  0,
+ * or -1 with nothing changed: ENOENT; EINVAL a negative count; ENODEV the
+ * span would hold more than a total; EBUSY some type lacks room in the
+ * window; ENOMEM. */
+int grove_mplanner_grow(grove_mplanner_t *mp, int64_t id, const int64_t *counts);
 /* Look up span id; fills the non-NULL out-arguments (counts: ntypes
  * slots).  0, or -1 ENOENT. */
 int grove_mplanner_span(const grove_mplanner_t *mp, int64_t id, int64_t *start,

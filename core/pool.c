@@ -11,8 +11,12 @@
  * peak of overlapping records is checked); a job that takes every unit or
  * asks for exclusivity holds the pool alone, and nothing below it may be
  * held by another job in that window; each ancestor of an allocated pool
- * carries a SHARED annotation per job and window, counting the records below
- * it, so "is this subtree untouched in [s, e)?" is a look at one vertex.
+ * carries a SHARED annotation per window, counting the records of every job
+ * below it over that window, so "is this subtree untouched in [s, e)?" is
+ * a look at one vertex, and a stream of jobs over one window adds no
+ * annotation of its own (what a held job costs is its records).  The
+ * annotations of one job, as grove_vertex_record_at lists them, are read
+ * from the records below (only where annotations lead).
  *
  * This file must not hold base data, edges or walks (graph.c, walker.c), nor
  * availability over time (aggregate.c).
@@ -198,6 +202,10 @@ static bool overlaps(const grovep_rec_t *r, int64_t start, int64_t end)
 
 #define FOREACH_ALLOC(g, v, i)                                                  \
     for (uint32_t i = (g)->v[v].recs; i != GROVEP_NONE; i = (g)->recs[i].next)
+/* The job an annotation names: none (an annotation counts the records of
+ * every job below over its window). */
+#define SHARED_JOB 0
+
 #define FOREACH_SHARED(g, v, i)                                                 \
     for (uint32_t i = (g)->v[v].shared; i != GROVEP_NONE; i = (g)->recs[i].next)
 
@@ -222,77 +230,152 @@ static uint64_t rec_key(grove_vid_t v, grove_jobid_t job, int64_t start, int64_t
     return k;
 }
 
+/* ---- the record index ----------------------------------------------------
+ *
+ * (vertex, job, window, kind) -> record.  Linear probing over 8-byte slots
+ * (see grovep_recidx_t), at most 7/10 full, shrunk by half when under an
+ * eighth; removal shifts the slots that follow back, so there are no
+ * tombstones.  A probe reads a record only when the 32 bits of its key
+ * match.  About 12-20 bytes an entry (the map of chains it replaces took
+ * 42-84). */
+
+static uint64_t key_of(const grovep_rec_t *r)
+{
+    return rec_key(r->v, r->job, r->start, r->end, r->kind);
+}
+
+static uint64_t idx_slot(uint64_t key, uint32_t r)
+{
+    return (key >> 32) << 32 | ((uint64_t)r + 1);
+}
+
+static size_t idx_home(const grovep_recidx_t *x, uint64_t slot)
+{
+    return (size_t)(slot >> 32) & (x->cap - 1);
+}
+
+static int idx_rehash(grovep_recidx_t *x, size_t cap)
+{
+    uint64_t *n = calloc(cap, sizeof(*n));
+    if (!n) {
+        errno = ENOMEM;
+        return -1;
+    }
+    uint64_t *old = x->slot;
+    size_t oldcap = x->cap;
+    x->slot = n;
+    x->cap = cap;
+    for (size_t i = 0; i < oldcap; i++) {
+        if (!old[i])
+            continue;
+        size_t h = idx_home(x, old[i]);
+        while (n[h])
+            h = (h + 1) & (cap - 1);
+        n[h] = old[i];
+    }
+    free(old);
+    return 0;
+}
+
+void grovep_rec_index_free(grove_graph_t *g)
+{
+    free(g->rec_idx.slot);
+    free(g->rec_idx.list);
+    g->rec_idx = (grovep_recidx_t){0};
+}
+
+/* Room for more entries so that the next `more` inserts cannot fail: 0 or
+ * -1 (ENOMEM), the index unchanged. */
+static int idx_reserve(grove_graph_t *g, size_t more)
+{
+    grovep_recidx_t *x = &g->rec_idx;
+    size_t cap = x->cap ? x->cap : 64;
+    while ((x->count + more) * 10 > cap * 7)
+        cap *= 2;
+    return cap == x->cap ? 0 : idx_rehash(x, cap);
+}
+
+/* Index record r (after idx_reserve). */
+static void idx_put(grove_graph_t *g, uint32_t r)
+{
+    grovep_recidx_t *x = &g->rec_idx;
+    uint64_t s = idx_slot(key_of(&g->recs[r]), r);
+    size_t h = idx_home(x, s);
+    while (x->slot[h])
+        h = (h + 1) & (x->cap - 1);
+    x->slot[h] = s;
+    x->count++;
+}
+
 /* The job's record of this kind on v for exactly [start, end), through the
  * index: O(1) however many jobs share v. */
 static uint32_t rec_find(const grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
                          int64_t start, int64_t end, int kind)
 {
-    grovep_chain_t *c = grovep_map_get(&g->shared_idx, rec_key(v, job, start, end, kind));
-    if (!c)
+    const grovep_recidx_t *x = &g->rec_idx;
+    if (!x->cap)
         return GROVEP_NONE;
-    const grovep_rec_t *r = &g->recs[c->head];
-    if (c->tail == v && r->job == job && r->start == start && r->end == end && r->kind == kind)
-        return c->head;
-    /* a 64-bit key collision kept the first record indexed: look in the list */
-    for (uint32_t i = kind == GROVE_RECORD_SHARED ? g->v[v].shared : g->v[v].recs;
-         i != GROVEP_NONE; i = g->recs[i].next) {
-        r = &g->recs[i];
-        if (r->job == job && r->start == start && r->end == end)
+    uint64_t tag = rec_key(v, job, start, end, kind) >> 32;
+    for (size_t h = idx_home(x, tag << 32); x->slot[h]; h = (h + 1) & (x->cap - 1)) {
+        if (x->slot[h] >> 32 != tag)
+            continue;
+        uint32_t i = (uint32_t)x->slot[h] - 1;
+        const grovep_rec_t *r = &g->recs[i];
+        if (r->v == v && r->job == job && r->start == start && r->end == end && r->kind == kind)
             return i;
     }
     return GROVEP_NONE;
 }
 
-uint32_t grovep_shared_find(const grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
-                            int64_t start, int64_t end)
-{
-    return rec_find(g, v, job, start, end, GROVE_RECORD_SHARED);
-}
-
-/* Index record r of v; 0 or -1 (ENOMEM).  A taken key is left alone: the
- * record is then found through its list. */
+/* Index record r of v; 0 or -1 (ENOMEM). */
 static int rec_index(grove_graph_t *g, grove_vid_t v, uint32_t r)
 {
-    const grovep_rec_t *x = &g->recs[r];
-    uint64_t k = rec_key(v, x->job, x->start, x->end, x->kind);
-    if (grovep_map_get(&g->shared_idx, k))
-        return 0;
-    grovep_chain_t *c = grovep_map_put(&g->shared_idx, k);
-    if (!c)
+    g->recs[r].v = v;
+    if (idx_reserve(g, 1) < 0)
         return -1;
-    c->head = r;
-    c->tail = v;
+    idx_put(g, r);
     return 0;
 }
 
+/* Take record r (of v) out of the index, if it is there. */
 static void rec_unindex(grove_graph_t *g, grove_vid_t v, uint32_t r)
 {
-    const grovep_rec_t *x = &g->recs[r];
-    uint64_t k = rec_key(v, x->job, x->start, x->end, x->kind);
-    grovep_chain_t *c = grovep_map_get(&g->shared_idx, k);
-    if (c && c->head == r && c->tail == v)
-        grovep_map_del(&g->shared_idx, k);
-}
-
-int grovep_shared_reindex(grove_graph_t *g)
-{
-    grovep_map_free(&g->shared_idx);
-    for (grove_vid_t v = 0; v < g->nv; v++) {
-        if (!grovep_alive(g, v))
-            continue;
-        FOREACH_ALLOC(g, v, i)
-        if (rec_index(g, v, i) < 0)
-            return -1;
-        FOREACH_SHARED(g, v, i)
-        if (rec_index(g, v, i) < 0)
-            return -1;
+    grovep_recidx_t *x = &g->rec_idx;
+    if (!x->cap)
+        return;
+    g->recs[r].v = v;
+    uint64_t s = idx_slot(key_of(&g->recs[r]), r);
+    size_t mask = x->cap - 1, i = idx_home(x, s);
+    while (x->slot[i] && x->slot[i] != s)
+        i = (i + 1) & mask;
+    if (!x->slot[i])
+        return;
+    /* shift back each slot that follows and may move to the hole: one
+     * whose home is not in the cyclic range (hole, slot] */
+    for (size_t j = (i + 1) & mask; x->slot[j]; j = (j + 1) & mask) {
+        size_t h = idx_home(x, x->slot[j]);
+        bool stays = i <= j ? (i < h && h <= j) : (i < h || h <= j);
+        if (!stays) {
+            x->slot[i] = x->slot[j];
+            i = j;
+        }
     }
-    return 0;
+    x->slot[i] = 0;
+    x->count--;
+    /* shrink as it empties (the index of 100,000 jobs must not outlive
+     * them); a failed rehash keeps the larger table */
+    if (x->count == 0) {
+        free(x->slot);
+        x->slot = NULL;
+        x->cap = 0;
+    } else if (x->cap > 64 && x->count * 8 < x->cap)
+        (void)idx_rehash(x, x->cap / 2);
 }
 
 /* Put record r at the front of the list at *head. */
 static void list_push(grove_graph_t *g, uint32_t *head, uint32_t r)
 {
+    g->rec_idx.gen++; /* what grove_vertex_record_at lists may change */
     g->recs[r].prev = GROVEP_NONE;
     g->recs[r].next = *head;
     if (*head != GROVEP_NONE)
@@ -303,6 +386,7 @@ static void list_push(grove_graph_t *g, uint32_t *head, uint32_t r)
 /* Take record r out of the list at *head (O(1)). */
 static void list_remove(grove_graph_t *g, uint32_t *head, uint32_t r)
 {
+    g->rec_idx.gen++;
     uint32_t p = g->recs[r].prev, n = g->recs[r].next;
     if (p == GROVEP_NONE)
         *head = n;
@@ -434,8 +518,92 @@ bool grovep_touched_any(const grove_graph_t *g, grove_vid_t v, int64_t start, in
     return false;
 }
 
-/* Any record of a job other than `job` (held or shared) on v overlapping
- * [start, end)? */
+int grovep_vstack_room(grove_vid_t **stack, size_t *cap, size_t n, grove_vid_t *buf)
+{
+    if (n < *cap)
+        return 0;
+    grove_vid_t *bigger = malloc(2 * *cap * sizeof(*bigger));
+    if (!bigger) {
+        errno = ENOMEM;
+        return -1;
+    }
+    memcpy(bigger, *stack, n * sizeof(*bigger));
+    if (*stack != buf)
+        free(*stack);
+    *stack = bigger;
+    *cap *= 2;
+    return 0;
+}
+
+/* Call fn on every ALLOC record strictly below v, descending only where
+ * an annotation says records lie, until fn returns nonzero: that value,
+ * 0, or -1 (ENOMEM).  O(the annotated part of v's subtree): for the API's
+ * slow paths (an exclusive allocation over a touched subtree, listing a
+ * vertex's annotations by job), never for a match. */
+typedef int (*below_f)(const grovep_rec_t *r, void *arg);
+
+static int below_each(const grove_graph_t *g, grove_vid_t v, below_f fn, void *arg)
+{
+    int sub = g->containment;
+    if (sub == 0xff || g->v[v].shared == GROVEP_NONE)
+        return 0;
+    grove_vid_t buf[64];
+    grove_vid_t *stack = buf;
+    size_t n = 0, cap = 64;
+    int rc = 0;
+    stack[n++] = v;
+    while (n && !rc) {
+        grove_vid_t w = stack[--n];
+        for (grove_eid_t e = g->first_out[w]; e != GROVEP_NONE && !rc; e = g->e[e].next_out) {
+            grove_vid_t c = g->e[e].dst;
+            if (g->e[e].sub != sub || (g->e[e].flags & GROVEP_E_UP) || g->parent[c] != w)
+                continue;
+            for (uint32_t i = g->v[c].recs; i != GROVEP_NONE && !rc; i = g->recs[i].next)
+                rc = fn(&g->recs[i], arg);
+            if (rc || g->v[c].shared == GROVEP_NONE)
+                continue;
+            if (grovep_vstack_room(&stack, &cap, n, buf) < 0) {
+                rc = -1;
+                break;
+            }
+            stack[n++] = c;
+        }
+    }
+    if (stack != buf)
+        free(stack);
+    return rc;
+}
+
+struct held_below {
+    grove_jobid_t job;
+    int64_t start, end;
+    int who; /* bit 1: the job itself; bit 2: another job */
+};
+
+static int held_below_one(const grovep_rec_t *r, void *arg)
+{
+    struct held_below *h = arg;
+    if (overlaps(r, h->start, h->end))
+        h->who |= r->job == h->job ? 1 : 2;
+    return h->who == 3;
+}
+
+/* Who holds records strictly below v overlapping [start, end): bit 1 the
+ * job, bit 2 another job (both when memory runs out: refused either way). */
+static int held_below(const grove_graph_t *g, grove_vid_t v, grove_jobid_t job, int64_t start,
+                      int64_t end)
+{
+    bool any = false;
+    FOREACH_SHARED(g, v, i)
+    any |= overlaps(&g->recs[i], start, end);
+    if (!any)
+        return 0;
+    struct held_below h = {job, start, end, 0};
+    return below_each(g, v, held_below_one, &h) < 0 ? 3 : h.who;
+}
+
+/* Any record of a job other than `job` (held here or below) on v
+ * overlapping [start, end)? */
 static bool touched_by_other(const grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
                              int64_t start, int64_t end)
 {
@@ -445,10 +613,7 @@ static bool touched_by_other(const grove_graph_t *g, grove_vid_t v, grove_jobid_
         if (g->recs[i].job != job && overlaps(&g->recs[i], start, end))
             return true;
     }
-    FOREACH_SHARED(g, v, i)
-    if (g->recs[i].job != job && overlaps(&g->recs[i], start, end))
-        return true;
-    return false;
+    return held_below(g, v, job, start, end) & 2;
 }
 
 /* Recompute the EXCL / ALLOC summary bits of v from its ALLOC records. */
@@ -503,11 +668,11 @@ static void memo_init(struct memo *mm)
 }
 
 static uint32_t memo_find(const grove_graph_t *g, struct memo *mm, grove_vid_t a,
-                          grove_jobid_t job, int64_t start, int64_t end)
+                          int64_t start, int64_t end)
 {
     if (mm && mm->v[a % MEMO_SLOTS] == a)
         return mm->r[a % MEMO_SLOTS];
-    uint32_t r = grovep_shared_find(g, a, job, start, end);
+    uint32_t r = rec_find(g, a, SHARED_JOB, start, end, GROVE_RECORD_SHARED);
     if (mm && r != GROVEP_NONE) {
         mm->v[a % MEMO_SLOTS] = a;
         mm->r[a % MEMO_SLOTS] = r;
@@ -515,16 +680,16 @@ static uint32_t memo_find(const grove_graph_t *g, struct memo *mm, grove_vid_t a
     return r;
 }
 
-/* Add one to the job's SHARED annotation on every ancestor of v.  All or
- * nothing: 0, or -1 (ENOMEM) with nothing changed.  mm (may be NULL)
- * remembers annotations across calls for the same job and window. */
-static int annotate_up(grove_graph_t *g, grove_vid_t v, grove_jobid_t job, int64_t start,
-                       int64_t end, struct memo *mm)
+/* Add one to the SHARED annotation of [start, end) on every ancestor of
+ * v.  All or nothing: 0, or -1 (ENOMEM) with nothing changed.  mm (may be
+ * NULL) remembers annotations across calls for the same window. */
+static int annotate_up(grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end,
+                       struct memo *mm)
 {
     struct anc {
         grove_vid_t a;
         uint32_t r;
-        bool fresh, indexed;
+        bool fresh;
     } stackbuf[32];
     size_t need = ancestor_count(g, v), n = 0;
     struct anc *anc = need <= 32 ? stackbuf : malloc(need * sizeof(*anc));
@@ -534,36 +699,29 @@ static int annotate_up(grove_graph_t *g, grove_vid_t v, grove_jobid_t job, int64
     }
     /* 1: the annotation of each ancestor, or a new record for it */
     for (grove_vid_t a = g->parent[v]; a != GROVEP_NONE; a = g->parent[a]) {
-        uint32_t r = memo_find(g, mm, a, job, start, end);
+        uint32_t r = memo_find(g, mm, a, start, end);
         bool fresh = false;
         if (r == GROVEP_NONE) {
             r = grovep_rec_new(g);
             if (r == GROVEP_NONE)
                 goto fail;
             g->recs[r] = (grovep_rec_t){
-                .job = job, .start = start, .end = end, .kind = GROVE_RECORD_SHARED};
+                .job = SHARED_JOB, .start = start, .end = end, .kind = GROVE_RECORD_SHARED};
             fresh = true;
         }
-        anc[n++] = (struct anc){a, r, fresh, false};
+        anc[n++] = (struct anc){a, r, fresh};
     }
-    /* 2: index the new ones (a 64-bit key already taken: found through
-     * the list) */
-    for (size_t i = 0; i < n; i++) {
-        if (!anc[i].fresh)
-            continue;
-        uint64_t k = rec_key(anc[i].a, job, start, end, GROVE_RECORD_SHARED);
-        if (grovep_map_get(&g->shared_idx, k))
-            continue;
-        grovep_chain_t *c = grovep_map_put(&g->shared_idx, k);
-        if (!c)
-            goto fail;
-        c->head = anc[i].r;
-        c->tail = anc[i].a;
-        anc[i].indexed = true;
-    }
+    /* 2: room in the index for the new ones */
+    size_t nfresh = 0;
+    for (size_t i = 0; i < n; i++)
+        nfresh += anc[i].fresh;
+    if (nfresh && idx_reserve(g, nfresh) < 0)
+        goto fail;
     /* 3: link and count: nothing here can fail */
     for (size_t i = 0; i < n; i++) {
         if (anc[i].fresh) {
+            g->recs[anc[i].r].v = anc[i].a;
+            idx_put(g, anc[i].r);
             list_push(g, &g->v[anc[i].a].shared, anc[i].r);
             if (mm) {
                 mm->v[anc[i].a % MEMO_SLOTS] = anc[i].a;
@@ -576,26 +734,22 @@ static int annotate_up(grove_graph_t *g, grove_vid_t v, grove_jobid_t job, int64
         free(anc);
     return 0;
 fail:
-    for (size_t i = 0; i < n; i++) {
-        if (!anc[i].fresh)
-            continue;
-        if (anc[i].indexed)
-            grovep_map_del(&g->shared_idx,
-                           rec_key(anc[i].a, job, start, end, GROVE_RECORD_SHARED));
-        grovep_rec_release(g, anc[i].r);
-    }
+    for (size_t i = 0; i < n; i++)
+        if (anc[i].fresh)
+            grovep_rec_release(g, anc[i].r);
     if (anc != stackbuf)
         free(anc);
     errno = ENOMEM;
     return -1;
 }
 
-/* Take one off the job's SHARED annotation on every ancestor of v. */
-static void unannotate_memo(grove_graph_t *g, grove_vid_t v, grove_jobid_t job, int64_t start,
-                            int64_t end, struct memo *mm)
+/* Take one off the SHARED annotation of [start, end) on every ancestor of
+ * v. */
+static void unannotate_memo(grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end,
+                            struct memo *mm)
 {
     for (grove_vid_t a = g->parent[v]; a != GROVEP_NONE; a = g->parent[a]) {
-        uint32_t r = memo_find(g, mm, a, job, start, end);
+        uint32_t r = memo_find(g, mm, a, start, end);
         if (r != GROVEP_NONE && --g->recs[r].amount <= 0) {
             /* the last record below a is gone: no later look-up of a */
             grovep_rec_removing(g, a, r);
@@ -604,10 +758,9 @@ static void unannotate_memo(grove_graph_t *g, grove_vid_t v, grove_jobid_t job, 
     }
 }
 
-static void unannotate_up(grove_graph_t *g, grove_vid_t v, grove_jobid_t job, int64_t start,
-                          int64_t end)
+static void unannotate_up(grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end)
 {
-    unannotate_memo(g, v, job, start, end, NULL);
+    unannotate_memo(g, v, start, end, NULL);
 }
 
 int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
@@ -653,12 +806,9 @@ int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
         if (touched_by_other(g, v, job, start, end))
             goto busy;
         /* holding v whole while holding parts of it: implied twice */
-        FOREACH_SHARED(g, v, i)
-        {
-            if (g->recs[i].job == job && overlaps(&g->recs[i], start, end)) {
-                errno = EEXIST;
-                return -1;
-            }
+        if (held_below(g, v, job, start, end) & 1) {
+            errno = EEXIST;
+            return -1;
         }
     } else if (excl_record(g, v, start, end, false, job) != GROVEP_NONE) {
         goto busy;
@@ -674,7 +824,7 @@ int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
         if (grovep_rec_added(g, v, mine) < 0) {
             int saved = errno;
             g->recs[mine] = old;
-            g->recs[mine].pspan = g->recs[mine].aspan = 0;
+            g->recs[mine].pspan = 0;
             grovep_rec_added(g, v, mine);
             errno = saved;
             return -1;
@@ -685,7 +835,7 @@ int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
     uint32_t r = grovep_rec_new(g);
     if (r == GROVEP_NONE)
         return -1;
-    if (annotate_up(g, v, job, start, end, NULL) < 0) {
+    if (annotate_up(g, v, start, end, NULL) < 0) {
         grovep_rec_release(g, r);
         return -1;
     }
@@ -701,7 +851,7 @@ int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
     if (rec_index(g, v, r) < 0) {
         int saved = errno;
         grovep_rec_release(g, r);
-        unannotate_up(g, v, job, start, end);
+        unannotate_up(g, v, start, end);
         errno = saved;
         return -1;
     }
@@ -710,7 +860,7 @@ int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
     if (grovep_rec_added(g, v, r) < 0) {
         int saved = errno;
         drop_alloc(g, v, r);
-        unannotate_up(g, v, job, start, end);
+        unannotate_up(g, v, start, end);
         errno = saved;
         return -1;
     }
@@ -762,7 +912,7 @@ int grove_vertex_free(grove_graph_t *g, grove_vid_t v, grove_jobid_t job, int64_
                 int64_t s = g->recs[i].start, e = g->recs[i].end;
                 grovep_rec_removing(g, v, i);
                 drop_alloc(g, v, i);
-                unannotate_up(g, v, job, s, e);
+                unannotate_up(g, v, s, e);
             } else if (amount > 0) {
                 grovep_rec_removing(g, v, i);
                 g->recs[i].amount -= amount;
@@ -784,18 +934,11 @@ size_t grove_graph_free_job(grove_graph_t *g, grove_jobid_t job)
         while (i != GROVEP_NONE) {
             uint32_t next = g->recs[i].next;
             if (g->recs[i].job == job) {
+                int64_t s = g->recs[i].start, e = g->recs[i].end;
                 n++;
                 grovep_rec_removing(g, v, i);
                 drop_alloc(g, v, i);
-            }
-            i = next;
-        }
-        i = g->v[v].shared;
-        while (i != GROVEP_NONE) {
-            uint32_t next = g->recs[i].next;
-            if (g->recs[i].job == job) {
-                grovep_rec_removing(g, v, i);
-                drop_shared(g, v, i);
+                unannotate_up(g, v, s, e);
             }
             i = next;
         }
@@ -814,6 +957,92 @@ static void export_rec(const grovep_rec_t *r, grove_record_t *rec)
     rec->asked = r->asked;
 }
 
+/* ---- a vertex's annotations by job, as the API lists them --------------
+ *
+ * For each job and window with records strictly below v, one SHARED entry
+ * whose amount is how many: read from the records below (below_each),
+ * sorted by job and window, and kept for the vertex last asked until a
+ * record comes or goes, so that listing them one by one costs one walk. */
+
+struct grovep_shlist {
+    grove_vid_t v;
+    uint64_t gen;
+    size_t n;
+    grove_record_t r[];
+};
+
+struct collect {
+    grove_record_t *r;
+    size_t n, cap;
+};
+
+static int collect_one(const grovep_rec_t *r, void *arg)
+{
+    struct collect *c = arg;
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 16;
+        grove_record_t *n = realloc(c->r, cap * sizeof(*n));
+        if (!n) {
+            errno = ENOMEM;
+            return -1;
+        }
+        c->r = n;
+        c->cap = cap;
+    }
+    c->r[c->n++] = (grove_record_t){
+        .job = r->job, .kind = GROVE_RECORD_SHARED, .amount = 1, .start = r->start,
+        .end = r->end};
+    return 0;
+}
+
+static int shared_cmp(const void *a, const void *b)
+{
+    const grove_record_t *x = a, *y = b;
+    if (x->job != y->job)
+        return x->job < y->job ? -1 : 1;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/* The SHARED entries of v (kept in the graph's cache, which is logically
+ * const), or NULL (ENOMEM). */
+static const struct grovep_shlist *shared_list(const grove_graph_t *g, grove_vid_t v)
+{
+    grovep_recidx_t *x = (grovep_recidx_t *)(uintptr_t)&g->rec_idx;
+    if (x->list && x->list->v == v && x->list->gen == x->gen)
+        return x->list;
+    struct collect c = {0};
+    if (below_each(g, v, collect_one, &c) < 0) {
+        free(c.r);
+        return NULL;
+    }
+    if (c.n > 1)
+        qsort(c.r, c.n, sizeof(*c.r), shared_cmp);
+    size_t k = 0;
+    for (size_t i = 0; i < c.n; i++) {
+        if (k && !shared_cmp(&c.r[k - 1], &c.r[i]))
+            c.r[k - 1].amount++;
+        else
+            c.r[k++] = c.r[i];
+    }
+    struct grovep_shlist *l = malloc(sizeof(*l) + k * sizeof(l->r[0]));
+    if (!l) {
+        free(c.r);
+        errno = ENOMEM;
+        return NULL;
+    }
+    l->v = v;
+    l->gen = x->gen;
+    l->n = k;
+    if (k)
+        memcpy(l->r, c.r, k * sizeof(l->r[0]));
+    free(c.r);
+    free(x->list);
+    x->list = l;
+    return l;
+}
+
 int grove_vertex_record_at(const grove_graph_t *g, grove_vid_t v, size_t n,
                            grove_record_t *rec)
 {
@@ -823,11 +1052,14 @@ int grove_vertex_record_at(const grove_graph_t *g, grove_vid_t v, size_t n,
             export_rec(&g->recs[i], rec);
             return 0;
         }
-        FOREACH_SHARED(g, v, i)
-        if (n-- == 0) {
-            export_rec(&g->recs[i], rec);
+        const struct grovep_shlist *l =
+            g->v[v].shared == GROVEP_NONE ? NULL : shared_list(g, v);
+        if (l && n < l->n) {
+            *rec = l->r[n];
             return 0;
         }
+        if (!l && g->v[v].shared != GROVEP_NONE)
+            return -1; /* ENOMEM */
     }
     errno = ENOENT;
     return -1;
@@ -839,8 +1071,9 @@ size_t grove_vertex_record_count(const grove_graph_t *g, grove_vid_t v)
     if (grovep_alive(g, v)) {
         FOREACH_ALLOC(g, v, i)
         n++;
-        FOREACH_SHARED(g, v, i)
-        n++;
+        const struct grovep_shlist *l =
+            g->v[v].shared == GROVEP_NONE ? NULL : shared_list(g, v);
+        n += l ? l->n : 0;
     }
     return n;
 }
@@ -888,7 +1121,7 @@ void grovep_release_subtree(grove_graph_t *g, const grove_vid_t *vs, size_t n, g
             grovep_rec_removing(g, v, r);
             drop_alloc(g, v, r);
             /* each ALLOC record below top counted once in the annotations above top */
-            unannotate_up(g, top, rec.job, rec.start, rec.end);
+            unannotate_up(g, top, rec.start, rec.end);
         }
         while (g->v[v].shared != GROVEP_NONE) {
             uint32_t r = g->v[v].shared;
@@ -923,14 +1156,14 @@ int grovep_job_record(grove_graph_t *g, grove_jobid_t job, int64_t start, int64_
             .excl = excl[k] || amount[k] == g->v[v].size,
             .asked = excl[k],
         };
-        if (annotate_up(g, v, job, start, end, &mm) < 0) {
+        if (annotate_up(g, v, start, end, &mm) < 0) {
             grovep_rec_release(g, r);
             goto fail;
         }
         if (rec_index(g, v, r) < 0) {
             int saved = errno;
             grovep_rec_release(g, r);
-            unannotate_up(g, v, job, start, end);
+            unannotate_up(g, v, start, end);
             errno = saved;
             goto fail;
         }
@@ -939,7 +1172,7 @@ int grovep_job_record(grove_graph_t *g, grove_jobid_t job, int64_t start, int64_
         if (grovep_pool_add(g, v, r) < 0) {
             int saved = errno;
             drop_alloc(g, v, r);
-            unannotate_up(g, v, job, start, end);
+            unannotate_up(g, v, start, end);
             errno = saved;
             goto fail;
         }
@@ -954,7 +1187,7 @@ fail:;
     while (k-- > 0) {
         grovep_pool_remove(g, vs[k], recs[k]);
         drop_alloc(g, vs[k], recs[k]);
-        unannotate_up(g, vs[k], job, start, end);
+        unannotate_up(g, vs[k], start, end);
     }
     free(recs);
     errno = saved;
@@ -964,18 +1197,49 @@ fail:;
 void grovep_job_release(grove_graph_t *g, grove_jobid_t job, int64_t start, int64_t end,
                         const grove_vid_t *vs, size_t n)
 {
+    if (n == 0)
+        return;
     struct memo mm;
     memo_init(&mm);
-    grovep_agg_drop_job(g, job, start, end, vs, n);
+    uint32_t buf[64];
+    uint32_t *recs = n <= 64 ? buf : malloc(n * sizeof(*recs));
+    for (size_t k = 0; recs && k < n; k++)
+        recs[k] = find_alloc(g, vs[k], job, start, end);
+    if (recs)
+        grovep_agg_drop_job(g, vs, recs, n);
+    else
+        g->agg_dirty = true; /* no memory for the batch: rebuilt without them */
     for (size_t k = 0; k < n; k++) {
         grove_vid_t v = vs[k];
-        uint32_t r = find_alloc(g, v, job, start, end);
+        uint32_t r = recs ? recs[k] : find_alloc(g, v, job, start, end);
         if (r == GROVEP_NONE)
             continue;
-        /* the vertex's own exclusive span, then the pool planner */
-        grovep_agg_own_drop(g, v, r);
         grovep_pool_remove(g, v, r);
         drop_alloc(g, v, r);
-        unannotate_memo(g, v, job, start, end, &mm);
+        unannotate_memo(g, v, start, end, &mm);
     }
+    if (recs != buf)
+        free(recs);
+}
+
+int grovep_shared_reindex(grove_graph_t *g)
+{
+    grovep_rec_index_free(g);
+    /* the annotations are counted again from the records: a copy of part
+     * of a graph holds only some of the records they counted */
+    for (grove_vid_t v = 0; v < g->nv; v++) {
+        while (g->v[v].shared != GROVEP_NONE) {
+            uint32_t r = g->v[v].shared;
+            list_remove(g, &g->v[v].shared, r);
+            grovep_rec_release(g, r);
+        }
+    }
+    for (grove_vid_t v = 0; v < g->nv; v++) {
+        if (!grovep_alive(g, v))
+            continue;
+        FOREACH_ALLOC(g, v, i)
+        if (rec_index(g, v, i) < 0 || annotate_up(g, v, g->recs[i].start, g->recs[i].end, NULL) < 0)
+            return -1;
+    }
+    return 0;
 }

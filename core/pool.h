@@ -63,8 +63,8 @@ typedef struct grove_record {
  * allocation grows.  Exclusive: the job holds v alone (implied when amount
  * equals size), which requires that no other job holds or shares v or any
  * descendant in the window; the record then holds every unit of v, since
- * no other job can use the rest (allocated and available agree).  Ancestors in the containment tree gain a
- * `shared` annotation.  Fails with EBUSY (not enough free units, held
+ * no other job can use the rest (allocated and available agree).  Ancestors in the containment tree count
+ * it in their `shared` annotation of the window.  Fails with EBUSY (not enough free units, held
  * exclusively by another job above or here, or v or an ancestor not up),
  * EINVAL (amount <= 0, amount > size, bad window).  Nothing changes on
  * failure.  EEXIST when the job already holds v through an exclusive
@@ -109,7 +109,13 @@ int64_t grove_vertex_available(const grove_graph_t *g, grove_vid_t v);
 bool grove_vertex_held_exclusively(const grove_graph_t *g, grove_vid_t v, int64_t t,
                                    grove_jobid_t *job);
 
-/* The records of v: the i-th, or -1 (ENOENT) past the end. */
+/* The records of v: the i-th, or -1 (ENOENT) past the end; v's own ALLOC
+ * records first, then one SHARED entry per job and window with records
+ * below v (amount: how many), by job and window.  The graph keeps one
+ * annotation per ancestor and window for all jobs, so the SHARED entries
+ * are read from the records below v, walking only where annotations lead,
+ * once for the vertex last listed until a record comes or goes (-1 with
+ * ENOMEM if that walk runs out of memory). */
 int grove_vertex_record_at(const grove_graph_t *g, grove_vid_t v, size_t i,
                            grove_record_t *rec);
 size_t grove_vertex_record_count(const grove_graph_t *g, grove_vid_t v);

@@ -780,6 +780,51 @@ static void test_uuid_lazy(void)
     grove_graph_destroy(g);
 }
 
+/* Annotations count the records below per window, whoever holds them;
+ * listed by job they are read from the records below, and an exclusive
+ * allocation over a touched subtree tells another job's records (EBUSY)
+ * from its own (EEXIST) by them. */
+static void test_window_annotations(void)
+{
+    tiny_t t;
+    grove_graph_t *g = tiny(&t);
+    grove_vid_t node0 = t.node0, c = t.root;
+    grove_vid_t core[3] = {t.core0, at(g, "/tiny0/rack0/node0/socket0/core1"),
+                           at(g, "/tiny0/rack0/node0/socket1/core4")};
+    ok(grove_vertex_allocate(g, core[0], 7, 1, 0, 100, false) == 0
+           && grove_vertex_allocate(g, core[1], 5, 1, 0, 100, false) == 0
+           && grove_vertex_allocate(g, core[2], 5, 1, 50, 150, false) == 0,
+       "jobs 7 and 5 take three cores over two windows");
+    grove_record_t r[4];
+    size_t n = grove_vertex_record_count(g, node0);
+    is_int(n, 3, "node0 lists one entry per job and window below it");
+    for (size_t i = 0; i < 3; i++)
+        grove_vertex_record_at(g, node0, i, &r[i]);
+    ok(r[0].kind == GROVE_RECORD_SHARED && r[0].job == 5 && r[0].start == 0 && r[0].end == 100
+           && r[0].amount == 1 && r[1].job == 5 && r[1].start == 50 && r[2].job == 7
+           && r[2].amount == 1 && !r[2].exclusive,
+       "by job, then window, each counting its records");
+    errno = 0;
+    ok(grove_vertex_record_at(g, node0, 3, &r[3]) < 0 && errno == ENOENT, "then ENOENT");
+    errno = 0;
+    ok(grove_vertex_allocate(g, node0, 7, 1, 0, 100, true) < 0 && errno == EBUSY,
+       "node0 whole for job 7: job 5 holds cores below in the window");
+    ok(grove_vertex_allocate(g, node0, 7, 1, 200, 300, true) == 0,
+       "after every window below: free");
+    is_int(grove_vertex_free(g, node0, 7, -1), 0, "and freed");
+    is_int(grove_graph_free_job(g, 5), 2, "job 5's two records go");
+    errno = 0;
+    ok(grove_vertex_allocate(g, node0, 7, 1, 50, 60, true) < 0 && errno == EEXIST,
+       "node0 whole for job 7 while it holds a core below: EEXIST");
+    ok(grove_vertex_allocate(g, node0, 8, 1, 100, 200, true) == 0,
+       "another job after job 7's window");
+    is_int(grove_graph_free_job(g, 7), 1, "job 7's core goes");
+    is_int(grove_graph_free_job(g, 8), 1, "job 8's node goes");
+    is_int(grove_vertex_record_count(g, node0), 0, "node0: nothing below, nothing listed");
+    is_int(grove_vertex_record_count(g, c), 0, "the root neither");
+    grove_graph_destroy(g);
+}
+
 int main(void)
 {
     test_uuid_lazy();
@@ -788,6 +833,7 @@ int main(void)
     test_walk();
     test_walk_cycles();
     test_alloc();
+    test_window_annotations();
     test_spare_planners();
     test_copy_merge();
     test_find_extract();

@@ -472,10 +472,75 @@ static void test_scores_hook(void)
     }
 }
 
+/* The job table and the kept requests, with jobs going oldest first,
+ * newest first and from the middle, and coming again: every job left is
+ * found by id, in id order, with its request. */
+static void test_job_table(void)
+{
+    grove_graph_t *g = test_cluster(&(test_shape_t){.nodes = 16, .per_rack = 8, .sockets = 2,
+                                                    .cores = 22});
+    grove_matcher_t *m = grove_matcher_create(g, NULL);
+    grove_jobspec_t *js = js_of("- type: slot\n  count: 1\n  label: s\n"
+                                "  with:\n  - type: core\n    count: 1\n");
+    const grove_job_t *j;
+    bool held[601] = {false};
+    int bad = 0;
+    for (int round = 0; round < 2; round++) {
+        for (int k = 0; k < 300; k++)
+            if (grove_match(m, js, GROVE_MATCH_ALLOCATE, 0, &j, NULL) == 0 && j->id <= 600)
+                held[j->id] = true;
+            else
+                bad++;
+        /* 100 oldest first, 50 newest first, then every third of the rest */
+        int gone = 0;
+        for (grove_jobid_t id = 1; id <= 600 && gone < 100; id++)
+            if (held[id] && grove_matcher_cancel(m, id) == 0 && !(held[id] = false))
+                gone++;
+        for (grove_jobid_t id = 600; id >= 1 && gone < 150; id--)
+            if (held[id] && grove_matcher_cancel(m, id) == 0 && !(held[id] = false))
+                gone++;
+        for (grove_jobid_t id = 1, n = 0; id <= 600; id++)
+            if (held[id] && n++ % 3 == 0 && grove_matcher_cancel(m, id) == 0)
+                held[id] = false;
+        size_t live = 0;
+        grove_jobid_t last = 0;
+        for (grove_jobid_t id = 1; id <= 600; id++) {
+            live += held[id];
+            const grove_job_t *x = grove_matcher_job(m, id);
+            if (!!x != held[id] || (x && x->id != id))
+                bad++;
+        }
+        for (size_t i = 0; (j = grove_matcher_job_at(m, i)); i++) {
+            if (j->id <= last || !held[j->id])
+                bad++;
+            last = j->id;
+        }
+        if (grove_matcher_job_count(m) != live)
+            bad++;
+    }
+    ok(bad == 0, "jobs going from both ends and the middle: the table stays whole (%d off)",
+       bad);
+    /* a job's request is kept with it: grow (which reads it) still works */
+    for (grove_jobid_t id = 600; id >= 1; id--)
+        if (held[id]) {
+            ok(grove_match_grow(m, js, id, &j, NULL) == 0, "job %llu grows",
+               (unsigned long long)id);
+            break;
+        }
+    for (grove_jobid_t id = 1; id <= 600; id++)
+        if (held[id])
+            grove_matcher_cancel(m, id);
+    is_int(grove_matcher_job_count(m), 0, "and all of them go");
+    grove_jobspec_destroy(js);
+    grove_matcher_destroy(m);
+    grove_graph_destroy(g);
+}
+
 int main(void)
 {
     test_corpus_tiny();
     test_next_id();
+    test_job_table();
     test_fits_idle();
     test_whole_nodes();
     test_large_selection();

@@ -24,11 +24,11 @@
 /* ---- comparing ----------------------------------------------------------- */
 
 enum {
-    K_ADD, K_REMOVE, K_REDUCE, K_SPAN, K_AT, K_DURING, K_FITS, K_EARLIEST, K_NEXT,
+    K_ADD, K_REMOVE, K_REDUCE, K_GROW, K_SPAN, K_AT, K_DURING, K_FITS, K_EARLIEST, K_NEXT,
     K_RESIZE, K_COPY, K_MAXUSED, K_CHECK, K_NKINDS
 };
 static const char *const kind_name[K_NKINDS] = {
-    "add", "remove", "reduce", "span", "avail_at", "avail_during", "fits", "earliest",
+    "add", "remove", "reduce", "grow", "span", "avail_at", "avail_during", "fits", "earliest",
     "next_fit", "resize", "copy", "max_used", "invariants"
 };
 
@@ -90,6 +90,27 @@ static void random_update(ref_t *r, grove_mplanner_t *mp, int pick)
         errno = 0;
         got = grove_mplanner_remove(mp, id);
         cmp(K_REMOVE, got, errno, i < 0 ? -1 : 0, ENOENT, "", id, 0, 0);
+    } else if (pick < 36) {
+        id = rnd_id(r);
+        ptrdiff_t i = ref_find(r, id);
+        rnd_counts(r, c);
+        e = i < 0 ? ENOENT : ref_neg(r, c) ? EINVAL : 0;
+        for (size_t k = 0; !e && k < r->k; k++)
+            if (c[k] > r->total[k] - r->span[i].c[k])
+                e = ENODEV;
+        if (!e && !ref_fits(r, r->span[i].start, r->span[i].dur, c))
+            e = EBUSY;
+        if (!e) {
+            ref_apply(r, r->span[i].start, r->span[i].dur, c, 1);
+            for (size_t k = 0; k < r->k; k++)
+                r->span[i].c[k] += c[k];
+        }
+        errno = 0;
+        got = grove_mplanner_grow(mp, id, c);
+        if (got == 0 && !e && (grove_mplanner_span(mp, id, NULL, NULL, out) < 0
+                               || memcmp(out, r->span[i].c, r->k * sizeof(int64_t))))
+            got = 99;
+        cmp(K_GROW, got, errno, e ? -1 : 0, e, "held", id, 0, 0);
     } else if (pick < 39) {
         id = rnd_id(r);
         ptrdiff_t i = ref_find(r, id);
@@ -396,7 +417,7 @@ int main(void)
         done += n;
     }
     /* The generator must reach both outcomes of the interesting calls. */
-    static const int both[] = { K_ADD, K_REMOVE, K_REDUCE, K_AT, K_DURING, K_FITS, K_EARLIEST,
+    static const int both[] = { K_ADD, K_REMOVE, K_REDUCE, K_GROW, K_AT, K_DURING, K_FITS, K_EARLIEST,
                                 K_NEXT, K_RESIZE };
     cmp_report(both, sizeof(both) / sizeof(both[0]));
     return done_testing();
