@@ -1705,35 +1705,13 @@ static size_t slot_rankings(const struct req *r)
     return n;
 }
 
-/* want slots of r below u chosen by their ids (see above): 1 placed, 0
- * not (nothing taken), -1 error; 2 when the policy does not order by id or
- * nothing tells (the caller places them in visiting order). */
-static int take_slots_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl,
-                            uint64_t want)
+/* The direction the policy gives ids among the homes hv (two of them with
+ * different ids), or with one home and an or-group, among two of its
+ * children of one type: as id_direction, 0 when nothing tells. */
+static int homes_direction(grove_matcher_t *m, const struct req *r, const grove_vid_t *hv,
+                           size_t nh)
 {
-    grove_vid_t *hv = NULL;
-    struct slotc *cv = NULL;
-    const struct req **seq = NULL;
-    size_t *idx = NULL;
-    double *key = NULL;
-    size_t nh = 0, hcap = 0, nc = 0, seqcap = 0;
-    bool excl = r->excl || pexcl;
-    int rc = -1, dir = 0;
-    if (!m->pol.order || !r->child) {
-        rc = 2;
-        goto out;
-    }
-    /* in containment, beyond SLOT_HOMES_MAX homes the slots keep the
-     * depth-first placement: choosing by id looks at every home, the cost
-     * of a walk of the machine per match */
-    int hrc = slot_homes(m, r, u, true, &hv, &nh, &hcap,
-                         m->dom_sub == m->g->containment ? SLOT_HOMES_MAX : 0);
-    if (hrc < 0)
-        goto out;
-    if (hrc > 0) {
-        rc = 2;
-        goto out;
-    }
+    int dir = 0;
     for (size_t h = 0; h + 1 < nh && dir == 0; h++)
         if (grove_vertex_id(m->g, hv[h]) != grove_vertex_id(m->g, hv[h + 1]))
             dir = grove_vertex_id(m->g, hv[h]) < grove_vertex_id(m->g, hv[h + 1])
@@ -1751,6 +1729,98 @@ static int take_slots_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t
                 && m->g->v[a].type == m->g->v[b].type && ia != ib)
                 dir = ia < ib ? id_direction(m, a, b) : id_direction(m, b, a);
         }
+    return dir;
+}
+
+/* Place the first want slots of the ranking idx (over the candidates cv of
+ * the homes hv, planned with limit): each home places its chosen slots in
+ * visiting order.  1 placed, 0 not (nothing taken), -1 error.  seq is the
+ * caller's plan buffer. */
+static int place_chosen(grove_matcher_t *m, const struct req *r, const grove_vid_t *hv, size_t nh,
+                        bool excl, size_t limit, const struct slotc *cv, const size_t *idx,
+                        uint64_t want, const struct req ***seq, size_t *seqcap)
+{
+    /* per[h] slots of home h, the last at position kmax[h] of its plan */
+    size_t *per = calloc(nh, sizeof(*per)), *kmax = calloc(nh, sizeof(*kmax));
+    if (!per || !kmax) {
+        free(per);
+        free(kmax);
+        return -1;
+    }
+    for (size_t i = 0; i < want; i++) {
+        const struct slotc *c = &cv[idx[i]];
+        per[c->home]++;
+        kmax[c->home] = c->k > kmax[c->home] ? c->k : kmax[c->home];
+    }
+    struct checkpoint cp = checkpoint(m);
+    bool *pick = NULL;
+    size_t pickcap = 0;
+    int rc = 1;
+    for (size_t h = 0; h < nh && rc == 1; h++) {
+        double sc;
+        size_t nseq = 0;
+        const struct req *shape;
+        if (!per[h])
+            continue;
+        /* the same plan as for the candidates */
+        if (home_shapes(m, r, hv[h], limit, seq, seqcap, &nseq) != 0) {
+            rc = -1; /* it planned this home before */
+            break;
+        }
+        if (kmax[h] + 1 == per[h]) { /* its first ones */
+            for (size_t k = 0; k < per[h] && rc == 1; k++)
+                rc = (shape = home_shape(r, *seq, nseq, k)) ? slot_at(m, shape, hv[h], excl, &sc)
+                                                           : 0;
+            continue;
+        }
+        if (grovep_grow((void **)&pick, &pickcap, kmax[h] + 1, sizeof(*pick)) < 0) {
+            rc = -1;
+            break;
+        }
+        memset(pick, 0, (kmax[h] + 1) * sizeof(*pick));
+        for (size_t i = 0; i < want; i++)
+            if (cv[idx[i]].home == h)
+                pick[cv[idx[i]].k] = true;
+        rc = place_marked(m, r, hv[h], excl, *seq, nseq, pick, kmax[h]);
+    }
+    if (rc == 0)
+        rollback(m, cp);
+    free(per);
+    free(kmax);
+    free(pick);
+    return rc;
+}
+
+/* want slots of r below u chosen by their ids (see above): 1 placed, 0
+ * not (nothing taken), -1 error; 2 when the policy does not order by id or
+ * nothing tells (the caller places them in visiting order). */
+static int take_slots_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl,
+                            uint64_t want)
+{
+    grove_vid_t *hv = NULL;
+    struct slotc *cv = NULL;
+    const struct req **seq = NULL;
+    size_t *idx = NULL;
+    double *key = NULL;
+    size_t nh = 0, hcap = 0, nc = 0, seqcap = 0;
+    bool excl = r->excl || pexcl;
+    int rc = -1, dir;
+    if (!m->pol.order || !r->child) {
+        rc = 2;
+        goto out;
+    }
+    /* in containment, beyond SLOT_HOMES_MAX homes the slots keep the
+     * depth-first placement: choosing by id looks at every home, the cost
+     * of a walk of the machine per match */
+    int hrc = slot_homes(m, r, u, true, &hv, &nh, &hcap,
+                         m->dom_sub == m->g->containment ? SLOT_HOMES_MAX : 0);
+    if (hrc < 0)
+        goto out;
+    if (hrc > 0) {
+        rc = 2;
+        goto out;
+    }
+    dir = homes_direction(m, r, hv, nh);
     if (dir == -2)
         goto out;
     if (dir == 0 || (nh < 2 && !r->alt)) {
@@ -1795,61 +1865,9 @@ static int take_slots_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t
         grove_policy_ref_sort(idx, nc, key);
     if (!every)
         qsort_r(idx, nc, sizeof(*idx), cmp_slot_idx, cv);
-    /* each home places its chosen slots, in visiting order: per[h] of
-     * them, the last at position kmax[h] of its plan */
-    size_t *per = calloc(nh, sizeof(*per)), *kmax = calloc(nh, sizeof(*kmax));
-    if (!per || !kmax) {
-        free(per);
-        free(kmax);
-        goto out;
-    }
-    for (size_t i = 0; i < want; i++) {
-        const struct slotc *c = &cv[idx[i]];
-        per[c->home]++;
-        kmax[c->home] = c->k > kmax[c->home] ? c->k : kmax[c->home];
-    }
-    struct checkpoint cp = checkpoint(m);
-    bool *pick = NULL;
-    size_t pickcap = 0;
-    rc = 1;
-    for (size_t h = 0; h < nh && rc == 1; h++) {
-        double sc;
-        size_t nseq = 0;
-        const struct req *shape;
-        if (!per[h])
-            continue;
-        /* the same plan as for the candidates */
-        if (home_shapes(m, r, hv[h], limit, &seq, &seqcap, &nseq) != 0) {
-            rc = -1; /* it planned this home before */
-            break;
-        }
-        if (kmax[h] + 1 == per[h]) { /* its first ones */
-            for (size_t k = 0; k < per[h] && rc == 1; k++)
-                rc = (shape = home_shape(r, seq, nseq, k)) ? slot_at(m, shape, hv[h], excl, &sc)
-                                                           : 0;
-            continue;
-        }
-        if (grovep_grow((void **)&pick, &pickcap, kmax[h] + 1, sizeof(*pick)) < 0) {
-            rc = -1;
-            break;
-        }
-        memset(pick, 0, (kmax[h] + 1) * sizeof(*pick));
-        for (size_t i = 0; i < want; i++)
-            if (cv[idx[i]].home == h)
-                pick[cv[idx[i]].k] = true;
-        rc = place_marked(m, r, hv[h], excl, seq, nseq, pick, kmax[h]);
-    }
-    if (rc == 0)
-        rollback(m, cp);
-    free(per);
-    free(kmax);
-    free(pick);
+    rc = place_chosen(m, r, hv, nh, excl, limit, cv, idx, want, &seq, &seqcap);
 out:
-    free(hv);
-    free(cv);
-    free(seq);
-    free(idx);
-    free(key);
+    GROVEP_FREE_ALL(hv, cv, seq, idx, key);
     return rc;
 }
 
@@ -2028,9 +2046,7 @@ static int take_top_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t u
         rc = top_take_ranked(m, r, pexcl, want, cv, k, idx, key);
     }
 out:
-    free(cv);
-    free(idx);
-    free(key);
+    GROVEP_FREE_ALL(cv, idx, key);
     return rc;
 }
 
@@ -3320,9 +3336,7 @@ static int record(grove_graph_t *g, grove_jobid_t id, grove_pick_t *p, size_t n,
         for (size_t i = 0; i < n; i++)
             p[i].recorded = false;
 out:
-    free(vs);
-    free(amount);
-    free(excl);
+    GROVEP_FREE_ALL(vs, amount, excl);
     return rc;
 }
 
