@@ -267,13 +267,19 @@ static void job_free(grove_job_t *j)
     }
 }
 
+/* The allocation of table a (NULL for none), for free (see dtab_open below). */
+static void *dtab_base(void *a, size_t off, size_t elem)
+{
+    return a ? (char *)a - off * elem : NULL;
+}
+
 void grove_matcher_destroy(grove_matcher_t *m)
 {
     if (!m)
         return;
     for (size_t i = 0; i < m->njobs; i++)
         job_free(m->jobs[i]);
-    free(m->jobs - m->jobs_off);
+    free(dtab_base(m->jobs, m->jobs_off, sizeof(*m->jobs)));
     free(m->result.picks);
     free(m->pol_name);
     free(m->constraint_type);
@@ -352,7 +358,7 @@ static int dtab_open(void **a, size_t *n, size_t *cap, size_t *off, size_t elem,
         if (*off > *n / 2) {
             dtab_slide(a, *n, off, elem);
         } else {
-            void *base = *a ? (char *)*a - *off * elem : NULL;
+            void *base = dtab_base(*a, *off, elem);
             size_t c = *cap;
             if (grovep_grow(&base, &c, *off + *n + 1, elem) < 0)
                 return -1;
@@ -4113,7 +4119,7 @@ static void kept_free(grove_matcher_t *m)
 {
     for (size_t i = 0; i < m->nkept; i++)
         json_decref(m->kept[i].docs);
-    free(m->kept - m->kept_off);
+    free(dtab_base(m->kept, m->kept_off, sizeof(*m->kept)));
     free(m->events);
 }
 
