@@ -25,7 +25,7 @@
  *       match that ignores records, not a copy of the graph; under a Lua
  *       policy the built-in "first" decides, so no hook runs)
  *   m:cancel(id)  m:release_ranks(id, idset)  m:release_vertices(id, {v...})
- *   m:job(id [, picks])  m:jobs()  m:info(id)  m:stats()  m:reset_stats()  m:next_id()
+ *   m:job(id [, picks])  m:jobs([picks])  m:info(id)  m:stats()  m:reset_stats()  m:next_id()
  *   m:replan(id)  m:set_now(t)  m:events([{clear = true}])
  *   m:register(R, id [, {start =, ["end"] =, request =}])   a running job
  *       placed again from its R (a grove.rv1 or JSON text; see register.h):
@@ -373,12 +373,15 @@ static int m_rv1(lua_State *L)
     return 1;
 }
 
+/* m:jobs([picks]) -> the held jobs by id, with their picks unless picks
+ * is false (then only their heads: what a listing needs). */
 static int m_jobs(lua_State *L)
 {
     struct lmatcher *lm = check_matcher(L, 1);
+    bool picks = lua_isnoneornil(L, 2) || lua_toboolean(L, 2);
     grove_matcher_catch_up(lm->m); /* the graph's clock may have moved */
     lua_getiuservalue(L, 1, 1);
-    int graph = lua_gettop(L);
+    int graph = picks ? lua_gettop(L) : 0;
     size_t n = grove_matcher_job_count(lm->m);
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {
@@ -491,9 +494,12 @@ static int m_stats(lua_State *L)
     struct lmatcher *lm = check_matcher(L, 1);
     grove_match_stats_t st;
     grove_matcher_stats(lm->m, &st);
-    lua_createtable(L, 0, 5);
+    grove_matcher_catch_up(lm->m); /* held: as m:jobs() counts them */
+    lua_createtable(L, 0, 6);
     lua_pushinteger(L, (lua_Integer)st.matches);
     lua_setfield(L, -2, "matches");
+    lua_pushinteger(L, (lua_Integer)grove_matcher_job_count(lm->m));
+    lua_setfield(L, -2, "held");
     lua_pushinteger(L, (lua_Integer)st.succeeded);
     lua_setfield(L, -2, "succeeded");
     lua_pushnumber(L, st.min_s);
