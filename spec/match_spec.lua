@@ -392,6 +392,9 @@ describe("the job table", function()
     assert.is_true(m:cancel(1))
     assert.equal(0, m:stats().held)
     assert.equal(0, #m:jobs(false))
+    -- giving free memory back leaves the matcher as it was
+    assert.is_true(core.trim_memory())
+    assert.equal("allocated", assert(m:match(nodes_yaml(1, 1))).state)
   end)
 end)
 

@@ -169,6 +169,7 @@ function M.new(opts)
   self.shapes = {}    -- shape key -> shape
   self.request_shape = nil -- {text =, shape =}: the request last shaped
   self.next_id = 1
+  self.trimmed_id = 1 -- next_id when memory was last given back (see released)
   self.types = nil    -- resource types of the graph (cached)
   return self
 end
@@ -495,6 +496,25 @@ function commands.cancel(self, args)
     return self:error("cancel: ERROR: nonexistent job %d", id)
   end
   if entries then selection.print_stats(self, "CANCEL ", selection.counts(entries)) end
+  self:released()
+end
+
+-- Jobs given ids since memory was last given back, from which a session
+-- that holds no job any more gives it back.
+local TRIM_JOBS = 1000
+
+-- After a job went: when none is held any more and many were matched
+-- since the last time, a quiet point to give memory back.  The session's
+-- garbage (its command lines and output, interleaved on the allocator's
+-- pages with the records of the jobs) is collected first, then the
+-- allocator's free pages go back to the system.  Not after every last
+-- job: a stream of one job at a time would pay a walk of the heap at
+-- each cancel.
+function S:released()
+  if self.next_id - self.trimmed_id < TRIM_JOBS or self.matcher:stats().held > 0 then return end
+  self.trimmed_id = self.next_id
+  collectgarbage()
+  core.trim_memory()
 end
 
 -- The ranks named by a partial-cancel file, as an idset string, or nil,
@@ -561,6 +581,7 @@ commands["partial-cancel"] = function(self, args)
     local after = removed and 0 or #self:entries(id)
     selection.print_stats(self, "PARTIAL CANCEL ", before - after, n)
   end
+  if removed then self:released() end
 end
 
 usage.info = "info JOBID"
