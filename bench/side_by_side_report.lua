@@ -160,15 +160,17 @@ for n in sizes:gmatch("%d+") do
     local s = read(("%s/out/%s/grove/memory.%d.rss"):format(workdir, n, r))
     if not s then break end
     mem[#mem + 1] = {tonumber(s:match("loaded_kb=(%d+)")), tonumber(s:match("held_kb=(%d+)")),
-      tonumber(s:match("cancelled_kb=(%d+)"))}
+      tonumber(s:match("cancelled_kb=(%d+)")), tonumber(s:match("first_kb=(%d+)"))}
   end
   if #mem > 0 then
-    local a, b, c = {}, {}, {}
-    for i, m in ipairs(mem) do a[i], b[i], c[i] = m[1], m[2], m[3] end
-    local la, lb, lc = median(a), median(b), median(c)
+    local a, b, c, f = {}, {}, {}, {}
+    for i, m in ipairs(mem) do a[i], b[i], c[i], f[i] = m[1], m[2], m[3], m[4] or m[1] end
+    local la, lb, lc, lf = median(a), median(b), median(c), median(f)
     print(("\nGrove resident set, live session: after the load %s, with %d one-core jobs held " ..
       "%s (%.0f bytes a job), after cancelling them all %s (%.3f of the post-load figure)")
       :format(fmt_mb(la), thru, fmt_mb(lb), (lb - la) * 1024 / thru, fmt_mb(lc), lc / la))
+    print(("after the first match %s: %.0f bytes a job after the first, cancelling all " ..
+      "returns to %.3f of it"):format(fmt_mb(lf), (lb - lf) * 1024 / (thru - 1), lc / lf))
   end
 end
 if #loads > 0 then

@@ -161,11 +161,15 @@ function M.new(opts)
     if not ok then return nil, msg, code end
   end
   self.clock = core.wall_clock
-  -- id -> the shape of its request (see grove.query_select); the matcher
-  -- holds the job itself.  Jobs whose requests print alike share a shape.
-  self.jobs = {}
+  -- The matcher holds the jobs and their requests: the session keeps
+  -- nothing per job (a held job costs it no memory); the shape a job's
+  -- selection is printed by is made again from its kept request when a
+  -- command asks for its entries.  Jobs whose requests print alike share
+  -- a shape.
   self.shapes = {}    -- shape key -> shape
+  self.request_shape = nil -- {text =, shape =}: the request last shaped
   self.next_id = 1
+  self.trimmed_id = 1 -- next_id when memory was last given back (see released)
   self.types = nil    -- resource types of the graph (cached)
   return self
 end
@@ -318,9 +322,10 @@ function S:load_jobspec(path)
   return js, msg
 end
 
--- The shape of js's request (shared with earlier jobs of the same shape).
-function S:shape_of(js)
-  local shape = selection.request(js:resources())
+-- The shape of a request's resources (shared with earlier jobs of the
+-- same shape).
+function S:shape_of_resources(resources)
+  local shape = selection.request(resources)
   local key = selection.shape_key(shape)
   local known = self.shapes[key]
   if known then return known end
@@ -417,16 +422,38 @@ function S:match_one(mode, path)
     end
     return false
   end
-  local shape = self:shape_of(js)
+  local shape = self:shape_of_resources(js:resources())
   local kept = job.state ~= "matched"
-  if kept then self.jobs[job.id] = shape end
   selection.print_match(self, job, kept, shape, t0)
   return true
 end
 
+-- Whether job id is held.
+function S:held(id)
+  return self.matcher:job(id, false) ~= nil
+end
+
+-- The shape of held job id's request, from the request the matcher kept
+-- (JSON text: a list of jobspecs; their resources together), or nil when
+-- none was kept.  The last one made is kept: commands about one job ask
+-- again at once.
+function S:shape(id)
+  local text = self.matcher:request(id)
+  if not text then return nil end
+  local last = self.request_shape
+  if last and last.text == text then return last.shape end
+  local resources = {}
+  for _, js in ipairs(assert(core.json_decode(text))) do
+    for _, r in ipairs(js.resources or {}) do resources[#resources + 1] = r end
+  end
+  local shape = self:shape_of_resources(resources)
+  self.request_shape = {text = text, shape = shape}
+  return shape
+end
+
 -- The entries of held job id's selection (see grove.query_select).
 function S:entries(id)
-  return assert(self.writer:entries(self.matcher, id, self.jobs[id]))
+  return assert(self.writer:entries(self.matcher, id, self:shape(id)))
 end
 
 -- The state, start and end of held job id (a table), or nil.
@@ -463,13 +490,31 @@ function commands.cancel(self, args)
   if not id or #args > 2 or (args[2] and args[2] ~= "stats") then
     return self:malformed("cancel", bad_args(args, 1, 2, {[2] = "stats"}))
   end
-  if not self.jobs[id] then return self:error("cancel: ERROR: nonexistent job %d", id) end
+  if not self:held(id) then return self:error("cancel: ERROR: nonexistent job %d", id) end
   local entries = args[2] and self:entries(id)
   if not self.matcher:cancel(id) then
     return self:error("cancel: ERROR: nonexistent job %d", id)
   end
-  self.jobs[id] = nil
   if entries then selection.print_stats(self, "CANCEL ", selection.counts(entries)) end
+  self:released()
+end
+
+-- Jobs given ids since memory was last given back, from which a session
+-- that holds no job any more gives it back.
+local TRIM_JOBS = 1000
+
+-- After a job went: when none is held any more and many were matched
+-- since the last time, a quiet point to give memory back.  The session's
+-- garbage (its command lines and output, interleaved on the allocator's
+-- pages with the records of the jobs) is collected first, then the
+-- allocator's free pages go back to the system.  Not after every last
+-- job: a stream of one job at a time would pay a walk of the heap at
+-- each cancel.
+function S:released()
+  if self.next_id - self.trimmed_id < TRIM_JOBS or self.matcher:stats().held > 0 then return end
+  self.trimmed_id = self.next_id
+  collectgarbage()
+  core.trim_memory()
 end
 
 -- The ranks named by a partial-cancel file, as an idset string, or nil,
@@ -519,7 +564,7 @@ commands["partial-cancel"] = function(self, args)
   if reader ~= "jgf" and reader ~= "rv1exec" then
     return self:error("ERROR: unsupported reader %s", reader)
   end
-  if not self.jobs[id] then
+  if not self:held(id) then
     return self:error("partial-cancel: ERROR: nonexistent job %d", id)
   end
   if self:job_head(id).state == "reserved" then
@@ -532,18 +577,18 @@ commands["partial-cancel"] = function(self, args)
   if not ranks or not n then
     return self:error("ERROR: error encountered while removing job %d", id)
   end
-  if removed then self.jobs[id] = nil end
   if args[4] then
-    local after = self.jobs[id] and #self:entries(id) or 0
+    local after = removed and 0 or #self:entries(id)
     selection.print_stats(self, "PARTIAL CANCEL ", before - after, n)
   end
+  if removed then self:released() end
 end
 
 usage.info = "info JOBID"
 function commands.info(self, args)
   local id = selection.jobid(args[1])
   if not id or #args ~= 1 then return self:malformed("info", bad_args(args, 1, 1, {})) end
-  if not self.jobs[id] then
+  if not self:held(id) then
     self.info:write(("INFO: nonexistent job %d\n"):format(id))
     return
   end
@@ -563,18 +608,15 @@ end
 
 usage.list = "list"
 function commands.list(self)
-  local ids = {}
-  for id in pairs(self.jobs) do ids[#ids + 1] = id end
-  table.sort(ids)
-  for _, id in ipairs(ids) do commands.info(self, {tostring(id)}) end
+  -- the matcher lists its jobs by id
+  for _, j in ipairs(self.matcher:jobs(false)) do commands.info(self, {tostring(j.id)}) end
 end
 
 usage.stat = "stat"
 function commands.stat(self)
   local st = self.matcher:stats()
   local g = self.graph
-  local njobs = 0
-  for _ in pairs(self.jobs) do njobs = njobs + 1 end
+  local njobs = st.held
   local w = self.info
   w:write(("INFO: Num. of Vertices: %d\n"):format(g:count()))
   w:write(("INFO: Num. of Edges: %d\n"):format(g:edge_count()))
@@ -694,16 +736,12 @@ end
 function S:remove_vertices(roots)
   local gone = {}
   for _, v in ipairs(roots) do subtree_ids(v, gone) end
-  for id in pairs(self.jobs) do
-    local j = self.matcher:job(id)
+  for _, j in ipairs(self.matcher:jobs()) do
     local vs = {}
-    for _, p in ipairs(j and j.picks or {}) do
+    for _, p in ipairs(j.picks) do
       if gone[p.vertex:vid()] then vs[#vs + 1] = p.vertex end
     end
-    if #vs > 0 then
-      local _, removed = self.matcher:release_vertices(id, vs)
-      if removed then self.jobs[id] = nil end
-    end
+    if #vs > 0 then self.matcher:release_vertices(j.id, vs) end
   end
   for _, v in ipairs(roots) do
     if self.graph:vertex(v:vid()) then self.graph:unlink(v, true) end
@@ -800,7 +838,7 @@ end
 -- Cancel every job and close the matcher (the graph stays).
 function S:close()
   if self.matcher then
-    for id in pairs(self.jobs) do self.matcher:cancel(id) end
+    for _, j in ipairs(self.matcher:jobs(false)) do self.matcher:cancel(j.id) end
     self.matcher:close()
     self.matcher = nil
   end

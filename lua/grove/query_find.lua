@@ -104,8 +104,9 @@ local function held_set(s, state, id, all, only)
       end
     end
   end
-  for jid in pairs(s.jobs) do
-    if (not state or s:job_head(jid).state == state) and (not id or jid == id) then
+  for _, j in ipairs(s.matcher:jobs(false)) do
+    local jid = j.id
+    if (not state or j.state == state) and (not id or jid == id) then
       local entries = s:entries(jid)
       for _, e in ipairs(entries) do
         if all or e.alloc then set[e.vid] = true end
@@ -181,9 +182,9 @@ end
 local function units_used(s)
   if not s.used_cache then
     local used = {}
-    for jid in pairs(s.jobs) do
-      if s:job_head(jid).state == "allocated" then
-        for _, e in ipairs(s:entries(jid)) do
+    for _, j in ipairs(s.matcher:jobs(false)) do
+      if j.state == "allocated" then
+        for _, e in ipairs(s:entries(j.id)) do
           if e.alloc or e.x then used[e.vid] = (used[e.vid] or 0) + e.amount end
         end
       end
