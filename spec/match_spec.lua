@@ -434,7 +434,7 @@ describe("policies on a matcher", function()
   -- changed: a stream of matches and cancels lands where the rule says
   -- (first fit in the order of rank, untouched first, then highest id;
   -- a node's rank is its free cores when a job last went through it),
-  -- and a node added to the rack is seen at once.
+  -- and a node put in the place of another one is seen at once.
   it("fresh keeps a large parent's order as ranks change", function()
     local g = core.graph()
     local rack = g:add_vertex { type = "rack", id = 0 }
@@ -444,7 +444,7 @@ describe("policies on a matcher", function()
       local n = g:add_vertex { type = "node", id = i }
       assert(g:add_child(rack, n))
       for j = 0, 3 do assert(g:add_child(n, g:add_vertex { type = "core", id = j })) end
-      nodes[i + 1], free[n:name()], rank[n:name()] = n:name(), 4, math.huge
+      nodes[#nodes + 1], free[n:name()], rank[n:name()] = n:name(), 4, math.huge
     end
     for i = 0, 39 do add_node(i) end
     assert(g:set_aggregates("ALL:core,ALL:node"))
@@ -481,9 +481,19 @@ describe("policies on a matcher", function()
         step(rand(3) + 1)
       end
     end
+    -- the tree changes, the rack keeping as many children: a kept order
+    -- made for the old tree would still list node5 and miss node40
+    for _, h in ipairs(held) do
+      assert(m:cancel(h.id))
+      free[h.node] = free[h.node] + h.cores
+    end
+    held = {}
+    assert.is_true(g:unlink(g:vertex("/cluster0/rack0/node5")))
+    table.remove(nodes, 6)
     add_node(40)
     step(1)
-    assert.equal("node40", held[#held].node)
+    assert.equal("node40", held[1].node)
+    for _ = 1, 30 do step(rand(3) + 1) end
   end)
 
   -- Nodes rank by the cores the running jobs left free, sockets by the
