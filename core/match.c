@@ -107,17 +107,34 @@ struct cand {
     bool sure;  /* verified by a trial take, not only admitted (take_best) */
 };
 
+/* What exploring by use knows of one vertex (grove_matcher.uslot). */
+struct useslot {
+    uint64_t rank; /* UINT64_MAX: no job went through it */
+    int64_t held;  /* units of its ranking type the running jobs asked for
+                    * below it */
+    int64_t at;    /* scratch: the same at another instant (zero) */
+    uint32_t ord;  /* its children's kept order in uord, or UINT32_MAX */
+    bool dirty;    /* a child's rank changed since that order was sorted */
+};
+
 struct grove_matcher {
     grove_graph_t *g;
     grove_policy_t pol;
     char *pol_name;
-    /* Policies that explore by use (grove_policy_t.explore_by_use): each
-     * vertex's rank by vertex id (UINT64_MAX: no job went through it). */
-    uint64_t *use;
-    int64_t *use_held; /* units of its ranking type the running jobs asked
-                        * for below it */
-    int64_t *use_at;   /* scratch: the same at another instant (zero) */
-    size_t usecap;
+    /* Policies that explore by use (grove_policy_t.explore_by_use): the
+     * vertices a job went through or below (and the parents whose order of
+     * children is kept) have a slot; the others rank UINT64_MAX.  Slots
+     * by vertex id through useof, so the figures cost a few bytes for each
+     * vertex the jobs reached, not 24 for every vertex of the graph. */
+    grovep_dense_t useof; /* vertex -> index in uslot */
+    struct useslot *uslot;
+    size_t nuslot, uslotcap;
+    /* the kept orders of containment's children (push_frame): a copy of
+     * each such parent's span of the tree's child arrays, sorted again
+     * only when a child's rank changed; valid for the tree of uord_tree */
+    grove_vid_t *uord;
+    size_t nuord, uordcap;
+    size_t uord_tree[3]; /* the graph's tk_nv, tk_ne, tk_live then */
     grove_match_config_t cfg;
     struct orplan *orplan; /* or-slot choice scratch, made on first use */
     char *constraint_type;
@@ -283,9 +300,9 @@ void grove_matcher_destroy(grove_matcher_t *m)
     free(m->result.picks);
     free(m->pol_name);
     free(m->constraint_type);
-    free(m->use);
-    free(m->use_held);
-    free(m->use_at);
+    grovep_dense_free(&m->useof);
+    free(m->uslot);
+    free(m->uord);
     free(m->stamp);
     free(m->taken);
     free(m->mflags);
@@ -670,42 +687,48 @@ static bool constraint_ok(const grove_matcher_t *m, grove_vid_t v)
 
 /* ---- exploring by use ------------------------------------------------------- */
 
-/* Room for the rank of every vertex of the graph, new ones not gone
- * through.  0, or -1 with ENOMEM and the ranks as they were. */
-static int use_reserve(grove_matcher_t *m)
+/* Parents with at least this many children in containment's tree keep
+ * their order between matches (use_kept_order); fewer are sorted anew at
+ * each walk, which costs less than keeping them. */
+#define USE_ORD_MIN 16
+
+/* The slot of v, or NULL when it has none (it ranks UINT64_MAX, nothing is
+ * counted below it and it keeps no order). */
+static struct useslot *use_slot(const grove_matcher_t *m, grove_vid_t v)
 {
-    size_t n = m->g->nv;
-    if (n <= m->usecap)
-        return 0;
-    uint64_t *use = realloc(m->use, n * sizeof(*use));
-    if (use)
-        m->use = use;
-    int64_t *held = use ? realloc(m->use_held, n * sizeof(*held)) : NULL;
-    if (held)
-        m->use_held = held;
-    int64_t *at = held ? realloc(m->use_at, n * sizeof(*at)) : NULL;
-    if (!at) {
-        errno = ENOMEM; /* the larger first arrays are harmless */
-        return -1;
+    uint32_t i = grovep_dense_get(&m->useof, v);
+    return i == UINT32_MAX ? NULL : &m->uslot[i];
+}
+
+/* The slot of v, made if it has none (earlier slot pointers may move).
+ * NULL with ENOMEM: the slots as they were. */
+static struct useslot *use_slot_make(grove_matcher_t *m, grove_vid_t v)
+{
+    struct useslot *u = use_slot(m, v);
+    if (u)
+        return u;
+    if (m->nuslot >= UINT32_MAX - 1
+        || grovep_grow((void **)&m->uslot, &m->uslotcap, m->nuslot + 1, sizeof(*m->uslot)) < 0
+        || grovep_dense_set(&m->useof, v, (uint32_t)m->nuslot) < 0) {
+        errno = ENOMEM;
+        return NULL;
     }
-    m->use_at = at;
-    for (size_t i = m->usecap; i < n; i++) {
-        use[i] = UINT64_MAX;
-        held[i] = 0;
-        at[i] = 0;
-    }
-    m->usecap = n;
-    return 0;
+    u = &m->uslot[m->nuslot++];
+    *u = (struct useslot){.rank = UINT64_MAX, .ord = UINT32_MAX};
+    return u;
 }
 
 static uint64_t use_of(const grove_matcher_t *m, grove_vid_t v)
 {
-    return v < m->usecap ? m->use[v] : UINT64_MAX;
+    const struct useslot *u = use_slot(m, v);
+    return u ? u->rank : UINT64_MAX;
 }
 
 /* The children kids[0..n) in the order of exploring by use: highest rank
  * first (see use_update), then highest vertex id (insertion sort: a
- * vertex has few children, or children mostly in order). */
+ * vertex has few children, or children mostly in order, as a kept order
+ * is: each child whose rank changed moves as far as it must, the others
+ * are only compared once). */
 static void order_by_use(const grove_matcher_t *m, grove_vid_t *kids, size_t n)
 {
     for (size_t i = 1; i < n; i++) {
@@ -721,6 +744,53 @@ static void order_by_use(const grove_matcher_t *m, grove_vid_t *kids, size_t n)
         }
         kids[j] = k;
     }
+}
+
+/* The n (at least USE_ORD_MIN) children of v in containment's tree in the
+ * order of exploring by use, kept from one match to the next: made at v's
+ * first walk, sorted again only when the rank of one of them changed
+ * since (use_update marks v), which is the same order as sorting anew
+ * (ranks and ids order the children strictly) for O(n) plus the moves of
+ * the children whose rank changed, where sorting anew costs O(n^2) with a
+ * root of hundreds of racks.  Kept orders are dropped when the tree's
+ * child arrays were made again (the graph changed).  The order lives in
+ * m->uord until the next call; NULL with ENOMEM. */
+static const grove_vid_t *use_kept_order(grove_matcher_t *m, grove_vid_t v, uint32_t n)
+{
+    const grove_graph_t *g = m->g;
+    if (m->uord_tree[0] != g->tk_nv || m->uord_tree[1] != g->tk_ne
+        || m->uord_tree[2] != g->tk_live) {
+        for (size_t i = 0; i < m->nuslot; i++)
+            m->uslot[i].ord = UINT32_MAX;
+        m->nuord = 0;
+        m->uord_tree[0] = g->tk_nv;
+        m->uord_tree[1] = g->tk_ne;
+        m->uord_tree[2] = g->tk_live;
+    }
+    struct useslot *u = use_slot_make(m, v);
+    if (!u)
+        return NULL;
+    if (u->ord == UINT32_MAX) {
+        if (m->nuord + n >= UINT32_MAX
+            || grovep_grow((void **)&m->uord, &m->uordcap, m->nuord + n, sizeof(*m->uord)) < 0) {
+            errno = ENOMEM;
+            return NULL;
+        }
+        /* backwards: children not gone through rank alike, highest id
+         * first, and the tree lists them by rising id */
+        const grove_vid_t *tk = m->tk + m->tkoff[v];
+        for (uint32_t i = 0; i < n; i++)
+            m->uord[m->nuord + i] = tk[n - 1 - i];
+        u->ord = (uint32_t)m->nuord;
+        u->dirty = true;
+        m->nuord += n;
+    }
+    grove_vid_t *kids = m->uord + u->ord;
+    if (u->dirty) {
+        order_by_use(m, kids, n);
+        u->dirty = false;
+    }
+    return kids;
 }
 
 /* The index of the aggregate type whose free units rank v once a job went
@@ -743,41 +813,61 @@ static int use_type(const grove_graph_t *g, grove_vid_t v)
     return last;
 }
 
+/* What use_count does at the ancestors it counts in. */
+enum use_op {
+    USE_MAKE, /* give them a slot */
+    USE_HELD, /* count in their held figure */
+    USE_AT    /* count in their at figure */
+};
+
 /* Count (sign 1) or stop counting (-1) the units pick p of a job asks for
- * in the held figures of its ancestors whose ranking type is p's type. */
-static void use_count(grove_matcher_t *m, int64_t *held, const grove_pick_t *p, int64_t sign)
+ * in the held or at figures (op) of its ancestors whose ranking type is
+ * p's type; USE_MAKE gives those ancestors a slot first, so that counting
+ * cannot fail (0, or -1 with ENOMEM; the other ops return 0, and skip an
+ * ancestor with no slot: nothing was counted in it). */
+static int use_count(grove_matcher_t *m, enum use_op op, const grove_pick_t *p, int64_t sign)
 {
     const grove_graph_t *g = m->g;
-    if (p->v >= m->usecap || !(p->leaf || p->exclusive))
-        return;
+    if (!(p->leaf || p->exclusive))
+        return 0;
     /* what was asked of a pool, or a vertex held whole (a node taken
      * exclusively counts one node; one shared counts none) */
     int64_t units = p->leaf ? p->amount : g->v[p->v].size;
     grove_sym_t t = g->v[p->v].type;
-    for (grove_vid_t a = m->par[p->v]; a != GROVEP_NONE && a < m->usecap; a = m->par[a]) {
+    for (grove_vid_t a = m->par[p->v]; a != GROVEP_NONE; a = m->par[a]) {
         int k = use_type(g, a);
-        if (k >= 0 && g->agg_low[k] == t)
-            held[a] += sign * units;
+        if (k < 0 || g->agg_low[k] != t)
+            continue;
+        struct useslot *u = op == USE_MAKE ? use_slot_make(m, a) : use_slot(m, a);
+        if (!u && op == USE_MAKE)
+            return -1;
+        if (u && op != USE_MAKE)
+            *(op == USE_HELD ? &u->held : &u->at) += sign * units;
     }
+    return 0;
 }
 
 static void use_hold(grove_matcher_t *m, const grove_pick_t *p, int sign)
 {
-    use_count(m, m->use_held, p, sign);
+    (void)use_count(m, USE_HELD, p, sign);
 }
 
-/* Fill (sign 1) or clear (-1) m->use_at with what the jobs of the table
- * other than skip that overlap instant t asked for (a reservation's rank
- * reads the instant it starts at; O(jobs), on that path only). */
-static void use_at_fill(grove_matcher_t *m, int64_t t, const grove_job_t *skip, int64_t sign)
+/* Fill (sign 1) or clear (-1) the at figures (op USE_AT), or make their
+ * slots (USE_MAKE), with what the jobs of the table other than skip that
+ * overlap instant t asked for (a reservation's rank reads the instant it
+ * starts at; O(jobs), on that path only).  0, or -1 with ENOMEM. */
+static int use_at_fill(grove_matcher_t *m, int64_t t, const grove_job_t *skip, enum use_op op,
+                       int64_t sign)
 {
     for (size_t i = 0; i < m->njobs; i++) {
         const grove_job_t *o = m->jobs[i];
         if (o == skip || o->start > t || o->end <= t)
             continue;
         for (size_t p = 0; p < o->npicks; p++)
-            use_count(m, m->use_at, &o->picks[p], sign);
+            if (use_count(m, op, &o->picks[p], sign) < 0)
+                return -1;
     }
+    return 0;
 }
 
 /* Job j leaves the table (or is taken out to be placed again): what it
@@ -789,6 +879,27 @@ static void use_forget(grove_matcher_t *m, grove_job_t *j)
     j->use_held = false;
 }
 
+/* Is pick p a vertex use_update ranks? */
+static bool use_ranked(const grove_matcher_t *m, const grove_pick_t *p)
+{
+    return m->par[p->v] != GROVEP_NONE && grovep_agg_of(m->g, p->v) && use_type(m->g, p->v) >= 0;
+}
+
+/* Make the slots use_update(m, j, now) counts and ranks in, before j is
+ * recorded, so that ranking it cannot fail: 0, or -1 with ENOMEM (the
+ * slots made stay, holding nothing). */
+static int use_reserve(grove_matcher_t *m, const grove_job_t *j, int64_t now)
+{
+    bool runs = j->start <= now && now < j->end;
+    if (!runs && use_at_fill(m, j->start, j, USE_MAKE, 0) < 0)
+        return -1;
+    for (size_t i = 0; i < j->npicks; i++)
+        if (use_count(m, USE_MAKE, &j->picks[i], 0) < 0
+            || (use_ranked(m, &j->picks[i]) && !use_slot_make(m, j->picks[i].v)))
+            return -1;
+    return 0;
+}
+
 /* After job j was recorded: rank again every vertex below the root on its
  * way, so the next job explores elsewhere first.  A vertex ranks by the
  * units of its ranking type (use_type) below it that the jobs overlapping
@@ -797,32 +908,41 @@ static void use_forget(grove_matcher_t *m, grove_job_t *j)
  * Allocations read the running jobs' counts, kept as jobs come and go; a
  * reservation counts the jobs at its start.  Then j's units count, if it
  * runs now.  Vertices that keep no aggregate (leaves) keep their rank.
+ * A parent whose rank of a child changed sorts its kept order again.
+ * The slots were made by use_reserve.
  * This is the reference engine's weight per edge, as its sources and a
  * build of it with the weights printed show (docs/conformance.md). */
 static void use_update(grove_matcher_t *m, grove_job_t *j, int64_t now)
 {
     const grove_graph_t *g = m->g;
     bool runs = j->start <= now && now < j->end;
-    int64_t *held = runs ? m->use_held : m->use_at;
+    enum use_op op = runs ? USE_HELD : USE_AT;
     if (!runs)
-        use_at_fill(m, j->start, j, 1);
+        (void)use_at_fill(m, j->start, j, USE_AT, 1);
     for (size_t i = 0; i < j->npicks; i++)
-        use_count(m, held, &j->picks[i], 1);
+        (void)use_count(m, op, &j->picks[i], 1);
     for (size_t i = 0; i < j->npicks; i++) {
         grove_vid_t v = j->picks[i].v;
-        const grovep_agg_t *a = v < m->usecap ? grovep_agg_of(g, v) : NULL;
-        int k = a ? use_type(g, v) : -1;
-        if (k < 0 || m->par[v] == GROVEP_NONE)
+        struct useslot *u = use_ranked(m, &j->picks[i]) ? use_slot(m, v) : NULL;
+        if (!u)
             continue;
-        int64_t left = ((a->mask & (1u << k)) ? a->total[k] : 0) - held[v];
-        m->use[v] = left < 0 ? 0 : (uint64_t)left;
+        const grovep_agg_t *a = grovep_agg_of(g, v);
+        int k = use_type(g, v);
+        int64_t left = ((a->mask & (1u << k)) ? a->total[k] : 0) - (runs ? u->held : u->at);
+        uint64_t rank = left < 0 ? 0 : (uint64_t)left;
+        if (rank == u->rank)
+            continue;
+        u->rank = rank;
+        struct useslot *pu = g->parent[v] != GROVEP_NONE ? use_slot(m, g->parent[v]) : NULL;
+        if (pu)
+            pu->dirty = true;
     }
     if (runs) {
         j->use_held = true;
     } else { /* back to zero */
         for (size_t i = 0; i < j->npicks; i++)
-            use_count(m, m->use_at, &j->picks[i], -1);
-        use_at_fill(m, j->start, j, -1);
+            (void)use_count(m, USE_AT, &j->picks[i], -1);
+        (void)use_at_fill(m, j->start, j, USE_AT, -1);
     }
 }
 
@@ -830,6 +950,7 @@ static int push_frame(grove_matcher_t *m, grove_vid_t v)
 {
     const grove_graph_t *g = m->g;
     int sub = m->dom_sub;
+    bool kept = false; /* the children are in a kept order already */
     if (grovep_grow((void **)&m->frames, &m->framecap, m->nframes + 1, sizeof(*m->frames)) < 0)
         return -1;
     struct frame *f = &m->frames[m->nframes++];
@@ -841,7 +962,13 @@ static int push_frame(grove_matcher_t *m, grove_vid_t v)
         uint32_t n = m->tkoff[v + 1] - m->tkoff[v];
         if (grovep_grow((void **)&m->kids, &m->kidcap, m->nkids + n, sizeof(*m->kids)) < 0)
             return -1;
-        memcpy(m->kids + m->nkids, m->tk + m->tkoff[v], n * sizeof(*m->kids));
+        const grove_vid_t *src = m->tk + m->tkoff[v];
+        if (m->pol.explore_by_use && n >= USE_ORD_MIN) {
+            if (!(src = use_kept_order(m, v, n)))
+                return -1;
+            kept = true;
+        }
+        memcpy(m->kids + m->nkids, src, n * sizeof(*m->kids));
         m->nkids += n;
         f->nkids = n;
     }
@@ -857,7 +984,8 @@ static int push_frame(grove_matcher_t *m, grove_vid_t v)
     }
     f = &m->frames[m->nframes - 1];
     if (f->nkids > 1 && m->pol.explore_by_use) {
-        order_by_use(m, m->kids + f->kids, f->nkids);
+        if (!kept)
+            order_by_use(m, m->kids + f->kids, f->nkids);
     } else if (f->nkids > 1 && m->pol.order
                && m->pol.order(m->pol.arg, g, v, m->kids + f->kids, f->nkids) < 0) {
         m->hook_failed = 1;
@@ -3422,8 +3550,6 @@ static int match_prepare(grove_matcher_t *m, const grove_jobspec_t *js, struct m
     }
     if (g->agg_dirty && grovep_agg_refresh(g) < 0)
         return -1;
-    if (m->pol.explore_by_use && use_reserve(m) < 0)
-        return -1;
     if (!(x->reqs = compile(m, js, &x->tops, &x->nvar)) || scratch_reserve(m) < 0)
         return -1;
     x->top = x->tops[0];
@@ -3628,6 +3754,11 @@ static const grove_job_t *match_commit(grove_matcher_t *m, const struct matching
                       : GROVE_JOB_MATCHED;
     if (!keep)
         return dst;
+    if (m->pol.explore_by_use && use_reserve(m, dst, x->now) < 0) {
+        grove_error_set(err, NULL, 0, "match: could not rank the allocation's vertices: %s",
+                        strerror(errno));
+        goto fail;
+    }
     if (record(m->g, x->id, dst->picks, dst->npicks, dst->start, dst->end, x->imp) < 0) {
         grove_error_set(err, NULL, 0, "match: could not record the allocation: %s",
                         strerror(errno));

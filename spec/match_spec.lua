@@ -443,6 +443,73 @@ describe("policies on a matcher", function()
     assert.equal("a0", job.picks[3].vertex:name())
   end)
 
+  -- A rack of more children than the matcher sorts anew at each walk keeps
+  -- its order between matches and moves only the children whose rank
+  -- changed: a stream of matches and cancels lands where the rule says
+  -- (first fit in the order of rank, untouched first, then highest id;
+  -- a node's rank is its free cores when a job last went through it),
+  -- and a node put in the place of another one is seen at once.
+  it("fresh keeps a large parent's order as ranks change", function()
+    local g = core.graph()
+    local rack = g:add_vertex { type = "rack", id = 0 }
+    assert(g:add_child(g:add_vertex { type = "cluster", id = 0 }, rack))
+    local nodes, free, rank = {}, {}, {}
+    local function add_node(i)
+      local n = g:add_vertex { type = "node", id = i }
+      assert(g:add_child(rack, n))
+      for j = 0, 3 do assert(g:add_child(n, g:add_vertex { type = "core", id = j })) end
+      nodes[#nodes + 1], free[n:name()], rank[n:name()] = n:name(), 4, math.huge
+    end
+    for i = 0, 39 do add_node(i) end
+    assert(g:set_aggregates("ALL:core,ALL:node"))
+    local m = core.matcher(g)
+    assert(m:set_policy("fresh"))
+    local function expected(cores)
+      local best
+      for i = #nodes, 1, -1 do
+        local n = nodes[i]
+        if free[n] >= cores and (not best or rank[n] > rank[best]) then best = n end
+      end
+      return best
+    end
+    local held, seed = {}, 7
+    local function rand(k) seed = (seed * 1103515245 + 12345) % 2147483648; return seed % k end
+    local function step(cores)
+      local want = expected(cores)
+      local job = assert(m:match(nodes_yaml(1, cores)))
+      local got
+      for _, p in ipairs(job.picks) do
+        if p.vertex:type() == "node" then got = p.vertex:name() end
+      end
+      assert.equal(want, got)
+      free[got] = free[got] - cores
+      rank[got] = free[got]
+      held[#held + 1] = {id = job.id, node = got, cores = cores}
+    end
+    for _ = 1, 120 do
+      if #held > 0 and rand(3) == 0 then
+        local h = table.remove(held, rand(#held) + 1)
+        assert(m:cancel(h.id))
+        free[h.node] = free[h.node] + h.cores -- its rank stays
+      elseif expected(3) then
+        step(rand(3) + 1)
+      end
+    end
+    -- the tree changes, the rack keeping as many children: a kept order
+    -- made for the old tree would still list node5 and miss node40
+    for _, h in ipairs(held) do
+      assert(m:cancel(h.id))
+      free[h.node] = free[h.node] + h.cores
+    end
+    held = {}
+    assert.is_true(g:unlink(g:vertex("/cluster0/rack0/node5")))
+    table.remove(nodes, 6)
+    add_node(40)
+    step(1)
+    assert.equal("node40", held[1].node)
+    for _ = 1, 30 do step(rand(3) + 1) end
+  end)
+
   -- Nodes rank by the cores the running jobs left free, sockets by the
   -- nodes below them (none: 0): on the tiny cluster, one-socket jobs of
   -- 10, 2, 1 and 1 cores land as the reference engine places them.
