@@ -825,16 +825,14 @@ enum use_op {
  * p's type; USE_MAKE gives those ancestors a slot first, so that counting
  * cannot fail (0, or -1 with ENOMEM; the other ops return 0, and skip an
  * ancestor with no slot: nothing was counted in it). */
-static int use_count(grove_matcher_t *m, enum use_op op, const grove_pick_t *p, int64_t sign)
+/* Add sign * units to the figure op names (or make its slot, USE_MAKE) on
+ * every ancestor above parent a that ranks by type t.  0, or -1 with
+ * ENOMEM (USE_MAKE). */
+static int use_add_above(grove_matcher_t *m, enum use_op op, grove_vid_t a, grove_sym_t t,
+                         int64_t units)
 {
     const grove_graph_t *g = m->g;
-    if (!(p->leaf || p->exclusive))
-        return 0;
-    /* what was asked of a pool, or a vertex held whole (a node taken
-     * exclusively counts one node; one shared counts none) */
-    int64_t units = p->leaf ? p->amount : g->v[p->v].size;
-    grove_sym_t t = g->v[p->v].type;
-    for (grove_vid_t a = m->par[p->v]; a != GROVEP_NONE; a = m->par[a]) {
+    for (; a != GROVEP_NONE; a = m->par[a]) {
         int k = use_type(g, a);
         if (k < 0 || g->agg_low[k] != t)
             continue;
@@ -842,7 +840,47 @@ static int use_count(grove_matcher_t *m, enum use_op op, const grove_pick_t *p, 
         if (!u && op == USE_MAKE)
             return -1;
         if (u && op != USE_MAKE)
-            *(op == USE_HELD ? &u->held : &u->at) += sign * units;
+            *(op == USE_HELD ? &u->held : &u->at) += units;
+    }
+    return 0;
+}
+
+/* What pick p asked of a pool, or a vertex held whole (a node taken
+ * exclusively counts one node; one shared counts none); 0 for a shared
+ * container, which counts nothing. */
+static int64_t use_units(const grove_graph_t *g, const grove_pick_t *p)
+{
+    if (!(p->leaf || p->exclusive))
+        return 0;
+    return p->leaf ? p->amount : g->v[p->v].size;
+}
+
+static int use_count(grove_matcher_t *m, enum use_op op, const grove_pick_t *p, int64_t sign)
+{
+    if (!(p->leaf || p->exclusive))
+        return 0;
+    return use_add_above(m, op, m->par[p->v], m->g->v[p->v].type, sign * use_units(m->g, p));
+}
+
+/* use_count over picks[0..n): a run of picks of one type under one parent
+ * (the cores of a socket: picks are sorted by vertex) walks the ancestors
+ * once with the run's sum, so a whole machine's selection costs a walk a
+ * parent, not one a core. */
+static int use_count_all(grove_matcher_t *m, enum use_op op, const grove_pick_t *picks, size_t n,
+                         int64_t sign)
+{
+    const grove_graph_t *g = m->g;
+    for (size_t i = 0; i < n;) {
+        const grove_pick_t *p = &picks[i++];
+        if (!(p->leaf || p->exclusive))
+            continue;
+        grove_vid_t a = m->par[p->v];
+        grove_sym_t t = g->v[p->v].type;
+        int64_t units = use_units(g, p);
+        for (; i < n && m->par[picks[i].v] == a && g->v[picks[i].v].type == t; i++)
+            units += use_units(g, &picks[i]);
+        if (use_add_above(m, op, a, t, sign * units) < 0)
+            return -1;
     }
     return 0;
 }
@@ -863,9 +901,8 @@ static int use_at_fill(grove_matcher_t *m, int64_t t, const grove_job_t *skip, e
         const grove_job_t *o = m->jobs[i];
         if (o == skip || o->start > t || o->end <= t)
             continue;
-        for (size_t p = 0; p < o->npicks; p++)
-            if (use_count(m, op, &o->picks[p], sign) < 0)
-                return -1;
+        if (use_count_all(m, op, o->picks, o->npicks, sign) < 0)
+            return -1;
     }
     return 0;
 }
@@ -874,8 +911,8 @@ static int use_at_fill(grove_matcher_t *m, int64_t t, const grove_job_t *skip, e
  * asked for no longer counts. */
 static void use_forget(grove_matcher_t *m, grove_job_t *j)
 {
-    for (size_t p = 0; j->use_held && p < j->npicks; p++)
-        use_hold(m, &j->picks[p], -1);
+    if (j->use_held)
+        (void)use_count_all(m, USE_HELD, j->picks, j->npicks, -1);
     j->use_held = false;
 }
 
@@ -893,9 +930,10 @@ static int use_reserve(grove_matcher_t *m, const grove_job_t *j, int64_t now)
     bool runs = j->start <= now && now < j->end;
     if (!runs && use_at_fill(m, j->start, j, USE_MAKE, 0) < 0)
         return -1;
+    if (use_count_all(m, USE_MAKE, j->picks, j->npicks, 0) < 0)
+        return -1;
     for (size_t i = 0; i < j->npicks; i++)
-        if (use_count(m, USE_MAKE, &j->picks[i], 0) < 0
-            || (use_ranked(m, &j->picks[i]) && !use_slot_make(m, j->picks[i].v)))
+        if (use_ranked(m, &j->picks[i]) && !use_slot_make(m, j->picks[i].v))
             return -1;
     return 0;
 }
@@ -919,8 +957,7 @@ static void use_update(grove_matcher_t *m, grove_job_t *j, int64_t now)
     enum use_op op = runs ? USE_HELD : USE_AT;
     if (!runs)
         (void)use_at_fill(m, j->start, j, USE_AT, 1);
-    for (size_t i = 0; i < j->npicks; i++)
-        (void)use_count(m, op, &j->picks[i], 1);
+    (void)use_count_all(m, op, j->picks, j->npicks, 1);
     for (size_t i = 0; i < j->npicks; i++) {
         grove_vid_t v = j->picks[i].v;
         struct useslot *u = use_ranked(m, &j->picks[i]) ? use_slot(m, v) : NULL;
@@ -940,8 +977,7 @@ static void use_update(grove_matcher_t *m, grove_job_t *j, int64_t now)
     if (runs) {
         j->use_held = true;
     } else { /* back to zero */
-        for (size_t i = 0; i < j->npicks; i++)
-            (void)use_count(m, USE_AT, &j->picks[i], -1);
+        (void)use_count_all(m, USE_AT, j->picks, j->npicks, -1);
         (void)use_at_fill(m, j->start, j, USE_AT, -1);
     }
 }
