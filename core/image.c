@@ -278,11 +278,13 @@ static int restore_requests(const grove_image_t *im, grove_matcher_t *m, grove_e
     for (size_t i = 0; i < im->njobs; i++) {
         const struct sjob *j = &im->jobs[i];
         grove_error_t e = {0};
-        char place[48];
-        snprintf(place, sizeof(place), "grove.jobs[%u].request", j->at);
-        if (j->request && grove_matcher_set_request(m, j->job.id, j->request, &e) < 0)
-            return restore_fail(im, err, errno == ENOMEM ? ENOMEM : EINVAL, place, "job %llu: %s",
+        if (j->request && grove_matcher_set_request(m, j->job.id, j->request, &e) < 0) {
+            int code = errno == ENOMEM ? ENOMEM : EINVAL;
+            char place[48];
+            snprintf(place, sizeof(place), "grove.jobs[%u].request", j->at);
+            return restore_fail(im, err, code, place, "job %llu: %s",
                                 (unsigned long long)j->job.id, e.text);
+        }
     }
     return 0;
 }
@@ -327,11 +329,12 @@ int grove_image_restore_jobs(grove_image_t *im, grove_matcher_t *m, grove_error_
         if (u < im->njobs) {
             const grove_job_t *j = &im->jobs[u].job;
             if (grove_matcher_restore(mm, j) < 0) {
+                int e = errno;
                 char place[32];
                 snprintf(place, sizeof(place), "grove.jobs[%u]", im->jobs[u].at);
-                restore_fail(im, err, errno == ENOMEM ? ENOMEM : EINVAL, place,
+                restore_fail(im, err, e == ENOMEM ? ENOMEM : EINVAL, place,
                              "job %llu does not fit the graph (%s)", (unsigned long long)j->id,
-                             strerror(errno));
+                             strerror(e));
                 free(direct);
                 goto out;
             }
@@ -339,12 +342,13 @@ int grove_image_restore_jobs(grove_image_t *im, grove_matcher_t *m, grove_error_
             const struct srec *r = &im->recs[direct[u - im->njobs]];
             if (grove_vertex_allocate(g, r->v, r->job, r->amount, r->start, r->end, r->asked)
                 < 0) {
+                int e = errno;
                 char place[64];
                 snprintf(place, sizeof(place), "nodes[%u].metadata.grove.records[%u]", r->v,
                          r->at);
-                restore_fail(im, err, errno == ENOMEM ? ENOMEM : EINVAL, place,
+                restore_fail(im, err, e == ENOMEM ? ENOMEM : EINVAL, place,
                              "vertex %u: the record of job %llu does not fit (%s)", r->v,
-                             (unsigned long long)r->job, strerror(errno));
+                             (unsigned long long)r->job, strerror(e));
                 free(direct);
                 goto out;
             }
@@ -359,18 +363,18 @@ int grove_image_restore_jobs(grove_image_t *im, grove_matcher_t *m, grove_error_
     for (size_t v = 0; v < im->slots; v++) {
         if (!grove_graph_has_vertex(g, (grove_vid_t)v))
             continue;
-        char place[32];
-        snprintf(place, sizeof(place), "nodes[%zu]", v);
-        if (grovep_store_recs_hash(g, (grove_vid_t)v) != im->hrec[v]) {
-            restore_fail(im, err, EINVAL, place,
-                         "vertex %zu: its records differ from the saved ones", v);
-            goto out;
-        }
-        if (im->hbase
-            && grovep_store_base_hash(g, (grove_vid_t)v,
-                                      (int)grove_vertex_status(g, (grove_vid_t)v))
-                   != im->hbase[v]) {
-            restore_fail(im, err, EINVAL, place, "vertex %zu differs from its saved row", v);
+        const char *why = NULL;
+        if (grovep_store_recs_hash(g, (grove_vid_t)v) != im->hrec[v])
+            why = "its records differ from the saved ones";
+        else if (im->hbase
+                 && grovep_store_base_hash(g, (grove_vid_t)v,
+                                           (int)grove_vertex_status(g, (grove_vid_t)v))
+                        != im->hbase[v])
+            why = "it differs from its saved row";
+        if (why) {
+            char place[32];
+            snprintf(place, sizeof(place), "nodes[%zu]", v);
+            restore_fail(im, err, EINVAL, place, "vertex %zu: %s", v, why);
             goto out;
         }
     }

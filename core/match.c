@@ -813,7 +813,7 @@ static int use_type(const grove_graph_t *g, grove_vid_t v)
     return last;
 }
 
-/* What use_count does at the ancestors it counts in. */
+/* What use_count_all does at the ancestors it counts in. */
 enum use_op {
     USE_MAKE, /* give them a slot */
     USE_HELD, /* count in their held figure */
@@ -855,17 +855,11 @@ static int64_t use_units(const grove_graph_t *g, const grove_pick_t *p)
     return p->leaf ? p->amount : g->v[p->v].size;
 }
 
-static int use_count(grove_matcher_t *m, enum use_op op, const grove_pick_t *p, int64_t sign)
-{
-    if (!(p->leaf || p->exclusive))
-        return 0;
-    return use_add_above(m, op, m->par[p->v], m->g->v[p->v].type, sign * use_units(m->g, p));
-}
-
-/* use_count over picks[0..n): a run of picks of one type under one parent
- * (the cores of a socket: picks are sorted by vertex) walks the ancestors
- * once with the run's sum, so a whole machine's selection costs a walk a
- * parent, not one a core. */
+/* Count what picks[0..n) asked for in the figure op names at their
+ * ancestors (use_add_above; USE_MAKE: make their slots).  A run of picks
+ * of one type under one parent (the cores of a socket: picks are sorted
+ * by vertex) walks the ancestors once with the run's sum, so a whole
+ * machine's selection costs a walk a parent, not one a core. */
 static int use_count_all(grove_matcher_t *m, enum use_op op, const grove_pick_t *picks, size_t n,
                          int64_t sign)
 {
@@ -883,11 +877,6 @@ static int use_count_all(grove_matcher_t *m, enum use_op op, const grove_pick_t 
             return -1;
     }
     return 0;
-}
-
-static void use_hold(grove_matcher_t *m, const grove_pick_t *p, int sign)
-{
-    (void)use_count(m, USE_HELD, p, sign);
 }
 
 /* Fill (sign 1) or clear (-1) the at figures (op USE_AT), or make their
@@ -4117,7 +4106,7 @@ static long release_marked(grove_matcher_t *m, size_t i, uint8_t *rel, bool *rem
             if (!rel[p])
                 n++; /* a container left with nothing below: released too */
             if (j->use_held)
-                use_hold(m, &j->picks[p], -1);
+                (void)use_count_all(m, USE_HELD, &j->picks[p], 1, -1);
             continue;
         }
         held |= j->picks[p].recorded;
