@@ -171,6 +171,7 @@ static int parse_spec(grove_graph_t *g, const char *spec, grove_error_t *err)
         g->agg_pair[i].low = pairs[i].low;
     }
     g->npairs = npairs;
+    g->agg_spec_gen++;
     g->agg_dirty = true;
     return 0;
 }

@@ -206,6 +206,9 @@ struct grove_graph {
         uint8_t low;      /* index in agg_low */
     } agg_pair[GROVEP_MAX_SMALL]; /* the HL:LL pairs */
     size_t npairs;
+    uint32_t agg_spec_gen; /* counts the specifications set: what was
+                            * worked out from the pairs holds while it
+                            * stays */
     bool agg_dirty;  /* structure or sizes changed: rebuild before use */
     grovep_agg_t *aggs;
     size_t naggs, aggcap;

@@ -54,6 +54,8 @@
 #define M_WHOLE 0x08 /* asked for exclusively: everything below it is the job's */
 #define M_CLEAN 0x10 /* taken exclusively, and no record of any job on it or below
                       * it (containment tree) overlaps the window */
+#define M_IKNOWN 0x20 /* match_complete: whether it is implied is known */
+#define M_IMPL 0x40   /* with M_IKNOWN: it is, an exclusive pick lies above */
 
 struct req {
     const grove_jobspec_resource_t *js;
@@ -61,6 +63,7 @@ struct req {
     bool slot;
     bool xor_; /* an xor_slot: a slot that is one of its list's alternatives */
     bool excl; /* exclusive as written or as RFC 14 implies */
+    bool not_excl; /* written `exclusive: false` */
     const grove_count_t *count;
     struct req *child, *next;
     struct req *alt; /* or-slots (grove_match_config_t): the group's next
@@ -135,6 +138,15 @@ struct grove_matcher {
     grove_vid_t *uord;
     size_t nuord, uordcap;
     size_t uord_tree[3]; /* the graph's tk_nv, tk_ne, tk_live then */
+    /* the ranking type of a vertex type (use_type), worked out once per
+     * type: a few types, looked up for every pick and ancestor of a whole
+     * machine; direct-mapped by symbol, valid for the aggregate
+     * specification utype_spec (the graph's agg_spec_gen + 1; 0: empty) */
+    struct {
+        grove_sym_t type;
+        int8_t k;
+    } utype[32];
+    uint32_t utype_spec;
     grove_match_config_t cfg;
     struct orplan *orplan; /* or-slot choice scratch, made on first use */
     char *constraint_type;
@@ -547,7 +559,7 @@ static inline uint8_t flags_of(const grove_matcher_t *m, grove_vid_t v)
     return m->stamp[v] == m->gen ? m->mflags[v] : 0;
 }
 
-static int set_state(grove_matcher_t *m, grove_vid_t v, int64_t taken, uint8_t flags)
+static inline int set_state(grove_matcher_t *m, grove_vid_t v, int64_t taken, uint8_t flags)
 {
     if (grovep_grow((void **)&m->log, &m->logcap, m->nlog + 1, sizeof(*m->log)) < 0)
         return -1;
@@ -585,7 +597,8 @@ static void rollback(grove_matcher_t *m, struct checkpoint cp)
     m->nsel = cp.nsel;
 }
 
-static int add_pick(grove_matcher_t *m, grove_vid_t v, int64_t amount, bool excl, bool leaf)
+static inline int add_pick(grove_matcher_t *m, grove_vid_t v, int64_t amount, bool excl,
+                           bool leaf)
 {
     if (grovep_grow((void **)&m->sel, &m->selcap, m->nsel + 1, sizeof(*m->sel)) < 0)
         return -1;
@@ -669,10 +682,8 @@ static bool has_prop(const char *name, void *arg)
     return grove_vertex_property(m->g, v, name) != NULL;
 }
 
-static bool constraint_ok(const grove_matcher_t *m, grove_vid_t v)
+static bool constraint_check(const grove_matcher_t *m, grove_vid_t v)
 {
-    if (!m->constraint || m->g->v[v].type != m->ctype)
-        return true;
     const void *ctx[2] = {m, &v};
     grove_constraint_subject_t subj = {
         .has_property = has_prop,
@@ -681,6 +692,14 @@ static bool constraint_ok(const grove_matcher_t *m, grove_vid_t v)
         .rank = m->g->v[v].rank,
     };
     return grove_constraint_match(m->constraint, &subj) == 1;
+}
+
+/* Does v meet the job's constraint?  Only its execution targets are asked
+ * (constraint_check); every other vertex of a whole machine passes here
+ * in a step. */
+static inline bool constraint_ok(const grove_matcher_t *m, grove_vid_t v)
+{
+    return !m->constraint || m->g->v[v].type != m->ctype || constraint_check(m, v);
 }
 
 /* ---- candidate walk --------------------------------------------------------- */
@@ -799,9 +818,8 @@ static const grove_vid_t *use_kept_order(grove_matcher_t *m, grove_vid_t v, uint
  * own type, each in the order written (the reference engine's order of a
  * vertex's pruning types: with its "ALL:core,ALL:node", nodes rank by
  * cores and everything else by nodes); -1 when none applies. */
-static int use_type(const grove_graph_t *g, grove_vid_t v)
+static int use_type_of(const grove_graph_t *g, grove_sym_t t)
 {
-    grove_sym_t t = g->v[v].type;
     int last = -1;
     for (int pass = 0; pass < 2; pass++) {
         for (size_t i = 0; i < g->npairs; i++) {
@@ -811,6 +829,24 @@ static int use_type(const grove_graph_t *g, grove_vid_t v)
         }
     }
     return last;
+}
+
+/* use_type_of for v's type, through the matcher's cache of it. */
+static int use_type(grove_matcher_t *m, grove_vid_t v)
+{
+    const grove_graph_t *g = m->g;
+    grove_sym_t t = g->v[v].type;
+    if (m->utype_spec != g->agg_spec_gen + 1) {
+        for (size_t i = 0; i < sizeof(m->utype) / sizeof(m->utype[0]); i++)
+            m->utype[i].type = GROVE_SYM_NONE;
+        m->utype_spec = g->agg_spec_gen + 1;
+    }
+    size_t i = t % (sizeof(m->utype) / sizeof(m->utype[0]));
+    if (m->utype[i].type != t || t == GROVE_SYM_NONE) {
+        m->utype[i].type = t;
+        m->utype[i].k = (int8_t)use_type_of(g, t);
+    }
+    return m->utype[i].k;
 }
 
 /* What use_count_all does at the ancestors it counts in. */
@@ -833,7 +869,7 @@ static int use_add_above(grove_matcher_t *m, enum use_op op, grove_vid_t a, grov
 {
     const grove_graph_t *g = m->g;
     for (; a != GROVEP_NONE; a = m->par[a]) {
-        int k = use_type(g, a);
+        int k = use_type(m, a);
         if (k < 0 || g->agg_low[k] != t)
             continue;
         struct useslot *u = op == USE_MAKE ? use_slot_make(m, a) : use_slot(m, a);
@@ -906,9 +942,13 @@ static void use_forget(grove_matcher_t *m, grove_job_t *j)
 }
 
 /* Is pick p a vertex use_update ranks? */
-static bool use_ranked(const grove_matcher_t *m, const grove_pick_t *p)
+static inline bool use_ranked(grove_matcher_t *m, const grove_pick_t *p)
 {
-    return m->par[p->v] != GROVEP_NONE && grovep_agg_of(m->g, p->v) && use_type(m->g, p->v) >= 0;
+    grove_vid_t v = p->v;
+    if (m->tk && m->tkoff[v + 1] == m->tkoff[v])
+        return false; /* a leaf of containment keeps no aggregate: the cores
+                       * of a whole machine are told apart in a step */
+    return m->par[v] != GROVEP_NONE && use_type(m, v) >= 0 && grovep_agg_of(m->g, v);
 }
 
 /* Make the slots use_update(m, j, now) counts and ranks in, before j is
@@ -919,11 +959,15 @@ static int use_reserve(grove_matcher_t *m, const grove_job_t *j, int64_t now)
     bool runs = j->start <= now && now < j->end;
     if (!runs && use_at_fill(m, j->start, j, USE_MAKE, 0) < 0)
         return -1;
-    if (use_count_all(m, USE_MAKE, j->picks, j->npicks, 0) < 0)
-        return -1;
-    for (size_t i = 0; i < j->npicks; i++)
-        if (use_ranked(m, &j->picks[i]) && !use_slot_make(m, j->picks[i].v))
+    /* every ancestor of a pick is a pick (add_ancestors), so the ranked
+     * picks and the root are the vertices counted in: no walk up the tree
+     * from each run of picks is needed to find them */
+    for (size_t i = 0; i < j->npicks; i++) {
+        const grove_pick_t *p = &j->picks[i];
+        bool root = m->par[p->v] == GROVEP_NONE && use_type(m, p->v) >= 0;
+        if ((root || use_ranked(m, p)) && !use_slot_make(m, p->v))
             return -1;
+    }
     return 0;
 }
 
@@ -953,7 +997,7 @@ static void use_update(grove_matcher_t *m, grove_job_t *j, int64_t now)
         if (!u)
             continue;
         const grovep_agg_t *a = grovep_agg_of(g, v);
-        int k = use_type(g, v);
+        int k = use_type(m, v);
         int64_t left = ((a->mask & (1u << k)) ? a->total[k] : 0) - (runs ? u->held : u->at);
         uint64_t rank = left < 0 ? 0 : (uint64_t)left;
         if (rank == u->rank)
@@ -1105,8 +1149,8 @@ fail:
 static int match_list(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl,
                       bool top);
 
-/* Mark v and its ancestors touched by this match. */
-static int touch_up(grove_matcher_t *m, grove_vid_t v)
+/* Mark v's ancestors touched by this match (touch_up). */
+static int touch_above(grove_matcher_t *m, grove_vid_t v)
 {
     for (grove_vid_t a = m->par[v]; a != GROVEP_NONE; a = m->par[a]) {
         uint8_t f = flags_of(m, a);
@@ -1116,6 +1160,16 @@ static int touch_up(grove_matcher_t *m, grove_vid_t v)
             return -1;
     }
     return 0;
+}
+
+/* Mark v and its ancestors touched by this match: the cores of a socket
+ * find their parent marked already, in a step. */
+static inline int touch_up(grove_matcher_t *m, grove_vid_t v)
+{
+    grove_vid_t a = m->par[v];
+    if (a == GROVEP_NONE || (flags_of(m, a) & M_TOUCH))
+        return 0;
+    return touch_above(m, v);
 }
 
 /* What take() checks before it takes anything: c's own state, its
@@ -1130,7 +1184,7 @@ static int take_check(grove_matcher_t *m, const struct req *r, grove_vid_t c, bo
     /* written `exclusive: false` (inside a slot too): only the units asked
      * for; what lies below still inherits the slot's exclusivity */
     bool inherit = r->excl || pexcl;
-    bool excl = inherit && grove_jobspec_resource_exclusive_raw(r->js) != 0;
+    bool excl = inherit && !r->not_excl;
     bool nodex = m->pol.node_exclusive && g->v[c].type == m->node_sym;
     if (nodex)
         excl = true;
@@ -2941,6 +2995,7 @@ static void read_request(grove_matcher_t *m, const grove_jobspec_t *js, struct r
         rs[i].type = rs[i].slot ? GROVE_SYM_NONE
                                 : grove_graph_sym_lookup(m->g, grove_jobspec_resource_type(r));
         rs[i].excl = grove_jobspec_resource_exclusive(r);
+        rs[i].not_excl = grove_jobspec_resource_exclusive_raw(r) == 0;
         rs[i].count = grove_jobspec_resource_count(r);
         const grove_jobspec_resource_t *c = grove_jobspec_resource_child(r);
         rs[i].whole = c && !rs[i].slot && grove_jobspec_resource_exclusive_raw(r) == 1;
@@ -3348,11 +3403,15 @@ static int add_below(grove_matcher_t *m, grove_vid_t top)
     while (tk && sp > base && rc == 0) { /* the tree's child arrays: read in sequence */
         grove_vid_t u = m->kids[--sp];
         for (uint32_t i = off[u]; i < off[u + 1] && rc == 0; i++) {
-            if (add_held(m, tk[i]) < 0
-                || grovep_grow((void **)&m->kids, &m->kidcap, sp + 1, sizeof(*m->kids)) < 0)
+            grove_vid_t c = tk[i];
+            if (add_held(m, c) < 0)
+                rc = -1;
+            else if (off[c + 1] == off[c])
+                continue; /* a leaf: nothing below to walk */
+            else if (grovep_grow((void **)&m->kids, &m->kidcap, sp + 1, sizeof(*m->kids)) < 0)
                 rc = -1;
             else
-                m->kids[sp++] = tk[i];
+                m->kids[sp++] = c;
         }
     }
     while (sp > base && rc == 0) { /* no memory for them: the edge lists */
@@ -3427,13 +3486,29 @@ static int add_ancestors(grove_matcher_t *m)
     return 0;
 }
 
-/* True when an ancestor of v is an exclusive pick of this match. */
-static bool implied(const grove_matcher_t *m, grove_vid_t v)
+/* True when an ancestor of v is an exclusive pick of this match.  Once the
+ * search is over (match_complete), the answer is kept in the ancestors'
+ * flags as it is found, so a whole machine's picks cost a step each, not
+ * a walk to the root each: every ancestor of a pick is a pick, stamped. */
+static bool implied(grove_matcher_t *m, grove_vid_t v)
 {
-    for (grove_vid_t a = m->par[v]; a != GROVEP_NONE; a = m->par[a])
-        if ((flags_of(m, a) & (M_PICK | M_EXCL)) == (M_PICK | M_EXCL))
-            return true;
-    return false;
+    bool r = false;
+    grove_vid_t a;
+    for (a = m->par[v]; a != GROVEP_NONE; a = m->par[a]) {
+        uint8_t f = flags_of(m, a);
+        if ((f & (M_PICK | M_EXCL)) == (M_PICK | M_EXCL)) {
+            r = true;
+            break;
+        }
+        if (f & M_IKNOWN) {
+            r = (f & M_IMPL) != 0;
+            break;
+        }
+    }
+    for (grove_vid_t b = m->par[v]; b != a; b = m->par[b])
+        if (m->stamp[b] == m->gen)
+            m->mflags[b] |= (uint8_t)(M_IKNOWN | (r ? M_IMPL : 0));
+    return r;
 }
 
 /* Drop every record of a job's picks (one batch). */
@@ -3463,32 +3538,31 @@ static void unrecord(grove_graph_t *g, grove_jobid_t id, int64_t start, int64_t 
 static int record(grove_graph_t *g, grove_jobid_t id, grove_pick_t *p, size_t n, int64_t start,
                   int64_t end, const uint8_t *is_implied)
 {
-    grove_vid_t *vs = calloc(n ? n : 1, sizeof(*vs));
-    int64_t *amount = calloc(n ? n : 1, sizeof(*amount));
-    bool *excl = calloc(n ? n : 1, sizeof(*excl));
+    /* the picks that hold a record: a whole machine's 800,000 picks are
+     * 16,384 nodes held whole, so the arrays are sized by a first count */
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        p[i].recorded = !is_implied[i] && (p[i].exclusive ? g->v[p[i].v].size != 0 : p[i].leaf);
+        k += p[i].recorded;
+    }
+    grove_vid_t *vs = calloc(k ? k : 1, sizeof(*vs));
+    int64_t *amount = calloc(k ? k : 1, sizeof(*amount));
+    bool *excl = calloc(k ? k : 1, sizeof(*excl));
     int rc = -1;
-    if (!vs || !amount || !excl) {
+    if (!vs || !amount || !excl) { /* nothing recorded */
+        for (size_t i = 0; i < n; i++)
+            p[i].recorded = false;
         errno = ENOMEM;
         goto out;
     }
-    size_t k = 0;
+    k = 0;
     for (size_t i = 0; i < n; i++) {
-        p[i].recorded = false;
-        if (is_implied[i])
-            continue;
-        if (p[i].exclusive) {
-            if (g->v[p[i].v].size == 0)
-                continue;
-            amount[k] = g->v[p[i].v].size;
-        } else if (p[i].leaf) {
-            amount[k] = p[i].amount;
-        } else {
-            continue; /* a shared container */
-        }
+        if (!p[i].recorded)
+            continue; /* implied, a shared container or an empty pool */
         vs[k] = p[i].v;
+        amount[k] = p[i].exclusive ? g->v[p[i].v].size : p[i].amount;
         excl[k] = p[i].exclusive;
         k++;
-        p[i].recorded = true;
     }
     rc = grovep_job_record(g, id, start, end, vs, amount, excl, k);
     if (rc < 0)
