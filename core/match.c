@@ -1098,7 +1098,6 @@ static grove_vid_t iter_next(grove_matcher_t *m, struct iter *it, const struct r
                              int *failed)
 {
     const grove_graph_t *g = m->g;
-    grove_policy_ctx_t ctx = {r->type, it->need, m->start, m->end, &m->preq, r->js};
     if (!it->started) {
         it->started = true;
         if (it->root_pending) {
@@ -1127,6 +1126,7 @@ static grove_vid_t iter_next(grove_matcher_t *m, struct iter *it, const struct r
         if (sibling_type(r, g->v[k].type) || !enterable(m, k) || !agg_fits(m, k, r->need1))
             continue;
         if (m->pol.prune && grove_policy_applies(g, m->pol.prune_types, g->v[k].type)) {
+            grove_policy_ctx_t ctx = {r->type, it->need, m->start, m->end, &m->preq, r->js};
             int p = m->pol.prune(m->pol.arg, g, k, &ctx);
             if (p < 0) {
                 m->hook_failed = 1;
@@ -2274,6 +2274,34 @@ static int cmp_cand(const void *a, const void *b)
 /* Take candidates in visiting order until `want` is reached (units for
  * leaf pools, vertices otherwise).  *got receives what was taken.  0, or
  * -1 on error (what was taken stays: the caller rolls back). */
+/* take() of the commonest candidate of a whole machine, in a few steps: a
+ * pool asked for by a leaf request, held exclusively, below a clean
+ * exclusive pick (the cores of a slot in a node held whole), with no prune
+ * hook.  What take_check and take would find: the units taken (> 0), 0
+ * when it does not fit, -1 on error; -2 when c is not that case (take()
+ * decides). */
+static inline int64_t take_clean_leaf(grove_matcher_t *m, const struct req *r, grove_vid_t c,
+                                      bool pexcl)
+{
+    const grove_graph_t *g = m->g;
+    if (r->child || !(r->excl || pexcl) || r->not_excl || m->pol.prune)
+        return -2;
+    grove_vid_t tp = g->parent[c];
+    if (tp == GROVEP_NONE || !(flags_of(m, tp) & M_CLEAN))
+        return -2;
+    if (!up(m, c) || !constraint_ok(m, c))
+        return 0;
+    /* below a clean pick no other job has records: only this match's own
+     * state and the pool's size decide */
+    int64_t units = g->v[c].size;
+    if (flags_of(m, c) || taken_of(m, c) || units == 0)
+        return 0;
+    if (set_state(m, c, units, M_TOUCH | M_PICK | M_EXCL | M_CLEAN) < 0
+        || add_pick(m, c, units, true, true) < 0 || touch_up(m, c) < 0)
+        return -1;
+    return units;
+}
+
 static int take_first(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl,
                       bool top, uint64_t want, uint64_t *got)
 {
@@ -2286,7 +2314,9 @@ static int take_first(grove_matcher_t *m, const struct req *r, grove_vid_t u, bo
     while (*got < want && ((it.need = want - *got), (c = iter_next(m, &it, r, &failed)))
                               != GROVE_VID_NONE) {
         size_t fsave = m->nframes, ksave = m->nkids;
-        int64_t n = take(m, r, c, pexcl, leaf ? want - *got : 1, want - *got);
+        int64_t n = take_clean_leaf(m, r, c, pexcl);
+        if (n == -2)
+            n = take(m, r, c, pexcl, leaf ? want - *got : 1, want - *got);
         /* take() walks below c with iterators of its own, ended by now */
         m->nframes = fsave;
         m->nkids = ksave;
