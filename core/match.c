@@ -3389,7 +3389,7 @@ static int sort_picks(grove_pick_t *p, size_t n, void *scratch, size_t scratch_b
 }
 
 /* Add v, unless picked already, held exclusively. */
-static int add_held(grove_matcher_t *m, grove_vid_t v)
+static inline int add_held(grove_matcher_t *m, grove_vid_t v)
 {
     uint8_t f = flags_of(m, v);
     if (f & M_PICK)
