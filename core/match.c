@@ -1144,6 +1144,24 @@ fail:
     return GROVE_VID_NONE;
 }
 
+/* iter_next when the next child in the current frame is a candidate (the
+ * cores of a socket, one after the other): no call, no walk. */
+static inline grove_vid_t iter_step(grove_matcher_t *m, struct iter *it, const struct req *r,
+                                    int *failed)
+{
+    if (it->started && m->nframes > it->frame_base) {
+        struct frame *f = &m->frames[m->nframes - 1];
+        if (f->next < f->nkids) {
+            grove_vid_t k = m->kids[f->kids + f->next];
+            if (m->g->v[k].type == r->type) {
+                f->next++;
+                return k;
+            }
+        }
+    }
+    return iter_next(m, it, r, failed);
+}
+
 /* ---- matching ---------------------------------------------------------------- */
 
 static int match_list(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl,
@@ -2274,18 +2292,22 @@ static int cmp_cand(const void *a, const void *b)
 /* Take candidates in visiting order until `want` is reached (units for
  * leaf pools, vertices otherwise).  *got receives what was taken.  0, or
  * -1 on error (what was taken stays: the caller rolls back). */
-/* take() of the commonest candidate of a whole machine, in a few steps: a
- * pool asked for by a leaf request, held exclusively, below a clean
- * exclusive pick (the cores of a slot in a node held whole), with no prune
- * hook.  What take_check and take would find: the units taken (> 0), 0
- * when it does not fit, -1 on error; -2 when c is not that case (take()
+/* The commonest candidates of a whole machine are taken in a few steps: a
+ * pool asked for by a leaf request held exclusively, with no prune hook
+ * (clean_leaf_request), below a clean exclusive pick (the cores of a slot
+ * in a node held whole; take_clean_leaf). */
+static inline bool clean_leaf_request(const grove_matcher_t *m, const struct req *r, bool pexcl)
+{
+    return !r->child && (r->excl || pexcl) && !r->not_excl && !m->pol.prune;
+}
+
+/* take() of candidate c of a request that passed clean_leaf_request: what
+ * take_check and take would find: the units taken (> 0), 0 when it does
+ * not fit, -1 on error; -2 when c's parent is not a clean pick (take()
  * decides). */
-static inline int64_t take_clean_leaf(grove_matcher_t *m, const struct req *r, grove_vid_t c,
-                                      bool pexcl)
+static inline int64_t take_clean_leaf(grove_matcher_t *m, grove_vid_t c)
 {
     const grove_graph_t *g = m->g;
-    if (r->child || !(r->excl || pexcl) || r->not_excl || m->pol.prune)
-        return -2;
     grove_vid_t tp = g->parent[c];
     if (tp == GROVEP_NONE || !(flags_of(m, tp) & M_CLEAN))
         return -2;
@@ -2308,13 +2330,13 @@ static int take_first(grove_matcher_t *m, const struct req *r, grove_vid_t u, bo
     struct iter it;
     iter_begin(m, &it, u, top);
     int failed = 0;
-    bool leaf = r->child == NULL;
+    bool leaf = r->child == NULL, clean_leaf = clean_leaf_request(m, r, pexcl);
     grove_vid_t c;
     *got = 0;
-    while (*got < want && ((it.need = want - *got), (c = iter_next(m, &it, r, &failed)))
+    while (*got < want && ((it.need = want - *got), (c = iter_step(m, &it, r, &failed)))
                               != GROVE_VID_NONE) {
         size_t fsave = m->nframes, ksave = m->nkids;
-        int64_t n = take_clean_leaf(m, r, c, pexcl);
+        int64_t n = clean_leaf ? take_clean_leaf(m, c) : -2;
         if (n == -2)
             n = take(m, r, c, pexcl, leaf ? want - *got : 1, want - *got);
         /* take() walks below c with iterators of its own, ended by now */
