@@ -87,7 +87,7 @@ struct wframe {
     grove_vid_t v;
     uint32_t cur;   /* next child to look at: an index in the tree's child array */
     uint32_t end;   /* past v's last child there */
-    uint32_t pick;  /* its pick (slot bits), or NONE: below an expanded pick */
+    uint32_t pick;  /* its (first) pick, or NONE: below an expanded pick */
     uint32_t depth; /* as printed */
     bool whole;     /* everything below it is printed (expanded) */
     bool needed;    /* something printed lies below it */
@@ -565,9 +565,9 @@ static void puts_(grovep_buf_t *b, const char *s)
 
 static char *fmt_int(char tmp[24], int64_t x);
 
-/* The cell of the name sym (see NAME_CELL), or NULL when the name does not
- * fit one or its room cannot be had (put_line then copies the string). */
-static const char *name_cell(grove_writer_t *w, grove_sym_t sym)
+/* name_cell's way when the cell is not made yet (or sym is past the
+ * cells): make it, growing the cells to the graph's strings. */
+static const char *name_cell_make(grove_writer_t *w, grove_sym_t sym)
 {
     if (sym >= w->nnames) {
         size_t n = grove_intern_count(w->g->strings);
@@ -591,6 +591,19 @@ static const char *name_cell(grove_writer_t *w, grove_sym_t sym)
         }
     }
     return (unsigned char)c[NAME_CELL - 1] == NAME_LONG ? NULL : c;
+}
+
+/* The cell of the name sym (see NAME_CELL), or NULL when the name does not
+ * fit one or its room cannot be had (put_line then copies the string). */
+static inline const char *name_cell(grove_writer_t *w, grove_sym_t sym)
+{
+    if (sym < w->nnames) {
+        const char *c = w->names + (size_t)sym * NAME_CELL;
+        unsigned char n = (unsigned char)c[NAME_CELL - 1];
+        if (n && n != NAME_LONG)
+            return c;
+    }
+    return name_cell_make(w, sym);
 }
 
 static void put_int(grovep_buf_t *b, int64_t x)
@@ -654,8 +667,10 @@ static const size_t tlen[4] = {4, 4, 9, 12};
  * digits, the tail moved whole */
 #define LINE_FAST (2 * NAME_CELL + 24 + sizeof(tails[0]))
 
-static void put_line_slow(const grove_writer_t *w, grovep_buf_t *b, int t, size_t ind,
-                          grove_vid_t v, int64_t amount)
+/* A line in pieces: deeper than the lead, a name without a cell, a
+ * negative amount. */
+static void put_line_pieces(const grove_writer_t *w, grovep_buf_t *b, int t, size_t ind,
+                            grove_vid_t v, int64_t amount)
 {
     const char *name = grove_vertex_name(w->g, v);
     if (ind >= sizeof(lead)) { /* deeper than the lead: in pieces */
@@ -674,15 +689,14 @@ static void put_line_slow(const grove_writer_t *w, grovep_buf_t *b, int t, size_
     put(b, tails[t], tlen[t]);
 }
 
-static void put_line(grove_writer_t *w, struct sink *s, bool pretty, uint32_t depth,
-                     grove_vid_t v, int64_t amount, bool x)
+/* put_line's way for what is not a single digit in a spool with room. */
+static void put_line_slow(grove_writer_t *w, struct sink *s, int t, size_t ind, grove_vid_t v,
+                          int64_t amount)
 {
     grovep_buf_t *b = s->b;
-    int t = (pretty ? 2 : 0) + (x ? 1 : 0);
-    size_t ind = 6 + 3 * ((size_t)depth + 1);
     const char *cell = name_cell(w, w->g->v[v].name);
-    if (!cell || ind > NAME_CELL || amount < 0 || b->failed || b->cap - b->len <= LINE_FAST) {
-        put_line_slow(w, b, t, ind, v, amount);
+    if (!cell || ind > NAME_CELL || amount < 0 || !grovep_buf_room(b, LINE_FAST)) {
+        put_line_pieces(w, b, t, ind, v, amount);
     } else {
         char *o = b->p + b->len;
         memcpy(o, lead, NAME_CELL); /* what lies past ind is overwritten */
@@ -690,19 +704,43 @@ static void put_line(grove_writer_t *w, struct sink *s, bool pretty, uint32_t de
         memcpy(o, cell, NAME_CELL);
         o += (unsigned char)cell[NAME_CELL - 1];
         uint64_t u = (uint64_t)amount;
-        if (u < 10) {
-            *o++ = (char)('0' + u);
-        } else {
-            size_t il = 1;
-            for (uint64_t q = u; q >= 10; q /= 10)
-                il++;
-            o += il;
-            for (char *d = o; d > o - il; u /= 10)
-                *--d = (char)('0' + u % 10);
-        }
+        size_t il = 1;
+        for (uint64_t q = u; q >= 10; q /= 10)
+            il++;
+        o += il;
+        for (char *d = o; d > o - il; u /= 10)
+            *--d = (char)('0' + u % 10);
         memcpy(o, tails[t], sizeof(tails[t]));
         b->len = (size_t)(o - b->p) + tlen[t];
     }
+    if (b->len >= SPOOL)
+        spill(s, false);
+}
+
+/* Inline, the way of nearly every line of a machine: a name with its
+ * cell made, an amount of one digit, room in the spool. */
+static inline void put_line(grove_writer_t *w, struct sink *s, bool pretty, uint32_t depth,
+                            grove_vid_t v, int64_t amount, bool x)
+{
+    grovep_buf_t *b = s->b;
+    int t = (pretty ? 2 : 0) + (x ? 1 : 0);
+    size_t ind = 6 + 3 * ((size_t)depth + 1);
+    grove_sym_t sym = w->g->v[v].name;
+    const char *cell = w->names + (size_t)sym * NAME_CELL;
+    unsigned n = 0;
+    if (sym >= w->nnames || (n = (unsigned char)cell[NAME_CELL - 1]) == 0 || n == NAME_LONG
+        || ind > NAME_CELL || (uint64_t)amount >= 10 || b->failed
+        || b->cap - b->len <= LINE_FAST) {
+        put_line_slow(w, s, t, ind, v, amount);
+        return;
+    }
+    char *o = b->p + b->len;
+    memcpy(o, lead, NAME_CELL); /* what lies past ind is overwritten */
+    memcpy(o + ind, cell, NAME_CELL);
+    o += ind + n;
+    *o++ = (char)('0' + amount);
+    memcpy(o, tails[t], sizeof(tails[t]));
+    b->len = (size_t)(o - b->p) + tlen[t];
     if (b->len >= SPOOL)
         spill(s, false);
 }
@@ -988,18 +1026,48 @@ int grove_writer_print(grove_writer_t *w, grove_wfmt_t fmt, int64_t start, int64
 
 /* ---- a job's simple text, straight from the graph ------------------------------ */
 
-/* slot bit: the pick is exclusive and of an expand type (printed whole) */
-#define WHOLE_BIT 0x80000000u
+/* What grove_writer_print_job's walk reads besides the writer. */
+struct walk {
+    const grove_job_t *job;     /* picks sorted by vertex id (duplicates adjacent) */
+    const grove_wshape_t *shape; /* or NULL */
+    const grove_vid_t *tk;      /* the tree's child arrays (grovep_tree_kids) */
+    const uint32_t *off;
+    grove_sym_t last;           /* the type whole_pick asked last (picks come in runs) */
+    bool last_whole;            /* and its answer */
+};
 
-/* Push the frame of v (pick: slot bits or NONE) at depth; off: the
- * tree's child arrays.  0 or -1. */
-static inline int frame_push(grove_writer_t *w, size_t *sp, const uint32_t *off, grove_vid_t v,
+/* Is the pick i (the first of its vertex) printed whole: exclusive (any
+ * pick of its vertex) and of an expand type?  Asked only of picks with
+ * something below them, not of the million cores of a whole machine. */
+static bool whole_pick(const grove_graph_t *g, struct walk *k, uint32_t i)
+{
+    const grove_job_t *job = k->job;
+    if (!k->shape || !k->shape->nexpand)
+        return false;
+    bool x = false;
+    grove_vid_t v = job->picks[i].v;
+    for (size_t j = i; j < job->npicks && job->picks[j].v == v && !x; j++)
+        x = job->picks[j].exclusive;
+    if (!x)
+        return false;
+    grove_sym_t t = g->v[v].type;
+    if (t != k->last) {
+        k->last = t;
+        k->last_whole = sym_in(t, k->shape->expand, k->shape->nexpand);
+    }
+    return k->last_whole;
+}
+
+/* Push the frame of v (pick: its first pick, or NONE) at depth, inside
+ * an expanded pick or not.  0 or -1. */
+static inline int frame_push(grove_writer_t *w, struct walk *k, size_t *sp, grove_vid_t v,
                              uint32_t pick, uint32_t depth, bool inside)
 {
     if (grovep_grow((void **)&w->frames, &w->framecap, *sp + 1, sizeof(*w->frames)) < 0)
         return -1;
-    w->frames[(*sp)++] = (struct wframe){v, off[v], off[v + 1], pick, depth,
-                                         inside || (pick != NONE && (pick & WHOLE_BIT)), false};
+    w->frames[(*sp)++] = (struct wframe){v, k->off[v], k->off[v + 1], pick, depth,
+                                         inside || (pick != NONE && whole_pick(w->g, k, pick)),
+                                         false};
     return 0;
 }
 
@@ -1011,24 +1079,24 @@ static inline bool stamped(const grove_writer_t *w, grove_vid_t v)
 
 /* Is an ancestor of v (in containment) a pick printed whole?  Then v hangs
  * below what that pick's expansion adds. */
-static bool below_whole(const grove_writer_t *w, grove_vid_t v)
+static bool below_whole(grove_writer_t *w, struct walk *k, grove_vid_t v)
 {
     for (grove_vid_t a = w->g->parent[v]; a != GROVEP_NONE; a = w->g->parent[a])
-        if (present(w, a) && (w->slot[a] & WHOLE_BIT))
+        if (stamped(w, a) && whole_pick(w->g, k, w->slot[a]))
             return true;
     return false;
 }
 
-/* Print v (pick: slot bits or NONE: below an expanded pick, whole and
- * held) at depth, unless it is a shared container with nothing of the
- * job printed below it (needed).  Whether it was printed. */
+/* Print v (pick: its first pick, or NONE: below an expanded pick, whole
+ * and held) at depth, unless it is a shared container with nothing of
+ * the job printed below it (needed).  Whether it was printed. */
 static inline bool print_done(grove_writer_t *w, const grove_job_t *job, struct sink *s,
                               grove_vid_t v, uint32_t pick, uint32_t depth, bool needed)
 {
     int64_t amount;
     bool x = true, alloc = true;
     if (pick != NONE) {
-        const grove_pick_t *p = &job->picks[pick & ~WHOLE_BIT];
+        const grove_pick_t *p = &job->picks[pick];
         amount = p->amount;
         x = p->exclusive;
         alloc = p->exclusive || p->recorded;
@@ -1043,33 +1111,34 @@ static inline bool print_done(grove_writer_t *w, const grove_job_t *job, struct 
 
 /* The simple text of the tree below the root pick r (post-order, as
  * order() and write_tree make it): the walk follows the tree's child
- * arrays (tk, off), so children come in graph order, and a vertex is
- * printed when all below it is (a shared container only when something
- * below it was).  A leaf is printed as it is met, without a frame: most
- * of a machine's vertices are cores. */
-static int walk_simple(grove_writer_t *w, const grove_job_t *job, grove_vid_t r,
-                       const grove_vid_t *tk, const uint32_t *off, struct sink *s)
+ * arrays, so children come in graph order, and a vertex is printed when
+ * all below it is (a shared container only when something below it
+ * was).  A leaf is printed as it is met, without a frame: most of a
+ * machine's vertices are cores. */
+static int walk_simple(grove_writer_t *w, struct walk *k, grove_vid_t r, struct sink *s)
 {
+    const grove_vid_t *tk = k->tk;
+    const uint32_t *off = k->off;
     int d = grove_vertex_depth(w->g, r, w->g->sym_containment);
     size_t sp = 0;
-    if (frame_push(w, &sp, off, r, w->slot[r], d > 0 ? (uint32_t)d : 0, false) < 0)
+    if (frame_push(w, k, &sp, r, w->slot[r], d > 0 ? (uint32_t)d : 0, false) < 0)
         return -1;
     while (sp > 0 && !s->b->failed) {
         struct wframe *f = &w->frames[sp - 1];
         bool pushed = false;
-        for (uint32_t k = f->cur, end = f->end; k < end && !pushed;) {
-            grove_vid_t c = tk[k++];
+        for (uint32_t i = f->cur, end = f->end; i < end && !pushed;) {
+            grove_vid_t c = tk[i++];
             uint32_t pick = NONE;
             if (stamped(w, c))
                 pick = w->slot[c];
             else if (!f->whole)
                 continue; /* not the job's */
             if (off[c] != off[c + 1]) {
-                f->cur = k; /* resumed there once c's frame is done */
-                if (frame_push(w, &sp, off, c, pick, f->depth + 1, f->whole) < 0)
+                f->cur = i; /* resumed there once c's frame is done */
+                if (frame_push(w, k, &sp, c, pick, f->depth + 1, f->whole) < 0)
                     return -1;
                 pushed = true;
-            } else if (print_done(w, job, s, c, pick, f->depth + 1, false)) {
+            } else if (print_done(w, k->job, s, c, pick, f->depth + 1, false)) {
                 f->needed = true;
             }
         }
@@ -1077,7 +1146,7 @@ static int walk_simple(grove_writer_t *w, const grove_job_t *job, grove_vid_t r,
             continue;
         /* all below f is printed: f itself, unless nothing of the job is */
         sp--;
-        if (print_done(w, job, s, f->v, f->pick, f->depth, f->needed) && sp > 0)
+        if (print_done(w, k->job, s, f->v, f->pick, f->depth, f->needed) && sp > 0)
             w->frames[sp - 1].needed = true;
     }
     return 0;
@@ -1090,34 +1159,20 @@ int grove_writer_print_job(grove_writer_t *w, const grove_job_t *job, const grov
     learn_graph(w);
     /* the walk needs one home per vertex (the tree parent), the tree's
      * child arrays, and picks in id order (roots are printed in that
-     * order; checked while they are stamped); else the general way */
-    const uint32_t *off = NULL;
-    const grove_vid_t *tk = NULL;
+     * order, duplicates are adjacent; checked while they are stamped);
+     * else the general way */
+    struct walk k = {job, shape, NULL, NULL, GROVE_SYM_NONE, false};
     bool direct = fmt == GROVE_WFMT_SIMPLE && w->sub == GROVE_SYM_NONE && !w->second
-                  && job->npicks < WHOLE_BIT && (tk = grovep_tree_kids(g, &off)) != NULL
+                  && job->npicks < NONE && (k.tk = grovep_tree_kids(g, &k.off)) != NULL
                   && begin(w) == 0;
-    size_t nexpand = shape ? shape->nexpand : 0;
-    grove_sym_t last = GROVE_SYM_NONE; /* the type asked last (picks come in runs of one) */
-    bool last_whole = false;
     for (size_t i = 0; direct && i < job->npicks; i++) {
-        const grove_pick_t *p = &job->picks[i];
-        if (i > 0 && p[-1].v > p->v) {
-            direct = false;
-            break;
+        grove_vid_t v = job->picks[i].v;
+        if (i > 0 && job->picks[i - 1].v >= v) {
+            direct = job->picks[i - 1].v == v; /* a duplicate: the first pick stands for it */
+            continue;
         }
-        if (!stamped(w, p->v)) {
-            w->stamp[p->v] = w->gen;
-            w->slot[p->v] = (uint32_t)i;
-        }
-        if (p->exclusive && nexpand) {
-            grove_sym_t t = g->v[p->v].type;
-            if (t != last) {
-                last = t;
-                last_whole = sym_in(t, shape->expand, nexpand);
-            }
-            if (last_whole)
-                w->slot[p->v] |= WHOLE_BIT;
-        }
+        w->stamp[v] = w->gen;
+        w->slot[v] = (uint32_t)i;
     }
     if (!direct) {
         if (grove_writer_job(w, job, shape) < 0)
@@ -1131,11 +1186,10 @@ int grove_writer_print_job(grove_writer_t *w, const grove_job_t *job, const grov
     int rc = grovep_buf_room(b, 64) ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < job->npicks && !b->failed; i++) {
         grove_vid_t v = job->picks[i].v, p = g->parent[v];
-        if ((p != GROVEP_NONE && stamped(w, p)) || (w->slot[v] & ~WHOLE_BIT) != i)
-            continue; /* printed below its parent, or a duplicate (the first
-                       * pick of v stands for it) */
-        if (!below_whole(w, v))
-            rc = walk_simple(w, job, v, tk, off, &s);
+        if ((p != GROVEP_NONE && stamped(w, p)) || (i > 0 && job->picks[i - 1].v == v))
+            continue; /* printed below its parent, or a duplicate */
+        if (!below_whole(w, &k, v))
+            rc = walk_simple(w, &k, v, &s);
     }
     if (rc == 0 && b->failed) {
         errno = ENOMEM;
