@@ -7,7 +7,9 @@
  * through a slot array indexed by vertex id, valid when its stamp equals
  * the writer's generation, so starting a selection clears nothing.  The
  * tree is linked once (home, first kid, next sibling) and walked with an
- * explicit stack; text goes into one growing buffer.
+ * explicit stack; text goes into one growing buffer.  A simple line is a
+ * few moves of fixed length: the writer keeps each printed name ready in
+ * a cell of its own (see NAME_CELL).
  *
  * Two facts about the graph decide how the tree is linked, and both are
  * learnt by one pass over the edges, repeated only when the edges change
@@ -726,10 +728,13 @@ static inline void put_line(grove_writer_t *w, struct sink *s, bool pretty, uint
     int t = (pretty ? 2 : 0) + (x ? 1 : 0);
     size_t ind = 6 + 3 * ((size_t)depth + 1);
     grove_sym_t sym = w->g->v[v].name;
-    const char *cell = w->names + (size_t)sym * NAME_CELL;
-    unsigned n = 0;
-    if (sym >= w->nnames || (n = (unsigned char)cell[NAME_CELL - 1]) == 0 || n == NAME_LONG
-        || ind > NAME_CELL || (uint64_t)amount >= 10 || b->failed
+    const char *cell = NULL;
+    unsigned n = 0; /* the cell's length: 0 (none yet) or NAME_LONG take the slow way */
+    if (sym < w->nnames) {
+        cell = w->names + (size_t)sym * NAME_CELL;
+        n = (unsigned char)cell[NAME_CELL - 1];
+    }
+    if (n == 0 || n == NAME_LONG || ind > NAME_CELL || (uint64_t)amount >= 10 || b->failed
         || b->cap - b->len <= LINE_FAST) {
         put_line_slow(w, s, t, ind, v, amount);
         return;
