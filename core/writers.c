@@ -7,7 +7,9 @@
  * through a slot array indexed by vertex id, valid when its stamp equals
  * the writer's generation, so starting a selection clears nothing.  The
  * tree is linked once (home, first kid, next sibling) and walked with an
- * explicit stack; text goes into one growing buffer.
+ * explicit stack; text goes into one growing buffer.  A simple line is a
+ * few moves of fixed length: the writer keeps each printed name ready in
+ * a cell of its own (see NAME_CELL).
  *
  * Two facts about the graph decide how the tree is linked, and both are
  * learnt by one pass over the edges, repeated only when the edges change
@@ -67,16 +69,27 @@ struct grove_writer {
     bool ordered;              /* child lists are in vertex id order */
     grove_sym_t sub;           /* the subsystem printed along (NONE: containment) */
     grovep_buf_t spool;        /* text on its way to a stream (grove_writer_print) */
+    char *names;               /* [nnames * NAME_CELL]: names as printed, by symbol */
+    size_t nnames;
     struct wframe *frames;     /* walk of grove_writer_print_job */
     size_t framecap;
 };
 
+/* A name as put_line prints it, "name[", at the start of a cell of
+ * NAME_CELL bytes, its length in the cell's last byte (0: not made yet,
+ * NAME_LONG: too long for a cell): a line copies the cell whole, one wide
+ * move of fixed length.  Interned strings never change, so a cell, once
+ * made, holds as long as the writer's graph; the cells are bounded by the
+ * graph's strings and made only for names printed. */
+#define NAME_CELL 32
+#define NAME_LONG 0xff
+
 /* One vertex on the path of grove_writer_print_job's walk. */
 struct wframe {
     grove_vid_t v;
-    uint32_t cur;   /* next child to look at: an index in the tree's child
-                     * array, or (without it) an edge of v's out list */
-    uint32_t pick;  /* its pick (slot bits), or NONE: below an expanded pick */
+    uint32_t cur;   /* next child to look at: an index in the tree's child array */
+    uint32_t end;   /* past v's last child there */
+    uint32_t pick;  /* its (first) pick, or NONE: below an expanded pick */
     uint32_t depth; /* as printed */
     bool whole;     /* everything below it is printed (expanded) */
     bool needed;    /* something printed lies below it */
@@ -152,7 +165,7 @@ void grove_writer_destroy(grove_writer_t *w)
     if (!w)
         return;
     GROVEP_FREE_ALL(w->stamp, w->slot, w->ents, w->lk, w->out, w->ord, w->stack, w->spool.p,
-                    w->frames);
+                    w->frames, w->names);
     free(w);
 }
 
@@ -554,6 +567,47 @@ static void puts_(grovep_buf_t *b, const char *s)
 
 static char *fmt_int(char tmp[24], int64_t x);
 
+/* name_cell's way when the cell is not made yet (or sym is past the
+ * cells): make it, growing the cells to the graph's strings. */
+static const char *name_cell_make(grove_writer_t *w, grove_sym_t sym)
+{
+    if (sym >= w->nnames) {
+        size_t n = grove_intern_count(w->g->strings);
+        char *c = sym < n && n <= SIZE_MAX / NAME_CELL ? realloc(w->names, n * NAME_CELL) : NULL;
+        if (!c)
+            return NULL;
+        memset(c + w->nnames * NAME_CELL, 0, (n - w->nnames) * NAME_CELL);
+        w->names = c;
+        w->nnames = n;
+    }
+    char *c = w->names + (size_t)sym * NAME_CELL;
+    if (!c[NAME_CELL - 1]) {
+        const char *name = grove_intern_str(w->g->strings, sym);
+        size_t nl = strlen(name);
+        if (nl + 1 < NAME_CELL) {
+            memcpy(c, name, nl);
+            c[nl] = '[';
+            c[NAME_CELL - 1] = (char)(nl + 1);
+        } else {
+            c[NAME_CELL - 1] = (char)NAME_LONG;
+        }
+    }
+    return (unsigned char)c[NAME_CELL - 1] == NAME_LONG ? NULL : c;
+}
+
+/* The cell of the name sym (see NAME_CELL), or NULL when the name does not
+ * fit one or its room cannot be had (put_line then copies the string). */
+static inline const char *name_cell(grove_writer_t *w, grove_sym_t sym)
+{
+    if (sym < w->nnames) {
+        const char *c = w->names + (size_t)sym * NAME_CELL;
+        unsigned char n = (unsigned char)c[NAME_CELL - 1];
+        if (n && n != NAME_LONG)
+            return c;
+    }
+    return name_cell_make(w, sym);
+}
+
 static void put_int(grovep_buf_t *b, int64_t x)
 {
     char tmp[24], *p = fmt_int(tmp, x);
@@ -601,25 +655,26 @@ static char *fmt_int(char tmp[24], int64_t x)
 }
 
 /* simple and pretty_simple: one line a vertex, "      " + "---" per level
- * + name[units:x|s].  A line is laid out in the buffer at once (room for
- * all of it asked once, and for the lead and the tail copied whole, in a
- * few wide moves, then cut to length): a whole machine has a million. */
-static void put_line(const grove_writer_t *w, struct sink *s, bool pretty, uint32_t depth,
-                     grove_vid_t v, int64_t amount, bool x)
+ * + name[units:x|s].  A whole machine has a million: a line is laid out
+ * in the buffer at once, in a few wide moves of fixed length (the lead,
+ * the name's cell, the tail), then cut to length; a libc call per string
+ * was a third of its cost.  What does not fit that (a deep line, a long
+ * name, a negative amount, a spool without room) takes put_line_slow. */
+static const char lead[] = "      ------------------------------------------------"
+                           "------------------------------------------------";
+static const char tails[4][16] = {":s]\n", ":x]\n", ":shared]\n", ":exclusive]\n"};
+static const size_t tlen[4] = {4, 4, 9, 12};
+
+/* room a line asks for on the fast path: lead and cell moved whole, the
+ * digits, the tail moved whole */
+#define LINE_FAST (2 * NAME_CELL + 24 + sizeof(tails[0]))
+
+/* A line in pieces: deeper than the lead, a name without a cell, a
+ * negative amount. */
+static void put_line_pieces(const grove_writer_t *w, grovep_buf_t *b, int t, size_t ind,
+                            grove_vid_t v, int64_t amount)
 {
-    grovep_buf_t *b = s->b;
-    static const char lead[] = "      ------------------------------------------------"
-                               "------------------------------------------------";
-    static const char tails[4][16] = {":s]\n", ":x]\n", ":shared]\n", ":exclusive]\n"};
-    static const size_t tlen[4] = {4, 4, 9, 12};
-    int t = (pretty ? 2 : 0) + (x ? 1 : 0);
-    size_t ind = 6 + 3 * ((size_t)depth + 1);
     const char *name = grove_vertex_name(w->g, v);
-    size_t nl = strlen(name);
-    uint64_t u = amount < 0 ? (uint64_t)0 - (uint64_t)amount : (uint64_t)amount;
-    size_t il = amount < 0 ? 2 : 1;
-    for (uint64_t q = u; q >= 10; q /= 10)
-        il++;
     if (ind >= sizeof(lead)) { /* deeper than the lead: in pieces */
         put(b, lead, 6);
         for (size_t d = ind - 6; d > 0;) {
@@ -629,27 +684,73 @@ static void put_line(const grove_writer_t *w, struct sink *s, bool pretty, uint3
         }
         ind = 0;
     }
-    char *o = grovep_buf_room(b, sizeof(lead) + nl + 1 + il + sizeof(tails[0]));
-    if (!o)
-        return;
-    memcpy(o, lead, sizeof(lead) - 1); /* the part past ind is overwritten */
-    o += ind;
-    memcpy(o, name, nl);
-    o += nl;
-    *o++ = '[';
-    char *d = o + il;
-    do
-        *--d = (char)('0' + u % 10);
-    while ((u /= 10) != 0);
-    if (amount < 0)
-        *--d = '-';
-    memcpy(o + il, tails[t], sizeof(tails[t]));
-    b->len += ind + nl + 1 + il + tlen[t];
+    put(b, lead, ind);
+    puts_(b, name ? name : "");
+    put(b, "[", 1);
+    put_int(b, amount);
+    put(b, tails[t], tlen[t]);
+}
+
+/* put_line's way for what is not a single digit in a spool with room. */
+static void put_line_slow(grove_writer_t *w, struct sink *s, int t, size_t ind, grove_vid_t v,
+                          int64_t amount)
+{
+    grovep_buf_t *b = s->b;
+    const char *cell = name_cell(w, w->g->v[v].name);
+    if (!cell || ind > NAME_CELL || amount < 0 || !grovep_buf_room(b, LINE_FAST)) {
+        put_line_pieces(w, b, t, ind, v, amount);
+    } else {
+        char *o = b->p + b->len;
+        memcpy(o, lead, NAME_CELL); /* what lies past ind is overwritten */
+        o += ind;
+        memcpy(o, cell, NAME_CELL);
+        o += (unsigned char)cell[NAME_CELL - 1];
+        uint64_t u = (uint64_t)amount;
+        size_t il = 1;
+        for (uint64_t q = u; q >= 10; q /= 10)
+            il++;
+        o += il;
+        for (char *d = o; d > o - il; u /= 10)
+            *--d = (char)('0' + u % 10);
+        memcpy(o, tails[t], sizeof(tails[t]));
+        b->len = (size_t)(o - b->p) + tlen[t];
+    }
     if (b->len >= SPOOL)
         spill(s, false);
 }
 
-static void write_tree(const grove_writer_t *w, bool pretty, struct sink *s)
+/* Inline, the way of nearly every line of a machine: a name with its
+ * cell made, an amount of one digit, room in the spool. */
+static inline void put_line(grove_writer_t *w, struct sink *s, bool pretty, uint32_t depth,
+                            grove_vid_t v, int64_t amount, bool x)
+{
+    grovep_buf_t *b = s->b;
+    int t = (pretty ? 2 : 0) + (x ? 1 : 0);
+    size_t ind = 6 + 3 * ((size_t)depth + 1);
+    grove_sym_t sym = w->g->v[v].name;
+    const char *cell = NULL;
+    unsigned n = 0; /* the cell's length: 0 (none yet) or NAME_LONG take the slow way */
+    if (sym < w->nnames) {
+        cell = w->names + (size_t)sym * NAME_CELL;
+        n = (unsigned char)cell[NAME_CELL - 1];
+    }
+    if (n == 0 || n == NAME_LONG || ind > NAME_CELL || (uint64_t)amount >= 10 || b->failed
+        || b->cap - b->len <= LINE_FAST) {
+        put_line_slow(w, s, t, ind, v, amount);
+        return;
+    }
+    char *o = b->p + b->len;
+    memcpy(o, lead, NAME_CELL); /* what lies past ind is overwritten */
+    memcpy(o + ind, cell, NAME_CELL);
+    o += ind + n;
+    *o++ = (char)('0' + amount);
+    memcpy(o, tails[t], sizeof(tails[t]));
+    b->len = (size_t)(o - b->p) + tlen[t];
+    if (b->len >= SPOOL)
+        spill(s, false);
+}
+
+static void write_tree(grove_writer_t *w, bool pretty, struct sink *s)
 {
     for (size_t k = 0; k < w->nord && !s->b->failed; k++) {
         uint32_t i = w->ord[k];
@@ -930,97 +1031,128 @@ int grove_writer_print(grove_writer_t *w, grove_wfmt_t fmt, int64_t start, int64
 
 /* ---- a job's simple text, straight from the graph ------------------------------ */
 
-/* slot bit: the pick is exclusive and of an expand type (printed whole) */
-#define WHOLE_BIT 0x80000000u
+/* What grove_writer_print_job's walk reads besides the writer. */
+struct walk {
+    const grove_job_t *job;     /* picks sorted by vertex id (duplicates adjacent) */
+    const grove_wshape_t *shape; /* or NULL */
+    const grove_vid_t *tk;      /* the tree's child arrays (grovep_tree_kids) */
+    const uint32_t *off;
+    grove_sym_t last;           /* the type whole_pick asked last (picks come in runs) */
+    bool last_whole;            /* and its answer */
+};
 
-/* Push the frame of v (pick: slot bits or NONE) at depth; off: the
- * tree's child arrays, or NULL.  0 or -1. */
-static inline int frame_push(grove_writer_t *w, size_t *sp, const uint32_t *off, grove_vid_t v,
+/* Is the pick i (the first of its vertex) printed whole: exclusive (any
+ * pick of its vertex) and of an expand type?  Asked only of picks with
+ * something below them, not of the million cores of a whole machine. */
+static bool whole_pick(const grove_graph_t *g, struct walk *k, uint32_t i)
+{
+    const grove_job_t *job = k->job;
+    if (!k->shape || !k->shape->nexpand)
+        return false;
+    bool x = false;
+    grove_vid_t v = job->picks[i].v;
+    for (size_t j = i; j < job->npicks && job->picks[j].v == v && !x; j++)
+        x = job->picks[j].exclusive;
+    if (!x)
+        return false;
+    grove_sym_t t = g->v[v].type;
+    if (t != k->last) {
+        k->last = t;
+        k->last_whole = sym_in(t, k->shape->expand, k->shape->nexpand);
+    }
+    return k->last_whole;
+}
+
+/* Push the frame of v (pick: its first pick, or NONE) at depth, inside
+ * an expanded pick or not.  0 or -1. */
+static inline int frame_push(grove_writer_t *w, struct walk *k, size_t *sp, grove_vid_t v,
                              uint32_t pick, uint32_t depth, bool inside)
 {
     if (grovep_grow((void **)&w->frames, &w->framecap, *sp + 1, sizeof(*w->frames)) < 0)
         return -1;
-    w->frames[(*sp)++] = (struct wframe){v, off ? off[v] : w->g->first_out[v], pick, depth,
-                                         inside || (pick != NONE && (pick & WHOLE_BIT)), false};
+    w->frames[(*sp)++] = (struct wframe){v, k->off[v], k->off[v + 1], pick, depth,
+                                         inside || (pick != NONE && whole_pick(w->g, k, pick)),
+                                         false};
     return 0;
 }
 
-/* The next child of f's vertex to print (one that is present, or any
- * below a pick printed whole), or GROVE_VID_NONE. */
-static inline grove_vid_t next_kid(const grove_writer_t *w, struct wframe *f,
-                                   const grove_vid_t *tk, const uint32_t *off)
+/* present() for a vertex of the graph after begin() (v < nv <= vcap). */
+static inline bool stamped(const grove_writer_t *w, grove_vid_t v)
 {
-    const grove_graph_t *g = w->g;
-    if (tk) {
-        while (f->cur < off[f->v + 1]) {
-            grove_vid_t c = tk[f->cur++];
-            if (f->whole || present(w, c))
-                return c;
-        }
-        return GROVE_VID_NONE;
-    }
-    for (grove_eid_t e = f->cur; e != GROVEP_NONE; e = g->e[e].next_out) {
-        if (down_containment(w, e) && (f->whole || present(w, g->e[e].dst))) {
-            f->cur = g->e[e].next_out;
-            return g->e[e].dst;
-        }
-    }
-    f->cur = GROVEP_NONE;
-    return GROVE_VID_NONE;
+    return w->stamp[v] == w->gen;
 }
 
 /* Is an ancestor of v (in containment) a pick printed whole?  Then v hangs
  * below what that pick's expansion adds. */
-static bool below_whole(const grove_writer_t *w, grove_vid_t v)
+static bool below_whole(grove_writer_t *w, struct walk *k, grove_vid_t v)
 {
     for (grove_vid_t a = w->g->parent[v]; a != GROVEP_NONE; a = w->g->parent[a])
-        if (present(w, a) && (w->slot[a] & WHOLE_BIT))
+        if (stamped(w, a) && whole_pick(w->g, k, w->slot[a]))
             return true;
     return false;
 }
 
-/* The simple text of the tree below the root pick r (post-order, as
- * order() and write_tree make it): the walk follows the child lists, so
- * children come in graph order, and a vertex is printed when all below it
- * is (a shared container only when something below it was). */
-static int walk_simple(grove_writer_t *w, const grove_job_t *job, grove_vid_t r, struct sink *s)
+/* Print v (pick: its first pick, or NONE: below an expanded pick, whole
+ * and held) at depth, unless it is a shared container with nothing of
+ * the job printed below it (needed).  Whether it was printed. */
+static inline bool print_done(grove_writer_t *w, const grove_job_t *job, struct sink *s,
+                              grove_vid_t v, uint32_t pick, uint32_t depth, bool needed)
 {
-    const grove_graph_t *g = w->g;
-    /* with one home per vertex, the children in containment are the tree's */
-    const uint32_t *off = NULL;
-    const grove_vid_t *tk = grovep_tree_kids(g, &off);
-    if (!tk)
-        off = NULL;
-    int d = grove_vertex_depth(g, r, g->sym_containment);
+    int64_t amount;
+    bool x = true, alloc = true;
+    if (pick != NONE) {
+        const grove_pick_t *p = &job->picks[pick];
+        amount = p->amount;
+        x = p->exclusive;
+        alloc = p->exclusive || p->recorded;
+    } else {
+        amount = w->g->v[v].size;
+    }
+    if (!(alloc || x || needed))
+        return false;
+    put_line(w, s, false, depth, v, amount, x);
+    return true;
+}
+
+/* The simple text of the tree below the root pick r (post-order, as
+ * order() and write_tree make it): the walk follows the tree's child
+ * arrays, so children come in graph order, and a vertex is printed when
+ * all below it is (a shared container only when something below it
+ * was).  A leaf is printed as it is met, without a frame: most of a
+ * machine's vertices are cores. */
+static int walk_simple(grove_writer_t *w, struct walk *k, grove_vid_t r, struct sink *s)
+{
+    const grove_vid_t *tk = k->tk;
+    const uint32_t *off = k->off;
+    int d = grove_vertex_depth(w->g, r, w->g->sym_containment);
     size_t sp = 0;
-    if (frame_push(w, &sp, off, r, w->slot[r], d > 0 ? (uint32_t)d : 0, false) < 0)
+    if (frame_push(w, k, &sp, r, w->slot[r], d > 0 ? (uint32_t)d : 0, false) < 0)
         return -1;
     while (sp > 0 && !s->b->failed) {
         struct wframe *f = &w->frames[sp - 1];
-        grove_vid_t c = next_kid(w, f, tk, off);
-        if (c != GROVE_VID_NONE) {
-            if (frame_push(w, &sp, off, c, present(w, c) ? w->slot[c] : NONE, f->depth + 1,
-                           f->whole)
-                < 0)
-                return -1;
-            continue;
+        bool pushed = false;
+        for (uint32_t i = f->cur, end = f->end; i < end && !pushed;) {
+            grove_vid_t c = tk[i++];
+            uint32_t pick = NONE;
+            if (stamped(w, c))
+                pick = w->slot[c];
+            else if (!f->whole)
+                continue; /* not the job's */
+            if (off[c] != off[c + 1]) {
+                f->cur = i; /* resumed there once c's frame is done */
+                if (frame_push(w, k, &sp, c, pick, f->depth + 1, f->whole) < 0)
+                    return -1;
+                pushed = true;
+            } else if (print_done(w, k->job, s, c, pick, f->depth + 1, false)) {
+                f->needed = true;
+            }
         }
+        if (pushed)
+            continue;
         /* all below f is printed: f itself, unless nothing of the job is */
-        struct wframe done = *f;
         sp--;
-        int64_t amount = g->v[done.v].size;
-        bool x = true, alloc = true;
-        if (done.pick != NONE) {
-            const grove_pick_t *p = &job->picks[done.pick & ~WHOLE_BIT];
-            amount = p->amount;
-            x = p->exclusive;
-            alloc = p->exclusive || p->recorded;
-        }
-        if (!(alloc || x || done.needed))
-            continue;
-        if (sp > 0)
+        if (print_done(w, k->job, s, f->v, f->pick, f->depth, f->needed) && sp > 0)
             w->frames[sp - 1].needed = true;
-        put_line(w, s, false, done.depth, done.v, amount, x);
     }
     return 0;
 }
@@ -1030,28 +1162,27 @@ int grove_writer_print_job(grove_writer_t *w, const grove_job_t *job, const grov
 {
     const grove_graph_t *g = w->g;
     learn_graph(w);
-    /* the walk needs one home per vertex (the tree parent) and picks in
-     * id order (roots are printed in that order); else the general way */
+    /* the walk needs one home per vertex (the tree parent), the tree's
+     * child arrays, and picks in id order (roots are printed in that
+     * order, duplicates are adjacent; checked while they are stamped);
+     * else the general way */
+    struct walk k = {job, shape, NULL, NULL, GROVE_SYM_NONE, false};
     bool direct = fmt == GROVE_WFMT_SIMPLE && w->sub == GROVE_SYM_NONE && !w->second
-                  && job->npicks < WHOLE_BIT;
-    for (size_t i = 1; direct && i < job->npicks; i++)
-        direct = job->picks[i - 1].v <= job->picks[i].v;
+                  && job->npicks < NONE && (k.tk = grovep_tree_kids(g, &k.off)) != NULL
+                  && begin(w) == 0;
+    for (size_t i = 0; direct && i < job->npicks; i++) {
+        grove_vid_t v = job->picks[i].v;
+        if (i > 0 && job->picks[i - 1].v >= v) {
+            direct = job->picks[i - 1].v == v; /* a duplicate: the first pick stands for it */
+            continue;
+        }
+        w->stamp[v] = w->gen;
+        w->slot[v] = (uint32_t)i;
+    }
     if (!direct) {
         if (grove_writer_job(w, job, shape) < 0)
             return -1;
         return grove_writer_print(w, fmt, job->start, job->end, NULL, NULL, f, err);
-    }
-    if (begin(w) < 0)
-        return -1;
-    for (size_t i = 0; i < job->npicks; i++) {
-        const grove_pick_t *p = &job->picks[i];
-        bool whole = p->exclusive && shape && sym_in(g->v[p->v].type, shape->expand, shape->nexpand);
-        if (!present(w, p->v)) {
-            w->stamp[p->v] = w->gen;
-            w->slot[p->v] = (uint32_t)i;
-        }
-        if (whole)
-            w->slot[p->v] |= WHOLE_BIT;
     }
     grovep_buf_t *b = &w->spool;
     struct sink s = {b, f, false, 0};
@@ -1060,11 +1191,10 @@ int grove_writer_print_job(grove_writer_t *w, const grove_job_t *job, const grov
     int rc = grovep_buf_room(b, 64) ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < job->npicks && !b->failed; i++) {
         grove_vid_t v = job->picks[i].v, p = g->parent[v];
-        if ((w->slot[v] & ~WHOLE_BIT) != i)
-            continue; /* a duplicate: the first pick of v stands for it */
-        if ((p != GROVEP_NONE && present(w, p)) || below_whole(w, v))
-            continue; /* not a root: printed below its parent */
-        rc = walk_simple(w, job, v, &s);
+        if ((p != GROVEP_NONE && stamped(w, p)) || (i > 0 && job->picks[i - 1].v == v))
+            continue; /* printed below its parent, or a duplicate */
+        if (!below_whole(w, &k, v))
+            rc = walk_simple(w, &k, v, &s);
     }
     if (rc == 0 && b->failed) {
         errno = ENOMEM;

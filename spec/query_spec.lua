@@ -323,6 +323,29 @@ describe("grove.writers", function()
     assert.same({"cluster", "core", "gpu", "memory", "node", "rack", "socket"}, g:types())
   end)
 
+  it("lays out lines of any depth, name length and amount", function()
+    -- a chain 40 deep (past the lines laid out in one move, and past the
+    -- indent's template); names of 1 to 40 characters (around the longest
+    -- kept ready) and amounts of 1 to 5 digits
+    local g = core.graph()
+    local top, prev, simple, pretty = nil, nil, {}, {}
+    for d = 0, 39 do
+      local name = ("n"):rep(d + 1)
+      local size = d % 5 == 0 and ({1, 12, 123, 1234, 12345})[d // 8 + 1] or d + 1
+      local v = g:add_vertex { type = d == 0 and "cluster" or "level" .. d, name = name,
+        size = size }
+      if prev then assert(g:add_child(prev, v)) else top = v end
+      prev = v
+      local lead = "      " .. ("---"):rep(d + 1) .. name .. "[" .. size
+      table.insert(simple, 1, lead .. ":x]\n")
+      pretty[#pretty + 1] = lead .. ":exclusive]\n"
+    end
+    assert.truthy(top)
+    local w = core.writer(g)
+    assert.equal(table.concat(simple), w:vertices("simple", {prev}))
+    assert.equal(table.concat(pretty), w:vertices("pretty_simple", {prev}))
+  end)
+
   it("writes a job from the matcher's picks, whole below explicitly exclusive types", function()
     local g = lab()
     local w, m = core.writer(g), core.matcher(g)
