@@ -4,8 +4,11 @@
  * Workload: one selection per match, from a single core (five entries) to
  * a whole machine (a million entries, tens of megabytes of text), thousands
  * of times a second.  Entries live in one array; a vertex finds its entry
- * through a slot array indexed by vertex id, valid when its stamp equals
- * the writer's generation, so starting a selection clears nothing.  The
+ * through a slot array indexed by vertex id, valid when the entry it
+ * names is one of the selection's and names the vertex back (a sparse
+ * set), so starting a selection clears nothing, and a selection writes
+ * only its own vertices' slots: no second array over the graph whose
+ * pages a stream of small jobs spread over a machine would all touch.  The
  * tree is linked once (home, first kid, next sibling) and walked with an
  * explicit stack; text goes into one growing buffer.
  *
@@ -47,9 +50,10 @@ struct link {
 
 struct grove_writer {
     const grove_graph_t *g;
-    uint32_t gen;      /* stamp of the current selection */
-    uint32_t *stamp;   /* [vcap] */
-    uint32_t *slot;    /* [vcap] entry of the vertex when stamped */
+    uint32_t *slot;    /* [vcap] entry of the vertex, when it names it back */
+    const grove_pick_t *picks; /* grove_writer_print_job: slots are indexes
+                                * in these (with WHOLE_BIT), not entries */
+    size_t npicks;
     size_t vcap;
     grove_wentry_t *ents;
     struct link *lk;
@@ -151,7 +155,7 @@ void grove_writer_destroy(grove_writer_t *w)
 {
     if (!w)
         return;
-    GROVEP_FREE_ALL(w->stamp, w->slot, w->ents, w->lk, w->out, w->ord, w->stack, w->spool.p,
+    GROVEP_FREE_ALL(w->slot, w->ents, w->lk, w->out, w->ord, w->stack, w->spool.p,
                     w->frames);
     free(w);
 }
@@ -163,32 +167,39 @@ static int begin(grove_writer_t *w)
 {
     size_t nv = w->g->nv;
     if (nv > w->vcap) {
-        uint32_t *st = realloc(w->stamp, nv * sizeof(*st));
-        if (st)
-            w->stamp = st;
-        uint32_t *sl = st ? realloc(w->slot, nv * sizeof(*sl)) : NULL;
+        uint32_t *sl = realloc(w->slot, nv * sizeof(*sl));
         if (!sl) {
             errno = ENOMEM;
             return -1;
         }
         w->slot = sl;
-        grovep_huge(w->stamp, nv * sizeof(*st));
         grovep_huge(w->slot, nv * sizeof(*sl));
-        memset(w->stamp + w->vcap, 0, (nv - w->vcap) * sizeof(*st));
+        /* any value reads as absent (see present); zero, so that nothing
+         * reads memory never written */
+        memset(w->slot + w->vcap, 0, (nv - w->vcap) * sizeof(*sl));
         w->vcap = nv;
     }
-    if (++w->gen == 0) { /* wrapped: old stamps could look current */
-        memset(w->stamp, 0, w->vcap * sizeof(*w->stamp));
-        w->gen = 1;
-    }
+    w->picks = NULL;
+    w->npicks = 0;
     w->n = 0;
     w->ord_post = false;
     return 0;
 }
 
+/* slot bit (grove_writer_print_job): the pick is exclusive and of an
+ * expand type (printed whole) */
+#define WHOLE_BIT 0x80000000u
+
 static inline bool present(const grove_writer_t *w, grove_vid_t v)
 {
-    return v < w->vcap && w->stamp[v] == w->gen;
+    if (v >= w->vcap)
+        return false;
+    uint32_t k = w->slot[v];
+    if (w->picks) {
+        k &= ~WHOLE_BIT;
+        return k < w->npicks && w->picks[k].v == v;
+    }
+    return k < w->n && w->ents[k].v == v;
 }
 
 /* Room for n entries in all (the entry and link arrays grow alike).  0
@@ -209,7 +220,6 @@ static inline int add(grove_writer_t *w, grove_vid_t v, int64_t amount, bool x, 
     if (w->n == w->cap && ents_room(w, w->n + 1) < 0)
         return -1;
     w->ents[w->n] = (grove_wentry_t){v, amount, x, alloc};
-    w->stamp[v] = w->gen;
     w->slot[v] = (uint32_t)w->n++;
     return 0;
 }
@@ -930,9 +940,6 @@ int grove_writer_print(grove_writer_t *w, grove_wfmt_t fmt, int64_t start, int64
 
 /* ---- a job's simple text, straight from the graph ------------------------------ */
 
-/* slot bit: the pick is exclusive and of an expand type (printed whole) */
-#define WHOLE_BIT 0x80000000u
-
 /* Push the frame of v (pick: slot bits or NONE) at depth; off: the
  * tree's child arrays, or NULL.  0 or -1. */
 static inline int frame_push(grove_writer_t *w, size_t *sp, const uint32_t *off, grove_vid_t v,
@@ -1043,12 +1050,13 @@ int grove_writer_print_job(grove_writer_t *w, const grove_job_t *job, const grov
     }
     if (begin(w) < 0)
         return -1;
+    w->picks = job->picks;
     for (size_t i = 0; i < job->npicks; i++) {
         const grove_pick_t *p = &job->picks[i];
         bool whole = p->exclusive && shape && sym_in(g->v[p->v].type, shape->expand, shape->nexpand);
         if (!present(w, p->v)) {
-            w->stamp[p->v] = w->gen;
             w->slot[p->v] = (uint32_t)i;
+            w->npicks = i + 1; /* every pick before i is present */
         }
         if (whole)
             w->slot[p->v] |= WHOLE_BIT;
@@ -1074,7 +1082,7 @@ int grove_writer_print_job(grove_writer_t *w, const grove_job_t *job, const grov
         spill(&s, true);
     b->len = 0;
     b->failed = false;
-    /* the stamps and slots were the walk's: the writer is left with an
+    /* the slots were the walk's: the writer is left with an
      * empty selection (begin cannot fail now, the room is made) */
     int saved = errno;
     (void)begin(w);
