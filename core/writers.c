@@ -190,16 +190,29 @@ static int begin(grove_writer_t *w)
  * expand type (printed whole) */
 #define WHOLE_BIT 0x80000000u
 
-static inline bool present(const grove_writer_t *w, grove_vid_t v)
+/* grove_writer_print_job: the slot of v (a vertex of the graph) with its
+ * bits, or NONE when v is not among the picks it marked. */
+static inline uint32_t pick_slot(const grove_writer_t *w, grove_vid_t v)
+{
+    uint32_t s = w->slot[v], k = s & ~WHOLE_BIT;
+    return k < w->npicks && w->picks[k].v == v ? s : NONE;
+}
+
+/* The slot of v (with its bits), or NONE when v is not in the selection
+ * (or among the picks grove_writer_print_job marked). */
+static inline uint32_t slot_of(const grove_writer_t *w, grove_vid_t v)
 {
     if (v >= w->vcap)
-        return false;
-    uint32_t k = w->slot[v];
-    if (w->picks) {
-        k &= ~WHOLE_BIT;
-        return k < w->npicks && w->picks[k].v == v;
-    }
-    return k < w->n && w->ents[k].v == v;
+        return NONE;
+    if (w->picks)
+        return pick_slot(w, v);
+    uint32_t s = w->slot[v];
+    return s < w->n && w->ents[s].v == v ? s : NONE;
+}
+
+static inline bool present(const grove_writer_t *w, grove_vid_t v)
+{
+    return slot_of(w, v) != NONE;
 }
 
 /* Room for n entries in all (the entry and link arrays grow alike).  0
@@ -337,9 +350,9 @@ static uint32_t home_among(const grove_writer_t *w, uint32_t i, const grove_wsha
     uint32_t first = NONE, tree = NONE, want = NONE;
     for (grove_eid_t e = g->first_in[c]; e != GROVEP_NONE; e = g->e[e].next_in) {
         grove_vid_t p = g->e[e].src;
-        if (!down_containment(w, e) || !present(w, p))
+        uint32_t h;
+        if (!down_containment(w, e) || (h = slot_of(w, p)) == NONE)
             continue;
-        uint32_t h = w->slot[p];
         if (first == NONE)
             first = h;
         if (p == wparent(w, c))
@@ -393,7 +406,7 @@ static void link_tree(grove_writer_t *w, const grove_wshape_t *shape)
             h = home_among(w, i, shape);
         } else {
             grove_vid_t p = wparent(w, w->ents[i].v);
-            h = p != GROVEP_NONE && present(w, p) ? w->slot[p] : NONE;
+            h = p != GROVEP_NONE ? slot_of(w, p) : NONE;
         }
         w->lk[i].home = h;
         if (h == NONE)
@@ -953,21 +966,23 @@ static inline int frame_push(grove_writer_t *w, size_t *sp, const uint32_t *off,
 }
 
 /* The next child of f's vertex to print (one that is present, or any
- * below a pick printed whole), or GROVE_VID_NONE. */
+ * below a pick printed whole), or GROVE_VID_NONE; *pick: its slot, or
+ * NONE. */
 static inline grove_vid_t next_kid(const grove_writer_t *w, struct wframe *f,
-                                   const grove_vid_t *tk, const uint32_t *off)
+                                   const grove_vid_t *tk, const uint32_t *off, uint32_t *pick)
 {
     const grove_graph_t *g = w->g;
     if (tk) {
         while (f->cur < off[f->v + 1]) {
             grove_vid_t c = tk[f->cur++];
-            if (f->whole || present(w, c))
+            if ((*pick = pick_slot(w, c)) != NONE || f->whole)
                 return c;
         }
         return GROVE_VID_NONE;
     }
     for (grove_eid_t e = f->cur; e != GROVEP_NONE; e = g->e[e].next_out) {
-        if (down_containment(w, e) && (f->whole || present(w, g->e[e].dst))) {
+        if (down_containment(w, e)
+            && ((*pick = pick_slot(w, g->e[e].dst)) != NONE || f->whole)) {
             f->cur = g->e[e].next_out;
             return g->e[e].dst;
         }
@@ -980,9 +995,11 @@ static inline grove_vid_t next_kid(const grove_writer_t *w, struct wframe *f,
  * below what that pick's expansion adds. */
 static bool below_whole(const grove_writer_t *w, grove_vid_t v)
 {
-    for (grove_vid_t a = w->g->parent[v]; a != GROVEP_NONE; a = w->g->parent[a])
-        if (present(w, a) && (w->slot[a] & WHOLE_BIT))
+    for (grove_vid_t a = w->g->parent[v]; a != GROVEP_NONE; a = w->g->parent[a]) {
+        uint32_t s = pick_slot(w, a);
+        if (s != NONE && (s & WHOLE_BIT))
             return true;
+    }
     return false;
 }
 
@@ -1004,11 +1021,10 @@ static int walk_simple(grove_writer_t *w, const grove_job_t *job, grove_vid_t r,
         return -1;
     while (sp > 0 && !s->b->failed) {
         struct wframe *f = &w->frames[sp - 1];
-        grove_vid_t c = next_kid(w, f, tk, off);
+        uint32_t pick;
+        grove_vid_t c = next_kid(w, f, tk, off, &pick);
         if (c != GROVE_VID_NONE) {
-            if (frame_push(w, &sp, off, c, present(w, c) ? w->slot[c] : NONE, f->depth + 1,
-                           f->whole)
-                < 0)
+            if (frame_push(w, &sp, off, c, pick, f->depth + 1, f->whole) < 0)
                 return -1;
             continue;
         }
@@ -1050,14 +1066,15 @@ int grove_writer_print_job(grove_writer_t *w, const grove_job_t *job, const grov
     }
     if (begin(w) < 0)
         return -1;
+    /* the first pick of a vertex stands for it (the picks are in id
+     * order: its others follow it) */
     w->picks = job->picks;
+    w->npicks = job->npicks;
     for (size_t i = 0; i < job->npicks; i++) {
         const grove_pick_t *p = &job->picks[i];
         bool whole = p->exclusive && shape && sym_in(g->v[p->v].type, shape->expand, shape->nexpand);
-        if (!present(w, p->v)) {
+        if (i == 0 || p[-1].v != p->v)
             w->slot[p->v] = (uint32_t)i;
-            w->npicks = i + 1; /* every pick before i is present */
-        }
         if (whole)
             w->slot[p->v] |= WHOLE_BIT;
     }
@@ -1070,7 +1087,7 @@ int grove_writer_print_job(grove_writer_t *w, const grove_job_t *job, const grov
         grove_vid_t v = job->picks[i].v, p = g->parent[v];
         if ((w->slot[v] & ~WHOLE_BIT) != i)
             continue; /* a duplicate: the first pick of v stands for it */
-        if ((p != GROVEP_NONE && present(w, p)) || below_whole(w, v))
+        if ((p != GROVEP_NONE && pick_slot(w, p) != NONE) || below_whole(w, v))
             continue; /* not a root: printed below its parent */
         rc = walk_simple(w, job, v, &s);
     }
