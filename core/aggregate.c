@@ -574,13 +574,59 @@ static void win_del(grovep_winmap_t *w, grovep_aggwin_t *x)
  * allocation burst made do not outlive its jobs, scattered over the heap. */
 static void agg_win_remove(grove_graph_t *g, grovep_agg_t *a, grovep_aggwin_t *x)
 {
-    a->cache_end = -1; /* the multi-planner changes */
-    grove_mplanner_remove(a->mp, x->span);
+    a->cache_end = -1; /* the multi-planner changes, or the one window goes */
+    if (a->mp)
+        grove_mplanner_remove(a->mp, x->span);
     win_del(&g->aggwin, x);
     if (--a->nwin == 0) {
         grove_mplanner_destroy(a->mp);
         a->mp = NULL;
     }
+}
+
+/* Does a keep its one window itself (no multi-planner)? */
+static inline bool agg_solo(const grovep_agg_t *a)
+{
+    return !a->mp && a->nwin == 1;
+}
+
+/* Does a's one window meet [start, end) (end already within the
+ * planners' horizon)? */
+static inline bool solo_meets(const grovep_agg_t *a, int64_t start, int64_t end)
+{
+    return a->cache_start < end && start < plan_end(a->cache_end);
+}
+
+/* The units of a's tracked low types its one window holds (out[nlow]). */
+static void solo_held(const grove_graph_t *g, const grovep_agg_t *a, int64_t *out)
+{
+    for (size_t i = 0; i < g->nlow; i++)
+        out[i] = ((a->mask & (1u << i)) ? a->total[i] : 0) - a->cache_avail[i];
+}
+
+/* A second window comes to a, which kept its first itself: a
+ * multi-planner counts them from now on, the first made a span of it.
+ * 0, or -1 (ENOMEM) with a as it was. */
+static int solo_to_mp(grove_graph_t *g, grovep_agg_t *a)
+{
+    grovep_aggwin_t *x = win_find(&g->aggwin, (uint32_t)(a - g->aggs), a->cache_start,
+                                  a->cache_end);
+    int64_t held[GROVEP_MAX_LOW];
+    solo_held(g, a, held);
+    grove_mplanner_t *mp = agg_mp(g, a);
+    int64_t id = !x || !mp ? -1
+                           : grove_mplanner_add(mp, a->cache_start,
+                                                span_of(a->cache_start, plan_end(a->cache_end)),
+                                                held);
+    if (id < 0) {
+        grove_mplanner_destroy(a->mp);
+        a->mp = NULL;
+        errno = ENOMEM;
+        return -1;
+    }
+    x->span = id;
+    a->cache_end = -1; /* a cache of mp's answers now */
+    return 0;
 }
 
 bool grovep_agg_avail(const grove_graph_t *g, const grovep_agg_t *a, int64_t start,
@@ -597,8 +643,9 @@ bool grovep_agg_avail(const grove_graph_t *g, const grovep_agg_t *a, int64_t sta
     if (a->mp && start < end
         && grove_mplanner_avail_during(a->mp, start, span_of(start, end), out) == 0)
         return true;
+    bool used = agg_solo(a) && start < end && solo_meets(a, start, end);
     for (size_t i = 0; i < g->nlow; i++)
-        out[i] = (a->mask & (1u << i)) ? a->total[i] : 0;
+        out[i] = used ? a->cache_avail[i] : (a->mask & (1u << i)) ? a->total[i] : 0;
     return true;
 }
 
@@ -618,8 +665,16 @@ bool grovep_agg_fits(const grove_graph_t *g, const grovep_agg_t *a, int64_t star
     if (grovep_excl_any(g, a->v, start, end))
         return false; /* held whole in the window */
     end = plan_end(end);
-    if (!a->mp || start >= end)
+    if (start >= end)
         return true;
+    if (!a->mp) {
+        if (!agg_solo(a) || !solo_meets(a, start, end))
+            return true; /* nothing held then */
+        for (size_t i = 0; i < g->nlow; i++)
+            if (c[i] > a->cache_avail[i])
+                return false;
+        return true;
+    }
     /* the aggregate is a cache already: keeping the last window's answer
      * in it is logically const */
     grovep_agg_t *m = (grovep_agg_t *)(uintptr_t)a;
@@ -708,10 +763,13 @@ static int adjust_win(grove_graph_t *g, grovep_agg_t *a, int64_t start, int64_t 
         return 0;
     uint32_t ai = (uint32_t)(a - g->aggs);
     grovep_aggwin_t *x = win_find(&g->aggwin, ai, start, end);
-    a->cache_end = -1; /* the multi-planner changes */
     if (sign < 0) {
         int64_t held[GROVEP_MAX_LOW] = {0};
-        if (!x || grove_mplanner_span(a->mp, x->span, NULL, NULL, held) < 0)
+        if (!x)
+            return 0;
+        if (!a->mp)
+            solo_held(g, a, held); /* x is its one window */
+        else if (grove_mplanner_span(a->mp, x->span, NULL, NULL, held) < 0)
             return 0;
         bool left = false;
         for (size_t i = 0; i < g->nlow; i++) {
@@ -719,12 +777,43 @@ static int adjust_win(grove_graph_t *g, grovep_agg_t *a, int64_t start, int64_t 
                 d[i] = held[i]; /* never below nothing */
             left |= held[i] > d[i];
         }
-        if (!left)
+        if (!left) {
             agg_win_remove(g, a, x);
-        else
+        } else if (!a->mp) {
+            for (size_t i = 0; i < g->nlow; i++)
+                a->cache_avail[i] += d[i];
+        } else {
+            a->cache_end = -1; /* the multi-planner changes */
             grove_mplanner_reduce(a->mp, x->span, d, NULL);
+        }
         return 0;
     }
+    if (!a->mp && (a->nwin == 0 || x)) {
+        /* the first window, or more over it: kept in the aggregate (what
+         * the multi-planner would refuse, it refuses: more than is free) */
+        int64_t base[GROVEP_MAX_LOW];
+        for (size_t i = 0; i < g->nlow; i++) {
+            base[i] = x ? a->cache_avail[i] : (a->mask & (1u << i)) ? a->total[i] : 0;
+            if (d[i] > base[i]) {
+                errno = ERANGE;
+                return -1;
+            }
+        }
+        if (!x) {
+            if (win_reserve(&g->aggwin) < 0)
+                return -1;
+            win_put(&g->aggwin, (grovep_aggwin_t){ai, start, end, 0});
+            a->nwin = 1;
+            a->cache_start = start;
+            a->cache_end = end;
+        }
+        for (size_t i = 0; i < g->nlow; i++)
+            a->cache_avail[i] = base[i] - d[i];
+        return 0;
+    }
+    if (!a->mp && solo_to_mp(g, a) < 0)
+        return -1;
+    a->cache_end = -1; /* the multi-planner changes */
     grove_mplanner_t *mp = agg_mp(g, a);
     if (!mp)
         return -1;

@@ -140,11 +140,16 @@ typedef struct grovep_agg {
     int64_t total[GROVEP_MAX_LOW]; /* units of each low type in the subtree */
     uint8_t mask;                  /* bit i: tracks low type i */
     uint32_t nwin;                 /* its windows in g->aggwin */
-    grove_mplanner_t *mp;          /* created at the first record below */
-    int64_t cache_start, cache_end; /* the window of cache_avail; end < 0: none */
-    int64_t cache_avail[GROVEP_MAX_LOW]; /* free units then, as mp said: a
-                                    * full rack asked again and again during
-                                    * a fill costs a comparison */
+    grove_mplanner_t *mp;          /* created at a second window below: with
+                                    * one (a stream of jobs all over one
+                                    * window) the window is kept here */
+    /* With mp: the last window asked (end < 0: none) and what mp said is
+     * free then: a full rack asked again and again during a fill costs a
+     * comparison.  Without mp and with one window (nwin == 1): that window
+     * (end as recorded) and what is free during it, the aggregate's whole
+     * use, which a multi-planner of a few hundred bytes would hold else. */
+    int64_t cache_start, cache_end;
+    int64_t cache_avail[GROVEP_MAX_LOW];
 } grovep_agg_t;
 
 /* An instant at which n allocation records end. */

@@ -4,8 +4,11 @@
  * Workload: one selection per match, from a single core (five entries) to
  * a whole machine (a million entries, tens of megabytes of text), thousands
  * of times a second.  Entries live in one array; a vertex finds its entry
- * through a slot array indexed by vertex id, valid when its stamp equals
- * the writer's generation, so starting a selection clears nothing.  The
+ * through a slot array indexed by vertex id, valid when the entry it
+ * names is one of the selection's and names the vertex back (a sparse
+ * set), so starting a selection clears nothing, and a selection writes
+ * only its own vertices' slots: no second array over the graph whose
+ * pages a stream of small jobs spread over a machine would all touch.  The
  * tree is linked once (home, first kid, next sibling) and walked with an
  * explicit stack; text goes into one growing buffer.  A simple line is a
  * few moves of fixed length: the writer keeps each printed name ready in
@@ -49,9 +52,10 @@ struct link {
 
 struct grove_writer {
     const grove_graph_t *g;
-    uint32_t gen;      /* stamp of the current selection */
-    uint32_t *stamp;   /* [vcap] */
-    uint32_t *slot;    /* [vcap] entry of the vertex when stamped */
+    uint32_t *slot;    /* [vcap] entry of the vertex, when it names it back */
+    const grove_pick_t *picks; /* grove_writer_print_job: slots are indexes
+                                * in these, not entries */
+    size_t npicks;
     size_t vcap;
     grove_wentry_t *ents;
     struct link *lk;
@@ -164,8 +168,8 @@ void grove_writer_destroy(grove_writer_t *w)
 {
     if (!w)
         return;
-    GROVEP_FREE_ALL(w->stamp, w->slot, w->ents, w->lk, w->out, w->ord, w->stack, w->spool.p,
-                    w->frames, w->names);
+    GROVEP_FREE_ALL(w->slot, w->ents, w->lk, w->out, w->ord, w->stack, w->spool.p, w->frames,
+                    w->names);
     free(w);
 }
 
@@ -176,32 +180,48 @@ static int begin(grove_writer_t *w)
 {
     size_t nv = w->g->nv;
     if (nv > w->vcap) {
-        uint32_t *st = realloc(w->stamp, nv * sizeof(*st));
-        if (st)
-            w->stamp = st;
-        uint32_t *sl = st ? realloc(w->slot, nv * sizeof(*sl)) : NULL;
+        uint32_t *sl = realloc(w->slot, nv * sizeof(*sl));
         if (!sl) {
             errno = ENOMEM;
             return -1;
         }
         w->slot = sl;
-        grovep_huge(w->stamp, nv * sizeof(*st));
         grovep_huge(w->slot, nv * sizeof(*sl));
-        memset(w->stamp + w->vcap, 0, (nv - w->vcap) * sizeof(*st));
+        /* any value reads as absent (see present); zero, so that nothing
+         * reads memory never written */
+        memset(w->slot + w->vcap, 0, (nv - w->vcap) * sizeof(*sl));
         w->vcap = nv;
     }
-    if (++w->gen == 0) { /* wrapped: old stamps could look current */
-        memset(w->stamp, 0, w->vcap * sizeof(*w->stamp));
-        w->gen = 1;
-    }
+    w->picks = NULL;
+    w->npicks = 0;
     w->n = 0;
     w->ord_post = false;
     return 0;
 }
 
+/* grove_writer_print_job: the slot of v (a vertex of the graph), the
+ * index of its first pick, or NONE when v is not among the picks. */
+static inline uint32_t pick_slot(const grove_writer_t *w, grove_vid_t v)
+{
+    uint32_t s = w->slot[v];
+    return s < w->npicks && w->picks[s].v == v ? s : NONE;
+}
+
+/* The slot of v, or NONE when v is not in the selection (or among the
+ * picks grove_writer_print_job marked). */
+static inline uint32_t slot_of(const grove_writer_t *w, grove_vid_t v)
+{
+    if (v >= w->vcap)
+        return NONE;
+    if (w->picks)
+        return pick_slot(w, v);
+    uint32_t s = w->slot[v];
+    return s < w->n && w->ents[s].v == v ? s : NONE;
+}
+
 static inline bool present(const grove_writer_t *w, grove_vid_t v)
 {
-    return v < w->vcap && w->stamp[v] == w->gen;
+    return slot_of(w, v) != NONE;
 }
 
 /* Room for n entries in all (the entry and link arrays grow alike).  0
@@ -222,7 +242,6 @@ static inline int add(grove_writer_t *w, grove_vid_t v, int64_t amount, bool x, 
     if (w->n == w->cap && ents_room(w, w->n + 1) < 0)
         return -1;
     w->ents[w->n] = (grove_wentry_t){v, amount, x, alloc};
-    w->stamp[v] = w->gen;
     w->slot[v] = (uint32_t)w->n++;
     return 0;
 }
@@ -340,9 +359,9 @@ static uint32_t home_among(const grove_writer_t *w, uint32_t i, const grove_wsha
     uint32_t first = NONE, tree = NONE, want = NONE;
     for (grove_eid_t e = g->first_in[c]; e != GROVEP_NONE; e = g->e[e].next_in) {
         grove_vid_t p = g->e[e].src;
-        if (!down_containment(w, e) || !present(w, p))
+        uint32_t h;
+        if (!down_containment(w, e) || (h = slot_of(w, p)) == NONE)
             continue;
-        uint32_t h = w->slot[p];
         if (first == NONE)
             first = h;
         if (p == wparent(w, c))
@@ -396,7 +415,7 @@ static void link_tree(grove_writer_t *w, const grove_wshape_t *shape)
             h = home_among(w, i, shape);
         } else {
             grove_vid_t p = wparent(w, w->ents[i].v);
-            h = p != GROVEP_NONE && present(w, p) ? w->slot[p] : NONE;
+            h = p != GROVEP_NONE ? slot_of(w, p) : NONE;
         }
         w->lk[i].home = h;
         if (h == NONE)
@@ -1076,10 +1095,11 @@ static inline int frame_push(grove_writer_t *w, struct walk *k, size_t *sp, grov
     return 0;
 }
 
-/* present() for a vertex of the graph after begin() (v < nv <= vcap). */
-static inline bool stamped(const grove_writer_t *w, grove_vid_t v)
+/* present() for a vertex of the graph while grove_writer_print_job marks
+ * its picks (v < nv <= vcap). */
+static inline bool marked(const grove_writer_t *w, grove_vid_t v)
 {
-    return w->stamp[v] == w->gen;
+    return pick_slot(w, v) != NONE;
 }
 
 /* Is an ancestor of v (in containment) a pick printed whole?  Then v hangs
@@ -1087,7 +1107,7 @@ static inline bool stamped(const grove_writer_t *w, grove_vid_t v)
 static bool below_whole(grove_writer_t *w, struct walk *k, grove_vid_t v)
 {
     for (grove_vid_t a = w->g->parent[v]; a != GROVEP_NONE; a = w->g->parent[a])
-        if (stamped(w, a) && whole_pick(w->g, k, w->slot[a]))
+        if (marked(w, a) && whole_pick(w->g, k, w->slot[a]))
             return true;
     return false;
 }
@@ -1134,7 +1154,7 @@ static int walk_simple(grove_writer_t *w, struct walk *k, grove_vid_t r, struct 
         for (uint32_t i = f->cur, end = f->end; i < end && !pushed;) {
             grove_vid_t c = tk[i++];
             uint32_t pick = NONE;
-            if (stamped(w, c))
+            if (marked(w, c))
                 pick = w->slot[c];
             else if (!f->whole)
                 continue; /* not the job's */
@@ -1164,19 +1184,22 @@ int grove_writer_print_job(grove_writer_t *w, const grove_job_t *job, const grov
     learn_graph(w);
     /* the walk needs one home per vertex (the tree parent), the tree's
      * child arrays, and picks in id order (roots are printed in that
-     * order, duplicates are adjacent; checked while they are stamped);
+     * order, duplicates are adjacent; checked while they are marked);
      * else the general way */
     struct walk k = {job, shape, NULL, NULL, GROVE_SYM_NONE, false};
     bool direct = fmt == GROVE_WFMT_SIMPLE && w->sub == GROVE_SYM_NONE && !w->second
                   && job->npicks < NONE && (k.tk = grovep_tree_kids(g, &k.off)) != NULL
                   && begin(w) == 0;
+    if (direct) { /* the slots name the first pick of each vertex */
+        w->picks = job->picks;
+        w->npicks = job->npicks;
+    }
     for (size_t i = 0; direct && i < job->npicks; i++) {
         grove_vid_t v = job->picks[i].v;
         if (i > 0 && job->picks[i - 1].v >= v) {
             direct = job->picks[i - 1].v == v; /* a duplicate: the first pick stands for it */
             continue;
         }
-        w->stamp[v] = w->gen;
         w->slot[v] = (uint32_t)i;
     }
     if (!direct) {
@@ -1191,7 +1214,7 @@ int grove_writer_print_job(grove_writer_t *w, const grove_job_t *job, const grov
     int rc = grovep_buf_room(b, 64) ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < job->npicks && !b->failed; i++) {
         grove_vid_t v = job->picks[i].v, p = g->parent[v];
-        if ((p != GROVEP_NONE && stamped(w, p)) || (i > 0 && job->picks[i - 1].v == v))
+        if ((p != GROVEP_NONE && marked(w, p)) || (i > 0 && job->picks[i - 1].v == v))
             continue; /* printed below its parent, or a duplicate */
         if (!below_whole(w, &k, v))
             rc = walk_simple(w, &k, v, &s);
@@ -1204,7 +1227,7 @@ int grove_writer_print_job(grove_writer_t *w, const grove_job_t *job, const grov
         spill(&s, true);
     b->len = 0;
     b->failed = false;
-    /* the stamps and slots were the walk's: the writer is left with an
+    /* the slots were the walk's: the writer is left with an
      * empty selection (begin cannot fail now, the room is made) */
     int saved = errno;
     (void)begin(w);
