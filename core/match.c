@@ -79,22 +79,15 @@ struct req {
     int64_t tot[GROVEP_MAX_LOW];   /* the same for the whole count */
 };
 
-/* The match's state of a vertex, as set_state gave it: the units this
- * match took of v and its M_* flags, and the entry that held v's state
- * before (UNDO_NONE: none, v was untouched), which rollback makes v's
- * state again.  The log of these is the match's whole state: a vertex's
- * latest entry is at[v] (grove_matcher.at), which no array over every
- * vertex needs to say, so a match writes a few entries where it went,
- * not a slot in an array over the graph for each vertex it took (a
- * stream of one-core jobs spread over a machine would make every page of
- * such an array resident).  24 bytes: a whole machine logs a million. */
+/* What set_state found at v: its taken units and flags when this match
+ * had set them (live), else nothing (rolled back, v is unstamped: stamp 0
+ * is never a generation).  16 bytes: a whole machine logs a million. */
 struct undo {
     int64_t taken;
     grove_vid_t v;
-    uint32_t prev;
-    uint8_t flags;
+    uint16_t flags; /* the flags, with UNDO_LIVE */
 };
-#define UNDO_NONE UINT32_MAX
+#define UNDO_LIVE 0x100
 
 struct frame {
     grove_vid_t v;
@@ -165,11 +158,11 @@ struct grove_matcher {
     grove_job_t result; /* MATCHED results */
     grove_match_stats_t stats;
 
-    /* per-match scratch: the log of states, and by vertex id the
-     * position of each vertex's latest entry in it (valid only when that
-     * entry is in the log and names the vertex: a sparse set, never
-     * cleared) */
-    uint32_t *at;
+    /* per-match scratch, indexed by vertex id */
+    uint32_t gen;
+    uint32_t *stamp;
+    int64_t *taken;
+    uint8_t *mflags;
     size_t scap;
     struct undo *log;
     size_t nlog, logcap;
@@ -322,7 +315,9 @@ void grove_matcher_destroy(grove_matcher_t *m)
     grovep_dense_free(&m->useof);
     free(m->uslot);
     free(m->uord);
-    free(m->at);
+    free(m->stamp);
+    free(m->taken);
+    free(m->mflags);
     free(m->log);
     free(m->sel);
     free(m->frames);
@@ -516,13 +511,25 @@ static void job_remove_at(grove_matcher_t *m, size_t i)
 static int scratch_reserve(grove_matcher_t *m)
 {
     size_t n = m->g->nv, old = m->scap, oldsel = m->selcap, oldlog = m->logcap;
-    if (grovep_grow((void **)&m->at, &m->scap, n, sizeof(*m->at)) < 0)
+    size_t c1 = old, c2 = old, c3 = old; /* parallel arrays: all grow alike */
+    if (grovep_grow((void **)&m->stamp, &c1, n, sizeof(*m->stamp)) < 0
+        || grovep_grow((void **)&m->taken, &c2, n, sizeof(*m->taken)) < 0
+        || grovep_grow((void **)&m->mflags, &c3, n, sizeof(*m->mflags)) < 0)
         return -1;
-    if (m->scap != old) /* a large match touches it all: huge pages */
-        grovep_huge(m->at, m->scap * sizeof(*m->at));
-    /* any value reads as no state (see grove_matcher.at); zero, so that
-     * nothing reads memory never written */
-    memset(m->at + old, 0, (m->scap - old) * sizeof(*m->at));
+    /* the stamps are all written here: huge pages.  Not taken: a page of
+     * it becomes resident where a match first writes, and a 2 MB one
+     * would hold the state of 5,000 nodes for a job on one */
+    if (c1 != old)
+        grovep_huge(m->stamp, c1 * sizeof(*m->stamp));
+    /* only the stamps are written now: taken and mflags are read only
+     * where the stamp is current, and a page of them becomes resident
+     * when a match first writes there (the load keeps under its bound:
+     * 9 bytes a vertex would be 8 MB at 16,384 nodes).  Dense arrays, not
+     * state kept in the undo log: a whole machine asks a vertex's state
+     * several times, and an array read is one load where the log is two
+     * dependent ones (a quarter of such a match's time, measured) */
+    memset(m->stamp + old, 0, (c1 - old) * sizeof(*m->stamp));
+    m->scap = c1;
     /* a whole machine's selection and undo log hold about one entry a
      * vertex: room for that is taken at once (address space, until used)
      * so that they never grow by copying what a large match wrote */
@@ -538,7 +545,11 @@ static int scratch_reserve(grove_matcher_t *m)
 
 static void new_generation(grove_matcher_t *m)
 {
-    m->nlog = 0; /* every vertex's state is gone with it */
+    if (++m->gen == 0) {
+        memset(m->stamp, 0, m->scap * sizeof(*m->stamp));
+        m->gen = 1;
+    }
+    m->nlog = 0;
     m->nsel = 0;
     m->nframes = 0;
     m->nkids = 0;
@@ -546,36 +557,26 @@ static void new_generation(grove_matcher_t *m)
     grove_policy_request_reset(&m->preq);
 }
 
-/* v's latest entry in the log, or NULL: this match has not set its state
- * (or rolled it back). */
-static inline const struct undo *state_of(const grove_matcher_t *m, grove_vid_t v)
-{
-    uint32_t i = m->at[v];
-    return i < m->nlog && m->log[i].v == v ? &m->log[i] : NULL;
-}
-
 static inline int64_t taken_of(const grove_matcher_t *m, grove_vid_t v)
 {
-    const struct undo *u = state_of(m, v);
-    return u ? u->taken : 0;
+    return m->stamp[v] == m->gen ? m->taken[v] : 0;
 }
 
 static inline uint8_t flags_of(const grove_matcher_t *m, grove_vid_t v)
 {
-    const struct undo *u = state_of(m, v);
-    return u ? u->flags : 0;
+    return m->stamp[v] == m->gen ? m->mflags[v] : 0;
 }
 
 static inline int set_state(grove_matcher_t *m, grove_vid_t v, int64_t taken, uint8_t flags)
 {
-    if (m->nlog >= UNDO_NONE
-        || grovep_grow((void **)&m->log, &m->logcap, m->nlog + 1, sizeof(*m->log)) < 0) {
-        errno = ENOMEM;
+    if (grovep_grow((void **)&m->log, &m->logcap, m->nlog + 1, sizeof(*m->log)) < 0)
         return -1;
-    }
-    const struct undo *u = state_of(m, v);
-    m->log[m->nlog] = (struct undo){taken, v, u ? (uint32_t)(u - m->log) : UNDO_NONE, flags};
-    m->at[v] = (uint32_t)m->nlog++;
+    m->log[m->nlog++] = m->stamp[v] == m->gen
+                            ? (struct undo){m->taken[v], v, (uint16_t)(m->mflags[v] | UNDO_LIVE)}
+                            : (struct undo){0, v, 0};
+    m->stamp[v] = m->gen;
+    m->taken[v] = taken;
+    m->mflags[v] = flags;
     return 0;
 }
 
@@ -591,8 +592,13 @@ static struct checkpoint checkpoint(const grove_matcher_t *m)
 static void rollback(grove_matcher_t *m, struct checkpoint cp)
 {
     while (m->nlog > cp.nlog) {
-        const struct undo *u = &m->log[--m->nlog];
-        m->at[u->v] = u->prev; /* UNDO_NONE: no state (past any log) */
+        struct undo *u = &m->log[--m->nlog];
+        if (!(u->flags & UNDO_LIVE)) {
+            m->stamp[u->v] = 0;
+            continue;
+        }
+        m->taken[u->v] = u->taken;
+        m->mflags[u->v] = (uint8_t)u->flags;
     }
     for (size_t i = cp.nsel; i < m->nsel; i++)
         grove_policy_request_found(&m->preq, m->g->v[m->sel[i].v].type, -m->sel[i].amount);
@@ -1879,7 +1885,7 @@ static int place_marked(grove_matcher_t *m, const struct req *r, grove_vid_t w, 
             continue;
         for (size_t i = l0; i < m->nlog && rc == 1; i++) {
             const struct undo *u = &m->log[i];
-            bool seen = false; /* the first entry of a vertex links its state before */
+            bool seen = false; /* the first entry of a vertex has its state before */
             for (size_t j = c0; j < nch && !seen; j++)
                 seen = ch[j].v == u->v;
             if (seen)
@@ -1888,9 +1894,9 @@ static int place_marked(grove_matcher_t *m, const struct req *r, grove_vid_t w, 
                 rc = -1;
                 break;
             }
-            const struct undo *b = u->prev == UNDO_NONE ? NULL : &m->log[u->prev];
-            int64_t t0 = b ? b->taken : 0;
-            uint8_t f0 = b ? b->flags : 0;
+            bool cur = (u->flags & UNDO_LIVE) != 0;
+            int64_t t0 = cur ? u->taken : 0;
+            uint8_t f0 = cur ? (uint8_t)u->flags : 0;
             ch[nch++] = (struct slot_change){u->v, taken_of(m, u->v) - t0,
                                              (uint8_t)(flags_of(m, u->v) & ~f0)};
         }
@@ -3559,12 +3565,9 @@ static bool implied(grove_matcher_t *m, grove_vid_t v)
             break;
         }
     }
-    for (grove_vid_t b = m->par[v]; b != a; b = m->par[b]) {
-        /* in its latest state itself: nothing is rolled back any more */
-        struct undo *u = (struct undo *)(uintptr_t)state_of(m, b);
-        if (u)
-            u->flags |= (uint8_t)(M_IKNOWN | (r ? M_IMPL : 0));
-    }
+    for (grove_vid_t b = m->par[v]; b != a; b = m->par[b])
+        if (m->stamp[b] == m->gen)
+            m->mflags[b] |= (uint8_t)(M_IKNOWN | (r ? M_IMPL : 0));
     return r;
 }
 
@@ -3839,11 +3842,6 @@ static int match_complete(grove_matcher_t *m, struct matching *x)
         return -1;
     if (m->pol.node_exclusive && !m->sat && expand_nodex(m) < 0)
         return -1;
-    /* whether an exclusive pick above implies each pick is read from the
-     * match's state, which ends with the log below: it rides through the
-     * sort in the pick's recorded flag (record() sets that anew) */
-    for (size_t i = 0; i < m->nsel; i++)
-        m->sel[i].recorded = implied(m, m->sel[i].v);
     /* the search is over and nothing is rolled back from here: the undo
      * log's room (written already, as large as a whole machine's picks)
      * is the sort's scratch */
@@ -3856,8 +3854,7 @@ static int match_complete(grove_matcher_t *m, struct matching *x)
         return -1;
     }
     for (size_t i = 0; i < m->nsel; i++) {
-        x->imp[i] = m->sel[i].recorded;
-        m->sel[i].recorded = false;
+        x->imp[i] = implied(m, m->sel[i].v);
         /* below a vertex held whole, everything is held whole too */
         if (x->imp[i] && !m->sel[i].exclusive) {
             m->sel[i].exclusive = true;
