@@ -56,6 +56,8 @@
                       * it (containment tree) overlaps the window */
 #define M_IKNOWN 0x20 /* match_complete: whether it is implied is known */
 #define M_IMPL 0x40   /* with M_IKNOWN: it is, an exclusive pick lies above */
+#define M_POOL 0x80   /* all of the pool is taken (its size), which the taken
+                       * array does not hold (set_whole) */
 
 struct req {
     const grove_jobspec_resource_t *js;
@@ -559,7 +561,9 @@ static void new_generation(grove_matcher_t *m)
 
 static inline int64_t taken_of(const grove_matcher_t *m, grove_vid_t v)
 {
-    return m->stamp[v] == m->gen ? m->taken[v] : 0;
+    if (m->stamp[v] != m->gen)
+        return 0;
+    return (m->mflags[v] & M_POOL) ? m->g->v[v].size : m->taken[v];
 }
 
 static inline uint8_t flags_of(const grove_matcher_t *m, grove_vid_t v)
@@ -567,16 +571,37 @@ static inline uint8_t flags_of(const grove_matcher_t *m, grove_vid_t v)
     return m->stamp[v] == m->gen ? m->mflags[v] : 0;
 }
 
-static inline int set_state(grove_matcher_t *m, grove_vid_t v, int64_t taken, uint8_t flags)
+/* Log v's state as it is (its units taken as taken_of says, so the log
+ * never holds M_POOL) and make it current.  0 or -1 (ENOMEM). */
+static inline int log_state(grove_matcher_t *m, grove_vid_t v)
 {
     if (grovep_grow((void **)&m->log, &m->logcap, m->nlog + 1, sizeof(*m->log)) < 0)
         return -1;
-    m->log[m->nlog++] = m->stamp[v] == m->gen
-                            ? (struct undo){m->taken[v], v, (uint16_t)(m->mflags[v] | UNDO_LIVE)}
-                            : (struct undo){0, v, 0};
+    m->log[m->nlog++] =
+        m->stamp[v] == m->gen
+            ? (struct undo){taken_of(m, v), v, (uint16_t)((m->mflags[v] & ~M_POOL) | UNDO_LIVE)}
+            : (struct undo){0, v, 0};
     m->stamp[v] = m->gen;
+    return 0;
+}
+
+static inline int set_state(grove_matcher_t *m, grove_vid_t v, int64_t taken, uint8_t flags)
+{
+    if (log_state(m, v) < 0)
+        return -1;
     m->taken[v] = taken;
-    m->mflags[v] = flags;
+    m->mflags[v] = (uint8_t)(flags & ~M_POOL);
+    return 0;
+}
+
+/* set_state with all of v's pool taken, without writing the taken array:
+ * a whole machine takes a million cores whole, and their 8 bytes each
+ * would be as many fresh pages to fault in as the selection's. */
+static inline int set_whole(grove_matcher_t *m, grove_vid_t v, uint8_t flags)
+{
+    if (log_state(m, v) < 0)
+        return -1;
+    m->mflags[v] = (uint8_t)(flags | M_POOL);
     return 0;
 }
 
@@ -2326,7 +2351,7 @@ static inline int64_t take_clean_leaf(grove_matcher_t *m, grove_vid_t c)
     int64_t units = g->v[c].size;
     if (flags_of(m, c) || taken_of(m, c) || units == 0)
         return 0;
-    if (set_state(m, c, units, M_TOUCH | M_PICK | M_EXCL | M_CLEAN) < 0
+    if (set_whole(m, c, M_TOUCH | M_PICK | M_EXCL | M_CLEAN) < 0
         || add_pick(m, c, units, true, true) < 0 || touch_up(m, c) < 0)
         return -1;
     return units;
