@@ -443,6 +443,36 @@ describe("policies on a matcher", function()
     assert.equal("a0", job.picks[3].vertex:name())
   end)
 
+  -- The type a vertex ranks by follows the aggregate specification in
+  -- force: a matcher that worked it out under one specification (nodes
+  -- by their free cores) reads it again under the next (nodes by their
+  -- free sockets; a one-core job asks no socket, so two stay free).
+  -- Job 0 ranks a1 and leaves; a0 and a1 then rank 2 sockets each and the
+  -- ties go to a1, where by cores a0 would keep 3 cores against a1's 2.
+  it("fresh ranks by the aggregate specification in force", function()
+    local R = require("grove").cluster.resources
+    local function run(spec)
+      local g = require("grove").cluster "two" {
+        R.rack(1) { R.node(2, {hostnames = "a[0-1]"}) { R.socket(2) { R.core(2) } } },
+      }
+      assert(g:set_aggregates("ALL:core,ALL:node"))
+      local m = core.matcher(g)
+      assert(m:set_policy("fresh"))
+      assert(m:cancel(assert(m:match(nodes_yaml(1, 1))).id))
+      if spec then assert(g:set_aggregates(spec)) end
+      local hosts = {}
+      for i = 1, 4 do
+        local job = assert(m:match(nodes_yaml(1, 1)))
+        for _, p in ipairs(job.picks) do
+          if p.vertex:type() == "node" then hosts[i] = p.vertex:name() end
+        end
+      end
+      return hosts
+    end
+    assert.same({"a0", "a1", "a1", "a0"}, run(nil))
+    assert.same({"a0", "a1", "a1", "a1"}, run("ALL:core,ALL:node,ALL:socket"))
+  end)
+
   -- A rack of more children than the matcher sorts anew at each walk keeps
   -- its order between matches and moves only the children whose rank
   -- changed: a stream of matches and cancels lands where the rule says
