@@ -33,6 +33,22 @@ local function names(job)
   return table.concat(t, " ")
 end
 
+-- The name of the (last) vertex of type t among a job's picks.
+local function picked(job, t)
+  local name
+  for _, p in ipairs(job.picks) do
+    if p.vertex:type() == t then name = p.vertex:name() end
+  end
+  return name
+end
+
+-- The nodes n one-core jobs of one node land on, in order.
+local function one_core_nodes(m, n)
+  local hosts = {}
+  for i = 1, n do hosts[i] = picked(assert(m:match(nodes_yaml(1, 1))), "node") end
+  return hosts
+end
+
 describe("core.matcher", function()
   it("makes a matcher over a graph, with the first policy", function()
     local g = tiny()
@@ -428,14 +444,7 @@ describe("policies on a matcher", function()
     assert(g:set_aggregates("ALL:core,ALL:node")) -- the reference engine's
     local m = core.matcher(g)
     assert(m:set_policy("fresh"))
-    local hosts = {}
-    for i = 1, 4 do
-      local job = assert(m:match(nodes_yaml(1, 1)))
-      for _, p in ipairs(job.picks) do
-        if p.vertex:type() == "node" then hosts[i] = p.vertex:name() end
-      end
-    end
-    assert.same({"b0", "a1", "a0", "a1"}, hosts)
+    assert.same({"b0", "a1", "a0", "a1"}, one_core_nodes(m, 4))
     -- cancelling changes no rank: a0 keeps the 3 cores free it had when
     -- job 3 came, above a1's 2 (the reference engine's choice too)
     assert(m:cancel(3))
@@ -460,14 +469,7 @@ describe("policies on a matcher", function()
       assert(m:set_policy("fresh"))
       assert(m:cancel(assert(m:match(nodes_yaml(1, 1))).id))
       if spec then assert(g:set_aggregates(spec)) end
-      local hosts = {}
-      for i = 1, 4 do
-        local job = assert(m:match(nodes_yaml(1, 1)))
-        for _, p in ipairs(job.picks) do
-          if p.vertex:type() == "node" then hosts[i] = p.vertex:name() end
-        end
-      end
-      return hosts
+      return one_core_nodes(m, 4)
     end
     assert.same({"a0", "a1", "a1", "a0"}, run(nil))
     assert.same({"a0", "a1", "a1", "a1"}, run("ALL:core,ALL:node,ALL:socket"))
@@ -507,10 +509,7 @@ describe("policies on a matcher", function()
     local function step(cores)
       local want = expected(cores)
       local job = assert(m:match(nodes_yaml(1, cores)))
-      local got
-      for _, p in ipairs(job.picks) do
-        if p.vertex:type() == "node" then got = p.vertex:name() end
-      end
+      local got = picked(job, "node")
       assert.equal(want, got)
       free[got] = free[got] - cores
       rank[got] = free[got]
@@ -556,12 +555,7 @@ describe("policies on a matcher", function()
     local got = {}
     for _, cores in ipairs{10, 2, 1, 1} do
       local job = assert(m:match(socket_job(cores)))
-      local node, socket
-      for _, p in ipairs(job.picks) do
-        if p.vertex:type() == "node" then node = p.vertex:name() end
-        if p.vertex:type() == "socket" then socket = p.vertex:name() end
-      end
-      got[#got + 1] = node .. "." .. socket
+      got[#got + 1] = picked(job, "node") .. "." .. picked(job, "socket")
     end
     assert.same({"node1.socket1", "node0.socket1", "node0.socket0", "node0.socket1"}, got)
   end)
