@@ -518,18 +518,16 @@ static int scratch_reserve(grove_matcher_t *m)
         || grovep_grow((void **)&m->taken, &c2, n, sizeof(*m->taken)) < 0
         || grovep_grow((void **)&m->mflags, &c3, n, sizeof(*m->mflags)) < 0)
         return -1;
-    /* the stamps are all written here: huge pages.  Not taken: a page of
-     * it becomes resident where a match first writes, and a 2 MB one
-     * would hold the state of 5,000 nodes for a job on one */
+    /* Only the stamps are written here, on huge pages.  taken and mflags
+     * are read only where the stamp is current: a page of them becomes
+     * resident where a match first writes, on small pages (a 2 MB one
+     * would hold 5,000 nodes' state for a job on one; writing them all
+     * now would be 8 MB more at 16,384 nodes).  Dense arrays, not state
+     * kept in the undo log: a whole machine asks a vertex's state several
+     * times, and an array read is one load where the log is two dependent
+     * ones (a quarter of such a match's time, measured) */
     if (c1 != old)
         grovep_huge(m->stamp, c1 * sizeof(*m->stamp));
-    /* only the stamps are written now: taken and mflags are read only
-     * where the stamp is current, and a page of them becomes resident
-     * when a match first writes there (the load keeps under its bound:
-     * 9 bytes a vertex would be 8 MB at 16,384 nodes).  Dense arrays, not
-     * state kept in the undo log: a whole machine asks a vertex's state
-     * several times, and an array read is one load where the log is two
-     * dependent ones (a quarter of such a match's time, measured) */
     memset(m->stamp + old, 0, (c1 - old) * sizeof(*m->stamp));
     m->scap = c1;
     /* a whole machine's selection and undo log hold about one entry a
@@ -845,10 +843,10 @@ static const grove_vid_t *use_kept_order(grove_matcher_t *m, grove_vid_t v, uint
     return kids;
 }
 
-/* The index of the aggregate type whose free units rank v once a job went
- * through it: the last of the types the aggregate specification names for
- * v, those given for v's type first, then the "ALL:" ones other than v's
- * own type, each in the order written (the reference engine's order of a
+/* The index of the aggregate type whose free units rank a vertex of type
+ * t once a job went through it: the last of the types the aggregate
+ * specification names for t, those given for t first, then the "ALL:"
+ * ones other than t itself, each in the order written (the reference engine's order of a
  * vertex's pruning types: with its "ALL:core,ALL:node", nodes rank by
  * cores and everything else by nodes); -1 when none applies. */
 static int use_type_of(const grove_graph_t *g, grove_sym_t t)
@@ -2322,9 +2320,6 @@ static int cmp_cand(const void *a, const void *b)
     return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
-/* Take candidates in visiting order until `want` is reached (units for
- * leaf pools, vertices otherwise).  *got receives what was taken.  0, or
- * -1 on error (what was taken stays: the caller rolls back). */
 /* The commonest candidates of a whole machine are taken in a few steps: a
  * pool asked for by a leaf request held exclusively, with no prune hook
  * (clean_leaf_request), below a clean exclusive pick (the cores of a slot
@@ -2357,6 +2352,9 @@ static inline int64_t take_clean_leaf(grove_matcher_t *m, grove_vid_t c)
     return units;
 }
 
+/* Take candidates in visiting order until `want` is reached (units for
+ * leaf pools, vertices otherwise).  *got receives what was taken.  0, or
+ * -1 on error (what was taken stays: the caller rolls back). */
 static int take_first(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl,
                       bool top, uint64_t want, uint64_t *got)
 {

@@ -207,14 +207,12 @@ static inline uint32_t pick_slot(const grove_writer_t *w, grove_vid_t v)
     return s < w->npicks && w->picks[s].v == v ? s : NONE;
 }
 
-/* The slot of v, or NONE when v is not in the selection (or among the
- * picks grove_writer_print_job marked). */
+/* The slot of v, or NONE when v is not in the selection (the general
+ * way: grove_writer_print_job's walk asks pick_slot). */
 static inline uint32_t slot_of(const grove_writer_t *w, grove_vid_t v)
 {
     if (v >= w->vcap)
         return NONE;
-    if (w->picks)
-        return pick_slot(w, v);
     uint32_t s = w->slot[v];
     return s < w->n && w->ents[s].v == v ? s : NONE;
 }

@@ -560,6 +560,38 @@ describe("policies on a matcher", function()
     assert.same({"node1.socket1", "node0.socket1", "node0.socket0", "node0.socket1"}, got)
   end)
 
+  -- A pool asked for by a leaf request below a clean exclusive pick is
+  -- taken the short way (take_clean_leaf) unless a prune hook is set; a
+  -- hook that prunes nothing sends every candidate through the general
+  -- take, and the picks must be the same.  A socket inside a slot is held
+  -- exclusively without being asked for whole, so the picks name the
+  -- very cores taken; the first job leaves a core and a socket with
+  -- records, which are not clean.
+  it("take a clean exclusive pick's pools as the general way does", function()
+    local function slot_sockets(sockets, cores)
+      return match.jobspec({{type = "node", count = 1, with = {
+        {type = "slot", count = 1, label = "default", with = {
+          {type = "socket", count = sockets, with = {{type = "core", count = cores}}}}}}}}, 60)
+    end
+    local function run(policy)
+      local m = core.matcher(tiny())
+      assert(m:set_policy(policy))
+      local out = {}
+      for i, js in ipairs{slot_sockets(1, 1), slot_sockets(2, 3), slot_sockets(1, 17),
+                          slot_sockets(2, 18), slot_sockets(2, 18)} do
+        local job, err = m:match(js)
+        out[i] = job and names(job) or err
+      end
+      return out
+    end
+    local short = run("first")
+    assert.same(short, run(assert(core.policy_parse("return {prune = function() return false end}",
+      "p.lua"))))
+    assert.matches("node1:1s socket0:1x socket1:1x core0:1x core1:1x core2:1x "
+      .. "core18:1x core19:1x core20:1x$", short[2])
+    assert.equal("no matching resources", short[5])
+  end)
+
   it("refuse a closed policy", function()
     local m = core.matcher(tiny())
     local p = assert(core.policy_parse("return {prune = function() return false end}", "p.lua"))
