@@ -86,7 +86,8 @@ ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden $(WARN) \
               $(SAN_FLAGS) $(CFLAGS) -Icore
 LDFLAGS_ALL := $(SAN_FLAGS) $(LDFLAGS)
 
-# ONLY="error idset ..." restricts the build to those modules (core/X.c,
+# ONLY="error idset ..." restricts the build to those modules (core/X.c
+# with the files of its group, core/X_*.c, as match.c and match_walk.c;
 # bindings/l_X.c, core/test/test_X.c, bench/bench_X.c): work on one part
 # while another is half-written.
 ifeq ($(ONLY),)
@@ -95,7 +96,7 @@ BIND_L   := $(sort $(wildcard bindings/l_*.c))
 TEST_SRC := $(sort $(wildcard core/test/test_*.c))
 BENCH_SRC := $(sort $(wildcard bench/*.c))
 else
-CORE_SRC := $(sort $(wildcard $(ONLY:%=core/%.c)))
+CORE_SRC := $(sort $(wildcard $(ONLY:%=core/%.c) $(ONLY:%=core/%_*.c)))
 BIND_L   := $(sort $(wildcard $(ONLY:%=bindings/l_%.c)))
 TEST_SRC := $(sort $(wildcard $(ONLY:%=core/test/test_%.c)))
 BENCH_SRC := $(sort $(wildcard $(ONLY:%=bench/bench_%.c)))

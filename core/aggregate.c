@@ -27,8 +27,8 @@
  * (HL a type or ALL, LL a type).
  *
  * This file must not hold the allocation records themselves (pool.c) or the
- * matcher's use of the aggregates (match.c): it only keeps derived counts in
- * step with the records.
+ * matcher's use of the aggregates (match_walk.c): it only keeps derived
+ * counts in step with the records.
  */
 #include <errno.h>
 #include <stdint.h>

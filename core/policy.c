@@ -33,14 +33,14 @@
  *
  * This file holds the built-in hooks and their table only: no state (the
  * hooks may run in several matchers at once, one per thread), nothing
- * about how the matcher calls them (match.c) or about Lua policies
+ * about how the matcher calls them (match.c and its group) or about Lua policies
  * (bindings/l_policy.c).
  *
  * It also holds the request summary the matcher hands to every hook (the
  * types a request names, how many of each it asks in all, how many the
  * attempt has found).
  *
- * This file must not hold the matcher's walk (match.c) or anything of Lua: a
+ * This file must not hold the matcher's walk (match_walk.c) or anything of Lua: a
  * policy answers the matcher's questions and nothing more.
  */
 #include <errno.h>

@@ -16,7 +16,7 @@
  * turned into this struct by the bindings, whose trampolines call Lua.
  *
  * This header must not hold the built-in policies' code (policy.c) or the
- * matcher's walk (match.c).
+ * matcher's walk (match_walk.c).
  */
 #ifndef GROVE_POLICY_H
 #define GROVE_POLICY_H
@@ -99,7 +99,8 @@ typedef struct grove_policy {
      * each job sets on the vertices it goes through (the units free at the
      * job's start of the last type the aggregates name for the vertex),
      * highest rank first, then highest id.  Cancelling a job changes no
-     * rank.  The order hook is then not used (match.c, use_update). */
+     * rank.  The order hook is then not used (match_use.c,
+     * grovep_match_use_update). */
     bool explore_by_use;
     /* Slots compared by their ids weigh the id of the node they lie in
      * first (the reference engine's node_centric): lonode and hinode keep a

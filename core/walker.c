@@ -14,7 +14,7 @@
  * edges of one relation in opposite directions), so a walk there keeps one
  * bit per vertex and enters a vertex only the first time it reaches it.
  *
- * This file must not hold the matcher's request-guided walk (match.c) or
+ * This file must not hold the matcher's request-guided walk (match_walk.c) or
  * anything that changes the graph: its walks only read it.
  */
 #include <errno.h>

@@ -3,7 +3,7 @@
  * find), all in walker.c.
  *
  * Holds the public API of walker.c only; graph.h includes it.  The
- * matcher's own walk is in match.c, not here.
+ * matcher's own walk is in match_walk.c, not here.
  *
  * It must not hold anything of the graph's internals (graph_private.h).
  */

@@ -22,8 +22,9 @@
  * vertex id order (if so, children sorted by id are in graph order and no
  * child list is read).
  *
- * This file must not match, record or release (match.c), nor know the
- * command language; it must not hold R's own rules (rv1.c writes R).
+ * This file must not match, record or release (match.c and its group),
+ * nor know the command language; it must not hold R's own rules (rv1.c
+ * writes R).
  */
 #include <errno.h>
 #include <stdio.h>

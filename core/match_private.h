@@ -1,0 +1,511 @@
+/* match_private.h: what the matcher's files (match.c, match_walk.c,
+ * match_slot.c, match_use.c, match_channel.c, match_request.c,
+ * match_time.c, match_record.c, match_job.c) share, and no other file may
+ * include: the matcher's struct, the compiled request, the per-match
+ * scratch state with its small helpers, and the functions one of them
+ * calls in another.
+ *
+ * The scratch and availability helpers are static inline here because the
+ * hottest loops (a whole machine takes a million vertices) call them for
+ * every vertex: they must stay inlined in every file that uses them.
+ */
+#ifndef GROVE_MATCH_PRIVATE_H
+#define GROVE_MATCH_PRIVATE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "error_private.h"
+#include "util.h"
+#include "graph_private.h"
+#include "match.h"
+
+/* per-vertex match flags */
+#define M_EXCL 0x01  /* taken exclusively by this match */
+#define M_TOUCH 0x02 /* this match took it, or something below it */
+#define M_PICK 0x04  /* picked by this match */
+#define M_WHOLE 0x08 /* asked for exclusively: everything below it is the job's */
+#define M_CLEAN 0x10 /* taken exclusively, and no record of any job on it or below
+                      * it (containment tree) overlaps the window */
+#define M_IKNOWN 0x20 /* match_complete: whether it is implied is known */
+#define M_IMPL 0x40   /* with M_IKNOWN: it is, an exclusive pick lies above */
+#define M_POOL 0x80   /* all of the pool is taken (its size), which the taken
+                       * array does not hold (set_whole) */
+
+struct req {
+    const grove_jobspec_resource_t *js;
+    grove_sym_t type; /* GROVE_SYM_NONE: no such type in the graph */
+    bool slot;
+    bool xor_; /* an xor_slot: a slot that is one of its list's alternatives */
+    bool excl; /* exclusive as written or as RFC 14 implies */
+    bool not_excl; /* written `exclusive: false` */
+    const grove_count_t *count;
+    struct req *child, *next;
+    struct req *alt; /* or-slots (grove_match_config_t): the group's next
+                      * alternative; the first stays in its list, the others
+                      * hang from it in order */
+    const grove_count_t *ocount; /* a group's first: the count of its last
+                                  * alternative, how many slots it takes */
+    bool free_span; /* slot: asks for nodes itself, so may span nodes */
+    const struct req *sibs; /* the first request of r's list (r's siblings) */
+    bool whole;     /* written exclusive with children: the job gets all below */
+    int64_t need1[GROVEP_MAX_LOW]; /* low-type units one candidate (or one
+                                    * slot) needs at least, for pruning */
+    int64_t tot[GROVEP_MAX_LOW];   /* the same for the whole count */
+};
+
+/* What set_state found at v: its taken units and flags when this match
+ * had set them (live), else nothing (rolled back, v is unstamped: stamp 0
+ * is never a generation).  16 bytes: a whole machine logs a million. */
+struct undo {
+    int64_t taken;
+    grove_vid_t v;
+    uint16_t flags; /* the flags, with UNDO_LIVE */
+};
+#define UNDO_LIVE 0x100
+
+struct frame {
+    grove_vid_t v;
+    uint32_t kids; /* offset in the kid arena */
+    uint32_t nkids, next;
+};
+
+struct iter {
+    size_t frame_base, kid_base; /* arena tops when the walk began */
+    uint64_t need;               /* still needed at this level (for ctx) */
+    grove_vid_t root;
+    bool root_pending; /* the root itself is a candidate not yet returned */
+    bool started;
+};
+
+struct cand {
+    grove_vid_t v;
+    double score;
+    size_t pos; /* visiting order, to keep equal scores stable */
+    bool sure;  /* verified by a trial take, not only admitted (take_best) */
+};
+
+/* What exploring by use knows of one vertex (grove_matcher.uslot). */
+struct useslot {
+    uint64_t rank; /* UINT64_MAX: no job went through it */
+    int64_t held;  /* units of its ranking type the running jobs asked for
+                    * below it */
+    int64_t at;    /* scratch: the same at another instant (zero) */
+    uint32_t ord;  /* its children's kept order in uord, or UINT32_MAX */
+    bool dirty;    /* a child's rank changed since that order was sorted */
+};
+
+struct grove_matcher {
+    grove_graph_t *g;
+    grove_policy_t pol;
+    char *pol_name;
+    /* Policies that explore by use (grove_policy_t.explore_by_use): the
+     * vertices a job went through or below (and the parents whose order of
+     * children is kept) have a slot; the others rank UINT64_MAX.  Slots
+     * by vertex id through useof, so the figures cost a few bytes for each
+     * vertex the jobs reached, not 24 for every vertex of the graph. */
+    grovep_dense_t useof; /* vertex -> index in uslot */
+    struct useslot *uslot;
+    size_t nuslot, uslotcap;
+    /* the kept orders of containment's children (grovep_match_push_frame): a copy of
+     * each such parent's span of the tree's child arrays, sorted again
+     * only when a child's rank changed; valid for the tree of uord_tree */
+    grove_vid_t *uord;
+    size_t nuord, uordcap;
+    size_t uord_tree[3]; /* the graph's tk_nv, tk_ne, tk_live then */
+    /* the ranking type of a vertex type (use_type), worked out once per
+     * type: a few types, looked up for every pick and ancestor of a whole
+     * machine; direct-mapped by symbol, valid for the aggregate
+     * specification utype_spec (the graph's agg_spec_gen + 1; 0: empty) */
+    struct {
+        grove_sym_t type;
+        int8_t k;
+    } utype[32];
+    uint32_t utype_spec;
+    grove_match_config_t cfg;
+    struct orplan *orplan; /* or-slot choice scratch, made on first use */
+    char *constraint_type;
+
+    grove_job_t **jobs; /* sorted by id; jobs_off slots into its allocation
+                         * (see dtab_open) */
+    size_t njobs, jobcap, jobs_off;
+    grove_jobid_t next_id;
+    grove_job_t result; /* MATCHED results */
+    grove_match_stats_t stats;
+
+    /* per-match scratch, indexed by vertex id */
+    uint32_t gen;
+    uint32_t *stamp;
+    int64_t *taken;
+    uint8_t *mflags;
+    size_t scap;
+    struct undo *log;
+    size_t nlog, logcap;
+    grove_pick_t *sel;
+    size_t nsel, selcap;
+    struct frame *frames;
+    size_t nframes, framecap;
+    grove_vid_t *kids;
+    size_t nkids, kidcap;
+    struct cand *cands;
+    size_t ncands, candcap;
+
+    /* the match being made */
+    int64_t start, end;
+    bool sat;  /* satisfiability: ignore records and status */
+    bool sat_up; /* with sat: still leave out the vertices that are not up */
+    const grove_constraint_t *constraint;
+    grove_sym_t ctype, node_sym;
+    grove_error_t *err;
+    int hook_failed;
+
+    /* the rest of the model (match_job.c) */
+    struct kept {
+        grove_jobid_t id;
+        json_t *docs; /* the job's jobspec (an object, shared with the jobspec
+                       * it came from), or an array of it and then of each
+                       * grow: most jobs never grow, and an array of one
+                       * would cost them about 100 bytes each */
+    } *kept;          /* sorted by id: the requests, to plan jobs again;
+                       * kept_off entries into its allocation */
+    size_t nkept, keptcap, kept_off;
+    grove_job_event_t *events; /* queued, in time order */
+    size_t nevents, evcap;
+    int64_t clock;             /* the graph time the job states are at */
+    grove_overdue_t overdue;
+    grove_sym_t dominant;      /* the subsystem the walk follows (NONE: containment) */
+    uint8_t dom_sub;           /* its index in g->subsys, set for each match */
+    const grove_vid_t *par;    /* parents in it: g->parent, or dpar */
+    const grove_vid_t *tk;     /* children in it when they are all the tree's
+                                * (grovep_tree_kids), else NULL: edge lists */
+    const uint32_t *tkoff;
+    grove_vid_t *dpar;         /* parents in another dominant subsystem */
+    size_t dparcap;
+    grove_policy_request_t preq; /* the request as hooks see it */
+};
+
+/* The reference engine's weight of a node's id in a node-centric score:
+ * (id + 2) * 10000 per vertex taken below the node (match_slot.c, and the
+ * top level ranked by id in match_walk.c). */
+#define NODE_WEIGHT 10000.0
+
+/* Parents with at least this many children in containment's tree keep
+ * their order between matches (grovep_match_use_kept_order); fewer are
+ * sorted anew at each walk, which costs less than keeping them. */
+#define USE_ORD_MIN 16
+
+/* What grovep_match_use_count_all does at the ancestors it counts in. */
+enum use_op {
+    USE_MAKE, /* give them a slot */
+    USE_HELD, /* count in their held figure */
+    USE_AT    /* count in their at figure */
+};
+
+/* One call of grove_match: what each step leaves for the next. */
+struct matching {
+    grove_match_mode_t mode;
+    grove_jobid_t id;
+    struct req *reqs, *top; /* the compiled request (reqs owns it): the
+                             * variant tried last */
+    struct req **tops;      /* [nvar] the variants' top lists (see grovep_match_compile) */
+    size_t nvar;
+    grove_vid_t root;       /* of the containment tree */
+    int64_t now, d;         /* the graph's clock, the job's duration */
+    int64_t at;             /* where the selection fits */
+    uint8_t *imp;           /* per pick: implied by an exclusive ancestor */
+};
+
+/* ---- small helpers --------------------------------------------------------- */
+
+/* The subsystem the walk follows. */
+static inline grove_sym_t dom_sym(const grove_matcher_t *m)
+{
+    return m->dominant == GROVE_SYM_NONE ? m->g->sym_containment : m->dominant;
+}
+
+static inline int64_t taken_of(const grove_matcher_t *m, grove_vid_t v)
+{
+    if (m->stamp[v] != m->gen)
+        return 0;
+    return (m->mflags[v] & M_POOL) ? m->g->v[v].size : m->taken[v];
+}
+
+static inline uint8_t flags_of(const grove_matcher_t *m, grove_vid_t v)
+{
+    return m->stamp[v] == m->gen ? m->mflags[v] : 0;
+}
+
+/* Log v's state as it is (its units taken as taken_of says, so the log
+ * never holds M_POOL) and make it current.  0 or -1 (ENOMEM). */
+static inline int log_state(grove_matcher_t *m, grove_vid_t v)
+{
+    if (grovep_grow((void **)&m->log, &m->logcap, m->nlog + 1, sizeof(*m->log)) < 0)
+        return -1;
+    m->log[m->nlog++] =
+        m->stamp[v] == m->gen
+            ? (struct undo){taken_of(m, v), v, (uint16_t)((m->mflags[v] & ~M_POOL) | UNDO_LIVE)}
+            : (struct undo){0, v, 0};
+    m->stamp[v] = m->gen;
+    return 0;
+}
+
+static inline int set_state(grove_matcher_t *m, grove_vid_t v, int64_t taken, uint8_t flags)
+{
+    if (log_state(m, v) < 0)
+        return -1;
+    m->taken[v] = taken;
+    m->mflags[v] = (uint8_t)(flags & ~M_POOL);
+    return 0;
+}
+
+/* set_state with all of v's pool taken, without writing the taken array:
+ * a whole machine takes a million cores whole, and their 8 bytes each
+ * would be as many fresh pages to fault in as the selection's. */
+static inline int set_whole(grove_matcher_t *m, grove_vid_t v, uint8_t flags)
+{
+    if (log_state(m, v) < 0)
+        return -1;
+    m->mflags[v] = (uint8_t)(flags | M_POOL);
+    return 0;
+}
+
+struct checkpoint {
+    size_t nlog, nsel;
+};
+
+static inline struct checkpoint checkpoint(const grove_matcher_t *m)
+{
+    return (struct checkpoint){m->nlog, m->nsel};
+}
+
+static inline void rollback(grove_matcher_t *m, struct checkpoint cp)
+{
+    while (m->nlog > cp.nlog) {
+        struct undo *u = &m->log[--m->nlog];
+        if (!(u->flags & UNDO_LIVE)) {
+            m->stamp[u->v] = 0;
+            continue;
+        }
+        m->taken[u->v] = u->taken;
+        m->mflags[u->v] = (uint8_t)u->flags;
+    }
+    for (size_t i = cp.nsel; i < m->nsel; i++)
+        grove_policy_request_found(&m->preq, m->g->v[m->sel[i].v].type, -m->sel[i].amount);
+    m->nsel = cp.nsel;
+}
+
+static inline int add_pick(grove_matcher_t *m, grove_vid_t v, int64_t amount, bool excl,
+                           bool leaf)
+{
+    if (grovep_grow((void **)&m->sel, &m->selcap, m->nsel + 1, sizeof(*m->sel)) < 0)
+        return -1;
+    m->sel[m->nsel++] = (grove_pick_t){.v = v, .amount = amount, .exclusive = excl, .leaf = leaf};
+    grove_policy_request_found(&m->preq, m->g->v[v].type, amount);
+    return 0;
+}
+
+/* ---- availability ----------------------------------------------------------- */
+
+static inline bool up(const grove_matcher_t *m, grove_vid_t v)
+{
+    /* a staged lock is like a record: a satisfiability check ignores it */
+    return (m->sat && !m->sat_up)
+           || (m->g->v[v].status == GROVE_STATUS_UP
+               && (m->sat || !(m->g->v[v].flags & GROVEP_V_STAGED)));
+}
+
+/* An exclusive ALLOC record of any job overlapping the window? */
+static inline bool held_excl(const grove_matcher_t *m, grove_vid_t v)
+{
+    return !m->sat && grovep_excl_any(m->g, v, m->start, m->end);
+}
+
+/* Any grovep_match_record (held or shared) overlapping the window?  The job being
+ * matched holds nothing yet, so every record is another job's. */
+static inline bool touched(const grove_matcher_t *m, grove_vid_t v)
+{
+    return !m->sat && grovep_touched_any(m->g, v, m->start, m->end);
+}
+
+/* Can the walk go through v?  Under a node-exclusive policy a node must
+ * also be untouched by other jobs, since it will be taken whole. */
+static bool constraint_ok(const grove_matcher_t *m, grove_vid_t v);
+
+static inline bool enterable(const grove_matcher_t *m, grove_vid_t v)
+{
+    if (!up(m, v) || (flags_of(m, v) & M_EXCL) || held_excl(m, v))
+        return false;
+    /* constraints name execution targets: what lies below a target that
+     * fails them is out of reach too, whatever the request asks for */
+    if (!constraint_ok(m, v))
+        return false;
+    if (m->pol.node_exclusive && m->g->v[v].type == m->node_sym && touched(m, v))
+        return false;
+    return true;
+}
+
+/* Units of v still free for this match during the window. */
+static inline int64_t free_units(const grove_matcher_t *m, grove_vid_t v)
+{
+    int64_t avail = m->sat ? m->g->v[v].size
+                           : grovep_own_available(m->g, v, m->start, m->end);
+    avail -= taken_of(m, v);
+    return avail > 0 ? avail : 0;
+}
+
+/* Can the subtree of v hold need (units per low type) in the window?  True
+ * when v keeps no aggregate: aggregates only prune. */
+static inline bool agg_fits(const grove_matcher_t *m, grove_vid_t v, const int64_t *need)
+{
+    const grove_graph_t *g = m->g;
+    if (!g->naggs || m->dom_sub != g->containment)
+        return true; /* aggregates summarize containment subtrees */
+    const grovep_agg_t *a = grovep_agg_of(g, v);
+    if (!a)
+        return true;
+    if (m->sat) {
+        for (size_t i = 0; i < g->nlow; i++)
+            if ((a->mask & (1u << i)) && need[i] > a->total[i])
+                return false;
+        return true;
+    }
+    return grovep_agg_fits(g, a, m->start, m->end, need);
+}
+
+static inline bool has_prop(const char *name, void *arg)
+{
+    const grove_matcher_t *m = ((const void **)arg)[0];
+    grove_vid_t v = *(const grove_vid_t *)((const void **)arg)[1];
+    return grove_vertex_property(m->g, v, name) != NULL;
+}
+
+static inline bool constraint_check(const grove_matcher_t *m, grove_vid_t v)
+{
+    const void *ctx[2] = {m, &v};
+    grove_constraint_subject_t subj = {
+        .has_property = has_prop,
+        .arg = ctx,
+        .hostname = grove_vertex_name(m->g, v),
+        .rank = m->g->v[v].rank,
+    };
+    return grove_constraint_match(m->constraint, &subj) == 1;
+}
+
+/* Does v meet the job's constraint?  Only its execution targets are asked
+ * (constraint_check); every other vertex of a whole machine passes here
+ * in a step. */
+static inline bool constraint_ok(const grove_matcher_t *m, grove_vid_t v)
+{
+    return !m->constraint || m->g->v[v].type != m->ctype || constraint_check(m, v);
+}
+
+/* ---- matching ---------------------------------------------------------------- */
+
+/* Mark v's ancestors touched by this match (touch_up). */
+static inline int touch_above(grove_matcher_t *m, grove_vid_t v)
+{
+    for (grove_vid_t a = m->par[v]; a != GROVEP_NONE; a = m->par[a]) {
+        uint8_t f = flags_of(m, a);
+        if (f & M_TOUCH)
+            break; /* everything above is already marked */
+        if (set_state(m, a, taken_of(m, a), f | M_TOUCH) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Mark v and its ancestors touched by this match: the cores of a socket
+ * find their parent marked already, in a step. */
+static inline int touch_up(grove_matcher_t *m, grove_vid_t v)
+{
+    grove_vid_t a = m->par[v];
+    if (a == GROVEP_NONE || (flags_of(m, a) & M_TOUCH))
+        return 0;
+    return touch_above(m, v);
+}
+
+/* ---- one attempt ---------------------------------------------------------------- */
+
+/* The end of a window of d seconds from t, GROVE_TIME_MAX past the end of
+ * time. */
+static inline int64_t window_end(int64_t t, int64_t d)
+{
+    return d >= GROVE_TIME_MAX - t ? GROVE_TIME_MAX : t + d;
+}
+
+/* Index of pick v in a job's picks (sorted by vertex id), or -1. */
+static inline long pick_index(const grove_job_t *j, grove_vid_t v)
+{
+    size_t lo;
+    GROVEP_LOWER_BOUND(lo, j->npicks, mid, j->picks[mid].v < v);
+    return lo < j->npicks && j->picks[lo].v == v ? (long)lo : -1;
+}
+
+/* ---- across the files ------------------------------------------------------- */
+
+/* What one file of the group calls in another: each is described where it
+ * is defined. */
+
+/* match_job.c: the job table and the kept requests */
+void grovep_match_job_free(grove_job_t *j);
+void *grovep_match_dtab_base(void *a, size_t off, size_t elem);
+long grovep_match_job_index(const grove_matcher_t *m, grove_jobid_t id);
+int grovep_match_job_insert(grove_matcher_t *m, grove_job_t *j);
+void grovep_match_kept_free(grove_matcher_t *m);
+int grovep_match_keep_request(grove_matcher_t *m, grove_jobid_t id, const grove_jobspec_t *js);
+
+/* match_walk.c: scratch state, the candidate walk, taking, a request list matched */
+int grovep_match_scratch_reserve(grove_matcher_t *m);
+void grovep_match_new_generation(grove_matcher_t *m);
+int grovep_match_push_frame(grove_matcher_t *m, grove_vid_t v);
+int grovep_match_take_check(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool pexcl,
+                            uint64_t need, bool *excl_out, bool *clean_out);
+int grovep_match_list(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl,
+                      bool top);
+
+/* match_use.c: exploring by use: the orders it gives, the counts the jobs change */
+void grovep_match_order_by_use(const grove_matcher_t *m, grove_vid_t *kids, size_t n);
+const grove_vid_t *grovep_match_use_kept_order(grove_matcher_t *m, grove_vid_t v, uint32_t n);
+int grovep_match_use_count_all(grove_matcher_t *m, enum use_op op, const grove_pick_t *picks,
+                               size_t n, int64_t sign);
+void grovep_match_use_forget(grove_matcher_t *m, grove_job_t *j);
+int grovep_match_use_reserve(grove_matcher_t *m, const grove_job_t *j, int64_t now);
+void grovep_match_use_update(grove_matcher_t *m, grove_job_t *j, int64_t now);
+
+/* match_slot.c: slots */
+bool grovep_match_at_or_below_node(const grove_matcher_t *m, grove_vid_t w);
+int64_t grovep_match_take_slots(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl,
+                                uint64_t want, struct checkpoint *per, size_t nper);
+int grovep_match_id_direction(grove_matcher_t *m, grove_vid_t a, grove_vid_t b);
+int grovep_match_take_slots_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t u,
+                                  bool pexcl, uint64_t want);
+
+/* match_channel.c: channeled pools, taken and given back */
+bool grovep_match_channeled_type(const grove_matcher_t *m, grove_sym_t t);
+int grovep_match_channel_match(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool top);
+void grovep_match_merge_channel_picks(grove_matcher_t *m);
+long grovep_match_channel_release(grove_matcher_t *m, grove_job_t *j, grove_vid_t d, uint8_t *rel);
+long grovep_match_channel_pool_release(grove_matcher_t *m, grove_job_t *j, long x, uint8_t *rel);
+
+/* match_request.c: the request tree */
+struct req *grovep_match_compile(grove_matcher_t *m, const grove_jobspec_t *js, struct req ***tops,
+                                 size_t *nvar);
+
+/* match_time.c: attempts, now and later */
+int grovep_match_attempt_x(grove_matcher_t *m, struct matching *x, int64_t t, int64_t d);
+int grovep_match_search(grove_matcher_t *m, struct matching *x);
+
+/* match_record.c: picks sorted, expanded and made into records, and undone */
+int grovep_match_cmp_pick(const void *a, const void *b);
+int grovep_match_sort_picks(grove_pick_t *p, size_t n, void *scratch, size_t scratch_bytes);
+int grovep_match_expand_whole(grove_matcher_t *m);
+int grovep_match_expand_nodex(grove_matcher_t *m);
+int grovep_match_add_ancestors(grove_matcher_t *m);
+bool grovep_match_implied(grove_matcher_t *m, grove_vid_t v);
+void grovep_match_unrecord(grove_graph_t *g, grove_jobid_t id, int64_t start, int64_t end,
+                           grove_pick_t *p, size_t n);
+int grovep_match_record(grove_graph_t *g, grove_jobid_t id, grove_pick_t *p, size_t n,
+                        int64_t start, int64_t end, const uint8_t *is_implied);
+
+#endif

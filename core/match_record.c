@@ -1,0 +1,317 @@
+/* match_record.c: a selection that fits, made into records, and undone.
+ *
+ * Workload: once per successful match, in time proportional to what the
+ * job took (a whole machine: a million picks, sorted by a radix sort).
+ * Exclusive picks are expanded (whole requests and node-exclusive
+ * policies take everything below), ancestors are annotated, and each pick
+ * becomes a record: one at the top-most exclusive vertex (what lies below
+ * is implied), units on leaf pools.  unrecord takes them back.
+ *
+ * This file must not search (match_walk.c, match_time.c) or keep the job
+ * table (match_job.c).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "match_private.h"
+
+int grovep_match_cmp_pick(const void *a, const void *b)
+{
+    const grove_pick_t *x = a, *y = b;
+    return (x->v > y->v) - (x->v < y->v);
+}
+
+/* Below this many picks a comparison sort is as fast as two passes over
+ * 64 Ki buckets. */
+#define RADIX_MIN 4096
+
+/* Sort n picks by vertex id in two stable passes of 16 bits (a whole
+ * machine's million picks: linear, where a comparison sort was a fifth of
+ * the match).  The second buffer is scratch (scratch_bytes of it) when
+ * that is large enough, else one of its own.  0 or -1 (ENOMEM). */
+static int radix_picks(grove_pick_t *p, size_t n, void *scratch, size_t scratch_bytes)
+{
+    grove_pick_t *own = scratch_bytes >= n * sizeof(*own) ? NULL : malloc(n * sizeof(*own));
+    grove_pick_t *tmp = own ? own : scratch;
+    size_t *count = malloc(65536 * sizeof(*count));
+    if ((!own && scratch_bytes < n * sizeof(*own)) || !count) {
+        free(own);
+        free(count);
+        errno = ENOMEM;
+        return -1;
+    }
+    grove_pick_t *from = p, *to = tmp;
+    for (int shift = 0; shift < 32; shift += 16) {
+        memset(count, 0, 65536 * sizeof(*count));
+        for (size_t i = 0; i < n; i++)
+            count[(from[i].v >> shift) & 0xffff]++;
+        size_t sum = 0;
+        for (size_t b = 0; b < 65536; b++) {
+            size_t c = count[b];
+            count[b] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            to[count[(from[i].v >> shift) & 0xffff]++] = from[i];
+        grove_pick_t *t = from;
+        from = to;
+        to = t;
+    }
+    /* two passes: the sorted picks are back in p */
+    free(own);
+    free(count);
+    return 0;
+}
+
+/* Sort picks by vertex id.  They come mostly in graph order (the walk
+ * follows it), with the ancestors appended at the end: sort only what
+ * breaks the order and merge it back.  scratch: as radix_picks.  0 or -1
+ * (ENOMEM). */
+int grovep_match_sort_picks(grove_pick_t *p, size_t n, void *scratch, size_t scratch_bytes)
+{
+    size_t k = 1;
+    while (k < n && p[k - 1].v < p[k].v)
+        k++;
+    if (k >= n)
+        return 0;
+    if (n - k > k / 8) { /* far from sorted: sort everything */
+        if (n >= RADIX_MIN)
+            return radix_picks(p, n, scratch, scratch_bytes);
+        qsort(p, n, sizeof(*p), grovep_match_cmp_pick);
+        return 0;
+    }
+    qsort(p + k, n - k, sizeof(*p), grovep_match_cmp_pick);
+    grove_pick_t *tail = malloc((n - k) * sizeof(*tail));
+    if (!tail) {
+        errno = ENOMEM;
+        return -1;
+    }
+    memcpy(tail, p + k, (n - k) * sizeof(*tail));
+    /* merge from the back: the sorted prefix p[0..k) and the tail */
+    size_t i = k, j = n - k, o = n;
+    while (j > 0) {
+        if (i > 0 && p[i - 1].v > tail[j - 1].v)
+            p[--o] = p[--i];
+        else
+            p[--o] = tail[--j];
+    }
+    free(tail);
+    return 0;
+}
+
+/* Add v, unless picked already, held exclusively. */
+static inline int add_held(grove_matcher_t *m, grove_vid_t v)
+{
+    uint8_t f = flags_of(m, v);
+    if (f & M_PICK)
+        return 0;
+    const grove_graph_t *g = m->g;
+    if (set_state(m, v, taken_of(m, v), f | M_PICK | M_EXCL | M_TOUCH) < 0
+        || add_pick(m, v, g->v[v].size, true, g->first_out[v] == GROVEP_NONE) < 0)
+        return -1;
+    return 0;
+}
+
+/* add every unpicked vertex below the walk's start (arg: the matcher),
+ * held exclusively */
+static int nodex_pre(grove_graph_t *g, grove_vid_t v, int depth, void *arg)
+{
+    (void)g;
+    if (depth == 0)
+        return GROVE_WALK_CONTINUE;
+    return add_held(arg, v) < 0 ? -1 : GROVE_WALK_CONTINUE;
+}
+
+/* Add every unpicked vertex below top, held exclusively, in the walked
+ * subsystem.  Containment is a tree: its tree edges are followed with a
+ * stack in the kid arena (free once the search is over), a few loads a
+ * vertex; another subsystem may join or loop, and goes through the
+ * graph's walker, which visits a vertex once.  0 or -1 (ENOMEM). */
+static int add_below(grove_matcher_t *m, grove_vid_t top)
+{
+    const grove_graph_t *g = m->g;
+    if (m->dom_sub != g->containment) {
+        grove_walk_hooks_t h = {.pre = nodex_pre, .arg = m};
+        return grove_graph_walk(m->g, top, dom_sym(m), &h, NULL) < 0 ? -1 : 0;
+    }
+    size_t base = m->nkids, sp = base;
+    int rc = 0;
+    if (grovep_grow((void **)&m->kids, &m->kidcap, sp + 1, sizeof(*m->kids)) < 0)
+        return -1;
+    m->kids[sp++] = top;
+    const uint32_t *off;
+    const grove_vid_t *tk = grovep_tree_kids(g, &off);
+    while (tk && sp > base && rc == 0) { /* the tree's child arrays: read in sequence */
+        grove_vid_t u = m->kids[--sp];
+        for (uint32_t i = off[u]; i < off[u + 1] && rc == 0; i++) {
+            grove_vid_t c = tk[i];
+            if (add_held(m, c) < 0)
+                rc = -1;
+            else if (off[c + 1] == off[c])
+                continue; /* a leaf: nothing below to walk */
+            else if (grovep_grow((void **)&m->kids, &m->kidcap, sp + 1, sizeof(*m->kids)) < 0)
+                rc = -1;
+            else
+                m->kids[sp++] = c;
+        }
+    }
+    while (sp > base && rc == 0) { /* no memory for them: the edge lists */
+        grove_vid_t u = m->kids[--sp];
+        for (grove_eid_t e = g->first_out[u]; e != GROVEP_NONE && rc == 0;
+             e = g->e[e].next_out) {
+            const grovep_edge_t *ed = &g->e[e];
+            /* the tree edges, as the walker follows containment */
+            if (ed->sub != g->containment || (ed->flags & GROVEP_E_UP) || g->parent[ed->dst] != u)
+                continue;
+            if (add_held(m, ed->dst) < 0
+                || grovep_grow((void **)&m->kids, &m->kidcap, sp + 1, sizeof(*m->kids)) < 0)
+                rc = -1;
+            else
+                m->kids[sp++] = ed->dst;
+        }
+    }
+    m->nkids = base;
+    return rc;
+}
+
+/* A vertex asked for exclusively holds everything below it: add what the
+ * request did not name, so the selection (and R) lists all the job has. */
+int grovep_match_expand_whole(grove_matcher_t *m)
+{
+    size_t n = m->nsel;
+    for (size_t i = 0; i < n; i++) {
+        grove_vid_t v = m->sel[i].v;
+        if ((flags_of(m, v) & M_WHOLE) && add_below(m, v) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int grovep_match_expand_nodex(grove_matcher_t *m)
+{
+    size_t n = m->nsel;
+    for (size_t i = 0; i < n; i++) {
+        grove_vid_t v = m->sel[i].v;
+        if (m->g->v[v].type == m->node_sym && add_below(m, v) < 0)
+            return -1;
+    }
+    /* everything at or below a node is now held exclusively */
+    for (size_t i = 0; i < m->nsel; i++) {
+        grove_vid_t v = m->sel[i].v;
+        if (m->sel[i].exclusive || !grovep_match_at_or_below_node(m, v)
+            || m->node_sym == GROVE_SYM_NONE)
+            continue;
+        m->sel[i].exclusive = true;
+        m->sel[i].amount = m->g->v[v].size > 0 ? m->g->v[v].size : 1;
+        if (set_state(m, v, taken_of(m, v), flags_of(m, v) | M_EXCL) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The ancestors of every pick up to the root are part of the selection, as
+ * shared containers (a request may omit levels: nodes found below racks
+ * still place the job in those racks). */
+int grovep_match_add_ancestors(grove_matcher_t *m)
+{
+    size_t n = m->nsel;
+    for (size_t i = 0; i < n; i++) {
+        for (grove_vid_t a = m->par[m->sel[i].v]; a != GROVEP_NONE; a = m->par[a]) {
+            uint8_t f = flags_of(m, a);
+            if (f & M_PICK)
+                break;
+            if (set_state(m, a, taken_of(m, a), f | M_PICK | M_TOUCH) < 0
+                || add_pick(m, a, 1, false, false) < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* True when an ancestor of v is an exclusive pick of this match.  Once the
+ * search is over (match_complete), the answer is kept in the ancestors'
+ * flags as it is found, so a whole machine's picks cost a step each, not
+ * a walk to the root each: every ancestor of a pick is a pick, stamped. */
+bool grovep_match_implied(grove_matcher_t *m, grove_vid_t v)
+{
+    bool r = false;
+    grove_vid_t a;
+    for (a = m->par[v]; a != GROVEP_NONE; a = m->par[a]) {
+        uint8_t f = flags_of(m, a);
+        if ((f & (M_PICK | M_EXCL)) == (M_PICK | M_EXCL)) {
+            r = true;
+            break;
+        }
+        if (f & M_IKNOWN) {
+            r = (f & M_IMPL) != 0;
+            break;
+        }
+    }
+    for (grove_vid_t b = m->par[v]; b != a; b = m->par[b])
+        if (m->stamp[b] == m->gen)
+            m->mflags[b] |= (uint8_t)(M_IKNOWN | (r ? M_IMPL : 0));
+    return r;
+}
+
+/* Drop every record of a job's picks (one batch). */
+void grovep_match_unrecord(grove_graph_t *g, grove_jobid_t id, int64_t start, int64_t end,
+                           grove_pick_t *p, size_t n)
+{
+    grove_vid_t *vs = malloc((n ? n : 1) * sizeof(*vs));
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!p[i].recorded)
+            continue;
+        if (vs)
+            vs[k++] = p[i].v;
+        else
+            grove_vertex_free(g, p[i].v, id, -1); /* no memory for a batch */
+        p[i].recorded = false;
+    }
+    if (vs)
+        grovep_job_release(g, id, start, end, vs, k);
+    free(vs);
+}
+
+/* Write the records of picks for job id over [start, end): one record at
+ * each top-most exclusive pick and each leaf pool; shared containers are
+ * annotated through what lies below.  0 or -1, nothing recorded on
+ * failure. */
+int grovep_match_record(grove_graph_t *g, grove_jobid_t id, grove_pick_t *p, size_t n,
+                        int64_t start, int64_t end, const uint8_t *is_implied)
+{
+    /* the picks that hold a record: a whole machine's 800,000 picks are
+     * 16,384 nodes held whole, so the arrays are sized by a first count */
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        p[i].recorded = !is_implied[i] && (p[i].exclusive ? g->v[p[i].v].size != 0 : p[i].leaf);
+        k += p[i].recorded;
+    }
+    grove_vid_t *vs = calloc(k ? k : 1, sizeof(*vs));
+    int64_t *amount = calloc(k ? k : 1, sizeof(*amount));
+    bool *excl = calloc(k ? k : 1, sizeof(*excl));
+    int rc = -1;
+    if (!vs || !amount || !excl) { /* nothing recorded */
+        for (size_t i = 0; i < n; i++)
+            p[i].recorded = false;
+        errno = ENOMEM;
+        goto out;
+    }
+    k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!p[i].recorded)
+            continue; /* grovep_match_implied, a shared container or an empty pool */
+        vs[k] = p[i].v;
+        amount[k] = p[i].exclusive ? g->v[p[i].v].size : p[i].amount;
+        excl[k] = p[i].exclusive;
+        k++;
+    }
+    rc = grovep_job_record(g, id, start, end, vs, amount, excl, k);
+    if (rc < 0)
+        for (size_t i = 0; i < n; i++)
+            p[i].recorded = false;
+out:
+    GROVEP_FREE_ALL(vs, amount, excl);
+    return rc;
+}

@@ -1,0 +1,129 @@
+/* match_time.c: one attempt in a window, and the search for a later one.
+ *
+ * Workload: "allocate" tries now; "reserve" then tries each later instant
+ * at which some job or record ends, in order, skipping those at which the
+ * root's aggregates say the machine lacks room, and takes the first that
+ * fits.  The instants come from the graph's index of record ends: the cost
+ * follows the number of instants, not of vertices.
+ *
+ * This file must not walk (match_walk.c) or record (match_record.c): an
+ * attempt starts a generation and hands each request list to the walk.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "match_private.h"
+
+/* Try the whole request in the window starting at t.  1 fits (the picks are
+ * in m->sel), 0 not, -1 error. */
+static int attempt(grove_matcher_t *m, const struct req *top, grove_vid_t root, int64_t t,
+                   int64_t d)
+{
+    grovep_match_new_generation(m);
+    m->start = t;
+    m->end = window_end(t, d);
+    if (!up(m, root))
+        return 0; /* nothing below a root that is not up is available */
+    /* what the root's aggregates already rule out (one more single-core
+     * slot than the machine has cores) is answered here, not after a
+     * search of every way to place the part that fits */
+    int64_t need[GROVEP_MAX_LOW] = {0};
+    for (const struct req *r = top; r; r = r->next)
+        for (size_t l = 0; l < m->g->nlow; l++)
+            if (__builtin_add_overflow(need[l], r->tot[l], &need[l]))
+                need[l] = INT64_MAX;
+    if (!agg_fits(m, root, need))
+        return 0;
+    for (const struct req *r = top; r; r = r->next) {
+        int rc = grovep_match_list(m, r, root, false, true);
+        if (rc <= 0)
+            return rc;
+    }
+    return 1;
+}
+
+/* Try each variant of the request (see grovep_match_compile) in the window starting at
+ * t, in order, until one fits: 1 (x->top is the one), 0, -1. */
+int grovep_match_attempt_x(grove_matcher_t *m, struct matching *x, int64_t t, int64_t d)
+{
+    for (size_t v = 0; v < x->nvar; v++) {
+        x->top = x->tops[v];
+        int rc = attempt(m, x->top, x->root, t, d);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* The instants after now at which something ends, ascending and distinct:
+ * the ends of the graph's records (the table's jobs and allocations made on
+ * vertices directly alike: a job holding no record frees nothing when it
+ * ends), from the graph's index of record ends: the cost follows the
+ * number of instants, not of vertices.  A new array (*n entries), or NULL
+ * (ENOMEM). */
+static int64_t *later_times(const grove_matcher_t *m, int64_t now, size_t *n)
+{
+    const grove_graph_t *g = m->g;
+    size_t first = grovep_rec_ends_after(g, now), k = 0;
+    int64_t *t = malloc((g->nrec_ends - first + 1) * sizeof(*t));
+    if (!t) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    /* a copy: match_later owns and frees what it walks */
+    for (size_t i = first; i < g->nrec_ends; i++)
+        t[k++] = g->rec_ends[i].t;
+    *n = k;
+    return t;
+}
+
+/* Try later instants, those at which some job ends, in order, skipping
+ * those at which the whole machine lacks room.  1 fits (at x->at), 0 not,
+ * -1 error. */
+static int match_later(grove_matcher_t *m, struct matching *x)
+{
+    const grove_graph_t *g = m->g;
+    size_t nt;
+    int64_t *times = later_times(m, x->now, &nt);
+    if (!times)
+        return -1;
+    if (nt && times[nt - 1] == GROVE_TIME_MAX)
+        nt--; /* a job that never ends frees nothing */
+    /* what the least demanding variant needs */
+    int64_t need[GROVEP_MAX_LOW];
+    for (size_t l = 0; l < g->nlow; l++)
+        need[l] = INT64_MAX;
+    for (size_t v = 0; v < x->nvar; v++)
+        for (size_t l = 0; l < g->nlow; l++) {
+            int64_t sum = 0;
+            for (const struct req *r = x->tops[v]; r; r = r->next)
+                if (__builtin_add_overflow(sum, r->tot[l], &sum))
+                    sum = INT64_MAX; /* saturate, as the needs themselves */
+            if (sum < need[l])
+                need[l] = sum;
+        }
+    int found = 0;
+    for (size_t i = 0; i < nt && found == 0; i++) {
+        m->start = times[i];
+        m->end = window_end(times[i], x->d);
+        if (!agg_fits(m, x->root, need))
+            continue;
+        found = grovep_match_attempt_x(m, x, times[i], x->d);
+        x->at = times[i];
+    }
+    free(times);
+    return found;
+}
+
+/* Find where the request fits: now, or in the modes that look ahead, the
+ * earliest later instant.  1 fits (at x->at), 0 not, -1 error. */
+int grovep_match_search(grove_matcher_t *m, struct matching *x)
+{
+    m->sat = x->mode == GROVE_MATCH_SATISFIABILITY;
+    x->at = x->now;
+    int found = grovep_match_attempt_x(m, x, x->now, x->d);
+    if (found == 0 && (x->mode == GROVE_MATCH_ALLOCATE_ORELSE_RESERVE
+                       || x->mode == GROVE_MATCH_WITHOUT_ALLOCATING_FUTURE))
+        found = match_later(m, x);
+    return found;
+}

@@ -1,0 +1,1040 @@
+/* match_walk.c: the matcher's walk below one vertex for one request.
+ *
+ * Workload: the inner loop of every match; a whole machine visits a
+ * million vertices.  Here are the per-match scratch arrays (stamped by
+ * generation, reset by bumping it), the candidate iteration over the
+ * dominant subsystem with its two LIFO arenas (frames and child lists,
+ * shared by every nesting level: nothing allocated per visited vertex),
+ * taking a candidate (take_check, take), the selection rules (first, best
+ * by score, highest, the top level ranked by id) with the whole-machine
+ * fast path (take_clean_leaf), and grovep_match_list, which picks one of
+ * them for a request list and recurses into the children.
+ *
+ * The hottest loops (iter_step, take_clean_leaf, take) stay in this one
+ * file, with the small state helpers static inline in match_private.h, so
+ * that nothing they inlined became a call across files.
+ *
+ * This file must not hold slot placement (match_slot.c), the ranking by
+ * use (match_use.c), channeled pools (match_channel.c), the time search
+ * (match_time.c) or records (match_record.c).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "match_private.h"
+
+/* ---- scratch state --------------------------------------------------------- */
+
+int grovep_match_scratch_reserve(grove_matcher_t *m)
+{
+    size_t n = m->g->nv, old = m->scap, oldsel = m->selcap, oldlog = m->logcap;
+    size_t c1 = old, c2 = old, c3 = old; /* parallel arrays: all grow alike */
+    if (grovep_grow((void **)&m->stamp, &c1, n, sizeof(*m->stamp)) < 0
+        || grovep_grow((void **)&m->taken, &c2, n, sizeof(*m->taken)) < 0
+        || grovep_grow((void **)&m->mflags, &c3, n, sizeof(*m->mflags)) < 0)
+        return -1;
+    /* Only the stamps are written here, on huge pages.  taken and mflags
+     * are read only where the stamp is current: a page of them becomes
+     * resident where a match first writes, on small pages (a 2 MB one
+     * would hold 5,000 nodes' state for a job on one; writing them all
+     * now would be 8 MB more at 16,384 nodes).  Dense arrays, not state
+     * kept in the undo log: a whole machine asks a vertex's state several
+     * times, and an array read is one load where the log is two dependent
+     * ones (a quarter of such a match's time, measured) */
+    if (c1 != old)
+        grovep_huge(m->stamp, c1 * sizeof(*m->stamp));
+    memset(m->stamp + old, 0, (c1 - old) * sizeof(*m->stamp));
+    m->scap = c1;
+    /* a whole machine's selection and undo log hold about one entry a
+     * vertex: room for that is taken at once (address space, until used)
+     * so that they never grow by copying what a large match wrote */
+    if (grovep_grow((void **)&m->sel, &m->selcap, n, sizeof(*m->sel)) < 0
+        || grovep_grow((void **)&m->log, &m->logcap, n, sizeof(*m->log)) < 0)
+        return -1;
+    if (m->selcap != oldsel)
+        grovep_huge(m->sel, m->selcap * sizeof(*m->sel));
+    if (m->logcap != oldlog)
+        grovep_huge(m->log, m->logcap * sizeof(*m->log));
+    return 0;
+}
+
+void grovep_match_new_generation(grove_matcher_t *m)
+{
+    if (++m->gen == 0) {
+        memset(m->stamp, 0, m->scap * sizeof(*m->stamp));
+        m->gen = 1;
+    }
+    m->nlog = 0;
+    m->nsel = 0;
+    m->nframes = 0;
+    m->nkids = 0;
+    m->ncands = 0;
+    grove_policy_request_reset(&m->preq);
+}
+
+int grovep_match_push_frame(grove_matcher_t *m, grove_vid_t v)
+{
+    const grove_graph_t *g = m->g;
+    int sub = m->dom_sub;
+    bool kept = false; /* the children are in a kept order already */
+    if (grovep_grow((void **)&m->frames, &m->framecap, m->nframes + 1, sizeof(*m->frames)) < 0)
+        return -1;
+    struct frame *f = &m->frames[m->nframes++];
+    f->v = v;
+    f->kids = (uint32_t)m->nkids;
+    f->nkids = 0;
+    f->next = 0;
+    if (m->tk) { /* containment's tree: its children listed in sequence */
+        uint32_t n = m->tkoff[v + 1] - m->tkoff[v];
+        if (grovep_grow((void **)&m->kids, &m->kidcap, m->nkids + n, sizeof(*m->kids)) < 0)
+            return -1;
+        const grove_vid_t *src = m->tk + m->tkoff[v];
+        if (m->pol.explore_by_use && n >= USE_ORD_MIN) {
+            if (!(src = grovep_match_use_kept_order(m, v, n)))
+                return -1;
+            kept = true;
+        }
+        memcpy(m->kids + m->nkids, src, n * sizeof(*m->kids));
+        m->nkids += n;
+        f->nkids = n;
+    }
+    for (grove_eid_t e = m->tk ? GROVEP_NONE : g->first_out[v]; e != GROVEP_NONE;
+         e = g->e[e].next_out) {
+        const grovep_edge_t *ed = &g->e[e];
+        if (ed->sub != sub || (ed->flags & GROVEP_E_UP))
+            continue;
+        if (grovep_grow((void **)&m->kids, &m->kidcap, m->nkids + 1, sizeof(*m->kids)) < 0)
+            return -1;
+        m->kids[m->nkids++] = ed->dst;
+        m->frames[m->nframes - 1].nkids++;
+    }
+    f = &m->frames[m->nframes - 1];
+    if (f->nkids > 1 && m->pol.explore_by_use) {
+        if (!kept)
+            grovep_match_order_by_use(m, m->kids + f->kids, f->nkids);
+    } else if (f->nkids > 1 && m->pol.order
+               && m->pol.order(m->pol.arg, g, v, m->kids + f->kids, f->nkids) < 0) {
+        m->hook_failed = 1;
+        return -1;
+    }
+    return 0;
+}
+
+static int iter_begin(grove_matcher_t *m, struct iter *it, grove_vid_t root, bool include_root)
+{
+    it->frame_base = m->nframes;
+    it->kid_base = m->nkids;
+    it->root = root;
+    it->root_pending = include_root;
+    it->started = false;
+    it->need = 0;
+    return 0;
+}
+
+static void iter_end(grove_matcher_t *m, const struct iter *it)
+{
+    m->nframes = it->frame_base;
+    m->nkids = it->kid_base;
+}
+
+/* Is t the type of another request of r's list?  A vertex of that type
+ * is that request's candidate: the search for r does not walk through it
+ * (a slot of power and a node takes its power beside the node, not the
+ * node's own). */
+static bool sibling_type(const struct req *r, grove_sym_t t)
+{
+    for (const struct req *q = r->sibs; q; q = q->next)
+        if (q != r && !q->slot && q->type == t)
+            return true;
+    return false;
+}
+
+/* Next vertex of the requested type below the root (or the root itself),
+ * GROVE_VID_NONE at the end, or GROVE_VID_NONE with *failed set. */
+static grove_vid_t iter_next(grove_matcher_t *m, struct iter *it, const struct req *r,
+                             int *failed)
+{
+    const grove_graph_t *g = m->g;
+    if (!it->started) {
+        it->started = true;
+        if (it->root_pending) {
+            /* the top of the graph: a candidate itself, or walked through */
+            it->root_pending = false;
+            if (g->v[it->root].type == r->type)
+                return it->root;
+            if (!enterable(m, it->root) || !agg_fits(m, it->root, r->need1))
+                return GROVE_VID_NONE;
+        }
+        /* below a candidate that take() already vetted (and may hold
+         * exclusively: its inside is ours to search) */
+        if (grovep_match_push_frame(m, it->root) < 0)
+            goto fail;
+    }
+    while (m->nframes > it->frame_base) {
+        struct frame *f = &m->frames[m->nframes - 1];
+        if (f->next >= f->nkids) {
+            m->nkids = f->kids;
+            m->nframes--;
+            continue;
+        }
+        grove_vid_t k = m->kids[f->kids + f->next++];
+        if (g->v[k].type == r->type)
+            return k;
+        if (sibling_type(r, g->v[k].type) || !enterable(m, k) || !agg_fits(m, k, r->need1))
+            continue;
+        if (m->pol.prune && grove_policy_applies(g, m->pol.prune_types, g->v[k].type)) {
+            grove_policy_ctx_t ctx = {r->type, it->need, m->start, m->end, &m->preq, r->js};
+            int p = m->pol.prune(m->pol.arg, g, k, &ctx);
+            if (p < 0) {
+                m->hook_failed = 1;
+                goto fail;
+            }
+            if (p > 0)
+                continue;
+        }
+        if (grovep_match_push_frame(m, k) < 0)
+            goto fail;
+    }
+    return GROVE_VID_NONE;
+fail:
+    *failed = 1;
+    return GROVE_VID_NONE;
+}
+
+/* iter_next when the next child in the current frame is a candidate (the
+ * cores of a socket, one after the other): no call, no walk. */
+static inline grove_vid_t iter_step(grove_matcher_t *m, struct iter *it, const struct req *r,
+                                    int *failed)
+{
+    if (it->started && m->nframes > it->frame_base) {
+        struct frame *f = &m->frames[m->nframes - 1];
+        if (f->next < f->nkids) {
+            grove_vid_t k = m->kids[f->kids + f->next];
+            if (m->g->v[k].type == r->type) {
+                f->next++;
+                return k;
+            }
+        }
+    }
+    return iter_next(m, it, r, failed);
+}
+
+/* What take() checks before it takes anything: c's own state, its
+ * aggregate, the policy's prune, this match's flags and other jobs'
+ * exclusive holds; nothing below c is walked.  1 passes, 0 not, -1 error
+ * (hook).  *excl: c would be taken exclusively; *clean_out (may be NULL):
+ * nothing below c has records, so its inside need not be asked about. */
+int grovep_match_take_check(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool pexcl,
+                            uint64_t need, bool *excl_out, bool *clean_out)
+{
+    const grove_graph_t *g = m->g;
+    /* written `exclusive: false` (inside a slot too): only the units asked
+     * for; what lies below still inherits the slot's exclusivity */
+    bool inherit = r->excl || pexcl;
+    bool excl = inherit && !r->not_excl;
+    bool nodex = m->pol.node_exclusive && g->v[c].type == m->node_sym;
+    if (nodex)
+        excl = true;
+    *excl_out = excl;
+    /* the aggregate of a candidate matters for what lies below it; a leaf
+     * request is decided by the candidate's own records */
+    if (!up(m, c) || !constraint_ok(m, c) || (r->child && !agg_fits(m, c, r->need1)))
+        return 0;
+    if (m->pol.prune && grove_policy_applies(g, m->pol.prune_types, g->v[c].type)) {
+        /* the policy may rule out a candidate as it rules out a subtree */
+        grove_policy_ctx_t ctx = {r->type, need, m->start, m->end, &m->preq, r->js};
+        int p = m->pol.prune(m->pol.arg, g, c, &ctx);
+        if (p < 0) {
+            m->hook_failed = 1;
+            return -1;
+        }
+        if (p > 0)
+            return 0;
+    }
+    uint8_t f = flags_of(m, c);
+    if (f & M_EXCL)
+        return 0;
+    /* a record below a vertex annotates it (the containment tree), so
+     * below a clean exclusive pick nothing has records: its inside is not
+     * asked about again, vertex by vertex (a whole node of 53 vertices is
+     * one question) */
+    grove_vid_t tp = g->parent[c];
+    bool clean = excl && tp != GROVEP_NONE && (flags_of(m, tp) & M_CLEAN);
+    if (excl) {
+        if (f || taken_of(m, c) || (!clean && touched(m, c)))
+            return 0;
+        clean = true; /* untouched: nothing below it is either */
+    } else if (held_excl(m, c)) {
+        return 0;
+    }
+    if (clean_out)
+        *clean_out = clean;
+    return 1;
+}
+
+/* Try to take candidate c for request r (children included): at most
+ * remaining units of a leaf pool; need is what the level still needs (what
+ * prune is told).  Returns the units it counts for (> 0), 0 when it does
+ * not fit, -1 on error. */
+static int64_t take(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool pexcl,
+                    uint64_t remaining, uint64_t need)
+{
+    const grove_graph_t *g = m->g;
+    bool inherit = r->excl || pexcl, excl, clean;
+    int ok = grovep_match_take_check(m, r, c, pexcl, need, &excl, &clean);
+    if (ok <= 0)
+        return ok;
+    uint8_t f = flags_of(m, c);
+    struct checkpoint cp = checkpoint(m);
+    int64_t units;
+    if (!r->child) {
+        if (excl) {
+            /* untouched by others (checked above) and by this match: the
+             * whole pool is free, no need to ask its planner again */
+            if (g->v[c].size == 0)
+                return 0;
+            units = g->v[c].size;
+        } else {
+            int64_t avail = free_units(m, c);
+            if (avail <= 0)
+                return 0;
+            units = (uint64_t)avail < remaining ? avail : (int64_t)remaining;
+        }
+        if (set_state(m, c, taken_of(m, c) + units,
+                      f | M_TOUCH | M_PICK | (excl ? M_EXCL : 0) | (clean ? M_CLEAN : 0))
+                < 0
+            || add_pick(m, c, units, excl, true) < 0 || touch_up(m, c) < 0)
+            return -1;
+        return units;
+    }
+    uint8_t nf = f | M_TOUCH | M_PICK | (excl ? M_EXCL : 0) | (r->whole ? M_WHOLE : 0)
+                 | (clean ? M_CLEAN : 0);
+    if (set_state(m, c, taken_of(m, c), nf) < 0 || add_pick(m, c, 1, excl, false) < 0
+        || touch_up(m, c) < 0)
+        return -1;
+    for (const struct req *ch = r->child; ch; ch = ch->next) {
+        int rc = grovep_match_list(m, ch, c, excl || inherit, false);
+        if (rc <= 0) {
+            rollback(m, cp);
+            return rc;
+        }
+    }
+    return 1;
+}
+
+/* ---- the top of a request ranked by id -------------------------------------------
+ *
+ * A request whose first level lies below the graph's root (sockets asked
+ * for at the top, the levels above left out) is matched by the reference
+ * engine against every vertex of that type in the graph: each that fits
+ * is scored by its own id (+ 1, and under lonode/hinode the weight of its
+ * node), the lot ranked by its sort, and the best taken.  The ids of the
+ * levels walked through count for nothing: under high, of the sockets
+ * numbered 0 and 1 in every node, node0's socket1 comes first (t3038:19),
+ * where a walk that orders each level by id would reach node7's first. */
+
+static int admit(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool pexcl,
+                 uint64_t want, bool *sure);
+static int trial(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool pexcl,
+                 uint64_t want);
+
+/* How many candidates the top level is ranked among in containment; with
+ * more, the walk that orders each level by id places it.  The corpus's
+ * largest machine has 8,640 sockets. */
+#define TOP_RANK_MAX 16384
+
+/* A candidate of the top level: its vertex, its key (lower first), and
+ * whether a trial take verified it (admit). */
+struct topc {
+    grove_vid_t v;
+    double key;
+    bool sure;
+};
+
+static int cmp_topc_vid(const void *a, const void *b)
+{
+    grove_vid_t x = ((const struct topc *)a)->v, y = ((const struct topc *)b)->v;
+    return (x > y) - (x < y);
+}
+
+/* The key of top-level candidate c under direction dir (see slot_at). */
+static double top_key(const grove_matcher_t *m, grove_vid_t c, int dir)
+{
+    double node = 0;
+    if (m->pol.node_centric && m->node_sym != GROVE_SYM_NONE)
+        for (grove_vid_t a = m->par[c]; a != GROVEP_NONE; a = m->par[a])
+            if (m->g->v[a].type == m->node_sym) {
+                node = ((double)grove_vertex_id(m->g, a) + 2) * NODE_WEIGHT;
+                break;
+            }
+    return dir * ((double)grove_vertex_id(m->g, c) + 1 + node);
+}
+
+/* Rank the n candidates cv (graph order) into idx, take the first want
+ * of them: 1 taken, 0 not (nothing taken), 2 an admitted candidate did not
+ * fit (nothing taken), -1. */
+static int top_take_ranked(grove_matcher_t *m, const struct req *r, bool pexcl, uint64_t want,
+                           const struct topc *cv, size_t n, size_t *idx, double *key)
+{
+    for (size_t i = 0; i < n; i++) {
+        idx[i] = i;
+        key[i] = cv[i].key;
+    }
+    grove_policy_ref_sort(idx, n, key);
+    struct checkpoint cp = checkpoint(m);
+    uint64_t got = 0;
+    int rc = 1;
+    for (size_t i = 0; i < n && got < want && rc == 1; i++) {
+        size_t fsave = m->nframes, ksave = m->nkids;
+        int64_t t = take(m, r, cv[idx[i]].v, pexcl, 1, want - got);
+        m->nframes = fsave;
+        m->nkids = ksave;
+        if (t < 0)
+            rc = -1;
+        else if (t == 0 && !cv[idx[i]].sure)
+            rc = 2;
+        got += t > 0 ? (uint64_t)t : 0;
+    }
+    if (rc == 1 && got < want)
+        rc = 0;
+    if (rc != 1)
+        rollback(m, cp);
+    return rc;
+}
+
+/* want vertices of top-level request r below u, ranked as above: 1 taken,
+ * 0 not (nothing taken), -1 error; 2 when the walk that orders each level
+ * by id gives the same (the candidates' keys already ascend in visiting
+ * order, or they are u's own children), when the policy does not order by
+ * id, for nodes (their ids do not repeat across a machine: the walk's
+ * order is the ranking, and a node request, the usual one, pays no more),
+ * or beyond TOP_RANK_MAX candidates in containment.  Candidates are
+ * admitted on their aggregates (admit); when one of those ranked first
+ * does not fit, all are verified by a trial take and ranked again, so the
+ * ranking is among those that fit, as the reference engine's. */
+static int take_top_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl,
+                          uint64_t want)
+{
+    struct topc *cv = NULL;
+    size_t nc = 0, cap = 0, *idx = NULL;
+    double *key = NULL;
+    int rc = 2, failed = 0;
+    size_t max = m->dom_sub == m->g->containment ? TOP_RANK_MAX : 0;
+    bool below = false; /* a candidate lies below a level walked through */
+    if (r->type == m->node_sym)
+        return 2;
+    struct iter it;
+    iter_begin(m, &it, u, true);
+    it.need = want;
+    grove_vid_t c;
+    while ((c = iter_next(m, &it, r, &failed)) != GROVE_VID_NONE) {
+        if (max && nc == max) {
+            iter_end(m, &it);
+            goto out;
+        }
+        if (grovep_grow((void **)&cv, &cap, nc + 1, sizeof(*cv)) < 0) {
+            failed = 1;
+            break;
+        }
+        cv[nc++] = (struct topc){c, 0, false};
+        below = below || (c != u && m->par[c] != u);
+    }
+    iter_end(m, &it);
+    if (failed) {
+        rc = -1;
+        goto out;
+    }
+    if (!below || nc < 2)
+        goto out;
+    int dir = 0;
+    for (size_t i = 0; i + 1 < nc && dir == 0; i++) {
+        int64_t a = grove_vertex_id(m->g, cv[i].v), b = grove_vertex_id(m->g, cv[i + 1].v);
+        if (a != b)
+            dir = a < b ? grovep_match_id_direction(m, cv[i].v, cv[i + 1].v)
+                        : grovep_match_id_direction(m, cv[i + 1].v, cv[i].v);
+    }
+    if (dir == -2) {
+        rc = -1;
+        goto out;
+    }
+    bool ascending = true;
+    for (size_t i = 0; i < nc; i++) {
+        cv[i].key = top_key(m, cv[i].v, dir ? dir : 1);
+        ascending = ascending && (i == 0 || cv[i - 1].key < cv[i].key);
+    }
+    if (ascending || dir == 0)
+        goto out; /* the walk's order is the ranking (all equal: not ordered by id) */
+    /* those admitted, in graph order, ranked */
+    size_t n = 0;
+    for (size_t i = 0; i < nc; i++) {
+        int ok = admit(m, r, cv[i].v, pexcl, want, &cv[i].sure);
+        if (ok < 0) {
+            rc = -1;
+            goto out;
+        }
+        if (ok)
+            cv[n++] = cv[i];
+    }
+    qsort(cv, n, sizeof(*cv), cmp_topc_vid);
+    if (!(idx = malloc((n ? n : 1) * sizeof(*idx))) || !(key = malloc((n ? n : 1) * sizeof(*key)))) {
+        rc = -1;
+        goto out;
+    }
+    rc = top_take_ranked(m, r, pexcl, want, cv, n, idx, key);
+    if (rc == 2) {
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+            int ok = cv[i].sure ? 1 : trial(m, r, cv[i].v, pexcl, want);
+            if (ok < 0) {
+                rc = -1;
+                goto out;
+            }
+            if (ok) {
+                cv[k] = cv[i];
+                cv[k++].sure = true;
+            }
+        }
+        rc = top_take_ranked(m, r, pexcl, want, cv, k, idx, key);
+    }
+out:
+    GROVEP_FREE_ALL(cv, idx, key);
+    return rc;
+}
+
+static int cmp_cand(const void *a, const void *b)
+{
+    const struct cand *x = a, *y = b;
+    if (x->score != y->score)
+        return x->score > y->score ? -1 : 1;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* The commonest candidates of a whole machine are taken in a few steps: a
+ * pool asked for by a leaf request held exclusively, with no prune hook
+ * (clean_leaf_request), below a clean exclusive pick (the cores of a slot
+ * in a node held whole; take_clean_leaf). */
+static inline bool clean_leaf_request(const grove_matcher_t *m, const struct req *r, bool pexcl)
+{
+    return !r->child && (r->excl || pexcl) && !r->not_excl && !m->pol.prune;
+}
+
+/* take() of candidate c of a request that passed clean_leaf_request: what
+ * take_check and take would find: the units taken (> 0), 0 when it does
+ * not fit, -1 on error; -2 when c's parent is not a clean pick (take()
+ * decides). */
+static inline int64_t take_clean_leaf(grove_matcher_t *m, grove_vid_t c)
+{
+    const grove_graph_t *g = m->g;
+    grove_vid_t tp = g->parent[c];
+    if (tp == GROVEP_NONE || !(flags_of(m, tp) & M_CLEAN))
+        return -2;
+    if (!up(m, c) || !constraint_ok(m, c))
+        return 0;
+    /* below a clean pick no other job has records: only this match's own
+     * state and the pool's size decide */
+    int64_t units = g->v[c].size;
+    if (flags_of(m, c) || taken_of(m, c) || units == 0)
+        return 0;
+    if (set_whole(m, c, M_TOUCH | M_PICK | M_EXCL | M_CLEAN) < 0
+        || add_pick(m, c, units, true, true) < 0 || touch_up(m, c) < 0)
+        return -1;
+    return units;
+}
+
+/* Take candidates in visiting order until `want` is reached (units for
+ * leaf pools, vertices otherwise).  *got receives what was taken.  0, or
+ * -1 on error (what was taken stays: the caller rolls back). */
+static int take_first(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl,
+                      bool top, uint64_t want, uint64_t *got)
+{
+    struct iter it;
+    iter_begin(m, &it, u, top);
+    int failed = 0;
+    bool leaf = r->child == NULL, clean_leaf = clean_leaf_request(m, r, pexcl);
+    grove_vid_t c;
+    *got = 0;
+    while (*got < want && ((it.need = want - *got), (c = iter_step(m, &it, r, &failed)))
+                              != GROVE_VID_NONE) {
+        size_t fsave = m->nframes, ksave = m->nkids;
+        int64_t n = clean_leaf ? take_clean_leaf(m, c) : -2;
+        if (n == -2)
+            n = take(m, r, c, pexcl, leaf ? want - *got : 1, want - *got);
+        /* take() walks below c with iterators of its own, ended by now */
+        m->nframes = fsave;
+        m->nkids = ksave;
+        if (n < 0) {
+            failed = 1;
+            break;
+        }
+        *got += (uint64_t)n;
+    }
+    iter_end(m, &it);
+    return failed ? -1 : 0;
+}
+
+/* ---- select-best ------------------------------------------------------------
+ *
+ * take_best finds every candidate of a level that fits, lets the policy
+ * score and choose among them, and takes the chosen.  Finding out whether
+ * a candidate fits by taking it (and its children) and rolling back costs
+ * a walk of its subtree: at 4,096 nodes, 4,096 such walks a match.  So a
+ * candidate whose aggregate speaks for its subtree is admitted on what
+ * take_check sees without walking (its status, constraint, aggregate for
+ * the window, prune, holds), and only the chosen ones are verified, by
+ * taking them.  When a chosen candidate admitted that way does not fit
+ * (what the aggregates do not count: a socket too few, a down core, units
+ * free at different times), the policy must not have chosen among
+ * candidates that do not fit: every admitted candidate is then verified
+ * and the policy asked again, as if all had been verified from the start.
+ */
+
+/* Trial take of c (undone at once): 1 fits, 0 not, -1 error. */
+static int trial(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool pexcl,
+                 uint64_t want)
+{
+    struct checkpoint cp = checkpoint(m);
+    size_t fsave = m->nframes, ksave = m->nkids;
+    int64_t n = take(m, r, c, pexcl, r->child ? 1 : UINT64_MAX, want);
+    /* take() walks below c with iterators of its own, ended by now */
+    m->nframes = fsave;
+    m->nkids = ksave;
+    if (n < 0)
+        return -1;
+    rollback(m, cp);
+    return n > 0;
+}
+
+/* Does c fit r, as far as can be told without walking below it?  1 yes
+ * (*sure when verified by a trial take), 0 no, -1 error.  Only a fixed
+ * count may leave candidates unverified: a range takes as many as fit, so
+ * it needs their number. */
+static int admit(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool pexcl,
+                 uint64_t want, bool *sure)
+{
+    const grove_graph_t *g = m->g;
+    /* the aggregates count other jobs' records only: below a vertex this
+     * match already took from, only a trial tells */
+    if (r->child && r->count->kind == GROVE_COUNT_FIXED && g->naggs
+        && m->dom_sub == g->containment && grovep_agg_of(g, c) && !(flags_of(m, c) & M_TOUCH)) {
+        bool excl;
+        *sure = false;
+        return grovep_match_take_check(m, r, c, pexcl, want, &excl, NULL);
+    }
+    *sure = true;
+    return trial(m, r, c, pexcl, want);
+}
+
+/* Units of leaf request r below u in visiting order, until want: what
+ * take_best does for a leaf when no score orders the candidates (they
+ * keep visiting order, and choose is not asked about units), without a
+ * trial take of each.  1 enough, 0 not, -1 error (the caller rolls back). */
+static int take_units(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl,
+                      bool top, uint64_t want)
+{
+    const grove_count_t *cnt = r->count;
+    struct iter it;
+    iter_begin(m, &it, u, top);
+    it.need = want;
+    int failed = 0;
+    uint64_t got = 0;
+    grove_vid_t c;
+    while (got < want && (c = iter_next(m, &it, r, &failed)) != GROVE_VID_NONE) {
+        size_t fsave = m->nframes, ksave = m->nkids;
+        int64_t n = take(m, r, c, pexcl, want - got, want);
+        m->nframes = fsave;
+        m->nkids = ksave;
+        if (n < 0) {
+            failed = 1;
+            break;
+        }
+        got += (uint64_t)n;
+    }
+    iter_end(m, &it);
+    if (failed)
+        return -1;
+    return got >= (cnt->kind == GROVE_COUNT_FIXED ? want : cnt->min);
+}
+
+/* The scores hook: the n candidates gathered from cbase scored in one
+ * call, their scores written into m->cands.  0 or -1. */
+static int score_level(grove_matcher_t *m, const grove_policy_ctx_t *ctx, size_t cbase, size_t n)
+{
+    grove_vid_t *vs = malloc(n * sizeof(*vs));
+    double *sc = malloc(n * sizeof(*sc));
+    int rc = -1;
+    if (!vs || !sc) {
+        errno = ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++)
+        vs[i] = m->cands[cbase + i].v;
+    if (m->pol.scores(m->pol.arg, m->g, vs, n, ctx, sc) < 0) {
+        m->hook_failed = 1;
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++)
+        m->cands[cbase + i].score = sc[i];
+    rc = 0;
+out:
+    free(vs);
+    free(sc);
+    return rc;
+}
+
+/* Gather the candidates of r below u that fit (or are admitted, see
+ * admit), scored, into m->cands from cbase, best first.  0 or -1. */
+static int gather(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl, bool top,
+                  uint64_t want, size_t cbase)
+{
+    grove_policy_ctx_t ctx = {r->type, want, m->start, m->end, &m->preq, r->js};
+    struct iter it;
+    iter_begin(m, &it, u, top);
+    it.need = want;
+    int failed = 0;
+    grove_vid_t c;
+    while ((c = iter_next(m, &it, r, &failed)) != GROVE_VID_NONE) {
+        bool sure;
+        int ok = admit(m, r, c, pexcl, want, &sure);
+        if (ok < 0) {
+            failed = 1;
+            break;
+        }
+        if (ok == 0)
+            continue;
+        double score = 0;
+        if (m->pol.score && !m->pol.scores
+            && m->pol.score(m->pol.arg, m->g, c, &ctx, &score) < 0) {
+            m->hook_failed = 1;
+            failed = 1;
+            break;
+        }
+        if (grovep_grow((void **)&m->cands, &m->candcap, m->ncands + 1, sizeof(*m->cands)) < 0) {
+            failed = 1;
+            break;
+        }
+        m->cands[m->ncands] = (struct cand){c, score, m->ncands - cbase, sure};
+        m->ncands++;
+    }
+    iter_end(m, &it);
+    if (failed)
+        return -1;
+    size_t n = m->ncands - cbase;
+    if (n && m->pol.scores && score_level(m, &ctx, cbase, n) < 0)
+        return -1;
+    /* without a score every score is 0: visiting order is already best
+     * first (m->cands may still be NULL when n is 0) */
+    if (n > 1 && (m->pol.score || m->pol.scores))
+        qsort(m->cands + cbase, n, sizeof(*m->cands), cmp_cand);
+    return 0;
+}
+
+/* Verify by a trial take every candidate from cbase not verified yet,
+ * dropping those that do not fit (the order stays).  0 or -1. */
+static int verify_all(grove_matcher_t *m, const struct req *r, bool pexcl, uint64_t want,
+                      size_t cbase)
+{
+    size_t j = cbase;
+    for (size_t i = cbase; i < m->ncands; i++) {
+        struct cand c = m->cands[i];
+        if (!c.sure) {
+            /* a trial's own take_best gathers above m->ncands: ours stay */
+            int ok = trial(m, r, c.v, pexcl, want);
+            if (ok < 0)
+                return -1;
+            if (ok == 0)
+                continue;
+            c.sure = true;
+        }
+        m->cands[j++] = c;
+    }
+    m->ncands = j;
+    return 0;
+}
+
+/* How many of the n gathered candidates to take: *k.  false when the
+ * count cannot be met. */
+static bool best_count(const struct req *r, uint64_t want, size_t n, size_t *k)
+{
+    const grove_count_t *cnt = r->count;
+    if (!r->child) {
+        *k = n; /* units: take in score order until enough */
+        return true;
+    }
+    if (cnt->kind == GROVE_COUNT_FIXED) {
+        *k = (size_t)want;
+    } else {
+        uint64_t fit;
+        if (!grove_count_fit(cnt, n, &fit))
+            return false;
+        *k = (size_t)fit;
+    }
+    return n >= *k;
+}
+
+/* Let the policy choose k of the n candidates from cbase (k positions
+ * into pick[k]; the first k, best first, without a choose hook or for
+ * units).  0 or -1. */
+static int best_choose(grove_matcher_t *m, const struct req *r, size_t cbase, size_t n,
+                       size_t k, size_t *pick)
+{
+    if (!m->pol.choose || !r->child) {
+        for (size_t i = 0; i < k; i++)
+            pick[i] = i;
+        return 0;
+    }
+    grove_vid_t *vs = malloc((n ? n : 1) * sizeof(*vs));
+    double *sc = malloc((n ? n : 1) * sizeof(*sc));
+    int rc = -1;
+    if (!vs || !sc) {
+        errno = ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        vs[i] = m->cands[cbase + i].v;
+        sc[i] = m->cands[cbase + i].score;
+    }
+    if (m->pol.choose(m->pol.arg, m->g, vs, sc, n, k, pick) < 0) {
+        m->hook_failed = 1;
+        goto out;
+    }
+    for (size_t i = 0; i < k; i++) {
+        if (pick[i] >= n) {
+            m->hook_failed = 1;
+            errno = ERANGE;
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    free(vs);
+    free(sc);
+    return rc;
+}
+
+/* Take the candidates chosen among those gathered from cbase.  1 fits, 0
+ * not, 2 a candidate the policy chose that was only admitted does not fit
+ * (nothing of it stays taken; the caller rolls back the rest), -1 error. */
+static int take_chosen(grove_matcher_t *m, const struct req *r, bool pexcl, uint64_t want,
+                       size_t cbase)
+{
+    const grove_count_t *cnt = r->count;
+    bool leaf = r->child == NULL;
+    size_t n = m->ncands - cbase, k;
+    if (!best_count(r, want, n, &k))
+        return 0;
+    size_t *pick = malloc((k ? k : 1) * sizeof(*pick));
+    if (!pick) {
+        errno = ENOMEM;
+        return -1;
+    }
+    int rc = -1;
+    if (best_choose(m, r, cbase, n, k, pick) < 0)
+        goto out;
+    /* in score order (no choose), a candidate admitted in vain only gives
+     * its turn to the next, as it would not have been gathered at all */
+    bool chosen = m->pol.choose && !leaf;
+    uint64_t got = 0;
+    size_t taken = 0; /* candidates counted against k */
+    for (size_t i = 0; i < (chosen ? k : n) && taken < k && got < want; i++) {
+        struct cand c = m->cands[cbase + (chosen ? pick[i] : i)];
+        int64_t t = take(m, r, c.v, pexcl, leaf ? want - got : 1, want - got);
+        if (t < 0)
+            goto out;
+        if (t == 0 && !c.sure) {
+            if (!chosen)
+                continue;
+            rc = 2;
+            goto out;
+        }
+        taken++;
+        got += (uint64_t)t;
+    }
+    rc = leaf ? (got >= (cnt->kind == GROVE_COUNT_FIXED ? want : cnt->min)) : (got == k);
+out:
+    free(pick);
+    return rc;
+}
+
+/* Score every fitting candidate, let the policy choose, take the chosen.
+ * 1 fits, 0 not, -1 error (the caller rolls back). */
+static int take_best(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl,
+                     bool top, uint64_t want)
+{
+    /* a prune hook is told what this match has found so far, which taking
+     * units as they come would change under it */
+    if (!r->child && !m->pol.score && !m->pol.scores && !m->pol.prune)
+        return take_units(m, r, u, pexcl, top, want);
+    size_t cbase = m->ncands;
+    int rc = gather(m, r, u, pexcl, top, want, cbase);
+    if (rc == 0) {
+        struct checkpoint cp = checkpoint(m);
+        rc = take_chosen(m, r, pexcl, want, cbase);
+        if (rc == 2) {
+            rollback(m, cp);
+            rc = verify_all(m, r, pexcl, want, cbase);
+            if (rc == 0)
+                rc = take_chosen(m, r, pexcl, want, cbase);
+        }
+    }
+    m->ncands = cbase;
+    return rc;
+}
+
+static int cmp_vid_desc(const void *a, const void *b)
+{
+    grove_vid_t x = *(const grove_vid_t *)a, y = *(const grove_vid_t *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Policies that explore by use, a moldable count: of the candidates of r
+ * taken since start (more than the count accepts), keep the fit newest
+ * vertices (the reference engine keeps the best scores of what it found,
+ * its newest unique ids).  1 taken, 0 not (nothing of r stays taken), -1
+ * error, 2 when they cannot be taken again alone (the caller decides). */
+static int take_highest(grove_matcher_t *m, const struct req *r, bool pexcl,
+                        struct checkpoint start, uint64_t fit)
+{
+    size_t n = 0;
+    grove_vid_t *cs = malloc((m->nsel - start.nsel + 1) * sizeof(*cs));
+    if (!cs) {
+        errno = ENOMEM;
+        return -1;
+    }
+    for (size_t i = start.nsel; i < m->nsel; i++)
+        if (m->g->v[m->sel[i].v].type == r->type)
+            cs[n++] = m->sel[i].v;
+    qsort(cs, n, sizeof(*cs), cmp_vid_desc);
+    rollback(m, start);
+    uint64_t got = 0;
+    for (size_t i = 0; i < n && got < fit; i++) {
+        int64_t t = take(m, r, cs[i], pexcl, 1, fit - got);
+        if (t < 0) {
+            free(cs);
+            return -1;
+        }
+        got += t > 0 ? 1 : 0;
+    }
+    free(cs);
+    if (got == fit)
+        return 1;
+    rollback(m, start);
+    return 2;
+}
+
+/* Match one request (with its count) below u.  1 fits, 0 does not, -1
+ * error.  On 0 nothing of this request stays taken. */
+int grovep_match_list(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl,
+                      bool top)
+{
+    const grove_count_t *cnt = r->ocount ? r->ocount : r->count;
+    bool fixed = cnt->kind == GROVE_COUNT_FIXED;
+    uint64_t want = fixed ? cnt->min : cnt->max, most;
+    /* exploring by use stops at the largest count the range accepts, as
+     * the reference engine does (it explores until that many are found) */
+    if (!fixed && m->pol.explore_by_use && grove_count_fit(cnt, want, &most))
+        want = most;
+    struct checkpoint start = checkpoint(m);
+
+    if (r->slot) {
+        int by_id = fixed ? grovep_match_take_slots_by_id(m, r, u, pexcl, want) : 2;
+        if (by_id != 2)
+            return by_id;
+        if (r->alt) {
+            /* or-slots not chosen by id: the first alternative of which
+             * want slots fit, all of one shape */
+            for (const struct req *a = r; a; a = a->alt) {
+                int64_t got = grovep_match_take_slots(m, a, u, pexcl, want, NULL, 0);
+                if (got < 0)
+                    return -1;
+                if ((uint64_t)got >= want)
+                    return 1;
+                rollback(m, start);
+            }
+            return 0;
+        }
+        if (fixed) {
+            int64_t got = grovep_match_take_slots(m, r, u, pexcl, want, NULL, 0);
+            if (got < 0)
+                return -1;
+            if ((uint64_t)got == want)
+                return 1;
+            rollback(m, start);
+            return 0;
+        }
+        /* moldable: as many as fit, then trim to an acceptable count */
+        size_t nper = 4096;
+        struct checkpoint *per = malloc(nper * sizeof(*per));
+        if (!per) {
+            errno = ENOMEM;
+            return -1;
+        }
+        per[0] = start;
+        int64_t got = grovep_match_take_slots(m, r, u, pexcl, want, per, nper);
+        uint64_t fit;
+        int rc = 0;
+        if (got >= 0 && grove_count_fit(cnt, (uint64_t)got, &fit)) {
+            if (fit < (uint64_t)got && fit < nper)
+                rollback(m, per[fit]);
+            rc = 1;
+        } else if (got >= 0) {
+            rollback(m, start);
+        } else {
+            rc = -1;
+        }
+        free(per);
+        return rc;
+    }
+    if (r->type == GROVE_SYM_NONE) {
+        return 0; /* no vertex of this type exists */
+    }
+    if (!r->child && grovep_match_channeled_type(m, r->type))
+        return grovep_match_channel_match(m, r, u, top);
+
+    if (top && fixed && r->child && m->pol.order && !m->pol.explore_by_use
+        && m->pol.select != GROVE_SELECT_BEST) {
+        int rc = take_top_by_id(m, r, u, pexcl, want);
+        if (rc != 2) {
+            if (rc <= 0)
+                rollback(m, start);
+            return rc;
+        }
+    }
+    if (m->pol.select == GROVE_SELECT_BEST && (m->pol.score || m->pol.scores || m->pol.choose)
+        && grove_policy_applies(m->g, m->pol.score_types, r->type)) {
+        int rc = take_best(m, r, u, pexcl, top, want);
+        if (rc <= 0)
+            rollback(m, start);
+        return rc;
+    }
+    uint64_t got;
+    if (take_first(m, r, u, pexcl, top, want, &got) < 0) {
+        rollback(m, start);
+        return -1;
+    }
+    if (fixed) {
+        if (got >= want)
+            return 1;
+        rollback(m, start);
+        return 0;
+    }
+    uint64_t fit;
+    if (!grove_count_fit(cnt, got, &fit)) {
+        rollback(m, start);
+        return 0;
+    }
+    if (fit < got && r->child && m->pol.explore_by_use) {
+        int rc = take_highest(m, r, pexcl, start, fit);
+        if (rc != 2)
+            return rc;
+    }
+    if (fit < got && r->child) {
+        /* more fitted than the count accepts: take exactly the fit */
+        rollback(m, start);
+        if (take_first(m, r, u, pexcl, top, fit, &got) < 0 || got != fit) {
+            rollback(m, start);
+            return got != fit ? 0 : -1;
+        }
+    }
+    return 1;
+}
