@@ -184,6 +184,8 @@ const grove_policy_t *grove_matcher_policy(const grove_matcher_t *m)
     return &m->pol;
 }
 
+/* ---- grove_match, step by step -------------------------------------------- */
+
 static int64_t duration_of(const grove_matcher_t *m, const grove_jobspec_t *js)
 {
     double d = grove_jobspec_duration(js);
@@ -478,6 +480,8 @@ int grove_match_fits_idle(grove_matcher_t *m, const grove_jobspec_t *js,
     errno = e;
     return e == ENODEV ? 0 : -1;
 }
+
+/* ---- chosen windows and grow ---------------------------------------------- */
 
 /* Merge the selection m->sel (recorded for job j) into j's picks: one
  * pick per vertex, units of a pool the job held already added up.  The

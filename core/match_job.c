@@ -430,8 +430,7 @@ int grove_matcher_restore(grove_matcher_t *m, const grove_job_t *src)
     return 0;
 }
 
-/* ---- the rest of the model: requests kept, chosen windows, grow, re-plan,
- * a clock that moves ------------------------------------------------------------ */
+/* ---- requests kept, and re-plan ------------------------------------------- */
 
 static size_t kept_pos(const grove_matcher_t *m, grove_jobid_t id)
 {

@@ -400,7 +400,7 @@ static inline bool constraint_ok(const grove_matcher_t *m, grove_vid_t v)
     return !m->constraint || m->g->v[v].type != m->ctype || constraint_check(m, v);
 }
 
-/* ---- matching ---------------------------------------------------------------- */
+/* ---- touched ancestors ---------------------------------------------------- */
 
 /* Mark v's ancestors touched by this match (touch_up). */
 static inline int touch_above(grove_matcher_t *m, grove_vid_t v)
@@ -425,7 +425,7 @@ static inline int touch_up(grove_matcher_t *m, grove_vid_t v)
     return touch_above(m, v);
 }
 
-/* ---- one attempt ---------------------------------------------------------------- */
+/* ---- windows and picks ---------------------------------------------------- */
 
 /* The end of a window of d seconds from t, GROVE_TIME_MAX past the end of
  * time. */

@@ -17,6 +17,8 @@
 
 #include "match_private.h"
 
+/* ---- slots and their homes ------------------------------------------------ */
+
 bool grovep_match_at_or_below_node(const grove_matcher_t *m, grove_vid_t w)
 {
     if (m->node_sym == GROVE_SYM_NONE)

@@ -73,6 +73,8 @@ void grovep_match_new_generation(grove_matcher_t *m)
     grove_policy_request_reset(&m->preq);
 }
 
+/* ---- candidate walk ------------------------------------------------------- */
+
 int grovep_match_push_frame(grove_matcher_t *m, grove_vid_t v)
 {
     const grove_graph_t *g = m->g;
@@ -219,6 +221,8 @@ static inline grove_vid_t iter_step(grove_matcher_t *m, struct iter *it, const s
     }
     return iter_next(m, it, r, failed);
 }
+
+/* ---- taking a candidate --------------------------------------------------- */
 
 /* What take() checks before it takes anything: c's own state, its
  * aggregate, the policy's prune, this match's flags and other jobs'
