@@ -70,6 +70,11 @@ end
 --   now       the clock to start from (default: the graph's)
 --   reservations  "planner" to record every reservation in the planner
 --             (default: counted when units are interchangeable)
+--   queue_depth    the queue policy sees at most this many waiting jobs
+--                  (the first ones; default all)
+--   reserve_depth  at most this many jobs hold a reservation (default:
+--                  no limit); ctx:reserve of one more returns nil
+--   timed     count and time every match (core.sched's stats)
 --   budget, memory, time   the queue policy's limits
 -- Returns self, or nil, message, code.
 function M.init(self, opts)
@@ -86,6 +91,8 @@ function M.init(self, opts)
   self.usage = {}
   self.passes, self.jobspecs = 0, 0
   self.count_mode = opts.reservations ~= "planner"
+  self.queue_depth, self.reserve_depth = opts.queue_depth, opts.reserve_depth
+  self.nreserved, self.timed = 0, opts.timed
   self.free_cache, self.by_est = {}, {}
   self.js_cache, self.js_cached = {}, 0
   self.not_up = self.not_up or 0
@@ -224,6 +231,10 @@ end
 -- The job's reservation, in its record and in the view its queue policy
 -- sees (a mirror in the policy's sandbox, refreshed here).
 local function set_reserved(self, rec, t)
+  if (rec.reserved ~= nil) ~= (t ~= nil) then
+    self.nreserved = self.nreserved + (t ~= nil and 1 or -1)
+  end
+  if rec.reserved ~= t then self.cs:reserve(rec.id, t) end
   rec.reserved = t
   local v = rec.view
   if v and v.reserved ~= t then
@@ -232,7 +243,7 @@ local function set_reserved(self, rec, t)
   end
 end
 
-local drop_reservations
+local drop_reservations, cancel_reservation
 
 -- rec waits: it joins the queue in its place (a job that ran before goes
 -- back where its priority, submit time and id put it).
@@ -266,12 +277,22 @@ end
 
 -- ---- starting and ending ---------------------------------------------------------------
 
+local match
+
 -- Match rec in mode ("allocate" or "allocate_orelse_reserve"): a job
 -- {state =, start =, vids = {vertex id, ...}}, or nil, message, code.
 -- With a built-in placement policy the lean core.sim_match does it (only
 -- the picks of the processor type come back); a Lua policy goes through
 -- m:match, which runs it in its sandbox.
-local function match(self, rec, mode)
+function match(self, rec, mode)
+  if self.timed then
+    local t0 = os.clock()
+    self.timed = false
+    local j, msg, code = match(self, rec, mode)
+    self.timed = true
+    self.cs:count_match(j ~= nil, os.clock() - t0)
+    return j, msg, code
+  end
   if self.fast then
     local state, start, _, vids = core.sim_match(self.m, rec.js, mode, rec.id,
       not rec.jobspec and self.unit or nil)
@@ -313,10 +334,14 @@ local function est_remove(self, rec)
   table.remove(self.by_est, i)
 end
 
+-- (for a driver that moves a running job's end: out, then in again)
+M.stop_estimate, M.start_estimate = est_remove, est_insert
+
 local function begin_run(self, rec, job)
   rec.state = "running"
   rec.start = self.now
   rec.est_end = self.now + rec.estimate
+  if rec.reserved then self.nreserved = self.nreserved - 1 end
   rec.reserved, rec.vres = nil, nil
   if rec.view then rec.view.reserved = nil end
   self.queue_policy:unshare(rec.id)
@@ -336,6 +361,34 @@ local function begin_run(self, rec, job)
 end
 M.begin_run = begin_run
 
+-- A job that runs already (a restarted scheduler's, placed by
+-- m:register under rec.id) joins the loop as running since start.
+function M.adopt(self, rec, start)
+  local info = self.m:info(rec.id)
+  rec.state = "running"
+  rec.start = start
+  rec.est_end = start + rec.estimate
+  rec.procs = info.counts[self.unit] or 0
+  local user = math.type(rec.user) == "integer" and rec.user >= 0
+    and rec.user <= 0xffffffff and rec.user or 0
+  assert(self.cs:add_running(rec.id, rec.priority or 0, rec.submit, user, rec.estimate, start))
+  rec.in_cs = true
+  if rec.jobspec then self.jobspecs = self.jobspecs + 1 end
+  self.jobs[rec.id] = rec
+  self.used = self.used + rec.procs
+  self.running = self.running + 1
+  est_insert(self, rec)
+end
+
+-- A running job gives back part of what it holds (the vertices already
+-- released in the matcher): its count of units follows.
+function M.shrunk(self, rec)
+  local info = self.m:info(rec.id)
+  local procs = info and info.counts[self.unit] or 0
+  self.used = self.used - (rec.procs - procs)
+  rec.procs = procs
+end
+
 -- A running job stops: its resources go back (the job stays known until
 -- M.forget or M.enqueue).
 function M.stop(self, rec)
@@ -351,10 +404,7 @@ function M.forget(self, rec)
   self.jobs[rec.id] = nil
   if rec.in_cs then
     if rec.state == "queued" then
-      if rec.reserved then
-        if rec.vres then rec.vres = nil else self.m:cancel(rec.id) end
-        rec.reserved = nil
-      end
+      cancel_reservation(self, rec)
       self.qlen = self.qlen - 1
       self.queue_policy:unshare(rec.id)
       self.changed = true
@@ -490,6 +540,11 @@ end
 -- Reserve rec at its earliest start; the start time and "started" or
 -- "reserved", or nil.
 local function reserve(self, rec)
+  if self.reserve_depth and self.nreserved >= self.reserve_depth then
+    -- no reservation, but a job that fits now still starts
+    if try_now(self, rec) then return self.now, "started" end
+    return nil
+  end
   if counting(self) then
     local t = counted_earliest(self, rec, rec.procs, rec.estimate)
     if t == self.now and try_now(self, rec) then return self.now, "started" end
@@ -513,7 +568,7 @@ local function reserve(self, rec)
   return j.start, "reserved"
 end
 
-local function cancel_reservation(self, rec)
+function cancel_reservation(self, rec)
   if not rec.reserved then return false end
   if rec.vres then
     rec.vres = nil
@@ -609,6 +664,7 @@ function M.context(loop)
       s.ids_buf = ids
       local jobs = s.jobs
       exported = {}
+      if s.queue_depth and n > s.queue_depth then n = s.queue_depth end
       for i = 1, n do exported[i] = jobs[ids[i]].view end
       if pol.priority then
         local prio = {}
