@@ -1,0 +1,605 @@
+-- grove.flux: the Flux scheduler protocols (RFC 27 resource allocation,
+-- RFC 28 resource acquisition) on the scheduling loop (grove.sched), with
+-- no Flux dependency: decoded messages in, actions out.
+--
+--   local flux = require "grove.flux"
+--   local s = assert(flux.new{queue = "easy", policy = "first"})
+--   local actions = s:acquire(response)      -- resource.acquire responses
+--   actions = s:hello(job)                    -- one running job at restart
+--   actions = s:alloc(request)                -- sched.alloc
+--   ...                                       -- see docs/flux.md
+--
+-- Every method takes a message payload decoded into Lua tables (JSON
+-- text is accepted too) and returns a list of actions, each a table with
+-- op = "alloc" (a response to a pending sched.alloc request: type
+-- "success", "annotate", "deny" or "cancel"), "respond" (the response to
+-- the request just handled), "error" (an error response to it),
+-- "exception" (raise a job exception) or "release" (RFC 28 release of
+-- targets).  flux.payload(action) gives the JSON text of the response
+-- payload an "alloc" or "respond" action stands for.  Misuse (a message
+-- of the wrong shape) is answered with an "error" action, never raised:
+-- the broker module must not die of a bad message.
+--
+-- The clock is opts.clock() (default os.time), read on every message;
+-- the graph's time moves with it, never back.  A job's duration is its
+-- jobspec's attributes.system.duration; none (or 0) means until the
+-- resource set expires, or opts.default_duration when it does not.
+local core = require("grove.core")
+local sched = require("grove.sched")
+
+local M = {}
+
+local fmt = string.format
+
+-- RFC 27 alloc response types.
+M.SUCCESS, M.ANNOTATE, M.DENY, M.CANCEL = 0, 1, 2, 3
+local TYPE_CODE = {success = 0, annotate = 1, deny = 2, cancel = 3}
+
+M.DEFAULT_DURATION = 365 * 24 * 3600
+
+local Flux = {}
+Flux.__index = Flux
+
+local OPTIONS = {queue = 1, policy = 1, queue_depth = 1, reserve_depth = 1, match_format = 1,
+  limited = 1, limits = 1, clock = 1, default_duration = 1, budget = 1, memory = 1, time = 1}
+
+-- A new scheduler.  opts:
+--   queue          queue policy: name or path (default "fcfs")
+--   policy         placement policy: a built-in name or a Lua policy's
+--                  name or path (default "first")
+--   queue_depth    jobs a pass considers (default all)
+--   reserve_depth  jobs that may hold a reservation (default no limit)
+--   match_format   "rv1_nosched" (default) or "rv1" (R with its
+--                  scheduling graph, JGF)
+--   limited        the N of ready's "limited=N" (default: unlimited)
+--   limits         {budget =, memory =, time =} for the queue policy
+--   clock          a function returning the time (seconds; os.time)
+--   default_duration  seconds for a job without one when the resource set
+--                  does not expire (default one year)
+-- Returns the object, or nil, message, code.
+function M.new(opts)
+  opts = opts or {}
+  if type(opts) ~= "table" then
+    error(fmt("bad argument #1 to 'new' (table expected, got %s)", type(opts)), 2)
+  end
+  for k in pairs(opts) do
+    if not OPTIONS[k] then error(fmt("bad argument #1 to 'new' (unknown option '%s')", k), 2) end
+  end
+  local mf = opts.match_format or "rv1_nosched"
+  if mf ~= "rv1_nosched" and mf ~= "rv1" then
+    return nil, fmt("match-format must be rv1_nosched or rv1, got '%s'", tostring(mf)), "EINVAL"
+  end
+  for _, k in ipairs{"queue_depth", "reserve_depth", "limited"} do
+    local v = opts[k]
+    if v ~= nil and (math.type(v) ~= "integer" or v < 1) then
+      return nil, fmt("%s must be a positive integer, got %s", k:gsub("_", "-"), tostring(v)),
+        "EINVAL"
+    end
+  end
+  local limits = opts.limits or {}
+  local self = setmetatable({match_format = mf, limited = opts.limited,
+    clock = opts.clock or os.time, default_duration = opts.default_duration or M.DEFAULT_DURATION,
+    expires = 0, out = {}, started = false}, Flux)
+  local g = core.graph()
+  local now = math.floor(self.clock())
+  local loop, msg, code = sched.init({}, {graph = g, queue = opts.queue, policy = opts.policy,
+    unit = "core", reservations = "planner", now = now, queue_depth = opts.queue_depth,
+    reserve_depth = opts.reserve_depth, timed = true, budget = limits.budget or opts.budget,
+    memory = limits.memory or opts.memory, time = limits.time or opts.time})
+  if not loop then return nil, msg, code end
+  loop.total = 0
+  loop.on_start = function(_, rec) self:started_job(rec) end
+  loop.on_wake = function(_, t)
+    if not self.wake or t < self.wake then self.wake = t end
+  end
+  sched.bind(loop)
+  self.loop = loop
+  self.acq = core.acquire(g, loop.m, {protocol = "current"})
+  return self
+end
+
+-- ---- helpers ---------------------------------------------------------------------
+
+local function decode(msg)
+  if type(msg) == "string" then
+    local t, err = core.json_decode(msg, "message")
+    if t == nil then return nil, err end
+    return t
+  end
+  return msg
+end
+
+local function emit(self, action)
+  self.out[#self.out + 1] = action
+end
+
+-- Take the actions so far.
+local function flush(self)
+  local out = self.out
+  self.out = {}
+  return out
+end
+
+local function fail(self, topic, errnum, message)
+  emit(self, {op = "error", topic = topic, errnum = errnum, message = message})
+  return flush(self)
+end
+
+-- Move the clock to the caller's time (never back).
+local function tick(self)
+  local t = math.floor(self.clock())
+  if t > self.loop.now then sched.set_now(self.loop, t) end
+end
+
+local function check_id(v)
+  return math.type(v) == "integer" and v >= 0
+end
+
+-- "rank0-1/core[0-3]" and the like, from an R table (what flux
+-- resource list prints of an R, roughly).
+local function summary(R)
+  local parts = {}
+  local ex = R and R.execution
+  for _, e in ipairs(ex and ex.R_lite or {}) do
+    local kids = {}
+    local types = {}
+    for k in pairs(e.children or {}) do types[#types + 1] = k end
+    table.sort(types)
+    for _, k in ipairs(types) do kids[#kids + 1] = fmt("%s[%s]", k, e.children[k]) end
+    parts[#parts + 1] = fmt("rank[%s]/%s", e.rank, table.concat(kids, ","))
+  end
+  return table.concat(parts, " ")
+end
+
+-- The job's duration in seconds, from its jobspec (0: none given).
+local function duration_of(js)
+  local a = type(js) == "table" and js.attributes
+  local d = a and a.system and a.system.duration
+  if type(d) ~= "number" or d <= 0 then return 0 end
+  return math.ceil(d)
+end
+
+-- The estimate the planner holds a job for: its duration, or until the
+-- resource set expires, or the default.
+local function estimate_of(self, d)
+  if d > 0 then return d end
+  local now = self.loop.now
+  if self.expires > now then return math.floor(self.expires) - now end
+  return self.default_duration
+end
+
+-- Why a job of duration d cannot run before the resource set expires,
+-- or nil.
+local function past_expiration(self, d)
+  if self.expires > 0 and d > 0 and self.loop.now + d > self.expires then
+    return fmt("job's duration (%ds) exceeds the time left before the resource set expires (%ds)",
+      d, math.max(0, math.floor(self.expires) - self.loop.now))
+  end
+  return nil
+end
+
+-- The R of job id as JSON text, per the match format.
+local function R_of(self, id)
+  local R = assert(self.loop.m:rv1(id, {graph = self.match_format == "rv1"}))
+  return R:encode{graph = self.match_format == "rv1"}, R
+end
+
+-- ---- the loop's hooks ------------------------------------------------------------
+
+-- A job started in a pass: its alloc response.
+function Flux:started_job(rec)
+  local text, R = R_of(self, rec.id)
+  local ann = {sched = {resource_summary = summary(R:to_table())}}
+  if rec.sent and rec.sent.t_estimate then ann.sched.t_estimate = core.null end
+  if rec.sent and rec.sent.reason_pending then ann.sched.reason_pending = core.null end
+  rec.sent = nil
+  emit(self, {op = "alloc", id = rec.id, type = "success", R = text, annotations = ann})
+end
+
+-- After a pass: annotate the waiting jobs whose estimate changed.  A
+-- job with a reservation has its start as t_estimate; so does the head
+-- of the queue without one (the earliest start the planner finds for it
+-- now: one more match a pass, for the job users watch most).
+local function annotate(self)
+  local loop = self.loop
+  local depth = loop.queue_depth
+  for i, rec in ipairs(sched.waiting(loop)) do
+    local want = {}
+    local est = rec.reserved
+    if not est and i == 1 then
+      local j = loop.m:match(rec.js, "without_allocating_future")
+      est = j and j.start or nil
+    end
+    if est then
+      want.t_estimate = est
+    elseif depth and i > depth then
+      want.reason_pending = "beyond the queue depth"
+    else
+      want.reason_pending = "insufficient resources"
+    end
+    local sent = rec.sent or {}
+    if sent.t_estimate ~= want.t_estimate or sent.reason_pending ~= want.reason_pending then
+      local a = {}
+      a.t_estimate = want.t_estimate or (sent.t_estimate and core.null) or nil
+      a.reason_pending = want.reason_pending or (sent.reason_pending and core.null) or nil
+      rec.sent = want
+      emit(self, {op = "alloc", id = rec.id, type = "annotate", annotations = {sched = a}})
+    end
+  end
+end
+
+-- A pass of the queue policy, and the annotations after it.
+local function pass(self)
+  self.wake = nil
+  local ok, err = pcall(sched.pass, self.loop)
+  if not ok then
+    emit(self, {op = "log", level = "err", message = tostring(err)})
+  end
+  annotate(self)
+end
+
+-- ---- RFC 28 -----------------------------------------------------------------------
+
+-- Recount the units and the expiration after the resources changed.
+local function resources_changed(self, response)
+  local loop = self.loop
+  loop.total = sched.count_units(loop)
+  local exp = self.acq:expiration()
+  if response and type(response.resources) == "table" then
+    local ex = response.resources.execution
+    if ex and type(ex.expiration) == "number" and ex.expiration > 0 then
+      if exp == 0 or ex.expiration < exp then exp = ex.expiration end
+    end
+  end
+  if exp and exp > 0 then self.expires = exp end
+end
+
+-- A resource.acquire response (the first: {resources = R, up = ids};
+-- later: up, down, shrink, property-add, property-remove, expiration).
+-- Reservations are planned again, running jobs kept.
+function Flux:acquire(response)
+  local r, err = decode(response)
+  if type(r) ~= "table" then
+    return fail(self, "resource.acquire", "EPROTO", err or "bad response")
+  end
+  tick(self)
+  local ev, msg = self.acq:apply(r)
+  if not ev then
+    emit(self, {op = "log", level = "err", message = "resource.acquire: " .. tostring(msg)})
+    return flush(self)
+  end
+  self.started = true
+  resources_changed(self, r)
+  for _, e in ipairs(ev.exceptions or {}) do
+    emit(self, {op = "exception", id = e.id, type = "resource", severity = 0,
+      note = e.note or fmt("resources %s went away", tostring(e.targets))})
+  end
+  for _, rel in ipairs(ev.release or {}) do
+    emit(self, {op = "release", group = rel.group, targets = rel.targets})
+  end
+  self.loop.not_up = (self.acq:targets("usable") == self.acq:targets("acquired")) and 0 or 1
+  sched.drop_reservations(self.loop)
+  pass(self)
+  return flush(self)
+end
+
+-- ---- RFC 27 -----------------------------------------------------------------------
+
+-- The payload of the ready request: {mode = "limited", limit = N} or
+-- {mode = "unlimited"}.
+function Flux:ready()
+  if self.limited then return {mode = "limited", limit = self.limited} end
+  return {mode = "unlimited"}
+end
+
+-- The payload of the hello request.
+function Flux.hello_request(_)
+  return {["partial-ok"] = true}
+end
+
+-- One job of the hello responses: {id, priority, userid, t_submit, R
+-- (table or text), free = "ranks" (already released), jobspec
+-- (optional)}.  Its R is put back in the graph as it is (minus the free
+-- ranks); a job whose R is not free (another job holds it) is refused
+-- with an "error" action and nothing changes.
+function Flux:hello(job)
+  local j, err = decode(job)
+  if type(j) ~= "table" or not check_id(j.id) then
+    return fail(self, "sched.hello", "EPROTO", err or "hello: a job needs an integer id")
+  end
+  tick(self)
+  local loop = self.loop
+  if loop.jobs[j.id] then
+    return fail(self, "sched.hello", "EEXIST", fmt("hello: job %d is known already", j.id))
+  end
+  local R, msg = j.R
+  if type(R) == "table" then R = core.json_encode(R, 0) end
+  if type(R) ~= "string" then return fail(self, "sched.hello", "EPROTO", "hello: job has no R") end
+  R, msg = core.rv1_decode(R)
+  if not R then return fail(self, "sched.hello", "EPROTO", "hello: job's R: " .. tostring(msg)) end
+  if j.free and j.free ~= "" then
+    R, msg = R:exclude(j.free)
+    if not R then return fail(self, "sched.hello", "EPROTO", "hello: free: " .. tostring(msg)) end
+  end
+  local start = math.floor(R:starttime() or 0)
+  local exp = R:expiration() or 0
+  local now = loop.now
+  local opts = {}
+  if start > 0 then opts.start = start end
+  if exp > 0 then opts["end"] = math.floor(exp) end
+  local ok, m2, code = loop.m:register(R, j.id, opts)
+  if not ok then
+    return fail(self, "sched.hello", code or "EBUSY",
+      fmt("hello: job %d cannot be put back: %s", j.id, tostring(m2)))
+  end
+  local info = loop.m:info(j.id)
+  local s0 = info.start or now
+  local estimate = (info["end"] and info["end"] < math.maxinteger) and info["end"] - s0
+    or self.default_duration
+  local rec = {id = j.id, submit = j.t_submit or 0, priority = j.priority, user = j.userid,
+    estimate = estimate, jobspec = j.jobspec}
+  sched.adopt(loop, rec, s0)
+  return flush(self)
+end
+
+-- sched.alloc {id, priority, userid, t_submit, jobspec}: the job waits
+-- (annotated), starts (success), or is denied when it can never run.
+function Flux:alloc(request)
+  local r, err = decode(request)
+  if type(r) ~= "table" or not check_id(r.id) then
+    return fail(self, "sched.alloc", "EPROTO", err or "alloc: a request needs an integer id")
+  end
+  tick(self)
+  local loop = self.loop
+  local id = r.id
+  local function deny(note)
+    emit(self, {op = "alloc", id = id, type = "deny", note = note})
+    return flush(self)
+  end
+  if loop.jobs[id] then return deny(fmt("job %d is known already", id)) end
+  if type(r.jobspec) ~= "table" then return deny("alloc: the request has no jobspec") end
+  local d = duration_of(r.jobspec)
+  local why = past_expiration(self, d)
+  if why then return deny(why) end
+  local rec = {id = id, submit = tonumber(r.t_submit) or 0, priority = math.tointeger(r.priority)
+    or 0, user = r.userid, jobspec = r.jobspec, estimate = estimate_of(self, d)}
+  local msg, code = sched.admissible(loop, rec)
+  if msg then
+    if code == "ENODEV" then return deny("unsatisfiable request: " .. msg) end
+    return deny(msg)
+  end
+  loop.jobs[id] = rec
+  sched.enqueue(loop, rec)
+  pass(self)
+  return flush(self)
+end
+
+-- sched.free {id, R, final}: a partial free releases R's ranks at once
+-- and the job lives on; the final one ends it.
+function Flux:free(request)
+  local r, err = decode(request)
+  if type(r) ~= "table" or not check_id(r.id) then
+    return fail(self, "sched.free", "EPROTO", err or "free: a request needs an integer id")
+  end
+  tick(self)
+  local loop = self.loop
+  local rec = loop.jobs[r.id]
+  if not rec or rec.state ~= "running" then
+    emit(self, {op = "log", level = "err", message = fmt("free: job %d is not running", r.id)})
+    return flush(self)
+  end
+  if r.final == false or r.final == nil and r.R then
+    -- a partial free: the ranks of R go back now
+    local R = r.R
+    if type(R) == "table" then R = core.json_encode(R, 0) end
+    local parsed = type(R) == "string" and core.rv1_decode(R)
+    if not parsed then
+      emit(self, {op = "log", level = "err", message = fmt("free: job %d: bad R", r.id)})
+      return flush(self)
+    end
+    local ok, msg = loop.m:release_ranks(r.id, tostring(parsed:ranks()))
+    if not ok then
+      emit(self, {op = "log", level = "err", message = fmt("free: job %d: %s", r.id,
+        tostring(msg))})
+      return flush(self)
+    end
+    if r.final == false then
+      sched.shrunk(loop, rec)
+      pass(self)
+      return flush(self)
+    end
+  end
+  sched.stop(loop, rec)
+  sched.forget(loop, rec)
+  rec.state = "done"
+  self.acq:update()
+  pass(self)
+  return flush(self)
+end
+
+-- sched.cancel {id}: a waiting job's alloc is answered with type cancel;
+-- anything else is ignored (RFC 27).
+function Flux:cancel(request)
+  local r, err = decode(request)
+  if type(r) ~= "table" or not check_id(r.id) then
+    return fail(self, "sched.cancel", "EPROTO", err or "cancel: a request needs an integer id")
+  end
+  tick(self)
+  local loop = self.loop
+  local rec = loop.jobs[r.id]
+  if rec and rec.state == "queued" then
+    sched.forget(loop, rec)
+    rec.state = "cancelled"
+    emit(self, {op = "alloc", id = r.id, type = "cancel"})
+    pass(self)
+  end
+  return flush(self)
+end
+
+-- sched.prioritize {jobs = {{id, priority}, ...}}: waiting jobs move in
+-- the queue; reservations are planned again in the new order.
+function Flux:prioritize(request)
+  local r, err = decode(request)
+  if type(r) ~= "table" or type(r.jobs) ~= "table" then
+    return fail(self, "sched.prioritize", "EPROTO", err or "prioritize: jobs expected")
+  end
+  tick(self)
+  local loop = self.loop
+  for _, pair in ipairs(r.jobs) do
+    local id, p = type(pair) == "table" and pair[1], type(pair) == "table" and pair[2]
+    local rec = check_id(id) and loop.jobs[id]
+    if rec and math.type(p) == "integer" then
+      rec.priority = p
+      loop.cs:prioritize(id, p)
+      if rec.view then
+        rec.view.priority = p
+        if rec.state == "queued" then loop.queue_policy:share(id, rec.view) end
+      end
+    end
+  end
+  sched.drop_reservations(loop)
+  pass(self)
+  return flush(self)
+end
+
+-- sched.expiration {id, expiration}: a running job's end moves (RFC 27);
+-- responds, or an error when the job is unknown or the new end collides.
+function Flux:expiration(request)
+  local r, err = decode(request)
+  if type(r) ~= "table" or not check_id(r.id) or type(r.expiration) ~= "number" then
+    return fail(self, "sched.expiration", "EPROTO",
+      err or "expiration: {id, expiration} expected")
+  end
+  tick(self)
+  local loop = self.loop
+  local rec = loop.jobs[r.id]
+  if not rec or rec.state ~= "running" then
+    return fail(self, "sched.expiration", "ENOENT", fmt("job %d is not running", r.id))
+  end
+  local m = loop.m
+  local R = assert(m:rv1(r.id, {graph = true}))
+  local info = m:info(r.id)
+  local new_end = math.ceil(r.expiration)
+  if new_end <= info.start then
+    return fail(self, "sched.expiration", "EINVAL", "expiration before the job's start")
+  end
+  -- Reservations may sit where the job now extends: drop them, move the
+  -- job, and let the pass plan them again.
+  sched.drop_reservations(loop)
+  m:cancel(r.id)
+  -- register holds a job over its R's window: the same R, its end moved
+  local text = R:encode{graph = true}
+  local moved = text:gsub('"expiration":%s*[%d.eE+-]+', '"expiration":' .. new_end, 1)
+  local ok, msg = m:register(moved, r.id, {start = info.start, ["end"] = new_end})
+  if not ok then
+    assert(m:register(text, r.id, {start = info.start, ["end"] = info["end"]}))
+    pass(self)
+    return fail(self, "sched.expiration", "EBUSY", fmt("job %d: %s", r.id, tostring(msg)))
+  end
+  -- the estimate list is ordered by est_end: out and in again
+  sched.stop_estimate(loop, rec)
+  rec.estimate = new_end - info.start
+  rec.est_end = new_end
+  sched.start_estimate(loop, rec)
+  emit(self, {op = "respond", topic = "sched.expiration", payload = {}})
+  pass(self)
+  return flush(self)
+end
+
+-- feasibility.check {jobspec}: {} when it could ever run here, else an
+-- error (ENODEV, or EINVAL for a bad jobspec).
+function Flux:feasibility(request)
+  local r, err = decode(request)
+  if type(r) ~= "table" or type(r.jobspec) ~= "table" then
+    return fail(self, "feasibility.check", "EPROTO", err or "feasibility: jobspec expected")
+  end
+  tick(self)
+  local d = duration_of(r.jobspec)
+  local why = past_expiration(self, d)
+  if why then return fail(self, "feasibility.check", "ENODEV", why) end
+  local rec = {id = 0, jobspec = r.jobspec, estimate = estimate_of(self, d)}
+  local msg, code = sched.admissible(self.loop, rec)
+  if msg then
+    return fail(self, "feasibility.check", code == "ENODEV" and "ENODEV" or "EINVAL",
+      code == "ENODEV" and "Unsatisfiable request: " .. msg or msg)
+  end
+  emit(self, {op = "respond", topic = "feasibility.check", payload = {}})
+  return flush(self)
+end
+
+-- sched.resource-status: {all, down, allocated}, each an R table.
+function Flux:resource_status()
+  tick(self)
+  local loop = self.loop
+  local all = core.rv1_from_graph(loop.g)
+  local down_ids = self.acq:targets("down")
+  local down = all:restrict(down_ids)
+  local allocated
+  for _, rec in pairs(loop.jobs) do
+    if rec.state == "running" then
+      local R = loop.m:rv1(rec.id)
+      if R then allocated = allocated and allocated:union(R) or R end
+    end
+  end
+  allocated = allocated or all:restrict("")
+  local payload = {all = all:to_table(), down = down:to_table(),
+    allocated = allocated:to_table()}
+  -- the text from R's own writer: an empty R_lite stays an array
+  local json = fmt('{"all":%s,"down":%s,"allocated":%s}', all:encode(), down:encode(),
+    allocated:encode())
+  emit(self, {op = "respond", topic = "sched.resource-status", payload = payload, json = json})
+  return flush(self)
+end
+
+-- A pass now (the module calls it on a timer at self:next_wake()).
+function Flux:schedule()
+  tick(self)
+  pass(self)
+  return flush(self)
+end
+
+-- When a reservation comes due (a pass is wanted then), or nil.
+function Flux:next_wake()
+  return self.wake
+end
+
+-- Counters in the shape of `flux module stats`.
+function Flux:stats()
+  local st = self.loop.cs:stats()
+  return {jobs_matched = st.matched, matches_failed = st.failed,
+    match_time = {min = st.match_min, avg = st.match_avg, max = st.match_max},
+    queue_length = st.queue_length, running = st.running,
+    queue = self.loop.queue_policy.name, policy = self.loop.policy_name,
+    ["queue-depth"] = self.loop.queue_depth, ["reserve-depth"] = self.loop.reserve_depth,
+    ["match-format"] = self.match_format, expiration = self.expires}
+end
+
+-- The handler for a message topic: "resource.acquire", "sched.hello",
+-- "sched.alloc", "sched.free", "sched.cancel", "sched.prioritize",
+-- "sched.expiration", "feasibility.check", "sched.resource-status".
+local TOPICS = {["resource.acquire"] = Flux.acquire, ["sched.hello"] = Flux.hello,
+  ["sched.alloc"] = Flux.alloc, ["sched.free"] = Flux.free, ["sched.cancel"] = Flux.cancel,
+  ["sched.prioritize"] = Flux.prioritize, ["sched.expiration"] = Flux.expiration,
+  ["feasibility.check"] = Flux.feasibility,
+  ["sched.resource-status"] = Flux.resource_status}
+
+-- Handle one message by topic: its actions.
+function Flux:handle(topic, payload)
+  local h = TOPICS[topic]
+  if not h then return fail(self, topic, "ENOSYS", fmt("unknown topic '%s'", tostring(topic))) end
+  return h(self, payload)
+end
+
+-- The JSON text of the payload an action stands for: an alloc response
+-- ({id, type, R?, annotations?, note?}) or a respond action's payload.
+function M.payload(action)
+  if action.op == "alloc" then
+    local head = core.json_encode({id = action.id, type = TYPE_CODE[action.type],
+      annotations = action.annotations, note = action.note}, 0)
+    if not action.R then return head end
+    return head:sub(1, -2) .. ',"R":' .. action.R .. "}"
+  end
+  return action.json or core.json_encode(action.payload or {}, 0)
+end
+
+return M

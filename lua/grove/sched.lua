@@ -1,0 +1,780 @@
+-- grove.sched: the scheduling loop, independent of what drives it.
+--
+--   local sched = require "grove.sched"
+--   local loop = sched.new{graph = g, queue = "easy", policy = "low"}
+--   sched.enqueue(loop, rec)      -- a job waits (rec: see below)
+--   sched.pass(loop)              -- one pass of the queue policy
+--   sched.stop(loop, rec)         -- a running job's resources are freed
+--   sched.forget(loop, rec)       -- it leaves the loop
+--
+-- grove sim (its virtual clock, arrivals from a trace, completions, node
+-- events) and the Flux adapter grove.flux (the broker's messages, real
+-- time) both drive this one loop, so a queue policy and a placement policy
+-- run unchanged under both.  The loop holds the waiting jobs (their order
+-- in C, grove.core.sched: priority, then submit time, then id), the
+-- matcher that places them (allocations and reservations in the graph's
+-- planner), and the ctx a queue policy sees (docs/sim.md).
+--
+-- The loop's state lives in the driver's own table: sched.init(self,
+-- opts) adds its fields to self (grove sim's object is a loop with a
+-- driver around it), and the functions here take it as their first
+-- argument.  The driver hears back through two fields it may set:
+--   self.on_start(self, rec, vids)  a job started (vids: the vertex ids of
+--                                   its picks of the processor type)
+--   self.on_wake(self, t)           a reservation begins at t: a pass is
+--                                   due then
+--
+-- A job record: {id =, submit =, estimate =, procs = (units of the
+-- processor type, or nil when a jobspec says), user =, jobspec = (a
+-- table or grove.jobspec, or nil), priority = (default 0)}; the loop adds
+-- state ("queued", "running"), js (the jobspec it matches), reserved
+-- (the planned start), start, est_end, view (what the queue policy sees).
+local core = require("grove.core")
+local gpolicy = require("grove.policy")
+local queue = require("grove.sim.queue")
+
+local M = {}
+
+local fmt = string.format
+
+-- ---- construction ------------------------------------------------------------------
+
+local function load_placement(spec)
+  if type(spec) ~= "string" then return spec end
+  for _, b in ipairs(gpolicy.builtins) do
+    if b == spec then return spec end
+  end
+  local p, msg, code = gpolicy.load(spec)
+  if not p then return nil, msg, code end
+  return p
+end
+
+-- The queue policy from a name, path or loaded policy; nil, msg, code.
+function M.load_queue(q, opts)
+  q = q or "fcfs"
+  if type(q) == "string" then
+    return queue.load(q, {budget = opts.budget, memory = opts.memory, time = opts.time})
+  elseif q.bound then
+    -- a policy serves one loop: its mirrors of jobs are that loop's
+    return q:reload()
+  end
+  return q
+end
+
+-- Add the loop's state to self.  opts:
+--   graph     the grove graph (required)
+--   queue     queue policy: name, path or grove.sim.queue policy (fcfs)
+--   policy    placement policy: a built-in name, a path or name of a Lua
+--             policy, or a grove.policy (default "first")
+--   unit      the processor type jobs count in: "core" or "node"
+--   now       the clock to start from (default: the graph's)
+--   reservations  "planner" to record every reservation in the planner
+--             (default: counted when units are interchangeable)
+--   queue_depth    the queue policy sees at most this many waiting jobs
+--                  (the first ones; default all)
+--   reserve_depth  at most this many jobs hold a reservation (default:
+--                  no limit); ctx:reserve of one more returns nil
+--   timed     count and time every match (core.sched's stats)
+--   budget, memory, time   the queue policy's limits
+-- Returns self, or nil, message, code.
+function M.init(self, opts)
+  local g = opts.graph
+  local q, msg, code = M.load_queue(opts.queue, opts)
+  if not q then return nil, msg, code end
+  self.g = g
+  self.queue_policy = q
+  self.unit = opts.unit or "core"
+  if opts.now then g:set_now(opts.now) end
+  self.now = g:now()
+  self.jobs, self.qlen, self.running, self.used = self.jobs or {}, 0, 0, 0
+  self.changed = true
+  self.usage = {}
+  self.passes, self.jobspecs = 0, 0
+  self.count_mode = opts.reservations ~= "planner"
+  self.queue_depth, self.reserve_depth = opts.queue_depth, opts.reserve_depth
+  self.nreserved, self.timed = 0, opts.timed
+  self.free_cache, self.by_est = {}, {}
+  self.js_cache, self.js_cached = {}, 0
+  self.not_up = self.not_up or 0
+  self.cs = core.sched()
+  self.cs:set_now(self.now)
+  self.m = core.matcher(g)
+  local p
+  p, msg, code = load_placement(opts.policy or "first")
+  if not p then return nil, msg, code end
+  local ok, e = self.m:set_policy(p)
+  if not ok then return nil, e, "EINVAL" end
+  self.policy_name = type(p) == "string" and p or p:name()
+  self.fast = type(p) == "string" and core.sim_match ~= nil
+  return self
+end
+
+-- The units of the processor type the graph has (cores, or nodes).
+function M.count_units(self)
+  local total = 0
+  if self.unit == "node" then
+    for _ in self.g:vertices{type = "node"} do total = total + 1 end
+  else
+    for v in self.g:vertices{type = "core"} do total = total + v:size() end
+  end
+  return total
+end
+
+-- Make the ctx and bind the queue policy to it (after self.total is set).
+function M.bind(self)
+  self.ctx = M.context(self)
+  self.queue_policy:bind(self.ctx)
+end
+
+-- A new loop on its own (no driver fields): see M.init for opts, and
+-- total (the units a queue policy sees; default: counted in the graph).
+function M.new(opts)
+  local self, msg, code = M.init({}, opts)
+  if not self then return nil, msg, code end
+  self.total = opts.total or M.count_units(self)
+  M.bind(self)
+  return self
+end
+
+-- Move the clock to t (the graph's and the loop's).
+function M.set_now(self, t)
+  self.now = t
+  self.g:set_now(t)
+  self.cs:set_now(t)
+end
+
+-- ---- jobs in ------------------------------------------------------------------
+
+-- Built-in placement policies that only order candidates (no choose or
+-- score hook looks at the request): under them a whole-node job may be
+-- asked for as bare nodes (spec/sim_nodes_spec.lua checks the placements
+-- are those of the request as written).
+local BARE_NODES = {first = true, low = true, high = true, lonode = true, hinode = true,
+  lonodex = true, hinodex = true, firstnodex = true}
+
+-- The jobspec rec is matched with: its own (duration set to the
+-- estimate), or procs slots of one core, or procs whole nodes.  A
+-- grove.jobspec, or nil, message.
+function M.request(self, job)
+  if job.jobspec then
+    local t = job.jobspec
+    if type(t) == "userdata" then t = t:to_table() end
+    t.attributes = t.attributes or {}
+    t.attributes.system = t.attributes.system or {}
+    t.attributes.system.duration = job.estimate
+    local js, msg = core.jobspec_from_table(t)
+    if not js then return nil, msg end
+    return js
+  end
+  local key = job.procs * 1099511627776 + job.estimate
+  local js = self.js_cache[key]
+  if js then return js end
+  local spec
+  if self.unit == "node" then
+    spec = {nodes = job.procs, exclusive = true, duration = job.estimate}
+  else
+    spec = {slots = job.procs, cores_per_slot = 1, duration = job.estimate}
+  end
+  local t = assert(require("grove.jobspec").build(spec))
+  if self.unit == "node" and self.fast and BARE_NODES[self.policy_name] then
+    -- Whole nodes with nothing below them named: the matcher takes each
+    -- node as one exclusive pick and records it there, instead of placing
+    -- a slot inside and listing every vertex the node holds (the same
+    -- nodes: an exclusive node must be untouched whatever it is asked
+    -- for).
+    t.resources[1].with = nil
+  end
+  js = assert(core.jobspec_from_table(t))
+  if self.js_cached >= 4096 then
+    self.js_cache, self.js_cached = {}, 0
+  end
+  self.js_cache[key] = js
+  self.js_cached = self.js_cached + 1
+  return js
+end
+
+-- Whether rec can ever run here: nil when it can (rec.js is then set), or
+-- the reason it cannot, and the code (ENODEV: never on this machine).
+function M.admissible(self, rec)
+  if rec.jobspec then
+    local js, msg = M.request(self, rec)
+    if not js then return "bad jobspec: " .. tostring(msg), "EINVAL" end
+    rec.js = js
+    local ok, m2, code = self.m:match(js, "satisfiability")
+    if not ok and code == "ENODEV" then
+      return "cannot fit the machine", "ENODEV"
+    elseif not ok and code ~= "EBUSY" then
+      return tostring(m2), code
+    end
+  elseif rec.procs <= 0 then
+    return "no processors", "EINVAL"
+  elseif rec.procs > self.total then
+    return fmt("needs %d %ss, the machine has %d", rec.procs, self.unit, self.total), "ENODEV"
+  else
+    rec.js = M.request(self, rec)
+  end
+  return nil
+end
+
+-- ---- the queue ------------------------------------------------------------------------
+
+local function view_of(rec)
+  local v = rec.view
+  if not v then
+    v = {id = rec.id, submit = rec.submit, procs = rec.procs, estimate = rec.estimate,
+      user = rec.user, priority = rec.priority}
+    rec.view = v
+  end
+  return v
+end
+
+-- The job's reservation, in its record and in the view its queue policy
+-- sees (a mirror in the policy's sandbox, refreshed here).
+local function set_reserved(self, rec, t)
+  if (rec.reserved ~= nil) ~= (t ~= nil) then
+    self.nreserved = self.nreserved + (t ~= nil and 1 or -1)
+  end
+  if rec.reserved ~= t then self.cs:reserve(rec.id, t) end
+  rec.reserved = t
+  local v = rec.view
+  if v and v.reserved ~= t then
+    v.reserved = t
+    if rec.state == "queued" then self.queue_policy:share(rec.id, v) end
+  end
+end
+
+local drop_reservations, cancel_reservation
+
+-- rec waits: it joins the queue in its place (a job that ran before goes
+-- back where its priority, submit time and id put it).
+function M.enqueue(self, rec)
+  local cs = self.cs
+  if rec.in_cs then
+    assert(cs:requeue(rec.id))
+  else
+    local user = math.type(rec.user) == "integer" and rec.user >= 0
+      and rec.user <= 0xffffffff and rec.user or 0
+    assert(cs:add(rec.id, rec.priority or 0, rec.submit, user))
+    rec.in_cs = true
+    if rec.jobspec then
+      if self.jobspecs == 0 and self.count_mode then drop_reservations(self) end
+      self.jobspecs = self.jobspecs + 1
+    end
+  end
+  rec.state = "queued"
+  self.qlen = self.qlen + 1
+  self.queue_policy:share(rec.id, view_of(rec))
+end
+
+-- The waiting records in queue order.
+function M.waiting(self)
+  local ids, n = self.cs:ids(self.ids_buf)
+  self.ids_buf = ids
+  local jobs, out = self.jobs, {}
+  for i = 1, n do out[i] = jobs[ids[i]] end
+  return out
+end
+
+-- ---- starting and ending ---------------------------------------------------------------
+
+local match
+
+-- Match rec in mode ("allocate" or "allocate_orelse_reserve"): a job
+-- {state =, start =, vids = {vertex id, ...}}, or nil, message, code.
+-- With a built-in placement policy the lean core.sim_match does it (only
+-- the picks of the processor type come back); a Lua policy goes through
+-- m:match, which runs it in its sandbox.
+function match(self, rec, mode)
+  if self.timed then
+    local t0 = os.clock()
+    self.timed = false
+    local j, msg, code = match(self, rec, mode)
+    self.timed = true
+    self.cs:count_match(j ~= nil, os.clock() - t0)
+    return j, msg, code
+  end
+  if self.fast then
+    local state, start, _, vids = core.sim_match(self.m, rec.js, mode, rec.id,
+      not rec.jobspec and self.unit or nil)
+    if not state then return nil, start, vids end
+    return {state = state, start = start, vids = vids}
+  end
+  local j, msg, code = self.m:match(rec.js, mode, rec.id)
+  if not j then return nil, msg, code end
+  local vids = {}
+  for i, p in ipairs(j.picks) do vids[i] = p.vertex:vid() end
+  return {state = j.state, start = j.start, vids = vids}
+end
+M.match = match
+
+-- Running jobs by estimated end: a sorted array (binary search, then a
+-- move), so "what is free at t by the estimates" walks a prefix.
+local function by_est(a, b)
+  local x, y = a.est_end, b.est_end
+  if x ~= y then return x < y end
+  return a.id < b.id
+end
+
+local function est_position(list, rec)
+  local lo, hi = 1, #list + 1
+  while lo < hi do
+    local mid = (lo + hi) // 2
+    if by_est(list[mid], rec) then lo = mid + 1 else hi = mid end
+  end
+  return lo
+end
+
+local function est_insert(self, rec)
+  table.insert(self.by_est, est_position(self.by_est, rec), rec)
+end
+
+local function est_remove(self, rec)
+  local i = est_position(self.by_est, rec)
+  assert(self.by_est[i] == rec, "running job missing from the estimate list")
+  table.remove(self.by_est, i)
+end
+
+-- (for a driver that moves a running job's end: out, then in again)
+M.stop_estimate, M.start_estimate = est_remove, est_insert
+
+local function begin_run(self, rec, job)
+  rec.state = "running"
+  rec.start = self.now
+  rec.est_end = self.now + rec.estimate
+  if rec.reserved then self.nreserved = self.nreserved - 1 end
+  rec.reserved, rec.vres = nil, nil
+  if rec.view then rec.view.reserved = nil end
+  self.queue_policy:unshare(rec.id)
+  assert(self.cs:start(rec.id))
+  if not rec.procs then
+    local info = self.m:info(rec.id)
+    rec.procs = info.counts[self.unit] or 0
+    if rec.view then rec.view.procs = rec.procs end
+  end
+  self.used = self.used + rec.procs
+  self.running = self.running + 1
+  self.qlen = self.qlen - 1
+  est_insert(self, rec)
+  local c = self.free_cache
+  if c.pass == self.passes and rec.est_end <= c.t then c.freed = c.freed + rec.procs end
+  if self.on_start then self.on_start(self, rec, job.vids) end
+end
+M.begin_run = begin_run
+
+-- A job that runs already (a restarted scheduler's, placed by
+-- m:register under rec.id) joins the loop as running since start.
+function M.adopt(self, rec, start)
+  local info = self.m:info(rec.id)
+  rec.state = "running"
+  rec.start = start
+  rec.est_end = start + rec.estimate
+  rec.procs = info.counts[self.unit] or 0
+  local user = math.type(rec.user) == "integer" and rec.user >= 0
+    and rec.user <= 0xffffffff and rec.user or 0
+  assert(self.cs:add_running(rec.id, rec.priority or 0, rec.submit, user, rec.estimate, start))
+  rec.in_cs = true
+  if rec.jobspec then self.jobspecs = self.jobspecs + 1 end
+  self.jobs[rec.id] = rec
+  self.used = self.used + rec.procs
+  self.running = self.running + 1
+  est_insert(self, rec)
+end
+
+-- A running job gives back part of what it holds (the vertices already
+-- released in the matcher): its count of units follows.
+function M.shrunk(self, rec)
+  local info = self.m:info(rec.id)
+  local procs = info and info.counts[self.unit] or 0
+  self.used = self.used - (rec.procs - procs)
+  rec.procs = procs
+end
+
+-- A running job stops: its resources go back (the job stays known until
+-- M.forget or M.enqueue).
+function M.stop(self, rec)
+  self.m:cancel(rec.id)
+  est_remove(self, rec)
+  self.used = self.used - rec.procs
+  self.running = self.running - 1
+end
+
+-- A job leaves the loop (finished, killed, cancelled): when it was the
+-- last jobspec job, reservations may go back to counting.
+function M.forget(self, rec)
+  self.jobs[rec.id] = nil
+  if rec.in_cs then
+    if rec.state == "queued" then
+      cancel_reservation(self, rec)
+      self.qlen = self.qlen - 1
+      self.queue_policy:unshare(rec.id)
+      self.changed = true
+    end
+    assert(self.cs:remove(rec.id))
+    rec.in_cs = nil
+    if rec.jobspec and rec.js then
+      self.jobspecs = self.jobspecs - 1
+      if self.jobspecs == 0 and self.count_mode then drop_reservations(self) end
+    end
+  end
+end
+
+-- Cancel every reservation (node events invalidate them, and so does a
+-- change between counted and recorded reservations).
+function drop_reservations(self)
+  for _, rec in ipairs(M.waiting(self)) do
+    if rec.reserved then
+      if rec.vres then rec.vres = nil else self.m:cancel(rec.id) end
+      set_reserved(self, rec, nil)
+    end
+  end
+  self.changed = true
+end
+M.drop_reservations = drop_reservations
+
+-- ---- the context queue policies see ---------------------------------------------------
+
+local function wake(self, t)
+  if self.on_wake and t > self.now then self.on_wake(self, t) end
+end
+
+local function rec_of(self, view, fname)
+  if type(view) ~= "table" or math.type(view.id) ~= "integer" then
+    error(fmt("bad argument #1 to '%s' (a job of ctx:queue() expected)", fname), 3)
+  end
+  local rec = self.jobs[view.id]
+  if not rec or rec.state ~= "queued" then
+    error(fmt("bad argument #1 to '%s' (job %d is not waiting)", fname, view.id), 3)
+  end
+  return rec
+end
+
+local function match_fail(rec, msg, code)
+  if code == "ECANCELED" or code == "EINVAL" or code == "ENOMEM" then
+    error(fmt("job %d: %s", rec.id, tostring(msg)), 0)
+  end
+  return false
+end
+
+-- Try to allocate rec now; true on success.
+local function try_now(self, rec)
+  if rec.procs and not rec.jobspec and rec.procs > self.total - self.used then
+    return false
+  end
+  local j, msg, code = match(self, rec, "allocate")
+  if j then
+    begin_run(self, rec, j)
+    return true
+  end
+  return match_fail(rec, msg, code)
+end
+
+-- Whether reservations are counted rather than recorded in the planner:
+-- every job in the system is a plain request (any cores, or any whole
+-- nodes), every node is up, and the driver did not ask otherwise.
+-- Units are then interchangeable, and a counted plan is both exact and
+-- realizable (a job needs only that enough units are free when it
+-- starts); a reservation pinned to vertices in the planner would also
+-- have to find the same vertices free over its whole window, which
+-- counting does not ask.  Anything else plans in the planner.
+local function counting(self)
+  return self.count_mode and self.not_up == 0 and self.jobspecs == 0
+end
+
+-- The earliest start >= now of p units for d seconds given the running
+-- jobs' estimates and the counted reservations of other waiting jobs.
+local function counted_earliest(self, rec, p, d)
+  local ev = {}
+  local now = self.now
+  for _, r in ipairs(self.by_est) do
+    ev[#ev + 1] = {now, r.procs}
+    ev[#ev + 1] = {r.est_end, -r.procs}
+  end
+  for _, q in ipairs(M.waiting(self)) do
+    if q ~= rec and q.vres then
+      ev[#ev + 1] = {q.vres, q.procs}
+      ev[#ev + 1] = {q.vres + q.estimate, -q.procs}
+    end
+  end
+  table.sort(ev, function(a, b)
+    if a[1] ~= b[1] then return a[1] < b[1] end
+    return a[2] < b[2]
+  end)
+  -- the usage step function: times[i] .. times[i+1] at used[i]
+  local times, used = {}, {}
+  local u = 0
+  local i = 1
+  while i <= #ev do
+    local t = ev[i][1]
+    while ev[i] and ev[i][1] == t do
+      u = u + ev[i][2]
+      i = i + 1
+    end
+    times[#times + 1], used[#used + 1] = t, u
+  end
+  local limit = self.total - p
+  local function used_at(k) return k == 0 and 0 or used[k] end
+  -- candidates: now, and every time usage drops
+  local k = 0
+  while times[k + 1] and times[k + 1] <= now do k = k + 1 end
+  local s = now
+  while true do
+    -- check [s, s + d): segments from index k (the one holding s)
+    local ok, j = true, k
+    while true do
+      if used_at(j) > limit then
+        ok = false
+        break
+      end
+      local nxt = times[j + 1]
+      if not nxt or nxt >= s + d then break end
+      j = j + 1
+    end
+    if ok then return s end
+    -- move to the next change after the blocking segment
+    k = j + 1
+    s = times[k]
+    if not s then error("no counted start found (more units asked than exist)") end
+  end
+end
+
+-- Reserve rec at its earliest start; the start time and "started" or
+-- "reserved", or nil.
+local function reserve(self, rec)
+  if self.reserve_depth and self.nreserved >= self.reserve_depth then
+    -- no reservation, but a job that fits now still starts
+    if try_now(self, rec) then return self.now, "started" end
+    return nil
+  end
+  if counting(self) then
+    local t = counted_earliest(self, rec, rec.procs, rec.estimate)
+    if t == self.now and try_now(self, rec) then return self.now, "started" end
+    if t == self.now then t = self.now + 1 end -- cannot happen with plain requests
+    rec.vres = t
+    set_reserved(self, rec, t)
+    wake(self, t)
+    return t, "reserved"
+  end
+  local j, msg, code = match(self, rec, "allocate_orelse_reserve")
+  if not j then
+    match_fail(rec, msg, code)
+    return nil
+  end
+  if j.state == "allocated" then
+    begin_run(self, rec, j)
+    return self.now, "started"
+  end
+  set_reserved(self, rec, j.start)
+  wake(self, j.start)
+  return j.start, "reserved"
+end
+
+function cancel_reservation(self, rec)
+  if not rec.reserved then return false end
+  if rec.vres then
+    rec.vres = nil
+  else
+    self.m:cancel(rec.id)
+  end
+  set_reserved(self, rec, nil)
+  return true
+end
+M.cancel_reservation = cancel_reservation
+
+-- The shadow time of a plain request of p units: the earliest time at
+-- which p units are free by the running jobs' estimates, and the units
+-- free then.  Kept per pass and per p: jobs started in the pass add to
+-- the free count at the shadow time as they go (begin_run).
+local function shadow(self, p)
+  local c = self.free_cache
+  if c.pass ~= self.passes or c.p ~= p then
+    local free = self.total - self.used
+    local t = self.now
+    local list = self.by_est
+    local i = 1
+    while free < p and list[i] do
+      t = list[i].est_end
+      while list[i] and list[i].est_end == t do
+        free = free + list[i].procs
+        i = i + 1
+      end
+    end
+    c.pass, c.p, c.t, c.freed = self.passes, p, t, free - (self.total - self.used)
+  end
+  return c.t, self.total - self.used + c.freed
+end
+
+local function plain(rec)
+  return rec.procs and not rec.jobspec
+end
+
+-- Start rec now without moving the earliest start of prot later.
+local function start_protected(self, rec, prot)
+  if plain(rec) and rec.procs > self.total - self.used then return false end
+  if plain(rec) and plain(prot) and self.not_up == 0 then
+    -- Plain requests (any cores, or any whole nodes) make units
+    -- interchangeable: counting the running jobs' estimates is exact,
+    -- and the head needs no record in the planner.
+    local t, free = shadow(self, prot.procs)
+    if self.now + rec.estimate <= t or rec.procs <= free - prot.procs then
+      return try_now(self, rec)
+    end
+    return false
+  end
+  -- Otherwise protect prot with a reservation in the planner.
+  if not prot.reserved and not reserve(self, prot) then
+    return try_now(self, rec)       -- prot can never start: nothing to protect
+  end
+  if prot.state ~= "queued" then return try_now(self, rec) end
+  local s0 = prot.reserved
+  if self.now + rec.estimate <= s0 then
+    -- it ends before the reservation begins
+    return try_now(self, rec)
+  end
+  if try_now(self, rec) then return true end
+  -- The reservation may sit on resources rec could use while still
+  -- leaving room for prot at s0: plan again without it.
+  cancel_reservation(self, prot)
+  local j, msg, code = match(self, rec, "allocate")
+  if not j then
+    reserve(self, prot)
+    return match_fail(rec, msg, code)
+  end
+  local s1 = reserve(self, prot)
+  if s1 and s1 <= s0 then
+    begin_run(self, rec, j)
+    return true
+  end
+  cancel_reservation(self, prot)
+  self.m:cancel(rec.id)
+  reserve(self, prot)
+  return false
+end
+
+-- The ctx handed to a queue policy (see docs/sim.md).
+function M.context(loop)
+  local ctx = {}
+  local exported = {}
+  local exported_version = -1
+  function ctx.queue()
+    local s = loop
+    local version = s.cs:version()
+    local pol = s.queue_policy
+    if exported_version ~= version or pol.priority then
+      local ids, n = s.cs:ids(s.ids_buf)
+      s.ids_buf = ids
+      local jobs = s.jobs
+      exported = {}
+      if s.queue_depth and n > s.queue_depth then n = s.queue_depth end
+      for i = 1, n do exported[i] = jobs[ids[i]].view end
+      if pol.priority then
+        local prio = {}
+        for _, v in ipairs(exported) do prio[v] = pol:call("priority", v, ctx) end
+        for _, v in ipairs(exported) do
+          if type(prio[v]) ~= "number" then
+            error(fmt("queue policy %s: priority must return a number (job %d got %s)",
+              pol.name, v.id, type(prio[v])), 0)
+          end
+        end
+        table.sort(exported, function(a, b)
+          if prio[a] ~= prio[b] then return prio[a] > prio[b] end
+          if a.submit ~= b.submit then return a.submit < b.submit end
+          return a.id < b.id
+        end)
+      end
+      exported_version = version
+      -- a new mirror each time (unshare, then share): the policy may
+      -- still hold the last one
+      pol:unshare("queue")
+      pol:share("queue", exported)
+    end
+    return exported
+  end
+  function ctx.start(_, view, opts)
+    local rec = rec_of(loop, view, "start")
+    local prot
+    if opts ~= nil then
+      if type(opts) ~= "table" then error("bad argument #2 to 'start' (table expected)", 2) end
+      if opts.protect ~= nil then
+        prot = rec_of(loop, opts.protect, "start")
+        if prot == rec then error("bad argument #2 to 'start' (a job cannot protect itself)", 2) end
+      end
+    end
+    local s = loop
+    local ok
+    if rec.reserved == s.now and rec.vres then
+      rec.vres = nil
+      set_reserved(s, rec, nil)
+      ok = try_now(s, rec)
+      if not ok then reserve(s, rec) end
+    elseif rec.reserved == s.now then
+      local vids = {}
+      for i, p in ipairs(s.m:job(rec.id).picks) do vids[i] = p.vertex:vid() end
+      begin_run(s, rec, {vids = vids})
+      ok = true
+    elseif rec.reserved then
+      local t = rec.reserved
+      cancel_reservation(s, rec)
+      ok = try_now(s, rec)
+      if not ok then
+        local t2 = reserve(s, rec)
+        assert(t2 and t2 <= t, "a reservation moved later")
+      end
+    elseif prot then
+      ok = start_protected(s, rec, prot)
+    else
+      ok = try_now(s, rec)
+    end
+    return ok
+  end
+  function ctx.reserve(_, view)
+    local rec = rec_of(loop, view, "reserve")
+    if rec.reserved then return rec.reserved, "reserved" end
+    local t, how = reserve(loop, rec)
+    return t, how
+  end
+  function ctx.cancel(_, view)
+    local rec = rec_of(loop, view, "cancel")
+    local ok = cancel_reservation(loop, rec)
+    return ok
+  end
+  function ctx.earliest(_, view)
+    local rec = rec_of(loop, view, "earliest")
+    if rec.reserved then return rec.reserved end
+    local t
+    if counting(loop) then
+      t = counted_earliest(loop, rec, rec.procs, rec.estimate)
+    else
+      local j = loop.m:match(rec.js, "without_allocating_future")
+      t = j and j.start or nil
+    end
+    return t
+  end
+  function ctx.free() return loop.total - loop.used end
+  function ctx.total() return loop.total end
+  function ctx.clock() return loop.now end
+  function ctx.changed() return loop.changed end
+  function ctx.usage(_, user) return loop.usage[user] or 0 end
+  function ctx.running()
+    local out = {}
+    for _, rec in pairs(loop.jobs) do
+      if rec.state == "running" then
+        out[#out + 1] = {id = rec.id, start = rec.start, estimate = rec.estimate,
+          ["end"] = rec.est_end, procs = rec.procs, user = rec.user}
+      end
+    end
+    table.sort(out, function(a, b) return a.id < b.id end)
+    return out
+  end
+  return ctx
+end
+
+-- One pass of the queue policy (when any job waits): true when it ran.
+function M.pass(self)
+  if self.qlen == 0 then return false end
+  self.passes = self.passes + 1
+  self.queue_policy:call("schedule", self.ctx)
+  self.changed = false
+  return true
+end
+
+return M

@@ -1,0 +1,248 @@
+-- Specs for grove.flux: RFC 27 and RFC 28 message sequences, written as
+-- JSON text as the broker sends them, and the actions that come back
+-- (JSON out through flux.payload).  No Flux is needed.
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, and must not be copied here.
+local core = require("grove.core")
+local flux = require("grove.flux")
+
+-- Two ranks of four cores, or what r says.
+local function R_text(ranks, hosts, extra)
+  return ('{"version":1,"execution":{"R_lite":[{"rank":"%s","children":{"core":"0-3"}}],'
+    .. '"starttime":0,"expiration":%s,"nodelist":["%s"]}}'):format(ranks, extra or 0, hosts)
+end
+
+-- A jobspec of n slots of c cores for d seconds, as JSON text.
+local function jobspec(n, c, d)
+  return ('{"version":1,"resources":[{"type":"slot","count":%d,"label":"task","with":'
+    .. '[{"type":"core","count":%d}]}],"tasks":[{"command":["true"],"slot":"task",'
+    .. '"count":{"per_slot":1}}],"attributes":{"system":{"duration":%d}}}'):format(n, c, d)
+end
+
+local function alloc(id, js, prio, submit)
+  return ('{"id":%d,"priority":%d,"userid":100,"t_submit":%s,"jobspec":%s}'):format(id,
+    prio or 16, submit or id, js)
+end
+
+-- A scheduler at clock *now (a table, so a spec moves it), acquired.
+local function session(opts, R, up)
+  local clock = {t = 1000}
+  opts = opts or {}
+  opts.clock = function() return clock.t end
+  local s = assert(flux.new(opts))
+  local acts = s:handle("resource.acquire",
+    ('{"resources":%s,"up":"%s"}'):format(R or R_text("0-1", "n[0-1]"), up or "0-1"))
+  return s, clock, acts
+end
+
+-- The actions of one op (and type), by job id.
+local function by_id(actions, op, typ)
+  local out = {}
+  for _, a in ipairs(actions) do
+    if a.op == op and (not typ or a.type == typ) then out[a.id] = a end
+  end
+  return out
+end
+
+local function ranks_of(action)
+  return core.rv1_decode(action.R):ranks():encode()
+end
+
+describe("grove.flux", function()
+  it("starts jobs from alloc and frees them (JSON in, JSON out)", function()
+    local s, clock, acts = session()
+    assert.same({}, acts)
+    acts = s:handle("sched.alloc", alloc(1, jobspec(1, 4, 100)))
+    assert.equal(1, #acts)
+    local payload = core.json_decode(flux.payload(acts[1]))
+    assert.equal(1, payload.id)
+    assert.equal(flux.SUCCESS, payload.type)
+    assert.equal("0", payload.R.execution.R_lite[1].rank)
+    assert.equal(1000, payload.R.execution.starttime)
+    assert.equal(1100, payload.R.execution.expiration)
+    assert.equal("rank[0]/core[0-3]", payload.annotations.sched.resource_summary)
+    acts = s:handle("sched.alloc", alloc(2, jobspec(1, 4, 100)))
+    assert.equal("1", ranks_of(by_id(acts, "alloc", "success")[2]))
+    acts = s:handle("sched.alloc", alloc(3, jobspec(1, 4, 100)))
+    assert.is_nil(by_id(acts, "alloc", "success")[3])
+    clock.t = 1050
+    acts = s:handle("sched.free", '{"id":1,"R":' .. R_text("0", "n0") .. ',"final":true}')
+    assert.equal("0", ranks_of(by_id(acts, "alloc", "success")[3]))
+    local st = s:stats()
+    assert.equal(3, st.jobs_matched)
+    assert.equal(0, st.queue_length)
+    assert.equal(2, st.running)
+    assert.is_true(st.match_time.max >= st.match_time.min)
+  end)
+
+  it("denies a job that can never run, with the reason", function()
+    local s = session()
+    local acts = s:handle("sched.alloc", alloc(7, jobspec(1, 5, 100)))
+    assert.same({{op = "alloc", id = 7, type = "deny",
+      note = "unsatisfiable request: cannot fit the machine"}}, acts)
+    assert.same({id = 7, type = flux.DENY, note = "unsatisfiable request: cannot fit the machine"},
+      core.json_decode(flux.payload(acts[1])))
+    acts = s:handle("sched.alloc", '{"id":8,"priority":1,"userid":1,"t_submit":1}')
+    assert.equal("deny", acts[1].type)
+    assert.equal(0, s:stats().queue_length)
+  end)
+
+  it("annotates a waiting job with t_estimate and clears it when it starts", function()
+    local s, clock = session{queue = "conservative"}
+    s:handle("sched.alloc", alloc(1, jobspec(2, 4, 100)))
+    local acts = s:handle("sched.alloc", alloc(2, jobspec(1, 4, 50)))
+    local a = by_id(acts, "alloc", "annotate")[2]
+    assert.equal(1100, a.annotations.sched.t_estimate)
+    clock.t = 1100
+    acts = s:handle("sched.free", '{"id":1,"R":' .. R_text("0-1", "n[0-1]") .. ',"final":true}')
+    local ok = by_id(acts, "alloc", "success")[2]
+    assert.equal(core.null, ok.annotations.sched.t_estimate)
+    assert.truthy(flux.payload(ok):find('"t_estimate":%s*null'))
+  end)
+
+  it("answers cancel of a waiting job with an alloc response of type cancel", function()
+    local s = session()
+    s:handle("sched.alloc", alloc(1, jobspec(2, 4, 100)))
+    s:handle("sched.alloc", alloc(2, jobspec(1, 4, 100)))
+    local acts = s:handle("sched.cancel", '{"id":2}')
+    assert.same({{op = "alloc", id = 2, type = "cancel"}}, acts)
+    assert.equal(0, s:stats().queue_length)
+    -- a running job's cancel is not the scheduler's: nothing
+    assert.same({}, s:handle("sched.cancel", '{"id":1}'))
+    assert.same({}, s:handle("sched.cancel", '{"id":99}'))
+  end)
+
+  it("reorders the queue on prioritize", function()
+    local s, clock = session()
+    s:handle("sched.alloc", alloc(1, jobspec(2, 4, 100)))
+    s:handle("sched.alloc", alloc(2, jobspec(1, 4, 100)))
+    s:handle("sched.alloc", alloc(3, jobspec(2, 4, 100)))
+    s:handle("sched.prioritize", '{"jobs":[[3,31],[2,0]]}')
+    clock.t = 1100
+    local acts = s:handle("sched.free", '{"id":1,"R":' .. R_text("0-1", "n[0-1]")
+      .. ',"final":true}')
+    local started = by_id(acts, "alloc", "success")
+    assert.truthy(started[3])
+    assert.is_nil(started[2])
+  end)
+
+  it("releases a partial free at once and keeps the job until the final one", function()
+    local s, clock = session()
+    s:handle("sched.alloc", alloc(1, jobspec(2, 4, 100)))
+    local acts = s:handle("sched.alloc", alloc(2, jobspec(1, 4, 100)))
+    assert.is_nil(by_id(acts, "alloc", "success")[2])
+    clock.t = 1010
+    acts = s:handle("sched.free", '{"id":1,"R":' .. R_text("1", "n1") .. ',"final":false}')
+    assert.equal("1", ranks_of(by_id(acts, "alloc", "success")[2]))
+    assert.equal(2, s:stats().running)
+    acts = s:handle("sched.free", '{"id":1,"R":' .. R_text("0", "n0") .. ',"final":true}')
+    assert.equal(1, s:stats().running)
+  end)
+
+  it("puts running jobs back on hello and never books them twice", function()
+    local s = session()
+    local running = ('{"id":11,"priority":16,"userid":1,"t_submit":5,"R":%s}'):format(
+      R_text("0", "n0", 5000))
+    assert.same({}, s:handle("sched.hello", running))
+    -- the same resources again: refused, nothing changes
+    local acts = s:handle("sched.hello", ('{"id":12,"priority":16,"userid":1,"t_submit":5,'
+      .. '"R":%s}'):format(R_text("0", "n0", 5000)))
+    assert.equal("error", acts[1].op)
+    assert.equal("EBUSY", acts[1].errnum)
+    assert.truthy(acts[1].message:find("job 12 cannot be put back", 1, true))
+    -- a job with rank 1 already freed: only rank 0 ... which job 11 holds
+    acts = s:handle("sched.hello", ('{"id":13,"priority":16,"userid":1,"t_submit":5,'
+      .. '"R":%s,"free":"0"}'):format(R_text("0-1", "n[0-1]", 5000)))
+    assert.same({}, acts)
+    assert.equal(2, s:stats().running)
+    acts = s:handle("sched.alloc", alloc(20, jobspec(1, 1, 100)))
+    assert.is_nil(by_id(acts, "alloc", "success")[20])
+    assert.equal(5000, by_id(acts, "alloc", "annotate")[20].annotations.sched.t_estimate)
+  end)
+
+  it("keeps jobs off ranks that go down and plans reservations again", function()
+    local s = session{queue = "conservative"}
+    s:handle("sched.alloc", alloc(1, jobspec(1, 4, 100)))
+    local acts = s:handle("sched.alloc", alloc(2, jobspec(2, 4, 100)))
+    assert.equal(1100, by_id(acts, "alloc", "annotate")[2].annotations.sched.t_estimate)
+    acts = s:handle("resource.acquire", '{"down":"1"}')
+    -- job 1 runs on rank 0: kept; job 2 needs both ranks, one is down
+    assert.equal(1, s:stats().running)
+    local a = by_id(acts, "alloc", "annotate")[2]
+    assert.truthy(a)
+    assert.equal(core.null, a.annotations.sched.t_estimate)
+    acts = s:handle("sched.alloc", alloc(3, jobspec(1, 4, 10)))
+    assert.is_nil(by_id(acts, "alloc", "success")[3])
+    acts = s:handle("resource.acquire", '{"up":"1"}')
+    assert.equal("1", ranks_of(by_id(acts, "alloc", "success")[3]))
+  end)
+
+  it("refuses jobs that would run past the resource set's expiration", function()
+    local s = session(nil, R_text("0-1", "n[0-1]", 1020))
+    local acts = s:handle("sched.alloc", alloc(1, jobspec(1, 1, 3600)))
+    assert.equal("deny", acts[1].type)
+    assert.truthy(acts[1].note:find("expires", 1, true))
+    acts = s:handle("sched.alloc", alloc(2, jobspec(1, 1, 10)))
+    assert.equal("success", acts[1].type)
+    -- an RFC 28 expiration update moves the limit
+    s:handle("resource.acquire", '{"expiration":10000}')
+    acts = s:handle("sched.alloc", alloc(3, jobspec(1, 1, 3600)))
+    assert.equal("success", acts[1].type)
+    acts = s:handle("feasibility.check", '{"jobspec":' .. jobspec(1, 1, 20000) .. '}')
+    assert.equal("ENODEV", acts[1].errnum)
+  end)
+
+  it("answers feasibility.check", function()
+    local s = session()
+    s:handle("sched.alloc", alloc(1, jobspec(2, 4, 100)))
+    local acts = s:handle("feasibility.check", '{"jobspec":' .. jobspec(2, 4, 100) .. '}')
+    assert.same({{op = "respond", topic = "feasibility.check", payload = {}}}, acts)
+    acts = s:handle("feasibility.check", '{"jobspec":' .. jobspec(3, 4, 100) .. '}')
+    assert.equal("error", acts[1].op)
+    assert.equal("ENODEV", acts[1].errnum)
+  end)
+
+  it("answers sched.resource-status with all, down and allocated", function()
+    local s = session(nil, nil, "0")
+    s:handle("sched.alloc", alloc(1, jobspec(1, 2, 100)))
+    local acts = s:handle("sched.resource-status", "{}")
+    local p = core.json_decode(flux.payload(acts[1]))
+    assert.equal("0-1", p.all.execution.R_lite[1].rank)
+    assert.equal("1", p.down.execution.R_lite[1].rank)
+    assert.equal("0", p.allocated.execution.R_lite[1].rank)
+    assert.equal("0-1", p.allocated.execution.R_lite[1].children.core)
+  end)
+
+  it("moves a running job's end on sched.expiration", function()
+    local s = session{queue = "conservative"}
+    s:handle("sched.alloc", alloc(1, jobspec(2, 4, 100)))
+    local acts = s:handle("sched.alloc", alloc(2, jobspec(1, 4, 100)))
+    assert.equal(1100, by_id(acts, "alloc", "annotate")[2].annotations.sched.t_estimate)
+    acts = s:handle("sched.expiration", '{"id":1,"expiration":1500}')
+    assert.equal("respond", acts[1].op)
+    assert.equal(1500, by_id(acts, "alloc", "annotate")[2].annotations.sched.t_estimate)
+    acts = s:handle("sched.expiration", '{"id":9,"expiration":1500}')
+    assert.same({op = "error", topic = "sched.expiration", errnum = "ENOENT",
+      message = "job 9 is not running"}, acts[1])
+  end)
+
+  it("takes its options and says what is wrong with them", function()
+    assert.same({nil, "match-format must be rv1_nosched or rv1, got 'jgf'", "EINVAL"},
+      {flux.new{match_format = "jgf"}})
+    assert.same({nil, "queue-depth must be a positive integer, got 0", "EINVAL"},
+      {flux.new{queue_depth = 0}})
+    assert.has_error(function() flux.new{bogus = 1} end,
+      "bad argument #1 to 'new' (unknown option 'bogus')")
+    local s = assert(flux.new{limited = 8, match_format = "rv1"})
+    assert.same({mode = "limited", limit = 8}, s:ready())
+    assert.equal("ENOSYS", s:handle("sched.bogus", "{}")[1].errnum)
+  end)
+
+  it("writes R with its scheduling graph under match-format rv1", function()
+    local s = session{match_format = "rv1"}
+    local acts = s:handle("sched.alloc", alloc(1, jobspec(1, 1, 100)))
+    local R = core.json_decode(acts[1].R)
+    assert.is_table(R.scheduling)
+  end)
+end)

@@ -1,0 +1,117 @@
+-- Specs for grove.sched, the scheduling loop grove sim and grove.flux
+-- drive, and its C state (grove.core.sched): queue order, priorities,
+-- cancel, start and reserve through ctx, reservation and queue depth.
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, and must not be copied here.
+local core = require("grove.core")
+local grove = require("grove")
+local sched = require("grove.sched")
+
+-- Four nodes of four cores.
+local function machine()
+  local R = grove.cluster.resources
+  return grove.cluster "c" { R.node(4) { R.core(4) } }
+end
+
+local function loop_of(opts)
+  opts = opts or {}
+  opts.graph = opts.graph or machine()
+  return assert(sched.new(opts))
+end
+
+local function job(id, procs, estimate, extra)
+  local rec = {id = id, submit = extra and extra.submit or id, procs = procs,
+    estimate = estimate or 100, priority = extra and extra.priority}
+  return rec
+end
+
+local function add(loop, rec)
+  loop.jobs[rec.id] = rec
+  assert.is_nil(sched.admissible(loop, rec))
+  sched.enqueue(loop, rec)
+end
+
+local function ids(views)
+  local out = {}
+  for i, v in ipairs(views) do out[i] = v.id end
+  return out
+end
+
+describe("grove.core.sched", function()
+  it("orders by priority, then submit time, then id, and keeps 64-bit ids", function()
+    local s = core.sched()
+    local big = 0x7fffffff00000001
+    assert.is_true(s:add(3, 0, 5.0))
+    assert.is_true(s:add(big, 0, 5.0))
+    assert.is_true(s:add(1, 0, 9.0))
+    assert.is_true(s:add(2, 7, 9.5))
+    assert.same({2, 3, big, 1}, (s:ids()))
+    local v = s:version()
+    assert.is_true(s:prioritize(1, 8))
+    assert.is_true(s:version() > v)
+    assert.same({1, 2, 3, big}, (s:ids()))
+    assert.same({nil, "job 3 is known already", "EEXIST"}, {s:add(3, 0, 1)})
+    assert.same({nil, "no job 42", "ENOENT"}, {s:remove(42)})
+  end)
+end)
+
+describe("grove.sched", function()
+  it("shows the queue policy the waiting jobs in order, priorities first", function()
+    local loop = loop_of()
+    add(loop, job(1, 4))
+    add(loop, job(2, 4, 100, {priority = 5}))
+    add(loop, job(3, 4))
+    assert.same({2, 1, 3}, ids(loop.ctx.queue()))
+  end)
+
+  it("starts, reserves and forgets jobs through ctx", function()
+    local loop = loop_of{reservations = "planner"}
+    add(loop, job(1, 16, 100))
+    add(loop, job(2, 8, 50))
+    local q = loop.ctx.queue()
+    assert.is_true(loop.ctx.start(nil, q[1]))
+    assert.equal(16, loop.used)
+    q = loop.ctx.queue()
+    assert.same({2}, ids(q))
+    assert.is_false(loop.ctx.start(nil, q[1]))
+    local t, how = loop.ctx.reserve(nil, q[1])
+    assert.equal(100, t)
+    assert.equal("reserved", how)
+    assert.equal("reserved", loop.cs:job(2).state)
+    assert.equal(100, loop.cs:job(2).reserved)
+    -- a cancelled waiting job leaves the queue and its reservation
+    sched.forget(loop, loop.jobs[2])
+    assert.same({}, ids(loop.ctx.queue()))
+    assert.equal(0, loop.nreserved)
+    assert.is_nil(loop.m:job(2))
+  end)
+
+  it("keeps to the reservation depth", function()
+    local loop = loop_of{queue = "conservative", reservations = "planner", reserve_depth = 1}
+    add(loop, job(1, 16, 100))
+    add(loop, job(2, 16, 100))
+    add(loop, job(3, 16, 100))
+    sched.pass(loop)
+    assert.equal("running", loop.jobs[1].state)
+    assert.equal(100, loop.jobs[2].reserved)
+    assert.is_nil(loop.jobs[3].reserved)
+    assert.equal(1, loop.nreserved)
+  end)
+
+  it("shows the queue policy only the queue depth", function()
+    local loop = loop_of{queue_depth = 2}
+    for i = 1, 5 do add(loop, job(i, 16)) end
+    assert.same({1, 2}, ids(loop.ctx.queue()))
+    sched.pass(loop)
+    assert.equal(4, loop.qlen)
+    assert.same({2, 3}, ids(loop.ctx.queue()))
+  end)
+
+  it("refuses a job larger than the machine with the reason", function()
+    local loop = loop_of()
+    local rec = job(1, 17)
+    assert.same({"needs 17 cores, the machine has 16", "ENODEV"},
+      {sched.admissible(loop, rec)})
+  end)
+end)
