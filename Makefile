@@ -88,7 +88,7 @@ LDFLAGS_ALL := $(SAN_FLAGS) $(LDFLAGS)
 
 # ONLY="error idset ..." restricts the build to those modules (core/X.c
 # with the files of its group, core/X_*.c, as match.c and match_walk.c;
-# bindings/l_X.c, core/test/test_X.c, bench/bench_X.c): work on one part
+# bindings/l_X.c and l_X_*.c, core/test/test_X.c, bench/bench_X.c): work on one part
 # while another is half-written.
 ifeq ($(ONLY),)
 CORE_SRC := $(sort $(wildcard core/*.c))
@@ -97,7 +97,7 @@ TEST_SRC := $(sort $(wildcard core/test/test_*.c))
 BENCH_SRC := $(sort $(wildcard bench/*.c))
 else
 CORE_SRC := $(sort $(wildcard $(ONLY:%=core/%.c) $(ONLY:%=core/%_*.c)))
-BIND_L   := $(sort $(wildcard $(ONLY:%=bindings/l_%.c)))
+BIND_L   := $(sort $(wildcard $(ONLY:%=bindings/l_%.c) $(ONLY:%=bindings/l_%_*.c)))
 TEST_SRC := $(sort $(wildcard $(ONLY:%=core/test/test_%.c)))
 BENCH_SRC := $(sort $(wildcard $(ONLY:%=bench/bench_%.c)))
 endif

@@ -8,7 +8,9 @@
  * vertex id.
  *
  * This file must not read or write R's text (rv1.c does) nor know R's set
- * algebra; it builds and reads an R only through rv1_private.h.
+ * algebra; it builds and reads an R only through rv1_private.h.  The
+ * public writers (grove_rv1_to_json, grove_rv1_encode) are here only to
+ * hand rv1.c the scheduling graph it must not build itself.
  */
 #include <errno.h>
 #include <jansson.h>
@@ -142,6 +144,18 @@ json_t *grovep_rv1_scheduling_of_rlite(const grove_rv1_t *R)
     json_t *sc = g ? scheduling_of_graph(g, NULL, 0) : NULL;
     grove_graph_destroy(g);
     return sc;
+}
+
+/* The writers of R (rv1.c writes the text) given the graph they need for
+ * GROVE_RV1_WITH_GRAPH: here, so that rv1.c never calls this file. */
+json_t *grove_rv1_to_json(const grove_rv1_t *R, int flags)
+{
+    return grovep_rv1_to_json(R, flags, grovep_rv1_scheduling_of_rlite);
+}
+
+char *grove_rv1_encode(const grove_rv1_t *R, int flags)
+{
+    return grovep_rv1_encode(R, flags, grovep_rv1_scheduling_of_rlite);
 }
 
 /* What from_marked gathers from the marked vertices before building R. */
