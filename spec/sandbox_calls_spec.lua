@@ -185,10 +185,17 @@ describe("the metered library functions", function()
     end }]]
 
   it("answer as the standard library does", function()
+    -- the name a message gives a function is the first one found for it
+    -- among the loaded modules (in the host, another library may have
+    -- taken table.insert as its own): compared without it
+    local function unnamed(text)
+      return (text:gsub("(bad argument #%d+ to )'[^']*'", "%1F"))
+    end
     local want = assert(load(probe))().f()
     local s = assert(core.script_load(probe, "s.lua"))
     local ok, got = s:call("f")
     assert.is_true(ok, got)
-    assert.equal(want, got)
+    assert.equal(unnamed(want), unnamed(got))
+    assert.matches("bad argument #2 to 'table.insert' %(position out of bounds%)", got)
   end)
 end)
