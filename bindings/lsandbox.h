@@ -17,13 +17,14 @@
  *            collection);
  *   budget   instructions per run (a count hook every GROVEL_SB_STEP
  *            instructions); library calls whose work grows with their
- *            arguments are charged for it, and pattern matching counts its
- *            own steps;
+ *            arguments are charged for it before they work
+ *            (l_sandbox_lib.c), and pattern matching counts its own steps;
  *   time     wall-clock seconds per run spent in the policy's code (from
  *            the start to the end of each call into the sandbox; the
  *            matcher's own work between hook calls is not counted),
- *            checked by the count hook, by the pattern matcher, after
- *            every metered library call and at every large allocation.
+ *            checked by the count hook, by the pattern matcher, at every
+ *            metered library call and every GROVEL_SB_PIECE elements of
+ *            the ones that loop, and at every large allocation.
  * A run is one match (or the loading of the policy's chunk).  pcall and
  * xpcall cannot catch the errors these limits raise, and an xpcall message
  * handler is not run for them.
@@ -48,6 +49,7 @@
 #define GROVEL_SB_MEMORY (64 * 1024 * 1024) /* default bytes a policy may hold */
 #define GROVEL_SB_TIME 1.0              /* default seconds per run */
 #define GROVEL_SB_STEP 1000             /* instructions between two checks */
+#define GROVEL_SB_PIECE 4096            /* elements a library call visits between two clock reads */
 
 /* Why a run was stopped by a limit. */
 enum grovel_sb_fatal { GROVEL_SB_OK, GROVEL_SB_BUDGET_OUT, GROVEL_SB_MEMORY_OUT, GROVEL_SB_TIME_OUT };
@@ -98,6 +100,11 @@ void grovel_sandbox_resume(grovel_sandbox_t *sb, bool was);
  * instructions to the run, and raise the limit's error when a limit is past
  * (also when one was already past). */
 void grovel_sandbox_charge(lua_State *S, lua_Integer work);
+
+/* Replace the functions of the library table on top of S whose work grows
+ * with their arguments by metered ones (l_sandbox_lib.c); lib is its name
+ * ("_G" for the environment's base functions, "table", "string", "utf8"). */
+void grovel_sandbox_meter(lua_State *S, const char *lib);
 
 /* Raise the error of the limit that stopped the run (sb->fatal set) on S. */
 int grovel_sandbox_raise(lua_State *S);

@@ -747,3 +747,39 @@ describe("m:rv1", function()
     assert.has_error(function() m:rv1(1, 5) end)
   end)
 end)
+
+describe("a jobspec given to a matcher as text or a table", function()
+  local fpga = match.nodes_yaml(1, 2, nil, 3600):gsub("type: core", "type: fpga")
+
+  it("is refused as it is read when it names a type no graph has", function()
+    local m = core.matcher(tiny())
+    for _, mode in ipairs{"allocate", "allocate_orelse_reserve", "satisfiability"} do
+      expect.fails("EINVAL", "resources[0].with[0].with[0].type: unknown resource type 'fpga'",
+        m:match(fpga, mode))
+    end
+    expect.fails("EINVAL", "resources[0].with[0].with[0].type: unknown resource type 'fpga'",
+      m:fits_idle(fpga))
+    local t = assert(core.jobspec_parse(fpga)):to_table()
+    expect.fails_with("EINVAL", "unknown resource type 'fpga'", m:match(t))
+    assert.same({}, m:jobs())
+  end)
+
+  it("may name the graph's types and the standard ones it lacks", function()
+    local g = tiny()
+    local m = core.matcher(g)
+    local known = m:known_types()
+    for _, t in ipairs(g:types()) do assert.truthy(table.concat(known, " "):find(t, 1, true)) end
+    -- tiny has no ssd: found nowhere, not refused
+    local ssd = match.nodes_yaml(1, 2, nil, 3600):gsub("type: core", "type: ssd")
+    local j, msg, code = m:match(ssd)
+    assert.is_nil(j)
+    assert.is_not.equal("EINVAL", code, msg)
+    -- once the graph has an fpga, a request for one is read
+    local node = g:vertices{type = "node"}()
+    assert(g:add_child(node, g:add_vertex{type = "fpga", id = 0}))
+    m = core.matcher(g)
+    local one = match.nodes_yaml(1, 1, nil, 3600):gsub("type: core", "type: fpga")
+    local _, msg2, code2 = m:match(one)
+    assert.is_not.equal("EINVAL", code2, msg2)
+  end)
+end)

@@ -232,25 +232,12 @@ local function bad_args(args, min, max, words)
   return "bad arguments"
 end
 
--- The types the reference engine always knows, whatever its graph holds:
--- a request for a gpu on a machine without one is a request that finds
--- nothing (an xor_slot alternative skipped), not a jobspec error.
-local STANDARD_TYPES = {"slot", "xor_slot", "cluster", "rack", "node", "socket", "core", "gpu",
-  "ssd", "storage_node"}
-
--- The resource types of the graph, plus the standard ones, as a list (for
--- the jobspec reader's known-types check).
+-- The resource types a jobspec may name (the graph's and the standard
+-- ones: a request for a gpu on a machine without one finds nothing, an
+-- xor_slot alternative skipped, rather than being a jobspec error), as a
+-- list for the jobspec reader's known-types check.
 function S:known_types()
-  if not self.types then
-    local list, seen = {}, {}
-    for _, t in ipairs(STANDARD_TYPES) do
-      list[#list + 1], seen[t] = t, true
-    end
-    for _, t in ipairs(self.graph:types()) do
-      if not seen[t] then list[#list + 1], seen[t] = t, true end
-    end
-    self.types = list
-  end
+  if not self.types then self.types = self.matcher:known_types() end
   return self.types
 end
 

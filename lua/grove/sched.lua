@@ -162,7 +162,7 @@ function M.request(self, job)
     t.attributes = t.attributes or {}
     t.attributes.system = t.attributes.system or {}
     t.attributes.system.duration = job.estimate
-    local js, msg = core.jobspec_from_table(t)
+    local js, msg = core.jobspec_from_table(t, {types = self.m:known_types()})
     if not js then return nil, msg end
     return js
   end
