@@ -126,6 +126,7 @@ static grove_graph_t *build_from(const grove_graph_t *g, const uint8_t *keep,
     if (!n || !map)
         goto fail;
     n->now = g->now;
+    n->expiration = g->expiration;
     if (grove_graph_set_aggregates(n, g->agg_spec, NULL) < 0)
         goto fail;
     for (grove_vid_t v = 0; v < g->nv; v++) {

@@ -566,6 +566,18 @@ void grove_graph_set_now(grove_graph_t *g, int64_t now)
     g->now = now;
 }
 
+GROVEP_GETTER(int64_t, grove_graph_expiration, grove_graph_t, expiration)
+
+int grove_graph_set_expiration(grove_graph_t *g, int64_t t)
+{
+    if (!g || t < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    g->expiration = t;
+    return 0;
+}
+
 /* ---- subsystems and relationships -------------------------------------- */
 
 static int small_index(grove_sym_t *arr, size_t *n, grove_sym_t sym)

@@ -236,6 +236,7 @@ struct grove_graph {
     size_t nrec_ends, rec_endcap;
 
     int64_t now;     /* simulated current time */
+    int64_t expiration; /* the horizon: no job's window ends past it; 0 none */
 };
 
 /* The children of every vertex in containment's tree (an edge of

@@ -158,8 +158,8 @@ typedef struct reader {
     grove_limits_t lim; /* read once per document */
 
     size_t nnodes, nedges;
-    bool have_nodes, have_graph, have_now;
-    int64_t now;
+    bool have_nodes, have_graph, have_now, have_exp;
+    int64_t now, exp;
 } reader_t;
 
 /* Check an accessor's result: on 0 report the type error at the place. */
@@ -1078,6 +1078,13 @@ static int gmeta_grove_member(grovep_json_t *js, const char *k, size_t kl, const
     if (KEYIS(k, kl, "now")) {
         WANT(grovep_json_int(js, v, &r->now), "an integer", "graph.metadata.grove.now");
         r->have_now = true;
+    } else if (KEYIS(k, kl, "expiration")) {
+        WANT(grovep_json_int(js, v, &r->exp), "an integer >= 0",
+             "graph.metadata.grove.expiration");
+        if (r->exp < 0)
+            return grovep_json_type_fail(js, v, "an integer >= 0",
+                                         "graph.metadata.grove.expiration");
+        r->have_exp = true;
     }
     return 0;
 }
@@ -1257,6 +1264,8 @@ static int finish(reader_t *r)
         return -1;
     if (r->have_now)
         grove_graph_set_now(r->g, r->now);
+    if (r->have_exp)
+        grove_graph_set_expiration(r->g, r->exp);
     for (size_t i = 0; i < r->nrecs; i++) {
         const drec_t *d = &r->recs[i];
         if (grove_vertex_allocate(r->g, d->v, (grove_jobid_t)d->job, d->amount, d->start,

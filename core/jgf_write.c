@@ -383,6 +383,10 @@ static void w_doc(writer_t *w, const grove_vid_t *vids, size_t n, uint8_t *sel)
         w_open(w, '{');
         W_KEY(w, "now");
         w_int(w, g->now);
+        if (g->expiration > 0) {
+            W_KEY(w, "expiration");
+            w_int(w, g->expiration);
+        }
         w_close(w, '}');
         w_close(w, '}');
     }

@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -637,9 +638,16 @@ grove_graph_t *grove_rv1_to_graph(const grove_rv1_t *R, grove_error_t *err)
         errno = EINVAL;
         return NULL;
     }
-    if (readable_graph(R->scheduling))
-        return graph_of_scheduling(R, err);
-    return graph_of_rlite(R, err);
+    grove_graph_t *g = readable_graph(R->scheduling) ? graph_of_scheduling(R, err)
+                                                     : graph_of_rlite(R, err);
+    /* the resource set is valid over [starttime, expiration): the clock
+     * starts at its start, the matcher's horizon is its end (whole
+     * seconds: a window ending within the last fraction would end past it) */
+    if (g && R->start > 0)
+        grove_graph_set_now(g, (int64_t)ceil(R->start));
+    if (g && R->expiration > 0)
+        grove_graph_set_expiration(g, (int64_t)floor(R->expiration));
+    return g;
 }
 
 static void *graph_of_text(const char *text, size_t len, const char *source, const void *arg,

@@ -379,13 +379,18 @@ function S:match_one(mode, path)
   if TAKES_ID[mode] then self.next_id = id + 1 end
   local job, err, code = self.matcher:match(js, mode, sat_only and nil or id, { picks = false })
   local sat_mode = sat_only or mode == "allocate_with_satisfiability"
+  -- a refusal the matcher explains (a job that would end past the
+  -- resource set's expiration) says why
+  local reason = code == "ENODEV" and err ~= "unsatisfiable request" and err or nil
   if sat_only then
     local yes = (job ~= nil or code == "EBUSY") and self:fits_when_idle(js)
     if not job and code ~= "EBUSY" and code ~= "ENODEV" then
       self:error("match_allocate: ERROR: %s", err)
       return false
     end
-    selection.banner(self, {("INFO: %s request"):format(yes and "Satisfiable" or "Unsatisfiable")})
+    local lines = {("INFO: %s request"):format(yes and "Satisfiable" or "Unsatisfiable")}
+    if reason then lines[2] = "INFO: " .. reason end
+    selection.banner(self, lines)
     return yes
   end
   if not job then
@@ -401,7 +406,7 @@ function S:match_one(mode, path)
         unsat = (code == "ENODEV" or not self:fits_when_idle(js))
           and nodes_requested(js:resources(), 1) <= self:nodes_up()
       end
-      selection.print_nomatch(self, id, unsat, t0)
+      selection.print_nomatch(self, id, unsat, t0, reason)
     elseif code == "EINVAL" then
       self:error("match_allocate: ERROR: Jobspec error for %d: %s", id, err)
     else
