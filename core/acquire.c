@@ -1759,8 +1759,7 @@ int grove_acquire_from_json(grove_acquire_t *a, const json_t *st, grove_error_t 
     a->proto = (grove_acquire_protocol_t)pr;
     a->started = json_is_true(started);
     a->reacquire = reacq && json_is_true(reacq);
-    a->expiration = json_number_value(exp);
-    set_horizon(a);
+    a->expiration = json_number_value(exp); /* the graph keeps its own, saved with it */
     rc = 0;
 out:
     for (int i = 0; i < GROVE_TARGETS_COUNT; i++)

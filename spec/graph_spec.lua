@@ -440,6 +440,28 @@ describe("grove.core.graph", function()
       assert.has_error(function() g:set_now("x") end,
         "bad argument #1 to 'set_now' (number expected, got string)")
     end)
+
+    it("has a settable expiration, the matcher's horizon", function()
+      local g = core.graph()
+      assert.are.equal(0, g:expiration())
+      g:set_expiration(500)
+      assert.are.equal(500, g:expiration())
+      assert.has_error(function() g:set_expiration(-1) end,
+        "bad argument #1 to 'set_expiration' (expiration must be >= 0 (0: none))")
+      g:set_expiration(0)
+      assert.are.equal(0, g:expiration())
+    end)
+
+    it("is read from R: the clock at its starttime, the horizon at its expiration", function()
+      local R = assert(core.rv1_decode('{"version":1,"execution":{"R_lite":[{"rank":"0",'
+        .. '"children":{"core":"0-3"}}],"nodelist":["n0"],"starttime":1000.5,'
+        .. '"expiration":1020.7}}'))
+      local g = assert(R:to_graph())
+      assert.are.equal(1001, g:now())
+      assert.are.equal(1020, g:expiration())
+      local copy = g:copy()
+      assert.are.equal(1020, copy:expiration())
+    end)
   end)
 
   describe("aggregate", function()

@@ -202,6 +202,9 @@ function M.admissible(self, rec)
     rec.js = js
     local ok, m2, code = self.m:match(js, "satisfiability")
     if not ok and code == "ENODEV" then
+      -- the matcher's own reason when it has one (the resource set's
+      -- expiration comes before the job could end)
+      if m2 ~= "unsatisfiable request" then return tostring(m2), "ENODEV" end
       return "cannot fit the machine", "ENODEV"
     elseif not ok and code ~= "EBUSY" then
       return tostring(m2), code
