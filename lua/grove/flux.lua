@@ -268,9 +268,8 @@ end
 
 -- After the expiration came closer: a waiting job that can no longer end
 -- before it (its duration is longer than what is left) can never run
--- here, and is denied with the reason, its reservation given up (as
--- flux-core's sched-simple denies a job that cannot run before the
--- instance expires).
+-- here, and is denied with the reason, its reservation given up (RFC 27:
+-- a job that can never run is denied).
 local function deny_past_horizon(self)
   local loop = self.loop
   for _, rec in ipairs(sched.waiting(loop)) do
