@@ -128,7 +128,7 @@ HAVE_FLUX := $(shell $(FLUX_PKG) --exists flux-core flux-schedutil 2>/dev/null &
 endif
 FLUX_MOD := $(BUILD)/flux/sched-grove.so
 ifeq ($(HAVE_FLUX),1)
-FLUX_CFLAGS := $(shell $(FLUX_PKG) --cflags flux-core flux-schedutil)
+FLUX_CFLAGS := $(patsubst -I%,-isystem %,$(shell $(FLUX_PKG) --cflags flux-core flux-schedutil))
 FLUX_LIBDIR := $(shell $(FLUX_PKG) --variable=libdir flux-core)
 FLUX_LIBS := $(shell $(FLUX_PKG) --libs flux-core flux-schedutil) -Wl,-rpath,$(FLUX_LIBDIR)
 FLUX_TARGET := $(FLUX_MOD) $(BUILD)/flux/sched-ceiling.so

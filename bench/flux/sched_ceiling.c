@@ -111,7 +111,10 @@ static void read_hosts(struct ceiling *c, json_t *R)
     c->nranks = n;
 }
 
-__attribute__((visibility("default"))) int mod_main(flux_t *h, int argc, char **argv)
+/* The module's entry point: the broker calls it in the module's thread. */
+__attribute__((visibility("default"))) int mod_main(flux_t *h, int argc, char **argv);
+
+int mod_main(flux_t *h, int argc, char **argv)
 {
     (void)argc, (void)argv;
     struct ceiling c = {.h = h};

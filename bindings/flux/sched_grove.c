@@ -906,7 +906,10 @@ static void ctx_destroy(struct sched_ctx *ctx)
     errno = e;
 }
 
-__attribute__((visibility("default"))) int mod_main(flux_t *h, int argc, char **argv)
+/* The module's entry point: the broker calls it in the module's thread. */
+__attribute__((visibility("default"))) int mod_main(flux_t *h, int argc, char **argv);
+
+int mod_main(flux_t *h, int argc, char **argv)
 {
     struct sched_ctx *ctx = calloc(1, sizeof(*ctx));
     char *lua_dir = NULL;
