@@ -233,7 +233,7 @@ valgrind:
 	@scripts/run-tests --build build-vg --mode valgrind
 
 lint:
-	$(LUACHECK) -q lua policies spec examples bench scripts/*.lua
+	$(LUACHECK) -q lua policies spec examples bench scripts/*.lua scripts/layers
 
 conformance: all
 	@scripts/run-tests --build $(BUILD) --mode plain --only conformance

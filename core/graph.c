@@ -14,7 +14,9 @@
  *
  * This file must not hold pool data (properties, tags, records: pool.c),
  * availability over time (aggregate.c), walks (walker.c) or the readers and
- * writers of graph formats.
+ * writers of graph formats, and never calls those floors above it: it
+ * makes, frees and copies the bare graph, and graph_life.c starts and ends
+ * the aggregates and the record index beside it (docs/architecture.md).
  */
 #include <errno.h>
 #ifdef __GLIBC__
@@ -413,7 +415,10 @@ int grove_status_parse(const char *s)
 
 /* ---- life --------------------------------------------------------------- */
 
-grove_graph_t *grove_graph_create(void)
+/* The bare graph's life: graph_life.c starts, ends and copies a graph with
+ * the floors above kept beside it (aggregates, the pools' records). */
+
+grove_graph_t *grovep_graph_new(void)
 {
     grove_graph_t *g = grovep_zalloc(sizeof(*g));
     if (!g)
@@ -427,8 +432,6 @@ grove_graph_t *grove_graph_create(void)
     if (g->sym_in == GROVE_SYM_NONE)
         goto fail;
     g->containment = 0xff;
-    if (grovep_agg_init(g) < 0)
-        goto fail;
     g->kv_free = GROVEP_NONE;
     g->rec_free = GROVEP_NONE;
     if (!(g->uuidx = calloc(1, sizeof(*g->uuidx))))
@@ -446,7 +449,7 @@ grove_graph_t *grove_graph_create(void)
     g->uuidx->key[1] = rng_next(rng);
     return g;
 fail:
-    grove_graph_destroy(g);
+    grovep_graph_free(g);
     errno = ENOMEM;
     return NULL;
 }
@@ -498,19 +501,17 @@ fail:
     return NULL;
 }
 
-void grove_graph_destroy(grove_graph_t *g)
+void grovep_graph_free(grove_graph_t *g)
 {
     if (!g)
         return;
     int saved = errno;
-    grovep_agg_fini(g);
     grove_intern_destroy(g->strings);
     GROVEP_FREE_ALL(g->v, g->first_out, g->last_out, g->first_in, g->parent, g->next_type,
                     g->next_name, g->next_rank, g->e, g->tk_off, g->tk_kid, g->kv, g->recs,
                     g->by_type, g->by_name);
     map_free(&g->by_rank);
     uuid_index_free(g->uuidx);
-    grovep_rec_index_free(g);
     free(g);
     errno = saved;
 }
@@ -1607,7 +1608,7 @@ static int copy_grown(void **dst, size_t *cap, const void *src, size_t n, size_t
     return 0;
 }
 
-grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
+grove_graph_t *grovep_graph_copy(const grove_graph_t *g)
 {
     grove_graph_t *c = grovep_zalloc(sizeof(*c));
     if (!c)
@@ -1639,7 +1640,7 @@ grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
     memset(&c->planner_of, 0, sizeof(c->planner_of));
     c->rec_ends = NULL;
     c->nrec_ends = c->rec_endcap = 0;
-    if (!c->uuidx || !(c->agg_spec = strdup(g->agg_spec)))
+    if (!c->uuidx)
         goto fail;
     memcpy(c->uuidx->key, g->uuidx->key, sizeof(c->uuidx->key));
     memcpy(c->uuidx->rng, g->uuidx->rng, sizeof(c->uuidx->rng));
@@ -1680,13 +1681,28 @@ grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
             goto fail;
         memcpy(c->uuidx->u, g->uuidx->u, g->nv * sizeof(*c->uuidx->u));
     }
-    if (grovep_planners_rebuild(c) < 0 || grovep_shared_reindex(c) < 0)
-        goto fail;
     return c;
 fail:
-    grove_graph_destroy(c);
+    grovep_graph_free(c);
     errno = ENOMEM;
     return NULL;
+}
+
+int grovep_vstack_room(grove_vid_t **stack, size_t *cap, size_t n, grove_vid_t *buf)
+{
+    if (n < *cap)
+        return 0;
+    grove_vid_t *bigger = malloc(2 * *cap * sizeof(*bigger));
+    if (!bigger) {
+        errno = ENOMEM;
+        return -1;
+    }
+    memcpy(bigger, *stack, n * sizeof(*bigger));
+    if (*stack != buf)
+        free(*stack);
+    *stack = bigger;
+    *cap *= 2;
+    return 0;
 }
 
 /* kv and record pools ----------------------------------------------------- */
