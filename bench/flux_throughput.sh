@@ -77,7 +77,11 @@ t3=$(date +%s.%N)
 pid=$(flux getattr broker.pid)
 rss=$(awk '/VmRSS/ {print $2}' /proc/$pid/status)
 n=$(flux jobs -a -n -o "{result}" | grep -c COMPLETED)
-echo "RESULT $(echo "$jobs / ($t3 - $t2)" | bc -l) $(echo "$t1 - $t0" | bc -l) $((rss / 1024)) $n"
+lat="- -"
+case $sched in
+grove-*) lat=$(flux module stats sched-grove | python3 -c 'import json,sys; a=json.load(sys.stdin)["alloc_latency"]; print("%.0f %.0f" % (a["p50_us"], a["p99_us"]))') ;;
+esac
+echo "RESULT $(echo "$jobs / ($t3 - $t2)" | bc -l) $(echo "$t1 - $t0" | bc -l) $((rss / 1024)) $n $lat"
 case $sched in
 fluxion-*) flux module remove sched-fluxion-qmanager; flux module remove sched-fluxion-resource ;;
 ceiling) flux module remove sched-ceiling ;;
@@ -85,7 +89,7 @@ grove-*) flux module remove sched-grove ;;
 esac
 EOF
 
-printf '%-14s %6s %5s %9s %8s %8s %6s\n' scheduler nodes shape jobs/s ready_s rss_MB done
+printf '%-14s %6s %5s %9s %8s %8s %6s %8s %8s\n' scheduler nodes shape jobs/s ready_s rss_MB done p50_us p99_us
 for size in $SIZES; do
     dir=$work/conf$size
     mkdir -p "$dir"
@@ -112,7 +116,7 @@ EOF
                     continue
                 fi
                 set -- $row
-                printf '%-14s %6s %5s %9.1f %8.2f %8s %6s\n' "$sched" "$size" "$shape" "$2" "$3" "$4" "$5"
+                printf '%-14s %6s %5s %9.1f %8.2f %8s %6s %8s %8s\n' "$sched" "$size" "$shape" "$2" "$3" "$4" "$5" "$6" "$7"
             done
         done
     done
