@@ -44,13 +44,13 @@ describe("grove sim", function()
     local r = rows(tmp .. "/o.csv")
     -- 1 runs at once; 2 (all 16 cores) waits: its shadow time is 1's
     -- estimated end (200).  3 (processors from field 5, estimate = run
-    -- time) and 4 (estimate 10 < run 30, so 30) backfill beside 1, ending
+    -- time) and 4 (estimate 10 < run 30: killed at its limit, 10) backfill beside 1, ending
     -- long before 200; 7 (estimate 400) would delay 2, so it waits.  1
     -- ends early, at 100: 2 starts then, and 7 when 2 ends.
     assert.same({0, 0, 100}, {r[1].start, r[1].wait, r[1].run})
     assert.same({100, 95}, {r[2].start, r[2].wait})
     assert.same({10, 4, 20}, {r[3].start, r[3].procs, r[3].estimate})
-    assert.same({10, 30, 30}, {r[4].start, r[4].estimate, r[4].run})
+    assert.same({10, 10, 10, "timeout"}, {r[4].start, r[4].estimate, r[4].run, r[4].state})
     assert.same({150, 4, 130}, {r[7].start, r[7].procs, r[7].wait})
     assert.equal("n[0-3]", r[2].hosts)
     assert.equal(4, r[2].nodes)
@@ -96,12 +96,12 @@ describe("grove sim", function()
 
   it("reads node events and requeues or kills the jobs on a node that goes down", function()
     local _, rc = sim("--trace " .. F .. "small.swf --queue conservative --quiet --events " ..
-      F .. "events.txt --on-down requeue --out " .. tmp .. "/e.csv")
+      F .. "events.txt --on-down requeue --walltime extend --out " .. tmp .. "/e.csv")
     assert.equal(0, rc)
     local r = rows(tmp .. "/e.csv")
     assert.same({1, 30, "done"}, {r[4].requeues, r[4].start, r[4].state})
     _, rc = sim("--trace " .. F .. "small.swf --queue conservative --quiet --events " ..
-      F .. "events.txt --out " .. tmp .. "/k.csv")
+      F .. "events.txt --walltime extend --out " .. tmp .. "/k.csv")
     assert.equal(0, rc)
     r = rows(tmp .. "/k.csv")
     assert.same({"killed", 20, 10}, {r[4].state, r[4].run, r[4].start})

@@ -49,18 +49,24 @@ local function earliest(plan, P, now, est, p)
   error("reference: no start found")
 end
 
--- Start times by job id under policy on P processors.
-local function reference(jobs, P, policy)
+-- Start times by job id under policy on P processors, and end times.  A
+-- job whose run is longer than its estimate (its time limit) is killed at
+-- the estimate under walltime "kill" (the default), and runs its whole
+-- time under "extend", its estimate then raised to the run time.
+local function reference(jobs, P, policy, walltime)
   local pending = {}
   for _, j in ipairs(jobs) do
     local run = j.run == 0 and 1 or j.run
-    local est = (j.estimate and j.estimate >= run) and j.estimate or run
+    local est = (j.estimate and j.estimate > 0) and j.estimate or run
+    if est < run then
+      if walltime == "extend" then est = run else run = est end
+    end
     if j.procs > 0 and j.procs <= P then
       pending[#pending + 1] = {id = j.id, submit = j.submit, run = run, est = est, p = j.procs}
     end
   end
   table.sort(pending, by_submit)
-  local start = {}
+  local start, ends = {}, {}
   local queue, running = {}, {}
   local t, nexta = 0, 1
   local planned = {}
@@ -89,6 +95,7 @@ local function reference(jobs, P, policy)
     end
     local function begin(j)
       start[j.id] = t
+      ends[j.id] = t + j.run
       running[#running + 1] = {id = j.id, e = t + j.run, est_e = t + j.est, p = j.p}
     end
     local left = {}
@@ -144,7 +151,7 @@ local function reference(jobs, P, policy)
     end
     queue = left
   end
-  return start
+  return start, ends
 end
 
 -- ---- grove sim ------------------------------------------------------------------
@@ -154,25 +161,30 @@ local function machine(nodes, cores)
   return helper.machine("m", 1, nodes, 1, cores)
 end
 
-local function simulate(jobs, graph, queue, procs_as, policy)
-  local starts, left = {}, {}
+local function simulate(jobs, graph, queue, procs_as, policy, walltime)
+  local starts, left, ends = {}, {}, {}
   local s = assert(sim.new{graph = graph, queue = queue, procs_as = procs_as,
-    policy = policy or "first", out = function(row) starts[row.id] = row.start end,
+    policy = policy or "first", walltime = walltime,
+    out = function(row) starts[row.id], ends[row.id] = row.start, row["end"] end,
     report = function(job) left[#left + 1] = job.id end})
   s:feed(sim.trace.from_list(jobs))
   s:run()
-  return starts, left, s
+  return starts, left, s, ends
 end
 
-local function compare(jobs, nodes, cores, queue, procs_as, policy)
+local function compare(jobs, nodes, cores, queue, procs_as, policy, walltime)
   local P = procs_as == "node" and nodes or nodes * cores
-  local want = reference(jobs, P, queue)
-  local got = simulate(jobs, machine(nodes, cores), queue, procs_as, policy)
+  local want, want_end = reference(jobs, P, queue, walltime)
+  local got, _, _, got_end = simulate(jobs, machine(nodes, cores), queue, procs_as, policy,
+    walltime)
   local n, bad = 0, {}
   for id, t in pairs(want) do
     n = n + 1
     if got[id] ~= t then
       bad[#bad + 1] = ("job %d: reference %d, grove sim %s"):format(id, t, tostring(got[id]))
+    elseif got_end[id] ~= want_end[id] then
+      bad[#bad + 1] = ("job %d: reference ends %d, grove sim %s"):format(id, want_end[id],
+        tostring(got_end[id]))
     end
   end
   for id in pairs(got) do
@@ -239,6 +251,40 @@ describe("grove sim against the processor-count reference", function()
       assert.are.equal(120, compare(jobs, 16, 2, q, "node", "low"))
     end)
   end
+
+  -- Under-estimated jobs: every third job asks for half its run time.
+  local function underestimated(seed)
+    local jobs = generated(150, 32, seed, 2, 0.02)
+    for i, j in ipairs(jobs) do
+      if i % 3 == 0 and j.run >= 2 then j.estimate = j.run // 2 end
+    end
+    return jobs
+  end
+  for _, q in ipairs(QUEUES) do
+    for _, wt in ipairs{"kill", "extend"} do
+      it(("%s: walltime %s of under-estimated jobs, 150 jobs on 32 cores"):format(q, wt),
+        function()
+          assert.are.equal(150, compare(underestimated(4), 4, 8, q, "core", nil, wt))
+        end)
+    end
+  end
+
+  it("kills a job at its time limit by default, and extends it when told", function()
+    local jobs = {{id = 1, submit = 0, run = 100, estimate = 40, procs = 8},
+      {id = 2, submit = 5, run = 10, estimate = 10, procs = 8}}
+    local rows = {}
+    local s = assert(sim.new{graph = machine(2, 4), queue = "fcfs",
+      out = function(row) rows[row.id] = row end})
+    s:feed(sim.trace.from_list(jobs))
+    s:run()
+    -- by hand: job 1 is killed at 40, job 2 starts then and ends at 50
+    assert.are.same({0, 40, 40, "timeout"}, {rows[1].start, rows[1]["end"], rows[1].run,
+      rows[1].state})
+    assert.are.same({40, 50, "done"}, {rows[2].start, rows[2]["end"], rows[2].state})
+    assert.are.equal(1, s:result().killed_walltime)
+    local starts = simulate(jobs, machine(2, 4), "fcfs", "core", nil, "extend")
+    assert.are.same({[1] = 0, [2] = 100}, starts)
+  end)
 
   it("the reference tells the policies apart on a loaded machine", function()
     local jobs = generated(150, 32, 2, 3, 0.02)

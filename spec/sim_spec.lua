@@ -267,7 +267,7 @@ describe("trace readers", function()
     local f = assert(io.open(path, "w"))
     f:write("; header\n\n",
       "1 0 -1 10 4 -1 -1 -1 20 -1 1 3 -1 -1 1 -1 -1 -1\n",     -- procs from field 5
-      "2 0 -1 10 4 -1 -1 2 5 -1 1 3 -1 -1 1 -1 -1 -1\n",       -- estimate < run: run
+      "2 0 -1 10 4 -1 -1 2 5 -1 1 3 -1 -1 1 -1 -1 -1\n",       -- estimate < run: kept
       "3 1 -1 -1 4 -1 -1 2 5 -1 1 3 -1 -1 1 -1 -1 -1\n",       -- no run time
       "4 2 -1 0 -1 -1 -1 -1 5 -1 1 3 -1 -1 1 -1 -1 -1\n",      -- no processors
       "5 3 -1 0 1 -1 -1 1 -1 -1 1 3 -1 -1 1 -1 -1 -1\n")       -- run 0 counts as 1
@@ -277,7 +277,7 @@ describe("trace readers", function()
     local jobs = {}
     for j in r:jobs() do jobs[#jobs + 1] = {j.id, j.submit, j.run, j.procs, j.estimate, j.line} end
     os.remove(path)
-    assert.same({{1, 0, 10, 4, 20, 3}, {2, 0, 10, 2, 10, 4}, {5, 3, 1, 1, 1, 7}}, jobs)
+    assert.same({{1, 0, 10, 4, 20, 3}, {2, 0, 10, 2, 5, 4}, {5, 3, 1, 1, nil, 7}}, jobs)
     assert.same({[3] = "no run time", [4] = "no processors"}, left)
     assert.equal(2, r.skipped)
   end)

@@ -103,22 +103,28 @@ local function num_less(a, b) return a < b end
 
 local function index_nodes(self)
   local g = self.g
-  local nodes, names, of = {}, {}, {}
+  local nodes, names, of, units = {}, {}, {}, {}
   for v in g:vertices{type = "node"} do
     local i = #nodes + 1
     nodes[i] = v
     names[i] = v:name()
     local stack = {v}
+    local cores = 0
     while #stack > 0 do
       local x = table.remove(stack)
       of[x:vid()] = i
+      if x:type() == "core" then cores = cores + x:size() end
       for c in x:children() do stack[#stack + 1] = c end
     end
+    units[i] = self.procs_as == "node" and 1 or cores
   end
-  self.nodes, self.node_names, self.node_of = nodes, names, of
-  self.not_up = 0
-  for _, v in ipairs(nodes) do
-    if v:status() ~= "up" then self.not_up = self.not_up + 1 end
+  self.nodes, self.node_names, self.node_of, self.node_units = nodes, names, of, units
+  self.not_up, self.down_units = 0, 0
+  for i, v in ipairs(nodes) do
+    if v:status() ~= "up" then
+      self.not_up = self.not_up + 1
+      self.down_units = self.down_units + units[i]
+    end
   end
   local count = {}
   for _, n in ipairs(names) do count[n] = (count[n] or 0) + 1 end
@@ -150,7 +156,7 @@ function M.new(opts)
     error(fmt("bad argument #1 to 'new' (table expected, got %s)", type(opts)), 2)
   end
   local known = {graph = 1, cluster = 1, queue = 1, policy = 1, procs_as = 1, on_down = 1,
-    reservations = 1,
+    reservations = 1, walltime = 1,
     out = 1, report = 1, gantt = 1, buckets = 1, budget = 1, memory = 1, time = 1}
   for k in pairs(opts) do
     if not known[k] then error(fmt("bad argument #1 to 'new' (unknown option '%s')", k), 2) end
@@ -165,6 +171,11 @@ function M.new(opts)
     error(fmt("bad argument #1 to 'new' (on_down must be \"kill\" or \"requeue\", got %s)",
       tostring(on_down)), 2)
   end
+  local walltime = opts.walltime or "kill"
+  if walltime ~= "kill" and walltime ~= "extend" then
+    error(fmt("bad argument #1 to 'new' (walltime must be \"kill\" or \"extend\", got %s)",
+      tostring(walltime)), 2)
+  end
   local g = opts.graph
   if not g then
     if not opts.cluster then error("bad argument #1 to 'new' (give graph or cluster)", 2) end
@@ -172,7 +183,7 @@ function M.new(opts)
     g, msg, code = M.load_cluster(opts.cluster)
     if not g then return nil, msg, code end
   end
-  local self = setmetatable({procs_as = procs_as, on_down = on_down,
+  local self = setmetatable({procs_as = procs_as, on_down = on_down, walltime = walltime,
     out = opts.out, report = opts.report, jobs = {},
     node_events = {},
     next_event = 1, completions = heap.new(by_end), arrivals = heap.new(by_submit),
@@ -235,13 +246,9 @@ function Sim:submit(job)
   elseif self.jobs[id] then
     error(fmt("bad argument #1 to 'submit' (job %d is already in the system)", id), 2)
   end
-  local rec = {id = id, submit = job.submit, run = job.run == 0 and 1 or job.run,
+  local rec = {id = id, submit = job.submit, run = job.run, estimate = job.estimate,
     procs = job.procs, user = job.user, jobspec = job.jobspec}
-  rec.estimate = (job.estimate and job.estimate >= rec.run) and job.estimate or rec.run
-  if id > self.max_id then self.max_id = id end
-  rec.state = "future"
-  self.jobs[id] = rec
-  self.arrivals:push(rec)
+  self:submit_record(rec)
   return id
 end
 
@@ -280,10 +287,25 @@ function Sim:pull()
   if not la then self.reader = nil end
 end
 
+-- The run time and the estimate a job runs with: a run of 0 counts as 1
+-- (the clock's tick); no estimate (nil or <= 0) is the run time; a run
+-- longer than its estimate ends at the estimate under walltime "kill"
+-- (the third value is then true), and stretches the estimate to the run
+-- under "extend".
+local function limits(walltime, run, estimate)
+  if run == 0 then run = 1 end
+  if not estimate or estimate <= 0 or estimate == run then return run, run, false end
+  if estimate > run then return run, estimate, false end
+  if walltime == "kill" then return estimate, estimate, true end
+  return run, run, false
+end
+M.limits = limits
+
 function Sim:submit_record(job)
-  local rec = {id = job.id, submit = job.submit, run = job.run, estimate = job.estimate,
+  local run, estimate, timeout = limits(self.walltime, job.run, job.estimate)
+  local rec = {id = job.id, submit = job.submit, run = run, estimate = estimate,
     procs = job.procs, user = job.user, jobspec = job.jobspec, line = job.line,
-    state = "future"}
+    timeout = timeout or nil, state = "future"}
   if job.id > self.max_id then self.max_id = job.id end
   self.jobs[job.id] = rec
   self.arrivals:push(rec)
@@ -376,7 +398,7 @@ end
 -- ---- starting and ending ---------------------------------------------------------------
 
 local function level(self)
-  self.acc:level(self.now, self.used, self.qlen)
+  self.acc:level(self.now, self.used, self.qlen, self.down_units)
 end
 
 -- Placements the Gantt chart keeps at most (a chart of more is unreadable
@@ -471,7 +493,7 @@ end
 local function finish(self, rec)
   stop_running(self, rec)
   if rec.end_ < rec.est_end then self.changed = true end
-  leave(self, rec, "done")
+  leave(self, rec, rec.timeout and "timeout" or "done")
 end
 
 local function apply_event(self, ev)
@@ -482,8 +504,10 @@ local function apply_event(self, ev)
     local was = v:status()
     if was == "up" and status ~= "up" then
       self.not_up = self.not_up + 1
+      self.down_units = self.down_units + self.node_units[n]
     elseif was ~= "up" and status == "up" then
       self.not_up = self.not_up - 1
+      self.down_units = self.down_units - self.node_units[n]
     end
     v:set_status(status)
     -- the node's own status decides; the vertices inside follow it

@@ -36,6 +36,9 @@ they end after their run time.
                       (default) or P whole nodes
   --on-down kill|requeue  what happens to jobs on a node that goes down
                       (default kill)
+  --walltime kill|extend  a job whose run time exceeds its requested time
+                      is killed at that time (kill, the default: its row
+                      says timeout) or runs its whole time (extend)
   --events FILE       node events: "TIME down|up|drain NODES" a line
   --out FILE.csv      one row per job: id,submit,start,end,wait,run,procs,
                       nodes,estimate,user,state,requeues,hosts
@@ -51,7 +54,7 @@ Progress goes to stderr when it is a terminal.  docs/sim.md has the details.
 ]]
 
 local VALUED = {cluster = 1, trace = 1, format = 1, queue = 1, policy = 1, ["procs-as"] = 1,
-  ["on-down"] = 1, events = 1, out = 1, summary = 1, plot = 1, ["gantt-nodes"] = 1,
+  ["on-down"] = 1, walltime = 1, events = 1, out = 1, summary = 1, plot = 1, ["gantt-nodes"] = 1,
   generate = 1, procs = 1, seed = 1, ["estimate-factor"] = 1, ["arrival-factor"] = 1,
   users = 1, types = 1}
 
@@ -209,6 +212,9 @@ local function simulate(o)
   if o["on-down"] and o["on-down"] ~= "kill" and o["on-down"] ~= "requeue" then
     return usage_error("--on-down must be kill or requeue")
   end
+  if o.walltime and o.walltime ~= "kill" and o.walltime ~= "extend" then
+    return usage_error("--walltime must be kill or extend")
+  end
   if o.format and o.format ~= "swf" and o.format ~= "json" and o.format ~= "csv" then
     return usage_error("--format must be swf, json or csv")
   end
@@ -234,7 +240,7 @@ local function simulate(o)
     out:write(table.concat(cells, ","), "\n")
   end
   local s, msg = sim.new{cluster = o.cluster, queue = o.queue, policy = o.policy,
-    procs_as = o["procs-as"], on_down = o["on-down"], out = out and write_row or nil,
+    procs_as = o["procs-as"], on_down = o["on-down"], walltime = o.walltime, out = out and write_row or nil,
     report = report, gantt = o.plot and (gn or 64) or nil}
   if not s then return fail(msg) end
   local reader, rerr

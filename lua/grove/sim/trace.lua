@@ -57,7 +57,7 @@ local function finish(job)
   if job.procs and job.procs <= 0 then return nil, "no processors" end
   if not job.procs and not job.jobspec then return nil, "no processors" end
   if job.submit < 0 then return nil, "negative submit time" end
-  if not job.estimate or job.estimate < job.run then job.estimate = job.run end
+  if job.estimate and job.estimate <= 0 then job.estimate = nil end
   return job
 end
 
