@@ -625,9 +625,15 @@ function Sim:step(limit)
   return true
 end
 
--- Run until nothing is left (or the clock would pass limit).
+-- Run until nothing is left (or the clock would pass limit).  When
+-- nothing is left, the allocator's free pages go back to the system (once,
+-- at the end: not as each job leaves).
 function Sim:run(limit)
   while self:step(limit) do end
+  if not self:next_time() and not self.trimmed then
+    self.trimmed = true
+    core.trim_memory()
+  end
   return self
 end
 
