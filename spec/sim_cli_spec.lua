@@ -82,8 +82,7 @@ describe("grove sim", function()
     local cases = {
       {"short.swf", "short.swf:2: expected 18 fields, found 16"},
       {"badnum.swf", "badnum.swf:2: field 4 (run time) is not a number: '1x'"},
-      {"unsorted.swf", "unsorted.swf:2: submit time 5 is before the previous job's (9): " ..
-        "the trace must be in submit-time order"},
+      {"badtype.json", "badtype.json:3:3: job 2: run must be a number (got string)"},
       {"bad.json", "bad.json:2:47: string or '}' expected near '}'"},
       {"missing.swf", "missing.swf: No such file or directory"},
     }
@@ -92,6 +91,76 @@ describe("grove sim", function()
       assert.equal(1, rc)
       assert.equal("grove sim: " .. F .. c[2] .. "\n", out)
     end
+  end)
+
+  it("reads a log as published: extra fields, out of order, cancelled jobs", function()
+    local out, rc = sim("--trace " .. F .. "published.swf --queue fcfs --out " .. tmp ..
+      "/p.csv")
+    assert.equal(0, rc)
+    assert.matches("grove sim: warning: " .. F .. "published.swf:4: 19 fields, expected 18: " ..
+      "the fields after the 18th are ignored", out, 1, true)
+    assert.matches("grove sim: warning: " .. F .. "published.swf:6: not in submit-time " ..
+      "order: the trace is read whole and sorted", out, 1, true)
+    local r = rows(tmp .. "/p.csv")
+    -- by hand: 3 was cancelled before it ran (dropped); 2 follows 1 (field
+    -- 17) with a think time of 5 (field 18): submitted at 100 + 5, killed
+    -- at its limit of 10 s; 4 and 5 start as they come (16 cores)
+    assert.is_nil(r[3])
+    assert.same({0, 100, "done"}, {r[1].start, r[1]["end"], r[1].state})
+    assert.same({105, 105, 115, "timeout"}, {r[2].submit, r[2].start, r[2]["end"], r[2].state})
+    assert.same({60, 100}, {r[4].start, r[4]["end"]})
+    assert.same({120, 130}, {r[5].start, r[5]["end"]})
+    -- the same with cancelled jobs kept, a window and compressed arrivals
+    out, rc = sim("--trace " .. F .. "published.swf --quiet --keep-cancelled --from 5 --to 100 " ..
+      "--load 2 --walltime extend --out " .. tmp .. "/p2.csv")
+    assert.equal(0, rc)
+    r = rows(tmp .. "/p2.csv")
+    -- kept: 2 (10), 3 (50 -> 10 + 40 / 2 = 30), 4 (60 -> 35); 1 is outside
+    -- the window, so 2 does not wait for it
+    assert.same({10, 10, 40, "done"}, {r[2].submit, r[2].start, r[2]["end"], r[2].state})
+    assert.same({30, 31}, {r[3].start, r[3]["end"]})
+    assert.same({35, 75}, {r[4].start, r[4]["end"]})
+    assert.is_nil(r[1])
+    local out2, rc2 = run(GROVE .. " sim --cluster " .. F .. "cluster.lua --trace - < " .. F ..
+      "unsorted.swf")
+    assert.equal(1, rc2)
+    assert.equal("grove sim: (stdin):2: submit time 5 is before the previous job's (9): a " ..
+      "trace read from a stream must be in submit-time order\n", out2)
+  end)
+
+  it("cleans, cuts and summarizes a trace, and writes it back as SWF", function()
+    local out, rc = run(GROVE .. " sim trace " .. F .. "published.swf --out " .. tmp ..
+      "/clean.swf")
+    assert.equal(0, rc)
+    assert.matches(F .. "published.swf: 4 jobs kept (0 left out, 1 dropped by status, 0 " ..
+      "outside the window)", out, 1, true)
+    assert.matches("users 3, groups 2", out, 1, true)
+    assert.matches("run time over the requested time: 1 jobs", out, 1, true)
+    assert.matches("jobs that follow another (field 17): 1", out, 1, true)
+    assert.matches("jobs by size: 2: 2, 3-4: 1, 5-8: 1", out, 1, true)
+    -- 8*100 + 2*30 + 2*40 + 4*10 = 980 over 16 x (130 - 0)
+    assert.matches("offered utilization on 16 processors: 0.4712", out, 1, true)
+    local lines = {}
+    for l in io.lines(tmp .. "/clean.swf") do lines[#lines + 1] = l end
+    assert.equal("; MaxProcs: 16", lines[3])
+    assert.matches("^; Note: cleaned by grove sim trace from published.swf: 4 jobs kept", lines[4])
+    assert.equal("2 10 -1 30 2 -1 -1 2 10 -1 1 3 2 -1 1 -1 1 5", lines[6])
+    assert.equal(8, #lines)
+    -- what it wrote reads back with no warning and the same jobs
+    local out2, rc2 = run(GROVE .. " sim trace " .. tmp .. "/clean.swf --procs 16")
+    assert.equal(0, rc2)
+    assert.matches("4 jobs kept", out2, 1, true)
+    assert.is_nil(out2:find("warning", 1, true))
+    local out3, rc3 = run(GROVE .. " sim trace " .. F .. "published.swf --load 0")
+    assert.equal(2, rc3)
+    assert.matches("--load must be a number > 0, got '0'", out3, 1, true)
+  end)
+
+  it("blames a priority that is not a number on the policy's own file", function()
+    local out, rc = sim("--trace " .. F .. "small.swf --quiet --queue " .. F .. "badprio.lua")
+    assert.equal(1, rc)
+    assert.equal("grove sim: " .. F .. "badprio.lua:4:3: priority must return a number (job 1 " ..
+      "got string)\n", out)
   end)
 
   it("reads node events and requeues or kills the jobs on a node that goes down", function()

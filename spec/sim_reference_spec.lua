@@ -109,15 +109,15 @@ local function reference(jobs, P, policy, walltime)
       if head then left[#left + 1] = head end
       if head and policy == "easy" then
         -- shadow time: running jobs end by their estimates
-        local ends = {}
-        for _, r in ipairs(running) do ends[#ends + 1] = r end
-        table.sort(ends, function(a, b) return a.est_e < b.est_e end)
+        local by_end = {}
+        for _, r in ipairs(running) do by_end[#by_end + 1] = r end
+        table.sort(by_end, function(a, b) return a.est_e < b.est_e end)
         local avail, shadow = free(), t
         local k = 1
         while avail < head.p do
-          shadow = ends[k].est_e
-          while ends[k] and ends[k].est_e == shadow do
-            avail = avail + ends[k].p
+          shadow = by_end[k].est_e
+          while by_end[k] and by_end[k].est_e == shadow do
+            avail = avail + by_end[k].p
             k = k + 1
           end
         end

@@ -671,12 +671,19 @@ function M.context(loop)
       for i = 1, n do exported[i] = jobs[ids[i]].view end
       if pol.priority then
         local prio = {}
-        for _, v in ipairs(exported) do prio[v] = pol:call("priority", v, ctx) end
         for _, v in ipairs(exported) do
-          if type(prio[v]) ~= "number" then
-            error(fmt("queue policy %s: priority must return a number (job %d got %s)",
-              pol.name, v.id, type(prio[v])), 0)
+          local ok, p = pcall(pol.call, pol, "priority", v, ctx)
+          if not ok then
+            -- blame the priority hook, not the schedule that asked for the queue
+            s.host_error = tostring(p)
+            error(p, 0)
           end
+          if type(p) ~= "number" then
+            s.host_error = fmt("%s: priority must return a number (job %d got %s)",
+              pol:where("priority"), v.id, type(p))
+            error(s.host_error, 0)
+          end
+          prio[v] = p
         end
         table.sort(exported, function(a, b)
           if prio[a] ~= prio[b] then return prio[a] > prio[b] end
@@ -775,7 +782,12 @@ end
 function M.pass(self)
   if self.qlen == 0 then return false end
   self.passes = self.passes + 1
-  self.queue_policy:call("schedule", self.ctx)
+  -- an error the loop raised inside ctx (a priority that failed) is
+  -- reported as it is, not as the schedule's that called ctx:queue()
+  self.host_error = nil
+  local pol = self.queue_policy
+  local ok, e = pcall(pol.call, pol, "schedule", self.ctx)
+  if not ok then error(self.host_error or e, 0) end
   self.changed = false
   return true
 end

@@ -188,6 +188,7 @@ function M.new(opts)
     node_events = {},
     next_event = 1, completions = heap.new(by_end), arrivals = heap.new(by_submit),
     wakes = heap.new(num_less), wake_set = {},
+    dependents = {}, ended = {}, ended_old = {}, nended = 0,
     left_out = 0, submitted = 0, started = 0, finished = 0, steps = 0,
     max_id = 0,
     gantt = opts.gantt and {} or nil,
@@ -247,7 +248,8 @@ function Sim:submit(job)
     error(fmt("bad argument #1 to 'submit' (job %d is already in the system)", id), 2)
   end
   local rec = {id = id, submit = job.submit, run = job.run, estimate = job.estimate,
-    procs = job.procs, user = job.user, jobspec = job.jobspec}
+    procs = job.procs, user = job.user, group = job.group, jobspec = job.jobspec,
+    after = job.after, think = job.think}
   self:submit_record(rec)
   return id
 end
@@ -304,8 +306,9 @@ M.limits = limits
 function Sim:submit_record(job)
   local run, estimate, timeout = limits(self.walltime, job.run, job.estimate)
   local rec = {id = job.id, submit = job.submit, run = run, estimate = estimate,
-    procs = job.procs, user = job.user, jobspec = job.jobspec, line = job.line,
-    timeout = timeout or nil, state = "future"}
+    procs = job.procs, user = job.user, group = job.group, jobspec = job.jobspec,
+    line = job.line, timeout = timeout or nil, after = job.after, think = job.think,
+    state = "future"}
   if job.id > self.max_id then self.max_id = job.id end
   self.jobs[job.id] = rec
   self.arrivals:push(rec)
@@ -481,6 +484,58 @@ local function stop_running(self, rec)
   rec.gen = rec.gen + 1
 end
 
+local release
+
+-- Jobs whose end time is remembered for the jobs that follow them (SWF
+-- field 17): the last ENDED_KEPT at least, in two generations.
+M.ENDED_KEPT = 32768
+
+-- Job id left the system at time t (nil: it never ran): remember when, and
+-- submit the jobs held until it ended, each its think time later.
+function release(self, id, t)
+  if t then
+    self.ended[id] = t
+    self.nended = self.nended + 1
+    if self.nended >= M.ENDED_KEPT then
+      self.ended_old, self.ended, self.nended = self.ended, {}, 0
+    end
+  end
+  local deps = self.dependents[id]
+  if not deps then return end
+  self.dependents[id] = nil
+  for _, d in ipairs(deps) do
+    d.submit = (t or self.now) + (t and d.think or 0)
+    d.state = "future"
+    self.arrivals:push(d)
+  end
+end
+
+-- Whether rec, arriving now, must wait for the job it follows: that job is
+-- still in the system (rec is held until it ends), or it ended less than
+-- rec's think time ago (rec arrives then).
+local function held(self, rec)
+  local id = rec.after
+  if not id or id == rec.id then return false end
+  local p = self.jobs[id]
+  if p then
+    local list = self.dependents[id]
+    if not list then
+      list = {}
+      self.dependents[id] = list
+    end
+    list[#list + 1] = rec
+    rec.state = "held"
+    return true
+  end
+  local e = self.ended[id] or self.ended_old[id]
+  if e and e + (rec.think or 0) > self.now then
+    rec.submit = e + (rec.think or 0)
+    self.arrivals:push(rec)
+    return true
+  end
+  return false
+end
+
 -- A stopped job leaves the system as state ("done" or "killed"): its row
 -- is written.
 local function leave(self, rec, state)
@@ -488,6 +543,7 @@ local function leave(self, rec, state)
   rec.state = state
   self.finished = self.finished + 1
   emit(self, rec, state)
+  release(self, rec.id, self.now)
 end
 
 local function finish(self, rec)
@@ -554,6 +610,7 @@ local function admit(self, rec)
     self.jobs[rec.id] = nil
     rec.state = "left out"
     if self.report then self.report(rec, why) end
+    release(self, rec.id, nil)
     return
   end
   sched.enqueue(self, rec)
@@ -612,7 +669,7 @@ function Sim:step(limit)
     local a = arr:peek()
     if not a or a.submit > t then break end
     arr:pop()
-    admit(self, a)
+    if not held(self, a) then admit(self, a) end
     if not arr:peek() then self:pull() end
   end
   if self.reader and not arr:peek() then self:pull() end

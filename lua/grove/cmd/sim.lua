@@ -15,6 +15,7 @@ local fmt = string.format
 
 M.usage = [[
 Usage: grove sim --cluster FILE --trace FILE [options]
+       grove sim trace FILE [trace options] [--procs P] [--out FILE.swf]
        grove sim --generate N --procs P [--seed S] [--estimate-factor F]
                  [--arrival-factor F] [--users U] [--types both|batch|interactive]
        grove sim --compare A.json B.json [--plot DIR]
@@ -29,6 +30,12 @@ they end after their run time.
                       name), a JSON job list (.json) or CSV (.csv); "-" reads
                       SWF from standard input
   --format F          read the trace as swf, json or csv whatever its name
+  --keep-cancelled    keep jobs cancelled before they ran (SWF status 5 and
+                      no run time; dropped by default)
+  --status LIST       keep only jobs of these SWF statuses (field 11), e.g. 0,1
+  --from T, --to T    keep only jobs submitted in [T, T) (seconds, as in
+                      the trace)
+  --load F            compress inter-arrival times by F (2: twice the load)
   --queue NAME|FILE   queue policy: fcfs (default), easy, conservative,
                       priority, or a Lua file (policies/queues/)
   --policy NAME|FILE  placement policy the matches use (default first)
@@ -54,7 +61,8 @@ Progress goes to stderr when it is a terminal.  docs/sim.md has the details.
 ]]
 
 local VALUED = {cluster = 1, trace = 1, format = 1, queue = 1, policy = 1, ["procs-as"] = 1,
-  ["on-down"] = 1, walltime = 1, events = 1, out = 1, summary = 1, plot = 1, ["gantt-nodes"] = 1,
+  ["on-down"] = 1, walltime = 1, events = 1, status = 1, from = 1, to = 1, load = 1, out = 1,
+  summary = 1, plot = 1, ["gantt-nodes"] = 1,
   generate = 1, procs = 1, seed = 1, ["estimate-factor"] = 1, ["arrival-factor"] = 1,
   users = 1, types = 1}
 
@@ -69,6 +77,8 @@ local function parse(args)
       o.help = true
     elseif a == "-q" or a == "--quiet" then
       o.quiet = true
+    elseif a == "--keep-cancelled" then
+      o.keep_cancelled = true
     elseif k == "compare" then
       if v then return nil, "--compare takes two files: --compare A.json B.json" end
       if not args[i + 1] or not args[i + 2] then
@@ -100,6 +110,33 @@ local function number(o, k, integer, min)
       min and fmt(" >= %s", tostring(min)) or "", v)
   end
   return integer and math.tointeger(x) or x
+end
+
+-- The trace reader's options from the command line, or nil, message.
+function M.trace_options(o)
+  local t = {keep_cancelled = o.keep_cancelled, format = o.format}
+  local err
+  t.from, err = number(o, "from", true)
+  if err then return nil, err end
+  t.to, err = number(o, "to", true)
+  if err then return nil, err end
+  t.load, err = number(o, "load", false)
+  if err then return nil, err end
+  if t.load and t.load <= 0 then
+    return nil, "--load must be a number > 0, got '" .. o.load .. "'"
+  end
+  if o.status then
+    t.status = {}
+    for w in (o.status .. ","):gmatch("([^,]*),") do
+      local c = math.tointeger(tonumber(w))
+      if not c then return nil, "--status must be a list of integers, got '" .. o.status .. "'" end
+      t.status[c] = true
+    end
+  end
+  if o.format and o.format ~= "swf" and o.format ~= "json" and o.format ~= "csv" then
+    return nil, "--format must be swf, json or csv"
+  end
+  return t
 end
 
 local function fail(msg)
@@ -196,6 +233,10 @@ local function print_summary(r, fh)
   fh:write(fmt("wait: mean %.1f s, median %d s, 95th percentile %d s, max %d s\n",
     r.wait_mean, r.wait_median, r.wait_p95, r.wait_max))
   fh:write(fmt("bounded slowdown (10 s): mean %.3f\n", r.bounded_slowdown))
+  if r.killed_walltime > 0 then
+    fh:write(fmt("killed at their time limit: %d jobs (--walltime %s)\n", r.killed_walltime,
+      r.walltime))
+  end
   fh:write(fmt("utilization %.4f, makespan %d s\n", r.utilization, r.makespan))
   fh:write(fmt("simulated in %.2f s (%.0f jobs per second), %d events\n", r.wall,
     r.jobs_per_second or 0, r.events))
@@ -215,9 +256,8 @@ local function simulate(o)
   if o.walltime and o.walltime ~= "kill" and o.walltime ~= "extend" then
     return usage_error("--walltime must be kill or extend")
   end
-  if o.format and o.format ~= "swf" and o.format ~= "json" and o.format ~= "csv" then
-    return usage_error("--format must be swf, json or csv")
-  end
+  local topts, terr = M.trace_options(o)
+  if not topts then return usage_error(terr) end
   local progress = not o.quiet and core.edit and core.edit.isatty and core.edit.isatty(2)
   local out
   if o.out then
@@ -240,13 +280,19 @@ local function simulate(o)
     out:write(table.concat(cells, ","), "\n")
   end
   local s, msg = sim.new{cluster = o.cluster, queue = o.queue, policy = o.policy,
-    procs_as = o["procs-as"], on_down = o["on-down"], walltime = o.walltime, out = out and write_row or nil,
+    procs_as = o["procs-as"], on_down = o["on-down"], walltime = o.walltime,
+    out = out and write_row or nil,
     report = report, gantt = o.plot and (gn or 64) or nil}
   if not s then return fail(msg) end
   local reader, rerr
   reader_path = o.trace == "-" and "(stdin)" or o.trace
-  reader, rerr = sim.trace.open(reader_path, {format = o.format or (o.trace == "-" and "swf"),
-    report = report, fh = o.trace == "-" and io.stdin or nil})
+  topts.format = o.format or (o.trace == "-" and "swf") or nil
+  topts.report = report
+  topts.fh = o.trace == "-" and io.stdin or nil
+  topts.warn = function(text)
+    if not o.quiet then io.stderr:write("grove sim: warning: ", text, "\n") end
+  end
+  reader, rerr = sim.trace.open(reader_path, topts)
   if not reader then return fail(rerr) end
   if o.events then s:load_events(o.events) end
   local t0 = os.clock()
@@ -267,7 +313,8 @@ local function simulate(o)
   if progress then io.stderr:write("\r\27[K") end
   if out then out:close() end
   local r = s:result{wall = wall, events = s.steps, trace = o.trace, cluster = o.cluster,
-    trace_skipped = reader.skipped}
+    trace_skipped = reader.skipped, trace_dropped = reader.dropped, trace_cut = reader.cut,
+    walltime = o.walltime or "kill"}
   r.left_out = r.left_out + reader.skipped
   if o.summary then
     local f, e = io.open(o.summary, "w")
@@ -287,7 +334,14 @@ local function simulate(o)
   return 0
 end
 
+M.parse = parse
+M.usage_error = usage_error
+M.fail = fail
+
 function M.main(args)
+  if args and args[1] == "trace" then
+    return require("grove.sim.tracecmd").main(args, M)
+  end
   local o, err = parse(args or {})
   if not o then return usage_error(err) end
   if o.help then

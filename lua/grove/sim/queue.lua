@@ -84,6 +84,23 @@ function Policy:unshare(key)
   for _, s in ipairs(scripts(self)) do s:unshare(key) end
 end
 
+-- Where hook is defined: "FILE:LINE:COL" of its first mention as a
+-- field of the policy's table in the file's text (the file alone when the
+-- text does not show it plainly).
+function Policy:where(hook)
+  local from = self[hook .. "_from"] or self.path
+  local p = self
+  while p and p.path ~= from do p = p.base end
+  local text = p and p.text
+  local at = text and (text:find("[%s{,;]" .. hook .. "%s*=%s*function") or
+    text:find("function%s+[%w_.:]*" .. hook .. "%s*%("))
+  if not at then return from end
+  at = text:find(hook, at, true)
+  local line, bol = 1, 1
+  for nl in text:sub(1, at - 1):gmatch("()\n") do line, bol = line + 1, nl + 1 end
+  return string.format("%s:%d:%d", from, line, at - bol + 1)
+end
+
 -- A fresh copy of the policy (its own sandboxes), for another simulation.
 function Policy:reload()
   return M.parse(self.text, self.path, self.opts)
@@ -126,7 +143,10 @@ local function load_text(text, path, opts, depth)
     if types[h] ~= nil and types[h] ~= "function" then
       return nil, fmt("%s: %s must be a function", path, h), "EINVAL"
     end
-    if types[h] then self[h] = hook_caller(self, script, h) end
+    if types[h] then
+      self[h] = hook_caller(self, script, h)
+      self[h .. "_from"] = path
+    end
   end
   if types.base ~= nil then
     if types.base ~= "string" then return nil, path .. ": base must be a name", "EINVAL" end
@@ -134,8 +154,8 @@ local function load_text(text, path, opts, depth)
     if depth > 8 then return nil, path .. ": base policies nest too deeply", "EINVAL" end
     local b, msg, bcode = M.load(bname, opts, depth + 1)
     if not b then return nil, fmt("%s: base '%s': %s", path, bname, msg), bcode end
-    self.schedule = self.schedule or b.schedule
-    self.priority = self.priority or b.priority
+    if not self.schedule then self.schedule, self.schedule_from = b.schedule, b.schedule_from end
+    if not self.priority then self.priority, self.priority_from = b.priority, b.priority_from end
     self.base = b
   end
   if not self.schedule then
