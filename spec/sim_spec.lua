@@ -218,8 +218,8 @@ describe("queue policies", function()
     local _, msg = parse("return { schedule = 1 }")
     assert.equal("test.lua: schedule must be a function", msg)
     _, msg = parse("return { sched = function() end }")
-    assert.equal("test.lua: unknown field 'sched' (name, description, schedule, priority, base)",
-      msg)
+    assert.equal("test.lua: unknown field 'sched' (name, description, schedule, priority, " ..
+      "base, half_life)", msg)
     _, msg = parse("x = 1")
     assert.equal("test.lua:1: assignment to global 'x' (a policy cannot write globals: use local)",
       msg)
@@ -291,5 +291,93 @@ describe("trace readers", function()
     assert.equal(3, r.wait_median)                 -- sorted: 1 1 1 2 3 4 5 7 9 100
     assert.equal(100, r.wait_p95)
     assert.equal(13.3, r.wait_mean)
+  end)
+
+  it("keep waits and slowdowns per user and per size class", function()
+    local acc = sim.metrics.new{units = 16}
+    -- user 1: two 1-unit jobs, waits 0 and 10, runs 10; user 2: one 6-unit
+    -- job, wait 20, run 20
+    acc:job{submit = 0, start = 0, ["end"] = 10, procs = 1, user = 1, state = "done"}
+    acc:job{submit = 0, start = 10, ["end"] = 20, procs = 1, user = 1, state = "timeout"}
+    acc:job{submit = 0, start = 20, ["end"] = 40, procs = 6, user = 2, state = "done"}
+    local r = acc:result{}
+    assert.same({1, 2}, {r.by_user[1].user, r.by_user[2].user})
+    assert.same({2, 5, 0, 10, 1.5, 2}, {r.by_user[1].jobs, r.by_user[1].wait_mean,
+      r.by_user[1].wait_median, r.by_user[1].wait_p95, r.by_user[1].bounded_slowdown,
+      r.by_user[1].bsld_p95})
+    assert.same({"1", 2}, {r.by_size[1].class, r.by_size[1].jobs})
+    assert.same({"5-8", 1, 20, 2}, {r.by_size[2].class, r.by_size[2].jobs,
+      r.by_size[2].wait_mean, r.by_size[2].bounded_slowdown})
+    assert.equal(1, r.killed_walltime)
+    assert.equal(3, r.jobs)
+  end)
+
+  it("keep a time series whose cost does not grow with idle time", function()
+    local acc = sim.metrics.new{units = 4, buckets = 10}
+    acc:level(0, 4, 0)
+    acc:level(10, 0, 0)
+    -- a gap of 10^12 s: widening first, the span costs at most 20 buckets
+    acc:level(1000000000000, 2, 1, 1)
+    acc:level(1000000000000 + 10, 0, 0)
+    local s = acc:series()
+    assert.is_true(#s.t <= 20)
+    assert.is_true(s.width >= 1000000000000 // 20)
+    -- 40 unit-seconds busy at first, in the first bucket
+    assert.near(40 / s.width / 4, s.utilization[1], 1e-12)
+    assert.near(10 / s.width / 4, s.down[#s.t], 1e-9)
+  end)
+end)
+
+describe("job dependencies and think time", function()
+  it("submit a job only after its predecessor ends, plus its think time", function()
+    local rows = {}
+    local s = new{queue = "fcfs", out = function(r) rows[r.id] = r end}
+    s:submit{id = 1, submit = 0, run = 100, procs = 4}
+    s:submit{id = 2, submit = 10, run = 10, procs = 4, after = 1, think = 30}
+    s:submit{id = 3, submit = 20, run = 10, procs = 4, after = 2}
+    s:submit{id = 4, submit = 500, run = 10, procs = 4, after = 1, think = 20}
+    s:submit{id = 5, submit = 600, run = 10, procs = 4, after = 4, think = 1000}
+    s:submit{id = 6, submit = 700, run = 10, procs = 4, after = 99}
+    s:run()
+    -- by hand: 2 waits for 1 (ends 100) + 30; 3 for 2 (ends 140) + 0; 4
+    -- comes after 1 ended + 20, at its own time; 5 after 4 (ends 510) +
+    -- 1000; 6 follows a job never seen
+    assert.same({130, 130}, {rows[2].submit, rows[2].start})
+    assert.same({140, 140}, {rows[3].submit, rows[3].start})
+    assert.same({500, 500}, {rows[4].submit, rows[4].start})
+    assert.same({1510, 1510}, {rows[5].submit, rows[5].start})
+    assert.same({700, 700}, {rows[6].submit, rows[6].start})
+  end)
+end)
+
+describe("the fairshare queue policy", function()
+  local function scenario(queue)
+    local starts = {}
+    local s = new{graph = helper.machine("f", 1, 2, 1, 4), queue = queue,
+      out = function(r) starts[r.id] = r.start end}
+    s:submit{id = 1, submit = 0, run = 100, estimate = 100, procs = 8, user = 1}
+    s:submit{id = 2, submit = 10, run = 10, estimate = 10, procs = 8, user = 1}
+    s:submit{id = 3, submit = 20, run = 10, estimate = 10, procs = 8, user = 2}
+    s:run()
+    return starts, s
+  end
+
+  it("starts first the job of the user who used less", function()
+    -- by hand: at 100 user 1 has used 800 core-seconds and user 2 none, so
+    -- 3 starts before 2 (2 waited longer: only its age speaks for it)
+    assert.same({[1] = 0, [2] = 100, [3] = 110}, (scenario("easy")))
+    assert.same({[1] = 0, [2] = 110, [3] = 100}, (scenario("fairshare")))
+  end)
+
+  it("decays usage by the policy's half-life", function()
+    local q = assert(sim.queue.parse('return {base = "fairshare", half_life = 20}', "hl.lua"))
+    local _, s = scenario(q)
+    -- user 1: 800 at 100, halved by 120 (its job 2 ended at 120: + 80)
+    assert.near(480, s.ctx.decayed_usage(nil, "user", 1), 1e-9)
+    -- user 2: 80 at 110, by 120 80 * 2^(-10/20)
+    assert.near(80 * 2 ^ -0.5, s.ctx.decayed_usage(nil, "user", 2), 1e-9)
+    local bad, msg = sim.queue.parse('return {base = "easy", half_life = -1}', "z.lua")
+    assert.is_nil(bad)
+    assert.equal("z.lua: half_life must be a number of seconds > 0", msg)
   end)
 end)

@@ -89,6 +89,9 @@ function M.init(self, opts)
   self.jobs, self.qlen, self.running, self.used = self.jobs or {}, 0, 0, 0
   self.changed = true
   self.usage = {}
+  -- usage decayed by the queue policy's half-life (ctx:decayed_usage):
+  -- per key {v =, t =}, v unit-seconds as of time t
+  if q.half_life then self.decay = {total = {}, user = {}, group = {}} end
   self.passes, self.jobspecs = 0, 0
   self.count_mode = opts.reservations ~= "planner"
   self.queue_depth, self.reserve_depth = opts.queue_depth, opts.reserve_depth
@@ -225,7 +228,7 @@ local function view_of(rec)
   local v = rec.view
   if not v then
     v = {id = rec.id, submit = rec.submit, procs = rec.procs, estimate = rec.estimate,
-      user = rec.user, priority = rec.priority}
+      user = rec.user, group = rec.group, priority = rec.priority}
     rec.view = v
   end
   return v
@@ -433,6 +436,41 @@ function drop_reservations(self)
   self.changed = true
 end
 M.drop_reservations = drop_reservations
+
+-- ---- usage -------------------------------------------------------------------------
+
+-- An entry of decayed usage as of now: halved every half-life.
+local function decayed(self, entry)
+  if not entry then return 0 end
+  local dt = self.now - entry.t
+  if dt == 0 then return entry.v end
+  return entry.v * 2 ^ (-dt / self.queue_policy.half_life)
+end
+
+local function decay_add(self, tbl, key, charge)
+  local e = tbl[key]
+  if not e then
+    e = {v = 0, t = self.now}
+    tbl[key] = e
+  end
+  e.v = decayed(self, e) + charge
+  e.t = self.now
+end
+
+-- A job that ran is charged its unit-seconds (the driver calls it as the
+-- job ends): to its user's usage (ctx:usage) and, when the queue policy
+-- has a half-life, to the decayed usage of its user, its group and the
+-- machine (ctx:decayed_usage; no user or group counts as "").
+function M.charge(self, rec, charge)
+  local u = rec.user
+  if u ~= nil then self.usage[u] = (self.usage[u] or 0) + charge end
+  local d = self.decay
+  if d then
+    decay_add(self, d.total, "", charge)
+    if u ~= nil then decay_add(self, d.user, u, charge) end
+    decay_add(self, d.group, rec.group == nil and "" or rec.group, charge)
+  end
+end
 
 -- ---- the context queue policies see ---------------------------------------------------
 
@@ -764,6 +802,15 @@ function M.context(loop)
   function ctx.clock() return loop.now end
   function ctx.changed() return loop.changed end
   function ctx.usage(_, user) return loop.usage[user] or 0 end
+  function ctx.decayed_usage(_, kind, key)
+    local d = loop.decay
+    if not d then error("decayed_usage: the queue policy has no half_life", 2) end
+    if kind == nil then return decayed(loop, d.total[""]) end
+    if kind ~= "user" and kind ~= "group" then
+      error("bad argument #1 to 'decayed_usage' (\"user\", \"group\" or nil)", 2)
+    end
+    return decayed(loop, d[kind][key == nil and "" or key])
+  end
   function ctx.running()
     local out = {}
     for _, rec in pairs(loop.jobs) do

@@ -473,10 +473,7 @@ local function emit(self, rec, state)
   if rec.gantt then
     for _, g in ipairs(rec.gantt) do g["end"] = self.now end
   end
-  local u = rec.user
-  if u ~= nil then
-    self.usage[u] = (self.usage[u] or 0) + (self.now - rec.start) * rec.procs
-  end
+  sched.charge(self, rec, (self.now - rec.start) * rec.procs)
 end
 
 local function stop_running(self, rec)

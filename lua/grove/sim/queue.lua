@@ -16,6 +16,9 @@
 --                       first, ties by submit time then job id
 --   base = "easy"       optional: take schedule (and priority, when this
 --                       file has none) from another queue policy
+--   half_life           optional: seconds; the simulator then keeps each
+--                       user's and group's usage decayed by it
+--                       (ctx:decayed_usage)
 --
 -- Each file runs in the sandbox placement policies run in (docs/security.md):
 -- a Lua state of its own, loaded as text only, with an allow-listed
@@ -37,7 +40,7 @@ local M = {}
 
 local fmt = string.format
 
-M.builtins = {"fcfs", "easy", "conservative", "priority"}
+M.builtins = {"fcfs", "easy", "conservative", "priority", "fairshare"}
 
 local DEFAULT_BUDGET = 100000000
 local DEFAULT_MEMORY = 256 * 1024 * 1024
@@ -116,7 +119,8 @@ local function hook_caller(self, script, hook)
   end
 end
 
-local FIELDS = {name = true, description = true, schedule = true, priority = true, base = true}
+local FIELDS = {name = true, description = true, schedule = true, priority = true, base = true,
+  half_life = true}
 
 local function load_text(text, path, opts, depth)
   local name = path:match("([^/]+)%.lua$") or path
@@ -129,7 +133,8 @@ local function load_text(text, path, opts, depth)
   end
   for k in pairs(types) do
     if not FIELDS[k] then
-      return nil, fmt("%s: unknown field '%s' (name, description, schedule, priority, base)",
+      return nil, fmt("%s: unknown field '%s' (name, description, schedule, priority, base, " ..
+        "half_life)",
         path, tostring(k)), "EINVAL"
     end
   end
@@ -139,6 +144,13 @@ local function load_text(text, path, opts, depth)
   end
   self.name = types.name and script:get("name") or name
   self.description = types.description == "string" and script:get("description") or ""
+  if types.half_life ~= nil then
+    local hl = types.half_life == "number" and script:get("half_life")
+    if not hl or hl <= 0 then
+      return nil, path .. ": half_life must be a number of seconds > 0", "EINVAL"
+    end
+    self.half_life = hl
+  end
   for _, h in ipairs{"schedule", "priority"} do
     if types[h] ~= nil and types[h] ~= "function" then
       return nil, fmt("%s: %s must be a function", path, h), "EINVAL"
@@ -156,6 +168,7 @@ local function load_text(text, path, opts, depth)
     if not b then return nil, fmt("%s: base '%s': %s", path, bname, msg), bcode end
     if not self.schedule then self.schedule, self.schedule_from = b.schedule, b.schedule_from end
     if not self.priority then self.priority, self.priority_from = b.priority, b.priority_from end
+    self.half_life = self.half_life or b.half_life
     self.base = b
   end
   if not self.schedule then
