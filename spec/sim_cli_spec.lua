@@ -216,9 +216,54 @@ describe("grove sim", function()
       tmp, tmp, tmp))
     assert.equal(0, rc)
     assert.matches("mean wait %(s%)%s+%d", out)
-    assert.matches("fcfs %(fcfs%)", out)
+    assert.matches("^metric%s+fcfs%s+easy%s+change\n", out)
     local _, rc2 = run(("rsvg-convert -o %s/c.png %s/compare.svg"):format(tmp, tmp))
     assert.equal(0, rc2)
+  end)
+
+  it("compares any number of runs, and refuses runs of other traces unless told", function()
+    for _, q in ipairs{"fcfs", "easy", "conservative", "fairshare"} do
+      local _, rc = sim(("--trace %ssmall.swf --queue %s --quiet --summary %s/n-%s.json")
+        :format(F, q, tmp, q))
+      assert.equal(0, rc)
+    end
+    local _, rc0 = sim(("--trace %spublished.swf --quiet --summary %s/other.json"):format(F, tmp))
+    assert.equal(0, rc0)
+    local out, rc = run(("%s sim --compare %s/n-fcfs.json %s/n-easy.json %s/n-conservative.json " ..
+      "%s/n-fairshare.json --plot %s/n"):format(GROVE, tmp, tmp, tmp, tmp, tmp))
+    assert.equal(0, rc)
+    assert.matches("^metric%s+n%-fcfs %(fcfs%)%s+n%-easy %(easy%)%s+n%-conservative " ..
+      "%(conservative%)%s+n%-fairshare %(fairshare%)\n", out)
+    -- by hand, fcfs: 2 waits for 1 (95), then 3, 4 and 7 behind it (140,
+    -- 140, 130): (0 + 95 + 140 + 140 + 130) / 5; easy: 45 (the first case)
+    assert.matches("\nmean wait %(s%)%s+101%.000%s+45%.000%s+", out)
+    local svg = exe.read(tmp .. "/n/compare.svg")
+    assert.matches("n-fairshare (fairshare)", svg, 1, true)
+    out, rc = run(("%s sim --compare %s/n-fcfs.json %s/other.json"):format(GROVE, tmp, tmp))
+    assert.equal(1, rc)
+    assert.matches("grove sim: " .. tmp .. "/n-fcfs.json and " .. tmp .. "/other.json were run " ..
+      "on different traces (" .. F .. "small.swf, " .. F .. "published.swf): compare them " ..
+      "with --force", out, 1, true)
+    _, rc = run(("%s sim --compare %s/n-fcfs.json %s/other.json --force"):format(GROVE, tmp, tmp))
+    assert.equal(0, rc)
+  end)
+
+  it("draws a Gantt chart of a time window, with a legend", function()
+    local _, rc = sim(("--trace %ssmall.swf --queue easy --quiet --plot %s/gw " ..
+      "--gantt-window 100:160"):format(F, tmp))
+    assert.equal(0, rc)
+    local svg = exe.read(tmp .. "/gw/gantt.svg")
+    -- in [100, 160): jobs 2 (100-150) and 7 (150-450); job 1 ended at 100
+    assert.matches("job 2: 100%-150", svg)
+    assert.matches("job 7: 150%-450", svg)
+    assert.is_nil(svg:find("job 1:", 1, true))
+    assert.is_nil(svg:find("job 3:", 1, true))
+    assert.matches("killed at its time limit</text>", svg, 1, true)
+    local _, rc2 = run(("rsvg-convert -o %s/g.png %s/gw/gantt.svg"):format(tmp, tmp))
+    assert.equal(0, rc2)
+    local out3, rc3 = sim(("--trace %ssmall.swf --gantt-window 9:3"):format(F))
+    assert.equal(2, rc3)
+    assert.matches("--gantt-window must be FROM:TO", out3, 1, true)
   end)
 
   it("generates a Standard Workload Format trace it can read back", function()

@@ -148,6 +148,10 @@ end
 --             (the first ones, for the Gantt chart); at most
 --             M.GANTT_MAX placements are kept (the first ones: memory stays
 --             bounded however long the trace), see Sim:gantt_records()
+--   gantt_window  {from, to}: record only placements of jobs running
+--             at some time in [from, to)
+--   walltime  "kill" (default) or "extend": a job whose run exceeds its
+--             estimate ends at the estimate (state "timeout") or runs on
 --   buckets   time series resolution (default 400, see grove.sim.metrics)
 --   budget, memory, time   the queue policy's limits (grove.sim.queue.load)
 -- Raises on misuse; returns nil, message, code when a file cannot be read.
@@ -156,7 +160,7 @@ function M.new(opts)
     error(fmt("bad argument #1 to 'new' (table expected, got %s)", type(opts)), 2)
   end
   local known = {graph = 1, cluster = 1, queue = 1, policy = 1, procs_as = 1, on_down = 1,
-    reservations = 1, walltime = 1,
+    reservations = 1, walltime = 1, gantt_window = 1,
     out = 1, report = 1, gantt = 1, buckets = 1, budget = 1, memory = 1, time = 1}
   for k in pairs(opts) do
     if not known[k] then error(fmt("bad argument #1 to 'new' (unknown option '%s')", k), 2) end
@@ -191,7 +195,8 @@ function M.new(opts)
     dependents = {}, ended = {}, ended_old = {}, nended = 0,
     left_out = 0, submitted = 0, started = 0, finished = 0, steps = 0,
     max_id = 0,
-    gantt = opts.gantt and {} or nil,
+    gantt = opts.gantt and {} or nil, gantt_window = opts.gantt_window,
+    digest = 0,
     gantt_nodes = tonumber(opts.gantt) or 0},
     Sim)
   local ok, msg, code = sched.init(self, {graph = g, queue = opts.queue, policy = opts.policy,
@@ -204,6 +209,11 @@ function M.new(opts)
   local total = sched.count_units(self)
   if total == 0 then return nil, "the cluster has no core vertices", "EINVAL" end
   self.total = total
+  local cd = #self.nodes * 1000003 + total
+  for _, n in ipairs(self.node_names) do
+    for k = 1, #n do cd = ((cd * 31 + n:byte(k)) ~ (cd >> 29)) & 0xFFFFFFFFFFFF end
+  end
+  self.cluster_digest = fmt("%012x", cd)
   self.acc = metrics.new{units = total, buckets = opts.buckets}
   sched.bind(self)
   return self
@@ -305,6 +315,12 @@ M.limits = limits
 
 function Sim:submit_record(job)
   local run, estimate, timeout = limits(self.walltime, job.run, job.estimate)
+  -- a running digest of the jobs as given, to tell runs of other traces
+  local d = self.digest
+  for _, x in ipairs{job.id, job.submit, job.run, job.estimate or -1, job.procs or -1} do
+    d = ((d * 31 + x) ~ (d >> 29)) & 0xFFFFFFFFFFFF
+  end
+  self.digest = d
   local rec = {id = job.id, submit = job.submit, run = run, estimate = estimate,
     procs = job.procs, user = job.user, group = job.group, jobspec = job.jobspec,
     line = job.line, timeout = timeout or nil, after = job.after, think = job.think,
@@ -419,7 +435,8 @@ local function record_nodes(self, rec, vids)
   end
   table.sort(list)
   rec.nodes = list
-  if self.gantt then
+  local w = self.gantt_window
+  if self.gantt and (not w or (self.now < w[2] and rec.end_ > w[1])) then
     for _, n in ipairs(list) do
       if n <= self.gantt_nodes and #self.gantt >= M.GANTT_MAX then
         self.gantt_full = self.gantt_full or self.now
@@ -471,7 +488,10 @@ local function emit(self, rec, state)
     self.out(row)
   end
   if rec.gantt then
-    for _, g in ipairs(rec.gantt) do g["end"] = self.now end
+    for _, g in ipairs(rec.gantt) do
+      g["end"] = self.now
+      if state ~= "done" then g[state] = true end
+    end
   end
   sched.charge(self, rec, (self.now - rec.start) * rec.procs)
 end
@@ -731,7 +751,9 @@ end
 -- The metrics so far (grove.sim.metrics result), with run facts merged in.
 function Sim:result(extra)
   local run = {queue = self.queue_policy.name, policy = self.policy_name,
-    procs_as = self.procs_as, left_out = self.left_out, submitted = self.submitted}
+    procs_as = self.procs_as, left_out = self.left_out, submitted = self.submitted,
+    walltime = self.walltime, trace_digest = fmt("%012x", self.digest),
+    cluster_digest = self.cluster_digest}
   for k, v in pairs(extra or {}) do run[k] = v end
   return self.acc:result(run)
 end

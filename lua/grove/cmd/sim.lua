@@ -18,7 +18,7 @@ Usage: grove sim --cluster FILE --trace FILE [options]
        grove sim trace FILE [trace options] [--procs P] [--out FILE.swf]
        grove sim --generate N --procs P [--seed S] [--estimate-factor F]
                  [--arrival-factor F] [--users U] [--types both|batch|interactive]
-       grove sim --compare A.json B.json [--plot DIR]
+       grove sim --compare A.json B.json [C.json ...] [--plot DIR] [--force]
 
 Simulate a batch queue on the real matcher: jobs from a trace arrive, a
 queue policy starts them through the matcher on the cluster's graph, and
@@ -50,9 +50,15 @@ they end after their run time.
   --out FILE.csv      one row per job: id,submit,start,end,wait,run,procs,
                       nodes,estimate,user,state,requeues,hosts
   --summary FILE.json the metrics (and time series) as JSON
-  --plot DIR          write utilization.svg (utilization and queue length
-                      over time) and gantt.svg (jobs on the first nodes)
+  --plot DIR          write utilization.svg (busy, down and idle units and
+                      queue length over time) and gantt.svg (jobs on the
+                      first nodes)
   --gantt-nodes N     nodes in the Gantt chart (default 64)
+  --gantt-window A:B  the Gantt chart shows simulated times [A, B) only
+                      (and keeps only the jobs running then)
+  --compare ...       the metrics of runs (--summary files) side by side,
+                      with --plot DIR compare.svg; runs of different traces
+                      or clusters are refused unless --force
   --quiet             print nothing but errors
 
 Metrics printed at the end: mean, median and 95th percentile wait, mean
@@ -62,7 +68,7 @@ Progress goes to stderr when it is a terminal.  docs/sim.md has the details.
 
 local VALUED = {cluster = 1, trace = 1, format = 1, queue = 1, policy = 1, ["procs-as"] = 1,
   ["on-down"] = 1, walltime = 1, events = 1, status = 1, from = 1, to = 1, load = 1, out = 1,
-  summary = 1, plot = 1, ["gantt-nodes"] = 1,
+  summary = 1, plot = 1, ["gantt-nodes"] = 1, ["gantt-window"] = 1,
   generate = 1, procs = 1, seed = 1, ["estimate-factor"] = 1, ["arrival-factor"] = 1,
   users = 1, types = 1}
 
@@ -79,13 +85,16 @@ local function parse(args)
       o.quiet = true
     elseif a == "--keep-cancelled" then
       o.keep_cancelled = true
+    elseif a == "--force" then
+      o.force = true
     elseif k == "compare" then
-      if v then return nil, "--compare takes two files: --compare A.json B.json" end
-      if not args[i + 1] or not args[i + 2] then
-        return nil, "--compare needs two summary files"
+      if v then return nil, "--compare takes files: --compare A.json B.json ..." end
+      o.compare = {}
+      while args[i + 1] and not args[i + 1]:match("^%-") do
+        o.compare[#o.compare + 1] = args[i + 1]
+        i = i + 1
       end
-      o.compare = {args[i + 1], args[i + 2]}
-      i = i + 2
+      if #o.compare < 2 then return nil, "--compare needs two summary files or more" end
     elseif k and VALUED[k] then
       if not v then
         i = i + 1
@@ -187,32 +196,54 @@ end
 
 local function label(doc, path)
   local base = path:match("([^/]+)$"):gsub("%.json$", "")
-  return doc.queue and fmt("%s (%s)", base, doc.queue) or base
+  return (doc.queue and doc.queue ~= base) and fmt("%s (%s)", base, doc.queue) or base
 end
 
 local function compare(o)
-  local a, e1 = read_summary(o.compare[1])
-  if not a then return fail(e1) end
-  local b, e2 = read_summary(o.compare[2])
-  if not b then return fail(e2) end
-  local names = {label(a, o.compare[1]), label(b, o.compare[2])}
-  local w = math.max(12, #names[1], #names[2])
-  io.stdout:write(fmt("%-28s %" .. w .. "s %" .. w .. "s %10s\n", "metric", names[1], names[2],
-    "change"))
-  for _, m in ipairs(plot.compared) do
-    local va, vb = tonumber(a[m[1]]), tonumber(b[m[1]])
-    local function show(v)
-      if not v then return "-" end
-      return math.type(v) == "integer" and tostring(v) or fmt("%.3f", v)
+  local runs, names = {}, {}
+  for i, path in ipairs(o.compare) do
+    local doc, e = read_summary(path)
+    if not doc then return fail(e) end
+    runs[i], names[i] = doc, label(doc, path)
+  end
+  -- runs of other traces or machines are not comparable
+  local first = runs[1]
+  for i = 2, #runs do
+    for _, k in ipairs{{"trace_digest", "trace"}, {"cluster_digest", "cluster"}} do
+      local a, b = first[k[1]], runs[i][k[1]]
+      if not o.force and a ~= nil and b ~= nil and a ~= b then
+        return fail(fmt("%s and %s were run on different %ss (%s, %s): compare them with " ..
+          "--force", o.compare[1], o.compare[i], k[2], tostring(first[k[2]] or a),
+          tostring(runs[i][k[2]] or b)))
+      end
     end
-    local change = "-"
-    if va and vb and va ~= 0 then change = fmt("%+.1f%%", 100 * (vb - va) / math.abs(va)) end
-    io.stdout:write(fmt("%-28s %" .. w .. "s %" .. w .. "s %10s\n", m[2], show(va), show(vb),
-      change))
+  end
+  local w = 12
+  for _, n in ipairs(names) do w = math.max(w, #n) end
+  local head = {fmt("%-32s", "metric")}
+  for _, n in ipairs(names) do head[#head + 1] = fmt("%" .. w .. "s", n) end
+  if #runs == 2 then head[#head + 1] = fmt("%10s", "change") end
+  io.stdout:write(table.concat(head, " "), "\n")
+  local function show(v)
+    if not v then return "-" end
+    return math.type(v) == "integer" and tostring(v) or fmt("%.3f", v)
+  end
+  for _, m in ipairs(plot.compared) do
+    local cells = {fmt("%-32s", m[2])}
+    for _, r in ipairs(runs) do
+      cells[#cells + 1] = fmt("%" .. w .. "s", show(tonumber(r[m[1]])))
+    end
+    if #runs == 2 then
+      local va, vb = tonumber(runs[1][m[1]]), tonumber(runs[2][m[1]])
+      local change = "-"
+      if va and vb and va ~= 0 then change = fmt("%+.1f%%", 100 * (vb - va) / math.abs(va)) end
+      cells[#cells + 1] = fmt("%10s", change)
+    end
+    io.stdout:write(table.concat(cells, " "), "\n")
   end
   if o.plot then
     os.execute("mkdir -p '" .. o.plot:gsub("'", "'\\''") .. "'")
-    local ok, err = plot.compare(o.plot .. "/compare.svg", a, b, names)
+    local ok, err = plot.compare(o.plot .. "/compare.svg", runs, names)
     if not ok then return fail(err) end
   end
   return 0
@@ -247,6 +278,16 @@ local function simulate(o)
   if not o.trace then return usage_error("give --trace FILE (or --generate N --procs P)") end
   local gn, err = number(o, "gantt-nodes", true, 1)
   if err then return usage_error(err) end
+  local gw
+  if o["gantt-window"] then
+    local a, b = o["gantt-window"]:match("^(%d+):(%d+)$")
+    a, b = math.tointeger(tonumber(a)), math.tointeger(tonumber(b))
+    if not a or not b or b <= a then
+      return usage_error("--gantt-window must be FROM:TO, two times with FROM < TO, got '" ..
+        o["gantt-window"] .. "'")
+    end
+    gw = {a, b}
+  end
   if o["procs-as"] and o["procs-as"] ~= "core" and o["procs-as"] ~= "node" then
     return usage_error("--procs-as must be core or node")
   end
@@ -282,7 +323,7 @@ local function simulate(o)
   local s, msg = sim.new{cluster = o.cluster, queue = o.queue, policy = o.policy,
     procs_as = o["procs-as"], on_down = o["on-down"], walltime = o.walltime,
     out = out and write_row or nil,
-    report = report, gantt = o.plot and (gn or 64) or nil}
+    report = report, gantt = o.plot and (gn or 64) or nil, gantt_window = gw}
   if not s then return fail(msg) end
   local reader, rerr
   reader_path = o.trace == "-" and "(stdin)" or o.trace
@@ -327,7 +368,8 @@ local function simulate(o)
     local ok, e = plot.series(o.plot .. "/utilization.svg", r)
     if not ok then return fail(e) end
     local recs, names, cut = s:gantt_records()
-    ok, e = plot.gantt(o.plot .. "/gantt.svg", recs, names, {nodes = gn or 64, cut = cut})
+    ok, e = plot.gantt(o.plot .. "/gantt.svg", recs, names, {nodes = gn or 64, cut = cut,
+      from = gw and gw[1], to = gw and gw[2]})
     if not ok then return fail(e) end
   end
   if not o.quiet then print_summary(r, io.stdout) end
