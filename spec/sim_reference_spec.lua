@@ -161,10 +161,10 @@ local function machine(nodes, cores)
   return helper.machine("m", 1, nodes, 1, cores)
 end
 
-local function simulate(jobs, graph, queue, procs_as, policy, walltime)
+local function simulate(jobs, graph, queue, procs_as, policy, walltime, params)
   local starts, left, ends = {}, {}, {}
   local s = assert(sim.new{graph = graph, queue = queue, procs_as = procs_as,
-    policy = policy or "first", walltime = walltime,
+    policy = policy or "first", walltime = walltime, params = params,
     out = function(row) starts[row.id], ends[row.id] = row.start, row["end"] end,
     report = function(job) left[#left + 1] = job.id end})
   s:feed(sim.trace.from_list(jobs))
@@ -172,11 +172,15 @@ local function simulate(jobs, graph, queue, procs_as, policy, walltime)
   return starts, left, s, ends
 end
 
+-- queue: the reference's policy, or {reference policy, grove queue,
+-- params}.
 local function compare(jobs, nodes, cores, queue, procs_as, policy, walltime)
   local P = procs_as == "node" and nodes or nodes * cores
-  local want, want_end = reference(jobs, P, queue, walltime)
-  local got, _, _, got_end = simulate(jobs, machine(nodes, cores), queue, procs_as, policy,
-    walltime)
+  local ref, q, params = queue, queue, nil
+  if type(queue) == "table" then ref, q, params = queue[1], queue[2], queue[3] end
+  local want, want_end = reference(jobs, P, ref, walltime)
+  local got, _, _, got_end = simulate(jobs, machine(nodes, cores), q, procs_as, policy,
+    walltime, params)
   local n, bad = 0, {}
   for id, t in pairs(want) do
     n = n + 1
@@ -268,6 +272,52 @@ describe("grove sim against the processor-count reference", function()
         end)
     end
   end
+
+  -- The backfill policy's reservation depth: 1 is easy, all is conservative.
+  for _, c in ipairs{{"easy", 1}, {"conservative", 1000000}} do
+    for _, seed in ipairs{1, 2, 3} do
+      it(("backfill with depth %d gives %s's starts, 150 jobs on 32 cores, seed %d")
+        :format(c[2], c[1], seed), function()
+        local jobs = generated(150, 32, seed, 1 + seed, 0.02)
+        assert.are.equal(150, compare(jobs, 4, 8, {c[1], "backfill", {depth = c[2]}}, "core"))
+      end)
+    end
+    it(("backfill with depth %d gives %s's starts on 32 whole nodes, jobs killed at their " ..
+      "limit"):format(c[2], c[1]), function()
+      assert.are.equal(150, compare(underestimated(5), 32, 1, {c[1], "backfill",
+        {depth = c[2]}}, "node", "low"))
+    end)
+  end
+
+  it("backfill with depth 2 differs from both, and its interval delays backfilling", function()
+    local jobs = generated(150, 32, 2, 3, 0.02)
+    local g = machine(4, 8)
+    local d1 = simulate(jobs, g, "backfill", "core", nil, nil, {depth = 1})
+    local d2 = simulate(jobs, machine(4, 8), "backfill", "core", nil, nil, {depth = 2})
+    local dall = simulate(jobs, machine(4, 8), "backfill", "core", nil, nil, {depth = 1000})
+    local n1, nall = 0, 0
+    for id, t in pairs(d2) do
+      if d1[id] ~= t then n1 = n1 + 1 end
+      if dall[id] ~= t then nall = nall + 1 end
+    end
+    assert.is_true(n1 > 0 and nall > 0)
+    -- an interval of 600 s: backfilled jobs start only on the 600 s grid,
+    -- jobs in order start at any time
+    local rows = {}
+    local s = assert(sim.new{graph = machine(2, 4), queue = "backfill",
+      params = {interval = 600}, out = function(r) rows[r.id] = r end})
+    s:feed(sim.trace.from_list{
+      {id = 1, submit = 0, run = 1000, estimate = 1000, procs = 4},
+      {id = 2, submit = 10, run = 100, estimate = 100, procs = 8},
+      {id = 3, submit = 20, run = 100, estimate = 100, procs = 2},
+      {id = 4, submit = 1000, run = 10, estimate = 10, procs = 8}})
+    s:run()
+    -- by hand: 1 starts at 0 (the first pass is a backfill pass, due
+    -- next at 600); 2 waits for 1 (1000); 3 would backfill (it ends by
+    -- 1000) but only at the pass of 600; 4 follows 2 in order, at 1100
+    assert.same({0, 1000, 600, 1100}, {rows[1].start, rows[2].start, rows[3].start,
+      rows[4].start})
+  end)
 
   it("kills a job at its time limit by default, and extends it when told", function()
     local jobs = {{id = 1, submit = 0, run = 100, estimate = 40, procs = 8},

@@ -75,6 +75,7 @@ end
 --   reserve_depth  at most this many jobs hold a reservation (default:
 --                  no limit); ctx:reserve of one more returns nil
 --   timed     count and time every match (core.sched's stats)
+--   params    {name = value}: the queue policy's parameters (ctx:param)
 --   budget, memory, time   the queue policy's limits
 -- Returns self, or nil, message, code.
 function M.init(self, opts)
@@ -95,6 +96,7 @@ function M.init(self, opts)
   self.passes, self.jobspecs = 0, 0
   self.count_mode = opts.reservations ~= "planner"
   self.queue_depth, self.reserve_depth = opts.queue_depth, opts.reserve_depth
+  self.params = opts.params or {}
   self.nreserved, self.timed = 0, opts.timed
   self.free_cache, self.by_est = {}, {}
   self.js_cache, self.js_cached = {}, 0
@@ -802,6 +804,15 @@ function M.context(loop)
   function ctx.clock() return loop.now end
   function ctx.changed() return loop.changed end
   function ctx.usage(_, user) return loop.usage[user] or 0 end
+  function ctx.param(_, name, default)
+    local v = loop.params[name]
+    if v == nil then return default end
+    return v
+  end
+  function ctx.wake(_, t)
+    if math.type(t) ~= "integer" then error("bad argument #1 to 'wake' (an integer time)", 2) end
+    wake(loop, t)
+  end
   function ctx.decayed_usage(_, kind, key)
     local d = loop.decay
     if not d then error("decayed_usage: the queue policy has no half_life", 2) end

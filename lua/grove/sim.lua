@@ -148,6 +148,8 @@ end
 --             (the first ones, for the Gantt chart); at most
 --             M.GANTT_MAX placements are kept (the first ones: memory stays
 --             bounded however long the trace), see Sim:gantt_records()
+--   params    {name = number | string}: the queue policy's parameters
+--             (ctx:param)
 --   gantt_window  {from, to}: record only placements of jobs running
 --             at some time in [from, to)
 --   walltime  "kill" (default) or "extend": a job whose run exceeds its
@@ -160,7 +162,7 @@ function M.new(opts)
     error(fmt("bad argument #1 to 'new' (table expected, got %s)", type(opts)), 2)
   end
   local known = {graph = 1, cluster = 1, queue = 1, policy = 1, procs_as = 1, on_down = 1,
-    reservations = 1, walltime = 1, gantt_window = 1,
+    reservations = 1, walltime = 1, gantt_window = 1, params = 1,
     out = 1, report = 1, gantt = 1, buckets = 1, budget = 1, memory = 1, time = 1}
   for k in pairs(opts) do
     if not known[k] then error(fmt("bad argument #1 to 'new' (unknown option '%s')", k), 2) end
@@ -201,7 +203,7 @@ function M.new(opts)
     Sim)
   local ok, msg, code = sched.init(self, {graph = g, queue = opts.queue, policy = opts.policy,
     unit = procs_as, reservations = opts.reservations, now = 0, budget = opts.budget,
-    memory = opts.memory, time = opts.time})
+    memory = opts.memory, time = opts.time, params = opts.params})
   if not ok then return nil, msg, code end
   self.on_start, self.on_wake = M._on_start, M._on_wake
   index_nodes(self)

@@ -38,6 +38,8 @@ they end after their run time.
   --load F            compress inter-arrival times by F (2: twice the load)
   --queue NAME|FILE   queue policy: fcfs (default), easy, conservative,
                       priority, or a Lua file (policies/queues/)
+  --param NAME=VALUE  a parameter of the queue policy (ctx:param), e.g.
+                      --queue backfill --param depth=4; repeatable
   --policy NAME|FILE  placement policy the matches use (default first)
   --procs-as core|node  a job of P processors asks for P cores anywhere
                       (default) or P whole nodes
@@ -87,6 +89,15 @@ local function parse(args)
       o.keep_cancelled = true
     elseif a == "--force" then
       o.force = true
+    elseif k == "param" then
+      if not v then
+        i = i + 1
+        v = args[i]
+      end
+      local name, val = (v or ""):match("^([%a_][%w_]*)=(.*)$")
+      if not name then return nil, "--param needs NAME=VALUE, got '" .. tostring(v) .. "'" end
+      o.params = o.params or {}
+      o.params[name] = tonumber(val) or val
     elseif k == "compare" then
       if v then return nil, "--compare takes files: --compare A.json B.json ..." end
       o.compare = {}
@@ -323,7 +334,8 @@ local function simulate(o)
   local s, msg = sim.new{cluster = o.cluster, queue = o.queue, policy = o.policy,
     procs_as = o["procs-as"], on_down = o["on-down"], walltime = o.walltime,
     out = out and write_row or nil,
-    report = report, gantt = o.plot and (gn or 64) or nil, gantt_window = gw}
+    report = report, gantt = o.plot and (gn or 64) or nil, gantt_window = gw,
+    params = o.params}
   if not s then return fail(msg) end
   local reader, rerr
   reader_path = o.trace == "-" and "(stdin)" or o.trace

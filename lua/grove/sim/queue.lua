@@ -40,7 +40,7 @@ local M = {}
 
 local fmt = string.format
 
-M.builtins = {"fcfs", "easy", "conservative", "priority", "fairshare"}
+M.builtins = {"fcfs", "easy", "conservative", "priority", "fairshare", "backfill"}
 
 local DEFAULT_BUDGET = 100000000
 local DEFAULT_MEMORY = 256 * 1024 * 1024
