@@ -313,7 +313,6 @@ local function limits(walltime, run, estimate)
   if walltime == "kill" then return estimate, estimate, true end
   return run, run, false
 end
-M.limits = limits
 
 function Sim:submit_record(job)
   local run, estimate, timeout = limits(self.walltime, job.run, job.estimate)
