@@ -156,6 +156,23 @@ describe("grove sim", function()
     assert.matches("--load must be a number > 0, got '0'", out3, 1, true)
   end)
 
+  it("maps partitions to nodes", function()
+    local _, rc = sim("--trace " .. F .. "partitions.swf --queue easy --quiet --partition 1=n0 " ..
+      "--partition 2=n1 --out " .. tmp .. "/pt.csv")
+    assert.equal(0, rc)
+    local r = rows(tmp .. "/pt.csv")
+    -- by hand: 1 fills n0 (partition 1), 2 waits for it, 3 runs on n1
+    assert.same({0, "n0"}, {r[1].start, r[1].hosts})
+    assert.same({100, "n0"}, {r[2].start, r[2].hosts})
+    assert.same({2, "n1"}, {r[3].start, r[3].hosts})
+    local out, rc2 = sim("--trace " .. F .. "partitions.swf --partition n0")
+    assert.equal(2, rc2)
+    assert.matches("--partition needs PARTITION=NODES, got 'n0'", out, 1, true)
+    out, rc2 = sim("--trace " .. F .. "partitions.swf --memory some")
+    assert.equal(2, rc2)
+    assert.matches("--memory must be auto or ignore", out, 1, true)
+  end)
+
   it("blames a priority that is not a number on the policy's own file", function()
     local out, rc = sim("--trace " .. F .. "small.swf --quiet --queue " .. F .. "badprio.lua")
     assert.equal(1, rc)

@@ -381,3 +381,64 @@ describe("the fairshare queue policy", function()
     assert.equal("z.lua: half_life must be a number of seconds > 0", msg)
   end)
 end)
+
+describe("memory requests and partitions", function()
+  local R = grove.cluster.resources
+  -- 2 nodes of 4 cores and a 16 GB memory pool
+  local function machine_mem()
+    return grove.cluster "mc" {
+      R.rack(1) { R.node(2, {hostnames = "n[0-1]"}) { R.socket(1) { R.core(4) },
+        R.memory(1, {size = 16, unit = "GB"}) } } }
+  end
+  local GB = 1024 * 1024     -- KB
+
+  local function run(opts, jobs)
+    local rows, left = {}, {}
+    opts.graph = machine_mem()
+    opts.out = function(r) rows[r.id] = r end
+    opts.report = function(j, why) left[j.id] = why end
+    local s = assert(sim.new(opts))
+    s:feed(sim.trace.from_list(jobs))
+    s:run()
+    return rows, left
+  end
+
+  it("ask the cluster's memory pools for a job's memory (KB per processor)", function()
+    local jobs = {
+      {id = 1, submit = 0, run = 100, estimate = 100, procs = 2, mem = 10 * GB},
+      {id = 2, submit = 1, run = 10, estimate = 10, procs = 1, mem = 8 * GB},
+      {id = 3, submit = 2, run = 10, estimate = 10, procs = 1, mem = 20 * GB},
+      {id = 4, submit = 3, run = 10, estimate = 10, procs = 1}}
+    local rows, left = run({queue = "easy"}, jobs)
+    -- by hand: 1 takes 10 GB on each node (a processor's memory stays
+    -- with it), so 2 (8 GB) waits for it to end at 100; 3 (20 GB) never
+    -- fits a node; 4 (no memory asked) backfills at once
+    assert.same({0, "n[0-1]"}, {rows[1].start, rows[1].hosts})
+    assert.equal(100, rows[2].start)
+    assert.equal("cannot fit the machine", left[3])
+    assert.equal(3, rows[4].start)
+    rows = run({queue = "easy", memory_requests = "ignore"}, jobs)
+    assert.same({0, 1, 2, 3}, {rows[1].start, rows[2].start, rows[3].start, rows[4].start})
+  end)
+
+  it("run a partition's jobs on its nodes only", function()
+    local rows, left = run({queue = "easy", partitions = {[1] = "n0", [2] = "n1"}}, {
+      {id = 1, submit = 0, run = 100, estimate = 100, procs = 4, partition = 1},
+      {id = 2, submit = 1, run = 10, estimate = 10, procs = 2, partition = 1},
+      {id = 3, submit = 2, run = 10, estimate = 10, procs = 4, partition = 2},
+      {id = 4, submit = 3, run = 10, estimate = 10, procs = 1, partition = 3},
+      {id = 5, submit = 4, run = 10, estimate = 10, procs = 1}})
+    -- by hand: 1 fills n0; 2 (partition 1) waits for it; 3 runs on n1 at
+    -- once (easy: it delays nothing); 4's partition has no nodes; 5 (no
+    -- partition) goes anywhere: n1 is full until 12, n0 until 100, and
+    -- it ends by 100, so it starts at 12
+    assert.same({0, "n0"}, {rows[1].start, rows[1].hosts})
+    assert.same({100, "n0"}, {rows[2].start, rows[2].hosts})
+    assert.same({2, "n1"}, {rows[3].start, rows[3].hosts})
+    assert.equal("no nodes for partition 3", left[4])
+    assert.same({12, "n1"}, {rows[5].start, rows[5].hosts})
+    local ok, msg = sim.new{graph = machine_mem(), partitions = {[1] = "n7"}}
+    assert.is_nil(ok)
+    assert.equal("partition 1: no node 'n7' (a node name, path or hostlist)", msg)
+  end)
+end)

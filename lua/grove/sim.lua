@@ -101,6 +101,8 @@ local function num_less(a, b) return a < b end
 
 -- ---- construction ------------------------------------------------------------------
 
+local set_partitions
+
 local function index_nodes(self)
   local g = self.g
   local nodes, names, of, units = {}, {}, {}, {}
@@ -135,6 +137,32 @@ local function index_nodes(self)
   end
 end
 
+-- KB in one unit of the cluster's memory pools, or nil when it has none
+-- (or their unit is not one of B, KB, MB, GB, TB and their binary kin).
+local function memory_unit(g)
+  local KB = {B = 1 / 1024, K = 1, M = 1024, G = 1024 ^ 2, T = 1024 ^ 3}
+  local unit
+  for v in g:vertices{type = "memory"} do
+    unit = unit or KB[(v:unit() or "B"):upper():sub(1, 1)]
+  end
+  return unit
+end
+
+-- Mark the nodes of each partition with the property grove_partition_P
+-- (a job of partition P is constrained to it).  true, or nil, message.
+function set_partitions(self, map)
+  if type(map) ~= "table" then return nil, "partitions must be a table" end
+  self.partitions = {}
+  for p, spec in pairs(map) do
+    local idx, msg = self:resolve_nodes(spec)
+    if not idx then return nil, fmt("partition %s: %s", tostring(p), msg) end
+    local prop = "grove_partition_" .. tostring(p)
+    for _, n in ipairs(idx) do self.nodes[n]:set_property(prop, "1") end
+    self.partitions[p] = prop
+  end
+  return true
+end
+
 -- A new simulator.  opts:
 --   graph (a grove graph) or cluster (a path for load_cluster)
 --   queue     name, path or a loaded grove.sim.queue policy (default fcfs)
@@ -148,6 +176,13 @@ end
 --             (the first ones, for the Gantt chart); at most
 --             M.GANTT_MAX placements are kept (the first ones: memory stays
 --             bounded however long the trace), see Sim:gantt_records()
+--   memory_requests  "auto" (default): a job's memory request (job.mem,
+--             KB per processor, SWF field 10) is asked of the cluster's
+--             memory pools when it has any; "ignore"
+--   partitions  {[partition] = node name | hostlist, ...}: a job of a
+--             partition (job.partition, SWF field 16) runs on those nodes
+--             only; a job of a partition not named is left out.  Without
+--             it partitions are not looked at
 --   params    {name = number | string}: the queue policy's parameters
 --             (ctx:param)
 --   gantt_window  {from, to}: record only placements of jobs running
@@ -162,7 +197,8 @@ function M.new(opts)
     error(fmt("bad argument #1 to 'new' (table expected, got %s)", type(opts)), 2)
   end
   local known = {graph = 1, cluster = 1, queue = 1, policy = 1, procs_as = 1, on_down = 1,
-    reservations = 1, walltime = 1, gantt_window = 1, params = 1,
+    reservations = 1, walltime = 1, gantt_window = 1, params = 1, memory_requests = 1,
+    partitions = 1,
     out = 1, report = 1, gantt = 1, buckets = 1, budget = 1, memory = 1, time = 1}
   for k in pairs(opts) do
     if not known[k] then error(fmt("bad argument #1 to 'new' (unknown option '%s')", k), 2) end
@@ -210,6 +246,16 @@ function M.new(opts)
   if #self.nodes == 0 then return nil, "the cluster has no node vertices", "EINVAL" end
   local total = sched.count_units(self)
   if total == 0 then return nil, "the cluster has no core vertices", "EINVAL" end
+  local mr = opts.memory_requests or "auto"
+  if mr ~= "auto" and mr ~= "ignore" then
+    error(fmt("bad argument #1 to 'new' (memory_requests must be \"auto\" or \"ignore\", " ..
+      "got %s)", tostring(mr)), 2)
+  end
+  if mr == "auto" then self.mem_unit_kb = memory_unit(g) end
+  if opts.partitions ~= nil then
+    local done, why = set_partitions(self, opts.partitions)
+    if not done then return nil, why, "EINVAL" end
+  end
   self.total = total
   local cd = #self.nodes * 1000003 + total
   for _, n in ipairs(self.node_names) do
@@ -261,7 +307,7 @@ function Sim:submit(job)
   end
   local rec = {id = id, submit = job.submit, run = job.run, estimate = job.estimate,
     procs = job.procs, user = job.user, group = job.group, jobspec = job.jobspec,
-    after = job.after, think = job.think}
+    after = job.after, think = job.think, mem = job.mem, partition = job.partition}
   self:submit_record(rec)
   return id
 end
@@ -325,7 +371,11 @@ function Sim:submit_record(job)
   local rec = {id = job.id, submit = job.submit, run = run, estimate = estimate,
     procs = job.procs, user = job.user, group = job.group, jobspec = job.jobspec,
     line = job.line, timeout = timeout or nil, after = job.after, think = job.think,
-    state = "future"}
+    partition = job.partition, mem = job.mem, state = "future"}
+  if not rec.jobspec and rec.procs and rec.procs > 0 and
+      ((rec.mem and rec.mem > 0 and self.mem_unit_kb) or (self.partitions and rec.partition)) then
+    rec.constrained = true
+  end
   if job.id > self.max_id then self.max_id = job.id end
   self.jobs[job.id] = rec
   self.arrivals:push(rec)
@@ -619,10 +669,47 @@ local function apply_event(self, ev)
   level(self)
 end
 
+-- The request of a job with a memory request or a partition: the plain
+-- request of its processors, its slots asking for memory from the
+-- cluster's pools (KB per processor, rounded up to the pools' unit) and
+-- its nodes constrained to its partition's.  A jobspec table, or nil and
+-- why the job cannot run.
+local function constrained_request(self, rec)
+  local spec
+  if self.procs_as == "node" then
+    spec = {nodes = rec.procs, exclusive = true}
+  else
+    spec = {slots = rec.procs, cores_per_slot = 1}
+  end
+  if self.partitions and rec.partition then
+    local prop = self.partitions[rec.partition]
+    if not prop then return nil, fmt("no nodes for partition %s", tostring(rec.partition)) end
+    spec.constraints = {prop}
+  end
+  local t = assert(require("grove.jobspec").build(spec))
+  if rec.mem and rec.mem > 0 and self.mem_unit_kb then
+    local slot = t.resources[1]
+    if slot.type ~= "slot" then slot = slot.with[1] end
+    local amount = math.max(1, math.ceil(rec.mem / self.mem_unit_kb - 1e-9))
+    slot.with[#slot.with + 1] = {type = "memory", count = math.tointeger(amount) or amount}
+  end
+  return t
+end
+
+-- Give rec its request (rec.js); nil, or why it cannot run.
+local function prepare(self, rec)
+  if rec.constrained then
+    local t, why = constrained_request(self, rec)
+    if not t then return why end
+    rec.jobspec = t
+  end
+  return (sched.admissible(self, rec))
+end
+
 local function admit(self, rec)
   self.submitted = self.submitted + 1
   self.acc:submitted(rec.submit)
-  local why = sched.admissible(self, rec)
+  local why = prepare(self, rec)
   if why then
     self.left_out = self.left_out + 1
     self.jobs[rec.id] = nil

@@ -38,6 +38,12 @@ they end after their run time.
   --load F            compress inter-arrival times by F (2: twice the load)
   --queue NAME|FILE   queue policy: fcfs (default), easy, conservative,
                       priority, or a Lua file (policies/queues/)
+  --memory auto|ignore  ask a job's memory request (SWF field 10, KB per
+                      processor) of the cluster's memory pools when it has
+                      any (auto, the default), or not
+  --partition P=NODES a job of partition P (SWF field 16) runs on these
+                      nodes (a hostlist) only; repeatable.  Once one is
+                      given, jobs of other partitions are left out
   --param NAME=VALUE  a parameter of the queue policy (ctx:param), e.g.
                       --queue backfill --param depth=4; repeatable
   --policy NAME|FILE  placement policy the matches use (default first)
@@ -69,8 +75,8 @@ Progress goes to stderr when it is a terminal.  docs/sim.md has the details.
 ]]
 
 local VALUED = {cluster = 1, trace = 1, format = 1, queue = 1, policy = 1, ["procs-as"] = 1,
-  ["on-down"] = 1, walltime = 1, events = 1, status = 1, from = 1, to = 1, load = 1, out = 1,
-  summary = 1, plot = 1, ["gantt-nodes"] = 1, ["gantt-window"] = 1,
+  ["on-down"] = 1, walltime = 1, memory = 1, events = 1, status = 1, from = 1, to = 1,
+  load = 1, out = 1, summary = 1, plot = 1, ["gantt-nodes"] = 1, ["gantt-window"] = 1,
   generate = 1, procs = 1, seed = 1, ["estimate-factor"] = 1, ["arrival-factor"] = 1,
   users = 1, types = 1}
 
@@ -89,6 +95,17 @@ local function parse(args)
       o.keep_cancelled = true
     elseif a == "--force" then
       o.force = true
+    elseif k == "partition" then
+      if not v then
+        i = i + 1
+        v = args[i]
+      end
+      local name, nodes = (v or ""):match("^([^=]+)=(.+)$")
+      if not name then
+        return nil, "--partition needs PARTITION=NODES, got '" .. tostring(v) .. "'"
+      end
+      o.partitions = o.partitions or {}
+      o.partitions[math.tointeger(tonumber(name)) or name] = nodes
     elseif k == "param" then
       if not v then
         i = i + 1
@@ -305,6 +322,9 @@ local function simulate(o)
   if o["on-down"] and o["on-down"] ~= "kill" and o["on-down"] ~= "requeue" then
     return usage_error("--on-down must be kill or requeue")
   end
+  if o.memory and o.memory ~= "auto" and o.memory ~= "ignore" then
+    return usage_error("--memory must be auto or ignore")
+  end
   if o.walltime and o.walltime ~= "kill" and o.walltime ~= "extend" then
     return usage_error("--walltime must be kill or extend")
   end
@@ -335,7 +355,7 @@ local function simulate(o)
     procs_as = o["procs-as"], on_down = o["on-down"], walltime = o.walltime,
     out = out and write_row or nil,
     report = report, gantt = o.plot and (gn or 64) or nil, gantt_window = gw,
-    params = o.params}
+    params = o.params, memory_requests = o.memory, partitions = o.partitions}
   if not s then return fail(msg) end
   local reader, rerr
   reader_path = o.trace == "-" and "(stdin)" or o.trace

@@ -13,6 +13,7 @@
 --         published logs carry a 19th).  Used here: 1 job id, 2 submit
 --         time, 4 run time, 5 allocated processors, 8 requested
 --         processors, 9 requested time (the estimate: nil when -1 or 0),
+--         10 requested memory (KB per processor: mem, nil when -1 or 0),
 --         11 status, 12 user, 13 group, 15 queue, 16 partition, 17
 --         preceding job, 18 think time.  Processors are field 8, or field
 --         5 when field 8 is -1.  The file is read line by line (a trace of
@@ -28,7 +29,7 @@
 --         user, jobspec), then one job a line; jobspec is a YAML or JSON
 --         jobspec file, relative to the CSV file's directory.  Streamed.
 --
--- A job: {id =, submit =, run =, estimate =, procs =, user =, group =,
+-- A job: {id =, submit =, run =, estimate =, procs =, mem =, user =, group =,
 -- queue =, partition =, after =, think =, status =, line =, col =,
 -- jobspec = (a table in canonical form, or nil)}.  Times are whole
 -- seconds; a run time of 0 counts as 1 (the clock's tick).  Jobs that
@@ -203,7 +204,8 @@ local function swf_job(self, line)
   local procs = f[8] ~= -1 and f[8] or f[5]
   local function opt(x) return x >= 0 and whole(x) or nil end
   return {id = id, submit = whole(f[2]), run = whole(f[4]), procs = whole(procs),
-    estimate = f[9] > 0 and whole(f[9]) or nil, status = whole(f[11]), user = whole(f[12]),
+    estimate = f[9] > 0 and whole(f[9]) or nil, mem = f[10] > 0 and whole(f[10]) or nil,
+    status = whole(f[11]), user = whole(f[12]),
     group = opt(f[13]), queue = opt(f[15]), partition = opt(f[16]),
     after = f[17] > 0 and whole(f[17]) or nil, think = opt(f[18]), line = self.lineno}
 end
@@ -260,12 +262,12 @@ end
 
 local CSV_COLUMNS = {id = true, submit = true, run = true, estimate = true, procs = true,
   user = true, jobspec = true, group = true, queue = true, partition = true, after = true,
-  think = true, status = true}
+  think = true, status = true, mem = true}
 
 -- Fields that hold numbers (the others: user, group, queue, partition
 -- may be names; jobspec).
 local NUMERIC = {id = true, submit = true, run = true, estimate = true, procs = true,
-  after = true, think = true, status = true}
+  after = true, think = true, status = true, mem = true}
 
 local function csv_split(line)
   local out = {}
@@ -288,8 +290,8 @@ local function csv_header(self, cells)
   local seen = {}
   for i, c in ipairs(cells) do
     if not CSV_COLUMNS[c] then
-      raise(self, "unknown column '%s' (id, submit, run, estimate, procs, user, group, queue, " ..
-        "partition, after, think, status, jobspec)", c)
+      raise(self, "unknown column '%s' (id, submit, run, estimate, procs, mem, user, group, " ..
+        "queue, partition, after, think, status, jobspec)", c)
     end
     seen[c] = i
   end
@@ -395,7 +397,7 @@ local function element_positions(text)
   return out
 end
 
-local JSON_FIELDS = "id, submit, run, estimate, procs, user, group, queue, partition, " ..
+local JSON_FIELDS = "id, submit, run, estimate, procs, mem, user, group, queue, partition, " ..
   "after, think, status, jobspec, request"
 
 local function json_jobs(self, text)
@@ -546,8 +548,8 @@ end
 
 -- Write jobs as SWF: header is a list of comment lines (without ';').
 -- jobs: an array or an iterator of {id, submit, run, procs, estimate,
--- user, and optionally wait, status, group, queue, partition, after,
--- think}; a field the job does not have is written -1 (status: 1).
+-- user, and optionally wait, mem, status, group, queue, partition,
+-- after, think}; a field the job does not have is written -1 (status: 1).
 -- Fields that are names (a user in a JSON trace) are written -1.
 function M.write_swf(fh, jobs, header)
   for _, h in ipairs(header or {}) do fh:write("; ", h, "\n") end
@@ -556,9 +558,9 @@ function M.write_swf(fh, jobs, header)
   end)
   local function n(v) return math.type(v) == "integer" and v or -1 end
   for j in iter do
-    fh:write(fmt("%d %d %d %d %d -1 -1 %d %d -1 %d %d %d -1 %d %d %d %d\n", j.id, j.submit,
-      n(j.wait), j.run, j.procs, j.procs, n(j.estimate), j.status or 1, n(j.user), n(j.group),
-      n(j.queue), n(j.partition), n(j.after), n(j.think)))
+    fh:write(fmt("%d %d %d %d %d -1 -1 %d %d %d %d %d %d -1 %d %d %d %d\n", j.id, j.submit,
+      n(j.wait), j.run, j.procs, j.procs, n(j.estimate), n(j.mem), j.status or 1, n(j.user),
+      n(j.group), n(j.queue), n(j.partition), n(j.after), n(j.think)))
   end
 end
 
