@@ -442,3 +442,26 @@ describe("memory requests and partitions", function()
     assert.equal("partition 1: no node 'n7' (a node name, path or hostlist)", msg)
   end)
 end)
+
+describe("the queue a job at a time", function()
+  it("ctx:next walks the queue in order, passing over jobs too large; ctx:reserved", function()
+    local s = new{queue = "conservative"}
+    s:submit{id = 1, submit = 0, run = 100, estimate = 100, procs = 16}
+    for _, j in ipairs{{2, 8}, {3, 2}, {4, 12}, {5, 1}} do
+      s:submit{id = j[1], submit = 1, run = 10, estimate = 10, procs = j[2]}
+    end
+    s:advance(1)
+    local ctx = s.ctx
+    local function id(v) return v and v.id end
+    assert.equal(2, id(ctx.next(nil)))
+    assert.equal(3, id(ctx.next(nil, ctx.next(nil))))
+    assert.equal(5, id(ctx.next(nil, {id = 3}, 4)))      -- 4 (12 units) passed over
+    assert.equal(5, id(ctx.next(nil, nil, 1)))
+    assert.is_nil(ctx.next(nil, nil, 0))                  -- nothing that small waits
+    assert.is_nil(ctx.next(nil, {id = 5}))
+    -- conservative reserved every waiting job
+    local r = {}
+    for i, v in ipairs(ctx.reserved()) do r[i] = v.id end
+    assert.same({2, 3, 4, 5}, r)
+  end)
+end)

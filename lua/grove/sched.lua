@@ -98,6 +98,8 @@ function M.init(self, opts)
   self.queue_depth, self.reserve_depth = opts.queue_depth, opts.reserve_depth
   self.params = opts.params or {}
   self.nreserved, self.timed = 0, opts.timed
+  self.reserved_set = {}     -- id -> rec of the waiting jobs with a reservation
+  self.sizes, self.min_size = {}, nil  -- units -> waiting jobs asking that many; the least
   self.free_cache, self.by_est = {}, {}
   self.js_cache, self.js_cached = {}, 0
   self.not_up = self.not_up or 0
@@ -241,6 +243,7 @@ end
 local function set_reserved(self, rec, t)
   if (rec.reserved ~= nil) ~= (t ~= nil) then
     self.nreserved = self.nreserved + (t ~= nil and 1 or -1)
+    self.reserved_set[rec.id] = t ~= nil and rec or nil
   end
   if rec.reserved ~= t then self.cs:reserve(rec.id, t) end
   rec.reserved = t
@@ -252,6 +255,34 @@ local function set_reserved(self, rec, t)
 end
 
 local drop_reservations, cancel_reservation
+
+-- The sizes of the waiting jobs (units asked; 0 for a jobspec job whose
+-- count is not known yet), counted, so that "does any waiting job fit in
+-- n units" needs no walk of the queue (ctx:next's fit).
+local function size_in(self, rec)
+  local p = rec.procs or 0
+  self.sizes[p] = (self.sizes[p] or 0) + 1
+  if self.min_size and p < self.min_size then self.min_size = p end
+end
+
+local function size_out(self, rec, p)
+  p = p or rec.procs or 0
+  local n = self.sizes[p] - 1
+  self.sizes[p] = n > 0 and n or nil
+  if n == 0 and p == self.min_size then self.min_size = nil end
+end
+
+-- The least size among the waiting jobs (nil: none waits).
+local function min_size(self)
+  local m = self.min_size
+  if not m then
+    for p in pairs(self.sizes) do
+      if not m or p < m then m = p end
+    end
+    self.min_size = m
+  end
+  return m
+end
 
 -- rec waits: it joins the queue in its place (a job that ran before goes
 -- back where its priority, submit time and id put it).
@@ -271,6 +302,7 @@ function M.enqueue(self, rec)
   end
   rec.state = "queued"
   self.qlen = self.qlen + 1
+  size_in(self, rec)
   self.queue_policy:share(rec.id, view_of(rec))
 end
 
@@ -349,11 +381,15 @@ local function begin_run(self, rec, job)
   rec.state = "running"
   rec.start = self.now
   rec.est_end = self.now + rec.estimate
-  if rec.reserved then self.nreserved = self.nreserved - 1 end
+  if rec.reserved then
+    self.nreserved = self.nreserved - 1
+    self.reserved_set[rec.id] = nil
+  end
   rec.reserved, rec.vres = nil, nil
   if rec.view then rec.view.reserved = nil end
   self.queue_policy:unshare(rec.id)
   assert(self.cs:start(rec.id))
+  size_out(self, rec)
   if not rec.procs then
     local info = self.m:info(rec.id)
     rec.procs = info.counts[self.unit] or 0
@@ -414,6 +450,7 @@ function M.forget(self, rec)
     if rec.state == "queued" then
       cancel_reservation(self, rec)
       self.qlen = self.qlen - 1
+      size_out(self, rec)
       self.queue_policy:unshare(rec.id)
       self.changed = true
     end
@@ -698,6 +735,7 @@ function M.context(loop)
   local ctx = {}
   local exported = {}
   local exported_version = -1
+  local exported_pos = {}     -- view -> its place in exported (a priority's order)
   function ctx.queue()
     local s = loop
     local version = s.cs:version()
@@ -732,12 +770,61 @@ function M.context(loop)
         end)
       end
       exported_version = version
+      if pol.priority then
+        exported_pos = {}
+        for i, v in ipairs(exported) do exported_pos[v.id] = i end
+      end
       -- a new mirror each time (unshare, then share): the policy may
       -- still hold the last one
       pol:unshare("queue")
       pol:share("queue", exported)
     end
     return exported
+  end
+  -- The first waiting job, or the one after view, in queue order: the
+  -- queue one job at a time, with no copy of it (a pass that stops at
+  -- the first job that does not fit costs what it looks at).  With fit,
+  -- jobs known to ask for more than fit units are passed over here, in
+  -- the loop, rather than one by one in the policy.  Under a priority
+  -- hook the order is ctx:queue()'s.
+  function ctx.next(_, view, fit)
+    local s = loop
+    local id
+    if view ~= nil then
+      if type(view) ~= "table" or math.type(view.id) ~= "integer" then
+        error("bad argument #1 to 'next' (a job of the queue or nil expected)", 2)
+      end
+      id = view.id
+    end
+    if fit ~= nil and type(fit) ~= "number" then
+      error("bad argument #2 to 'next' (a number of units or nil expected)", 2)
+    end
+    -- no waiting job is that small: nothing to walk
+    if fit and (min_size(s) or math.huge) > fit then return nil end
+    if s.queue_policy.priority then
+      local q = ctx.queue()
+      local i = id and exported_pos[id]
+      if id and not i then return nil end
+      i = (i or 0) + 1
+      while fit and q[i] and q[i].procs and q[i].procs > fit do i = i + 1 end
+      return q[i]
+    end
+    local cs, jobs = s.cs, s.jobs
+    local nid = cs:next(id)
+    while nid do
+      local rec = jobs[nid]
+      if not fit or not rec.procs or rec.procs <= fit then return rec.view end
+      nid = cs:next(nid)
+    end
+    return nil
+  end
+  -- The waiting jobs that hold a reservation, by id (a pass that drops
+  -- them need not walk the queue).
+  function ctx.reserved()
+    local out = {}
+    for _, rec in pairs(loop.reserved_set) do out[#out + 1] = rec.view end
+    table.sort(out, function(a, b) return a.id < b.id end)
+    return out
   end
   function ctx.start(_, view, opts)
     local rec = rec_of(loop, view, "start")
