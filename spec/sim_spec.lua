@@ -465,3 +465,39 @@ describe("the queue a job at a time", function()
     assert.same({2, 3, 4, 5}, r)
   end)
 end)
+
+describe("the queues policy", function()
+  local function starts(params, jobs)
+    local out = {}
+    local s = new{queue = "queues", params = params, out = function(r) out[r.id] = r.start end}
+    s:feed(sim.trace.from_list(jobs))
+    s:run()
+    return out
+  end
+
+  it("holds a queue at its limits while the others go on", function()
+    local got = starts({units_1 = 8}, {
+      {id = 1, submit = 0, run = 100, estimate = 100, procs = 8, queue = 1},
+      {id = 2, submit = 1, run = 10, estimate = 10, procs = 4, queue = 1},
+      {id = 3, submit = 2, run = 50, estimate = 50, procs = 4, queue = 2},
+      {id = 4, submit = 3, run = 10, estimate = 10, procs = 8, queue = 2},
+      {id = 5, submit = 4, run = 10, estimate = 10, procs = 2, queue = 1}})
+    -- by hand (16 cores): queue 1 holds 8 units from 0 to 100, so 2 and
+    -- 5 wait for 1 whatever is free; 3 starts at once; 4 (8 units, 4
+    -- free) waits for 3's end at 52; at 100 both 2 and 5 fit queue 1's 8
+    assert.same({[1] = 0, [2] = 100, [3] = 2, [4] = 52, [5] = 100}, got)
+    got = starts({jobs_1 = 1}, {
+      {id = 1, submit = 0, run = 100, estimate = 100, procs = 2, queue = 1},
+      {id = 2, submit = 1, run = 10, estimate = 10, procs = 2, queue = 1}})
+    assert.same({[1] = 0, [2] = 100}, got)
+  end)
+
+  it("orders the waiting jobs by their queue's priority", function()
+    local jobs = {
+      {id = 1, submit = 0, run = 100, estimate = 100, procs = 16, queue = 1},
+      {id = 2, submit = 1, run = 10, estimate = 10, procs = 16, queue = 1},
+      {id = 3, submit = 2, run = 10, estimate = 10, procs = 16, queue = 2}}
+    assert.same({[1] = 0, [2] = 100, [3] = 110}, starts({}, jobs))
+    assert.same({[1] = 0, [2] = 110, [3] = 100}, starts({priority_2 = 10}, jobs))
+  end)
+end)

@@ -232,7 +232,8 @@ local function view_of(rec)
   local v = rec.view
   if not v then
     v = {id = rec.id, submit = rec.submit, procs = rec.procs, estimate = rec.estimate,
-      user = rec.user, group = rec.group, priority = rec.priority}
+      user = rec.user, group = rec.group, queue = rec.queue, partition = rec.partition,
+      priority = rec.priority}
     rec.view = v
   end
   return v
@@ -914,7 +915,8 @@ function M.context(loop)
     for _, rec in pairs(loop.jobs) do
       if rec.state == "running" then
         out[#out + 1] = {id = rec.id, start = rec.start, estimate = rec.estimate,
-          ["end"] = rec.est_end, procs = rec.procs, user = rec.user}
+          ["end"] = rec.est_end, procs = rec.procs, user = rec.user, group = rec.group,
+          queue = rec.queue}
       end
     end
     table.sort(out, function(a, b) return a.id < b.id end)

@@ -307,7 +307,8 @@ function Sim:submit(job)
   end
   local rec = {id = id, submit = job.submit, run = job.run, estimate = job.estimate,
     procs = job.procs, user = job.user, group = job.group, jobspec = job.jobspec,
-    after = job.after, think = job.think, mem = job.mem, partition = job.partition}
+    after = job.after, think = job.think, mem = job.mem, partition = job.partition,
+    queue = job.queue}
   self:submit_record(rec)
   return id
 end
@@ -371,7 +372,7 @@ function Sim:submit_record(job)
   local rec = {id = job.id, submit = job.submit, run = run, estimate = estimate,
     procs = job.procs, user = job.user, group = job.group, jobspec = job.jobspec,
     line = job.line, timeout = timeout or nil, after = job.after, think = job.think,
-    partition = job.partition, mem = job.mem, state = "future"}
+    partition = job.partition, queue = job.queue, mem = job.mem, state = "future"}
   if not rec.jobspec and rec.procs and rec.procs > 0 and
       ((rec.mem and rec.mem > 0 and self.mem_unit_kb) or (self.partitions and rec.partition)) then
     rec.constrained = true

@@ -37,7 +37,8 @@ they end after their run time.
                       the trace)
   --load F            compress inter-arrival times by F (2: twice the load)
   --queue NAME|FILE   queue policy: fcfs (default), easy, conservative,
-                      priority, or a Lua file (policies/queues/)
+                      backfill, priority, fairshare, queues, or a Lua file
+                      (policies/queues/)
   --memory auto|ignore  ask a job's memory request (SWF field 10, KB per
                       processor) of the cluster's memory pools when it has
                       any (auto, the default), or not

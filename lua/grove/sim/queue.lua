@@ -40,7 +40,7 @@ local M = {}
 
 local fmt = string.format
 
-M.builtins = {"fcfs", "easy", "conservative", "priority", "fairshare", "backfill"}
+M.builtins = {"fcfs", "easy", "conservative", "priority", "fairshare", "backfill", "queues"}
 
 local DEFAULT_BUDGET = 100000000
 local DEFAULT_MEMORY = 256 * 1024 * 1024
