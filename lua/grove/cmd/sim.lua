@@ -96,26 +96,25 @@ local function parse(args)
       o.keep_cancelled = true
     elseif a == "--force" then
       o.force = true
-    elseif k == "partition" then
+    elseif k == "partition" or k == "param" then
+      -- NAME=VALUE options, repeatable
       if not v then
         i = i + 1
         v = args[i]
       end
-      local name, nodes = (v or ""):match("^([^=]+)=(.+)$")
+      local pat = k == "param" and "^([%a_][%w_]*)=(.*)$" or "^([^=]+)=(.+)$"
+      local name, val = (v or ""):match(pat)
       if not name then
-        return nil, "--partition needs PARTITION=NODES, got '" .. tostring(v) .. "'"
+        return nil, fmt("--%s needs %s, got '%s'", k, k == "param" and "NAME=VALUE" or
+          "PARTITION=NODES", tostring(v))
       end
-      o.partitions = o.partitions or {}
-      o.partitions[math.tointeger(tonumber(name)) or name] = nodes
-    elseif k == "param" then
-      if not v then
-        i = i + 1
-        v = args[i]
+      local set = k == "param" and "params" or "partitions"
+      o[set] = o[set] or {}
+      if k == "param" then
+        o.params[name] = tonumber(val) or val
+      else
+        o.partitions[math.tointeger(tonumber(name)) or name] = val
       end
-      local name, val = (v or ""):match("^([%a_][%w_]*)=(.*)$")
-      if not name then return nil, "--param needs NAME=VALUE, got '" .. tostring(v) .. "'" end
-      o.params = o.params or {}
-      o.params[name] = tonumber(val) or val
     elseif k == "compare" then
       if v then return nil, "--compare takes files: --compare A.json B.json ..." end
       o.compare = {}
