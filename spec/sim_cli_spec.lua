@@ -81,7 +81,8 @@ describe("grove sim", function()
   it("names the file, line and reason of a malformed trace", function()
     local cases = {
       {"short.swf", "short.swf:2: expected 18 fields, found 16"},
-      {"badnum.swf", "badnum.swf:2: field 4 (run time) is not a number: '1x'"},
+      {"badnum.swf", "badnum.swf:2:8: field 4 (run time) is not a number: '1x'"},
+      {"badtype.csv", "badtype.csv:3:6: column 'run' is not a number: 'ten'"},
       {"badtype.json", "badtype.json:3:3: job 2: run must be a number (got string)"},
       {"bad.json", "bad.json:2:47: string or '}' expected near '}'"},
       {"missing.swf", "missing.swf: No such file or directory"},

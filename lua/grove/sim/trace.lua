@@ -35,8 +35,9 @@
 -- seconds; a run time of 0 counts as 1 (the clock's tick).  Jobs that
 -- cannot run (no processors, no run time) are not returned: they go to
 -- report(job, reason) when given, and are counted in r.skipped.  A
--- malformed file is an error: next() raises "FILE:LINE: reason" (JSON:
--- "FILE:LINE:COL: reason", at the job's object).
+-- malformed file is an error: next() raises "FILE:LINE: reason", or
+-- "FILE:LINE:COL: reason" for a field of the wrong type (the field's
+-- column; JSON: the job's object).
 --
 -- As published, a log also holds jobs a study leaves out; options:
 --   keep_cancelled  keep jobs cancelled before they ran (status 5 and no
@@ -188,6 +189,11 @@ local function swf_job(self, line)
     if n <= 18 then
       local v = tonumber(word)
       if not v then
+        local k = 0
+        for at in line:gmatch("()%S+") do
+          k = k + 1
+          if k == n then self.col = at end
+        end
         raise(self, "field %d (%s) is not a number: '%s'", n, SWF_FIELDS[n], word)
       end
       f[n] = v
@@ -303,8 +309,9 @@ local function csv_header(self, cells)
   end
 end
 
--- The job of a data row.
-local function csv_job(self, cells)
+-- The job of a data row (line: the row as read, for the column of an
+-- error).
+local function csv_job(self, cells, line)
   if #cells ~= #self.columns then
     raise(self, "expected %d fields, found %d", #self.columns, #cells)
   end
@@ -317,7 +324,15 @@ local function csv_job(self, cells)
       job[c] = tointeger(tonumber(v)) or (v ~= "" and v or nil)
     elseif v ~= "" then
       local x = tonumber(v)
-      if not x then raise(self, "column '%s' is not a number: '%s'", c, v) end
+      if not x then
+        local at, k = 1, 1
+        while k < i do
+          at = line:find(",", at, true) + 1
+          k = k + 1
+        end
+        self.col = line:find("%S", at) or at
+        raise(self, "column '%s' is not a number: '%s'", c, v)
+      end
       job[c] = whole(x)
     end
   end
@@ -334,7 +349,7 @@ local function csv_next(self)
     if not self.columns then
       csv_header(self, cells)
     else
-      local ok = self:accept(csv_job(self, cells))
+      local ok = self:accept(csv_job(self, cells, line))
       if ok then return ok end
     end
   end
