@@ -19,9 +19,6 @@
  * the aggregates and the record index beside it (docs/architecture.md).
  */
 #include <errno.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1707,10 +1704,6 @@ int grovep_vstack_room(grove_vid_t **stack, size_t *cap, size_t n, grove_vid_t *
 
 /* kv and record pools ----------------------------------------------------- */
 
-/* Records held at once, at the least, before the last one's release asks
- * the allocator to return free pages (see grovep_rec_release). */
-#define GROVEP_TRIM_RECORDS 4096
-
 /* A slot of the array *arr (*n elements of elem bytes, capacity *cap):
  * the head of the free list *head, threaded through the uint32_t at
  * next_off in each element, or else a new one at the end.  Its index, or
@@ -1758,26 +1751,17 @@ void grovep_rec_release(grove_graph_t *g, uint32_t i)
     g->recs[i].next = g->rec_free;
     g->rec_free = i;
     if (--g->nrec_live == 0) {
-        /* every job is gone: the memory of their records comes back */
-        bool many = g->reccap >= GROVEP_TRIM_RECORDS;
+        /* every job is gone: the memory of their records comes back to
+         * the allocator.  Not to the system: that walk of the heap
+         * (malloc_trim) is for the caller's quiet points, such as the end
+         * of a simulation or of a session's burst of jobs
+         * (core.trim_memory); here it would run each time a machine
+         * empties, which a lightly loaded simulation does thousands of
+         * times (a third of its CPU went to the kernel). */
         free(g->recs);
         g->recs = NULL;
         g->nrec = g->reccap = 0;
         g->rec_free = GROVEP_NONE;
-#ifdef __GLIBC__
-        /* and to the system: the allocator keeps the pages of the freed
-         * planner nodes, spans and records otherwise, when they share
-         * pages with memory still in use.  Here, with no job left, is a
-         * quiet point; only after many records (the array grew to
-         * GROVEP_TRIM_RECORDS, some 800 one-core jobs), so that one job at
-         * a time does not pay for it (the last cancel, trim included,
-         * takes 0.2 ms after 1,000 one-core jobs and 13 ms after 100,000,
-         * a 290 MB heap, at 16,384 nodes: bench_memory timed) */
-        if (many)
-            malloc_trim(0);
-#else
-        (void)many;
-#endif
     }
 }
 
