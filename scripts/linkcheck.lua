@@ -44,7 +44,9 @@ local function normalize(path)
 end
 
 local function unescape(s)
-  return (s:gsub("&amp;", "&"):gsub("%%(%x%x)", function(h) return string.char(tonumber(h, 16)) end))
+  return (s:gsub("&amp;", "&"):gsub("%%(%x%x)", function(h)
+    return string.char(tonumber(h, 16))
+  end))
 end
 
 local broken, total = 0, 0
