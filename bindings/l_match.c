@@ -328,8 +328,10 @@ static int m_match(lua_State *L)
     int e = errno;
     gr->busy--;
     lm->running = false;
-    if (sandboxed)
+    if (sandboxed) {
         grovel_policy_end(L, p);
+        grovel_log_flush(L); /* the policy's log lines, to the host's function */
+    }
     if (rc < 0) {
         const char *msg = err.text[0] ? err.text : NULL;
         if (e == ECANCELED) {
