@@ -423,7 +423,7 @@ static int m_rv1(lua_State *L)
     return 1;
 }
 
-/* m:jobs([picks]) -> the held jobs by id, with their picks unless picks
+/* m:jobs([picks]) -> the held jobs, an array in id order, with their picks unless picks
  * is false (then only their heads: what a listing needs). */
 static int m_jobs(lua_State *L)
 {
