@@ -207,6 +207,23 @@ static int hook_body(lua_State *S)
         c->result = lua_toboolean(S, -1);
         break;
     case H_SCORE:
+        if (c->vs) { /* every candidate of a level, in this one protected call */
+            grovelp_policy_update_ctx(S, p, c->ctx, ctx);
+            for (size_t i = 0; i < c->n; i++) {
+                lua_pushvalue(S, fn);
+                grovel_push_view(S, vw, c->vs[i]);
+                lua_pushvalue(S, ctx);
+                lua_call(S, 2, 1);
+                if (lua_type(S, -1) != LUA_TNUMBER)
+                    bad_return(S, c, "a number", -1);
+                c->out[i] = lua_tonumber(S, -1);
+                if (isnan(c->out[i]))
+                    hook_fail(S, c, "returned NaN");
+                lua_pop(S, 1);
+            }
+            break;
+        }
+        /* fall through */
     case H_KEY:
         lua_pushvalue(S, fn);
         grovel_push_view(S, vw, c->v);
@@ -319,6 +336,19 @@ int grovelp_policy_tramp_score(void *arg, const grove_graph_t *g, grove_vid_t v,
         return -1;
     *score = c.value;
     return 0;
+}
+
+/* score for each of the n candidates of a level: the core's scores hook,
+ * so that a level costs one protected call into the sandbox (and one ctx
+ * update), not one per candidate.  The policy sees the same calls,
+ * score(v, ctx) for each candidate in visiting order, after the level's
+ * candidates were found. */
+int grovelp_policy_tramp_score_all(void *arg, const grove_graph_t *g, const grove_vid_t *vs,
+                                   size_t n, const grove_policy_ctx_t *ctx, double *out)
+{
+    struct call c = {
+        .p = arg, .kind = H_SCORE, .vs = vs, .n = n, .ctx = ctx, .out = out, .g = g};
+    return run_hook(&c);
 }
 
 int grovelp_policy_tramp_order(void *arg, const grove_graph_t *g, grove_vid_t parent,

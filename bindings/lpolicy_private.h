@@ -105,7 +105,7 @@ struct call {
     grove_vid_t v; /* prune, score, key: the vertex; order: the parent */
     const grove_policy_ctx_t *ctx;
     grove_vid_t *kids; /* order: n children, rewritten in the new order */
-    const grove_vid_t *vs; /* choose, scores: n candidates; choose: their
+    const grove_vid_t *vs; /* choose, scores, score of a level: n candidates; choose: their
                             * scores, k to pick */
     const double *scores;
     size_t n, k;
@@ -155,6 +155,8 @@ int grovelp_policy_tramp_prune(void *arg, const grove_graph_t *g, grove_vid_t v,
                                const grove_policy_ctx_t *ctx);
 int grovelp_policy_tramp_score(void *arg, const grove_graph_t *g, grove_vid_t v,
                                const grove_policy_ctx_t *ctx, double *score);
+int grovelp_policy_tramp_score_all(void *arg, const grove_graph_t *g, const grove_vid_t *vs,
+                                   size_t n, const grove_policy_ctx_t *ctx, double *out);
 int grovelp_policy_tramp_order(void *arg, const grove_graph_t *g, grove_vid_t parent,
                                grove_vid_t *kids, size_t n);
 int grovelp_policy_tramp_choose(void *arg, const grove_graph_t *g, const grove_vid_t *vs,
