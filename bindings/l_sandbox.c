@@ -690,6 +690,7 @@ int grovel_sandbox_open(grovel_sandbox_t *sb, const char *chunk)
     sb->fatal = GROVEL_SB_OK;
     sb->line = 0;
     sb->logged = sb->dropped = 0;
+    sb->views = NULL;
     snprintf(sb->src, sizeof(sb->src), "%s", chunk);
     lua_State *S = lua_newstate(sb_alloc, sb);
     if (!S) {

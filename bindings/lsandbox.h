@@ -73,6 +73,7 @@ typedef struct grovel_sandbox {
     int line;
     unsigned logged;      /* log messages kept in this run (l_log.c) */
     unsigned dropped;     /* log messages past GROVEL_LOG_RUN in this run */
+    void *views;          /* a policy's vertex views (l_view.c), or NULL */
 } grovel_sandbox_t;
 
 #define GROVEL_LOG_RUN 100   /* log messages a run keeps */
