@@ -260,20 +260,18 @@ static int hook_body(lua_State *S)
     }
     case H_CHOOSE: {
         lua_pushvalue(S, fn);
-        grovelp_policy_push_candidates(S, vw, c->vs, c->n);
+        grovelp_policy_begin_keyed(p, c);
+        grovelp_policy_push_lazy(S, p, c, 0);
         lua_pushinteger(S, (lua_Integer)c->k);
-        lua_createtable(S, (int)c->n, 0);
-        for (size_t i = 0; i < c->n; i++) {
-            lua_pushnumber(S, c->scores[i]);
-            lua_rawseti(S, -2, (lua_Integer)i + 1);
-        }
+        grovelp_policy_push_lazy(S, p, c, 1);
         call_keyed(S, c, 4, "an array of positions", take_choice);
         break;
     }
     case H_SCORES:
         grovelp_policy_update_ctx(S, p, c->ctx, ctx);
         lua_pushvalue(S, fn);
-        grovelp_policy_push_candidates(S, vw, c->vs, c->n);
+        grovelp_policy_begin_keyed(p, c);
+        grovelp_policy_push_lazy(S, p, c, 0);
         lua_pushvalue(S, ctx);
         call_keyed(S, c, 3, "an array of scores", take_scores);
         break;
