@@ -28,9 +28,13 @@ ifneq ($(GROVE_STAGE),build)
 .PHONY: $(GOALS) deps clean
 .DEFAULT_GOAL := all
 
-# One recursive make for all the goals asked, after deps alone.
+# One recursive make for all the goals asked, after deps alone; it builds
+# on every processor unless -j was given (`make demo` on a fresh machine
+# should not compile one file at a time).
+JOBS := $(shell nproc 2>/dev/null || echo 2)
 $(firstword $(filter $(GOALS),$(or $(MAKECMDGOALS),all))): deps
-	@$(MAKE) GROVE_STAGE=build $(filter $(GOALS),$(or $(MAKECMDGOALS),all))
+	@$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(JOBS)) GROVE_STAGE=build \
+	  $(filter $(GOALS),$(or $(MAKECMDGOALS),all))
 $(wordlist 2,99,$(filter $(GOALS),$(or $(MAKECMDGOALS),all))): deps
 	@:
 

@@ -328,8 +328,10 @@ static int m_match(lua_State *L)
     int e = errno;
     gr->busy--;
     lm->running = false;
-    if (sandboxed)
+    if (sandboxed) {
         grovel_policy_end(L, p);
+        grovel_log_flush(L); /* the policy's log lines, to the host's function */
+    }
     if (rc < 0) {
         const char *msg = err.text[0] ? err.text : NULL;
         if (e == ECANCELED) {
@@ -421,7 +423,7 @@ static int m_rv1(lua_State *L)
     return 1;
 }
 
-/* m:jobs([picks]) -> the held jobs by id, with their picks unless picks
+/* m:jobs([picks]) -> the held jobs, an array in id order, with their picks unless picks
  * is false (then only their heads: what a listing needs). */
 static int m_jobs(lua_State *L)
 {

@@ -280,8 +280,8 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, int t, int uv, cons
     else if (given[H_ORDER])
         h.order = grovelp_policy_decl_order;
     if (p->lua[H_SCORE]) {
-        h.score = grovelp_policy_tramp_score;
-        h.scores = NULL;
+        h.score = grovelp_policy_tramp_score;      /* what hooks() and the matcher test */
+        h.scores = grovelp_policy_tramp_score_all; /* what the matcher calls: a level at once */
     }
     if (p->lua[H_SCORES]) {
         h.scores = grovelp_policy_tramp_scores;
@@ -678,7 +678,9 @@ static int p_hooks(lua_State *L)
     struct grovel_policy *p = grovel_check_policy(L, 1);
     const grove_policy_t *h = &p->hooks;
     bool has[H_CHUNK] = {h->prune != NULL, h->order != NULL, h->score != NULL,
-                         h->choose != NULL, false, h->scores != NULL};
+                         h->choose != NULL, false,
+                         /* a Lua score is called through the scores hook */
+                         h->scores != NULL && h->scores != grovelp_policy_tramp_score_all};
     lua_createtable(L, 0, 8);
     for (int i = 0; i < H_CHUNK; i++) {
         if (!has[i])

@@ -207,6 +207,23 @@ static int hook_body(lua_State *S)
         c->result = lua_toboolean(S, -1);
         break;
     case H_SCORE:
+        if (c->vs) { /* every candidate of a level, in this one protected call */
+            grovelp_policy_update_ctx(S, p, c->ctx, ctx);
+            for (size_t i = 0; i < c->n; i++) {
+                lua_pushvalue(S, fn);
+                grovel_push_view(S, vw, c->vs[i]);
+                lua_pushvalue(S, ctx);
+                lua_call(S, 2, 1);
+                if (lua_type(S, -1) != LUA_TNUMBER)
+                    bad_return(S, c, "a number", -1);
+                c->out[i] = lua_tonumber(S, -1);
+                if (isnan(c->out[i]))
+                    hook_fail(S, c, "returned NaN");
+                lua_pop(S, 1);
+            }
+            break;
+        }
+        /* fall through */
     case H_KEY:
         lua_pushvalue(S, fn);
         grovel_push_view(S, vw, c->v);
@@ -243,20 +260,18 @@ static int hook_body(lua_State *S)
     }
     case H_CHOOSE: {
         lua_pushvalue(S, fn);
-        grovelp_policy_push_candidates(S, vw, c->vs, c->n);
+        grovelp_policy_begin_keyed(p, c);
+        grovelp_policy_push_lazy(S, p, c, 0);
         lua_pushinteger(S, (lua_Integer)c->k);
-        lua_createtable(S, (int)c->n, 0);
-        for (size_t i = 0; i < c->n; i++) {
-            lua_pushnumber(S, c->scores[i]);
-            lua_rawseti(S, -2, (lua_Integer)i + 1);
-        }
+        grovelp_policy_push_lazy(S, p, c, 1);
         call_keyed(S, c, 4, "an array of positions", take_choice);
         break;
     }
     case H_SCORES:
         grovelp_policy_update_ctx(S, p, c->ctx, ctx);
         lua_pushvalue(S, fn);
-        grovelp_policy_push_candidates(S, vw, c->vs, c->n);
+        grovelp_policy_begin_keyed(p, c);
+        grovelp_policy_push_lazy(S, p, c, 0);
         lua_pushvalue(S, ctx);
         call_keyed(S, c, 3, "an array of scores", take_scores);
         break;
@@ -319,6 +334,19 @@ int grovelp_policy_tramp_score(void *arg, const grove_graph_t *g, grove_vid_t v,
         return -1;
     *score = c.value;
     return 0;
+}
+
+/* score for each of the n candidates of a level: the core's scores hook,
+ * so that a level costs one protected call into the sandbox (and one ctx
+ * update), not one per candidate.  The policy sees the same calls,
+ * score(v, ctx) for each candidate in visiting order, after the level's
+ * candidates were found. */
+int grovelp_policy_tramp_score_all(void *arg, const grove_graph_t *g, const grove_vid_t *vs,
+                                   size_t n, const grove_policy_ctx_t *ctx, double *out)
+{
+    struct call c = {
+        .p = arg, .kind = H_SCORE, .vs = vs, .n = n, .ctx = ctx, .out = out, .g = g};
+    return run_hook(&c);
 }
 
 int grovelp_policy_tramp_order(void *arg, const grove_graph_t *g, grove_vid_t parent,

@@ -314,12 +314,16 @@ static int keys_index(lua_State *S)
     return 1;
 }
 
-/* Push the keys table of a new choose or scores call c, which it reads
- * until the call returns. */
-void grovelp_policy_push_keys(lua_State *S, struct grovel_policy *p, const struct call *c)
+void grovelp_policy_begin_keyed(struct grovel_policy *p, const struct call *c)
 {
     p->nkeyed++;
     p->keyed = c;
+}
+
+/* Push the keys table of the choose or scores call c (begun), which it
+ * reads until the call returns. */
+void grovelp_policy_push_keys(lua_State *S, struct grovel_policy *p, const struct call *c)
+{
     lua_createtable(S, 0, 2);
     lua_createtable(S, 0, 1);
     lua_pushlightuserdata(S, p);
@@ -330,15 +334,93 @@ void grovelp_policy_push_keys(lua_State *S, struct grovel_policy *p, const struc
     lua_setmetatable(S, -2);
 }
 
-/* Push an array of views of the n candidates vs. */
-void grovelp_policy_push_candidates(lua_State *S, const struct grovel_views *vw,
-                                    const grove_vid_t *vs, size_t n)
+/* The candidates and scores arrays of a choose or scores call are made
+ * at their first use: at thousands of candidates, building them costs
+ * more than a policy that reads only #candidates and keys spends (the
+ * twins of locality and variation).  Until then the table is empty with
+ * a metatable (upvalues of its functions: the policy, the call's number,
+ * the array: 0 the candidates, 1 the scores; and n); its first index,
+ * assignment, pairs or sort fills it, in C, and drops the metatable, so
+ * from then on it is a plain array.  Only rawget, rawlen and next before
+ * that first use see it empty. */
+static void lazy_fill(lua_State *S)
 {
-    lua_createtable(S, (int)n, 0);
-    for (size_t i = 0; i < n; i++) {
-        grovel_push_view(S, vw, vs[i]);
-        lua_rawseti(S, -2, (lua_Integer)i + 1);
+    struct grovel_policy *p = lua_touserdata(S, lua_upvalueindex(1));
+    const struct call *c = p->keyed;
+    bool scores = lua_tointeger(S, lua_upvalueindex(3)) == 1;
+    if (!c || (uint64_t)lua_tointeger(S, lua_upvalueindex(2)) != p->nkeyed)
+        luaL_error(S, "%s: used after its call returned", scores ? "scores" : "candidates");
+    lua_pushnil(S);
+    lua_setmetatable(S, 1);
+    luaL_checkstack(S, 2, NULL);
+    for (size_t i = 0; i < c->n; i++) {
+        if (scores)
+            lua_pushnumber(S, c->scores[i]);
+        else
+            grovel_push_view(S, &p->views, c->vs[i]);
+        lua_rawseti(S, 1, (lua_Integer)i + 1);
     }
+}
+
+static int lazy_index(lua_State *S)
+{
+    lazy_fill(S);
+    lua_settop(S, 2);
+    lua_rawget(S, 1);
+    return 1;
+}
+
+static int lazy_newindex(lua_State *S)
+{
+    lazy_fill(S);
+    lua_settop(S, 3);
+    lua_rawset(S, 1);
+    return 0;
+}
+
+static int lazy_len(lua_State *S)
+{
+    lua_pushvalue(S, lua_upvalueindex(4));
+    return 1;
+}
+
+static int lazy_next(lua_State *S)
+{
+    lua_settop(S, 2);
+    return lua_next(S, 1) ? 2 : 0;
+}
+
+static int lazy_pairs(lua_State *S)
+{
+    lazy_fill(S);
+    lua_pushcfunction(S, lazy_next);
+    lua_pushvalue(S, 1);
+    lua_pushnil(S);
+    return 3;
+}
+
+void grovelp_policy_push_lazy(lua_State *S, struct grovel_policy *p, const struct call *c,
+                              int which)
+{
+    static const struct {
+        const char *name;
+        lua_CFunction fn;
+    } mms[] = {{"__index", lazy_index}, {"__newindex", lazy_newindex}, {"__len", lazy_len},
+               {"__pairs", lazy_pairs}};
+    luaL_checkstack(S, 8, NULL);
+    lua_createtable(S, 0, 0);
+    lua_createtable(S, 0, 5);
+    for (size_t i = 0; i < sizeof(mms) / sizeof(mms[0]); i++) {
+        lua_pushlightuserdata(S, p);
+        lua_pushinteger(S, (lua_Integer)p->nkeyed);
+        lua_pushinteger(S, which);
+        lua_pushinteger(S, (lua_Integer)c->n);
+        lua_pushcclosure(S, mms[i].fn, 4);
+        lua_setfield(S, -2, mms[i].name);
+    }
+    lua_pushboolean(S, 0);
+    lua_setfield(S, -2, "__metatable");
+    lua_setmetatable(S, -2);
 }
 
 /* Nothing of this file is registered in grove.core (bindings/api.tsv). */

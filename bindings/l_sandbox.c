@@ -5,8 +5,8 @@
  * Each policy gets a Lua state of its own.  Its environment is built from
  * an allow-list: assert error ipairs next pairs pcall xpcall select
  * tonumber tostring type rawequal rawlen rawget rawset getmetatable
- * setmetatable _VERSION, and the state's own math, string (without dump),
- * table and utf8.  Reading an unknown global or writing any global raises;
+ * setmetatable _VERSION, log (l_log.c), and the state's own math, string
+ * (without dump), table and utf8.  Reading an unknown global or writing any global raises;
  * getmetatable sees only tables; setmetatable refuses __gc (a finalizer
  * would run at any time, outside every run); rawset refuses the
  * environment.
@@ -183,6 +183,7 @@ void grovel_sandbox_start(grovel_sandbox_t *sb)
 void grovel_sandbox_stop(grovel_sandbox_t *sb)
 {
     sb->running = false;
+    grovel_log_run_end(sb);
 }
 
 const char *grovel_sandbox_limit_message(const grovel_sandbox_t *sb, int status,
@@ -663,6 +664,9 @@ static int build(lua_State *S)
     lua_setfield(S, -2, "dump");
     luaL_setfuncs(S, patterns, 0);
     grovel_sandbox_meter(S, "string");
+    lua_getfield(S, -1, "format"); /* log(level, fmt, ...): l_log.c */
+    lua_pushcclosure(S, grovel_log_lua, 1);
+    lua_setfield(S, env, "log");
     lua_setfield(S, env, "string");
     /* strict: unknown globals raise, writes raise */
     lua_createtable(S, 0, 3);
@@ -685,6 +689,8 @@ int grovel_sandbox_open(grovel_sandbox_t *sb, const char *chunk)
     sb->running = false;
     sb->fatal = GROVEL_SB_OK;
     sb->line = 0;
+    sb->logged = sb->dropped = 0;
+    sb->views = NULL;
     snprintf(sb->src, sizeof(sb->src), "%s", chunk);
     lua_State *S = lua_newstate(sb_alloc, sb);
     if (!S) {

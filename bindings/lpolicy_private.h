@@ -105,7 +105,7 @@ struct call {
     grove_vid_t v; /* prune, score, key: the vertex; order: the parent */
     const grove_policy_ctx_t *ctx;
     grove_vid_t *kids; /* order: n children, rewritten in the new order */
-    const grove_vid_t *vs; /* choose, scores: n candidates; choose: their
+    const grove_vid_t *vs; /* choose, scores, score of a level: n candidates; choose: their
                             * scores, k to pick */
     const double *scores;
     size_t n, k;
@@ -155,6 +155,8 @@ int grovelp_policy_tramp_prune(void *arg, const grove_graph_t *g, grove_vid_t v,
                                const grove_policy_ctx_t *ctx);
 int grovelp_policy_tramp_score(void *arg, const grove_graph_t *g, grove_vid_t v,
                                const grove_policy_ctx_t *ctx, double *score);
+int grovelp_policy_tramp_score_all(void *arg, const grove_graph_t *g, const grove_vid_t *vs,
+                                   size_t n, const grove_policy_ctx_t *ctx, double *out);
 int grovelp_policy_tramp_order(void *arg, const grove_graph_t *g, grove_vid_t parent,
                                grove_vid_t *kids, size_t n);
 int grovelp_policy_tramp_choose(void *arg, const grove_graph_t *g, const grove_vid_t *vs,
@@ -170,8 +172,13 @@ void grovelp_policy_update_ctx(lua_State *S, struct grovel_policy *p, const grov
 int grovelp_policy_key_named(const char *s, const char **prop);
 double grovelp_policy_key_value(const grove_graph_t *g, grove_vid_t v, int kind, const char *prop,
                                 int64_t start, int64_t end);
+/* A choose or scores call c begins: what its keys and lazy arrays read
+ * (push them after this). */
+void grovelp_policy_begin_keyed(struct grovel_policy *p, const struct call *c);
 void grovelp_policy_push_keys(lua_State *S, struct grovel_policy *p, const struct call *c);
-void grovelp_policy_push_candidates(lua_State *S, const struct grovel_views *vw,
-                                    const grove_vid_t *vs, size_t n);
+/* Push the candidates (which 0) or the scores (1) of the call c, made at
+ * their first use. */
+void grovelp_policy_push_lazy(lua_State *S, struct grovel_policy *p, const struct call *c,
+                              int which);
 
 #endif

@@ -71,7 +71,21 @@ typedef struct grovel_sandbox {
     int fatal;            /* enum grovel_sb_fatal */
     char src[LUA_IDSIZE]; /* where the policy's code was last seen running */
     int line;
+    unsigned logged;      /* log messages kept in this run (l_log.c) */
+    unsigned dropped;     /* log messages past GROVEL_LOG_RUN in this run */
+    void *views;          /* a policy's vertex views (l_view.c), or NULL */
 } grovel_sandbox_t;
+
+#define GROVEL_LOG_RUN 100   /* log messages a run keeps */
+#define GROVEL_LOG_LEN 1024  /* bytes of one log message kept */
+
+/* log(level, fmt, ...) in a sandbox (l_log.c): a C closure whose upvalue
+ * is the sandbox's string.format. */
+int grovel_log_lua(lua_State *S);
+
+/* At the end of a run: report the messages the run dropped, and start the
+ * count anew (l_log.c).  Never raises. */
+void grovel_log_run_end(grovel_sandbox_t *sb);
 
 /* Create the sandbox's state and environment (sb's limits must be set;
  * chunk names the policy in messages until its code has run).  0, or -1

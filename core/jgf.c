@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "progress.h"
 #include "error_private.h"
 #include "limit.h"
 #include "graph_private.h"
@@ -819,10 +820,21 @@ static int elem_done(reader_t *r, size_t mark, size_t *count, int rc)
     return rc;
 }
 
+/* Progress of a read: bytes of the text read, or elements of a decoded
+ * document (total unknown). */
+static void read_progress(grovep_json_t *js, size_t i)
+{
+    if (js->json)
+        GROVE_PROGRESS("reading JGF", i, i, 0);
+    else
+        GROVE_PROGRESS("reading JGF", i, grovep_json_pos(js), js->len);
+}
+
 static int node_elem(grovep_json_t *js, size_t i, const grovep_jval_t *v, void *arg)
 {
     reader_t *r = reader_of(js);
     (void)arg;
+    read_progress(js, i);
     size_t mark = r->js.sc.len;
     nrec_t n = {.idx = i,
                 .pos = grovep_json_pos(js),
@@ -1055,6 +1067,7 @@ static int edge_elem(grovep_json_t *js, size_t i, const grovep_jval_t *v, void *
 {
     reader_t *r = reader_of(js);
     (void)arg;
+    read_progress(js, i);
     size_t mark = r->js.sc.len;
     erec_t e = {.idx = i,
                 .pos = grovep_json_pos(js),
@@ -1425,8 +1438,10 @@ static grove_graph_t *run(reader_t *r, const grovep_jval_t *top)
     if (check_depth(r) < 0)
         goto fail;
     reader_free(r);
+    grove_progress_end("reading JGF");
     return r->g;
 fail:
+    grove_progress_end("reading JGF");
     saved = errno;
     grove_graph_destroy(r->g);
     reader_free(r);

@@ -718,12 +718,28 @@ describe("grove.core.graph", function()
         paths(res))
     end)
 
+    it("finds by name or glob of path components, only the matches", function()
+      local g = require("grove.repl").example_cluster()
+      assert.are.same({"/tiny0/rack0/node1"}, paths(g:find "node1"))
+      assert.are.same({"/tiny0/rack0/node0", "/tiny0/rack0/node1"}, paths(g:find "rack0/*"))
+      assert.are.same({"/tiny0/rack0/node0/socket1", "/tiny0/rack0/node1/socket1"},
+        paths(g:find "node*/socket1"))
+      assert.are.same({"/tiny0/rack0/node0/socket0/core1", "/tiny0/rack0/node0/socket0/core2"},
+        paths(g:find "/tiny0/rack0/node0/socket0/core[12]"))
+      assert.equal(8, #g:find "/tiny0/rack0/node0/socket0/core1?")
+      assert.are.same({}, g:find "nosuch")
+      assert.are.same({"/tiny0/rack0"}, paths(g:find "rack0"))
+      assert.are.same({}, g:find "ack0")    -- a glob matches whole components
+    end)
+
     it("raises on misuse", function()
       local g = small(1, 1)
       assert.has_error(function() g:find() end,
-        "bad argument #1 to 'find' (table or function expected, got no value)")
+        "bad argument #1 to 'find' (string, table or function expected, got no value)")
       assert.has_error(function() g:find { colour = 1 } end,
         "bad argument #1 to 'find' (unknown spec field 'colour')")
+      assert.has_error(function() g:find(42) end,
+        "bad argument #1 to 'find' (string, table or function expected, got number)")
       assert.has_error(function() g:find { size = "big" } end,
         "bad spec field 'size' (integer expected, got string)")
     end)

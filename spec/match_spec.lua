@@ -783,3 +783,39 @@ describe("a jobspec given to a matcher as text or a table", function()
     assert.is_not.equal("EINVAL", code2, msg2)
   end)
 end)
+
+describe("slot locality", function()
+  -- 2 nodes of 2 sockets x (18 cores, 1 GPU), as docs/policies.md shows
+  local function example()
+    local grove = require("grove")
+    local m = core.matcher(require("grove.repl").example_cluster())
+    return m, grove.jobspec
+  end
+
+  -- "socketN" of each core and GPU a job holds, in pick order
+  local function sockets(job)
+    local out = {}
+    for _, p in ipairs(job.picks) do
+      local t = p.vertex:type()
+      if t == "core" or t == "gpu" then out[#out + 1] = t .. ":" .. p.vertex:parent():name() end
+    end
+    return out
+  end
+
+  it("keeps a slot's cores and GPU on one socket when one has them", function()
+    local m, js = example()
+    assert(m:match(js{nodes = 1, cores_per_node = 16}, "allocate"))
+    local j = assert(m:match(js{nodes = 1, tasks = 1, cores_per_task = 4, gpus_per_task = 1},
+      "allocate"))
+    assert.same({"core:socket1", "core:socket1", "core:socket1", "core:socket1", "gpu:socket1"},
+      sockets(j))
+  end)
+
+  it("spans the sockets of a node with a slot no socket holds", function()
+    local m, js = example()
+    local j = assert(m:match(js{nodes = 1, tasks = 1, cores_per_task = 20}, "allocate"))
+    local n = {}
+    for _, s in ipairs(sockets(j)) do n[s] = (n[s] or 0) + 1 end
+    assert.same({["core:socket0"] = 18, ["core:socket1"] = 2}, n)
+  end)
+end)

@@ -222,6 +222,17 @@ describe("grove sim", function()
     assert.equal(130, s.wait_p95)
     assert.equal(0, s.wait_median)
     assert.is_true(#s.series.t > 0)
+    -- the "jobs waiting" axis has whole, distinct labels
+    local util = exe.read(tmp .. "/easy/utilization.svg")
+    local labels = {}
+    for l in util:gmatch('<text x="%d+" y="[%d.]+" text%-anchor="end">([^<]*)</text>') do
+      labels[#labels + 1] = l
+    end
+    assert.equal(10, #labels)                  -- utilization 5, jobs waiting 5
+    for i = 7, 10 do
+      assert.matches("^%d+$", labels[i])
+      assert.is_true(tonumber(labels[i]) > tonumber(labels[i - 1]), util)
+    end
     for _, svg in ipairs{"easy/utilization.svg", "easy/gantt.svg"} do
       local text = exe.read(tmp .. "/" .. svg)
       assert.matches("^<%?xml", text)
@@ -323,5 +334,9 @@ describe("grove sim", function()
     out, rc = run(GROVE .. " sim --generate 5")
     assert.equal(2, rc)
     assert.matches("needs --procs P", out, 1, true)
+    out, rc = run(GROVE .. " sim --generate 5 --procs 16 --plot " .. tmp .. "/nothing")
+    assert.equal(2, rc)
+    assert.equal("grove sim: --generate writes a trace to stdout and runs nothing: --plot is "
+      .. "for a run (grove sim --trace FILE ...)\nTry 'grove sim --help'.\n", out)
   end)
 end)

@@ -69,9 +69,19 @@ end
 -- The graph in the file at path read as opts.format ("grug" default, "jgf",
 -- "hwloc", "rv1exec"), keeping opts.types (a list or "a,b,c"; grug and
 -- hwloc), or nil, message, code.
+-- The load format a file's name says: .json and .jgf JGF, .xml hwloc,
+-- anything else (.graphml) GRUG.  R files (rv1exec) are JSON too: they need
+-- the format given.
+function M.format_of(path)
+  local ext = tostring(path):lower():match("%.(%w+)$")
+  if ext == "json" or ext == "jgf" then return "jgf" end
+  if ext == "xml" then return "hwloc" end
+  return "grug"
+end
+
 function M.load_graph(path, opts)
   opts = opts or {}
-  local fmt = opts.format or "grug"
+  local fmt = opts.format or M.format_of(path)
   local types = opts.types
   if type(types) == "string" then types = split_list(types) end
   if fmt == "grug" then

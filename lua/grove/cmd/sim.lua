@@ -188,7 +188,22 @@ end
 
 -- ---- --generate ---------------------------------------------------------------------
 
+-- The options --generate uses; any other is refused (it writes a trace
+-- and runs nothing, so --plot, --queue, ... would do nothing).
+local GENERATE = {generate = 1, procs = 1, seed = 1, ["estimate-factor"] = 1,
+  ["arrival-factor"] = 1, users = 1, types = 1, quiet = 1}
+
 local function generate(o)
+  local unused = {}
+  for k in pairs(o) do
+    if not GENERATE[k] then unused[#unused + 1] = "--" .. k end
+  end
+  if #unused > 0 then
+    table.sort(unused)
+    return usage_error(fmt("--generate writes a trace to stdout and runs nothing: %s %s " ..
+      "for a run (grove sim --trace FILE ...)", table.concat(unused, ", "),
+      #unused == 1 and "is" or "are"))
+  end
   local gen = require("grove.sim.gen")
   local n, e1 = number(o, "generate", true, 0)
   local procs, e2 = number(o, "procs", true, 1)

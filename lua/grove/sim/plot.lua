@@ -46,14 +46,18 @@ local function tlabel(t)
   return fmt("%ds", math.floor(t))
 end
 
-local function nice_max(v)
-  if v <= 0 then return 1 end
-  local p = 10 ^ math.floor(math.log(v, 10))
-  for _, m in ipairs{1, 2, 2.5, 5, 10} do
-    if m * p >= v then return m * p end
+-- The top of an axis of whole numbers (jobs) with 4 intervals: 4 times a
+-- whole step of 1, 2 or 5 times a power of ten, so every label is whole
+-- (a queue of at most one job: 0, 1, 2, 3, 4; not 0, 0, 0, 1, 1).
+local function whole_max(v)
+  local step = math.max(1, math.ceil(v / 4))
+  local p = 10 ^ math.floor(math.log(step, 10))
+  for _, m in ipairs{1, 2, 5, 10} do
+    if m * p >= step then return 4 * math.floor(m * p + 0.5) end
   end
-  return 10 * p
+  return 40 * p
 end
+M.whole_max = whole_max
 
 -- Axes and grid into out for a plot area at (x0, y0) of size (w, h).
 local function axes(out, x0, y0, w, h, tmin, tmax, ymax, ylabel, yfmt, xlabel)
@@ -161,7 +165,7 @@ function M.series(path, summary)
   polyline(out, xs, busy, COLORS[1])
   legend(out, PAD_L + pw - 300, PAD_T - 8, {{COLORS[1], "busy", 0.55}, {"#7f7f7f", "down",
     0.6}, {"#ffffff", "idle"}})
-  local qmax = nice_max(max_of(s.queue))
+  local qmax = whole_max(max_of(s.queue))
   local y1 = h2 + PAD_T
   local qx, qy = steps(s, "queue", PAD_L, pw, y1, ph, qmax)
   axes(out, PAD_L, y1, pw, ph, tmin, tmax, qmax, "jobs waiting", "%.0f")
