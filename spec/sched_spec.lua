@@ -115,3 +115,29 @@ describe("grove.sched", function()
       {sched.admissible(loop, rec)})
   end)
 end)
+
+describe("grove.sched: why a job can never run", function()
+  local function js(nodes, cores)
+    return assert(core.jobspec_from_table(assert(require("grove.jobspec").build{
+      nodes = nodes, tasks = nodes, cores_per_task = cores, duration = 10})))
+  end
+
+  it("names the first type the whole request asks more of than the machine holds", function()
+    local g = machine()
+    assert.equal("the job asks for 5 nodes, the machine has 4", sched.shortfall(g, js(5, 1)))
+    assert.equal("the job asks for 17 cores, the machine has 16", sched.shortfall(g, js(1, 17)))
+  end)
+
+  it("says nothing of a request that fails by its shape, not its totals", function()
+    assert.is_nil(sched.shortfall(machine(), js(1, 5)))
+    assert.is_nil(sched.shortfall(machine(), js(4, 4)))
+  end)
+
+  it("gives the reason for a never-fitting job", function()
+    local loop = loop_of()
+    local msg, code = sched.admissible(loop, {id = 1, submit = 0, estimate = 10,
+      jobspec = js(5, 1):to_table()})
+    assert.equal("ENODEV", code)
+    assert.matches("5 nodes", msg)
+  end)
+end)

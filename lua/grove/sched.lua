@@ -200,6 +200,38 @@ function M.request(self, job)
   return js
 end
 
+-- The first resource type a jobspec asks more of, in all, than the
+-- graph holds ("the job asks for 3 nodes, the machine has 2"), or nil:
+-- a reason for a never-fitting request the matcher only calls
+-- unsatisfiable (a count per type of the whole request, each level's
+-- count times those above it; a request that fails by its shape, 40
+-- cores on nodes of 36, gets nil).
+function M.shortfall(g, js)
+  local t = js:to_table()
+  local need, order = {}, {}
+  local function walk(list, mult)
+    for _, r in ipairs(list or {}) do
+      local c = r.count
+      if type(c) == "table" then c = c.min end
+      c = (math.tointeger(c) or 1) * mult
+      if r.type ~= "slot" then
+        if not need[r.type] then order[#order + 1] = r.type end
+        need[r.type] = (need[r.type] or 0) + c
+      end
+      walk(r.with, c)
+    end
+  end
+  walk(t.resources, 1)
+  for _, ty in ipairs(order) do
+    local have = g:count(ty)
+    if need[ty] > have then
+      return fmt("the job asks for %d %s%s, the machine has %d", need[ty], ty,
+        need[ty] == 1 and "" or "s", have)
+    end
+  end
+  return nil
+end
+
 -- Whether rec can ever run here: nil when it can (rec.js is then set), or
 -- the reason it cannot, and the code (ENODEV: never on this machine).
 function M.admissible(self, rec)
@@ -212,7 +244,7 @@ function M.admissible(self, rec)
       -- the matcher's own reason when it has one (the resource set's
       -- expiration comes before the job could end)
       if m2 ~= "unsatisfiable request" then return tostring(m2), "ENODEV" end
-      return "cannot fit the machine", "ENODEV"
+      return M.shortfall(self.g, js) or "cannot fit the machine", "ENODEV"
     elseif not ok and code ~= "EBUSY" then
       return tostring(m2), code
     end
