@@ -1063,8 +1063,10 @@ static int plan_expiration(struct plan *p, const json_t *msg, const char *ctx,
         return grovep_errorf(err, EINVAL, "%s: expiration: expected a number, got %s", ctx,
                              jtype(e));
     double t = json_number_value(e);
-    if (!isfinite(t) || t < 0)
-        return grovep_errorf(err, EINVAL, "%s: expiration: must be a number >= 0, got %g", ctx, t);
+    if (!isfinite(t) || t < 0 || t > GROVE_TIME_REAL_MAX)
+        return grovep_errorf(err, EINVAL,
+                             "%s: expiration: must be a number from 0 to 2^53 seconds, got %g", ctx,
+                             t);
     p->set_exp = true;
     p->exp = t;
     p->reevaluate = true;
@@ -1712,8 +1714,9 @@ int grove_acquire_from_json(grove_acquire_t *a, const json_t *st, grove_error_t 
         return grovep_errorf(err, EINVAL, "%s: started/reacquire: expected booleans", ctx);
     if (failure && !json_is_null(failure) && !json_is_string(failure))
         return grovep_errorf(err, EINVAL, "%s: failure: expected null or a string", ctx);
-    if (!exp || !json_is_number(exp) || !(json_number_value(exp) >= 0))
-        return grovep_errorf(err, EINVAL, "%s: expiration: expected a number >= 0", ctx);
+    if (!exp || !json_is_number(exp) || !(json_number_value(exp) >= 0)
+        || !(json_number_value(exp) <= GROVE_TIME_REAL_MAX))
+        return grovep_errorf(err, EINVAL, "%s: expiration: expected a number from 0 to 2^53", ctx);
     grove_idset_t *s[GROVE_TARGETS_COUNT] = {0}, *quiet = NULL;
     char *g = strdup(json_string_value(group));
     char *f = failure && json_is_string(failure) ? strdup(json_string_value(failure)) : NULL;

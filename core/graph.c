@@ -561,9 +561,14 @@ size_t grove_graph_bytes(const grove_graph_t *g)
 
 GROVEP_GETTER(int64_t, grove_graph_now, grove_graph_t, now)
 
-void grove_graph_set_now(grove_graph_t *g, int64_t now)
+int grove_graph_set_now(grove_graph_t *g, int64_t now)
 {
+    if (!grove_time_ok(now)) {
+        errno = EINVAL;
+        return -1;
+    }
     g->now = now;
+    return 0;
 }
 
 /* ---- subsystems and relationships -------------------------------------- */

@@ -398,6 +398,11 @@ static int rec_elem(grovep_json_t *js, size_t i, const grovep_jval_t *v, void *a
     if (c.d.job < 0)
         return grovep_json_fail(
             js, c.d.pos, "nodes[%zu].metadata.grove.records[%zu].job: negative job id", n->idx, i);
+    if (!grove_time_ok(c.d.start) || c.d.end <= c.d.start)
+        return grovep_json_fail(js, c.d.pos,
+                                "nodes[%zu].metadata.grove.records[%zu]: the window [%lld, %lld) "
+                                "is not one within [0, forever)",
+                                n->idx, i, (long long)c.d.start, (long long)c.d.end);
     drec_t *d = VPUSH(r->recs, r->nrecs, r->reccap);
     if (!d)
         return grovep_json_sysfail(js, "reading records");
@@ -1077,6 +1082,11 @@ static int gmeta_grove_member(grovep_json_t *js, const char *k, size_t kl, const
     (void)arg;
     if (KEYIS(k, kl, "now")) {
         WANT(grovep_json_int(js, v, &r->now), "an integer", "graph.metadata.grove.now");
+        if (!grove_time_ok(r->now))
+            return grovep_json_fail(js, grovep_json_pos(js),
+                                    "graph.metadata.grove.now: %lld is not a time (0 to %lld "
+                                    "seconds)",
+                                    (long long)r->now, (long long)GROVE_TIME_MAX - 1);
         r->have_now = true;
     }
     return 0;
@@ -1256,7 +1266,7 @@ static int finish(reader_t *r)
     if (check_paths(r) < 0)
         return -1;
     if (r->have_now)
-        grove_graph_set_now(r->g, r->now);
+        (void)grove_graph_set_now(r->g, r->now); /* checked as it was read */
     for (size_t i = 0; i < r->nrecs; i++) {
         const drec_t *d = &r->recs[i];
         if (grove_vertex_allocate(r->g, d->v, (grove_jobid_t)d->job, d->amount, d->start,

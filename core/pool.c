@@ -465,7 +465,7 @@ int64_t grove_vertex_available_during(const grove_graph_t *g, grove_vid_t v, int
 
 int64_t grove_vertex_available(const grove_graph_t *g, grove_vid_t v)
 {
-    return grove_vertex_available_during(g, v, g->now, g->now + 1);
+    return grove_vertex_available_during(g, v, g->now, grove_time_end(g->now, 1));
 }
 
 int64_t grove_vertex_allocated_at(const grove_graph_t *g, grove_vid_t v, int64_t t)
@@ -490,6 +490,8 @@ int64_t grove_vertex_allocated(const grove_graph_t *g, grove_vid_t v)
 bool grove_vertex_held_exclusively(const grove_graph_t *g, grove_vid_t v, int64_t t,
                                    grove_jobid_t *job)
 {
+    if (!grove_time_ok(t))
+        return false; /* no record holds anything outside [0, forever) */
     for (grove_vid_t a = v; a != GROVEP_NONE && a < g->nv; a = g->parent[a]) {
         uint32_t i = excl_record(g, a, t, t + 1, true, 0);
         if (i != GROVEP_NONE) {

@@ -105,7 +105,7 @@ int64_t grove_vertex_available_during(const grove_graph_t *g, grove_vid_t v, int
 /* Available now: the window [now, now + 1). */
 int64_t grove_vertex_available(const grove_graph_t *g, grove_vid_t v);
 /* True when v or an ancestor is held exclusively (by any job) at time t; *job
- * set to the holder. */
+ * set to the holder.  False for a t outside [0, GROVE_TIME_MAX). */
 bool grove_vertex_held_exclusively(const grove_graph_t *g, grove_vid_t v, int64_t t,
                                    grove_jobid_t *job);
 

@@ -666,6 +666,8 @@ static int parse_time(struct pctx *x, const json_t *v, const char *key, double *
     double t = json_number_value(v);
     if (!isfinite(t) || t < 0)
         return pfail(x, "execution.%s: must be >= 0 (got %g)", key, t);
+    if (t > GROVE_TIME_REAL_MAX)
+        return pfail(x, "execution.%s: is too large (%g > 2^53 seconds)", key, t);
     *out = t;
     *real = json_is_real(v);
     return 0;
@@ -1235,6 +1237,7 @@ int grove_rv1_add_property(grove_rv1_t *R, const char *name, const grove_idset_t
 int grove_rv1_set_times(grove_rv1_t *R, double starttime, double expiration)
 {
     if (!R || !isfinite(starttime) || !isfinite(expiration) || starttime < 0 || expiration < 0
+        || starttime > GROVE_TIME_REAL_MAX || expiration > GROVE_TIME_REAL_MAX
         || (starttime > 0 && expiration > 0 && expiration <= starttime)) {
         errno = EINVAL;
         return -1;

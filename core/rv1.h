@@ -184,7 +184,7 @@ int grove_rv1_set_hostname(grove_rv1_t *R, unsigned rank, const char *host);
 int grove_rv1_add_property(grove_rv1_t *R, const char *name, const grove_idset_t *ranks);
 
 /* Set starttime and expiration (0: unset; written as present).  0, or -1
- * with EINVAL (negative, not finite, or expiration <= starttime with both
+ * with EINVAL (negative, not finite, over 2^53, or expiration <= starttime with both
  * set). */
 int grove_rv1_set_times(grove_rv1_t *R, double starttime, double expiration);
 

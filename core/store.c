@@ -1073,6 +1073,10 @@ static int read_meta(struct reader *x)
         || get_meta_int(s, "matcher", &has_m, &found, x->err) < 0
         || get_meta_text(s, "policy", &im->policy, x->err) < 0)
         return -1;
+    if (!grove_time_ok(x->now))
+        return grovep_errorf(x->err, EINVAL,
+                             "store %s: meta now: %lld is not a time (0 to %lld seconds)",
+                             s->path, (long long)x->now, (long long)GROVE_TIME_MAX - 1);
     im->has_jobs = has_m != 0;
     im->next_id = next > 0 ? (grove_jobid_t)next : 1;
     size_t slots = im->slots ? im->slots : 1;
@@ -1246,7 +1250,7 @@ static int drop_dead_slots(struct reader *x)
         if (!x->live[v] && grove_graph_unlink(x->im->g, (grove_vid_t)v, true) < 0)
             return grovep_errorf(
                 x->err, EINVAL, "store %s: vertex %zu: cannot remove the dead slot", x->s->path, v);
-    grove_graph_set_now(x->im->g, x->now);
+    (void)grove_graph_set_now(x->im->g, x->now); /* read_meta checked it */
     return 0;
 }
 
@@ -1301,6 +1305,14 @@ static int read_records(struct reader *x)
         struct srec rec = {(grove_vid_t)vid, (grove_jobid_t)sqlite3_column_int64(st, 1),
                            sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3),
                            sqlite3_column_int64(st, 4), sqlite3_column_int(st, 5) != 0, 0};
+        if (!grovep_window_ok(rec.start, rec.end)) {
+            grovep_errorf(x->err, EINVAL,
+                          "store %s: vertex %lld: a record of job %llu has the window [%lld, %lld), "
+                          "not one within [0, forever)",
+                          x->s->path, (long long)vid, (unsigned long long)rec.job,
+                          (long long)rec.start, (long long)rec.end);
+            goto out;
+        }
         sum += grovep_store_rec_hash(rec.job, rec.amount, rec.start, rec.end, rec.asked);
         cnt++;
         if (grovep_image_add_rec(x->im, &rec) < 0) {
@@ -1329,6 +1341,12 @@ static int job_row(struct reader *x, sqlite3_stmt *st)
     j->job.start = sqlite3_column_int64(st, 2);
     j->job.end = sqlite3_column_int64(st, 3);
     j->hash = (uint64_t)sqlite3_column_int64(st, 4);
+    if (!grovep_window_ok(j->job.start, j->job.end))
+        return grovep_errorf(x->err, EINVAL,
+                             "store %s: job %llu has the window [%lld, %lld), not one within "
+                             "[0, forever)",
+                             x->s->path, (unsigned long long)j->job.id, (long long)j->job.start,
+                             (long long)j->job.end);
     return 0;
 }
 
