@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -414,6 +415,81 @@ static int writer_lock(grove_store_t *s, bool create, grove_error_t *err)
     return 0;
 }
 
+/* The first Grove rows of a new store. */
+static const char first_rows[] =
+    "INSERT OR IGNORE INTO meta VALUES ('format', 1); "
+    "INSERT OR IGNORE INTO meta VALUES ('generation', 0)";
+
+/* Create a complete empty store at path, which does not exist: the schema
+ * and first rows are built in one transaction in a new file beside it,
+ * which is synced, then linked to path (link, unlike rename, never
+ * replaces a store another process made meanwhile: that one is kept) and
+ * the directory synced.  A process killed at any instant leaves either no
+ * store at path or a complete one (at worst a stray PATH.creating.XXXXXX
+ * beside it).  The file is made in WAL mode, as every writer opens it:
+ * switching a store's mode later would write a journal that a process
+ * killed meanwhile leaves hot, which a read-only open cannot roll back.
+ * 0, or -1 with err. */
+static int create_atomic(const char *path, grove_error_t *err)
+{
+    size_t n = strlen(path);
+    char *tmp = malloc(n + sizeof(".creating.XXXXXX"));
+    if (!tmp)
+        return grovep_errorf(err, ENOMEM, "out of memory");
+    memcpy(tmp, path, n);
+    memcpy(tmp + n, ".creating.XXXXXX", sizeof(".creating.XXXXXX"));
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        int e = errno;
+        free(tmp);
+        return grovep_errorf(err, e, "store %s: %s", path, strerror(e));
+    }
+    sqlite3 *db = NULL;
+    int rc = -1;
+    (void)fchmod(fd, 0644); /* mkstemp's 0600: a store is readable as other files are */
+    if (sqlite3_open_v2(tmp, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK
+        || sqlite3_exec(db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL) != SQLITE_OK
+        || sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK
+        || sqlite3_exec(db, schema, NULL, NULL, NULL) != SQLITE_OK
+        || sqlite3_exec(db, first_rows, NULL, NULL, NULL) != SQLITE_OK
+        || sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+        grovep_errorf(err, EIO, "store %s: creating it: %s", path,
+                      db ? sqlite3_errmsg(db) : "out of memory");
+        goto out;
+    }
+    if (sqlite3_close(db) != SQLITE_OK) {
+        grovep_errorf(err, EIO, "store %s: creating it: %s", path, sqlite3_errmsg(db));
+        goto out;
+    }
+    db = NULL;
+    if (fsync(fd) < 0 || (link(tmp, path) < 0 && errno != EEXIST)) {
+        int e = errno;
+        grovep_errorf(err, e, "store %s: %s", path, strerror(e));
+        goto out;
+    }
+    /* the new name is durable once its directory is */
+    char *slash = strrchr(tmp, '/');
+    const char *dirname = ".";
+    if (slash) {
+        *slash = '\0';
+        dirname = slash == tmp ? "/" : tmp;
+    }
+    int dfd = open(dirname, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (slash)
+        *slash = '/';
+    if (dfd >= 0) {
+        (void)fsync(dfd);
+        close(dfd);
+    }
+    rc = 0;
+out:
+    sqlite3_close(db);
+    close(fd);
+    unlink(tmp);
+    free(tmp);
+    return rc;
+}
+
 grove_store_t *grove_store_open(const char *path, int flags, grove_error_t *err)
 {
     grove_error_clear(err);
@@ -423,9 +499,13 @@ grove_store_t *grove_store_open(const char *path, int flags, grove_error_t *err)
         grovep_errorf(err, EINVAL, "store: bad path or flags");
         return NULL;
     }
-    if (!(flags & GROVE_STORE_CREATE) && access(path, F_OK) < 0) {
-        grovep_errorf(err, ENOENT, "store %s: no such file", path);
-        return NULL;
+    if (access(path, F_OK) < 0) {
+        if (!(flags & GROVE_STORE_CREATE)) {
+            grovep_errorf(err, ENOENT, "store %s: no such file", path);
+            return NULL;
+        }
+        if (create_atomic(path, err) < 0)
+            return NULL;
     }
     grove_store_t *s = calloc(1, sizeof(*s));
     if (!s || !(s->path = strdup(path))) {
@@ -486,7 +566,9 @@ grove_store_t *grove_store_open(const char *path, int flags, grove_error_t *err)
                                                          : "PRAGMA synchronous = FULL",
                     err)
                    < 0
-            || exec(s, schema, err) < 0) {
+            || exec(s, "BEGIN", err) < 0 || exec(s, schema, err) < 0
+            || exec(s, first_rows, err) < 0 || exec(s, "COMMIT", err) < 0) {
+            /* an empty database made a store: its tables in one transaction */
             grove_store_close(s);
             return NULL;
         }
@@ -507,12 +589,7 @@ grove_store_t *grove_store_open(const char *path, int flags, grove_error_t *err)
         grove_store_close(s);
         return NULL;
     }
-    if (!found && !s->readonly
-        && exec(s,
-                "INSERT OR IGNORE INTO meta VALUES ('format', 1); "
-                "INSERT OR IGNORE INTO meta VALUES ('generation', 0)",
-                err)
-               < 0) {
+    if (!found && !s->readonly && exec(s, first_rows, err) < 0) {
         grove_store_close(s);
         return NULL;
     }
