@@ -1,4 +1,4 @@
-/* l_sched.c: the state of a scheduling loop (core/sched.h) for the loop
+/* l_sched.c: the state of a scheduling loop (core/sched_state.h) for the loop
  * in Lua (lua/grove/sched.lua): which jobs wait in which order, the
  * clock, the counters.
  *
@@ -8,7 +8,7 @@
  *   s:remove(id)  s:prioritize(id, priority)  s:set_duration(id, d)
  *   s:reserve(id, t | nil)  s:start(id)  s:requeue(id)
  *                                       true, or nil, msg, code (ENOENT,
- *                                       EEXIST, EINVAL as core/sched.h)
+ *                                       EEXIST, EINVAL as core/sched_state.h)
  *   s:job(id)      {id, priority, userid, t_submit, duration, state =
  *                  "pending" | "reserved" | "running", reserved, start}, or nil
  *   s:ids([t])     the waiting jobs' ids in queue order, into t (cleared
@@ -28,7 +28,7 @@
 #include <math.h>
 
 #include "grovel.h"
-#include "sched.h"
+#include "sched_state.h"
 
 static const grovel_class_t sched_class; /* defined by api.tsv */
 

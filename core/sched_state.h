@@ -1,4 +1,4 @@
-/* sched.h: the state of a scheduling loop: the jobs a scheduler knows,
+/* sched_state.h: the state of a scheduling loop: the jobs a scheduler knows,
  * the queue of those waiting in order, the clock and the counters.
  *
  * A scheduler (grove sim with its virtual clock, the Flux module with the
@@ -29,9 +29,12 @@
  *
  * Errors: EINVAL (bad argument), ENOENT (no such job), EEXIST (the id is
  * in the table), ENOMEM.
+ *
+ * (Not sched.h: core/ is on the include path, and a sched.h there would
+ * stand in for the system's <sched.h>, which <pthread.h> includes.)
  */
-#ifndef GROVE_SCHED_H
-#define GROVE_SCHED_H
+#ifndef GROVE_SCHED_STATE_H
+#define GROVE_SCHED_STATE_H
 
 #include <stdbool.h>
 #include <stddef.h>

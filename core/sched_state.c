@@ -1,4 +1,4 @@
-/* sched.c: the state of a scheduling loop (sched.h): a table of jobs by
+/* sched_state.c: the state of a scheduling loop (sched_state.h): a table of jobs by
  * 64-bit id, the queue of waiting jobs kept in order, the clock, counters.
  *
  * The queue is a skip list threaded through the job array (links are
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched.h"
+#include "sched_state.h"
 #include "util.h"
 
 #define LEVELS 16            /* 4^16 jobs before the list degrades */

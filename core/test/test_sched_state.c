@@ -1,4 +1,4 @@
-/* test_sched.c: the state of a scheduling loop (core/sched.h).
+/* test_sched_state.c: the state of a scheduling loop (core/sched_state.h).
  *
  * 1. scripted steps, one table: each row applies an operation, checks its
  *    result and errno, then the queue's order as a string of ids (refused
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched.h"
+#include "sched_state.h"
 #include "tap.h"
 #include "rng.h"
 
