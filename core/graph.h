@@ -73,10 +73,16 @@ static inline bool grove_time_ok(int64_t t)
  * converts to int64_t without overflow. */
 #define GROVE_TIME_REAL_MAX 9007199254740992.0
 
-/* The end of the window of d seconds (d >= 0) from t (t >= 0): t + d, or
- * GROVE_TIME_MAX when that would pass it. */
+/* The end of the window of d seconds from t: t + d, or GROVE_TIME_MAX when
+ * that would pass it.  Defined for every t and d: a t or d below 0 (which
+ * grove_time_ok keeps out where times enter) counts as 0, so the sum never
+ * overflows. */
 static inline int64_t grove_time_end(int64_t t, int64_t d)
 {
+    if (t < 0)
+        t = 0;
+    if (d < 0)
+        d = 0;
     return d >= GROVE_TIME_MAX - t ? GROVE_TIME_MAX : t + d;
 }
 

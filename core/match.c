@@ -360,7 +360,7 @@ static const grove_job_t *match_commit(grove_matcher_t *m, const struct matching
         m->nsel = 0; /* handed over */
     dst->id = x->id;
     dst->start = x->at;
-    dst->end = window_end(x->at, x->d);
+    dst->end = grove_time_end(x->at, x->d);
     dst->state = keep ? (x->at == x->now ? GROVE_JOB_ALLOCATED : GROVE_JOB_RESERVED)
                       : GROVE_JOB_MATCHED;
     if (!keep)
@@ -554,7 +554,7 @@ static int match_fixed(grove_matcher_t *m, const grove_jobspec_t *js, grove_matc
     int found = -1;
     if (match_prepare(m, js, &x, err) == 0) {
         if (end == 0)
-            end = window_end(start, x.d);
+            end = grove_time_end(start, x.d);
         x.d = end - start;
         x.at = start;
         found = grovep_match_attempt_x(m, &x, start, x.d);

@@ -384,8 +384,10 @@ int grove_matcher_restore(grove_matcher_t *m, const grove_job_t *src)
     }
     *j = *src;
     j->picks = pk;
-    memcpy(j->picks, src->picks, src->npicks * sizeof(*j->picks));
-    qsort(j->picks, j->npicks, sizeof(*j->picks), grovep_match_cmp_pick);
+    if (src->npicks) { /* a job of no picks may have no array */
+        memcpy(j->picks, src->picks, src->npicks * sizeof(*j->picks));
+        qsort(j->picks, j->npicks, sizeof(*j->picks), grovep_match_cmp_pick);
+    }
     for (size_t i = 0; i < j->npicks; i++) {
         const grove_pick_t *p = &j->picks[i];
         /* a saved job is recorded without the matcher's checks: a unit

@@ -427,13 +427,6 @@ static inline int touch_up(grove_matcher_t *m, grove_vid_t v)
 
 /* ---- windows and picks ---------------------------------------------------- */
 
-/* The end of a window of d seconds from t, GROVE_TIME_MAX past the end of
- * time. */
-static inline int64_t window_end(int64_t t, int64_t d)
-{
-    return d >= GROVE_TIME_MAX - t ? GROVE_TIME_MAX : t + d;
-}
-
 /* Index of pick v in a job's picks (sorted by vertex id), or -1. */
 static inline long pick_index(const grove_job_t *j, grove_vid_t v)
 {

@@ -21,7 +21,7 @@ static int attempt(grove_matcher_t *m, const struct req *top, grove_vid_t root, 
 {
     grovep_match_new_generation(m);
     m->start = t;
-    m->end = window_end(t, d);
+    m->end = grove_time_end(t, d);
     if (!up(m, root))
         return 0; /* nothing below a root that is not up is available */
     /* what the root's aggregates already rule out (one more single-core
@@ -105,7 +105,7 @@ static int match_later(grove_matcher_t *m, struct matching *x)
     int found = 0;
     for (size_t i = 0; i < nt && found == 0; i++) {
         m->start = times[i];
-        m->end = window_end(times[i], x->d);
+        m->end = grove_time_end(times[i], x->d);
         if (!agg_fits(m, x->root, need))
             continue;
         found = grovep_match_attempt_x(m, x, times[i], x->d);
