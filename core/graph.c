@@ -498,11 +498,18 @@ fail:
     return NULL;
 }
 
+void grovep_holder_release(struct grovep_holder *h)
+{
+    if (h && --h->refs == 0)
+        free(h);
+}
+
 void grove_graph_destroy(grove_graph_t *g)
 {
     if (!g)
         return;
     int saved = errno;
+    grovep_holder_release(g->holder);
     grovep_agg_fini(g);
     grove_intern_destroy(g->strings);
     GROVEP_FREE_ALL(g->v, g->first_out, g->last_out, g->first_in, g->parent, g->next_type,
