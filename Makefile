@@ -28,9 +28,13 @@ ifneq ($(GROVE_STAGE),build)
 .PHONY: $(GOALS) deps clean
 .DEFAULT_GOAL := all
 
-# One recursive make for all the goals asked, after deps alone.
+# One recursive make for all the goals asked, after deps alone; it builds
+# on every processor unless -j was given (`make demo` on a fresh machine
+# should not compile one file at a time).
+JOBS := $(shell nproc 2>/dev/null || echo 2)
 $(firstword $(filter $(GOALS),$(or $(MAKECMDGOALS),all))): deps
-	@$(MAKE) GROVE_STAGE=build $(filter $(GOALS),$(or $(MAKECMDGOALS),all))
+	@$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(JOBS)) GROVE_STAGE=build \
+	  $(filter $(GOALS),$(or $(MAKECMDGOALS),all))
 $(wordlist 2,99,$(filter $(GOALS),$(or $(MAKECMDGOALS),all))): deps
 	@:
 
@@ -88,7 +92,7 @@ LDFLAGS_ALL := $(SAN_FLAGS) $(LDFLAGS)
 
 # ONLY="error idset ..." restricts the build to those modules (core/X.c
 # with the files of its group, core/X_*.c, as match.c and match_walk.c;
-# bindings/l_X.c, core/test/test_X.c, bench/bench_X.c): work on one part
+# bindings/l_X.c and l_X_*.c, core/test/test_X.c, bench/bench_X.c): work on one part
 # while another is half-written.
 ifeq ($(ONLY),)
 CORE_SRC := $(sort $(wildcard core/*.c))
@@ -97,7 +101,7 @@ TEST_SRC := $(sort $(wildcard core/test/test_*.c))
 BENCH_SRC := $(sort $(wildcard bench/*.c))
 else
 CORE_SRC := $(sort $(wildcard $(ONLY:%=core/%.c) $(ONLY:%=core/%_*.c)))
-BIND_L   := $(sort $(wildcard $(ONLY:%=bindings/l_%.c)))
+BIND_L   := $(sort $(wildcard $(ONLY:%=bindings/l_%.c) $(ONLY:%=bindings/l_%_*.c)))
 TEST_SRC := $(sort $(wildcard $(ONLY:%=core/test/test_%.c)))
 BENCH_SRC := $(sort $(wildcard $(ONLY:%=bench/bench_%.c)))
 endif
@@ -117,9 +121,31 @@ EXE    := $(BUILD)/grove
 .DELETE_ON_ERROR:
 FORCE:
 
-all: $(LIB) $(MODULE) $(EXE) $(TEST_BIN) $(BENCH_BIN)
+# The Flux scheduler module (bindings/flux/), built when pkg-config finds
+# flux-core and flux-schedutil: on its own search path, or under
+# FLUX_PREFIX (/opt/flux when that directory exists).  Not in sanitizer
+# builds: the broker that loads it is not instrumented.
+FLUX_PREFIX ?= $(wildcard /opt/flux)
+FLUX_PKG := PKG_CONFIG_PATH="$(if $(FLUX_PREFIX),$(FLUX_PREFIX)/lib/pkgconfig:)$$PKG_CONFIG_PATH" $(PKG_CONFIG)
+ifeq ($(SAN),)
+HAVE_FLUX := $(shell $(FLUX_PKG) --exists flux-core flux-schedutil 2>/dev/null && echo 1)
+endif
+FLUX_MOD := $(BUILD)/flux/sched-grove.so
+ifeq ($(HAVE_FLUX),1)
+FLUX_CFLAGS := $(patsubst -I%,-isystem %,$(shell $(FLUX_PKG) --cflags flux-core flux-schedutil))
+FLUX_LIBDIR := $(shell $(FLUX_PKG) --variable=libdir flux-core)
+FLUX_LIBS := $(shell $(FLUX_PKG) --libs flux-core flux-schedutil) -Wl,-rpath,$(FLUX_LIBDIR)
+FLUX_TARGET := $(FLUX_MOD) $(BUILD)/flux/sched-ceiling.so
+FLUX_MODDIR ?= $(shell $(FLUX_PKG) --variable=fluxmoddir flux-core)
+FLUX_PROBEDIR ?= $(shell $(FLUX_PKG) --variable=fluxdatadir flux-core)/modprobe/modprobe.d
+else
+FLUX_TARGET := flux-absent
+endif
 
--include $(CORE_OBJ:.o=.d) $(BIND_OBJ:.o=.d) $(BUILD)/bindings/main.d
+all: $(LIB) $(MODULE) $(EXE) $(TEST_BIN) $(BENCH_BIN) $(FLUX_TARGET)
+
+
+-include $(CORE_OBJ:.o=.d) $(BIND_OBJ:.o=.d) $(BUILD)/bindings/main.d $(BUILD)/flux/sched_grove.d
 
 $(BUILD)/core/%.o: core/%.c
 	@mkdir -p $(@D)
@@ -165,6 +191,24 @@ $(EXE): $(BUILD)/bindings/main.o $(BIND_OBJ) $(LIB)
 	$(CC) -o $@ $(BUILD)/bindings/main.o $(BIND_OBJ) $(LIB) $(LDFLAGS_ALL) \
 	  -Wl,-E $(LUA_LIBS) $(PKG_LIBS) -ledit -lm -ldl
 
+.PHONY: flux-absent
+flux-absent:
+	@echo "flux-core not found by pkg-config (set FLUX_PREFIX): sched-grove.so not built"
+
+$(BUILD)/flux/%.o: bindings/flux/%.c $(BUILD)/gen/modules.h $(API_H)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) $(LUA_CFLAGS) $(FLUX_CFLAGS) -I$(BUILD)/gen -Ibindings \
+	  -DGROVE_LUA_DIR='"$(LUA_LDIR)"' -MMD -MP -c $< -o $@
+
+# The do-nothing scheduler of the throughput benchmark (bench/flux/).
+$(BUILD)/flux/sched-ceiling.so: bench/flux/sched_ceiling.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(FLUX_CFLAGS) $(PKG_CFLAGS) -shared -o $@ $< $(LDFLAGS_ALL) $(FLUX_LIBS) $(PKG_LIBS)
+
+# The module carries grove.core and links liblua: the broker has no Lua.
+$(FLUX_MOD): $(BUILD)/flux/sched_grove.o $(BIND_OBJ) $(LIB)
+	$(CC) -shared -o $@ $^ $(LDFLAGS_ALL) $(FLUX_LIBS) $(LUA_LIBS) $(PKG_LIBS) -ledit -lm -ldl
+
 $(BUILD)/test/%: core/test/%.c $(wildcard core/test/*.h) $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) -Icore/test $< -o $@ $(LIB) \
@@ -193,7 +237,7 @@ valgrind:
 	@scripts/run-tests --build build-vg --mode valgrind
 
 lint:
-	$(LUACHECK) -q lua policies spec examples bench scripts/*.lua
+	$(LUACHECK) -q lua policies spec examples bench scripts/*.lua scripts/layers
 
 conformance: all
 	@scripts/run-tests --build $(BUILD) --mode plain --only conformance
@@ -228,6 +272,11 @@ install: all
 	-cp -R policies/. $(DESTDIR)$(DATADIR)/policies/ 2>/dev/null
 	-cp examples/*.lua $(DESTDIR)$(DATADIR)/examples/ 2>/dev/null
 	install -m 644 docs/api-src/*.luadoc $(DESTDIR)$(DATADIR)/api-src/
+ifeq ($(HAVE_FLUX),1)
+	install -d $(DESTDIR)$(FLUX_MODDIR) $(DESTDIR)$(FLUX_PROBEDIR)
+	install -m 755 $(FLUX_MOD) $(DESTDIR)$(FLUX_MODDIR)/sched-grove.so
+	install -m 644 bindings/flux/sched-grove.toml $(DESTDIR)$(FLUX_PROBEDIR)/sched-grove.toml
+endif
 	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCDIR@|$(INCDIR)|; s|@VERSION@|$(VERSION)|; s|@LIBS@|$(PKG_LIBS) -lm|' \
 	  scripts/grove.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/grove.pc
 

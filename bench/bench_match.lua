@@ -5,6 +5,10 @@
 --   build/grove bench/bench_match.lua [NODES...] [-p POLICY...] [-s STREAM...]
 --                                     [-n FILL] [-i]
 --
+-- A POLICY is a built-in's name (its C fast path against its twin in
+-- policies/) or FILE.lua=BUILTIN: the Lua policy in FILE (bench/policies/
+-- holds a few written the ways authors write them) against that C built-in.
+--
 -- Streams: (a) one whole node, exclusive; (b) one core; (c) 4 nodes, each
 -- with 2 sockets of 4 cores + 1 GPU; (d) the whole machine.  Fill the
 -- machine (or make FILL matches at most), then allocate-or-reserve 200
@@ -103,10 +107,11 @@ end
 local function side(nodes, policy, lua)
   local g = machine(nodes)
   local m = core.matcher(g)
+  local file, builtin = policy:match("^(.-%.lua)=(.+)$")
   if lua then
-    assert(m:set_policy(assert(grove.policy.load(policy))))
+    assert(m:set_policy(assert(grove.policy.load(file or policy))))
   else
-    assert(m:set_policy(policy))
+    assert(m:set_policy(builtin or policy))
   end
   return {g = g, m = m, lua = lua, fill = {}, resv = {}}
 end

@@ -33,6 +33,17 @@
 #include "modules.h"
 #undef GROVEL_MODULE
 
+/* Hand the log lines of policies that wait for the host's log function
+ * (core.set_log) to it, in L (l_log.c); a binding calls it when a call
+ * into a policy has returned.  Never raises. */
+void grovel_log_flush(lua_State *L);
+
+/* Around a call into core that may report progress (core/progress.h):
+ * enter notes L as the state a script's progress function runs in and
+ * returns the one noted before, which leave restores (l_progress.c). */
+lua_State *grovel_progress_enter(lua_State *L);
+void grovel_progress_leave(lua_State *prev);
+
 /* Push nil, msg, code and return 3 (for "return grovel_fail(...)"). */
 int grovel_fail(lua_State *L, const char *msg, const char *code);
 

@@ -3,7 +3,8 @@
  *
  *   core.edit.readline(prompt)     the line typed (no newline); nil at end of
  *                                  input (Ctrl-D); false when Ctrl-C
- *                                  abandoned the line
+ *                                  abandoned the line; Ctrl-L clears the
+ *                                  screen (whatever ~/.editrc binds)
  *   core.edit.add_history(line)    append a line to the history (Up recalls)
  *   core.edit.read_history(path)   true, or nil, message, code
  *   core.edit.write_history(path [, max])  write the history, keeping the
@@ -53,6 +54,8 @@ static char **cands;          /* the candidates of the current completion */
 static size_t ncands, candpos; /* how many, and the generator's position */
 static volatile sig_atomic_t interrupted;
 static lua_State *interrupt_L; /* the thread catch_interrupt(true) came from */
+static bool keys_bound;        /* our key bindings are made (after ~/.editrc) */
+static bool lib_ready;         /* a history call has initialized the library */
 
 static void free_cands(void)
 {
@@ -137,6 +140,17 @@ static int e_readline(lua_State *L)
     sigemptyset(&sa.sa_mask);
     interrupted = 0;
     rl_readline_name = "grove";
+    if (!keys_bound) {
+        /* Ctrl-L clears the screen in every keymap: ~/.editrc may choose
+         * vi bindings, whose insert mode would type ^L into the line.  (The
+         * library initializes itself, reading ~/.editrc, at the first
+         * history call; initializing it again would drop the history.) */
+        if (!lib_ready)
+            rl_initialize();
+        lib_ready = true;
+        rl_parse_and_bind("bind ^L ed-clear-screen");
+        keys_bound = true;
+    }
     sigaction(SIGINT, &sa, &old);
     completer_L = L;
     char *line = readline(prompt);
@@ -155,6 +169,7 @@ static int e_readline(lua_State *L)
 
 static int e_add_history(lua_State *L)
 {
+    lib_ready = true;
     add_history(luaL_checkstring(L, 1));
     return 0;
 }
@@ -173,6 +188,7 @@ static int e_read_history(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
     errno = 0;
+    lib_ready = true;
     return history_result(L, path, read_history(path), ENOENT);
 }
 

@@ -20,6 +20,7 @@
  *   g:vertices([spec])  g:edges([subsystem])   iterators
  *   g:roots([sub])  g:root([sub])  g:subsystems()
  *   g:count([type])  #g  g:edge_count()  g:bytes()  g:now()  g:set_now(t)
+ *   g:expiration()  g:set_expiration(t)   the matcher's horizon (0: none)
  *   g:aggregate([v])  g:copy([v])  g:duplicate()  g:merge(other [, path])
  *   g:unlink(v [, force])  g:extract{v...}  g:find(spec | fn [, start])
  *   g:walker{subsystem=, pre=, order=, post=, limit=}  (l_walker.c)
@@ -894,9 +895,9 @@ static int graph_count(lua_State *L)
     return 1;
 }
 
-enum { G_VERTEX_COUNT, G_EDGE_COUNT, G_BYTES, G_NOW };
+enum { G_VERTEX_COUNT, G_EDGE_COUNT, G_BYTES, G_NOW, G_EXPIRATION };
 
-/* #g, edge_count(), bytes(), now(): the arg says which (G_*). */
+/* #g, edge_count(), bytes(), now(), expiration(): the arg says which (G_*). */
 static int graph_number(lua_State *L)
 {
     grove_graph_t *g = grovel_check_graph(L, 1);
@@ -905,6 +906,7 @@ static int graph_number(lua_State *L)
     case G_VERTEX_COUNT: n = (int64_t)grove_graph_vertex_count(g); break;
     case G_EDGE_COUNT: n = (int64_t)grove_graph_edge_count(g); break;
     case G_BYTES: n = (int64_t)grove_graph_bytes(g); break;
+    case G_EXPIRATION: n = grove_graph_expiration(g); break;
     default: n = grove_graph_now(g); break;
     }
     lua_pushinteger(L, (lua_Integer)n);
@@ -917,6 +919,16 @@ static int graph_set_now(lua_State *L)
     lua_Integer t = luaL_checkinteger(L, 2);
     luaL_argcheck(L, t >= 0, 2, "time must be >= 0");
     grove_graph_set_now(g, t);
+    return 0;
+}
+
+/* g:set_expiration(t): the matcher's horizon, seconds (0: none). */
+static int graph_set_expiration(lua_State *L)
+{
+    grove_graph_t *g = grovel_check_graph(L, 1);
+    lua_Integer t = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, t >= 0, 2, "expiration must be >= 0 (0: none)");
+    grove_graph_set_expiration(g, t);
     return 0;
 }
 

@@ -35,7 +35,9 @@ static int l_jgf_decode(lua_State *L)
     const char *text = luaL_checklstring(L, 1, &len);
     const char *source = luaL_optstring(L, 2, NULL);
     grove_error_t err;
+    lua_State *prev = grovel_progress_enter(L);
     grove_graph_t *g = grove_jgf_read(text, len, source, &err);
+    grovel_progress_leave(prev);
     return grovel_return_graph(L, g, &err);
 }
 
@@ -43,7 +45,9 @@ static int l_jgf_load(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
     grove_error_t err;
+    lua_State *prev = grovel_progress_enter(L);
     grove_graph_t *g = grove_jgf_load(path, &err);
+    grovel_progress_leave(prev);
     return grovel_return_graph(L, g, &err);
 }
 
@@ -100,7 +104,9 @@ static int encode(lua_State *L, int gi, int oi)
         }
     }
     struct grovel_box *b = grovel_box_new(L, free);
+    lua_State *prev = grovel_progress_enter(L);
     b->p = vids ? grove_jgf_write_vertices(gr->g, vids, n, flags) : grove_jgf_write(gr->g, flags);
+    grovel_progress_leave(prev);
     if (!b->p)
         return grovel_fail_errno(L, errno, NULL);
     lua_pushstring(L, b->p);

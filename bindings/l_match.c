@@ -18,6 +18,11 @@
  *       (option picks = false: the table without its picks, for callers
  *       that read them in C, such as a writer; start and end: the window)
  *   m:set_policy(name | policy)  m:policy()  m:graph()
+ *   m:known_types()  the resource types a jobspec matched here may name (the
+ *       graph's and the standard ones); text and tables given to m:match
+ *       and m:fits_idle are read with this list, so a type no graph has
+ *       (fpga) is refused as it is read: nil, "PATH: unknown resource type
+ *       'fpga'", EINVAL
  *   m:prepare()  builds now what the first match would (true, or nil, msg,
  *       code)
  *   m:fits_idle(jobspec)  would it fit now if no job held anything, on the
@@ -191,11 +196,44 @@ static void push_job(lua_State *L, const grove_job_t *j, int graph_idx)
     lua_setfield(L, -2, "picks");
 }
 
+/* Push the resource types a jobspec matched on g may name: those of g's
+ * vertices and the standard ones.  A request for a gpu on a machine
+ * without one finds nothing (an xor_slot alternative skipped); a type no
+ * graph has is a mistake in the jobspec, refused as it is read. */
+static void push_known_types(lua_State *L, const grove_graph_t *g)
+{
+    static const char *const standard[] = {"slot", "xor_slot", "cluster", "rack", "node",
+                                           "socket", "core", "gpu", "ssd",
+                                           "storage_node", NULL};
+    lua_newtable(L);
+    lua_Integer n = 0;
+    for (int i = 0; standard[i]; i++) {
+        lua_pushstring(L, standard[i]);
+        lua_rawseti(L, -2, ++n);
+    }
+    const char *s;
+    for (grove_sym_t sym = 0; (s = grove_graph_str(g, sym)); sym++) {
+        if (grove_graph_count_type(g, sym) == 0)
+            continue;
+        lua_pushstring(L, s);
+        lua_rawseti(L, -2, ++n);
+    }
+}
+
+/* m:known_types() -> the list push_known_types makes, for readers of
+ * jobspecs (grove.query, grove.sim) */
+static int m_known_types(lua_State *L)
+{
+    push_known_types(L, grove_matcher_graph(grovel_check_matcher(L, 1)));
+    return 1;
+}
+
 /* The jobspec argument at idx: a jobspec userdata, or text or a table
- * converted through the module's jobspec_parse / jobspec_from_table (the
- * new userdata replaces the argument, so it lives until the call returns).
- * NULL with nil, message, code pushed when the text or table is not a valid
- * jobspec. */
+ * converted through the module's jobspec_parse / jobspec_from_table, with
+ * the resource types the matcher at 1 knows (the new userdata replaces
+ * the argument, so it lives until the call returns).  NULL with nil,
+ * message, code pushed when the text or table is not a valid jobspec or
+ * names a type unknown to the graph. */
 static const grove_jobspec_t *to_jobspec(lua_State *L, int idx)
 {
     int t = lua_type(L, idx);
@@ -207,7 +245,10 @@ static const grove_jobspec_t *to_jobspec(lua_State *L, int idx)
     if (lua_getfield(L, GROVEL_UPMODULE, fn) != LUA_TFUNCTION)
         luaL_error(L, "grove.core has no %s", fn);
     lua_pushvalue(L, idx);
-    lua_call(L, 1, 3);
+    lua_createtable(L, 0, 1);
+    push_known_types(L, grove_matcher_graph(grovel_check_matcher(L, 1)));
+    lua_setfield(L, -2, "types");
+    lua_call(L, 2, 3);
     if (lua_isnil(L, -3))
         return NULL;
     lua_pop(L, 2);
@@ -291,8 +332,10 @@ static int m_match(lua_State *L)
     int e = errno;
     gr->busy--;
     lm->running = false;
-    if (sandboxed)
+    if (sandboxed) {
         grovel_policy_end(L, p);
+        grovel_log_flush(L); /* the policy's log lines, to the host's function */
+    }
     if (rc < 0) {
         const char *msg = err.text[0] ? err.text : NULL;
         if (e == ECANCELED) {
@@ -384,7 +427,7 @@ static int m_rv1(lua_State *L)
     return 1;
 }
 
-/* m:jobs([picks]) -> the held jobs by id, with their picks unless picks
+/* m:jobs([picks]) -> the held jobs, an array in id order, with their picks unless picks
  * is false (then only their heads: what a listing needs). */
 static int m_jobs(lua_State *L)
 {

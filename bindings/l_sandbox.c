@@ -5,8 +5,8 @@
  * Each policy gets a Lua state of its own.  Its environment is built from
  * an allow-list: assert error ipairs next pairs pcall xpcall select
  * tonumber tostring type rawequal rawlen rawget rawset getmetatable
- * setmetatable _VERSION, and the state's own math, string (without dump),
- * table and utf8.  Reading an unknown global or writing any global raises;
+ * setmetatable _VERSION, log (l_log.c), and the state's own math, string
+ * (without dump), table and utf8.  Reading an unknown global or writing any global raises;
  * getmetatable sees only tables; setmetatable refuses __gc (a finalizer
  * would run at any time, outside every run); rawset refuses the
  * environment.
@@ -16,13 +16,11 @@
  * a clock check at large or every 256th allocation), a count hook every
  * GROVEL_SB_STEP instructions (budget and clock), the pattern functions
  * (string.find, match, gmatch and gsub are Grove's own bounded matcher,
- * core/pattern.c, which counts its steps against the budget), and a
- * wrapper around every library function whose work grows with its
- * arguments (table.concat, insert, move, remove, sort, unpack;
- * string.byte, char, format, lower, pack, rep, reverse, sub, unpack,
- * upper; utf8.char, codepoint, len, offset; tonumber, tostring), which
- * charges one instruction per 16 bytes of the strings and per element of
- * the tables it was given or returned, and reads the clock after the call.
+ * core/pattern.c, which counts its steps against the budget; gsub also
+ * pays for what its replacements write as it goes), and the library
+ * functions whose work grows with their arguments (l_sandbox_lib.c), each
+ * charged before it works for what its arguments say it will do, and the
+ * ones that loop run in pieces with the clock read between them.
  * pcall and xpcall rethrow these errors, and xpcall's message handler is
  * not called for them (it would run inside the count hook, where hooks are
  * off).
@@ -128,9 +126,13 @@ static void charge(lua_State *S, lua_Integer work)
     grovel_sandbox_t *sb = grovel_sandbox_of(S);
     if (!sb->running)
         return;
-    sb->used += work;
-    if (sb->used >= sb->budget && !sb->fatal)
-        sb->fatal = GROVEL_SB_BUDGET_OUT;
+    if (work >= sb->budget - sb->used) { /* saturates: work may be near 2^63 */
+        sb->used = sb->budget;
+        if (!sb->fatal)
+            sb->fatal = GROVEL_SB_BUDGET_OUT;
+    } else {
+        sb->used += work;
+    }
     if (sb->fatal || out_of_time(sb))
         grovel_sandbox_raise(S);
 }
@@ -181,6 +183,7 @@ void grovel_sandbox_start(grovel_sandbox_t *sb)
 void grovel_sandbox_stop(grovel_sandbox_t *sb)
 {
     sb->running = false;
+    grovel_log_run_end(sb);
 }
 
 const char *grovel_sandbox_limit_message(const grovel_sandbox_t *sb, int status,
@@ -356,49 +359,6 @@ static int env_newindex(lua_State *S)
     const char *k = lua_tostring(S, 2);
     return luaL_error(S, "assignment to global '%s' (a policy cannot write globals: use local)",
                       k ? k : luaL_typename(S, 2));
-}
-
-/* ---- metered library functions ---------------------------------------------------- */
-
-/* The work a value stands for: a string's bytes / 16, a table's length. */
-static lua_Integer work_of(lua_State *S, int i)
-{
-    switch (lua_type(S, i)) {
-    case LUA_TSTRING: return (lua_Integer)(lua_rawlen(S, i) / 16);
-    case LUA_TTABLE: return (lua_Integer)lua_rawlen(S, i);
-    default: return 0;
-    }
-}
-
-/* The library function in upvalue 1, charged for its arguments and
- * results, with the clock read after it. */
-static int metered(lua_State *S)
-{
-    int n = lua_gettop(S);
-    lua_Integer work = 1;
-    for (int i = 1; i <= n; i++)
-        work += work_of(S, i);
-    lua_pushvalue(S, lua_upvalueindex(1));
-    lua_insert(S, 1);
-    lua_call(S, n, LUA_MULTRET);
-    int r = lua_gettop(S);
-    for (int i = 1; i <= r && i <= 8; i++)
-        work += work_of(S, i);
-    charge(S, work);
-    return r;
-}
-
-/* Wrap the functions names (NULL-ended) of the library table on top. */
-static void meter(lua_State *S, const char *const *names)
-{
-    for (int i = 0; names[i]; i++) {
-        if (lua_getfield(S, -1, names[i]) != LUA_TFUNCTION) {
-            lua_pop(S, 1);
-            continue;
-        }
-        lua_pushcclosure(S, metered, 1);
-        lua_setfield(S, -2, names[i]);
-    }
 }
 
 /* ---- patterns -------------------------------------------------------------------- */
@@ -620,7 +580,7 @@ static int sb_gsub(lua_State *S)
     luaL_buffinit(S, &b);
     grove_pattern_t ps;
     pattern_init(S, &ps, src, ls, p, lp, true);
-    size_t pos = 0;
+    size_t pos = 0, charged = 0;
     lua_Integer n = 0;
     long long last = -1;
     while (n < max) {
@@ -631,6 +591,10 @@ static int sb_gsub(lua_State *S)
         if (rc == 1 && (long long)e != last) {
             n++;
             add_value(S, &b, &ps, pos, e, tr);
+            if (luaL_bufflen(&b) - charged >= 4096) { /* what replacements write */
+                charge(S, (lua_Integer)((luaL_bufflen(&b) - charged) / 16));
+                charged = luaL_bufflen(&b);
+            }
             pos = e;
             last = (long long)e;
         } else if (pos < ls) {
@@ -673,12 +637,6 @@ static int build(lua_State *S)
         {"find", sb_find}, {"match", sb_match}, {"gmatch", sb_gmatch}, {"gsub", sb_gsub},
         {NULL, NULL},
     };
-    static const char *const tmeter[] = {"concat", "insert", "move", "remove", "sort",
-                                         "unpack", NULL};
-    static const char *const smeter[] = {"byte", "char", "format", "lower", "pack", "rep",
-                                         "reverse", "sub", "unpack", "upper", NULL};
-    static const char *const umeter[] = {"char", "codepoint", "len", "offset", NULL};
-    static const char *const bmeter[] = {"tonumber", "tostring", NULL};
     lua_createtable(S, 0, 24);
     int env = lua_gettop(S);
     push_lib(S, LUA_GNAME, luaopen_base);
@@ -689,23 +647,26 @@ static int build(lua_State *S)
     lua_pop(S, 1);
     luaL_setfuncs(S, wrapped, 0);
     lua_pushvalue(S, env);
-    meter(S, bmeter);
+    grovel_sandbox_meter(S, "_G");
     lua_pop(S, 1);
     lua_pushliteral(S, LUA_VERSION);
     lua_setfield(S, env, "_VERSION");
     push_lib(S, LUA_MATHLIBNAME, luaopen_math);
     lua_setfield(S, env, "math");
     push_lib(S, LUA_TABLIBNAME, luaopen_table);
-    meter(S, tmeter);
+    grovel_sandbox_meter(S, "table");
     lua_setfield(S, env, "table");
     push_lib(S, LUA_UTF8LIBNAME, luaopen_utf8);
-    meter(S, umeter);
+    grovel_sandbox_meter(S, "utf8");
     lua_setfield(S, env, "utf8");
     push_lib(S, LUA_STRLIBNAME, luaopen_string); /* the state's own string metatable */
     lua_pushnil(S);
     lua_setfield(S, -2, "dump");
     luaL_setfuncs(S, patterns, 0);
-    meter(S, smeter);
+    grovel_sandbox_meter(S, "string");
+    lua_getfield(S, -1, "format"); /* log(level, fmt, ...): l_log.c */
+    lua_pushcclosure(S, grovel_log_lua, 1);
+    lua_setfield(S, env, "log");
     lua_setfield(S, env, "string");
     /* strict: unknown globals raise, writes raise */
     lua_createtable(S, 0, 3);
@@ -728,6 +689,8 @@ int grovel_sandbox_open(grovel_sandbox_t *sb, const char *chunk)
     sb->running = false;
     sb->fatal = GROVEL_SB_OK;
     sb->line = 0;
+    sb->logged = sb->dropped = 0;
+    sb->views = NULL;
     snprintf(sb->src, sizeof(sb->src), "%s", chunk);
     lua_State *S = lua_newstate(sb_alloc, sb);
     if (!S) {

@@ -14,6 +14,10 @@
  *   s:ids([t])     the waiting jobs' ids in queue order, into t (cleared
  *                  past the end) or a new table; and their count
  *   s:position(id) its 1-based place in the queue, or nil
+ *   s:next([id])   the id of the first waiting job, or of the one after
+ *                  waiting job id; nil at the end (or id not waiting).
+ *                  O(1) a step: a pass that looks at the head only costs
+ *                  what it looks at, not the queue's length
  *   s:version()    moves on every change of the queue's members or order
  *   s:length()     jobs waiting
  *   s:now()  s:set_now(t)
@@ -196,6 +200,23 @@ static int l_position(lua_State *L)
     size_t pos = grove_sched_position(check_sched(L), check_id(L, 2));
     if (pos)
         lua_pushinteger(L, (lua_Integer)pos);
+    else
+        lua_pushnil(L);
+    return 1;
+}
+
+static int l_next(lua_State *L)
+{
+    grove_sched_t *s = check_sched(L);
+    const grove_sched_job_t *j;
+    if (lua_isnoneornil(L, 2)) {
+        j = grove_sched_first(s);
+    } else {
+        j = grove_sched_job(s, check_id(L, 2));
+        j = j && j->state != GROVE_SCHED_RUNNING ? grove_sched_next(s, j) : NULL;
+    }
+    if (j)
+        lua_pushinteger(L, (lua_Integer)j->id);
     else
         lua_pushnil(L);
     return 1;

@@ -759,7 +759,7 @@ static int call_prepare(lua_State *S)
     return x->n + 1;
 }
 
-static int l_script_call(lua_State *L)
+static int script_call(lua_State *L)
 {
     struct xfer x;
     struct grovel_script *s = open_xfer(L, &x);
@@ -814,6 +814,15 @@ static int l_script_call(lua_State *L)
     lua_pushboolean(L, 1);
     lua_insert(L, -nres - 1);
     return nres + 1;
+}
+
+/* s:call(name, ...): the call, then the log lines it wrote to the host's
+ * log function (l_log.c), once the script's run is over. */
+static int l_script_call(lua_State *L)
+{
+    int n = script_call(L);
+    grovel_log_flush(L);
+    return n;
 }
 
 static int l_script_heap(lua_State *L)

@@ -25,18 +25,14 @@
 
 #include "lgraph.h"
 #include "lpolicy.h"
-
+#include "lsandbox.h"
 _Static_assert(sizeof(uintptr_t) >= 8, "a view packs an epoch and a vertex id in a pointer");
 
-static const char VIEWS_KEY = 'v'; /* registry key of the policy's view state */
 
 /* The view state of the sandbox S: set by grovel_views_open. */
 static struct grovel_views *views_of(lua_State *S)
 {
-    lua_rawgetp(S, LUA_REGISTRYINDEX, &VIEWS_KEY);
-    struct grovel_views *vs = lua_touserdata(S, -1);
-    lua_pop(S, 1);
-    return vs;
+    return grovel_sandbox_of(S)->views; /* no registry lookup: a method call reads it twice */
 }
 
 void grovel_push_view(lua_State *S, const struct grovel_views *vs, grove_vid_t v)
@@ -223,8 +219,7 @@ static const struct grovel_vclass view_class = {
 
 void grovel_views_open(lua_State *S, struct grovel_views *vs)
 {
-    lua_pushlightuserdata(S, vs);
-    lua_rawsetp(S, LUA_REGISTRYINDEX, &VIEWS_KEY);
+    grovel_sandbox_of(S)->views = vs;
     lua_newtable(S); /* what grovel_class_open takes as the module table */
     grovel_vclass_open(S, &view_class, api_grove_policy_vertex);
     luaL_getmetatable(S, GROVEL_PVERTEX);

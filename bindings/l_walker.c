@@ -23,6 +23,7 @@
  * class itself and the vertex methods live in l_graph.c and l_vertex.c.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -408,11 +409,58 @@ static void free_ptr(void *p)
 /* g:find(spec | function(v) -> bool [, start]) -> array of vertices: the
  * matches in start's containment subtree, their descendants and their
  * ancestors up to the root, in id order. */
+/* g:find(PATTERN): the vertices whose containment path ends in PATTERN,
+ * a glob (fnmatch: * and ? stay inside one component, [...] a set),
+ * compared with as many trailing components of the path as it has
+ * ("node5": a name; "rack0/" then "*": the children of every rack0); a pattern
+ * starting with / is compared with the whole path.  Only the matches, in
+ * id order: no ancestors, no descendants. */
+static int find_glob(lua_State *L, struct grovel_graph *gr, const char *pat)
+{
+    int parts = 1;
+    for (const char *p = pat; *p; p++)
+        parts += *p == '/';
+    bool whole = pat[0] == '/';
+    grove_sym_t sub = grove_graph_sym_lookup(gr->g, GROVE_CONTAINMENT);
+    size_t slots = grove_graph_vertex_slots(gr->g);
+    size_t cap = 256;
+    char *buf = lua_newuserdatauv(L, cap, 0); /* the path; garbage when done */
+    int bufidx = lua_gettop(L);
+    lua_newtable(L);
+    lua_Integer n = 0;
+    for (grove_vid_t v = 0; v < (grove_vid_t)slots; v++) {
+        if (!grove_graph_has_vertex(gr->g, v))
+            continue;
+        int len = grove_vertex_path(gr->g, v, sub, buf, cap);
+        if (len < 0)
+            continue; /* not in containment */
+        if ((size_t)len >= cap) {
+            cap = (size_t)len + 1;
+            buf = lua_newuserdatauv(L, cap, 0);
+            lua_replace(L, bufidx);
+            grove_vertex_path(gr->g, v, sub, buf, cap);
+        }
+        const char *tail = buf + len;
+        for (int k = 0; k < parts && tail > buf; k++)
+            while (--tail > buf && *tail != '/')
+                ;
+        if (!whole && *tail == '/')
+            tail++;
+        if (fnmatch(pat, whole ? buf : tail, FNM_PATHNAME) == 0) {
+            grovel_push_vertex(L, 1, v);
+            lua_rawseti(L, -2, ++n);
+        }
+    }
+    return 1;
+}
+
 static int graph_find(lua_State *L)
 {
     struct grovel_graph *gr = grovel_check_graph_ud(L, 1);
+    if (lua_type(L, 2) == LUA_TSTRING && lua_isnoneornil(L, 3))
+        return find_glob(L, gr, lua_tostring(L, 2));
     bool lua_pred = lua_isfunction(L, 2);
-    luaL_argexpected(L, lua_pred || lua_istable(L, 2), 2, "table or function");
+    luaL_argexpected(L, lua_pred || lua_istable(L, 2), 2, "string, table or function");
     lua_settop(L, 3);
     struct grovel_spec *spec = NULL;
     if (!lua_pred) {

@@ -1,6 +1,7 @@
 /* lpolicy.h: what the matcher binding (l_match.c) needs from the Lua policy
- * binding (l_policy.c), and what that file shares with its vertex views
- * (l_view.c).  Nothing here is used outside bindings/.
+ * binding (l_policy.c, l_policy_dispatch.c, l_policy_views.c), and what
+ * those files share with the vertex views (l_view.c).  Nothing here is
+ * used outside bindings/.
  *
  * A Lua policy is a userdata holding a grove_policy_t whose hooks are
  * trampolines (or declarative C code) and whose arg is the policy itself,

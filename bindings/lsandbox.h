@@ -17,13 +17,14 @@
  *            collection);
  *   budget   instructions per run (a count hook every GROVEL_SB_STEP
  *            instructions); library calls whose work grows with their
- *            arguments are charged for it, and pattern matching counts its
- *            own steps;
+ *            arguments are charged for it before they work
+ *            (l_sandbox_lib.c), and pattern matching counts its own steps;
  *   time     wall-clock seconds per run spent in the policy's code (from
  *            the start to the end of each call into the sandbox; the
  *            matcher's own work between hook calls is not counted),
- *            checked by the count hook, by the pattern matcher, after
- *            every metered library call and at every large allocation.
+ *            checked by the count hook, by the pattern matcher, at every
+ *            metered library call and every GROVEL_SB_PIECE elements of
+ *            the ones that loop, and at every large allocation.
  * A run is one match (or the loading of the policy's chunk).  pcall and
  * xpcall cannot catch the errors these limits raise, and an xpcall message
  * handler is not run for them.
@@ -48,6 +49,7 @@
 #define GROVEL_SB_MEMORY (64 * 1024 * 1024) /* default bytes a policy may hold */
 #define GROVEL_SB_TIME 1.0              /* default seconds per run */
 #define GROVEL_SB_STEP 1000             /* instructions between two checks */
+#define GROVEL_SB_PIECE 4096            /* elements a library call visits between two clock reads */
 
 /* Why a run was stopped by a limit. */
 enum grovel_sb_fatal { GROVEL_SB_OK, GROVEL_SB_BUDGET_OUT, GROVEL_SB_MEMORY_OUT, GROVEL_SB_TIME_OUT };
@@ -69,7 +71,21 @@ typedef struct grovel_sandbox {
     int fatal;            /* enum grovel_sb_fatal */
     char src[LUA_IDSIZE]; /* where the policy's code was last seen running */
     int line;
+    unsigned logged;      /* log messages kept in this run (l_log.c) */
+    unsigned dropped;     /* log messages past GROVEL_LOG_RUN in this run */
+    void *views;          /* a policy's vertex views (l_view.c), or NULL */
 } grovel_sandbox_t;
+
+#define GROVEL_LOG_RUN 100   /* log messages a run keeps */
+#define GROVEL_LOG_LEN 1024  /* bytes of one log message kept */
+
+/* log(level, fmt, ...) in a sandbox (l_log.c): a C closure whose upvalue
+ * is the sandbox's string.format. */
+int grovel_log_lua(lua_State *S);
+
+/* At the end of a run: report the messages the run dropped, and start the
+ * count anew (l_log.c).  Never raises. */
+void grovel_log_run_end(grovel_sandbox_t *sb);
 
 /* Create the sandbox's state and environment (sb's limits must be set;
  * chunk names the policy in messages until its code has run).  0, or -1
@@ -98,6 +114,11 @@ void grovel_sandbox_resume(grovel_sandbox_t *sb, bool was);
  * instructions to the run, and raise the limit's error when a limit is past
  * (also when one was already past). */
 void grovel_sandbox_charge(lua_State *S, lua_Integer work);
+
+/* Replace the functions of the library table on top of S whose work grows
+ * with their arguments by metered ones (l_sandbox_lib.c); lib is its name
+ * ("_G" for the environment's base functions, "table", "string", "utf8"). */
+void grovel_sandbox_meter(lua_State *S, const char *lib);
 
 /* Raise the error of the limit that stopped the run (sb->fatal set) on S. */
 int grovel_sandbox_raise(lua_State *S);

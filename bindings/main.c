@@ -198,7 +198,11 @@ int main(int argc, char **argv)
     if (argc < 2)
         rc = run_command(L, "grove.repl", argv, argc, 1);
     else if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-        usage(stdout);
+        /* the same text as `grove help` */
+        if (has_module(L, "grove.cmd.help"))
+            rc = run_command(L, "grove.cmd.help", argv, 2, 2);
+        else
+            usage(stdout);
     } else if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
         printf("grove %s (%s)\n", GROVE_VERSION, LUA_RELEASE);
     } else if ((!strcmp(argv[1], "-e") || !strcmp(argv[1], "run")) && asks_help(argc, argv)) {

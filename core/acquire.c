@@ -279,6 +279,15 @@ int grove_acquire_jobs_on(const grove_acquire_t *a, const grove_idset_t *targets
     return 0;
 }
 
+/* The graph's expiration, the matcher's horizon, follows the resource
+ * set's (whole seconds: a window ending within the last fraction would
+ * end past it; 0 none). */
+static void set_horizon(grove_acquire_t *a)
+{
+    double e = a->expiration;
+    grove_graph_set_expiration(a->g, e > 0 && e < 9.0e18 ? (int64_t)floor(e) : 0);
+}
+
 /* Is job id reserved (starts later) rather than allocated? */
 static bool job_reserved(const grove_acquire_t *a, grove_jobid_t id, const grove_idset_t *t)
 {
@@ -1379,8 +1388,10 @@ static int commit(grove_acquire_t *a, struct plan *p, json_t *ev, grove_error_t 
         a->started = true;
         a->reacquire = false;
     }
-    if (p->set_exp)
+    if (p->set_exp) {
         a->expiration = p->exp;
+        set_horizon(a);
+    }
     if (p->add)
         grove_idset_add(p->touched, p->add);
     write_status(a, p->touched);
@@ -1774,7 +1785,7 @@ int grove_acquire_from_json(grove_acquire_t *a, const json_t *st, grove_error_t 
     a->proto = (grove_acquire_protocol_t)pr;
     a->started = json_is_true(started);
     a->reacquire = reacq && json_is_true(reacq);
-    a->expiration = json_number_value(exp);
+    a->expiration = json_number_value(exp); /* the graph keeps its own, saved with it */
     rc = 0;
 out:
     for (int i = 0; i < GROVE_TARGETS_COUNT; i++)

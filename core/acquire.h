@@ -209,7 +209,11 @@ grove_acquire_protocol_t grove_acquire_protocol(const grove_acquire_t *a);
 const char *grove_acquire_group(const grove_acquire_t *a);
 /* True once a first response was applied (and not disconnected since). */
 bool grove_acquire_started(const grove_acquire_t *a);
-/* The expiration of the resource set (seconds since the epoch; 0 unset). */
+/* The expiration of the resource set (seconds since the epoch; 0 unset).
+ * Each response that sets it (the first response's R, an `expiration`
+ * update) also sets the graph's expiration, the matcher's horizon
+ * (grove_graph_set_expiration), rounded down; a restored state leaves the
+ * graph's as it was saved with the graph. */
 double grove_acquire_expiration(const grove_acquire_t *a);
 /* The text of the error response that ended the stream, or NULL. */
 const char *grove_acquire_failure(const grove_acquire_t *a);

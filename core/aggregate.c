@@ -26,9 +26,14 @@
  * Configuration follows the HL:LL syntax: "ALL:core,ALL:node,rack:gpu"
  * (HL a type or ALL, LL a type).
  *
- * This file must not hold the allocation records themselves (pool.c) or the
- * matcher's use of the aggregates (match_walk.c): it only keeps derived
- * counts in step with the records.
+ * Whether a pool is held exclusively during a window is answered here too
+ * (grovep_excl_any, grovep_excl_record), from its planner and its records.
+ *
+ * This file must not hold the allocation records themselves (pool.c, the
+ * floor above, which tells this file of every record it adds or removes)
+ * or the matcher's use of the aggregates (match_walk.c): it only keeps
+ * derived counts in step with the records, reading them from the graph's
+ * arrays, and never calls pool.c.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -435,6 +440,35 @@ int64_t grovep_pool_peak(const grove_graph_t *g, grove_vid_t v, int64_t start, i
     if (avail < 0)
         return -1;
     return grove_planner_total(p) - avail;
+}
+
+uint32_t grovep_excl_record(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end,
+                            bool any_job, grove_jobid_t except)
+{
+    if (!(g->v[v].flags & GROVEP_V_EXCL))
+        return GROVEP_NONE;
+    /* a pool whose planner shows no use in the window has no record there */
+    if (grovep_pool_peak(g, v, start, end) == 0)
+        return GROVEP_NONE;
+    for (uint32_t i = g->v[v].recs; i != GROVEP_NONE; i = g->recs[i].next) {
+        const grovep_rec_t *r = &g->recs[i];
+        if (r->excl && r->start < end && start < r->end && (any_job || r->job != except))
+            return i;
+    }
+    return GROVEP_NONE;
+}
+
+bool grovep_excl_any(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end)
+{
+    if (!(g->v[v].flags & GROVEP_V_EXCL))
+        return false;
+    /* a unit pool: every record takes all of it, so use means exclusive use */
+    if (g->v[v].size == 1) {
+        int64_t peak = grovep_pool_peak(g, v, start, end);
+        if (peak >= 0)
+            return peak > 0;
+    }
+    return grovep_excl_record(g, v, start, end, true, 0) != GROVEP_NONE;
 }
 
 /* ---- aggregates ----------------------------------------------------------------- */
@@ -1178,30 +1212,4 @@ int64_t grove_vertex_aggregate_avail(const grove_graph_t *g, grove_vid_t v, cons
     int64_t out[GROVEP_MAX_LOW];
     grovep_agg_avail(g, a, start, end, out);
     return out[i];
-}
-
-/* ---- a subtree's free units during a window ------------------------------ */
-
-int grove_vertex_aggregate_window(const grove_graph_t *g, grove_vid_t v, int64_t start,
-                                  int64_t end, grove_window_f cb, void *arg)
-{
-    if (!grovep_alive(g, v) || end <= start || !cb) {
-        errno = EINVAL;
-        return -1;
-    }
-    if (g->agg_dirty && grovep_agg_refresh((grove_graph_t *)(uintptr_t)g) < 0)
-        return -1; /* a cache: refreshing it does not change what the graph holds */
-    /* a subtree below a vertex that is down or held whole is not free */
-    for (grove_vid_t p = g->parent[v]; p != GROVEP_NONE; p = g->parent[p])
-        if (g->v[p].status != GROVE_STATUS_UP || grovep_excl_any(g, p, start, end))
-            return 0;
-    const grovep_agg_t *a = grovep_agg_of(g, v);
-    if (!a)
-        return grovep_count_available(g, v, start, end, cb, arg);
-    int64_t out[GROVEP_MAX_LOW];
-    grovep_agg_avail(g, a, start, end, out);
-    for (size_t i = 0; i < g->nlow; i++)
-        if ((a->mask & (1u << i)) && out[i] > 0)
-            cb(grove_intern_str(g->strings, g->agg_low[i]), out[i], arg);
-    return 0;
 }

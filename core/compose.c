@@ -86,8 +86,13 @@ fail:
 
 /* Copy the edges of src whose two ends are mapped (map[v] != NONE), in edge
  * order, keeping subsystem, relationship and direction. */
+/* Copy src's live edges between mapped vertices into dst.  With
+ * skip_existing, an edge dst already has is not added again; fresh (or
+ * NULL) marks the vertices of src new to dst, whose edges cannot be there
+ * yet: only an edge between two vertices dst had is looked for (a root
+ * with 16,384 children would otherwise scan its child list per child). */
 static int copy_edges(grove_graph_t *dst, const grove_graph_t *src, const grove_vid_t *map,
-                      bool skip_existing, grove_error_t *err)
+                      bool skip_existing, const uint8_t *fresh, grove_error_t *err)
 {
     for (grove_eid_t e = 0; e < src->ne; e++) {
         const grovep_edge_t *ed = &src->e[e];
@@ -99,7 +104,7 @@ static int copy_edges(grove_graph_t *dst, const grove_graph_t *src, const grove_
         const char *sub = grove_intern_str(src->strings, src->subsys[ed->sub]);
         const char *rel = grove_intern_str(src->strings, src->rels[ed->rel]);
         bool up = ed->flags & GROVEP_E_UP;
-        if (skip_existing) {
+        if (skip_existing && !(fresh && (fresh[ed->src] || fresh[ed->dst]))) {
             int di = grovep_subsys_find(dst, grove_intern_lookup(dst->strings, sub));
             grove_sym_t rs = grove_intern_lookup(dst->strings, rel);
             bool exists = false;
@@ -126,6 +131,7 @@ static grove_graph_t *build_from(const grove_graph_t *g, const uint8_t *keep,
     if (!n || !map)
         goto fail;
     n->now = g->now;
+    n->expiration = g->expiration;
     if (grove_graph_set_aggregates(n, g->agg_spec, NULL) < 0)
         goto fail;
     for (grove_vid_t v = 0; v < g->nv; v++) {
@@ -136,7 +142,7 @@ static grove_graph_t *build_from(const grove_graph_t *g, const uint8_t *keep,
         if (map[v] == GROVE_VID_NONE)
             goto fail;
     }
-    if (copy_edges(n, g, map, false, NULL) < 0)
+    if (copy_edges(n, g, map, false, NULL, NULL) < 0)
         goto fail;
     if (with_records && (grovep_planners_rebuild(n) < 0 || grovep_shared_reindex(n) < 0))
         goto fail;
@@ -357,7 +363,7 @@ long grove_graph_merge(grove_graph_t *g, const grove_graph_t *src, const char *a
     if (at && fresh[sroot]
         && grove_graph_add_child(g, atv, map[sroot], GROVE_CONTAINMENT, err) < 0)
         goto fail;
-    if (copy_edges(g, src, map, true, err) < 0)
+    if (copy_edges(g, src, map, true, fresh, err) < 0)
         goto fail;
     free(map);
     free(fresh);

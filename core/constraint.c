@@ -30,7 +30,8 @@
 #include "hostlist.h"
 #include "idset.h"
 #include "jobspec.h"
-#include "jobspec_private.h"
+#include "constraint_private.h"
+#include "doc_private.h"
 #include "util.h"
 
 typedef enum { C_TRUE, C_PROPS, C_HOSTLIST, C_RANKS, C_AND, C_OR, C_NOT } ckind_t;

@@ -14,12 +14,11 @@
  *
  * This file must not hold pool data (properties, tags, records: pool.c),
  * availability over time (aggregate.c), walks (walker.c) or the readers and
- * writers of graph formats.
+ * writers of graph formats, and never calls those floors above it: it
+ * makes, frees and copies the bare graph, and graph_life.c starts and ends
+ * the aggregates and the record index beside it (docs/architecture.md).
  */
 #include <errno.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -413,7 +412,10 @@ int grove_status_parse(const char *s)
 
 /* ---- life --------------------------------------------------------------- */
 
-grove_graph_t *grove_graph_create(void)
+/* The bare graph's life: graph_life.c starts, ends and copies a graph with
+ * the floors above kept beside it (aggregates, the pools' records). */
+
+grove_graph_t *grovep_graph_new(void)
 {
     grove_graph_t *g = grovep_zalloc(sizeof(*g));
     if (!g)
@@ -427,8 +429,6 @@ grove_graph_t *grove_graph_create(void)
     if (g->sym_in == GROVE_SYM_NONE)
         goto fail;
     g->containment = 0xff;
-    if (grovep_agg_init(g) < 0)
-        goto fail;
     g->kv_free = GROVEP_NONE;
     g->rec_free = GROVEP_NONE;
     if (!(g->uuidx = calloc(1, sizeof(*g->uuidx))))
@@ -446,7 +446,7 @@ grove_graph_t *grove_graph_create(void)
     g->uuidx->key[1] = rng_next(rng);
     return g;
 fail:
-    grove_graph_destroy(g);
+    grovep_graph_free(g);
     errno = ENOMEM;
     return NULL;
 }
@@ -504,20 +504,18 @@ void grovep_holder_release(struct grovep_holder *h)
         free(h);
 }
 
-void grove_graph_destroy(grove_graph_t *g)
+void grovep_graph_free(grove_graph_t *g)
 {
     if (!g)
         return;
     int saved = errno;
     grovep_holder_release(g->holder);
-    grovep_agg_fini(g);
     grove_intern_destroy(g->strings);
     GROVEP_FREE_ALL(g->v, g->first_out, g->last_out, g->first_in, g->parent, g->next_type,
                     g->next_name, g->next_rank, g->e, g->tk_off, g->tk_kid, g->kv, g->recs,
                     g->by_type, g->by_name);
     map_free(&g->by_rank);
     uuid_index_free(g->uuidx);
-    grovep_rec_index_free(g);
     free(g);
     errno = saved;
 }
@@ -575,6 +573,18 @@ int grove_graph_set_now(grove_graph_t *g, int64_t now)
         return -1;
     }
     g->now = now;
+    return 0;
+}
+
+GROVEP_GETTER(int64_t, grove_graph_expiration, grove_graph_t, expiration)
+
+int grove_graph_set_expiration(grove_graph_t *g, int64_t t)
+{
+    if (!g || t < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    g->expiration = t;
     return 0;
 }
 
@@ -1607,12 +1617,21 @@ static int copy_grown(void **dst, size_t *cap, const void *src, size_t n, size_t
     return 0;
 }
 
-grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
+grove_graph_t *grovep_graph_copy(const grove_graph_t *g)
 {
     grove_graph_t *c = grovep_zalloc(sizeof(*c));
     if (!c)
         return NULL;
     *c = *g;
+    /* the copy holds no matcher's jobs, but their records: a matcher on
+     * it numbers its jobs after them */
+    c->holder = NULL;
+    if (g->holder && !(c->holder = calloc(1, sizeof(*c->holder)))) {
+        free(c);
+        return NULL;
+    }
+    if (g->holder)
+        *c->holder = (struct grovep_holder){.refs = 1, .next_id = g->holder->next_id};
     c->strings = NULL;
     c->v = NULL;
     c->first_out = c->last_out = c->first_in = c->parent = NULL;
@@ -1639,7 +1658,7 @@ grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
     memset(&c->planner_of, 0, sizeof(c->planner_of));
     c->rec_ends = NULL;
     c->nrec_ends = c->rec_endcap = 0;
-    if (!c->uuidx || !(c->agg_spec = strdup(g->agg_spec)))
+    if (!c->uuidx)
         goto fail;
     memcpy(c->uuidx->key, g->uuidx->key, sizeof(c->uuidx->key));
     memcpy(c->uuidx->rng, g->uuidx->rng, sizeof(c->uuidx->rng));
@@ -1680,20 +1699,31 @@ grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
             goto fail;
         memcpy(c->uuidx->u, g->uuidx->u, g->nv * sizeof(*c->uuidx->u));
     }
-    if (grovep_planners_rebuild(c) < 0 || grovep_shared_reindex(c) < 0)
-        goto fail;
     return c;
 fail:
-    grove_graph_destroy(c);
+    grovep_graph_free(c);
     errno = ENOMEM;
     return NULL;
 }
 
-/* kv and record pools ----------------------------------------------------- */
+int grovep_vstack_room(grove_vid_t **stack, size_t *cap, size_t n, grove_vid_t *buf)
+{
+    if (n < *cap)
+        return 0;
+    grove_vid_t *bigger = malloc(2 * *cap * sizeof(*bigger));
+    if (!bigger) {
+        errno = ENOMEM;
+        return -1;
+    }
+    memcpy(bigger, *stack, n * sizeof(*bigger));
+    if (*stack != buf)
+        free(*stack);
+    *stack = bigger;
+    *cap *= 2;
+    return 0;
+}
 
-/* Records held at once, at the least, before the last one's release asks
- * the allocator to return free pages (see grovep_rec_release). */
-#define GROVEP_TRIM_RECORDS 4096
+/* kv and record pools ----------------------------------------------------- */
 
 /* A slot of the array *arr (*n elements of elem bytes, capacity *cap):
  * the head of the free list *head, threaded through the uint32_t at
@@ -1742,26 +1772,17 @@ void grovep_rec_release(grove_graph_t *g, uint32_t i)
     g->recs[i].next = g->rec_free;
     g->rec_free = i;
     if (--g->nrec_live == 0) {
-        /* every job is gone: the memory of their records comes back */
-        bool many = g->reccap >= GROVEP_TRIM_RECORDS;
+        /* every job is gone: the memory of their records comes back to
+         * the allocator.  Not to the system: that walk of the heap
+         * (malloc_trim) is for the caller's quiet points, such as the end
+         * of a simulation or of a session's burst of jobs
+         * (core.trim_memory); here it would run each time a machine
+         * empties, which a lightly loaded simulation does thousands of
+         * times (a third of its CPU went to the kernel). */
         free(g->recs);
         g->recs = NULL;
         g->nrec = g->reccap = 0;
         g->rec_free = GROVEP_NONE;
-#ifdef __GLIBC__
-        /* and to the system: the allocator keeps the pages of the freed
-         * planner nodes, spans and records otherwise, when they share
-         * pages with memory still in use.  Here, with no job left, is a
-         * quiet point; only after many records (the array grew to
-         * GROVEP_TRIM_RECORDS, some 800 one-core jobs), so that one job at
-         * a time does not pay for it (the last cancel, trim included,
-         * takes 0.2 ms after 1,000 one-core jobs and 13 ms after 100,000,
-         * a 290 MB heap, at 16,384 nodes: bench_memory timed) */
-        if (many)
-            malloc_trim(0);
-#else
-        (void)many;
-#endif
     }
 }
 

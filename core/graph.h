@@ -144,6 +144,13 @@ size_t grove_graph_bytes(const grove_graph_t *g);
 int64_t grove_graph_now(const grove_graph_t *g);
 int grove_graph_set_now(grove_graph_t *g, int64_t now);
 
+/* The expiration of the resource set the graph holds (RFC 20 R's
+ * `expiration`, RFC 28 updates), seconds, 0 none: the matcher's horizon.
+ * No match in any mode places a job whose window ends past it (see
+ * match.h).  Set returns 0, or -1 with EINVAL (negative). */
+int64_t grove_graph_expiration(const grove_graph_t *g);
+int grove_graph_set_expiration(grove_graph_t *g, int64_t t);
+
 /* ---- vertices -------------------------------------------------------- */
 
 typedef struct grove_vertex_info {

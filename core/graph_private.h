@@ -1,5 +1,6 @@
 /* graph_private.h: the layout of grove_graph_t, shared by graph.c (vertices,
- * edges, indexes), pool.c (pool data and allocation records), walker.c
+ * edges, indexes), aggregate.c (availability over time), pool.c (pool data
+ * and allocation records), graph_life.c (the graph's life), walker.c
  * (traversal, aggregate, find) and compose.c (copy, duplicate, merge,
  * unlink, extract), and by readers/writers in core/ that need speed.
  * Nothing here is public API.
@@ -168,8 +169,9 @@ struct grovep_holder {
     unsigned refs;    /* the graph's and the matcher's */
     bool alive;       /* the matcher is not destroyed */
     size_t njobs;     /* the jobs it holds */
-    uint64_t next_id; /* once dead: its next job id, where the next
-                       * holder's ids start (its records may remain) */
+    uint64_t next_id; /* its next job id once it has kept one: where the
+                       * next holder's ids start after it is destroyed (its
+                       * records may remain), and a copy's */
 };
 
 /* Drop one reference to h (NULL: nothing). */
@@ -255,6 +257,7 @@ struct grove_graph {
     size_t nrec_ends, rec_endcap;
 
     int64_t now;     /* simulated current time */
+    int64_t expiration; /* the horizon: no job's window ends past it; 0 none */
 };
 
 /* The children of every vertex in containment's tree (an edge of
@@ -289,8 +292,6 @@ grove_eid_t grovep_add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
  * of top, top included) and the annotations they put above top. */
 void grovep_release_subtree(grove_graph_t *g, const grove_vid_t *vs, size_t n, grove_vid_t top);
 
-/* An exclusive ALLOC record of any job on v overlapping [start, end)? */
-bool grovep_excl_any(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end);
 /* Rebuild the record index from the lists (after copying records). */
 int grovep_shared_reindex(grove_graph_t *g);
 /* Free the record index. */
@@ -335,7 +336,17 @@ int64_t grovep_own_available(const grove_graph_t *g, grove_vid_t v, int64_t star
 /* Mark v dead and drop it from the indexes (its edges must be gone). */
 void grovep_vertex_kill(grove_graph_t *g, grove_vid_t v);
 
-/* Deep copy of every array (grove_graph_duplicate). */
+/* The bare graph (graph.c): made with no aggregates and no record index,
+ * freed without looking at them, copied array by array with the derived
+ * state of the floors above left empty.  graph_life.c adds those floors. */
+grove_graph_t *grovep_graph_new(void);
+void grovep_graph_free(grove_graph_t *g);
+grove_graph_t *grovep_graph_copy(const grove_graph_t *g);
+
+/* ---- graph_life.c ---- */
+
+/* Deep copy of every array, aggregates and pool planners rebuilt from the
+ * records (grove_graph_duplicate). */
 grove_graph_t *grovep_graph_clone(const grove_graph_t *g);
 
 
@@ -361,6 +372,12 @@ int grovep_planners_rebuild(grove_graph_t *g);
  * changed) / remove. */
 int grovep_pool_add(grove_graph_t *g, grove_vid_t v, uint32_t ri);
 void grovep_pool_remove(grove_graph_t *g, grove_vid_t v, uint32_t ri);
+/* An exclusive ALLOC record of any job on v overlapping [start, end)? */
+bool grovep_excl_any(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end);
+/* An ALLOC record on v held exclusively during [start, end) by a job other
+ * than `except` (any job with any_job): the record's index or GROVEP_NONE. */
+uint32_t grovep_excl_record(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end,
+                            bool any_job, grove_jobid_t except);
 /* The position in g->rec_ends of the first instant after t. */
 size_t grovep_rec_ends_after(const grove_graph_t *g, int64_t t);
 /* Aggregates for n new records of one job and window (vs[k] holds

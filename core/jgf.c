@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "progress.h"
 #include "error_private.h"
 #include "limit.h"
 #include "graph_private.h"
@@ -158,8 +159,8 @@ typedef struct reader {
     grove_limits_t lim; /* read once per document */
 
     size_t nnodes, nedges;
-    bool have_nodes, have_graph, have_now;
-    int64_t now;
+    bool have_nodes, have_graph, have_now, have_exp;
+    int64_t now, exp;
 } reader_t;
 
 /* Check an accessor's result: on 0 report the type error at the place. */
@@ -824,10 +825,21 @@ static int elem_done(reader_t *r, size_t mark, size_t *count, int rc)
     return rc;
 }
 
+/* Progress of a read: bytes of the text read, or elements of a decoded
+ * document (total unknown). */
+static void read_progress(grovep_json_t *js, size_t i)
+{
+    if (js->json)
+        GROVE_PROGRESS("reading JGF", i, i, 0);
+    else
+        GROVE_PROGRESS("reading JGF", i, grovep_json_pos(js), js->len);
+}
+
 static int node_elem(grovep_json_t *js, size_t i, const grovep_jval_t *v, void *arg)
 {
     reader_t *r = reader_of(js);
     (void)arg;
+    read_progress(js, i);
     size_t mark = r->js.sc.len;
     nrec_t n = {.idx = i,
                 .pos = grovep_json_pos(js),
@@ -1060,6 +1072,7 @@ static int edge_elem(grovep_json_t *js, size_t i, const grovep_jval_t *v, void *
 {
     reader_t *r = reader_of(js);
     (void)arg;
+    read_progress(js, i);
     size_t mark = r->js.sc.len;
     erec_t e = {.idx = i,
                 .pos = grovep_json_pos(js),
@@ -1088,6 +1101,13 @@ static int gmeta_grove_member(grovep_json_t *js, const char *k, size_t kl, const
                                     "seconds)",
                                     (long long)r->now, (long long)GROVE_TIME_MAX - 1);
         r->have_now = true;
+    } else if (KEYIS(k, kl, "expiration")) {
+        WANT(grovep_json_int(js, v, &r->exp), "an integer >= 0",
+             "graph.metadata.grove.expiration");
+        if (r->exp < 0)
+            return grovep_json_type_fail(js, v, "an integer >= 0",
+                                         "graph.metadata.grove.expiration");
+        r->have_exp = true;
     }
     return 0;
 }
@@ -1267,6 +1287,8 @@ static int finish(reader_t *r)
         return -1;
     if (r->have_now)
         (void)grove_graph_set_now(r->g, r->now); /* checked as it was read */
+    if (r->have_exp)
+        grove_graph_set_expiration(r->g, r->exp);
     for (size_t i = 0; i < r->nrecs; i++) {
         const drec_t *d = &r->recs[i];
         if (grove_vertex_allocate(r->g, d->v, (grove_jobid_t)d->job, d->amount, d->start,
@@ -1426,8 +1448,10 @@ static grove_graph_t *run(reader_t *r, const grovep_jval_t *top)
     if (check_depth(r) < 0)
         goto fail;
     reader_free(r);
+    grove_progress_end("reading JGF");
     return r->g;
 fail:
+    grove_progress_end("reading JGF");
     saved = errno;
     grove_graph_destroy(r->g);
     reader_free(r);

@@ -46,7 +46,7 @@
  *     node metadata "grove": {"tags": {"k": "v" | null, ...},
  *                             "records": [{"job", "amount", "start", "end",
  *                                          "exclusive"}, ...]}
- *     graph "metadata": {"grove": {"now": <seconds>}}
+ *     graph "metadata": {"grove": {"now": <seconds>[, "expiration": <seconds>]}}
  * ("exclusive" in a record means exclusivity was asked for; records that
  * take every unit are exclusive anyway; the ancestors' `shared`
  * annotations are not written, they follow from the records).  Reading
@@ -71,7 +71,7 @@
 struct json_t; /* jansson's; this header does not need jansson */
 
 /* Writer flags. */
-#define GROVE_JGF_WITH_STATE 0x01 /* tags, allocation records and "now" */
+#define GROVE_JGF_WITH_STATE 0x01 /* tags, allocation records, "now", "expiration" */
 #define GROVE_JGF_COMPACT 0x02    /* no whitespace (default: indented) */
 #define GROVE_JGF_NO_PATHS 0x04   /* no "paths": linear in the graph (see Paths) */
 

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "progress.h"
 #include "graph_private.h"
 #include "jgf.h"
 #include "json_private.h"
@@ -446,6 +447,10 @@ static void w_doc(writer_t *w, const grove_vid_t *vids, size_t n, uint8_t *sel)
         w_open(w, '{');
         W_KEY(w, "now");
         w_int(w, g->now);
+        if (g->expiration > 0) {
+            W_KEY(w, "expiration");
+            w_int(w, g->expiration);
+        }
         w_close(w, '}');
         w_close(w, '}');
     }
@@ -460,9 +465,11 @@ static void w_doc(writer_t *w, const grove_vid_t *vids, size_t n, uint8_t *sel)
             w_node(w, v);
         }
     } else {
-        for (grove_vid_t v = 0; v < g->nv; v++)
+        for (grove_vid_t v = 0; v < g->nv; v++) {
+            GROVE_PROGRESS("writing JGF", v, v, (uint64_t)g->nv + g->ne);
             if (grovep_alive(g, v))
                 w_node(w, v);
+        }
     }
     w_close(w, ']');
     W_KEY(w, "edges");
@@ -473,6 +480,8 @@ static void w_doc(writer_t *w, const grove_vid_t *vids, size_t n, uint8_t *sel)
      * keep their order */
     for (grove_eid_t e = 0; e < g->ne; e++) {
         const grovep_edge_t *x = &g->e[e];
+        if (!sel)
+            GROVE_PROGRESS("writing JGF", e, (uint64_t)g->nv + e, (uint64_t)g->nv + g->ne);
         if (x->flags & GROVEP_E_DEAD)
             continue;
         if (sel && (!sel[x->src] || !sel[x->dst]))
@@ -508,6 +517,8 @@ static char *write_text(const grove_graph_t *g, const grove_vid_t *vids, size_t 
         w.b.failed = true;
     else
         w_doc(&w, vids, n, sel);
+    if (!vids)
+        grove_progress_end("writing JGF");
     free(sel);
     free(w.mark);
     free(w.chain);

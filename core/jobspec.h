@@ -22,7 +22,7 @@
  * the reason, in a grove_error_t; errno is EINVAL (bad input), ENOENT
  * (file missing), ENOMEM.
  *
- * This header must not hold the reader's internals (jobspec_private.h) or
+ * This header must not hold the reader's internals (doc_private.h) or
  * anything of the matcher (match.h).
  */
 #ifndef GROVE_JOBSPEC_H

@@ -30,7 +30,11 @@
  *
  * Time: a window [start, start + duration).  "Allocate" tries now;
  * "reserve" then tries each later instant at which some job or record
- * ends, in order, and takes the first that fits.
+ * ends, in order, and takes the first that fits.  The graph's expiration
+ * is the horizon: a job whose window from now already ends past it can
+ * never run (ENODEV, whatever the mode), and the search for a later
+ * instant stops where the window would; a job that asks no duration runs
+ * until the horizon.
  *
  * The matcher is one group of files sharing match_private.h, split along
  * those steps:
@@ -282,7 +286,32 @@ static int match_prepare(grove_matcher_t *m, const grove_jobspec_t *js, struct m
         m->node_sym = GROVE_SYM_NONE; /* the name is known, but no vertex has the type */
     x->d = duration_of(m, js);
     x->now = g->now;
+    x->horizon = g->expiration > 0 ? g->expiration : GROVE_TIME_MAX;
+    x->till_horizon = x->d == GROVE_TIME_MAX && x->horizon != GROVE_TIME_MAX;
+    if (x->till_horizon && x->horizon > x->now)
+        x->d = x->horizon - x->now;
     return grove_policy_request_init(&m->preq, g, js, x->id, x->d);
+}
+
+/* Does a window starting at t (of x's duration) end by the horizon?  0, or
+ * -1 with ENODEV and the reason: the earliest start is t, every later
+ * window ends later still, so the job can never run here. */
+static int horizon_check(const struct matching *x, int64_t t, grove_error_t *err)
+{
+    if (x->horizon == GROVE_TIME_MAX)
+        return 0;
+    if (t >= x->horizon)
+        return grovep_errorf(err, ENODEV,
+                             "the resource set's expiration (%lld) is not after the job's "
+                             "earliest start (%lld)",
+                             (long long)x->horizon, (long long)t);
+    if (grove_time_end(t, x->d) > x->horizon)
+        return grovep_errorf(err, ENODEV,
+                             "job duration (%llds) exceeds the resource set's expiration "
+                             "(%lld, %llds after the earliest start %lld)",
+                             (long long)x->d, (long long)x->horizon,
+                             (long long)(x->horizon - t), (long long)t);
+    return 0;
 }
 
 /* The search found nothing (found 0) or failed (-1): say why, in errno
@@ -484,7 +513,7 @@ int grove_match(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_
     m->hook_failed = 0;
     grove_error_clear(err);
     int found = -1;
-    if (match_prepare(m, js, &x, err) == 0)
+    if (match_prepare(m, js, &x, err) == 0 && horizon_check(&x, x.now, err) == 0)
         found = grovep_match_search(m, &x);
     if (found <= 0)
         match_failed(m, &x, found, err);
@@ -592,10 +621,12 @@ static int match_fixed(grove_matcher_t *m, const grove_jobspec_t *js, grove_matc
     int found = -1;
     if (match_prepare(m, js, &x, err) == 0) {
         if (end == 0)
-            end = grove_time_end(start, x.d);
+            end = x.till_horizon && start < x.horizon ? x.horizon : grove_time_end(start, x.d);
         x.d = end - start;
         x.at = start;
-        found = grovep_match_attempt_x(m, &x, start, x.d);
+        /* a job grown keeps its window: the horizon bounds new jobs */
+        if (grow || horizon_check(&x, start, err) == 0)
+            found = grovep_match_attempt_x(m, &x, start, x.d);
     }
     if (found <= 0) {
         /* the satisfiability check of match_failed looks from now */

@@ -15,6 +15,14 @@
  * message is in the error buffer).  A failed match leaves the graph and the
  * job table exactly as they were.
  *
+ * The horizon: the graph's expiration (grove_graph_set_expiration, 0
+ * none).  In every mode no job's window ends past it: a job whose window
+ * from now (a chosen window: from its start) ends past it can never run
+ * (ENODEV, the message names the expiration), a reservation is searched
+ * for only up to it (EBUSY when none fits by then), and a job that asks no
+ * duration (and no default applies) runs until it.  Grow keeps the job's
+ * window as it is.
+ *
  * This header must not hold the policies (policy.h) or the layout of the job
  * table.
  */

@@ -169,6 +169,7 @@ int grovep_match_job_insert(grove_matcher_t *m, grove_job_t *j)
     m->holder->njobs = m->njobs;
     if (j->id >= m->next_id)
         m->next_id = j->id + 1;
+    m->holder->next_id = m->next_id; /* where a copy of the graph numbers on */
     return 0;
 }
 

@@ -214,6 +214,10 @@ struct matching {
     grove_vid_t root;       /* of the containment tree */
     int64_t now, d;         /* the graph's clock, the job's duration */
     int64_t at;             /* where the selection fits */
+    int64_t horizon;        /* the graph's expiration (GROVE_TIME_MAX: none):
+                             * no window ends past it */
+    bool till_horizon;      /* no duration asked: each window ends at the
+                             * horizon (d is that of the window at x->now) */
     uint8_t *imp;           /* per pick: implied by an exclusive ancestor */
 };
 

@@ -4,7 +4,8 @@
  * at which some job or record ends, in order, skipping those at which the
  * root's aggregates say the machine lacks room, and takes the first that
  * fits.  The instants come from the graph's index of record ends: the cost
- * follows the number of instants, not of vertices.
+ * follows the number of instants, not of vertices.  The search stops at
+ * the graph's expiration (the horizon): no window ends past it.
  *
  * This file must not walk (match_walk.c) or record (match_record.c): an
  * attempt starts a generation and hands each request list to the walk.
@@ -78,8 +79,9 @@ static int64_t *later_times(const grove_matcher_t *m, int64_t now, size_t *n)
 }
 
 /* Try later instants, those at which some job ends, in order, skipping
- * those at which the whole machine lacks room.  1 fits (at x->at), 0 not,
- * -1 error. */
+ * those at which the whole machine lacks room, up to the last at which the
+ * window still ends by the horizon.  1 fits (at x->at, with its duration
+ * in x->d), 0 not, -1 error. */
 static int match_later(grove_matcher_t *m, struct matching *x)
 {
     const grove_graph_t *g = m->g;
@@ -104,12 +106,19 @@ static int match_later(grove_matcher_t *m, struct matching *x)
         }
     int found = 0;
     for (size_t i = 0; i < nt && found == 0; i++) {
+        /* the instants ascend: once a window ends past the horizon, so do
+         * all the later ones */
+        int64_t d = x->till_horizon ? x->horizon - times[i] : x->d;
+        if (d <= 0 || grove_time_end(times[i], d) > x->horizon)
+            break;
         m->start = times[i];
-        m->end = grove_time_end(times[i], x->d);
+        m->end = grove_time_end(times[i], d);
         if (!agg_fits(m, x->root, need))
             continue;
-        found = grovep_match_attempt_x(m, x, times[i], x->d);
+        found = grovep_match_attempt_x(m, x, times[i], d);
         x->at = times[i];
+        if (found > 0)
+            x->d = d;
     }
     free(times);
     return found;

@@ -19,7 +19,9 @@
  * from the records below (only where annotations lead).
  *
  * This file must not hold base data, edges or walks (graph.c, walker.c), nor
- * availability over time (aggregate.c).
+ * availability over time (aggregate.c, a floor below: each record added or
+ * removed is told to it by a call down, and a pool's use over a window or
+ * its exclusive holder is asked of it).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -409,38 +411,6 @@ static int64_t peak_used(const grove_graph_t *g, grove_vid_t v, int64_t start, i
     return peak < 0 ? g->v[v].size : peak;
 }
 
-/* An ALLOC record on v held exclusively during the window by a job other
- * than `except` (any job with any_job).  The record index or GROVEP_NONE. */
-static uint32_t excl_record(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end,
-                            bool any_job, grove_jobid_t except)
-{
-    if (!(g->v[v].flags & GROVEP_V_EXCL))
-        return GROVEP_NONE;
-    /* a pool whose planner shows no use in the window has no record there */
-    if (grovep_pool_peak(g, v, start, end) == 0)
-        return GROVEP_NONE;
-    FOREACH_ALLOC(g, v, i)
-    {
-        const grovep_rec_t *r = &g->recs[i];
-        if (r->excl && overlaps(r, start, end) && (any_job || r->job != except))
-            return i;
-    }
-    return GROVEP_NONE;
-}
-
-bool grovep_excl_any(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end)
-{
-    if (!(g->v[v].flags & GROVEP_V_EXCL))
-        return false;
-    /* a unit pool: every record takes all of it, so use means exclusive use */
-    if (g->v[v].size == 1) {
-        int64_t peak = grovep_pool_peak(g, v, start, end);
-        if (peak >= 0)
-            return peak > 0;
-    }
-    return excl_record(g, v, start, end, true, 0) != GROVEP_NONE;
-}
-
 int64_t grovep_own_available(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end)
 {
     if (g->v[v].status != GROVE_STATUS_UP)
@@ -458,7 +428,7 @@ int64_t grove_vertex_available_during(const grove_graph_t *g, grove_vid_t v, int
         return 0;
     for (grove_vid_t a = g->parent[v]; a != GROVEP_NONE; a = g->parent[a]) {
         if (g->v[a].status != GROVE_STATUS_UP
-            || excl_record(g, a, start, end, true, 0) != GROVEP_NONE)
+            || grovep_excl_record(g, a, start, end, true, 0) != GROVEP_NONE)
             return 0;
     }
     return grovep_own_available(g, v, start, end);
@@ -494,7 +464,7 @@ bool grove_vertex_held_exclusively(const grove_graph_t *g, grove_vid_t v, int64_
     if (!grove_time_ok(t))
         return false; /* no record holds anything outside [0, forever) */
     for (grove_vid_t a = v; a != GROVEP_NONE && a < g->nv; a = g->parent[a]) {
-        uint32_t i = excl_record(g, a, t, t + 1, true, 0);
+        uint32_t i = grovep_excl_record(g, a, t, t + 1, true, 0);
         if (i != GROVEP_NONE) {
             if (job)
                 *job = g->recs[i].job;
@@ -570,23 +540,6 @@ bool grovep_touched_any(const grove_graph_t *g, grove_vid_t v, int64_t start, in
     if (overlaps(&g->recs[i], start, end))
         return true;
     return false;
-}
-
-int grovep_vstack_room(grove_vid_t **stack, size_t *cap, size_t n, grove_vid_t *buf)
-{
-    if (n < *cap)
-        return 0;
-    grove_vid_t *bigger = malloc(2 * *cap * sizeof(*bigger));
-    if (!bigger) {
-        errno = ENOMEM;
-        return -1;
-    }
-    memcpy(bigger, *stack, n * sizeof(*bigger));
-    if (*stack != buf)
-        free(*stack);
-    *stack = bigger;
-    *cap *= 2;
-    return 0;
 }
 
 /* Call fn on every ALLOC record strictly below v, descending only where
@@ -832,11 +785,11 @@ int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
         goto busy;
     for (grove_vid_t a = g->parent[v]; a != GROVEP_NONE; a = g->parent[a]) {
         if (g->v[a].status != GROVE_STATUS_UP
-            || excl_record(g, a, start, end, false, job) != GROVEP_NONE)
+            || grovep_excl_record(g, a, start, end, false, job) != GROVEP_NONE)
             goto busy;
         /* the job holds an ancestor whole: v is implied, a record of its
          * own would count it twice */
-        if (excl_record(g, a, start, end, true, 0) != GROVEP_NONE) {
+        if (grovep_excl_record(g, a, start, end, true, 0) != GROVEP_NONE) {
             errno = EEXIST;
             return -1;
         }
@@ -864,7 +817,7 @@ int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
             errno = EEXIST;
             return -1;
         }
-    } else if (excl_record(g, v, start, end, false, job) != GROVEP_NONE) {
+    } else if (grovep_excl_record(g, v, start, end, false, job) != GROVEP_NONE) {
         goto busy;
     }
     if (peak_used(g, v, start, end) + amount > x->size)

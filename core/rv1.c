@@ -1003,7 +1003,7 @@ static int put_all(json_t *dst, const json_t *src)
     return 0;
 }
 
-json_t *grove_rv1_to_json(const grove_rv1_t *R, int flags)
+json_t *grovep_rv1_to_json(const grove_rv1_t *R, int flags, grovep_rv1_scheduling_f scheduling)
 {
     if (!R) {
         errno = EINVAL;
@@ -1041,7 +1041,7 @@ json_t *grove_rv1_to_json(const grove_rv1_t *R, int flags)
             if (put(doc, "scheduling", json_deep_copy(R->scheduling)) < 0)
                 goto fail;
         } else if (flags & GROVE_RV1_WITH_GRAPH) {
-            if (put(doc, "scheduling", grovep_rv1_scheduling_of_rlite(R)) < 0)
+            if (put(doc, "scheduling", scheduling(R)) < 0)
                 goto fail;
         }
     }
@@ -1054,9 +1054,9 @@ fail:
     return NULL;
 }
 
-char *grove_rv1_encode(const grove_rv1_t *R, int flags)
+char *grovep_rv1_encode(const grove_rv1_t *R, int flags, grovep_rv1_scheduling_f scheduling)
 {
-    json_t *doc = grove_rv1_to_json(R, flags);
+    json_t *doc = grovep_rv1_to_json(R, flags, scheduling);
     if (!doc)
         return NULL;
     size_t jf = (flags & GROVE_RV1_PRETTY ? JSON_INDENT(2) : JSON_COMPACT)

@@ -252,7 +252,9 @@ grove_rv1_t *grove_rv1_from_job(const grove_graph_t *g, const grove_job_t *job, 
 grove_rv1_t *grove_rv1_from_graph(const grove_graph_t *g, int flags, grove_error_t *err);
 
 /* A new graph for R (see the header comment), or NULL with EINVAL (a bad
- * scheduling graph; err says where) or ENOMEM. */
+ * scheduling graph; err says where) or ENOMEM.  Its clock starts at R's
+ * starttime (rounded up) and its expiration, the matcher's horizon, is
+ * R's expiration (rounded down), each when R sets it (> 0). */
 grove_graph_t *grove_rv1_to_graph(const grove_rv1_t *R, grove_error_t *err);
 
 /* A new graph for the R in the file at path: grove_rv1_load, then

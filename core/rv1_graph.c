@@ -8,10 +8,13 @@
  * vertex id.
  *
  * This file must not read or write R's text (rv1.c does) nor know R's set
- * algebra; it builds and reads an R only through rv1_private.h.
+ * algebra; it builds and reads an R only through rv1_private.h.  The
+ * public writers (grove_rv1_to_json, grove_rv1_encode) are here only to
+ * hand rv1.c the scheduling graph it must not build itself.
  */
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,6 +147,18 @@ json_t *grovep_rv1_scheduling_of_rlite(const grove_rv1_t *R)
     return sc;
 }
 
+/* The writers of R (rv1.c writes the text) given the graph they need for
+ * GROVE_RV1_WITH_GRAPH: here, so that rv1.c never calls this file. */
+json_t *grove_rv1_to_json(const grove_rv1_t *R, int flags)
+{
+    return grovep_rv1_to_json(R, flags, grovep_rv1_scheduling_of_rlite);
+}
+
+char *grove_rv1_encode(const grove_rv1_t *R, int flags)
+{
+    return grovep_rv1_encode(R, flags, grovep_rv1_scheduling_of_rlite);
+}
+
 /* What from_marked gathers from the marked vertices before building R. */
 struct gather {
     struct gctx c;
@@ -174,13 +189,18 @@ static int fits_r(struct gather *x, grove_vid_t v, int64_t n, const char *what)
 }
 
 /* Fill x from the vertices marked in mark[], then sort its records. */
-static int gather_marked(struct gather *x, const uint8_t *mark, int flags)
+/* The vertices are those marked in mark[], or, when mark is NULL, the n
+ * of list (ascending, no repeats): a job's R reads only its own vertices,
+ * not a mask over the whole graph. */
+static int gather_marked(struct gather *x, const uint8_t *mark, const grove_vid_t *list,
+                         size_t n, int flags)
 {
     const grove_graph_t *g = x->c.g;
-    size_t slots = grove_graph_vertex_slots(g);
+    size_t slots = mark ? grove_graph_vertex_slots(g) : n;
     grove_vid_t last_root = GROVE_VID_NONE;
-    for (grove_vid_t v = 0; v < slots; v++) {
-        if (!mark[v])
+    for (size_t i = 0; i < slots; i++) {
+        grove_vid_t v = mark ? (grove_vid_t)i : list[i];
+        if (mark && !mark[v])
             continue;
         if (flags & GROVE_RV1_WITH_GRAPH) {
             if (grovep_grow((void **)&x->vids, &x->vcap, x->nv + 1, sizeof(*x->vids)) < 0)
@@ -282,8 +302,9 @@ static int add_children(grove_rv1_t *R, const struct gather *x)
 }
 
 /* R of the vertices marked in mark[] (indexed by vertex id). */
-static grove_rv1_t *from_marked(const grove_graph_t *g, const uint8_t *mark, int64_t start,
-                                int64_t end, int flags, grove_error_t *err)
+static grove_rv1_t *from_marked(const grove_graph_t *g, const uint8_t *mark,
+                                const grove_vid_t *list, size_t n, int64_t start, int64_t end,
+                                int flags, grove_error_t *err)
 {
     if (start < 0 || end <= start) {
         grovep_errorf(err, EINVAL, "bad window [%lld, %lld)", (long long)start, (long long)end);
@@ -292,7 +313,7 @@ static grove_rv1_t *from_marked(const grove_graph_t *g, const uint8_t *mark, int
     struct gather x = {.err = err};
     gctx_init(&x.c, g);
     grove_rv1_t *R = NULL;
-    if (gather_marked(&x, mark, flags) < 0 || !(R = grove_rv1_create())
+    if (gather_marked(&x, mark, list, n, flags) < 0 || !(R = grove_rv1_create())
         || add_rank_roots(R, &x) < 0 || add_children(R, &x) < 0)
         goto fail;
     R->start = (double)start;
@@ -367,7 +388,7 @@ grove_rv1_t *grove_rv1_from_vertices(const grove_graph_t *g, const grove_vid_t *
         }
         mark[vids[i]] = 1;
     }
-    grove_rv1_t *R = from_marked(g, mark, start, end, flags, err);
+    grove_rv1_t *R = from_marked(g, mark, NULL, 0, start, end, flags, err);
     free(mark);
     return R;
 }
@@ -397,6 +418,72 @@ static uint8_t *job_mask(const struct gctx *c, const grove_job_t *job, grove_err
     return mark;
 }
 
+static int vid_order(const void *a, const void *b)
+{
+    grove_vid_t x = *(const grove_vid_t *)a, y = *(const grove_vid_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The vertices of a job: its picks and everything below its exclusive
+ * picks, ascending and without repeats, in *out (caller frees).  The
+ * cost follows the job's size, not the graph's.  0, or -1 (EINVAL with
+ * err, ENOMEM). */
+static int job_vertices(const struct gctx *c, const grove_job_t *job, grove_vid_t **out,
+                        size_t *nout, grove_error_t *err)
+{
+    grove_vid_t *v = NULL;
+    size_t n = 0, cap = 0;
+    for (size_t i = 0; i < job->npicks; i++) {
+        if (!grove_graph_has_vertex(c->g, job->picks[i].v)) {
+            free(v);
+            grovep_errorf(err, EINVAL, "job %llu: vertex %u is not in the graph",
+                          (unsigned long long)job->id, (unsigned)job->picks[i].v);
+            return -1;
+        }
+        if (grovep_grow((void **)&v, &cap, n + 1, sizeof(*v)) < 0)
+            goto oom;
+        v[n++] = job->picks[i].v;
+    }
+    /* below the exclusive picks, with a stack of its own */
+    grove_vid_t *stack = NULL;
+    size_t top = 0, scap = 0;
+    for (size_t i = 0; i < job->npicks && c->cont != GROVE_SYM_NONE; i++) {
+        if (!job->picks[i].exclusive)
+            continue;
+        if (grovep_grow((void **)&stack, &scap, top + 1, sizeof(*stack)) < 0)
+            goto oom_stack;
+        stack[top++] = job->picks[i].v;
+        while (top > 0) {
+            grove_vid_t u = stack[--top];
+            grove_eid_t cur;
+            for (grove_vid_t k = grove_vertex_first_child(c->g, u, c->cont, &cur);
+                 k != GROVE_VID_NONE; k = grove_vertex_next_child(c->g, c->cont, &cur)) {
+                if (grovep_grow((void **)&v, &cap, n + 1, sizeof(*v)) < 0
+                    || grovep_grow((void **)&stack, &scap, top + 1, sizeof(*stack)) < 0)
+                    goto oom_stack;
+                v[n++] = k;
+                stack[top++] = k;
+            }
+        }
+    }
+    free(stack);
+    if (n > 1)
+        qsort(v, n, sizeof(*v), vid_order);
+    size_t u = 0;
+    for (size_t i = 0; i < n; i++)
+        if (u == 0 || v[u - 1] != v[i])
+            v[u++] = v[i];
+    *out = v;
+    *nout = u;
+    return 0;
+oom_stack:
+    free(stack);
+oom:
+    free(v);
+    errno = ENOMEM;
+    return -1;
+}
+
 grove_rv1_t *grove_rv1_from_job(const grove_graph_t *g, const grove_job_t *job, int flags,
                                 grove_error_t *err)
 {
@@ -406,11 +493,12 @@ grove_rv1_t *grove_rv1_from_job(const grove_graph_t *g, const grove_job_t *job, 
     }
     struct gctx c;
     gctx_init(&c, g);
-    uint8_t *mark = job_mask(&c, job, err);
-    if (!mark)
+    grove_vid_t *list = NULL;
+    size_t n = 0;
+    if (job_vertices(&c, job, &list, &n, err) < 0)
         return NULL;
-    grove_rv1_t *R = from_marked(g, mark, job->start, job->end, flags, err);
-    free(mark);
+    grove_rv1_t *R = from_marked(g, NULL, list, n, job->start, job->end, flags, err);
+    free(list);
     return R;
 }
 
@@ -426,7 +514,7 @@ grove_rv1_t *grove_rv1_from_graph(const grove_graph_t *g, int flags, grove_error
     size_t slots = grove_graph_vertex_slots(g);
     for (grove_vid_t v = 0; v < slots; v++)
         mark[v] = grove_graph_has_vertex(g, v);
-    grove_rv1_t *R = from_marked(g, mark, 0, GROVE_TIME_MAX, flags, err);
+    grove_rv1_t *R = from_marked(g, mark, NULL, 0, 0, GROVE_TIME_MAX, flags, err);
     free(mark);
     if (R)
         R->has_start = R->has_expiration = false;
@@ -623,9 +711,16 @@ grove_graph_t *grove_rv1_to_graph(const grove_rv1_t *R, grove_error_t *err)
         errno = EINVAL;
         return NULL;
     }
-    if (readable_graph(R->scheduling))
-        return graph_of_scheduling(R, err);
-    return graph_of_rlite(R, err);
+    grove_graph_t *g = readable_graph(R->scheduling) ? graph_of_scheduling(R, err)
+                                                     : graph_of_rlite(R, err);
+    /* the resource set is valid over [starttime, expiration): the clock
+     * starts at its start, the matcher's horizon is its end (whole
+     * seconds: a window ending within the last fraction would end past it) */
+    if (g && R->start > 0)
+        grove_graph_set_now(g, (int64_t)ceil(R->start));
+    if (g && R->expiration > 0)
+        grove_graph_set_expiration(g, (int64_t)floor(R->expiration));
+    return g;
 }
 
 static void *graph_of_text(const char *text, size_t len, const char *source, const void *arg,

@@ -86,6 +86,17 @@ int grovep_rv1_kid_take(struct rv1_rank *rk, uint32_t t, grove_idset_t *ids);
 /* The property name, created empty if new; NULL with ENOMEM. */
 struct rv1_prop *grovep_rv1_prop_get(grove_rv1_t *R, const char *name);
 
+/* The scheduling value of R's R_lite, asked for by GROVE_RV1_WITH_GRAPH:
+ * the writers below are given it by rv1_graph.c, which alone knows the
+ * graph (rv1.c must not), so the R format does not call its bridge. */
+typedef json_t *(*grovep_rv1_scheduling_f)(const grove_rv1_t *R);
+
+/* grove_rv1_to_json and grove_rv1_encode (rv1.h), with the function that
+ * makes the scheduling value for GROVE_RV1_WITH_GRAPH: the public ones (in
+ * rv1_graph.c) pass grovep_rv1_scheduling_of_rlite. */
+json_t *grovep_rv1_to_json(const grove_rv1_t *R, int flags, grovep_rv1_scheduling_f scheduling);
+char *grovep_rv1_encode(const grove_rv1_t *R, int flags, grovep_rv1_scheduling_f scheduling);
+
 /* ---- in rv1_graph.c ---------------------------------------------------- */
 
 /* The scheduling value {graph, writer} of a graph built from R's R_lite

@@ -975,6 +975,7 @@ static int save_meta(grove_store_t *s, const grove_graph_t *g, const grove_match
         || put_meta(s, "saved", 0, now, err) < 0
         || put_meta(s, "slots", (sqlite3_int64)grove_graph_vertex_slots(g), NULL, err) < 0
         || put_meta(s, "now", grove_graph_now(g), NULL, err) < 0
+        || put_meta(s, "expiration", grove_graph_expiration(g), NULL, err) < 0
         || put_meta(s, "aggregates", 0, grove_graph_aggregates(g), err) < 0
         || put_meta(s, "edge_maxpos", ns->maxpos, NULL, err) < 0
         || put_meta(s, "matcher", m != NULL, NULL, err) < 0
@@ -1096,6 +1097,7 @@ struct reader {
     grove_image_t *im;
     grove_error_t *err;
     int64_t now;         /* meta now, set once the graph is built */
+    int64_t expiration;  /* meta expiration (absent in older stores: 0, none) */
     uint64_t *hp, *ht;   /* by vertex: saved property and tag hashes */
     uint8_t *live;       /* by vertex: the slot was live */
     size_t n;            /* vertex rows read */
@@ -1146,6 +1148,7 @@ static int read_meta(struct reader *x)
     }
     free(agg);
     if (get_meta_int(s, "now", &x->now, &found, x->err) < 0
+        || get_meta_int(s, "expiration", &x->expiration, &found, x->err) < 0
         || get_meta_int(s, "next_id", &next, &found, x->err) < 0
         || get_meta_int(s, "matcher", &has_m, &found, x->err) < 0
         || get_meta_text(s, "policy", &im->policy, x->err) < 0)
@@ -1328,6 +1331,9 @@ static int drop_dead_slots(struct reader *x)
             return grovep_errorf(
                 x->err, EINVAL, "store %s: vertex %zu: cannot remove the dead slot", x->s->path, v);
     (void)grove_graph_set_now(x->im->g, x->now); /* read_meta checked it */
+    if (grove_graph_set_expiration(x->im->g, x->expiration) < 0)
+        return grovep_errorf(x->err, EINVAL, "store %s: meta expiration: must be >= 0, got %lld",
+                             x->s->path, (long long)x->expiration);
     return 0;
 }
 

@@ -375,20 +375,21 @@ static void __attribute__((noreturn)) xml_child(int fd, const char *copy, size_t
     grovep_buf_t b = {0};
     /* The library says why it refuses a topology only on its standard
      * error, and only with HWLOC_XML_VERBOSE set; it names no line.  In
-     * this child both go to a scratch file, whose first line that is not
-     * a note about the DTD joins the message (whether the library finds
-     * its DTD, and says so, depends on the installed hwloc and libxml2). */
+     * this child both go to a scratch file, whose first line joins the
+     * message (its libxml2 reader first notes that the text has no DTD,
+     * which is no reason). */
     FILE *says = tmpfile();
     if (says && dup2(fileno(says), STDERR_FILENO) >= 0)
         setenv("HWLOC_XML_VERBOSE", "1", 1);
     grove_topo_t *t = load(XMLBUF, copy, len, source, &err);
     char why[200];
-    bool said = false;
-    if (!t && errno == EINVAL && says && strstr(err.text, "not a valid hwloc XML topology")
-        && fseek(says, 0, SEEK_SET) == 0)
-        while (!said && fgets(why, sizeof(why), says))
-            said = !strstr(why, "DTD");
-    if (said) {
+    bool have = !t && errno == EINVAL && says
+                && strstr(err.text, "not a valid hwloc XML topology")
+                && fseek(says, 0, SEEK_SET) == 0;
+    while (have && (have = fgets(why, sizeof(why), says) != NULL)
+           && strstr(why, "XML topology without DTD"))
+        continue;
+    if (have) {
         why[strcspn(why, "\n")] = '\0';
         /* the library names the text "xmlbuffer" */
         const char *w = !strncmp(why, "xmlbuffer: ", 11) ? why + 11 : why;

@@ -413,3 +413,31 @@ int grove_graph_find(const grove_graph_t *g, grove_vid_t start, grove_pred_f pre
     *n = k;
     return 0;
 }
+
+/* ---- a subtree's free units during a window ------------------------------ */
+
+/* From the aggregates when v keeps some, else by a walk of the subtree:
+ * here, above both, so that aggregate.c never calls the walker. */
+int grove_vertex_aggregate_window(const grove_graph_t *g, grove_vid_t v, int64_t start,
+                                  int64_t end, grove_window_f cb, void *arg)
+{
+    if (!grovep_alive(g, v) || end <= start || !cb) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (g->agg_dirty && grovep_agg_refresh((grove_graph_t *)(uintptr_t)g) < 0)
+        return -1; /* a cache: refreshing it does not change what the graph holds */
+    /* a subtree below a vertex that is down or held whole is not free */
+    for (grove_vid_t p = g->parent[v]; p != GROVEP_NONE; p = g->parent[p])
+        if (g->v[p].status != GROVE_STATUS_UP || grovep_excl_any(g, p, start, end))
+            return 0;
+    const grovep_agg_t *a = grovep_agg_of(g, v);
+    if (!a)
+        return grovep_count_available(g, v, start, end, cb, arg);
+    int64_t out[GROVEP_MAX_LOW];
+    grovep_agg_avail(g, a, start, end, out);
+    for (size_t i = 0; i < g->nlow; i++)
+        if ((a->mask & (1u << i)) && out[i] > 0)
+            cb(grove_intern_str(g->strings, g->agg_low[i]), out[i], arg);
+    return 0;
+}

@@ -29,6 +29,15 @@ describe("grove's help", function()
     end
   end)
 
+  it("prints the same text with -h, --help and `grove help`", function()
+    local help = run(GROVE .. " help")
+    for _, flag in ipairs {"-h", "--help"} do
+      local out, rc = run(GROVE .. " " .. flag)
+      assert.equal(0, rc)
+      assert.equal(help, out)
+    end
+  end)
+
   it("lists every command in `grove help`", function()
     local out, rc = run(GROVE .. " help")
     assert.equal(0, rc)

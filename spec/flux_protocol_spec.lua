@@ -182,8 +182,9 @@ describe("grove.flux", function()
   it("refuses jobs that would run past the resource set's expiration", function()
     local s = session(nil, R_text("0-1", "n[0-1]", 1020))
     local acts = s:handle("sched.alloc", alloc(1, jobspec(1, 1, 3600)))
-    assert.equal("deny", acts[1].type)
-    assert.truthy(acts[1].note:find("expires", 1, true))
+    assert.same({op = "alloc", id = 1, type = "deny", note = "unsatisfiable request: job duration "
+      .. "(3600s) exceeds the resource set's expiration (1020, 20s after the earliest start 1000)"},
+      acts[1])
     acts = s:handle("sched.alloc", alloc(2, jobspec(1, 1, 10)))
     assert.equal("success", acts[1].type)
     -- an RFC 28 expiration update moves the limit
@@ -191,7 +192,42 @@ describe("grove.flux", function()
     acts = s:handle("sched.alloc", alloc(3, jobspec(1, 1, 3600)))
     assert.equal("success", acts[1].type)
     acts = s:handle("feasibility.check", '{"jobspec":' .. jobspec(1, 1, 20000) .. '}')
-    assert.equal("ENODEV", acts[1].errnum)
+    assert.same({op = "error", topic = "feasibility.check", errnum = "ENODEV",
+      message = "Unsatisfiable request: job duration (20000s) exceeds the resource set's "
+        .. "expiration (10000, 9000s after the earliest start 1000)"}, acts[1])
+  end)
+
+  it("denies a waiting job whose reservation an earlier expiration leaves no room for", function()
+    local s, clock = session({queue = "conservative"}, R_text("0-1", "n[0-1]", 100000))
+    assert.equal(100000, s.loop.g:expiration())
+    s:handle("sched.alloc", alloc(1, jobspec(2, 4, 1000)))
+    -- job 2 waits for job 1 (ends at 2000), reserved there until 7000
+    local acts = s:handle("sched.alloc", alloc(2, jobspec(2, 4, 5000)))
+    assert.equal(2000, by_id(acts, "alloc", "annotate")[2].annotations.sched.t_estimate)
+    -- a job that asks no duration waits too, planned until the expiration
+    s:handle("sched.alloc", '{"id":3,"priority":16,"userid":100,"t_submit":3,"jobspec":'
+      .. jobspec(1, 1, 0) .. '}')
+    clock.t = 1500
+    -- the expiration comes to 5000: job 2 could start by then (at 2000)
+    -- but not end before it: it can never run here, and is denied
+    acts = s:handle("resource.acquire", '{"expiration":5000}')
+    assert.equal(5000, s.loop.g:expiration())
+    assert.same({op = "alloc", id = 2, type = "deny", note = "unsatisfiable request: job duration "
+      .. "(5000s) exceeds the resource set's expiration (5000, 3500s after the earliest start "
+      .. "1500)"}, by_id(acts, "alloc", "deny")[2])
+    assert.is_nil(by_id(acts, "alloc", "deny")[3])
+    assert.equal(0, s.loop.m:job(2) and 1 or 0)
+    -- job 1 ends: job 3 starts, to end at the expiration
+    clock.t = 2000
+    acts = s:handle("sched.free", '{"id":1,"final":true}')
+    local R = core.rv1_decode(by_id(acts, "alloc", "success")[3].R)
+    assert.equal(5000, R:expiration())
+    -- a job planned from later on can no longer reserve past it either
+    acts = s:handle("sched.alloc", alloc(4, jobspec(2, 4, 2000)))
+    assert.is_nil(by_id(acts, "alloc", "success")[4])
+    assert.is_nil(by_id(acts, "alloc", "deny")[4])
+    assert.equal("insufficient resources",
+      by_id(acts, "alloc", "annotate")[4].annotations.sched.reason_pending)
   end)
 
   it("answers feasibility.check", function()

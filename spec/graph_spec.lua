@@ -440,6 +440,28 @@ describe("grove.core.graph", function()
       assert.has_error(function() g:set_now("x") end,
         "bad argument #1 to 'set_now' (number expected, got string)")
     end)
+
+    it("has a settable expiration, the matcher's horizon", function()
+      local g = core.graph()
+      assert.are.equal(0, g:expiration())
+      g:set_expiration(500)
+      assert.are.equal(500, g:expiration())
+      assert.has_error(function() g:set_expiration(-1) end,
+        "bad argument #1 to 'set_expiration' (expiration must be >= 0 (0: none))")
+      g:set_expiration(0)
+      assert.are.equal(0, g:expiration())
+    end)
+
+    it("is read from R: the clock at its starttime, the horizon at its expiration", function()
+      local R = assert(core.rv1_decode('{"version":1,"execution":{"R_lite":[{"rank":"0",'
+        .. '"children":{"core":"0-3"}}],"nodelist":["n0"],"starttime":1000.5,'
+        .. '"expiration":1020.7}}'))
+      local g = assert(R:to_graph())
+      assert.are.equal(1001, g:now())
+      assert.are.equal(1020, g:expiration())
+      local copy = g:copy()
+      assert.are.equal(1020, copy:expiration())
+    end)
   end)
 
   describe("aggregate", function()
@@ -696,12 +718,28 @@ describe("grove.core.graph", function()
         paths(res))
     end)
 
+    it("finds by name or glob of path components, only the matches", function()
+      local g = require("grove.repl").example_cluster()
+      assert.are.same({"/tiny0/rack0/node1"}, paths(g:find "node1"))
+      assert.are.same({"/tiny0/rack0/node0", "/tiny0/rack0/node1"}, paths(g:find "rack0/*"))
+      assert.are.same({"/tiny0/rack0/node0/socket1", "/tiny0/rack0/node1/socket1"},
+        paths(g:find "node*/socket1"))
+      assert.are.same({"/tiny0/rack0/node0/socket0/core1", "/tiny0/rack0/node0/socket0/core2"},
+        paths(g:find "/tiny0/rack0/node0/socket0/core[12]"))
+      assert.equal(8, #g:find "/tiny0/rack0/node0/socket0/core1?")
+      assert.are.same({}, g:find "nosuch")
+      assert.are.same({"/tiny0/rack0"}, paths(g:find "rack0"))
+      assert.are.same({}, g:find "ack0")    -- a glob matches whole components
+    end)
+
     it("raises on misuse", function()
       local g = small(1, 1)
       assert.has_error(function() g:find() end,
-        "bad argument #1 to 'find' (table or function expected, got no value)")
+        "bad argument #1 to 'find' (string, table or function expected, got no value)")
       assert.has_error(function() g:find { colour = 1 } end,
         "bad argument #1 to 'find' (unknown spec field 'colour')")
+      assert.has_error(function() g:find(42) end,
+        "bad argument #1 to 'find' (string, table or function expected, got number)")
       assert.has_error(function() g:find { size = "big" } end,
         "bad spec field 'size' (integer expected, got string)")
     end)

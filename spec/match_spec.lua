@@ -747,3 +747,75 @@ describe("m:rv1", function()
     assert.has_error(function() m:rv1(1, 5) end)
   end)
 end)
+
+describe("a jobspec given to a matcher as text or a table", function()
+  local fpga = match.nodes_yaml(1, 2, nil, 3600):gsub("type: core", "type: fpga")
+
+  it("is refused as it is read when it names a type no graph has", function()
+    local m = core.matcher(tiny())
+    for _, mode in ipairs{"allocate", "allocate_orelse_reserve", "satisfiability"} do
+      expect.fails("EINVAL", "resources[0].with[0].with[0].type: unknown resource type 'fpga'",
+        m:match(fpga, mode))
+    end
+    expect.fails("EINVAL", "resources[0].with[0].with[0].type: unknown resource type 'fpga'",
+      m:fits_idle(fpga))
+    local t = assert(core.jobspec_parse(fpga)):to_table()
+    expect.fails_with("EINVAL", "unknown resource type 'fpga'", m:match(t))
+    assert.same({}, m:jobs())
+  end)
+
+  it("may name the graph's types and the standard ones it lacks", function()
+    local g = tiny()
+    local m = core.matcher(g)
+    local known = m:known_types()
+    for _, t in ipairs(g:types()) do assert.truthy(table.concat(known, " "):find(t, 1, true)) end
+    -- tiny has no ssd: found nowhere, not refused
+    local ssd = match.nodes_yaml(1, 2, nil, 3600):gsub("type: core", "type: ssd")
+    local j, msg, code = m:match(ssd)
+    assert.is_nil(j)
+    assert.is_not.equal("EINVAL", code, msg)
+    -- once the graph has an fpga, a request for one is read
+    local node = g:vertices{type = "node"}()
+    assert(g:add_child(node, g:add_vertex{type = "fpga", id = 0}))
+    m = core.matcher(g)
+    local one = match.nodes_yaml(1, 1, nil, 3600):gsub("type: core", "type: fpga")
+    local _, msg2, code2 = m:match(one)
+    assert.is_not.equal("EINVAL", code2, msg2)
+  end)
+end)
+
+describe("slot locality", function()
+  -- 2 nodes of 2 sockets x (18 cores, 1 GPU), as docs/policies.md shows
+  local function example()
+    local grove = require("grove")
+    local m = core.matcher(require("grove.repl").example_cluster())
+    return m, grove.jobspec
+  end
+
+  -- "socketN" of each core and GPU a job holds, in pick order
+  local function sockets(job)
+    local out = {}
+    for _, p in ipairs(job.picks) do
+      local t = p.vertex:type()
+      if t == "core" or t == "gpu" then out[#out + 1] = t .. ":" .. p.vertex:parent():name() end
+    end
+    return out
+  end
+
+  it("keeps a slot's cores and GPU on one socket when one has them", function()
+    local m, js = example()
+    assert(m:match(js{nodes = 1, cores_per_node = 16}, "allocate"))
+    local j = assert(m:match(js{nodes = 1, tasks = 1, cores_per_task = 4, gpus_per_task = 1},
+      "allocate"))
+    assert.same({"core:socket1", "core:socket1", "core:socket1", "core:socket1", "gpu:socket1"},
+      sockets(j))
+  end)
+
+  it("spans the sockets of a node with a slot no socket holds", function()
+    local m, js = example()
+    local j = assert(m:match(js{nodes = 1, tasks = 1, cores_per_task = 20}, "allocate"))
+    local n = {}
+    for _, s in ipairs(sockets(j)) do n[s] = (n[s] or 0) + 1 end
+    assert.same({["core:socket0"] = 18, ["core:socket1"] = 2}, n)
+  end)
+end)

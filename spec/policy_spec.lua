@@ -343,6 +343,46 @@ describe("hooks", function()
     assert.equal("node3", node_names(assert(m:match(nodes(1, 1)))))
   end)
 
+  it("choose: candidates and scores are made at their first use, then plain arrays", function()
+    local m = on_four([[
+      return {
+        score = function(v) return v:id() end,
+        choose = function(cands, k, scores, keys)
+          if keys.id[1] == nil or #cands ~= 4 then return {1} end
+          assert(rawget(cands, 1) == nil and rawlen(scores) == 0, "not made before use")
+          assert(#scores == 4 and scores[1] == 3 and rawlen(scores) == 4, "scores")
+          local n = 0
+          for i, v in pairs(cands) do
+            n = n + 1
+            assert(v:id() == keys.id[i], "pairs")
+          end
+          assert(n == 4 and rawlen(cands) == 4 and getmetatable(cands) == nil, "plain")
+          table.sort(cands, function(a, b) return a:id() < b:id() end)
+          assert(cands[1]:id() == 0, "sorted")
+          return {4, 3}             -- positions in the matcher's order: ids 0 and 1
+        end}]])
+    assert.equal("node1 node0", node_names(assert(m:match(nodes(2, 1)))))
+    -- table.insert on a fresh array fills it first; kept past its call, it raises
+    assert(m:set_policy(assert(parse([[
+      return {choose = function(cands, k)
+        table.insert(cands, "x")
+        assert(#cands == 5 and cands[5] == "x" and cands[1]:type() == "node", "insert")
+        return {1}
+      end}]]))))
+    assert(m:match(nodes(1, 1)))
+    assert(m:set_policy(assert(parse([[
+      local kept
+      return {choose = function(cands, k)
+        if kept then local _ = kept[1] end
+        kept = cands
+        return {1}
+      end}]]))))
+    assert(m:match(nodes(1, 1)))
+    local job, msg = m:match(nodes(1, 1))
+    assert.is_nil(job)
+    assert.matches("candidates: used after its call returned", msg)
+  end)
+
   it("choose: keys refuses a name that is no key, and use after its call", function()
     local m = on_four([[
       return {choose = function(cands, k, scores, keys) return {keys.name and 1} end}]])

@@ -91,6 +91,21 @@ describe("grove query command files", function()
       "RESOURCES=core=2,memory=4\nINFO: nonexistent job 1\n", t.info)
   end)
 
+  it("loads a graph in the format its file name says, without -f", function()
+    assert.equal("jgf", query.format_of("a/b.json"))
+    assert.equal("jgf", query.format_of("b.JGF"))
+    assert.equal("hwloc", query.format_of("node.xml"))
+    assert.equal("grug", query.format_of("lab.graphml"))
+    local path = os.tmpname() .. ".json"
+    local f = assert(io.open(path, "w"))
+    f:write(lab():to_jgf())
+    f:close()
+    local out, rc = exe.run(("echo stat | %s query -L %s"):format(exe.GROVE, path))
+    os.remove(path)
+    assert.equal(0, rc, out)
+    assert.truthy(out:find("INFO: Num. of Vertices: %d+"), out)
+  end)
+
   it("prints the load time and each command's wall time with -e", function()
     local path = os.tmpname()
     local f = assert(io.open(path, "w"))
@@ -529,5 +544,47 @@ describe("grove query command line", function()
     assert.truthy(sh(grove .. " query -L /no/such.graphml < /dev/null"):find(
       "^grove query: cannot load /no/such.graphml: .*rc=1\n$"))
     assert.truthy(sh(grove .. " query --help"):find("^Usage: grove query %-L FILE"))
+  end)
+end)
+
+describe("grove query on an R that expires", function()
+  -- expiring.json: two nodes of four cores from 1700000000 to 20 s later
+  local R = DIR .. "/expiring.json"
+  local WHY = "INFO: job duration (3600s) exceeds the resource set's expiration (1700000020, "
+    .. "20s after the earliest start 1700000000)\n"
+
+  it("refuses a job longer than what is left, in every mode, and says why", function()
+    local g = assert(query.load_graph(R, {format = "rv1exec"}))
+    assert.equal(1700000000, g:now())
+    assert.equal(1700000020, g:expiration())
+    local s, texts = session{graph = g}
+    run(s, table.concat({
+      "match allocate @FIXTURES@/hour-node.yaml",
+      "match allocate_orelse_reserve @FIXTURES@/hour-node.yaml",
+      "match satisfiability @FIXTURES@/hour-node.yaml",
+      "match allocate @FIXTURES@/short-node.yaml",
+      "match allocate @FIXTURES@/short-node.yaml",
+      "match allocate_orelse_reserve @FIXTURES@/short-node.yaml"}, "\n"))
+    local sep = "INFO: =============================\n"
+    local t = texts()
+    assert.equal("", t.err)
+    local blocks = {}
+    for b in t.out:gmatch(sep .. "(.-)" .. sep) do blocks[#blocks + 1] = b end
+    assert.equal("INFO: No matching resources found\n" .. WHY .. "INFO: JOBID=1\n", blocks[1])
+    assert.equal("INFO: No matching resources found\nINFO: Unsatisfiable request\n" .. WHY
+      .. "INFO: JOBID=2\n", blocks[2])
+    assert.equal("INFO: Unsatisfiable request\n" .. WHY, blocks[3])
+    -- 20 s fit, on each node; a third cannot wait past the expiration
+    assert.truthy(blocks[4]:find("INFO: JOBID=3\nINFO: RESOURCES=ALLOCATED\n", 1, true))
+    assert.truthy(blocks[5]:find("INFO: JOBID=4\nINFO: RESOURCES=ALLOCATED\n", 1, true))
+    assert.equal("INFO: No matching resources found\nINFO: JOBID=5\n", blocks[6])
+  end)
+
+  it("refuses it from the command line too", function()
+    local out, rc = exe.run(("printf 'match allocate %s/hour-node.yaml\\n' | %s query -L %s "
+      .. "-f rv1exec"):format(DIR, exe.GROVE, R))
+    assert.equal(0, rc)
+    assert.equal("INFO: =============================\nINFO: No matching resources found\n"
+      .. WHY .. "INFO: JOBID=1\nINFO: =============================\n", out)
   end)
 end)

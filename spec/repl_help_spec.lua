@@ -63,9 +63,31 @@ describe(":help NAME", function()
   it("documents every policy field the loader accepts", function()
     local text = assert(apidoc.lookup("policy_table"))
     for _, f in ipairs {"name", "description", "base", "prune", "order", "score", "choose",
-      "select", "node_exclusive", "prune_types", "score_types"} do
+      "select", "node_exclusive", "node_centric", "explore_by_use", "scores",
+      "prune_types", "score_types"} do
       assert.matches("\n    " .. f .. " ", text, 1, true)
+      -- and each field is an entry of its own
+      local one = assert(apidoc.lookup("policy_table." .. f))
+      assert.matches("^policy_table%." .. f .. "  %[field, grove%.policy%]\n  %S", one)
     end
+  end)
+
+  it("reaches every entry of the reference by its own name, fields included", function()
+    local all = assert(apidoc.entries())
+    local fields = 0
+    for name, e in pairs(all) do
+      if e.kind == "field" then fields = fields + 1 end
+      local text, msg = apidoc.lookup(name)
+      assert(text, name .. ": " .. tostring(msg))
+      assert.equal(e.name, text:match("^(%S-)%(?%.?%.?%.?%)?  %["), name)
+    end
+    assert.is_true(fields > 50)
+  end)
+
+  it("shows an entry's example as it is written, line by line", function()
+    local text = assert(apidoc.lookup("queue_policy"))
+    assert.matches("\n  Example:\n    %-%- shortest: ", text)
+    assert.matches("\n    return {\n      name = \"shortest\",\n", text)
   end)
 end)
 

@@ -371,6 +371,68 @@ describe("repl.complete", function()
 end)
 
 describe("a repl session", function()
+  it("keeps the last value printed in _", function()
+    local s, out, err, env = session()
+    converse(s, out, err, {
+      {"6 * 7", "ok", "42\n"},
+      {"_ + 1", "ok", "43\n"},
+      {"x = 5", "ok", ""},
+      {"_", "ok", "43\n"},
+      {"'a', 'b'", "ok", '"a"\t"b"\n'},
+      {"_", "ok", '"a"\n'},
+    })
+    assert.equal("a", rawget(env, "_"))
+  end)
+
+  it("shows why an assignment's call failed, and still assigns", function()
+    local s, out, err, env = session()
+    env.fails = function() return nil, "no such thing", "ENOENT" end
+    env.twice = function() return 1, 2 end
+    converse(s, out, err, {
+      {"x = fails()", "error", "", "x = nil: no such thing (ENOENT)\n"},
+      {"x", "ok", "nil\n"},
+      {"t = {}", "ok", "", ""},
+      {"t.a, t.b = fails()", "ok", "", ""},
+      {"t.a = fails()", "error", "", "t.a = nil: no such thing (ENOENT)\n"},
+      {"y = twice()", "ok", "", ""},
+      {"y", "ok", "1\n"},
+      {"local z = fails()", "ok", "", ""},
+      {"if true then w = fails() end", "ok", "", ""},
+      {"a = 1 b = 2", "ok", "", ""},
+      {"a + b", "ok", "3\n"},
+      {"q = nosuch()", "error", "",
+        "stdin:1: attempt to call a nil value (global 'nosuch')\n"},
+    })
+  end)
+
+  it("cuts a long result to a screen and says how much there is", function()
+    local s, out = session()
+    s:feed("big = {} for i = 1, 500 do big[i] = ('x'):rep(30) .. i end")
+    assert.equal("ok", s:feed("big"))
+    local text = out:text()
+    local lines = {}
+    for l in text:gmatch("(.-)\n") do lines[#lines + 1] = l end
+    assert.equal(repl.MAX_LINES, #lines)
+    assert.matches("^%.%.%. %d+ more lines; 500 items %(all of it: print%(pretty%.show%(_%)%)%)$",
+      lines[#lines])
+    assert.equal("ok", s:feed("#_"))
+    assert.equal("500\n", out:text())
+    assert.equal("ok", s:feed("{a = 1}"))
+    assert.equal("{ a = 1 }\n", out:text())
+  end)
+
+  it("times an expression or a statement with :time", function()
+    local s, out, err = session()
+    assert.equal("ok", s:feed(":time 6 * 7"))
+    assert.matches("^42\ntime: %d+%.%d%d%d ms\n$", out:text())
+    assert.equal("ok", s:feed(":time x = 1"))
+    assert.matches("^time: %d+%.%d%d%d ms\n$", out:text())
+    assert.equal("error", s:feed(":time nosuch()"))
+    assert.matches("^stdin:1: attempt to call a nil value", err:text())
+    assert.equal("error", s:feed(":time"))
+    assert.equal("usage: :time EXPR (or a statement)\n", err:text())
+  end)
+
   it("prints expressions and runs statements", function()
     local s, out, err = session()
     converse(s, out, err, {

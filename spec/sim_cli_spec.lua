@@ -44,13 +44,13 @@ describe("grove sim", function()
     local r = rows(tmp .. "/o.csv")
     -- 1 runs at once; 2 (all 16 cores) waits: its shadow time is 1's
     -- estimated end (200).  3 (processors from field 5, estimate = run
-    -- time) and 4 (estimate 10 < run 30, so 30) backfill beside 1, ending
+    -- time) and 4 (estimate 10 < run 30: killed at its limit, 10) backfill beside 1, ending
     -- long before 200; 7 (estimate 400) would delay 2, so it waits.  1
     -- ends early, at 100: 2 starts then, and 7 when 2 ends.
     assert.same({0, 0, 100}, {r[1].start, r[1].wait, r[1].run})
     assert.same({100, 95}, {r[2].start, r[2].wait})
     assert.same({10, 4, 20}, {r[3].start, r[3].procs, r[3].estimate})
-    assert.same({10, 30, 30}, {r[4].start, r[4].estimate, r[4].run})
+    assert.same({10, 10, 10, "timeout"}, {r[4].start, r[4].estimate, r[4].run, r[4].state})
     assert.same({150, 4, 130}, {r[7].start, r[7].procs, r[7].wait})
     assert.equal("n[0-3]", r[2].hosts)
     assert.equal(4, r[2].nodes)
@@ -81,9 +81,9 @@ describe("grove sim", function()
   it("names the file, line and reason of a malformed trace", function()
     local cases = {
       {"short.swf", "short.swf:2: expected 18 fields, found 16"},
-      {"badnum.swf", "badnum.swf:2: field 4 (run time) is not a number: '1x'"},
-      {"unsorted.swf", "unsorted.swf:2: submit time 5 is before the previous job's (9): " ..
-        "the trace must be in submit-time order"},
+      {"badnum.swf", "badnum.swf:2:8: field 4 (run time) is not a number: '1x'"},
+      {"badtype.csv", "badtype.csv:3:6: column 'run' is not a number: 'ten'"},
+      {"badtype.json", "badtype.json:3:3: job 2: run must be a number (got string)"},
       {"bad.json", "bad.json:2:47: string or '}' expected near '}'"},
       {"missing.swf", "missing.swf: No such file or directory"},
     }
@@ -94,14 +94,101 @@ describe("grove sim", function()
     end
   end)
 
+  it("reads a log as published: extra fields, out of order, cancelled jobs", function()
+    local out, rc = sim("--trace " .. F .. "published.swf --queue fcfs --out " .. tmp ..
+      "/p.csv")
+    assert.equal(0, rc)
+    assert.matches("grove sim: warning: " .. F .. "published.swf:4: 19 fields, expected 18: " ..
+      "the fields after the 18th are ignored", out, 1, true)
+    assert.matches("grove sim: warning: " .. F .. "published.swf:6: not in submit-time " ..
+      "order: the trace is read whole and sorted", out, 1, true)
+    local r = rows(tmp .. "/p.csv")
+    -- by hand: 3 was cancelled before it ran (dropped); 2 follows 1 (field
+    -- 17) with a think time of 5 (field 18): submitted at 100 + 5, killed
+    -- at its limit of 10 s; 4 and 5 start as they come (16 cores)
+    assert.is_nil(r[3])
+    assert.same({0, 100, "done"}, {r[1].start, r[1]["end"], r[1].state})
+    assert.same({105, 105, 115, "timeout"}, {r[2].submit, r[2].start, r[2]["end"], r[2].state})
+    assert.same({60, 100}, {r[4].start, r[4]["end"]})
+    assert.same({120, 130}, {r[5].start, r[5]["end"]})
+    -- the same with cancelled jobs kept, a window and compressed arrivals
+    local _, rc1 = sim("--trace " .. F .. "published.swf --quiet --keep-cancelled --from 5 " ..
+      "--to 100 --load 2 --walltime extend --out " .. tmp .. "/p2.csv")
+    assert.equal(0, rc1)
+    r = rows(tmp .. "/p2.csv")
+    -- kept: 2 (10), 3 (50 -> 10 + 40 / 2 = 30), 4 (60 -> 35); 1 is outside
+    -- the window, so 2 does not wait for it
+    assert.same({10, 10, 40, "done"}, {r[2].submit, r[2].start, r[2]["end"], r[2].state})
+    assert.same({30, 31}, {r[3].start, r[3]["end"]})
+    assert.same({35, 75}, {r[4].start, r[4]["end"]})
+    assert.is_nil(r[1])
+    local out2, rc2 = run(GROVE .. " sim --cluster " .. F .. "cluster.lua --trace - < " .. F ..
+      "unsorted.swf")
+    assert.equal(1, rc2)
+    assert.equal("grove sim: (stdin):2: submit time 5 is before the previous job's (9): a " ..
+      "trace read from a stream must be in submit-time order\n", out2)
+  end)
+
+  it("cleans, cuts and summarizes a trace, and writes it back as SWF", function()
+    local out, rc = run(GROVE .. " sim trace " .. F .. "published.swf --out " .. tmp ..
+      "/clean.swf")
+    assert.equal(0, rc)
+    assert.matches(F .. "published.swf: 4 jobs kept (0 left out, 1 dropped by status, 0 " ..
+      "outside the window)", out, 1, true)
+    assert.matches("users 3, groups 2", out, 1, true)
+    assert.matches("run time over the requested time: 1 jobs", out, 1, true)
+    assert.matches("jobs that follow another (field 17): 1", out, 1, true)
+    assert.matches("jobs by size: 2: 2, 3-4: 1, 5-8: 1", out, 1, true)
+    -- 8*100 + 2*30 + 2*40 + 4*10 = 980 over 16 x (130 - 0)
+    assert.matches("offered utilization on 16 processors: 0.4712", out, 1, true)
+    local lines = {}
+    for l in io.lines(tmp .. "/clean.swf") do lines[#lines + 1] = l end
+    assert.equal("; MaxProcs: 16", lines[3])
+    assert.matches("^; Note: cleaned by grove sim trace from published.swf: 4 jobs kept", lines[4])
+    assert.equal("2 10 -1 30 2 -1 -1 2 10 -1 1 3 2 -1 1 -1 1 5", lines[6])
+    assert.equal(8, #lines)
+    -- what it wrote reads back with no warning and the same jobs
+    local out2, rc2 = run(GROVE .. " sim trace " .. tmp .. "/clean.swf --procs 16")
+    assert.equal(0, rc2)
+    assert.matches("4 jobs kept", out2, 1, true)
+    assert.is_nil(out2:find("warning", 1, true))
+    local out3, rc3 = run(GROVE .. " sim trace " .. F .. "published.swf --load 0")
+    assert.equal(2, rc3)
+    assert.matches("--load must be a number > 0, got '0'", out3, 1, true)
+  end)
+
+  it("maps partitions to nodes", function()
+    local _, rc = sim("--trace " .. F .. "partitions.swf --queue easy --quiet --partition 1=n0 " ..
+      "--partition 2=n1 --out " .. tmp .. "/pt.csv")
+    assert.equal(0, rc)
+    local r = rows(tmp .. "/pt.csv")
+    -- by hand: 1 fills n0 (partition 1), 2 waits for it, 3 runs on n1
+    assert.same({0, "n0"}, {r[1].start, r[1].hosts})
+    assert.same({100, "n0"}, {r[2].start, r[2].hosts})
+    assert.same({2, "n1"}, {r[3].start, r[3].hosts})
+    local out, rc2 = sim("--trace " .. F .. "partitions.swf --partition n0")
+    assert.equal(2, rc2)
+    assert.matches("--partition needs PARTITION=NODES, got 'n0'", out, 1, true)
+    out, rc2 = sim("--trace " .. F .. "partitions.swf --memory some")
+    assert.equal(2, rc2)
+    assert.matches("--memory must be auto or ignore", out, 1, true)
+  end)
+
+  it("blames a priority that is not a number on the policy's own file", function()
+    local out, rc = sim("--trace " .. F .. "small.swf --quiet --queue " .. F .. "badprio.lua")
+    assert.equal(1, rc)
+    assert.equal("grove sim: " .. F .. "badprio.lua:4:3: priority must return a number (job 1 " ..
+      "got string)\n", out)
+  end)
+
   it("reads node events and requeues or kills the jobs on a node that goes down", function()
     local _, rc = sim("--trace " .. F .. "small.swf --queue conservative --quiet --events " ..
-      F .. "events.txt --on-down requeue --out " .. tmp .. "/e.csv")
+      F .. "events.txt --on-down requeue --walltime extend --out " .. tmp .. "/e.csv")
     assert.equal(0, rc)
     local r = rows(tmp .. "/e.csv")
     assert.same({1, 30, "done"}, {r[4].requeues, r[4].start, r[4].state})
     _, rc = sim("--trace " .. F .. "small.swf --queue conservative --quiet --events " ..
-      F .. "events.txt --out " .. tmp .. "/k.csv")
+      F .. "events.txt --walltime extend --out " .. tmp .. "/k.csv")
     assert.equal(0, rc)
     r = rows(tmp .. "/k.csv")
     assert.same({"killed", 20, 10}, {r[4].state, r[4].run, r[4].start})
@@ -135,6 +222,17 @@ describe("grove sim", function()
     assert.equal(130, s.wait_p95)
     assert.equal(0, s.wait_median)
     assert.is_true(#s.series.t > 0)
+    -- the "jobs waiting" axis has whole, distinct labels
+    local util = exe.read(tmp .. "/easy/utilization.svg")
+    local labels = {}
+    for l in util:gmatch('<text x="%d+" y="[%d.]+" text%-anchor="end">([^<]*)</text>') do
+      labels[#labels + 1] = l
+    end
+    assert.equal(10, #labels)                  -- utilization 5, jobs waiting 5
+    for i = 7, 10 do
+      assert.matches("^%d+$", labels[i])
+      assert.is_true(tonumber(labels[i]) > tonumber(labels[i - 1]), util)
+    end
     for _, svg in ipairs{"easy/utilization.svg", "easy/gantt.svg"} do
       local text = exe.read(tmp .. "/" .. svg)
       assert.matches("^<%?xml", text)
@@ -147,9 +245,54 @@ describe("grove sim", function()
       tmp, tmp, tmp))
     assert.equal(0, rc)
     assert.matches("mean wait %(s%)%s+%d", out)
-    assert.matches("fcfs %(fcfs%)", out)
+    assert.matches("^metric%s+fcfs%s+easy%s+change\n", out)
     local _, rc2 = run(("rsvg-convert -o %s/c.png %s/compare.svg"):format(tmp, tmp))
     assert.equal(0, rc2)
+  end)
+
+  it("compares any number of runs, and refuses runs of other traces unless told", function()
+    for _, q in ipairs{"fcfs", "easy", "conservative", "fairshare"} do
+      local _, rc = sim(("--trace %ssmall.swf --queue %s --quiet --summary %s/n-%s.json")
+        :format(F, q, tmp, q))
+      assert.equal(0, rc)
+    end
+    local _, rc0 = sim(("--trace %spublished.swf --quiet --summary %s/other.json"):format(F, tmp))
+    assert.equal(0, rc0)
+    local out, rc = run(("%s sim --compare %s/n-fcfs.json %s/n-easy.json %s/n-conservative.json " ..
+      "%s/n-fairshare.json --plot %s/n"):format(GROVE, tmp, tmp, tmp, tmp, tmp))
+    assert.equal(0, rc)
+    assert.matches("^metric%s+n%-fcfs %(fcfs%)%s+n%-easy %(easy%)%s+n%-conservative " ..
+      "%(conservative%)%s+n%-fairshare %(fairshare%)\n", out)
+    -- by hand, fcfs: 2 waits for 1 (95), then 3, 4 and 7 behind it (140,
+    -- 140, 130): (0 + 95 + 140 + 140 + 130) / 5; easy: 45 (the first case)
+    assert.matches("\nmean wait %(s%)%s+101%.000%s+45%.000%s+", out)
+    local svg = exe.read(tmp .. "/n/compare.svg")
+    assert.matches("n-fairshare (fairshare)", svg, 1, true)
+    out, rc = run(("%s sim --compare %s/n-fcfs.json %s/other.json"):format(GROVE, tmp, tmp))
+    assert.equal(1, rc)
+    assert.matches("grove sim: " .. tmp .. "/n-fcfs.json and " .. tmp .. "/other.json were run " ..
+      "on different traces (" .. F .. "small.swf, " .. F .. "published.swf): compare them " ..
+      "with --force", out, 1, true)
+    _, rc = run(("%s sim --compare %s/n-fcfs.json %s/other.json --force"):format(GROVE, tmp, tmp))
+    assert.equal(0, rc)
+  end)
+
+  it("draws a Gantt chart of a time window, with a legend", function()
+    local _, rc = sim(("--trace %ssmall.swf --queue easy --quiet --plot %s/gw " ..
+      "--gantt-window 100:160"):format(F, tmp))
+    assert.equal(0, rc)
+    local svg = exe.read(tmp .. "/gw/gantt.svg")
+    -- in [100, 160): jobs 2 (100-150) and 7 (150-450); job 1 ended at 100
+    assert.matches("job 2: 100%-150", svg)
+    assert.matches("job 7: 150%-450", svg)
+    assert.is_nil(svg:find("job 1:", 1, true))
+    assert.is_nil(svg:find("job 3:", 1, true))
+    assert.matches("killed at its time limit</text>", svg, 1, true)
+    local _, rc2 = run(("rsvg-convert -o %s/g.png %s/gw/gantt.svg"):format(tmp, tmp))
+    assert.equal(0, rc2)
+    local out3, rc3 = sim(("--trace %ssmall.swf --gantt-window 9:3"):format(F))
+    assert.equal(2, rc3)
+    assert.matches("--gantt-window must be FROM:TO", out3, 1, true)
   end)
 
   it("generates a Standard Workload Format trace it can read back", function()
@@ -191,5 +334,9 @@ describe("grove sim", function()
     out, rc = run(GROVE .. " sim --generate 5")
     assert.equal(2, rc)
     assert.matches("needs --procs P", out, 1, true)
+    out, rc = run(GROVE .. " sim --generate 5 --procs 16 --plot " .. tmp .. "/nothing")
+    assert.equal(2, rc)
+    assert.equal("grove sim: --generate writes a trace to stdout and runs nothing: --plot is "
+      .. "for a run (grove sim --trace FILE ...)\nTry 'grove sim --help'.\n", out)
   end)
 end)

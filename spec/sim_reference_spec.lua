@@ -49,18 +49,24 @@ local function earliest(plan, P, now, est, p)
   error("reference: no start found")
 end
 
--- Start times by job id under policy on P processors.
-local function reference(jobs, P, policy)
+-- Start times by job id under policy on P processors, and end times.  A
+-- job whose run is longer than its estimate (its time limit) is killed at
+-- the estimate under walltime "kill" (the default), and runs its whole
+-- time under "extend", its estimate then raised to the run time.
+local function reference(jobs, P, policy, walltime)
   local pending = {}
   for _, j in ipairs(jobs) do
     local run = j.run == 0 and 1 or j.run
-    local est = (j.estimate and j.estimate >= run) and j.estimate or run
+    local est = (j.estimate and j.estimate > 0) and j.estimate or run
+    if est < run then
+      if walltime == "extend" then est = run else run = est end
+    end
     if j.procs > 0 and j.procs <= P then
       pending[#pending + 1] = {id = j.id, submit = j.submit, run = run, est = est, p = j.procs}
     end
   end
   table.sort(pending, by_submit)
-  local start = {}
+  local start, ends = {}, {}
   local queue, running = {}, {}
   local t, nexta = 0, 1
   local planned = {}
@@ -89,6 +95,7 @@ local function reference(jobs, P, policy)
     end
     local function begin(j)
       start[j.id] = t
+      ends[j.id] = t + j.run
       running[#running + 1] = {id = j.id, e = t + j.run, est_e = t + j.est, p = j.p}
     end
     local left = {}
@@ -102,15 +109,15 @@ local function reference(jobs, P, policy)
       if head then left[#left + 1] = head end
       if head and policy == "easy" then
         -- shadow time: running jobs end by their estimates
-        local ends = {}
-        for _, r in ipairs(running) do ends[#ends + 1] = r end
-        table.sort(ends, function(a, b) return a.est_e < b.est_e end)
+        local by_end = {}
+        for _, r in ipairs(running) do by_end[#by_end + 1] = r end
+        table.sort(by_end, function(a, b) return a.est_e < b.est_e end)
         local avail, shadow = free(), t
         local k = 1
         while avail < head.p do
-          shadow = ends[k].est_e
-          while ends[k] and ends[k].est_e == shadow do
-            avail = avail + ends[k].p
+          shadow = by_end[k].est_e
+          while by_end[k] and by_end[k].est_e == shadow do
+            avail = avail + by_end[k].p
             k = k + 1
           end
         end
@@ -144,7 +151,7 @@ local function reference(jobs, P, policy)
     end
     queue = left
   end
-  return start
+  return start, ends
 end
 
 -- ---- grove sim ------------------------------------------------------------------
@@ -154,25 +161,34 @@ local function machine(nodes, cores)
   return helper.machine("m", 1, nodes, 1, cores)
 end
 
-local function simulate(jobs, graph, queue, procs_as, policy)
-  local starts, left = {}, {}
+local function simulate(jobs, graph, queue, procs_as, policy, walltime, params)
+  local starts, left, ends = {}, {}, {}
   local s = assert(sim.new{graph = graph, queue = queue, procs_as = procs_as,
-    policy = policy or "first", out = function(row) starts[row.id] = row.start end,
+    policy = policy or "first", walltime = walltime, params = params,
+    out = function(row) starts[row.id], ends[row.id] = row.start, row["end"] end,
     report = function(job) left[#left + 1] = job.id end})
   s:feed(sim.trace.from_list(jobs))
   s:run()
-  return starts, left, s
+  return starts, left, s, ends
 end
 
-local function compare(jobs, nodes, cores, queue, procs_as, policy)
+-- queue: the reference's policy, or {reference policy, grove queue,
+-- params}.
+local function compare(jobs, nodes, cores, queue, procs_as, policy, walltime)
   local P = procs_as == "node" and nodes or nodes * cores
-  local want = reference(jobs, P, queue)
-  local got = simulate(jobs, machine(nodes, cores), queue, procs_as, policy)
+  local ref, q, params = queue, queue, nil
+  if type(queue) == "table" then ref, q, params = queue[1], queue[2], queue[3] end
+  local want, want_end = reference(jobs, P, ref, walltime)
+  local got, _, _, got_end = simulate(jobs, machine(nodes, cores), q, procs_as, policy,
+    walltime, params)
   local n, bad = 0, {}
   for id, t in pairs(want) do
     n = n + 1
     if got[id] ~= t then
       bad[#bad + 1] = ("job %d: reference %d, grove sim %s"):format(id, t, tostring(got[id]))
+    elseif got_end[id] ~= want_end[id] then
+      bad[#bad + 1] = ("job %d: reference ends %d, grove sim %s"):format(id, want_end[id],
+        tostring(got_end[id]))
     end
   end
   for id in pairs(got) do
@@ -239,6 +255,86 @@ describe("grove sim against the processor-count reference", function()
       assert.are.equal(120, compare(jobs, 16, 2, q, "node", "low"))
     end)
   end
+
+  -- Under-estimated jobs: every third job asks for half its run time.
+  local function underestimated(seed)
+    local jobs = generated(150, 32, seed, 2, 0.02)
+    for i, j in ipairs(jobs) do
+      if i % 3 == 0 and j.run >= 2 then j.estimate = j.run // 2 end
+    end
+    return jobs
+  end
+  for _, q in ipairs(QUEUES) do
+    for _, wt in ipairs{"kill", "extend"} do
+      it(("%s: walltime %s of under-estimated jobs, 150 jobs on 32 cores"):format(q, wt),
+        function()
+          assert.are.equal(150, compare(underestimated(4), 4, 8, q, "core", nil, wt))
+        end)
+    end
+  end
+
+  -- The backfill policy's reservation depth: 1 is easy, all is conservative.
+  for _, c in ipairs{{"easy", 1}, {"conservative", 1000000}} do
+    for _, seed in ipairs{1, 2, 3} do
+      it(("backfill with depth %d gives %s's starts, 150 jobs on 32 cores, seed %d")
+        :format(c[2], c[1], seed), function()
+        local jobs = generated(150, 32, seed, 1 + seed, 0.02)
+        assert.are.equal(150, compare(jobs, 4, 8, {c[1], "backfill", {depth = c[2]}}, "core"))
+      end)
+    end
+    it(("backfill with depth %d gives %s's starts on 32 whole nodes, jobs killed at their " ..
+      "limit"):format(c[2], c[1]), function()
+      assert.are.equal(150, compare(underestimated(5), 32, 1, {c[1], "backfill",
+        {depth = c[2]}}, "node", "low"))
+    end)
+  end
+
+  it("backfill with depth 2 differs from both, and its interval delays backfilling", function()
+    local jobs = generated(150, 32, 2, 3, 0.02)
+    local g = machine(4, 8)
+    local d1 = simulate(jobs, g, "backfill", "core", nil, nil, {depth = 1})
+    local d2 = simulate(jobs, machine(4, 8), "backfill", "core", nil, nil, {depth = 2})
+    local dall = simulate(jobs, machine(4, 8), "backfill", "core", nil, nil, {depth = 1000})
+    local n1, nall = 0, 0
+    for id, t in pairs(d2) do
+      if d1[id] ~= t then n1 = n1 + 1 end
+      if dall[id] ~= t then nall = nall + 1 end
+    end
+    assert.is_true(n1 > 0 and nall > 0)
+    -- an interval of 600 s: backfilled jobs start only on the 600 s grid,
+    -- jobs in order start at any time
+    local rows = {}
+    local s = assert(sim.new{graph = machine(2, 4), queue = "backfill",
+      params = {interval = 600}, out = function(r) rows[r.id] = r end})
+    s:feed(sim.trace.from_list{
+      {id = 1, submit = 0, run = 1000, estimate = 1000, procs = 4},
+      {id = 2, submit = 10, run = 100, estimate = 100, procs = 8},
+      {id = 3, submit = 20, run = 100, estimate = 100, procs = 2},
+      {id = 4, submit = 1000, run = 10, estimate = 10, procs = 8}})
+    s:run()
+    -- by hand: 1 starts at 0 (the first pass is a backfill pass, due
+    -- next at 600); 2 waits for 1 (1000); 3 would backfill (it ends by
+    -- 1000) but only at the pass of 600; 4 follows 2 in order, at 1100
+    assert.same({0, 1000, 600, 1100}, {rows[1].start, rows[2].start, rows[3].start,
+      rows[4].start})
+  end)
+
+  it("kills a job at its time limit by default, and extends it when told", function()
+    local jobs = {{id = 1, submit = 0, run = 100, estimate = 40, procs = 8},
+      {id = 2, submit = 5, run = 10, estimate = 10, procs = 8}}
+    local rows = {}
+    local s = assert(sim.new{graph = machine(2, 4), queue = "fcfs",
+      out = function(row) rows[row.id] = row end})
+    s:feed(sim.trace.from_list(jobs))
+    s:run()
+    -- by hand: job 1 is killed at 40, job 2 starts then and ends at 50
+    assert.are.same({0, 40, 40, "timeout"}, {rows[1].start, rows[1]["end"], rows[1].run,
+      rows[1].state})
+    assert.are.same({40, 50, "done"}, {rows[2].start, rows[2]["end"], rows[2].state})
+    assert.are.equal(1, s:result().killed_walltime)
+    local starts = simulate(jobs, machine(2, 4), "fcfs", "core", nil, "extend")
+    assert.are.same({[1] = 0, [2] = 100}, starts)
+  end)
 
   it("the reference tells the policies apart on a loaded machine", function()
     local jobs = generated(150, 32, 2, 3, 0.02)

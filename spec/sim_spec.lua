@@ -218,8 +218,8 @@ describe("queue policies", function()
     local _, msg = parse("return { schedule = 1 }")
     assert.equal("test.lua: schedule must be a function", msg)
     _, msg = parse("return { sched = function() end }")
-    assert.equal("test.lua: unknown field 'sched' (name, description, schedule, priority, base)",
-      msg)
+    assert.equal("test.lua: unknown field 'sched' (name, description, schedule, priority, " ..
+      "base, half_life)", msg)
     _, msg = parse("x = 1")
     assert.equal("test.lua:1: assignment to global 'x' (a policy cannot write globals: use local)",
       msg)
@@ -267,7 +267,7 @@ describe("trace readers", function()
     local f = assert(io.open(path, "w"))
     f:write("; header\n\n",
       "1 0 -1 10 4 -1 -1 -1 20 -1 1 3 -1 -1 1 -1 -1 -1\n",     -- procs from field 5
-      "2 0 -1 10 4 -1 -1 2 5 -1 1 3 -1 -1 1 -1 -1 -1\n",       -- estimate < run: run
+      "2 0 -1 10 4 -1 -1 2 5 -1 1 3 -1 -1 1 -1 -1 -1\n",       -- estimate < run: kept
       "3 1 -1 -1 4 -1 -1 2 5 -1 1 3 -1 -1 1 -1 -1 -1\n",       -- no run time
       "4 2 -1 0 -1 -1 -1 -1 5 -1 1 3 -1 -1 1 -1 -1 -1\n",      -- no processors
       "5 3 -1 0 1 -1 -1 1 -1 -1 1 3 -1 -1 1 -1 -1 -1\n")       -- run 0 counts as 1
@@ -277,7 +277,7 @@ describe("trace readers", function()
     local jobs = {}
     for j in r:jobs() do jobs[#jobs + 1] = {j.id, j.submit, j.run, j.procs, j.estimate, j.line} end
     os.remove(path)
-    assert.same({{1, 0, 10, 4, 20, 3}, {2, 0, 10, 2, 10, 4}, {5, 3, 1, 1, 1, 7}}, jobs)
+    assert.same({{1, 0, 10, 4, 20, 3}, {2, 0, 10, 2, 5, 4}, {5, 3, 1, 1, nil, 7}}, jobs)
     assert.same({[3] = "no run time", [4] = "no processors"}, left)
     assert.equal(2, r.skipped)
   end)
@@ -291,5 +291,213 @@ describe("trace readers", function()
     assert.equal(3, r.wait_median)                 -- sorted: 1 1 1 2 3 4 5 7 9 100
     assert.equal(100, r.wait_p95)
     assert.equal(13.3, r.wait_mean)
+  end)
+
+  it("keep waits and slowdowns per user and per size class", function()
+    local acc = sim.metrics.new{units = 16}
+    -- user 1: two 1-unit jobs, waits 0 and 10, runs 10; user 2: one 6-unit
+    -- job, wait 20, run 20
+    acc:job{submit = 0, start = 0, ["end"] = 10, procs = 1, user = 1, state = "done"}
+    acc:job{submit = 0, start = 10, ["end"] = 20, procs = 1, user = 1, state = "timeout"}
+    acc:job{submit = 0, start = 20, ["end"] = 40, procs = 6, user = 2, state = "done"}
+    local r = acc:result{}
+    assert.same({1, 2}, {r.by_user[1].user, r.by_user[2].user})
+    assert.same({2, 5, 0, 10, 1.5, 2}, {r.by_user[1].jobs, r.by_user[1].wait_mean,
+      r.by_user[1].wait_median, r.by_user[1].wait_p95, r.by_user[1].bounded_slowdown,
+      r.by_user[1].bsld_p95})
+    assert.same({"1", 2}, {r.by_size[1].class, r.by_size[1].jobs})
+    assert.same({"5-8", 1, 20, 2}, {r.by_size[2].class, r.by_size[2].jobs,
+      r.by_size[2].wait_mean, r.by_size[2].bounded_slowdown})
+    assert.equal(1, r.killed_walltime)
+    assert.equal(3, r.jobs)
+  end)
+
+  it("keep a time series whose cost does not grow with idle time", function()
+    local acc = sim.metrics.new{units = 4, buckets = 10}
+    acc:level(0, 4, 0)
+    acc:level(10, 0, 0)
+    -- a gap of 10^12 s: widening first, the span costs at most 20 buckets
+    acc:level(1000000000000, 2, 1, 1)
+    acc:level(1000000000000 + 10, 0, 0)
+    local s = acc:series()
+    assert.is_true(#s.t <= 20)
+    assert.is_true(s.width >= 1000000000000 // 20)
+    -- 40 unit-seconds busy at first, in the first bucket
+    assert.near(40 / s.width / 4, s.utilization[1], 1e-12)
+    assert.near(10 / s.width / 4, s.down[#s.t], 1e-9)
+  end)
+end)
+
+describe("job dependencies and think time", function()
+  it("submit a job only after its predecessor ends, plus its think time", function()
+    local rows = {}
+    local s = new{queue = "fcfs", out = function(r) rows[r.id] = r end}
+    s:submit{id = 1, submit = 0, run = 100, procs = 4}
+    s:submit{id = 2, submit = 10, run = 10, procs = 4, after = 1, think = 30}
+    s:submit{id = 3, submit = 20, run = 10, procs = 4, after = 2}
+    s:submit{id = 4, submit = 500, run = 10, procs = 4, after = 1, think = 20}
+    s:submit{id = 5, submit = 600, run = 10, procs = 4, after = 4, think = 1000}
+    s:submit{id = 6, submit = 700, run = 10, procs = 4, after = 99}
+    s:run()
+    -- by hand: 2 waits for 1 (ends 100) + 30; 3 for 2 (ends 140) + 0; 4
+    -- comes after 1 ended + 20, at its own time; 5 after 4 (ends 510) +
+    -- 1000; 6 follows a job never seen
+    assert.same({130, 130}, {rows[2].submit, rows[2].start})
+    assert.same({140, 140}, {rows[3].submit, rows[3].start})
+    assert.same({500, 500}, {rows[4].submit, rows[4].start})
+    assert.same({1510, 1510}, {rows[5].submit, rows[5].start})
+    assert.same({700, 700}, {rows[6].submit, rows[6].start})
+  end)
+end)
+
+describe("the fairshare queue policy", function()
+  local function scenario(queue)
+    local starts = {}
+    local s = new{graph = helper.machine("f", 1, 2, 1, 4), queue = queue,
+      out = function(r) starts[r.id] = r.start end}
+    s:submit{id = 1, submit = 0, run = 100, estimate = 100, procs = 8, user = 1}
+    s:submit{id = 2, submit = 10, run = 10, estimate = 10, procs = 8, user = 1}
+    s:submit{id = 3, submit = 20, run = 10, estimate = 10, procs = 8, user = 2}
+    s:run()
+    return starts, s
+  end
+
+  it("starts first the job of the user who used less", function()
+    -- by hand: at 100 user 1 has used 800 core-seconds and user 2 none, so
+    -- 3 starts before 2 (2 waited longer: only its age speaks for it)
+    assert.same({[1] = 0, [2] = 100, [3] = 110}, (scenario("easy")))
+    assert.same({[1] = 0, [2] = 110, [3] = 100}, (scenario("fairshare")))
+  end)
+
+  it("decays usage by the policy's half-life", function()
+    local q = assert(sim.queue.parse('return {base = "fairshare", half_life = 20}', "hl.lua"))
+    local _, s = scenario(q)
+    -- user 1: 800 at 100, halved by 120 (its job 2 ended at 120: + 80)
+    assert.near(480, s.ctx.decayed_usage(nil, "user", 1), 1e-9)
+    -- user 2: 80 at 110, by 120 80 * 2^(-10/20)
+    assert.near(80 * 2 ^ -0.5, s.ctx.decayed_usage(nil, "user", 2), 1e-9)
+    local bad, msg = sim.queue.parse('return {base = "easy", half_life = -1}', "z.lua")
+    assert.is_nil(bad)
+    assert.equal("z.lua: half_life must be a number of seconds > 0", msg)
+  end)
+end)
+
+describe("memory requests and partitions", function()
+  local R = grove.cluster.resources
+  -- 2 nodes of 4 cores and a 16 GB memory pool
+  local function machine_mem()
+    return grove.cluster "mc" {
+      R.rack(1) { R.node(2, {hostnames = "n[0-1]"}) { R.socket(1) { R.core(4) },
+        R.memory(1, {size = 16, unit = "GB"}) } } }
+  end
+  local GB = 1024 * 1024     -- KB
+
+  local function run(opts, jobs)
+    local rows, left = {}, {}
+    opts.graph = machine_mem()
+    opts.out = function(r) rows[r.id] = r end
+    opts.report = function(j, why) left[j.id] = why end
+    local s = assert(sim.new(opts))
+    s:feed(sim.trace.from_list(jobs))
+    s:run()
+    return rows, left
+  end
+
+  it("ask the cluster's memory pools for a job's memory (KB per processor)", function()
+    local jobs = {
+      {id = 1, submit = 0, run = 100, estimate = 100, procs = 2, mem = 10 * GB},
+      {id = 2, submit = 1, run = 10, estimate = 10, procs = 1, mem = 8 * GB},
+      {id = 3, submit = 2, run = 10, estimate = 10, procs = 1, mem = 20 * GB},
+      {id = 4, submit = 3, run = 10, estimate = 10, procs = 1}}
+    local rows, left = run({queue = "easy"}, jobs)
+    -- by hand: 1 takes 10 GB on each node (a processor's memory stays
+    -- with it), so 2 (8 GB) waits for it to end at 100; 3 (20 GB) never
+    -- fits a node; 4 (no memory asked) backfills at once
+    assert.same({0, "n[0-1]"}, {rows[1].start, rows[1].hosts})
+    assert.equal(100, rows[2].start)
+    assert.equal("cannot fit the machine", left[3])
+    assert.equal(3, rows[4].start)
+    rows = run({queue = "easy", memory_requests = "ignore"}, jobs)
+    assert.same({0, 1, 2, 3}, {rows[1].start, rows[2].start, rows[3].start, rows[4].start})
+  end)
+
+  it("run a partition's jobs on its nodes only", function()
+    local rows, left = run({queue = "easy", partitions = {[1] = "n0", [2] = "n1"}}, {
+      {id = 1, submit = 0, run = 100, estimate = 100, procs = 4, partition = 1},
+      {id = 2, submit = 1, run = 10, estimate = 10, procs = 2, partition = 1},
+      {id = 3, submit = 2, run = 10, estimate = 10, procs = 4, partition = 2},
+      {id = 4, submit = 3, run = 10, estimate = 10, procs = 1, partition = 3},
+      {id = 5, submit = 4, run = 10, estimate = 10, procs = 1}})
+    -- by hand: 1 fills n0; 2 (partition 1) waits for it; 3 runs on n1 at
+    -- once (easy: it delays nothing); 4's partition has no nodes; 5 (no
+    -- partition) goes anywhere: n1 is full until 12, n0 until 100, and
+    -- it ends by 100, so it starts at 12
+    assert.same({0, "n0"}, {rows[1].start, rows[1].hosts})
+    assert.same({100, "n0"}, {rows[2].start, rows[2].hosts})
+    assert.same({2, "n1"}, {rows[3].start, rows[3].hosts})
+    assert.equal("no nodes for partition 3", left[4])
+    assert.same({12, "n1"}, {rows[5].start, rows[5].hosts})
+    local ok, msg = sim.new{graph = machine_mem(), partitions = {[1] = "n7"}}
+    assert.is_nil(ok)
+    assert.equal("partition 1: no node 'n7' (a node name, path or hostlist)", msg)
+  end)
+end)
+
+describe("the queue a job at a time", function()
+  it("ctx:next walks the queue in order, passing over jobs too large; ctx:reserved", function()
+    local s = new{queue = "conservative"}
+    s:submit{id = 1, submit = 0, run = 100, estimate = 100, procs = 16}
+    for _, j in ipairs{{2, 8}, {3, 2}, {4, 12}, {5, 1}} do
+      s:submit{id = j[1], submit = 1, run = 10, estimate = 10, procs = j[2]}
+    end
+    s:advance(1)
+    local ctx = s.ctx
+    local function id(v) return v and v.id end
+    assert.equal(2, id(ctx.next(nil)))
+    assert.equal(3, id(ctx.next(nil, ctx.next(nil))))
+    assert.equal(5, id(ctx.next(nil, {id = 3}, 4)))      -- 4 (12 units) passed over
+    assert.equal(5, id(ctx.next(nil, nil, 1)))
+    assert.is_nil(ctx.next(nil, nil, 0))                  -- nothing that small waits
+    assert.is_nil(ctx.next(nil, {id = 5}))
+    -- conservative reserved every waiting job
+    local r = {}
+    for i, v in ipairs(ctx.reserved()) do r[i] = v.id end
+    assert.same({2, 3, 4, 5}, r)
+  end)
+end)
+
+describe("the queues policy", function()
+  local function starts(params, jobs)
+    local out = {}
+    local s = new{queue = "queues", params = params, out = function(r) out[r.id] = r.start end}
+    s:feed(sim.trace.from_list(jobs))
+    s:run()
+    return out
+  end
+
+  it("holds a queue at its limits while the others go on", function()
+    local got = starts({units_1 = 8}, {
+      {id = 1, submit = 0, run = 100, estimate = 100, procs = 8, queue = 1},
+      {id = 2, submit = 1, run = 10, estimate = 10, procs = 4, queue = 1},
+      {id = 3, submit = 2, run = 50, estimate = 50, procs = 4, queue = 2},
+      {id = 4, submit = 3, run = 10, estimate = 10, procs = 8, queue = 2},
+      {id = 5, submit = 4, run = 10, estimate = 10, procs = 2, queue = 1}})
+    -- by hand (16 cores): queue 1 holds 8 units from 0 to 100, so 2 and
+    -- 5 wait for 1 whatever is free; 3 starts at once; 4 (8 units, 4
+    -- free) waits for 3's end at 52; at 100 both 2 and 5 fit queue 1's 8
+    assert.same({[1] = 0, [2] = 100, [3] = 2, [4] = 52, [5] = 100}, got)
+    got = starts({jobs_1 = 1}, {
+      {id = 1, submit = 0, run = 100, estimate = 100, procs = 2, queue = 1},
+      {id = 2, submit = 1, run = 10, estimate = 10, procs = 2, queue = 1}})
+    assert.same({[1] = 0, [2] = 100}, got)
+  end)
+
+  it("orders the waiting jobs by their queue's priority", function()
+    local jobs = {
+      {id = 1, submit = 0, run = 100, estimate = 100, procs = 16, queue = 1},
+      {id = 2, submit = 1, run = 10, estimate = 10, procs = 16, queue = 1},
+      {id = 3, submit = 2, run = 10, estimate = 10, procs = 16, queue = 2}}
+    assert.same({[1] = 0, [2] = 100, [3] = 110}, starts({}, jobs))
+    assert.same({[1] = 0, [2] = 110, [3] = 100}, starts({priority_2 = 10}, jobs))
   end)
 end)

@@ -35,7 +35,7 @@ end
 
 -- Everything the Lua API shows of a graph and its jobs, as plain tables.
 local function view(g, m)
-  local v = {vertices = {}, edges = {}, jobs = {}, now = g:now()}
+  local v = {vertices = {}, edges = {}, jobs = {}, now = g:now(), expiration = g:expiration()}
   for x in g:vertices() do
     v.vertices[#v.vertices + 1] = {x:vid(), x:type(), x:name(), x:basename(), x:id(), x:rank(),
       x:size(), x:unit(), x:uuid(), x:path(), x:status(), x:properties(), x:tags(), x:records()}
@@ -259,9 +259,11 @@ describe("a '/' in a type or name", function()
     local n = assert(g:add_vertex{type = "a/b", basename = "ab", id = 0, size = 4})
     assert(g:add_child(c, n))
     assert(g:allocate(n, 3, 7, {start = 0, duration = 10}))
+    g:set_expiration(99)
     assert.is_true(core.state_write(path, g))
     local l = assert(core.state_read(path))
     assert.same(view(g), view(l.graph))
+    assert.equal(99, l.graph:expiration())
     assert.equal(1, #l.graph:vertex("/c0/ab0"):records())
     assert.equal("/c0/ab0", l.graph:vertex("/c0/ab0"):path())
     assert.equal("a/b", l.graph:vertex("/c0/ab0"):type())

@@ -44,6 +44,7 @@ local function view(g, m, a)
   v.policy = m and m:policy()
   v.acquire = a and a:state()
   v.now = g:now()
+  v.expiration = g:expiration()
   return v
 end
 
@@ -64,6 +65,7 @@ local function scenario()
   assert(m:match(cores(20, 100)))
   assert(m:match(cores(30, 50)))
   assert(m:match(cores(36, 40), "allocate_orelse_reserve"))
+  g:set_expiration(1000)
   local node0
   for v in g:vertices{type = "node", name = "node0"} do node0 = v end
   node0:tag("owner", "alice")

@@ -8,7 +8,8 @@
  *    creation order, type, basename, name, id, rank, size, unit and
  *    containment path; and power (with subtree ranks) against
  *    jgfs/power.json, including the power subsystem paths and edges;
- * 3. sierra: 350,473 vertices in under two seconds, nodes ranked in order;
+ * 3. sierra: 350,473 vertices, nodes ranked in order (the time it took is
+ *    printed, not asserted: a test asserts no time);
  * 4. options: the type filter, the rank modes, the vertex limit, the
  *    associations the containment tree cannot hold (mtl3), strict mode;
  * 5. recipes of our own from memory: id_start/id_stride/negative scope,
@@ -32,15 +33,6 @@
 #include "grug.h"
 #include "tap.h"
 #include "corpus.h"
-
-/* Instrumented runs (ASan, valgrind) are much slower: the time limit is
- * only checked in plain builds, and valgrind skips the two largest
- * recipes (the same code paths run on the smaller ones). */
-#if defined(__SANITIZE_ADDRESS__)
-#define INSTRUMENTED 1
-#else
-#define INSTRUMENTED RUNNING_ON_VALGRIND
-#endif
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -94,8 +86,6 @@ static double now_s(void)
 static void check_sierra(const grove_graph_t *g, double secs)
 {
     diag("sierra expanded in %.3f s", secs);
-    if (!INSTRUMENTED)
-        ok(secs < 2.0, "sierra: under 2 s (%.3f s)", secs);
     grove_vid_t n = grove_graph_first_by_type(g, grove_graph_sym_lookup(g, "node"));
     size_t seen = 0;
     bool inorder = true;

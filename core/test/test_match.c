@@ -1,8 +1,9 @@
 /* test_match.c: the matcher against the outcomes of the shared corpus on
  * the tiny graph (built in C by grovetest.h, the shape of
  * grugs/tiny.graphml), plus
- * unit rows for modes, cancel and release, and a policy scoring a level in
- * one call (the scores hook) against the same score per candidate.
+ * unit rows for modes, cancel and release, the horizon (the graph's
+ * expiration) in every mode, and a policy scoring a level in one call (the
+ * scores hook) against the same score per candidate.
  *
  * It must not build graphs vertex by vertex (grovetest.h does) nor test
  * the jobspec reader's own messages (test_jobspec.c).
@@ -536,12 +537,109 @@ static void test_job_table(void)
     grove_graph_destroy(g);
 }
 
+/* Both nodes whole for d seconds (0: no duration, RFC 14's "unlimited"). */
+static grove_jobspec_t *both_nodes_for(long d)
+{
+    char y[1024];
+    snprintf(y, sizeof(y),
+             "version: 9999\nresources:\n- type: node\n  count: 2\n  exclusive: true\n"
+             "  with:\n  - type: slot\n    count: 1\n    label: s\n    with:\n"
+             "    - type: core\n      count: 1\n"
+             "tasks: [{command: [x], slot: s, count: {per_slot: 1}}]\n");
+    size_t n = strlen(y);
+    snprintf(y + n, sizeof(y) - n, "attributes: {system: {duration: %ld}}\n", d);
+    return grove_jobspec_parse(y, strlen(y), NULL, NULL);
+}
+
+/* The horizon: with the clock at 100 and both nodes held until 160, each
+ * row sets the graph's expiration and matches both nodes for d seconds. */
+static void test_horizon(void)
+{
+    static const struct {
+        int64_t exp;
+        grove_match_mode_t mode;
+        long d;        /* 0: no duration */
+        int err;       /* 0: a job */
+        int64_t start, end;
+        const char *why;
+    } rows[] = {
+        {0, GROVE_MATCH_ALLOCATE_ORELSE_RESERVE, 60, 0, 160, 220, "no horizon: reserved at 160"},
+        {220, GROVE_MATCH_ALLOCATE_ORELSE_RESERVE, 60, 0, 160, 220, "ending at the horizon fits"},
+        {219, GROVE_MATCH_ALLOCATE_ORELSE_RESERVE, 60, EBUSY, 0, 0,
+         "a reservation ending past the horizon is not made"},
+        {150, GROVE_MATCH_ALLOCATE_ORELSE_RESERVE, 60, ENODEV, 0, 0,
+         "longer than what is left from now: never"},
+        {150, GROVE_MATCH_ALLOCATE, 60, ENODEV, 0, 0, "allocate: never"},
+        {0, GROVE_MATCH_ALLOCATE, 60, EBUSY, 0, 0, "allocate with no horizon: busy"},
+        {300, GROVE_MATCH_ALLOCATE, 60, EBUSY, 0, 0, "allocate within the horizon: busy"},
+        {150, GROVE_MATCH_ALLOCATE_WITH_SAT, 60, ENODEV, 0, 0, "allocate_with_sat: never"},
+        {150, GROVE_MATCH_SATISFIABILITY, 60, ENODEV, 0, 0, "satisfiability: never"},
+        {160, GROVE_MATCH_SATISFIABILITY, 60, 0, 100, 160, "satisfiability within it"},
+        {150, GROVE_MATCH_WITHOUT_ALLOCATING, 60, ENODEV, 0, 0, "without_allocating: never"},
+        {219, GROVE_MATCH_WITHOUT_ALLOCATING_FUTURE, 60, EBUSY, 0, 0,
+         "without_allocating_future stops at the horizon"},
+        {300, GROVE_MATCH_WITHOUT_ALLOCATING_FUTURE, 60, 0, 160, 220,
+         "without_allocating_future within it"},
+        {300, GROVE_MATCH_ALLOCATE_ORELSE_RESERVE, 0, 0, 160, 300,
+         "no duration: until the horizon"},
+        {160, GROVE_MATCH_ALLOCATE_ORELSE_RESERVE, 0, EBUSY, 0, 0,
+         "no duration, nothing free before the horizon"},
+        {100, GROVE_MATCH_ALLOCATE_ORELSE_RESERVE, 0, ENODEV, 0, 0, "expired: never"},
+        {90, GROVE_MATCH_SATISFIABILITY, 10, ENODEV, 0, 0, "expired before now: never"},
+    };
+    grove_graph_t *g = tiny();
+    grove_graph_set_now(g, 100);
+    grove_matcher_t *m = grove_matcher_create(g, NULL);
+    grove_jobspec_t *busy = both_nodes_for(60);
+    const grove_job_t *j = NULL;
+    ok(grove_match(m, busy, GROVE_MATCH_ALLOCATE, 1, &j, NULL) == 0 && j->end == 160,
+       "both nodes held until 160");
+    ok(grove_graph_set_expiration(g, -1) < 0 && errno == EINVAL, "a negative expiration refused");
+    is_int(grove_graph_expiration(g), 0, "and nothing changed");
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        grove_jobspec_t *js = both_nodes_for(rows[i].d);
+        grove_error_t err;
+        ok(grove_graph_set_expiration(g, rows[i].exp) == 0, "expiration set");
+        j = NULL;
+        errno = 0;
+        int rc = grove_match(m, js, rows[i].mode, 2, &j, &err);
+        if (rows[i].err) {
+            ok(rc < 0 && errno == rows[i].err, "%s (errno %d)", rows[i].why, errno);
+        } else {
+            ok(rc == 0 && j && j->start == rows[i].start && j->end == rows[i].end,
+               "%s (%lld-%lld)", rows[i].why, j ? (long long)j->start : -1LL,
+               j ? (long long)j->end : -1LL);
+        }
+        if (rows[i].err == ENODEV && rows[i].d > 0 && rows[i].exp > 100)
+            ok(strstr(err.text, "exceeds the resource set's expiration") != NULL,
+               "the reason names the expiration: %s", err.text);
+        grove_matcher_cancel(m, 2);
+        grove_jobspec_destroy(js);
+    }
+    /* a chosen window */
+    grove_jobspec_t *js = both_nodes_for(60);
+    grove_graph_set_expiration(g, 200);
+    ok(grove_match_window(m, js, GROVE_MATCH_WITHOUT_ALLOCATING, 0, 160, 0, &j, NULL) < 0
+           && errno == ENODEV,
+       "a chosen window ending past the horizon: never");
+    grove_graph_set_expiration(g, 220);
+    ok(grove_match_window(m, js, GROVE_MATCH_WITHOUT_ALLOCATING, 0, 160, 0, &j, NULL) == 0
+           && j->end == 220,
+       "a chosen window ending at the horizon fits");
+    grove_jobspec_destroy(js);
+    grove_jobspec_destroy(busy);
+    grove_matcher_cancel(m, 1);
+    grove_matcher_destroy(m);
+    grove_graph_destroy(g);
+}
+
 int main(void)
 {
     test_corpus_tiny();
     test_next_id();
     test_job_table();
     test_fits_idle();
+    test_horizon();
     test_whole_nodes();
     test_large_selection();
     test_scores_hook();

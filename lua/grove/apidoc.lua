@@ -11,7 +11,9 @@
 -- scripts/docs turns them into the HTML of docs/api/, and this module reads
 -- the same files at run time, so the REPL needs no LDoc and shows what the
 -- HTML shows.  Entries: "--- " blocks with @function, @table, @type or
--- @module, and their @param, @tparam, @return and @field lines.
+-- @module, and their @param, @tparam, @return, @field and @usage lines;
+-- each @field of a table is an entry too (TABLE.FIELD: `:help
+-- policy_table.score`).
 --
 -- This module holds the reading and the lookup only; it must not hold
 -- reference text (docs/api-src) or REPL commands (grove.repl).
@@ -58,13 +60,19 @@ local function blocks(text)
 end
 
 -- One block as an entry: {kind =, name =, text = {...}, params = {...},
--- returns = {...}, fields = {...}}; tags continue on the lines below them.
+-- returns = {...}, fields = {...}, usage = {...}}; tags continue on the
+-- lines below them, and @usage takes the lines below it as they are.
 local function entry(lines)
-  local e = {text = {}, params = {}, returns = {}, fields = {}}
+  local e = {text = {}, params = {}, returns = {}, fields = {}, usage = {}}
   local last
   for _, l in ipairs(lines) do
     local tag, rest = l:match("^@(%w+)%s*(.*)$")
-    if tag == "function" or tag == "table" or tag == "type" or tag == "module"
+    if last == e.usage and not tag then
+      e.usage[#e.usage + 1] = l
+    elseif tag == "usage" then
+      last = e.usage
+      if rest ~= "" then e.usage[#e.usage + 1] = rest end
+    elseif tag == "function" or tag == "table" or tag == "type" or tag == "module"
       or tag == "section" then
       e.kind, e.name = tag, rest
       last = nil
@@ -109,9 +117,19 @@ function M.entries()
         if e.kind and e.kind ~= "section" then
           e.module = mod
           all[e.name] = all[e.name] or e
+          local owner = mod:match("^grove%.core%.") and "grove.core" or mod
           if e.kind == "function" and not e.name:find("[:.]") and not e.name:find("^:") then
-            local owner = mod:match("^grove%.core%.") and "grove.core" or mod
             all[owner .. "." .. e.name] = all[owner .. "." .. e.name] or e
+          end
+          if e.kind == "table" or e.kind == "type" then
+            for _, f in ipairs(e.fields) do
+              local fname, desc = f:match("^(%S+)%s*(.*)$")
+              local full = e.name .. "." .. fname
+              local fe = {kind = "field", name = full, module = mod, text = {desc},
+                params = {}, returns = {}, fields = {}, usage = {}}
+              all[full] = all[full] or fe
+              all[owner .. "." .. full] = all[owner .. "." .. full] or fe
+            end
           end
         end
       end
@@ -133,6 +151,10 @@ local function render(e)
   list("Parameters", e.params)
   list("Returns", e.returns)
   list("Fields", e.fields)
+  if #e.usage > 0 then
+    lines[#lines + 1] = "  Example:"
+    for _, l in ipairs(e.usage) do lines[#lines + 1] = "    " .. l end
+  end
   return (table.concat(lines, "\n"):gsub("\n%s*\n%s*\n", "\n\n"))
 end
 

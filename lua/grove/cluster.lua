@@ -74,6 +74,9 @@
 
 local core = require("grove.core")
 
+-- The step a long build reports (grove.core.progress).
+local STEP = "building the cluster"
+
 local M = {}
 
 local TEMPLATE = {}
@@ -416,6 +419,8 @@ local function instantiate(build, t, parent)
   if not v then
     fail("%s: %s", t.type, err)
   end
+  build.made = build.made + 1
+  if build.made % 1024 == 0 then core.progress(STEP, build.made) end
   return { v = v, type = t.type, parent = parent } -- counters: made when needed
 end
 
@@ -638,20 +643,24 @@ local function cluster(name, opts)
     end
     local build = {
       g = g, state = {}, order = {}, known = {},
-      id_scope = opts.id_scope,
+      id_scope = opts.id_scope, made = 1, -- vertices made (progress)
     }
     build.root = { v = root, type = top.type }
     build.known[root:vid()] = build.root
-    expand(build, { { tmpl = top, insts = { build.root } } }, function(p, c)
-      local ok, err2 = g:add_child(p.v, c.v)
-      if not ok then
-        fail("%s: %s", tostring(c.v), err2)
+    local ok, err2 = pcall(function()
+      expand(build, { { tmpl = top, insts = { build.root } } }, function(p, c)
+        local added, err3 = g:add_child(p.v, c.v)
+        if not added then
+          fail("%s: %s", tostring(c.v), err3)
+        end
+      end)
+      for _, s in ipairs(subsystems) do
+        build_subsystem(build, s)
       end
+      check_counts(build)
     end)
-    for _, s in ipairs(subsystems) do
-      build_subsystem(build, s)
-    end
-    check_counts(build)
+    core.progress_end(STEP)
+    if not ok then error(err2, 0) end
     return g
   end
 end

@@ -24,6 +24,11 @@
 -- the graph's time moves with it, never back.  A job's duration is its
 -- jobspec's attributes.system.duration; none (or 0) means until the
 -- resource set expires, or opts.default_duration when it does not.
+--
+-- The resource set's expiration is the engine's horizon: the acquisition
+-- code sets the graph's expiration from each response that gives one, and
+-- no match places a job whose window ends past it (see docs/flux.md,
+-- "Expiration").
 local core = require("grove.core")
 local sched = require("grove.sched")
 
@@ -79,7 +84,7 @@ function M.new(opts)
   local limits = opts.limits or {}
   local self = setmetatable({match_format = mf, limited = opts.limited,
     clock = opts.clock or os.time, default_duration = opts.default_duration or M.DEFAULT_DURATION,
-    expires = 0, out = {}, started = false}, Flux)
+    out = {}, started = false}, Flux)
   local g = core.graph()
   local now = math.floor(self.clock())
   local loop, msg, code = sched.init({}, {graph = g, queue = opts.queue, policy = opts.policy,
@@ -160,22 +165,35 @@ local function duration_of(js)
 end
 
 -- The estimate the planner holds a job for: its duration, or until the
--- resource set expires, or the default.
+-- resource set expires (the graph's expiration, the matcher's horizon),
+-- or the default.
 local function estimate_of(self, d)
   if d > 0 then return d end
-  local now = self.loop.now
-  if self.expires > now then return math.floor(self.expires) - now end
+  local now, horizon = self.loop.now, self.loop.g:expiration()
+  if horizon > now then return horizon - now end
   return self.default_duration
 end
 
--- Why a job of duration d cannot run before the resource set expires,
--- or nil.
-local function past_expiration(self, d)
-  if self.expires > 0 and d > 0 and self.loop.now + d > self.expires then
-    return fmt("job's duration (%ds) exceeds the time left before the resource set expires (%ds)",
-      d, math.max(0, math.floor(self.expires) - self.loop.now))
+-- Jobs without a duration of their own run until the resource set
+-- expires: as the clock moves (or the expiration), their estimate follows,
+-- or they would ask for a window past the horizon.
+local function refresh_open(self)
+  local loop = self.loop
+  if loop.g:expiration() == 0 then return end
+  for _, rec in ipairs(sched.waiting(loop)) do
+    if rec.open then
+      local e = estimate_of(self, 0)
+      if e ~= rec.estimate then
+        sched.cancel_reservation(loop, rec)
+        rec.estimate = e
+        rec.js = sched.request(loop, rec)
+        if rec.view then
+          rec.view.estimate = e
+          loop.queue_policy:share(rec.id, rec.view)
+        end
+      end
+    end
   end
-  return nil
 end
 
 -- The R of job id as JSON text, per the match format.
@@ -231,6 +249,7 @@ end
 -- A pass of the queue policy, and the annotations after it.
 local function pass(self)
   self.wake = nil
+  refresh_open(self)
   local ok, err = pcall(sched.pass, self.loop)
   if not ok then
     emit(self, {op = "log", level = "err", message = tostring(err)})
@@ -240,18 +259,30 @@ end
 
 -- ---- RFC 28 -----------------------------------------------------------------------
 
--- Recount the units and the expiration after the resources changed.
-local function resources_changed(self, response)
+-- Recount the units after the resources changed.  The expiration needs
+-- nothing here: the acquisition code moved the graph's.
+local function resources_changed(self)
   local loop = self.loop
   loop.total = sched.count_units(loop)
-  local exp = self.acq:expiration()
-  if response and type(response.resources) == "table" then
-    local ex = response.resources.execution
-    if ex and type(ex.expiration) == "number" and ex.expiration > 0 then
-      if exp == 0 or ex.expiration < exp then exp = ex.expiration end
+end
+
+-- After the expiration came closer: a waiting job that can no longer end
+-- before it (its duration is longer than what is left) can never run
+-- here, and is denied with the reason, its reservation given up (RFC 27:
+-- a job that can never run is denied).
+local function deny_past_horizon(self)
+  local loop = self.loop
+  for _, rec in ipairs(sched.waiting(loop)) do
+    if not rec.open then
+      local msg, code = sched.admissible(loop, rec)
+      if msg and code == "ENODEV" then
+        sched.forget(loop, rec)
+        rec.state = "denied"
+        emit(self, {op = "alloc", id = rec.id, type = "deny",
+          note = "unsatisfiable request: " .. msg})
+      end
     end
   end
-  if exp and exp > 0 then self.expires = exp end
 end
 
 -- A resource.acquire response (the first: {resources = R, up = ids};
@@ -263,13 +294,16 @@ function Flux:acquire(response)
     return fail(self, "resource.acquire", "EPROTO", err or "bad response")
   end
   tick(self)
+  local horizon = self.loop.g:expiration()
   local ev, msg = self.acq:apply(r)
   if not ev then
     emit(self, {op = "log", level = "err", message = "resource.acquire: " .. tostring(msg)})
     return flush(self)
   end
   self.started = true
-  resources_changed(self, r)
+  resources_changed(self)
+  local h2 = self.loop.g:expiration()
+  if h2 > 0 and (horizon == 0 or h2 < horizon) then deny_past_horizon(self) end
   for _, e in ipairs(ev.exceptions or {}) do
     emit(self, {op = "exception", id = e.id, type = "resource", severity = 0,
       note = e.note or fmt("resources %s went away", tostring(e.targets))})
@@ -359,10 +393,8 @@ function Flux:alloc(request)
   if loop.jobs[id] then return deny(fmt("job %d is known already", id)) end
   if type(r.jobspec) ~= "table" then return deny("alloc: the request has no jobspec") end
   local d = duration_of(r.jobspec)
-  local why = past_expiration(self, d)
-  if why then return deny(why) end
   local rec = {id = id, submit = tonumber(r.t_submit) or 0, priority = math.tointeger(r.priority)
-    or 0, user = r.userid, jobspec = r.jobspec, estimate = estimate_of(self, d)}
+    or 0, user = r.userid, jobspec = r.jobspec, estimate = estimate_of(self, d), open = d == 0}
   local msg, code = sched.admissible(loop, rec)
   if msg then
     if code == "ENODEV" then return deny("unsatisfiable request: " .. msg) end
@@ -515,8 +547,6 @@ function Flux:feasibility(request)
   end
   tick(self)
   local d = duration_of(r.jobspec)
-  local why = past_expiration(self, d)
-  if why then return fail(self, "feasibility.check", "ENODEV", why) end
   local rec = {id = 0, jobspec = r.jobspec, estimate = estimate_of(self, d)}
   local msg, code = sched.admissible(self.loop, rec)
   if msg then
@@ -571,7 +601,7 @@ function Flux:stats()
     queue_length = st.queue_length, running = st.running,
     queue = self.loop.queue_policy.name, policy = self.loop.policy_name,
     ["queue-depth"] = self.loop.queue_depth, ["reserve-depth"] = self.loop.reserve_depth,
-    ["match-format"] = self.match_format, expiration = self.expires}
+    ["match-format"] = self.match_format, expiration = self.acq:expiration()}
 end
 
 -- The handler for a message topic: "resource.acquire", "sched.hello",

@@ -69,9 +69,19 @@ end
 -- The graph in the file at path read as opts.format ("grug" default, "jgf",
 -- "hwloc", "rv1exec"), keeping opts.types (a list or "a,b,c"; grug and
 -- hwloc), or nil, message, code.
+-- The load format a file's name says: .json and .jgf JGF, .xml hwloc,
+-- anything else (.graphml) GRUG.  R files (rv1exec) are JSON too: they need
+-- the format given.
+function M.format_of(path)
+  local ext = tostring(path):lower():match("%.(%w+)$")
+  if ext == "json" or ext == "jgf" then return "jgf" end
+  if ext == "xml" then return "hwloc" end
+  return "grug"
+end
+
 function M.load_graph(path, opts)
   opts = opts or {}
-  local fmt = opts.format or "grug"
+  local fmt = opts.format or M.format_of(path)
   local types = opts.types
   if type(types) == "string" then types = split_list(types) end
   if fmt == "grug" then
@@ -232,25 +242,12 @@ local function bad_args(args, min, max, words)
   return "bad arguments"
 end
 
--- The types the reference engine always knows, whatever its graph holds:
--- a request for a gpu on a machine without one is a request that finds
--- nothing (an xor_slot alternative skipped), not a jobspec error.
-local STANDARD_TYPES = {"slot", "xor_slot", "cluster", "rack", "node", "socket", "core", "gpu",
-  "ssd", "storage_node"}
-
--- The resource types of the graph, plus the standard ones, as a list (for
--- the jobspec reader's known-types check).
+-- The resource types a jobspec may name (the graph's and the standard
+-- ones: a request for a gpu on a machine without one finds nothing, an
+-- xor_slot alternative skipped, rather than being a jobspec error), as a
+-- list for the jobspec reader's known-types check.
 function S:known_types()
-  if not self.types then
-    local list, seen = {}, {}
-    for _, t in ipairs(STANDARD_TYPES) do
-      list[#list + 1], seen[t] = t, true
-    end
-    for _, t in ipairs(self.graph:types()) do
-      if not seen[t] then list[#list + 1], seen[t] = t, true end
-    end
-    self.types = list
-  end
+  if not self.types then self.types = self.matcher:known_types() end
   return self.types
 end
 
@@ -392,13 +389,18 @@ function S:match_one(mode, path)
   if TAKES_ID[mode] then self.next_id = id + 1 end
   local job, err, code = self.matcher:match(js, mode, sat_only and nil or id, { picks = false })
   local sat_mode = sat_only or mode == "allocate_with_satisfiability"
+  -- a refusal the matcher explains (a job that would end past the
+  -- resource set's expiration) says why
+  local reason = code == "ENODEV" and err ~= "unsatisfiable request" and err or nil
   if sat_only then
     local yes = (job ~= nil or code == "EBUSY") and self:fits_when_idle(js)
     if not job and code ~= "EBUSY" and code ~= "ENODEV" then
       self:error("match_allocate: ERROR: %s", err)
       return false
     end
-    selection.banner(self, {("INFO: %s request"):format(yes and "Satisfiable" or "Unsatisfiable")})
+    local lines = {("INFO: %s request"):format(yes and "Satisfiable" or "Unsatisfiable")}
+    if reason then lines[2] = "INFO: " .. reason end
+    selection.banner(self, lines)
     return yes
   end
   if not job then
@@ -414,7 +416,7 @@ function S:match_one(mode, path)
         unsat = (code == "ENODEV" or not self:fits_when_idle(js))
           and nodes_requested(js:resources(), 1) <= self:nodes_up()
       end
-      selection.print_nomatch(self, id, unsat, t0)
+      selection.print_nomatch(self, id, unsat, t0, reason)
     elseif code == "EINVAL" then
       self:error("match_allocate: ERROR: Jobspec error for %d: %s", id, err)
     else

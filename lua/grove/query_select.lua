@@ -127,9 +127,12 @@ function M.print_match(s, job, kept, shape, t0)
   M.banner(s, lines)
 end
 
-function M.print_nomatch(s, id, unsat, t0)
+-- reason: why the request can never run when the matcher said more than
+-- that (the resource set's expiration), printed after the verdict.
+function M.print_nomatch(s, id, unsat, t0, reason)
   local lines = {"INFO: No matching resources found"}
   if unsat then lines[#lines + 1] = "INFO: Unsatisfiable request" end
+  if reason then lines[#lines + 1] = "INFO: " .. reason end
   lines[#lines + 1] = "INFO: JOBID=" .. id
   if t0 then lines[#lines + 1] = ("INFO: ELAPSED=%.6f"):format(s.clock() - t0) end
   M.banner(s, lines)

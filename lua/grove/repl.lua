@@ -6,15 +6,21 @@
 -- the way grove.pretty.show reads best (tables with sorted keys, vertices
 -- by path, jobs as trees, graphs as summaries); statements just run.  An
 -- unfinished chunk (an open `function`, table, string, ...) continues on
--- the next line, as in the stand-alone lua.  Lines starting with ':' are
--- REPL commands (:help, :load FILE, :query CMD, :reset, :trace, :quit);
--- lines starting with '!' are commands of the query language (grove.query,
--- the language of `grove query`) run against the graph in `g`.
+-- the next line, as in the stand-alone lua.  `_` holds the last value
+-- printed; a result longer than a screen (MAX_LINES) is cut, with how many
+-- lines and entries it has; an assignment whose right side failed the
+-- Grove way (nil, message, code) shows the message.  Lines starting with
+-- ':' are REPL commands (:help, :load FILE, :query CMD, :time EXPR,
+-- :reset, :trace, :quit); lines starting with '!' are commands of the
+-- query language (grove.query, the language of `grove query`) run against
+-- the graph in `g`.  Lines policies write with `log` are printed as the
+-- call that ran them returns.
 --
 -- On a terminal, lines are read through libedit (grove.core.edit): line
 -- editing, history kept in $GROVE_HISTORY or ~/.grove_history (an empty
 -- GROVE_HISTORY keeps none; a file that cannot be read or written is
--- ignored), Tab completion of globals, fields and methods (g:ver<Tab>),
+-- ignored; a chunk of several lines is one entry, so Up recalls all of
+-- it), Ctrl-L clears the screen, Tab completion of globals, fields and methods (g:ver<Tab>),
 -- commands and query words; Ctrl-C abandons the line or interrupts the
 -- running code, Ctrl-D leaves.  When standard input is not a terminal the
 -- lines are read as they come, with no banner and no prompt, results go to
@@ -44,6 +50,9 @@ local concat = table.concat
 M.PROMPT = "grove> "
 M.PROMPT2 = "   >> "
 
+-- The lines of a printed result past which it is cut.
+M.MAX_LINES = 40
+
 M.HELP = [[
 Lua 5.4 with Grove loaded.  Type an expression to see its value, a statement
 to run it; unfinished input continues on the next line.  Tab completes names,
@@ -54,14 +63,17 @@ Globals:
   pretty          pretty.show(x), pretty.format(x): how results are printed
 Commands:
   :help           this text
-  :help NAME      the API reference entry for NAME (m:match, policy_load, ctx)
+  :help NAME      the API reference entry for NAME (m:match, policy_table.score)
   :load FILE      run a Lua file here (the globals it sets stay)
+  :time EXPR      run EXPR (or a statement) and say how long it took
   !CMD            run a query command on g: !help lists them, e.g.
   :query CMD        !match allocate job.yaml   !find status=up   !list
   :reset          a fresh example cluster in g, a new matcher in m
   :trace          the traceback of the last error
   :quit           leave (Ctrl-D too)
+  _               the last value printed (a long one is cut: pretty.show(_))
 Examples:
+  g:find "node1"  g:find "rack0/*"  g:find "node*/socket1"   (globs on paths)
   g:vertex "/tiny0/rack0/node0"
   j = m:match(grove.jobspec{nodes = 1, cores_per_node = 4})
   j               -- a job prints as the tree of what it holds
@@ -169,7 +181,7 @@ function M.complete_lua(env, word)
   return sorted_unique(out)
 end
 
-M.COMMANDS = {"help", "load", "query", "quit", "reset", "trace"}
+M.COMMANDS = {"help", "load", "query", "quit", "reset", "time", "trace"}
 
 local function query_module()
   local ok, q = pcall(require, "grove.query")
@@ -279,16 +291,41 @@ function Session:complete(word, line, start)
   return M.complete(self.env, word, line, start)
 end
 
--- Print the values of a call (nothing for none).
+-- "; 72 items" or "; 3 items, 5 fields": how many entries a plain table
+-- has ("" for anything else).
+local function entries(v)
+  if type(v) ~= "table" or pretty.class(v) then return "" end
+  local n, k = #v, 0
+  for _ in next, v do k = k + 1 end
+  if k == n then return fmt("; %d items", n) end
+  if n == 0 then return fmt("; %d fields", k) end
+  return fmt("; %d items, %d fields", n, k - n)
+end
+
+-- s cut to M.MAX_LINES lines, the last saying what was left out.
+local function clip(s, v)
+  local lines = {}
+  for line in (s .. "\n"):gmatch("(.-)\n") do lines[#lines + 1] = line end
+  if #lines <= M.MAX_LINES then return s end
+  local keep = M.MAX_LINES - 1
+  local more = #lines - keep
+  for i = #lines, keep + 1, -1 do lines[i] = nil end
+  lines[#lines + 1] = fmt("... %d more lines%s (all of it: print(pretty.show(_)))", more,
+    entries(v))
+  return concat(lines, "\n")
+end
+
+-- Print the values of a call (nothing for none); the first is `_` then.
 function Session:show(res, first)
   if res.n < first then return end
   local parts, multiline = {}, false
   for i = first, res.n do
     local ok, s = pcall(pretty.show, res[i])
     if not ok then s = fmt("<%s>", type(res[i])) end
-    parts[#parts + 1] = s
+    parts[#parts + 1] = clip(s, res[i])
     multiline = multiline or s:find("\n", 1, true) ~= nil
   end
+  rawset(self.env, "_", res[first])
   self:print(concat(parts, multiline and "\n" or "\t"))
 end
 
@@ -322,6 +359,32 @@ function Session:call(fn, ...)
   return "ok"
 end
 
+-- An assignment `a, b.c = EXPR, ...` (globals or fields, not `local`) as
+-- a function that assigns and, when the right side gave more values than
+-- there are targets and the first is nil (a Grove failure: nil, message,
+-- code), raises with the message; else nil.
+function Session:assignment(chunk)
+  local targets, exprs = chunk:match("^%s*([%a_][%w_%.%s,%[%]\"']-)%s*=%s*([^=].*)$")
+  if not targets or targets:match("^local%s") or chunk:match("^%s*[%a_][%w_]*%s*==") then
+    return nil
+  end
+  local ntargets = select(2, targets:gsub(",", ",")) + 1
+  -- one line, so that errors name the lines typed (no comment could end it)
+  if chunk:find("--", 1, true) then return nil end
+  local code = fmt("local __pack, __unpack = ... local __r = __pack(%s) "
+    .. "%s = __unpack(__r, 1, __r.n) return __r", exprs, targets)
+  local fn = load(code, self.chunkname, "t", self.env)
+  if not fn then return nil end
+  return function()
+    local r = fn(table.pack, table.unpack)
+    if r.n > ntargets and r[ntargets] == nil and type(r[ntargets + 1]) == "string" then
+      local ecode = r[ntargets + 2]
+      error(fmt("%s = nil: %s%s", targets, r[ntargets + 1],
+        type(ecode) == "string" and " (" .. ecode .. ")" or ""), 0)
+    end
+  end
+end
+
 -- The function of a chunk: as an expression if it is one, else as
 -- statements.  nil, "more" when it is unfinished; nil, message on a
 -- syntax error.
@@ -330,7 +393,7 @@ function Session:compile(chunk)
   if fn then return fn end
   local err
   fn, err = load(chunk, self.chunkname, "t", self.env)
-  if fn then return fn end
+  if fn then return self:assignment(chunk) or fn end
   if err:sub(-5) == "<eof>" then return nil, "more" end
   return nil, err
 end
@@ -399,6 +462,20 @@ end
 
 function commands.query(self, arg)
   return self:query(arg)
+end
+
+-- :time EXPR: run it as a line, then how long it took (wall clock).
+function commands.time(self, arg)
+  if arg == "" then return self:fail("usage: :time EXPR (or a statement)") end
+  local fn, err = self:compile(arg)
+  if err == "more" then return self:fail(":time: unfinished input") end
+  if not fn then return self:fail(err) end
+  local clock = require("grove.core").wall_clock
+  local t0 = clock()
+  local st = self:call(fn)
+  local dt = clock() - t0
+  self:print(dt < 1 and fmt("time: %.3f ms", dt * 1e3) or fmt("time: %.3f s", dt))
+  return st
 end
 
 function commands.reset(self)
@@ -510,6 +587,7 @@ local function interactive(self, edit)
   end)
   banner(self)
   local last
+  local entry = {} -- the lines of the chunk being typed: one history entry
   while true do
     local line = edit.readline(self:prompt())
     if line == nil then
@@ -518,13 +596,20 @@ local function interactive(self, edit)
     elseif line == false then
       self.out:write("\n")
       self:cancel()
+      entry = {}
     else
-      if line:match("%S") and line ~= last then
-        edit.add_history(line)
-        last = line
-        if hist then pcall(edit.write_history, hist) end
+      entry[#entry + 1] = line
+      local st = self:feed(line)
+      if st ~= "more" then
+        local text = concat(entry, "\n")
+        entry = {}
+        if text:match("%S") and text ~= last then
+          edit.add_history(text)
+          last = text
+          if hist then pcall(edit.write_history, hist) end
+        end
       end
-      if self:feed(line) == "quit" then break end
+      if st == "quit" then break end
     end
   end
   edit.set_completer(nil)
@@ -554,7 +639,11 @@ function M.main(args)
   env.pretty = pretty
   local ok, err = pcall(self.reset, self)
   if not ok then self:fail("grove: cannot build the example cluster: " .. tostring(err)) end
-  if tty then return interactive(self, edit) end
+  if tty then
+    -- policies' log lines, printed as the call that ran them returns
+    core.set_log(function(line) self:print(line) end)
+    return interactive(self, edit)
+  end
   return piped(self)
 end
 

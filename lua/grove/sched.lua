@@ -75,6 +75,7 @@ end
 --   reserve_depth  at most this many jobs hold a reservation (default:
 --                  no limit); ctx:reserve of one more returns nil
 --   timed     count and time every match (core.sched's stats)
+--   params    {name = value}: the queue policy's parameters (ctx:param)
 --   budget, memory, time   the queue policy's limits
 -- Returns self, or nil, message, code.
 function M.init(self, opts)
@@ -89,10 +90,16 @@ function M.init(self, opts)
   self.jobs, self.qlen, self.running, self.used = self.jobs or {}, 0, 0, 0
   self.changed = true
   self.usage = {}
+  -- usage decayed by the queue policy's half-life (ctx:decayed_usage):
+  -- per key {v =, t =}, v unit-seconds as of time t
+  if q.half_life then self.decay = {total = {}, user = {}, group = {}} end
   self.passes, self.jobspecs = 0, 0
   self.count_mode = opts.reservations ~= "planner"
   self.queue_depth, self.reserve_depth = opts.queue_depth, opts.reserve_depth
+  self.params = opts.params or {}
   self.nreserved, self.timed = 0, opts.timed
+  self.reserved_set = {}     -- id -> rec of the waiting jobs with a reservation
+  self.sizes, self.min_size = {}, nil  -- units -> waiting jobs asking that many; the least
   self.free_cache, self.by_est = {}, {}
   self.js_cache, self.js_cached = {}, 0
   self.not_up = self.not_up or 0
@@ -162,7 +169,7 @@ function M.request(self, job)
     t.attributes = t.attributes or {}
     t.attributes.system = t.attributes.system or {}
     t.attributes.system.duration = job.estimate
-    local js, msg = core.jobspec_from_table(t)
+    local js, msg = core.jobspec_from_table(t, {types = self.m:known_types()})
     if not js then return nil, msg end
     return js
   end
@@ -202,6 +209,9 @@ function M.admissible(self, rec)
     rec.js = js
     local ok, m2, code = self.m:match(js, "satisfiability")
     if not ok and code == "ENODEV" then
+      -- the matcher's own reason when it has one (the resource set's
+      -- expiration comes before the job could end)
+      if m2 ~= "unsatisfiable request" then return tostring(m2), "ENODEV" end
       return "cannot fit the machine", "ENODEV"
     elseif not ok and code ~= "EBUSY" then
       return tostring(m2), code
@@ -222,7 +232,8 @@ local function view_of(rec)
   local v = rec.view
   if not v then
     v = {id = rec.id, submit = rec.submit, procs = rec.procs, estimate = rec.estimate,
-      user = rec.user, priority = rec.priority}
+      user = rec.user, group = rec.group, queue = rec.queue, partition = rec.partition,
+      priority = rec.priority}
     rec.view = v
   end
   return v
@@ -233,6 +244,7 @@ end
 local function set_reserved(self, rec, t)
   if (rec.reserved ~= nil) ~= (t ~= nil) then
     self.nreserved = self.nreserved + (t ~= nil and 1 or -1)
+    self.reserved_set[rec.id] = t ~= nil and rec or nil
   end
   if rec.reserved ~= t then self.cs:reserve(rec.id, t) end
   rec.reserved = t
@@ -244,6 +256,34 @@ local function set_reserved(self, rec, t)
 end
 
 local drop_reservations, cancel_reservation
+
+-- The sizes of the waiting jobs (units asked; 0 for a jobspec job whose
+-- count is not known yet), counted, so that "does any waiting job fit in
+-- n units" needs no walk of the queue (ctx:next's fit).
+local function size_in(self, rec)
+  local p = rec.procs or 0
+  self.sizes[p] = (self.sizes[p] or 0) + 1
+  if self.min_size and p < self.min_size then self.min_size = p end
+end
+
+local function size_out(self, rec, p)
+  p = p or rec.procs or 0
+  local n = self.sizes[p] - 1
+  self.sizes[p] = n > 0 and n or nil
+  if n == 0 and p == self.min_size then self.min_size = nil end
+end
+
+-- The least size among the waiting jobs (nil: none waits).
+local function min_size(self)
+  local m = self.min_size
+  if not m then
+    for p in pairs(self.sizes) do
+      if not m or p < m then m = p end
+    end
+    self.min_size = m
+  end
+  return m
+end
 
 -- rec waits: it joins the queue in its place (a job that ran before goes
 -- back where its priority, submit time and id put it).
@@ -263,6 +303,7 @@ function M.enqueue(self, rec)
   end
   rec.state = "queued"
   self.qlen = self.qlen + 1
+  size_in(self, rec)
   self.queue_policy:share(rec.id, view_of(rec))
 end
 
@@ -341,11 +382,15 @@ local function begin_run(self, rec, job)
   rec.state = "running"
   rec.start = self.now
   rec.est_end = self.now + rec.estimate
-  if rec.reserved then self.nreserved = self.nreserved - 1 end
+  if rec.reserved then
+    self.nreserved = self.nreserved - 1
+    self.reserved_set[rec.id] = nil
+  end
   rec.reserved, rec.vres = nil, nil
   if rec.view then rec.view.reserved = nil end
   self.queue_policy:unshare(rec.id)
   assert(self.cs:start(rec.id))
+  size_out(self, rec)
   if not rec.procs then
     local info = self.m:info(rec.id)
     rec.procs = info.counts[self.unit] or 0
@@ -406,6 +451,7 @@ function M.forget(self, rec)
     if rec.state == "queued" then
       cancel_reservation(self, rec)
       self.qlen = self.qlen - 1
+      size_out(self, rec)
       self.queue_policy:unshare(rec.id)
       self.changed = true
     end
@@ -430,6 +476,41 @@ function drop_reservations(self)
   self.changed = true
 end
 M.drop_reservations = drop_reservations
+
+-- ---- usage -------------------------------------------------------------------------
+
+-- An entry of decayed usage as of now: halved every half-life.
+local function decayed(self, entry)
+  if not entry then return 0 end
+  local dt = self.now - entry.t
+  if dt == 0 then return entry.v end
+  return entry.v * 2 ^ (-dt / self.queue_policy.half_life)
+end
+
+local function decay_add(self, tbl, key, charge)
+  local e = tbl[key]
+  if not e then
+    e = {v = 0, t = self.now}
+    tbl[key] = e
+  end
+  e.v = decayed(self, e) + charge
+  e.t = self.now
+end
+
+-- A job that ran is charged its unit-seconds (the driver calls it as the
+-- job ends): to its user's usage (ctx:usage) and, when the queue policy
+-- has a half-life, to the decayed usage of its user, its group and the
+-- machine (ctx:decayed_usage; no user or group counts as "").
+function M.charge(self, rec, charge)
+  local u = rec.user
+  if u ~= nil then self.usage[u] = (self.usage[u] or 0) + charge end
+  local d = self.decay
+  if d then
+    decay_add(self, d.total, "", charge)
+    if u ~= nil then decay_add(self, d.user, u, charge) end
+    decay_add(self, d.group, rec.group == nil and "" or rec.group, charge)
+  end
+end
 
 -- ---- the context queue policies see ---------------------------------------------------
 
@@ -655,6 +736,7 @@ function M.context(loop)
   local ctx = {}
   local exported = {}
   local exported_version = -1
+  local exported_pos = {}     -- view -> its place in exported (a priority's order)
   function ctx.queue()
     local s = loop
     local version = s.cs:version()
@@ -668,12 +750,19 @@ function M.context(loop)
       for i = 1, n do exported[i] = jobs[ids[i]].view end
       if pol.priority then
         local prio = {}
-        for _, v in ipairs(exported) do prio[v] = pol:call("priority", v, ctx) end
         for _, v in ipairs(exported) do
-          if type(prio[v]) ~= "number" then
-            error(fmt("queue policy %s: priority must return a number (job %d got %s)",
-              pol.name, v.id, type(prio[v])), 0)
+          local ok, p = pcall(pol.call, pol, "priority", v, ctx)
+          if not ok then
+            -- blame the priority hook, not the schedule that asked for the queue
+            s.host_error = tostring(p)
+            error(p, 0)
           end
+          if type(p) ~= "number" then
+            s.host_error = fmt("%s: priority must return a number (job %d got %s)",
+              pol:where("priority"), v.id, type(p))
+            error(s.host_error, 0)
+          end
+          prio[v] = p
         end
         table.sort(exported, function(a, b)
           if prio[a] ~= prio[b] then return prio[a] > prio[b] end
@@ -682,12 +771,61 @@ function M.context(loop)
         end)
       end
       exported_version = version
+      if pol.priority then
+        exported_pos = {}
+        for i, v in ipairs(exported) do exported_pos[v.id] = i end
+      end
       -- a new mirror each time (unshare, then share): the policy may
       -- still hold the last one
       pol:unshare("queue")
       pol:share("queue", exported)
     end
     return exported
+  end
+  -- The first waiting job, or the one after view, in queue order: the
+  -- queue one job at a time, with no copy of it (a pass that stops at
+  -- the first job that does not fit costs what it looks at).  With fit,
+  -- jobs known to ask for more than fit units are passed over here, in
+  -- the loop, rather than one by one in the policy.  Under a priority
+  -- hook the order is ctx:queue()'s.
+  function ctx.next(_, view, fit)
+    local s = loop
+    local id
+    if view ~= nil then
+      if type(view) ~= "table" or math.type(view.id) ~= "integer" then
+        error("bad argument #1 to 'next' (a job of the queue or nil expected)", 2)
+      end
+      id = view.id
+    end
+    if fit ~= nil and type(fit) ~= "number" then
+      error("bad argument #2 to 'next' (a number of units or nil expected)", 2)
+    end
+    -- no waiting job is that small: nothing to walk
+    if fit and (min_size(s) or math.huge) > fit then return nil end
+    if s.queue_policy.priority then
+      local q = ctx.queue()
+      local i = id and exported_pos[id]
+      if id and not i then return nil end
+      i = (i or 0) + 1
+      while fit and q[i] and q[i].procs and q[i].procs > fit do i = i + 1 end
+      return q[i]
+    end
+    local cs, jobs = s.cs, s.jobs
+    local nid = cs:next(id)
+    while nid do
+      local rec = jobs[nid]
+      if not fit or not rec.procs or rec.procs <= fit then return rec.view end
+      nid = cs:next(nid)
+    end
+    return nil
+  end
+  -- The waiting jobs that hold a reservation, by id (a pass that drops
+  -- them need not walk the queue).
+  function ctx.reserved()
+    local out = {}
+    for _, rec in pairs(loop.reserved_set) do out[#out + 1] = rec.view end
+    table.sort(out, function(a, b) return a.id < b.id end)
+    return out
   end
   function ctx.start(_, view, opts)
     local rec = rec_of(loop, view, "start")
@@ -754,12 +892,31 @@ function M.context(loop)
   function ctx.clock() return loop.now end
   function ctx.changed() return loop.changed end
   function ctx.usage(_, user) return loop.usage[user] or 0 end
+  function ctx.param(_, name, default)
+    local v = loop.params[name]
+    if v == nil then return default end
+    return v
+  end
+  function ctx.wake(_, t)
+    if math.type(t) ~= "integer" then error("bad argument #1 to 'wake' (an integer time)", 2) end
+    wake(loop, t)
+  end
+  function ctx.decayed_usage(_, kind, key)
+    local d = loop.decay
+    if not d then error("decayed_usage: the queue policy has no half_life", 2) end
+    if kind == nil then return decayed(loop, d.total[""]) end
+    if kind ~= "user" and kind ~= "group" then
+      error("bad argument #1 to 'decayed_usage' (\"user\", \"group\" or nil)", 2)
+    end
+    return decayed(loop, d[kind][key == nil and "" or key])
+  end
   function ctx.running()
     local out = {}
     for _, rec in pairs(loop.jobs) do
       if rec.state == "running" then
         out[#out + 1] = {id = rec.id, start = rec.start, estimate = rec.estimate,
-          ["end"] = rec.est_end, procs = rec.procs, user = rec.user}
+          ["end"] = rec.est_end, procs = rec.procs, user = rec.user, group = rec.group,
+          queue = rec.queue}
       end
     end
     table.sort(out, function(a, b) return a.id < b.id end)
@@ -772,7 +929,12 @@ end
 function M.pass(self)
   if self.qlen == 0 then return false end
   self.passes = self.passes + 1
-  self.queue_policy:call("schedule", self.ctx)
+  -- an error the loop raised inside ctx (a priority that failed) is
+  -- reported as it is, not as the schedule's that called ctx:queue()
+  self.host_error = nil
+  local pol = self.queue_policy
+  local ok, e = pcall(pol.call, pol, "schedule", self.ctx)
+  if not ok then error(self.host_error or e, 0) end
   self.changed = false
   return true
 end

@@ -101,24 +101,32 @@ local function num_less(a, b) return a < b end
 
 -- ---- construction ------------------------------------------------------------------
 
+local set_partitions
+
 local function index_nodes(self)
   local g = self.g
-  local nodes, names, of = {}, {}, {}
+  local nodes, names, of, units = {}, {}, {}, {}
   for v in g:vertices{type = "node"} do
     local i = #nodes + 1
     nodes[i] = v
     names[i] = v:name()
     local stack = {v}
+    local cores = 0
     while #stack > 0 do
       local x = table.remove(stack)
       of[x:vid()] = i
+      if x:type() == "core" then cores = cores + x:size() end
       for c in x:children() do stack[#stack + 1] = c end
     end
+    units[i] = self.procs_as == "node" and 1 or cores
   end
-  self.nodes, self.node_names, self.node_of = nodes, names, of
-  self.not_up = 0
-  for _, v in ipairs(nodes) do
-    if v:status() ~= "up" then self.not_up = self.not_up + 1 end
+  self.nodes, self.node_names, self.node_of, self.node_units = nodes, names, of, units
+  self.not_up, self.down_units = 0, 0
+  for i, v in ipairs(nodes) do
+    if v:status() ~= "up" then
+      self.not_up = self.not_up + 1
+      self.down_units = self.down_units + units[i]
+    end
   end
   local count = {}
   for _, n in ipairs(names) do count[n] = (count[n] or 0) + 1 end
@@ -127,6 +135,32 @@ local function index_nodes(self)
     if count[n] == 1 then self.by_name[n] = i end
     self.by_name[nodes[i]:path()] = i
   end
+end
+
+-- KB in one unit of the cluster's memory pools, or nil when it has none
+-- (or their unit is not one of B, KB, MB, GB, TB and their binary kin).
+local function memory_unit(g)
+  local KB = {B = 1 / 1024, K = 1, M = 1024, G = 1024 ^ 2, T = 1024 ^ 3}
+  local unit
+  for v in g:vertices{type = "memory"} do
+    unit = unit or KB[(v:unit() or "B"):upper():sub(1, 1)]
+  end
+  return unit
+end
+
+-- Mark the nodes of each partition with the property grove_partition_P
+-- (a job of partition P is constrained to it).  true, or nil, message.
+function set_partitions(self, map)
+  if type(map) ~= "table" then return nil, "partitions must be a table" end
+  self.partitions = {}
+  for p, spec in pairs(map) do
+    local idx, msg = self:resolve_nodes(spec)
+    if not idx then return nil, fmt("partition %s: %s", tostring(p), msg) end
+    local prop = "grove_partition_" .. tostring(p)
+    for _, n in ipairs(idx) do self.nodes[n]:set_property(prop, "1") end
+    self.partitions[p] = prop
+  end
+  return true
 end
 
 -- A new simulator.  opts:
@@ -142,6 +176,19 @@ end
 --             (the first ones, for the Gantt chart); at most
 --             M.GANTT_MAX placements are kept (the first ones: memory stays
 --             bounded however long the trace), see Sim:gantt_records()
+--   memory_requests  "auto" (default): a job's memory request (job.mem,
+--             KB per processor, SWF field 10) is asked of the cluster's
+--             memory pools when it has any; "ignore"
+--   partitions  {[partition] = node name | hostlist, ...}: a job of a
+--             partition (job.partition, SWF field 16) runs on those nodes
+--             only; a job of a partition not named is left out.  Without
+--             it partitions are not looked at
+--   params    {name = number | string}: the queue policy's parameters
+--             (ctx:param)
+--   gantt_window  {from, to}: record only placements of jobs running
+--             at some time in [from, to)
+--   walltime  "kill" (default) or "extend": a job whose run exceeds its
+--             estimate ends at the estimate (state "timeout") or runs on
 --   buckets   time series resolution (default 400, see grove.sim.metrics)
 --   budget, memory, time   the queue policy's limits (grove.sim.queue.load)
 -- Raises on misuse; returns nil, message, code when a file cannot be read.
@@ -150,7 +197,8 @@ function M.new(opts)
     error(fmt("bad argument #1 to 'new' (table expected, got %s)", type(opts)), 2)
   end
   local known = {graph = 1, cluster = 1, queue = 1, policy = 1, procs_as = 1, on_down = 1,
-    reservations = 1,
+    reservations = 1, walltime = 1, gantt_window = 1, params = 1, memory_requests = 1,
+    partitions = 1,
     out = 1, report = 1, gantt = 1, buckets = 1, budget = 1, memory = 1, time = 1}
   for k in pairs(opts) do
     if not known[k] then error(fmt("bad argument #1 to 'new' (unknown option '%s')", k), 2) end
@@ -165,6 +213,11 @@ function M.new(opts)
     error(fmt("bad argument #1 to 'new' (on_down must be \"kill\" or \"requeue\", got %s)",
       tostring(on_down)), 2)
   end
+  local walltime = opts.walltime or "kill"
+  if walltime ~= "kill" and walltime ~= "extend" then
+    error(fmt("bad argument #1 to 'new' (walltime must be \"kill\" or \"extend\", got %s)",
+      tostring(walltime)), 2)
+  end
   local g = opts.graph
   if not g then
     if not opts.cluster then error("bad argument #1 to 'new' (give graph or cluster)", 2) end
@@ -172,26 +225,43 @@ function M.new(opts)
     g, msg, code = M.load_cluster(opts.cluster)
     if not g then return nil, msg, code end
   end
-  local self = setmetatable({procs_as = procs_as, on_down = on_down,
+  local self = setmetatable({procs_as = procs_as, on_down = on_down, walltime = walltime,
     out = opts.out, report = opts.report, jobs = {},
     node_events = {},
     next_event = 1, completions = heap.new(by_end), arrivals = heap.new(by_submit),
     wakes = heap.new(num_less), wake_set = {},
+    dependents = {}, ended = {}, ended_old = {}, nended = 0,
     left_out = 0, submitted = 0, started = 0, finished = 0, steps = 0,
     max_id = 0,
-    gantt = opts.gantt and {} or nil,
+    gantt = opts.gantt and {} or nil, gantt_window = opts.gantt_window,
+    digest = 0,
     gantt_nodes = tonumber(opts.gantt) or 0},
     Sim)
   local ok, msg, code = sched.init(self, {graph = g, queue = opts.queue, policy = opts.policy,
     unit = procs_as, reservations = opts.reservations, now = 0, budget = opts.budget,
-    memory = opts.memory, time = opts.time})
+    memory = opts.memory, time = opts.time, params = opts.params})
   if not ok then return nil, msg, code end
   self.on_start, self.on_wake = M._on_start, M._on_wake
   index_nodes(self)
   if #self.nodes == 0 then return nil, "the cluster has no node vertices", "EINVAL" end
   local total = sched.count_units(self)
   if total == 0 then return nil, "the cluster has no core vertices", "EINVAL" end
+  local mr = opts.memory_requests or "auto"
+  if mr ~= "auto" and mr ~= "ignore" then
+    error(fmt("bad argument #1 to 'new' (memory_requests must be \"auto\" or \"ignore\", " ..
+      "got %s)", tostring(mr)), 2)
+  end
+  if mr == "auto" then self.mem_unit_kb = memory_unit(g) end
+  if opts.partitions ~= nil then
+    local done, why = set_partitions(self, opts.partitions)
+    if not done then return nil, why, "EINVAL" end
+  end
   self.total = total
+  local cd = #self.nodes * 1000003 + total
+  for _, n in ipairs(self.node_names) do
+    for k = 1, #n do cd = ((cd * 31 + n:byte(k)) ~ (cd >> 29)) & 0xFFFFFFFFFFFF end
+  end
+  self.cluster_digest = fmt("%012x", cd)
   self.acc = metrics.new{units = total, buckets = opts.buckets}
   sched.bind(self)
   return self
@@ -235,13 +305,11 @@ function Sim:submit(job)
   elseif self.jobs[id] then
     error(fmt("bad argument #1 to 'submit' (job %d is already in the system)", id), 2)
   end
-  local rec = {id = id, submit = job.submit, run = job.run == 0 and 1 or job.run,
-    procs = job.procs, user = job.user, jobspec = job.jobspec}
-  rec.estimate = (job.estimate and job.estimate >= rec.run) and job.estimate or rec.run
-  if id > self.max_id then self.max_id = id end
-  rec.state = "future"
-  self.jobs[id] = rec
-  self.arrivals:push(rec)
+  local rec = {id = id, submit = job.submit, run = job.run, estimate = job.estimate,
+    procs = job.procs, user = job.user, group = job.group, jobspec = job.jobspec,
+    after = job.after, think = job.think, mem = job.mem, partition = job.partition,
+    queue = job.queue}
+  self:submit_record(rec)
   return id
 end
 
@@ -280,10 +348,35 @@ function Sim:pull()
   if not la then self.reader = nil end
 end
 
+-- The run time and the estimate a job runs with: a run of 0 counts as 1
+-- (the clock's tick); no estimate (nil or <= 0) is the run time; a run
+-- longer than its estimate ends at the estimate under walltime "kill"
+-- (the third value is then true), and stretches the estimate to the run
+-- under "extend".
+local function limits(walltime, run, estimate)
+  if run == 0 then run = 1 end
+  if not estimate or estimate <= 0 or estimate == run then return run, run, false end
+  if estimate > run then return run, estimate, false end
+  if walltime == "kill" then return estimate, estimate, true end
+  return run, run, false
+end
+
 function Sim:submit_record(job)
-  local rec = {id = job.id, submit = job.submit, run = job.run, estimate = job.estimate,
-    procs = job.procs, user = job.user, jobspec = job.jobspec, line = job.line,
-    state = "future"}
+  local run, estimate, timeout = limits(self.walltime, job.run, job.estimate)
+  -- a running digest of the jobs as given, to tell runs of other traces
+  local d = self.digest
+  for _, x in ipairs{job.id, job.submit, job.run, job.estimate or -1, job.procs or -1} do
+    d = ((d * 31 + x) ~ (d >> 29)) & 0xFFFFFFFFFFFF
+  end
+  self.digest = d
+  local rec = {id = job.id, submit = job.submit, run = run, estimate = estimate,
+    procs = job.procs, user = job.user, group = job.group, jobspec = job.jobspec,
+    line = job.line, timeout = timeout or nil, after = job.after, think = job.think,
+    partition = job.partition, queue = job.queue, mem = job.mem, state = "future"}
+  if not rec.jobspec and rec.procs and rec.procs > 0 and
+      ((rec.mem and rec.mem > 0 and self.mem_unit_kb) or (self.partitions and rec.partition)) then
+    rec.constrained = true
+  end
   if job.id > self.max_id then self.max_id = job.id end
   self.jobs[job.id] = rec
   self.arrivals:push(rec)
@@ -376,7 +469,7 @@ end
 -- ---- starting and ending ---------------------------------------------------------------
 
 local function level(self)
-  self.acc:level(self.now, self.used, self.qlen)
+  self.acc:level(self.now, self.used, self.qlen, self.down_units)
 end
 
 -- Placements the Gantt chart keeps at most (a chart of more is unreadable
@@ -394,7 +487,8 @@ local function record_nodes(self, rec, vids)
   end
   table.sort(list)
   rec.nodes = list
-  if self.gantt then
+  local w = self.gantt_window
+  if self.gantt and (not w or (self.now < w[2] and rec.end_ > w[1])) then
     for _, n in ipairs(list) do
       if n <= self.gantt_nodes and #self.gantt >= M.GANTT_MAX then
         self.gantt_full = self.gantt_full or self.now
@@ -446,17 +540,69 @@ local function emit(self, rec, state)
     self.out(row)
   end
   if rec.gantt then
-    for _, g in ipairs(rec.gantt) do g["end"] = self.now end
+    for _, g in ipairs(rec.gantt) do
+      g["end"] = self.now
+      if state ~= "done" then g[state] = true end
+    end
   end
-  local u = rec.user
-  if u ~= nil then
-    self.usage[u] = (self.usage[u] or 0) + (self.now - rec.start) * rec.procs
-  end
+  sched.charge(self, rec, (self.now - rec.start) * rec.procs)
 end
 
 local function stop_running(self, rec)
   sched.stop(self, rec)
   rec.gen = rec.gen + 1
+end
+
+local release
+
+-- Jobs whose end time is remembered for the jobs that follow them (SWF
+-- field 17): the last ENDED_KEPT at least, in two generations.
+M.ENDED_KEPT = 32768
+
+-- Job id left the system at time t (nil: it never ran): remember when, and
+-- submit the jobs held until it ended, each its think time later.
+function release(self, id, t)
+  if t then
+    self.ended[id] = t
+    self.nended = self.nended + 1
+    if self.nended >= M.ENDED_KEPT then
+      self.ended_old, self.ended, self.nended = self.ended, {}, 0
+    end
+  end
+  local deps = self.dependents[id]
+  if not deps then return end
+  self.dependents[id] = nil
+  for _, d in ipairs(deps) do
+    d.submit = (t or self.now) + (t and d.think or 0)
+    d.state = "future"
+    self.arrivals:push(d)
+  end
+end
+
+-- Whether rec, arriving now, must wait for the job it follows: that job is
+-- still in the system (rec is held until it ends), or it ended less than
+-- rec's think time ago (rec arrives then).
+local function held(self, rec)
+  local id = rec.after
+  if not id or id == rec.id then return false end
+  local p = self.jobs[id]
+  if p then
+    local list = self.dependents[id]
+    if not list then
+      list = {}
+      self.dependents[id] = list
+    end
+    list[#list + 1] = rec
+    rec.state = "held"
+    return true
+  end
+  local e = self.ended[id] or self.ended_old[id]
+  if e and e + (rec.think or 0) > self.now then
+    rec.submit = e + (rec.think or 0)
+    self.arrivals:push(rec)
+    return true
+  end
+  return false
 end
 
 -- A stopped job leaves the system as state ("done" or "killed"): its row
@@ -466,12 +612,13 @@ local function leave(self, rec, state)
   rec.state = state
   self.finished = self.finished + 1
   emit(self, rec, state)
+  release(self, rec.id, self.now)
 end
 
 local function finish(self, rec)
   stop_running(self, rec)
   if rec.end_ < rec.est_end then self.changed = true end
-  leave(self, rec, "done")
+  leave(self, rec, rec.timeout and "timeout" or "done")
 end
 
 local function apply_event(self, ev)
@@ -482,8 +629,10 @@ local function apply_event(self, ev)
     local was = v:status()
     if was == "up" and status ~= "up" then
       self.not_up = self.not_up + 1
+      self.down_units = self.down_units + self.node_units[n]
     elseif was ~= "up" and status == "up" then
       self.not_up = self.not_up - 1
+      self.down_units = self.down_units - self.node_units[n]
     end
     v:set_status(status)
     -- the node's own status decides; the vertices inside follow it
@@ -521,15 +670,53 @@ local function apply_event(self, ev)
   level(self)
 end
 
+-- The request of a job with a memory request or a partition: the plain
+-- request of its processors, its slots asking for memory from the
+-- cluster's pools (KB per processor, rounded up to the pools' unit) and
+-- its nodes constrained to its partition's.  A jobspec table, or nil and
+-- why the job cannot run.
+local function constrained_request(self, rec)
+  local spec
+  if self.procs_as == "node" then
+    spec = {nodes = rec.procs, exclusive = true}
+  else
+    spec = {slots = rec.procs, cores_per_slot = 1}
+  end
+  if self.partitions and rec.partition then
+    local prop = self.partitions[rec.partition]
+    if not prop then return nil, fmt("no nodes for partition %s", tostring(rec.partition)) end
+    spec.constraints = {prop}
+  end
+  local t = assert(require("grove.jobspec").build(spec))
+  if rec.mem and rec.mem > 0 and self.mem_unit_kb then
+    local slot = t.resources[1]
+    if slot.type ~= "slot" then slot = slot.with[1] end
+    local amount = math.max(1, math.ceil(rec.mem / self.mem_unit_kb - 1e-9))
+    slot.with[#slot.with + 1] = {type = "memory", count = math.tointeger(amount) or amount}
+  end
+  return t
+end
+
+-- Give rec its request (rec.js); nil, or why it cannot run.
+local function prepare(self, rec)
+  if rec.constrained then
+    local t, why = constrained_request(self, rec)
+    if not t then return why end
+    rec.jobspec = t
+  end
+  return (sched.admissible(self, rec))
+end
+
 local function admit(self, rec)
   self.submitted = self.submitted + 1
   self.acc:submitted(rec.submit)
-  local why = sched.admissible(self, rec)
+  local why = prepare(self, rec)
   if why then
     self.left_out = self.left_out + 1
     self.jobs[rec.id] = nil
     rec.state = "left out"
     if self.report then self.report(rec, why) end
+    release(self, rec.id, nil)
     return
   end
   sched.enqueue(self, rec)
@@ -588,7 +775,7 @@ function Sim:step(limit)
     local a = arr:peek()
     if not a or a.submit > t then break end
     arr:pop()
-    admit(self, a)
+    if not held(self, a) then admit(self, a) end
     if not arr:peek() then self:pull() end
   end
   if self.reader and not arr:peek() then self:pull() end
@@ -601,9 +788,15 @@ function Sim:step(limit)
   return true
 end
 
--- Run until nothing is left (or the clock would pass limit).
+-- Run until nothing is left (or the clock would pass limit).  When
+-- nothing is left, the allocator's free pages go back to the system (once,
+-- at the end: not as each job leaves).
 function Sim:run(limit)
   while self:step(limit) do end
+  if not self:next_time() and not self.trimmed then
+    self.trimmed = true
+    core.trim_memory()
+  end
   return self
 end
 
@@ -647,7 +840,9 @@ end
 -- The metrics so far (grove.sim.metrics result), with run facts merged in.
 function Sim:result(extra)
   local run = {queue = self.queue_policy.name, policy = self.policy_name,
-    procs_as = self.procs_as, left_out = self.left_out, submitted = self.submitted}
+    procs_as = self.procs_as, left_out = self.left_out, submitted = self.submitted,
+    walltime = self.walltime, trace_digest = fmt("%012x", self.digest),
+    cluster_digest = self.cluster_digest}
   for k, v in pairs(extra or {}) do run[k] = v end
   return self.acc:result(run)
 end

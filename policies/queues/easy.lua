@@ -7,31 +7,39 @@
 -- its estimate) by the shadow time, or it uses only what the head leaves
 -- over at the shadow time.  Only the head is protected, so later jobs may
 -- be delayed by backfilled ones; in exchange the machine stays busy.
+--
+-- The queue is walked a job at a time (ctx:next), passing over in the
+-- loop the jobs larger than what is free, and the backfill stops when
+-- nothing is free: a pass costs the jobs it tries, not the queue's
+-- length.
 return {
   name = "easy",
   description = "EASY backfilling: a reservation for the head only",
 
   schedule = function(ctx)
-    local q = ctx:queue()
     -- The last pass's reservation is stale: plan the head afresh.
-    for _, job in ipairs(q) do
-      if job.reserved then ctx:cancel(job) end
+    for _, job in ipairs(ctx:reserved()) do ctx:cancel(job) end
+    local head = ctx:next()
+    while head do
+      local after = ctx:next(head)
+      if not ctx:start(head) then break end
+      head = after
     end
-    local i = 1
-    while q[i] and ctx:start(q[i]) do i = i + 1 end
-    local head = q[i]
     if not head then return end
     -- Backfill: a later job starts when it fits now and does not delay
     -- the head's earliest start (its shadow time).
     -- (What is free changes only when a job starts.)
     local protect = {protect = head}
     local free = ctx:free()
-    for k = i + 1, #q do
-      if free <= 0 then break end
-      local job = q[k]
-      if (not job.procs or job.procs <= free) and ctx:start(job, protect) then
+    local job = ctx:next(head, free)
+    while job and free > 0 do
+      local after = ctx:next(job, free)
+      if ctx:start(job, protect) then
         free = ctx:free()
+        -- what follows must fit what is left
+        if after and after.procs and after.procs > free then after = ctx:next(after, free) end
       end
+      job = after
     end
   end,
 }

@@ -3,14 +3,19 @@
 -- Jobs start in queue order (submit time, then job id) for as long as the
 -- job at the head fits; the first job that does not fit stops the pass,
 -- even when jobs behind it would fit.  Simple and fair, and it leaves
--- resources idle behind a large job at the head.
+-- resources idle behind a large job at the head.  The queue is walked a
+-- job at a time (ctx:next), so a pass costs the jobs it starts, not the
+-- queue's length.
 return {
   name = "fcfs",
   description = "first come, first served: start jobs in order while the head fits",
 
   schedule = function(ctx)
-    for _, job in ipairs(ctx:queue()) do
+    local job = ctx:next()
+    while job do
+      local after = ctx:next(job)
       if not ctx:start(job) then return end
+      job = after
     end
   end,
 }

@@ -23,7 +23,8 @@ local M = {}
 M.usage = [[
 Usage: grove query -L FILE [options] < COMMANDS
   -L, --load-file=FILE           the resource graph (required)
-  -f, --load-format=FMT          grug (default), jgf, hwloc, rv1exec
+  -f, --load-format=FMT          grug, jgf, hwloc, rv1exec; default by FILE's
+                                 extension: .json/.jgf jgf, .xml hwloc, else grug
   -W, --load-allowlist=TYPES     resource types to load (grug, hwloc): node,core,...
   -S, --match-subsystems=SET     CA (containment, default), PA (power), C+PA, IBA,
                                  ...: matching walks the first one listed
@@ -196,7 +197,7 @@ function M.main(args)
     policy = name
   end
   local t0 = core.wall_clock()
-  local g, err = query.load_graph(o.L, {format = o.f or "grug", types = o.W})
+  local g, err = query.load_graph(o.L, {format = o.f, types = o.W})
   if not g then
     io.stderr:write("grove query: cannot load ", o.L, ": ", tostring(err), "\n")
     return 1

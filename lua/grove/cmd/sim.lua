@@ -15,9 +15,10 @@ local fmt = string.format
 
 M.usage = [[
 Usage: grove sim --cluster FILE --trace FILE [options]
+       grove sim trace FILE [trace options] [--procs P] [--out FILE.swf]
        grove sim --generate N --procs P [--seed S] [--estimate-factor F]
                  [--arrival-factor F] [--users U] [--types both|batch|interactive]
-       grove sim --compare A.json B.json [--plot DIR]
+       grove sim --compare A.json B.json [C.json ...] [--plot DIR] [--force]
 
 Simulate a batch queue on the real matcher: jobs from a trace arrive, a
 queue policy starts them through the matcher on the cluster's graph, and
@@ -29,20 +30,44 @@ they end after their run time.
                       name), a JSON job list (.json) or CSV (.csv); "-" reads
                       SWF from standard input
   --format F          read the trace as swf, json or csv whatever its name
+  --keep-cancelled    keep jobs cancelled before they ran (SWF status 5 and
+                      no run time; dropped by default)
+  --status LIST       keep only jobs of these SWF statuses (field 11), e.g. 0,1
+  --from T, --to T    keep only jobs submitted in [T, T) (seconds, as in
+                      the trace)
+  --load F            compress inter-arrival times by F (2: twice the load)
   --queue NAME|FILE   queue policy: fcfs (default), easy, conservative,
-                      priority, or a Lua file (policies/queues/)
+                      backfill, priority, fairshare, queues, or a Lua file
+                      (policies/queues/)
+  --memory auto|ignore  ask a job's memory request (SWF field 10, KB per
+                      processor) of the cluster's memory pools when it has
+                      any (auto, the default), or not
+  --partition P=NODES a job of partition P (SWF field 16) runs on these
+                      nodes (a hostlist) only; repeatable.  Once one is
+                      given, jobs of other partitions are left out
+  --param NAME=VALUE  a parameter of the queue policy (ctx:param), e.g.
+                      --queue backfill --param depth=4; repeatable
   --policy NAME|FILE  placement policy the matches use (default first)
   --procs-as core|node  a job of P processors asks for P cores anywhere
                       (default) or P whole nodes
   --on-down kill|requeue  what happens to jobs on a node that goes down
                       (default kill)
+  --walltime kill|extend  a job whose run time exceeds its requested time
+                      is killed at that time (kill, the default: its row
+                      says timeout) or runs its whole time (extend)
   --events FILE       node events: "TIME down|up|drain NODES" a line
   --out FILE.csv      one row per job: id,submit,start,end,wait,run,procs,
                       nodes,estimate,user,state,requeues,hosts
   --summary FILE.json the metrics (and time series) as JSON
-  --plot DIR          write utilization.svg (utilization and queue length
-                      over time) and gantt.svg (jobs on the first nodes)
+  --plot DIR          write utilization.svg (busy, down and idle units and
+                      queue length over time) and gantt.svg (jobs on the
+                      first nodes)
   --gantt-nodes N     nodes in the Gantt chart (default 64)
+  --gantt-window A:B  the Gantt chart shows simulated times [A, B) only
+                      (and keeps only the jobs running then)
+  --compare ...       the metrics of runs (--summary files) side by side,
+                      with --plot DIR compare.svg; runs of different traces
+                      or clusters are refused unless --force
   --quiet             print nothing but errors
 
 Metrics printed at the end: mean, median and 95th percentile wait, mean
@@ -51,7 +76,8 @@ Progress goes to stderr when it is a terminal.  docs/sim.md has the details.
 ]]
 
 local VALUED = {cluster = 1, trace = 1, format = 1, queue = 1, policy = 1, ["procs-as"] = 1,
-  ["on-down"] = 1, events = 1, out = 1, summary = 1, plot = 1, ["gantt-nodes"] = 1,
+  ["on-down"] = 1, walltime = 1, memory = 1, events = 1, status = 1, from = 1, to = 1,
+  load = 1, out = 1, summary = 1, plot = 1, ["gantt-nodes"] = 1, ["gantt-window"] = 1,
   generate = 1, procs = 1, seed = 1, ["estimate-factor"] = 1, ["arrival-factor"] = 1,
   users = 1, types = 1}
 
@@ -66,13 +92,37 @@ local function parse(args)
       o.help = true
     elseif a == "-q" or a == "--quiet" then
       o.quiet = true
-    elseif k == "compare" then
-      if v then return nil, "--compare takes two files: --compare A.json B.json" end
-      if not args[i + 1] or not args[i + 2] then
-        return nil, "--compare needs two summary files"
+    elseif a == "--keep-cancelled" then
+      o.keep_cancelled = true
+    elseif a == "--force" then
+      o.force = true
+    elseif k == "partition" or k == "param" then
+      -- NAME=VALUE options, repeatable
+      if not v then
+        i = i + 1
+        v = args[i]
       end
-      o.compare = {args[i + 1], args[i + 2]}
-      i = i + 2
+      local pat = k == "param" and "^([%a_][%w_]*)=(.*)$" or "^([^=]+)=(.+)$"
+      local name, val = (v or ""):match(pat)
+      if not name then
+        return nil, fmt("--%s needs %s, got '%s'", k, k == "param" and "NAME=VALUE" or
+          "PARTITION=NODES", tostring(v))
+      end
+      local set = k == "param" and "params" or "partitions"
+      o[set] = o[set] or {}
+      if k == "param" then
+        o.params[name] = tonumber(val) or val
+      else
+        o.partitions[math.tointeger(tonumber(name)) or name] = val
+      end
+    elseif k == "compare" then
+      if v then return nil, "--compare takes files: --compare A.json B.json ..." end
+      o.compare = {}
+      while args[i + 1] and not args[i + 1]:match("^%-") do
+        o.compare[#o.compare + 1] = args[i + 1]
+        i = i + 1
+      end
+      if #o.compare < 2 then return nil, "--compare needs two summary files or more" end
     elseif k and VALUED[k] then
       if not v then
         i = i + 1
@@ -99,6 +149,33 @@ local function number(o, k, integer, min)
   return integer and math.tointeger(x) or x
 end
 
+-- The trace reader's options from the command line, or nil, message.
+function M.trace_options(o)
+  local t = {keep_cancelled = o.keep_cancelled, format = o.format}
+  local err
+  t.from, err = number(o, "from", true)
+  if err then return nil, err end
+  t.to, err = number(o, "to", true)
+  if err then return nil, err end
+  t.load, err = number(o, "load", false)
+  if err then return nil, err end
+  if t.load and t.load <= 0 then
+    return nil, "--load must be a number > 0, got '" .. o.load .. "'"
+  end
+  if o.status then
+    t.status = {}
+    for w in (o.status .. ","):gmatch("([^,]*),") do
+      local c = math.tointeger(tonumber(w))
+      if not c then return nil, "--status must be a list of integers, got '" .. o.status .. "'" end
+      t.status[c] = true
+    end
+  end
+  if o.format and o.format ~= "swf" and o.format ~= "json" and o.format ~= "csv" then
+    return nil, "--format must be swf, json or csv"
+  end
+  return t
+end
+
 local function fail(msg)
   io.stderr:write("grove sim: ", msg, "\n")
   return 1
@@ -111,7 +188,22 @@ end
 
 -- ---- --generate ---------------------------------------------------------------------
 
+-- The options --generate uses; any other is refused (it writes a trace
+-- and runs nothing, so --plot, --queue, ... would do nothing).
+local GENERATE = {generate = 1, procs = 1, seed = 1, ["estimate-factor"] = 1,
+  ["arrival-factor"] = 1, users = 1, types = 1, quiet = 1}
+
 local function generate(o)
+  local unused = {}
+  for k in pairs(o) do
+    if not GENERATE[k] then unused[#unused + 1] = "--" .. k end
+  end
+  if #unused > 0 then
+    table.sort(unused)
+    return usage_error(fmt("--generate writes a trace to stdout and runs nothing: %s %s " ..
+      "for a run (grove sim --trace FILE ...)", table.concat(unused, ", "),
+      #unused == 1 and "is" or "are"))
+  end
   local gen = require("grove.sim.gen")
   local n, e1 = number(o, "generate", true, 0)
   local procs, e2 = number(o, "procs", true, 1)
@@ -147,32 +239,54 @@ end
 
 local function label(doc, path)
   local base = path:match("([^/]+)$"):gsub("%.json$", "")
-  return doc.queue and fmt("%s (%s)", base, doc.queue) or base
+  return (doc.queue and doc.queue ~= base) and fmt("%s (%s)", base, doc.queue) or base
 end
 
 local function compare(o)
-  local a, e1 = read_summary(o.compare[1])
-  if not a then return fail(e1) end
-  local b, e2 = read_summary(o.compare[2])
-  if not b then return fail(e2) end
-  local names = {label(a, o.compare[1]), label(b, o.compare[2])}
-  local w = math.max(12, #names[1], #names[2])
-  io.stdout:write(fmt("%-28s %" .. w .. "s %" .. w .. "s %10s\n", "metric", names[1], names[2],
-    "change"))
-  for _, m in ipairs(plot.compared) do
-    local va, vb = tonumber(a[m[1]]), tonumber(b[m[1]])
-    local function show(v)
-      if not v then return "-" end
-      return math.type(v) == "integer" and tostring(v) or fmt("%.3f", v)
+  local runs, names = {}, {}
+  for i, path in ipairs(o.compare) do
+    local doc, e = read_summary(path)
+    if not doc then return fail(e) end
+    runs[i], names[i] = doc, label(doc, path)
+  end
+  -- runs of other traces or machines are not comparable
+  local first = runs[1]
+  for i = 2, #runs do
+    for _, k in ipairs{{"trace_digest", "trace"}, {"cluster_digest", "cluster"}} do
+      local a, b = first[k[1]], runs[i][k[1]]
+      if not o.force and a ~= nil and b ~= nil and a ~= b then
+        return fail(fmt("%s and %s were run on different %ss (%s, %s): compare them with " ..
+          "--force", o.compare[1], o.compare[i], k[2], tostring(first[k[2]] or a),
+          tostring(runs[i][k[2]] or b)))
+      end
     end
-    local change = "-"
-    if va and vb and va ~= 0 then change = fmt("%+.1f%%", 100 * (vb - va) / math.abs(va)) end
-    io.stdout:write(fmt("%-28s %" .. w .. "s %" .. w .. "s %10s\n", m[2], show(va), show(vb),
-      change))
+  end
+  local w = 12
+  for _, n in ipairs(names) do w = math.max(w, #n) end
+  local head = {fmt("%-32s", "metric")}
+  for _, n in ipairs(names) do head[#head + 1] = fmt("%" .. w .. "s", n) end
+  if #runs == 2 then head[#head + 1] = fmt("%10s", "change") end
+  io.stdout:write(table.concat(head, " "), "\n")
+  local function show(v)
+    if not v then return "-" end
+    return math.type(v) == "integer" and tostring(v) or fmt("%.3f", v)
+  end
+  for _, m in ipairs(plot.compared) do
+    local cells = {fmt("%-32s", m[2])}
+    for _, r in ipairs(runs) do
+      cells[#cells + 1] = fmt("%" .. w .. "s", show(tonumber(r[m[1]])))
+    end
+    if #runs == 2 then
+      local va, vb = tonumber(runs[1][m[1]]), tonumber(runs[2][m[1]])
+      local change = "-"
+      if va and vb and va ~= 0 then change = fmt("%+.1f%%", 100 * (vb - va) / math.abs(va)) end
+      cells[#cells + 1] = fmt("%10s", change)
+    end
+    io.stdout:write(table.concat(cells, " "), "\n")
   end
   if o.plot then
     os.execute("mkdir -p '" .. o.plot:gsub("'", "'\\''") .. "'")
-    local ok, err = plot.compare(o.plot .. "/compare.svg", a, b, names)
+    local ok, err = plot.compare(o.plot .. "/compare.svg", runs, names)
     if not ok then return fail(err) end
   end
   return 0
@@ -193,6 +307,10 @@ local function print_summary(r, fh)
   fh:write(fmt("wait: mean %.1f s, median %d s, 95th percentile %d s, max %d s\n",
     r.wait_mean, r.wait_median, r.wait_p95, r.wait_max))
   fh:write(fmt("bounded slowdown (10 s): mean %.3f\n", r.bounded_slowdown))
+  if r.killed_walltime > 0 then
+    fh:write(fmt("killed at their time limit: %d jobs (--walltime %s)\n", r.killed_walltime,
+      r.walltime))
+  end
   fh:write(fmt("utilization %.4f, makespan %d s\n", r.utilization, r.makespan))
   fh:write(fmt("simulated in %.2f s (%.0f jobs per second), %d events\n", r.wall,
     r.jobs_per_second or 0, r.events))
@@ -203,15 +321,30 @@ local function simulate(o)
   if not o.trace then return usage_error("give --trace FILE (or --generate N --procs P)") end
   local gn, err = number(o, "gantt-nodes", true, 1)
   if err then return usage_error(err) end
+  local gw
+  if o["gantt-window"] then
+    local a, b = o["gantt-window"]:match("^(%d+):(%d+)$")
+    a, b = math.tointeger(tonumber(a)), math.tointeger(tonumber(b))
+    if not a or not b or b <= a then
+      return usage_error("--gantt-window must be FROM:TO, two times with FROM < TO, got '" ..
+        o["gantt-window"] .. "'")
+    end
+    gw = {a, b}
+  end
   if o["procs-as"] and o["procs-as"] ~= "core" and o["procs-as"] ~= "node" then
     return usage_error("--procs-as must be core or node")
   end
   if o["on-down"] and o["on-down"] ~= "kill" and o["on-down"] ~= "requeue" then
     return usage_error("--on-down must be kill or requeue")
   end
-  if o.format and o.format ~= "swf" and o.format ~= "json" and o.format ~= "csv" then
-    return usage_error("--format must be swf, json or csv")
+  if o.memory and o.memory ~= "auto" and o.memory ~= "ignore" then
+    return usage_error("--memory must be auto or ignore")
   end
+  if o.walltime and o.walltime ~= "kill" and o.walltime ~= "extend" then
+    return usage_error("--walltime must be kill or extend")
+  end
+  local topts, terr = M.trace_options(o)
+  if not topts then return usage_error(terr) end
   local progress = not o.quiet and core.edit and core.edit.isatty and core.edit.isatty(2)
   local out
   if o.out then
@@ -234,13 +367,20 @@ local function simulate(o)
     out:write(table.concat(cells, ","), "\n")
   end
   local s, msg = sim.new{cluster = o.cluster, queue = o.queue, policy = o.policy,
-    procs_as = o["procs-as"], on_down = o["on-down"], out = out and write_row or nil,
-    report = report, gantt = o.plot and (gn or 64) or nil}
+    procs_as = o["procs-as"], on_down = o["on-down"], walltime = o.walltime,
+    out = out and write_row or nil,
+    report = report, gantt = o.plot and (gn or 64) or nil, gantt_window = gw,
+    params = o.params, memory_requests = o.memory, partitions = o.partitions}
   if not s then return fail(msg) end
   local reader, rerr
   reader_path = o.trace == "-" and "(stdin)" or o.trace
-  reader, rerr = sim.trace.open(reader_path, {format = o.format or (o.trace == "-" and "swf"),
-    report = report, fh = o.trace == "-" and io.stdin or nil})
+  topts.format = o.format or (o.trace == "-" and "swf") or nil
+  topts.report = report
+  topts.fh = o.trace == "-" and io.stdin or nil
+  topts.warn = function(text)
+    if not o.quiet then io.stderr:write("grove sim: warning: ", text, "\n") end
+  end
+  reader, rerr = sim.trace.open(reader_path, topts)
   if not reader then return fail(rerr) end
   if o.events then s:load_events(o.events) end
   local t0 = os.clock()
@@ -261,7 +401,8 @@ local function simulate(o)
   if progress then io.stderr:write("\r\27[K") end
   if out then out:close() end
   local r = s:result{wall = wall, events = s.steps, trace = o.trace, cluster = o.cluster,
-    trace_skipped = reader.skipped}
+    trace_skipped = reader.skipped, trace_dropped = reader.dropped, trace_cut = reader.cut,
+    walltime = o.walltime or "kill"}
   r.left_out = r.left_out + reader.skipped
   if o.summary then
     local f, e = io.open(o.summary, "w")
@@ -274,14 +415,22 @@ local function simulate(o)
     local ok, e = plot.series(o.plot .. "/utilization.svg", r)
     if not ok then return fail(e) end
     local recs, names, cut = s:gantt_records()
-    ok, e = plot.gantt(o.plot .. "/gantt.svg", recs, names, {nodes = gn or 64, cut = cut})
+    ok, e = plot.gantt(o.plot .. "/gantt.svg", recs, names, {nodes = gn or 64, cut = cut,
+      from = gw and gw[1], to = gw and gw[2]})
     if not ok then return fail(e) end
   end
   if not o.quiet then print_summary(r, io.stdout) end
   return 0
 end
 
+M.parse = parse
+M.usage_error = usage_error
+M.fail = fail
+
 function M.main(args)
+  if args and args[1] == "trace" then
+    return require("grove.sim.tracecmd").main(args, M)
+  end
   local o, err = parse(args or {})
   if not o then return usage_error(err) end
   if o.help then

@@ -1,22 +1,28 @@
 -- grove.sim.metrics: what a simulation is judged by, gathered as jobs end.
 --
 --   local acc = metrics.new{units = N, buckets = 400}
---   acc:job{submit =, start =, ["end"] =, procs =, state =}   -- per finished job
---   acc:level(t, busy, queued)       -- busy units and queue length from t on
+--   acc:job{submit =, start =, ["end"] =, procs =, state =, user =}  -- per finished job
+--   acc:level(t, busy, queued [, down])  -- busy and down units, queue length from t on
 --   acc:result{wall =, cpu =} -> the summary table (see docs/sim.md)
 --
 -- Definitions (times in seconds):
---   wait      start - submit, of every job that started and finished
+--   wait      start - submit, of every job that started and ran to its end
+--             or to its time limit (state "done" or "timeout")
 --   bounded slowdown  max(1, (wait + run) / max(run, 10))
 --   utilization  busy unit-seconds / (units * makespan), where makespan is
 --             the last end minus the first submit, and a job is busy from
 --             its start to its end (killed jobs until they were killed)
 --   jobs per second: jobs finished / seconds of wall-clock time
--- Median and 95th percentile are exact (nearest rank): waits are kept as a
--- count per distinct value, so memory grows with the number of distinct
--- waits, not of jobs.  The time series (busy units, queue length) are
--- time-weighted averages over at most 2 * buckets equal intervals; the
--- interval doubles when they would not fit, so memory stays bounded.
+-- Median and 95th percentile are exact (nearest rank) for waits: they are
+-- kept as a count per distinct value, so memory grows with the number of
+-- distinct waits, not of jobs; slowdowns are counted the same way at a
+-- thousandth.  The same figures are kept per user and per size class
+-- (1, 2, 3-4, 5-8, ... units).  The time series (busy, down and idle
+-- units, queue length) are time-weighted averages over at most 2 *
+-- buckets equal intervals; the interval doubles when they would not fit,
+-- before a long span is added, so the cost of a span is bounded by the
+-- number of intervals, whatever its length: time and memory grow with
+-- the events, not with the simulated time.
 --
 -- It must not hold the clock, the queue or any output file: it only
 -- accumulates what it is told and summarizes it.
@@ -25,28 +31,92 @@ local M = {}
 local Acc = {}
 Acc.__index = Acc
 
+-- A group of jobs' waits and slowdowns.
+local function group()
+  return {jobs = 0, wait_sum = 0, bsld_sum = 0, waits = {}, bslds = {}, max_wait = 0}
+end
+
+local function add(gr, wait, bsld)
+  gr.jobs = gr.jobs + 1
+  gr.wait_sum = gr.wait_sum + wait
+  gr.waits[wait] = (gr.waits[wait] or 0) + 1
+  if wait > gr.max_wait then gr.max_wait = wait end
+  gr.bsld_sum = gr.bsld_sum + bsld
+  local k = math.floor(bsld * 1000 + 0.5)
+  gr.bslds[k] = (gr.bslds[k] or 0) + 1
+end
+
+-- Nearest-rank percentile p (0-100] of a count table of n values.
+local function percentile(counts, n, p)
+  if n == 0 then return 0 end
+  local keys = {}
+  for k in pairs(counts) do keys[#keys + 1] = k end
+  table.sort(keys)
+  local rank = math.max(1, math.ceil(p / 100 * n))
+  local seen = 0
+  for _, k in ipairs(keys) do
+    seen = seen + counts[k]
+    if seen >= rank then return k end
+  end
+  return keys[#keys]
+end
+
+-- The summary of a group.
+local function summarize(gr)
+  local n = gr.jobs
+  return {jobs = n, wait_mean = n > 0 and gr.wait_sum / n or 0,
+    wait_median = percentile(gr.waits, n, 50), wait_p95 = percentile(gr.waits, n, 95),
+    wait_max = gr.max_wait, bounded_slowdown = n > 0 and gr.bsld_sum / n or 0,
+    bsld_median = percentile(gr.bslds, n, 50) / 1000,
+    bsld_p95 = percentile(gr.bslds, n, 95) / 1000}
+end
+
+-- The size class of p units: 1, 2, 3-4, 5-8, ...; its upper bound.
+local function size_class(p)
+  local c = 1
+  while c < p do c = c * 2 end
+  return c
+end
+M.size_class = size_class
+
 function M.new(opts)
   opts = opts or {}
   return setmetatable({units = opts.units or 0, nbuckets = opts.buckets or 400, jobs = 0,
-    killed = 0, wait_sum = 0, bsld_sum = 0, waits = {}, busy_us = 0, first = nil, last = nil,
-    max_wait = 0, width = opts.width or 60, origin = nil, util = {}, queue = {},
-    lt = nil, lbusy = 0, lqueue = 0, max_queue = 0}, Acc)
+    killed = 0, killed_walltime = 0, all = group(), users = {}, sizes = {}, busy_us = 0,
+    down_us = 0, first = nil, last = nil, width = opts.width or 60, origin = nil, util = {},
+    queue = {}, down = {}, nbk = 0, lt = nil, lbusy = 0, lqueue = 0, ldown = 0,
+    max_queue = 0}, Acc)
 end
 
--- A job that finished (state "done") or was killed.
+-- A job that finished (state "done"), reached its time limit ("timeout")
+-- or was killed by a node going down ("killed").
 function Acc:job(j)
   local run = j["end"] - j.start
   self.busy_us = self.busy_us + run * (j.procs or 0)
   if j.state == "killed" then
     self.killed = self.killed + 1
   else
+    if j.state == "timeout" then self.killed_walltime = self.killed_walltime + 1 end
     local wait = j.start - j.submit
     self.jobs = self.jobs + 1
-    self.wait_sum = self.wait_sum + wait
-    self.waits[wait] = (self.waits[wait] or 0) + 1
-    if wait > self.max_wait then self.max_wait = wait end
     local bsld = (wait + run) / math.max(run, 10)
-    self.bsld_sum = self.bsld_sum + (bsld < 1 and 1 or bsld)
+    if bsld < 1 then bsld = 1 end
+    add(self.all, wait, bsld)
+    if j.user ~= nil then
+      local u = self.users[j.user]
+      if not u then
+        u = group()
+        self.users[j.user] = u
+      end
+      add(u, wait, bsld)
+    end
+    local c = size_class(j.procs or 1)
+    local sg = self.sizes[c]
+    if not sg then
+      sg = group()
+      self.sizes[c] = sg
+    end
+    add(sg, wait, bsld)
   end
   if not self.first or j.submit < self.first then self.first = j.submit end
   if not self.last or j["end"] > self.last then self.last = j["end"] end
@@ -57,71 +127,96 @@ function Acc:submitted(t)
   if not self.first or t < self.first then self.first = t end
 end
 
+-- Double the interval, merging pairs.
+local function widen(self)
+  local u, q, d = {}, {}, {}
+  local n = 0
+  for i = 1, self.nbk, 2 do
+    n = n + 1
+    u[n] = self.util[i] + (self.util[i + 1] or 0)
+    q[n] = self.queue[i] + (self.queue[i + 1] or 0)
+    d[n] = self.down[i] + (self.down[i + 1] or 0)
+  end
+  self.util, self.queue, self.down, self.nbk = u, q, d, n
+  self.width = 2 * self.width
+end
+
 -- Add the segment [a, b) at the current levels to the buckets.
 function Acc:segment(a, b)
+  -- First widen until b fits: a span costs at most 2 * buckets steps.
+  while (b - 1 - self.origin) // self.width >= 2 * self.nbuckets do widen(self) end
   local w = self.width
+  local util, queue, down = self.util, self.queue, self.down
   while a < b do
     local k = (a - self.origin) // w
     local e = math.min(b, self.origin + (k + 1) * w)
     local d = e - a
     local i = k + 1
-    self.util[i] = (self.util[i] or 0) + self.lbusy * d
-    self.queue[i] = (self.queue[i] or 0) + self.lqueue * d
-    a = e
-  end
-  -- Too many buckets: double the width, merging pairs.
-  while #self.util > 2 * self.nbuckets do
-    local u, q = {}, {}
-    for i = 1, #self.util, 2 do
-      local k = (i + 1) // 2
-      u[k] = (self.util[i] or 0) + (self.util[i + 1] or 0)
-      q[k] = (self.queue[i] or 0) + (self.queue[i + 1] or 0)
+    while self.nbk < i do
+      self.nbk = self.nbk + 1
+      util[self.nbk], queue[self.nbk], down[self.nbk] = 0, 0, 0
     end
-    self.util, self.queue, self.width = u, q, 2 * w
-    w = self.width
+    util[i] = util[i] + self.lbusy * d
+    queue[i] = queue[i] + self.lqueue * d
+    down[i] = down[i] + self.ldown * d
+    a = e
   end
 end
 
--- From time t on, busy units and queued jobs are these.
-function Acc:level(t, busy, queued)
+-- From time t on, busy units, queued jobs and units down (or drained) are
+-- these.
+function Acc:level(t, busy, queued, down)
   if not self.origin then self.origin, self.lt = t, t end
   if t > self.lt then
+    self.down_us = self.down_us + self.ldown * (t - self.lt)
     self:segment(self.lt, t)
     self.lt = t
   end
-  self.lbusy, self.lqueue = busy, queued
+  self.lbusy, self.lqueue, self.ldown = busy, queued, down or 0
   if queued > self.max_queue then self.max_queue = queued end
 end
 
 -- Nearest-rank percentile p (0-100] of the waits.
 function Acc:percentile(p)
-  if self.jobs == 0 then return 0 end
-  local keys = {}
-  for k in pairs(self.waits) do keys[#keys + 1] = k end
-  table.sort(keys)
-  local rank = math.max(1, math.ceil(p / 100 * self.jobs))
-  local seen = 0
-  for _, k in ipairs(keys) do
-    seen = seen + self.waits[k]
-    if seen >= rank then return k end
-  end
-  return keys[#keys]
+  return percentile(self.all.waits, self.all.jobs, p)
 end
 
--- The series: {width =, origin =, t = {...}, utilization = {...}, queue = {...}},
--- one point per bucket (its start time), utilization as a fraction of units.
+-- The series: {width =, origin =, t = {...}, utilization = {...}, down =
+-- {...}, idle = {...}, queue = {...}}, one point per bucket (its start
+-- time), utilization, down and idle as fractions of units.
 function Acc:series()
-  local s = {width = self.width, origin = self.origin or 0, t = {}, utilization = {}, queue = {}}
-  local n = #self.util
-  for i = 1, n do
+  local s = {width = self.width, origin = self.origin or 0, t = {}, utilization = {}, queue = {},
+    down = {}, idle = {}}
+  for i = 1, self.nbk do
     local t0 = s.origin + (i - 1) * self.width
     local span = self.width
     if self.lt and t0 + span > self.lt then span = math.max(1, self.lt - t0) end
     s.t[i] = t0
-    s.utilization[i] = self.units > 0 and (self.util[i] or 0) / span / self.units or 0
-    s.queue[i] = (self.queue[i] or 0) / span
+    local units = self.units > 0 and self.units or 1
+    local u = self.util[i] / span / units
+    local d = self.down[i] / span / units
+    s.utilization[i], s.down[i] = u, d
+    s.idle[i] = math.max(0, 1 - u - d)
+    s.queue[i] = self.queue[i] / span
   end
   return s
+end
+
+-- A list of {key =, jobs =, wait_... =, ...} sorted by key.
+local function listed(groups, keyname)
+  local keys = {}
+  for k in pairs(groups) do keys[#keys + 1] = k end
+  table.sort(keys, function(a, b)
+    if type(a) == type(b) then return a < b end
+    return type(a) == "number"
+  end)
+  local out = {}
+  for i, k in ipairs(keys) do
+    local r = summarize(groups[k])
+    r[keyname] = k
+    out[i] = r
+  end
+  return out
 end
 
 -- The summary.  run: {wall =, cpu =, left_out =, queue =, policy =, ...}
@@ -130,21 +225,25 @@ function Acc:result(run)
   local r = {}
   for k, v in pairs(run or {}) do r[k] = v end
   local makespan = self.first and self.last and (self.last - self.first) or 0
-  r.jobs = self.jobs
+  for k, v in pairs(summarize(self.all)) do r[k] = v end
   r.killed = self.killed
+  r.killed_walltime = self.killed_walltime
   r.units = self.units
   r.makespan = makespan
-  r.wait_mean = self.jobs > 0 and self.wait_sum / self.jobs or 0
-  r.wait_median = self:percentile(50)
-  r.wait_p95 = self:percentile(95)
-  r.wait_max = self.max_wait
-  r.bounded_slowdown = self.jobs > 0 and self.bsld_sum / self.jobs or 0
   r.utilization = (makespan > 0 and self.units > 0) and self.busy_us / (self.units * makespan)
     or 0
+  r.down = (makespan > 0 and self.units > 0) and self.down_us / (self.units * makespan) or 0
   r.queue_max = self.max_queue
   if run and run.wall and run.wall > 0 then
     r.jobs_per_second = (self.jobs + self.killed) / run.wall
   end
+  r.by_user = listed(self.users, "user")
+  local sizes = listed(self.sizes, "size")
+  for _, s in ipairs(sizes) do
+    local lo = s.size // 2 + 1
+    s.class = lo == s.size and tostring(s.size) or string.format("%d-%d", lo, s.size)
+  end
+  r.by_size = sizes
   r.series = self:series()
   return r
 end

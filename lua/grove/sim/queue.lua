@@ -16,6 +16,9 @@
 --                       first, ties by submit time then job id
 --   base = "easy"       optional: take schedule (and priority, when this
 --                       file has none) from another queue policy
+--   half_life           optional: seconds; the simulator then keeps each
+--                       user's and group's usage decayed by it
+--                       (ctx:decayed_usage)
 --
 -- Each file runs in the sandbox placement policies run in (docs/security.md):
 -- a Lua state of its own, loaded as text only, with an allow-listed
@@ -37,7 +40,7 @@ local M = {}
 
 local fmt = string.format
 
-M.builtins = {"fcfs", "easy", "conservative", "priority"}
+M.builtins = {"fcfs", "easy", "conservative", "priority", "fairshare", "backfill", "queues"}
 
 local DEFAULT_BUDGET = 100000000
 local DEFAULT_MEMORY = 256 * 1024 * 1024
@@ -84,6 +87,23 @@ function Policy:unshare(key)
   for _, s in ipairs(scripts(self)) do s:unshare(key) end
 end
 
+-- Where hook is defined: "FILE:LINE:COL" of its first mention as a
+-- field of the policy's table in the file's text (the file alone when the
+-- text does not show it plainly).
+function Policy:where(hook)
+  local from = self[hook .. "_from"] or self.path
+  local p = self
+  while p and p.path ~= from do p = p.base end
+  local text = p and p.text
+  local at = text and (text:find("[%s{,;]" .. hook .. "%s*=%s*function") or
+    text:find("function%s+[%w_.:]*" .. hook .. "%s*%("))
+  if not at then return from end
+  at = text:find(hook, at, true)
+  local line, bol = 1, 1
+  for nl in text:sub(1, at - 1):gmatch("()\n") do line, bol = line + 1, nl + 1 end
+  return string.format("%s:%d:%d", from, line, at - bol + 1)
+end
+
 -- A fresh copy of the policy (its own sandboxes), for another simulation.
 function Policy:reload()
   return M.parse(self.text, self.path, self.opts)
@@ -99,7 +119,8 @@ local function hook_caller(self, script, hook)
   end
 end
 
-local FIELDS = {name = true, description = true, schedule = true, priority = true, base = true}
+local FIELDS = {name = true, description = true, schedule = true, priority = true, base = true,
+  half_life = true}
 
 local function load_text(text, path, opts, depth)
   local name = path:match("([^/]+)%.lua$") or path
@@ -112,7 +133,8 @@ local function load_text(text, path, opts, depth)
   end
   for k in pairs(types) do
     if not FIELDS[k] then
-      return nil, fmt("%s: unknown field '%s' (name, description, schedule, priority, base)",
+      return nil, fmt("%s: unknown field '%s' (name, description, schedule, priority, base, " ..
+        "half_life)",
         path, tostring(k)), "EINVAL"
     end
   end
@@ -122,11 +144,21 @@ local function load_text(text, path, opts, depth)
   end
   self.name = types.name and script:get("name") or name
   self.description = types.description == "string" and script:get("description") or ""
+  if types.half_life ~= nil then
+    local hl = types.half_life == "number" and script:get("half_life")
+    if not hl or hl <= 0 then
+      return nil, path .. ": half_life must be a number of seconds > 0", "EINVAL"
+    end
+    self.half_life = hl
+  end
   for _, h in ipairs{"schedule", "priority"} do
     if types[h] ~= nil and types[h] ~= "function" then
       return nil, fmt("%s: %s must be a function", path, h), "EINVAL"
     end
-    if types[h] then self[h] = hook_caller(self, script, h) end
+    if types[h] then
+      self[h] = hook_caller(self, script, h)
+      self[h .. "_from"] = path
+    end
   end
   if types.base ~= nil then
     if types.base ~= "string" then return nil, path .. ": base must be a name", "EINVAL" end
@@ -134,8 +166,9 @@ local function load_text(text, path, opts, depth)
     if depth > 8 then return nil, path .. ": base policies nest too deeply", "EINVAL" end
     local b, msg, bcode = M.load(bname, opts, depth + 1)
     if not b then return nil, fmt("%s: base '%s': %s", path, bname, msg), bcode end
-    self.schedule = self.schedule or b.schedule
-    self.priority = self.priority or b.priority
+    if not self.schedule then self.schedule, self.schedule_from = b.schedule, b.schedule_from end
+    if not self.priority then self.priority, self.priority_from = b.priority, b.priority_from end
+    self.half_life = self.half_life or b.half_life
     self.base = b
   end
   if not self.schedule then

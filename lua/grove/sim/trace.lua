@@ -8,14 +8,19 @@
 -- anything else is read as SWF):
 --
 --   SWF   the Standard Workload Format: lines starting with ';' are header
---         comments, every other non-blank line holds 18 numeric fields.
---         Used here: 1 job id, 2 submit time, 4 run time, 5 allocated
---         processors, 8 requested processors, 9 requested time, 12 user.
---         Processors are field 8, or field 5 when field 8 is -1; the
---         estimate is field 9 when it is at least the run time, else the
---         run time.  The file is read line by line (a trace of any length
---         costs the memory of one line), so jobs must come in submit-time
---         order, as the format requires.
+--         comments, every other non-blank line holds 18 numeric fields
+--         (more are accepted, with one warning, and ignored: some
+--         published logs carry a 19th).  Used here: 1 job id, 2 submit
+--         time, 4 run time, 5 allocated processors, 8 requested
+--         processors, 9 requested time (the estimate: nil when -1 or 0),
+--         10 requested memory (KB per processor: mem, nil when -1 or 0),
+--         11 status, 12 user, 13 group, 15 queue, 16 partition, 17
+--         preceding job, 18 think time.  Processors are field 8, or field
+--         5 when field 8 is -1.  The file is read line by line (a trace of
+--         any length costs the memory of one line) when its jobs come in
+--         submit-time order, as the format requires; a file that is not
+--         (a quick first pass over field 2 tells) is read whole and sorted
+--         by submit time, then job id, with a warning.
 --   JSON  an array of job objects, or {"jobs": [...]}: id, submit, run,
 --         estimate, procs, user, and optionally jobspec (a canonical
 --         jobspec object) or request (the options of grove.jobspec.build).
@@ -24,12 +29,31 @@
 --         user, jobspec), then one job a line; jobspec is a YAML or JSON
 --         jobspec file, relative to the CSV file's directory.  Streamed.
 --
--- A job: {id =, submit =, run =, estimate =, procs =, user =, line =,
+-- A job: {id =, submit =, run =, estimate =, procs =, mem =, user =, group =,
+-- queue =, partition =, after =, think =, status =, line =, col =,
 -- jobspec = (a table in canonical form, or nil)}.  Times are whole
 -- seconds; a run time of 0 counts as 1 (the clock's tick).  Jobs that
 -- cannot run (no processors, no run time) are not returned: they go to
 -- report(job, reason) when given, and are counted in r.skipped.  A
--- malformed file is an error: next() raises "FILE:LINE: reason".
+-- malformed file is an error: next() raises "FILE:LINE: reason", or
+-- "FILE:LINE:COL: reason" for a field of the wrong type (the field's
+-- column; JSON: the job's object).
+--
+-- As published, a log also holds jobs a study leaves out; options:
+--   keep_cancelled  keep jobs cancelled before they ran (status 5 and no
+--                   run time); by default they are dropped (r.dropped)
+--   status          a set {[code] = true} of statuses (field 11) to keep;
+--                   the others are dropped (r.dropped)
+--   from, to        keep jobs submitted in [from, to) (r.cut counts the
+--                   others)
+--   load            compress inter-arrival times by this factor: a job's
+--                   submit time becomes first + (submit - first) / load,
+--                   rounded (first: the first kept job's submit time);
+--                   2 doubles the offered load
+--   warn(msg)       called with each warning ("FILE:LINE: ..."); they are
+--                   also kept in r.warnings
+-- The comment lines of the file (without their ';' or '#') are kept in
+-- r.header as they are read (the first 1,000).
 --
 -- It must not hold scheduling or matching: it only reads and writes
 -- job lists.
@@ -50,6 +74,11 @@ local function whole(x)
   return tointeger(x) or math.floor(x + 0.5)
 end
 
+-- Whether a job was cancelled before it ran (SWF status 5, no run time).
+local function never_ran(job)
+  return job.status == 5 and job.run <= 0
+end
+
 -- The job from its raw values, or nil and the reason it is left out.
 local function finish(job)
   if job.run < 0 then return nil, "no run time" end
@@ -57,7 +86,7 @@ local function finish(job)
   if job.procs and job.procs <= 0 then return nil, "no processors" end
   if not job.procs and not job.jobspec then return nil, "no processors" end
   if job.submit < 0 then return nil, "negative submit time" end
-  if not job.estimate or job.estimate < job.run then job.estimate = job.run end
+  if job.estimate and job.estimate <= 0 then job.estimate = nil end
   return job
 end
 
@@ -75,24 +104,51 @@ function Reader:jobs()
   return function() return self:next() end
 end
 
-local function raise(self, msg, ...)
-  self:close()
-  error(fmt("%s:%d: " .. msg, self.path, self.lineno, ...), 0)
+-- FILE:LINE or FILE:LINE:COL of the current job.
+local function where(self)
+  if self.col then return fmt("%s:%d:%d", self.path, self.lineno, self.col) end
+  return fmt("%s:%d", self.path, self.lineno)
 end
 
--- Keep submit order; report or return the job.
+local function raise(self, msg, ...)
+  self:close()
+  error(where(self) .. ": " .. fmt(msg, ...), 0)
+end
+
+function Reader:warn(msg, ...)
+  local text = where(self) .. ": " .. fmt(msg, ...)
+  self.warnings[#self.warnings + 1] = text
+  if self.on_warn then self.on_warn(text) end
+end
+
+-- Keep submit order; filter, scale, report or return the job.
 function Reader:accept(job)
   if self.last_submit and job.submit < self.last_submit then
-    raise(self, "submit time %d is before the previous job's (%d): the trace must be in " ..
-      "submit-time order", job.submit, self.last_submit)
+    raise(self, "submit time %d is before the previous job's (%d): %s must be in " ..
+      "submit-time order", job.submit, self.last_submit,
+      self.opts.fh and "a trace read from a stream" or "a CSV trace")
   end
   local id = job.id
   if self.ids then
     if self.ids[id] then raise(self, "job id %d appears twice", id) end
     self.ids[id] = true
   end
-  local ok, why = finish(job)
   self.last_submit = job.submit
+  local o = self.opts
+  if (o.from and job.submit < o.from) or (o.to and job.submit >= o.to) then
+    self.cut = self.cut + 1
+    return false
+  end
+  if (not o.keep_cancelled and never_ran(job)) or (o.status and not o.status[job.status]) then
+    self.dropped = self.dropped + 1
+    return false
+  end
+  if o.load then
+    self.first_submit = self.first_submit or job.submit
+    local t0 = self.first_submit
+    job.submit = t0 + math.floor((job.submit - t0) / o.load + 0.5)
+  end
+  local ok, why = finish(job)
   if ok then
     self.count = self.count + 1
     return job
@@ -118,38 +174,106 @@ local function data_lines(self, comment)
       self.lineno = self.lineno + 1
       local first = line:match("^%s*(%S)")
       if first and first ~= comment then return line end
+      if first and #self.header < 1000 then
+        self.header[#self.header + 1] = line:match("^%s*" .. comment .. "%s?(.-)%s*$")
+      end
     end
   end
 end
 
+-- The job of an SWF line, or nil after raising.
+local function swf_job(self, line)
+  local f, n = {}, 0
+  for word in line:gmatch("%S+") do
+    n = n + 1
+    if n <= 18 then
+      local v = tonumber(word)
+      if not v then
+        local k = 0
+        for at in line:gmatch("()%S+") do
+          k = k + 1
+          if k == n then self.col = at end
+        end
+        raise(self, "field %d (%s) is not a number: '%s'", n, SWF_FIELDS[n], word)
+      end
+      f[n] = v
+    end
+  end
+  if n < 18 then raise(self, "expected 18 fields, found %d", n) end
+  if n > 18 and not self.warned_fields then
+    self.warned_fields = true
+    self:warn("%d fields, expected 18: the fields after the 18th are ignored (this and " ..
+      "every other line)", n)
+  end
+  local id = tointeger(f[1])
+  if not id or id <= 0 then raise(self, "field 1 (job id) must be a positive integer") end
+  local procs = f[8] ~= -1 and f[8] or f[5]
+  local function opt(x) return x >= 0 and whole(x) or nil end
+  return {id = id, submit = whole(f[2]), run = whole(f[4]), procs = whole(procs),
+    estimate = f[9] > 0 and whole(f[9]) or nil, mem = f[10] > 0 and whole(f[10]) or nil,
+    status = whole(f[11]), user = whole(f[12]),
+    group = opt(f[13]), queue = opt(f[15]), partition = opt(f[16]),
+    after = f[17] > 0 and whole(f[17]) or nil, think = opt(f[18]), line = self.lineno}
+end
+
 local function swf_next(self)
   for line in data_lines(self, ";") do
-    local f, n = {}, 0
-    for word in line:gmatch("%S+") do
-      n = n + 1
-      if n <= 18 then
-        local v = tonumber(word)
-        if not v then
-          raise(self, "field %d (%s) is not a number: '%s'", n, SWF_FIELDS[n], word)
-        end
-        f[n] = v
-      end
-    end
-    if n ~= 18 then raise(self, "expected 18 fields, found %d", n) end
-    local id = tointeger(f[1])
-    if not id or id <= 0 then raise(self, "field 1 (job id) must be a positive integer") end
-    local procs = f[8] ~= -1 and f[8] or f[5]
-    local job = {id = id, submit = whole(f[2]), run = whole(f[4]), procs = whole(procs),
-      estimate = f[9] >= 0 and whole(f[9]) or nil, user = whole(f[12]), line = self.lineno}
-    local ok = self:accept(job)
+    local ok = self:accept(swf_job(self, line))
     if ok then return ok end
   end
+end
+
+-- The line of the first job out of submit order in the file at path, or
+-- nil (a first pass over field 2 only).
+local function swf_unsorted(path)
+  local fh = io.open(path, "r")
+  if not fh then return nil end
+  local last, n = nil, 0
+  for line in fh:lines() do
+    n = n + 1
+    local first, t = line:match("^%s*(%S+)%s+(%S+)")
+    if first and first:sub(1, 1) ~= ";" then
+      t = tonumber(t)
+      if t then
+        if last and t < last then
+          fh:close()
+          return n
+        end
+        last = t
+      end
+    end
+  end
+  fh:close()
+  return nil
+end
+
+-- Read every job of an SWF file into the list, sorted by submit time then
+-- job id (a stable order: file order breaks the remaining ties).
+local function swf_sorted(self)
+  local jobs = {}
+  for line in data_lines(self, ";") do
+    local j = swf_job(self, line)
+    j.order = #jobs + 1
+    jobs[#jobs + 1] = j
+  end
+  table.sort(jobs, function(a, b)
+    if a.submit ~= b.submit then return a.submit < b.submit end
+    if a.id ~= b.id then return a.id < b.id end
+    return a.order < b.order
+  end)
+  self.list, self.pos = jobs, 0
 end
 
 -- ---- CSV ------------------------------------------------------------------
 
 local CSV_COLUMNS = {id = true, submit = true, run = true, estimate = true, procs = true,
-  user = true, jobspec = true}
+  user = true, jobspec = true, group = true, queue = true, partition = true, after = true,
+  think = true, status = true, mem = true}
+
+-- Fields that hold numbers (the others: user, group, queue, partition
+-- may be names; jobspec).
+local NUMERIC = {id = true, submit = true, run = true, estimate = true, procs = true,
+  after = true, think = true, status = true, mem = true}
 
 local function csv_split(line)
   local out = {}
@@ -172,7 +296,8 @@ local function csv_header(self, cells)
   local seen = {}
   for i, c in ipairs(cells) do
     if not CSV_COLUMNS[c] then
-      raise(self, "unknown column '%s' (id, submit, run, estimate, procs, user, jobspec)", c)
+      raise(self, "unknown column '%s' (id, submit, run, estimate, procs, mem, user, group, " ..
+        "queue, partition, after, think, status, jobspec)", c)
     end
     seen[c] = i
   end
@@ -184,8 +309,9 @@ local function csv_header(self, cells)
   end
 end
 
--- The job of a data row.
-local function csv_job(self, cells)
+-- The job of a data row (line: the row as read, for the column of an
+-- error).
+local function csv_job(self, cells, line)
   if #cells ~= #self.columns then
     raise(self, "expected %d fields, found %d", #self.columns, #cells)
   end
@@ -194,11 +320,19 @@ local function csv_job(self, cells)
     local v = cells[i]
     if c == "jobspec" then
       if v ~= "" then job.jobspec = load_jobspec_file(self, v) end
-    elseif c == "user" then
-      job.user = tointeger(tonumber(v)) or (v ~= "" and v or nil)
+    elseif not NUMERIC[c] then
+      job[c] = tointeger(tonumber(v)) or (v ~= "" and v or nil)
     elseif v ~= "" then
       local x = tonumber(v)
-      if not x then raise(self, "column '%s' is not a number: '%s'", c, v) end
+      if not x then
+        local at, k = 1, 1
+        while k < i do
+          at = line:find(",", at, true) + 1
+          k = k + 1
+        end
+        self.col = line:find("%S", at) or at
+        raise(self, "column '%s' is not a number: '%s'", c, v)
+      end
       job[c] = whole(x)
     end
   end
@@ -215,13 +349,71 @@ local function csv_next(self)
     if not self.columns then
       csv_header(self, cells)
     else
-      local ok = self:accept(csv_job(self, cells))
+      local ok = self:accept(csv_job(self, cells, line))
       if ok then return ok end
     end
   end
 end
 
 -- ---- JSON -----------------------------------------------------------------
+
+-- The positions of the elements of the job array in JSON text: the top
+-- level array, or the array of a top-level "jobs" key.  An array of
+-- {line, col} (columns count bytes from 1), one per element in order; the
+-- text is scanned for structure only (strings skipped), so this costs a
+-- pass over the text.
+local function element_positions(text)
+  local starts = {}
+  local depth, level = 0, nil     -- level: the depth inside the job array
+  local p = 1
+  local function element_at(q)
+    local e = text:find("%S", q + 1)
+    if e and text:sub(e, e) ~= "]" then starts[#starts + 1] = e end
+  end
+  while true do
+    local q = text:find('[%[%]{}",]', p)
+    if not q then break end
+    local c = text:sub(q, q)
+    if c == '"' then
+      local r = q + 1
+      while true do
+        local e = text:find('["\\]', r)
+        if not e then r = #text break end
+        if text:sub(e, e) == "\\" then r = e + 2 else r = e break end
+      end
+      p = r + 1
+    else
+      if c == "[" or c == "{" then
+        depth = depth + 1
+        if c == "[" and not level and (depth == 1 or (depth == 2 and
+            text:sub(math.max(1, q - 64), q - 1):match('"jobs"%s*:%s*$'))) then
+          level = depth
+          element_at(q)
+        end
+      elseif c == "]" or c == "}" then
+        if level == depth then level = -1 end
+        depth = depth - 1
+      elseif c == "," and level == depth then
+        element_at(q)
+      end
+      p = q + 1
+    end
+  end
+  -- byte offsets to lines and columns
+  local out, line, bol, k = {}, 1, 1, 1
+  for i, pos in ipairs(starts) do
+    while true do
+      local nl = text:find("\n", k, true)
+      if not nl or nl >= pos then break end
+      line, bol, k = line + 1, nl + 1, nl + 1
+    end
+    out[i] = {line, pos - bol + 1}
+  end
+  return out
+end
+
+local JSON_FIELDS = "id, submit, run, estimate, procs, mem, user, group, queue, partition, " ..
+  "after, think, status, jobspec, request"
 
 local function json_jobs(self, text)
   local doc, err = core.json_decode(text, self.path)
@@ -234,35 +426,39 @@ local function json_jobs(self, text)
     self:close()
     error(fmt("%s: expected an array of jobs or {\"jobs\": [...]}", self.path), 0)
   end
+  local pos = element_positions(text)
   local jobs = {}
   for i, o in ipairs(list) do
-    local where = fmt("%s: job %d", self.path, i)
-    if type(o) ~= "table" then error(where .. ": not an object", 0) end
-    local job = {line = i}
+    local at = pos[i] or {i, nil}
+    local here = at[2] and fmt("%s:%d:%d: job %d", self.path, at[1], at[2], i)
+      or fmt("%s: job %d", self.path, i)
+    local function bad(msg, ...) error(here .. ": " .. fmt(msg, ...), 0) end
+    if type(o) ~= "table" then bad("not an object (got %s)", type(o)) end
+    local job = {line = at[1], col = at[2]}
     for k, v in pairs(o) do
       if k == "jobspec" then
-        if type(v) ~= "table" then error(where .. ": jobspec must be an object", 0) end
+        if type(v) ~= "table" then bad("jobspec must be an object (got %s)", type(v)) end
         job.jobspec = v
       elseif k == "request" then
-        if type(v) ~= "table" then error(where .. ": request must be an object", 0) end
+        if type(v) ~= "table" then bad("request must be an object (got %s)", type(v)) end
         local ok, js, msg = pcall(require("grove.jobspec").build, v)
-        if not ok or not js then error(where .. ": request: " .. tostring(ok and msg or js), 0) end
+        if not ok or not js then bad("request: %s", tostring(ok and msg or js)) end
         job.jobspec = js
-      elseif k == "user" then
-        job.user = v
-      elseif CSV_COLUMNS[k] then
-        if type(v) ~= "number" then error(fmt("%s: %s must be a number", where, k), 0) end
+      elseif k == "user" or k == "group" or k == "queue" or k == "partition" then
+        if type(v) ~= "number" and type(v) ~= "string" then
+          bad("%s must be a number or a string (got %s)", k, type(v))
+        end
+        job[k] = v
+      elseif NUMERIC[k] then
+        if type(v) ~= "number" then bad("%s must be a number (got %s)", k, type(v)) end
         job[k] = whole(v)
       else
-        error(fmt("%s: unknown field '%s' (id, submit, run, estimate, procs, user, " ..
-          "jobspec, request)", where, k), 0)
+        bad("unknown field '%s' (%s)", tostring(k), JSON_FIELDS)
       end
     end
     job.id = job.id or i
-    if not job.submit or not job.run then error(where .. ": submit and run are required", 0) end
-    if not job.procs and not job.jobspec then
-      error(where .. ": give procs, jobspec or request", 0)
-    end
+    if not job.submit or not job.run then bad("submit and run are required") end
+    if not job.procs and not job.jobspec then bad("give procs, jobspec or request") end
     jobs[#jobs + 1] = job
   end
   table.sort(jobs, function(a, b)
@@ -277,7 +473,7 @@ local function list_next(self)
     self.pos = self.pos + 1
     local job = self.list[self.pos]
     if not job then return nil end
-    self.lineno = job.line
+    self.lineno, self.col = job.line, job.col
     local ok = self:accept(job)
     if ok then return ok end
   end
@@ -294,8 +490,9 @@ local function guess(path)
 end
 
 -- Open a trace.  opts: format ("swf" | "json" | "csv"), report(job, why),
--- fh (read from this handle instead of opening path).  A reader, or nil,
--- message, code.
+-- fh (read from this handle instead of opening path), and the filters
+-- above (keep_cancelled, status, from, to, load, warn).  A reader, or
+-- nil, message, code.
 function M.open(path, opts)
   if type(path) ~= "string" then
     error(fmt("bad argument #1 to 'open' (string expected, got %s)", type(path)), 2)
@@ -310,9 +507,13 @@ function M.open(path, opts)
     fh, err = io.open(path, "r")
     if not fh then return nil, err, "ENOENT" end
   end
+  if opts.load ~= nil and (type(opts.load) ~= "number" or opts.load <= 0) then
+    error("bad argument #2 to 'open' (load must be a number > 0)", 2)
+  end
   local self = setmetatable({path = path, fh = fh, lineno = 0, count = 0, skipped = 0,
     report = opts.report, format = format, auto = 0, dir = path:match("^(.*/)") or "",
-    ids = format ~= "swf" and {} or nil}, Reader)
+    ids = format ~= "swf" and {} or nil, opts = opts, cut = 0, dropped = 0, warnings = {},
+    on_warn = opts.warn, header = {}}, Reader)
   if format == "json" then
     local text = fh:read("a")
     self:close()
@@ -323,6 +524,16 @@ function M.open(path, opts)
     self.next = csv_next
   else
     self.next = swf_next
+    local bad = not opts.fh and swf_unsorted(path)
+    if bad then
+      local ok, e = pcall(swf_sorted, self)
+      if not ok then return nil, e, "EINVAL" end
+      self.lineno = bad
+      self:warn("not in submit-time order: the trace is read whole and sorted by submit " ..
+        "time, then job id")
+      self.lineno = 0
+      self.next = list_next
+    end
   end
   return self
 end
@@ -332,7 +543,8 @@ end
 function M.from_list(list, opts)
   opts = opts or {}
   local self = setmetatable({path = opts.source or "(jobs)", lineno = 0, count = 0,
-    skipped = 0, report = opts.report, auto = 0, ids = {}}, Reader)
+    skipped = 0, report = opts.report, auto = 0, ids = {}, opts = opts, cut = 0,
+    dropped = 0, warnings = {}, on_warn = opts.warn, header = {}}, Reader)
   local jobs = {}
   for i, o in ipairs(list) do
     local job = {}
@@ -351,15 +563,19 @@ end
 
 -- Write jobs as SWF: header is a list of comment lines (without ';').
 -- jobs: an array or an iterator of {id, submit, run, procs, estimate,
--- user}.
+-- user, and optionally wait, mem, status, group, queue, partition,
+-- after, think}; a field the job does not have is written -1 (status: 1).
+-- Fields that are names (a user in a JSON trace) are written -1.
 function M.write_swf(fh, jobs, header)
   for _, h in ipairs(header or {}) do fh:write("; ", h, "\n") end
   local iter = type(jobs) == "function" and jobs or coroutine.wrap(function()
     for _, j in ipairs(jobs) do coroutine.yield(j) end
   end)
+  local function n(v) return math.type(v) == "integer" and v or -1 end
   for j in iter do
-    fh:write(fmt("%d %d -1 %d %d -1 -1 %d %d -1 1 %d -1 -1 %d -1 -1 -1\n", j.id, j.submit,
-      j.run, j.procs, j.procs, j.estimate or -1, j.user or -1, j.queue or -1))
+    fh:write(fmt("%d %d %d %d %d -1 -1 %d %d %d %d %d %d -1 %d %d %d %d\n", j.id, j.submit,
+      n(j.wait), j.run, j.procs, j.procs, n(j.estimate), n(j.mem), j.status or 1, n(j.user),
+      n(j.group), n(j.queue), n(j.partition), n(j.after), n(j.think)))
   end
 end
 

@@ -1,4 +1,5 @@
-/* jobspec_private.h: internals shared by jobspec.c and constraint.c.
+/* doc_private.h: reading request documents (doc.c), shared by the
+ * jobspec reader (jobspec.c) and the constraint parser (constraint.c).
  *
  * Input text (YAML or JSON) is read into a jansson document plus a "line
  * shadow": a parallel tree that records where each node started, so that
@@ -11,8 +12,8 @@
  * It must not hold anything the rest of libgrove should call: that goes
  * through jobspec.h.
  */
-#ifndef GROVE_JOBSPEC_PRIVATE_H
-#define GROVE_JOBSPEC_PRIVATE_H
+#ifndef GROVE_DOC_PRIVATE_H
+#define GROVE_DOC_PRIVATE_H
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -58,10 +59,7 @@ int grovep_vfail(grove_error_t *err, const char *source, int line, const grovep_
 /* A short name for the JSON type of v ("a string", "a list", ...). */
 const char *grovep_typename(const json_t *v);
 
-/* Compile a constraint object at path p with shadow sh (NULL allowed),
- * reporting errors against source.  See grove_constraint_from_json. */
-grove_constraint_t *grovep_constraint_compile(const json_t *o, const json_t *sh,
-                                              grovep_path_t *p, const char *source,
-                                              grove_error_t *err);
+/* Whether s is one of the strings of the NULL-ended list. */
+bool grovep_str_in(const char *s, const char *const *list);
 
 #endif

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Scheduler throughput, start-up and memory in a real Flux instance, for
+# sched-grove beside the other schedulers, on the same instance shape.
+#
+#   bench/flux_throughput.sh [--build DIR]
+#
+# Environment:
+#   SIZES="1024 16384"   nodes of the instance's R (44 cores + 4 GPUs each)
+#   JOBS="1000"          jobs a run
+#   SHAPES="N1 n1"       -N1 jobs and -n1 jobs
+#   SCHEDS="ceiling grove-fcfs grove-easy simple fluxion-fcfs fluxion-easy"
+#   FLUXION_DIR=/opt/src/flux-sched/build  a flux-sched build tree (its
+#                        modules loaded by path); fluxion-* skipped without
+#   REPS=2               runs of each
+#
+# One broker; the R names every node (flux R encode), the resource module
+# is reloaded with every rank forced up (the ranks have no broker), and
+# jobs run under the test execution (system.exec.test.run_duration), which
+# starts and ends a job without a shell: what is measured is the
+# scheduler's share.  A run: load the scheduler, time the first job (the
+# module's load to the first job's end: "ready"), then submit JOBS jobs
+# (flux submit --cc) and time submit to the end of `flux queue drain`;
+# the broker's resident memory after the drain.
+#
+# Prints one row a run: scheduler, size, shape, jobs/s, ready s, RSS MB.
+# The schedulers:
+#   ceiling        build/flux/sched-ceiling.so: grants every job one rank
+#                  without matching (bench/flux/sched_ceiling.c)
+#   grove-fcfs     build/flux/sched-grove.so queue-policy=fcfs
+#   grove-easy     build/flux/sched-grove.so queue-policy=easy
+#   simple         flux-core's default (sched-simple)
+#   fluxion-fcfs   Fluxion's resource + qmanager modules, policy fcfs
+#   fluxion-easy   the same, queue-policy=easy
+set -u
+build=build
+[ "${1:-}" = "--build" ] && build=$2
+top=$(cd "$(dirname "$0")/.." && pwd)
+prefix=${FLUX_PREFIX:-/opt/flux}
+FLUX=$prefix/bin/flux
+if [ ! -x "$FLUX" ]; then
+    echo "flux_throughput: flux-core not found under $prefix (set FLUX_PREFIX)" >&2
+    exit 2
+fi
+SIZES=${SIZES:-"1024 16384"}
+JOBS=${JOBS:-1000}
+SHAPES=${SHAPES:-"N1 n1"}
+SCHEDS=${SCHEDS:-"ceiling grove-fcfs grove-easy simple fluxion-fcfs fluxion-easy"}
+FLUXION_DIR=${FLUXION_DIR:-/opt/src/flux-sched/build}
+REPS=${REPS:-2}
+work=$(mktemp -d /tmp/grove-tput.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+# The script run inside the instance: $1 scheduler, $2 shape, $3 jobs.
+cat > "$work/inner.sh" <<'EOF'
+set -e
+sched=$1 shape=$2 jobs=$3 top=$4 build=$5 fluxion=$6
+flux module remove -f sched-simple 2>/dev/null || true
+flux module reload -f resource monitor-force-up noverify
+t0=$(date +%s.%N)
+case $sched in
+ceiling) flux module load "$top/$build/flux/sched-ceiling.so" ;;
+grove-*) flux module load "$top/$build/flux/sched-grove.so" queue-policy=${sched#grove-} ;;
+simple) flux module load sched-simple ;;
+fluxion-*)
+    flux module load "$fluxion/resource/modules/sched-fluxion-resource.so"
+    flux module load "$fluxion/qmanager/modules/sched-fluxion-qmanager.so" \
+        queue-policy=${sched#fluxion-} ;;
+esac
+exe="--setattr=system.exec.test.run_duration=0.001s"
+flux run $exe -n1 true
+t1=$(date +%s.%N)
+if [ "$shape" = N1 ]; then size="-N1"; else size="-n1"; fi
+t2=$(date +%s.%N)
+flux submit --cc=1-$jobs --quiet $exe $size true
+flux queue drain
+t3=$(date +%s.%N)
+pid=$(flux getattr broker.pid)
+rss=$(awk '/VmRSS/ {print $2}' /proc/$pid/status)
+n=$(flux jobs -a -n -o "{result}" | grep -c COMPLETED)
+lat="- -"
+case $sched in
+grove-*) lat=$(flux module stats sched-grove | python3 -c 'import json,sys; a=json.load(sys.stdin)["alloc_latency"]; print("%.0f %.0f" % (a["p50_us"], a["p99_us"]))') ;;
+esac
+echo "RESULT $(echo "$jobs / ($t3 - $t2)" | bc -l) $(echo "$t1 - $t0" | bc -l) $((rss / 1024)) $n $lat"
+case $sched in
+fluxion-*) flux module remove sched-fluxion-qmanager; flux module remove sched-fluxion-resource ;;
+ceiling) flux module remove sched-ceiling ;;
+grove-*) flux module remove sched-grove ;;
+esac
+EOF
+
+printf '%-14s %6s %5s %9s %8s %8s %6s %8s %8s\n' scheduler nodes shape jobs/s ready_s rss_MB done p50_us p99_us
+for size in $SIZES; do
+    dir=$work/conf$size
+    mkdir -p "$dir"
+    "$FLUX" R encode --ranks=0-$((size - 1)) --hosts="node[0-$((size - 1))]" \
+        --cores=0-43 --gpus=0-3 > "$dir/R.json"
+    cat > "$dir/conf.toml" <<EOF
+[resource]
+path = "$dir/R.json"
+noverify = true
+EOF
+    for rep in $(seq 1 "$REPS"); do
+        for shape in $SHAPES; do
+            for sched in $SCHEDS; do
+                case $sched in
+                fluxion-*) [ -f "$FLUXION_DIR/resource/modules/sched-fluxion-resource.so" ] || continue ;;
+                esac
+                out=$(FLUX_SCHED_MODULE=none timeout -k 10 1200 "$FLUX" start \
+                    -o,--config-path="$dir" bash "$work/inner.sh" "$sched" "$shape" "$JOBS" \
+                    "$top" "$build" "$FLUXION_DIR" 2>"$work/err")
+                row=$(echo "$out" | grep '^RESULT' | tail -n 1)
+                if [ -z "$row" ]; then
+                    printf '%-14s %6s %5s %9s   (failed: %s)\n' "$sched" "$size" "$shape" - \
+                        "$(tail -n 1 "$work/err")"
+                    continue
+                fi
+                set -- $row
+                printf '%-14s %6s %5s %9.1f %8.2f %8s %6s %8s %8s\n' "$sched" "$size" "$shape" "$2" "$3" "$4" "$5" "$6" "$7"
+            done
+        done
+    done
+done

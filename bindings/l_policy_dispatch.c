@@ -1,0 +1,450 @@
+/* l_policy_dispatch.c: a Lua policy's hooks, called from the matcher.
+ *
+ * Calling Lua from the matcher: one trampoline per hook kind fills a small
+ * call record and runs hook_body in the sandbox under lua_pcall with a
+ * traceback handler; a failure is stored as text and reported to the
+ * matcher as -1, which unwinds its own C state and reports ECANCELED.  No
+ * Lua error ever crosses the matcher's frames, and every Lua operation on
+ * the sandbox runs inside a protected call (an unprotected memory error
+ * there would abort the process).
+ *
+ * Workload: one hook call per visited vertex of the listed types (prune),
+ * per child list (order), per fitting candidate (score), per request level
+ * (scores, choose); views are light userdata, so a call allocates only
+ * what the policy itself allocates, and ctx fields are rewritten only when
+ * they change.
+ *
+ * The declarative order (order = {key = ...}) is here too: sorted in C,
+ * calling Lua only for a key function.
+ *
+ * This file must not read the policy table or load anything (l_policy.c)
+ * nor build what hooks are handed (l_policy_views.c); nothing here may
+ * reach inside a view or change the sandbox's limits.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "lpolicy_private.h"
+
+/* ---- errors ----------------------------------------------------------------- */
+
+/* Record the failure of a run of hook kind (status from lua_pcall, the
+ * error value -- a string from the traceback handler -- on top of the
+ * sandbox's stack).  The message names the policy, the hook, and the file
+ * and line.  Reads the sandbox without allocating in it. */
+void grovelp_policy_record_error(struct grovel_policy *p, int kind, int status)
+{
+    lua_State *S = p->sb.S;
+    char text[1024], lim[512];
+    const char *msg = lua_type(S, -1) == LUA_TSTRING ? lua_tostring(S, -1) : NULL;
+    const char *where = p->where[kind][0] ? p->where[kind] : p->short_src;
+    const char *limit = grovel_sandbox_limit_message(&p->sb, status, where, lim, sizeof(lim));
+    if (limit) {
+        snprintf(text, sizeof(text), "%s", limit);
+    } else if (status == LUA_ERRERR) {
+        snprintf(text, sizeof(text), "%s: error while handling an error", where);
+    } else if (msg) {
+        const char *tb = strstr(msg, "\nstack traceback:");
+        int n = tb ? (int)(tb - msg) : (int)strlen(msg);
+        size_t sl = strlen(p->short_src);
+        bool located = !strncmp(msg, p->short_src, sl) && msg[sl] == ':';
+        if (located)
+            snprintf(text, sizeof(text), "%.*s", n, msg);
+        else
+            snprintf(text, sizeof(text), "%s: %.*s", where, n, msg);
+    } else {
+        snprintf(text, sizeof(text), "%s: (error object is a %s value)", where,
+                 luaL_typename(S, -1));
+    }
+    set_text(&p->traceback, msg && !limit ? msg : text);
+    free(p->err);
+    p->err = NULL;
+    if (kind == H_CHUNK) {
+        p->err = dupstr(text);
+    } else {
+        size_t len = strlen(p->name) + strlen(text) + 64;
+        p->err = malloc(len);
+        if (p->err)
+            snprintf(p->err, len, "policy %s: %s hook: %s", p->name, hook_names[kind], text);
+    }
+}
+
+/* ---- trampolines ----------------------------------------------------------------- */
+
+static int bad_return(lua_State *S, const struct call *c, const char *expected, int idx)
+{
+    const struct grovel_policy *p = c->p;
+    lua_pushfstring(S, "%s: %s hook returned %s (expected %s)", p->where[c->kind],
+                    hook_names[c->kind], luaL_typename(S, idx), expected);
+    return lua_error(S);
+}
+
+static int hook_fail(lua_State *S, const struct call *c, const char *why)
+{
+    lua_pushfstring(S, "%s: %s hook %s", c->p->where[c->kind], hook_names[c->kind], why);
+    return lua_error(S);
+}
+
+static int cmp_vid(const void *a, const void *b)
+{
+    grove_vid_t x = *(const grove_vid_t *)a, y = *(const grove_vid_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* order: the result (at idx) must be a permutation of the children. */
+static void take_order(lua_State *S, struct call *c, int idx)
+{
+    struct grovel_policy *p = c->p;
+    size_t n = c->n;
+    if (lua_rawlen(S, idx) != n)
+        hook_fail(S, c, lua_pushfstring(S, "returned %I vertices for %I children",
+                                        (lua_Integer)lua_rawlen(S, idx), (lua_Integer)n));
+    if (grow((void **)&p->vb, &p->vbcap, 3 * n, sizeof(*p->vb)) < 0)
+        luaL_error(S, "out of memory");
+    grove_vid_t *got = p->vb, *want = p->vb + n, *tmp = p->vb + 2 * n;
+    for (size_t i = 0; i < n; i++) {
+        lua_rawgeti(S, idx, (lua_Integer)i + 1);
+        got[i] = grovel_test_view(S, -1, &p->views);
+        if (got[i] == GROVE_VID_NONE)
+            hook_fail(S, c, lua_pushfstring(S, "returned a %s at position %I (expected a vertex)",
+                                            luaL_typename(S, -1), (lua_Integer)i + 1));
+        lua_pop(S, 1);
+    }
+    memcpy(want, c->kids, n * sizeof(*want));
+    qsort(want, n, sizeof(*want), cmp_vid);
+    /* compare as sorted multisets, keeping the order of got */
+    memcpy(tmp, got, n * sizeof(*tmp));
+    qsort(tmp, n, sizeof(*tmp), cmp_vid);
+    if (memcmp(tmp, want, n * sizeof(*tmp)) != 0)
+        hook_fail(S, c, "returned vertices that are not a permutation of the children");
+    memcpy(c->kids, got, n * sizeof(*got));
+}
+
+/* choose: the result (at idx) must hold k distinct positions in 1..n. */
+static void take_choice(lua_State *S, struct call *c, int idx)
+{
+    struct grovel_policy *p = c->p;
+    if (lua_rawlen(S, idx) != c->k)
+        hook_fail(S, c, lua_pushfstring(S, "returned %I positions (expected %I)",
+                                        (lua_Integer)lua_rawlen(S, idx), (lua_Integer)c->k));
+    if (grow((void **)&p->vb, &p->vbcap, c->n, sizeof(*p->vb)) < 0)
+        luaL_error(S, "out of memory");
+    memset(p->vb, 0, c->n * sizeof(*p->vb));
+    for (size_t i = 0; i < c->k; i++) {
+        lua_rawgeti(S, idx, (lua_Integer)i + 1);
+        int isint;
+        lua_Integer x = lua_tointegerx(S, -1, &isint);
+        if (!isint || lua_type(S, -1) != LUA_TNUMBER)
+            hook_fail(S, c, lua_pushfstring(S, "returned a %s at position %I (expected an "
+                                               "integer)", luaL_typename(S, -1),
+                                            (lua_Integer)i + 1));
+        if (x < 1 || (size_t)x > c->n)
+            hook_fail(S, c, lua_pushfstring(S, "returned %I, out of range 1..%I", x,
+                                            (lua_Integer)c->n));
+        if (p->vb[x - 1])
+            hook_fail(S, c, lua_pushfstring(S, "returned %I twice", x));
+        p->vb[x - 1] = 1;
+        c->pick[i] = (size_t)x - 1;
+        lua_pop(S, 1);
+    }
+}
+
+/* scores: the result (at idx) must hold a number for each candidate. */
+static void take_scores(lua_State *S, struct call *c, int idx)
+{
+    if (lua_rawlen(S, idx) != c->n)
+        hook_fail(S, c, lua_pushfstring(S, "returned %I scores for %I candidates",
+                                        (lua_Integer)lua_rawlen(S, idx), (lua_Integer)c->n));
+    for (size_t i = 0; i < c->n; i++) {
+        if (lua_rawgeti(S, idx, (lua_Integer)i + 1) != LUA_TNUMBER)
+            hook_fail(S, c, lua_pushfstring(S, "returned a %s at position %I (expected a "
+                                               "number)", luaL_typename(S, -1),
+                                            (lua_Integer)i + 1));
+        c->out[i] = lua_tonumber(S, -1);
+        if (isnan(c->out[i]))
+            hook_fail(S, c, lua_pushfstring(S, "returned NaN at position %I",
+                                            (lua_Integer)i + 1));
+        lua_pop(S, 1);
+    }
+}
+
+/* Call the function pushed with its arguments (nargs of them, the keys
+ * table of c the last, pushed here); its result must be an array, which
+ * take reads. */
+static void call_keyed(lua_State *S, struct call *c, int nargs, const char *expected,
+                       void (*take)(lua_State *, struct call *, int))
+{
+    grovelp_policy_push_keys(S, c->p, c);
+    lua_call(S, nargs, 1);
+    if (lua_type(S, -1) != LUA_TTABLE)
+        bad_return(S, c, expected, -1);
+    take(S, c, lua_gettop(S));
+}
+
+/* The protected body of a hook call.  Arguments: the call record, the Lua
+ * function, the ctx table. */
+static int hook_body(lua_State *S)
+{
+    struct call *c = lua_touserdata(S, 1);
+    struct grovel_policy *p = c->p;
+    const struct grovel_views *vw = &p->views;
+    int fn = 2, ctx = 3, t;
+    switch (c->kind) {
+    case H_PRUNE:
+        grovelp_policy_update_ctx(S, p, c->ctx, ctx);
+        lua_pushvalue(S, fn);
+        grovel_push_view(S, vw, c->v);
+        lua_pushvalue(S, ctx);
+        lua_call(S, 2, 1);
+        t = lua_type(S, -1);
+        if (t != LUA_TNIL && t != LUA_TBOOLEAN)
+            bad_return(S, c, "a boolean", -1);
+        c->result = lua_toboolean(S, -1);
+        break;
+    case H_SCORE:
+        if (c->vs) { /* every candidate of a level, in this one protected call */
+            grovelp_policy_update_ctx(S, p, c->ctx, ctx);
+            for (size_t i = 0; i < c->n; i++) {
+                lua_pushvalue(S, fn);
+                grovel_push_view(S, vw, c->vs[i]);
+                lua_pushvalue(S, ctx);
+                lua_call(S, 2, 1);
+                if (lua_type(S, -1) != LUA_TNUMBER)
+                    bad_return(S, c, "a number", -1);
+                c->out[i] = lua_tonumber(S, -1);
+                if (isnan(c->out[i]))
+                    hook_fail(S, c, "returned NaN");
+                lua_pop(S, 1);
+            }
+            break;
+        }
+        /* fall through */
+    case H_KEY:
+        lua_pushvalue(S, fn);
+        grovel_push_view(S, vw, c->v);
+        if (c->kind == H_SCORE) {
+            grovelp_policy_update_ctx(S, p, c->ctx, ctx);
+            lua_pushvalue(S, ctx);
+        }
+        lua_call(S, c->kind == H_SCORE ? 2 : 1, 1);
+        if (lua_type(S, -1) != LUA_TNUMBER)
+            bad_return(S, c, "a number", -1);
+        c->value = lua_tonumber(S, -1);
+        if (isnan(c->value))
+            hook_fail(S, c, "returned NaN");
+        break;
+    case H_ORDER: {
+        lua_createtable(S, (int)c->n, 0);
+        int arr = lua_gettop(S);
+        for (size_t i = 0; i < c->n; i++) {
+            grovel_push_view(S, vw, c->kids[i]);
+            lua_rawseti(S, arr, (lua_Integer)i + 1);
+        }
+        lua_pushvalue(S, fn);
+        grovel_push_view(S, vw, c->v);
+        lua_pushvalue(S, arr);
+        lua_call(S, 2, 1);
+        t = lua_type(S, -1);
+        if (t == LUA_TNIL)
+            take_order(S, c, arr);
+        else if (t == LUA_TTABLE)
+            take_order(S, c, lua_gettop(S));
+        else
+            bad_return(S, c, "nil or an array of the children", -1);
+        break;
+    }
+    case H_CHOOSE: {
+        lua_pushvalue(S, fn);
+        grovelp_policy_begin_keyed(p, c);
+        grovelp_policy_push_lazy(S, p, c, 0);
+        lua_pushinteger(S, (lua_Integer)c->k);
+        grovelp_policy_push_lazy(S, p, c, 1);
+        call_keyed(S, c, 4, "an array of positions", take_choice);
+        break;
+    }
+    case H_SCORES:
+        grovelp_policy_update_ctx(S, p, c->ctx, ctx);
+        lua_pushvalue(S, fn);
+        grovelp_policy_begin_keyed(p, c);
+        grovelp_policy_push_lazy(S, p, c, 0);
+        lua_pushvalue(S, ctx);
+        call_keyed(S, c, 3, "an array of scores", take_scores);
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+/* Run one hook call in the sandbox under lua_pcall.  0, or -1 with the
+ * error recorded. */
+static int run_hook(struct call *c)
+{
+    struct grovel_policy *p = c->p;
+    lua_State *S = p->sb.S;
+    if (!p->active || !S) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (p->err) {
+        errno = ECANCELED;
+        return -1; /* already failed in this match */
+    }
+    if (!lua_checkstack(S, 8)) {
+        set_text(&p->err, "policy: Lua stack overflow");
+        errno = ECANCELED;
+        return -1;
+    }
+    int top = lua_gettop(S);
+    lua_pushcfunction(S, hook_body);
+    lua_pushlightuserdata(S, c);
+    lua_pushvalue(S, p->base + S_PRUNE + c->kind);
+    lua_pushvalue(S, p->base + S_CTX);
+    int st = grovel_sandbox_pcall(&p->sb, 3, 0);
+    p->keyed = NULL; /* also when the hook raised */
+    if (st != LUA_OK) {
+        grovelp_policy_record_error(p, c->kind, st);
+        lua_settop(S, top);
+        errno = ECANCELED;
+        return -1;
+    }
+    lua_settop(S, top);
+    return 0;
+}
+
+int grovelp_policy_tramp_prune(void *arg, const grove_graph_t *g, grove_vid_t v,
+                               const grove_policy_ctx_t *ctx)
+{
+    (void)g;
+    struct call c = {.p = arg, .kind = H_PRUNE, .v = v, .ctx = ctx};
+    return run_hook(&c) < 0 ? -1 : c.result;
+}
+
+int grovelp_policy_tramp_score(void *arg, const grove_graph_t *g, grove_vid_t v,
+                               const grove_policy_ctx_t *ctx, double *score)
+{
+    (void)g;
+    struct call c = {.p = arg, .kind = H_SCORE, .v = v, .ctx = ctx};
+    if (run_hook(&c) < 0)
+        return -1;
+    *score = c.value;
+    return 0;
+}
+
+/* score for each of the n candidates of a level: the core's scores hook,
+ * so that a level costs one protected call into the sandbox (and one ctx
+ * update), not one per candidate.  The policy sees the same calls,
+ * score(v, ctx) for each candidate in visiting order, after the level's
+ * candidates were found. */
+int grovelp_policy_tramp_score_all(void *arg, const grove_graph_t *g, const grove_vid_t *vs,
+                                   size_t n, const grove_policy_ctx_t *ctx, double *out)
+{
+    struct call c = {
+        .p = arg, .kind = H_SCORE, .vs = vs, .n = n, .ctx = ctx, .out = out, .g = g};
+    return run_hook(&c);
+}
+
+int grovelp_policy_tramp_order(void *arg, const grove_graph_t *g, grove_vid_t parent,
+                               grove_vid_t *kids, size_t n)
+{
+    (void)g;
+    struct call c = {.p = arg, .kind = H_ORDER, .v = parent, .kids = kids, .n = n};
+    return run_hook(&c);
+}
+
+int grovelp_policy_tramp_choose(void *arg, const grove_graph_t *g, const grove_vid_t *vs,
+                                const double *scores, size_t n, size_t k, size_t *pick)
+{
+    struct call c = {.p = arg,
+                     .kind = H_CHOOSE,
+                     .vs = vs,
+                     .scores = scores,
+                     .n = n,
+                     .k = k,
+                     .pick = pick,
+                     .g = g};
+    return run_hook(&c);
+}
+
+int grovelp_policy_tramp_scores(void *arg, const grove_graph_t *g, const grove_vid_t *vs, size_t n,
+                                const grove_policy_ctx_t *ctx, double *out)
+{
+    struct call c = {
+        .p = arg, .kind = H_SCORES, .vs = vs, .n = n, .ctx = ctx, .out = out, .g = g};
+    return run_hook(&c);
+}
+
+/* ---- declarative order ------------------------------------------------------------ */
+
+static int key_of(struct grovel_policy *p, const grove_graph_t *g, grove_vid_t v, double *k)
+{
+    if (p->key != K_FUNCTION) {
+        *k = grovelp_policy_key_value(g, v, p->key, p->key_prop, 0, 0); /* never K_FREE */
+        return 0;
+    }
+    if (v < p->kcap && p->kstamp[v] == p->kgen) {
+        *k = p->kval[v];
+        return 0;
+    }
+    struct call c = {.p = p, .kind = H_KEY, .v = v};
+    if (run_hook(&c) < 0)
+        return -1;
+    if (v < p->kcap) {
+        p->kval[v] = c.value;
+        p->kstamp[v] = p->kgen;
+    }
+    *k = c.value;
+    return 0;
+}
+
+static int cmp_asc(const void *a, const void *b)
+{
+    const struct sortkey *x = a, *y = b;
+    if (x->k != y->k)
+        return x->k < y->k ? -1 : 1;
+    return (x->v > y->v) - (x->v < y->v);
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+    return cmp_asc(b, a);
+}
+
+int grovelp_policy_decl_order(void *arg, const grove_graph_t *g, grove_vid_t parent,
+                              grove_vid_t *kids, size_t n)
+{
+    struct grovel_policy *p = arg;
+    (void)parent;
+    if (p->when) {
+        size_t i = 0;
+        while (i < n && strcmp(grove_vertex_type(g, kids[i]), p->when))
+            i++;
+        if (i == n)
+            return 0;
+    }
+    if (grow((void **)&p->sk, &p->skcap, n, sizeof(*p->sk)) < 0) {
+        errno = ENOMEM;
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        p->sk[i].v = kids[i];
+        if (key_of(p, g, kids[i], &p->sk[i].k) < 0)
+            return -1;
+    }
+    qsort(p->sk, n, sizeof(*p->sk), p->desc ? cmp_desc : cmp_asc);
+    for (size_t i = 0; i < n; i++)
+        kids[i] = p->sk[i].v;
+    return 0;
+}
+
+/* Nothing of this file is registered in grove.core (bindings/api.tsv). */
+int grovel_open_policy_dispatch(lua_State *L)
+{
+    (void)L;
+    return 0;
+}

@@ -1,0 +1,431 @@
+/* l_policy_views.c: what a Lua policy's hooks are handed, in its sandbox.
+ *
+ * The ctx table (the request at the level being matched, the window, what
+ * the match has found so far), rewritten in place field by field, only
+ * where it changed since the last call; the candidates of a choose or
+ * scores call as an array of views (l_view.c); and the keys table, whose
+ * arrays of the candidates' keys (id, rank, size, a property, the units
+ * free below each) are made in C at their first use in the call.
+ *
+ * Workload: one ctx update per prune or score call, so a field is written
+ * only when it changes; keys cost nothing until a hook reads them.
+ *
+ * This file must not call hooks (l_policy_dispatch.c) or load policies
+ * (l_policy.c); it only fills the sandbox's stack and tables.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "lpolicy_private.h"
+
+/* ---- ctx ------------------------------------------------------------------------- */
+
+/* t[k] = the value on top (popped), raw: a metatable the policy set on
+ * the table is not consulted. */
+static void rawsetfield(lua_State *S, int t, const char *k)
+{
+    lua_pushstring(S, k);
+    lua_insert(S, -2);
+    lua_rawset(S, t);
+}
+
+/* t[k] = the time v, nil for GROVE_TIME_MAX (no end). */
+static void set_time(lua_State *S, int t, const char *k, int64_t v)
+{
+    if (v == GROVE_TIME_MAX)
+        lua_pushnil(S);
+    else
+        lua_pushinteger(S, (lua_Integer)v);
+    rawsetfield(S, t, k);
+}
+
+/* A fresh table at ctx[k], left on top. */
+static int fresh_field(lua_State *S, int ctx, const char *k, int n)
+{
+    lua_createtable(S, 0, n);
+    lua_pushvalue(S, -1);
+    rawsetfield(S, ctx, k);
+    return lua_gettop(S);
+}
+
+/* The types of the request at or below request vertex j, as a bit set
+ * over req->names (the first 64 types). */
+static uint64_t types_below(struct grovel_policy *p, const grove_policy_request_t *r,
+                            const grove_jobspec_resource_t *lv)
+{
+    struct ctxstate *cx = &p->cx;
+    size_t j = grove_jobspec_resource_index(lv);
+    size_t n = grove_jobspec_resource_total(r->jobspec);
+    if (n > cx->nbelow) { /* a cache: without room, recompute each time */
+        size_t cap = cx->nbelow, cap2 = cx->nbelow;
+        if (grow((void **)&cx->below, &cap, n, sizeof(*cx->below)) == 0
+            && grow((void **)&cx->below_done, &cap2, n, sizeof(*cx->below_done)) == 0) {
+            memset(cx->below_done + cx->nbelow, 0, (cap2 - cx->nbelow) * sizeof(bool));
+            cx->nbelow = cap < cap2 ? cap : cap2;
+        }
+    }
+    if (j < cx->nbelow && cx->below_done[j])
+        return cx->below[j];
+    uint64_t bits = 0;
+    unsigned d = grove_jobspec_resource_depth(lv);
+    for (size_t i = j; i < n; i++) {
+        const grove_jobspec_resource_t *x = grove_jobspec_resource_at(r->jobspec, i);
+        if (i > j && grove_jobspec_resource_depth(x) <= d)
+            break;
+        if (grove_jobspec_resource_is_slot(x))
+            continue;
+        for (size_t k = 0; k < r->ntypes && k < 64; k++)
+            if (!strcmp(r->names[k], grove_jobspec_resource_type(x)))
+                bits |= (uint64_t)1 << k;
+    }
+    if (j < cx->nbelow) {
+        cx->below[j] = bits;
+        cx->below_done[j] = true;
+    }
+    return bits;
+}
+
+/* ctx.slot = {TYPE = units in one slot}, ctx.slots = how many slots in
+ * all: of the slot at or above the level, else the request's first. */
+static void push_slot(lua_State *S, int ctx, const grove_policy_request_t *r,
+                      const grove_jobspec_resource_t *lv)
+{
+    const grove_jobspec_resource_t *slot = NULL;
+    for (const grove_jobspec_resource_t *a = lv; a && !slot; a = grove_jobspec_resource_parent(a))
+        if (grove_jobspec_resource_is_slot(a))
+            slot = a;
+    size_t n = grove_jobspec_resource_total(r->jobspec);
+    for (size_t i = 0; i < n && !slot; i++)
+        if (grove_jobspec_resource_is_slot(grove_jobspec_resource_at(r->jobspec, i)))
+            slot = grove_jobspec_resource_at(r->jobspec, i);
+    if (!slot) {
+        lua_pushnil(S);
+        rawsetfield(S, ctx, "slot");
+        lua_pushnil(S);
+        rawsetfield(S, ctx, "slots");
+        return;
+    }
+    uint64_t slots = 1;
+    for (const grove_jobspec_resource_t *a = slot; a; a = grove_jobspec_resource_parent(a))
+        slots *= grove_jobspec_resource_count(a)->min;
+    lua_pushinteger(S, (lua_Integer)slots);
+    rawsetfield(S, ctx, "slots");
+    int t = fresh_field(S, ctx, "slot", 4);
+    size_t j = grove_jobspec_resource_index(slot);
+    unsigned d = grove_jobspec_resource_depth(slot);
+    for (size_t i = j + 1; i < n; i++) {
+        const grove_jobspec_resource_t *x = grove_jobspec_resource_at(r->jobspec, i);
+        if (grove_jobspec_resource_depth(x) <= d)
+            break;
+        uint64_t per = 1;
+        for (const grove_jobspec_resource_t *a = x; a != slot; a = grove_jobspec_resource_parent(a))
+            per *= grove_jobspec_resource_count(a)->min;
+        const char *type = grove_jobspec_resource_type(x);
+        lua_pushstring(S, type);
+        lua_Integer have = lua_rawget(S, t) == LUA_TNUMBER ? lua_tointeger(S, -1) : 0;
+        lua_pop(S, 1);
+        lua_pushinteger(S, have + (lua_Integer)per);
+        rawsetfield(S, t, type);
+    }
+    lua_pop(S, 1);
+}
+
+/* What stays the same for a whole match: job, duration, attributes,
+ * totals. */
+static void push_request(lua_State *S, int ctx, const grove_policy_request_t *r)
+{
+    lua_pushinteger(S, (lua_Integer)r->job);
+    rawsetfield(S, ctx, "job");
+    set_time(S, ctx, "duration", r->duration);
+    const json_t *root = grove_jobspec_json(r->jobspec);
+    const json_t *attrs = root ? json_object_get(root, "attributes") : NULL;
+    if (attrs)
+        grovel_push_json(S, attrs, false);
+    else
+        lua_createtable(S, 0, 0);
+    rawsetfield(S, ctx, "attributes");
+    int t = fresh_field(S, ctx, "total", (int)r->ntypes);
+    for (size_t k = 0; k < r->ntypes; k++) {
+        lua_pushinteger(S, r->total[k] > (uint64_t)LUA_MAXINTEGER ? LUA_MAXINTEGER
+                                                                   : (lua_Integer)r->total[k]);
+        rawsetfield(S, t, r->names[k]);
+    }
+    lua_pop(S, 1);
+}
+
+/* found = {TYPE = units taken so far}; need = {TYPE = total - found} for
+ * the types at or below the level. */
+static void push_progress(struct grovel_policy *p, lua_State *S, int ctx,
+                          const grove_policy_request_t *r, const grove_jobspec_resource_t *lv)
+{
+    uint64_t below = lv ? types_below(p, r, lv) : ~(uint64_t)0;
+    int found = fresh_field(S, ctx, "found", (int)r->ntypes);
+    int need = fresh_field(S, ctx, "need", (int)r->ntypes);
+    for (size_t k = 0; k < r->ntypes; k++) {
+        uint64_t f = r->found[k];
+        lua_pushinteger(S, f > (uint64_t)LUA_MAXINTEGER ? LUA_MAXINTEGER : (lua_Integer)f);
+        rawsetfield(S, found, r->names[k]);
+        if (k < 64 && !(below & ((uint64_t)1 << k)))
+            continue;
+        uint64_t n = f >= r->total[k] ? 0 : r->total[k] - f;
+        lua_pushinteger(S, n > (uint64_t)LUA_MAXINTEGER ? LUA_MAXINTEGER : (lua_Integer)n);
+        rawsetfield(S, need, r->names[k]);
+    }
+    lua_pop(S, 2);
+}
+
+/* Bring the ctx table up to date with x; the views answer for its window. */
+void grovelp_policy_update_ctx(lua_State *S, struct grovel_policy *p, const grove_policy_ctx_t *x,
+                               int ctx)
+{
+    struct ctxstate *cx = &p->cx;
+    const grove_graph_t *g = p->views.g;
+    bool all = !cx->valid;
+    if (all || x->type != cx->type) {
+        if (x->type != GROVE_SYM_NONE)
+            lua_pushstring(S, grove_graph_str(g, x->type));
+        else
+            lua_pushnil(S);
+        rawsetfield(S, ctx, "type");
+    }
+    if (all || x->count != cx->count) {
+        lua_pushinteger(S, x->count > (uint64_t)LUA_MAXINTEGER ? LUA_MAXINTEGER
+                                                               : (lua_Integer)x->count);
+        rawsetfield(S, ctx, "count");
+    }
+    if (all || x->start != cx->start || x->end != cx->end) {
+        lua_pushinteger(S, (lua_Integer)x->start);
+        rawsetfield(S, ctx, "start");
+        set_time(S, ctx, "end", x->end);
+    }
+    const grove_policy_request_t *r = x->req;
+    if (r && (all || r != cx->req))
+        push_request(S, ctx, r);
+    if (r && (all || r != cx->req || r->serial != cx->serial || x->level != cx->level))
+        push_progress(p, S, ctx, r, x->level);
+    if (r && x->level && (all || x->level != cx->level))
+        push_slot(S, ctx, r, x->level);
+    cx->valid = true;
+    cx->type = x->type;
+    cx->count = x->count;
+    cx->start = x->start;
+    cx->end = x->end;
+    cx->req = r;
+    cx->serial = r ? r->serial : 0;
+    cx->level = x->level;
+    p->views.start = x->start;
+    p->views.end = x->end;
+}
+
+/* ---- keys (declarative orders, choose) ---------------------------------------------- */
+
+static double prop_number(const grove_graph_t *g, grove_vid_t v, const char *name)
+{
+    const char *s = grove_vertex_property(g, v, name);
+    if (!s)
+        return 0;
+    char *end;
+    double d = strtod(s, &end);
+    return end == s ? 0 : d;
+}
+
+/* The key named s ("id", "rank", "vid", "size", "perf_class",
+ * "property:NAME", "free:TYPE"); *prop points at NAME or TYPE in s.
+ * K_NONE when s names none. */
+int grovelp_policy_key_named(const char *s, const char **prop)
+{
+    static const char *const names[] = {"id", "rank", "vid", "size", "perf_class"};
+    static const int kinds[] = {K_ID, K_RANK, K_VID, K_SIZE, K_PERF_CLASS};
+    *prop = NULL;
+    for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+        if (!strcmp(s, names[i]))
+            return kinds[i];
+    if (!strncmp(s, "property:", 9) && s[9]) {
+        *prop = s + 9;
+        return K_PROPERTY;
+    }
+    if (!strncmp(s, "free:", 5) && s[5]) {
+        *prop = s + 5;
+        return K_FREE;
+    }
+    return K_NONE;
+}
+
+/* The value of a key other than a function for v; K_FREE: the units of
+ * type prop free below v during [start, end), read from v's pruning
+ * aggregate as the built-in spread and gpu read it (0 when v keeps none). */
+double grovelp_policy_key_value(const grove_graph_t *g, grove_vid_t v, int kind, const char *prop,
+                                int64_t start, int64_t end)
+{
+    int64_t n;
+    switch (kind) {
+    case K_ID: return (double)grove_vertex_id(g, v);
+    case K_RANK: return (double)grove_vertex_rank(g, v);
+    case K_VID: return (double)v;
+    case K_SIZE: return (double)grove_vertex_size(g, v);
+    case K_PERF_CLASS: return grove_policy_perf_class(g, v);
+    case K_FREE:
+        n = grove_vertex_aggregate_avail(g, v, prop, start, end);
+        return n < 0 ? 0 : (double)n;
+    default: return prop_number(g, v, prop);
+    }
+}
+
+/* keys[name] of a choose or scores call (the __index of its keys table;
+ * upvalues: the policy, the call's number): the array of the candidates'
+ * keys, made once and kept in the table.  free:TYPE is known to scores
+ * only, which is told the window being tried.  Raises on a name that is
+ * no key and once the call is over (the candidates are gone). */
+static int keys_index(lua_State *S)
+{
+    struct grovel_policy *p = lua_touserdata(S, lua_upvalueindex(1));
+    const struct call *c = p->keyed;
+    const char *name = luaL_checkstring(S, 2), *prop;
+    int kind = grovelp_policy_key_named(name, &prop);
+    if (kind == K_NONE)
+        return luaL_error(S,
+                          "keys: unknown key '%s' (id, rank, vid, size, perf_class, "
+                          "property:NAME, free:TYPE)", name);
+    if (!c || (uint64_t)lua_tointeger(S, lua_upvalueindex(2)) != p->nkeyed)
+        return luaL_error(S, "keys: used after its %s call returned",
+                          lua_tostring(S, lua_upvalueindex(3)));
+    if (kind == K_FREE && !c->ctx)
+        return luaL_error(S, "keys: %s is known to scores only (choose is not told the "
+                             "window being tried)", name);
+    /* a property or type the graph has never seen: no candidate has it */
+    bool none = (kind == K_PROPERTY || kind == K_FREE)
+                && grove_graph_sym_lookup(c->g, prop) == GROVE_SYM_NONE;
+    int64_t start = c->ctx ? c->ctx->start : 0, end = c->ctx ? c->ctx->end : 0;
+    lua_createtable(S, (int)c->n, 0);
+    for (size_t i = 0; i < c->n; i++) {
+        lua_pushnumber(S, none ? 0
+                               : grovelp_policy_key_value(c->g, c->vs[i], kind, prop, start,
+                                                          end));
+        lua_rawseti(S, -2, (lua_Integer)i + 1);
+    }
+    lua_pushvalue(S, 2);
+    lua_pushvalue(S, -2);
+    lua_rawset(S, 1);
+    return 1;
+}
+
+void grovelp_policy_begin_keyed(struct grovel_policy *p, const struct call *c)
+{
+    p->nkeyed++;
+    p->keyed = c;
+}
+
+/* Push the keys table of the choose or scores call c (begun), which it
+ * reads until the call returns. */
+void grovelp_policy_push_keys(lua_State *S, struct grovel_policy *p, const struct call *c)
+{
+    lua_createtable(S, 0, 2);
+    lua_createtable(S, 0, 1);
+    lua_pushlightuserdata(S, p);
+    lua_pushinteger(S, (lua_Integer)p->nkeyed);
+    lua_pushstring(S, hook_names[c->kind]);
+    lua_pushcclosure(S, keys_index, 3);
+    lua_setfield(S, -2, "__index");
+    lua_setmetatable(S, -2);
+}
+
+/* The candidates and scores arrays of a choose or scores call are made
+ * at their first use: at thousands of candidates, building them costs
+ * more than a policy that reads only #candidates and keys spends (the
+ * twins of locality and variation).  Until then the table is empty with
+ * a metatable (upvalues of its functions: the policy, the call's number,
+ * the array: 0 the candidates, 1 the scores; and n); its first index,
+ * assignment, pairs or sort fills it, in C, and drops the metatable, so
+ * from then on it is a plain array.  Only rawget, rawlen and next before
+ * that first use see it empty. */
+static void lazy_fill(lua_State *S)
+{
+    struct grovel_policy *p = lua_touserdata(S, lua_upvalueindex(1));
+    const struct call *c = p->keyed;
+    bool scores = lua_tointeger(S, lua_upvalueindex(3)) == 1;
+    if (!c || (uint64_t)lua_tointeger(S, lua_upvalueindex(2)) != p->nkeyed)
+        luaL_error(S, "%s: used after its call returned", scores ? "scores" : "candidates");
+    lua_pushnil(S);
+    lua_setmetatable(S, 1);
+    luaL_checkstack(S, 2, NULL);
+    for (size_t i = 0; i < c->n; i++) {
+        if (scores)
+            lua_pushnumber(S, c->scores[i]);
+        else
+            grovel_push_view(S, &p->views, c->vs[i]);
+        lua_rawseti(S, 1, (lua_Integer)i + 1);
+    }
+}
+
+static int lazy_index(lua_State *S)
+{
+    lazy_fill(S);
+    lua_settop(S, 2);
+    lua_rawget(S, 1);
+    return 1;
+}
+
+static int lazy_newindex(lua_State *S)
+{
+    lazy_fill(S);
+    lua_settop(S, 3);
+    lua_rawset(S, 1);
+    return 0;
+}
+
+static int lazy_len(lua_State *S)
+{
+    lua_pushvalue(S, lua_upvalueindex(4));
+    return 1;
+}
+
+static int lazy_next(lua_State *S)
+{
+    lua_settop(S, 2);
+    return lua_next(S, 1) ? 2 : 0;
+}
+
+static int lazy_pairs(lua_State *S)
+{
+    lazy_fill(S);
+    lua_pushcfunction(S, lazy_next);
+    lua_pushvalue(S, 1);
+    lua_pushnil(S);
+    return 3;
+}
+
+void grovelp_policy_push_lazy(lua_State *S, struct grovel_policy *p, const struct call *c,
+                              int which)
+{
+    static const struct {
+        const char *name;
+        lua_CFunction fn;
+    } mms[] = {{"__index", lazy_index}, {"__newindex", lazy_newindex}, {"__len", lazy_len},
+               {"__pairs", lazy_pairs}};
+    luaL_checkstack(S, 8, NULL);
+    lua_createtable(S, 0, 0);
+    lua_createtable(S, 0, 5);
+    for (size_t i = 0; i < sizeof(mms) / sizeof(mms[0]); i++) {
+        lua_pushlightuserdata(S, p);
+        lua_pushinteger(S, (lua_Integer)p->nkeyed);
+        lua_pushinteger(S, which);
+        lua_pushinteger(S, (lua_Integer)c->n);
+        lua_pushcclosure(S, mms[i].fn, 4);
+        lua_setfield(S, -2, mms[i].name);
+    }
+    lua_pushboolean(S, 0);
+    lua_setfield(S, -2, "__metatable");
+    lua_setmetatable(S, -2);
+}
+
+/* Nothing of this file is registered in grove.core (bindings/api.tsv). */
+int grovel_open_policy_views(lua_State *L)
+{
+    (void)L;
+    return 0;
+}
