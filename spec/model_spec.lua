@@ -710,23 +710,23 @@ describe("constraints as flux-core applies RFC 31", function()
     assert.equal("ENODEV", code)
   end)
 
-  it("filter R by a constraint and map hosts to ranks", function()
-    local R = assert(core.rv1_decode([[{"version": 1, "execution": {"R_lite": [{"rank": "0-3",
+  it("filter rv by a constraint and map hosts to ranks", function()
+    local rv = assert(core.rv1_decode([[{"version": 1, "execution": {"R_lite": [{"rank": "0-3",
       "children": {"core": "0-1"}}], "nodelist": ["foo[0-3]"], "properties": {"ssd": "1-2"},
       "starttime": 0, "expiration": 0}}]]))
-    assert.equal("0", tostring(R:filter{properties = {"foo0"}}:ranks()))
-    assert.equal("0,2-3", tostring(R:filter{properties = {"^foo1"}}:ranks()))
-    assert.equal("1", tostring(R:filter{properties = {"ssd", "^foo2"}}:ranks()))
-    assert.equal("0-1", tostring(R:filter('{"hostlist": ["foo[0-1]"]}'):ranks()))
-    assert.equal("2-3", tostring(R:filter(core.constraint{ranks = {"2-3"}}):ranks()))
-    assert.equal("", tostring(R:filter{properties = {"nope"}}:ranks()))
-    local kept = R:filter{properties = {"^ssd"}}
+    assert.equal("0", tostring(rv:filter{properties = {"foo0"}}:ranks()))
+    assert.equal("0,2-3", tostring(rv:filter{properties = {"^foo1"}}:ranks()))
+    assert.equal("1", tostring(rv:filter{properties = {"ssd", "^foo2"}}:ranks()))
+    assert.equal("0-1", tostring(rv:filter('{"hostlist": ["foo[0-1]"]}'):ranks()))
+    assert.equal("2-3", tostring(rv:filter(core.constraint{ranks = {"2-3"}}):ranks()))
+    assert.equal("", tostring(rv:filter{properties = {"nope"}}:ranks()))
+    local kept = rv:filter{properties = {"^ssd"}}
     assert.equal("foo[0,3]", tostring(kept:nodelist()))
     assert.same({}, kept:properties()) -- ssd was on the ranks left out
-    assert.equal("1,3", tostring(R:hosts_to_ranks("foo[3,1]")))
-    local bad = {R:hosts_to_ranks("foo[3,7-8]")}
+    assert.equal("1,3", tostring(rv:hosts_to_ranks("foo[3,1]")))
+    local bad = {rv:hosts_to_ranks("foo[3,7-8]")}
     assert.same({nil, "invalid hosts: foo[7-8]", "EINVAL"}, bad)
-    bad = {R:filter{bogus = {}}}
+    bad = {rv:filter{bogus = {}}}
     assert.is_nil(bad[1])
     assert.equal("EINVAL", bad[3])
   end)

@@ -166,7 +166,9 @@ describe("state_write then state_read as a property", function()
   for _, f in ipairs(files) do
     if not refused[f] then cases[#cases + 1] = {f, function() return (load(f)) end} end
   end
-  for _, f in ipairs(seeds) do cases[#cases + 1] = {"seed " .. f, function() return load_seed(f) end} end
+  for _, f in ipairs(seeds) do
+    cases[#cases + 1] = {"seed " .. f, function() return load_seed(f) end}
+  end
   for _, c in ipairs(cases) do
     it("reads back " .. c[1] .. " after random jobs", function()
       local g, m = c[2]()
