@@ -31,6 +31,12 @@
  * JGF read under 3 s (CPU time).  The program exits 1 when one is missed.
  *
  *     bench_graph [NODES...]
+ *     bench_graph --chain DEPTH...
+ *
+ * --chain: a containment chain of DEPTH vertices instead, written with
+ * whole paths (the default, DEPTH^2 / 2 names) and without
+ * (GROVE_JGF_NO_PATHS), each read back: times and sizes, no targets;
+ * whole paths only up to 30,000 deep (beyond, tens of gigabytes).
  *
  * It must not build its graph by a builder of its own (grovetest.h's
  * test_cluster builds it) nor assert like a test: it measures and
@@ -159,8 +165,56 @@ static int run(int nodes)
     return missed;
 }
 
+/* A chain of depth vertices: JGF with and without paths. */
+static void run_chain(int depth)
+{
+    grove_graph_t *g = grove_graph_create();
+    grove_vid_t v = GROVE_VID_NONE;
+    for (int i = 0; i < depth; i++)
+        v = test_vertex(g, "box", i, 1, v);
+    printf("chain %d\n", depth);
+    static const struct {
+        const char *what;
+        int flags;
+    } forms[] = {{"whole paths", GROVE_JGF_COMPACT},
+                 {"no paths   ", GROVE_JGF_COMPACT | GROVE_JGF_NO_PATHS}};
+    for (int f = 0; f < 2; f++) {
+        if (f == 0 && depth > 30000) {
+            /* whole paths: about 4 * depth^2 bytes (40 GB at 100,000) */
+            printf("  %s  not written: about %.0f GB\n", forms[f].what,
+                   4.0 * depth * (double)depth / 1e9);
+            continue;
+        }
+        stamp_t t0 = now();
+        char *text = grove_jgf_write(g, forms[f].flags);
+        stamp_t tw = since(t0);
+        if (!text) {
+            perror("grove_jgf_write");
+            exit(2);
+        }
+        size_t len = strlen(text);
+        grove_error_t err;
+        t0 = now();
+        grove_graph_t *g2 = grove_jgf_read(text, len, "chain", &err);
+        stamp_t tr = since(t0);
+        printf("  %s  write %7.3f s cpu  %10.1f MB   read %7.3f s cpu  %s\n", forms[f].what,
+               tw.cpu, (double)len / 1e6, tr.cpu,
+               g2 && grove_graph_vertex_count(g2) == (size_t)depth ? "read back whole"
+                                                                   : err.text);
+        fflush(stdout);
+        free(text);
+        grove_graph_destroy(g2);
+    }
+    grove_graph_destroy(g);
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 2 && !strcmp(argv[1], "--chain")) {
+        for (int i = 2; i < argc; i++)
+            run_chain(atoi(argv[i]));
+        return 0;
+    }
     static const int dflt[] = {1024, 4096, 16384};
     int nsizes = argc > 1 ? argc - 1 : 3;
     int missed = 0;

@@ -270,6 +270,12 @@ const grove_jobspec_t *grovel_check_jobspec(lua_State *L, int idx);
  * one running a match.  Push its graph userdata with m:graph(). */
 grove_matcher_t *grovel_check_matcher(lua_State *L, int idx);
 
+/* ---- constraints (defined in l_jobspec.c) ------------------------------- */
+
+/* The constraint of the grove.constraint userdata at idx (borrowed: valid
+ * while the userdata lives and is not closed); raises on anything else. */
+struct grove_constraint *grovel_check_constraint(lua_State *L, int idx);
+
 /* ---- R (defined in l_rv1.c) ------------------------------------------- */
 
 /* Push an empty (closed) R handle: store an R in its p and the handle owns

@@ -26,6 +26,8 @@
  *   g:walker{subsystem=, pre=, order=, post=, limit=}  (l_walker.c)
  *   g:allocate(v, amount, job [, window])  g:free(v, job [, amount])
  *   g:free_job(job)  g:set_aggregates("HL:LL,...")  g:aggregates()
+ *   g:allocated([t])  g:available([start [, duration]])   RFC 16's sets:
+ *                       arrays of vertices (default: now, one second)
  *   g:close()  tostring(g)
  *   e:src() e:dst() e:subsystem() e:relation() e:opposite() e:is_up() e:id()
  *   vertex methods: l_vertex.c.
@@ -1119,6 +1121,33 @@ static int graph_free_job(lua_State *L)
 {
     grove_graph_t *g = grovel_check_graph(L, 1);
     lua_pushinteger(L, (lua_Integer)grove_graph_free_job(g, grovel_check_job(L, 2)));
+    return 1;
+}
+
+/* g:allocated([t]) (arg 0), g:available([start [, duration]]) (arg 1):
+ * the vertices, an array. */
+static int graph_sets(lua_State *L)
+{
+    bool avail = grovel_uparg(L);
+    struct grovel_graph *gr = grovel_check_graph_ud(L, 1);
+    lua_Integer start = luaL_optinteger(L, 2, grove_graph_now(gr->g));
+    lua_Integer dur = avail ? luaL_optinteger(L, 3, 1) : 1;
+    luaL_argcheck(L, grove_time_ok(start), 2, "time out of range [0, 2^63 - 1)");
+    luaL_argcheck(L, dur > 0, 3, "duration must be > 0");
+    struct grovel_box *box = grovel_box_new(L, free);
+    grove_vid_t *vids = NULL;
+    size_t n = 0;
+    int rc = avail ? grove_graph_available_during(gr->g, start, grove_time_end(start, dur), &vids,
+                                                  &n)
+                   : grove_graph_allocated_at(gr->g, start, &vids, &n);
+    if (rc < 0)
+        return grovel_fail_errno(L, errno, NULL);
+    box->p = vids;
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        grovel_push_vertex(L, 1, vids[i]);
+        lua_seti(L, -2, (lua_Integer)i + 1);
+    }
     return 1;
 }
 

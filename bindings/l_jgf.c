@@ -5,9 +5,10 @@
  *   core.jgf_encode(g [, opts])       -> text  | nil, msg, code
  *   g:to_jgf([opts])                  the same as a graph method
  *
- * opts: {state = bool, compact = bool, vertices = {v, ...}}: state adds
+ * opts: {state = bool, compact = bool, paths = bool, vertices = {v, ...}}: state adds
  * tags, allocation records and the current time (GROVE_JGF_WITH_STATE);
- * compact drops the indentation; vertices writes only those vertices and
+ * compact drops the indentation; paths = false leaves out every vertex's
+ * path (GROVE_JGF_NO_PATHS: linear in the graph); vertices writes only those vertices and
  * the edges between them (the scheduling graph of an allocation).
  *
  * Workload: whole machines (hundreds of megabytes of text) as well as the
@@ -84,10 +85,12 @@ static int encode(lua_State *L, int gi, int oi)
         lua_pushnil(L);
         while (lua_next(L, oi)) {
             const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
-            if (k && (!strcmp(k, "state") || !strcmp(k, "compact"))) {
+            if (k && (!strcmp(k, "state") || !strcmp(k, "compact") || !strcmp(k, "paths"))) {
                 if (!lua_isboolean(L, -1))
                     luaL_argerror(L, oi, lua_pushfstring(L, "%s must be a boolean", k));
-                if (lua_toboolean(L, -1))
+                if (!strcmp(k, "paths"))
+                    flags |= lua_toboolean(L, -1) ? 0 : GROVE_JGF_NO_PATHS;
+                else if (lua_toboolean(L, -1))
                     flags |= !strcmp(k, "state") ? GROVE_JGF_WITH_STATE : GROVE_JGF_COMPACT;
             } else if (k && !strcmp(k, "vertices")) {
                 vids = check_vertices(L, lua_absindex(L, -1), oi, gr, &n);

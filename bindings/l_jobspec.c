@@ -548,6 +548,11 @@ static int l_constraint_new(lua_State *L)
     return 1;
 }
 
+struct grove_constraint *grovel_check_constraint(lua_State *L, int idx)
+{
+    return grovel_handle_check(L, idx, &constraint_class);
+}
+
 static int l_c_match(lua_State *L)
 {
     grove_constraint_t *c = grovel_handle_check(L, 1, &constraint_class);

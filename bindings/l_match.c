@@ -147,6 +147,10 @@ static int l_matcher_new(lua_State *L)
     lua_pushvalue(L, 1);
     lua_setiuservalue(L, ud, 1);
     lm->m = grove_matcher_create(gr->g, &cfg);
+    if (!lm->m && errno == EBUSY)
+        return grovel_fail_errno(L, EBUSY,
+                                 "cannot create a matcher: another matcher holds jobs on the "
+                                 "graph (a graph keeps the jobs of one matcher at a time)");
     if (!lm->m)
         return grovel_fail_errno(L, ENOMEM, "cannot create a matcher: out of memory");
     return 1;

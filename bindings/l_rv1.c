@@ -23,6 +23,12 @@
  *   R:starttime()  R:expiration()  R:nslots() (nil if unknown)
  *   R:union(o)  R:diff(o)  R:intersect(o)   new R, or nil, message, code
  *   R:restrict(ranks)  R:exclude(ranks)      ranks: idset or string
+ *   R:hosts_to_ranks(hosts)  the ranks of the hosts of a hostlist, as an
+ *                          idset, or nil, "invalid hosts: ...", "EINVAL"
+ *   R:filter(constraint)   new R of the ranks that satisfy an RFC 31
+ *                          constraint (a grove.constraint, or a table or
+ *                          text as core.constraint takes); a host name
+ *                          counts as a property
  *   R:equal(o)  R == o     same resources (ranks, hosts, children, props)
  *   R:to_graph()           a graph, or nil, message, code
  *   R:vertices(graph)      the vertex handles of the shard R in graph, or
@@ -438,6 +444,43 @@ static int l_restrict(lua_State *L)
         return 3;
     grovel_handle_t *u = grovel_new_rv1(L);
     return finish(L, u, in ? grove_rv1_restrict(R, set) : grove_rv1_exclude(R, set), NULL);
+}
+
+/* R:hosts_to_ranks(hosts): the ranks of those hosts, as an idset. */
+static int l_hosts_to_ranks(lua_State *L)
+{
+    grove_rv1_t *R = check_rv1(L, 1);
+    const char *hosts = luaL_checkstring(L, 2);
+    grove_error_t err = {{0}, 0};
+    struct grovel_box *box = grovel_box_new(L, idset_free);
+    if (!(box->p = grove_rv1_hosts_to_ranks(R, hosts, &err)))
+        return grovel_fail_err(L, errno, &err);
+    struct grovel_box *tb = grovel_box_new(L, free);
+    if (!(tb->p = grove_idset_encode(box->p, GROVE_IDSET_FLAG_RANGE)))
+        return grovel_fail_errno(L, ENOMEM, NULL);
+    push_as(L, "idset", tb->p);
+    return 1;
+}
+
+/* R:filter(constraint): the ranks that satisfy it; constraint a
+ * grove.constraint, or what core.constraint takes (a table or text). */
+static int l_filter(lua_State *L)
+{
+    grove_rv1_t *R = check_rv1(L, 1);
+    lua_settop(L, 2);
+    int t = lua_type(L, 2);
+    if (t == LUA_TTABLE || t == LUA_TSTRING) {
+        lua_getfield(L, GROVEL_UPMODULE, "constraint");
+        lua_pushvalue(L, 2);
+        lua_call(L, 1, 3);
+        if (lua_isnil(L, -3))
+            return 3; /* nil, message, code */
+        lua_pop(L, 2);
+        lua_replace(L, 2);
+    }
+    const struct grove_constraint *c = grovel_check_constraint(L, 2);
+    grovel_handle_t *u = grovel_new_rv1(L);
+    return finish(L, u, grove_rv1_filter(R, c), NULL);
 }
 
 /* ---- graphs ---------------------------------------------------------------------------------- */

@@ -483,6 +483,7 @@ static int v_held_exclusively(lua_State *L)
 {
     struct ref h = check(L);
     lua_Integer t = luaL_optinteger(L, 2, grove_graph_now(h.g));
+    luaL_argcheck(L, grove_time_ok(t), 2, "time must be >= 0 and < math.maxinteger");
     grove_jobid_t job = 0;
     bool held = grove_vertex_held_exclusively(h.g, h.v, t, &job);
     lua_pushboolean(L, held);

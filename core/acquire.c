@@ -973,11 +973,32 @@ out:
 
 /* ---- errors ------------------------------------------------------------------------------ */
 
+/* An error response: version 1's {type: "error", errnum, errstr}; today's
+ * the error of the request's response as flux-core's resource module
+ * gives it (flux_respond_error: an errno and an optional text), decoded as
+ * {errnum, errstr}, or wrapped as {error: {errnum, errstr}} or {error:
+ * TEXT}.  Both members are optional. */
 static int plan_error(struct plan *p, const json_t *msg, const char *ctx, bool typed,
                       grove_error_t *err)
 {
     static const char *const tkeys[] = {"type", "errnum", "errstr", NULL};
     static const char *const keys[] = {"errnum", "errstr", NULL};
+    static const char *const wrapped[] = {"error", NULL};
+    const json_t *inner = typed ? NULL : json_object_get(msg, "error");
+    if (inner) {
+        if (check_keys(msg, ctx, wrapped, err) < 0)
+            return -1;
+        if (json_is_string(inner)) {
+            p->is_error = true;
+            snprintf(p->error, sizeof(p->error), "%s", json_string_value(inner));
+            return 0;
+        }
+        if (!json_is_object(inner))
+            return grovep_errorf(err, EINVAL,
+                                 "%s: expected a text or an object of errnum and errstr, got %s",
+                                 ctx, jtype(inner));
+        msg = inner;
+    }
     if (check_keys(msg, ctx, typed ? tkeys : keys, err) < 0)
         return -1;
     const json_t *num = json_object_get(msg, "errnum");
@@ -1072,8 +1093,10 @@ static int plan_expiration(struct plan *p, const json_t *msg, const char *ctx,
         return grovep_errorf(err, EINVAL, "%s: expiration: expected a number, got %s", ctx,
                              jtype(e));
     double t = json_number_value(e);
-    if (!isfinite(t) || t < 0)
-        return grovep_errorf(err, EINVAL, "%s: expiration: must be a number >= 0, got %g", ctx, t);
+    if (!isfinite(t) || t < 0 || t > GROVE_TIME_REAL_MAX)
+        return grovep_errorf(err, EINVAL,
+                             "%s: expiration: must be a number from 0 to 2^53 seconds, got %g", ctx,
+                             t);
     p->set_exp = true;
     p->exp = t;
     p->reevaluate = true;
@@ -1407,7 +1430,9 @@ int grove_acquire_apply_json(grove_acquire_t *a, const json_t *msg, json_t **eve
         goto out;
     }
     const json_t *type = json_object_get(msg, "type");
-    bool is_error = !type && (json_object_get(msg, "errnum") || json_object_get(msg, "errstr"));
+    bool is_error = !type
+                    && (json_object_get(msg, "errnum") || json_object_get(msg, "errstr")
+                        || json_object_get(msg, "error"));
     if (is_error) {
         rc = plan_error(&p, msg, "error", false, err);
     } else if (type) {
@@ -1723,8 +1748,9 @@ int grove_acquire_from_json(grove_acquire_t *a, const json_t *st, grove_error_t 
         return grovep_errorf(err, EINVAL, "%s: started/reacquire: expected booleans", ctx);
     if (failure && !json_is_null(failure) && !json_is_string(failure))
         return grovep_errorf(err, EINVAL, "%s: failure: expected null or a string", ctx);
-    if (!exp || !json_is_number(exp) || !(json_number_value(exp) >= 0))
-        return grovep_errorf(err, EINVAL, "%s: expiration: expected a number >= 0", ctx);
+    if (!exp || !json_is_number(exp) || !(json_number_value(exp) >= 0)
+        || !(json_number_value(exp) <= GROVE_TIME_REAL_MAX))
+        return grovep_errorf(err, EINVAL, "%s: expiration: expected a number from 0 to 2^53", ctx);
     grove_idset_t *s[GROVE_TARGETS_COUNT] = {0}, *quiet = NULL;
     char *g = strdup(json_string_value(group));
     char *f = failure && json_is_string(failure) ? strdup(json_string_value(failure)) : NULL;

@@ -18,7 +18,10 @@
  *                "property-remove" ({name: ids}), "expiration" (number)
  *
  * An error response in either protocol may also be written {"errnum": n,
- * "errstr": text}.  After an error response the stream is over: every
+ * "errstr": text} (flux-core's resource module answers an error with
+ * flux_respond_error: an errno and a text), {"error": {"errnum": n,
+ * "errstr": text}} or {"error": text}.  After an error response the
+ * stream is over: every
  * further response is refused until grove_acquire_disconnect().
  *
  * Targets and the graph.  A target's vertices are the rank roots of its

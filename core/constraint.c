@@ -358,8 +358,13 @@ void grove_constraint_destroy(grove_constraint_t *c)
     errno = saved;
 }
 
+/* A target's hostname counts as one of its properties, as flux-core
+ * applies RFC 31 ({"properties": ["foo0"]} selects foo0, "^foo0" leaves it
+ * out). */
 static bool has_prop(const grove_constraint_subject_t *s, const char *name)
 {
+    if (s->hostname && strcmp(s->hostname, name) == 0)
+        return true;
     if (s->has_property)
         return s->has_property(name, s->arg);
     for (size_t i = 0; i < s->nproperties; i++)

@@ -498,11 +498,18 @@ fail:
     return NULL;
 }
 
+void grovep_holder_release(struct grovep_holder *h)
+{
+    if (h && --h->refs == 0)
+        free(h);
+}
+
 void grovep_graph_free(grove_graph_t *g)
 {
     if (!g)
         return;
     int saved = errno;
+    grovep_holder_release(g->holder);
     grove_intern_destroy(g->strings);
     GROVEP_FREE_ALL(g->v, g->first_out, g->last_out, g->first_in, g->parent, g->next_type,
                     g->next_name, g->next_rank, g->e, g->tk_off, g->tk_kid, g->kv, g->recs,
@@ -559,9 +566,14 @@ size_t grove_graph_bytes(const grove_graph_t *g)
 
 GROVEP_GETTER(int64_t, grove_graph_now, grove_graph_t, now)
 
-void grove_graph_set_now(grove_graph_t *g, int64_t now)
+int grove_graph_set_now(grove_graph_t *g, int64_t now)
 {
+    if (!grove_time_ok(now)) {
+        errno = EINVAL;
+        return -1;
+    }
     g->now = now;
+    return 0;
 }
 
 GROVEP_GETTER(int64_t, grove_graph_expiration, grove_graph_t, expiration)
@@ -1611,6 +1623,15 @@ grove_graph_t *grovep_graph_copy(const grove_graph_t *g)
     if (!c)
         return NULL;
     *c = *g;
+    /* the copy holds no matcher's jobs, but their records: a matcher on
+     * it numbers its jobs after them */
+    c->holder = NULL;
+    if (g->holder && !(c->holder = calloc(1, sizeof(*c->holder)))) {
+        free(c);
+        return NULL;
+    }
+    if (g->holder)
+        *c->holder = (struct grovep_holder){.refs = 1, .next_id = g->holder->next_id};
     c->strings = NULL;
     c->v = NULL;
     c->first_out = c->last_out = c->first_in = c->parent = NULL;

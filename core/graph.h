@@ -58,6 +58,34 @@ typedef uint64_t grove_jobid_t;
 #define GROVE_ID_NONE (-1)     /* vertex id / rank not assigned */
 #define GROVE_TIME_MAX INT64_MAX /* "forever": end of an open-ended record */
 
+/* Times are whole seconds in [0, GROVE_TIME_MAX): a start, "now", a point
+ * asked about.  GROVE_TIME_MAX itself only ends a window ("forever").
+ * Every time that enters from a file, a request or a policy is checked
+ * with grove_time_ok before any arithmetic is done on it. */
+static inline bool grove_time_ok(int64_t t)
+{
+    return t >= 0 && t < GROVE_TIME_MAX;
+}
+
+/* Times a file gives as JSON numbers (R's starttime and expiration, an
+ * acquisition's expiration, a jobspec's duration) must be finite, >= 0 and
+ * at most 2^53 seconds: every such number is then exact as an integer and
+ * converts to int64_t without overflow. */
+#define GROVE_TIME_REAL_MAX 9007199254740992.0
+
+/* The end of the window of d seconds from t: t + d, or GROVE_TIME_MAX when
+ * that would pass it.  Defined for every t and d: a t or d below 0 (which
+ * grove_time_ok keeps out where times enter) counts as 0, so the sum never
+ * overflows. */
+static inline int64_t grove_time_end(int64_t t, int64_t d)
+{
+    if (t < 0)
+        t = 0;
+    if (d < 0)
+        d = 0;
+    return d >= GROVE_TIME_MAX - t ? GROVE_TIME_MAX : t + d;
+}
+
 /* Well-known names. */
 #define GROVE_CONTAINMENT "containment"
 #define GROVE_CONTAINS "contains"
@@ -111,9 +139,10 @@ bool grove_graph_has_vertex(const grove_graph_t *g, grove_vid_t v);
  * records): what bench/ reports per vertex. */
 size_t grove_graph_bytes(const grove_graph_t *g);
 
-/* The simulated current time ("now"), seconds.  Starts at 0. */
+/* The simulated current time ("now"), seconds.  Starts at 0.  Setting it
+ * outside [0, GROVE_TIME_MAX) fails with EINVAL and changes nothing. */
 int64_t grove_graph_now(const grove_graph_t *g);
-void grove_graph_set_now(grove_graph_t *g, int64_t now);
+int grove_graph_set_now(grove_graph_t *g, int64_t now);
 
 /* The expiration of the resource set the graph holds (RFC 20 R's
  * `expiration`, RFC 28 updates), seconds, 0 none: the matcher's horizon.

@@ -159,6 +159,24 @@ typedef struct grovep_endcount {
     uint64_t n;
 } grovep_endcount_t;
 
+/* The matcher that keeps jobs on a graph, as the graph and the matcher
+ * both see it (match.c): a graph holds the jobs of one matcher at a time,
+ * so that a state written as the graph's records and one matcher's job
+ * table reads back (two matchers would each number their jobs from 1).
+ * The graph and the matcher each hold a reference; destroying the matcher
+ * marks it dead without touching the graph. */
+struct grovep_holder {
+    unsigned refs;    /* the graph's and the matcher's */
+    bool alive;       /* the matcher is not destroyed */
+    size_t njobs;     /* the jobs it holds */
+    uint64_t next_id; /* its next job id once it has kept one: where the
+                       * next holder's ids start after it is destroyed (its
+                       * records may remain), and a copy's */
+};
+
+/* Drop one reference to h (NULL: nothing). */
+void grovep_holder_release(struct grovep_holder *h);
+
 struct grove_graph {
     grove_intern_t *strings;
 
@@ -182,6 +200,8 @@ struct grove_graph {
     grovep_kv_t *kv;
     size_t nkv, kvcap;
     uint32_t kv_free; /* free list of kv entries */
+
+    struct grovep_holder *holder; /* the matcher keeping jobs here, or NULL */
 
     grovep_rec_t *recs;
     size_t nrec, reccap;

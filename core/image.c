@@ -552,6 +552,11 @@ static int take_file_records(json_t *nodes, grove_image_t *im, grove_error_t *er
                                      "%s: nodes[%zu].metadata.grove.records[%zu]: expected "
                                      "{job, amount, start, end, exclusive}",
                                      path, i, k);
+            if (!grovep_window_ok(start, end))
+                return grovep_errorf(err, EINVAL,
+                                     "%s: nodes[%zu].metadata.grove.records[%zu]: the window "
+                                     "[%lld, %lld) is not one within [0, forever)",
+                                     path, i, k, (long long)start, (long long)end);
             struct srec sr = {(grove_vid_t)i, (grove_jobid_t)job, amount, start, end, asked,
                               (uint32_t)k};
             if (grovep_image_add_rec(im, &sr) < 0)
@@ -647,6 +652,11 @@ static int file_jobs(grove_image_t *im, const json_t *jobs, const json_t *ids,
         sj->job.state = strcmp(state, "reserved") ? GROVE_JOB_ALLOCATED : GROVE_JOB_RESERVED;
         sj->job.start = start;
         sj->job.end = json_is_null(end) ? GROVE_TIME_MAX : json_integer_value(end);
+        if (!grovep_window_ok(sj->job.start, sj->job.end))
+            return grovep_errorf(err, EINVAL,
+                                 "%s: grove.jobs[%zu]: the window [%lld, %lld) is not one within "
+                                 "[0, forever)",
+                                 path, i, (long long)sj->job.start, (long long)sj->job.end);
         if (file_picks(sj, picks, ids, i, err, path) < 0)
             return -1;
         const json_t *rq = json_object_get(node, "request");

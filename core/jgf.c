@@ -399,6 +399,11 @@ static int rec_elem(grovep_json_t *js, size_t i, const grovep_jval_t *v, void *a
     if (c.d.job < 0)
         return grovep_json_fail(
             js, c.d.pos, "nodes[%zu].metadata.grove.records[%zu].job: negative job id", n->idx, i);
+    if (!grove_time_ok(c.d.start) || c.d.end <= c.d.start)
+        return grovep_json_fail(js, c.d.pos,
+                                "nodes[%zu].metadata.grove.records[%zu]: the window [%lld, %lld) "
+                                "is not one within [0, forever)",
+                                n->idx, i, (long long)c.d.start, (long long)c.d.end);
     drec_t *d = VPUSH(r->recs, r->nrecs, r->reccap);
     if (!d)
         return grovep_json_sysfail(js, "reading records");
@@ -1090,6 +1095,11 @@ static int gmeta_grove_member(grovep_json_t *js, const char *k, size_t kl, const
     (void)arg;
     if (KEYIS(k, kl, "now")) {
         WANT(grovep_json_int(js, v, &r->now), "an integer", "graph.metadata.grove.now");
+        if (!grove_time_ok(r->now))
+            return grovep_json_fail(js, grovep_json_pos(js),
+                                    "graph.metadata.grove.now: %lld is not a time (0 to %lld "
+                                    "seconds)",
+                                    (long long)r->now, (long long)GROVE_TIME_MAX - 1);
         r->have_now = true;
     } else if (KEYIS(k, kl, "expiration")) {
         WANT(grovep_json_int(js, v, &r->exp), "an integer >= 0",
@@ -1276,7 +1286,7 @@ static int finish(reader_t *r)
     if (check_paths(r) < 0)
         return -1;
     if (r->have_now)
-        grove_graph_set_now(r->g, r->now);
+        (void)grove_graph_set_now(r->g, r->now); /* checked as it was read */
     if (r->have_exp)
         grove_graph_set_expiration(r->g, r->exp);
     for (size_t i = 0; i < r->nrecs; i++) {

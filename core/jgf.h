@@ -32,7 +32,17 @@
  * "held exclusively now", paths for every subsystem the vertex is in; every
  * edge with subsystem and relationship.  With GROVE_JGF_WITH_STATE, tags and
  * allocation records go under a Grove-specific key that other readers
- * ignore:
+ * ignore (see below).
+ *
+ * Paths.  Every vertex's whole path is what Fluxion writes and what its
+ * reader requires, so Grove writes them by default; their size is the sum
+ * of the vertices' depths, which for a chain of depth d is d^2 / 2 names
+ * (a 100,000-deep chain: tens of gigabytes), however they are produced.
+ * RFC 20 and RFC 40 list "paths" among the optional keys, and Grove's
+ * reader derives every path from the edges when a node has none, so
+ * GROVE_JGF_NO_PATHS writes a document linear in the graph that Grove
+ * reads back whole (and that a reader requiring paths refuses).  The state
+ * keys:
  *     node metadata "grove": {"tags": {"k": "v" | null, ...},
  *                             "records": [{"job", "amount", "start", "end",
  *                                          "exclusive"}, ...]}
@@ -63,6 +73,7 @@ struct json_t; /* jansson's; this header does not need jansson */
 /* Writer flags. */
 #define GROVE_JGF_WITH_STATE 0x01 /* tags, allocation records, "now", "expiration" */
 #define GROVE_JGF_COMPACT 0x02    /* no whitespace (default: indented) */
+#define GROVE_JGF_NO_PATHS 0x04   /* no "paths": linear in the graph (see Paths) */
 
 /* Parse a JGF or R document of len bytes (need not be NUL-terminated) into
  * a new graph.  source names the input in error messages (NULL: none).

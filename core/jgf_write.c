@@ -8,6 +8,18 @@
  * allocated per vertex.  The jansson variant parses that text, so both
  * outputs are the same document.
  *
+ * Paths.  A vertex's path is its parent's path and its own name, so each
+ * subsystem keeps the escaped path of the vertices on one root-to-vertex
+ * chain (a stack, with each vertex's place on it): a vertex whose parent
+ * is on the stack costs its own name, and writing a graph in the order
+ * its readers create vertices (depth first) builds each name once.  What
+ * is written is still every vertex's whole path, which Fluxion's reader
+ * requires, so a chain of depth d writes d^2 / 2 names: the only part
+ * that grows faster than the graph is that output, copied with memcpy.
+ * GROVE_JGF_NO_PATHS leaves "paths" out (RFC 20 and RFC 40 do not require
+ * it; Grove's reader derives paths from the edges), for a writer linear in
+ * the graph whatever its depth.
+ *
  * This file holds writing only: reading is jgf.c's, JSON syntax for
  * reading json.c's.
  *
@@ -32,12 +44,22 @@ typedef struct writer {
     bool state;             /* with tags, records and "now" */
     int depth;              /* open containers */
     bool first[32];         /* per open container: no member written yet */
+    bool paths;             /* write "paths" */
     grove_vid_t *chain;     /* [chaincap] scratch for paths: v, its parent, ... */
     size_t chaincap;
-    grovep_buf_t path;      /* scratch: the path being written, unescaped */
+    struct pstack *ps;      /* [GROVEP_MAX_SMALL] by subsystem index: its path stack */
     uint32_t *mark;         /* [GROVEP_MAX_SMALL] stamp of the subsystems of a vertex */
     uint32_t stamp;         /* the current vertex's stamp in mark */
 } writer_t;
+
+/* One subsystem's last written path, as a stack of vertices from a root. */
+struct pstack {
+    uint32_t *at;       /* [nv] 1 + the vertex's place on the stack, 0: not on it; NULL: unused */
+    grove_vid_t *v;     /* [cap] the stack, root first */
+    size_t *len;        /* [cap] bytes of path up to and including v[i] */
+    size_t n, cap;
+    grovep_buf_t path;  /* the escaped path of v[n - 1] (no quotes) */
+};
 
 static void w_raw(writer_t *w, const char *s, size_t n)
 {
@@ -45,6 +67,7 @@ static void w_raw(writer_t *w, const char *s, size_t n)
 }
 
 #define W_LIT(w, s) w_raw((w), (s), sizeof(s) - 1)
+#define W_LIT1(w, c) grovep_buf_put(&(w)->b, &(char){c}, 1)
 
 static void w_nl(writer_t *w)
 {
@@ -57,15 +80,14 @@ static void w_nl(writer_t *w)
     w->b.len += (size_t)w->depth * 2;
 }
 
-static void w_str(writer_t *w, const char *s)
+/* Append s (n bytes) to b as the inside of a JSON string, escaped. */
+static void esc_put(grovep_buf_t *b, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
-    size_t n = strlen(s);
     size_t plain = grovep_json_plain_run(s, 0, n, false);
-    if (!grovep_buf_room(&w->b, plain == n ? n + 2 : n * 6 + 2))
+    if (!grovep_buf_room(b, plain == n ? n : n * 6))
         return;
-    char *o = w->b.p + w->b.len;
-    *o++ = '"';
+    char *o = b->p + b->len;
     memcpy(o, s, plain);
     o += plain;
     for (size_t i = plain; i < n; i++) {
@@ -91,8 +113,14 @@ static void w_str(writer_t *w, const char *s)
             *o++ = hex[c & 15];
         }
     }
-    *o++ = '"';
-    w->b.len = (size_t)(o - w->b.p);
+    b->len = (size_t)(o - b->p);
+}
+
+static void w_str(writer_t *w, const char *s)
+{
+    W_LIT1(w, '"');
+    esc_put(&w->b, s, strlen(s));
+    W_LIT1(w, '"');
 }
 
 static void w_int(writer_t *w, int64_t x)
@@ -170,33 +198,63 @@ static void w_idstr(writer_t *w, uint32_t v)
     W_LIT(w, "\"");
 }
 
-/* The path of v in subsystem sub. */
-static void w_path(writer_t *w, grove_vid_t v, grove_sym_t sub)
+/* The path of v in the subsystem of index s: the stack of s cut back to
+ * the nearest ancestor of v on it, then v's ancestors below that pushed. */
+static void w_path(writer_t *w, grove_vid_t v, size_t s)
 {
     const grove_graph_t *g = w->g;
+    grove_sym_t sub = g->subsys[s];
+    struct pstack *ps = &w->ps[s];
+    if (!ps->at && !(ps->at = calloc(g->nv ? g->nv : 1, sizeof(*ps->at)))) {
+        w->b.failed = true;
+        return;
+    }
     size_t n = 0;
-    for (grove_vid_t p = v; p != GROVE_VID_NONE; p = grove_vertex_parent(g, p, sub)) {
+    grove_vid_t p = v;
+    for (; p != GROVE_VID_NONE && !ps->at[p]; p = grove_vertex_parent(g, p, sub)) {
+        if (n > g->nv)
+            break; /* a cycle in a non-tree subsystem: cut it there */
         if (grovep_grow((void **)&w->chain, &w->chaincap, n + 1, sizeof(*w->chain)) < 0) {
             w->b.failed = true;
             return;
         }
         w->chain[n++] = p;
-        if (n > g->nv)
-            break; /* a cycle in a non-tree subsystem */
     }
-    /* names may need escaping: build the path, then escape it */
-    w->path.len = 0;
-    for (size_t i = n; i-- > 0;) {
-        const char *name = grove_intern_str(g->strings, g->v[w->chain[i]].name);
-        grovep_buf_put(&w->path, "/", 1);
-        grovep_buf_put(&w->path, name, strlen(name));
-    }
-    if (!grovep_buf_room(&w->path, 0)) {
+    size_t keep = p != GROVE_VID_NONE && ps->at[p] ? ps->at[p] : 0;
+    while (ps->n > keep)
+        ps->at[ps->v[--ps->n]] = 0;
+    ps->path.len = keep ? ps->len[keep - 1] : 0;
+    size_t cap = ps->cap;
+    if (grovep_grow((void **)&ps->v, &cap, ps->n + n, sizeof(*ps->v)) < 0) {
         w->b.failed = true;
         return;
     }
-    w->path.p[w->path.len] = '\0';
-    w_str(w, w->path.p);
+    if (cap != ps->cap) {
+        size_t *len = realloc(ps->len, cap * sizeof(*len));
+        if (!len) {
+            w->b.failed = true;
+            return;
+        }
+        ps->len = len;
+        ps->cap = cap;
+    }
+    for (size_t i = n; i-- > 0;) {
+        const char *name = grove_intern_str(g->strings, g->v[w->chain[i]].name);
+        grovep_buf_put(&ps->path, "/", 1);
+        esc_put(&ps->path, name, strlen(name));
+        if (ps->at[w->chain[i]])
+            continue; /* met again on a cycle: on the stack once */
+        ps->v[ps->n] = w->chain[i];
+        ps->len[ps->n] = ps->path.len;
+        ps->at[w->chain[i]] = (uint32_t)++ps->n;
+    }
+    if (ps->path.failed) {
+        w->b.failed = true;
+        return;
+    }
+    W_LIT1(w, '"');
+    w_raw(w, ps->path.p, ps->path.len);
+    W_LIT1(w, '"');
 }
 
 /* "paths": {subsystem: path} for every subsystem v takes part in. */
@@ -220,13 +278,17 @@ static void w_paths(writer_t *w, grove_vid_t v)
     w_open(w, '{');
     if (!any && g->nlive == 1) {
         w_key(w, GROVE_CONTAINMENT);
-        w_path(w, v, g->sym_containment);
+        W_LIT1(w, '"');
+        W_LIT1(w, '/');
+        esc_put(&w->b, grove_intern_str(g->strings, g->v[v].name),
+                strlen(grove_intern_str(g->strings, g->v[v].name)));
+        W_LIT1(w, '"');
     }
     for (size_t s = 0; any && s < g->nsubsys; s++) {
         if (w->mark[s] != w->stamp)
             continue;
         w_key(w, grove_intern_str(g->strings, g->subsys[s]));
-        w_path(w, v, g->subsys[s]);
+        w_path(w, v, s);
     }
     w_close(w, '}');
 }
@@ -342,7 +404,8 @@ static void w_node(writer_t *w, grove_vid_t v)
         w_str(w, grove_intern_str(st, g->kv[i].val));
     }
     w_close(w, '}');
-    w_paths(w, v);
+    if (w->paths)
+        w_paths(w, v);
     if (w->state)
         w_state(w, v);
     w_close(w, '}');
@@ -443,11 +506,14 @@ static char *write_text(const grove_graph_t *g, const grove_vid_t *vids, size_t 
                         size_t *lenp)
 {
     writer_t w = {.g = g, .pretty = !(flags & GROVE_JGF_COMPACT),
-                  .state = !!(flags & GROVE_JGF_WITH_STATE)};
+                  .state = !!(flags & GROVE_JGF_WITH_STATE),
+                  .paths = !(flags & GROVE_JGF_NO_PATHS)};
     uint8_t *sel = vids ? calloc(g->nv ? g->nv : 1, 1) : NULL;
     w.mark = calloc(GROVEP_MAX_SMALL, sizeof(*w.mark));
+    w.ps = calloc(GROVEP_MAX_SMALL, sizeof(*w.ps));
     /* rough size: 300 bytes a vertex, 100 an edge */
-    if (!w.mark || (vids && !sel) || !grovep_buf_room(&w.b, (vids ? n : g->nlive) * 300 + 4096))
+    if (!w.mark || !w.ps || (vids && !sel)
+        || !grovep_buf_room(&w.b, (vids ? n : g->nlive) * 300 + 4096))
         w.b.failed = true;
     else
         w_doc(&w, vids, n, sel);
@@ -456,7 +522,13 @@ static char *write_text(const grove_graph_t *g, const grove_vid_t *vids, size_t 
     free(sel);
     free(w.mark);
     free(w.chain);
-    free(w.path.p);
+    for (size_t s = 0; w.ps && s < GROVEP_MAX_SMALL; s++) {
+        free(w.ps[s].at);
+        free(w.ps[s].v);
+        free(w.ps[s].len);
+        free(w.ps[s].path.p);
+    }
+    free(w.ps);
     char *text = grovep_buf_finish(&w.b);
     if (text && lenp)
         *lenp = w.b.len;

@@ -117,9 +117,16 @@ grove_matcher_t *grove_matcher_create(grove_graph_t *g, const grove_match_config
     if (cfg)
         m->cfg = *cfg;
     m->constraint_type = strdup(cfg && cfg->constraint_type ? cfg->constraint_type : "node");
-    if (!m->constraint_type || grove_matcher_set_policy(m, NULL) < 0) {
+    m->holder = calloc(1, sizeof(*m->holder));
+    if (!m->constraint_type || !m->holder || grove_matcher_set_policy(m, NULL) < 0) {
         grove_matcher_destroy(m);
         errno = ENOMEM;
+        return NULL;
+    }
+    *m->holder = (struct grovep_holder){.refs = 1, .alive = true};
+    if (grovep_match_hold(m, NULL) < 0) {
+        grove_matcher_destroy(m);
+        errno = EBUSY;
         return NULL;
     }
     m->cfg.constraint_type = m->constraint_type;
@@ -131,10 +138,37 @@ grove_matcher_t *grove_matcher_create(grove_graph_t *g, const grove_match_config
     return m;
 }
 
+int grovep_match_hold(grove_matcher_t *m, grove_error_t *err)
+{
+    grove_graph_t *g = m->g;
+    struct grovep_holder *h = g->holder;
+    if (h == m->holder)
+        return 0;
+    if (h && h->alive && h->njobs > 0) {
+        grove_error_set(err, NULL, 0,
+                        "match: another matcher holds %zu job%s on the graph (a graph keeps the "
+                        "jobs of one matcher at a time)",
+                        h->njobs, h->njobs == 1 ? "" : "s");
+        errno = EBUSY;
+        return -1;
+    }
+    if (h && !h->alive && h->next_id > m->next_id)
+        m->next_id = h->next_id;
+    grovep_holder_release(h);
+    m->holder->refs++;
+    g->holder = m->holder;
+    return 0;
+}
+
 void grove_matcher_destroy(grove_matcher_t *m)
 {
     if (!m)
         return;
+    if (m->holder) { /* the graph may be gone: only the shared part is touched */
+        m->holder->alive = false;
+        m->holder->next_id = m->next_id;
+        grovep_holder_release(m->holder);
+    }
     for (size_t i = 0; i < m->njobs; i++)
         grovep_match_job_free(m->jobs[i]);
     free(grovep_match_dtab_base(m->jobs, m->jobs_off, sizeof(*m->jobs)));
@@ -203,14 +237,18 @@ static int64_t duration_of(const grove_matcher_t *m, const grove_jobspec_t *js)
 
 /* Check the arguments; 0, or -1 with EINVAL or EEXIST and a message.  Picks
  * the job id when id is 0. */
-static int match_check(const grove_matcher_t *m, const grove_jobspec_t *js,
-                       struct matching *x, grove_error_t *err)
+static int match_check(grove_matcher_t *m, const grove_jobspec_t *js, struct matching *x,
+                       grove_error_t *err)
 {
     if (!js || (unsigned)x->mode > GROVE_MATCH_WITHOUT_ALLOCATING_FUTURE) {
         grove_error_set(err, NULL, 0, "match: no jobspec or unknown mode");
         errno = EINVAL;
         return -1;
     }
+    if ((x->mode == GROVE_MATCH_ALLOCATE || x->mode == GROVE_MATCH_ALLOCATE_ORELSE_RESERVE
+         || x->mode == GROVE_MATCH_ALLOCATE_WITH_SAT)
+        && grovep_match_hold(m, err) < 0)
+        return -1;
     if (x->id == 0)
         x->id = m->next_id;
     if (x->mode != GROVE_MATCH_SATISFIABILITY && grove_matcher_job(m, x->id)) {
@@ -267,7 +305,7 @@ static int horizon_check(const struct matching *x, int64_t t, grove_error_t *err
                              "the resource set's expiration (%lld) is not after the job's "
                              "earliest start (%lld)",
                              (long long)x->horizon, (long long)t);
-    if (window_end(t, x->d) > x->horizon)
+    if (grove_time_end(t, x->d) > x->horizon)
         return grovep_errorf(err, ENODEV,
                              "job duration (%llds) exceeds the resource set's expiration "
                              "(%lld, %llds after the earliest start %lld)",
@@ -389,7 +427,7 @@ static const grove_job_t *match_commit(grove_matcher_t *m, const struct matching
         m->nsel = 0; /* handed over */
     dst->id = x->id;
     dst->start = x->at;
-    dst->end = window_end(x->at, x->d);
+    dst->end = grove_time_end(x->at, x->d);
     dst->state = keep ? (x->at == x->now ? GROVE_JOB_ALLOCATED : GROVE_JOB_RESERVED)
                       : GROVE_JOB_MATCHED;
     if (!keep)
@@ -583,7 +621,7 @@ static int match_fixed(grove_matcher_t *m, const grove_jobspec_t *js, grove_matc
     int found = -1;
     if (match_prepare(m, js, &x, err) == 0) {
         if (end == 0)
-            end = x.till_horizon && start < x.horizon ? x.horizon : window_end(start, x.d);
+            end = x.till_horizon && start < x.horizon ? x.horizon : grove_time_end(start, x.d);
         x.d = end - start;
         x.at = start;
         /* a job grown keeps its window: the horizon bounds new jobs */

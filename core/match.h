@@ -71,7 +71,12 @@ typedef struct grove_match_stats {
 } grove_match_stats_t;
 
 /* A matcher over g (borrowed) with the "first" policy.  cfg may be NULL.
- * NULL with ENOMEM. */
+ * A graph keeps the jobs of one matcher at a time (a state file holds the
+ * graph's records and one job table): while another matcher holds jobs on
+ * g, NULL with EBUSY, and a matcher created earlier is refused (EBUSY) the
+ * modes that keep a job.  The jobs of a destroyed matcher leave their
+ * records; the next matcher numbers its jobs after them.  NULL with
+ * ENOMEM. */
 grove_matcher_t *grove_matcher_create(grove_graph_t *g, const grove_match_config_t *cfg);
 
 /* Free the matcher and its job table (the graph keeps its records: cancel

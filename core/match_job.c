@@ -166,8 +166,10 @@ int grovep_match_job_insert(grove_matcher_t *m, grove_job_t *j)
         < 0)
         return -1;
     m->jobs[i] = j;
+    m->holder->njobs = m->njobs;
     if (j->id >= m->next_id)
         m->next_id = j->id + 1;
+    m->holder->next_id = m->next_id; /* where a copy of the graph numbers on */
     return 0;
 }
 
@@ -372,6 +374,8 @@ int grove_matcher_restore(grove_matcher_t *m, const grove_job_t *src)
         errno = EEXIST;
         return -1;
     }
+    if (grovep_match_hold(m, NULL) < 0)
+        return -1;
     grove_job_t *j = calloc(1, sizeof(*j));
     uint8_t *imp = calloc(src->npicks ? src->npicks : 1, 1);
     grove_pick_t *pk = malloc((src->npicks ? src->npicks : 1) * sizeof(*pk));
@@ -384,8 +388,10 @@ int grove_matcher_restore(grove_matcher_t *m, const grove_job_t *src)
     }
     *j = *src;
     j->picks = pk;
-    memcpy(j->picks, src->picks, src->npicks * sizeof(*j->picks));
-    qsort(j->picks, j->npicks, sizeof(*j->picks), grovep_match_cmp_pick);
+    if (src->npicks) { /* a job of no picks may have no array */
+        memcpy(j->picks, src->picks, src->npicks * sizeof(*j->picks));
+        qsort(j->picks, j->npicks, sizeof(*j->picks), grovep_match_cmp_pick);
+    }
     for (size_t i = 0; i < j->npicks; i++) {
         const grove_pick_t *p = &j->picks[i];
         /* a saved job is recorded without the matcher's checks: a unit
@@ -612,6 +618,7 @@ static grove_job_t *job_detach(grove_matcher_t *m, size_t i)
     grove_job_t *j = m->jobs[i];
     grovep_match_use_forget(m, j);
     dtab_close((void **)&m->jobs, &m->njobs, &m->jobcap, &m->jobs_off, sizeof(*m->jobs), i);
+    m->holder->njobs = m->njobs;
     return j;
 }
 

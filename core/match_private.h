@@ -98,6 +98,7 @@ struct useslot {
 
 struct grove_matcher {
     grove_graph_t *g;
+    struct grovep_holder *holder; /* shared with g while this matcher keeps jobs there */
     grove_policy_t pol;
     char *pol_name;
     /* Policies that explore by use (grove_policy_t.explore_by_use): the
@@ -431,13 +432,6 @@ static inline int touch_up(grove_matcher_t *m, grove_vid_t v)
 
 /* ---- windows and picks ---------------------------------------------------- */
 
-/* The end of a window of d seconds from t, GROVE_TIME_MAX past the end of
- * time. */
-static inline int64_t window_end(int64_t t, int64_t d)
-{
-    return d >= GROVE_TIME_MAX - t ? GROVE_TIME_MAX : t + d;
-}
-
 /* Index of pick v in a job's picks (sorted by vertex id), or -1. */
 static inline long pick_index(const grove_job_t *j, grove_vid_t v)
 {
@@ -463,6 +457,13 @@ int grovep_match_keep_request(grove_matcher_t *m, grove_jobid_t id, const grove_
 int grovep_match_scratch_reserve(grove_matcher_t *m);
 void grovep_match_new_generation(grove_matcher_t *m);
 int grovep_match_push_frame(grove_matcher_t *m, grove_vid_t v);
+
+/* match.c: may m keep jobs on its graph?  It may when it holds them
+ * already, or when no other living matcher holds jobs there (m then takes
+ * the graph's holder slot, and numbers its jobs after a destroyed
+ * holder's, whose records may remain).  0, or -1 with EBUSY and err
+ * (NULL: none) saying why. */
+int grovep_match_hold(grove_matcher_t *m, grove_error_t *err);
 int grovep_match_take_check(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool pexcl,
                             uint64_t need, bool *excl_out, bool *clean_out);
 int grovep_match_list(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl,

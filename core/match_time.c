@@ -22,7 +22,7 @@ static int attempt(grove_matcher_t *m, const struct req *top, grove_vid_t root, 
 {
     grovep_match_new_generation(m);
     m->start = t;
-    m->end = window_end(t, d);
+    m->end = grove_time_end(t, d);
     if (!up(m, root))
         return 0; /* nothing below a root that is not up is available */
     /* what the root's aggregates already rule out (one more single-core
@@ -109,10 +109,10 @@ static int match_later(grove_matcher_t *m, struct matching *x)
         /* the instants ascend: once a window ends past the horizon, so do
          * all the later ones */
         int64_t d = x->till_horizon ? x->horizon - times[i] : x->d;
-        if (d <= 0 || window_end(times[i], d) > x->horizon)
+        if (d <= 0 || grove_time_end(times[i], d) > x->horizon)
             break;
         m->start = times[i];
-        m->end = window_end(times[i], d);
+        m->end = grove_time_end(times[i], d);
         if (!agg_fits(m, x->root, need))
             continue;
         found = grovep_match_attempt_x(m, x, times[i], d);

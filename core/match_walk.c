@@ -97,7 +97,8 @@ int grovep_match_push_frame(grove_matcher_t *m, grove_vid_t v)
                 return -1;
             kept = true;
         }
-        memcpy(m->kids + m->nkids, src, n * sizeof(*m->kids));
+        if (n) /* a leaf: m->kids may not exist yet */
+            memcpy(m->kids + m->nkids, src, n * sizeof(*m->kids));
         m->nkids += n;
         f->nkids = n;
     }

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "graph_private.h"
+#include "util.h"
 
 /* ---- properties and tags -------------------------------------------------- */
 
@@ -435,7 +436,7 @@ int64_t grove_vertex_available_during(const grove_graph_t *g, grove_vid_t v, int
 
 int64_t grove_vertex_available(const grove_graph_t *g, grove_vid_t v)
 {
-    return grove_vertex_available_during(g, v, g->now, g->now + 1);
+    return grove_vertex_available_during(g, v, g->now, grove_time_end(g->now, 1));
 }
 
 int64_t grove_vertex_allocated_at(const grove_graph_t *g, grove_vid_t v, int64_t t)
@@ -460,6 +461,8 @@ int64_t grove_vertex_allocated(const grove_graph_t *g, grove_vid_t v)
 bool grove_vertex_held_exclusively(const grove_graph_t *g, grove_vid_t v, int64_t t,
                                    grove_jobid_t *job)
 {
+    if (!grove_time_ok(t))
+        return false; /* no record holds anything outside [0, forever) */
     for (grove_vid_t a = v; a != GROVEP_NONE && a < g->nv; a = g->parent[a]) {
         uint32_t i = grovep_excl_record(g, a, t, t + 1, true, 0);
         if (i != GROVEP_NONE) {
@@ -469,6 +472,57 @@ bool grove_vertex_held_exclusively(const grove_graph_t *g, grove_vid_t v, int64_
         }
     }
     return false;
+}
+
+/* The live vertices of g for which in(g, v, start, end) holds, in id
+ * order, into a new array.  0 or -1 (EINVAL: a bad window; ENOMEM). */
+static int collect(const grove_graph_t *g, int64_t start, int64_t end,
+                   bool (*in)(const grove_graph_t *, grove_vid_t, int64_t, int64_t),
+                   grove_vid_t **vids, size_t *n)
+{
+    *vids = NULL;
+    *n = 0;
+    if (!grove_time_ok(start) || end <= start) {
+        errno = EINVAL;
+        return -1;
+    }
+    grove_vid_t *out = NULL;
+    size_t cnt = 0, cap = 0;
+    for (grove_vid_t v = 0; v < g->nv; v++) {
+        if (!grovep_alive(g, v) || !in(g, v, start, end))
+            continue;
+        if (grovep_grow((void **)&out, &cap, cnt + 1, sizeof(*out)) < 0) {
+            free(out);
+            errno = ENOMEM;
+            return -1;
+        }
+        out[cnt++] = v;
+    }
+    *vids = out;
+    *n = cnt;
+    return 0;
+}
+
+static bool is_allocated(const grove_graph_t *g, grove_vid_t v, int64_t t, int64_t end)
+{
+    (void)end;
+    return grove_vertex_allocated_at(g, v, t) > 0 || grove_vertex_held_exclusively(g, v, t, NULL);
+}
+
+static bool is_available(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end)
+{
+    return grove_vertex_available_during(g, v, start, end) > 0;
+}
+
+int grove_graph_allocated_at(const grove_graph_t *g, int64_t t, grove_vid_t **vids, size_t *n)
+{
+    return collect(g, t, grove_time_end(t, 1), is_allocated, vids, n);
+}
+
+int grove_graph_available_during(const grove_graph_t *g, int64_t start, int64_t end,
+                                 grove_vid_t **vids, size_t *n)
+{
+    return collect(g, start, end, is_available, vids, n);
 }
 
 /* The job's ALLOC record on v with exactly this window. */

@@ -104,8 +104,22 @@ int64_t grove_vertex_available_during(const grove_graph_t *g, grove_vid_t v, int
                                       int64_t end);
 /* Available now: the window [now, now + 1). */
 int64_t grove_vertex_available(const grove_graph_t *g, grove_vid_t v);
+/* RFC 16's Allocated for all jobs and Available, each in one call: the
+ * live vertices, in id order, into a new array *vids (caller frees) of
+ * *n.  Allocated at t: a vertex holding units of some job at t, or below
+ * a vertex held exclusively at t (an exclusive allocation implies its
+ * inside, which has no records of its own); a container with jobs only
+ * below it is not in the set.  Available during [start, end): a vertex
+ * with units free throughout (grove_vertex_available_during > 0: up,
+ * nothing above it or itself held exclusively, not every unit in use); a
+ * pool partly in use is in both sets.  0, or -1 with EINVAL (a time
+ * outside [0, GROVE_TIME_MAX), end <= start) or ENOMEM. */
+int grove_graph_allocated_at(const grove_graph_t *g, int64_t t, grove_vid_t **vids, size_t *n);
+int grove_graph_available_during(const grove_graph_t *g, int64_t start, int64_t end,
+                                 grove_vid_t **vids, size_t *n);
+
 /* True when v or an ancestor is held exclusively (by any job) at time t; *job
- * set to the holder. */
+ * set to the holder.  False for a t outside [0, GROVE_TIME_MAX). */
 bool grove_vertex_held_exclusively(const grove_graph_t *g, grove_vid_t v, int64_t t,
                                    grove_jobid_t *job);
 

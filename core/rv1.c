@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "error_private.h"
+#include "jobspec.h"
 #include "json_private.h"
 #include "limit.h"
 #include "util.h"
@@ -666,6 +667,8 @@ static int parse_time(struct pctx *x, const json_t *v, const char *key, double *
     double t = json_number_value(v);
     if (!isfinite(t) || t < 0)
         return pfail(x, "execution.%s: must be >= 0 (got %g)", key, t);
+    if (t > GROVE_TIME_REAL_MAX)
+        return pfail(x, "execution.%s: is too large (%g > 2^53 seconds)", key, t);
     *out = t;
     *real = json_is_real(v);
     return 0;
@@ -1235,6 +1238,7 @@ int grove_rv1_add_property(grove_rv1_t *R, const char *name, const grove_idset_t
 int grove_rv1_set_times(grove_rv1_t *R, double starttime, double expiration)
 {
     if (!R || !isfinite(starttime) || !isfinite(expiration) || starttime < 0 || expiration < 0
+        || starttime > GROVE_TIME_REAL_MAX || expiration > GROVE_TIME_REAL_MAX
         || (starttime > 0 && expiration > 0 && expiration <= starttime)) {
         errno = EINVAL;
         return -1;
@@ -1497,5 +1501,114 @@ grove_rv1_t *grove_rv1_restrict(const grove_rv1_t *R, const grove_idset_t *ranks
 grove_rv1_t *grove_rv1_exclude(const grove_rv1_t *R, const grove_idset_t *ranks)
 {
     return select_ranks(R, ranks, false);
+}
+
+grove_idset_t *grove_rv1_hosts_to_ranks(const grove_rv1_t *R, const char *hosts,
+                                        grove_error_t *err)
+{
+    grove_error_clear(err);
+    if (!R || !hosts) {
+        grovep_errorf(err, EINVAL, "hosts to ranks: no R or no hosts");
+        return NULL;
+    }
+    grove_error_t e = {{0}, 0};
+    grove_hostlist_t *hl = grove_hostlist_decode(hosts, &e);
+    if (!hl) {
+        grovep_errorf(err, errno == ENOMEM ? ENOMEM : EINVAL, "hosts \"%s\": %s", hosts, e.text);
+        return NULL;
+    }
+    size_t nh = grove_hostlist_count(hl);
+    uint8_t *found = calloc(nh ? nh : 1, 1);
+    grove_idset_t *ids = grove_idset_create();
+    grove_hostlist_t *missing = grove_hostlist_create();
+    char *text = NULL;
+    if (!found || !ids || !missing)
+        goto oom;
+    for (size_t i = 0; i < R->n; i++) {
+        if (!R->r[i].host)
+            continue;
+        int saved = errno;
+        int at = grove_hostlist_find(hl, R->r[i].host);
+        errno = saved;
+        if (at < 0)
+            continue;
+        found[at] = 1;
+        if (grove_idset_set(ids, R->r[i].rank) < 0)
+            goto oom;
+    }
+    for (size_t k = 0; k < nh; k++) {
+        char *h = grove_hostlist_nth(hl, k);
+        if (!h)
+            goto oom;
+        int at = grove_hostlist_find(hl, h); /* a host named twice: its first place */
+        int rc = at >= 0 && found[at] ? 0 : grove_hostlist_append(missing, h);
+        free(h);
+        if (rc < 0)
+            goto oom;
+    }
+    if (grove_hostlist_count(missing) > 0) {
+        if (!(text = grove_hostlist_encode(missing)))
+            goto oom;
+        grovep_errorf(err, EINVAL, "invalid hosts: %s", text);
+        free(text);
+        grove_idset_destroy(ids);
+        ids = NULL;
+    }
+    free(found);
+    grove_hostlist_destroy(hl);
+    grove_hostlist_destroy(missing);
+    if (!ids)
+        errno = EINVAL;
+    return ids;
+oom:
+    free(found);
+    grove_idset_destroy(ids);
+    grove_hostlist_destroy(hl);
+    grove_hostlist_destroy(missing);
+    grovep_errorf(err, ENOMEM, "out of memory");
+    return NULL;
+}
+
+/* The properties of one rank of R, for a constraint. */
+struct rank_subject {
+    const grove_rv1_t *R;
+    unsigned rank;
+};
+
+static bool rank_has_property(const char *name, void *arg)
+{
+    const struct rank_subject *s = arg;
+    for (size_t i = 0; i < s->R->nprops; i++)
+        if (!strcmp(s->R->props[i].name, name))
+            return grove_idset_test(s->R->props[i].ranks, s->rank);
+    return false;
+}
+
+grove_rv1_t *grove_rv1_filter(const grove_rv1_t *R, const grove_constraint_t *c)
+{
+    if (!R) {
+        errno = EINVAL;
+        return NULL;
+    }
+    grove_idset_t *keep = grove_idset_create();
+    if (!keep)
+        return NULL;
+    for (size_t i = 0; i < R->n; i++) {
+        struct rank_subject rs = {R, R->r[i].rank};
+        grove_constraint_subject_t subj = {
+            .has_property = rank_has_property,
+            .arg = &rs,
+            .hostname = R->r[i].host,
+            .rank = R->r[i].rank,
+        };
+        if (grove_constraint_match(c, &subj) == 1 && grove_idset_set(keep, R->r[i].rank) < 0) {
+            grove_idset_destroy(keep);
+            errno = ENOMEM;
+            return NULL;
+        }
+    }
+    grove_rv1_t *out = select_ranks(R, keep, true);
+    grove_idset_destroy(keep);
+    return out;
 }
 

@@ -184,7 +184,7 @@ int grove_rv1_set_hostname(grove_rv1_t *R, unsigned rank, const char *host);
 int grove_rv1_add_property(grove_rv1_t *R, const char *name, const grove_idset_t *ranks);
 
 /* Set starttime and expiration (0: unset; written as present).  0, or -1
- * with EINVAL (negative, not finite, or expiration <= starttime with both
+ * with EINVAL (negative, not finite, over 2^53, or expiration <= starttime with both
  * set). */
 int grove_rv1_set_times(grove_rv1_t *R, double starttime, double expiration);
 
@@ -214,6 +214,22 @@ bool grove_rv1_equal(const grove_rv1_t *a, const grove_rv1_t *b);
  * times.  NULL with EINVAL/ENOMEM. */
 grove_rv1_t *grove_rv1_restrict(const grove_rv1_t *R, const grove_idset_t *ranks);
 grove_rv1_t *grove_rv1_exclude(const grove_rv1_t *R, const grove_idset_t *ranks);
+
+/* The ranks of R whose host name is in hosts (a hostlist, "foo[0-3]"), as
+ * a new idset (caller destroys); every rank of a host named twice.  NULL
+ * with EINVAL when hosts does not decode or names a host R lacks (err:
+ * "invalid hosts: foo[7-8]", as flux-core's rlist_hosts_to_ranks), ENOMEM. */
+grove_idset_t *grove_rv1_hosts_to_ranks(const grove_rv1_t *R, const char *hosts,
+                                        grove_error_t *err);
+
+/* A new R with only the ranks of R that satisfy the RFC 31 constraint c,
+ * with their children, hosts and properties and R's times (as
+ * grove_rv1_restrict; NULL c: every rank).  A rank is asked with its
+ * properties, its host name (which counts as a property too, as flux-core
+ * applies RFC 31: {"properties": ["foo0"]} keeps foo0, "^foo0" drops it)
+ * and its number.  NULL with ENOMEM. */
+struct grove_constraint;
+grove_rv1_t *grove_rv1_filter(const grove_rv1_t *R, const struct grove_constraint *c);
 
 /* ---- graphs ----------------------------------------------------------------- */
 

@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -414,6 +415,81 @@ static int writer_lock(grove_store_t *s, bool create, grove_error_t *err)
     return 0;
 }
 
+/* The first Grove rows of a new store. */
+static const char first_rows[] =
+    "INSERT OR IGNORE INTO meta VALUES ('format', 1); "
+    "INSERT OR IGNORE INTO meta VALUES ('generation', 0)";
+
+/* Create a complete empty store at path, which does not exist: the schema
+ * and first rows are built in one transaction in a new file beside it,
+ * which is synced, then linked to path (link, unlike rename, never
+ * replaces a store another process made meanwhile: that one is kept) and
+ * the directory synced.  A process killed at any instant leaves either no
+ * store at path or a complete one (at worst a stray PATH.creating.XXXXXX
+ * beside it).  The file is made in WAL mode, as every writer opens it:
+ * switching a store's mode later would write a journal that a process
+ * killed meanwhile leaves hot, which a read-only open cannot roll back.
+ * 0, or -1 with err. */
+static int create_atomic(const char *path, grove_error_t *err)
+{
+    size_t n = strlen(path);
+    char *tmp = malloc(n + sizeof(".creating.XXXXXX"));
+    if (!tmp)
+        return grovep_errorf(err, ENOMEM, "out of memory");
+    memcpy(tmp, path, n);
+    memcpy(tmp + n, ".creating.XXXXXX", sizeof(".creating.XXXXXX"));
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        int e = errno;
+        free(tmp);
+        return grovep_errorf(err, e, "store %s: %s", path, strerror(e));
+    }
+    sqlite3 *db = NULL;
+    int rc = -1;
+    (void)fchmod(fd, 0644); /* mkstemp's 0600: a store is readable as other files are */
+    if (sqlite3_open_v2(tmp, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK
+        || sqlite3_exec(db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL) != SQLITE_OK
+        || sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK
+        || sqlite3_exec(db, schema, NULL, NULL, NULL) != SQLITE_OK
+        || sqlite3_exec(db, first_rows, NULL, NULL, NULL) != SQLITE_OK
+        || sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+        grovep_errorf(err, EIO, "store %s: creating it: %s", path,
+                      db ? sqlite3_errmsg(db) : "out of memory");
+        goto out;
+    }
+    if (sqlite3_close(db) != SQLITE_OK) {
+        grovep_errorf(err, EIO, "store %s: creating it: %s", path, sqlite3_errmsg(db));
+        goto out;
+    }
+    db = NULL;
+    if (fsync(fd) < 0 || (link(tmp, path) < 0 && errno != EEXIST)) {
+        int e = errno;
+        grovep_errorf(err, e, "store %s: %s", path, strerror(e));
+        goto out;
+    }
+    /* the new name is durable once its directory is */
+    char *slash = strrchr(tmp, '/');
+    const char *dirname = ".";
+    if (slash) {
+        *slash = '\0';
+        dirname = slash == tmp ? "/" : tmp;
+    }
+    int dfd = open(dirname, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (slash)
+        *slash = '/';
+    if (dfd >= 0) {
+        (void)fsync(dfd);
+        close(dfd);
+    }
+    rc = 0;
+out:
+    sqlite3_close(db);
+    close(fd);
+    unlink(tmp);
+    free(tmp);
+    return rc;
+}
+
 grove_store_t *grove_store_open(const char *path, int flags, grove_error_t *err)
 {
     grove_error_clear(err);
@@ -423,9 +499,13 @@ grove_store_t *grove_store_open(const char *path, int flags, grove_error_t *err)
         grovep_errorf(err, EINVAL, "store: bad path or flags");
         return NULL;
     }
-    if (!(flags & GROVE_STORE_CREATE) && access(path, F_OK) < 0) {
-        grovep_errorf(err, ENOENT, "store %s: no such file", path);
-        return NULL;
+    if (access(path, F_OK) < 0) {
+        if (!(flags & GROVE_STORE_CREATE)) {
+            grovep_errorf(err, ENOENT, "store %s: no such file", path);
+            return NULL;
+        }
+        if (create_atomic(path, err) < 0)
+            return NULL;
     }
     grove_store_t *s = calloc(1, sizeof(*s));
     if (!s || !(s->path = strdup(path))) {
@@ -486,7 +566,9 @@ grove_store_t *grove_store_open(const char *path, int flags, grove_error_t *err)
                                                          : "PRAGMA synchronous = FULL",
                     err)
                    < 0
-            || exec(s, schema, err) < 0) {
+            || exec(s, "BEGIN", err) < 0 || exec(s, schema, err) < 0
+            || exec(s, first_rows, err) < 0 || exec(s, "COMMIT", err) < 0) {
+            /* an empty database made a store: its tables in one transaction */
             grove_store_close(s);
             return NULL;
         }
@@ -507,12 +589,7 @@ grove_store_t *grove_store_open(const char *path, int flags, grove_error_t *err)
         grove_store_close(s);
         return NULL;
     }
-    if (!found && !s->readonly
-        && exec(s,
-                "INSERT OR IGNORE INTO meta VALUES ('format', 1); "
-                "INSERT OR IGNORE INTO meta VALUES ('generation', 0)",
-                err)
-               < 0) {
+    if (!found && !s->readonly && exec(s, first_rows, err) < 0) {
         grove_store_close(s);
         return NULL;
     }
@@ -1076,6 +1153,10 @@ static int read_meta(struct reader *x)
         || get_meta_int(s, "matcher", &has_m, &found, x->err) < 0
         || get_meta_text(s, "policy", &im->policy, x->err) < 0)
         return -1;
+    if (!grove_time_ok(x->now))
+        return grovep_errorf(x->err, EINVAL,
+                             "store %s: meta now: %lld is not a time (0 to %lld seconds)",
+                             s->path, (long long)x->now, (long long)GROVE_TIME_MAX - 1);
     im->has_jobs = has_m != 0;
     im->next_id = next > 0 ? (grove_jobid_t)next : 1;
     size_t slots = im->slots ? im->slots : 1;
@@ -1249,7 +1330,7 @@ static int drop_dead_slots(struct reader *x)
         if (!x->live[v] && grove_graph_unlink(x->im->g, (grove_vid_t)v, true) < 0)
             return grovep_errorf(
                 x->err, EINVAL, "store %s: vertex %zu: cannot remove the dead slot", x->s->path, v);
-    grove_graph_set_now(x->im->g, x->now);
+    (void)grove_graph_set_now(x->im->g, x->now); /* read_meta checked it */
     if (grove_graph_set_expiration(x->im->g, x->expiration) < 0)
         return grovep_errorf(x->err, EINVAL, "store %s: meta expiration: must be >= 0, got %lld",
                              x->s->path, (long long)x->expiration);
@@ -1307,6 +1388,14 @@ static int read_records(struct reader *x)
         struct srec rec = {(grove_vid_t)vid, (grove_jobid_t)sqlite3_column_int64(st, 1),
                            sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3),
                            sqlite3_column_int64(st, 4), sqlite3_column_int(st, 5) != 0, 0};
+        if (!grovep_window_ok(rec.start, rec.end)) {
+            grovep_errorf(x->err, EINVAL,
+                          "store %s: vertex %lld: a record of job %llu has the window [%lld, %lld), "
+                          "not one within [0, forever)",
+                          x->s->path, (long long)vid, (unsigned long long)rec.job,
+                          (long long)rec.start, (long long)rec.end);
+            goto out;
+        }
         sum += grovep_store_rec_hash(rec.job, rec.amount, rec.start, rec.end, rec.asked);
         cnt++;
         if (grovep_image_add_rec(x->im, &rec) < 0) {
@@ -1335,6 +1424,12 @@ static int job_row(struct reader *x, sqlite3_stmt *st)
     j->job.start = sqlite3_column_int64(st, 2);
     j->job.end = sqlite3_column_int64(st, 3);
     j->hash = (uint64_t)sqlite3_column_int64(st, 4);
+    if (!grovep_window_ok(j->job.start, j->job.end))
+        return grovep_errorf(x->err, EINVAL,
+                             "store %s: job %llu has the window [%lld, %lld), not one within "
+                             "[0, forever)",
+                             x->s->path, (unsigned long long)j->job.id, (long long)j->job.start,
+                             (long long)j->job.end);
     return 0;
 }
 

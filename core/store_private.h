@@ -59,6 +59,15 @@ struct grove_image {
     bool source_is_file;
 };
 
+/* True for a saved window (of a record or a job) that Grove could have
+ * written: a start in [0, GROVE_TIME_MAX) and an end after it (at most
+ * GROVE_TIME_MAX, "forever").  Both readers refuse any other, so no
+ * arithmetic is ever done on a time outside that range. */
+static inline bool grovep_window_ok(int64_t start, int64_t end)
+{
+    return grove_time_ok(start) && end > start;
+}
+
 /* A new image of slots vertices with an empty graph; NULL with ENOMEM. */
 grove_image_t *grovep_image_new(size_t slots);
 

@@ -194,6 +194,35 @@ describe("core.acquire", function()
       a:apply{shink = "4"})
   end)
 
+  it("takes an error response in each form today's protocol has", function()
+    -- flux-core's resource module answers with flux_respond_error (an errno
+    -- and a text): decoded as errnum and errstr, bare or in an error member
+    local forms = {
+      {{errnum = 71, errstr = "lost"}, "lost (errno 71)"},
+      {{errnum = 71}, "error 71"},
+      {{error = {errnum = 19, errstr = "gone"}}, "gone (errno 19)"},
+      {{error = "the resource module unloaded"}, "the resource module unloaded"},
+    }
+    for i, f in ipairs(forms) do
+      local a = fresh()
+      assert(a:apply{resources = R("0-1", "0-3", "host[0-1]"), up = "0-1"})
+      local ev = assert(a:apply(f[1]), "form " .. i)
+      assert.equal(f[2], ev.error, "form " .. i)
+      assert.equal(f[2], a:failure(), "form " .. i)
+    end
+    local a = fresh()
+    assert(a:apply{resources = R("0-1", "0-3", "host[0-1]"), up = "0-1"})
+    local before = a:state()
+    expect.fails("EINVAL", "error: unknown key 'up' (expected error)",
+      a:apply{error = "x", up = "0"})
+    expect.fails("EINVAL", "error: unknown key 'errno' (expected errnum, errstr)",
+      a:apply{error = {errno = 5}})
+    expect.fails("EINVAL", "error: expected a text or an object of errnum and errstr, got a number",
+      a:apply{error = 5})
+    assert.same(before, a:state())
+    assert.is_nil(a:failure())
+  end)
+
   it("drains and excludes by command", function()
     local a, g, m = fresh()
     expect.fails("EINVAL", "drain: no resources acquired yet", a:drain("0"))

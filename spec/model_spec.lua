@@ -650,3 +650,84 @@ describe("a clock that moves", function()
     assert.same({}, m:set_now(30))
   end)
 end)
+
+describe("RFC 16's allocated and available sets", function()
+  it("are one call each: holders of units or inside an exclusive hold; units free", function()
+    local g = two_nodes()
+    assert.same({}, g:allocated())
+    assert.equal(#g, #g:available())
+    assert(g:allocate(g:vertex("/cluster0/node0"), 1, 7,
+      {start = 0, duration = 100, exclusive = true}))       -- node0 whole
+    assert(g:allocate(g:vertex("/cluster0/node1/core0"), 1, 8,
+      {start = 0, duration = 50}))                          -- a core of node1
+    local paths = {}
+    for _, v in ipairs(g:allocated()) do paths[#paths + 1] = v:path() end
+    table.sort(paths)
+    assert.same({"/cluster0/node0", "/cluster0/node0/core0", "/cluster0/node0/core1",
+      "/cluster0/node0/core2", "/cluster0/node0/core3", "/cluster0/node0/memory0",
+      "/cluster0/node1/core0"}, paths)
+    -- available: the cluster, node1 (shared), its three other cores, its memory
+    paths = {}
+    for _, v in ipairs(g:available()) do paths[#paths + 1] = v:path() end
+    table.sort(paths)
+    assert.same({"/cluster0", "/cluster0/node1", "/cluster0/node1/core1",
+      "/cluster0/node1/core2", "/cluster0/node1/core3", "/cluster0/node1/memory0"}, paths)
+    -- later: the core's job is over at 50, node0's at 100
+    assert.equal(6, #g:allocated(60))
+    assert.equal(#g, #g:available(100, 10))
+    assert.equal(#g - 6, #g:available(60, 100))
+    assert.equal(6, g:free_job(7) + 5) -- one record: node0's
+    assert.equal(1, #g:allocated())
+    assert.has_error(function() g:allocated(-1) end)
+    assert.has_error(function() g:available(0, 0) end)
+  end)
+end)
+
+describe("constraints as flux-core applies RFC 31", function()
+  local function constrained(c)
+    local t = cores(1, 10)
+    t.attributes.system.constraints = c
+    return t
+  end
+
+  it("count a node's hostname as one of its properties in the matcher", function()
+    local g = two_nodes()
+    local m = core.matcher(g)
+    local function node_of(j)
+      for _, p in ipairs(j.picks) do
+        if p.vertex:type() == "node" then return p.vertex:path() end
+      end
+    end
+    local j = assert(m:match(constrained{properties = {"node1"}}, "without_allocating"))
+    assert.equal("/cluster0/node1", node_of(j))
+    j = assert(m:match(constrained{properties = {"^node0"}}, "without_allocating"))
+    assert.equal("/cluster0/node1", node_of(j))
+    j = assert(m:match(constrained{properties = {"node0"}}, "without_allocating"))
+    assert.equal("/cluster0/node0", node_of(j))
+    local none, _, code = m:match(constrained{properties = {"node0", "^node0"}},
+      "allocate_with_satisfiability")
+    assert.is_nil(none)
+    assert.equal("ENODEV", code)
+  end)
+
+  it("filter rv by a constraint and map hosts to ranks", function()
+    local rv = assert(core.rv1_decode([[{"version": 1, "execution": {"R_lite": [{"rank": "0-3",
+      "children": {"core": "0-1"}}], "nodelist": ["foo[0-3]"], "properties": {"ssd": "1-2"},
+      "starttime": 0, "expiration": 0}}]]))
+    assert.equal("0", tostring(rv:filter{properties = {"foo0"}}:ranks()))
+    assert.equal("0,2-3", tostring(rv:filter{properties = {"^foo1"}}:ranks()))
+    assert.equal("1", tostring(rv:filter{properties = {"ssd", "^foo2"}}:ranks()))
+    assert.equal("0-1", tostring(rv:filter('{"hostlist": ["foo[0-1]"]}'):ranks()))
+    assert.equal("2-3", tostring(rv:filter(core.constraint{ranks = {"2-3"}}):ranks()))
+    assert.equal("", tostring(rv:filter{properties = {"nope"}}:ranks()))
+    local kept = rv:filter{properties = {"^ssd"}}
+    assert.equal("foo[0,3]", tostring(kept:nodelist()))
+    assert.same({}, kept:properties()) -- ssd was on the ranks left out
+    assert.equal("1,3", tostring(rv:hosts_to_ranks("foo[3,1]")))
+    local bad = {rv:hosts_to_ranks("foo[3,7-8]")}
+    assert.same({nil, "invalid hosts: foo[7-8]", "EINVAL"}, bad)
+    bad = {rv:filter{bogus = {}}}
+    assert.is_nil(bad[1])
+    assert.equal("EINVAL", bad[3])
+  end)
+end)

@@ -273,6 +273,16 @@ describe("vertex", function()
       assert.is_false(mem:held_exclusively())
     end)
 
+    it("refuses a time outside [0, math.maxinteger) for held_exclusively", function()
+      local mem = g:vertex("/c0/n0/mem")
+      assert.is_true(mem:allocate(16, 1))
+      assert.is_true((mem:held_exclusively(1000)))
+      for _, t in ipairs({ math.maxinteger, math.mininteger, -1 }) do
+        assert.has_error(function() mem:held_exclusively(t) end,
+          "bad argument #1 to 'held_exclusively' (time must be >= 0 and < math.maxinteger)")
+      end
+    end)
+
     it("holds a pool exclusively on request; its children are implied", function()
       local n = g:vertex("/c0/n0")
       local core0 = g:vertex("/c0/n0/s0/core0")

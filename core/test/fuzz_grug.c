@@ -2,8 +2,9 @@
  *
  * Every input is expanded under a vertex limit of 100,000 (a recipe past
  * it must be refused at once, not built); a graph it accepts is written
- * as JGF with state and must read back.  A refusal must say why.  Built
- * by scripts/fuzz, not by the Makefile's test rules.
+ * as JGF with state and must read back, and jobs matched on it must be
+ * written as a state file that reads back (fuzz_state.h).  A refusal must
+ * say why.  Built by scripts/fuzz, not by the Makefile's test rules.
  *
  * It holds only the reader's call and the checks of what it accepts (the
  * entry point is fuzz_reader.h's): no TAP output, no checks that belong
@@ -18,6 +19,7 @@
 #include "grug.h"
 #include "jgf.h"
 #include "fuzz_reader.h"
+#include "fuzz_state.h"
 
 static void *fuzz_read(const char *data, size_t size, grove_error_t *err)
 {
@@ -36,6 +38,7 @@ static void fuzz_accepted(void *obj)
     if (!g2)
         abort(); /* the JGF reader refused what the writer made of a recipe */
     grove_graph_destroy(g2);
+    fuzz_state_round_trip(g);
     grove_graph_destroy(g);
     free(t);
 }

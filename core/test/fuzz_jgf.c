@@ -4,7 +4,9 @@
  * json_t too.  A graph either reader accepts is written (indented, then
  * compact with state), read back and written again: the reader must accept
  * what the writer makes, and the second write must give the same bytes.
- * Built by scripts/fuzz, not by the Makefile's test rules.
+ * Jobs matched on it must be written as a state file that reads back
+ * (fuzz_state.h).  Built by scripts/fuzz, not by the Makefile's test
+ * rules.
  *
  * It holds only the fuzz entry point: no TAP output, no checks that belong
  * in test_jgf.c, no main().
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_state.h"
 #include "jgf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -44,6 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (g) {
         round_trip(g, 0);
         round_trip(g, GROVE_JGF_COMPACT | GROVE_JGF_WITH_STATE);
+        fuzz_state_round_trip(g);
         grove_graph_destroy(g);
     } else if (!err.text[0]) {
         abort(); /* a refusal must say why */

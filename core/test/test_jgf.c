@@ -622,8 +622,75 @@ static void test_limits(void)
        "a pool near 2^63 refused: %s", err.text);
 }
 
+/* The paths a vertex's ancestors were written with serve it: a vertex met
+ * before its parent (ids out of depth-first order), siblings, and a chain
+ * of 500 written and read back with whole paths; then a chain of 100,000
+ * (inside GROVE_MAX_DEPTH) without paths, linear in the graph, read back
+ * with the same depth and written again to the same bytes. */
+static void test_deep(void)
+{
+    grove_error_t err;
+    grove_graph_t *g = grove_graph_create();
+    grove_vid_t root = test_vertex(g, "root", 0, 1, GROVE_VID_NONE);
+    grove_vid_t x = test_vertex(g, "x", 0, 1, GROVE_VID_NONE);
+    grove_vid_t y = test_vertex(g, "y", 0, 1, GROVE_VID_NONE);
+    test_vertex(g, "z", 0, 1, root);
+    ok(grove_graph_add_child(g, root, y, NULL, &err) == 0
+           && grove_graph_add_child(g, y, x, NULL, &err) == 0,
+       "paths: x linked below y, which is linked below the root");
+    char *text = grove_jgf_write(g, GROVE_JGF_COMPACT);
+    ok(text && strstr(text, "\"paths\":{\"containment\":\"/root0/y0/x0\"}")
+           && strstr(text, "\"paths\":{\"containment\":\"/root0/y0\"}")
+           && strstr(text, "\"paths\":{\"containment\":\"/root0/z0\"}"),
+       "paths: a child written before its parent, then the parent, then a sibling");
+    free(text);
+    grove_graph_destroy(g);
+
+    /* a chain of 500 with whole paths */
+    g = grove_graph_create();
+    grove_vid_t v = GROVE_VID_NONE;
+    for (int i = 0; i < 500; i++)
+        v = test_vertex(g, "box", i, 1, v);
+    text = grove_jgf_write(g, GROVE_JGF_COMPACT);
+    grove_graph_t *g2 = text ? grove_jgf_read(text, strlen(text), "chain500", &err) : NULL;
+    char *again = g2 ? grove_jgf_write(g2, GROVE_JGF_COMPACT) : NULL;
+    ok(again && !strcmp(text, again), "a chain of 500: whole paths read back, the same bytes");
+    ok(text && strstr(text, "/box497/box498/box499\"}"), "a chain of 500: the deepest path");
+    free(text);
+    free(again);
+    grove_graph_destroy(g2);
+    grove_graph_destroy(g);
+
+    /* a chain of 100,000 without paths */
+    enum { DEEP = 100000 };
+    g = grove_graph_create();
+    v = GROVE_VID_NONE;
+    for (int i = 0; i < DEEP; i++)
+        v = test_vertex(g, "box", i, 1, v);
+    size_t len = 0;
+    text = grove_jgf_write(g, GROVE_JGF_COMPACT | GROVE_JGF_NO_PATHS);
+    len = text ? strlen(text) : 0;
+    ok(text && !strstr(text, "\"paths\"") && len < (size_t)DEEP * 1000,
+       "a chain of 100,000 without paths: %zu bytes, under 1,000 a vertex", len);
+    g2 = text ? grove_jgf_read(text, len, "chain100k", &err) : NULL;
+    ok(g2 != NULL, "a chain of 100,000: read back (%s)", g2 ? "" : err.text);
+    size_t depth = 0;
+    grove_sym_t cont = g2 ? grove_graph_sym_lookup(g2, GROVE_CONTAINMENT) : GROVE_SYM_NONE;
+    for (grove_vid_t p = g2 ? (grove_vid_t)(DEEP - 1) : GROVE_VID_NONE; p != GROVE_VID_NONE;
+         p = grove_vertex_parent(g2, p, cont))
+        depth++;
+    is_int((long long)depth, DEEP, "a chain of 100,000: the deepest vertex under all the others");
+    again = g2 ? grove_jgf_write(g2, GROVE_JGF_COMPACT | GROVE_JGF_NO_PATHS) : NULL;
+    ok(again && !strcmp(text, again), "a chain of 100,000: written again, the same bytes");
+    free(text);
+    free(again);
+    grove_graph_destroy(g2);
+    grove_graph_destroy(g);
+}
+
 int main(void)
 {
+    test_deep();
     test_limits();
     test_corpus();
     test_defaults();

@@ -501,6 +501,57 @@ static grove_rv1_t *naive_build(const struct naive *a)
     return R;
 }
 
+/* The ranks of R kept by constraint text c, as an idset string (freed by
+ * the next call). */
+static const char *filtered(const grove_rv1_t *R, const char *c)
+{
+    static char *last;
+    free(last);
+    last = NULL;
+    grove_error_t err;
+    grove_constraint_t *k = grove_constraint_parse(c, &err);
+    grove_rv1_t *F = k ? grove_rv1_filter(R, k) : NULL;
+    grove_idset_t *ids = F ? grove_rv1_ranks(F) : NULL;
+    last = ids ? grove_idset_encode(ids, GROVE_IDSET_FLAG_RANGE) : NULL;
+    grove_idset_destroy(ids);
+    grove_rv1_destroy(F);
+    grove_constraint_destroy(k);
+    return last;
+}
+
+/* R filtered by a constraint, a hostname counting as a property, and hosts
+ * to ranks (flux-core's rlist_copy_constraint and rlist_hosts_to_ranks). */
+static void test_constraint_filter(void)
+{
+    const char *text = "{\"version\": 1, \"execution\": {\"R_lite\": [{\"rank\": \"0-3\", "
+                       "\"children\": {\"core\": \"0-1\"}}], \"nodelist\": [\"foo[0-3]\"], "
+                       "\"properties\": {\"ssd\": \"1-2\"}}}";
+    grove_error_t err;
+    grove_rv1_t *R = grove_rv1_decode(text, strlen(text), "r.json", &err);
+    ok(R != NULL, "filter: R");
+    is_str(filtered(R, "{\"properties\": [\"foo0\"]}"), "0", "a hostname is a property");
+    is_str(filtered(R, "{\"properties\": [\"^foo1\"]}"), "0,2-3", "and ^ leaves it out");
+    is_str(filtered(R, "{\"properties\": [\"ssd\", \"^foo2\"]}"), "1", "with other properties");
+    is_str(filtered(R, "{\"hostlist\": [\"foo[2-9]\"]}"), "2-3", "hostlist");
+    is_str(filtered(R, "{\"not\": [{\"ranks\": [\"0-2\"]}]}"), "3", "ranks");
+    is_str(filtered(R, "{\"properties\": [\"none\"]}"), "", "nothing kept");
+    grove_rv1_t *all = grove_rv1_filter(R, NULL);
+    ok(all && grove_rv1_equal(all, R), "no constraint keeps everything");
+    grove_rv1_destroy(all);
+    grove_idset_t *ids = grove_rv1_hosts_to_ranks(R, "foo[3,1,1]", &err);
+    char *s = ids ? grove_idset_encode(ids, GROVE_IDSET_FLAG_RANGE) : NULL;
+    is_str(s, "1,3", "hosts to ranks");
+    free(s);
+    grove_idset_destroy(ids);
+    errno = 0;
+    ok(!grove_rv1_hosts_to_ranks(R, "foo[2,7-8]", &err) && errno == EINVAL,
+       "a host R lacks: EINVAL");
+    is_str(err.text, "invalid hosts: foo[7-8]", "its message names the hosts");
+    ok(!grove_rv1_hosts_to_ranks(R, "foo[", &err) && errno == EINVAL, "a bad hostlist: EINVAL");
+    grove_rv1_destroy(R);
+    filtered(NULL, "{}");
+}
+
 static void test_algebra(void)
 {
     rng_state = 42; /* the same random sets on every run */
@@ -852,6 +903,7 @@ int main(void)
     test_to_graph();
     test_corpus();
     test_algebra();
+    test_constraint_filter();
     test_jobs();
     return done_testing();
 }

@@ -8,7 +8,9 @@
  * the parent kills it with SIGKILL at random instants (20 times, the state
  * carrying over), reloads, and checks the database (integrity_check, every
  * row against its hash) and that the state is the last acknowledged one
- * or the one whose save was under way.
+ * or the one whose save was under way.  And creation: a child creates
+ * store after store until it is killed (20 times); each name it used
+ * holds a complete store or nothing.
  *
  * It must not build graphs of its own (grovetest.h) nor test the JGF
  * format itself (test_jgf.c).
@@ -321,11 +323,13 @@ static void image_steps(grove_store_t *st, const struct state *s0)
        "image: jobs, acquisition, policy");
     grove_graph_t *ig = grove_image_take_graph(im);
     ok(grove_image_take_graph(im) == NULL && grove_image_graph(im) == NULL, "graph taken once");
-    grove_matcher_t *other = grove_matcher_create(s0->g, NULL);
-    ok(grove_image_restore_jobs(im, other, &err) < 0 && errno == EINVAL,
+    grove_graph_t *og = grove_graph_create();
+    grove_matcher_t *other = og ? grove_matcher_create(og, NULL) : NULL;
+    ok(other && grove_image_restore_jobs(im, other, &err) < 0 && errno == EINVAL,
        "restore into a matcher of another graph: EINVAL");
     is_str(err.text, "restore: the matcher must be empty and over the image's graph", "message");
     grove_matcher_destroy(other);
+    grove_graph_destroy(og);
     ok(grove_image_restore_jobs(im, NULL, &err) == 0, "restore records without a matcher");
     ok(grove_image_restore_jobs(im, NULL, &err) < 0 && errno == EINVAL, "only once");
     char *j0 = test_state_text(s0->g), *j1 = test_state_text(ig);
@@ -1013,6 +1017,52 @@ static void crash_test(void)
     ok(acked_total >= nkills / 2, "crash test: the children acknowledged %d saves", acked_total);
 }
 
+/* Creation is atomic: a child creates fresh stores c<round>-<k>.db one
+ * after another until it is killed at a random instant (it is nearly
+ * always in the middle of one); every name then holds a complete store
+ * (opened read-only, checked) or none. */
+static void crash_create_test(void)
+{
+    unsigned seed = 777;
+    int good = 0, total = 0, stores = 0;
+    int nkills = kills();
+    for (int round = 0; round < nkills; round++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            for (int k = 0;; k++) {
+                char p[512];
+                grove_error_t e;
+                snprintf(p, sizeof(p), "%s/c%d-%d.db", dir, round, k);
+                grove_store_close(grove_store_open(p, GROVE_STORE_CREATE, &e));
+            }
+        }
+        struct timespec ts = {0, (long)(rand_r(&seed) % 300 + 20) * 1000000L};
+        nanosleep(&ts, NULL);
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        for (int k = 0;; k++) {
+            char p[512];
+            grove_error_t err;
+            snprintf(p, sizeof(p), "%s/c%d-%d.db", dir, round, k);
+            if (access(p, F_OK) < 0) {
+                good += errno == ENOENT;
+                break;
+            }
+            total++;
+            grove_store_t *st = grove_store_open(p, GROVE_STORE_READONLY, &err);
+            bool pass = st && grove_store_check(st, &err) == 0;
+            if (!pass)
+                diag("round %d, store %d: %s", round, k, err.text);
+            stores += pass;
+            grove_store_close(st);
+        }
+    }
+    is_int(good, nkills, "crash at creation: %d kills, each left names that hold nothing after "
+                         "the last store", nkills);
+    ok(total >= nkills, "crash at creation: the children created %d stores", total);
+    is_int(stores, total, "crash at creation: all %d stores created are complete", total);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof(dir), "%s/grove-store-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -1024,6 +1074,7 @@ int main(void)
     requests_kept();
     refusals();
     crash_test();
+    crash_create_test();
     char cmd[600];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
     if (system(cmd) != 0)
