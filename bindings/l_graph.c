@@ -142,6 +142,19 @@ struct grovel_graph *grovel_check_graph_ud(lua_State *L, int idx)
     return lua_touserdata(L, idx);
 }
 
+const char *const grovel_standard_types[] = {"slot", "xor_slot", "cluster", "rack", "node",
+                                             "socket", "core", "gpu", "ssd", "storage_node",
+                                             NULL};
+
+bool grovel_type_known(const grove_graph_t *g, const char *type)
+{
+    for (int i = 0; grovel_standard_types[i]; i++)
+        if (!strcmp(type, grovel_standard_types[i]))
+            return true;
+    grove_sym_t sym = grove_graph_sym_lookup(g, type);
+    return sym != GROVE_SYM_NONE && grove_graph_count_type(g, sym) > 0;
+}
+
 struct grovel_graph *grovel_check_mutable(lua_State *L, int idx)
 {
     struct grovel_graph *gr = grovel_check_graph_ud(L, idx);

@@ -18,6 +18,10 @@
  *       (option picks = false: the table without its picks, for callers
  *       that read them in C, such as a writer; start and end: the window)
  *   m:set_policy(name | policy)  m:policy()  m:graph()
+ *       (a policy naming a type the graph does not know in prune_types,
+ *       score_types or order's when is refused: nil, "FILE:LINE: FIELD:
+ *       unknown resource type 'NAME' (the graph has ...)", EINVAL; the
+ *       policy in use stays)
  *   m:known_types()  the resource types a jobspec matched here may name (the
  *       graph's and the standard ones); text and tables given to m:match
  *       and m:fits_idle are read with this list, so a type no graph has
@@ -196,15 +200,11 @@ static void push_job(lua_State *L, const grove_job_t *j, int graph_idx)
     lua_setfield(L, -2, "picks");
 }
 
-/* Push the resource types a jobspec matched on g may name: those of g's
- * vertices and the standard ones.  A request for a gpu on a machine
- * without one finds nothing (an xor_slot alternative skipped); a type no
- * graph has is a mistake in the jobspec, refused as it is read. */
+/* Push the resource types a jobspec matched on g may name as a list
+ * (grovel_type_known says which). */
 static void push_known_types(lua_State *L, const grove_graph_t *g)
 {
-    static const char *const standard[] = {"slot", "xor_slot", "cluster", "rack", "node",
-                                           "socket", "core", "gpu", "ssd",
-                                           "storage_node", NULL};
+    const char *const *standard = grovel_standard_types;
     lua_newtable(L);
     lua_Integer n = 0;
     for (int i = 0; standard[i]; i++) {
@@ -601,6 +601,9 @@ static int m_set_policy(lua_State *L)
         lm->lua_policy = false;
     } else if (grovel_test_policy(L, 2)) {
         struct grovel_policy *p = grovel_check_policy(L, 2);
+        /* a policy loaded without a graph has its type names checked here */
+        if (!grovel_policy_check_types(L, p, grove_matcher_graph(lm->m)))
+            return grovel_fail(L, lua_tostring(L, -1), "EINVAL");
         if (grove_matcher_set_policy(lm->m, grovel_policy_hooks(p)) < 0)
             return grovel_fail_errno(L, errno, NULL);
         lua_pushvalue(L, 2);

@@ -5,7 +5,14 @@
  *                                          as the file name in messages)
  *       opts: budget = instructions per match (default 10,000,000),
  *             memory = bytes the policy may hold (64 MiB),
- *             time = wall-clock seconds per match (1)
+ *             time = wall-clock seconds per match (1),
+ *             graph = a grove.graph: the type names the policy gives
+ *             (prune_types, score_types, order's when) are checked against
+ *             the types a request on it may name, and a policy naming
+ *             another ("nodes") is refused: nil, "FILE:LINE: FIELD:
+ *             unknown resource type 'nodes' (the graph has ...)", EINVAL.
+ *             Without it, m:set_policy checks them against the matcher's
+ *             graph.
  *   p:name()  p:description()  p:source()  p:hooks()  p:budget()
  *   p:memory()  p:time()  p:heap()  p:traceback()  p:close()  tostring(p)
  *
@@ -91,6 +98,48 @@ static void func_where(lua_State *S, int idx, char *buf, size_t len)
 
 /* ---- the policy table ------------------------------------------------------------------ */
 
+/* What load_body is given and answers. */
+struct loading {
+    struct grovel_policy *p;
+    const char *text, *chunkname, *dflt;
+    size_t len;
+    const char *code; /* on failure: "EINVAL" or "ENOMEM" */
+};
+
+static bool word_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* The line of the policy's text on which the string literal name ("node"
+ * or 'node') is written: the first after `field =`, else the first
+ * anywhere; 0 when the text holds none (a name the chunk computed). */
+static int literal_line(const struct loading *l, const char *field, const char *name)
+{
+    const char *t = l->text, *end = l->text + l->len, *from = NULL;
+    size_t fl = strlen(field), nl = strlen(name);
+    for (const char *f = t; !from && f + fl <= end; f++) {
+        if (memcmp(f, field, fl) || (f > t && word_char(f[-1])) || (f + fl < end && word_char(f[fl])))
+            continue;
+        const char *q = f + fl;
+        while (q < end && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r'))
+            q++;
+        if (q < end && *q == '=' && (q + 1 == end || q[1] != '='))
+            from = q;
+    }
+    for (int pass = from ? 0 : 1; pass < 2; pass++) {
+        for (const char *q = pass ? t : from; q + nl + 2 <= end; q++) {
+            if ((*q != '"' && *q != '\'') || memcmp(q + 1, name, nl) || q[nl + 1] != *q)
+                continue;
+            int line = 1;
+            for (const char *c = t; c < q; c++)
+                line += *c == '\n';
+            return line;
+        }
+    }
+    return 0;
+}
+
 /* Raise-free validation: on a bad table, push a message and return -1. */
 static int spec_error(lua_State *S, struct grovel_policy *p, const char *fmt, const char *a)
 {
@@ -102,15 +151,20 @@ static int spec_error(lua_State *S, struct grovel_policy *p, const char *fmt, co
 
 /* prune_types or score_types (which: 0 or 1) = "TYPE" or {"TYPE", ...}
  * at idx. */
-static int parse_types(lua_State *S, struct grovel_policy *p, int which, int idx, const char *k)
+static int parse_types(lua_State *S, struct grovel_policy *p, const struct loading *l, int which,
+                       int idx, const char *k)
 {
     int vt = lua_type(S, idx);
     size_t n = vt == LUA_TSTRING ? 1 : vt == LUA_TTABLE ? lua_rawlen(S, idx) : 0;
     if (n == 0)
         return spec_error(S, p, "%s must be a type name or a non-empty array of them", k);
     char **list = calloc(n + 1, sizeof(*list));
-    if (!list)
+    int *lines = calloc(n + 1, sizeof(*lines));
+    if (!list || !lines) {
+        free(list);
+        free(lines);
         return spec_error(S, p, "%s", "out of memory");
+    }
     for (size_t i = 0; i < n; i++) {
         if (vt == LUA_TTABLE)
             lua_rawgeti(S, idx, (lua_Integer)i + 1);
@@ -121,15 +175,19 @@ static int parse_types(lua_State *S, struct grovel_policy *p, int which, int idx
             for (size_t j = 0; j < i; j++)
                 free(list[j]);
             free(list);
+            free(lines);
             return spec_error(S, p, "%s must hold type names (strings)", k);
         }
+        lines[i] = literal_line(l, k, list[i]);
         lua_pop(S, 1);
     }
     p->types[which] = list;
+    p->type_lines[which] = lines;
     return 0;
 }
 
-static int parse_order_table(lua_State *S, struct grovel_policy *p, int t, int uv)
+static int parse_order_table(lua_State *S, struct grovel_policy *p, const struct loading *l,
+                             int t, int uv)
 {
     lua_pushnil(S);
     while (lua_next(S, t)) {
@@ -172,6 +230,7 @@ static int parse_order_table(lua_State *S, struct grovel_policy *p, int t, int u
                                   luaL_typename(S, -1));
             if (!(p->when = strdup(lua_tostring(S, -1))))
                 return spec_error(S, p, "%s", "out of memory");
+            p->when_line = literal_line(l, "when", p->when);
         } else {
             return spec_error(S, p, "order: unknown field '%s' (key, descending, when)", k);
         }
@@ -184,7 +243,8 @@ static int parse_order_table(lua_State *S, struct grovel_policy *p, int t, int u
 
 /* Read the policy table at t into p (functions go into the user value
  * table uv).  0, or -1 with a message pushed. */
-static int parse_spec(lua_State *S, struct grovel_policy *p, int t, int uv, const char *dflt)
+static int parse_spec(lua_State *S, struct grovel_policy *p, const struct loading *l, int t,
+                      int uv, const char *dflt)
 {
     /* the hooks a policy table names, by kind (the order key is order's) */
     static const char *const fnames[] = {"prune", "order", "score", "choose", NULL, "scores"};
@@ -239,10 +299,10 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, int t, int uv, cons
                                   luaL_typename(S, -1));
             nodec = lua_toboolean(S, -1);
         } else if (!strcmp(k, "prune_types") || !strcmp(k, "score_types")) {
-            if (parse_types(S, p, k[0] == 's', lua_gettop(S), k) < 0)
+            if (parse_types(S, p, l, k[0] == 's', lua_gettop(S), k) < 0)
                 return -1;
         } else if (hook == H_ORDER && vt == LUA_TTABLE) {
-            if (parse_order_table(S, p, lua_gettop(S), uv) < 0)
+            if (parse_order_table(S, p, l, lua_gettop(S), uv) < 0)
                 return -1;
             given[H_ORDER] = true;
         } else if (hook >= 0) {
@@ -335,6 +395,8 @@ static void policy_free(void *arg)
     free(p->cx.below_done);
     free_types(p->types[0]);
     free_types(p->types[1]);
+    free(p->type_lines[0]);
+    free(p->type_lines[1]);
 }
 
 static void policy_closable(lua_State *L, void *ud)
@@ -362,14 +424,6 @@ static const char *base_name(const char *path, size_t *len)
     *len = n;
     return b;
 }
-
-/* What load_body is given and answers. */
-struct loading {
-    struct grovel_policy *p;
-    const char *text, *chunkname, *dflt;
-    size_t len;
-    const char *code; /* on failure: "EINVAL" or "ENOMEM" */
-};
 
 /* In the sandbox, protected: load the chunk, run it, read its table.  0,
  * or 1 with the message on top and l->code set. */
@@ -413,7 +467,7 @@ static int load_body(lua_State *S)
     size_t n;
     const char *b = base_name(l->dflt, &n);
     lua_pushlstring(S, b, n);
-    if (parse_spec(S, p, t, hooks, lua_tostring(S, -1)) < 0)
+    if (parse_spec(S, p, l, t, hooks, lua_tostring(S, -1)) < 0)
         return 1;
     return 0;
 }
@@ -423,6 +477,25 @@ static int load_body(lua_State *S)
 static int make_policy(lua_State *L, const char *text, size_t len, const char *source,
                        const char *dflt, int optarg)
 {
+    /* the graph whose types the policy's type names are checked against
+     * (option graph): kept on the stack, the other options passed on */
+    const grove_graph_t *tg = NULL;
+    if (lua_type(L, optarg) == LUA_TTABLE && lua_getfield(L, optarg, "graph") != LUA_TNIL) {
+        if (!(tg = grovel_handle_test(L, -1, &grovel_graph_class)))
+            luaL_argerror(L, optarg, "graph must be an open grove.graph");
+        lua_newtable(L);
+        int limarg = lua_gettop(L);
+        for (lua_pushnil(L); lua_next(L, optarg);) {
+            if (lua_type(L, -2) == LUA_TSTRING && !strcmp(lua_tostring(L, -2), "graph")) {
+                lua_pop(L, 1);
+                continue;
+            }
+            lua_pushvalue(L, -2); /* key value key */
+            lua_insert(L, -2);    /* key key value */
+            lua_rawset(L, limarg);
+        }
+        lua_replace(L, optarg); /* the graph stays on the stack, alive */
+    }
     grovel_sandbox_t limits;
     grovel_sandbox_check_limits(L, optarg, &limits);
     struct grovel_policy *p = (struct grovel_policy *)grovel_handle_new(L, &policy_class);
@@ -458,6 +531,8 @@ static int make_policy(lua_State *L, const char *text, size_t len, const char *s
     }
     lua_settop(S, 0);
     lua_pop(L, 1);
+    if (tg && !grovel_policy_check_types(L, p, tg))
+        return grovel_fail(L, lua_tostring(L, -1), "EINVAL");
     return 1;
 }
 
@@ -521,6 +596,64 @@ static int l_policy_parse(lua_State *L)
     const char *name;
     const char *text = grovel_check_source(L, &len, &name);
     return make_policy(L, text, len, name, name, 3);
+}
+
+/* ---- type names ------------------------------------------------------------------------ */
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Push the failure of name (field, written on line) for check_types:
+ * where, the name, and the graph's types sorted by name. */
+static void push_unknown_type(lua_State *L, const struct grovel_policy *p, const char *field,
+                              const char *name, int line, const grove_graph_t *g)
+{
+    size_t n = 0;
+    const char *s;
+    for (grove_sym_t sym = 0; (s = grove_graph_str(g, sym)); sym++)
+        n += grove_graph_count_type(g, sym) > 0;
+    const char **names = lua_newuserdatauv(L, (n ? n : 1) * sizeof(*names), 0);
+    n = 0;
+    for (grove_sym_t sym = 0; (s = grove_graph_str(g, sym)); sym++)
+        if (grove_graph_count_type(g, sym) > 0)
+            names[n++] = s;
+    qsort(names, n, sizeof(*names), cmp_names);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    if (line > 0)
+        lua_pushfstring(L, "%s:%d: ", p->short_src, line);
+    else
+        lua_pushfstring(L, "%s: ", p->short_src);
+    luaL_addvalue(&b);
+    lua_pushfstring(L, "%s: unknown resource type '%s' (the graph has ", field, name);
+    luaL_addvalue(&b);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            luaL_addstring(&b, ", ");
+        luaL_addstring(&b, names[i]);
+    }
+    luaL_addstring(&b, n ? ")" : "no vertices)");
+    luaL_pushresult(&b);
+    lua_remove(L, -2); /* the names */
+}
+
+bool grovel_policy_check_types(lua_State *L, const struct grovel_policy *p,
+                               const grove_graph_t *g)
+{
+    static const char *const fields[] = {"prune_types", "score_types"};
+    for (int w = 0; w < 2; w++)
+        for (size_t i = 0; p->types[w] && p->types[w][i]; i++)
+            if (!grovel_type_known(g, p->types[w][i])) {
+                push_unknown_type(L, p, fields[w], p->types[w][i], p->type_lines[w][i], g);
+                return false;
+            }
+    if (p->when && !grovel_type_known(g, p->when)) {
+        push_unknown_type(L, p, "order.when", p->when, p->when_line, g);
+        return false;
+    }
+    return true;
 }
 
 /* ---- matches ------------------------------------------------------------------------------ */

@@ -89,6 +89,14 @@ struct grovel_box *grovel_box_new(lua_State *L, void (*fn)(void *));
 /* The open graph userdata at idx (raises on misuse or a closed graph). */
 struct grovel_graph *grovel_check_graph_ud(lua_State *L, int idx);
 
+/* The resource types a request matched on g may name: the standard ones
+ * (grovel_standard_types: slot, xor_slot, cluster, rack, node, socket,
+ * core, gpu, ssd, storage_node) and those of g's vertices.  A gpu asked of
+ * a machine without one is found nowhere; a type no graph has (fpga,
+ * "nodes") is a mistake, refused as the request or policy is read. */
+extern const char *const grovel_standard_types[];
+bool grovel_type_known(const grove_graph_t *g, const char *type);
+
 /* As grovel_check_graph_ud, and raises if a walk or find with Lua hooks is
  * running on the graph (its structure must not change under the walk). */
 struct grovel_graph *grovel_check_mutable(lua_State *L, int idx);

@@ -65,12 +65,15 @@ struct grovel_policy {
     char where[H_COUNT][LUA_IDSIZE + 24]; /* "file:line" of each Lua hook */
     bool lua[H_COUNT];                    /* which hooks are Lua functions */
     char **types[2];                      /* prune_types, score_types (NULL-ended) */
+    int *type_lines[2];                   /* the line each is written on (0: not
+                                           * found in the text, a computed name) */
 
     /* declarative order (hooks.order == decl_order) */
     int key;        /* enum key_kind */
     bool desc;      /* descending */
     char *key_prop; /* K_PROPERTY: the property name */
     char *when;     /* sort only lists holding a vertex of this type */
+    int when_line;  /* the line it is written on (0: not found) */
 
     grovel_sandbox_t sb;      /* the policy's own Lua state and its limits */
     struct grovel_views views; /* what its views show */
