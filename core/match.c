@@ -49,6 +49,7 @@
  *   match_channel.c  channeled pools along conduits, taken and given back
  *   match_request.c  the request tree compiled from the jobspec, xor slots
  *   match_time.c     one attempt in a window, the search for a later one
+ *   match_never.c    why a request can never fit, named from the graph's sizes
  *   match_record.c   a fitting selection made into records, and undone
  *   match_job.c      the job table, kept requests, cancel, release,
  *                    restore, re-plan, the clock
@@ -330,23 +331,27 @@ static int match_failed(grove_matcher_t *m, struct matching *x, int found,
         }
         return -1;
     }
-    if (x->mode == GROVE_MATCH_SATISFIABILITY) {
-        grove_error_set(err, NULL, 0, "unsatisfiable request");
-        errno = ENODEV;
-        return -1;
-    }
-    int never = 0;
-    if (x->mode == GROVE_MATCH_ALLOCATE_WITH_SAT || x->mode == GROVE_MATCH_ALLOCATE_ORELSE_RESERVE
-        || x->mode == GROVE_MATCH_WITHOUT_ALLOCATING_FUTURE) {
+    /* every mode tells never from not now: look again ignoring use and
+     * status (a satisfiability match has) */
+    bool never = x->mode == GROVE_MATCH_SATISFIABILITY;
+    if (!never) {
         m->sat = true;
         int s = grovep_match_attempt_x(m, x, x->now, x->d);
         m->sat = false;
         if (s < 0)
-            return -1;
+            return match_failed(m, x, -1, err);
         never = s == 0;
     }
-    grove_error_set(err, NULL, 0, never ? "unsatisfiable request" : "no matching resources");
-    errno = never ? ENODEV : EBUSY;
+    if (!never) {
+        grove_error_set(err, NULL, 0, "no matching resources");
+        errno = EBUSY;
+        return -1;
+    }
+    /* name the level the graph cannot meet (not for fits_idle, which
+     * also leaves out what is not up and reads no message) */
+    if (m->sat_up || grovep_match_explain_never(m, x->root, x->tops[0], err) <= 0)
+        grove_error_set(err, NULL, 0, "unsatisfiable request");
+    errno = ENODEV;
     return -1;
 }
 

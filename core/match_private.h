@@ -1,6 +1,6 @@
 /* match_private.h: what the matcher's files (match.c, match_walk.c,
  * match_slot.c, match_use.c, match_channel.c, match_request.c,
- * match_time.c, match_record.c, match_job.c) share, and no other file may
+ * match_time.c, match_never.c, match_record.c, match_job.c) share, and no other file may
  * include: the matcher's struct, the compiled request, the per-match
  * scratch state with its small helpers, and the functions one of them
  * calls in another.
@@ -500,6 +500,13 @@ struct req *grovep_match_compile(grove_matcher_t *m, const grove_jobspec_t *js, 
 /* match_time.c: attempts, now and later */
 int grovep_match_attempt_x(grove_matcher_t *m, struct matching *x, int64_t t, int64_t d);
 int grovep_match_search(grove_matcher_t *m, struct matching *x);
+
+/* match_never.c: the first level of a request that can never fit below
+ * root, named in err from the graph's sizes ("no node with 40 cores:
+ * largest has 36"); 1 when one is named, 0 when the sizes allow every
+ * level, -1 (ENOMEM) */
+int grovep_match_explain_never(grove_matcher_t *m, grove_vid_t root, const struct req *top,
+                               grove_error_t *err);
 
 /* match_record.c: picks sorted, expanded and made into records, and undone */
 int grovep_match_cmp_pick(const void *a, const void *b);

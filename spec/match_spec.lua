@@ -129,14 +129,19 @@ describe("m:match", function()
     for _, c in ipairs {
       {1, 1, nil, "EBUSY", "no matching resources"},
       {1, 1, "allocate_with_satisfiability", "EBUSY", "no matching resources"},
-      {3, 1, "allocate_with_satisfiability", "ENODEV", "unsatisfiable request"},
-      {3, 1, "allocate_orelse_reserve", "ENODEV", "unsatisfiable request"},
-      {1, 37, "satisfiability", "ENODEV", "unsatisfiable request"},
+      {1, 1, "without_allocating", "EBUSY", "no matching resources"},
+      {3, 1, "allocate_with_satisfiability", "ENODEV", "3 nodes requested: the graph has 2"},
+      {3, 1, "allocate_orelse_reserve", "ENODEV", "3 nodes requested: the graph has 2"},
+      {3, 1, nil, "ENODEV", "3 nodes requested: the graph has 2"},
+      {3, 1, "without_allocating", "ENODEV", "3 nodes requested: the graph has 2"},
+      {1, 37, "satisfiability", "ENODEV", "no node with 37 cores: largest has 36"},
+      {1, 37, nil, "ENODEV", "no node with 37 cores: largest has 36"},
+      {1, 37, "without_allocating_future", "ENODEV", "no node with 37 cores: largest has 36"},
     } do
       expect.fails(c[4], c[5], m:match(nodes_yaml(c[1], c[2]), c[3]))
     end
     -- every match but satisfiability consumed an id
-    assert.equal(6, m:next_id())
+    assert.equal(11, m:next_id())
   end)
 
   it("reserves at the earliest time", function()
