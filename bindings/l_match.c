@@ -740,7 +740,7 @@ static int m_dominant(lua_State *L)
     return 1;
 }
 
-static const char *const event_names[] = {"start", "end", "overdue"};
+static const char *const event_names[] = {"start", "end", "overdue", "replanned", "dropped"};
 
 /* Push the queued events from the first-th on as a list of {event =, id =,
  * at =}. */

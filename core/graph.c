@@ -994,6 +994,8 @@ int grove_vertex_set_status(grove_graph_t *g, grove_vid_t v, grove_status_t s)
         errno = EINVAL;
         return -1;
     }
+    if (g->v[v].status != (uint8_t)s)
+        g->status_gen++;
     g->v[v].status = (uint8_t)s;
     return 0;
 }

@@ -186,6 +186,8 @@ struct grove_graph {
     grove_vid_t *next_type, *next_name, *next_rank; /* [vcap] index chains */
     size_t nv, vcap;       /* slots used / allocated */
     size_t nlive;          /* live vertices */
+    uint64_t status_gen;   /* counts the status changes of vertices (a matcher
+                            * plans again the reservations they touch) */
 
     grovep_edge_t *e;
     size_t ne, ecap, nlive_e;

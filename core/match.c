@@ -507,7 +507,7 @@ int grove_match(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_
     const grove_job_t *job = NULL;
     if (out)
         *out = NULL;
-    if (m->g->now != m->clock)
+    if (behind(m))
         grove_matcher_catch_up(m); /* ENOMEM: the states catch up next time */
     if (match_check(m, js, &x, err) < 0)
         return -1;
@@ -650,7 +650,7 @@ int grove_match_window(grove_matcher_t *m, const grove_jobspec_t *js, grove_matc
     if (out)
         *out = NULL;
     grove_error_clear(err);
-    if (m->g->now != m->clock)
+    if (behind(m))
         grove_matcher_catch_up(m);
     if (!js)
         return grovep_errorf(err, EINVAL, "match: no jobspec");
@@ -674,7 +674,7 @@ int grove_match_grow(grove_matcher_t *m, const grove_jobspec_t *js, grove_jobid_
     if (out)
         *out = NULL;
     grove_error_clear(err);
-    if (m->g->now != m->clock)
+    if (behind(m))
         grove_matcher_catch_up(m);
     if (!js)
         return grovep_errorf(err, EINVAL, "grow: no jobspec");

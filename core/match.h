@@ -221,7 +221,10 @@ void grove_matcher_set_overdue(grove_matcher_t *m, grove_overdue_t o);
 typedef enum grove_job_event_kind {
     GROVE_EVENT_START = 0, /* a reservation reached its start: now running */
     GROVE_EVENT_END,       /* a job reached its end and was removed */
-    GROVE_EVENT_OVERDUE    /* a job reached its end and was kept */
+    GROVE_EVENT_OVERDUE,   /* a job reached its end and was kept */
+    GROVE_EVENT_REPLANNED, /* a reservation on a vertex that went down or was
+                            * drained was planned again (at: its new start) */
+    GROVE_EVENT_DROPPED    /* such a reservation fits nowhere: removed (at: now) */
 } grove_job_event_kind_t;
 
 typedef struct grove_job_event {
@@ -231,9 +234,11 @@ typedef struct grove_job_event {
 } grove_job_event_t;
 
 /* Bring the job states up to the graph's clock (grove_graph_set_now may
- * have moved it; grove_match does this first): reservations whose start
- * has come run, running jobs whose end has passed end or are reported.
- * Events are queued in time order.  Returns how many were queued, or -1
+ * have moved it; grove_match does this first): reservations on a vertex
+ * whose status is no longer up (or below one) are planned again with
+ * grove_matcher_replan (REPLANNED, or DROPPED when they fit nowhere),
+ * reservations whose start has come run, running jobs whose end has
+ * passed end or are reported.  Events are queued in time order.  Returns how many were queued, or -1
  * (ENOMEM; what was done stays done). */
 long grove_matcher_catch_up(grove_matcher_t *m);
 

@@ -701,14 +701,69 @@ static int cmp_event(const void *a, const void *b)
     return (x->id > y->id) - (x->id < y->id);
 }
 
+/* Does a pick of j lie on or below a vertex that is not up? */
+static bool lost_resources(const grove_matcher_t *m, const grove_job_t *j)
+{
+    const grove_graph_t *g = m->g;
+    for (size_t i = 0; i < j->npicks; i++)
+        for (grove_vid_t u = j->picks[i].v; u < g->nv; u = g->parent[u])
+            if (g->v[u].status != GROVE_STATUS_UP)
+                return true;
+    return false;
+}
+
+/* The reservations on vertices that are no longer up (v:set_status, a
+ * drain) are planned again as acquisition plans those on the targets it
+ * takes away (grove_matcher_replan): moved (REPLANNED at the new start,
+ * and START when that is now) or, fitting nowhere, removed (DROPPED).  A
+ * re-plan that fails (ENOMEM, or a Lua policy's hook outside a match)
+ * keeps the job as it was and is tried again at the next catch-up.  0 or
+ * -1 (ENOMEM). */
+static int replan_lost(grove_matcher_t *m)
+{
+    uint64_t gen = m->g->status_gen;
+    bool again = false;
+    int rc = 0;
+    m->status_seen = gen; /* the re-plans' own matches must not come here */
+    for (size_t i = 0; i < m->njobs && rc == 0;) {
+        grove_job_t *j = m->jobs[i];
+        if (j->state != GROVE_JOB_RESERVED || !lost_resources(m, j)) {
+            i++;
+            continue;
+        }
+        grove_jobid_t id = j->id;
+        const grove_job_t *moved = NULL;
+        int r = grove_matcher_replan(m, id, &moved, NULL);
+        if (r < 0) {
+            again = true;
+            rc = errno == ENOMEM ? -1 : 0;
+            i++;
+        } else if (r == 0) {
+            rc = event_push(m, GROVE_EVENT_DROPPED, id, m->g->now); /* i: the next job */
+        } else {
+            rc = event_push(m, GROVE_EVENT_REPLANNED, id, moved->start);
+            if (rc == 0 && moved->state == GROVE_JOB_ALLOCATED)
+                rc = event_push(m, GROVE_EVENT_START, id, moved->start);
+            i++;
+        }
+    }
+    if (again || rc < 0)
+        m->status_seen = gen - 1;
+    return rc;
+}
+
 long grove_matcher_catch_up(grove_matcher_t *m)
 {
     int64_t now = m->g->now, was = m->clock;
     size_t first = m->nevents;
     m->clock = now;
-    if (now <= was)
-        return 0; /* back in time: nothing starts again or un-ends */
-    int rc = 0;
+    int rc = m->g->status_gen != m->status_seen ? replan_lost(m) : 0;
+    if (now <= was) {
+        /* back in time: nothing starts again or un-ends */
+        if (m->nevents - first > 1)
+            qsort(m->events + first, m->nevents - first, sizeof(*m->events), cmp_event);
+        return rc < 0 ? -1 : (long)(m->nevents - first);
+    }
     for (size_t i = 0; i < m->njobs && rc == 0;) {
         grove_job_t *j = m->jobs[i];
         if (j->state == GROVE_JOB_RESERVED && j->start <= now) {

@@ -174,6 +174,8 @@ struct grove_matcher {
     grove_job_event_t *events; /* queued, in time order */
     size_t nevents, evcap;
     int64_t clock;             /* the graph time the job states are at */
+    uint64_t status_seen;      /* the graph's status_gen the reservations were
+                                * checked at (grove_matcher_catch_up) */
     grove_overdue_t overdue;
     grove_sym_t dominant;      /* the subsystem the walk follows (NONE: containment) */
     uint8_t dom_sub;           /* its index in g->subsys, set for each match */
@@ -222,6 +224,13 @@ struct matching {
 };
 
 /* ---- small helpers --------------------------------------------------------- */
+
+/* Must the job states catch up (grove_matcher_catch_up) before a match:
+ * has the graph's clock moved, or a vertex's status changed? */
+static inline bool behind(const grove_matcher_t *m)
+{
+    return m->g->now != m->clock || m->g->status_gen != m->status_seen;
+}
 
 /* The subsystem the walk follows. */
 static inline grove_sym_t dom_sym(const grove_matcher_t *m)
