@@ -14,7 +14,10 @@
  *   s:share(key, t)     mirror the host table t in the sandbox (below)
  *   s:unshare(key)
  *   s:call(name, ...)   true and the results of returned[name](...), or
- *                       false and a message ("FILE:LINE: reason")
+ *                       false, a message ("FILE:LINE: reason") and
+ *                       "ECANCELED" (the script raised, or went past a
+ *                       limit: budget, time, memory; as a placement
+ *                       policy's failed match)
  *   s:heap()            bytes the sandbox holds beyond the empty sandbox
  *
  * Values cross between the host's state and the sandbox as copies made in
@@ -788,7 +791,8 @@ static int script_call(lua_State *L)
         lua_pushboolean(L, 0);
         push_failure(L, s, st);
         lua_settop(S, stop);
-        return 2;
+        lua_pushliteral(L, "ECANCELED");
+        return 3;
     }
     int nres = lua_gettop(S) - stop;
     luaL_checkstack(L, nres + 1, "too many results");
@@ -809,7 +813,8 @@ static int script_call(lua_State *L)
     if (st != LUA_OK) { /* a result that cannot leave: the call failed */
         lua_pushboolean(L, 0);
         lua_insert(L, -2);
-        return 2;
+        lua_pushliteral(L, "ECANCELED");
+        return 3;
     }
     lua_pushboolean(L, 1);
     lua_insert(L, -nres - 1);

@@ -33,8 +33,8 @@ end
 
 local function fails(s, pattern)
   local before = state(s)
-  local ok, err = pcall(s.step, s)
-  assert.is_false(ok)
+  local ok, err, code = s:step()
+  assert.same({nil, "ECANCELED"}, {ok, code})
   assert.matches(pattern, err)
   -- the pass never ran: the clock moved to the arrivals, nothing started
   local after = state(s)
@@ -44,6 +44,25 @@ local function fails(s, pattern)
 end
 
 describe("a queue policy in the C sandbox", function()
+  it("ends a pass past its limits with ECANCELED, from grove.sched as from the simulation",
+    function()
+      local sched = require("grove.sched")
+      local s = waiting([[
+        return { schedule = function(ctx)
+          while true do end
+        end }]], {budget = 10000})
+      local msg = "queue policy q: q.lua:2: instruction budget of 10000 exceeded"
+      assert.same({nil, msg, "ECANCELED"}, {s:step()})
+      -- the jobs wait: the loop's own pass answers the same
+      assert.same({nil, msg, "ECANCELED"}, {sched.pass(s)})
+      -- and the script's own call says why, with the code
+      local script = assert(core.script_load("return { f = function() return ('x'):rep(2^20) end }",
+        "m.lua", {memory = 65536}))
+      local ok, err, code = script:call("f")
+      assert.same({false, "ECANCELED"}, {ok, code})
+      assert.equal("m.lua: memory limit of 65536 bytes exceeded", err)
+    end)
+
   it("is stopped in a backtracking pattern by the instruction budget", function()
     local s = waiting([[
       return { schedule = function(ctx)
@@ -108,8 +127,8 @@ describe("a queue policy in the C sandbox", function()
       end }]], {memory = 2 * 1024 * 1024})
     local s = assert(sim.new{graph = machine(), queue = q})
     for i = 1, 100 do s:submit{id = i, submit = i, run = 1000, procs = 32} end
-    local ok, err = pcall(s.run, s)
-    assert.is_false(ok)
+    local ok, err, code = s:run()
+    assert.same({nil, "ECANCELED"}, {ok, code})
     assert.matches("^queue policy q: q%.lua[:%d]*: memory limit of 2097152 bytes exceeded$", err)
     assert.is_true(s:clock() > 5)   -- a later pass: the cap held across passes
   end)
@@ -150,8 +169,8 @@ describe("a queue policy in the C sandbox", function()
       s:submit{id = 1, submit = 0, run = 10, procs = 32}
       s:advance(0)
       s:submit{id = 2, submit = 1, run = 10, procs = 32}
-      local ok, err = pcall(s.advance, s, 1)
-      assert.is_false(ok)
+      local ok, err, code = s:advance(1)
+      assert.same({nil, "ECANCELED"}, {ok, code})
       assert.equal("queue policy q: job 2 waits until 10", err)
     end)
 end)
@@ -171,13 +190,13 @@ describe("grove.core.script_load", function()
     assert.is_nil(t.x)
     assert.equal(3, len)
     assert.equal(5, n)
-    assert.same({false, "s.lua: no function 'g'"}, {s:call("g")})
+    assert.same({false, "s.lua: no function 'g'", "ECANCELED"}, {s:call("g")})
   end)
 
   it("refuses functions and tables that hold themselves at the border", function()
     local s = load([[return { f = function() return function() end end,
       g = function() local t = {}; t.t = t; return t end, h = function(x) return x end }]])
-    assert.same({false, "a function cannot leave the sandbox"}, {s:call("f")})
+    assert.same({false, "a function cannot leave the sandbox", "ECANCELED"}, {s:call("f")})
     local ok, err = s:call("g")
     assert.is_false(ok)
     assert.matches("nested more than 128 levels", err)

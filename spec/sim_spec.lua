@@ -206,14 +206,14 @@ describe("queue policies", function()
       {budget = 100000}))
     local s = new{queue = p}
     s:submit{submit = 0, run = 1, procs = 1}
-    local ok, err = pcall(s.run, s)
-    assert.is_false(ok)
+    local ok, err, code = s:run()
+    assert.same({nil, "ECANCELED"}, {ok, code})
     assert.equal("queue policy test: test.lua:1: instruction budget of 100000 exceeded", err)
     local q = assert(parse("return { schedule = function() os.exit(1) end }"))
     local s2 = new{queue = q}
     s2:submit{submit = 0, run = 1, procs = 1}
-    ok, err = pcall(s2.run, s2)
-    assert.is_false(ok)
+    ok, err, code = s2:run()
+    assert.same({nil, "ECANCELED"}, {ok, code})
     assert.equal("queue policy test: test.lua:1: undefined global 'os'", err)
     local _, msg = parse("return { schedule = 1 }")
     assert.equal("test.lua: schedule must be a function", msg)
@@ -239,8 +239,8 @@ describe("queue policies", function()
       local s = new{queue = q, reservations = mode == "planner" and "planner" or nil}
       s:submit{id = 1, submit = 0, run = 50, estimate = 80, procs = 12}
       s:submit{id = 2, submit = 0, run = 50, estimate = 50, procs = 8}
-      local ok, err = pcall(s.advance, s, 0)
-      assert.is_false(ok)
+      local ok, err, code = s:advance(0)
+      assert.same({nil, "ECANCELED"}, {ok, code})
       assert.equal("queue policy test: earliest 2 80 nil", err)
     end
   end)
@@ -254,8 +254,8 @@ describe("queue policies", function()
       end }]]))
     local s = new{queue = q}
     s:submit{id = 4, submit = 0, run = 1, procs = 1}
-    local ok, err = pcall(s.run, s)
-    assert.is_false(ok)
+    local ok, err, code = s:run()
+    assert.same({nil, "ECANCELED"}, {ok, code})
     assert.equal("queue policy test: test.lua:4: bad argument #1 to 'start' (job 4 is not waiting)",
       err)
   end)

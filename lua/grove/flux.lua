@@ -250,8 +250,8 @@ end
 local function pass(self)
   self.wake = nil
   refresh_open(self)
-  local ok, err = pcall(sched.pass, self.loop)
-  if not ok then
+  local ok, err = sched.pass(self.loop)
+  if ok == nil then
     emit(self, {op = "log", level = "err", message = tostring(err)})
   end
   annotate(self)

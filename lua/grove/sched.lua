@@ -3,7 +3,8 @@
 --   local sched = require "grove.sched"
 --   local loop = sched.new{graph = g, queue = "easy", policy = "low"}
 --   sched.enqueue(loop, rec)      -- a job waits (rec: see below)
---   sched.pass(loop)              -- one pass of the queue policy
+--   sched.pass(loop)              -- one pass of the queue policy (true,
+--                                 -- false: none waits, nil, msg, "ECANCELED")
 --   sched.stop(loop, rec)         -- a running job's resources are freed
 --   sched.forget(loop, rec)       -- it leaves the loop
 --
@@ -957,7 +958,10 @@ function M.context(loop)
   return ctx
 end
 
--- One pass of the queue policy (when any job waits): true when it ran.
+-- One pass of the queue policy (when any job waits): true when it ran,
+-- false when no job waits, or nil, message, "ECANCELED" when the policy
+-- failed (it raised, or went past its budget, time or memory): what the
+-- pass had started stays started.
 function M.pass(self)
   if self.qlen == 0 then return false end
   self.passes = self.passes + 1
@@ -965,8 +969,8 @@ function M.pass(self)
   -- reported as it is, not as the schedule's that called ctx:queue()
   self.host_error = nil
   local pol = self.queue_policy
-  local ok, e = pcall(pol.call, pol, "schedule", self.ctx)
-  if not ok then error(self.host_error or e, 0) end
+  local ok, msg, code = pol:pcall("schedule", self.ctx)
+  if not ok then return nil, self.host_error or msg, code end
   self.changed = false
   return true
 end

@@ -751,7 +751,8 @@ function Sim:next_time()
 end
 
 -- Handle the next instant.  false when nothing is left, or when the next
--- event is after limit.
+-- event is after limit; nil, message, "ECANCELED" when the queue policy
+-- failed (raised, or went past its budget, time or memory limit).
 function Sim:step(limit)
   local t = self:next_time()
   if not t or (limit and t > limit) then return false end
@@ -783,16 +784,23 @@ function Sim:step(limit)
     self.wake_set[self.wakes:pop()] = nil
   end
   level(self)
-  if sched.pass(self) then level(self) end
+  local ran, msg, code = sched.pass(self)
+  if ran == nil then return nil, msg, code end
+  if ran then level(self) end
   if self.progress then self.progress(self) end
   return true
 end
 
--- Run until nothing is left (or the clock would pass limit).  When
--- nothing is left, the allocator's free pages go back to the system (once,
--- at the end: not as each job leaves).
+-- Run until nothing is left (or the clock would pass limit): the
+-- simulation, or nil, message, "ECANCELED" as step.  When nothing is
+-- left, the allocator's free pages go back to the system (once, at the
+-- end: not as each job leaves).
 function Sim:run(limit)
-  while self:step(limit) do end
+  while true do
+    local more, msg, code = self:step(limit)
+    if more == nil then return nil, msg, code end
+    if not more then break end
+  end
   if not self:next_time() and not self.trimmed then
     self.trimmed = true
     core.trim_memory()
@@ -805,7 +813,8 @@ function Sim:advance(t)
   if math.type(t) ~= "integer" or t < self.now then
     error("bad argument #1 to 'advance' (an integer time, not in the past)", 2)
   end
-  self:run(t)
+  local ok, msg, code = self:run(t)
+  if not ok then return nil, msg, code end
   if t > self.now then
     sched.set_now(self, t)
     level(self)

@@ -396,9 +396,13 @@ local function simulate(o)
     end
   end
   s:feed(reader)
-  s:run()
+  local ran, rmsg = s:run()
   local wall = os.clock() - t0
   if progress then io.stderr:write("\r\27[K") end
+  if not ran then
+    if out then out:close() end
+    return fail(rmsg)
+  end
   if out then out:close() end
   local r = s:result{wall = wall, events = s.steps, trace = o.trace, cluster = o.cluster,
     trace_skipped = reader.skipped, trace_dropped = reader.dropped, trace_cut = reader.cut,

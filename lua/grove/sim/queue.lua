@@ -55,9 +55,19 @@ local Policy = {}
 Policy.__index = Policy
 
 -- Call a hook of the policy (or of its base) under its limits; raises
--- "queue policy NAME: FILE:LINE: reason".
+-- "queue policy NAME: FILE:LINE: reason" (inside another hook's call:
+-- that call fails with it).
 function Policy:call(hook, ...)
   return self[hook](...)
+end
+
+-- As call, protected: true and the hook's results, or nil, "queue policy
+-- NAME: FILE:LINE: reason", "ECANCELED" when the hook raised or went past
+-- a limit (budget, time, memory), as a placement policy's match fails.
+function Policy:pcall(hook, ...)
+  local r = table.pack(pcall(self[hook], ...))
+  if not r[1] then return nil, tostring(r[2]), "ECANCELED" end
+  return table.unpack(r, 1, r.n)
 end
 
 -- Every sandbox the policy's hooks run in: its own, then its bases'.
