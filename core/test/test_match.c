@@ -301,6 +301,44 @@ static grove_vid_t node_of(const grove_graph_t *g, const grove_job_t *j)
 /* Whole nodes taken exclusively: what lies below a node is asked about
  * once, at the node (a record below annotates it), so a core held in the
  * window keeps its node out and a core held outside the window does not. */
+/* Never is ENODEV in every mode, with the level the graph cannot meet;
+ * not now is EBUSY. */
+static void test_never(void)
+{
+    static const grove_match_mode_t modes[] = {
+        GROVE_MATCH_ALLOCATE, GROVE_MATCH_ALLOCATE_ORELSE_RESERVE, GROVE_MATCH_ALLOCATE_WITH_SAT,
+        GROVE_MATCH_SATISFIABILITY, GROVE_MATCH_WITHOUT_ALLOCATING,
+        GROVE_MATCH_WITHOUT_ALLOCATING_FUTURE};
+    grove_graph_t *g = tiny();
+    grove_matcher_t *m = grove_matcher_create(g, NULL);
+    grove_jobspec_t *two = nodes_excl_js(2, true), *three = nodes_js(3);
+    grove_jobspec_t *big = js_of("- type: node\n  count: 1\n  with:\n"
+                                 "  - type: slot\n    count: 1\n    label: s\n    with:\n"
+                                 "    - type: core\n      count: 37\n");
+    for (size_t i = 0; i < sizeof(modes) / sizeof(*modes); i++) {
+        grove_error_t err = {{0}, 0};
+        errno = 0;
+        ok(grove_match(m, three, modes[i], 0, NULL, &err) < 0 && errno == ENODEV,
+           "mode %zu: three nodes of two: ENODEV", i);
+        is_str(err.text, "3 nodes requested: the graph has 2", "mode %zu: the level named", i);
+        errno = 0;
+        ok(grove_match(m, big, modes[i], 0, NULL, &err) < 0 && errno == ENODEV,
+           "mode %zu: 37 cores on a node of 36: ENODEV", i);
+        is_str(err.text, "no node with 37 cores: largest has 36", "mode %zu: the level named", i);
+    }
+    grove_error_t err = {{0}, 0};
+    ok(grove_match(m, two, GROVE_MATCH_ALLOCATE, 0, NULL, NULL) == 0, "both nodes held whole");
+    errno = 0;
+    ok(grove_match(m, two, GROVE_MATCH_ALLOCATE, 0, NULL, &err) < 0 && errno == EBUSY,
+       "then two nodes are busy, not never");
+    is_str(err.text, "no matching resources", "busy: the plain message");
+    grove_jobspec_destroy(two);
+    grove_jobspec_destroy(three);
+    grove_jobspec_destroy(big);
+    grove_matcher_destroy(m);
+    grove_graph_destroy(g);
+}
+
 static void test_whole_nodes(void)
 {
     grove_graph_t *g = tiny();
@@ -640,6 +678,7 @@ int main(void)
     test_job_table();
     test_fits_idle();
     test_horizon();
+    test_never();
     test_whole_nodes();
     test_large_selection();
     test_scores_hook();

@@ -331,11 +331,37 @@ static void channel_release(void)
     drop(m, g);
 }
 
+/* A reservation on a vertex that leaves up is planned again at the next
+ * catch-up (a match, or the clock): it never starts there. */
+static void status_replans(void)
+{
+    grove_graph_t *g;
+    grove_matcher_t *m = on_four(&g);
+    ok(run(m, 2, 100, GROVE_MATCH_ALLOCATE, 0) == 1 && run(m, 2, 200, GROVE_MATCH_ALLOCATE, 0) == 2
+           && run(m, 2, 10, GROVE_MATCH_ALLOCATE_ORELSE_RESERVE, 0) == 3,
+       "nodes 0-1 busy until 100, 2-3 until 200, job 3 reserved at 100");
+    grove_vertex_set_status(g, node(g, 0), GROVE_STATUS_DRAINED);
+    ok(grove_matcher_catch_up(m) == 1 && event_is(m, 0, GROVE_EVENT_REPLANNED, 3, 200),
+       "node0 drained: job 3 planned again, at 200");
+    const grove_job_t *j = grove_matcher_job(m, 3);
+    ok(j && j->start == 200 && j->state == GROVE_JOB_RESERVED, "job 3 waits for job 2");
+    grove_matcher_events_clear(m);
+    ok(grove_matcher_catch_up(m) == 0, "nothing changed since: nothing planned");
+    grove_vertex_set_status(g, node(g, 3), GROVE_STATUS_DOWN);
+    grove_vertex_set_status(g, node(g, 2), GROVE_STATUS_DOWN);
+    ok(grove_matcher_set_now(m, 200) == 3 && event_is(m, 0, GROVE_EVENT_END, 1, 100)
+           && event_is(m, 1, GROVE_EVENT_END, 2, 200) && event_is(m, 2, GROVE_EVENT_DROPPED, 3, 200)
+           && grove_matcher_job(m, 3) == NULL,
+       "two more down: job 3 fits nowhere, dropped, never started");
+    drop(m, g);
+}
+
 int main(void)
 {
     windows();
     grow();
     replan();
+    status_replans();
     clock_moves();
     channel_release();
     return done_testing();
