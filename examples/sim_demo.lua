@@ -26,7 +26,7 @@ for _, queue in ipairs{"fcfs", "easy"} do
   local s = assert(sim.new{graph = machine(), queue = queue, policy = "first"})
   s:feed(sim.trace.from_list(jobs))
   local t0 = os.clock()
-  s:run()
+  assert(s:run())
   results[#results + 1] = s:result{wall = os.clock() - t0}
 end
 

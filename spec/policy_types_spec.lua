@@ -17,7 +17,8 @@ describe("a policy's type names", function()
   it("are refused at load, with file and line, when the graph is given", function()
     local g = graph()
     for _, c in ipairs {
-      {'return {\n  name = "x",\n  score_types = {"node", "cores"},\n  score = function() return 1 end,\n}\n',
+      {'return {\n  name = "x",\n  score_types = {"node", "cores"},\n' ..
+        '  score = function() return 1 end,\n}\n',
         "pol.lua:3: score_types: unknown resource type 'cores'" .. HAS},
       {'return {\n  prune_types = "nodes",\n  prune = function() return false end }\n',
         "pol.lua:2: prune_types: unknown resource type 'nodes'" .. HAS},

@@ -105,8 +105,8 @@ describe("a queue policy's library calls", function()
       graph = grove.cluster "c" { R.node(2, {hostnames = "n[0-1]"}) { R.core(4) } },
       queue = q})
     s:submit{id = 1, submit = 0, run = 10, procs = 4}
-    local ok, err = pcall(s.step, s)
-    assert.is_false(ok)
+    local ok, err, code = s:step()
+    assert.same({nil, "ECANCELED"}, {ok, code})
     assert.equal(0, s:counts().running)
     return err
   end
