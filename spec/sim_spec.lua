@@ -113,7 +113,7 @@ describe("grove.sim", function()
     local s = new{report = function(job, reason) why[job.id] = reason end}
     s:submit{id = 7, submit = 0, run = 1, jobspec = grove.jobspec{nodes = 5}}
     s:run()
-    assert.same({[7] = "cannot fit the machine"}, why)
+    assert.same({[7] = "5 nodes requested: the graph has 4"}, why)
   end)
 
   it("places the same with a built-in policy and its Lua twin", function()
