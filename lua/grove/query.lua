@@ -389,9 +389,12 @@ function S:match_one(mode, path)
   if TAKES_ID[mode] then self.next_id = id + 1 end
   local job, err, code = self.matcher:match(js, mode, sat_only and nil or id, { picks = false })
   local sat_mode = sat_only or mode == "allocate_with_satisfiability"
-  -- a refusal the matcher explains (a job that would end past the
-  -- resource set's expiration) says why
-  local reason = code == "ENODEV" and err ~= "unsatisfiable request" and err or nil
+  -- a refusal by the resource set's expiration says why; for a request the
+  -- graph can never hold the reference engine prints its verdict alone,
+  -- and so does this output (the matcher's level, "no node with 40
+  -- cores: largest has 36", is for the other interfaces)
+  local reason = code == "ENODEV" and err:find("the resource set's expiration", 1, true)
+    and err or nil
   if sat_only then
     local yes = (job ~= nil or code == "EBUSY") and self:fits_when_idle(js)
     if not job and code ~= "EBUSY" and code ~= "ENODEV" then
