@@ -141,3 +141,19 @@ describe("grove.sched: why a job can never run", function()
     assert.matches("5 nodes", msg)
   end)
 end)
+
+describe("grove.sched: a pool's request is counted in its units", function()
+  it("compares memory with the machine's memory, not its number of pools", function()
+    local R = grove.cluster.resources
+    local g = grove.cluster "m" { R.node(2) { R.core(4), R.memory(1, {size = 16}) } }
+    local function js(mem)
+      return assert(core.jobspec_from_table({version = 1, resources = {{type = "node",
+        count = 1, with = {{type = "slot", count = 1, label = "task", with = {
+          {type = "core", count = 1}, {type = "memory", count = mem}}}}}},
+        tasks = {{command = {"true"}, slot = "task", count = {per_slot = 1}}},
+        attributes = {system = {duration = 10}}}))
+    end
+    assert.is_nil(sched.shortfall(g, js(20)))
+    assert.equal("the job asks for 40 memory, the machine has 32", sched.shortfall(g, js(40)))
+  end)
+end)

@@ -202,7 +202,8 @@ function M.request(self, job)
 end
 
 -- The first resource type a jobspec asks more of, in all, than the
--- graph holds ("the job asks for 3 nodes, the machine has 2"), or nil:
+-- graph holds ("the job asks for 3 nodes, the machine has 2"; units of
+-- a pool's size for pools such as memory), or nil:
 -- a reason for a never-fitting request the matcher only calls
 -- unsatisfiable (a count per type of the whole request, each level's
 -- count times those above it; a request that fails by its shape, 40
@@ -223,11 +224,14 @@ function M.shortfall(g, js)
     end
   end
   walk(t.resources, 1)
+  -- units of a type: its vertices' sizes summed (memory in its units);
+  -- a walk of one type's vertices, made only for a job already refused
   for _, ty in ipairs(order) do
-    local have = g:count(ty)
+    local have = 0
+    for v in g:vertices{type = ty} do have = have + v:size() end
     if need[ty] > have then
-      return fmt("the job asks for %d %s%s, the machine has %d", need[ty], ty,
-        need[ty] == 1 and "" or "s", have)
+      local unit = (need[ty] == 1 or ty:match("[sy]$")) and ty or ty .. "s"
+      return fmt("the job asks for %d %s, the machine has %d", need[ty], unit, have)
     end
   end
   return nil
