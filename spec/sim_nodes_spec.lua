@@ -43,6 +43,26 @@ local function run(policy, queue, jobs)
 end
 
 describe("grove.sim Gantt placements", function()
+  it("lists a job's nodes once each and in order, whatever order the policy picks them in",
+    function()
+      local jobs = jobs_of(60, 5)
+      for _, p in ipairs{"low", "high", "policies/high.lua", "lonode", "hinode"} do
+        local s = assert(sim.new{graph = machine(), queue = "easy", procs_as = "node",
+          policy = p, gantt = 16})
+        s:feed(sim.trace.from_list(jobs))
+        s:run()
+        local last = {}
+        local recs = s:gantt_records()
+        assert.is_true(#recs > 60)
+        for _, r in ipairs(recs) do
+          local key = r.id .. "@" .. r.start
+          assert.is_true((last[key] or 0) < r.node, ("%s: job %d lists node %d after %d")
+            :format(p, r.id, r.node, last[key] or 0))
+          last[key] = r.node
+        end
+      end
+    end)
+
   it("keeps at most GANTT_MAX of them, the first, and says from when", function()
     local jobs = jobs_of(60, 5)
     local function placements(max)

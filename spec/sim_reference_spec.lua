@@ -273,6 +273,23 @@ describe("grove sim against the processor-count reference", function()
     end
   end
 
+  -- Jobs submitted together in any id order: easy's backfill walks the
+  -- queue in (submit, id) order, whatever order the trace lists them in.
+  for _, seed in ipairs{1, 2, 3} do
+    it(("easy: jobs submitted together in shuffled id order, 150 jobs on 32 cores, seed %d")
+      :format(seed), function()
+      local jobs = generated(150, 32, seed, 1 + seed, 0.02)
+      -- groups of five share a submit time; ids run backwards in a group
+      for i, j in ipairs(jobs) do
+        j.submit = jobs[i - (i - 1) % 5].submit
+        j.id = 1000 + (i - 1) - 2 * ((i - 1) % 5)
+      end
+      assert.are.equal(150, compare(jobs, 4, 8, "easy", "core"))
+      -- (on 16 nodes the jobs larger than 16 are left out by both)
+      assert.is_true(compare(jobs, 16, 2, "easy", "node", "low") > 100)
+    end)
+  end
+
   -- The backfill policy's reservation depth: 1 is easy, all is conservative.
   for _, c in ipairs{{"easy", 1}, {"conservative", 1000000}} do
     for _, seed in ipairs{1, 2, 3} do

@@ -476,17 +476,8 @@ end
 -- and would hold memory in proportion to the trace).
 M.GANTT_MAX = 50000
 
-local function record_nodes(self, rec, vids)
-  local of, seen, list = self.node_of, {}, {}
-  for i = 1, #vids do
-    local n = of[vids[i]]
-    if n and not seen[n] then
-      seen[n] = true
-      list[#list + 1] = n
-    end
-  end
-  table.sort(list)
-  rec.nodes = list
+-- The chart's rows for a job that starts on nodes list.
+local function record_gantt(self, rec, list)
   local w = self.gantt_window
   if self.gantt and (not w or (self.now < w[2] and rec.end_ > w[1])) then
     for _, n in ipairs(list) do
@@ -500,6 +491,41 @@ local function record_nodes(self, rec, vids)
       end
     end
   end
+end
+
+local function record_nodes(self, rec, vids)
+  local of, list = self.node_of, {}
+  -- The picks come in vertex order as a rule, a node's own vertices
+  -- together: the node list is then read off in one pass (no set, no
+  -- sort; a job of whole nodes on 4,096 nodes lists hundreds).
+  local k, last = 0, -1
+  for i = 1, #vids do
+    local n = of[vids[i]]
+    if n and n ~= last then
+      if n < last then
+        k = -1
+        break
+      end
+      k = k + 1
+      list[k] = n
+      last = n
+    end
+  end
+  if k < 0 then
+    -- out of order: merge and sort
+    local seen = {}
+    list = {}
+    for i = 1, #vids do
+      local n = of[vids[i]]
+      if n and not seen[n] then
+        seen[n] = true
+        list[#list + 1] = n
+      end
+    end
+    table.sort(list)
+  end
+  rec.nodes = list
+  return record_gantt(self, rec, list)
 end
 
 -- A job started (the loop's on_start): its nodes, its end, the chart.
