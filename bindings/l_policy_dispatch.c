@@ -223,7 +223,7 @@ static int hook_body(lua_State *S)
             }
             break;
         }
-        /* fall through */
+        __attribute__((fallthrough)); /* one score hook for a single candidate */
     case H_KEY:
         lua_pushvalue(S, fn);
         grovel_push_view(S, vw, c->v);
