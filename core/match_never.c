@@ -5,7 +5,7 @@
  * names the first level of the request the graph cannot meet, read from
  * the graph's sizes alone: "no node with 40 cores: largest has 36",
  * "8 gpus requested: the graph has 4", "only 2 nodes with 30 cores:
- * 4 requested", "no node meets the constraint".  Levels are visited top
+ * 4 requested", "no node holds a slot of 20 memory: largest has 16".  Levels are visited top
  * down in the order written; at each one, the units of every type the
  * level asks for below one candidate are compared with what each vertex
  * of the level's type holds below it (levels the request omits are walked
@@ -180,13 +180,45 @@ static int check_level(grove_matcher_t *m, grove_vid_t root, const struct req *r
     return 0;
 }
 
+/* A slot that asks for no nodes is placed within one node: what one slot
+ * asks below must fit in some node (that meets the constraint).  1 with
+ * the reason in err, 0 when it does or nodes are not what the graph
+ * holds. */
+static int check_slot(grove_matcher_t *m, grove_vid_t root, const struct req *r, int64_t *sums,
+                      grove_error_t *err)
+{
+    const grove_graph_t *g = m->g;
+    if (r->free_span || m->node_sym == GROVE_SYM_NONE)
+        return 0;
+    struct below bl = {.n = 0};
+    collect(r->child, 1, &bl);
+    for (size_t i = 0; i < bl.n; i++) {
+        if (units_below(m, root, bl.type[i], sums) < 0)
+            continue; /* channeled */
+        int64_t best = 0;
+        for (grove_vid_t v = 0; v < g->nv; v++)
+            if (grovep_alive(g, v) && g->v[v].type == m->node_sym && constraint_ok(m, v)
+                && sums[v] > best)
+                best = sums[v];
+        if (best < bl.units[i]) {
+            char a[96];
+            counted(a, sizeof(a), bl.units[i], grove_graph_str(g, bl.type[i]));
+            grove_error_set(err, NULL, 0, "no node holds a slot of %s: largest has %lld", a,
+                            (long long)best);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* The levels of list r, each wanted mult times its count, top down. */
 static int check_list(grove_matcher_t *m, grove_vid_t root, const struct req *r, int64_t mult,
                       int64_t *sums, bool *ok, grove_error_t *err)
 {
     for (; r; r = r->next) {
         int64_t want = mul_sat(mult, r->count->min ? r->count->min : 1);
-        int rc = r->slot ? 0 : check_level(m, root, r, want, sums, ok, err);
+        int rc = r->slot ? check_slot(m, root, r, sums, err)
+                         : check_level(m, root, r, want, sums, ok, err);
         if (rc == 0)
             rc = check_list(m, root, r->child, want, sums, ok, err);
         if (rc != 0)

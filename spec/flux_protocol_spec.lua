@@ -80,8 +80,9 @@ describe("grove.flux", function()
     local s = session()
     local acts = s:handle("sched.alloc", alloc(7, jobspec(1, 5, 100)))
     assert.same({{op = "alloc", id = 7, type = "deny",
-      note = "unsatisfiable request: cannot fit the machine"}}, acts)
-    assert.same({id = 7, type = flux.DENY, note = "unsatisfiable request: cannot fit the machine"},
+      note = "unsatisfiable request: no node holds a slot of 5 cores: largest has 4"}}, acts)
+    assert.same({id = 7, type = flux.DENY,
+      note = "unsatisfiable request: no node holds a slot of 5 cores: largest has 4"},
       core.json_decode(flux.payload(acts[1])))
     acts = s:handle("sched.alloc", '{"id":8,"priority":1,"userid":1,"t_submit":1}')
     assert.equal("deny", acts[1].type)

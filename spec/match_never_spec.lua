@@ -34,6 +34,7 @@ describe("a request that can never fit", function()
     local m = core.matcher(g)
     for _, c in ipairs {
       {{nodes = 1, cores_per_task = 40}, "no node with 40 cores: largest has 36"},
+      {{tasks = 1, cores_per_task = 40}, "no node holds a slot of 40 cores: largest has 36"},
       {{nodes = 4, cores_per_task = 1}, "4 nodes requested: the graph has 3"},
       {{nodes = 3, cores_per_task = 30}, "only 2 nodes with 30 cores: 3 requested"},
       {{nodes = 1, cores_per_task = 1, gpus_per_task = 1}, "no gpu in the graph"},

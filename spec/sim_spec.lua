@@ -415,7 +415,7 @@ describe("memory requests and partitions", function()
     -- fits a node; 4 (no memory asked) backfills at once
     assert.same({0, "n[0-1]"}, {rows[1].start, rows[1].hosts})
     assert.equal(100, rows[2].start)
-    assert.equal("cannot fit the machine", left[3])
+    assert.equal("no node holds a slot of 20 memory: largest has 16", left[3])
     assert.equal(3, rows[4].start)
     rows = run({queue = "easy", memory_requests = "ignore"}, jobs)
     assert.same({0, 1, 2, 3}, {rows[1].start, rows[2].start, rows[3].start, rows[4].start})
