@@ -456,32 +456,31 @@ static void alloc_cb(flux_t *h, const flux_msg_t *msg, void *arg)
     ctx->dirty = true;
 }
 
+/* Hand msg's payload (when it has one) to the loop's method name; a pass
+ * follows either way. */
+static void payload_event(struct sched_ctx *ctx, flux_t *h, const flux_msg_t *msg,
+                          const char *name)
+{
+    json_t *p = payload_of(h, msg);
+    if (p)
+        event(ctx, name, p, NULL);
+    ctx->dirty = true;
+}
+
 static void free_cb(flux_t *h, const flux_msg_t *msg, const char *R, void *arg)
 {
     (void)R; /* NULL: R is in the payload */
-    struct sched_ctx *ctx = arg;
-    json_t *p = payload_of(h, msg);
-    if (p)
-        event(ctx, "free", p, NULL);
-    ctx->dirty = true;
+    payload_event(arg, h, msg, "free");
 }
 
 static void cancel_cb(flux_t *h, const flux_msg_t *msg, void *arg)
 {
-    struct sched_ctx *ctx = arg;
-    json_t *p = payload_of(h, msg);
-    if (p)
-        event(ctx, "cancel", p, NULL);
-    ctx->dirty = true;
+    payload_event(arg, h, msg, "cancel");
 }
 
 static void prioritize_cb(flux_t *h, const flux_msg_t *msg, void *arg)
 {
-    struct sched_ctx *ctx = arg;
-    json_t *p = payload_of(h, msg);
-    if (p)
-        event(ctx, "prioritize", p, NULL);
-    ctx->dirty = true;
+    payload_event(arg, h, msg, "prioritize");
 }
 
 /* A running job at start-up: its hello entry and R (the free ranks
