@@ -75,6 +75,31 @@ static stamp_t since(stamp_t t0)
     return (stamp_t){t.wall - t0.wall, t.cpu - t0.cpu};
 }
 
+/* g as JGF text (flags), its length in *len and the time it took in *t;
+ * exits when it cannot be written. */
+static char *jgf_write_timed(const grove_graph_t *g, int flags, stamp_t *t, size_t *len)
+{
+    stamp_t t0 = now();
+    char *text = grove_jgf_write(g, flags);
+    *t = since(t0);
+    if (!text) {
+        perror("grove_jgf_write");
+        exit(2);
+    }
+    *len = strlen(text);
+    return text;
+}
+
+/* The graph of JGF text (NULL and *err on failure), the time it took in *t. */
+static grove_graph_t *jgf_read_timed(const char *text, size_t len, const char *name, stamp_t *t,
+                                     grove_error_t *err)
+{
+    stamp_t t0 = now();
+    grove_graph_t *g = grove_jgf_read(text, len, name, err);
+    *t = since(t0);
+    return g;
+}
+
 /* Resident set size in bytes. */
 static size_t rss_bytes(void)
 {
@@ -109,19 +134,11 @@ static int run(int nodes)
     double rss_pv = (double)(rss1 - rss0) / (double)nv;
     double own_pv = (double)grove_graph_bytes(g) / (double)nv;
 
-    t0 = now();
-    char *text = grove_jgf_write(g, GROVE_JGF_COMPACT);
-    stamp_t t_write = since(t0);
-    if (!text) {
-        perror("grove_jgf_write");
-        exit(2);
-    }
-    size_t len = strlen(text);
-
+    stamp_t t_write, t_read;
+    size_t len;
     grove_error_t err;
-    t0 = now();
-    grove_graph_t *g2 = grove_jgf_read(text, len, "bench", &err);
-    stamp_t t_read = since(t0);
+    char *text = jgf_write_timed(g, GROVE_JGF_COMPACT, &t_write, &len);
+    grove_graph_t *g2 = jgf_read_timed(text, len, "bench", &t_read, &err);
     if (!g2) {
         fprintf(stderr, "grove_jgf_read: %s\n", err.text);
         exit(2);
@@ -185,18 +202,11 @@ static void run_chain(int depth)
                    4.0 * depth * (double)depth / 1e9);
             continue;
         }
-        stamp_t t0 = now();
-        char *text = grove_jgf_write(g, forms[f].flags);
-        stamp_t tw = since(t0);
-        if (!text) {
-            perror("grove_jgf_write");
-            exit(2);
-        }
-        size_t len = strlen(text);
+        stamp_t tw, tr;
+        size_t len;
         grove_error_t err;
-        t0 = now();
-        grove_graph_t *g2 = grove_jgf_read(text, len, "chain", &err);
-        stamp_t tr = since(t0);
+        char *text = jgf_write_timed(g, forms[f].flags, &tw, &len);
+        grove_graph_t *g2 = jgf_read_timed(text, len, "chain", &tr, &err);
         printf("  %s  write %7.3f s cpu  %10.1f MB   read %7.3f s cpu  %s\n", forms[f].what,
                tw.cpu, (double)len / 1e6, tr.cpu,
                g2 && grove_graph_vertex_count(g2) == (size_t)depth ? "read back whole"

@@ -94,6 +94,15 @@ local function measure(name, cluster, tr, args, target)
 end
 
 local scale = quick and 10 or 1
+
+-- A case of 100,000 jobs on the 4096-node machine of that name, by node.
+local function big(name, machine, queue, target)
+  return {name, function()
+    measure(name, dir .. "/" .. machine .. ".lua", trace(100000 // scale, 4096, 0.7),
+      "--queue " .. queue .. " --policy low --procs-as node", not quick and target or nil)
+  end}
+end
+
 local cases = {
   {"easy-10k", function()
     measure("easy-10k", dir .. "/m256.lua", trace(10000 // scale, 256, 1), "--queue easy",
@@ -110,18 +119,9 @@ local cases = {
         t[20000] / t[10000] <= 2.5 and "met" or "NOT met"))
     end
   end},
-  {"easy-100k", function()
-    measure("easy-100k", dir .. "/m4096.lua", trace(100000 // scale, 4096, 0.7),
-      "--queue easy --policy low --procs-as node", not quick and 20 or nil)
-  end},
-  {"cons-100k", function()
-    measure("cons-100k", dir .. "/m4096.lua", trace(100000 // scale, 4096, 0.7),
-      "--queue conservative --policy low --procs-as node", not quick and 40 or nil)
-  end},
-  {"easy-100k-1c", function()
-    measure("easy-100k-1c", dir .. "/m4096-1c.lua", trace(100000 // scale, 4096, 0.7),
-      "--queue easy --policy low --procs-as node", not quick and 60 or nil)
-  end},
+  big("easy-100k", "m4096", "easy", 20),
+  big("cons-100k", "m4096", "conservative", 40),
+  big("easy-100k-1c", "m4096-1c", "easy", 60),
   {"gaps", function()
     local gap = dir .. "/gap.swf"
     write(gap, "1 0 -1 10 1 -1 -1 1 10 -1 1 1 -1 -1 1 -1 -1 -1\n" ..

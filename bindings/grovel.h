@@ -283,4 +283,12 @@ struct grove_constraint *grovel_check_constraint(lua_State *L, int idx);
  * cannot leak it. */
 grovel_handle_t *grovel_new_rv1(lua_State *L);
 
+/* ---- search path (defined in paths.c) --------------------------------- */
+
+/* Set package.path of an embedded interpreter and preload grove.core: first
+ * lua_dir when not NULL, else DIR/rel when file (not NULL) is DIR/NAME and
+ * DIR/rel is a directory (the source tree's lua/ seen from a build
+ * directory), then the installed library, then the path Lua had. */
+void grovel_set_paths(lua_State *L, const char *lua_dir, const char *file, const char *rel);
+
 #endif

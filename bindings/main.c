@@ -20,14 +20,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
 
-int luaopen_grove_core(lua_State *L);
+#include "grovel.h"
 
 #ifndef GROVE_LUA_DIR
 #define GROVE_LUA_DIR "/usr/local/share/lua/5.4"
@@ -55,43 +54,15 @@ static int report(lua_State *L, int status)
     return status;
 }
 
-static int is_dir(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 /* Put the pure-Lua library on package.path: the source tree's lua/ when the
  * executable sits in a build directory of it, then the installed copy. */
 static void set_paths(lua_State *L)
 {
-    char exe[PATH_MAX], dir[PATH_MAX + 16], real[PATH_MAX];
+    char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    int parts = 0;
-    if (n > 0) {
+    if (n > 0)
         exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = '\0';
-            snprintf(dir, sizeof(dir), "%s/../lua", exe);
-            if (is_dir(dir) && realpath(dir, real)) {
-                lua_pushfstring(L, "%s/?.lua;%s/?/init.lua;", real, real);
-                parts++;
-            }
-        }
-    }
-    lua_pushliteral(L, GROVE_LUA_DIR "/?.lua;" GROVE_LUA_DIR "/?/init.lua;");
-    lua_getglobal(L, "package");
-    lua_getfield(L, -1, "path");
-    lua_remove(L, -2);
-    lua_concat(L, parts + 2);
-    lua_getglobal(L, "package");
-    lua_insert(L, -2);
-    lua_setfield(L, -2, "path");
-    lua_getfield(L, -1, "preload");
-    lua_pushcfunction(L, luaopen_grove_core);
-    lua_setfield(L, -2, "grove.core");
-    lua_pop(L, 2);
+    grovel_set_paths(L, NULL, n > 0 ? exe : NULL, "../lua");
 }
 
 /* arg table: arg[0] = script, arg[1..] = the rest. */

@@ -49,6 +49,16 @@ local function ranks_of(action)
   return core.rv1_decode(action.R):ranks():encode()
 end
 
+-- A conservative session at time 1000 running job 1 (n1 nodes of 4
+-- cores for 100 s) with job 2 (n2 nodes) reserved at 1100.
+local function running_and_reserved(n1, n2)
+  local s = session{queue = "conservative"}
+  s:handle("sched.alloc", alloc(1, jobspec(n1, 4, 100)))
+  local acts = s:handle("sched.alloc", alloc(2, jobspec(n2, 4, 100)))
+  assert.equal(1100, by_id(acts, "alloc", "annotate")[2].annotations.sched.t_estimate)
+  return s
+end
+
 describe("grove.flux", function()
   it("starts jobs from alloc and frees them (JSON in, JSON out)", function()
     local s, clock, acts = session()
@@ -164,11 +174,8 @@ describe("grove.flux", function()
   end)
 
   it("keeps jobs off ranks that go down and plans reservations again", function()
-    local s = session{queue = "conservative"}
-    s:handle("sched.alloc", alloc(1, jobspec(1, 4, 100)))
-    local acts = s:handle("sched.alloc", alloc(2, jobspec(2, 4, 100)))
-    assert.equal(1100, by_id(acts, "alloc", "annotate")[2].annotations.sched.t_estimate)
-    acts = s:handle("resource.acquire", '{"down":"1"}')
+    local s = running_and_reserved(1, 2)
+    local acts = s:handle("resource.acquire", '{"down":"1"}')
     -- job 1 runs on rank 0: kept; job 2 needs both ranks, one is down
     assert.equal(1, s:stats().running)
     local a = by_id(acts, "alloc", "annotate")[2]
@@ -253,11 +260,8 @@ describe("grove.flux", function()
   end)
 
   it("moves a running job's end on sched.expiration", function()
-    local s = session{queue = "conservative"}
-    s:handle("sched.alloc", alloc(1, jobspec(2, 4, 100)))
-    local acts = s:handle("sched.alloc", alloc(2, jobspec(1, 4, 100)))
-    assert.equal(1100, by_id(acts, "alloc", "annotate")[2].annotations.sched.t_estimate)
-    acts = s:handle("sched.expiration", '{"id":1,"expiration":1500}')
+    local s = running_and_reserved(2, 1)
+    local acts = s:handle("sched.expiration", '{"id":1,"expiration":1500}')
     assert.equal("respond", acts[1].op)
     assert.equal(1500, by_id(acts, "alloc", "annotate")[2].annotations.sched.t_estimate)
     acts = s:handle("sched.expiration", '{"id":9,"expiration":1500}')
@@ -282,5 +286,21 @@ describe("grove.flux", function()
     local acts = s:handle("sched.alloc", alloc(1, jobspec(1, 1, 100)))
     local R = core.json_decode(acts[1].R)
     assert.is_table(R.scheduling)
+  end)
+
+  it("answers EPROTO to a request without an integer id and changes nothing", function()
+    local s = session()
+    for _, c in ipairs {
+      {"sched.hello", '{"id":-1}', "hello: a job needs an integer id"},
+      {"sched.alloc", '{"id":"1"}', "alloc: a request needs an integer id"},
+      {"sched.free", "{}", "free: a request needs an integer id"},
+      {"sched.cancel", '{"id":1.5}', "cancel: a request needs an integer id"},
+      {"sched.expiration", '{"id":1}', "expiration: {id, expiration} expected"},
+    } do
+      assert.same({{op = "error", topic = c[1], errnum = "EPROTO", message = c[3]}},
+        s:handle(c[1], c[2]))
+    end
+    local acts = s:handle("sched.alloc", alloc(1, jobspec(1, 4, 100)))
+    assert.is_table(by_id(acts, "alloc", "success")[1])
   end)
 end)

@@ -1,8 +1,9 @@
 -- match_helper.lua: the requests and the graph the matching specs
--- (match_spec, policy_spec, policy_twin_spec, sandbox_spec) share:
+-- (match_spec, policy_spec, policy_twin_spec, sandbox_spec,
+-- status_replan_spec) share:
 -- the names of the built-in policies, jobspecs of one task per slot
 -- "default", as tables or as YAML text of nodes with a slot of cores, and
--- the example cluster.  It holds no test
+-- the example cluster, the names of the nodes a job picked.  It holds no test
 -- and no assertion.
 local M = {}
 
@@ -50,6 +51,17 @@ tasks:
 attributes: {system: {%s}}
 ]]):format(count, x == nil and "" or ("    exclusive: %s\n"):format(x), cores,
     duration and "duration: " .. duration or "")
+end
+
+-- The names of the nodes a job picked, space-separated: in pick order, or
+-- sorted when sorted is true.
+function M.node_names(job, sorted)
+  local t = {}
+  for _, p in ipairs(job.picks) do
+    if p.vertex:type() == "node" then t[#t + 1] = p.vertex:name() end
+  end
+  if sorted then table.sort(t) end
+  return table.concat(t, " ")
 end
 
 return M

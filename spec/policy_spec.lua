@@ -24,13 +24,7 @@ local function nodes(count, cores, slots)
       count = cores}}}}}}, 60)
 end
 
-local function node_names(job)
-  local t = {}
-  for _, p in ipairs(job.picks) do
-    if p.vertex:type() == "node" then t[#t + 1] = p.vertex:name() end
-  end
-  return table.concat(t, " ")
-end
+local node_names = match.node_names
 
 -- Four nodes under one rack, ids 3 1 2 0, ranks 0..3, a `speed` property.
 local function four()

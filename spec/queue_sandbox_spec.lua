@@ -63,23 +63,19 @@ describe("a queue policy in the C sandbox", function()
       assert.equal("m.lua: memory limit of 65536 bytes exceeded", err)
     end)
 
-  it("is stopped in a backtracking pattern by the instruction budget", function()
-    local s = waiting([[
-      return { schedule = function(ctx)
-        local s = ("a"):rep(30)
-        return s:find(("a?"):rep(30) .. ("a"):rep(30) .. "b")
-      end }]], {budget = 10000})
-    fails(s, "^queue policy q: q%.lua:3: instruction budget of 10000 exceeded$")
-  end)
-
-  it("is stopped in a backtracking pattern by the wall clock", function()
-    local s = waiting([[
-      return { schedule = function(ctx)
-        local s = ("a"):rep(30)
-        return s:find(("a?"):rep(30) .. ("a"):rep(30) .. "b")
-      end }]], {budget = 1e15, time = 0.2})
-    fails(s, "^queue policy q: q%.lua:3: wall%-clock limit of 0%.2 s exceeded$")
-  end)
+  for _, case in ipairs {
+    {"the instruction budget", {budget = 10000}, "instruction budget of 10000 exceeded"},
+    {"the wall clock", {budget = 1e15, time = 0.2}, "wall%-clock limit of 0%.2 s exceeded"},
+  } do
+    it("is stopped in a backtracking pattern by " .. case[1], function()
+      local s = waiting([[
+        return { schedule = function(ctx)
+          local s = ("a"):rep(30)
+          return s:find(("a?"):rep(30) .. ("a"):rep(30) .. "b")
+        end }]], case[2])
+      fails(s, "^queue policy q: q%.lua:3: " .. case[3] .. "$")
+    end)
+  end
 
   it("cannot catch a limit with pcall and keep going", function()
     local s = waiting([[

@@ -174,12 +174,18 @@ describe("grove sim", function()
     assert.matches("--memory must be auto or ignore", out, 1, true)
   end)
 
-  it("blames a priority that is not a number on the policy's own file", function()
-    local out, rc = sim("--trace " .. F .. "small.swf --quiet --queue " .. F .. "badprio.lua")
-    assert.equal(1, rc)
-    assert.equal("grove sim: " .. F .. "badprio.lua:4:3: priority must return a number (job 1 " ..
-      "got string)\n", out)
-  end)
+  for _, c in ipairs {
+    {"blames a priority that is not a number on the policy's own file", "badprio.lua",
+      F .. "badprio.lua:4:3: priority must return a number (job 1 got string)"},
+    {"refuses a queue policy that reaches outside its sandbox", "escape.lua",
+      "queue policy escape: " .. F .. "escape.lua:3: undefined global 'io'"},
+  } do
+    it(c[1], function()
+      local out, rc = sim("--trace " .. F .. "small.swf --quiet --queue " .. F .. c[2])
+      assert.equal(1, rc)
+      assert.equal("grove sim: " .. c[3] .. "\n", out)
+    end)
+  end
 
   it("reads node events and requeues or kills the jobs on a node that goes down", function()
     local _, rc = sim("--trace " .. F .. "small.swf --queue conservative --quiet --events " ..
@@ -199,13 +205,6 @@ describe("grove sim", function()
       assert.equal(1, rc2)
       assert.equal("grove sim: " .. F .. c[2] .. "\n", out)
     end
-  end)
-
-  it("refuses a queue policy that reaches outside its sandbox", function()
-    local out, rc = sim("--trace " .. F .. "small.swf --quiet --queue " .. F .. "escape.lua")
-    assert.equal(1, rc)
-    assert.equal("grove sim: queue policy escape: " .. F .. "escape.lua:3: undefined global " ..
-      "'io'\n", out)
   end)
 
   it("writes a summary, plots that render, and compares two runs", function()

@@ -56,6 +56,25 @@ local function view(g, m)
   return v
 end
 
+-- A temporary file's name, new for each test of the describe block this
+-- is called in (tmp.path), removed after it.
+local function tmp_file()
+  local tmp = {}
+  before_each(function() tmp.path = os.tmpname() end)
+  after_each(function() os.remove(tmp.path) end)
+  return tmp
+end
+
+-- g and m written to a state file at path and read back: the same graph,
+-- jobs and JGF.
+local function round_trip(path, g, m)
+  assert.is_true(core.state_write(path, g, m))
+  local l = assert(core.state_read(path))
+  assert.same(view(g, m), view(l.graph, l.matcher))
+  assert.equal(g:to_jgf{state = true, compact = true},
+    l.graph:to_jgf{state = true, compact = true})
+end
+
 local files = {}
 local find = "cd " .. corpus .. " && find grugs jgfs rv1exec hwloc-data -type f | sort"
 for f in io.popen(find):lines() do
@@ -63,13 +82,7 @@ for f in io.popen(find):lines() do
 end
 
 describe("state_write then state_read over the corpus", function()
-  local path
-  before_each(function() path = os.tmpname() end)
-  after_each(function() os.remove(path) end)
-
-  it("finds the corpus graphs", function()
-    assert.is_true(#files >= 40)
-  end)
+  local tmp = tmp_file()
 
   for _, f in ipairs(files) do
     if refused[f] then
@@ -90,11 +103,7 @@ describe("state_write then state_read over the corpus", function()
             "allocate_orelse_reserve"))
           assert.equal(2, #m:jobs())
         end
-        assert.is_true(core.state_write(path, g, m))
-        local l = assert(core.state_read(path))
-        assert.same(view(g, m), view(l.graph, l.matcher))
-        assert.equal(g:to_jgf{state = true, compact = true},
-          l.graph:to_jgf{state = true, compact = true})
+        round_trip(tmp.path, g, m)
       end)
     end
   end
@@ -151,14 +160,15 @@ local function some_jobs(g, m, name)
   end
 end
 
-describe("state_write then state_read as a property", function()
-  local path
-  before_each(function() path = os.tmpname() end)
-  after_each(function() os.remove(path) end)
-
-  it("finds the fuzzers' seeds", function()
+describe("the inputs of the round trips", function()
+  it("finds the corpus graphs and the fuzzers' seeds", function()
+    assert.is_true(#files >= 40)
     assert.is_true(#seeds >= 5)
   end)
+end)
+
+describe("state_write then state_read as a property", function()
+  local tmp = tmp_file()
 
   -- every graph of the corpus and of the seeds that reads, after jobs drawn
   -- at random, is written and read back the same, its job table included
@@ -178,19 +188,13 @@ describe("state_write then state_read as a property", function()
       if #g > 100000 then return end
       m = m or core.matcher(g)
       some_jobs(g, m, c[1])
-      assert.is_true(core.state_write(path, g, m))
-      local l = assert(core.state_read(path))
-      assert.same(view(g, m), view(l.graph, l.matcher))
-      assert.equal(g:to_jgf{state = true, compact = true},
-        l.graph:to_jgf{state = true, compact = true})
+      round_trip(tmp.path, g, m)
     end)
   end
 end)
 
 describe("a second matcher on a graph", function()
-  local path
-  before_each(function() path = os.tmpname() end)
-  after_each(function() os.remove(path) end)
+  local tmp = tmp_file()
   local one = jobspec.build{nodes = 1, cores_per_node = 1, duration = 100}
 
   it("is refused while another holds jobs there, so that every state written reads back",
@@ -204,15 +208,15 @@ describe("a second matcher on a graph", function()
     expect.fails("EBUSY", "match: another matcher holds 1 job on the graph (a graph keeps "
       .. "the jobs of one matcher at a time)", early:match(one))
     assert(early:match(one, "satisfiability")) -- asking keeps nothing
-    assert.is_true(core.state_write(path, g, m1))
-    local l = assert(core.state_read(path))
+    assert.is_true(core.state_write(tmp.path, g, m1))
+    local l = assert(core.state_read(tmp.path))
     assert.same(view(g, m1), view(l.graph, l.matcher))
     -- once m1 holds nothing, another may keep jobs
     assert(m1:cancel(1))
     local j = assert(early:match(one))
     assert.equal(1, j.id)
-    assert.is_true(core.state_write(path, g, early))
-    assert(core.state_read(path))
+    assert.is_true(core.state_write(tmp.path, g, early))
+    assert(core.state_read(tmp.path))
   end)
 
   it("numbers its jobs after those of a matcher gone with its jobs", function()
@@ -225,16 +229,14 @@ describe("a second matcher on a graph", function()
     end
     local m2 = core.matcher(g) -- the records of jobs 1 and 2 stay in the graph
     assert.equal(3, assert(m2:match(one)).id)
-    assert.is_true(core.state_write(path, g, m2))
-    local l = assert(core.state_read(path))
+    assert.is_true(core.state_write(tmp.path, g, m2))
+    local l = assert(core.state_read(tmp.path))
     assert.same(view(g, m2), view(l.graph, l.matcher))
   end)
 end)
 
 describe("a '/' in a type or name", function()
-  local path
-  before_each(function() path = os.tmpname() end)
-  after_each(function() os.remove(path) end)
+  local tmp = tmp_file()
 
   it("is refused where it would make up a path", function()
     local g = core.graph()
@@ -262,8 +264,8 @@ describe("a '/' in a type or name", function()
     assert(g:add_child(c, n))
     assert(g:allocate(n, 3, 7, {start = 0, duration = 10}))
     g:set_expiration(99)
-    assert.is_true(core.state_write(path, g))
-    local l = assert(core.state_read(path))
+    assert.is_true(core.state_write(tmp.path, g))
+    local l = assert(core.state_read(tmp.path))
     assert.same(view(g), view(l.graph))
     assert.equal(99, l.graph:expiration())
     assert.equal(1, #l.graph:vertex("/c0/ab0"):records())

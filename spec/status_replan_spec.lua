@@ -4,6 +4,7 @@
 -- on the targets it takes away: it never starts on the vertex that went
 -- away.
 local core = require("grove.core")
+local match = require("match_helper")
 local grove = require("grove")
 local R = grove.cluster.resources
 
@@ -19,12 +20,7 @@ local function node(g, name)
 end
 
 local function nodes_of(j)
-  local t = {}
-  for _, p in ipairs(j.picks) do
-    if p.vertex:type() == "node" then t[#t + 1] = p.vertex:name() end
-  end
-  table.sort(t)
-  return table.concat(t, " ")
+  return match.node_names(j, true)
 end
 
 local function js(n, d)

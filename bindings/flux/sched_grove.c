@@ -38,7 +38,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <syslog.h>
 #include <time.h>
 
@@ -52,7 +51,6 @@
 #include "grovel.h"
 #include "lacquire.h"
 
-int luaopen_grove_core(lua_State *L);
 
 #ifndef GROVE_LUA_DIR
 #define GROVE_LUA_DIR "/usr/local/share/lua/5.4"
@@ -119,48 +117,16 @@ static int loop_call(struct sched_ctx *ctx, const char *name, int nargs, int nre
     return 0;
 }
 
-static bool is_dir(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 /* package.path: lua-path= when given, else the source tree's lua/ when
  * this module sits in a build directory of it (BUILD/flux/sched-grove.so),
  * then the installed library. */
 static void set_paths(lua_State *L, const char *lua_dir)
 {
-    char dir[PATH_MAX + 32], real[PATH_MAX];
     Dl_info info;
-    int parts = 0;
-    if (lua_dir) {
-        lua_pushfstring(L, "%s/?.lua;%s/?/init.lua;", lua_dir, lua_dir);
-        parts++;
-    } else if (dladdr((void *)set_paths, &info) && info.dli_fname) {
-        char so[PATH_MAX];
-        snprintf(so, sizeof(so), "%s", info.dli_fname);
-        char *slash = strrchr(so, '/');
-        if (slash) {
-            *slash = '\0';
-            snprintf(dir, sizeof(dir), "%s/../../lua", so);
-            if (is_dir(dir) && realpath(dir, real)) {
-                lua_pushfstring(L, "%s/?.lua;%s/?/init.lua;", real, real);
-                parts++;
-            }
-        }
-    }
-    lua_pushliteral(L, GROVE_LUA_DIR "/?.lua;" GROVE_LUA_DIR "/?/init.lua;");
-    lua_getglobal(L, "package");
-    lua_getfield(L, -1, "path");
-    lua_remove(L, -2);
-    lua_concat(L, parts + 2);
-    lua_getglobal(L, "package");
-    lua_insert(L, -2);
-    lua_setfield(L, -2, "path");
-    lua_getfield(L, -1, "preload");
-    lua_pushcfunction(L, luaopen_grove_core);
-    lua_setfield(L, -2, "grove.core");
-    lua_pop(L, 2);
+    const char *so = NULL;
+    if (!lua_dir && dladdr((void *)set_paths, &info) && info.dli_fname)
+        so = info.dli_fname;
+    grovel_set_paths(L, lua_dir, so, "../../lua");
 }
 
 /* Push a JSON value (NULL: nil) as a Lua value. */
@@ -490,32 +456,31 @@ static void alloc_cb(flux_t *h, const flux_msg_t *msg, void *arg)
     ctx->dirty = true;
 }
 
+/* Hand msg's payload (when it has one) to the loop's method name; a pass
+ * follows either way. */
+static void payload_event(struct sched_ctx *ctx, flux_t *h, const flux_msg_t *msg,
+                          const char *name)
+{
+    json_t *p = payload_of(h, msg);
+    if (p)
+        event(ctx, name, p, NULL);
+    ctx->dirty = true;
+}
+
 static void free_cb(flux_t *h, const flux_msg_t *msg, const char *R, void *arg)
 {
     (void)R; /* NULL: R is in the payload */
-    struct sched_ctx *ctx = arg;
-    json_t *p = payload_of(h, msg);
-    if (p)
-        event(ctx, "free", p, NULL);
-    ctx->dirty = true;
+    payload_event(arg, h, msg, "free");
 }
 
 static void cancel_cb(flux_t *h, const flux_msg_t *msg, void *arg)
 {
-    struct sched_ctx *ctx = arg;
-    json_t *p = payload_of(h, msg);
-    if (p)
-        event(ctx, "cancel", p, NULL);
-    ctx->dirty = true;
+    payload_event(arg, h, msg, "cancel");
 }
 
 static void prioritize_cb(flux_t *h, const flux_msg_t *msg, void *arg)
 {
-    struct sched_ctx *ctx = arg;
-    json_t *p = payload_of(h, msg);
-    if (p)
-        event(ctx, "prioritize", p, NULL);
-    ctx->dirty = true;
+    payload_event(arg, h, msg, "prioritize");
 }
 
 /* A running job at start-up: its hello entry and R (the free ranks

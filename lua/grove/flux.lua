@@ -140,6 +140,18 @@ local function check_id(v)
   return math.type(v) == "integer" and v >= 0
 end
 
+-- The request text decoded, a table with an integer id (and ok(r) true
+-- when given), and the clock moved on; else nil and the actions of an
+-- EPROTO error on topic (the decoder's message, or what).
+local function request_of(self, text, topic, what, ok)
+  local r, err = decode(text)
+  if type(r) ~= "table" or not check_id(r.id) or (ok and not ok(r)) then
+    return nil, fail(self, topic, "EPROTO", err or what)
+  end
+  tick(self)
+  return r
+end
+
 -- "rank0-1/core[0-3]" and the like, from an R table (what flux
 -- resource list prints of an R, roughly).
 local function summary(R)
@@ -337,11 +349,8 @@ end
 -- ranks); a job whose R is not free (another job holds it) is refused
 -- with an "error" action and nothing changes.
 function Flux:hello(job)
-  local j, err = decode(job)
-  if type(j) ~= "table" or not check_id(j.id) then
-    return fail(self, "sched.hello", "EPROTO", err or "hello: a job needs an integer id")
-  end
-  tick(self)
+  local j, acts = request_of(self, job, "sched.hello", "hello: a job needs an integer id")
+  if not j then return acts end
   local loop = self.loop
   if loop.jobs[j.id] then
     return fail(self, "sched.hello", "EEXIST", fmt("hello: job %d is known already", j.id))
@@ -379,11 +388,8 @@ end
 -- sched.alloc {id, priority, userid, t_submit, jobspec}: the job waits
 -- (annotated), starts (success), or is denied when it can never run.
 function Flux:alloc(request)
-  local r, err = decode(request)
-  if type(r) ~= "table" or not check_id(r.id) then
-    return fail(self, "sched.alloc", "EPROTO", err or "alloc: a request needs an integer id")
-  end
-  tick(self)
+  local r, acts = request_of(self, request, "sched.alloc", "alloc: a request needs an integer id")
+  if not r then return acts end
   local loop = self.loop
   local id = r.id
   local function deny(note)
@@ -409,11 +415,8 @@ end
 -- sched.free {id, R, final}: a partial free releases R's ranks at once
 -- and the job lives on; the final one ends it.
 function Flux:free(request)
-  local r, err = decode(request)
-  if type(r) ~= "table" or not check_id(r.id) then
-    return fail(self, "sched.free", "EPROTO", err or "free: a request needs an integer id")
-  end
-  tick(self)
+  local r, acts = request_of(self, request, "sched.free", "free: a request needs an integer id")
+  if not r then return acts end
   local loop = self.loop
   local rec = loop.jobs[r.id]
   if not rec or rec.state ~= "running" then
@@ -452,11 +455,8 @@ end
 -- sched.cancel {id}: a waiting job's alloc is answered with type cancel;
 -- anything else is ignored (RFC 27).
 function Flux:cancel(request)
-  local r, err = decode(request)
-  if type(r) ~= "table" or not check_id(r.id) then
-    return fail(self, "sched.cancel", "EPROTO", err or "cancel: a request needs an integer id")
-  end
-  tick(self)
+  local r, acts = request_of(self, request, "sched.cancel", "cancel: a request needs an integer id")
+  if not r then return acts end
   local loop = self.loop
   local rec = loop.jobs[r.id]
   if rec and rec.state == "queued" then
@@ -497,12 +497,9 @@ end
 -- sched.expiration {id, expiration}: a running job's end moves (RFC 27);
 -- responds, or an error when the job is unknown or the new end collides.
 function Flux:expiration(request)
-  local r, err = decode(request)
-  if type(r) ~= "table" or not check_id(r.id) or type(r.expiration) ~= "number" then
-    return fail(self, "sched.expiration", "EPROTO",
-      err or "expiration: {id, expiration} expected")
-  end
-  tick(self)
+  local r, acts = request_of(self, request, "sched.expiration",
+    "expiration: {id, expiration} expected", function(x) return type(x.expiration) == "number" end)
+  if not r then return acts end
   local loop = self.loop
   local rec = loop.jobs[r.id]
   if not rec or rec.state ~= "running" then

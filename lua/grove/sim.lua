@@ -163,6 +163,17 @@ function set_partitions(self, map)
   return true
 end
 
+-- opts[key], one of the two words a (the default) and b; raises for
+-- new's caller otherwise.
+local function one_of(opts, key, a, b)
+  local v = opts[key] or a
+  if v ~= a and v ~= b then
+    error(fmt("bad argument #1 to 'new' (%s must be \"%s\" or \"%s\", got %s)",
+      key, a, b, tostring(v)), 3)
+  end
+  return v
+end
+
 -- A new simulator.  opts:
 --   graph (a grove graph) or cluster (a path for load_cluster)
 --   queue     name, path or a loaded grove.sim.queue policy (default fcfs)
@@ -203,21 +214,9 @@ function M.new(opts)
   for k in pairs(opts) do
     if not known[k] then error(fmt("bad argument #1 to 'new' (unknown option '%s')", k), 2) end
   end
-  local procs_as = opts.procs_as or "core"
-  if procs_as ~= "core" and procs_as ~= "node" then
-    error(fmt("bad argument #1 to 'new' (procs_as must be \"core\" or \"node\", got %s)",
-      tostring(procs_as)), 2)
-  end
-  local on_down = opts.on_down or "kill"
-  if on_down ~= "kill" and on_down ~= "requeue" then
-    error(fmt("bad argument #1 to 'new' (on_down must be \"kill\" or \"requeue\", got %s)",
-      tostring(on_down)), 2)
-  end
-  local walltime = opts.walltime or "kill"
-  if walltime ~= "kill" and walltime ~= "extend" then
-    error(fmt("bad argument #1 to 'new' (walltime must be \"kill\" or \"extend\", got %s)",
-      tostring(walltime)), 2)
-  end
+  local procs_as = one_of(opts, "procs_as", "core", "node")
+  local on_down = one_of(opts, "on_down", "kill", "requeue")
+  local walltime = one_of(opts, "walltime", "kill", "extend")
   local g = opts.graph
   if not g then
     if not opts.cluster then error("bad argument #1 to 'new' (give graph or cluster)", 2) end
