@@ -192,6 +192,14 @@ int grovel_next_option(lua_State *L, int arg, const char *const *names);
 /* Push s, or nil when s is NULL. */
 void grovel_push_string(lua_State *L, const char *s);
 
+/* Set field k of the table on top of the stack to v, one line a field of
+ * a result table (as luaposix's pushintegerfield).  grovel_set_string
+ * with s NULL leaves the field as it is. */
+void grovel_set_integer(lua_State *L, const char *k, lua_Integer v);
+void grovel_set_number(lua_State *L, const char *k, lua_Number v);
+void grovel_set_boolean(lua_State *L, const char *k, bool v);
+void grovel_set_string(lua_State *L, const char *k, const char *s);
+
 /* Push the malloc'd string s and free it; raise "out of memory" (prefix
  * what, when not NULL: "what: out of memory") when s is NULL. */
 void grovel_push_free(lua_State *L, char *s, const char *what);

@@ -373,16 +373,13 @@ static void push_count(lua_State *L, const grove_count_t *c)
         return;
     case GROVE_COUNT_RANGE:
         lua_createtable(L, 0, 4);
-        lua_pushinteger(L, (lua_Integer)c->min);
-        lua_setfield(L, -2, "min");
+        grovel_set_integer(L, "min", (lua_Integer)c->min);
         if (c->max != GROVE_COUNT_INF) {
-            lua_pushinteger(L, (lua_Integer)c->max);
-            lua_setfield(L, -2, "max");
+            grovel_set_integer(L, "max", (lua_Integer)c->max);
         }
         lua_pushlstring(L, &c->op, 1);
         lua_setfield(L, -2, "operator");
-        lua_pushinteger(L, (lua_Integer)c->operand);
-        lua_setfield(L, -2, "operand");
+        grovel_set_integer(L, "operand", (lua_Integer)c->operand);
         return;
     case GROVE_COUNT_IDSET:
         if (!(s = grove_count_encode(c)))
@@ -393,14 +390,6 @@ static void push_count(lua_State *L, const grove_count_t *c)
     }
 }
 
-static void setstr(lua_State *L, const char *k, const char *v)
-{
-    if (v) {
-        lua_pushstring(L, v);
-        lua_setfield(L, -2, k);
-    }
-}
-
 /* Push the list of vertices starting at r (and their subtrees). */
 static void push_vertices(lua_State *L, const grove_jobspec_resource_t *r)
 {
@@ -408,16 +397,15 @@ static void push_vertices(lua_State *L, const grove_jobspec_resource_t *r)
     lua_newtable(L);
     for (lua_Integer i = 1; r; r = grove_jobspec_resource_next(r), i++) {
         lua_createtable(L, 0, 7);
-        setstr(L, "type", grove_jobspec_resource_type(r));
+        grovel_set_string(L, "type", grove_jobspec_resource_type(r));
         push_count(L, grove_jobspec_resource_count(r));
         lua_setfield(L, -2, "count");
-        setstr(L, "label", grove_jobspec_resource_label(r));
-        setstr(L, "unit", grove_jobspec_resource_unit(r));
-        setstr(L, "id", grove_jobspec_resource_id(r));
+        grovel_set_string(L, "label", grove_jobspec_resource_label(r));
+        grovel_set_string(L, "unit", grove_jobspec_resource_unit(r));
+        grovel_set_string(L, "id", grove_jobspec_resource_id(r));
         int x = grove_jobspec_resource_exclusive_raw(r);
         if (x >= 0) {
-            lua_pushboolean(L, x);
-            lua_setfield(L, -2, "exclusive");
+            grovel_set_boolean(L, "exclusive", x);
         }
         if (grove_jobspec_resource_child(r)) {
             push_vertices(L, grove_jobspec_resource_child(r));
@@ -450,27 +438,24 @@ static int l_tasks(lua_State *L)
         lua_createtable(L, 0, 5);
         grovel_push_strings(L, t, grove_jobspec_task_argc(t), task_arg_at);
         lua_setfield(L, -2, "command");
-        setstr(L, "slot", grove_jobspec_task_slot(t));
+        grovel_set_string(L, "slot", grove_jobspec_task_slot(t));
         lua_createtable(L, 0, 1);
         switch (grove_jobspec_task_count_kind(t, &num, &type)) {
         case GROVE_TASK_PER_SLOT:
-            lua_pushinteger(L, (lua_Integer)num);
-            lua_setfield(L, -2, "per_slot");
+            grovel_set_integer(L, "per_slot", (lua_Integer)num);
             break;
         case GROVE_TASK_TOTAL:
-            lua_pushinteger(L, (lua_Integer)num);
-            lua_setfield(L, -2, "total");
+            grovel_set_integer(L, "total", (lua_Integer)num);
             break;
         case GROVE_TASK_PER_RESOURCE:
             lua_createtable(L, 0, 2);
-            setstr(L, "type", type);
-            lua_pushinteger(L, (lua_Integer)num);
-            lua_setfield(L, -2, "count");
+            grovel_set_string(L, "type", type);
+            grovel_set_integer(L, "count", (lua_Integer)num);
             lua_setfield(L, -2, "per_resource");
             break;
         }
         lua_setfield(L, -2, "count");
-        setstr(L, "distribution", grove_jobspec_task_distribution(t));
+        grovel_set_string(L, "distribution", grove_jobspec_task_distribution(t));
         if (grove_jobspec_task_attributes(t)) {
             grovel_push_json(L, grove_jobspec_task_attributes(t), true);
             lua_setfield(L, -2, "attributes");

@@ -166,15 +166,12 @@ static int l_matcher_new(lua_State *L)
 static void push_job_head(lua_State *L, const grove_job_t *j)
 {
     lua_createtable(L, 0, 5);
-    lua_pushinteger(L, (lua_Integer)j->id);
-    lua_setfield(L, -2, "id");
-    lua_pushstring(L, states[j->state <= GROVE_JOB_MATCHED ? j->state : GROVE_JOB_MATCHED]);
-    lua_setfield(L, -2, "state");
-    lua_pushinteger(L, (lua_Integer)j->start);
-    lua_setfield(L, -2, "start");
+    grovel_set_integer(L, "id", (lua_Integer)j->id);
+    grovel_set_string(L, "state",
+                       states[j->state <= GROVE_JOB_MATCHED ? j->state : GROVE_JOB_MATCHED]);
+    grovel_set_integer(L, "start", (lua_Integer)j->start);
     if (j->end != GROVE_TIME_MAX) {
-        lua_pushinteger(L, (lua_Integer)j->end);
-        lua_setfield(L, -2, "end");
+        grovel_set_integer(L, "end", (lua_Integer)j->end);
     }
 }
 
@@ -191,10 +188,8 @@ static void push_job(lua_State *L, const grove_job_t *j, int graph_idx)
         lua_createtable(L, 0, 3);
         grovel_push_vertex(L, graph_idx, p->v);
         lua_setfield(L, -2, "vertex");
-        lua_pushinteger(L, (lua_Integer)p->amount);
-        lua_setfield(L, -2, "amount");
-        lua_pushboolean(L, p->exclusive);
-        lua_setfield(L, -2, "exclusive");
+        grovel_set_integer(L, "amount", (lua_Integer)p->amount);
+        grovel_set_boolean(L, "exclusive", p->exclusive);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     lua_setfield(L, -2, "picks");
@@ -459,8 +454,7 @@ static int m_info(lua_State *L)
         const char *type = grove_vertex_type(g, j->picks[i].v);
         lua_Integer n = lua_getfield(L, -1, type) == LUA_TNUMBER ? lua_tointeger(L, -1) : 0;
         lua_pop(L, 1);
-        lua_pushinteger(L, n + (lua_Integer)j->picks[i].amount);
-        lua_setfield(L, -2, type);
+        grovel_set_integer(L, type, n + (lua_Integer)j->picks[i].amount);
     }
     lua_setfield(L, -2, "counts");
     return 1;
@@ -550,18 +544,12 @@ static int m_stats(lua_State *L)
     grove_matcher_stats(lm->m, &st);
     grove_matcher_catch_up(lm->m); /* held: as m:jobs() counts them */
     lua_createtable(L, 0, 6);
-    lua_pushinteger(L, (lua_Integer)st.matches);
-    lua_setfield(L, -2, "matches");
-    lua_pushinteger(L, (lua_Integer)grove_matcher_job_count(lm->m));
-    lua_setfield(L, -2, "held");
-    lua_pushinteger(L, (lua_Integer)st.succeeded);
-    lua_setfield(L, -2, "succeeded");
-    lua_pushnumber(L, st.min_s);
-    lua_setfield(L, -2, "min");
-    lua_pushnumber(L, st.max_s);
-    lua_setfield(L, -2, "max");
-    lua_pushnumber(L, st.matches ? st.sum_s / (double)st.matches : 0);
-    lua_setfield(L, -2, "mean");
+    grovel_set_integer(L, "matches", (lua_Integer)st.matches);
+    grovel_set_integer(L, "held", (lua_Integer)grove_matcher_job_count(lm->m));
+    grovel_set_integer(L, "succeeded", (lua_Integer)st.succeeded);
+    grovel_set_number(L, "min", st.min_s);
+    grovel_set_number(L, "max", st.max_s);
+    grovel_set_number(L, "mean", st.matches ? st.sum_s / (double)st.matches : 0);
     return 1;
 }
 
@@ -751,12 +739,9 @@ static void push_events(lua_State *L, const grove_matcher_t *m, size_t first)
     for (size_t i = first; i < n; i++) {
         const grove_job_event_t *ev = grove_matcher_event_at(m, i);
         lua_createtable(L, 0, 3);
-        lua_pushstring(L, event_names[ev->kind]);
-        lua_setfield(L, -2, "event");
-        lua_pushinteger(L, (lua_Integer)ev->id);
-        lua_setfield(L, -2, "id");
-        lua_pushinteger(L, (lua_Integer)ev->at);
-        lua_setfield(L, -2, "at");
+        grovel_set_string(L, "event", event_names[ev->kind]);
+        grovel_set_integer(L, "id", (lua_Integer)ev->id);
+        grovel_set_integer(L, "at", (lua_Integer)ev->at);
         lua_rawseti(L, -2, (lua_Integer)(i - first) + 1);
     }
 }

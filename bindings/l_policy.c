@@ -821,18 +821,13 @@ static int p_hooks(lua_State *L)
         bool lua = p->lua[i]
                    || (i == H_ORDER && h->order == grovelp_policy_decl_order
                        && p->key == K_FUNCTION);
-        lua_pushstring(L, lua ? "lua" : "c");
-        lua_setfield(L, -2, hook_names[i]);
+        grovel_set_string(L, hook_names[i], lua ? "lua" : "c");
     }
-    lua_pushstring(L, h->select == GROVE_SELECT_BEST ? "best" : "first");
-    lua_setfield(L, -2, "select");
-    lua_pushboolean(L, h->node_exclusive);
-    lua_setfield(L, -2, "node_exclusive");
-    lua_pushboolean(L, h->node_centric);
-    lua_setfield(L, -2, "node_centric");
+    grovel_set_string(L, "select", h->select == GROVE_SELECT_BEST ? "best" : "first");
+    grovel_set_boolean(L, "node_exclusive", h->node_exclusive);
+    grovel_set_boolean(L, "node_centric", h->node_centric);
     if (h->explore_by_use) {
-        lua_pushboolean(L, true);
-        lua_setfield(L, -2, "explore_by_use");
+        grovel_set_boolean(L, "explore_by_use", true);
     }
     push_types(L, p->types[0], "prune_types");
     push_types(L, p->types[1], "score_types");

@@ -136,18 +136,12 @@ static int l_save(lua_State *L)
     if (grove_store_save(s, g, m, a, flags, &st, &err) < 0)
         return grovel_fail_err(L, errno, &err);
     lua_createtable(L, 0, 6);
-    lua_pushinteger(L, st.generation);
-    lua_setfield(L, -2, "generation");
-    lua_pushboolean(L, st.full);
-    lua_setfield(L, -2, "full");
-    lua_pushinteger(L, (lua_Integer)st.vertices);
-    lua_setfield(L, -2, "vertices");
-    lua_pushinteger(L, (lua_Integer)st.edges);
-    lua_setfield(L, -2, "edges");
-    lua_pushinteger(L, (lua_Integer)st.jobs);
-    lua_setfield(L, -2, "jobs");
-    lua_pushinteger(L, (lua_Integer)st.deleted);
-    lua_setfield(L, -2, "deleted");
+    grovel_set_integer(L, "generation", st.generation);
+    grovel_set_boolean(L, "full", st.full);
+    grovel_set_integer(L, "vertices", (lua_Integer)st.vertices);
+    grovel_set_integer(L, "edges", (lua_Integer)st.edges);
+    grovel_set_integer(L, "jobs", (lua_Integer)st.jobs);
+    grovel_set_integer(L, "deleted", (lua_Integer)st.deleted);
     return 1;
 }
 
@@ -238,12 +232,8 @@ static int restore(lua_State *L, int box_idx, int opts_idx)
         lua_pushvalue(L, aidx);
         lua_setfield(L, -2, "acquire");
     }
-    if (grove_image_policy(im)) {
-        lua_pushstring(L, grove_image_policy(im));
-        lua_setfield(L, -2, "policy");
-    }
-    lua_pushboolean(L, restored);
-    lua_setfield(L, -2, "policy_restored");
+    grovel_set_string(L, "policy", grove_image_policy(im));
+    grovel_set_boolean(L, "policy_restored", restored);
     return 1;
 }
 

@@ -443,20 +443,14 @@ static int v_records(lua_State *L)
     lua_createtable(L, (int)grove_vertex_record_count(h.g, h.v), 0);
     for (size_t i = 0; grove_vertex_record_at(h.g, h.v, i, &r) == 0; i++) {
         lua_createtable(L, 0, 6);
-        lua_pushinteger(L, (lua_Integer)r.job);
-        lua_setfield(L, -2, "job");
-        lua_pushstring(L, r.kind == GROVE_RECORD_ALLOC ? "alloc" : "shared");
-        lua_setfield(L, -2, "kind");
-        lua_pushinteger(L, (lua_Integer)r.amount);
-        lua_setfield(L, -2, "amount");
-        lua_pushinteger(L, (lua_Integer)r.start);
-        lua_setfield(L, -2, "start");
+        grovel_set_integer(L, "job", (lua_Integer)r.job);
+        grovel_set_string(L, "kind", r.kind == GROVE_RECORD_ALLOC ? "alloc" : "shared");
+        grovel_set_integer(L, "amount", (lua_Integer)r.amount);
+        grovel_set_integer(L, "start", (lua_Integer)r.start);
         if (r.end != GROVE_TIME_MAX) {
-            lua_pushinteger(L, (lua_Integer)r.end);
-            lua_setfield(L, -2, "end");
+            grovel_set_integer(L, "end", (lua_Integer)r.end);
         }
-        lua_pushboolean(L, r.exclusive);
-        lua_setfield(L, -2, "exclusive");
+        grovel_set_boolean(L, "exclusive", r.exclusive);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     return 1;

@@ -70,6 +70,32 @@ void grovel_push_string(lua_State *L, const char *s)
         lua_pushnil(L);
 }
 
+void grovel_set_integer(lua_State *L, const char *k, lua_Integer v)
+{
+    lua_pushinteger(L, v);
+    lua_setfield(L, -2, k);
+}
+
+void grovel_set_number(lua_State *L, const char *k, lua_Number v)
+{
+    lua_pushnumber(L, v);
+    lua_setfield(L, -2, k);
+}
+
+void grovel_set_boolean(lua_State *L, const char *k, bool v)
+{
+    lua_pushboolean(L, v);
+    lua_setfield(L, -2, k);
+}
+
+void grovel_set_string(lua_State *L, const char *k, const char *s)
+{
+    if (s) {
+        lua_pushstring(L, s);
+        lua_setfield(L, -2, k);
+    }
+}
+
 void grovel_push_free(lua_State *L, char *s, const char *what)
 {
     if (!s) {
