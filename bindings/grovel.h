@@ -256,6 +256,10 @@ grove_graph_t *grovel_check_graph(lua_State *L, int idx);
  * handle keeps the graph alive). */
 void grovel_push_vertex(lua_State *L, int graph_idx, grove_vid_t v);
 
+/* Push a new list of vertex handles for vids[0..n) of the graph userdata
+ * at graph_idx. */
+void grovel_push_vertices(lua_State *L, int graph_idx, const grove_vid_t *vids, size_t n);
+
 /* The vertex of the vertex handle at idx (raises on misuse, a closed graph
  * or a dead vertex); *g (if not NULL) receives its graph. */
 grove_vid_t grovel_check_vertex(lua_State *L, int idx, grove_graph_t **g);

@@ -224,6 +224,16 @@ void grovel_push_vertex(lua_State *L, int graph_idx, grove_vid_t v)
     h->v = v;
 }
 
+void grovel_push_vertices(lua_State *L, int graph_idx, const grove_vid_t *vids, size_t n)
+{
+    graph_idx = lua_absindex(L, graph_idx);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        grovel_push_vertex(L, graph_idx, vids[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+}
+
 struct grovel_vertex *grovel_check_vertex_ud(lua_State *L, int idx)
 {
     struct grovel_vertex *h = luaL_checkudata(L, idx, GROVEL_VERTEX);
@@ -1156,11 +1166,7 @@ static int graph_sets(lua_State *L)
     if (rc < 0)
         return grovel_fail_errno(L, errno, NULL);
     box->p = vids;
-    lua_createtable(L, (int)n, 0);
-    for (size_t i = 0; i < n; i++) {
-        grovel_push_vertex(L, 1, vids[i]);
-        lua_seti(L, -2, (lua_Integer)i + 1);
-    }
+    grovel_push_vertices(L, 1, vids, n);
     return 1;
 }
 

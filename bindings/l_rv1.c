@@ -512,11 +512,7 @@ static int l_vertices(lua_State *L)
     if (grove_rv1_to_vertices(gr->g, R, &vids, &n, &err) < 0)
         return grovel_fail_err(L, errno, &err);
     box->p = vids;
-    lua_createtable(L, (int)n, 0);
-    for (size_t i = 0; i < n; i++) {
-        grovel_push_vertex(L, 2, vids[i]);
-        lua_seti(L, -2, (lua_Integer)i + 1);
-    }
+    grovel_push_vertices(L, 2, vids, n);
     return 1;
 }
 

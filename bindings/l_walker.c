@@ -136,11 +136,7 @@ static int order_body(lua_State *L)
 {
     struct hookctx *c = lua_touserdata(L, 3);
     size_t n = c->n;
-    lua_createtable(L, (int)n, 0); /* 4: the children, for the hook to sort */
-    for (size_t i = 0; i < n; i++) {
-        grovel_push_vertex(L, 2, c->kids[i]);
-        lua_rawseti(L, 4, (lua_Integer)i + 1);
-    }
+    grovel_push_vertices(L, 2, c->kids, n); /* 4: the children, for the hook to sort */
     lua_pushvalue(L, 1);
     grovel_push_vertex(L, 2, c->v);
     lua_pushvalue(L, 4);
