@@ -936,22 +936,19 @@ static int graph_number(lua_State *L)
     return 1;
 }
 
-static int graph_set_now(lua_State *L)
+/* g:set_now(t), the graph's clock, and g:set_expiration(t), the matcher's
+ * horizon (0: none); seconds, never negative.  The arg says which (G_NOW
+ * or G_EXPIRATION). */
+static int graph_set_time(lua_State *L)
 {
     grove_graph_t *g = grovel_check_graph(L, 1);
     lua_Integer t = luaL_checkinteger(L, 2);
-    luaL_argcheck(L, t >= 0, 2, "time must be >= 0");
-    grove_graph_set_now(g, t);
-    return 0;
-}
-
-/* g:set_expiration(t): the matcher's horizon, seconds (0: none). */
-static int graph_set_expiration(lua_State *L)
-{
-    grove_graph_t *g = grovel_check_graph(L, 1);
-    lua_Integer t = luaL_checkinteger(L, 2);
-    luaL_argcheck(L, t >= 0, 2, "expiration must be >= 0 (0: none)");
-    grove_graph_set_expiration(g, t);
+    bool now = grovel_uparg(L) == G_NOW;
+    luaL_argcheck(L, t >= 0, 2, now ? "time must be >= 0" : "expiration must be >= 0 (0: none)");
+    if (now)
+        grove_graph_set_now(g, t);
+    else
+        grove_graph_set_expiration(g, t);
     return 0;
 }
 
