@@ -603,6 +603,22 @@ static const grove_job_t *grow_commit(grove_matcher_t *m, const struct matching 
     return j;
 }
 
+/* What grove_match_window and grove_match_grow (what names which, for
+ * the message) do first: clear what they return, bring the job states up
+ * to the clock, and refuse a missing jobspec.  0, or -1 EINVAL. */
+static int fixed_begin(grove_matcher_t *m, const grove_jobspec_t *js, const char *what,
+                       const grove_job_t **out, grove_error_t *err)
+{
+    if (out)
+        *out = NULL;
+    grove_error_clear(err);
+    if (behind(m))
+        grove_matcher_catch_up(m);
+    if (!js)
+        return grovep_errorf(err, EINVAL, "%s: no jobspec", what);
+    return 0;
+}
+
 /* One match in a fixed window [start, end) (end 0: start plus the
  * duration), as a new job, or as more of job grow (its window).  The body
  * of grove_match_window and grove_match_grow. */
@@ -647,13 +663,8 @@ int grove_match_window(grove_matcher_t *m, const grove_jobspec_t *js, grove_matc
                        grove_jobid_t id, int64_t start, int64_t end, const grove_job_t **out,
                        grove_error_t *err)
 {
-    if (out)
-        *out = NULL;
-    grove_error_clear(err);
-    if (behind(m))
-        grove_matcher_catch_up(m);
-    if (!js)
-        return grovep_errorf(err, EINVAL, "match: no jobspec");
+    if (fixed_begin(m, js, "match", out, err) < 0)
+        return -1;
     if (mode != GROVE_MATCH_ALLOCATE && mode != GROVE_MATCH_ALLOCATE_WITH_SAT
         && mode != GROVE_MATCH_WITHOUT_ALLOCATING)
         return grovep_errorf(err, EINVAL,
@@ -671,13 +682,8 @@ int grove_match_window(grove_matcher_t *m, const grove_jobspec_t *js, grove_matc
 int grove_match_grow(grove_matcher_t *m, const grove_jobspec_t *js, grove_jobid_t id,
                      const grove_job_t **out, grove_error_t *err)
 {
-    if (out)
-        *out = NULL;
-    grove_error_clear(err);
-    if (behind(m))
-        grove_matcher_catch_up(m);
-    if (!js)
-        return grovep_errorf(err, EINVAL, "grow: no jobspec");
+    if (fixed_begin(m, js, "grow", out, err) < 0)
+        return -1;
     long i = grovep_match_job_index(m, id);
     if (i < 0)
         return grovep_errorf(err, ENOENT, "grow: no job %llu", (unsigned long long)id);

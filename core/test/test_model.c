@@ -147,6 +147,12 @@ static void windows(void)
         }
         grove_jobspec_destroy(js);
     }
+    const grove_job_t *j = grove_matcher_job(m, 1);
+    grove_error_t err;
+    errno = 0;
+    ok(grove_match_window(m, NULL, GROVE_MATCH_ALLOCATE, 0, 500, 0, &j, &err) == -1
+           && errno == EINVAL && !j && !strcmp(err.text, "match: no jobspec"),
+       "window without a jobspec: EINVAL, and no job");
     drop(m, g);
 }
 
@@ -174,6 +180,11 @@ static void grow(void)
     ok(j && j->npicks == npicks && nodes_of(g, j) == 3, "job 1 is as it was after the refusals");
     errno = 0;
     ok(grove_match_grow(m, two, 9, &j, &err) == -1 && errno == ENOENT, "no job 9: ENOENT");
+    j = grove_matcher_job(m, 1);
+    errno = 0;
+    ok(grove_match_grow(m, NULL, 1, &j, &err) == -1 && errno == EINVAL && !j
+           && !strcmp(err.text, "grow: no jobspec"),
+       "grow without a jobspec: EINVAL, and no job");
     ok(grove_matcher_cancel(m, 1) == 0 && grove_vertex_allocated(g, node(g, 0)) == 0
            && grove_vertex_allocated(g, node(g, 2)) == 0,
        "a cancel frees what the grow added");
