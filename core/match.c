@@ -179,14 +179,7 @@ void grove_matcher_destroy(grove_matcher_t *m)
     grovep_dense_free(&m->useof);
     free(m->uslot);
     free(m->uord);
-    free(m->stamp);
-    free(m->taken);
-    free(m->mflags);
-    free(m->log);
-    free(m->sel);
-    free(m->frames);
-    free(m->kids);
-    free(m->cands);
+    grovep_match_scratch_free(m);
     free(m->dpar);
     free(m->orplan);
     grovep_match_kept_free(m);

@@ -464,6 +464,7 @@ int grovep_match_keep_request(grove_matcher_t *m, grove_jobid_t id, const grove_
 
 /* match_walk.c: scratch state, the candidate walk, taking, a request list matched */
 int grovep_match_scratch_reserve(grove_matcher_t *m);
+void grovep_match_scratch_free(grove_matcher_t *m);
 void grovep_match_new_generation(grove_matcher_t *m);
 int grovep_match_push_frame(grove_matcher_t *m, grove_vid_t v);
 

@@ -59,6 +59,20 @@ int grovep_match_scratch_reserve(grove_matcher_t *m)
     return 0;
 }
 
+/* Free the scratch arrays and the walk's arenas (for
+ * grove_matcher_destroy). */
+void grovep_match_scratch_free(grove_matcher_t *m)
+{
+    free(m->stamp);
+    free(m->taken);
+    free(m->mflags);
+    free(m->sel);
+    free(m->log);
+    free(m->frames);
+    free(m->kids);
+    free(m->cands);
+}
+
 void grovep_match_new_generation(grove_matcher_t *m)
 {
     if (++m->gen == 0) {
