@@ -196,13 +196,21 @@ static void grow(void)
 
 /* ---- re-planning ----------------------------------------------------------------------- */
 
-static void replan(void)
+/* A matcher on four nodes: nodes 0-1 busy until 100 (job 1), 2-3 until
+ * 200 (job 2), and job 3, of two nodes for 10s, reserved at 100. */
+static grove_matcher_t *job_3_reserved(grove_graph_t **g)
 {
-    grove_graph_t *g;
-    grove_matcher_t *m = on_four(&g);
+    grove_matcher_t *m = on_four(g);
     ok(run(m, 2, 100, GROVE_MATCH_ALLOCATE, 0) == 1 && run(m, 2, 200, GROVE_MATCH_ALLOCATE, 0) == 2
            && run(m, 2, 10, GROVE_MATCH_ALLOCATE_ORELSE_RESERVE, 0) == 3,
        "nodes 0-1 busy until 100, 2-3 until 200, job 3 reserved");
+    return m;
+}
+
+static void replan(void)
+{
+    grove_graph_t *g;
+    grove_matcher_t *m = job_3_reserved(&g);
     const grove_job_t *j = grove_matcher_job(m, 3);
     ok(j && j->state == GROVE_JOB_RESERVED && j->start == 100, "job 3 waits for job 1");
     grove_vertex_set_status(g, node(g, 0), GROVE_STATUS_DOWN);
@@ -347,10 +355,7 @@ static void channel_release(void)
 static void status_replans(void)
 {
     grove_graph_t *g;
-    grove_matcher_t *m = on_four(&g);
-    ok(run(m, 2, 100, GROVE_MATCH_ALLOCATE, 0) == 1 && run(m, 2, 200, GROVE_MATCH_ALLOCATE, 0) == 2
-           && run(m, 2, 10, GROVE_MATCH_ALLOCATE_ORELSE_RESERVE, 0) == 3,
-       "nodes 0-1 busy until 100, 2-3 until 200, job 3 reserved at 100");
+    grove_matcher_t *m = job_3_reserved(&g);
     grove_vertex_set_status(g, node(g, 0), GROVE_STATUS_DRAINED);
     ok(grove_matcher_catch_up(m) == 1 && event_is(m, 0, GROVE_EVENT_REPLANNED, 3, 200),
        "node0 drained: job 3 planned again, at 200");
