@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "error.h"
 #include "rng.h"
 
 /* The most columns a table row has (the corpus's tests.tsv: 17). */
@@ -64,18 +65,15 @@ static inline const char *corpus_field(const char *f)
     return strcmp(f, "-") == 0 ? NULL : f;
 }
 
-/* The errno a vector row names (0, or one of the codes the tests use). */
+/* The errno a vector row names: a code of Grove's error vocabulary
+ * (error.h, the one list of them) by its name, else the number f holds. */
 static inline int corpus_errno(const char *f)
 {
-    static const struct {
-        const char *name;
-        int code;
-    } codes[] = {{"EINVAL", EINVAL}, {"ERANGE", ERANGE},       {"EEXIST", EEXIST},
-                 {"ENOENT", ENOENT}, {"EBUSY", EBUSY},         {"ENODEV", ENODEV},
-                 {"ENOSPC", ENOSPC}, {"EOVERFLOW", EOVERFLOW}, {"E2BIG", E2BIG}};
-    for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
-        if (strcmp(f, codes[i].name) == 0)
-            return codes[i].code;
+#define CORPUS_CODE(code, meaning)   \
+    if (strcmp(f, #code) == 0)       \
+        return code;
+    GROVE_ERRNO_VOCABULARY(CORPUS_CODE)
+#undef CORPUS_CODE
     return atoi(f);
 }
 
