@@ -8,17 +8,23 @@ local grove = require("grove")
 local core = grove.core
 local R = grove.cluster.resources
 
+-- Run f with fn as the progress function, then take it away again, even
+-- when f fails (a later spec must not see it).
+local function with_progress(fn, f)
+  core.set_progress(fn)
+  local ok, err = pcall(f)
+  core.set_progress(nil)
+  assert(ok, err)
+end
+
 -- The calls a progress function receives while f runs: {step, done,
 -- total, finished} each.
 local function reports(f)
   local got = {}
-  core.set_progress(function(step, done, total, secs, fin)
+  with_progress(function(step, done, total, secs, fin)
     assert(type(secs) == "number" and secs >= 0)
     got[#got + 1] = {step, done, total, fin}
-  end)
-  local ok, err = pcall(f)
-  core.set_progress(nil)
-  assert(ok, err)
+  end, f)
   return got
 end
 
@@ -70,25 +76,24 @@ describe("progress", function()
   end)
 
   it("calls no function after false", function()
-    local calls = 0
-    core.set_progress(function() calls = calls + 1 end)
-    core.set_progress(false)
-    core.progress("quiet", 1, 2)
-    core.progress_end("quiet")
-    core.set_progress(nil)
-    assert.equal(0, calls)
+    assert.same({}, reports(function()
+      core.set_progress(false)
+      core.progress("quiet", 1, 2)
+      core.progress_end("quiet")
+    end))
   end)
 
   it("reports a failing function once and stops calling it in that step", function()
     local calls = 0
-    core.set_progress(function()
+    local function broken()
       calls = calls + 1
       error("broken display")
+    end
+    with_progress(broken, function()
+      core.progress("step", 1, 3)
+      core.progress("step", 2, 3)
+      core.progress_end("step")
     end)
-    core.progress("step", 1, 3)
-    core.progress("step", 2, 3)
-    core.progress_end("step")
-    core.set_progress(nil)
     assert.equal(1, calls)
   end)
 
