@@ -6,7 +6,10 @@
 -- This file holds only specs: what several specs share lives in expect.lua
 -- and the spec/*_helper.lua modules, and must not be copied here.
 local core = require("grove.core")
+local expect = require("expect")
 local mh = require("match_helper")
+
+local fails = expect.fails
 
 local function R(ranks)
   return {version = 1, execution = {R_lite = {{rank = ranks, children = {core = "0-3"}}}}}
@@ -45,9 +48,8 @@ describe("several acquisition groups on one graph", function()
       local j = assert(m:match(cores(4, 100), "allocate"))
       assert.equal(i, j.id)
     end
-    local _, msg, code = a2:apply{type = "grow", resources = R("2"), online = "2", offline = ""}
-    assert.equal("EEXIST", code)
-    assert.equal("grow: target 2 belongs to resource group 'one'", msg)
+    fails("EEXIST", "grow: target 2 belongs to resource group 'one'",
+      a2:apply{type = "grow", resources = R("2"), online = "2", offline = ""})
   end)
 end)
 
@@ -181,23 +183,18 @@ describe("jobs registered again from their R", function()
       {'{"version": 1}', 7, nil, "EINVAL", "R:1: top level"},
     }
     for _, c in ipairs(cases) do
-      local j, msg, code = m:register(c[1], c[2], c[3])
-      assert.is_nil(j)
-      assert.equal(c[4], code)
-      assert.truthy(msg:find(c[5], 1, true), msg)
+      expect.fails_with(c[4], c[5], m:register(c[1], c[2], c[3]))
     end
     -- a bad request: nothing registered
-    local j, msg, code = m:register(assert(m1:rv1(2)), 2, {request = "[]"})
-    assert.is_nil(j)
-    assert.same({"EINVAL", "request: not a non-empty array of jobspecs"}, {code, msg})
+    fails("EINVAL", "request: not a non-empty array of jobspecs",
+      m:register(assert(m1:rv1(2)), 2, {request = "[]"}))
     assert.is_nil(m:job(2))
     assert.equal(1, #m:jobs())
     assert.equal(0, g:vertex("/cluster0/node1"):allocated())
     -- a window that is over
     m:set_now(200)
-    j, msg, code = m:register(assert(m1:rv1(2)), 2)
-    assert.same({nil, "EINVAL"}, {j, code})
-    assert.equal("register: job 2: its window ended at 100 (now 200)", msg)
+    fails("EINVAL", "register: job 2: its window ended at 100 (now 200)",
+      m:register(assert(m1:rv1(2)), 2))
   end)
 end)
 
@@ -229,9 +226,8 @@ describe("channeled pools", function()
     assert.equal(20, g:vertex("/io0/rack0/leaf0"):allocated())
     assert.equal(20, g:vertex("/io0/pfs0"):allocated())
     -- more than a node's link can carry: never
-    local none, msg, code = m:match(channeled(1, 1, "bandwidth", 26, 100),
-      "allocate_with_satisfiability")
-    assert.same({nil, "unsatisfiable request", "ENODEV"}, {none, msg, code})
+    fails("ENODEV", "unsatisfiable request",
+      m:match(channeled(1, 1, "bandwidth", 26, 100), "allocate_with_satisfiability"))
     -- released with the job
     assert(m:cancel(j.id))
     assert.equal(0, g:vertex("/io0/rack0/leaf0"):allocated())
@@ -353,8 +349,7 @@ describe("channeled requests at the top of a jobspec", function()
   it("need one path that carries them all", function()
     local g = dofile "examples/iobw.lua"
     local m = core.matcher(g)
-    local none, msg, code = m:match(top(26), "allocate_with_satisfiability")
-    assert.same({nil, "unsatisfiable request", "ENODEV"}, {none, msg, code})
+    fails("ENODEV", "unsatisfiable request", m:match(top(26), "allocate_with_satisfiability"))
     -- released with the job
     local j = assert(m:match(top(25)))
     assert.equal(25, g:vertex("/io0/pfs0"):allocated())
@@ -400,8 +395,7 @@ describe("another subsystem as the dominant one", function()
     -- back to containment: a slot of power beside a node finds none there,
     -- now or ever
     assert(m:set_dominant(nil))
-    local none, msg, code = m:match(slots(2))
-    assert.same({nil, "unsatisfiable request", "ENODEV"}, {none, msg, code})
+    fails("ENODEV", "unsatisfiable request", m:match(slots(2)))
   end)
 
   it("its jobs, and jobs with channeled pools, come back from a store as they were", function()
@@ -439,8 +433,7 @@ describe("another subsystem as the dominant one", function()
   it("fails with ENODEV on a graph without that subsystem", function()
     local m = core.matcher(mh.tiny())
     assert(m:set_dominant("power"))
-    local j, msg, code = m:match(cores(1, 10))
-    assert.same({nil, "match: the graph has no power root", "ENODEV"}, {j, msg, code})
+    fails("ENODEV", "match: the graph has no power root", m:match(cores(1, 10)))
   end)
 end)
 
@@ -468,8 +461,7 @@ describe("the rest of RFC 4", function()
     local j = assert(m:match(cores(4, 10), "without_allocating"))
     assert.equal("/cluster0/node1", j.picks[2].vertex:path())
     assert(n1:set_staged(true))
-    local none, _, code = m:match(cores(4, 10))
-    assert.same({nil, "EBUSY"}, {none, code})
+    fails("EBUSY", nil, m:match(cores(4, 10)))
     assert(m:match(cores(4, 10), "satisfiability"))
     assert(n0:set_staged(false))
     assert(m:match(cores(4, 10)))
@@ -543,11 +535,10 @@ describe("the rest of RFC 4", function()
     assert.equal("power:/powerpanel0/pdu1/node18", v:uri("power"))
     assert.equal(v, g:vertex("power:/powerpanel0/pdu1/node18"))
     assert.equal(v, g:vertex("containment:/power0/rack1/node18"))
-    assert.same({nil, "no vertex at power:/powerpanel0/pdu9", "ENOENT"},
-      {g:vertex("power:/powerpanel0/pdu9")})
-    assert.same({nil, "no vertex at iobw:/x", "ENOENT"}, {g:vertex("iobw:/x")})
+    fails("ENOENT", "no vertex at power:/powerpanel0/pdu9", g:vertex("power:/powerpanel0/pdu9"))
+    fails("ENOENT", "no vertex at iobw:/x", g:vertex("iobw:/x"))
     local p = g:vertex("power:/powerpanel0/power3")
-    assert.same({nil, "power3 is not in subsystem containment", "ENOENT"}, {p:uri()})
+    fails("ENOENT", "power3 is not in subsystem containment", p:uri())
   end)
 
   it("reads RFC 28's grow example as the RFC prints it, and says what it refuses", function()
@@ -576,16 +567,14 @@ describe("the rest of RFC 4", function()
     assert.equal(6, g:count("node"))
     assert.equal("2-3", tostring(a:targets("up")))
     -- a missing comma has no one meaning: refused, where it is
-    local _, msg, code = a:apply('{"type": "grow" "online": ""}')
-    assert.same({"EINVAL", "response: invalid JSON at line 1, column 24: '}' expected near " ..
-      "'\"online\"'"}, {code, msg})
+    fails("EINVAL", "response: invalid JSON at line 1, column 24: '}' expected near " ..
+      "'\"online\"'", a:apply('{"type": "grow" "online": ""}'))
     -- a comma inside a string is the string's
-    _, msg = a:apply('{"type": "shrink", "targets": "7,]",}')
-    assert.truthy(msg:find("7,]", 1, true), msg)
+    expect.fails_with("EINVAL", "7,]", a:apply('{"type": "shrink", "targets": "7,]",}'))
     -- R_lite an object without a rank is not an entry
-    _, msg = a:apply('{"type": "grow", "resources": {"version": 1, "execution": {"R_lite": ' ..
-      '{"children": {}}}}, "online": "", "offline": ""}')
-    assert.truthy(msg:find("R_lite: expected an array, got an object", 1, true), msg)
+    expect.fails_with("EINVAL", "R_lite: expected an array, got an object",
+      a:apply('{"type": "grow", "resources": {"version": 1, "execution": {"R_lite": ' ..
+        '{"children": {}}}}, "online": "", "offline": ""}'))
   end)
 end)
 
@@ -596,13 +585,12 @@ describe("chosen windows and grow", function()
     assert.same({"reserved", 500, 600}, {j.state, j.start, j["end"]})
     j = assert(m:match(cores(36, 100), "allocate", nil, {start = 550, ["end"] = 700}))
     assert.same({2, 550, 700}, {j.id, j.start, j["end"]})
-    local _, msg, code = m:match(cores(36, 100), "allocate", nil, {start = 500})
-    assert.same({"no matching resources", "EBUSY"}, {msg, code})
-    _, msg, code = m:match(cores(36, 100), "allocate", nil, {start = 10, ["end"] = 10})
-    assert.same({"match: the window ends at 10, not after its start (10)", "EINVAL"}, {msg, code})
-    _, msg, code = m:match(cores(1, 100), "allocate_orelse_reserve", nil, {start = 10})
-    assert.equal("EINVAL", code)
-    assert.matches("a chosen window takes the modes", msg)
+    fails("EBUSY", "no matching resources",
+      m:match(cores(36, 100), "allocate", nil, {start = 500}))
+    fails("EINVAL", "match: the window ends at 10, not after its start (10)",
+      m:match(cores(36, 100), "allocate", nil, {start = 10, ["end"] = 10}))
+    expect.fails_with("EINVAL", "a chosen window takes the modes",
+      m:match(cores(1, 100), "allocate_orelse_reserve", nil, {start = 10}))
   end)
 
   it("grows an existing job over its own window", function()
@@ -612,10 +600,8 @@ describe("chosen windows and grow", function()
     local g2 = assert(m:match(cores(6, 1), "grow", j.id))
     assert.same({j.id, 0, 1000}, {g2.id, g2.start, g2["end"]})
     assert.equal(10, m:info(j.id).counts.core)
-    local _, msg, code = m:match(cores(1, 1), "grow", 99)
-    assert.same({"grow: no job 99", "ENOENT"}, {msg, code})
-    _, _, code = m:match(cores(80, 1), "grow", j.id)
-    assert.equal("ENODEV", code)
+    fails("ENOENT", "grow: no job 99", m:match(cores(1, 1), "grow", 99))
+    fails("ENODEV", nil, m:match(cores(80, 1), "grow", j.id))
     assert.equal(10, m:info(j.id).counts.core)
     assert(m:cancel(j.id))
     for c in m:graph():vertices{type = "core"} do assert.equal(0, c:allocated()) end
@@ -705,10 +691,8 @@ describe("constraints as flux-core applies RFC 31", function()
     assert.equal("/cluster0/node1", node_of(j))
     j = assert(m:match(constrained{properties = {"node0"}}, "without_allocating"))
     assert.equal("/cluster0/node0", node_of(j))
-    local none, _, code = m:match(constrained{properties = {"node0", "^node0"}},
-      "allocate_with_satisfiability")
-    assert.is_nil(none)
-    assert.equal("ENODEV", code)
+    fails("ENODEV", nil,
+      m:match(constrained{properties = {"node0", "^node0"}}, "allocate_with_satisfiability"))
   end)
 
   it("filter rv by a constraint and map hosts to ranks", function()
@@ -725,10 +709,7 @@ describe("constraints as flux-core applies RFC 31", function()
     assert.equal("foo[0,3]", tostring(kept:nodelist()))
     assert.same({}, kept:properties()) -- ssd was on the ranks left out
     assert.equal("1,3", tostring(rv:hosts_to_ranks("foo[3,1]")))
-    local bad = {rv:hosts_to_ranks("foo[3,7-8]")}
-    assert.same({nil, "invalid hosts: foo[7-8]", "EINVAL"}, bad)
-    bad = {rv:filter{bogus = {}}}
-    assert.is_nil(bad[1])
-    assert.equal("EINVAL", bad[3])
+    fails("EINVAL", "invalid hosts: foo[7-8]", rv:hosts_to_ranks("foo[3,7-8]"))
+    fails("EINVAL", nil, rv:filter{bogus = {}})
   end)
 end)
