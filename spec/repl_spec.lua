@@ -415,10 +415,10 @@ describe("a repl session", function()
     assert.equal(repl.MAX_LINES, #lines)
     assert.matches("^%.%.%. %d+ more lines; 500 items %(all of it: print%(pretty%.show%(_%)%)%)$",
       lines[#lines])
-    assert.equal("ok", s:feed("#_"))
-    assert.equal("500\n", out:text())
-    assert.equal("ok", s:feed("{a = 1}"))
-    assert.equal("{ a = 1 }\n", out:text())
+    converse(s, out, nil, {
+      {"#_", "ok", "500\n"},
+      {"{a = 1}", "ok", "{ a = 1 }\n"},
+    })
   end)
 
   it("times an expression or a statement with :time", function()
