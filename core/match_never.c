@@ -9,7 +9,9 @@
  * down in the order written; at each one, the units of every type the
  * level asks for below one candidate are compared with what each vertex
  * of the level's type holds below it (levels the request omits are walked
- * through, as the match does).
+ * through, as the match does).  When no level alone fails, the whole
+ * request's count of each type is compared with what the graph holds of
+ * it ("the job asks for 6 nodes, the machine has 4").
  *
  * Workload: only failed matches that can never fit come here, a handful
  * per job at most; each level costs a pass over the vertices of the types
@@ -227,6 +229,33 @@ static int check_list(grove_matcher_t *m, grove_vid_t root, const struct req *r,
     return 0;
 }
 
+/* The whole request, each type counted over every level that asks for it
+ * (a level's count times those above it), against the units of that
+ * type the graph holds (its vertices' sizes summed, wherever they are):
+ * the first type asked more of in all than the machine has ("the job asks
+ * for 6 nodes, the machine has 4": two levels of 3 nodes, each of which
+ * alone fits).  1 with the reason in err, or 0. */
+static int check_totals(const grove_matcher_t *m, const struct req *top, grove_error_t *err)
+{
+    const grove_graph_t *g = m->g;
+    struct below bl = {.n = 0};
+    collect(top, 1, &bl);
+    for (size_t i = 0; i < bl.n; i++) {
+        int64_t have = 0;
+        for (grove_vid_t v = 0; v < g->nv; v++)
+            if (grovep_alive(g, v) && g->v[v].type == bl.type[i])
+                have = add_sat(have, g->v[v].size);
+        if (bl.units[i] > have) {
+            char a[96];
+            counted(a, sizeof(a), bl.units[i], grove_graph_str(g, bl.type[i]));
+            grove_error_set(err, NULL, 0, "the job asks for %s, the machine has %lld", a,
+                            (long long)have);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int grovep_match_explain_never(grove_matcher_t *m, grove_vid_t root, const struct req *top,
                                grove_error_t *err)
 {
@@ -238,6 +267,8 @@ int grovep_match_explain_never(grove_matcher_t *m, grove_vid_t root, const struc
         rc = check_list(m, root, top, 1, sums, ok, err);
     else
         errno = ENOMEM;
+    if (rc == 0)
+        rc = check_totals(m, top, err);
     free(sums);
     free(ok);
     return rc;

@@ -209,50 +209,15 @@ function M.request(self, job)
   return js
 end
 
--- The first resource type a jobspec asks more of, in all, than the
--- graph holds ("the job asks for 3 nodes, the machine has 2"; units of
--- a pool's size for pools such as memory), or nil:
--- a reason for a never-fitting request the matcher only calls
--- unsatisfiable (a count per type of the whole request, each level's
--- count times those above it; a request that fails by its shape, 40
--- cores on nodes of 36, gets nil).
-function M.shortfall(g, js)
-  local t = js:to_table()
-  local need, order = {}, {}
-  local function walk(list, mult)
-    for _, r in ipairs(list or {}) do
-      local c = r.count
-      if type(c) == "table" then c = c.min end
-      c = (math.tointeger(c) or 1) * mult
-      if r.type ~= "slot" then
-        if not need[r.type] then order[#order + 1] = r.type end
-        need[r.type] = (need[r.type] or 0) + c
-      end
-      walk(r.with, c)
-    end
-  end
-  walk(t.resources, 1)
-  -- units of a type: its vertices' sizes summed (memory in its units);
-  -- a walk of one type's vertices, made only for a job already refused
-  for _, ty in ipairs(order) do
-    local have = core.sched_units(g, ty)
-    if need[ty] > have then
-      local unit = (need[ty] == 1 or ty:match("[sy]$")) and ty or ty .. "s"
-      return fmt("the job asks for %d %s, the machine has %d", need[ty], unit, have)
-    end
-  end
-  return nil
-end
-
 -- Whether the jobspec job rec (rec.js set) could ever be placed here: nil,
 -- or the reason it cannot and the code (ENODEV: never on this machine).
 function M.unsatisfiable(self, rec)
   local ok, m2, code = self.m:match(rec.js, "satisfiability")
   if not ok and code == "ENODEV" then
-    -- the matcher's own reason when it has one (the resource set's
-    -- expiration comes before the job could end)
+    -- the matcher's own reason when it has one (a level or a type the
+    -- machine cannot meet, the resource set's expiration)
     if m2 ~= "unsatisfiable request" then return tostring(m2), "ENODEV" end
-    return M.shortfall(self.g, rec.js) or "cannot fit the machine", "ENODEV"
+    return "cannot fit the machine", "ENODEV"
   elseif not ok and code ~= "EBUSY" then
     return tostring(m2), code
   end
