@@ -613,7 +613,7 @@ static grove_vid_t add_vertex(grove_graph_t *g, grove_vid_t parent, const grove_
  * passed the limit (they count a rank named twice twice, so they pass it
  * whenever the merged ranks do), so that a reader of the text can give
  * its line. */
-static int rlite_within_limit(const grove_rv1_t *R, grove_error_t *err)
+static int rlite_within_limit(const grove_rv1_t *R, uint64_t *count, grove_error_t *err)
 {
     grove_limits_t lim;
     grove_limits_get(&lim);
@@ -624,8 +624,10 @@ static int rlite_within_limit(const grove_rv1_t *R, grove_error_t *err)
             if (kd)
                 n += grove_idset_count(kd->ids);
         }
-    if (n <= lim.members)
+    if (n <= lim.members) {
+        *count = n;
         return 0;
+    }
     char place[48] = "execution.R_lite";
     if (R->rlite_over != SIZE_MAX)
         snprintf(place, sizeof(place), "execution.R_lite[%zu]", R->rlite_over);
@@ -643,7 +645,12 @@ static int build_rlite(grove_graph_t *g, const grove_rv1_t *R, grove_vid_t *top_
                        grove_error_t *err)
 {
     *top_out = GROVE_VID_NONE;
-    if (rlite_within_limit(R, err) < 0)
+    uint64_t n = 0;
+    if (rlite_within_limit(R, &n, err) < 0)
+        return -1;
+    /* a vertex a node and a child, the cluster; two edges below each but
+     * the cluster: room made once */
+    if (grove_graph_reserve(g, (size_t)n + 1, 2 * (size_t)n) < 0)
         return -1;
     uint32_t *order = grovep_rv1_canonical_types(R);
     char *base = NULL;
