@@ -83,6 +83,17 @@ static void counted(char *buf, size_t len, int64_t n, const char *type)
     snprintf(buf, len, "%lld %s%s", (long long)n, type, s);
 }
 
+/* Say in err that want units of type were asked where have is the most
+ * there is: "<before><want type>s<between><have>".  1. */
+static int short_of(const grove_graph_t *g, grove_error_t *err, const char *before,
+                    int64_t want, grove_sym_t type, const char *between, int64_t have)
+{
+    char a[96];
+    counted(a, sizeof(a), want, grove_graph_str(g, type));
+    grove_error_set(err, NULL, 0, "%s%s%s%lld", before, a, between, (long long)have);
+    return 1;
+}
+
 /* Units of type t in the dominant subsystem's tree (below root), and
  * below (and at) each vertex along its parents into sums[] (nv entries,
  * zeroed here); -1 when no vertex of t is in that tree: a channeled pool
@@ -202,13 +213,9 @@ static int check_slot(grove_matcher_t *m, grove_vid_t root, const struct req *r,
             if (grovep_alive(g, v) && g->v[v].type == m->node_sym && constraint_ok(m, v)
                 && sums[v] > best)
                 best = sums[v];
-        if (best < bl.units[i]) {
-            char a[96];
-            counted(a, sizeof(a), bl.units[i], grove_graph_str(g, bl.type[i]));
-            grove_error_set(err, NULL, 0, "no node holds a slot of %s: largest has %lld", a,
-                            (long long)best);
-            return 1;
-        }
+        if (best < bl.units[i])
+            return short_of(g, err, "no node holds a slot of ", bl.units[i], bl.type[i],
+                            ": largest has ", best);
     }
     return 0;
 }
@@ -245,13 +252,9 @@ static int check_totals(const grove_matcher_t *m, const struct req *top, grove_e
         for (grove_vid_t v = 0; v < g->nv; v++)
             if (grovep_alive(g, v) && g->v[v].type == bl.type[i])
                 have = add_sat(have, g->v[v].size);
-        if (bl.units[i] > have) {
-            char a[96];
-            counted(a, sizeof(a), bl.units[i], grove_graph_str(g, bl.type[i]));
-            grove_error_set(err, NULL, 0, "the job asks for %s, the machine has %lld", a,
-                            (long long)have);
-            return 1;
-        }
+        if (bl.units[i] > have)
+            return short_of(g, err, "the job asks for ", bl.units[i], bl.type[i],
+                            ", the machine has ", have);
     }
     return 0;
 }
