@@ -22,7 +22,11 @@
 # (flux submit --cc) and time submit to the end of `flux queue drain`;
 # the broker's resident memory after the drain.
 #
-# Prints one row a run: scheduler, size, shape, jobs/s, ready s, RSS MB.
+# Prints one row a run: scheduler, size, shape, jobs/s, ready s, RSS MB,
+# jobs completed; for sched-grove its alloc latencies (message in to R
+# handed to the response, `flux module stats sched-grove`), p50 and p99
+# wall-clock and p50 and p99 of the module thread's CPU time over the same
+# span; and the machine's load average (1 min) after the run.
 # The schedulers:
 #   ceiling        build/flux/sched-ceiling.so: grants every job one rank
 #                  without matching (bench/flux/sched_ceiling.c)
@@ -77,9 +81,9 @@ t3=$(date +%s.%N)
 pid=$(flux getattr broker.pid)
 rss=$(awk '/VmRSS/ {print $2}' /proc/$pid/status)
 n=$(flux jobs -a -n -o "{result}" | grep -c COMPLETED)
-lat="- -"
+lat="- - - -"
 case $sched in
-grove-*) lat=$(flux module stats sched-grove | python3 -c 'import json,sys; a=json.load(sys.stdin)["alloc_latency"]; print("%.0f %.0f" % (a["p50_us"], a["p99_us"]))') ;;
+grove-*) lat=$(flux module stats sched-grove | python3 -c 'import json,sys; s=json.load(sys.stdin); a=s["alloc_latency"]; c=s["alloc_cpu"]; print("%.0f %.0f %.0f %.0f" % (a["p50_us"], a["p99_us"], c["p50_us"], c["p99_us"]))') ;;
 esac
 echo "RESULT $(echo "$jobs / ($t3 - $t2)" | bc -l) $(echo "$t1 - $t0" | bc -l) $((rss / 1024)) $n $lat"
 case $sched in
@@ -89,7 +93,8 @@ grove-*) flux module remove sched-grove ;;
 esac
 EOF
 
-printf '%-14s %6s %5s %9s %8s %8s %6s %8s %8s\n' scheduler nodes shape jobs/s ready_s rss_MB done p50_us p99_us
+printf '%-14s %6s %5s %9s %8s %8s %6s %8s %8s %8s %8s %5s\n' scheduler nodes shape jobs/s ready_s \
+    rss_MB done p50_us p99_us cpu_p50 cpu_p99 load
 for size in $SIZES; do
     dir=$work/conf$size
     mkdir -p "$dir"
@@ -116,7 +121,9 @@ EOF
                     continue
                 fi
                 set -- $row
-                printf '%-14s %6s %5s %9.1f %8.2f %8s %6s %8s %8s\n' "$sched" "$size" "$shape" "$2" "$3" "$4" "$5" "$6" "$7"
+                printf '%-14s %6s %5s %9.1f %8.2f %8s %6s %8s %8s %8s %8s %5s\n' "$sched" "$size" \
+                    "$shape" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" \
+                    "$(cut -d' ' -f1 /proc/loadavg)"
             done
         done
     done

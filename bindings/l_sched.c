@@ -24,6 +24,9 @@
  *   s:count_match(placed [, seconds])
  *   s:stats()      {matched, failed, match_min, match_avg, match_max,
  *                  queue_length, running, jobs}
+ *   core.sched_units(g, type)  the units of type g holds: the sizes of its
+ *                  live vertices of that type summed (a loop's total, read
+ *                  once a resource change without a Lua call a vertex)
  *
  * Job ids are Lua integers >= 0 (Flux's 64-bit ids fit: they stay below
  * 2^63).  Nothing here decides anything: the loop's policy is Lua's.
@@ -32,6 +35,7 @@
 #include <math.h>
 
 #include "grovel.h"
+#include "lgraph.h"
 #include "sched_state.h"
 
 static const grovel_class_t sched_class; /* defined by api.tsv */
@@ -278,6 +282,19 @@ static int l_stats(lua_State *L)
     lua_setfield(L, -2, "running");
     lua_pushinteger(L, (lua_Integer)st.jobs);
     lua_setfield(L, -2, "jobs");
+    return 1;
+}
+
+static int l_sched_units(lua_State *L)
+{
+    const grove_graph_t *g = grovel_check_graph(L, 1);
+    grove_sym_t t = grove_graph_sym_lookup(g, luaL_checkstring(L, 2));
+    lua_Integer total = 0;
+    if (t != GROVE_SYM_NONE)
+        for (grove_vid_t v = grove_graph_first_by_type(g, t); v != GROVE_VID_NONE;
+             v = grove_vertex_next_same_type(g, v))
+            total += (lua_Integer)grove_vertex_size(g, v);
+    lua_pushinteger(L, total);
     return 1;
 }
 

@@ -503,6 +503,9 @@ struct plan {
     grove_rv1_t *R;                        /* resources of a grow/first response */
     grove_idset_t *add;                    /* targets whose vertices come from R */
     grove_graph_t *tmp;                    /* R's graph, only the targets in add */
+    const char *direct;                    /* R built in place into the empty graph
+                                            * at commit (no tmp): the response's
+                                            * name for errors; else NULL */
     grove_idset_t *shrunk;                 /* targets removed by this response */
     bool raise;                            /* exceptions on jobs of shrunk targets */
     grove_idset_t *touched;                /* targets whose status is rewritten */
@@ -717,6 +720,14 @@ static int plan_graph(struct plan *p, const grove_acquire_t *a, const grove_idse
 {
     if (grove_idset_empty(p->add))
         return 0;
+    if (grove_graph_vertex_count(a->g) == 0 && grove_rv1_builds_in_place(p->R)) {
+        /* the first resource set of an empty graph: every target of R is
+         * added and nothing can clash, so R is built once, into the graph
+         * itself, at commit (a graph of R merged in would make every
+         * vertex twice) */
+        p->direct = ctx;
+        return 0;
+    }
     grove_error_t e = {{0}, 0};
     if (!(p->tmp = grove_rv1_to_graph(p->R, &e)))
         return errno == ENOMEM ? oom(err)
@@ -1174,10 +1185,18 @@ out:
 
 /* ---- commit ------------------------------------------------------------------------------- */
 
-/* Add the vertices of p->tmp to the graph.  0, or -1 (ENOMEM; the graph
- * keeps at most an unused dead slot). */
+/* Add the vertices of p->tmp to the graph, or build R into it (p->direct).
+ * 0, or -1 (ENOMEM, or EINVAL for an R refused in the build; the graph
+ * keeps at most unused dead slots). */
 static int commit_graph(grove_acquire_t *a, struct plan *p, grove_error_t *err)
 {
+    if (p->direct) {
+        grove_error_t e = {{0}, 0};
+        if (grove_rv1_build(a->g, p->R, &e) == 0)
+            return 0;
+        return errno == ENOMEM ? oom(err)
+                               : grovep_errorf(err, EINVAL, "%s: resources: %s", p->direct, e.text);
+    }
     if (!p->tmp)
         return 0;
     grove_graph_t *g = a->g, *t = p->tmp;

@@ -705,6 +705,13 @@ static int reserve_vertices(grove_graph_t *g, size_t need)
     return 0;
 }
 
+int grove_graph_reserve(grove_graph_t *g, size_t vertices, size_t edges)
+{
+    if (vertices && reserve_vertices(g, g->nv + vertices) < 0)
+        return -1;
+    return grovep_grow((void **)&g->e, &g->ecap, g->ne + edges, sizeof(*g->e));
+}
+
 static int reserve_chains(grove_graph_t *g, grove_sym_t sym)
 {
     size_t old = g->chain_cap, tcap = old, ncap = old; /* parallel arrays */

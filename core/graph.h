@@ -119,6 +119,12 @@ grove_graph_t *grove_graph_create(void);
 /* Free the graph and everything in it; errno is kept.  NULL is a no-op. */
 void grove_graph_destroy(grove_graph_t *g);
 
+/* Make room for vertices more vertices and edges more edges at once, for
+ * a builder that knows how many it will add (the arrays then grow once,
+ * not by doubling and copying as they fill).  0, or -1 with ENOMEM (the
+ * graph unchanged but for room). */
+int grove_graph_reserve(grove_graph_t *g, size_t vertices, size_t edges);
+
 /* The string of a symbol of the graph's table (borrowed). */
 const char *grove_graph_str(const grove_graph_t *g, grove_sym_t sym);
 /* Intern s in the graph's table; GROVE_SYM_NONE with ENOMEM. */

@@ -9,7 +9,9 @@
  * down in the order written; at each one, the units of every type the
  * level asks for below one candidate are compared with what each vertex
  * of the level's type holds below it (levels the request omits are walked
- * through, as the match does).
+ * through, as the match does).  When no level alone fails, the whole
+ * request's count of each type is compared with what the graph holds of
+ * it ("the job asks for 6 nodes, the machine has 4").
  *
  * Workload: only failed matches that can never fit come here, a handful
  * per job at most; each level costs a pass over the vertices of the types
@@ -79,6 +81,17 @@ static void counted(char *buf, size_t len, int64_t n, const char *type)
     size_t tl = strlen(type);
     const char *s = n == 1 || (tl && (type[tl - 1] == 's' || type[tl - 1] == 'y')) ? "" : "s";
     snprintf(buf, len, "%lld %s%s", (long long)n, type, s);
+}
+
+/* Say in err that want units of type were asked where have is the most
+ * there is: "<before><want type>s<between><have>".  1. */
+static int short_of(const grove_graph_t *g, grove_error_t *err, const char *before,
+                    int64_t want, grove_sym_t type, const char *between, int64_t have)
+{
+    char a[96];
+    counted(a, sizeof(a), want, grove_graph_str(g, type));
+    grove_error_set(err, NULL, 0, "%s%s%s%lld", before, a, between, (long long)have);
+    return 1;
 }
 
 /* Units of type t in the dominant subsystem's tree (below root), and
@@ -200,13 +213,9 @@ static int check_slot(grove_matcher_t *m, grove_vid_t root, const struct req *r,
             if (grovep_alive(g, v) && g->v[v].type == m->node_sym && constraint_ok(m, v)
                 && sums[v] > best)
                 best = sums[v];
-        if (best < bl.units[i]) {
-            char a[96];
-            counted(a, sizeof(a), bl.units[i], grove_graph_str(g, bl.type[i]));
-            grove_error_set(err, NULL, 0, "no node holds a slot of %s: largest has %lld", a,
-                            (long long)best);
-            return 1;
-        }
+        if (best < bl.units[i])
+            return short_of(g, err, "no node holds a slot of ", bl.units[i], bl.type[i],
+                            ": largest has ", best);
     }
     return 0;
 }
@@ -227,6 +236,29 @@ static int check_list(grove_matcher_t *m, grove_vid_t root, const struct req *r,
     return 0;
 }
 
+/* The whole request, each type counted over every level that asks for it
+ * (a level's count times those above it), against the units of that
+ * type the graph holds (its vertices' sizes summed, wherever they are):
+ * the first type asked more of in all than the machine has ("the job asks
+ * for 6 nodes, the machine has 4": two levels of 3 nodes, each of which
+ * alone fits).  1 with the reason in err, or 0. */
+static int check_totals(const grove_matcher_t *m, const struct req *top, grove_error_t *err)
+{
+    const grove_graph_t *g = m->g;
+    struct below bl = {.n = 0};
+    collect(top, 1, &bl);
+    for (size_t i = 0; i < bl.n; i++) {
+        int64_t have = 0;
+        for (grove_vid_t v = 0; v < g->nv; v++)
+            if (grovep_alive(g, v) && g->v[v].type == bl.type[i])
+                have = add_sat(have, g->v[v].size);
+        if (bl.units[i] > have)
+            return short_of(g, err, "the job asks for ", bl.units[i], bl.type[i],
+                            ", the machine has ", have);
+    }
+    return 0;
+}
+
 int grovep_match_explain_never(grove_matcher_t *m, grove_vid_t root, const struct req *top,
                                grove_error_t *err)
 {
@@ -238,6 +270,8 @@ int grovep_match_explain_never(grove_matcher_t *m, grove_vid_t root, const struc
         rc = check_list(m, root, top, 1, sums, ok, err);
     else
         errno = ENOMEM;
+    if (rc == 0)
+        rc = check_totals(m, top, err);
     free(sums);
     free(ok);
     return rc;

@@ -257,6 +257,19 @@ grove_rv1_t *grove_rv1_from_graph(const grove_graph_t *g, int flags, grove_error
  * R's expiration (rounded down), each when R sets it (> 0). */
 grove_graph_t *grove_rv1_to_graph(const grove_rv1_t *R, grove_error_t *err);
 
+/* Whether grove_rv1_build can build R's graph: R names its vertices
+ * through R_lite alone (no scheduling graph Grove reads). */
+bool grove_rv1_builds_in_place(const grove_rv1_t *R);
+
+/* Build the graph grove_rv1_to_graph would make of R into g, which has no
+ * vertex: the same vertices made once, in place, where a new graph merged
+ * into g would make each twice (the scheduler's first resource set).  g's
+ * clock and expiration are left as they are.  0, or -1 with EINVAL (g has
+ * vertices, or R has a scheduling graph: see grove_rv1_builds_in_place),
+ * EOVERFLOW (R_lite past the members limit; err says where) or ENOMEM;
+ * what was built before a failure is unlinked again. */
+int grove_rv1_build(grove_graph_t *g, const grove_rv1_t *R, grove_error_t *err);
+
 /* A new graph for the R in the file at path: grove_rv1_load, then
  * grove_rv1_to_graph, with the text at hand to the end, so that every
  * refusal (an R_lite past the members limit, a bad scheduling graph) names

@@ -613,7 +613,7 @@ static grove_vid_t add_vertex(grove_graph_t *g, grove_vid_t parent, const grove_
  * passed the limit (they count a rank named twice twice, so they pass it
  * whenever the merged ranks do), so that a reader of the text can give
  * its line. */
-static int rlite_within_limit(const grove_rv1_t *R, grove_error_t *err)
+static int rlite_within_limit(const grove_rv1_t *R, uint64_t *count, grove_error_t *err)
 {
     grove_limits_t lim;
     grove_limits_get(&lim);
@@ -624,8 +624,10 @@ static int rlite_within_limit(const grove_rv1_t *R, grove_error_t *err)
             if (kd)
                 n += grove_idset_count(kd->ids);
         }
-    if (n <= lim.members)
+    if (n <= lim.members) {
+        *count = n;
         return 0;
+    }
     char place[48] = "execution.R_lite";
     if (R->rlite_over != SIZE_MAX)
         snprintf(place, sizeof(place), "execution.R_lite[%zu]", R->rlite_over);
@@ -635,14 +637,24 @@ static int rlite_within_limit(const grove_rv1_t *R, grove_error_t *err)
                          place, (unsigned long long)lim.members);
 }
 
-static grove_graph_t *graph_of_rlite(const grove_rv1_t *R, grove_error_t *err)
+/* Add the vertices R_lite names to g: a cluster above a node a rank,
+ * each node's children below it.  0, or -1 with errno (EINVAL, EOVERFLOW:
+ * err says why; ENOMEM) and *top the root made so far (GROVE_VID_NONE when
+ * none), for the caller to take away. */
+static int build_rlite(grove_graph_t *g, const grove_rv1_t *R, grove_vid_t *top_out,
+                       grove_error_t *err)
 {
-    if (rlite_within_limit(R, err) < 0)
-        return NULL;
-    grove_graph_t *g = grove_graph_create();
+    *top_out = GROVE_VID_NONE;
+    uint64_t n = 0;
+    if (rlite_within_limit(R, &n, err) < 0)
+        return -1;
+    /* a vertex a node and a child, the cluster; two edges below each but
+     * the cluster: room made once */
+    if (grove_graph_reserve(g, (size_t)n + 1, 2 * (size_t)n) < 0)
+        return -1;
     uint32_t *order = grovep_rv1_canonical_types(R);
     char *base = NULL;
-    if (!g || !order)
+    if (!order)
         goto fail;
     grove_vertex_info_t info;
     grove_vertex_info_init(&info);
@@ -652,6 +664,7 @@ static grove_graph_t *graph_of_rlite(const grove_rv1_t *R, grove_error_t *err)
     grove_vid_t top = add_vertex(g, GROVE_VID_NONE, &info, err);
     if (top == GROVE_VID_NONE)
         goto fail;
+    *top_out = top;
     for (size_t i = 0; i < R->n; i++) {
         const struct rv1_rank *rk = &R->r[i];
         grove_vertex_info_init(&info);
@@ -696,13 +709,50 @@ static grove_graph_t *graph_of_rlite(const grove_rv1_t *R, grove_error_t *err)
         }
     }
     GROVEP_FREE_ALL(base, order);
-    return g;
+    return 0;
 fail:
     if (errno != EINVAL)
         errno = ENOMEM;
     GROVEP_FREE_ALL(base, order); /* these keep errno */
-    grove_graph_destroy(g);
-    return NULL;
+    return -1;
+}
+
+static grove_graph_t *graph_of_rlite(const grove_rv1_t *R, grove_error_t *err)
+{
+    grove_graph_t *g = grove_graph_create();
+    grove_vid_t top;
+    if (!g) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    if (build_rlite(g, R, &top, err) < 0) {
+        int saved = errno;
+        grove_graph_destroy(g);
+        errno = saved;
+        return NULL;
+    }
+    return g;
+}
+
+bool grove_rv1_builds_in_place(const grove_rv1_t *R)
+{
+    return R && !readable_graph(R->scheduling);
+}
+
+int grove_rv1_build(grove_graph_t *g, const grove_rv1_t *R, grove_error_t *err)
+{
+    if (!g || !grove_rv1_builds_in_place(R) || grove_graph_vertex_count(g) != 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    grove_vid_t top;
+    if (build_rlite(g, R, &top, err) == 0)
+        return 0;
+    int saved = errno;
+    if (top != GROVE_VID_NONE)
+        grove_graph_unlink(g, top, true);
+    errno = saved;
+    return -1;
 }
 
 grove_graph_t *grove_rv1_to_graph(const grove_rv1_t *R, grove_error_t *err)

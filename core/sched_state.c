@@ -338,16 +338,28 @@ int grove_sched_set_duration(grove_sched_t *s, grove_jobid_t id, int64_t duratio
     return 0;
 }
 
+/* The job id when it is running (running true) or waiting (false), its
+ * slot in *x; else NULL with ENOENT (unknown) or EINVAL (the other state;
+ * s NULL). */
+static grove_sched_job_t *job_in(grove_sched_t *s, grove_jobid_t id, bool running, uint32_t *x)
+{
+    *x = slot_of(s, id);
+    if (*x == NIL)
+        return NULL;
+    grove_sched_job_t *j = &s->nodes[*x].job;
+    if ((j->state == GROVE_SCHED_RUNNING) != running) {
+        errno = EINVAL;
+        return NULL;
+    }
+    return j;
+}
+
 int grove_sched_reserve(grove_sched_t *s, grove_jobid_t id, int64_t t)
 {
-    uint32_t x = slot_of(s, id);
-    if (x == NIL)
+    uint32_t x;
+    grove_sched_job_t *j = job_in(s, id, false, &x);
+    if (!j)
         return -1;
-    grove_sched_job_t *j = &s->nodes[x].job;
-    if (j->state == GROVE_SCHED_RUNNING) {
-        errno = EINVAL;
-        return -1;
-    }
     j->state = t < 0 ? GROVE_SCHED_PENDING : GROVE_SCHED_RESERVED;
     j->reserved = t < 0 ? -1 : t;
     return 0;
@@ -355,14 +367,10 @@ int grove_sched_reserve(grove_sched_t *s, grove_jobid_t id, int64_t t)
 
 int grove_sched_start(grove_sched_t *s, grove_jobid_t id)
 {
-    uint32_t x = slot_of(s, id);
-    if (x == NIL)
+    uint32_t x;
+    grove_sched_job_t *j = job_in(s, id, false, &x);
+    if (!j)
         return -1;
-    grove_sched_job_t *j = &s->nodes[x].job;
-    if (j->state == GROVE_SCHED_RUNNING) {
-        errno = EINVAL;
-        return -1;
-    }
     unlink_node(s, x);
     j->state = GROVE_SCHED_RUNNING;
     j->reserved = -1;
@@ -373,14 +381,10 @@ int grove_sched_start(grove_sched_t *s, grove_jobid_t id)
 
 int grove_sched_requeue(grove_sched_t *s, grove_jobid_t id)
 {
-    uint32_t x = slot_of(s, id);
-    if (x == NIL)
+    uint32_t x;
+    grove_sched_job_t *j = job_in(s, id, true, &x);
+    if (!j)
         return -1;
-    grove_sched_job_t *j = &s->nodes[x].job;
-    if (j->state != GROVE_SCHED_RUNNING) {
-        errno = EINVAL;
-        return -1;
-    }
     j->state = GROVE_SCHED_PENDING;
     j->start = -1;
     s->running--;

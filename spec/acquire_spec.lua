@@ -194,6 +194,39 @@ describe("core.acquire", function()
       a:apply{shink = "4"})
   end)
 
+  it("builds a first resource set into an empty graph as the graph of its R", function()
+    local text = '{"version":1,"execution":{"R_lite":[{"rank":"0-3","children":'
+      .. '{"core":"0-3","gpu":"0"}},{"rank":"4","children":{"core":"0-1"}}],'
+      .. '"nodelist":["host[0-4]"],"properties":{"big":"4"}}}'
+    local a, g = fresh()
+    assert(a:apply{resources = core.json_decode(text), up = "0-4"})
+    local want = assert(assert(core.rv1_decode(text)):to_graph())
+    assert.equal(#want, #g)
+    for _, ty in ipairs{"cluster", "node", "core", "gpu"} do
+      assert.equal(want:count(ty), g:count(ty), ty)
+    end
+    assert.equal(core.rv1_from_graph(want):encode(), core.rv1_from_graph(g):encode())
+    assert.equal("", find(g, {rank = 4, type = "node"})[1]:property("big"))
+    -- the graph is the matcher's
+    assert(a:matcher():match(cores(4), "allocate", 1))
+  end)
+
+  it("leaves the empty graph empty when a first resource set is refused", function()
+    -- 4,000 nodes of 100,000 cores: past the members limit, refused
+    -- before a vertex is made
+    local huge = {version = 1, execution = {R_lite = {{rank = "0-3999",
+      children = {core = "0-99999"}}}}}
+    local a, g = fresh()
+    local ok, msg, code = a:apply{resources = huge, up = "0-3999"}
+    assert.is_nil(ok)
+    assert.equal("EINVAL", code)
+    assert.matches("first response: resources: execution.R_lite", msg, 1, true)
+    assert.equal(0, #g)
+    assert.is_false(a:started())
+    assert(a:apply{resources = R("0-1"), up = "0-1"})
+    assert.equal(2 + 8 + 1, #g)
+  end)
+
   it("takes an error response in each form today's protocol has", function()
     -- flux-core's resource module answers with flux_respond_error (an errno
     -- and a text): decoded as errnum and errstr, bare or in an error member

@@ -112,6 +112,39 @@ describe("grove.flux", function()
     assert.truthy(flux.payload(ok):find('"t_estimate":%s*null'))
   end)
 
+  it("annotates a waiting job when what it shows changes, and only then", function()
+    local s, clock = session()
+    s:handle("sched.alloc", alloc(1, jobspec(2, 4, 100)))
+    local acts = s:handle("sched.alloc", alloc(2, jobspec(1, 4, 100)))
+    assert.same({{op = "alloc", id = 2, type = "annotate",
+      annotations = {sched = {t_estimate = 1100}}}}, acts)
+    -- a job behind the head: its own annotation, the head's unchanged
+    acts = s:handle("sched.alloc", alloc(3, jobspec(1, 4, 100)))
+    assert.same({{op = "alloc", id = 3, type = "annotate",
+      annotations = {sched = {reason_pending = "insufficient resources"}}}}, acts)
+    -- nothing changed: a pass is not run again, nothing is told
+    assert.same({}, s:schedule())
+    clock.t = 1001
+    assert.same({}, s:schedule())
+    -- the head leaves: the next one shows the estimate instead of the reason
+    acts = s:handle("sched.cancel", '{"id":2}')
+    assert.same({{op = "alloc", id = 2, type = "cancel"},
+      {op = "alloc", id = 3, type = "annotate",
+        annotations = {sched = {t_estimate = 1100, reason_pending = core.null}}}}, acts)
+  end)
+
+  it("denies a job that can never run once a pass could not start it", function()
+    -- under priority order it goes first; the job behind it still starts
+    local s = session()
+    s:handle("sched.alloc", alloc(1, jobspec(1, 4, 100)))
+    local acts = s:handle("sched.alloc", alloc(7, jobspec(3, 4, 100), 99))
+    assert.same({{op = "alloc", id = 7, type = "deny", note = "unsatisfiable request: "
+      .. "12 cores requested: the graph has 8"}}, acts)
+    acts = s:handle("sched.alloc", alloc(2, jobspec(1, 4, 100)))
+    assert.equal("success", acts[1].type)
+    assert.equal(0, s:stats().queue_length)
+  end)
+
   it("answers cancel of a waiting job with an alloc response of type cancel", function()
     local s = session()
     s:handle("sched.alloc", alloc(1, jobspec(2, 4, 100)))

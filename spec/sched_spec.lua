@@ -122,15 +122,27 @@ describe("grove.sched: why a job can never run", function()
       nodes = nodes, tasks = nodes, cores_per_task = cores, duration = 10})))
   end
 
-  it("names the first type the whole request asks more of than the machine holds", function()
-    local g = machine()
-    assert.equal("the job asks for 5 nodes, the machine has 4", sched.shortfall(g, js(5, 1)))
-    assert.equal("the job asks for 17 cores, the machine has 16", sched.shortfall(g, js(1, 17)))
-  end)
+  -- The matcher's reason for a job that can never run here.
+  local function never(g, spec)
+    local ok, msg, code = core.matcher(g):match(spec, "satisfiability")
+    assert.is_nil(ok)
+    assert.equal("ENODEV", code)
+    return msg
+  end
 
-  it("says nothing of a request that fails by its shape, not its totals", function()
-    assert.is_nil(sched.shortfall(machine(), js(1, 5)))
-    assert.is_nil(sched.shortfall(machine(), js(4, 4)))
+  it("names the level or the whole-request type the machine cannot meet", function()
+    local g = machine()
+    assert.equal("5 nodes requested: the graph has 4", never(g, js(5, 1)))
+    -- two levels of 3 nodes, each of which fits alone: counted together
+    local two = assert(core.jobspec_from_table({version = 1, resources = {
+      {type = "node", count = 3, with = {{type = "slot", count = 1, label = "a",
+        with = {{type = "core", count = 1}}}}},
+      {type = "node", count = 3, with = {{type = "slot", count = 1, label = "b",
+        with = {{type = "core", count = 1}}}}}},
+      tasks = {{command = {"true"}, slot = "a", count = {per_slot = 1}},
+        {command = {"true"}, slot = "b", count = {per_slot = 1}}},
+      attributes = {system = {duration = 10}}}))
+    assert.equal("the job asks for 6 nodes, the machine has 4", never(g, two))
   end)
 
   it("gives the reason for a never-fitting job", function()
@@ -153,7 +165,12 @@ describe("grove.sched: a pool's request is counted in its units", function()
         tasks = {{command = {"true"}, slot = "task", count = {per_slot = 1}}},
         attributes = {system = {duration = 10}}}))
     end
-    assert.is_nil(sched.shortfall(g, js(20)))
-    assert.equal("the job asks for 40 memory, the machine has 32", sched.shortfall(g, js(40)))
+    local function never(spec)
+      local ok, msg = core.matcher(g):match(spec, "satisfiability")
+      assert.is_nil(ok)
+      return msg
+    end
+    assert.equal("no node with 20 memory: largest has 16", never(js(20)))
+    assert.equal("no node with 40 memory: largest has 16", never(js(40)))
   end)
 end)

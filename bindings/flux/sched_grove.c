@@ -34,6 +34,9 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,7 +76,10 @@ struct sched_ctx {
     bool stopping;
     char ready_mode[32]; /* "unlimited" or "limited=N" */
     double *lat;       /* alloc latencies (s), a ring of LAT_MAX */
-    size_t nlat;       /* samples taken (the ring holds the last LAT_MAX) */
+    double *cpu;       /* the same allocs' CPU time on this module's thread (s): a
+                        * loaded machine stretches the wall-clock latency by
+                        * whatever else runs, this one only by what we do */
+    size_t nlat;       /* samples taken (the rings hold the last LAT_MAX) */
 };
 
 #define LAT_MAX 65536
@@ -82,6 +88,7 @@ struct sched_ctx {
 struct pending {
     const flux_msg_t *msg; /* a reference of our own */
     double t_in;           /* when it arrived (CLOCK_MONOTONIC, s) */
+    double cpu_in;         /* this thread's CPU time then (s) */
 };
 
 /* ---- Lua ---------------------------------------------------------------- */
@@ -150,11 +157,16 @@ static json_t *to_json(struct sched_ctx *ctx, int idx, const char *what)
 
 /* ---- pending alloc requests ------------------------------------------------ */
 
-static double now_mono(void)
+static double clock_s(clockid_t id)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(id, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double now_mono(void)
+{
+    return clock_s(CLOCK_MONOTONIC);
 }
 
 static void msgs_put(struct sched_ctx *ctx, lua_Integer id, const flux_msg_t *msg)
@@ -164,6 +176,7 @@ static void msgs_put(struct sched_ctx *ctx, lua_Integer id, const flux_msg_t *ms
     struct pending *p = lua_newuserdatauv(L, sizeof(*p), 0);
     p->msg = flux_msg_incref(msg);
     p->t_in = now_mono();
+    p->cpu_in = clock_s(CLOCK_THREAD_CPUTIME_ID);
     lua_rawseti(L, -2, id);
     lua_pop(L, 1);
 }
@@ -187,8 +200,10 @@ static void msgs_drop(struct sched_ctx *ctx, lua_Integer id, bool took)
     struct pending *p = msgs_get(ctx, id);
     if (!p)
         return;
-    if (took && ctx->lat)
+    if (took && ctx->lat) {
+        ctx->cpu[ctx->nlat % LAT_MAX] = clock_s(CLOCK_THREAD_CPUTIME_ID) - p->cpu_in;
         ctx->lat[ctx->nlat++ % LAT_MAX] = now_mono() - p->t_in;
+    }
     flux_msg_decref(p->msg);
     p->msg = NULL;
     lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->msgs_ref);
@@ -522,17 +537,18 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The alloc latencies kept (message in to R handed to the response) as
- * {n, p50_us, p99_us, max_us}, or NULL. */
-static json_t *latency(struct sched_ctx *ctx)
+/* The alloc latencies kept in ring (message in to R handed to the
+ * response: wall-clock, or this thread's CPU time) as {n, p50_us, p99_us,
+ * max_us}, or NULL. */
+static json_t *latency(struct sched_ctx *ctx, const double *ring)
 {
     size_t n = ctx->nlat < LAT_MAX ? ctx->nlat : LAT_MAX;
-    if (n == 0 || !ctx->lat)
+    if (n == 0 || !ring)
         return json_pack("{s:I}", "n", (json_int_t)ctx->nlat);
     double *v = malloc(n * sizeof(*v));
     if (!v)
         return NULL;
-    memcpy(v, ctx->lat, n * sizeof(*v));
+    memcpy(v, ring, n * sizeof(*v));
     qsort(v, n, sizeof(*v), cmp_double);
     json_t *o = json_pack("{s:I s:f s:f s:f}", "n", (json_int_t)ctx->nlat,
                           "p50_us", v[n / 2] * 1e6, "p99_us", v[(n * 99) / 100] * 1e6,
@@ -597,7 +613,8 @@ static void stats_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, v
         flux_respond_error(h, msg, EINVAL, "scheduler error (see the broker's log)");
         return;
     }
-    json_object_set_new(o, "alloc_latency", latency(ctx));
+    json_object_set_new(o, "alloc_latency", latency(ctx, ctx->lat));
+    json_object_set_new(o, "alloc_cpu", latency(ctx, ctx->cpu));
     if (flux_respond_pack(h, msg, "O", o) < 0)
         flux_log_error(h, "stats-get");
     json_decref(o);
@@ -824,6 +841,11 @@ static int start(struct sched_ctx *ctx)
     }
     if (event(ctx, "acquire", p, NULL) < 0)
         return -1;
+#ifdef __GLIBC__
+    /* the response's text and what building the graph from it needed
+     * are freed: hand the pages back, the broker lives on */
+    malloc_trim(0);
+#endif
     flux_future_reset(ctx->acquire);
     if (flux_future_then(ctx->acquire, -1., acquire_cb, ctx) < 0)
         return -1;
@@ -867,6 +889,7 @@ static void ctx_destroy(struct sched_ctx *ctx)
         lua_close(ctx->L);
     }
     free(ctx->lat);
+    free(ctx->cpu);
     free(ctx);
     errno = e;
 }
@@ -883,7 +906,15 @@ int mod_main(flux_t *h, int argc, char **argv)
         return -1;
     ctx->h = h;
     ctx->lat = calloc(LAT_MAX, sizeof(*ctx->lat));
+    ctx->cpu = calloc(LAT_MAX, sizeof(*ctx->cpu));
+    if (!ctx->lat || !ctx->cpu) { /* no latencies kept, then */
+        free(ctx->lat);
+        free(ctx->cpu);
+        ctx->lat = ctx->cpu = NULL;
+    }
     if (!(ctx->L = luaL_newstate())) {
+        free(ctx->lat);
+        free(ctx->cpu);
         free(ctx);
         errno = ENOMEM;
         return -1;

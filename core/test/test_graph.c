@@ -825,8 +825,38 @@ static void test_window_annotations(void)
     grove_graph_destroy(g);
 }
 
+/* Room made ahead changes nothing a builder sees: the same ids, counts
+ * and edges as a graph grown one vertex at a time. */
+static void test_reserve(void)
+{
+    grove_graph_t *g = grove_graph_create();
+    ok(grove_graph_reserve(g, 0, 0) == 0, "reserve nothing");
+    ok(grove_graph_reserve(g, 1000, 2000) == 0, "reserve 1000 vertices and 2000 edges");
+    ok(grove_graph_vertex_count(g) == 0 && grove_graph_vertex_slots(g) == 0,
+       "reserved room holds no vertex");
+    grove_vertex_info_t info;
+    grove_vertex_info_init(&info);
+    info.type = "cluster";
+    grove_vid_t root = grove_graph_add_vertex(g, &info);
+    int bad = 0;
+    for (int i = 0; i < 1500; i++) { /* past the room made: grows as before */
+        grove_vertex_info_init(&info);
+        info.type = "node";
+        info.id = i;
+        grove_vid_t v = grove_graph_add_vertex(g, &info);
+        if (v != (grove_vid_t)(i + 1) || grove_graph_add_child(g, root, v, NULL, NULL) < 0)
+            bad++;
+    }
+    ok(bad == 0, "ids in order, each a child of the root");
+    ok(grove_graph_vertex_count(g) == 1501 && grove_graph_edge_count(g) == 3000,
+       "1501 vertices, 3000 edges");
+    ok(at(g, "/cluster/node1499") == 1500, "the last one found by its path");
+    grove_graph_destroy(g);
+}
+
 int main(void)
 {
+    test_reserve();
     test_uuid_lazy();
     test_vertices();
     test_edges_paths();

@@ -93,6 +93,8 @@ function M.new(opts)
     memory = limits.memory or opts.memory, time = limits.time or opts.time})
   if not loop then return nil, msg, code end
   loop.total = 0
+  loop.touched = {}     -- the waiting jobs whose annotations may change
+  self.gen = 0          -- moves when a head's estimate may have moved
   loop.on_start = function(_, rec) self:started_job(rec) end
   loop.on_wake = function(_, t)
     if not self.wake or t < self.wake then self.wake = t end
@@ -218,6 +220,7 @@ end
 
 -- A job started in a pass: its alloc response.
 function Flux:started_job(rec)
+  self.gen = self.gen + 1
   local text, R = R_of(self, rec.id)
   local ann = {sched = {resource_summary = summary(R:to_table())}}
   if rec.sent and rec.sent.t_estimate then ann.sched.t_estimate = core.null end
@@ -226,20 +229,57 @@ function Flux:started_job(rec)
   emit(self, {op = "alloc", id = rec.id, type = "success", R = text, annotations = ann})
 end
 
+-- The earliest start the planner finds now for rec, the head of the
+-- queue: one match, made again only when the head, the clock or what the
+-- planner holds moved since the last.
+local function head_estimate(self, rec)
+  local loop = self.loop
+  local key = self.head_key
+  if not key or key[1] ~= rec or key[2] ~= loop.now or key[3] ~= self.gen then
+    local j = loop.m:match(rec.js, "without_allocating_future")
+    self.head_key, self.head_t = {rec, loop.now, self.gen}, j and j.start or nil
+  end
+  return self.head_t
+end
+
+-- The waiting jobs whose annotation may have changed since the last
+-- pass, in queue order: those the loop touched (joined the queue, a
+-- reservation made or dropped), the head and the head before it.  Under
+-- a queue depth, every waiting job (a job's place decides its reason).
+local function to_annotate(self)
+  local loop = self.loop
+  local touched = loop.touched
+  loop.touched = {}
+  if loop.queue_depth then return sched.waiting(loop) end
+  local jobs, cs = loop.jobs, loop.cs
+  local head = cs:next()
+  if head then touched[head] = jobs[head] end
+  if self.head_id and self.head_id ~= head then touched[self.head_id] = jobs[self.head_id] end
+  self.head_id = head
+  local list, pos = {}, {}
+  for id, rec in pairs(touched) do
+    if jobs[id] == rec and rec.state == "queued" then
+      list[#list + 1] = rec
+      pos[rec] = cs:position(id)
+    end
+  end
+  table.sort(list, function(a, b) return pos[a] < pos[b] end)
+  return list, pos
+end
+
 -- After a pass: annotate the waiting jobs whose estimate changed.  A
 -- job with a reservation has its start as t_estimate; so does the head
 -- of the queue without one (the earliest start the planner finds for it
--- now: one more match a pass, for the job users watch most).
+-- now, for the job users watch most).
 local function annotate(self)
   local loop = self.loop
   local depth = loop.queue_depth
-  for i, rec in ipairs(sched.waiting(loop)) do
+  local list, pos = to_annotate(self)
+  for i, rec in ipairs(list) do
+    if pos then i = pos[rec] end
     local want = {}
     local est = rec.reserved
-    if not est and i == 1 then
-      local j = loop.m:match(rec.js, "without_allocating_future")
-      est = j and j.start or nil
-    end
+    if not est and i == 1 then est = head_estimate(self, rec) end
     if est then
       want.t_estimate = est
     elseif depth and i > depth then
@@ -258,13 +298,36 @@ local function annotate(self)
   end
 end
 
--- A pass of the queue policy, and the annotations after it.
-local function pass(self)
-  self.wake = nil
-  refresh_open(self)
+local function policy_pass(self)
   local ok, err = sched.pass(self.loop)
   if ok == nil then
     emit(self, {op = "log", level = "err", message = tostring(err)})
+  end
+end
+
+-- A pass of the queue policy, and the annotations after it.  new: the
+-- job that just joined the queue (the only change since the last pass):
+-- when the pass did not start it, whether it could ever run is looked at
+-- (a job that starts needs no second match), and one that never can is
+-- denied, its place given to the others in a pass again.  Without new,
+-- something else moved (a job ended, resources, the order): a head's
+-- estimate is looked for again.
+local function pass(self, new)
+  local loop = self.loop
+  self.wake = nil
+  self.passed_at, self.stale = loop.now, nil
+  if not new then self.gen = self.gen + 1 end
+  refresh_open(self)
+  policy_pass(self)
+  if new and new.state == "queued" then
+    local msg, code = sched.unsatisfiable(loop, new)
+    if msg then
+      sched.forget(loop, new)
+      new.state = "denied"
+      emit(self, {op = "alloc", id = new.id, type = "deny",
+        note = code == "ENODEV" and "unsatisfiable request: " .. msg or msg})
+      policy_pass(self)
+    end
   end
   annotate(self)
 end
@@ -382,6 +445,7 @@ function Flux:hello(job)
   local rec = {id = j.id, submit = j.t_submit or 0, priority = j.priority, user = j.userid,
     estimate = estimate, jobspec = j.jobspec}
   sched.adopt(loop, rec, s0)
+  self.stale = true
   return flush(self)
 end
 
@@ -401,14 +465,14 @@ function Flux:alloc(request)
   local d = duration_of(r.jobspec)
   local rec = {id = id, submit = tonumber(r.t_submit) or 0, priority = math.tointeger(r.priority)
     or 0, user = r.userid, jobspec = r.jobspec, estimate = estimate_of(self, d), open = d == 0}
-  local msg, code = sched.admissible(loop, rec)
+  local msg, code = sched.admissible(loop, rec, true)
   if msg then
     if code == "ENODEV" then return deny("unsatisfiable request: " .. msg) end
     return deny(msg)
   end
   loop.jobs[id] = rec
   sched.enqueue(loop, rec)
-  pass(self)
+  pass(self, rec)
   return flush(self)
 end
 
@@ -578,10 +642,16 @@ function Flux:resource_status()
   return flush(self)
 end
 
--- A pass now (the module calls it on a timer at self:next_wake()).
+-- A pass when one is due: a reservation came due (self:next_wake(), on
+-- the module's timer), the clock moved since the last pass, or something
+-- changed without one (a hello).  The module calls it once a reactor
+-- turn: after a message whose handler passed already, it costs nothing.
 function Flux:schedule()
   tick(self)
-  pass(self)
+  local now = self.loop.now
+  if self.stale or self.passed_at ~= now or (self.wake and self.wake <= now) then
+    pass(self)
+  end
   return flush(self)
 end
 

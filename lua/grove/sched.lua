@@ -24,6 +24,10 @@
 --                                   its picks of the processor type)
 --   self.on_wake(self, t)           a reservation begins at t: a pass is
 --                                   due then
+--   self.touched                    a table: the loop puts there (id ->
+--                                   rec) every job that joins the queue
+--                                   or whose reservation changes, for a
+--                                   driver that tells only those
 --
 -- A job record: {id =, submit =, estimate =, procs = (units of the
 -- processor type, or nil when a jobspec says), user =, jobspec = (a
@@ -119,13 +123,9 @@ end
 
 -- The units of the processor type the graph has (cores, or nodes).
 function M.count_units(self)
-  local total = 0
-  if self.unit == "node" then
-    for _ in self.g:vertices{type = "node"} do total = total + 1 end
-  else
-    for v in self.g:vertices{type = "core"} do total = total + v:size() end
-  end
-  return total
+  self.known_types = nil
+  if self.unit == "node" then return self.g:count("node") end
+  return core.sched_units(self.g, "core")
 end
 
 -- Make the ctx and bind the queue policy to it (after self.total is set).
@@ -170,7 +170,15 @@ function M.request(self, job)
     t.attributes = t.attributes or {}
     t.attributes.system = t.attributes.system or {}
     t.attributes.system.duration = job.estimate
-    local js, msg = core.jobspec_from_table(t, {types = self.m:known_types()})
+    -- the graph's types, read once: a graph of many names makes the
+    -- reading cost per job what it costs per name (M.count_units, which
+    -- a driver calls when the resources change, forgets them)
+    local known = self.known_types
+    if not known then
+      known = {types = self.m:known_types()}
+      self.known_types = known
+    end
+    local js, msg = core.jobspec_from_table(t, known)
     if not js then return nil, msg end
     return js
   end
@@ -201,58 +209,32 @@ function M.request(self, job)
   return js
 end
 
--- The first resource type a jobspec asks more of, in all, than the
--- graph holds ("the job asks for 3 nodes, the machine has 2"; units of
--- a pool's size for pools such as memory), or nil:
--- a reason for a never-fitting request the matcher only calls
--- unsatisfiable (a count per type of the whole request, each level's
--- count times those above it; a request that fails by its shape, 40
--- cores on nodes of 36, gets nil).
-function M.shortfall(g, js)
-  local t = js:to_table()
-  local need, order = {}, {}
-  local function walk(list, mult)
-    for _, r in ipairs(list or {}) do
-      local c = r.count
-      if type(c) == "table" then c = c.min end
-      c = (math.tointeger(c) or 1) * mult
-      if r.type ~= "slot" then
-        if not need[r.type] then order[#order + 1] = r.type end
-        need[r.type] = (need[r.type] or 0) + c
-      end
-      walk(r.with, c)
-    end
-  end
-  walk(t.resources, 1)
-  -- units of a type: its vertices' sizes summed (memory in its units);
-  -- a walk of one type's vertices, made only for a job already refused
-  for _, ty in ipairs(order) do
-    local have = 0
-    for v in g:vertices{type = ty} do have = have + v:size() end
-    if need[ty] > have then
-      local unit = (need[ty] == 1 or ty:match("[sy]$")) and ty or ty .. "s"
-      return fmt("the job asks for %d %s, the machine has %d", need[ty], unit, have)
-    end
+-- Whether the jobspec job rec (rec.js set) could ever be placed here: nil,
+-- or the reason it cannot and the code (ENODEV: never on this machine).
+function M.unsatisfiable(self, rec)
+  local ok, m2, code = self.m:match(rec.js, "satisfiability")
+  if not ok and code == "ENODEV" then
+    -- the matcher's own reason when it has one (a level or a type the
+    -- machine cannot meet, the resource set's expiration)
+    if m2 ~= "unsatisfiable request" then return tostring(m2), "ENODEV" end
+    return "cannot fit the machine", "ENODEV"
+  elseif not ok and code ~= "EBUSY" then
+    return tostring(m2), code
   end
   return nil
 end
 
 -- Whether rec can ever run here: nil when it can (rec.js is then set), or
 -- the reason it cannot, and the code (ENODEV: never on this machine).
-function M.admissible(self, rec)
+-- With later, a jobspec job's request is read but whether it could ever
+-- be placed is left to the caller (M.unsatisfiable, when a match did not
+-- place it: a job that starts needs no second look).
+function M.admissible(self, rec, later)
   if rec.jobspec then
     local js, msg = M.request(self, rec)
     if not js then return "bad jobspec: " .. tostring(msg), "EINVAL" end
     rec.js = js
-    local ok, m2, code = self.m:match(js, "satisfiability")
-    if not ok and code == "ENODEV" then
-      -- the matcher's own reason when it has one (the resource set's
-      -- expiration comes before the job could end)
-      if m2 ~= "unsatisfiable request" then return tostring(m2), "ENODEV" end
-      return M.shortfall(self.g, js) or "cannot fit the machine", "ENODEV"
-    elseif not ok and code ~= "EBUSY" then
-      return tostring(m2), code
-    end
+    if not later then return M.unsatisfiable(self, rec) end
   elseif rec.procs <= 0 then
     return "no processors", "EINVAL"
   elseif rec.procs > self.total then
@@ -283,7 +265,11 @@ local function set_reserved(self, rec, t)
     self.nreserved = self.nreserved + (t ~= nil and 1 or -1)
     self.reserved_set[rec.id] = t ~= nil and rec or nil
   end
-  if rec.reserved ~= t then self.cs:reserve(rec.id, t) end
+  if rec.reserved ~= t then
+    self.cs:reserve(rec.id, t)
+    local touched = self.touched
+    if touched then touched[rec.id] = rec end
+  end
   rec.reserved = t
   local v = rec.view
   if v and v.reserved ~= t then
@@ -341,6 +327,7 @@ function M.enqueue(self, rec)
   rec.state = "queued"
   self.qlen = self.qlen + 1
   size_in(self, rec)
+  if self.touched then self.touched[rec.id] = rec end
   self.queue_policy:share(rec.id, view_of(rec))
 end
 
@@ -504,11 +491,11 @@ end
 -- Cancel every reservation (node events invalidate them, and so does a
 -- change between counted and recorded reservations).
 function drop_reservations(self)
-  for _, rec in ipairs(M.waiting(self)) do
-    if rec.reserved then
-      if rec.vres then rec.vres = nil else self.m:cancel(rec.id) end
-      set_reserved(self, rec, nil)
-    end
+  -- the jobs holding one, not the whole queue (fields set to nil while
+  -- pairs walks them is allowed)
+  for _, rec in pairs(self.reserved_set) do
+    if rec.vres then rec.vres = nil else self.m:cancel(rec.id) end
+    set_reserved(self, rec, nil)
   end
   self.changed = true
 end

@@ -1,0 +1,135 @@
+-- bench_flux_loop.lua: the Flux module's scheduling loop without a broker:
+-- grove.flux driven with the messages sched-grove.so hands it, alloc
+-- request in (its JSON decoded, as the module does) to the response's
+-- payload out (R written), so the loop is measured on the terms of
+-- `grove query` (issue 29, item 4).
+--
+--   build/grove bench/bench_flux_loop.lua [-s NODES...] [-j JOBS] [-q POLICY...]
+--
+-- An R of NODES nodes of 44 cores + 4 GPUs (R_lite and nodelist, as `flux
+-- R encode` writes it) is acquired by a new loop ("first acquire": CPU
+-- seconds of flux.new and the first resource.acquire response, and the
+-- graph's vertices); then, for each shape, JOBS jobs arrive one at a time
+-- and each is freed (final) when 64 are running, as jobs of the test
+-- execution end in a real instance.  Per alloc: the CPU microseconds from
+-- the request's text to the success payload's text, p50 and p99 and the
+-- mean, and the CPU a job costs in all (its alloc, its free and the
+-- passes they run).  Shapes: N1 (one node, `flux submit -N1`) and n1 (one
+-- core, `flux submit -n1`).  Defaults: -s 1024 16384, -j 5000, -q fcfs easy.
+--
+-- It measures and reports; it asserts only that every job started.
+local core = require("grove.core")
+local flux = require("grove.flux")
+
+local clock = os.clock -- CPU time: the machine may be shared
+local fmt = string.format
+
+local sizes, jobs, queues = {}, 5000, {}
+do
+  local i, into = 1, nil
+  while arg[i] do
+    local a = arg[i]
+    if a == "-s" then into = sizes
+    elseif a == "-q" then into = queues
+    elseif a == "-j" then
+      i = i + 1
+      jobs = assert(math.tointeger(tonumber(arg[i])), "-j: a number of jobs")
+      into = nil
+    elseif into == sizes then sizes[#sizes + 1] = assert(math.tointeger(tonumber(a)), a)
+    elseif into == queues then queues[#queues + 1] = a
+    else error("usage: bench_flux_loop.lua [-s NODES...] [-j JOBS] [-q POLICY...]") end
+    i = i + 1
+  end
+end
+if #sizes == 0 then sizes = {1024, 16384} end
+if #queues == 0 then queues = {"fcfs", "easy"} end
+
+local function R_text(n)
+  return fmt('{"version":1,"execution":{"R_lite":[{"rank":"0-%d","children":'
+    .. '{"core":"0-43","gpu":"0-3"}}],"starttime":0.0,"expiration":0.0,'
+    .. '"nodelist":["node[0-%d]"]}}', n - 1, n - 1)
+end
+
+-- The jobspecs flux submit writes for -N1 and -n1 (version 1).
+local function jobspec_text(shape)
+  local task = '"tasks":[{"command":["true"],"slot":"task","count":{"per_slot":1}}],'
+    .. '"attributes":{"system":{"duration":0,"cwd":"/tmp",'
+    .. '"exec":{"test":{"run_duration":"0.001s"}}}}'
+  local slot = '{"type":"slot","count":1,"label":"task","with":[{"type":"core","count":1}]}'
+  if shape == "N1" then
+    return '{"version":1,"resources":[{"type":"node","count":1,"exclusive":true,"with":['
+      .. slot .. ']}],' .. task .. '}'
+  end
+  return '{"version":1,"resources":[' .. slot .. '],' .. task .. '}'
+end
+
+local function pct(sorted, p)
+  local n = #sorted
+  if n == 0 then return 0 end
+  local k = math.max(1, math.min(n, math.ceil(n * p)))
+  return sorted[k]
+end
+
+-- The first acquire of an R of n nodes: a loop and its CPU seconds.
+local function acquired(n, queue)
+  local R = R_text(n)
+  collectgarbage()
+  local t0 = clock()
+  local s = assert(flux.new{queue = queue})
+  local acts = s:handle("resource.acquire", '{"resources":' .. R .. ',"up":"0-' .. (n - 1) .. '"}')
+  local t = clock() - t0
+  for _, a in ipairs(acts) do
+    assert(a.op ~= "error" and not (a.op == "log" and a.level == "err"), a.message)
+  end
+  return s, t
+end
+
+local function run(n, queue, shape)
+  local s, t_acq = acquired(n, queue)
+  local js = jobspec_text(shape)
+  local lat, running, started = {}, {}, 0
+  local t_all = clock()
+  for id = 1, jobs do
+    local text = fmt('{"id":%d,"priority":16,"userid":1000,"t_submit":%d.5,"jobspec":%s}',
+      id, 1700000000 + id, js)
+    local t0 = clock()
+    local acts = s:handle("sched.alloc", core.json_decode(text))
+    local out = 0
+    for _, a in ipairs(acts) do
+      if a.op == "alloc" then
+        out = out + #flux.payload(a)
+        if a.type == "success" then
+          started = started + 1
+          running[#running + 1] = {id = a.id, R = a.R}
+        end
+      end
+    end
+    lat[#lat + 1] = clock() - t0
+    assert(out > 0)
+    if #running >= 64 then
+      local j = table.remove(running, 1)
+      s:handle("sched.free", core.json_decode(fmt('{"id":%d,"R":%s,"final":true}', j.id, j.R)))
+    end
+  end
+  t_all = clock() - t_all
+  assert(started == jobs, fmt("%d of %d jobs started", started, jobs))
+  table.sort(lat)
+  local sum = 0
+  for _, v in ipairs(lat) do sum = sum + v end
+  print(fmt("| %6d | %-4s | %-5s | %7.3f | %6.0f | %6.0f | %6.0f | %7.0f | %6.0f |", n, queue,
+    shape, t_acq, pct(lat, 0.5) * 1e6, pct(lat, 0.99) * 1e6, sum / #lat * 1e6,
+    lat[#lat] * 1e6, t_all / jobs * 1e6))
+end
+
+print(fmt("%d jobs a run; CPU time (os.clock)", jobs))
+print("| nodes | queue | shape | first acquire s | alloc p50 us | p99 us | mean us | max us | "
+  .. "CPU a job us |")
+print("|---:|---|---|---:|---:|---:|---:|---:|---:|")
+for _, n in ipairs(sizes) do
+  for _, q in ipairs(queues) do
+    for _, shape in ipairs{"N1", "n1"} do
+      run(n, q, shape)
+      collectgarbage()
+    end
+  end
+end
