@@ -293,3 +293,45 @@ describe("changes_apply and the save options", function()
     expect.raises(function() mk:generation() end, "save mark is closed")
   end)
 end)
+
+describe("grove acquire-replay's save commands", function()
+  local replay = require("grove.replay")
+  local FIRST = [[{"resources": {"version": 1, "execution": {"R_lite": [{"rank": "0-2",
+    "children": {"core": "0-3"}}], "starttime": 0, "expiration": 0,
+    "nodelist": ["n[0-2]"]}}, "up": "0-2"}]]
+
+  it("write entire or changed saves, each file following its own last save", function()
+    local s = replay.new{protocol = "current"}
+    assert(s:step(FIRST).ok)
+    local function step(line)
+      local st = s:step(line)
+      assert.is_true(st.ok, st.error)
+      return st.written or st.saved
+    end
+    local w = step("save-state s.json")
+    assert.same({"state", 1, false, 16, 30, 0, 0},
+      {w.kind, w.generation, w.changed, w.nodes, w.edges, w.jobs, w.removed})
+    step("save-jgf g.json")
+    step("match allocate nodes=1 cores_per_node=2 duration=60")
+    w = step("save-state s.json changed")
+    assert.same({"state", 2, true, 2, 0, 1, 0},
+      {w.kind, w.generation, w.changed, w.nodes, w.edges, w.jobs, w.removed})
+    w = step("save-child 1 c.json")
+    assert.same({"R", 1, false}, {w.kind, w.generation, w.changed})
+    step("cancel 1")
+    local cancelled = s:step("save-state s.json changed")     -- the cancel only
+    w = cancelled.written
+    assert.same({2, 0, 0, 1}, {w.nodes, w.edges, w.jobs, w.removed})
+    w = step("save-jgf g.json changed")                 -- the job came and went
+    assert.same({"jgf", 2, 0, 0, 0}, {w.kind, w.generation, w.nodes, w.edges, w.removed})
+    w = step("save st.db full")
+    assert.is_true(w.full)
+    local st = s:step("save-child 1 c.json changed")
+    assert.same({false, "ENOENT"}, {st.ok, st.code})
+    assert.has_error(function() s:step("save-state s.json everything") end,
+      "save-state: unknown option 'everything' (changed)")
+    assert.matches("written: state changed generation=3 nodes=2 edges=0 jobs=0 removed=1",
+      replay.format_step(cancelled), 1, true)
+    s:cleanup()
+  end)
+end)
