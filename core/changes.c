@@ -636,12 +636,14 @@ static json_t *r_changes(const grove_mark_t *mk, const json_t *doc, const grove_
                     json_object_get(ex, "expiration"));
     if (!out)
         goto nomem;
-    if (json_object_set_new(out, "scheduling",
-                            graph ? json_pack("{s:o}", "graph", graph) : json_null()) < 0) {
-        graph = NULL;
-        goto nomem;
-    }
+    /* the scheduling key as the new R has it, its graph's lists only
+     * the changes */
+    json_t *sc = graph ? shallow(json_object_get(doc, "scheduling")) : json_null();
+    if (sc && graph && json_object_set_new(sc, "graph", graph) < 0)
+        sc = NULL;
     graph = NULL;
+    if (!sc || json_object_set_new(out, "scheduling", sc) < 0)
+        goto nomem;
     goto done;
 nomem:
     json_decref(out);
@@ -802,11 +804,15 @@ static json_t *r_apply(const json_t *base, const json_t *ch, const json_t *rm, c
             grove_rv1_destroy(R);
             return NULL;
         }
-        json_t *s2 = shallow(json_object_get(base, "scheduling"));
-        if (!s2)
-            s2 = json_object();
-        json_object_set_new(s2, "graph", g);
-        grove_rv1_set_scheduling_take(R, s2);
+        json_t *s2 = shallow(sc);
+        int rc = s2 ? json_object_set_new(s2, "graph", g) : (json_decref(g), -1);
+        if (rc < 0)
+            json_decref(s2);
+        if (rc < 0 || grove_rv1_set_scheduling_take(R, s2) < 0) {
+            grove_rv1_destroy(R);
+            grovep_errorf(err, ENOMEM, "out of memory");
+            return NULL;
+        }
     }
     out = grove_rv1_to_json(R, 0);
     grove_rv1_destroy(R);

@@ -22,8 +22,8 @@
  *                jobs new or changed}}                     (state files)
  * and, for R: {"changes": {..., "job": id}, "added": R | null (the part of
  * the new R not in the old), "removed": R | null, "starttime",
- * "expiration" (of the new R), "scheduling": the graph's changes as above
- * (a node's sizes are those of the new R)}.
+ * "expiration" (of the new R), "scheduling": the new R's scheduling key
+ * with its graph's lists as above, or null when it has none}.
  * Applying a changes document to save n - 1 (grove_changes_apply) gives a
  * document equal, as JSON, to the entire save n: removed entries are
  * dropped, changed ones replaced where they were, new ones appended (an

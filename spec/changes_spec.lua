@@ -132,9 +132,12 @@ describe("a JGF save of only what changed", function()
   end)
 
   it("writes everything through a fresh mark, which applies to an empty base", function()
-    local g = machine()
+    local g, m = machine()
     local ch = assert(g:to_jgf{mark = core.mark(), changed = true})
     assert.same(decode(g:to_jgf()), decode(assert(core.changes_apply("", ch))))
+    local job = assert(m:match(cores(2), "allocate"))
+    local rch = assert(core.child_save(m, job.id, {mark = core.mark(), changed = true}))
+    assert.same(decode(core.child_save(m, job.id)), decode(assert(core.changes_apply("", rch))))
   end)
 end)
 
