@@ -5,11 +5,14 @@
  *   core.jgf_encode(g [, opts])       -> text  | nil, msg, code
  *   g:to_jgf([opts])                  the same as a graph method
  *
- * opts: {state = bool, compact = bool, paths = bool, vertices = {v, ...}}: state adds
+ * opts: {state = bool, compact = bool, paths = bool, vertices = {v, ...},
+ * mark = grove.mark, changed = bool}: state adds
  * tags, allocation records and the current time (GROVE_JGF_WITH_STATE);
  * compact drops the indentation; paths = false leaves out every vertex's
  * path (GROVE_JGF_NO_PATHS: linear in the graph); vertices writes only those vertices and
- * the edges between them (the scheduling graph of an allocation).
+ * the edges between them (the scheduling graph of an allocation); mark (core.mark())
+ * moves to this save, and changed = true writes only what changed since the
+ * mark's last save (a changes document, core/changes.h).
  *
  * Workload: whole machines (hundreds of megabytes of text) as well as the
  * small graphs of R documents.  The text is made by the core in one buffer,
@@ -26,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "changes.h"
 #include "jgf.h"
 #include "lgraph.h"
 
@@ -80,6 +84,8 @@ static int encode(lua_State *L, int gi, int oi)
     int flags = 0;
     grove_vid_t *vids = NULL;
     size_t n = 0;
+    grove_mark_t *mk = NULL;
+    int save = 0;
     if (!lua_isnoneornil(L, oi)) {
         luaL_checktype(L, oi, LUA_TTABLE);
         lua_pushnil(L);
@@ -92,6 +98,8 @@ static int encode(lua_State *L, int gi, int oi)
                     flags |= lua_toboolean(L, -1) ? 0 : GROVE_JGF_NO_PATHS;
                 else if (lua_toboolean(L, -1))
                     flags |= !strcmp(k, "state") ? GROVE_JGF_WITH_STATE : GROVE_JGF_COMPACT;
+            } else if (k && (!strcmp(k, "mark") || !strcmp(k, "changed"))) {
+                grovel_save_option(L, k[0] == 'm' ? 0 : 1, oi, &mk, &save);
             } else if (k && !strcmp(k, "vertices")) {
                 vids = check_vertices(L, lua_absindex(L, -1), oi, gr, &n);
                 lua_insert(L, -3); /* keep the buffer below the key */
@@ -103,12 +111,17 @@ static int encode(lua_State *L, int gi, int oi)
             lua_pop(L, 1);
         }
     }
+    grovel_save_check(L, oi, mk, save);
+    luaL_argcheck(L, !mk || !vids, oi, "a save mark follows whole graphs, not vertices");
     struct grovel_box *b = grovel_box_new(L, free);
+    grove_error_t err = {{0}, 0};
     lua_State *prev = grovel_progress_enter(L);
-    b->p = vids ? grove_jgf_write_vertices(gr->g, vids, n, flags) : grove_jgf_write(gr->g, flags);
+    b->p = vids  ? grove_jgf_write_vertices(gr->g, vids, n, flags)
+           : mk  ? grove_jgf_save(gr->g, flags, save, mk, &err)
+                 : grove_jgf_write(gr->g, flags);
     grovel_progress_leave(prev);
     if (!b->p)
-        return grovel_fail_errno(L, errno, NULL);
+        return mk ? grovel_fail_err(L, errno, &err) : grovel_fail_errno(L, errno, NULL);
     lua_pushstring(L, b->p);
     free(b->p);
     b->p = NULL;

@@ -22,8 +22,11 @@
  *                          edges =, jobs =, deleted = {vertices =, ...},
  *                          acquire =, meta =} since generation `since`
  *   st:close(), <close>, tostring(st)
- *   core.state_write(path, graph [, matcher [, acquire]])   true, or nil,
- *                          message, code: one JSON file (JGF + "grove")
+ *   core.state_write(path, graph [, matcher [, acquire]] [, {mark =, changed =}])
+ *                          true, or nil, message, code: one JSON file (JGF +
+ *                          "grove"); with a mark (core.mark()) the mark
+ *                          moves to this save, and changed = true writes
+ *                          only what changed since its last save
  *   core.state_read(path [, opts])   as st:load, from such a file (or a
  *                          plain JGF file)
  *
@@ -41,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "changes.h"
 #include "lacquire.h"
 #include "lgraph.h"
 #include "store.h"
@@ -276,10 +280,14 @@ static int l_state_write(lua_State *L)
     grove_acquire_t *a;
     int opts;
     state_args(L, 3, g, &m, &a, &opts);
-    if (opts)
-        return luaL_argerror(L, opts, "no options");
+    grove_mark_t *mk = NULL;
+    int flags = 0;
+    if (opts && grovel_options(L, opts))
+        for (int o; (o = grovel_next_option(L, opts, GROVEL_SAVE_OPTIONS)) >= 0; lua_pop(L, 1))
+            grovel_save_option(L, o, opts, &mk, &flags);
+    grovel_save_check(L, opts, mk, flags);
     grove_error_t err = {{0}, 0};
-    return grovel_result(L, grove_store_write_file(path, g, m, a, &err), &err);
+    return grovel_result(L, grove_state_save(path, g, m, a, flags, mk, &err), &err);
 }
 
 static int l_generation(lua_State *L)

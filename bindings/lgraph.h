@@ -84,6 +84,23 @@ struct grovel_box {
 /* Push a new empty box that will free its pointer with fn. */
 struct grovel_box *grovel_box_new(lua_State *L, void (*fn)(void *));
 
+/* ---- save marks (l_changes.c) ------------------------------------------ */
+
+struct grove_mark;
+
+/* The option names of a save: "mark" (a grove.mark) and "changed" (a
+ * boolean), in that order (the index grovel_next_option gives). */
+#define GROVEL_SAVE_OPTIONS ((const char *const[]){"mark", "changed", NULL})
+
+/* Read the save option with index key (0 mark, 1 changed) from the top of
+ * the stack into *mk or *flags (GROVE_SAVE_CHANGED); raises on argument arg
+ * for a value of the wrong type. */
+void grovel_save_option(lua_State *L, int key, int arg, struct grove_mark **mk, int *flags);
+
+/* Raise on argument arg when flags ask for a changed-only save without a
+ * mark. */
+void grovel_save_check(lua_State *L, int arg, const struct grove_mark *mk, int flags);
+
 /* ---- graph and handles ------------------------------------------------- */
 
 /* The open graph userdata at idx (raises on misuse or a closed graph). */

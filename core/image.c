@@ -450,15 +450,14 @@ static json_t *jobs_json(const grove_matcher_t *m)
     return arr;
 }
 
-int grove_store_write_file(const char *path, const grove_graph_t *g, const grove_matcher_t *m,
-                           const grove_acquire_t *a, grove_error_t *err)
+char *grovep_state_text(const grove_graph_t *g, const grove_matcher_t *m,
+                        const grove_acquire_t *a, grove_error_t *err)
 {
-    grove_error_clear(err);
-    if (!path || !g || (m && grove_matcher_graph(m) != g) || (a && grove_acquire_graph(a) != g))
-        return grovep_errorf(err, EINVAL, "state file: bad arguments");
     json_t *gr = json_object();
-    if (!gr)
-        return grovep_errorf(err, ENOMEM, "out of memory");
+    if (!gr) {
+        grovep_errorf(err, ENOMEM, "out of memory");
+        return NULL;
+    }
     json_object_set_new(gr, "format", json_integer(GROVE_STORE_FORMAT));
     if (m) {
         json_object_set_new(gr, "jobs", jobs_json(m));
@@ -479,21 +478,25 @@ int grove_store_write_file(const char *path, const grove_graph_t *g, const grove
     free(jgf);
     free(gtext);
     if (!text)
-        return grovep_errorf(err, ENOMEM, "out of memory");
+        grovep_errorf(err, ENOMEM, "out of memory");
+    return text;
+}
+
+int grovep_write_atomic(const char *path, const char *what, const char *text, size_t n,
+                        grove_error_t *err)
+{
     size_t plen = strlen(path);
     char *tmp = malloc(plen + 16);
-    if (!tmp) {
-        free(text);
+    if (!tmp)
         return grovep_errorf(err, ENOMEM, "out of memory");
-    }
     snprintf(tmp, plen + 16, "%s.tmpXXXXXX", path);
     int fd = mkstemp(tmp);
     int rc = -1;
     if (fd < 0) {
-        grovep_errorf(err, errno, "state file %s: %s", path, strerror(errno));
+        grovep_errorf(err, errno, "%s %s: %s", what, path, strerror(errno));
         goto out;
     }
-    size_t n = strlen(text), off = 0;
+    size_t off = 0;
     while (off < n) {
         ssize_t w = write(fd, text + off, n - off);
         if (w < 0) {
@@ -507,20 +510,33 @@ int grove_store_write_file(const char *path, const grove_graph_t *g, const grove
         int e = errno;
         close(fd);
         unlink(tmp);
-        grovep_errorf(err, e, "state file %s: %s", path, strerror(e));
+        grovep_errorf(err, e, "%s %s: %s", what, path, strerror(e));
         goto out;
     }
     fchmod(fd, 0644);
     if (close(fd) < 0 || rename(tmp, path) < 0) {
         int e = errno;
         unlink(tmp);
-        grovep_errorf(err, e, "state file %s: %s", path, strerror(e));
+        grovep_errorf(err, e, "%s %s: %s", what, path, strerror(e));
         goto out;
     }
     rc = 0;
 out:
-    free(text);
     free(tmp);
+    return rc;
+}
+
+int grove_store_write_file(const char *path, const grove_graph_t *g, const grove_matcher_t *m,
+                           const grove_acquire_t *a, grove_error_t *err)
+{
+    grove_error_clear(err);
+    if (!path || !g || (m && grove_matcher_graph(m) != g) || (a && grove_acquire_graph(a) != g))
+        return grovep_errorf(err, EINVAL, "state file: bad arguments");
+    char *text = grovep_state_text(g, m, a, err);
+    if (!text)
+        return -1;
+    int rc = grovep_write_atomic(path, "state file", text, strlen(text), err);
+    free(text);
     return rc;
 }
 

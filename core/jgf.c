@@ -1354,6 +1354,10 @@ static int top_member(grovep_json_t *js, const char *k, size_t kl, const grovep_
     (void)arg;
     if (KEYIS(k, kl, "graph"))
         return parse_graph(r, v, "graph");
+    if (KEYIS(k, kl, "changes")) /* changes.h: a part of a graph, not one */
+        return grovep_json_fail(js, GROVEP_JSON_NOPOS,
+                                "a changes document, not an entire graph: apply it to the "
+                                "save it follows first");
     if (KEYIS(k, kl, "scheduling")) {
         WANT(grovep_json_object(js, v, sched_member, NULL), "an object", "scheduling");
     }

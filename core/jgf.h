@@ -53,6 +53,9 @@
  * such a document restores them.  Write -> read -> write gives the same
  * bytes.
  *
+ * A changes document (changes.h: a top-level "changes" key) is refused:
+ * it holds part of a graph, to be applied to the save it follows.
+ *
  * Errors name the source, the line when known, the place in the document
  * (`nodes[12].metadata.size`, `edges[3]`) and the reason; nothing is left
  * half-built.

@@ -81,6 +81,19 @@ struct sjob *grovep_image_add_job(grove_image_t *im);
 /* The saved job with this id, or NULL. */
 struct sjob *grovep_image_job(const grove_image_t *im, grove_jobid_t id);
 
+/* The state file's text (image.c): g, and m and a when not NULL, as one
+ * compact JSON document (store.h, "Files"); new (caller frees), or NULL
+ * with ENOMEM (err says so). */
+char *grovep_state_text(const grove_graph_t *g, const grove_matcher_t *m,
+                        const grove_acquire_t *a, grove_error_t *err);
+
+/* Write n bytes of text and a newline to path atomically (a temporary
+ * file beside it, fsync, rename); what names the file in errors ("state
+ * file").  0, or -1 with the errno of the file system (err says so) or
+ * ENOMEM. */
+int grovep_write_atomic(const char *path, const char *what, const char *text, size_t n,
+                        grove_error_t *err);
+
 /* ---- row hashes (store_hash.c) ------------------------------------------ */
 
 /* Row hashes are never 0 (0 means "no row"). */

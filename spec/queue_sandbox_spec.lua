@@ -134,12 +134,13 @@ describe("a queue policy in the C sandbox", function()
       return { schedule = function(ctx)
         for _ = 1, 3 do ctx:usage("slow") end
         for _, job in ipairs(ctx:queue()) do ctx:start(job) end
-      end }]], {time = 0.5})
+      end }]], {time = 3})
     local s = assert(sim.new{graph = machine(), queue = q})
     local usage = s.ctx.usage
-    s.ctx.usage = function(...)           -- the host is slow (0.75 s), not the policy
-      local t = os.clock()
-      while os.clock() - t < 0.25 do end
+    -- the host is slow (3.6 s of wall clock, asleep: a loaded machine
+    -- cannot stretch it), not the policy, whose own work is far below 3 s
+    s.ctx.usage = function(...)
+      assert(os.execute("sleep 1.2"))
       return usage(...)
     end
     s:submit{id = 1, submit = 0, run = 10, procs = 4}

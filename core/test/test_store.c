@@ -1020,25 +1020,42 @@ static void crash_test(void)
 /* Creation is atomic: a child creates fresh stores c<round>-<k>.db one
  * after another until it is killed at a random instant (it is nearly
  * always in the middle of one); every name then holds a complete store
- * (opened read-only, checked) or none. */
+ * (opened read-only, checked) or none.  The child tells each store it
+ * finished through a pipe, and is killed a random 0-30 ms after its
+ * first: however slow the machine, every round creates a store and cuts
+ * the next one short. */
 static void crash_create_test(void)
 {
     unsigned seed = 777;
     int good = 0, total = 0, stores = 0;
     int nkills = kills();
     for (int round = 0; round < nkills; round++) {
+        int fds[2];
+        if (pipe(fds) < 0) {
+            perror("pipe");
+            exit(2);
+        }
         pid_t pid = fork();
         if (pid == 0) {
+            close(fds[0]);
             for (int k = 0;; k++) {
                 char p[512];
                 grove_error_t e;
                 snprintf(p, sizeof(p), "%s/c%d-%d.db", dir, round, k);
                 grove_store_close(grove_store_open(p, GROVE_STORE_CREATE, &e));
+                if (write(fds[1], "c", 1) < 0)
+                    _exit(1);
             }
         }
-        struct timespec ts = {0, (long)(rand_r(&seed) % 300 + 20) * 1000000L};
-        nanosleep(&ts, NULL);
+        close(fds[1]);
+        char c;
+        struct pollfd pf = {fds[0], POLLIN, 0};
+        if (poll(&pf, 1, 120000) > 0 && read(fds[0], &c, 1) == 1) {
+            struct timespec ts = {0, (long)(rand_r(&seed) % 31) * 1000000L};
+            nanosleep(&ts, NULL);
+        }
         kill(pid, SIGKILL);
+        close(fds[0]);
         waitpid(pid, NULL, 0);
         for (int k = 0;; k++) {
             char p[512];

@@ -35,9 +35,18 @@
 --   drain RANKS  undrain RANKS  exclude RANKS  include RANKS
 --   update                 check the pending targets again
 --   disconnect             the stream restarts: the next response is a first one
---   save FILE              save the whole state to the store FILE (SQLite;
---                          a relative name is in a scratch directory of
---                          the run, removed at its end)
+--   save FILE [full]       save the state to the store FILE (SQLite; only
+--                          the rows that changed since its last save, or
+--                          with `full` every row; a relative name is in a
+--                          scratch directory of the run, removed at its end)
+--   save-state FILE [changed]   write the state file FILE (JSON: JGF and
+--                          the jobs), whole or with `changed` only what
+--                          changed since the last save to FILE
+--   save-jgf FILE [changed]     the same for the graph as JGF (with state)
+--   save-child ID FILE [changed]  the same for the R a child instance
+--                          inside job ID acquires
+--                          (each FILE keeps the mark of its last save for
+--                          the session; relative names as for save)
 --   load FILE              replace the state with the one saved in FILE
 --                          (a restarted scheduler; follow with disconnect
 --                          when the stream restarts too)
@@ -304,12 +313,84 @@ function commands.disconnect(self)
   self.acquire:disconnect()
 end
 
+-- The words of args: a file, and the one option word allowed (or none).
+local function file_and_option(cmd, args, word)
+  local file, opt = args:match("^(%S+)%s*(%S*)$")
+  if not file then error(fmt("%s: expected a file", cmd), 0) end
+  if opt ~= "" and opt ~= word then
+    error(fmt("%s: unknown option '%s' (%s)", cmd, opt, word), 0)
+  end
+  return file, opt == word
+end
+
 function commands.save(self, step, args)
-  if args == "" then error("save: expected a store file", 0) end
-  local st = checked(step, core.store_open(scratch(self, args)))
+  local file, full = file_and_option("save", args, "full")
+  local st = checked(step, core.store_open(scratch(self, file)))
   if not st then return end
-  step.saved = checked(step, st:save(self.graph, self.matcher, self.acquire))
+  step.saved = checked(step, st:save(self.graph, self.matcher, self.acquire, {full = full}))
   st:close()
+end
+
+-- The mark of destination path (kept for the session).
+local function mark_of(self, path)
+  self.marks = self.marks or {}
+  self.marks[path] = self.marks[path] or core.mark()
+  return self.marks[path]
+end
+
+-- Write text to path; true, or nil, message, code.
+local function write_file(path, text)
+  local f, msg = io.open(path, "w")
+  if not f then return nil, msg, "EIO" end
+  local ok, werr = f:write(text)
+  f:close()
+  if not ok then return nil, werr, "EIO" end
+  return true
+end
+
+-- What a save wrote, for the report: its kind, generation, and how many
+-- nodes, edges and jobs (and removals) its document holds.
+local function written(kind, mk, text, changed)
+  local doc = core.json_decode(text) or {}
+  local gr = kind == "R" and (doc.scheduling or {}).graph or doc.graph or {}
+  local rm = (doc.changes or {}).removed or {}
+  return {kind = kind, generation = mk:generation(), changed = changed,
+    nodes = #(gr.nodes or {}), edges = #(gr.edges or {}), jobs = #((doc.grove or {}).jobs or {}),
+    removed = #(rm.nodes or {}) + #(rm.edges or {}) + #(rm.jobs or {}), bytes = #text}
+end
+
+commands["save-state"] = function(self, step, args)
+  local file, changed = file_and_option("save-state", args, "changed")
+  local path = scratch(self, file)
+  local mk = mark_of(self, path)
+  if not checked(step, core.state_write(path, self.graph, self.matcher, self.acquire,
+    {mark = mk, changed = changed})) then return end
+  local f = assert(io.open(path))
+  step.written = written("state", mk, f:read("a"), changed)
+  f:close()
+end
+
+commands["save-jgf"] = function(self, step, args)
+  local file, changed = file_and_option("save-jgf", args, "changed")
+  local path = scratch(self, file)
+  local mk = mark_of(self, path)
+  local text = checked(step, self.graph:to_jgf{state = true, mark = mk, changed = changed})
+  if text and checked(step, write_file(path, text)) then
+    step.written = written("jgf", mk, text, changed)
+  end
+end
+
+commands["save-child"] = function(self, step, args)
+  local id, rest = args:match("^(%d+)%s+(.*)$")
+  if not id then error("save-child: expected a job id and a file", 0) end
+  local file, changed = file_and_option("save-child", rest, "changed")
+  local path = scratch(self, file)
+  local mk = mark_of(self, path)
+  local text = checked(step, core.child_save(self.matcher, math.tointeger(id),
+    {mark = mk, changed = changed}))
+  if text and checked(step, write_file(path, text)) then
+    step.written = written("R", mk, text, changed)
+  end
 end
 
 function commands.load(self, step, args)
@@ -489,6 +570,12 @@ function M.format_step(step)
     out[#out + 1] = fmt("saved: generation=%d vertices=%d edges=%d jobs=%d deleted=%d",
       step.saved.generation, step.saved.vertices, step.saved.edges, step.saved.jobs,
       step.saved.deleted)
+  end
+  if step.written then
+    local w = step.written
+    out[#out + 1] = fmt("written: %s %s generation=%d nodes=%d edges=%d jobs=%d removed=%d",
+      w.kind, w.changed and "changed" or "entire", w.generation, w.nodes, w.edges, w.jobs,
+      w.removed)
   end
   if step.job then
     local j = step.job
