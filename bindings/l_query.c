@@ -30,10 +30,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,6 +43,10 @@
 #include "limit.h"
 #include "match.h"
 #include "writers.h"
+
+/* The steps of a job stay out of line so that profiles name them
+ * (bench/profile_query.sh): a call a job, nothing to save by inlining. */
+#define STEP __attribute__((noinline))
 
 /* Jobspecs kept parsed (a stream names a handful of files). */
 #define QCACHE 16
@@ -52,12 +58,16 @@
 #define SEP "INFO: ============================="
 
 /* One jobspec kept parsed: its path and text (Lua strings in the cache
- * table, entry i at 3i+1 and 3i+2, the jobspec userdata at 3i+3) and the
- * shape its selections are printed by. */
+ * table, the session's jobspec_cache, entry i at 3i+1 and 3i+2, the
+ * jobspec userdata at 3i+3) and the shape its selections are printed by.
+ * The entries themselves are a userdata of that table ("entries"), so a
+ * session keeps its jobspecs from one run to the next. */
 struct qentry {
     const char *path; /* NULL: a free entry */
     const char *text;
     size_t len;
+    struct stat st; /* the file when its text was last read */
+    bool settled;   /* st was more than a second old then (see same_file) */
     const grove_jobspec_t *js;
     grove_wshape_t shape;
     grove_sym_t expand[QSHAPE];
@@ -167,7 +177,6 @@ struct loop {
     const char *fmt_name;
     bool elapsed;
     lua_Integer next_id, lineno;
-    const void *types; /* the session's types table when the cache was filled */
     uint64_t limit;    /* bytes of an input file */
     struct qcache *qc;
     struct grovel_box *text;
@@ -191,13 +200,6 @@ static lua_Integer int_field(lua_State *L, const char *name, lua_Integer dflt)
     return n;
 }
 
-static const void *types_of(lua_State *L)
-{
-    lua_getfield(L, S_SESSION, "types");
-    const void *p = lua_topointer(L, -1);
-    lua_pop(L, 1);
-    return p;
-}
 
 /* The session's state as the loop left it, so that its Lua commands see
  * it. */
@@ -210,7 +212,7 @@ static void sync_out(struct loop *lp)
     lua_setfield(L, S_SESSION, "lineno");
 }
 
-/* Forget every kept jobspec (the graph's types changed). */
+/* Forget every kept jobspec. */
 static void cache_clear(struct loop *lp)
 {
     for (size_t i = 0; i < QCACHE; i++) {
@@ -220,6 +222,24 @@ static void cache_clear(struct loop *lp)
             lua_rawseti(lp->L, S_CACHE, (lua_Integer)(3 * i) + k);
         }
     }
+}
+
+/* Jobspecs are read with the resource types the graph knows (the
+ * session's types, a table made again when the graph changes): when the
+ * table is not the one the kept jobspecs were read with, forget them.  The
+ * cache table holds the types table it was filled with, so that its
+ * address is not reused while compared. */
+static void check_types(struct loop *lp)
+{
+    lua_State *L = lp->L;
+    lua_getfield(L, S_SESSION, "types");
+    lua_getfield(L, S_CACHE, "types");
+    if (!lua_rawequal(L, -1, -2)) {
+        cache_clear(lp);
+        lua_pushvalue(L, -2);
+        lua_setfield(L, S_CACHE, "types");
+    }
+    lua_pop(L, 2);
 }
 
 /* Line (len bytes) run by session:execute.  false after quit. */
@@ -237,18 +257,14 @@ static bool fallback(struct loop *lp, const char *line, size_t len)
     lua_pop(L, 1);
     lp->next_id = int_field(L, "next_id", lp->next_id);
     lp->lineno = int_field(L, "lineno", lp->lineno);
-    const void *t = types_of(L);
-    if (t != lp->types) {
-        cache_clear(lp);
-        lp->types = t;
-    }
+    check_types(lp);
     return go_on;
 }
 
 /* The text of the file at path in the text box (*len bytes), or -1 when it
  * cannot be read whole as text under the input limit (the session's Lua
  * says why). */
-static int read_text(struct loop *lp, const char *path, size_t *len)
+STEP static int read_text(struct loop *lp, const char *path, size_t *len)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -289,17 +305,68 @@ static int read_text(struct loop *lp, const char *path, size_t *len)
     return 0;
 }
 
-/* The kept jobspec of the file at path with text (len bytes), parsed now
- * by session:parse_jobspec when none is kept; its entry's index, or -1
- * when the text is not a jobspec (the session's Lua says why). */
-static int jobspec_for(struct loop *lp, const char *path, size_t len)
+static bool same_time(const struct timespec *a, const struct timespec *b)
 {
+    return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+/* Is the file st the one q's text was read from, unchanged?  Only when q
+ * was settled: its file's last change (mtime and ctime) more than a second
+ * before the read.  A later write then stamps a time after the read, so
+ * it shows in mtime or ctime, whatever the file system's granularity (a
+ * second at worst); a file written just before it was read is read again
+ * each time, as Git treats a racily clean index entry. */
+static bool same_file(const struct qentry *q, const struct stat *st)
+{
+    return q->settled && q->st.st_dev == st->st_dev && q->st.st_ino == st->st_ino &&
+           q->st.st_size == st->st_size && same_time(&q->st.st_mtim, &st->st_mtim) &&
+           same_time(&q->st.st_ctim, &st->st_ctim);
+}
+
+/* Record that q's text is that of the file st, read at the time now. */
+static void settle(struct qentry *q, const struct stat *st, const struct timespec *now)
+{
+    q->st = *st;
+    const struct timespec *m = &st->st_mtim, *c = &st->st_ctim;
+    const struct timespec *last = (c->tv_sec > m->tv_sec ||
+                                   (c->tv_sec == m->tv_sec && c->tv_nsec > m->tv_nsec)) ? c : m;
+    q->settled = now->tv_sec > last->tv_sec + 1;
+}
+
+/* The kept jobspec of the file at path, parsed now by
+ * session:parse_jobspec when none is kept for its text; its entry's
+ * index, or -1 when the file cannot be read or its text is not a
+ * jobspec (the session's Lua says why).  A settled file that did not
+ * change is not read again (one stat a job). */
+STEP static int jobspec_for(struct loop *lp, const char *path)
+{
+    struct stat st;
+    bool have_st = stat(path, &st) == 0;
+    if (have_st && S_ISREG(st.st_mode)) {
+        for (int i = 0; i < QCACHE; i++) {
+            struct qentry *q = &lp->qc->e[i];
+            if (q->path && same_file(q, &st) && strcmp(q->path, path) == 0)
+                return i;
+        }
+    } else {
+        have_st = false;
+    }
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    size_t len;
+    if (read_text(lp, path, &len) < 0)
+        return -1;
     const char *text = lp->text->p;
     for (int i = 0; i < QCACHE; i++) {
         struct qentry *q = &lp->qc->e[i];
         if (q->path && q->len == len && strcmp(q->path, path) == 0 &&
-            memcmp(q->text, text, len) == 0)
+            memcmp(q->text, text, len) == 0) {
+            if (have_st)
+                settle(q, &st, &now);
+            else
+                q->settled = false;
             return i;
+        }
     }
     lua_State *L = lp->L;
     lua_getfield(L, S_SESSION, "parse_jobspec");
@@ -312,6 +379,7 @@ static int jobspec_for(struct loop *lp, const char *path, size_t len)
         return -1;
     }
     const grove_jobspec_t *js = grovel_check_jobspec(L, -1);
+    check_types(lp); /* the parse may have asked for them afresh */
     int i = (int)lp->qc->next;
     lp->qc->next = (lp->qc->next + 1) % QCACHE;
     struct qentry *q = &lp->qc->e[i];
@@ -324,14 +392,14 @@ static int jobspec_for(struct loop *lp, const char *path, size_t len)
     lua_rawseti(L, S_CACHE, 3 * i + 2);
     q->len = len;
     q->js = js;
+    if (have_st)
+        settle(q, &st, &now);
+    else
+        q->settled = false;
     memset(&q->shape, 0, sizeof(q->shape));
     q->shape.expand = q->expand;
     q->shape.prefer = (const grove_sym_t(*)[2])q->prefer;
     shape_of(lp->g, q, grove_jobspec_resource_first(js), GROVE_SYM_NONE);
-    const void *t = types_of(L);
-    if (t != lp->types) { /* the parse asked for the types first */
-        lp->types = t;
-    }
     return i;
 }
 
@@ -339,7 +407,7 @@ static const char *const state_names[] = {"ALLOCATED", "RESERVED", "MATCHED"};
 
 /* The job's selection and its block, as grove.query_select.print_match
  * writes them. */
-static void print_match(struct loop *lp, const grove_job_t *job, const struct qentry *q,
+STEP static void print_match(struct loop *lp, const grove_job_t *job, const struct qentry *q,
                         double t0)
 {
     grove_error_t err = {{0}, 0};
@@ -406,7 +474,7 @@ static size_t split(char *line, size_t len, char **word, size_t max)
 }
 
 /* One line: done here, or handed to the session.  false after quit. */
-static bool run_line(struct loop *lp, char *line, size_t len)
+STEP static bool run_line(struct loop *lp, char *line, size_t len)
 {
     const char *p = line, *end = line + len;
     while (p < end && is_space((unsigned char)*p))
@@ -430,9 +498,8 @@ static bool run_line(struct loop *lp, char *line, size_t len)
     else
         return fallback(lp, line, len);
     double t0 = lp->elapsed ? wall_clock() : 0;
-    size_t tlen;
-    int i;
-    if (read_text(lp, path, &tlen) < 0 || (i = jobspec_for(lp, path, tlen)) < 0)
+    int i = jobspec_for(lp, path);
+    if (i < 0)
         return fallback(lp, line, len);
     const struct qentry *q = &lp->qc->e[i];
     lua_Integer id = lp->next_id;
@@ -460,12 +527,24 @@ static int l_query_run(lua_State *L)
     if (!in->closef)
         luaL_argerror(L, S_INPUT, "attempt to use a closed file");
     lua_settop(L, S_INPUT);
-    lua_createtable(L, 3 * QCACHE, 0);                    /* S_CACHE */
+    /* S_CACHE: the session's jobspec_cache, made at its first run */
+    if (lua_getfield(L, S_SESSION, "jobspec_cache") != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_createtable(L, 3 * QCACHE, 2);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, S_SESSION, "jobspec_cache");
+    }
     struct grovel_box *linebox = grovel_box_new(L, free); /* S_LINE */
     struct loop lp = {.L = L, .in = in->f};
     lp.text = grovel_box_new(L, free); /* S_TEXT */
-    lp.qc = lua_newuserdatauv(L, sizeof(*lp.qc), 0); /* S_QC */
-    memset(lp.qc, 0, sizeof(*lp.qc));
+    if (lua_getfield(L, S_CACHE, "entries") != LUA_TUSERDATA) { /* S_QC */
+        lua_pop(L, 1);
+        lp.qc = lua_newuserdatauv(L, sizeof(*lp.qc), 0);
+        memset(lp.qc, 0, sizeof(*lp.qc));
+        lua_pushvalue(L, -1);
+        lua_setfield(L, S_CACHE, "entries");
+    }
+    lp.qc = lua_touserdata(L, S_QC);
     lua_getfield(L, S_SESSION, "matcher"); /* S_MATCHER */
     lp.m = grovel_check_matcher(L, S_MATCHER);
     lp.g = grove_matcher_graph(lp.m);
@@ -486,7 +565,7 @@ static int l_query_run(lua_State *L)
     lua_pop(L, 1);
     lp.next_id = int_field(L, "next_id", 1);
     lp.lineno = int_field(L, "lineno", 0);
-    lp.types = types_of(L);
+    check_types(&lp);
     grove_limits_t lim;
     grove_limits_get(&lim);
     lp.limit = lim.input;

@@ -181,6 +181,7 @@ function M.new(opts)
   self.next_id = 1
   self.trimmed_id = 1 -- next_id when memory was last given back (see released)
   self.types = nil    -- resource types of the graph (cached)
+  -- self.jobspec_cache: the jobspecs core.query_run keeps parsed (its own)
   return self
 end
 
