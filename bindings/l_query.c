@@ -405,10 +405,37 @@ STEP static int jobspec_for(struct loop *lp, const char *path)
 
 static const char *const state_names[] = {"ALLOCATED", "RESERVED", "MATCHED"};
 
+/* Append s (n bytes) at p; the end. */
+static char *put(char *p, const char *s, size_t n)
+{
+    memcpy(p, s, n);
+    return p + n;
+}
+
+/* Append v in decimal at p; the end. */
+static char *put_int(char *p, long long v)
+{
+    char d[24];
+    size_t n = 0;
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do {
+        d[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *p++ = '-';
+    while (n)
+        *p++ = d[--n];
+    return p;
+}
+
+#define PUT(p, lit) put(p, lit, sizeof(lit) - 1)
+
 /* The job's selection and its block, as grove.query_select.print_match
- * writes them. */
+ * writes them (the block made by hand: printf's formats cost as much as
+ * the rest of the loop). */
 STEP static void print_match(struct loop *lp, const grove_job_t *job, const struct qentry *q,
-                        double t0)
+                             double t0)
 {
     grove_error_t err = {{0}, 0};
     if (grove_writer_print_job(lp->w, job, &q->shape, lp->fmt, lp->out, &err) < 0) {
@@ -417,16 +444,37 @@ STEP static void print_match(struct loop *lp, const grove_job_t *job, const stru
         fprintf(lp->err, "ERROR: cannot write %s output: %s\n", lp->fmt_name,
                 err.text[0] ? err.text : strerror(e));
     }
-    char at[32];
+    char buf[256], *p = buf;
+    p = PUT(p, SEP "\nINFO: JOBID=");
+    p = put_int(p, (long long)job->id);
+    p = PUT(p, "\nINFO: RESOURCES=");
+    p = put(p, state_names[job->state], strlen(state_names[job->state]));
+    p = PUT(p, "\nINFO: SCHEDULED AT=");
     if (job->start == grove_graph_now(lp->g))
-        strcpy(at, "Now");
+        p = PUT(p, "Now");
     else
-        snprintf(at, sizeof(at), "%lld", (long long)job->start);
-    fprintf(lp->out, SEP "\nINFO: JOBID=%lld\nINFO: RESOURCES=%s\nINFO: SCHEDULED AT=%s\n",
-            (long long)job->id, state_names[job->state], at);
-    if (lp->elapsed)
-        fprintf(lp->out, "INFO: ELAPSED=%.6f\n", wall_clock() - t0);
-    fputs(SEP "\n", lp->out);
+        p = put_int(p, (long long)job->start);
+    *p++ = '\n';
+    if (lp->elapsed) {
+        /* %.6f of a time: seconds and microseconds */
+        double d = wall_clock() - t0;
+        long long us = (long long)(d * 1e6 + 0.5);
+        p = PUT(p, "INFO: ELAPSED=");
+        if (d < 0) { /* a clock never runs back; the format if it did */
+            p += snprintf(p, 40, "%.6f", d);
+        } else {
+            p = put_int(p, us / 1000000);
+            *p++ = '.';
+            char frac[6];
+            long long f = us % 1000000;
+            for (int k = 5; k >= 0; k--, f /= 10)
+                frac[k] = (char)('0' + f % 10);
+            p = put(p, frac, 6);
+        }
+        *p++ = '\n';
+    }
+    p = PUT(p, SEP "\n");
+    fwrite(buf, 1, (size_t)(p - buf), lp->out);
 }
 
 /* A failed match, told by session:match_outcome. */
