@@ -276,7 +276,8 @@ describe("grove query's command loop", function()
 
   it("stops at quit", function()
     local s, texts = session()
-    run_file(s, "match allocate @FIXTURES@/cores.yaml\nquit\nmatch allocate @FIXTURES@/cores.yaml\n")
+    run_file(s, "match allocate @FIXTURES@/cores.yaml\nquit\n" ..
+      "match allocate @FIXTURES@/cores.yaml\n")
     assert.equal(1, select(2, texts().out:gsub("INFO: JOBID=", "")))
   end)
 
