@@ -49,16 +49,21 @@ local function run(s, text)
   end
 end
 
+-- The texts t of a session that ran command file NAME.in are the recorded
+-- ones.
+local function as_recorded(name, t)
+  assert.equal(exe.read(DIR .. "/" .. name .. ".out"), t.out)
+  assert.equal(exe.read(DIR .. "/" .. name .. ".info"), t.info)
+  assert.equal(exe.read(DIR .. "/" .. name .. ".err"), (t.err:gsub(DIR:gsub("%p", "%%%0"),
+    "@FIXTURES@")))
+end
+
 describe("grove query command files", function()
   for _, name in ipairs({"basic", "small", "status", "find", "cancel"}) do
     it("runs " .. name .. ".in as recorded", function()
       local s, texts = session{policy = "low"}
       run(s, exe.read(DIR .. "/" .. name .. ".in"))
-      local t = texts()
-      assert.equal(exe.read(DIR .. "/" .. name .. ".out"), t.out)
-      assert.equal(exe.read(DIR .. "/" .. name .. ".info"), t.info)
-      assert.equal(exe.read(DIR .. "/" .. name .. ".err"), (t.err:gsub(DIR:gsub("%p", "%%%0"),
-        "@FIXTURES@")))
+      as_recorded(name, texts())
       s:close()
     end)
   end
@@ -252,11 +257,7 @@ describe("grove query's command loop", function()
       it("runs " .. name .. ".in as recorded under " .. policy, function()
         local s, texts = session{policy = policy}
         run_file(s, exe.read(DIR .. "/" .. name .. ".in"))
-        local t = texts()
-        assert.equal(exe.read(DIR .. "/" .. name .. ".out"), t.out)
-        assert.equal(exe.read(DIR .. "/" .. name .. ".info"), t.info)
-        assert.equal(exe.read(DIR .. "/" .. name .. ".err"), (t.err:gsub(DIR:gsub("%p", "%%%0"),
-          "@FIXTURES@")))
+        as_recorded(name, texts())
         s:close()
       end)
     end
