@@ -15,7 +15,8 @@
 #   THRU       one-core jobs in the long stream (default 5000); the short
 #              stream has 100, and per-match cost is the difference / 4900
 #   K          jobs of each kind in the mixed file (default 10)
-#   SCENARIOS  any of load mixed whole thru memory (default all)
+#   SCENARIOS  any of load mixed whole thru memory (default all); "inputs":
+#              write the inputs and stop
 #
 # Graphs (GRUG): cluster > rack[N/32] > node[32] > socket[2] > {core[22],
 # gpu[2], memory[1] of 128 GB}, 53 vertices a node.  Jobspecs, all for 3600
@@ -238,6 +239,7 @@ memory() {
 
 say "inputs in $IN (sizes $SIZES, THRU $THRU, K $K, engines: $engines)"
 make_inputs
+[ "$SCENARIOS" = inputs ] && exit 0
 uptime > "$WORKDIR/uptime.start"
 for n in $SIZES; do
     for rep in $(seq 1 "$REPS"); do

@@ -106,7 +106,8 @@ for n in sizes:gmatch("%d+") do
   print("| " .. table.concat(head, " | ") .. " |")
   print("|" .. ("---|"):rep(#head))
   local v = {load_wall = {}, load_cpu = {}, load_rss = {}, whole = {}, whole_wall = {},
-    whole_cpu = {}, whole_beyond = {}, per = {}, per_wall = {}, peak = {}, first = {}, last = {}}
+    whole_cpu = {}, whole_beyond = {}, per = {}, per_wall = {}, peak = {}, first = {}, last = {},
+    mixed = {{}, {}, {}}}
   for _, e in ipairs(eng_list) do
     local load = runs(n, e, "load")
     v.load_wall[e], v.load_cpu[e], v.load_rss[e] = med(load, "wall"), med(load, "cpu"),
@@ -119,6 +120,18 @@ for n in sizes:gmatch("%d+") do
     -- what the command costs beyond reading the graph: the whole run's
     -- CPU less the load-only run's (GNU time counts in 10 ms steps)
     if v.whole_cpu[e] and v.load_cpu[e] then v.whole_beyond[e] = v.whole_cpu[e] - v.load_cpu[e] end
+    -- the mixed file: K x (a), then K x (b), then K x (c)
+    local per_kind = {{}, {}, {}}
+    for _, t in ipairs(runs(n, e, "mixed")) do
+      local el = elapsed(t.base .. ".out")
+      local k = #el // 3
+      for j = 1, 3 do
+        local part = {}
+        for i = (j - 1) * k + 1, j * k do part[#part + 1] = el[i] end
+        per_kind[j][#per_kind[j] + 1] = median(part)
+      end
+    end
+    for j = 1, 3 do v.mixed[j][e] = median(per_kind[j]) end
     local lo, hi = runs(n, e, "thru100"), runs(n, e, "thruhi")
     if #lo > 0 and #hi > 0 then
       v.per[e] = (med(hi, "cpu") - med(lo, "cpu")) / (thru - 100)
@@ -150,6 +163,9 @@ for n in sizes:gmatch("%d+") do
   row("(d) whole machine, whole process wall (load included)", v.whole_wall, fmt_s)
   row("(d) whole machine, whole process CPU (load included)", v.whole_cpu, fmt_s)
   row("(d) whole machine, CPU beyond the load-only run", v.whole_beyond, fmt_s)
+  row("(a) one exclusive node, median -e time per match (mixed file)", v.mixed[1], fmt_s)
+  row("(b) one core, median -e time per match (mixed file)", v.mixed[2], fmt_s)
+  row("(c) 4 shared nodes, median -e time per match (mixed file)", v.mixed[3], fmt_s)
   row(("%d x (b), whole-process CPU per match"):format(thru), v.per, fmt_s)
   row(("%d x (b), whole-process wall per match"):format(thru), v.per_wall, fmt_s)
   row("(b) jobs 1-100, median -e time per match", v.first, fmt_s)

@@ -282,6 +282,21 @@ const grove_jobspec_t *grovel_check_jobspec(lua_State *L, int idx);
  * one running a match.  Push its graph userdata with m:graph(). */
 grove_matcher_t *grovel_check_matcher(lua_State *L, int idx);
 
+/* grove_match by the matcher at idx, as m:match does it without a window,
+ * when the matcher's policy is a built-in one (no Lua runs); 1 with
+ * nothing done when its policy is Lua's (match through m:match then).  0,
+ * or -1 with errno and err as grove_match.  Raises on misuse, like
+ * grovel_check_matcher. */
+int grovel_match_builtin(lua_State *L, int idx, const grove_jobspec_t *js,
+                         grove_match_mode_t mode, grove_jobid_t id, const grove_job_t **job,
+                         grove_error_t *err);
+
+/* ---- writers (defined in l_writer.c) ---------------------------------- */
+
+/* The writer of the writer userdata at idx (borrowed: valid while the
+ * userdata lives and is not closed); raises on misuse or a closed one. */
+struct grove_writer *grovel_check_writer(lua_State *L, int idx);
+
 /* ---- constraints (defined in l_jobspec.c) ------------------------------- */
 
 /* The constraint of the grove.constraint userdata at idx (borrowed: valid

@@ -344,6 +344,24 @@ static int m_match(lua_State *L)
     return 1;
 }
 
+int grovel_match_builtin(lua_State *L, int idx, const grove_jobspec_t *js,
+                         grove_match_mode_t mode, grove_jobid_t id, const grove_job_t **job,
+                         grove_error_t *err)
+{
+    struct lmatcher *lm = check_matcher(L, idx);
+    if (lm->lua_policy)
+        return 1;
+    struct grovel_graph *gr = matcher_graph(L, idx);
+    lm->running = true;
+    gr->busy++;
+    int rc = grove_match(lm->m, js, mode, id, job, err);
+    int e = errno;
+    gr->busy--;
+    lm->running = false;
+    errno = e;
+    return rc;
+}
+
 static int m_fits_idle(lua_State *L)
 {
     struct lmatcher *lm = check_matcher(L, 1);

@@ -61,6 +61,11 @@ static struct lwriter *check_writer(lua_State *L, int idx)
     return lw;
 }
 
+grove_writer_t *grovel_check_writer(lua_State *L, int idx)
+{
+    return check_writer(L, idx)->w;
+}
+
 static int l_writer_new(lua_State *L)
 {
     struct grovel_graph *gr = grovel_check_graph_ud(L, 1);

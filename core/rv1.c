@@ -885,29 +885,57 @@ static json_t *kids_json(const grove_rv1_t *R, const struct rv1_rank *rk, const 
     return o;
 }
 
-static json_t *rlite_json(const grove_rv1_t *R)
+/* R's ranks in groups of ranks with the same children, ordered by their
+ * lowest rank (R_lite's entries), in a new array (caller frees it with
+ * free_groups), their number in *ng; NULL with ENOMEM. */
+static struct group *rank_groups(const grove_rv1_t *R, size_t *ng)
 {
-    json_t *arr = json_array();
     const struct rv1_rank **by = malloc((R->n ? R->n : 1) * sizeof(*by));
     struct group *gs = malloc((R->n ? R->n : 1) * sizeof(*gs));
-    uint32_t *order = grovep_rv1_canonical_types(R);
-    size_t ng = 0;
-    if (!arr || !by || !gs || !order)
+    size_t n = 0;
+    if (!by || !gs)
         goto fail;
     for (size_t i = 0; i < R->n; i++)
         by[i] = &R->r[i];
     qsort(by, R->n, sizeof(*by), cmp_rank_ptr_kids);
     for (size_t i = 0; i < R->n; i++) {
-        if (ng == 0 || cmp_kids(gs[ng - 1].first, by[i]) != 0) {
-            gs[ng].first = by[i];
-            if (!(gs[ng].ranks = grove_idset_create()))
+        if (n == 0 || cmp_kids(gs[n - 1].first, by[i]) != 0) {
+            gs[n].first = by[i];
+            if (!(gs[n].ranks = grove_idset_create()))
                 goto fail;
-            ng++;
+            n++;
         }
-        if (grove_idset_set(gs[ng - 1].ranks, by[i]->rank) < 0)
+        if (grove_idset_set(gs[n - 1].ranks, by[i]->rank) < 0)
             goto fail;
     }
-    qsort(gs, ng, sizeof(*gs), cmp_group);
+    qsort(gs, n, sizeof(*gs), cmp_group);
+    free(by);
+    *ng = n;
+    return gs;
+fail:
+    for (size_t i = 0; i < n; i++)
+        grove_idset_destroy(gs[i].ranks);
+    free(gs);
+    free(by);
+    errno = ENOMEM;
+    return NULL;
+}
+
+static void free_groups(struct group *gs, size_t ng)
+{
+    for (size_t i = 0; gs && i < ng; i++)
+        grove_idset_destroy(gs[i].ranks);
+    free(gs);
+}
+
+static json_t *rlite_json(const grove_rv1_t *R)
+{
+    json_t *arr = json_array();
+    size_t ng = 0;
+    struct group *gs = rank_groups(R, &ng);
+    uint32_t *order = grovep_rv1_canonical_types(R);
+    if (!arr || !gs || !order)
+        goto fail;
     for (size_t i = 0; i < ng; i++) {
         json_t *e = json_object();
         if (!e || json_array_append_new(arr, e) < 0
@@ -921,10 +949,7 @@ fail:
     arr = NULL;
     errno = ENOMEM;
 out:
-    for (size_t i = 0; i < ng; i++)
-        grove_idset_destroy(gs[i].ranks);
-    free(gs);
-    free(by);
+    free_groups(gs, ng);
     free(order);
     return arr;
 }
@@ -1054,8 +1079,173 @@ fail:
     return NULL;
 }
 
+/* ---- compact text without a tree ---------------------------------------------- */
+
+/* Is s written by json_dumps as itself between quotes (printable ASCII,
+ * no quote or backslash)? */
+static bool plain(const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\')
+            return false;
+    }
+    return true;
+}
+
+/* A literal into b. */
+#define PUTL(b, lit) grovep_buf_put(b, lit, sizeof(lit) - 1)
+
+/* "s" (a plain string) into b. */
+static void put_str(grovep_buf_t *b, const char *s)
+{
+    grovep_buf_put(b, "\"", 1);
+    grovep_buf_put(b, s, strlen(s));
+    grovep_buf_put(b, "\"", 1);
+}
+
+/* An idset's text between quotes; 0 or -1 with ENOMEM. */
+static int put_idset(grovep_buf_t *b, const grove_idset_t *ids)
+{
+    char *t = grove_idset_encode(ids, GROVE_IDSET_FLAG_RANGE);
+    if (!t) {
+        b->failed = true;
+        return -1;
+    }
+    put_str(b, t);
+    free(t);
+    return 0;
+}
+
+static void put_int(grovep_buf_t *b, long long v)
+{
+    char t[24];
+    int n = snprintf(t, sizeof(t), "%lld", v);
+    grovep_buf_put(b, t, (size_t)n);
+}
+
+/* A time json_dumps writes as an integer (see time_json). */
+static bool int_time(double t, bool real)
+{
+    return !real && t == floor(t) && fabs(t) < 9007199254740992.0;
+}
+
+/* R as compact JSON written straight into b: the bytes json_dumps makes of
+ * grovep_rv1_to_json's tree (jansson keeps keys in insertion order), for
+ * the R an engine writes per job (R_lite, nodelist, properties, times).
+ * 1 when written, 0 when R holds what only the tree writes (parts kept as
+ * read, other keys, a scheduling key, a real time, a name json_dumps would
+ * escape), -1 with ENOMEM. */
+static int encode_direct(const grove_rv1_t *R, int flags, grovep_buf_t *b)
+{
+    if ((flags & GROVE_RV1_PRETTY) || !R->has_execution || R->extra || R->exec_extra
+        || R->nodelist_as_read
+        || (!(flags & GROVE_RV1_NO_SCHEDULING) && (R->scheduling || (flags & GROVE_RV1_WITH_GRAPH)))
+        || (R->has_start && !int_time(R->start, R->start_real))
+        || (R->has_expiration && !int_time(R->expiration, R->exp_real)))
+        return 0;
+    for (size_t i = 0; i < R->ntypes; i++)
+        if (!plain(R->types[i]))
+            return 0;
+    for (size_t i = 0; i < R->nprops; i++)
+        if (!plain(R->props[i].name))
+            return 0;
+    char *hosts = NULL;
+    bool nodelist = R->n > 0 ? all_hosts(R) : R->has_nodelist;
+    if (nodelist && R->n > 0) {
+        grove_hostlist_t *h = grove_rv1_nodelist(R);
+        hosts = h ? grove_hostlist_encode(h) : NULL;
+        grove_hostlist_destroy(h);
+        if (!hosts)
+            return -1;
+        if (!plain(hosts)) {
+            free(hosts);
+            return 0;
+        }
+    }
+    size_t ng = 0;
+    struct group *gs = rank_groups(R, &ng);
+    uint32_t *order = grovep_rv1_canonical_types(R);
+    if (!gs || !order) {
+        free_groups(gs, ng);
+        free(order);
+        free(hosts);
+        return -1;
+    }
+    PUTL(b, "{\"version\":1,\"execution\":{\"R_lite\":[");
+    for (size_t i = 0; i < ng; i++) {
+        if (i)
+            PUTL(b, ",");
+        PUTL(b, "{\"rank\":");
+        put_idset(b, gs[i].ranks);
+        PUTL(b, ",\"children\":{");
+        bool first = true;
+        for (size_t t = 0; t < R->ntypes; t++) {
+            const struct rv1_kid *k = grovep_rv1_kid_find(gs[i].first, order[t]);
+            if (!k)
+                continue;
+            if (!first)
+                PUTL(b, ",");
+            first = false;
+            put_str(b, R->types[k->type]);
+            PUTL(b, ":");
+            put_idset(b, k->ids);
+        }
+        PUTL(b, "}}");
+    }
+    PUTL(b, "]");
+    free_groups(gs, ng);
+    free(order);
+    if (nodelist) {
+        PUTL(b, ",\"nodelist\":[");
+        if (hosts)
+            put_str(b, hosts);
+        PUTL(b, "]");
+    }
+    free(hosts);
+    if (R->nprops > 0) {
+        PUTL(b, ",\"properties\":{");
+        for (size_t i = 0; i < R->nprops; i++) {
+            if (i)
+                PUTL(b, ",");
+            put_str(b, R->props[i].name);
+            PUTL(b, ":");
+            put_idset(b, R->props[i].ranks);
+        }
+        PUTL(b, "}");
+    }
+    if (R->has_start) {
+        PUTL(b, ",\"starttime\":");
+        put_int(b, (long long)R->start);
+    }
+    if (R->has_expiration) {
+        PUTL(b, ",\"expiration\":");
+        put_int(b, (long long)R->expiration);
+    }
+    if (R->nslots >= 0) {
+        PUTL(b, ",\"nslots\":");
+        put_int(b, (long long)R->nslots);
+    }
+    PUTL(b, "}}");
+    return b->failed ? -1 : 1;
+}
+
 char *grovep_rv1_encode(const grove_rv1_t *R, int flags, grovep_rv1_scheduling_f scheduling)
 {
+    if (!R) {
+        errno = EINVAL;
+        return NULL;
+    }
+    grovep_buf_t b = {0};
+    int rc = encode_direct(R, flags, &b);
+    if (rc != 0) {
+        if (rc > 0)
+            return grovep_buf_finish(&b);
+        free(b.p);
+        errno = ENOMEM;
+        return NULL;
+    }
+    free(b.p);
     json_t *doc = grovep_rv1_to_json(R, flags, scheduling);
     if (!doc)
         return NULL;

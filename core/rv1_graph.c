@@ -370,6 +370,11 @@ static uint8_t *new_mask(const grove_graph_t *g)
     return mark;
 }
 
+static int cmp_vid(const void *pa, const void *pb);
+
+/* The listed vertices sorted, without repeats: R reads only them, never a
+ * mask over every vertex slot (a one-core job's R swept the whole graph:
+ * 850k slots at 16,384 nodes, thirty times the match). */
 grove_rv1_t *grove_rv1_from_vertices(const grove_graph_t *g, const grove_vid_t *vids, size_t n,
                                      int64_t start, int64_t end, int flags, grove_error_t *err)
 {
@@ -377,19 +382,34 @@ grove_rv1_t *grove_rv1_from_vertices(const grove_graph_t *g, const grove_vid_t *
         errno = EINVAL;
         return NULL;
     }
-    uint8_t *mark = new_mask(g);
-    if (!mark)
+    grove_vid_t *list = malloc((n ? n : 1) * sizeof(*list));
+    if (!list) {
+        errno = ENOMEM;
         return NULL;
+    }
+    bool sorted = true;
     for (size_t i = 0; i < n; i++) {
         if (!grove_graph_has_vertex(g, vids[i])) {
-            free(mark);
+            free(list);
             grovep_errorf(err, EINVAL, "vertex %u is not in the graph", (unsigned)vids[i]);
             return NULL;
         }
-        mark[vids[i]] = 1;
+        list[i] = vids[i];
+        if (i > 0 && list[i] <= list[i - 1])
+            sorted = false;
     }
-    grove_rv1_t *R = from_marked(g, mark, NULL, 0, start, end, flags, err);
-    free(mark);
+    size_t m = n;
+    if (!sorted) {
+        qsort(list, n, sizeof(*list), cmp_vid);
+        m = 0;
+        for (size_t i = 0; i < n; i++)
+            if (m == 0 || list[i] != list[m - 1])
+                list[m++] = list[i];
+    }
+    grove_rv1_t *R = from_marked(g, NULL, list, m, start, end, flags, err);
+    int e = errno;
+    free(list);
+    errno = e;
     return R;
 }
 

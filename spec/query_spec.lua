@@ -49,16 +49,21 @@ local function run(s, text)
   end
 end
 
+-- The texts t of a session that ran command file NAME.in are the recorded
+-- ones.
+local function as_recorded(name, t)
+  assert.equal(exe.read(DIR .. "/" .. name .. ".out"), t.out)
+  assert.equal(exe.read(DIR .. "/" .. name .. ".info"), t.info)
+  assert.equal(exe.read(DIR .. "/" .. name .. ".err"), (t.err:gsub(DIR:gsub("%p", "%%%0"),
+    "@FIXTURES@")))
+end
+
 describe("grove query command files", function()
   for _, name in ipairs({"basic", "small", "status", "find", "cancel"}) do
     it("runs " .. name .. ".in as recorded", function()
       local s, texts = session{policy = "low"}
       run(s, exe.read(DIR .. "/" .. name .. ".in"))
-      local t = texts()
-      assert.equal(exe.read(DIR .. "/" .. name .. ".out"), t.out)
-      assert.equal(exe.read(DIR .. "/" .. name .. ".info"), t.info)
-      assert.equal(exe.read(DIR .. "/" .. name .. ".err"), (t.err:gsub(DIR:gsub("%p", "%%%0"),
-        "@FIXTURES@")))
+      as_recorded(name, texts())
       s:close()
     end)
   end
@@ -231,6 +236,77 @@ describe("grove query command files", function()
       '{"core": "used:2, total:8"}', 1, true))
     assert.truthy(line:find('"agfilter": {"core": "used:2, total:32", "gpu": "used:0, total:8", ' ..
       '"memory": "used:4, total:64"}', 1, true))
+  end)
+end)
+
+-- The command loop in C (core.query_run, what grove query runs): the same
+-- bytes as the Lua one for every command, and a jobspec file read again
+-- when it changed.
+describe("grove query's command loop", function()
+  -- Run text through s:run from a file, as grove query reads its input.
+  local function run_file(s, text)
+    local f = io.tmpfile()
+    f:write((text:gsub("@FIXTURES@", DIR)))
+    f:seek("set")
+    s:run(f)
+    f:close()
+  end
+
+  for _, name in ipairs({"basic", "small", "status", "find", "cancel"}) do
+    for _, policy in ipairs({"low", "policies/low.lua"}) do
+      it("runs " .. name .. ".in as recorded under " .. policy, function()
+        local s, texts = session{policy = policy}
+        run_file(s, exe.read(DIR .. "/" .. name .. ".in"))
+        as_recorded(name, texts())
+        s:close()
+      end)
+    end
+  end
+
+  it("counts lines and job ids across the commands it hands to the session", function()
+    local s, texts = session{policy = "low"}
+    run_file(s, "match allocate @FIXTURES@/cores.yaml\n\n# note\nbogus\n" ..
+      "m allocate_orelse_reserve @FIXTURES@/cores.yaml\ninfo 2\n")
+    local t = texts()
+    assert.equal("ERROR: line 4: unknown command 'bogus' (help lists the commands)\n", t.err)
+    assert.truthy(t.out:find("INFO: JOBID=2\nINFO: RESOURCES=ALLOCATED", 1, true))
+    assert.truthy(t.info:find("^INFO: JOBID=2 STATE=ALLOCATED"))
+    assert.equal(3, s.next_id)
+    assert.equal(6, s.lineno)
+  end)
+
+  it("stops at quit", function()
+    local s, texts = session()
+    run_file(s, "match allocate @FIXTURES@/cores.yaml\nquit\n" ..
+      "match allocate @FIXTURES@/cores.yaml\n")
+    assert.equal(1, select(2, texts().out:gsub("INFO: JOBID=", "")))
+  end)
+
+  it("reads a jobspec file again when it changed, even to the same size and times", function()
+    local path = os.tmpname()
+    local text = exe.read(DIR .. "/cores.yaml")
+    local function write(t)
+      local f = assert(io.open(path, "w"))
+      f:write(t)
+      f:close()
+    end
+    write(text)
+    -- older than a second (two on the seconds of its times): the loop
+    -- trusts the file's times from now on
+    assert(os.execute("sleep 2.1"))
+    local s, texts = session()
+    run_file(s, "match allocate " .. path .. "\n")
+    -- the same size, the modification time put back: the change time tells
+    assert(os.execute(("touch -r %s %s.times"):format(path, path)))
+    write((text:gsub("count: 2", "count: 3")))
+    assert(os.execute(("touch -r %s.times %s"):format(path, path)))
+    run_file(s, "match allocate " .. path .. "\n")
+    os.remove(path)
+    os.remove(path .. ".times")
+    local out = texts().out
+    local first, second = out:match("^(.-INFO: JOBID=1.-\n)(.*)$")
+    assert.equal(2, select(2, first:gsub("core", "")))
+    assert.equal(3, select(2, second:gsub("core", "")))
   end)
 end)
 

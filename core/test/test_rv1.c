@@ -371,6 +371,18 @@ static void test_corpus(void)
         grove_graph_t *g = R ? grove_rv1_to_graph(R, &err) : NULL;
         grove_rv1_t *B = g ? grove_rv1_from_graph(g, 0, &err) : NULL;
         ok(B && grove_rv1_equal(R, B), "%s: R -> graph -> R", files[i]);
+        /* an R built (not read) is written without a JSON tree: the same
+         * bytes as the tree's compact text, with and without scheduling */
+        for (int f = 0; B && f <= GROVE_RV1_NO_SCHEDULING; f += GROVE_RV1_NO_SCHEDULING) {
+            char *direct = grove_rv1_encode(B, f);
+            json_t *tree = grove_rv1_to_json(B, f);
+            char *viatree = tree ? json_dumps(tree, JSON_COMPACT | JSON_REAL_PRECISION(16)) : NULL;
+            is_str(direct, viatree, "%s: built R written directly as through a tree (flags %d)",
+                   files[i], f);
+            free(direct);
+            free(viatree);
+            json_decref(tree);
+        }
         if (B && !grove_rv1_equal(R, B)) {
             char *t = grove_rv1_encode(B, 0);
             diag("got %s", t);

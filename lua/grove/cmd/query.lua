@@ -242,7 +242,7 @@ function M.main(args)
       status = 1
     end
   end
-  s:close()
+  s:close(true)
   if out ~= io.stdout then out:close() end
   io.stdout:flush()
   return status
