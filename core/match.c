@@ -180,6 +180,7 @@ void grove_matcher_destroy(grove_matcher_t *m)
     free(m->uslot);
     free(m->uord);
     free(m->stamp);
+    free(m->slot_dead);
     free(m->taken);
     free(m->mflags);
     free(m->log);
