@@ -502,37 +502,11 @@ local function record_gantt(self, rec, list)
   end
 end
 
+local sim_nodes = core.sim_nodes
+
+-- The nodes a job holds (their numbers, in order), from its picks.
 local function record_nodes(self, rec, vids)
-  local of, list = self.node_of, {}
-  -- The picks come in vertex order as a rule, a node's own vertices
-  -- together: the node list is then read off in one pass (no set, no
-  -- sort; a job of whole nodes on 4,096 nodes lists hundreds).
-  local k, last = 0, -1
-  for i = 1, #vids do
-    local n = of[vids[i]]
-    if n and n ~= last then
-      if n < last then
-        k = -1
-        break
-      end
-      k = k + 1
-      list[k] = n
-      last = n
-    end
-  end
-  if k < 0 then
-    -- out of order: merge and sort
-    local seen = {}
-    list = {}
-    for i = 1, #vids do
-      local n = of[vids[i]]
-      if n and not seen[n] then
-        seen[n] = true
-        list[#list + 1] = n
-      end
-    end
-    table.sort(list)
-  end
+  local list = sim_nodes(vids, self.node_of)
   rec.nodes = list
   return record_gantt(self, rec, list)
 end
