@@ -601,33 +601,39 @@ end
 -- The earliest start >= now of p units for d seconds given the running
 -- jobs' estimates and the counted reservations of other waiting jobs.
 local function counted_earliest(self, rec, p, d)
-  local ev = {}
   local now = self.now
+  -- The changes of usage (each running job from now to its estimated end,
+  -- each counted reservation of another waiting job over its window),
+  -- summed per time; events at one time count together, so only the
+  -- distinct times need sorting (a compression plans every waiting job:
+  -- this runs once for each, over every other's reservation).
+  local delta, times = {}, {}
+  local function add(t, x)
+    local v = delta[t]
+    if v == nil then
+      times[#times + 1] = t
+      delta[t] = x
+    else
+      delta[t] = v + x
+    end
+  end
   for _, r in ipairs(self.by_est) do
-    ev[#ev + 1] = {now, r.procs}
-    ev[#ev + 1] = {r.est_end, -r.procs}
+    add(now, r.procs)
+    add(r.est_end, -r.procs)
   end
-  for _, q in ipairs(M.waiting(self)) do
+  for _, q in pairs(self.reserved_set) do
     if q ~= rec and q.vres then
-      ev[#ev + 1] = {q.vres, q.procs}
-      ev[#ev + 1] = {q.vres + q.estimate, -q.procs}
+      add(q.vres, q.procs)
+      add(q.vres + q.estimate, -q.procs)
     end
   end
-  table.sort(ev, function(a, b)
-    if a[1] ~= b[1] then return a[1] < b[1] end
-    return a[2] < b[2]
-  end)
+  table.sort(times)
   -- the usage step function: times[i] .. times[i+1] at used[i]
-  local times, used = {}, {}
+  local used = {}
   local u = 0
-  local i = 1
-  while i <= #ev do
-    local t = ev[i][1]
-    while ev[i] and ev[i][1] == t do
-      u = u + ev[i][2]
-      i = i + 1
-    end
-    times[#times + 1], used[#used + 1] = t, u
+  for i = 1, #times do
+    u = u + delta[times[i]]
+    used[i] = u
   end
   local limit = self.total - p
   local function used_at(k) return k == 0 and 0 or used[k] end
