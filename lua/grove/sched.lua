@@ -774,6 +774,31 @@ local function start_protected(self, rec, prot)
   return false
 end
 
+-- Sort the views in list by pol's priority hook (highest first, then
+-- submit time and id); a hook that fails or returns a non-number raises,
+-- blamed on the hook (self.host_error), not on the schedule that asked.
+function M.sort_by_priority(self, pol, list, ctx)
+  local prio = {}
+  for _, v in ipairs(list) do
+    local ok, p = pcall(pol.call, pol, "priority", v, ctx)
+    if not ok then
+      self.host_error = tostring(p)
+      error(p, 0)
+    end
+    if type(p) ~= "number" then
+      self.host_error = fmt("%s: priority must return a number (job %d got %s)",
+        pol:where("priority"), v.id, type(p))
+      error(self.host_error, 0)
+    end
+    prio[v] = p
+  end
+  table.sort(list, function(a, b)
+    if prio[a] ~= prio[b] then return prio[a] > prio[b] end
+    if a.submit ~= b.submit then return a.submit < b.submit end
+    return a.id < b.id
+  end)
+end
+
 -- The ctx handed to a queue policy (see docs/sim.md).
 function M.context(loop)
   local ctx = {}
@@ -791,28 +816,7 @@ function M.context(loop)
       exported = {}
       if s.queue_depth and n > s.queue_depth then n = s.queue_depth end
       for i = 1, n do exported[i] = jobs[ids[i]].view end
-      if pol.priority then
-        local prio = {}
-        for _, v in ipairs(exported) do
-          local ok, p = pcall(pol.call, pol, "priority", v, ctx)
-          if not ok then
-            -- blame the priority hook, not the schedule that asked for the queue
-            s.host_error = tostring(p)
-            error(p, 0)
-          end
-          if type(p) ~= "number" then
-            s.host_error = fmt("%s: priority must return a number (job %d got %s)",
-              pol:where("priority"), v.id, type(p))
-            error(s.host_error, 0)
-          end
-          prio[v] = p
-        end
-        table.sort(exported, function(a, b)
-          if prio[a] ~= prio[b] then return prio[a] > prio[b] end
-          if a.submit ~= b.submit then return a.submit < b.submit end
-          return a.id < b.id
-        end)
-      end
+      if pol.priority then M.sort_by_priority(s, pol, exported, ctx) end
       exported_version = version
       if pol.priority then
         exported_pos = {}

@@ -29,6 +29,7 @@
 -- (grove.sched): bind, share, unshare, pcall("schedule"), name,
 -- half_life.
 local queue = require("grove.sim.queue")
+local sched = require("grove.sched")
 
 local M = {}
 
@@ -165,27 +166,7 @@ function PQ:context(q, pol)
       if loop.queue_depth then
         for i = #list, loop.queue_depth + 1, -1 do list[i] = nil end
       end
-      if pol.priority then
-        local prio = {}
-        for _, v in ipairs(list) do
-          local ok, p = pcall(pol.call, pol, "priority", v, ctx)
-          if not ok then
-            loop.host_error = tostring(p)
-            error(p, 0)
-          end
-          if type(p) ~= "number" then
-            loop.host_error = fmt("%s: priority must return a number (job %d got %s)",
-              pol:where("priority"), v.id, type(p))
-            error(loop.host_error, 0)
-          end
-          prio[v] = p
-        end
-        table.sort(list, function(a, b)
-          if prio[a] ~= prio[b] then return prio[a] > prio[b] end
-          if a.submit ~= b.submit then return a.submit < b.submit end
-          return a.id < b.id
-        end)
-      end
+      if pol.priority then sched.sort_by_priority(loop, pol, list, ctx) end
       for i, v in ipairs(list) do pos[v.id] = i end
       list_version = version
       pol:unshare("queue")

@@ -189,6 +189,16 @@ local opt_of = {}
 
 local function opt(x) return x >= 0 and whole(x) or nil end
 
+-- The job of the numeric fields f (id checked).
+local function job_of(self, f, id)
+  local procs = f[8] ~= -1 and f[8] or f[5]
+  return {id = id, submit = whole(f[2]), run = whole(f[4]), procs = whole(procs),
+    estimate = f[9] > 0 and whole(f[9]) or nil, mem = f[10] > 0 and whole(f[10]) or nil,
+    status = whole(f[11]), user = whole(f[12]),
+    group = opt(f[13]), queue = opt(f[15]), partition = opt(f[16]),
+    after = f[17] > 0 and whole(f[17]) or nil, think = opt(f[18]), line = self.lineno}
+end
+
 -- The job of an SWF line, or nil after raising.
 local function swf_job(self, line)
   local f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18,
@@ -204,12 +214,7 @@ local function swf_job(self, line)
       and f[17] and f[18] and (self.warned_fields or not line:find("%S", stop)) then
       local id = tointeger(f[1])
       if id and id > 0 then
-        local procs = f[8] ~= -1 and f[8] or f[5]
-        return {id = id, submit = whole(f[2]), run = whole(f[4]), procs = whole(procs),
-          estimate = f[9] > 0 and whole(f[9]) or nil, mem = f[10] > 0 and whole(f[10]) or nil,
-          status = whole(f[11]), user = whole(f[12]),
-          group = opt(f[13]), queue = opt(f[15]), partition = opt(f[16]),
-          after = f[17] > 0 and whole(f[17]) or nil, think = opt(f[18]), line = self.lineno}
+        return job_of(self, f, id)
       end
     end
   end
@@ -237,12 +242,7 @@ local function swf_job(self, line)
   end
   local id = tointeger(f[1])
   if not id or id <= 0 then raise(self, "field 1 (job id) must be a positive integer") end
-  local procs = f[8] ~= -1 and f[8] or f[5]
-  return {id = id, submit = whole(f[2]), run = whole(f[4]), procs = whole(procs),
-    estimate = f[9] > 0 and whole(f[9]) or nil, mem = f[10] > 0 and whole(f[10]) or nil,
-    status = whole(f[11]), user = whole(f[12]),
-    group = opt(f[13]), queue = opt(f[15]), partition = opt(f[16]),
-    after = f[17] > 0 and whole(f[17]) or nil, think = opt(f[18]), line = self.lineno}
+  return job_of(self, f, id)
 end
 
 local function swf_next(self)
