@@ -3,6 +3,7 @@
  *
  *   core.sim_match(m, jobspec, mode, id [, type])
  *       -> state, start, end, {vid, ...}   or nil, message, code
+ *   core.sim_nodes(vids, of) -> {node, ...}
  *
  * The same match as m:match(jobspec, mode, id) with mode "allocate" or
  * "allocate_orelse_reserve" (EBUSY, ENODEV, EINVAL, EEXIST as there), for
@@ -12,9 +13,7 @@
  * the vertex ids of the picks, only those of the given type when type is
  * given; end is nil for a job without one.
  *
- *   core.sim_nodes(vids, of) -> {node, ...}
- *
- * The nodes a job holds: of[vid] for each vertex id of vids that of
+ * sim_nodes: the nodes a job holds, of[vid] for each vertex id of vids that of
  * knows, each once, in increasing order (of maps a vertex id to its node's
  * number).  The picks of a job of whole nodes number hundreds; reading
  * them in Lua a start at a time was a quarter of the simulator's Lua work.
