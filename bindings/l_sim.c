@@ -3,6 +3,7 @@
  *
  *   core.sim_match(m, jobspec, mode, id [, type])
  *       -> state, start, end, {vid, ...}   or nil, message, code
+ *   core.sim_nodes(vids, of) -> {node, ...}
  *
  * The same match as m:match(jobspec, mode, id) with mode "allocate" or
  * "allocate_orelse_reserve" (EBUSY, ENODEV, EINVAL, EEXIST as there), for
@@ -12,6 +13,11 @@
  * the vertex ids of the picks, only those of the given type when type is
  * given; end is nil for a job without one.
  *
+ * sim_nodes: the nodes a job holds, of[vid] for each vertex id of vids that of
+ * knows, each once, in increasing order (of maps a vertex id to its node's
+ * number).  The picks of a job of whole nodes number hundreds; reading
+ * them in Lua a start at a time was a quarter of the simulator's Lua work.
+ *
  * Workload: a simulation of 100,000 jobs on 4,096 nodes makes a few
  * hundred thousand matches of up to thousands of picks each; building a
  * handle and a table per pick cost more than the match itself.
@@ -20,6 +26,7 @@
  * Lua) or a second way to match: it calls the same grove_match.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "grovel.h"
@@ -67,6 +74,59 @@ static int l_sim_match(lua_State *L)
         lua_rawseti(L, -2, ++n);
     }
     return 4;
+}
+
+static int cmp_integer(const void *a, const void *b)
+{
+    lua_Integer x = *(const lua_Integer *)a, y = *(const lua_Integer *)b;
+    return (x > y) - (x < y);
+}
+
+static int l_sim_nodes(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_Integer n = luaL_len(L, 1);
+    lua_Integer *out = lua_newuserdatauv(L, (size_t)(n > 0 ? n : 1) * sizeof(*out), 0);
+    lua_Integer k = 0;
+    bool sorted = true;
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, 1, i);
+        int isnum = 0;
+        lua_Integer v = lua_tointegerx(L, -1, &isnum);
+        lua_pop(L, 1);
+        if (!isnum)
+            return luaL_error(L, "bad argument #1 to 'sim_nodes' (vertex ids expected)");
+        if (lua_rawgeti(L, 2, v) == LUA_TNIL) {
+            lua_pop(L, 1);
+            continue;
+        }
+        lua_Integer node = lua_tointegerx(L, -1, &isnum);
+        lua_pop(L, 1);
+        if (!isnum)
+            return luaL_error(L, "bad argument #2 to 'sim_nodes' (node numbers expected)");
+        /* the picks come in vertex order as a rule, a node's own vertices
+         * together: a node repeats only right after itself */
+        if (k > 0 && out[k - 1] == node)
+            continue;
+        if (k > 0 && out[k - 1] > node)
+            sorted = false;
+        out[k++] = node;
+    }
+    if (!sorted) {
+        qsort(out, (size_t)k, sizeof(*out), cmp_integer);
+        lua_Integer u = 0;
+        for (lua_Integer i = 0; i < k; i++)
+            if (u == 0 || out[u - 1] != out[i])
+                out[u++] = out[i];
+        k = u;
+    }
+    lua_createtable(L, (int)k, 0);
+    for (lua_Integer i = 0; i < k; i++) {
+        lua_pushinteger(L, out[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
 }
 
 #include "api_sim.h"

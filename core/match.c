@@ -180,6 +180,7 @@ void grove_matcher_destroy(grove_matcher_t *m)
     free(m->uslot);
     free(m->uord);
     grovep_match_scratch_free(m);
+    free(m->slot_dead);
     free(m->dpar);
     free(m->orplan);
     grovep_match_kept_free(m);

@@ -136,6 +136,11 @@ struct grove_matcher {
     grove_match_stats_t stats;
 
     /* per-match scratch, indexed by vertex id */
+    /* vertices below which no slot of the current grovep_match_take_slots
+     * call fits: slot_dead[v] == slot_cur (slot_gen numbers the calls) */
+    uint32_t *slot_dead;
+    size_t slot_dead_cap;
+    uint32_t slot_gen, slot_cur;
     uint32_t gen;
     uint32_t *stamp;
     int64_t *taken;

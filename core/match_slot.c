@@ -87,6 +87,8 @@ static void kids_end(grove_matcher_t *m, const struct kids *k)
 static int slot_home(grove_matcher_t *m, const struct req *r, grove_vid_t w, bool excl,
                      bool is_root)
 {
+    if (!is_root && m->slot_dead[w] == m->slot_cur)
+        return 0; /* no slot fitted below w earlier in this call */
     if ((!is_root && !enterable(m, w)) || !agg_fits(m, w, r->need1))
         return 0;
     if (!is_root && m->pol.prune
@@ -125,9 +127,31 @@ static int slot_home(grove_matcher_t *m, const struct req *r, grove_vid_t w, boo
         return 0; /* a leaf holds nothing below it */
     /* a slot is where one task runs: it stays within one node unless it
      * asks for nodes itself */
-    if (!r->free_span && !grovep_match_at_or_below_node(m, w))
-        return 0;
-    return slot_children(m, r, w, excl);
+    int rc = 0;
+    if (r->free_span || grovep_match_at_or_below_node(m, w))
+        rc = slot_children(m, r, w, excl);
+    if (rc == 0 && !m->pol.prune)
+        m->slot_dead[w] = m->slot_cur;
+    return rc;
+}
+
+/* Number a new call of grovep_match_take_slots (its marks of dead
+ * vertices); the number of the call it interrupts, or 0 on ENOMEM. */
+static uint32_t slot_marks_begin(grove_matcher_t *m)
+{
+    size_t n = m->g->nv, old = m->slot_dead_cap;
+    if (n > old) {
+        if (grovep_grow((void **)&m->slot_dead, &m->slot_dead_cap, n, sizeof(*m->slot_dead)) < 0)
+            return 0;
+        memset(m->slot_dead + old, 0, (m->slot_dead_cap - old) * sizeof(*m->slot_dead));
+    }
+    if (++m->slot_gen == 0) {
+        memset(m->slot_dead, 0, m->slot_dead_cap * sizeof(*m->slot_dead));
+        m->slot_gen = 1;
+    }
+    uint32_t outer = m->slot_cur;
+    m->slot_cur = m->slot_gen;
+    return outer ? outer : UINT32_MAX;
 }
 
 /* Take up to `want` slots below u, each placed anew.  Returns how many were
@@ -137,16 +161,28 @@ int64_t grovep_match_take_slots(grove_matcher_t *m, const struct req *r, grove_v
 {
     bool excl = r->excl || pexcl;
     int64_t got = 0;
+    /* Taking only ever lessens what is free during the call (a failed
+     * attempt is rolled back to where it began), so a vertex below which
+     * no slot fitted cannot hold the next one either: slot_home marks it
+     * and the next slots pass it by, instead of walking again the
+     * subtrees the earlier slots filled.  Not under a prune hook, whose
+     * answers need not last. */
+    uint32_t outer = slot_marks_begin(m);
+    if (!outer)
+        return -1;
     while ((uint64_t)got < want) {
         int rc = slot_home(m, r, u, excl, true);
-        if (rc < 0)
-            return -1;
+        if (rc < 0) {
+            got = -1;
+            break;
+        }
         if (rc == 0)
             break;
         got++;
         if (per && (size_t)got < nper)
             per[got] = checkpoint(m);
     }
+    m->slot_cur = outer == UINT32_MAX ? 0 : outer;
     return got;
 }
 

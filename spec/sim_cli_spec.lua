@@ -157,6 +157,27 @@ describe("grove sim", function()
     assert.matches("--load must be a number > 0, got '0'", out3, 1, true)
   end)
 
+  it("gives a queue a policy of its own with --param policy_Q", function()
+    -- the jobs of sim_spec.lua's "a queue policy per queue": queue 1 fcfs
+    -- (--queue), queue 2 easy; 5 backfills at 4 in queue 2
+    local f = io.open(tmp .. "/q.swf", "w")
+    for _, j in ipairs{{1, 0, 100, 12, 1}, {2, 1, 10, 8, 1}, {3, 2, 10, 2, 1},
+      {4, 3, 50, 8, 2}, {5, 4, 20, 2, 2}} do
+      f:write(("%d %d -1 %d %d -1 -1 %d %d -1 1 1 1 -1 %d -1 -1 -1\n"):format(j[1], j[2], j[3],
+        j[4], j[4], j[3], j[5]))
+    end
+    f:close()
+    local out, rc = sim("--trace " .. tmp .. "/q.swf --queue fcfs --param policy_2=easy " ..
+      "--quiet --out " .. tmp .. "/q.csv")
+    assert.equal(0, rc, out)
+    local r = rows(tmp .. "/q.csv")
+    assert.same({0, 100, 100, 110, 4}, {r[1].start, r[2].start, r[3].start, r[4].start,
+      r[5].start})
+    out, rc = sim("--trace " .. tmp .. "/q.swf --param policy_2=nosuch")
+    assert.equal(1, rc)
+    assert.matches("policy_2: ", out, 1, true)
+  end)
+
   it("maps partitions to nodes", function()
     local _, rc = sim("--trace " .. F .. "partitions.swf --queue easy --quiet --partition 1=n0 " ..
       "--partition 2=n1 --out " .. tmp .. "/pt.csv")

@@ -63,6 +63,18 @@ describe("grove.sim Gantt placements", function()
       end
     end)
 
+  it("reads the node list off the picks in C (core.sim_nodes)", function()
+    local core = require("grove.core")
+    local of = {[10] = 1, [11] = 1, [12] = 2, [20] = 3, [21] = 3, [30] = 4}
+    -- in order, a node's vertices together: each node once
+    assert.same({1, 2, 3}, core.sim_nodes({10, 11, 12, 20, 21}, of))
+    -- out of order, repeats apart, vertices no node holds (99)
+    assert.same({1, 3, 4}, core.sim_nodes({30, 21, 99, 10, 20, 11, 30}, of))
+    assert.same({}, core.sim_nodes({}, of))
+    assert.has_error(function() core.sim_nodes({"x"}, of) end,
+      "bad argument #1 to 'sim_nodes' (vertex ids expected)")
+  end)
+
   it("keeps at most GANTT_MAX of them, the first, and says from when", function()
     local jobs = jobs_of(60, 5)
     local function placements(max)

@@ -501,3 +501,87 @@ describe("the queues policy", function()
     assert.same({[1] = 0, [2] = 110, [3] = 100}, starts({priority_2 = 10}, jobs))
   end)
 end)
+
+describe("a queue policy per queue (policy_Q)", function()
+  local function starts(queue, params, jobs)
+    local out = {}
+    local s = new{queue = queue, params = params, out = function(r) out[r.id] = r.start end}
+    s:feed(sim.trace.from_list(jobs))
+    assert(s:run())
+    return out
+  end
+  -- 16 cores
+  local mixed = {
+    {id = 1, submit = 0, run = 100, estimate = 100, procs = 12, queue = 1},
+    {id = 2, submit = 1, run = 10, estimate = 10, procs = 8, queue = 1},
+    {id = 3, submit = 2, run = 10, estimate = 10, procs = 2, queue = 1},
+    {id = 4, submit = 3, run = 50, estimate = 50, procs = 8, queue = 2},
+    {id = 5, submit = 4, run = 20, estimate = 20, procs = 2, queue = 2}}
+
+  it("schedules each queue by its own policy", function()
+    -- by hand: queue 1 is fcfs (the default), queue 2 easy.  1 starts at
+    -- 0 (4 cores left); 2 (8) waits and fcfs holds 3 behind it; 4 (8)
+    -- waits, its shadow time 100; 5 (2 cores, ends at 24) backfills at 4.
+    -- At 100 queue 1 goes first: 2 and 3 start (6 left), 4 waits for
+    -- their end at 110.
+    assert.same({[1] = 0, [2] = 100, [3] = 100, [4] = 110, [5] = 4},
+      starts("fcfs", {policy_2 = "easy"}, mixed))
+    -- one policy for all gives other starts: fcfs holds 5 behind 4;
+    -- easy backfills 3 at 2, so at 100 both 2 and 4 fit
+    assert.same({[1] = 0, [2] = 100, [3] = 100, [4] = 110, [5] = 110}, starts("fcfs", {}, mixed))
+    assert.same({[1] = 0, [2] = 100, [3] = 2, [4] = 100, [5] = 4}, starts("easy", {}, mixed))
+  end)
+
+  it("runs the queues by priority_Q, highest first", function()
+    -- queue 2 first at 100: 4 (8) starts, then queue 1's 2 (8); 3 waits
+    -- for 2's end at 110
+    assert.same({[1] = 0, [2] = 100, [3] = 110, [4] = 100, [5] = 4},
+      starts("fcfs", {policy_2 = "easy", priority_2 = 10}, mixed))
+  end)
+
+  it("keeps another queue's reservations", function()
+    -- queue 1 conservative: 2 (16 cores) is reserved at 100.  Queue 2's
+    -- fcfs may not start 3 (4 cores for 200 s) in the 4 free cores: it
+    -- would run past 100 and move 2.  3 and 4 start when 2 ends, at 150.
+    local jobs = {
+      {id = 1, submit = 0, run = 100, estimate = 100, procs = 12, queue = 1},
+      {id = 2, submit = 1, run = 50, estimate = 50, procs = 16, queue = 1},
+      {id = 3, submit = 2, run = 200, estimate = 200, procs = 4, queue = 2},
+      {id = 4, submit = 3, run = 90, estimate = 90, procs = 4, queue = 2}}
+    assert.same({[1] = 0, [2] = 100, [3] = 150, [4] = 150},
+      starts("fcfs", {policy_1 = "conservative"}, jobs))
+    -- a job that ends before the reservation starts at once
+    jobs[3].run, jobs[3].estimate = 90, 90
+    assert.same({[1] = 0, [2] = 100, [3] = 2, [4] = 150},
+      starts("fcfs", {policy_1 = "conservative"}, jobs))
+  end)
+
+  it("holds a queue at units_Q and jobs_Q whatever its policy", function()
+    local jobs = {
+      {id = 1, submit = 0, run = 100, estimate = 100, procs = 8, queue = 1},
+      {id = 2, submit = 1, run = 10, estimate = 10, procs = 4, queue = 1},
+      {id = 3, submit = 2, run = 50, estimate = 50, procs = 4, queue = 2},
+      {id = 4, submit = 3, run = 10, estimate = 10, procs = 8, queue = 2},
+      {id = 5, submit = 4, run = 10, estimate = 10, procs = 2, queue = 1}}
+    -- by hand: queue 1 (easy) holds 8 units from 0 to 100, so 2 and 5
+    -- wait for 1; queue 2 (fcfs): 3 starts at once, 4 (8) waits for 3's
+    -- end at 52; at 100 both 2 and 5 fit queue 1's 8
+    assert.same({[1] = 0, [2] = 100, [3] = 2, [4] = 52, [5] = 100},
+      starts("easy", {units_1 = 8, policy_2 = "fcfs"}, jobs))
+    -- without the limit 2 starts at once, 3 takes the last 4 cores at 2,
+    -- 4 and 5 wait; at 11 (2 ends) queue 1 goes first: 5 starts, 4 (8)
+    -- waits for 3's end at 52 (5 ended at 21)
+    assert.same({[1] = 0, [2] = 1, [3] = 2, [4] = 52, [5] = 11},
+      starts("easy", {policy_2 = "fcfs"}, jobs))
+    assert.same({[1] = 0, [2] = 100},
+      starts("fcfs", {jobs_1 = 1, policy_1 = "easy"}, {
+        {id = 1, submit = 0, run = 100, estimate = 100, procs = 2, queue = 1},
+        {id = 2, submit = 1, run = 10, estimate = 10, procs = 2, queue = 1}}))
+  end)
+
+  it("refuses a policy_Q it cannot load, naming the parameter", function()
+    local s, msg = sim.new{graph = machine(), params = {policy_3 = "nosuch"}}
+    assert.is_nil(s)
+    assert.matches("^policy_3: ", msg)
+  end)
+end)

@@ -588,33 +588,39 @@ end
 -- The earliest start >= now of p units for d seconds given the running
 -- jobs' estimates and the counted reservations of other waiting jobs.
 local function counted_earliest(self, rec, p, d)
-  local ev = {}
   local now = self.now
+  -- The changes of usage (each running job from now to its estimated end,
+  -- each counted reservation of another waiting job over its window),
+  -- summed per time; events at one time count together, so only the
+  -- distinct times need sorting (a compression plans every waiting job:
+  -- this runs once for each, over every other's reservation).
+  local delta, times = {}, {}
+  local function add(t, x)
+    local v = delta[t]
+    if v == nil then
+      times[#times + 1] = t
+      delta[t] = x
+    else
+      delta[t] = v + x
+    end
+  end
   for _, r in ipairs(self.by_est) do
-    ev[#ev + 1] = {now, r.procs}
-    ev[#ev + 1] = {r.est_end, -r.procs}
+    add(now, r.procs)
+    add(r.est_end, -r.procs)
   end
-  for _, q in ipairs(M.waiting(self)) do
+  for _, q in pairs(self.reserved_set) do
     if q ~= rec and q.vres then
-      ev[#ev + 1] = {q.vres, q.procs}
-      ev[#ev + 1] = {q.vres + q.estimate, -q.procs}
+      add(q.vres, q.procs)
+      add(q.vres + q.estimate, -q.procs)
     end
   end
-  table.sort(ev, function(a, b)
-    if a[1] ~= b[1] then return a[1] < b[1] end
-    return a[2] < b[2]
-  end)
+  table.sort(times)
   -- the usage step function: times[i] .. times[i+1] at used[i]
-  local times, used = {}, {}
+  local used = {}
   local u = 0
-  local i = 1
-  while i <= #ev do
-    local t = ev[i][1]
-    while ev[i] and ev[i][1] == t do
-      u = u + ev[i][2]
-      i = i + 1
-    end
-    times[#times + 1], used[#used + 1] = t, u
+  for i = 1, #times do
+    u = u + delta[times[i]]
+    used[i] = u
   end
   local limit = self.total - p
   local function used_at(k) return k == 0 and 0 or used[k] end
@@ -755,6 +761,31 @@ local function start_protected(self, rec, prot)
   return false
 end
 
+-- Sort the views in list by pol's priority hook (highest first, then
+-- submit time and id); a hook that fails or returns a non-number raises,
+-- blamed on the hook (self.host_error), not on the schedule that asked.
+function M.sort_by_priority(self, pol, list, ctx)
+  local prio = {}
+  for _, v in ipairs(list) do
+    local ok, p = pcall(pol.call, pol, "priority", v, ctx)
+    if not ok then
+      self.host_error = tostring(p)
+      error(p, 0)
+    end
+    if type(p) ~= "number" then
+      self.host_error = fmt("%s: priority must return a number (job %d got %s)",
+        pol:where("priority"), v.id, type(p))
+      error(self.host_error, 0)
+    end
+    prio[v] = p
+  end
+  table.sort(list, function(a, b)
+    if prio[a] ~= prio[b] then return prio[a] > prio[b] end
+    if a.submit ~= b.submit then return a.submit < b.submit end
+    return a.id < b.id
+  end)
+end
+
 -- The ctx handed to a queue policy (see docs/sim.md).
 function M.context(loop)
   local ctx = {}
@@ -772,28 +803,7 @@ function M.context(loop)
       exported = {}
       if s.queue_depth and n > s.queue_depth then n = s.queue_depth end
       for i = 1, n do exported[i] = jobs[ids[i]].view end
-      if pol.priority then
-        local prio = {}
-        for _, v in ipairs(exported) do
-          local ok, p = pcall(pol.call, pol, "priority", v, ctx)
-          if not ok then
-            -- blame the priority hook, not the schedule that asked for the queue
-            s.host_error = tostring(p)
-            error(p, 0)
-          end
-          if type(p) ~= "number" then
-            s.host_error = fmt("%s: priority must return a number (job %d got %s)",
-              pol:where("priority"), v.id, type(p))
-            error(s.host_error, 0)
-          end
-          prio[v] = p
-        end
-        table.sort(exported, function(a, b)
-          if prio[a] ~= prio[b] then return prio[a] > prio[b] end
-          if a.submit ~= b.submit then return a.submit < b.submit end
-          return a.id < b.id
-        end)
-      end
+      if pol.priority then M.sort_by_priority(s, pol, exported, ctx) end
       exported_version = version
       if pol.priority then
         exported_pos = {}

@@ -35,6 +35,7 @@
 local core = require("grove.core")
 local heap = require("grove.sim.heap")
 local metrics = require("grove.sim.metrics")
+local perqueue = require("grove.sim.perqueue")
 local queue = require("grove.sim.queue")
 local sched = require("grove.sched")
 local trace = require("grove.sim.trace")
@@ -195,7 +196,8 @@ end
 --             only; a job of a partition not named is left out.  Without
 --             it partitions are not looked at
 --   params    {name = number | string}: the queue policy's parameters
---             (ctx:param)
+--             (ctx:param); policy_Q = NAME gives queue Q a queue policy
+--             of its own (grove.sim.perqueue)
 --   gantt_window  {from, to}: record only placements of jobs running
 --             at some time in [from, to)
 --   walltime  "kill" (default) or "extend": a job whose run exceeds its
@@ -236,7 +238,15 @@ function M.new(opts)
     digest = 0,
     gantt_nodes = tonumber(opts.gantt) or 0},
     Sim)
-  local ok, msg, code = sched.init(self, {graph = g, queue = opts.queue, policy = opts.policy,
+  local q = opts.queue
+  if perqueue.specs(opts.params) then
+    -- a policy per queue (policy_Q): the --queue policy is their default
+    local d, dmsg, dcode = sched.load_queue(q, opts)
+    if not d then return nil, dmsg, dcode end
+    q, dmsg, dcode = perqueue.new(self, d, opts.params, opts)
+    if not q then return nil, dmsg, dcode end
+  end
+  local ok, msg, code = sched.init(self, {graph = g, queue = q, policy = opts.policy,
     unit = procs_as, reservations = opts.reservations, now = 0, budget = opts.budget,
     memory = opts.memory, time = opts.time, params = opts.params})
   if not ok then return nil, msg, code end
@@ -492,37 +502,11 @@ local function record_gantt(self, rec, list)
   end
 end
 
+local sim_nodes = core.sim_nodes
+
+-- The nodes a job holds (their numbers, in order), from its picks.
 local function record_nodes(self, rec, vids)
-  local of, list = self.node_of, {}
-  -- The picks come in vertex order as a rule, a node's own vertices
-  -- together: the node list is then read off in one pass (no set, no
-  -- sort; a job of whole nodes on 4,096 nodes lists hundreds).
-  local k, last = 0, -1
-  for i = 1, #vids do
-    local n = of[vids[i]]
-    if n and n ~= last then
-      if n < last then
-        k = -1
-        break
-      end
-      k = k + 1
-      list[k] = n
-      last = n
-    end
-  end
-  if k < 0 then
-    -- out of order: merge and sort
-    local seen = {}
-    list = {}
-    for i = 1, #vids do
-      local n = of[vids[i]]
-      if n and not seen[n] then
-        seen[n] = true
-        list[#list + 1] = n
-      end
-    end
-    table.sort(list)
-  end
+  local list = sim_nodes(vids, self.node_of)
   rec.nodes = list
   return record_gantt(self, rec, list)
 end

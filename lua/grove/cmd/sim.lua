@@ -46,7 +46,9 @@ they end after their run time.
                       nodes (a hostlist) only; repeatable.  Once one is
                       given, jobs of other partitions are left out
   --param NAME=VALUE  a parameter of the queue policy (ctx:param), e.g.
-                      --queue backfill --param depth=4; repeatable
+                      --queue backfill --param depth=4; repeatable.
+                      policy_Q=NAME|FILE gives queue Q (SWF field 15)
+                      a queue policy of its own (docs/sim.md)
   --policy NAME|FILE  placement policy the matches use (default first)
   --procs-as core|node  a job of P processors asks for P cores anywhere
                       (default) or P whole nodes

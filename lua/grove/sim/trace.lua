@@ -181,8 +181,43 @@ local function data_lines(self, comment)
   end
 end
 
+-- The 18 fields of an SWF line in one match (the common case: a line of
+-- 18 numbers or more); swf_job falls back to a word at a time to say what
+-- is wrong with any other.
+local SWF_LINE = "^%s*" .. ("(%S+)%s+"):rep(17) .. "(%S+)()"
+local opt_of = {}
+
+local function opt(x) return x >= 0 and whole(x) or nil end
+
+-- The job of the numeric fields f (id checked).
+local function job_of(self, f, id)
+  local procs = f[8] ~= -1 and f[8] or f[5]
+  return {id = id, submit = whole(f[2]), run = whole(f[4]), procs = whole(procs),
+    estimate = f[9] > 0 and whole(f[9]) or nil, mem = f[10] > 0 and whole(f[10]) or nil,
+    status = whole(f[11]), user = whole(f[12]),
+    group = opt(f[13]), queue = opt(f[15]), partition = opt(f[16]),
+    after = f[17] > 0 and whole(f[17]) or nil, think = opt(f[18]), line = self.lineno}
+end
+
 -- The job of an SWF line, or nil after raising.
 local function swf_job(self, line)
+  local f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18,
+    stop = line:match(SWF_LINE)
+  if f1 then
+    local f = opt_of
+    f[1], f[2], f[4], f[5], f[8], f[9], f[10], f[11], f[12], f[13], f[15], f[16], f[17], f[18] =
+      tonumber(f1), tonumber(f2), tonumber(f4), tonumber(f5), tonumber(f8), tonumber(f9),
+      tonumber(f10), tonumber(f11), tonumber(f12), tonumber(f13), tonumber(f15), tonumber(f16),
+      tonumber(f17), tonumber(f18)
+    if f[1] and f[2] and tonumber(f3) and f[4] and f[5] and tonumber(f6) and tonumber(f7) and f[8]
+      and f[9] and f[10] and f[11] and f[12] and f[13] and tonumber(f14) and f[15] and f[16]
+      and f[17] and f[18] and (self.warned_fields or not line:find("%S", stop)) then
+      local id = tointeger(f[1])
+      if id and id > 0 then
+        return job_of(self, f, id)
+      end
+    end
+  end
   local f, n = {}, 0
   for word in line:gmatch("%S+") do
     n = n + 1
@@ -207,13 +242,7 @@ local function swf_job(self, line)
   end
   local id = tointeger(f[1])
   if not id or id <= 0 then raise(self, "field 1 (job id) must be a positive integer") end
-  local procs = f[8] ~= -1 and f[8] or f[5]
-  local function opt(x) return x >= 0 and whole(x) or nil end
-  return {id = id, submit = whole(f[2]), run = whole(f[4]), procs = whole(procs),
-    estimate = f[9] > 0 and whole(f[9]) or nil, mem = f[10] > 0 and whole(f[10]) or nil,
-    status = whole(f[11]), user = whole(f[12]),
-    group = opt(f[13]), queue = opt(f[15]), partition = opt(f[16]),
-    after = f[17] > 0 and whole(f[17]) or nil, think = opt(f[18]), line = self.lineno}
+  return job_of(self, f, id)
 end
 
 local function swf_next(self)

@@ -1,0 +1,329 @@
+-- grove.sim.perqueue: a queue policy of its own for each batch queue (SWF
+-- field 15, a job's `queue`).
+--
+--   local pq = assert(perqueue.new(loop, default_policy, params, opts))
+--   sched.init(loop, {queue = pq, ...})
+--
+-- The parameters that configure the queues (--param, the same place as
+-- the `queues` policy's priority_Q, units_Q and jobs_Q) gain policy_Q:
+-- queue Q's jobs are scheduled by that queue policy (a name or a file).
+-- Once one is given, every queue gets a policy instance of its own (its
+-- policy_Q, else a fresh copy of the default, --queue) that sees only its
+-- queue's waiting jobs; a scheduling pass runs them one after another,
+-- by priority_Q (highest first, default 0), then by queue.  What the
+-- machine holds (free units, running jobs, the clock) is shared.  The
+-- simulator applies units_Q and jobs_Q to every queue: a job whose start
+-- would pass its queue's limit is not shown to the policy and holds no
+-- reservation.  A job without a queue is of queue -1 and takes the
+-- default.  Parameters read by a queue's policy (ctx:param(NAME)) are
+-- NAME_Q when given, else NAME.
+--
+-- Reservations a queue's policy makes (conservative, backfill) bind
+-- every queue: a job of another queue starts only when it fits now
+-- without moving them (its earliest start given every reservation is
+-- now).  easy's protection of its head, counted rather than reserved,
+-- holds against its own queue's backfill only; a queue scheduled earlier
+-- in the pass has first pick of what is free.
+--
+-- The object stands where one queue policy stands in the loop
+-- (grove.sched): bind, share, unshare, pcall("schedule"), name,
+-- half_life.
+local queue = require("grove.sim.queue")
+local sched = require("grove.sched")
+
+local M = {}
+
+local fmt = string.format
+
+local function qkey(q)
+  if q == nil then return -1 end
+  return q
+end
+
+-- queues are numbers (SWF) or names (JSON traces): numbers first
+local function qless(a, b)
+  local ta, tb = type(a), type(b)
+  if ta ~= tb then return ta == "number" end
+  return a < b
+end
+
+local PQ = {}
+PQ.__index = PQ
+
+-- The policy names given per queue in params: {[queue] = spec}, or nil
+-- when there is none.
+function M.specs(params)
+  local out
+  for k, v in pairs(params or {}) do
+    local q = type(k) == "string" and k:match("^policy_(.+)$")
+    if q then
+      out = out or {}
+      out[math.tointeger(tonumber(q)) or q] = tostring(v)
+    end
+  end
+  return out
+end
+
+-- A per-queue policy for loop (a table sched.init fills): default is the
+-- loaded --queue policy, params the run's parameters, opts the queue
+-- policies' limits (budget, memory, time).  The object, or nil,
+-- message, code (a policy_Q that cannot be loaded, or queue policies
+-- with different half-lives).
+function M.new(loop, default, params, opts)
+  local self = setmetatable({loop = loop, default = default, params = params or {},
+    opts = opts or {}, subs = {}, placed = {}, order = {}, of = {}, waiting = {}}, PQ)
+  local names = {}
+  for q, spec in pairs(M.specs(params) or {}) do
+    local p, msg, code = queue.load(spec, self.opts)
+    if not p then return nil, fmt("policy_%s: %s", tostring(q), msg), code end
+    self.subs[q] = p
+    names[#names + 1] = q
+  end
+  table.sort(names, qless)
+  local hl = default.half_life
+  for _, q in ipairs(names) do
+    local h = self.subs[q].half_life
+    if h and hl and h ~= hl then
+      return nil, fmt("policy_%s: half_life %s differs from %s's (%s): one half-life per run",
+        tostring(q), tostring(h), default.name, tostring(hl)), "EINVAL"
+    end
+    hl = hl or h
+  end
+  self.half_life = hl
+  local parts = {}
+  for _, q in ipairs(names) do parts[#parts + 1] = fmt("%s=%s", tostring(q), self.subs[q].name) end
+  self.name = fmt("%s (%s)", default.name, table.concat(parts, ", "))
+  self.description = "a queue policy per queue"
+  for _, q in ipairs(names) do self:sub(q) end
+  return self
+end
+
+-- ---- a queue's view of ctx ------------------------------------------------------------
+
+function PQ:param(q, name)
+  local v = self.params[name .. "_" .. tostring(q)]
+  if v == nil then v = self.params[name] end
+  return v
+end
+
+-- What each queue's running jobs hold: {units = {[q] =}, jobs = {[q] =}},
+-- counted once a pass and kept up to date as the pass starts jobs.
+function PQ:held()
+  local loop = self.loop
+  local h = self.held_now
+  if not h or h.pass ~= loop.passes then
+    h = {pass = loop.passes, units = {}, jobs = {}}
+    for _, rec in ipairs(loop.by_est) do
+      local k = qkey(rec.queue)
+      h.units[k] = (h.units[k] or 0) + (rec.procs or 0)
+      h.jobs[k] = (h.jobs[k] or 0) + 1
+    end
+    self.held_now = h
+  end
+  return h
+end
+
+-- Whether rec may start now under its queue's limits.
+function PQ:eligible(q, rec)
+  local ul, jl = self:param(q, "units"), self:param(q, "jobs")
+  if not ul and not jl then return true end
+  local h = self:held()
+  if ul and (h.units[q] or 0) + (rec.procs or 0) > ul then return false end
+  if jl and (h.jobs[q] or 0) + 1 > jl then return false end
+  return true
+end
+
+-- The ctx queue q's policy sees: base's, with the queue and the jobs
+-- narrowed to q's.
+function PQ:context(q, pol)
+  local base, loop, pq = self.base, self.loop, self
+  local ctx = {}
+  for k, f in pairs(base) do ctx[k] = f end
+  local list, list_version, pos = {}, -1, {}
+  local limited = self:param(q, "units") ~= nil or self:param(q, "jobs") ~= nil
+  local function rec_in(view, fname)
+    if type(view) ~= "table" or math.type(view.id) ~= "integer" then
+      error(fmt("bad argument #1 to '%s' (a job of ctx:queue() expected)", fname), 3)
+    end
+    local rec = loop.jobs[view.id]
+    if rec and rec.state == "queued" and qkey(rec.queue) ~= q then
+      error(fmt("bad argument #1 to '%s' (job %d is not of queue %s)", fname, view.id,
+        tostring(q)), 3)
+    end
+    return rec
+  end
+  function ctx.queue()
+    local version = loop.cs:version()
+    if version ~= list_version or pol.priority or limited then
+      list, pos = {}, {}
+      local cs, jobs = loop.cs, loop.jobs
+      local id = cs:next()
+      while id do
+        local rec = jobs[id]
+        if qkey(rec.queue) == q and pq:eligible(q, rec) then list[#list + 1] = rec.view end
+        id = cs:next(id)
+      end
+      if loop.queue_depth then
+        for i = #list, loop.queue_depth + 1, -1 do list[i] = nil end
+      end
+      if pol.priority then sched.sort_by_priority(loop, pol, list, ctx) end
+      for i, v in ipairs(list) do pos[v.id] = i end
+      list_version = version
+      pol:unshare("queue")
+      pol:share("queue", list)
+    end
+    return list
+  end
+  function ctx.next(_, view, fit)
+    if view ~= nil then rec_in(view, "next") end
+    if pol.priority or limited then
+      local l = ctx.queue()
+      local i = view and pos[view.id]
+      if view and not i then return nil end
+      i = (i or 0) + 1
+      while l[i] and ((fit and l[i].procs and l[i].procs > fit)
+        or not pq:eligible(q, loop.jobs[l[i].id])) do
+        i = i + 1
+      end
+      return l[i]
+    end
+    local v = base.next(base, view, fit)
+    while v and qkey(v.queue) ~= q do v = base.next(base, v, fit) end
+    return v
+  end
+  function ctx.reserved()
+    local out = {}
+    for _, v in ipairs(base.reserved()) do
+      if qkey(v.queue) == q then out[#out + 1] = v end
+    end
+    return out
+  end
+  -- another queue's reservations: a start must not move them
+  local function others_reserved()
+    for _, rec in pairs(loop.reserved_set) do
+      if qkey(rec.queue) ~= q then return true end
+    end
+    return false
+  end
+  local function started(rec)
+    if limited then
+      local h = pq:held()
+      h.units[q] = (h.units[q] or 0) + (rec.procs or 0)
+      h.jobs[q] = (h.jobs[q] or 0) + 1
+    end
+  end
+  function ctx.start(_, view, opts)
+    local rec = rec_in(view, "start")
+    if opts ~= nil and type(opts) == "table" and opts.protect ~= nil then
+      rec_in(opts.protect, "start")
+    end
+    if rec and rec.state == "queued" then
+      if not pq:eligible(q, rec) then return false end
+      if not rec.reserved and others_reserved() then
+        local t = base.earliest(base, view)
+        if t ~= loop.now then return false end
+      end
+    end
+    local ok = base.start(base, view, opts)
+    if ok then started(rec) end
+    return ok
+  end
+  function ctx.reserve(_, view)
+    local rec = rec_in(view, "reserve")
+    if rec and rec.state == "queued" and not pq:eligible(q, rec) then return nil end
+    local t, how = base.reserve(base, view)
+    if how == "started" then started(rec) end
+    return t, how
+  end
+  function ctx.cancel(_, view)
+    rec_in(view, "cancel")
+    return base.cancel(base, view)
+  end
+  function ctx.earliest(_, view)
+    local rec = rec_in(view, "earliest")
+    if rec and rec.state == "queued" and not pq:eligible(q, rec) then return nil end
+    return base.earliest(base, view)
+  end
+  function ctx.param(_, name, default)
+    if type(name) ~= "string" then
+      error("bad argument #1 to 'param' (string expected)", 2)
+    end
+    local v = pq:param(q, name)
+    if v == nil then return default end
+    return v
+  end
+  return ctx
+end
+
+-- ---- the loop's side ------------------------------------------------------------------
+
+-- Queue q's policy, made from the default (a copy of its own) the
+-- first time q is seen, and placed in the order of the pass.
+function PQ:sub(q)
+  local p = self.subs[q]
+  if p and self.placed[q] then return p end
+  if not p then
+    p = self.default:reload()
+    self.subs[q] = p
+  end
+  self.placed[q] = true
+  self.waiting[q] = 0
+  self.order[#self.order + 1] = q
+  local prio = {}
+  for _, k in ipairs(self.order) do prio[k] = tonumber(self:param(k, "priority")) or 0 end
+  table.sort(self.order, function(a, b)
+    if prio[a] ~= prio[b] then return prio[a] > prio[b] end
+    return qless(a, b)
+  end)
+  if self.base then p:bind(self:context(q, p)) end
+  return p
+end
+
+function PQ:bind(ctx)
+  self.base = ctx
+  self.bound = ctx
+  for _, q in ipairs(self.order) do self.subs[q]:bind(self:context(q, self.subs[q])) end
+end
+
+-- A waiting job's view, mirrored in its queue's policy.
+function PQ:share(id, v)
+  local q = qkey(v.queue)
+  if self.of[id] == nil then
+    self.of[id] = q
+    self:sub(q)
+    self.waiting[q] = self.waiting[q] + 1
+  end
+  self.subs[q]:share(id, v)
+end
+
+function PQ:unshare(id)
+  local q = self.of[id]
+  if q == nil then return end
+  self.of[id] = nil
+  self.waiting[q] = self.waiting[q] - 1
+  self.subs[q]:unshare(id)
+end
+
+-- One pass: each queue with waiting jobs, in order.  A job at its
+-- queue's limit gives up its reservation first.
+function PQ:pcall(hook)
+  assert(hook == "schedule", "a per-queue policy runs only schedule")
+  local loop = self.loop
+  for _, q in ipairs(self.order) do
+    if self.waiting[q] > 0 then
+      if self:param(q, "units") ~= nil or self:param(q, "jobs") ~= nil then
+        for _, rec in pairs(loop.reserved_set) do
+          if qkey(rec.queue) == q and not self:eligible(q, rec) then
+            self.base.cancel(self.base, rec.view)
+          end
+        end
+      end
+      local p = self.subs[q]
+      local ok, msg, code = p:pcall("schedule", p.bound)
+      if not ok then return nil, msg, code end
+    end
+  end
+  return true
+end
+
+return M
