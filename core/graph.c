@@ -32,6 +32,7 @@
 /* ---- small helpers ----------------------------------------------------- */
 
 static void uuid_generate(const grove_graph_t *g, uint8_t u[16]);
+static void idnames_free(grove_graph_t *g);
 
 
 static uint64_t rotl(uint64_t x, int k)
@@ -511,6 +512,7 @@ void grovep_graph_free(grove_graph_t *g)
     int saved = errno;
     grovep_holder_release(g->holder);
     grove_intern_destroy(g->strings);
+    idnames_free(g);
     GROVEP_FREE_ALL(g->v, g->first_out, g->last_out, g->first_in, g->parent, g->next_type,
                     g->next_name, g->next_rank, g->e, g->tk_off, g->tk_kid, g->kv, g->recs,
                     g->by_type, g->by_name);
@@ -560,7 +562,8 @@ size_t grove_graph_bytes(const grove_graph_t *g)
                + 2 * g->chain_cap * sizeof(grovep_chain_t)
                + g->by_rank.cap * (sizeof(uint64_t) + sizeof(grovep_chain_t) + 1)
                + g->uuidx->cap * sizeof(*g->uuidx->slots)
-               + (g->uuidx->u ? g->vcap * sizeof(*g->uuidx->u) : 0);
+               + (g->uuidx->u ? g->vcap * sizeof(*g->uuidx->u) : 0)
+               + g->nidnames * sizeof(*g->idnames) + g->idnames_len * sizeof(grove_sym_t);
     return b + grove_intern_bytes(g->strings);
 }
 
@@ -760,11 +763,57 @@ static void chain_remove(grovep_chain_t *c, grove_vid_t *next, grove_vid_t v)
     c->count--;
 }
 
-/* basename + id, built by hand: snprintf was a tenth of the build time. */
+/* Remember s as the default name of (basename, id), within the bound on
+ * the tables' entries; a table that cannot grow is left as it was (the
+ * name is then made again the next time). */
+static void idnames_put(grove_graph_t *g, grove_sym_t base, uint64_t id, grove_sym_t s)
+{
+    int saved = errno;
+    if (base >= g->nidnames) {
+        size_t cap = g->nidnames;
+        if (grovep_grow((void **)&g->idnames, &cap, (size_t)base + 1, sizeof(*g->idnames)) < 0)
+            goto out;
+        memset(g->idnames + g->nidnames, 0, (cap - g->nidnames) * sizeof(*g->idnames));
+        g->nidnames = cap;
+    }
+    grovep_idnames_t *t = &g->idnames[base];
+    if (id >= t->len) {
+        size_t len = t->len ? 2 * (size_t)t->len : 16;
+        while (len <= id)
+            len *= 2;
+        if (len > UINT32_MAX || g->idnames_len + (len - t->len) > GROVEP_IDNAMES_MIN + g->nv / 2)
+            goto out;
+        grove_sym_t *at = realloc(t->at, len * sizeof(*at));
+        if (!at)
+            goto out;
+        memset(at + t->len, 0xff, (len - t->len) * sizeof(*at)); /* GROVE_SYM_NONE */
+        g->idnames_len += len - t->len;
+        t->at = at;
+        t->len = (uint32_t)len;
+    }
+    t->at[id] = s;
+out:
+    errno = saved;
+}
+
+static void idnames_free(grove_graph_t *g)
+{
+    for (size_t i = 0; i < g->nidnames; i++)
+        free(g->idnames[i].at);
+    free(g->idnames);
+    g->idnames = NULL;
+    g->nidnames = g->idnames_len = 0;
+}
+
+/* basename + id: from the table of the basename's names, or built by hand
+ * (snprintf was a tenth of the build time) and interned. */
 static grove_sym_t default_name(grove_graph_t *g, grove_sym_t basename, int64_t id)
 {
     if (id < 0)
         return basename;
+    if (basename < g->nidnames && (uint64_t)id < g->idnames[basename].len
+        && g->idnames[basename].at[id] != GROVE_SYM_NONE)
+        return g->idnames[basename].at[id];
     const char *b = grove_intern_str(g->strings, basename);
     size_t bl = strlen(b);
     char digits[24], *d = digits + sizeof(digits);
@@ -785,13 +834,41 @@ static grove_sym_t default_name(grove_graph_t *g, grove_sym_t basename, int64_t 
     grove_sym_t s = grove_intern_n(g->strings, buf, bl + dl);
     if (buf != stack)
         free(buf);
+    if (s != GROVE_SYM_NONE)
+        idnames_put(g, basename, (uint64_t)id, s);
     return s;
 }
 
-grove_vid_t grove_graph_add_vertex(grove_graph_t *g, const grove_vertex_info_t *info)
+/* Slots of g->recent. */
+enum { RECENT_TYPE, RECENT_BASE };
+
+/* The symbol of s if it is the string last interned through slot k, else
+ * GROVE_SYM_NONE (nothing interned). */
+static grove_sym_t recent_find(const grove_graph_t *g, int k, const char *s)
 {
-    if (!info || !info->type || !info->type[0] || info->size < 0 || info->id < -1
-        || info->rank < -1 || info->rank > GROVEP_RANK_MAX) {
+    const grovep_recent_t *r = &g->recent[k];
+    return r->s && !strcmp(r->s, s) ? r->sym : GROVE_SYM_NONE;
+}
+
+/* The symbol of s, interned, and remembered in slot k; GROVE_SYM_NONE
+ * with errno on failure. */
+static grove_sym_t recent_intern(grove_graph_t *g, int k, const char *s)
+{
+    grove_sym_t sym = grove_intern(g->strings, s);
+    if (sym != GROVE_SYM_NONE)
+        g->recent[k] = (grovep_recent_t){grove_intern_str(g->strings, sym), sym};
+    return sym;
+}
+
+/* grove_graph_add_vertex, with the type, basename and unit given as
+ * symbols (syms[0..2]) or, with syms NULL, as info's strings, interned
+ * here in that order. */
+static grove_vid_t add_vertex(grove_graph_t *g, const grove_vertex_info_t *info,
+                              const grove_sym_t *syms)
+{
+    if (!info
+        || (syms ? syms[0] == GROVE_SYM_EMPTY : !info->type || !info->type[0])
+        || info->size < 0 || info->id < -1 || info->rank < -1 || info->rank > GROVEP_RANK_MAX) {
         errno = EINVAL;
         return GROVE_VID_NONE;
     }
@@ -807,9 +884,22 @@ grove_vid_t grove_graph_add_vertex(grove_graph_t *g, const grove_vertex_info_t *
         }
     }
     /* names make up paths: one with a '/' would be written to a file that
-     * reads back as another path, so it is refused here, at the door */
-    const char *base_text = info->basename ? info->basename : info->type;
-    if (strchr(base_text, '/') || (info->name && strchr(info->name, '/'))) {
+     * reads back as another path, so it is refused here, at the door (the
+     * basename last taken passed already: base_text NULL) */
+    grove_sym_t type = GROVE_SYM_NONE, base, unit = GROVE_SYM_EMPTY;
+    const char *base_text;
+    if (syms) {
+        base = syms[1];
+        base_text = g->recent[RECENT_BASE].s && g->recent[RECENT_BASE].sym == base
+                        ? NULL
+                        : grove_intern_str(g->strings, base);
+    } else {
+        base_text = info->basename ? info->basename : info->type;
+        base = recent_find(g, RECENT_BASE, base_text);
+        if (base != GROVE_SYM_NONE)
+            base_text = NULL;
+    }
+    if ((base_text && strchr(base_text, '/')) || (info->name && strchr(info->name, '/'))) {
         errno = EINVAL;
         return GROVE_VID_NONE;
     }
@@ -817,9 +907,24 @@ grove_vid_t grove_graph_add_vertex(grove_graph_t *g, const grove_vertex_info_t *
         errno = EOVERFLOW;
         return GROVE_VID_NONE;
     }
-    grove_sym_t type = grove_intern(g->strings, info->type);
-    grove_sym_t base = info->basename ? grove_intern(g->strings, info->basename) : type;
-    grove_sym_t unit = grove_intern(g->strings, info->unit ? info->unit : "");
+    if (syms) {
+        type = syms[0];
+        unit = syms[2];
+        if (base_text)
+            g->recent[RECENT_BASE] = (grovep_recent_t){base_text, base};
+    } else {
+        if (!info->basename) {
+            type = base = base != GROVE_SYM_NONE ? base : recent_intern(g, RECENT_BASE, info->type);
+        } else {
+            type = recent_find(g, RECENT_TYPE, info->type);
+            if (type == GROVE_SYM_NONE)
+                type = recent_intern(g, RECENT_TYPE, info->type);
+            if (type != GROVE_SYM_NONE && base == GROVE_SYM_NONE)
+                base = recent_intern(g, RECENT_BASE, info->basename);
+        }
+        if (type != GROVE_SYM_NONE && base != GROVE_SYM_NONE && info->unit && info->unit[0])
+            unit = grove_intern(g->strings, info->unit);
+    }
     if (type == GROVE_SYM_NONE || base == GROVE_SYM_NONE || unit == GROVE_SYM_NONE)
         return GROVE_VID_NONE;
     grove_sym_t name = info->name ? grove_intern(g->strings, info->name)
@@ -867,6 +972,18 @@ grove_vid_t grove_graph_add_vertex(grove_graph_t *g, const grove_vertex_info_t *
     else
         g->next_rank[v] = GROVEP_NONE;
     return v;
+}
+
+grove_vid_t grove_graph_add_vertex(grove_graph_t *g, const grove_vertex_info_t *info)
+{
+    return add_vertex(g, info, NULL);
+}
+
+grove_vid_t grovep_add_vertex_sym(grove_graph_t *g, const grove_vertex_info_t *info,
+                                  grove_sym_t type, grove_sym_t basename, grove_sym_t unit)
+{
+    const grove_sym_t syms[3] = {type, basename, unit};
+    return add_vertex(g, info, syms);
 }
 
 grove_sym_t grove_vertex_type_sym(const grove_graph_t *g, grove_vid_t v)
@@ -1038,6 +1155,10 @@ static grove_eid_t find_edge(const grove_graph_t *g, grove_vid_t src, grove_vid_
     return GROVEP_NONE;
 }
 
+static grove_eid_t add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
+                            grove_sym_t ssym, grove_sym_t rsym, int up_flag,
+                            grove_error_t *err);
+
 grove_eid_t grove_graph_add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
                                  const char *subsystem, const char *rel, grove_error_t *err)
 {
@@ -1068,6 +1189,33 @@ grove_eid_t grovep_add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
                                                             : grove_intern(g->strings, rel);
     if (ssym == GROVE_SYM_NONE || rsym == GROVE_SYM_NONE)
         return GROVE_EID_NONE;
+    return add_edge(g, src, dst, ssym, rsym, up_flag, err);
+}
+
+grove_eid_t grovep_add_edge_sym(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
+                                grove_sym_t ssym, grove_sym_t rsym, int up_flag,
+                                grove_error_t *err)
+{
+    if (!grovep_alive(g, src) || !grovep_alive(g, dst)) {
+        grove_error_set(err, NULL, 0, "edge %u -> %u: no such vertex", src, dst);
+        errno = EINVAL;
+        return GROVE_EID_NONE;
+    }
+    if (src == dst) {
+        grove_error_set(err, NULL, 0, "edge %u -> %u: a vertex cannot be its own neighbour",
+                        src, dst);
+        errno = EINVAL;
+        return GROVE_EID_NONE;
+    }
+    return add_edge(g, src, dst, ssym, rsym, up_flag, err);
+}
+
+/* The rest of an edge's making, once its ends are checked and its names
+ * are symbols. */
+static grove_eid_t add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
+                            grove_sym_t ssym, grove_sym_t rsym, int up_flag,
+                            grove_error_t *err)
+{
     bool up = up_flag < 0 ? rel_is_up(g, rsym) : up_flag > 0;
     size_t nsub_before = g->nsubsys, nrel_before = g->nrels;
     int sub = subsys_index(g, ssym);
@@ -1643,6 +1791,11 @@ grove_graph_t *grovep_graph_copy(const grove_graph_t *g)
     c->recs = NULL;
     c->by_type = c->by_name = NULL;
     memset(&c->by_rank, 0, sizeof(c->by_rank));
+    /* the names' tables and the recent strings point into g's own table
+     * of strings: the copy makes its own as it goes */
+    c->idnames = NULL;
+    c->nidnames = c->idnames_len = 0;
+    memset(c->recent, 0, sizeof(c->recent));
     c->uuidx = calloc(1, sizeof(*c->uuidx)); /* its index: built when used */
     memset(&c->rec_idx, 0, sizeof(c->rec_idx));
     /* derived state is rebuilt, not shared */

@@ -15,6 +15,7 @@
 #define GROVEP_NONE UINT32_MAX /* end of an index-linked list */
 #define GROVEP_MAX_SMALL 255   /* subsystems / relationships per graph */
 #define GROVEP_MAX_LOW 8       /* low-level types tracked by aggregates */
+#define GROVEP_IDNAMES_MIN 4096 /* entries of g->idnames allowed beyond nv / 2 */
 
 /* Vertex flags. */
 #define GROVEP_V_DEAD 0x01  /* removed by unlink; id kept */
@@ -86,6 +87,23 @@ typedef struct grovep_recidx {
     struct grovep_shlist *list; /* the annotations by job of the vertex
                                  * last listed, while gen holds (pool.c) */
 } grovep_recidx_t;
+
+/* The default names (basename + id) of one basename, by id: the symbol of
+ * each made so far, GROVE_SYM_NONE where none is.  A reader names most
+ * vertices so ("core0" .. "core43" under every socket): a load instead of
+ * a string formatted, hashed and looked up. */
+typedef struct grovep_idnames {
+    grove_sym_t *at; /* [len] */
+    uint32_t len;
+} grovep_idnames_t;
+
+/* A string add_vertex interned last for one of its fields, and its
+ * symbol: vertices come in runs of one type, and comparing with the last
+ * string costs less than hashing it and probing the table. */
+typedef struct grovep_recent {
+    const char *s; /* the table's own copy (stable), or NULL */
+    grove_sym_t sym;
+} grovep_recent_t;
 
 /* An index chain: first and last vertex of a type / name / rank. */
 typedef struct grovep_chain {
@@ -223,6 +241,11 @@ struct grove_graph {
     grovep_chain_t *by_type, *by_name; /* [chain_cap], indexed by symbol */
     size_t chain_cap;
     grovep_map_t by_rank; /* rank -> chain */
+    grovep_idnames_t *idnames; /* [nidnames] by basename symbol */
+    size_t nidnames;
+    size_t idnames_len;        /* entries in all of them: at most
+                                * GROVEP_IDNAMES_MIN + nv / 2 */
+    grovep_recent_t recent[2]; /* add_vertex's last type and basename */
     struct grovep_uuidx *uuidx;  /* uuids and their index (graph.c), stored at the first use */
 
     /* pruning aggregates (aggregate.c) */
@@ -284,11 +307,25 @@ void grovep_kv_release(grove_graph_t *g, uint32_t i);
 uint32_t grovep_rec_new(grove_graph_t *g);
 void grovep_rec_release(grove_graph_t *g, uint32_t i);
 
+/* grove_graph_add_vertex with the type, basename and unit given as symbols
+ * g has (info's strings for them are not read; the caller interned them,
+ * in that order, as grove_graph_add_vertex would): a reader that makes
+ * many vertices from one template interns its strings once.  The same
+ * errors. */
+grove_vid_t grovep_add_vertex_sym(grove_graph_t *g, const grove_vertex_info_t *info,
+                                  grove_sym_t type, grove_sym_t basename, grove_sym_t unit);
+
 /* grove_graph_add_edge with the direction given: up_flag 1 upward, 0
  * downward, -1 decided by the relationship ("in" is upward). */
 grove_eid_t grovep_add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
                             const char *subsystem, const char *rel, int up_flag,
                             grove_error_t *err);
+
+/* grovep_add_edge with the subsystem and relationship given as symbols g
+ * has.  The same errors. */
+grove_eid_t grovep_add_edge_sym(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
+                                grove_sym_t ssym, grove_sym_t rsym, int up_flag,
+                                grove_error_t *err);
 
 /* Drop every record held in the listed vertices (the containment subtree
  * of top, top included) and the annotations they put above top. */
