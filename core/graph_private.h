@@ -15,6 +15,7 @@
 #define GROVEP_NONE UINT32_MAX /* end of an index-linked list */
 #define GROVEP_MAX_SMALL 255   /* subsystems / relationships per graph */
 #define GROVEP_MAX_LOW 8       /* low-level types tracked by aggregates */
+#define GROVEP_TAIL_WALK 8     /* out-lists this long keep their tail in g->tails */
 #define GROVEP_IDNAMES_MIN 4096 /* entries of g->idnames allowed beyond nv / 2 */
 
 /* Vertex flags. */
@@ -22,19 +23,24 @@
 #define GROVEP_V_EXCL 0x02  /* has an exclusive ALLOC record (some window) */
 #define GROVEP_V_ALLOC 0x04 /* has an ALLOC record (some window) */
 #define GROVEP_V_STAGED 0x08 /* RFC 4's staged: locked while considered for a job */
+#define GROVEP_V_TAIL 0x10  /* keeps the tail of its out-list in g->tails (graph.c) */
 
-/* One vertex: base data and list heads.  56 bytes. */
+/* One vertex: base data and list heads.  48 bytes: read the id and the
+ * unit through grovep_vertex_id and grovep_vertex_unit. */
 #define GROVEP_RANK_MAX INT32_MAX
+#define GROVEP_ID_BIG INT32_MIN  /* the id is past 31 bits: in g->big_ids */
+#define GROVEP_MAX_UNITS 65535   /* distinct units of measure per graph */
 typedef struct grovep_vertex {
-    grove_sym_t type, basename, name, unit;
-    int64_t id;     /* GROVE_ID_NONE when not assigned */
     int64_t size;   /* units in the pool, >= 0 */
+    grove_sym_t type, basename, name;
+    int32_t id;     /* GROVE_ID_NONE when not assigned, or GROVEP_ID_BIG */
     int32_t rank;   /* GROVE_ID_NONE when none; ranks fit 31 bits */
     uint32_t props; /* first property in g->kv, or GROVEP_NONE */
     uint32_t tags;  /* first tag in g->kv, or GROVEP_NONE */
     uint32_t recs;  /* first ALLOC record in g->recs, or GROVEP_NONE */
     uint32_t shared; /* first SHARED annotation (one per window of the
                       * records below) in g->recs, or GROVEP_NONE */
+    uint16_t unit;  /* its unit of measure: index into g->units */
     uint8_t status; /* grove_status_t */
     uint8_t flags;  /* GROVEP_V_* */
 } grovep_vertex_t;
@@ -199,9 +205,14 @@ struct grove_graph {
     grove_intern_t *strings;
 
     grovep_vertex_t *v;    /* [vcap] */
-    grove_eid_t *first_out, *last_out, *first_in; /* [vcap] */
+    grove_eid_t *first_out, *first_in; /* [vcap] */
+    uint64_t *tails;       /* the tails of long out-lists (graph.c) */
+    size_t ntails, tailcap;
+    size_t tail_hit;       /* the slot of tails found last (a cache) */
     grove_vid_t *parent;   /* [vcap] containment parent or GROVEP_NONE */
-    grove_vid_t *next_type, *next_name, *next_rank; /* [vcap] index chains */
+    grove_vid_t *next_type, *next_name, *next_rank; /* [vcap] index chains'
+                                                     * links, NULL until the
+                                                     * first look-up (graph.c) */
     size_t nv, vcap;       /* slots used / allocated */
     size_t nlive;          /* live vertices */
     uint64_t status_gen;   /* counts the status changes of vertices (a matcher
@@ -241,6 +252,11 @@ struct grove_graph {
     grovep_chain_t *by_type, *by_name; /* [chain_cap], indexed by symbol */
     size_t chain_cap;
     grovep_map_t by_rank; /* rank -> chain */
+    grovep_map_t big_ids; /* vertex -> its id past 31 bits (head: the low
+                           * 32 bits, tail: the high ones) */
+    grove_sym_t *units;   /* [nunits] the units of measure; units[0] is "" */
+    size_t nunits, unitcap;
+    size_t last_unit;     /* index of the unit add_vertex found last */
     grovep_idnames_t *idnames; /* [nidnames] by basename symbol */
     size_t nidnames;
     size_t idnames_len;        /* entries in all of them: at most
@@ -458,6 +474,20 @@ grovep_chain_t *grovep_map_get(const grovep_map_t *m, uint64_t key);
 grovep_chain_t *grovep_map_put(grovep_map_t *m, uint64_t key);
 void grovep_map_del(grovep_map_t *m, uint64_t key);
 void grovep_map_free(grovep_map_t *m);
+
+/* The id of vertex v (< g->nv), past 31 bits or not. */
+int64_t grovep_big_id(const grove_graph_t *g, grove_vid_t v);
+static inline int64_t grovep_vertex_id(const grove_graph_t *g, grove_vid_t v)
+{
+    int32_t id = g->v[v].id;
+    return id != GROVEP_ID_BIG ? id : grovep_big_id(g, v);
+}
+
+/* The unit of measure of vertex v (< g->nv). */
+static inline grove_sym_t grovep_vertex_unit(const grove_graph_t *g, grove_vid_t v)
+{
+    return g->units[g->v[v].unit];
+}
 
 static inline bool grovep_alive(const grove_graph_t *g, grove_vid_t v)
 {
