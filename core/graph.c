@@ -1377,21 +1377,31 @@ grove_eid_t grove_graph_add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t 
     return grovep_add_edge(g, src, dst, subsystem, rel, -1, err);
 }
 
-grove_eid_t grovep_add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
-                            const char *subsystem, const char *rel, int up_flag,
-                            grove_error_t *err)
+/* Are src and dst two live vertices, not one?  Else false with EINVAL and
+ * err filled. */
+static bool ends_ok(const grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
+                    grove_error_t *err)
 {
     if (!grovep_alive(g, src) || !grovep_alive(g, dst)) {
         grove_error_set(err, NULL, 0, "edge %u -> %u: no such vertex", src, dst);
         errno = EINVAL;
-        return GROVE_EID_NONE;
+        return false;
     }
     if (src == dst) {
         grove_error_set(err, NULL, 0, "edge %u -> %u: a vertex cannot be its own neighbour",
                         src, dst);
         errno = EINVAL;
-        return GROVE_EID_NONE;
+        return false;
     }
+    return true;
+}
+
+grove_eid_t grovep_add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
+                            const char *subsystem, const char *rel, int up_flag,
+                            grove_error_t *err)
+{
+    if (!ends_ok(g, src, dst, err))
+        return GROVE_EID_NONE;
     /* the well-known names without hashing them */
     grove_sym_t ssym = !subsystem || !strcmp(subsystem, GROVE_CONTAINMENT)
                            ? g->sym_containment
@@ -1408,17 +1418,8 @@ grove_eid_t grovep_add_edge_sym(grove_graph_t *g, grove_vid_t src, grove_vid_t d
                                 grove_sym_t ssym, grove_sym_t rsym, int up_flag,
                                 grove_error_t *err)
 {
-    if (!grovep_alive(g, src) || !grovep_alive(g, dst)) {
-        grove_error_set(err, NULL, 0, "edge %u -> %u: no such vertex", src, dst);
-        errno = EINVAL;
+    if (!ends_ok(g, src, dst, err))
         return GROVE_EID_NONE;
-    }
-    if (src == dst) {
-        grove_error_set(err, NULL, 0, "edge %u -> %u: a vertex cannot be its own neighbour",
-                        src, dst);
-        errno = EINVAL;
-        return GROVE_EID_NONE;
-    }
     return add_edge(g, src, dst, ssym, rsym, up_flag, err);
 }
 
