@@ -33,10 +33,10 @@ static grove_vid_t clone_vertex(grove_graph_t *dst, const grove_graph_t *src, gr
         .type = grove_intern_str(src->strings, x->type),
         .basename = grove_intern_str(src->strings, x->basename),
         .name = grove_intern_str(src->strings, x->name),
-        .id = x->id,
+        .id = grovep_vertex_id(src, v),
         .rank = x->rank,
         .size = size_override >= 0 ? size_override : x->size,
-        .unit = grove_intern_str(src->strings, x->unit),
+        .unit = grove_intern_str(src->strings, grovep_vertex_unit(src, v)),
         .uuid = uuid,
     };
     grove_vid_t n = grove_graph_add_vertex(dst, &info);

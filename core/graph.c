@@ -3,10 +3,11 @@
  * Workload: graphs of up to a few million vertices built once (from the
  * DSL, JGF, recipes, hwloc or R) and then walked many times by the matcher.
  * Building must be fast and small: every per-vertex datum lives in an array
- * indexed by vertex id (see graph_private.h), strings are interned, edges
- * are 24-byte records chained per vertex, and the only per-vertex index
- * costs are three id chains (type, name, rank) and the uuid table (built
- * at the first uuid look-up).
+ * indexed by vertex id (see graph_private.h), strings are interned (a
+ * name made from basename + id is found in a table by id, not hashed),
+ * edges are 24-byte records chained per vertex, and the per-vertex index
+ * costs (three id chains: type, name, rank; the uuid table) are paid at
+ * the first look-up that needs them, not while a graph is read.
  *
  * Containment is the dominant subsystem and a tree: its parent of every
  * vertex is cached in g->parent so ancestors are walked without touching
@@ -32,6 +33,7 @@
 /* ---- small helpers ----------------------------------------------------- */
 
 static void uuid_generate(const grove_graph_t *g, uint8_t u[16]);
+static void idnames_free(grove_graph_t *g);
 
 
 static uint64_t rotl(uint64_t x, int k)
@@ -428,6 +430,11 @@ grove_graph_t *grovep_graph_new(void)
     g->sym_in = grove_intern(g->strings, GROVE_IN);
     if (g->sym_in == GROVE_SYM_NONE)
         goto fail;
+    if (!(g->units = malloc(4 * sizeof(*g->units))))
+        goto fail;
+    g->units[0] = GROVE_SYM_EMPTY;
+    g->nunits = 1;
+    g->unitcap = 4;
     g->containment = 0xff;
     g->kv_free = GROVEP_NONE;
     g->rec_free = GROVEP_NONE;
@@ -511,10 +518,13 @@ void grovep_graph_free(grove_graph_t *g)
     int saved = errno;
     grovep_holder_release(g->holder);
     grove_intern_destroy(g->strings);
-    GROVEP_FREE_ALL(g->v, g->first_out, g->last_out, g->first_in, g->parent, g->next_type,
+    idnames_free(g);
+    GROVEP_FREE_ALL(g->v, g->first_out, g->tails, g->first_in, g->parent, g->next_type,
                     g->next_name, g->next_rank, g->e, g->tk_off, g->tk_kid, g->kv, g->recs,
                     g->by_type, g->by_name);
     map_free(&g->by_rank);
+    map_free(&g->big_ids);
+    free(g->units);
     uuid_index_free(g->uuidx);
     free(g);
     errno = saved;
@@ -552,15 +562,17 @@ bool grove_graph_has_edge(const grove_graph_t *g, grove_eid_t e)
 
 size_t grove_graph_bytes(const grove_graph_t *g)
 {
-    size_t per_v = sizeof(grovep_vertex_t) + 4 * sizeof(grove_eid_t)
-                   + 3 * sizeof(grove_vid_t);
+    size_t per_v = sizeof(grovep_vertex_t) + 3 * sizeof(grove_eid_t)
+                   + (!!g->next_type + !!g->next_name + !!g->next_rank) * sizeof(grove_vid_t);
     size_t b = sizeof(*g) + g->nv * per_v + g->ne * sizeof(grovep_edge_t)
                + g->nkv * sizeof(grovep_kv_t) + g->nrec * sizeof(grovep_rec_t)
                + g->rec_idx.cap * sizeof(*g->rec_idx.slot)
                + 2 * g->chain_cap * sizeof(grovep_chain_t)
                + g->by_rank.cap * (sizeof(uint64_t) + sizeof(grovep_chain_t) + 1)
                + g->uuidx->cap * sizeof(*g->uuidx->slots)
-               + (g->uuidx->u ? g->vcap * sizeof(*g->uuidx->u) : 0);
+               + (g->uuidx->u ? g->vcap * sizeof(*g->uuidx->u) : 0)
+               + g->tailcap * sizeof(*g->tails)
+               + g->nidnames * sizeof(*g->idnames) + g->idnames_len * sizeof(grove_sym_t);
     return b + grove_intern_bytes(g->strings);
 }
 
@@ -681,6 +693,8 @@ static void uuid_format(const uint8_t u[16], char buf[37])
 
 static int reserve_vertices(grove_graph_t *g, size_t need)
 {
+    if (need <= g->vcap) /* every per-vertex array has vcap slots */
+        return 0;
     size_t cap = g->vcap; /* parallel arrays: all grow alike */
 #define GROWV(field)                                                            \
     do {                                                                        \
@@ -690,13 +704,16 @@ static int reserve_vertices(grove_graph_t *g, size_t need)
     } while (0)
     GROWV(v);
     GROWV(first_out);
-    GROWV(last_out);
     GROWV(first_in);
     GROWV(parent);
-    GROWV(next_type);
-    GROWV(next_name);
-    GROWV(next_rank);
 #undef GROWV
+    /* the index chains' links, once made (chains_made) */
+    grove_vid_t **links[] = {&g->next_type, &g->next_name, &g->next_rank};
+    for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+        size_t lcap = g->vcap;
+        if (*links[i] && grovep_grow((void **)links[i], &lcap, need, sizeof(**links[i])) < 0)
+            return -1;
+    }
     size_t ucap = g->vcap; /* the uuid index, once built, grows with them */
     struct grovep_uuidx *x = g->uuidx;
     if (x->u && grovep_grow((void **)&x->u, &ucap, need, sizeof(*x->u)) < 0)
@@ -767,11 +784,113 @@ static void chain_remove(grovep_chain_t *c, grove_vid_t *next, grove_vid_t v)
     c->count--;
 }
 
-/* basename + id, built by hand: snprintf was a tenth of the build time. */
+/* Which index chains_made makes. */
+enum { CHAIN_TYPE, CHAIN_NAME, CHAIN_RANK };
+
+/* The links of the chains of index k (CHAIN_*), made at the first look-up
+ * through it from the live vertices in id order: a graph never searched
+ * by type, name or rank keeps none of them (12 bytes a vertex).  Once
+ * made they are kept as vertices come, change and go, as before.  The
+ * counts of the type and name chains are kept all along (count_type).
+ * NULL with ENOMEM, nothing made. */
+static grove_vid_t *chains_made(const grove_graph_t *cg, int k)
+{
+    /* a cache of what the vertices say: the graph as seen through its
+     * functions does not change */
+    grove_graph_t *g = (grove_graph_t *)(uintptr_t)cg;
+    grove_vid_t **links = k == CHAIN_TYPE ? &g->next_type
+                          : k == CHAIN_NAME ? &g->next_name
+                                            : &g->next_rank;
+    if (*links)
+        return *links;
+    grove_vid_t *next = malloc((g->vcap ? g->vcap : 1) * sizeof(*next));
+    if (!next) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    grovep_chain_t *by = k == CHAIN_TYPE ? g->by_type : g->by_name;
+    if (k != CHAIN_RANK)
+        for (size_t i = 0; i < g->chain_cap; i++)
+            by[i].head = by[i].tail = GROVEP_NONE;
+    for (grove_vid_t v = 0; v < g->nv; v++) {
+        next[v] = GROVEP_NONE;
+        const grovep_vertex_t *x = &g->v[v];
+        if (x->flags & GROVEP_V_DEAD)
+            continue;
+        grovep_chain_t *c;
+        if (k == CHAIN_RANK) {
+            if (x->rank < 0)
+                continue;
+            if (!(c = map_put(&g->by_rank, (uint64_t)x->rank))) {
+                map_free(&g->by_rank);
+                free(next);
+                return NULL;
+            }
+            c->count++;
+        } else {
+            c = &by[k == CHAIN_TYPE ? x->type : x->name];
+        }
+        if (c->head == GROVEP_NONE)
+            c->head = v;
+        else
+            next[c->tail] = v;
+        c->tail = v;
+    }
+    *links = next;
+    return next;
+}
+
+/* Remember s as the default name of (basename, id), within the bound on
+ * the tables' entries; a table that cannot grow is left as it was (the
+ * name is then made again the next time). */
+static void idnames_put(grove_graph_t *g, grove_sym_t base, uint64_t id, grove_sym_t s)
+{
+    int saved = errno;
+    if (base >= g->nidnames) {
+        size_t cap = g->nidnames;
+        if (grovep_grow((void **)&g->idnames, &cap, (size_t)base + 1, sizeof(*g->idnames)) < 0)
+            goto out;
+        memset(g->idnames + g->nidnames, 0, (cap - g->nidnames) * sizeof(*g->idnames));
+        g->nidnames = cap;
+    }
+    grovep_idnames_t *t = &g->idnames[base];
+    if (id >= t->len) {
+        size_t len = t->len ? 2 * (size_t)t->len : 16;
+        while (len <= id)
+            len *= 2;
+        if (len > UINT32_MAX || g->idnames_len + (len - t->len) > GROVEP_IDNAMES_MIN + g->nv / 2)
+            goto out;
+        grove_sym_t *at = realloc(t->at, len * sizeof(*at));
+        if (!at)
+            goto out;
+        memset(at + t->len, 0xff, (len - t->len) * sizeof(*at)); /* GROVE_SYM_NONE */
+        g->idnames_len += len - t->len;
+        t->at = at;
+        t->len = (uint32_t)len;
+    }
+    t->at[id] = s;
+out:
+    errno = saved;
+}
+
+static void idnames_free(grove_graph_t *g)
+{
+    for (size_t i = 0; i < g->nidnames; i++)
+        free(g->idnames[i].at);
+    free(g->idnames);
+    g->idnames = NULL;
+    g->nidnames = g->idnames_len = 0;
+}
+
+/* basename + id: from the table of the basename's names, or built by hand
+ * (snprintf was a tenth of the build time) and interned. */
 static grove_sym_t default_name(grove_graph_t *g, grove_sym_t basename, int64_t id)
 {
     if (id < 0)
         return basename;
+    if (basename < g->nidnames && (uint64_t)id < g->idnames[basename].len
+        && g->idnames[basename].at[id] != GROVE_SYM_NONE)
+        return g->idnames[basename].at[id];
     const char *b = grove_intern_str(g->strings, basename);
     size_t bl = strlen(b);
     char digits[24], *d = digits + sizeof(digits);
@@ -792,13 +911,69 @@ static grove_sym_t default_name(grove_graph_t *g, grove_sym_t basename, int64_t 
     grove_sym_t s = grove_intern_n(g->strings, buf, bl + dl);
     if (buf != stack)
         free(buf);
+    if (s != GROVE_SYM_NONE)
+        idnames_put(g, basename, (uint64_t)id, s);
     return s;
 }
 
-grove_vid_t grove_graph_add_vertex(grove_graph_t *g, const grove_vertex_info_t *info)
+int64_t grovep_big_id(const grove_graph_t *g, grove_vid_t v)
 {
-    if (!info || !info->type || !info->type[0] || info->size < 0 || info->id < -1
-        || info->rank < -1 || info->rank > GROVEP_RANK_MAX) {
+    const grovep_chain_t *b = map_get(&g->big_ids, v);
+    return b ? (int64_t)((uint64_t)b->tail << 32 | b->head) : GROVE_ID_NONE;
+}
+
+/* The index of unit in g->units, added if new: -1 with ENOMEM, or
+ * EOVERFLOW past GROVEP_MAX_UNITS distinct units.  A graph has a few
+ * (GB, W, ...): the last one found is tried first. */
+static int unit_index(grove_graph_t *g, grove_sym_t unit)
+{
+    if (unit == GROVE_SYM_EMPTY)
+        return 0;
+    if (g->units[g->last_unit] == unit)
+        return (int)g->last_unit;
+    for (size_t i = 1; i < g->nunits; i++)
+        if (g->units[i] == unit)
+            return (int)(g->last_unit = i);
+    if (g->nunits > GROVEP_MAX_UNITS) {
+        errno = EOVERFLOW;
+        return -1;
+    }
+    if (grovep_grow((void **)&g->units, &g->unitcap, g->nunits + 1, sizeof(*g->units)) < 0)
+        return -1;
+    g->units[g->nunits] = unit;
+    return (int)(g->last_unit = g->nunits++);
+}
+
+/* Slots of g->recent. */
+enum { RECENT_TYPE, RECENT_BASE };
+
+/* The symbol of s if it is the string last interned through slot k, else
+ * GROVE_SYM_NONE (nothing interned). */
+static grove_sym_t recent_find(const grove_graph_t *g, int k, const char *s)
+{
+    const grovep_recent_t *r = &g->recent[k];
+    return r->s && !strcmp(r->s, s) ? r->sym : GROVE_SYM_NONE;
+}
+
+/* The symbol of s, interned, and remembered in slot k; GROVE_SYM_NONE
+ * with errno on failure. */
+static grove_sym_t recent_intern(grove_graph_t *g, int k, const char *s)
+{
+    grove_sym_t sym = grove_intern(g->strings, s);
+    if (sym != GROVE_SYM_NONE)
+        g->recent[k] = (grovep_recent_t){grove_intern_str(g->strings, sym), sym};
+    return sym;
+}
+
+/* grove_graph_add_vertex, with the type, basename and unit given as
+ * symbols (syms[0..2]) or, with syms NULL, as info's strings, interned
+ * here in that order. */
+static grove_vid_t add_vertex(grove_graph_t *g, const grove_vertex_info_t *info,
+                              const grove_sym_t *syms)
+{
+    if (!info
+        || (syms ? syms[0] == GROVE_SYM_EMPTY : !info->type || !info->type[0])
+        || info->size < 0 || info->id < -1 || info->rank < -1 || info->rank > GROVEP_RANK_MAX) {
         errno = EINVAL;
         return GROVE_VID_NONE;
     }
@@ -814,9 +989,22 @@ grove_vid_t grove_graph_add_vertex(grove_graph_t *g, const grove_vertex_info_t *
         }
     }
     /* names make up paths: one with a '/' would be written to a file that
-     * reads back as another path, so it is refused here, at the door */
-    const char *base_text = info->basename ? info->basename : info->type;
-    if (strchr(base_text, '/') || (info->name && strchr(info->name, '/'))) {
+     * reads back as another path, so it is refused here, at the door (the
+     * basename last taken passed already: base_text NULL) */
+    grove_sym_t type = GROVE_SYM_NONE, base, unit = GROVE_SYM_EMPTY;
+    const char *base_text;
+    if (syms) {
+        base = syms[1];
+        base_text = g->recent[RECENT_BASE].s && g->recent[RECENT_BASE].sym == base
+                        ? NULL
+                        : grove_intern_str(g->strings, base);
+    } else {
+        base_text = info->basename ? info->basename : info->type;
+        base = recent_find(g, RECENT_BASE, base_text);
+        if (base != GROVE_SYM_NONE)
+            base_text = NULL;
+    }
+    if ((base_text && strchr(base_text, '/')) || (info->name && strchr(info->name, '/'))) {
         errno = EINVAL;
         return GROVE_VID_NONE;
     }
@@ -824,9 +1012,24 @@ grove_vid_t grove_graph_add_vertex(grove_graph_t *g, const grove_vertex_info_t *
         errno = EOVERFLOW;
         return GROVE_VID_NONE;
     }
-    grove_sym_t type = grove_intern(g->strings, info->type);
-    grove_sym_t base = info->basename ? grove_intern(g->strings, info->basename) : type;
-    grove_sym_t unit = grove_intern(g->strings, info->unit ? info->unit : "");
+    if (syms) {
+        type = syms[0];
+        unit = syms[2];
+        if (base_text)
+            g->recent[RECENT_BASE] = (grovep_recent_t){base_text, base};
+    } else {
+        if (!info->basename) {
+            type = base = base != GROVE_SYM_NONE ? base : recent_intern(g, RECENT_BASE, info->type);
+        } else {
+            type = recent_find(g, RECENT_TYPE, info->type);
+            if (type == GROVE_SYM_NONE)
+                type = recent_intern(g, RECENT_TYPE, info->type);
+            if (type != GROVE_SYM_NONE && base == GROVE_SYM_NONE)
+                base = recent_intern(g, RECENT_BASE, info->basename);
+        }
+        if (type != GROVE_SYM_NONE && base != GROVE_SYM_NONE && info->unit && info->unit[0])
+            unit = grove_intern(g->strings, info->unit);
+    }
     if (type == GROVE_SYM_NONE || base == GROVE_SYM_NONE || unit == GROVE_SYM_NONE)
         return GROVE_VID_NONE;
     grove_sym_t name = info->name ? grove_intern(g->strings, info->name)
@@ -834,15 +1037,25 @@ grove_vid_t grove_graph_add_vertex(grove_graph_t *g, const grove_vertex_info_t *
     if (name == GROVE_SYM_NONE)
         return GROVE_VID_NONE;
     grove_vid_t v = (grove_vid_t)g->nv;
-    if (reserve_vertices(g, g->nv + 1) < 0 || reserve_chains(g, type) < 0
-        || reserve_chains(g, name) < 0)
+    int ui = unit_index(g, unit);
+    if (ui < 0)
+        return GROVE_VID_NONE;
+    if (info->id > INT32_MAX) {
+        grovep_chain_t *b = map_put(&g->big_ids, v);
+        if (!b)
+            return GROVE_VID_NONE;
+        *b = (grovep_chain_t){(uint32_t)info->id, (uint32_t)((uint64_t)info->id >> 32), 1};
+    }
+    if (reserve_vertices(g, g->nv + 1) < 0
+        || ((type >= g->chain_cap || name >= g->chain_cap)
+            && (reserve_chains(g, type) < 0 || reserve_chains(g, name) < 0)))
         return GROVE_VID_NONE;
     if (g->uuidx->built && uuid_reserve(g->uuidx, 1) < 0)
         return GROVE_VID_NONE;
     if (!info->uuid && g->uuidx->u)
         uuid_generate(g, u); /* else its uuid is uuid_keyed's */
     grovep_chain_t *rc = NULL;
-    if (info->rank >= 0 && !(rc = map_put(&g->by_rank, (uint64_t)info->rank)))
+    if (g->next_rank && info->rank >= 0 && !(rc = map_put(&g->by_rank, (uint64_t)info->rank)))
         return GROVE_VID_NONE;
     if (g->uuidx->built)
         uuid_insert(g, u, v);
@@ -850,8 +1063,8 @@ grove_vid_t grove_graph_add_vertex(grove_graph_t *g, const grove_vertex_info_t *
         .type = type,
         .basename = base,
         .name = name,
-        .unit = unit,
-        .id = info->id,
+        .unit = (uint16_t)ui,
+        .id = info->id > INT32_MAX ? GROVEP_ID_BIG : (int32_t)info->id,
         .rank = (int32_t)info->rank,
         .size = info->size,
         .props = GROVEP_NONE,
@@ -863,17 +1076,35 @@ grove_vid_t grove_graph_add_vertex(grove_graph_t *g, const grove_vertex_info_t *
     };
     if (g->uuidx->u)
         memcpy(g->uuidx->u[v], u, 16);
-    g->first_out[v] = g->last_out[v] = g->first_in[v] = GROVEP_NONE;
+    g->first_out[v] = g->first_in[v] = GROVEP_NONE;
     g->parent[v] = GROVEP_NONE;
     g->nv++;
     g->nlive++;
-    chain_insert(&g->by_type[type], g->next_type, v);
-    chain_insert(&g->by_name[name], g->next_name, v);
+    if (g->next_type)
+        chain_insert(&g->by_type[type], g->next_type, v);
+    else
+        g->by_type[type].count++;
+    if (g->next_name)
+        chain_insert(&g->by_name[name], g->next_name, v);
+    else
+        g->by_name[name].count++;
     if (rc)
         chain_insert(rc, g->next_rank, v);
-    else
+    else if (g->next_rank)
         g->next_rank[v] = GROVEP_NONE;
     return v;
+}
+
+grove_vid_t grove_graph_add_vertex(grove_graph_t *g, const grove_vertex_info_t *info)
+{
+    return add_vertex(g, info, NULL);
+}
+
+grove_vid_t grovep_add_vertex_sym(grove_graph_t *g, const grove_vertex_info_t *info,
+                                  grove_sym_t type, grove_sym_t basename, grove_sym_t unit)
+{
+    const grove_sym_t syms[3] = {type, basename, unit};
+    return add_vertex(g, info, syms);
 }
 
 grove_sym_t grove_vertex_type_sym(const grove_graph_t *g, grove_vid_t v)
@@ -893,7 +1124,7 @@ grove_sym_t grove_vertex_name_sym(const grove_graph_t *g, grove_vid_t v)
 
 grove_sym_t grove_vertex_unit_sym(const grove_graph_t *g, grove_vid_t v)
 {
-    return v < g->nv ? g->v[v].unit : GROVE_SYM_NONE;
+    return v < g->nv ? grovep_vertex_unit(g, v) : GROVE_SYM_NONE;
 }
 
 const char *grove_vertex_type(const grove_graph_t *g, grove_vid_t v)
@@ -913,12 +1144,12 @@ const char *grove_vertex_name(const grove_graph_t *g, grove_vid_t v)
 
 const char *grove_vertex_unit(const grove_graph_t *g, grove_vid_t v)
 {
-    return v < g->nv ? grove_intern_str(g->strings, g->v[v].unit) : NULL;
+    return v < g->nv ? grove_intern_str(g->strings, grovep_vertex_unit(g, v)) : NULL;
 }
 
 int64_t grove_vertex_id(const grove_graph_t *g, grove_vid_t v)
 {
-    return v < g->nv ? g->v[v].id : GROVE_ID_NONE;
+    return v < g->nv ? grovep_vertex_id(g, v) : GROVE_ID_NONE;
 }
 
 int64_t grove_vertex_rank(const grove_graph_t *g, grove_vid_t v)
@@ -951,6 +1182,10 @@ int grove_vertex_set_rank(grove_graph_t *g, grove_vid_t v, int64_t rank)
     }
     if (g->v[v].rank == rank)
         return 0;
+    if (!g->next_rank) { /* no index to keep */
+        g->v[v].rank = (int32_t)rank;
+        return 0;
+    }
     grovep_chain_t *nc = NULL;
     if (rank >= 0 && !(nc = map_put(&g->by_rank, (uint64_t)rank)))
         return -1;
@@ -983,9 +1218,14 @@ int grove_vertex_set_name(grove_graph_t *g, grove_vid_t v, const char *name)
         return -1;
     if (s == g->v[v].name)
         return 0;
-    chain_remove(&g->by_name[g->v[v].name], g->next_name, v);
+    if (g->next_name) {
+        chain_remove(&g->by_name[g->v[v].name], g->next_name, v);
+        chain_insert(&g->by_name[s], g->next_name, v);
+    } else {
+        g->by_name[g->v[v].name].count--;
+        g->by_name[s].count++;
+    }
     g->v[v].name = s;
-    chain_insert(&g->by_name[s], g->next_name, v);
     return 0;
 }
 
@@ -1008,6 +1248,95 @@ int grove_vertex_set_status(grove_graph_t *g, grove_vid_t v, grove_status_t s)
 }
 
 /* ---- edges --------------------------------------------------------------- */
+
+/* The tails of long out-lists.  Edges are appended to a vertex's
+ * out-list; a list shorter than GROVEP_TAIL_WALK is walked to its tail
+ * (a core's, a node's), and a vertex whose list grows to that length (a
+ * socket, a rack) keeps its tail in g->tails: open addressing on 8-byte
+ * slots, (vertex + 1) << 32 | tail edge (GROVEP_NONE once the list is
+ * empty again), 0 when empty, at most half full; the vertex's flag
+ * GROVEP_V_TAIL says it has one.  A slot is never dropped.  In place of a tail per vertex: 4 bytes a vertex. */
+
+static uint64_t tail_key(grove_vid_t v)
+{
+    return (uint64_t)(v + 1) << 32;
+}
+
+static uint64_t *tails_find(const grove_graph_t *cg, grove_vid_t v)
+{
+    if (!(cg->v[v].flags & GROVEP_V_TAIL))
+        return NULL;
+    /* the slot found last, tried first (a socket's cores come in a run):
+     * a cache, so the graph as its functions show it does not change */
+    grove_graph_t *g = (grove_graph_t *)(uintptr_t)cg;
+    size_t mask = g->tailcap - 1;
+    if ((g->tails[g->tail_hit & mask] >> 32) == (uint64_t)v + 1)
+        return &g->tails[g->tail_hit & mask];
+    for (size_t j = mix64(v) & mask; g->tails[j]; j = (j + 1) & mask)
+        if ((g->tails[j] >> 32) == (uint64_t)v + 1) {
+            g->tail_hit = j;
+            return &g->tails[j];
+        }
+    return NULL;
+}
+
+/* Room for one more slot.  0 or -1 (ENOMEM), the table unchanged. */
+static int tails_room(grove_graph_t *g)
+{
+    if ((g->ntails + 1) * 2 <= g->tailcap)
+        return 0;
+    size_t cap = g->tailcap ? 2 * g->tailcap : 256;
+    uint64_t *t = calloc(cap, sizeof(*t));
+    if (!t) {
+        errno = ENOMEM;
+        return -1;
+    }
+    for (size_t i = 0; i < g->tailcap; i++) {
+        uint64_t s = g->tails[i];
+        if (!s)
+            continue;
+        size_t j = mix64((s >> 32) - 1) & (cap - 1);
+        while (t[j])
+            j = (j + 1) & (cap - 1);
+        t[j] = s;
+    }
+    free(g->tails);
+    g->tails = t;
+    g->tailcap = cap;
+    return 0;
+}
+
+/* Keep e as the tail of v, which has no slot yet (after tails_room). */
+static void tails_put(grove_graph_t *g, grove_vid_t v, grove_eid_t e)
+{
+    size_t mask = g->tailcap - 1, j = mix64(v) & mask;
+    while (g->tails[j])
+        j = (j + 1) & mask;
+    g->tails[j] = tail_key(v) | e;
+    g->ntails++;
+    g->v[v].flags |= GROVEP_V_TAIL;
+}
+
+/* The last edge of v's out-list, or GROVEP_NONE; *slot (if asked) gets
+ * v's slot in g->tails or NULL, and *n (if asked) the length of the list
+ * when it was walked (0 with a slot). */
+static grove_eid_t out_last(const grove_graph_t *g, grove_vid_t v, uint64_t **slot, size_t *n)
+{
+    uint64_t *ts = tails_find(g, v);
+    if (slot)
+        *slot = ts;
+    if (n)
+        *n = 0;
+    if (ts)
+        return (grove_eid_t)*ts;
+    grove_eid_t last = GROVEP_NONE;
+    for (grove_eid_t e = g->first_out[v]; e != GROVEP_NONE; e = g->e[e].next_out) {
+        last = e;
+        if (n)
+            ++*n;
+    }
+    return last;
+}
 
 static bool rel_is_up(const grove_graph_t *g, grove_sym_t rel)
 {
@@ -1032,7 +1361,7 @@ static grove_eid_t find_edge(const grove_graph_t *g, grove_vid_t src, grove_vid_
      * edge added from src (add_child, or a JGF file listing each "in" edge
      * after its "contains" edge): look there before scanning every child
      * of src. */
-    grove_eid_t last = g->last_out[src];
+    grove_eid_t last = out_last(g, src, NULL, NULL);
     if (!want_up && last != GROVEP_NONE && g->subsys[sub] == g->sym_containment
         && g->e[last].dst == dst && g->e[last].sub == sub
         && !(g->e[last].flags & GROVEP_E_UP) && g->e[last].opposite == GROVEP_NONE)
@@ -1045,27 +1374,41 @@ static grove_eid_t find_edge(const grove_graph_t *g, grove_vid_t src, grove_vid_
     return GROVEP_NONE;
 }
 
+static grove_eid_t add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
+                            grove_sym_t ssym, grove_sym_t rsym, int up_flag,
+                            grove_error_t *err);
+
 grove_eid_t grove_graph_add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
                                  const char *subsystem, const char *rel, grove_error_t *err)
 {
     return grovep_add_edge(g, src, dst, subsystem, rel, -1, err);
 }
 
-grove_eid_t grovep_add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
-                            const char *subsystem, const char *rel, int up_flag,
-                            grove_error_t *err)
+/* Are src and dst two live vertices, not one?  Else false with EINVAL and
+ * err filled. */
+static bool ends_ok(const grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
+                    grove_error_t *err)
 {
     if (!grovep_alive(g, src) || !grovep_alive(g, dst)) {
         grove_error_set(err, NULL, 0, "edge %u -> %u: no such vertex", src, dst);
         errno = EINVAL;
-        return GROVE_EID_NONE;
+        return false;
     }
     if (src == dst) {
         grove_error_set(err, NULL, 0, "edge %u -> %u: a vertex cannot be its own neighbour",
                         src, dst);
         errno = EINVAL;
-        return GROVE_EID_NONE;
+        return false;
     }
+    return true;
+}
+
+grove_eid_t grovep_add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
+                            const char *subsystem, const char *rel, int up_flag,
+                            grove_error_t *err)
+{
+    if (!ends_ok(g, src, dst, err))
+        return GROVE_EID_NONE;
     /* the well-known names without hashing them */
     grove_sym_t ssym = !subsystem || !strcmp(subsystem, GROVE_CONTAINMENT)
                            ? g->sym_containment
@@ -1075,9 +1418,28 @@ grove_eid_t grovep_add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
                                                             : grove_intern(g->strings, rel);
     if (ssym == GROVE_SYM_NONE || rsym == GROVE_SYM_NONE)
         return GROVE_EID_NONE;
+    return add_edge(g, src, dst, ssym, rsym, up_flag, err);
+}
+
+grove_eid_t grovep_add_edge_sym(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
+                                grove_sym_t ssym, grove_sym_t rsym, int up_flag,
+                                grove_error_t *err)
+{
+    if (!ends_ok(g, src, dst, err))
+        return GROVE_EID_NONE;
+    return add_edge(g, src, dst, ssym, rsym, up_flag, err);
+}
+
+/* The rest of an edge's making, once its ends are checked and its names
+ * are symbols. */
+static grove_eid_t add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
+                            grove_sym_t ssym, grove_sym_t rsym, int up_flag,
+                            grove_error_t *err)
+{
     bool up = up_flag < 0 ? rel_is_up(g, rsym) : up_flag > 0;
     size_t nsub_before = g->nsubsys, nrel_before = g->nrels;
-    int sub = subsys_index(g, ssym);
+    int sub = ssym == g->sym_containment && g->containment != 0xff ? g->containment
+                                                                    : subsys_index(g, ssym);
     int ri = sub < 0 ? -1 : rel_index(g, rsym);
     if (sub < 0 || ri < 0) {
         grove_error_set(err, NULL, 0, "too many subsystems or relationships (at most %d)",
@@ -1113,7 +1475,14 @@ grove_eid_t grovep_add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
             }
         }
     }
-    if (grovep_grow((void **)&g->e, &g->ecap, g->ne + 1, sizeof(*g->e)) < 0)
+    /* the tail of src's out-list, and room to keep it once the list is
+     * long */
+    size_t nout;
+    uint64_t *ts;
+    grove_eid_t last = out_last(g, src, &ts, &nout);
+    bool track = !ts && nout + 1 >= GROVEP_TAIL_WALK;
+    if ((track && tails_room(g) < 0)
+        || grovep_grow((void **)&g->e, &g->ecap, g->ne + 1, sizeof(*g->e)) < 0)
         goto undo;
     grove_eid_t e = (grove_eid_t)g->ne++;
     g->e[e] = (grovep_edge_t){
@@ -1126,11 +1495,14 @@ grove_eid_t grovep_add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
         .rel = (uint8_t)ri,
         .flags = up ? GROVEP_E_UP : 0,
     };
-    if (g->last_out[src] == GROVEP_NONE)
+    if (last == GROVEP_NONE)
         g->first_out[src] = e;
     else
-        g->e[g->last_out[src]].next_out = e;
-    g->last_out[src] = e;
+        g->e[last].next_out = e;
+    if (ts)
+        *ts = tail_key(src) | e;
+    else if (track)
+        tails_put(g, src, e);
     g->e[e].next_in = g->first_in[dst];
     g->first_in[dst] = e;
     g->nlive_e++;
@@ -1224,8 +1596,9 @@ void grovep_edge_remove(grove_graph_t *g, grove_eid_t e)
     if (ed->flags & GROVEP_E_DEAD)
         return;
     grove_eid_t prev = list_unlink(g, &g->first_out[ed->src], e, true);
-    if (g->last_out[ed->src] == e)
-        g->last_out[ed->src] = prev;
+    uint64_t *ts = tails_find(g, ed->src);
+    if (ts && (grove_eid_t)*ts == e)
+        *ts = tail_key(ed->src) | prev;
     list_unlink(g, &g->first_in[ed->dst], e, false);
     if (ed->opposite != GROVEP_NONE)
         g->e[ed->opposite].opposite = GROVEP_NONE;
@@ -1561,35 +1934,49 @@ static grove_vid_t chain_next(const grove_graph_t *g, const grove_vid_t *next, g
     return v < g->nv ? skip_dead(g, next, next[v]) : GROVE_VID_NONE;
 }
 
+/* A look-up through index k, whose chains are made first if need be:
+ * GROVE_VID_NONE with ENOMEM when they cannot be. */
+#define CHAINS(g, k)                                                            \
+    const grove_vid_t *next_ = chains_made(g, k);                               \
+    if (!next_)                                                                 \
+        return GROVE_VID_NONE
+
 grove_vid_t grove_graph_first_by_type(const grove_graph_t *g, grove_sym_t type)
 {
-    return chain_first(g, g->next_type, type < g->chain_cap ? &g->by_type[type] : NULL);
+    CHAINS(g, CHAIN_TYPE);
+    return chain_first(g, next_, type < g->chain_cap ? &g->by_type[type] : NULL);
 }
 
 grove_vid_t grove_vertex_next_same_type(const grove_graph_t *g, grove_vid_t v)
 {
-    return chain_next(g, g->next_type, v);
+    CHAINS(g, CHAIN_TYPE);
+    return chain_next(g, next_, v);
 }
 
 grove_vid_t grove_graph_first_by_name(const grove_graph_t *g, grove_sym_t name)
 {
-    return chain_first(g, g->next_name, name < g->chain_cap ? &g->by_name[name] : NULL);
+    CHAINS(g, CHAIN_NAME);
+    return chain_first(g, next_, name < g->chain_cap ? &g->by_name[name] : NULL);
 }
 
 grove_vid_t grove_vertex_next_same_name(const grove_graph_t *g, grove_vid_t v)
 {
-    return chain_next(g, g->next_name, v);
+    CHAINS(g, CHAIN_NAME);
+    return chain_next(g, next_, v);
 }
 
 grove_vid_t grove_graph_first_by_rank(const grove_graph_t *g, int64_t rank)
 {
-    return chain_first(g, g->next_rank, rank < 0 ? NULL : map_get(&g->by_rank, (uint64_t)rank));
+    CHAINS(g, CHAIN_RANK);
+    return chain_first(g, next_, rank < 0 ? NULL : map_get(&g->by_rank, (uint64_t)rank));
 }
 
 grove_vid_t grove_vertex_next_same_rank(const grove_graph_t *g, grove_vid_t v)
 {
-    return chain_next(g, g->next_rank, v);
+    CHAINS(g, CHAIN_RANK);
+    return chain_next(g, next_, v);
 }
+#undef CHAINS
 
 size_t grove_graph_count_type(const grove_graph_t *g, grove_sym_t type)
 {
@@ -1605,7 +1992,7 @@ void grovep_vertex_kill(grove_graph_t *g, grove_vid_t v)
     g->nlive--;
     g->by_type[x->type].count--;
     g->by_name[x->name].count--;
-    if (x->rank >= 0) {
+    if (x->rank >= 0 && g->next_rank) {
         grovep_chain_t *c = map_get(&g->by_rank, (uint64_t)x->rank);
         if (c)
             c->count--;
@@ -1643,13 +2030,22 @@ grove_graph_t *grovep_graph_copy(const grove_graph_t *g)
         *c->holder = (struct grovep_holder){.refs = 1, .next_id = g->holder->next_id};
     c->strings = NULL;
     c->v = NULL;
-    c->first_out = c->last_out = c->first_in = c->parent = NULL;
+    c->first_out = c->first_in = c->parent = NULL;
+    c->tails = NULL;
+    c->ntails = c->tailcap = 0;
     c->next_type = c->next_name = c->next_rank = NULL;
     c->e = NULL;
     c->kv = NULL;
     c->recs = NULL;
     c->by_type = c->by_name = NULL;
     memset(&c->by_rank, 0, sizeof(c->by_rank));
+    memset(&c->big_ids, 0, sizeof(c->big_ids));
+    c->units = NULL;
+    /* the names' tables and the recent strings point into g's own table
+     * of strings: the copy makes its own as it goes */
+    c->idnames = NULL;
+    c->nidnames = c->idnames_len = 0;
+    memset(c->recent, 0, sizeof(c->recent));
     c->uuidx = calloc(1, sizeof(*c->uuidx)); /* its index: built when used */
     memset(&c->rec_idx, 0, sizeof(c->rec_idx));
     /* derived state is rebuilt, not shared */
@@ -1681,12 +2077,19 @@ grove_graph_t *grovep_graph_copy(const grove_graph_t *g)
     memcpy(c->field, g->field, (n) * sizeof(*g->field))
     CP(v, g->nv);
     CP(first_out, g->nv);
-    CP(last_out, g->nv);
     CP(first_in, g->nv);
     CP(parent, g->nv);
-    CP(next_type, g->nv);
-    CP(next_name, g->nv);
-    CP(next_rank, g->nv);
+    /* the index chains that g made */
+    const grove_vid_t *glinks[] = {g->next_type, g->next_name, g->next_rank};
+    grove_vid_t **clinks[] = {&c->next_type, &c->next_name, &c->next_rank};
+    for (size_t i = 0; i < sizeof(glinks) / sizeof(glinks[0]); i++) {
+        if (!glinks[i])
+            continue;
+        if (!(*clinks[i] = malloc((c->vcap ? c->vcap : 1) * sizeof(**clinks))))
+            goto fail;
+        if (g->nv)
+            memcpy(*clinks[i], glinks[i], g->nv * sizeof(**clinks));
+    }
     if (copy_grown((void **)&c->e, &c->ecap, g->e, g->ne, sizeof(*c->e)) < 0 ||
         copy_grown((void **)&c->kv, &c->kvcap, g->kv, g->nkv, sizeof(*c->kv)) < 0 ||
         copy_grown((void **)&c->recs, &c->reccap, g->recs, g->nrec, sizeof(*c->recs)) < 0)
@@ -1701,8 +2104,17 @@ grove_graph_t *grovep_graph_copy(const grove_graph_t *g)
         CP(by_name, g->chain_cap);
     }
 #undef CP
-    if (map_copy(&c->by_rank, &g->by_rank) < 0)
+    if (g->tailcap) {
+        if (!(c->tails = malloc(g->tailcap * sizeof(*c->tails))))
+            goto fail;
+        memcpy(c->tails, g->tails, g->tailcap * sizeof(*c->tails));
+        c->ntails = g->ntails;
+        c->tailcap = g->tailcap;
+    }
+    if (map_copy(&c->by_rank, &g->by_rank) < 0 || map_copy(&c->big_ids, &g->big_ids) < 0
+        || !(c->units = malloc(g->unitcap * sizeof(*c->units))))
         goto fail;
+    memcpy(c->units, g->units, g->nunits * sizeof(*c->units));
     if (g->uuidx->u) {
         if (!(c->uuidx->u = malloc((c->vcap ? c->vcap : 1) * sizeof(*c->uuidx->u))))
             goto fail;

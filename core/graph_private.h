@@ -15,25 +15,32 @@
 #define GROVEP_NONE UINT32_MAX /* end of an index-linked list */
 #define GROVEP_MAX_SMALL 255   /* subsystems / relationships per graph */
 #define GROVEP_MAX_LOW 8       /* low-level types tracked by aggregates */
+#define GROVEP_TAIL_WALK 8     /* out-lists this long keep their tail in g->tails */
+#define GROVEP_IDNAMES_MIN 4096 /* entries of g->idnames allowed beyond nv / 2 */
 
 /* Vertex flags. */
 #define GROVEP_V_DEAD 0x01  /* removed by unlink; id kept */
 #define GROVEP_V_EXCL 0x02  /* has an exclusive ALLOC record (some window) */
 #define GROVEP_V_ALLOC 0x04 /* has an ALLOC record (some window) */
 #define GROVEP_V_STAGED 0x08 /* RFC 4's staged: locked while considered for a job */
+#define GROVEP_V_TAIL 0x10  /* keeps the tail of its out-list in g->tails (graph.c) */
 
-/* One vertex: base data and list heads.  56 bytes. */
+/* One vertex: base data and list heads.  48 bytes: read the id and the
+ * unit through grovep_vertex_id and grovep_vertex_unit. */
 #define GROVEP_RANK_MAX INT32_MAX
+#define GROVEP_ID_BIG INT32_MIN  /* the id is past 31 bits: in g->big_ids */
+#define GROVEP_MAX_UNITS 65535   /* distinct units of measure per graph */
 typedef struct grovep_vertex {
-    grove_sym_t type, basename, name, unit;
-    int64_t id;     /* GROVE_ID_NONE when not assigned */
     int64_t size;   /* units in the pool, >= 0 */
+    grove_sym_t type, basename, name;
+    int32_t id;     /* GROVE_ID_NONE when not assigned, or GROVEP_ID_BIG */
     int32_t rank;   /* GROVE_ID_NONE when none; ranks fit 31 bits */
     uint32_t props; /* first property in g->kv, or GROVEP_NONE */
     uint32_t tags;  /* first tag in g->kv, or GROVEP_NONE */
     uint32_t recs;  /* first ALLOC record in g->recs, or GROVEP_NONE */
     uint32_t shared; /* first SHARED annotation (one per window of the
                       * records below) in g->recs, or GROVEP_NONE */
+    uint16_t unit;  /* its unit of measure: index into g->units */
     uint8_t status; /* grove_status_t */
     uint8_t flags;  /* GROVEP_V_* */
 } grovep_vertex_t;
@@ -86,6 +93,23 @@ typedef struct grovep_recidx {
     struct grovep_shlist *list; /* the annotations by job of the vertex
                                  * last listed, while gen holds (pool.c) */
 } grovep_recidx_t;
+
+/* The default names (basename + id) of one basename, by id: the symbol of
+ * each made so far, GROVE_SYM_NONE where none is.  A reader names most
+ * vertices so ("core0" .. "core43" under every socket): a load instead of
+ * a string formatted, hashed and looked up. */
+typedef struct grovep_idnames {
+    grove_sym_t *at; /* [len] */
+    uint32_t len;
+} grovep_idnames_t;
+
+/* A string add_vertex interned last for one of its fields, and its
+ * symbol: vertices come in runs of one type, and comparing with the last
+ * string costs less than hashing it and probing the table. */
+typedef struct grovep_recent {
+    const char *s; /* the table's own copy (stable), or NULL */
+    grove_sym_t sym;
+} grovep_recent_t;
 
 /* An index chain: first and last vertex of a type / name / rank. */
 typedef struct grovep_chain {
@@ -181,9 +205,14 @@ struct grove_graph {
     grove_intern_t *strings;
 
     grovep_vertex_t *v;    /* [vcap] */
-    grove_eid_t *first_out, *last_out, *first_in; /* [vcap] */
+    grove_eid_t *first_out, *first_in; /* [vcap] */
+    uint64_t *tails;       /* the tails of long out-lists (graph.c) */
+    size_t ntails, tailcap;
+    size_t tail_hit;       /* the slot of tails found last (a cache) */
     grove_vid_t *parent;   /* [vcap] containment parent or GROVEP_NONE */
-    grove_vid_t *next_type, *next_name, *next_rank; /* [vcap] index chains */
+    grove_vid_t *next_type, *next_name, *next_rank; /* [vcap] index chains'
+                                                     * links, NULL until the
+                                                     * first look-up (graph.c) */
     size_t nv, vcap;       /* slots used / allocated */
     size_t nlive;          /* live vertices */
     uint64_t status_gen;   /* counts the status changes of vertices (a matcher
@@ -223,6 +252,16 @@ struct grove_graph {
     grovep_chain_t *by_type, *by_name; /* [chain_cap], indexed by symbol */
     size_t chain_cap;
     grovep_map_t by_rank; /* rank -> chain */
+    grovep_map_t big_ids; /* vertex -> its id past 31 bits (head: the low
+                           * 32 bits, tail: the high ones) */
+    grove_sym_t *units;   /* [nunits] the units of measure; units[0] is "" */
+    size_t nunits, unitcap;
+    size_t last_unit;     /* index of the unit add_vertex found last */
+    grovep_idnames_t *idnames; /* [nidnames] by basename symbol */
+    size_t nidnames;
+    size_t idnames_len;        /* entries in all of them: at most
+                                * GROVEP_IDNAMES_MIN + nv / 2 */
+    grovep_recent_t recent[2]; /* add_vertex's last type and basename */
     struct grovep_uuidx *uuidx;  /* uuids and their index (graph.c), stored at the first use */
 
     /* pruning aggregates (aggregate.c) */
@@ -284,11 +323,25 @@ void grovep_kv_release(grove_graph_t *g, uint32_t i);
 uint32_t grovep_rec_new(grove_graph_t *g);
 void grovep_rec_release(grove_graph_t *g, uint32_t i);
 
+/* grove_graph_add_vertex with the type, basename and unit given as symbols
+ * g has (info's strings for them are not read; the caller interned them,
+ * in that order, as grove_graph_add_vertex would): a reader that makes
+ * many vertices from one template interns its strings once.  The same
+ * errors. */
+grove_vid_t grovep_add_vertex_sym(grove_graph_t *g, const grove_vertex_info_t *info,
+                                  grove_sym_t type, grove_sym_t basename, grove_sym_t unit);
+
 /* grove_graph_add_edge with the direction given: up_flag 1 upward, 0
  * downward, -1 decided by the relationship ("in" is upward). */
 grove_eid_t grovep_add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
                             const char *subsystem, const char *rel, int up_flag,
                             grove_error_t *err);
+
+/* grovep_add_edge with the subsystem and relationship given as symbols g
+ * has.  The same errors. */
+grove_eid_t grovep_add_edge_sym(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
+                                grove_sym_t ssym, grove_sym_t rsym, int up_flag,
+                                grove_error_t *err);
 
 /* Drop every record held in the listed vertices (the containment subtree
  * of top, top included) and the annotations they put above top. */
@@ -421,6 +474,20 @@ grovep_chain_t *grovep_map_get(const grovep_map_t *m, uint64_t key);
 grovep_chain_t *grovep_map_put(grovep_map_t *m, uint64_t key);
 void grovep_map_del(grovep_map_t *m, uint64_t key);
 void grovep_map_free(grovep_map_t *m);
+
+/* The id of vertex v (< g->nv), past 31 bits or not. */
+int64_t grovep_big_id(const grove_graph_t *g, grove_vid_t v);
+static inline int64_t grovep_vertex_id(const grove_graph_t *g, grove_vid_t v)
+{
+    int32_t id = g->v[v].id;
+    return id != GROVEP_ID_BIG ? id : grovep_big_id(g, v);
+}
+
+/* The unit of measure of vertex v (< g->nv). */
+static inline grove_sym_t grovep_vertex_unit(const grove_graph_t *g, grove_vid_t v)
+{
+    return g->units[g->v[v].unit];
+}
 
 static inline bool grovep_alive(const grove_graph_t *g, grove_vid_t v)
 {

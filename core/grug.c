@@ -122,6 +122,9 @@ typedef struct tmpl {
     int line;          /* of the <node>, or of the first edge naming it */
     bool defined;      /* a <node> element was seen */
     uint32_t first, nout; /* out-edges: eorder[first .. first+nout) */
+    grove_sym_t gsym[3];  /* type, basename, unit in the graph's strings,
+                           * interned at the first vertex made (gsyms) */
+    bool gsyms;
 } tmpl_t;
 
 /* A generation edge (GraphML edge). */
@@ -130,6 +133,10 @@ typedef struct redge {
     pval_t p[P_COUNT]; /* edge properties */
     int gen;           /* enum gen */
     int line;
+    grove_sym_t gsym[3]; /* subsystem, relation, reverse relation in the
+                          * graph's strings, each interned at its first
+                          * use (bit i of gmade) */
+    uint8_t gmade;
 } redge_t;
 
 /* A generated vertex: what its children take from it. */
@@ -701,6 +708,23 @@ static int64_t graph_rank(const grug_t *r, grove_sym_t type, int64_t rank)
  * relation and reverse relation.  For associations, an edge already there
  * is not repeated, and one the graph refuses (a second containment parent,
  * a cycle, a self-loop) is dropped, or fails in strict mode. */
+/* The graph's symbol of property k (0 subsystem, 1 relation, 2 reverse
+ * relation) of recipe edge e, interned at its first use: the edges of a
+ * recipe make millions of pairs from a few names.  GROVE_SYM_NONE with
+ * ENOMEM. */
+static grove_sym_t edge_sym(grug_t *r, const redge_t *e, int k)
+{
+    static const int prop[3] = {P_E_SUBSYSTEM, P_RELATION, P_RRELATION};
+    redge_t *me = &r->e[e - r->e];
+    if (!(me->gmade & (1u << k))) {
+        me->gsym[k] = grove_graph_sym(r->g, S(r, e->p[prop[k]].str));
+        if (me->gsym[k] == GROVE_SYM_NONE)
+            return GROVE_SYM_NONE;
+        me->gmade |= (uint8_t)(1u << k);
+    }
+    return me->gsym[k];
+}
+
 static int add_pair(grug_t *r, grove_vid_t a, grove_vid_t b, const redge_t *e)
 {
     const char *sub = S(r, e->p[P_E_SUBSYSTEM].str);
@@ -717,18 +741,24 @@ static int add_pair(grug_t *r, grove_vid_t a, grove_vid_t b, const redge_t *e)
                     return 0;
     }
     grove_eid_t down = GROVE_EID_NONE;
+    bool included = false; /* linked by "includes" below a second parent */
     const char *rel = S(r, e->p[P_RELATION].str), *rrel = S(r, e->p[P_RRELATION].str);
     if (a == b) {
         errno = EINVAL;
         grove_error_set(&tmp, NULL, 0, "%s would be linked to itself", grove_vertex_name(r->g, a));
     } else {
-        down = grovep_add_edge(r->g, a, b, sub, rel, 0, &tmp);
+        grove_sym_t ssym = e->gmade & 1 ? e->gsym[0] : edge_sym(r, e, 0);
+        grove_sym_t rsym = e->gmade & 2 ? e->gsym[1] : edge_sym(r, e, 1);
+        down = ssym == GROVE_SYM_NONE || rsym == GROVE_SYM_NONE
+                   ? GROVE_EID_NONE
+                   : grovep_add_edge_sym(r->g, a, b, ssym, rsym, 0, &tmp);
         if (down == GROVE_EID_NONE && assoc && errno == EINVAL
             && grove_vertex_parent(r->g, b, grove_graph_sym(r->g, sub)) != GROVE_VID_NONE) {
             /* b already has its parent: an association links it below a
              * second vertex without changing its place in the tree */
             rel = GROVE_INCLUDES;
             rrel = GROVE_INCLUDED_IN;
+            included = true;
             down = grovep_add_edge(r->g, a, b, sub, rel, 0, &tmp);
         }
     }
@@ -741,7 +771,10 @@ static int add_pair(grug_t *r, grove_vid_t a, grove_vid_t b, const redge_t *e)
         }
         return fail(r, e->line, EINVAL, "%s edge: %s", gen_names[e->gen], tmp.text);
     }
-    if (grovep_add_edge(r->g, b, a, sub, rrel, 1, &tmp) == GROVE_EID_NONE) {
+    grove_sym_t rrsym = included ? GROVE_SYM_NONE : e->gmade & 4 ? e->gsym[2] : edge_sym(r, e, 2);
+    if ((rrsym == GROVE_SYM_NONE ? grovep_add_edge(r->g, b, a, sub, rrel, 1, &tmp)
+                                 : grovep_add_edge_sym(r->g, b, a, e->gsym[0], rrsym, 1, &tmp))
+        == GROVE_EID_NONE) {
         int saved = errno;
         grovep_edge_remove(r->g, down);
         if (saved == ENOMEM)
@@ -810,15 +843,24 @@ static uint32_t new_ev(grug_t *r, uint32_t ti, uint32_t epar, int64_t id, const 
     else if (epar != NONE && e && e->p[P_E_SUBSYSTEM].str == r->sym_containment)
         x->rank = r->ev[epar].rank;
     if (kept) {
+        tmpl_t *mt = &r->t[ti];
+        if (!mt->gsyms) {
+            /* the order add_vertex interns them in */
+            static const int prop[3] = {P_TYPE, P_BASENAME, P_UNIT};
+            for (int k = 0; k < 3; k++)
+                if ((mt->gsym[k] = grove_graph_sym(r->g, S(r, t->p[prop[k]].str)))
+                    == GROVE_SYM_NONE) {
+                    nomem(r);
+                    return NONE;
+                }
+            mt->gsyms = true;
+        }
         grove_vertex_info_t info;
         grove_vertex_info_init(&info);
-        info.type = S(r, type);
-        info.basename = S(r, t->p[P_BASENAME].str);
         info.id = id;
         info.rank = graph_rank(r, type, x->rank);
         info.size = t->p[P_SIZE].num;
-        info.unit = S(r, t->p[P_UNIT].str);
-        x->gv = grove_graph_add_vertex(r->g, &info);
+        x->gv = grovep_add_vertex_sym(r->g, &info, mt->gsym[0], mt->gsym[1], mt->gsym[2]);
         if (x->gv == GROVE_VID_NONE) {
             if (errno == ENOMEM)
                 nomem(r);

@@ -377,7 +377,7 @@ static void w_node(writer_t *w, grove_vid_t v)
     W_KEY(w, "name");
     w_str(w, grove_intern_str(st, x->name));
     W_KEY(w, "id");
-    w_int(w, x->id);
+    w_int(w, grovep_vertex_id(g, v));
     W_KEY(w, "uniq_id");
     w_int(w, v);
     W_KEY(w, "rank");
@@ -385,7 +385,7 @@ static void w_node(writer_t *w, grove_vid_t v)
     W_KEY(w, "exclusive");
     w_bool(w, g->nrec && grove_vertex_held_exclusively(g, v, g->now, NULL));
     W_KEY(w, "unit");
-    w_str(w, grove_intern_str(st, x->unit));
+    w_str(w, grove_intern_str(st, grovep_vertex_unit(g, v)));
     W_KEY(w, "size");
     w_int(w, x->size);
     W_KEY(w, "uuid");

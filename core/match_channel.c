@@ -93,14 +93,14 @@ static int channel_path(grove_matcher_t *m, grove_vid_t a, grove_eid_t e, grove_
 {
     const grove_graph_t *g = m->g;
     uint8_t sub = g->e[e].sub;
-    grove_sym_t unit = g->v[g->e[e].dst].unit;
+    grove_sym_t unit = grovep_vertex_unit(g, g->e[e].dst);
     struct checkpoint cp = checkpoint(m);
     int rc = channel_take(m, a, sub, t, false, want);
     for (grove_vid_t p = grove_vertex_parent(g, a, g->subsys[sub]); rc == 1 && p != GROVE_VID_NONE;
          p = grove_vertex_parent(g, p, g->subsys[sub])) {
         if (channel_edge(m, p, t) != GROVEP_NONE)
             rc = channel_take(m, p, sub, t, false, want);
-        else if (unit != GROVE_SYM_NONE && g->v[p].unit == unit
+        else if (unit != GROVE_SYM_NONE && grovep_vertex_unit(g, p) == unit
                  && grove_graph_str(g, unit)[0] != '\0')
             rc = channel_take(m, p, sub, t, true, want);
     }
@@ -252,7 +252,7 @@ static long channel_unwind(grove_matcher_t *m, grove_job_t *j, grove_vid_t d, ui
             want -= k;
         }
         long x;
-        if (!feeds && (x = channel_pick(j, p)) >= 0 && g->v[p].unit == g->v[c].unit)
+        if (!feeds && (x = channel_pick(j, p)) >= 0 && grovep_vertex_unit(g, p) == grovep_vertex_unit(g, c))
             left += channel_give(m, j, x, want, rel);
     }
     return left;

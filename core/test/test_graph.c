@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compose.h"
 #include "graph.h"
 #include "rng.h"
 #include "tap.h"
@@ -854,9 +855,204 @@ static void test_reserve(void)
     grove_graph_destroy(g);
 }
 
+/* Names made from basename + id (kept in a table per basename after the
+ * first), types and basenames compared with the last ones before they are
+ * interned: the same names, symbols and refusals as strings made anew. */
+static void test_default_names(void)
+{
+    grove_graph_t *g = grove_graph_create();
+    struct {
+        const char *type, *basename, *name, *unit;
+        int64_t id;
+        int err;               /* expected errno, 0 for success */
+        const char *want_name; /* expected name */
+    } rows[] = {
+        {"core", NULL, NULL, NULL, 5, 0, "core5"},
+        {"core", NULL, NULL, NULL, 5, 0, "core5"},         /* from the table */
+        {"core", NULL, "core7", NULL, 9, 0, "core7"},      /* given */
+        {"core", NULL, NULL, "", 7, 0, "core7"},           /* made: the same symbol */
+        {"core", "cpu", NULL, NULL, 7, 0, "cpu7"},
+        {"core", "cpu/x", NULL, NULL, 1, EINVAL, NULL},     /* after a good basename */
+        {"a/b", "ok", NULL, NULL, 1, 0, "ok1"},            /* a type may hold a '/' */
+        {"a/b", NULL, NULL, NULL, 1, EINVAL, NULL},        /* not as the basename */
+        {"core", NULL, NULL, "GB", 3000000000LL, 0, "core3000000000"}, /* past the table */
+        {"core", NULL, NULL, NULL, 3000000000LL, 0, "core3000000000"},
+        {"core", NULL, NULL, NULL, -1, 0, "core"},
+        {"gpu", NULL, NULL, NULL, 65537, 0, "gpu65537"},
+    };
+    grove_vertex_info_t info;
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        grove_vertex_info_init(&info);
+        info.type = rows[i].type;
+        info.basename = rows[i].basename;
+        info.name = rows[i].name;
+        info.unit = rows[i].unit;
+        info.id = rows[i].id;
+        size_t before = grove_graph_vertex_count(g);
+        errno = 0;
+        grove_vid_t v = grove_graph_add_vertex(g, &info);
+        if (rows[i].err) {
+            ok(v == GROVE_VID_NONE && errno == rows[i].err
+                   && grove_graph_vertex_count(g) == before
+                   && (!rows[i].basename
+                       || grove_graph_sym_lookup(g, rows[i].basename) == GROVE_SYM_NONE),
+               "default names row %zu fails with %s, adds and interns nothing", i,
+               strerror(rows[i].err));
+            continue;
+        }
+        is_str(grove_vertex_name(g, v), rows[i].want_name, "default names row %zu: name", i);
+        ok(grove_vertex_name_sym(g, v) == grove_graph_sym_lookup(g, rows[i].want_name)
+               && grove_vertex_type_sym(g, v) == grove_graph_sym_lookup(g, rows[i].type),
+           "default names row %zu: the symbols of its name and type", i);
+        is_str(grove_vertex_unit(g, v), rows[i].unit ? rows[i].unit : "",
+               "default names row %zu: unit", i);
+    }
+    size_t n = 0;
+    for (grove_vid_t v = grove_graph_first_by_name(g, grove_graph_sym_lookup(g, "core7"));
+         v != GROVE_VID_NONE; v = grove_vertex_next_same_name(g, v))
+        n++;
+    ok(n == 2, "a given name and the same name made from basename + id index as one (%zu)", n);
+    /* strings are interned in the order they are met: type, then basename */
+    ok(grove_graph_sym_lookup(g, "a/b") < grove_graph_sym_lookup(g, "ok"),
+       "a type is interned before its basename");
+    /* a copy makes its own tables and gives the same names */
+    grove_graph_t *c = grove_graph_duplicate(g);
+    grove_vertex_info_init(&info);
+    info.type = "core";
+    info.id = 5;
+    grove_vid_t v = c ? grove_graph_add_vertex(c, &info) : GROVE_VID_NONE;
+    ok(v != GROVE_VID_NONE && grove_vertex_name_sym(c, v) == grove_graph_sym_lookup(g, "core5"),
+       "a copy names core5 with the original's symbol");
+    grove_graph_destroy(c);
+    /* many ids under one basename: every name right, in and past the table */
+    bool all = true;
+    for (int64_t id = 0; id < 20000 && all; id++) {
+        grove_vertex_info_init(&info);
+        info.type = "node";
+        info.id = id;
+        char want[32];
+        snprintf(want, sizeof(want), "node%lld", (long long)id);
+        grove_vid_t x = grove_graph_add_vertex(g, &info);
+        all = x != GROVE_VID_NONE && !strcmp(grove_vertex_name(g, x), want);
+    }
+    ok(all, "20,000 nodes named node0 .. node19999");
+    grove_graph_destroy(g);
+}
+
+/* A vertex of type t under parent p (GROVE_VID_NONE: none) with id and
+ * rank; the vertex, or GROVE_VID_NONE. */
+static grove_vid_t child(grove_graph_t *g, grove_vid_t p, const char *t, int64_t id,
+                         int64_t rank, const char *unit)
+{
+    grove_vertex_info_t info;
+    grove_vertex_info_init(&info);
+    info.type = t;
+    info.id = id;
+    info.rank = rank;
+    info.unit = unit;
+    grove_vid_t v = grove_graph_add_vertex(g, &info);
+    if (v != GROVE_VID_NONE && p != GROVE_VID_NONE
+        && grove_graph_add_child(g, p, v, GROVE_CONTAINMENT, NULL) < 0)
+        return GROVE_VID_NONE;
+    return v;
+}
+
+/* The vertices of a chain, from first (by type, name or rank), as ids. */
+static size_t chain_ids(const grove_graph_t *g, grove_vid_t v, int which, grove_vid_t *out,
+                        size_t max)
+{
+    size_t n = 0;
+    for (; v != GROVE_VID_NONE && n < max; n++) {
+        out[n] = v;
+        v = which == 0 ? grove_vertex_next_same_type(g, v)
+            : which == 1 ? grove_vertex_next_same_name(g, v)
+                         : grove_vertex_next_same_rank(g, v);
+    }
+    return n;
+}
+
+/* The index chains are made at the first look-up and kept from then on;
+ * ids past 31 bits, units and the tails of long out-lists kept beside the
+ * vertex record: the same answers as kept in it. */
+static void test_packed(void)
+{
+    grove_graph_t *g = grove_graph_create();
+    grove_vid_t root = child(g, GROVE_VID_NONE, "cluster", -1, -1, NULL);
+    grove_vid_t n[40];
+    for (int i = 0; i < 40; i++) /* 40 children: root's tail kept aside */
+        n[i] = child(g, root, "node", i, i % 4, i % 3 == 0 ? "GB" : i % 3 == 1 ? "W" : NULL);
+    /* changes before any look-up */
+    ok(grove_vertex_set_rank(g, n[5], 3) == 0 && grove_vertex_set_name(g, n[6], "node1") == 0,
+       "rank and name changed before the indexes are made");
+    grove_vid_t got[64];
+    size_t k = chain_ids(g, grove_graph_first_by_rank(g, 3), 2, got, 64);
+    bool right = k == 11 && got[0] == n[3] && got[1] == n[5] && got[2] == n[7] && got[10] == n[39];
+    ok(right, "rank 3: made at the first look-up, in id order (%zu)", k);
+    k = chain_ids(g, grove_graph_first_by_name(g, grove_graph_sym_lookup(g, "node1")), 1, got, 64);
+    ok(k == 2 && got[0] == n[1] && got[1] == n[6], "name node1: two vertices in id order");
+    ok(grove_graph_count_type(g, grove_graph_sym_lookup(g, "node")) == 40,
+       "count by type kept without the chains");
+    /* changes after */
+    grove_vid_t late = child(g, root, "node", 41, 3, NULL);
+    ok(grove_vertex_set_rank(g, n[3], 2) == 0 && grove_vertex_set_name(g, n[1], "other") == 0,
+       "rank and name changed after the indexes are made");
+    k = chain_ids(g, grove_graph_first_by_rank(g, 3), 2, got, 64);
+    ok(k == 11 && got[0] == n[5] && got[10] == late, "rank 3 kept up to date (%zu)", k);
+    k = chain_ids(g, grove_graph_first_by_name(g, grove_graph_sym_lookup(g, "node1")), 1, got, 64);
+    ok(k == 1 && got[0] == n[6], "name node1 kept up to date");
+    k = chain_ids(g, grove_graph_first_by_type(g, grove_graph_sym_lookup(g, "node")), 0, got, 64);
+    ok(k == 41 && got[0] == n[0] && got[40] == late, "type node: every node in id order (%zu)", k);
+    /* ids past 31 bits and units */
+    grove_vid_t big = child(g, root, "node", 5000000000LL, -1, "GB");
+    grove_vid_t max = child(g, root, "node", INT64_MAX, -1, "GiB");
+    ok(grove_vertex_id(g, big) == 5000000000LL && grove_vertex_id(g, max) == INT64_MAX
+           && grove_vertex_id(g, n[7]) == 7 && grove_vertex_id(g, root) == -1,
+       "ids past 31 bits kept whole");
+    is_str(grove_vertex_name(g, big), "node5000000000", "name of an id past 31 bits");
+    ok(!strcmp(grove_vertex_unit(g, n[0]), "GB") && !strcmp(grove_vertex_unit(g, n[1]), "W")
+           && !strcmp(grove_vertex_unit(g, n[2]), "") && !strcmp(grove_vertex_unit(g, max), "GiB")
+           && grove_vertex_unit_sym(g, n[3]) == grove_graph_sym_lookup(g, "GB"),
+       "units kept");
+    /* out-lists: order kept through removals at the tail and the middle */
+    grove_eid_t last = GROVE_EID_NONE, e;
+    for (e = grove_vertex_first_out(g, root); e != GROVE_EID_NONE; e = grove_edge_next_out(g, e))
+        last = e;
+    ok(last != GROVE_EID_NONE && grove_edge_dst(g, last) == max, "root's last out-edge");
+    ok(grove_graph_unlink(g, max, false) == 0 && grove_graph_unlink(g, n[20], false) == 0,
+       "unlink the last child and one in the middle");
+    grove_vid_t again = child(g, root, "rack", 0, -1, NULL);
+    size_t nk = 0;
+    bool order = true;
+    grove_vid_t prev = GROVE_VID_NONE;
+    for (e = grove_vertex_first_out(g, root); e != GROVE_EID_NONE; e = grove_edge_next_out(g, e)) {
+        grove_vid_t d = grove_edge_dst(g, e);
+        order = order && (prev == GROVE_VID_NONE || d > prev) && d != n[20] && d != max;
+        prev = d;
+        nk++;
+    }
+    ok(order && nk == 42 && prev == again, "children in the order added, the new one last (%zu)",
+       nk);
+    /* a copy answers alike */
+    grove_graph_t *c = grove_graph_duplicate(g);
+    ok(c && grove_vertex_id(c, big) == 5000000000LL
+           && !strcmp(grove_vertex_unit(c, n[1]), "W")
+           && grove_graph_first_by_rank(c, 3) == n[5],
+       "a copy keeps ids past 31 bits, units and indexes");
+    grove_vid_t cc = c ? child(c, root, "node", 99, -1, NULL) : GROVE_VID_NONE;
+    for (e = c ? grove_vertex_first_out(c, root) : GROVE_EID_NONE, last = GROVE_EID_NONE;
+         e != GROVE_EID_NONE; e = grove_edge_next_out(c, e))
+        last = e;
+    ok(cc != GROVE_VID_NONE && last != GROVE_EID_NONE && grove_edge_dst(c, last) == cc,
+       "a copy appends to the tail it was given");
+    grove_graph_destroy(c);
+    grove_graph_destroy(g);
+}
+
 int main(void)
 {
     test_reserve();
+    test_packed();
+    test_default_names();
     test_uuid_lazy();
     test_vertices();
     test_edges_paths();
