@@ -2085,10 +2085,10 @@ grove_graph_t *grovep_graph_copy(const grove_graph_t *g)
     for (size_t i = 0; i < sizeof(glinks) / sizeof(glinks[0]); i++) {
         if (!glinks[i])
             continue;
-        if (!(*clinks[i] = malloc((c->vcap ? c->vcap : 1) * sizeof(**clinks))))
+        if (!(*clinks[i] = malloc((c->vcap ? c->vcap : 1) * sizeof(grove_vid_t))))
             goto fail;
         if (g->nv)
-            memcpy(*clinks[i], glinks[i], g->nv * sizeof(**clinks));
+            memcpy(*clinks[i], glinks[i], g->nv * sizeof(grove_vid_t));
     }
     if (copy_grown((void **)&c->e, &c->ecap, g->e, g->ne, sizeof(*c->e)) < 0 ||
         copy_grown((void **)&c->kv, &c->kvcap, g->kv, g->nkv, sizeof(*c->kv)) < 0 ||
