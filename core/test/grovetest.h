@@ -1,7 +1,7 @@
 /* grovetest.h: the graphs of Grove's C unit tests and benchmarks, built
  * one way: a vertex at a time (test_vertex), or a whole cluster from a
  * shape (test_cluster: cluster > racks > nodes > sockets > cores, gpus,
- * memory), plus the text a graph is compared by.
+ * memory), plus the texts a graph and a JSON document are compared by.
  *
  * Header-only like tap.h, every helper static inline so a program that
  * does not use one gets no warning; the benchmarks include it too, so it
@@ -11,6 +11,8 @@
 #ifndef GROVE_GROVETEST_H
 #define GROVE_GROVETEST_H
 
+#include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -133,6 +135,17 @@ static inline grove_graph_t *test_cluster(const test_shape_t *sh)
 static inline char *test_state_text(const grove_graph_t *g)
 {
     return grove_jgf_write(g, GROVE_JGF_WITH_STATE | GROVE_JGF_COMPACT);
+}
+
+/* Do texts a and b hold the same JSON value (object keys in any order)?
+ * False when either is not JSON. */
+static inline bool test_same_json(const char *a, const char *b)
+{
+    json_t *x = json_loads(a, 0, NULL), *y = json_loads(b, 0, NULL);
+    bool same = x && y && json_equal(x, y);
+    json_decref(x);
+    json_decref(y);
+    return same;
 }
 
 #endif

@@ -76,16 +76,6 @@ static long count(const char *text, const char *a, const char *b)
     return n;
 }
 
-/* Do texts a and b hold equal JSON? */
-static bool same_json(const char *a, const char *b)
-{
-    json_t *x = json_loads(a, 0, NULL), *y = json_loads(b, 0, NULL);
-    bool eq = x && y && json_equal(x, y);
-    json_decref(x);
-    json_decref(y);
-    return eq;
-}
-
 static void jgf_changes(void)
 {
     grove_graph_t *g = four();
@@ -105,7 +95,8 @@ static void jgf_changes(void)
     is_int(count(ch, "graph", "nodes"), 2, "the changes hold the two cores the job holds");
     is_int(count(ch, "graph", "edges"), 0, "and no edge");
     char *applied = grove_changes_apply(full0, strlen(full0), ch, strlen(ch), NULL, &err);
-    ok(applied && same_json(applied, full1), "applied to the entire save, the entire next one");
+    ok(applied && test_same_json(applied, full1),
+       "applied to the entire save, the entire next one");
     ok(!grove_changes_apply(full1, strlen(full1), ch, strlen(ch), NULL, &err) && errno == EINVAL
            && strstr(err.text, "another save"),
        "applied to another save: EINVAL (%s)", err.text);
@@ -148,7 +139,7 @@ static void state_and_child(void)
     is_int(count(s1, "grove", "jobs"), 1, "the changes hold the one new job");
     is_int(count(s1, "graph", "nodes"), 4, "and the vertices it holds: the node's four cores");
     char *ap = grove_changes_apply(s0, l0, s1, l1, "delta", &err);
-    ok(ap && same_json(ap, sf), "applied to the first save: the entire state");
+    ok(ap && test_same_json(ap, sf), "applied to the first save: the entire state");
     /* a grow by a second node: the child's changes add that node's part */
     grove_jobspec_t *js = grove_jobspec_parse(one_node(1, NULL, buf, sizeof(buf)), strlen(buf),
                                               NULL, NULL);
@@ -163,7 +154,7 @@ static void state_and_child(void)
     ok(added && grove_rv1_count(added, "core") == 1 && json_is_null(json_object_get(doc, "removed")),
        "the child's changes: one core added, nothing removed");
     char *ra = rc ? grove_changes_apply(r0, strlen(r0), rc, strlen(rc), NULL, &err) : NULL;
-    ok(ra && same_json(ra, r1), "applied to the first R: the entire R");
+    ok(ra && test_same_json(ra, r1), "applied to the first R: the entire R");
     grove_rv1_destroy(added);
     json_decref(doc);
     unlink(path);
