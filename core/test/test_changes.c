@@ -76,10 +76,8 @@ static long count(const char *text, const char *a, const char *b)
     return n;
 }
 
-static void jgf_changes(void)
+static void jgf_changes(grove_graph_t *g, grove_matcher_t *m)
 {
-    grove_graph_t *g = four();
-    grove_matcher_t *m = grove_matcher_create(g, NULL);
     grove_mark_t *mk = grove_mark_create();
     grove_error_t err;
     char buf[640];
@@ -109,14 +107,10 @@ static void jgf_changes(void)
     free(ch);
     free(applied);
     grove_mark_destroy(mk);
-    grove_matcher_destroy(m);
-    grove_graph_destroy(g);
 }
 
-static void state_and_child(void)
+static void state_and_child(grove_graph_t *g, grove_matcher_t *m)
 {
-    grove_graph_t *g = four();
-    grove_matcher_t *m = grove_matcher_create(g, NULL);
     grove_mark_t *ms = grove_mark_create(), *mr = grove_mark_create();
     grove_error_t err;
     char buf[640], path[64], path2[64];
@@ -169,16 +163,12 @@ static void state_and_child(void)
     free(ra);
     grove_mark_destroy(ms);
     grove_mark_destroy(mr);
-    grove_matcher_destroy(m);
-    grove_graph_destroy(g);
 }
 
 /* RFC 16's Allocated and Available, a host name as a property (RFC 31 as
- * flux-core applies it), RFC 28's current error response: each one call. */
-static void model_calls(void)
+ * flux-core applies it): each one call. */
+static void model_calls(grove_graph_t *g, grove_matcher_t *m)
 {
-    grove_graph_t *g = four();
-    grove_matcher_t *m = grove_matcher_create(g, NULL);
     char buf[640];
     const grove_job_t *j = match(m, one_node(4, "{\"properties\":[\"node2\"]}", buf, sizeof(buf)),
                                  GROVE_MATCH_ALLOCATE);
@@ -210,9 +200,12 @@ static void model_calls(void)
     free(vids);
     ok(grove_graph_available_during(g, 200, 100, &vids, &n) < 0 && errno == EINVAL,
        "an end before the start: EINVAL");
-    grove_matcher_destroy(m);
-    grove_graph_destroy(g);
+}
 
+/* RFC 28's current error response, in each of its forms: the stream's
+ * failure. */
+static void error_responses(void)
+{
     static const char *const errors[] = {
         "{\"errnum\":71,\"errstr\":\"lost\"}",
         "{\"error\":{\"errnum\":71,\"errstr\":\"lost\"}}",
@@ -235,10 +228,21 @@ static void model_calls(void)
     }
 }
 
+/* Run test on a fresh four() and a matcher over it, then destroy both. */
+static void with_four(void (*test)(grove_graph_t *g, grove_matcher_t *m))
+{
+    grove_graph_t *g = four();
+    grove_matcher_t *m = grove_matcher_create(g, NULL);
+    test(g, m);
+    grove_matcher_destroy(m);
+    grove_graph_destroy(g);
+}
+
 int main(void)
 {
-    jgf_changes();
-    state_and_child();
-    model_calls();
+    with_four(jgf_changes);
+    with_four(state_and_child);
+    with_four(model_calls);
+    error_responses();
     return done_testing();
 }
