@@ -41,48 +41,62 @@ static grove_graph_t *tiny(tiny_t *t)
     return g;
 }
 
+/* One add_vertex case of a table: the info's fields (unset ones NULL),
+ * the errno expected (0: success) and the name expected. */
+typedef struct {
+    const char *type, *basename, *name, *uuid, *unit;
+    int64_t id, size;
+    int err;
+    const char *want_name;
+} vertex_row_t;
+
+/* Add the vertex row i of table describes.  A row expecting an errno must
+ * fail with it, add no vertex and intern no basename; one expecting
+ * success must give its vertex want_name.  The vertex, or GROVE_VID_NONE. */
+static grove_vid_t add_row(grove_graph_t *g, const char *table, size_t i, const vertex_row_t *row)
+{
+    grove_vertex_info_t info;
+    grove_vertex_info_init(&info);
+    info.type = row->type;
+    info.basename = row->basename;
+    info.name = row->name;
+    info.uuid = row->uuid;
+    info.unit = row->unit;
+    info.id = row->id;
+    info.size = row->size;
+    size_t before = grove_graph_vertex_count(g);
+    errno = 0;
+    grove_vid_t v = grove_graph_add_vertex(g, &info);
+    if (row->err) {
+        ok(v == GROVE_VID_NONE && errno == row->err && grove_graph_vertex_count(g) == before
+               && (!row->basename
+                   || grove_graph_sym_lookup(g, row->basename) == GROVE_SYM_NONE),
+           "%s row %zu fails with %s, adds and interns nothing", table, i, strerror(row->err));
+        return v;
+    }
+    is_str(grove_vertex_name(g, v), row->want_name, "%s row %zu: name", table, i);
+    return v;
+}
+
 static void test_vertices(void)
 {
     grove_graph_t *g = grove_graph_create();
-    grove_vertex_info_t info;
-    struct {
-        const char *type, *basename, *name, *uuid;
-        int64_t id, size;
-        int err;                /* expected errno, 0 for success */
-        const char *want_name;  /* expected name */
-    } rows[] = {
-        {"node", NULL, NULL, NULL, 3, 1, 0, "node3"},
-        {"node", "host", NULL, NULL, 12, 1, 0, "host12"},
-        {"cluster", NULL, NULL, NULL, -1, 1, 0, "cluster"},
-        {"node", NULL, "fancy-7", NULL, 7, 1, 0, "fancy-7"},
-        {"memory", NULL, NULL, NULL, 0, 16, 0, "memory0"},
-        {"core", NULL, NULL, "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0", 1, 1, 0, "core1"},
-        {"core", NULL, NULL, "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0", 2, 1, EEXIST, NULL},
-        {"core", NULL, NULL, "not-a-uuid", 2, 1, EINVAL, NULL},
-        {NULL, NULL, NULL, NULL, 0, 1, EINVAL, NULL},
-        {"", NULL, NULL, NULL, 0, 1, EINVAL, NULL},
-        {"core", NULL, NULL, NULL, 0, -1, EINVAL, NULL},
-        {"core", NULL, NULL, NULL, -5, 1, EINVAL, NULL},
+    static const vertex_row_t rows[] = {
+        {"node", NULL, NULL, NULL, NULL, 3, 1, 0, "node3"},
+        {"node", "host", NULL, NULL, NULL, 12, 1, 0, "host12"},
+        {"cluster", NULL, NULL, NULL, NULL, -1, 1, 0, "cluster"},
+        {"node", NULL, "fancy-7", NULL, NULL, 7, 1, 0, "fancy-7"},
+        {"memory", NULL, NULL, NULL, NULL, 0, 16, 0, "memory0"},
+        {"core", NULL, NULL, "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0", NULL, 1, 1, 0, "core1"},
+        {"core", NULL, NULL, "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0", NULL, 2, 1, EEXIST, NULL},
+        {"core", NULL, NULL, "not-a-uuid", NULL, 2, 1, EINVAL, NULL},
+        {NULL, NULL, NULL, NULL, NULL, 0, 1, EINVAL, NULL},
+        {"", NULL, NULL, NULL, NULL, 0, 1, EINVAL, NULL},
+        {"core", NULL, NULL, NULL, NULL, 0, -1, EINVAL, NULL},
+        {"core", NULL, NULL, NULL, NULL, -5, 1, EINVAL, NULL},
     };
-    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-        grove_vertex_info_init(&info);
-        info.type = rows[i].type;
-        info.basename = rows[i].basename;
-        info.name = rows[i].name;
-        info.uuid = rows[i].uuid;
-        info.id = rows[i].id;
-        info.size = rows[i].size;
-        size_t before = grove_graph_vertex_count(g);
-        errno = 0;
-        grove_vid_t v = grove_graph_add_vertex(g, &info);
-        if (rows[i].err) {
-            ok(v == GROVE_VID_NONE && errno == rows[i].err
-                   && grove_graph_vertex_count(g) == before,
-               "add_vertex row %zu fails with %s and adds nothing", i, strerror(rows[i].err));
-        } else {
-            is_str(grove_vertex_name(g, v), rows[i].want_name, "add_vertex row %zu name", i);
-        }
-    }
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+        add_row(g, "add_vertex", i, &rows[i]);
     grove_vid_t v = grove_graph_first_by_name(g, grove_graph_sym(g, "host12"));
     is_str(grove_vertex_basename(g, v), "host", "basename kept");
     is_str(grove_vertex_type(g, v), "node", "type kept");
@@ -861,46 +875,25 @@ static void test_reserve(void)
 static void test_default_names(void)
 {
     grove_graph_t *g = grove_graph_create();
-    struct {
-        const char *type, *basename, *name, *unit;
-        int64_t id;
-        int err;               /* expected errno, 0 for success */
-        const char *want_name; /* expected name */
-    } rows[] = {
-        {"core", NULL, NULL, NULL, 5, 0, "core5"},
-        {"core", NULL, NULL, NULL, 5, 0, "core5"},         /* from the table */
-        {"core", NULL, "core7", NULL, 9, 0, "core7"},      /* given */
-        {"core", NULL, NULL, "", 7, 0, "core7"},           /* made: the same symbol */
-        {"core", "cpu", NULL, NULL, 7, 0, "cpu7"},
-        {"core", "cpu/x", NULL, NULL, 1, EINVAL, NULL},     /* after a good basename */
-        {"a/b", "ok", NULL, NULL, 1, 0, "ok1"},            /* a type may hold a '/' */
-        {"a/b", NULL, NULL, NULL, 1, EINVAL, NULL},        /* not as the basename */
-        {"core", NULL, NULL, "GB", 3000000000LL, 0, "core3000000000"}, /* past the table */
-        {"core", NULL, NULL, NULL, 3000000000LL, 0, "core3000000000"},
-        {"core", NULL, NULL, NULL, -1, 0, "core"},
-        {"gpu", NULL, NULL, NULL, 65537, 0, "gpu65537"},
+    static const vertex_row_t rows[] = {
+        {"core", NULL, NULL, NULL, NULL, 5, 1, 0, "core5"},
+        {"core", NULL, NULL, NULL, NULL, 5, 1, 0, "core5"},     /* from the table */
+        {"core", NULL, "core7", NULL, NULL, 9, 1, 0, "core7"},  /* given */
+        {"core", NULL, NULL, NULL, "", 7, 1, 0, "core7"},       /* made: the same symbol */
+        {"core", "cpu", NULL, NULL, NULL, 7, 1, 0, "cpu7"},
+        {"core", "cpu/x", NULL, NULL, NULL, 1, 1, EINVAL, NULL}, /* after a good basename */
+        {"a/b", "ok", NULL, NULL, NULL, 1, 1, 0, "ok1"},        /* a type may hold a '/' */
+        {"a/b", NULL, NULL, NULL, NULL, 1, 1, EINVAL, NULL},    /* not as the basename */
+        {"core", NULL, NULL, NULL, "GB", 3000000000LL, 1, 0, "core3000000000"}, /* past the table */
+        {"core", NULL, NULL, NULL, NULL, 3000000000LL, 1, 0, "core3000000000"},
+        {"core", NULL, NULL, NULL, NULL, -1, 1, 0, "core"},
+        {"gpu", NULL, NULL, NULL, NULL, 65537, 1, 0, "gpu65537"},
     };
     grove_vertex_info_t info;
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-        grove_vertex_info_init(&info);
-        info.type = rows[i].type;
-        info.basename = rows[i].basename;
-        info.name = rows[i].name;
-        info.unit = rows[i].unit;
-        info.id = rows[i].id;
-        size_t before = grove_graph_vertex_count(g);
-        errno = 0;
-        grove_vid_t v = grove_graph_add_vertex(g, &info);
-        if (rows[i].err) {
-            ok(v == GROVE_VID_NONE && errno == rows[i].err
-                   && grove_graph_vertex_count(g) == before
-                   && (!rows[i].basename
-                       || grove_graph_sym_lookup(g, rows[i].basename) == GROVE_SYM_NONE),
-               "default names row %zu fails with %s, adds and interns nothing", i,
-               strerror(rows[i].err));
+        grove_vid_t v = add_row(g, "default names", i, &rows[i]);
+        if (rows[i].err)
             continue;
-        }
-        is_str(grove_vertex_name(g, v), rows[i].want_name, "default names row %zu: name", i);
         ok(grove_vertex_name_sym(g, v) == grove_graph_sym_lookup(g, rows[i].want_name)
                && grove_vertex_type_sym(g, v) == grove_graph_sym_lookup(g, rows[i].type),
            "default names row %zu: the symbols of its name and type", i);
