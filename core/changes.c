@@ -768,31 +768,35 @@ static int graph_apply(const json_t *gbase, const json_t *gch, const json_t *rm,
     return 0;
 }
 
+/* A set operation of rv1.h (grove_rv1_union, grove_rv1_difference). */
+typedef grove_rv1_t *rv1_setop_fn(const grove_rv1_t *a, const grove_rv1_t *b, grove_error_t *err);
+
+/* R with the R at key of ch, when there is one, added or taken away by op:
+ * the new R, R itself when key holds none, or NULL (err set).  R is
+ * consumed; NULL stays NULL. */
+static grove_rv1_t *r_change(grove_rv1_t *R, const json_t *ch, const char *key, rv1_setop_fn *op,
+                             grove_error_t *err)
+{
+    const json_t *part = json_object_get(ch, key);
+    if (!R || !json_is_object(part))
+        return R;
+    grove_rv1_t *p = grove_rv1_from_json(part, key, err);
+    grove_rv1_t *t = p ? op(R, p, err) : NULL;
+    grove_rv1_destroy(p);
+    grove_rv1_destroy(R);
+    return t;
+}
+
 /* The R a changes document of kind R makes of base. */
 static json_t *r_apply(const json_t *base, const json_t *ch, const json_t *rm, const char *what,
                        grove_error_t *err)
 {
-    grove_rv1_t *R = grove_rv1_from_json(base, "base", err), *t = NULL;
+    grove_rv1_t *R = grove_rv1_from_json(base, "base", err);
     json_t *out = NULL;
-    const json_t *add = json_object_get(ch, "added"), *del = json_object_get(ch, "removed");
+    R = r_change(R, ch, "removed", grove_rv1_difference, err);
+    R = r_change(R, ch, "added", grove_rv1_union, err);
     if (!R)
         return NULL;
-    if (json_is_object(del)) {
-        grove_rv1_t *d = grove_rv1_from_json(del, "removed", err);
-        t = d ? grove_rv1_difference(R, d, err) : NULL;
-        grove_rv1_destroy(d);
-        grove_rv1_destroy(R);
-        if (!(R = t))
-            return NULL;
-    }
-    if (json_is_object(add)) {
-        grove_rv1_t *a = grove_rv1_from_json(add, "added", err);
-        t = a ? grove_rv1_union(R, a, err) : NULL;
-        grove_rv1_destroy(a);
-        grove_rv1_destroy(R);
-        if (!(R = t))
-            return NULL;
-    }
     const json_t *st = json_object_get(ch, "starttime"), *ex = json_object_get(ch, "expiration");
     grove_rv1_set_times(R, json_is_number(st) ? json_number_value(st) : 0,
                         json_is_number(ex) ? json_number_value(ex) : 0);
