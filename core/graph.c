@@ -1921,62 +1921,48 @@ static grove_vid_t skip_dead(const grove_graph_t *g, const grove_vid_t *next, gr
     return v;
 }
 
-/* The first live vertex of a chain from its head, or of the rest of
- * the chain after v (next: the chain's links). */
-static grove_vid_t chain_first(const grove_graph_t *g, const grove_vid_t *next,
-                               const grovep_chain_t *c)
+/* The chain of index k (CHAIN_*) that holds the vertices of key (a
+ * symbol, or a rank), or NULL when none does.  Its chains are made. */
+static const grovep_chain_t *chain_of(const grove_graph_t *g, int k, int64_t key)
 {
+    if (k == CHAIN_RANK)
+        return key < 0 ? NULL : map_get(&g->by_rank, (uint64_t)key);
+    if (key < 0 || (uint64_t)key >= g->chain_cap)
+        return NULL;
+    return k == CHAIN_TYPE ? &g->by_type[key] : &g->by_name[key];
+}
+
+/* The first live vertex of key in index k, or the next live one after v on
+ * its chain: GROVE_VID_NONE at the end, or with ENOMEM when the index's
+ * chains cannot be made. */
+static grove_vid_t chain_first(const grove_graph_t *g, int k, int64_t key)
+{
+    const grove_vid_t *next = chains_made(g, k);
+    const grovep_chain_t *c = next ? chain_of(g, k, key) : NULL;
     return c ? skip_dead(g, next, c->head) : GROVE_VID_NONE;
 }
 
-static grove_vid_t chain_next(const grove_graph_t *g, const grove_vid_t *next, grove_vid_t v)
+static grove_vid_t chain_next(const grove_graph_t *g, int k, grove_vid_t v)
 {
-    return v < g->nv ? skip_dead(g, next, next[v]) : GROVE_VID_NONE;
+    const grove_vid_t *next = chains_made(g, k);
+    return next && v < g->nv ? skip_dead(g, next, next[v]) : GROVE_VID_NONE;
 }
 
-/* A look-up through index k, whose chains are made first if need be:
- * GROVE_VID_NONE with ENOMEM when they cannot be. */
-#define CHAINS(g, k)                                                            \
-    const grove_vid_t *next_ = chains_made(g, k);                               \
-    if (!next_)                                                                 \
-        return GROVE_VID_NONE
+/* The public first/next pair of index k, its key of type key_t. */
+#define CHAIN_LOOKUPS(first, next, key_t, k)                                    \
+    grove_vid_t first(const grove_graph_t *g, key_t key)                        \
+    {                                                                           \
+        return chain_first(g, k, key);                                          \
+    }                                                                           \
+    grove_vid_t next(const grove_graph_t *g, grove_vid_t v)                     \
+    {                                                                           \
+        return chain_next(g, k, v);                                             \
+    }
 
-grove_vid_t grove_graph_first_by_type(const grove_graph_t *g, grove_sym_t type)
-{
-    CHAINS(g, CHAIN_TYPE);
-    return chain_first(g, next_, type < g->chain_cap ? &g->by_type[type] : NULL);
-}
-
-grove_vid_t grove_vertex_next_same_type(const grove_graph_t *g, grove_vid_t v)
-{
-    CHAINS(g, CHAIN_TYPE);
-    return chain_next(g, next_, v);
-}
-
-grove_vid_t grove_graph_first_by_name(const grove_graph_t *g, grove_sym_t name)
-{
-    CHAINS(g, CHAIN_NAME);
-    return chain_first(g, next_, name < g->chain_cap ? &g->by_name[name] : NULL);
-}
-
-grove_vid_t grove_vertex_next_same_name(const grove_graph_t *g, grove_vid_t v)
-{
-    CHAINS(g, CHAIN_NAME);
-    return chain_next(g, next_, v);
-}
-
-grove_vid_t grove_graph_first_by_rank(const grove_graph_t *g, int64_t rank)
-{
-    CHAINS(g, CHAIN_RANK);
-    return chain_first(g, next_, rank < 0 ? NULL : map_get(&g->by_rank, (uint64_t)rank));
-}
-
-grove_vid_t grove_vertex_next_same_rank(const grove_graph_t *g, grove_vid_t v)
-{
-    CHAINS(g, CHAIN_RANK);
-    return chain_next(g, next_, v);
-}
-#undef CHAINS
+CHAIN_LOOKUPS(grove_graph_first_by_type, grove_vertex_next_same_type, grove_sym_t, CHAIN_TYPE)
+CHAIN_LOOKUPS(grove_graph_first_by_name, grove_vertex_next_same_name, grove_sym_t, CHAIN_NAME)
+CHAIN_LOOKUPS(grove_graph_first_by_rank, grove_vertex_next_same_rank, int64_t, CHAIN_RANK)
+#undef CHAIN_LOOKUPS
 
 size_t grove_graph_count_type(const grove_graph_t *g, grove_sym_t type)
 {
