@@ -41,27 +41,17 @@
 # build/profile_query).
 set -uo pipefail
 
-here="$(cd "$(dirname "$0")" && pwd)"
-top="$(cd "$here/.." && pwd)"
-GROVE="${GROVE:-$top/build/grove}"
-SIZES="${SIZES:-1024 16384}"
-KINDS="${KINDS:-a b c stream}"
-BASE="${BASE:-100}"
-K="${K:-400}"
-STREAM="${STREAM:-5000}"
-REPS="${REPS:-5}"
-PERF="${PERF:-1}"
-PERF_JOBS="${PERF_JOBS:-20000}"
+. "$(dirname "$0")/lib.sh"
+defaults SIZES="1024 16384" KINDS="a b c stream" BASE=100 K=400 STREAM=5000 REPS=5 PERF=1 \
+    PERF_JOBS=20000
 WORKDIR="${1:-${WORKDIR:-$top/build/profile_query}}"
 
-die() { echo "profile_query.sh: $*" >&2; exit 1; }
-[ -x "$GROVE" ] || die "no grove executable at $GROVE (make first)"
+need_grove
 command -v perf > /dev/null || die "perf is needed (package linux-perf)"
 command -v valgrind > /dev/null || die "valgrind is needed"
 mkdir -p "$WORKDIR" || die "cannot create $WORKDIR"
 IN="$WORKDIR/in"
 SIZES="$SIZES" SCENARIOS=inputs "$here/side_by_side.sh" "$WORKDIR" || die "no inputs"
-say() { echo "[$(date +%H:%M:%S) load $(cut -d' ' -f1 /proc/loadavg)] $*" >&2; }
 
 jobs_file() { # jobs_file KIND COUNT -> path of a command file of COUNT jobs
     local spec=$1 f="$IN/$1$2.in" i

@@ -35,30 +35,19 @@
 # and the report (bench/side_by_side_report.lua) on standard output.
 set -uo pipefail
 
-here="$(cd "$(dirname "$0")" && pwd)"
-top="$(cd "$here/.." && pwd)"
-GROVE="${GROVE:-$top/build/grove}"
-REF_RQ="${REF_RQ:-}"
-REF_LD="${REF_LD:-}"
-REF_NICE="${REF_NICE:-0}"
-SIZES="${SIZES:-1024 4096 16384}"
-REPS="${REPS:-3}"
-THRU="${THRU:-5000}"
-K="${K:-10}"
-SCENARIOS="${SCENARIOS:-load mixed whole thru memory}"
+. "$(dirname "$0")/lib.sh"
+defaults REF_RQ= REF_LD= REF_NICE=0 SIZES="1024 4096 16384" REPS=3 THRU=5000 K=10 \
+    SCENARIOS="load mixed whole thru memory" TIME_BIN=/usr/bin/time
 WORKDIR="${1:-${WORKDIR:-$top/build/side_by_side}}"
-TIME_BIN="${TIME_BIN:-/usr/bin/time}"
 
-die() { echo "side_by_side.sh: $*" >&2; exit 1; }
 [ -x "$TIME_BIN" ] || die "GNU time is needed at $TIME_BIN (package time)"
-[ -x "$GROVE" ] || die "no grove executable at $GROVE (make first)"
+need_grove
 [ -z "$REF_RQ" ] || [ -x "$REF_RQ" ] || die "REF_RQ=$REF_RQ is not executable"
 mkdir -p "$WORKDIR/in" "$WORKDIR/out" || die "cannot create $WORKDIR"
 IN="$WORKDIR/in"
 OUT="$WORKDIR/out"
 engines="grove"
 [ -n "$REF_RQ" ] && engines="ref grove"
-say() { echo "[$(date +%H:%M:%S) load $(cut -d' ' -f1 /proc/loadavg)] $*" >&2; }
 
 # ---- inputs ------------------------------------------------------------------
 
