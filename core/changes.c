@@ -103,6 +103,17 @@ static void fp_text(uint64_t fp, char out[17])
     snprintf(out, 17, "%016" PRIx64, fp);
 }
 
+/* Is doc the save whose fingerprint is want (its text)?  0 when it is; 1
+ * when not, doc's fingerprint in have; -1 with ENOMEM in err. */
+static int fp_compare(const json_t *doc, const char *want, char have[17], grove_error_t *err)
+{
+    uint64_t fp;
+    if (fingerprint(doc, &fp) < 0)
+        return grovep_errorf(err, ENOMEM, "out of memory");
+    fp_text(fp, have);
+    return strcmp(have, want) != 0;
+}
+
 /* A new object with v's members (the members shared); NULL: ENOMEM (or
  * v NULL). */
 static json_t *shallow(const json_t *v)
@@ -859,19 +870,14 @@ char *grove_changes_apply(const char *base, size_t blen, const char *changes, si
                                    "its own base first)");
         goto done;
     } else {
-        uint64_t fp;
         char have[17];
-        if (fingerprint(b, &fp) < 0) {
-            grovep_errorf(err, ENOMEM, "out of memory");
-            goto done;
-        }
-        fp_text(fp, have);
-        if (strcmp(have, bfp) != 0) {
+        int rc = fp_compare(b, bfp, have, err);
+        if (rc > 0)
             grovep_errorf(err, EINVAL,
                           "%s: the changes follow save %s; the base is save %s (another save)",
                           what, bfp, have);
+        if (rc != 0)
             goto done;
-        }
     }
     if (!b) {
         grovep_errorf(err, ENOMEM, "out of memory");
@@ -915,18 +921,13 @@ char *grove_changes_apply(const char *base, size_t blen, const char *changes, si
             }
         }
     }
-    uint64_t fp;
     char got[17];
-    if (fingerprint(out, &fp) < 0) {
-        grovep_errorf(err, ENOMEM, "out of memory");
-        goto done;
-    }
-    fp_text(fp, got);
-    if (strcmp(got, rfp) != 0) {
+    int rc = fp_compare(out, rfp, got, err);
+    if (rc > 0)
         grovep_errorf(err, EINVAL, "%s: applied to its base, the changes make save %s, not %s",
                       what, got, rfp);
+    if (rc != 0)
         goto done;
-    }
     if (!(text = json_dumps(out, JSON_COMPACT | JSON_PRESERVE_ORDER)))
         grovep_errorf(err, ENOMEM, "out of memory");
 done:
