@@ -26,6 +26,7 @@
 #include "mplanner.h"
 #include "planner.h"
 #include "planner_private.h"
+#include "util.h"
 
 struct grove_mplanner {
     size_t ntypes;          /* number of types, >= 1 */
@@ -173,20 +174,9 @@ int64_t grove_mplanner_total(const grove_mplanner_t *mp, size_t i)
     return mp->total[i];
 }
 
-int64_t grove_mplanner_start(const grove_mplanner_t *mp)
-{
-    return mp->hz.start;
-}
-
-int64_t grove_mplanner_end(const grove_mplanner_t *mp)
-{
-    return mp->hz.end;
-}
-
-size_t grove_mplanner_span_count(const grove_mplanner_t *mp)
-{
-    return mp->st.n;
-}
+GROVEP_GETTER(int64_t, grove_mplanner_start, grove_mplanner_t, hz.start)
+GROVEP_GETTER(int64_t, grove_mplanner_end, grove_mplanner_t, hz.end)
+GROVEP_GETTER(size_t, grove_mplanner_span_count, grove_mplanner_t, st.n)
 
 /* Counts all >= 0: 0, or -1 EINVAL. */
 static int check_counts(const grove_mplanner_t *mp, const int64_t *counts)

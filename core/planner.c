@@ -90,6 +90,7 @@
 
 #include "planner.h"
 #include "planner_private.h"
+#include "util.h"
 
 /* ---- timeline: a B+-tree of time points --------------------------------- */
 
@@ -1128,25 +1129,10 @@ grove_planner_t *grove_planner_copy(const grove_planner_t *p)
     return c;
 }
 
-int64_t grove_planner_total(const grove_planner_t *p)
-{
-    return p->total;
-}
-
-int64_t grove_planner_start(const grove_planner_t *p)
-{
-    return p->hz.start;
-}
-
-int64_t grove_planner_end(const grove_planner_t *p)
-{
-    return p->hz.end;
-}
-
-size_t grove_planner_span_count(const grove_planner_t *p)
-{
-    return p->st.n;
-}
+GROVEP_GETTER(int64_t, grove_planner_total, grove_planner_t, total)
+GROVEP_GETTER(int64_t, grove_planner_start, grove_planner_t, hz.start)
+GROVEP_GETTER(int64_t, grove_planner_end, grove_planner_t, hz.end)
+GROVEP_GETTER(size_t, grove_planner_span_count, grove_planner_t, st.n)
 
 int64_t grove_planner_add(grove_planner_t *p, int64_t start, int64_t duration,
                           int64_t amount)
