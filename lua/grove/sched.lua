@@ -786,6 +786,40 @@ function M.sort_by_priority(self, pol, list, ctx)
   end)
 end
 
+-- Show list to pol as its queue: sorted by its priority hook when it has
+-- one, then shared under "queue" (a new mirror each time, unshare then
+-- share: the policy may still hold the last one).  With want_pos, also
+-- returns the place of each view in list (view id -> index), for
+-- queue_after.
+function M.share_queue(self, pol, list, ctx, want_pos)
+  if pol.priority then M.sort_by_priority(self, pol, list, ctx) end
+  local pos
+  if want_pos then
+    pos = {}
+    for i, v in ipairs(list) do pos[v.id] = i end
+  end
+  pol:unshare("queue")
+  pol:share("queue", list)
+  return pos
+end
+
+-- The view of list after job id (the first when id is nil; pos: view id
+-- -> index) that fits in fit units when fit is given and that keep, when
+-- given, accepts; nil past the end or when id is not in list.
+function M.queue_after(list, pos, id, fit, keep)
+  local i = 0
+  if id ~= nil then
+    i = pos[id]
+    if not i then return nil end
+  end
+  i = i + 1
+  while list[i] and ((fit and list[i].procs and list[i].procs > fit)
+    or (keep and not keep(list[i]))) do
+    i = i + 1
+  end
+  return list[i]
+end
+
 -- The ctx handed to a queue policy (see docs/sim.md).
 function M.context(loop)
   local ctx = {}
@@ -803,16 +837,8 @@ function M.context(loop)
       exported = {}
       if s.queue_depth and n > s.queue_depth then n = s.queue_depth end
       for i = 1, n do exported[i] = jobs[ids[i]].view end
-      if pol.priority then M.sort_by_priority(s, pol, exported, ctx) end
+      exported_pos = M.share_queue(s, pol, exported, ctx, pol.priority) or exported_pos
       exported_version = version
-      if pol.priority then
-        exported_pos = {}
-        for i, v in ipairs(exported) do exported_pos[v.id] = i end
-      end
-      -- a new mirror each time (unshare, then share): the policy may
-      -- still hold the last one
-      pol:unshare("queue")
-      pol:share("queue", exported)
     end
     return exported
   end
@@ -837,12 +863,8 @@ function M.context(loop)
     -- no waiting job is that small: nothing to walk
     if fit and (min_size(s) or math.huge) > fit then return nil end
     if s.queue_policy.priority then
-      local q = ctx.queue()
-      local i = id and exported_pos[id]
-      if id and not i then return nil end
-      i = (i or 0) + 1
-      while fit and q[i] and q[i].procs and q[i].procs > fit do i = i + 1 end
-      return q[i]
+      local q = ctx.queue() -- first: it makes exported_pos again
+      return M.queue_after(q, exported_pos, id, fit)
     end
     local cs, jobs = s.cs, s.jobs
     local nid = cs:next(id)

@@ -152,10 +152,11 @@ function PQ:context(q, pol)
     end
     return rec
   end
+  local function eligible(view) return pq:eligible(q, loop.jobs[view.id]) end
   function ctx.queue()
     local version = loop.cs:version()
     if version ~= list_version or pol.priority or limited then
-      list, pos = {}, {}
+      list = {}
       local cs, jobs = loop.cs, loop.jobs
       local id = cs:next()
       while id do
@@ -166,26 +167,16 @@ function PQ:context(q, pol)
       if loop.queue_depth then
         for i = #list, loop.queue_depth + 1, -1 do list[i] = nil end
       end
-      if pol.priority then sched.sort_by_priority(loop, pol, list, ctx) end
-      for i, v in ipairs(list) do pos[v.id] = i end
+      pos = sched.share_queue(loop, pol, list, ctx, true)
       list_version = version
-      pol:unshare("queue")
-      pol:share("queue", list)
     end
     return list
   end
   function ctx.next(_, view, fit)
     if view ~= nil then rec_in(view, "next") end
     if pol.priority or limited then
-      local l = ctx.queue()
-      local i = view and pos[view.id]
-      if view and not i then return nil end
-      i = (i or 0) + 1
-      while l[i] and ((fit and l[i].procs and l[i].procs > fit)
-        or not pq:eligible(q, loop.jobs[l[i].id])) do
-        i = i + 1
-      end
-      return l[i]
+      local l = ctx.queue() -- first: it makes pos again
+      return sched.queue_after(l, pos, view and view.id, fit, eligible)
     end
     local v = base.next(base, view, fit)
     while v and qkey(v.queue) ~= q do v = base.next(base, v, fit) end
