@@ -466,6 +466,21 @@ describe("the queue a job at a time", function()
   end)
 end)
 
+-- The jobs of the queue specs (16 cores) from rows {submit, run, procs,
+-- queue}: ids 1, 2, ... in order, each estimated exactly.
+local function queued(rows)
+  local jobs = {}
+  for i, r in ipairs(rows) do
+    jobs[i] = {id = i, submit = r[1], run = r[2], estimate = r[2], procs = r[3], queue = r[4]}
+  end
+  return jobs
+end
+-- queue 1 holds 8 units from 0 to 100 and has 4 and 2 units waiting;
+-- queue 2 has 4 units for 50 s and 8 units
+local LIMITED = queued{{0, 100, 8, 1}, {1, 10, 4, 1}, {2, 50, 4, 2}, {3, 10, 8, 2}, {4, 10, 2, 1}}
+-- two jobs of 2 units of queue 1, the first for 100 s
+local TWO = queued{{0, 100, 2, 1}, {1, 10, 2, 1}}
+
 describe("the queues policy", function()
   local function starts(params, jobs)
     local out = {}
@@ -476,27 +491,16 @@ describe("the queues policy", function()
   end
 
   it("holds a queue at its limits while the others go on", function()
-    local got = starts({units_1 = 8}, {
-      {id = 1, submit = 0, run = 100, estimate = 100, procs = 8, queue = 1},
-      {id = 2, submit = 1, run = 10, estimate = 10, procs = 4, queue = 1},
-      {id = 3, submit = 2, run = 50, estimate = 50, procs = 4, queue = 2},
-      {id = 4, submit = 3, run = 10, estimate = 10, procs = 8, queue = 2},
-      {id = 5, submit = 4, run = 10, estimate = 10, procs = 2, queue = 1}})
+    local got = starts({units_1 = 8}, LIMITED)
     -- by hand (16 cores): queue 1 holds 8 units from 0 to 100, so 2 and
     -- 5 wait for 1 whatever is free; 3 starts at once; 4 (8 units, 4
     -- free) waits for 3's end at 52; at 100 both 2 and 5 fit queue 1's 8
     assert.same({[1] = 0, [2] = 100, [3] = 2, [4] = 52, [5] = 100}, got)
-    got = starts({jobs_1 = 1}, {
-      {id = 1, submit = 0, run = 100, estimate = 100, procs = 2, queue = 1},
-      {id = 2, submit = 1, run = 10, estimate = 10, procs = 2, queue = 1}})
-    assert.same({[1] = 0, [2] = 100}, got)
+    assert.same({[1] = 0, [2] = 100}, starts({jobs_1 = 1}, TWO))
   end)
 
   it("orders the waiting jobs by their queue's priority", function()
-    local jobs = {
-      {id = 1, submit = 0, run = 100, estimate = 100, procs = 16, queue = 1},
-      {id = 2, submit = 1, run = 10, estimate = 10, procs = 16, queue = 1},
-      {id = 3, submit = 2, run = 10, estimate = 10, procs = 16, queue = 2}}
+    local jobs = queued{{0, 100, 16, 1}, {1, 10, 16, 1}, {2, 10, 16, 2}}
     assert.same({[1] = 0, [2] = 100, [3] = 110}, starts({}, jobs))
     assert.same({[1] = 0, [2] = 110, [3] = 100}, starts({priority_2 = 10}, jobs))
   end)
@@ -510,13 +514,7 @@ describe("a queue policy per queue (policy_Q)", function()
     assert(s:run())
     return out
   end
-  -- 16 cores
-  local mixed = {
-    {id = 1, submit = 0, run = 100, estimate = 100, procs = 12, queue = 1},
-    {id = 2, submit = 1, run = 10, estimate = 10, procs = 8, queue = 1},
-    {id = 3, submit = 2, run = 10, estimate = 10, procs = 2, queue = 1},
-    {id = 4, submit = 3, run = 50, estimate = 50, procs = 8, queue = 2},
-    {id = 5, submit = 4, run = 20, estimate = 20, procs = 2, queue = 2}}
+  local mixed = queued{{0, 100, 12, 1}, {1, 10, 8, 1}, {2, 10, 2, 1}, {3, 50, 8, 2}, {4, 20, 2, 2}}
 
   it("schedules each queue by its own policy", function()
     -- by hand: queue 1 is fcfs (the default), queue 2 easy.  1 starts at
@@ -543,11 +541,7 @@ describe("a queue policy per queue (policy_Q)", function()
     -- queue 1 conservative: 2 (16 cores) is reserved at 100.  Queue 2's
     -- fcfs may not start 3 (4 cores for 200 s) in the 4 free cores: it
     -- would run past 100 and move 2.  3 and 4 start when 2 ends, at 150.
-    local jobs = {
-      {id = 1, submit = 0, run = 100, estimate = 100, procs = 12, queue = 1},
-      {id = 2, submit = 1, run = 50, estimate = 50, procs = 16, queue = 1},
-      {id = 3, submit = 2, run = 200, estimate = 200, procs = 4, queue = 2},
-      {id = 4, submit = 3, run = 90, estimate = 90, procs = 4, queue = 2}}
+    local jobs = queued{{0, 100, 12, 1}, {1, 50, 16, 1}, {2, 200, 4, 2}, {3, 90, 4, 2}}
     assert.same({[1] = 0, [2] = 100, [3] = 150, [4] = 150},
       starts("fcfs", {policy_1 = "conservative"}, jobs))
     -- a job that ends before the reservation starts at once
@@ -557,12 +551,7 @@ describe("a queue policy per queue (policy_Q)", function()
   end)
 
   it("holds a queue at units_Q and jobs_Q whatever its policy", function()
-    local jobs = {
-      {id = 1, submit = 0, run = 100, estimate = 100, procs = 8, queue = 1},
-      {id = 2, submit = 1, run = 10, estimate = 10, procs = 4, queue = 1},
-      {id = 3, submit = 2, run = 50, estimate = 50, procs = 4, queue = 2},
-      {id = 4, submit = 3, run = 10, estimate = 10, procs = 8, queue = 2},
-      {id = 5, submit = 4, run = 10, estimate = 10, procs = 2, queue = 1}}
+    local jobs = LIMITED
     -- by hand: queue 1 (easy) holds 8 units from 0 to 100, so 2 and 5
     -- wait for 1; queue 2 (fcfs): 3 starts at once, 4 (8) waits for 3's
     -- end at 52; at 100 both 2 and 5 fit queue 1's 8
@@ -574,9 +563,7 @@ describe("a queue policy per queue (policy_Q)", function()
     assert.same({[1] = 0, [2] = 1, [3] = 2, [4] = 52, [5] = 11},
       starts("easy", {policy_2 = "fcfs"}, jobs))
     assert.same({[1] = 0, [2] = 100},
-      starts("fcfs", {jobs_1 = 1, policy_1 = "easy"}, {
-        {id = 1, submit = 0, run = 100, estimate = 100, procs = 2, queue = 1},
-        {id = 2, submit = 1, run = 10, estimate = 10, procs = 2, queue = 1}}))
+      starts("fcfs", {jobs_1 = 1, policy_1 = "easy"}, TWO))
   end)
 
   it("refuses a policy_Q it cannot load, naming the parameter", function()
