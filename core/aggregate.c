@@ -206,8 +206,10 @@ void grovep_agg_fini(grove_graph_t *g)
 {
     drop_aggs(g);
     free(g->aggs);
+    free(g->aggv);
     g->aggs = NULL;
-    g->aggcap = 0;
+    g->aggv = NULL;
+    g->aggcap = g->aggvcap = 0;
     for (size_t i = 0; i < g->nplanners + g->nspare; i++)
         grove_planner_destroy(g->planners[i]);
     free(g->planners);
@@ -342,9 +344,9 @@ static grove_planner_t *pool_planner_new(grove_graph_t *g, grove_vid_t v, bool *
 {
     *spare = g->nspare > 0;
     if (!*spare)
-        return grove_planner_create(g->v[v].size, 0, GROVE_PLANNER_TIME_MAX);
+        return grove_planner_create(grovep_vertex_size(g, v), 0, GROVE_PLANNER_TIME_MAX);
     grove_planner_t *p = g->planners[g->nplanners];
-    if (grove_planner_resize(p, g->v[v].size) < 0) /* empty: cannot fail */
+    if (grove_planner_resize(p, grovep_vertex_size(g, v)) < 0) /* empty: cannot fail */
         return NULL;
     g->nspare--; /* the others stay contiguous once planners[nplanners] is live */
     return p;
@@ -463,7 +465,7 @@ bool grovep_excl_any(const grove_graph_t *g, grove_vid_t v, int64_t start, int64
     if (!(g->v[v].flags & GROVEP_V_EXCL))
         return false;
     /* a unit pool: every record takes all of it, so use means exclusive use */
-    if (g->v[v].size == 1) {
+    if (grovep_vertex_size(g, v) == 1) {
         int64_t peak = grovep_pool_peak(g, v, start, end);
         if (peak >= 0)
             return peak > 0;
@@ -505,7 +507,7 @@ static grove_mplanner_t *agg_mp(grove_graph_t *g, grovep_agg_t *a)
     int64_t totals[GROVEP_MAX_LOW];
     for (size_t i = 0; i < g->nlow; i++) {
         names[i] = grove_intern_str(g->strings, g->agg_low[i]);
-        totals[i] = (a->mask & (1u << i)) ? a->total[i] : 0;
+        totals[i] = (a->mask & (1u << i)) ? grovep_agg_total(g, a)[i] : 0;
     }
     a->mp = grove_mplanner_create(names, totals, g->nlow, 0, GROVE_PLANNER_TIME_MAX);
     return a->mp;
@@ -635,7 +637,7 @@ static inline bool solo_meets(const grovep_agg_t *a, int64_t start, int64_t end)
 static void solo_held(const grove_graph_t *g, const grovep_agg_t *a, int64_t *out)
 {
     for (size_t i = 0; i < g->nlow; i++)
-        out[i] = ((a->mask & (1u << i)) ? a->total[i] : 0) - a->cache_avail[i];
+        out[i] = ((a->mask & (1u << i)) ? grovep_agg_total(g, a)[i] : 0) - grovep_agg_cache(g, a)[i];
 }
 
 /* A second window comes to a, which kept its first itself: a
@@ -679,7 +681,7 @@ bool grovep_agg_avail(const grove_graph_t *g, const grovep_agg_t *a, int64_t sta
         return true;
     bool used = agg_solo(a) && start < end && solo_meets(a, start, end);
     for (size_t i = 0; i < g->nlow; i++)
-        out[i] = used ? a->cache_avail[i] : (a->mask & (1u << i)) ? a->total[i] : 0;
+        out[i] = used ? grovep_agg_cache(g, a)[i] : (a->mask & (1u << i)) ? grovep_agg_total(g, a)[i] : 0;
     return true;
 }
 
@@ -688,9 +690,11 @@ bool grovep_agg_fits(const grove_graph_t *g, const grovep_agg_t *a, int64_t star
 {
     int64_t c[GROVEP_MAX_LOW];
     bool any = false;
-    for (size_t i = 0; i < g->nlow; i++) {
+    const int64_t *total = grovep_agg_total(g, a);
+    size_t nl = g->nlow;
+    for (size_t i = 0; i < nl; i++) {
         c[i] = (a->mask & (1u << i)) ? need[i] : 0;
-        if (c[i] > a->total[i])
+        if (c[i] > total[i])
             return false;
         any |= c[i] > 0;
     }
@@ -704,8 +708,9 @@ bool grovep_agg_fits(const grove_graph_t *g, const grovep_agg_t *a, int64_t star
     if (!a->mp) {
         if (!agg_solo(a) || !solo_meets(a, start, end))
             return true; /* nothing held then */
-        for (size_t i = 0; i < g->nlow; i++)
-            if (c[i] > a->cache_avail[i])
+        const int64_t *free_now = total + nl;
+        for (size_t i = 0; i < nl; i++)
+            if (c[i] > free_now[i])
                 return false;
         return true;
     }
@@ -713,14 +718,15 @@ bool grovep_agg_fits(const grove_graph_t *g, const grovep_agg_t *a, int64_t star
      * in it is logically const */
     grovep_agg_t *m = (grovep_agg_t *)(uintptr_t)a;
     if (m->cache_start != start || m->cache_end != end) {
-        if (grove_mplanner_avail_during(m->mp, start, span_of(start, end), m->cache_avail)
+        if (grove_mplanner_avail_during(m->mp, start, span_of(start, end), grovep_agg_cache(g, m))
             < 0)
             return true; /* an error only prunes less */
         m->cache_start = start;
         m->cache_end = end;
     }
-    for (size_t i = 0; i < g->nlow; i++)
-        if (c[i] > m->cache_avail[i])
+    const int64_t *free_now = total + nl;
+    for (size_t i = 0; i < nl; i++)
+        if (c[i] > free_now[i])
             return false;
     return true;
 }
@@ -731,7 +737,7 @@ static void subtree_units(const grove_graph_t *g, grove_vid_t v, int64_t *out)
     memset(out, 0, g->nlow * sizeof(*out));
     const grovep_agg_t *a = grovep_agg_of(g, v);
     if (a) {
-        memcpy(out, a->total, g->nlow * sizeof(*out));
+        memcpy(out, grovep_agg_total(g, a), g->nlow * sizeof(*out));
         return;
     }
     /* a small subtree (no aggregate kept): walk it with an explicit stack */
@@ -744,7 +750,7 @@ static void subtree_units(const grove_graph_t *g, grove_vid_t v, int64_t *out)
         grove_vid_t w = stack[--n];
         for (size_t i = 0; i < g->nlow; i++)
             if (g->v[w].type == g->agg_low[i])
-                out[i] = sat_add(out[i], g->v[w].size);
+                out[i] = sat_add(out[i], grovep_vertex_size(g, w));
         for (grove_eid_t e = g->first_out[w]; e != GROVEP_NONE; e = g->e[e].next_out) {
             if (g->e[e].sub != sub || (g->e[e].flags & GROVEP_E_UP)
                 || g->parent[g->e[e].dst] != w)
@@ -796,6 +802,7 @@ static int adjust_win(grove_graph_t *g, grovep_agg_t *a, int64_t start, int64_t 
     if (!any || start >= plan_end(end))
         return 0;
     uint32_t ai = (uint32_t)(a - g->aggs);
+    int64_t *total = grovep_agg_total(g, a), *cache = total + g->nlow;
     grovep_aggwin_t *x = win_find(&g->aggwin, ai, start, end);
     if (sign < 0) {
         int64_t held[GROVEP_MAX_LOW] = {0};
@@ -815,7 +822,7 @@ static int adjust_win(grove_graph_t *g, grovep_agg_t *a, int64_t start, int64_t 
             agg_win_remove(g, a, x);
         } else if (!a->mp) {
             for (size_t i = 0; i < g->nlow; i++)
-                a->cache_avail[i] += d[i];
+                cache[i] += d[i];
         } else {
             a->cache_end = -1; /* the multi-planner changes */
             grove_mplanner_reduce(a->mp, x->span, d, NULL);
@@ -827,7 +834,7 @@ static int adjust_win(grove_graph_t *g, grovep_agg_t *a, int64_t start, int64_t 
          * the multi-planner would refuse, it refuses: more than is free) */
         int64_t base[GROVEP_MAX_LOW];
         for (size_t i = 0; i < g->nlow; i++) {
-            base[i] = x ? a->cache_avail[i] : (a->mask & (1u << i)) ? a->total[i] : 0;
+            base[i] = x ? cache[i] : (a->mask & (1u << i)) ? total[i] : 0;
             if (d[i] > base[i]) {
                 errno = ERANGE;
                 return -1;
@@ -842,7 +849,7 @@ static int adjust_win(grove_graph_t *g, grovep_agg_t *a, int64_t start, int64_t 
             a->cache_end = end;
         }
         for (size_t i = 0; i < g->nlow; i++)
-            a->cache_avail[i] = base[i] - d[i];
+            cache[i] = base[i] - d[i];
         return 0;
     }
     if (!a->mp && solo_to_mp(g, a) < 0)
@@ -1041,7 +1048,7 @@ static void add_own_units(const grove_graph_t *g, grove_vid_t w, int64_t *out)
 {
     for (size_t i = 0; i < g->nlow; i++)
         if (g->v[w].type == g->agg_low[i])
-            out[i] = sat_add(out[i], g->v[w].size);
+            out[i] = sat_add(out[i], grovep_vertex_size(g, w));
 }
 
 /* Rebuild: totals by one post-order pass, then spans from every record. */
@@ -1123,6 +1130,18 @@ int grovep_agg_refresh(grove_graph_t *g)
             g->aggs = na;
             g->aggcap = cap;
         }
+        /* by its own room: a specification of more low types reuses the
+         * arrays of one of fewer */
+        if (grovep_grow((void **)&g->aggv, &g->aggvcap, (g->naggs + 1) * 2 * nl,
+                        sizeof(*g->aggv)) < 0) {
+            rc = -1;
+            break;
+        }
+        if ((g->naggs + 1) * 2 * nl > UINT32_MAX) { /* past a's 32-bit offset */
+            errno = ENOMEM;
+            rc = -1;
+            break;
+        }
         if (grovep_dense_set(&g->agg_of, w, (uint32_t)g->naggs) < 0) {
             rc = -1;
             break;
@@ -1130,9 +1149,11 @@ int grovep_agg_refresh(grove_graph_t *g)
         grovep_agg_t *a = &g->aggs[g->naggs++];
         memset(a, 0, sizeof(*a));
         a->v = w;
+        a->at = (uint32_t)((g->naggs - 1) * 2 * nl);
         a->cache_end = -1;
         a->mask = mask;
-        memcpy(a->total, wt, nl * sizeof(int64_t));
+        memcpy(grovep_agg_total(g, a), wt, nl * sizeof(int64_t));
+        memset(grovep_agg_cache(g, a), 0, nl * sizeof(int64_t));
     }
     free(tot);
     free(slot);

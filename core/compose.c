@@ -35,7 +35,7 @@ static grove_vid_t clone_vertex(grove_graph_t *dst, const grove_graph_t *src, gr
         .name = grove_intern_str(src->strings, x->name),
         .id = grovep_vertex_id(src, v),
         .rank = x->rank,
-        .size = size_override >= 0 ? size_override : x->size,
+        .size = size_override >= 0 ? size_override : grovep_vertex_size(src, v),
         .unit = grove_intern_str(src->strings, grovep_vertex_unit(src, v)),
         .uuid = uuid,
     };

@@ -922,6 +922,26 @@ int64_t grovep_big_id(const grove_graph_t *g, grove_vid_t v)
     return b ? (int64_t)((uint64_t)b->tail << 32 | b->head) : GROVE_ID_NONE;
 }
 
+int64_t grovep_big_size(const grove_graph_t *g, grove_vid_t v)
+{
+    const grovep_chain_t *b = map_get(&g->big_ids, GROVEP_BIG_SIZE_KEY + v);
+    return b ? (int64_t)((uint64_t)b->tail << 32 | b->head) : 0;
+}
+
+int grovep_vertex_size_set(grove_graph_t *g, grove_vid_t v, int64_t size)
+{
+    if (size > INT32_MAX) {
+        grovep_chain_t *b = map_put(&g->big_ids, GROVEP_BIG_SIZE_KEY + v);
+        if (!b)
+            return -1;
+        *b = (grovep_chain_t){(uint32_t)size, (uint32_t)((uint64_t)size >> 32), 1};
+        g->v[v].size = GROVEP_SIZE_BIG;
+    } else {
+        g->v[v].size = (int32_t)size;
+    }
+    return 0;
+}
+
 /* The index of unit in g->units, added if new: -1 with ENOMEM, or
  * EOVERFLOW past GROVEP_MAX_UNITS distinct units.  A graph has a few
  * (GB, W, ...): the last one found is tried first. */
@@ -1046,6 +1066,12 @@ static grove_vid_t add_vertex(grove_graph_t *g, const grove_vertex_info_t *info,
             return GROVE_VID_NONE;
         *b = (grovep_chain_t){(uint32_t)info->id, (uint32_t)((uint64_t)info->id >> 32), 1};
     }
+    if (info->size > INT32_MAX) {
+        grovep_chain_t *b = map_put(&g->big_ids, GROVEP_BIG_SIZE_KEY + v);
+        if (!b)
+            return GROVE_VID_NONE;
+        *b = (grovep_chain_t){(uint32_t)info->size, (uint32_t)((uint64_t)info->size >> 32), 1};
+    }
     if (reserve_vertices(g, g->nv + 1) < 0
         || ((type >= g->chain_cap || name >= g->chain_cap)
             && (reserve_chains(g, type) < 0 || reserve_chains(g, name) < 0)))
@@ -1066,9 +1092,8 @@ static grove_vid_t add_vertex(grove_graph_t *g, const grove_vertex_info_t *info,
         .unit = (uint16_t)ui,
         .id = info->id > INT32_MAX ? GROVEP_ID_BIG : (int32_t)info->id,
         .rank = (int32_t)info->rank,
-        .size = info->size,
-        .props = GROVEP_NONE,
-        .tags = GROVEP_NONE,
+        .size = info->size > INT32_MAX ? GROVEP_SIZE_BIG : (int32_t)info->size,
+        .kv = GROVEP_NONE,
         .recs = GROVEP_NONE,
         .shared = GROVEP_NONE,
         .status = GROVE_STATUS_UP,
@@ -1159,7 +1184,7 @@ int64_t grove_vertex_rank(const grove_graph_t *g, grove_vid_t v)
 
 int64_t grove_vertex_size(const grove_graph_t *g, grove_vid_t v)
 {
-    return v < g->nv ? g->v[v].size : 0;
+    return v < g->nv ? grovep_vertex_size(g, v) : 0;
 }
 
 void grove_vertex_uuid(const grove_graph_t *g, grove_vid_t v, char buf[37])
@@ -2037,7 +2062,8 @@ grove_graph_t *grovep_graph_copy(const grove_graph_t *g)
     /* derived state is rebuilt, not shared */
     c->agg_spec = NULL;
     c->aggs = NULL;
-    c->naggs = c->aggcap = 0;
+    c->aggv = NULL;
+    c->naggs = c->aggcap = c->aggvcap = 0;
     c->agg_sum = NULL;
     c->agg_touch = NULL;
     c->agg_seen = NULL;

@@ -25,18 +25,23 @@
 #define GROVEP_V_STAGED 0x08 /* RFC 4's staged: locked while considered for a job */
 #define GROVEP_V_TAIL 0x10  /* keeps the tail of its out-list in g->tails (graph.c) */
 
-/* One vertex: base data and list heads.  48 bytes: read the id and the
- * unit through grovep_vertex_id and grovep_vertex_unit. */
+/* One vertex: base data and list heads.  40 bytes: read the id, the
+ * size and the unit through grovep_vertex_id, grovep_vertex_size and
+ * grovep_vertex_unit. */
 #define GROVEP_RANK_MAX INT32_MAX
 #define GROVEP_ID_BIG INT32_MIN  /* the id is past 31 bits: in g->big_ids */
+#define GROVEP_SIZE_BIG (-1)     /* the size is past 31 bits: in g->big_ids */
+#define GROVEP_BIG_SIZE_KEY ((uint64_t)1 << 32) /* g->big_ids' key of a size:
+                                                  * this + the vertex */
 #define GROVEP_MAX_UNITS 65535   /* distinct units of measure per graph */
+#define GROVEP_KV_TAG 0x80000000u /* in a kv entry's key: a tag, not a property */
 typedef struct grovep_vertex {
-    int64_t size;   /* units in the pool, >= 0 */
+    int32_t size;   /* units in the pool, >= 0, or GROVEP_SIZE_BIG */
     grove_sym_t type, basename, name;
     int32_t id;     /* GROVE_ID_NONE when not assigned, or GROVEP_ID_BIG */
     int32_t rank;   /* GROVE_ID_NONE when none; ranks fit 31 bits */
-    uint32_t props; /* first property in g->kv, or GROVEP_NONE */
-    uint32_t tags;  /* first tag in g->kv, or GROVEP_NONE */
+    uint32_t kv;    /* first property or tag in g->kv (one list, each kind
+                     * in the order set), or GROVEP_NONE */
     uint32_t recs;  /* first ALLOC record in g->recs, or GROVEP_NONE */
     uint32_t shared; /* first SHARED annotation (one per window of the
                       * records below) in g->recs, or GROVEP_NONE */
@@ -62,8 +67,8 @@ typedef struct grovep_edge {
     uint8_t pad;
 } grovep_edge_t;
 
-/* A property or tag: key and value symbols, index-linked.  A tag with no
- * value has val == GROVE_SYM_NONE. */
+/* A property or tag: key and value symbols, index-linked.  A tag's key
+ * carries GROVEP_KV_TAG; a tag with no value has val == GROVE_SYM_NONE. */
 typedef struct grovep_kv {
     grove_sym_t key, val;
     uint32_t next;
@@ -162,9 +167,10 @@ typedef struct grovep_winmap {
  * containment subtree of one vertex, over time. */
 typedef struct grovep_agg {
     grove_vid_t v;
-    int64_t total[GROVEP_MAX_LOW]; /* units of each low type in the subtree */
-    uint8_t mask;                  /* bit i: tracks low type i */
     uint32_t nwin;                 /* its windows in g->aggwin */
+    uint32_t at;                   /* its totals in g->aggv: at .. at + nlow,
+                                    * then its cached free units */
+    uint8_t mask;                  /* bit i: tracks low type i */
     grove_mplanner_t *mp;          /* created at a second window below: with
                                     * one (a stream of jobs all over one
                                     * window) the window is kept here */
@@ -174,7 +180,10 @@ typedef struct grovep_agg {
      * (end as recorded) and what is free during it, the aggregate's whole
      * use, which a multi-planner of a few hundred bytes would hold else. */
     int64_t cache_start, cache_end;
-    int64_t cache_avail[GROVEP_MAX_LOW];
+    /* Its units of each low type in the subtree (grovep_agg_total) and
+     * what is free of them in the cached window (grovep_agg_cache): g->nlow
+     * each, in g->aggv, so that an aggregate costs what the types tracked
+     * take, not GROVEP_MAX_LOW of each. */
 } grovep_agg_t;
 
 /* An instant at which n allocation records end. */
@@ -252,8 +261,10 @@ struct grove_graph {
     grovep_chain_t *by_type, *by_name; /* [chain_cap], indexed by symbol */
     size_t chain_cap;
     grovep_map_t by_rank; /* rank -> chain */
-    grovep_map_t big_ids; /* vertex -> its id past 31 bits (head: the low
-                           * 32 bits, tail: the high ones) */
+    grovep_map_t big_ids; /* vertex -> its id past 31 bits, and
+                           * GROVEP_BIG_SIZE_KEY + vertex -> its size past
+                           * 31 bits (head: the low 32 bits, tail: the high
+                           * ones) */
     grove_sym_t *units;   /* [nunits] the units of measure; units[0] is "" */
     size_t nunits, unitcap;
     size_t last_unit;     /* index of the unit add_vertex found last */
@@ -279,6 +290,11 @@ struct grove_graph {
     bool agg_dirty;  /* structure or sizes changed: rebuild before use */
     grovep_agg_t *aggs;
     size_t naggs, aggcap;
+    size_t aggvcap;        /* elements of aggv */
+    int64_t *aggv;         /* [naggs * 2 * nlow]: for each aggregate its
+                            * totals, then its cached free units.  Aggregates
+                            * exist only as built with the current nlow (a
+                            * new specification rebuilds or drops them) */
     grovep_dense_t agg_of; /* vertex -> index in aggs */
     grovep_winmap_t aggwin; /* (aggregate, window) -> span */
     int64_t *agg_sum;      /* [naggs * nlow] scratch of grovep_agg_add_job, kept 0 */
@@ -481,6 +497,30 @@ static inline int64_t grovep_vertex_id(const grove_graph_t *g, grove_vid_t v)
 {
     int32_t id = g->v[v].id;
     return id != GROVEP_ID_BIG ? id : grovep_big_id(g, v);
+}
+
+/* The size of vertex v (< g->nv), past 31 bits or not. */
+int64_t grovep_big_size(const grove_graph_t *g, grove_vid_t v);
+static inline int64_t grovep_vertex_size(const grove_graph_t *g, grove_vid_t v)
+{
+    int32_t size = g->v[v].size;
+    return size != GROVEP_SIZE_BIG ? size : grovep_big_size(g, v);
+}
+
+/* Set the size of vertex v (< g->nv) to size >= 0: 0 or -1 (ENOMEM), the
+ * size unchanged. */
+int grovep_vertex_size_set(grove_graph_t *g, grove_vid_t v, int64_t size);
+
+/* Aggregate a's (in g->aggs) units of each low type in its subtree, and
+ * what is free of them in its cached window: g->nlow each. */
+static inline int64_t *grovep_agg_total(const grove_graph_t *g, const grovep_agg_t *a)
+{
+    return g->aggv + a->at;
+}
+
+static inline int64_t *grovep_agg_cache(const grove_graph_t *g, const grovep_agg_t *a)
+{
+    return grovep_agg_total(g, a) + g->nlow;
 }
 
 /* The unit of measure of vertex v (< g->nv). */

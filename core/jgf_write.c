@@ -338,15 +338,18 @@ static void w_state(writer_t *w, grove_vid_t v)
     for (uint32_t i = x->recs; i != GROVEP_NONE; i = g->recs[i].next)
         if (g->recs[i].kind == GROVE_RECORD_ALLOC)
             nrec++;
-    if (x->tags == GROVEP_NONE && !nrec)
+    bool tags = grove_vertex_tag_count(g, v) > 0;
+    if (!tags && !nrec)
         return;
     W_KEY(w, "grove");
     w_open(w, '{');
-    if (x->tags != GROVEP_NONE) {
+    if (tags) {
         W_KEY(w, "tags");
         w_open(w, '{');
-        for (uint32_t i = x->tags; i != GROVEP_NONE; i = g->kv[i].next) {
-            w_key(w, grove_intern_str(g->strings, g->kv[i].key));
+        for (uint32_t i = x->kv; i != GROVEP_NONE; i = g->kv[i].next) {
+            if (!(g->kv[i].key & GROVEP_KV_TAG))
+                continue;
+            w_key(w, grove_intern_str(g->strings, g->kv[i].key & ~GROVEP_KV_TAG));
             if (g->kv[i].val == GROVE_SYM_NONE)
                 W_LIT(w, "null");
             else
@@ -387,7 +390,7 @@ static void w_node(writer_t *w, grove_vid_t v)
     W_KEY(w, "unit");
     w_str(w, grove_intern_str(st, grovep_vertex_unit(g, v)));
     W_KEY(w, "size");
-    w_int(w, x->size);
+    w_int(w, grovep_vertex_size(g, v));
     W_KEY(w, "uuid");
     char uuid[37];
     grove_vertex_uuid(g, v, uuid);
@@ -399,7 +402,9 @@ static void w_node(writer_t *w, grove_vid_t v)
         w_str(w, grove_status_name((grove_status_t)x->status));
     W_KEY(w, "properties");
     w_open(w, '{');
-    for (uint32_t i = x->props; i != GROVEP_NONE; i = g->kv[i].next) {
+    for (uint32_t i = x->kv; i != GROVEP_NONE; i = g->kv[i].next) {
+        if (g->kv[i].key & GROVEP_KV_TAG)
+            continue;
         w_key(w, grove_intern_str(st, g->kv[i].key));
         w_str(w, grove_intern_str(st, g->kv[i].val));
     }

@@ -377,7 +377,7 @@ static int match_complete(grove_matcher_t *m, struct matching *x)
         if (x->imp[i] && !m->sel[i].exclusive) {
             m->sel[i].exclusive = true;
             if (m->sel[i].leaf)
-                m->sel[i].amount = m->g->v[m->sel[i].v].size;
+                m->sel[i].amount = grovep_vertex_size(m->g, m->sel[i].v);
         }
     }
     return 0;

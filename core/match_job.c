@@ -398,7 +398,7 @@ int grove_matcher_restore(grove_matcher_t *m, const grove_job_t *src)
          * count its vertex cannot hold is refused here */
         if (!grove_graph_has_vertex(m->g, p->v)
             || (p->leaf && !p->exclusive
-                && (p->amount <= 0 || p->amount > m->g->v[p->v].size))) {
+                && (p->amount <= 0 || p->amount > grovep_vertex_size(m->g, p->v)))) {
             free(imp);
             grovep_match_job_free(j);
             errno = EINVAL;

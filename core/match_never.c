@@ -110,7 +110,7 @@ static int64_t units_below(const grove_matcher_t *m, grove_vid_t root, grove_sym
         if (!grovep_alive(g, v) || g->v[v].type != t || (v != root && m->par[v] == GROVEP_NONE))
             continue;
         in_tree = true;
-        int64_t s = g->v[v].size;
+        int64_t s = grovep_vertex_size(g, v);
         total = add_sat(total, s);
         for (grove_vid_t u = v; u != GROVEP_NONE && u < g->nv; u = m->par[u])
             sums[u] = add_sat(sums[u], s);
@@ -251,7 +251,7 @@ static int check_totals(const grove_matcher_t *m, const struct req *top, grove_e
         int64_t have = 0;
         for (grove_vid_t v = 0; v < g->nv; v++)
             if (grovep_alive(g, v) && g->v[v].type == bl.type[i])
-                have = add_sat(have, g->v[v].size);
+                have = add_sat(have, grovep_vertex_size(g, v));
         if (bl.units[i] > have)
             return short_of(g, err, "the job asks for ", bl.units[i], bl.type[i],
                             ", the machine has ", have);

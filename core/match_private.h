@@ -384,8 +384,9 @@ static inline bool agg_fits(const grove_matcher_t *m, grove_vid_t v, const int64
     if (!a)
         return true;
     if (m->sat) {
+        const int64_t *total = grovep_agg_total(g, a);
         for (size_t i = 0; i < g->nlow; i++)
-            if ((a->mask & (1u << i)) && need[i] > a->total[i])
+            if ((a->mask & (1u << i)) && need[i] > total[i])
                 return false;
         return true;
     }

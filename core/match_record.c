@@ -108,7 +108,7 @@ static inline int add_held(grove_matcher_t *m, grove_vid_t v)
         return 0;
     const grove_graph_t *g = m->g;
     if (set_state(m, v, taken_of(m, v), f | M_PICK | M_EXCL | M_TOUCH) < 0
-        || add_pick(m, v, g->v[v].size, true, g->first_out[v] == GROVEP_NONE) < 0)
+        || add_pick(m, v, grovep_vertex_size(g, v), true, g->first_out[v] == GROVEP_NONE) < 0)
         return -1;
     return 0;
 }
@@ -203,7 +203,7 @@ int grovep_match_expand_nodex(grove_matcher_t *m)
             || m->node_sym == GROVE_SYM_NONE)
             continue;
         m->sel[i].exclusive = true;
-        m->sel[i].amount = m->g->v[v].size > 0 ? m->g->v[v].size : 1;
+        m->sel[i].amount = grovep_vertex_size(m->g, v) > 0 ? grovep_vertex_size(m->g, v) : 1;
         if (set_state(m, v, taken_of(m, v), flags_of(m, v) | M_EXCL) < 0)
             return -1;
     }
@@ -285,7 +285,7 @@ int grovep_match_record(grove_graph_t *g, grove_jobid_t id, grove_pick_t *p, siz
      * 16,384 nodes held whole, so the arrays are sized by a first count */
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        p[i].recorded = !is_implied[i] && (p[i].exclusive ? g->v[p[i].v].size != 0 : p[i].leaf);
+        p[i].recorded = !is_implied[i] && (p[i].exclusive ? grovep_vertex_size(g, p[i].v) != 0 : p[i].leaf);
         k += p[i].recorded;
     }
     grove_vid_t *vs = calloc(k ? k : 1, sizeof(*vs));
@@ -303,7 +303,7 @@ int grovep_match_record(grove_graph_t *g, grove_jobid_t id, grove_pick_t *p, siz
         if (!p[i].recorded)
             continue; /* grovep_match_implied, a shared container or an empty pool */
         vs[k] = p[i].v;
-        amount[k] = p[i].exclusive ? g->v[p[i].v].size : p[i].amount;
+        amount[k] = p[i].exclusive ? grovep_vertex_size(g, p[i].v) : p[i].amount;
         excl[k] = p[i].exclusive;
         k++;
     }

@@ -537,9 +537,9 @@ static int home_slots_quick(grove_matcher_t *m, const struct req *r, grove_vid_t
                     rc = ok < 0 ? -1 : 0; /* units shared: not told this way */
                     break;
                 }
-                if (ok == 0 || flags_of(m, v) || taken_of(m, v) || g->v[v].size == 0)
+                if (ok == 0 || flags_of(m, v) || taken_of(m, v) || grovep_vertex_size(g, v) == 0)
                     continue;
-                got += g->v[v].size;
+                got += grovep_vertex_size(g, v);
                 sc += (double)grove_vertex_id(g, v) + 2 + node;
             }
             fits = got >= want;

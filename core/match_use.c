@@ -189,7 +189,7 @@ static int64_t use_units(const grove_graph_t *g, const grove_pick_t *p)
 {
     if (!(p->leaf || p->exclusive))
         return 0;
-    return p->leaf ? p->amount : g->v[p->v].size;
+    return p->leaf ? p->amount : grovep_vertex_size(g, p->v);
 }
 
 /* Count what picks[0..n) asked for in the figure op names at their
@@ -299,7 +299,7 @@ void grovep_match_use_update(grove_matcher_t *m, grove_job_t *j, int64_t now)
             continue;
         const grovep_agg_t *a = grovep_agg_of(g, v);
         int k = use_type(m, v);
-        int64_t left = ((a->mask & (1u << k)) ? a->total[k] : 0) - (runs ? u->held : u->at);
+        int64_t left = ((a->mask & (1u << k)) ? grovep_agg_total(g, a)[k] : 0) - (runs ? u->held : u->at);
         uint64_t rank = left < 0 ? 0 : (uint64_t)left;
         if (rank == u->rank)
             continue;

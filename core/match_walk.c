@@ -30,13 +30,15 @@ int grovep_match_scratch_reserve(grove_matcher_t *m)
 {
     size_t n = m->g->nv, old = m->scap, oldsel = m->selcap, oldlog = m->logcap;
     size_t c1 = old, c2 = old, c3 = old; /* parallel arrays: all grow alike */
-    if (grovep_grow((void **)&m->stamp, &c1, n, sizeof(*m->stamp)) < 0
-        || grovep_grow((void **)&m->taken, &c2, n, sizeof(*m->taken)) < 0
-        || grovep_grow((void **)&m->mflags, &c3, n, sizeof(*m->mflags)) < 0)
+    if (grovep_grow((void **)&m->taken, &c2, n, sizeof(*m->taken)) < 0
+        || grovep_grow((void **)&m->mflags, &c3, n, sizeof(*m->mflags)) < 0
+        || grovep_grow_zeroed((void **)&m->stamp, &c1, n, sizeof(*m->stamp)) < 0)
         return -1;
-    /* Only the stamps are written here, on huge pages.  taken and mflags
-     * are read only where the stamp is current: a page of them becomes
-     * resident where a match first writes, on small pages (a 2 MB one
+    /* Nothing is written here: the stamps come zeroed from the system
+     * (resident where a match first stamps, on huge pages; at the load,
+     * none: 4 MB at 16,384 nodes).  taken and mflags are read only where
+     * the stamp is current: a page of them becomes resident where a match
+     * first writes, on small pages (a 2 MB one
      * would hold 5,000 nodes' state for a job on one; writing them all
      * now would be 8 MB more at 16,384 nodes).  Dense arrays, not state
      * kept in the undo log: a whole machine asks a vertex's state several
@@ -44,7 +46,6 @@ int grovep_match_scratch_reserve(grove_matcher_t *m)
      * ones (a quarter of such a match's time, measured) */
     if (c1 != old)
         grovep_huge(m->stamp, c1 * sizeof(*m->stamp));
-    memset(m->stamp + old, 0, (c1 - old) * sizeof(*m->stamp));
     m->scap = c1;
     /* a whole machine's selection and undo log hold about one entry a
      * vertex: room for that is taken at once (address space, until used)
@@ -311,9 +312,9 @@ static int64_t take(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool
         if (excl) {
             /* untouched by others (checked above) and by this match: the
              * whole pool is free, no need to ask its planner again */
-            if (g->v[c].size == 0)
+            if (grovep_vertex_size(g, c) == 0)
                 return 0;
-            units = g->v[c].size;
+            units = grovep_vertex_size(g, c);
         } else {
             int64_t avail = free_units(m, c);
             if (avail <= 0)
@@ -552,7 +553,7 @@ static inline int64_t take_clean_leaf(grove_matcher_t *m, grove_vid_t c)
         return 0;
     /* below a clean pick no other job has records: only this match's own
      * state and the pool's size decide */
-    int64_t units = g->v[c].size;
+    int64_t units = grovep_vertex_size(g, c);
     if (flags_of(m, c) || taken_of(m, c) || units == 0)
         return 0;
     if (set_whole(m, c, M_TOUCH | M_PICK | M_EXCL | M_CLEAN) < 0

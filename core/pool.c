@@ -32,14 +32,24 @@
 
 /* ---- properties and tags -------------------------------------------------- */
 
-static uint32_t *kv_head(grove_graph_t *g, grove_vid_t v, bool tags)
+/* Properties and tags share one list a vertex (g->v[v].kv): a tag's key
+ * carries GROVEP_KV_TAG, so each kind is the list's entries of that kind,
+ * in the order they were set. */
+
+/* The key of an entry of the kind asked, as the list holds it. */
+static grove_sym_t kv_key(grove_sym_t k, bool tags)
 {
-    return tags ? &g->v[v].tags : &g->v[v].props;
+    return tags ? k | GROVEP_KV_TAG : k;
 }
 
-static const uint32_t *kv_chead(const grove_graph_t *g, grove_vid_t v, bool tags)
+static bool kv_is(const grove_graph_t *g, uint32_t i, bool tags)
 {
-    return tags ? &g->v[v].tags : &g->v[v].props;
+    return !(g->kv[i].key & GROVEP_KV_TAG) == !tags;
+}
+
+static const char *kv_key_str(const grove_graph_t *g, uint32_t i)
+{
+    return grove_intern_str(g->strings, g->kv[i].key & ~GROVEP_KV_TAG);
 }
 
 static int kv_set(grove_graph_t *g, grove_vid_t v, bool tags, const char *key,
@@ -54,9 +64,13 @@ static int kv_set(grove_graph_t *g, grove_vid_t v, bool tags, const char *key,
     grove_sym_t val = value ? grove_intern(g->strings, value) : GROVE_SYM_NONE;
     if (k == GROVE_SYM_NONE || (value && val == GROVE_SYM_NONE))
         return -1;
-    uint32_t *head = kv_head(g, v, tags);
+    if (k & GROVEP_KV_TAG) { /* 2^31 strings: not reached */
+        errno = EOVERFLOW;
+        return -1;
+    }
+    k = kv_key(k, tags);
     uint32_t last = GROVEP_NONE;
-    for (uint32_t i = *head; i != GROVEP_NONE; i = g->kv[i].next) {
+    for (uint32_t i = g->v[v].kv; i != GROVEP_NONE; i = g->kv[i].next) {
         if (g->kv[i].key == k) {
             g->kv[i].val = val;
             return 0;
@@ -66,10 +80,9 @@ static int kv_set(grove_graph_t *g, grove_vid_t v, bool tags, const char *key,
     uint32_t n = grovep_kv_new(g);
     if (n == GROVEP_NONE)
         return -1;
-    head = kv_head(g, v, tags); /* g->kv may have moved, heads did not */
     g->kv[n] = (grovep_kv_t){k, val, GROVEP_NONE};
     if (last == GROVEP_NONE)
-        *head = n;
+        g->v[v].kv = n;
     else
         g->kv[last].next = n;
     return 0;
@@ -82,7 +95,8 @@ static uint32_t kv_find(const grove_graph_t *g, grove_vid_t v, bool tags, const 
     grove_sym_t k = grove_intern_lookup(g->strings, key);
     if (k == GROVE_SYM_NONE)
         return GROVEP_NONE;
-    for (uint32_t i = *kv_chead(g, v, tags); i != GROVEP_NONE; i = g->kv[i].next)
+    k = kv_key(k, tags);
+    for (uint32_t i = g->v[v].kv; i != GROVEP_NONE; i = g->kv[i].next)
         if (g->kv[i].key == k)
             return i;
     return GROVEP_NONE;
@@ -92,10 +106,10 @@ static int kv_remove(grove_graph_t *g, grove_vid_t v, bool tags, const char *key
 {
     GROVEP_VCHECK(g, v, -1);
     grove_sym_t k = key ? grove_intern_lookup(g->strings, key) : GROVE_SYM_NONE;
-    uint32_t *link = kv_head(g, v, tags);
+    uint32_t *link = &g->v[v].kv;
     while (k != GROVE_SYM_NONE && *link != GROVEP_NONE) {
         uint32_t i = *link;
-        if (g->kv[i].key == k) {
+        if (g->kv[i].key == kv_key(k, tags)) {
             *link = g->kv[i].next;
             grovep_kv_release(g, i);
             return 0;
@@ -110,10 +124,10 @@ static int kv_at(const grove_graph_t *g, grove_vid_t v, bool tags, size_t n, con
                  const char **value)
 {
     if (grovep_alive(g, v)) {
-        for (uint32_t i = *kv_chead(g, v, tags); i != GROVEP_NONE; i = g->kv[i].next) {
-            if (n-- == 0) {
+        for (uint32_t i = g->v[v].kv; i != GROVEP_NONE; i = g->kv[i].next) {
+            if (kv_is(g, i, tags) && n-- == 0) {
                 if (key)
-                    *key = grove_intern_str(g->strings, g->kv[i].key);
+                    *key = kv_key_str(g, i);
                 if (value)
                     *value = g->kv[i].val == GROVE_SYM_NONE
                                  ? NULL
@@ -130,8 +144,8 @@ static size_t kv_count(const grove_graph_t *g, grove_vid_t v, bool tags)
 {
     size_t n = 0;
     if (grovep_alive(g, v))
-        for (uint32_t i = *kv_chead(g, v, tags); i != GROVEP_NONE; i = g->kv[i].next)
-            n++;
+        for (uint32_t i = g->v[v].kv; i != GROVEP_NONE; i = g->kv[i].next)
+            n += kv_is(g, i, tags);
     return n;
 }
 
@@ -401,14 +415,15 @@ static void list_remove(grove_graph_t *g, uint32_t *head, uint32_t r)
 
 /* Peak units held on v by ALLOC records during [start, end), from its pool
  * planner (every vertex with ALLOC records has one). */
-static int64_t peak_used(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end)
+static inline int64_t peak_used(const grove_graph_t *g, grove_vid_t v, int64_t start,
+                                int64_t end)
 {
     if (!(g->v[v].flags & GROVEP_V_ALLOC))
         return 0;
     int64_t peak = grovep_pool_peak(g, v, start, end);
     /* no planner for a vertex with records: only after a failed update;
      * count the pool as full rather than over-allocate it */
-    return peak < 0 ? g->v[v].size : peak;
+    return peak < 0 ? grovep_vertex_size(g, v) : peak;
 }
 
 int64_t grovep_own_available(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end)
@@ -417,7 +432,7 @@ int64_t grovep_own_available(const grove_graph_t *g, grove_vid_t v, int64_t star
         return 0;
     if (grovep_excl_any(g, v, start, end))
         return 0;
-    int64_t avail = g->v[v].size - peak_used(g, v, start, end);
+    int64_t avail = grovep_vertex_size(g, v) - peak_used(g, v, start, end);
     return avail > 0 ? avail : 0;
 }
 
@@ -774,14 +789,14 @@ int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
                           int64_t amount, int64_t start, int64_t end, bool exclusive)
 {
     GROVEP_VCHECK(g, v, -1);
-    grovep_vertex_t *x = &g->v[v];
-    if (amount <= 0 || amount > x->size || start < 0 || end <= start
+    int64_t size = grovep_vertex_size(g, v);
+    if (amount <= 0 || amount > size || start < 0 || end <= start
         || start >= GROVE_PLANNER_TIME_MAX) {
         errno = EINVAL;
         return -1;
     }
     /* status and exclusivity of the ancestors */
-    if (x->status != GROVE_STATUS_UP)
+    if (g->v[v].status != GROVE_STATUS_UP)
         goto busy;
     for (grove_vid_t a = g->parent[v]; a != GROVEP_NONE; a = g->parent[a]) {
         if (g->v[a].status != GROVE_STATUS_UP
@@ -796,9 +811,9 @@ int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
     }
     uint32_t mine = find_alloc(g, v, job, start, end);
     int64_t total = amount + (mine != GROVEP_NONE ? g->recs[mine].amount : 0);
-    if (total > x->size)
+    if (total > size)
         goto busy;
-    bool excl = exclusive || total == x->size || (mine != GROVEP_NONE && g->recs[mine].asked);
+    bool excl = exclusive || total == size || (mine != GROVEP_NONE && g->recs[mine].asked);
     /* the job's records of v over other, overlapping windows: holding v
      * whole in one and units of it in another would count them twice */
     FOREACH_ALLOC(g, v, i)
@@ -820,12 +835,12 @@ int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
     } else if (grovep_excl_record(g, v, start, end, false, job) != GROVEP_NONE) {
         goto busy;
     }
-    if (peak_used(g, v, start, end) + amount > x->size)
+    if (peak_used(g, v, start, end) + amount > size)
         goto busy;
     if (mine != GROVEP_NONE) {
         grovep_rec_t old = g->recs[mine];
         grovep_rec_removing(g, v, mine);
-        g->recs[mine].amount = excl ? x->size : total; /* held whole: all of it */
+        g->recs[mine].amount = excl ? size : total; /* held whole: all of it */
         g->recs[mine].excl = excl;
         g->recs[mine].asked |= exclusive;
         if (grovep_rec_added(g, v, mine) < 0) {
@@ -848,7 +863,7 @@ int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
     }
     g->recs[r] = (grovep_rec_t){
         .job = job,
-        .amount = excl ? x->size : total, /* held whole: the record says all of it */
+        .amount = excl ? size : total, /* held whole: the record says all of it */
         .start = start,
         .end = end,
         .kind = GROVE_RECORD_ALLOC,
@@ -923,7 +938,7 @@ int grove_vertex_free(grove_graph_t *g, grove_vid_t v, grove_jobid_t job, int64_
             } else if (amount > 0) {
                 grovep_rec_removing(g, v, i);
                 g->recs[i].amount -= amount;
-                g->recs[i].excl = g->recs[i].asked || g->recs[i].amount == g->v[v].size;
+                g->recs[i].excl = g->recs[i].asked || g->recs[i].amount == grovep_vertex_size(g, v);
                 grovep_rec_added(g, v, i); /* smaller than before: only ENOMEM */
             }
         }
@@ -1097,10 +1112,11 @@ int grove_vertex_set_size(grove_graph_t *g, grove_vid_t v, int64_t size)
         errno = EBUSY;
         return -1;
     }
-    int64_t old = g->v[v].size;
-    g->v[v].size = size;
+    int64_t old = grovep_vertex_size(g, v);
+    if (grovep_vertex_size_set(g, v, size) < 0)
+        return -1;
     if (grovep_pool_resize(g, v, size) < 0) {
-        g->v[v].size = old;
+        (void)grovep_vertex_size_set(g, v, old); /* its entry is there: cannot fail */
         return -1;
     }
     g->agg_dirty = true;
@@ -1160,7 +1176,7 @@ int grovep_job_record(grove_graph_t *g, grove_jobid_t job, int64_t start, int64_
             .start = start,
             .end = end,
             .kind = GROVE_RECORD_ALLOC,
-            .excl = excl[k] || amount[k] == g->v[v].size,
+            .excl = excl[k] || amount[k] == grovep_vertex_size(g, v),
             .asked = excl[k],
         };
         if (annotate_up(g, v, start, end, &mm) < 0) {

@@ -59,7 +59,7 @@ static grove_pick_t *reg_picks(const grove_graph_t *g, const grove_vid_t *vs, si
         grove_vid_t v = vs[i];
         grove_eid_t cur;
         bool leaf = grove_vertex_first_child(g, v, g->sym_containment, &cur) == GROVE_VID_NONE;
-        p[k++] = (grove_pick_t){.v = v, .amount = g->v[v].size, .exclusive = true, .leaf = leaf};
+        p[k++] = (grove_pick_t){.v = v, .amount = grovep_vertex_size(g, v), .exclusive = true, .leaf = leaf};
         for (grove_vid_t a = g->parent[v]; a != GROVEP_NONE && !mark[a]; a = g->parent[a]) {
             mark[a] = 2;
             if (grovep_grow((void **)&p, &cap, k + 1, sizeof(*p)) < 0)

@@ -296,7 +296,7 @@ static int add_subtree(grove_writer_t *w, grove_vid_t top)
             if (!down_containment(w, e))
                 continue;
             grove_vid_t c = g->e[e].dst;
-            if (!present(w, c) && add(w, c, g->v[c].size, true, true) < 0)
+            if (!present(w, c) && add(w, c, grovep_vertex_size(g, c), true, true) < 0)
                 return -1;
             if (sp + 1 > w->stackcap && stack_room(w, sp + 1) < 0)
                 return -1;
@@ -528,7 +528,7 @@ int grove_writer_vertices(grove_writer_t *w, const grove_vid_t *vs, size_t n)
         return -1;
     for (size_t i = 0; i < n; i++)
         for (grove_vid_t v = vs[i]; v != GROVEP_NONE && !present(w, v); v = g->parent[v])
-            if (add(w, v, g->v[v].size, true, true) < 0)
+            if (add(w, v, grovep_vertex_size(g, v), true, true) < 0)
                 return -1;
     return finish_selection(w, NULL);
 }
@@ -1125,7 +1125,7 @@ static inline bool print_done(grove_writer_t *w, const grove_job_t *job, struct 
         x = p->exclusive;
         alloc = p->exclusive || p->recorded;
     } else {
-        amount = w->g->v[v].size;
+        amount = grovep_vertex_size(w->g, v);
     }
     if (!(alloc || x || needed))
         return false;

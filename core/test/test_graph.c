@@ -762,6 +762,15 @@ static void test_aggregates(void)
         grove_graph_free_job(g, j);
     grove_graph_unlink(g, t.node1, true);
     is_int(grove_vertex_aggregate_avail(g, t.root, "core", 0, 10), 8, "unlink: aggregate rebuilt");
+    /* a specification of more low types than the arrays were made for:
+     * each aggregate's units are kept by the types tracked */
+    ok(grove_graph_set_aggregates(g, "ALL:core,ALL:memory,ALL:node,ALL:socket,ALL:rack", &err)
+           == 0,
+       "five low types after two");
+    int64_t cores = grove_vertex_aggregate_avail(g, t.root, "core", 0, 10);
+    ok(cores == 8 && grove_vertex_aggregate_avail(g, t.root, "rack", 0, 10) >= 1
+           && grove_vertex_aggregate_avail(g, t.root, "socket", 0, 10) >= 1,
+       "every type of five answered (cores %lld)", (long long)cores);
     grove_graph_destroy(g);
 }
 
@@ -1041,10 +1050,57 @@ static void test_packed(void)
     grove_graph_destroy(g);
 }
 
+/* Sizes past 31 bits are kept beside the 40-byte vertex record, and
+ * properties and tags share one list a vertex: the same answers as kept
+ * apart, each kind in the order set, through changes and a copy. */
+static void test_packed_pool(void)
+{
+    grove_graph_t *g = grove_graph_create();
+    grove_vertex_info_t info;
+    grove_vertex_info_init(&info);
+    info.type = "memory";
+    info.size = 5000000000LL;
+    grove_vid_t big = grove_graph_add_vertex(g, &info);
+    info.size = INT32_MAX;
+    grove_vid_t edge = grove_graph_add_vertex(g, &info);
+    ok(grove_vertex_size(g, big) == 5000000000LL && grove_vertex_size(g, edge) == INT32_MAX,
+       "sizes past 31 bits kept whole, 2^31 - 1 in the record");
+    ok(grove_vertex_allocate(g, big, 1, 4000000000LL, 0, 10, false) == 0
+           && grove_vertex_allocate(g, big, 2, 1000000001LL, 0, 10, false) < 0,
+       "a pool past 31 bits allocated by its whole size");
+    ok(grove_vertex_set_size(g, edge, 3000000000LL) == 0
+           && grove_vertex_size(g, edge) == 3000000000LL && grove_vertex_set_size(g, edge, 7) == 0
+           && grove_vertex_size(g, edge) == 7,
+       "a size grown past 31 bits and back");
+    ok(grove_vertex_set_property(g, edge, "a", "1") == 0 && grove_vertex_tag(g, edge, "a", NULL) == 0
+           && grove_vertex_set_property(g, edge, "b", "2") == 0
+           && grove_vertex_tag(g, edge, "t", "x") == 0
+           && grove_vertex_set_property(g, edge, "c", "3") == 0,
+       "properties and tags set in turn, one key of both kinds");
+    const char *k = NULL, *val = NULL;
+    ok(grove_vertex_property_count(g, edge) == 3 && grove_vertex_tag_count(g, edge) == 2
+           && grove_vertex_property_at(g, edge, 1, &k, &val) == 0 && !strcmp(k, "b")
+           && !strcmp(val, "2") && grove_vertex_tag_at(g, edge, 1, &k, &val) == 0
+           && !strcmp(k, "t") && !strcmp(val, "x"),
+       "each kind counted and listed in the order set");
+    ok(grove_vertex_untag(g, edge, "a") == 0 && !strcmp(grove_vertex_property(g, edge, "a"), "1")
+           && !grove_vertex_has_tag(g, edge, "a", NULL) && grove_vertex_untag(g, edge, "b") < 0
+           && errno == ENOENT && grove_vertex_remove_property(g, edge, "t") < 0,
+       "removing a tag keeps the property of its key; a key of the other kind is not found");
+    grove_graph_t *c = grove_graph_duplicate(g);
+    ok(c && grove_vertex_size(c, big) == 5000000000LL && grove_vertex_property_count(c, edge) == 3
+           && grove_vertex_tag_count(c, edge) == 1 && grove_vertex_has_tag(c, edge, "t", &val)
+           && !strcmp(val, "x"),
+       "a copy keeps sizes past 31 bits, properties and tags");
+    grove_graph_destroy(c);
+    grove_graph_destroy(g);
+}
+
 int main(void)
 {
     test_reserve();
     test_packed();
+    test_packed_pool();
     test_default_names();
     test_uuid_lazy();
     test_vertices();
