@@ -928,6 +928,57 @@ int64_t grovep_big_size(const grove_graph_t *g, grove_vid_t v)
     return b ? (int64_t)((uint64_t)b->tail << 32 | b->head) : 0;
 }
 
+grove_eid_t grovep_far_opposite(const grove_graph_t *g, grove_eid_t e)
+{
+    const grovep_chain_t *b = map_get(&g->big_ids, GROVEP_FAR_OPP_KEY + e);
+    return b ? b->head : GROVEP_NONE;
+}
+
+/* Room in g->big_ids for two more entries (the far opposites of a pair):
+ * 0, or -1 (ENOMEM) with nothing changed. */
+static int opp_room(grove_graph_t *g)
+{
+    grovep_map_t *m = &g->big_ids;
+    size_t cap = m->cap ? m->cap : 64;
+    while ((m->count + 2) * 2 > cap)
+        cap *= 2;
+    return cap == m->cap ? 0 : map_rehash(m, cap);
+}
+
+/* Make o the opposite of edge e (GROVEP_NONE: none).  A far one needs a
+ * slot of g->big_ids: opp_room first. */
+static void opp_set(grove_graph_t *g, grove_eid_t e, grove_eid_t o)
+{
+    if (g->e[e].opp == GROVEP_OPP_FAR)
+        map_del(&g->big_ids, GROVEP_FAR_OPP_KEY + e);
+    int64_t d = o == GROVEP_NONE ? 0 : (int64_t)o - (int64_t)e;
+    if (d > GROVEP_OPP_FAR && d <= INT8_MAX) {
+        g->e[e].opp = (int8_t)d;
+        return;
+    }
+    grovep_chain_t *b = map_put(&g->big_ids, GROVEP_FAR_OPP_KEY + e); /* room made */
+    b->head = o;
+    g->e[e].opp = GROVEP_OPP_FAR;
+}
+
+/* Pair e and o, farther apart than an edge's opp can say: 0, or -1
+ * (ENOMEM) with nothing changed. */
+static int pair_far(grove_graph_t *g, grove_eid_t e, grove_eid_t o)
+{
+    if (opp_room(g) < 0)
+        return -1;
+    opp_set(g, o, e);
+    opp_set(g, e, o);
+    return 0;
+}
+
+/* Would o as the opposite of e take a slot of g->big_ids? */
+static inline bool opp_far(grove_eid_t e, grove_eid_t o)
+{
+    int64_t d = (int64_t)o - (int64_t)e;
+    return o != GROVEP_NONE && (d <= GROVEP_OPP_FAR || d > INT8_MAX);
+}
+
 int grovep_vertex_size_set(grove_graph_t *g, grove_vid_t v, int64_t size)
 {
     if (size > INT32_MAX) {
@@ -1385,16 +1436,19 @@ static grove_eid_t find_edge(const grove_graph_t *g, grove_vid_t src, grove_vid_
      * (a vertex has one parent), and when it exists it is usually the last
      * edge added from src (add_child, or a JGF file listing each "in" edge
      * after its "contains" edge): look there before scanning every child
-     * of src. */
+     * of src.  A vertex just made (a "contains" edge's child) has no
+     * edge out at all. */
+    if (g->first_out[src] == GROVEP_NONE)
+        return GROVEP_NONE;
     grove_eid_t last = out_last(g, src, NULL, NULL);
     if (!want_up && last != GROVEP_NONE && g->subsys[sub] == g->sym_containment
         && g->e[last].dst == dst && g->e[last].sub == sub
-        && !(g->e[last].flags & GROVEP_E_UP) && g->e[last].opposite == GROVEP_NONE)
+        && !(g->e[last].flags & GROVEP_E_UP) && g->e[last].opp == 0)
         return last;
     for (grove_eid_t e = g->first_out[src]; e != GROVEP_NONE; e = g->e[e].next_out)
         if (g->e[e].dst == dst && g->e[e].sub == sub
             && !!(g->e[e].flags & GROVEP_E_UP) == want_up
-            && g->e[e].opposite == GROVEP_NONE)
+            && g->e[e].opp == 0)
             return e;
     return GROVEP_NONE;
 }
@@ -1515,10 +1569,10 @@ static grove_eid_t add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
         .dst = dst,
         .next_out = GROVEP_NONE,
         .next_in = GROVEP_NONE,
-        .opposite = GROVEP_NONE,
         .sub = (uint8_t)sub,
         .rel = (uint8_t)ri,
         .flags = up ? GROVEP_E_UP : 0,
+        .opp = 0,
     };
     if (last == GROVEP_NONE)
         g->first_out[src] = e;
@@ -1535,11 +1589,16 @@ static grove_eid_t add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
         g->parent[dst] = src;
         g->agg_dirty = true;
     }
-    /* pair with an unpaired edge in the other direction */
+    /* pair with an unpaired edge in the other direction (o has none:
+     * nothing of it to drop from g->big_ids) */
     grove_eid_t o = find_edge(g, dst, src, sub, !up);
-    if (o != GROVEP_NONE) {
-        g->e[o].opposite = e;
-        g->e[e].opposite = o;
+    if (o != GROVEP_NONE && !opp_far(e, o)) {
+        g->e[o].opp = (int8_t)((int64_t)e - (int64_t)o);
+        g->e[e].opp = (int8_t)((int64_t)o - (int64_t)e);
+    } else if (o != GROVEP_NONE && pair_far(g, e, o) < 0) {
+        grovep_edge_remove(g, e); /* no room to pair it: not made */
+        g->ne--;
+        goto undo;
     }
     return e;
 undo:
@@ -1572,15 +1631,18 @@ int grove_graph_set_opposite(grove_graph_t *g, grove_eid_t a, grove_eid_t b)
         errno = EINVAL;
         return -1;
     }
+    if (opp_far(a, b) && opp_room(g) < 0)
+        return -1;
     grove_eid_t upe = g->rels[g->e[a].rel] == g->sym_in ? a : b;
     g->agg_dirty = true;
     grove_eid_t down = upe == a ? b : a;
-    if (g->e[a].opposite != GROVEP_NONE)
-        g->e[g->e[a].opposite].opposite = GROVEP_NONE;
-    if (g->e[b].opposite != GROVEP_NONE)
-        g->e[g->e[b].opposite].opposite = GROVEP_NONE;
-    g->e[a].opposite = b;
-    g->e[b].opposite = a;
+    grove_eid_t oa = grovep_edge_opposite(g, a), ob = grovep_edge_opposite(g, b);
+    if (oa != GROVEP_NONE)
+        opp_set(g, oa, GROVEP_NONE);
+    if (ob != GROVEP_NONE)
+        opp_set(g, ob, GROVEP_NONE);
+    opp_set(g, a, b);
+    opp_set(g, b, a);
     bool containment = g->subsys[g->e[a].sub] == g->sym_containment;
     if (!(g->e[upe].flags & GROVEP_E_UP)) {
         g->e[upe].flags |= GROVEP_E_UP;
@@ -1625,15 +1687,17 @@ void grovep_edge_remove(grove_graph_t *g, grove_eid_t e)
     if (ts && (grove_eid_t)*ts == e)
         *ts = tail_key(ed->src) | prev;
     list_unlink(g, &g->first_in[ed->dst], e, false);
-    if (ed->opposite != GROVEP_NONE)
-        g->e[ed->opposite].opposite = GROVEP_NONE;
+    grove_eid_t o = grovep_edge_opposite(g, e);
+    if (o != GROVEP_NONE) {
+        opp_set(g, o, GROVEP_NONE);
+        opp_set(g, e, GROVEP_NONE);
+    }
     if (g->subsys[ed->sub] == g->sym_containment && !(ed->flags & GROVEP_E_UP)
         && g->parent[ed->dst] == ed->src) {
         g->parent[ed->dst] = GROVEP_NONE;
         g->agg_dirty = true;
     }
     ed->flags |= GROVEP_E_DEAD;
-    ed->opposite = GROVEP_NONE;
     g->nlive_e--;
 }
 
@@ -1659,7 +1723,7 @@ grove_sym_t grove_edge_relation(const grove_graph_t *g, grove_eid_t e)
 
 grove_eid_t grove_edge_opposite(const grove_graph_t *g, grove_eid_t e)
 {
-    return e < g->ne ? g->e[e].opposite : GROVE_EID_NONE;
+    return e < g->ne ? grovep_edge_opposite(g, e) : GROVE_EID_NONE;
 }
 
 bool grove_edge_is_up(const grove_graph_t *g, grove_eid_t e)

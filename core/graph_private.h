@@ -54,17 +54,23 @@ typedef struct grovep_vertex {
 #define GROVEP_E_UP 0x01   /* upward (an "in", or the second of a pair) */
 #define GROVEP_E_DEAD 0x02 /* removed */
 
-/* One edge: 24 bytes.  Subsystem and relationship are small indexes into
- * g->subsys / g->rels so the edge stays compact. */
+/* One edge: 20 bytes.  Subsystem and relationship are small indexes into
+ * g->subsys / g->rels so the edge stays compact.  The opposite edge is
+ * kept as its distance: readers and the graph's own add_child make a
+ * pair's two edges one after the other (read it with
+ * grovep_edge_opposite). */
+#define GROVEP_OPP_FAR INT8_MIN /* opp: the opposite edge is in g->big_ids */
+#define GROVEP_FAR_OPP_KEY ((uint64_t)2 << 32) /* g->big_ids' key of a far
+                                                 * opposite: this + the edge */
 typedef struct grovep_edge {
     grove_vid_t src, dst;
     grove_eid_t next_out; /* next out-edge of src, or GROVEP_NONE */
     grove_eid_t next_in;  /* next in-edge of dst, or GROVEP_NONE */
-    grove_eid_t opposite; /* the opposite edge, or GROVEP_NONE */
     uint8_t sub;          /* index into g->subsys */
     uint8_t rel;          /* index into g->rels */
     uint8_t flags;        /* GROVEP_E_* */
-    uint8_t pad;
+    int8_t opp;           /* the opposite edge is this edge + opp; 0: it
+                           * has none; GROVEP_OPP_FAR: farther than 127 */
 } grovep_edge_t;
 
 /* A property or tag: key and value symbols, index-linked.  A tag's key
@@ -264,7 +270,8 @@ struct grove_graph {
     grovep_map_t big_ids; /* vertex -> its id past 31 bits, and
                            * GROVEP_BIG_SIZE_KEY + vertex -> its size past
                            * 31 bits (head: the low 32 bits, tail: the high
-                           * ones) */
+                           * ones); GROVEP_FAR_OPP_KEY + edge -> its far
+                           * opposite (head) */
     grove_sym_t *units;   /* [nunits] the units of measure; units[0] is "" */
     size_t nunits, unitcap;
     size_t last_unit;     /* index of the unit add_vertex found last */
@@ -521,6 +528,16 @@ static inline int64_t *grovep_agg_total(const grove_graph_t *g, const grovep_agg
 static inline int64_t *grovep_agg_cache(const grove_graph_t *g, const grovep_agg_t *a)
 {
     return grovep_agg_total(g, a) + g->nlow;
+}
+
+/* The opposite of edge e (< g->ne), or GROVEP_NONE. */
+grove_eid_t grovep_far_opposite(const grove_graph_t *g, grove_eid_t e);
+static inline grove_eid_t grovep_edge_opposite(const grove_graph_t *g, grove_eid_t e)
+{
+    int8_t d = g->e[e].opp;
+    return d == 0                ? GROVEP_NONE
+           : d != GROVEP_OPP_FAR ? (grove_eid_t)((int64_t)e + d)
+                                 : grovep_far_opposite(g, e);
 }
 
 /* The unit of measure of vertex v (< g->nv). */

@@ -999,7 +999,7 @@ static int edge_up(reader_t *r, grove_vid_t s, grove_vid_t t, const char *sub, b
         return 0;
     const grovep_edge_t *last = &g->e[g->ne - 1];
     return last->src == t && last->dst == s && g->subsys[last->sub] == sym
-           && !(last->flags & (GROVEP_E_UP | GROVEP_E_DEAD)) && last->opposite == GROVEP_NONE;
+           && !(last->flags & (GROVEP_E_UP | GROVEP_E_DEAD)) && last->opp == 0;
 }
 
 static int commit_edge(reader_t *r, erec_t *e)

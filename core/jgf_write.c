@@ -491,14 +491,15 @@ static void w_doc(writer_t *w, const grove_vid_t *vids, size_t n, uint8_t *sel)
             continue;
         if (sel && (!sel[x->src] || !sel[x->dst]))
             continue;
-        const grovep_edge_t *o = x->opposite != GROVEP_NONE ? &g->e[x->opposite] : NULL;
+        grove_eid_t oe = grovep_edge_opposite(g, e);
+        const grovep_edge_t *o = oe != GROVEP_NONE ? &g->e[oe] : NULL;
         bool paired = o && !!(x->flags & GROVEP_E_UP) != !!(o->flags & GROVEP_E_UP)
                       && g->rels[(x->flags & GROVEP_E_UP) ? x->rel : o->rel] != g->sym_in;
         if (paired && (x->flags & GROVEP_E_UP))
             continue; /* written with its downward edge */
         w_edge(w, e);
         if (paired)
-            w_edge(w, x->opposite);
+            w_edge(w, oe);
     }
     w_close(w, ']');
     w_close(w, '}');

@@ -1096,8 +1096,48 @@ static void test_packed_pool(void)
     grove_graph_destroy(g);
 }
 
+/* An edge keeps its opposite as a distance: pairs made far apart (more
+ * than 127 edges between them) are kept beside the edges, and pairing,
+ * re-pairing, removal and a copy answer as for near ones. */
+static void test_far_opposites(void)
+{
+    grove_graph_t *g = grove_graph_create();
+    grove_vid_t root = child(g, GROVE_VID_NONE, "cluster", -1, -1, NULL);
+    grove_vid_t n[300];
+    grove_eid_t down[300], up[300];
+    for (int i = 0; i < 300; i++) {
+        n[i] = child(g, GROVE_VID_NONE, "node", i, -1, NULL);
+        down[i] = grove_graph_add_edge(g, root, n[i], "containment", "contains", NULL);
+    }
+    for (int i = 0; i < 300; i++) /* every "in" at least 300 edges after its "contains" */
+        up[i] = grove_graph_add_edge(g, n[i], root, "containment", "in", NULL);
+    int bad = 0;
+    for (int i = 0; i < 300; i++)
+        bad += grove_edge_opposite(g, down[i]) != up[i] || grove_edge_opposite(g, up[i]) != down[i]
+               || !grove_edge_is_up(g, up[i]);
+    ok(bad == 0, "pairs 300 edges apart found and kept (%d wrong)", bad);
+    grove_eid_t near = grove_graph_add_edge(g, n[0], root, "containment", "in", NULL);
+    ok(near != GROVE_EID_NONE && grove_edge_opposite(g, near) == GROVE_EID_NONE,
+       "a second \"in\" finds no unpaired edge");
+    ok(grove_graph_set_opposite(g, down[0], near) == 0 && grove_edge_opposite(g, down[0]) == near
+           && grove_edge_opposite(g, near) == down[0]
+           && grove_edge_opposite(g, up[0]) == GROVE_EID_NONE,
+       "re-paired: the old far opposite left with none");
+    ok(grove_graph_set_opposite(g, down[1], up[2]) < 0 && errno == EINVAL,
+       "edges that do not join the same vertices refused");
+    grove_graph_t *c = grove_graph_duplicate(g);
+    ok(c && grove_edge_opposite(c, down[299]) == up[299] && grove_edge_opposite(c, up[5]) == down[5],
+       "a copy keeps far opposites");
+    grove_graph_destroy(c);
+    ok(grove_graph_unlink(g, n[7], false) == 0 && grove_edge_opposite(g, down[8]) == up[8]
+           && grove_vertex_parent(g, n[8], grove_graph_sym(g, "containment")) == root,
+       "removing a far pair leaves the others");
+    grove_graph_destroy(g);
+}
+
 int main(void)
 {
+    test_far_opposites();
     test_reserve();
     test_packed();
     test_packed_pool();
