@@ -228,9 +228,131 @@ static int sb_tunpack(lua_State *S)
     return (int)n;
 }
 
-/* The comparator a large sort runs through: upvalue 1 the policy's order
- * function (or nil: <), 2 the comparisons paid for, 3 the comparisons
- * made. */
+/* ---- table.sort: a natural merge sort -------------------------------------------
+ *
+ * Policies sort child lists and candidates that mostly arrive in some
+ * order already (graph order: ascending ids), ascending or descending:
+ * an `order` hook sorting nodes highest id first gets them lowest first.
+ * Lua's quicksort makes about n log2 n comparisons whatever the input,
+ * and each is a call of the policy's function; this sort finds the runs
+ * the input already holds (a descending one is reversed), so such a list
+ * costs n - 1 comparisons, and merges the runs otherwise (at most about
+ * n log2 n).  It is stable: equal elements keep their order.
+ *
+ * The elements are read once onto the stack (A, then a buffer B as large:
+ * at most MERGE_MAX elements, beyond which Lua's own sort runs), sorted
+ * there, and written back once, with lua_geti and lua_seti as Lua's sort
+ * reads and writes them (metamethods included).
+ */
+
+#define MERGE_MAX 65536 /* elements sorted on the stack; more: Lua's sort */
+#define MIN_RUN 8       /* a shorter run is extended by binary insertion */
+
+struct msort {
+    bool fn;                 /* a comparison function at stack slot 2 */
+    lua_Integer paid, made;  /* comparisons paid for, made */
+};
+
+/* stack[x] < stack[y] by the policy's function (or <). */
+static bool ms_less(lua_State *S, struct msort *m, int x, int y)
+{
+    if (++m->made % GROVEL_SB_PIECE == 0)
+        grovel_sandbox_charge(S, m->made > m->paid ? GROVEL_SB_PIECE : 0);
+    if (!m->fn)
+        return lua_compare(S, x, y, LUA_OPLT);
+    lua_pushvalue(S, 2);
+    lua_pushvalue(S, x);
+    lua_pushvalue(S, y);
+    lua_call(S, 2, 1);
+    bool r = lua_toboolean(S, -1);
+    lua_pop(S, 1);
+    return r;
+}
+
+static void ms_swap(lua_State *S, int x, int y)
+{
+    lua_pushvalue(S, x);
+    lua_copy(S, y, x);
+    lua_replace(S, y);
+}
+
+/* Sort the n elements at stack slots a .. a + n - 1, with n more slots at
+ * b as the buffer and runs (n + 1 ints) for the run bounds; the result is
+ * left at a. */
+static void ms_sort(lua_State *S, struct msort *m, int a, int b, int n, int *runs)
+{
+    int nr = 0;
+    for (int i = 0; i < n;) {
+        int j = i + 1;
+        if (j < n) {
+            if (ms_less(S, m, a + j, a + j - 1)) { /* strictly descending: reverse */
+                while (j + 1 < n && ms_less(S, m, a + j + 1, a + j))
+                    j++;
+                for (int lo = i, hi = j; lo < hi; lo++, hi--)
+                    ms_swap(S, a + lo, a + hi);
+            } else {
+                while (j + 1 < n && !ms_less(S, m, a + j + 1, a + j))
+                    j++;
+            }
+            j++;
+        }
+        for (int end = n - i < MIN_RUN ? n : i + MIN_RUN; j < end; j++) {
+            int lo = i, hi = j; /* insert after the equal ones: stable */
+            while (lo < hi) {
+                int mid = lo + (hi - lo) / 2;
+                if (ms_less(S, m, a + j, a + mid))
+                    hi = mid;
+                else
+                    lo = mid + 1;
+            }
+            if (lo < j) {
+                lua_pushvalue(S, a + j);
+                for (int k = j; k > lo; k--)
+                    lua_copy(S, a + k - 1, a + k);
+                lua_replace(S, a + lo);
+            }
+        }
+        runs[nr++] = i;
+        i = j;
+    }
+    runs[nr] = n;
+    int src = a, dst = b;
+    while (nr > 1) {
+        int out = 0;
+        for (int r = 0; r < nr; r += 2) {
+            int lo = runs[r], mid = runs[r + 1], hi = r + 2 <= nr ? runs[r + 2] : mid;
+            int p = lo, q = mid, k = lo;
+            if (q < hi && !ms_less(S, m, src + q, src + q - 1))
+                p = q = hi; /* already in order: copied below */
+            while (p < mid && q < hi) {
+                if (ms_less(S, m, src + q, src + p))
+                    lua_copy(S, src + q++, dst + k++);
+                else
+                    lua_copy(S, src + p++, dst + k++);
+            }
+            if (p == hi) /* in order */
+                for (int x = lo; x < hi; x++)
+                    lua_copy(S, src + x, dst + x);
+            for (; p < mid; p++)
+                lua_copy(S, src + p, dst + k++);
+            for (; q < hi; q++)
+                lua_copy(S, src + q, dst + k++);
+            runs[out++] = lo;
+        }
+        runs[out] = n;
+        nr = out;
+        int t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a)
+        for (int x = 0; x < n; x++)
+            lua_copy(S, src + x, a + x);
+}
+
+/* The comparator Lua's sort runs through for a sort too large for the
+ * stack: upvalue 1 the policy's order function (or nil: <), 2 the
+ * comparisons paid for, 3 the comparisons made. */
 static int counted_less(lua_State *S)
 {
     lua_Integer paid = lua_tointeger(S, lua_upvalueindex(2));
@@ -249,9 +371,8 @@ static int counted_less(lua_State *S)
     return 1;
 }
 
-/* table.sort: the standard sort (upvalue 1), charged n log2 n first; a
- * large one, or one whose length or elements may come from metamethods,
- * compares through counted_less. */
+/* table.sort: charged n log2 n first, then the merge sort above; a sort
+ * larger than MERGE_MAX runs Lua's own (upvalue 1) through counted_less. */
 static int sb_tsort(lua_State *S)
 {
     check_table(S, 1, T_ALL);
@@ -267,16 +388,30 @@ static int sb_tsort(lua_State *S)
         cost = n > LUA_MAXINTEGER / (lg + 1) ? LUA_MAXINTEGER : n * (lg + 1);
     }
     grovel_sandbox_charge(S, cost);
-    bool meta = lua_getmetatable(S, 1);
-    if (meta)
-        lua_pop(S, 1);
-    if (n > SORT_NATIVE || meta) {
-        lua_pushvalue(S, 2);
-        lua_pushinteger(S, cost);
-        lua_pushinteger(S, 0);
-        lua_pushcclosure(S, counted_less, 3);
-        lua_replace(S, 2);
+    if (n < 2)
+        return 0;
+    if (n <= MERGE_MAX && lua_checkstack(S, 2 * (int)n + 8)) {
+        struct msort m = {!lua_isnil(S, 2), cost, 0};
+        int *runs = lua_newuserdatauv(S, ((size_t)n + 1) * sizeof(*runs), 0);
+        int a = lua_gettop(S) + 1, b = a + (int)n;
+        for (lua_Integer i = 1; i <= n; i++) {
+            lua_geti(S, 1, i);
+            piece(S, (lua_Unsigned)i - 1);
+        }
+        lua_settop(S, b + (int)n - 1);
+        ms_sort(S, &m, a, b, (int)n, runs);
+        for (lua_Integer i = 1; i <= n; i++) {
+            lua_pushvalue(S, a + (int)i - 1);
+            lua_seti(S, 1, i);
+            piece(S, (lua_Unsigned)i - 1);
+        }
+        return 0;
     }
+    lua_pushvalue(S, 2);
+    lua_pushinteger(S, cost);
+    lua_pushinteger(S, 0);
+    lua_pushcclosure(S, counted_less, 3);
+    lua_replace(S, 2);
     lua_pushvalue(S, lua_upvalueindex(1));
     lua_insert(S, 1);
     lua_call(S, 2, 0);

@@ -199,3 +199,96 @@ describe("the metered library functions", function()
     assert.matches("bad argument #2 to 'table.insert' %(position out of bounds%)", got)
   end)
 end)
+
+describe("table.sort in a sandbox", function()
+  -- a natural merge sort: stable, n - 1 comparisons on an input already
+  -- in order either way, the same order as the host's sort otherwise
+  local probe = [[
+    return { f = function(n, seed, dup)
+    local x = seed
+    local function rnd(m) x = (x * 1103515245 + 12345) % 2147483648; return x % m end
+    local t, calls = {}, 0
+    for i = 1, n do t[i] = {k = rnd(dup), i = i} end
+    local function by_k(a, b) calls = calls + 1; return a.k < b.k end
+    table.sort(t, by_k)
+    local out = {}
+    for i = 1, n do out[i] = t[i].k .. ":" .. t[i].i end
+    local asc, desc = {}, {}
+    for i = 1, n do asc[i] = i; desc[i] = n + 1 - i end
+    calls = 0
+    table.sort(asc, function(a, b) calls = calls + 1; return a < b end)
+    local c_asc = calls
+    calls = 0
+    table.sort(desc, function(a, b) calls = calls + 1; return a < b end)
+    local c_desc = calls
+    local ok = true
+    for i = 1, n do ok = ok and asc[i] == i and desc[i] == i end
+    local nums = {}
+    for i = 1, n do nums[i] = rnd(1000) end
+    table.sort(nums)
+    local s = {}
+    for i = 1, n do s[i] = tostring(nums[i]) end
+    return table.concat(out, " "), c_asc, c_desc, ok, table.concat(s, " ")
+    end,
+    meta = function()
+      local store = {5, 3, 9, 1}
+      local t = setmetatable({}, {__index = store, __newindex = store,
+                                  __len = function() return #store end})
+      table.sort(t)
+      return table.concat(store, ",")
+    end,
+    bad = function() return pcall(table.sort, {3, "a", 1}) end,
+    raise = function()
+      return pcall(table.sort, {3, 2, 1}, function() error("no order", 0) end)
+    end }]]
+
+  -- the reference: a stable insertion sort by k, then i
+  local function reference(n, seed, dup)
+    local x = seed
+    local function rnd(m) x = (x * 1103515245 + 12345) % 2147483648; return x % m end
+    local t = {}
+    for i = 1, n do t[i] = {k = rnd(dup), i = i} end
+    table.sort(t, function(a, b) return a.k < b.k or (a.k == b.k and a.i < b.i) end)
+    local out = {}
+    for i = 1, n do out[i] = t[i].k .. ":" .. t[i].i end
+    local nums = {}
+    for i = 1, n do nums[i] = rnd(1000) end
+    table.sort(nums)
+    local s = {}
+    for i = 1, n do s[i] = tostring(nums[i]) end
+    return table.concat(out, " "), table.concat(s, " ")
+  end
+
+  local s = assert(core.script_load(probe, "sort.lua"))
+  for _, case in ipairs{{0, 1, 5}, {1, 2, 5}, {2, 3, 1}, {7, 4, 3}, {8, 5, 2}, {9, 6, 4},
+                        {100, 7, 10}, {1000, 8, 1000000}, {5000, 9, 40}} do
+    local n, seed, dup = case[1], case[2], case[3]
+    it(("sorts %d elements stably (keys in 0..%d)"):format(n, dup - 1), function()
+      local ok, got, c_asc, c_desc, right, nums = s:call("f", n, seed, dup)
+      assert.is_true(ok, got)
+      local want, want_nums = reference(n, seed, dup)
+      assert.equal(want, got)
+      assert.equal(want_nums, nums)
+      assert.is_true(right)
+      assert.equal(math.max(n - 1, 0), c_asc)
+      assert.equal(math.max(n - 1, 0), c_desc)
+    end)
+  end
+
+  it("reads and writes through metamethods", function()
+    local ok, got = s:call("meta")
+    assert.is_true(ok, got)
+    assert.equal("1,3,5,9", got)
+  end)
+
+  it("raises what a comparison raises", function()
+    local ok, pok, err = s:call("bad")
+    assert.is_true(ok)
+    assert.is_false(pok)
+    assert.matches("attempt to compare", err)
+    ok, pok, err = s:call("raise")
+    assert.is_true(ok)
+    assert.is_false(pok)
+    assert.equal("no order", err)
+  end)
+end)
