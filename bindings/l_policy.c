@@ -391,6 +391,7 @@ static void policy_free(void *arg)
     free(p->vb);
     free(p->kval);
     free(p->kstamp);
+    free(p->ostamp);
     free(p->cx.below);
     free(p->cx.below_done);
     free_types(p->types[0]);
@@ -720,6 +721,13 @@ static void reserve_caches(lua_State *L, struct grovel_policy *p, const grove_gr
         if (++p->kgen == 0) {
             memset(p->kstamp, 0, p->kcap * sizeof(*p->kstamp));
             p->kgen = 1;
+        }
+    }
+    if (p->lua[H_ORDER]) { /* without room, is_permutation sorts instead */
+        size_t n = grove_graph_vertex_slots(g), cap = p->ocap;
+        if (n > cap && grow((void **)&p->ostamp, &cap, n, sizeof(*p->ostamp)) == 0) {
+            memset(p->ostamp + p->ocap, 0, (cap - p->ocap) * sizeof(*p->ostamp));
+            p->ocap = cap;
         }
     }
     if (p->cx.nbelow)

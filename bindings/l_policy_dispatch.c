@@ -96,6 +96,35 @@ static int cmp_vid(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Whether got (n vertices) is a permutation of the n children: by marks
+ * in the policy's ostamp when it has room (each child marked, each vertex
+ * of got must find its mark and clears it), else, or when a mark is
+ * missing (a child listed twice), as sorted multisets. */
+static bool is_permutation(struct grovel_policy *p, const grove_vid_t *kids, grove_vid_t *got,
+                           size_t n)
+{
+    size_t i = 0;
+    if (p->ocap) {
+        if (++p->ogen == 0) {
+            memset(p->ostamp, 0, p->ocap * sizeof(*p->ostamp));
+            p->ogen = 1;
+        }
+        for (i = 0; i < n && kids[i] < p->ocap; i++)
+            p->ostamp[kids[i]] = p->ogen;
+        if (i == n)
+            for (i = 0; i < n && got[i] < p->ocap && p->ostamp[got[i]] == p->ogen; i++)
+                p->ostamp[got[i]] = 0;
+    }
+    if (i == n)
+        return true;
+    grove_vid_t *want = got + n, *tmp = got + 2 * n;
+    memcpy(want, kids, n * sizeof(*want));
+    qsort(want, n, sizeof(*want), cmp_vid);
+    memcpy(tmp, got, n * sizeof(*tmp));
+    qsort(tmp, n, sizeof(*tmp), cmp_vid);
+    return memcmp(tmp, want, n * sizeof(*tmp)) == 0;
+}
+
 /* order: the result (at idx) must be a permutation of the children. */
 static void take_order(lua_State *S, struct call *c, int idx)
 {
@@ -106,7 +135,7 @@ static void take_order(lua_State *S, struct call *c, int idx)
                                         (lua_Integer)lua_rawlen(S, idx), (lua_Integer)n));
     if (grow((void **)&p->vb, &p->vbcap, 3 * n, sizeof(*p->vb)) < 0)
         luaL_error(S, "out of memory");
-    grove_vid_t *got = p->vb, *want = p->vb + n, *tmp = p->vb + 2 * n;
+    grove_vid_t *got = p->vb;
     for (size_t i = 0; i < n; i++) {
         lua_rawgeti(S, idx, (lua_Integer)i + 1);
         got[i] = grovel_test_view(S, -1, &p->views);
@@ -115,12 +144,7 @@ static void take_order(lua_State *S, struct call *c, int idx)
                                             luaL_typename(S, -1), (lua_Integer)i + 1));
         lua_pop(S, 1);
     }
-    memcpy(want, c->kids, n * sizeof(*want));
-    qsort(want, n, sizeof(*want), cmp_vid);
-    /* compare as sorted multisets, keeping the order of got */
-    memcpy(tmp, got, n * sizeof(*tmp));
-    qsort(tmp, n, sizeof(*tmp), cmp_vid);
-    if (memcmp(tmp, want, n * sizeof(*tmp)) != 0)
+    if (!is_permutation(p, c->kids, got, n))
         hook_fail(S, c, "returned vertices that are not a permutation of the children");
     memcpy(c->kids, got, n * sizeof(*got));
 }
@@ -225,6 +249,21 @@ static int hook_body(lua_State *S)
         }
         __attribute__((fallthrough)); /* one score hook for a single candidate */
     case H_KEY:
+        if (c->kind == H_KEY && c->vs) { /* the uncached children of a list */
+            for (size_t i = 0; i < c->n; i++) {
+                lua_pushvalue(S, fn);
+                grovel_push_view(S, vw, c->vs[i]);
+                lua_call(S, 1, 1);
+                if (lua_type(S, -1) != LUA_TNUMBER)
+                    bad_return(S, c, "a number", -1);
+                double k = lua_tonumber(S, -1);
+                if (isnan(k))
+                    hook_fail(S, c, "returned NaN");
+                p->kval[c->vs[i]] = k;
+                lua_pop(S, 1);
+            }
+            break;
+        }
         lua_pushvalue(S, fn);
         grovel_push_view(S, vw, c->v);
         if (c->kind == H_SCORE) {
@@ -381,25 +420,31 @@ int grovelp_policy_tramp_scores(void *arg, const grove_graph_t *g, const grove_v
 
 /* ---- declarative order ------------------------------------------------------------ */
 
-static int key_of(struct grovel_policy *p, const grove_graph_t *g, grove_vid_t v, double *k)
+/* The key function's values of the children not valued yet in this
+ * match, in one protected call (the calls made in list order, each vertex
+ * once a match), into kval. */
+static int key_values(struct grovel_policy *p, const grove_vid_t *kids, size_t n)
 {
-    if (p->key != K_FUNCTION) {
-        *k = grovelp_policy_key_value(g, v, p->key, p->key_prop, 0, 0); /* never K_FREE */
-        return 0;
-    }
-    if (v < p->kcap && p->kstamp[v] == p->kgen) {
-        *k = p->kval[v];
-        return 0;
-    }
-    struct call c = {.p = p, .kind = H_KEY, .v = v};
-    if (run_hook(&c) < 0)
+    if (grow((void **)&p->vb, &p->vbcap, n, sizeof(*p->vb)) < 0) {
+        errno = ENOMEM;
         return -1;
-    if (v < p->kcap) {
-        p->kval[v] = c.value;
-        p->kstamp[v] = p->kgen;
     }
-    *k = c.value;
-    return 0;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        grove_vid_t v = kids[i];
+        if (v >= p->kcap) { /* no room (the caches are sized to the graph) */
+            errno = EINVAL;
+            return -1;
+        }
+        if (p->kstamp[v] != p->kgen) {
+            p->kstamp[v] = p->kgen;
+            p->vb[m++] = v;
+        }
+    }
+    if (m == 0)
+        return 0;
+    struct call c = {.p = p, .kind = H_KEY, .vs = p->vb, .n = m};
+    return run_hook(&c);
 }
 
 static int cmp_asc(const void *a, const void *b)
@@ -431,10 +476,13 @@ int grovelp_policy_decl_order(void *arg, const grove_graph_t *g, grove_vid_t par
         errno = ENOMEM;
         return -1;
     }
+    if (p->key == K_FUNCTION && key_values(p, kids, n) < 0)
+        return -1;
     for (size_t i = 0; i < n; i++) {
         p->sk[i].v = kids[i];
-        if (key_of(p, g, kids[i], &p->sk[i].k) < 0)
-            return -1;
+        p->sk[i].k = p->key == K_FUNCTION
+                         ? p->kval[kids[i]]
+                         : grovelp_policy_key_value(g, kids[i], p->key, p->key_prop, 0, 0);
     }
     qsort(p->sk, n, sizeof(*p->sk), p->desc ? cmp_desc : cmp_asc);
     for (size_t i = 0; i < n; i++)

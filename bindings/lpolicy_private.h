@@ -99,6 +99,9 @@ struct grovel_policy {
     uint32_t *kstamp;
     size_t kcap;
     uint32_t kgen;
+    uint32_t *ostamp; /* an order hook's check: children marked ogen, by vertex */
+    size_t ocap;
+    uint32_t ogen;
 };
 
 /* One hook call: what the trampoline hands to hook_body and gets back. */
