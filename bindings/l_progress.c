@@ -7,8 +7,11 @@
  *                            once when it is over (finished true); false:
  *                            nothing at all; nil: the default, a line on
  *                            stderr when it is a terminal
- *   core.progress(step, done [, total])  report a step of Lua code (the
- *                            cluster DSL, the simulator) the same way
+ *   core.progress(step, done [, total [, detail]])  report a step of Lua
+ *                            code (the cluster DSL, the simulator) the same
+ *                            way; detail, a line of text, replaces the
+ *                            figures on the terminal and is the function's
+ *                            sixth argument
  *   core.progress_end(step)  that step is over
  *
  * The default line ("reading JGF: 41% (310 MB of 730 MB), 6.2 s") appears
@@ -45,6 +48,8 @@ static struct {
     double start, last;  /* when it began, when it was last shown */
     bool shown;          /* a line is on the terminal */
     bool failed;         /* the script's function failed in this step */
+    const char *detail;  /* the detail of the report being handled (a Lua
+                          * step's), or NULL */
 } pr;
 
 static double now(void)
@@ -71,7 +76,9 @@ static void draw(uint64_t done, uint64_t total, double secs)
 {
     char d[32], t[32];
     amount(d, sizeof(d), pr.step, done);
-    if (total) {
+    if (pr.detail) {
+        fprintf(stderr, "\r\033[K%s: %s, %.1f s", pr.step, pr.detail, secs);
+    } else if (total) {
         amount(t, sizeof(t), pr.step, total);
         fprintf(stderr, "\r\033[K%s: %d%% (%s of %s), %.1f s", pr.step,
                 (int)(100.0 * (double)done / (double)total), d, t, secs);
@@ -88,7 +95,7 @@ static void call_fn(uint64_t done, uint64_t total, double secs, bool end)
     if (!L || pr.failed)
         return;
     int top = lua_gettop(L);
-    if (!lua_checkstack(L, 6))
+    if (!lua_checkstack(L, 7))
         return;
     lua_rawgetp(L, LUA_REGISTRYINDEX, &FN_KEY);
     lua_pushstring(L, pr.step);
@@ -96,7 +103,11 @@ static void call_fn(uint64_t done, uint64_t total, double secs, bool end)
     lua_pushinteger(L, (lua_Integer)total);
     lua_pushnumber(L, secs);
     lua_pushboolean(L, end);
-    if (lua_pcall(L, 5, 0, 0) != LUA_OK) {
+    if (pr.detail)
+        lua_pushstring(L, pr.detail);
+    else
+        lua_pushnil(L);
+    if (lua_pcall(L, 6, 0, 0) != LUA_OK) {
         fprintf(stderr, "progress: the progress function failed: %s\n", lua_tostring(L, -1));
         pr.failed = true;
     }
@@ -206,16 +217,19 @@ static const char *step_name(lua_State *L)
     return s;
 }
 
-/* core.progress(step, done [, total]) */
+/* core.progress(step, done [, total [, detail]]) */
 static int l_progress(lua_State *L)
 {
     const char *step = step_name(L);
     lua_Integer done = luaL_checkinteger(L, 2);
     lua_Integer total = luaL_optinteger(L, 3, 0);
+    const char *detail = luaL_optstring(L, 4, NULL);
     luaL_argcheck(L, done >= 0, 2, "must be 0 or more");
     luaL_argcheck(L, total >= 0, 3, "must be 0 or more");
     lua_State *prev = grovel_progress_enter(L);
+    pr.detail = detail; /* lives on L's stack during the report */
     grove_progress_report(step, (uint64_t)done, (uint64_t)total);
+    pr.detail = NULL;
     grovel_progress_leave(prev);
     return 0;
 }

@@ -148,7 +148,10 @@ static int l_grug_load(lua_State *L)
     o.dropped = &dropped;
     struct grovel_graph *gr = grovel_new_graph_ud(L);
     grove_error_t err = {{0}, 0};
-    if (push_result(L, gr, grove_grug_load(path, &o, &err), &err) != 1)
+    lua_State *prev = grovel_progress_enter(L);
+    grove_graph_t *g = grove_grug_load(path, &o, &err);
+    grovel_progress_leave(prev);
+    if (push_result(L, gr, g, &err) != 1)
         return 3;
     lua_pushinteger(L, (lua_Integer)dropped);
     return 2;
@@ -167,7 +170,10 @@ static int l_grug_read(lua_State *L)
     o.dropped = &dropped;
     struct grovel_graph *gr = grovel_new_graph_ud(L);
     grove_error_t err = {{0}, 0};
-    if (push_result(L, gr, grove_grug_read(text, len, source, &o, &err), &err) != 1)
+    lua_State *prev = grovel_progress_enter(L);
+    grove_graph_t *g = grove_grug_read(text, len, source, &o, &err);
+    grovel_progress_leave(prev);
+    if (push_result(L, gr, g, &err) != 1)
         return 3;
     lua_pushinteger(L, (lua_Integer)dropped);
     return 2;
@@ -237,8 +243,10 @@ static int l_hwloc_load(lua_State *L)
         box->t = grove_topo_load_live(&err);
     if (!box->t)
         return grovel_fail_errno(L, errno, err.text);
+    lua_State *prev = grovel_progress_enter(L);
     grove_graph_t *g = grove_topo_cluster(cluster, box->t, hosts, first_rank, types, &err);
     int saved = errno;
+    grovel_progress_leave(prev);
     grove_topo_destroy(box->t);
     box->t = NULL;
     errno = saved;

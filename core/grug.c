@@ -40,8 +40,10 @@
 #include "graph_private.h"
 #include "grug.h"
 #include "intern.h"
+#include "progress.h"
 
 #define NONE UINT32_MAX
+#define GRUG_STEP "expanding GRUG recipe" /* the step progress reports name */
 
 /* ---- recipe properties --------------------------------------------------- */
 
@@ -190,6 +192,7 @@ typedef struct grug {
     uint64_t max_size;     /* largest pool size (GROVE_MAX_SIZE) */
     uint64_t *count;       /* [nt], counting pass: vertices from each template */
     uint64_t counted;      /* counting pass: vertices so far (saturating) */
+    uint64_t total;        /* building pass: the vertices the counting pass found */
     bool *root_counted;    /* [nsub], counting pass: the subsystem's root */
     pnode_t *pn;
     size_t npn, pncap;
@@ -872,6 +875,7 @@ static uint32_t new_ev(grug_t *r, uint32_t ti, uint32_t epar, int64_t id, const 
     }
     x->kgv = kept ? x->gv : epar != NONE ? r->ev[epar].kgv : GROVE_VID_NONE;
     r->nev++;
+    GROVE_PROGRESS(GRUG_STEP, r->nev, r->nev, r->total);
     if (r->assoc) {
         int ss = sub_index(r, t->p[P_SUBSYSTEM].str);
         uint32_t ppn = epar != NONE ? r->pathof[ss][epar] : NONE;
@@ -1265,6 +1269,7 @@ static int expand(grug_t *r)
     if (!r->count || !r->root_counted)
         return nomem(r);
     int rc = walk(r);
+    r->total = r->counted;
     free(r->count);
     r->count = NULL;
     if (rc < 0)
@@ -1378,6 +1383,7 @@ grove_graph_t *grove_grug_read(const char *text, size_t len, const char *source,
             *opts->dropped = r.dropped;
     }
     int saved = errno;
+    grove_progress_end(GRUG_STEP);
     if (doc)
         xmlFreeDoc(doc);
     xmlFreeParserCtxt(ctxt);

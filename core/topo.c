@@ -34,8 +34,11 @@
 #include "util.h"
 #include "hostlist.h"
 #include "limit.h"
+#include "progress.h"
 #include "topo.h"
 #include "topo_private.h"
+
+#define TOPO_STEP "building hosts from hwloc" /* the step progress reports name */
 
 #define NONE UINT32_MAX
 
@@ -785,14 +788,19 @@ grove_graph_t *grove_topo_cluster(const char *cluster, const grove_topo_t *t, co
             grove_hostlist_iter_fini(&it);
             goto fail;
         }
+        grove_progress_report(TOPO_STEP, i + 1, nhosts); /* a host is hundreds of vertices */
     }
     grove_hostlist_iter_fini(&it);
     free(cbase);
     grove_hostlist_destroy(hl);
+    grove_progress_end(TOPO_STEP);
     return g;
 fail:
     GROVEP_FREE_ALL(cbase); /* the three keep errno */
     grove_hostlist_destroy(hl);
     grove_graph_destroy(g);
+    int e = errno;
+    grove_progress_end(TOPO_STEP);
+    errno = e;
     return NULL;
 }

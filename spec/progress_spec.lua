@@ -62,6 +62,51 @@ describe("progress", function()
     end
   end)
 
+  it("reports expanding a GRUG recipe and building hosts from hwloc", function()
+    local recipe = assert(io.open("spec/fixtures/query/lab.graphml")):read("a")
+    -- 2,000 racks: 70,001 vertices, reported every 1,024 of the total
+    recipe = recipe:gsub('(target="rack"><data key="multi_scale">)2<', "%12000<")
+    local g, h
+    local got = reports(function()
+      g = assert(core.grug_read(recipe))
+      h = assert(core.hwloc_load{synthetic = "pack:2 core:4", hostnames = "node[0-99]"})
+    end)
+    assert.equal(70001, #g)
+    assert.same({"expanding GRUG recipe", "building hosts from hwloc"}, ended(got))
+    local first = {}
+    for _, r in ipairs(got) do
+      if not r[4] and not first[r[1]] then first[r[1]] = r end
+    end
+    assert.same({"expanding GRUG recipe", 1024, 70001, false}, first["expanding GRUG recipe"])
+    assert.same({"building hosts from hwloc", 1, 100, false}, first["building hosts from hwloc"])
+    assert.equal(1 + 100 * 20, #h) -- the cluster; a node, 2 packages, 8 cores, ... a host
+  end)
+
+  it("reports a simulation with a line of detail, and its end", function()
+    local sim = require("grove.sim")
+    local s = assert(sim.new{graph = grove.cluster "c" { R.node(4, {}) { R.core(4) } }})
+    local jobs = {}
+    for i = 1, 300 do
+      jobs[i] = {id = i, submit = i * 10, run = 5, procs = 1}
+    end
+    local details = {}
+    core.set_progress(function(step, done, total, _, fin, detail)
+      if step == "simulating" then details[#details + 1] = {done, total, fin, detail} end
+    end)
+    local ok, err = pcall(function()
+      s:feed(sim.trace.from_list(jobs))
+      assert(s:run())
+    end)
+    core.set_progress(nil)
+    assert(ok, err)
+    assert.is_true(#details >= 2)
+    local first, last = details[1], details[#details]
+    assert.is_false(first[3])
+    assert.equal(0, first[2])
+    assert.matches("^%d+ jobs done, %d+ waiting, %d+ running, simulated time %d+ s$", first[4])
+    assert.is_true(last[3])
+  end)
+
   it("ends a step that fails", function()
     local got = reports(function()
       assert.is_nil(core.jgf_decode('{"graph": {"nodes": [{"id": "0"}, 7]}}'))

@@ -44,6 +44,9 @@ local M = {}
 
 local fmt = string.format
 
+-- The step a run reports (grove.core.progress).
+local STEP = "simulating"
+
 M.queue = queue
 M.trace = trace
 M.metrics = metrics
@@ -805,11 +808,21 @@ end
 -- left, the allocator's free pages go back to the system (once, at the
 -- end: not as each job leaves).
 function Sim:run(limit)
+  local steps = 0
   while true do
     local more, msg, code = self:step(limit)
-    if more == nil then return nil, msg, code end
+    if more == nil then
+      core.progress_end(STEP)
+      return nil, msg, code
+    end
     if not more then break end
+    steps = steps + 1
+    if steps % 64 == 0 then -- grove.core.progress: a terminal's line past a second, or a script's
+      core.progress(STEP, self.finished, 0, fmt("%d jobs done, %d waiting, %d running, " ..
+        "simulated time %d s", self.finished, self.qlen, self.running, self.now))
+    end
   end
+  core.progress_end(STEP)
   if not self:next_time() and not self.trimmed then
     self.trimmed = true
     core.trim_memory()

@@ -347,7 +347,6 @@ local function simulate(o)
   end
   local topts, terr = M.trace_options(o)
   if not topts then return usage_error(terr) end
-  local progress = not o.quiet and core.edit and core.edit.isatty and core.edit.isatty(2)
   local out
   if o.out then
     local f, e = io.open(o.out, "w")
@@ -386,21 +385,13 @@ local function simulate(o)
   if not reader then return fail(rerr) end
   if o.events then s:load_events(o.events) end
   local t0 = os.clock()
-  if progress then
-    local last = t0
-    s.progress = function(x)
-      local now = os.clock()
-      if now - last >= 0.5 then
-        last = now
-        io.stderr:write(fmt("\r%d jobs done, %d waiting, %d running, simulated time %d s, " ..
-          "%.0f jobs/s ", x.finished, x.qlen, x.running, x.now, x.finished / (now - t0)))
-      end
-    end
-  end
   s:feed(reader)
+  -- progress: the run reports "simulating" (grove.core.progress), shown on
+  -- a terminal once it runs past a second; --quiet shows none
+  if o.quiet then core.set_progress(false) end
   local ran, rmsg = s:run()
+  if o.quiet then core.set_progress(nil) end
   local wall = os.clock() - t0
-  if progress then io.stderr:write("\r\27[K") end
   if not ran then
     if out then out:close() end
     return fail(rmsg)
