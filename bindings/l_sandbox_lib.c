@@ -32,14 +32,15 @@
  * A call the budget can pay for may still outlast the wall clock, so the
  * calls that loop run in pieces: the table functions read the clock every
  * GROVEL_SB_PIECE elements, string.rep every mebibyte it writes, and
- * table.sort of more than SORT_NATIVE elements (or of a table with a
- * metatable) compares through a C function that reads it every
- * GROVEL_SB_PIECE comparisons and charges comparisons beyond n log2 n
- * (an inconsistent order function can make quicksort quadratic).  The
+ * table.sort every GROVEL_SB_PIECE elements it moves and comparisons it
+ * makes, charging comparisons beyond n log2 n (an inconsistent order
+ * function can make Lua's quicksort, which runs above MERGE_MAX
+ * elements, quadratic).  The
  * other calls do work bounded by the bytes of their arguments, which the
  * memory cap bounds.  The table functions are Grove's own, with the
  * standard library's arguments, results and error messages; table.sort is
- * the standard one, given a counting comparator.
+ * a natural merge sort (below), stable, adaptive to the order its input
+ * already has.
  *
  * Workload: the calls policies make, on a few thousand elements; a piece
  * costs one clock read.
@@ -50,7 +51,6 @@
 
 #include "lsandbox.h"
 
-#define SORT_NATIVE 1024 /* a sort of at most this many elements runs as it is */
 #define REP_PIECE (1 << 20) /* bytes string.rep writes between two clock reads */
 
 /* a + b, saturated at LUA_MAXINTEGER (both non-negative) */
