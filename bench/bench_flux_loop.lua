@@ -1,8 +1,8 @@
 -- bench_flux_loop.lua: the Flux module's scheduling loop without a broker:
 -- grove.flux driven with the messages sched-grove.so hands it, alloc
--- request in (its JSON decoded, as the module does) to the response's
--- payload out (R written), so the loop is measured on the terms of
--- `grove query` (issue 29, item 4).
+-- request in (its JSON decoded, the jobspec left as text, as the module
+-- does) to the response's payload out (R written), so the loop is
+-- measured on the terms of `grove query` (issue 29, item 4).
 --
 --   build/grove bench/bench_flux_loop.lua [-s NODES...] [-j JOBS] [-q POLICY...]
 --
@@ -93,7 +93,9 @@ local function run(n, queue, shape)
     local text = fmt('{"id":%d,"priority":16,"userid":1000,"t_submit":%d.5,"jobspec":%s}',
       id, 1700000000 + id, js)
     local t0 = clock()
-    local acts = s:handle("sched.alloc", core.json_decode(text))
+    local r = core.json_decode(text)
+    r.jobspec = js -- the module hands the jobspec over as its text
+    local acts = s:handle("sched.alloc", r)
     local out = 0
     for _, a in ipairs(acts) do
       if a.op == "alloc" then

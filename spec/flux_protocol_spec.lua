@@ -51,6 +51,11 @@ end
 
 -- A conservative session at time 1000 running job 1 (n1 nodes of 4
 -- cores for 100 s) with job 2 (n2 nodes) reserved at 1100.
+-- The duration of the jobspec text as the loop keeps it decoded.
+local function sched_duration(s, text)
+  return require("grove.sched").jobspec_table(s.loop, text).attributes.system.duration
+end
+
 local function running_and_reserved(n1, n2)
   local s = session{queue = "conservative"}
   s:handle("sched.alloc", alloc(1, jobspec(n1, 4, 100)))
@@ -335,5 +340,33 @@ describe("grove.flux", function()
     end
     local acts = s:handle("sched.alloc", alloc(1, jobspec(1, 4, 100)))
     assert.is_table(by_id(acts, "alloc", "success")[1])
+  end)
+
+  it("takes a jobspec as its JSON text, read once a text and estimate", function()
+    local s, clock = session()
+    local text = jobspec(1, 4, 100)
+    local acts = s:handle("sched.alloc", {id = 1, priority = 16, userid = 100, t_submit = 1,
+      jobspec = text})
+    assert.equal("0", ranks_of(by_id(acts, "alloc", "success")[1]))
+    local loop = s.loop
+    local js = loop.jobs[1].js
+    assert.equal(100, js:duration())
+    clock.t = 1010
+    acts = s:handle("sched.alloc", {id = 2, priority = 16, userid = 100, t_submit = 2,
+      jobspec = text})
+    assert.equal("1", ranks_of(by_id(acts, "alloc", "success")[2]))
+    -- the same text and estimate: the same reading, the text decoded once
+    assert.equal(js, loop.jobs[2].js)
+    assert.equal(100, sched_duration(s, text))
+    -- a text that is not a jobspec: denied with the reason, nothing kept
+    acts = s:handle("sched.alloc", {id = 3, t_submit = 3, jobspec = '{"version":1,'})
+    local deny = by_id(acts, "alloc", "deny")[3]
+    assert.matches("^bad jobspec: ", deny.note)
+    assert.is_nil(loop.jobs[3])
+    -- feasibility takes the text too
+    acts = s:handle("feasibility.check", {jobspec = jobspec(3, 4, 100)})
+    assert.equal("ENODEV", acts[1].errnum)
+    acts = s:handle("feasibility.check", {jobspec = "[1"})
+    assert.equal("EINVAL", acts[1].errnum)
   end)
 end)

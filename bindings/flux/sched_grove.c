@@ -454,6 +454,29 @@ static json_t *payload_of(flux_t *h, const flux_msg_t *msg)
     return o; /* borrowed from msg */
 }
 
+/* Push the request p as the loop reads it: its fields keys (scalars)
+ * as they are, and its field text_key as its JSON text rather than as
+ * Lua tables made again for every message (an alloc's jobspec: the loop
+ * reads each distinct text once, and a stream of jobs names a few; a
+ * free's R: read only when the free is partial). */
+static void push_request(lua_State *L, const json_t *p, const char *const *keys, size_t nkeys,
+                         const char *text_key)
+{
+    lua_createtable(L, 0, (int)nkeys + 1);
+    for (size_t i = 0; i < nkeys; i++) {
+        push_json(L, json_object_get(p, keys[i]));
+        lua_setfield(L, -2, keys[i]);
+    }
+    const json_t *v = json_object_get(p, text_key);
+    char *text = json_is_object(v) ? json_dumps(v, JSON_COMPACT) : NULL;
+    if (text)
+        lua_pushstring(L, text);
+    else
+        push_json(L, v);
+    free(text);
+    lua_setfield(L, -2, text_key);
+}
+
 static void alloc_cb(flux_t *h, const flux_msg_t *msg, void *arg)
 {
     struct sched_ctx *ctx = arg;
@@ -463,8 +486,11 @@ static void alloc_cb(flux_t *h, const flux_msg_t *msg, void *arg)
         flux_log(h, LOG_ERR, "alloc: a request without id");
         return;
     }
+    static const char *const keys[] = {"id", "priority", "userid", "t_submit"};
     msgs_put(ctx, (lua_Integer)id, msg);
-    if (event(ctx, "alloc", p, NULL) < 0 && msgs_get(ctx, (lua_Integer)id)) {
+    push_request(ctx->L, p, keys, sizeof(keys) / sizeof(keys[0]), "jobspec");
+    int rc = loop_call(ctx, "alloc", 1, 1) < 0 ? -1 : act_all(ctx, NULL) ? -1 : 0;
+    if (rc < 0 && msgs_get(ctx, (lua_Integer)id)) {
         schedutil_alloc_respond_deny(ctx->util, msg, "scheduler error (see the broker's log)");
         msgs_drop(ctx, (lua_Integer)id, false);
     }
@@ -485,7 +511,15 @@ static void payload_event(struct sched_ctx *ctx, flux_t *h, const flux_msg_t *ms
 static void free_cb(flux_t *h, const flux_msg_t *msg, const char *R, void *arg)
 {
     (void)R; /* NULL: R is in the payload */
-    payload_event(arg, h, msg, "free");
+    static const char *const keys[] = {"id", "final"};
+    struct sched_ctx *ctx = arg;
+    json_t *p = payload_of(h, msg);
+    if (p) {
+        push_request(ctx->L, p, keys, sizeof(keys) / sizeof(keys[0]), "R");
+        if (loop_call(ctx, "free", 1, 1) == 0)
+            act_all(ctx, NULL);
+    }
+    ctx->dirty = true;
 }
 
 static void cancel_cb(flux_t *h, const flux_msg_t *msg, void *arg)
@@ -920,6 +954,10 @@ int mod_main(flux_t *h, int argc, char **argv)
         return -1;
     }
     luaL_openlibs(ctx->L);
+    /* generational: most of what a message makes dies with it, and minor
+     * collections of the young objects replace the incremental cycles
+     * over the whole heap that a long queue made slow (the p99) */
+    lua_gc(ctx->L, LUA_GCGEN, 0, 0);
     if (push_options(ctx, argc, argv, &lua_dir) < 0 || make_loop(ctx, lua_dir) < 0
         || start(ctx) < 0)
         goto done;

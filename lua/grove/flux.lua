@@ -449,8 +449,22 @@ function Flux:hello(job)
   return flush(self)
 end
 
+-- A request's jobspec: a table, or its JSON text (read once a text, see
+-- grove.sched); the table (not to be changed), or nil and the reason.
+local function jobspec_of(self, js)
+  if type(js) == "string" then
+    local t, msg = sched.jobspec_table(self.loop, js)
+    if not t then return nil, "bad jobspec: " .. tostring(msg) end
+    return t
+  end
+  if type(js) ~= "table" then return nil end
+  return js
+end
+
 -- sched.alloc {id, priority, userid, t_submit, jobspec}: the job waits
 -- (annotated), starts (success), or is denied when it can never run.
+-- The jobspec may be given as its JSON text (the module does: the same
+-- text is read once, not once a job).
 function Flux:alloc(request)
   local r, acts = request_of(self, request, "sched.alloc", "alloc: a request needs an integer id")
   if not r then return acts end
@@ -461,8 +475,9 @@ function Flux:alloc(request)
     return flush(self)
   end
   if loop.jobs[id] then return deny(fmt("job %d is known already", id)) end
-  if type(r.jobspec) ~= "table" then return deny("alloc: the request has no jobspec") end
-  local d = duration_of(r.jobspec)
+  local jt, jmsg = jobspec_of(self, r.jobspec)
+  if not jt then return deny(jmsg or "alloc: the request has no jobspec") end
+  local d = duration_of(jt)
   local rec = {id = id, submit = tonumber(r.t_submit) or 0, priority = math.tointeger(r.priority)
     or 0, user = r.userid, jobspec = r.jobspec, estimate = estimate_of(self, d), open = d == 0}
   local msg, code = sched.admissible(loop, rec, true)
@@ -603,11 +618,14 @@ end
 -- error (ENODEV, or EINVAL for a bad jobspec).
 function Flux:feasibility(request)
   local r, err = decode(request)
-  if type(r) ~= "table" or type(r.jobspec) ~= "table" then
-    return fail(self, "feasibility.check", "EPROTO", err or "feasibility: jobspec expected")
+  local jt, jmsg
+  if type(r) == "table" then jt, jmsg = jobspec_of(self, r.jobspec) end
+  if not jt then
+    return fail(self, "feasibility.check", jmsg and "EINVAL" or "EPROTO",
+      jmsg or err or "feasibility: jobspec expected")
   end
   tick(self)
-  local d = duration_of(r.jobspec)
+  local d = duration_of(jt)
   local rec = {id = 0, jobspec = r.jobspec, estimate = estimate_of(self, d)}
   local msg, code = sched.admissible(self.loop, rec)
   if msg then

@@ -31,7 +31,8 @@
 --
 -- A job record: {id =, submit =, estimate =, procs = (units of the
 -- processor type, or nil when a jobspec says), user =, jobspec = (a
--- table or grove.jobspec, or nil), priority = (default 0)}; the loop adds
+-- table, a grove.jobspec, or its JSON text, or nil), priority = (default
+-- 0)}; the loop adds
 -- state ("queued", "running"), js (the jobspec it matches), reserved
 -- (the planned start), start, est_end, view (what the queue policy sees).
 local core = require("grove.core")
@@ -107,6 +108,7 @@ function M.init(self, opts)
   self.sizes, self.min_size = {}, nil  -- units -> waiting jobs asking that many; the least
   self.free_cache, self.by_est = {}, {}
   self.js_cache, self.js_cached = {}, 0
+  self.text_cache, self.text_cached = {}, 0
   self.not_up = self.not_up or 0
   self.cs = core.sched()
   self.cs:set_now(self.now)
@@ -124,6 +126,7 @@ end
 -- The units of the processor type the graph has (cores, or nodes).
 function M.count_units(self)
   self.known_types = nil
+  self.text_cache, self.text_cached = {}, 0   -- read with the types of before
   if self.unit == "node" then return self.g:count("node") end
   return core.sched_units(self.g, "core")
 end
@@ -160,13 +163,54 @@ end
 local BARE_NODES = {first = true, low = true, high = true, lonode = true, hinode = true,
   lonodex = true, hinodex = true, firstnodex = true}
 
+-- Jobspecs given as JSON text (what a Flux alloc request carries) are
+-- kept by text, as read for each estimate they were matched with: a
+-- stream of jobs names a few distinct jobspecs, and each is decoded and
+-- read once instead of once a job.  The texts kept are bounded (the
+-- cache starts again past TEXT_MAX readings) and forgotten when the
+-- graph's types are (M.count_units), since a reading depends on them.
+local TEXT_MAX = 1024
+
+-- The entry of text: {t = the decoded table (not to be changed), js =
+-- {estimate -> grove.jobspec}}, or nil, message.
+local function text_entry(self, text)
+  local e = self.text_cache[text]
+  if e then return e end
+  local t, err = core.json_decode(text, "jobspec")
+  if type(t) ~= "table" then return nil, err or "a JSON object expected" end
+  if self.text_cached >= TEXT_MAX then self.text_cache, self.text_cached = {}, 0 end
+  e = {t = t, js = {}}
+  self.text_cache[text] = e
+  self.text_cached = self.text_cached + 1
+  return e
+end
+
+-- The jobspec text decoded (a table the caller must not change), kept
+-- for the requests of the jobs that name the same text; or nil, message.
+function M.jobspec_table(self, text)
+  local e, msg = text_entry(self, text)
+  if not e then return nil, msg end
+  return e.t
+end
+
 -- The jobspec rec is matched with: its own (duration set to the
 -- estimate), or procs slots of one core, or procs whole nodes.  A
 -- grove.jobspec, or nil, message.
 function M.request(self, job)
   if job.jobspec then
     local t = job.jobspec
-    if type(t) == "userdata" then t = t:to_table() end
+    local e
+    if type(t) == "string" then
+      local msg
+      e, msg = text_entry(self, t)
+      if not e then return nil, msg end
+      local js = e.js[job.estimate]
+      if js then return js end
+      -- a copy to set the duration in: the entry's table stays as given
+      t = core.json_decode(job.jobspec, "jobspec")
+    elseif type(t) == "userdata" then
+      t = t:to_table()
+    end
     t.attributes = t.attributes or {}
     t.attributes.system = t.attributes.system or {}
     t.attributes.system.duration = job.estimate
@@ -180,6 +224,11 @@ function M.request(self, job)
     end
     local js, msg = core.jobspec_from_table(t, known)
     if not js then return nil, msg end
+    if e then
+      if self.text_cached >= TEXT_MAX then self.text_cache, self.text_cached = {}, 0 end
+      e.js[job.estimate] = js
+      self.text_cached = self.text_cached + 1
+    end
     return js
   end
   local key = job.procs * 1099511627776 + job.estimate
@@ -203,6 +252,7 @@ function M.request(self, job)
   js = assert(core.jobspec_from_table(t))
   if self.js_cached >= 4096 then
     self.js_cache, self.js_cached = {}, 0
+  self.text_cache, self.text_cached = {}, 0
   end
   self.js_cache[key] = js
   self.js_cached = self.js_cached + 1
