@@ -35,8 +35,12 @@
 #   the median difference), and the median of what -e prints for the
 #   matches of the longer run (wall, each command end to end);
 # - perf record (cpu-clock, call graphs) of a stream of PERF_JOBS (b):
-#   the share of the command loop's samples in each step, user and kernel
-#   time together, and microseconds a job from them.
+#   the share of the process's samples in each step (inclusive, user and
+#   kernel time together), and microseconds a job from them: the share
+#   times the process's CPU time (the samples' nanoseconds, scaled up by
+#   the samples perf lost, printed as "lost") over the jobs.  The whole
+#   run is sampled, the graph's load too: the steps are functions of the
+#   command loop only, so the load's samples fall in none of them.
 # Output: a table on standard output; raw files in WORKDIR (default
 # build/profile_query).
 set -uo pipefail
@@ -131,27 +135,40 @@ done
 [ "$PERF" = 1 ] || exit 0
 echo
 echo "perf record -e cpu-clock -F 20000 --call-graph dwarf, $PERF_JOBS x (b): microseconds a job"
-printf '%-6s | %7s %7s %7s %7s %7s %7s %7s\n' nodes loop-all jobspec match record writer block rest
+printf '%-6s | %7s %7s %7s %7s %7s %7s %7s | %7s %6s\n' nodes loop-all jobspec match record writer block rest \
+    matcher lost
 for n in $SIZES; do
     f=$(jobs_file stream "$PERF_JOBS")
     pd="$WORKDIR/perf.$n.data"
     say "N=$n perf"
     perf record -q -e cpu-clock -F 20000 --call-graph dwarf,16384 -o "$pd" \
         $(grove_cmd "$n") < "$f" > /dev/null 2> "$WORKDIR/perf.$n.err" || { cat "$WORKDIR/perf.$n.err" >&2; continue; }
-    # samples whose call chain passes through each step (children: inclusive)
-    perf report -i "$pd" --children --sort sym --stdio -F children,sym 2> /dev/null |
-        awk -v jobs="$PERF_JOBS" -v n="$n" -v funcs="$FUNCS" '
+    # The samples recorded and lost: the event count (cpu-clock: the
+    # nanoseconds of the samples recorded) scaled by all / recorded is
+    # the process's CPU time.
+    samples=$(perf report -i "$pd" --stats 2> /dev/null | awk '/SAMPLE events:/ && !/LOST/ { print $3; exit }')
+    # Samples whose call chain passes through each step (children:
+    # inclusive), inlined frames folded into their function (with them,
+    # one function shows as several rows).  The lines read are
+    # "  31.06%  0.00%  [.] l_query_run"; the header's "# Event count
+    # (approx.): N" and "# Total Lost Samples: N".
+    perf report -i "$pd" --no-inline --children --sort sym --stdio -g none 2> /dev/null |
+        awk -v jobs="$PERF_JOBS" -v n="$n" -v funcs="$FUNCS" -v samples="${samples:-0}" '
         BEGIN { k = split(funcs, f, " ") }
-        /Samples:|samples/ && /of event/ { }
-        /^# Samples/ { s = $3; if (s ~ /K$/) { sub("K", "", s); s *= 1000 } total = s }
-        { for (i = 1; i <= k; i++) if ($NF == f[i] && !(f[i] in p)) { v = $1; sub("%", "", v); p[f[i]] = v } }
+        /^# Event count/ { events = $NF }
+        /^# Total Lost Samples:/ { lost = $NF }
+        /^ +[0-9.]+% +[0-9.]+% / {
+            for (i = 1; i <= k; i++) if ($NF == f[i] && !(f[i] in p)) { v = $1; sub("%", "", v); p[f[i]] = v } }
         END {
-            us = total / 20000 * 1e6 / jobs / 100   # microseconds a job per percent
+            if (!events || !samples) { printf "%-6s | no samples\n", n; exit }
+            ns = events * (samples + lost) / samples
+            us = ns / 1e3 / jobs / 100   # microseconds a job per percent
             loop = p["l_query_run"]; js = p["read_text"] + p["jobspec_for"]
             m = p["grovel_match_builtin"] - p["grovep_match_record"]
-            printf "%-6s | %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f\n", n, loop * us, js * us,
-                m * us, p["grovep_match_record"] * us, p["grove_writer_print_job"] * us,
+            printf "%-6s | %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f | %7.2f %5.1f%%\n", n, loop * us,
+                js * us, m * us, p["grovep_match_record"] * us, p["grove_writer_print_job"] * us,
                 (p["print_match"] - p["grove_writer_print_job"]) * us,
-                (loop - js - p["grovel_match_builtin"] - p["print_match"]) * us
+                (loop - js - p["grovel_match_builtin"] - p["print_match"]) * us,
+                p["grove_match"] * us, 100 * lost / (samples + lost)
         }'
 done

@@ -179,6 +179,7 @@ void grove_matcher_destroy(grove_matcher_t *m)
     grovep_dense_free(&m->useof);
     free(m->uslot);
     free(m->uord);
+    free(m->uordh);
     grovep_match_scratch_free(m);
     free(m->slot_dead);
     free(m->dpar);

@@ -92,8 +92,19 @@ struct useslot {
     int64_t held;  /* units of its ranking type the running jobs asked for
                     * below it */
     int64_t at;    /* scratch: the same at another instant (zero) */
-    uint32_t ord;  /* its children's kept order in uord, or UINT32_MAX */
-    bool dirty;    /* a child's rank changed since that order was sorted */
+    uint32_t ord;  /* its children's kept order (an index in uordh), or
+                    * UINT32_MAX */
+    bool dirty;    /* the kept order must be sorted again: more than one
+                    * child's rank changed since it was (see uorder) */
+};
+
+/* A kept order of a parent's children (grovep_match_use_kept_order): its
+ * span in uord, sorted, and the one child whose rank changed since, if
+ * only one did, which moves to its place without sorting the others. */
+struct uorder {
+    uint32_t at;         /* first child in uord */
+    grove_vid_t moved;   /* the child whose rank changed, or GROVEP_NONE */
+    uint64_t moved_rank; /* its rank when the order was sorted */
 };
 
 struct grove_matcher {
@@ -114,6 +125,8 @@ struct grove_matcher {
      * only when a child's rank changed; valid for the tree of uord_tree */
     grove_vid_t *uord;
     size_t nuord, uordcap;
+    struct uorder *uordh; /* one for each kept order, in the order made */
+    size_t nuordh, uordhcap;
     size_t uord_tree[3]; /* the graph's tk_nv, tk_ne, tk_live then */
     /* the ranking type of a vertex type (use_type), worked out once per
      * type: a few types, looked up for every pick and ancestor of a whole

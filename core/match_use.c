@@ -5,8 +5,10 @@
  * below has a slot (its rank and the units of its ranking type the
  * running jobs hold below it), found by vertex id through a dense map, so
  * the figures cost a few bytes for each vertex the jobs reached; parents
- * with many children keep their sorted order between matches, sorted
- * again only when a child's rank changed.
+ * with many children keep their sorted order between matches, brought up
+ * to date only when a child's rank changed: the one child that changed
+ * moves to its place by binary search (a root of 512 racks, one of which
+ * a job went through), more than one sort again.
  *
  * This file must not walk or take (match_walk.c): the walk asks it for
  * an order (grovep_match_order_by_use, grovep_match_use_kept_order); the
@@ -14,6 +16,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "match_private.h"
 
@@ -73,15 +76,66 @@ void grovep_match_order_by_use(const grove_matcher_t *m, grove_vid_t *kids, size
     }
 }
 
+/* Does child a of rank ra come before child b of rank rb in the order of
+ * exploring by use?  Highest rank first, then highest vertex id. */
+static inline bool use_before(uint64_t ra, grove_vid_t a, uint64_t rb, grove_vid_t b)
+{
+    return ra > rb || (ra == rb && a > b);
+}
+
+/* The first of kids[lo..hi) that does not come before child c of rank r
+ * (kids[lo..hi) sorted, c itself counting as not before: its own rank may
+ * have changed). */
+static size_t use_bound(const grove_matcher_t *m, const grove_vid_t *kids, size_t lo, size_t hi,
+                        uint64_t r, grove_vid_t c)
+{
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        grove_vid_t x = kids[mid];
+        if (x != c && use_before(use_of(m, x), x, r, c))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Move child c, whose rank was old when kids[0..n) was sorted and the only
+ * one that changed since, to its place: two binary searches and one
+ * memmove, where sorting again compares every child.  The order is the
+ * one sorting gives (ranks and ids order the children strictly).  0, or
+ * -1 when c is not where its old rank puts it (nothing moved). */
+static int use_move_one(const grove_matcher_t *m, grove_vid_t *kids, size_t n, grove_vid_t c,
+                        uint64_t old)
+{
+    size_t p = use_bound(m, kids, 0, n, old, c);
+    if (p >= n || kids[p] != c)
+        return -1;
+    uint64_t r = use_of(m, c);
+    if (use_before(r, c, old, c)) { /* up: before kids[q..p) */
+        size_t q = use_bound(m, kids, 0, p, r, c);
+        memmove(kids + q + 1, kids + q, (p - q) * sizeof(*kids));
+        kids[q] = c;
+    } else if (r != old) { /* down: after kids(p..q] */
+        size_t q = use_bound(m, kids, p + 1, n, r, c) - 1;
+        memmove(kids + p, kids + p + 1, (q - p) * sizeof(*kids));
+        kids[q] = c;
+    }
+    return 0;
+}
+
 /* The n (at least USE_ORD_MIN) children of v in containment's tree in the
  * order of exploring by use, kept from one match to the next: made at v's
- * first walk, sorted again only when the rank of one of them changed
- * since (use_update marks v), which is the same order as sorting anew
- * (ranks and ids order the children strictly) for O(n) plus the moves of
- * the children whose rank changed, where sorting anew costs O(n^2) with a
- * root of hundreds of racks.  Kept orders are dropped when the tree's
- * child arrays were made again (the graph changed).  The order lives in
- * m->uord until the next call; NULL with ENOMEM. */
+ * first walk and sorted, then brought up to date only when the rank of
+ * one of them changed since (use_update tells v's kept order): the one
+ * child that changed, the common case (a job's way down goes through one
+ * child of each vertex), moves to its place (use_move_one: O(log n)
+ * comparisons, where sorting a root of hundreds of racks costs O(n) even
+ * with one child out of place); more than one, sorted again by insertion
+ * (O(n) plus the moves of those children).  Either gives the same order as
+ * sorting anew.  Kept orders are dropped when the tree's child arrays were
+ * made again (the graph changed).  The order lives in m->uord until the
+ * next call; NULL with ENOMEM. */
 const grove_vid_t *grovep_match_use_kept_order(grove_matcher_t *m, grove_vid_t v, uint32_t n)
 {
     const grove_graph_t *g = m->g;
@@ -90,6 +144,7 @@ const grove_vid_t *grovep_match_use_kept_order(grove_matcher_t *m, grove_vid_t v
         for (size_t i = 0; i < m->nuslot; i++)
             m->uslot[i].ord = UINT32_MAX;
         m->nuord = 0;
+        m->nuordh = 0;
         m->uord_tree[0] = g->tk_nv;
         m->uord_tree[1] = g->tk_ne;
         m->uord_tree[2] = g->tk_live;
@@ -98,8 +153,10 @@ const grove_vid_t *grovep_match_use_kept_order(grove_matcher_t *m, grove_vid_t v
     if (!u)
         return NULL;
     if (u->ord == UINT32_MAX) {
-        if (m->nuord + n >= UINT32_MAX
-            || grovep_grow((void **)&m->uord, &m->uordcap, m->nuord + n, sizeof(*m->uord)) < 0) {
+        if (m->nuord + n >= UINT32_MAX || m->nuordh >= UINT32_MAX - 1
+            || grovep_grow((void **)&m->uord, &m->uordcap, m->nuord + n, sizeof(*m->uord)) < 0
+            || grovep_grow((void **)&m->uordh, &m->uordhcap, m->nuordh + 1, sizeof(*m->uordh))
+                   < 0) {
             errno = ENOMEM;
             return NULL;
         }
@@ -108,16 +165,39 @@ const grove_vid_t *grovep_match_use_kept_order(grove_matcher_t *m, grove_vid_t v
         const grove_vid_t *tk = m->tk + m->tkoff[v];
         for (uint32_t i = 0; i < n; i++)
             m->uord[m->nuord + i] = tk[n - 1 - i];
-        u->ord = (uint32_t)m->nuord;
+        m->uordh[m->nuordh] = (struct uorder){.at = (uint32_t)m->nuord, .moved = GROVEP_NONE};
+        u->ord = (uint32_t)m->nuordh++;
         u->dirty = true;
         m->nuord += n;
     }
-    grove_vid_t *kids = m->uord + u->ord;
+    struct uorder *o = &m->uordh[u->ord];
+    grove_vid_t *kids = m->uord + o->at;
+    if (!u->dirty && o->moved != GROVEP_NONE
+        && use_move_one(m, kids, n, o->moved, o->moved_rank) < 0)
+        u->dirty = true; /* not where it was: sort them all */
     if (u->dirty) {
         grovep_match_order_by_use(m, kids, n);
         u->dirty = false;
     }
+    o->moved = GROVEP_NONE;
     return kids;
+}
+
+/* The rank of child v of parent slot pu changed from old: tell pu's kept
+ * order (the first child that changed since it was sorted is remembered,
+ * with the rank it was sorted by; a second, or a parent with no kept
+ * order yet, sorts again). */
+static void use_changed(grove_matcher_t *m, struct useslot *pu, grove_vid_t v, uint64_t old)
+{
+    if (pu->dirty)
+        return;
+    struct uorder *o = pu->ord != UINT32_MAX ? &m->uordh[pu->ord] : NULL;
+    if (o && o->moved == GROVEP_NONE) {
+        o->moved = v;
+        o->moved_rank = old;
+    } else if (!o || o->moved != v) {
+        pu->dirty = true;
+    }
 }
 
 /* The index of the aggregate type whose free units rank a vertex of type
@@ -280,7 +360,8 @@ int grovep_match_use_reserve(grove_matcher_t *m, const grove_job_t *j, int64_t n
  * Allocations read the running jobs' counts, kept as jobs come and go; a
  * reservation counts the jobs at its start.  Then j's units count, if it
  * runs now.  Vertices that keep no aggregate (leaves) keep their rank.
- * A parent whose rank of a child changed sorts its kept order again.
+ * A parent whose rank of a child changed brings its kept order up to date
+ * at its next walk (use_changed).
  * The slots were made by use_reserve.
  * This is the reference engine's weight per edge, as its sources and a
  * build of it with the weights printed show (docs/conformance.md). */
@@ -303,10 +384,11 @@ void grovep_match_use_update(grove_matcher_t *m, grove_job_t *j, int64_t now)
         uint64_t rank = left < 0 ? 0 : (uint64_t)left;
         if (rank == u->rank)
             continue;
+        uint64_t old = u->rank;
         u->rank = rank;
         struct useslot *pu = g->parent[v] != GROVEP_NONE ? use_slot(m, g->parent[v]) : NULL;
         if (pu)
-            pu->dirty = true;
+            use_changed(m, pu, v, old);
     }
     if (runs) {
         j->use_held = true;
