@@ -32,20 +32,24 @@ int grovep_match_scratch_reserve(grove_matcher_t *m)
     size_t c1 = old, c2 = old, c3 = old; /* parallel arrays: all grow alike */
     if (grovep_grow((void **)&m->taken, &c2, n, sizeof(*m->taken)) < 0
         || grovep_grow((void **)&m->mflags, &c3, n, sizeof(*m->mflags)) < 0
-        || grovep_grow_zeroed((void **)&m->stamp, &c1, n, sizeof(*m->stamp)) < 0)
+        || grovep_grow((void **)&m->stamp, &c1, n, sizeof(*m->stamp)) < 0)
         return -1;
-    /* Nothing is written here: the stamps come zeroed from the system
-     * (resident where a match first stamps, on huge pages; at the load,
-     * none: 4 MB at 16,384 nodes).  taken and mflags are read only where
-     * the stamp is current: a page of them becomes resident where a match
-     * first writes, on small pages (a 2 MB one
-     * would hold 5,000 nodes' state for a job on one; writing them all
-     * now would be 8 MB more at 16,384 nodes).  Dense arrays, not state
-     * kept in the undo log: a whole machine asks a vertex's state several
-     * times, and an array read is one load where the log is two dependent
-     * ones (a quarter of such a match's time, measured) */
-    if (c1 != old)
+    /* The stamps are cleared here, on huge pages, at the load: left to
+     * come zeroed from the system they became resident a page at a time
+     * under the first matches, a fault inside each of the first jobs on
+     * untouched racks (a one-core job at 16,384 nodes 33 -> 59 us, -e
+     * median, measured).  taken and mflags are read only where the stamp
+     * is current: a page of them becomes resident where a match first
+     * writes, on small pages (a 2 MB one would hold 5,000 nodes' state
+     * for a job on one; writing them all now would be 8 MB more at 16,384
+     * nodes).  Dense arrays, not state kept in the undo log: a whole
+     * machine asks a vertex's state several times, and an array read is
+     * one load where the log is two dependent ones (a quarter of such a
+     * match's time, measured) */
+    if (c1 != old) {
         grovep_huge(m->stamp, c1 * sizeof(*m->stamp));
+        memset(m->stamp + old, 0, (c1 - old) * sizeof(*m->stamp));
+    }
     m->scap = c1;
     /* a whole machine's selection and undo log hold about one entry a
      * vertex: room for that is taken at once (address space, until used)

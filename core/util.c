@@ -65,35 +65,6 @@ int grovep_grow_slow(void **p, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
-int grovep_grow_zeroed_slow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t old = *cap;
-    if (*p) {
-        if (grovep_grow_slow(p, cap, need, elem) < 0)
-            return -1;
-        memset((char *)*p + old * elem, 0, (*cap - old) * elem);
-        return 0;
-    }
-    size_t n = 16;
-    while (n < need) {
-        if (n > SIZE_MAX / 2 / elem) {
-            errno = ENOMEM;
-            return -1;
-        }
-        n *= 2;
-    }
-    void *q = calloc(n, elem);
-    if (!q) {
-        errno = ENOMEM;
-        return -1;
-    }
-    *p = q;
-    *cap = n;
-    return 0;
-}
-
 int grovep_slots_rebuild(uint32_t **slots, size_t *nslots, size_t n, const uint32_t *hash,
                          size_t count, size_t stride)
 {

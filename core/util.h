@@ -34,17 +34,6 @@ static inline int grovep_grow(void **p, size_t *cap, size_t need, size_t elem)
     return need <= *cap ? 0 : grovep_grow_slow(p, cap, need, elem);
 }
 
-/* grovep_grow with every new element zero: a first allocation is taken
- * zeroed from the system (calloc), so its pages become resident only where
- * they are first written; a later one clears what it adds.  0, or -1 with
- * ENOMEM and the array untouched. */
-int grovep_grow_zeroed_slow(void **p, size_t *cap, size_t need, size_t elem);
-
-static inline int grovep_grow_zeroed(void **p, size_t *cap, size_t need, size_t elem)
-{
-    return need <= *cap ? 0 : grovep_grow_zeroed_slow(p, cap, need, elem);
-}
-
 /* Ask the kernel to back the pages of [p, p + bytes) with huge pages when
  * they are first touched (Linux; elsewhere nothing).  For scratch indexed
  * by vertex id that one large match fills at once: a whole machine's
