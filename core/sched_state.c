@@ -365,31 +365,35 @@ int grove_sched_reserve(grove_sched_t *s, grove_jobid_t id, int64_t t)
     return 0;
 }
 
-int grove_sched_start(grove_sched_t *s, grove_jobid_t id)
+/* Move job id between the waiting queue and the running set: out of the
+ * queue, started now (run), or back into it from running (!run). */
+static int set_running(grove_sched_t *s, grove_jobid_t id, bool run)
 {
     uint32_t x;
-    grove_sched_job_t *j = job_in(s, id, false, &x);
+    grove_sched_job_t *j = job_in(s, id, !run, &x);
     if (!j)
         return -1;
-    unlink_node(s, x);
-    j->state = GROVE_SCHED_RUNNING;
+    if (run) {
+        unlink_node(s, x);
+        s->running++;
+    } else {
+        s->running--;
+        link_node(s, x);
+    }
+    j->state = run ? GROVE_SCHED_RUNNING : GROVE_SCHED_PENDING;
     j->reserved = -1;
-    j->start = s->now;
-    s->running++;
+    j->start = run ? s->now : -1;
     return 0;
+}
+
+int grove_sched_start(grove_sched_t *s, grove_jobid_t id)
+{
+    return set_running(s, id, true);
 }
 
 int grove_sched_requeue(grove_sched_t *s, grove_jobid_t id)
 {
-    uint32_t x;
-    grove_sched_job_t *j = job_in(s, id, true, &x);
-    if (!j)
-        return -1;
-    j->state = GROVE_SCHED_PENDING;
-    j->start = -1;
-    s->running--;
-    link_node(s, x);
-    return 0;
+    return set_running(s, id, false);
 }
 
 /* ---- reading ------------------------------------------------------------------- */
