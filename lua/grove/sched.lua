@@ -252,7 +252,6 @@ function M.request(self, job)
   js = assert(core.jobspec_from_table(t))
   if self.js_cached >= 4096 then
     self.js_cache, self.js_cached = {}, 0
-  self.text_cache, self.text_cached = {}, 0
   end
   self.js_cache[key] = js
   self.js_cached = self.js_cached + 1
