@@ -363,7 +363,8 @@ static int match_complete(grove_matcher_t *m, struct matching *x)
         return -1;
     /* the search is over and nothing is rolled back from here: the undo
      * log's room (written already, as large as a whole machine's picks)
-     * is the sort's scratch */
+     * is the sort's scratch; the stamps stay those of this generation */
+    m->gen_kept = true;
     m->nlog = 0;
     if (grovep_match_sort_picks(m->sel, m->nsel, m->log, m->logcap * sizeof(*m->log)) < 0)
         return -1;

@@ -154,8 +154,14 @@ struct grove_matcher {
     uint32_t *slot_dead;
     size_t slot_dead_cap;
     uint32_t slot_gen, slot_cur;
-    uint32_t gen;
-    uint32_t *stamp;
+    /* a vertex's scratch state (taken, mflags) is current when its stamp
+     * is gen.  One byte a vertex slot: the generation wraps every 255
+     * attempts that stamped something, and the stamps are cleared then
+     * (grovep_match_new_generation) */
+    uint8_t gen;
+    bool gen_kept; /* the stamps of gen outlive an emptied undo log
+                    * (match_complete): the next generation is a new one */
+    uint8_t *stamp;
     int64_t *taken;
     uint8_t *mflags;
     size_t scap;

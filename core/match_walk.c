@@ -80,10 +80,16 @@ void grovep_match_scratch_free(grove_matcher_t *m)
 
 void grovep_match_new_generation(grove_matcher_t *m)
 {
-    if (++m->gen == 0) {
-        memset(m->stamp, 0, m->scap * sizeof(*m->stamp));
-        m->gen = 1;
+    /* a generation nothing was stamped with is used again (an empty undo
+     * log: every stamp is logged, and a rollback to nothing unstamps), so
+     * that attempts ruled out at the root do not bring the wrap closer */
+    if (m->nlog != 0 || m->gen_kept || m->gen == 0) {
+        if (++m->gen == 0) {
+            memset(m->stamp, 0, m->scap * sizeof(*m->stamp));
+            m->gen = 1;
+        }
     }
+    m->gen_kept = false;
     m->nlog = 0;
     m->nsel = 0;
     m->nframes = 0;

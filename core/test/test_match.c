@@ -671,6 +671,68 @@ static void test_horizon(void)
     grove_graph_destroy(g);
 }
 
+/* The matcher's scratch stamps wrap after 255 generations and are cleared
+ * then.  A match on node1 stamps its cores; after d one-core matches on
+ * node0 (a generation each) the same match on node1 again must pick the
+ * same: for some d the generation has come back to the value node1's
+ * cores were stamped with, and only the clearing at the wrap keeps their
+ * old state (taken) from being read as this match's. */
+static void picks_of(const grove_job_t *j, char *out, size_t len)
+{
+    out[0] = '\0';
+    for (size_t i = 0; i < j->npicks; i++) {
+        size_t n = strlen(out);
+        snprintf(out + n, len - n, "%s%u:%lld", i ? "," : "", (unsigned)j->picks[i].v,
+                 (long long)j->picks[i].amount);
+    }
+}
+
+static void test_stamp_wrap(void)
+{
+    grove_graph_t *g = tiny();
+    grove_matcher_t *m = grove_matcher_create(g, NULL);
+    grove_jobspec_t *core = js_of("- type: slot\n  count: 1\n  label: s\n"
+                                  "  with:\n  - type: core\n    count: 1\n");
+    grove_jobspec_t *node = js_of("- type: node\n  count: 1\n  with:\n"
+                                  "  - type: slot\n    count: 1\n    label: s\n    with:\n"
+                                  "    - type: core\n      count: 36\n");
+    char want[1024], got[1024];
+    bool same = true;
+    int d;
+    for (d = 200; d < 300 && same; d++) {
+        const grove_job_t *j = NULL;
+        grove_jobid_t hold, id;
+        /* a core of node0 held: 36 cores on one node are node1's */
+        if (grove_match(m, core, GROVE_MATCH_ALLOCATE, 0, &j, NULL) < 0)
+            break;
+        hold = j->id;
+        if (grove_match(m, node, GROVE_MATCH_ALLOCATE, 0, &j, NULL) < 0)
+            break;
+        picks_of(j, want, sizeof(want));
+        grove_matcher_cancel(m, j->id);
+        for (int i = 0; i < d; i++) {
+            if (grove_match(m, core, GROVE_MATCH_ALLOCATE, 0, &j, NULL) < 0)
+                break;
+            grove_matcher_cancel(m, j->id);
+        }
+        if (grove_match(m, node, GROVE_MATCH_ALLOCATE, 0, &j, NULL) < 0) {
+            same = false;
+            break;
+        }
+        picks_of(j, got, sizeof(got));
+        same = !strcmp(want, got);
+        id = j->id;
+        grove_matcher_cancel(m, id);
+        grove_matcher_cancel(m, hold);
+    }
+    ok(same && d == 300, "node1 picked alike after 200 to 299 matches between (stopped at %d)",
+       d);
+    grove_jobspec_destroy(core);
+    grove_jobspec_destroy(node);
+    grove_matcher_destroy(m);
+    grove_graph_destroy(g);
+}
+
 int main(void)
 {
     test_corpus_tiny();
@@ -682,5 +744,6 @@ int main(void)
     test_whole_nodes();
     test_large_selection();
     test_scores_hook();
+    test_stamp_wrap();
     return done_testing();
 }
