@@ -303,7 +303,7 @@ static void rec_end_del(grove_graph_t *g, int64_t t)
  * (pspan == SOLO_SPAN), or GROVEP_NONE. */
 static uint32_t solo_rec(const grove_graph_t *g, grove_vid_t v)
 {
-    for (uint32_t i = g->v[v].recs; i != GROVEP_NONE; i = g->recs[i].next)
+    for (uint32_t i = grovep_recs_head(g, v); i != GROVEP_NONE; i = g->recs[i].next)
         if (g->recs[i].pspan == SOLO_SPAN)
             return i;
     return GROVEP_NONE;
@@ -452,7 +452,7 @@ uint32_t grovep_excl_record(const grove_graph_t *g, grove_vid_t v, int64_t start
     /* a pool whose planner shows no use in the window has no record there */
     if (grovep_pool_peak(g, v, start, end) == 0)
         return GROVEP_NONE;
-    for (uint32_t i = g->v[v].recs; i != GROVEP_NONE; i = g->recs[i].next) {
+    for (uint32_t i = grovep_recs_head(g, v); i != GROVEP_NONE; i = g->recs[i].next) {
         const grovep_rec_t *r = &g->recs[i];
         if (r->excl && r->start < end && start < r->end && (any_job || r->job != except))
             return i;
@@ -940,7 +940,7 @@ void grovep_pool_remove(grove_graph_t *g, grove_vid_t v, uint32_t ri)
     if (!p || grove_planner_span_count(p) > 1)
         return;
     /* one record left (or none): it is counted alone again */
-    for (uint32_t i = g->v[v].recs; i != GROVEP_NONE; i = g->recs[i].next) {
+    for (uint32_t i = grovep_recs_head(g, v); i != GROVEP_NONE; i = g->recs[i].next) {
         if (g->recs[i].pspan > 0) {
             grove_planner_remove(p, g->recs[i].pspan);
             g->recs[i].pspan = SOLO_SPAN;
@@ -1173,7 +1173,7 @@ int grovep_agg_refresh(grove_graph_t *g)
     for (grove_vid_t v = 0; v < g->nv; v++) {
         if (!grovep_alive(g, v))
             continue;
-        for (uint32_t r = g->v[v].recs; r != GROVEP_NONE; r = g->recs[r].next)
+        for (uint32_t r = grovep_recs_head(g, v); r != GROVEP_NONE; r = g->recs[r].next)
             if (g->recs[r].kind == GROVE_RECORD_ALLOC)
                 agg_apply(g, v, r, 1);
     }
@@ -1199,9 +1199,9 @@ int grovep_planners_rebuild(grove_graph_t *g)
         if (!grovep_alive(g, v))
             continue;
         /* what was copied refers to the source's planners: forget it first */
-        for (uint32_t r = g->v[v].recs; r != GROVEP_NONE; r = g->recs[r].next)
+        for (uint32_t r = grovep_recs_head(g, v); r != GROVEP_NONE; r = g->recs[r].next)
             g->recs[r].pspan = 0;
-        for (uint32_t r = g->v[v].recs; r != GROVEP_NONE; r = g->recs[r].next)
+        for (uint32_t r = grovep_recs_head(g, v); r != GROVEP_NONE; r = g->recs[r].next)
             if (g->recs[r].kind == GROVE_RECORD_ALLOC && grovep_pool_add(g, v, r) < 0)
                 return -1;
     }

@@ -57,7 +57,7 @@ static grove_vid_t clone_vertex(grove_graph_t *dst, const grove_graph_t *src, gr
          * planners and the annotation index */
         for (int list = 0; list < 2; list++) {
             uint32_t last = GROVEP_NONE;
-            uint32_t head = list ? x->shared : x->recs;
+            uint32_t head = list ? grovep_shared_head(src, v) : grovep_recs_head(src, v);
             for (uint32_t i = head; i != GROVEP_NONE; i = src->recs[i].next) {
                 uint32_t r = grovep_rec_new(dst);
                 if (r == GROVEP_NONE)
@@ -66,10 +66,7 @@ static grove_vid_t clone_vertex(grove_graph_t *dst, const grove_graph_t *src, gr
                 dst->recs[r].next = GROVEP_NONE;
                 dst->recs[r].prev = last;
                 if (last == GROVEP_NONE) {
-                    if (list)
-                        dst->v[n].shared = r;
-                    else
-                        dst->v[n].recs = r;
+                    *grovep_head_ref(dst, n, list != 0) = r;
                 } else {
                     dst->recs[last].next = r;
                 }

@@ -438,6 +438,7 @@ grove_graph_t *grovep_graph_new(void)
     g->containment = 0xff;
     g->kv_free = GROVEP_NONE;
     g->rec_free = GROVEP_NONE;
+    g->head_free = GROVEP_NONE;
     if (!(g->uuidx = calloc(1, sizeof(*g->uuidx))))
         goto fail;
     uint64_t *rng = g->uuidx->rng;
@@ -521,7 +522,7 @@ void grovep_graph_free(grove_graph_t *g)
     idnames_free(g);
     GROVEP_FREE_ALL(g->v, g->first_out, g->tails, g->first_in, g->parent, g->next_type,
                     g->next_name, g->next_rank, g->e, g->tk_off, g->tk_kid, g->kv, g->recs,
-                    g->by_type, g->by_name);
+                    g->heads, g->by_type, g->by_name);
     map_free(&g->by_rank);
     map_free(&g->big_ids);
     free(g->units);
@@ -1145,8 +1146,7 @@ static grove_vid_t add_vertex(grove_graph_t *g, const grove_vertex_info_t *info,
         .rank = (int32_t)info->rank,
         .size = info->size > INT32_MAX ? GROVEP_SIZE_BIG : (int32_t)info->size,
         .kv = GROVEP_NONE,
-        .recs = GROVEP_NONE,
-        .shared = GROVEP_NONE,
+        .held = GROVEP_NONE,
         .status = GROVE_STATUS_UP,
         .flags = 0,
     };
@@ -2112,6 +2112,7 @@ grove_graph_t *grovep_graph_copy(const grove_graph_t *g)
     c->e = NULL;
     c->kv = NULL;
     c->recs = NULL;
+    c->heads = NULL;
     c->by_type = c->by_name = NULL;
     memset(&c->by_rank, 0, sizeof(c->by_rank));
     memset(&c->big_ids, 0, sizeof(c->big_ids));
@@ -2170,6 +2171,12 @@ grove_graph_t *grovep_graph_copy(const grove_graph_t *g)
         copy_grown((void **)&c->kv, &c->kvcap, g->kv, g->nkv, sizeof(*c->kv)) < 0 ||
         copy_grown((void **)&c->recs, &c->reccap, g->recs, g->nrec, sizeof(*c->recs)) < 0)
         goto fail;
+    c->headcap = 0;
+    if (g->headcap && (grovep_grow((void **)&c->heads, &c->headcap, g->headcap,
+                                   sizeof(*c->heads)) < 0))
+        goto fail;
+    if (g->nheads)
+        memcpy(c->heads, g->heads, g->nheads * sizeof(*c->heads));
     if (g->chain_cap) {
         c->by_type = malloc(g->chain_cap * sizeof(*c->by_type));
         c->by_name = malloc(g->chain_cap * sizeof(*c->by_name));
@@ -2259,9 +2266,44 @@ uint32_t grovep_rec_new(grove_graph_t *g)
 {
     uint32_t i = slot_new((void **)&g->recs, &g->nrec, &g->reccap, sizeof(*g->recs),
                           offsetof(grovep_rec_t, next), &g->rec_free);
-    if (i != GROVEP_NONE)
-        g->nrec_live++;
+    if (i == GROVEP_NONE)
+        return i;
+    g->nrec_live++;
+    /* room for a vertex's heads a live record: a vertex takes a slot only
+     * with a record in one of its lists, so a push never needs to grow */
+    if (grovep_grow((void **)&g->heads, &g->headcap, g->nrec_live, sizeof(*g->heads)) < 0) {
+        grovep_rec_release(g, i);
+        errno = ENOMEM;
+        return GROVEP_NONE;
+    }
     return i;
+}
+
+uint32_t *grovep_head_ref(grove_graph_t *g, grove_vid_t v, bool shared)
+{
+    uint32_t h = g->v[v].held;
+    if (h == GROVEP_NONE) {
+        if (g->head_free != GROVEP_NONE) {
+            h = g->head_free;
+            g->head_free = g->heads[h].recs;
+        } else {
+            h = (uint32_t)g->nheads++; /* < headcap: see grovep_rec_new */
+        }
+        g->heads[h] = (grovep_heads_t){GROVEP_NONE, GROVEP_NONE};
+        g->v[v].held = h;
+    }
+    return shared ? &g->heads[h].shared : &g->heads[h].recs;
+}
+
+void grovep_heads_tidy(grove_graph_t *g, grove_vid_t v)
+{
+    uint32_t h = g->v[v].held;
+    if (h == GROVEP_NONE || g->heads[h].recs != GROVEP_NONE
+        || g->heads[h].shared != GROVEP_NONE)
+        return;
+    g->heads[h].recs = g->head_free;
+    g->head_free = h;
+    g->v[v].held = GROVEP_NONE;
 }
 
 void grovep_rec_release(grove_graph_t *g, uint32_t i)
@@ -2280,6 +2322,11 @@ void grovep_rec_release(grove_graph_t *g, uint32_t i)
         g->recs = NULL;
         g->nrec = g->reccap = 0;
         g->rec_free = GROVEP_NONE;
+        /* every list is empty, every vertex's slot given back */
+        free(g->heads);
+        g->heads = NULL;
+        g->nheads = g->headcap = 0;
+        g->head_free = GROVEP_NONE;
     }
 }
 

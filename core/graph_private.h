@@ -25,9 +25,10 @@
 #define GROVEP_V_STAGED 0x08 /* RFC 4's staged: locked while considered for a job */
 #define GROVEP_V_TAIL 0x10  /* keeps the tail of its out-list in g->tails (graph.c) */
 
-/* One vertex: base data and list heads.  40 bytes: read the id, the
+/* One vertex: base data and list heads.  36 bytes: read the id, the
  * size and the unit through grovep_vertex_id, grovep_vertex_size and
- * grovep_vertex_unit. */
+ * grovep_vertex_unit, the heads of its records' lists through
+ * grovep_recs_head and grovep_shared_head. */
 #define GROVEP_RANK_MAX INT32_MAX
 #define GROVEP_ID_BIG INT32_MIN  /* the id is past 31 bits: in g->big_ids */
 #define GROVEP_SIZE_BIG (-1)     /* the size is past 31 bits: in g->big_ids */
@@ -42,9 +43,9 @@ typedef struct grovep_vertex {
     int32_t rank;   /* GROVE_ID_NONE when none; ranks fit 31 bits */
     uint32_t kv;    /* first property or tag in g->kv (one list, each kind
                      * in the order set), or GROVEP_NONE */
-    uint32_t recs;  /* first ALLOC record in g->recs, or GROVEP_NONE */
-    uint32_t shared; /* first SHARED annotation (one per window of the
-                      * records below) in g->recs, or GROVEP_NONE */
+    uint32_t held;  /* the heads of its lists of records in g->heads, or
+                     * GROVEP_NONE while it has none (most vertices: read
+                     * them with grovep_recs_head, grovep_shared_head) */
     uint16_t unit;  /* its unit of measure: index into g->units */
     uint8_t status; /* grove_status_t */
     uint8_t flags;  /* GROVEP_V_* */
@@ -93,6 +94,16 @@ typedef struct grovep_rec {
     uint8_t excl;   /* held exclusively */
     uint8_t asked;  /* exclusivity was asked for (not only implied) */
 } grovep_rec_t;
+
+/* The heads of a vertex's two lists of records, for the vertices that
+ * have records (only those a job holds, and their ancestors): a slot of
+ * g->heads each, taken at the first record pushed and given back when
+ * both lists are empty.  A free slot is threaded through recs. */
+typedef struct grovep_heads {
+    uint32_t recs;   /* first ALLOC record in g->recs, or GROVEP_NONE */
+    uint32_t shared; /* first SHARED annotation (one per window of the
+                      * records below) in g->recs, or GROVEP_NONE */
+} grovep_heads_t;
 
 /* The record index: open addressing over 8-byte slots, each the upper
  * 32 bits of a record's key and the record's index + 1 (0: empty); the
@@ -253,6 +264,11 @@ struct grove_graph {
     size_t nrec, reccap;
     uint32_t rec_free;        /* free list of records */
     size_t nrec_live;         /* records in use: at 0 the array is released */
+    grovep_heads_t *heads;    /* [headcap] the vertices' list heads (see
+                               * grovep_heads_t): headcap >= nrec_live, so
+                               * that a record made can always be pushed */
+    size_t nheads, headcap;
+    uint32_t head_free;       /* free list of heads */
     grovep_recidx_t rec_idx;  /* (vertex, job, window, kind) -> record, so an
                                * ancestor shared by thousands of jobs is
                                * annotated in O(1) (pool.c) */
@@ -345,6 +361,28 @@ void grovep_kv_release(grove_graph_t *g, uint32_t i);
 /* record pool. */
 uint32_t grovep_rec_new(grove_graph_t *g);
 void grovep_rec_release(grove_graph_t *g, uint32_t i);
+
+/* The first ALLOC record / SHARED annotation of v, or GROVEP_NONE. */
+static inline uint32_t grovep_recs_head(const grove_graph_t *g, grove_vid_t v)
+{
+    uint32_t h = g->v[v].held;
+    return h == GROVEP_NONE ? GROVEP_NONE : g->heads[h].recs;
+}
+
+static inline uint32_t grovep_shared_head(const grove_graph_t *g, grove_vid_t v)
+{
+    uint32_t h = g->v[v].held;
+    return h == GROVEP_NONE ? GROVEP_NONE : g->heads[h].shared;
+}
+
+/* The head of v's list of ALLOC records (shared false) or of SHARED
+ * annotations (true), to push onto or take from: v's slot of g->heads,
+ * taken now if it has none.  Never fails while a record made by
+ * grovep_rec_new is not in a list yet (there is room for a slot a live
+ * record). */
+uint32_t *grovep_head_ref(grove_graph_t *g, grove_vid_t v, bool shared);
+/* Give v's slot back once both its lists are empty. */
+void grovep_heads_tidy(grove_graph_t *g, grove_vid_t v);
 
 /* grove_graph_add_vertex with the type, basename and unit given as symbols
  * g has (info's strings for them are not read; the caller interned them,

@@ -304,7 +304,7 @@ static void w_records(writer_t *w, grove_vid_t v, size_t nrec)
         return;
     }
     size_t k = nrec;
-    for (uint32_t i = g->v[v].recs; i != GROVEP_NONE; i = g->recs[i].next)
+    for (uint32_t i = grovep_recs_head(g, v); i != GROVEP_NONE; i = g->recs[i].next)
         if (g->recs[i].kind == GROVE_RECORD_ALLOC)
             list[--k] = &g->recs[i];
     W_KEY(w, "records");
@@ -335,7 +335,7 @@ static void w_state(writer_t *w, grove_vid_t v)
     const grove_graph_t *g = w->g;
     const grovep_vertex_t *x = &g->v[v];
     size_t nrec = 0;
-    for (uint32_t i = x->recs; i != GROVEP_NONE; i = g->recs[i].next)
+    for (uint32_t i = grovep_recs_head(g, v); i != GROVEP_NONE; i = g->recs[i].next)
         if (g->recs[i].kind == GROVE_RECORD_ALLOC)
             nrec++;
     bool tags = grove_vertex_tag_count(g, v) > 0;

@@ -218,13 +218,13 @@ static bool overlaps(const grovep_rec_t *r, int64_t start, int64_t end)
 }
 
 #define FOREACH_ALLOC(g, v, i)                                                  \
-    for (uint32_t i = (g)->v[v].recs; i != GROVEP_NONE; i = (g)->recs[i].next)
+    for (uint32_t i = grovep_recs_head(g, v); i != GROVEP_NONE; i = (g)->recs[i].next)
 /* The job an annotation names: none (an annotation counts the records of
  * every job below over its window). */
 #define SHARED_JOB 0
 
 #define FOREACH_SHARED(g, v, i)                                                 \
-    for (uint32_t i = (g)->v[v].shared; i != GROVEP_NONE; i = (g)->recs[i].next)
+    for (uint32_t i = grovep_shared_head(g, v); i != GROVEP_NONE; i = (g)->recs[i].next)
 
 static uint64_t rec_key(grove_vid_t v, grove_jobid_t job, int64_t start, int64_t end,
                         int kind)
@@ -567,7 +567,7 @@ typedef int (*below_f)(const grovep_rec_t *r, void *arg);
 static int below_each(const grove_graph_t *g, grove_vid_t v, below_f fn, void *arg)
 {
     int sub = g->containment;
-    if (sub == 0xff || g->v[v].shared == GROVEP_NONE)
+    if (sub == 0xff || grovep_shared_head(g, v) == GROVEP_NONE)
         return 0;
     grove_vid_t buf[64];
     grove_vid_t *stack = buf;
@@ -580,9 +580,9 @@ static int below_each(const grove_graph_t *g, grove_vid_t v, below_f fn, void *a
             grove_vid_t c = g->e[e].dst;
             if (g->e[e].sub != sub || (g->e[e].flags & GROVEP_E_UP) || g->parent[c] != w)
                 continue;
-            for (uint32_t i = g->v[c].recs; i != GROVEP_NONE && !rc; i = g->recs[i].next)
+            for (uint32_t i = grovep_recs_head(g, c); i != GROVEP_NONE && !rc; i = g->recs[i].next)
                 rc = fn(&g->recs[i], arg);
-            if (rc || g->v[c].shared == GROVEP_NONE)
+            if (rc || grovep_shared_head(g, c) == GROVEP_NONE)
                 continue;
             if (grovep_vstack_room(&stack, &cap, n, buf) < 0) {
                 rc = -1;
@@ -654,7 +654,8 @@ static void refresh_flags(grove_graph_t *g, grove_vid_t v)
 static void drop_alloc(grove_graph_t *g, grove_vid_t v, uint32_t r)
 {
     rec_unindex(g, v, r);
-    list_remove(g, &g->v[v].recs, r);
+    list_remove(g, grovep_head_ref(g, v, false), r);
+    grovep_heads_tidy(g, v);
     grovep_rec_release(g, r);
     refresh_flags(g, v);
 }
@@ -662,7 +663,8 @@ static void drop_alloc(grove_graph_t *g, grove_vid_t v, uint32_t r)
 static void drop_shared(grove_graph_t *g, grove_vid_t v, uint32_t r)
 {
     rec_unindex(g, v, r);
-    list_remove(g, &g->v[v].shared, r);
+    list_remove(g, grovep_head_ref(g, v, true), r);
+    grovep_heads_tidy(g, v);
     grovep_rec_release(g, r);
 }
 
@@ -744,7 +746,7 @@ static int annotate_up(grove_graph_t *g, grove_vid_t v, int64_t start, int64_t e
         if (anc[i].fresh) {
             g->recs[anc[i].r].v = anc[i].a;
             idx_put(g, anc[i].r);
-            list_push(g, &g->v[anc[i].a].shared, anc[i].r);
+            list_push(g, grovep_head_ref(g, anc[i].a, true), anc[i].r);
             if (mm) {
                 mm->v[anc[i].a % MEMO_SLOTS] = anc[i].a;
                 mm->r[anc[i].a % MEMO_SLOTS] = anc[i].r;
@@ -877,7 +879,7 @@ int grove_vertex_allocate(grove_graph_t *g, grove_vid_t v, grove_jobid_t job,
         errno = saved;
         return -1;
     }
-    list_push(g, &g->v[v].recs, r);
+    list_push(g, grovep_head_ref(g, v, false), r);
     g->v[v].flags |= (uint8_t)(GROVEP_V_ALLOC | (excl ? GROVEP_V_EXCL : 0));
     if (grovep_rec_added(g, v, r) < 0) {
         int saved = errno;
@@ -926,7 +928,7 @@ int grove_vertex_free(grove_graph_t *g, grove_vid_t v, grove_jobid_t job, int64_
         errno = ENOENT;
         return -1;
     }
-    uint32_t i = g->v[v].recs;
+    uint32_t i = grovep_recs_head(g, v);
     while (i != GROVEP_NONE) {
         uint32_t next = g->recs[i].next;
         if (g->recs[i].job == job) {
@@ -952,7 +954,7 @@ size_t grove_graph_free_job(grove_graph_t *g, grove_jobid_t job)
 {
     size_t n = 0;
     for (grove_vid_t v = 0; v < g->nv; v++) {
-        uint32_t i = g->v[v].recs;
+        uint32_t i = grovep_recs_head(g, v);
         while (i != GROVEP_NONE) {
             uint32_t next = g->recs[i].next;
             if (g->recs[i].job == job) {
@@ -1075,12 +1077,12 @@ int grove_vertex_record_at(const grove_graph_t *g, grove_vid_t v, size_t n,
             return 0;
         }
         const struct grovep_shlist *l =
-            g->v[v].shared == GROVEP_NONE ? NULL : shared_list(g, v);
+            grovep_shared_head(g, v) == GROVEP_NONE ? NULL : shared_list(g, v);
         if (l && n < l->n) {
             *rec = l->r[n];
             return 0;
         }
-        if (!l && g->v[v].shared != GROVEP_NONE)
+        if (!l && grovep_shared_head(g, v) != GROVEP_NONE)
             return -1; /* ENOMEM */
     }
     errno = ENOENT;
@@ -1094,7 +1096,7 @@ size_t grove_vertex_record_count(const grove_graph_t *g, grove_vid_t v)
         FOREACH_ALLOC(g, v, i)
         n++;
         const struct grovep_shlist *l =
-            g->v[v].shared == GROVEP_NONE ? NULL : shared_list(g, v);
+            grovep_shared_head(g, v) == GROVEP_NONE ? NULL : shared_list(g, v);
         n += l ? l->n : 0;
     }
     return n;
@@ -1129,7 +1131,7 @@ int grove_vertex_set_size(grove_graph_t *g, grove_vid_t v, int64_t size)
 bool grovep_any_records(const grove_graph_t *g, const grove_vid_t *vs, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (g->v[vs[i]].recs != GROVEP_NONE || g->v[vs[i]].shared != GROVEP_NONE)
+        if (grovep_recs_head(g, vs[i]) != GROVEP_NONE || grovep_shared_head(g, vs[i]) != GROVEP_NONE)
             return true;
     return false;
 }
@@ -1138,16 +1140,16 @@ void grovep_release_subtree(grove_graph_t *g, const grove_vid_t *vs, size_t n, g
 {
     for (size_t i = 0; i < n; i++) {
         grove_vid_t v = vs[i];
-        while (g->v[v].recs != GROVEP_NONE) {
-            uint32_t r = g->v[v].recs;
+        while (grovep_recs_head(g, v) != GROVEP_NONE) {
+            uint32_t r = grovep_recs_head(g, v);
             grovep_rec_t rec = g->recs[r];
             grovep_rec_removing(g, v, r);
             drop_alloc(g, v, r);
             /* each ALLOC record below top counted once in the annotations above top */
             unannotate_up(g, top, rec.start, rec.end);
         }
-        while (g->v[v].shared != GROVEP_NONE) {
-            uint32_t r = g->v[v].shared;
+        while (grovep_shared_head(g, v) != GROVEP_NONE) {
+            uint32_t r = grovep_shared_head(g, v);
             grovep_rec_removing(g, v, r);
             drop_shared(g, v, r);
         }
@@ -1190,7 +1192,7 @@ int grovep_job_record(grove_graph_t *g, grove_jobid_t job, int64_t start, int64_
             errno = saved;
             goto fail;
         }
-        list_push(g, &g->v[v].recs, r);
+        list_push(g, grovep_head_ref(g, v, false), r);
         g->v[v].flags |= (uint8_t)(GROVEP_V_ALLOC | (g->recs[r].excl ? GROVEP_V_EXCL : 0));
         if (grovep_pool_add(g, v, r) < 0) {
             int saved = errno;
@@ -1251,9 +1253,10 @@ int grovep_shared_reindex(grove_graph_t *g)
     /* the annotations are counted again from the records: a copy of part
      * of a graph holds only some of the records they counted */
     for (grove_vid_t v = 0; v < g->nv; v++) {
-        while (g->v[v].shared != GROVEP_NONE) {
-            uint32_t r = g->v[v].shared;
-            list_remove(g, &g->v[v].shared, r);
+        while (grovep_shared_head(g, v) != GROVEP_NONE) {
+            uint32_t r = grovep_shared_head(g, v);
+            list_remove(g, grovep_head_ref(g, v, true), r);
+            grovep_heads_tidy(g, v);
             grovep_rec_release(g, r);
         }
     }
