@@ -567,6 +567,7 @@ size_t grove_graph_bytes(const grove_graph_t *g)
                    + (!!g->next_type + !!g->next_name + !!g->next_rank) * sizeof(grove_vid_t);
     size_t b = sizeof(*g) + g->nv * per_v + g->ne * sizeof(grovep_edge_t)
                + g->nkv * sizeof(grovep_kv_t) + g->nrec * sizeof(grovep_rec_t)
+               + g->headcap * sizeof(*g->heads)
                + g->rec_idx.cap * sizeof(*g->rec_idx.slot)
                + 2 * g->chain_cap * sizeof(grovep_chain_t)
                + g->by_rank.cap * (sizeof(uint64_t) + sizeof(grovep_chain_t) + 1)
