@@ -32,7 +32,7 @@ static grove_vid_t clone_vertex(grove_graph_t *dst, const grove_graph_t *src, gr
     grove_vertex_info_t info = {
         .type = grove_intern_str(src->strings, x->type),
         .basename = grove_intern_str(src->strings, x->basename),
-        .name = grove_intern_str(src->strings, x->name),
+        .name = grove_intern_str(src->strings, grovep_vertex_name(src, v)),
         .id = grovep_vertex_id(src, v),
         .rank = x->rank,
         .size = size_override >= 0 ? size_override : grovep_vertex_size(src, v),

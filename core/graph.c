@@ -520,7 +520,7 @@ void grovep_graph_free(grove_graph_t *g)
     grovep_holder_release(g->holder);
     grove_intern_destroy(g->strings);
     idnames_free(g);
-    GROVEP_FREE_ALL(g->v, g->first_out, g->tails, g->first_in, g->parent, g->next_type,
+    GROVEP_FREE_ALL(g->v, g->names, g->first_out, g->tails, g->first_in, g->parent, g->next_type,
                     g->next_name, g->next_rank, g->e, g->tk_off, g->tk_kid, g->kv, g->recs,
                     g->heads, g->by_type, g->by_name);
     map_free(&g->by_rank);
@@ -716,6 +716,9 @@ static int reserve_vertices(grove_graph_t *g, size_t need)
         if (*links[i] && grovep_grow((void **)links[i], &lcap, need, sizeof(**links[i])) < 0)
             return -1;
     }
+    size_t ncap = g->vcap; /* the own names, once one is */
+    if (g->names && grovep_grow((void **)&g->names, &ncap, need, sizeof(*g->names)) < 0)
+        return -1;
     size_t ucap = g->vcap; /* the uuid index, once built, grows with them */
     struct grovep_uuidx *x = g->uuidx;
     if (x->u && grovep_grow((void **)&x->u, &ucap, need, sizeof(*x->u)) < 0)
@@ -830,7 +833,7 @@ static grove_vid_t *chains_made(const grove_graph_t *cg, int k)
             }
             c->count++;
         } else {
-            c = &by[k == CHAIN_TYPE ? x->type : x->name];
+            c = &by[k == CHAIN_TYPE ? x->type : grovep_vertex_name(g, v)];
         }
         if (c->head == GROVEP_NONE)
             c->head = v;
@@ -916,6 +919,58 @@ static grove_sym_t default_name(grove_graph_t *g, grove_sym_t basename, int64_t 
     if (s != GROVE_SYM_NONE)
         idnames_put(g, basename, (uint64_t)id, s);
     return s;
+}
+
+/* Is name the default name of (basename, id): the basename's text
+ * followed by the id in decimal (the basename alone with no id)? */
+static bool spells_default(const grove_graph_t *g, const char *name, grove_sym_t basename,
+                           int64_t id)
+{
+    if (id > INT32_MAX)
+        return false;
+    const char *b = grove_intern_str(g->strings, basename);
+    size_t bl = strlen(b);
+    if (strncmp(name, b, bl) != 0)
+        return false;
+    name += bl;
+    if (id < 0)
+        return !*name;
+    char digits[24], *d = digits + sizeof(digits) - 1;
+    *d = '\0';
+    uint64_t x = (uint64_t)id;
+    do {
+        *--d = (char)('0' + x % 10);
+        x /= 10;
+    } while (x);
+    return !strcmp(name, d);
+}
+
+/* Is s the name vertex v would have by default, as g->idnames holds it?
+ * (v's id and basename set.) */
+static bool name_is_default(const grove_graph_t *g, const grovep_vertex_t *x, grove_sym_t s)
+{
+    if (x->id == GROVEP_ID_BIG)
+        return false;
+    if (x->id < 0)
+        return s == x->basename;
+    return x->basename < g->nidnames && (uint32_t)x->id < g->idnames[x->basename].len
+           && g->idnames[x->basename].at[x->id] == s;
+}
+
+int grovep_vertex_name_set(grove_graph_t *g, grove_vid_t v, grove_sym_t s)
+{
+    grovep_vertex_t *x = &g->v[v];
+    if (name_is_default(g, x, s)) {
+        x->flags &= (uint8_t)~GROVEP_V_NAMED;
+        return 0;
+    }
+    if (!g->names && !(g->names = malloc((g->vcap ? g->vcap : 1) * sizeof(*g->names)))) {
+        errno = ENOMEM;
+        return -1;
+    }
+    g->names[v] = s;
+    x->flags |= GROVEP_V_NAMED;
+    return 0;
 }
 
 int64_t grovep_big_id(const grove_graph_t *g, grove_vid_t v)
@@ -1105,8 +1160,12 @@ static grove_vid_t add_vertex(grove_graph_t *g, const grove_vertex_info_t *info,
     }
     if (type == GROVE_SYM_NONE || base == GROVE_SYM_NONE || unit == GROVE_SYM_NONE)
         return GROVE_VID_NONE;
-    grove_sym_t name = info->name ? grove_intern(g->strings, info->name)
-                                  : default_name(g, base, info->id);
+    /* a name given that is the default one (a JGF's "node17" of basename
+     * "node" and id 17) is taken as the default, which the vertex then
+     * need not keep (grovep_vertex_name) */
+    grove_sym_t name = info->name && !spells_default(g, info->name, base, info->id)
+                           ? grove_intern(g->strings, info->name)
+                           : default_name(g, base, info->id);
     if (name == GROVE_SYM_NONE)
         return GROVE_VID_NONE;
     grove_vid_t v = (grove_vid_t)g->nv;
@@ -1141,7 +1200,6 @@ static grove_vid_t add_vertex(grove_graph_t *g, const grove_vertex_info_t *info,
     g->v[v] = (grovep_vertex_t){
         .type = type,
         .basename = base,
-        .name = name,
         .unit = (uint16_t)ui,
         .id = info->id > INT32_MAX ? GROVEP_ID_BIG : (int32_t)info->id,
         .rank = (int32_t)info->rank,
@@ -1151,6 +1209,8 @@ static grove_vid_t add_vertex(grove_graph_t *g, const grove_vertex_info_t *info,
         .status = GROVE_STATUS_UP,
         .flags = 0,
     };
+    if (grovep_vertex_name_set(g, v, name) < 0) /* v is not counted yet */
+        return GROVE_VID_NONE;
     if (g->uuidx->u)
         memcpy(g->uuidx->u[v], u, 16);
     g->first_out[v] = g->first_in[v] = GROVEP_NONE;
@@ -1196,7 +1256,7 @@ grove_sym_t grove_vertex_basename_sym(const grove_graph_t *g, grove_vid_t v)
 
 grove_sym_t grove_vertex_name_sym(const grove_graph_t *g, grove_vid_t v)
 {
-    return v < g->nv ? g->v[v].name : GROVE_SYM_NONE;
+    return v < g->nv ? grovep_vertex_name(g, v) : GROVE_SYM_NONE;
 }
 
 grove_sym_t grove_vertex_unit_sym(const grove_graph_t *g, grove_vid_t v)
@@ -1216,7 +1276,7 @@ const char *grove_vertex_basename(const grove_graph_t *g, grove_vid_t v)
 
 const char *grove_vertex_name(const grove_graph_t *g, grove_vid_t v)
 {
-    return v < g->nv ? grove_intern_str(g->strings, g->v[v].name) : NULL;
+    return v < g->nv ? grove_intern_str(g->strings, grovep_vertex_name(g, v)) : NULL;
 }
 
 const char *grove_vertex_unit(const grove_graph_t *g, grove_vid_t v)
@@ -1293,16 +1353,18 @@ int grove_vertex_set_name(grove_graph_t *g, grove_vid_t v, const char *name)
     grove_sym_t s = grove_intern(g->strings, name);
     if (s == GROVE_SYM_NONE || reserve_chains(g, s) < 0)
         return -1;
-    if (s == g->v[v].name)
+    grove_sym_t old = grovep_vertex_name(g, v);
+    if (s == old)
         return 0;
+    if (grovep_vertex_name_set(g, v, s) < 0)
+        return -1;
     if (g->next_name) {
-        chain_remove(&g->by_name[g->v[v].name], g->next_name, v);
+        chain_remove(&g->by_name[old], g->next_name, v);
         chain_insert(&g->by_name[s], g->next_name, v);
     } else {
-        g->by_name[g->v[v].name].count--;
+        g->by_name[old].count--;
         g->by_name[s].count++;
     }
-    g->v[v].name = s;
     return 0;
 }
 
@@ -1895,7 +1957,7 @@ int grove_vertex_path(const grove_graph_t *g, grove_vid_t v, grove_sym_t subsyst
     }
     size_t need = 0;
     for (size_t i = n; i-- > 0;) {
-        const char *name = grove_intern_str(g->strings, g->v[chain[i]].name);
+        const char *name = grove_intern_str(g->strings, grovep_vertex_name(g, chain[i]));
         size_t l = strlen(name);
         if (buf && need + 1 < len) {
             buf[need] = '/';
@@ -1928,7 +1990,7 @@ grove_vid_t grove_graph_find_path(const grove_graph_t *g, grove_sym_t subsystem,
         grove_vid_t r = grove_graph_root(g, subsystem, i);
         if (r == GROVE_VID_NONE)
             break;
-        const char *name = grove_intern_str(g->strings, g->v[r].name);
+        const char *name = grove_intern_str(g->strings, grovep_vertex_name(g, r));
         if (strlen(name) == l && !memcmp(name, p, l)) {
             cur = r;
             break;
@@ -1944,7 +2006,7 @@ grove_vid_t grove_graph_find_path(const grove_graph_t *g, grove_sym_t subsystem,
         grove_vid_t c = grove_vertex_first_child(g, cur, subsystem, &cursor);
         cur = GROVE_VID_NONE;
         for (; c != GROVE_VID_NONE; c = grove_vertex_next_child(g, subsystem, &cursor)) {
-            const char *name = grove_intern_str(g->strings, g->v[c].name);
+            const char *name = grove_intern_str(g->strings, grovep_vertex_name(g, c));
             if (strlen(name) == l && !memcmp(name, p, l)) {
                 cur = c;
                 break;
@@ -2067,7 +2129,7 @@ void grovep_vertex_kill(grove_graph_t *g, grove_vid_t v)
     x->flags |= GROVEP_V_DEAD;
     g->nlive--;
     g->by_type[x->type].count--;
-    g->by_name[x->name].count--;
+    g->by_name[grovep_vertex_name(g, v)].count--;
     if (x->rank >= 0 && g->next_rank) {
         grovep_chain_t *c = map_get(&g->by_rank, (uint64_t)x->rank);
         if (c)
@@ -2118,10 +2180,13 @@ grove_graph_t *grovep_graph_copy(const grove_graph_t *g)
     memset(&c->by_rank, 0, sizeof(c->by_rank));
     memset(&c->big_ids, 0, sizeof(c->big_ids));
     c->units = NULL;
-    /* the names' tables and the recent strings point into g's own table
-     * of strings: the copy makes its own as it goes */
+    /* the recent strings point into g's own table of strings: the copy
+     * makes its own as it goes.  The names' tables (symbols, the same in
+     * the copy's table) are copied below: the names of the vertices not
+     * flagged GROVEP_V_NAMED are read there */
     c->idnames = NULL;
     c->nidnames = c->idnames_len = 0;
+    c->names = NULL;
     memset(c->recent, 0, sizeof(c->recent));
     c->uuidx = calloc(1, sizeof(*c->uuidx)); /* its index: built when used */
     memset(&c->rec_idx, 0, sizeof(c->rec_idx));
@@ -2154,6 +2219,26 @@ grove_graph_t *grovep_graph_copy(const grove_graph_t *g)
     if (n)                                                                      \
     memcpy(c->field, g->field, (n) * sizeof(*g->field))
     CP(v, g->nv);
+    if (g->names) {
+        if (!(c->names = malloc((c->vcap ? c->vcap : 1) * sizeof(*c->names))))
+            goto fail;
+        CP(names, g->nv);
+    }
+    if (g->nidnames) {
+        if (!(c->idnames = calloc(g->nidnames, sizeof(*c->idnames))))
+            goto fail;
+        c->nidnames = g->nidnames;
+        for (size_t i = 0; i < g->nidnames; i++) {
+            const grovep_idnames_t *t = &g->idnames[i];
+            if (!t->len)
+                continue;
+            if (!(c->idnames[i].at = malloc(t->len * sizeof(*t->at))))
+                goto fail;
+            memcpy(c->idnames[i].at, t->at, t->len * sizeof(*t->at));
+            c->idnames[i].len = t->len;
+        }
+        c->idnames_len = g->idnames_len;
+    }
     CP(first_out, g->nv);
     CP(first_in, g->nv);
     CP(parent, g->nv);

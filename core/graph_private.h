@@ -24,11 +24,13 @@
 #define GROVEP_V_ALLOC 0x04 /* has an ALLOC record (some window) */
 #define GROVEP_V_STAGED 0x08 /* RFC 4's staged: locked while considered for a job */
 #define GROVEP_V_TAIL 0x10  /* keeps the tail of its out-list in g->tails (graph.c) */
+#define GROVEP_V_NAMED 0x20 /* its name is g->names[v], not its default one
+                             * (basename + id, from g->idnames) */
 
-/* One vertex: base data and list heads.  36 bytes: read the id, the
- * size and the unit through grovep_vertex_id, grovep_vertex_size and
- * grovep_vertex_unit, the heads of its records' lists through
- * grovep_recs_head and grovep_shared_head. */
+/* One vertex: base data and list heads.  32 bytes: read the id, the
+ * size, the unit and the name through grovep_vertex_id,
+ * grovep_vertex_size, grovep_vertex_unit and grovep_vertex_name, the heads
+ * of its records' lists through grovep_recs_head and grovep_shared_head. */
 #define GROVEP_RANK_MAX INT32_MAX
 #define GROVEP_ID_BIG INT32_MIN  /* the id is past 31 bits: in g->big_ids */
 #define GROVEP_SIZE_BIG (-1)     /* the size is past 31 bits: in g->big_ids */
@@ -38,7 +40,7 @@
 #define GROVEP_KV_TAG 0x80000000u /* in a kv entry's key: a tag, not a property */
 typedef struct grovep_vertex {
     int32_t size;   /* units in the pool, >= 0, or GROVEP_SIZE_BIG */
-    grove_sym_t type, basename, name;
+    grove_sym_t type, basename; /* its name: grovep_vertex_name */
     int32_t id;     /* GROVE_ID_NONE when not assigned, or GROVEP_ID_BIG */
     int32_t rank;   /* GROVE_ID_NONE when none; ranks fit 31 bits */
     uint32_t kv;    /* first property or tag in g->kv (one list, each kind
@@ -291,6 +293,10 @@ struct grove_graph {
     grove_sym_t *units;   /* [nunits] the units of measure; units[0] is "" */
     size_t nunits, unitcap;
     size_t last_unit;     /* index of the unit add_vertex found last */
+    grove_sym_t *names;   /* [vcap] the names of the vertices flagged
+                           * GROVEP_V_NAMED, NULL until one is: a vertex
+                           * named basename + id (most) keeps no symbol of
+                           * its own (grovep_vertex_name) */
     grovep_idnames_t *idnames; /* [nidnames] by basename symbol */
     size_t nidnames;
     size_t idnames_len;        /* entries in all of them: at most
@@ -577,6 +583,21 @@ static inline grove_eid_t grovep_edge_opposite(const grove_graph_t *g, grove_eid
            : d != GROVEP_OPP_FAR ? (grove_eid_t)((int64_t)e + d)
                                  : grovep_far_opposite(g, e);
 }
+
+/* The name of vertex v (< g->nv): its own, or its default one (basename
+ * + id; the basename when it has no id), which g->idnames holds for every
+ * vertex not flagged GROVEP_V_NAMED. */
+static inline grove_sym_t grovep_vertex_name(const grove_graph_t *g, grove_vid_t v)
+{
+    const grovep_vertex_t *x = &g->v[v];
+    if (x->flags & GROVEP_V_NAMED)
+        return g->names[v];
+    return x->id < 0 ? x->basename : g->idnames[x->basename].at[x->id];
+}
+
+/* Make s the name of vertex v (< g->nv; its chains are the caller's): 0,
+ * or -1 (ENOMEM) with the name unchanged. */
+int grovep_vertex_name_set(grove_graph_t *g, grove_vid_t v, grove_sym_t s);
 
 /* The unit of measure of vertex v (< g->nv). */
 static inline grove_sym_t grovep_vertex_unit(const grove_graph_t *g, grove_vid_t v)

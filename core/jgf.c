@@ -794,7 +794,7 @@ static int commit_node(reader_t *r, nrec_t *n)
         return -1;
     if (grovep_grow((void **)&r->pname, &r->pnamecap, (size_t)v + 1, sizeof(*r->pname)) < 0)
         return grovep_json_sysfail(js, "reading a node");
-    r->pname[v] = pname == r->g->v[v].name ? GROVE_SYM_NONE : pname;
+    r->pname[v] = pname == grovep_vertex_name(r->g, v) ? GROVE_SYM_NONE : pname;
     if (fid_add(r, S(r, n->fid), n->fidl, v) < 0)
         return grovep_json_sysfail(js, "reading node ids");
     for (size_t p = 0; p < r->nprops; p++) {
@@ -1177,7 +1177,7 @@ static bool ends_with_name(const char *path, size_t end, const char *name, size_
  * when it is named by default (pname). */
 static const char *path_name(const reader_t *r, grove_vid_t v)
 {
-    grove_sym_t s = r->pname[v] != GROVE_SYM_NONE ? r->pname[v] : r->g->v[v].name;
+    grove_sym_t s = r->pname[v] != GROVE_SYM_NONE ? r->pname[v] : grovep_vertex_name(r->g, v);
     return grove_intern_str(r->g->strings, s);
 }
 

@@ -239,7 +239,7 @@ static void w_path(writer_t *w, grove_vid_t v, size_t s)
         ps->cap = cap;
     }
     for (size_t i = n; i-- > 0;) {
-        const char *name = grove_intern_str(g->strings, g->v[w->chain[i]].name);
+        const char *name = grove_intern_str(g->strings, grovep_vertex_name(g, w->chain[i]));
         grovep_buf_put(&ps->path, "/", 1);
         esc_put(&ps->path, name, strlen(name));
         if (ps->at[w->chain[i]])
@@ -280,8 +280,8 @@ static void w_paths(writer_t *w, grove_vid_t v)
         w_key(w, GROVE_CONTAINMENT);
         W_LIT1(w, '"');
         W_LIT1(w, '/');
-        esc_put(&w->b, grove_intern_str(g->strings, g->v[v].name),
-                strlen(grove_intern_str(g->strings, g->v[v].name)));
+        esc_put(&w->b, grove_intern_str(g->strings, grovep_vertex_name(g, v)),
+                strlen(grove_intern_str(g->strings, grovep_vertex_name(g, v))));
         W_LIT1(w, '"');
     }
     for (size_t s = 0; any && s < g->nsubsys; s++) {
@@ -378,7 +378,7 @@ static void w_node(writer_t *w, grove_vid_t v)
     W_KEY(w, "basename");
     w_str(w, grove_intern_str(st, x->basename));
     W_KEY(w, "name");
-    w_str(w, grove_intern_str(st, x->name));
+    w_str(w, grove_intern_str(st, grovep_vertex_name(g, v)));
     W_KEY(w, "id");
     w_int(w, grovep_vertex_id(g, v));
     W_KEY(w, "uniq_id");

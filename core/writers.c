@@ -714,7 +714,7 @@ static void put_line_slow(grove_writer_t *w, struct sink *s, int t, size_t ind, 
                           int64_t amount)
 {
     grovep_buf_t *b = s->b;
-    const char *cell = name_cell(w, w->g->v[v].name);
+    const char *cell = name_cell(w, grovep_vertex_name(w->g, v));
     if (!cell || ind > NAME_CELL || amount < 0 || !grovep_buf_room(b, LINE_FAST)) {
         put_line_pieces(w, b, t, ind, v, amount);
     } else {
@@ -745,7 +745,7 @@ static inline void put_line(grove_writer_t *w, struct sink *s, bool pretty, uint
     grovep_buf_t *b = s->b;
     int t = (pretty ? 2 : 0) + (x ? 1 : 0);
     size_t ind = 6 + 3 * ((size_t)depth + 1);
-    grove_sym_t sym = w->g->v[v].name;
+    grove_sym_t sym = grovep_vertex_name(w->g, v);
     const char *cell = NULL;
     unsigned n = 0; /* the cell's length: 0 (none yet) or NAME_LONG take the slow way */
     if (sym < w->nnames) {
