@@ -957,6 +957,16 @@ static bool name_is_default(const grove_graph_t *g, const grovep_vertex_t *x, gr
            && g->idnames[x->basename].at[x->id] == s;
 }
 
+/* g->names made if it is not: 0, or -1 (ENOMEM). */
+static int names_make(grove_graph_t *g)
+{
+    if (!g->names && !(g->names = malloc((g->vcap ? g->vcap : 1) * sizeof(*g->names)))) {
+        errno = ENOMEM;
+        return -1;
+    }
+    return 0;
+}
+
 int grovep_vertex_name_set(grove_graph_t *g, grove_vid_t v, grove_sym_t s)
 {
     grovep_vertex_t *x = &g->v[v];
@@ -964,10 +974,8 @@ int grovep_vertex_name_set(grove_graph_t *g, grove_vid_t v, grove_sym_t s)
         x->flags &= (uint8_t)~GROVEP_V_NAMED;
         return 0;
     }
-    if (!g->names && !(g->names = malloc((g->vcap ? g->vcap : 1) * sizeof(*g->names)))) {
-        errno = ENOMEM;
+    if (names_make(g) < 0)
         return -1;
-    }
     g->names[v] = s;
     x->flags |= GROVEP_V_NAMED;
     return 0;
@@ -1192,6 +1200,13 @@ static grove_vid_t add_vertex(grove_graph_t *g, const grove_vertex_info_t *info,
         return GROVE_VID_NONE;
     if (!info->uuid && g->uuidx->u)
         uuid_generate(g, u); /* else its uuid is uuid_keyed's */
+    /* a name of its own (not basename + id): room for it first, so that
+     * nothing below fails */
+    const grovep_vertex_t probe = {
+        .basename = base, .id = info->id > INT32_MAX ? GROVEP_ID_BIG : (int32_t)info->id};
+    bool own = !name_is_default(g, &probe, name);
+    if (own && names_make(g) < 0)
+        return GROVE_VID_NONE;
     grovep_chain_t *rc = NULL;
     if (g->next_rank && info->rank >= 0 && !(rc = map_put(&g->by_rank, (uint64_t)info->rank)))
         return GROVE_VID_NONE;
@@ -1207,10 +1222,10 @@ static grove_vid_t add_vertex(grove_graph_t *g, const grove_vertex_info_t *info,
         .kv = GROVEP_NONE,
         .held = GROVEP_NONE,
         .status = GROVE_STATUS_UP,
-        .flags = 0,
+        .flags = own ? GROVEP_V_NAMED : 0,
     };
-    if (grovep_vertex_name_set(g, v, name) < 0) /* v is not counted yet */
-        return GROVE_VID_NONE;
+    if (own)
+        g->names[v] = name;
     if (g->uuidx->u)
         memcpy(g->uuidx->u[v], u, 16);
     g->first_out[v] = g->first_in[v] = GROVEP_NONE;

@@ -688,6 +688,79 @@ static void test_deep(void)
     grove_graph_destroy(g);
 }
 
+/* The vertices named name in g (the first in *first), by the index. */
+static size_t by_name(const grove_graph_t *g, const char *name, grove_vid_t *first)
+{
+    grove_sym_t s = grove_graph_sym_lookup(g, name);
+    size_t n = 0;
+    if (s == GROVE_SYM_NONE)
+        return 0;
+    for (grove_vid_t v = grove_graph_first_by_name(g, s); v != GROVE_VID_NONE;
+         v = grove_vertex_next_same_name(g, v))
+        if (n++ == 0 && first)
+            *first = v;
+    return n;
+}
+
+/* Names: most vertices keep none of their own (basename + id is read from
+ * the graph's tables); one given that differs, one set later, one set back
+ * to the default, one past 31 bits of id and one with no id each read back
+ * as set, in a duplicate, and through a JGF written and read again. */
+static void test_names(void)
+{
+    grove_graph_t *g = grove_graph_create();
+    grove_vid_t c = test_vertex(g, "cluster", 0, 1, GROVE_VID_NONE);
+    grove_vertex_info_t info;
+    grove_vertex_info_init(&info);
+    info.type = "node";
+    info.id = 2;
+    info.name = "node7"; /* not node2 */
+    grove_vid_t n[7];
+    n[0] = test_vertex(g, "node", 0, 1, c);
+    n[1] = test_vertex(g, "node", 1, 1, c);
+    n[2] = test_vertex_add(g, &info, c);
+    n[3] = test_vertex(g, "node", 3, 1, c);
+    n[4] = test_vertex(g, "node", 5000000000LL, 1, c);
+    info.id = GROVE_ID_NONE;
+    info.name = NULL;
+    n[5] = test_vertex_add(g, &info, c);
+    info.id = 6;
+    info.name = "node6"; /* the default, spelt out */
+    n[6] = test_vertex_add(g, &info, c);
+    ok(grove_vertex_set_name(g, n[1], "login") == 0, "names: set one");
+    ok(grove_vertex_set_name(g, n[3], "other") == 0 && grove_vertex_set_name(g, n[3], "node3") == 0,
+       "names: set one and back to its default");
+    const char *want[7] = {"node0", "login", "node7", "node3", "node5000000000", "node", "node6"};
+    bool same = true;
+    for (int i = 0; i < 7; i++)
+        same = same && !strcmp(grove_vertex_name(g, n[i]), want[i]);
+    ok(same, "names: as given and set");
+    ok(by_name(g, "login", NULL) == 1 && by_name(g, "node1", NULL) == 0
+           && by_name(g, "node3", NULL) == 1 && by_name(g, "other", NULL) == 0,
+       "names: found by the names they have");
+    grove_graph_t *d = grove_graph_duplicate(g);
+    same = d != NULL;
+    for (int i = 0; same && i < 7; i++)
+        same = !strcmp(grove_vertex_name(d, n[i]), want[i]);
+    ok(same, "names: the same in a duplicate");
+    char *t1 = grove_jgf_write(g, 0);
+    grove_error_t err;
+    grove_graph_t *g2 = t1 ? grove_jgf_read(t1, strlen(t1), "names", &err) : NULL;
+    char *t2 = g2 ? grove_jgf_write(g2, 0) : NULL;
+    ok(t1 && t2 && !strcmp(t1, t2), "names: a JGF written, read and written again is the same");
+    same = g2 && grove_graph_vertex_count(g2) == 8;
+    for (int i = 0; same && i < 7; i++) {
+        grove_vid_t v = GROVE_VID_NONE;
+        same = by_name(g2, want[i], &v) == 1 && grove_vertex_id(g2, v) == grove_vertex_id(g, n[i]);
+    }
+    ok(same, "names: each read back with its id");
+    free(t1);
+    free(t2);
+    grove_graph_destroy(g2);
+    grove_graph_destroy(d);
+    grove_graph_destroy(g);
+}
+
 int main(void)
 {
     test_deep();
@@ -697,5 +770,6 @@ int main(void)
     test_shapes();
     test_errors();
     test_state();
+    test_names();
     return done_testing();
 }
