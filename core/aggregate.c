@@ -94,6 +94,59 @@ void grovep_dense_free(grovep_dense_t *d)
     d->len = 0;
 }
 
+/* The set bits of each byte. */
+static const uint8_t popcount8[256] = {
+    0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5, 1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5, 2, 3, 3, 4, 3, 4, 4, 5, 3, 4, 4, 5, 4, 5, 5, 6, 1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5, 2, 3, 3, 4, 3, 4, 4, 5, 3, 4, 4, 5, 4, 5, 5, 6, 2, 3, 3, 4, 3, 4, 4, 5, 3, 4, 4, 5, 4, 5, 5, 6, 3, 4, 4, 5, 4, 5, 5, 6, 4, 5, 5, 6, 5, 6, 6, 7, 1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5, 2, 3, 3, 4, 3, 4, 4, 5, 3, 4, 4, 5, 4, 5, 5, 6, 2, 3, 3, 4, 3, 4, 4, 5, 3, 4, 4, 5, 4, 5, 5, 6, 3, 4, 4, 5, 4, 5, 5, 6, 4, 5, 5, 6, 5, 6, 6, 7, 2, 3, 3, 4, 3, 4, 4, 5, 3, 4, 4, 5, 4, 5, 5, 6, 3, 4, 4, 5, 4, 5, 5, 6, 4, 5, 5, 6, 5, 6, 6, 7, 3, 4, 4, 5, 4, 5, 5, 6, 4, 5, 5, 6, 5, 6, 6, 7, 4, 5, 5, 6, 5, 6, 6, 7, 5, 6, 6, 7, 6, 7, 7, 8};
+
+static inline uint32_t sparse_get(const grovep_sparse_t *s, grove_vid_t v)
+{
+    size_t b = v >> 3;
+    if (b >= s->nblk)
+        return UINT32_MAX;
+    unsigned m = s->bits[b], bit = 1u << (v & 7);
+    if (!(m & bit))
+        return UINT32_MAX;
+    return s->val[s->base[b] + popcount8[m & (bit - 1)]];
+}
+
+static void sparse_free(grovep_sparse_t *s)
+{
+    GROVEP_FREE_ALL(s->bits, s->base, s->val);
+    *s = (grovep_sparse_t){0};
+}
+
+/* The map of the n distinct vertices key(i) to i, over vertices below nv:
+ * 0, or -1 (ENOMEM) with *s empty. */
+static int sparse_build(grovep_sparse_t *s, size_t nv, const grovep_agg_t *aggs, size_t n)
+{
+    sparse_free(s);
+    size_t nblk = (nv + 7) / 8;
+    if (!nblk)
+        return 0;
+    s->bits = calloc(nblk, 1);
+    s->base = malloc(nblk * sizeof(*s->base));
+    s->val = malloc((n ? n : 1) * sizeof(*s->val));
+    if (!s->bits || !s->base || !s->val) {
+        sparse_free(s);
+        errno = ENOMEM;
+        return -1;
+    }
+    s->nblk = nblk;
+    for (size_t i = 0; i < n; i++)
+        s->bits[aggs[i].v >> 3] |= (uint8_t)(1u << (aggs[i].v & 7));
+    uint32_t c = 0;
+    for (size_t b = 0; b < nblk; b++) {
+        s->base[b] = c;
+        c += popcount8[s->bits[b]];
+    }
+    for (size_t i = 0; i < n; i++) {
+        grove_vid_t v = aggs[i].v;
+        unsigned bit = 1u << (v & 7);
+        s->val[s->base[v >> 3] + popcount8[s->bits[v >> 3] & (bit - 1)]] = (uint32_t)i;
+    }
+    return 0;
+}
+
 static int64_t plan_end(int64_t end)
 {
     return end > GROVE_PLANNER_TIME_MAX ? GROVE_PLANNER_TIME_MAX : end;
@@ -193,7 +246,7 @@ static void drop_aggs(grove_graph_t *g)
     free(g->aggwin.e);
     g->aggwin = (grovep_winmap_t){0};
     g->naggs = 0;
-    grovep_dense_free(&g->agg_of);
+    sparse_free(&g->agg_of);
     free(g->agg_sum);
     free(g->agg_touch);
     free(g->agg_seen);
@@ -489,13 +542,13 @@ const grovep_agg_t *grovep_agg_of(const grove_graph_t *g, grove_vid_t v)
 {
     if (!g->naggs)
         return NULL;
-    uint32_t i = grovep_dense_get(&g->agg_of, v);
+    uint32_t i = sparse_get(&g->agg_of, v);
     return i == UINT32_MAX ? NULL : &g->aggs[i];
 }
 
 static grovep_agg_t *agg_of_mut(grove_graph_t *g, grove_vid_t v)
 {
-    uint32_t i = grovep_dense_get(&g->agg_of, v);
+    uint32_t i = sparse_get(&g->agg_of, v);
     return i == UINT32_MAX ? NULL : &g->aggs[i];
 }
 
@@ -976,7 +1029,7 @@ static int agg_batch(grove_graph_t *g, const grove_vid_t *vs, const uint32_t *re
             continue;
         any = r;
         for (grove_vid_t a = g->parent[v]; a != GROVEP_NONE; a = g->parent[a]) {
-            uint32_t ai = grovep_dense_get(&g->agg_of, a);
+            uint32_t ai = sparse_get(&g->agg_of, a);
             if (ai == UINT32_MAX)
                 continue;
             if (!seen[ai]) {
@@ -1142,10 +1195,6 @@ int grovep_agg_refresh(grove_graph_t *g)
             rc = -1;
             break;
         }
-        if (grovep_dense_set(&g->agg_of, w, (uint32_t)g->naggs) < 0) {
-            rc = -1;
-            break;
-        }
         grovep_agg_t *a = &g->aggs[g->naggs++];
         memset(a, 0, sizeof(*a));
         a->v = w;
@@ -1158,6 +1207,8 @@ int grovep_agg_refresh(grove_graph_t *g)
     free(tot);
     free(slot);
     free(order);
+    if (rc == 0 && g->naggs && sparse_build(&g->agg_of, g->nv, g->aggs, g->naggs) < 0)
+        rc = -1;
     if (rc == 0 && g->naggs) {
         g->agg_sum = calloc(g->naggs * nl, sizeof(*g->agg_sum));
         g->agg_touch = malloc(g->naggs * sizeof(*g->agg_touch));

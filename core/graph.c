@@ -520,7 +520,7 @@ void grovep_graph_free(grove_graph_t *g)
     grovep_holder_release(g->holder);
     grove_intern_destroy(g->strings);
     idnames_free(g);
-    GROVEP_FREE_ALL(g->v, g->names, g->first_out, g->tails, g->first_in, g->parent, g->next_type,
+    GROVEP_FREE_ALL(g->v, g->names, g->kvh, g->first_out, g->tails, g->first_in, g->parent, g->next_type,
                     g->next_name, g->next_rank, g->e, g->tk_off, g->tk_kid, g->kv, g->recs,
                     g->heads, g->by_type, g->by_name);
     map_free(&g->by_rank);
@@ -568,6 +568,8 @@ size_t grove_graph_bytes(const grove_graph_t *g)
     size_t b = sizeof(*g) + g->nv * per_v + g->ne * sizeof(grovep_edge_t)
                + g->nkv * sizeof(grovep_kv_t) + g->nrec * sizeof(grovep_rec_t)
                + g->headcap * sizeof(*g->heads)
+               + (g->names ? g->vcap * sizeof(*g->names) : 0)
+               + (g->kvh ? g->vcap * sizeof(*g->kvh) : 0)
                + g->rec_idx.cap * sizeof(*g->rec_idx.slot)
                + 2 * g->chain_cap * sizeof(grovep_chain_t)
                + g->by_rank.cap * (sizeof(uint64_t) + sizeof(grovep_chain_t) + 1)
@@ -718,6 +720,9 @@ static int reserve_vertices(grove_graph_t *g, size_t need)
     }
     size_t ncap = g->vcap; /* the own names, once one is */
     if (g->names && grovep_grow((void **)&g->names, &ncap, need, sizeof(*g->names)) < 0)
+        return -1;
+    size_t kcap = g->vcap; /* the heads of properties, once one is set */
+    if (g->kvh && grovep_grow((void **)&g->kvh, &kcap, need, sizeof(*g->kvh)) < 0)
         return -1;
     size_t ucap = g->vcap; /* the uuid index, once built, grows with them */
     struct grovep_uuidx *x = g->uuidx;
@@ -1219,13 +1224,14 @@ static grove_vid_t add_vertex(grove_graph_t *g, const grove_vertex_info_t *info,
         .id = info->id > INT32_MAX ? GROVEP_ID_BIG : (int32_t)info->id,
         .rank = (int32_t)info->rank,
         .size = info->size > INT32_MAX ? GROVEP_SIZE_BIG : (int32_t)info->size,
-        .kv = GROVEP_NONE,
         .held = GROVEP_NONE,
         .status = GROVE_STATUS_UP,
         .flags = own ? GROVEP_V_NAMED : 0,
     };
     if (own)
         g->names[v] = name;
+    if (g->kvh)
+        g->kvh[v] = GROVEP_NONE;
     if (g->uuidx->u)
         memcpy(g->uuidx->u[v], u, 16);
     g->first_out[v] = g->first_in[v] = GROVEP_NONE;
@@ -2189,6 +2195,7 @@ grove_graph_t *grovep_graph_copy(const grove_graph_t *g)
     c->next_type = c->next_name = c->next_rank = NULL;
     c->e = NULL;
     c->kv = NULL;
+    c->kvh = NULL;
     c->recs = NULL;
     c->heads = NULL;
     c->by_type = c->by_name = NULL;
@@ -2238,6 +2245,11 @@ grove_graph_t *grovep_graph_copy(const grove_graph_t *g)
         if (!(c->names = malloc((c->vcap ? c->vcap : 1) * sizeof(*c->names))))
             goto fail;
         CP(names, g->nv);
+    }
+    if (g->kvh) {
+        if (!(c->kvh = malloc((c->vcap ? c->vcap : 1) * sizeof(*c->kvh))))
+            goto fail;
+        CP(kvh, g->nv);
     }
     if (g->nidnames) {
         if (!(c->idnames = calloc(g->nidnames, sizeof(*c->idnames))))

@@ -27,10 +27,11 @@
 #define GROVEP_V_NAMED 0x20 /* its name is g->names[v], not its default one
                              * (basename + id, from g->idnames) */
 
-/* One vertex: base data and list heads.  32 bytes: read the id, the
+/* One vertex: base data and list heads.  28 bytes: read the id, the
  * size, the unit and the name through grovep_vertex_id,
  * grovep_vertex_size, grovep_vertex_unit and grovep_vertex_name, the heads
- * of its records' lists through grovep_recs_head and grovep_shared_head. */
+ * of its records' lists through grovep_recs_head and grovep_shared_head,
+ * its properties and tags through grovep_kv_head. */
 #define GROVEP_RANK_MAX INT32_MAX
 #define GROVEP_ID_BIG INT32_MIN  /* the id is past 31 bits: in g->big_ids */
 #define GROVEP_SIZE_BIG (-1)     /* the size is past 31 bits: in g->big_ids */
@@ -43,8 +44,6 @@ typedef struct grovep_vertex {
     grove_sym_t type, basename; /* its name: grovep_vertex_name */
     int32_t id;     /* GROVE_ID_NONE when not assigned, or GROVEP_ID_BIG */
     int32_t rank;   /* GROVE_ID_NONE when none; ranks fit 31 bits */
-    uint32_t kv;    /* first property or tag in g->kv (one list, each kind
-                     * in the order set), or GROVEP_NONE */
     uint32_t held;  /* the heads of its lists of records in g->heads, or
                      * GROVEP_NONE while it has none (most vertices: read
                      * them with grovep_recs_head, grovep_shared_head) */
@@ -166,6 +165,19 @@ static inline uint32_t grovep_dense_get(const grovep_dense_t *d, grove_vid_t v)
 int grovep_dense_set(grovep_dense_t *d, grove_vid_t v, uint32_t i);
 void grovep_dense_free(grovep_dense_t *d);
 
+/* A map from vertex id to a small index for a few vertices in many (the
+ * vertices with a pruning aggregate: 1 in 17 of a machine): a bit a vertex
+ * in blocks of 8, each block with the count of entries before it, and the
+ * values in vertex order.  5/8 byte a vertex and 4 an entry, where a dense
+ * map is 4 a vertex; a look-up is a test of one byte, and for a vertex
+ * that has an entry two loads more (aggregate.c). */
+typedef struct grovep_sparse {
+    uint8_t *bits;  /* [nblk] bit v & 7 of bits[v >> 3]: v has an entry */
+    uint32_t *base; /* [nblk] the entries of the blocks before */
+    uint32_t *val;  /* [the entries] */
+    size_t nblk;
+} grovep_sparse_t;
+
 /* One window of an aggregate's use: every record below the vertex over
  * exactly [start, end) is counted in one span of its multi-planner, so a
  * stream of jobs over the same window costs one span per aggregate, not
@@ -258,6 +270,10 @@ struct grove_graph {
 
     grovep_kv_t *kv;
     size_t nkv, kvcap;
+    uint32_t *kvh;    /* [vcap] each vertex's first property or tag in kv
+                       * (one list, each kind in the order set), or
+                       * GROVEP_NONE; NULL until one is set (most graphs
+                       * have none: grovep_kv_head) */
     uint32_t kv_free; /* free list of kv entries */
 
     struct grovep_holder *holder; /* the matcher keeping jobs here, or NULL */
@@ -324,7 +340,7 @@ struct grove_graph {
                             * totals, then its cached free units.  Aggregates
                             * exist only as built with the current nlow (a
                             * new specification rebuilds or drops them) */
-    grovep_dense_t agg_of; /* vertex -> index in aggs */
+    grovep_sparse_t agg_of; /* vertex -> index in aggs */
     grovep_winmap_t aggwin; /* (aggregate, window) -> span */
     int64_t *agg_sum;      /* [naggs * nlow] scratch of grovep_agg_add_job, kept 0 */
     uint32_t *agg_touch;   /* [naggs] scratch: aggregates touched by one batch */
@@ -367,6 +383,12 @@ void grovep_kv_release(grove_graph_t *g, uint32_t i);
 /* record pool. */
 uint32_t grovep_rec_new(grove_graph_t *g);
 void grovep_rec_release(grove_graph_t *g, uint32_t i);
+
+/* The first property or tag of v (< g->nv) in g->kv, or GROVEP_NONE. */
+static inline uint32_t grovep_kv_head(const grove_graph_t *g, grove_vid_t v)
+{
+    return g->kvh ? g->kvh[v] : GROVEP_NONE;
+}
 
 /* The first ALLOC record / SHARED annotation of v, or GROVEP_NONE. */
 static inline uint32_t grovep_recs_head(const grove_graph_t *g, grove_vid_t v)

@@ -333,7 +333,6 @@ static void w_records(writer_t *w, grove_vid_t v, size_t nrec)
 static void w_state(writer_t *w, grove_vid_t v)
 {
     const grove_graph_t *g = w->g;
-    const grovep_vertex_t *x = &g->v[v];
     size_t nrec = 0;
     for (uint32_t i = grovep_recs_head(g, v); i != GROVEP_NONE; i = g->recs[i].next)
         if (g->recs[i].kind == GROVE_RECORD_ALLOC)
@@ -346,7 +345,7 @@ static void w_state(writer_t *w, grove_vid_t v)
     if (tags) {
         W_KEY(w, "tags");
         w_open(w, '{');
-        for (uint32_t i = x->kv; i != GROVEP_NONE; i = g->kv[i].next) {
+        for (uint32_t i = grovep_kv_head(g, v); i != GROVEP_NONE; i = g->kv[i].next) {
             if (!(g->kv[i].key & GROVEP_KV_TAG))
                 continue;
             w_key(w, grove_intern_str(g->strings, g->kv[i].key & ~GROVEP_KV_TAG));
@@ -402,7 +401,7 @@ static void w_node(writer_t *w, grove_vid_t v)
         w_str(w, grove_status_name((grove_status_t)x->status));
     W_KEY(w, "properties");
     w_open(w, '{');
-    for (uint32_t i = x->kv; i != GROVEP_NONE; i = g->kv[i].next) {
+    for (uint32_t i = grovep_kv_head(g, v); i != GROVEP_NONE; i = g->kv[i].next) {
         if (g->kv[i].key & GROVEP_KV_TAG)
             continue;
         w_key(w, grove_intern_str(st, g->kv[i].key));

@@ -32,7 +32,7 @@
 
 /* ---- properties and tags -------------------------------------------------- */
 
-/* Properties and tags share one list a vertex (g->v[v].kv): a tag's key
+/* Properties and tags share one list a vertex (g->kvh[v]): a tag's key
  * carries GROVEP_KV_TAG, so each kind is the list's entries of that kind,
  * in the order they were set. */
 
@@ -70,19 +70,26 @@ static int kv_set(grove_graph_t *g, grove_vid_t v, bool tags, const char *key,
     }
     k = kv_key(k, tags);
     uint32_t last = GROVEP_NONE;
-    for (uint32_t i = g->v[v].kv; i != GROVEP_NONE; i = g->kv[i].next) {
+    for (uint32_t i = grovep_kv_head(g, v); i != GROVEP_NONE; i = g->kv[i].next) {
         if (g->kv[i].key == k) {
             g->kv[i].val = val;
             return 0;
         }
         last = i;
     }
+    if (!g->kvh) { /* the first property or tag of the graph */
+        if (!(g->kvh = malloc((g->vcap ? g->vcap : 1) * sizeof(*g->kvh)))) {
+            errno = ENOMEM;
+            return -1;
+        }
+        memset(g->kvh, 0xff, g->nv * sizeof(*g->kvh)); /* GROVEP_NONE */
+    }
     uint32_t n = grovep_kv_new(g);
     if (n == GROVEP_NONE)
         return -1;
     g->kv[n] = (grovep_kv_t){k, val, GROVEP_NONE};
     if (last == GROVEP_NONE)
-        g->v[v].kv = n;
+        g->kvh[v] = n;
     else
         g->kv[last].next = n;
     return 0;
@@ -96,7 +103,7 @@ static uint32_t kv_find(const grove_graph_t *g, grove_vid_t v, bool tags, const 
     if (k == GROVE_SYM_NONE)
         return GROVEP_NONE;
     k = kv_key(k, tags);
-    for (uint32_t i = g->v[v].kv; i != GROVEP_NONE; i = g->kv[i].next)
+    for (uint32_t i = grovep_kv_head(g, v); i != GROVEP_NONE; i = g->kv[i].next)
         if (g->kv[i].key == k)
             return i;
     return GROVEP_NONE;
@@ -106,7 +113,7 @@ static int kv_remove(grove_graph_t *g, grove_vid_t v, bool tags, const char *key
 {
     GROVEP_VCHECK(g, v, -1);
     grove_sym_t k = key ? grove_intern_lookup(g->strings, key) : GROVE_SYM_NONE;
-    uint32_t *link = &g->v[v].kv;
+    uint32_t none = GROVEP_NONE, *link = g->kvh ? &g->kvh[v] : &none;
     while (k != GROVE_SYM_NONE && *link != GROVEP_NONE) {
         uint32_t i = *link;
         if (g->kv[i].key == kv_key(k, tags)) {
@@ -124,7 +131,7 @@ static int kv_at(const grove_graph_t *g, grove_vid_t v, bool tags, size_t n, con
                  const char **value)
 {
     if (grovep_alive(g, v)) {
-        for (uint32_t i = g->v[v].kv; i != GROVEP_NONE; i = g->kv[i].next) {
+        for (uint32_t i = grovep_kv_head(g, v); i != GROVEP_NONE; i = g->kv[i].next) {
             if (kv_is(g, i, tags) && n-- == 0) {
                 if (key)
                     *key = kv_key_str(g, i);
@@ -144,7 +151,7 @@ static size_t kv_count(const grove_graph_t *g, grove_vid_t v, bool tags)
 {
     size_t n = 0;
     if (grovep_alive(g, v))
-        for (uint32_t i = g->v[v].kv; i != GROVEP_NONE; i = g->kv[i].next)
+        for (uint32_t i = grovep_kv_head(g, v); i != GROVEP_NONE; i = g->kv[i].next)
             n += kv_is(g, i, tags);
     return n;
 }
