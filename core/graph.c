@@ -721,9 +721,12 @@ static int reserve_vertices(grove_graph_t *g, size_t need)
     size_t ncap = g->vcap; /* the own names, once one is */
     if (g->names && grovep_grow((void **)&g->names, &ncap, need, sizeof(*g->names)) < 0)
         return -1;
-    size_t kcap = g->vcap; /* the heads of properties, once one is set */
-    if (g->kvh && grovep_grow((void **)&g->kvh, &kcap, need, sizeof(*g->kvh)) < 0)
-        return -1;
+    size_t kcap = g->vcap; /* the heads of properties, once one is set: */
+    if (g->kvh) {          /* none for the vertices to come */
+        if (grovep_grow((void **)&g->kvh, &kcap, need, sizeof(*g->kvh)) < 0)
+            return -1;
+        memset(g->kvh + g->vcap, 0xff, (kcap - g->vcap) * sizeof(*g->kvh));
+    }
     size_t ucap = g->vcap; /* the uuid index, once built, grows with them */
     struct grovep_uuidx *x = g->uuidx;
     if (x->u && grovep_grow((void **)&x->u, &ucap, need, sizeof(*x->u)) < 0)
@@ -893,9 +896,13 @@ static void idnames_free(grove_graph_t *g)
 }
 
 /* basename + id: from the table of the basename's names, or built by hand
- * (snprintf was a tenth of the build time) and interned. */
-static grove_sym_t default_name(grove_graph_t *g, grove_sym_t basename, int64_t id)
+ * (snprintf was a tenth of the build time) and interned.  *kept: the
+ * table holds it, where a vertex of that basename and id reads its name
+ * (grovep_vertex_name); an id past 31 bits is never there. */
+static grove_sym_t default_name(grove_graph_t *g, grove_sym_t basename, int64_t id,
+                                bool *kept)
 {
+    *kept = true;
     if (id < 0)
         return basename;
     if (basename < g->nidnames && (uint64_t)id < g->idnames[basename].len
@@ -921,8 +928,10 @@ static grove_sym_t default_name(grove_graph_t *g, grove_sym_t basename, int64_t 
     grove_sym_t s = grove_intern_n(g->strings, buf, bl + dl);
     if (buf != stack)
         free(buf);
-    if (s != GROVE_SYM_NONE)
+    if (s != GROVE_SYM_NONE && id <= INT32_MAX)
         idnames_put(g, basename, (uint64_t)id, s);
+    *kept = id <= INT32_MAX && basename < g->nidnames
+            && (uint64_t)id < g->idnames[basename].len && g->idnames[basename].at[id] == s;
     return s;
 }
 
@@ -1176,9 +1185,16 @@ static grove_vid_t add_vertex(grove_graph_t *g, const grove_vertex_info_t *info,
     /* a name given that is the default one (a JGF's "node17" of basename
      * "node" and id 17) is taken as the default, which the vertex then
      * need not keep (grovep_vertex_name) */
-    grove_sym_t name = info->name && !spells_default(g, info->name, base, info->id)
-                           ? grove_intern(g->strings, info->name)
-                           : default_name(g, base, info->id);
+    bool own; /* a name of its own (not basename + id, as g->idnames has it) */
+    grove_sym_t name;
+    if (info->name && !spells_default(g, info->name, base, info->id)) {
+        name = grove_intern(g->strings, info->name);
+        own = true;
+    } else {
+        bool kept;
+        name = default_name(g, base, info->id, &kept);
+        own = !kept;
+    }
     if (name == GROVE_SYM_NONE)
         return GROVE_VID_NONE;
     grove_vid_t v = (grove_vid_t)g->nv;
@@ -1205,11 +1221,7 @@ static grove_vid_t add_vertex(grove_graph_t *g, const grove_vertex_info_t *info,
         return GROVE_VID_NONE;
     if (!info->uuid && g->uuidx->u)
         uuid_generate(g, u); /* else its uuid is uuid_keyed's */
-    /* a name of its own (not basename + id): room for it first, so that
-     * nothing below fails */
-    const grovep_vertex_t probe = {
-        .basename = base, .id = info->id > INT32_MAX ? GROVEP_ID_BIG : (int32_t)info->id};
-    bool own = !name_is_default(g, &probe, name);
+    /* a name of its own: room for it first, so that nothing below fails */
     if (own && names_make(g) < 0)
         return GROVE_VID_NONE;
     grovep_chain_t *rc = NULL;
@@ -1230,8 +1242,6 @@ static grove_vid_t add_vertex(grove_graph_t *g, const grove_vertex_info_t *info,
     };
     if (own)
         g->names[v] = name;
-    if (g->kvh)
-        g->kvh[v] = GROVEP_NONE;
     if (g->uuidx->u)
         memcpy(g->uuidx->u[v], u, 16);
     g->first_out[v] = g->first_in[v] = GROVEP_NONE;
@@ -2249,6 +2259,7 @@ grove_graph_t *grovep_graph_copy(const grove_graph_t *g)
     if (g->kvh) {
         if (!(c->kvh = malloc((c->vcap ? c->vcap : 1) * sizeof(*c->kvh))))
             goto fail;
+        memset(c->kvh, 0xff, c->vcap * sizeof(*c->kvh)); /* GROVEP_NONE */
         CP(kvh, g->nv);
     }
     if (g->nidnames) {

@@ -82,7 +82,9 @@ static int kv_set(grove_graph_t *g, grove_vid_t v, bool tags, const char *key,
             errno = ENOMEM;
             return -1;
         }
-        memset(g->kvh, 0xff, g->nv * sizeof(*g->kvh)); /* GROVEP_NONE */
+        /* GROVEP_NONE, for the vertices to come as well (reserve_vertices
+         * keeps it so for the slots it adds) */
+        memset(g->kvh, 0xff, (g->vcap ? g->vcap : 1) * sizeof(*g->kvh));
     }
     uint32_t n = grovep_kv_new(g);
     if (n == GROVEP_NONE)
