@@ -1230,6 +1230,69 @@ static int encode_direct(const grove_rv1_t *R, int flags, grovep_buf_t *b)
     return b->failed ? -1 : 1;
 }
 
+/* An idset's text, unquoted; 0 or -1 with ENOMEM. */
+static int put_ids(grovep_buf_t *b, const grove_idset_t *ids)
+{
+    char *t = grove_idset_encode(ids, GROVE_IDSET_FLAG_RANGE);
+    if (!t) {
+        b->failed = true;
+        return -1;
+    }
+    grovep_buf_put(b, t, strlen(t));
+    free(t);
+    return 0;
+}
+
+char *grove_rv1_summary(const grove_rv1_t *R)
+{
+    if (!R) {
+        errno = EINVAL;
+        return NULL;
+    }
+    size_t ng = 0;
+    struct group *gs = rank_groups(R, &ng);
+    uint32_t *byname = malloc((R->ntypes ? R->ntypes : 1) * sizeof(*byname));
+    if (!gs || !byname) {
+        free_groups(gs, ng);
+        free(byname);
+        errno = ENOMEM;
+        return NULL;
+    }
+    /* the types by name (an insertion sort: a handful of types) */
+    for (uint32_t i = 0; i < R->ntypes; i++) {
+        uint32_t j = i;
+        while (j > 0 && strcmp(R->types[byname[j - 1]], R->types[i]) > 0) {
+            byname[j] = byname[j - 1];
+            j--;
+        }
+        byname[j] = i;
+    }
+    grovep_buf_t b = {0};
+    for (size_t i = 0; i < ng; i++) {
+        if (i)
+            PUTL(&b, " ");
+        PUTL(&b, "rank[");
+        put_ids(&b, gs[i].ranks);
+        PUTL(&b, "]/");
+        bool first = true;
+        for (size_t t = 0; t < R->ntypes; t++) {
+            const struct rv1_kid *k = grovep_rv1_kid_find(gs[i].first, byname[t]);
+            if (!k)
+                continue;
+            if (!first)
+                PUTL(&b, ",");
+            first = false;
+            grovep_buf_put(&b, R->types[k->type], strlen(R->types[k->type]));
+            PUTL(&b, "[");
+            put_ids(&b, k->ids);
+            PUTL(&b, "]");
+        }
+    }
+    free_groups(gs, ng);
+    free(byname);
+    return grovep_buf_finish(&b);
+}
+
 char *grovep_rv1_encode(const grove_rv1_t *R, int flags, grovep_rv1_scheduling_f scheduling)
 {
     if (!R) {
