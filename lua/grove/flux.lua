@@ -510,7 +510,9 @@ function Flux:free(request)
   sched.stop(loop, rec)
   sched.forget(loop, rec)
   rec.state = "done"
-  self.acq:update()
+  -- ranks a shrink left pending go once no job holds them (nothing to
+  -- look at, and no events table made, when none is pending)
+  if self.acq:targets("pending") ~= "" then self.acq:update() end
   pass(self)
   return flush(self)
 end
