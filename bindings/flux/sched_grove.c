@@ -10,9 +10,10 @@
  * This file is an adapter and nothing more: it turns broker messages into
  * calls of the scheduling loop's protocol object (grove.flux, Lua, over
  * the C loop in core/sched.c) and the actions that object returns into
- * broker calls (libschedutil's responses, which commit R to job.<id>.R
- * before answering; flux_log; a fatal exception on a running job that
- * cannot be rebuilt).  It decides nothing: which job starts, where, and
+ * broker calls (alloc responses: a success commits R to job.<id>.R before
+ * answering, its payload written here as text, deny and cancel through
+ * libschedutil; flux_log; a fatal exception on a running job that cannot
+ * be rebuilt).  It decides nothing: which job starts, where, and
  * what a message means are all the loop's, and are tested without Flux
  * by message sequences (spec/flux_protocol_spec.lua).  The same queue and
  * placement policy files run here and in `grove sim`.
