@@ -140,7 +140,9 @@ long grovep_rv1_type_index(grove_rv1_t *R, const char *name)
     return (long)R->ntypes++;
 }
 
-uint32_t *grovep_rv1_canonical_types(const grove_rv1_t *R)
+/* R's type indices ordered by cmp of their names, in a new array (an
+ * insertion sort: a handful of types); NULL with ENOMEM. */
+static uint32_t *types_by(const grove_rv1_t *R, int (*cmp)(const char *, const char *))
 {
     uint32_t *o = malloc((R->ntypes ? R->ntypes : 1) * sizeof(*o));
     if (!o) {
@@ -149,13 +151,18 @@ uint32_t *grovep_rv1_canonical_types(const grove_rv1_t *R)
     }
     for (uint32_t i = 0; i < R->ntypes; i++) {
         uint32_t j = i;
-        while (j > 0 && type_order(R->types[o[j - 1]], R->types[i]) > 0) {
+        while (j > 0 && cmp(R->types[o[j - 1]], R->types[i]) > 0) {
             o[j] = o[j - 1];
             j--;
         }
         o[j] = i;
     }
     return o;
+}
+
+uint32_t *grovep_rv1_canonical_types(const grove_rv1_t *R)
+{
+    return types_by(R, type_order);
 }
 
 /* Position of rank in R->r, or where it would go (*found false). */
@@ -1251,21 +1258,12 @@ char *grove_rv1_summary(const grove_rv1_t *R)
     }
     size_t ng = 0;
     struct group *gs = rank_groups(R, &ng);
-    uint32_t *byname = malloc((R->ntypes ? R->ntypes : 1) * sizeof(*byname));
+    uint32_t *byname = types_by(R, strcmp);
     if (!gs || !byname) {
         free_groups(gs, ng);
         free(byname);
         errno = ENOMEM;
         return NULL;
-    }
-    /* the types by name (an insertion sort: a handful of types) */
-    for (uint32_t i = 0; i < R->ntypes; i++) {
-        uint32_t j = i;
-        while (j > 0 && strcmp(R->types[byname[j - 1]], R->types[i]) > 0) {
-            byname[j] = byname[j - 1];
-            j--;
-        }
-        byname[j] = i;
     }
     grovep_buf_t b = {0};
     for (size_t i = 0; i < ng; i++) {
