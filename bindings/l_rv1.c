@@ -14,6 +14,8 @@
  *                          when R has none, false leaves scheduling out;
  *                          opts.pretty = true indents
  *   R:to_table()           the document as Lua tables (JSON null is lost)
+ *   R:summary()            "rank[0-1]/core[0-3],gpu[0] ..." (Flux's
+ *                          sched.resource_summary annotation)
  *   R:ranks()              an idset (a string without the idset class)
  *   R:nodelist()           a hostlist (a string without the class), or
  *                          nil, message, "ENOENT" if a rank has no host
@@ -237,6 +239,18 @@ static int l_to_table(lua_State *L)
         return grovel_fail_errno(L, errno, NULL);
     box->p = doc;
     grovel_push_json(L, doc, false);
+    return 1;
+}
+
+static int l_summary(lua_State *L)
+{
+    grove_rv1_t *R = check_rv1(L, 1);
+    struct grovel_box *box = grovel_box_new(L, free);
+    char *s = grove_rv1_summary(R);
+    if (!s)
+        return grovel_fail_errno(L, errno, NULL);
+    box->p = s;
+    lua_pushstring(L, s);
     return 1;
 }
 

@@ -1,8 +1,8 @@
 /* l_sim.c: the one call the batch-queue simulator (grove.sim) makes per
  * scheduling attempt, without the cost of a full job table.
  *
- *   core.sim_match(m, jobspec, mode, id [, type])
- *       -> state, start, end, {vid, ...}   or nil, message, code
+ *   core.sim_match(m, jobspec, mode, id [, type [, count]])
+ *       -> state, start, end, {vid, ...} [, units]   or nil, message, code
  *   core.sim_nodes(vids, of) -> {node, ...}
  *
  * The same match as m:match(jobspec, mode, id) with mode "allocate" or
@@ -11,7 +11,9 @@
  * needs its sandbox, which m:match sets up, so it is refused with
  * EINVAL).  Instead of a table per pick holding a vertex handle it returns
  * the vertex ids of the picks, only those of the given type when type is
- * given; end is nil for a job without one.
+ * given; end is nil for a job without one.  With count (a type name), also
+ * the units of that type the job holds (its picks' amounts summed: what
+ * m:info(id).counts[count] says, without the table).
  *
  * sim_nodes: the nodes a job holds, of[vid] for each vertex id of vids that of
  * knows, each once, in increasing order (of maps a vertex id to its node's
@@ -43,6 +45,7 @@ static int l_sim_match(lua_State *L)
     lua_Integer id = luaL_checkinteger(L, 4);
     luaL_argcheck(L, id > 0, 4, "job id must be > 0");
     const char *type = luaL_optstring(L, 5, NULL);
+    const char *count = luaL_optstring(L, 6, NULL);
     /* A Lua policy may share a built-in's name (policies/low.lua): tell
      * them apart by their hooks and argument, which a Lua policy points at
      * its trampolines and state. */
@@ -65,15 +68,21 @@ static int l_sim_match(lua_State *L)
     else
         lua_pushnil(L);
     lua_createtable(L, type ? 0 : (int)job->npicks, 0);
-    lua_Integer n = 0;
+    lua_Integer n = 0, units = 0;
     for (size_t i = 0; i < job->npicks; i++) {
         grove_vid_t v = job->picks[i].v;
-        if (type && strcmp(grove_vertex_type(g, v), type))
+        const char *vt = type || count ? grove_vertex_type(g, v) : NULL;
+        if (count && !strcmp(vt, count))
+            units += (lua_Integer)job->picks[i].amount;
+        if (type && strcmp(vt, type))
             continue;
         lua_pushinteger(L, (lua_Integer)v);
         lua_rawseti(L, -2, ++n);
     }
-    return 4;
+    if (!count)
+        return 4;
+    lua_pushinteger(L, units);
+    return 5;
 }
 
 static int cmp_integer(const void *a, const void *b)

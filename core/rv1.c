@@ -140,7 +140,9 @@ long grovep_rv1_type_index(grove_rv1_t *R, const char *name)
     return (long)R->ntypes++;
 }
 
-uint32_t *grovep_rv1_canonical_types(const grove_rv1_t *R)
+/* R's type indices ordered by cmp of their names, in a new array (an
+ * insertion sort: a handful of types); NULL with ENOMEM. */
+static uint32_t *types_by(const grove_rv1_t *R, int (*cmp)(const char *, const char *))
 {
     uint32_t *o = malloc((R->ntypes ? R->ntypes : 1) * sizeof(*o));
     if (!o) {
@@ -149,13 +151,18 @@ uint32_t *grovep_rv1_canonical_types(const grove_rv1_t *R)
     }
     for (uint32_t i = 0; i < R->ntypes; i++) {
         uint32_t j = i;
-        while (j > 0 && type_order(R->types[o[j - 1]], R->types[i]) > 0) {
+        while (j > 0 && cmp(R->types[o[j - 1]], R->types[i]) > 0) {
             o[j] = o[j - 1];
             j--;
         }
         o[j] = i;
     }
     return o;
+}
+
+uint32_t *grovep_rv1_canonical_types(const grove_rv1_t *R)
+{
+    return types_by(R, type_order);
 }
 
 /* Position of rank in R->r, or where it would go (*found false). */
@@ -1228,6 +1235,60 @@ static int encode_direct(const grove_rv1_t *R, int flags, grovep_buf_t *b)
     }
     PUTL(b, "}}");
     return b->failed ? -1 : 1;
+}
+
+/* An idset's text, unquoted; 0 or -1 with ENOMEM. */
+static int put_ids(grovep_buf_t *b, const grove_idset_t *ids)
+{
+    char *t = grove_idset_encode(ids, GROVE_IDSET_FLAG_RANGE);
+    if (!t) {
+        b->failed = true;
+        return -1;
+    }
+    grovep_buf_put(b, t, strlen(t));
+    free(t);
+    return 0;
+}
+
+char *grove_rv1_summary(const grove_rv1_t *R)
+{
+    if (!R) {
+        errno = EINVAL;
+        return NULL;
+    }
+    size_t ng = 0;
+    struct group *gs = rank_groups(R, &ng);
+    uint32_t *byname = types_by(R, strcmp);
+    if (!gs || !byname) {
+        free_groups(gs, ng);
+        free(byname);
+        errno = ENOMEM;
+        return NULL;
+    }
+    grovep_buf_t b = {0};
+    for (size_t i = 0; i < ng; i++) {
+        if (i)
+            PUTL(&b, " ");
+        PUTL(&b, "rank[");
+        put_ids(&b, gs[i].ranks);
+        PUTL(&b, "]/");
+        bool first = true;
+        for (size_t t = 0; t < R->ntypes; t++) {
+            const struct rv1_kid *k = grovep_rv1_kid_find(gs[i].first, byname[t]);
+            if (!k)
+                continue;
+            if (!first)
+                PUTL(&b, ",");
+            first = false;
+            grovep_buf_put(&b, R->types[k->type], strlen(R->types[k->type]));
+            PUTL(&b, "[");
+            put_ids(&b, k->ids);
+            PUTL(&b, "]");
+        }
+    }
+    free_groups(gs, ng);
+    free(byname);
+    return grovep_buf_finish(&b);
 }
 
 char *grovep_rv1_encode(const grove_rv1_t *R, int flags, grovep_rv1_scheduling_f scheduling)

@@ -131,6 +131,13 @@ char *grove_rv1_encode(const grove_rv1_t *R, int flags);
 /* As grove_rv1_encode, as a new jansson value (caller decrefs). */
 struct json_t *grove_rv1_to_json(const grove_rv1_t *R, int flags);
 
+/* What `flux resource list` prints of R, roughly, as Flux's
+ * sched.resource_summary annotation: R_lite's entries in order, each
+ * "rank[IDS]/TYPE[ids],..." with its child types by name, joined by one
+ * space ("rank[0-1]/core[0-3],gpu[0]"; "" when R has no ranks).  A new
+ * string (caller frees), or NULL with ENOMEM (EINVAL: R is NULL). */
+char *grove_rv1_summary(const grove_rv1_t *R);
+
 /* ---- contents ----------------------------------------------------------- */
 
 /* Number of ranks. */

@@ -65,6 +65,24 @@ local function running_and_reserved(n1, n2)
 end
 
 describe("grove.flux", function()
+  it("releases a shrunk rank when the job holding it ends, not before", function()
+    local s = session()
+    local acts = s:handle("sched.alloc", alloc(1, jobspec(2, 4, 100)))
+    local R1 = by_id(acts, "alloc", "success")[1].R
+    assert.equal("0-1", ranks_of(by_id(acts, "alloc", "success")[1]))
+    acts = s:handle("resource.acquire", '{"shrink":"1"}')
+    assert.same({}, by_id(acts, "release"))
+    assert.equal("1", s.acq:targets("pending"))
+    -- held: rank 1 stays until job 1 ends
+    s:handle("sched.free", ('{"id":1,"R":%s,"final":true}'):format(R1))
+    assert.equal("", s.acq:targets("pending"))
+    -- one rank left: two nodes' worth never fits, one does
+    acts = s:handle("sched.alloc", alloc(2, jobspec(1, 4, 100)))
+    assert.equal("0", ranks_of(by_id(acts, "alloc", "success")[2]))
+    acts = s:handle("sched.alloc", alloc(3, jobspec(1, 4, 100)))
+    assert.is_nil(by_id(acts, "alloc", "success")[3])
+  end)
+
   it("starts jobs from alloc and frees them (JSON in, JSON out)", function()
     local s, clock, acts = session()
     assert.same({}, acts)

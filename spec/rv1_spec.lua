@@ -173,6 +173,61 @@ describe("grove.rv1 contents", function()
   end)
 end)
 
+describe("R:summary", function()
+  -- the summary as grove.flux made it of R:to_table() before R:summary
+  -- (R_lite's entries in order, each entry's child types by name)
+  local function from_table(t)
+    local parts = {}
+    for _, e in ipairs(t.execution and t.execution.R_lite or {}) do
+      local types, kids = {}, {}
+      for k in pairs(e.children or {}) do types[#types + 1] = k end
+      table.sort(types)
+      for _, k in ipairs(types) do kids[#kids + 1] = ("%s[%s]"):format(k, e.children[k]) end
+      parts[#parts + 1] = ("rank[%s]/%s"):format(e.rank, table.concat(kids, ","))
+    end
+    return table.concat(parts, " ")
+  end
+
+  it("is what the R's table gives, for R of many shapes", function()
+    local shapes = {
+      ex('"R_lite":[{"rank":"0","children":{"core":"0"}}]'),
+      two,
+      ex('"R_lite":[{"rank":"0-3,7","children":{"gpu":"0-1","core":"0-43"}},'
+        .. '{"rank":"4-6","children":{"core":"0-3,8"}},'
+        .. '{"rank":"9","children":{"zeta":"1","core":"5","alpha":"2-3"}}]'),
+      ex('"R_lite":[{"rank":"2","children":{}},{"rank":"0","children":{"core":"1"}}]'),
+      ex('"R_lite":[]'),
+      ex('"R_lite":[{"rank":"5","children":{"core":"0-1"}},'
+        .. '{"rank":"1","children":{"core":"0-1"}}]'),
+    }
+    local seen = {}
+    for _, text in ipairs(shapes) do
+      local R = assert(core.rv1_decode(text))
+      local want = from_table(R:to_table())
+      assert.equal(want, R:summary())
+      seen[#seen + 1] = want
+    end
+    assert.same({"rank[0]/core[0]", "rank[0-1]/core[0-3],gpu[0]",
+      "rank[0-3,7]/core[0-43],gpu[0-1] rank[4-6]/core[0-3,8] rank[9]/alpha[2-3],core[5],zeta[1]",
+      "rank[0]/core[1] rank[2]/", "", "rank[1,5]/core[0-1]"}, seen)
+  end)
+
+  it("describes a job's R as the matcher writes it", function()
+    local g = assert(core.rv1_decode(ex('"R_lite":[{"rank":"0-3","children":'
+      .. '{"core":"0-7","gpu":"0-1"}}],"nodelist":["n[0-3]"]')):to_graph())
+    local m = core.matcher(g)
+    local js = assert(core.jobspec_from_table({version = 1, resources = {{type = "node",
+      count = 2, with = {{type = "slot", count = 1, label = "t",
+        with = {{type = "core", count = 3}, {type = "gpu", count = 1}}}}}},
+      tasks = {{command = {"x"}, slot = "t", count = {per_slot = 1}}},
+      attributes = {system = {duration = 60}}}))
+    assert(m:match(js, "allocate", 7))
+    local R = assert(m:rv1(7))
+    assert.equal(from_table(R:to_table()), R:summary())
+    assert.equal("rank[0-1]/core[0-2],gpu[0]", R:summary())
+  end)
+end)
+
 describe("grove.rv1 set algebra", function()
   local A = assert(core.rv1_decode(two))
   local B = assert(core.rv1_decode(ex('"R_lite":[{"rank":"1","children":{"core":"2-5"}},'

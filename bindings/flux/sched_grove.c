@@ -10,9 +10,10 @@
  * This file is an adapter and nothing more: it turns broker messages into
  * calls of the scheduling loop's protocol object (grove.flux, Lua, over
  * the C loop in core/sched.c) and the actions that object returns into
- * broker calls (libschedutil's responses, which commit R to job.<id>.R
- * before answering; flux_log; a fatal exception on a running job that
- * cannot be rebuilt).  It decides nothing: which job starts, where, and
+ * broker calls (alloc responses: a success commits R to job.<id>.R before
+ * answering, its payload written here as text, deny and cancel through
+ * libschedutil; flux_log; a fatal exception on a running job that cannot
+ * be rebuilt).  It decides nothing: which job starts, where, and
  * what a message means are all the loop's, and are tested without Flux
  * by message sequences (spec/flux_protocol_spec.lua).  The same queue and
  * placement policy files run here and in `grove sim`.
@@ -80,9 +81,21 @@ struct sched_ctx {
                         * loaded machine stretches the wall-clock latency by
                         * whatever else runs, this one only by what we do */
     size_t nlat;       /* samples taken (the rings hold the last LAT_MAX) */
+    struct commit *commits; /* R commits under way (their responses wait) */
 };
 
 #define LAT_MAX 65536
+
+/* An alloc's R being committed to job.<id>.R: the success response
+ * goes out when the commit is done (RFC 27: R is in the KVS before the
+ * job manager hears of it). */
+struct commit {
+    struct sched_ctx *ctx;
+    const flux_msg_t *msg; /* a reference of our own */
+    char *payload;         /* the response's text */
+    flux_future_t *f;
+    struct commit *prev, *next;
+};
 
 /* A pending alloc request, as the msgs table holds it. */
 struct pending {
@@ -169,14 +182,17 @@ static double now_mono(void)
     return clock_s(CLOCK_MONOTONIC);
 }
 
-static void msgs_put(struct sched_ctx *ctx, lua_Integer id, const flux_msg_t *msg)
+/* Keep the request msg of job id, which came in at t_in (monotonic)
+ * and cpu_in (this thread's CPU time). */
+static void msgs_put(struct sched_ctx *ctx, lua_Integer id, const flux_msg_t *msg, double t_in,
+                     double cpu_in)
 {
     lua_State *L = ctx->L;
     lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->msgs_ref);
     struct pending *p = lua_newuserdatauv(L, sizeof(*p), 0);
     p->msg = flux_msg_incref(msg);
-    p->t_in = now_mono();
-    p->cpu_in = clock_s(CLOCK_THREAD_CPUTIME_ID);
+    p->t_in = t_in;
+    p->cpu_in = cpu_in;
     lua_rawseti(L, -2, id);
     lua_pop(L, 1);
 }
@@ -278,6 +294,101 @@ static char *field_json(struct sched_ctx *ctx, int t, const char *k)
     return text;
 }
 
+static void commit_destroy(void *arg)
+{
+    struct commit *c = arg;
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        c->ctx->commits = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    flux_msg_decref(c->msg);
+    free(c->payload);
+    free(c);
+}
+
+static void commit_cb(flux_future_t *f, void *arg)
+{
+    struct commit *c = arg;
+    flux_t *h = c->ctx->h;
+    if (flux_future_get(f, NULL) < 0) {
+        /* as libschedutil: the job can be told nothing true */
+        flux_log_error(h, "commit R");
+        flux_reactor_stop_error(flux_get_reactor(h));
+    } else if (flux_respond(h, c->msg, c->payload) < 0) {
+        flux_log_error(h, "alloc response");
+    }
+    flux_future_destroy(f); /* and c with it */
+}
+
+/* The success response to msg, the alloc request of job id: R (text)
+ * committed to job.<id>.R, then {id, type 0, annotations (ann: JSON
+ * text, or NULL), R} as text, neither read again.  (libschedutil's
+ * success response parses the request and R and writes both again.)
+ * 0, or -1 with errno. */
+static int respond_success(struct sched_ctx *ctx, const flux_msg_t *msg, lua_Integer id,
+                           const char *R, const char *ann)
+{
+    char key[64];
+    if (flux_job_kvs_key(key, sizeof(key), (flux_jobid_t)id, "R") < 0)
+        return -1;
+    struct commit *c = calloc(1, sizeof(*c));
+    flux_kvs_txn_t *txn = flux_kvs_txn_create();
+    if (!c || !txn
+        || asprintf(&c->payload, "{\"id\":%jd,\"type\":%d%s%s,\"R\":%s}", (intmax_t)id,
+                    FLUX_SCHED_ALLOC_SUCCESS, ann ? ",\"annotations\":" : "", ann ? ann : "",
+                    R) < 0) {
+        if (c)
+            c->payload = NULL;
+        goto fail;
+    }
+    if (flux_kvs_txn_put(txn, 0, key, R) < 0 || !(c->f = flux_kvs_commit(ctx->h, NULL, 0, txn)))
+        goto fail;
+    flux_kvs_txn_destroy(txn);
+    txn = NULL;
+    c->ctx = ctx;
+    c->msg = flux_msg_incref(msg);
+    c->next = ctx->commits;
+    if (c->next)
+        c->next->prev = c;
+    ctx->commits = c;
+    flux_future_t *f = c->f;
+    if (flux_future_aux_set(f, "grove::commit", c, commit_destroy) < 0) {
+        commit_destroy(c);
+        flux_future_destroy(f);
+        return -1;
+    }
+    if (flux_future_then(f, -1., commit_cb, c) < 0) {
+        flux_future_destroy(f);
+        return -1;
+    }
+    return 0;
+fail:
+    flux_kvs_txn_destroy(txn);
+    if (c)
+        free(c->payload);
+    free(c);
+    errno = ENOMEM;
+    return -1;
+}
+
+/* An annotate response to msg, the alloc request of job id (ann: the
+ * annotations' JSON text). */
+static int respond_annotate(struct sched_ctx *ctx, const flux_msg_t *msg, lua_Integer id,
+                            const char *ann)
+{
+    char *text = NULL;
+    if (asprintf(&text, "{\"id\":%jd,\"type\":%d,\"annotations\":%s}", (intmax_t)id,
+                 FLUX_SCHED_ALLOC_ANNOTATE, ann) < 0) {
+        errno = ENOMEM;
+        return -1;
+    }
+    int rc = flux_respond(ctx->h, msg, text);
+    free(text);
+    return rc;
+}
+
 /* An "alloc" action: a response to the pending request of job id. */
 static void act_alloc(struct sched_ctx *ctx, int t)
 {
@@ -297,20 +408,30 @@ static void act_alloc(struct sched_ctx *ctx, int t)
         ann = to_json(ctx, lua_gettop(L), "annotations");
     lua_pop(L, 1);
     int rc = 0;
+    char *ann_text = ann ? json_dumps(ann, JSON_COMPACT) : NULL;
+    if (ann && !ann_text) {
+        flux_log(ctx->h, LOG_ERR, "alloc %s of job %jd: annotations: out of memory", type,
+                 (intmax_t)id);
+        json_decref(ann);
+        return;
+    }
     if (!strcmp(type, "success")) {
         char *R = field_json(ctx, t, "R");
         bool took = R != NULL;
         if (!R)
             rc = schedutil_alloc_respond_deny(ctx->util, msg, "scheduler error: no R");
-        else if (ann)
-            rc = schedutil_alloc_respond_success_pack(ctx->util, msg, R, "O", ann);
+        else if (strstr(R, "\"properties\""))
+            /* libschedutil leaves RFC 20's instance-local properties
+             * ('+' names) out of the R it commits */
+            rc = ann ? schedutil_alloc_respond_success_pack(ctx->util, msg, R, "O", ann)
+                     : schedutil_alloc_respond_success_pack(ctx->util, msg, R, NULL);
         else
-            rc = schedutil_alloc_respond_success_pack(ctx->util, msg, R, NULL);
+            rc = respond_success(ctx, msg, id, R, ann_text);
         free(R);
         msgs_drop(ctx, id, took);
     } else if (!strcmp(type, "annotate")) {
-        if (ann)
-            rc = schedutil_alloc_respond_annotate_pack(ctx->util, msg, "O", ann);
+        if (ann_text)
+            rc = respond_annotate(ctx, msg, id, ann_text);
     } else if (!strcmp(type, "deny")) {
         rc = schedutil_alloc_respond_deny(ctx->util, msg, field_str(L, t, "note"));
         msgs_drop(ctx, id, false);
@@ -320,6 +441,7 @@ static void act_alloc(struct sched_ctx *ctx, int t)
     } else {
         flux_log(ctx->h, LOG_ERR, "alloc: unknown response type '%s'", type);
     }
+    free(ann_text);
     json_decref(ann);
     if (rc < 0)
         flux_log_error(ctx->h, "alloc %s of job %jd", type, (intmax_t)id);
@@ -477,18 +599,160 @@ static void push_request(lua_State *L, const json_t *p, const char *const *keys,
     lua_setfield(L, -2, text_key);
 }
 
+/* ---- a request's text read flat ----------------------------------------------
+ *
+ * The requests the loop gets most (alloc, free) are an object of scalars
+ * and one object (the jobspec, R) that the loop wants as text.  Their
+ * payload's text is read here member by member, without a tree: the
+ * scalars pushed as Lua values, the object's text span pushed as a
+ * string.  Anything else (a nested value elsewhere, a string or null
+ * scalar, text that is not a plain object) makes it give up, and the
+ * caller reads the payload through jansson as before, so what a message
+ * means never depends on which reader took it. */
+
+static const char *skip_blanks(const char *p)
+{
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+        p++;
+    return p;
+}
+
+/* Past the string at p (its opening quote), or NULL. */
+static const char *skip_string(const char *p)
+{
+    for (p++; *p; p++) {
+        if (*p == '\\') {
+            if (!*++p)
+                return NULL;
+        } else if (*p == '"') {
+            return p + 1;
+        }
+    }
+    return NULL;
+}
+
+/* Past the object or array at p, or NULL (its brackets and strings
+ * balanced; the loop's reader checks the rest). */
+static const char *skip_nested(const char *p)
+{
+    int depth = 0;
+    for (; *p; p++) {
+        if (*p == '"') {
+            if (!(p = skip_string(p)))
+                return NULL;
+            p--;
+        } else if (*p == '{' || *p == '[') {
+            depth++;
+        } else if ((*p == '}' || *p == ']') && --depth == 0) {
+            return p + 1;
+        }
+    }
+    return NULL;
+}
+
+/* Push the request text as the loop reads it (a table: the scalars as
+ * Lua values, member text_key as its text); false, nothing pushed, when
+ * the text is not of that plain shape. */
+static bool push_request_text(lua_State *L, const char *text, const char *text_key)
+{
+    const char *p = skip_blanks(text);
+    if (*p++ != '{')
+        return false;
+    int top = lua_gettop(L);
+    lua_createtable(L, 0, 6);
+    p = skip_blanks(p);
+    bool whole = *p == '}'; /* read to the closing brace */
+    while (!whole) {
+        if (*p != '"')
+            break;
+        const char *k = p + 1, *ke = skip_string(p);
+        if (!ke || memchr(k, '\\', (size_t)(ke - 1 - k)))
+            break;
+        p = skip_blanks(ke);
+        if (*p++ != ':')
+            break;
+        p = skip_blanks(p);
+        const char *v = p;
+        if (*p == '{' && (size_t)(ke - 1 - k) == strlen(text_key)
+            && !memcmp(k, text_key, (size_t)(ke - 1 - k))) {
+            const char *e = skip_nested(p);
+            if (!e)
+                break;
+            lua_pushlstring(L, v, (size_t)(e - v));
+            p = e;
+        } else {
+            while ((*p >= '0' && *p <= '9') || *p == '-' || *p == '+' || *p == '.' || *p == 'e'
+                   || *p == 'E' || (*p >= 'a' && *p <= 'z'))
+                p++;
+            char tok[64];
+            size_t n = (size_t)(p - v);
+            if (n == 0 || n >= sizeof(tok))
+                break;
+            memcpy(tok, v, n);
+            tok[n] = '\0';
+            if (!strcmp(tok, "true") || !strcmp(tok, "false"))
+                lua_pushboolean(L, tok[0] == 't');
+            else if (tok[0] == 'n' || tok[0] == 'i' || (tok[0] >= 'a' && tok[0] <= 'z')
+                     || strchr(tok, 'x') || !lua_stringtonumber(L, tok))
+                break; /* null, or not a JSON number */
+        }
+        lua_pushlstring(L, k, (size_t)(ke - 1 - k));
+        lua_insert(L, -2);
+        lua_rawset(L, -3);
+        p = skip_blanks(p);
+        if (*p == ',')
+            p = skip_blanks(p + 1);
+        else if (*p == '}')
+            whole = true;
+        else
+            break;
+    }
+    if (whole && *skip_blanks(p + 1) == '\0')
+        return true;
+    lua_settop(L, top);
+    return false;
+}
+
+/* Push the request msg as the loop reads it (push_request_text, or
+ * through jansson: push_request), and its id in *id; false (logged) when
+ * it has no payload or no integer id. */
+static bool push_request_msg(struct sched_ctx *ctx, const flux_msg_t *msg,
+                             const char *const *keys, size_t nkeys, const char *text_key,
+                             lua_Integer *id)
+{
+    lua_State *L = ctx->L;
+    const char *text = NULL;
+    if (flux_msg_get_string(msg, &text) == 0 && text && push_request_text(L, text, text_key)) {
+        lua_getfield(L, -1, "id");
+        int isint = lua_isinteger(L, -1);
+        *id = lua_tointeger(L, -1);
+        lua_pop(L, 1);
+        if (isint)
+            return true;
+        lua_pop(L, 1);
+        return false;
+    }
+    json_t *p = payload_of(ctx->h, msg);
+    json_int_t jid;
+    if (!p || json_unpack(p, "{s:I}", "id", &jid) < 0)
+        return false;
+    *id = (lua_Integer)jid;
+    push_request(L, p, keys, nkeys, text_key);
+    return true;
+}
+
 static void alloc_cb(flux_t *h, const flux_msg_t *msg, void *arg)
 {
     struct sched_ctx *ctx = arg;
-    json_t *p = payload_of(h, msg);
-    json_int_t id;
-    if (!p || json_unpack(p, "{s:I}", "id", &id) < 0) {
+    /* message in: before anything of it is read */
+    double t_in = now_mono(), cpu_in = clock_s(CLOCK_THREAD_CPUTIME_ID);
+    static const char *const keys[] = {"id", "priority", "userid", "t_submit"};
+    lua_Integer id;
+    if (!push_request_msg(ctx, msg, keys, sizeof(keys) / sizeof(keys[0]), "jobspec", &id)) {
         flux_log(h, LOG_ERR, "alloc: a request without id");
         return;
     }
-    static const char *const keys[] = {"id", "priority", "userid", "t_submit"};
-    msgs_put(ctx, (lua_Integer)id, msg);
-    push_request(ctx->L, p, keys, sizeof(keys) / sizeof(keys[0]), "jobspec");
+    msgs_put(ctx, id, msg, t_in, cpu_in);
     int rc = loop_call(ctx, "alloc", 1, 1) < 0 ? -1 : act_all(ctx, NULL) ? -1 : 0;
     if (rc < 0 && msgs_get(ctx, (lua_Integer)id)) {
         schedutil_alloc_respond_deny(ctx->util, msg, "scheduler error (see the broker's log)");
@@ -513,11 +777,12 @@ static void free_cb(flux_t *h, const flux_msg_t *msg, const char *R, void *arg)
     (void)R; /* NULL: R is in the payload */
     static const char *const keys[] = {"id", "final"};
     struct sched_ctx *ctx = arg;
-    json_t *p = payload_of(h, msg);
-    if (p) {
-        push_request(ctx->L, p, keys, sizeof(keys) / sizeof(keys[0]), "R");
+    lua_Integer id;
+    if (push_request_msg(ctx, msg, keys, sizeof(keys) / sizeof(keys[0]), "R", &id)) {
         if (loop_call(ctx, "free", 1, 1) == 0)
             act_all(ctx, NULL);
+    } else {
+        flux_log(h, LOG_ERR, "free: a request without id");
     }
     ctx->dirty = true;
 }
@@ -908,6 +1173,8 @@ static void ctx_destroy(struct sched_ctx *ctx)
     flux_watcher_destroy(ctx->wake);
     flux_msg_handler_delvec(ctx->handlers);
     schedutil_destroy(ctx->util); /* answers ENOSYS to what is still pending */
+    while (ctx->commits)
+        flux_future_destroy(ctx->commits->f); /* unlinks it */
     flux_future_destroy(ctx->acquire);
     if (ctx->L) {
         if (ctx->msgs_ref) {

@@ -154,22 +154,6 @@ local function request_of(self, text, topic, what, ok)
   return r
 end
 
--- "rank0-1/core[0-3]" and the like, from an R table (what flux
--- resource list prints of an R, roughly).
-local function summary(R)
-  local parts = {}
-  local ex = R and R.execution
-  for _, e in ipairs(ex and ex.R_lite or {}) do
-    local kids = {}
-    local types = {}
-    for k in pairs(e.children or {}) do types[#types + 1] = k end
-    table.sort(types)
-    for _, k in ipairs(types) do kids[#kids + 1] = fmt("%s[%s]", k, e.children[k]) end
-    parts[#parts + 1] = fmt("rank[%s]/%s", e.rank, table.concat(kids, ","))
-  end
-  return table.concat(parts, " ")
-end
-
 -- The job's duration in seconds, from its jobspec (0: none given).
 local function duration_of(js)
   local a = type(js) == "table" and js.attributes
@@ -222,7 +206,7 @@ end
 function Flux:started_job(rec)
   self.gen = self.gen + 1
   local text, R = R_of(self, rec.id)
-  local ann = {sched = {resource_summary = summary(R:to_table())}}
+  local ann = {sched = {resource_summary = R:summary()}}
   if rec.sent and rec.sent.t_estimate then ann.sched.t_estimate = core.null end
   if rec.sent and rec.sent.reason_pending then ann.sched.reason_pending = core.null end
   rec.sent = nil
@@ -526,7 +510,9 @@ function Flux:free(request)
   sched.stop(loop, rec)
   sched.forget(loop, rec)
   rec.state = "done"
-  self.acq:update()
+  -- ranks a shrink left pending go once no job holds them (nothing to
+  -- look at, and no events table made, when none is pending)
+  if self.acq:targets("pending") ~= "" then self.acq:update() end
   pass(self)
   return flush(self)
 end

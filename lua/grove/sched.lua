@@ -42,6 +42,7 @@ local queue = require("grove.sim.queue")
 local M = {}
 
 local fmt = string.format
+local wall_clock = core.wall_clock
 
 -- ---- construction ------------------------------------------------------------------
 
@@ -394,24 +395,29 @@ end
 local match
 
 -- Match rec in mode ("allocate" or "allocate_orelse_reserve"): a job
--- {state =, start =, vids = {vertex id, ...}}, or nil, message, code.
--- With a built-in placement policy the lean core.sim_match does it (only
--- the picks of the processor type come back); a Lua policy goes through
+-- {state =, start =, vids = {vertex id, ...}, units =}, or nil, message,
+-- code.  With a built-in placement policy the lean core.sim_match does it
+-- (only the picks of the processor type come back; for a jobspec job,
+-- every pick and the units of that type, units); a Lua policy goes through
 -- m:match, which runs it in its sandbox.
 function match(self, rec, mode)
   if self.timed then
-    local t0 = os.clock()
+    -- wall-clock, as Fluxion's match time: os.clock's CPU time of the
+    -- process is a system call that sums every thread of it (a broker
+    -- runs dozens), twice a match
+    local t0 = wall_clock()
     self.timed = false
     local j, msg, code = match(self, rec, mode)
     self.timed = true
-    self.cs:count_match(j ~= nil, os.clock() - t0)
+    self.cs:count_match(j ~= nil, wall_clock() - t0)
     return j, msg, code
   end
   if self.fast then
-    local state, start, _, vids = core.sim_match(self.m, rec.js, mode, rec.id,
-      not rec.jobspec and self.unit or nil)
+    local plain = not rec.jobspec
+    local state, start, _, vids, units = core.sim_match(self.m, rec.js, mode, rec.id,
+      plain and self.unit or nil, not plain and self.unit or nil)
     if not state then return nil, start, vids end
-    return {state = state, start = start, vids = vids}
+    return {state = state, start = start, vids = vids, units = units}
   end
   local j, msg, code = self.m:match(rec.js, mode, rec.id)
   if not j then return nil, msg, code end
@@ -465,8 +471,7 @@ local function begin_run(self, rec, job)
   assert(self.cs:start(rec.id))
   size_out(self, rec)
   if not rec.procs then
-    local info = self.m:info(rec.id)
-    rec.procs = info.counts[self.unit] or 0
+    rec.procs = job.units or self.m:info(rec.id).counts[self.unit] or 0
     if rec.view then rec.view.procs = rec.procs end
   end
   self.used = self.used + rec.procs
