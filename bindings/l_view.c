@@ -87,6 +87,49 @@ static int pv_tostring(lua_State *S)
     return 1;
 }
 
+/* id(), rank(), size() and vid() of a view: what l_vertex.c's methods
+ * answer for every vertex class, here without asking the class for its
+ * check and the method for its row, since a policy calls them per
+ * candidate and per comparison of a sort. */
+static int pv_optional(lua_State *S, int64_t x)
+{
+    if (x == GROVE_ID_NONE)
+        lua_pushnil(S);
+    else
+        lua_pushinteger(S, (lua_Integer)x);
+    return 1;
+}
+
+static int pv_id(lua_State *S)
+{
+    grove_vid_t v;
+    grove_graph_t *g = view_check(S, 1, &v);
+    return pv_optional(S, grove_vertex_id(g, v));
+}
+
+static int pv_rank(lua_State *S)
+{
+    grove_vid_t v;
+    grove_graph_t *g = view_check(S, 1, &v);
+    return pv_optional(S, grove_vertex_rank(g, v));
+}
+
+static int pv_size(lua_State *S)
+{
+    grove_vid_t v;
+    grove_graph_t *g = view_check(S, 1, &v);
+    lua_pushinteger(S, (lua_Integer)grove_vertex_size(g, v));
+    return 1;
+}
+
+static int pv_vid(lua_State *S)
+{
+    grove_vid_t v;
+    view_check(S, 1, &v);
+    lua_pushinteger(S, (lua_Integer)v);
+    return 1;
+}
+
 /* The window of the match being tried, or [start, start + dur) when the
  * arguments at arg, arg + 1 give one. */
 static void window(lua_State *S, int arg, const struct grovel_views *vs, const grove_graph_t *g,
@@ -193,7 +236,13 @@ static int pv_aggregate(lua_State *S)
     int64_t s, e;
     if (lua_type(S, 2) == LUA_TSTRING) {
         struct onetype o = {lua_tostring(S, 2), 0};
-        window(S, 3, views_of(S), g, &s, &e);
+        const struct grovel_views *vs = views_of(S);
+        if (lua_gettop(S) == 2 && vs->end > vs->start) { /* the window being tried */
+            s = vs->start;
+            e = vs->end;
+        } else {
+            window(S, 3, vs, g, &s, &e);
+        }
         int64_t n = grove_vertex_aggregate_avail(g, v, o.type, s, e);
         if (n < 0 && errno != ENOENT)
             return luaL_error(S, "aggregate: %s", strerror(errno));

@@ -274,46 +274,93 @@ int grovep_walk_available(const grove_graph_t *g, grove_vid_t v, grovep_avail_vi
 
 /* ---- aggregate ------------------------------------------------------------- */
 
+/* The free units by type of one walk.  A subtree holds a few types, so
+ * the first AGG_FEW are kept in a small array searched in order; only a
+ * subtree of more types pays for arrays indexed by symbol, sized to every
+ * string the graph interns (thousands: names too), which a walk of one
+ * core must not clear. */
+#define AGG_FEW 8
+
 struct agg {
-    int64_t *count; /* [chain_cap] indexed by type symbol */
-    uint8_t *seen;  /* [ntypes] the type is in order[] */
-    grove_sym_t *order;
-    size_t norder;
+    size_t norder;              /* types seen, in the order first seen */
+    grove_sym_t few[AGG_FEW];   /* while norder <= AGG_FEW: those types */
+    int64_t fewcount[AGG_FEW];  /* and their units */
+    size_t ntypes;              /* symbols the graph interns */
+    int64_t *count;             /* past AGG_FEW: [ntypes] by symbol, else NULL */
+    uint8_t *seen;              /* [ntypes] the type is in order[] */
+    grove_sym_t *order;         /* [ntypes] */
+    bool failed;                /* out of memory moving to the arrays */
 };
+
+/* saturate: pools near 2^63 must not wrap the sum */
+static void agg_add(int64_t *sum, int64_t avail)
+{
+    if (__builtin_add_overflow(*sum, avail, sum))
+        *sum = avail > 0 ? INT64_MAX : INT64_MIN;
+}
+
+/* Move the few types into arrays by symbol: 0, or -1 out of memory. */
+static int agg_spill(struct agg *a)
+{
+    a->count = calloc(a->ntypes, sizeof(int64_t));
+    a->order = malloc(a->ntypes * sizeof(grove_sym_t));
+    a->seen = calloc(a->ntypes, 1);
+    if (!a->count || !a->order || !a->seen)
+        return -1;
+    for (size_t i = 0; i < a->norder; i++) {
+        a->order[i] = a->few[i];
+        a->seen[a->few[i]] = 1;
+        a->count[a->few[i]] = a->fewcount[i];
+    }
+    return 0;
+}
 
 static void agg_visit(const grove_graph_t *g, grove_vid_t v, int64_t avail, void *arg)
 {
     struct agg *a = arg;
     grove_sym_t t = g->v[v].type;
+    if (a->failed)
+        return;
+    if (!a->count) {
+        size_t i = 0;
+        while (i < a->norder && a->few[i] != t)
+            i++;
+        if (i < a->norder) {
+            agg_add(&a->fewcount[i], avail);
+            return;
+        }
+        if (i < AGG_FEW) {
+            a->few[i] = t;
+            a->fewcount[i] = avail;
+            a->norder++;
+            return;
+        }
+        if (agg_spill(a) < 0) {
+            a->failed = true;
+            return;
+        }
+    }
     if (!a->seen[t]) {
         a->seen[t] = 1;
         a->order[a->norder++] = t;
     }
-    /* saturate: pools near 2^63 must not wrap the sum */
-    if (__builtin_add_overflow(a->count[t], avail, &a->count[t]))
-        a->count[t] = avail > 0 ? INT64_MAX : INT64_MIN;
+    agg_add(&a->count[t], avail);
 }
 
 int grovep_count_available(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end,
                            grove_aggregate_f cb, void *arg)
 {
-    size_t ntypes = grove_intern_count(g->strings);
-    struct agg a = {
-        .count = calloc(ntypes, sizeof(int64_t)),
-        .order = malloc(ntypes * sizeof(grove_sym_t)),
-        .seen = calloc(ntypes, 1),
-    };
-    if (!a.count || !a.order || !a.seen) {
-        free(a.count);
-        free(a.order);
-        free(a.seen);
-        errno = ENOMEM;
-        return -1;
-    }
+    struct agg a = {.ntypes = grove_intern_count(g->strings)};
     int rc = grovep_walk_available_during(g, v, start, end, agg_visit, &a);
+    if (rc >= 0 && a.failed) {
+        errno = ENOMEM;
+        rc = -1;
+    }
     if (rc >= 0)
-        for (size_t i = 0; i < a.norder; i++)
-            cb(grove_intern_str(g->strings, a.order[i]), a.count[a.order[i]], arg);
+        for (size_t i = 0; i < a.norder; i++) {
+            grove_sym_t t = a.count ? a.order[i] : a.few[i];
+            cb(grove_intern_str(g->strings, t), a.count ? a.count[t] : a.fewcount[i], arg);
+        }
     free(a.count);
     free(a.order);
     free(a.seen);

@@ -24,9 +24,10 @@ return {
     -- the candidates in graph order: usually the order they come in, then
     -- their positions are their places in it (pos stays nil) and `id`
     -- their ids in it already
-    local pos
+    local pos, last = nil, vid[1]
     for i = 2, n do
-      if vid[i] < vid[i - 1] then
+      local x = vid[i]
+      if x < last then
         pos = {}
         for j = 1, n do
           pos[j] = j
@@ -41,13 +42,15 @@ return {
         end
         break
       end
+      last = x
     end
     -- the window of k neighbours with the smallest spread of ids (one
     -- candidate spreads nothing: the first in graph order)
-    local best, spread = 1, math.huge
-    for s = 1, k > 1 and n - k + 1 or 0 do
-      if id[s + k - 1] - id[s] < spread then
-        best, spread = s, id[s + k - 1] - id[s]
+    local best, spread, span = 1, math.huge, k - 1
+    for s = 1, k > 1 and n - span or 0 do
+      local d = id[s + span] - id[s]
+      if d < spread then
+        best, spread = s, d
       end
     end
     local pick = {}

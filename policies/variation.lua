@@ -24,6 +24,24 @@ return {
       return {}
     end
     local n, class = #candidates, keys.perf_class
+    -- the best class, and whether it alone holds k candidates: then they
+    -- are its first k in order (most often every node is of one class,
+    -- and this is two short passes, the second ending at the k-th)
+    local best = math.huge
+    for i = 1, n do
+      if class[i] < best then
+        best = class[i]
+      end
+    end
+    local pick = {}
+    for i = 1, n do
+      if class[i] == best then
+        pick[#pick + 1] = i
+        if #pick == k then
+          return pick
+        end
+      end
+    end
     -- positions by class, then in the order the candidates came: each
     -- class's positions in order, the classes ascending (a few, where a
     -- sort of every candidate would compare thousands)
@@ -39,7 +57,7 @@ return {
       group[#group + 1] = i
     end
     table.sort(classes)
-    local pick = {}
+    pick = {}
     for _, c in ipairs(classes) do
       for _, i in ipairs(of[c]) do
         if #pick == k then

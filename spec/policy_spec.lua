@@ -269,20 +269,53 @@ describe("hooks", function()
     assert(m:match(nodes(1, 1)))
   end)
 
-  it("see views that answer only while their own matcher runs", function()
-    local p = assert(parse([[
-      local kept
+  it("see a view's id, vid, rank and size as its vertex's, nil where it has none", function()
+    local g = four()
+    local bare = g:add_vertex{type = "core"} -- no id, no rank
+    assert(g:add_child(g:vertex("/four0/node1"), bare))
+    -- what each vertex answers in the host, written into the policy
+    local want = {}
+    for _, v in ipairs(g:find{}) do
+      want[#want + 1] = ("[%d] = {%s, %s, %d}"):format(v:vid(), v:id() or "nil",
+        v:rank() or "nil", v:size())
+    end
+    local p = assert(parse(([[
+      local want = {%s}
       return {prune = function(v)
-        if kept then return kept:type() == "x" end
-        kept = v
-        return false
-      end}]]))
-    local m1, m2 = core.matcher(four()), core.matcher(four())
-    assert(m1:set_policy(p))
-    assert(m2:set_policy(p))
-    assert(m1:match(nodes(1, 1)))
-    expect.fails("ECANCELED", "policy inline: prune hook: inline.lua:3: a policy's vertex can "
-      .. "be used only while its match runs", m2:match(nodes(1, 1)))
+        local w = assert(want[v:vid()], "a vertex of the graph")
+        assert(v:id() == w[1] and v:rank() == w[2] and v:size() == w[3],
+          "the vertex's answers")
+        if v:vid() == %d then assert(v:id() == nil and v:rank() == nil, "none") end
+        local ok, err = pcall(v.id, 5)
+        assert(not ok and err:find("grove.policy.vertex expected", 1, true), err)
+        ok, err = pcall(v.size)
+        assert(not ok and err:find("grove.policy.vertex expected", 1, true), err)
+        -- only node1 (with the bare core) is walked into
+        return v:type() == "node" and v:name() ~= "node1"
+      end}]]):format(table.concat(want, ", "), bare:vid())))
+    local m = core.matcher(g)
+    assert(m:set_policy(p))
+    local j = assert(m:match(nodes(1, 3))) -- three cores: node1's two and the bare one
+    assert.equal("node1", node_names(j))
+  end)
+
+  it("see views that answer only while their own matcher runs", function()
+    -- type() as every shared method; id() and size() as the view's own
+    for _, method in ipairs{"type", "id", "size"} do
+      local p = assert(parse(([[
+        local kept
+        return {prune = function(v)
+          if kept then return kept:%s() == "x" end
+          kept = v
+          return false
+        end}]]):format(method)))
+      local m1, m2 = core.matcher(four()), core.matcher(four())
+      assert(m1:set_policy(p))
+      assert(m2:set_policy(p))
+      assert(m1:match(nodes(1, 1)))
+      expect.fails("ECANCELED", "policy inline: prune hook: inline.lua:3: a policy's vertex "
+        .. "can be used only while its match runs", m2:match(nodes(1, 1)))
+    end
   end)
 
   it("prune: true skips a subtree (vertices walked through, and candidates)", function()
