@@ -78,6 +78,11 @@ struct grove_writer {
     size_t nnames;
     struct wframe *frames;     /* walk of grove_writer_print_job */
     size_t framecap;
+    uint32_t *pkid;            /* [npicks] grove_writer_print_job: the first pick below
+                                * a vertex's first pick, NONE: none (child lists
+                                * in id order only) */
+    uint32_t *pnext;           /* [npicks] the next pick of the same parent, NONE: last */
+    size_t pkcap;              /* of pkid and pnext alike */
 };
 
 /* A name as put_line prints it, "name[", at the start of a cell of
@@ -98,6 +103,8 @@ struct wframe {
     uint32_t depth; /* as printed */
     bool whole;     /* everything below it is printed (expanded) */
     bool needed;    /* something printed lies below it */
+    bool bypick;    /* its children are the picks below it: cur is the next
+                     * (a pnext list), NONE past the last; end unused */
 };
 
 /* indexed by grove_wfmt_t */
@@ -170,7 +177,7 @@ void grove_writer_destroy(grove_writer_t *w)
     if (!w)
         return;
     GROVEP_FREE_ALL(w->slot, w->ents, w->lk, w->out, w->ord, w->stack, w->spool.p, w->frames,
-                    w->names);
+                    w->names, w->pkid, w->pnext);
     free(w);
 }
 
@@ -1057,6 +1064,9 @@ struct walk {
     const uint32_t *off;
     grove_sym_t last;           /* the type whole_pick asked last (picks come in runs) */
     bool last_whole;            /* and its answer */
+    int lists;                  /* the lists of picks below picks (pkid, pnext): 0 not
+                                 * made yet, 1 made, -1 not to be made (child lists
+                                 * out of id order, or no room) */
 };
 
 /* Is the pick i (the first of its vertex) printed whole: exclusive (any
@@ -1081,16 +1091,28 @@ static bool whole_pick(const grove_graph_t *g, struct walk *k, uint32_t i)
     return k->last_whole;
 }
 
+static bool pick_lists(grove_writer_t *w, const grove_job_t *job);
+
 /* Push the frame of v (pick: its first pick, or NONE) at depth, inside
- * an expanded pick or not.  0 or -1. */
+ * an expanded pick or not.  A frame not printed whole prints only picks
+ * below it; when v has more children than the job has picks (a one-core
+ * job's root has hundreds of racks, one of them the job's), it reads
+ * them from its pick's list, whose making for all the picks costs less
+ * than looking at each child.  0 or -1. */
 static inline int frame_push(grove_writer_t *w, struct walk *k, size_t *sp, grove_vid_t v,
                              uint32_t pick, uint32_t depth, bool inside)
 {
     if (grovep_grow((void **)&w->frames, &w->framecap, *sp + 1, sizeof(*w->frames)) < 0)
         return -1;
-    w->frames[(*sp)++] = (struct wframe){v, k->off[v], k->off[v + 1], pick, depth,
-                                         inside || (pick != NONE && whole_pick(w->g, k, pick)),
-                                         false};
+    bool whole = inside || (pick != NONE && whole_pick(w->g, k, pick));
+    /* a frame not whole is a pick's: only picks are met outside a whole one */
+    bool bypick = !whole && k->off[v + 1] - k->off[v] > k->job->npicks && k->lists >= 0;
+    if (bypick && k->lists == 0) {
+        k->lists = pick_lists(w, k->job) ? 1 : -1;
+        bypick = k->lists > 0;
+    }
+    w->frames[(*sp)++] = (struct wframe){v, bypick ? w->pkid[pick] : k->off[v], k->off[v + 1],
+                                         pick, depth, whole, false, bypick};
     return 0;
 }
 
@@ -1133,6 +1155,23 @@ static inline bool print_done(grove_writer_t *w, const grove_job_t *job, struct 
     return true;
 }
 
+/* The child c of f (pick: its first pick, or NONE below an expanded
+ * pick): its frame pushed, f to resume at resume once it is done (1), or
+ * printed now, a leaf (0); -1 when no room.  off is k->off, kept in a
+ * register by the caller (the text written may alias anything). */
+static inline int walk_child(grove_writer_t *w, struct walk *k, const uint32_t *off, size_t *sp,
+                             struct sink *s, struct wframe *f, grove_vid_t c, uint32_t pick,
+                             uint32_t resume)
+{
+    if (off[c] != off[c + 1]) {
+        f->cur = resume;
+        return frame_push(w, k, sp, c, pick, f->depth + 1, f->whole) < 0 ? -1 : 1;
+    }
+    if (print_done(w, k->job, s, c, pick, f->depth + 1, false))
+        f->needed = true;
+    return 0;
+}
+
 /* The simple text of the tree below the root pick r (post-order, as
  * order() and write_tree make it): the walk follows the tree's child
  * arrays, so children come in graph order, and a vertex is printed when
@@ -1149,23 +1188,26 @@ static int walk_simple(grove_writer_t *w, struct walk *k, grove_vid_t r, struct 
         return -1;
     while (sp > 0 && !s->b->failed) {
         struct wframe *f = &w->frames[sp - 1];
-        bool pushed = false;
-        for (uint32_t i = f->cur, end = f->end; i < end && !pushed;) {
-            grove_vid_t c = tk[i++];
-            uint32_t pick = NONE;
-            if (marked(w, c))
-                pick = w->slot[c];
-            else if (!f->whole)
-                continue; /* not the job's */
-            if (off[c] != off[c + 1]) {
-                f->cur = i; /* resumed there once c's frame is done */
-                if (frame_push(w, k, &sp, c, pick, f->depth + 1, f->whole) < 0)
-                    return -1;
-                pushed = true;
-            } else if (print_done(w, k->job, s, c, pick, f->depth + 1, false)) {
-                f->needed = true;
+        int pushed = 0;
+        if (f->bypick) {
+            for (uint32_t i = f->cur; i != NONE && !pushed;) {
+                uint32_t pick = i;
+                i = w->pnext[i];
+                pushed = walk_child(w, k, off, &sp, s, f, k->job->picks[pick].v, pick, i);
+            }
+        } else {
+            for (uint32_t i = f->cur, end = f->end; i < end && !pushed;) {
+                grove_vid_t c = tk[i++];
+                uint32_t pick = NONE;
+                if (marked(w, c))
+                    pick = w->slot[c];
+                else if (!f->whole)
+                    continue; /* not the job's */
+                pushed = walk_child(w, k, off, &sp, s, f, c, pick, i);
             }
         }
+        if (pushed < 0)
+            return -1;
         if (pushed)
             continue;
         /* all below f is printed: f itself, unless nothing of the job is */
@@ -1174,6 +1216,31 @@ static int walk_simple(grove_writer_t *w, struct walk *k, grove_vid_t r, struct 
             w->frames[sp - 1].needed = true;
     }
     return 0;
+}
+
+/* The picks below each vertex's first pick of job (its slots set), in
+ * vertex id order (pkid, pnext): graph order, when child lists are in id
+ * order.  Whether they are made (false: no room). */
+static bool pick_lists(grove_writer_t *w, const grove_job_t *job)
+{
+    size_t n = job->npicks, kcap = w->pkcap, ncap = w->pkcap;
+    if (grovep_grow((void **)&w->pkid, &kcap, n, sizeof(*w->pkid)) < 0
+        || grovep_grow((void **)&w->pnext, &ncap, n, sizeof(*w->pnext)) < 0)
+        return false; /* the room of both is still at least pkcap */
+    w->pkcap = kcap < ncap ? kcap : ncap;
+    const grove_pick_t *pk = job->picks;
+    for (size_t i = 0; i < n; i++)
+        w->pkid[i] = NONE;
+    /* from the last, each put first in its parent's list: lists in id order */
+    for (size_t i = n; i-- > 0;) {
+        grove_vid_t v = pk[i].v, p = w->g->parent[v];
+        if ((i > 0 && pk[i - 1].v == v) || p == GROVEP_NONE || !marked(w, p))
+            continue;
+        uint32_t ps = w->slot[p];
+        w->pnext[i] = w->pkid[ps];
+        w->pkid[ps] = (uint32_t)i;
+    }
+    return true;
 }
 
 int grove_writer_print_job(grove_writer_t *w, const grove_job_t *job, const grove_wshape_t *shape,
@@ -1185,7 +1252,7 @@ int grove_writer_print_job(grove_writer_t *w, const grove_job_t *job, const grov
      * child arrays, and picks in id order (roots are printed in that
      * order, duplicates are adjacent; checked while they are marked);
      * else the general way */
-    struct walk k = {job, shape, NULL, NULL, GROVE_SYM_NONE, false};
+    struct walk k = {job, shape, NULL, NULL, GROVE_SYM_NONE, false, w->ordered ? 0 : -1};
     bool direct = fmt == GROVE_WFMT_SIMPLE && w->sub == GROVE_SYM_NONE && !w->second
                   && job->npicks < NONE && (k.tk = grovep_tree_kids(g, &k.off)) != NULL
                   && begin(w) == 0;

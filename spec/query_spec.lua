@@ -506,6 +506,143 @@ describe("grove.writers", function()
     expect.raises(function() w:job(core.matcher(lab()), 1, "simple") end,
       "a matcher of another graph")
   end)
+
+  -- The walk of a job's simple text to a file reads, below a vertex not
+  -- printed whole, only the job's picks (not every child); inside a pick
+  -- printed whole it reads the child arrays.  Both give the bytes of the
+  -- selection built, which are those recorded here.
+  it("writes a job's text from its picks for jobs over racks, parents partly held", function()
+    local function js(res)
+      return "version: 9999\nresources:\n" .. res .. "attributes: {system: {duration: 60}}\n" ..
+        "tasks: [{command: [a], slot: s, count: {per_slot: 1}}]\n"
+    end
+    local slot = "  - type: slot\n    label: s\n    count: 1\n    with:\n"
+    local specs = {
+      -- three nodes over both racks, shared
+      js("- type: node\n  count: 3\n  with:\n" .. slot .. "    - type: core\n      count: 1\n"),
+      -- slots over two sockets of a node partly held, then a second node
+      js("- type: slot\n  count: 3\n  label: s\n  with:\n  - type: core\n    count: 3\n"),
+      -- an exclusive socket in a node partly held
+      js("- type: node\n  count: 1\n  with:\n  - type: socket\n    count: 1\n" ..
+        "    exclusive: true\n    with:\n  " .. slot:gsub("\n  ", "\n    ") ..
+        "      - type: core\n        count: 2\n"),
+      -- an exclusive node asked with nothing below it: printed whole (the
+      -- writer adds its inside) when node is expanded
+      js("- type: node\n  count: 1\n  exclusive: true\n"),
+    }
+    local shapes = {{expand = {}}, {expand = {node = true}},
+      {expand = {socket = true, core = true}}}
+    local function check(m, w, spec)
+      local job = assert(m:match(spec, "allocate", nil, { picks = false }))
+      local texts = {}
+      for k, shape in ipairs(shapes) do
+        local f = io.tmpfile()
+        assert.is_true(w:job(m, job.id, "simple", shape, f))
+        f:seek("set")
+        texts[k] = f:read("a")
+        f:close()
+        assert.equal(w:job(m, job.id, "simple", shape), texts[k])
+      end
+      return texts
+    end
+    local g = lab()
+    local w, m = core.writer(g), core.matcher(g)
+    local t = {}
+    for i, spec in ipairs(specs) do t[i] = check(m, w, spec) end
+    local function lines(list)
+      local out = {}
+      for _, l in ipairs(list) do
+        local d, name = l:match("^(%d+) (.*)$")
+        out[#out + 1] = "      " .. ("---"):rep(tonumber(d)) .. name .. "\n"
+      end
+      return table.concat(out)
+    end
+    assert.equal(lines {"5 core0[1:x]", "4 socket0[1:s]", "3 node0[1:s]", "5 core0[1:x]",
+      "4 socket0[1:s]", "3 node1[1:s]", "2 rack0[1:s]", "5 core0[1:x]", "4 socket0[1:s]",
+      "3 node2[1:s]", "2 rack1[1:s]", "1 lab0[1:s]"}, t[1][1])
+    assert.equal(lines {"5 core1[1:x]", "5 core2[1:x]", "5 core3[1:x]", "4 socket0[1:s]",
+      "5 core4[1:x]", "5 core5[1:x]", "5 core6[1:x]", "4 socket1[1:s]", "3 node0[1:s]",
+      "5 core1[1:x]", "5 core2[1:x]", "5 core3[1:x]", "4 socket0[1:s]", "3 node1[1:s]",
+      "2 rack0[1:s]", "1 lab0[1:s]"}, t[2][1])
+    assert.equal(lines {"5 core4[1:x]", "5 core5[1:x]", "5 core6[1:x]", "5 core7[1:x]",
+      "5 gpu1[1:x]", "5 memory2[4:x]", "5 memory3[4:x]", "4 socket1[1:x]", "3 node1[1:s]",
+      "2 rack0[1:s]", "1 lab0[1:s]"}, t[3][1])
+    -- the exclusive node alone, or with all of it when node is expanded
+    assert.equal(lines {"3 node3[1:x]", "2 rack1[1:s]", "1 lab0[1:s]"}, t[4][1])
+    local _, whole = t[4][2]:gsub("\n", "")
+    assert.equal(3 + 2 * (1 + 4 + 1 + 2), whole)
+    assert.truthy(t[4][2]:find("\n      ---------node3%[1:x%]\n      ------rack1%[1:s%]\n" ..
+      "      ---lab0%[1:s%]\n$"))
+    -- a wide graph (3 racks x 12 nodes x 2 sockets x 12 cores), its child
+    -- lists in vertex id order or not: a vertex with more children than a
+    -- job has picks is walked by the picks below it when they are in id
+    -- order, else by its child array; either way the bytes of the
+    -- selection, and those recorded here
+    local function wide(shuffled)
+      local h = core.graph()
+      local function kids(parent, n, make)
+        local made = {}
+        for i = 0, n - 1 do made[i] = make(i) end
+        for i = 0, n - 1 do
+          -- shuffled: the child lists go 1, 0, 3, 2, ...
+          local j = shuffled and (i % 2 == 0 and math.min(i + 1, n - 1) or i - 1) or i
+          assert(h:add_child(parent, made[j]))
+        end
+      end
+      local root = h:add_vertex { type = "cluster", id = 0 }
+      local node, core_ = 0, 0
+      kids(root, 3, function(r)
+        local rack = h:add_vertex { type = "rack", id = r }
+        kids(rack, 12, function()
+          local n = h:add_vertex { type = "node", id = node }
+          node = node + 1
+          kids(n, 2, function(sk)
+            local so = h:add_vertex { type = "socket", id = sk }
+            kids(so, 12, function()
+              core_ = core_ + 1
+              return h:add_vertex { type = "core", id = core_ - 1 }
+            end)
+            return so
+          end)
+          return n
+        end)
+        return rack
+      end)
+      return h
+    end
+    local wspecs = {
+      js("- type: slot\n  count: 1\n  label: s\n  with:\n  - type: core\n    count: 1\n"),
+      js("- type: node\n  count: 14\n  with:\n" .. slot .. "    - type: core\n      count: 1\n"),
+      js("- type: slot\n  count: 2\n  label: s\n  with:\n  - type: core\n    count: 5\n"),
+      js("- type: node\n  count: 1\n  exclusive: true\n"),
+      -- fewer picks than the children of the socket, then of the rack
+      js("- type: slot\n  count: 1\n  label: s\n  with:\n  - type: core\n    count: 3\n"),
+      js("- type: node\n  count: 2\n  with:\n" .. slot .. "    - type: core\n      count: 1\n"),
+      js("- type: node\n  count: 2\n  with:\n  - type: socket\n    count: 1\n" ..
+        "    exclusive: true\n    with:\n  " .. slot:gsub("\n  ", "\n    ") ..
+        "      - type: core\n        count: 2\n"),
+    }
+    local texts = {}
+    for _, shuffled in ipairs {false, true} do
+      local h = wide(shuffled)
+      local hm, hw = core.matcher(h), core.writer(h)
+      texts[shuffled] = {}
+      for i, spec in ipairs(wspecs) do texts[shuffled][i] = check(hm, hw, spec) end
+    end
+    assert.equal(lines {"5 core0[1:x]", "4 socket0[1:s]", "3 node0[1:s]", "2 rack0[1:s]",
+      "1 cluster0[1:s]"}, texts[false][1][1])
+    assert.equal(lines {"5 core12[1:x]", "5 core13[1:x]", "5 core14[1:x]", "4 socket1[1:s]",
+      "3 node0[1:s]", "2 rack0[1:s]", "1 cluster0[1:s]"}, texts[false][5][1])
+    assert.equal(lines {"5 core15[1:x]", "4 socket1[1:s]", "3 node0[1:s]", "5 core25[1:x]",
+      "4 socket0[1:s]", "3 node1[1:s]", "2 rack0[1:s]", "1 cluster0[1:s]"}, texts[false][6][1])
+    -- in graph order, not id order
+    assert.equal(lines {"5 core313[1:x]", "5 core312[1:x]", "5 core315[1:x]", "4 socket0[1:s]",
+      "3 node13[1:s]", "2 rack1[1:s]", "1 cluster0[1:s]"}, texts[true][5][1])
+    assert.equal(lines {"5 core314[1:x]", "4 socket0[1:s]", "3 node13[1:s]", "5 core300[1:x]",
+      "4 socket1[1:s]", "3 node12[1:s]", "2 rack1[1:s]", "1 cluster0[1:s]"}, texts[true][6][1])
+    local _, n14 = texts[false][2][1]:gsub("\n", "")
+    assert.equal(14 * 3 + 2 + 1, n14)
+  end)
 end)
 
 describe("grove query command line", function()
