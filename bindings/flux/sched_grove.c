@@ -631,6 +631,37 @@ static const char *skip_string(const char *p)
     return NULL;
 }
 
+/* Whether tok is a number as RFC 8259 spells one (-?int frac? exp?):
+ * Lua's reader takes more ("+1", ".5", "0x10", "1."), which must go to
+ * jansson and be refused there, as before. */
+static bool json_number(const char *tok)
+{
+    const char *p = tok + (*tok == '-');
+    if (*p == '0')
+        p++;
+    else if (*p >= '1' && *p <= '9')
+        while (*p >= '0' && *p <= '9')
+            p++;
+    else
+        return false;
+    if (*p == '.') {
+        if (!(*++p >= '0' && *p <= '9'))
+            return false;
+        while (*p >= '0' && *p <= '9')
+            p++;
+    }
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-')
+            p++;
+        if (!(*p >= '0' && *p <= '9'))
+            return false;
+        while (*p >= '0' && *p <= '9')
+            p++;
+    }
+    return *p == '\0';
+}
+
 /* Past the object or array at p, or NULL (its brackets and strings
  * balanced; the loop's reader checks the rest). */
 static const char *skip_nested(const char *p)
@@ -692,8 +723,7 @@ static bool push_request_text(lua_State *L, const char *text, const char *text_k
             tok[n] = '\0';
             if (!strcmp(tok, "true") || !strcmp(tok, "false"))
                 lua_pushboolean(L, tok[0] == 't');
-            else if (tok[0] == 'n' || tok[0] == 'i' || (tok[0] >= 'a' && tok[0] <= 'z')
-                     || strchr(tok, 'x') || !lua_stringtonumber(L, tok))
+            else if (!json_number(tok) || !lua_stringtonumber(L, tok))
                 break; /* null, or not a JSON number */
         }
         lua_pushlstring(L, k, (size_t)(ke - 1 - k));
