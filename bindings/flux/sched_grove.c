@@ -53,6 +53,7 @@
 #include <lualib.h>
 
 #include "grovel.h"
+#include "json_private.h"
 #include "lacquire.h"
 
 
@@ -603,82 +604,50 @@ static void push_request(lua_State *L, const json_t *p, const char *const *keys,
  *
  * The requests the loop gets most (alloc, free) are an object of scalars
  * and one object (the jobspec, R) that the loop wants as text.  Their
- * payload's text is read here member by member, without a tree: the
- * scalars pushed as Lua values, the object's text span pushed as a
- * string.  Anything else (a nested value elsewhere, a string or null
- * scalar, text that is not a plain object) makes it give up, and the
+ * payload's text is read here by libgrove's streaming JSON reader
+ * (core/json.c), without a tree: the integers, reals and booleans pushed
+ * as Lua values, the object's text span pushed as a string.  Anything else
+ * (a string, null, an array, another object) makes it give up, and the
  * caller reads the payload through jansson as before, so what a message
  * means never depends on which reader took it. */
 
-static const char *skip_blanks(const char *p)
-{
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-        p++;
-    return p;
-}
+struct flat {
+    lua_State *L;
+    const char *text_key;
+};
 
-/* Past the string at p (its opening quote), or NULL. */
-static const char *skip_string(const char *p)
+static int flat_member(grovep_json_t *js, const char *key, size_t klen, const grovep_jval_t *v,
+                       void *arg)
 {
-    for (p++; *p; p++) {
-        if (*p == '\\') {
-            if (!*++p)
-                return NULL;
-        } else if (*p == '"') {
-            return p + 1;
-        }
+    struct flat *f = arg;
+    int kind = grovep_json_kind(js, v);
+    bool text = kind == GROVEP_J_OBJECT && strlen(f->text_key) == klen
+                && !memcmp(key, f->text_key, klen);
+    if (!text && kind != GROVEP_J_INT && kind != GROVEP_J_REAL && kind != GROVEP_J_TRUE
+        && kind != GROVEP_J_FALSE)
+        return -1; /* not of the plain shape: jansson reads it */
+    size_t start = grovep_json_pos(js);
+    if (grovep_json_skip(js, 1) < 0)
+        return -1;
+    const char *t = js->text + start;
+    size_t n = js->cur - start;
+    char num[64];
+    if (text) {
+        lua_pushlstring(f->L, t, n);
+    } else if (kind == GROVEP_J_TRUE || kind == GROVEP_J_FALSE) {
+        lua_pushboolean(f->L, kind == GROVEP_J_TRUE);
+    } else {
+        if (n >= sizeof(num))
+            return -1;
+        memcpy(num, t, n);
+        num[n] = '\0';
+        if (!lua_stringtonumber(f->L, num))
+            return -1;
     }
-    return NULL;
-}
-
-/* Whether tok is a number as RFC 8259 spells one (-?int frac? exp?):
- * Lua's reader takes more ("+1", ".5", "0x10", "1."), which must go to
- * jansson and be refused there, as before. */
-static bool json_number(const char *tok)
-{
-    const char *p = tok + (*tok == '-');
-    if (*p == '0')
-        p++;
-    else if (*p >= '1' && *p <= '9')
-        while (*p >= '0' && *p <= '9')
-            p++;
-    else
-        return false;
-    if (*p == '.') {
-        if (!(*++p >= '0' && *p <= '9'))
-            return false;
-        while (*p >= '0' && *p <= '9')
-            p++;
-    }
-    if (*p == 'e' || *p == 'E') {
-        p++;
-        if (*p == '+' || *p == '-')
-            p++;
-        if (!(*p >= '0' && *p <= '9'))
-            return false;
-        while (*p >= '0' && *p <= '9')
-            p++;
-    }
-    return *p == '\0';
-}
-
-/* Past the object or array at p, or NULL (its brackets and strings
- * balanced; the loop's reader checks the rest). */
-static const char *skip_nested(const char *p)
-{
-    int depth = 0;
-    for (; *p; p++) {
-        if (*p == '"') {
-            if (!(p = skip_string(p)))
-                return NULL;
-            p--;
-        } else if (*p == '{' || *p == '[') {
-            depth++;
-        } else if ((*p == '}' || *p == ']') && --depth == 0) {
-            return p + 1;
-        }
-    }
-    return NULL;
+    lua_pushlstring(f->L, key, klen);
+    lua_insert(f->L, -2);
+    lua_rawset(f->L, -3);
+    return 0;
 }
 
 /* Push the request text as the loop reads it (a table: the scalars as
@@ -686,61 +655,17 @@ static const char *skip_nested(const char *p)
  * the text is not of that plain shape. */
 static bool push_request_text(lua_State *L, const char *text, const char *text_key)
 {
-    const char *p = skip_blanks(text);
-    if (*p++ != '{')
-        return false;
+    grove_error_t err;
+    grovep_json_t js = {.text = text, .len = strlen(text), .err = &err};
+    grovep_jval_t v = {NULL};
+    struct flat f = {L, text_key};
     int top = lua_gettop(L);
     lua_createtable(L, 0, 6);
-    p = skip_blanks(p);
-    bool whole = *p == '}'; /* read to the closing brace */
-    while (!whole) {
-        if (*p != '"')
-            break;
-        const char *k = p + 1, *ke = skip_string(p);
-        if (!ke || memchr(k, '\\', (size_t)(ke - 1 - k)))
-            break;
-        p = skip_blanks(ke);
-        if (*p++ != ':')
-            break;
-        p = skip_blanks(p);
-        const char *v = p;
-        if (*p == '{' && (size_t)(ke - 1 - k) == strlen(text_key)
-            && !memcmp(k, text_key, (size_t)(ke - 1 - k))) {
-            const char *e = skip_nested(p);
-            if (!e)
-                break;
-            lua_pushlstring(L, v, (size_t)(e - v));
-            p = e;
-        } else {
-            while ((*p >= '0' && *p <= '9') || *p == '-' || *p == '+' || *p == '.' || *p == 'e'
-                   || *p == 'E' || (*p >= 'a' && *p <= 'z'))
-                p++;
-            char tok[64];
-            size_t n = (size_t)(p - v);
-            if (n == 0 || n >= sizeof(tok))
-                break;
-            memcpy(tok, v, n);
-            tok[n] = '\0';
-            if (!strcmp(tok, "true") || !strcmp(tok, "false"))
-                lua_pushboolean(L, tok[0] == 't');
-            else if (!json_number(tok) || !lua_stringtonumber(L, tok))
-                break; /* null, or not a JSON number */
-        }
-        lua_pushlstring(L, k, (size_t)(ke - 1 - k));
-        lua_insert(L, -2);
-        lua_rawset(L, -3);
-        p = skip_blanks(p);
-        if (*p == ',')
-            p = skip_blanks(p + 1);
-        else if (*p == '}')
-            whole = true;
-        else
-            break;
-    }
-    if (whole && *skip_blanks(p + 1) == '\0')
-        return true;
-    lua_settop(L, top);
-    return false;
+    bool ok = grovep_json_object(&js, &v, flat_member, &f) == 1 && grovep_json_at_end(&js);
+    grovep_json_free(&js);
+    if (!ok)
+        lua_settop(L, top);
+    return ok;
 }
 
 /* Push the request msg as the loop reads it (push_request_text, or
