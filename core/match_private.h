@@ -58,6 +58,14 @@ struct req {
 /* What set_state found at v: its taken units and flags when this match
  * had set them (live), else nothing (rolled back, v is unstamped: stamp 0
  * is never a generation).  16 bytes: a whole machine logs a million. */
+/* A block of per-match vertex state (see blk in the matcher). */
+#define SBLK_SHIFT 10
+#define SBLK_N ((grove_vid_t)1 << SBLK_SHIFT)
+struct sblk {
+    int64_t taken[SBLK_N];
+    uint8_t mflags[SBLK_N];
+};
+
 struct undo {
     int64_t taken;
     grove_vid_t v;
@@ -162,9 +170,19 @@ struct grove_matcher {
     bool gen_kept; /* the stamps of gen outlive an emptied undo log
                     * (match_complete): the next generation is a new one */
     uint8_t *stamp;
-    int64_t *taken;
-    uint8_t *mflags;
     size_t scap;
+    /* the state of the current vertices (taken, mflags) lives in blocks of
+     * SBLK_N vertex slots: block i of the slots is blk[i] when bgen[i] is
+     * gen, lent from a pool at its first stamp of the generation and given
+     * back to the pool with it.  A one-core job writes the state of a few
+     * vertices on a rack no job went to yet: in arrays indexed by vertex
+     * id those were fresh pages, a fault each inside the job (~1.5 a job,
+     * ~25 us each on a virtual machine), where the pool's few blocks stay
+     * resident from one match to the next */
+    struct sblk **blk; /* [scap / SBLK_N] */
+    uint8_t *bgen;     /* [scap / SBLK_N] */
+    struct sblk **pool;
+    size_t npool, nlent;
     struct undo *log;
     size_t nlog, logcap;
     grove_pick_t *sel;
@@ -262,17 +280,29 @@ static inline grove_sym_t dom_sym(const grove_matcher_t *m)
     return m->dominant == GROVE_SYM_NONE ? m->g->sym_containment : m->dominant;
 }
 
+/* The state block of current vertex v, and v's place in it. */
+static inline struct sblk *sblk_of(const grove_matcher_t *m, grove_vid_t v)
+{
+    return m->blk[v >> SBLK_SHIFT];
+}
+#define SBLK_AT(v) ((v) & (SBLK_N - 1))
+
 static inline int64_t taken_of(const grove_matcher_t *m, grove_vid_t v)
 {
     if (m->stamp[v] != m->gen)
         return 0;
-    return (m->mflags[v] & M_POOL) ? m->g->v[v].size : m->taken[v];
+    const struct sblk *b = sblk_of(m, v);
+    return (b->mflags[SBLK_AT(v)] & M_POOL) ? m->g->v[v].size : b->taken[SBLK_AT(v)];
 }
 
 static inline uint8_t flags_of(const grove_matcher_t *m, grove_vid_t v)
 {
-    return m->stamp[v] == m->gen ? m->mflags[v] : 0;
+    return m->stamp[v] == m->gen ? sblk_of(m, v)->mflags[SBLK_AT(v)] : 0;
 }
+
+/* match_walk.c: lend block i of the vertex slots a state block for this
+ * generation.  0 or -1 (ENOMEM). */
+int grovep_match_sblk_lend(grove_matcher_t *m, size_t i);
 
 /* Log v's state as it is (its units taken as taken_of says, so the log
  * never holds M_POOL) and make it current.  0 or -1 (ENOMEM). */
@@ -280,10 +310,15 @@ static inline int log_state(grove_matcher_t *m, grove_vid_t v)
 {
     if (grovep_grow((void **)&m->log, &m->logcap, m->nlog + 1, sizeof(*m->log)) < 0)
         return -1;
-    m->log[m->nlog++] =
-        m->stamp[v] == m->gen
-            ? (struct undo){taken_of(m, v), v, (uint16_t)((m->mflags[v] & ~M_POOL) | UNDO_LIVE)}
-            : (struct undo){0, v, 0};
+    if (m->stamp[v] == m->gen) {
+        const struct sblk *b = sblk_of(m, v);
+        m->log[m->nlog++] = (struct undo){
+            taken_of(m, v), v, (uint16_t)((b->mflags[SBLK_AT(v)] & ~M_POOL) | UNDO_LIVE)};
+        return 0;
+    }
+    if (m->bgen[v >> SBLK_SHIFT] != m->gen && grovep_match_sblk_lend(m, v >> SBLK_SHIFT) < 0)
+        return -1;
+    m->log[m->nlog++] = (struct undo){0, v, 0};
     m->stamp[v] = m->gen;
     return 0;
 }
@@ -292,19 +327,20 @@ static inline int set_state(grove_matcher_t *m, grove_vid_t v, int64_t taken, ui
 {
     if (log_state(m, v) < 0)
         return -1;
-    m->taken[v] = taken;
-    m->mflags[v] = (uint8_t)(flags & ~M_POOL);
+    struct sblk *b = sblk_of(m, v);
+    b->taken[SBLK_AT(v)] = taken;
+    b->mflags[SBLK_AT(v)] = (uint8_t)(flags & ~M_POOL);
     return 0;
 }
 
-/* set_state with all of v's pool taken, without writing the taken array:
- * a whole machine takes a million cores whole, and their 8 bytes each
- * would be as many fresh pages to fault in as the selection's. */
+/* set_state with all of v's pool taken, without writing taken: a whole
+ * machine takes a million cores whole, and their 8 bytes each would be as
+ * many fresh pages to fault in as the selection's. */
 static inline int set_whole(grove_matcher_t *m, grove_vid_t v, uint8_t flags)
 {
     if (log_state(m, v) < 0)
         return -1;
-    m->mflags[v] = (uint8_t)(flags | M_POOL);
+    sblk_of(m, v)->mflags[SBLK_AT(v)] = (uint8_t)(flags | M_POOL);
     return 0;
 }
 
@@ -325,8 +361,9 @@ static inline void rollback(grove_matcher_t *m, struct checkpoint cp)
             m->stamp[u->v] = 0;
             continue;
         }
-        m->taken[u->v] = u->taken;
-        m->mflags[u->v] = (uint8_t)u->flags;
+        struct sblk *b = sblk_of(m, u->v);
+        b->taken[SBLK_AT(u->v)] = u->taken;
+        b->mflags[SBLK_AT(u->v)] = (uint8_t)u->flags;
     }
     for (size_t i = cp.nsel; i < m->nsel; i++)
         grove_policy_request_found(&m->preq, m->g->v[m->sel[i].v].type, -m->sel[i].amount);

@@ -250,7 +250,7 @@ bool grovep_match_implied(grove_matcher_t *m, grove_vid_t v)
     }
     for (grove_vid_t b = m->par[v]; b != a; b = m->par[b])
         if (m->stamp[b] == m->gen)
-            m->mflags[b] |= (uint8_t)(M_IKNOWN | (r ? M_IMPL : 0));
+            sblk_of(m, b)->mflags[SBLK_AT(b)] |= (uint8_t)(M_IKNOWN | (r ? M_IMPL : 0));
     return r;
 }
 

@@ -29,26 +29,24 @@
 int grovep_match_scratch_reserve(grove_matcher_t *m)
 {
     size_t n = m->g->nv, old = m->scap, oldsel = m->selcap, oldlog = m->logcap;
-    size_t c1 = old, c2 = old, c3 = old; /* parallel arrays: all grow alike */
-    if (grovep_grow((void **)&m->taken, &c2, n, sizeof(*m->taken)) < 0
-        || grovep_grow((void **)&m->mflags, &c3, n, sizeof(*m->mflags)) < 0
-        || grovep_grow((void **)&m->stamp, &c1, n, sizeof(*m->stamp)) < 0)
+    /* parallel arrays: the stamps (scap), the blocks' (scap / SBLK_N) */
+    size_t c1 = old, c2 = old / SBLK_N, c3 = old / SBLK_N;
+    if (grovep_grow((void **)&m->blk, &c2, (n + SBLK_N - 1) / SBLK_N, sizeof(*m->blk)) < 0
+        || grovep_grow((void **)&m->bgen, &c3, c2, sizeof(*m->bgen)) < 0
+        || grovep_grow((void **)&m->stamp, &c1, c2 * SBLK_N, sizeof(*m->stamp)) < 0)
         return -1;
+    c1 = c2 * SBLK_N; /* the stamps' room may be larger: scap is what is used */
     /* The stamps are cleared here, on huge pages, at the load: left to
      * come zeroed from the system they became resident a page at a time
      * under the first matches, a fault inside each of the first jobs on
      * untouched racks (a one-core job at 16,384 nodes 33 -> 59 us, -e
-     * median, measured).  taken and mflags are read only where the stamp
-     * is current: a page of them becomes resident where a match first
-     * writes, on small pages (a 2 MB one would hold 5,000 nodes' state
-     * for a job on one; writing them all now would be 8 MB more at 16,384
-     * nodes).  Dense arrays, not state kept in the undo log: a whole
-     * machine asks a vertex's state several times, and an array read is
-     * one load where the log is two dependent ones (a quarter of such a
-     * match's time, measured) */
+     * median, measured).  The state of the stamped vertices is in the
+     * blocks lent from the pool (grovep_match_sblk_lend), not in arrays
+     * indexed by vertex id, for the same reason */
     if (c1 != old) {
         grovep_huge(m->stamp, c1 * sizeof(*m->stamp));
         memset(m->stamp + old, 0, (c1 - old) * sizeof(*m->stamp));
+        memset(m->bgen + old / SBLK_N, 0, (c2 - old / SBLK_N) * sizeof(*m->bgen));
     }
     m->scap = c1;
     /* a whole machine's selection and undo log hold about one entry a
@@ -64,13 +62,43 @@ int grovep_match_scratch_reserve(grove_matcher_t *m)
     return 0;
 }
 
+/* A match that has stamped fewer vertices than this when it needs a new
+ * state block writes every page of the block at once: the block is lent
+ * again to later matches, which then find it resident wherever they
+ * write.  A larger match (a whole machine) leaves its blocks' pages to
+ * become resident as written: it may write their flags alone. */
+#define SBLK_TOUCH_MAX 4096
+
+int grovep_match_sblk_lend(grove_matcher_t *m, size_t i)
+{
+    if (m->nlent == m->npool) {
+        size_t cap = m->npool; /* the pool's room is its count: grown by one */
+        if (grovep_grow((void **)&m->pool, &cap, m->npool + 1, sizeof(*m->pool)) < 0)
+            return -1;
+        struct sblk *b = malloc(sizeof(*b));
+        if (!b) {
+            errno = ENOMEM;
+            return -1;
+        }
+        if (m->nlog < SBLK_TOUCH_MAX)
+            memset(b, 0, sizeof(*b));
+        m->pool[m->npool++] = b;
+    }
+    m->blk[i] = m->pool[m->nlent++];
+    m->bgen[i] = m->gen;
+    return 0;
+}
+
 /* Free the scratch arrays and the walk's arenas (for
  * grove_matcher_destroy). */
 void grovep_match_scratch_free(grove_matcher_t *m)
 {
     free(m->stamp);
-    free(m->taken);
-    free(m->mflags);
+    for (size_t i = 0; i < m->npool; i++)
+        free(m->pool[i]);
+    free(m->pool);
+    free(m->blk);
+    free(m->bgen);
     free(m->sel);
     free(m->log);
     free(m->frames);
@@ -82,12 +110,15 @@ void grovep_match_new_generation(grove_matcher_t *m)
 {
     /* a generation nothing was stamped with is used again (an empty undo
      * log: every stamp is logged, and a rollback to nothing unstamps), so
-     * that attempts ruled out at the root do not bring the wrap closer */
+     * that attempts ruled out at the root do not bring the wrap closer;
+     * its lent blocks stay lent */
     if (m->nlog != 0 || m->gen_kept || m->gen == 0) {
         if (++m->gen == 0) {
             memset(m->stamp, 0, m->scap * sizeof(*m->stamp));
+            memset(m->bgen, 0, m->scap / SBLK_N * sizeof(*m->bgen));
             m->gen = 1;
         }
+        m->nlent = 0; /* every block is back in the pool */
     }
     m->gen_kept = false;
     m->nlog = 0;
