@@ -64,6 +64,7 @@ struct req {
 struct sblk {
     int64_t taken[SBLK_N];
     uint8_t mflags[SBLK_N];
+    bool resident; /* every page of it written once (grovep_match_sblk_lend) */
 };
 
 struct undo {

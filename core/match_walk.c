@@ -62,11 +62,11 @@ int grovep_match_scratch_reserve(grove_matcher_t *m)
     return 0;
 }
 
-/* A match that has stamped fewer vertices than this when it needs a new
- * state block writes every page of the block at once: the block is lent
- * again to later matches, which then find it resident wherever they
- * write.  A larger match (a whole machine) leaves its blocks' pages to
- * become resident as written: it may write their flags alone. */
+/* A match that has stamped fewer vertices than this when it is lent a
+ * block not resident yet writes every page of the block at once: the block
+ * is lent again to later matches, which then find it resident wherever
+ * they write.  A larger match (a whole machine) leaves its blocks' pages
+ * to become resident as written: it may write their flags alone. */
 #define SBLK_TOUCH_MAX 4096
 
 int grovep_match_sblk_lend(grove_matcher_t *m, size_t i)
@@ -80,11 +80,15 @@ int grovep_match_sblk_lend(grove_matcher_t *m, size_t i)
             errno = ENOMEM;
             return -1;
         }
-        if (m->nlog < SBLK_TOUCH_MAX)
-            memset(b, 0, sizeof(*b));
+        b->resident = false;
         m->pool[m->npool++] = b;
     }
-    m->blk[i] = m->pool[m->nlent++];
+    struct sblk *b = m->pool[m->nlent++];
+    if (!b->resident && m->nlog < SBLK_TOUCH_MAX) {
+        memset(b, 0, sizeof(*b));
+        b->resident = true;
+    }
+    m->blk[i] = b;
     m->bgen[i] = m->gen;
     return 0;
 }
