@@ -415,8 +415,8 @@ int grove_graph_unlink(grove_graph_t *g, grove_vid_t v, bool force)
         grove_vid_t x = c.v[i];
         while (g->first_out[x] != GROVEP_NONE)
             grovep_edge_remove(g, g->first_out[x]);
-        while (g->first_in[x] != GROVEP_NONE)
-            grovep_edge_remove(g, g->first_in[x]);
+        while (grovep_in_first(g, x) != GROVEP_NONE)
+            grovep_edge_remove(g, grovep_in_first(g, x));
     }
     for (size_t i = 0; i < c.n; i++)
         grovep_vertex_kill(g, c.v[i]);

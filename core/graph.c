@@ -439,6 +439,7 @@ grove_graph_t *grovep_graph_new(void)
     g->kv_free = GROVEP_NONE;
     g->rec_free = GROVEP_NONE;
     g->head_free = GROVEP_NONE;
+    g->pend = GROVEP_NONE;
     if (!(g->uuidx = calloc(1, sizeof(*g->uuidx))))
         goto fail;
     uint64_t *rng = g->uuidx->rng;
@@ -520,8 +521,8 @@ void grovep_graph_free(grove_graph_t *g)
     grovep_holder_release(g->holder);
     grove_intern_destroy(g->strings);
     idnames_free(g);
-    GROVEP_FREE_ALL(g->v, g->names, g->kvh, g->first_out, g->tails, g->first_in, g->parent, g->next_type,
-                    g->next_name, g->next_rank, g->e, g->tk_off, g->tk_kid, g->kv, g->recs,
+    GROVEP_FREE_ALL(g->v, g->names, g->kvh, g->first_out, g->tails, g->parent, g->next_type,
+                    g->next_name, g->next_rank, g->e, g->uin_first, g->uin_next, g->tk_off, g->tk_kid, g->kv, g->recs,
                     g->heads, g->by_type, g->by_name);
     map_free(&g->by_rank);
     map_free(&g->big_ids);
@@ -708,7 +709,6 @@ static int reserve_vertices(grove_graph_t *g, size_t need)
     } while (0)
     GROWV(v);
     GROWV(first_out);
-    GROWV(first_in);
     GROWV(parent);
 #undef GROWV
     /* the index chains' links, once made (chains_made) */
@@ -1040,17 +1040,6 @@ static void opp_set(grove_graph_t *g, grove_eid_t e, grove_eid_t o)
     g->e[e].opp = GROVEP_OPP_FAR;
 }
 
-/* Pair e and o, farther apart than an edge's opp can say: 0, or -1
- * (ENOMEM) with nothing changed. */
-static int pair_far(grove_graph_t *g, grove_eid_t e, grove_eid_t o)
-{
-    if (opp_room(g) < 0)
-        return -1;
-    opp_set(g, o, e);
-    opp_set(g, e, o);
-    return 0;
-}
-
 /* Would o as the opposite of e take a slot of g->big_ids? */
 static inline bool opp_far(grove_eid_t e, grove_eid_t o)
 {
@@ -1244,7 +1233,7 @@ static grove_vid_t add_vertex(grove_graph_t *g, const grove_vertex_info_t *info,
         g->names[v] = name;
     if (g->uuidx->u)
         memcpy(g->uuidx->u[v], u, 16);
-    g->first_out[v] = g->first_in[v] = GROVEP_NONE;
+    g->first_out[v] = GROVEP_NONE;
     g->parent[v] = GROVEP_NONE;
     g->nv++;
     g->nlive++;
@@ -1516,7 +1505,7 @@ static bool rel_is_up(const grove_graph_t *g, grove_sym_t rel)
 /* The downward in-edge of v in subsystem index sub, or GROVEP_NONE. */
 static grove_eid_t down_in_edge(const grove_graph_t *g, grove_vid_t v, int sub)
 {
-    for (grove_eid_t e = g->first_in[v]; e != GROVEP_NONE; e = g->e[e].next_in)
+    for (grove_eid_t e = grovep_in_first(g, v); e != GROVEP_NONE; e = grovep_in_next(g, e))
         if (g->e[e].sub == sub && !(g->e[e].flags & GROVEP_E_UP))
             return e;
     return GROVEP_NONE;
@@ -1550,6 +1539,69 @@ static grove_eid_t find_edge(const grove_graph_t *g, grove_vid_t src, grove_vid_
 static grove_eid_t add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
                             grove_sym_t ssym, grove_sym_t rsym, int up_flag,
                             grove_error_t *err);
+
+static void edge_kill(grove_graph_t *g, grove_eid_t e);
+
+/* ---- the in-lists of the edges with no opposite (g->pend, g->uin_*) ---- */
+
+/* Make g->uin_first cover vertex v and g->uin_next edge x: 0, or -1
+ * (ENOMEM) with nothing changed. */
+static int uin_cover(grove_graph_t *g, grove_vid_t v, grove_eid_t x)
+{
+    size_t cap = g->uin_nv;
+    if (v >= cap) {
+        if (grovep_grow((void **)&g->uin_first, &cap, (size_t)v + 1, sizeof(*g->uin_first)) < 0)
+            return -1;
+        for (size_t i = g->uin_nv; i < cap; i++)
+            g->uin_first[i] = GROVEP_NONE;
+        g->uin_nv = cap;
+    }
+    cap = g->uin_ne;
+    if (x >= cap) {
+        if (grovep_grow((void **)&g->uin_next, &cap, (size_t)x + 1, sizeof(*g->uin_next)) < 0)
+            return -1;
+        for (size_t i = g->uin_ne; i < cap; i++)
+            g->uin_next[i] = GROVEP_NONE;
+        g->uin_ne = cap;
+    }
+    return 0;
+}
+
+/* Room for one more edge with no opposite: g->pend moved to the head of
+ * its destination's list.  0, or -1 (ENOMEM) with nothing changed. */
+static int uin_room(grove_graph_t *g)
+{
+    grove_eid_t x = g->pend;
+    if (x == GROVEP_NONE)
+        return 0;
+    grove_vid_t v = g->e[x].dst;
+    if (uin_cover(g, v, x) < 0)
+        return -1;
+    g->uin_next[x] = g->uin_first[v];
+    g->uin_first[v] = x;
+    g->pend = GROVEP_NONE;
+    return 0;
+}
+
+/* Live edge x has no opposite now: it becomes g->pend (uin_room first). */
+static void uin_add(grove_graph_t *g, grove_eid_t x)
+{
+    g->pend = x;
+}
+
+/* Take live edge x, with no opposite, out of g->pend or its list: it is
+ * about to have one, or to go. */
+static void uin_take(grove_graph_t *g, grove_eid_t x)
+{
+    if (x == g->pend) {
+        g->pend = GROVEP_NONE;
+        return;
+    }
+    grove_eid_t *p = &g->uin_first[g->e[x].dst];
+    while (*p != x)
+        p = &g->uin_next[*p];
+    *p = g->uin_next[x];
+}
 
 grove_eid_t grove_graph_add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
                                  const char *subsystem, const char *rel, grove_error_t *err)
@@ -1649,12 +1701,17 @@ static grove_eid_t add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
         }
     }
     /* the tail of src's out-list, and room to keep it once the list is
-     * long */
+     * long; an unpaired edge in the other direction to pair with (it has
+     * none: nothing of it to drop from g->big_ids), or room to keep the
+     * new edge with no opposite */
     size_t nout;
     uint64_t *ts;
     grove_eid_t last = out_last(g, src, &ts, &nout);
     bool track = !ts && nout + 1 >= GROVEP_TAIL_WALK;
+    grove_eid_t o = find_edge(g, dst, src, sub, !up);
     if ((track && tails_room(g) < 0)
+        || (o == GROVEP_NONE ? uin_room(g) : opp_far((grove_eid_t)g->ne, o) ? opp_room(g) : 0)
+               < 0
         || grovep_grow((void **)&g->e, &g->ecap, g->ne + 1, sizeof(*g->e)) < 0)
         goto undo;
     grove_eid_t e = (grove_eid_t)g->ne++;
@@ -1662,7 +1719,6 @@ static grove_eid_t add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
         .src = src,
         .dst = dst,
         .next_out = GROVEP_NONE,
-        .next_in = GROVEP_NONE,
         .sub = (uint8_t)sub,
         .rel = (uint8_t)ri,
         .flags = up ? GROVEP_E_UP : 0,
@@ -1676,23 +1732,22 @@ static grove_eid_t add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
         *ts = tail_key(src) | e;
     else if (track)
         tails_put(g, src, e);
-    g->e[e].next_in = g->first_in[dst];
-    g->first_in[dst] = e;
     g->nlive_e++;
     if (primary) {
         g->parent[dst] = src;
         g->agg_dirty = true;
     }
-    /* pair with an unpaired edge in the other direction (o has none:
-     * nothing of it to drop from g->big_ids) */
-    grove_eid_t o = find_edge(g, dst, src, sub, !up);
-    if (o != GROVEP_NONE && !opp_far(e, o)) {
-        g->e[o].opp = (int8_t)((int64_t)e - (int64_t)o);
-        g->e[e].opp = (int8_t)((int64_t)o - (int64_t)e);
-    } else if (o != GROVEP_NONE && pair_far(g, e, o) < 0) {
-        grovep_edge_remove(g, e); /* no room to pair it: not made */
-        g->ne--;
-        goto undo;
+    if (o == GROVEP_NONE) {
+        uin_add(g, e);
+    } else {
+        uin_take(g, o);
+        if (!opp_far(e, o)) {
+            g->e[o].opp = (int8_t)((int64_t)e - (int64_t)o);
+            g->e[e].opp = (int8_t)((int64_t)o - (int64_t)e);
+        } else { /* room made */
+            opp_set(g, o, e);
+            opp_set(g, e, o);
+        }
     }
     return e;
 undo:
@@ -1706,12 +1761,24 @@ undo:
 int grove_graph_add_child(grove_graph_t *g, grove_vid_t parent, grove_vid_t child,
                           const char *subsystem, grove_error_t *err)
 {
+    /* d may pair with an "in" edge made before, which is left with no
+     * opposite again if u cannot be made: g->pend empty to take it */
+    if (uin_room(g) < 0)
+        return -1;
     grove_eid_t d = grove_graph_add_edge(g, parent, child, subsystem, GROVE_CONTAINS, err);
     if (d == GROVE_EID_NONE)
         return -1;
     grove_eid_t u = grove_graph_add_edge(g, child, parent, subsystem, GROVE_IN, err);
     if (u == GROVE_EID_NONE) {
-        grovep_edge_remove(g, d);
+        grove_eid_t o = grovep_edge_opposite(g, d);
+        if (o == GROVEP_NONE) {
+            grovep_edge_remove(g, d);
+        } else {
+            opp_set(g, o, GROVEP_NONE);
+            opp_set(g, d, GROVEP_NONE);
+            edge_kill(g, d);
+            uin_add(g, o); /* g->pend: d's making left it empty */
+        }
         return -1;
     }
     return 0;
@@ -1725,18 +1792,37 @@ int grove_graph_set_opposite(grove_graph_t *g, grove_eid_t a, grove_eid_t b)
         errno = EINVAL;
         return -1;
     }
-    if (opp_far(a, b) && opp_room(g) < 0)
+    grove_eid_t oa = grovep_edge_opposite(g, a), ob = grovep_edge_opposite(g, b);
+    /* a's and b's opposites of now, if not each other, are left with
+     * none: room in the in-lists for both, when there is no pend */
+    bool lose_a = oa != GROVEP_NONE && oa != b, lose_b = ob != GROVEP_NONE && ob != a;
+    if ((opp_far(a, b) && opp_room(g) < 0)
+        || ((lose_a || lose_b)
+            && (uin_cover(g, (grove_vid_t)g->nv - 1, (grove_eid_t)g->ne - 1) < 0
+                || uin_room(g) < 0)))
         return -1;
     grove_eid_t upe = g->rels[g->e[a].rel] == g->sym_in ? a : b;
     g->agg_dirty = true;
     grove_eid_t down = upe == a ? b : a;
-    grove_eid_t oa = grovep_edge_opposite(g, a), ob = grovep_edge_opposite(g, b);
+    if (oa == GROVEP_NONE)
+        uin_take(g, a);
+    if (ob == GROVEP_NONE)
+        uin_take(g, b);
     if (oa != GROVEP_NONE)
         opp_set(g, oa, GROVEP_NONE);
     if (ob != GROVEP_NONE)
         opp_set(g, ob, GROVEP_NONE);
     opp_set(g, a, b);
     opp_set(g, b, a);
+    /* the arrays cover every vertex and edge: the first left with none is
+     * g->pend (empty now), the second goes to its list */
+    if (lose_a)
+        uin_add(g, oa);
+    if (lose_b) {
+        if (lose_a)
+            (void)uin_room(g); /* covered: cannot fail */
+        uin_add(g, ob);
+    }
     bool containment = g->subsys[g->e[a].sub] == g->sym_containment;
     if (!(g->e[upe].flags & GROVEP_E_UP)) {
         g->e[upe].flags |= GROVEP_E_UP;
@@ -1751,41 +1837,27 @@ int grove_graph_set_opposite(grove_graph_t *g, grove_eid_t a, grove_eid_t b)
     return 0;
 }
 
-/* The link to the next edge of x in its out-list of src (out) or in-list
- * of dst. */
-static grove_eid_t *edge_link(grove_graph_t *g, grove_eid_t x, bool out)
-{
-    return out ? &g->e[x].next_out : &g->e[x].next_in;
-}
-
-/* Take e out of the list starting at *head (an out-list when out, else an
- * in-list).  The edge before it, or GROVEP_NONE when e was first. */
-static grove_eid_t list_unlink(grove_graph_t *g, grove_eid_t *head, grove_eid_t e, bool out)
+/* Take e out of the out-list starting at *head.  The edge before it, or
+ * GROVEP_NONE when e was first. */
+static grove_eid_t list_unlink(grove_graph_t *g, grove_eid_t *head, grove_eid_t e)
 {
     grove_eid_t prev = GROVEP_NONE;
-    for (grove_eid_t x = *head; x != GROVEP_NONE; prev = x, x = *edge_link(g, x, out))
+    for (grove_eid_t x = *head; x != GROVEP_NONE; prev = x, x = g->e[x].next_out)
         if (x == e) {
-            *(prev == GROVEP_NONE ? head : edge_link(g, prev, out)) = *edge_link(g, e, out);
+            *(prev == GROVEP_NONE ? head : &g->e[prev].next_out) = g->e[e].next_out;
             break;
         }
     return prev;
 }
 
-void grovep_edge_remove(grove_graph_t *g, grove_eid_t e)
+/* Remove live edge e, whose opposite is gone or going too. */
+static void edge_kill(grove_graph_t *g, grove_eid_t e)
 {
     grovep_edge_t *ed = &g->e[e];
-    if (ed->flags & GROVEP_E_DEAD)
-        return;
-    grove_eid_t prev = list_unlink(g, &g->first_out[ed->src], e, true);
+    grove_eid_t prev = list_unlink(g, &g->first_out[ed->src], e);
     uint64_t *ts = tails_find(g, ed->src);
     if (ts && (grove_eid_t)*ts == e)
         *ts = tail_key(ed->src) | prev;
-    list_unlink(g, &g->first_in[ed->dst], e, false);
-    grove_eid_t o = grovep_edge_opposite(g, e);
-    if (o != GROVEP_NONE) {
-        opp_set(g, o, GROVEP_NONE);
-        opp_set(g, e, GROVEP_NONE);
-    }
     if (g->subsys[ed->sub] == g->sym_containment && !(ed->flags & GROVEP_E_UP)
         && g->parent[ed->dst] == ed->src) {
         g->parent[ed->dst] = GROVEP_NONE;
@@ -1793,6 +1865,21 @@ void grovep_edge_remove(grove_graph_t *g, grove_eid_t e)
     }
     ed->flags |= GROVEP_E_DEAD;
     g->nlive_e--;
+}
+
+void grovep_edge_remove(grove_graph_t *g, grove_eid_t e)
+{
+    if (g->e[e].flags & GROVEP_E_DEAD)
+        return;
+    grove_eid_t o = grovep_edge_opposite(g, e);
+    if (o == GROVEP_NONE) {
+        uin_take(g, e);
+    } else {
+        opp_set(g, o, GROVEP_NONE);
+        opp_set(g, e, GROVEP_NONE);
+        edge_kill(g, o);
+    }
+    edge_kill(g, e);
 }
 
 grove_vid_t grove_edge_src(const grove_graph_t *g, grove_eid_t e)
@@ -1837,12 +1924,12 @@ grove_eid_t grove_edge_next_out(const grove_graph_t *g, grove_eid_t e)
 
 grove_eid_t grove_vertex_first_in(const grove_graph_t *g, grove_vid_t v)
 {
-    return v < g->nv ? g->first_in[v] : GROVE_EID_NONE;
+    return v < g->nv ? grovep_in_first(g, v) : GROVE_EID_NONE;
 }
 
 grove_eid_t grove_edge_next_in(const grove_graph_t *g, grove_eid_t e)
 {
-    return e < g->ne ? g->e[e].next_in : GROVE_EID_NONE;
+    return e < g->ne && !(g->e[e].flags & GROVEP_E_DEAD) ? grovep_in_next(g, e) : GROVE_EID_NONE;
 }
 
 grove_vid_t grove_vertex_parent(const grove_graph_t *g, grove_vid_t v, grove_sym_t subsystem)
@@ -1944,7 +2031,7 @@ static bool in_subsystem(const grove_graph_t *g, grove_vid_t v, int sub)
     for (grove_eid_t e = g->first_out[v]; e != GROVEP_NONE; e = g->e[e].next_out)
         if (g->e[e].sub == sub)
             return true;
-    for (grove_eid_t e = g->first_in[v]; e != GROVEP_NONE; e = g->e[e].next_in)
+    for (grove_eid_t e = grovep_in_first(g, v); e != GROVEP_NONE; e = grovep_in_next(g, e))
         if (g->e[e].sub == sub)
             return true;
     return false;
@@ -2199,7 +2286,9 @@ grove_graph_t *grovep_graph_copy(const grove_graph_t *g)
         *c->holder = (struct grovep_holder){.refs = 1, .next_id = g->holder->next_id};
     c->strings = NULL;
     c->v = NULL;
-    c->first_out = c->first_in = c->parent = NULL;
+    c->first_out = c->parent = NULL;
+    c->uin_first = c->uin_next = NULL;
+    c->uin_nv = c->uin_ne = 0;
     c->tails = NULL;
     c->ntails = c->tailcap = 0;
     c->next_type = c->next_name = c->next_rank = NULL;
@@ -2278,8 +2367,16 @@ grove_graph_t *grovep_graph_copy(const grove_graph_t *g)
         c->idnames_len = g->idnames_len;
     }
     CP(first_out, g->nv);
-    CP(first_in, g->nv);
     CP(parent, g->nv);
+    if (g->uin_first) { /* both cover at least one slot when made */
+        if (!(c->uin_first = malloc(g->uin_nv * sizeof(*c->uin_first)))
+            || !(c->uin_next = malloc(g->uin_ne * sizeof(*c->uin_next))))
+            goto fail;
+        memcpy(c->uin_first, g->uin_first, g->uin_nv * sizeof(*c->uin_first));
+        memcpy(c->uin_next, g->uin_next, g->uin_ne * sizeof(*c->uin_next));
+        c->uin_nv = g->uin_nv;
+        c->uin_ne = g->uin_ne;
+    }
     /* the index chains that g made */
     const grove_vid_t *glinks[] = {g->next_type, g->next_name, g->next_rank};
     grove_vid_t **clinks[] = {&c->next_type, &c->next_name, &c->next_rank};

@@ -56,18 +56,22 @@ typedef struct grovep_vertex {
 #define GROVEP_E_UP 0x01   /* upward (an "in", or the second of a pair) */
 #define GROVEP_E_DEAD 0x02 /* removed */
 
-/* One edge: 20 bytes.  Subsystem and relationship are small indexes into
+/* One edge: 16 bytes.  Subsystem and relationship are small indexes into
  * g->subsys / g->rels so the edge stays compact.  The opposite edge is
  * kept as its distance: readers and the graph's own add_child make a
  * pair's two edges one after the other (read it with
- * grovep_edge_opposite). */
+ * grovep_edge_opposite).  An edge is in the out-list of its source; its
+ * place among the in-edges of its destination is not kept for an edge
+ * with an opposite (the in-edges of v are first the opposites of v's
+ * out-edges that have one, in the out-list's order), and for one without
+ * it is g->pend or a link of g->uin_first / g->uin_next (grovep_in_first,
+ * grovep_in_next). */
 #define GROVEP_OPP_FAR INT8_MIN /* opp: the opposite edge is in g->big_ids */
 #define GROVEP_FAR_OPP_KEY ((uint64_t)2 << 32) /* g->big_ids' key of a far
                                                  * opposite: this + the edge */
 typedef struct grovep_edge {
     grove_vid_t src, dst;
     grove_eid_t next_out; /* next out-edge of src, or GROVEP_NONE */
-    grove_eid_t next_in;  /* next in-edge of dst, or GROVEP_NONE */
     uint8_t sub;          /* index into g->subsys */
     uint8_t rel;          /* index into g->rels */
     uint8_t flags;        /* GROVEP_E_* */
@@ -245,7 +249,7 @@ struct grove_graph {
     grove_intern_t *strings;
 
     grovep_vertex_t *v;    /* [vcap] */
-    grove_eid_t *first_out, *first_in; /* [vcap] */
+    grove_eid_t *first_out; /* [vcap] */
     uint64_t *tails;       /* the tails of long out-lists (graph.c) */
     size_t ntails, tailcap;
     size_t tail_hit;       /* the slot of tails found last (a cache) */
@@ -260,6 +264,16 @@ struct grove_graph {
 
     grovep_edge_t *e;
     size_t ne, ecap, nlive_e;
+    /* The live edges with no opposite, as in-lists: one of them, the
+     * last made or left so (a pair's first edge until its second comes),
+     * is g->pend; the others are in the list of their destination, from
+     * uin_first[dst] through uin_next[edge].  Both arrays are NULL until
+     * a second such edge is (a graph of pairs has none), then cover
+     * vertices < uin_nv and edges < uin_ne (graph.c). */
+    grove_eid_t pend;        /* an edge with no opposite, or GROVEP_NONE */
+    grove_eid_t *uin_first;  /* [uin_nv] */
+    grove_eid_t *uin_next;   /* [uin_ne] */
+    size_t uin_nv, uin_ne;
     /* containment's tree as child arrays (grovep_tree_kids), made on demand */
     uint32_t *tk_off;             /* [tk_nv + 1], NULL until made */
     grove_vid_t *tk_kid;          /* [tk_cap] */
@@ -453,7 +467,9 @@ bool grovep_touched_any(const grove_graph_t *g, grove_vid_t v, int64_t start, in
 /* True if any of the listed vertices has a record. */
 bool grovep_any_records(const grove_graph_t *g, const grove_vid_t *vs, size_t n);
 
-/* Remove edge e from its lists and mark it dead. */
+/* Remove edge e and its opposite, if it has one, from their lists and
+ * mark them dead: no edge is left without its opposite, so that nothing
+ * is allocated. */
 void grovep_edge_remove(grove_graph_t *g, grove_eid_t e);
 
 /* Walk the containment subtree of v (walker.c), calling visit for every
@@ -604,6 +620,48 @@ static inline grove_eid_t grovep_edge_opposite(const grove_graph_t *g, grove_eid
     return d == 0                ? GROVEP_NONE
            : d != GROVEP_OPP_FAR ? (grove_eid_t)((int64_t)e + d)
                                  : grovep_far_opposite(g, e);
+}
+
+/* The first edge with no opposite into v (< g->nv), or GROVEP_NONE. */
+static inline grove_eid_t grovep_uin_head(const grove_graph_t *g, grove_vid_t v)
+{
+    grove_eid_t h = v < g->uin_nv ? g->uin_first[v] : GROVEP_NONE;
+    if (h == GROVEP_NONE && g->pend != GROVEP_NONE && g->e[g->pend].dst == v)
+        h = g->pend;
+    return h;
+}
+
+/* The first edge into v (< g->nv) from the out-list of v on from edge x
+ * (GROVEP_NONE: none there): the opposite of the first there that has
+ * one, else the first with no opposite. */
+static inline grove_eid_t grovep_in_from(const grove_graph_t *g, grove_vid_t v, grove_eid_t x)
+{
+    for (; x != GROVEP_NONE; x = g->e[x].next_out)
+        if (g->e[x].opp != 0)
+            return grovep_edge_opposite(g, x);
+    return grovep_uin_head(g, v);
+}
+
+/* The first in-edge of v (< g->nv), or GROVEP_NONE: the in-edges with an
+ * opposite come first, in the order of their opposites in v's out-list,
+ * then those with none. */
+static inline grove_eid_t grovep_in_first(const grove_graph_t *g, grove_vid_t v)
+{
+    return grovep_in_from(g, v, g->first_out[v]);
+}
+
+/* The in-edge of the same destination after live edge x, or GROVEP_NONE. */
+static inline grove_eid_t grovep_in_next(const grove_graph_t *g, grove_eid_t x)
+{
+    grove_vid_t v = g->e[x].dst;
+    if (g->e[x].opp != 0)
+        return grovep_in_from(g, v, g->e[grovep_edge_opposite(g, x)].next_out);
+    if (x == g->pend)
+        return GROVEP_NONE;
+    grove_eid_t n = g->uin_next[x];
+    if (n == GROVEP_NONE && g->pend != GROVEP_NONE && g->e[g->pend].dst == v)
+        n = g->pend;
+    return n;
 }
 
 /* The name of vertex v (< g->nv): its own, or its default one (basename

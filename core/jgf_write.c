@@ -270,7 +270,7 @@ static void w_paths(writer_t *w, grove_vid_t v)
         w->mark[g->e[e].sub] = w->stamp;
         any = true;
     }
-    for (grove_eid_t e = g->first_in[v]; e != GROVEP_NONE; e = g->e[e].next_in) {
+    for (grove_eid_t e = grovep_in_first(g, v); e != GROVEP_NONE; e = grovep_in_next(g, e)) {
         w->mark[g->e[e].sub] = w->stamp;
         any = true;
     }

@@ -31,7 +31,7 @@ bool grovep_match_channeled_type(const grove_matcher_t *m, grove_sym_t t)
     grove_vid_t v = grove_graph_first_by_type(g, t);
     if (v == GROVE_VID_NONE || m->par[v] != GROVEP_NONE)
         return false;
-    for (grove_eid_t e = g->first_in[v]; e != GROVEP_NONE; e = g->e[e].next_in)
+    for (grove_eid_t e = grovep_in_first(g, v); e != GROVEP_NONE; e = grovep_in_next(g, e))
         if (g->e[e].sub != m->dom_sub && !(g->e[e].flags & GROVEP_E_UP))
             return true; /* fed in another subsystem, and no parent in the walked one */
     return false;
@@ -288,7 +288,7 @@ long grovep_match_channel_pool_release(grove_matcher_t *m, grove_job_t *j, long 
     grove_vid_t c = j->picks[x].v;
     if (g->parent[c] != GROVEP_NONE || channel_pick(j, c) < 0)
         return 0;
-    for (grove_eid_t e = g->first_in[c]; e != GROVEP_NONE; e = g->e[e].next_in) {
+    for (grove_eid_t e = grovep_in_first(g, c); e != GROVEP_NONE; e = grovep_in_next(g, e)) {
         const grovep_edge_t *ed = &g->e[e];
         if (ed->sub == g->containment || (ed->flags & (GROVEP_E_UP | GROVEP_E_DEAD)))
             continue;

@@ -363,7 +363,7 @@ static uint32_t home_among(const grove_writer_t *w, uint32_t i, const grove_wsha
     grove_vid_t c = w->ents[i].v;
     grove_sym_t ct = g->v[c].type;
     uint32_t first = NONE, tree = NONE, want = NONE;
-    for (grove_eid_t e = g->first_in[c]; e != GROVEP_NONE; e = g->e[e].next_in) {
+    for (grove_eid_t e = grovep_in_first(g, c); e != GROVEP_NONE; e = grovep_in_next(g, e)) {
         grove_vid_t p = g->e[e].src;
         uint32_t h;
         if (!down_containment(w, e) || (h = slot_of(w, p)) == NONE)
