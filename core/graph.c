@@ -1569,11 +1569,9 @@ static int uin_cover(grove_graph_t *g, grove_vid_t v, grove_eid_t x)
 
 /* Room for one more edge with no opposite: g->pend moved to the head of
  * its destination's list.  0, or -1 (ENOMEM) with nothing changed. */
-static int uin_room(grove_graph_t *g)
+static int uin_room_slow(grove_graph_t *g)
 {
     grove_eid_t x = g->pend;
-    if (x == GROVEP_NONE)
-        return 0;
     grove_vid_t v = g->e[x].dst;
     if (uin_cover(g, v, x) < 0)
         return -1;
@@ -1583,24 +1581,33 @@ static int uin_room(grove_graph_t *g)
     return 0;
 }
 
+static inline int uin_room(grove_graph_t *g)
+{
+    return g->pend == GROVEP_NONE ? 0 : uin_room_slow(g);
+}
+
 /* Live edge x has no opposite now: it becomes g->pend (uin_room first). */
-static void uin_add(grove_graph_t *g, grove_eid_t x)
+static inline void uin_add(grove_graph_t *g, grove_eid_t x)
 {
     g->pend = x;
 }
 
 /* Take live edge x, with no opposite, out of g->pend or its list: it is
  * about to have one, or to go. */
-static void uin_take(grove_graph_t *g, grove_eid_t x)
+static void uin_take_slow(grove_graph_t *g, grove_eid_t x)
 {
-    if (x == g->pend) {
-        g->pend = GROVEP_NONE;
-        return;
-    }
     grove_eid_t *p = &g->uin_first[g->e[x].dst];
     while (*p != x)
         p = &g->uin_next[*p];
     *p = g->uin_next[x];
+}
+
+static inline void uin_take(grove_graph_t *g, grove_eid_t x)
+{
+    if (x == g->pend)
+        g->pend = GROVEP_NONE;
+    else
+        uin_take_slow(g, x);
 }
 
 grove_eid_t grove_graph_add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
@@ -1708,7 +1715,13 @@ static grove_eid_t add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
     uint64_t *ts;
     grove_eid_t last = out_last(g, src, &ts, &nout);
     bool track = !ts && nout + 1 >= GROVEP_TAIL_WALK;
-    grove_eid_t o = find_edge(g, dst, src, sub, !up);
+    /* a pair's second edge: its first is g->pend and the last edge made,
+     * so the last of dst's out-list, where find_edge would look first */
+    grove_eid_t o = g->pend;
+    if (!(up && o != GROVEP_NONE && (size_t)o + 1 == g->ne && g->e[o].src == dst
+          && g->e[o].dst == src && g->e[o].sub == sub && !(g->e[o].flags & GROVEP_E_UP)
+          && g->subsys[sub] == g->sym_containment))
+        o = find_edge(g, dst, src, sub, !up);
     if ((track && tails_room(g) < 0)
         || (o == GROVEP_NONE ? uin_room(g) : opp_far((grove_eid_t)g->ne, o) ? opp_room(g) : 0)
                < 0
