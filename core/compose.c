@@ -95,13 +95,14 @@ static int copy_edges(grove_graph_t *dst, const grove_graph_t *src, const grove_
         const grovep_edge_t *ed = &src->e[e];
         if (ed->flags & GROVEP_E_DEAD)
             continue;
-        grove_vid_t s = map[ed->src], d = map[ed->dst];
+        grove_vid_t es = grovep_edge_src(src, e);
+        grove_vid_t s = map[es], d = map[ed->dst];
         if (s == GROVEP_NONE || d == GROVEP_NONE)
             continue;
         const char *sub = grove_intern_str(src->strings, src->subsys[ed->sub]);
         const char *rel = grove_intern_str(src->strings, src->rels[ed->rel]);
         bool up = ed->flags & GROVEP_E_UP;
-        if (skip_existing && !(fresh && (fresh[ed->src] || fresh[ed->dst]))) {
+        if (skip_existing && !(fresh && (fresh[es] || fresh[ed->dst]))) {
             int di = grovep_subsys_find(dst, grove_intern_lookup(dst->strings, sub));
             grove_sym_t rs = grove_intern_lookup(dst->strings, rel);
             bool exists = false;

@@ -522,7 +522,7 @@ void grovep_graph_free(grove_graph_t *g)
     grove_intern_destroy(g->strings);
     idnames_free(g);
     GROVEP_FREE_ALL(g->v, g->names, g->kvh, g->first_out, g->tails, g->parent, g->next_type,
-                    g->next_name, g->next_rank, g->e, g->uin_first, g->uin_next, g->tk_off, g->tk_kid, g->kv, g->recs,
+                    g->next_name, g->next_rank, g->e, g->uin_first, g->uin_next, g->uin_src, g->tk_off, g->tk_kid, g->kv, g->recs,
                     g->heads, g->by_type, g->by_name);
     map_free(&g->by_rank);
     map_free(&g->big_ids);
@@ -1540,12 +1540,12 @@ static grove_eid_t add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
                             grove_sym_t ssym, grove_sym_t rsym, int up_flag,
                             grove_error_t *err);
 
-static void edge_kill(grove_graph_t *g, grove_eid_t e);
+static void edge_kill(grove_graph_t *g, grove_eid_t e, grove_vid_t src);
 
 /* ---- the in-lists of the edges with no opposite (g->pend, g->uin_*) ---- */
 
-/* Make g->uin_first cover vertex v and g->uin_next edge x: 0, or -1
- * (ENOMEM) with nothing changed. */
+/* Make g->uin_first cover vertex v and g->uin_next, g->uin_src edge x:
+ * 0, or -1 (ENOMEM) with nothing changed. */
 static int uin_cover(grove_graph_t *g, grove_vid_t v, grove_eid_t x)
 {
     size_t cap = g->uin_nv;
@@ -1558,11 +1558,13 @@ static int uin_cover(grove_graph_t *g, grove_vid_t v, grove_eid_t x)
     }
     cap = g->uin_ne;
     if (x >= cap) {
-        if (grovep_grow((void **)&g->uin_next, &cap, (size_t)x + 1, sizeof(*g->uin_next)) < 0)
-            return -1;
-        for (size_t i = g->uin_ne; i < cap; i++)
-            g->uin_next[i] = GROVEP_NONE;
-        g->uin_ne = cap;
+        size_t scap = g->uin_ne;
+        if (grovep_grow((void **)&g->uin_src, &scap, (size_t)x + 1, sizeof(*g->uin_src)) < 0
+            || grovep_grow((void **)&g->uin_next, &cap, scap, sizeof(*g->uin_next)) < 0)
+            return -1; /* uin_src larger, harmless */
+        for (size_t i = g->uin_ne; i < scap; i++)
+            g->uin_next[i] = g->uin_src[i] = GROVEP_NONE;
+        g->uin_ne = scap;
     }
     return 0;
 }
@@ -1577,6 +1579,7 @@ static int uin_room_slow(grove_graph_t *g)
         return -1;
     g->uin_next[x] = g->uin_first[v];
     g->uin_first[v] = x;
+    g->uin_src[x] = g->pend_src;
     g->pend = GROVEP_NONE;
     return 0;
 }
@@ -1586,10 +1589,12 @@ static inline int uin_room(grove_graph_t *g)
     return g->pend == GROVEP_NONE ? 0 : uin_room_slow(g);
 }
 
-/* Live edge x has no opposite now: it becomes g->pend (uin_room first). */
-static inline void uin_add(grove_graph_t *g, grove_eid_t x)
+/* Live edge x, from src, has no opposite now: it becomes g->pend
+ * (uin_room first). */
+static inline void uin_add(grove_graph_t *g, grove_eid_t x, grove_vid_t src)
 {
     g->pend = x;
+    g->pend_src = src;
 }
 
 /* Take live edge x, with no opposite, out of g->pend or its list: it is
@@ -1718,7 +1723,7 @@ static grove_eid_t add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
     /* a pair's second edge: its first is g->pend and the last edge made,
      * so the last of dst's out-list, where find_edge would look first */
     grove_eid_t o = g->pend;
-    if (!(up && o != GROVEP_NONE && (size_t)o + 1 == g->ne && g->e[o].src == dst
+    if (!(up && o != GROVEP_NONE && (size_t)o + 1 == g->ne && g->pend_src == dst
           && g->e[o].dst == src && g->e[o].sub == sub && !(g->e[o].flags & GROVEP_E_UP)
           && g->subsys[sub] == g->sym_containment))
         o = find_edge(g, dst, src, sub, !up);
@@ -1729,7 +1734,6 @@ static grove_eid_t add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
         goto undo;
     grove_eid_t e = (grove_eid_t)g->ne++;
     g->e[e] = (grovep_edge_t){
-        .src = src,
         .dst = dst,
         .next_out = GROVEP_NONE,
         .sub = (uint8_t)sub,
@@ -1751,7 +1755,7 @@ static grove_eid_t add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
         g->agg_dirty = true;
     }
     if (o == GROVEP_NONE) {
-        uin_add(g, e);
+        uin_add(g, e, src);
     } else {
         uin_take(g, o);
         if (!opp_far(e, o)) {
@@ -1789,8 +1793,8 @@ int grove_graph_add_child(grove_graph_t *g, grove_vid_t parent, grove_vid_t chil
         } else {
             opp_set(g, o, GROVEP_NONE);
             opp_set(g, d, GROVEP_NONE);
-            edge_kill(g, d);
-            uin_add(g, o); /* g->pend: d's making left it empty */
+            edge_kill(g, d, parent);
+            uin_add(g, o, child); /* g->pend: d's making left it empty */
         }
         return -1;
     }
@@ -1800,7 +1804,7 @@ int grove_graph_add_child(grove_graph_t *g, grove_vid_t parent, grove_vid_t chil
 int grove_graph_set_opposite(grove_graph_t *g, grove_eid_t a, grove_eid_t b)
 {
     if (!grove_graph_has_edge(g, a) || !grove_graph_has_edge(g, b) || a == b
-        || g->e[a].src != g->e[b].dst || g->e[a].dst != g->e[b].src
+        || grovep_edge_src(g, a) != g->e[b].dst || g->e[a].dst != grovep_edge_src(g, b)
         || g->e[a].sub != g->e[b].sub) {
         errno = EINVAL;
         return -1;
@@ -1830,22 +1834,22 @@ int grove_graph_set_opposite(grove_graph_t *g, grove_eid_t a, grove_eid_t b)
     /* the arrays cover every vertex and edge: the first left with none is
      * g->pend (empty now), the second goes to its list */
     if (lose_a)
-        uin_add(g, oa);
+        uin_add(g, oa, g->e[a].dst);
     if (lose_b) {
         if (lose_a)
             (void)uin_room(g); /* covered: cannot fail */
-        uin_add(g, ob);
+        uin_add(g, ob, g->e[b].dst);
     }
     bool containment = g->subsys[g->e[a].sub] == g->sym_containment;
     if (!(g->e[upe].flags & GROVEP_E_UP)) {
         g->e[upe].flags |= GROVEP_E_UP;
-        if (containment && g->parent[g->e[upe].dst] == g->e[upe].src)
+        if (containment && g->parent[g->e[upe].dst] == g->e[down].dst)
             g->parent[g->e[upe].dst] = GROVEP_NONE;
     }
     if (g->e[down].flags & GROVEP_E_UP) {
         g->e[down].flags &= (uint8_t)~GROVEP_E_UP;
         if (containment)
-            g->parent[g->e[down].dst] = g->e[down].src;
+            g->parent[g->e[down].dst] = g->e[upe].dst;
     }
     return 0;
 }
@@ -1864,19 +1868,22 @@ static grove_eid_t list_unlink(grove_graph_t *g, grove_eid_t *head, grove_eid_t 
 }
 
 /* Remove live edge e, whose opposite is gone or going too. */
-static void edge_kill(grove_graph_t *g, grove_eid_t e)
+/* Remove live edge e from src, with no opposite now (or its opposite is
+ * going too); it keeps its source in next_out. */
+static void edge_kill(grove_graph_t *g, grove_eid_t e, grove_vid_t src)
 {
     grovep_edge_t *ed = &g->e[e];
-    grove_eid_t prev = list_unlink(g, &g->first_out[ed->src], e);
-    uint64_t *ts = tails_find(g, ed->src);
+    grove_eid_t prev = list_unlink(g, &g->first_out[src], e);
+    uint64_t *ts = tails_find(g, src);
     if (ts && (grove_eid_t)*ts == e)
-        *ts = tail_key(ed->src) | prev;
+        *ts = tail_key(src) | prev;
     if (g->subsys[ed->sub] == g->sym_containment && !(ed->flags & GROVEP_E_UP)
-        && g->parent[ed->dst] == ed->src) {
+        && g->parent[ed->dst] == src) {
         g->parent[ed->dst] = GROVEP_NONE;
         g->agg_dirty = true;
     }
     ed->flags |= GROVEP_E_DEAD;
+    ed->next_out = src;
     g->nlive_e--;
 }
 
@@ -1885,19 +1892,20 @@ void grovep_edge_remove(grove_graph_t *g, grove_eid_t e)
     if (g->e[e].flags & GROVEP_E_DEAD)
         return;
     grove_eid_t o = grovep_edge_opposite(g, e);
+    grove_vid_t src = grovep_edge_src(g, e);
     if (o == GROVEP_NONE) {
         uin_take(g, e);
     } else {
         opp_set(g, o, GROVEP_NONE);
         opp_set(g, e, GROVEP_NONE);
-        edge_kill(g, o);
+        edge_kill(g, o, g->e[e].dst);
     }
-    edge_kill(g, e);
+    edge_kill(g, e, src);
 }
 
 grove_vid_t grove_edge_src(const grove_graph_t *g, grove_eid_t e)
 {
-    return e < g->ne ? g->e[e].src : GROVE_VID_NONE;
+    return e < g->ne ? grovep_edge_src(g, e) : GROVE_VID_NONE;
 }
 
 grove_vid_t grove_edge_dst(const grove_graph_t *g, grove_eid_t e)
@@ -1932,7 +1940,7 @@ grove_eid_t grove_vertex_first_out(const grove_graph_t *g, grove_vid_t v)
 
 grove_eid_t grove_edge_next_out(const grove_graph_t *g, grove_eid_t e)
 {
-    return e < g->ne ? g->e[e].next_out : GROVE_EID_NONE;
+    return e < g->ne && !(g->e[e].flags & GROVEP_E_DEAD) ? g->e[e].next_out : GROVE_EID_NONE;
 }
 
 grove_eid_t grove_vertex_first_in(const grove_graph_t *g, grove_vid_t v)
@@ -1955,7 +1963,7 @@ grove_vid_t grove_vertex_parent(const grove_graph_t *g, grove_vid_t v, grove_sym
     if (sub < 0)
         return GROVE_VID_NONE;
     grove_eid_t e = down_in_edge(g, v, sub);
-    return e == GROVEP_NONE ? GROVE_VID_NONE : g->e[e].src;
+    return e == GROVEP_NONE ? GROVE_VID_NONE : grovep_edge_src(g, e);
 }
 
 static grove_vid_t next_child_from(const grove_graph_t *g, int sub, grove_eid_t e,
@@ -2301,6 +2309,7 @@ grove_graph_t *grovep_graph_copy(const grove_graph_t *g)
     c->v = NULL;
     c->first_out = c->parent = NULL;
     c->uin_first = c->uin_next = NULL;
+    c->uin_src = NULL;
     c->uin_nv = c->uin_ne = 0;
     c->tails = NULL;
     c->ntails = c->tailcap = 0;
@@ -2383,10 +2392,12 @@ grove_graph_t *grovep_graph_copy(const grove_graph_t *g)
     CP(parent, g->nv);
     if (g->uin_first) { /* both cover at least one slot when made */
         if (!(c->uin_first = malloc(g->uin_nv * sizeof(*c->uin_first)))
-            || !(c->uin_next = malloc(g->uin_ne * sizeof(*c->uin_next))))
+            || !(c->uin_next = malloc(g->uin_ne * sizeof(*c->uin_next)))
+            || !(c->uin_src = malloc(g->uin_ne * sizeof(*c->uin_src))))
             goto fail;
         memcpy(c->uin_first, g->uin_first, g->uin_nv * sizeof(*c->uin_first));
         memcpy(c->uin_next, g->uin_next, g->uin_ne * sizeof(*c->uin_next));
+        memcpy(c->uin_src, g->uin_src, g->uin_ne * sizeof(*c->uin_src));
         c->uin_nv = g->uin_nv;
         c->uin_ne = g->uin_ne;
     }

@@ -56,7 +56,7 @@ typedef struct grovep_vertex {
 #define GROVEP_E_UP 0x01   /* upward (an "in", or the second of a pair) */
 #define GROVEP_E_DEAD 0x02 /* removed */
 
-/* One edge: 16 bytes.  Subsystem and relationship are small indexes into
+/* One edge: 12 bytes.  Subsystem and relationship are small indexes into
  * g->subsys / g->rels so the edge stays compact.  The opposite edge is
  * kept as its distance: readers and the graph's own add_child make a
  * pair's two edges one after the other (read it with
@@ -65,13 +65,16 @@ typedef struct grovep_vertex {
  * with an opposite (the in-edges of v are first the opposites of v's
  * out-edges that have one, in the out-list's order), and for one without
  * it is g->pend or a link of g->uin_first / g->uin_next (grovep_in_first,
- * grovep_in_next). */
+ * grovep_in_next).  Its source is not kept either: it is its opposite's
+ * destination, g->pend_src or g->uin_src[edge] for an edge with none, and
+ * next_out for a dead edge (grovep_edge_src). */
 #define GROVEP_OPP_FAR INT8_MIN /* opp: the opposite edge is in g->big_ids */
 #define GROVEP_FAR_OPP_KEY ((uint64_t)2 << 32) /* g->big_ids' key of a far
                                                  * opposite: this + the edge */
 typedef struct grovep_edge {
-    grove_vid_t src, dst;
-    grove_eid_t next_out; /* next out-edge of src, or GROVEP_NONE */
+    grove_vid_t dst;
+    grove_eid_t next_out; /* next out-edge of its source, or GROVEP_NONE;
+                           * its source once it is dead */
     uint8_t sub;          /* index into g->subsys */
     uint8_t rel;          /* index into g->rels */
     uint8_t flags;        /* GROVEP_E_* */
@@ -267,12 +270,14 @@ struct grove_graph {
     /* The live edges with no opposite, as in-lists: one of them, the
      * last made or left so (a pair's first edge until its second comes),
      * is g->pend; the others are in the list of their destination, from
-     * uin_first[dst] through uin_next[edge].  Both arrays are NULL until
+     * uin_first[dst] through uin_next[edge].  The arrays are NULL until
      * a second such edge is (a graph of pairs has none), then cover
      * vertices < uin_nv and edges < uin_ne (graph.c). */
     grove_eid_t pend;        /* an edge with no opposite, or GROVEP_NONE */
+    grove_vid_t pend_src;    /* its source */
     grove_eid_t *uin_first;  /* [uin_nv] */
     grove_eid_t *uin_next;   /* [uin_ne] */
+    grove_vid_t *uin_src;    /* [uin_ne] the source of each listed edge */
     size_t uin_nv, uin_ne;
     /* containment's tree as child arrays (grovep_tree_kids), made on demand */
     uint32_t *tk_off;             /* [tk_nv + 1], NULL until made */
@@ -620,6 +625,17 @@ static inline grove_eid_t grovep_edge_opposite(const grove_graph_t *g, grove_eid
     return d == 0                ? GROVEP_NONE
            : d != GROVEP_OPP_FAR ? (grove_eid_t)((int64_t)e + d)
                                  : grovep_far_opposite(g, e);
+}
+
+/* The source of edge e (< g->ne). */
+static inline grove_vid_t grovep_edge_src(const grove_graph_t *g, grove_eid_t e)
+{
+    const grovep_edge_t *x = &g->e[e];
+    if (x->opp != 0)
+        return g->e[grovep_edge_opposite(g, e)].dst;
+    if (x->flags & GROVEP_E_DEAD)
+        return x->next_out;
+    return e == g->pend ? g->pend_src : g->uin_src[e];
 }
 
 /* The first edge with no opposite into v (< g->nv), or GROVEP_NONE. */

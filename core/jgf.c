@@ -998,7 +998,7 @@ static int edge_up(reader_t *r, grove_vid_t s, grove_vid_t t, const char *sub, b
     if ((sp && tp && path_child(sp, sl, tp, tl)) || !pairs || g->ne == 0)
         return 0;
     const grovep_edge_t *last = &g->e[g->ne - 1];
-    return last->src == t && last->dst == s && g->subsys[last->sub] == sym
+    return grovep_edge_src(g, (grove_eid_t)g->ne - 1) == t && last->dst == s && g->subsys[last->sub] == sym
            && !(last->flags & (GROVEP_E_UP | GROVEP_E_DEAD)) && last->opp == 0;
 }
 

@@ -423,7 +423,7 @@ static void w_edge(writer_t *w, grove_eid_t e)
     w_elem(w);
     w_open(w, '{');
     W_KEY(w, "source");
-    w_idstr(w, x->src);
+    w_idstr(w, grovep_edge_src(g, e));
     W_KEY(w, "target");
     w_idstr(w, x->dst);
     W_KEY(w, "metadata");
@@ -488,7 +488,7 @@ static void w_doc(writer_t *w, const grove_vid_t *vids, size_t n, uint8_t *sel)
             GROVE_PROGRESS("writing JGF", e, (uint64_t)g->nv + e, (uint64_t)g->nv + g->ne);
         if (x->flags & GROVEP_E_DEAD)
             continue;
-        if (sel && (!sel[x->src] || !sel[x->dst]))
+        if (sel && (!sel[grovep_edge_src(g, e)] || !sel[x->dst]))
             continue;
         grove_eid_t oe = grovep_edge_opposite(g, e);
         const grovep_edge_t *o = oe != GROVEP_NONE ? &g->e[oe] : NULL;

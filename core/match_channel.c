@@ -294,7 +294,7 @@ long grovep_match_channel_pool_release(grove_matcher_t *m, grove_job_t *j, long 
             continue;
         int64_t n = j->picks[x].amount;
         channel_give(m, j, x, n, rel);
-        return channel_unwind(m, j, ed->src, ed->sub, c, n, rel);
+        return channel_unwind(m, j, grovep_edge_src(g, e), ed->sub, c, n, rel);
     }
     return 0;
 }

@@ -364,7 +364,7 @@ static uint32_t home_among(const grove_writer_t *w, uint32_t i, const grove_wsha
     grove_sym_t ct = g->v[c].type;
     uint32_t first = NONE, tree = NONE, want = NONE;
     for (grove_eid_t e = grovep_in_first(g, c); e != GROVEP_NONE; e = grovep_in_next(g, e)) {
-        grove_vid_t p = g->e[e].src;
+        grove_vid_t p = grovep_edge_src(g, e);
         uint32_t h;
         if (!down_containment(w, e) || (h = slot_of(w, p)) == NONE)
             continue;
