@@ -1166,8 +1166,127 @@ static void test_far_opposites(void)
     grove_graph_destroy(g);
 }
 
+
+/* The edges of a graph as made, to check what the graph says of them. */
+typedef struct {
+    grove_eid_t e[256];
+    grove_vid_t src[256], dst[256];
+    size_t n;
+} edges_made_t;
+
+static grove_eid_t edge_made(grove_graph_t *g, edges_made_t *m, grove_vid_t s, grove_vid_t d,
+                             const char *sub, const char *rel)
+{
+    grove_error_t err;
+    grove_eid_t e = grove_graph_add_edge(g, s, d, sub, rel, &err);
+    if (e == GROVE_EID_NONE || m->n == 256) {
+        fprintf(stderr, "grove_graph_add_edge: %s\n", err.text);
+        exit(2);
+    }
+    m->e[m->n] = e;
+    m->src[m->n] = s;
+    m->dst[m->n++] = d;
+    return e;
+}
+
+/* How many vertices of g (< nv) list their in-edges wrongly: an edge
+ * listed that is dead, not into it or listed twice, or a live edge into
+ * it not listed; and how many edges made have another source or
+ * destination than they were made with (dead ones too). */
+static int in_lists_wrong(const grove_graph_t *g, const edges_made_t *m, grove_vid_t nv)
+{
+    int bad = 0;
+    for (size_t i = 0; i < m->n; i++)
+        bad += grove_edge_src(g, m->e[i]) != m->src[i] || grove_edge_dst(g, m->e[i]) != m->dst[i];
+    for (grove_vid_t v = 0; v < nv; v++) {
+        size_t listed = 0, live = 0;
+        uint8_t seen[256] = {0};
+        for (grove_eid_t e = grove_vertex_first_in(g, v); e != GROVE_EID_NONE;
+             e = grove_edge_next_in(g, e), listed++) {
+            bool fine = e < 256 && !seen[e] && grove_graph_has_edge(g, e)
+                        && grove_edge_dst(g, e) == v;
+            bad += !fine;
+            if (e < 256)
+                seen[e] = 1;
+            if (listed > 256)
+                return bad + 1; /* a cycle */
+        }
+        for (size_t i = 0; i < m->n; i++)
+            live += m->dst[i] == v && grove_graph_has_edge(g, m->e[i]);
+        bad += listed != live;
+    }
+    return bad;
+}
+
+static void test_in_edges(void)
+{
+    grove_graph_t *g = grove_graph_create();
+    edges_made_t m = {.n = 0};
+    grove_vid_t v[12];
+    for (int i = 0; i < 12; i++)
+        v[i] = child(g, GROVE_VID_NONE, "node", i, -1, NULL);
+    /* pairs made one after the other: in-edges in the order of the
+     * opposites in the vertex's out-list */
+    grove_eid_t c1 = edge_made(g, &m, v[0], v[1], "containment", "contains");
+    grove_eid_t i1 = edge_made(g, &m, v[1], v[0], "containment", "in");
+    grove_eid_t c2 = edge_made(g, &m, v[1], v[2], "containment", "contains");
+    grove_eid_t i2 = edge_made(g, &m, v[2], v[1], "containment", "in");
+    grove_eid_t c3 = edge_made(g, &m, v[1], v[3], "containment", "contains");
+    grove_eid_t i3 = edge_made(g, &m, v[3], v[1], "containment", "in");
+    grove_eid_t x = grove_vertex_first_in(g, v[1]);
+    grove_eid_t y = grove_edge_next_in(g, x), z = grove_edge_next_in(g, y);
+    ok(grove_edge_opposite(g, c1) == i1 && x == c1 && y == i2 && z == i3
+           && grove_edge_next_in(g, z) == GROVE_EID_NONE,
+       "in-edges of a vertex: its parent's, then its children's, in the out-list's order");
+    ok(in_lists_wrong(g, &m, 12) == 0 && grove_edge_src(g, c2) == v[1] && grove_edge_src(g, i3) == v[3],
+       "pairs: every in-edge listed once, sources from the opposites");
+    /* edges with no opposite, several into one vertex, in another
+     * subsystem too, one of them paired later */
+    grove_eid_t u[6];
+    for (int i = 0; i < 6; i++)
+        u[i] = edge_made(g, &m, v[4 + i], v[10], i < 3 ? "network" : "containment",
+                         i < 3 ? "feeds" : "in");
+    ok(grove_edge_opposite(g, u[5]) == GROVE_EID_NONE && in_lists_wrong(g, &m, 12) == 0,
+       "edges with no opposite: listed into their vertex, with their sources");
+    grove_eid_t d4 = edge_made(g, &m, v[10], v[7], "containment", "contains");
+    ok(grove_edge_opposite(g, d4) == u[3] && grove_edge_opposite(g, u[3]) == d4
+           && in_lists_wrong(g, &m, 12) == 0,
+       "an edge paired later leaves the list of those with none");
+    grove_eid_t d5 = edge_made(g, &m, v[10], v[9], "containment", "contains");
+    ok(grove_edge_opposite(g, d5) == u[5] && in_lists_wrong(g, &m, 12) == 0,
+       "the last edge with none paired later");
+    /* re-pairing leaves the two old opposites with none */
+    grove_eid_t c1b = edge_made(g, &m, v[0], v[1], "containment", "includes");
+    grove_eid_t i1b = edge_made(g, &m, v[1], v[0], "containment", "in");
+    ok(grove_edge_opposite(g, c1b) == i1b, "a second pair between two vertices");
+    ok(grove_graph_set_opposite(g, c1, i1b) == 0 && grove_edge_opposite(g, c1) == i1b
+           && grove_edge_opposite(g, i1) == GROVE_EID_NONE
+           && grove_edge_opposite(g, c1b) == GROVE_EID_NONE && in_lists_wrong(g, &m, 12) == 0,
+       "re-paired: both old opposites listed as edges with none, with their sources");
+    ok(grove_graph_set_opposite(g, c1b, i1) == 0 && in_lists_wrong(g, &m, 12) == 0,
+       "paired again: nothing listed twice");
+    grove_graph_t *c = grove_graph_duplicate(g);
+    ok(c && in_lists_wrong(c, &m, 12) == 0, "a copy lists the same in-edges, with the same sources");
+    grove_graph_destroy(c);
+    /* removal: a vertex with edges of both kinds in and out */
+    edge_made(g, &m, v[10], v[11], "network", "feeds");
+    edge_made(g, &m, v[11], v[2], "network", "feeds");
+    ok(grove_graph_unlink(g, v[10], false) == 0 && in_lists_wrong(g, &m, 12) == 0
+           && grove_vertex_first_in(g, v[10]) == GROVE_EID_NONE
+           && grove_edge_src(g, d4) == v[10] && !grove_graph_has_edge(g, u[0]),
+       "unlinked: its edges gone from every list, a dead edge keeps its source");
+    ok(grove_graph_unlink(g, v[1], false) == 0 && in_lists_wrong(g, &m, 12) == 0
+           && grove_vertex_first_in(g, v[0]) == GROVE_EID_NONE
+           && grove_edge_src(g, c2) == v[1] && grove_edge_next_out(g, c2) == GROVE_EID_NONE,
+       "a subtree unlinked: pairs gone as one");
+    (void)i2;
+    (void)c3;
+    grove_graph_destroy(g);
+}
+
 int main(void)
 {
+    test_in_edges();
     test_far_opposites();
     test_reserve();
     test_packed();
