@@ -236,7 +236,10 @@ grove_eid_t grove_edge_opposite(const grove_graph_t *g, grove_eid_t e);
 /* True for an upward edge (an "in", or the second of an opposite pair). */
 bool grove_edge_is_up(const grove_graph_t *g, grove_eid_t e);
 
-/* Out- and in-edges of v, all subsystems: first/next, GROVE_EID_NONE ends. */
+/* Out- and in-edges of v, all subsystems: first/next, GROVE_EID_NONE ends
+ * (and next of an edge removed).  Out-edges come in the order made; the
+ * in-edges with an opposite come first, in the order of their opposites
+ * among v's out-edges, then those with none. */
 grove_eid_t grove_vertex_first_out(const grove_graph_t *g, grove_vid_t v);
 grove_eid_t grove_edge_next_out(const grove_graph_t *g, grove_eid_t e);
 grove_eid_t grove_vertex_first_in(const grove_graph_t *g, grove_vid_t v);
