@@ -1040,6 +1040,13 @@ static void opp_set(grove_graph_t *g, grove_eid_t e, grove_eid_t o)
     g->e[e].opp = GROVEP_OPP_FAR;
 }
 
+/* Leave e and its opposite o with none. */
+static void unpair(grove_graph_t *g, grove_eid_t e, grove_eid_t o)
+{
+    opp_set(g, o, GROVEP_NONE);
+    opp_set(g, e, GROVEP_NONE);
+}
+
 /* Would o as the opposite of e take a slot of g->big_ids? */
 static inline bool opp_far(grove_eid_t e, grove_eid_t o)
 {
@@ -1791,8 +1798,7 @@ int grove_graph_add_child(grove_graph_t *g, grove_vid_t parent, grove_vid_t chil
         if (o == GROVEP_NONE) {
             grovep_edge_remove(g, d);
         } else {
-            opp_set(g, o, GROVEP_NONE);
-            opp_set(g, d, GROVEP_NONE);
+            unpair(g, d, o);
             edge_kill(g, d, parent);
             uin_add(g, o, child); /* g->pend: d's making left it empty */
         }
@@ -1896,8 +1902,7 @@ void grovep_edge_remove(grove_graph_t *g, grove_eid_t e)
     if (o == GROVEP_NONE) {
         uin_take(g, e);
     } else {
-        opp_set(g, o, GROVEP_NONE);
-        opp_set(g, e, GROVEP_NONE);
+        unpair(g, e, o);
         edge_kill(g, o, g->e[e].dst);
     }
     edge_kill(g, e, src);
