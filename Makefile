@@ -201,9 +201,10 @@ $(BUILD)/flux/%.o: bindings/flux/%.c $(BUILD)/gen/modules.h $(API_H)
 	  -DGROVE_LUA_DIR='"$(LUA_LDIR)"' -MMD -MP -c $< -o $@
 
 # The do-nothing scheduler of the throughput benchmark (bench/flux/).
-$(BUILD)/flux/sched-ceiling.so: bench/flux/sched_ceiling.c
+$(BUILD)/flux/sched-ceiling.so: bench/flux/sched_ceiling.c bindings/flux/alloc_stamps.h
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(FLUX_CFLAGS) $(PKG_CFLAGS) -shared -o $@ $< $(LDFLAGS_ALL) $(FLUX_LIBS) $(PKG_LIBS)
+	$(CC) $(ALL_CFLAGS) $(FLUX_CFLAGS) $(PKG_CFLAGS) -Ibindings/flux -shared -o $@ $< \
+	  $(LDFLAGS_ALL) $(FLUX_LIBS) $(PKG_LIBS)
 
 # The module carries grove.core and links liblua: the broker has no Lua.
 $(FLUX_MOD): $(BUILD)/flux/sched_grove.o $(BIND_OBJ) $(LIB)

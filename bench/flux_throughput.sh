@@ -12,6 +12,14 @@
 #   FLUXION_DIR=/opt/src/flux-sched/build  a flux-sched build tree (its
 #                        modules loaded by path); fluxion-* skipped without
 #   REPS=2               runs of each
+#   PACE=RATE            submit the JOBS jobs one by one at RATE jobs/s (a
+#                        steady stream well below the throughput: latency
+#                        without a queue of a thousand behind it) instead
+#                        of all at once; jobs/s is then the rate reached
+#
+# A scheduler may be given as NAME@DIR: the module of the build directory
+# DIR (e.g. grove-fcfs@/tmp/grove-main/build, a copy of another branch
+# built elsewhere), to compare two builds in one run, interleaved.
 #
 # One broker; the R names every node (flux R encode), the resource module
 # is reloaded with every rank forced up (the ranks have no broker), and
@@ -23,10 +31,13 @@
 # the broker's resident memory after the drain.
 #
 # Prints one row a run: scheduler, size, shape, jobs/s, ready s, RSS MB,
-# jobs completed; for sched-grove its alloc latencies (message in to R
-# handed to the response, `flux module stats sched-grove`), p50 and p99
-# wall-clock and p50 and p99 of the module thread's CPU time over the same
-# span; and the machine's load average (1 min) after the run.
+# jobs completed; for sched-grove and the ceiling their alloc latencies
+# (`flux module stats`, bindings/flux/alloc_stamps.h): p50 and p99 of the
+# wall clock from the alloc handler's entry to the success response sent
+# after R's KVS commit (p50_us, p99_us), of the wall clock to R handed to
+# the commit (hand_p50, hand_p99) and of the module thread's CPU time over
+# that (cpu_p50, cpu_p99); and the machine's load average (1 min) after
+# the run.
 # The schedulers:
 #   ceiling        build/flux/sched-ceiling.so: grants every job one rank
 #                  without matching (bench/flux/sched_ceiling.c)
@@ -54,16 +65,37 @@ REPS=${REPS:-2}
 work=$(mktemp -d /tmp/grove-tput.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
+# Paced submission: $1 jobs at $2 jobs/s, $3 -N1 or -n1 (flux python).
+cat > "$work/paced.py" <<'EOF'
+import sys, time
+import flux, flux.job
+n, rate, shape = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
+h = flux.Flux()
+if shape == "-N1":
+    js = flux.job.JobspecV1.from_command(["true"], num_nodes=1, num_tasks=1)
+else:
+    js = flux.job.JobspecV1.from_command(["true"], num_tasks=1)
+js.setattr("system.exec.test.run_duration", "0.001s")
+t0 = time.monotonic()
+for i in range(n):
+    delay = t0 + i / rate - time.monotonic()
+    if delay > 0:
+        time.sleep(delay)
+    flux.job.submit(h, js)
+EOF
+
 # The script run inside the instance: $1 scheduler, $2 shape, $3 jobs.
 cat > "$work/inner.sh" <<'EOF'
 set -e
-sched=$1 shape=$2 jobs=$3 top=$4 build=$5 fluxion=$6
+sched=$1 shape=$2 jobs=$3 top=$4 build=$5 fluxion=$6 pace=$7 work=$8
+case $sched in *@*) build=${sched#*@}; sched=${sched%%@*} ;; esac
+case $build in /*) ;; *) build=$top/$build ;; esac
 flux module remove -f sched-simple 2>/dev/null || true
 flux module reload -f resource monitor-force-up noverify
 t0=$(date +%s.%N)
 case $sched in
-ceiling) flux module load "$top/$build/flux/sched-ceiling.so" ;;
-grove-*) flux module load "$top/$build/flux/sched-grove.so" queue-policy=${sched#grove-} ;;
+ceiling) flux module load "$build/flux/sched-ceiling.so" ;;
+grove-*) flux module load "$build/flux/sched-grove.so" queue-policy=${sched#grove-} ;;
 simple) flux module load sched-simple ;;
 fluxion-*)
     flux module load "$fluxion/resource/modules/sched-fluxion-resource.so"
@@ -75,16 +107,26 @@ flux run $exe -n1 true
 t1=$(date +%s.%N)
 if [ "$shape" = N1 ]; then size="-N1"; else size="-n1"; fi
 t2=$(date +%s.%N)
-flux submit --cc=1-$jobs --quiet $exe $size true
+if [ -n "$pace" ]; then
+    flux python "$work/paced.py" "$jobs" "$pace" "$size"
+else
+    flux submit --cc=1-$jobs --quiet $exe $size true
+fi
 flux queue drain
 t3=$(date +%s.%N)
 pid=$(flux getattr broker.pid)
 rss=$(awk '/VmRSS/ {print $2}' /proc/$pid/status)
 n=$(flux jobs -a -n -o "{result}" | grep -c COMPLETED)
-lat="- - - -"
+lat="- - - - - -"
 case $sched in
-grove-*) lat=$(flux module stats sched-grove | python3 -c 'import json,sys; s=json.load(sys.stdin); a=s["alloc_latency"]; c=s["alloc_cpu"]; print("%.0f %.0f %.0f %.0f" % (a["p50_us"], a["p99_us"], c["p50_us"], c["p99_us"]))') ;;
+ceiling) mod=sched-ceiling ;;
+grove-*) mod=sched-grove ;;
+*) mod= ;;
 esac
+[ -z "$mod" ] || lat=$(flux module stats $mod | python3 -c 'import json,sys
+s = json.load(sys.stdin)
+print(" ".join("%.0f %.0f" % (s[k]["p50_us"], s[k]["p99_us"]) if "p99_us" in s.get(k, {})
+               else "- -" for k in ("alloc_latency", "alloc_handed", "alloc_cpu")))')
 echo "RESULT $(echo "$jobs / ($t3 - $t2)" | bc -l) $(echo "$t1 - $t0" | bc -l) $((rss / 1024)) $n $lat"
 case $sched in
 fluxion-*) flux module remove sched-fluxion-qmanager; flux module remove sched-fluxion-resource ;;
@@ -93,8 +135,8 @@ grove-*) flux module remove sched-grove ;;
 esac
 EOF
 
-printf '%-14s %6s %5s %9s %8s %8s %6s %8s %8s %8s %8s %5s\n' scheduler nodes shape jobs/s ready_s \
-    rss_MB done p50_us p99_us cpu_p50 cpu_p99 load
+printf '%-14s %6s %5s %9s %8s %8s %6s %8s %8s %8s %8s %8s %8s %5s\n' scheduler nodes shape \
+    jobs/s ready_s rss_MB done p50_us p99_us hand_p50 hand_p99 cpu_p50 cpu_p99 load
 for size in $SIZES; do
     dir=$work/conf$size
     mkdir -p "$dir"
@@ -108,12 +150,12 @@ EOF
     for rep in $(seq 1 "$REPS"); do
         for shape in $SHAPES; do
             for sched in $SCHEDS; do
-                case $sched in
+                case ${sched%%@*} in
                 fluxion-*) [ -f "$FLUXION_DIR/resource/modules/sched-fluxion-resource.so" ] || continue ;;
                 esac
                 out=$(FLUX_SCHED_MODULE=none timeout -k 10 1200 "$FLUX" start \
                     -o,--config-path="$dir" bash "$work/inner.sh" "$sched" "$shape" "$JOBS" \
-                    "$top" "$build" "$FLUXION_DIR" 2>"$work/err")
+                    "$top" "$build" "$FLUXION_DIR" "${PACE:-}" "$work" 2>"$work/err")
                 row=$(echo "$out" | grep '^RESULT' | tail -n 1)
                 if [ -z "$row" ]; then
                     printf '%-14s %6s %5s %9s   (failed: %s)\n' "$sched" "$size" "$shape" - \
@@ -121,9 +163,9 @@ EOF
                     continue
                 fi
                 set -- $row
-                printf '%-14s %6s %5s %9.1f %8.2f %8s %6s %8s %8s %8s %8s %5s\n' "$sched" "$size" \
-                    "$shape" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" \
-                    "$(cut -d' ' -f1 /proc/loadavg)"
+                printf '%-14s %6s %5s %9.1f %8.2f %8s %6s %8s %8s %8s %8s %8s %8s %5s\n' \
+                    "${sched%%@*}" "$size" "$shape" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" \
+                    "${10}" "${11}" "$(cut -d' ' -f1 /proc/loadavg)"
             done
         done
     done

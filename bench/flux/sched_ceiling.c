@@ -7,8 +7,14 @@
  * reaches with it is what the rest of Flux (job manager, KVS, exec) allows.
  * Only for benchmarks under the test execution (jobs that start no
  * shell): it books resources twice and ignores every request's shape.
+ *
+ * A success is answered as sched-grove answers it: R committed to
+ * job.<id>.R, then the response sent as text when the commit is done; and
+ * the same latencies are kept (alloc_stamps.h, `flux module stats
+ * sched-ceiling`), so its figures are the floor of sched-grove's.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,26 +23,94 @@
 #include <flux/schedutil.h>
 #include <jansson.h>
 
+#include "alloc_stamps.h"
+
 struct ceiling {
     flux_t *h;
     schedutil_t *util;
     json_t *ranks; /* the R_lite entries' rank idsets as one array of ranks */
     int nranks, next;
     char **hosts; /* the nodelist expanded, one host a rank (or NULL) */
+    struct alloc_stamps stamps;
 };
+
+/* An alloc whose R is being committed: its response waits. */
+struct grant {
+    struct ceiling *c;
+    const flux_msg_t *msg;
+    char *payload;
+    struct alloc_stamp st;
+};
+
+static void grant_destroy(void *arg)
+{
+    struct grant *g = arg;
+    flux_msg_decref(g->msg);
+    free(g->payload);
+    free(g);
+}
+
+static void commit_cb(flux_future_t *f, void *arg)
+{
+    struct grant *g = arg;
+    flux_t *h = g->c->h;
+    if (flux_future_get(f, NULL) < 0)
+        flux_log_error(h, "commit R");
+    else if (flux_respond(h, g->msg, g->payload) < 0)
+        flux_log_error(h, "alloc response");
+    else
+        alloc_stamps_add(&g->c->stamps, &g->st);
+    flux_future_destroy(f); /* and g with it */
+}
 
 static void alloc_cb(flux_t *h, const flux_msg_t *msg, void *arg)
 {
     struct ceiling *c = arg;
+    struct grant *g = calloc(1, sizeof(*g));
+    if (!g)
+        return;
+    alloc_stamp_in(&g->st);
+    json_int_t id;
+    char key[64], R[512];
+    flux_kvs_txn_t *txn = NULL;
+    flux_future_t *f = NULL;
+    if (flux_request_unpack(msg, NULL, "{s:I}", "id", &id) < 0
+        || flux_job_kvs_key(key, sizeof(key), (flux_jobid_t)id, "R") < 0)
+        goto fail;
     int rank = c->nranks ? c->next++ % c->nranks : 0;
-    char R[512];
     snprintf(R, sizeof(R),
              "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":\"%d\","
              "\"children\":{\"core\":\"0\"}}],\"starttime\":0,\"expiration\":0,"
              "\"nodelist\":[\"%s\"]}}",
              rank, c->hosts && c->hosts[rank] ? c->hosts[rank] : "localhost");
-    if (schedutil_alloc_respond_success_pack(c->util, msg, R, NULL) < 0)
+    if (asprintf(&g->payload, "{\"id\":%jd,\"type\":%d,\"R\":%s}", (intmax_t)id,
+                 FLUX_SCHED_ALLOC_SUCCESS, R) < 0) {
+        g->payload = NULL;
+        goto fail;
+    }
+    if (!(txn = flux_kvs_txn_create()) || flux_kvs_txn_put(txn, 0, key, R) < 0
+        || !(f = flux_kvs_commit(h, NULL, 0, txn)))
+        goto fail;
+    flux_kvs_txn_destroy(txn);
+    g->c = c;
+    g->msg = flux_msg_incref(msg);
+    if (flux_future_aux_set(f, "ceiling::grant", g, grant_destroy) < 0) {
+        grant_destroy(g);
+        flux_future_destroy(f);
         flux_log_error(h, "alloc");
+        return;
+    }
+    alloc_stamp_handed(&g->st);
+    if (flux_future_then(f, -1., commit_cb, g) < 0) {
+        flux_future_destroy(f);
+        flux_log_error(h, "alloc");
+    }
+    return;
+fail:
+    flux_log_error(h, "alloc");
+    flux_kvs_txn_destroy(txn);
+    free(g->payload);
+    free(g);
 }
 
 static void free_cb(flux_t *h, const flux_msg_t *msg, const char *R, void *arg)
@@ -65,8 +139,22 @@ static void feasibility_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *
     flux_respond(h, msg, NULL);
 }
 
+/* `flux module stats sched-ceiling`: the alloc latencies. */
+static void stats_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, void *arg)
+{
+    (void)mh;
+    struct ceiling *c = arg;
+    json_t *o = json_object();
+    if (o)
+        alloc_stamps_report(&c->stamps, o);
+    if (!o || flux_respond_pack(h, msg, "O", o) < 0)
+        flux_log_error(h, "stats-get");
+    json_decref(o);
+}
+
 static const struct flux_msg_handler_spec htab[] = {
     {FLUX_MSGTYPE_REQUEST, "feasibility.check", feasibility_cb, FLUX_ROLE_USER},
+    {FLUX_MSGTYPE_REQUEST, "sched-ceiling.stats-get", stats_cb, FLUX_ROLE_USER},
     FLUX_MSGHANDLER_TABLE_END,
 };
 
@@ -118,6 +206,7 @@ int mod_main(flux_t *h, int argc, char **argv)
 {
     (void)argc, (void)argv;
     struct ceiling c = {.h = h};
+    alloc_stamps_init(&c.stamps);
     flux_msg_handler_t **handlers = NULL;
     flux_future_t *f = NULL, *acq = NULL;
     int rc = -1;
@@ -147,5 +236,6 @@ done:
     for (int i = 0; i < c.nranks; i++)
         free(c.hosts[i]);
     free(c.hosts);
+    alloc_stamps_fini(&c.stamps);
     return rc;
 }

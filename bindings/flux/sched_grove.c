@@ -52,6 +52,7 @@
 #include <lua.h>
 #include <lualib.h>
 
+#include "alloc_stamps.h"
 #include "grovel.h"
 #include "json_private.h"
 #include "lacquire.h"
@@ -77,15 +78,9 @@ struct sched_ctx {
     bool dirty;        /* an event since the last pass */
     bool stopping;
     char ready_mode[32]; /* "unlimited" or "limited=N" */
-    double *lat;       /* alloc latencies (s), a ring of LAT_MAX */
-    double *cpu;       /* the same allocs' CPU time on this module's thread (s): a
-                        * loaded machine stretches the wall-clock latency by
-                        * whatever else runs, this one only by what we do */
-    size_t nlat;       /* samples taken (the rings hold the last LAT_MAX) */
+    struct alloc_stamps stamps; /* the alloc latencies (alloc_stamps.h) */
     struct commit *commits; /* R commits under way (their responses wait) */
 };
-
-#define LAT_MAX 65536
 
 /* An alloc's R being committed to job.<id>.R: the success response
  * goes out when the commit is done (RFC 27: R is in the KVS before the
@@ -94,6 +89,7 @@ struct commit {
     struct sched_ctx *ctx;
     const flux_msg_t *msg; /* a reference of our own */
     char *payload;         /* the response's text */
+    struct alloc_stamp st; /* the alloc's stamps */
     flux_future_t *f;
     struct commit *prev, *next;
 };
@@ -101,8 +97,7 @@ struct commit {
 /* A pending alloc request, as the msgs table holds it. */
 struct pending {
     const flux_msg_t *msg; /* a reference of our own */
-    double t_in;           /* when it arrived (CLOCK_MONOTONIC, s) */
-    double cpu_in;         /* this thread's CPU time then (s) */
+    struct alloc_stamp st; /* its stamps (in: the handler's entry) */
 };
 
 /* ---- Lua ---------------------------------------------------------------- */
@@ -171,29 +166,15 @@ static json_t *to_json(struct sched_ctx *ctx, int idx, const char *what)
 
 /* ---- pending alloc requests ------------------------------------------------ */
 
-static double clock_s(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double now_mono(void)
-{
-    return clock_s(CLOCK_MONOTONIC);
-}
-
-/* Keep the request msg of job id, which came in at t_in (monotonic)
- * and cpu_in (this thread's CPU time). */
-static void msgs_put(struct sched_ctx *ctx, lua_Integer id, const flux_msg_t *msg, double t_in,
-                     double cpu_in)
+/* Keep the request msg of job id, stamped in at st. */
+static void msgs_put(struct sched_ctx *ctx, lua_Integer id, const flux_msg_t *msg,
+                     const struct alloc_stamp *st)
 {
     lua_State *L = ctx->L;
     lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->msgs_ref);
     struct pending *p = lua_newuserdatauv(L, sizeof(*p), 0);
     p->msg = flux_msg_incref(msg);
-    p->t_in = t_in;
-    p->cpu_in = cpu_in;
+    p->st = *st;
     lua_rawseti(L, -2, id);
     lua_pop(L, 1);
 }
@@ -209,18 +190,13 @@ static struct pending *msgs_get(struct sched_ctx *ctx, lua_Integer id)
     return p;
 }
 
-/* Forget the request of job id: its reference dropped, and with took (it
- * was answered with R) its latency kept. */
-static void msgs_drop(struct sched_ctx *ctx, lua_Integer id, bool took)
+/* Forget the request of job id: its reference dropped. */
+static void msgs_drop(struct sched_ctx *ctx, lua_Integer id)
 {
     lua_State *L = ctx->L;
     struct pending *p = msgs_get(ctx, id);
     if (!p)
         return;
-    if (took && ctx->lat) {
-        ctx->cpu[ctx->nlat % LAT_MAX] = clock_s(CLOCK_THREAD_CPUTIME_ID) - p->cpu_in;
-        ctx->lat[ctx->nlat++ % LAT_MAX] = now_mono() - p->t_in;
-    }
     flux_msg_decref(p->msg);
     p->msg = NULL;
     lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->msgs_ref);
@@ -319,17 +295,19 @@ static void commit_cb(flux_future_t *f, void *arg)
         flux_reactor_stop_error(flux_get_reactor(h));
     } else if (flux_respond(h, c->msg, c->payload) < 0) {
         flux_log_error(h, "alloc response");
+    } else {
+        alloc_stamps_add(&c->ctx->stamps, &c->st);
     }
     flux_future_destroy(f); /* and c with it */
 }
 
-/* The success response to msg, the alloc request of job id: R (text)
- * committed to job.<id>.R, then {id, type 0, annotations (ann: JSON
- * text, or NULL), R} as text, neither read again.  (libschedutil's
- * success response parses the request and R and writes both again.)
- * 0, or -1 with errno. */
+/* The success response to msg, the alloc request of job id (stamped
+ * st): R (text) committed to job.<id>.R, then {id, type 0, annotations
+ * (ann: JSON text, or NULL), R} as text, neither read again.
+ * (libschedutil's success response parses the request and R and writes
+ * both again.)  0, or -1 with errno. */
 static int respond_success(struct sched_ctx *ctx, const flux_msg_t *msg, lua_Integer id,
-                           const char *R, const char *ann)
+                           const char *R, const char *ann, const struct alloc_stamp *st)
 {
     char key[64];
     if (flux_job_kvs_key(key, sizeof(key), (flux_jobid_t)id, "R") < 0)
@@ -350,6 +328,8 @@ static int respond_success(struct sched_ctx *ctx, const flux_msg_t *msg, lua_Int
     txn = NULL;
     c->ctx = ctx;
     c->msg = flux_msg_incref(msg);
+    c->st = *st;
+    alloc_stamp_handed(&c->st);
     c->next = ctx->commits;
     if (c->next)
         c->next->prev = c;
@@ -418,27 +398,27 @@ static void act_alloc(struct sched_ctx *ctx, int t)
     }
     if (!strcmp(type, "success")) {
         char *R = field_json(ctx, t, "R");
-        bool took = R != NULL;
         if (!R)
             rc = schedutil_alloc_respond_deny(ctx->util, msg, "scheduler error: no R");
         else if (strstr(R, "\"properties\""))
             /* libschedutil leaves RFC 20's instance-local properties
-             * ('+' names) out of the R it commits */
+             * ('+' names) out of the R it commits (not stamped: its
+             * response goes out where this module does not see it) */
             rc = ann ? schedutil_alloc_respond_success_pack(ctx->util, msg, R, "O", ann)
                      : schedutil_alloc_respond_success_pack(ctx->util, msg, R, NULL);
         else
-            rc = respond_success(ctx, msg, id, R, ann_text);
+            rc = respond_success(ctx, msg, id, R, ann_text, &pend->st);
         free(R);
-        msgs_drop(ctx, id, took);
+        msgs_drop(ctx, id);
     } else if (!strcmp(type, "annotate")) {
         if (ann_text)
             rc = respond_annotate(ctx, msg, id, ann_text);
     } else if (!strcmp(type, "deny")) {
         rc = schedutil_alloc_respond_deny(ctx->util, msg, field_str(L, t, "note"));
-        msgs_drop(ctx, id, false);
+        msgs_drop(ctx, id);
     } else if (!strcmp(type, "cancel")) {
         rc = schedutil_alloc_respond_cancel(ctx->util, msg);
-        msgs_drop(ctx, id, false);
+        msgs_drop(ctx, id);
     } else {
         flux_log(ctx->h, LOG_ERR, "alloc: unknown response type '%s'", type);
     }
@@ -700,18 +680,19 @@ static void alloc_cb(flux_t *h, const flux_msg_t *msg, void *arg)
 {
     struct sched_ctx *ctx = arg;
     /* message in: before anything of it is read */
-    double t_in = now_mono(), cpu_in = clock_s(CLOCK_THREAD_CPUTIME_ID);
+    struct alloc_stamp st;
+    alloc_stamp_in(&st);
     static const char *const keys[] = {"id", "priority", "userid", "t_submit"};
     lua_Integer id;
     if (!push_request_msg(ctx, msg, keys, sizeof(keys) / sizeof(keys[0]), "jobspec", &id)) {
         flux_log(h, LOG_ERR, "alloc: a request without id");
         return;
     }
-    msgs_put(ctx, id, msg, t_in, cpu_in);
+    msgs_put(ctx, id, msg, &st);
     int rc = loop_call(ctx, "alloc", 1, 1) < 0 ? -1 : act_all(ctx, NULL) ? -1 : 0;
     if (rc < 0 && msgs_get(ctx, (lua_Integer)id)) {
         schedutil_alloc_respond_deny(ctx->util, msg, "scheduler error (see the broker's log)");
-        msgs_drop(ctx, (lua_Integer)id, false);
+        msgs_drop(ctx, (lua_Integer)id);
     }
     ctx->dirty = true;
 }
@@ -785,32 +766,6 @@ static const struct schedutil_ops ops = {
 
 /* ---- requests the module answers itself --------------------------------------- */
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The alloc latencies kept in ring (message in to R handed to the
- * response: wall-clock, or this thread's CPU time) as {n, p50_us, p99_us,
- * max_us}, or NULL. */
-static json_t *latency(struct sched_ctx *ctx, const double *ring)
-{
-    size_t n = ctx->nlat < LAT_MAX ? ctx->nlat : LAT_MAX;
-    if (n == 0 || !ring)
-        return json_pack("{s:I}", "n", (json_int_t)ctx->nlat);
-    double *v = malloc(n * sizeof(*v));
-    if (!v)
-        return NULL;
-    memcpy(v, ring, n * sizeof(*v));
-    qsort(v, n, sizeof(*v), cmp_double);
-    json_t *o = json_pack("{s:I s:f s:f s:f}", "n", (json_int_t)ctx->nlat,
-                          "p50_us", v[n / 2] * 1e6, "p99_us", v[(n * 99) / 100] * 1e6,
-                          "max_us", v[n - 1] * 1e6);
-    free(v);
-    return o;
-}
-
 /* A request the loop answers with respond or error actions. */
 static void answer(struct sched_ctx *ctx, const flux_msg_t *msg, const char *name)
 {
@@ -867,8 +822,7 @@ static void stats_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, v
         flux_respond_error(h, msg, EINVAL, "scheduler error (see the broker's log)");
         return;
     }
-    json_object_set_new(o, "alloc_latency", latency(ctx, ctx->lat));
-    json_object_set_new(o, "alloc_cpu", latency(ctx, ctx->cpu));
+    alloc_stamps_report(&ctx->stamps, o);
     if (flux_respond_pack(h, msg, "O", o) < 0)
         flux_log_error(h, "stats-get");
     json_decref(o);
@@ -1144,8 +1098,7 @@ static void ctx_destroy(struct sched_ctx *ctx)
         }
         lua_close(ctx->L);
     }
-    free(ctx->lat);
-    free(ctx->cpu);
+    alloc_stamps_fini(&ctx->stamps);
     free(ctx);
     errno = e;
 }
@@ -1161,16 +1114,9 @@ int mod_main(flux_t *h, int argc, char **argv)
     if (!ctx)
         return -1;
     ctx->h = h;
-    ctx->lat = calloc(LAT_MAX, sizeof(*ctx->lat));
-    ctx->cpu = calloc(LAT_MAX, sizeof(*ctx->cpu));
-    if (!ctx->lat || !ctx->cpu) { /* no latencies kept, then */
-        free(ctx->lat);
-        free(ctx->cpu);
-        ctx->lat = ctx->cpu = NULL;
-    }
+    alloc_stamps_init(&ctx->stamps); /* none kept without the memory */
     if (!(ctx->L = luaL_newstate())) {
-        free(ctx->lat);
-        free(ctx->cpu);
+        alloc_stamps_fini(&ctx->stamps);
         free(ctx);
         errno = ENOMEM;
         return -1;
