@@ -588,8 +588,6 @@ static void act(struct sched_ctx *ctx, const flux_msg_t *req)
     }
 }
 
-static void arm_wake(struct sched_ctx *ctx);
-
 /* Carry out the array of actions on top of the stack, and pop it.
  * Returns how many were errors (answers of op "error"). */
 static int act_all(struct sched_ctx *ctx, const flux_msg_t *req)
@@ -610,7 +608,6 @@ static int act_all(struct sched_ctx *ctx, const flux_msg_t *req)
         }
     }
     lua_pop(L, 1);
-    arm_wake(ctx);
     return errors;
 }
 
@@ -647,7 +644,8 @@ static double now_wall(void)
 }
 
 /* Arm the timer at the loop's next wake-up (next_wake(): the wall-clock
- * second a reservation starts), if any. */
+ * second a reservation starts), if any.  Once a reactor turn, after the
+ * pass (check_cb): every event that can move it marks the loop dirty. */
 static void arm_wake(struct sched_ctx *ctx)
 {
     if (!ctx->wake || loop_call(ctx, "next_wake", 0, 1) < 0)
@@ -994,6 +992,7 @@ static void check_cb(flux_reactor_t *r, flux_watcher_t *w, int revents, void *ar
     ctx->dirty = false;
     if (loop_call(ctx, "schedule", 0, 1) == 0)
         act_all(ctx, NULL);
+    arm_wake(ctx);
 }
 
 /* ---- set-up -------------------------------------------------------------------- */
