@@ -76,6 +76,10 @@ struct sched_ctx {
     flux_watcher_t *prep, *check, *idle;
     flux_watcher_t *wake; /* a timer: the next reservation's start */
     bool dirty;        /* an event since the last pass */
+    int gc_kb;         /* the Lua heap (KB) after the last collection step, or -1: the
+                        * collector runs by itself (not yet started) */
+    unsigned long gc_steps; /* collection steps taken in prep_cb */
+    double gc_s, gc_max_s;  /* their thread CPU time (s): in all, the most */
     bool stopping;
     char ready_mode[32]; /* "unlimited" or "limited=N" */
     struct alloc_stamps stamps; /* the alloc latencies (alloc_stamps.h) */
@@ -920,8 +924,9 @@ static void status_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, 
     act_all(ctx, msg);
 }
 
-/* `flux module stats sched-grove`: the loop's counters and the alloc
- * latencies this module measured. */
+/* `flux module stats sched-grove`: the loop's counters, the alloc
+ * latencies this module measured, its Lua heap and the collection steps
+ * taken between events. */
 static void stats_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, void *arg)
 {
     (void)mh;
@@ -937,6 +942,10 @@ static void stats_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, v
         return;
     }
     alloc_stamps_report(&ctx->stamps, o);
+    json_object_set_new(o, "lua_gc", json_pack("{s:i s:I s:f s:f}", "heap_kb",
+                                               lua_gc(ctx->L, LUA_GCCOUNT), "steps",
+                                               (json_int_t)ctx->gc_steps, "cpu_us",
+                                               ctx->gc_s * 1e6, "max_us", ctx->gc_max_s * 1e6));
     if (flux_respond_pack(h, msg, "O", o) < 0)
         flux_log_error(h, "stats-get");
     json_decref(o);
@@ -974,12 +983,41 @@ static void acquire_cb(flux_future_t *f, void *arg)
 
 /* ---- the pass ---------------------------------------------------------------- */
 
+/* The Lua collector's work, moved out of the handlers: once started, the
+ * collector is stopped and stepped here, before the reactor waits, when
+ * the heap grew by a fifth since the last step (as the generational
+ * collector's minor collections are paced by itself), so that a minor
+ * or major collection never runs inside an alloc's handling; a job's
+ * response waits on its R's commit meanwhile. */
+#define GC_MIN_KB 64
+
+static void gc_step(struct sched_ctx *ctx)
+{
+    lua_State *L = ctx->L;
+    int kb = lua_gc(L, LUA_GCCOUNT);
+    int grown = kb - ctx->gc_kb;
+    if (grown < GC_MIN_KB || grown < ctx->gc_kb / 5)
+        return;
+    /* the debt is what was allocated since: genstep makes a minor
+     * collection, or a major one when the heap doubled since the last */
+    double t = alloc_stamps_clock(CLOCK_THREAD_CPUTIME_ID);
+    lua_gc(L, LUA_GCSTEP, grown);
+    ctx->gc_kb = lua_gc(L, LUA_GCCOUNT);
+    t = alloc_stamps_clock(CLOCK_THREAD_CPUTIME_ID) - t;
+    ctx->gc_steps++;
+    ctx->gc_s += t;
+    if (t > ctx->gc_max_s)
+        ctx->gc_max_s = t;
+}
+
 static void prep_cb(flux_reactor_t *r, flux_watcher_t *w, int revents, void *arg)
 {
     (void)r, (void)w, (void)revents;
     struct sched_ctx *ctx = arg;
     if (ctx->dirty)
         flux_watcher_start(ctx->idle); /* don't block: a pass is due */
+    else if (ctx->gc_kb >= 0)
+        gc_step(ctx);
 }
 
 static void check_cb(flux_reactor_t *r, flux_watcher_t *w, int revents, void *arg)
@@ -1183,6 +1221,8 @@ static int start(struct sched_ctx *ctx)
     flux_watcher_start(ctx->prep);
     flux_watcher_start(ctx->check);
     ctx->dirty = true;
+    lua_gc(ctx->L, LUA_GCSTOP);
+    ctx->gc_kb = lua_gc(ctx->L, LUA_GCCOUNT);
     return 0;
 }
 
@@ -1229,6 +1269,7 @@ int mod_main(flux_t *h, int argc, char **argv)
     if (!ctx)
         return -1;
     ctx->h = h;
+    ctx->gc_kb = -1;
     alloc_stamps_init(&ctx->stamps); /* none kept without the memory */
     if (!(ctx->L = luaL_newstate())) {
         alloc_stamps_fini(&ctx->stamps);
