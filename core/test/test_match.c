@@ -15,6 +15,7 @@
 
 #include "graph.h"
 #include "match.h"
+#include "match_private.h"
 #include "tap.h"
 #include "corpus.h"
 #include "grovetest.h"
@@ -749,6 +750,45 @@ static void test_stamp_wrap(void)
                1200, "2 nodes of 1,200 cores");
 }
 
+/* At the wrap the blocks' generations (bgen) are cleared with the stamps:
+ * a block last lent at generation k of one cycle and not since would
+ * otherwise, at generation k of the next, be taken as lent already, its
+ * pointer naming a pool block lent meanwhile to another block, whose
+ * vertices at the same places it would then share.  Driven through the
+ * scratch helpers: block 1 lent the pool's first block at a generation,
+ * then block 0 alone stamped until the generation comes back, then a
+ * vertex of block 0 (lent the pool's first) and one at the same place in
+ * block 1 stamped. */
+static void test_block_wrap(void)
+{
+    grove_graph_t *g = test_cluster(&(test_shape_t){
+        .basename = "wide", .nodes = 2, .per_rack = 2, .sockets = 2, .cores = 600, .gpus = 1,
+        .mems = 4, .mem_size = 2, .mem_unit = "GB"});
+    grove_matcher_t *m = grove_matcher_create(g, NULL);
+    bool okay = grovep_match_scratch_reserve(m) == 0 && grove_graph_vertex_count(g) > 2 * SBLK_N;
+    grove_vid_t a = 5, b = SBLK_N + 5; /* the same place in blocks 0 and 1 */
+    grovep_match_new_generation(m);
+    uint8_t first = m->gen;
+    okay = okay && set_state(m, b, 3, 0) == 0; /* block 1 lent the pool's first */
+    int n = 0;
+    while (okay && n < 300) {
+        grovep_match_new_generation(m);
+        n++;
+        if (m->gen == first)
+            break;
+        okay = set_state(m, a, 1, 0) == 0; /* block 0 alone */
+    }
+    okay = okay && n == 255 && set_state(m, a, 5, M_TOUCH) == 0
+           && set_state(m, b, 7, M_EXCL) == 0;
+    ok(okay && taken_of(m, a) == 5 && flags_of(m, a) == M_TOUCH && taken_of(m, b) == 7
+           && flags_of(m, b) == M_EXCL,
+       "after the wrap, two blocks stamped at the same place keep their own state "
+       "(taken %lld, %lld)",
+       (long long)taken_of(m, a), (long long)taken_of(m, b));
+    grove_matcher_destroy(m);
+    grove_graph_destroy(g);
+}
+
 int main(void)
 {
     test_corpus_tiny();
@@ -761,5 +801,6 @@ int main(void)
     test_large_selection();
     test_scores_hook();
     test_stamp_wrap();
+    test_block_wrap();
     return done_testing();
 }
