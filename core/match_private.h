@@ -306,29 +306,32 @@ static inline uint8_t flags_of(const grove_matcher_t *m, grove_vid_t v)
 int grovep_match_sblk_lend(grove_matcher_t *m, size_t i);
 
 /* Log v's state as it is (its units taken as taken_of says, so the log
- * never holds M_POOL) and make it current.  0 or -1 (ENOMEM). */
-static inline int log_state(grove_matcher_t *m, grove_vid_t v)
+ * never holds M_POOL) and make it current.  v's state block, or NULL
+ * (ENOMEM). */
+static inline struct sblk *log_state(grove_matcher_t *m, grove_vid_t v)
 {
     if (grovep_grow((void **)&m->log, &m->logcap, m->nlog + 1, sizeof(*m->log)) < 0)
-        return -1;
-    if (m->stamp[v] == m->gen) {
-        const struct sblk *b = sblk_of(m, v);
-        m->log[m->nlog++] = (struct undo){
-            taken_of(m, v), v, (uint16_t)((b->mflags[SBLK_AT(v)] & ~M_POOL) | UNDO_LIVE)};
-        return 0;
+        return NULL;
+    size_t i = v >> SBLK_SHIFT;
+    if (m->stamp[v] != m->gen) {
+        if (m->bgen[i] != m->gen && grovep_match_sblk_lend(m, i) < 0)
+            return NULL;
+        m->log[m->nlog++] = (struct undo){0, v, 0};
+        m->stamp[v] = m->gen;
+        return m->blk[i];
     }
-    if (m->bgen[v >> SBLK_SHIFT] != m->gen && grovep_match_sblk_lend(m, v >> SBLK_SHIFT) < 0)
-        return -1;
-    m->log[m->nlog++] = (struct undo){0, v, 0};
-    m->stamp[v] = m->gen;
-    return 0;
+    struct sblk *b = m->blk[i];
+    uint8_t f = b->mflags[SBLK_AT(v)];
+    m->log[m->nlog++] = (struct undo){(f & M_POOL) ? m->g->v[v].size : b->taken[SBLK_AT(v)], v,
+                                      (uint16_t)((f & ~M_POOL) | UNDO_LIVE)};
+    return b;
 }
 
 static inline int set_state(grove_matcher_t *m, grove_vid_t v, int64_t taken, uint8_t flags)
 {
-    if (log_state(m, v) < 0)
+    struct sblk *b = log_state(m, v);
+    if (!b)
         return -1;
-    struct sblk *b = sblk_of(m, v);
     b->taken[SBLK_AT(v)] = taken;
     b->mflags[SBLK_AT(v)] = (uint8_t)(flags & ~M_POOL);
     return 0;
@@ -339,9 +342,10 @@ static inline int set_state(grove_matcher_t *m, grove_vid_t v, int64_t taken, ui
  * many fresh pages to fault in as the selection's. */
 static inline int set_whole(grove_matcher_t *m, grove_vid_t v, uint8_t flags)
 {
-    if (log_state(m, v) < 0)
+    struct sblk *b = log_state(m, v);
+    if (!b)
         return -1;
-    sblk_of(m, v)->mflags[SBLK_AT(v)] = (uint8_t)(flags | M_POOL);
+    b->mflags[SBLK_AT(v)] = (uint8_t)(flags | M_POOL);
     return 0;
 }
 

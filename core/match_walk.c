@@ -601,8 +601,10 @@ static inline int64_t take_clean_leaf(grove_matcher_t *m, grove_vid_t c)
     int64_t units = grovep_vertex_size(g, c);
     if (flags_of(m, c) || taken_of(m, c) || units == 0)
         return 0;
+    /* a clean pick is touched: touch_up has nothing to do when tp is c's
+     * parent in the subsystem walked too */
     if (set_whole(m, c, M_TOUCH | M_PICK | M_EXCL | M_CLEAN) < 0
-        || add_pick(m, c, units, true, true) < 0 || touch_up(m, c) < 0)
+        || add_pick(m, c, units, true, true) < 0 || (m->par[c] != tp && touch_up(m, c) < 0))
         return -1;
     return units;
 }
