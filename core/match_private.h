@@ -55,9 +55,6 @@ struct req {
     int64_t tot[GROVEP_MAX_LOW];   /* the same for the whole count */
 };
 
-/* What set_state found at v: its taken units and flags when this match
- * had set them (live), else nothing (rolled back, v is unstamped: stamp 0
- * is never a generation).  16 bytes: a whole machine logs a million. */
 /* A block of per-match vertex state (see blk in the matcher). */
 #define SBLK_SHIFT 10
 #define SBLK_N ((grove_vid_t)1 << SBLK_SHIFT)
@@ -67,6 +64,9 @@ struct sblk {
     bool resident; /* every page of it written once (grovep_match_sblk_lend) */
 };
 
+/* What set_state found at v: its taken units and flags when this match
+ * had set them (live), else nothing (rolled back, v is unstamped: stamp 0
+ * is never a generation).  16 bytes: a whole machine logs a million. */
 struct undo {
     int64_t taken;
     grove_vid_t v;
