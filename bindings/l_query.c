@@ -25,6 +25,16 @@
  * pays no write per job, a person or a program waiting on each answer
  * still sees it at once.
  *
+ * A jobspec file is looked at (a stat, or a read when its times cannot
+ * be trusted) once per batch of lines, not once per line: a batch is the
+ * lines taken from one read of the input (the lines that came together,
+ * a few kB of a file or a pipe).  Whoever wrote a line wrote it after
+ * any change to the file it meant the line to see, and the look comes
+ * after the read that brought the line, so it sees that change; a file
+ * changed between batches is read again.  A line that may need a read of
+ * its own (no whole line buffered before it) starts a batch, as does a
+ * command handed to the session (it could write the file) and every run.
+ *
  * This file holds only the loop; the commands are grove.query's, the
  * matcher's table l_match.c's, the writer's formats core/writers.c's.
  */
@@ -68,6 +78,8 @@ struct qentry {
     size_t len;
     struct stat st; /* the file when its text was last read */
     bool settled;   /* st was more than a second old then (see same_file) */
+    uint64_t seen;  /* the batch in which the file was last found to hold
+                     * text (a regular file's), 0: none */
     const grove_jobspec_t *js;
     grove_wshape_t shape;
     grove_sym_t expand[QSHAPE];
@@ -76,7 +88,8 @@ struct qentry {
 
 struct qcache {
     struct qentry e[QCACHE];
-    size_t next; /* the entry the next parse replaces */
+    size_t next;    /* the entry the next parse replaces */
+    uint64_t batch; /* the batch of input lines being run (see the top) */
 };
 
 /* Is c a space as Lua's %s means it (the C locale's isspace)? */
@@ -85,13 +98,27 @@ static int is_space(int c)
     return c == ' ' || (c >= '\t' && c <= '\r');
 }
 
-/* Does f hold a whole buffered line, or anything buffered (so the next
- * read will not wait)?  Without glibc's buffer fields: never, so output is
- * flushed after every command. */
+/* Does f hold anything buffered (so the next read will not wait)?
+ * Without glibc's buffer fields: never, so output is flushed after every
+ * command. */
 static int input_pending(FILE *f)
 {
 #ifdef __GLIBC__
     return f->_IO_read_ptr < f->_IO_read_end;
+#else
+    (void)f;
+    return 0;
+#endif
+}
+
+/* Does f hold a whole line buffered, so that the next getline takes it
+ * without a read of its own?  Without glibc's buffer fields: never, so
+ * every line is a batch of its own. */
+static int line_buffered(FILE *f)
+{
+#ifdef __GLIBC__
+    return f->_IO_read_ptr < f->_IO_read_end &&
+           memchr(f->_IO_read_ptr, '\n', (size_t)(f->_IO_read_end - f->_IO_read_ptr)) != NULL;
 #else
     (void)f;
     return 0;
@@ -255,6 +282,7 @@ static bool fallback(struct loop *lp, const char *line, size_t len)
     lua_call(L, 2, 1);
     bool go_on = lua_toboolean(L, -1);
     lua_pop(L, 1);
+    lp->qc->batch++; /* the command may have written a jobspec file */
     lp->next_id = int_field(L, "next_id", lp->next_id);
     lp->lineno = int_field(L, "lineno", lp->lineno);
     check_types(lp);
@@ -333,20 +361,34 @@ static void settle(struct qentry *q, const struct stat *st, const struct timespe
     q->settled = now->tv_sec > last->tv_sec + 1;
 }
 
+/* Mark q's file as looked at in this batch when it is a regular file
+ * (a fifo or a device may say something else at each read); i. */
+static int seen(struct loop *lp, int i, bool regular)
+{
+    lp->qc->e[i].seen = regular ? lp->qc->batch : 0;
+    return i;
+}
+
 /* The kept jobspec of the file at path, parsed now by
  * session:parse_jobspec when none is kept for its text; its entry's
  * index, or -1 when the file cannot be read or its text is not a
- * jobspec (the session's Lua says why).  A settled file that did not
- * change is not read again (one stat a job). */
+ * jobspec (the session's Lua says why).  A file looked at in this batch
+ * is not looked at again (see the top); else a settled file that did
+ * not change is not read again (one stat). */
 STEP static int jobspec_for(struct loop *lp, const char *path)
 {
+    for (int i = 0; i < QCACHE; i++) {
+        const struct qentry *q = &lp->qc->e[i];
+        if (q->path && q->seen == lp->qc->batch && strcmp(q->path, path) == 0)
+            return i;
+    }
     struct stat st;
     bool have_st = stat(path, &st) == 0;
     if (have_st && S_ISREG(st.st_mode)) {
         for (int i = 0; i < QCACHE; i++) {
             struct qentry *q = &lp->qc->e[i];
             if (q->path && same_file(q, &st) && strcmp(q->path, path) == 0)
-                return i;
+                return seen(lp, i, true);
         }
     } else {
         have_st = false;
@@ -365,7 +407,7 @@ STEP static int jobspec_for(struct loop *lp, const char *path)
                 settle(q, &st, &now);
             else
                 q->settled = false;
-            return i;
+            return seen(lp, i, have_st);
         }
     }
     lua_State *L = lp->L;
@@ -400,7 +442,7 @@ STEP static int jobspec_for(struct loop *lp, const char *path)
     q->shape.expand = q->expand;
     q->shape.prefer = (const grove_sym_t(*)[2])q->prefer;
     shape_of(lp->g, q, grove_jobspec_resource_first(js), GROVE_SYM_NONE);
-    return i;
+    return seen(lp, i, have_st);
 }
 
 static const char *const state_names[] = {"ALLOCATED", "RESERVED", "MATCHED"};
@@ -618,16 +660,20 @@ static int l_query_run(lua_State *L)
     grove_limits_get(&lim);
     lp.limit = lim.input;
     size_t cap = 0;
+    lp.qc->batch++;
     for (;;) {
         if (!input_pending(lp.in)) {
             fflush(lp.out);
             fflush(lp.info);
         }
+        bool same_batch = line_buffered(lp.in);
         char *line = linebox->p;
         ssize_t n = getline(&line, &cap, lp.in);
         linebox->p = line;
         if (n < 0)
             break;
+        if (!same_batch)
+            lp.qc->batch++;
         lp.lineno++;
         size_t len = (size_t)n;
         if (len && line[len - 1] == '\n')

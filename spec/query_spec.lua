@@ -308,6 +308,43 @@ describe("grove query's command loop", function()
     assert.equal(2, select(2, first:gsub("core", "")))
     assert.equal(3, select(2, second:gsub("core", "")))
   end)
+
+  -- The file is looked at once per batch of lines (those of one read of
+  -- the input): a line that came after the file changed sees the change.
+  it("reads a jobspec file again when it changed between two reads of the input", function()
+    local path, outpath = os.tmpname(), os.tmpname()
+    local text = exe.read(DIR .. "/cores.yaml")
+    local f = assert(io.open(path, "w"))
+    f:write(text)
+    f:close()
+    local changed = text:gsub("count: 2", "count: 3")
+    local out = assert(io.open(outpath, "w+"))
+    local s = assert(query.new{graph = lab(), out = out, info = io.tmpfile(),
+      err = io.tmpfile()})
+    -- the writer of the input: a line, then (once its answer is out, so
+    -- that the next line comes in a read of its own) the file changed and
+    -- two lines more
+    local q = function(x) return "'" .. x:gsub("'", "'\\''") .. "'" end
+    local line = "match allocate " .. path .. "\n"
+    local input = assert(io.popen(table.concat({
+      "printf '%s' " .. q(line),
+      "i=0; until grep -q '^INFO: JOBID=1$' " .. q(outpath) .. "; do " ..
+        "i=$((i + 1)); [ $i -lt 3000 ] || exit 1; sleep 0.01; done",
+      "printf '%s' " .. q(changed) .. " > " .. q(path),
+      "printf '%s%s' " .. q(line) .. " " .. q(line)}, "\n"), "r"))
+    s:run(input)
+    input:close()
+    out:seek("set")
+    local t = out:read("a")
+    out:close()
+    os.remove(path)
+    os.remove(outpath)
+    local first, rest = t:match("^(.-INFO: JOBID=1.-\n)(.*)$")
+    assert.equal(2, select(2, first:gsub("core", "")))
+    local second, third = rest:match("^(.-INFO: JOBID=2.-\n)(.*)$")
+    assert.equal(3, select(2, second:gsub("core", "")))
+    assert.equal(3, select(2, third:gsub("core", "")))
+  end)
 end)
 
 describe("grove.query", function()
