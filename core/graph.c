@@ -804,7 +804,9 @@ enum { CHAIN_TYPE, CHAIN_NAME, CHAIN_RANK };
  * through it from the live vertices in id order: a graph never searched
  * by type, name or rank keeps none of them (12 bytes a vertex).  Once
  * made they are kept as vertices come, change and go, as before.  The
- * counts of the type and name chains are kept all along (count_type).
+ * counts of the type and name chains are kept all along (count_type),
+ * and the heads of the type chains (chain_first's first vertex of a
+ * type); making the links makes the ends afresh, of the live vertices.
  * NULL with ENOMEM, nothing made. */
 static grove_vid_t *chains_made(const grove_graph_t *cg, int k)
 {
@@ -1244,10 +1246,14 @@ static grove_vid_t add_vertex(grove_graph_t *g, const grove_vertex_info_t *info,
     g->parent[v] = GROVEP_NONE;
     g->nv++;
     g->nlive++;
-    if (g->next_type)
+    if (g->next_type) {
         chain_insert(&g->by_type[type], g->next_type, v);
-    else
-        g->by_type[type].count++;
+    } else { /* the head without the links: chain_first's first vertex */
+        grovep_chain_t *tc = &g->by_type[type];
+        if (tc->head == GROVEP_NONE)
+            tc->head = v;
+        tc->count++;
+    }
     if (g->next_name)
         chain_insert(&g->by_name[name], g->next_name, v);
     else
@@ -2233,6 +2239,16 @@ static const grovep_chain_t *chain_of(const grove_graph_t *g, int k, int64_t key
  * chains cannot be made. */
 static grove_vid_t chain_first(const grove_graph_t *g, int k, int64_t key)
 {
+    /* A type's chain keeps its head before its links are made (a
+     * vertex's type never changes and ids only grow): the first vertex
+     * of a type, when alive, costs no pass over the whole graph.  A
+     * matcher asks for one at its first match (is the type a channeled
+     * pool?), and nothing else may ever walk the chain. */
+    if (k == CHAIN_TYPE && !g->next_type && key >= 0 && (uint64_t)key < g->chain_cap) {
+        grove_vid_t h = g->by_type[key].head;
+        if (h == GROVEP_NONE || !(g->v[h].flags & GROVEP_V_DEAD))
+            return h;
+    }
     const grove_vid_t *next = chains_made(g, k);
     const grovep_chain_t *c = next ? chain_of(g, k, key) : NULL;
     return c ? skip_dead(g, next, c->head) : GROVE_VID_NONE;
