@@ -140,7 +140,16 @@ static int slot_home(grove_matcher_t *m, const struct req *r, grove_vid_t w, boo
 static uint32_t slot_marks_begin(grove_matcher_t *m)
 {
     size_t n = m->g->nv, old = m->slot_dead_cap;
-    if (n > old) {
+    if (n > old && !m->slot_dead) {
+        /* a word a vertex, made at the first match: on huge pages, not a
+         * first-touch fault every 4 kB of it */
+        size_t bytes = n * sizeof(*m->slot_dead);
+        if (n > SIZE_MAX / sizeof(*m->slot_dead)
+            || !(m->slot_dead = grovep_alloc_huge(&bytes)))
+            return 0;
+        m->slot_dead_cap = bytes / sizeof(*m->slot_dead);
+        memset(m->slot_dead, 0, m->slot_dead_cap * sizeof(*m->slot_dead));
+    } else if (n > old) {
         if (grovep_grow((void **)&m->slot_dead, &m->slot_dead_cap, n, sizeof(*m->slot_dead)) < 0)
             return 0;
         memset(m->slot_dead + old, 0, (m->slot_dead_cap - old) * sizeof(*m->slot_dead));

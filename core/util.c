@@ -35,6 +35,28 @@ void grovep_huge(void *p, size_t bytes)
 #endif
 }
 
+void *grovep_alloc_huge(size_t *bytes)
+{
+#ifdef MADV_HUGEPAGE
+    const size_t huge = (size_t)2 << 20;
+    if (*bytes >= huge && *bytes <= SIZE_MAX - huge) {
+        size_t n = (*bytes + huge - 1) & ~(huge - 1);
+        void *p;
+        if (posix_memalign(&p, huge, n) != 0) {
+            errno = ENOMEM;
+            return NULL;
+        }
+        (void)madvise(p, n, MADV_HUGEPAGE); /* advice only: a refusal changes nothing */
+        *bytes = n;
+        return p;
+    }
+#endif
+    void *p = malloc(*bytes ? *bytes : 1);
+    if (!p)
+        errno = ENOMEM;
+    return p;
+}
+
 void *grovep_zalloc(size_t size)
 {
     void *p = calloc(1, size);

@@ -41,6 +41,15 @@ static inline int grovep_grow(void **p, size_t *cap, size_t need, size_t elem)
  * microseconds, mostly to clear the page).  Below 4 MB, nothing. */
 void grovep_huge(void *p, size_t bytes);
 
+/* A new block for an array indexed by vertex id that is cleared whole at
+ * once (the matcher's marks of dead slots, made at its first match):
+ * from 2 MB up, aligned to a huge page, its size rounded up to whole huge pages and
+ * those asked for (grovep_huge), so that clearing it faults a few huge
+ * pages in, not a page every 4 kB (about 30 us each on a virtual
+ * machine).  *bytes: asked for, then the size given.  NULL with ENOMEM.
+ * Freed with free, grown with realloc. */
+void *grovep_alloc_huge(size_t *bytes);
+
 /* Rebuild the open-addressing table *slots (of *nslots slots) with n slots
  * (a power of two) for count items whose 32-bit hashes lie at hash, stride
  * bytes apart: a slot holds item i as i + 1 (0: empty), placed by linear
