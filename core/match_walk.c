@@ -118,8 +118,17 @@ void grovep_match_new_generation(grove_matcher_t *m)
      * its lent blocks stay lent */
     if (m->nlog != 0 || m->gen_kept || m->gen == 0) {
         if (++m->gen == 0) {
-            memset(m->stamp, 0, m->scap * sizeof(*m->stamp));
-            memset(m->bgen, 0, m->scap / SBLK_N * sizeof(*m->bgen));
+            /* a stamp is set only in a block lent for its generation
+             * (log_state), so the blocks with a generation since the last
+             * wrap are the only ones holding stamps: a stream of small
+             * jobs clears a few kB here, not a byte of every vertex */
+            size_t nb = m->scap / SBLK_N;
+            for (size_t i = 0; i < nb; i++) {
+                if (m->bgen[i]) {
+                    memset(m->stamp + i * SBLK_N, 0, SBLK_N * sizeof(*m->stamp));
+                    m->bgen[i] = 0;
+                }
+            }
             m->gen = 1;
         }
         m->nlent = 0; /* every block is back in the pool */
