@@ -761,6 +761,7 @@ void grovel_policy_begin(lua_State *L, int pidx, const void *owner, grove_graph_
     }
     p->views.g = g;
     p->views.start = p->views.end = 0;
+    p->views.tlen = 0;
     p->cx.valid = false;
     p->active = true;
     grovel_sandbox_start(&p->sb);

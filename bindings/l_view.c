@@ -235,15 +235,27 @@ static int pv_aggregate(lua_State *S)
     grove_graph_t *g = view_check(S, 1, &v);
     int64_t s, e;
     if (lua_type(S, 2) == LUA_TSTRING) {
-        struct onetype o = {lua_tostring(S, 2), 0};
-        const struct grovel_views *vs = views_of(S);
+        size_t len;
+        struct onetype o = {lua_tolstring(S, 2, &len), 0};
+        struct grovel_views *vs = views_of(S);
         if (lua_gettop(S) == 2 && vs->end > vs->start) { /* the window being tried */
             s = vs->start;
             e = vs->end;
         } else {
             window(S, 3, vs, g, &s, &e);
         }
-        int64_t n = grove_vertex_aggregate_avail(g, v, o.type, s, e);
+        if (len != vs->tlen || memcmp(o.type, vs->tname, len) != 0) {
+            grove_sym_t t = grove_graph_sym_lookup(g, o.type);
+            /* only a name the graph holds (a symbol is never dropped), with
+             * no NUL inside (the lookup reads up to one) */
+            vs->tlen = t != GROVE_SYM_NONE && len < sizeof(vs->tname) && strlen(o.type) == len
+                           ? len
+                           : 0;
+            memcpy(vs->tname, o.type, vs->tlen);
+            vs->tsym = t;
+        }
+        int64_t n = vs->tlen ? grove_vertex_aggregate_avail_sym(g, v, vs->tsym, s, e)
+                             : grove_vertex_aggregate_avail(g, v, o.type, s, e);
         if (n < 0 && errno != ENOENT)
             return luaL_error(S, "aggregate: %s", strerror(errno));
         if (n < 0 && grove_vertex_aggregate_window(g, v, s, e, one_row, &o) < 0)

@@ -36,6 +36,12 @@ struct grovel_views {
     grove_graph_t *g;   /* the graph of the match running, or NULL */
     uint32_t epoch;     /* changes with the matcher or graph: older views raise */
     int64_t start, end; /* the window being tried (end <= start: none yet) */
+    /* aggregate(type)'s last type name (a copy; tlen 0: none) and its
+     * symbol in g, so that a policy asking every candidate about one type
+     * looks the name up once a match; forgotten when a match begins */
+    size_t tlen;
+    grove_sym_t tsym;
+    char tname[24];
 };
 
 /* The policy userdata at idx, or NULL if it is something else. */

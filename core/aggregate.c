@@ -1260,6 +1260,28 @@ int grovep_planners_rebuild(grove_graph_t *g)
     return 0;
 }
 
+/* What grove_vertex_aggregate_avail answers, its arguments checked. */
+static inline int64_t avail_of(const grove_graph_t *g, grove_vid_t v, grove_sym_t t,
+                               int64_t start, int64_t end)
+{
+    if (g->agg_dirty) {
+        /* a cache: refreshing it does not change what the graph holds */
+        if (grovep_agg_refresh((grove_graph_t *)(uintptr_t)g) < 0)
+            return -1;
+    }
+    size_t i;
+    for (i = 0; i < g->nlow && g->agg_low[i] != t; i++)
+        ;
+    const grovep_agg_t *a = grovep_agg_of(g, v);
+    if (t == GROVE_SYM_NONE || i == g->nlow || !a || !(a->mask & (1u << i))) {
+        errno = ENOENT;
+        return -1;
+    }
+    int64_t out[GROVEP_MAX_LOW];
+    grovep_agg_avail(g, a, start, end, out);
+    return out[i];
+}
+
 int64_t grove_vertex_aggregate_avail(const grove_graph_t *g, grove_vid_t v, const char *type,
                                      int64_t start, int64_t end)
 {
@@ -1267,21 +1289,15 @@ int64_t grove_vertex_aggregate_avail(const grove_graph_t *g, grove_vid_t v, cons
         errno = EINVAL;
         return -1;
     }
-    if (g->agg_dirty) {
-        /* a cache: refreshing it does not change what the graph holds */
-        if (grovep_agg_refresh((grove_graph_t *)(uintptr_t)g) < 0)
-            return -1;
-    }
-    grove_sym_t t = grove_intern_lookup(g->strings, type);
-    size_t i;
-    for (i = 0; i < g->nlow && g->agg_low[i] != t; i++)
-        ;
-    const grovep_agg_t *a = grovep_agg_of(g, v);
-    if (i == g->nlow || !a || !(a->mask & (1u << i))) {
-        errno = ENOENT;
+    return avail_of(g, v, grove_intern_lookup(g->strings, type), start, end);
+}
+
+int64_t grove_vertex_aggregate_avail_sym(const grove_graph_t *g, grove_vid_t v, grove_sym_t t,
+                                         int64_t start, int64_t end)
+{
+    if (!grovep_alive(g, v) || end <= start) {
+        errno = EINVAL;
         return -1;
     }
-    int64_t out[GROVEP_MAX_LOW];
-    grovep_agg_avail(g, a, start, end, out);
-    return out[i];
+    return avail_of(g, v, t, start, end);
 }

@@ -25,6 +25,11 @@ const char *grove_graph_aggregates(const grove_graph_t *g);
  * v's aggregate; -1 with ENOENT when v keeps none for that type. */
 int64_t grove_vertex_aggregate_avail(const grove_graph_t *g, grove_vid_t v, const char *type,
                                      int64_t start, int64_t end);
+/* The same for the type's symbol in the graph (grove_graph_sym_lookup):
+ * for a caller asking about one type for many vertices, which looks the
+ * name up once.  -1 with ENOENT also for GROVE_SYM_NONE. */
+int64_t grove_vertex_aggregate_avail_sym(const grove_graph_t *g, grove_vid_t v, grove_sym_t type,
+                                         int64_t start, int64_t end);
 
 /* Free units by type in the containment subtree of v (v included)
  * throughout [start, end), as cb(type, units, arg) for each type with

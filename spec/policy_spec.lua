@@ -569,6 +569,44 @@ describe("hooks", function()
   end)
 end)
 
+describe("the aggregates hooks read", function()
+  it("aggregate(type) answers each type, on every graph the policy meets", function()
+    -- one policy object on graphs that meet fpga and dsp (aggregated, as
+    -- core) in other orders, so that their names are other symbols in each
+    -- (a symbol kept from one graph would read the other type in the next)
+    local function graph(first, second)
+      local g = core.graph()
+      local rack = g:add_vertex{type = "rack", basename = "m", id = 0}
+      for i = 0, 39 do
+        local nd = g:add_vertex{type = "node", id = i, rank = i}
+        assert(g:add_child(rack, nd))
+        assert(g:add_child(nd, g:add_vertex{type = "core", id = 0}))
+        for c = 0, 1 do assert(g:add_child(nd, g:add_vertex{type = first, id = c})) end
+        assert(g:add_child(nd, g:add_vertex{type = second, id = 0}))
+      end
+      assert(g:set_aggregates("ALL:core,ALL:fpga,ALL:dsp"))
+      return g
+    end
+    local p = assert(parse([[
+      return {
+        score = function(v)
+          local f, d, c = v:aggregate("fpga"), v:aggregate("dsp"), v:aggregate("core")
+          assert(v:aggregate("gpu") == 0 and v:aggregate("fpga\0x") == f, "others")
+          if v:type() == "node" then
+            assert(f + d == 3 and (f == 2 or d == 2), ("node: %d fpga, %d dsp"):format(f, d))
+          end
+          assert(v:aggregate("dsp") == d and v:aggregate("fp" .. "ga") == f, "again")
+          return c + f * 10
+        end}]]))
+    for _, order in ipairs({{"fpga", "dsp"}, {"dsp", "fpga"}, {"fpga", "dsp"}}) do
+      local m = core.matcher(graph(order[1], order[2]))
+      assert(m:set_policy(p))
+      assert.equal("node0", node_names(assert(m:match(nodes(1, 1)))))
+      m:close()
+    end
+  end)
+end)
+
 describe("the policy object", function()
   it("closes idempotently", function()
     local p = assert(parse("return {}"))
