@@ -278,12 +278,20 @@ static int hook_body(lua_State *S)
             hook_fail(S, c, "returned NaN");
         break;
     case H_ORDER: {
-        lua_createtable(S, (int)c->n, 0);
-        int arr = lua_gettop(S);
-        for (size_t i = 0; i < c->n; i++) {
-            grovel_push_view(S, vw, c->kids[i]);
-            lua_rawseti(S, arr, (lua_Integer)i + 1);
+        if (c->n >= GROVEL_SB_ARRAY_MIN && c->n <= GROVEL_SB_ARRAY_MAX
+            && lua_checkstack(S, (int)c->n + 2)) { /* in one step (else one by one) */
+            grovel_sandbox_push_array_maker(S);
+            for (size_t i = 0; i < c->n; i++)
+                grovel_push_view(S, vw, c->kids[i]);
+            lua_call(S, (int)c->n, 1);
+        } else {
+            lua_createtable(S, (int)c->n, 0);
+            for (size_t i = 0; i < c->n; i++) {
+                grovel_push_view(S, vw, c->kids[i]);
+                lua_rawseti(S, -2, (lua_Integer)i + 1);
+            }
         }
+        int arr = lua_gettop(S);
         lua_pushvalue(S, fn);
         grovel_push_view(S, vw, c->v);
         lua_pushvalue(S, arr);

@@ -298,16 +298,39 @@ static int keys_index(lua_State *S)
         return luaL_error(S, "keys: %s is known to scores only (choose is not told the "
                              "window being tried)", name);
     /* a property or type the graph has never seen: no candidate has it */
-    bool none = (kind == K_PROPERTY || kind == K_FREE)
-                && grove_graph_sym_lookup(c->g, prop) == GROVE_SYM_NONE;
+    grove_sym_t sym = kind == K_PROPERTY || kind == K_FREE ? grove_graph_sym_lookup(c->g, prop)
+                                                           : GROVE_SYM_NONE;
+    bool none = (kind == K_PROPERTY || kind == K_FREE) && sym == GROVE_SYM_NONE;
     int64_t start = c->ctx ? c->ctx->start : 0, end = c->ctx ? c->ctx->end : 0;
-    lua_createtable(S, (int)c->n, 0);
-    for (size_t i = 0; i < c->n; i++) {
-        lua_pushnumber(S, none ? 0
-                               : grovelp_policy_key_value(c->g, c->vs[i], kind, prop, start,
-                                                          end));
-        lua_rawseti(S, -2, (lua_Integer)i + 1);
+    /* in one step, when the stack can hold the values (else one by one) */
+    bool whole = c->n >= GROVEL_SB_ARRAY_MIN && c->n <= GROVEL_SB_ARRAY_MAX
+                 && lua_checkstack(S, (int)c->n + 2);
+    if (whole) {
+        grovel_sandbox_push_array_maker(S);
+    } else {
+        lua_createtable(S, (int)c->n, 0);
     }
+    for (size_t i = 0; i < c->n; i++) {
+        grove_vid_t v = c->vs[i];
+        double x;
+        if (none) {
+            x = 0;
+        } else if (kind == K_VID) {
+            x = (double)v;
+        } else if (kind == K_ID) {
+            x = (double)grove_vertex_id(c->g, v);
+        } else if (kind == K_FREE) { /* the name looked up once, not per candidate */
+            int64_t u = grove_vertex_aggregate_avail_sym(c->g, v, sym, start, end);
+            x = u < 0 ? 0 : (double)u;
+        } else {
+            x = grovelp_policy_key_value(c->g, v, kind, prop, start, end);
+        }
+        lua_pushnumber(S, x);
+        if (!whole)
+            lua_rawseti(S, -2, (lua_Integer)i + 1);
+    }
+    if (whole)
+        lua_call(S, (int)c->n, 1);
     lua_pushvalue(S, 2);
     lua_pushvalue(S, -2);
     lua_rawset(S, 1);

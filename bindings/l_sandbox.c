@@ -43,6 +43,7 @@
 #include "pattern.h"
 
 static const char ENV_KEY = 'e'; /* registry key of the environment */
+static const char ARRAY_KEY = 'a'; /* registry key of the array constructor */
 
 grovel_sandbox_t *grovel_sandbox_of(lua_State *S)
 {
@@ -620,6 +621,22 @@ static void push_lib(lua_State *S, const char *name, lua_CFunction open)
     luaL_requiref(S, name, open, 0);
 }
 
+struct dumped {
+    size_t n;
+    char buf[512];
+};
+
+static int dump_writer(lua_State *S, const void *p, size_t sz, void *ud)
+{
+    struct dumped *d = ud;
+    (void)S;
+    if (sz > sizeof(d->buf) - d->n)
+        return 1;
+    memcpy(d->buf + d->n, p, sz);
+    d->n += sz;
+    return 0;
+}
+
 static int build(lua_State *S)
 {
     static const char *const base[] = {"assert", "error",  "ipairs",   "next",
@@ -679,6 +696,21 @@ static int build(lua_State *S)
     lua_setmetatable(S, env);
     lua_pushvalue(S, env);
     lua_rawsetp(S, LUA_REGISTRYINDEX, &ENV_KEY);
+    /* grovel_sandbox_push_array_maker's function: Lua's table constructor,
+     * which stores the values straight into the array part.  Loaded
+     * stripped of its lines, so that a limit or an error met while it runs
+     * is placed at the policy's line, not at a line of Grove's own. */
+    static const char maker[] = "return function(...) return {...} end";
+    struct dumped d = {0, {0}};
+    if (luaL_loadbufferx(S, maker, sizeof(maker) - 1, "=array", "t") != LUA_OK)
+        return lua_error(S);
+    if (lua_dump(S, dump_writer, &d, 1) != 0)
+        return luaL_error(S, "array maker: dump failed");
+    lua_pop(S, 1);
+    if (luaL_loadbufferx(S, d.buf, d.n, "=array", "b") != LUA_OK)
+        return lua_error(S);
+    lua_call(S, 0, 1);
+    lua_rawsetp(S, LUA_REGISTRYINDEX, &ARRAY_KEY);
     return 0;
 }
 
@@ -719,6 +751,11 @@ void grovel_sandbox_close(grovel_sandbox_t *sb)
         return;
     lua_close(sb->S);
     sb->S = NULL;
+}
+
+void grovel_sandbox_push_array_maker(lua_State *S)
+{
+    lua_rawgetp(S, LUA_REGISTRYINDEX, &ARRAY_KEY);
 }
 
 void grovel_sandbox_push_env(grovel_sandbox_t *sb)

@@ -76,6 +76,17 @@ typedef struct grovel_sandbox {
     void *views;          /* a policy's vertex views (l_view.c), or NULL */
 } grovel_sandbox_t;
 
+/* Push a function of S (a sandbox's state) that returns a new array of
+ * its arguments, in order: made by the table constructor of a small Lua
+ * function, which stores them straight into the array part.  Called with
+ * n values (lua_call(S, n, 1)), it runs a few instructions charged to
+ * the run whatever n is, where one lua_rawseti per element costs several
+ * times as much for lists of more than GROVEL_SB_ARRAY_MIN elements.  The
+ * caller checks the stack for the n values; up to GROVEL_SB_ARRAY_MAX. */
+void grovel_sandbox_push_array_maker(lua_State *S);
+#define GROVEL_SB_ARRAY_MIN 32
+#define GROVEL_SB_ARRAY_MAX 65536
+
 #define GROVEL_LOG_RUN 100   /* log messages a run keeps */
 #define GROVEL_LOG_LEN 1024  /* bytes of one log message kept */
 

@@ -569,7 +569,74 @@ describe("hooks", function()
   end)
 end)
 
-describe("the aggregates hooks read", function()
+-- n nodes of `cores` cores and `gpus` GPUs each under one rack; the types
+-- interned GPU first when gpu_first (so "core" and "gpu" have other
+-- symbols than in a graph that meets cores first).
+local function machine(n, cores, gpus, gpu_first)
+  local g = core.graph()
+  local rack = g:add_vertex{type = "rack", basename = "m", id = 0}
+  for i = 0, n - 1 do
+    local nd = g:add_vertex{type = "node", id = i, rank = i}
+    assert(g:add_child(rack, nd))
+    local function add(type, count)
+      for c = 0, count - 1 do assert(g:add_child(nd, g:add_vertex{type = type, id = c})) end
+    end
+    if gpu_first then add("gpu", gpus); add("core", cores)
+    else add("core", cores); add("gpu", gpus) end
+  end
+  return g
+end
+
+describe("the arrays and aggregates hooks read, at many candidates", function()
+  it("keys arrays and an order's children of 32 or more are what a loop would make", function()
+    local m = core.matcher(machine(40, 1, 0))
+    assert(m:set_policy(assert(parse([[
+      local seen = 0
+      return {
+        order = function(parent, children)
+          if parent:type() ~= "rack" then return end
+          assert(#children == 40 and getmetatable(children) == nil, "plain array")
+          for i = 1, #children do
+            assert(children[i]:id() == i - 1, "graph order")
+          end
+          children[41] = nil
+          seen = seen + 1
+        end,
+        choose = function(cands, k, scores, keys)
+          if cands[1]:type() ~= "node" then return {1} end
+          assert(#cands == 40 and #keys.id == 40 and #keys.vid == 40, "sizes")
+          for i, v in ipairs(cands) do
+            assert(keys.id[i] == v:id() and keys.vid[i] == v:vid() and keys.rank[i] == v:rank()
+              and keys.size[i] == v:size(), "keys")
+          end
+          assert(keys.id[41] == nil and getmetatable(keys.id) == nil, "plain array")
+          keys.id[1] = "mine"
+          assert(keys.id[1] == "mine", "the policy's to change")
+          assert(seen > 0, "order ran")
+          return {40, 1}
+        end}]]))))
+    assert.equal("node0 node39", node_names(assert(m:match(nodes(2, 1))), true))
+  end)
+
+  it("scores: keys['free:TYPE'] at many candidates, across graphs", function()
+    for _, gpu_first in ipairs({false, true}) do
+      local m = core.matcher(machine(40, 2, 1, gpu_first))
+      assert(m:set_policy(assert(parse([[
+        return {
+          score_types = "node",
+          scores = function(cands, ctx, keys)
+            local s = {}
+            for i, v in ipairs(cands) do
+              assert(keys["free:core"][i] == 2 and keys["free:gpu"][i] == 1, "free")
+              assert(keys["free:core"][i] == v:aggregate("core"), "as the view's")
+              s[i] = v:id()
+            end
+            return s
+          end}]]))))
+      assert.equal("node39", node_names(assert(m:match(nodes(1, 1)))))
+    end
+  end)
+
   it("aggregate(type) answers each type, on every graph the policy meets", function()
     -- one policy object on graphs that meet fpga and dsp (aggregated, as
     -- core) in other orders, so that their names are other symbols in each
@@ -604,6 +671,32 @@ describe("the aggregates hooks read", function()
       assert.equal("node0", node_names(assert(m:match(nodes(1, 1)))))
       m:close()
     end
+  end)
+
+  it("a budget met while an array is made is placed at the policy's line", function()
+    -- the keys array of 40 candidates is made by a few instructions of
+    -- Grove's own: a budget running out among them names line 2
+    local g, at = machine(40, 1, 0), {}
+    for budget = 1, 20 do
+      local p = parse([[
+        return {choose = function(cands, k, scores, keys)
+          local ids = keys.id
+          return {#ids > 0 and 1 or nil}
+        end}]], {budget = budget})
+      if p then -- the chunk itself needs a few
+        local m = core.matcher(g)
+        assert(m:set_policy(p))
+        local job, msg = m:match(nodes(1, 1))
+        if not job then
+          local line = msg:match("^policy inline: choose hook: inline%.lua:(%d+): instruction "
+            .. "budget of %d+ exceeded$")
+          assert(line, msg)
+          at[tonumber(line)] = true
+        end
+        m:close()
+      end
+    end
+    assert.same({[2] = true, [3] = true}, at)
   end)
 end)
 
