@@ -742,6 +742,13 @@ static void test_aggregates(void)
        "the cluster keeps no node aggregate (rack:node only)");
     ok(grove_vertex_aggregate_avail(g, at(g, "/tiny0/rack0"), "node", 0, 10) == 2,
        "rack: 2 free nodes");
+    grove_sym_t core_sym = grove_graph_sym_lookup(g, "core");
+    is_int(grove_vertex_aggregate_avail_sym(g, t.root, core_sym, 0, 10), 16,
+           "by symbol: 16 free cores");
+    ok(grove_vertex_aggregate_avail_sym(g, t.root, GROVE_SYM_NONE, 0, 10) < 0 && errno == ENOENT,
+       "by symbol: no symbol, ENOENT");
+    ok(grove_vertex_aggregate_avail_sym(g, t.root, core_sym, 10, 10) < 0 && errno == EINVAL,
+       "by symbol: an empty window, EINVAL");
     /* random allocations and frees, checked against the records */
     grove_vid_t cand[64];
     size_t ncand = 0;
@@ -770,6 +777,9 @@ static void test_aggregates(void)
         for (grove_vid_t a = 0; a < grove_graph_vertex_slots(g); a++) {
             for (int k = 0; k < 2; k++) {
                 int64_t got = grove_vertex_aggregate_avail(g, a, types[k], ws, we);
+                grove_sym_t sym = grove_graph_sym_lookup(g, types[k]);
+                if (grove_vertex_aggregate_avail_sym(g, a, sym, ws, we) != got && bad++ < 5)
+                    diag("op %d: %s %s: by symbol differs", i, grove_vertex_name(g, a), types[k]);
                 if (got < 0)
                     continue;
                 int64_t peak = 0;
