@@ -45,50 +45,9 @@ do
   if #streams == 0 then streams = { "a", "b", "c", "d" } end
 end
 
-local function machine(nodes)
-  local g = core.graph()
-  local c = g:add_vertex { type = "cluster", id = 0 }
-  local rack
-  for n = 0, nodes - 1 do
-    if n % 32 == 0 then
-      rack = g:add_vertex { type = "rack", id = n // 32 }
-      g:add_child(c, rack)
-    end
-    local nd = g:add_vertex { type = "node", id = n, rank = n }
-    g:add_child(rack, nd)
-    for s = 0, 1 do
-      local so = g:add_vertex { type = "socket", id = s }
-      g:add_child(nd, so)
-      for k = 0, 21 do g:add_child(so, g:add_vertex { type = "core", id = s * 22 + k }) end
-      for k = 0, 1 do g:add_child(so, g:add_vertex { type = "gpu", id = s * 2 + k }) end
-    end
-    g:add_child(nd, g:add_vertex { type = "memory", id = 0, size = 256, unit = "GB" })
-  end
-  return g
-end
-
-local tail = "attributes: {system: {duration: 3600}}\n" ..
-  "tasks: [{command: [app], slot: s, count: {per_slot: 1}}]\n"
-local function spec(stream, nodes)
-  local text
-  if stream == "a" then
-    text = "version: 9999\nresources:\n- type: node\n  count: 1\n  exclusive: true\n" ..
-      "  with:\n  - type: slot\n    count: 1\n    label: s\n    with:\n" ..
-      "    - type: core\n      count: 44\n"
-  elseif stream == "b" then
-    text = "version: 9999\nresources:\n- type: slot\n  count: 1\n  label: s\n  with:\n" ..
-      "  - type: core\n    count: 1\n"
-  elseif stream == "c" then
-    text = "version: 9999\nresources:\n- type: node\n  count: 4\n  with:\n" ..
-      "  - type: slot\n    count: 1\n    label: s\n    with:\n" ..
-      "    - type: socket\n      count: 2\n      with:\n" ..
-      "      - type: core\n        count: 4\n      - type: gpu\n        count: 1\n"
-  else
-    text = "version: 9999\nresources:\n- type: slot\n  count: 1\n  label: s\n  with:\n" ..
-      ("  - type: node\n    count: %d\n    exclusive: true\n"):format(nodes)
-  end
-  return assert(core.jobspec_parse(text .. tail))
-end
+-- the machine and the streams, shared with match_instructions.lua
+local shapes = dofile((arg[0]:match("^(.*/)") or "./") .. "match_shapes.lua")
+local machine, spec = shapes.machine, shapes.spec
 
 local function report(what, t)
   if #t == 0 then
