@@ -486,11 +486,13 @@ int grovelp_policy_decl_order(void *arg, const grove_graph_t *g, grove_vid_t par
     }
     if (p->key == K_FUNCTION && key_values(p, kids, n) < 0)
         return -1;
+    grove_sym_t type = p->key == K_FREE ? grove_graph_sym_lookup(g, p->key_prop)
+                                        : GROVE_SYM_NONE;
     for (size_t i = 0; i < n; i++) {
         p->sk[i].v = kids[i];
-        p->sk[i].k = p->key == K_FUNCTION
-                         ? p->kval[kids[i]]
-                         : grovelp_policy_key_value(g, kids[i], p->key, p->key_prop, 0, 0);
+        p->sk[i].k = p->key == K_FUNCTION ? p->kval[kids[i]]
+                                          : grovelp_policy_key_value(g, kids[i], p->key,
+                                                                     p->key_prop, type, 0, 0);
     }
     qsort(p->sk, n, sizeof(*p->sk), p->desc ? cmp_desc : cmp_asc);
     for (size_t i = 0; i < n; i++)

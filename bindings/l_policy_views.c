@@ -257,10 +257,12 @@ int grovelp_policy_key_named(const char *s, const char **prop)
 }
 
 /* The value of a key other than a function for v; K_FREE: the units of
- * type prop free below v during [start, end), read from v's pruning
- * aggregate as the built-in spread and gpu read it (0 when v keeps none). */
+ * type prop (its symbol in g: type, looked up once by the caller, NONE
+ * when g has never seen it) free below v during [start, end), read from
+ * v's pruning aggregate as the built-in spread and gpu read it (0 when v
+ * keeps none). */
 double grovelp_policy_key_value(const grove_graph_t *g, grove_vid_t v, int kind, const char *prop,
-                                int64_t start, int64_t end)
+                                grove_sym_t type, int64_t start, int64_t end)
 {
     int64_t n;
     switch (kind) {
@@ -270,7 +272,8 @@ double grovelp_policy_key_value(const grove_graph_t *g, grove_vid_t v, int kind,
     case K_SIZE: return (double)grove_vertex_size(g, v);
     case K_PERF_CLASS: return grove_policy_perf_class(g, v);
     case K_FREE:
-        n = grove_vertex_aggregate_avail(g, v, prop, start, end);
+        n = type == GROVE_SYM_NONE ? -1
+                                   : grove_vertex_aggregate_avail_sym(g, v, type, start, end);
         return n < 0 ? 0 : (double)n;
     default: return prop_number(g, v, prop);
     }
@@ -311,21 +314,9 @@ static int keys_index(lua_State *S)
         lua_createtable(S, (int)c->n, 0);
     }
     for (size_t i = 0; i < c->n; i++) {
-        grove_vid_t v = c->vs[i];
-        double x;
-        if (none) {
-            x = 0;
-        } else if (kind == K_VID) {
-            x = (double)v;
-        } else if (kind == K_ID) {
-            x = (double)grove_vertex_id(c->g, v);
-        } else if (kind == K_FREE) { /* the name looked up once, not per candidate */
-            int64_t u = grove_vertex_aggregate_avail_sym(c->g, v, sym, start, end);
-            x = u < 0 ? 0 : (double)u;
-        } else {
-            x = grovelp_policy_key_value(c->g, v, kind, prop, start, end);
-        }
-        lua_pushnumber(S, x);
+        lua_pushnumber(S, none ? 0
+                               : grovelp_policy_key_value(c->g, c->vs[i], kind, prop, sym, start,
+                                                          end));
         if (!whole)
             lua_rawseti(S, -2, (lua_Integer)i + 1);
     }

@@ -177,7 +177,7 @@ void grovelp_policy_update_ctx(lua_State *S, struct grovel_policy *p, const grov
                                int ctx);
 int grovelp_policy_key_named(const char *s, const char **prop);
 double grovelp_policy_key_value(const grove_graph_t *g, grove_vid_t v, int kind, const char *prop,
-                                int64_t start, int64_t end);
+                                grove_sym_t type, int64_t start, int64_t end);
 /* A choose or scores call c begins: what its keys and lazy arrays read
  * (push them after this). */
 void grovelp_policy_begin_keyed(struct grovel_policy *p, const struct call *c);
