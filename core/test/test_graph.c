@@ -1017,6 +1017,30 @@ static size_t chain_ids(const grove_graph_t *g, grove_vid_t v, int which, grove_
 /* The index chains are made at the first look-up and kept from then on;
  * ids past 31 bits, units and the tails of long out-lists kept beside the
  * vertex record: the same answers as kept in it. */
+/* A type's first vertex is kept from the start, without the type chains'
+ * links: asked before any chain is made it is the first live vertex of
+ * the type, also once that vertex died (then the chain is made), and the
+ * chain made later starts at the same vertex. */
+static void test_first_by_type(void)
+{
+    grove_graph_t *g = grove_graph_create();
+    grove_vid_t root = child(g, GROVE_VID_NONE, "cluster", -1, -1, NULL);
+    grove_vid_t n[3];
+    for (int i = 0; i < 3; i++)
+        n[i] = child(g, root, "node", i, i, NULL);
+    grove_sym_t node = grove_graph_sym_lookup(g, "node");
+    ok(grove_graph_first_by_type(g, node) == n[0], "a type's first vertex before any chain");
+    ok(grove_graph_first_by_type(g, grove_graph_sym_lookup(g, "cluster")) == root,
+       "the root's type: the root");
+    ok(grove_graph_unlink(g, n[0], false) == 0 && grove_graph_first_by_type(g, node) == n[1],
+       "the first vertex dead: the next live one");
+    grove_vid_t got[8];
+    size_t k = chain_ids(g, grove_graph_first_by_type(g, node), 0, got, 8);
+    ok(k == 2 && got[0] == n[1] && got[1] == n[2], "the chain made then holds the live two (%zu)",
+       k);
+    grove_graph_destroy(g);
+}
+
 static void test_packed(void)
 {
     grove_graph_t *g = grove_graph_create();
@@ -1300,6 +1324,7 @@ int main(void)
     test_far_opposites();
     test_reserve();
     test_packed();
+    test_first_by_type();
     test_packed_pool();
     test_default_names();
     test_uuid_lazy();
