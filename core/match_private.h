@@ -194,6 +194,22 @@ struct grove_matcher {
     size_t nkids, kidcap;
     struct cand *cands;
     size_t ncands, candcap;
+    /* the policy's order of each vertex's children, kept for the attempt
+     * (one window tried, see grovep_match_order_forget): the walk enters a
+     * vertex more than once in an attempt (a trial, then the take; a
+     * slot's homes), and an order depends on nothing that changes in
+     * one.  An open-addressed table of slots, live when they carry the
+     * attempt's epoch, and the orders in okids. */
+    struct oslot {
+        grove_vid_t v;
+        uint32_t epoch;
+        uint32_t at, n; /* the order: okids[at .. at + n) */
+        uint8_t sub;    /* the subsystem its children were listed in */
+    } *oslot;
+    size_t noslot, oslotcap; /* oslotcap: 0 or a power of two */
+    uint32_t oepoch;
+    grove_vid_t *okids;
+    size_t nokids, okidcap;
 
     /* the match being made */
     int64_t start, end;
@@ -533,6 +549,7 @@ int grovep_match_keep_request(grove_matcher_t *m, grove_jobid_t id, const grove_
 int grovep_match_scratch_reserve(grove_matcher_t *m);
 void grovep_match_scratch_free(grove_matcher_t *m);
 void grovep_match_new_generation(grove_matcher_t *m);
+void grovep_match_order_forget(grove_matcher_t *m);
 int grovep_match_push_frame(grove_matcher_t *m, grove_vid_t v);
 
 /* match.c: may m keep jobs on its graph?  It may when it holds them

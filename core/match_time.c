@@ -21,6 +21,7 @@ static int attempt(grove_matcher_t *m, const struct req *top, grove_vid_t root, 
                    int64_t d)
 {
     grovep_match_new_generation(m);
+    grovep_match_order_forget(m);
     m->start = t;
     m->end = grove_time_end(t, d);
     if (!up(m, root))

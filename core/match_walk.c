@@ -108,6 +108,8 @@ void grovep_match_scratch_free(grove_matcher_t *m)
     free(m->frames);
     free(m->kids);
     free(m->cands);
+    free(m->oslot);
+    free(m->okids);
 }
 
 void grovep_match_new_generation(grove_matcher_t *m)
@@ -140,6 +142,82 @@ void grovep_match_new_generation(grove_matcher_t *m)
     m->nkids = 0;
     m->ncands = 0;
     grove_policy_request_reset(&m->preq);
+}
+
+/* ---- the policy's orders, kept for an attempt ------------------------------ */
+
+/* Forget the orders kept: a new window is tried (an order may read what is
+ * free during it). */
+void grovep_match_order_forget(grove_matcher_t *m)
+{
+    m->noslot = 0;
+    m->nokids = 0;
+    if (++m->oepoch == 0) { /* a wrap: no slot may look live */
+        if (m->oslot)
+            memset(m->oslot, 0, m->oslotcap * sizeof(*m->oslot));
+        m->oepoch = 1;
+    }
+}
+
+static size_t oslot_home(const grove_matcher_t *m, grove_vid_t v)
+{
+    return (size_t)((v * 0x9e3779b1u) >> 7) & (m->oslotcap - 1);
+}
+
+/* The slot keeping v's order (children listed in subsystem sub), or the
+ * free slot it would take; NULL when the table has none. */
+static struct oslot *oslot_find(const grove_matcher_t *m, grove_vid_t v, uint8_t sub)
+{
+    if (!m->oslotcap)
+        return NULL;
+    for (size_t i = oslot_home(m, v);; i = (i + 1) & (m->oslotcap - 1)) {
+        struct oslot *o = &m->oslot[i];
+        if (o->epoch != m->oepoch || (o->v == v && o->sub == sub))
+            return o;
+    }
+}
+
+/* Keep the order of v's n children: nothing is kept when memory runs out
+ * (the policy is asked again). */
+static void order_keep(grove_matcher_t *m, grove_vid_t v, const grove_vid_t *kids, uint32_t n)
+{
+    if ((m->noslot + 1) * 2 > m->oslotcap) {
+        size_t cap = m->oslotcap ? m->oslotcap * 2 : 64;
+        struct oslot *old = m->oslot, *t = calloc(cap, sizeof(*t));
+        if (!t)
+            return;
+        size_t oldcap = m->oslotcap;
+        m->oslot = t;
+        m->oslotcap = cap;
+        for (size_t i = 0; i < oldcap; i++)
+            if (old[i].epoch == m->oepoch)
+                *oslot_find(m, old[i].v, old[i].sub) = old[i];
+        free(old);
+    }
+    if (m->nokids + n > UINT32_MAX
+        || grovep_grow((void **)&m->okids, &m->okidcap, m->nokids + n, sizeof(*m->okids)) < 0)
+        return;
+    struct oslot *o = oslot_find(m, v, m->dom_sub);
+    if (o->epoch != m->oepoch)
+        m->noslot++;
+    *o = (struct oslot){v, m->oepoch, (uint32_t)m->nokids, n, m->dom_sub};
+    memcpy(m->okids + m->nokids, kids, n * sizeof(*kids));
+    m->nokids += n;
+}
+
+/* Put v's n children at kids in the policy's order: the one kept for the
+ * attempt, else the order hook's (kept).  0, or -1 when the hook failed. */
+static int order_kids(grove_matcher_t *m, grove_vid_t v, grove_vid_t *kids, uint32_t n)
+{
+    const struct oslot *o = oslot_find(m, v, m->dom_sub);
+    if (o && o->epoch == m->oepoch && o->n == n) {
+        memcpy(kids, m->okids + o->at, n * sizeof(*kids));
+        return 0;
+    }
+    if (m->pol.order(m->pol.arg, m->g, v, kids, n) < 0)
+        return -1;
+    order_keep(m, v, kids, n);
+    return 0;
 }
 
 /* ---- candidate walk ------------------------------------------------------- */
@@ -185,8 +263,7 @@ int grovep_match_push_frame(grove_matcher_t *m, grove_vid_t v)
     if (f->nkids > 1 && m->pol.explore_by_use) {
         if (!kept)
             grovep_match_order_by_use(m, m->kids + f->kids, f->nkids);
-    } else if (f->nkids > 1 && m->pol.order
-               && m->pol.order(m->pol.arg, g, v, m->kids + f->kids, f->nkids) < 0) {
+    } else if (f->nkids > 1 && m->pol.order && order_kids(m, v, m->kids + f->kids, f->nkids) < 0) {
         m->hook_failed = 1;
         return -1;
     }

@@ -65,7 +65,11 @@ typedef struct grove_policy {
     /* 1 to skip the subtree of v, 0 to look inside, -1 on error (errno). */
     int (*prune)(void *arg, const grove_graph_t *g, grove_vid_t v,
                  const grove_policy_ctx_t *ctx);
-    /* Reorder the n children of parent in place; 0 or -1. */
+    /* Reorder the n children of parent in place; 0 or -1.  Asked once
+     * per parent for each window a match tries: the walk keeps the order
+     * for its later visits of the parent in that window (a trial, then
+     * the take), so it must depend on nothing but the parent, its
+     * children and the graph's state during the window. */
     int (*order)(void *arg, const grove_graph_t *g, grove_vid_t parent, grove_vid_t *kids,
                  size_t n);
     /* Score a candidate (higher is better): 0 or -1.  Under

@@ -557,6 +557,67 @@ describe("hooks", function()
     assert.equal("core1", j.picks[#j.picks].vertex:name())
   end)
 
+  it("order: asked once per vertex and window, the order kept for the walk's later visits",
+    function()
+    -- two nodes of two sockets of two cores: a slot of two sockets makes
+    -- the walk enter each node and socket more than once in a window
+    local function sockets()
+      local g = core.graph()
+      local root = g:add_vertex{type = "cluster", basename = "s", id = 0}
+      for n = 0, 1 do
+        local nd = g:add_vertex{type = "node", id = n, rank = n}
+        assert(g:add_child(root, nd))
+        for s = 0, 1 do
+          local so = g:add_vertex{type = "socket", id = s}
+          assert(g:add_child(nd, so))
+          for c = 0, 1 do assert(g:add_child(so, g:add_vertex{type = "core", id = s * 2 + c})) end
+        end
+      end
+      return g
+    end
+    local js = match.jobspec({{type = "node", count = 2, with = {{type = "slot", count = 1,
+      label = "default", with = {{type = "socket", count = 2, with = {{type = "core",
+      count = 1}}}}}}}}, 60)
+    local policy = assert(parse([[
+      return {order = function(parent, kids)
+        log("info", "%s", parent:path())
+        table.sort(kids, function(a, b) return a:id() > b:id() end)
+      end}]]))
+    local function run(m)
+      local asked = {}
+      core.set_log(function(line) asked[#asked + 1] = line:match("info: (.*)$") end)
+      local ok, j = pcall(m.match, m, js, "allocate_orelse_reserve")
+      core.set_log(nil)
+      assert(ok, j)
+      return assert(j), asked
+    end
+    local m = core.matcher(sockets())
+    assert(m:set_policy(policy))
+    local j, asked = run(m)
+    assert.equal(0, j.start)
+    table.sort(asked)
+    assert.same({"/s0", "/s0/node0", "/s0/node0/socket0", "/s0/node0/socket1", "/s0/node1",
+      "/s0/node1/socket0", "/s0/node1/socket1"}, asked)
+    local c = core.matcher(sockets())
+    assert(c:set_policy("high"))
+    local jc = assert(c:match(js, "allocate_orelse_reserve"))
+    local function picks(job)
+      local t = {}
+      for _, p in ipairs(job.picks) do t[#t + 1] = p.vertex:path() end
+      return table.concat(t, " ")
+    end
+    assert.equal(picks(jc), picks(j))
+    -- the machine full: a reservation tries a later window, and asks again
+    local j2, asked2 = run(m)
+    assert.equal(60, j2.start)
+    local n = 0
+    for _, path in ipairs(asked2) do
+      if path == "/s0/node0" then n = n + 1 end
+    end
+    assert.equal(1, n)
+    assert.equal(picks(assert(c:match(js, "allocate_orelse_reserve"))), picks(j2))
+  end)
+
   it("work on several matchers and graphs in turn", function()
     local p = assert(core.policy_load("policies/locality.lua"))
     local m1, m2 = core.matcher(tiny()), core.matcher(four())
