@@ -512,6 +512,72 @@ static void test_scores_hook(void)
     }
 }
 
+/* An order hook that puts the highest vertex id first and counts its
+ * calls per parent, and those of one window. */
+struct ordcount {
+    unsigned *calls; /* by parent vertex */
+    size_t total;
+};
+
+static int order_count(void *arg, const grove_graph_t *g, grove_vid_t parent, grove_vid_t *kids,
+                       size_t n)
+{
+    (void)g;
+    struct ordcount *oc = arg;
+    oc->calls[parent]++;
+    oc->total++;
+    for (size_t i = 0; i < n / 2; i++) {
+        grove_vid_t t = kids[i];
+        kids[i] = kids[n - 1 - i];
+        kids[n - 1 - i] = t;
+    }
+    return 0;
+}
+
+/* The policy's order of a vertex's children is asked once per window
+ * tried: the walk enters a node and its sockets several times in one (a
+ * slot of two sockets: trial, then take) and keeps the order; a match
+ * that tries a later window asks again. */
+static void test_order_kept(void)
+{
+    grove_graph_t *g = test_cluster(&(test_shape_t){ .nodes = 2, .per_rack = 2, .sockets = 2,
+                                                     .cores = 2, .mems = 0 });
+    grove_matcher_t *m = grove_matcher_create(g, NULL);
+    size_t nv = grove_graph_vertex_count(g);
+    struct ordcount oc = {calloc(nv, sizeof(unsigned)), 0};
+    grove_policy_t p = {.name = "counted", .order = order_count, .arg = &oc};
+    ok(oc.calls && grove_matcher_set_policy(m, &p) == 0, "policy set");
+    grove_jobspec_t *js = js_of("- type: node\n  count: 2\n  with:\n"
+                                "  - type: slot\n    count: 1\n    label: s\n    with:\n"
+                                "    - type: socket\n      count: 2\n      with:\n"
+                                "      - type: core\n        count: 1\n");
+    const grove_job_t *j = NULL;
+    ok(js && grove_match(m, js, GROVE_MATCH_ALLOCATE_ORELSE_RESERVE, 1, &j, NULL) == 0
+           && j->start == 0, "placed now");
+    unsigned most = 0, parents = 0;
+    for (size_t v = 0; oc.calls && v < nv; v++) {
+        most = oc.calls[v] > most ? oc.calls[v] : most;
+        parents += oc.calls[v] > 0;
+    }
+    is_int((long)most, 1, "each parent ordered once in the window");
+    /* the rack, its two nodes and their four sockets (the cluster has one
+     * child: no order to ask) */
+    is_int((long)parents, 7, "every parent walked through with children was ordered");
+    size_t before = oc.total;
+    for (size_t v = 0; oc.calls && v < nv; v++)
+        oc.calls[v] = 0;
+    ok(grove_match(m, js, GROVE_MATCH_ALLOCATE_ORELSE_RESERVE, 2, &j, NULL) == 0 && j->start > 0,
+       "the next reserved in a later window");
+    most = 0;
+    for (size_t v = 0; oc.calls && v < nv; v++)
+        most = oc.calls[v] > most ? oc.calls[v] : most;
+    ok(oc.total > before && most >= 1, "asked again for the later window");
+    grove_jobspec_destroy(js);
+    free(oc.calls);
+    grove_matcher_destroy(m);
+    grove_graph_destroy(g);
+}
+
 /* The job table and the kept requests, with jobs going oldest first,
  * newest first and from the middle, and coming again: every job left is
  * found by id, in id order, with its request. */
@@ -804,6 +870,7 @@ int main(void)
     test_whole_nodes();
     test_large_selection();
     test_scores_hook();
+    test_order_kept();
     test_stamp_wrap();
     test_block_wrap();
     return done_testing();
