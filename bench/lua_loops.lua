@@ -1,55 +1,36 @@
--- lua_loops.lua: what the locality twin's two passes over its candidates
--- (policies/locality.lua: is keys.vid ascending? then the tightest window
--- of k ids) cost in plain Lua 5.4, over 4,016 integers, without a hook
--- and then under a count hook every 1,000 instructions (as the policy
--- sandbox's budget sets one): the floor under a Lua choose at 4,096 nodes,
--- set beside C locality's whole match.  It prints microseconds a pass.
+-- lua_loops.lua: what the locality twin's choose (policies/locality.lua,
+-- loaded from the file) costs in plain Lua 5.4 over N candidates (4,016
+-- by default, as at 4,096 nodes), without a hook and then under a count
+-- hook every 1,000 instructions (as the policy sandbox's budget sets one):
+-- with k = 1 it makes one pass (is keys.vid ascending?), with k = 4 two
+-- (then the tightest window of k ids).  The floor under a Lua choose, set
+-- beside C locality's whole match.  It prints microseconds a call.
 --
---   lua5.4 bench/lua_loops.lua [N]
+--   lua5.4 bench/lua_loops.lua [N]    (from the top of the tree)
 local n = tonumber(arg and arg[1]) or 4016
-local vid, id = {}, {}
+local dir = (arg and arg[0] or ""):match("^(.*/)bench/") or ""
+local choose = assert(dofile(dir .. "policies/locality.lua").choose)
+local cands, keys = {}, {vid = {}, id = {}}
 for i = 1, n do
-  vid[i] = i * 3
-  id[i] = i + 100
+  cands[i] = i
+  keys.vid[i] = i * 3
+  keys.id[i] = i + 100
 end
 
-local function scan()
-  local last = vid[1]
-  for i = 2, n do
-    local x = vid[i]
-    if x < last then
-      error("not ascending")
-    end
-    last = x
-  end
-end
-
-local function window(k)
-  local best, spread, span = 1, math.huge, k - 1
-  for s = 1, k > 1 and n - span or 0 do
-    local d = id[s + span] - id[s]
-    if d < spread then
-      best, spread = s, d
-    end
-  end
-  return best
-end
-
-local function time(f, ...)
+local function time(k)
   local reps, best = 200, math.huge
   for _ = 1, 5 do
     local t = os.clock()
     for _ = 1, reps do
-      f(...)
+      choose(cands, k, nil, keys)
     end
     best = math.min(best, (os.clock() - t) / reps)
   end
   return best * 1e6
 end
 
-print(("%d candidates, no hook:       scan %6.1f us  window %6.1f us"):format(n, time(scan),
-  time(window, 4)))
+local row = "%d candidates, %-13s one pass (k = 1) %6.1f us   two passes (k = 4) %6.1f us"
+print(row:format(n, "no hook:", time(1), time(4)))
 debug.sethook(function() end, "", 1000)
-print(("%d candidates, a count hook:  scan %6.1f us  window %6.1f us"):format(n, time(scan),
-  time(window, 4)))
+print(row:format(n, "a count hook:", time(1), time(4)))
 debug.sethook()
