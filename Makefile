@@ -145,7 +145,7 @@ endif
 all: $(LIB) $(MODULE) $(EXE) $(TEST_BIN) $(BENCH_BIN) $(FLUX_TARGET)
 
 
--include $(CORE_OBJ:.o=.d) $(BIND_OBJ:.o=.d) $(BUILD)/bindings/main.d $(BUILD)/flux/sched_grove.d
+-include $(CORE_OBJ:.o=.d) $(BIND_OBJ:.o=.d) $(BUILD)/bindings/main.d $(patsubst bindings/flux/%.c,$(BUILD)/flux/%.d,$(wildcard bindings/flux/*.c))
 
 $(BUILD)/core/%.o: core/%.c
 	@mkdir -p $(@D)
@@ -207,7 +207,9 @@ $(BUILD)/flux/sched-ceiling.so: bench/flux/sched_ceiling.c bindings/flux/alloc_s
 	  $(LDFLAGS_ALL) $(FLUX_LIBS) $(PKG_LIBS)
 
 # The module carries grove.core and links liblua: the broker has no Lua.
-$(FLUX_MOD): $(BUILD)/flux/sched_grove.o $(BIND_OBJ) $(LIB)
+FLUX_SRC := $(wildcard bindings/flux/*.c)
+FLUX_OBJ := $(patsubst bindings/flux/%.c,$(BUILD)/flux/%.o,$(FLUX_SRC))
+$(FLUX_MOD): $(FLUX_OBJ) $(BIND_OBJ) $(LIB)
 	$(CC) -shared -o $@ $^ $(LDFLAGS_ALL) $(FLUX_LIBS) $(LUA_LIBS) $(PKG_LIBS) -ledit -lm -ldl
 
 $(BUILD)/test/%: core/test/%.c $(wildcard core/test/*.h) $(LIB)

@@ -29,8 +29,18 @@
 -- code sets the graph's expiration from each response that gives one, and
 -- no match places a job whose window ends past it (see docs/flux.md,
 -- "Expiration").
+--
+-- Its rooms: this file is the protocol (the object, its handlers and the
+-- pass each event ends with); grove.flux.annotate what a job shows
+-- (estimates, reasons, summaries); grove.flux.config the options;
+-- grove.flux.ops the operator's requests (resource status, stats);
+-- grove.flux.base what they share (actions, clock, request reading).
 local core = require("grove.core")
 local sched = require("grove.sched")
+local annotate = require("grove.flux.annotate")
+local base = require("grove.flux.base")
+local config = require("grove.flux.config")
+local ops = require("grove.flux.ops")
 
 local M = {}
 
@@ -44,9 +54,6 @@ M.DEFAULT_DURATION = 365 * 24 * 3600
 
 local Flux = {}
 Flux.__index = Flux
-
-local OPTIONS = {queue = 1, policy = 1, queue_depth = 1, reserve_depth = 1, match_format = 1,
-  limited = 1, limits = 1, clock = 1, default_duration = 1, budget = 1, memory = 1, time = 1}
 
 -- A new scheduler.  opts:
 --   queue          queue policy: name or path (default "fcfs")
@@ -63,24 +70,10 @@ local OPTIONS = {queue = 1, policy = 1, queue_depth = 1, reserve_depth = 1, matc
 --                  does not expire (default one year)
 -- Returns the object, or nil, message, code.
 function M.new(opts)
-  opts = opts or {}
-  if type(opts) ~= "table" then
-    error(fmt("bad argument #1 to 'new' (table expected, got %s)", type(opts)), 2)
-  end
-  for k in pairs(opts) do
-    if not OPTIONS[k] then error(fmt("bad argument #1 to 'new' (unknown option '%s')", k), 2) end
-  end
+  local ok, emsg, ecode = config.check(opts, 2)
+  if not ok then return nil, emsg, ecode end
+  opts = ok
   local mf = opts.match_format or "rv1_nosched"
-  if mf ~= "rv1_nosched" and mf ~= "rv1" then
-    return nil, fmt("match-format must be rv1_nosched or rv1, got '%s'", tostring(mf)), "EINVAL"
-  end
-  for _, k in ipairs{"queue_depth", "reserve_depth", "limited"} do
-    local v = opts[k]
-    if v ~= nil and (math.type(v) ~= "integer" or v < 1) then
-      return nil, fmt("%s must be a positive integer, got %s", k:gsub("_", "-"), tostring(v)),
-        "EINVAL"
-    end
-  end
   local limits = opts.limits or {}
   local self = setmetatable({match_format = mf, limited = opts.limited,
     clock = opts.clock or os.time, default_duration = opts.default_duration or M.DEFAULT_DURATION,
@@ -95,7 +88,7 @@ function M.new(opts)
   loop.total = 0
   loop.touched = {}     -- the waiting jobs whose annotations may change
   self.gen = 0          -- moves when a head's estimate may have moved
-  loop.on_start = function(_, rec) self:started_job(rec) end
+  loop.on_start = function(_, rec) annotate.started(self, rec) end
   loop.on_wake = function(_, t)
     if not self.wake or t < self.wake then self.wake = t end
   end
@@ -107,70 +100,9 @@ end
 
 -- ---- helpers ---------------------------------------------------------------------
 
-local function decode(msg)
-  if type(msg) == "string" then
-    local t, err = core.json_decode(msg, "message")
-    if t == nil then return nil, err end
-    return t
-  end
-  return msg
-end
-
-local function emit(self, action)
-  self.out[#self.out + 1] = action
-end
-
--- Take the actions so far.
-local function flush(self)
-  local out = self.out
-  self.out = {}
-  return out
-end
-
-local function fail(self, topic, errnum, message)
-  emit(self, {op = "error", topic = topic, errnum = errnum, message = message})
-  return flush(self)
-end
-
--- Move the clock to the caller's time (never back).
-local function tick(self)
-  local t = math.floor(self.clock())
-  if t > self.loop.now then sched.set_now(self.loop, t) end
-end
-
-local function check_id(v)
-  return math.type(v) == "integer" and v >= 0
-end
-
--- The request text decoded, a table with an integer id (and ok(r) true
--- when given), and the clock moved on; else nil and the actions of an
--- EPROTO error on topic (the decoder's message, or what).
-local function request_of(self, text, topic, what, ok)
-  local r, err = decode(text)
-  if type(r) ~= "table" or not check_id(r.id) or (ok and not ok(r)) then
-    return nil, fail(self, topic, "EPROTO", err or what)
-  end
-  tick(self)
-  return r
-end
-
--- The job's duration in seconds, from its jobspec (0: none given).
-local function duration_of(js)
-  local a = type(js) == "table" and js.attributes
-  local d = a and a.system and a.system.duration
-  if type(d) ~= "number" or d <= 0 then return 0 end
-  return math.ceil(d)
-end
-
--- The estimate the planner holds a job for: its duration, or until the
--- resource set expires (the graph's expiration, the matcher's horizon),
--- or the default.
-local function estimate_of(self, d)
-  if d > 0 then return d end
-  local now, horizon = self.loop.now, self.loop.g:expiration()
-  if horizon > now then return horizon - now end
-  return self.default_duration
-end
+local decode, emit, flush, fail, tick = base.decode, base.emit, base.flush, base.fail, base.tick
+local check_id, request_of = base.check_id, base.request_of
+local duration_of, estimate_of = base.duration_of, base.estimate_of
 
 -- Jobs without a duration of their own run until the resource set
 -- expires: as the clock moves (or the expiration), their estimate follows,
@@ -190,94 +122,6 @@ local function refresh_open(self)
           loop.queue_policy:share(rec.id, rec.view)
         end
       end
-    end
-  end
-end
-
--- The R of job id as JSON text, per the match format.
-local function R_of(self, id)
-  local R = assert(self.loop.m:rv1(id, {graph = self.match_format == "rv1"}))
-  return R:encode{graph = self.match_format == "rv1"}, R
-end
-
--- ---- the loop's hooks ------------------------------------------------------------
-
--- A job started in a pass: its alloc response.
-function Flux:started_job(rec)
-  self.gen = self.gen + 1
-  local text, R = R_of(self, rec.id)
-  local ann = {sched = {resource_summary = R:summary()}}
-  if rec.sent and rec.sent.t_estimate then ann.sched.t_estimate = core.null end
-  if rec.sent and rec.sent.reason_pending then ann.sched.reason_pending = core.null end
-  rec.sent = nil
-  emit(self, {op = "alloc", id = rec.id, type = "success", R = text, annotations = ann})
-end
-
--- The earliest start the planner finds now for rec, the head of the
--- queue: one match, made again only when the head, the clock or what the
--- planner holds moved since the last.
-local function head_estimate(self, rec)
-  local loop = self.loop
-  local key = self.head_key
-  if not key or key[1] ~= rec or key[2] ~= loop.now or key[3] ~= self.gen then
-    local j = loop.m:match(rec.js, "without_allocating_future")
-    self.head_key, self.head_t = {rec, loop.now, self.gen}, j and j.start or nil
-  end
-  return self.head_t
-end
-
--- The waiting jobs whose annotation may have changed since the last
--- pass, in queue order: those the loop touched (joined the queue, a
--- reservation made or dropped), the head and the head before it.  Under
--- a queue depth, every waiting job (a job's place decides its reason).
-local function to_annotate(self)
-  local loop = self.loop
-  local touched = loop.touched
-  loop.touched = {}
-  if loop.queue_depth then return sched.waiting(loop) end
-  local jobs, cs = loop.jobs, loop.cs
-  local head = cs:next()
-  if head then touched[head] = jobs[head] end
-  if self.head_id and self.head_id ~= head then touched[self.head_id] = jobs[self.head_id] end
-  self.head_id = head
-  local list, pos = {}, {}
-  for id, rec in pairs(touched) do
-    if jobs[id] == rec and rec.state == "queued" then
-      list[#list + 1] = rec
-      pos[rec] = cs:position(id)
-    end
-  end
-  table.sort(list, function(a, b) return pos[a] < pos[b] end)
-  return list, pos
-end
-
--- After a pass: annotate the waiting jobs whose estimate changed.  A
--- job with a reservation has its start as t_estimate; so does the head
--- of the queue without one (the earliest start the planner finds for it
--- now, for the job users watch most).
-local function annotate(self)
-  local loop = self.loop
-  local depth = loop.queue_depth
-  local list, pos = to_annotate(self)
-  for i, rec in ipairs(list) do
-    if pos then i = pos[rec] end
-    local want = {}
-    local est = rec.reserved
-    if not est and i == 1 then est = head_estimate(self, rec) end
-    if est then
-      want.t_estimate = est
-    elseif depth and i > depth then
-      want.reason_pending = "beyond the queue depth"
-    else
-      want.reason_pending = "insufficient resources"
-    end
-    local sent = rec.sent or {}
-    if sent.t_estimate ~= want.t_estimate or sent.reason_pending ~= want.reason_pending then
-      local a = {}
-      a.t_estimate = want.t_estimate or (sent.t_estimate and core.null) or nil
-      a.reason_pending = want.reason_pending or (sent.reason_pending and core.null) or nil
-      rec.sent = want
-      emit(self, {op = "alloc", id = rec.id, type = "annotate", annotations = {sched = a}})
     end
   end
 end
@@ -313,7 +157,7 @@ local function pass(self, new)
       policy_pass(self)
     end
   end
-  annotate(self)
+  annotate.annotate(self)
 end
 
 -- ---- RFC 28 -----------------------------------------------------------------------
@@ -622,29 +466,9 @@ function Flux:feasibility(request)
   return flush(self)
 end
 
--- sched.resource-status: {all, down, allocated}, each an R table.
-function Flux:resource_status()
-  tick(self)
-  local loop = self.loop
-  local all = core.rv1_from_graph(loop.g)
-  local down_ids = self.acq:targets("down")
-  local down = all:restrict(down_ids)
-  local allocated
-  for _, rec in pairs(loop.jobs) do
-    if rec.state == "running" then
-      local R = loop.m:rv1(rec.id)
-      if R then allocated = allocated and allocated:union(R) or R end
-    end
-  end
-  allocated = allocated or all:restrict("")
-  local payload = {all = all:to_table(), down = down:to_table(),
-    allocated = allocated:to_table()}
-  -- the text from R's own writer: an empty R_lite stays an array
-  local json = fmt('{"all":%s,"down":%s,"allocated":%s}', all:encode(), down:encode(),
-    allocated:encode())
-  emit(self, {op = "respond", topic = "sched.resource-status", payload = payload, json = json})
-  return flush(self)
-end
+-- sched.resource-status: {all, down, allocated}, each an R table
+-- (grove.flux.ops).
+Flux.resource_status = ops.resource_status
 
 -- A pass when one is due: a reservation came due (self:next_wake(), on
 -- the module's timer), the clock moved since the last pass, or something
@@ -664,16 +488,8 @@ function Flux:next_wake()
   return self.wake
 end
 
--- Counters in the shape of `flux module stats`.
-function Flux:stats()
-  local st = self.loop.cs:stats()
-  return {jobs_matched = st.matched, matches_failed = st.failed,
-    match_time = {min = st.match_min, avg = st.match_avg, max = st.match_max},
-    queue_length = st.queue_length, running = st.running,
-    queue = self.loop.queue_policy.name, policy = self.loop.policy_name,
-    ["queue-depth"] = self.loop.queue_depth, ["reserve-depth"] = self.loop.reserve_depth,
-    ["match-format"] = self.match_format, expiration = self.acq:expiration()}
-end
+-- Counters in the shape of `flux module stats` (grove.flux.ops).
+Flux.stats = ops.stats
 
 -- The handler for a message topic: "resource.acquire", "sched.hello",
 -- "sched.alloc", "sched.free", "sched.cancel", "sched.prioritize",

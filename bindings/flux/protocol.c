@@ -1,0 +1,314 @@
+/* protocol.c: the messages a Flux scheduler gets, decoded and handed to
+ * the scheduling loop.
+ *
+ * RFC 27 through libschedutil (hello, alloc, free, cancel, prioritize),
+ * RFC 28's resource.acquire responses after the first, and the requests
+ * a scheduler answers itself (feasibility.check, sched.expiration,
+ * sched.resource-status).  Each handler reads its message into the
+ * shape the loop's method takes, calls it, and hands the actions to
+ * respond.c; a pass follows at the end of the reactor turn (the module's
+ * check watcher).  The requests that come most (alloc, free) are read
+ * flat from their text, without a JSON tree.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include <lauxlib.h>
+
+#include "json_private.h"
+#include "sched_grove.h"
+
+/* ---- RFC 27 through libschedutil -------------------------------------------- */
+
+static json_t *payload_of(flux_t *h, const flux_msg_t *msg)
+{
+    json_t *o = NULL;
+    if (flux_msg_unpack(msg, "o", &o) < 0) {
+        flux_log_error(h, "bad payload");
+        return NULL;
+    }
+    return o; /* borrowed from msg */
+}
+
+/* Push the request p as the loop reads it: its fields keys (scalars)
+ * as they are, and its field text_key as its JSON text rather than as
+ * Lua tables made again for every message (an alloc's jobspec: the loop
+ * reads each distinct text once, and a stream of jobs names a few; a
+ * free's R: read only when the free is partial). */
+static void push_request(lua_State *L, const json_t *p, const char *const *keys, size_t nkeys,
+                         const char *text_key)
+{
+    lua_createtable(L, 0, (int)nkeys + 1);
+    for (size_t i = 0; i < nkeys; i++) {
+        sg_push_json(L, json_object_get(p, keys[i]));
+        lua_setfield(L, -2, keys[i]);
+    }
+    const json_t *v = json_object_get(p, text_key);
+    char *text = json_is_object(v) ? json_dumps(v, JSON_COMPACT) : NULL;
+    if (text)
+        lua_pushstring(L, text);
+    else
+        sg_push_json(L, v);
+    free(text);
+    lua_setfield(L, -2, text_key);
+}
+
+/* ---- a request's text read flat ----------------------------------------------
+ *
+ * The requests the loop gets most (alloc, free) are an object of scalars
+ * and one object (the jobspec, R) that the loop wants as text.  Their
+ * payload's text is read here by libgrove's streaming JSON reader
+ * (core/json.c), without a tree: the integers, reals and booleans pushed
+ * as Lua values, the object's text span pushed as a string.  Anything else
+ * (a string, null, an array, another object) makes it give up, and the
+ * caller reads the payload through jansson as before, so what a message
+ * means never depends on which reader took it. */
+
+struct flat {
+    lua_State *L;
+    const char *text_key;
+};
+
+static int flat_member(grovep_json_t *js, const char *key, size_t klen, const grovep_jval_t *v,
+                       void *arg)
+{
+    struct flat *f = arg;
+    int kind = grovep_json_kind(js, v);
+    bool text = kind == GROVEP_J_OBJECT && strlen(f->text_key) == klen
+                && !memcmp(key, f->text_key, klen);
+    if (!text && kind != GROVEP_J_INT && kind != GROVEP_J_REAL && kind != GROVEP_J_TRUE
+        && kind != GROVEP_J_FALSE)
+        return -1; /* not of the plain shape: jansson reads it */
+    size_t start = grovep_json_pos(js);
+    if (grovep_json_skip(js, 1) < 0)
+        return -1;
+    const char *t = js->text + start;
+    size_t n = js->cur - start;
+    char num[64];
+    if (text) {
+        lua_pushlstring(f->L, t, n);
+    } else if (kind == GROVEP_J_TRUE || kind == GROVEP_J_FALSE) {
+        lua_pushboolean(f->L, kind == GROVEP_J_TRUE);
+    } else {
+        if (n >= sizeof(num))
+            return -1;
+        memcpy(num, t, n);
+        num[n] = '\0';
+        if (!lua_stringtonumber(f->L, num))
+            return -1;
+    }
+    lua_pushlstring(f->L, key, klen);
+    lua_insert(f->L, -2);
+    lua_rawset(f->L, -3);
+    return 0;
+}
+
+/* Push the request text as the loop reads it (a table: the scalars as
+ * Lua values, member text_key as its text); false, nothing pushed, when
+ * the text is not of that plain shape. */
+static bool push_request_text(lua_State *L, const char *text, const char *text_key)
+{
+    grove_error_t err;
+    grovep_json_t js = {.text = text, .len = strlen(text), .err = &err};
+    grovep_jval_t v = {NULL};
+    struct flat f = {L, text_key};
+    int top = lua_gettop(L);
+    lua_createtable(L, 0, 6);
+    bool ok = grovep_json_object(&js, &v, flat_member, &f) == 1 && grovep_json_at_end(&js);
+    grovep_json_free(&js);
+    if (!ok)
+        lua_settop(L, top);
+    return ok;
+}
+
+/* Push the request msg as the loop reads it (push_request_text, or
+ * through jansson: push_request), and its id in *id; false (logged) when
+ * it has no payload or no integer id. */
+static bool push_request_msg(struct sched_ctx *ctx, const flux_msg_t *msg,
+                             const char *const *keys, size_t nkeys, const char *text_key,
+                             lua_Integer *id)
+{
+    lua_State *L = ctx->L;
+    const char *text = NULL;
+    if (flux_msg_get_string(msg, &text) == 0 && text && push_request_text(L, text, text_key)) {
+        lua_getfield(L, -1, "id");
+        int isint = lua_isinteger(L, -1);
+        *id = lua_tointeger(L, -1);
+        lua_pop(L, 1);
+        if (isint)
+            return true;
+        lua_pop(L, 1);
+        return false;
+    }
+    json_t *p = payload_of(ctx->h, msg);
+    json_int_t jid;
+    if (!p || json_unpack(p, "{s:I}", "id", &jid) < 0)
+        return false;
+    *id = (lua_Integer)jid;
+    push_request(L, p, keys, nkeys, text_key);
+    return true;
+}
+
+static void alloc_cb(flux_t *h, const flux_msg_t *msg, void *arg)
+{
+    struct sched_ctx *ctx = arg;
+    /* message in: before anything of it is read */
+    struct alloc_stamp st;
+    alloc_stamp_in(&st);
+    static const char *const keys[] = {"id", "priority", "userid", "t_submit"};
+    lua_Integer id;
+    if (!push_request_msg(ctx, msg, keys, sizeof(keys) / sizeof(keys[0]), "jobspec", &id)) {
+        flux_log(h, LOG_ERR, "alloc: a request without id");
+        return;
+    }
+    sg_msgs_put(ctx, id, msg, &st);
+    int rc = sg_loop_call(ctx, "alloc", 1, 1) < 0 ? -1 : sg_act_all(ctx, NULL) ? -1 : 0;
+    if (rc < 0 && sg_msgs_get(ctx, (lua_Integer)id)) {
+        schedutil_alloc_respond_deny(ctx->util, msg, "scheduler error (see the broker's log)");
+        sg_msgs_drop(ctx, (lua_Integer)id);
+    }
+    ctx->dirty = true;
+}
+
+/* Hand msg's payload (when it has one) to the loop's method name; a pass
+ * follows either way. */
+static void payload_event(struct sched_ctx *ctx, flux_t *h, const flux_msg_t *msg,
+                          const char *name)
+{
+    json_t *p = payload_of(h, msg);
+    if (p)
+        sg_event(ctx, name, p, NULL);
+    ctx->dirty = true;
+}
+
+static void free_cb(flux_t *h, const flux_msg_t *msg, const char *R, void *arg)
+{
+    (void)R; /* NULL: R is in the payload */
+    static const char *const keys[] = {"id", "final"};
+    struct sched_ctx *ctx = arg;
+    lua_Integer id;
+    if (push_request_msg(ctx, msg, keys, sizeof(keys) / sizeof(keys[0]), "R", &id)) {
+        if (sg_loop_call(ctx, "free", 1, 1) == 0)
+            sg_act_all(ctx, NULL);
+    } else {
+        flux_log(h, LOG_ERR, "free: a request without id");
+    }
+    ctx->dirty = true;
+}
+
+static void cancel_cb(flux_t *h, const flux_msg_t *msg, void *arg)
+{
+    payload_event(arg, h, msg, "cancel");
+}
+
+static void prioritize_cb(flux_t *h, const flux_msg_t *msg, void *arg)
+{
+    payload_event(arg, h, msg, "prioritize");
+}
+
+/* A running job at start-up: its hello entry and R (the free ranks
+ * already taken out by libschedutil).  -1 makes libschedutil raise a
+ * fatal exception on the job. */
+static int hello_cb(flux_t *h, const flux_msg_t *msg, const char *R, void *arg)
+{
+    struct sched_ctx *ctx = arg;
+    json_t *p = payload_of(h, msg);
+    json_t *job = p ? json_deep_copy(p) : NULL;
+    if (!job || !R || json_object_set_new(job, "R", json_string(R)) < 0) {
+        json_decref(job);
+        errno = EPROTO;
+        return -1;
+    }
+    json_object_del(job, "free");
+    int rc = sg_event(ctx, "hello", job, NULL);
+    json_decref(job);
+    if (rc < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    return 0;
+}
+
+const struct schedutil_ops sg_sched_ops = {
+    .hello = hello_cb,
+    .alloc = alloc_cb,
+    .free = free_cb,
+    .cancel = cancel_cb,
+    .prioritize = prioritize_cb,
+};
+
+/* ---- requests the module answers itself --------------------------------------- */
+
+/* A request the loop answers with respond or error actions. */
+static void answer(struct sched_ctx *ctx, const flux_msg_t *msg, const char *name)
+{
+    json_t *p = NULL;
+    if (flux_request_unpack(msg, NULL, "o", &p) < 0) {
+        flux_respond_error(ctx->h, msg, EPROTO, NULL);
+        return;
+    }
+    sg_push_json(ctx->L, p);
+    if (sg_loop_call(ctx, name, 1, 1) < 0) {
+        flux_respond_error(ctx->h, msg, EINVAL, "scheduler error (see the broker's log)");
+        return;
+    }
+    sg_act_all(ctx, msg);
+    ctx->dirty = true;
+}
+
+static void expiration_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, void *arg)
+{
+    (void)h, (void)mh;
+    answer(arg, msg, "expiration");
+}
+
+static void feasibility_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, void *arg)
+{
+    (void)h, (void)mh;
+    answer(arg, msg, "feasibility");
+}
+
+static void status_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, void *arg)
+{
+    (void)mh;
+    struct sched_ctx *ctx = arg;
+    if (sg_loop_call(ctx, "resource_status", 0, 1) < 0) {
+        flux_respond_error(h, msg, EINVAL, "scheduler error (see the broker's log)");
+        return;
+    }
+    sg_act_all(ctx, msg);
+}
+
+const struct flux_msg_handler_spec sg_handlers[] = {
+    {FLUX_MSGTYPE_REQUEST, "sched.expiration", expiration_cb, 0},
+    {FLUX_MSGTYPE_REQUEST, "sched.resource-status", status_cb, FLUX_ROLE_USER},
+    {FLUX_MSGTYPE_REQUEST, "feasibility.check", feasibility_cb, FLUX_ROLE_USER},
+    {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".stats-get", sg_stats_cb, FLUX_ROLE_USER},
+    FLUX_MSGHANDLER_TABLE_END,
+};
+
+/* ---- resource.acquire (RFC 28) ---------------------------------------------- */
+
+void sg_acquire_cb(flux_future_t *f, void *arg)
+{
+    struct sched_ctx *ctx = arg;
+    json_t *p = NULL;
+    if (flux_rpc_get_unpack(f, "o", &p) < 0) {
+        /* resource unloaded first at shutdown: a clean stop */
+        if (errno == ECANCELED || errno == ENOSYS) {
+            ctx->stopping = true;
+            flux_reactor_stop(flux_get_reactor(ctx->h));
+        } else {
+            flux_log_error(ctx->h, "resource.acquire");
+            flux_reactor_stop_error(flux_get_reactor(ctx->h));
+        }
+        return;
+    }
+    sg_event(ctx, "acquire", p, NULL);
+    ctx->dirty = true;
+    flux_future_reset(f);
+}

@@ -1,0 +1,144 @@
+/* sched_grove.h: what the files of sched-grove.so share (the Flux
+ * adapter's group; nothing outside bindings/flux/ includes it).
+ *
+ * The module is an adapter: broker messages in, calls of the scheduling
+ * loop's protocol object (grove.flux, Lua) made, the actions it returns
+ * carried out as broker calls.  Its rooms, each a file:
+ *
+ *   sched_grove.c  the module's life: mod_main, the start-up handshake
+ *                  (RFC 27/28 order), the reactor's watchers (one pass a
+ *                  turn, the wake-up timer, the Lua collector's steps)
+ *   loop.c         the bridge to the Lua loop: its state, calling its
+ *                  methods, JSON to Lua and back, the pending alloc
+ *                  requests by job id
+ *   protocol.c     RFC 27 (sched.*, through libschedutil) and RFC 28
+ *                  (resource.acquire) messages, and the requests a
+ *                  scheduler answers itself (feasibility.check,
+ *                  sched.expiration, sched.resource-status): decoded and
+ *                  handed to the loop
+ *   respond.c      the loop's actions as broker calls: alloc responses
+ *                  (R committed to the KVS first), errors, exceptions,
+ *                  log lines
+ *   annotations.c  a job's annotations (estimates, reasons, summaries)
+ *                  written as JSON text
+ *   config.c       the module's options: its arguments and the
+ *                  instance's configuration tables
+ *   ops.c          the operator's RPCs (`flux module stats`)
+ *
+ * What may go where: a file here decodes, encodes and makes broker
+ * calls; whatever decides (which job starts, where, what a message
+ * means) is the loop's, in Lua and libgrove, tested without Flux.
+ */
+#ifndef GROVE_FLUX_SCHED_GROVE_H
+#define GROVE_FLUX_SCHED_GROVE_H
+
+#include <stdbool.h>
+
+#include <flux/core.h>
+#include <flux/schedutil.h>
+#include <jansson.h>
+#include <lua.h>
+
+#include "alloc_stamps.h"
+
+#define MODULE_NAME "sched-grove"
+
+struct commit;
+
+struct sched_ctx {
+    flux_t *h;
+    schedutil_t *util;
+    lua_State *L;
+    int loop_ref;      /* registry: the grove.flux object */
+    int msgs_ref;      /* registry: job id -> pending alloc request (full
+                        * userdata struct pending) */
+    flux_future_t *acquire;
+    flux_msg_handler_t **handlers;
+    flux_watcher_t *prep, *check, *idle;
+    flux_watcher_t *wake; /* a timer: the next reservation's start */
+    bool dirty;        /* an event since the last pass */
+    int gc_kb;         /* the Lua heap (KB) after the last collection step, or -1: the
+                        * collector runs by itself (not yet started) */
+    unsigned long gc_steps; /* collection steps taken in prep_cb */
+    double gc_s, gc_max_s;  /* their thread CPU time (s): in all, the most */
+    bool stopping;
+    char ready_mode[32]; /* "unlimited" or "limited=N" */
+    struct alloc_stamps stamps; /* the alloc latencies (alloc_stamps.h) */
+    struct commit *commits; /* R commits under way (their responses wait) */
+};
+
+/* A pending alloc request, as the msgs table holds it. */
+struct pending {
+    const flux_msg_t *msg; /* a reference of our own */
+    struct alloc_stamp st; /* its stamps (in: the handler's entry) */
+};
+
+/* ---- loop.c ---- */
+
+/* Call the loop's method name with nargs arguments on the stack; leaves
+ * nres results, or logs the error and returns -1 (stack as before). */
+int sg_loop_call(struct sched_ctx *ctx, const char *name, int nargs, int nres);
+
+/* Build the loop (require grove.flux, grove.flux.new) from the options
+ * table on top of the stack (popped); lua_dir: lua-path=, or NULL.  Sets
+ * ctx->ready_mode from the loop.  0, or -1 (logged). */
+int sg_loop_make(struct sched_ctx *ctx, const char *lua_dir);
+
+/* Hand payload (NULL: none) to the loop's method name and carry out what
+ * it returns; req is the request the actions may answer (or NULL).  -1
+ * when the call failed or answered an error. */
+int sg_event(struct sched_ctx *ctx, const char *name, const json_t *payload,
+             const flux_msg_t *req);
+
+/* Push a JSON value (NULL: nil) as a Lua value. */
+void sg_push_json(lua_State *L, const json_t *v);
+
+/* The Lua value at idx as a new JSON value, or NULL (logged with what). */
+json_t *sg_to_json(struct sched_ctx *ctx, int idx, const char *what);
+
+/* The pending alloc requests, by job id: keep msg (a reference taken),
+ * stamped in at st; the one of id (borrowed) or NULL; forget it (its
+ * reference dropped); drop every reference (at the end). */
+void sg_msgs_put(struct sched_ctx *ctx, lua_Integer id, const flux_msg_t *msg,
+                 const struct alloc_stamp *st);
+struct pending *sg_msgs_get(struct sched_ctx *ctx, lua_Integer id);
+void sg_msgs_drop(struct sched_ctx *ctx, lua_Integer id);
+void sg_msgs_fini(struct sched_ctx *ctx);
+
+/* ---- protocol.c ---- */
+
+/* libschedutil's operations (RFC 27) and the module's own request
+ * handlers (feasibility, expiration, resource-status, and ops.c's). */
+extern const struct schedutil_ops sg_sched_ops;
+extern const struct flux_msg_handler_spec sg_handlers[];
+
+/* resource.acquire's later responses (RFC 28). */
+void sg_acquire_cb(flux_future_t *f, void *arg);
+
+/* ---- respond.c ---- */
+
+/* Carry out the array of actions on top of the stack, and pop it; req is
+ * the request being handled (respond and error actions answer it), or
+ * NULL.  Returns how many were errors (actions of op "error"). */
+int sg_act_all(struct sched_ctx *ctx, const flux_msg_t *req);
+
+/* Forget every R commit under way (their responses are not sent). */
+void sg_commits_fini(struct sched_ctx *ctx);
+
+/* ---- annotations.c ---- */
+
+/* The annotations at idx as JSON text (caller frees), or NULL (logged). */
+char *sg_annotations_text(struct sched_ctx *ctx, int idx);
+
+/* ---- config.c ---- */
+
+/* Push the options table of grove.flux.new: the instance's [sched-grove]
+ * table, then the module arguments (key=value) over it; *lua_dir gets
+ * lua-path= (caller frees).  0, or -1 (logged). */
+int sg_config_push(struct sched_ctx *ctx, int argc, char **argv, char **lua_dir);
+
+/* ---- ops.c ---- */
+
+void sg_stats_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, void *arg);
+
+#endif

@@ -1,0 +1,89 @@
+-- grove.flux.base: what the rooms of grove.flux share.  A handler of the
+-- protocol object fills self.out with actions (emit) and hands them back
+-- (flush); the clock moves on every message (tick); a request is read
+-- and checked the same way by each handler (request_of); a job's
+-- duration and the estimate the planner holds it for.
+--
+-- grove.flux's rooms: grove/flux.lua, the RFC 27/28 protocol (the object
+-- and its handlers); flux/annotate.lua, estimates and annotations;
+-- flux/config.lua, the options; flux/ops.lua, the operator's requests.
+local core = require("grove.core")
+local sched = require("grove.sched")
+
+local M = {}
+
+function M.decode(msg)
+  if type(msg) == "string" then
+    local t, err = core.json_decode(msg, "message")
+    if t == nil then return nil, err end
+    return t
+  end
+  return msg
+end
+
+function M.emit(self, action)
+  self.out[#self.out + 1] = action
+end
+
+-- Take the actions so far.
+function M.flush(self)
+  local out = self.out
+  self.out = {}
+  return out
+end
+
+function M.fail(self, topic, errnum, message)
+  M.emit(self, {op = "error", topic = topic, errnum = errnum, message = message})
+  return M.flush(self)
+end
+
+-- Move the clock to the caller's time (never back).
+function M.tick(self)
+  local t = math.floor(self.clock())
+  if t > self.loop.now then sched.set_now(self.loop, t) end
+end
+
+function M.check_id(v)
+  return math.type(v) == "integer" and v >= 0
+end
+
+-- The request text decoded, a table with an integer id (and ok(r) true
+-- when given), and the clock moved on; else nil and the actions of an
+-- EPROTO error on topic (the decoder's message, or what).
+function M.request_of(self, text, topic, what, ok)
+  local r, err = M.decode(text)
+  if type(r) ~= "table" or not M.check_id(r.id) or (ok and not ok(r)) then
+    return nil, M.fail(self, topic, "EPROTO", err or what)
+  end
+  M.tick(self)
+  return r
+end
+
+-- The job's duration in seconds, from its jobspec (0: none given).
+function M.duration_of(js)
+  local a = type(js) == "table" and js.attributes
+  local d = a and a.system and a.system.duration
+  if type(d) ~= "number" or d <= 0 then return 0 end
+  return math.ceil(d)
+end
+
+-- The estimate the planner holds a job for: its duration, or until the
+-- resource set expires (the graph's expiration, the matcher's horizon),
+-- or the default.
+function M.estimate_of(self, d)
+  if d > 0 then return d end
+  local now, horizon = self.loop.now, self.loop.g:expiration()
+  if horizon > now then return horizon - now end
+  return self.default_duration
+end
+
+-- The R of job id as JSON text, per the match format.
+function M.R_of(self, id)
+  local R = assert(self.loop.m:rv1(id, {graph = self.match_format == "rv1"}))
+  return R:encode{graph = self.match_format == "rv1"}, R
+end
+
+-- ---- the loop's hooks ------------------------------------------------------------
+
+
+return M
