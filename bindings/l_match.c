@@ -423,11 +423,18 @@ static int m_rv1(lua_State *L)
     struct lmatcher *lm = check_matcher(L, 1);
     grove_jobid_t id = grovel_check_job(L, 2);
     int flags = 0;
+    double exp = -1; /* the job's end, unless the caller gives another */
     if (!lua_isnoneornil(L, 3)) {
         luaL_checktype(L, 3, LUA_TTABLE);
         if (lua_getfield(L, 3, "graph") != LUA_TNIL && lua_toboolean(L, -1))
             flags |= GROVE_RV1_WITH_GRAPH;
-        lua_pop(L, 1);
+        if (lua_getfield(L, 3, "expiration") != LUA_TNIL) {
+            int isnum = 0;
+            exp = lua_tonumberx(L, -1, &isnum);
+            if (!isnum || !(exp >= 0))
+                return luaL_error(L, "bad option 'expiration' (a number >= 0 expected)");
+        }
+        lua_pop(L, 2);
     }
     const grove_job_t *j = grove_matcher_job(lm->m, id);
     if (!j)
@@ -437,6 +444,9 @@ static int m_rv1(lua_State *L)
     R->p = grove_rv1_from_job(grove_matcher_graph(lm->m), j, flags, &err);
     if (!R->p)
         return grovel_fail_err(L, errno, &err);
+    /* 0: no expiration written (a job with no end of its own) */
+    if (exp >= 0 && grove_rv1_set_times(R->p, grove_rv1_starttime(R->p), exp) < 0)
+        return grovel_fail_errno(L, errno, "expiration is not after the job's start");
     return 1;
 }
 

@@ -14,7 +14,7 @@
  *                          when R has none, false leaves scheduling out;
  *                          opts.pretty = true indents
  *   R:to_table()           the document as Lua tables (JSON null is lost)
- *   R:summary()            "rank[0-1]/core[0-3],gpu[0] ..." (Flux's
+ *   R:summary()            "rank[0-1]/core[0-3],gpu0 ..." (Flux's
  *                          sched.resource_summary annotation)
  *   R:ranks()              an idset (a string without the idset class)
  *   R:nodelist()           a hostlist (a string without the class), or

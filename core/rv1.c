@@ -1237,10 +1237,11 @@ static int encode_direct(const grove_rv1_t *R, int flags, grovep_buf_t *b)
     return b->failed ? -1 : 1;
 }
 
-/* An idset's text, unquoted; 0 or -1 with ENOMEM. */
+/* An idset's text, unquoted, in brackets when it has two ids or more
+ * (librlist's form: "0", "[0-3,7]"); 0 or -1 with ENOMEM. */
 static int put_ids(grovep_buf_t *b, const grove_idset_t *ids)
 {
-    char *t = grove_idset_encode(ids, GROVE_IDSET_FLAG_RANGE);
+    char *t = grove_idset_encode(ids, GROVE_IDSET_FLAG_RANGE | GROVE_IDSET_FLAG_BRACKETS);
     if (!t) {
         b->failed = true;
         return -1;
@@ -1269,9 +1270,9 @@ char *grove_rv1_summary(const grove_rv1_t *R)
     for (size_t i = 0; i < ng; i++) {
         if (i)
             PUTL(&b, " ");
-        PUTL(&b, "rank[");
+        PUTL(&b, "rank");
         put_ids(&b, gs[i].ranks);
-        PUTL(&b, "]/");
+        PUTL(&b, "/");
         bool first = true;
         for (size_t t = 0; t < R->ntypes; t++) {
             const struct rv1_kid *k = grovep_rv1_kid_find(gs[i].first, byname[t]);
@@ -1281,9 +1282,7 @@ char *grove_rv1_summary(const grove_rv1_t *R)
                 PUTL(&b, ",");
             first = false;
             grovep_buf_put(&b, R->types[k->type], strlen(R->types[k->type]));
-            PUTL(&b, "[");
             put_ids(&b, k->ids);
-            PUTL(&b, "]");
         }
     }
     free_groups(gs, ng);

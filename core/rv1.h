@@ -132,9 +132,11 @@ char *grove_rv1_encode(const grove_rv1_t *R, int flags);
 struct json_t *grove_rv1_to_json(const grove_rv1_t *R, int flags);
 
 /* What `flux resource list` prints of R, roughly, as Flux's
- * sched.resource_summary annotation: R_lite's entries in order, each
- * "rank[IDS]/TYPE[ids],..." with its child types by name, joined by one
- * space ("rank[0-1]/core[0-3],gpu[0]"; "" when R has no ranks).  A new
+ * sched.resource_summary annotation, in librlist's form: R_lite's
+ * entries in order, each "rankIDS/TYPEids,..." with its child types by
+ * name, joined by one space, a set in brackets when it has two ids or
+ * more ("rank[0-1]/core[0-3],gpu0", "rank0/core1"; "" when R has no
+ * ranks).  A new
  * string (caller frees), or NULL with ENOMEM (EINVAL: R is NULL). */
 char *grove_rv1_summary(const grove_rv1_t *R);
 

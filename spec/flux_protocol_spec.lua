@@ -7,47 +7,9 @@
 local core = require("grove.core")
 local flux = require("grove.flux")
 
--- Two ranks of four cores, or what r says.
-local function R_text(ranks, hosts, extra)
-  return ('{"version":1,"execution":{"R_lite":[{"rank":"%s","children":{"core":"0-3"}}],'
-    .. '"starttime":0,"expiration":%s,"nodelist":["%s"]}}'):format(ranks, extra or 0, hosts)
-end
-
--- A jobspec of n slots of c cores for d seconds, as JSON text.
-local function jobspec(n, c, d)
-  return ('{"version":1,"resources":[{"type":"slot","count":%d,"label":"task","with":'
-    .. '[{"type":"core","count":%d}]}],"tasks":[{"command":["true"],"slot":"task",'
-    .. '"count":{"per_slot":1}}],"attributes":{"system":{"duration":%d}}}'):format(n, c, d)
-end
-
-local function alloc(id, js, prio, submit)
-  return ('{"id":%d,"priority":%d,"userid":100,"t_submit":%s,"jobspec":%s}'):format(id,
-    prio or 16, submit or id, js)
-end
-
--- A scheduler at clock *now (a table, so a spec moves it), acquired.
-local function session(opts, R, up)
-  local clock = {t = 1000}
-  opts = opts or {}
-  opts.clock = function() return clock.t end
-  local s = assert(flux.new(opts))
-  local acts = s:handle("resource.acquire",
-    ('{"resources":%s,"up":"%s"}'):format(R or R_text("0-1", "n[0-1]"), up or "0-1"))
-  return s, clock, acts
-end
-
--- The actions of one op (and type), by job id.
-local function by_id(actions, op, typ)
-  local out = {}
-  for _, a in ipairs(actions) do
-    if a.op == op and (not typ or a.type == typ) then out[a.id] = a end
-  end
-  return out
-end
-
-local function ranks_of(action)
-  return core.rv1_decode(action.R):ranks():encode()
-end
+local h = require("flux_helper")
+local R_text, jobspec, alloc, session = h.R_text, h.jobspec, h.alloc, h.session
+local by_id, ranks_of = h.by_id, h.ranks_of
 
 -- A conservative session at time 1000 running job 1 (n1 nodes of 4
 -- cores for 100 s) with job 2 (n2 nodes) reserved at 1100.
@@ -94,7 +56,7 @@ describe("grove.flux", function()
     assert.equal("0", payload.R.execution.R_lite[1].rank)
     assert.equal(1000, payload.R.execution.starttime)
     assert.equal(1100, payload.R.execution.expiration)
-    assert.equal("rank[0]/core[0-3]", payload.annotations.sched.resource_summary)
+    assert.equal("rank0/core[0-3]", payload.annotations.sched.resource_summary)
     acts = s:handle("sched.alloc", alloc(2, jobspec(1, 4, 100)))
     assert.equal("1", ranks_of(by_id(acts, "alloc", "success")[2]))
     acts = s:handle("sched.alloc", alloc(3, jobspec(1, 4, 100)))

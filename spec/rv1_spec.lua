@@ -174,16 +174,21 @@ describe("grove.rv1 contents", function()
 end)
 
 describe("R:summary", function()
-  -- the summary as grove.flux made it of R:to_table() before R:summary
-  -- (R_lite's entries in order, each entry's child types by name)
+  -- the summary made of R:to_table() (R_lite's entries in order, each
+  -- entry's child types by name), in librlist's form: a set in brackets
+  -- when it has two ids or more
+  local function ids(s)
+    if s:find("[-,]") then return "[" .. s .. "]" end
+    return s
+  end
   local function from_table(t)
     local parts = {}
     for _, e in ipairs(t.execution and t.execution.R_lite or {}) do
       local types, kids = {}, {}
       for k in pairs(e.children or {}) do types[#types + 1] = k end
       table.sort(types)
-      for _, k in ipairs(types) do kids[#kids + 1] = ("%s[%s]"):format(k, e.children[k]) end
-      parts[#parts + 1] = ("rank[%s]/%s"):format(e.rank, table.concat(kids, ","))
+      for _, k in ipairs(types) do kids[#kids + 1] = k .. ids(e.children[k]) end
+      parts[#parts + 1] = ("rank%s/%s"):format(ids(e.rank), table.concat(kids, ","))
     end
     return table.concat(parts, " ")
   end
@@ -207,9 +212,9 @@ describe("R:summary", function()
       assert.equal(want, R:summary())
       seen[#seen + 1] = want
     end
-    assert.same({"rank[0]/core[0]", "rank[0-1]/core[0-3],gpu[0]",
-      "rank[0-3,7]/core[0-43],gpu[0-1] rank[4-6]/core[0-3,8] rank[9]/alpha[2-3],core[5],zeta[1]",
-      "rank[0]/core[1] rank[2]/", "", "rank[1,5]/core[0-1]"}, seen)
+    assert.same({"rank0/core0", "rank[0-1]/core[0-3],gpu0",
+      "rank[0-3,7]/core[0-43],gpu[0-1] rank[4-6]/core[0-3,8] rank9/alpha[2-3],core5,zeta1",
+      "rank0/core1 rank2/", "", "rank[1,5]/core[0-1]"}, seen)
   end)
 
   it("describes a job's R as the matcher writes it", function()
@@ -224,7 +229,7 @@ describe("R:summary", function()
     assert(m:match(js, "allocate", 7))
     local R = assert(m:rv1(7))
     assert.equal(from_table(R:to_table()), R:summary())
-    assert.equal("rank[0-1]/core[0-2],gpu[0]", R:summary())
+    assert.equal("rank[0-1]/core[0-2],gpu0", R:summary())
   end)
 end)
 

@@ -160,7 +160,8 @@ int sg_event(struct sched_ctx *ctx, const char *name, const json_t *payload,
     return sg_act_all(ctx, req) ? -1 : 0;
 }
 
-/* Build the loop from the options table on top of the stack (popped). */
+/* Build the loop (grove.flux.module) from the configuration and the
+ * arguments on top of the stack (sg_config_push; popped). */
 int sg_loop_make(struct sched_ctx *ctx, const char *lua_dir)
 {
     lua_State *L = ctx->L;
@@ -171,13 +172,18 @@ int sg_loop_make(struct sched_ctx *ctx, const char *lua_dir)
     if (lua_pcall(L, 1, 1, -3) != LUA_OK) {
         flux_log(ctx->h, LOG_ERR, "require grove.flux: %s", lua_tostring(L, -1));
         lua_settop(L, 0);
+        errno = ENOENT;
         return -1;
     }
-    lua_getfield(L, -1, "new");
-    lua_pushvalue(L, -4); /* the options */
-    if (lua_pcall(L, 1, 2, -4) != LUA_OK || lua_isnil(L, -2)) {
+    lua_getfield(L, -1, "module");
+    lua_pushvalue(L, -5); /* the configuration */
+    lua_pushvalue(L, -5); /* the arguments */
+    if (lua_pcall(L, 2, 2, -5) != LUA_OK || lua_isnil(L, -2)) {
+        /* a bad key or value, or a policy that does not load: the
+         * message names it; the load fails with EINVAL */
         flux_log(ctx->h, LOG_ERR, "%s", lua_tostring(L, -1));
         lua_settop(L, 0);
+        errno = EINVAL;
         return -1;
     }
     lua_pop(L, 1);

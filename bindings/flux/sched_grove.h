@@ -79,9 +79,10 @@ struct pending {
  * nres results, or logs the error and returns -1 (stack as before). */
 int sg_loop_call(struct sched_ctx *ctx, const char *name, int nargs, int nres);
 
-/* Build the loop (require grove.flux, grove.flux.new) from the options
- * table on top of the stack (popped); lua_dir: lua-path=, or NULL.  Sets
- * ctx->ready_mode from the loop.  0, or -1 (logged). */
+/* Build the loop (require grove.flux, grove.flux.module) from the
+ * configuration and arguments sg_config_push left on the stack (popped);
+ * lua_dir: lua-path=, or NULL.  Sets ctx->ready_mode from the loop.  0,
+ * or -1 (logged; errno EINVAL for a bad key, value or policy). */
 int sg_loop_make(struct sched_ctx *ctx, const char *lua_dir);
 
 /* Hand payload (NULL: none) to the loop's method name and carry out what
@@ -132,9 +133,9 @@ char *sg_annotations_text(struct sched_ctx *ctx, int idx);
 
 /* ---- config.c ---- */
 
-/* Push the options table of grove.flux.new: the instance's [sched-grove]
- * table, then the module arguments (key=value) over it; *lua_dir gets
- * lua-path= (caller frees).  0, or -1 (logged). */
+/* Push the configuration and the module's arguments for grove.flux.module
+ * (grove.flux.config reads them); *lua_dir gets lua-path= (caller frees).
+ * 0, or -1 (logged). */
 int sg_config_push(struct sched_ctx *ctx, int argc, char **argv, char **lua_dir);
 
 /* ---- ops.c ---- */

@@ -76,6 +76,7 @@ function M.new(opts)
   local mf = opts.match_format or "rv1_nosched"
   local limits = opts.limits or {}
   local self = setmetatable({match_format = mf, limited = opts.limited,
+    log_level = opts.log_level, forecast_period = opts.forecast_period,
     clock = opts.clock or os.time, default_duration = opts.default_duration or M.DEFAULT_DURATION,
     out = {}, started = false}, Flux)
   local g = core.graph()
@@ -95,6 +96,19 @@ function M.new(opts)
   sched.bind(loop)
   self.loop = loop
   self.acq = core.acquire(g, loop.m, {protocol = "current"})
+  return self
+end
+
+-- The scheduler sched-grove.so runs: its options read from the
+-- instance's configuration (conf, decoded; nil when none) and the
+-- module's arguments (an array of "key=value" words), by
+-- grove.flux.config.  The object, or nil and the message (the key, where
+-- it came from and why; or why a policy did not load).
+function M.module(conf, args)
+  local opts, msg = config.module_options(conf, args)
+  if not opts then return nil, msg end
+  local self, m2 = M.new(opts)
+  if not self then return nil, m2 end
   return self
 end
 
@@ -203,6 +217,11 @@ function Flux:acquire(response)
     emit(self, {op = "log", level = "err", message = "resource.acquire: " .. tostring(msg)})
     return flush(self)
   end
+  local R0 = type(r.resources) == "table" and r.resources
+  if R0 and type(R0.scheduling) == "table" and R0.scheduling.graph == nil then
+    -- scheduler data that is not a graph: carried into each job's R
+    self.sched_data = core.json_encode(R0.scheduling, 0)
+  end
   self.started = true
   resources_changed(self)
   local h2 = self.loop.g:expiration()
@@ -283,9 +302,21 @@ local function jobspec_of(self, js)
   if type(js) == "string" then
     local t, msg = sched.jobspec_table(self.loop, js)
     if not t then return nil, "bad jobspec: " .. tostring(msg) end
-    return t
+    js = t
   end
   if type(js) ~= "table" then return nil end
+  -- RFC 25: a V1 jobspec has attributes.system and its duration (the
+  -- words are those flux-core's schedulers answer with)
+  if js.version == 1 then
+    local a = type(js.attributes) == "table" and js.attributes
+    local system = a and a.system
+    if type(system) ~= "table" then
+      return nil, "getting duration: Object item not found: system"
+    end
+    if system.duration == nil then
+      return nil, "getting duration: Object item not found: duration"
+    end
+  end
   return js
 end
 

@@ -18,6 +18,7 @@
 local check = require("grove.check")
 local core = require("grove.core")
 local files = require("grove.files")
+local suggest = require("grove.suggest")
 
 local M = {}
 
@@ -43,8 +44,9 @@ end
 
 -- The path of NAME.lua in the subdirectory sub ("" or "queues") of the
 -- policy directories, or nil, message, "ENOENT"; what names the kind of
--- policy in the message.
-function M.find_in(sub, name, what)
+-- policy in the message, known (optional) the names shipped, for a
+-- "did you mean" when name is close to one.
+function M.find_in(sub, name, what, known)
   local tried = {}
   for _, d in ipairs(M.dirs()) do
     local dir = sub == "" and d or d .. "/" .. sub
@@ -52,13 +54,14 @@ function M.find_in(sub, name, what)
     if files.readable(path) then return path end
     tried[#tried + 1] = dir
   end
-  return nil, ("no %s '%s' in %s"):format(what, name, table.concat(tried, ", ")), "ENOENT"
+  return nil, ("no %s '%s'%s in %s"):format(what, name, suggest.hint(name, known or {}),
+    table.concat(tried, ", ")), "ENOENT"
 end
 
 -- The path of the policy called name, or nil, message, "ENOENT".
 function M.find(name)
   check.arg(name, "string", 1, "find")
-  return M.find_in("", name, "policy")
+  return M.find_in("", name, "policy", M.builtins)
 end
 
 -- spec as a path when it looks like one (a '/' in it, or ending ".lua"),

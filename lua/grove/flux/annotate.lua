@@ -19,7 +19,7 @@ local emit = base.emit
 -- A job started in a pass: its alloc response.
 function M.started(self, rec)
   self.gen = self.gen + 1
-  local text, R = base.R_of(self, rec.id)
+  local text, R = base.R_of(self, rec)
   local ann = {sched = {resource_summary = R:summary()}}
   if rec.sent and rec.sent.t_estimate then ann.sched.t_estimate = core.null end
   if rec.sent and rec.sent.reason_pending then ann.sched.reason_pending = core.null end

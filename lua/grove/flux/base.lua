@@ -21,7 +21,16 @@ function M.decode(msg)
   return msg
 end
 
+-- syslog's numbers for the levels a log action names
+local LEVEL = {emerg = 0, alert = 1, crit = 2, err = 3, error = 3, warning = 4, warn = 4,
+  notice = 5, info = 6, debug = 7}
+
+-- Add an action to those the handler returns; a log line above the
+-- object's log level (log-level=) is left out.
 function M.emit(self, action)
+  if action.op == "log" and self.log_level and (LEVEL[action.level] or 6) > self.log_level then
+    return
+  end
   self.out[#self.out + 1] = action
 end
 
@@ -77,13 +86,22 @@ function M.estimate_of(self, d)
   return self.default_duration
 end
 
--- The R of job id as JSON text, per the match format.
-function M.R_of(self, id)
-  local R = assert(self.loop.m:rv1(id, {graph = self.match_format == "rv1"}))
-  return R:encode{graph = self.match_format == "rv1"}, R
+-- The R of the job of rec as JSON text, per the match format, and as an
+-- R object.  A job with no end of its own (no duration, and a resource
+-- set that does not expire) gets no expiration, as flux-core writes it:
+-- the planner holds it for the default duration only to plan others.
+-- The instance R's own scheduler data (its `scheduling` key when it is
+-- not a JGF) is carried into every job's R as it is.
+function M.R_of(self, rec)
+  local graph = self.match_format == "rv1"
+  local opts = {graph = graph}
+  if rec.open and self.loop.g:expiration() == 0 then opts.expiration = 0 end
+  local R = assert(self.loop.m:rv1(rec.id, opts))
+  local text = R:encode{graph = graph}
+  if self.sched_data and not graph then
+    text = text:sub(1, -2) .. ',"scheduling":' .. self.sched_data .. "}"
+  end
+  return text, R
 end
-
--- ---- the loop's hooks ------------------------------------------------------------
-
 
 return M

@@ -1,14 +1,34 @@
 -- grove.flux.config: the options of the protocol object (grove.flux.new),
--- checked before anything is built.  The module hands them over from its
--- arguments and the instance's [sched-grove] table (bindings/flux/
--- config.c names each key); a misuse (an unknown option) raises, a bad
--- value is returned as nil, message, code.
+-- and the module's configuration read into them.
+--
+-- check(opts) checks the options table grove.flux.new takes: a misuse
+-- (an unknown option) raises, a bad value is returned as nil, message,
+-- code.
+--
+-- module_options(conf, args) reads what sched-grove.so is given: the
+-- instance's configuration (conf: the whole of it, decoded; its
+-- [sched-grove] table is read here) and the module's arguments (args:
+-- "key=value" words, which win over the table).  Every key is known
+-- here; an unknown one, or a bad value, is refused with the key, where
+-- it came from and why (with a "did you mean" for a misspelt key), and
+-- nothing is built.  The keys are flux-core's schedulers' where they
+-- mean the same (queue-depth, mode, log-level, forecast-period), so a
+-- module line written for sched-simple, sched-fifo or sched-backfill
+-- loads sched-grove unchanged.
+local jobspec = require("grove.jobspec")
+local suggest = require("grove.suggest")
+
 local M = {}
 
 local fmt = string.format
 
 M.OPTIONS = {queue = 1, policy = 1, queue_depth = 1, reserve_depth = 1, match_format = 1,
-  limited = 1, limits = 1, clock = 1, default_duration = 1, budget = 1, memory = 1, time = 1}
+  limited = 1, limits = 1, clock = 1, default_duration = 1, budget = 1, memory = 1, time = 1,
+  log_level = 1, forecast_period = 1}
+
+-- syslog's levels, by the names flux-core's log-level= takes
+M.LEVELS = {emerg = 0, alert = 1, crit = 2, err = 3, warning = 4, notice = 5, info = 6,
+  debug = 7}
 
 -- Check opts (a table, or nil for the defaults); level: the caller's
 -- level for a raised error.  Returns opts (a new empty table for nil), or
@@ -35,7 +55,142 @@ function M.check(opts, level)
         "EINVAL"
     end
   end
+  local ll = opts.log_level
+  if ll ~= nil and (math.type(ll) ~= "integer" or ll < 0 or ll > 7) then
+    return nil, fmt("log-level must be a syslog level 0-7, got %s", tostring(ll)), "EINVAL"
+  end
+  local fp = opts.forecast_period
+  if fp ~= nil and (type(fp) ~= "number" or fp ~= fp or fp <= 0 or fp == math.huge) then
+    return nil, fmt("forecast-period must be a positive number of seconds, got %s",
+      tostring(fp)), "EINVAL"
+  end
   return opts
+end
+
+-- ---- the module's keys ------------------------------------------------------------
+
+-- A positive integer from a number or its text, or nil.
+local function count_of(v)
+  local n = type(v) == "string" and v:match("^%s*%d+%s*$") and math.tointeger(tonumber(v))
+    or math.tointeger(v)
+  if n and n >= 1 then return n end
+  return nil
+end
+
+local function text(opt)
+  return function(v, o)
+    if type(v) ~= "string" or v == "" then return "a name or a path expected" end
+    o[opt] = v
+  end
+end
+
+-- N (a positive integer) or "unlimited" into o[opt] (nil: unlimited)
+local function depth(opt)
+  return function(v, o)
+    if v == "unlimited" then
+      o[opt] = nil
+      return
+    end
+    local n = count_of(v)
+    if not n then return "a positive integer or 'unlimited' expected" end
+    o[opt] = n
+  end
+end
+
+local function limit(name)
+  return function(v, o)
+    local n = tonumber(v)
+    if not n or n ~= n or n <= 0 or n == math.huge then return "a positive number expected" end
+    o.limits = o.limits or {}
+    o.limits[name] = math.tointeger(n) or n
+  end
+end
+
+-- Each key: a reader of its value into the options table, returning an
+-- error text (what was expected) when the value is bad.
+M.KEYS = {
+  ["queue-policy"] = text("queue"),
+  ["placement-policy"] = text("policy"),
+  -- how many pending jobs the job manager sends (ready's limited=N)
+  ["queue-depth"] = depth("limited"),
+  -- flux-core's older spelling of the same: unlimited | limited=N
+  mode = function(v, o)
+    if v == "unlimited" then
+      o.limited = nil
+      return
+    end
+    local n = type(v) == "string" and count_of(v:match("^limited=(.*)$") or "")
+    if not n then return "'unlimited' or 'limited=N' (N a positive integer) expected" end
+    o.limited = n
+  end,
+  ["reserve-depth"] = depth("reserve_depth"),
+  ["match-format"] = function(v, o)
+    if v ~= "rv1_nosched" and v ~= "rv1" then return "rv1_nosched or rv1 expected" end
+    o.match_format = v
+  end,
+  ["policy-budget"] = limit("budget"),
+  ["policy-time"] = limit("time"),
+  ["policy-memory"] = limit("memory"),
+  ["log-level"] = function(v, o)
+    local lv = type(v) == "string" and M.LEVELS[v:lower()]
+    if not lv then
+      return "one of emerg, alert, crit, err, warning, notice, info, debug expected"
+    end
+    o.log_level = lv
+  end,
+  -- the least time between two forecasts of the pending jobs' starts
+  ["forecast-period"] = function(v, o)
+    local secs = (type(v) == "number" or type(v) == "string") and jobspec.duration(v)
+    if not secs or secs <= 0 then
+      return "a positive duration expected (seconds, or a number with s, m, h, d)"
+    end
+    o.forecast_period = secs
+  end,
+}
+
+local function key_list()
+  local names = {}
+  for k in pairs(M.KEYS) do names[#names + 1] = k end
+  table.sort(names)
+  return names
+end
+
+-- Read key = value, from where ("argument" or "[sched-grove]"), into o;
+-- nil, or the message of a bad key or value.
+local function read_key(key, value, where, o)
+  local reader = M.KEYS[key]
+  if not reader then
+    local names = key_list()
+    return fmt("%s: unknown key '%s'%s; the keys are %s", where, key, suggest.hint(key, names),
+      table.concat(names, ", "))
+  end
+  local why = reader(value, o)
+  if why then return fmt("%s: %s=%s: %s", where, key, tostring(value), why) end
+end
+
+-- The options of grove.flux.new from the instance's configuration (conf,
+-- a table or nil) and the module's arguments (an array of "key=value"
+-- words).  The options table, or nil and the message.
+function M.module_options(conf, args)
+  local o = {}
+  local tbl = type(conf) == "table" and conf["sched-grove"] or nil
+  if tbl ~= nil and type(tbl) ~= "table" then
+    return nil, "[sched-grove]: a table expected"
+  end
+  local keys = {}
+  for k in pairs(tbl or {}) do keys[#keys + 1] = k end
+  table.sort(keys)
+  for _, k in ipairs(keys) do
+    local err = read_key(k, tbl[k], "[sched-grove]", o)
+    if err then return nil, err end
+  end
+  for _, a in ipairs(args or {}) do
+    local k, v = tostring(a):match("^([^=]+)=(.*)$")
+    if not k then return nil, fmt("argument '%s': key=value expected", tostring(a)) end
+    local err = read_key(k, v, fmt("argument '%s'", a), o)
+    if err then return nil, err end
+  end
+  return o
 end
 
 return M

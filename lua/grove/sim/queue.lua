@@ -48,7 +48,7 @@ local DEFAULT_TIME = 10
 
 -- The path of the queue policy called name, or nil, message, "ENOENT".
 function M.find(name)
-  return gpolicy.find_in("queues", name, "queue policy")
+  return gpolicy.find_in("queues", name, "queue policy", M.builtins)
 end
 
 local Policy = {}

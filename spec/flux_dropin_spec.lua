@@ -1,0 +1,177 @@
+-- Specs for grove.flux where flux-core's own schedulers set what a
+-- scheduler must do (their test suite checks it): the module's options,
+-- jobspec V1's required attributes, what a job's R carries.  No Flux is
+-- needed.
+local core = require("grove.core")
+local flux = require("grove.flux")
+local config = require("grove.flux.config")
+local h = require("flux_helper")
+local R_text, jobspec, alloc, session = h.R_text, h.jobspec, h.alloc, h.session
+local by_id = h.by_id
+
+-- A V1 jobspec of one core whose attributes are attrs (JSON text).
+local function v1_with(attrs)
+  return ('{"version":1,"resources":[{"type":"slot","count":1,"label":"task","with":'
+    .. '[{"type":"core","count":1}]}],"tasks":[{"command":["true"],"slot":"task",'
+    .. '"count":{"per_slot":1}}],"attributes":%s}'):format(attrs)
+end
+
+describe("grove.flux module options", function()
+  local function opts(conf, args)
+    return config.module_options(conf, args)
+  end
+
+  it("takes flux-core's scheduler options: mode, queue-depth, log-level", function()
+    assert.same({limited = 8}, opts(nil, {"mode=limited=8"}))
+    assert.same({}, opts(nil, {"mode=unlimited"}))
+    assert.same({limited = 3}, opts(nil, {"queue-depth=3"}))
+    assert.same({}, opts(nil, {"queue-depth=3", "queue-depth=unlimited"}))
+    assert.same({log_level = 7}, opts(nil, {"log-level=debug"}))
+    assert.same({log_level = 3}, opts(nil, {"log-level=ERR"}))
+    assert.same({forecast_period = 90}, opts(nil, {"forecast-period=1.5m"}))
+  end)
+
+  it("makes queue-depth the ready request's limit", function()
+    local s = assert(flux.module(nil, {"queue-depth=1"}))
+    assert.same({mode = "limited", limit = 1}, s:ready())
+    s = assert(flux.module(nil, {"mode=limited=2"}))
+    assert.same({mode = "limited", limit = 2}, s:ready())
+    s = assert(flux.module(nil, {}))
+    assert.same({mode = "unlimited"}, s:ready())
+  end)
+
+  it("reads [sched-grove], and the arguments win", function()
+    local conf = {["sched-grove"] = {["queue-policy"] = "easy", ["queue-depth"] = 4,
+      ["policy-time"] = 2}}
+    assert.same({queue = "easy", limited = 4, limits = {time = 2}}, opts(conf, {}))
+    assert.same({queue = "fcfs", limited = 4, limits = {time = 2}},
+      opts(conf, {"queue-policy=fcfs"}))
+    local s = assert(flux.module(conf, {}))
+    assert.equal("easy", s:stats().queue)
+  end)
+
+  it("refuses an unknown key, naming it, where it came from and the closest key", function()
+    local o, msg = opts(nil, {"log_level=debug"})
+    assert.is_nil(o)
+    assert.matches("^argument 'log_level=debug': unknown key 'log_level' %(did you mean "
+      .. "'log%-level'%?%); the keys are forecast%-period, log%-level, ", msg)
+    o, msg = opts({["sched-grove"] = {["queue-polcy"] = "easy"}}, {})
+    assert.is_nil(o)
+    assert.matches("^%[sched%-grove%]: unknown key 'queue%-polcy' %(did you mean "
+      .. "'queue%-policy'%?%)", msg)
+    assert.matches("unknown key 'zzz'; the keys are", select(2, opts(nil, {"zzz=1"})))
+    assert.equal("argument 'noequals': key=value expected", select(2, opts(nil, {"noequals"})))
+  end)
+
+  it("refuses a bad value with the key and what it takes", function()
+    local bad = {
+      {"queue-depth=0", "a positive integer or 'unlimited' expected"},
+      {"queue-depth=bogus", "a positive integer or 'unlimited' expected"},
+      {"mode=foobar", "'unlimited' or 'limited=N'"},
+      {"mode=limited=-1", "'unlimited' or 'limited=N'"},
+      {"log-level=bogus", "one of emerg, alert"},
+      {"forecast-period=bogus", "a positive duration expected"},
+      {"forecast-period=0", "a positive duration expected"},
+      {"forecast-period=-1", "a positive duration expected"},
+      {"match-format=jgf", "rv1_nosched or rv1 expected"},
+      {"policy-budget=-5", "a positive number expected"},
+      {"reserve-depth=1.5", "a positive integer or 'unlimited' expected"},
+    }
+    for _, b in ipairs(bad) do
+      local o, msg = opts(nil, {b[1]})
+      assert.is_nil(o, b[1])
+      local prefix = ("argument '%s': %s: "):format(b[1], b[1])
+      assert.equal(prefix, msg:sub(1, #prefix))
+      assert.truthy(msg:find(b[2], 1, true), msg)
+    end
+    local o, msg = opts({["sched-grove"] = "easy"}, {})
+    assert.is_nil(o)
+    assert.equal("[sched-grove]: a table expected", msg)
+  end)
+
+  it("names a misspelt policy with the closest one, and builds nothing", function()
+    local s, msg = flux.module(nil, {"queue-policy=esay"})
+    assert.is_nil(s)
+    assert.matches("no queue policy 'esay' %(did you mean 'easy'%?%)", msg)
+    s, msg = flux.module(nil, {"placement-policy=hihg"})
+    assert.is_nil(s)
+    assert.matches("no policy 'hihg' %(did you mean 'high'%?%)", msg)
+  end)
+
+  it("leaves out log lines above log-level", function()
+    local s = assert(flux.module(nil, {"log-level=err"}))
+    local base = require("grove.flux.base")
+    base.emit(s, {op = "log", level = "info", message = "quiet"})
+    base.emit(s, {op = "log", level = "err", message = "loud"})
+    local out = base.flush(s)
+    assert.equal(1, #out)
+    assert.equal("loud", out[1].message)
+  end)
+end)
+
+describe("grove.flux and jobspec V1", function()
+  it("denies a V1 jobspec without attributes.system, as flux-core words it", function()
+    local s = session()
+    local acts = s:handle("sched.alloc", alloc(1, v1_with("{}")))
+    assert.equal("getting duration: Object item not found: system",
+      by_id(acts, "alloc", "deny")[1].note)
+    acts = s:handle("sched.alloc", alloc(2, v1_with('{"system":{}}')))
+    assert.equal("getting duration: Object item not found: duration",
+      by_id(acts, "alloc", "deny")[2].note)
+    acts = s:handle("feasibility.check", ('{"jobspec":%s}'):format(v1_with('{"user":{}}')))
+    assert.equal("EINVAL", acts[1].errnum)
+    assert.equal("getting duration: Object item not found: system", acts[1].message)
+    -- nothing was taken
+    acts = s:handle("sched.alloc", alloc(3, jobspec(2, 4, 100)))
+    assert.is_not_nil(by_id(acts, "alloc", "success")[3])
+  end)
+
+  it("takes a V1 jobspec with a duration of 0 (none)", function()
+    local s = session()
+    local acts = s:handle("sched.alloc", alloc(1, v1_with('{"system":{"duration":0}}')))
+    assert.is_not_nil(by_id(acts, "alloc", "success")[1])
+  end)
+end)
+
+describe("grove.flux writes a job's R", function()
+  it("with no expiration for a job with no end of its own", function()
+    local s = session()
+    local acts = s:handle("sched.alloc", alloc(1, v1_with('{"system":{"duration":0}}')))
+    local R = core.json_decode(by_id(acts, "alloc", "success")[1].R)
+    assert.equal(0, R.execution.expiration)
+    assert.equal(1000, R.execution.starttime)
+    -- a job with a duration ends by it
+    acts = s:handle("sched.alloc", alloc(2, jobspec(1, 1, 60)))
+    R = core.json_decode(by_id(acts, "alloc", "success")[2].R)
+    assert.equal(1060, R.execution.expiration)
+  end)
+
+  it("ending at the resource set's expiration when the set has one", function()
+    local s = session(nil, R_text("0-1", "n[0-1]", 5000))
+    local acts = s:handle("sched.alloc", alloc(1, v1_with('{"system":{"duration":0}}')))
+    local R = core.json_decode(by_id(acts, "alloc", "success")[1].R)
+    assert.equal(5000, R.execution.expiration)
+  end)
+
+  it("with the instance R's scheduler data when it is not a graph", function()
+    local R0 = ('{"version":1,"execution":{"R_lite":[{"rank":"0-1","children":{"core":"0-3"}}],'
+      .. '"starttime":0,"expiration":0,"nodelist":["n[0-1]"]},"scheduling":{"test":"data"}}')
+    local s = session(nil, R0)
+    local acts = s:handle("sched.alloc", alloc(1, jobspec(1, 1, 60)))
+    local R = core.json_decode(by_id(acts, "alloc", "success")[1].R)
+    assert.same({test = "data"}, R.scheduling)
+    -- and the R stays R: it reads back with its ranks
+    assert.equal("0", core.rv1_decode(by_id(acts, "alloc", "success")[1].R):ranks():encode())
+  end)
+
+  it("without the instance's graph under rv1_nosched", function()
+    local g = require("grove").cluster.resources
+    local graph = require("grove").cluster("c") {
+      g.node(2, {hostnames = "n[0-1]", ranks = "0-1"}) { g.core(4) } }
+    local R0 = core.rv1_from_graph(graph, {graph = true}):encode{graph = true}
+    local s = session(nil, R0)
+    local acts = s:handle("sched.alloc", alloc(1, jobspec(1, 1, 60)))
+    local R = core.json_decode(by_id(acts, "alloc", "success")[1].R)
+    assert.is_nil(R.scheduling)
+  end)
+end)
