@@ -279,14 +279,36 @@ static bool check_window(lua_State *L, int idx, int64_t *start, int64_t *end, bo
     return true;
 }
 
-/* The match m:match asks for: grove_match, in a chosen window, or a grow. */
+/* The option after = t of m:match's options at idx: true with *after set
+ * when given.  Raises on misuse. */
+static bool check_after(lua_State *L, int idx, int64_t *after)
+{
+    if (lua_isnoneornil(L, idx))
+        return false;
+    int ty = lua_getfield(L, idx, "after");
+    if (ty == LUA_TNIL) {
+        lua_pop(L, 1);
+        return false;
+    }
+    if (ty != LUA_TNUMBER || !lua_isinteger(L, -1))
+        luaL_argerror(L, idx, "after: an integer time expected");
+    *after = (int64_t)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    return true;
+}
+
+/* The match m:match asks for: grove_match, in a chosen window, not before
+ * a time, or a grow. */
 static int run_match(grove_matcher_t *m, const grove_jobspec_t *js, int mode, grove_jobid_t id,
-                     const int64_t *win, const grove_job_t **job, grove_error_t *err)
+                     const int64_t *win, const int64_t *after, const grove_job_t **job,
+                     grove_error_t *err)
 {
     if (mode == MODE_GROW)
         return grove_match_grow(m, js, id, job, err);
     if (win)
         return grove_match_window(m, js, (grove_match_mode_t)mode, id, win[0], win[1], job, err);
+    if (after)
+        return grove_match_after(m, js, (grove_match_mode_t)mode, id, *after, job, err);
     return grove_match(m, js, (grove_match_mode_t)mode, id, job, err);
 }
 
@@ -303,6 +325,10 @@ static int m_match(lua_State *L)
     bool windowed = check_window(L, 5, &win[0], &win[1], &picks);
     if (windowed && mode == MODE_GROW)
         luaL_argerror(L, 5, "grow: the window is the job's own");
+    int64_t after = 0;
+    bool has_after = check_after(L, 5, &after);
+    if (has_after && (windowed || mode == MODE_GROW))
+        luaL_argerror(L, 5, "after: not with a window or a grow");
     lua_settop(L, 4);
     const grove_jobspec_t *js = to_jobspec(L, 2);
     if (!js) {
@@ -323,7 +349,8 @@ static int m_match(lua_State *L)
     const grove_job_t *job = NULL;
     lm->running = true;
     gr->busy++;
-    int rc = run_match(lm->m, js, mode, id, windowed ? win : NULL, &job, &err);
+    int rc = run_match(lm->m, js, mode, id, windowed ? win : NULL, has_after ? &after : NULL,
+                       &job, &err);
     int e = errno;
     gr->busy--;
     lm->running = false;

@@ -282,6 +282,8 @@ static int match_prepare(grove_matcher_t *m, const grove_jobspec_t *js, struct m
         m->node_sym = GROVE_SYM_NONE; /* the name is known, but no vertex has the type */
     x->d = duration_of(m, js);
     x->now = g->now;
+    if (x->from < x->now)
+        x->from = x->now;
     x->horizon = g->expiration > 0 ? g->expiration : GROVE_TIME_MAX;
     x->till_horizon = x->d == GROVE_TIME_MAX && x->horizon != GROVE_TIME_MAX;
     if (x->till_horizon && x->horizon > x->now)
@@ -495,11 +497,13 @@ static int match_done(grove_matcher_t *m, struct matching *x, const grove_jobspe
     return job ? 0 : -1;
 }
 
-int grove_match(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_t mode,
-                grove_jobid_t id, const grove_job_t **out, grove_error_t *err)
+/* grove_match, with no window starting before from (0: now). */
+static int match_from(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_t mode,
+                      grove_jobid_t id, int64_t from, const grove_job_t **out,
+                      grove_error_t *err)
 {
     double t0 = now_s();
-    struct matching x = {.mode = mode, .id = id};
+    struct matching x = {.mode = mode, .id = id, .from = from};
     const grove_job_t *job = NULL;
     if (out)
         *out = NULL;
@@ -514,13 +518,33 @@ int grove_match(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_
     m->hook_failed = 0;
     grove_error_clear(err);
     int found = -1;
-    if (match_prepare(m, js, &x, err) == 0 && horizon_check(&x, x.now, err) == 0)
+    if (match_prepare(m, js, &x, err) == 0 && horizon_check(&x, x.from, err) == 0)
         found = grovep_match_search(m, &x);
     if (found <= 0)
         match_failed(m, &x, found, err);
     else if (match_complete(m, &x) == 0)
         job = match_commit(m, &x, err);
     return match_done(m, &x, js, job, out, t0);
+}
+
+int grove_match(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_t mode,
+                grove_jobid_t id, const grove_job_t **out, grove_error_t *err)
+{
+    return match_from(m, js, mode, id, 0, out, err);
+}
+
+int grove_match_after(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_t mode,
+                      grove_jobid_t id, int64_t not_before, const grove_job_t **out,
+                      grove_error_t *err)
+{
+    if (out)
+        *out = NULL;
+    if (mode != GROVE_MATCH_ALLOCATE_ORELSE_RESERVE
+        && mode != GROVE_MATCH_WITHOUT_ALLOCATING_FUTURE)
+        return grovep_errorf(err, EINVAL,
+                             "match: a start not before a given time takes the modes "
+                             "allocate_orelse_reserve and without_allocating_future");
+    return match_from(m, js, mode, id, not_before, out, err);
 }
 
 /* Satisfiability on the vertices that are up: a SATISFIABILITY match with

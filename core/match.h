@@ -97,6 +97,16 @@ const grove_policy_t *grove_matcher_policy(const grove_matcher_t *m);
 int grove_match(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_t mode,
                 grove_jobid_t id, const grove_job_t **out, grove_error_t *err);
 
+/* As grove_match in the modes that look ahead (ALLOCATE_ORELSE_RESERVE,
+ * WITHOUT_ALLOCATING_FUTURE), with no window starting before not_before
+ * (a time before now is now): the earliest start at or after it.  A
+ * queue that starts its jobs in order forecasts each after the one
+ * before this way.  0 as grove_match; -1 with EINVAL (another mode) or as
+ * grove_match. */
+int grove_match_after(grove_matcher_t *m, const grove_jobspec_t *js, grove_match_mode_t mode,
+                      grove_jobid_t id, int64_t not_before, const grove_job_t **out,
+                      grove_error_t *err);
+
 /* Could js fit now if no job held anything, on the vertices that are up
  * (GROVE_MATCH_SATISFIABILITY also counts those that are not)?  Records
  * are ignored rather than removed: the cost is one match, not a copy of

@@ -275,6 +275,8 @@ struct matching {
     grove_vid_t root;       /* of the containment tree */
     int64_t now, d;         /* the graph's clock, the job's duration */
     int64_t at;             /* where the selection fits */
+    int64_t from;           /* no window starts before it: now, or a later
+                             * instant the caller asked for (grove_match_after) */
     int64_t horizon;        /* the graph's expiration (GROVE_TIME_MAX: none):
                              * no window ends past it */
     bool till_horizon;      /* no duration asked: each window ends at the
@@ -405,8 +407,11 @@ static inline int add_pick(grove_matcher_t *m, grove_vid_t v, int64_t amount, bo
 
 static inline bool up(const grove_matcher_t *m, grove_vid_t v)
 {
-    /* a staged lock is like a record: a satisfiability check ignores it */
-    return (m->sat && !m->sat_up)
+    /* a staged lock is like a record: a satisfiability check ignores it;
+     * it ignores status too (a down or drained vertex may come back), but
+     * not EXCLUDED: a vertex taken out of the instance (excluded, or shrunk
+     * while a job still held it) never comes back */
+    return (m->sat && !m->sat_up && m->g->v[v].status != GROVE_STATUS_EXCLUDED)
            || (m->g->v[v].status == GROVE_STATUS_UP
                && (m->sat || !(m->g->v[v].flags & GROVEP_V_STAGED)));
 }

@@ -87,7 +87,7 @@ static int match_later(grove_matcher_t *m, struct matching *x)
 {
     const grove_graph_t *g = m->g;
     size_t nt;
-    int64_t *times = later_times(m, x->now, &nt);
+    int64_t *times = later_times(m, x->from, &nt);
     if (!times)
         return -1;
     if (nt && times[nt - 1] == GROVE_TIME_MAX)
@@ -125,13 +125,19 @@ static int match_later(grove_matcher_t *m, struct matching *x)
     return found;
 }
 
-/* Find where the request fits: now, or in the modes that look ahead, the
- * earliest later instant.  1 fits (at x->at), 0 not, -1 error. */
+/* Find where the request fits: at x->from (now unless a later instant was
+ * asked), or in the modes that look ahead, the earliest later instant.  1
+ * fits (at x->at), 0 not, -1 error. */
 int grovep_match_search(grove_matcher_t *m, struct matching *x)
 {
     m->sat = x->mode == GROVE_MATCH_SATISFIABILITY;
-    x->at = x->now;
-    int found = grovep_match_attempt_x(m, x, x->now, x->d);
+    x->at = x->from;
+    int64_t d = x->d;
+    if (x->till_horizon && x->from > x->now)
+        d = x->horizon - x->from; /* the window at from ends at the horizon too */
+    int found = d > 0 ? grovep_match_attempt_x(m, x, x->from, d) : 0;
+    if (found > 0)
+        x->d = d;
     if (found == 0 && (x->mode == GROVE_MATCH_ALLOCATE_ORELSE_RESERVE
                        || x->mode == GROVE_MATCH_WITHOUT_ALLOCATING_FUTURE))
         found = match_later(m, x);

@@ -175,3 +175,102 @@ describe("grove.flux writes a job's R", function()
     assert.is_nil(R.scheduling)
   end)
 end)
+
+describe("grove.flux announces itself", function()
+  it("with its queue depth, policies and the resources up", function()
+    local s = session({limited = 8, queue = "easy", log_level = 6})
+    local acts = s:announce()
+    assert.same({{op = "log", level = "info", message = "ready: queue-depth=8 log-level=info "
+      .. "queue-policy=easy placement-policy=first rank[0-1]/core[0-3]"}}, acts)
+    s:handle("resource.acquire", '{"down":"1"}')
+    assert.matches("queue%-depth=8 .* rank0/core%[0%-3%]$", s:announce()[1].message)
+  end)
+end)
+
+describe("grove.flux and backfill", function()
+  it("writes job ids in F58 as flux-core does", function()
+    local base = require("grove.flux.base")
+    local saved = os.getenv
+    -- the prefix follows the locale, as flux-core's
+    os.getenv = function(k) if k == "LC_ALL" then return "C" end return nil end -- luacheck: ignore
+    local ok, err = pcall(function()
+      assert.same({"f1", "f2", "fz", "f21", "f7Kze", "fF2DiKHh6v", "fjpXCZedGfVQ"},
+        {base.f58(0), base.f58(1), base.f58(57), base.f58(58), base.f58(1234567),
+         base.f58(1795575070111415), base.f58(-1)})
+    end)
+    os.getenv = function(k) if k == "LANG" then return "en_US.UTF-8" end return nil end -- luacheck: ignore
+    local ok2, err2 = pcall(function() assert.equal("\u{192}21", base.f58(58)) end)
+    os.getenv = saved -- luacheck: ignore
+    assert(ok, err)
+    assert(ok2, err2)
+  end)
+
+  it("names the head a job went past in its backfill annotation", function()
+    local base = require("grove.flux.base")
+    local s = session({queue = "easy"})
+    -- job 1 holds one node for 100 s; job 2 needs both (the head, blocked)
+    s:handle("sched.alloc", alloc(1, jobspec(1, 4, 100)))
+    s:handle("sched.alloc", alloc(2, jobspec(2, 4, 100)))
+    -- job 3 ends before the head's start: it backfills past job 2
+    local acts = s:handle("sched.alloc", alloc(3, jobspec(1, 4, 50)))
+    local ok3 = by_id(acts, "alloc", "success")[3]
+    assert.equal(base.f58(2), ok3.annotations.sched.backfill)
+    -- a job that starts in its turn has none
+    s = session({queue = "easy"})
+    acts = s:handle("sched.alloc", alloc(1, jobspec(1, 4, 100)))
+    assert.is_nil(by_id(acts, "alloc", "success")[1].annotations.sched.backfill)
+    acts = s:handle("sched.alloc", alloc(2, jobspec(1, 4, 100)))
+    assert.is_nil(by_id(acts, "alloc", "success")[2].annotations.sched.backfill)
+  end)
+end)
+
+describe("grove.flux logs frees", function()
+  it("at debug, each partial free and the final one, only when asked", function()
+    local base = require("grove.flux.base")
+    local function logs(acts)
+      local out = {}
+      for _, a in ipairs(acts) do
+        if a.op == "log" then out[#out + 1] = a.level .. " " .. a.message end
+      end
+      return out
+    end
+    local s = session({log_level = 7})
+    local acts = s:handle("sched.alloc", alloc(1, jobspec(2, 4, 100)))
+    local R = core.json_decode(by_id(acts, "alloc", "success")[1].R)
+    R.execution.R_lite[1].rank = "1"
+    R.execution.nodelist = {"n1"}
+    acts = s:handle("sched.free", {id = 1, R = R, final = false})
+    local id = base.f58(1)
+    assert.same({"debug free: " .. id .. ": rank1/core[0-3]"}, logs(acts))
+    R.execution.R_lite[1].rank = "0"
+    R.execution.nodelist = {"n0"}
+    acts = s:handle("sched.free", {id = 1, R = R, final = true})
+    assert.same({"debug free: " .. id .. ": rank0/core[0-3] (final)"}, logs(acts))
+    -- at the default level (info), nothing
+    s = session()
+    acts = s:handle("sched.alloc", alloc(1, jobspec(2, 4, 100)))
+    acts = s:handle("sched.free", {id = 1, R = by_id(acts, "alloc", "success")[1].R,
+      final = true})
+    assert.same({}, logs(acts))
+  end)
+end)
+
+describe("grove.flux and a running job's expiration", function()
+  it("takes 0 as no end of its own: until the resource set expires, or for good", function()
+    local s = session()
+    local acts = s:handle("sched.alloc", alloc(1, jobspec(2, 4, 100)))
+    assert.is_not_nil(by_id(acts, "alloc", "success")[1])
+    acts = s:handle("sched.expiration", '{"id":1,"expiration":0}')
+    assert.equal("respond", acts[1].op)
+    assert.is_nil(s.loop.m:info(1)["end"])
+    -- a job behind it can now start only when it is freed: no estimate
+    acts = s:handle("sched.alloc", alloc(2, jobspec(1, 4, 100)))
+    local a = by_id(acts, "alloc", "annotate")[2]
+    assert.same({reason_pending = "insufficient resources"}, a.annotations.sched)
+    -- with a resource set that expires, the job ends by its expiration
+    s = session(nil, R_text("0-1", "n[0-1]", 9000))
+    s:handle("sched.alloc", alloc(1, jobspec(2, 4, 100)))
+    s:handle("sched.expiration", '{"id":1,"expiration":0}')
+    assert.equal(9000, s.loop.m:info(1)["end"])
+  end)
+end)

@@ -593,6 +593,32 @@ describe("chosen windows and grow", function()
       m:match(cores(1, 100), "allocate_orelse_reserve", nil, {start = 10}))
   end)
 
+  it("finds the earliest start at or after a time asked", function()
+    local m = core.matcher(mh.tiny())
+    -- tiny has 72 cores: one job of 36 till 100, one of 36 till 300
+    assert(m:match(cores(36, 100), "allocate"))
+    assert(m:match(cores(36, 300), "allocate"))
+    -- room for 36 at 100; after 150: at 150 itself (36 free from 100 on)
+    local j = assert(m:match(cores(36, 50), "without_allocating_future", nil, {after = 150}))
+    assert.same({"matched", 150}, {j.state, j.start})
+    -- the free half taken from 100 to 400: 36 more not before 300
+    assert(m:match(cores(36, 300), "allocate_orelse_reserve"))
+    j = assert(m:match(cores(36, 50), "without_allocating_future", nil, {after = 120}))
+    assert.equal(300, j.start)
+    -- a time before now is now
+    j = assert(m:match(cores(36, 10), "without_allocating_future", nil, {after = -5}))
+    assert.equal(300, j.start)
+    -- reserved at or after the time, recorded there
+    j = assert(m:match(cores(36, 10), "allocate_orelse_reserve", nil, {after = 500}))
+    assert.same({"reserved", 500, 510}, {j.state, j.start, j["end"]})
+    expect.fails_with("EINVAL", "a start not before a given time takes the modes",
+      m:match(cores(1, 1), "allocate", nil, {after = 10}))
+    assert.has_error(function() m:match(cores(1, 1), "allocate_orelse_reserve", nil,
+      {after = 1.5}) end)
+    assert.has_error(function() m:match(cores(1, 1), "allocate", nil,
+      {after = 10, start = 10}) end)
+  end)
+
   it("grows an existing job over its own window", function()
     local m = core.matcher(mh.tiny())
     local j = assert(m:match(cores(4, 1000), "allocate"))

@@ -181,6 +181,7 @@ static int start(struct sched_ctx *ctx)
         flux_log_error(h, "ready");
         return -1;
     }
+    sg_event(ctx, "announce", NULL, NULL); /* the "ready: ..." log line */
     flux_watcher_start(ctx->prep);
     flux_watcher_start(ctx->check);
     ctx->dirty = true;

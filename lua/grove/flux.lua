@@ -76,7 +76,7 @@ function M.new(opts)
   local mf = opts.match_format or "rv1_nosched"
   local limits = opts.limits or {}
   local self = setmetatable({match_format = mf, limited = opts.limited,
-    log_level = opts.log_level, forecast_period = opts.forecast_period,
+    log_level = opts.log_level or config.LEVELS.info, forecast_period = opts.forecast_period,
     clock = opts.clock or os.time, default_duration = opts.default_duration or M.DEFAULT_DURATION,
     out = {}, started = false}, Flux)
   local g = core.graph()
@@ -248,6 +248,24 @@ function Flux:ready()
   return {mode = "unlimited"}
 end
 
+-- The line the module logs once it is ready: its queue depth and
+-- policies, and the resources it schedules (those up), as flux-core's
+-- schedulers announce themselves ("ready: queue-depth=unlimited ...
+-- rank[0-1]/core[0-3]").  An action list of one log line (info).
+function Flux:announce()
+  local loop = self.loop
+  local all = core.rv1_from_graph(loop.g)
+  local down = self.acq:targets("down")
+  local up = down ~= "" and all:exclude(down) or all
+  local names = {}
+  for name, n in pairs(config.LEVELS) do names[n] = name end
+  emit(self, {op = "log", level = "info", message = fmt(
+    "ready: queue-depth=%s log-level=%s queue-policy=%s placement-policy=%s %s",
+    self.limited or "unlimited", names[self.log_level],
+    loop.queue_policy.name, tostring(loop.policy_name), up:summary())})
+  return flush(self)
+end
+
 -- The payload of the hello request.
 function Flux.hello_request(_)
   return {["partial-ok"] = true}
@@ -377,10 +395,20 @@ function Flux:free(request)
       return flush(self)
     end
     if r.final == false then
+      if self.log_level >= 7 then
+        emit(self, {op = "log", level = "debug", message = fmt("free: %s: %s", base.f58(r.id),
+          parsed:summary())})
+      end
       sched.shrunk(loop, rec)
       pass(self)
       return flush(self)
     end
+  end
+  if self.log_level >= 7 then
+    local R = type(r.R) == "table" and core.json_encode(r.R, 0) or r.R
+    local parsed = type(R) == "string" and core.rv1_decode(R)
+    emit(self, {op = "log", level = "debug", message = fmt("free: %s: %s(final)", base.f58(r.id),
+      parsed and parsed:summary() .. " " or "")})
   end
   sched.stop(loop, rec)
   sched.forget(loop, rec)
@@ -448,8 +476,17 @@ function Flux:expiration(request)
   local m = loop.m
   local R = assert(m:rv1(r.id, {graph = true}))
   local info = m:info(r.id)
-  local new_end = math.ceil(r.expiration)
-  if new_end <= info.start then
+  -- 0: no end of its own (flux update DURATION=0): until the resource
+  -- set expires, or for good
+  local open = r.expiration == 0
+  local horizon = loop.g:expiration()
+  local new_end
+  if not open then
+    new_end = math.ceil(r.expiration)
+  elseif horizon > 0 then
+    new_end = horizon
+  end
+  if new_end and new_end <= info.start then
     return fail(self, "sched.expiration", "EINVAL", "expiration before the job's start")
   end
   -- Reservations may sit where the job now extends: drop them, move the
@@ -458,7 +495,7 @@ function Flux:expiration(request)
   m:cancel(r.id)
   -- register holds a job over its R's window: the same R, its end moved
   local text = R:encode{graph = true}
-  local moved = text:gsub('"expiration":%s*[%d.eE+-]+', '"expiration":' .. new_end, 1)
+  local moved = text:gsub('"expiration":%s*[%d.eE+-]+', '"expiration":' .. (new_end or 0), 1)
   local ok, msg = m:register(moved, r.id, {start = info.start, ["end"] = new_end})
   if not ok then
     assert(m:register(text, r.id, {start = info.start, ["end"] = info["end"]}))
@@ -467,8 +504,9 @@ function Flux:expiration(request)
   end
   -- the estimate list is ordered by est_end: out and in again
   sched.stop_estimate(loop, rec)
-  rec.estimate = new_end - info.start
-  rec.est_end = new_end
+  rec.estimate = new_end and new_end - info.start or self.default_duration
+  rec.est_end = info.start + rec.estimate
+  rec.open = open
   sched.start_estimate(loop, rec)
   emit(self, {op = "respond", topic = "sched.expiration", payload = {}})
   pass(self)

@@ -15,6 +15,9 @@
 return {
   name = "easy",
   description = "EASY backfilling: a reservation for the head only",
+  -- the waiting jobs that show a start estimate (when no reserve depth is
+  -- configured): the head, the one job whose start easy promises
+  estimate_depth = 1,
 
   schedule = function(ctx)
     -- The last pass's reservation is stale: plan the head afresh.

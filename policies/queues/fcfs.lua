@@ -9,6 +9,12 @@
 return {
   name = "fcfs",
   description = "first come, first served: start jobs in order while the head fits",
+  -- no job starts before the one ahead of it: a forecast of start
+  -- estimates places each after the one before
+  in_order = true,
+  -- the waiting jobs that show a start estimate (when no reserve depth is
+  -- configured)
+  estimate_depth = 64,
 
   schedule = function(ctx)
     local job = ctx:next()

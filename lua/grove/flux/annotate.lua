@@ -16,44 +16,121 @@ local M = {}
 
 local emit = base.emit
 
--- A job started in a pass: its alloc response.
+-- Does job a come before job b in the queue (priority, then submit
+-- time, then id: the order grove.core.sched keeps)?
+local function before(a, b)
+  local pa, pb = a.priority or 0, b.priority or 0
+  if pa ~= pb then return pa > pb end
+  if a.submit ~= b.submit then return a.submit < b.submit end
+  return a.id < b.id
+end
+
+-- A job started in a pass: its alloc response.  A job that starts while
+-- one ahead of it in the queue waits was backfilled: its annotations say
+-- which job it went past (sched.backfill, the head's id in F58, as
+-- flux-core's backfill scheduler writes it).
 function M.started(self, rec)
   self.gen = self.gen + 1
   local text, R = base.R_of(self, rec)
   local ann = {sched = {resource_summary = R:summary()}}
+  local loop = self.loop
+  local head = loop.cs:next()
+  local hrec = head and loop.jobs[head]
+  if hrec and before(hrec, rec) then ann.sched.backfill = base.f58(head) end
   if rec.sent and rec.sent.t_estimate then ann.sched.t_estimate = core.null end
   if rec.sent and rec.sent.reason_pending then ann.sched.reason_pending = core.null end
   rec.sent = nil
   emit(self, {op = "alloc", id = rec.id, type = "success", R = text, annotations = ann})
 end
 
--- The earliest start the planner finds now for rec, the head of the
--- queue: one match, made again only when the head, the clock or what the
--- planner holds moved since the last.
-local function head_estimate(self, rec)
+-- How many waiting jobs, in queue order, show a start estimate: the
+-- loop's reserve depth when one is set, else the queue policy's own
+-- (its estimate_depth: easy 1, fcfs 64), else every one.
+local function depth_of(self)
   local loop = self.loop
-  local key = self.head_key
-  if not key or key[1] ~= rec or key[2] ~= loop.now or key[3] ~= self.gen then
-    local j = loop.m:match(rec.js, "without_allocating_future")
-    self.head_key, self.head_t = {rec, loop.now, self.gen}, j and j.start or nil
+  return loop.reserve_depth or loop.queue_policy.estimate_depth or math.huge
+end
+
+-- The start estimates of the first waiting jobs (up to depth_of), by
+-- job: a job's reservation when it holds one, else the earliest start
+-- the planner finds for it given the reservations and the estimates of
+-- the jobs before it, each held in the planner while the later ones are
+-- looked for and all given back after.  Under a queue policy that starts
+-- jobs in queue order (in_order: fcfs), no job starts before the one
+-- ahead of it, and the forecast stops at a job with no estimate or no
+-- duration of its own (what follows it cannot be known); flux-core's
+-- fifo forecasts the same way.
+local function forecast(self)
+  local loop = self.loop
+  local m, cs, jobs = loop.m, loop.cs, loop.jobs
+  local in_order = loop.queue_policy.in_order
+  local depth = depth_of(self)
+  local est, held = {}, {}
+  local floor, known = loop.now, true
+  local id, i = cs:next(), 0
+  while id and i < depth do
+    i = i + 1
+    local rec = jobs[id]
+    local t = rec.reserved
+    if not t and known and rec.js then
+      local j = m:match(rec.js, "allocate_orelse_reserve", nil,
+        {after = in_order and floor or nil, picks = false})
+      if j then
+        t = j.start
+        held[#held + 1] = j.id
+      end
+    end
+    est[rec] = t
+    if in_order then
+      if not t or rec.open then known = false else floor = t end
+    end
+    id = cs:next(id)
   end
-  return self.head_t
+  for k = #held, 1, -1 do m:cancel(held[k]) end
+  return est, i
+end
+
+-- Is a forecast due?  When something moved since the last (a job
+-- started or ended, resources or the order changed: self.gen; a job
+-- joined or left the queue; the clock), and, with a forecast period,
+-- not before that much time has passed since the last (the estimates
+-- then wait, and a pass is asked for when the period is over).
+local function forecast_due(self, joined)
+  local loop = self.loop
+  local fc = self.fc
+  if fc and fc.gen == self.gen and fc.now == loop.now and not joined then return false end
+  local period = self.forecast_period
+  if fc and period and loop.now < fc.at + period then
+    local due = math.ceil(fc.at + period)
+    if not self.wake or due < self.wake then self.wake = due end
+    return false
+  end
+  return true
 end
 
 -- The waiting jobs whose annotation may have changed since the last
--- pass, in queue order: those the loop touched (joined the queue, a
--- reservation made or dropped), the head and the head before it.  Under
--- a queue depth, every waiting job (a job's place decides its reason).
+-- pass, in queue order, and their place in the queue: after a forecast,
+-- the jobs it covered and those that left it; else those the loop
+-- touched (joined the queue, a reservation made or dropped).  Under a
+-- queue depth, every waiting job (a job's place decides its reason).
 local function to_annotate(self)
   local loop = self.loop
   local touched = loop.touched
   loop.touched = {}
-  if loop.queue_depth then return sched.waiting(loop) end
   local jobs, cs = loop.jobs, loop.cs
-  local head = cs:next()
-  if head then touched[head] = jobs[head] end
-  if self.head_id and self.head_id ~= head then touched[self.head_id] = jobs[self.head_id] end
-  self.head_id = head
+  if loop.queue_depth then return sched.waiting(loop) end
+  if forecast_due(self, next(touched) ~= nil) then
+    local est, n = forecast(self)
+    for rec in pairs(self.est or {}) do
+      if not est[rec] then touched[rec.id] = rec end
+    end
+    self.est, self.fc = est, {gen = self.gen, now = loop.now, at = loop.now}
+    local id = cs:next()
+    for _ = 1, n do
+      touched[id] = jobs[id]
+      id = cs:next(id)
+    end
+  end
   local list, pos = {}, {}
   for id, rec in pairs(touched) do
     if jobs[id] == rec and rec.state == "queued" then
@@ -65,31 +142,35 @@ local function to_annotate(self)
   return list, pos
 end
 
--- After a pass: annotate the waiting jobs whose estimate changed.  A
--- job with a reservation has its start as t_estimate; so does the head
--- of the queue without one (the earliest start the planner finds for it
--- now, for the job users watch most).
+-- After a pass: annotate the waiting jobs whose annotation changed.  A
+-- job within the estimate depth shows its forecast start (t_estimate)
+-- when it has one; a job that is waiting says why (reason_pending):
+-- "insufficient resources", or when it could start now but the jobs
+-- ahead of it hold it back (an order or a reservation), "waiting for the
+-- jobs ahead".
 function M.annotate(self)
   local loop = self.loop
   local depth = loop.queue_depth
   local list, pos = to_annotate(self)
+  local est = self.est or {}
   for i, rec in ipairs(list) do
     if pos then i = pos[rec] end
     local want = {}
-    local est = rec.reserved
-    if not est and i == 1 then est = head_estimate(self, rec) end
-    if est then
-      want.t_estimate = est
-    elseif depth and i > depth then
+    local t = est[rec]
+    if depth and i > depth then
       want.reason_pending = "beyond the queue depth"
     else
-      want.reason_pending = "insufficient resources"
+      want.t_estimate = t
+      want.reason_pending = t == loop.now and "waiting for the jobs ahead"
+        or "insufficient resources"
     end
     local sent = rec.sent or {}
     if sent.t_estimate ~= want.t_estimate or sent.reason_pending ~= want.reason_pending then
+      -- only the keys that changed (null: the key is removed)
       local a = {}
-      a.t_estimate = want.t_estimate or (sent.t_estimate and core.null) or nil
-      a.reason_pending = want.reason_pending or (sent.reason_pending and core.null) or nil
+      for _, k in ipairs{"t_estimate", "reason_pending"} do
+        if sent[k] ~= want[k] then a[k] = want[k] == nil and core.null or want[k] end
+      end
       rec.sent = want
       emit(self, {op = "alloc", id = rec.id, type = "annotate", annotations = {sched = a}})
     end

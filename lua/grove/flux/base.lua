@@ -28,7 +28,7 @@ local LEVEL = {emerg = 0, alert = 1, crit = 2, err = 3, error = 3, warning = 4, 
 -- Add an action to those the handler returns; a log line above the
 -- object's log level (log-level=) is left out.
 function M.emit(self, action)
-  if action.op == "log" and self.log_level and (LEVEL[action.level] or 6) > self.log_level then
+  if action.op == "log" and (LEVEL[action.level] or 6) > self.log_level then
     return
   end
   self.out[#self.out + 1] = action
@@ -84,6 +84,37 @@ function M.estimate_of(self, d)
   local now, horizon = self.loop.now, self.loop.g:expiration()
   if horizon > now then return horizon - now end
   return self.default_duration
+end
+
+-- ---- job ids in Flux's F58 form ------------------------------------------------
+
+local B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+
+-- The prefix flux-core writes: "ƒ" when the locale (LC_ALL, else
+-- LC_CTYPE, else LANG, as setlocale reads them) is UTF-8 and
+-- FLUX_F58_FORCE_ASCII is not set, else "f".
+local function f58_prefix()
+  local loc = os.getenv("LC_ALL")
+  if not loc or loc == "" then loc = os.getenv("LC_CTYPE") end
+  if not loc or loc == "" then loc = os.getenv("LANG") end
+  local utf8 = loc and (loc:upper():find("UTF%-?8") ~= nil)
+  if utf8 and not os.getenv("FLUX_F58_FORCE_ASCII") then return "\u{192}" end
+  return "f"
+end
+
+-- A job id (a 64-bit integer, read as unsigned) as F58 text: its
+-- base-58 digits, most significant first, after the prefix ("f1" for 0).
+function M.f58(id)
+  local digits = {}
+  local n = id
+  repeat
+    -- n // 58 as unsigned: a logical shift, then 29 (58 = 2 x 29)
+    local q = (n >> 1) // 29
+    local d = n - q * 58
+    digits[#digits + 1] = B58:sub(d + 1, d + 1)
+    n = q
+  until n == 0
+  return f58_prefix() .. string.reverse(table.concat(digits))
 end
 
 -- The R of the job of rec as JSON text, per the match format, and as an

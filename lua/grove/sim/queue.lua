@@ -130,7 +130,7 @@ local function hook_caller(self, script, hook)
 end
 
 local FIELDS = {name = true, description = true, schedule = true, priority = true, base = true,
-  half_life = true}
+  half_life = true, in_order = true, estimate_depth = true}
 
 local function load_text(text, path, opts, depth)
   local name = path:match("([^/]+)%.lua$") or path
@@ -144,7 +144,7 @@ local function load_text(text, path, opts, depth)
   for k in pairs(types) do
     if not FIELDS[k] then
       return nil, fmt("%s: unknown field '%s' (name, description, schedule, priority, base, " ..
-        "half_life)",
+        "half_life, in_order, estimate_depth)",
         path, tostring(k)), "EINVAL"
     end
   end
@@ -160,6 +160,19 @@ local function load_text(text, path, opts, depth)
       return nil, path .. ": half_life must be a number of seconds > 0", "EINVAL"
     end
     self.half_life = hl
+  end
+  if types.in_order ~= nil then
+    if types.in_order ~= "boolean" then
+      return nil, path .. ": in_order must be true or false", "EINVAL"
+    end
+    self.in_order = script:get("in_order")
+  end
+  if types.estimate_depth ~= nil then
+    local d = types.estimate_depth == "number" and math.tointeger(script:get("estimate_depth"))
+    if not d or d < 1 then
+      return nil, path .. ": estimate_depth must be a positive integer", "EINVAL"
+    end
+    self.estimate_depth = d
   end
   for _, h in ipairs{"schedule", "priority"} do
     if types[h] ~= nil and types[h] ~= "function" then
@@ -179,6 +192,8 @@ local function load_text(text, path, opts, depth)
     if not self.schedule then self.schedule, self.schedule_from = b.schedule, b.schedule_from end
     if not self.priority then self.priority, self.priority_from = b.priority, b.priority_from end
     self.half_life = self.half_life or b.half_life
+    if self.in_order == nil then self.in_order = b.in_order end
+    self.estimate_depth = self.estimate_depth or b.estimate_depth
     self.base = b
   end
   if not self.schedule then
