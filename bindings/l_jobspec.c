@@ -5,7 +5,9 @@
  *   core.jobspec_from_table(t [, opts]) validate a Lua table as a jobspec
  *       opts: v1 = true (RFC 25 rules), source = "name" (for messages),
  *             format = "yaml" | "json", unique_labels = true,
- *             types = {"node", "core", ...} (refuse other resource types)
+ *             types = {"node", "core", ...} (refuse other resource types),
+ *             duration = seconds (> 0: the jobspec's duration in place of
+ *             the document's, as a scheduler's estimate)
  *   js:version()  js:duration()  js:warnings()
  *   js:resources()   the request tree as plain tables: {type=, count=,
  *                    label=, unit=, id=, exclusive=, with={...}}, where
@@ -255,6 +257,13 @@ static void check_opts(lua_State *L, int arg, grove_jobspec_opts_t *o)
             o->flags |= GROVE_JOBSPEC_JSON;
         else
             luaL_argerror(L, arg, "format must be \"yaml\" or \"json\"");
+    }
+    lua_pop(L, 1);
+    if (lua_getfield(L, arg, "duration") != LUA_TNIL) {
+        int isnum = 0;
+        o->duration = lua_tonumberx(L, -1, &isnum);
+        if (!isnum || !(o->duration > 0) || o->duration > GROVE_JOBSPEC_DURATION_MAX)
+            luaL_argerror(L, arg, "duration must be a number of seconds > 0");
     }
     lua_pop(L, 1);
     /* One buffer: [types pointers, NULL] then the strings. */

@@ -1023,6 +1023,33 @@ static void fixup(grove_jobspec_t *js)
     }
 }
 
+
+/* Give js the duration d (seconds, > 0) in place of its document's: the
+ * value read and attributes.system.duration in the document, so that the
+ * text written again (grove_jobspec_to_json, a matcher's stored request)
+ * says the same.  0, or -1 (ENOMEM, err filled). */
+static int set_duration(vctx_t *c, double d)
+{
+    json_t *doc = c->js->doc;
+    json_t *attrs = json_object_get(doc, "attributes");
+    if (!json_is_object(attrs)) {
+        attrs = json_object();
+        if (!attrs || json_object_set_new(doc, "attributes", attrs) < 0)
+            return vnomem(c);
+    }
+    json_t *sys = json_object_get(attrs, "system");
+    if (!json_is_object(sys)) {
+        sys = json_object();
+        if (!sys || json_object_set_new(attrs, "system", sys) < 0)
+            return vnomem(c);
+    }
+    json_t *v = d == (double)(json_int_t)d ? json_integer((json_int_t)d) : json_real(d);
+    if (!v || json_object_set_new(sys, "duration", v) < 0)
+        return vnomem(c);
+    c->js->duration = d;
+    return 0;
+}
+
 /* Validate doc (stolen) with line shadow sh (borrowed, may be NULL). */
 static grove_jobspec_t *jobspec_build(json_t *doc, const json_t *sh,
                                       const grove_jobspec_opts_t *opts, const char *source,
@@ -1056,6 +1083,8 @@ static grove_jobspec_t *jobspec_build(json_t *doc, const json_t *sh,
         else
             js->nwarn++;
     }
+    if (rc == 0 && opts && opts->duration > 0)
+        rc = set_duration(&c, opts->duration);
     if (rc < 0) {
         int saved = errno;
         grove_jobspec_destroy(js);
@@ -1092,7 +1121,7 @@ static void *read_text(const char *text, size_t len, const char *source, const v
 grove_jobspec_t *grove_jobspec_load(const char *path, const grove_jobspec_opts_t *opts,
                                     grove_error_t *err)
 {
-    grove_jobspec_opts_t o = {0, NULL, NULL};
+    grove_jobspec_opts_t o = {0, NULL, NULL, 0};
 
     grove_error_clear(err);
     if (!path) {

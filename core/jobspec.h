@@ -158,6 +158,9 @@ typedef struct grove_jobspec_opts {
     unsigned flags;                 /* GROVE_JOBSPEC_* */
     const char *source;             /* name for messages ("job.yaml"), or NULL */
     const char *const *known_types; /* NULL-terminated list, or NULL = any */
+    double duration;                /* > 0: the jobspec's duration, seconds, in
+                                     * place of the document's (a scheduler's
+                                     * estimate of the job); 0: the document's */
 } grove_jobspec_opts_t;
 
 /* Parse and validate len bytes of YAML or JSON (JSON when the text starts

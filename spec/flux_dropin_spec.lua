@@ -177,13 +177,14 @@ describe("grove.flux writes a job's R", function()
 end)
 
 describe("grove.flux announces itself", function()
-  it("with its queue depth, policies and the resources up", function()
+  it("with its queue depth, policies and the resources", function()
     local s = session({limited = 8, queue = "easy", log_level = 6})
     local acts = s:announce()
     assert.same({{op = "log", level = "info", message = "ready: queue-depth=8 log-level=info "
       .. "queue-policy=easy placement-policy=first rank[0-1]/core[0-3]"}}, acts)
+    -- the resource set itself, up or down, as flux-core's
     s:handle("resource.acquire", '{"down":"1"}')
-    assert.matches("queue%-depth=8 .* rank0/core%[0%-3%]$", s:announce()[1].message)
+    assert.matches("queue%-depth=8 .* rank%[0%-1%]/core%[0%-3%]$", s:announce()[1].message)
   end)
 end)
 
@@ -272,5 +273,74 @@ describe("grove.flux and a running job's expiration", function()
     s:handle("sched.alloc", alloc(1, jobspec(2, 4, 100)))
     s:handle("sched.expiration", '{"id":1,"expiration":0}')
     assert.equal(9000, s.loop.m:info(1)["end"])
+  end)
+end)
+
+describe("grove.flux and flux-core's scheduler test hooks", function()
+  it("denies every alloc under bit 1", function()
+    local s = session()
+    s:set_debug(1)
+    local acts = s:handle("sched.alloc", alloc(1, jobspec(1, 1, 60)))
+    assert.equal("DEBUG_FAIL_ALLOC", by_id(acts, "alloc", "deny")[1].note)
+    s:set_debug(0)
+    acts = s:handle("sched.alloc", alloc(2, jobspec(1, 1, 60)))
+    assert.is_not_nil(by_id(acts, "alloc", "success")[2])
+  end)
+
+  it("shows each waiting job's place under bit 2, instead of an estimate", function()
+    local s = session()
+    s:set_debug(2)
+    s:handle("sched.alloc", alloc(1, jobspec(2, 4, 100)))
+    local acts = s:handle("sched.alloc", alloc(2, jobspec(1, 4, 100)))
+    assert.same({reason_pending = "insufficient resources", jobs_ahead = 0},
+      by_id(acts, "alloc", "annotate")[2].annotations.sched)
+    acts = s:handle("sched.alloc", alloc(3, jobspec(1, 4, 100)))
+    assert.same({reason_pending = "insufficient resources", jobs_ahead = 1},
+      by_id(acts, "alloc", "annotate")[3].annotations.sched)
+    -- job 2 leaves: job 3 is first now
+    acts = s:handle("sched.cancel", '{"id":2}')
+    assert.same({jobs_ahead = 0}, by_id(acts, "alloc", "annotate")[3].annotations.sched)
+    -- the bit cleared: estimates again, the place removed
+    s:set_debug(0)
+    acts = s:schedule()
+    assert.same({t_estimate = 1100, jobs_ahead = core.null},
+      by_id(acts, "alloc", "annotate")[3].annotations.sched)
+  end)
+
+  it("refuses expiration updates under bit 4", function()
+    local s = session()
+    s:handle("sched.alloc", alloc(1, jobspec(1, 1, 60)))
+    s:set_debug(4)
+    local acts = s:handle("sched.expiration", '{"id":1,"expiration":2000}')
+    assert.same({op = "error", topic = "sched.expiration", errnum = "EINVAL",
+      message = "Rejecting expiration update for testing"}, acts[1])
+  end)
+end)
+
+describe("grove.flux reads a jobspec's constraints as RFC 31 writes them", function()
+  it("refuses an operator whose operands are an object, even an empty one", function()
+    local s = session()
+    local js = v1_with('{"system":{"duration":0,"constraints":{"and":{}}}}')
+    -- as the module hands it over: the jobspec as its text
+    local acts = s:handle("feasibility.check", {jobspec = js})
+    assert.equal("EINVAL", acts[1].errnum)
+    assert.equal("bad jobspec: attributes.system.constraints.and: operands must be a list "
+      .. "(got a mapping)", acts[1].message)
+    acts = s:handle("sched.alloc", {id = 1, priority = 16, userid = 1, t_submit = 1, jobspec = js})
+    assert.matches("operands must be a list", by_id(acts, "alloc", "deny")[1].note)
+    -- an empty list is every resource (RFC 31)
+    js = v1_with('{"system":{"duration":0,"constraints":{"and":[]}}}')
+    acts = s:handle("feasibility.check", {jobspec = js})
+    assert.equal("respond", acts[1].op)
+  end)
+end)
+
+describe("grove.flux logs what it is told of the resource set", function()
+  it("an expiration update, as flux-core's schedulers say it", function()
+    local s = session()
+    local acts = s:handle("resource.acquire", '{"expiration":5000.5}')
+    local logs = {}
+    for _, a in ipairs(acts) do if a.op == "log" then logs[#logs + 1] = a.message end end
+    assert.same({"resource expiration updated to 5000.50"}, logs)
   end)
 end)

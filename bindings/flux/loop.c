@@ -33,9 +33,35 @@ static int msghandler(lua_State *L)
     return 1;
 }
 
-/* Call the loop's method name with nargs arguments on the stack; leaves
- * nres results, or logs the error and returns -1 (stack as before). */
+static int call(struct sched_ctx *ctx, const char *name, int nargs, int nres);
+
+/* The bits `flux module debug` set on this module (flux-core's scheduler
+ * test hooks: see grove.flux), handed to the loop when they change. */
+static void sync_debug(struct sched_ctx *ctx)
+{
+    static const int bits[] = {1, 2, 4};
+    int mask = 0;
+    for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
+        if (flux_module_debug_test(ctx->h, bits[i], false))
+            mask |= bits[i];
+    if (mask == ctx->debug)
+        return;
+    ctx->debug = mask;
+    lua_pushinteger(ctx->L, mask);
+    call(ctx, "set_debug", 1, 0);
+}
+
 int sg_loop_call(struct sched_ctx *ctx, const char *name, int nargs, int nres)
+{
+    if (ctx->loop_ref) {
+        /* the arguments stay on top: sync_debug leaves the stack as it was */
+        sync_debug(ctx);
+    }
+    return call(ctx, name, nargs, nres);
+}
+
+/* The call itself (sg_loop_call). */
+static int call(struct sched_ctx *ctx, const char *name, int nargs, int nres)
 {
     lua_State *L = ctx->L;
     int base = lua_gettop(L) - nargs;

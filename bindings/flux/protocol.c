@@ -244,14 +244,22 @@ const struct schedutil_ops sg_sched_ops = {
 /* ---- requests the module answers itself --------------------------------------- */
 
 /* A request the loop answers with respond or error actions. */
-static void answer(struct sched_ctx *ctx, const flux_msg_t *msg, const char *name)
+static void answer(struct sched_ctx *ctx, const flux_msg_t *msg, const char *name,
+                   const char *text_key)
 {
     json_t *p = NULL;
+    const char *text = NULL;
     if (flux_request_unpack(msg, NULL, "o", &p) < 0) {
         flux_respond_error(ctx->h, msg, EPROTO, NULL);
         return;
     }
-    sg_push_json(ctx->L, p);
+    /* the member text_key as its JSON text, as alloc's jobspec: read into
+     * Lua tables and back, an empty {} would not stay an object */
+    if (!text_key)
+        sg_push_json(ctx->L, p);
+    else if (flux_msg_get_string(msg, &text) < 0 || !text
+             || !push_request_text(ctx->L, text, text_key))
+        push_request(ctx->L, p, NULL, 0, text_key);
     if (sg_loop_call(ctx, name, 1, 1) < 0) {
         flux_respond_error(ctx->h, msg, EINVAL, "scheduler error (see the broker's log)");
         return;
@@ -263,13 +271,13 @@ static void answer(struct sched_ctx *ctx, const flux_msg_t *msg, const char *nam
 static void expiration_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, void *arg)
 {
     (void)h, (void)mh;
-    answer(arg, msg, "expiration");
+    answer(arg, msg, "expiration", NULL);
 }
 
 static void feasibility_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, void *arg)
 {
     (void)h, (void)mh;
-    answer(arg, msg, "feasibility");
+    answer(arg, msg, "feasibility", "jobspec");
 }
 
 static void status_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, void *arg)

@@ -62,6 +62,7 @@ struct sched_ctx {
     unsigned long gc_steps; /* collection steps taken in prep_cb */
     double gc_s, gc_max_s;  /* their thread CPU time (s): in all, the most */
     bool stopping;
+    int debug;         /* the `flux module debug` bits the loop was given */
     char ready_mode[32]; /* "unlimited" or "limited=N" */
     struct alloc_stamps stamps; /* the alloc latencies (alloc_stamps.h) */
     struct commit *commits; /* R commits under way (their responses wait) */
@@ -76,7 +77,8 @@ struct pending {
 /* ---- loop.c ---- */
 
 /* Call the loop's method name with nargs arguments on the stack; leaves
- * nres results, or logs the error and returns -1 (stack as before). */
+ * nres results, or logs the error and returns -1 (stack as before).  The
+ * loop is first given the module's debug bits when they changed. */
 int sg_loop_call(struct sched_ctx *ctx, const char *name, int nargs, int nres);
 
 /* Build the loop (require grove.flux, grove.flux.module) from the

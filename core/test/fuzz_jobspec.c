@@ -72,7 +72,7 @@ static void walk(const grove_jobspec_t *js, uint64_t limit)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    grove_jobspec_opts_t o = {0, "fuzz", NULL};
+    grove_jobspec_opts_t o = {0, "fuzz", NULL, 0};
     grove_error_t err;
     const char *text = (const char *)data;
     uint64_t limit = size * 7 + 1;

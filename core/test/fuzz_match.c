@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         graph = test_cluster(&sh);
         before = test_state_text(graph);
     }
-    grove_jobspec_opts_t o = {0, "fuzz", NULL};
+    grove_jobspec_opts_t o = {0, "fuzz", NULL, 0};
     grove_error_t err;
     grove_jobspec_t *js = grove_jobspec_parse((const char *)data, size, &o, &err);
     if (!js)

@@ -52,8 +52,24 @@ local TYPE_CODE = {success = 0, annotate = 1, deny = 2, cancel = 3}
 
 M.DEFAULT_DURATION = 365 * 24 * 3600
 
+-- flux-core's scheduler test hooks, the bits `flux module debug --setbit`
+-- sets on a scheduler module (sched-simple's): the module copies them
+-- into self.debug.  1: every alloc is denied; 2: waiting jobs show
+-- reason_pending and jobs_ahead (grove.flux.annotate); 4: expiration
+-- updates are refused.
+M.DEBUG_FAIL_ALLOC, M.DEBUG_JOBS_AHEAD, M.DEBUG_EXPIRATION_DENY = 1, 2, 4
+
+
 local Flux = {}
 Flux.__index = Flux
+
+-- Set the test hook bits (an integer, 0 for none); a pass follows when
+-- the annotations' form changed.
+function Flux:set_debug(bits)
+  local was = self.debug or 0
+  self.debug = bits
+  if (was ~ bits) & M.DEBUG_JOBS_AHEAD ~= 0 then self.stale = true end
+end
 
 -- A new scheduler.  opts:
 --   queue          queue policy: name or path (default "fcfs")
@@ -222,10 +238,16 @@ function Flux:acquire(response)
     -- scheduler data that is not a graph: carried into each job's R
     self.sched_data = core.json_encode(R0.scheduling, 0)
   end
+  local first = not self.started
   self.started = true
   resources_changed(self)
   local h2 = self.loop.g:expiration()
   if h2 > 0 and (horizon == 0 or h2 < horizon) then deny_past_horizon(self) end
+  if r.expiration ~= nil and not first then
+    -- said as flux-core's schedulers say it
+    emit(self, {op = "log", level = "info",
+      message = fmt("resource expiration updated to %.2f", tonumber(r.expiration) or 0)})
+  end
   for _, e in ipairs(ev.exceptions or {}) do
     emit(self, {op = "exception", id = e.id, type = "resource", severity = 0,
       note = e.note or fmt("resources %s went away", tostring(e.targets))})
@@ -249,20 +271,18 @@ function Flux:ready()
 end
 
 -- The line the module logs once it is ready: its queue depth and
--- policies, and the resources it schedules (those up), as flux-core's
+-- policies, and the resources it schedules, as flux-core's
 -- schedulers announce themselves ("ready: queue-depth=unlimited ...
 -- rank[0-1]/core[0-3]").  An action list of one log line (info).
 function Flux:announce()
   local loop = self.loop
   local all = core.rv1_from_graph(loop.g)
-  local down = self.acq:targets("down")
-  local up = down ~= "" and all:exclude(down) or all
   local names = {}
   for name, n in pairs(config.LEVELS) do names[n] = name end
   emit(self, {op = "log", level = "info", message = fmt(
     "ready: queue-depth=%s log-level=%s queue-policy=%s placement-policy=%s %s",
     self.limited or "unlimited", names[self.log_level],
-    loop.queue_policy.name, tostring(loop.policy_name), up:summary())})
+    loop.queue_policy.name, tostring(loop.policy_name), all:summary())})
   return flush(self)
 end
 
@@ -352,6 +372,7 @@ function Flux:alloc(request)
     return flush(self)
   end
   if loop.jobs[id] then return deny(fmt("job %d is known already", id)) end
+  if (self.debug or 0) & M.DEBUG_FAIL_ALLOC ~= 0 then return deny("DEBUG_FAIL_ALLOC") end
   local jt, jmsg = jobspec_of(self, r.jobspec)
   if not jt then return deny(jmsg or "alloc: the request has no jobspec") end
   local d = duration_of(jt)
@@ -472,6 +493,9 @@ function Flux:expiration(request)
   local rec = loop.jobs[r.id]
   if not rec or rec.state ~= "running" then
     return fail(self, "sched.expiration", "ENOENT", fmt("job %d is not running", r.id))
+  end
+  if (self.debug or 0) & M.DEBUG_EXPIRATION_DENY ~= 0 then
+    return fail(self, "sched.expiration", "EINVAL", "Rejecting expiration update for testing")
   end
   local m = loop.m
   local R = assert(m:rv1(r.id, {graph = true}))

@@ -201,20 +201,6 @@ function M.request(self, job)
   if job.jobspec then
     local t = job.jobspec
     local e
-    if type(t) == "string" then
-      local msg
-      e, msg = text_entry(self, t)
-      if not e then return nil, msg end
-      local js = e.js[job.estimate]
-      if js then return js end
-      -- a copy to set the duration in: the entry's table stays as given
-      t = core.json_decode(job.jobspec, "jobspec")
-    elseif type(t) == "userdata" then
-      t = t:to_table()
-    end
-    t.attributes = t.attributes or {}
-    t.attributes.system = t.attributes.system or {}
-    t.attributes.system.duration = job.estimate
     -- the graph's types, read once: a graph of many names makes the
     -- reading cost per job what it costs per name (M.count_units, which
     -- a driver calls when the resources change, forgets them)
@@ -223,7 +209,23 @@ function M.request(self, job)
       known = {types = self.m:known_types()}
       self.known_types = known
     end
-    local js, msg = core.jobspec_from_table(t, known)
+    local js, msg
+    if type(t) == "string" then
+      e, msg = text_entry(self, t)
+      if not e then return nil, msg end
+      js = e.js[job.estimate]
+      if js then return js end
+      -- the text itself, with the estimate as its duration: JSON read
+      -- into Lua tables and back would lose what an empty {} was
+      js, msg = core.jobspec_parse(t, {format = "json", types = known.types,
+        duration = job.estimate})
+    else
+      if type(t) == "userdata" then t = t:to_table() end
+      t.attributes = t.attributes or {}
+      t.attributes.system = t.attributes.system or {}
+      t.attributes.system.duration = job.estimate
+      js, msg = core.jobspec_from_table(t, known)
+    end
     if not js then return nil, msg end
     if e then
       if self.text_cached >= TEXT_MAX then self.text_cache, self.text_cached = {}, 0 end

@@ -14,6 +14,14 @@ local base = require("grove.flux.base")
 
 local M = {}
 
+-- flux-core's scheduler test hook (`flux module debug --setbit 0x2`):
+-- every waiting job shows reason_pending and its place (jobs_ahead)
+-- instead of a start estimate, as sched-simple does under that bit.
+M.DEBUG_JOBS_AHEAD = 2
+
+-- The keys of a waiting job's annotations (sched.*).
+local KEYS = {"t_estimate", "reason_pending", "jobs_ahead"}
+
 local emit = base.emit
 
 -- Does job a come before job b in the queue (priority, then submit
@@ -37,8 +45,9 @@ function M.started(self, rec)
   local head = loop.cs:next()
   local hrec = head and loop.jobs[head]
   if hrec and before(hrec, rec) then ann.sched.backfill = base.f58(head) end
-  if rec.sent and rec.sent.t_estimate then ann.sched.t_estimate = core.null end
-  if rec.sent and rec.sent.reason_pending then ann.sched.reason_pending = core.null end
+  for _, k in ipairs(KEYS) do
+    if rec.sent and rec.sent[k] ~= nil then ann.sched[k] = core.null end
+  end
   rec.sent = nil
   emit(self, {op = "alloc", id = rec.id, type = "success", R = text, annotations = ann})
 end
@@ -151,29 +160,46 @@ end
 function M.annotate(self)
   local loop = self.loop
   local depth = loop.queue_depth
-  local list, pos = to_annotate(self)
+  local ahead = (self.debug or 0) & M.DEBUG_JOBS_AHEAD ~= 0
+  local list, pos
+  if ahead then
+    list = sched.waiting(loop)
+  else
+    list, pos = to_annotate(self)
+  end
   local est = self.est or {}
   for i, rec in ipairs(list) do
     if pos then i = pos[rec] end
     local want = {}
     local t = est[rec]
-    if depth and i > depth then
+    if ahead then
+      want.reason_pending, want.jobs_ahead = "insufficient resources", i - 1
+    elseif depth and i > depth then
       want.reason_pending = "beyond the queue depth"
     else
       want.t_estimate = t
       want.reason_pending = t == loop.now and "waiting for the jobs ahead"
         or "insufficient resources"
     end
-    local sent = rec.sent or {}
-    if sent.t_estimate ~= want.t_estimate or sent.reason_pending ~= want.reason_pending then
-      -- only the keys that changed (null: the key is removed)
-      local a = {}
-      for _, k in ipairs{"t_estimate", "reason_pending"} do
-        if sent[k] ~= want[k] then a[k] = want[k] == nil and core.null or want[k] end
-      end
-      rec.sent = want
-      emit(self, {op = "alloc", id = rec.id, type = "annotate", annotations = {sched = a}})
+    M.send(self, rec, want)
+  end
+end
+
+-- Send rec's annotations want ({key = value}) where they differ from
+-- what was sent last: only the keys that changed (null: the key is
+-- removed).
+function M.send(self, rec, want)
+  local sent = rec.sent or {}
+  local a
+  for _, k in ipairs(KEYS) do
+    if sent[k] ~= want[k] then
+      a = a or {}
+      a[k] = want[k] == nil and core.null or want[k]
     end
+  end
+  if a then
+    rec.sent = want
+    emit(self, {op = "alloc", id = rec.id, type = "annotate", annotations = {sched = a}})
   end
 end
 
