@@ -12,6 +12,7 @@
 #   FLUXION_DIR=/opt/src/flux-sched/build  a flux-sched build tree (its
 #                        modules loaded by path); fluxion-* skipped without
 #   REPS=2               runs of each
+#   STATS_DIR=DIR        keep each run's `flux module stats` JSON there
 #   PACE=RATE            submit the JOBS jobs one by one at RATE jobs/s (a
 #                        steady stream well below the throughput: latency
 #                        without a queue of a thousand behind it) instead
@@ -36,8 +37,10 @@
 # wall clock from the alloc handler's entry to the success response sent
 # after R's KVS commit (p50_us, p99_us), of the wall clock to R handed to
 # the commit (hand_p50, hand_p99) and of the module thread's CPU time over
-# that (cpu_p50, cpu_p99); and the machine's load average (1 min) after
-# the run.
+# that (cpu_p50, cpu_p99), the largest of both (hand_max, cpu_max), the
+# loop's own match time (mean and largest: match_avg, match_max, the
+# matcher's call alone); and the machine's load average (1 min) after the
+# run.
 # The schedulers:
 #   ceiling        build/flux/sched-ceiling.so: grants every job one rank
 #                  without matching (bench/flux/sched_ceiling.c)
@@ -117,16 +120,24 @@ t3=$(date +%s.%N)
 pid=$(flux getattr broker.pid)
 rss=$(awk '/VmRSS/ {print $2}' /proc/$pid/status)
 n=$(flux jobs -a -n -o "{result}" | grep -c COMPLETED)
-lat="- - - - - -"
+lat="- - - - - - - - - -"
 case $sched in
 ceiling) mod=sched-ceiling ;;
 grove-*) mod=sched-grove ;;
 *) mod= ;;
 esac
-[ -z "$mod" ] || lat=$(flux module stats $mod | python3 -c 'import json,sys
-s = json.load(sys.stdin)
+if [ -n "$mod" ]; then
+    flux module stats $mod > "$work/stats.json"
+    [ -z "${STATS_DIR:-}" ] || cp "$work/stats.json" "$STATS_DIR/$sched.$shape.$(date +%s).json"
+    lat=$(python3 -c 'import json,sys
+s = json.load(open(sys.argv[1]))
 print(" ".join("%.0f %.0f" % (s[k]["p50_us"], s[k]["p99_us"]) if "p99_us" in s.get(k, {})
-               else "- -" for k in ("alloc_latency", "alloc_handed", "alloc_cpu")))')
+               else "- -" for k in ("alloc_latency", "alloc_handed", "alloc_cpu")),
+      " ".join("%.0f" % s[k]["max_us"] if "max_us" in s.get(k, {}) else "-"
+               for k in ("alloc_handed", "alloc_cpu")),
+      " ".join("%.0f" % (s["match_time"][k] * 1e6) if s.get("match_time", {}).get(k) else "-"
+               for k in ("avg", "max")))' "$work/stats.json")
+fi
 echo "RESULT $(echo "$jobs / ($t3 - $t2)" | bc -l) $(echo "$t1 - $t0" | bc -l) $((rss / 1024)) $n $lat"
 case $sched in
 fluxion-*) flux module remove sched-fluxion-qmanager; flux module remove sched-fluxion-resource ;;
@@ -135,8 +146,9 @@ grove-*) flux module remove sched-grove ;;
 esac
 EOF
 
-printf '%-14s %6s %5s %9s %8s %8s %6s %8s %8s %8s %8s %8s %8s %5s\n' scheduler nodes shape \
-    jobs/s ready_s rss_MB done p50_us p99_us hand_p50 hand_p99 cpu_p50 cpu_p99 load
+printf '%-14s %6s %5s %9s %8s %8s %6s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %5s\n' \
+    scheduler nodes shape jobs/s ready_s rss_MB done p50_us p99_us hand_p50 hand_p99 \
+    cpu_p50 cpu_p99 hand_max cpu_max match_avg match_max load
 for size in $SIZES; do
     dir=$work/conf$size
     mkdir -p "$dir"
@@ -163,9 +175,10 @@ EOF
                     continue
                 fi
                 set -- $row
-                printf '%-14s %6s %5s %9.1f %8.2f %8s %6s %8s %8s %8s %8s %8s %8s %5s\n' \
+                printf '%-14s %6s %5s %9.1f %8.2f %8s %6s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %5s\n' \
                     "${sched%%@*}" "$size" "$shape" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" \
-                    "${10}" "${11}" "$(cut -d' ' -f1 /proc/loadavg)"
+                    "${10}" "${11}" "${12}" "${13}" "${14}" "${15}" \
+                    "$(cut -d' ' -f1 /proc/loadavg)"
             done
         done
     done
