@@ -41,6 +41,7 @@ local annotate = require("grove.flux.annotate")
 local base = require("grove.flux.base")
 local config = require("grove.flux.config")
 local ops = require("grove.flux.ops")
+local queues = require("grove.flux.queues")
 
 local M = {}
 
@@ -97,10 +98,16 @@ function M.new(opts)
     out = {}, started = false}, Flux)
   local g = core.graph()
   local now = math.floor(self.clock())
-  local loop, msg, code = sched.init({}, {graph = g, queue = opts.queue, policy = opts.policy,
+  limits = {budget = limits.budget or opts.budget, memory = limits.memory or opts.memory,
+    time = limits.time or opts.time}
+  self.queues, self.queue_names = opts.queues, opts.queue_names
+  local loop = {}
+  local qpol, msg, code = queues.policy(loop, opts, limits)
+  if not qpol then return nil, msg, code end
+  loop, msg, code = sched.init(loop, {graph = g, queue = qpol, policy = opts.policy,
     unit = "core", reservations = "planner", now = now, queue_depth = opts.queue_depth,
-    reserve_depth = opts.reserve_depth, timed = true, budget = limits.budget or opts.budget,
-    memory = limits.memory or opts.memory, time = limits.time or opts.time})
+    reserve_depth = opts.reserve_depth, timed = true, budget = limits.budget,
+    memory = limits.memory, time = limits.time})
   if not loop then return nil, msg, code end
   loop.total = 0
   loop.touched = {}     -- the waiting jobs whose annotations may change
@@ -380,8 +387,11 @@ function Flux:alloc(request)
   local jt, jmsg = jobspec_of(self, r.jobspec)
   if not jt then return deny(jmsg or "alloc: the request has no jobspec") end
   local d = duration_of(jt)
+  local qname, qmsg = queues.of(self, jt)
+  if qmsg then return deny(qmsg) end
   local rec = {id = id, submit = tonumber(r.t_submit) or 0, priority = math.tointeger(r.priority)
-    or 0, user = r.userid, jobspec = r.jobspec, estimate = estimate_of(self, d), open = d == 0}
+    or 0, user = r.userid, jobspec = r.jobspec, estimate = estimate_of(self, d), open = d == 0,
+    queue = qname}
   local msg, code = sched.admissible(loop, rec, true)
   if msg then
     if code == "ENODEV" then return deny("unsatisfiable request: " .. msg) end

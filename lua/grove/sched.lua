@@ -108,20 +108,47 @@ function M.init(self, opts)
   self.reserved_set = {}     -- id -> rec of the waiting jobs with a reservation
   self.sizes, self.min_size = {}, nil  -- units -> waiting jobs asking that many; the least
   self.free_cache, self.by_est = {}, {}
-  self.js_cache, self.js_cached = {}, 0
+  self.js_cached = 0
   self.text_cache, self.text_cached = {}, 0
   self.not_up = self.not_up or 0
   self.cs = core.sched()
   self.cs:set_now(self.now)
   self.m = core.matcher(g)
-  local p
-  p, msg, code = load_placement(opts.policy or "first")
-  if not p then return nil, msg, code end
-  local ok, e = self.m:set_policy(p)
+  local pl
+  pl, msg, code = M.placement(self, opts.policy or "first")
+  if not pl then return nil, msg, code end
+  self.pl0 = pl
+  local ok, e = M.use_placement(self, nil)
   if not ok then return nil, e, "EINVAL" end
-  self.policy_name = type(p) == "string" and p or p:name()
-  self.fast = type(p) == "string" and core.sim_match ~= nil
   return self
+end
+
+-- A placement policy by spec (a built-in name, a Lua policy's name or
+-- path, or a loaded grove.policy), loaded once a loop: {p = what
+-- m:set_policy takes, name =, fast = (the lean core.sim_match can place
+-- with it), js_cache = (the requests made for it)}, or nil, message,
+-- code.
+function M.placement(self, spec)
+  self.placements = self.placements or {}
+  local pl = self.placements[spec]
+  if pl then return pl end
+  local p, msg, code = load_placement(spec)
+  if not p then return nil, msg, code end
+  pl = {p = p, name = type(p) == "string" and p or p:name(),
+    fast = type(p) == "string" and core.sim_match ~= nil, js_cache = {}}
+  self.placements[spec] = pl
+  return pl
+end
+
+-- Make rec's placement policy (rec.placement; nil or no rec: the loop's
+-- own) the matcher's.  true, or nil and the message.
+function M.use_placement(self, rec)
+  local pl = rec and rec.placement or self.pl0
+  if pl == self.pl_cur then return true end
+  local ok, e = self.m:set_policy(pl.p)
+  if not ok then return nil, e end
+  self.pl_cur, self.policy_name, self.fast = pl, pl.name, pl.fast
+  return true
 end
 
 -- The units of the processor type the graph has (cores, or nodes).
@@ -235,7 +262,11 @@ function M.request(self, job)
     return js
   end
   local key = job.procs * 1099511627776 + job.estimate
-  local js = self.js_cache[key]
+  -- the request depends on the placement policy (bare nodes below):
+  -- one cache a policy
+  local pl = job.placement or self.pl0
+  local cache = pl.js_cache
+  local js = cache[key]
   if js then return js end
   local spec
   if self.unit == "node" then
@@ -244,7 +275,7 @@ function M.request(self, job)
     spec = {slots = job.procs, cores_per_slot = 1, duration = job.estimate}
   end
   local t = assert(require("grove.jobspec").build(spec))
-  if self.unit == "node" and self.fast and BARE_NODES[self.policy_name] then
+  if self.unit == "node" and pl.fast and BARE_NODES[pl.name] then
     -- Whole nodes with nothing below them named: the matcher takes each
     -- node as one exclusive pick and records it there, instead of placing
     -- a slot inside and listing every vertex the node holds (the same
@@ -254,9 +285,10 @@ function M.request(self, job)
   end
   js = assert(core.jobspec_from_table(t))
   if self.js_cached >= 4096 then
-    self.js_cache, self.js_cached = {}, 0
+    for _, other in pairs(self.placements) do other.js_cache = {} end
+    self.js_cached = 0
   end
-  self.js_cache[key] = js
+  pl.js_cache[key] = js
   self.js_cached = self.js_cached + 1
   return js
 end
@@ -413,6 +445,10 @@ function match(self, rec, mode)
     self.timed = true
     self.cs:count_match(j ~= nil, wall_clock() - t0)
     return j, msg, code
+  end
+  if (rec.placement or self.pl0) ~= self.pl_cur then
+    local ok, e = M.use_placement(self, rec)
+    if not ok then return nil, e, "EINVAL" end
   end
   if self.fast then
     local plain = not rec.jobspec

@@ -200,7 +200,11 @@ end
 --             it partitions are not looked at
 --   params    {name = number | string}: the queue policy's parameters
 --             (ctx:param); policy_Q = NAME gives queue Q a queue policy
---             of its own (grove.sim.perqueue)
+--             of its own, placement_Q a placement policy of its own,
+--             reserve_depth_Q a reserve depth of its own
+--             (grove.sim.perqueue)
+--   reserve_depth  at most this many waiting jobs hold a reservation
+--   queue_depth    the queue policy sees at most this many waiting jobs
 --   gantt_window  {from, to}: record only placements of jobs running
 --             at some time in [from, to)
 --   walltime  "kill" (default) or "extend": a job whose run exceeds its
@@ -214,7 +218,7 @@ function M.new(opts)
   end
   local known = {graph = 1, cluster = 1, queue = 1, policy = 1, procs_as = 1, on_down = 1,
     reservations = 1, walltime = 1, gantt_window = 1, params = 1, memory_requests = 1,
-    partitions = 1,
+    partitions = 1, reserve_depth = 1, queue_depth = 1,
     out = 1, report = 1, gantt = 1, buckets = 1, budget = 1, memory = 1, time = 1}
   for k in pairs(opts) do
     if not known[k] then error(fmt("bad argument #1 to 'new' (unknown option '%s')", k), 2) end
@@ -242,7 +246,7 @@ function M.new(opts)
     gantt_nodes = tonumber(opts.gantt) or 0},
     Sim)
   local q = opts.queue
-  if perqueue.specs(opts.params) then
+  if perqueue.wanted(opts.params) then
     -- a policy per queue (policy_Q): the --queue policy is their default
     local d, dmsg, dcode = sched.load_queue(q, opts)
     if not d then return nil, dmsg, dcode end
@@ -251,7 +255,8 @@ function M.new(opts)
   end
   local ok, msg, code = sched.init(self, {graph = g, queue = q, policy = opts.policy,
     unit = procs_as, reservations = opts.reservations, now = 0, budget = opts.budget,
-    memory = opts.memory, time = opts.time, params = opts.params})
+    memory = opts.memory, time = opts.time, params = opts.params,
+    reserve_depth = opts.reserve_depth, queue_depth = opts.queue_depth})
   if not ok then return nil, msg, code end
   self.on_start, self.on_wake = M._on_start, M._on_wake
   index_nodes(self)

@@ -50,6 +50,11 @@ they end after their run time.
                       policy_Q=NAME|FILE gives queue Q (SWF field 15)
                       a queue policy of its own (docs/sim.md)
   --policy NAME|FILE  placement policy the matches use (default first)
+  --config FILE.json  a Flux instance's configuration (`flux config get`):
+                      its [sched-grove] policies, depths and limits, and per
+                      queue of [queues] [sched-grove.queues.NAME]'s, as
+                      sched-grove runs them; --queue, --policy and --param
+                      win over it
   --procs-as core|node  a job of P processors asks for P cores anywhere
                       (default) or P whole nodes
   --on-down kill|requeue  what happens to jobs on a node that goes down
@@ -77,7 +82,8 @@ bounded slowdown (10 s), utilization, makespan, jobs per second simulated.
 Progress goes to stderr when it is a terminal.  docs/sim.md has the details.
 ]]
 
-local VALUED = {cluster = 1, trace = 1, format = 1, queue = 1, policy = 1, ["procs-as"] = 1,
+local VALUED = {config = 1, cluster = 1, trace = 1, format = 1, queue = 1, policy = 1,
+  ["procs-as"] = 1,
   ["on-down"] = 1, walltime = 1, memory = 1, events = 1, status = 1, from = 1, to = 1,
   load = 1, out = 1, summary = 1, plot = 1, ["gantt-nodes"] = 1, ["gantt-window"] = 1,
   generate = 1, procs = 1, seed = 1, ["estimate-factor"] = 1, ["arrival-factor"] = 1,
@@ -176,6 +182,21 @@ function M.trace_options(o)
     return nil, "--format must be swf, json or csv"
   end
   return t
+end
+
+-- grove.sim.new's options from a Flux instance's configuration file
+-- (JSON, as `flux config get` prints it), read as sched-grove reads it
+-- (grove.flux.config); nil and "FILE: reason" when it cannot be.
+function M.flux_config(path)
+  local text, err = files.read(path)
+  if not text then return nil, err end
+  local conf, msg = core.json_decode(text, path)
+  if type(conf) ~= "table" or conf[1] ~= nil then
+    return nil, msg or (path .. ": a JSON object expected (flux config get)")
+  end
+  local o, why = require("grove.flux.config").sim_options(conf)
+  if not o then return nil, path .. ": " .. why end
+  return o
 end
 
 local function fail(msg)
@@ -367,11 +388,22 @@ local function simulate(o)
     for i, c in ipairs(row_cols) do cells[i] = csv_cell(row[c]) end
     out:write(table.concat(cells, ","), "\n")
   end
-  local s, msg = sim.new{cluster = o.cluster, queue = o.queue, policy = o.policy,
+  local fc = {}
+  if o.config then
+    local e
+    fc, e = M.flux_config(o.config)
+    if not fc then return fail(e) end
+  end
+  local params = fc.params or {}
+  for k, v in pairs(o.params or {}) do params[k] = v end
+  local s, msg = sim.new{cluster = o.cluster, queue = o.queue or fc.queue,
+    policy = o.policy or fc.policy, reserve_depth = fc.reserve_depth,
+    queue_depth = fc.queue_depth, budget = fc.budget, memory = fc.memory, time = fc.time,
     procs_as = o["procs-as"], on_down = o["on-down"], walltime = o.walltime,
     out = out and write_row or nil,
     report = report, gantt = o.plot and (gn or 64) or nil, gantt_window = gw,
-    params = o.params, memory_requests = o.memory, partitions = o.partitions}
+    params = next(params) and params or nil, memory_requests = o.memory,
+    partitions = o.partitions}
   if not s then return fail(msg) end
   local reader, rerr
   reader_path = o.trace == "-" and "(stdin)" or o.trace

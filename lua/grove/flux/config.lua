@@ -24,7 +24,7 @@ local fmt = string.format
 
 M.OPTIONS = {queue = 1, policy = 1, queue_depth = 1, reserve_depth = 1, match_format = 1,
   limited = 1, limits = 1, clock = 1, default_duration = 1, budget = 1, memory = 1, time = 1,
-  log_level = 1, forecast_period = 1}
+  log_level = 1, forecast_period = 1, queues = 1, queue_names = 1}
 
 -- syslog's levels, by the names flux-core's log-level= takes
 M.LEVELS = {emerg = 0, alert = 1, crit = 2, err = 3, warning = 4, notice = 5, info = 6,
@@ -168,6 +168,76 @@ local function read_key(key, value, where, o)
   if why then return fmt("%s: %s=%s: %s", where, key, tostring(value), why) end
 end
 
+-- The keys a queue's own table [sched-grove.queues.NAME] may set.
+M.QUEUE_KEYS = {["queue-policy"] = true, ["placement-policy"] = true, ["reserve-depth"] = true}
+
+local function sorted_keys(tbl)
+  local keys = {}
+  for k in pairs(tbl) do keys[#keys + 1] = k end
+  table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
+  return keys
+end
+
+-- flux-core's queues ([queues.NAME]: requires, parent) and sched-grove's
+-- settings of each ([sched-grove.queues.NAME]) into o.queues: {NAME =
+-- {parent =, requires = {...}, queue =, policy =, reserve_depth =}}, the
+-- names in o.queue_names (sorted).  nil, or the message of what is wrong.
+local function read_queues(conf, own, o)
+  local fq = conf and conf.queues
+  if fq ~= nil and type(fq) ~= "table" then return "[queues]: a table expected" end
+  if own ~= nil and type(own) ~= "table" then
+    return "[sched-grove.queues]: a table expected"
+  end
+  if fq == nil and own == nil then return nil end
+  local queues, names = {}, {}
+  for _, name in ipairs(sorted_keys(fq or {})) do
+    local q = fq[name]
+    if type(name) ~= "string" or type(q) ~= "table" then
+      return fmt("[queues.%s]: a table expected", tostring(name))
+    end
+    local entry = {}
+    if q.requires ~= nil then
+      if type(q.requires) ~= "table" then
+        return fmt("[queues.%s]: requires: a list of properties expected", name)
+      end
+      entry.requires = q.requires
+    end
+    if q.parent ~= nil then
+      if type(q.parent) ~= "string" or type(fq[q.parent]) ~= "table" then
+        return fmt("[queues.%s]: parent queue '%s' is not configured", name, tostring(q.parent))
+      end
+      entry.parent = q.parent
+    end
+    queues[name] = entry
+    names[#names + 1] = name
+  end
+  for _, name in ipairs(sorted_keys(own or {})) do
+    local where = fmt("[sched-grove.queues.%s]", tostring(name))
+    local entry = queues[name]
+    if not entry then
+      return fmt("%s: no queue '%s' in [queues]%s", where, tostring(name),
+        suggest.hint(tostring(name), names))
+    end
+    local tbl = own[name]
+    if type(tbl) ~= "table" then return where .. ": a table expected" end
+    for _, k in ipairs(sorted_keys(tbl)) do
+      if not M.QUEUE_KEYS[k] then
+        local known = sorted_keys(M.QUEUE_KEYS)
+        return fmt("%s: unknown key '%s'%s; a queue's keys are %s", where, tostring(k),
+          suggest.hint(tostring(k), known), table.concat(known, ", "))
+      end
+      local q = {}
+      local why = M.KEYS[k](tbl[k], q)
+      if why then return fmt("%s: %s=%s: %s", where, k, tostring(tbl[k]), why) end
+      entry.queue = q.queue or entry.queue
+      entry.policy = q.policy or entry.policy
+      if k == "reserve-depth" then entry.reserve_depth = q.reserve_depth or "unlimited" end
+    end
+  end
+  o.queues, o.queue_names = queues, names
+  return nil
+end
+
 -- The options of grove.flux.new from the instance's configuration (conf,
 -- a table or nil) and the module's arguments (an array of "key=value"
 -- words).  The options table, or nil and the message.
@@ -177,20 +247,55 @@ function M.module_options(conf, args)
   if tbl ~= nil and type(tbl) ~= "table" then
     return nil, "[sched-grove]: a table expected"
   end
-  local keys = {}
-  for k in pairs(tbl or {}) do keys[#keys + 1] = k end
-  table.sort(keys)
-  for _, k in ipairs(keys) do
-    local err = read_key(k, tbl[k], "[sched-grove]", o)
-    if err then return nil, err end
+  for _, k in ipairs(sorted_keys(tbl or {})) do
+    if k ~= "queues" then
+      local err = read_key(k, tbl[k], "[sched-grove]", o)
+      if err then return nil, err end
+    end
   end
+  local err = read_queues(type(conf) == "table" and conf or nil, tbl and tbl.queues, o)
+  if err then return nil, err end
   for _, a in ipairs(args or {}) do
     local k, v = tostring(a):match("^([^=]+)=(.*)$")
     if not k then return nil, fmt("argument '%s': key=value expected", tostring(a)) end
-    local err = read_key(k, v, fmt("argument '%s'", a), o)
+    err = read_key(k, v, fmt("argument '%s'", a), o)
     if err then return nil, err end
   end
   return o
+end
+
+-- The parameters grove.sim.perqueue takes for queues ({NAME = {queue =,
+-- policy =, reserve_depth =}}): policy_NAME, placement_NAME and
+-- reserve_depth_NAME.
+function M.queue_params(queues)
+  local params = {}
+  for name, e in pairs(queues) do
+    if e.queue then params["policy_" .. name] = e.queue end
+    if e.policy then params["placement_" .. name] = e.policy end
+    if e.reserve_depth and e.reserve_depth ~= "unlimited" then
+      params["reserve_depth_" .. name] = e.reserve_depth
+    end
+  end
+  return params
+end
+
+-- The options of grove.sim.new that a Flux instance's configuration
+-- (conf, as `flux config get` prints it) gives: the same queue and
+-- placement policies, depths and limits, and per queue (queues named in
+-- [queues]) policy_Q, placement_Q and reserve_depth_Q parameters, so a
+-- simulation runs what the instance runs.  What only the module's
+-- messages mean (match-format, log-level, forecast-period) does not
+-- change a schedule and is left out; queue-depth, the jobs the job
+-- manager hands over, is the loop's queue depth.  The options, or nil
+-- and the message.
+function M.sim_options(conf)
+  local o, msg = M.module_options(conf, {})
+  if not o then return nil, msg end
+  local s = {queue = o.queue, policy = o.policy, reserve_depth = o.reserve_depth,
+    queue_depth = o.limited}
+  for k, v in pairs(o.limits or {}) do s[k] = v end
+  if o.queues then s.params = M.queue_params(o.queues) end
+  return s
 end
 
 return M

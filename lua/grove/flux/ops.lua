@@ -3,6 +3,7 @@
 -- the counters of `flux module stats`.
 local core = require("grove.core")
 local base = require("grove.flux.base")
+local queues = require("grove.flux.queues")
 
 local M = {}
 
@@ -40,7 +41,8 @@ function M.stats(self)
     queue_length = st.queue_length, running = st.running,
     queue = self.loop.queue_policy.name, policy = self.loop.policy_name,
     ["queue-depth"] = self.loop.queue_depth, ["reserve-depth"] = self.loop.reserve_depth,
-    ["match-format"] = self.match_format, expiration = self.acq:expiration()}
+    ["match-format"] = self.match_format, expiration = self.acq:expiration(),
+    queues = queues.stats(self)}
 end
 
 return M

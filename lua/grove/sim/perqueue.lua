@@ -64,6 +64,18 @@ function M.specs(params)
   return out
 end
 
+-- Whether params set anything per queue (policy_Q, placement_Q,
+-- reserve_depth_Q): then every queue is scheduled on its own.
+function M.wanted(params)
+  for k in pairs(params or {}) do
+    if type(k) == "string" and (k:match("^policy_.") or k:match("^placement_.")
+        or k:match("^reserve_depth_.")) then
+      return true
+    end
+  end
+  return false
+end
+
 -- A per-queue policy for loop (a table sched.init fills): default is the
 -- loaded --queue policy, params the run's parameters, opts the queue
 -- policies' limits (budget, memory, time).  The object, or nil,
@@ -95,6 +107,14 @@ function M.new(loop, default, params, opts)
   self.name = fmt("%s (%s)", default.name, table.concat(parts, ", "))
   self.description = "a queue policy per queue"
   for _, q in ipairs(names) do self:sub(q) end
+  -- the placement policies the parameters name, loaded now: a bad one
+  -- is refused here, not when a job of its queue comes
+  for k, spec in pairs(self.params) do
+    if type(k) == "string" and (k == "placement" or k:match("^placement_")) then
+      local ok, pmsg, pcode = sched.placement(loop, spec)
+      if not ok then return nil, fmt("%s: %s", k, pmsg), pcode end
+    end
+  end
   return self
 end
 
@@ -219,9 +239,24 @@ function PQ:context(q, pol)
     if ok then started(rec) end
     return ok
   end
+  -- the reservations q's jobs hold
+  local function nreserved()
+    local n = 0
+    for _, r in pairs(loop.reserved_set) do
+      if qkey(r.queue) == q then n = n + 1 end
+    end
+    return n
+  end
   function ctx.reserve(_, view)
     local rec = rec_in(view, "reserve")
     if rec and rec.state == "queued" and not pq:eligible(q, rec) then return nil end
+    local depth = math.tointeger(tonumber(pq:param(q, "reserve_depth")))
+    if depth and rec and rec.state == "queued" and not rec.reserved and nreserved() >= depth then
+      -- the queue's reserve depth is reached: no reservation, but a job
+      -- that fits now still starts (as the loop's own reserve depth)
+      if ctx.start(ctx, view) then return loop.now, "started" end
+      return nil
+    end
     local t, how = base.reserve(base, view)
     if how == "started" then started(rec) end
     return t, how
@@ -276,13 +311,25 @@ function PQ:bind(ctx)
   for _, q in ipairs(self.order) do self.subs[q]:bind(self:context(q, self.subs[q])) end
 end
 
--- A waiting job's view, mirrored in its queue's policy.
+-- Queue q's placement policy (placement_Q, or placement), loaded once
+-- (grove.sched's placements), or nil for the loop's own; raises when it
+-- does not load (M.new loads every one named first).
+function PQ:placement(q)
+  local spec = self:param(q, "placement")
+  if spec == nil then return nil end
+  return assert(sched.placement(self.loop, spec))
+end
+
+-- A waiting job's view, mirrored in its queue's policy; the job is
+-- placed with its queue's placement policy.
 function PQ:share(id, v)
   local q = qkey(v.queue)
   if self.of[id] == nil then
     self.of[id] = q
     self:sub(q)
     self.waiting[q] = self.waiting[q] + 1
+    local rec = self.loop.jobs[id]
+    if rec then rec.placement = self:placement(q) end
   end
   self.subs[q]:share(id, v)
 end
