@@ -178,3 +178,89 @@ describe("grove.flux named queues: scheduling", function()
       st.batch)
   end)
 end)
+
+describe("grove.flux live configuration", function()
+  local function reload(s, conf)
+    return s:handle("config-reload", {conf = conf})
+  end
+
+  it("applies a changed configuration: running jobs kept, waiting ones in order", function()
+    local s = qsession({["sched-grove"] = {["queue-policy"] = "fcfs"}})
+    -- job 1 runs on two nodes for 100 s; job 2 (all four) waits; job 3
+    -- (one node, 50 s) waits behind it under fcfs
+    s:handle("sched.alloc", alloc(1, qjob("x", 2, 100)))
+    s:handle("sched.alloc", alloc(2, qjob("x", 4, 100)))
+    local acts = s:handle("sched.alloc", alloc(3, qjob("x", 1, 50)))
+    assert.same({}, started(acts))
+    -- to easy: job 3 backfills at once (it ends before job 2's start)
+    acts = reload(s, {["sched-grove"] = {["queue-policy"] = "easy"}})
+    assert.equal("respond", acts[#acts].op)
+    acts = s:schedule()
+    assert.same({[3] = "2"}, started(acts))
+    assert.equal("easy", s:stats().queue)
+    -- job 1 kept its nodes, job 2 its place (the head, reserved at 1100)
+    assert.equal("running", s.loop.jobs[1].state)
+    assert.equal(1100, s.loop.jobs[2].reserved)
+  end)
+
+  it("adds and removes queues", function()
+    local s = qsession({})
+    s:handle("sched.alloc", alloc(1, qjob("debug", 2, 100, "debug")))
+    s:handle("sched.alloc", alloc(2, qjob("debug", 1, 100, "debug")))
+    -- queues added: batch's job no longer waits behind debug's head
+    local acts = reload(s, DEBUG_BATCH)
+    assert.equal("respond", acts[#acts].op)
+    acts = s:handle("sched.alloc", alloc(3, qjob("batch", 1, 100, "batch")))
+    assert.same({[3] = "2"}, started(acts))
+    assert.is_not_nil(s:stats().queues.batch)
+    -- and removed again: one queue for all
+    acts = reload(s, {})
+    assert.equal("respond", acts[#acts].op)
+    assert.is_nil(s:stats().queues)
+    acts = s:handle("sched.alloc", alloc(4, qjob("batch", 1, 100, "batch")))
+    assert.same({}, started(acts))
+  end)
+
+  it("refuses a bad configuration with the reason, and the old one goes on", function()
+    local s = qsession({["sched-grove"] = {["queue-policy"] = "easy"}})
+    local bad = {
+      {{["sched-grove"] = {["queue-polcy"] = "fcfs"}}, "unknown key 'queue%-polcy'"},
+      {{["sched-grove"] = {["queue-policy"] = "esay"}}, "no queue policy 'esay'"},
+      {{["sched-grove"] = {["placement-policy"] = "hihg"}}, "no policy 'hihg'"},
+      {{["sched-grove"] = {["reserve-depth"] = 0}}, "reserve%-depth=0"},
+      {{queues = {a = {}}, ["sched-grove"] = {queues = {b = {}}}}, "no queue 'b'"},
+    }
+    for _, b in ipairs(bad) do
+      local acts = reload(s, b[1])
+      assert.equal("error", acts[#acts].op)
+      assert.equal("EINVAL", acts[#acts].errnum)
+      assert.matches(b[2], acts[#acts].message)
+      assert.equal("easy", s:stats().queue)
+      assert.equal("first", s:stats().policy)
+    end
+  end)
+
+  it("reads a policy file changed on disk again", function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    os.execute("mkdir -p " .. dir)
+    local path = dir .. "/mine.lua"
+    local function write(name)
+      local f = assert(io.open(path, "w"))
+      f:write(('return {name = "%s", schedule = function(ctx)\n'
+        .. '  local j = ctx:next()\n  while j do local n = ctx:next(j); ctx:start(j); j = n end\n'
+        .. 'end}\n'):format(name))
+      f:close()
+    end
+    write("one")
+    local conf = {["sched-grove"] = {["queue-policy"] = path}}
+    local s = qsession(conf)
+    assert.equal("one", s:stats().queue)
+    write("two")
+    local acts = reload(s, conf)
+    assert.equal("respond", acts[#acts].op)
+    assert.equal("two", s:stats().queue)
+    os.remove(path)
+    os.remove(dir)
+  end)
+end)

@@ -55,3 +55,64 @@ int sg_config_push(struct sched_ctx *ctx, int argc, char **argv, char **lua_dir)
     }
     return 0;
 }
+
+/* Is there an action of op "error" in the array on top of the stack? */
+static bool refused(lua_State *L)
+{
+    bool found = false;
+    if (!lua_istable(L, -1))
+        return true;
+    lua_Integer n = luaL_len(L, -1);
+    for (lua_Integer i = 1; i <= n && !found; i++) {
+        lua_rawgeti(L, -1, i);
+        if (lua_istable(L, -1)) {
+            lua_getfield(L, -1, "op");
+            const char *op = lua_tostring(L, -1);
+            found = op && !strcmp(op, "error");
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    return found;
+}
+
+void sg_config_reload_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, void *arg)
+{
+    (void)mh;
+    struct sched_ctx *ctx = arg;
+    lua_State *L = ctx->L;
+    flux_conf_t *conf = NULL;
+    json_t *o = NULL;
+    flux_error_t ferr;
+    if (flux_module_config_request_decode(msg, &conf) < 0) {
+        if (flux_respond_error(h, msg, EPROTO, "config-reload: the request cannot be read") < 0)
+            flux_log_error(h, "config-reload");
+        return;
+    }
+    if (flux_conf_unpack(conf, &ferr, "o", &o) < 0) {
+        if (flux_respond_error(h, msg, EINVAL, ferr.text) < 0)
+            flux_log_error(h, "config-reload");
+        flux_conf_decref(conf);
+        return;
+    }
+    lua_createtable(L, 0, 1);
+    grovel_push_json(L, o, false);
+    lua_setfield(L, -2, "conf");
+    if (sg_loop_call(ctx, "reconfigure", 1, 1) < 0) {
+        flux_conf_decref(conf);
+        if (flux_respond_error(h, msg, EINVAL, "scheduler error (see the broker's log)") < 0)
+            flux_log_error(h, "config-reload");
+        return;
+    }
+    /* the new configuration is the module's own once taken, before the
+     * answer: a refused one leaves the old in place */
+    if (!refused(L)) {
+        if (flux_set_conf_new(h, conf) < 0)
+            flux_log_error(h, "config-reload: keep the configuration");
+        conf = NULL;
+        sg_ready_again(ctx);
+    }
+    flux_conf_decref(conf);
+    sg_act_all(ctx, msg);
+    ctx->dirty = true;
+}

@@ -34,6 +34,7 @@ static int msghandler(lua_State *L)
 }
 
 static int call(struct sched_ctx *ctx, const char *name, int nargs, int nres);
+static void ready_mode(struct sched_ctx *ctx, char *buf, size_t size);
 
 /* The bits `flux module debug` set on this module (flux-core's scheduler
  * test hooks: see grove.flux), handed to the loop when they change. */
@@ -217,14 +218,34 @@ int sg_loop_make(struct sched_ctx *ctx, const char *lua_dir)
     lua_settop(L, 0);
     lua_newtable(L);
     ctx->msgs_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    /* ready's mode: "unlimited" or "limited=N" */
-    snprintf(ctx->ready_mode, sizeof(ctx->ready_mode), "unlimited");
+    ready_mode(ctx, ctx->ready_mode, sizeof(ctx->ready_mode));
+    return 0;
+}
+
+/* The loop's ready mode ("unlimited" or "limited=N") in buf. */
+static void ready_mode(struct sched_ctx *ctx, char *buf, size_t size)
+{
+    lua_State *L = ctx->L;
+    snprintf(buf, size, "unlimited");
     if (sg_loop_call(ctx, "ready", 0, 1) == 0) {
         lua_getfield(L, -1, "limit");
         if (lua_isinteger(L, -1))
-            snprintf(ctx->ready_mode, sizeof(ctx->ready_mode), "limited=%lld",
-                     (long long)lua_tointeger(L, -1));
+            snprintf(buf, size, "limited=%lld", (long long)lua_tointeger(L, -1));
         lua_pop(L, 2);
     }
-    return 0;
+}
+
+void sg_ready_again(struct sched_ctx *ctx)
+{
+    char mode[sizeof(ctx->ready_mode)];
+    ready_mode(ctx, mode, sizeof(mode));
+    if (!strcmp(mode, ctx->ready_mode) || !ctx->util)
+        return;
+    /* the job manager takes a new limit from another ready request */
+    if (schedutil_ready(ctx->util, mode, NULL) < 0) {
+        flux_log_error(ctx->h, "ready %s", mode);
+        return;
+    }
+    snprintf(ctx->ready_mode, sizeof(ctx->ready_mode), "%s", mode);
+    flux_log(ctx->h, LOG_INFO, "queue depth now %s", mode);
 }

@@ -140,6 +140,15 @@ char *sg_annotations_text(struct sched_ctx *ctx, int idx);
  * 0, or -1 (logged). */
 int sg_config_push(struct sched_ctx *ctx, int argc, char **argv, char **lua_dir);
 
+/* The configuration changed (`flux config reload`): handed to the loop,
+ * which applies it or refuses it with the reason (then `flux config
+ * reload` fails and the old configuration goes on). */
+void sg_config_reload_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, void *arg);
+
+/* Tell the job manager the loop's ready mode again when it changed
+ * (queue-depth reconfigured). */
+void sg_ready_again(struct sched_ctx *ctx);
+
 /* ---- ops.c ---- */
 
 void sg_stats_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, void *arg);

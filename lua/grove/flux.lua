@@ -132,6 +132,7 @@ function M.module(conf, args)
   if not opts then return nil, msg end
   local self, m2 = M.new(opts)
   if not self then return nil, m2 end
+  self.args = args
   return self
 end
 
@@ -573,6 +574,57 @@ function Flux:feasibility(request)
   return flush(self)
 end
 
+-- config-reload {conf}: the instance's configuration changed (`flux
+-- config reload`): its [sched-grove] and [queues] tables are read again
+-- (the module's arguments still win) and applied without a reload of the
+-- module.  The policies are loaded again from their files (one changed
+-- on disk is read anew), every one before anything changes: a bad key
+-- or value, a misspelt policy or one that does not load refuses the new
+-- configuration with the reason (EINVAL), and the old one goes on.
+-- Running jobs keep their resources, waiting jobs their order; every
+-- reservation is planned again by the pass that follows.
+function Flux:reconfigure(request)
+  local r, err = decode(request)
+  local conf = type(r) == "table" and r.conf
+  if type(conf) ~= "table" then
+    return fail(self, "config-reload", "EPROTO", err or "config-reload: {conf} expected")
+  end
+  tick(self)
+  local opts, msg = config.module_options(conf, self.args)
+  if opts then opts, msg = config.check(opts) end
+  if not opts then return fail(self, "config-reload", "EINVAL", msg) end
+  local loop = self.loop
+  local limits = opts.limits or {}
+  -- load everything first: the loop's placements are read again too
+  local saved = loop.placements
+  loop.placements = {}
+  local pl0, qpol
+  pl0, msg = sched.placement(loop, opts.policy or "first")
+  if pl0 then
+    qpol, msg = queues.policy(loop, opts, limits)
+    if qpol and type(qpol) == "string" then qpol, msg = sched.load_queue(qpol, limits) end
+  end
+  if not qpol then
+    loop.placements = saved
+    return fail(self, "config-reload", "EINVAL", tostring(msg))
+  end
+  -- apply: nothing below fails
+  loop.pl0, loop.pl_cur = pl0, nil
+  loop.reserve_depth, loop.queue_depth = opts.reserve_depth, opts.queue_depth
+  self.limited, self.match_format = opts.limited, opts.match_format or "rv1_nosched"
+  self.log_level = opts.log_level or config.LEVELS.info
+  self.forecast_period = opts.forecast_period
+  self.queues, self.queue_names = opts.queues, opts.queue_names
+  sched.set_queue_policy(loop, qpol)
+  self.est, self.fc = nil, nil
+  self.stale = true
+  emit(self, {op = "log", level = "info", message = fmt(
+    "configuration reloaded: queue-policy=%s placement-policy=%s%s", qpol.name, pl0.name,
+    self.queue_names and " queues=" .. table.concat(self.queue_names, ",") or "")})
+  emit(self, {op = "respond", topic = "config-reload", payload = {}})
+  return flush(self)
+end
+
 -- sched.resource-status: {all, down, allocated}, each an R table
 -- (grove.flux.ops).
 Flux.resource_status = ops.resource_status
@@ -604,7 +656,7 @@ Flux.stats = ops.stats
 local TOPICS = {["resource.acquire"] = Flux.acquire, ["sched.hello"] = Flux.hello,
   ["sched.alloc"] = Flux.alloc, ["sched.free"] = Flux.free, ["sched.cancel"] = Flux.cancel,
   ["sched.prioritize"] = Flux.prioritize, ["sched.expiration"] = Flux.expiration,
-  ["feasibility.check"] = Flux.feasibility,
+  ["feasibility.check"] = Flux.feasibility, ["config-reload"] = Flux.reconfigure,
   ["sched.resource-status"] = Flux.resource_status}
 
 -- Handle one message by topic: its actions.

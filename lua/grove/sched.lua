@@ -165,6 +165,7 @@ function M.bind(self)
   self.queue_policy:bind(self.ctx)
 end
 
+
 -- A new loop on its own (no driver fields): see M.init for opts, and
 -- total (the units a queue policy sees; default: counted in the graph).
 function M.new(opts)
@@ -592,6 +593,24 @@ function drop_reservations(self)
   self.changed = true
 end
 M.drop_reservations = drop_reservations
+
+-- Run the loop under another queue policy (q: loaded, as M.load_queue
+-- gives it, and not bound to another loop), keeping every job where it
+-- is: the running ones run, the waiting ones keep their order and are
+-- shown to q, and every reservation is dropped for q's next pass to plan
+-- again.  Placement policies of the old one's queues are forgotten (q's
+-- own are given as the jobs are shown to it).
+function M.set_queue_policy(self, q)
+  drop_reservations(self)
+  self.queue_policy = q
+  if q.half_life and not self.decay then self.decay = {total = {}, user = {}, group = {}} end
+  M.bind(self)
+  for _, rec in ipairs(M.waiting(self)) do
+    rec.placement = nil
+    q:share(rec.id, view_of(rec))
+  end
+  self.changed = true
+end
 
 -- ---- usage -------------------------------------------------------------------------
 
