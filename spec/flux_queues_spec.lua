@@ -116,7 +116,7 @@ describe("grove.flux named queues: scheduling", function()
     -- batch keeps flowing on what the reservation leaves: a job ending
     -- by 1100 starts when a batch node frees early ...
     clock.t = 1050
-    acts = s:handle("sched.free", ('{"id":1,"R":%s,"final":true}'):format(
+    s:handle("sched.free", ('{"id":1,"R":%s,"final":true}'):format(
       '{"version":1,"execution":{"R_lite":[{"rank":"2","children":{"core":"0-3"}}]}}'))
     acts = s:handle("sched.alloc", alloc(4, qjob("batch", 1, 40, "batch")))
     assert.same({[4] = "2"}, started(acts))
