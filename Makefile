@@ -169,11 +169,19 @@ $(BUILD)/gen/api_%.h: bindings/api.tsv scripts/gen-api.lua
 	@mkdir -p $(@D)
 	$(LUA) scripts/gen-api.lua bindings/api.tsv $(@D) $*
 
-$(BUILD)/bindings/%.o: bindings/%.c $(BUILD)/gen/modules.h $(API_H)
+# The install paths and version compiled in (bindings/paths.c, main.c):
+# a header rewritten only when they change, so that `make install
+# PREFIX=...` after `make` rebuilds what names them (the Flux module finds
+# Grove's Lua library where it was installed).
+$(BUILD)/gen/prefix.h: FORCE
+	@mkdir -p $(@D)
+	@printf '#define GROVE_LUA_DIR "%s"\n#define GROVE_VERSION "%s"\n' \
+	  '$(LUA_LDIR)' '$(VERSION)' > $@.tmp
+	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+
+$(BUILD)/bindings/%.o: bindings/%.c $(BUILD)/gen/modules.h $(API_H) | $(BUILD)/gen/prefix.h
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) $(LUA_CFLAGS) -I$(BUILD)/gen -Ibindings \
-	  -DGROVE_LUA_DIR='"$(LUA_LDIR)"' -DGROVE_DATA_DIR='"$(DATADIR)"' \
-	  -DGROVE_VERSION='"$(VERSION)"' \
 	  -MMD -MP -c $< -o $@
 
 $(LIB): $(CORE_OBJ)
@@ -198,7 +206,7 @@ flux-absent:
 $(BUILD)/flux/%.o: bindings/flux/%.c $(BUILD)/gen/modules.h $(API_H)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) $(LUA_CFLAGS) $(FLUX_CFLAGS) -I$(BUILD)/gen -Ibindings \
-	  -DGROVE_LUA_DIR='"$(LUA_LDIR)"' -MMD -MP -c $< -o $@
+	  -MMD -MP -c $< -o $@
 
 # The do-nothing scheduler of the throughput benchmark (bench/flux/).
 $(BUILD)/flux/sched-ceiling.so: bench/flux/sched_ceiling.c bindings/flux/alloc_stamps.h

@@ -27,10 +27,8 @@
 #include <lualib.h>
 
 #include "grovel.h"
+#include "prefix.h"
 
-#ifndef GROVE_LUA_DIR
-#define GROVE_LUA_DIR "/usr/local/share/lua/5.4"
-#endif
 
 static int msghandler(lua_State *L)
 {

@@ -17,6 +17,7 @@
 
 #include "grove.h"
 #include "grovel.h"
+#include "prefix.h"
 
 int grovel_fail(lua_State *L, const char *msg, const char *code)
 {

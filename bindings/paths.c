@@ -13,6 +13,7 @@
 #include <lua.h>
 
 #include "grovel.h"
+#include "prefix.h"
 
 int luaopen_grove_core(lua_State *L);
 

@@ -344,3 +344,66 @@ describe("grove.flux logs what it is told of the resource set", function()
     assert.same({"resource expiration updated to 5000.50"}, logs)
   end)
 end)
+
+describe("grove.flux reads Fluxion's configuration", function()
+  it("takes a site's [sched-fluxion-*] tables as what they mean, noting each", function()
+    local o = assert(config.module_options({
+      ["sched-fluxion-qmanager"] = {["queue-policy"] = "hybrid",
+        ["queue-params"] = "queue-depth=8192,max-queue-depth=1000",
+        ["policy-params"] = "reservation-depth=16,max-reservation-depth=100000"},
+      ["sched-fluxion-resource"] = {["match-policy"] = "lonodex", ["match-format"] = "rv1",
+        ["prune-filters"] = "ALL:core"}}, {}))
+    assert.equal("conservative", o.queue)
+    assert.equal(16, o.reserve_depth)
+    assert.equal(1000, o.queue_depth)
+    assert.equal("lonodex", o.policy)
+    assert.equal("rv1", o.match_format)
+    assert.same({
+      "[sched-fluxion-qmanager] queue-policy=hybrid read as queue-policy=conservative "
+        .. "reserve-depth=16",
+      "[sched-fluxion-qmanager] queue-params: a pass considers the first 1000 waiting jobs",
+      "[sched-fluxion-resource] match-policy=lonodex read as placement-policy=lonodex",
+      "[sched-fluxion-resource] match-format=rv1 read as match-format=rv1"}, o.notes)
+    -- Fluxion's first and its policy strings, by their meaning
+    o = assert(config.module_options({["sched-fluxion-resource"] = {["match-policy"] = "first"}},
+      {}))
+    assert.equal("fresh", o.policy)
+    o = assert(config.module_options({["sched-fluxion-resource"] = {
+      ["match-policy"] = "policy=high node_exclusive=true set_stop_on_1_matches=true"}}, {}))
+    assert.equal("freshnodex", o.policy)
+  end)
+
+  it("lets [sched-grove] win, and reads queue-policy-per-queue", function()
+    local o = assert(config.module_options({queues = {batch = {}, debug = {}},
+      ["sched-fluxion-qmanager"] = {["queue-policy"] = "easy",
+        ["queue-policy-per-queue"] = "batch:conservative debug:fcfs"},
+      ["sched-grove"] = {["queue-policy"] = "fcfs",
+        queues = {debug = {["queue-policy"] = "easy"}}}}, {}))
+    assert.equal("fcfs", o.queue)
+    assert.equal("conservative", o.queues.batch.queue)
+    assert.equal("easy", o.queues.debug.queue)
+  end)
+
+  it("refuses what it cannot read, naming the table and key", function()
+    local function err(conf) return select(2, config.module_options(conf, {})) end
+    assert.equal("[sched-fluxion-qmanager] queue-policy=esay: fcfs, easy, conservative or "
+      .. "hybrid expected (did you mean 'easy'?)",
+      err{["sched-fluxion-qmanager"] = {["queue-policy"] = "esay"}})
+    assert.equal("[sched-fluxion-qmanager] queue-params: 'queue-depth=x': key=positive "
+      .. "integer expected", err{["sched-fluxion-qmanager"] = {["queue-params"] = "queue-depth=x"}})
+    assert.equal("[sched-fluxion-resource] match-policy=policy=mid: policy key within custom "
+      .. "policy accepts only low or high",
+      err{["sched-fluxion-resource"] = {["match-policy"] = "policy=mid"}})
+    assert.equal("[sched-fluxion-qmanager] queue-policy-per-queue: no queue 'bach' in [queues] "
+      .. "(did you mean 'batch'?)", err{queues = {batch = {}},
+        ["sched-fluxion-qmanager"] = {["queue-policy-per-queue"] = "bach:easy"}})
+  end)
+
+  it("logs the notes when it announces itself", function()
+    local s = assert(flux.module({["sched-fluxion-qmanager"] = {["queue-policy"] = "easy"}}, {}))
+    local acts = s:announce()
+    assert.equal("[sched-fluxion-qmanager] queue-policy=easy read as queue-policy=easy",
+      acts[1].message)
+    assert.matches("^ready: ", acts[2].message)
+  end)
+end)

@@ -94,6 +94,7 @@ function M.new(opts)
   local limits = opts.limits or {}
   local self = setmetatable({match_format = mf, limited = opts.limited,
     log_level = opts.log_level or config.LEVELS.info, forecast_period = opts.forecast_period,
+    notes = opts.notes,
     clock = opts.clock or os.time, default_duration = opts.default_duration or M.DEFAULT_DURATION,
     out = {}, started = false}, Flux)
   local g = core.graph()
@@ -289,6 +290,9 @@ end
 function Flux:announce()
   local loop = self.loop
   local all = core.rv1_from_graph(loop.g)
+  for _, note in ipairs(self.notes or {}) do
+    emit(self, {op = "log", level = "info", message = note})
+  end
   local names = {}
   for name, n in pairs(config.LEVELS) do names[n] = name end
   emit(self, {op = "log", level = "info", message = fmt(
@@ -615,6 +619,10 @@ function Flux:reconfigure(request)
   self.log_level = opts.log_level or config.LEVELS.info
   self.forecast_period = opts.forecast_period
   self.queues, self.queue_names = opts.queues, opts.queue_names
+  self.notes = opts.notes
+  for _, note in ipairs(opts.notes or {}) do
+    emit(self, {op = "log", level = "info", message = note})
+  end
   sched.set_queue_policy(loop, qpol)
   self.est, self.fc = nil, nil
   self.stale = true

@@ -80,4 +80,60 @@ function M.load(spec, opts)
   return core.policy_load(path, opts)
 end
 
+-- ---- the reference engine's (Fluxion's) policy names ---------------------------
+
+-- The names whose meaning in Fluxion is another built-in's in Grove:
+-- `first` there (its default) explores what earlier jobs did not touch
+-- first, which is Grove's fresh; Grove's first keeps graph order.
+M.FLUXION_NAMES = {first = "fresh", firstnodex = "freshnodex"}
+
+-- The keys of a policy string ("policy=high node_centric=true ..."), as
+-- Fluxion documents them: policy=low|high, and the rest true|false.
+local POLICY_KEYS = {policy = true, node_centric = true, node_exclusive = true,
+  stop_on_1_matches = true, set_stop_on_1_matches = true}
+
+-- The built-in a Fluxion policy string names, or nil, message.
+-- node_centric weighs a node's id first when slots are compared (lonode,
+-- hinode); node_exclusive takes nodes whole, and is only built in together
+-- with node_centric (lonodex, hinodex), so node_exclusive alone means
+-- those too; stop_on_1_matches with high is Fluxion's first: Grove's
+-- fresh (or freshnodex).
+function M.fluxion_string(spec)
+  local o = {}
+  for word in spec:gmatch("%S+") do
+    local k, v = word:match("^([^=]*)=(.*)$")
+    if not k then return nil, ("policy option '%s' is not KEY=VALUE"):format(word) end
+    if not POLICY_KEYS[k] then return nil, ("invalid policy option: %s"):format(k) end
+    if k == "set_stop_on_1_matches" then k = "stop_on_1_matches" end
+    if o[k] ~= nil then return nil, ("policy option %s given twice"):format(k) end
+    if k == "policy" then
+      if v ~= "low" and v ~= "high" then
+        return nil, "policy key within custom policy accepts only low or high"
+      end
+      o[k] = v
+    elseif v == "true" or v == "false" then
+      o[k] = v == "true"
+    else
+      return nil, ("Policy option %s requires true or false, got %s"):format(k, v)
+    end
+  end
+  if not o.policy then return nil, "a policy string needs policy=low or policy=high" end
+  if o.policy == "high" and o.stop_on_1_matches then
+    return o.node_exclusive and "freshnodex" or "fresh"
+  end
+  local base = o.policy == "high" and "hi" or "lo"
+  if o.node_exclusive then return base .. "nodex" end
+  if o.node_centric then return base .. "node" end
+  return o.policy
+end
+
+-- The Grove placement policy a Fluxion match-policy means: its name
+-- (first and firstnodex translated), or what its policy string names;
+-- another name is taken as Grove's own.  nil, message for a bad string.
+function M.fluxion(spec)
+  check.arg(spec, "string", 1, "fluxion")
+  if spec:find("=", 1, true) then return M.fluxion_string(spec) end
+  return M.FLUXION_NAMES[spec] or spec
+end
+
 return M

@@ -14,6 +14,7 @@
 -- grove.query's and must not be done here.
 local core = require("grove.core")
 local graph_out = require("grove.graph_out")
+local gpolicy = require("grove.policy")
 local help = require("grove.cmd.help")
 local query = require("grove.query")
 local writers = require("grove.writers")
@@ -96,55 +97,15 @@ function M.parse(args)
   return o
 end
 
--- The policy names whose meaning in the reference engine is another
--- built-in's in Grove: `first` there (the default) explores what earlier
--- jobs did not touch first, which is Grove's fresh; Grove's first keeps
--- graph order.
-local REFERENCE_NAMES = {first = "fresh", firstnodex = "freshnodex"}
-
 -- The reference engine's pruning filters when -p gives none: they only
 -- prune (placements are the same under any), except that fresh ranks
 -- vertices by the last type they name (core for nodes, node for the rest).
 local REFERENCE_AGGREGATES = "ALL:core,ALL:node"
 
--- The keys of a policy string (-P "policy=high node_centric=true ..."), as
--- the reference engine documents them: policy=low|high, and the rest
--- true|false.
-local POLICY_KEYS = {policy = true, node_centric = true, node_exclusive = true,
-  stop_on_1_matches = true}
-
--- The built-in policy a policy string names, or nil, message.
--- node_centric weighs a node's id first when slots are compared (lonode,
--- hinode); node_exclusive takes nodes whole, and is only built in together
--- with node_centric (lonodex, hinodex), so node_exclusive alone means
--- those too; stop_on_1_matches with high is the reference engine's first:
--- Grove's fresh (or freshnodex).
+-- A policy string of the reference engine's ("policy=high
+-- node_centric=true ..."): the built-in it names (grove.policy.fluxion).
 function M.policy_string(spec)
-  local o = {}
-  for word in spec:gmatch("%S+") do
-    local k, v = word:match("^([^=]*)=(.*)$")
-    if not k then return nil, ("policy option '%s' is not KEY=VALUE"):format(word) end
-    if not POLICY_KEYS[k] then return nil, ("invalid policy option: %s"):format(k) end
-    if o[k] ~= nil then return nil, ("policy option %s given twice"):format(k) end
-    if k == "policy" then
-      if v ~= "low" and v ~= "high" then
-        return nil, "policy key within custom policy accepts only low or high"
-      end
-      o[k] = v
-    elseif v == "true" or v == "false" then
-      o[k] = v == "true"
-    else
-      return nil, ("Policy option %s requires true or false, got %s"):format(k, v)
-    end
-  end
-  if not o.policy then return nil, "a policy string needs policy=low or policy=high" end
-  if o.policy == "high" and o.stop_on_1_matches then
-    return o.node_exclusive and "freshnodex" or "fresh"
-  end
-  local base = o.policy == "high" and "hi" or "lo"
-  if o.node_exclusive then return base .. "nodex" end
-  if o.node_centric then return base .. "node" end
-  return o.policy
+  return gpolicy.fluxion_string(spec)
 end
 
 local function stdin_is_tty()
@@ -187,14 +148,10 @@ function M.main(args)
       o.g))
     return 2
   end
-  local policy = REFERENCE_NAMES[o.P or "first"] or o.P
-  if policy and policy:find("=", 1, true) then
-    local name, perr = M.policy_string(policy)
-    if not name then
-      io.stderr:write("grove query: -P ", policy, ": ", perr, "\n")
-      return 2
-    end
-    policy = name
+  local policy, perr = gpolicy.fluxion(o.P or "first")
+  if not policy then
+    io.stderr:write("grove query: -P ", o.P, ": ", perr, "\n")
+    return 2
   end
   local t0 = core.wall_clock()
   local g, err = query.load_graph(o.L, {format = o.f, types = o.W})

@@ -24,7 +24,7 @@ local fmt = string.format
 
 M.OPTIONS = {queue = 1, policy = 1, queue_depth = 1, reserve_depth = 1, match_format = 1,
   limited = 1, limits = 1, clock = 1, default_duration = 1, budget = 1, memory = 1, time = 1,
-  log_level = 1, forecast_period = 1, queues = 1, queue_names = 1}
+  log_level = 1, forecast_period = 1, queues = 1, queue_names = 1, notes = 1}
 
 -- syslog's levels, by the names flux-core's log-level= takes
 M.LEVELS = {emerg = 0, alert = 1, crit = 2, err = 3, warning = 4, notice = 5, info = 6,
@@ -238,11 +238,118 @@ local function read_queues(conf, own, o)
   return nil
 end
 
+-- ---- Fluxion's configuration ---------------------------------------------------------
+--
+-- A site switching from Fluxion keeps its [sched-fluxion-qmanager] and
+-- [sched-fluxion-resource] tables: their keys are read as what they mean
+-- here (docs/flux.md, "Switching from Fluxion"), each reading said in a
+-- note the module logs, and [sched-grove] keys win over them.
+
+-- "k=v,k=v" (Fluxion's queue-params and policy-params) as a table of
+-- positive integers, or nil and the reason.
+local function params_of(spec, where)
+  local out = {}
+  if type(spec) ~= "string" then return nil, where .. ": a string \"key=value,...\" expected" end
+  for item in spec:gmatch("[^,]+") do
+    local k, v = item:match("^%s*([%w-]+)%s*=%s*(%d+)%s*$")
+    local n = v and math.tointeger(tonumber(v))
+    if not k or not n or n < 1 then
+      return nil, fmt("%s: '%s': key=positive integer expected", where, item)
+    end
+    out[k] = n
+  end
+  return out
+end
+
+local QM, RS = "[sched-fluxion-qmanager]", "[sched-fluxion-resource]"
+local FLUXION_QUEUES = {fcfs = "fcfs", easy = "easy", conservative = "conservative",
+  hybrid = "conservative"}
+
+-- Fluxion's tables of conf into o, with a note for each reading in
+-- notes; nil, or the message of a key or value it cannot read.
+local function read_fluxion(conf, o, notes)
+  local qm, rs = conf["sched-fluxion-qmanager"], conf["sched-fluxion-resource"]
+  local gpolicy = require("grove.policy")
+  if type(qm) == "table" then
+    local pp = {}
+    if qm["policy-params"] ~= nil then
+      local e
+      pp, e = params_of(qm["policy-params"], QM .. " policy-params")
+      if not pp then return e end
+    end
+    local qp = qm["queue-policy"]
+    if qp ~= nil then
+      local q = FLUXION_QUEUES[qp]
+      if not q then
+        return fmt("%s queue-policy=%s: fcfs, easy, conservative or hybrid expected%s", QM,
+          tostring(qp), suggest.hint(tostring(qp), {"fcfs", "easy", "conservative", "hybrid"}))
+      end
+      o.queue = q
+      local d = qp == "hybrid" and (pp["reservation-depth"] or 64)
+        or qp == "conservative" and pp["max-reservation-depth"] or nil
+      if d and pp["max-reservation-depth"] then d = math.min(d, pp["max-reservation-depth"]) end
+      o.reserve_depth = d
+      notes[#notes + 1] = fmt("%s queue-policy=%s read as queue-policy=%s%s", QM, qp, q,
+        d and " reserve-depth=" .. d or "")
+    end
+    if qm["queue-params"] ~= nil then
+      local qp2, e = params_of(qm["queue-params"], QM .. " queue-params")
+      if not qp2 then return e end
+      local d = qp2["queue-depth"] or 32
+      if qp2["max-queue-depth"] then d = math.min(d, qp2["max-queue-depth"]) end
+      o.queue_depth = d
+      notes[#notes + 1] = fmt("%s queue-params: a pass considers the first %d waiting jobs", QM, d)
+    end
+    local per = qm["queue-policy-per-queue"]
+    if per ~= nil then
+      if type(per) ~= "string" then
+        return QM .. ' queue-policy-per-queue: a string "queue:policy ..." expected'
+      end
+      for item in per:gmatch("%S+") do
+        local name, pol = item:match("^([^:]+):(.+)$")
+        local q = pol and FLUXION_QUEUES[pol]
+        if not q then
+          return fmt("%s queue-policy-per-queue: '%s': queue:policy (fcfs, easy, conservative, "
+            .. "hybrid) expected", QM, item)
+        end
+        o.fluxion_queues = o.fluxion_queues or {}
+        o.fluxion_queues[name] = q
+        notes[#notes + 1] = fmt("%s queue-policy-per-queue: queue %s read as queue-policy=%s",
+          QM, name, q)
+      end
+    end
+  end
+  if type(rs) == "table" then
+    local mp = rs["match-policy"]
+    if mp ~= nil then
+      if type(mp) ~= "string" then return RS .. " match-policy: a name expected" end
+      local name, e = gpolicy.fluxion(mp)
+      if not name then return fmt("%s match-policy=%s: %s", RS, mp, e) end
+      o.policy = name
+      notes[#notes + 1] = fmt("%s match-policy=%s read as placement-policy=%s", RS, mp, name)
+    end
+    local mf = rs["match-format"]
+    if mf ~= nil then
+      if mf ~= "rv1" and mf ~= "rv1_nosched" then
+        return fmt("%s match-format=%s: rv1 or rv1_nosched expected", RS, tostring(mf))
+      end
+      o.match_format = mf
+      notes[#notes + 1] = fmt("%s match-format=%s read as match-format=%s", RS, mf, mf)
+    end
+  end
+  return nil
+end
+
 -- The options of grove.flux.new from the instance's configuration (conf,
 -- a table or nil) and the module's arguments (an array of "key=value"
--- words).  The options table, or nil and the message.
+-- words).  The options table (its notes: what was read of Fluxion's
+-- tables, to be logged), or nil and the message.
 function M.module_options(conf, args)
-  local o = {}
+  local o, notes = {}, {}
+  if type(conf) == "table" then
+    local err = read_fluxion(conf, o, notes)
+    if err then return nil, err end
+  end
   local tbl = type(conf) == "table" and conf["sched-grove"] or nil
   if tbl ~= nil and type(tbl) ~= "table" then
     return nil, "[sched-grove]: a table expected"
@@ -255,6 +362,17 @@ function M.module_options(conf, args)
   end
   local err = read_queues(type(conf) == "table" and conf or nil, tbl and tbl.queues, o)
   if err then return nil, err end
+  -- Fluxion's queue-policy-per-queue, under the queue's own table
+  for name, q in pairs(o.fluxion_queues or {}) do
+    local e = o.queues and o.queues[name]
+    if not e then
+      return nil, fmt("%s queue-policy-per-queue: no queue '%s' in [queues]%s", QM, name,
+        suggest.hint(name, o.queue_names or {}))
+    end
+    e.queue = e.queue or q
+  end
+  o.fluxion_queues = nil
+  if #notes > 0 then o.notes = notes end
   for _, a in ipairs(args or {}) do
     local k, v = tostring(a):match("^([^=]+)=(.*)$")
     if not k then return nil, fmt("argument '%s': key=value expected", tostring(a)) end
