@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# A long soak of sched-grove in a real Flux instance: a stream of mixed
+# jobs with every kind of disturbance a site sees, and what it leaves.
+#
+#   bench/flux_soak.sh [--build DIR]
+#
+# Environment:
+#   NODES=16384      nodes of the instance's R (44 cores + 4 GPUs each);
+#                    one broker, every rank forced up, jobs under the test
+#                    execution (no shells: the scheduler's share)
+#   JOBS=100000      jobs in the stream
+#   SCHEDS="grove-fcfs grove-easy ceiling"   who runs it; ceiling is the
+#                    do-nothing module (grants a rank, no matching): the
+#                    throughput bound on the same stream
+#   SEED=1           the stream's random seed (the same stream for each)
+#
+# The stream (bench/flux/soak.py drives it from inside the instance):
+# sizes from one core to 512 nodes, shared and exclusive, GPU jobs,
+# jobs constrained to a set of ranks; run times of 10 ms to 2 s, time limits
+# of 10 min; 10% cancelled (half while pending, half while running),
+# urgency changes, jobs submitted held and released later, 8 ranks
+# drained every tenth of the stream and undrained a twentieth later, and
+# the scheduler module reloaded twice (at a third and two thirds) with
+# its jobs running and pending.
+#
+# Prints, per scheduler: jobs/s over the whole soak (first submit to the
+# last job inactive), broker RSS after 10% of the jobs ended and at the
+# end (and their ratio), the jobs whose end was not the expected one
+# (completed, or canceled for the cancelled; anything else is counted),
+# and whether the views agree at the end (no allocation left in the
+# scheduler's view, flux resource list's, or the job manager's; the same
+# drained ranks); then grove's throughput as a share of the ceiling's.
+# A benchmark, not a test: figures go in bench/RESULTS.md.
+set -u
+build=build
+[ "${1:-}" = "--build" ] && build=$2
+top=$(cd "$(dirname "$0")/.." && pwd)
+prefix=${FLUX_PREFIX:-/opt/flux}
+FLUX=$prefix/bin/flux
+if [ ! -x "$FLUX" ]; then
+    echo "flux_soak: flux-core not found under $prefix (set FLUX_PREFIX)" >&2
+    exit 2
+fi
+NODES=${NODES:-16384}
+JOBS=${JOBS:-100000}
+SCHEDS=${SCHEDS:-"grove-fcfs grove-easy ceiling"}
+SEED=${SEED:-1}
+case $build in /*) ;; *) build=$top/$build ;; esac
+work=$(mktemp -d /tmp/grove-soak.XXXXXX)
+trap '[ -n "${KEEP:-}" ] && echo "kept $work" || rm -rf "$work"' EXIT
+
+"$FLUX" R encode --ranks=0-$((NODES - 1)) --hosts="node[0-$((NODES - 1))]" \
+    --cores=0-43 --gpus=0-3 > "$work/R.json"
+cat > "$work/conf.toml" <<EOF
+[resource]
+path = "$work/R.json"
+noverify = true
+EOF
+
+cat > "$work/inner.sh" <<'EOF'
+set -e
+sched=$1 build=$2 jobs=$3 seed=$4 nodes=$5 top=$6
+flux module remove -f sched-simple 2>/dev/null || true
+flux module reload -f resource monitor-force-up noverify
+case $sched in
+ceiling) mod=sched-ceiling; flux module load "$build/flux/sched-ceiling.so" ;;
+grove-*) mod=sched-grove
+         flux module load "$build/flux/sched-grove.so" queue-policy=${sched#grove-} ;;
+esac
+flux python "$top/bench/flux/soak.py" --jobs "$jobs" --seed "$seed" --nodes "$nodes" \
+    --module "$mod" --path "$build/flux/$mod.so" \
+    --args "$( [ "$mod" = sched-grove ] && echo queue-policy=${sched#grove-} )"
+EOF
+
+printf '%-12s %6s %7s %9s %9s %9s %6s %6s %s\n' scheduler nodes jobs jobs/s \
+    rss10_MB rss_MB ratio wrong views
+declare -A rate
+for sched in $SCHEDS; do
+    rm -rf "$work/state"; mkdir -p "$work/state"
+    # a state directory: the resource module checkpoints drains there
+    out=$(FLUX_SCHED_MODULE=none timeout -k 10 7200 "$FLUX" start \
+        -o,--config-path="$work" -Sstatedir="$work/state" bash "$work/inner.sh" "$sched" "$build" "$JOBS" "$SEED" \
+        "$NODES" "$top" 2>"$work/err")
+    row=$(echo "$out" | grep '^SOAK' | tail -n 1)
+    if [ -z "$row" ]; then
+        printf '%-12s %6s %7s   (failed: %s)\n' "$sched" "$NODES" "$JOBS" \
+            "$(tail -n 1 "$work/err")"
+        continue
+    fi
+    set -- $row
+    rate[$sched]=$2
+    printf '%-12s %6s %7s %9.1f %9s %9s %6s %6s %s\n' "$sched" "$NODES" "$JOBS" "$2" "$3" \
+        "$4" "$5" "$6" "$7"
+done
+for s in grove-fcfs grove-easy; do
+    if [ -n "${rate[$s]:-}" ] && [ -n "${rate[ceiling]:-}" ]; then
+        echo "$s: $(echo "scale=3; ${rate[$s]} / ${rate[ceiling]}" | bc) of the ceiling's throughput"
+    fi
+done
