@@ -297,6 +297,156 @@ describe("grove sim", function()
     assert.equal(0, rc)
   end)
 
+  it("puts the max and 99th percentile wait in the compare table", function()
+    for _, q in ipairs{"fcfs", "easy"} do
+      local _, rc = sim(("--trace %ssmall.swf --queue %s --quiet --summary %s/m-%s.json")
+        :format(F, q, tmp, q))
+      assert.equal(0, rc)
+    end
+    local out, rc = run(("%s sim --compare %s/m-fcfs.json %s/m-easy.json"):format(GROVE, tmp,
+      tmp))
+    assert.equal(0, rc)
+    -- by hand, fcfs waits 0 95 140 140 130, easy 0 95 0 0 130 (the cases above)
+    assert.matches("\n99th percentile wait %(s%)%s+140%s+130%s+%-7%.1%%\n", out)
+    assert.matches("\nmax wait %(s%)%s+140%s+130%s+%-7%.1%%\n", out)
+  end)
+
+  it("prints per-user and per-size tables with --by, for a run and a comparison", function()
+    local out, rc = sim(("--trace %ssmall.swf --queue easy --by user,size --summary %s/b.json")
+      :format(F, tmp))
+    assert.equal(0, rc)
+    -- users 1 (jobs 1, 3, 7: waits 0, 0, 130), 2 (job 2: 95), 3 (job 4: 0);
+    -- bounded slowdowns 1, 1, 430/300 and 145/50
+    assert.matches([[
+
+by user (waits in seconds):
+user  jobs  mean wait  median  p95  p99  max wait  mean bsld
+1        3       43.3       0  130  130       130      1.144
+2        1       95.0      95   95   95        95      2.900
+3        1        0.0       0    0    0         0      1.000
+
+by size (waits in seconds):
+size  jobs  mean wait  median  p95  p99  max wait  mean bsld
+2        1        0.0       0    0    0         0      1.000
+3-4      2       65.0       0  130  130       130      1.217
+5-8      1        0.0       0    0    0         0      1.000
+9-16     1       95.0      95   95   95        95      2.900
+]], out, 1, true)
+    local _, rc1 = sim(("--trace %ssmall.swf --queue fcfs --quiet --summary %s/b-fcfs.json")
+      :format(F, tmp))
+    assert.equal(0, rc1)
+    out, rc = run(("%s sim --compare %s/b-fcfs.json %s/b.json --by user"):format(GROVE, tmp, tmp))
+    assert.equal(0, rc)
+    -- fcfs: user 1 waits 0, 140, 130; user 3 (job 4) 140
+    assert.matches([[
+
+mean wait (s) by user:
+user  b-fcfs (fcfs)  b (easy)
+1              90.0      43.3
+2              95.0      95.0
+3             140.0       0.0
+
+max wait (s) by user:
+user  b-fcfs (fcfs)  b (easy)
+1               140       130
+2                95        95
+3               140         0
+]], out, 1, true)
+    assert.is_nil(out:find("by size", 1, true))
+    out, rc = sim("--trace " .. F .. "small.swf --by group")
+    assert.equal(2, rc)
+    assert.equal("grove sim: --by must be user, size or user,size, got 'group'\n" ..
+      "Try 'grove sim --help'.\n", out)
+  end)
+
+  it("plots the waits' distribution of a run and of several", function()
+    for _, q in ipairs{"fcfs", "easy", "conservative"} do
+      local _, rc = sim(("--trace %ssmall.swf --queue %s --quiet --summary %s/d-%s.json " ..
+        "--plot %s/d-%s"):format(F, q, tmp, q, tmp, q))
+      assert.equal(0, rc)
+    end
+    -- the summary holds the distribution: easy's waits 0 0 0 95 130
+    local s = core.json_decode(exe.read(tmp .. "/d-easy.json"))
+    assert.same({wait = {0, 95, 130}, fraction = {0.6, 0.8, 1}}, s.wait_cdf)
+    local one = exe.read(tmp .. "/d-easy/wait_cdf.svg")
+    assert.matches("wait-time distribution, 1 run<", one, 1, true)
+    local _, n = one:gsub("<polyline", "")
+    assert.equal(1, n)
+    local out, rc = run(("%s sim --compare %s/d-fcfs.json %s/d-easy.json %s/d-conservative.json " ..
+      "--plot %s/d"):format(GROVE, tmp, tmp, tmp, tmp))
+    assert.equal(0, rc, out)
+    local svg = exe.read(tmp .. "/d/wait_cdf.svg")
+    assert.matches("wait-time distribution, 3 runs<", svg, 1, true)
+    _, n = svg:gsub("<polyline", "")
+    assert.equal(3, n)
+    for _, name in ipairs{"d-fcfs (fcfs)", "d-easy (easy)", "d-conservative (conservative)"} do
+      assert.matches(">" .. name .. "<", svg, 1, true)
+    end
+    for _, f in ipairs{"d/wait_cdf.svg", "d-easy/wait_cdf.svg"} do
+      local _, rc2 = run(("rsvg-convert -o %s/w.png %s/%s"):format(tmp, tmp, f))
+      assert.equal(0, rc2, f .. " does not render")
+      assert.equal("\137PNG", exe.read(tmp .. "/w.png"):sub(1, 4))
+    end
+    -- a summary without a distribution (an older Grove's) is named, not drawn
+    s.wait_cdf = nil
+    local f = assert(io.open(tmp .. "/d-old.json", "w"))
+    f:write(core.json_encode(s))
+    f:close()
+    _, rc = run(("%s sim --compare %s/d-fcfs.json %s/d-old.json --plot %s/d2"):format(GROVE, tmp,
+      tmp, tmp))
+    assert.equal(0, rc)
+    svg = exe.read(tmp .. "/d2/wait_cdf.svg")
+    _, n = svg:gsub("<polyline", "")
+    assert.equal(1, n)
+    assert.matches(">d-old (easy) (no distribution in its summary)<", svg, 1, true)
+  end)
+
+  it("sizes a cluster from an SWF header when --cluster is omitted, and says so", function()
+    local out, rc = run(("%s sim --trace %ssmall.swf --summary %s/hdr.json"):format(GROVE, F,
+      tmp))
+    assert.equal(0, rc, out)
+    -- small.swf says MaxProcs: 16 only: 16 nodes of one core
+    assert.matches("^grove sim: no %-%-cluster: 16 nodes of 1 core %(MaxProcs 16, no MaxNodes: " ..
+      "a node a processor%) from the header of spec/fixtures/sim/small%.swf\n", out)
+    assert.matches("jobs 5 (left out 2, killed 0) on 16 cores", out, 1, true)
+    local s = core.json_decode(exe.read(tmp .. "/hdr.json"))
+    assert.equal("16 nodes of 1 core (MaxProcs 16, no MaxNodes: a node a processor)",
+      s.cluster)
+    local function trace(name, header)
+      local path = tmp .. "/" .. name
+      local fh = assert(io.open(path, "w"))
+      fh:write(header, "1 0 -1 10 8 -1 -1 8 20 -1 1 1 -1 -1 1 -1 -1 -1\n",
+        "2 1 -1 10 4 -1 -1 4 20 -1 1 1 -1 -1 1 -1 -1 -1\n")
+      fh:close()
+      return path
+    end
+    local both = trace("both.swf", "; MaxNodes: 3\n; MaxProcs: 10\n")
+    out, rc = run(("%s sim --trace %s --procs-as node --out %s/both.csv"):format(GROVE, both, tmp))
+    assert.equal(0, rc, out)
+    assert.matches("grove sim: no --cluster: 3 nodes of 4 cores (MaxNodes 3, MaxProcs 10: 10 " ..
+      "is not a multiple of 3, so 4 cores a node, 12 in all) from the header of " .. both .. "\n",
+      out, 1, true)
+    -- --procs-as node: job 1 asks 8 nodes of the 3 and is left out, job 2 too
+    assert.matches("jobs 0 (left out 2, killed 0) on 3 nodes", out, 1, true)
+    -- read from a pipe: the header comes before the first job, which is kept
+    out, rc = run(("cat %s | %s sim --trace - --quiet --summary %s/pipe.json"):format(both, GROVE,
+      tmp))
+    assert.equal(0, rc, out)
+    assert.equal("", out)
+    s = core.json_decode(exe.read(tmp .. "/pipe.json"))
+    assert.same({2, 12}, {s.jobs, s.units})
+    -- no header to size by: the command line is refused
+    local none = trace("none.swf", "; Computer: x\n; MaxProcs: -1\n")
+    out, rc = run(("%s sim --trace %s"):format(GROVE, none))
+    assert.equal(2, rc)
+    assert.equal("grove sim: give --cluster FILE (the header of " .. none .. " names no " ..
+      "MaxProcs or MaxNodes to size a cluster by)\nTry 'grove sim --help'.\n", out)
+    out, rc = run(("%s sim --trace %sjobs.json"):format(GROVE, F))
+    assert.equal(2, rc)
+    assert.equal("grove sim: give --cluster FILE (a JSON trace has no header to size a " ..
+      "cluster by)\nTry 'grove sim --help'.\n", out)
+  end)
+
   it("draws a Gantt chart of a time window, with a legend", function()
     local _, rc = sim(("--trace %ssmall.swf --queue easy --quiet --plot %s/gw " ..
       "--gantt-window 100:160"):format(F, tmp))
@@ -342,12 +492,12 @@ describe("grove sim", function()
   it("has help, and refuses bad command lines with status 2", function()
     local out, rc = run(GROVE .. " help sim")
     assert.equal(0, rc)
-    assert.matches("^Usage: grove sim %-%-cluster FILE %-%-trace FILE", out)
+    assert.matches("^Usage: grove sim %[%-%-cluster FILE%] %-%-trace FILE", out)
     local out2 = run(GROVE .. " sim --help")
     assert.equal(out, out2)
     out, rc = run(GROVE .. " sim --trace x")
-    assert.equal(2, rc)
-    assert.equal("grove sim: give --cluster FILE\nTry 'grove sim --help'.\n", out)
+    assert.equal(1, rc)
+    assert.equal("grove sim: x: No such file or directory\n", out)
     out, rc = sim("--trace x --procs-as socket")
     assert.equal(2, rc)
     assert.matches("--procs-as must be core or node", out, 1, true)

@@ -299,7 +299,28 @@ describe("trace readers", function()
     local r = acc:result{}
     assert.equal(3, r.wait_median)                 -- sorted: 1 1 1 2 3 4 5 7 9 100
     assert.equal(100, r.wait_p95)
+    assert.equal(100, r.wait_p99)
     assert.equal(13.3, r.wait_mean)
+    -- the distribution: each distinct wait and the fraction at or below it
+    assert.same({wait = {1, 2, 3, 4, 5, 7, 9, 100},
+      fraction = {0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0}}, r.wait_cdf)
+  end)
+
+  it("keep the 99th percentile apart from the 95th, and a bounded distribution", function()
+    local acc = sim.metrics.new{units = 1}
+    -- 1000 jobs waiting 0..999 s: p95 is the 950th, p99 the 990th
+    for w = 0, 999 do acc:job{submit = 0, start = w, ["end"] = w + 1, procs = 1} end
+    local r = acc:result{}
+    assert.same({949, 989, 999}, {r.wait_p95, r.wait_p99, r.wait_max})
+    local c = r.wait_cdf
+    assert.is_true(#c.wait <= sim.metrics.CDF_POINTS + 1, #c.wait .. " points")
+    assert.is_true(#c.wait >= sim.metrics.CDF_POINTS, #c.wait .. " points")
+    assert.same({999, 1}, {c.wait[#c.wait], c.fraction[#c.fraction]})
+    for i, w in ipairs(c.wait) do
+      -- every point exact: w + 1 jobs waited w or less
+      assert.equal((w + 1) / 1000, c.fraction[i])
+      if i > 1 then assert.is_true(w > c.wait[i - 1]) end
+    end
   end)
 
   it("keep waits and slowdowns per user and per size class", function()

@@ -8,24 +8,28 @@ local sim = require("grove.sim")
 local core = require("grove.core")
 local files = require("grove.files")
 local plot = require("grove.sim.plot")
+local groups = require("grove.sim.groups")
+local machine = require("grove.sim.machine")
 
 local M = {}
 
 local fmt = string.format
 
 M.usage = [[
-Usage: grove sim --cluster FILE --trace FILE [options]
+Usage: grove sim [--cluster FILE] --trace FILE [options]
        grove sim trace FILE [trace options] [--procs P] [--out FILE.swf]
        grove sim --generate N --procs P [--seed S] [--estimate-factor F]
                  [--arrival-factor F] [--users U] [--types both|batch|interactive]
        grove sim --compare A.json B.json [C.json ...] [--plot DIR] [--force]
+                 [--by user|size]
 
 Simulate a batch queue on the real matcher: jobs from a trace arrive, a
 queue policy starts them through the matcher on the cluster's graph, and
 they end after their run time.
 
   --cluster FILE      the machine: GRUG .graphml, JGF .json, or a Lua file
-                      returning a graph
+                      returning a graph; without it, an SWF trace's header
+                      (MaxNodes, MaxProcs) sizes one (stderr says how)
   --trace FILE        the jobs: Standard Workload Format (.swf, or any other
                       name), a JSON job list (.json) or CSV (.csv); "-" reads
                       SWF from standard input
@@ -67,18 +71,21 @@ they end after their run time.
                       nodes,estimate,user,state,requeues,hosts
   --summary FILE.json the metrics (and time series) as JSON
   --plot DIR          write utilization.svg (busy, down and idle units and
-                      queue length over time) and gantt.svg (jobs on the
-                      first nodes)
+                      queue length over time), gantt.svg (jobs on the
+                      first nodes) and wait_cdf.svg (the waits' distribution)
+  --by user|size      also print the figures per user or per size class
+                      (user,size: both); with --compare too
   --gantt-nodes N     nodes in the Gantt chart (default 64)
   --gantt-window A:B  the Gantt chart shows simulated times [A, B) only
                       (and keeps only the jobs running then)
   --compare ...       the metrics of runs (--summary files) side by side,
-                      with --plot DIR compare.svg; runs of different traces
-                      or clusters are refused unless --force
+                      with --plot DIR compare.svg and wait_cdf.svg (every
+                      run's waits); runs of different traces or clusters
+                      are refused unless --force
   --quiet             print nothing but errors
 
-Metrics printed at the end: mean, median and 95th percentile wait, mean
-bounded slowdown (10 s), utilization, makespan, jobs per second simulated.
+Metrics printed at the end: mean, median, 95th and 99th percentile and
+max wait, mean bounded slowdown (10 s), utilization, makespan, jobs per second simulated.
 Progress goes to stderr when it is a terminal.  docs/sim.md has the details.
 ]]
 
@@ -87,7 +94,7 @@ local VALUED = {config = 1, cluster = 1, trace = 1, format = 1, queue = 1, polic
   ["on-down"] = 1, walltime = 1, memory = 1, events = 1, status = 1, from = 1, to = 1,
   load = 1, out = 1, summary = 1, plot = 1, ["gantt-nodes"] = 1, ["gantt-window"] = 1,
   generate = 1, procs = 1, seed = 1, ["estimate-factor"] = 1, ["arrival-factor"] = 1,
-  users = 1, types = 1}
+  users = 1, types = 1, by = 1}
 
 local function parse(args)
   local o = {}
@@ -307,9 +314,11 @@ local function compare(o)
     end
     io.stdout:write(table.concat(cells, " "), "\n")
   end
+  if o.by then groups.compare(io.stdout, runs, names, o.by) end
   if o.plot then
     os.execute("mkdir -p '" .. o.plot:gsub("'", "'\\''") .. "'")
     local ok, err = plot.compare(o.plot .. "/compare.svg", runs, names)
+    if ok then ok, err = plot.wait_cdf(o.plot .. "/wait_cdf.svg", runs, names) end
     if not ok then return fail(err) end
   end
   return 0
@@ -327,8 +336,8 @@ end
 local function print_summary(r, fh)
   fh:write(fmt("jobs %d (left out %d, killed %d) on %d %ss, queue %s, policy %s\n", r.jobs,
     r.left_out, r.killed, r.units, r.procs_as, r.queue, r.policy))
-  fh:write(fmt("wait: mean %.1f s, median %d s, 95th percentile %d s, max %d s\n",
-    r.wait_mean, r.wait_median, r.wait_p95, r.wait_max))
+  fh:write(fmt("wait: mean %.1f s, median %d s, 95th percentile %d s, 99th percentile %d s, " ..
+    "max %d s\n", r.wait_mean, r.wait_median, r.wait_p95, r.wait_p99, r.wait_max))
   fh:write(fmt("bounded slowdown (10 s): mean %.3f\n", r.bounded_slowdown))
   if r.killed_walltime > 0 then
     fh:write(fmt("killed at their time limit: %d jobs (--walltime %s)\n", r.killed_walltime,
@@ -339,8 +348,28 @@ local function print_summary(r, fh)
     r.jobs_per_second or 0, r.events))
 end
 
+-- The machine of a run given no --cluster: the graph the trace's header
+-- sizes (grove.sim.machine), said on stderr, and its description; or
+-- nil, message.
+local function header_cluster(o, reader)
+  if reader.format ~= "swf" then
+    return nil, fmt("give --cluster FILE (a %s trace has no header to size a cluster by)",
+      reader.format:upper())
+  end
+  local shape, why = machine.from_header(reader:read_header())
+  if not shape then
+    return nil, fmt("give --cluster FILE (the header of %s %s to size a cluster by)",
+      reader.path, why)
+  end
+  local what = machine.describe(shape)
+  if not o.quiet then
+    io.stderr:write(fmt("grove sim: no --cluster: %s from the header of %s\n", what,
+      reader.path))
+  end
+  return machine.graph(shape), what
+end
+
 local function simulate(o)
-  if not o.cluster then return usage_error("give --cluster FILE") end
   if not o.trace then return usage_error("give --trace FILE (or --generate N --procs P)") end
   local gn, err = number(o, "gantt-nodes", true, 1)
   if err then return usage_error(err) end
@@ -396,15 +425,6 @@ local function simulate(o)
   end
   local params = fc.params or {}
   for k, v in pairs(o.params or {}) do params[k] = v end
-  local s, msg = sim.new{cluster = o.cluster, queue = o.queue or fc.queue,
-    policy = o.policy or fc.policy, reserve_depth = fc.reserve_depth,
-    queue_depth = fc.queue_depth, budget = fc.budget, memory = fc.memory, time = fc.time,
-    procs_as = o["procs-as"], on_down = o["on-down"], walltime = o.walltime,
-    out = out and write_row or nil,
-    report = report, gantt = o.plot and (gn or 64) or nil, gantt_window = gw,
-    params = next(params) and params or nil, memory_requests = o.memory,
-    partitions = o.partitions}
-  if not s then return fail(msg) end
   local reader, rerr
   reader_path = o.trace == "-" and "(stdin)" or o.trace
   topts.format = o.format or (o.trace == "-" and "swf") or nil
@@ -415,6 +435,20 @@ local function simulate(o)
   end
   reader, rerr = sim.trace.open(reader_path, topts)
   if not reader then return fail(rerr) end
+  local graph, cluster = nil, o.cluster
+  if not o.cluster then
+    graph, cluster = header_cluster(o, reader)
+    if not graph then return usage_error(cluster) end
+  end
+  local s, msg = sim.new{cluster = o.cluster, graph = graph, queue = o.queue or fc.queue,
+    policy = o.policy or fc.policy, reserve_depth = fc.reserve_depth,
+    queue_depth = fc.queue_depth, budget = fc.budget, memory = fc.memory, time = fc.time,
+    procs_as = o["procs-as"], on_down = o["on-down"], walltime = o.walltime,
+    out = out and write_row or nil,
+    report = report, gantt = o.plot and (gn or 64) or nil, gantt_window = gw,
+    params = next(params) and params or nil, memory_requests = o.memory,
+    partitions = o.partitions}
+  if not s then return fail(msg) end
   if o.events then s:load_events(o.events) end
   local t0 = os.clock()
   s:feed(reader)
@@ -429,7 +463,7 @@ local function simulate(o)
     return fail(rmsg)
   end
   if out then out:close() end
-  local r = s:result{wall = wall, events = s.steps, trace = o.trace, cluster = o.cluster,
+  local r = s:result{wall = wall, events = s.steps, trace = o.trace, cluster = cluster,
     trace_skipped = reader.skipped, trace_dropped = reader.dropped, trace_cut = reader.cut,
     walltime = o.walltime or "kill"}
   r.left_out = r.left_out + reader.skipped
@@ -446,9 +480,11 @@ local function simulate(o)
     local recs, names, cut = s:gantt_records()
     ok, e = plot.gantt(o.plot .. "/gantt.svg", recs, names, {nodes = gn or 64, cut = cut,
       from = gw and gw[1], to = gw and gw[2]})
+    if ok then ok, e = plot.wait_cdf(o.plot .. "/wait_cdf.svg", {r}, {r.queue}) end
     if not ok then return fail(e) end
   end
   if not o.quiet then print_summary(r, io.stdout) end
+  if o.by and not o.quiet then groups.run(io.stdout, r, o.by) end
   return 0
 end
 
@@ -461,7 +497,8 @@ function M.main(args)
     return require("grove.sim.tracecmd").main(args, M)
   end
   local o, err = parse(args or {})
-  if not o then return usage_error(err) end
+  if o and o.by then o.by, err = groups.kinds(o.by) end
+  if not o or not o.by and err then return usage_error(err) end
   if o.help then
     io.stdout:write(M.usage)
     return 0

@@ -13,11 +13,12 @@
 --             the last end minus the first submit, and a job is busy from
 --             its start to its end (killed jobs until they were killed)
 --   jobs per second: jobs finished / seconds of wall-clock time
--- Median and 95th percentile are exact (nearest rank) for waits: they are
--- kept as a count per distinct value, so memory grows with the number of
--- distinct waits, not of jobs; slowdowns are counted the same way at a
--- thousandth.  The same figures are kept per user and per size class
--- (1, 2, 3-4, 5-8, ... units).  The time series (busy, down and idle
+-- Median, 95th and 99th percentiles are exact (nearest rank) for waits:
+-- they are kept as a count per distinct value, so memory grows with the
+-- number of distinct waits, not of jobs; slowdowns are counted the same
+-- way at a thousandth.  The same figures are kept per user and per size
+-- class (1, 2, 3-4, 5-8, ... units).  The distribution of the waits
+-- (wait_cdf) is at most CDF_POINTS exact points of it.  The time series (busy, down and idle
 -- units, queue length) are time-weighted averages over at most 2 *
 -- buckets equal intervals; the interval doubles when they would not fit,
 -- before a long span is added, so the cost of a span is bounded by the
@@ -66,10 +67,39 @@ local function summarize(gr)
   local n = gr.jobs
   return {jobs = n, wait_mean = n > 0 and gr.wait_sum / n or 0,
     wait_median = percentile(gr.waits, n, 50), wait_p95 = percentile(gr.waits, n, 95),
-    wait_max = gr.max_wait, bounded_slowdown = n > 0 and gr.bsld_sum / n or 0,
+    wait_p99 = percentile(gr.waits, n, 99), wait_max = gr.max_wait,
+    bounded_slowdown = n > 0 and gr.bsld_sum / n or 0,
     bsld_median = percentile(gr.bslds, n, 50) / 1000,
     bsld_p95 = percentile(gr.bslds, n, 95) / 1000}
 end
+
+-- The most points of the wait distribution a summary keeps.
+M.CDF_POINTS = 400
+
+-- The distribution of the waits of a count table of n values: {wait =
+-- {...}, fraction = {...}}, each point (w, the fraction of the jobs that
+-- waited w or less) exact.  With more distinct waits than CDF_POINTS,
+-- only the first wait that reaches each of CDF_POINTS equal steps of the
+-- fraction is kept, and the largest wait: a summary stays small however
+-- many distinct waits a run has.
+local function cdf(counts, n)
+  local keys = {}
+  for k in pairs(counts) do keys[#keys + 1] = k end
+  table.sort(keys)
+  local out = {wait = {}, fraction = {}}
+  -- in whole numbers: step k is reached when seen * CDF_POINTS >= k * n
+  local thin, steps = #keys > M.CDF_POINTS, M.CDF_POINTS
+  local seen, next_k = 0, 0
+  for i, k in ipairs(keys) do
+    seen = seen + counts[k]
+    if not thin or seen * steps >= next_k * n or i == #keys then
+      out.wait[#out.wait + 1], out.fraction[#out.fraction + 1] = k, seen / n
+      next_k = seen * steps // n + 1
+    end
+  end
+  return out
+end
+M.cdf = cdf
 
 -- The size class of p units: 1, 2, 3-4, 5-8, ...; its upper bound.
 local function size_class(p)
@@ -226,6 +256,7 @@ function Acc:result(run)
   for k, v in pairs(run or {}) do r[k] = v end
   local makespan = self.first and self.last and (self.last - self.first) or 0
   for k, v in pairs(summarize(self.all)) do r[k] = v end
+  r.wait_cdf = cdf(self.all.waits, self.all.jobs)
   r.killed = self.killed
   r.killed_walltime = self.killed_walltime
   r.units = self.units

@@ -7,6 +7,8 @@
 --                                       jobs on the first nodes, in a window
 --   plot.compare(path, runs, names)     any number of summaries: metrics
 --                                       side by side and utilization over time
+--   plot.wait_cdf(path, runs, names)    the distribution of the waits of any
+--                                       number of summaries (wait_cdf)
 -- Each returns true, or nil, message, code when the file cannot be written.
 local M = {}
 
@@ -251,7 +253,8 @@ end
 -- The metrics compared, in the order they are shown.
 M.compared = {
   {"wait_mean", "mean wait (s)"}, {"wait_median", "median wait (s)"},
-  {"wait_p95", "95th percentile wait (s)"}, {"bounded_slowdown", "mean bounded slowdown"},
+  {"wait_p95", "95th percentile wait (s)"}, {"wait_p99", "99th percentile wait (s)"},
+  {"wait_max", "max wait (s)"}, {"bounded_slowdown", "mean bounded slowdown"},
   {"bsld_p95", "95th percentile bounded slowdown"},
   {"utilization", "utilization"}, {"down", "down (fraction of units)"},
   {"makespan", "makespan (s)"}, {"jobs", "jobs"},
@@ -323,6 +326,75 @@ function M.compare(path, runs, names)
       polyline(out, xs, ys, COLORS[(k - 1) % #COLORS + 1])
     end
   end
+  out[#out + 1] = "</svg>\n"
+  return write(path, out)
+end
+
+-- The position of a wait on the distribution's axis: log10(1 + wait), so
+-- waits of 0 (often most jobs) and of days share one axis.
+local function wait_axis(w)
+  return math.log(1 + w, 10)
+end
+
+-- The waits' distribution of each run: the fraction of its jobs that
+-- waited w or less, over w on a logarithmic axis (0 at its left end), one
+-- step line a run.  runs: summaries with wait_cdf ({wait =, fraction =},
+-- grove.sim.metrics); a run without one (a summary of an older Grove) is
+-- named in the legend as having none.
+function M.wait_cdf(path, runs, names)
+  local top = 1
+  for _, r in ipairs(runs) do
+    local c = r.wait_cdf
+    if c and #c.wait > 0 then top = math.max(top, c.wait[#c.wait]) end
+  end
+  -- the axis ends at the power of ten at or above the largest wait
+  local decades = math.max(1, math.ceil(wait_axis(top) - 1e-9))
+  local out = header(W, H + 40, fmt("Grove sim: wait-time distribution, %d run%s", #runs,
+    #runs == 1 and "" or "s"))
+  local pw, ph = W - PAD_L - PAD_R, H - PAD_T - PAD_B
+  local y0 = PAD_T + 24
+  out[#out + 1] = fmt('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#444"/>\n',
+    PAD_L, y0, pw, ph)
+  for i = 0, 4 do
+    local y = y0 + ph - ph * i / 4
+    out[#out + 1] = fmt('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>\n', PAD_L, y,
+      PAD_L + pw, y)
+    out[#out + 1] = fmt('<text x="%d" y="%.1f" text-anchor="end">%.2f</text>\n', PAD_L - 6,
+      y + 4, i / 4)
+  end
+  local function x_of(w) return PAD_L + pw * math.min(wait_axis(w) / decades, 1) end
+  for d = 0, decades do
+    local w = d == 0 and 0 or 10 ^ d - 1
+    local x = x_of(w)
+    out[#out + 1] = fmt('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>\n', x, y0,
+      x, y0 + ph)
+    out[#out + 1] = fmt('<text x="%.1f" y="%d" text-anchor="middle">%s</text>\n', x,
+      y0 + ph + 16, d == 0 and "0" or d <= 4 and fmt("%d s", 10 ^ d) or fmt("1e%d s", d))
+  end
+  out[#out + 1] = fmt('<text x="%d" y="%d" text-anchor="middle" fill="#444">wait ' ..
+    '(logarithmic)</text>\n', PAD_L + pw // 2, y0 + ph + 32)
+  out[#out + 1] = fmt('<text x="14" y="%d" transform="rotate(-90 14 %d)" ' ..
+    'text-anchor="middle">fraction of jobs</text>\n', y0 + ph // 2, y0 + ph // 2)
+  local entries = {}
+  for k, r in ipairs(runs) do
+    local color = COLORS[(k - 1) % #COLORS + 1]
+    local c = r.wait_cdf
+    if c and #c.wait > 0 then
+      entries[#entries + 1] = {color, names[k]}
+      -- a step line: flat at each fraction until the next wait
+      local xs, ys = {x_of(0)}, {y0 + ph}
+      for i = 1, #c.wait do
+        local x, y = x_of(c.wait[i]), y0 + ph - ph * c.fraction[i]
+        xs[#xs + 1], ys[#ys + 1] = x, ys[#ys]
+        xs[#xs + 1], ys[#ys + 1] = x, y
+      end
+      xs[#xs + 1], ys[#ys + 1] = PAD_L + pw, ys[#ys]
+      polyline(out, xs, ys, color)
+    else
+      entries[#entries + 1] = {color, names[k] .. " (no distribution in its summary)", 0.2}
+    end
+  end
+  legend(out, PAD_L, PAD_T + 12, entries)
   out[#out + 1] = "</svg>\n"
   return write(path, out)
 end

@@ -53,7 +53,8 @@
 --   warn(msg)       called with each warning ("FILE:LINE: ..."); they are
 --                   also kept in r.warnings
 -- The comment lines of the file (without their ';' or '#') are kept in
--- r.header as they are read (the first 1,000).
+-- r.header as they are read (the first 1,000); r:read_header() reads
+-- those before the first job at once (a run sized by the header).
 --
 -- It must not hold scheduling or matching: it only reads and writes
 -- job lists.
@@ -165,6 +166,11 @@ end
 -- kept; the file is closed after the last.
 local function data_lines(self, comment)
   return function()
+    local held = self.held
+    if held then
+      self.held = nil
+      return held
+    end
     while true do
       local line = self.fh and self.fh:read("l")
       if not line then
@@ -179,6 +185,16 @@ local function data_lines(self, comment)
       end
     end
   end
+end
+
+-- Read the comment lines before the first job into r.header (an SWF
+-- file or stream read line by line; other readers have read theirs, or
+-- have none), keeping that job's line for next(): r.header.
+function Reader:read_header()
+  if self.fh and self.format == "swf" and self.lineno == 0 and not self.held then
+    self.held = data_lines(self, ";")()
+  end
+  return self.header
 end
 
 -- The 18 fields of an SWF line in one match (the common case: a line of

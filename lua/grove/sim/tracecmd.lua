@@ -16,6 +16,7 @@
 --
 -- It must not simulate: no cluster, no queue.
 local trace = require("grove.sim.trace")
+local machine = require("grove.sim.machine")
 
 local M = {}
 
@@ -37,14 +38,6 @@ and optionally write the cleaned jobs back as Standard Workload Format.
   --out FILE.swf      write the kept jobs as SWF (sorted by submit time)
   --quiet             print nothing but errors
 ]]
-
--- The machine size a header names (MaxProcs), or nil.
-local function header_procs(header)
-  for _, h in ipairs(header) do
-    local n = h:match("^%s*MaxProcs:%s*(%d+)")
-    if n then return tonumber(n) end
-  end
-end
 
 -- The summary of the kept jobs, as lines.
 function M.summarize(reader, jobs, procs)
@@ -155,7 +148,7 @@ function M.main(args, cli)
     for j in reader:jobs() do jobs[#jobs + 1] = j end
   end)
   if not ok then return cli.fail(tostring(e)) end
-  procs = procs or header_procs(reader.header)
+  procs = procs or (machine.from_header(reader.header) or {}).max_procs
   if not o.quiet then
     for _, l in ipairs(M.summarize(reader, jobs, procs)) do io.stdout:write(l, "\n") end
   end
