@@ -44,6 +44,26 @@ void grovel_log_flush(lua_State *L);
 lua_State *grovel_progress_enter(lua_State *L);
 void grovel_progress_leave(lua_State *prev);
 
+/* ---- unknown names (l_names.c) ------------------------------------------- */
+
+/* Push what a message about the unknown name appends to offer the
+ * closest of names (the table at index names: an array of strings, or
+ * strings as keys): " (did you mean 'X'?)", or "" when nothing is close
+ * or no offer is set (core.set_suggest).  Never raises. */
+void grovel_push_hint(lua_State *L, const char *name, int names);
+
+/* The __index of a class's methods table (grovel_class_open): raises
+ * "TNAME has no method 'KEY'" and the offer for a string key, TNAME its
+ * upvalue 1; any other key reads nil. */
+int grovel_no_method(lua_State *L);
+
+/* Raise when the argument at arg is nil followed by a message and an error
+ * code: a failure (nil, message, code) handed on as if it were a value
+ * (m:set_policy(grove.policy.load("lowx"))).  The error names the argument
+ * and keeps the message: "bad argument #1 to 'set_policy' (got nil from a
+ * call that failed: MESSAGE)". */
+void grovel_refuse_failure(lua_State *L, int arg);
+
 /* Push nil, msg, code and return 3 (for "return grovel_fail(...)"). */
 int grovel_fail(lua_State *L, const char *msg, const char *code);
 

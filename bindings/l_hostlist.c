@@ -186,7 +186,10 @@ static int l_index(lua_State *L)
         return 1;
     }
     lua_pushvalue(L, 2);
-    lua_rawget(L, lua_upvalueindex(1));
+    if (lua_type(L, 2) == LUA_TSTRING)
+        lua_gettable(L, lua_upvalueindex(1)); /* no such method: raises */
+    else
+        lua_rawget(L, lua_upvalueindex(1));
     return 1;
 }
 

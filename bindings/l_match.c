@@ -316,6 +316,7 @@ static int m_match(lua_State *L)
 {
     struct lmatcher *lm = check_matcher(L, 1);
     struct grovel_graph *gr = matcher_graph(L, 1);
+    grovel_refuse_failure(L, 2); /* m:match(core.jobspec_load(missing)) */
     int mode = luaL_checkoption(L, 3, "allocate", modes);
     grove_jobid_t id = lua_isnoneornil(L, 4) ? 0 : grovel_check_job(L, 4);
     if (mode == MODE_GROW && id == 0)
@@ -616,46 +617,74 @@ static int m_reset_stats(lua_State *L)
 
 /* ---- policy ---------------------------------------------------------------------------- */
 
+/* nil, "unknown policy 'NAME' (did you mean ...) (built-ins: ...)", ENOENT:
+ * a name neither built in nor found (no finder is set: grove.core alone). */
+static int unknown_policy(lua_State *L, const char *name)
+{
+    lua_newtable(L);
+    const char *s;
+    for (size_t i = 0; (s = grove_policy_builtin_name(i)); i++) {
+        lua_pushstring(L, s);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    grovel_push_hint(L, name, -1);
+    luaL_Buffer buf;
+    luaL_buffinit(L, &buf);
+    lua_pushfstring(L, "unknown policy '%s'%s (built-ins:", name, lua_tostring(L, -2));
+    luaL_addvalue(&buf);
+    for (size_t i = 0; (s = grove_policy_builtin_name(i)); i++) {
+        luaL_addstring(&buf, i ? ", " : " ");
+        luaL_addstring(&buf, s);
+    }
+    luaL_addstring(&buf, "; or a policy from grove.core.policy_load)");
+    luaL_pushresult(&buf);
+    return grovel_fail(L, lua_tostring(L, -1), "ENOENT");
+}
+
+/* Set the Lua policy at 2. */
+static int set_lua_policy(lua_State *L, struct lmatcher *lm)
+{
+    struct grovel_policy *p = grovel_check_policy(L, 2);
+    /* a policy loaded without a graph has its type names checked here */
+    if (!grovel_policy_check_types(L, p, grove_matcher_graph(lm->m)))
+        return grovel_fail(L, lua_tostring(L, -1), "EINVAL");
+    if (grove_matcher_set_policy(lm->m, grovel_policy_hooks(p)) < 0)
+        return grovel_fail_errno(L, errno, NULL);
+    lua_pushvalue(L, 2);
+    lua_setiuservalue(L, 1, 2);
+    lm->lua_policy = true;
+    return grovel_ok(L);
+}
+
+/* m:set_policy(name | path | policy): a built-in's C hooks, or a Lua
+ * policy, loaded here from a path or a name (grovel_policy_named). */
 static int m_set_policy(lua_State *L)
 {
     struct lmatcher *lm = check_matcher(L, 1);
+    grovel_refuse_failure(L, 2);
+    lua_settop(L, 2);
     if (lua_type(L, 2) == LUA_TSTRING) {
         const char *name = lua_tostring(L, 2);
         const grove_policy_t *b = grove_policy_builtin(name);
         if (!b) {
-            luaL_Buffer buf;
-            luaL_buffinit(L, &buf);
-            luaL_addstring(&buf, "unknown policy '");
-            luaL_addstring(&buf, name);
-            luaL_addstring(&buf, "' (built-ins:");
-            const char *s;
-            for (size_t i = 0; (s = grove_policy_builtin_name(i)); i++) {
-                luaL_addstring(&buf, i ? ", " : " ");
-                luaL_addstring(&buf, s);
-            }
-            luaL_addstring(&buf, "; or a policy from grove.core.policy_load)");
-            luaL_pushresult(&buf);
-            return grovel_fail(L, lua_tostring(L, -1), "ENOENT");
+            int r = grovel_policy_named(L, name);
+            if (r == 0)
+                return unknown_policy(L, name);
+            if (r == 3)
+                return 3;
+            lua_replace(L, 2);
+            return set_lua_policy(L, lm);
         }
         if (grove_matcher_set_policy(lm->m, b) < 0)
             return grovel_fail_errno(L, errno, NULL);
         lua_pushnil(L);
         lua_setiuservalue(L, 1, 2);
         lm->lua_policy = false;
-    } else if (grovel_test_policy(L, 2)) {
-        struct grovel_policy *p = grovel_check_policy(L, 2);
-        /* a policy loaded without a graph has its type names checked here */
-        if (!grovel_policy_check_types(L, p, grove_matcher_graph(lm->m)))
-            return grovel_fail(L, lua_tostring(L, -1), "EINVAL");
-        if (grove_matcher_set_policy(lm->m, grovel_policy_hooks(p)) < 0)
-            return grovel_fail_errno(L, errno, NULL);
-        lua_pushvalue(L, 2);
-        lua_setiuservalue(L, 1, 2);
-        lm->lua_policy = true;
-    } else {
-        return luaL_typeerror(L, 2, "policy name or grove.policy");
+        return grovel_ok(L);
     }
-    return grovel_ok(L);
+    if (grovel_test_policy(L, 2))
+        return set_lua_policy(L, lm);
+    return luaL_typeerror(L, 2, "policy name, path or grove.policy");
 }
 
 static int m_policy(lua_State *L)

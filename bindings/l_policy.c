@@ -591,6 +591,54 @@ static int l_policy_load(lua_State *L)
     return make_policy(L, text, len, path, path, 2);
 }
 
+/* ---- by name ------------------------------------------------------------------------ */
+
+static const char FINDER_KEY = 'f'; /* registry key of the finder of names */
+
+/* core.set_policy_finder(fn | nil) */
+static int l_set_policy_finder(lua_State *L)
+{
+    if (!lua_isnoneornil(L, 1))
+        luaL_checktype(L, 1, LUA_TFUNCTION);
+    lua_settop(L, 1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &FINDER_KEY);
+    return 0;
+}
+
+int grovel_policy_named(lua_State *L, const char *spec)
+{
+    size_t n = strlen(spec);
+    bool path = strchr(spec, '/') || (n > 4 && !strcmp(spec + n - 4, ".lua"));
+    int top = lua_gettop(L);
+    if (!path) {
+        if (lua_rawgetp(L, LUA_REGISTRYINDEX, &FINDER_KEY) != LUA_TFUNCTION) {
+            lua_settop(L, top);
+            return 0;
+        }
+        lua_pushstring(L, spec);
+        lua_call(L, 1, 3); /* path, or nil, message, code */
+        if (lua_type(L, top + 1) != LUA_TSTRING) {
+            if (lua_isnil(L, top + 3)) {
+                lua_pushliteral(L, "ENOENT");
+                lua_replace(L, top + 3);
+            }
+            return 3;
+        }
+        lua_settop(L, top + 1);
+        spec = lua_tostring(L, top + 1);
+    }
+    lua_pushcfunction(L, l_policy_load);
+    lua_pushstring(L, spec);
+    lua_call(L, 1, 3);
+    int base = lua_gettop(L) - 3, results = lua_isnil(L, base + 1) ? 3 : 1;
+    for (int i = 1; i <= results; i++) { /* over the finder's path, if any */
+        lua_pushvalue(L, base + i);
+        lua_replace(L, top + i);
+    }
+    lua_settop(L, top + results);
+    return results;
+}
+
 static int l_policy_parse(lua_State *L)
 {
     size_t len;

@@ -44,6 +44,15 @@ struct grovel_views {
     char tname[24];
 };
 
+/* Load the Lua policy spec names (m:set_policy's string that is no
+ * built-in): a path when it holds a '/' or ends in ".lua", else the file
+ * the finder (core.set_policy_finder: grove.policy's, which searches the
+ * policy directories) gives for the name.  Pushes the policy and returns
+ * 1, or pushes nil, message, code and returns 3, or pushes nothing and
+ * returns 0 for a name when no finder is set.  Raises only as the finder
+ * does on misuse. */
+int grovel_policy_named(lua_State *L, const char *spec);
+
 /* The policy userdata at idx, or NULL if it is something else. */
 struct grovel_policy *grovel_test_policy(lua_State *L, int idx);
 

@@ -27,6 +27,17 @@ int grovel_fail(lua_State *L, const char *msg, const char *code)
     return 3;
 }
 
+void grovel_refuse_failure(lua_State *L, int arg)
+{
+    const char *code = lua_type(L, arg + 2) == LUA_TSTRING ? lua_tostring(L, arg + 2) : "";
+    /* the code is a word of the error vocabulary: EINVAL, ENOENT, ... */
+    if (!lua_isnil(L, arg) || lua_type(L, arg + 1) != LUA_TSTRING || code[0] != 'E' || !code[1]
+        || code[strspn(code, "ABCDEFGHIJKLMNOPQRSTUVWXYZ")])
+        return;
+    luaL_argerror(L, arg,
+                  lua_pushfstring(L, "got nil from a call that failed: %s", lua_tostring(L, arg + 1)));
+}
+
 const char *grovel_errno_name(int errnum)
 {
     const char *name = grove_errno_name(errnum);
@@ -327,6 +338,12 @@ void grovel_class_open(lua_State *L, const grovel_class_t *c, const grovel_reg_t
     } else if (t != LUA_TTABLE) {
         lua_pop(L, 1);
         lua_newtable(L);
+        /* a key that is no method raises, naming the class (l_names.c) */
+        lua_createtable(L, 0, 1);
+        lua_pushstring(L, c->tname);
+        lua_pushcclosure(L, grovel_no_method, 1);
+        lua_setfield(L, -2, "__index");
+        lua_setmetatable(L, -2);
         lua_pushvalue(L, -1);
         lua_setfield(L, -3, "__index");
     }

@@ -6,6 +6,7 @@
 -- not be copied here.
 local core = require("grove.core")
 local J = require("grove.jobspec")
+local grove = require("grove")
 
 local FIX = "spec/fixtures/jobspec/"
 local CORPUS = os.getenv("GROVE_CONFORMANCE") or "../shared/conformance"
@@ -328,26 +329,60 @@ describe("grove.jobspec.build", function()
       "bad argument #1 to 'duration' (number or string expected, got table)")
   end)
 
-  it("refuses requests it cannot build", function()
+  it("refuses requests it cannot build, naming grove.jobspec and the option", function()
     local rows = {
-      {{nodes = 3, tasks = 2}, "nodes (3) must not exceed tasks (2)"},
-      {{tasks = 2, exclusive = true}, "exclusive needs a node count"},
-      {{tasks = 2, slots = 2}, "mix of per-task, per-slot and per-node options"},
-      {{nodes = 0}, "nodes must be an integer >= 1 (got 0)"},
-      {{tasks = 1.5}, "tasks must be an integer >= 1 (got 1.5)"},
-      {{nodes = "2+", tasks = 4}, "a moldable node count cannot divide a task or slot count"},
-      {{slots = 1, nodes = 2}, "slots (1) must be >= nodes (2)"},
-      {{duration = "soon"}, "invalid duration 'soon' (use seconds or a number with s, m, h, d)"},
-      {{command = {}}, "command must be a non-empty list of strings"},
-      {{tasks = 2, tasks_per_node = 2}, "give tasks or tasks_per_node, not both"},
+      {{nodes = 3, tasks = 2}, "nodes: must not exceed tasks (2), got 3"},
+      {{tasks = 2, exclusive = true}, "exclusive: needs a node count (nodes)"},
+      {{tasks = 2, slots = 2}, "tasks, slots: per-task, per-slot and per-node options do not mix"},
+      {{cores_per_task = 2, cores_per_node = 4, nodes = 1},
+        "cores_per_task, cores_per_node: per-task, per-slot and per-node options do not mix"},
+      {{nodes = 0}, "nodes: must be an integer >= 1 (got 0)"},
+      {{nodes = -1}, "nodes: must be an integer >= 1 (got -1)"},
+      {{tasks = 1.5}, "tasks: must be an integer >= 1 (got 1.5)"},
+      {{gpus_per_task = "two"}, "gpus_per_task: must be an integer >= 0 (got two)"},
+      {{nodes = "2+", tasks = 4}, "nodes: a moldable node count cannot divide a task count"},
+      {{nodes = "2+", slots = 4}, "nodes: a moldable node count cannot divide a slot count"},
+      {{slots = 1, nodes = 2}, "slots: must be >= nodes (2), got 1"},
+      {{duration = "soon"},
+        "duration: invalid duration 'soon' (use seconds or a number with s, m, h, d)"},
+      {{command = {}}, "command: must be a non-empty list of strings"},
+      {{command = {"a", 5}}, "command[2]: must be a string"},
+      {{tasks = 2, tasks_per_node = 2}, "tasks_per_node: give tasks or tasks_per_node, not both"},
+      {{cores_per_node = 2}, "cores_per_node: needs nodes"},
+      {{label = ""}, "label: must be a non-empty string"},
+      {{constraints = 5}, "constraints: must be a table"},
+      {{constraints = {"ssd", 5}}, "constraints[2]: must be a property name"},
+      {{cwd = 5}, "cwd: must be a string"},
+      {{environment = "x"}, "environment: must be a table"},
+      {{user = "me"}, "user: must be a table"},
+      -- an unknown option the same way, with the closest one offered
+      {{gpus = 1}, "gpus: unknown option"},
+      {{cores_per_tsk = 2}, "cores_per_tsk: unknown option (did you mean 'cores_per_task'?)"},
+      {{nodez = 1}, "nodez: unknown option (did you mean 'nodes'?)"},
+      {{colour = "red"}, "colour: unknown option"},
     }
     for _, row in ipairs(rows) do
-      assert.same({nil, row[2], "EINVAL"}, {J.build(row[1])})
+      -- raised at the caller's line, whether called as build or as jobspec{}
+      local ok, err = pcall(function() local t = J.build(row[1]); return t end)
+      assert.is_false(ok)
+      assert.equal("spec/jobspec_spec.lua:" .. debug.getinfo(1, "l").currentline - 2 ..
+        ": grove.jobspec: " .. row[2], err)
+      local ok2, err2 = pcall(function() local t = J(row[1]); return t end)
+      assert.is_false(ok2)
+      assert.equal("spec/jobspec_spec.lua:" .. debug.getinfo(1, "l").currentline - 2 ..
+        ": grove.jobspec: " .. row[2], err2)
     end
-    assert.has_error(function() J.build{gpus = 1} end,
-      "bad argument #1 to 'build' (unknown option 'gpus')")
     assert.has_error(function() J.build("N2") end,
-      "bad argument #1 to 'build' (table expected, got string)")
+      "bad argument #1 to 'grove.jobspec' (table expected, got string)")
+  end)
+
+  it("raises where a matcher would read a failure as its next argument", function()
+    local m = core.matcher(grove.cluster "c" {grove.cluster.resources.node(2) {
+      grove.cluster.resources.core(2)}})
+    local ok, err = pcall(function() return m:match(grove.jobspec{nodes = -1}) end)
+    assert.is_false(ok)
+    assert.matches("^spec/jobspec_spec%.lua:%d+: grove%.jobspec: nodes: must be an integer " ..
+      ">= 1 %(got %-1%)$", err)
   end)
 end)
 

@@ -77,7 +77,7 @@ describe("core.matcher", function()
     assert.has_error(function() m:match(nodes_yaml(1, 1), "allocate", -3) end,
       "bad argument #3 to 'match' (job id must be a non-negative integer)")
     assert.has_error(function() m:set_policy(3) end,
-      "bad argument #1 to 'set_policy' (policy name or grove.policy expected, got number)")
+      "bad argument #1 to 'set_policy' (policy name, path or grove.policy expected, got number)")
   end)
 end)
 
@@ -429,11 +429,75 @@ describe("policies on a matcher", function()
     assert.is_true(m:set_policy(p))
     assert.equal("low", m:policy())
     assert.equal("node0", assert(m:match(nodes_yaml(1, 1))).picks[3].vertex:name())
-    assert.same({nil, "unknown policy 'fastest' (built-ins: first, low, high, lonode, hinode, "
-      .. "lonodex, hinodex, firstnodex, fresh, freshnodex, locality, variation, spread, gpu; "
-      .. "or a policy from "
-      .. "grove.core.policy_load)", "ENOENT"}, {m:set_policy("fastest")})
+    -- grove.core alone: no finder of names, no offer of a close one
+    core.set_policy_finder(nil)
+    core.set_suggest(nil)
+    local BUILTINS = "(built-ins: first, low, high, lonode, hinode, lonodex, hinodex, " ..
+      "firstnodex, fresh, freshnodex, locality, variation, spread, gpu; or a policy from " ..
+      "grove.core.policy_load)"
+    assert.same({nil, "unknown policy 'fastest' " .. BUILTINS, "ENOENT"},
+      {m:set_policy("fastest")})
     assert.equal("low", m:policy())
+    core.set_suggest(require("grove.suggest").hint)
+    assert.same({nil, "unknown policy 'lowx' (did you mean 'low'?) " .. BUILTINS, "ENOENT"},
+      {m:set_policy("lowx")})
+    -- with grove.policy's finder (require "grove" sets it): the policy
+    -- directories, and its message with the offer
+    local gpolicy = require("grove.policy")
+    core.set_policy_finder(gpolicy.find)
+    assert.same({gpolicy.find("lowx")}, {m:set_policy("lowx")})
+    assert.matches("^no policy 'lowx' %(did you mean 'low'%?%) in ",
+      select(2, m:set_policy("lowx")))
+    assert.equal("low", m:policy())
+  end)
+
+  it("are loaded by set_policy from a path, or a name the finder knows", function()
+    local m = core.matcher(tiny())
+    -- a path: loaded as core.policy_load would, a Lua policy
+    assert.is_true(m:set_policy("spec/fixtures/policies/raise.lua"))
+    assert.equal("raise", m:policy())
+    local _, msg, code = m:match(nodes_yaml(1, 1))
+    assert.equal("ECANCELED", code)
+    assert.matches("^policy raise: prune hook: spec/fixtures/policies/raise%.lua:8: boom at ", msg)
+    assert.same({nil, "spec/fixtures/policies/nothere.lua: No such file or directory", "ENOENT"},
+      {m:set_policy("spec/fixtures/policies/nothere.lua")})
+    assert.same({core.policy_load("spec/fixtures/policies/not_table.lua")},
+      {m:set_policy("spec/fixtures/policies/not_table.lua")})
+    assert.equal("raise", m:policy())
+    -- a name: the path the finder gives; its failure as it says it
+    local asked = {}
+    core.set_policy_finder(function(name)
+      asked[#asked + 1] = name
+      if name == "boom" then return "spec/fixtures/policies/raise.lua" end
+      return nil, "no policy '" .. name .. "' here"
+    end)
+    assert.is_true(m:set_policy("high"))            -- a built-in is never asked
+    assert.is_true(m:set_policy("boom"))
+    assert.equal("raise", m:policy())
+    assert.same({nil, "no policy 'bang' here", "ENOENT"}, {m:set_policy("bang")})
+    assert.same({"boom", "bang"}, asked)
+    core.set_policy_finder(require("grove.policy").find)
+    assert.has_error(function() core.set_policy_finder(5) end,
+      "bad argument #1 to 'set_policy_finder' (function expected, got number)")
+  end)
+
+  it("refuse a failure handed on as a policy or a jobspec, keeping its message", function()
+    local m = core.matcher(tiny())
+    local gpolicy = require("grove.policy")
+    local _, loaded = gpolicy.load("lowx")
+    local ok, err = pcall(function() return m:set_policy(gpolicy.load("lowx")) end)
+    assert.is_false(ok)
+    assert.equal("spec/match_spec.lua:" .. debug.getinfo(1, "l").currentline - 2 ..
+      ": bad argument #1 to 'set_policy' (got nil from a call that failed: " .. loaded .. ")",
+      err)
+    assert.equal("first", m:policy())
+    ok, err = pcall(function() return m:match(core.jobspec_load("spec/fixtures/none.yaml")) end)
+    assert.is_false(ok)
+    assert.matches(": bad argument #1 to 'match' %(got nil from a call that failed: " ..
+      "spec/fixtures/none%.yaml: No such file or directory%)$", err)
+    -- nil and a word that is no error code: the plain type error
+    assert.has_error(function() m:set_policy(nil, "first") end,
+      "bad argument #1 to 'set_policy' (policy name, path or grove.policy expected, got nil)")
   end)
 
   -- fresh (the reference engine's first): what no job went through

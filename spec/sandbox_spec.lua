@@ -69,13 +69,13 @@ describe("a policy that fails during a match", function()
 
   it("tries to change the graph through its vertices (they are read-only)", function()
     fails_cleanly(assert(core.policy_load(FIX .. "mutate.lua")),
-      "policy mutate: prune hook: spec/fixtures/policies/mutate.lua:5: attempt to call a nil "
-      .. "value (method 'set_status')")
+      "policy mutate: prune hook: spec/fixtures/policies/mutate.lua:5: grove.policy.vertex has "
+      .. "no method 'set_status'")
     for _, method in ipairs{"allocate", "free", "set_property", "tag", "graph", "copy",
       "out_edges", "set_size"} do
       fails_cleanly(assert(parse(("return {prune = function(v) return v:%s() end}")
-        :format(method))), ("policy inline: prune hook: inline.lua:1: attempt to call a nil "
-        .. "value (method '%s')"):format(method))
+        :format(method))), ("policy inline: prune hook: inline.lua:1: grove.policy.vertex has "
+        .. "no method '%s'"):format(method))
     end
   end)
 

@@ -28,3 +28,49 @@ describe("grove.suggest", function()
     assert.equal("ab", suggest.closest("a", {ab = 1, ac = 1}))
   end)
 end)
+
+describe("a name that is no method of a Grove object", function()
+  local core = require("grove.core")
+  local grove = require("grove")         -- sets core.set_suggest to suggest.hint
+  local R = grove.cluster.resources
+
+  -- The error of f, raised at the line it was called on: "LINE: message".
+  local function raised(f)
+    local ok, err = pcall(f)
+    assert.is_false(ok)
+    return (err:gsub("^spec/suggest_spec%.lua:", ""))
+  end
+
+  -- The line this is called on.
+  local function here() return debug.getinfo(2, "l").currentline end
+
+  it("raises, naming the class and offering the closest method", function()
+    core.set_suggest(suggest.hint)
+    local g = grove.cluster "c" {R.node(2) {R.core(2)}}
+    local m = core.matcher(g)
+    local at, got = here(), raised(function() return m:mach() end)
+    assert.equal(at .. ": grove.matcher has no method 'mach' (did you mean 'match'?)", got)
+    at, got = here(), raised(function() return g.vertexs end)
+    assert.equal(at .. ": grove.graph has no method 'vertexs' (did you mean 'vertex'?)", got)
+    at, got = here(), raised(function() return m:frobnicate() end)
+    assert.equal(at .. ": grove.matcher has no method 'frobnicate'", got)
+    -- a method found is as before; a metamethod is no method to offer
+    assert.equal(g, m:graph())
+    at, got = here(), raised(function() return core.idset("0-3").__len end)
+    assert.equal(at .. ": grove.idset has no method '__len'", got)
+    -- without an offer set (grove.core alone), the message stands alone
+    core.set_suggest(nil)
+    at, got = here(), raised(function() return m:mach() end)
+    assert.equal(at .. ": grove.matcher has no method 'mach'", got)
+    core.set_suggest(suggest.hint)
+    assert.has_error(function() core.set_suggest("x") end,
+      "bad argument #1 to 'set_suggest' (function expected, got string)")
+  end)
+
+  it("offers nothing when the offer fails, and the message stands", function()
+    local m = core.matcher(grove.cluster "c" {R.node(1) {R.core(1)}})
+    core.set_suggest(function() error("broken") end)
+    assert.matches(": grove.matcher has no method 'mach'$", raised(function() return m:mach() end))
+    core.set_suggest(suggest.hint)
+  end)
+end)

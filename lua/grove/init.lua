@@ -26,4 +26,8 @@ M.policy = require "grove.policy"
 M.sim = require "grove.sim"
 M.pretty = require "grove.pretty"
 
+-- Messages of grove.core about an unknown name (a method, a policy) offer
+-- the closest known one through Grove's one edit distance.
+core.set_suggest(require("grove.suggest").hint)
+
 return M

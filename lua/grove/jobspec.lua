@@ -25,13 +25,19 @@
 --   (list or string, default {"true"}), cwd, environment, queue, name,
 --   user (attributes.user), label (the slot label, default "task").
 --
--- Misuse (a non-table argument, an unknown option) raises; a request that
--- cannot be built returns nil, message, "EINVAL".  The module is callable:
--- jobspec{...} is jobspec.build{...}.
+-- A request that cannot be built raises, naming grove.jobspec and the
+-- option at fault, the same way for an unknown option and a bad value
+-- ("grove.jobspec: nodez: unknown option (did you mean 'nodes'?)",
+-- "grove.jobspec: nodes: must be an integer >= 1 (got -1)"), at the line
+-- that called it: a request is written by hand, and a failure handed on
+-- as nil and a message would be read as the next argument of whatever
+-- takes the jobspec.  The module is callable: jobspec{...} is
+-- jobspec.build{...}.
 --
 -- This module holds the shorthand builder and the writers; it must not
 -- parse or validate jobspecs itself (grove.core does).
 local check = require("grove.check")
+local suggest = require("grove.suggest")
 
 local M = {}
 
@@ -89,18 +95,17 @@ local KNOWN = {
   queue = true, name = true, user = true, label = true,
 }
 
-local function fail(msg, ...)
-  return nil, fmt(msg, ...), "EINVAL"
+-- Raise "grove.jobspec: FIELD: reason" (build adds where it was called).
+local function fail(field, msg, ...)
+  error(fmt("grove.jobspec: %s: " .. msg, field, ...), 0)
 end
 
--- A whole number >= min from option k, or nil when absent; errors as fail.
+-- A whole number >= min from option k, or nil when absent.
 local function whole(o, k, min)
   local v = o[k]
   if v == nil then return nil end
   local n = type(v) == "number" and tointeger(v)
-  if not n or n < min then
-    return nil, fmt("%s must be an integer >= %d (got %s)", k, min, tostring(v))
-  end
+  if not n or n < min then fail(k, "must be an integer >= %d (got %s)", min, tostring(v)) end
   return n
 end
 
@@ -117,12 +122,47 @@ local function slot_children(cores, gpus)
   return with
 end
 
+-- The options of the three shapes, in the order a message names them.
+local SHAPES = {
+  {"per-task", {"tasks", "cores_per_task", "gpus_per_task"}},
+  {"per-slot", {"slots", "cores_per_slot", "gpus_per_slot", "tasks_per_slot"}},
+  {"per-node", {"cores_per_node", "gpus_per_node"}},
+}
+
+-- The first option of each shape given in o: {"tasks", "slots"} for a mix.
+local function shapes_given(o)
+  local given = {}
+  for _, shape in ipairs(SHAPES) do
+    for _, k in ipairs(shape[2]) do
+      if o[k] ~= nil then
+        given[#given + 1] = k
+        break
+      end
+    end
+  end
+  return given
+end
+
+local build
+
 -- Build a canonical jobspec table from shorthand options o.
 function M.build(o)
-  check.arg(o, "table", 1, "build")
+  if type(o) ~= "table" then
+    error(fmt("bad argument #1 to 'grove.jobspec' (table expected, got %s)", type(o)), 2)
+  end
+  local ok, t = pcall(build, o)
+  if not ok then error(t, 2) end
+  return t
+end
+
+function build(o)
+  local names = {}
+  for k in pairs(KNOWN) do names[#names + 1] = k end
+  table.sort(names)
   for k in pairs(o) do
-    if not KNOWN[k] then error(fmt("bad argument #1 to 'build' (unknown option '%s')",
-      tostring(k)), 2) end
+    if not KNOWN[k] then
+      fail(tostring(k), "unknown option%s", suggest.hint(tostring(k), names))
+    end
   end
   local v = {}
   for _, spec in ipairs{
@@ -130,9 +170,7 @@ function M.build(o)
     {"slots", 1}, {"cores_per_slot", 1}, {"gpus_per_slot", 0}, {"tasks_per_slot", 1},
     {"cores_per_node", 1}, {"gpus_per_node", 0},
   } do
-    local n, err = whole(o, spec[1], spec[2])
-    if err then return fail("%s", err) end
-    v[spec[1]] = n
+    v[spec[1]] = whole(o, spec[1], spec[2])
   end
 
   -- nodes: a whole number, or a moldable count (string or table).
@@ -141,9 +179,7 @@ function M.build(o)
     if type(o.nodes) == "string" or type(o.nodes) == "table" then
       nodes, moldable = o.nodes, true
     else
-      local n, err = whole(o, "nodes", 1)
-      if err then return fail("%s", err) end
-      nodes = n
+      nodes = whole(o, "nodes", 1)
     end
   end
 
@@ -151,23 +187,22 @@ function M.build(o)
   local per_slot = v.slots or v.cores_per_slot or v.gpus_per_slot or v.tasks_per_slot
   local per_node = v.cores_per_node or v.gpus_per_node
   if (per_task and 1 or 0) + (per_slot and 1 or 0) + (per_node and 1 or 0) > 1 then
-    return fail("mix of per-task, per-slot and per-node options")
+    fail(table.concat(shapes_given(o), ", "), "per-task, per-slot and per-node options do " ..
+      "not mix")
   end
-  if o.exclusive and not nodes then
-    return fail("exclusive needs a node count")
-  end
+  if o.exclusive and not nodes then fail("exclusive", "needs a node count (nodes)") end
   if moldable and (v.tasks or v.slots) then
-    return fail("a moldable node count cannot divide a task or slot count")
+    fail("nodes", "a moldable node count cannot divide a %s count", v.tasks and "task" or "slot")
   end
 
   local label = o.label or "task"
-  if type(label) ~= "string" or label == "" then return fail("label must be a string") end
+  if type(label) ~= "string" or label == "" then fail("label", "must be a non-empty string") end
   local excl = o.exclusive and true or nil
   local resources, count
 
   if per_node or (nodes and not per_task and not per_slot) then
     -- One slot per node holding the node's cores and gpus.
-    if not nodes then return fail("cores_per_node and gpus_per_node need nodes") end
+    if not nodes then fail(v.cores_per_node and "cores_per_node" or "gpus_per_node", "needs nodes") end
     local slot = resource("slot", 1, slot_children(v.cores_per_node or 1, v.gpus_per_node))
     slot.label = label
     resources = {resource("node", nodes, {slot}, excl)}
@@ -176,7 +211,7 @@ function M.build(o)
     local nslots = v.slots or 1
     local slot
     if nodes then
-      if nslots < nodes then return fail("slots (%d) must be >= nodes (%d)", nslots, nodes) end
+      if nslots < nodes then fail("slots", "must be >= nodes (%d), got %d", nodes, nslots) end
       slot = resource("slot", (nslots + nodes - 1) // nodes,
         slot_children(v.cores_per_slot or 1, v.gpus_per_slot))
       slot.label = label
@@ -193,11 +228,11 @@ function M.build(o)
     if not ntasks then
       ntasks = nodes and (nodes * (v.tasks_per_node or 1)) or 1
     elseif v.tasks_per_node then
-      return fail("give tasks or tasks_per_node, not both")
+      fail("tasks_per_node", "give tasks or tasks_per_node, not both")
     end
     local children = slot_children(v.cores_per_task or 1, v.gpus_per_task)
     if nodes then
-      if nodes > ntasks then return fail("nodes (%d) must not exceed tasks (%d)", nodes, ntasks) end
+      if nodes > ntasks then fail("nodes", "must not exceed tasks (%d), got %d", ntasks, nodes) end
       local slot = resource("slot", (ntasks + nodes - 1) // nodes, children)
       slot.label = label
       resources = {resource("node", nodes, {slot}, excl)}
@@ -218,26 +253,26 @@ function M.build(o)
     command = words
   end
   if type(command) ~= "table" or #command == 0 then
-    return fail("command must be a non-empty list of strings")
+    fail("command", "must be a non-empty list of strings")
   end
   for i, w in ipairs(command) do
-    if type(w) ~= "string" then return fail("command[%d] must be a string", i) end
+    if type(w) ~= "string" then fail("command[" .. i .. "]", "must be a string") end
   end
 
   -- attributes
   local system = {duration = 0}
   if o.duration ~= nil then
     local d, err = M.duration(o.duration)
-    if not d then return fail("%s", err) end
+    if not d then fail("duration", "%s", err) end
     system.duration = d
   end
   if o.constraints ~= nil then
     local c = o.constraints
     if type(c) == "string" then c = {c} end
-    if type(c) ~= "table" then return fail("constraints must be a table") end
+    if type(c) ~= "table" then fail("constraints", "must be a table") end
     if #c > 0 then
       for i, p in ipairs(c) do
-        if type(p) ~= "string" then return fail("constraints[%d] must be a property name", i) end
+        if type(p) ~= "string" then fail("constraints[" .. i .. "]", "must be a property name") end
       end
       c = {properties = c}
     end
@@ -245,18 +280,18 @@ function M.build(o)
   end
   for _, k in ipairs{"cwd", "queue"} do
     if o[k] ~= nil then
-      if type(o[k]) ~= "string" then return fail("%s must be a string", k) end
+      if type(o[k]) ~= "string" then fail(k, "must be a string") end
       system[k] = o[k]
     end
   end
   if o.environment ~= nil then
-    if type(o.environment) ~= "table" then return fail("environment must be a table") end
+    if type(o.environment) ~= "table" then fail("environment", "must be a table") end
     system.environment = o.environment
   end
   if o.name ~= nil then system.job = {name = tostring(o.name)} end
   local attributes = {system = system}
   if o.user ~= nil then
-    if type(o.user) ~= "table" then return fail("user must be a table") end
+    if type(o.user) ~= "table" then fail("user", "must be a table") end
     if next(o.user) ~= nil then attributes.user = o.user end
   end
 

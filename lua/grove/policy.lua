@@ -71,6 +71,9 @@ function M.resolve(spec, find)
   return find(spec)
 end
 
+-- m:set_policy(NAME) finds a name that is no built-in here.
+core.set_policy_finder(M.find)
+
 -- Load a policy by name or path; opts as for grove.core.policy_load.
 -- A grove.policy, or nil, message, code.
 function M.load(spec, opts)

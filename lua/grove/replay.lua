@@ -225,8 +225,8 @@ function Session:jobspec(words)
       t[k] = scalar(v)
     end
   end
-  local js, msg = jobspec.build(t)
-  if not js then return nil, msg end
+  local ok, js = pcall(jobspec.build, t)
+  if not ok then return nil, tostring(js) end
   return js, nil, id
 end
 

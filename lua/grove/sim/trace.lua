@@ -486,8 +486,8 @@ local function json_jobs(self, text)
         job.jobspec = v
       elseif k == "request" then
         if type(v) ~= "table" then bad("request must be an object (got %s)", type(v)) end
-        local ok, js, msg = pcall(require("grove.jobspec").build, v)
-        if not ok or not js then bad("request: %s", tostring(ok and msg or js)) end
+        local ok, js = pcall(require("grove.jobspec").build, v)
+        if not ok then bad("request: %s", tostring(js)) end
         job.jobspec = js
       elseif k == "user" or k == "group" or k == "queue" or k == "partition" then
         if type(v) ~= "number" and type(v) ~= "string" then
