@@ -202,7 +202,9 @@ function build(o)
 
   if per_node or (nodes and not per_task and not per_slot) then
     -- One slot per node holding the node's cores and gpus.
-    if not nodes then fail(v.cores_per_node and "cores_per_node" or "gpus_per_node", "needs nodes") end
+    if not nodes then
+      fail(v.cores_per_node and "cores_per_node" or "gpus_per_node", "needs nodes")
+    end
     local slot = resource("slot", 1, slot_children(v.cores_per_node or 1, v.gpus_per_node))
     slot.label = label
     resources = {resource("node", nodes, {slot}, excl)}
