@@ -297,6 +297,21 @@ describe("grove sim", function()
     assert.equal(0, rc)
   end)
 
+  it("blames a failing placement policy first, then the queue policy that asked", function()
+    local pol = tmp .. "/badplace.lua"
+    local f = assert(io.open(pol, "w"))
+    f:write("return {\n  name = 'badplace',\n  score = function(v, ctx)\n" ..
+      "    error('no score for ' .. v:name())\n  end,\n}\n")
+    f:close()
+    for _, q in ipairs{{"fcfs", "fcfs.lua:17"}, {"conservative", "conservative.lua:30"}} do
+      local out, rc = sim(("--trace %ssmall.swf --queue %s --policy %s"):format(F, q[1], pol))
+      assert.equal(1, rc)
+      assert.matches("^grove sim: placement policy badplace: score hook: " ..
+        pol:gsub("%p", "%%%0") .. ":4: no score for [%w]+ %(job 1; queue policy " .. q[1] ..
+        " at [^ ]*policies/queues/" .. q[2]:gsub("%p", "%%%0") .. "%)\n$", out)
+    end
+  end)
+
   it("puts the max and 99th percentile wait in the compare table", function()
     for _, q in ipairs{"fcfs", "easy"} do
       local _, rc = sim(("--trace %ssmall.swf --queue %s --quiet --summary %s/m-%s.json")

@@ -664,9 +664,20 @@ local function rec_of(self, view, fname)
   return rec
 end
 
-local function match_fail(rec, msg, code)
+-- A match of rec that failed: false when it does not fit; raises when the
+-- placement policy failed (ECANCELED: a hook raised or went past a limit)
+-- or the request is bad.  The placement policy's failure is the pass's
+-- to report first (self.host_error, see M.pass), not the queue policy's
+-- that asked for the start.
+local function match_fail(self, rec, msg, code)
   if code == "ECANCELED" or code == "EINVAL" or code == "ENOMEM" then
-    error(fmt("job %d: %s", rec.id, tostring(msg)), 0)
+    msg = tostring(msg)
+    if code == "ECANCELED" then
+      self.host_error = fmt("%s%s (job %d)", msg:match("^policy ") and "placement " or
+        "placement policy " .. self.policy_name .. ": ", msg, rec.id)
+      self.placement_failed = rec.id
+    end
+    error(fmt("job %d: %s", rec.id, msg), 0)
   end
   return false
 end
@@ -681,7 +692,7 @@ local function try_now(self, rec)
     begin_run(self, rec, j)
     return true
   end
-  return match_fail(rec, msg, code)
+  return match_fail(self, rec, msg, code)
 end
 
 -- Whether reservations are counted rather than recorded in the planner:
@@ -778,7 +789,7 @@ local function reserve(self, rec)
   end
   local j, msg, code = match(self, rec, "allocate_orelse_reserve")
   if not j then
-    match_fail(rec, msg, code)
+    match_fail(self, rec, msg, code)
     return nil
   end
   if j.state == "allocated" then
@@ -859,7 +870,7 @@ local function start_protected(self, rec, prot)
   local j, msg, code = match(self, rec, "allocate")
   if not j then
     reserve(self, prot)
-    return match_fail(rec, msg, code)
+    return match_fail(self, rec, msg, code)
   end
   local s1 = reserve(self, prot)
   if s1 and s1 <= s0 then
@@ -1101,10 +1112,18 @@ function M.pass(self)
   self.passes = self.passes + 1
   -- an error the loop raised inside ctx (a priority that failed) is
   -- reported as it is, not as the schedule's that called ctx:queue()
-  self.host_error = nil
+  self.host_error, self.placement_failed = nil, nil
   local pol = self.queue_policy
   local ok, msg, code = pol:pcall("schedule", self.ctx)
-  if not ok then return nil, self.host_error or msg, code end
+  if not ok then
+    local h = self.host_error
+    -- a placement policy's failure first, then where the queue policy asked
+    local qname, where = tostring(msg):match("^queue policy (.-): (.-:%d+): job %d+: ")
+    if h and self.placement_failed and qname then
+      h = fmt("%s; queue policy %s at %s)", h:sub(1, -2), qname, where)
+    end
+    return nil, h or msg, code
+  end
   self.changed = false
   return true
 end
