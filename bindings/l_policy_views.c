@@ -158,6 +158,53 @@ static void push_request(lua_State *S, int ctx, const grove_policy_request_t *r)
     lua_pop(S, 1);
 }
 
+/* __index of ctx.need (upvalue 1: the policy): a key that is a resource
+ * type of the graph is one the request does not need here, nil; any
+ * other raises at the hook's line, listing the types the request asks
+ * for, so that ctx.need.gpus (the type is gpu) says so rather than
+ * yielding a nil that fails later and elsewhere ("score hook returned
+ * nil"). */
+static int need_index(lua_State *S)
+{
+    struct grovel_policy *p = lua_touserdata(S, lua_upvalueindex(1));
+    if (lua_type(S, 2) != LUA_TSTRING || !p->views.g
+        || grovel_type_known(p->views.g, lua_tostring(S, 2)))
+        return 0;
+    const grove_policy_request_t *r = p->cx.req;
+    luaL_Buffer b;
+    luaL_buffinit(S, &b);
+    luaL_where(S, 1);
+    luaL_addvalue(&b);
+    lua_pushfstring(S, "ctx.need has no type '%s' (the graph has no such type; the request "
+                       "asks for ", lua_tostring(S, 2));
+    luaL_addvalue(&b);
+    for (size_t k = 0; r && k < r->ntypes; k++) {
+        if (k)
+            luaL_addstring(&b, ", ");
+        luaL_addstring(&b, r->names[k]);
+    }
+    luaL_addstring(&b, ")");
+    luaL_pushresult(&b);
+    return lua_error(S);
+}
+
+static const char NEED_META = 'n'; /* registry key of ctx.need's metatable */
+
+/* Give the table on top the metatable of ctx.need, made at first use. */
+static void need_meta(lua_State *S, struct grovel_policy *p)
+{
+    if (lua_rawgetp(S, LUA_REGISTRYINDEX, &NEED_META) != LUA_TTABLE) {
+        lua_pop(S, 1);
+        lua_createtable(S, 0, 1);
+        lua_pushlightuserdata(S, p);
+        lua_pushcclosure(S, need_index, 1);
+        lua_setfield(S, -2, "__index");
+        lua_pushvalue(S, -1);
+        lua_rawsetp(S, LUA_REGISTRYINDEX, &NEED_META);
+    }
+    lua_setmetatable(S, -2);
+}
+
 /* found = {TYPE = units taken so far}; need = {TYPE = total - found} for
  * the types at or below the level. */
 static void push_progress(struct grovel_policy *p, lua_State *S, int ctx,
@@ -166,6 +213,7 @@ static void push_progress(struct grovel_policy *p, lua_State *S, int ctx,
     uint64_t below = lv ? types_below(p, r, lv) : ~(uint64_t)0;
     int found = fresh_field(S, ctx, "found", (int)r->ntypes);
     int need = fresh_field(S, ctx, "need", (int)r->ntypes);
+    need_meta(S, p);
     for (size_t k = 0; k < r->ntypes; k++) {
         uint64_t f = r->found[k];
         lua_pushinteger(S, f > (uint64_t)LUA_MAXINTEGER ? LUA_MAXINTEGER : (lua_Integer)f);

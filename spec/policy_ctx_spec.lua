@@ -106,6 +106,35 @@ describe("ctx", function()
   end)
 end)
 
+describe("ctx.need", function()
+  -- 1 node with a slot of 2 cores and a gpu
+  local GPU = {
+    version = 9999,
+    resources = {{type = "node", count = 1, with = {{type = "slot", count = 1,
+      label = "default", with = {{type = "core", count = 2}, {type = "gpu", count = 1}}}}}},
+    tasks = {{command = {"app"}, slot = "default", count = {per_slot = 1}}},
+    attributes = {system = {duration = 600}},
+  }
+
+  it("raises on a key that is no resource type, listing what the request asks for", function()
+    local m = core.matcher(machine())
+    assert(m:set_policy(parse("return {score = function(v, ctx)\n" ..
+      "  return ctx.need.gpus\nend}")))
+    assert.same({nil, "policy inline: score hook: inline.lua:2: ctx.need has no type 'gpus' " ..
+      "(the graph has no such type; the request asks for node, core, gpu)", "ECANCELED"},
+      {m:match(GPU)})
+  end)
+
+  it("reads nil for a type of the graph the request does not need there", function()
+    local m = core.matcher(machine())
+    -- REQUEST asks no gpu: ctx.need.gpu is nil, ctx.need[1] too
+    assert(m:set_policy(parse("return {score = function(v, ctx)\n" ..
+      "  assert(ctx.need.gpu == nil and ctx.need[1] == nil)\n" ..
+      "  return ctx.need.core or 0\nend}")))
+    assert.equal("allocated", assert(m:match(REQUEST)).state)
+  end)
+end)
+
 describe("prune_types and score_types", function()
   it("keep a node-level score off cores and racks", function()
     local p = parse([[
