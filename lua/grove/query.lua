@@ -47,6 +47,7 @@
 -- the writers (grove.writers) or the command line (grove.cmd.query).
 local core = require("grove.core")
 local policies = require("grove.policy")
+local levels = require("grove.levels")
 local writers = require("grove.writers")
 local selection = require("grove.query_select")
 local find = require("grove.query_find")
@@ -185,23 +186,37 @@ function M.new(opts)
   return self
 end
 
--- Use a built-in policy or a policy file.  true, or nil, message, code.
+-- Use a built-in policy, or a policy file by path or name (found in the
+-- policy directories by grove.policy).  true, or nil, message, code.  A
+-- Lua policy's hook types are checked against each request matched
+-- (grove.levels: a level a request does not reach is warned of once).
 function S:set_policy(name)
-  local m = self.matcher
+  local p = name
   for _, b in ipairs(policies.builtins) do
-    if b == name then
-      local ok, msg, code = m:set_policy(name)
-      if not ok then return nil, msg, code end
-      self.policy = name
-      return true
-    end
+    if b == name then p = nil end
   end
-  local p, msg, code = policies.load(name)
-  if not p then return nil, msg, code end
-  local ok, msg2, code2 = m:set_policy(p)
+  local msg, code
+  if p then
+    p, msg, code = policies.load(name)
+    if not p then return nil, msg, code end
+  end
+  local ok, msg2, code2 = self.matcher:set_policy(p or name)
   if not ok then return nil, msg2, code2 end
   self.policy = name
+  self.levels = p and levels.new(p, self.graph)
+  self.levels_seen = setmetatable({}, {__mode = "k"})
   return true
+end
+
+-- Warn of the levels the policy's hooks name that the request js (from
+-- the file at path) does not reach, once a jobspec and a level.
+function S:check_levels(js, path)
+  if not self.levels or self.levels_seen[js] then return end
+  self.levels_seen[js] = true
+  local what = "the request of " .. path .. " does not reach"
+  for _, w in ipairs(self.levels:warnings(levels.request_types(js), what)) do
+    self:error("grove query: warning: %s", w)
+  end
 end
 
 function S:puts(s)
@@ -393,6 +408,7 @@ function S:match_one(mode, path)
     return false
   end
   if TAKES_ID[mode] then self.next_id = id + 1 end
+  self:check_levels(js, path)
   local job, err, code = self.matcher:match(js, mode, sat_only and nil or id, { picks = false })
   return self:match_outcome(mode, id, js, job, err, code, t0)
 end

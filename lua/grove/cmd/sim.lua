@@ -10,6 +10,7 @@ local files = require("grove.files")
 local plot = require("grove.sim.plot")
 local groups = require("grove.sim.groups")
 local machine = require("grove.sim.machine")
+local levels = require("grove.levels")
 
 local M = {}
 
@@ -369,6 +370,32 @@ local function header_cluster(o, reader)
   return machine.graph(shape), what
 end
 
+-- Warn of the levels the placement policy's hooks name that no job of the
+-- trace reaches (grove.levels), when every job's request is known before
+-- the run: an SWF trace (each a request of processors) or a JSON one (read
+-- whole); a CSV trace names jobspec files as it goes and is not checked.
+local function level_warnings(o, s, reader)
+  -- the loop's placement policy (grove.sched: a built-in's name, or a
+  -- Lua policy, whose hook types are checked)
+  local lv = s.pl0 and levels.new(s.pl0.p, s.g)
+  if o.quiet or not lv or reader.format == "csv" then return end
+  -- a request of processors: cores anywhere, or whole nodes holding cores
+  local plain = s.unit == "node" and {node = true, core = true} or {core = true}
+  if s.mem_unit_kb then plain.memory = true end
+  local asked, any = {}, reader.format == "swf"
+  for _, j in ipairs(reader.list or {}) do
+    for t in pairs(j.jobspec and levels.request_types(j.jobspec) or plain) do asked[t] = true end
+    any = true
+  end
+  if reader.format == "swf" then
+    for t in pairs(plain) do asked[t] = true end
+  end
+  if not any then return end
+  for _, w in ipairs(lv:warnings(asked, "no job of the trace reaches")) do
+    io.stderr:write("grove sim: warning: ", w, "\n")
+  end
+end
+
 local function simulate(o)
   if not o.trace then return usage_error("give --trace FILE (or --generate N --procs P)") end
   local gn, err = number(o, "gantt-nodes", true, 1)
@@ -449,6 +476,7 @@ local function simulate(o)
     params = next(params) and params or nil, memory_requests = o.memory,
     partitions = o.partitions}
   if not s then return fail(msg) end
+  level_warnings(o, s, reader)
   if o.events then s:load_events(o.events) end
   local t0 = os.clock()
   s:feed(reader)
