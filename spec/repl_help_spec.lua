@@ -52,6 +52,13 @@ describe(":help NAME", function()
     assert.equal("error", s:feed(":help nothing_here"))
     assert.equal("no entry for 'nothing_here' in the API reference (`make docs` lists them in "
       .. "docs/api/)\n", err:text())
+    -- the closest name offered: a method of the class of m, or any entry
+    assert.equal("error", s:feed(":help m:matc"))
+    assert.equal("no entry for 'm:matc' in the API reference (did you mean 'm:match'?) "
+      .. "(`make docs` lists them in docs/api/)\n", err:text())
+    assert.equal("error", s:feed(":help policy_lod"))
+    assert.equal("no entry for 'policy_lod' in the API reference (did you mean 'policy_load'?) "
+      .. "(`make docs` lists them in docs/api/)\n", err:text())
     -- a method's last part alone finds it when one entry has it
     assert.matches("^policy:traceback", assert(apidoc.lookup("traceback")))
     -- and says which entries when several have it

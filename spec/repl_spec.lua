@@ -557,6 +557,38 @@ describe("a repl session", function()
     os.remove(bad)
   end)
 
+  it(":load binds a graph the file returns to g, with a new matcher in m", function()
+    local s, out, _, env = session()
+    local old_g, old_m = env.g, env.m
+    local path = tmpfile("local grove = require('grove')\nlocal R = grove.cluster.resources\n" ..
+      "return grove.cluster 'c' {R.node(3) {R.core(2)}}\n")
+    assert.equal("ok", s:feed(":load " .. path))
+    assert.equal("grove.graph", pretty.class(env.g))
+    assert.are_not.equal(old_g, env.g)
+    assert.equal(10, env.g:count())                   -- c0, 3 nodes, 6 cores
+    assert.equal(env.g, env.m:graph())
+    assert.are_not.equal(old_m, env.m)
+    assert.matches("\ng = the graph " .. path:gsub("%p", "%%%0") .. " returned, m = a " ..
+      "matcher over it\n$", out:text())
+    -- !commands run on the new g
+    assert.equal("ok", s:feed("!stat"))
+    -- a graph another matcher holds jobs on: g is bound, m stays
+    assert.equal("ok", s:feed("held = grove.cluster 'h' {grove.cluster.resources.node(1) {" ..
+      "grove.cluster.resources.core(1)}}"))
+    assert.equal("ok", s:feed("hm = grove.matcher(held) hm:match(grove.jobspec{tasks = 1})"))
+    out:text()
+    local m_before = env.m
+    local p2 = tmpfile("return held\n")
+    assert.equal("ok", s:feed(":load " .. p2))
+    assert.equal(env.held, env.g)
+    assert.equal(m_before, env.m)
+    assert.matches("\ng = the graph " .. p2 .. " returned (m is unchanged: cannot create a " ..
+      "matcher: another matcher holds jobs on the graph (a graph keeps the jobs of one matcher " ..
+      "at a time))\n", out:text(), 1, true)
+    os.remove(path)
+    os.remove(p2)
+  end)
+
   it(":reset builds the example cluster and a matcher", function()
     local s, out, _, env = session()
     assert.equal("ok", s:feed(":reset"))

@@ -6,6 +6,11 @@
 --   apidoc.lookup(name [, env])  the text of the entry for name, or nil,
 --                            message; "m:match" finds matcher:match when
 --                            env.m is a matcher
+--   apidoc.read(module)      the entries of one module's file, in order,
+--                            each with the line its block starts on
+--                            (line) and its example's first line
+--                            (usage_line), or nil, message
+--   apidoc.parse(text, module, path)  the same from a file's text
 --
 -- The reference is written once, as LDoc comments in docs/api-src/*.luadoc:
 -- scripts/docs turns them into the HTML of docs/api/, and this module reads
@@ -19,6 +24,7 @@
 -- reference text (docs/api-src) or REPL commands (grove.repl).
 local check = require("grove.check")
 local files = require("grove.files")
+local suggest = require("grove.suggest")
 
 local M = {}
 
@@ -43,12 +49,14 @@ function M.dir()
 end
 
 -- The "--- " blocks of a file: arrays of their comment lines, "-- "
--- stripped.
+-- stripped, each with the line it starts on (first).
 local function blocks(text)
   local out, cur = {}, nil
+  local n = 0
   for line in (text .. "\n"):gmatch("(.-)\n") do
+    n = n + 1
     if line:match("^%-%-%-") then
-      cur = {(line:gsub("^%-%-%-%s?", ""))}
+      cur = {(line:gsub("^%-%-%-%s?", "")), first = n}
       out[#out + 1] = cur
     elseif cur and line:match("^%-%-") then
       cur[#cur + 1] = (line:gsub("^%-%-%s?", ""))
@@ -63,14 +71,15 @@ end
 -- returns = {...}, fields = {...}, usage = {...}}; tags continue on the
 -- lines below them, and @usage takes the lines below it as they are.
 local function entry(lines)
-  local e = {text = {}, params = {}, returns = {}, fields = {}, usage = {}}
+  local e = {text = {}, params = {}, returns = {}, fields = {}, usage = {}, line = lines.first}
   local last
-  for _, l in ipairs(lines) do
+  for i, l in ipairs(lines) do
     local tag, rest = l:match("^@(%w+)%s*(.*)$")
     if last == e.usage and not tag then
       e.usage[#e.usage + 1] = l
     elseif tag == "usage" then
       last = e.usage
+      e.usage_line = (lines.first or 1) + i - (rest ~= "" and 1 or 0)
       if rest ~= "" then e.usage[#e.usage + 1] = rest end
     elseif tag == "function" or tag == "table" or tag == "type" or tag == "module"
       or tag == "section" then
@@ -100,37 +109,54 @@ local function entry(lines)
   return e
 end
 
-local cache
-
-function M.entries()
-  if cache then return cache end
+function M.read(mod)
   local dir = M.dir()
   if not dir then
     return nil, "the API reference (docs/api-src) was not found: set GROVE_APIDOC"
   end
+  local path = dir .. "/" .. mod .. ".luadoc"
+  local text, err = files.read(path)
+  if not text then return nil, err end
+  return M.parse(text, mod, path)
+end
+
+-- The entries of the text of a reference file (module mod, read from
+-- path), in order.
+function M.parse(text, mod, path)
+  local out = {}
+  for _, b in ipairs(blocks(text)) do
+    local e = entry(b)
+    if e.kind and e.kind ~= "section" then
+      e.module, e.path = mod, path
+      out[#out + 1] = e
+    end
+  end
+  return out
+end
+
+local cache
+
+function M.entries()
+  if cache then return cache end
+  if not M.dir() then
+    return nil, "the API reference (docs/api-src) was not found: set GROVE_APIDOC"
+  end
   local all = {}
   for _, mod in ipairs(M.MODULES) do
-    local text = files.read(dir .. "/" .. mod .. ".luadoc")
-    if text then
-      for _, b in ipairs(blocks(text)) do
-        local e = entry(b)
-        if e.kind and e.kind ~= "section" then
-          e.module = mod
-          all[e.name] = all[e.name] or e
-          local owner = mod:match("^grove%.core%.") and "grove.core" or mod
-          if e.kind == "function" and not e.name:find("[:.]") and not e.name:find("^:") then
-            all[owner .. "." .. e.name] = all[owner .. "." .. e.name] or e
-          end
-          if e.kind == "table" or e.kind == "type" then
-            for _, f in ipairs(e.fields) do
-              local fname, desc = f:match("^(%S+)%s*(.*)$")
-              local full = e.name .. "." .. fname
-              local fe = {kind = "field", name = full, module = mod, text = {desc},
-                params = {}, returns = {}, fields = {}, usage = {}}
-              all[full] = all[full] or fe
-              all[owner .. "." .. full] = all[owner .. "." .. full] or fe
-            end
-          end
+    for _, e in ipairs(M.read(mod) or {}) do
+      all[e.name] = all[e.name] or e
+      local owner = mod:match("^grove%.core%.") and "grove.core" or mod
+      if e.kind == "function" and not e.name:find("[:.]") and not e.name:find("^:") then
+        all[owner .. "." .. e.name] = all[owner .. "." .. e.name] or e
+      end
+      if e.kind == "table" or e.kind == "type" then
+        for _, f in ipairs(e.fields) do
+          local fname, desc = f:match("^(%S+)%s*(.*)$")
+          local full = e.name .. "." .. fname
+          local fe = {kind = "field", name = full, module = mod, text = {desc},
+            params = {}, returns = {}, fields = {}, usage = {}}
+          all[full] = all[full] or fe
+          all[owner .. "." .. full] = all[owner .. "." .. full] or fe
         end
       end
     end
@@ -196,8 +222,18 @@ function M.lookup(name, env)
   if #names > 1 then
     return nil, ("'%s' names several entries: %s"):format(name, table.concat(names, ", "))
   end
-  return nil, ("no entry for '%s' in the API reference (`make docs` lists them in docs/api/)")
-    :format(name)
+  -- the closest name: a method of the class of var (m:matc), else any entry
+  local near = all
+  if class then
+    near = {}
+    for n in pairs(all) do
+      local k = n:match("^" .. class:gsub("%p", "%%%0") .. ":([%a_][%w_]*)$")
+      if k then near[#near + 1] = var .. sep .. k end
+    end
+    table.sort(near)
+  end
+  return nil, ("no entry for '%s' in the API reference%s (`make docs` lists them in " ..
+    "docs/api/)"):format(name, suggest.hint(name, near))
 end
 
 return M

@@ -64,7 +64,8 @@ Globals:
 Commands:
   :help           this text
   :help NAME      the API reference entry for NAME (m:match, policy_table.score)
-  :load FILE      run a Lua file here (the globals it sets stay)
+  :load FILE      run a Lua file here (the globals it sets stay); a graph
+                  it returns becomes g, with m a new matcher over it
   :time EXPR      run EXPR (or a statement) and say how long it took
   !CMD            run a query command on g: !help lists them, e.g.
   :query CMD        !match allocate job.yaml   !find status=up   !list
@@ -356,7 +357,7 @@ function Session:call(fn, ...)
     return self:fail(tostring(res[2]))
   end
   self:show(res, 2)
-  return "ok"
+  return "ok", res
 end
 
 -- An assignment `a, b.c = EXPR, ...` (globals or fields, not `local`) as
@@ -453,11 +454,29 @@ local function expand_home(path)
   return path
 end
 
+-- :load FILE: run it here; a graph it returns (a cluster file, as
+-- examples/tiny.lua) becomes g, with a new matcher over it in m, as the
+-- commands and the query language work on g.
 function commands.load(self, arg)
   local path = arg:match('^"(.*)"$') or arg:match("^'(.*)'$") or arg
   if path == "" then return self:fail("usage: :load FILE") end
   path = expand_home(path)
-  return self:call_chunk(loadfile(path, "t", self.env))
+  local fn, err = loadfile(path, "t", self.env)
+  if not fn then return self:call_chunk(nil, err) end
+  local st, res = self:call(fn)
+  if st ~= "ok" or pretty.class(res[2]) ~= "grove.graph" then return st end
+  local g = res[2]
+  local ok, m, merr = pcall(require("grove").matcher, g)
+  rawset(self.env, "g", g)
+  if ok and m then
+    rawset(self.env, "m", m)
+    self:print(fmt("g = the graph %s returned, m = a matcher over it", path))
+  else
+    -- another matcher holds jobs on it: m stays as it was
+    self:print(fmt("g = the graph %s returned (m is unchanged: %s)", path,
+      tostring(ok and merr or m)))
+  end
+  return "ok"
 end
 
 function commands.query(self, arg)
