@@ -265,9 +265,10 @@ bench: all
 fuzz:
 	@scripts/fuzz
 
-# The API reference: docs/api/ from docs/api-src/ (LDoc).
-docs:
-	@scripts/docs
+# The API reference: docs/api/ from docs/api-src/ (LDoc), and every
+# example in it run against the module just built (scripts/examples.lua).
+docs: all
+	@scripts/docs $(BUILD)
 
 install: all
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/grove \
