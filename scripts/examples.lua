@@ -1,7 +1,7 @@
 -- examples.lua: run the examples of the Lua API reference and check that
 -- every function is documented whole.
 --
---   lua5.4 scripts/examples.lua [-v] [FILE.luadoc ...]
+--   lua5.4 scripts/examples.lua [-v] [--show NAME] [FILE.luadoc ...]
 --
 -- (with grove.core and lua/ on the search paths: scripts/docs and the
 -- specs set them).  Without files, every module of the reference
@@ -19,7 +19,9 @@
 -- separates values with a tab), and an expected line ending in "..."
 -- matches any line that begins with the text before it (a path, an
 -- address, a time).  A failure prints "FILE:LINE: NAME: reason" (LINE
--- the example's line when it ran) and the status is 1.
+-- the example's line when it ran) and the status is 1.  -v names each
+-- example that passed; --show NAME prints what NAME's example printed,
+-- for the person writing it.
 --
 -- Each example runs in an environment of its own, as the REPL's prompt
 -- has it: `grove` (require "grove"), `pretty`, `g` a fresh example cluster
@@ -33,10 +35,19 @@ local apidoc = require("grove.apidoc")
 local grove = require("grove")
 local repl = require("grove.repl")
 
-local verbose = false
+local verbose, show = false, nil
 local paths = {}
-for _, a in ipairs(arg) do
-  if a == "-v" then verbose = true else paths[#paths + 1] = a end
+local i = 1
+while arg[i] do
+  if arg[i] == "-v" then
+    verbose = true
+  elseif arg[i] == "--show" then
+    i = i + 1
+    show = arg[i]
+  else
+    paths[#paths + 1] = arg[i]
+  end
+  i = i + 1
 end
 
 -- The entries to check, from the files given or the whole reference.
@@ -141,6 +152,7 @@ local function run_example(e)
   if not fn then return 1, err end
   local ok, rerr = xpcall(fn, debug.traceback)
   restore()
+  if show == e.name then io.stdout:write(table.concat(out, "\n"), "\n") end
   if not ok then
     return tonumber(tostring(rerr):match("^example:(%d+):")) or 1,
       tostring(rerr):gsub("\n.*", "")
