@@ -67,6 +67,10 @@ local function blocks(text)
   return out
 end
 
+-- LDoc's short forms of a typed parameter (@string text, @int[opt=0] n).
+local SHORT_TYPES = {string = "string", int = "int", number = "number", bool = "bool",
+  table = "table", func = "function"}
+
 -- One block as an entry: {kind =, name =, text = {...}, params = {...},
 -- returns = {...}, fields = {...}, usage = {...}}; tags continue on the
 -- lines below them, and @usage takes the lines below it as they are.
@@ -85,16 +89,16 @@ local function entry(lines)
       or tag == "section" then
       e.kind, e.name = tag, rest
       last = nil
-    elseif tag == "param" or tag == "tparam" then
+    elseif tag == "param" or tag == "tparam" or SHORT_TYPES[tag] then
       last = e.params
-      local opt = rest:match("^%[opt%]%s*")
+      local opt = rest:match("^%[opt[^%]]*%]%s*")
       if opt then rest = rest:sub(#opt + 1) end
-      local ty, pname, desc = "", rest:match("^(%S+)%s*(.*)$")
+      local ty, pname, desc = SHORT_TYPES[tag] or "", rest:match("^(%S+)%s*(.*)$")
       if tag == "tparam" then ty, pname, desc = rest:match("^(%S+)%s+(%S+)%s*(.*)$") end
       pname, desc = pname or rest, desc or ""
       last[#last + 1] = ("%s%s%s%s"):format(pname, ty ~= "" and " (" .. ty .. ")" or "",
         opt and " [optional]" or "", desc ~= "" and ": " .. desc or "")
-    elseif tag == "return" then
+    elseif tag == "return" or tag == "treturn" then
       last = e.returns
       last[#last + 1] = rest
     elseif tag == "field" then
