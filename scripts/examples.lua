@@ -37,17 +37,19 @@ local repl = require("grove.repl")
 
 local verbose, show = false, nil
 local paths = {}
-local i = 1
-while arg[i] do
-  if arg[i] == "-v" then
-    verbose = true
-  elseif arg[i] == "--show" then
-    i = i + 1
-    show = arg[i]
-  else
-    paths[#paths + 1] = arg[i]
+do
+  local k = 1
+  while arg[k] do
+    if arg[k] == "-v" then
+      verbose = true
+    elseif arg[k] == "--show" then
+      k = k + 1
+      show = arg[k]
+    else
+      paths[#paths + 1] = arg[k]
+    end
+    k = k + 1
   end
-  i = i + 1
 end
 
 -- The entries to check, from the files given or the whole reference.
