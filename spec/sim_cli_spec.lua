@@ -312,6 +312,23 @@ describe("grove sim", function()
     end
   end)
 
+  it("offers the closest queue or placement policy to a name it does not know", function()
+    local out, rc = sim("--trace " .. F .. "small.swf --queue esay")
+    assert.equal(1, rc)
+    assert.matches("^grove sim: no queue policy 'esay' %(did you mean 'easy'%?%) in [^\n]*" ..
+      "policies/queues\n$", out)
+    out, rc = sim("--trace " .. F .. "small.swf --policy hihg")
+    assert.equal(1, rc)
+    assert.matches("^grove sim: no policy 'hihg' %(did you mean 'high'%?%) in ", out)
+    out, rc = sim("--trace " .. F .. "small.swf --param policy_1=fcsf")
+    assert.equal(1, rc)
+    assert.matches("^grove sim: policy_1: no queue policy 'fcsf' %(did you mean 'fcfs'%?%) in ",
+      out)
+    out, rc = run(GROVE .. " query -L spec/fixtures/query/lab.graphml -P lonodx < /dev/null")
+    assert.equal(1, rc)
+    assert.matches("^grove query: no policy 'lonodx' %(did you mean 'lonode'%?%) in ", out)
+  end)
+
   it("puts the max and 99th percentile wait in the compare table", function()
     for _, q in ipairs{"fcfs", "easy"} do
       local _, rc = sim(("--trace %ssmall.swf --queue %s --quiet --summary %s/m-%s.json")
