@@ -263,7 +263,13 @@ print(ro:generation())
     assert.is_false(l.policy_restored)
     l = assert(st:load({policy = "hinode"}))
     assert.equal("hinode", l.matcher:policy())
-    expect.fails_like("ENOENT", "^unknown policy 'nosuch'", st:load({policy = "nosuch"}))
+    -- by path, as m:set_policy takes it; a name through the finder
+    -- (require "grove.policy" sets it), its message with the closest name
+    l = assert(st:load({policy = dir .. "/mine.lua"}))
+    assert.equal("mine", l.matcher:policy())
+    core.set_policy_finder(require("grove.policy").find)
+    expect.fails_like("ENOENT", "^no policy 'hinodx' %(did you mean 'hinode'%?%) in ",
+      st:load({policy = "hinodx"}))
   end)
 end)
 
