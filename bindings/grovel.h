@@ -57,6 +57,12 @@ void grovel_push_hint(lua_State *L, const char *name, int names);
  * upvalue 1; any other key reads nil. */
 int grovel_no_method(lua_State *L);
 
+/* Keep the function at index 1 (or nil: none) in the registry under key:
+ * the body of a core.set_NAME(fn | nil) that Lua code calls to hand the
+ * bindings a function of a higher floor (grove.suggest's offer, grove.policy's
+ * finder).  Raises on anything else.  Returns 0. */
+int grovel_set_function(lua_State *L, const void *key);
+
 /* Raise when the argument at arg is nil followed by a message and an error
  * code: a failure (nil, message, code) handed on as if it were a value
  * (m:set_policy(grove.policy.load("lowx"))).  The error names the argument

@@ -28,11 +28,7 @@ static const char SUGGEST_KEY = 's'; /* registry key of the function */
 /* core.set_suggest(fn | nil) */
 static int l_set_suggest(lua_State *L)
 {
-    if (!lua_isnoneornil(L, 1))
-        luaL_checktype(L, 1, LUA_TFUNCTION);
-    lua_settop(L, 1);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &SUGGEST_KEY);
-    return 0;
+    return grovel_set_function(L, &SUGGEST_KEY);
 }
 
 void grovel_push_hint(lua_State *L, const char *name, int names)

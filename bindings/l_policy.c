@@ -598,11 +598,7 @@ static const char FINDER_KEY = 'f'; /* registry key of the finder of names */
 /* core.set_policy_finder(fn | nil) */
 static int l_set_policy_finder(lua_State *L)
 {
-    if (!lua_isnoneornil(L, 1))
-        luaL_checktype(L, 1, LUA_TFUNCTION);
-    lua_settop(L, 1);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &FINDER_KEY);
-    return 0;
+    return grovel_set_function(L, &FINDER_KEY);
 }
 
 int grovel_policy_named(lua_State *L, const char *spec)

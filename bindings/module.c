@@ -27,6 +27,15 @@ int grovel_fail(lua_State *L, const char *msg, const char *code)
     return 3;
 }
 
+int grovel_set_function(lua_State *L, const void *key)
+{
+    if (!lua_isnoneornil(L, 1))
+        luaL_checktype(L, 1, LUA_TFUNCTION);
+    lua_settop(L, 1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, key);
+    return 0;
+}
+
 void grovel_refuse_failure(lua_State *L, int arg)
 {
     const char *code = lua_type(L, arg + 2) == LUA_TSTRING ? lua_tostring(L, arg + 2) : "";

@@ -61,8 +61,9 @@ local function whole_max(v)
 end
 M.whole_max = whole_max
 
--- Axes and grid into out for a plot area at (x0, y0) of size (w, h).
-local function axes(out, x0, y0, w, h, tmin, tmax, ymax, ylabel, yfmt, xlabel)
+-- A plot area at (x0, y0) of size (w, h) into out: its frame, four
+-- lines of grid with the y axis's labels (0 to ymax), and the axes' names.
+local function frame(out, x0, y0, w, h, ymax, ylabel, yfmt, xlabel)
   out[#out + 1] = fmt('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#444"/>\n',
     x0, y0, w, h)
   for i = 0, 4 do
@@ -72,15 +73,20 @@ local function axes(out, x0, y0, w, h, tmin, tmax, ymax, ylabel, yfmt, xlabel)
     out[#out + 1] = fmt('<text x="%d" y="%.1f" text-anchor="end">%s</text>\n', x0 - 6, y + 4,
       esc(fmt(yfmt or "%g", ymax * i / 4)))
   end
+  out[#out + 1] = fmt('<text x="14" y="%d" transform="rotate(-90 14 %d)" ' ..
+    'text-anchor="middle">%s</text>\n', y0 + h // 2, y0 + h // 2, esc(ylabel))
+  out[#out + 1] = fmt('<text x="%d" y="%d" text-anchor="middle" fill="#444">%s</text>\n',
+    x0 + w // 2, y0 + h + 32, esc(xlabel))
+end
+
+-- Axes and grid into out for a plot area of simulated time (tmin to tmax).
+local function axes(out, x0, y0, w, h, tmin, tmax, ymax, ylabel, yfmt, xlabel)
+  frame(out, x0, y0, w, h, ymax, ylabel, yfmt, xlabel or "simulated time")
   for i = 0, 5 do
     local x = x0 + w * i / 5
     out[#out + 1] = fmt('<text x="%.1f" y="%d" text-anchor="middle">%s</text>\n', x,
       y0 + h + 16, esc(tlabel(tmin + (tmax - tmin) * i / 5)))
   end
-  out[#out + 1] = fmt('<text x="14" y="%d" transform="rotate(-90 14 %d)" ' ..
-    'text-anchor="middle">%s</text>\n', y0 + h // 2, y0 + h // 2, esc(ylabel))
-  out[#out + 1] = fmt('<text x="%d" y="%d" text-anchor="middle" fill="#444">%s</text>\n',
-    x0 + w // 2, y0 + h + 32, esc(xlabel or "simulated time"))
 end
 
 -- A legend: entries {color, label [, opacity [, edge color]]} in rows
@@ -353,15 +359,7 @@ function M.wait_cdf(path, runs, names)
     #runs == 1 and "" or "s"))
   local pw, ph = W - PAD_L - PAD_R, H - PAD_T - PAD_B
   local y0 = PAD_T + 24
-  out[#out + 1] = fmt('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#444"/>\n',
-    PAD_L, y0, pw, ph)
-  for i = 0, 4 do
-    local y = y0 + ph - ph * i / 4
-    out[#out + 1] = fmt('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>\n', PAD_L, y,
-      PAD_L + pw, y)
-    out[#out + 1] = fmt('<text x="%d" y="%.1f" text-anchor="end">%.2f</text>\n', PAD_L - 6,
-      y + 4, i / 4)
-  end
+  frame(out, PAD_L, y0, pw, ph, 1, "fraction of jobs", "%.2f", "wait (logarithmic)")
   local function x_of(w) return PAD_L + pw * math.min(wait_axis(w) / decades, 1) end
   for d = 0, decades do
     local w = d == 0 and 0 or 10 ^ d - 1
@@ -371,10 +369,6 @@ function M.wait_cdf(path, runs, names)
     out[#out + 1] = fmt('<text x="%.1f" y="%d" text-anchor="middle">%s</text>\n', x,
       y0 + ph + 16, d == 0 and "0" or d <= 4 and fmt("%d s", 10 ^ d) or fmt("1e%d s", d))
   end
-  out[#out + 1] = fmt('<text x="%d" y="%d" text-anchor="middle" fill="#444">wait ' ..
-    '(logarithmic)</text>\n', PAD_L + pw // 2, y0 + ph + 32)
-  out[#out + 1] = fmt('<text x="14" y="%d" transform="rotate(-90 14 %d)" ' ..
-    'text-anchor="middle">fraction of jobs</text>\n', y0 + ph // 2, y0 + ph // 2)
   local entries = {}
   for k, r in ipairs(runs) do
     local color = COLORS[(k - 1) % #COLORS + 1]
