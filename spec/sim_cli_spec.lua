@@ -303,12 +303,21 @@ describe("grove sim", function()
     f:write("return {\n  name = 'badplace',\n  score = function(v, ctx)\n" ..
       "    error('no score for ' .. v:name())\n  end,\n}\n")
     f:close()
-    for _, q in ipairs{{"fcfs", "fcfs.lua:17"}, {"conservative", "conservative.lua:30"}} do
-      local out, rc = sim(("--trace %ssmall.swf --queue %s --policy %s"):format(F, q[1], pol))
+    -- (the line of the queue policy's file that asked: where it calls ctx:start or
+    -- ctx:reserve)
+    for _, q in ipairs{"fcfs", "conservative"} do
+      local out, rc = sim(("--trace %ssmall.swf --queue %s --policy %s"):format(F, q, pol))
       assert.equal(1, rc)
       assert.matches("^grove sim: placement policy badplace: score hook: " ..
-        pol:gsub("%p", "%%%0") .. ":4: no score for [%w]+ %(job 1; queue policy " .. q[1] ..
-        " at [^ ]*policies/queues/" .. q[2]:gsub("%p", "%%%0") .. "%)\n$", out)
+        pol:gsub("%p", "%%%0") .. ":4: no score for [%w]+ %(job 1; queue policy " .. q ..
+        " at [^ ]*policies/queues/" .. q .. "%.lua:%d+%)\n$", out)
+      local line = tonumber(out:match("%.lua:(%d+)%)\n$"))
+      local text = exe.read("policies/queues/" .. q .. ".lua")
+      local n = 0
+      for l in text:gmatch("[^\n]*\n") do
+        n = n + 1
+        if n == line then assert.matches("ctx:%a+%(", l) end
+      end
     end
   end)
 
