@@ -1,10 +1,10 @@
 -- examples.lua: run the examples of the Lua API reference and check that
 -- every function is documented whole.
 --
---   lua5.4 scripts/examples.lua [-v] [--show NAME] [FILE.luadoc ...]
+--   build/grove run scripts/examples.lua [-v] [--show NAME] [FILE.luadoc ...]
 --
--- (with grove.core and lua/ on the search paths: scripts/docs and the
--- specs set them).  Without files, every module of the reference
+-- (from the source tree, as scripts/docs and the specs run it).  Without
+-- files, every module of the reference
 -- (docs/api-src/*.luadoc, grove.apidoc.MODULES).  For each `@function`
 -- entry it checks:
 --   - an example (`@usage`) that says what it prints: each line that ends

@@ -6,10 +6,9 @@
 -- This file holds only specs: fixtures are in spec/fixtures/docs/.
 local exe = require("exe_helper")
 
--- Run the checker (with the module of the build): output, status.
+-- Run the checker with the build's grove: output, status.
 local function examples(args)
-  return exe.run(("LUA_CPATH='%s/lib/?.so;;' lua5.4 scripts/examples.lua %s"):format(exe.BUILD,
-    args or ""))
+  return exe.run(("%s run scripts/examples.lua %s"):format(exe.GROVE, args or ""))
 end
 
 describe("the API reference's examples", function()
