@@ -808,6 +808,7 @@ void grovel_policy_begin(lua_State *L, int pidx, const void *owner, grove_graph_
     p->views.tlen = 0;
     p->cx.valid = false;
     p->active = true;
+    p->host = L;
     grovel_sandbox_start(&p->sb);
 }
 
@@ -816,6 +817,7 @@ void grovel_policy_end(lua_State *L, struct grovel_policy *p)
     (void)L;
     grovel_sandbox_stop(&p->sb);
     p->active = false;
+    p->host = NULL;
     p->views.g = NULL;
     lua_settop(p->sb.S, p->base);
 }

@@ -158,12 +158,48 @@ static void push_request(lua_State *S, int ctx, const grove_policy_request_t *r)
     lua_pop(S, 1);
 }
 
+/* What need_index asks of the host: the close name of key among the
+ * request's types and the graph's (grovel_push_hint, grove.suggest's),
+ * copied to out. */
+struct need_hint {
+    const char *key;
+    const grove_policy_request_t *r;
+    const grove_graph_t *g;
+    char out[128];
+};
+
+/* The longest key need_index offers a close name for. */
+#define NEED_HINT_MAX 64
+
+/* In the host, protected: h->out = the offer for h->key. */
+static int need_hint_body(lua_State *L)
+{
+    struct need_hint *h = lua_touserdata(L, 1);
+    lua_createtable(L, h->r ? (int)h->r->ntypes : 0, 0);
+    lua_Integer n = 0;
+    for (size_t k = 0; h->r && k < h->r->ntypes; k++) {
+        lua_pushstring(L, h->r->names[k]);
+        lua_rawseti(L, -2, ++n);
+    }
+    const char *s;
+    for (grove_sym_t sym = 0; (s = grove_graph_str(h->g, sym)); sym++)
+        if (grove_graph_count_type(h->g, sym) > 0) {
+            lua_pushstring(L, s);
+            lua_rawseti(L, -2, ++n);
+        }
+    grovel_push_hint(L, h->key, -1);
+    snprintf(h->out, sizeof(h->out), "%s", lua_tostring(L, -1));
+    return 0;
+}
+
 /* __index of ctx.need (upvalue 1: the policy): a key that is a resource
  * type of the graph is one the request does not need here, nil; any
- * other raises at the hook's line, listing the types the request asks
- * for, so that ctx.need.gpus (the type is gpu) says so rather than
- * yielding a nil that fails later and elsewhere ("score hook returned
- * nil"). */
+ * other raises at the hook's line, with the closest of the request's
+ * types offered and the whole list, so that ctx.need.gpus (the type is
+ * gpu) says so rather than yielding a nil that fails later and elsewhere
+ * ("score hook returned nil").  The offer runs in the host's state (the
+ * sandbox has no grove.suggest), in a protected call: nothing the host
+ * does can unwind the sandbox. */
 static int need_index(lua_State *S)
 {
     struct grovel_policy *p = lua_touserdata(S, lua_upvalueindex(1));
@@ -171,19 +207,29 @@ static int need_index(lua_State *S)
         || grovel_type_known(p->views.g, lua_tostring(S, 2)))
         return 0;
     const grove_policy_request_t *r = p->cx.req;
+    struct need_hint h = {lua_tostring(S, 2), r, p->views.g, ""};
+    lua_State *L = p->host;
+    /* a key of a type name's length at most: the offer's cost in the host,
+     * outside the sandbox's budget, stays small whatever the policy reads */
+    if (L && lua_rawlen(S, 2) <= NEED_HINT_MAX && lua_checkstack(L, 4)) {
+        lua_pushcfunction(L, need_hint_body);
+        lua_pushlightuserdata(L, &h);
+        if (lua_pcall(L, 1, 0, 0) != LUA_OK)
+            lua_pop(L, 1);
+    }
     luaL_Buffer b;
     luaL_buffinit(S, &b);
     luaL_where(S, 1);
     luaL_addvalue(&b);
-    lua_pushfstring(S, "ctx.need has no type '%s' (the graph has no such type; the request "
-                       "asks for ", lua_tostring(S, 2));
+    lua_pushfstring(S, "ctx.need has no type '%s'%s: the request asks for ", h.key, h.out);
     luaL_addvalue(&b);
     for (size_t k = 0; r && k < r->ntypes; k++) {
         if (k)
             luaL_addstring(&b, ", ");
         luaL_addstring(&b, r->names[k]);
     }
-    luaL_addstring(&b, ")");
+    lua_pushfstring(S, ", and the graph has no type '%s'", h.key);
+    luaL_addvalue(&b);
     luaL_pushresult(&b);
     return lua_error(S);
 }

@@ -82,6 +82,9 @@ struct grovel_policy {
 
     /* the match in progress (between begin and end) */
     bool active;
+    lua_State *host;          /* the state that runs the match: what a hook's
+                               * message asks of the host (a close name) runs
+                               * there, in a protected call */
     const struct call *keyed; /* the choose or scores call running, or
                                * NULL: what its keys table reads */
     uint64_t nkeyed;          /* such calls so far: a keys table kept past

@@ -116,13 +116,25 @@ describe("ctx.need", function()
     attributes = {system = {duration = 600}},
   }
 
-  it("raises on a key that is no resource type, listing what the request asks for", function()
+  it("raises on a key that is no resource type, offering the closest, listing what the " ..
+    "request asks for", function()
     local m = core.matcher(machine())
     assert(m:set_policy(parse("return {score = function(v, ctx)\n" ..
       "  return ctx.need.gpus\nend}")))
+    core.set_suggest(require("grove.suggest").hint)
     assert.same({nil, "policy inline: score hook: inline.lua:2: ctx.need has no type 'gpus' " ..
-      "(the graph has no such type; the request asks for node, core, gpu)", "ECANCELED"},
+      "(did you mean 'gpu'?): the request asks for node, core, gpu, and the graph has no type " ..
+      "'gpus'", "ECANCELED"}, {m:match(GPU)})
+    -- the closest of the graph's types too, when the request does not name it
+    assert.same({nil, "policy inline: score hook: inline.lua:2: ctx.need has no type 'gpus' " ..
+      "(did you mean 'gpu'?): the request asks for node, core, and the graph has no type " ..
+      "'gpus'", "ECANCELED"}, {m:match(REQUEST)})
+    -- grove.core alone: no offer
+    core.set_suggest(nil)
+    assert.same({nil, "policy inline: score hook: inline.lua:2: ctx.need has no type 'gpus': " ..
+      "the request asks for node, core, gpu, and the graph has no type 'gpus'", "ECANCELED"},
       {m:match(GPU)})
+    core.set_suggest(require("grove.suggest").hint)
   end)
 
   it("reads nil for a type of the graph the request does not need there", function()
