@@ -129,6 +129,15 @@ describe("ctx.need", function()
     assert.same({nil, "policy inline: score hook: inline.lua:2: ctx.need has no type 'gpus' " ..
       "(did you mean 'gpu'?): the request asks for node, core, and the graph has no type " ..
       "'gpus'", "ECANCELED"}, {m:match(REQUEST)})
+    -- a key longer than a type name's 64 bytes: no offer asked of the host
+    assert(m:set_policy(parse("return {score = function(v, ctx)\n" ..
+      "  return ctx.need[string.rep('gpu', 30)]\nend}")))
+    local _, msg = m:match(GPU)
+    assert.equal("policy inline: score hook: inline.lua:2: ctx.need has no type '" ..
+      string.rep("gpu", 30) .. "': the request asks for node, core, gpu, and the graph has no " ..
+      "type '" .. string.rep("gpu", 30) .. "'", msg)
+    assert(m:set_policy(parse("return {score = function(v, ctx)\n" ..
+      "  return ctx.need.gpus\nend}")))
     -- grove.core alone: no offer
     core.set_suggest(nil)
     assert.same({nil, "policy inline: score hook: inline.lua:2: ctx.need has no type 'gpus': " ..
