@@ -172,11 +172,26 @@ local function run_example(e)
   return nil
 end
 
+-- The function an entry names in its module: NAME, or TABLE.NAME (a
+-- field of the module, or of the module TABLE below it: grove.sim's
+-- queue.load, plot.wait_cdf); nil for a method or anything else.
+local function entry_function(e)
+  if e.module:match("^grove%.core") or e.name:find(":") then return nil end
+  local ok, mod = pcall(require, e.module)
+  if not ok or type(mod) ~= "table" then return nil end
+  local tname, fname = e.name:match("^([%a_][%w_]*)%.([%a_][%w_]*)$")
+  if not tname then return rawget(mod, e.name) end
+  local sub = rawget(mod, tname)
+  if type(sub) ~= "table" then
+    local ok2, m2 = pcall(require, e.module .. "." .. tname)
+    sub = ok2 and m2 or nil
+  end
+  return type(sub) == "table" and rawget(sub, fname) or nil
+end
+
 -- For a function written in Lua: the parameters it declares.
 local function lua_params(e)
-  if e.module:match("^grove%.core") or e.name:find("[:.]") then return nil end
-  local ok, mod = pcall(require, e.module)
-  local fn = ok and type(mod) == "table" and rawget(mod, e.name)
+  local fn = entry_function(e)
   if type(fn) ~= "function" then return nil end
   local info = debug.getinfo(fn, "Su")
   if info.what ~= "Lua" then return nil end

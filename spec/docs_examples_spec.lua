@@ -42,4 +42,13 @@ describe("the API reference's examples", function()
       F .. '36: short: example: printed 1 lines, it says 2 (the first missing: "2")',
       "examples: 6 functions, 5 examples run, 7 failures", ""}, "\n"), out)
   end)
+
+  it("fail when a Lua function has more parameters than @param lines", function()
+    local out, rc = examples("spec/fixtures/docs/params/grove.sim.luadoc")
+    assert.equal(1, rc)
+    local F = "spec/fixtures/docs/params/grove.sim.luadoc:"
+    assert.equal(F .. "5: queue.parse: 1 @param for 3 parameters\n" ..
+      F .. "12: new: 0 @param for 1 parameters\n" ..
+      "examples: 2 functions, 2 examples run, 2 failures\n", out)
+  end)
 end)
