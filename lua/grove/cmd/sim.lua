@@ -86,7 +86,8 @@ they end after their run time.
   --quiet             print nothing but errors
 
 Metrics printed at the end: mean, median, 95th and 99th percentile and
-max wait, mean bounded slowdown (10 s), utilization, makespan, jobs per second simulated.
+max wait, mean bounded slowdown (10 s), utilization, makespan, jobs per
+second simulated.
 Progress goes to stderr when it is a terminal.  docs/sim.md has the details.
 ]]
 
