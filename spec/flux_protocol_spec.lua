@@ -119,6 +119,8 @@ describe("grove.flux", function()
     assert.same({{op = "alloc", id = 2, type = "cancel"},
       {op = "alloc", id = 3, type = "annotate", annotations = {sched = {t_estimate = 1100}}}},
       acts)
+    -- the stats count them: three allocs, three annotations sent
+    assert.same({3, 3}, {s:stats().allocs, s:stats().annotations_sent})
   end)
 
   it("denies a job that can never run once a pass could not start it", function()

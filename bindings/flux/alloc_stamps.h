@@ -115,6 +115,39 @@ static inline json_t *alloc_stamps_ring(const struct alloc_stamps *st, const dou
     return o;
 }
 
+/* A ring of the last ALLOC_STAMPS_MAX durations of one kind of request
+ * (seconds), for the latencies of requests other than alloc
+ * (feasibility.check); v NULL when the memory was not there. */
+struct time_ring {
+    double *v;
+    size_t n; /* durations added (the ring holds the last ALLOC_STAMPS_MAX) */
+};
+
+static inline void time_ring_init(struct time_ring *r)
+{
+    r->n = 0;
+    r->v = calloc(ALLOC_STAMPS_MAX, sizeof(double));
+}
+
+static inline void time_ring_fini(struct time_ring *r)
+{
+    free(r->v);
+    r->v = NULL;
+}
+
+static inline void time_ring_add(struct time_ring *r, double seconds)
+{
+    if (r->v)
+        r->v[r->n++ % ALLOC_STAMPS_MAX] = seconds;
+}
+
+/* The ring as {n, p50_us, p99_us, max_us} (alloc_stamps_ring's shape). */
+static inline json_t *time_ring_report(const struct time_ring *r)
+{
+    struct alloc_stamps st = {.n = r->n};
+    return alloc_stamps_ring(&st, r->v);
+}
+
 /* Set alloc_latency, alloc_handed and alloc_cpu in the object o. */
 static inline void alloc_stamps_report(const struct alloc_stamps *st, json_t *o)
 {

@@ -33,6 +33,7 @@ void sg_stats_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, void 
         return;
     }
     alloc_stamps_report(&ctx->stamps, o);
+    json_object_set_new(o, "feasibility", time_ring_report(&ctx->feasibility));
     json_object_set_new(o, "lua_gc", json_pack("{s:i s:I s:f s:f}", "heap_kb",
                                                lua_gc(ctx->L, LUA_GCCOUNT), "steps",
                                                (json_int_t)ctx->gc_steps, "cpu_us",

@@ -277,7 +277,10 @@ static void expiration_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *m
 static void feasibility_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, void *arg)
 {
     (void)h, (void)mh;
-    answer(arg, msg, "feasibility", "jobspec");
+    struct sched_ctx *ctx = arg;
+    double t0 = alloc_stamps_clock(CLOCK_MONOTONIC);
+    answer(ctx, msg, "feasibility", "jobspec");
+    time_ring_add(&ctx->feasibility, alloc_stamps_clock(CLOCK_MONOTONIC) - t0);
 }
 
 static void status_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, void *arg)

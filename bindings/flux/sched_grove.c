@@ -208,6 +208,7 @@ static void ctx_destroy(struct sched_ctx *ctx)
         lua_close(ctx->L);
     }
     alloc_stamps_fini(&ctx->stamps);
+    time_ring_fini(&ctx->feasibility);
     free(ctx);
     errno = e;
 }
@@ -225,8 +226,10 @@ int mod_main(flux_t *h, int argc, char **argv)
     ctx->h = h;
     ctx->gc_kb = -1;
     alloc_stamps_init(&ctx->stamps); /* none kept without the memory */
+    time_ring_init(&ctx->feasibility);
     if (!(ctx->L = luaL_newstate())) {
         alloc_stamps_fini(&ctx->stamps);
+        time_ring_fini(&ctx->feasibility);
         free(ctx);
         errno = ENOMEM;
         return -1;

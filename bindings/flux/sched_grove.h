@@ -65,6 +65,7 @@ struct sched_ctx {
     int debug;         /* the `flux module debug` bits the loop was given */
     char ready_mode[32]; /* "unlimited" or "limited=N" */
     struct alloc_stamps stamps; /* the alloc latencies (alloc_stamps.h) */
+    struct time_ring feasibility; /* feasibility.check: request in to answer out, wall */
     struct commit *commits; /* R commits under way (their responses wait) */
 };
 

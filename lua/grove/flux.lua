@@ -381,6 +381,7 @@ end
 function Flux:alloc(request)
   local r, acts = request_of(self, request, "sched.alloc", "alloc: a request needs an integer id")
   if not r then return acts end
+  self.allocs = (self.allocs or 0) + 1
   local loop = self.loop
   local id = r.id
   local function deny(note)

@@ -199,6 +199,7 @@ function M.send(self, rec, want)
   end
   if a then
     rec.sent = want
+    self.annotations_sent = (self.annotations_sent or 0) + 1
     emit(self, {op = "alloc", id = rec.id, type = "annotate", annotations = {sched = a}})
   end
 end

@@ -42,7 +42,8 @@ function M.stats(self)
     queue = self.loop.queue_policy.name, policy = self.loop.policy_name,
     ["queue-depth"] = self.loop.queue_depth, ["reserve-depth"] = self.loop.reserve_depth,
     ["match-format"] = self.match_format, expiration = self.acq:expiration(),
-    queues = queues.stats(self)}
+    queues = queues.stats(self), allocs = self.allocs or 0,
+    annotations_sent = self.annotations_sent or 0}
 end
 
 return M
