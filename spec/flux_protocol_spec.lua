@@ -121,6 +121,12 @@ describe("grove.flux", function()
       acts)
     -- the stats count them: three allocs, three annotations sent
     assert.same({3, 3}, {s:stats().allocs, s:stats().annotations_sent})
+    -- and every pass's time: the acquire's, three allocs', the cancel's,
+    -- and the one the clock's move made (none for a schedule call with
+    -- nothing to do)
+    local pt = s:stats().pass_time
+    assert.equal(6, pt.n)
+    assert.is_true(pt.p50_us >= 0 and pt.p99_us >= pt.p50_us and pt.max_us >= pt.p99_us)
   end)
 
   it("denies a job that can never run once a pass could not start it", function()

@@ -179,7 +179,22 @@ end
 -- denied, its place given to the others in a pass again.  Without new,
 -- something else moved (a job ended, resources, the order): a head's
 -- estimate is looked for again.
+local PASS_RING = 4096
+
+-- The wall time of each pass, in a ring of the last PASS_RING (the
+-- stats' pass_time: p50, p99, max).
+local function pass_timed(self, t)
+  local ring = self.pass_ring
+  if not ring then
+    ring = {n = 0}
+    self.pass_ring = ring
+  end
+  ring.n = ring.n + 1
+  ring[(ring.n - 1) % PASS_RING + 1] = t
+end
+
 local function pass(self, new)
+  local t0 = core.wall_clock()
   local loop = self.loop
   self.wake = nil
   self.passed_at, self.stale = loop.now, nil
@@ -197,6 +212,7 @@ local function pass(self, new)
     end
   end
   annotate.annotate(self)
+  pass_timed(self, core.wall_clock() - t0)
 end
 
 -- ---- RFC 28 -----------------------------------------------------------------------

@@ -33,6 +33,18 @@ function M.resource_status(self)
   return base.flush(self)
 end
 
+-- {n, p50_us, p99_us, max_us} of a ring of durations in seconds ({n =
+-- added, [1..] the last ones}), or {n = 0}.
+local function ring_report(ring)
+  if not ring or ring.n == 0 then return {n = 0} end
+  local v = {}
+  for i = 1, math.min(ring.n, #ring) do v[i] = ring[i] end
+  table.sort(v)
+  local k = #v
+  return {n = ring.n, p50_us = v[k // 2 + 1] * 1e6, p99_us = v[(k * 99) // 100 + 1] * 1e6,
+    max_us = v[k] * 1e6}
+end
+
 -- Counters in the shape of `flux module stats`.
 function M.stats(self)
   local st = self.loop.cs:stats()
@@ -43,6 +55,7 @@ function M.stats(self)
     ["queue-depth"] = self.loop.queue_depth, ["reserve-depth"] = self.loop.reserve_depth,
     ["match-format"] = self.match_format, expiration = self.acq:expiration(),
     queues = queues.stats(self), allocs = self.allocs or 0,
+    pass_time = ring_report(self.pass_ring),
     annotations_sent = self.annotations_sent or 0}
 end
 
