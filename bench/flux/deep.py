@@ -1,0 +1,157 @@
+# The deep-queue benchmark's driver (bench/flux_deep.sh runs it with
+# `flux python` inside the instance, its scheduler loaded): the machine
+# filled, a deep queue of mixed jobs behind, then the fill ended and the
+# queue drained.  Prints one line:
+#   DEEP submit_s feas_p50_ms feas_p99_ms list_s rss_MB drain_jobs_s ann_per_job stats
+# stats: the scheduler module's own statistics (JSON, one line) or {}.
+import argparse
+import json
+import random
+import subprocess
+import sys
+import time
+
+import flux
+import flux.job
+
+p = argparse.ArgumentParser()
+p.add_argument("--jobs", type=int, default=10000)
+p.add_argument("--seed", type=int, default=1)
+p.add_argument("--nodes", type=int, default=16384)
+p.add_argument("--stats", default="")
+a = p.parse_args()
+rng = random.Random(a.seed)
+h = flux.Flux()
+pid = int(h.attr_get("broker.pid"))
+
+
+def rss_mb():
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS"):
+                return int(line.split()[1]) // 1024
+    return 0
+
+
+def states():
+    return h.rpc("job-list.job-stats", {}).get()["job_states"]
+
+
+def jobspec(nodes=None, tasks=1, cores=1, gpus=0, exclusive=False, limit=600, run=0.2,
+            constraints=None):
+    """A V1 jobspec as a dict, made by hand (flux's own builder checks a
+    hostlist constraint against the brokers' hosts, which the instance's
+    forced-up ranks have none of)."""
+    slot = {"type": "slot", "count": 1, "label": "task",
+            "with": [{"type": "core", "count": cores}]}
+    if gpus:
+        slot["with"].append({"type": "gpu", "count": gpus})
+    if nodes:
+        slot["count"] = tasks // nodes
+        res = [{"type": "node", "count": nodes, "with": [slot]}]
+        if exclusive:
+            res[0]["exclusive"] = True
+    else:
+        slot["count"] = tasks
+        res = [slot]
+    system = {"duration": limit, "exec": {"test": {"run_duration": "%.3fs" % run}}}
+    if constraints:
+        system["constraints"] = constraints
+    return {"version": 1, "resources": res,
+            "tasks": [{"command": ["true"], "slot": "task", "count": {"per_slot": 1}}],
+            "attributes": {"system": system}}
+
+
+N = a.nodes
+# sizes, exclusive nodes, GPUs, property and hostlist constraints, and 5%
+# that can never run (they need the property of ranks that are drained)
+SHAPES = [
+    (30, lambda: jobspec(tasks=1)),
+    (12, lambda: jobspec(tasks=8, cores=4)),
+    (12, lambda: jobspec(nodes=1, exclusive=True)),
+    (8, lambda: jobspec(nodes=16, tasks=16, exclusive=True)),
+    (4, lambda: jobspec(nodes=128, tasks=128, exclusive=True)),
+    (1, lambda: jobspec(nodes=1024, tasks=1024, exclusive=True)),
+    (10, lambda: jobspec(tasks=2, gpus=1)),
+    (9, lambda: jobspec(nodes=2, tasks=2, constraints={"properties": ["batch"]})),
+    (9, lambda: jobspec(nodes=1, tasks=1, constraints={
+        "hostlist": ["node[%d-%d]" % (N // 2, N // 2 + 255)]})),
+    (5, lambda: jobspec(nodes=1, tasks=1, constraints={"properties": ["rare"]})),
+]
+W = sum(w for w, _ in SHAPES)
+
+
+def pick():
+    r = rng.uniform(0, W)
+    for w, f in SHAPES:
+        if r < w:
+            return f()
+        r -= w
+    return SHAPES[0][1]()
+
+
+def submit_all(specs):
+    # novalidate: job-ingest's jobspec validator checks a hostlist
+    # constraint against the brokers' hosts (the forced-up ranks have no
+    # broker); the scheduler's own feasibility check is timed below
+    futures = [flux.job.submit_async(h, json.dumps(s), novalidate=True) for s in specs]
+    return [flux.job.submit_get_id(f) for f in futures]
+
+
+# the fill: every node, exclusive, for an hour
+fill = submit_all([jobspec(nodes=N // 16, tasks=N // 16, exclusive=True, limit=3600, run=3600)
+                   for _ in range(16)])
+while states()["run"] < 16:
+    time.sleep(0.2)
+
+# the deep queue
+specs = [pick() for _ in range(a.jobs)]
+t0 = time.monotonic()
+ids = []
+for i in range(0, len(specs), 500):
+    ids += submit_all(specs[i:i + 500])
+submit_s = time.monotonic() - t0
+never = sum(1 for s in specs if s["attributes"]["system"].get("constraints") ==
+            {"properties": ["rare"]})
+
+# feasibility.check with the queue this deep: 200 of the jobs' requests
+lat = []
+for s in rng.sample(specs, 200):
+    t = time.monotonic()
+    try:
+        h.rpc("feasibility.check", {"jobspec": s}).get()
+    except OSError:
+        pass
+    lat.append(time.monotonic() - t)
+lat.sort()
+
+time.sleep(2)  # the queue settles
+t = time.monotonic()
+subprocess.run(["flux", "resource", "list"], stdout=subprocess.DEVNULL, check=True)
+list_s = time.monotonic() - t
+rss = rss_mb()
+
+# the fill ends: the queue drains, all but the jobs that can never run
+t1 = time.monotonic()
+for j in fill:
+    flux.job.cancel(h, j)
+target = 16 + a.jobs - never
+while states()["inactive"] < target:
+    if time.monotonic() - t1 > 3600:
+        break
+    time.sleep(0.5)
+drain = time.monotonic() - t1
+done = states()["inactive"] - 16
+
+stats = {}
+if a.stats:
+    try:
+        stats = h.rpc(a.stats + ".stats-get", {}).get()
+    except OSError:
+        stats = {}
+ann = stats.get("annotations_sent")
+print("DEEP %.2f %.2f %.2f %.3f %d %.1f %s %s" % (
+    submit_s, lat[len(lat) // 2] * 1e3, lat[len(lat) * 99 // 100] * 1e3, list_s, rss,
+    done / drain if drain > 0 else 0.0,
+    "%.2f" % (ann / a.jobs) if ann is not None else "-", json.dumps(stats)))
+sys.stdout.flush()

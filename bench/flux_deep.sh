@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# A deep queue at 16,384 nodes: how a scheduler keeps up with thousands of
+# pending jobs (flux-sched#1222: matches of seconds with a deep,
+# constrained queue).
+#
+#   bench/flux_deep.sh [--build DIR]
+#
+# Environment:
+#   NODES=16384   nodes of the instance's R (44 cores + 4 GPUs each);
+#                 properties batch (the first three quarters), rare (the
+#                 last four ranks, drained: jobs asking it never run)
+#   JOBS=10000    jobs in the deep queue
+#   SCHEDS="grove-easy-64 grove-easy-unlimited grove-conservative-64
+#           grove-conservative-unlimited fluxion-easy fluxion-conservative
+#           backfill"
+#                 grove-POLICY-DEPTH: sched-grove, queue policy POLICY,
+#                 reserve depth DEPTH; fluxion-POLICY: Fluxion's modules
+#                 (from FLUXION_DIR, a flux-sched build tree; skipped
+#                 without); backfill: flux-core's sched-backfill
+#   FLUXION_DIR=/opt/flux-sched/build
+#
+# One broker, every rank forced up, jobs under the test execution.  The
+# machine is first filled (16 exclusive jobs for an hour), then JOBS jobs
+# are submitted behind: sizes from a core to 1,024 exclusive nodes, GPU
+# jobs, property and hostlist constraints, and 5% that can never run
+# (they ask for the drained ranks' property).  Then the fill is
+# cancelled and the queue drains.  Prints per scheduler: the time to
+# submit the queue (the feasibility check of each job included), the
+# feasibility.check round trip (p50, p99 ms, 200 of the jobs asked with
+# the queue deep), the wall time of `flux resource list`, broker RSS,
+# jobs/s while the queue drains; and for sched-grove its own figures:
+# per-match p50/p99/max (ms), a pass's p50/p99/max (ms), annotations
+# sent per job.  A benchmark, not a test: figures go in bench/RESULTS.md.
+set -u
+build=build
+[ "${1:-}" = "--build" ] && build=$2
+top=$(cd "$(dirname "$0")/.." && pwd)
+prefix=${FLUX_PREFIX:-/opt/flux}
+FLUX=$prefix/bin/flux
+if [ ! -x "$FLUX" ]; then
+    echo "flux_deep: flux-core not found under $prefix (set FLUX_PREFIX)" >&2
+    exit 2
+fi
+NODES=${NODES:-16384}
+JOBS=${JOBS:-10000}
+SCHEDS=${SCHEDS:-"grove-easy-64 grove-easy-unlimited grove-conservative-64
+grove-conservative-unlimited fluxion-easy fluxion-conservative backfill"}
+FLUXION_DIR=${FLUXION_DIR:-/opt/flux-sched/build}
+case $build in /*) ;; *) build=$top/$build ;; esac
+work=$(mktemp -d /tmp/grove-deep.XXXXXX)
+trap '[ -n "${KEEP:-}" ] && echo "kept $work" || rm -rf "$work"' EXIT
+
+last=$((NODES - 1))
+"$FLUX" R encode --ranks=0-$last --hosts="node[0-$last]" --cores=0-43 --gpus=0-3 \
+    --property=batch:0-$((NODES * 3 / 4 - 1)) --property=rare:$((NODES - 4))-$last \
+    > "$work/R.json"
+cat > "$work/conf.toml" <<EOF
+[resource]
+path = "$work/R.json"
+noverify = true
+EOF
+
+cat > "$work/inner.sh" <<'EOF'
+set -e
+sched=$1 build=$2 jobs=$3 nodes=$4 top=$5 fluxion=$6
+flux module remove -f sched-simple 2>/dev/null || true
+flux module reload -f resource monitor-force-up noverify
+stats=
+case $sched in
+grove-*)
+    rest=${sched#grove-}; policy=${rest%-*}; depth=${rest##*-}
+    flux module load "$build/flux/sched-grove.so" queue-policy=$policy reserve-depth=$depth
+    stats=sched-grove ;;
+fluxion-*)
+    flux module load "$fluxion/resource/modules/sched-fluxion-resource.so"
+    flux module load "$fluxion/qmanager/modules/sched-fluxion-qmanager.so" \
+        queue-policy=${sched#fluxion-}
+    flux module stats sched-fluxion-resource >/dev/null ;;
+backfill) flux module load sched-backfill ;;
+esac
+# the rare ranks drained: flux-core applies a drain of ranks with no
+# broker, then fails to checkpoint it (ENOENT): the drain is done
+flux resource drain $((nodes - 4))-$((nodes - 1)) deep 2>/dev/null || true
+flux python "$top/bench/flux/deep.py" --jobs "$jobs" --nodes "$nodes" --stats "$stats"
+case $sched in
+fluxion-*) flux module remove sched-fluxion-qmanager; flux module remove sched-fluxion-resource ;;
+esac
+EOF
+
+printf '%-30s %8s %8s %8s %7s %6s %7s %8s %8s %8s %8s %8s %8s %7s\n' scheduler submit_s \
+    feas50ms feas99ms list_s rss_MB jobs/s match50 match99 matchmx pass50 pass99 passmx ann/job
+for sched in $SCHEDS; do
+    case $sched in
+    fluxion-*) [ -f "$FLUXION_DIR/resource/modules/sched-fluxion-resource.so" ] || {
+        printf '%-30s (skipped: no Fluxion modules in %s)\n' "$sched" "$FLUXION_DIR"; continue; } ;;
+    esac
+    out=$(FLUX_SCHED_MODULE=none timeout -k 10 7200 "$FLUX" start \
+        -o,--config-path="$work" bash "$work/inner.sh" "$sched" "$build" "$JOBS" "$NODES" \
+        "$top" "$FLUXION_DIR" 2>"$work/err")
+    row=$(echo "$out" | grep '^DEEP' | tail -n 1)
+    if [ -z "$row" ]; then
+        printf '%-30s (failed: %s)\n' "$sched" "$(tail -n 1 "$work/err")"
+        continue
+    fi
+    echo "$row" | python3 -c '
+import json, sys
+f = sys.stdin.read().split(" ", 8)
+s = json.loads(f[8]) if len(f) > 8 else {}
+def ms(k, q):
+    v = s.get(k, {}).get(q)
+    return "%.2f" % (v / 1e3) if v is not None else "-"
+m = s.get("match_time", {})
+print("%-30s %8s %8s %8s %7s %6s %7s %8s %8s %8s %8s %8s %8s %7s" % (sys.argv[1], f[1], f[2],
+      f[3], f[4], f[5], f[6], ms("match_dist", "p50_us"), ms("match_dist", "p99_us"),
+      "%.2f" % (m["max"] * 1e3) if m.get("max") else "-", ms("pass_time", "p50_us"),
+      ms("pass_time", "p99_us"), ms("pass_time", "max_us"), f[7]))' "$sched"
+done
