@@ -186,6 +186,22 @@ function M.new(opts)
   return self
 end
 
+-- A session over a matcher another program holds (a scheduler's), for
+-- the commands that only read it (find, through grove.query_find.select):
+-- no matcher of its own, nothing of the matcher's changed.  A session or
+-- nil, message, code.
+function M.over(matcher)
+  local self = setmetatable({}, S)
+  self.graph = matcher:graph()
+  self.matcher = matcher
+  self.format = "simple"
+  local msg, code
+  self.writer, msg, code = core.writer(self.graph)
+  if not self.writer then return nil, msg, code end
+  self.shapes = {}
+  return self
+end
+
 -- Use a built-in policy, or a policy file by path or name (found in the
 -- policy directories by grove.policy).  true, or nil, message, code.  A
 -- Lua policy's hook types are checked against each request matched

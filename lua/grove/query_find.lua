@@ -246,6 +246,20 @@ function M.parse(expr)
   return parse_expr(tokenize(expr))
 end
 
+-- The vertices for which the expression expr holds (toks: its tokens,
+-- when already read), in vertex id order; or nil and the reason.
+function M.select(s, expr, toks)
+  local tree, msg = parse_expr(toks or tokenize(expr))
+  local pred
+  if tree then pred, msg = compile(s, tree) end
+  if not pred then return nil, msg end
+  local found = {}
+  for v in s.graph:vertices() do
+    if pred(v) then found[#found + 1] = v end
+  end
+  return found
+end
+
 -- The find command: the vertices for which the expression in line holds,
 -- with their ancestors, in the session's format.
 function M.run(s, line)
@@ -254,15 +268,9 @@ function M.run(s, line)
   local toks = tokenize(expr)
   local agfilter = false
   for _, t in ipairs(toks) do agfilter = agfilter or t:match("^agfilter=") ~= nil end
-  local pred, msg
-  local tree
-  tree, msg = parse_expr(toks)
-  if tree then pred, msg = compile(s, tree) end
-  if not pred then return s:error("ERROR: invalid find expression: %s", msg) end
-  local found, extra = {}, agfilter and {} or nil
-  for v in s.graph:vertices() do
-    if pred(v) then found[#found + 1] = v end
-  end
+  local found, msg = M.select(s, expr, toks)
+  if not found then return s:error("ERROR: invalid find expression: %s", msg) end
+  local extra = agfilter and {} or nil
   if extra then
     -- the filters of the vertices printed: those found and their ancestors
     for _, v in ipairs(found) do
