@@ -42,6 +42,7 @@ local base = require("grove.flux.base")
 local config = require("grove.flux.config")
 local ops = require("grove.flux.ops")
 local queues = require("grove.flux.queues")
+local reserve = require("grove.flux.reserve")
 
 local M = {}
 
@@ -117,6 +118,7 @@ function M.new(opts)
   loop.on_wake = function(_, t)
     if not self.wake or t < self.wake then self.wake = t end
   end
+  loop.before_pass = function() reserve.tend(self) end
   sched.bind(loop)
   self.loop = loop
   self.acq = core.acquire(g, loop.m, {protocol = "current"})
@@ -683,6 +685,11 @@ local TOPICS = {["resource.acquire"] = Flux.acquire, ["sched.hello"] = Flux.hell
   ["sched.prioritize"] = Flux.prioritize, ["sched.expiration"] = Flux.expiration,
   ["feasibility.check"] = Flux.feasibility, ["config-reload"] = Flux.reconfigure,
   ["sched.resource-status"] = Flux.resource_status}
+-- and the operator's commands, sched-grove.CMD (grove.flux.ops)
+for topic, f in pairs(ops.TOPICS) do TOPICS[topic] = f end
+
+-- An operator's command (`flux grove CMD`, grove.flux.ops).
+Flux.grove = ops.command
 
 -- Handle one message by topic: its actions.
 function Flux:handle(topic, payload)

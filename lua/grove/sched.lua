@@ -24,6 +24,7 @@
 --                                   its picks of the processor type)
 --   self.on_wake(self, t)           a reservation begins at t: a pass is
 --                                   due then
+--   self.before_pass(self)          called first in each pass
 --   self.touched                    a table: the loop puts there (id ->
 --                                   rec) every job that joins the queue
 --                                   or whose reservation changes, for a
@@ -1108,6 +1109,9 @@ end
 -- failed (it raised, or went past its budget, time or memory): what the
 -- pass had started stays started.
 function M.pass(self)
+  -- the driver's own step first (a Flux module's reservations place
+  -- their members: grove.flux.reserve)
+  if self.before_pass then self.before_pass(self) end
   if self.qlen == 0 then return false end
   self.passes = self.passes + 1
   -- an error the loop raised inside ctx (a priority that failed) is

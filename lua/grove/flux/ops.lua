@@ -1,9 +1,20 @@
 -- grove.flux.ops: the requests about the scheduler's state rather than
--- a job's: sched.resource-status (what `flux resource list` reads) and
--- the counters of `flux module stats`.
+-- a job's: sched.resource-status (what `flux resource list` reads), the
+-- counters of `flux module stats`, and the operator's commands of `flux
+-- grove` (find, why, set-property, remove-property, reserve, unreserve,
+-- reservations, graph, stats), with grove.flux.why (why a job waits) and
+-- grove.flux.reserve (reservations of dedicated access time).
 local core = require("grove.core")
+local sched = require("grove.sched")
+local query = require("grove.query")
+local query_find = require("grove.query_find")
+local suggest = require("grove.suggest")
+local writers = require("grove.writers")
 local base = require("grove.flux.base")
+local names = require("grove.flux.names")
 local queues = require("grove.flux.queues")
+local reserve = require("grove.flux.reserve")
+local why = require("grove.flux.why")
 
 local M = {}
 
@@ -12,18 +23,7 @@ local fmt = string.format
 -- sched.resource-status: {all, down, allocated}, each an R table.
 function M.resource_status(self)
   base.tick(self)
-  local loop = self.loop
-  local all = core.rv1_from_graph(loop.g)
-  local down_ids = self.acq:targets("down")
-  local down = all:restrict(down_ids)
-  local allocated
-  for _, rec in pairs(loop.jobs) do
-    if rec.state == "running" then
-      local R = loop.m:rv1(rec.id)
-      if R then allocated = allocated and allocated:union(R) or R end
-    end
-  end
-  allocated = allocated or all:restrict("")
+  local all, down, allocated = M.status_R(self)
   local payload = {all = all:to_table(), down = down:to_table(),
     allocated = allocated:to_table()}
   -- the text from R's own writer: an empty R_lite stays an array
@@ -56,7 +56,351 @@ function M.stats(self)
     ["match-format"] = self.match_format, expiration = self.acq:expiration(),
     queues = queues.stats(self), allocs = self.allocs or 0,
     pass_time = ring_report(self.pass_ring),
-    annotations_sent = self.annotations_sent or 0}
+    annotations_sent = self.annotations_sent or 0,
+    reservations = next(self.resv or {}) and reserve.describe(self) or nil}
+end
+
+-- ---- `flux grove` -------------------------------------------------------------------
+--
+-- Each command of the flux-grove client is a request sched-grove.CMD
+-- whose payload is the command's arguments and {json = true} for the
+-- output scripts read, {utc_offset = seconds} (the client's time zone,
+-- for the times it reads and shows).  The answer is {text = ...}: what
+-- the client prints as it is (a JSON document when json is set), or an
+-- error whose message says what was wrong.  The client decides nothing.
+
+local decode, emit, flush, fail, tick = base.decode, base.emit, base.flush, base.fail, base.tick
+
+-- The answer: data as JSON when the request asked for it, else text.
+local function answer(self, topic, r, data, text)
+  local out = r.json and writers.json(data) .. "\n" or text
+  emit(self, {op = "respond", topic = topic, payload = {text = out}})
+end
+
+-- A command that changed what the loop plans with: the answer, then a
+-- pass (the waiting jobs' planned starts are planned again).
+local function answer_and_pass(self, topic, r, data, text)
+  answer(self, topic, r, data, text)
+  sched.drop_reservations(self.loop)
+  self.stale = true
+  return self:schedule()
+end
+
+-- A vertex as find and set-property show it.
+local function vertex_data(v)
+  local props = v:properties()
+  local d = {path = v:path(), type = v:type(), name = v:name(), status = v:status()}
+  local r = v:rank()
+  if r and r >= 0 then d.rank = r end
+  if next(props) then d.properties = props end
+  return d
+end
+
+local function vertex_line(d)
+  local props = {}
+  for k, val in pairs(d.properties or {}) do
+    props[#props + 1] = val ~= "" and k .. "=" .. val or k
+  end
+  table.sort(props)
+  return fmt("%s %s%s %s%s", d.path, d.type, d.rank and " rank " .. d.rank or "", d.status,
+    #props > 0 and " " .. table.concat(props, ",") or "")
+end
+
+-- The query session find reads the module's graph and jobs through (made
+-- once: it keeps no state of its own between commands).
+local function session(self)
+  if not self.find_session then
+    local s, msg = query.over(self.loop.m)
+    if not s then return nil, msg end
+    self.find_session = s
+  end
+  self.find_session.used_cache = nil
+  return self.find_session
+end
+
+-- find {expr}: the vertices Grove's find expression selects, or the nodes
+-- an RFC 31 constraint (JSON) selects.
+local function find_cmd(self, r, topic)
+  local expr = r.expr
+  if type(expr) ~= "string" or not expr:match("%S") then
+    return fail(self, topic, "EINVAL", "find: an expression expected: Grove's find terms "
+      .. "(status=down, property=KEY[=VALUE], sched-now=allocated, ...) or an RFC 31 "
+      .. "constraint as JSON")
+  end
+  local g = self.loop.g
+  local found = {}
+  local kind
+  if expr:match("^%s*{") then
+    kind = "constraint"
+    local c, msg = core.constraint(expr)
+    if not c then return fail(self, topic, "EINVAL", "find: bad constraint: " .. tostring(msg)) end
+    for v in g:vertices{type = "node"} do
+      local props = {}
+      for k in pairs(v:properties()) do props[#props + 1] = k end
+      if c:match({properties = props, hostname = v:name(), rank = v:rank()}) then
+        found[#found + 1] = v
+      end
+    end
+  else
+    kind = "find"
+    local s, m0 = session(self)
+    if not s then return fail(self, topic, "ENOMEM", "find: " .. tostring(m0)) end
+    local vs, msg = query_find.select(s, expr)
+    if not vs then return fail(self, topic, "EINVAL", "find: " .. tostring(msg)) end
+    found = vs
+  end
+  local list, nodes = {}, {}
+  for i, v in ipairs(found) do
+    list[i] = vertex_data(v)
+    if v:type() == "node" then nodes[#nodes + 1] = v end
+  end
+  local data = {expr = expr, kind = kind, count = #list, vertices = list}
+  local lines = {fmt("%d vertices", #list)}
+  if #nodes > 0 then
+    data.hosts = names.hostlist_of(nodes)
+    lines[1] = lines[1] .. fmt(" (nodes %s)", data.hosts)
+  end
+  for i, d in ipairs(list) do lines[i + 1] = vertex_line(d) end
+  answer(self, topic, r, data, table.concat(lines, "\n") .. "\n")
+  return flush(self)
+end
+
+-- why {id, job, queue_status}: why a job waits (grove.flux.why).
+local function why_cmd(self, r, topic)
+  if not base.check_id(r.id) then return fail(self, topic, "EPROTO", "why: a job id expected") end
+  local d = why.explain(self, r)
+  answer(self, topic, r, d, why.text(d))
+  return flush(self)
+end
+
+-- RFC 20 property names: not empty, none of the characters a constraint
+-- reads (as the acquisition code checks them).
+local function property_name(k)
+  return type(k) == "string" and k ~= "" and not k:find("[!&'\"^`|()=]")
+end
+
+-- set-property {target, key, value} or Fluxion's {sp_resource_path,
+-- sp_keyval = "KEY=VALUE"}; remove-property {target, key} or Fluxion's
+-- {resource_path, key}.  target: a hostlist or a containment path.
+local function property_cmd(self, r, topic, add)
+  local target = r.target or r.sp_resource_path or r.resource_path
+  local key, value = r.key, r.value
+  if add and r.sp_keyval ~= nil then
+    key, value = tostring(r.sp_keyval):match("^([^=]*)=(.*)$")
+    if not key then
+      return fail(self, topic, "EINVAL", fmt("set-property: '%s': KEY=VALUE expected",
+        tostring(r.sp_keyval)))
+    end
+  end
+  local cmd = add and "set-property" or "remove-property"
+  if not property_name(key) then
+    return fail(self, topic, "EINVAL", fmt("%s: invalid property name '%s' (not empty, none of "
+      .. "! & ' \" ^ ` | ( ) =)", cmd, tostring(key)))
+  end
+  if value ~= nil and type(value) ~= "string" then
+    return fail(self, topic, "EINVAL", cmd .. ": the value must be a string")
+  end
+  local vs, msg, code = names.targets(self.loop.g, target)
+  if not vs then return fail(self, topic, code, cmd .. ": " .. msg) end
+  local changed, unchanged = {}, {}
+  for _, v in ipairs(vs) do
+    if add then
+      v:set_property(key, value or "")
+      changed[#changed + 1] = v
+    elseif v:property(key) ~= nil then
+      v:remove_property(key)
+      changed[#changed + 1] = v
+    else
+      unchanged[#unchanged + 1] = v
+    end
+  end
+  -- nodes by their host names, other vertices by their paths
+  local function show(list)
+    for _, v in ipairs(list) do
+      if v:type() ~= "node" then
+        local p = {}
+        for i, u in ipairs(list) do p[i] = u:path() end
+        return table.concat(p, ",")
+      end
+    end
+    return names.hostlist_of(list)
+  end
+  local data = {key = key, value = add and (value or "") or nil, changed = {}, unchanged = {}}
+  for i, v in ipairs(changed) do data.changed[i] = v:path() end
+  for i, v in ipairs(unchanged) do data.unchanged[i] = v:path() end
+  local text
+  if add then
+    text = fmt("%s%s set on %s\n", key, value and value ~= "" and "=" .. value or "", show(changed))
+  else
+    text = #changed > 0 and fmt("%s removed from %s\n", key, show(changed)) or ""
+    if #unchanged > 0 then
+      text = text .. fmt("%s had no property %s\n", show(unchanged), key)
+    end
+  end
+  return answer_and_pass(self, topic, r, data, text)
+end
+
+local function reservation_line(d)
+  return fmt("%s: %s (%d node%s) from %s to %s, for %s: %s%s", d.name, d.hosts, d.nodes,
+    d.nodes == 1 and "" or "s", d.start_text, d.end_text, reserve.for_whom(d), d.state,
+    d.state == "active" and fmt(", %d job%s running in it", d.running,
+      d.running == 1 and "" or "s") or "")
+end
+
+local function described(self, name, offset)
+  for _, d in ipairs(reserve.describe(self, offset)) do
+    if d.name == name then return d end
+  end
+end
+
+-- reserve {name, hosts, start, end | duration, user, user_name, bank,
+-- queue}: a reservation (grove.flux.reserve).
+local function reserve_cmd(self, r, topic)
+  local res, msg, code = reserve.add(self, r)
+  if not res then return fail(self, topic, code, "reserve: " .. msg) end
+  local d = described(self, res.name, r.utc_offset)
+  return answer_and_pass(self, topic, r, d, "reservation " .. reservation_line(d) .. "\n")
+end
+
+-- unreserve {name}
+local function unreserve_cmd(self, r, topic)
+  local d = described(self, r.name, r.utc_offset)
+  local res, msg, code = reserve.remove(self, r.name)
+  if not res then return fail(self, topic, code, "unreserve: " .. msg) end
+  return answer_and_pass(self, topic, r, d, fmt("reservation '%s' removed\n", res.name))
+end
+
+-- reservations {}: every reservation, by start.
+local function reservations_cmd(self, r, topic)
+  local list = reserve.describe(self, r.utc_offset)
+  local lines = {}
+  for i, d in ipairs(list) do lines[i] = reservation_line(d) end
+  answer(self, topic, r, {reservations = list},
+    #lines > 0 and table.concat(lines, "\n") .. "\n" or "no reservations\n")
+  return flush(self)
+end
+
+-- The R of the whole set, of its down ranks and of what running jobs
+-- hold (sched.resource-status and graph --format=R).
+function M.status_R(self)
+  local loop = self.loop
+  local all = core.rv1_from_graph(loop.g)
+  local down = all:restrict(self.acq:targets("down"))
+  local allocated
+  for _, rec in pairs(loop.jobs) do
+    if rec.state == "running" then
+      local R = loop.m:rv1(rec.id)
+      if R then allocated = allocated and allocated:union(R) or R end
+    end
+  end
+  return all, down, allocated or all:restrict("")
+end
+
+-- graph {format = "jgf" | "R"}: the module's graph as JGF (each vertex's
+-- status, and the allocation records: what jobs and reservations hold),
+-- or as R: {all, down, allocated}.
+local function graph_cmd(self, r, topic)
+  local f = r.format or "jgf"
+  local text
+  if f == "jgf" then
+    text = core.jgf_encode(self.loop.g, {state = true, compact = true})
+  elseif f == "R" or f == "rv1" then
+    local all, down, allocated = M.status_R(self)
+    text = fmt('{"all":%s,"down":%s,"allocated":%s}', all:encode(), down:encode(),
+      allocated:encode())
+  else
+    return fail(self, topic, "EINVAL", fmt("graph: unknown format '%s' (jgf or R)", tostring(f)))
+  end
+  emit(self, {op = "respond", topic = topic, payload = {text = text .. "\n"}})
+  return flush(self)
+end
+
+local function ms(s) return fmt("%.3f ms", (s or 0) * 1e3) end
+
+local function latency_line(name, l)
+  if type(l) ~= "table" or not l.n or l.n == 0 then return nil end
+  return fmt("%s: n %d, p50 %.0f us, p99 %.0f us, max %.0f us", name, l.n, l.p50_us or 0,
+    l.p99_us or 0, l.max_us or 0)
+end
+
+-- stats {stats}: the module's counters (the module adds what it measures
+-- itself to stats; without it, the loop's own), as text.
+local function stats_cmd(self, r, topic)
+  local st = type(r.stats) == "table" and r.stats or M.stats(self)
+  local lines = {
+    fmt("queue policy %s, placement policy %s, queue-depth %s, reserve-depth %s",
+      tostring(st.queue), tostring(st.policy), tostring(st["queue-depth"] or "unlimited"),
+      tostring(st["reserve-depth"] or "(the queue policy's)")),
+    fmt("jobs: %d matched, %d failed; %d pending, %d running", st.jobs_matched or 0,
+      st.matches_failed or 0, st.queue_length or 0, st.running or 0),
+  }
+  local mt = st.match_time or {}
+  lines[#lines + 1] = fmt("match time: min %s, mean %s, max %s", ms(mt.min), ms(mt.avg),
+    ms(mt.max))
+  for _, k in ipairs({"alloc_latency", "alloc_handed", "alloc_cpu"}) do
+    lines[#lines + 1] = latency_line(k, st[k])
+  end
+  local qnames = {}
+  for q in pairs(st.queues or {}) do qnames[#qnames + 1] = q end
+  table.sort(qnames)
+  for _, q in ipairs(qnames) do
+    local f = st.queues[q]
+    lines[#lines + 1] = fmt("queue %s: %d pending (%d with a planned start), %d running; "
+      .. "queue policy %s, placement %s", q, f.pending, f.reserved, f.running, f.policy,
+      f.placement)
+  end
+  for _, d in ipairs(st.reservations or {}) do
+    lines[#lines + 1] = "reservation " .. reservation_line(d)
+  end
+  local gc = st.lua_gc
+  if type(gc) == "table" then
+    lines[#lines + 1] = fmt("lua heap %s KB; collector %s steps, %.0f us (most %.0f us)",
+      tostring(gc.heap_kb), tostring(gc.steps), gc.cpu_us or 0, gc.max_us or 0)
+  end
+  answer(self, topic, r, st, table.concat(lines, "\n") .. "\n")
+  return flush(self)
+end
+
+local COMMANDS = {
+  find = find_cmd,
+  why = why_cmd,
+  ["set-property"] = function(self, r, topic) return property_cmd(self, r, topic, true) end,
+  ["remove-property"] = function(self, r, topic) return property_cmd(self, r, topic, false) end,
+  reserve = reserve_cmd,
+  unreserve = unreserve_cmd,
+  reservations = reservations_cmd,
+  graph = graph_cmd,
+  stats = stats_cmd,
+}
+
+-- The commands, by name (for the module's handler table and --help).
+M.COMMANDS = {}
+for name in pairs(COMMANDS) do M.COMMANDS[#M.COMMANDS + 1] = name end
+table.sort(M.COMMANDS)
+
+-- An operator's command: its actions (a respond with {text}, or an error).
+function M.command(self, cmd, request)
+  local topic = "sched-grove." .. tostring(cmd)
+  local f = COMMANDS[cmd]
+  if not f then
+    return fail(self, topic, "ENOSYS", fmt("unknown command '%s'%s", tostring(cmd),
+      suggest.hint(tostring(cmd), M.COMMANDS)))
+  end
+  local r, err = decode(request == nil and {} or request)
+  if type(r) ~= "table" then
+    return fail(self, topic, "EPROTO", err or "a JSON object expected")
+  end
+  tick(self)
+  return f(self, r, topic)
+end
+
+-- The topics of the commands (sched-grove.CMD), each a handler of the
+-- protocol object's handle().
+M.TOPICS = {}
+for _, name in ipairs(M.COMMANDS) do
+  M.TOPICS["sched-grove." .. name] = function(self, payload)
+    return M.command(self, name, payload)
+  end
 end
 
 return M

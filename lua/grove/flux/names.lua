@@ -1,0 +1,180 @@
+-- grove.flux.names: what an operator's command names, read against the
+-- module's graph: hosts (a hostlist), vertices (a containment path), and
+-- times (a start or an end, a duration).  Every reader returns what it
+-- read, or nil and a message that names the word and why, with the
+-- closest known name when one is near (grove.suggest): `flux grove`
+-- prints it as it is.
+local core = require("grove.core")
+local jobspec = require("grove.jobspec")
+local suggest = require("grove.suggest")
+
+local M = {}
+
+local fmt = string.format
+
+-- The node vertices of the graph by host name and by rank: {name ->
+-- {vertex, ...}}, {rank -> {vertex, ...}}, and the names in graph order.
+-- (Several brokers of a test instance may share one host name: a name
+-- stands for all its nodes, as flux-core's hosts_to_ranks reads it.)
+function M.host_index(g)
+  local by, by_rank, names = {}, {}, {}
+  for v in g:vertices{type = "node"} do
+    local n, r = v:name(), v:rank()
+    if not by[n] then
+      by[n] = {}
+      names[#names + 1] = n
+    end
+    table.insert(by[n], v)
+    if r and r >= 0 then
+      by_rank[r] = by_rank[r] or {}
+      table.insert(by_rank[r], v)
+    end
+  end
+  return by, by_rank, names
+end
+
+-- The node vertices text names: an RFC 29 hostlist ("node[0-3]"), or
+-- ranks (an RFC 22 idset, "0-3"), in its order, and their ranks as an
+-- idset; or nil, message, code (EINVAL: neither; ENOENT: a host or rank
+-- the graph does not have, with the closest host name).
+function M.hosts(g, text)
+  if type(text) ~= "string" or text == "" then
+    return nil, "a hostlist or ranks expected", "EINVAL"
+  end
+  local by, by_rank, names = M.host_index(g)
+  local out, ranks = {}, core.idset()
+  local function take(vs)
+    for _, v in ipairs(vs) do
+      out[#out + 1] = v
+      local r = v:rank()
+      if r and r >= 0 then ranks:set(r) end
+    end
+  end
+  if text:match("^%d[%d,%-]*$") then
+    local ids, msg = core.idset(text)
+    if not ids then return nil, tostring(msg), "EINVAL" end
+    for r in ids:ids() do
+      if not by_rank[r] then return nil, fmt("no rank %d here", r), "ENOENT" end
+      take(by_rank[r])
+    end
+    return out, ranks
+  end
+  local hl, msg = core.hostlist(text)
+  if not hl then return nil, tostring(msg), "EINVAL" end
+  for h in hl:hosts() do
+    if not by[h] then
+      return nil, fmt("unknown host '%s'%s", h, suggest.hint(h, names)), "ENOENT"
+    end
+    take(by[h])
+  end
+  return out, ranks
+end
+
+-- The vertices text names: a containment path ("/cluster0/node3/core1"),
+-- or nodes by hostlist or ranks.  A list of vertices, or nil, message,
+-- code.
+function M.targets(g, text)
+  if type(text) ~= "string" or text == "" then
+    return nil, "a hostlist, ranks or a vertex path expected", "EINVAL"
+  end
+  if text:sub(1, 1) ~= "/" then return M.hosts(g, text) end
+  local v = g:vertex(text)
+  if v then return {v} end
+  -- the closest path among the parent's children, or among the nodes'
+  local parent = g:vertex(text:match("^(.*)/[^/]*$") or "")
+  local near = {}
+  if parent then
+    for c in parent:children() do near[#near + 1] = c:path() end
+  else
+    for n in g:vertices{type = "node"} do near[#near + 1] = n:path() end
+  end
+  return nil, fmt("no vertex at path '%s'%s", text, suggest.hint(text, near)), "ENOENT"
+end
+
+-- The hostlist of a list of node vertices (compressed).
+function M.hostlist_of(vs)
+  local hl = core.hostlist()
+  for _, v in ipairs(vs) do hl:append(v:name()) end
+  return hl:encode()
+end
+
+-- ---- times -------------------------------------------------------------------------
+
+-- Days since 1970-01-01 of a proleptic Gregorian date.
+local function days_from_civil(y, m, d)
+  y = m <= 2 and y - 1 or y
+  local era = (y >= 0 and y or y - 399) // 400
+  local yoe = y - era * 400
+  local doy = (153 * (m + (m > 2 and -3 or 9)) + 2) // 5 + d - 1
+  local doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+  return era * 146097 + doe - 719468
+end
+
+-- A time an operator wrote, in seconds since the epoch: "now", "+D" (D
+-- from now: seconds, or a number with s, m, h, d), "@N" or N (seconds
+-- since the epoch), "YYYY-MM-DD[THH:MM[:SS]]" or "HH:MM[:SS]" (today),
+-- read in the operator's time zone: offset seconds east of UTC (the
+-- client sends its own).  An integer, or nil and the reason.
+function M.time(text, now, offset)
+  offset = math.tointeger(offset) or 0
+  if math.type(text) == "integer" then return text end
+  if type(text) ~= "string" then return nil, "a time expected" end
+  if text == "now" then return now end
+  local rel = text:match("^%+(.+)$")
+  if rel then
+    local d, msg = jobspec.duration(rel)
+    if not d then return nil, msg end
+    return now + math.ceil(d)
+  end
+  local epoch = text:match("^@?(%d+)$")
+  if epoch then return math.tointeger(tonumber(epoch)) end
+  local y, mo, d, rest = text:match("^(%d%d%d%d)%-(%d%d)%-(%d%d)(.*)$")
+  local day
+  if y then
+    y, mo, d = tonumber(y), tonumber(mo), tonumber(d)
+    if mo < 1 or mo > 12 or d < 1 or d > 31 then
+      return nil, fmt("invalid date '%s'", text)
+    end
+    day = days_from_civil(y, mo, d)
+    if rest == "" then return day * 86400 - offset end
+    rest = rest:match("^[T ](.*)$")
+    if not rest then return nil, fmt("invalid time '%s' (YYYY-MM-DDTHH:MM expected)", text) end
+  else
+    rest = text
+    day = (now + offset) // 86400
+  end
+  local hh, mm, ss = rest:match("^(%d%d?):(%d%d)$")
+  if not hh then hh, mm, ss = rest:match("^(%d%d?):(%d%d):(%d%d)$") end
+  if not hh then
+    return nil, fmt("invalid time '%s' (now, +DURATION, @EPOCH, YYYY-MM-DD[THH:MM[:SS]] "
+      .. "or HH:MM expected)", text)
+  end
+  hh, mm, ss = tonumber(hh), tonumber(mm), tonumber(ss or 0)
+  if hh > 23 or mm > 59 or ss > 59 then return nil, fmt("invalid time '%s'", text) end
+  return day * 86400 + hh * 3600 + mm * 60 + ss - offset
+end
+
+-- A time as the operator reads it: "YYYY-MM-DDTHH:MM:SS" in the time zone
+-- offset seconds east of UTC ("Z" appended when offset is 0).
+function M.show_time(t, offset)
+  offset = math.tointeger(offset) or 0
+  local s = os.date("!%Y-%m-%dT%H:%M:%S", t + offset)
+  if offset == 0 then s = s .. "Z" end
+  return s
+end
+
+-- A span of seconds as "1d2h", "3h", "10m", "42s".
+function M.show_span(d)
+  if d >= math.maxinteger // 2 then return "for ever" end
+  local parts = {}
+  for _, u in ipairs({{86400, "d"}, {3600, "h"}, {60, "m"}, {1, "s"}}) do
+    local n = d // u[1]
+    if n > 0 then
+      parts[#parts + 1] = n .. u[2]
+      d = d - n * u[1]
+    end
+  end
+  return #parts > 0 and table.concat(parts, "", 1, math.min(#parts, 2)) or "0s"
+end
+
+return M
