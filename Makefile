@@ -131,12 +131,17 @@ ifeq ($(SAN),)
 HAVE_FLUX := $(shell $(FLUX_PKG) --exists flux-core flux-schedutil 2>/dev/null && echo 1)
 endif
 FLUX_MOD := $(BUILD)/flux/sched-grove.so
+# `flux grove`: the client of the module's operator commands, a flux
+# subcommand (flux runs flux-grove from its libexec/flux/cmd).
+FLUX_CMD := $(BUILD)/flux/flux-grove
 ifeq ($(HAVE_FLUX),1)
 FLUX_CFLAGS := $(patsubst -I%,-isystem %,$(shell $(FLUX_PKG) --cflags flux-core flux-schedutil))
 FLUX_LIBDIR := $(shell $(FLUX_PKG) --variable=libdir flux-core)
 FLUX_LIBS := $(shell $(FLUX_PKG) --libs flux-core flux-schedutil) -Wl,-rpath,$(FLUX_LIBDIR)
-FLUX_TARGET := $(FLUX_MOD) $(BUILD)/flux/sched-ceiling.so
+FLUX_TARGET := $(FLUX_MOD) $(BUILD)/flux/sched-ceiling.so $(FLUX_CMD)
 FLUX_MODDIR ?= $(shell $(FLUX_PKG) --variable=fluxmoddir flux-core)
+FLUX_CMDDIR ?= $(shell $(FLUX_PKG) --variable=fluxcmddir flux-core)
+FLUX_HELPDIR ?= $(shell $(FLUX_PKG) --variable=fluxcmdhelpdir flux-core)
 FLUX_PROBEDIR ?= $(shell $(FLUX_PKG) --variable=fluxdatadir flux-core)/modprobe/modprobe.d
 else
 FLUX_TARGET := flux-absent
@@ -214,6 +219,12 @@ $(BUILD)/flux/sched-ceiling.so: bench/flux/sched_ceiling.c bindings/flux/alloc_s
 	$(CC) $(ALL_CFLAGS) $(FLUX_CFLAGS) $(PKG_CFLAGS) -Ibindings/flux -shared -o $@ $< \
 	  $(LDFLAGS_ALL) $(FLUX_LIBS) $(PKG_LIBS)
 
+$(FLUX_CMD): bindings/flux/cmd/flux-grove.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(patsubst -I%,-isystem %,$(shell $(FLUX_PKG) --cflags flux-core \
+	  flux-optparse)) $(PKG_CFLAGS) -o $@ $< $(LDFLAGS_ALL) \
+	  $(shell $(FLUX_PKG) --libs flux-core flux-optparse) -Wl,-rpath,$(FLUX_LIBDIR) $(PKG_LIBS)
+
 # The module carries grove.core and links liblua: the broker has no Lua.
 FLUX_SRC := $(wildcard bindings/flux/*.c)
 FLUX_OBJ := $(patsubst bindings/flux/%.c,$(BUILD)/flux/%.o,$(FLUX_SRC))
@@ -285,8 +296,11 @@ install: all
 	-cp examples/*.lua $(DESTDIR)$(DATADIR)/examples/ 2>/dev/null
 	install -m 644 docs/api-src/*.luadoc $(DESTDIR)$(DATADIR)/api-src/
 ifeq ($(HAVE_FLUX),1)
-	install -d $(DESTDIR)$(FLUX_MODDIR) $(DESTDIR)$(FLUX_PROBEDIR)
+	install -d $(DESTDIR)$(FLUX_MODDIR) $(DESTDIR)$(FLUX_PROBEDIR) $(DESTDIR)$(FLUX_CMDDIR) \
+	  $(DESTDIR)$(FLUX_HELPDIR)
 	install -m 755 $(FLUX_MOD) $(DESTDIR)$(FLUX_MODDIR)/sched-grove.so
+	install -m 755 $(FLUX_CMD) $(DESTDIR)$(FLUX_CMDDIR)/flux-grove
+	install -m 644 bindings/flux/cmd/grove-help.json $(DESTDIR)$(FLUX_HELPDIR)/grove.json
 	install -m 644 bindings/flux/sched-grove.toml $(DESTDIR)$(FLUX_PROBEDIR)/sched-grove.toml
 endif
 	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCDIR@|$(INCDIR)|; s|@VERSION@|$(VERSION)|; s|@LIBS@|$(PKG_LIBS) -lm|' \

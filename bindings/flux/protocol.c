@@ -300,6 +300,7 @@ const struct flux_msg_handler_spec sg_handlers[] = {
     {FLUX_MSGTYPE_REQUEST, "feasibility.check", feasibility_cb, FLUX_ROLE_USER},
     {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".stats-get", sg_stats_cb, FLUX_ROLE_USER},
     {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".config-reload", sg_config_reload_cb, 0},
+    SG_GROVE_HANDLERS,
     FLUX_MSGHANDLER_TABLE_END,
 };
 

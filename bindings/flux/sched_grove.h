@@ -23,7 +23,7 @@
  *                  written as JSON text
  *   config.c       the module's options: its arguments and the
  *                  instance's configuration tables
- *   ops.c          the operator's RPCs (`flux module stats`)
+ *   ops.c          the operator's RPCs (`flux module stats`, `flux grove`)
  *
  * What may go where: a file here decodes, encodes and makes broker
  * calls; whatever decides (which job starts, where, what a message
@@ -153,5 +153,21 @@ void sg_ready_again(struct sched_ctx *ctx);
 /* ---- ops.c ---- */
 
 void sg_stats_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, void *arg);
+
+/* sched-grove.CMD, the commands of `flux grove` (grove.flux.ops). */
+void sg_grove_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, void *arg);
+
+/* Their entries of the handler table: those that only read are open to
+ * the instance's users, those that change the schedule to its owner. */
+#define SG_GROVE_HANDLERS                                                                  \
+    {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".find", sg_grove_cb, FLUX_ROLE_USER},              \
+    {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".why", sg_grove_cb, FLUX_ROLE_USER},               \
+    {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".graph", sg_grove_cb, FLUX_ROLE_USER},             \
+    {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".stats", sg_grove_cb, FLUX_ROLE_USER},             \
+    {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".reservations", sg_grove_cb, FLUX_ROLE_USER},      \
+    {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".set-property", sg_grove_cb, 0},                   \
+    {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".remove-property", sg_grove_cb, 0},                \
+    {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".reserve", sg_grove_cb, 0},                        \
+    {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".unreserve", sg_grove_cb, 0}
 
 #endif
