@@ -6,7 +6,6 @@ local core = require("grove.core")
 local config = require("grove.flux.config")
 local flux = require("grove.flux")
 local names = require("grove.flux.names")
-local reserve = require("grove.flux.reserve")
 local h = require("flux_helper")
 local by_id = h.by_id
 
@@ -39,11 +38,12 @@ local function started(acts)
   return out
 end
 
--- The one answer of a command: its text (respond), or nil and the error.
+-- The one answer of a command: its text (respond: the document itself for
+-- graph), or nil and the error.
 local function run(s, cmd, req)
   local acts = s:handle("sched-grove." .. cmd, req)
   for _, a in ipairs(acts) do
-    if a.op == "respond" then return a.payload.text, acts end
+    if a.op == "respond" then return a.json or a.payload.text, acts end
     if a.op == "error" then return nil, a.errnum, a.message end
   end
   error("no answer to " .. cmd)
@@ -212,6 +212,20 @@ describe("flux grove reserve", function()
     acts = s:handle("sched.alloc", alloc(3, nodes(2, 60), 7))
     assert.same({[3] = "2-3"}, started(acts))
     assert.equal("dat", s.loop.jobs[3].resv)
+  end)
+
+  it("counts what it keeps now as used: a queue policy sees those units taken", function()
+    local s, clock = reserved("+10")
+    assert.equal(16, s.loop.ctx.free())
+    clock.t = 1010
+    s:schedule()
+    assert.equal(8, s.loop.ctx.free())
+    -- a member's job takes from the reservation, not from what is free
+    local acts = s:handle("sched.alloc", alloc(1, nodes(1, 50), 7))
+    assert.same({[1] = "2"}, started(acts))
+    assert.equal(8, s.loop.ctx.free())
+    run(s, "unreserve", {name = "dat"})
+    assert.equal(12, s.loop.ctx.free())
   end)
 
   it("gives a member's room back to the reservation when it ends early", function()
@@ -503,6 +517,16 @@ describe("flux grove graph and stats", function()
     local _, code, msg = run(s, "graph", {format = "dot"})
     assert.equal("EINVAL", code)
     assert.equal("graph: unknown format 'dot' (jgf or R)", msg)
+  end)
+
+  it("gives only the vertices of some types when asked", function()
+    local s = session()
+    local g = assert(core.jgf_decode((run(s, "graph", {types = "cluster,node"}))))
+    assert.equal(5, #g)
+    assert.equal(4, g:count("node"))
+    local _, code, msg = run(s, "graph", {types = "node,cores"})
+    assert.equal("EINVAL", code)
+    assert.equal("graph: no vertex of type 'cores' here (did you mean 'core'?)", msg)
   end)
 
   it("prints the module's counters, and the module's own measures when given", function()

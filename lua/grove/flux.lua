@@ -33,7 +33,8 @@
 -- Its rooms: this file is the protocol (the object, its handlers and the
 -- pass each event ends with); grove.flux.annotate what a job shows
 -- (estimates, reasons, summaries); grove.flux.config the options;
--- grove.flux.ops the operator's requests (resource status, stats);
+-- grove.flux.ops the operator's requests (resource status, stats, the
+-- commands of `flux grove`, with grove.flux.why and grove.flux.reserve);
 -- grove.flux.base what they share (actions, clock, request reading).
 local core = require("grove.core")
 local sched = require("grove.sched")

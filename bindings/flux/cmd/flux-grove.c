@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <pwd.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,10 @@ static struct optparse_option graph_opts[] = {
     {"format", 'f', 1, 0, 0, "jgf|R",
      "The graph as JGF, with each vertex's status and allocations (default), or as R: "
      "{all, down, allocated}",
+     NULL},
+    {"types", 'T', 1, 0, 0, "TYPE,...",
+     "JGF of the vertices of these types only (and the edges between them): at 16,384 nodes "
+     "the whole graph is hundreds of MB, --types=node a few",
      NULL},
     {"json", 'j', 0, 0, 0, NULL, "The same (JGF and R are JSON)", NULL},
     OPTPARSE_TABLE_END,
@@ -82,9 +87,11 @@ static void die_nomem(void)
 }
 
 /* Send sched-grove.CMD with payload (taken) on h, print the answer's text
- * or the error.  The exit code: 0 or 1. */
+ * (graph: the answer is the document itself) or the error.  The exit
+ * code: 0 or 1. */
 static int ask(optparse_t *p, flux_t *h, const char *cmd, json_t *payload)
 {
+    bool raw = !strcmp(cmd, "graph");
     char topic[64];
     snprintf(topic, sizeof(topic), "sched-grove.%s", cmd);
     if (!payload || json_object_set_new(payload, "json", json_boolean(optparse_hasopt(p, "json")))
@@ -94,12 +101,15 @@ static int ask(optparse_t *p, flux_t *h, const char *cmd, json_t *payload)
     json_decref(payload);
     const char *text = NULL;
     int rc = 0;
-    if (!f || flux_rpc_get_unpack(f, "{s:s}", "text", &text) < 0) {
+    if (!f || (raw ? flux_rpc_get(f, &text) : flux_rpc_get_unpack(f, "{s:s}", "text", &text)) < 0
+        || !text) {
         const char *why = f ? flux_future_error_string(f) : NULL;
         fprintf(stderr, "%s: %s\n", PROG, why ? why : strerror(errno));
         rc = 1;
     } else {
         fputs(text, stdout);
+        if (raw)
+            fputc('\n', stdout);
     }
     flux_future_destroy(f);
     return rc;
@@ -315,7 +325,8 @@ static int cmd_stats(optparse_t *p, int argc, char **argv)
 static int cmd_graph(optparse_t *p, int argc, char **argv)
 {
     return no_args(p, argc, argv, "graph",
-                   json_pack("{s:s}", "format", optparse_get_str(p, "format", "jgf")));
+                   json_pack("{s:s s:s?}", "format", optparse_get_str(p, "format", "jgf"),
+                             "types", optparse_get_str(p, "types", NULL)));
 }
 
 static struct optparse_subcommand subcommands[] = {

@@ -12,60 +12,55 @@ local M = {}
 
 local fmt = string.format
 
--- The node vertices of the graph by host name and by rank: {name ->
--- {vertex, ...}}, {rank -> {vertex, ...}}, and the names in graph order.
--- (Several brokers of a test instance may share one host name: a name
--- stands for all its nodes, as flux-core's hosts_to_ranks reads it.)
-function M.host_index(g)
-  local by, by_rank, names = {}, {}, {}
+-- The host names of the graph's nodes, each once, in graph order.
+local function host_names(g)
+  local seen, names = {}, {}
   for v in g:vertices{type = "node"} do
-    local n, r = v:name(), v:rank()
-    if not by[n] then
-      by[n] = {}
+    local n = v:name()
+    if not seen[n] then
+      seen[n] = true
       names[#names + 1] = n
     end
-    table.insert(by[n], v)
-    if r and r >= 0 then
-      by_rank[r] = by_rank[r] or {}
-      table.insert(by_rank[r], v)
-    end
   end
-  return by, by_rank, names
+  return names
 end
 
 -- The node vertices text names: an RFC 29 hostlist ("node[0-3]"), or
 -- ranks (an RFC 22 idset, "0-3"), in its order, and their ranks as an
 -- idset; or nil, message, code (EINVAL: neither; ENOENT: a host or rank
--- the graph does not have, with the closest host name).
+-- the graph does not have, with the closest host name).  Nodes are found
+-- by name or rank, not by a look at the whole graph.  (Several brokers
+-- of a test instance may share one host name: a name stands for all its
+-- nodes, as flux-core's hosts_to_ranks reads it.)
 function M.hosts(g, text)
   if type(text) ~= "string" or text == "" then
     return nil, "a hostlist or ranks expected", "EINVAL"
   end
-  local by, by_rank, names = M.host_index(g)
   local out, ranks = {}, core.idset()
-  local function take(vs)
-    for _, v in ipairs(vs) do
+  -- the nodes of spec; false when there are none
+  local function take(spec)
+    local n = #out
+    for v in g:vertices(spec) do
       out[#out + 1] = v
       local r = v:rank()
       if r and r >= 0 then ranks:set(r) end
     end
+    return #out > n
   end
   if text:match("^%d[%d,%-]*$") then
     local ids, msg = core.idset(text)
     if not ids then return nil, tostring(msg), "EINVAL" end
     for r in ids:ids() do
-      if not by_rank[r] then return nil, fmt("no rank %d here", r), "ENOENT" end
-      take(by_rank[r])
+      if not take{type = "node", rank = r} then return nil, fmt("no rank %d here", r), "ENOENT" end
     end
     return out, ranks
   end
   local hl, msg = core.hostlist(text)
   if not hl then return nil, tostring(msg), "EINVAL" end
   for h in hl:hosts() do
-    if not by[h] then
-      return nil, fmt("unknown host '%s'%s", h, suggest.hint(h, names)), "ENOENT"
+    if not take{type = "node", name = h} then
+      return nil, fmt("unknown host '%s'%s", h, suggest.hint(h, host_names(g))), "ENOENT"
     end
-    take(by[h])
   end
   return out, ranks
 end
@@ -89,6 +84,43 @@ function M.targets(g, text)
     for n in g:vertices{type = "node"} do near[#near + 1] = n:path() end
   end
   return nil, fmt("no vertex at path '%s'%s", text, suggest.hint(text, near)), "ENOENT"
+end
+
+-- The node vertices of ranks (an idset or its text), found by rank
+-- without a look at the whole graph.
+function M.nodes_of_ranks(g, ranks)
+  local out = {}
+  for r in core.idset(tostring(ranks)):ids() do
+    for v in g:vertices{type = "node", rank = r} do out[#out + 1] = v end
+  end
+  return out
+end
+
+-- The vertices of vs and everything below them.
+function M.subtree(vs)
+  local out = {}
+  local function add(v)
+    out[#out + 1] = v
+    for c in v:children() do add(c) end
+  end
+  for _, v in ipairs(vs) do add(v) end
+  return out
+end
+
+-- The node vertices above (or at) the vertices vs, each once, by vertex
+-- id.
+function M.nodes_above(vs)
+  local seen, out = {}, {}
+  for _, v in ipairs(vs) do
+    local u = v
+    while u and u:type() ~= "node" do u = u:parent() end
+    if u and not seen[u:vid()] then
+      seen[u:vid()] = true
+      out[#out + 1] = u
+    end
+  end
+  table.sort(out, function(a, b) return a:vid() < b:vid() end)
+  return out
 end
 
 -- The hostlist of a list of node vertices (compressed).

@@ -296,14 +296,35 @@ function M.status_R(self)
   return all, down, allocated or all:restrict("")
 end
 
--- graph {format = "jgf" | "R"}: the module's graph as JGF (each vertex's
--- status, and the allocation records: what jobs and reservations hold),
--- or as R: {all, down, allocated}.
+-- graph {format = "jgf" | "R", types = "node,..."}: the module's graph as
+-- JGF (each vertex's status, and the allocation records: what jobs and
+-- reservations hold; with types, only the vertices of those types and the
+-- edges between them), or as R: {all, down, allocated}.  The answer is
+-- the document itself (no {text} around it: at 16,384 nodes of 48
+-- vertices the whole JGF is 380 MB, and is not copied into a string of
+-- JSON again).
 local function graph_cmd(self, r, topic)
   local f = r.format or "jgf"
+  local g = self.loop.g
   local text
   if f == "jgf" then
-    text = core.jgf_encode(self.loop.g, {state = true, compact = true})
+    local opts = {state = true, compact = true}
+    if r.types ~= nil then
+      local known = g:types()
+      local vs = {}
+      for t in tostring(r.types):gmatch("[^,%s]+") do
+        local found = false
+        for _, k in ipairs(known) do found = found or k == t end
+        if not found then
+          return fail(self, topic, "EINVAL", fmt("graph: no vertex of type '%s' here%s", t,
+            suggest.hint(t, known)))
+        end
+        for v in g:vertices{type = t} do vs[#vs + 1] = v end
+      end
+      table.sort(vs, function(a, b) return a:vid() < b:vid() end)
+      opts.vertices = vs
+    end
+    text = core.jgf_encode(g, opts)
   elseif f == "R" or f == "rv1" then
     local all, down, allocated = M.status_R(self)
     text = fmt('{"all":%s,"down":%s,"allocated":%s}', all:encode(), down:encode(),
@@ -311,7 +332,7 @@ local function graph_cmd(self, r, topic)
   else
     return fail(self, topic, "EINVAL", fmt("graph: unknown format '%s' (jgf or R)", tostring(f)))
   end
-  emit(self, {op = "respond", topic = topic, payload = {text = text .. "\n"}})
+  emit(self, {op = "respond", topic = topic, json = text})
   return flush(self)
 end
 

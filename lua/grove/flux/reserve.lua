@@ -38,6 +38,9 @@ local M = {}
 
 local fmt = string.format
 
+-- The most conflicts a refusal names one by one.
+local LIST_MAX = 5
+
 -- The first id of the holds.  Flux job ids (FLUIDs) carry a timestamp in
 -- milliseconds from the instance's start in their top 40 bits: they reach
 -- 2^62 after 2^38 ms, 8.7 years.
@@ -88,7 +91,7 @@ local function spans(self, r, a, e)
   local cuts, seen = {a, e}, {[a] = true, [e] = true}
   local wins = {}
   for id in pairs(r.members) do
-    local info = m:info(id)
+    local info = m:job(id, false)
     if info then
       wins[id] = info
       for _, t in ipairs({info.start, info["end"]}) do
@@ -121,7 +124,8 @@ local function hold(self, r)
   lift(self, r)
   local a, e = math.max(r.start, loop.now), r["end"]
   if a >= e then return true end
-  local all = core.rv1_from_graph(loop.g):restrict(r.ranks)
+  local g = loop.g
+  local all = core.rv1_from_vertices(g, names.subtree(names.nodes_of_ranks(g, r.ranks)))
   for _, sp in ipairs(spans(self, r, a, e)) do
     local R = all
     for _, id in ipairs(sp[3]) do
@@ -136,7 +140,8 @@ local function hold(self, r)
         lift(self, r)
         return nil, msg, code
       end
-      r.pieces[#r.pieces + 1] = {id = id, ["end"] = sp[2]}
+      local units = loop.unit == "node" and R:ranks():count() or R:count(loop.unit)
+      r.pieces[#r.pieces + 1] = {id = id, start = sp[1], ["end"] = sp[2], units = units}
       self.hold_owner[id] = r.name
     end
   end
@@ -198,12 +203,36 @@ local function place(self, r, rec)
   return true
 end
 
+-- The waiting jobs to look at for the open reservations, in queue order:
+-- all of them when the room in one grew since it was last looked at, else
+-- only those that joined the queue since the last pass (the loop's
+-- touched jobs), so that a deep queue costs a pass what joined it.
+local function candidates(self, open)
+  local loop = self.loop
+  local full = false
+  for _, r in ipairs(open) do
+    if r.scanned ~= r.gen then full = true end
+    r.scanned = r.gen
+  end
+  if full then return sched.waiting(loop) end
+  local out = {}
+  for _, rec in pairs(loop.touched or {}) do
+    if rec.state == "queued" then out[#out + 1] = rec end
+  end
+  table.sort(out, function(a, b)
+    local pa, pb = a.priority or 0, b.priority or 0
+    if pa ~= pb then return pa > pb end
+    if a.submit ~= b.submit then return a.submit < b.submit end
+    return a.id < b.id
+  end)
+  return out
+end
+
 -- The waiting members of the open reservations not tried since the room
 -- in them last grew, placed there when they fit.
 local function place_members(self, open)
-  local loop = self.loop
   local lifted = {}
-  for _, rec in ipairs(sched.waiting(loop)) do
+  for _, rec in ipairs(candidates(self, open)) do
     for _, r in ipairs(open) do
       if rec.state ~= "queued" then break end
       local tried = rec.resv_tried or {}
@@ -227,14 +256,36 @@ local function place_members(self, open)
   end
 end
 
+-- The units the holds take now counted as used, as a running job's are:
+-- a queue policy that walks the queue only while something is free (easy's
+-- backfill) does not try every waiting job on nodes a reservation keeps.
+local function settle(self)
+  local loop = self.loop
+  local now, m = loop.now, loop.m
+  local held = 0
+  for _, r in pairs(self.resv or {}) do
+    for _, p in ipairs(r.pieces) do
+      if p.start <= now and now < p["end"] and m:job(p.id, false) then
+        held = held + p.units
+      end
+    end
+  end
+  loop.used = loop.used + held - (self.held_units or 0)
+  self.held_units = held
+end
+
 -- Before each pass: reservations whose window is over end; the holds of
 -- the others follow their members (one that ended gives its room back)
 -- and come back where the planner dropped them (a vertex went down
 -- before their start); the waiting members of the open ones are placed;
--- a pass is asked for when a window opens or closes.
+-- a pass is asked for when a window opens or closes; what the holds take
+-- now is counted as used.
 function M.tend(self)
   local rs = self.resv
-  if not rs or next(rs) == nil then return end
+  if not rs or next(rs) == nil then
+    if self.held_units then settle(self) end
+    return
+  end
   local loop = self.loop
   local now, m = loop.now, loop.m
   local open = {}
@@ -252,7 +303,7 @@ function M.tend(self)
         end
       end
       for _, p in ipairs(r.pieces) do
-        if p["end"] > now and not m:info(p.id) then again = true end
+        if p["end"] > now and not m:job(p.id, false) then again = true end
       end
       if again then
         bump(self, r)
@@ -278,6 +329,7 @@ function M.tend(self)
     table.sort(open, function(a, b) return a.name < b.name end)
     place_members(self, open)
   end
+  settle(self)
 end
 
 -- ---- making and ending ------------------------------------------------------------
@@ -288,10 +340,14 @@ end
 local function conflicts(self, r, offset)
   local loop = self.loop
   local m = loop.m
-  local out, seen = {}, {}
+  local out, seen, more = {}, {}, 0
   local ids = self.acq:jobs_on(r.ranks) or {}
   for _, id in ipairs(ids) do
-    local info = m:info(id)
+    if #out >= LIST_MAX then
+      more = more + 1
+      goto next
+    end
+    local info = m:job(id, false)
     local rec = loop.jobs[id]
     local owner = self.hold_owner and self.hold_owner[id]
     if info and info.start < r["end"] and info["end"] > r.start then
@@ -307,6 +363,11 @@ local function conflicts(self, r, offset)
         out[#out + 1] = fmt("job %s runs on %s %s", base.f58(id), tostring(on), until_)
       end
     end
+    ::next::
+  end
+  if more > 0 then
+    out[#out + 1] = fmt("and %d more job%s or reservation%s", more, more == 1 and "" or "s",
+      more == 1 and "" or "s")
   end
   return out
 end

@@ -12,6 +12,7 @@
 -- The answer is a table: {id, job (F58), state, queue, reasons = {{kind
 -- =, text =}, ...}, start = planned or earliest start, hosts, blockers =
 -- {{kind =, id | reservation =, text =}, ...}}; grove.flux.ops prints it.
+local core = require("grove.core")
 local sched = require("grove.sched")
 local base = require("grove.flux.base")
 local names = require("grove.flux.names")
@@ -74,7 +75,7 @@ local function holders(self, rec, ranks, start, offset)
   local m = loop.m
   local out, seen = {}, {}
   for _, id in ipairs(self.acq:jobs_on(ranks) or {}) do
-    local info = id ~= rec.id and m:info(id)
+    local info = id ~= rec.id and m:job(id, false)
     if info and info.start < start and info["end"] > loop.now then
       local owner = reserve.owner(self, id)
       local other = loop.jobs[id]
@@ -171,18 +172,12 @@ local function pending(self, rec, d, offset)
     local j = loop.m:match(rec.js, "without_allocating_future")
     if j then
       start = j.start
-      local set = {}
-      local list = {}
-      for _, p in ipairs(j.picks) do
-        local r = p.vertex:rank()
-        if r and r >= 0 and not set[r] then
-          set[r] = true
-          list[#list + 1] = r
-        end
-      end
-      table.sort(list)
-      local R = require("grove.core").rv1_from_graph(loop.g):restrict(table.concat(list, ","))
-      ranks, hosts = tostring(R:ranks()), tostring(R:nodelist())
+      local vs = {}
+      for i, p in ipairs(j.picks) do vs[i] = p.vertex end
+      local nodes = names.nodes_above(vs)
+      local ids = core.idset()
+      for _, v in ipairs(nodes) do ids:set(v:rank()) end
+      ranks, hosts = ids:encode(), names.hostlist_of(nodes)
     end
   end
   if not start then
