@@ -27,8 +27,11 @@
 
 #define PROG "flux-grove"
 
+/* --json, which every command takes */
+#define JSON_OPTION(what) {"json", 'j', 0, 0, 0, NULL, what, NULL}
+
 static struct optparse_option json_opts[] = {
-    {"json", 'j', 0, 0, 0, NULL, "Print the answer as JSON (for scripts)", NULL},
+    JSON_OPTION("Print the answer as JSON (for scripts)"),
     OPTPARSE_TABLE_END,
 };
 
@@ -41,7 +44,7 @@ static struct optparse_option graph_opts[] = {
      "JGF of the vertices of these types only (and the edges between them): at 16,384 nodes "
      "the whole graph is hundreds of MB, --types=node a few",
      NULL},
-    {"json", 'j', 0, 0, 0, NULL, "The same (JGF and R are JSON)", NULL},
+    JSON_OPTION("The same (JGF and R are JSON)"),
     OPTPARSE_TABLE_END,
 };
 
@@ -56,7 +59,7 @@ static struct optparse_option reserve_opts[] = {
     {"user", 'u', 1, 0, 0, "USER", "A user whose jobs may use it (name or id)", NULL},
     {"bank", 'B', 1, 0, 0, "BANK", "A bank whose jobs may use it", NULL},
     {"queue", 'q', 1, 0, 0, "QUEUE", "A queue whose jobs may use it", NULL},
-    {"json", 'j', 0, 0, 0, NULL, "Print the answer as JSON (for scripts)", NULL},
+    JSON_OPTION("Print the answer as JSON (for scripts)"),
     OPTPARSE_TABLE_END,
 };
 
