@@ -64,6 +64,8 @@ describe("flux grove find", function()
     assert.equal("2 vertices (nodes n[1-2])\n/cluster0/n1 node rank 1 up\n"
       .. "/cluster0/n2 node rank 2 up\n", text)
     -- what jobs hold: the node job 1 took and its cores
+    assert.equal("1 vertex (nodes n3)\n/cluster0/n3 node rank 3 up\n",
+      (run(s, "find", {expr = "names=n3"})))
     local d = json(s, "find", {expr = "sched-now=allocated and status=up"})
     local paths = {}
     for _, v in ipairs(d.vertices) do paths[#paths + 1] = v.path end

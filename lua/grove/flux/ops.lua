@@ -155,7 +155,7 @@ local function find_cmd(self, r, topic)
     if v:type() == "node" then nodes[#nodes + 1] = v end
   end
   local data = {expr = expr, kind = kind, count = #list, vertices = list}
-  local lines = {fmt("%d vertices", #list)}
+  local lines = {#list == 1 and "1 vertex" or fmt("%d vertices", #list)}
   if #nodes > 0 then
     data.hosts = names.hostlist_of(nodes)
     lines[1] = lines[1] .. fmt(" (nodes %s)", data.hosts)
