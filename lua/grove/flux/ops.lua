@@ -358,8 +358,13 @@ local function stats_cmd(self, r, topic)
   local mt = st.match_time or {}
   lines[#lines + 1] = fmt("match time: min %s, mean %s, max %s", ms(mt.min), ms(mt.avg),
     ms(mt.max))
-  for _, k in ipairs({"alloc_latency", "alloc_handed", "alloc_cpu"}) do
+  for _, k in ipairs({"alloc_latency", "alloc_handed", "alloc_cpu", "feasibility",
+    "pass_time"}) do
     lines[#lines + 1] = latency_line(k, st[k])
+  end
+  if st.allocs then
+    lines[#lines + 1] = fmt("alloc requests %d, annotations sent %d", st.allocs,
+      st.annotations_sent or 0)
   end
   local qnames = {}
   for q in pairs(st.queues or {}) do qnames[#qnames + 1] = q end
