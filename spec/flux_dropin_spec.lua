@@ -407,3 +407,23 @@ describe("grove.flux reads Fluxion's configuration", function()
     assert.matches("^ready: ", acts[2].message)
   end)
 end)
+
+describe("grove.flux and a job past its end", function()
+  it("holds its resources until its free comes, however late", function()
+    local s, clock = session()
+    s:handle("sched.alloc", alloc(1, jobspec(2, 4, 100)))
+    -- its time is up at 1100 but no free has come (the job is being killed)
+    clock.t = 1150
+    local acts = s:handle("sched.alloc", alloc(2, jobspec(2, 4, 100)))
+    assert.is_nil(by_id(acts, "alloc", "success")[2])
+    -- held a grace at a time: still so much later
+    clock.t = 1400
+    assert.is_nil(by_id(s:schedule(), "alloc", "success")[2])
+    assert.equal(1400 + flux.OVERDUE_GRACE, s.loop.m:info(1)["end"])
+    -- the free: job 2 at once
+    acts = s:handle("sched.free", {id = 1, final = true})
+    assert.is_not_nil(by_id(acts, "alloc", "success")[2])
+    -- and the matcher's events are let go each pass
+    assert.same({}, s.loop.m:events())
+  end)
+end)

@@ -121,6 +121,8 @@ function M.new(opts)
   end
   loop.before_pass = function() reserve.tend(self) end
   sched.bind(loop)
+  -- a running job is held past its end until its free comes (hold_overdue)
+  loop.m:set_overdue("report")
   self.loop = loop
   self.acq = core.acquire(g, loop.m, {protocol = "current"})
   return self
@@ -143,6 +145,7 @@ end
 -- ---- helpers ---------------------------------------------------------------------
 
 local decode, emit, flush, fail, tick = base.decode, base.emit, base.flush, base.fail, base.tick
+local move_end
 local check_id, request_of = base.check_id, base.request_of
 local duration_of, estimate_of = base.duration_of, base.estimate_of
 
@@ -199,6 +202,11 @@ end
 local function pass(self, new)
   local t0 = core.wall_clock()
   local loop = self.loop
+  -- before anything is placed: what jobs past their end still hold
+  M.hold_overdue(self)
+  -- the matcher's events (starts, ends, overdue) are not read here: they
+  -- are let go each pass, or a long-lived instance would keep them all
+  loop.m:events{clear = true}
   self.wake = nil
   self.passed_at, self.stale = loop.now, nil
   if not new then self.gen = self.gen + 1 end
@@ -216,6 +224,66 @@ local function pass(self, new)
   end
   annotate.annotate(self)
   pass_timed(self, core.wall_clock() - t0)
+end
+
+-- ---- a running job's end -----------------------------------------------------------
+
+-- Move the end of rec, a running job, to new_end (nil: no end), in the
+-- planner and in the loop's estimates.  Every reservation is dropped
+-- first (one may sit where the job now extends): the next pass plans
+-- them again.  true, or nil and the reason (the job keeps its old end).
+function move_end(self, rec, new_end)
+  local loop = self.loop
+  local m = loop.m
+  local R = assert(m:rv1(rec.id, {graph = true}))
+  local info = m:info(rec.id)
+  sched.drop_reservations(loop)
+  m:cancel(rec.id)
+  -- register holds a job over its R's window: the same R, its end moved
+  local text = R:encode{graph = true}
+  local moved = text:gsub('"expiration":%s*[%d.eE+-]+', '"expiration":' .. (new_end or 0), 1)
+  local ok, msg = m:register(moved, rec.id, {start = info.start, ["end"] = new_end})
+  if not ok then
+    -- back as it was: a window not yet over takes its old place again
+    if info["end"] == nil or info["end"] > loop.now then
+      assert(m:register(text, rec.id, {start = info.start, ["end"] = info["end"]}))
+    end
+    return nil, msg
+  end
+  -- the estimate list is ordered by est_end: out and in again
+  sched.stop_estimate(loop, rec)
+  rec.estimate = new_end and new_end - info.start or self.default_duration
+  rec.est_end = info.start + rec.estimate
+  sched.start_estimate(loop, rec)
+  self.gen = self.gen + 1
+  return true
+end
+
+-- How long a job that outlives its end is held for at a time (s).
+M.OVERDUE_GRACE = 60
+
+-- A running job whose end has passed without its free (a job at its time
+-- limit is being killed; the free follows): its resources are still its
+-- own, so its end moves on by OVERDUE_GRACE, again each time it passes,
+-- until the free comes.  No other job is placed on them meanwhile (the
+-- matcher keeps such a job in its table: set_overdue("report")).
+function M.hold_overdue(self)
+  local loop = self.loop
+  local list = loop.by_est
+  -- (at its very end too: the planner has its resources free from then)
+  while list[1] and list[1].est_end <= loop.now do
+    local rec = list[1]
+    local ok, msg = move_end(self, rec, loop.now + M.OVERDUE_GRACE)
+    if not ok then
+      -- what it holds was promised from its end on (a reservation over
+      -- it): the job is left to its free, out of the planner
+      emit(self, {op = "log", level = "err", message = fmt(
+        "job %s outlived its end and could not be held: %s", base.f58(rec.id), tostring(msg))})
+      sched.stop_estimate(loop, rec)
+      rec.est_end = math.maxinteger
+      sched.start_estimate(loop, rec)
+    end
+  end
 end
 
 -- ---- RFC 28 -----------------------------------------------------------------------
@@ -536,9 +604,6 @@ function Flux:expiration(request)
   if (self.debug or 0) & M.DEBUG_EXPIRATION_DENY ~= 0 then
     return fail(self, "sched.expiration", "EINVAL", "Rejecting expiration update for testing")
   end
-  local m = loop.m
-  local R = assert(m:rv1(r.id, {graph = true}))
-  local info = m:info(r.id)
   -- 0: no end of its own (flux update DURATION=0): until the resource
   -- set expires, or for good
   local open = r.expiration == 0
@@ -549,28 +614,15 @@ function Flux:expiration(request)
   elseif horizon > 0 then
     new_end = horizon
   end
-  if new_end and new_end <= info.start then
+  if new_end and new_end <= loop.m:info(r.id).start then
     return fail(self, "sched.expiration", "EINVAL", "expiration before the job's start")
   end
-  -- Reservations may sit where the job now extends: drop them, move the
-  -- job, and let the pass plan them again.
-  sched.drop_reservations(loop)
-  m:cancel(r.id)
-  -- register holds a job over its R's window: the same R, its end moved
-  local text = R:encode{graph = true}
-  local moved = text:gsub('"expiration":%s*[%d.eE+-]+', '"expiration":' .. (new_end or 0), 1)
-  local ok, msg = m:register(moved, r.id, {start = info.start, ["end"] = new_end})
+  local ok, msg = move_end(self, rec, new_end)
   if not ok then
-    assert(m:register(text, r.id, {start = info.start, ["end"] = info["end"]}))
     pass(self)
     return fail(self, "sched.expiration", "EBUSY", fmt("job %d: %s", r.id, tostring(msg)))
   end
-  -- the estimate list is ordered by est_end: out and in again
-  sched.stop_estimate(loop, rec)
-  rec.estimate = new_end and new_end - info.start or self.default_duration
-  rec.est_end = info.start + rec.estimate
   rec.open = open
-  sched.start_estimate(loop, rec)
   emit(self, {op = "respond", topic = "sched.expiration", payload = {}})
   pass(self)
   return flush(self)

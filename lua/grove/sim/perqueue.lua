@@ -21,9 +21,11 @@
 -- Reservations a queue's policy makes (conservative, backfill) bind
 -- every queue: a job of another queue starts only when it fits now
 -- without moving them (its earliest start given every reservation is
--- now).  easy's protection of its head, counted rather than reserved,
--- holds against its own queue's backfill only; a queue scheduled earlier
--- in the pass has first pick of what is free.
+-- now).  With reservations in the planner, each queue's first waiting
+-- job holds one whatever its policy (PQ:hold_head), so no queue starves
+-- another; with counted reservations (plain requests), easy's protection
+-- of its head, counted, holds against its own queue's backfill only.  A
+-- queue scheduled earlier in the pass has first pick of what is free.
 --
 -- The object stands where one queue policy stands in the loop
 -- (grove.sched): bind, share, unshare, pcall("schedule"), name,
@@ -359,9 +361,35 @@ function PQ:pcall(hook)
       local p = self.subs[q]
       local ok, msg, code = p:pcall("schedule", p.bound)
       if not ok then return nil, msg, code end
+      self:hold_head(q)
     end
   end
   return true
+end
+
+-- With reservations in the planner, the first waiting job of queue q
+-- that did not start holds a reservation, whatever q's policy: a
+-- reservation binds every queue, so the other queues' jobs start only
+-- where they do not delay it, and no queue starves another (a large job
+-- at the head of an overlapping queue starts by its estimate while the
+-- others flow around it).  With counted reservations (plain requests)
+-- the units are interchangeable and the queue's own policy protects its
+-- head.
+function PQ:hold_head(q)
+  local loop = self.loop
+  if loop.count_mode then return end
+  local cs, jobs = loop.cs, loop.jobs
+  local id = cs:next()
+  while id do
+    local rec = jobs[id]
+    if qkey(rec.queue) == q and self:eligible(q, rec) then
+      if rec.state == "queued" and not rec.reserved and rec.view then
+        self.base.reserve(self.base, rec.view)
+      end
+      return
+    end
+    id = cs:next(id)
+  end
 end
 
 return M
