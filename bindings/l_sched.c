@@ -6,10 +6,12 @@
  *   s:add(id, priority, t_submit [, userid [, duration]])   true, or nil, msg, code
  *   s:add_running(id, priority, t_submit, userid, duration, start)
  *   s:remove(id)  s:prioritize(id, priority)  s:set_duration(id, d)
+ *   s:set_policy_priority(id, p)   the queue policy's priority (a number,
+ *                                  not NaN), which orders before priority
  *   s:reserve(id, t | nil)  s:start(id)  s:requeue(id)
  *                                       true, or nil, msg, code (ENOENT,
  *                                       EEXIST, EINVAL as core/sched_state.h)
- *   s:job(id)      {id, priority, userid, t_submit, duration, state =
+ *   s:job(id)      {id, policy_priority, priority, userid, t_submit, duration, state =
  *                  "pending" | "reserved" | "running", reserved, start}, or nil
  *   s:ids([t])     the waiting jobs' ids in queue order, into t (cleared
  *                  past the end) or a new table; and their count
@@ -102,7 +104,8 @@ static int l_add(lua_State *L)
     return done(L, grove_sched_add(s, id, prio, (uint32_t)user, submit, duration), id);
 }
 
-enum { OP_REMOVE, OP_PRIORITIZE, OP_DURATION, OP_RESERVE, OP_START, OP_REQUEUE };
+enum { OP_REMOVE, OP_PRIORITIZE, OP_POLICY_PRIORITY, OP_DURATION, OP_RESERVE, OP_START,
+       OP_REQUEUE };
 
 static int l_change(lua_State *L)
 {
@@ -116,6 +119,12 @@ static int l_change(lua_State *L)
     case OP_PRIORITIZE:
         rc = grove_sched_prioritize(s, id, luaL_checkinteger(L, 3));
         break;
+    case OP_POLICY_PRIORITY: {
+        lua_Number p = luaL_checknumber(L, 3);
+        luaL_argcheck(L, !isnan(p), 3, "a priority must not be NaN");
+        rc = grove_sched_set_policy_priority(s, id, p);
+        break;
+    }
     case OP_DURATION: {
         lua_Integer d = luaL_checkinteger(L, 3);
         luaL_argcheck(L, d >= 0, 3, "duration must be >= 0");
@@ -148,9 +157,11 @@ static int l_job(lua_State *L)
         lua_pushnil(L);
         return 1;
     }
-    lua_createtable(L, 0, 8);
+    lua_createtable(L, 0, 9);
     lua_pushinteger(L, (lua_Integer)j->id);
     lua_setfield(L, -2, "id");
+    lua_pushnumber(L, j->policy_priority);
+    lua_setfield(L, -2, "policy_priority");
     lua_pushinteger(L, (lua_Integer)j->priority);
     lua_setfield(L, -2, "priority");
     lua_pushinteger(L, (lua_Integer)j->userid);

@@ -124,6 +124,8 @@ static void hash_del(grove_sched_t *s, grove_jobid_t id)
 /* Whether a comes before b in the queue. */
 static bool before(const grove_sched_job_t *a, const grove_sched_job_t *b)
 {
+    if (a->policy_priority != b->policy_priority)
+        return a->policy_priority > b->policy_priority;
     if (a->priority != b->priority)
         return a->priority > b->priority;
     if (a->t_submit != b->t_submit)
@@ -307,21 +309,52 @@ int grove_sched_remove(grove_sched_t *s, grove_jobid_t id)
     return 0;
 }
 
+/* Set one of the job's keys of order (what set does to the job) and move
+ * it to its new place when it waits: unlink, change, link. */
+static void reorder(grove_sched_t *s, uint32_t x, void (*set)(grove_sched_job_t *, const void *),
+                    const void *arg)
+{
+    struct node *n = &s->nodes[x];
+    if (!n->level) {
+        set(&n->job, arg);
+        return;
+    }
+    unlink_node(s, x);
+    set(&n->job, arg);
+    link_node(s, x);
+}
+
+static void set_priority(grove_sched_job_t *j, const void *arg)
+{
+    j->priority = *(const int64_t *)arg;
+}
+
+static void set_policy_priority(grove_sched_job_t *j, const void *arg)
+{
+    j->policy_priority = *(const double *)arg;
+}
+
 int grove_sched_prioritize(grove_sched_t *s, grove_jobid_t id, int64_t priority)
 {
     uint32_t x = slot_of(s, id);
     if (x == NIL)
         return -1;
-    struct node *n = &s->nodes[x];
-    if (n->job.priority == priority)
-        return 0;
-    if (!n->level) {
-        n->job.priority = priority;
-        return 0;
+    if (s->nodes[x].job.priority != priority)
+        reorder(s, x, set_priority, &priority);
+    return 0;
+}
+
+int grove_sched_set_policy_priority(grove_sched_t *s, grove_jobid_t id, double p)
+{
+    if (isnan(p)) {
+        errno = EINVAL;
+        return -1;
     }
-    unlink_node(s, x);
-    n->job.priority = priority;
-    link_node(s, x);
+    uint32_t x = slot_of(s, id);
+    if (x == NIL)
+        return -1;
+    if (s->nodes[x].job.policy_priority != p)
+        reorder(s, x, set_policy_priority, &p);
     return 0;
 }
 

@@ -7,11 +7,15 @@
  * "which jobs wait, in which order" without sorting per pass: the queue
  * is kept ordered as jobs come, go and change priority.
  *
- * Order: priority, highest first; then submit time, earliest first; then
- * job id, smallest first (Flux's order in the job manager and
- * sched-simple, and grove sim's with every priority equal).  A version
- * counter moves on every change of the queue's members or order, so a
- * caller can keep a copy of the order and know when it is stale.
+ * Order: the queue policy's priority (a number its Lua hook gave, 0 when
+ * it gives none), highest first; then the driver's priority (Flux's),
+ * highest first; then submit time, earliest first; then job id, smallest
+ * first (Flux's order in the job manager and sched-simple, and grove
+ * sim's with every priority equal).  A policy's priority is asked once a
+ * change (docs/sim.md) and kept here, so the queue stays ordered in C
+ * however often a pass reads it.  A version counter moves on every
+ * change of the queue's members or order, so a caller can keep a copy of
+ * the order and know when it is stale.
  *
  * Job ids are 64-bit (Flux ids).  A job is in one state: pending (in the
  * queue), reserved (in the queue, with a planned start), or running (out
@@ -54,7 +58,8 @@ typedef enum {
  * the functions below, which keep the queue ordered. */
 typedef struct grove_sched_job {
     grove_jobid_t id;          /* the job's id (Flux: 64 bits) */
-    int64_t priority;          /* higher first */
+    double policy_priority;    /* the queue policy's, higher first; never NaN */
+    int64_t priority;          /* the driver's, higher first (after policy_priority) */
     uint32_t userid;           /* the owner (Flux userid; the simulator's user index) */
     double t_submit;           /* submit time, seconds (Flux: a float) */
     int64_t duration;          /* the estimate, seconds; 0: none given */
@@ -99,6 +104,10 @@ int grove_sched_remove(grove_sched_t *s, grove_jobid_t id);
 /* Change a job's priority (a waiting job moves in the queue; a running
  * one keeps it for the record).  0, or -1 with ENOENT. */
 int grove_sched_prioritize(grove_sched_t *s, grove_jobid_t id, int64_t priority);
+
+/* Change a job's queue policy priority (a waiting job moves in the
+ * queue).  0, or -1 with ENOENT, EINVAL (p is NaN). */
+int grove_sched_set_policy_priority(grove_sched_t *s, grove_jobid_t id, double p);
 
 /* Change a job's duration (its estimate).  0, or -1 with ENOENT, EINVAL
  * (duration < 0). */

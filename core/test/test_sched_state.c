@@ -4,8 +4,9 @@
  *    result and errno, then the queue's order as a string of ids (refused
  *    rows also check that the order did not change);
  * 2. the queue against a naive reference (an array sorted from scratch
- *    after every change) under random adds, removes, reprioritizations,
- *    starts and requeues (fixed seed), with 64-bit ids;
+ *    after every change) under random adds, removes, reprioritizations
+ *    (the driver's and the queue policy's), starts and requeues (fixed
+ *    seed), with 64-bit ids;
  * 3. the clock, the counters, misuse.
  *
  * It must not draw random numbers of its own: rng.h has the generator.
@@ -31,13 +32,13 @@ static const char *order(const grove_sched_t *s)
     return buf;
 }
 
-enum op { ADD, ADDRUN, REMOVE, PRIO, RESERVE, START, REQUEUE, NOW };
+enum op { ADD, ADDRUN, REMOVE, PRIO, PPRIO, RESERVE, START, REQUEUE, NOW };
 
 struct step {
     enum op op;
     grove_jobid_t id;
     int64_t a;      /* priority; reserve time; the clock */
-    double submit;  /* ADD, ADDRUN: t_submit */
+    double submit;  /* ADD, ADDRUN: t_submit; PPRIO: the policy's priority */
     int err;        /* expected errno, 0: success */
     const char *queue; /* the order afterwards */
 };
@@ -66,6 +67,15 @@ static const struct step steps[] = {
     {PRIO, 7, 100, 0, 0, "7 1 2 4"},
     {REMOVE, 7, 0, 0, 0, "1 2 4"},
     {ADD, 5, 16, 1.0 / 0.0, EINVAL, "1 2 4"}, /* t_submit not finite */
+    {PPRIO, 4, 0, 0.5, 0, "4 1 2"},        /* the policy's priority comes first */
+    {PRIO, 1, 99, 0, 0, "4 1 2"},          /* the driver's only breaks its ties */
+    {PPRIO, 2, 0, 0.5, 0, "2 4 1"},        /* equal: submit time (5 before 5, id 2 < 4) */
+    {PPRIO, 2, 0, -1e300, 0, "4 1 2"},     /* below every 0 */
+    {PPRIO, 1, 0, 0.0 / 0.0, EINVAL, "4 1 2"}, /* NaN has no place */
+    {PPRIO, 9, 0, 1.0, ENOENT, "4 1 2"},
+    {START, 4, 0, 0, 0, "1 2"},
+    {PPRIO, 4, 0, -2.0, 0, "1 2"},         /* a running job keeps it for the record */
+    {REQUEUE, 4, 0, 0, 0, "1 4 2"},        /* and goes back by it */
 };
 
 static int apply(grove_sched_t *s, const struct step *st)
@@ -79,6 +89,8 @@ static int apply(grove_sched_t *s, const struct step *st)
         return grove_sched_remove(s, st->id);
     case PRIO:
         return grove_sched_prioritize(s, st->id, st->a);
+    case PPRIO:
+        return grove_sched_set_policy_priority(s, st->id, st->submit);
     case RESERVE:
         return grove_sched_reserve(s, st->id, st->a);
     case START:
@@ -108,9 +120,10 @@ static void scripted(void)
     }
     const grove_sched_job_t *j = grove_sched_job(s, 1);
     ok(j && j->state == GROVE_SCHED_PENDING && j->start == -1, "a requeued job waits again");
-    is_int(grove_sched_position(s, 4), 3, "job 4 is third");
+    is_int(grove_sched_position(s, 4), 2, "job 4 is second");
     is_int(grove_sched_position(s, 99), 0, "an unknown job has no place");
     is_int(grove_sched_queue_length(s), 3, "three wait");
+    ok(grove_sched_job(s, 4)->policy_priority == -2.0, "job 4 keeps the policy's priority");
     ok(grove_sched_job(s, 3) == NULL && errno == ENOENT, "a removed job is gone (ENOENT)");
     grove_sched_destroy(s);
 }
@@ -119,6 +132,7 @@ static void scripted(void)
 
 struct ref {
     grove_jobid_t id;
+    double pprio; /* the policy's priority */
     int64_t prio;
     double submit;
     int waiting; /* 1 waits, 0 runs */
@@ -127,6 +141,8 @@ struct ref {
 static int ref_cmp(const void *pa, const void *pb)
 {
     const struct ref *a = pa, *b = pb;
+    if (a->pprio != b->pprio)
+        return a->pprio > b->pprio ? -1 : 1;
     if (a->prio != b->prio)
         return a->prio > b->prio ? -1 : 1;
     if (a->submit != b->submit)
@@ -148,7 +164,7 @@ static void against_reference(void)
         if (n == 0 || (what < 4 && n < N)) {
             /* 64-bit ids, with collisions in the low bits */
             grove_jobid_t id = ((uint64_t)rng_next() << 20) | (uint64_t)rnd(0, 3);
-            struct ref r = {id, rnd(0, 4), (double)rnd(0, 50), 1};
+            struct ref r = {id, 0, rnd(0, 4), (double)rnd(0, 50), 1};
             if (grove_sched_add(s, id, r.prio, 0, r.submit, 0) < 0)
                 continue; /* the same id drawn twice: EEXIST */
             refs[n++] = r;
@@ -160,11 +176,16 @@ static void against_reference(void)
             if (what < 6) {
                 rc = grove_sched_remove(s, r->id);
                 refs[i] = refs[--n];
-            } else if (what < 8) {
+            } else if (what < 7) {
                 int64_t p = rnd(0, 4);
                 moves = moves && p != r->prio;
                 r->prio = p;
                 rc = grove_sched_prioritize(s, r->id, r->prio);
+            } else if (what < 8) {
+                double p = (double)rnd(0, 6) / 4 - 0.5; /* few values: ties */
+                moves = moves && p != r->pprio;
+                r->pprio = p;
+                rc = grove_sched_set_policy_priority(s, r->id, p);
             } else if (r->waiting) {
                 rc = grove_sched_start(s, r->id);
                 r->waiting = 0;
