@@ -143,19 +143,15 @@ void grovel_sandbox_charge(lua_State *S, lua_Integer work)
     charge(S, work);
 }
 
-bool grovel_sandbox_pause(grovel_sandbox_t *sb)
+void grovel_sandbox_charge_call(lua_State *S)
 {
-    if (!sb->entered)
-        return false;
-    sb->spent += mono_ns() - sb->entered;
-    sb->entered = 0;
-    return true;
-}
-
-void grovel_sandbox_resume(grovel_sandbox_t *sb, bool was)
-{
-    if (was)
-        sb->entered = mono_ns();
+    grovel_sandbox_t *sb = grovel_sandbox_of(S);
+    if (sb->running && !sb->fatal && ++sb->calls < GROVEL_SB_CALLS && sb->budget - sb->used > 1) {
+        sb->used++;
+        return;
+    }
+    sb->calls = 0;
+    charge(S, 1);
 }
 
 static void count_hook(lua_State *S, lua_Debug *ar)
@@ -175,6 +171,7 @@ void grovel_sandbox_start(grovel_sandbox_t *sb)
     sb->used = 0;
     sb->fatal = GROVEL_SB_OK;
     sb->ticks = 0;
+    sb->calls = 0;
     sb->spent = 0;
     sb->entered = 0;
     sb->limit_ns = (int64_t)(sb->time * 1e9);

@@ -13,6 +13,15 @@
  *                       the functions of the host table t
  *   s:share(key, t)     mirror the host table t in the sandbox (below)
  *   s:unshare(key)
+ *   s:bound(name, field, limit [, unless])
+ *                       answer a call of the API function name at once,
+ *                       false, without reaching the host, when its one
+ *                       argument is a table the host shares (s:share) that
+ *                       has no field unless and a number above limit at
+ *                       field; limit nil: no such answer.  The host states
+ *                       a refusal it would give anyway (a start that asks
+ *                       more than is free), so a script that offers it
+ *                       every item crosses only for those that may pass
  *   s:call(name, ...)   true and the results of returned[name](...), or
  *                       false, a message ("FILE:LINE: reason") and
  *                       "ECANCELED" (the script raised, or went past a
@@ -36,11 +45,13 @@
  *
  * Limits: a call runs under the sandbox's budget and clock, started by the
  * outermost call (a call the host makes while the script runs, a priority
- * asked for while the queue is built, shares its run).  The clock stops
- * while the host works in an API call: that time is not the script's.  What
- * the script copies out (each element of the tables it passes) is charged to
- * its budget; what the host copies in counts against its memory cap, like
- * everything the sandbox holds.
+ * asked for while the queue is built, shares its run).  The clock runs on
+ * while the host works in an API call: the script asked for that work, so
+ * a loop of API calls that never ends is stopped by the time limit even
+ * when the script's own instructions are few (each call is also charged
+ * one instruction).  What the script copies out (each element of the
+ * tables it passes) is charged to its budget; what the host copies in
+ * counts against its memory cap, like everything the sandbox holds.
  *
  * Two states, one C stack: an error raised in one state must never unwind
  * the other's frames.  So whatever may raise runs inside a protected call
@@ -74,12 +85,25 @@ enum { UV_API = 1, UV_MAP, UV_BYKEY, UV_COUNT = UV_BYKEY };
 
 struct xfer;
 
+#define GROVEL_SCRIPT_BOUNDS 4  /* API functions with a bound (s:bound) */
+#define GROVEL_BOUND_NAME 32    /* bytes of a name in a bound, NUL included */
+
+/* A refusal the sandbox answers for the host (s:bound). */
+struct bound {
+    char name[GROVEL_BOUND_NAME];   /* the API function */
+    char field[GROVEL_BOUND_NAME];  /* the argument's number compared */
+    char unless[GROVEL_BOUND_NAME]; /* a field that lets the call through; "" none */
+    lua_Number limit;               /* refused above it */
+};
+
 struct grovel_script {
     grovel_handle_t h;     /* h.p: the script itself while open */
     grovel_sandbox_t sb;   /* its own Lua state and limits */
     struct xfer *x;        /* the innermost call under way, or NULL */
     int depth;             /* calls under way (nested by host code) */
     char short_src[LUA_IDSIZE]; /* the chunk's name as Lua prints it */
+    struct bound bounds[GROVEL_SCRIPT_BOUNDS];
+    int nbounds;
 };
 
 /* One crossing: the states and where each side's tables sit on them. */
@@ -324,9 +348,83 @@ static int copy_in(lua_State *S)
     return x->n;
 }
 
+/* Push the host's results (x->n values from x->first on L) onto S when
+ * each crosses without allocating: nil, a boolean, a number, the API
+ * object, or a table shared under an integer key (its mirror): true.
+ * Otherwise nothing is pushed and false: copy_in copies them, protected.
+ * Never raises (S's tables are on its stack: sandbox_tables).  The common
+ * answers (a start's boolean, the next job) need no protected call. */
+static bool quick_in(struct xfer *x)
+{
+    lua_State *L = x->L, *S = x->S;
+    if (!lua_checkstack(S, x->n + 1) || !lua_checkstack(L, 1))
+        return false;
+    int top = lua_gettop(S);
+    for (int i = 0; i < x->n; i++) {
+        int li = x->first + i;
+        int t = lua_type(L, li);
+        if (t == LUA_TNIL || t == LUA_TBOOLEAN || t == LUA_TNUMBER) {
+            push_scalar(S, L, li);
+            continue;
+        }
+        if (t == LUA_TTABLE && lua_rawequal(L, li, x->lapi)) {
+            lua_pushvalue(S, x->sapi);
+            continue;
+        }
+        if (t == LUA_TTABLE) {
+            lua_pushvalue(L, li);
+            int kt = lua_rawget(L, x->lmap);
+            lua_Integer k = lua_tointeger(L, -1);
+            bool integer = kt == LUA_TNUMBER && lua_isinteger(L, -1);
+            lua_pop(L, 1);
+            if (integer) {
+                lua_rawgeti(S, x->sobj, k);
+                continue;
+            }
+        }
+        lua_settop(S, top);
+        return false;
+    }
+    return true;
+}
+
+/* Whether the call of the API function name under way in S (its
+ * arguments on S's stack) is one a bound of s refuses: one argument, a
+ * table the host shares, without the bound's unless field, with a number
+ * above the limit at its field.  Reads S raw: the script's metatables run
+ * no code here. */
+static bool refused(lua_State *S, const struct grovel_script *s, const char *name)
+{
+    const struct bound *b = NULL;
+    for (int i = 0; i < s->nbounds && !b; i++)
+        if (s->bounds[i].name[0] == name[0] && !strcmp(s->bounds[i].name, name))
+            b = &s->bounds[i];
+    if (!b || lua_gettop(S) != 2 || lua_type(S, 2) != LUA_TTABLE)
+        return false;
+    luaL_checkstack(S, 3, NULL);
+    lua_rawgetp(S, LUA_REGISTRYINDEX, &REV_KEY);
+    lua_pushvalue(S, 2);
+    bool shared = lua_rawget(S, -2) != LUA_TNIL;
+    lua_settop(S, 2);
+    if (!shared)
+        return false;
+    if (b->unless[0]) {
+        lua_pushstring(S, b->unless);
+        bool through = lua_rawget(S, 2) != LUA_TNIL;
+        lua_settop(S, 2);
+        if (through)
+            return false;
+    }
+    lua_pushstring(S, b->field);
+    bool above = lua_rawget(S, 2) == LUA_TNUMBER && lua_tonumber(S, -1) > b->limit;
+    lua_settop(S, 2);
+    return above;
+}
+
 /* An API function in the sandbox (upvalue 1: its name): copy the arguments
- * out, call the host's function with the clock stopped, copy the results
- * in.  A host error is raised here with the caller's place. */
+ * out, call the host's function, copy the results in (the script's clock
+ * runs on: the host works for it).  A host error is raised here with the
+ * caller's place.  A call a bound refuses returns false at once. */
 static int host_call(lua_State *S)
 {
     grovel_sandbox_t *sb = grovel_sandbox_of(S);
@@ -334,7 +432,11 @@ static int host_call(lua_State *S)
     if (!s->x)
         return luaL_error(S, "the host's functions can be called only while the host calls "
                              "the script");
-    grovel_sandbox_charge(S, 1); /* also: raise when the clock is out */
+    grovel_sandbox_charge_call(S); /* also: raise when the clock is out */
+    if (s->nbounds && refused(S, s, lua_tostring(S, lua_upvalueindex(1)))) {
+        lua_pushboolean(S, 0);
+        return 1;
+    }
     struct xfer x = *s->x;
     lua_State *L = x.L;
     int n = lua_gettop(S);
@@ -348,14 +450,12 @@ static int host_call(lua_State *S)
     if (!lua_checkstack(L, UV_COUNT + 4))
         return luaL_error(S, "the host's stack is full");
     int ltop = lua_gettop(L);
-    bool was = grovel_sandbox_pause(sb);
     lua_pushcfunction(L, host_dispatch);
     lua_pushlightuserdata(L, &x);
     lua_pushvalue(L, x.lapi);
     lua_pushvalue(L, x.lmap);
     lua_pushvalue(L, x.lbykey);
     int st = lua_pcall(L, 4, LUA_MULTRET, 0);
-    grovel_sandbox_resume(sb, was);
     lua_settop(S, n + 3); /* what a call the host made into S left */
     lua_Integer copied = x.copied;
     if (st != LUA_OK) {
@@ -377,6 +477,11 @@ static int host_call(lua_State *S)
     x.first = ltop + 1;
     x.n = lua_gettop(L) - ltop;
     int nres = x.n;
+    if (quick_in(&x)) {
+        lua_settop(L, ltop);
+        grovel_sandbox_charge(S, copied);
+        return nres;
+    }
     lua_pushcfunction(S, copy_in);
     lua_pushlightuserdata(S, &x);
     st = lua_pcall(S, 1, LUA_MULTRET, 0);
@@ -828,6 +933,38 @@ static int l_script_call(lua_State *L)
     int n = script_call(L);
     grovel_log_flush(L);
     return n;
+}
+
+/* s:bound(name, field, limit | nil [, unless]) */
+static int l_script_bound(lua_State *L)
+{
+    struct grovel_script *s = grovel_handle_check(L, 1, &script_class);
+    size_t ln, lf, lu = 0;
+    const char *name = luaL_checklstring(L, 2, &ln);
+    const char *field = luaL_checklstring(L, 3, &lf);
+    const char *unless = luaL_optlstring(L, 5, "", &lu);
+    luaL_argcheck(L, ln < GROVEL_BOUND_NAME, 2, "name too long");
+    luaL_argcheck(L, lf < GROVEL_BOUND_NAME, 3, "name too long");
+    luaL_argcheck(L, lu < GROVEL_BOUND_NAME, 5, "name too long");
+    int i = 0;
+    while (i < s->nbounds && strcmp(s->bounds[i].name, name))
+        i++;
+    if (lua_isnoneornil(L, 4)) { /* no bound: the last one takes its place */
+        if (i < s->nbounds)
+            s->bounds[i] = s->bounds[--s->nbounds];
+        return 0;
+    }
+    lua_Number limit = luaL_checknumber(L, 4);
+    if (i == s->nbounds) {
+        luaL_argcheck(L, i < GROVEL_SCRIPT_BOUNDS, 2, "too many bounds");
+        s->nbounds++;
+    }
+    struct bound *b = &s->bounds[i];
+    memcpy(b->name, name, ln + 1);
+    memcpy(b->field, field, lf + 1);
+    memcpy(b->unless, unless, lu + 1);
+    b->limit = limit;
+    return 0;
 }
 
 static int l_script_heap(lua_State *L)

@@ -50,6 +50,7 @@
 #define GROVEL_SB_TIME 1.0              /* default seconds per run */
 #define GROVEL_SB_STEP 1000             /* instructions between two checks */
 #define GROVEL_SB_PIECE 4096            /* elements a library call visits between two clock reads */
+#define GROVEL_SB_CALLS 16              /* host calls between two clock reads */
 
 /* Why a run was stopped by a limit. */
 enum grovel_sb_fatal { GROVEL_SB_OK, GROVEL_SB_BUDGET_OUT, GROVEL_SB_MEMORY_OUT, GROVEL_SB_TIME_OUT };
@@ -68,6 +69,7 @@ typedef struct grovel_sandbox {
     int64_t spent;        /* nanoseconds spent in the sandbox's code this run */
     int64_t entered;      /* CLOCK_MONOTONIC when the current call began, or 0 */
     unsigned ticks;       /* small allocations since the clock was read */
+    unsigned calls;       /* host calls charged since the clock was read */
     int fatal;            /* enum grovel_sb_fatal */
     char src[LUA_IDSIZE]; /* where the policy's code was last seen running */
     int line;
@@ -114,17 +116,17 @@ void grovel_sandbox_push_env(grovel_sandbox_t *sb);
 void grovel_sandbox_start(grovel_sandbox_t *sb);
 void grovel_sandbox_stop(grovel_sandbox_t *sb);
 
-/* Stop and restart the clock around work the host does for the policy
- * while a run is under way (a host API call): that time is not the
- * policy's.  pause returns whether the clock was running; resume takes it.
- * Never raise. */
-bool grovel_sandbox_pause(grovel_sandbox_t *sb);
-void grovel_sandbox_resume(grovel_sandbox_t *sb, bool was);
-
 /* In a C function called from the policy's code in S: charge work
  * instructions to the run, and raise the limit's error when a limit is past
  * (also when one was already past). */
 void grovel_sandbox_charge(lua_State *S, lua_Integer work);
+
+/* In a host function the policy called (a script's API): charge the call
+ * one instruction, and raise when a limit is past.  The clock is read at
+ * every GROVEL_SB_CALLS-th call: a loop of cheap calls does not pay a read
+ * each, and one of costly calls is still stopped within that many calls
+ * of its time limit. */
+void grovel_sandbox_charge_call(lua_State *S);
 
 /* Replace the functions of the library table on top of S whose work grows
  * with their arguments by metered ones (l_sandbox_lib.c); lib is its name

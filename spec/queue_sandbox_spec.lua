@@ -2,8 +2,10 @@
 -- policies run in (grove.core.script_load, docs/security.md): the limits
 -- stop what an instruction budget in Lua could not (a C library call), the
 -- environment hands out nothing of the host, memory kept across passes is
--- capped, the host's work in ctx is not charged to the policy, and a
--- failing pass leaves the simulation as it was.
+-- capped, the host's work in ctx counts against the policy's time (a loop
+-- of ctx calls that never ends is stopped), starts the host would refuse
+-- by count are refused in the sandbox, and a failing pass leaves the
+-- simulation as it was.
 local grove = require("grove")
 local core = require("grove.core")
 local sim = grove.sim
@@ -129,24 +131,31 @@ describe("a queue policy in the C sandbox", function()
     assert.is_true(s:clock() > 5)   -- a later pass: the cap held across passes
   end)
 
-  it("is not charged for the time ctx's methods take", function()
-    local q = parse([[
-      return { schedule = function(ctx)
-        for _ = 1, 3 do ctx:usage("slow") end
-        for _, job in ipairs(ctx:queue()) do ctx:start(job) end
-      end }]], {time = 3})
-    local s = assert(sim.new{graph = machine(), queue = q})
-    local usage = s.ctx.usage
-    -- the host is slow (3.6 s of wall clock, asleep: a loaded machine
-    -- cannot stretch it), not the policy, whose own work is far below 3 s
-    s.ctx.usage = function(...)
-      assert(os.execute("sleep 1.2"))
-      return usage(...)
-    end
-    s:submit{id = 1, submit = 0, run = 10, procs = 4}
-    s:run()
-    assert.equal(1, s:counts().finished)
-  end)
+  it("is charged for the time ctx's methods take: a loop of calls that never ends stops",
+    function()
+      -- The policy's own work is a few instructions a call; the host's is
+      -- 0.05 s asleep (a loaded machine cannot shorten it).  Counted, it
+      -- reaches the 0.2 s limit within a few calls; not counted, only the
+      -- budget (1,000 instructions, some 150 calls) would stop the loop,
+      -- with another message.
+      local q = parse([[
+        return { schedule = function(ctx)
+          while true do ctx:usage("slow") end
+        end }]], {time = 0.2, budget = 1000})
+      local s = assert(sim.new{graph = machine(), queue = q})
+      local usage, calls = s.ctx.usage, 0
+      s.ctx.usage = function(...)
+        calls = calls + 1
+        assert(os.execute("sleep 0.05"))
+        return usage(...)
+      end
+      s:submit{id = 1, submit = 0, run = 10, procs = 4}
+      local ok, err, code = s:run()
+      assert.same({nil, "ECANCELED"}, {ok, code})
+      assert.equal("queue policy q: q.lua:2: wall-clock limit of 0.2 s exceeded", err)
+      -- read at every 16th call at least
+      assert.is_true(calls >= 4 and calls <= 16, "calls: " .. calls)
+    end)
 
   it("sees the jobs as data, the same tables across a pass, changed only by the host",
     function()
@@ -240,6 +249,49 @@ describe("grove.core.script_load", function()
     _, back, same = s:call("f", job)
     assert.are_not.equal(job, back)     -- a copy again
     assert.is_false(same)
+  end)
+
+  it("answers in the sandbox the calls a bound refuses, and only those", function()
+    local s = load([[return { f = function(api, list, other)
+        local out = {}
+        for i, t in ipairs(list) do out[i] = api:take(t) end
+        out[#out + 1] = api:take(other)      -- not shared: the host answers
+        out[#out + 1] = api:take(list[1], 1) -- two arguments: the host answers
+        out[#out + 1] = api:give(list[1])    -- another function
+        return out
+      end }]])
+    local api, seen = {}, {}
+    function api.take(_, t) seen[#seen + 1] = t.id; return "host" end
+    function api.give(_, t) seen[#seen + 1] = -t.id; return "host" end
+    s:api(api)
+    local jobs = {{id = 1, n = 5}, {id = 2, n = 50}, {id = 3, n = 50, held = true},
+      {id = 4, n = "50"}, {id = 5}}
+    for i, j in ipairs(jobs) do s:share(i, j) end
+    s:share("list", jobs)
+    local other = {id = 6, n = 50}
+    -- n above 10 without held: refused at once (2); 3 is held, 4's n no
+    -- number, 5 has none
+    s:bound("take", "n", 10, "held")
+    local ok, out = s:call("f", api, jobs, other)
+    assert.is_true(ok)
+    assert.same({"host", false, "host", "host", "host", "host", "host", "host"}, out)
+    assert.same({1, 3, 4, 5, 6, 1, -1}, seen)
+    -- a higher limit lets 2 through; no limit, the bound is gone
+    seen = {}
+    s:bound("take", "n", 50)
+    s:call("f", api, jobs, other)
+    assert.same({1, 2, 3, 4, 5, 6, 1, -1}, seen)
+    s:bound("take", "n", 1)
+    seen = {}
+    s:call("f", api, jobs, other)
+    assert.same({4, 5, 6, 1, -1}, seen)
+    s:bound("take", "n", nil)
+    seen = {}
+    s:call("f", api, jobs, other)
+    assert.same({1, 2, 3, 4, 5, 6, 1, -1}, seen)
+    assert.has_error(function() s:bound("take", "n", "x") end)
+    assert.has_error(function() s:bound(("x"):rep(40), "n", 1) end,
+      "bad argument #1 to 'bound' (name too long)")
   end)
 
   it("reports its fields and loads text only", function()
