@@ -157,6 +157,44 @@ describe("a queue policy in the C sandbox", function()
       assert.is_true(calls >= 4 and calls <= 16, "calls: " .. calls)
     end)
 
+  it("refuses in the sandbox a start the loop would refuse by count, without calling it",
+    function()
+      -- 4 nodes of 8 cores; job 1 takes 24, then each pass offers every
+      -- waiting job (2 to 9, 16 cores each; 10, 8 cores) to ctx:start
+      local q = parse([[
+        return { schedule = function(ctx)
+          for _, job in ipairs(ctx:queue()) do ctx:start(job) end
+        end }]])
+      local function run(bounded)
+        local rows = {}
+        local s = assert(sim.new{graph = machine(), queue = q:reload(),
+          out = function(r) rows[#rows + 1] = {r.id, r.start} end})
+        if not bounded then s.queue_policy.bound_calls = false end
+        local start, calls = s.ctx.start, 0
+        s.ctx.start = function(...)
+          calls = calls + 1
+          return start(...)
+        end
+        s:submit{id = 1, submit = 0, run = 100, procs = 24}
+        for id = 2, 9 do s:submit{id = id, submit = 1, run = 10, procs = 16} end
+        s:submit{id = 10, submit = 2, run = 10, procs = 8}
+        assert(s:run())
+        table.sort(rows, function(a, b) return a[1] < b[1] end)
+        return rows, calls
+      end
+      local rows, calls = run(true)
+      local rows2, calls2 = run(false)
+      assert.same(rows2, rows)           -- the same starts either way
+      -- by hand: at 1 the 8 free cores fit none of 2-9; at 2, job 10 (8)
+      -- reaches the loop and starts; at 12 and 100, what fits reaches it
+      assert.same({1, 0}, rows[1])
+      assert.same({10, 2}, rows[10])
+      assert.is_true(calls < calls2, ("%d calls bounded, %d not"):format(calls, calls2))
+      -- every call that reached the loop started its job: 1 at 0, 10 at
+      -- 2, then two of 2-9 at each of 100, 110, 120 and 130
+      assert.equal(10, calls)
+    end)
+
   it("sees the jobs as data, the same tables across a pass, changed only by the host",
     function()
       local q = parse([[

@@ -228,7 +228,7 @@ describe("queue policies", function()
     assert.equal("test.lua: schedule must be a function", msg)
     _, msg = parse("return { sched = function() end }")
     assert.equal("test.lua: unknown field 'sched' (name, description, schedule, priority, " ..
-      "base, half_life, in_order, estimate_depth)", msg)
+      "base, half_life, in_order, estimate_depth, reprioritize)", msg)
     _, msg = parse("x = 1")
     assert.equal("test.lua:1: assignment to global 'x' (a policy cannot write globals: use local)",
       msg)

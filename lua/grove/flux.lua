@@ -576,14 +576,7 @@ function Flux:prioritize(request)
   for _, pair in ipairs(r.jobs) do
     local id, p = type(pair) == "table" and pair[1], type(pair) == "table" and pair[2]
     local rec = check_id(id) and loop.jobs[id]
-    if rec and math.type(p) == "integer" then
-      rec.priority = p
-      loop.cs:prioritize(id, p)
-      if rec.view then
-        rec.view.priority = p
-        if rec.state == "queued" then loop.queue_policy:share(id, rec.view) end
-      end
-    end
+    if rec and math.type(p) == "integer" then sched.prioritize(loop, rec, p) end
   end
   sched.drop_reservations(loop)
   pass(self)

@@ -12,14 +12,25 @@
 -- events) and the Flux adapter grove.flux (the broker's messages, real
 -- time) both drive this one loop, so a queue policy and a placement policy
 -- run unchanged under both.  The loop holds the waiting jobs (their order
--- in C, grove.core.sched: priority, then submit time, then id), the
+-- in C, grove.core.sched: the queue policy's priority, the driver's,
+-- then submit time, then id), the
 -- matcher that places them (allocations and reservations in the graph's
 -- planner), and the ctx a queue policy sees (docs/sim.md).
 --
 -- The loop's state lives in the driver's own table: sched.init(self,
 -- opts) adds its fields to self (grove sim's object is a loop with a
 -- driver around it), and the functions here take it as their first
--- argument.  The driver hears back through two fields it may set:
+-- argument.
+--
+-- A queue policy's priority hook is asked once a change, not once a
+-- pass: when a job joins the queue (at the start of the next pass), when
+-- the driver changes the job's own priority (M.prioritize), and for every
+-- waiting job when the policy says its inputs moved (its `reprioritize`:
+-- a tick of the clock, or each job's end; or ctx:reprioritize).  The
+-- answer is kept in C (core.sched's policy priority), which orders the
+-- queue: a pass reads it as it stands, however often.
+--
+-- The driver hears back through two fields it may set:
 --   self.on_start(self, rec, vids)  a job started (vids: the vertex ids of
 --                                   its picks of the processor type)
 --   self.on_wake(self, t)           a reservation begins at t: a pass is
@@ -35,7 +46,9 @@
 -- table, a grove.jobspec, or its JSON text, or nil), priority = (default
 -- 0)}; the loop adds
 -- state ("queued", "running"), js (the jobspec it matches), reserved
--- (the planned start), start, est_end, view (what the queue policy sees).
+-- (the planned start), start, est_end, view (what the queue policy sees),
+-- unranked (its priority is to be asked), measured (procs is the units a
+-- jobspec job was given, not what it asks).
 local core = require("grove.core")
 local gpolicy = require("grove.policy")
 local queue = require("grove.sim.queue")
@@ -106,6 +119,11 @@ function M.init(self, opts)
   self.queue_depth, self.reserve_depth = opts.queue_depth, opts.reserve_depth
   self.params = opts.params or {}
   self.nreserved, self.timed = 0, opts.timed
+  -- the queue policy's priority: whether any hook gives one, the jobs
+  -- whose priority is to be asked, whether every waiting job's is (its
+  -- inputs moved), and the next tick of its reprioritize.every
+  self.ranks = q.priority ~= nil or q.has_priority == true
+  self.unranked, self.rank_all, self.rank_tick = {}, false, nil
   self.reserved_set = {}     -- id -> rec of the waiting jobs with a reservation
   self.sizes, self.min_size = {}, nil  -- units -> waiting jobs asking that many; the least
   self.free_cache, self.by_est = {}, {}
@@ -394,12 +412,27 @@ local function min_size(self)
   return m
 end
 
+-- A waiting job's queue policy priority is to be asked (at the next
+-- pass, or before ctx reads the queue).
+local function unrank(self, rec)
+  if self.ranks and not rec.unranked then
+    rec.unranked = true
+    self.unranked[#self.unranked + 1] = rec
+  end
+end
+
 -- rec waits: it joins the queue in its place (a job that ran before goes
--- back where its priority, submit time and id put it).
+-- back where its priorities, submit time and id put it).
 function M.enqueue(self, rec)
   local cs = self.cs
   if rec.in_cs then
     assert(cs:requeue(rec.id))
+    if rec.measured then
+      -- what a jobspec job was given last time, not what it asks: it is
+      -- known again when it starts (so no count refuses it before)
+      rec.procs, rec.measured = nil, nil
+      if rec.view then rec.view.procs = nil end
+    end
   else
     local user = math.type(rec.user) == "integer" and rec.user >= 0
       and rec.user <= 0xffffffff and rec.user or 0
@@ -415,6 +448,21 @@ function M.enqueue(self, rec)
   size_in(self, rec)
   if self.touched then self.touched[rec.id] = rec end
   self.queue_policy:share(rec.id, view_of(rec))
+  unrank(self, rec)
+end
+
+-- The driver's priority of a waiting or running job changes (Flux's
+-- sched.prioritize): a waiting job moves in the queue, and its queue
+-- policy priority, which may read it, is asked again.
+function M.prioritize(self, rec, p)
+  rec.priority = p
+  self.cs:prioritize(rec.id, p)
+  local v = rec.view
+  if v then
+    v.priority = p
+    if rec.state == "queued" then self.queue_policy:share(rec.id, v) end
+  end
+  if rec.state == "queued" then unrank(self, rec) end
 end
 
 -- The waiting records in queue order.
@@ -512,6 +560,7 @@ local function begin_run(self, rec, job)
   size_out(self, rec)
   if not rec.procs then
     rec.procs = job.units or self.m:info(rec.id).counts[self.unit] or 0
+    rec.measured = true
     if rec.view then rec.view.procs = rec.procs end
   end
   self.used = self.used + rec.procs
@@ -520,6 +569,7 @@ local function begin_run(self, rec, job)
   est_insert(self, rec)
   local c = self.free_cache
   if c.pass == self.passes and rec.est_end <= c.t then c.freed = c.freed + rec.procs end
+  M.bound_starts(self)
   if self.on_start then self.on_start(self, rec, job.vids) end
 end
 M.begin_run = begin_run
@@ -559,6 +609,9 @@ function M.stop(self, rec)
   est_remove(self, rec)
   self.used = self.used - rec.procs
   self.running = self.running - 1
+  -- a policy whose priorities read what ended jobs used
+  local rp = self.queue_policy.reprioritize
+  if rp and rp.ends then self.rank_all = true end
 end
 
 -- A job leaves the loop (finished, killed, cancelled): when it was the
@@ -683,9 +736,14 @@ local function match_fail(self, rec, msg, code)
   return false
 end
 
--- Try to allocate rec now; true on success.
+-- Try to allocate rec now; true on success.  A job that asks more units
+-- than running jobs leave is refused by that count, without a match (a
+-- jobspec job's procs, when known before it starts, is what it asks:
+-- M.enqueue forgets a count it was only given).  The queue policy's
+-- sandbox refuses the same starts by the same count, without calling
+-- here (M.bound_starts).
 local function try_now(self, rec)
-  if rec.procs and not rec.jobspec and rec.procs > self.total - self.used then
+  if rec.procs and rec.procs > self.total - self.used then
     return false
   end
   local j, msg, code = match(self, rec, "allocate")
@@ -884,38 +942,83 @@ local function start_protected(self, rec, prot)
   return false
 end
 
--- Sort the views in list by pol's priority hook (highest first, then
--- submit time and id); a hook that fails or returns a non-number raises,
--- blamed on the hook (self.host_error), not on the schedule that asked.
-function M.sort_by_priority(self, pol, list, ctx)
-  local prio = {}
-  for _, v in ipairs(list) do
-    local ok, p = pcall(pol.call, pol, "priority", v, ctx)
-    if not ok then
-      self.host_error = tostring(p)
-      error(p, 0)
-    end
-    if type(p) ~= "number" then
-      self.host_error = fmt("%s: priority must return a number (job %d got %s)",
-        pol:where("priority"), v.id, type(p))
-      error(self.host_error, 0)
-    end
-    prio[v] = p
+-- ---- the queue policy's priority -----------------------------------------------------
+
+-- Ask rec's queue policy for its priority and put it in C, which moves
+-- the job to its place.  A hook that fails or answers something other
+-- than a number raises, blamed on the hook (self.host_error), not on the
+-- schedule that was running.
+local function ask(self, rec)
+  rec.unranked = nil
+  local pol = self.queue_policy
+  if pol.policy_for then pol = pol:policy_for(rec) end  -- a queue's own policy
+  if not pol.priority then return end
+  local v = view_of(rec)
+  local ok, p = pcall(pol.call, pol, "priority", v, pol.bound)
+  if not ok then
+    self.host_error = tostring(p)
+    error(p, 0)
   end
-  table.sort(list, function(a, b)
-    if prio[a] ~= prio[b] then return prio[a] > prio[b] end
-    if a.submit ~= b.submit then return a.submit < b.submit end
-    return a.id < b.id
-  end)
+  if type(p) ~= "number" or p ~= p then
+    self.host_error = fmt("%s: priority must return a number (job %d got %s)",
+      pol:where("priority"), v.id, p ~= p and "NaN" or type(p))
+    error(self.host_error, 0)
+  end
+  self.cs:set_policy_priority(rec.id, p)
 end
 
--- Show list to pol as its queue: sorted by its priority hook when it has
--- one, then shared under "queue" (a new mirror each time, unshare then
--- share: the policy may still hold the last one).  With want_pos, also
--- returns the place of each view in list (view id -> index), for
--- queue_after.
-function M.share_queue(self, pol, list, ctx, want_pos)
-  if pol.priority then M.sort_by_priority(self, pol, list, ctx) end
+-- Ask every waiting job's priority again, in queue order (its inputs
+-- moved).
+local function ask_all(self)
+  self.rank_all = true -- until every answer is in: a failure asks again
+  local ids, n = self.cs:ids()
+  local jobs = self.jobs
+  for i = 1, n do ask(self, jobs[ids[i]]) end
+  self.rank_all = false
+  self.unranked = {}
+end
+
+-- Before a pass: the priorities to ask, every waiting job's when the
+-- policy's inputs moved (a job ended under reprioritize.ends, a tick of
+-- reprioritize.every passed), else those of the jobs that joined the
+-- queue or changed since.
+local function rank_due(self)
+  local rp = self.queue_policy.reprioritize
+  if rp and rp.every and (not self.rank_tick or self.now >= self.rank_tick) then
+    self.rank_tick = (self.now // rp.every + 1) * rp.every
+    self.rank_all = true
+  end
+  if self.rank_all then return ask_all(self) end
+  local list = self.unranked
+  self.unranked = {}
+  for i, rec in ipairs(list) do
+    if rec.unranked and rec.state == "queued" then
+      local ok, err = pcall(ask, self, rec)
+      if not ok then
+        -- the others are still to be asked
+        for k = i + 1, #list do self.unranked[#self.unranked + 1] = list[k] end
+        error(err, 0)
+      end
+    end
+  end
+end
+
+-- Starts the queue policy's sandbox refuses without calling the loop: a
+-- waiting job with no reservation that asks more units than running jobs
+-- leave (try_now's count).  Set at each pass and as jobs start, the only
+-- times what is free changes while the policy may call.
+function M.bound_starts(self)
+  local pol = self.queue_policy
+  if pol.bound_calls then
+    pol:bound_calls("start", "procs", self.total - self.used, "reserved")
+  end
+end
+
+-- Show list to pol as its queue, under "queue" (a new mirror each time,
+-- unshare then share: the policy may still hold the last one).  With
+-- want_pos, also returns the place of each view in list (view id ->
+-- index), for queue_after.
+function M.share_queue(pol, list, want_pos)
   local pos
   if want_pos then
     pos = {}
@@ -948,19 +1051,19 @@ function M.context(loop)
   local ctx = {}
   local exported = {}
   local exported_version = -1
-  local exported_pos = {}     -- view -> its place in exported (a priority's order)
+  -- The waiting jobs in queue order (C's, the policy's priorities in it),
+  -- copied into the policy's sandbox once a change of the queue.
   function ctx.queue()
     local s = loop
     local version = s.cs:version()
-    local pol = s.queue_policy
-    if exported_version ~= version or pol.priority then
+    if exported_version ~= version then
       local ids, n = s.cs:ids(s.ids_buf)
       s.ids_buf = ids
       local jobs = s.jobs
       exported = {}
       if s.queue_depth and n > s.queue_depth then n = s.queue_depth end
       for i = 1, n do exported[i] = jobs[ids[i]].view end
-      exported_pos = M.share_queue(s, pol, exported, ctx, pol.priority) or exported_pos
+      M.share_queue(s.queue_policy, exported)
       exported_version = version
     end
     return exported
@@ -969,8 +1072,7 @@ function M.context(loop)
   -- queue one job at a time, with no copy of it (a pass that stops at
   -- the first job that does not fit costs what it looks at).  With fit,
   -- jobs known to ask for more than fit units are passed over here, in
-  -- the loop, rather than one by one in the policy.  Under a priority
-  -- hook the order is ctx:queue()'s.
+  -- the loop, rather than one by one in the policy.
   function ctx.next(_, view, fit)
     local s = loop
     local id
@@ -985,10 +1087,6 @@ function M.context(loop)
     end
     -- no waiting job is that small: nothing to walk
     if fit and (min_size(s) or math.huge) > fit then return nil end
-    if s.queue_policy.priority then
-      local q = ctx.queue() -- first: it makes exported_pos again
-      return M.queue_after(q, exported_pos, id, fit)
-    end
     local cs, jobs = s.cs, s.jobs
     local nid = cs:next(id)
     while nid do
@@ -1066,6 +1164,16 @@ function M.context(loop)
     end
     return t
   end
+  -- The policy's inputs moved: ask job's priority again, or every
+  -- waiting job's; the queue's order follows at once.
+  function ctx.reprioritize(_, view)
+    local s = loop
+    if view == nil then
+      if s.ranks then ask_all(s) end
+      return
+    end
+    ask(s, rec_of(s, view, "reprioritize"))
+  end
   function ctx.free() return loop.total - loop.used end
   function ctx.total() return loop.total end
   function ctx.clock() return loop.now end
@@ -1117,6 +1225,11 @@ function M.pass(self)
   -- an error the loop raised inside ctx (a priority that failed) is
   -- reported as it is, not as the schedule's that called ctx:queue()
   self.host_error, self.placement_failed = nil, nil
+  if self.ranks then
+    local ok, err = pcall(rank_due, self)
+    if not ok then return nil, self.host_error or tostring(err), "ECANCELED" end
+  end
+  M.bound_starts(self)
   local pol = self.queue_policy
   local ok, msg, code = pol:pcall("schedule", self.ctx)
   if not ok then

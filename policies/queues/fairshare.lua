@@ -20,11 +20,17 @@
 -- run time when it ends.  Jobs without a user or group count as the user
 -- or group "" (one entity).
 --
+-- A job's priority is asked when it joins the queue, and every waiting
+-- job's again after a job ends (usage moved) and on a tick of
+-- PRIORITY_EVERY seconds (the age term moved): in between, the queue keeps
+-- its order.  Decay alone moves no factor: it halves every usage alike.
+--
 -- Parameters (copy this file and change them):
 --   HALF_LIFE     seconds after which past usage counts half (7 days)
 --   USER_SHARES   shares per user id, default DEFAULT_SHARES
 --   GROUP_SHARES  shares per group id, default DEFAULT_SHARES
 --   FS_WEIGHT, AGE_WEIGHT, MAX_AGE  the priority's terms (1000, 100, 7 days)
+--   PRIORITY_EVERY  seconds between two askings of every priority (1 hour)
 --
 -- A queue policy holds only its pass over the queue: the simulator keeps
 -- the clock, the jobs, the matcher and the decayed usage.
@@ -35,6 +41,7 @@ local GROUP_SHARES = {}         -- e.g. {[3] = 10}
 local FS_WEIGHT = 1000
 local AGE_WEIGHT = 100
 local MAX_AGE = 7 * 86400
+local PRIORITY_EVERY = 3600
 
 -- shares of the groups seen, and of the users seen in each group
 local group_shares, group_total = {}, 0
@@ -69,6 +76,7 @@ return {
   description = "EASY backfilling ordered by fair share (decaying usage) and age",
   base = "easy",
   half_life = HALF_LIFE,
+  reprioritize = {every = PRIORITY_EVERY, ends = true},
 
   priority = function(job, ctx)
     local group, user = key(job.group), key(job.user)

@@ -8,6 +8,12 @@
 -- the machine's, up to ten points).  The queue is sorted by priority,
 -- highest first (ties by submit time, then job id), and scheduled by easy.
 --
+-- A job's priority is asked when it joins the queue, and every waiting
+-- job's again after a job ends (its user's share moved) and every hour.
+-- Age is counted from a fixed origin (minus the submit time): it grows
+-- alike for every job, so a priority asked at one time compares with one
+-- asked at another.
+--
 -- A queue policy holds only its pass over the queue: the simulator keeps
 -- the clock, the jobs and the matcher.
 local AGE = 1 / 3600      -- points per second waited
@@ -18,10 +24,11 @@ return {
   name = "priority",
   description = "EASY backfilling ordered by age, size and fair share",
   base = "easy",
+  reprioritize = {every = 3600, ends = true},
 
   priority = function(job, ctx)
     local now = ctx:clock()
-    local age = (now - job.submit) * AGE
+    local age = -job.submit * AGE
     local size = job.procs and SIZE * job.procs / ctx:total() or 0
     local share = 0
     if job.user ~= nil and now > 0 then

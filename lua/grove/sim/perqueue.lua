@@ -28,8 +28,10 @@
 -- queue scheduled earlier in the pass has first pick of what is free.
 --
 -- The object stands where one queue policy stands in the loop
--- (grove.sched): bind, share, unshare, pcall("schedule"), name,
--- half_life.
+-- (grove.sched): bind, share, unshare, pcall("schedule"), bound_calls,
+-- name, half_life; and for the priorities, policy_for (the policy whose
+-- priority orders a job: its queue's), has_priority and reprioritize
+-- (the soonest tick and any job end of the queues' policies).
 local queue = require("grove.sim.queue")
 local sched = require("grove.sched")
 
@@ -104,6 +106,21 @@ function M.new(loop, default, params, opts)
     hl = hl or h
   end
   self.half_life = hl
+  -- priorities: whether any queue's policy gives one, and when they are
+  -- asked again (every queue's jobs, at the soonest of their ticks)
+  local every, ends
+  for _, p in ipairs(names) do
+    local pol = self.subs[p]
+    self.has_priority = self.has_priority or pol.priority ~= nil
+    local r = pol.reprioritize
+    if r and r.every and (not every or r.every < every) then every = r.every end
+    ends = ends or (r and r.ends)
+  end
+  self.has_priority = self.has_priority or default.priority ~= nil
+  local r = default.reprioritize
+  if r and r.every and (not every or r.every < every) then every = r.every end
+  ends = ends or (r and r.ends)
+  if every or ends then self.reprioritize = {every = every, ends = ends or nil} end
   local parts = {}
   for _, q in ipairs(names) do parts[#parts + 1] = fmt("%s=%s", tostring(q), self.subs[q].name) end
   self.name = fmt("%s (%s)", default.name, table.concat(parts, ", "))
@@ -177,7 +194,7 @@ function PQ:context(q, pol)
   local function eligible(view) return pq:eligible(q, loop.jobs[view.id]) end
   function ctx.queue()
     local version = loop.cs:version()
-    if version ~= list_version or pol.priority or limited then
+    if version ~= list_version or limited then
       list = {}
       local cs, jobs = loop.cs, loop.jobs
       local id = cs:next()
@@ -189,14 +206,14 @@ function PQ:context(q, pol)
       if loop.queue_depth then
         for i = #list, loop.queue_depth + 1, -1 do list[i] = nil end
       end
-      pos = sched.share_queue(loop, pol, list, ctx, true)
+      pos = sched.share_queue(pol, list, true)
       list_version = version
     end
     return list
   end
   function ctx.next(_, view, fit)
     if view ~= nil then rec_in(view, "next") end
-    if pol.priority or limited then
+    if limited then
       local l = ctx.queue() -- first: it makes pos again
       return sched.queue_after(l, pos, view and view.id, fit, eligible)
     end
@@ -304,7 +321,21 @@ function PQ:sub(q)
     return qless(a, b)
   end)
   if self.base then p:bind(self:context(q, p)) end
+  local b = self.bounds
+  if b then p:bound_calls(b[1], b[2], b[3], b[4]) end
   return p
+end
+
+-- The policy whose priority orders rec: its queue's.
+function PQ:policy_for(rec)
+  return self.subs[qkey(rec.queue)]
+end
+
+-- As a queue policy's (grove.sim.queue): for every queue's policy, and
+-- for those of queues seen later.
+function PQ:bound_calls(name, field, limit, unless)
+  self.bounds = {name, field, limit, unless}
+  for _, q in ipairs(self.order) do self.subs[q]:bound_calls(name, field, limit, unless) end
 end
 
 function PQ:bind(ctx)

@@ -19,17 +19,24 @@
 --   half_life           optional: seconds; the simulator then keeps each
 --                       user's and group's usage decayed by it
 --                       (ctx:decayed_usage)
+--   reprioritize        optional, with priority: when every waiting
+--                       job's priority is asked again (its inputs moved):
+--                       {every = SECONDS, ends = true}, or SECONDS alone.
+--                       Otherwise a job's priority is asked once, when it
+--                       joins the queue (see docs/sim.md)
 --
 -- Each file runs in the sandbox placement policies run in (docs/security.md):
 -- a Lua state of its own, loaded as text only, with an allow-listed
 -- environment (no io, os, load, require, debug, string.dump; unknown
 -- globals raise, globals cannot be written), Grove's bounded pattern
 -- matcher, an instruction budget and a wall-clock limit per call of
--- schedule (the priority calls a pass makes are part of it), and a memory
+-- schedule or priority (a priority asked inside a pass, ctx:reprioritize,
+-- is part of the pass's), and a memory
 -- cap on everything the policy holds across calls.  pcall inside the
 -- policy cannot catch the limits.  The policy and the simulator exchange
 -- copies (grove.core.script_load: structured data, made in C); ctx's
--- methods run in the simulator with the policy's clock stopped.  The jobs
+-- methods run in the simulator with the policy's clock running (its time
+-- limit counts them).  The jobs
 -- and the queue the policy sees are mirrors the simulator refreshes
 -- (Policy:share), so a pass does not copy the queue.
 local core = require("grove.core")
@@ -87,6 +94,14 @@ function Policy:bind(ctx)
   self.bound = ctx
 end
 
+-- Calls of the API function name whose one argument is a table the
+-- policy was shared, with no field unless and a number above limit at
+-- field, answer false in the sandbox without calling the host (a refusal
+-- the host would give; see script:bound).
+function Policy:bound_calls(name, field, limit, unless)
+  for _, s in ipairs(scripts(self)) do s:bound(name, field, limit, unless) end
+end
+
 -- Mirror t in the policy's sandboxes under key (see grove.core.script_load):
 -- t keeps its identity across calls and is copied only here.
 function Policy:share(key, t)
@@ -130,7 +145,27 @@ local function hook_caller(self, script, hook)
 end
 
 local FIELDS = {name = true, description = true, schedule = true, priority = true, base = true,
-  half_life = true, in_order = true, estimate_depth = true}
+  half_life = true, in_order = true, estimate_depth = true, reprioritize = true}
+
+local REPRIORITIZE = "reprioritize must be seconds > 0 or {every = SECONDS, ends = true}"
+
+-- The policy's reprioritize as {every =, ends =}, or nil, message.
+local function reprioritize(script, kind, path)
+  local r = script:get("reprioritize")
+  if kind == "number" then r = {every = r} end
+  if kind ~= "number" and kind ~= "table" then return nil, path .. ": " .. REPRIORITIZE end
+  for k in pairs(r) do
+    if k ~= "every" and k ~= "ends" then
+      return nil, fmt("%s: unknown field '%s' in reprioritize (every, ends)", path, tostring(k))
+    end
+  end
+  local e = r.every
+  if (e ~= nil and (type(e) ~= "number" or not (e > 0 and e < math.huge))) or
+      (r.ends ~= nil and type(r.ends) ~= "boolean") or (e == nil and not r.ends) then
+    return nil, path .. ": " .. REPRIORITIZE
+  end
+  return {every = e, ends = r.ends or nil}
+end
 
 local function load_text(text, path, opts, depth)
   local name = path:match("([^/]+)%.lua$") or path
@@ -144,7 +179,7 @@ local function load_text(text, path, opts, depth)
   for k in pairs(types) do
     if not FIELDS[k] then
       return nil, fmt("%s: unknown field '%s' (name, description, schedule, priority, base, " ..
-        "half_life, in_order, estimate_depth)",
+        "half_life, in_order, estimate_depth, reprioritize)",
         path, tostring(k)), "EINVAL"
     end
   end
@@ -174,6 +209,11 @@ local function load_text(text, path, opts, depth)
     end
     self.estimate_depth = d
   end
+  if types.reprioritize ~= nil then
+    local r, rmsg = reprioritize(script, types.reprioritize, path)
+    if not r then return nil, rmsg, "EINVAL" end
+    self.reprioritize = r
+  end
   for _, h in ipairs{"schedule", "priority"} do
     if types[h] ~= nil and types[h] ~= "function" then
       return nil, fmt("%s: %s must be a function", path, h), "EINVAL"
@@ -190,7 +230,11 @@ local function load_text(text, path, opts, depth)
     local b, msg, bcode = M.load(bname, opts, depth + 1)
     if not b then return nil, fmt("%s: base '%s': %s", path, bname, msg), bcode end
     if not self.schedule then self.schedule, self.schedule_from = b.schedule, b.schedule_from end
-    if not self.priority then self.priority, self.priority_from = b.priority, b.priority_from end
+    if not self.priority then
+      -- the base's priority, and when it is asked again unless said here
+      self.priority, self.priority_from = b.priority, b.priority_from
+      if self.reprioritize == nil then self.reprioritize = b.reprioritize end
+    end
     self.half_life = self.half_life or b.half_life
     if self.in_order == nil then self.in_order = b.in_order end
     self.estimate_depth = self.estimate_depth or b.estimate_depth
@@ -198,6 +242,9 @@ local function load_text(text, path, opts, depth)
   end
   if not self.schedule then
     return nil, path .. ": a queue policy needs schedule (or a base that has one)", "EINVAL"
+  end
+  if self.reprioritize and not self.priority then
+    return nil, path .. ": reprioritize needs a priority (or a base that has one)", "EINVAL"
   end
   return self
 end
