@@ -47,6 +47,8 @@ local fmt = string.format
 -- The step a run reports (grove.core.progress).
 local STEP = "simulating"
 
+local stop_signal = core.stop_signal
+
 M.queue = queue
 M.trace = trace
 M.metrics = metrics
@@ -809,12 +811,19 @@ function Sim:step(limit)
 end
 
 -- Run until nothing is left (or the clock would pass limit): the
--- simulation, or nil, message, "ECANCELED" as step.  When nothing is
--- left, the allocator's free pages go back to the system (once, at the
--- end: not as each job leaves).
+-- simulation, or nil, message, "ECANCELED" as step, or when a signal
+-- caught by grove.core.catch_stop arrived (the run stops between two
+-- instants: "interrupted by SIGINT").  When nothing is left, the
+-- allocator's free pages go back to the system (once, at the end: not as
+-- each job leaves).
 function Sim:run(limit)
   local steps = 0
   while true do
+    local sig = stop_signal()
+    if sig then
+      core.progress_end(STEP)
+      return nil, "interrupted by " .. sig, "ECANCELED"
+    end
     local more, msg, code = self:step(limit)
     if more == nil then
       core.progress_end(STEP)

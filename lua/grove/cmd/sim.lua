@@ -3,7 +3,9 @@
 --
 -- Exit status: 0; 1 when the simulation failed (a policy error, an
 -- unreadable or malformed file, with FILE:LINE: reason on stderr); 2 for a
--- bad command line.
+-- bad command line; 128 + the signal's number when SIGINT or SIGTERM
+-- stopped the run.  A run stopped by its queue policy's failure or by a
+-- signal still writes its summary so far, marked partial.
 local sim = require("grove.sim")
 local core = require("grove.core")
 local files = require("grove.files")
@@ -83,12 +85,16 @@ they end after their run time.
                       with --plot DIR compare.svg and wait_cdf.svg (every
                       run's waits); runs of different traces or clusters
                       are refused unless --force
-  --quiet             print nothing but errors
+  --progress S        a progress line on stderr every S seconds (default:
+                      5 when stderr is not a terminal; on a terminal, one
+                      line redrawn in place)
+  --quiet             print nothing but errors (no progress)
 
 Metrics printed at the end: mean, median, 95th and 99th percentile and
 max wait, mean bounded slowdown (10 s), utilization, makespan, jobs per
-second simulated.
-Progress goes to stderr when it is a terminal.  docs/sim.md has the details.
+second simulated.  A run stopped by SIGINT or SIGTERM, or by its queue
+policy's failure, prints and writes (--summary, --plot) its figures so
+far, marked partial.  docs/sim.md has the details.
 ]]
 
 local VALUED = {config = 1, cluster = 1, trace = 1, format = 1, queue = 1, policy = 1,
@@ -96,7 +102,10 @@ local VALUED = {config = 1, cluster = 1, trace = 1, format = 1, queue = 1, polic
   ["on-down"] = 1, walltime = 1, memory = 1, events = 1, status = 1, from = 1, to = 1,
   load = 1, out = 1, summary = 1, plot = 1, ["gantt-nodes"] = 1, ["gantt-window"] = 1,
   generate = 1, procs = 1, seed = 1, ["estimate-factor"] = 1, ["arrival-factor"] = 1,
-  users = 1, types = 1, by = 1}
+  users = 1, types = 1, by = 1, progress = 1}
+
+-- Seconds between two progress lines on a stderr that is not a terminal.
+M.PROGRESS_EVERY = 5
 
 local function parse(args)
   local o = {}
@@ -335,7 +344,26 @@ local function csv_cell(v)
   return v
 end
 
+-- The progress function (grove.core.set_progress) of a run whose stderr
+-- is not a terminal, or that asked for --progress: a plain line every
+-- every seconds of each step, none before.
+local function progress_lines(every)
+  local step_now, last
+  return function(step, done, total, secs, finished, detail)
+    if finished then return end
+    if step ~= step_now then step_now, last = step, nil end
+    if secs < (last or 0) + every then return end
+    last = secs
+    local what = detail or (total > 0 and fmt("%d of %d", done, total) or tostring(done))
+    io.stderr:write(fmt("grove sim: %s: %s, %.1f s\n", step, what, secs))
+  end
+end
+
 local function print_summary(r, fh)
+  if r.partial then
+    fh:write(fmt("partial: %s at simulated time %d s (%d jobs waiting and %d running " ..
+      "are not counted)\n", r.partial, r.stopped_at, r.waiting, r.running))
+  end
   fh:write(fmt("jobs %d (left out %d, killed %d) on %d %ss, queue %s, policy %s\n", r.jobs,
     r.left_out, r.killed, r.units, r.procs_as, r.queue, r.policy))
   fh:write(fmt("wait: mean %.1f s, median %d s, 95th percentile %d s, 99th percentile %d s, " ..
@@ -400,6 +428,9 @@ end
 local function simulate(o)
   if not o.trace then return usage_error("give --trace FILE (or --generate N --procs P)") end
   local gn, err = number(o, "gantt-nodes", true, 1)
+  if err then return usage_error(err) end
+  local every
+  every, err = number(o, "progress", false, 0)
   if err then return usage_error(err) end
   local gw
   if o["gantt-window"] then
@@ -480,21 +511,34 @@ local function simulate(o)
   level_warnings(o, s, reader)
   if o.events then s:load_events(o.events) end
   local t0 = os.clock()
-  s:feed(reader)
-  -- progress: the run reports "simulating" (grove.core.progress), shown on
-  -- a terminal once it runs past a second; --quiet shows none
-  if o.quiet then core.set_progress(false) end
-  local ran, rmsg = s:run()
-  if o.quiet then core.set_progress(nil) end
-  local wall = os.clock() - t0
-  if not ran then
-    if out then out:close() end
-    return fail(rmsg)
+  -- progress: the run reports "simulating" (grove.core.progress): on a
+  -- terminal a line redrawn once it runs past a second, elsewhere (or with
+  -- --progress) a line every few seconds; --quiet shows none
+  local tty = core.edit and core.edit.isatty(2)
+  if o.quiet then
+    core.set_progress(false)
+  elseif every or not tty then
+    core.set_progress(progress_lines(every or M.PROGRESS_EVERY))
   end
+  -- SIGINT and SIGTERM stop the run between two instants (Sim:run), and
+  -- what it did so far is written
+  core.catch_stop(true)
+  s:feed(reader)
+  local ran, rmsg = s:run()
+  local sig, signo = core.stop_signal()
+  core.catch_stop(false)
+  core.set_progress(nil)
+  local wall = os.clock() - t0
   if out then out:close() end
   local r = s:result{wall = wall, events = s.steps, trace = o.trace, cluster = cluster,
     trace_skipped = reader.skipped, trace_dropped = reader.dropped, trace_cut = reader.cut,
     walltime = o.walltime or "kill"}
+  if not ran then
+    local counts = s:counts()
+    r.partial = sig and ("interrupted by " .. sig) or "stopped by the queue policy's failure"
+    r.stopped_by = not sig and rmsg or nil
+    r.stopped_at, r.waiting, r.running = s:clock(), counts.waiting, counts.running
+  end
   r.left_out = r.left_out + reader.skipped
   if o.summary then
     local f, e = io.open(o.summary, "w")
@@ -514,6 +558,8 @@ local function simulate(o)
   end
   if not o.quiet then print_summary(r, io.stdout) end
   if o.by and not o.quiet then groups.run(io.stdout, r, o.by) end
+  if sig then return 128 + signo end
+  if not ran then return fail(rmsg) end
   return 0
 end
 
