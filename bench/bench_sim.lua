@@ -20,11 +20,22 @@
 --   gaps         two jobs 10^9 s apart, and a generated trace with one
 --                job at time 0 and the rest at Unix-epoch times: the time
 --                series must cost what the events do, not the span
+--   queue-lua    queue policies written in Lua against the built-in easy,
+--                on 10,000 and 100,000 jobs for 256 processors (seed 1)
+--                on the 256-core machine, the median wall of --runs runs
+--                (default 3) each: easy; short, easy with a one-line
+--                priority (shortest estimate first); zero, easy with
+--                priority = function() return 0 end (easy's decisions:
+--                the summaries must agree); every, a schedule offering
+--                every waiting job to ctx:start (ctx:queue()); every-next,
+--                the same walking ctx:next() (targets: short and zero <=
+--                1.5 x easy's wall, every <= 2 x)
 -- --quick runs each case on a tenth of the jobs.
-local quick, only = false, nil
+local quick, only, runs = false, nil, 3
 for i = 1, #arg do
   if arg[i] == "--quick" then quick = true end
   if arg[i] == "--only" then only = arg[i + 1] end
+  if arg[i] == "--runs" then runs = assert(math.tointeger(tonumber(arg[i + 1])), "--runs N") end
 end
 
 local GROVE = arg[-1] and arg[-1]:match("grove$") and arg[-1] or "build/grove"
@@ -72,7 +83,9 @@ local function trace(n, procs, af)
   return path
 end
 
-local function measure(name, cluster, tr, args, target)
+-- One run, timed: wall and CPU seconds, system seconds, peak RSS in KB,
+-- the exit status and the summary's text.
+local function timed(name, cluster, tr, args)
   local out = sh(("/usr/bin/time -v %s sim --cluster %s --trace %s %s --quiet " ..
     "--summary %s/%s.json"):format(GROVE, cluster, tr, args, dir, name))
   local wall = out:match("Elapsed %(wall clock%) time %(h:mm:ss or m:ss%): ([%d:.]+)")
@@ -85,6 +98,12 @@ local function measure(name, cluster, tr, args, target)
   local f = io.open(("%s/%s.json"):format(dir, name))
   local summary = f and f:read("a") or ""
   if f then f:close() end
+  return secs, user + sys, sys, rss, status, summary
+end
+
+local function measure(name, cluster, tr, args, target)
+  local secs, cpu, sys, rss, status, summary = timed(name, cluster, tr, args)
+  local user = cpu - sys
   local jobs = summary:match('\n "jobs": (%d+)') or "?"
   print(("%-16s %8s jobs  wall %7.2f s  cpu %7.2f s (sys %5.2f)  peak RSS %7.1f MB  status %s%s")
     :format(name, jobs, secs, user + sys, sys, rss / 1024, status or "?",
@@ -94,6 +113,88 @@ local function measure(name, cluster, tr, args, target)
 end
 
 local scale = quick and 10 or 1
+
+-- The queue policies of the queue-lua case: {name, --queue, target}.
+write(dir .. "/short.lua", [[
+return {name = "short", base = "easy", priority = function(job) return -job.estimate end}
+]])
+write(dir .. "/zero.lua", [[
+return {name = "zero", base = "easy", priority = function() return 0 end}
+]])
+write(dir .. "/every.lua", [[
+return {name = "every", schedule = function(ctx)
+  for _, job in ipairs(ctx:queue()) do ctx:start(job) end
+end}
+]])
+write(dir .. "/every-next.lua", [[
+return {name = "every-next", schedule = function(ctx)
+  local job = ctx:next()
+  while job do
+    local after = ctx:next(job)
+    ctx:start(job)
+    job = after
+  end
+end}
+]])
+local LUA_QUEUES = {{"easy", "easy"}, {"short", dir .. "/short.lua", 1.5},
+  {"zero", dir .. "/zero.lua", 1.5}, {"every", dir .. "/every.lua", 2},
+  {"every-next", dir .. "/every-next.lua", 2}}
+
+-- The figures of a summary a decision changes (not the wall, the name).
+local function decisions(summary)
+  local keys = {}
+  for _, k in ipairs{"jobs", "wait_mean", "wait_max", "utilization", "makespan",
+    "bounded_slowdown"} do
+    keys[#keys + 1] = summary:match('\n "' .. k .. '": ([^,\n]+)')
+  end
+  return table.concat(keys, " ")
+end
+
+local function median(t)
+  table.sort(t)
+  return t[(#t + 1) // 2]
+end
+
+local function loadavg()
+  local f = io.open("/proc/loadavg")
+  local l = f and f:read("l") or "?"
+  if f then f:close() end
+  return l:match("^(%S+ %S+ %S+)") or l
+end
+
+local function queue_lua()
+  for _, n in ipairs{10000, 100000} do
+    local tr = trace(n // scale, 256, 1)
+    local label = (n // scale) // 1000 .. "k"
+    local base_wall, base_cpu, base_dec
+    for _, q in ipairs(LUA_QUEUES) do
+      local walls, cpus, summary = {}, {}, nil
+      for r = 1, runs do
+        local status
+        walls[r], cpus[r], _, _, status, summary = timed(q[1], dir .. "/m256.lua", tr,
+          "--queue " .. q[2])
+        assert(status == "0", q[1] .. " failed on " .. tr)
+      end
+      local wall, cpu = median(walls), median(cpus)
+      local note = ""
+      if not base_wall then
+        base_wall, base_cpu, base_dec = wall, cpu, decisions(summary)
+      else
+        note = ("  %.2fx easy's wall, %.2fx its CPU"):format(wall / base_wall, cpu / base_cpu)
+        if q[3] and not quick then
+          note = note .. (" (target <= %gx: %s)"):format(q[3],
+            wall / base_wall <= q[3] and "met" or "NOT met")
+        end
+        if q[1] == "zero" then
+          note = note .. (decisions(summary) == base_dec and ", easy's results" or
+            ", RESULTS DIFFER from easy's")
+        end
+      end
+      print(("%-5s %-11s wall %7.2f s  cpu %7.2f s%s  [load %s]"):format(label, q[1], wall, cpu,
+        note, loadavg()))
+    end
+  end
+end
 
 -- A case of 100,000 jobs on the 4096-node machine of that name, by node.
 local function big(name, machine, queue, target)
@@ -145,6 +246,7 @@ local cases = {
     measure("mem-20k", dir .. "/m256.lua", trace(20000 // scale, 256, 1.5), "--queue easy")
     measure("mem-100k", dir .. "/m256.lua", trace(100000 // scale, 256, 1.5), "--queue easy")
   end},
+  {"queue-lua", queue_lua},
 }
 print(("grove sim, end to end (%s); CPU is user + system"):format(quick and "quick" or "full"))
 for _, c in ipairs(cases) do

@@ -56,15 +56,11 @@ describe("a run stopped before its end", function()
   it("by its queue policy past a limit writes its summary so far, marked partial", function()
     local policy = tmp .. "/late.lua"
     local f = assert(io.open(policy, "w"))
+    -- fcfs, until a job joins the queue at 1000 s or later
     f:write([[
-return { name = "late", schedule = function(ctx)
+return { name = "late", base = "fcfs", priority = function(_, ctx)
   if ctx:clock() >= 1000 then while true do end end
-  local job = ctx:next()
-  while job do
-    local after = ctx:next(job)
-    if not ctx:start(job) then return end
-    job = after
-  end
+  return 0
 end }
 ]])
     f:close()
