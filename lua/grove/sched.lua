@@ -12,10 +12,10 @@
 -- events) and the Flux adapter grove.flux (the broker's messages, real
 -- time) both drive this one loop, so a queue policy and a placement policy
 -- run unchanged under both.  The loop holds the waiting jobs (their order
--- in C, grove.core.sched: the queue policy's priority, the driver's,
--- then submit time, then id), the
--- matcher that places them (allocations and reservations in the graph's
--- planner), and the ctx a queue policy sees (docs/sim.md).
+-- in C, grove.core.sched: the queue policy's priority, the driver's, then
+-- submit time, then id), the matcher that places them (allocations and
+-- reservations in the graph's planner), and the ctx a queue policy sees
+-- (docs/sim.md).
 --
 -- The loop's state lives in the driver's own table: sched.init(self,
 -- opts) adds its fields to self (grove sim's object is a loop with a
@@ -412,8 +412,8 @@ local function min_size(self)
   return m
 end
 
--- A waiting job's queue policy priority is to be asked (at the next
--- pass, or before ctx reads the queue).
+-- A waiting job's queue policy priority is to be asked (at the start of
+-- the next pass).
 local function unrank(self, rec)
   if self.ranks and not rec.unranked then
     rec.unranked = true
@@ -1225,11 +1225,11 @@ function M.pass(self)
   -- an error the loop raised inside ctx (a priority that failed) is
   -- reported as it is, not as the schedule's that called ctx:queue()
   self.host_error, self.placement_failed = nil, nil
+  M.bound_starts(self)
   if self.ranks then
     local ok, err = pcall(rank_due, self)
     if not ok then return nil, self.host_error or tostring(err), "ECANCELED" end
   end
-  M.bound_starts(self)
   local pol = self.queue_policy
   local ok, msg, code = pol:pcall("schedule", self.ctx)
   if not ok then
