@@ -173,6 +173,29 @@ describe("a queue policy's priority", function()
       assert.equal(9, loop.cs:job(1).policy_priority)
     end)
 
+  it("is asked again of every waiting job by a queue policy put in its place", function()
+    local function policy(prio)
+      return assert(sim.queue.parse('return { base = "fcfs"' ..
+        (prio and ', priority = function(job) return ' .. prio .. ' end' or '') .. ' }', "q.lua"))
+    end
+    local loop = assert(sched.new{graph = one_node(), queue = policy("job.id")})
+    for id = 1, 4 do
+      local rec = {id = id, submit = id, procs = 16, estimate = 100}
+      loop.jobs[id] = rec
+      assert.is_nil(sched.admissible(loop, rec))
+      sched.enqueue(loop, rec)
+    end
+    assert.is_true(sched.pass(loop))            -- 4 starts: the highest id
+    assert.same({3, 2, 1}, (loop.cs:ids()))
+    sched.set_queue_policy(loop, policy("job.id % 3"))
+    assert.is_true(sched.pass(loop))
+    assert.same({2, 1, 3}, (loop.cs:ids()))     -- remainders 2, 1, 0
+    sched.set_queue_policy(loop, policy(nil))   -- none: submit time, then id
+    assert.same({1, 2, 3}, (loop.cs:ids()))
+    assert.is_true(sched.pass(loop))
+    assert.same({1, 2, 3}, (loop.cs:ids()))
+  end)
+
   it("orders each queue by its own policy's priority (policy_Q)", function()
     local path = os.tmpname()
     local f = assert(io.open(path, "w"))

@@ -653,12 +653,23 @@ M.drop_reservations = drop_reservations
 -- is: the running ones run, the waiting ones keep their order and are
 -- shown to q, and every reservation is dropped for q's next pass to plan
 -- again.  Placement policies of the old one's queues are forgotten (q's
--- own are given as the jobs are shown to it).
+-- own are given as the jobs are shown to it).  The old one's priorities
+-- go: q asks every waiting job's at its first pass (a job that runs, if
+-- it waits again), or the queue is back in the driver's order when q
+-- gives none.
 function M.set_queue_policy(self, q)
   drop_reservations(self)
   self.queue_policy = q
   if q.half_life and not self.decay then self.decay = {total = {}, user = {}, group = {}} end
   M.bind(self)
+  self.ranks = q.priority ~= nil or q.has_priority == true
+  self.unranked, self.rank_all, self.rank_tick = {}, self.ranks, nil
+  for _, rec in pairs(self.jobs) do
+    if rec.in_cs then
+      rec.unranked = nil
+      self.cs:set_policy_priority(rec.id, 0)
+    end
+  end
   for _, rec in ipairs(M.waiting(self)) do
     rec.placement = nil
     q:share(rec.id, view_of(rec))
