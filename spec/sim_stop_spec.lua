@@ -71,14 +71,14 @@ end }
       tmp))
     assert.equal(1, rc)
     local first = out:match("^[^\n]*")
-    local at = tonumber(first:match("^partial: stopped by the queue policy's failure at " ..
+    local at = tonumber(first:match("^partial: stopped at the queue policy's limit at " ..
       "simulated time (%d+) s %(%d+ jobs waiting and %d+ running are not counted%)$"))
     assert.is_true(at and at >= 1000, first)
     assert.matches("\njobs %d+ %(left out %d+, killed 0%) on 16 cores, queue late", out)
     assert.equal("grove sim: queue policy late: " .. policy ..
       ":2: instruction budget of 100000000 exceeded\n", exe.read(tmp .. "/late.err"))
     local s = summary(tmp .. "/late.json")
-    assert.equal("stopped by the queue policy's failure", s.partial)
+    assert.equal("stopped at the queue policy's limit", s.partial)
     assert.equal(at, s.stopped_at)
     assert.matches("instruction budget of 100000000 exceeded$", s.stopped_by)
     -- the rows of the jobs that finished, every one before the stop
@@ -92,6 +92,25 @@ end }
     end
     assert.equal(s.jobs, n - 1)
     assert.is_true(s.jobs > 0 and s.jobs + s.waiting + s.running <= 300)
+  end)
+
+  it("by its queue policy's own error is only reported, as any failing run", function()
+    local policy = tmp .. "/raises.lua"
+    local f = assert(io.open(policy, "w"))
+    f:write([[
+return { name = "raises", base = "fcfs", priority = function(_, ctx)
+  if ctx:clock() >= 1000 then error("no priority after 1000") end
+  return 0
+end }
+]])
+    f:close()
+    os.remove(tmp .. "/raises.json")
+    local out, rc = sim(("--trace %s --queue %s --summary %s/raises.json"):format(trace(300),
+      policy, tmp))
+    assert.equal(1, rc)
+    assert.equal("grove sim: queue policy raises: " .. policy ..
+      ":2: no priority after 1000\n", out)
+    assert.is_nil(io.open(tmp .. "/raises.json"))
   end)
 
   -- The run reads its trace from a pipe the test holds open: it cannot

@@ -4,8 +4,9 @@
 -- Exit status: 0; 1 when the simulation failed (a policy error, an
 -- unreadable or malformed file, with FILE:LINE: reason on stderr); 2 for a
 -- bad command line; 128 + the signal's number when SIGINT or SIGTERM
--- stopped the run.  A run stopped by its queue policy's failure or by a
--- signal still writes its summary so far, marked partial.
+-- stopped the run.  A run stopped by its queue policy's limit (budget,
+-- time, memory) or by a signal still writes its summary so far, marked
+-- partial.
 local sim = require("grove.sim")
 local core = require("grove.core")
 local files = require("grove.files")
@@ -92,8 +93,8 @@ they end after their run time.
 
 Metrics printed at the end: mean, median, 95th and 99th percentile and
 max wait, mean bounded slowdown (10 s), utilization, makespan, jobs per
-second simulated.  A run stopped by SIGINT or SIGTERM, or by its queue
-policy's failure, prints and writes (--summary, --plot) its figures so
+second simulated.  A run stopped by SIGINT or SIGTERM, or by a limit of
+its queue policy, prints and writes (--summary, --plot) its figures so
 far, marked partial.  docs/sim.md has the details.
 ]]
 
@@ -344,6 +345,15 @@ local function csv_cell(v)
   return v
 end
 
+-- Whether a queue policy's failure is one of its sandbox's limits (the
+-- sandbox's own messages: docs/security.md), not an error of its code.
+function M.limit_reached(msg)
+  msg = tostring(msg)
+  return msg:find("instruction budget of %d+ exceeded") ~= nil or
+    msg:find("wall%-clock limit of [%d.e+-]+ s exceeded") ~= nil or
+    msg:find("memory limit of %d+ bytes exceeded") ~= nil
+end
+
 -- The progress function (grove.core.set_progress) of a run whose stderr
 -- is not a terminal, or that asked for --progress: a plain line every
 -- every seconds of each step, none before.
@@ -530,12 +540,15 @@ local function simulate(o)
   core.set_progress(nil)
   local wall = os.clock() - t0
   if out then out:close() end
+  -- a policy that failed on its own (it raised) is an error and no more;
+  -- one stopped by a limit, or a signal, leaves a run worth its figures
+  if not ran and not sig and not M.limit_reached(rmsg) then return fail(rmsg) end
   local r = s:result{wall = wall, events = s.steps, trace = o.trace, cluster = cluster,
     trace_skipped = reader.skipped, trace_dropped = reader.dropped, trace_cut = reader.cut,
     walltime = o.walltime or "kill"}
   if not ran then
     local counts = s:counts()
-    r.partial = sig and ("interrupted by " .. sig) or "stopped by the queue policy's failure"
+    r.partial = sig and ("interrupted by " .. sig) or "stopped at the queue policy's limit"
     r.stopped_by = not sig and rmsg or nil
     r.stopped_at, r.waiting, r.running = s:clock(), counts.waiting, counts.running
   end
