@@ -24,12 +24,13 @@ local KEYS = {"t_estimate", "reason_pending", "jobs_ahead"}
 
 local emit = base.emit
 
--- Does job a come before job b in the queue (priority, then submit
--- time, then id: the order grove.core.sched keeps)?
+-- Does job a come before job b in the queue (the order grove.core.sched
+-- keeps: the queue policy's priority, the job's, submit time, id)?  a and
+-- b are grove.core.sched's records of them (cs:job).
 local function before(a, b)
-  local pa, pb = a.priority or 0, b.priority or 0
-  if pa ~= pb then return pa > pb end
-  if a.submit ~= b.submit then return a.submit < b.submit end
+  if a.policy_priority ~= b.policy_priority then return a.policy_priority > b.policy_priority end
+  if a.priority ~= b.priority then return a.priority > b.priority end
+  if a.t_submit ~= b.t_submit then return a.t_submit < b.t_submit end
   return a.id < b.id
 end
 
@@ -41,10 +42,9 @@ function M.started(self, rec)
   self.gen = self.gen + 1
   local text, R = base.R_of(self, rec)
   local ann = {sched = {resource_summary = R:summary()}}
-  local loop = self.loop
-  local head = loop.cs:next()
-  local hrec = head and loop.jobs[head]
-  if hrec and before(hrec, rec) then ann.sched.backfill = base.f58(head) end
+  local cs = self.loop.cs
+  local head = cs:next()
+  if head and before(cs:job(head), cs:job(rec.id)) then ann.sched.backfill = base.f58(head) end
   for _, k in ipairs(KEYS) do
     if rec.sent and rec.sent[k] ~= nil then ann.sched[k] = core.null end
   end
