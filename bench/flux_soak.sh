@@ -32,30 +32,15 @@
 # drained ranks); then grove's throughput as a share of the ceiling's.
 # A benchmark, not a test: figures go in bench/RESULTS.md.
 set -u
-build=build
-[ "${1:-}" = "--build" ] && build=$2
-top=$(cd "$(dirname "$0")/.." && pwd)
-prefix=${FLUX_PREFIX:-/opt/flux}
-FLUX=$prefix/bin/flux
-if [ ! -x "$FLUX" ]; then
-    echo "flux_soak: flux-core not found under $prefix (set FLUX_PREFIX)" >&2
-    exit 2
-fi
+. "$(dirname "$0")/lib.sh"
+need_flux "$@"
 NODES=${NODES:-16384}
 JOBS=${JOBS:-100000}
 SCHEDS=${SCHEDS:-"grove-fcfs grove-easy ceiling"}
 SEED=${SEED:-1}
-case $build in /*) ;; *) build=$top/$build ;; esac
 work=$(mktemp -d /tmp/grove-soak.XXXXXX)
 trap '[ -n "${KEEP:-}" ] && echo "kept $work" || rm -rf "$work"' EXIT
-
-"$FLUX" R encode --ranks=0-$((NODES - 1)) --hosts="node[0-$((NODES - 1))]" \
-    --cores=0-43 --gpus=0-3 > "$work/R.json"
-cat > "$work/conf.toml" <<EOF
-[resource]
-path = "$work/R.json"
-noverify = true
-EOF
+flux_R "$work" "$NODES"
 
 cat > "$work/inner.sh" <<'EOF'
 set -e

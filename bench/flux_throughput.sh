@@ -50,15 +50,8 @@
 #   fluxion-fcfs   Fluxion's resource + qmanager modules, policy fcfs
 #   fluxion-easy   the same, queue-policy=easy
 set -u
-build=build
-[ "${1:-}" = "--build" ] && build=$2
-top=$(cd "$(dirname "$0")/.." && pwd)
-prefix=${FLUX_PREFIX:-/opt/flux}
-FLUX=$prefix/bin/flux
-if [ ! -x "$FLUX" ]; then
-    echo "flux_throughput: flux-core not found under $prefix (set FLUX_PREFIX)" >&2
-    exit 2
-fi
+. "$(dirname "$0")/lib.sh"
+need_flux "$@"
 SIZES=${SIZES:-"1024 16384"}
 JOBS=${JOBS:-1000}
 SHAPES=${SHAPES:-"N1 n1"}
@@ -152,9 +145,7 @@ printf '%-14s %6s %5s %9s %8s %8s %6s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %5
 for size in $SIZES; do
     dir=$work/conf$size
     mkdir -p "$dir"
-    "$FLUX" R encode --ranks=0-$((size - 1)) --hosts="node[0-$((size - 1))]" \
-        --cores=0-43 --gpus=0-3 > "$dir/R.json"
-    cat > "$dir/conf.toml" <<EOF
+    flux_R "$dir" "$size"
 [resource]
 path = "$dir/R.json"
 noverify = true
