@@ -75,7 +75,7 @@ for sched in $SCHEDS; do
     set -- $row
     rate[$sched]=$2
     printf '%-12s %6s %7s %9.1f %9s %9s %6s %6s %s\n' "$sched" "$NODES" "$JOBS" "$2" "$3" \
-        "$4" "$5" "$6" "$7"
+        "$4" "$5" "$6" "${*:7}"
 done
 for s in grove-fcfs grove-easy; do
     if [ -n "${rate[$s]:-}" ] && [ -n "${rate[ceiling]:-}" ]; then

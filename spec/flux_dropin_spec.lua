@@ -427,3 +427,37 @@ describe("grove.flux and a job past its end", function()
     assert.same({}, s.loop.m:events())
   end)
 end)
+
+describe("grove.flux after a restart", function()
+  it("releases what a job put back by the hello no longer holds at the job manager", function()
+    local s = session()
+    -- three jobs put back: 1 on rank 0's cores 0-1, 2 on its cores 2-3, 3 on rank 1
+    local function R(rank, cores)
+      return ('{"version":1,"execution":{"R_lite":[{"rank":"%s","children":{"core":"%s"}}],'
+        .. '"starttime":900,"expiration":2000,"nodelist":["n%s"]}}'):format(rank, cores, rank)
+    end
+    s:handle("sched.hello", {id = 1, priority = 16, userid = 1, t_submit = 1, R = R(0, "0-1")})
+    s:handle("sched.hello", {id = 2, priority = 16, userid = 1, t_submit = 2, R = R(0, "2-3")})
+    s:handle("sched.hello", {id = 3, priority = 16, userid = 1, t_submit = 3, R = R(1, "0-3")})
+    -- the job manager holds only job 1's (2 and 3 ended before ready)
+    local acts = s:reconcile({allocated = core.json_decode(R(0, "0-1"))})
+    local warned = {}
+    for _, a in ipairs(acts) do
+      if a.op == "log" then warned[#warned + 1] = a.message:match("ranks (%S+) freed") end
+    end
+    table.sort(warned)
+    assert.same({"0", "1"}, warned)
+    assert.equal("running", s.loop.jobs[1].state)
+    assert.is_nil(s.loop.jobs[2])
+    assert.is_nil(s.loop.jobs[3])
+    -- what they held is free: a job of rank 1 and of rank 0's cores 2-3 start
+    acts = s:handle("sched.alloc", alloc(4, jobspec(1, 4, 100)))
+    assert.equal("1", core.rv1_decode(by_id(acts, "alloc", "success")[4].R):ranks():encode())
+    acts = s:handle("sched.alloc", alloc(5, jobspec(1, 2, 100)))
+    assert.is_not_nil(by_id(acts, "alloc", "success")[5])
+    -- an unreadable answer changes nothing
+    acts = s:reconcile({allocated = 5})
+    assert.equal("err", acts[1].level)
+    assert.equal("running", s.loop.jobs[1].state)
+  end)
+end)

@@ -94,7 +94,7 @@ drained = []
 rss10 = None
 t0 = time.monotonic()
 batch = 500
-reloads = {a.jobs // 3, 2 * a.jobs // 3}
+reloads = set() if os.environ.get("SOAK_NO_RELOAD") else {a.jobs // 3, 2 * a.jobs // 3}
 for start in range(0, a.jobs, batch):
     futures = []
     for i in range(start, min(start + batch, a.jobs)):
@@ -198,6 +198,23 @@ if a.module == "sched-grove":
         if views == "agree":
             break
         time.sleep(0.5)
+    if views != "agree" and os.environ.get("SOAK_DEBUG"):
+        # the jobs the scheduler still holds, and what flux-core says of them
+        out = subprocess.run([os.environ["SOAK_DEBUG"], "graph", "--json", "--types=node,core"],
+                             capture_output=True, text=True)
+        jobs = set()
+        try:
+            for n in json.loads(out.stdout)["graph"]["nodes"]:
+                for r in n.get("metadata", {}).get("grove", {}).get("records", []) or []:
+                    jobs.add(r.get("job"))
+        except Exception as e:  # noqa
+            sys.stderr.write("graph: %s %s\n" % (e, out.stderr[:500]))
+        sys.stderr.write("held by: %s\n" % sorted(j for j in jobs if j is not None)[:20])
+        for j in sorted(j for j in jobs if j is not None)[:5]:
+            ev = subprocess.run(["flux", "job", "eventlog", str(j)], capture_output=True,
+                                text=True)
+            sys.stderr.write("job %s (%s in soak: cancelled %s):\n%s\n" % (
+                j, j in ids, j in cancelled, ev.stdout))
 
 print("SOAK %.1f %s %s %.3f %d %s" % (a.jobs / elapsed, rss10, rss,
       (rss / rss10) if rss10 else 0.0, wrong, views))

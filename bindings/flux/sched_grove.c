@@ -182,6 +182,15 @@ static int start(struct sched_ctx *ctx)
         return -1;
     }
     sg_event(ctx, "announce", NULL, NULL); /* the "ready: ..." log line */
+    /* what the job manager holds allocated now: a job of the hello that
+     * ended before ready was never freed to anyone (the loop releases it) */
+    json_t *st = NULL;
+    flux_future_t *rf = flux_rpc(h, "job-manager.resource-status", NULL, 0, 0);
+    if (rf && flux_rpc_get_unpack(rf, "o", &st) == 0)
+        sg_event(ctx, "reconcile", st, NULL);
+    else
+        flux_log(h, LOG_DEBUG, "job-manager.resource-status: %s", strerror(errno));
+    flux_future_destroy(rf);
     flux_watcher_start(ctx->prep);
     flux_watcher_start(ctx->check);
     ctx->dirty = true;

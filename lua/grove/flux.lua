@@ -437,6 +437,52 @@ function Flux:hello(job)
   return flush(self)
 end
 
+-- job-manager.resource-status's answer ({allocated = R}), asked once
+-- the module is ready: what the job manager holds allocated.  A job the
+-- hello put back that the job manager no longer holds ended while no
+-- scheduler was listening (flux-core sends no free while the scheduler is
+-- offline, between a module's unload and the next one's ready, and the
+-- job then leaves for good): its resources go back now, and so do the
+-- ranks of a job of which the job manager holds only some.
+function Flux:reconcile(response)
+  local r, err = decode(response)
+  local alloc = type(r) == "table" and r.allocated
+  if type(alloc) == "table" then alloc = core.json_encode(alloc, 0) end
+  local A = type(alloc) == "string" and core.rv1_decode(alloc)
+  if not A then
+    emit(self, {op = "log", level = "err", message = "reconcile: " .. tostring(err or
+      "the job manager's allocated R cannot be read")})
+    return flush(self)
+  end
+  tick(self)
+  local loop = self.loop
+  local gone = 0
+  for _, rec in pairs(loop.jobs) do
+    if rec.state == "running" then
+      -- by resource, not by rank: jobs share nodes
+      local R = loop.m:rv1(rec.id)
+      local kept = R and R:intersect(A):ranks()
+      local lost = R and (R:diff(A):ranks() - kept)
+      if lost and lost:count() > 0 then
+        if kept:count() == 0 then
+          sched.stop(loop, rec)
+          sched.forget(loop, rec)
+          rec.state = "done"
+        else
+          loop.m:release_ranks(rec.id, tostring(lost))
+          sched.shrunk(loop, rec)
+        end
+        gone = gone + 1
+        emit(self, {op = "log", level = "warning", message = fmt(
+          "job %s: ranks %s freed while no scheduler was listening: released", base.f58(rec.id),
+          tostring(lost))})
+      end
+    end
+  end
+  if gone > 0 then pass(self) end
+  return flush(self)
+end
+
 -- A request's jobspec: a table, or its JSON text (read once a text, see
 -- grove.sched); the table (not to be changed), or nil and the reason.
 local function jobspec_of(self, js)
