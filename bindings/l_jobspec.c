@@ -19,6 +19,7 @@
  *   js:constraints() attributes.system.constraints as a table, or nil
  *   js:to_table()    the whole document;  js:to_json() as compact JSON
  *   js:constraint_match{properties = {...}, hostname = "...", rank = n}
+ *   js:request_key()   resources, constraints and duration as one text
  *   js:close(), <close>, tostring(js)
  *   core.constraint(spec)  spec: a table or JSON/YAML text; a
  *       grove.constraint with c:match{...}, c:to_table(), tostring(c) (JSON)
@@ -484,6 +485,24 @@ static int l_constraints(lua_State *L)
     else
         grovel_push_json(L, c, true);
     return 1;
+}
+
+/* What the request asks, as one compact text: the resources, the
+ * constraints and the duration.  Two jobspecs with the same key are one
+ * request to the matcher (tasks, environment and the rest of the
+ * attributes do not enter a match), so a loop can answer the second from
+ * the first. */
+static int l_request_key(lua_State *L)
+{
+    const grove_jobspec_t *js = check_jobspec(L, 1);
+    const json_t *doc = grove_jobspec_json(js);
+    const json_t *sys = grove_jobspec_system(js);
+    const json_t *c = sys ? json_object_get(sys, "constraints") : NULL;
+    json_t *k = json_pack("[OOf]", json_object_get(doc, "resources"), c ? c : json_null(),
+                          grove_jobspec_duration(js));
+    char *text = k ? json_dumps(k, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY) : NULL;
+    json_decref(k);
+    return grovel_return_string(L, text, ENOMEM, "out of memory");
 }
 
 static int l_to_table(lua_State *L)

@@ -174,3 +174,45 @@ describe("grove.sched: a pool's request is counted in its units", function()
     assert.equal("no node with 40 memory: largest has 16", never(js(40)))
   end)
 end)
+
+describe("grove.sched: a request that did not fit in a pass", function()
+  local function spec_job(id, nodes, estimate)
+    return {id = id, submit = id, estimate = estimate,
+      jobspec = grove.jobspec{nodes = nodes, exclusive = true, duration = estimate}}
+  end
+
+  it("refuses the jobs that ask the same again without a walk, and starts the others", function()
+    local loop = loop_of{queue = "easy", timed = true}
+    add(loop, spec_job(1, 3, 100))
+    assert.is_true(sched.pass(loop))
+    assert.equal("running", loop.jobs[1].state)
+    add(loop, spec_job(2, 4, 100))            -- the head: reserved at 100
+    for id = 3, 52 do add(loop, spec_job(id, 2, 200)) end  -- 50 that cannot fit
+    add(loop, spec_job(53, 1, 50))            -- fits, and ends before the head's start
+    local before = loop.cs:stats()
+    assert.is_true(sched.pass(loop))
+    local st = loop.cs:stats()
+    assert.equal("running", loop.jobs[53].state)
+    assert.equal(100, loop.jobs[2].reserved)
+    for id = 3, 52 do assert.equal("queued", loop.jobs[id].state) end
+    -- the head's plan, the first 2-node job's two tries, the last job's
+    -- start: a handful of matches, not one or more a waiting job
+    local matches = (st.matched + st.failed) - (before.matched + before.failed)
+    assert.is_true(matches <= 8, "matches: " .. matches)
+  end)
+
+  it("forgets it at the next pass, once room is given back", function()
+    local loop = loop_of{queue = "easy", timed = true}
+    add(loop, spec_job(1, 3, 100))
+    assert.is_true(sched.pass(loop))
+    add(loop, spec_job(2, 1, 100))
+    add(loop, spec_job(3, 1, 100))
+    -- job 2 takes the last node; job 3 does not fit, and is remembered
+    assert.is_true(sched.pass(loop))
+    assert.same({"running", "queued"}, {loop.jobs[2].state, loop.jobs[3].state})
+    -- a pass later, with job 1 gone, the same request fits
+    sched.stop(loop, loop.jobs[1])
+    assert.is_true(sched.pass(loop))
+    assert.equal("running", loop.jobs[3].state)
+  end)
+end)

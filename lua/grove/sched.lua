@@ -127,6 +127,8 @@ function M.init(self, opts)
   self.reserved_set = {}     -- id -> rec of the waiting jobs with a reservation
   self.sizes, self.min_size = {}, nil  -- units -> waiting jobs asking that many; the least
   self.free_cache, self.by_est = {}, {}
+  -- the requests that did not fit in this pass (see nofit_of)
+  self.nofit, self.plan_gen, self.room_gen = {}, 0, 0
   self.js_cached = 0
   self.text_cache, self.text_cached = {}, 0
   self.not_up = self.not_up or 0
@@ -747,22 +749,96 @@ local function match_fail(self, rec, msg, code)
   return false
 end
 
+-- ---- requests that did not fit ----------------------------------------------------
+--
+-- Within a pass the room only shrinks while jobs start and reservations
+-- are made, so a request that did not fit does not fit again until
+-- something is given back: a job with the same request (the same shape,
+-- constraints and duration: jobspec:request_key, or a plain request's
+-- object) is refused without a walk.  A deep queue of jobs of a few
+-- shapes then costs a walk a shape a pass, not a walk a job.  Two
+-- memories, each kept for one pass and one placement policy:
+--   now   requests that did not fit with every reservation in place,
+--         forgotten when any reservation is cancelled or moved
+--         (plan_gen);
+--   bare  requests that did not fit even without the reservation of the
+--         job a start protects, or fit only by delaying it
+--         (start_protected's second try), by the protected job:
+--         forgotten only when room is given back (room_gen: a
+--         reservation cancelled other than by that try, which puts it
+--         back where the matcher found it before).
+-- What is remembered only ever refuses a start, never places a job: at
+-- worst a job starts a pass later.
+-- Only C placement policies (pl.fast) are trusted to place alike jobs
+-- alike: a Lua policy's hook may look at the job.
+
+-- The memory of this pass for rec's placement policy, or nil.
+local function nofit_of(self, rec)
+  local pl = rec.placement or self.pl0
+  if not pl.fast then return nil end
+  local nf = self.nofit
+  if nf.pass ~= self.passes then
+    nf = {pass = self.passes, now = {}, bare = {}, plan = self.plan_gen, room = self.room_gen}
+    self.nofit = nf
+  end
+  if nf.room ~= self.room_gen then nf.bare, nf.room = {}, self.room_gen end
+  if nf.plan ~= self.plan_gen then nf.now, nf.plan = {}, self.plan_gen end
+  local t = nf.now[pl]
+  if not t then
+    t = {}
+    nf.now[pl] = t
+  end
+  local b = nf.bare[pl]
+  if not b then
+    b = {}
+    nf.bare[pl] = b
+  end
+  return t, b
+end
+
+-- rec's request as a key: a plain request's object (M.request keeps one
+-- a shape), else the jobspec's request_key, read once a request.
+local function fit_key(rec)
+  local js = rec.js
+  if not rec.jobspec then return js end
+  if rec.fk_js ~= js then rec.fk_js, rec.fk = js, js:request_key() end
+  return rec.fk
+end
+
 -- Try to allocate rec now; true on success.  A job that asks more units
 -- than running jobs leave is refused by that count, without a match (a
 -- jobspec job's procs, when known before it starts, is what it asks:
 -- M.enqueue forgets a count it was only given).  The queue policy's
 -- sandbox refuses the same starts by the same count, without calling
 -- here (M.bound_starts).
-local function try_now(self, rec)
+local function try_now(self, rec, prot)
   if rec.procs and rec.procs > self.total - self.used then
     return false
   end
+  local now, bare = nofit_of(self, rec)
+  local key = now and fit_key(rec)
+  if key and (now[key] or (prot and bare[prot] and bare[prot][key])) then return false end
   local j, msg, code = match(self, rec, "allocate")
   if j then
     begin_run(self, rec, j)
     return true
   end
+  if key and code ~= "ECANCELED" and code ~= "EINVAL" and code ~= "ENOMEM" then
+    now[key] = true
+  end
   return match_fail(self, rec, msg, code)
+end
+
+-- Remember that rec did not fit even without prot's reservation.
+local function nofit_bare(self, rec, prot)
+  local _, bare = nofit_of(self, rec)
+  if not bare then return end
+  local b = bare[prot]
+  if not b then
+    b = {}
+    bare[prot] = b
+  end
+  b[fit_key(rec)] = true
 end
 
 -- Whether reservations are counted rather than recorded in the planner:
@@ -871,7 +947,7 @@ local function reserve(self, rec)
   return j.start, "reserved"
 end
 
-function cancel_reservation(self, rec)
+function cancel_reservation(self, rec, replan)
   if not rec.reserved then return false end
   if rec.vres then
     rec.vres = nil
@@ -879,6 +955,13 @@ function cancel_reservation(self, rec)
     self.m:cancel(rec.id)
   end
   set_reserved(self, rec, nil)
+  -- room given back, unless the caller plans rec again at once (replan:
+  -- start_protected's try without prot's reservation, which puts it back
+  -- where it was, or moves it and says so)
+  if not replan then
+    self.plan_gen = self.plan_gen + 1
+    self.room_gen = self.room_gen + 1
+  end
   return true
 end
 M.cancel_reservation = cancel_reservation
@@ -930,26 +1013,39 @@ local function start_protected(self, rec, prot)
   if prot.state ~= "queued" then return try_now(self, rec) end
   local s0 = prot.reserved
   if self.now + rec.estimate <= s0 then
-    -- it ends before the reservation begins
-    return try_now(self, rec)
+    -- it ends before the reservation begins: prot's reservation is no
+    -- part of what it needs, so not fitting is not fitting without it
+    if try_now(self, rec, prot) then return true end
+    nofit_bare(self, rec, prot)
+    return false
   end
-  if try_now(self, rec) then return true end
+  if try_now(self, rec, prot) then return true end
+  local _, bare = nofit_of(self, rec)
+  if bare and bare[prot] and bare[prot][fit_key(rec)] then return false end
   -- The reservation may sit on resources rec could use while still
   -- leaving room for prot at s0: plan again without it.
-  cancel_reservation(self, prot)
+  cancel_reservation(self, prot, true)
   local j, msg, code = match(self, rec, "allocate")
   if not j then
     reserve(self, prot)
+    if code ~= "ECANCELED" and code ~= "EINVAL" and code ~= "ENOMEM" then
+      nofit_bare(self, rec, prot)
+    end
     return match_fail(self, rec, msg, code)
   end
   local s1 = reserve(self, prot)
   if s1 and s1 <= s0 then
     begin_run(self, rec, j)
+    -- prot's reservation may sit elsewhere now
+    self.plan_gen = self.plan_gen + 1
     return true
   end
-  cancel_reservation(self, prot)
+  cancel_reservation(self, prot, true)
   self.m:cancel(rec.id)
   reserve(self, prot)
+  -- it fits only by delaying prot: as good as not fitting, for this
+  -- request, until room is given back
+  nofit_bare(self, rec, prot)
   return false
 end
 
