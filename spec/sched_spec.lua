@@ -216,3 +216,26 @@ describe("grove.sched: a request that did not fit in a pass", function()
     assert.equal("running", loop.jobs[3].state)
   end)
 end)
+
+describe("grove.sched: a head with no start in sight", function()
+  it("is planned once a pass, not once for every job offered behind it", function()
+    local loop = loop_of{queue = "easy", timed = true}
+    -- two nodes down: the head (all four nodes) has no start in sight
+    loop.g:vertex("/c0/node0"):set_status("down")
+    loop.g:vertex("/c0/node1"):set_status("down")
+    loop.not_up = 2
+    add(loop, {id = 1, submit = 1, estimate = 100,
+      jobspec = grove.jobspec{nodes = 4, exclusive = true, duration = 100}})
+    for id = 2, 41 do
+      add(loop, {id = id, submit = id, estimate = 100,
+        jobspec = grove.jobspec{nodes = 1, exclusive = true, duration = 100}})
+    end
+    local before = loop.cs:stats()
+    assert.is_true(sched.pass(loop))
+    local st = loop.cs:stats()
+    assert.same({"queued", "running", "running", "queued"}, {loop.jobs[1].state,
+      loop.jobs[2].state, loop.jobs[3].state, loop.jobs[4].state})
+    local matches = (st.matched + st.failed) - (before.matched + before.failed)
+    assert.is_true(matches <= 8, "matches: " .. matches)
+  end)
+end)

@@ -993,6 +993,19 @@ local function plain(rec)
   return rec.procs and not rec.jobspec
 end
 
+-- Whether prot was found to have no reservation to make in this pass
+-- (set: remember it).  Room only shrinks within a pass until a
+-- reservation is cancelled (room_gen), so it has none until then.
+local function unplannable(self, prot, set)
+  local u = self.unplannable
+  if not u or u.pass ~= self.passes or u.room ~= self.room_gen then
+    u = {pass = self.passes, room = self.room_gen}
+    self.unplannable = u
+  end
+  if set then u[prot] = true end
+  return u[prot] == true
+end
+
 -- Start rec now without moving the earliest start of prot later.
 local function start_protected(self, rec, prot)
   if plain(rec) and rec.procs > self.total - self.used then return false end
@@ -1007,8 +1020,11 @@ local function start_protected(self, rec, prot)
     return false
   end
   -- Otherwise protect prot with a reservation in the planner.
-  if not prot.reserved and not reserve(self, prot) then
-    return try_now(self, rec)       -- prot can never start: nothing to protect
+  if not prot.reserved and (unplannable(self, prot) or not reserve(self, prot)) then
+    -- prot has no start in sight (resources down or drained): nothing
+    -- to protect; remembered, or every job behind it would ask again
+    if not prot.reserved then unplannable(self, prot, true) end
+    return try_now(self, rec)
   end
   if prot.state ~= "queued" then return try_now(self, rec) end
   local s0 = prot.reserved
