@@ -460,4 +460,15 @@ describe("grove.flux after a restart", function()
     assert.equal("err", acts[1].level)
     assert.equal("running", s.loop.jobs[1].state)
   end)
+
+  it("reads an empty allocation as flux-core writes it: every job put back is released", function()
+    local s = session()
+    s:handle("sched.hello", {id = 1, priority = 16, userid = 1, t_submit = 1, R =
+      '{"version":1,"execution":{"R_lite":[{"rank":"0","children":{"core":"0-1"}}],'
+      .. '"starttime":900,"expiration":2000,"nodelist":["n0"]}}'})
+    local acts = s:reconcile(core.json_decode('{"allocated":{"version":1,"execution":'
+      .. '{"R_lite":[],"starttime":0.0,"expiration":0.0,"nodelist":[""]}}}'))
+    for _, a in ipairs(acts) do assert.is_not.equal("err", a.level) end
+    assert.is_nil(s.loop.jobs[1])
+  end)
 end)
