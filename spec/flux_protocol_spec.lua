@@ -366,3 +366,27 @@ describe("grove.flux", function()
     assert.equal("EINVAL", acts[1].errnum)
   end)
 end)
+
+describe("grove.flux start estimates in a deep queue", function()
+  it("forecast again for a job that joins within the depth, not for one behind it", function()
+    local s = session{queue = "easy", reserve_depth = 2}
+    s:handle("sched.alloc", alloc(1, jobspec(2, 4, 100)))    -- both nodes, until 1100
+    local acts = s:handle("sched.alloc", alloc(2, jobspec(1, 4, 100)))
+    assert.equal(1100, by_id(acts, "alloc", "annotate")[2].annotations.sched.t_estimate)
+    acts = s:handle("sched.alloc", alloc(3, jobspec(2, 4, 100)))
+    assert.equal(1200, by_id(acts, "alloc", "annotate")[3].annotations.sched.t_estimate)  -- after job 2
+    local n = s:stats().forecasts
+    for id = 4, 20 do
+      acts = s:handle("sched.alloc", alloc(id, jobspec(1, 4, 100)))
+      assert.is_nil(by_id(acts, "alloc", "annotate")[2])
+      assert.is_nil((by_id(acts, "alloc", "annotate")[id] or {annotations =
+        {sched = {}}}).annotations.sched.t_estimate)
+    end
+    assert.equal(n, s:stats().forecasts)
+    -- one that goes ahead of job 3 (a higher priority) is forecast, and so
+    -- is job 3 after it
+    acts = s:handle("sched.alloc", alloc(21, jobspec(1, 4, 100), 20))
+    assert.equal(n + 1, s:stats().forecasts)
+    assert.is_not_nil(by_id(acts, "alloc", "annotate")[21].annotations.sched.t_estimate)
+  end)
+end)

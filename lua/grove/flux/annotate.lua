@@ -74,11 +74,14 @@ local function forecast(self)
   local m, cs, jobs = loop.m, loop.cs, loop.jobs
   local in_order = loop.queue_policy.in_order
   local depth = depth_of(self)
+  self.forecasts = (self.forecasts or 0) + 1
   local est, held = {}, {}
   local floor, known = loop.now, true
   local id, i = cs:next(), 0
+  local last
   while id and i < depth do
     i = i + 1
+    last = id
     local rec = jobs[id]
     local t = rec.reserved
     if not t and known and rec.js then
@@ -96,7 +99,26 @@ local function forecast(self)
     id = cs:next(id)
   end
   for k = #held, 1, -1 do m:cancel(held[k]) end
-  return est, i
+  return est, i, last
+end
+
+-- Does a job of touched (joined the queue, or its reservation moved) lie
+-- within what the last forecast fc covered?  One behind the last job it
+-- covered changes none of the estimates before it (the jobs ahead of a
+-- job are planned without it), unless the forecast stopped short of its
+-- depth: a deep queue's arrivals then cost no forecast.
+local function within(self, fc, touched)
+  if not next(touched) then return false end
+  if not fc.last or fc.n < depth_of(self) then return true end
+  local cs, jobs = self.loop.cs, self.loop.jobs
+  local last = cs:job(fc.last)
+  if not last or jobs[fc.last] == nil or jobs[fc.last].state ~= "queued" then return true end
+  for id, rec in pairs(touched) do
+    if jobs[id] == rec and rec.state == "queued" and before(cs:job(id), last) then
+      return true
+    end
+  end
+  return false
 end
 
 -- Is a forecast due?  When something moved since the last (a job
@@ -104,10 +126,12 @@ end
 -- joined or left the queue; the clock), and, with a forecast period,
 -- not before that much time has passed since the last (the estimates
 -- then wait, and a pass is asked for when the period is over).
-local function forecast_due(self, joined)
+local function forecast_due(self, touched)
   local loop = self.loop
   local fc = self.fc
-  if fc and fc.gen == self.gen and fc.now == loop.now and not joined then return false end
+  if fc and fc.gen == self.gen and fc.now == loop.now and not within(self, fc, touched) then
+    return false
+  end
   local period = self.forecast_period
   if fc and period and loop.now < fc.at + period then
     local due = math.ceil(fc.at + period)
@@ -128,12 +152,13 @@ local function to_annotate(self)
   loop.touched = {}
   local jobs, cs = loop.jobs, loop.cs
   if loop.queue_depth then return sched.waiting(loop) end
-  if forecast_due(self, next(touched) ~= nil) then
-    local est, n = forecast(self)
+  if forecast_due(self, touched) then
+    local est, n, last = forecast(self)
     for rec in pairs(self.est or {}) do
       if not est[rec] then touched[rec.id] = rec end
     end
-    self.est, self.fc = est, {gen = self.gen, now = loop.now, at = loop.now}
+    self.est, self.fc = est, {gen = self.gen, now = loop.now, at = loop.now, n = n,
+      last = last}
     local id = cs:next()
     for _ = 1, n do
       touched[id] = jobs[id]

@@ -58,7 +58,7 @@ function M.stats(self)
     ["match-format"] = self.match_format, expiration = self.acq:expiration(),
     queues = queues.stats(self), allocs = self.allocs or 0,
     pass_time = ring_report(self.pass_ring),
-    annotations_sent = self.annotations_sent or 0,
+    annotations_sent = self.annotations_sent or 0, forecasts = self.forecasts or 0,
     reservations = next(self.resv or {}) and reserve.describe(self) or nil}
 end
 
