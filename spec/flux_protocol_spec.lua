@@ -374,7 +374,8 @@ describe("grove.flux start estimates in a deep queue", function()
     local acts = s:handle("sched.alloc", alloc(2, jobspec(1, 4, 100)))
     assert.equal(1100, by_id(acts, "alloc", "annotate")[2].annotations.sched.t_estimate)
     acts = s:handle("sched.alloc", alloc(3, jobspec(2, 4, 100)))
-    assert.equal(1200, by_id(acts, "alloc", "annotate")[3].annotations.sched.t_estimate)  -- after job 2
+    -- after job 2's forecast start
+    assert.equal(1200, by_id(acts, "alloc", "annotate")[3].annotations.sched.t_estimate)
     local n = s:stats().forecasts
     for id = 4, 20 do
       acts = s:handle("sched.alloc", alloc(id, jobspec(1, 4, 100)))
