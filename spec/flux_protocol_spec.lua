@@ -391,3 +391,32 @@ describe("grove.flux start estimates in a deep queue", function()
     assert.is_not_nil(by_id(acts, "alloc", "annotate")[21].annotations.sched.t_estimate)
   end)
 end)
+
+describe("grove.flux with deferred passes (the module's)", function()
+  it("passes once for a burst of allocs and frees, at schedule()", function()
+    local s = session()
+    s.defer = true
+    local n0 = s:stats().pass_time.n
+    for id = 1, 3 do
+      local acts = s:handle("sched.alloc", alloc(id, jobspec(1, 4, 100)))
+      assert.same({}, by_id(acts, "alloc", "success"))
+    end
+    local acts = s:schedule()
+    assert.equal(n0 + 1, s:stats().pass_time.n)
+    local started = by_id(acts, "alloc", "success")
+    assert.same({"0", "1"}, {ranks_of(started[1]), ranks_of(started[2])})
+    assert.is_nil(started[3])
+    -- two frees, one pass: job 3 starts
+    for id = 1, 2 do
+      acts = s:handle("sched.free", ('{"id":%d,"R":%s,"final":true}'):format(id,
+        R_text(tostring(id - 1), "n" .. (id - 1))))
+      assert.same({}, by_id(acts, "alloc", "success"))
+    end
+    acts = s:schedule()
+    assert.equal(n0 + 2, s:stats().pass_time.n)
+    assert.is_not_nil(by_id(acts, "alloc", "success")[3])
+    -- nothing due: no pass
+    s:schedule()
+    assert.equal(n0 + 2, s:stats().pass_time.n)
+  end)
+end)

@@ -57,6 +57,9 @@ struct sched_ctx {
     flux_watcher_t *prep, *check, *idle;
     flux_watcher_t *wake; /* a timer: the next reservation's start */
     bool dirty;        /* an event since the last pass */
+    double pass_end;   /* when the last pass ended, and what it took (s, */
+    double pass_took;  /* monotonic): a pass waits for waiting messages */
+    unsigned deferred; /* reactor turns a due pass waited for messages */
     int gc_kb;         /* the Lua heap (KB) after the last collection step, or -1: the
                         * collector runs by itself (not yet started) */
     unsigned long gc_steps; /* collection steps taken in prep_cb */

@@ -139,6 +139,9 @@ function M.module(conf, args)
   local self, m2 = M.new(opts)
   if not self then return nil, m2 end
   self.args = args
+  -- the module runs the passes an alloc or a free asks for from its
+  -- reactor, once the messages waiting are read (Flux:schedule)
+  self.defer = true
   return self
 end
 
@@ -199,9 +202,13 @@ local function pass_timed(self, t)
   ring[(ring.n - 1) % PASS_RING + 1] = t
 end
 
-local function pass(self, new)
+local function pass(self, new, moved)
   local t0 = core.wall_clock()
   local loop = self.loop
+  -- new: one job, or those that joined while the passes waited (defer);
+  -- moved: something else changed too (the default without new)
+  local joined = new and (new.id and {new} or new)
+  if new == nil then moved = true end
   -- before anything is placed: what jobs past their end still hold
   M.hold_overdue(self)
   -- the matcher's events (starts, ends, overdue) are not read here: they
@@ -209,21 +216,41 @@ local function pass(self, new)
   loop.m:events{clear = true}
   self.wake = nil
   self.passed_at, self.stale = loop.now, nil
-  if not new then self.gen = self.gen + 1 end
+  if moved then self.gen = self.gen + 1 end
   refresh_open(self)
   policy_pass(self)
-  if new and new.state == "queued" then
-    local msg, code = sched.unsatisfiable(loop, new)
-    if msg then
-      sched.forget(loop, new)
-      new.state = "denied"
-      emit(self, {op = "alloc", id = new.id, type = "deny",
-        note = code == "ENODEV" and "unsatisfiable request: " .. msg or msg})
-      policy_pass(self)
+  local denied = false
+  for _, rec in ipairs(joined or {}) do
+    if rec.state == "queued" then
+      local msg, code = sched.unsatisfiable(loop, rec)
+      if msg then
+        sched.forget(loop, rec)
+        rec.state = "denied"
+        emit(self, {op = "alloc", id = rec.id, type = "deny",
+          note = code == "ENODEV" and "unsatisfiable request: " .. msg or msg})
+        denied = true
+      end
     end
   end
+  if denied then policy_pass(self) end
   annotate.annotate(self)
   pass_timed(self, core.wall_clock() - t0)
+end
+
+-- The pass an alloc (new: the job that joined) or a free asks for: now,
+-- or, when the module defers its passes (self.defer), at its next
+-- schedule(), one pass for every message read before it.  A burst of
+-- submissions or of ends then costs one pass, not one a message.
+local function pass_soon(self, new)
+  if not self.defer then return pass(self, new) end
+  if new then
+    local j = self.joined or {}
+    j[#j + 1] = new
+    self.joined = j
+  else
+    self.moved = true
+  end
+  self.stale = true
 end
 
 -- ---- a running job's end -----------------------------------------------------------
@@ -547,7 +574,7 @@ function Flux:alloc(request)
   end
   loop.jobs[id] = rec
   sched.enqueue(loop, rec)
-  pass(self, rec)
+  pass_soon(self, rec)
   return flush(self)
 end
 
@@ -599,7 +626,7 @@ function Flux:free(request)
   -- ranks a shrink left pending go once no job holds them (nothing to
   -- look at, and no events table made, when none is pending)
   if self.acq:targets("pending") ~= "" then self.acq:update() end
-  pass(self)
+  pass_soon(self)
   return flush(self)
 end
 
@@ -765,7 +792,13 @@ function Flux:schedule()
   tick(self)
   local now = self.loop.now
   if self.stale or self.passed_at ~= now or (self.wake and self.wake <= now) then
-    pass(self)
+    local joined = self.joined
+    -- only arrivals since the last pass: the estimates of the jobs ahead
+    -- of them stand (grove.flux.annotate)
+    local only_joined = joined and not self.moved and self.passed_at == now
+      and not (self.wake and self.wake <= now)
+    self.joined, self.moved = nil, nil
+    pass(self, joined, not only_joined)
   end
   return flush(self)
 end
