@@ -25,8 +25,10 @@
  *   variation   the candidates of the best `perf_class` (lowest; none
  *               or a bad one is the worst, 9999), as a job runs at the
  *               pace of its slowest node (candidate order on ties).
- *   spread      nodes with the most free cores during the window first,
- *               so jobs spread over the machine (scores nodes only).
+ *   spread      nodes with the most free cores during the window first
+ *               (then the most free GPUs; flux-core's worst-fit), so jobs
+ *               spread over the machine (scores nodes only, named or not:
+ *               a request of cores takes them from the emptiest nodes).
  *   gpu         jobs that ask for GPUs get the nodes with the most free
  *               GPUs; other jobs the nodes with the fewest, keeping GPU
  *               nodes for GPU jobs (scores nodes only).
@@ -201,11 +203,22 @@ static double free_in_window(const grove_graph_t *g, grove_vid_t v, const char *
     return n < 0 ? 0 : (double)n;
 }
 
+/* spread's tie-break: free GPUs weigh less than one free core, as long
+ * as a node has fewer than this many (exact in a double up to 2^33 free
+ * cores). */
+#define SPREAD_GPU_WEIGHT 1048576.0
+
+/* Free cores first, then free GPUs: the order of flux-core's worst-fit
+ * (Rv1Pool), which sorts nodes by (free cores, free GPUs) descending, ties
+ * in rank order (the matcher keeps visiting order on equal scores). */
 static int score_spread(void *arg, const grove_graph_t *g, grove_vid_t v,
                         const grove_policy_ctx_t *ctx, double *score)
 {
     (void)arg;
-    *score = free_in_window(g, v, "core", ctx);
+    double gpus = free_in_window(g, v, "gpu", ctx);
+    if (gpus > SPREAD_GPU_WEIGHT - 1)
+        gpus = SPREAD_GPU_WEIGHT - 1;
+    *score = free_in_window(g, v, "core", ctx) * SPREAD_GPU_WEIGHT + gpus;
     return 0;
 }
 
