@@ -356,13 +356,60 @@ static int cmp_rent(const void *a, const void *b)
     return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
+/* The scores of a ranked level often take a few values (the free cores
+ * of nodes mostly full or empty): with no more than this many, they are
+ * sorted by a pass per value instead of a comparison sort (16,384 nodes
+ * of spread: one pass, not 230,000 comparisons). */
+#define RANK_FEW 8
+
+/* Sort the n entries e (in list order) best first, equal scores in list
+ * order.  0 or -1 (ENOMEM). */
+static int rank_sort(struct rent *e, size_t n)
+{
+    double val[RANK_FEW];
+    size_t nval = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = 0;
+        while (k < nval && val[k] != e[i].score)
+            k++;
+        if (k < nval)
+            continue;
+        if (nval == RANK_FEW || e[i].score != e[i].score) { /* many, or a NaN */
+            qsort(e, n, sizeof(*e), cmp_rent);
+            return 0;
+        }
+        /* kept descending: insertion */
+        while (k > 0 && val[k - 1] < e[i].score) {
+            val[k] = val[k - 1];
+            k--;
+        }
+        val[k] = e[i].score;
+        nval++;
+    }
+    if (nval < 2)
+        return 0;
+    struct rent *tmp = malloc(n * sizeof(*tmp));
+    if (!tmp) {
+        errno = ENOMEM;
+        return -1;
+    }
+    size_t j = 0;
+    for (size_t k = 0; k < nval; k++)
+        for (size_t i = 0; i < n; i++)
+            if (e[i].score == val[k])
+                tmp[j++] = e[i];
+    memcpy(e, tmp, n * sizeof(*e));
+    free(tmp);
+    return 0;
+}
+
 /* Rank the n entries in m->rents (their vertices of one type, in list
  * order) best first: the score hook's order, then choose's of all of
  * them.  0, or -1 (m->hook_failed set when a hook failed). */
 static int rank_group(grove_matcher_t *m, const struct req *r, size_t n)
 {
-    grove_policy_ctx_t ctx = {r ? r->type : GROVE_SYM_NONE, 0, m->start, m->end, &m->preq,
-                              r ? r->js : NULL};
+    grove_policy_ctx_t ctx = {r && !r->slot ? r->type : GROVE_SYM_NONE, 0, m->start, m->end,
+                              &m->preq, r ? r->js : NULL};
     grove_vid_t *vs = malloc(n * sizeof(*vs));
     double *sc = malloc(n * sizeof(*sc));
     size_t *pick = NULL;
@@ -386,8 +433,8 @@ static int rank_group(grove_matcher_t *m, const struct req *r, size_t n)
     }
     for (size_t i = 0; i < n; i++)
         m->rents[i].score = sc[i];
-    if (m->pol.score || m->pol.scores)
-        qsort(m->rents, n, sizeof(*m->rents), cmp_rent);
+    if ((m->pol.score || m->pol.scores) && rank_sort(m->rents, n) < 0)
+        goto out;
     if (m->pol.choose && n > 1) {
         if (!(pick = malloc(n * sizeof(*pick))) || !(tmp = malloc(n * sizeof(*tmp)))) {
             errno = ENOMEM;
