@@ -256,6 +256,7 @@ struct grove_matcher {
     /* Ranking at the levels the request does not name (match_walk.c,
      * rank_kids): set for each match by grovep_match_rank_setup. */
     bool rank_on;               /* the policy scores or chooses (select best) */
+    uint64_t rank_need;         /* what the level walked for still needs (ctx.count) */
     struct rank_memo {          /* whether vertices of a type are ranked */
         grove_sym_t type;
         bool ranked;

@@ -316,18 +316,31 @@ static grove_vid_t *rank_children(grove_matcher_t *m, grove_vid_t v, uint32_t *n
     return kids;
 }
 
+/* Has v children in the walked subsystem (is it walked through)? */
+static bool rank_inner(const grove_matcher_t *m, grove_vid_t v)
+{
+    if (m->tk)
+        return m->tkoff[v + 1] > m->tkoff[v];
+    for (grove_eid_t e = m->g->first_out[v]; e != GROVEP_NONE; e = m->g->e[e].next_out)
+        if (m->g->e[e].sub == m->dom_sub && !(m->g->e[e].flags & GROVEP_E_UP))
+            return true;
+    return false;
+}
+
 /* List k into m->rlist: itself when it is ranked, of a type the request
  * names or holds nothing ranked below it; else what it holds, in the
- * same way.  1 when something ranked was listed, 0 not, -1 error. */
+ * same way.  A leaf is never ranked: no walk passes through it (the
+ * memory beside a request's cores).  1 when something ranked was listed,
+ * 0 not, -1 error. */
 static int rank_collect(grove_matcher_t *m, grove_vid_t k)
 {
     grove_sym_t t = m->g->v[k].type;
     if (rlist_push(m, k) < 0)
         return -1;
+    if (rank_named(m, t) || !rank_inner(m, k))
+        return 0;
     if (rank_type(m, t))
         return 1;
-    if (rank_named(m, t))
-        return 0;
     size_t mark = m->nrlist; /* k is at mark - 1 */
     uint32_t n;
     grove_vid_t *kids = rank_children(m, k, &n);
@@ -408,8 +421,9 @@ static int rank_sort(struct rent *e, size_t n)
  * them.  0, or -1 (m->hook_failed set when a hook failed). */
 static int rank_group(grove_matcher_t *m, const struct req *r, size_t n)
 {
-    grove_policy_ctx_t ctx = {r && !r->slot ? r->type : GROVE_SYM_NONE, 0, m->start, m->end,
-                              &m->preq, r ? r->js : NULL};
+    grove_policy_ctx_t ctx = {r && !r->slot ? r->type : GROVE_SYM_NONE,
+                              r && !r->slot ? m->rank_need : 0, m->start, m->end, &m->preq,
+                              r ? r->js : NULL};
     grove_vid_t *vs = malloc(n * sizeof(*vs));
     double *sc = malloc(n * sizeof(*sc));
     size_t *pick = NULL;
@@ -481,11 +495,11 @@ static int rank_list(grove_matcher_t *m, const struct req *r)
         bool seen = false;
         for (size_t d = 0; d < ndone && !seen; d++)
             seen = done[d] == t;
-        if (seen || !rank_type(m, t))
+        if (seen || !rank_type(m, t) || !rank_inner(m, m->rlist[i]))
             continue;
         size_t c = 0;
         for (size_t j = i; j < n; j++)
-            if (m->g->v[m->rlist[j]].type == t)
+            if (m->g->v[m->rlist[j]].type == t && rank_inner(m, m->rlist[j]))
                 m->rents[c++] = (struct rent){m->rlist[j], (uint32_t)j, 0};
         if (c > 1 || m->pol.score || m->pol.scores) {
             /* a score is asked even of a lone vertex: it may fail */
@@ -681,6 +695,7 @@ static grove_vid_t iter_next(grove_matcher_t *m, struct iter *it, const struct r
         }
         /* below a candidate that take() already vetted (and may hold
          * exclusively: its inside is ours to search) */
+        m->rank_need = it->need;
         if (grovep_match_push_frame(m, it->root, r) < 0)
             goto fail;
     }
@@ -715,6 +730,7 @@ static grove_vid_t iter_next(grove_matcher_t *m, struct iter *it, const struct r
             if (p > 0)
                 continue;
         }
+        m->rank_need = it->need;
         if (grovep_match_push_frame(m, k, r) < 0)
             goto fail;
     }

@@ -11,6 +11,7 @@
 local core = require("grove.core")
 local grove = require("grove")
 local exe = require("exe_helper")
+local match = require("match_helper")
 local h = require("flux_helper")
 local R = grove.cluster.resources
 local F = "spec/fixtures/levels/"
@@ -136,6 +137,21 @@ describe("a request that names only cores", function()
     assert.matches("bad.lua:2: no score for n0", msg)
   end)
 
+  it("tells the score the level below: the type it asks for and its need", function()
+    local pol = assert(core.policy_parse([[
+      return {name = "tell", score_types = "node", score = function(_, ctx)
+        error(tostring(ctx.type) .. " " .. ctx.count, 0)
+      end}]], "tell.lua"))
+    local m = core.matcher(machine())
+    assert(m:set_policy(pol))
+    local bare = assert(core.jobspec_from_table(match.jobspec({{type = "core", count = 3}}, 60)))
+    local _, msg = m:match(bare)
+    assert.matches("core 3$", msg)
+    -- a slot's home is searched: no type, nothing counted
+    _, msg = m:match(js(ONE))
+    assert.matches("nil 0$", msg)
+  end)
+
   it("spreads over the nodes of every rack at once", function()
     -- 2 racks of 2 nodes: the emptiest node of the machine, not of rack 0
     local g = grove.cluster "r" {R.rack(2) {R.node(2) {R.core(4)}}}
@@ -205,7 +221,8 @@ describe("spread as flux-core's worst-fit", function()
     assert.is_table(acts)
     local ranks = {}
     for id = 1, 3 do
-      local a = h.by_id(s:handle("sched.alloc", h.alloc(id, h.jobspec(1, 1, 60))), "alloc", "success")
+      local got = s:handle("sched.alloc", h.alloc(id, h.jobspec(1, 1, 60)))
+      local a = h.by_id(got, "alloc", "success")
       ranks[id] = h.ranks_of(assert(a[id]))
     end
     assert.same({"0", "1", "2"}, ranks)
