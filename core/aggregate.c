@@ -1292,6 +1292,31 @@ int64_t grove_vertex_aggregate_avail(const grove_graph_t *g, grove_vid_t v, cons
     return avail_of(g, v, grove_intern_lookup(g->strings, type), start, end);
 }
 
+int grove_vertex_aggregate_avail_syms(const grove_graph_t *g, grove_vid_t v,
+                                      const grove_sym_t *types, size_t n, int64_t start,
+                                      int64_t end, int64_t *out)
+{
+    if (!grovep_alive(g, v) || end <= start) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (g->agg_dirty && grovep_agg_refresh((grove_graph_t *)(uintptr_t)g) < 0)
+        return -1;
+    const grovep_agg_t *a = grovep_agg_of(g, v);
+    int64_t all[GROVEP_MAX_LOW];
+    if (a)
+        grovep_agg_avail(g, a, start, end, all);
+    for (size_t k = 0; k < n; k++) {
+        size_t i = 0;
+        while (i < g->nlow && g->agg_low[i] != types[k])
+            i++;
+        out[k] = a && types[k] != GROVE_SYM_NONE && i < g->nlow && (a->mask & (1u << i))
+                     ? all[i]
+                     : -1;
+    }
+    return 0;
+}
+
 int64_t grove_vertex_aggregate_avail_sym(const grove_graph_t *g, grove_vid_t v, grove_sym_t t,
                                          int64_t start, int64_t end)
 {

@@ -31,6 +31,14 @@ int64_t grove_vertex_aggregate_avail(const grove_graph_t *g, grove_vid_t v, cons
 int64_t grove_vertex_aggregate_avail_sym(const grove_graph_t *g, grove_vid_t v, grove_sym_t type,
                                          int64_t start, int64_t end);
 
+/* The same for n types at once (symbols), from one query of v's
+ * aggregate: out[k] the free units of types[k], -1 for a type v keeps
+ * none of.  For a caller asking about several types of many vertices.
+ * 0, or -1 with EINVAL (no such vertex, an empty window) or ENOMEM. */
+int grove_vertex_aggregate_avail_syms(const grove_graph_t *g, grove_vid_t v,
+                                      const grove_sym_t *types, size_t n, int64_t start,
+                                      int64_t end, int64_t *out);
+
 /* Free units by type in the containment subtree of v (v included)
  * throughout [start, end), as cb(type, units, arg) for each type with
  * some (grove_window_f has the shape of walker.h's grove_aggregate_f).

@@ -288,7 +288,10 @@ static int match_prepare(grove_matcher_t *m, const grove_jobspec_t *js, struct m
     x->till_horizon = x->d == GROVE_TIME_MAX && x->horizon != GROVE_TIME_MAX;
     if (x->till_horizon && x->horizon > x->now)
         x->d = x->horizon - x->now;
-    return grove_policy_request_init(&m->preq, g, js, x->id, x->d);
+    if (grove_policy_request_init(&m->preq, g, js, x->id, x->d) < 0)
+        return -1;
+    grovep_match_rank_setup(m);
+    return 0;
 }
 
 /* Does a window starting at t (of x's duration) end by the horizon?  0, or

@@ -55,6 +55,14 @@ struct req {
     int64_t tot[GROVEP_MAX_LOW];   /* the same for the whole count */
 };
 
+/* How many types a match remembers whether it ranks (rank_memo): graphs
+ * have a handful; a type past these is asked again at each use. */
+#define RANK_MEMO_N 16
+
+/* The subsystem tag of the kept rankings in the order table (oslot.sub):
+ * apart from the kept orders of the same vertex's children. */
+#define RANK_SUB 0x80
+
 /* A block of per-match vertex state (see blk in the matcher). */
 #define SBLK_SHIFT 10
 #define SBLK_N ((grove_vid_t)1 << SBLK_SHIFT)
@@ -245,6 +253,23 @@ struct grove_matcher {
     grove_vid_t *dpar;         /* parents in another dominant subsystem */
     size_t dparcap;
     grove_policy_request_t preq; /* the request as hooks see it */
+    /* Ranking at the levels the request does not name (match_walk.c,
+     * rank_kids): set for each match by grovep_match_rank_setup. */
+    bool rank_on;               /* the policy scores or chooses (select best) */
+    uint64_t rank_need;         /* what the level walked for still needs (ctx.count) */
+    struct rank_memo {          /* whether vertices of a type are ranked */
+        grove_sym_t type;
+        bool ranked;
+    } rank_memo[RANK_MEMO_N];
+    size_t nrank_memo;
+    struct rent {               /* an entry of a list being ranked */
+        grove_vid_t v;
+        uint32_t pos;           /* its place in the list */
+        double score;
+    } *rents;
+    size_t rentcap;
+    grove_vid_t *rlist;         /* the list being built (rank_kids) */
+    size_t nrlist, rlistcap;
 };
 
 /* The reference engine's weight of a node's id in a node-centric score:
@@ -555,7 +580,10 @@ int grovep_match_scratch_reserve(grove_matcher_t *m);
 void grovep_match_scratch_free(grove_matcher_t *m);
 void grovep_match_new_generation(grove_matcher_t *m);
 void grovep_match_order_forget(grove_matcher_t *m);
-int grovep_match_push_frame(grove_matcher_t *m, grove_vid_t v);
+int grovep_match_push_frame(grove_matcher_t *m, grove_vid_t v, const struct req *r);
+void grovep_match_rank_setup(grove_matcher_t *m);
+bool grovep_match_path_ok(grove_matcher_t *m, const struct req *r, grove_vid_t top, grove_vid_t k,
+                          int *failed);
 
 /* match.c: may m keep jobs on its graph?  It may when it holds them
  * already, or when no other living matcher holds jobs there (m then takes

@@ -63,11 +63,11 @@ struct kids {
     uint32_t first, n;
 };
 
-static int kids_begin(grove_matcher_t *m, grove_vid_t w, struct kids *k)
+static int kids_begin(grove_matcher_t *m, grove_vid_t w, const struct req *r, struct kids *k)
 {
     k->fbase = m->nframes;
     k->kbase = m->nkids;
-    if (grovep_match_push_frame(m, w) < 0)
+    if (grovep_match_push_frame(m, w, r) < 0)
         return -1;
     k->first = m->frames[k->fbase].kids;
     k->n = m->frames[k->fbase].nkids;
@@ -103,11 +103,22 @@ static int slot_home(grove_matcher_t *m, const struct req *r, grove_vid_t w, boo
             return 0;
     }
     size_t fbase = m->nframes, kbase = m->nkids;
-    if (grovep_match_push_frame(m, w) < 0)
+    if (grovep_match_push_frame(m, w, r) < 0)
         return -1;
     uint32_t first = m->frames[fbase].kids, n = m->frames[fbase].nkids;
     for (uint32_t i = 0; i < n; i++) {
         grove_vid_t k = m->kids[first + i];
+        /* a ranked list leaves out the levels between (match_walk.c) */
+        if (m->rank_on && m->par[k] != w) {
+            int failed = 0;
+            if (!grovep_match_path_ok(m, r, w, k, &failed)) {
+                if (!failed)
+                    continue;
+                m->nframes = fbase;
+                m->nkids = kbase;
+                return -1;
+            }
+        }
         /* a leaf holds no slot: unless a prune hook is to be asked about
          * it (and may fail), its answer is 0 without a look at it (a
          * whole machine has a million leaves below its sockets) */
@@ -409,7 +420,7 @@ static int slot_homes(grove_matcher_t *m, const struct req *r, grove_vid_t w, bo
         return 0;
     }
     struct kids k;
-    if (kids_begin(m, w, &k) < 0)
+    if (kids_begin(m, w, r, &k) < 0)
         return -1;
     int rc = 0;
     for (uint32_t i = 0; i < k.n && rc == 0; i++)
@@ -517,7 +528,7 @@ static int home_slots_quick(grove_matcher_t *m, const struct req *r, grove_vid_t
     if (nr == 0)
         return 0;
     struct kids kk;
-    if (kids_begin(m, w, &kk) < 0)
+    if (kids_begin(m, w, r, &kk) < 0)
         return -1;
     uint32_t first = kk.first, n = kk.n;
     int rc = 1;

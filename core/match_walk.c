@@ -110,6 +110,8 @@ void grovep_match_scratch_free(grove_matcher_t *m)
     free(m->cands);
     free(m->oslot);
     free(m->okids);
+    free(m->rents);
+    free(m->rlist);
 }
 
 void grovep_match_new_generation(grove_matcher_t *m)
@@ -177,9 +179,11 @@ static struct oslot *oslot_find(const grove_matcher_t *m, grove_vid_t v, uint8_t
     }
 }
 
-/* Keep the order of v's n children: nothing is kept when memory runs out
- * (the policy is asked again). */
-static void order_keep(grove_matcher_t *m, grove_vid_t v, const grove_vid_t *kids, uint32_t n)
+/* Keep the order of v's n children (sub: the subsystem, or it with
+ * RANK_SUB for a ranked list): nothing is kept when memory runs out (the
+ * policy is asked again). */
+static void order_keep(grove_matcher_t *m, grove_vid_t v, uint8_t sub, const grove_vid_t *kids,
+                       uint32_t n)
 {
     if ((m->noslot + 1) * 2 > m->oslotcap) {
         size_t cap = m->oslotcap ? m->oslotcap * 2 : 64;
@@ -197,10 +201,10 @@ static void order_keep(grove_matcher_t *m, grove_vid_t v, const grove_vid_t *kid
     if (m->nokids + n > UINT32_MAX
         || grovep_grow((void **)&m->okids, &m->okidcap, m->nokids + n, sizeof(*m->okids)) < 0)
         return;
-    struct oslot *o = oslot_find(m, v, m->dom_sub);
+    struct oslot *o = oslot_find(m, v, sub);
     if (o->epoch != m->oepoch)
         m->noslot++;
-    *o = (struct oslot){v, m->oepoch, (uint32_t)m->nokids, n, m->dom_sub};
+    *o = (struct oslot){v, m->oepoch, (uint32_t)m->nokids, n, sub};
     memcpy(m->okids + m->nokids, kids, n * sizeof(*kids));
     m->nokids += n;
 }
@@ -216,13 +220,385 @@ static int order_kids(grove_matcher_t *m, grove_vid_t v, grove_vid_t *kids, uint
     }
     if (m->pol.order(m->pol.arg, m->g, v, kids, n) < 0)
         return -1;
-    order_keep(m, v, kids, n);
+    order_keep(m, v, m->dom_sub, kids, n);
+    return 0;
+}
+/* ---- ranking at the levels the request does not name -----------------------
+ *
+ * A request of cores alone names no node, yet the walk passes through
+ * nodes to reach its cores, and a policy that scores nodes (spread, gpu)
+ * must still decide which nodes the cores come from.  So when the policy
+ * scores or chooses (select best), the walk lists below each vertex it
+ * enters not its children but the nearest vertices the policy ranks (the
+ * types its score_types name, every type without them, leaving out the
+ * types the request names, whose candidates the request's own level
+ * scores), ranked best first (score, then choose asked to order all of
+ * them: k = n), the vertices between them left out and the others in
+ * their place.  Below the root of a machine of racks that is every node
+ * at once, so a one-core job of spread goes to the emptiest node of the
+ * machine, not of the first rack.  Whoever takes a vertex from such a list
+ * checks the levels left out between it and the vertex listed from
+ * (grovep_match_path_ok).  Each list is made once per window tried and
+ * kept with the policy's orders (RANK_SUB), as the walk enters a vertex
+ * more than once (a trial, then the take; each slot's homes).  A policy
+ * that neither scores nor chooses pays one test per vertex entered. */
+
+void grovep_match_rank_setup(grove_matcher_t *m)
+{
+    m->rank_on = m->pol.select == GROVE_SELECT_BEST
+                 && (m->pol.score || m->pol.scores || m->pol.choose) && !m->pol.explore_by_use;
+    m->nrank_memo = 0;
+}
+
+/* Does the request name type t (anywhere in it)? */
+static bool rank_named(const grove_matcher_t *m, grove_sym_t t)
+{
+    for (size_t k = 0; k < m->preq.ntypes; k++)
+        if (m->preq.types[k] == t)
+            return true;
+    return false;
+}
+
+/* Are the vertices of type t ranked in this match? */
+static bool rank_type(grove_matcher_t *m, grove_sym_t t)
+{
+    for (size_t i = 0; i < m->nrank_memo; i++)
+        if (m->rank_memo[i].type == t)
+            return m->rank_memo[i].ranked;
+    bool ranked = t != GROVE_SYM_NONE && !rank_named(m, t)
+                  && grove_policy_applies(m->g, m->pol.score_types, t);
+    if (m->nrank_memo < RANK_MEMO_N)
+        m->rank_memo[m->nrank_memo++] = (struct rank_memo){t, ranked};
+    return ranked;
+}
+
+static int rlist_push(grove_matcher_t *m, grove_vid_t v)
+{
+    if (grovep_grow((void **)&m->rlist, &m->rlistcap, m->nrlist + 1, sizeof(*m->rlist)) < 0)
+        return -1;
+    m->rlist[m->nrlist++] = v;
     return 0;
 }
 
+/* The children of v in the policy's order, into a new array (*n of them;
+ * NULL with *n 0 for none), or NULL with *n set on error. */
+static grove_vid_t *rank_children(grove_matcher_t *m, grove_vid_t v, uint32_t *n)
+{
+    const grove_graph_t *g = m->g;
+    uint32_t c = 0;
+    if (m->tk) {
+        c = m->tkoff[v + 1] - m->tkoff[v];
+    } else {
+        for (grove_eid_t e = g->first_out[v]; e != GROVEP_NONE; e = g->e[e].next_out)
+            c += g->e[e].sub == m->dom_sub && !(g->e[e].flags & GROVEP_E_UP);
+    }
+    *n = c;
+    if (c == 0)
+        return NULL;
+    grove_vid_t *kids = malloc(c * sizeof(*kids));
+    if (!kids) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    if (m->tk) {
+        memcpy(kids, m->tk + m->tkoff[v], c * sizeof(*kids));
+    } else {
+        c = 0;
+        for (grove_eid_t e = g->first_out[v]; e != GROVEP_NONE; e = g->e[e].next_out)
+            if (g->e[e].sub == m->dom_sub && !(g->e[e].flags & GROVEP_E_UP))
+                kids[c++] = g->e[e].dst;
+    }
+    if (c > 1 && m->pol.order && order_kids(m, v, kids, c) < 0) {
+        m->hook_failed = 1;
+        free(kids);
+        return NULL;
+    }
+    return kids;
+}
+
+/* Has v children in the walked subsystem (is it walked through)? */
+static bool rank_inner(const grove_matcher_t *m, grove_vid_t v)
+{
+    if (m->tk)
+        return m->tkoff[v + 1] > m->tkoff[v];
+    for (grove_eid_t e = m->g->first_out[v]; e != GROVEP_NONE; e = m->g->e[e].next_out)
+        if (m->g->e[e].sub == m->dom_sub && !(m->g->e[e].flags & GROVEP_E_UP))
+            return true;
+    return false;
+}
+
+/* List k into m->rlist: itself when it is ranked, of a type the request
+ * names or holds nothing ranked below it; else what it holds, in the
+ * same way.  A leaf is never ranked: no walk passes through it (the
+ * memory beside a request's cores).  1 when something ranked was listed,
+ * 0 not, -1 error. */
+static int rank_collect(grove_matcher_t *m, grove_vid_t k)
+{
+    grove_sym_t t = m->g->v[k].type;
+    if (rlist_push(m, k) < 0)
+        return -1;
+    if (rank_named(m, t) || !rank_inner(m, k))
+        return 0;
+    if (rank_type(m, t))
+        return 1;
+    size_t mark = m->nrlist; /* k is at mark - 1 */
+    uint32_t n;
+    grove_vid_t *kids = rank_children(m, k, &n);
+    if (!kids && n)
+        return -1;
+    int found = 0;
+    for (uint32_t i = 0; i < n && found >= 0; i++) {
+        int rc = rank_collect(m, kids[i]);
+        found = rc < 0 ? rc : found | rc;
+    }
+    free(kids);
+    if (found <= 0) {
+        m->nrlist = mark; /* k stands for what it holds */
+        return found;
+    }
+    memmove(m->rlist + mark - 1, m->rlist + mark, (m->nrlist - mark) * sizeof(*m->rlist));
+    m->nrlist--;
+    return 1;
+}
+
+static int cmp_rent(const void *a, const void *b)
+{
+    const struct rent *x = a, *y = b;
+    if (x->score != y->score)
+        return x->score > y->score ? -1 : 1;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* The scores of a ranked level often take a few values (the free cores
+ * of nodes mostly full or empty): with no more than this many, they are
+ * sorted by a pass per value instead of a comparison sort (16,384 nodes
+ * of spread: one pass, not 230,000 comparisons). */
+#define RANK_FEW 8
+
+/* Sort the n entries e (in list order) best first, equal scores in list
+ * order.  0 or -1 (ENOMEM). */
+static int rank_sort(struct rent *e, size_t n)
+{
+    double val[RANK_FEW];
+    size_t nval = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = 0;
+        while (k < nval && val[k] != e[i].score)
+            k++;
+        if (k < nval)
+            continue;
+        if (nval == RANK_FEW || e[i].score != e[i].score) { /* many, or a NaN */
+            qsort(e, n, sizeof(*e), cmp_rent);
+            return 0;
+        }
+        /* kept descending: insertion */
+        while (k > 0 && val[k - 1] < e[i].score) {
+            val[k] = val[k - 1];
+            k--;
+        }
+        val[k] = e[i].score;
+        nval++;
+    }
+    if (nval < 2)
+        return 0;
+    struct rent *tmp = malloc(n * sizeof(*tmp));
+    if (!tmp) {
+        errno = ENOMEM;
+        return -1;
+    }
+    size_t j = 0;
+    for (size_t k = 0; k < nval; k++)
+        for (size_t i = 0; i < n; i++)
+            if (e[i].score == val[k])
+                tmp[j++] = e[i];
+    memcpy(e, tmp, n * sizeof(*e));
+    free(tmp);
+    return 0;
+}
+
+/* Rank the n entries in m->rents (their vertices of one type, in list
+ * order) best first: the score hook's order, then choose's of all of
+ * them.  0, or -1 (m->hook_failed set when a hook failed). */
+static int rank_group(grove_matcher_t *m, const struct req *r, size_t n)
+{
+    grove_policy_ctx_t ctx = {r && !r->slot ? r->type : GROVE_SYM_NONE,
+                              r && !r->slot ? m->rank_need : 0, m->start, m->end, &m->preq,
+                              r ? r->js : NULL};
+    grove_vid_t *vs = malloc(n * sizeof(*vs));
+    double *sc = malloc(n * sizeof(*sc));
+    size_t *pick = NULL;
+    struct rent *tmp = NULL;
+    int rc = -1;
+    if (!vs || !sc) {
+        errno = ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        vs[i] = m->rents[i].v;
+        sc[i] = 0;
+    }
+    if (m->pol.scores) {
+        if (m->pol.scores(m->pol.arg, m->g, vs, n, &ctx, sc) < 0)
+            goto hook;
+    } else if (m->pol.score) {
+        for (size_t i = 0; i < n; i++)
+            if (m->pol.score(m->pol.arg, m->g, vs[i], &ctx, &sc[i]) < 0)
+                goto hook;
+    }
+    for (size_t i = 0; i < n; i++)
+        m->rents[i].score = sc[i];
+    if ((m->pol.score || m->pol.scores) && rank_sort(m->rents, n) < 0)
+        goto out;
+    if (m->pol.choose && n > 1) {
+        if (!(pick = malloc(n * sizeof(*pick))) || !(tmp = malloc(n * sizeof(*tmp)))) {
+            errno = ENOMEM;
+            goto out;
+        }
+        for (size_t i = 0; i < n; i++) {
+            vs[i] = m->rents[i].v;
+            sc[i] = m->rents[i].score;
+            tmp[i] = m->rents[i];
+            tmp[i].score = 0; /* marks a position not picked yet */
+        }
+        if (m->pol.choose(m->pol.arg, m->g, vs, sc, n, n, pick) < 0)
+            goto hook;
+        for (size_t i = 0; i < n; i++) {
+            /* every position once: an order of them all */
+            if (pick[i] >= n || tmp[pick[i]].score != 0) {
+                errno = ERANGE;
+                goto hook;
+            }
+            tmp[pick[i]].score = 1;
+            m->rents[i] = tmp[pick[i]];
+        }
+    }
+    rc = 0;
+    goto out;
+hook:
+    m->hook_failed = 1;
+out:
+    GROVEP_FREE_ALL(vs, sc, pick, tmp);
+    return rc;
+}
+
+/* Rank the entries of m->rlist of the types ranked, each type among its
+ * own places in the list.  0 or -1. */
+static int rank_list(grove_matcher_t *m, const struct req *r)
+{
+    size_t n = m->nrlist;
+    if (grovep_grow((void **)&m->rents, &m->rentcap, n ? n : 1, sizeof(*m->rents)) < 0)
+        return -1;
+    grove_sym_t done[RANK_MEMO_N];
+    size_t ndone = 0;
+    for (size_t i = 0; i < n; i++) {
+        grove_sym_t t = m->g->v[m->rlist[i]].type;
+        bool seen = false;
+        for (size_t d = 0; d < ndone && !seen; d++)
+            seen = done[d] == t;
+        if (seen || !rank_type(m, t) || !rank_inner(m, m->rlist[i]))
+            continue;
+        size_t c = 0;
+        for (size_t j = i; j < n; j++)
+            if (m->g->v[m->rlist[j]].type == t && rank_inner(m, m->rlist[j]))
+                m->rents[c++] = (struct rent){m->rlist[j], (uint32_t)j, 0};
+        if (c > 1 || m->pol.score || m->pol.scores) {
+            /* a score is asked even of a lone vertex: it may fail */
+            size_t *at = malloc(c * sizeof(*at));
+            if (!at) {
+                errno = ENOMEM;
+                return -1;
+            }
+            for (size_t j = 0; j < c; j++)
+                at[j] = m->rents[j].pos;
+            int rc = rank_group(m, r, c);
+            for (size_t j = 0; rc == 0 && j < c; j++)
+                m->rlist[at[j]] = m->rents[j].v;
+            free(at);
+            if (rc < 0)
+                return -1;
+        }
+        if (ndone < RANK_MEMO_N)
+            done[ndone++] = t;
+    }
+    return 0;
+}
+
+/* Put in frame fi (the last, of vertex v, its children listed) the ranked
+ * list of what lies below v: kept for the window, else made and kept.
+ * 0 or -1. */
+static int rank_kids(grove_matcher_t *m, grove_vid_t v, size_t fi, const struct req *r)
+{
+    uint8_t sub = RANK_SUB | m->dom_sub;
+    const grove_vid_t *list;
+    uint32_t n;
+    const struct oslot *o = oslot_find(m, v, sub);
+    if (o && o->epoch == m->oepoch) {
+        list = m->okids + o->at;
+        n = o->n;
+    } else {
+        struct frame *f = &m->frames[fi];
+        m->nrlist = 0;
+        int found = 0;
+        for (uint32_t i = 0; i < f->nkids && found >= 0; i++) {
+            int rc = rank_collect(m, m->kids[f->kids + i]);
+            found = rc < 0 ? rc : found | rc;
+        }
+        if (found < 0)
+            return -1;
+        if (found && rank_list(m, r) < 0)
+            return -1;
+        if (!found) {
+            /* nothing ranked below v: its children, as listed */
+            m->nrlist = 0;
+            for (uint32_t i = 0; i < f->nkids; i++)
+                if (rlist_push(m, m->kids[f->kids + i]) < 0)
+                    return -1;
+        }
+        if (m->nrlist > UINT32_MAX) {
+            errno = EOVERFLOW;
+            return -1;
+        }
+        n = (uint32_t)m->nrlist;
+        order_keep(m, v, sub, m->rlist, n);
+        list = m->rlist;
+    }
+    struct frame *f = &m->frames[fi];
+    if (grovep_grow((void **)&m->kids, &m->kidcap, (size_t)f->kids + n, sizeof(*m->kids)) < 0)
+        return -1;
+    /* list may lie in okids, never in kids */
+    memcpy(m->kids + f->kids, list, n * sizeof(*m->kids));
+    f->nkids = n;
+    m->nkids = (size_t)f->kids + n;
+    return 0;
+}
+
+bool grovep_match_path_ok(grove_matcher_t *m, const struct req *r, grove_vid_t top, grove_vid_t k,
+                          int *failed)
+{
+    const grove_graph_t *g = m->g;
+    for (grove_vid_t a = m->par[k]; a != top && a != GROVEP_NONE; a = m->par[a]) {
+        if (!enterable(m, a) || (r && !agg_fits(m, a, r->need1)))
+            return false;
+        if (r && m->pol.prune && grove_policy_applies(g, m->pol.prune_types, g->v[a].type)) {
+            grove_policy_ctx_t ctx = {r->slot ? GROVE_SYM_NONE : r->type, 0, m->start, m->end,
+                                      &m->preq, r->js};
+            int p = m->pol.prune(m->pol.arg, g, a, &ctx);
+            if (p < 0) {
+                m->hook_failed = 1;
+                *failed = 1;
+                return false;
+            }
+            if (p > 0)
+                return false;
+        }
+    }
+    return true;
+}
+
+
 /* ---- candidate walk ------------------------------------------------------- */
 
-int grovep_match_push_frame(grove_matcher_t *m, grove_vid_t v)
+int grovep_match_push_frame(grove_matcher_t *m, grove_vid_t v, const struct req *r)
 {
     const grove_graph_t *g = m->g;
     int sub = m->dom_sub;
@@ -267,6 +643,8 @@ int grovep_match_push_frame(grove_matcher_t *m, grove_vid_t v)
         m->hook_failed = 1;
         return -1;
     }
+    if (m->rank_on && f->nkids > 0 && rank_kids(m, v, m->nframes - 1, r) < 0)
+        return -1;
     return 0;
 }
 
@@ -317,7 +695,8 @@ static grove_vid_t iter_next(grove_matcher_t *m, struct iter *it, const struct r
         }
         /* below a candidate that take() already vetted (and may hold
          * exclusively: its inside is ours to search) */
-        if (grovep_match_push_frame(m, it->root) < 0)
+        m->rank_need = it->need;
+        if (grovep_match_push_frame(m, it->root, r) < 0)
             goto fail;
     }
     while (m->nframes > it->frame_base) {
@@ -328,6 +707,15 @@ static grove_vid_t iter_next(grove_matcher_t *m, struct iter *it, const struct r
             continue;
         }
         grove_vid_t k = m->kids[f->kids + f->next++];
+        /* a ranked list leaves out the levels between (rank_kids) */
+        if (m->rank_on && m->par[k] != f->v) {
+            int pf = 0;
+            if (!grovep_match_path_ok(m, r, f->v, k, &pf)) {
+                if (pf)
+                    goto fail;
+                continue;
+            }
+        }
         if (g->v[k].type == r->type)
             return k;
         if (sibling_type(r, g->v[k].type) || !enterable(m, k) || !agg_fits(m, k, r->need1))
@@ -342,7 +730,8 @@ static grove_vid_t iter_next(grove_matcher_t *m, struct iter *it, const struct r
             if (p > 0)
                 continue;
         }
-        if (grovep_match_push_frame(m, k) < 0)
+        m->rank_need = it->need;
+        if (grovep_match_push_frame(m, k, r) < 0)
             goto fail;
     }
     return GROVE_VID_NONE;
@@ -360,7 +749,7 @@ static inline grove_vid_t iter_step(grove_matcher_t *m, struct iter *it, const s
         struct frame *f = &m->frames[m->nframes - 1];
         if (f->next < f->nkids) {
             grove_vid_t k = m->kids[f->kids + f->next];
-            if (m->g->v[k].type == r->type) {
+            if (m->g->v[k].type == r->type && (!m->rank_on || m->par[k] == f->v)) {
                 f->next++;
                 return k;
             }

@@ -25,8 +25,10 @@
  *   variation   the candidates of the best `perf_class` (lowest; none
  *               or a bad one is the worst, 9999), as a job runs at the
  *               pace of its slowest node (candidate order on ties).
- *   spread      nodes with the most free cores during the window first,
- *               so jobs spread over the machine (scores nodes only).
+ *   spread      nodes with the most free cores during the window first
+ *               (then the most free GPUs; flux-core's worst-fit), so jobs
+ *               spread over the machine (scores nodes only, named or not:
+ *               a request of cores takes them from the emptiest nodes).
  *   gpu         jobs that ask for GPUs get the nodes with the most free
  *               GPUs; other jobs the nodes with the fewest, keeping GPU
  *               nodes for GPU jobs (scores nodes only).
@@ -201,11 +203,59 @@ static double free_in_window(const grove_graph_t *g, grove_vid_t v, const char *
     return n < 0 ? 0 : (double)n;
 }
 
+/* spread's tie-break: free GPUs weigh less than one free core, as long
+ * as a node has fewer than this many (exact in a double up to 2^33 free
+ * cores). */
+#define SPREAD_GPU_WEIGHT 1048576.0
+
+/* Free cores first, then free GPUs: the order of flux-core's worst-fit
+ * (Rv1Pool), which sorts nodes by (free cores, free GPUs) descending, ties
+ * in rank order (the matcher keeps visiting order on equal scores). */
+static double spread_key(double cores, double gpus)
+{
+    if (gpus > SPREAD_GPU_WEIGHT - 1)
+        gpus = SPREAD_GPU_WEIGHT - 1;
+    return cores * SPREAD_GPU_WEIGHT + gpus;
+}
+
 static int score_spread(void *arg, const grove_graph_t *g, grove_vid_t v,
                         const grove_policy_ctx_t *ctx, double *score)
 {
     (void)arg;
-    *score = free_in_window(g, v, "core", ctx);
+    *score = spread_key(free_in_window(g, v, "core", ctx), free_in_window(g, v, "gpu", ctx));
+    return 0;
+}
+
+/* The free cores and GPUs of each of the n vertices during the window,
+ * from one query of each one's aggregate, the types looked up once (a
+ * level of 16,384 nodes: the names were half of score's cost). */
+static void free_cores_gpus(const grove_graph_t *g, const grove_vid_t *vs, size_t n,
+                            const grove_policy_ctx_t *ctx, double *cores, double *gpus)
+{
+    grove_sym_t t[2] = {grove_graph_sym_lookup(g, "core"), grove_graph_sym_lookup(g, "gpu")};
+    for (size_t i = 0; i < n; i++) {
+        int64_t u[2];
+        if (grove_vertex_aggregate_avail_syms(g, vs[i], t, 2, ctx->start, ctx->end, u) < 0)
+            u[0] = u[1] = 0;
+        cores[i] = u[0] < 0 ? 0 : (double)u[0];
+        gpus[i] = u[1] < 0 ? 0 : (double)u[1];
+    }
+}
+
+/* score_spread for a level at once (out: n scores). */
+static int scores_spread(void *arg, const grove_graph_t *g, const grove_vid_t *vs, size_t n,
+                         const grove_policy_ctx_t *ctx, double *out)
+{
+    (void)arg;
+    double *gpus = malloc((n ? n : 1) * sizeof(*gpus));
+    if (!gpus) {
+        errno = ENOMEM;
+        return -1;
+    }
+    free_cores_gpus(g, vs, n, ctx, out, gpus);
+    for (size_t i = 0; i < n; i++)
+        out[i] = spread_key(out[i], gpus[i]);
+    free(gpus);
     return 0;
 }
 
@@ -243,8 +293,8 @@ static const grove_policy_t builtins[] = {
     {.name = "freshnodex", .node_exclusive = true, .explore_by_use = true},
     {.name = "locality", .choose = choose_locality, .select = GROVE_SELECT_BEST},
     {.name = "variation", .choose = choose_variation, .select = GROVE_SELECT_BEST},
-    {.name = "spread", .score = score_spread, .select = GROVE_SELECT_BEST,
-     .score_types = nodes_only},
+    {.name = "spread", .score = score_spread, .scores = scores_spread,
+     .select = GROVE_SELECT_BEST, .score_types = nodes_only},
     {.name = "gpu", .score = score_gpu, .select = GROVE_SELECT_BEST, .score_types = nodes_only},
 };
 

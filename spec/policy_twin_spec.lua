@@ -303,7 +303,9 @@ local VARIANTS = {
     return {base = "first", node_exclusive = true, prune = function(v) return nil end}]],
   -- one score call per node, as the documentation's first examples
   spread = [[
-    return {score_types = "node", score = function(v) return v:aggregate("core") or 0 end}]],
+    return {score_types = "node", score = function(v)
+      return (v:aggregate("core") or 0) * 1048576 + (v:aggregate("gpu") or 0)
+    end}]],
   gpu = [[
     return {score_types = "node", score = function(v, ctx)
       local n = v:aggregate("gpu") or 0

@@ -749,6 +749,14 @@ static void test_aggregates(void)
        "by symbol: no symbol, ENOENT");
     ok(grove_vertex_aggregate_avail_sym(g, t.root, core_sym, 10, 10) < 0 && errno == EINVAL,
        "by symbol: an empty window, EINVAL");
+    int64_t two[2];
+    ok(grove_vertex_aggregate_avail_syms(g, t.root, &core_sym, 1, 10, 10, two) < 0
+           && errno == EINVAL,
+       "several symbols: an empty window, EINVAL");
+    grove_sym_t pair[2] = {core_sym, grove_graph_sym_lookup(g, "socket")};
+    ok(grove_vertex_aggregate_avail_syms(g, t.root, pair, 2, 0, 10, two) == 0 && two[0] == 16
+           && two[1] == -1,
+       "several symbols: 16 free cores, no aggregate of sockets (-1)");
     /* random allocations and frees, checked against the records */
     grove_vid_t cand[64];
     size_t ncand = 0;
@@ -794,6 +802,16 @@ static void test_aggregates(void)
                          grove_vertex_name(g, a), types[k], (long long)ws, (long long)we,
                          (long long)got, (long long)want);
             }
+            /* both types and no type from one query: each as asked alone */
+            grove_sym_t syms[3] = {grove_graph_sym_lookup(g, types[1]),
+                                   grove_graph_sym_lookup(g, types[0]), GROVE_SYM_NONE};
+            int64_t u[3];
+            int rc = grove_vertex_aggregate_avail_syms(g, a, syms, 3, ws, we, u);
+            int64_t a1 = grove_vertex_aggregate_avail(g, a, types[1], ws, we),
+                    a0 = grove_vertex_aggregate_avail(g, a, types[0], ws, we);
+            if ((rc < 0 ? a0 >= 0 || a1 >= 0 : u[0] != a1 || u[1] != a0 || u[2] != -1)
+                && bad++ < 5)
+                diag("op %d: %s: several types at once differ", i, grove_vertex_name(g, a));
         }
     }
     ok(bad == 0, "aggregates agree with the records over %d random operations", ops);
