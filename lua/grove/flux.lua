@@ -288,21 +288,28 @@ end
 
 -- ---- RFC 28 -----------------------------------------------------------------------
 
--- Recount the units after the resources changed.  The expiration needs
--- nothing here: the acquisition code moved the graph's.
+-- Recount the units after the resources changed (the expiration needs
+-- nothing here: the acquisition code moved the graph's).  true when the
+-- set got smaller: a shrink took effect (at once, or when the last job on
+-- a shrunk rank ended).
 local function resources_changed(self)
   local loop = self.loop
+  local before = loop.total
   loop.total = sched.count_units(loop)
+  return loop.total < before
 end
 
--- After the expiration came closer: a waiting job that can no longer end
--- before it (its duration is longer than what is left) can never run
--- here, and is denied with the reason, its reservation given up (RFC 27:
--- a job that can never run is denied).
-local function deny_past_horizon(self)
+-- After the resource set shrank or its expiration came closer: a waiting
+-- job that can never run here any more is denied with the reason, its
+-- reservation given up (RFC 27: a job that can never run is denied;
+-- flux-core's schedulers deny it when they come to it).  Left waiting, it
+-- would wait for good, and under fcfs hold back every job behind it.  A
+-- job without a duration of its own follows the expiration (refresh_open):
+-- only a shrink looks at it.
+local function deny_never(self, shrunk)
   local loop = self.loop
   for _, rec in ipairs(sched.waiting(loop)) do
-    if not rec.open then
+    if shrunk or not rec.open then
       local msg, code = sched.admissible(loop, rec)
       if msg and code == "ENODEV" then
         sched.forget(loop, rec)
@@ -336,9 +343,9 @@ function Flux:acquire(response)
   end
   local first = not self.started
   self.started = true
-  resources_changed(self)
+  local shrunk = resources_changed(self)
   local h2 = self.loop.g:expiration()
-  if h2 > 0 and (horizon == 0 or h2 < horizon) then deny_past_horizon(self) end
+  if shrunk or h2 > 0 and (horizon == 0 or h2 < horizon) then deny_never(self, shrunk) end
   if r.expiration ~= nil and not first then
     -- said as flux-core's schedulers say it
     emit(self, {op = "log", level = "info",
@@ -589,7 +596,10 @@ function Flux:free(request)
   rec.state = "done"
   -- ranks a shrink left pending go once no job holds them (nothing to
   -- look at, and no events table made, when none is pending)
-  if self.acq:targets("pending") ~= "" then self.acq:update() end
+  if self.acq:targets("pending") ~= "" then
+    self.acq:update()
+    if resources_changed(self) then deny_never(self, true) end
+  end
   pass(self)
   return flush(self)
 end
