@@ -455,6 +455,25 @@ describe("grove.flux after a restart", function()
     assert.equal("1", core.rv1_decode(by_id(acts, "alloc", "success")[4].R):ranks():encode())
     acts = s:handle("sched.alloc", alloc(5, jobspec(1, 2, 100)))
     assert.is_not_nil(by_id(acts, "alloc", "success")[5])
+    -- a job manager that holds nothing: its R's empty R_lite, decoded
+    -- into a table (an empty table) or as text, releases the rest
+    acts = s:reconcile({allocated = {version = 1, execution = {R_lite = {}, starttime = 0,
+      expiration = 0, nodelist = {""}}}})
+    local released = {}
+    for _, a in ipairs(acts) do
+      if a.op == "log" and a.level == "warning" then released[#released + 1] = a.message end
+    end
+    table.sort(released)
+    assert.same({"job ƒ2: ranks 0 freed while no scheduler was listening: released",
+      "job ƒ5: ranks 1 freed while no scheduler was listening: released",
+      "job ƒ6: ranks 0 freed while no scheduler was listening: released"}, released)
+    assert.is_nil(s.loop.jobs[1])
+    s:handle("sched.hello", {id = 6, priority = 16, userid = 1, t_submit = 6, R = R(0, "0-1")})
+    acts = s:reconcile({allocated = '{"version":1,"execution":{"R_lite":[],"starttime":0,'
+      .. '"expiration":0,"nodelist":[""]}}'})
+    assert.equal("warning", acts[1].level)
+    assert.is_nil(s.loop.jobs[6])
+    s:handle("sched.hello", {id = 1, priority = 16, userid = 1, t_submit = 1, R = R(0, "0-1")})
     -- an unreadable answer changes nothing
     acts = s:reconcile({allocated = 5})
     assert.equal("err", acts[1].level)

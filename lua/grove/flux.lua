@@ -454,7 +454,16 @@ end
 function Flux:reconcile(response)
   local r, err = decode(response)
   local alloc = type(r) == "table" and r.allocated
-  if type(alloc) == "table" then alloc = core.json_encode(alloc, 0) end
+  if type(alloc) == "table" then
+    local ex = alloc.execution
+    if type(ex) == "table" and type(ex.R_lite) == "table" and next(ex.R_lite) == nil then
+      -- nothing allocated: decoded, the empty R_lite array is an empty
+      -- table, which would be written back as an object
+      alloc = '{"version":1,"execution":{"R_lite":[],"starttime":0,"expiration":0}}'
+    else
+      alloc = core.json_encode(alloc, 0)
+    end
+  end
   local A = type(alloc) == "string" and core.rv1_decode(alloc)
   if not A then
     emit(self, {op = "log", level = "err", message = "reconcile: " .. tostring(err or
