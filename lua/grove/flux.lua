@@ -429,9 +429,30 @@ function Flux:hello(job)
   if start > 0 then opts.start = start end
   if exp > 0 then opts["end"] = math.floor(exp) end
   local ok, m2, code = loop.m:register(R, j.id, opts)
+  local gone
+  if not ok and code == "ENOENT" then
+    -- some of R is no longer in the instance's set (`flux resource
+    -- reload` of a smaller R while no scheduler was loaded): the job keeps
+    -- what is left until its free and is ended with an exception, as a
+    -- job on a shrunk rank.  Refused, it would hold on to those resources
+    -- while it is torn down, and they would be given to another job.
+    local all = core.rv1_from_graph(loop.g)
+    local kept = R:intersect(all)
+    if kept:ranks():count() > 0 then
+      gone = R:diff(all)
+      ok, m2, code = loop.m:register(kept, j.id, opts)
+    end
+  end
   if not ok then
     return fail(self, "sched.hello", code or "EBUSY",
       fmt("hello: job %d cannot be put back: %s", j.id, tostring(m2)))
+  end
+  if gone then
+    -- (type "resource", as for a shrunk rank: the job manager reads a
+    -- fatal "scheduler-restart" as "the scheduler holds nothing of it" and
+    -- sends no free, and what is kept would be held for good)
+    emit(self, {op = "exception", id = j.id, type = "resource", severity = 0,
+      note = fmt("resources %s are no longer in the instance's set", gone:summary())})
   end
   local info = loop.m:info(j.id)
   local s0 = info.start or now
