@@ -429,6 +429,31 @@ describe("grove.flux and a job past its end", function()
 end)
 
 describe("grove.flux after a restart", function()
+  it("keeps what is left of a job's R that the set no longer has whole, and ends the job",
+    function()
+    local s = session()
+    local R = '{"version":1,"execution":{"R_lite":[{"rank":"1","children":{"core":"2-5"}}],'
+      .. '"starttime":900,"expiration":2000,"nodelist":["n1"]}}'
+    local acts = s:handle("sched.hello", {id = 1, priority = 16, userid = 1, t_submit = 1, R = R})
+    assert.same({{op = "exception", id = 1, type = "resource", severity = 0,
+      note = "resources rank1/core[4-5] are no longer in the instance's set"}}, acts)
+    assert.equal("running", s.loop.jobs[1].state)
+    -- rank 1's cores 2-3 stay the job's until its free: a whole node waits
+    acts = s:handle("sched.alloc", alloc(2, jobspec(1, 4, 100)))
+    assert.equal("0", core.rv1_decode(by_id(acts, "alloc", "success")[2].R):ranks():encode())
+    acts = s:handle("sched.alloc", alloc(3, jobspec(1, 4, 100)))
+    assert.is_nil(by_id(acts, "alloc", "success")[3])
+    acts = s:handle("sched.free", {id = 1, R = R, final = true})
+    assert.equal("1", core.rv1_decode(by_id(acts, "alloc", "success")[3].R):ranks():encode())
+    -- a job of which nothing is left, or that collides with another, is refused
+    acts = s:handle("sched.hello", {id = 4, priority = 16, userid = 1, t_submit = 4,
+      R = R:gsub('"rank":"1"', '"rank":"7"')})
+    assert.equal("ENOENT", acts[1].errnum)
+    acts = s:handle("sched.hello", {id = 5, priority = 16, userid = 1, t_submit = 5, R = R})
+    assert.equal("error", acts[1].op)
+    assert.is_nil(s.loop.jobs[5])
+  end)
+
   it("releases what a job put back by the hello no longer holds at the job manager", function()
     local s = session()
     -- three jobs put back: 1 on rank 0's cores 0-1, 2 on its cores 2-3, 3 on rank 1
@@ -455,6 +480,25 @@ describe("grove.flux after a restart", function()
     assert.equal("1", core.rv1_decode(by_id(acts, "alloc", "success")[4].R):ranks():encode())
     acts = s:handle("sched.alloc", alloc(5, jobspec(1, 2, 100)))
     assert.is_not_nil(by_id(acts, "alloc", "success")[5])
+    -- a job manager that holds nothing: its R's empty R_lite, decoded
+    -- into a table (an empty table) or as text, releases the rest
+    acts = s:reconcile({allocated = {version = 1, execution = {R_lite = {}, starttime = 0,
+      expiration = 0, nodelist = {""}}}})
+    local released = {}
+    for _, a in ipairs(acts) do
+      if a.op == "log" and a.level == "warning" then released[#released + 1] = a.message end
+    end
+    table.sort(released)
+    assert.same({"job ƒ2: ranks 0 freed while no scheduler was listening: released",
+      "job ƒ5: ranks 1 freed while no scheduler was listening: released",
+      "job ƒ6: ranks 0 freed while no scheduler was listening: released"}, released)
+    assert.is_nil(s.loop.jobs[1])
+    s:handle("sched.hello", {id = 6, priority = 16, userid = 1, t_submit = 6, R = R(0, "0-1")})
+    acts = s:reconcile({allocated = '{"version":1,"execution":{"R_lite":[],"starttime":0,'
+      .. '"expiration":0,"nodelist":[""]}}'})
+    assert.equal("warning", acts[1].level)
+    assert.is_nil(s.loop.jobs[6])
+    s:handle("sched.hello", {id = 1, priority = 16, userid = 1, t_submit = 1, R = R(0, "0-1")})
     -- an unreadable answer changes nothing
     acts = s:reconcile({allocated = 5})
     assert.equal("err", acts[1].level)

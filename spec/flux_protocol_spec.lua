@@ -45,6 +45,36 @@ describe("grove.flux", function()
     assert.is_nil(by_id(acts, "alloc", "success")[3])
   end)
 
+  it("denies a waiting job a shrink leaves unable to ever run, and starts those behind it",
+    function()
+    local s = session()
+    local acts = s:handle("sched.alloc", alloc(1, jobspec(2, 4, 100)))
+    local R1 = by_id(acts, "alloc", "success")[1].R
+    s:handle("sched.alloc", alloc(2, jobspec(2, 4, 100)))
+    s:handle("sched.alloc", alloc(3, jobspec(1, 4, 100)))
+    -- rank 1 is still held by job 1: the set has not shrunk yet
+    acts = s:handle("resource.acquire", '{"down":"1","shrink":"1"}')
+    assert.same({}, by_id(acts, "alloc", "deny"))
+    assert.equal(2, s:stats().queue_length)
+    -- job 1 ends: rank 1 goes, job 2 (two nodes) can never run, job 3 starts
+    acts = s:handle("sched.free", ('{"id":1,"R":%s,"final":true}'):format(R1))
+    assert.equal("unsatisfiable request: 8 cores requested: the graph has 4",
+      by_id(acts, "alloc", "deny")[2].note)
+    assert.equal("0", ranks_of(by_id(acts, "alloc", "success")[3]))
+    assert.equal(0, s:stats().queue_length)
+    -- a shrink that takes effect at once denies in its own response
+    s = session(nil, R_text("0-2", "n[0-2]"), "0-2")
+    acts = s:handle("sched.alloc", alloc(4, jobspec(1, 4, 100)))
+    assert.equal("0", ranks_of(by_id(acts, "alloc", "success")[4]))
+    s:handle("sched.alloc", alloc(5, jobspec(3, 4, 100)))
+    s:handle("sched.alloc", alloc(6, jobspec(2, 4, 100)))
+    acts = s:handle("resource.acquire", '{"down":"2","shrink":"2"}')
+    assert.equal("unsatisfiable request: 12 cores requested: the graph has 8",
+      by_id(acts, "alloc", "deny")[5].note)
+    assert.is_nil(by_id(acts, "alloc", "deny")[6])
+    assert.equal(1, s:stats().queue_length)
+  end)
+
   it("starts jobs from alloc and frees them (JSON in, JSON out)", function()
     local s, clock, acts = session()
     assert.same({}, acts)

@@ -281,7 +281,12 @@ static void act(struct sched_ctx *ctx, const flux_msg_t *req)
     } else if (!strcmp(op, "alloc")) {
         act_alloc(ctx, t);
     } else if (!strcmp(op, "respond") || !strcmp(op, "error")) {
-        if (!req) {
+        if (!req && !strcmp(op, "error")) {
+            /* an event that is not a request (a job of the hello, an
+             * acquire response): the reason goes to the log */
+            const char *m = field_str(L, t, "message");
+            flux_log(ctx->h, LOG_ERR, "%s: %s", field_str(L, t, "topic"), m ? m : "error");
+        } else if (!req) {
             flux_log(ctx->h, LOG_ERR, "%s %s: no request to answer", op,
                      field_str(L, t, "topic"));
         } else if (!strcmp(op, "error")) {

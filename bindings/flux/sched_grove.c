@@ -150,6 +150,20 @@ static void check_cb(flux_reactor_t *r, flux_watcher_t *w, int revents, void *ar
     arm_wake(ctx);
 }
 
+/* job-manager.resource-status's answer to the loop, its allocated R as
+ * text (as a hello's R): read into Lua tables, the empty R_lite array of
+ * a job manager that holds nothing would come back an object. */
+static void reconcile(struct sched_ctx *ctx, json_t *st)
+{
+    const json_t *alloc = json_object_get(st, "allocated");
+    char *text = alloc ? json_dumps(alloc, JSON_COMPACT) : NULL;
+    json_t *p = text ? json_pack("{s:s}", "allocated", text) : json_incref(st);
+    if (p)
+        sg_event(ctx, "reconcile", p, NULL);
+    json_decref(p);
+    free(text);
+}
+
 static int start(struct sched_ctx *ctx)
 {
     flux_t *h = ctx->h;
@@ -213,7 +227,7 @@ static int start(struct sched_ctx *ctx)
     json_t *st = NULL;
     flux_future_t *rf = flux_rpc(h, "job-manager.resource-status", NULL, 0, 0);
     if (rf && flux_rpc_get_unpack(rf, "o", &st) == 0)
-        sg_event(ctx, "reconcile", st, NULL);
+        reconcile(ctx, st);
     else
         flux_log(h, LOG_DEBUG, "job-manager.resource-status: %s", strerror(errno));
     flux_future_destroy(rf);

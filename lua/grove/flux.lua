@@ -315,21 +315,28 @@ end
 
 -- ---- RFC 28 -----------------------------------------------------------------------
 
--- Recount the units after the resources changed.  The expiration needs
--- nothing here: the acquisition code moved the graph's.
+-- Recount the units after the resources changed (the expiration needs
+-- nothing here: the acquisition code moved the graph's).  true when the
+-- set got smaller: a shrink took effect (at once, or when the last job on
+-- a shrunk rank ended).
 local function resources_changed(self)
   local loop = self.loop
+  local before = loop.total
   loop.total = sched.count_units(loop)
+  return loop.total < before
 end
 
--- After the expiration came closer: a waiting job that can no longer end
--- before it (its duration is longer than what is left) can never run
--- here, and is denied with the reason, its reservation given up (RFC 27:
--- a job that can never run is denied).
-local function deny_past_horizon(self)
+-- After the resource set shrank or its expiration came closer: a waiting
+-- job that can never run here any more is denied with the reason, its
+-- reservation given up (RFC 27: a job that can never run is denied;
+-- flux-core's schedulers deny it when they come to it).  Left waiting, it
+-- would wait for good, and under fcfs hold back every job behind it.  A
+-- job without a duration of its own follows the expiration (refresh_open):
+-- only a shrink looks at it.
+local function deny_never(self, shrunk)
   local loop = self.loop
   for _, rec in ipairs(sched.waiting(loop)) do
-    if not rec.open then
+    if shrunk or not rec.open then
       local msg, code = sched.admissible(loop, rec)
       if msg and code == "ENODEV" then
         sched.forget(loop, rec)
@@ -363,9 +370,9 @@ function Flux:acquire(response)
   end
   local first = not self.started
   self.started = true
-  resources_changed(self)
+  local shrunk = resources_changed(self)
   local h2 = self.loop.g:expiration()
-  if h2 > 0 and (horizon == 0 or h2 < horizon) then deny_past_horizon(self) end
+  if shrunk or h2 > 0 and (horizon == 0 or h2 < horizon) then deny_never(self, shrunk) end
   if r.expiration ~= nil and not first then
     -- said as flux-core's schedulers say it
     emit(self, {op = "log", level = "info",
@@ -449,9 +456,30 @@ function Flux:hello(job)
   if start > 0 then opts.start = start end
   if exp > 0 then opts["end"] = math.floor(exp) end
   local ok, m2, code = loop.m:register(R, j.id, opts)
+  local gone
+  if not ok and code == "ENOENT" then
+    -- some of R is no longer in the instance's set (`flux resource
+    -- reload` of a smaller R while no scheduler was loaded): the job keeps
+    -- what is left until its free and is ended with an exception, as a
+    -- job on a shrunk rank.  Refused, it would hold on to those resources
+    -- while it is torn down, and they would be given to another job.
+    local all = core.rv1_from_graph(loop.g)
+    local kept = R:intersect(all)
+    if kept:ranks():count() > 0 then
+      gone = R:diff(all)
+      ok, m2, code = loop.m:register(kept, j.id, opts)
+    end
+  end
   if not ok then
     return fail(self, "sched.hello", code or "EBUSY",
       fmt("hello: job %d cannot be put back: %s", j.id, tostring(m2)))
+  end
+  if gone then
+    -- (type "resource", as for a shrunk rank: the job manager reads a
+    -- fatal "scheduler-restart" as "the scheduler holds nothing of it" and
+    -- sends no free, and what is kept would be held for good)
+    emit(self, {op = "exception", id = j.id, type = "resource", severity = 0,
+      note = fmt("resources %s are no longer in the instance's set", gone:summary())})
   end
   local info = loop.m:info(j.id)
   local s0 = info.start or now
@@ -625,7 +653,10 @@ function Flux:free(request)
   rec.state = "done"
   -- ranks a shrink left pending go once no job holds them (nothing to
   -- look at, and no events table made, when none is pending)
-  if self.acq:targets("pending") ~= "" then self.acq:update() end
+  if self.acq:targets("pending") ~= "" then
+    self.acq:update()
+    if resources_changed(self) then deny_never(self, true) end
+  end
   pass_soon(self)
   return flush(self)
 end
