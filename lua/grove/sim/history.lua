@@ -100,8 +100,8 @@ local function check_job_R(job, inst)
   local jt = core.json_encode(job.R, 0)
   local r, msg = core.rv1_decode(jt, "R")
   if not r then return fmt("job %d: its R: %s", job.id, tostring(msg)) end
-  local ranks = core.idset(r:ranks())
-  local all = core.idset(inst:ranks())
+  local ranks = r:ranks()
+  local all = inst:ranks()
   local names = {}
   for rank in ranks:ids() do
     local h = r:hostname(rank)
