@@ -129,11 +129,7 @@ function M.run(h, opts)
   local o, msg = M.options(h, opts)
   if not o then return nil, msg end
   local jobs = h.jobs
-  local t0 = h.created or 0
-  for _, j in ipairs(jobs) do
-    t0 = j.t_submit
-    break
-  end
+  local t0 = jobs[1] and jobs[1].t_submit or h.created or 0
   local vt = t0
   o.clock = function() return vt end
   local s, smsg = flux.new(o)
@@ -386,7 +382,9 @@ function M.explain(res, h)
   for _, j in ipairs(h.jobs) do
     if j.free then marks[#marks + 1] = {t = j.free, what = fmt("job %d's free", j.id)} end
     for _, m in ipairs(j.sched or {}) do
-      if m.op == "alloc" then marks[#marks + 1] = {t = m.t, what = fmt("job %d's arrival", j.id)} end
+      if m.op == "alloc" then
+        marks[#marks + 1] = {t = m.t, what = fmt("job %d's arrival", j.id)}
+      end
     end
   end
   table.sort(marks, function(a, b) return a.t < b.t end)
