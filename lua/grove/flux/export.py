@@ -89,6 +89,8 @@ def summary_of(events):
         ex = [x for x in out["exceptions"] if x[2] == 0]
         if ex and ex[0][1] == "timeout":
             out["result"] = "timeout"
+        elif ex and ex[0][1] == "cancel":
+            out["result"] = "canceled"
     return out
 
 

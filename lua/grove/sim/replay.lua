@@ -434,7 +434,12 @@ function M.explain(res, h)
           why = "the replay had not started it by the end of the history"
         end
       elseif r.predicted and not r.actual then
-        if j.cancel_t then
+        local asked = j.sched[1] and j.sched[#j.sched].t
+        if j.cancel_t and asked and j.cancel_t - asked <= M.DELAY then
+          why = fmt("cancelled %.3f s after it asked the scheduler, %.3f s after the replay " ..
+            "started it: the instance had not handled its alloc yet (message delay)",
+            j.cancel_t - asked, j.cancel_t - r.predicted)
+        elseif j.cancel_t then
           why = fmt("the replay started it %.3f s before the instance saw it cancelled; the " ..
             "instance never started it", j.cancel_t - r.predicted)
         else
