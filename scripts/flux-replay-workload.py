@@ -41,7 +41,7 @@ def flux_cmd(*args):
         sys.exit("flux %s: %s" % (" ".join(args), r.stderr.strip()))
 
 
-RUNS = [0.5, 1.0, 2.0, 3.0, 5.0]   # the fixed run times (test execution)
+RUNS = [1.0, 2.0, 3.0, 5.0, 8.0]   # the fixed run times (test execution)
 half = a.nodes // 2
 
 
@@ -91,7 +91,7 @@ def pick():
 
 ids, cancelled, held = [], set(), []
 t0 = time.time()
-batch = 10
+batch = 2
 drain_at, undrain_at = int(a.jobs * 0.4), int(a.jobs * 0.7)
 drained = None
 for start in range(0, a.jobs, batch):

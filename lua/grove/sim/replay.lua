@@ -18,8 +18,13 @@
 -- start.  What differs is what the replay decides: a job's start is the
 -- time of the message whose pass started it, and its sched.free comes
 -- its actual run later (the free event minus the alloc event of the
--- history).  A job that never started in the history but does in the
--- replay ends at its cancel, or runs on to the end of the history.
+-- history).  The job manager hears of a start some milliseconds after
+-- the scheduler's decision (the response, R in the KVS): a started job is
+-- given the latency it had in the instance (from the last message before
+-- its alloc event to that event, at most DELAY), so its predicted start
+-- is the decision plus that latency, and its free comes its run after.
+-- A job that never started in the history but does in the replay ends at
+-- its cancel, or runs on to the end of the history.
 --
 -- Then each job's predicted start is set beside its actual start (the
 -- alloc event), and every job that differs by more than `within`
@@ -35,6 +40,16 @@ local metrics = require("grove.sim.metrics")
 local M = {}
 
 local fmt = string.format
+
+-- Seconds: the longest start latency a job is given (below), and the
+-- longest gap a difference is put down to message delay by.
+M.DELAY = 1
+
+-- Seconds after its priority event that a job's sched.alloc reaches the
+-- scheduler: the job manager sends alloc requests from its check watcher,
+-- after the events of the reactor turn (flux-core's job-manager/alloc.c),
+-- so a free posted in the same turn goes first.
+M.ALLOC_AFTER = tonumber(os.getenv("GROVE_ALLOC_AFTER")) or 0.002
 
 local function by_time(a, b)
   if a.t ~= b.t then return a.t < b.t end
@@ -157,7 +172,9 @@ function M.run(h, opts)
   for _, j in ipairs(jobs) do
     if j.reached then
       reached[#reached + 1] = j
-      for _, m in ipairs(j.sched) do push({t = m.t, kind = m.op, job = j, msg = m}) end
+      for _, m in ipairs(j.sched) do
+        push({t = m.t + (m.op == "alloc" and M.ALLOC_AFTER or 0), kind = m.op, job = j, msg = m})
+      end
       if j.alloc and j.free then j.run = j.free - j.alloc end
       -- a cancel's time, for a job the replay starts that the instance did not
       for _, e in ipairs(j.events) do
@@ -169,13 +186,40 @@ function M.run(h, opts)
       left[#left + 1] = j
     end
   end
+  -- each started job's start latency in the instance: from the last
+  -- message before its alloc event (an arrival, a free, a resource event:
+  -- what let the scheduler start it) to that event, at most DELAY
+  local marks = {}
+  for _, j in ipairs(reached) do
+    for _, m in ipairs(j.sched) do
+      marks[#marks + 1] = m.t + (m.op == "alloc" and M.ALLOC_AFTER or 0)
+    end
+    if j.free then marks[#marks + 1] = j.free end
+  end
+  for _, e in ipairs(h.resource_events) do marks[#marks + 1] = e.t end
+  table.sort(marks)
+  for _, j in ipairs(reached) do
+    if j.alloc then
+      local lo, hi, found = 1, #marks, nil
+      while lo <= hi do
+        local mid = (lo + hi) // 2
+        if marks[mid] <= j.alloc then
+          found = marks[mid]
+          lo = mid + 1
+        else
+          hi = mid - 1
+        end
+      end
+      j.latency = found and math.min(M.DELAY, j.alloc - found) or 0
+    end
+  end
   local stop = h.created or math.huge
   local acc = metrics.new{units = total_cores}
   local busy, queued = 0, 0
   local byid = {}
   for _, j in ipairs(reached) do
     byid[j.id] = j
-    j.pred, j.pred_end, j.pred_R, j.denied = nil, nil, nil, nil
+    j.pred, j.pred_end, j.pred_R, j.denied, j.decided = nil, nil, nil, nil, nil
   end
   local refused
   local function rel(t) return math.floor((t - t0) * 1000 + 0.5) / 1000 end
@@ -184,13 +228,16 @@ function M.run(h, opts)
       if a.op == "alloc" and a.type == "success" then
         local j = byid[a.id]
         if j and not j.pred then
-          j.pred = vt
+          -- the job manager hears of the start as long after the decision
+          -- as it did in the instance
+          j.decided = vt
+          j.pred = vt + (j.latency or 0)
           local R = a.R and core.rv1_decode(a.R, "R")
           j.pred_ranks = R and tostring(R:ranks()) or ""
           j.pred_cores = R and R:count("core") or 0
           local run = j.run
-          if not run and j.cancel_t then run = math.max(0, j.cancel_t - vt) end
-          if run then push({t = vt + run, kind = "free", job = j}) end
+          if not run and j.cancel_t then run = math.max(0, j.cancel_t - j.pred) end
+          if run then push({t = j.pred + run, kind = "free", job = j}) end
           busy = busy + j.pred_cores
           queued = queued - 1
           acc:level(rel(vt), busy, queued)
@@ -274,6 +321,9 @@ function M.run(h, opts)
         actions(s:schedule())
       end
     end
+    -- the module's check watcher: after each message, schedule() (a pass
+    -- when the clock's second moved since the last one, or one is due)
+    if k ~= "wake" then actions(s:schedule()) end
     if refused then return nil, refused end
     if opts.progress and nsteps % 4096 == 0 then opts.progress(done, total, vt - t0) end
   end
@@ -295,7 +345,7 @@ function M.run(h, opts)
     res.compared = res.compared + 1
     if agree then res.agree = res.agree + 1 end
     res.jobs[#res.jobs + 1] = {id = j.id, line = j.line, actual = a, predicted = p, diff = diff,
-      agree = agree, job = j, denied = j.denied}
+      agree = agree, job = j, denied = j.denied, decided = j.decided}
     if p then
       local e = j.pred_end or stop
       acc:job{submit = rel(j.t_submit), start = rel(p), ["end"] = rel(e),
@@ -372,8 +422,6 @@ end
 --     actual one;
 --   - otherwise the first difference of a chain with no cause found in
 --     the history: the times and nodes are given.
-M.DELAY = 1
-
 function M.explain(res, h)
   local firsts = {}
   local list = res.jobs
