@@ -482,7 +482,10 @@ function M.explain(res, h)
           why = "the replay had not started it by the end of the history"
         end
       elseif r.predicted and not r.actual then
-        local asked = j.sched[1] and j.sched[#j.sched].t
+        local asked
+        for _, m in ipairs(j.sched) do
+          if m.op == "alloc" and (not j.cancel_t or m.t <= j.cancel_t) then asked = m.t end
+        end
         if j.cancel_t and asked and j.cancel_t - asked <= M.DELAY then
           why = fmt("cancelled %.3f s after it asked the scheduler, %.3f s after the replay " ..
             "started it: the instance had not handled its alloc yet (message delay)",
