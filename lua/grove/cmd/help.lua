@@ -20,6 +20,7 @@ Usage:
   grove query [OPTIONS]        the resource-query compatible command language
   grove acquire-replay FILE    replay acquisition messages and commands, printing the state
   grove sim [OPTIONS]          replay a workload trace under a queue policy (docs/sim.md)
+  grove flux-export [-o FILE]  write the Flux instance's history, for grove sim --history
   grove help [COMMAND]         this text, or one command's usage
   grove --version              the version
 
@@ -31,7 +32,7 @@ M.usage = [[
 Usage: grove help [COMMAND]
 
 Without COMMAND, what the grove executable can do.  With one, that command's
-usage: run, -e, repl, query, acquire-replay, sim, help (or any grove.cmd.NAME
+usage: run, -e, repl, query, acquire-replay, sim, flux-export, help (or any grove.cmd.NAME
 module).
 ]]
 

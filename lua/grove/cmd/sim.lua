@@ -26,6 +26,8 @@ Usage: grove sim [--cluster FILE] --trace FILE [options]
                  [--arrival-factor F] [--users U] [--types both|batch|interactive]
        grove sim --compare A.json B.json [C.json ...] [--plot DIR] [--force]
                  [--by user|size]
+       grove sim --history FILE [--queue Q] [--policy P] [--within S] [--out FILE.csv]
+                 [--summary FILE.json] [--actual FILE.json] [--all-jobs]
 
 Simulate a batch queue on the real matcher: jobs from a trace arrive, a
 queue policy starts them through the matcher on the cluster's graph, and
@@ -86,6 +88,14 @@ they end after their run time.
                       with --plot DIR compare.svg and wait_cdf.svg (every
                       run's waits); runs of different traces or clusters
                       are refused unless --force
+  --history FILE      replay a Flux instance's history (grove flux-export)
+                      through sched-grove's scheduler with the instance's R
+                      and configuration (--queue, --policy over it); prints
+                      the jobs whose start differs (--all-jobs: every job),
+                      each with its cause, and last "replay: N of M jobs
+                      start as they did (within S s)"; --within S (default
+                      1), --out per job CSV, --summary the replay's metrics,
+                      --actual the instance's own (for --compare)
   --progress S        a progress line on stderr every S seconds (default:
                       5 when stderr is not a terminal; on a terminal, one
                       line redrawn in place)
@@ -103,7 +113,7 @@ local VALUED = {config = 1, cluster = 1, trace = 1, format = 1, queue = 1, polic
   ["on-down"] = 1, walltime = 1, memory = 1, events = 1, status = 1, from = 1, to = 1,
   load = 1, out = 1, summary = 1, plot = 1, ["gantt-nodes"] = 1, ["gantt-window"] = 1,
   generate = 1, procs = 1, seed = 1, ["estimate-factor"] = 1, ["arrival-factor"] = 1,
-  users = 1, types = 1, by = 1, progress = 1}
+  users = 1, types = 1, by = 1, progress = 1, history = 1, within = 1, actual = 1}
 
 -- Seconds between two progress lines on a stderr that is not a terminal.
 M.PROGRESS_EVERY = 5
@@ -123,6 +133,8 @@ local function parse(args)
       o.keep_cancelled = true
     elseif a == "--force" then
       o.force = true
+    elseif a == "--all-jobs" then
+      o["all-jobs"] = true
     elseif k == "partition" or k == "param" then
       -- NAME=VALUE options, repeatable
       if not v then
@@ -592,6 +604,11 @@ function M.main(args)
     return 0
   end
   if o.compare then return compare(o) end
+  if o.history then
+    local ok, status = pcall(require("grove.sim.historycmd").main, o, M)
+    if not ok then return fail(tostring(status)) end
+    return status
+  end
   if o.generate then return generate(o) end
   local ok, status = pcall(simulate, o)
   if not ok then return fail(tostring(status)) end
