@@ -671,10 +671,10 @@ static int64_t inferred_id(const reader_t *r, const nrec_t *n)
  * reported.  Its id: given, or inferred (inferred_id).  Its name: given;
  * else RFC 4's default, basename + id, when it has an id; else the last
  * component of its containment path (else of its first path), else the
- * basename.  *pname: the last component of its path when its name is
- * basename + id and the path names it otherwise (the reference engine
- * names such a vertex ssd21 and keeps its path /mini/chassis1/ssd2), else
- * GROVE_SYM_NONE. */
+ * basename.  *pname: the last component of its path when the path names
+ * it otherwise than its name (the reference engine names a vertex with
+ * neither name nor id ssd21 and keeps its path /mini/chassis1/ssd2, and
+ * an R it wrote names it so beside that path), else GROVE_SYM_NONE. */
 static grove_vid_t add_vertex(reader_t *r, const nrec_t *n, grove_sym_t *pname)
 {
     grovep_json_t *js = &r->js;
@@ -685,7 +685,7 @@ static grove_vid_t add_vertex(reader_t *r, const nrec_t *n, grove_sym_t *pname)
     int64_t id = (n->seen & (1u << K_ID)) ? n->id : inferred_id(r, n);
     bool by_path = !name && id < 0;
     *pname = GROVE_SYM_NONE;
-    if (!name && r->ncpaths) {
+    if (r->ncpaths) {
         const kref_t *pk = &r->cpaths[0];
         for (size_t p = 0; p < r->ncpaths; p++)
             if (KEYIS(S(r, r->cpaths[p].k), r->cpaths[p].kl, GROVE_CONTAINMENT))
@@ -1280,11 +1280,58 @@ static int check_paths(reader_t *r)
     return 0;
 }
 
+/* Another vertex beside v (a child of its parent in sub, or another root)
+ * that paths name s, or GROVE_VID_NONE. */
+static grove_vid_t sibling_named(const grove_graph_t *g, grove_vid_t v, grove_sym_t sub,
+                                 grove_sym_t s)
+{
+    grove_vid_t up = grove_vertex_parent(g, v, sub);
+    if (up == GROVE_VID_NONE) {
+        for (size_t i = 0;; i++) {
+            grove_vid_t w = grove_graph_root(g, sub, i);
+            if (w == GROVE_VID_NONE)
+                return w;
+            if (w != v && grovep_vertex_pathname(g, w) == s)
+                return w;
+        }
+    }
+    grove_eid_t cursor;
+    for (grove_vid_t w = grove_vertex_first_child(g, up, sub, &cursor); w != GROVE_VID_NONE;
+         w = grove_vertex_next_child(g, sub, &cursor))
+        if (w != v && grovep_vertex_pathname(g, w) == s)
+            return w;
+    return GROVE_VID_NONE;
+}
+
 /* After nodes and edges: paths, records, statuses, now. */
 static int finish(reader_t *r)
 {
     if (check_paths(r) < 0)
         return -1;
+    /* a vertex the paths name otherwise than its name keeps the file's
+     * paths, as Fluxion does: they are how a site names it (flux-coral2
+     * sets a rabbit's ssd up or down by /cluster/chassis0/ssd3) */
+    for (grove_vid_t v = 0; r->pname && v < r->g->nv; v++)
+        if (r->pname[v] != GROVE_SYM_NONE && grovep_vertex_pathname_set(r->g, v, r->pname[v]) < 0)
+            return grovep_json_sysfail(&r->js, "keeping paths");
+    /* ... and no two siblings then answer to one path */
+    for (grove_vid_t v = 0; r->pname && v < r->g->nv; v++) {
+        if (r->pname[v] == GROVE_SYM_NONE)
+            continue;
+        for (uint32_t p = r->vpath[v]; p != GROVEP_NONE; p = r->paths[p].next) {
+            const fpath_t *fp = &r->paths[p];
+            grove_vid_t w = sibling_named(r->g, v, fp->sub, r->pname[v]);
+            if (w == GROVE_VID_NONE)
+                continue;
+            size_t plen;
+            const char *path = fp_str(r, fp, &plen);
+            return grovep_json_fail(&r->js, fp->pos,
+                                    "nodes[%u].metadata.paths.%s: \"%.*s\" is the path of "
+                                    "nodes[%u] too",
+                                    v, grove_intern_str(r->g->strings, fp->sub), (int)plen, path,
+                                    w);
+        }
+    }
     if (r->have_now)
         (void)grove_graph_set_now(r->g, r->now); /* checked as it was read */
     if (r->have_exp)
