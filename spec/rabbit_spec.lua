@@ -215,6 +215,52 @@ describe("a rabbit site as a Flux instance's graph", function()
     assert.truthy(by_id(acts, "alloc", "success")[3], "job 3 starts once job 1 ends")
   end)
 
+  it("marks ssds up and down by the site's paths, as flux-coral2 asks Fluxion", function()
+    local R = core.json_encode(rabbit.R{properties = {pdebug = "0-1"}}, 0)
+    local s = h.session({match_format = "rv1"}, R, "0-3")
+    local function answer(req)
+      for _, a in ipairs(s:handle("sched-grove.set-status", req)) do
+        if a.op == "respond" then return a.payload.text end
+        if a.op == "error" then return nil, a.errnum, a.message end
+      end
+    end
+    -- the ssds are down as the JGF gives them: the job waits, never denied
+    local acts = s:handle("sched.alloc", alloc(1, rabbit_jobspec(1, 2048)))
+    assert.is_nil(by_id(acts, "alloc", "success")[1])
+    assert.is_nil(by_id(acts, "alloc", "deny")[1])
+    -- Fluxion's payload, one path a request: the job starts at the second
+    assert.equal("/rb/chassis0/ssd2: up\n",
+      answer('{"resource_path":"/rb/chassis0/ssd2","status":"up"}'))
+    acts = s:handle("sched-grove.set-status", {target = "/rb/chassis0/ssd3", status = "up"})
+    local a = by_id(acts, "alloc", "success")[1]
+    assert.truthy(a, "job 1 starts once two ssds are up")
+    assert.same({"/rb/chassis0/ssd2", "/rb/chassis0/ssd3"}, ssd_paths(a.R))
+    assert.equal("/rb/chassis0/ssd3: up already\n",
+      answer({target = "/rb/chassis0/ssd3", status = "up"}))
+    -- down again: job 1 keeps them; a second job cannot have them
+    assert.equal("/rb/chassis0/ssd2: down\n", answer({target = "/rb/chassis0/ssd2",
+      status = "down"}))
+    s:handle("sched.free", ('{"id":1,"R":%s,"final":true}'):format(a.R))
+    acts = s:handle("sched.alloc", alloc(2, rabbit_jobspec(1, 2048)))
+    assert.is_nil(by_id(acts, "alloc", "success")[2])
+    -- refusals, with the reason
+    local cases = {
+      {{target = "/rb/chassis0/ssd9", status = "up"}, "ENOENT",
+        "set-status: no vertex at path '/rb/chassis0/ssd9' (did you mean '/rb/chassis0/ssd0'?)"},
+      {{target = "/rb/chassis0/ssd0", status = "sideways"}, "EINVAL",
+        "set-status: the status must be up or down, got 'sideways'"},
+      {{target = "/rb/chassis0/rb0", status = "down"}, "EINVAL",
+        "set-status: /rb/chassis0/rb0 has broker rank 0: its status is the resource "
+        .. "module's (flux resource drain, flux resource undrain)"},
+    }
+    for _, c in ipairs(cases) do
+      local text, code, msg = answer(c[1])
+      assert.is_nil(text)
+      assert.equal(c[2], code)
+      assert.equal(c[3], msg)
+    end
+  end)
+
   it("refuses a malformed rabbit JGF with the place and the reason", function()
     local function acquire_log(mutate)
       local R = rabbit.R{properties = {pdebug = "0-1"}, up = true}
