@@ -24,7 +24,6 @@
 #include "error_private.h"
 #include "json_private.h"
 #include "util.h"
-#include "idset.h"
 #include "jgf.h"
 #include "rv1_private.h"
 
@@ -592,44 +591,6 @@ static int fill_ranks(grove_graph_t *g, const grove_rv1_t *R)
     return 0;
 }
 
-/* Every rank the scheduling graph gives a vertex must be one of R_lite's:
- * a graph that names another would place jobs on a broker the resource
- * set does not have.  (A rank of R_lite the graph leaves out is an
- * excluded node, as dws2jgf leaves resource.exclude out.) */
-static int ranks_in_rlite(const grove_graph_t *g, const grove_rv1_t *R, grove_error_t *err)
-{
-    grove_idset_t *ranks = grove_idset_create();
-    if (!ranks) {
-        errno = ENOMEM;
-        return -1;
-    }
-    for (size_t i = 0; i < R->n; i++)
-        if (grove_idset_set(ranks, R->r[i].rank) < 0) {
-            grove_idset_destroy(ranks);
-            errno = ENOMEM;
-            return -1;
-        }
-    int rc = 0;
-    size_t nv = grove_graph_vertex_count(g);
-    for (grove_vid_t v = 0; v < nv; v++) {
-        int64_t rank = grove_vertex_rank(g, v);
-        if (rank < 0 || (rank <= UINT32_MAX && grove_idset_test(ranks, (unsigned)rank)))
-            continue;
-        char *have = grove_idset_encode(ranks, GROVE_IDSET_FLAG_RANGE);
-        grove_error_set(err, NULL, 0,
-                        "scheduling.graph: nodes[%u].metadata.rank: %s %s has rank %lld, "
-                        "which R_lite does not hold (ranks %s)",
-                        v, grove_vertex_type(g, v), grove_vertex_name(g, v), (long long)rank,
-                        have && *have ? have : "none");
-        free(have);
-        errno = EINVAL;
-        rc = -1;
-        break;
-    }
-    grove_idset_destroy(ranks);
-    return rc;
-}
-
 static grove_graph_t *graph_of_scheduling(const grove_rv1_t *R, grove_error_t *err)
 {
     json_t *tmp = json_object();
@@ -650,12 +611,6 @@ static grove_graph_t *graph_of_scheduling(const grove_rv1_t *R, grove_error_t *e
     if (fill_ranks(g, R) < 0) {
         grove_graph_destroy(g);
         errno = ENOMEM;
-        return NULL;
-    }
-    if (ranks_in_rlite(g, R, err) < 0) {
-        saved = errno;
-        grove_graph_destroy(g);
-        errno = saved;
         return NULL;
     }
     return g;
