@@ -200,6 +200,45 @@ describe("a rabbit site as a Flux instance's graph", function()
     assert.equal(1, #ssd_paths(a.R))
   end)
 
+  it("gives back at once the ranks of a partial free below a chassis held whole", function()
+    -- a chassis taken exclusively (flux-coral2's chassis form): its nodes,
+    -- its ssds, all of it the job's
+    local js = '{"version":1,"resources":[{"type":"chassis","count":1,"exclusive":true,'
+      .. '"with":[{"type":"node","count":2,"exclusive":true,"with":[{"type":"slot",'
+      .. '"count":1,"label":"task","with":[{"type":"core","count":1}]}]},'
+      .. '{"type":"ssd","count":1024,"exclusive":true}]}],"tasks":[{"command":["true"],'
+      .. '"slot":"task","count":{"per_slot":1}}],"attributes":{"system":{"duration":3600,'
+      .. '"constraints":{"properties":["pdebug"]}}}}'
+    local s = rabbit_session()
+    local a = by_id(s:handle("sched.alloc", alloc(1, js)), "alloc", "success")[1]
+    assert.equal("0-1", ranks_of(a))
+    -- the whole chassis is written: its four ssds
+    assert.equal(4, #ssd_paths(a.R))
+    s:handle("sched.free", ('{"id":1,"R":%s,"final":false}'):format(h.R_text("0", "rb0")))
+    -- what job 1 still holds: rank 1 and every ssd of the chassis, not rank 0
+    local held
+    for _, act in ipairs(s:handle("sched-grove.find", {expr = "jobid-alloc=1", json = true})) do
+      if act.op == "respond" then held = core.json_decode(act.payload.text) end
+    end
+    local paths = {}
+    for _, v in ipairs(held.vertices) do paths[v.path] = true end
+    for k = 0, 3 do assert.truthy(paths["/rb/chassis0/ssd" .. k], "ssd" .. k) end
+    assert.truthy(paths["/rb/chassis0/rb1"])
+    assert.is_nil(paths["/rb/chassis0/rb0"])
+    assert.is_nil(paths["/rb/chassis0/rb0/core0"])
+    local acts = s:handle("sched.alloc", alloc(2, rabbit_jobspec(1, nil)))
+    assert.equal("0", ranks_of(by_id(acts, "alloc", "success")[2]))
+    acts = s:handle("sched.alloc", alloc(3, rabbit_jobspec(1, 1024, false)))
+    a = by_id(acts, "alloc", "success")[3]
+    assert.truthy(a, "job 3 starts on chassis1")
+    assert.equal("/rb/chassis1", ssd_paths(a.R)[1]:match("^(.*)/ssd%d$"))
+    acts = s:handle("sched.alloc", alloc(4, rabbit_jobspec(1, nil)))
+    assert.is_nil(by_id(acts, "alloc", "success")[4])
+    -- the final free lets the rest go
+    acts = s:handle("sched.free", '{"id":1,"R":' .. h.R_text("1", "rb1") .. ',"final":true}')
+    assert.equal("1", ranks_of(by_id(acts, "alloc", "success")[4]))
+  end)
+
   it("puts a rabbit job back from its R on hello, ssds included", function()
     local s = rabbit_session()
     local a = by_id(s:handle("sched.alloc", alloc(1, rabbit_jobspec(2, 2048))), "alloc",
