@@ -269,6 +269,12 @@ describe("a rabbit site as a Flux instance's graph", function()
     local acts = s:handle("sched.alloc", alloc(1, rabbit_jobspec(1, 2048)))
     assert.is_nil(by_id(acts, "alloc", "success")[1])
     assert.is_nil(by_id(acts, "alloc", "deny")[1])
+    local why
+    for _, act in ipairs(s:handle("sched-grove.why", {id = 1})) do
+      if act.op == "respond" then why = act.payload.text end
+    end
+    assert.truthy(why:find("and 8 vertices without a broker rank are down (/rb/chassis0/ssd0, "
+      .. "/rb/chassis0/ssd1, ", 1, true), why)
     -- Fluxion's payload, one path a request: the job starts at the second
     assert.equal("/rb/chassis0/ssd2: up\n",
       answer('{"resource_path":"/rb/chassis0/ssd2","status":"up"}'))
