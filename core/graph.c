@@ -521,8 +521,8 @@ void grovep_graph_free(grove_graph_t *g)
     grovep_holder_release(g->holder);
     grove_intern_destroy(g->strings);
     idnames_free(g);
-    GROVEP_FREE_ALL(g->v, g->names, g->pnames, g->kvh, g->first_out, g->tails, g->parent, g->next_type,
-                    g->next_name, g->next_rank, g->e, g->uin_first, g->uin_next, g->uin_src, g->tk_off, g->tk_kid, g->kv, g->recs,
+    GROVEP_FREE_ALL(g->v, g->names, g->pnames, g->kvh, g->first_out, g->tails, g->parent,
+                    g->next_type, g->next_name, g->next_rank, g->e, g->uin_first, g->uin_next, g->uin_src, g->tk_off, g->tk_kid, g->kv, g->recs,
                     g->heads, g->by_type, g->by_name);
     map_free(&g->by_rank);
     map_free(&g->big_ids);

@@ -140,6 +140,17 @@ describe("a rabbit site's JGF", function()
   end)
 end)
 
+-- The paths of what job id holds in session s (flux grove find).
+local function held_paths(s, id)
+  local held
+  for _, act in ipairs(s:handle("sched-grove.find", {expr = "jobid-alloc=" .. id, json = true})) do
+    if act.op == "respond" then held = core.json_decode(act.payload.text) end
+  end
+  local paths = {}
+  for _, v in ipairs(held.vertices) do paths[v.path] = true end
+  return paths
+end
+
 describe("a rabbit site as a Flux instance's graph", function()
   -- A session on the generated R (ssds up), R written with its graph.
   local function rabbit_session(opts)
@@ -216,12 +227,7 @@ describe("a rabbit site as a Flux instance's graph", function()
     assert.equal(4, #ssd_paths(a.R))
     s:handle("sched.free", ('{"id":1,"R":%s,"final":false}'):format(h.R_text("0", "rb0")))
     -- what job 1 still holds: rank 1 and every ssd of the chassis, not rank 0
-    local held
-    for _, act in ipairs(s:handle("sched-grove.find", {expr = "jobid-alloc=1", json = true})) do
-      if act.op == "respond" then held = core.json_decode(act.payload.text) end
-    end
-    local paths = {}
-    for _, v in ipairs(held.vertices) do paths[v.path] = true end
+    local paths = held_paths(s, 1)
     for k = 0, 3 do assert.truthy(paths["/rb/chassis0/ssd" .. k], "ssd" .. k) end
     assert.truthy(paths["/rb/chassis0/rb1"])
     assert.is_nil(paths["/rb/chassis0/rb0"])
@@ -243,17 +249,40 @@ describe("a rabbit site as a Flux instance's graph", function()
     local s = rabbit_session()
     local a = by_id(s:handle("sched.alloc", alloc(1, rabbit_jobspec(2, 2048))), "alloc",
       "success")[1]
-    -- a new module: the job comes back with rank 0 already freed
-    local s2 = rabbit_session()
+    -- a new module (its ssds down, as the site's JGF gives them): the job
+    -- comes back with rank 0 already freed, its four ssds held
+    local s2 = h.session({match_format = "rv1"},
+      core.json_encode(rabbit.R{properties = {pdebug = "0-1"}}, 0), "0-3")
     local acts = s2:handle("sched.hello", ('{"id":1,"priority":16,"userid":100,"t_submit":1,'
       .. '"R":%s,"free":"0"}'):format(a.R))
     assert.same({}, by_id(acts, "error"))
-    acts = s2:handle("sched.alloc", alloc(2, rabbit_jobspec(1, nil)))
-    assert.equal("0", ranks_of(by_id(acts, "alloc", "success")[2]))
-    acts = s2:handle("sched.alloc", alloc(3, rabbit_jobspec(1, 1024)))
-    assert.is_nil(by_id(acts, "alloc", "success")[3])
+    local paths = held_paths(s2, 1)
+    for k = 0, 3 do assert.truthy(paths["/rb/chassis0/ssd" .. k], "ssd" .. k) end
+    assert.truthy(paths["/rb/chassis0/rb1"])
+    assert.is_nil(paths["/rb/chassis0/rb0"])
+    -- the ssds up: still job 1's
+    for k = 0, 3 do
+      s2:handle("sched-grove.set-status", {target = "/rb/chassis0/ssd" .. k, status = "up"})
+    end
+    acts = s2:handle("sched.alloc", alloc(2, rabbit_jobspec(1, 1024)))
+    assert.is_nil(by_id(acts, "alloc", "success")[2])
     acts = s2:handle("sched.free", ('{"id":1,"R":%s,"final":true}'):format(a.R))
-    assert.truthy(by_id(acts, "alloc", "success")[3], "job 3 starts once job 1 ends")
+    a = by_id(acts, "alloc", "success")[2]
+    assert.truthy(a, "job 2 starts once job 1 ends")
+    assert.equal(1, #ssd_paths(a.R))
+    -- an R naming an ssd this graph does not have is refused, nothing held
+    local R = core.json_decode(a.R)
+    for _, n in ipairs(R.scheduling.graph.nodes) do
+      if n.metadata.type == "ssd" then n.metadata.paths.containment = "/rb/chassis0/ssd7" end
+    end
+    local s3 = rabbit_session()
+    acts = s3:handle("sched.hello", ('{"id":2,"priority":16,"userid":100,"t_submit":1,'
+      .. '"R":%s}'):format(core.json_encode(R, 0)))
+    local err = acts[1]
+    assert.equal("error", err.op)
+    assert.truthy(err.message:find("R's scheduling graph names /rb/chassis0/ssd7, which the "
+      .. "graph does not have", 1, true), err.message)
+    assert.same({}, held_paths(s3, 2))
   end)
 
   it("marks ssds up and down by the site's paths, as flux-coral2 asks Fluxion", function()
