@@ -1280,27 +1280,51 @@ static int check_paths(reader_t *r)
     return 0;
 }
 
-/* Another vertex beside v (a child of its parent in sub, or another root)
- * that paths name s, or GROVE_VID_NONE. */
-static grove_vid_t sibling_named(const grove_graph_t *g, grove_vid_t v, grove_sym_t sub,
-                                 grove_sym_t s)
+struct pn {
+    grove_sym_t s;
+    grove_vid_t v;
+};
+
+static int cmp_pn(const void *a, const void *b)
 {
-    grove_vid_t up = grove_vertex_parent(g, v, sub);
-    if (up == GROVE_VID_NONE) {
-        for (size_t i = 0;; i++) {
-            grove_vid_t w = grove_graph_root(g, sub, i);
-            if (w == GROVE_VID_NONE)
-                return w;
-            if (w != v && grovep_vertex_pathname(g, w) == s)
-                return w;
-        }
-    }
+    const struct pn *x = a, *y = b;
+    if (x->s != y->s)
+        return x->s < y->s ? -1 : 1;
+    return x->v < y->v ? -1 : x->v > y->v;
+}
+
+/* Two vertices beside each other (children of up in sub, or roots when up
+ * is GROVE_VID_NONE) that paths name alike: 1 with them in *a < *b, 0
+ * when none, -1 (ENOMEM).  One sort of the siblings' path names, so a
+ * parent of many costs n log n, not n squared. */
+static int siblings_alike(const grove_graph_t *g, grove_vid_t up, grove_sym_t sub, grove_vid_t *a,
+                          grove_vid_t *b)
+{
+    struct pn *l = NULL;
+    size_t n = 0, cap = 0;
     grove_eid_t cursor;
-    for (grove_vid_t w = grove_vertex_first_child(g, up, sub, &cursor); w != GROVE_VID_NONE;
-         w = grove_vertex_next_child(g, sub, &cursor))
-        if (w != v && grovep_vertex_pathname(g, w) == s)
-            return w;
-    return GROVE_VID_NONE;
+    grove_vid_t w = up == GROVE_VID_NONE ? grove_graph_root(g, sub, 0)
+                                         : grove_vertex_first_child(g, up, sub, &cursor);
+    for (size_t i = 1; w != GROVE_VID_NONE; i++) {
+        if (grovep_grow((void **)&l, &cap, n + 1, sizeof(*l)) < 0) {
+            free(l);
+            return -1;
+        }
+        l[n++] = (struct pn){grovep_vertex_pathname(g, w), w};
+        w = up == GROVE_VID_NONE ? grove_graph_root(g, sub, i)
+                                 : grove_vertex_next_child(g, sub, &cursor);
+    }
+    if (n > 1)
+        qsort(l, n, sizeof(*l), cmp_pn);
+    int rc = 0;
+    for (size_t i = 1; i < n && !rc; i++)
+        if (l[i].s == l[i - 1].s) {
+            *a = l[i - 1].v;
+            *b = l[i].v;
+            rc = 1;
+        }
+    free(l);
+    return rc;
 }
 
 /* After nodes and edges: paths, records, statuses, now. */
@@ -1314,24 +1338,47 @@ static int finish(reader_t *r)
     for (grove_vid_t v = 0; r->pname && v < r->g->nv; v++)
         if (r->pname[v] != GROVE_SYM_NONE && grovep_vertex_pathname_set(r->g, v, r->pname[v]) < 0)
             return grovep_json_sysfail(&r->js, "keeping paths");
-    /* ... and no two siblings then answer to one path */
+    /* ... and no two siblings then answer to one path (each parent of a
+     * vertex so named looked at once) */
+    uint8_t *seen = NULL;
     for (grove_vid_t v = 0; r->pname && v < r->g->nv; v++) {
         if (r->pname[v] == GROVE_SYM_NONE)
             continue;
+        if (!seen && !(seen = calloc(r->g->nv + 1, 1)))
+            return grovep_json_sysfail(&r->js, "keeping paths");
         for (uint32_t p = r->vpath[v]; p != GROVEP_NONE; p = r->paths[p].next) {
             const fpath_t *fp = &r->paths[p];
-            grove_vid_t w = sibling_named(r->g, v, fp->sub, r->pname[v]);
-            if (w == GROVE_VID_NONE)
+            grove_vid_t up = grove_vertex_parent(r->g, v, fp->sub);
+            size_t at = up == GROVE_VID_NONE ? r->g->nv : up;
+            if (fp->sub == r->g->sym_containment && seen[at])
                 continue;
+            if (fp->sub == r->g->sym_containment)
+                seen[at] = 1;
+            grove_vid_t x, y;
+            int alike = siblings_alike(r->g, up, fp->sub, &x, &y);
+            if (alike < 0) {
+                free(seen);
+                return grovep_json_sysfail(&r->js, "keeping paths");
+            }
+            if (alike == 0)
+                continue;
+            /* the one of them named by its path, against the other */
+            grove_vid_t named = r->pname[y] != GROVE_SYM_NONE ? y : x, other = named == y ? x : y;
+            const fpath_t *np = fp;
+            for (uint32_t q = r->vpath[named]; q != GROVEP_NONE; q = r->paths[q].next)
+                if (r->paths[q].sub == fp->sub)
+                    np = &r->paths[q];
             size_t plen;
-            const char *path = fp_str(r, fp, &plen);
-            return grovep_json_fail(&r->js, fp->pos,
+            const char *path = fp_str(r, np, &plen);
+            free(seen);
+            return grovep_json_fail(&r->js, np->pos,
                                     "nodes[%u].metadata.paths.%s: \"%.*s\" is the path of "
                                     "nodes[%u] too",
-                                    v, grove_intern_str(r->g->strings, fp->sub), (int)plen, path,
-                                    w);
+                                    named, grove_intern_str(r->g->strings, fp->sub), (int)plen,
+                                    path, other);
         }
     }
+    free(seen);
     if (r->have_now)
         (void)grove_graph_set_now(r->g, r->now); /* checked as it was read */
     if (r->have_exp)

@@ -374,8 +374,8 @@ describe("a rabbit site as a Flux instance's graph", function()
         "nodes%[2%]%.metadata%.paths%.containment: \"/rb/chassis1/ssd0\" "
           .. "disagrees with the edges"},
       {function(g) g.nodes[4].metadata.paths.containment = "/rb/chassis0/ssd0" end,
-        "nodes%[2%]%.metadata%.paths%.containment: \"/rb/chassis0/ssd0\" "
-          .. "is the path of nodes%[3%] too"},
+        "nodes%[3%]%.metadata%.paths%.containment: \"/rb/chassis0/ssd0\" "
+          .. "is the path of nodes%[2%] too"},
       {function(g) g.edges[2].target = "99" end, "edges%[1%]%.target"},
     }
     for i, c in ipairs(cases) do
