@@ -186,9 +186,17 @@ static int start(struct sched_ctx *ctx)
      * ended before ready was never freed to anyone (the loop releases it) */
     json_t *st = NULL;
     flux_future_t *rf = flux_rpc(h, "job-manager.resource-status", NULL, 0, 0);
-    if (rf && flux_rpc_get_unpack(rf, "o", &st) == 0)
-        sg_event(ctx, "reconcile", st, NULL);
-    else
+    if (rf && flux_rpc_get_unpack(rf, "o", &st) == 0) {
+        /* R as its text: a Lua table would lose what tells an empty
+         * object from an empty array (a scheduling graph's) */
+        json_t *a = json_object_get(st, "allocated");
+        char *text = a && !json_is_null(a) ? json_dumps(a, JSON_COMPACT) : NULL;
+        json_t *in = json_pack("{s:s?}", "allocated", text);
+        if (in)
+            sg_event(ctx, "reconcile", in, NULL);
+        json_decref(in);
+        free(text);
+    } else
         flux_log(h, LOG_DEBUG, "job-manager.resource-status: %s", strerror(errno));
     flux_future_destroy(rf);
     flux_watcher_start(ctx->prep);

@@ -452,10 +452,11 @@ function Flux:reconcile(response)
   local r, err = decode(response)
   local alloc = type(r) == "table" and r.allocated
   if type(alloc) == "table" then alloc = core.json_encode(alloc, 0) end
-  local A = type(alloc) == "string" and core.rv1_decode(alloc)
+  local A, msg
+  if type(alloc) == "string" then A, msg = core.rv1_decode(alloc) end
   if not A then
     emit(self, {op = "log", level = "err", message = "reconcile: " .. tostring(err or
-      "the job manager's allocated R cannot be read")})
+      "the job manager's allocated R cannot be read" .. (msg and ": " .. msg or ""))})
     return flush(self)
   end
   tick(self)
