@@ -119,7 +119,7 @@ describe("a rabbit site's JGF", function()
       for _, R in ipairs(Rs) do
         ranks[#ranks + 1] = R.execution.R_lite[1].rank
         local mine = ssd_paths(R)
-        -- 1536 GiB: two whole ssds of 1024, on the node's own chassis
+        -- 1536 GiB: two whole ssds of 1024 (here on the node's own chassis)
         assert.equal(2, #mine)
         for _, p in ipairs(mine) do
           assert.truthy(p:match("^/rb/chassis0/ssd[0-3]$"), p)
@@ -186,6 +186,22 @@ describe("a rabbit site as a Flux instance's graph", function()
       a = by_id(s2:handle("sched.alloc", alloc(1, rabbit_jobspec(1, 1024))), "alloc", "success")[1]
       assert.is_nil(core.json_decode(a.R).scheduling)
     end)
+
+  it("keeps a node and its ssds in one chassis in the chassis form", function()
+    local js = rabbit_jobspec(1, 4096):gsub('"type":"slot","count":1,"label":"rabbit"',
+      '"type":"chassis","count":1', 1)
+    assert.truthy(js:find('"type":"chassis"', 1, true))
+    local s = rabbit_session()
+    s:handle("sched-grove.set-status", {target = "/rb/chassis0/ssd0", status = "down"})
+    -- chassis0 has three ssds up: the pdebug nodes' chassis cannot hold it
+    local acts = s:handle("sched.alloc", alloc(1, js))
+    assert.is_nil(by_id(acts, "alloc", "success")[1])
+    acts = s:handle("sched-grove.set-status", {target = "/rb/chassis0/ssd0", status = "up"})
+    local a = by_id(acts, "alloc", "success")[1]
+    assert.truthy(a, "job 1 starts once chassis0 has four ssds up")
+    assert.same({"/rb/chassis0/ssd0", "/rb/chassis0/ssd1", "/rb/chassis0/ssd2",
+      "/rb/chassis0/ssd3"}, ssd_paths(a.R))
+  end)
 
   it("keeps the ssds of a partial free (no broker rank) until the final one", function()
     local s = rabbit_session()
