@@ -38,7 +38,7 @@
  *       (stats: {matches =, succeeded =, min =, max =, mean = (seconds),
  *       held = the jobs held now})
  *   m:replan(id)  m:set_now(t)  m:events([{clear = true}])
- *   m:register(R, id [, {start =, ["end"] =, request =}])   a running job
+ *   m:register(R, id [, {start =, ["end"] =, request =, free =}])   a running job
  *       placed again from its R (a grove.rv1 or JSON text; see register.h):
  *       the job table, or nil, message, code (EBUSY: not free)
  *   m:request(id)   the job's request as JSON text, or nil, message, code
@@ -748,7 +748,7 @@ static const grove_rv1_t *register_rv1(lua_State *L, int idx, grove_rv1_t **own,
     return *own = grove_rv1_decode(text, len, "R", err);
 }
 
-/* m:register(R, id [, {start =, ["end"] =, request =}]) -> job, or nil,
+/* m:register(R, id [, {start =, ["end"] =, request =, free =}]) -> job, or nil,
  * message, code */
 static int m_register(lua_State *L)
 {
@@ -768,14 +768,26 @@ static int m_register(lua_State *L)
             luaL_argerror(L, 4, "start and end must be >= 0");
     }
     grove_error_t err = {{0}, 0};
+    grove_idset_t *freed = NULL;
+    if (!lua_isnoneornil(L, 4) && lua_getfield(L, 4, "free") != LUA_TNIL) {
+        const char *text = luaL_checkstring(L, -1);
+        if (!(freed = grove_idset_decode(text, &err))) {
+            grove_error_prefix(&err, "free");
+            return grovel_fail_err(L, errno == ENOMEM ? ENOMEM : EINVAL, &err);
+        }
+        o.free = freed;
+    }
     grove_rv1_t *own;
     const grove_rv1_t *R = register_rv1(L, 2, &own, &err);
-    if (!R)
+    if (!R) {
+        grove_idset_destroy(freed);
         return grovel_fail_err(L, errno == ENOMEM ? ENOMEM : EINVAL, &err);
+    }
     const grove_job_t *j = NULL;
     int rc = grove_matcher_register(lm->m, R, id, &o, &j, &err);
     int e = errno;
     grove_rv1_destroy(own);
+    grove_idset_destroy(freed);
     if (rc < 0)
         return grovel_fail_err(L, e, &err);
     lua_getiuservalue(L, 1, 1);

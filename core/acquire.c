@@ -715,6 +715,44 @@ static char *path_of(const grove_graph_t *g, grove_vid_t v, grove_sym_t cont)
  * as the graph's when both are of one type.  Checks that every target to
  * add has vertices there and that none of their rank roots sits at a path
  * the graph already uses. */
+/* Leave out of t, the graph of an R, the ranks its scheduling graph gives
+ * vertices but its R_lite does not hold: flux-core's resource module
+ * takes the ranks of resource.exclude out of R_lite and leaves the
+ * scheduling key whole.  0, or -1 (ENOMEM). */
+static int leave_out_unheld(grove_graph_t *t, const grove_idset_t *ranks)
+{
+    grove_idset_t *extra = grove_idset_create();
+    if (!extra)
+        return -1;
+    size_t slots = grove_graph_vertex_slots(t);
+    for (grove_vid_t v = 0; v < slots; v++) {
+        if (!grove_graph_has_vertex(t, v))
+            continue;
+        int64_t r = grove_vertex_rank(t, v);
+        if (r < 0 || r > (int64_t)GROVE_IDSET_MAX_ID || grove_idset_test(ranks, (unsigned)r))
+            continue;
+        if (grove_idset_set(extra, (unsigned)r) < 0) {
+            grove_idset_destroy(extra);
+            return -1;
+        }
+    }
+    for (unsigned r = grove_idset_first(extra); r != GROVE_IDSET_INVALID;
+         r = grove_idset_next(extra, r)) {
+        size_t n;
+        grove_vid_t *roots = roots_of(t, r, &n);
+        if (n && !roots) {
+            grove_idset_destroy(extra);
+            return -1;
+        }
+        for (size_t i = 0; i < n; i++)
+            if (grove_graph_has_vertex(t, roots[i]))
+                grove_graph_unlink(t, roots[i], true);
+        free(roots);
+    }
+    grove_idset_destroy(extra);
+    return 0;
+}
+
 static int plan_graph(struct plan *p, const grove_acquire_t *a, const grove_idset_t *ranks,
                       const char *ctx, grove_error_t *err)
 {
@@ -733,6 +771,8 @@ static int plan_graph(struct plan *p, const grove_acquire_t *a, const grove_idse
         return errno == ENOMEM ? oom(err)
                                : grovep_errorf(err, EINVAL, "%s: resources: %s", ctx, e.text);
     grove_graph_t *t = p->tmp;
+    if (leave_out_unheld(t, ranks) < 0)
+        return oom(err);
     for (unsigned r = grove_idset_first(ranks); r != GROVE_IDSET_INVALID;
          r = grove_idset_next(ranks, r)) {
         size_t n;

@@ -43,6 +43,11 @@ static grove_vid_t clone_vertex(grove_graph_t *dst, const grove_graph_t *src, gr
     if (n == GROVE_VID_NONE)
         return n;
     dst->v[n].status = x->status;
+    if ((x->flags & GROVEP_V_PATHNAMED)
+        && grovep_vertex_pathname_set(
+               dst, n, grove_intern(dst->strings, grove_intern_str(src->strings, src->pnames[v])))
+               < 0)
+        goto fail;
     if (with_records)
         dst->v[n].flags |= (uint8_t)(x->flags & (GROVEP_V_EXCL | GROVEP_V_ALLOC));
     const char *k, *val;

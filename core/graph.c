@@ -521,8 +521,8 @@ void grovep_graph_free(grove_graph_t *g)
     grovep_holder_release(g->holder);
     grove_intern_destroy(g->strings);
     idnames_free(g);
-    GROVEP_FREE_ALL(g->v, g->names, g->kvh, g->first_out, g->tails, g->parent, g->next_type,
-                    g->next_name, g->next_rank, g->e, g->uin_first, g->uin_next, g->uin_src, g->tk_off, g->tk_kid, g->kv, g->recs,
+    GROVEP_FREE_ALL(g->v, g->names, g->pnames, g->kvh, g->first_out, g->tails, g->parent,
+                    g->next_type, g->next_name, g->next_rank, g->e, g->uin_first, g->uin_next, g->uin_src, g->tk_off, g->tk_kid, g->kv, g->recs,
                     g->heads, g->by_type, g->by_name);
     map_free(&g->by_rank);
     map_free(&g->big_ids);
@@ -570,6 +570,7 @@ size_t grove_graph_bytes(const grove_graph_t *g)
                + g->nkv * sizeof(grovep_kv_t) + g->nrec * sizeof(grovep_rec_t)
                + g->headcap * sizeof(*g->heads)
                + (g->names ? g->vcap * sizeof(*g->names) : 0)
+               + (g->pnames ? g->vcap * sizeof(*g->pnames) : 0)
                + (g->kvh ? g->vcap * sizeof(*g->kvh) : 0)
                + g->rec_idx.cap * sizeof(*g->rec_idx.slot)
                + 2 * g->chain_cap * sizeof(grovep_chain_t)
@@ -720,6 +721,9 @@ static int reserve_vertices(grove_graph_t *g, size_t need)
     }
     size_t ncap = g->vcap; /* the own names, once one is */
     if (g->names && grovep_grow((void **)&g->names, &ncap, need, sizeof(*g->names)) < 0)
+        return -1;
+    size_t pcap = g->vcap; /* the path names, once one is */
+    if (g->pnames && grovep_grow((void **)&g->pnames, &pcap, need, sizeof(*g->pnames)) < 0)
         return -1;
     size_t kcap = g->vcap; /* the heads of properties, once one is set: */
     if (g->kvh) {          /* none for the vertices to come */
@@ -994,6 +998,22 @@ int grovep_vertex_name_set(grove_graph_t *g, grove_vid_t v, grove_sym_t s)
         return -1;
     g->names[v] = s;
     x->flags |= GROVEP_V_NAMED;
+    return 0;
+}
+
+int grovep_vertex_pathname_set(grove_graph_t *g, grove_vid_t v, grove_sym_t s)
+{
+    grovep_vertex_t *x = &g->v[v];
+    if (s == GROVE_SYM_NONE || s == grovep_vertex_name(g, v)) {
+        x->flags &= (uint8_t)~GROVEP_V_PATHNAMED;
+        return 0;
+    }
+    if (!g->pnames && !(g->pnames = malloc((g->vcap ? g->vcap : 1) * sizeof(*g->pnames)))) {
+        errno = ENOMEM;
+        return -1;
+    }
+    g->pnames[v] = s;
+    x->flags |= GROVEP_V_PATHNAMED;
     return 0;
 }
 
@@ -2107,7 +2127,7 @@ int grove_vertex_path(const grove_graph_t *g, grove_vid_t v, grove_sym_t subsyst
     }
     size_t need = 0;
     for (size_t i = n; i-- > 0;) {
-        const char *name = grove_intern_str(g->strings, grovep_vertex_name(g, chain[i]));
+        const char *name = grove_intern_str(g->strings, grovep_vertex_pathname(g, chain[i]));
         size_t l = strlen(name);
         if (buf && need + 1 < len) {
             buf[need] = '/';
@@ -2140,7 +2160,7 @@ grove_vid_t grove_graph_find_path(const grove_graph_t *g, grove_sym_t subsystem,
         grove_vid_t r = grove_graph_root(g, subsystem, i);
         if (r == GROVE_VID_NONE)
             break;
-        const char *name = grove_intern_str(g->strings, grovep_vertex_name(g, r));
+        const char *name = grove_intern_str(g->strings, grovep_vertex_pathname(g, r));
         if (strlen(name) == l && !memcmp(name, p, l)) {
             cur = r;
             break;
@@ -2156,7 +2176,7 @@ grove_vid_t grove_graph_find_path(const grove_graph_t *g, grove_sym_t subsystem,
         grove_vid_t c = grove_vertex_first_child(g, cur, subsystem, &cursor);
         cur = GROVE_VID_NONE;
         for (; c != GROVE_VID_NONE; c = grove_vertex_next_child(g, subsystem, &cursor)) {
-            const char *name = grove_intern_str(g->strings, grovep_vertex_name(g, c));
+            const char *name = grove_intern_str(g->strings, grovep_vertex_pathname(g, c));
             if (strlen(name) == l && !memcmp(name, p, l)) {
                 cur = c;
                 break;
@@ -2351,6 +2371,7 @@ grove_graph_t *grovep_graph_copy(const grove_graph_t *g)
     c->idnames = NULL;
     c->nidnames = c->idnames_len = 0;
     c->names = NULL;
+    c->pnames = NULL;
     memset(c->recent, 0, sizeof(c->recent));
     c->uuidx = calloc(1, sizeof(*c->uuidx)); /* its index: built when used */
     memset(&c->rec_idx, 0, sizeof(c->rec_idx));
@@ -2387,6 +2408,11 @@ grove_graph_t *grovep_graph_copy(const grove_graph_t *g)
         if (!(c->names = malloc((c->vcap ? c->vcap : 1) * sizeof(*c->names))))
             goto fail;
         CP(names, g->nv);
+    }
+    if (g->pnames) {
+        if (!(c->pnames = malloc((c->vcap ? c->vcap : 1) * sizeof(*c->pnames))))
+            goto fail;
+        CP(pnames, g->nv);
     }
     if (g->kvh) {
         if (!(c->kvh = malloc((c->vcap ? c->vcap : 1) * sizeof(*c->kvh))))

@@ -24,6 +24,10 @@
 #define GROVEP_V_ALLOC 0x04 /* has an ALLOC record (some window) */
 #define GROVEP_V_STAGED 0x08 /* RFC 4's staged: locked while considered for a job */
 #define GROVEP_V_TAIL 0x10  /* keeps the tail of its out-list in g->tails (graph.c) */
+#define GROVEP_V_PATHNAMED 0x40 /* its paths name it g->pnames[v], not by its
+                                 * name (a JGF vertex named by default,
+                                 * basename + id, whose file paths call it
+                                 * otherwise: Fluxion keeps such paths) */
 #define GROVEP_V_NAMED 0x20 /* its name is g->names[v], not its default one
                              * (basename + id, from g->idnames) */
 
@@ -332,6 +336,8 @@ struct grove_graph {
                            * GROVEP_V_NAMED, NULL until one is: a vertex
                            * named basename + id (most) keeps no symbol of
                            * its own (grovep_vertex_name) */
+    grove_sym_t *pnames;  /* [vcap] the path names of the vertices flagged
+                           * GROVEP_V_PATHNAMED, NULL until one is */
     grovep_idnames_t *idnames; /* [nidnames] by basename symbol */
     size_t nidnames;
     size_t idnames_len;        /* entries in all of them: at most
@@ -690,6 +696,20 @@ static inline grove_sym_t grovep_vertex_name(const grove_graph_t *g, grove_vid_t
         return g->names[v];
     return x->id < 0 ? x->basename : g->idnames[x->basename].at[x->id];
 }
+
+/* The name vertex v (< g->nv) has in paths: its path name when it has
+ * one (GROVEP_V_PATHNAMED), else its name. */
+static inline grove_sym_t grovep_vertex_pathname(const grove_graph_t *g, grove_vid_t v)
+{
+    if (g->v[v].flags & GROVEP_V_PATHNAMED)
+        return g->pnames[v];
+    return grovep_vertex_name(g, v);
+}
+
+/* Make s the name vertex v (< g->nv) has in paths (its name again when s
+ * is its name or GROVE_SYM_NONE): 0, or -1 (ENOMEM) with it unchanged.
+ * The caller keeps paths unique among siblings. */
+int grovep_vertex_pathname_set(grove_graph_t *g, grove_vid_t v, grove_sym_t s);
 
 /* Make s the name of vertex v (< g->nv; its chains are the caller's): 0,
  * or -1 (ENOMEM) with the name unchanged. */

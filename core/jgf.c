@@ -671,10 +671,10 @@ static int64_t inferred_id(const reader_t *r, const nrec_t *n)
  * reported.  Its id: given, or inferred (inferred_id).  Its name: given;
  * else RFC 4's default, basename + id, when it has an id; else the last
  * component of its containment path (else of its first path), else the
- * basename.  *pname: the last component of its path when its name is
- * basename + id and the path names it otherwise (the reference engine
- * names such a vertex ssd21 and keeps its path /mini/chassis1/ssd2), else
- * GROVE_SYM_NONE. */
+ * basename.  *pname: the last component of its path when the path names
+ * it otherwise than its name (the reference engine names a vertex with
+ * neither name nor id ssd21 and keeps its path /mini/chassis1/ssd2, and
+ * an R it wrote names it so beside that path), else GROVE_SYM_NONE. */
 static grove_vid_t add_vertex(reader_t *r, const nrec_t *n, grove_sym_t *pname)
 {
     grovep_json_t *js = &r->js;
@@ -685,7 +685,7 @@ static grove_vid_t add_vertex(reader_t *r, const nrec_t *n, grove_sym_t *pname)
     int64_t id = (n->seen & (1u << K_ID)) ? n->id : inferred_id(r, n);
     bool by_path = !name && id < 0;
     *pname = GROVE_SYM_NONE;
-    if (!name && r->ncpaths) {
+    if (r->ncpaths) {
         const kref_t *pk = &r->cpaths[0];
         for (size_t p = 0; p < r->ncpaths; p++)
             if (KEYIS(S(r, r->cpaths[p].k), r->cpaths[p].kl, GROVE_CONTAINMENT))
@@ -1280,11 +1280,105 @@ static int check_paths(reader_t *r)
     return 0;
 }
 
+struct pn {
+    grove_sym_t s;
+    grove_vid_t v;
+};
+
+static int cmp_pn(const void *a, const void *b)
+{
+    const struct pn *x = a, *y = b;
+    if (x->s != y->s)
+        return x->s < y->s ? -1 : 1;
+    return x->v < y->v ? -1 : x->v > y->v;
+}
+
+/* Two vertices beside each other (children of up in sub, or roots when up
+ * is GROVE_VID_NONE) that paths name alike: 1 with them in *a < *b, 0
+ * when none, -1 (ENOMEM).  One sort of the siblings' path names, so a
+ * parent of many costs n log n, not n squared. */
+static int siblings_alike(const grove_graph_t *g, grove_vid_t up, grove_sym_t sub, grove_vid_t *a,
+                          grove_vid_t *b)
+{
+    struct pn *l = NULL;
+    size_t n = 0, cap = 0;
+    grove_eid_t cursor;
+    grove_vid_t w = up == GROVE_VID_NONE ? grove_graph_root(g, sub, 0)
+                                         : grove_vertex_first_child(g, up, sub, &cursor);
+    for (size_t i = 1; w != GROVE_VID_NONE; i++) {
+        if (grovep_grow((void **)&l, &cap, n + 1, sizeof(*l)) < 0) {
+            free(l);
+            return -1;
+        }
+        l[n++] = (struct pn){grovep_vertex_pathname(g, w), w};
+        w = up == GROVE_VID_NONE ? grove_graph_root(g, sub, i)
+                                 : grove_vertex_next_child(g, sub, &cursor);
+    }
+    if (n > 1)
+        qsort(l, n, sizeof(*l), cmp_pn);
+    int rc = 0;
+    for (size_t i = 1; i < n && !rc; i++)
+        if (l[i].s == l[i - 1].s) {
+            *a = l[i - 1].v;
+            *b = l[i].v;
+            rc = 1;
+        }
+    free(l);
+    return rc;
+}
+
 /* After nodes and edges: paths, records, statuses, now. */
 static int finish(reader_t *r)
 {
     if (check_paths(r) < 0)
         return -1;
+    /* a vertex the paths name otherwise than its name keeps the file's
+     * paths, as Fluxion does: they are how a site names it (flux-coral2
+     * sets a rabbit's ssd up or down by /cluster/chassis0/ssd3) */
+    for (grove_vid_t v = 0; r->pname && v < r->g->nv; v++)
+        if (r->pname[v] != GROVE_SYM_NONE && grovep_vertex_pathname_set(r->g, v, r->pname[v]) < 0)
+            return grovep_json_sysfail(&r->js, "keeping paths");
+    /* ... and no two siblings then answer to one path (each parent of a
+     * vertex so named looked at once) */
+    uint8_t *seen = NULL;
+    for (grove_vid_t v = 0; r->pname && v < r->g->nv; v++) {
+        if (r->pname[v] == GROVE_SYM_NONE)
+            continue;
+        if (!seen && !(seen = calloc(r->g->nv + 1, 1)))
+            return grovep_json_sysfail(&r->js, "keeping paths");
+        for (uint32_t p = r->vpath[v]; p != GROVEP_NONE; p = r->paths[p].next) {
+            const fpath_t *fp = &r->paths[p];
+            grove_vid_t up = grove_vertex_parent(r->g, v, fp->sub);
+            size_t at = up == GROVE_VID_NONE ? r->g->nv : up;
+            if (fp->sub == r->g->sym_containment && seen[at])
+                continue;
+            if (fp->sub == r->g->sym_containment)
+                seen[at] = 1;
+            grove_vid_t x, y;
+            int alike = siblings_alike(r->g, up, fp->sub, &x, &y);
+            if (alike < 0) {
+                free(seen);
+                return grovep_json_sysfail(&r->js, "keeping paths");
+            }
+            if (alike == 0)
+                continue;
+            /* the one of them named by its path, against the other */
+            grove_vid_t named = r->pname[y] != GROVE_SYM_NONE ? y : x, other = named == y ? x : y;
+            const fpath_t *np = fp;
+            for (uint32_t q = r->vpath[named]; q != GROVEP_NONE; q = r->paths[q].next)
+                if (r->paths[q].sub == fp->sub)
+                    np = &r->paths[q];
+            size_t plen;
+            const char *path = fp_str(r, np, &plen);
+            free(seen);
+            return grovep_json_fail(&r->js, np->pos,
+                                    "nodes[%u].metadata.paths.%s: \"%.*s\" is the path of "
+                                    "nodes[%u] too",
+                                    named, grove_intern_str(r->g->strings, fp->sub), (int)plen,
+                                    path, other);
+        }
+    }
+    free(seen);
     if (r->have_now)
         (void)grove_graph_set_now(r->g, r->now); /* checked as it was read */
     if (r->have_exp)

@@ -239,7 +239,7 @@ static void w_path(writer_t *w, grove_vid_t v, size_t s)
         ps->cap = cap;
     }
     for (size_t i = n; i-- > 0;) {
-        const char *name = grove_intern_str(g->strings, grovep_vertex_name(g, w->chain[i]));
+        const char *name = grove_intern_str(g->strings, grovep_vertex_pathname(g, w->chain[i]));
         grovep_buf_put(&ps->path, "/", 1);
         esc_put(&ps->path, name, strlen(name));
         if (ps->at[w->chain[i]])

@@ -316,6 +316,86 @@ static uint8_t *release_marks(const grove_matcher_t *m, grove_jobid_t id, size_t
     return rel;
 }
 
+/* Before a partial release of ranks below a vertex without a rank that
+ * job j holds exclusively (a chassis or a rack taken whole): that hold
+ * would keep the released nodes, and everything else below it, from every
+ * other job until the final free (Fluxion keeps them so, its issue 1561).
+ * So its hold is pushed down onto what j holds below it, each held whole:
+ * the vertex becomes a container the job shares, the ranks released go
+ * back at once, and what stays (the other nodes, the ssds no rank covers)
+ * stays held.  0, or -1 (ENOMEM) with j's records as they were. */
+static int push_down_holds(grove_matcher_t *m, grove_job_t *j, const uint8_t *rel)
+{
+    const grove_graph_t *g = m->g;
+    size_t n = j->npicks;
+    uint8_t *split = calloc(n ? n : 1, 1);
+    if (!split)
+        goto nomem;
+    bool any = false;
+    for (size_t p = 0; p < n; p++) {
+        if (!rel[p])
+            continue;
+        for (grove_vid_t a = g->parent[j->picks[p].v]; a != GROVEP_NONE; a = g->parent[a]) {
+            long x = pick_index(j, a);
+            if (x >= 0 && j->picks[x].exclusive && j->picks[x].recorded && rank_of(g, a) < 0) {
+                split[x] = 1;
+                any = true;
+            }
+        }
+    }
+    if (!any) {
+        free(split);
+        return 0;
+    }
+    grove_pick_t *old = malloc(n * sizeof(*old));
+    uint8_t *imp = calloc(n, 1);
+    if (!old || !imp) {
+        free(old);
+        free(imp);
+        free(split);
+        goto nomem;
+    }
+    memcpy(old, j->picks, n * sizeof(*old));
+    grovep_match_unrecord(m->g, j->id, j->start, j->end, j->picks, n);
+    for (size_t p = 0; p < n; p++) {
+        if (split[p]) {
+            j->picks[p].exclusive = false;
+            continue;
+        }
+        for (grove_vid_t a = g->parent[j->picks[p].v]; a != GROVEP_NONE; a = g->parent[a]) {
+            long x = pick_index(j, a);
+            if (x >= 0 && split[x]) {
+                j->picks[p].exclusive = true;
+                break;
+            }
+        }
+    }
+    /* implied: below a pick held exclusively */
+    for (size_t p = 0; p < n; p++)
+        for (grove_vid_t a = g->parent[j->picks[p].v]; a != GROVEP_NONE && !imp[p];
+             a = g->parent[a]) {
+            long x = pick_index(j, a);
+            imp[p] = x >= 0 && j->picks[x].exclusive;
+        }
+    int rc = grovep_match_record(m->g, j->id, j->picks, n, j->start, j->end, imp);
+    if (rc < 0) {
+        /* as they were: the records the job had */
+        memcpy(j->picks, old, n * sizeof(*old));
+        for (size_t p = 0; p < n; p++)
+            imp[p] = !old[p].recorded;
+        (void)grovep_match_record(m->g, j->id, j->picks, n, j->start, j->end, imp);
+    }
+    free(old);
+    free(imp);
+    free(split);
+    if (rc < 0)
+        goto nomem;
+    return 0;
+nomem:
+    errno = ENOMEM;
+    return -1;
+}
+
 long grove_matcher_release_ranks(grove_matcher_t *m, grove_jobid_t id,
                                  const grove_idset_t *ranks, bool *removed)
 {
@@ -327,6 +407,10 @@ long grove_matcher_release_ranks(grove_matcher_t *m, grove_jobid_t id,
     for (size_t p = 0; p < j->npicks; p++) {
         int64_t r = rank_of(m->g, j->picks[p].v);
         rel[p] = r >= 0 && r < (int64_t)UINT32_MAX && grove_idset_test(ranks, (unsigned)r);
+    }
+    if (push_down_holds(m, m->jobs[i], rel) < 0) {
+        free(rel);
+        return -1;
     }
     long n = release_marked(m, i, rel, removed);
     free(rel);

@@ -3,7 +3,10 @@
  *
  * The job holds exactly what R names on the matcher's graph (mapped as
  * rv1.h's "Mapping an R" says: each listed child, every vertex whose
- * children are all listed, a bare rank whole), held exclusively, with the
+ * children are all listed, a bare rank whole) and the leaves of R's
+ * scheduling graph that lie on no rank (a rabbit's ssds, which R_lite
+ * cannot name), found by their paths, whole or the units R's graph gives
+ * them), held exclusively, with the
  * containers above them up to the root shared, over R's starttime and
  * expiration.  Nothing is searched: the resources are free over that
  * window or the job is refused.
@@ -27,9 +30,14 @@ typedef struct grove_register_opts {
     /* The job's request (grove_matcher_request's text), so that it can be
      * planned again; NULL: none is known. */
     const char *request;
+    /* Ranks R names that the job has released already (RFC 27's partial
+     * hello, `free`): what lies on them is left out; what lies on no rank
+     * (a rabbit's ssds, which R's scheduling graph names) is still held
+     * until the job's final free.  NULL: none. */
+    const grove_idset_t *free;
 } grove_register_opts_t;
 
-/* Fill opts with the defaults: start -1, end 0, no request. */
+/* Fill opts with the defaults: start -1, end 0, no request, nothing freed. */
 void grove_register_opts_init(grove_register_opts_t *opts);
 
 /* Put job id (not 0) into m's table holding what R names, over R's window:

@@ -170,6 +170,7 @@ void sg_grove_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, void 
     {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".reservations", sg_grove_cb, FLUX_ROLE_USER},      \
     {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".set-property", sg_grove_cb, 0},                   \
     {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".remove-property", sg_grove_cb, 0},                \
+    {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".set-status", sg_grove_cb, 0},                     \
     {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".reserve", sg_grove_cb, 0},                        \
     {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".unreserve", sg_grove_cb, 0}
 

@@ -761,8 +761,63 @@ static void test_names(void)
     grove_graph_destroy(g);
 }
 
+/* Paths kept as a file gives them: ssd vertices with neither name nor id
+ * (as flux-coral2's dws2jgf writes them) are named basename + id from
+ * their node ids, as the reference engine names them, and keep the paths
+ * the file gives (ssd0, ssd1), by which they are found; a JGF written
+ * names them so beside those paths and reads back the same, in a
+ * duplicate too. */
+static void test_path_names(void)
+{
+    const char *text =
+        "{\"graph\": {\"nodes\": ["
+        "{\"id\": \"0\", \"metadata\": {\"type\": \"cluster\", \"name\": \"c\","
+        " \"paths\": {\"containment\": \"/c\"}}},"
+        "{\"id\": \"1\", \"metadata\": {\"type\": \"chassis\", \"id\": 0,"
+        " \"paths\": {\"containment\": \"/c/chassis0\"}}},"
+        "{\"id\": \"2\", \"metadata\": {\"type\": \"ssd\", \"size\": 8, \"unit\": \"GiB\","
+        " \"status\": 1, \"paths\": {\"containment\": \"/c/chassis0/ssd0\"}}},"
+        "{\"id\": \"3\", \"metadata\": {\"type\": \"ssd\", \"size\": 8, \"unit\": \"GiB\","
+        " \"paths\": {\"containment\": \"/c/chassis0/ssd1\"}}}],"
+        " \"edges\": [{\"source\": \"0\", \"target\": \"1\"},"
+        " {\"source\": \"1\", \"target\": \"2\"}, {\"source\": \"1\", \"target\": \"3\"}]}}";
+    grove_error_t err;
+    grove_graph_t *g = grove_jgf_read(text, strlen(text), "t.json", &err);
+    ok(g != NULL, "path names: read (%s)", g ? "" : err.text);
+    if (!g)
+        return;
+    grove_sym_t cont = grove_graph_sym(g, "containment");
+    grove_vid_t s0 = grove_graph_find_path(g, cont, "/c/chassis0/ssd0");
+    grove_vid_t s1 = grove_graph_find_path(g, cont, "/c/chassis0/ssd1");
+    ok(s0 == 2 && s1 == 3, "path names: found by the file's paths");
+    ok(grove_graph_find_path(g, cont, "/c/chassis0/ssd2") == GROVE_VID_NONE,
+       "path names: not by their names");
+    ok(s0 == 2 && !strcmp(grove_vertex_name(g, s0), "ssd2")
+           && grove_vertex_status(g, s0) == GROVE_STATUS_DOWN,
+       "path names: named basename + node id, status as given");
+    char path[64] = "";
+    grove_vertex_path(g, s1, cont, path, sizeof(path));
+    is_str(path, "/c/chassis0/ssd1", "path names: the path given is the file's");
+    grove_graph_t *d = grove_graph_duplicate(g);
+    ok(d && grove_graph_find_path(d, cont, "/c/chassis0/ssd1") == 3, "path names: in a duplicate");
+    char *t1 = grove_jgf_write(g, 0);
+    ok(t1 && strstr(t1, "\"ssd3\"") && !strstr(t1, "chassis0/ssd3") && strstr(t1, "\"/c/chassis0/ssd1\""),
+       "path names: written with their names and the file's paths");
+    grove_graph_t *g2 = t1 ? grove_jgf_read(t1, strlen(t1), "w.json", &err) : NULL;
+    char *t2 = g2 ? grove_jgf_write(g2, 0) : NULL;
+    ok(t1 && t2 && !strcmp(t1, t2), "path names: written, read and written again the same");
+    ok(g2 && grove_graph_find_path(g2, cont, "/c/chassis0/ssd0") == 2,
+       "path names: read back by the file's paths");
+    free(t1);
+    free(t2);
+    grove_graph_destroy(g2);
+    grove_graph_destroy(d);
+    grove_graph_destroy(g);
+}
+
 int main(void)
 {
+    test_path_names();
     test_deep();
     test_limits();
     test_corpus();

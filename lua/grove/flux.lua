@@ -445,14 +445,18 @@ function Flux:hello(job)
   if type(R) ~= "string" then return fail(self, "sched.hello", "EPROTO", "hello: job has no R") end
   R, msg = core.rv1_decode(R)
   if not R then return fail(self, "sched.hello", "EPROTO", "hello: job's R: " .. tostring(msg)) end
-  if j.free and j.free ~= "" then
-    R, msg = R:exclude(j.free)
-    if not R then return fail(self, "sched.hello", "EPROTO", "hello: free: " .. tostring(msg)) end
-  end
   local start = math.floor(R:starttime() or 0)
   local exp = R:expiration() or 0
   local now = loop.now
+  -- the ranks released already are left out; what has no rank (a
+  -- rabbit's ssds, named by R's graph) is held until the final free
   local opts = {}
+  if j.free and j.free ~= "" then
+    if type(j.free) ~= "string" or not pcall(core.idset, j.free) then
+      return fail(self, "sched.hello", "EPROTO", "hello: free: not an idset: " .. tostring(j.free))
+    end
+    opts.free = j.free
+  end
   if start > 0 then opts.start = start end
   if exp > 0 then opts["end"] = math.floor(exp) end
   local ok, m2, code = loop.m:register(R, j.id, opts)
@@ -512,10 +516,11 @@ function Flux:reconcile(response)
       alloc = core.json_encode(alloc, 0)
     end
   end
-  local A = type(alloc) == "string" and core.rv1_decode(alloc)
+  local A, msg
+  if type(alloc) == "string" then A, msg = core.rv1_decode(alloc) end
   if not A then
     emit(self, {op = "log", level = "err", message = "reconcile: " .. tostring(err or
-      "the job manager's allocated R cannot be read")})
+      "the job manager's allocated R cannot be read" .. (msg and ": " .. msg or ""))})
     return flush(self)
   end
   tick(self)

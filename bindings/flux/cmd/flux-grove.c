@@ -251,6 +251,18 @@ static int cmd_remove_property(optparse_t *p, int argc, char **argv)
     return property(p, argc, argv, "remove-property");
 }
 
+/* set-status PATH up|down: a vertex without a broker rank (a rabbit's
+ * ssd), as Fluxion's set_status. */
+static int cmd_set_status(optparse_t *p, int argc, char **argv)
+{
+    int i = args_or_die(p, argc, 2);
+    flux_t *h = open_or_die();
+    int rc = ask(p, h, "set-status", json_pack("{s:s s:s}", "target", argv[i], "status",
+                                               argv[i + 1]));
+    flux_close(h);
+    return rc;
+}
+
 /* --user as {user = uid, user_name = name} in o; -1 (printed) when the
  * name is no user of this system. */
 static int add_user(json_t *o, const char *user)
@@ -349,6 +361,9 @@ static struct optparse_subcommand subcommands[] = {
     {"remove-property", "[OPTIONS] HOSTS|RANKS|PATH KEY",
      "Remove a property from nodes or a vertex",
      cmd_remove_property, 0, json_opts},
+    {"set-status", "[OPTIONS] PATH up|down",
+     "Mark a vertex without a broker rank (a rabbit's ssd, /cluster/chassis0/ssd3) up or down",
+     cmd_set_status, 0, json_opts},
     {"reserve", "[OPTIONS] NAME HOSTS|RANKS",
      "Keep nodes for a window (dedicated access time): no other job is placed there in it; "
      "the jobs of --user, --bank or --queue may use them",

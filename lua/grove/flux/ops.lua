@@ -1,8 +1,8 @@
 -- grove.flux.ops: the requests about the scheduler's state rather than
 -- a job's: sched.resource-status (what `flux resource list` reads), the
 -- counters of `flux module stats`, and the operator's commands of `flux
--- grove` (find, why, set-property, remove-property, reserve, unreserve,
--- reservations, graph, stats), with grove.flux.why (why a job waits) and
+-- grove` (find, why, set-property, remove-property, set-status, reserve,
+-- unreserve, reservations, graph, stats), with grove.flux.why (why a job waits) and
 -- grove.flux.reserve (reservations of dedicated access time).
 local core = require("grove.core")
 local sched = require("grove.sched")
@@ -244,6 +244,44 @@ local function property_cmd(self, r, topic, add)
   return answer_and_pass(self, topic, r, data, text)
 end
 
+-- set-status {target, status} or Fluxion's {resource_path, status}:
+-- vertices without a broker rank up or down (a rabbit's ssds, which
+-- flux-coral2 marks as the rabbit comes and goes; a site's JGF gives them
+-- down until then).  A ranked vertex's status is the resource module's
+-- (RFC 28: flux resource drain and undrain), so it is refused.  A job
+-- holding a vertex that goes down keeps it.
+local function status_cmd(self, r, topic)
+  local target = r.target or r.resource_path
+  local status = r.status
+  if status ~= "up" and status ~= "down" then
+    return fail(self, topic, "EINVAL", fmt("set-status: the status must be up or down, got '%s'",
+      tostring(status)))
+  end
+  local vs, msg, code = names.targets(self.loop.g, target)
+  if not vs then return fail(self, topic, code, "set-status: " .. msg) end
+  for _, v in ipairs(vs) do
+    local rank = v:rank()
+    if rank and rank >= 0 then
+      return fail(self, topic, "EINVAL", fmt("set-status: %s has broker rank %d: its status is "
+        .. "the resource module's (flux resource drain, flux resource undrain)", v:path(), rank))
+    end
+  end
+  local data = {status = status, changed = {}, unchanged = {}}
+  for _, v in ipairs(vs) do
+    local list = v:status() == status and data.unchanged or data.changed
+    list[#list + 1] = v:path()
+    v:set_status(status)
+  end
+  local text = ""
+  if #data.changed > 0 then
+    text = fmt("%s: %s\n", table.concat(data.changed, ","), status)
+  end
+  if #data.unchanged > 0 then
+    text = text .. fmt("%s: %s already\n", table.concat(data.unchanged, ","), status)
+  end
+  return answer_and_pass(self, topic, r, data, text)
+end
+
 local function reservation_line(d)
   return fmt("%s: %s (%d node%s) from %s to %s, for %s: %s%s", d.name, d.hosts, d.nodes,
     d.nodes == 1 and "" or "s", d.start_text, d.end_text, reserve.for_whom(d), d.state,
@@ -396,6 +434,7 @@ local COMMANDS = {
   why = why_cmd,
   ["set-property"] = function(self, r, topic) return property_cmd(self, r, topic, true) end,
   ["remove-property"] = function(self, r, topic) return property_cmd(self, r, topic, false) end,
+  ["set-status"] = status_cmd,
   reserve = reserve_cmd,
   unreserve = unreserve_cmd,
   reservations = reservations_cmd,

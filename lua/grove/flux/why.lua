@@ -159,8 +159,21 @@ local function pending(self, rec, d, offset)
   end
   if not loop.m:fits_idle(rec.js) then
     local down = self.acq:targets("down")
-    add(d, "down", fmt("it does not fit on the resources that are up, even idle: ranks %s "
-      .. "are down or drained", down ~= "" and down or "(none)"))
+    -- and what has no broker rank (a rabbit's ssds, marked by set-status)
+    local rankless = {}
+    for v in loop.g:vertices{status = "down"} do
+      local r = v:rank()
+      if not r or r < 0 then rankless[#rankless + 1] = v:path() end
+    end
+    local t = fmt("it does not fit on the resources that are up, even idle: ranks %s "
+      .. "are down or drained", down ~= "" and down or "(none)")
+    if #rankless > 0 then
+      local shown = {table.unpack(rankless, 1, math.min(#rankless, 8))}
+      t = t .. fmt(", and %d vert%s without a broker rank %s down (%s%s)", #rankless,
+        #rankless == 1 and "ex" or "ices", #rankless == 1 and "is" or "are",
+        table.concat(shown, ", "), #rankless > #shown and ", ..." or "")
+    end
+    add(d, "down", t)
     return
   end
   local start, ranks, hosts
