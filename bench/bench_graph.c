@@ -50,6 +50,10 @@
 #include <unistd.h>
 
 #include "graph.h"
+#include "aggregate.h"
+#include "pool.h"
+#include "walker.h"
+#include "compose.h"
 #include "jgf.h"
 #include "grovetest.h"
 

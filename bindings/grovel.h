@@ -26,6 +26,10 @@
 #include <lua.h>
 
 #include "graph.h"
+#include "aggregate.h"
+#include "pool.h"
+#include "walker.h"
+#include "compose.h"
 #include "jobspec.h"
 #include "match.h"
 

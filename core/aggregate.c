@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "graph_private.h"
+#include "aggregate.h"
 #include "util.h"
 
 #define DEFAULT_SPEC "ALL:core,ALL:node,ALL:gpu"

@@ -25,7 +25,11 @@
 #include "idset.h"
 #include "hostlist.h"
 #include "intern.h"
-#include "graph.h" /* with pool.h, aggregate.h, walker.h, compose.h */
+#include "graph.h"
+#include "aggregate.h"
+#include "pool.h"
+#include "walker.h"
+#include "compose.h"
 #include "planner.h"
 #include "mplanner.h"
 #include "jobspec.h"

@@ -11,6 +11,9 @@
 
 #include "compose.h"
 #include "graph.h"
+#include "aggregate.h"
+#include "pool.h"
+#include "walker.h"
 #include "rng.h"
 #include "tap.h"
 #include "grovetest.h"
