@@ -527,26 +527,13 @@ static grove_sym_t recent_intern(grove_graph_t *g, int k, const char *s)
 /* grove_graph_add_vertex, with the type, basename and unit given as
  * symbols (syms[0..2]) or, with syms NULL, as info's strings, interned
  * here in that order. */
-static grove_vid_t add_vertex(grove_graph_t *g, const grove_vertex_info_t *info,
-                              const grove_sym_t *syms)
+/* The type, basename and unit symbols of a new vertex, from syms (type,
+ * basename, unit: grovep_add_vertex_sym) or from info's strings, interned
+ * through the recent ones.  0, or -1 (EINVAL for a name with a '/',
+ * EOVERFLOW when the graph is full, ENOMEM). */
+static int vertex_syms(grove_graph_t *g, const grove_vertex_info_t *info, const grove_sym_t *syms,
+                       grove_sym_t *type_out, grove_sym_t *base_out, grove_sym_t *unit_out)
 {
-    if (!info
-        || (syms ? syms[0] == GROVE_SYM_EMPTY : !info->type || !info->type[0])
-        || info->size < 0 || info->id < -1 || info->rank < -1 || info->rank > GROVEP_RANK_MAX) {
-        errno = EINVAL;
-        return GROVE_VID_NONE;
-    }
-    uint8_t u[16];
-    if (info->uuid) {
-        if (grovep_uuid_parse(info->uuid, u) < 0)
-            return GROVE_VID_NONE;
-        if (grovep_uuid_build(g) < 0)
-            return GROVE_VID_NONE;
-        if (grovep_uuid_probe(g, u, NULL) != GROVE_VID_NONE) {
-            errno = EEXIST;
-            return GROVE_VID_NONE;
-        }
-    }
     /* names make up paths: one with a '/' would be written to a file that
      * reads back as another path, so it is refused here, at the door (the
      * basename last taken passed already: base_text NULL) */
@@ -565,11 +552,11 @@ static grove_vid_t add_vertex(grove_graph_t *g, const grove_vertex_info_t *info,
     }
     if ((base_text && strchr(base_text, '/')) || (info->name && strchr(info->name, '/'))) {
         errno = EINVAL;
-        return GROVE_VID_NONE;
+        return -1;
     }
     if (g->nv >= GROVEP_NONE - 1) {
         errno = EOVERFLOW;
-        return GROVE_VID_NONE;
+        return -1;
     }
     if (syms) {
         type = syms[0];
@@ -590,6 +577,77 @@ static grove_vid_t add_vertex(grove_graph_t *g, const grove_vertex_info_t *info,
             unit = grove_intern(g->strings, info->unit);
     }
     if (type == GROVE_SYM_NONE || base == GROVE_SYM_NONE || unit == GROVE_SYM_NONE)
+        return -1;
+    *type_out = type;
+    *base_out = base;
+    *unit_out = unit;
+    return 0;
+}
+
+/* Keep the id and the size of the new vertex v past 31 bits in
+ * g->big_ids.  0, or -1 (ENOMEM). */
+static int vertex_big(grove_graph_t *g, grove_vid_t v, const grove_vertex_info_t *info)
+{
+    if (info->id > INT32_MAX) {
+        grovep_chain_t *b = grovep_map_put(&g->big_ids, v);
+        if (!b)
+            return -1;
+        *b = (grovep_chain_t){(uint32_t)info->id, (uint32_t)((uint64_t)info->id >> 32), 1};
+    }
+    if (info->size > INT32_MAX) {
+        grovep_chain_t *b = grovep_map_put(&g->big_ids, GROVEP_BIG_SIZE_KEY + v);
+        if (!b)
+            return -1;
+        *b = (grovep_chain_t){(uint32_t)info->size, (uint32_t)((uint64_t)info->size >> 32), 1};
+    }
+    return 0;
+}
+
+/* Link the new vertex v into the index chains that are made (type, name,
+ * rank: rc, its rank's chain, or NULL), or count it in them. */
+static void vertex_chains(grove_graph_t *g, grove_vid_t v, grove_sym_t type, grove_sym_t name,
+                          grovep_chain_t *rc)
+{
+    if (g->next_type) {
+        grovep_chain_insert(&g->by_type[type], g->next_type, v);
+    } else { /* the head without the links: chain_first's first vertex */
+        grovep_chain_t *tc = &g->by_type[type];
+        if (tc->head == GROVEP_NONE)
+            tc->head = v;
+        tc->count++;
+    }
+    if (g->next_name)
+        grovep_chain_insert(&g->by_name[name], g->next_name, v);
+    else
+        g->by_name[name].count++;
+    if (rc)
+        grovep_chain_insert(rc, g->next_rank, v);
+    else if (g->next_rank)
+        g->next_rank[v] = GROVEP_NONE;
+}
+
+static grove_vid_t add_vertex(grove_graph_t *g, const grove_vertex_info_t *info,
+                              const grove_sym_t *syms)
+{
+    if (!info
+        || (syms ? syms[0] == GROVE_SYM_EMPTY : !info->type || !info->type[0])
+        || info->size < 0 || info->id < -1 || info->rank < -1 || info->rank > GROVEP_RANK_MAX) {
+        errno = EINVAL;
+        return GROVE_VID_NONE;
+    }
+    uint8_t u[16];
+    if (info->uuid) {
+        if (grovep_uuid_parse(info->uuid, u) < 0)
+            return GROVE_VID_NONE;
+        if (grovep_uuid_build(g) < 0)
+            return GROVE_VID_NONE;
+        if (grovep_uuid_probe(g, u, NULL) != GROVE_VID_NONE) {
+            errno = EEXIST;
+            return GROVE_VID_NONE;
+        }
+    }
+    grove_sym_t type, base, unit;
+    if (vertex_syms(g, info, syms, &type, &base, &unit) < 0)
         return GROVE_VID_NONE;
     /* a name given that is the default one (a JGF's "node17" of basename
      * "node" and id 17) is taken as the default, which the vertex then
@@ -610,18 +668,8 @@ static grove_vid_t add_vertex(grove_graph_t *g, const grove_vertex_info_t *info,
     int ui = unit_index(g, unit);
     if (ui < 0)
         return GROVE_VID_NONE;
-    if (info->id > INT32_MAX) {
-        grovep_chain_t *b = grovep_map_put(&g->big_ids, v);
-        if (!b)
-            return GROVE_VID_NONE;
-        *b = (grovep_chain_t){(uint32_t)info->id, (uint32_t)((uint64_t)info->id >> 32), 1};
-    }
-    if (info->size > INT32_MAX) {
-        grovep_chain_t *b = grovep_map_put(&g->big_ids, GROVEP_BIG_SIZE_KEY + v);
-        if (!b)
-            return GROVE_VID_NONE;
-        *b = (grovep_chain_t){(uint32_t)info->size, (uint32_t)((uint64_t)info->size >> 32), 1};
-    }
+    if (vertex_big(g, v, info) < 0)
+        return GROVE_VID_NONE;
     if (grovep_reserve_vertices(g, g->nv + 1) < 0
         || ((type >= g->chain_cap || name >= g->chain_cap)
             && (grovep_reserve_chains(g, type) < 0 || grovep_reserve_chains(g, name) < 0)))
@@ -657,22 +705,7 @@ static grove_vid_t add_vertex(grove_graph_t *g, const grove_vertex_info_t *info,
     g->parent[v] = GROVEP_NONE;
     g->nv++;
     g->nlive++;
-    if (g->next_type) {
-        grovep_chain_insert(&g->by_type[type], g->next_type, v);
-    } else { /* the head without the links: chain_first's first vertex */
-        grovep_chain_t *tc = &g->by_type[type];
-        if (tc->head == GROVEP_NONE)
-            tc->head = v;
-        tc->count++;
-    }
-    if (g->next_name)
-        grovep_chain_insert(&g->by_name[name], g->next_name, v);
-    else
-        g->by_name[name].count++;
-    if (rc)
-        grovep_chain_insert(rc, g->next_rank, v);
-    else if (g->next_rank)
-        g->next_rank[v] = GROVEP_NONE;
+    vertex_chains(g, v, type, name, rc);
     return v;
 }
 
