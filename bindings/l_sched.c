@@ -25,7 +25,9 @@
  *   s:now()  s:set_now(t)
  *   s:count_match(placed [, seconds])
  *   s:stats()      {matched, failed, match_min, match_avg, match_max,
- *                  queue_length, running, jobs}
+ *                  recent, recent_p50, recent_p99, recent_max (the last
+ *                  GROVE_SCHED_RECENT timed matches), queue_length,
+ *                  running, jobs}
  *   core.sched_units(g, type)  the units of type g holds: the sizes of its
  *                  live vertices of that type summed (a loop's total, read
  *                  once a resource change without a Lua call a vertex)
@@ -276,7 +278,7 @@ static int l_stats(lua_State *L)
 {
     grove_sched_stats_t st;
     grove_sched_stats(check_sched(L), &st);
-    lua_createtable(L, 0, 8);
+    lua_createtable(L, 0, 12);
     lua_pushinteger(L, (lua_Integer)st.matched);
     lua_setfield(L, -2, "matched");
     lua_pushinteger(L, (lua_Integer)st.failed);
@@ -287,6 +289,14 @@ static int l_stats(lua_State *L)
     lua_setfield(L, -2, "match_avg");
     lua_pushnumber(L, st.match_max);
     lua_setfield(L, -2, "match_max");
+    lua_pushinteger(L, (lua_Integer)st.recent);
+    lua_setfield(L, -2, "recent");
+    lua_pushnumber(L, st.recent_p50);
+    lua_setfield(L, -2, "recent_p50");
+    lua_pushnumber(L, st.recent_p99);
+    lua_setfield(L, -2, "recent_p99");
+    lua_pushnumber(L, st.recent_max);
+    lua_setfield(L, -2, "recent_max");
     lua_pushinteger(L, (lua_Integer)st.queue_length);
     lua_setfield(L, -2, "queue_length");
     lua_pushinteger(L, (lua_Integer)st.running);

@@ -47,6 +47,7 @@ struct grove_sched {
     int64_t now;             /* the clock, seconds */
     uint64_t matched, failed, timed;
     double tmin, tmax, tsum; /* seconds per timed match */
+    double recent[GROVE_SCHED_RECENT]; /* the last timed matches, a ring */
 };
 
 /* ---- ids -------------------------------------------------------------------- */
@@ -510,7 +511,14 @@ void grove_sched_count_match(grove_sched_t *s, bool placed, double seconds)
     if (!s->timed || seconds > s->tmax)
         s->tmax = seconds;
     s->tsum += seconds;
+    s->recent[s->timed % GROVE_SCHED_RECENT] = seconds;
     s->timed++;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
 }
 
 void grove_sched_stats(const grove_sched_t *s, grove_sched_stats_t *out)
@@ -523,6 +531,16 @@ void grove_sched_stats(const grove_sched_t *s, grove_sched_stats_t *out)
     out->match_min = s->tmin;
     out->match_max = s->tmax;
     out->match_avg = s->timed ? s->tsum / (double)s->timed : 0;
+    size_t n = s->timed < GROVE_SCHED_RECENT ? (size_t)s->timed : GROVE_SCHED_RECENT;
+    if (n) {
+        double v[GROVE_SCHED_RECENT];
+        memcpy(v, s->recent, n * sizeof *v);
+        qsort(v, n, sizeof *v, cmp_double);
+        out->recent = n;
+        out->recent_p50 = v[n / 2];
+        out->recent_p99 = v[(n * 99) / 100];
+        out->recent_max = v[n - 1];
+    }
     out->queue_length = s->waiting;
     out->running = s->running;
     out->jobs = s->jobs;

@@ -69,6 +69,9 @@ typedef struct grove_sched_job {
     bool changed;              /* annotations to send (set by the caller, cleared by it) */
 } grove_sched_job_t;
 
+/* How many of the last timed matches the percentiles of the stats cover. */
+#define GROVE_SCHED_RECENT 4096
+
 /* The counters, in the shape of `flux module stats`. */
 typedef struct grove_sched_stats {
     uint64_t matched;     /* matches that placed a job (allocated or reserved) */
@@ -76,6 +79,10 @@ typedef struct grove_sched_stats {
     double match_min;     /* seconds per match, over every match timed; 0 when none */
     double match_max;
     double match_avg;
+    size_t recent;        /* timed matches of the last GROVE_SCHED_RECENT: */
+    double recent_p50;    /* their median, 99th percentile and max, seconds */
+    double recent_p99;
+    double recent_max;
     size_t queue_length;  /* jobs waiting (pending or reserved) */
     size_t running;       /* jobs running */
     size_t jobs;          /* jobs in the table */

@@ -69,6 +69,11 @@ describe("grove.flux", function()
     assert.equal(0, st.queue_length)
     assert.equal(2, st.running)
     assert.is_true(st.match_time.max >= st.match_time.min)
+    -- the last matches' distribution: every timed match so far
+    local d = st.match_dist
+    assert.is_true(d.n >= 3)
+    assert.is_true(d.p50_us <= d.p99_us and d.p99_us <= d.max_us)
+    assert.is_true(math.abs(d.max_us - st.match_time.max * 1e6) < 1e-3)
   end)
 
   it("denies a job that can never run, with the reason", function()

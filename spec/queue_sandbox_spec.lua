@@ -153,8 +153,9 @@ describe("a queue policy in the C sandbox", function()
       local ok, err, code = s:run()
       assert.same({nil, "ECANCELED"}, {ok, code})
       assert.equal("queue policy q: q.lua:2: wall-clock limit of 0.2 s exceeded", err)
-      -- read at every 16th call at least
-      assert.is_true(calls >= 4 and calls <= 16, "calls: " .. calls)
+      -- read at every 16th call at least (a call may take longer than
+      -- its 0.05 s on a loaded machine, so fewer than four can reach 0.2 s)
+      assert.is_true(calls >= 1 and calls <= 16, "calls: " .. calls)
     end)
 
   it("refuses in the sandbox a start the loop would refuse by count, without calling it",

@@ -50,6 +50,8 @@ function M.stats(self)
   local st = self.loop.cs:stats()
   return {jobs_matched = st.matched, matches_failed = st.failed,
     match_time = {min = st.match_min, avg = st.match_avg, max = st.match_max},
+    match_dist = st.recent > 0 and {n = st.recent, p50_us = st.recent_p50 * 1e6,
+      p99_us = st.recent_p99 * 1e6, max_us = st.recent_max * 1e6} or nil,
     queue_length = st.queue_length, running = st.running,
     queue = self.loop.queue_policy.name, policy = self.loop.policy_name,
     ["queue-depth"] = self.loop.queue_depth, ["reserve-depth"] = self.loop.reserve_depth,
