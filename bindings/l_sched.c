@@ -160,28 +160,17 @@ static int l_job(lua_State *L)
         return 1;
     }
     lua_createtable(L, 0, 9);
-    lua_pushinteger(L, (lua_Integer)j->id);
-    lua_setfield(L, -2, "id");
-    lua_pushnumber(L, j->policy_priority);
-    lua_setfield(L, -2, "policy_priority");
-    lua_pushinteger(L, (lua_Integer)j->priority);
-    lua_setfield(L, -2, "priority");
-    lua_pushinteger(L, (lua_Integer)j->userid);
-    lua_setfield(L, -2, "userid");
-    lua_pushnumber(L, j->t_submit);
-    lua_setfield(L, -2, "t_submit");
-    lua_pushinteger(L, (lua_Integer)j->duration);
-    lua_setfield(L, -2, "duration");
-    lua_pushstring(L, state_names[j->state]);
-    lua_setfield(L, -2, "state");
-    if (j->reserved >= 0) {
-        lua_pushinteger(L, (lua_Integer)j->reserved);
-        lua_setfield(L, -2, "reserved");
-    }
-    if (j->start >= 0) {
-        lua_pushinteger(L, (lua_Integer)j->start);
-        lua_setfield(L, -2, "start");
-    }
+    grovel_set_integer(L, "id", (lua_Integer)j->id);
+    grovel_set_number(L, "policy_priority", j->policy_priority);
+    grovel_set_integer(L, "priority", (lua_Integer)j->priority);
+    grovel_set_integer(L, "userid", (lua_Integer)j->userid);
+    grovel_set_number(L, "t_submit", j->t_submit);
+    grovel_set_integer(L, "duration", (lua_Integer)j->duration);
+    grovel_set_string(L, "state", state_names[j->state]);
+    if (j->reserved >= 0)
+        grovel_set_integer(L, "reserved", (lua_Integer)j->reserved);
+    if (j->start >= 0)
+        grovel_set_integer(L, "start", (lua_Integer)j->start);
     return 1;
 }
 
