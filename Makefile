@@ -105,7 +105,7 @@ BIND_L   := $(sort $(wildcard $(ONLY:%=bindings/l_%.c) $(ONLY:%=bindings/l_%_*.c
 TEST_SRC := $(sort $(wildcard $(ONLY:%=core/test/test_%.c)))
 BENCH_SRC := $(sort $(wildcard $(ONLY:%=bench/bench_%.c)))
 endif
-BIND_SRC := $(BIND_L) bindings/module.c bindings/paths.c
+BIND_SRC := $(BIND_L) bindings/grovel.c bindings/module.c bindings/paths.c
 
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 BIND_OBJ := $(BIND_SRC:%.c=$(BUILD)/%.o)

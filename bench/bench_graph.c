@@ -20,8 +20,8 @@
  *
  * For each size it prints: build time; vertices and edges; resident bytes
  * per vertex (growth of the resident set, from /proc/self/statm, across the
- * build) and the graph's own count (grove_graph_bytes); JGF write time and
- * size (compact); JGF read time; whether a second write gives the same
+ * build) and the graph's own count (grove_graph_bytes); the time of a deep
+ * copy (grove_graph_duplicate); JGF write time and size (compact); JGF read time; whether a second write gives the same
  * bytes.  Times are CPU time of the process and wall-clock time: on a
  * shared, busy machine only the first is meaningful.  Each size runs in a
  * child process so that memory freed by one size does not hide the growth
@@ -50,6 +50,10 @@
 #include <unistd.h>
 
 #include "graph.h"
+#include "aggregate.h"
+#include "pool.h"
+#include "walker.h"
+#include "compose.h"
 #include "jgf.h"
 #include "grovetest.h"
 
@@ -134,6 +138,16 @@ static int run(int nodes)
     double rss_pv = (double)(rss1 - rss0) / (double)nv;
     double own_pv = (double)grove_graph_bytes(g) / (double)nv;
 
+    /* the deep copy every store save and sim snapshot makes */
+    t0 = now();
+    grove_graph_t *dup = grove_graph_duplicate(g);
+    stamp_t t_dup = since(t0);
+    if (!dup || grove_graph_vertex_count(dup) != nv || grove_graph_edge_count(dup) != ne) {
+        fprintf(stderr, "grove_graph_duplicate failed\n");
+        exit(2);
+    }
+    grove_graph_destroy(dup);
+
     stamp_t t_write, t_read;
     size_t len;
     grove_error_t err;
@@ -152,6 +166,7 @@ static int run(int nodes)
            t_build.wall, t_build.cpu * 1e9 / (double)nv);
     printf("  memory     %6.1f B/vertex resident (RSS growth)  %.1f B/vertex graph_bytes\n",
            rss_pv, own_pv);
+    printf("  duplicate  %6.3f s cpu  %6.3f s wall\n", t_dup.cpu, t_dup.wall);
     printf("  JGF write  %6.3f s cpu  %6.3f s wall  %.1f MB compact\n", t_write.cpu,
            t_write.wall, (double)len / 1e6);
     printf("  JGF read   %6.3f s cpu  %6.3f s wall  second write identical: %s\n", t_read.cpu,

@@ -20,6 +20,10 @@
 #include <time.h>
 
 #include "graph.h"
+#include "aggregate.h"
+#include "pool.h"
+#include "walker.h"
+#include "compose.h"
 #include "match.h"
 #include "grovetest.h"
 

@@ -24,6 +24,10 @@
 #endif
 
 #include "graph.h"
+#include "aggregate.h"
+#include "pool.h"
+#include "walker.h"
+#include "compose.h"
 #include "jobspec.h"
 #include "match.h"
 #include "grovetest.h"

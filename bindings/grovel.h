@@ -26,6 +26,10 @@
 #include <lua.h>
 
 #include "graph.h"
+#include "aggregate.h"
+#include "pool.h"
+#include "walker.h"
+#include "compose.h"
 #include "jobspec.h"
 #include "match.h"
 
@@ -44,7 +48,11 @@ void grovel_log_flush(lua_State *L);
 lua_State *grovel_progress_enter(lua_State *L);
 void grovel_progress_leave(lua_State *prev);
 
-/* ---- unknown names (l_names.c) ------------------------------------------- */
+/* ---- unknown names (grovel.c; core.set_suggest binds it: l_names.c) ------ */
+
+/* Keep the function at index 1 (or nil: none) as the offer of a closest
+ * name (core.set_suggest). */
+int grovel_set_suggest(lua_State *L);
 
 /* Push what a message about the unknown name appends to offer the
  * closest of names (the table at index names: an array of strings, or
@@ -82,7 +90,7 @@ int grovel_fail_errno(lua_State *L, int errnum, const char *msg);
  * an errnum with no name (0: a failure that set no errno). */
 const char *grovel_errno_name(int errnum);
 
-/* ---- classes and handles (module.c) ------------------------------------ */
+/* ---- classes and handles (grovel.c) ------------------------------------ */
 
 /* A method or metamethod of a class.  One C function may serve several
  * methods: each gets its own arg (read with grovel_uparg). */

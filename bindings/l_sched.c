@@ -160,28 +160,17 @@ static int l_job(lua_State *L)
         return 1;
     }
     lua_createtable(L, 0, 9);
-    lua_pushinteger(L, (lua_Integer)j->id);
-    lua_setfield(L, -2, "id");
-    lua_pushnumber(L, j->policy_priority);
-    lua_setfield(L, -2, "policy_priority");
-    lua_pushinteger(L, (lua_Integer)j->priority);
-    lua_setfield(L, -2, "priority");
-    lua_pushinteger(L, (lua_Integer)j->userid);
-    lua_setfield(L, -2, "userid");
-    lua_pushnumber(L, j->t_submit);
-    lua_setfield(L, -2, "t_submit");
-    lua_pushinteger(L, (lua_Integer)j->duration);
-    lua_setfield(L, -2, "duration");
-    lua_pushstring(L, state_names[j->state]);
-    lua_setfield(L, -2, "state");
-    if (j->reserved >= 0) {
-        lua_pushinteger(L, (lua_Integer)j->reserved);
-        lua_setfield(L, -2, "reserved");
-    }
-    if (j->start >= 0) {
-        lua_pushinteger(L, (lua_Integer)j->start);
-        lua_setfield(L, -2, "start");
-    }
+    grovel_set_integer(L, "id", (lua_Integer)j->id);
+    grovel_set_number(L, "policy_priority", j->policy_priority);
+    grovel_set_integer(L, "priority", (lua_Integer)j->priority);
+    grovel_set_integer(L, "userid", (lua_Integer)j->userid);
+    grovel_set_number(L, "t_submit", j->t_submit);
+    grovel_set_integer(L, "duration", (lua_Integer)j->duration);
+    grovel_set_string(L, "state", state_names[j->state]);
+    if (j->reserved >= 0)
+        grovel_set_integer(L, "reserved", (lua_Integer)j->reserved);
+    if (j->start >= 0)
+        grovel_set_integer(L, "start", (lua_Integer)j->start);
     return 1;
 }
 
@@ -279,30 +268,18 @@ static int l_stats(lua_State *L)
     grove_sched_stats_t st;
     grove_sched_stats(check_sched(L), &st);
     lua_createtable(L, 0, 12);
-    lua_pushinteger(L, (lua_Integer)st.matched);
-    lua_setfield(L, -2, "matched");
-    lua_pushinteger(L, (lua_Integer)st.failed);
-    lua_setfield(L, -2, "failed");
-    lua_pushnumber(L, st.match_min);
-    lua_setfield(L, -2, "match_min");
-    lua_pushnumber(L, st.match_avg);
-    lua_setfield(L, -2, "match_avg");
-    lua_pushnumber(L, st.match_max);
-    lua_setfield(L, -2, "match_max");
-    lua_pushinteger(L, (lua_Integer)st.recent);
-    lua_setfield(L, -2, "recent");
-    lua_pushnumber(L, st.recent_p50);
-    lua_setfield(L, -2, "recent_p50");
-    lua_pushnumber(L, st.recent_p99);
-    lua_setfield(L, -2, "recent_p99");
-    lua_pushnumber(L, st.recent_max);
-    lua_setfield(L, -2, "recent_max");
-    lua_pushinteger(L, (lua_Integer)st.queue_length);
-    lua_setfield(L, -2, "queue_length");
-    lua_pushinteger(L, (lua_Integer)st.running);
-    lua_setfield(L, -2, "running");
-    lua_pushinteger(L, (lua_Integer)st.jobs);
-    lua_setfield(L, -2, "jobs");
+    grovel_set_integer(L, "matched", (lua_Integer)st.matched);
+    grovel_set_integer(L, "failed", (lua_Integer)st.failed);
+    grovel_set_number(L, "match_min", st.match_min);
+    grovel_set_number(L, "match_avg", st.match_avg);
+    grovel_set_number(L, "match_max", st.match_max);
+    grovel_set_integer(L, "recent", (lua_Integer)st.recent);
+    grovel_set_number(L, "recent_p50", st.recent_p50);
+    grovel_set_number(L, "recent_p99", st.recent_p99);
+    grovel_set_number(L, "recent_max", st.recent_max);
+    grovel_set_integer(L, "queue_length", (lua_Integer)st.queue_length);
+    grovel_set_integer(L, "running", (lua_Integer)st.running);
+    grovel_set_integer(L, "jobs", (lua_Integer)st.jobs);
     return 1;
 }
 

@@ -6,7 +6,7 @@
  * Nothing here is used outside bindings/, and nothing here knows hostlists
  * or idsets.
  *
- * The helpers are static inline: bindings/ builds only l_*.c files and
+ * The helpers are static inline: bindings/ builds only l_*.c files, grovel.c and
  * module.c.
  */
 #ifndef GROVEL_LHANDLE_H

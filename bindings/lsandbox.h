@@ -1,4 +1,5 @@
-/* lsandbox.h: the sandbox a Lua policy runs in (l_sandbox.c), as the
+/* lsandbox.h: the sandbox a Lua policy runs in (l_sandbox.c over the
+ * limits of its runs, l_sandbox_run.c), as the
  * policy binding (l_policy.c) and its vertex views (l_view.c) use it.
  * Nothing here is used outside bindings/.
  *
@@ -132,6 +133,14 @@ void grovel_sandbox_charge_call(lua_State *S);
  * with their arguments by metered ones (l_sandbox_lib.c); lib is its name
  * ("_G" for the environment's base functions, "table", "string", "utf8"). */
 void grovel_sandbox_meter(lua_State *S, const char *lib);
+
+/* The limits' own pieces (l_sandbox_run.c), which grovel_sandbox_open
+ * installs: the allocator of a sandbox's state (ud is the sandbox), its
+ * count hook, and whether the run is past its time limit (which it then
+ * records in sb->fatal). */
+void *grovel_sandbox_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+void grovel_sandbox_count_hook(lua_State *S, lua_Debug *ar);
+bool grovel_sandbox_out_of_time(grovel_sandbox_t *sb);
 
 /* Raise the error of the limit that stopped the run (sb->fatal set) on S. */
 int grovel_sandbox_raise(lua_State *S);

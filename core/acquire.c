@@ -38,6 +38,8 @@
 #include "json_private.h"
 #include "util.h"
 #include "acquire.h"
+#include "compose.h"
+#include "pool.h"
 
 /* The tag on rank roots naming the resource group that owns the target. */
 #define GROUP_TAG "acquire-group"

@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "graph_private.h"
+#include "aggregate.h"
 #include "util.h"
 
 #define DEFAULT_SPEC "ALL:core,ALL:node,ALL:gpu"
@@ -1104,6 +1105,39 @@ static void add_own_units(const grove_graph_t *g, grove_vid_t w, int64_t *out)
             out[i] = sat_add(out[i], grovep_vertex_size(g, w));
 }
 
+/* Append the aggregate of w (tracked low types mask, totals wt of nl
+ * low types) to g->aggs, its totals and an empty cache to g->aggv.  0,
+ * or -1 (ENOMEM) with nothing appended. */
+static int agg_append(grove_graph_t *g, grove_vid_t w, uint8_t mask, const int64_t *wt, size_t nl)
+{
+    if (g->naggs == g->aggcap) {
+        size_t cap = g->aggcap ? g->aggcap * 2 : 64;
+        grovep_agg_t *na = realloc(g->aggs, cap * sizeof(*na));
+        if (!na)
+            return -1;
+        g->aggs = na;
+        g->aggcap = cap;
+    }
+    /* by its own room: a specification of more low types reuses the
+     * arrays of one of fewer */
+    if (grovep_grow((void **)&g->aggv, &g->aggvcap, (g->naggs + 1) * 2 * nl,
+                    sizeof(*g->aggv)) < 0)
+        return -1;
+    if ((g->naggs + 1) * 2 * nl > UINT32_MAX) { /* past a's 32-bit offset */
+        errno = ENOMEM;
+        return -1;
+    }
+    grovep_agg_t *a = &g->aggs[g->naggs++];
+    memset(a, 0, sizeof(*a));
+    a->v = w;
+    a->at = (uint32_t)((g->naggs - 1) * 2 * nl);
+    a->cache_end = -1;
+    a->mask = mask;
+    memcpy(grovep_agg_total(g, a), wt, nl * sizeof(int64_t));
+    memset(grovep_agg_cache(g, a), 0, nl * sizeof(int64_t));
+    return 0;
+}
+
 /* Rebuild: totals by one post-order pass, then spans from every record. */
 int grovep_agg_refresh(grove_graph_t *g)
 {
@@ -1173,36 +1207,10 @@ int grovep_agg_refresh(grove_graph_t *g)
                 any |= wt[i] > 0;
         if (!any)
             continue;
-        if (g->naggs == g->aggcap) {
-            size_t cap = g->aggcap ? g->aggcap * 2 : 64;
-            grovep_agg_t *na = realloc(g->aggs, cap * sizeof(*na));
-            if (!na) {
-                rc = -1;
-                break;
-            }
-            g->aggs = na;
-            g->aggcap = cap;
-        }
-        /* by its own room: a specification of more low types reuses the
-         * arrays of one of fewer */
-        if (grovep_grow((void **)&g->aggv, &g->aggvcap, (g->naggs + 1) * 2 * nl,
-                        sizeof(*g->aggv)) < 0) {
+        if (agg_append(g, w, mask, wt, nl) < 0) {
             rc = -1;
             break;
         }
-        if ((g->naggs + 1) * 2 * nl > UINT32_MAX) { /* past a's 32-bit offset */
-            errno = ENOMEM;
-            rc = -1;
-            break;
-        }
-        grovep_agg_t *a = &g->aggs[g->naggs++];
-        memset(a, 0, sizeof(*a));
-        a->v = w;
-        a->at = (uint32_t)((g->naggs - 1) * 2 * nl);
-        a->cache_end = -1;
-        a->mask = mask;
-        memcpy(grovep_agg_total(g, a), wt, nl * sizeof(int64_t));
-        memset(grovep_agg_cache(g, a), 0, nl * sizeof(int64_t));
     }
     free(tot);
     free(slot);

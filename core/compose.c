@@ -19,6 +19,10 @@
 
 #include "util.h"
 #include "graph_private.h"
+#include "aggregate.h"
+#include "pool.h"
+#include "walker.h"
+#include "compose.h"
 
 /* Clone vertex v of src into dst with its base data, status, properties and
  * tags (and records when with_records); size_override < 0 keeps the size.

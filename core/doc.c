@@ -30,7 +30,7 @@
 
 #include <yaml.h>
 
-#include "grove.h" /* GROVE_NEST_MAX */
+#include "limit.h" /* GROVE_NEST_MAX */
 #include "error_private.h"
 #include "json_private.h"
 #include "util.h"

@@ -29,14 +29,16 @@
  *
  * This header holds the graph itself (graph.c): its types, life, vertices'
  * base data and status, edges, paths and look-ups.  The rest of the graph
- * API has a header per module, included at the end so that including
- * graph.h still gives all of it: pool.h (properties, tags, size,
- * allocation records), aggregate.h (pruning aggregates), walker.h (walks,
- * the accumulator, aggregate and find), compose.h (copy, duplicate, merge,
- * unlink, extract).  The layout of grove_graph_t is in graph_private.h.
+ * API has a header per module, on the floors above the graph's (each
+ * includes this one; grove.h includes them all): pool.h (properties, tags,
+ * size, allocation records), aggregate.h (pruning aggregates), walker.h
+ * (walks, the accumulator, aggregate and find), compose.h (copy,
+ * duplicate, merge, unlink, extract).  The layout of grove_graph_t is in
+ * graph_private.h.
  *
  * This header must not hold the graph's internals (graph_private.h) or the
- * API of the modules it includes (pool.h, aggregate.h, walker.h, compose.h).
+ * API of the modules above it (pool.h, aggregate.h, walker.h, compose.h),
+ * nor include their headers: the graph's floor never reaches up.
  */
 #ifndef GROVE_GRAPH_H
 #define GROVE_GRAPH_H
@@ -307,11 +309,24 @@ grove_vid_t grove_vertex_next_same_rank(const grove_graph_t *g, grove_vid_t v);
 /* Number of live vertices of a type. */
 size_t grove_graph_count_type(const grove_graph_t *g, grove_sym_t type);
 
-/* The other modules of the graph, each in its own header (included here so
- * that graph.h keeps giving the whole graph API). */
-#include "pool.h"
-#include "aggregate.h"
-#include "walker.h"
-#include "compose.h"
+/* ---- allocation records ---------------------------------------------- */
+
+/* A record of a pool: the graph holds them, the pools' floor makes and
+ * reads them through pool.h, the availability floor reads them too. */
+typedef enum grove_record_kind {
+    GROVE_RECORD_ALLOC = 0, /* units of this pool held by a job */
+    GROVE_RECORD_SHARED = 1 /* annotation: a descendant is held by the job */
+} grove_record_kind_t;
+
+typedef struct grove_record {
+    grove_jobid_t job;
+    grove_record_kind_t kind;
+    int64_t amount;  /* units (ALLOC); number of descendant records (SHARED) */
+    int64_t start;   /* first second of the record */
+    int64_t end;     /* first second after it (GROVE_TIME_MAX: open-ended) */
+    bool exclusive;  /* ALLOC: held exclusively (all units or asked for) */
+    bool asked;      /* ALLOC: exclusivity was asked for (what allocate's
+                      * exclusive argument was; not only implied by size) */
+} grove_record_t;
 
 #endif

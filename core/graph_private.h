@@ -496,7 +496,8 @@ int grovep_walk_available_during(const grove_graph_t *g, grove_vid_t v, int64_t 
 /* Free units by type below v throughout [start, end), walked (ancestors
  * not looked at), as cb(type, units, arg) in first-seen order; 0 or -1. */
 int grovep_count_available(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end,
-                           grove_aggregate_f cb, void *arg);
+                           void (*cb)(const char *type, int64_t count, void *arg),
+                           void *arg);
 
 /* Own availability of v during [start, end): size minus the peak of its own
  * records, 0 when not up or held exclusively; ancestors are not looked at. */

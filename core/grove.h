@@ -12,22 +12,24 @@
  * No function takes a lock, and none is async-signal-safe.
  *
  * Limits shared by every reader of nested text (JSON, YAML, JGF, jobspecs,
- * state images): at most GROVE_NEST_MAX levels of nesting; deeper input is
+ * state images): at most GROVE_NEST_MAX (limit.h) levels of nesting; deeper input is
  * refused with EINVAL and a message naming the place.
  *
- * This header holds no declarations of its own beyond those limits.
+ * This header holds no declarations of its own: it includes the others.
  */
 #ifndef GROVE_GROVE_H
 #define GROVE_GROVE_H
 
-/* Deepest nesting of arrays and objects any reader accepts. */
-#define GROVE_NEST_MAX 128
-
 #include "error.h"
+#include "limit.h"
 #include "idset.h"
 #include "hostlist.h"
 #include "intern.h"
-#include "graph.h" /* with pool.h, aggregate.h, walker.h, compose.h */
+#include "graph.h"
+#include "aggregate.h"
+#include "pool.h"
+#include "walker.h"
+#include "compose.h"
 #include "planner.h"
 #include "mplanner.h"
 #include "jobspec.h"

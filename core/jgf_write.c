@@ -33,6 +33,10 @@
 
 #include "progress.h"
 #include "graph_private.h"
+#include "aggregate.h"
+#include "pool.h"
+#include "walker.h"
+#include "compose.h"
 #include "jgf.h"
 #include "json_private.h"
 #include "util.h"

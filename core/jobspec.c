@@ -48,7 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grove.h"
+#include "limit.h" /* GROVE_NEST_MAX */
 #include "error_private.h"
 #include "json_private.h"
 #include "util.h"

@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "grove.h"
+#include "limit.h" /* GROVE_NEST_MAX */
 #include "error_private.h"
 #include "json_private.h"
 

@@ -29,6 +29,10 @@
 
 #include <stdint.h>
 
+/* Deepest nesting of arrays and objects any reader of nested text accepts
+ * (JSON, YAML, JGF, jobspecs, state images; grove.h). */
+#define GROVE_NEST_MAX 128
+
 typedef struct grove_limits {
     uint64_t input;    /* bytes of one input */
     uint64_t depth;    /* containment chain */

@@ -25,6 +25,8 @@
 #include <stddef.h>
 
 #include "graph.h"
+#include "aggregate.h"
+#include "pool.h"
 #include "job.h"
 #include "jobspec.h"
 

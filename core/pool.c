@@ -28,6 +28,8 @@
 #include <string.h>
 
 #include "graph_private.h"
+#include "aggregate.h"
+#include "pool.h"
 #include "util.h"
 
 /* ---- properties and tags -------------------------------------------------- */

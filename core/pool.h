@@ -42,21 +42,7 @@ size_t grove_vertex_tag_count(const grove_graph_t *g, grove_vid_t v);
 
 /* ---- allocation records -------------------------------------------- */
 
-typedef enum grove_record_kind {
-    GROVE_RECORD_ALLOC = 0, /* units of this pool held by a job */
-    GROVE_RECORD_SHARED = 1 /* annotation: a descendant is held by the job */
-} grove_record_kind_t;
-
-typedef struct grove_record {
-    grove_jobid_t job;
-    grove_record_kind_t kind;
-    int64_t amount;  /* units (ALLOC); number of descendant records (SHARED) */
-    int64_t start;   /* first second of the record */
-    int64_t end;     /* first second after it (GROVE_TIME_MAX: open-ended) */
-    bool exclusive;  /* ALLOC: held exclusively (all units or asked for) */
-    bool asked;      /* ALLOC: exclusivity was asked for (what allocate's
-                      * exclusive argument was; not only implied by size) */
-} grove_record_t;
+/* grove_record_t and its kinds are graph.h's: the graph holds the records. */
 
 /* Allocate amount units of v to job during [start, end) (end may be
  * GROVE_TIME_MAX).  If the job already holds v over the same window, the

@@ -16,6 +16,10 @@
 #include "error_private.h"
 #include "util.h"
 #include "graph_private.h"
+#include "aggregate.h"
+#include "pool.h"
+#include "walker.h"
+#include "compose.h"
 #include "register.h"
 #include "rv1.h"
 

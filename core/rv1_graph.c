@@ -26,6 +26,8 @@
 #include "util.h"
 #include "jgf.h"
 #include "rv1_private.h"
+#include "compose.h"
+#include "pool.h"
 
 struct gctx {
     const grove_graph_t *g;

@@ -16,6 +16,10 @@
 #include <stdint.h>
 
 #include "store.h"
+#include "aggregate.h"
+#include "pool.h"
+#include "walker.h"
+#include "compose.h"
 
 /* ---- the image (image.c) ------------------------------------------------ */
 

@@ -37,6 +37,8 @@
 #include "progress.h"
 #include "topo.h"
 #include "topo_private.h"
+#include "compose.h"
+#include "pool.h"
 
 #define TOPO_STEP "building hosts from hwloc" /* the step progress reports name */
 

@@ -23,6 +23,9 @@
 
 #include "util.h"
 #include "graph_private.h"
+#include "aggregate.h"
+#include "pool.h"
+#include "walker.h"
 
 /* ---- accumulator ---------------------------------------------------------- */
 

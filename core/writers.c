@@ -34,6 +34,9 @@
 #include <jansson.h>
 
 #include "graph_private.h"
+#include "aggregate.h"
+#include "walker.h"
+#include "compose.h"
 #include "pool.h"
 #include "rv1.h"
 #include "util.h"

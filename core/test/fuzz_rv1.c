@@ -16,6 +16,10 @@
 #include <string.h>
 
 #include "graph.h"
+#include "aggregate.h"
+#include "pool.h"
+#include "walker.h"
+#include "compose.h"
 #include "rv1.h"
 #include "fuzz_reader.h"
 

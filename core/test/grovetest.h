@@ -17,6 +17,10 @@
 #include <stdlib.h>
 
 #include "graph.h"
+#include "aggregate.h"
+#include "pool.h"
+#include "walker.h"
+#include "compose.h"
 #include "jgf.h"
 
 /* Add the vertex info describes under parent (GROVE_VID_NONE: a root); its

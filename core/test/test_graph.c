@@ -11,6 +11,9 @@
 
 #include "compose.h"
 #include "graph.h"
+#include "aggregate.h"
+#include "pool.h"
+#include "walker.h"
 #include "rng.h"
 #include "tap.h"
 #include "grovetest.h"
@@ -364,6 +367,39 @@ static void agg_cb(const char *type, int64_t count, void *arg)
              (long long)count);
 }
 
+/* A subtree of more types than the walk keeps in its small array:
+ * each type once, in the order the walk first meets it, counts summed
+ * across the switch to the arrays by symbol */
+static void test_aggregate_many_types(void)
+{
+    grove_graph_t *h = grove_graph_create();
+    grove_vertex_info_t info;
+    grove_vertex_info_init(&info);
+    info.type = "box";
+    grove_vid_t box = grove_graph_add_vertex(h, &info), prev = box;
+    char type[16];
+    for (int i = 0; i < 24; i++) {
+        snprintf(type, sizeof(type), "t%d", i % 12);
+        grove_vertex_info_init(&info);
+        info.type = type;
+        info.id = i;
+        info.size = i < 12 ? 1 : 10;
+        grove_vid_t v = grove_graph_add_vertex(h, &info);
+        grove_graph_add_child(h, i % 2 ? prev : box, v, NULL, NULL);
+        prev = v;
+    }
+    struct aggout b = {""};
+    ok(grove_graph_aggregate(h, box, agg_cb, &b) == 0, "aggregate of 13 types");
+    is_str(b.text,
+           "box=1 t0=11 t1=11 t2=11 t3=11 t4=11 t5=11 t6=11 t7=11 t8=11 t9=11 t10=11 t11=11",
+           "13 types: each once, in walk order, summed");
+    struct aggout c = {""};
+    ok(grove_vertex_aggregate_window(h, prev, 0, 1, agg_cb, &c) == 0
+           && !strcmp(c.text, "t11=10"),
+       "one vertex: its own type only (%s)", c.text);
+    grove_graph_destroy(h);
+}
+
 static void test_alloc(void)
 {
     tiny_t t;
@@ -429,37 +465,6 @@ static void test_alloc(void)
     grove_graph_aggregate(g, t.root, agg_cb, &a);
     is_str(a.text, "cluster=1 rack=1 node=1 socket=2 core=7 memory=4",
            "aggregate skips held pools and prunes zeros");
-    /* a subtree of more types than the walk keeps in its small array:
-     * each type once, in the order the walk first meets it, counts summed
-     * across the switch to the arrays by symbol */
-    {
-        grove_graph_t *h = grove_graph_create();
-        grove_vertex_info_t info;
-        grove_vertex_info_init(&info);
-        info.type = "box";
-        grove_vid_t box = grove_graph_add_vertex(h, &info), prev = box;
-        char type[16];
-        for (int i = 0; i < 24; i++) {
-            snprintf(type, sizeof(type), "t%d", i % 12);
-            grove_vertex_info_init(&info);
-            info.type = type;
-            info.id = i;
-            info.size = i < 12 ? 1 : 10;
-            grove_vid_t v = grove_graph_add_vertex(h, &info);
-            grove_graph_add_child(h, i % 2 ? prev : box, v, NULL, NULL);
-            prev = v;
-        }
-        struct aggout b = {""};
-        ok(grove_graph_aggregate(h, box, agg_cb, &b) == 0, "aggregate of 13 types");
-        is_str(b.text,
-               "box=1 t0=11 t1=11 t2=11 t3=11 t4=11 t5=11 t6=11 t7=11 t8=11 t9=11 t10=11 t11=11",
-               "13 types: each once, in walk order, summed");
-        struct aggout c = {""};
-        ok(grove_vertex_aggregate_window(h, prev, 0, 1, agg_cb, &c) == 0
-               && !strcmp(c.text, "t11=10"),
-           "one vertex: its own type only (%s)", c.text);
-        grove_graph_destroy(h);
-    }
     /* free a job whole: annotations go */
     ok(grove_vertex_free(g, t.node1, 6, -1) == 0, "free job 6");
     ok(grove_vertex_allocate(g, at(g, "/tiny0/rack0/node1/socket0/core1"), 7, 1, 0, F, false)
@@ -1351,6 +1356,7 @@ int main(void)
     test_walk();
     test_walk_cycles();
     test_alloc();
+    test_aggregate_many_types();
     test_window_annotations();
     test_spare_planners();
     test_copy_merge();

@@ -30,6 +30,10 @@
 #include <valgrind/valgrind.h>
 
 #include "graph.h"
+#include "aggregate.h"
+#include "pool.h"
+#include "walker.h"
+#include "compose.h"
 #include "grug.h"
 #include "tap.h"
 #include "corpus.h"

@@ -14,6 +14,10 @@
 #include <string.h>
 
 #include "graph.h"
+#include "aggregate.h"
+#include "pool.h"
+#include "walker.h"
+#include "compose.h"
 #include "match.h"
 #include "match_private.h"
 #include "tap.h"

@@ -12,6 +12,9 @@
 #include <string.h>
 
 #include "graph.h"
+#include "aggregate.h"
+#include "walker.h"
+#include "compose.h"
 #include "idset.h"
 #include "match.h"
 #include "pool.h"

@@ -29,6 +29,10 @@
 
 #include "acquire.h"
 #include "graph.h"
+#include "aggregate.h"
+#include "pool.h"
+#include "walker.h"
+#include "compose.h"
 #include "jgf.h"
 #include "jobspec.h"
 #include "match.h"

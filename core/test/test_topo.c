@@ -22,6 +22,10 @@
 #include <unistd.h>
 
 #include "graph.h"
+#include "aggregate.h"
+#include "pool.h"
+#include "walker.h"
+#include "compose.h"
 #include "tap.h"
 #include "topo.h"
 
