@@ -375,12 +375,52 @@ function PQ:unshare(id)
   self.subs[q]:unshare(id)
 end
 
--- One pass: each queue with waiting jobs, in order.  A job at its
--- queue's limit gives up its reservation first.
+-- The queues with waiting jobs in the order of this pass: by their
+-- priority parameter, then by where each one's first job stands in the
+-- queue of all jobs (the job manager's priority, then submit time), so
+-- the queue whose first job comes first goes first, as one list of all
+-- queues would start it; then by name.  The walk stops once every such
+-- queue's first job is found.
+function PQ:pass_order()
+  local loop = self.loop
+  local want, left = {}, 0
+  for _, q in ipairs(self.order) do
+    if self.waiting[q] > 0 then
+      want[q] = math.huge
+      left = left + 1
+    end
+  end
+  local list = {}
+  for q in pairs(want) do list[#list + 1] = q end
+  if left > 1 then
+    local cs, jobs = loop.cs, loop.jobs
+    local id, i = cs:next(), 0
+    while id and left > 0 do
+      i = i + 1
+      local q = qkey(jobs[id].queue)
+      if want[q] == math.huge then
+        want[q] = i
+        left = left - 1
+      end
+      id = cs:next(id)
+    end
+  end
+  local prio = {}
+  for _, q in ipairs(list) do prio[q] = tonumber(self:param(q, "priority")) or 0 end
+  table.sort(list, function(a, b)
+    if prio[a] ~= prio[b] then return prio[a] > prio[b] end
+    if want[a] ~= want[b] then return want[a] < want[b] end
+    return qless(a, b)
+  end)
+  return list
+end
+
+-- One pass: each queue with waiting jobs, in the pass's order.  A job
+-- at its queue's limit gives up its reservation first.
 function PQ:pcall(hook)
   assert(hook == "schedule", "a per-queue policy runs only schedule")
   local loop = self.loop
-  for _, q in ipairs(self.order) do
+  for _, q in ipairs(self:pass_order()) do
     if self.waiting[q] > 0 then
       if self:param(q, "units") ~= nil or self:param(q, "jobs") ~= nil then
         for _, rec in pairs(loop.reserved_set) do
