@@ -486,12 +486,15 @@ describe("grove.flux after a restart", function()
       expiration = 0, nodelist = {""}}}})
     local released = {}
     for _, a in ipairs(acts) do
-      if a.op == "log" and a.level == "warning" then released[#released + 1] = a.message end
+      -- the id as the C locale writes it (the module writes ƒ under UTF-8)
+      if a.op == "log" and a.level == "warning" then
+        released[#released + 1] = (a.message:gsub("\u{192}", "f"))
+      end
     end
     table.sort(released)
-    assert.same({"job ƒ2: ranks 0 freed while no scheduler was listening: released",
-      "job ƒ5: ranks 1 freed while no scheduler was listening: released",
-      "job ƒ6: ranks 0 freed while no scheduler was listening: released"}, released)
+    assert.same({"job f2: ranks 0 freed while no scheduler was listening: released",
+      "job f5: ranks 1 freed while no scheduler was listening: released",
+      "job f6: ranks 0 freed while no scheduler was listening: released"}, released)
     assert.is_nil(s.loop.jobs[1])
     s:handle("sched.hello", {id = 6, priority = 16, userid = 1, t_submit = 6, R = R(0, "0-1")})
     acts = s:reconcile({allocated = '{"version":1,"execution":{"R_lite":[],"starttime":0,'
