@@ -420,6 +420,15 @@ end
 function PQ:pcall(hook)
   assert(hook == "schedule", "a per-queue policy runs only schedule")
   local loop = self.loop
+  -- the heads' reservations of the last pass are planned again at the
+  -- end of this one: kept, one made before resources came back would
+  -- keep another queue's job off them now
+  for id, rec in pairs(self.heads_held or {}) do
+    if loop.jobs[id] == rec and rec.state == "queued" and rec.reserved and rec.view then
+      self.base.cancel(self.base, rec.view)
+    end
+  end
+  self.heads_held = {}
   for _, q in ipairs(self:pass_order()) do
     if self.waiting[q] > 0 then
       if self:param(q, "units") ~= nil or self:param(q, "jobs") ~= nil then
@@ -456,6 +465,7 @@ function PQ:hold_head(q)
     if qkey(rec.queue) == q and self:eligible(q, rec) then
       if rec.state == "queued" and not rec.reserved and rec.view then
         self.base.reserve(self.base, rec.view)
+        if rec.reserved then self.heads_held[id] = rec end
       end
       return
     end
