@@ -736,8 +736,14 @@ end
 -- or the request is bad.  The placement policy's failure is the pass's
 -- to report first (self.host_error, see M.pass), not the queue policy's
 -- that asked for the start.
+-- A match failure that is an error (a policy that failed, bad input,
+-- no memory), not a request that does not fit.
+local function hard_failure(code)
+  return code == "ECANCELED" or code == "EINVAL" or code == "ENOMEM"
+end
+
 local function match_fail(self, rec, msg, code)
-  if code == "ECANCELED" or code == "EINVAL" or code == "ENOMEM" then
+  if hard_failure(code) then
     msg = tostring(msg)
     if code == "ECANCELED" then
       self.host_error = fmt("%s%s (job %d)", msg:match("^policy ") and "placement " or
@@ -823,7 +829,7 @@ local function try_now(self, rec, prot)
     begin_run(self, rec, j)
     return true
   end
-  if key and code ~= "ECANCELED" and code ~= "EINVAL" and code ~= "ENOMEM" then
+  if key and not hard_failure(code) then
     now[key] = true
   end
   return match_fail(self, rec, msg, code)
@@ -1044,7 +1050,7 @@ local function start_protected(self, rec, prot)
   local j, msg, code = match(self, rec, "allocate")
   if not j then
     reserve(self, prot)
-    if code ~= "ECANCELED" and code ~= "EINVAL" and code ~= "ENOMEM" then
+    if not hard_failure(code) then
       nofit_bare(self, rec, prot)
     end
     return match_fail(self, rec, msg, code)

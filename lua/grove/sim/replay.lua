@@ -131,6 +131,22 @@ local function apply_resource(st, e)
   return true
 end
 
+
+-- The last element of the sorted list for which holds(e) is true, when
+-- holds is true of a prefix of it (binary search); nil when none.
+local function last_where(list, holds)
+  local lo, hi, found = 1, #list, nil
+  while lo <= hi do
+    local mid = (lo + hi) // 2
+    if holds(list[mid]) then
+      found = list[mid]
+      lo = mid + 1
+    else
+      hi = mid - 1
+    end
+  end
+  return found
+end
 local function usable(st)
   return st.online - st.drained
 end
@@ -200,16 +216,7 @@ function M.run(h, opts)
   table.sort(marks)
   for _, j in ipairs(reached) do
     if j.alloc then
-      local lo, hi, found = 1, #marks, nil
-      while lo <= hi do
-        local mid = (lo + hi) // 2
-        if marks[mid] <= j.alloc then
-          found = marks[mid]
-          lo = mid + 1
-        else
-          hi = mid - 1
-        end
-      end
+      local found = last_where(marks, function(m) return m <= j.alloc end)
       j.latency = found and math.min(M.DELAY, j.alloc - found) or 0
     end
   end
@@ -437,18 +444,7 @@ function M.explain(res, h)
   end
   table.sort(marks, function(a, b) return a.t < b.t end)
   local function last_before(t)
-    local lo, hi = 1, #marks
-    local found
-    while lo <= hi do
-      local mid = (lo + hi) // 2
-      if marks[mid].t < t then
-        found = marks[mid]
-        lo = mid + 1
-      else
-        hi = mid - 1
-      end
-    end
-    return found
+    return last_where(marks, function(m) return m.t < t end)
   end
   -- the differing jobs (and those that started alike on other nodes), in
   -- the order of their first start in either run: a cause comes first
