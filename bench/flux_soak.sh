@@ -6,20 +6,25 @@
 #
 # Environment:
 #   NODES=16384      nodes of the instance's R (44 cores + 4 GPUs each);
-#                    one broker, every rank forced up, jobs under the test
-#                    execution (no shells: the scheduler's share)
+#                    every rank forced up, jobs under the test execution
+#                    (no shells: the scheduler's share)
+#   BROKERS=8        brokers of the instance (ranks 0 to BROKERS-1 of R);
+#                    drains name only these (see soak.py)
 #   JOBS=100000      jobs in the stream
 #   SCHEDS="grove-fcfs grove-easy ceiling"   who runs it; ceiling is the
 #                    do-nothing module (grants a rank, no matching): the
 #                    throughput bound on the same stream
 #   SEED=1           the stream's random seed (the same stream for each)
+#   EXPORT=FILE      then time `grove flux-export` of the instance's history
+#                    (every job of the soak inactive) to FILE.SCHED: prints
+#                    `EXPORT sched seconds lines MB`
 #
 # The stream (bench/flux/soak.py drives it from inside the instance):
 # sizes from one core to 512 nodes, shared and exclusive, GPU jobs,
 # jobs constrained to a set of ranks; run times of 10 ms to 2 s, time limits
 # of 10 min; 10% cancelled (half while pending, half while running),
-# urgency changes, jobs submitted held and released later, 8 ranks
-# drained every tenth of the stream and undrained a twentieth later, and
+# urgency changes, jobs submitted held and released later, 2 ranks
+# with a broker drained every tenth of the stream and undrained a twentieth later, and
 # the scheduler module reloaded twice (at a third and two thirds) with
 # its jobs running and pending.
 #
@@ -38,6 +43,7 @@ NODES=${NODES:-16384}
 JOBS=${JOBS:-100000}
 SCHEDS=${SCHEDS:-"grove-fcfs grove-easy ceiling"}
 SEED=${SEED:-1}
+BROKERS=${BROKERS:-8}
 work=$(mktemp -d /tmp/grove-soak.XXXXXX)
 trap '[ -n "${KEEP:-}" ] && echo "kept $work" || rm -rf "$work"' EXIT
 flux_R "$work" "$NODES"
@@ -55,6 +61,13 @@ esac
 flux python "$top/bench/flux/soak.py" --jobs "$jobs" --seed "$seed" --nodes "$nodes" \
     --module "$mod" --path "$build/flux/$mod.so" \
     --args "$( [ "$mod" = sched-grove ] && echo queue-policy=${sched#grove-} )"
+if [ -n "$EXPORT" ] && [ "$mod" = sched-grove ]; then
+    # the history of every job of the soak, all inactive now
+    t0=$(date +%s.%N)
+    "$build/grove" flux-export -q -o "$EXPORT.$sched"
+    t1=$(date +%s.%N)
+    echo "EXPORT $sched $(echo "$t1 - $t0" | bc) $(wc -l < "$EXPORT.$sched") $(du -m "$EXPORT.$sched" | cut -f1)"
+fi
 EOF
 
 printf '%-12s %6s %7s %9s %9s %9s %6s %6s %s\n' scheduler nodes jobs jobs/s \
@@ -63,9 +76,10 @@ declare -A rate
 for sched in $SCHEDS; do
     rm -rf "$work/state"; mkdir -p "$work/state"
     # a state directory: the resource module checkpoints drains there
-    out=$(FLUX_SCHED_MODULE=none timeout -k 10 7200 "$FLUX" start \
-        -o,--config-path="$work" -Sstatedir="$work/state" bash "$work/inner.sh" "$sched" "$build" "$JOBS" "$SEED" \
+    out=$(FLUX_SCHED_MODULE=none timeout -k 10 7200 "$FLUX" start --test-size="$BROKERS" \
+        -o,--config-path="$work" -Sstatedir="$work/state" env EXPORT="${EXPORT:-}" bash "$work/inner.sh" "$sched" "$build" "$JOBS" "$SEED" \
         "$NODES" "$top" 2>"$work/err")
+    echo "$out" | grep '^EXPORT' || true
     row=$(echo "$out" | grep '^SOAK' | tail -n 1)
     if [ -z "$row" ]; then
         printf '%-12s %6s %7s   (failed: %s)\n' "$sched" "$NODES" "$JOBS" \
