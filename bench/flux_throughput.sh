@@ -13,6 +13,9 @@
 #                        modules loaded by path); fluxion-* skipped without
 #   REPS=2               runs of each
 #   STATS_DIR=DIR        keep each run's `flux module stats` JSON there
+#   PLACEMENT=fresh      sched-grove's placement-policy, and grove query's -P
+#                        for the query row (its `first` is Fluxion's, Grove's
+#                        fresh: the same policy on both sides)
 #   PACE=RATE            submit the JOBS jobs one by one at RATE jobs/s (a
 #                        steady stream well below the throughput: latency
 #                        without a queue of a thousand behind it) instead
@@ -49,6 +52,12 @@
 #   simple         flux-core's default (sched-simple)
 #   fluxion-fcfs   Fluxion's resource + qmanager modules, policy fcfs
 #   fluxion-easy   the same, queue-policy=easy
+#   query          not an instance: the same stream through `grove query -e`
+#                  on the same R (the engine's match, end to end of the
+#                  command, with the graph and policy the module uses),
+#                  each job cancelled once 8 more are placed (the 1 ms jobs
+#                  of the instance leave as few running); fills match_avg,
+#                  match_p50, match_p99 and match_max only
 set -u
 . "$(dirname "$0")/lib.sh"
 need_flux "$@"
@@ -91,7 +100,8 @@ flux module reload -f resource monitor-force-up noverify
 t0=$(date +%s.%N)
 case $sched in
 ceiling) flux module load "$build/flux/sched-ceiling.so" ;;
-grove-*) flux module load "$build/flux/sched-grove.so" queue-policy=${sched#grove-} ;;
+grove-*) flux module load "$build/flux/sched-grove.so" queue-policy=${sched#grove-} \
+             placement-policy=${PLACEMENT:-fresh} ;;
 simple) flux module load sched-simple ;;
 fluxion-*)
     flux module load "$fluxion/resource/modules/sched-fluxion-resource.so"
@@ -113,7 +123,7 @@ t3=$(date +%s.%N)
 pid=$(flux getattr broker.pid)
 rss=$(awk '/VmRSS/ {print $2}' /proc/$pid/status)
 n=$(flux jobs -a -n -o "{result}" | grep -c COMPLETED)
-lat="- - - - - - - - - -"
+lat="- - - - - - - - - - - -"
 case $sched in
 ceiling) mod=sched-ceiling ;;
 grove-*) mod=sched-grove ;;
@@ -129,7 +139,9 @@ print(" ".join("%.0f %.0f" % (s[k]["p50_us"], s[k]["p99_us"]) if "p99_us" in s.g
       " ".join("%.0f" % s[k]["max_us"] if "max_us" in s.get(k, {}) else "-"
                for k in ("alloc_handed", "alloc_cpu")),
       " ".join("%.0f" % (s["match_time"][k] * 1e6) if s.get("match_time", {}).get(k) else "-"
-               for k in ("avg", "max")))' "$work/stats.json")
+               for k in ("avg", "max")),
+      " ".join("%.0f" % s["match_dist"][k] if k in s.get("match_dist", {}) else "-"
+               for k in ("p50_us", "p99_us")))' "$work/stats.json")
 fi
 echo "RESULT $(echo "$jobs / ($t3 - $t2)" | bc -l) $(echo "$t1 - $t0" | bc -l) $((rss / 1024)) $n $lat"
 case $sched in
@@ -139,24 +151,47 @@ grove-*) flux module remove sched-grove ;;
 esac
 EOF
 
-printf '%-14s %6s %5s %9s %8s %8s %6s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %5s\n' \
+# The same stream through grove query on DIR's R: $1 DIR, $2 shape, $3
+# jobs; prints "avg p50 p99 max" of the match commands' wall (us).
+query_stream() {
+    local dir=$1 shape=$2 jobs=$3 size
+    if [ "$shape" = N1 ]; then size="-N1"; else size="-n1"; fi
+    "$FLUX" submit --dry-run $size --setattr=system.exec.test.run_duration=0.001s true \
+        > "$work/q.json"
+    awk -v n="$jobs" -v f="$work/q.json" 'BEGIN {
+        for (i = 1; i <= n; i++) {
+            print "match allocate " f
+            if (i > 8) print "cancel " i - 8
+        }
+        print "quit" }' > "$work/q.in"
+    "$build/grove" query -L "$dir/R.json" -f rv1exec -P "${PLACEMENT:-fresh}" -e -d -F rv1_nosched < "$work/q.in" \
+        | awk -F= '/ELAPSED=/ { print $2 * 1e6 }' | sort -n | awk '
+        { t[NR] = $1; s += $1 }
+        END { if (NR == 0) { print "- - - -"; exit }
+              p = int(NR * 0.99); if (p < 1) p = 1
+              printf "%.0f %.0f %.0f %.0f\n", s / NR, t[int((NR + 1) / 2)], t[p], t[NR] }'
+}
+
+printf '%-14s %6s %5s %9s %8s %8s %6s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %9s %9s %5s\n' \
     scheduler nodes shape jobs/s ready_s rss_MB done p50_us p99_us hand_p50 hand_p99 \
-    cpu_p50 cpu_p99 hand_max cpu_max match_avg match_max load
+    cpu_p50 cpu_p99 hand_max cpu_max match_avg match_max match_p50 match_p99 load
 for size in $SIZES; do
     dir=$work/conf$size
     mkdir -p "$dir"
     flux_R "$dir" "$size"
-[resource]
-path = "$dir/R.json"
-noverify = true
-EOF
     for rep in $(seq 1 "$REPS"); do
         for shape in $SHAPES; do
             for sched in $SCHEDS; do
                 case ${sched%%@*} in
+                query)
+                    set -- $(query_stream "$dir" "$shape" "$JOBS")
+                    printf '%-14s %6s %5s %9s %8s %8s %6s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %9s %9s %5s\n' \
+                        query "$size" "$shape" - - - "$JOBS" - - - - - - - - "$1" "$4" "$2" "$3" \
+                        "$(cut -d' ' -f1 /proc/loadavg)"
+                    continue ;;
                 fluxion-*) [ -f "$FLUXION_DIR/resource/modules/sched-fluxion-resource.so" ] || continue ;;
                 esac
-                out=$(FLUX_SCHED_MODULE=none timeout -k 10 1200 "$FLUX" start \
+                out=$(PLACEMENT=${PLACEMENT:-fresh} FLUX_SCHED_MODULE=none timeout -k 10 1200 "$FLUX" start \
                     -o,--config-path="$dir" bash "$work/inner.sh" "$sched" "$shape" "$JOBS" \
                     "$top" "$build" "$FLUXION_DIR" "${PACE:-}" "$work" 2>"$work/err")
                 row=$(echo "$out" | grep '^RESULT' | tail -n 1)
@@ -166,9 +201,9 @@ EOF
                     continue
                 fi
                 set -- $row
-                printf '%-14s %6s %5s %9.1f %8.2f %8s %6s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %5s\n' \
+                printf '%-14s %6s %5s %9.1f %8.2f %8s %6s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %9s %9s %5s\n' \
                     "${sched%%@*}" "$size" "$shape" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" \
-                    "${10}" "${11}" "${12}" "${13}" "${14}" "${15}" \
+                    "${10}" "${11}" "${12}" "${13}" "${14}" "${15}" "${16}" "${17}" \
                     "$(cut -d' ' -f1 /proc/loadavg)"
             done
         done
