@@ -65,6 +65,12 @@ set -e
 sched=$1 build=$2 jobs=$3 nodes=$4 top=$5 fluxion=$6
 flux module remove -f sched-simple 2>/dev/null || true
 flux module reload -f resource monitor-force-up noverify
+# the rare ranks drained before any scheduler loads: flux-core applies a
+# drain of ranks with no broker but fails (ENOENT, looking the host up in
+# the broker's host map) before it posts the event, so a scheduler loaded
+# earlier would never hear of it; one loaded after finds them down in the
+# first resource.acquire response
+flux resource drain $((nodes - 4))-$((nodes - 1)) deep 2>/dev/null || true
 stats=
 case $sched in
 grove-*)
@@ -78,9 +84,6 @@ fluxion-*)
     flux module stats sched-fluxion-resource >/dev/null ;;
 backfill) flux module load sched-backfill ;;
 esac
-# the rare ranks drained: flux-core applies a drain of ranks with no
-# broker, then fails to checkpoint it (ENOENT): the drain is done
-flux resource drain $((nodes - 4))-$((nodes - 1)) deep 2>/dev/null || true
 flux python "$top/bench/flux/deep.py" --jobs "$jobs" --nodes "$nodes" --stats "$stats"
 case $sched in
 fluxion-*) flux module remove sched-fluxion-qmanager; flux module remove sched-fluxion-resource ;;
