@@ -15,9 +15,15 @@
 #                    do-nothing module (grants a rank, no matching): the
 #                    throughput bound on the same stream
 #   SEED=1           the stream's random seed (the same stream for each)
+#   PURGE_AGE=60s    the job manager's inactive-age-limit: inactive jobs
+#                    purged after this long (flux-core keeps every inactive
+#                    job in the broker's memory otherwise, tens of kB each,
+#                    the same under any scheduler; purged, the broker's
+#                    growth is the scheduler's).  Empty: no purge
 #   EXPORT=FILE      then time `grove flux-export` of the instance's history
 #                    (every job of the soak inactive) to FILE.SCHED: prints
-#                    `EXPORT sched seconds lines MB`
+#                    `EXPORT sched seconds lines MB`; no purge then (the
+#                    export reads every job)
 #
 # The stream (bench/flux/soak.py drives it from inside the instance):
 # sizes from one core to 512 nodes, shared and exclusive, GPU jobs,
@@ -47,6 +53,9 @@ BROKERS=${BROKERS:-8}
 work=$(mktemp -d /tmp/grove-soak.XXXXXX)
 trap '[ -n "${KEEP:-}" ] && echo "kept $work" || rm -rf "$work"' EXIT
 flux_R "$work" "$NODES"
+PURGE_AGE=${PURGE_AGE-60s}
+[ -n "${EXPORT:-}" ] && PURGE_AGE=
+[ -z "$PURGE_AGE" ] || printf '[job-manager]\ninactive-age-limit = "%s"\n' "$PURGE_AGE" >> "$work/conf.toml"
 
 cat > "$work/inner.sh" <<'EOF'
 set -e

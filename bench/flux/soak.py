@@ -40,8 +40,26 @@ def rss_mb():
 
 
 def stats():
-    """Jobs by state (job-list's counts): inactive, run, ..."""
-    return h.rpc("job-list.job-stats", {}).get()["job_states"]
+    """Jobs by state (job-list's counts): inactive (purged ones included:
+    the job manager may purge inactive jobs, see flux_soak.sh), run, ..."""
+    s = h.rpc("job-list.job-stats", {}).get()
+    st = dict(s["job_states"])
+    st["inactive"] += s.get("inactive_purged", 0)
+    return st
+
+
+# each job's result, read as it becomes inactive (before any purge)
+results = {}
+since = 0.0
+
+
+def collect():
+    global since
+    jl = flux.job.JobList(h, max_entries=0, attrs=["result", "t_inactive"],
+                          filters=["inactive"], since=since).fetch_jobs().get_jobs()
+    for j in jl:
+        results[j["id"]] = j.get("result")
+        since = max(since, j.get("t_inactive", 0.0))
 
 
 def flux_cmd(*args):
@@ -51,10 +69,12 @@ def flux_cmd(*args):
         sys.exit("flux %s: %s" % (" ".join(args), r.stderr.strip()))
 
 
-# the shapes: (weight, make a jobspec)
+# the shapes: (weight, make a jobspec).  Each shape's jobspec is built
+# once (JobspecV1 is slow to build: the driver, not the scheduler, set the
+# pace when it built one a job) and each job gets its own run time.
 def spec(**kw):
     js = flux.job.JobspecV1.from_command(["true"], **kw)
-    js.setattr("system.exec.test.run_duration", "%.3fs" % rng.uniform(0.01, 2.0))
+    js.setattr("system.exec.test.run_duration", "RUN")
     js.duration = 600
     return js
 
@@ -79,15 +99,18 @@ def constrained():
 
 
 total_w = sum(w for w, _ in SHAPES)
+TEXTS = [(w, f().dumps()) for w, f in SHAPES]
 
 
 def pick():
     r = rng.uniform(0, total_w)
-    for w, f in SHAPES:
+    text = TEXTS[0][1]
+    for w, t in TEXTS:
         if r < w:
-            return f()
+            text = t
+            break
         r -= w
-    return SHAPES[0][1]()
+    return text.replace('"RUN"', '"%.3fs"' % rng.uniform(0.01, 2.0))
 
 
 ids, cancelled, held = [], set(), []
@@ -143,6 +166,7 @@ for start in range(0, a.jobs, batch):
         if n >= r:
             flux_cmd("module", "reload", "-f", a.path, *a.args.split())
             reloads.discard(r)
+    collect()
     if rss10 is None:
         st = stats()
         if st["inactive"] >= a.jobs // 10:
@@ -156,16 +180,16 @@ while True:
     st = stats()
     if rss10 is None and st["inactive"] >= a.jobs // 10:
         rss10 = rss_mb()
+    collect()
     if st["inactive"] >= a.jobs:
         break
     time.sleep(0.5)
+collect()
 elapsed = time.monotonic() - t0
 rss = rss_mb()
 
 # every job's end: completed, or canceled for those cancelled
 wrong = 0
-jl = flux.job.JobList(h, max_entries=0, attrs=["result"]).fetch_jobs().get_jobs()
-results = {j["id"]: j.get("result") for j in jl}
 for jid in ids:
     r = results.get(jid)
     ok = {flux.constants.FLUX_JOB_RESULT_COMPLETED}
