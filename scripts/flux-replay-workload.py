@@ -5,13 +5,16 @@
 # drain of some nodes (undrained later), then waits for every job to end.
 # Prints one line: "WORKLOAD jobs submitted_s total_s wrong".
 import argparse
+import os
 import random
-import subprocess
 import sys
 import time
 
 import flux
 import flux.job
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fluxdrive import flux_cmd, job_states  # noqa: E402
 
 p = argparse.ArgumentParser()
 p.add_argument("--jobs", type=int, default=5000)
@@ -29,16 +32,6 @@ def urgency(jid, u):
         h.rpc("job-manager.urgency", {"id": jid, "urgency": u}).get()
     except OSError:
         pass
-
-
-def flux_cmd(*args):
-    r = subprocess.run(["flux", *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                       text=True)
-    # a drain of ranks with no broker is applied, then its checkpoint
-    # fails to find the rank's host (ENOENT): the drain is done
-    if r.returncode != 0 and not (args[:2] in (("resource", "drain"), ("resource", "undrain"))
-                                  and "No such file or directory" in r.stderr):
-        sys.exit("flux %s: %s" % (" ".join(args), r.stderr.strip()))
 
 
 RUNS = [1.0, 2.0, 3.0, 5.0, 8.0]   # the fixed run times (test execution)
@@ -144,7 +137,7 @@ for jid in held:
 if drained:
     flux_cmd("resource", "undrain", drained)
 while True:
-    st = h.rpc("job-list.job-stats", {}).get()["job_states"]
+    st = job_states(h)
     if st["inactive"] >= a.jobs:
         break
     time.sleep(0.5)

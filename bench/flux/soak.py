@@ -13,6 +13,10 @@ import time
 import flux
 import flux.job
 
+# the helpers the drivers share (scripts/fluxdrive.py)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../scripts"))
+from fluxdrive import broker_rss_mb, flux_cmd, job_states  # noqa: E402
+
 p = argparse.ArgumentParser()
 p.add_argument("--jobs", type=int, default=100000)
 p.add_argument("--seed", type=int, default=1)
@@ -24,30 +28,6 @@ a = p.parse_args()
 rng = random.Random(a.seed)
 h = flux.Flux()
 pid = int(h.attr_get("broker.pid"))
-
-
-def rss_mb():
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS"):
-                return int(line.split()[1]) // 1024
-    return 0
-
-
-def stats():
-    """Jobs by state (job-list's counts): inactive, run, ..."""
-    return h.rpc("job-list.job-stats", {}).get()["job_states"]
-
-
-def flux_cmd(*args):
-    r = subprocess.run(["flux", *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                       text=True)
-    # flux-core applies a drain of ranks that have no broker (every rank
-    # but 0 here) and then fails to checkpoint it (it looks the rank's
-    # host up in the broker's host map): ENOENT, the drain done
-    if r.returncode != 0 and not (args[:2] in (("resource", "drain"), ("resource", "undrain"))
-                                  and "No such file or directory" in r.stderr):
-        sys.exit("flux %s: %s" % (" ".join(args), r.stderr.strip()))
 
 
 # the shapes: (weight, make a jobspec)
@@ -143,23 +123,23 @@ for start in range(0, a.jobs, batch):
             flux_cmd("module", "reload", "-f", a.path, *a.args.split())
             reloads.discard(r)
     if rss10 is None:
-        st = stats()
+        st = job_states(h)
         if st["inactive"] >= a.jobs // 10:
-            rss10 = rss_mb()
+            rss10 = broker_rss_mb(pid)
 
 for jid in held:
     h.rpc("job-manager.urgency", {"id": jid, "urgency": 16})
 for _, ranks in drained:
     flux_cmd("resource", "undrain", ranks)
 while True:
-    st = stats()
+    st = job_states(h)
     if rss10 is None and st["inactive"] >= a.jobs // 10:
-        rss10 = rss_mb()
+        rss10 = broker_rss_mb(pid)
     if st["inactive"] >= a.jobs:
         break
     time.sleep(0.5)
 elapsed = time.monotonic() - t0
-rss = rss_mb()
+rss = broker_rss_mb(pid)
 
 # every job's end: completed, or canceled for those cancelled
 wrong = 0
@@ -184,7 +164,7 @@ def view():
                             capture_output=True, text=True).stdout.strip()
     drain = subprocess.run(["flux", "resource", "status", "-s", "drain", "-no", "{ranks}"],
                            capture_output=True, text=True).stdout.strip()
-    running = stats().get("run", 0)
+    running = job_states(h).get("run", 0)
     agree = not alloc_sched and listed in ("", "0") and running == 0 and drain == ""
     return "agree" if agree else "DIFFER(sched=%s list=%s running=%s drain=%s)" % (
         json.dumps(alloc_sched), listed, running, drain)

@@ -1,0 +1,32 @@
+# What the drivers run with `flux python` inside an instance share
+# (bench/flux/deep.py, bench/flux/soak.py, scripts/flux-replay-workload.py):
+# the broker's resident memory, job-list's counts by state, and a flux
+# command that stops the driver when it fails.
+import subprocess
+import sys
+
+
+def broker_rss_mb(pid):
+    """The resident memory of process pid (the broker) in MB; 0 if unknown."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS"):
+                return int(line.split()[1]) // 1024
+    return 0
+
+
+def job_states(h):
+    """Jobs by state (job-list's counts): inactive, run, ..."""
+    return h.rpc("job-list.job-stats", {}).get()["job_states"]
+
+
+def flux_cmd(*args):
+    """Run `flux ARGS...`; exit the driver with flux's message when it fails."""
+    r = subprocess.run(["flux", *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                       text=True)
+    # flux-core applies a drain of ranks that have no broker (every rank
+    # but 0 in these instances) and then fails to checkpoint it (it looks
+    # the rank's host up in the broker's host map): ENOENT, the drain done
+    if r.returncode != 0 and not (args[:2] in (("resource", "drain"), ("resource", "undrain"))
+                                  and "No such file or directory" in r.stderr):
+        sys.exit("flux %s: %s" % (" ".join(args), r.stderr.strip()))
