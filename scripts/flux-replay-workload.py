@@ -14,7 +14,7 @@ import flux
 import flux.job
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fluxdrive import flux_cmd, job_states  # noqa: E402
+from fluxdrive import flux_cmd, job_states, weighted_choice  # noqa: E402
 
 p = argparse.ArgumentParser()
 p.add_argument("--jobs", type=int, default=5000)
@@ -66,17 +66,11 @@ SHAPES = [
     (2, lambda q: spec(q, num_tasks=256, num_nodes=256, exclusive=True)),
     (6, constrained),
 ]
-total_w = sum(w for w, _ in SHAPES)
 
 
 def pick():
     queue = "debug" if rng.random() < 0.2 else "batch"
-    r = rng.uniform(0, total_w)
-    for w, f in SHAPES:
-        if r < w:
-            js = f(queue)
-            break
-        r -= w
+    js = weighted_choice(rng, SHAPES)(queue)
     if queue == "debug" and js.resources[0].get("count", 1) > 16:
         js = spec(queue, num_tasks=4, num_nodes=4, exclusive=True)
     return js

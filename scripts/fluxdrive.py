@@ -1,7 +1,8 @@
 # What the drivers run with `flux python` inside an instance share
 # (bench/flux/deep.py, bench/flux/soak.py, scripts/flux-replay-workload.py):
-# the broker's resident memory, job-list's counts by state, and a flux
-# command that stops the driver when it fails.
+# the broker's resident memory, job-list's counts by state, a weighted
+# draw of the next job's shape, and a flux command that stops the driver
+# when it fails.
 import subprocess
 import sys
 
@@ -18,6 +19,18 @@ def broker_rss_mb(pid):
 def job_states(h):
     """Jobs by state (job-list's counts): inactive, run, ..."""
     return h.rpc("job-list.job-stats", {}).get()["job_states"]
+
+
+def weighted_choice(rng, shapes):
+    """The maker (second item) of one of shapes [(weight, maker), ...], drawn
+    by weight with one rng.uniform; the first's should rounding run past
+    the last."""
+    r = rng.uniform(0, sum(w for w, _ in shapes))
+    for w, f in shapes:
+        if r < w:
+            return f
+        r -= w
+    return shapes[0][1]
 
 
 def flux_cmd(*args):

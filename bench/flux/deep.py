@@ -17,7 +17,7 @@ import flux.job
 
 # the helpers the drivers share (scripts/fluxdrive.py)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../scripts"))
-from fluxdrive import broker_rss_mb, job_states  # noqa: E402
+from fluxdrive import broker_rss_mb, job_states, weighted_choice  # noqa: E402
 
 p = argparse.ArgumentParser()
 p.add_argument("--jobs", type=int, default=10000)
@@ -71,16 +71,10 @@ SHAPES = [
         "hostlist": ["node[%d-%d]" % (N // 2, N // 2 + 255)]})),
     (5, lambda: jobspec(nodes=1, tasks=1, constraints={"properties": ["rare"]})),
 ]
-W = sum(w for w, _ in SHAPES)
 
 
 def pick():
-    r = rng.uniform(0, W)
-    for w, f in SHAPES:
-        if r < w:
-            return f()
-        r -= w
-    return SHAPES[0][1]()
+    return weighted_choice(rng, SHAPES)()
 
 
 def submit_all(specs):

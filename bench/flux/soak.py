@@ -15,7 +15,7 @@ import flux.job
 
 # the helpers the drivers share (scripts/fluxdrive.py)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../scripts"))
-from fluxdrive import broker_rss_mb, flux_cmd, job_states  # noqa: E402
+from fluxdrive import broker_rss_mb, flux_cmd, job_states, weighted_choice  # noqa: E402
 
 p = argparse.ArgumentParser()
 p.add_argument("--jobs", type=int, default=100000)
@@ -57,16 +57,8 @@ def constrained():
     return js
 
 
-total_w = sum(w for w, _ in SHAPES)
-
-
 def pick():
-    r = rng.uniform(0, total_w)
-    for w, f in SHAPES:
-        if r < w:
-            return f()
-        r -= w
-    return SHAPES[0][1]()
+    return weighted_choice(rng, SHAPES)()
 
 
 ids, cancelled, held = [], set(), []
