@@ -4,9 +4,7 @@
 # pending and while running), urgency changes, holds released later and a
 # drain of some nodes (undrained later), then waits for every job to end.
 # Prints one line: "WORKLOAD jobs submitted_s total_s wrong".
-import argparse
 import os
-import random
 import sys
 import time
 
@@ -14,16 +12,10 @@ import flux
 import flux.job
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fluxdrive import flux_cmd, job_states, weighted_choice  # noqa: E402
+from fluxdrive import flux_cmd, job_states, start, weighted_choice  # noqa: E402
 
-p = argparse.ArgumentParser()
-p.add_argument("--jobs", type=int, default=5000)
-p.add_argument("--seed", type=int, default=1)
-p.add_argument("--nodes", type=int, default=1024)
-p.add_argument("--rate", type=float, default=20.0, help="jobs submitted a second")
-a = p.parse_args()
-rng = random.Random(a.seed)
-h = flux.Flux()
+a, rng, h = start(5000, 1024, ("--rate", {"type": float, "default": 20.0,
+                                          "help": "jobs submitted a second"}))
 
 
 def urgency(jid, u):

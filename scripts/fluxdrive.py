@@ -1,10 +1,28 @@
 # What the drivers run with `flux python` inside an instance share
 # (bench/flux/deep.py, bench/flux/soak.py, scripts/flux-replay-workload.py):
-# the broker's resident memory, job-list's counts by state, a weighted
+# the command line and the handle they start with, the broker's resident memory, job-list's counts by state, a weighted
 # draw of the next job's shape, and a flux command that stops the driver
 # when it fails.
+import argparse
+import random
 import subprocess
 import sys
+
+import flux
+
+
+def start(jobs, nodes, *more):
+    """A driver's start: its command line (--jobs and --nodes with these
+    defaults, --seed 1 by default, then more: (flag, {argparse keywords})
+    pairs), a random.Random of the seed, and a handle on the instance."""
+    p = argparse.ArgumentParser()
+    p.add_argument("--jobs", type=int, default=jobs)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--nodes", type=int, default=nodes)
+    for flag, kw in more:
+        p.add_argument(flag, **kw)
+    a = p.parse_args()
+    return a, random.Random(a.seed), flux.Flux()
 
 
 def broker_rss_mb(pid):

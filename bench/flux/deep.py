@@ -4,10 +4,8 @@
 # queue drained.  Prints one line:
 #   DEEP submit_s feas_p50_ms feas_p99_ms list_s rss_MB drain_jobs_s ann_per_job stats
 # stats: the scheduler module's own statistics (JSON, one line) or {}.
-import argparse
 import json
 import os
-import random
 import subprocess
 import sys
 import time
@@ -17,16 +15,9 @@ import flux.job
 
 # the helpers the drivers share (scripts/fluxdrive.py)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../scripts"))
-from fluxdrive import broker_rss_mb, job_states, weighted_choice  # noqa: E402
+from fluxdrive import broker_rss_mb, job_states, start, weighted_choice  # noqa: E402
 
-p = argparse.ArgumentParser()
-p.add_argument("--jobs", type=int, default=10000)
-p.add_argument("--seed", type=int, default=1)
-p.add_argument("--nodes", type=int, default=16384)
-p.add_argument("--stats", default="")
-a = p.parse_args()
-rng = random.Random(a.seed)
-h = flux.Flux()
+a, rng, h = start(10000, 16384, ("--stats", {"default": ""}))
 pid = int(h.attr_get("broker.pid"))
 
 

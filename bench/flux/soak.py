@@ -2,10 +2,8 @@
 # the instance): a stream of mixed jobs with cancels, urgency changes,
 # holds, drains and module reloads, then what it left.  Prints one line:
 #   SOAK jobs/s rss10_MB rss_MB ratio wrong views
-import argparse
 import json
 import os
-import random
 import subprocess
 import sys
 import time
@@ -15,18 +13,10 @@ import flux.job
 
 # the helpers the drivers share (scripts/fluxdrive.py)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../scripts"))
-from fluxdrive import broker_rss_mb, flux_cmd, job_states, weighted_choice  # noqa: E402
+from fluxdrive import broker_rss_mb, flux_cmd, job_states, start, weighted_choice  # noqa: E402
 
-p = argparse.ArgumentParser()
-p.add_argument("--jobs", type=int, default=100000)
-p.add_argument("--seed", type=int, default=1)
-p.add_argument("--nodes", type=int, default=16384)
-p.add_argument("--module", default="sched-grove")
-p.add_argument("--path", required=True)
-p.add_argument("--args", default="")
-a = p.parse_args()
-rng = random.Random(a.seed)
-h = flux.Flux()
+a, rng, h = start(100000, 16384, ("--module", {"default": "sched-grove"}),
+                  ("--path", {"required": True}), ("--args", {"default": ""}))
 pid = int(h.attr_get("broker.pid"))
 
 
