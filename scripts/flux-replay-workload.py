@@ -4,23 +4,18 @@
 # pending and while running), urgency changes, holds released later and a
 # drain of some nodes (undrained later), then waits for every job to end.
 # Prints one line: "WORKLOAD jobs submitted_s total_s wrong".
-import argparse
-import random
-import subprocess
+import os
 import sys
 import time
 
 import flux
 import flux.job
 
-p = argparse.ArgumentParser()
-p.add_argument("--jobs", type=int, default=5000)
-p.add_argument("--seed", type=int, default=1)
-p.add_argument("--nodes", type=int, default=1024)
-p.add_argument("--rate", type=float, default=20.0, help="jobs submitted a second")
-a = p.parse_args()
-rng = random.Random(a.seed)
-h = flux.Flux()
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fluxdrive import flux_cmd, job_states, start, weighted_choice  # noqa: E402
+
+a, rng, h = start(5000, 1024, ("--rate", {"type": float, "default": 20.0,
+                                          "help": "jobs submitted a second"}))
 
 
 def urgency(jid, u):
@@ -29,16 +24,6 @@ def urgency(jid, u):
         h.rpc("job-manager.urgency", {"id": jid, "urgency": u}).get()
     except OSError:
         pass
-
-
-def flux_cmd(*args):
-    r = subprocess.run(["flux", *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                       text=True)
-    # a drain of ranks with no broker is applied, then its checkpoint
-    # fails to find the rank's host (ENOENT): the drain is done
-    if r.returncode != 0 and not (args[:2] in (("resource", "drain"), ("resource", "undrain"))
-                                  and "No such file or directory" in r.stderr):
-        sys.exit("flux %s: %s" % (" ".join(args), r.stderr.strip()))
 
 
 RUNS = [1.0, 2.0, 3.0, 5.0, 8.0]   # the fixed run times (test execution)
@@ -73,17 +58,11 @@ SHAPES = [
     (2, lambda q: spec(q, num_tasks=256, num_nodes=256, exclusive=True)),
     (6, constrained),
 ]
-total_w = sum(w for w, _ in SHAPES)
 
 
 def pick():
     queue = "debug" if rng.random() < 0.2 else "batch"
-    r = rng.uniform(0, total_w)
-    for w, f in SHAPES:
-        if r < w:
-            js = f(queue)
-            break
-        r -= w
+    js = weighted_choice(rng, SHAPES)(queue)
     if queue == "debug" and js.resources[0].get("count", 1) > 16:
         js = spec(queue, num_tasks=4, num_nodes=4, exclusive=True)
     return js
@@ -144,7 +123,7 @@ for jid in held:
 if drained:
     flux_cmd("resource", "undrain", drained)
 while True:
-    st = h.rpc("job-list.job-stats", {}).get()["job_states"]
+    st = job_states(h)
     if st["inactive"] >= a.jobs:
         break
     time.sleep(0.5)

@@ -3,19 +3,14 @@
 -- a broken one makes it fail (and so CI's docs check).
 --
 -- This file holds only specs: fixtures are written to a scratch directory.
-local function write(path, text)
-  local f = assert(io.open(path, "w"))
-  f:write(text)
-  f:close()
-end
+local exe = require("exe_helper")
 
 -- Run the checker on a tree of pages {NAME = html}: its exit status and
 -- output.
 local function check(pages)
-  local dir = os.tmpname()
-  os.remove(dir)
+  local dir = exe.scratch_dir()
   assert(os.execute("mkdir -p '" .. dir .. "/modules'"))
-  for name, html in pairs(pages) do write(dir .. "/" .. name, html) end
+  for name, html in pairs(pages) do exe.write(dir .. "/" .. name, html) end
   local p = assert(io.popen("lua5.4 scripts/linkcheck.lua '" .. dir .. "' 2>&1"))
   local out = p:read("a")
   local ok = p:close()

@@ -1,7 +1,8 @@
 -- exe_helper.lua: how the specs run the grove executable (BUILD/grove,
 -- BUILD from GROVE_BUILD, "build" by default) through the shell and read
--- what it printed, its exit status and the files it wrote.  It holds no
--- test and no assertion: the specs judge what comes back.
+-- what it printed, its exit status and the files it wrote, and the
+-- scratch files and directories the specs give it.  It holds no test and
+-- no assertion: the specs judge what comes back.
 local M = {}
 
 M.BUILD = os.getenv("GROVE_BUILD") or "build"
@@ -31,6 +32,23 @@ function M.read(path)
   local s = f:read("a")
   f:close()
   return s
+end
+
+-- Write text to the file at path (made or replaced); an error when it
+-- cannot be written.
+function M.write(path, text)
+  local f = assert(io.open(path, "w"))
+  f:write(text)
+  f:close()
+end
+
+-- A new empty scratch directory (os.tmpname's name, made a directory);
+-- its path.
+function M.scratch_dir()
+  local dir = os.tmpname()
+  os.remove(dir)
+  assert(os.execute("mkdir -p '" .. dir .. "'"))
+  return dir
 end
 
 return M

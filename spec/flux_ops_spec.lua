@@ -55,6 +55,14 @@ local function run(s, cmd, req)
   error("no answer to " .. cmd)
 end
 
+-- The refusal of a command: "CODE: message" (an error when it was
+-- answered).
+local function refused(s, cmd, req)
+  local text, code, msg = run(s, cmd, req)
+  assert(code, text)
+  return code .. ": " .. msg
+end
+
 local function json(s, cmd, req)
   req.json = true
   local text, acts = run(s, cmd, req)
@@ -94,17 +102,11 @@ describe("flux grove find", function()
 
   it("refuses a bad expression with the reason", function()
     local s = session()
-    local _, code, msg = run(s, "find", {expr = "colour=red"})
-    assert.equal("EINVAL", code)
-    assert.matches("^find: bad term 'colour=red' %(a term is KEY=VALUE", msg)
-    _, code, msg = run(s, "find", {expr = '{"properties":'})
-    assert.equal("EINVAL", code)
-    assert.matches("^find: bad constraint: ", msg)
-    _, code, msg = run(s, "find", {expr = "  "})
-    assert.equal("EINVAL", code)
-    assert.matches("^find: an expression expected", msg)
-    _, code = run(s, "find", {expr = "sched-now=maybe"})
-    assert.equal("EINVAL", code)
+    assert.matches("^EINVAL: find: bad term 'colour=red' %(a term is KEY=VALUE",
+      refused(s, "find", {expr = "colour=red"}))
+    assert.matches("^EINVAL: find: bad constraint: ", refused(s, "find", {expr = '{"properties":'}))
+    assert.matches("^EINVAL: find: an expression expected", refused(s, "find", {expr = "  "}))
+    assert.matches("^EINVAL: ", refused(s, "find", {expr = "sched-now=maybe"}))
   end)
 end)
 
@@ -153,18 +155,15 @@ describe("flux grove set-property and remove-property", function()
 
   it("refuses an unknown host or path with the closest name, changing nothing", function()
     local s = session()
-    local _, code, msg = run(s, "set-property", {target = "n[2-4]", key = "x"})
-    assert.equal("ENOENT", code)
-    assert.equal("set-property: unknown host 'n4' (did you mean 'n0'?)", msg)
+    assert.equal("ENOENT: set-property: unknown host 'n4' (did you mean 'n0'?)",
+      refused(s, "set-property", {target = "n[2-4]", key = "x"}))
     -- n2 and n3 came first in the list: untouched all the same
     assert.is_nil(s.loop.g:vertex("/cluster0/n2"):property("x"))
-    _, code, msg = run(s, "remove-property", {target = "/cluster0/n1/cor0", key = "x"})
-    assert.equal("ENOENT", code)
-    assert.equal("remove-property: no vertex at path '/cluster0/n1/cor0' (did you mean "
-      .. "'/cluster0/n1/core0'?)", msg)
-    _, code, msg = run(s, "set-property", {target = "n[1", key = "x"})
-    assert.equal("EINVAL", code)
-    assert.matches("^set%-property: invalid hostlist", msg)
+    assert.equal("ENOENT: remove-property: no vertex at path '/cluster0/n1/cor0' (did you mean "
+      .. "'/cluster0/n1/core0'?)", refused(s, "remove-property", {target = "/cluster0/n1/cor0",
+      key = "x"}))
+    assert.matches("^EINVAL: set%-property: invalid hostlist",
+      refused(s, "set-property", {target = "n[1", key = "x"}))
   end)
 
   it("names nodes by ranks, and a host name by every node of that name", function()
@@ -177,21 +176,17 @@ describe("flux grove set-property and remove-property", function()
     d = json(s, "find", {expr = "property=a"})
     assert.equal(1, d.count)
     assert.equal(0, d.vertices[1].rank)
-    local _, code, msg = run(s, "set-property", {target = "5", key = "a"})
-    assert.equal("ENOENT", code)
-    assert.equal("set-property: no rank 5 here", msg)
+    assert.equal("ENOENT: set-property: no rank 5 here",
+      refused(s, "set-property", {target = "5", key = "a"}))
   end)
 
   it("refuses a bad property name or a KEY=VALUE without '='", function()
     local s = session()
-    local _, code, msg = run(s, "set-property", {target = "n1", key = "a|b"})
-    assert.equal("EINVAL", code)
-    assert.matches("^set%-property: invalid property name 'a|b'", msg)
-    _, code, msg = run(s, "set-property", {sp_resource_path = "n1", sp_keyval = "ab"})
-    assert.equal("EINVAL", code)
-    assert.equal("set-property: 'ab': KEY=VALUE expected", msg)
-    _, code = run(s, "remove-property", {target = "n1"})
-    assert.equal("EINVAL", code)
+    assert.matches("^EINVAL: set%-property: invalid property name 'a|b'",
+      refused(s, "set-property", {target = "n1", key = "a|b"}))
+    assert.equal("EINVAL: set-property: 'ab': KEY=VALUE expected",
+      refused(s, "set-property", {sp_resource_path = "n1", sp_keyval = "ab"}))
+    assert.matches("^EINVAL: ", refused(s, "remove-property", {target = "n1"}))
     assert.same({}, s.loop.g:vertex("/cluster0/n1"):properties())
   end)
 end)
@@ -329,10 +324,7 @@ describe("flux grove reserve", function()
 
   it("refuses bad requests with the reason", function()
     local s = session()
-    local function err(req)
-      local _, code, msg = run(s, "reserve", req)
-      return code .. ": " .. msg
-    end
+    local function err(req) return refused(s, "reserve", req) end
     assert.equal("ENOENT: reserve: hosts: unknown host 'n7' (did you mean 'n0'?)",
       err{name = "x", hosts = "n[3,7]", duration = "10"})
     assert.equal("EINVAL: reserve: a reservation name expected (letters, digits, '.', '_', '-')",
@@ -354,16 +346,14 @@ describe("flux grove reserve", function()
     assert.equal("EEXIST: reserve: reservation 'x' exists",
       err{name = "x", hosts = "n2", duration = "10"})
     assert.equal("ENOENT: unreserve: no reservation 'y' (did you mean 'x'?)",
-      (function() local _, c, m = run(s, "unreserve", {name = "y"}) return c .. ": " .. m end)())
+      refused(s, "unreserve", {name = "y"}))
   end)
 
   it("names an unknown queue with the closest one", function()
     local s = session{queue = "easy", queues = {batch = {}, debug = {}},
       queue_names = {"batch", "debug"}}
-    local _, code, msg = run(s, "reserve", {name = "x", hosts = "n1", duration = "1",
-      queue = "dbug"})
-    assert.equal("ENOENT", code)
-    assert.equal("reserve: queue 'dbug' does not exist (did you mean 'debug'?)", msg)
+    assert.equal("ENOENT: reserve: queue 'dbug' does not exist (did you mean 'debug'?)",
+      refused(s, "reserve", {name = "x", hosts = "n1", duration = "1", queue = "dbug"}))
   end)
 
   it("unreserve gives the nodes back at once", function()
@@ -496,9 +486,7 @@ describe("flux grove why", function()
     s:handle("sched.alloc", alloc(1, nodes(1, 10)))
     local text = run(s, "why", {id = 1})
     assert.matches("^job [^:]+: running\n  %- it is not pending: it runs on n0 since ", text)
-    local _, code, msg = run(s, "why", {id = "x"})
-    assert.equal("EPROTO", code)
-    assert.equal("why: a job id expected", msg)
+    assert.equal("EPROTO: why: a job id expected", refused(s, "why", {id = "x"}))
   end)
 end)
 
@@ -522,9 +510,8 @@ describe("flux grove graph and stats", function()
     assert.equal("0-3", d.all.execution.R_lite[1].rank)
     assert.equal("3", d.down.execution.R_lite[1].rank)
     assert.equal("0", d.allocated.execution.R_lite[1].rank)
-    local _, code, msg = run(s, "graph", {format = "dot"})
-    assert.equal("EINVAL", code)
-    assert.equal("graph: unknown format 'dot' (jgf or R)", msg)
+    assert.equal("EINVAL: graph: unknown format 'dot' (jgf or R)",
+      refused(s, "graph", {format = "dot"}))
   end)
 
   it("gives only the vertices of some types when asked", function()
@@ -532,9 +519,8 @@ describe("flux grove graph and stats", function()
     local g = assert(core.jgf_decode((run(s, "graph", {types = "cluster,node"}))))
     assert.equal(5, #g)
     assert.equal(4, g:count("node"))
-    local _, code, msg = run(s, "graph", {types = "node,cores"})
-    assert.equal("EINVAL", code)
-    assert.equal("graph: no vertex of type 'cores' here (did you mean 'core'?)", msg)
+    assert.equal("EINVAL: graph: no vertex of type 'cores' here (did you mean 'core'?)",
+      refused(s, "graph", {types = "node,cores"}))
   end)
 
   it("prints the module's counters, and the module's own measures when given", function()

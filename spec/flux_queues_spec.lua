@@ -6,6 +6,7 @@ local core = require("grove.core")
 local flux = require("grove.flux")
 local config = require("grove.flux.config")
 local h = require("flux_helper")
+local exe = require("exe_helper")
 local alloc, by_id = h.alloc, h.by_id
 
 -- Four ranks of four cores: debug on ranks 0-1, batch on 2-3.
@@ -245,16 +246,12 @@ describe("grove.flux live configuration", function()
   end)
 
   it("reads a policy file changed on disk again", function()
-    local dir = os.tmpname()
-    os.remove(dir)
-    os.execute("mkdir -p " .. dir)
+    local dir = exe.scratch_dir()
     local path = dir .. "/mine.lua"
     local function write(name)
-      local f = assert(io.open(path, "w"))
-      f:write(('return {name = "%s", schedule = function(ctx)\n'
+      exe.write(path, ('return {name = "%s", schedule = function(ctx)\n'
         .. '  local j = ctx:next()\n  while j do local n = ctx:next(j); ctx:start(j); j = n end\n'
         .. 'end}\n'):format(name))
-      f:close()
     end
     write("one")
     local conf = {["sched-grove"] = {["queue-policy"] = path}}

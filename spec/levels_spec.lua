@@ -61,19 +61,13 @@ end)
 
 describe("warnings of unreached levels", function()
   local exe = require("exe_helper")
-  local tmp = os.tmpname()
-  os.remove(tmp)
-  os.execute("mkdir -p " .. tmp)
+  local tmp = exe.scratch_dir()
   local pol = tmp .. "/gpuscore.lua"
-  local f = assert(io.open(pol, "w"))
-  f:write("return {name = 'gpuscore', score_types = {'gpu', 'node'},\n" ..
+  exe.write(pol, "return {name = 'gpuscore', score_types = {'gpu', 'node'},\n" ..
     "  score = function(v) return v:id() end}\n")
-  f:close()
   local cl = tmp .. "/gpus.lua"
-  f = assert(io.open(cl, "w"))
-  f:write("local grove = require('grove')\nlocal R = grove.cluster.resources\n" ..
+  exe.write(cl, "local grove = require('grove')\nlocal R = grove.cluster.resources\n" ..
     "return grove.cluster 'g' {R.node(4, {hostnames = 'n[0-3]'}) {R.core(4), R.gpu(1)}}\n")
-  f:close()
 
   it("go to stderr before a grove sim run, for an SWF or a JSON trace", function()
     local out, rc = exe.run(("{ %s sim --cluster %s --trace spec/fixtures/sim/small.swf " ..
@@ -93,9 +87,8 @@ describe("warnings of unreached levels", function()
       "--quiet 2>&1"):format(exe.GROVE, cl, pol))
     assert.equal("", out)
     local js = tmp .. "/gpujobs.json"
-    f = assert(io.open(js, "w"))
-    f:write('[{"id": 1, "submit": 0, "run": 10, "request": {"nodes": 1, "gpus_per_node": 1}}]')
-    f:close()
+    exe.write(js,
+      '[{"id": 1, "submit": 0, "run": 10, "request": {"nodes": 1, "gpus_per_node": 1}}]')
     out, rc = exe.run(("{ %s sim --cluster %s --trace %s --policy %s 2>&1 >/dev/null; }")
       :format(exe.GROVE, cl, js, pol))
     assert.equal(0, rc)
@@ -104,11 +97,9 @@ describe("warnings of unreached levels", function()
 
   it("go to grove query's error stream once, at the first request that does not reach", function()
     local cmds = tmp .. "/cmds"
-    f = assert(io.open(cmds, "w"))
-    f:write("match allocate spec/fixtures/query/cores.yaml\n",
-      "match allocate spec/fixtures/query/cores.yaml\n",
+    exe.write(cmds, "match allocate spec/fixtures/query/cores.yaml\n" ..
+      "match allocate spec/fixtures/query/cores.yaml\n" ..
       "match allocate spec/fixtures/query/gpus.yaml\n")
-    f:close()
     local out, rc = exe.run(("{ %s query -L spec/fixtures/query/lab.graphml -P %s < %s " ..
       "2>&1 >/dev/null; }"):format(exe.GROVE, pol, cmds))
     assert.equal(0, rc, out)

@@ -33,12 +33,6 @@ local function rabbit_jobspec(n, gib, constraints, duration)
     constraints and ',"constraints":' .. constraints or "")
 end
 
-local function write(path, text)
-  local f = assert(io.open(path, "w"))
-  f:write(text)
-  f:close()
-end
-
 -- The ssd paths of an R's scheduling graph, sorted.
 local function ssd_paths(R)
   local t = type(R) == "string" and core.json_decode(R) or R
@@ -68,13 +62,11 @@ describe("a rabbit site's JGF", function()
     local dir, graph, js
 
     setup(function()
-      dir = os.tmpname()
-      os.remove(dir)
-      assert(os.execute("mkdir -p " .. dir))
+      dir = exe.scratch_dir()
       graph = dir .. "/rabbit.json"
-      write(graph, core.json_encode(rabbit.R{properties = {pdebug = "0-1"}}.scheduling, 0))
+      exe.write(graph, core.json_encode(rabbit.R{properties = {pdebug = "0-1"}}.scheduling, 0))
       js = dir .. "/js.json"
-      write(js, rabbit_jobspec(1, 1536))
+      exe.write(js, rabbit_jobspec(1, 1536))
     end)
 
     teardown(function()
@@ -83,7 +75,7 @@ describe("a rabbit site's JGF", function()
 
     local function query(cmds, fmt)
       local path = dir .. "/cmds"
-      write(path, (cmds:gsub("JS", js)))
+      exe.write(path, (cmds:gsub("JS", js)))
       return exe.run(("%s query -L %s -F %s -d < %s"):format(exe.GROVE, graph, fmt or "simple",
         path))
     end
@@ -132,9 +124,9 @@ describe("a rabbit site's JGF", function()
     end)
 
     it("says a request larger than any chassis holds can never run", function()
-      write(js, rabbit_jobspec(1, 5000))
+      exe.write(js, rabbit_jobspec(1, 5000))
       local out = query("match allocate_orelse_reserve JS\n")
-      write(js, rabbit_jobspec(1, 1536))
+      exe.write(js, rabbit_jobspec(1, 1536))
       assert.truthy(out:find("No matching resources found", 1, true), out)
     end)
   end)

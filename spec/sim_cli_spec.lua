@@ -25,9 +25,7 @@ local function rows(path)
   return out
 end
 
-local tmp = os.tmpname()
-os.remove(tmp)
-os.execute("mkdir -p " .. tmp)
+local tmp = exe.scratch_dir()
 
 local function sim(args)
   return run(GROVE .. " sim --cluster " .. F .. "cluster.lua " .. args)

@@ -4,9 +4,7 @@ local exe = require("exe_helper")
 local GROVE, run = exe.GROVE, exe.run
 local F = "spec/fixtures/sim/"
 
-local tmp = os.tmpname()
-os.remove(tmp)
-os.execute("mkdir -p " .. tmp)
+local tmp = exe.scratch_dir()
 
 -- The start and hosts of each job of a run's CSV.
 local function starts(path)

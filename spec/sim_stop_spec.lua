@@ -10,9 +10,7 @@ local core = require("grove.core")
 local GROVE, run = exe.GROVE, exe.run
 local F = "spec/fixtures/sim/"
 
-local tmp = os.tmpname()
-os.remove(tmp)
-os.execute("mkdir -p " .. tmp)
+local tmp = exe.scratch_dir()
 
 -- A generated trace of n jobs for 16 processors (the fixture cluster's).
 local function trace(n)

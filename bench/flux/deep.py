@@ -4,9 +4,8 @@
 # queue drained.  Prints one line:
 #   DEEP submit_s feas_p50_ms feas_p99_ms list_s rss_MB drain_jobs_s ann_per_job stats
 # stats: the scheduler module's own statistics (JSON, one line) or {}.
-import argparse
 import json
-import random
+import os
 import subprocess
 import sys
 import time
@@ -14,27 +13,12 @@ import time
 import flux
 import flux.job
 
-p = argparse.ArgumentParser()
-p.add_argument("--jobs", type=int, default=10000)
-p.add_argument("--seed", type=int, default=1)
-p.add_argument("--nodes", type=int, default=16384)
-p.add_argument("--stats", default="")
-a = p.parse_args()
-rng = random.Random(a.seed)
-h = flux.Flux()
+# the helpers the drivers share (scripts/fluxdrive.py)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../scripts"))
+from fluxdrive import broker_rss_mb, job_states, start, weighted_choice  # noqa: E402
+
+a, rng, h = start(10000, 16384, ("--stats", {"default": ""}))
 pid = int(h.attr_get("broker.pid"))
-
-
-def rss_mb():
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS"):
-                return int(line.split()[1]) // 1024
-    return 0
-
-
-def states():
-    return h.rpc("job-list.job-stats", {}).get()["job_states"]
 
 
 def jobspec(nodes=None, tasks=1, cores=1, gpus=0, exclusive=False, limit=600, run=0.2,
@@ -78,16 +62,10 @@ SHAPES = [
         "hostlist": ["node[%d-%d]" % (N // 2, N // 2 + 255)]})),
     (5, lambda: jobspec(nodes=1, tasks=1, constraints={"properties": ["rare"]})),
 ]
-W = sum(w for w, _ in SHAPES)
 
 
 def pick():
-    r = rng.uniform(0, W)
-    for w, f in SHAPES:
-        if r < w:
-            return f()
-        r -= w
-    return SHAPES[0][1]()
+    return weighted_choice(rng, SHAPES)()
 
 
 def submit_all(specs):
@@ -101,7 +79,7 @@ def submit_all(specs):
 # the fill: every node, exclusive, for an hour
 fill = submit_all([jobspec(nodes=N // 16, tasks=N // 16, exclusive=True, limit=3600, run=3600)
                    for _ in range(16)])
-while states()["run"] < 16:
+while job_states(h)["run"] < 16:
     time.sleep(0.2)
 
 # the deep queue
@@ -129,19 +107,19 @@ time.sleep(2)  # the queue settles
 t = time.monotonic()
 subprocess.run(["flux", "resource", "list"], stdout=subprocess.DEVNULL, check=True)
 list_s = time.monotonic() - t
-rss = rss_mb()
+rss = broker_rss_mb(pid)
 
 # the fill ends: the queue drains, all but the jobs that can never run
 t1 = time.monotonic()
 for j in fill:
     flux.job.cancel(h, j)
 target = 16 + a.jobs - never
-while states()["inactive"] < target:
+while job_states(h)["inactive"] < target:
     if time.monotonic() - t1 > 3600:
         break
     time.sleep(0.5)
 drain = time.monotonic() - t1
-done = states()["inactive"] - 16
+done = job_states(h)["inactive"] - 16
 
 stats = {}
 if a.stats:

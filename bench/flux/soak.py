@@ -2,10 +2,8 @@
 # the instance): a stream of mixed jobs with cancels, urgency changes,
 # holds, drains and module reloads, then what it left.  Prints one line:
 #   SOAK jobs/s rss10_MB rss_MB ratio wrong views
-import argparse
 import json
 import os
-import random
 import subprocess
 import sys
 import time
@@ -13,30 +11,18 @@ import time
 import flux
 import flux.job
 
-p = argparse.ArgumentParser()
-p.add_argument("--jobs", type=int, default=100000)
-p.add_argument("--seed", type=int, default=1)
-p.add_argument("--nodes", type=int, default=16384)
-p.add_argument("--module", default="sched-grove")
-p.add_argument("--path", required=True)
-p.add_argument("--args", default="")
-a = p.parse_args()
-rng = random.Random(a.seed)
-h = flux.Flux()
+# the helpers the drivers share (scripts/fluxdrive.py)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../scripts"))
+from fluxdrive import broker_rss_mb, flux_cmd, start, weighted_choice  # noqa: E402
+
+a, rng, h = start(100000, 16384, ("--module", {"default": "sched-grove"}),
+                  ("--path", {"required": True}), ("--args", {"default": ""}))
 pid = int(h.attr_get("broker.pid"))
 # drains name ranks that have a broker: flux-core applies a drain of a
 # rank with none but then fails (ENOENT, looking its host up in the
 # broker's host map) before it posts the event, so no scheduler hears
 # of it, nor of the undrain (a scheduler loaded in between keeps it down)
 brokers = int(h.attr_get("size"))
-
-
-def rss_mb():
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS"):
-                return int(line.split()[1]) // 1024
-    return 0
 
 
 def stats():
@@ -60,13 +46,6 @@ def collect():
     for j in jl:
         results[j["id"]] = j.get("result")
         since = max(since, j.get("t_inactive", 0.0))
-
-
-def flux_cmd(*args):
-    r = subprocess.run(["flux", *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                       text=True)
-    if r.returncode != 0:
-        sys.exit("flux %s: %s" % (" ".join(args), r.stderr.strip()))
 
 
 # the shapes: (weight, make a jobspec).  Each shape's jobspec is built
@@ -98,18 +77,11 @@ def constrained():
     return js
 
 
-total_w = sum(w for w, _ in SHAPES)
 TEXTS = [(w, f().dumps()) for w, f in SHAPES]
 
 
 def pick():
-    r = rng.uniform(0, total_w)
-    text = TEXTS[0][1]
-    for w, t in TEXTS:
-        if r < w:
-            text = t
-            break
-        r -= w
+    text = weighted_choice(rng, TEXTS)
     return text.replace('"RUN"', '"%.3fs"' % rng.uniform(0.01, 2.0))
 
 
@@ -170,7 +142,7 @@ for start in range(0, a.jobs, batch):
     if rss10 is None:
         st = stats()
         if st["inactive"] >= a.jobs // 10:
-            rss10 = rss_mb()
+            rss10 = broker_rss_mb(pid)
 
 for jid in held:
     h.rpc("job-manager.urgency", {"id": jid, "urgency": 16})
@@ -179,14 +151,14 @@ for _, ranks in drained:
 while True:
     st = stats()
     if rss10 is None and st["inactive"] >= a.jobs // 10:
-        rss10 = rss_mb()
+        rss10 = broker_rss_mb(pid)
     collect()
     if st["inactive"] >= a.jobs:
         break
     time.sleep(0.5)
 collect()
 elapsed = time.monotonic() - t0
-rss = rss_mb()
+rss = broker_rss_mb(pid)
 
 # every job's end: completed, or canceled for those cancelled
 wrong = 0

@@ -455,28 +455,7 @@ static void child(void)
 {
     /* node with 4 cores and a 16-unit memory pool; the job takes 2 cores, 4
      * units */
-    grove_graph_t *g = grove_graph_create();
-    grove_vertex_info_t info;
-    grove_vertex_info_init(&info);
-    info.type = "cluster";
-    info.id = 0;
-    grove_vid_t c = grove_graph_add_vertex(g, &info);
-    info.type = "node";
-    info.rank = 0;
-    info.name = "n0";
-    grove_vid_t n = grove_graph_add_vertex(g, &info);
-    grove_graph_add_child(g, c, n, NULL, NULL);
-    info.name = NULL;
-    info.rank = GROVE_ID_NONE;
-    for (int k = 0; k < 4; k++) {
-        info.type = "core";
-        info.id = k;
-        grove_graph_add_child(g, n, grove_graph_add_vertex(g, &info), NULL, NULL);
-    }
-    info.type = "memory";
-    info.id = 0;
-    info.size = 16;
-    grove_graph_add_child(g, n, grove_graph_add_vertex(g, &info), NULL, NULL);
+    grove_graph_t *g = test_cluster(&(test_shape_t){.nodes = 1, .cores = 4, .node_mem = 16});
     grove_matcher_t *m = grove_matcher_create(g, NULL);
     const char *js = "{\"version\":9999,\"resources\":[{\"type\":\"node\",\"count\":1,\"with\":"
                      "[{\"type\":\"slot\",\"count\":1,\"label\":\"s\",\"with\":[{\"type\":"

@@ -35,9 +35,16 @@ local function number(v)
   return math.type(v) == "integer" and tostring(v) or fmt("%.1f", v)
 end
 
--- Print rows (arrays of cells, the first the heading) with the first
+-- Print a table: the heading {corner, heads...}, then a row a key of
+-- keys, {label(key), cell(key, 1), ..., cell(key, #heads)}; the first
 -- column left-aligned and the others right-aligned to their widths.
-local function print_rows(fh, rows)
+local function print_table(fh, corner, heads, keys, label, cell)
+  local rows = {{corner, table.unpack(heads)}}
+  for _, key in ipairs(keys) do
+    local r = {label(key)}
+    for j = 1, #heads do r[j + 1] = cell(key, j) end
+    rows[#rows + 1] = r
+  end
   local width = {}
   for _, r in ipairs(rows) do
     for i, c in ipairs(r) do width[i] = math.max(width[i] or 0, #c) end
@@ -54,22 +61,18 @@ end
 local COLUMNS = {{"jobs", "jobs"}, {"wait_mean", "mean wait"}, {"wait_median", "median"},
   {"wait_p95", "p95"}, {"wait_p99", "p99"}, {"wait_max", "max wait"},
   {"bounded_slowdown", "mean bsld"}}
+local HEADS = {}
+for j, c in ipairs(COLUMNS) do HEADS[j] = c[2] end
 
 function M.run(fh, summary, kinds)
   for _, kind in ipairs(kinds) do
     local list, key = M.KINDS[kind][1], M.KINDS[kind][2]
     fh:write(fmt("\nby %s (waits in seconds):\n", kind))
-    local rows = {{kind}}
-    for _, c in ipairs(COLUMNS) do rows[1][#rows[1] + 1] = c[2] end
-    for _, g in ipairs(summary[list] or {}) do
-      local r = {tostring(g[key])}
-      for _, c in ipairs(COLUMNS) do
-        local v = g[c[1]]
-        r[#r + 1] = c[1] == "bounded_slowdown" and v and fmt("%.3f", v) or number(v)
-      end
-      rows[#rows + 1] = r
-    end
-    print_rows(fh, rows)
+    print_table(fh, kind, HEADS, summary[list] or {}, function(g) return tostring(g[key]) end,
+      function(g, j)
+        local c, v = COLUMNS[j][1], g[COLUMNS[j][1]]
+        return c == "bounded_slowdown" and v and fmt("%.3f", v) or number(v)
+      end)
   end
 end
 
@@ -90,17 +93,10 @@ function M.compare(fh, runs, names, kinds)
     end
     for _, m in ipairs{{"wait_mean", "mean wait (s)"}, {"wait_max", "max wait (s)"}} do
       fh:write(fmt("\n%s by %s:\n", m[2], kind))
-      local rows = {{kind}}
-      for _, n in ipairs(names) do rows[1][#rows[1] + 1] = n end
-      for _, id in ipairs(order) do
-        local r = {id}
-        for k = 1, #runs do
-          local g = at[id][k]
-          r[#r + 1] = g and number(g[m[1]]) or "-"
-        end
-        rows[#rows + 1] = r
-      end
-      print_rows(fh, rows)
+      print_table(fh, kind, names, order, tostring, function(id, k)
+        local g = at[id][k]
+        return g and number(g[m[1]]) or "-"
+      end)
     end
   end
 end
