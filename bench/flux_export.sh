@@ -45,6 +45,18 @@ fi
 while [ "$(flux jobs -n -o '{id}' | wc -l)" -gt 0 ]; do sleep 1; done
 t1=$(date +%s.%N)
 echo "HISTORY $(echo "$t1 - $t0" | bc) $(flux jobs -a -n -c 0 -o '{id}' | wc -l)"
+# settled: the job manager's eventlog updates of the last jobs (90,000
+# cancels post hundreds of thousands) reach the KVS for a minute or more
+# after the jobs are inactive, and a lookup waits behind them; a site
+# exports an instance at rest
+t0=$(date +%s.%N)
+while :; do
+    s0=$(date +%s.%N); flux kvs get resource.R > /dev/null; s1=$(date +%s.%N)
+    [ "$(echo "$s1 - $s0 < 0.2" | bc)" = 1 ] && break
+    sleep 2
+done
+t1=$(date +%s.%N)
+echo "SETTLE $(echo "$t1 - $t0" | bc)"
 t0=$(date +%s.%N)
 "$build/grove" flux-export -q -o "$work/history.jsonl"
 t1=$(date +%s.%N)
@@ -63,5 +75,6 @@ if ! echo "$out" | grep -q '^EXPORT'; then
 fi
 echo "$out" | awk -v jobs="$JOBS" -v run="$RUN" -v nodes="$NODES" '
 /^HISTORY/ { printf "history: %d jobs (%d ran, %d cancelled while held) on %d nodes, built in %.1f s (%d listed by flux jobs -a)\n", jobs, run, jobs - run, nodes, $2, $3 }
+/^SETTLE/  { printf "the KVS at rest after %.1f s more\n", $2 }
 /^EXPORT/  { printf "grove flux-export: %.2f s, %d lines, %d MB\n", $2, $3, $4 }
 /^CHECK/   { printf "grove flux-export --check: %.2f s\n", $2 }'
