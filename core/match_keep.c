@@ -31,6 +31,11 @@
  * of the same level; the least recently used goes first). */
 #define RKEEP_N 4
 
+/* Up to this many candidates scored again move one by one (each a
+ * memmove of the entries between its old and new place); more are taken
+ * out and merged back in one pass over the list. */
+#define KEEP_MOVES 4
+
 struct rkeep {
     bool live;
     grove_vid_t v; /* the level vertex */
@@ -49,6 +54,7 @@ struct rkeep {
     struct rent *e;    /* [n] best first; pos: the place in the list made */
     double *sc;        /* [n] the score of each place */
     grove_vid_t *lv;   /* [n] the vertex of each place */
+    uint8_t *mk;       /* [n] scratch, kept 0: the places scored again */
     bool lv_sorted;    /* lv ascends: it is its own index */
     struct vpos {
         grove_vid_t v;
@@ -64,11 +70,13 @@ struct grovep_keep {
     grove_vid_t *vs; /* scratch: their vertices */
     double *out;     /* scratch: their new scores */
     size_t scap;
+    struct rent *mrg; /* scratch of a merge: the list, then the moved */
+    size_t mrgcap;
 };
 
 static void rkeep_drop(struct rkeep *k)
 {
-    GROVEP_FREE_ALL(k->types, k->total, k->e, k->sc, k->lv, k->byv);
+    GROVEP_FREE_ALL(k->types, k->total, k->e, k->sc, k->lv, k->mk, k->byv);
     memset(k, 0, sizeof(*k));
 }
 
@@ -79,7 +87,7 @@ void grovep_match_keep_clear(grove_matcher_t *m)
         return;
     for (size_t i = 0; i < RKEEP_N; i++)
         rkeep_drop(&kp->k[i]);
-    GROVEP_FREE_ALL(kp->dirty, kp->vs, kp->out);
+    GROVEP_FREE_ALL(kp->dirty, kp->vs, kp->out, kp->mrg);
     free(kp);
     m->keep = NULL;
 }
@@ -134,13 +142,16 @@ static inline bool before(double s, uint32_t p, double t, uint32_t q)
     return s > t || (s == t && p < q);
 }
 
-/* Move the entry of place p from score old to score now in k->e. */
-static void keep_move(struct rkeep *k, uint32_t p, double old, double now)
+/* Move the entry of place p from score old to score now in k->e.  False
+ * when it is not where its score puts it (never: e holds every place
+ * once, in order). */
+static bool keep_move(struct rkeep *k, uint32_t p, double old, double now)
 {
     struct rent *e = k->e;
     size_t i, lo;
     GROVEP_LOWER_BOUND(i, k->n, mid, before(e[mid].score, e[mid].pos, old, p));
-    /* i < n and e[i].pos == p: e holds every place once, ordered */
+    if (i >= k->n || e[i].pos != p)
+        return false;
     struct rent x = e[i];
     x.score = now;
     GROVEP_LOWER_BOUND(lo, k->n, mid, before(e[mid].score, e[mid].pos, now, p));
@@ -152,6 +163,47 @@ static void keep_move(struct rkeep *k, uint32_t p, double old, double now)
         e[lo] = x;
     }
     k->sc[p] = now;
+    return true;
+}
+
+static int cmp_rent_before(const void *a, const void *b)
+{
+    const struct rent *x = a, *y = b;
+    if (x->pos == y->pos)
+        return 0;
+    return before(x->score, x->pos, y->score, y->pos) ? -1 : 1;
+}
+
+/* Give the nd places dirty[] their scores out[] in k->e: take them out,
+ * sort them, merge them back.  0 or -1 (ENOMEM). */
+static int keep_merge(struct grovep_keep *kp, struct rkeep *k, size_t nd)
+{
+    if (grovep_grow((void **)&kp->mrg, &kp->mrgcap, k->n + nd, sizeof(*kp->mrg)) < 0)
+        return -1;
+    struct rent *e = k->e, *moved = kp->mrg + k->n;
+    for (size_t i = 0; i < nd; i++) {
+        uint32_t p = kp->dirty[i];
+        k->mk[p] = 1;
+        k->sc[p] = kp->out[i];
+        moved[i] = (struct rent){k->lv[p], p, kp->out[i]};
+    }
+    qsort(moved, nd, sizeof(*moved), cmp_rent_before);
+    size_t w = 0;
+    for (size_t i = 0; i < k->n; i++)
+        if (!k->mk[e[i].pos])
+            kp->mrg[w++] = e[i];
+    /* the others, in order, in mrg[0, w); merged into e */
+    size_t a = 0, b = 0, o = 0;
+    while (a < w || b < nd) {
+        if (b == nd || (a < w && before(kp->mrg[a].score, kp->mrg[a].pos, moved[b].score,
+                                         moved[b].pos)))
+            e[o++] = kp->mrg[a++];
+        else
+            e[o++] = moved[b++];
+    }
+    for (size_t i = 0; i < nd; i++)
+        k->mk[kp->dirty[i]] = 0;
+    return 0;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -225,10 +277,17 @@ static int keep_mend(grove_matcher_t *m, struct rkeep *k, const grove_policy_ctx
                 rkeep_drop(k);
                 return 0;
             }
-        for (size_t i = 0; i < nd; i++) {
-            uint32_t p = kp->dirty[i];
-            if (kp->out[i] != k->sc[p])
-                keep_move(k, p, k->sc[p], kp->out[i]);
+        if (nd > KEEP_MOVES) {
+            if (keep_merge(kp, k, nd) < 0)
+                return -1;
+        } else {
+            for (size_t i = 0; i < nd; i++) {
+                uint32_t p = kp->dirty[i];
+                if (kp->out[i] != k->sc[p] && !keep_move(k, p, k->sc[p], kp->out[i])) {
+                    rkeep_drop(k);
+                    return 0;
+                }
+            }
         }
     }
     k->mark = g->chg_head;
@@ -251,8 +310,7 @@ int grovep_match_keep_find(grove_matcher_t *m, grove_vid_t v, const struct req *
             continue;
         int rc = keep_mend(m, k, &c);
         if (rc <= 0) {
-            if (rc == 0)
-                rkeep_drop(k);
+            rkeep_drop(k); /* stale, or left half mended */
             return rc;
         }
         if (grovep_grow((void **)&m->rlist, &m->rlistcap, k->n, sizeof(*m->rlist)) < 0)
@@ -316,7 +374,8 @@ void grovep_match_keep_store(grove_matcher_t *m, grove_vid_t v, const struct req
     k->e = malloc(n * sizeof(*k->e));
     k->sc = malloc(n * sizeof(*k->sc));
     k->lv = malloc(n * sizeof(*k->lv));
-    if (!k->types || !k->total || !k->e || !k->sc || !k->lv) {
+    k->mk = calloc(n, sizeof(*k->mk));
+    if (!k->types || !k->total || !k->e || !k->sc || !k->lv || !k->mk) {
         rkeep_drop(k);
         return;
     }
