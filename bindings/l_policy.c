@@ -246,6 +246,24 @@ static int parse_order_table(lua_State *S, struct grovel_policy *p, const struct
     return 0;
 }
 
+/* The boolean fields of a policy table, and what a value of another type
+ * is told. */
+enum { F_NODEX, F_BY_USE, F_NODEC, F_LOCAL };
+static const char *const flag_names[] = {"node_exclusive", "explore_by_use", "node_centric",
+                                         "score_local"};
+static const char *const flag_errors[] = {
+    "node_exclusive must be a boolean, not %s", "explore_by_use must be a boolean, not %s",
+    "node_centric must be a boolean, not %s", "score_local must be a boolean, not %s"};
+
+/* The index of boolean field k in flag_names, or -1. */
+static int flag_index(const char *k)
+{
+    for (int i = 0; i < (int)(sizeof(flag_names) / sizeof(*flag_names)); i++)
+        if (!strcmp(k, flag_names[i]))
+            return i;
+    return -1;
+}
+
 /* Read the policy table at t into p (functions go into the user value
  * table uv).  0, or -1 with a message pushed. */
 static int parse_spec(lua_State *S, struct grovel_policy *p, const struct loading *l, int t,
@@ -254,7 +272,7 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, const struct loadin
     /* the hooks a policy table names, by kind (the order key is order's) */
     static const char *const fnames[] = {"prune", "order", "score", "choose", NULL, "scores"};
     const grove_policy_t *base = NULL;
-    int select = -1, nodex = -1, by_use = -1, nodec = -1, local = -1;
+    int select = -1, flag, flags[] = {-1, -1, -1, -1};
     bool given[H_COUNT] = {false};
     lua_pushnil(S);
     while (lua_next(S, t)) {
@@ -291,20 +309,10 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, const struct loadin
             else
                 return spec_error(S, p, "select must be \"first\" or \"best\", not %s",
                                   vt == LUA_TSTRING ? s : luaL_typename(S, -1));
-        } else if (!strcmp(k, "node_exclusive") || !strcmp(k, "explore_by_use")) {
+        } else if ((flag = flag_index(k)) >= 0) {
             if (vt != LUA_TBOOLEAN)
-                return spec_error(S, p,
-                                  k[0] == 'n' ? "node_exclusive must be a boolean, not %s"
-                                              : "explore_by_use must be a boolean, not %s",
-                                  luaL_typename(S, -1));
-            *(k[0] == 'n' ? &nodex : &by_use) = lua_toboolean(S, -1);
-        } else if (!strcmp(k, "node_centric") || !strcmp(k, "score_local")) {
-            if (vt != LUA_TBOOLEAN)
-                return spec_error(S, p,
-                                  k[0] == 'n' ? "node_centric must be a boolean, not %s"
-                                              : "score_local must be a boolean, not %s",
-                                  luaL_typename(S, -1));
-            *(k[0] == 'n' ? &nodec : &local) = lua_toboolean(S, -1);
+                return spec_error(S, p, flag_errors[flag], luaL_typename(S, -1));
+            flags[flag] = lua_toboolean(S, -1);
         } else if (!strcmp(k, "prune_types") || !strcmp(k, "score_types")) {
             if (parse_types(S, p, l, k[0] == 's', lua_gettop(S), k) < 0)
                 return -1;
@@ -360,15 +368,15 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, const struct loadin
         h.select = (grove_select_t)select;
     else if (given[H_SCORE] || given[H_SCORES] || given[H_CHOOSE])
         h.select = GROVE_SELECT_BEST;
-    if (nodex >= 0)
-        h.node_exclusive = nodex;
-    if (by_use >= 0)
-        h.explore_by_use = by_use;
-    if (nodec >= 0)
-        h.node_centric = nodec;
+    if (flags[F_NODEX] >= 0)
+        h.node_exclusive = flags[F_NODEX];
+    if (flags[F_BY_USE] >= 0)
+        h.explore_by_use = flags[F_BY_USE];
+    if (flags[F_NODEC] >= 0)
+        h.node_centric = flags[F_NODEC];
     /* a base's promise is about its own scores, not the file's */
-    if (local >= 0)
-        h.score_local = local;
+    if (flags[F_LOCAL] >= 0)
+        h.score_local = flags[F_LOCAL];
     else if (p->lua[H_SCORE] || p->lua[H_SCORES])
         h.score_local = false;
     h.prune_types = (const char *const *)p->types[0];
