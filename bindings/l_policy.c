@@ -43,6 +43,11 @@
  *                             grove_policy_t); the order hook is not used
  *   node_centric = bool       slots compared by id weigh their node's id
  *                             first (see grove_policy_t)
+ *   score_local = bool        the score of a candidate depends on nothing
+ *                             but it, the records below it during the
+ *                             window and ctx's type, count, start, end,
+ *                             duration and total (see grove_policy_t): a
+ *                             ranking may be kept between matches
  *   prune_types, score_types = "TYPE" or {"TYPE", ...}: the types whose
  *                             vertices prune (score and choose) are asked
  *                             about; others are walked through (matched
@@ -241,6 +246,24 @@ static int parse_order_table(lua_State *S, struct grovel_policy *p, const struct
     return 0;
 }
 
+/* The boolean fields of a policy table, and what a value of another type
+ * is told. */
+enum { F_NODEX, F_BY_USE, F_NODEC, F_LOCAL };
+static const char *const flag_names[] = {"node_exclusive", "explore_by_use", "node_centric",
+                                         "score_local"};
+static const char *const flag_errors[] = {
+    "node_exclusive must be a boolean, not %s", "explore_by_use must be a boolean, not %s",
+    "node_centric must be a boolean, not %s", "score_local must be a boolean, not %s"};
+
+/* The index of boolean field k in flag_names, or -1. */
+static int flag_index(const char *k)
+{
+    for (int i = 0; i < (int)(sizeof(flag_names) / sizeof(*flag_names)); i++)
+        if (!strcmp(k, flag_names[i]))
+            return i;
+    return -1;
+}
+
 /* Read the policy table at t into p (functions go into the user value
  * table uv).  0, or -1 with a message pushed. */
 static int parse_spec(lua_State *S, struct grovel_policy *p, const struct loading *l, int t,
@@ -249,7 +272,7 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, const struct loadin
     /* the hooks a policy table names, by kind (the order key is order's) */
     static const char *const fnames[] = {"prune", "order", "score", "choose", NULL, "scores"};
     const grove_policy_t *base = NULL;
-    int select = -1, nodex = -1, by_use = -1, nodec = -1;
+    int select = -1, flag, flags[] = {-1, -1, -1, -1};
     bool given[H_COUNT] = {false};
     lua_pushnil(S);
     while (lua_next(S, t)) {
@@ -286,18 +309,10 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, const struct loadin
             else
                 return spec_error(S, p, "select must be \"first\" or \"best\", not %s",
                                   vt == LUA_TSTRING ? s : luaL_typename(S, -1));
-        } else if (!strcmp(k, "node_exclusive") || !strcmp(k, "explore_by_use")) {
+        } else if ((flag = flag_index(k)) >= 0) {
             if (vt != LUA_TBOOLEAN)
-                return spec_error(S, p,
-                                  k[0] == 'n' ? "node_exclusive must be a boolean, not %s"
-                                              : "explore_by_use must be a boolean, not %s",
-                                  luaL_typename(S, -1));
-            *(k[0] == 'n' ? &nodex : &by_use) = lua_toboolean(S, -1);
-        } else if (!strcmp(k, "node_centric")) {
-            if (vt != LUA_TBOOLEAN)
-                return spec_error(S, p, "node_centric must be a boolean, not %s",
-                                  luaL_typename(S, -1));
-            nodec = lua_toboolean(S, -1);
+                return spec_error(S, p, flag_errors[flag], luaL_typename(S, -1));
+            flags[flag] = lua_toboolean(S, -1);
         } else if (!strcmp(k, "prune_types") || !strcmp(k, "score_types")) {
             if (parse_types(S, p, l, k[0] == 's', lua_gettop(S), k) < 0)
                 return -1;
@@ -320,7 +335,7 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, const struct loadin
             return spec_error(S, p,
                               "unknown field '%s' (name, description, base, prune, order, "
                               "score, scores, choose, select, node_exclusive, node_centric, "
-                              "explore_by_use, prune_types, score_types)", k);
+                              "explore_by_use, score_local, prune_types, score_types)", k);
         }
         lua_pop(S, 1);
     }
@@ -353,12 +368,17 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, const struct loadin
         h.select = (grove_select_t)select;
     else if (given[H_SCORE] || given[H_SCORES] || given[H_CHOOSE])
         h.select = GROVE_SELECT_BEST;
-    if (nodex >= 0)
-        h.node_exclusive = nodex;
-    if (by_use >= 0)
-        h.explore_by_use = by_use;
-    if (nodec >= 0)
-        h.node_centric = nodec;
+    if (flags[F_NODEX] >= 0)
+        h.node_exclusive = flags[F_NODEX];
+    if (flags[F_BY_USE] >= 0)
+        h.explore_by_use = flags[F_BY_USE];
+    if (flags[F_NODEC] >= 0)
+        h.node_centric = flags[F_NODEC];
+    /* a base's promise is about its own scores, not the file's */
+    if (flags[F_LOCAL] >= 0)
+        h.score_local = flags[F_LOCAL];
+    else if (p->lua[H_SCORE] || p->lua[H_SCORES])
+        h.score_local = false;
     h.prune_types = (const char *const *)p->types[0];
     h.score_types = (const char *const *)p->types[1];
     p->hooks = h;
@@ -859,7 +879,8 @@ static void push_types(lua_State *L, char **list, const char *field)
 
 /* hooks() -> {prune = "lua" | "c", order = ..., score = ..., scores = ..., choose = ...,
  *             select = "first" | "best", node_exclusive = bool, node_centric = bool,
- *             explore_by_use = true (only when set), prune_types = {...},
+ *             explore_by_use = true, score_local = true (only when set),
+ *             prune_types = {...},
  *             score_types = {...}} */
 static int p_hooks(lua_State *L)
 {
@@ -884,6 +905,8 @@ static int p_hooks(lua_State *L)
     if (h->explore_by_use) {
         grovel_set_boolean(L, "explore_by_use", true);
     }
+    if (h->score_local)
+        grovel_set_boolean(L, "score_local", true);
     push_types(L, p->types[0], "prune_types");
     push_types(L, p->types[1], "score_types");
     return 1;

@@ -231,6 +231,7 @@ static int parse_spec(grove_graph_t *g, const char *spec, grove_error_t *err)
     }
     g->npairs = npairs;
     g->agg_spec_gen++;
+    g->chg_gen++;
     g->agg_dirty = true;
     return 0;
 }
@@ -1074,6 +1075,7 @@ void grovep_agg_drop_job(grove_graph_t *g, const grove_vid_t *vs, const uint32_t
 int grovep_rec_added(grove_graph_t *g, grove_vid_t v, uint32_t ri)
 {
     grovep_rec_t *r = &g->recs[ri];
+    grovep_chg_vertex(g, v);
     if (r->kind != GROVE_RECORD_ALLOC)
         return 0;
     if (grovep_pool_add(g, v, ri) < 0)

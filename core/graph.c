@@ -160,7 +160,7 @@ void grovep_graph_free(grove_graph_t *g)
     idnames_free(g);
     GROVEP_FREE_ALL(g->v, g->names, g->pnames, g->kvh, g->first_out, g->tails, g->parent, g->next_type,
                     g->next_name, g->next_rank, g->e, g->uin_first, g->uin_next, g->uin_src, g->tk_off, g->tk_kid, g->kv, g->recs,
-                    g->heads, g->by_type, g->by_name);
+                    g->heads, g->by_type, g->by_name, g->chg_ring);
     grovep_map_free(&g->by_rank);
     grovep_map_free(&g->big_ids);
     free(g->units);
@@ -489,6 +489,7 @@ int64_t grovep_big_size(const grove_graph_t *g, grove_vid_t v)
 
 int grovep_vertex_size_set(grove_graph_t *g, grove_vid_t v, int64_t size)
 {
+    g->chg_gen++;
     if (size > INT32_MAX) {
         grovep_chain_t *b = grovep_map_put(&g->big_ids, GROVEP_BIG_SIZE_KEY + v);
         if (!b)
@@ -649,6 +650,7 @@ static void vertex_chains(grove_graph_t *g, grove_vid_t v, grove_sym_t type, gro
 static grove_vid_t add_vertex(grove_graph_t *g, const grove_vertex_info_t *info,
                               const grove_sym_t *syms)
 {
+    g->chg_gen++;
     if (!info
         || (syms ? syms[0] == GROVE_SYM_EMPTY : !info->type || !info->type[0])
         || info->size < 0 || info->id < -1 || info->rank < -1 || info->rank > GROVEP_RANK_MAX) {
@@ -810,6 +812,7 @@ void grove_vertex_uuid(const grove_graph_t *g, grove_vid_t v, char buf[37])
 int grove_vertex_set_rank(grove_graph_t *g, grove_vid_t v, int64_t rank)
 {
     GROVEP_VCHECK(g, v, -1);
+    g->chg_gen++;
     if (rank < -1 || rank > GROVEP_RANK_MAX) {
         errno = EINVAL;
         return -1;
@@ -843,6 +846,7 @@ int grove_vertex_set_rank(grove_graph_t *g, grove_vid_t v, int64_t rank)
 int grove_vertex_set_name(grove_graph_t *g, grove_vid_t v, const char *name)
 {
     GROVEP_VCHECK(g, v, -1);
+    g->chg_gen++;
     if (!name) {
         errno = EINVAL;
         return -1;
@@ -877,8 +881,10 @@ int grove_vertex_set_status(grove_graph_t *g, grove_vid_t v, grove_status_t s)
         errno = EINVAL;
         return -1;
     }
-    if (g->v[v].status != (uint8_t)s)
+    if (g->v[v].status != (uint8_t)s) {
         g->status_gen++;
+        g->chg_gen++;
+    }
     g->v[v].status = (uint8_t)s;
     return 0;
 }
@@ -890,6 +896,7 @@ void grovep_vertex_kill(grove_graph_t *g, grove_vid_t v)
         return;
     x->flags |= GROVEP_V_DEAD;
     g->nlive--;
+    g->chg_gen++;
     g->by_type[x->type].count--;
     g->by_name[grovep_vertex_name(g, v)].count--;
     if (x->rank >= 0 && g->next_rank) {

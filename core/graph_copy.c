@@ -64,6 +64,7 @@ static void forget_shared(grove_graph_t *c)
     c->pnames = NULL;
     memset(c->recent, 0, sizeof(c->recent));
     c->uuidx = NULL;
+    c->chg_ring = NULL; /* a matcher of the copy starts its own */
     memset(&c->rec_idx, 0, sizeof(c->rec_idx));
     /* derived state is rebuilt, not shared */
     c->agg_spec = NULL;

@@ -364,6 +364,7 @@ static grove_eid_t add_edge(grove_graph_t *g, grove_vid_t src, grove_vid_t dst,
                             grove_sym_t ssym, grove_sym_t rsym, int up_flag,
                             grove_error_t *err)
 {
+    g->chg_gen++;
     bool up = up_flag < 0 ? rel_is_up(g, rsym) : up_flag > 0;
     size_t nsub_before = g->nsubsys, nrel_before = g->nrels;
     int sub = ssym == g->sym_containment && g->containment != 0xff ? g->containment
@@ -493,6 +494,7 @@ int grove_graph_add_child(grove_graph_t *g, grove_vid_t parent, grove_vid_t chil
 
 int grove_graph_set_opposite(grove_graph_t *g, grove_eid_t a, grove_eid_t b)
 {
+    g->chg_gen++;
     if (!grove_graph_has_edge(g, a) || !grove_graph_has_edge(g, b) || a == b
         || grovep_edge_src(g, a) != g->e[b].dst || g->e[a].dst != grovep_edge_src(g, b)
         || g->e[a].sub != g->e[b].sub) {
@@ -562,6 +564,7 @@ static grove_eid_t list_unlink(grove_graph_t *g, grove_eid_t *head, grove_eid_t 
  * going too); it keeps its source in next_out. */
 static void edge_kill(grove_graph_t *g, grove_eid_t e, grove_vid_t src)
 {
+    g->chg_gen++;
     grovep_edge_t *ed = &g->e[e];
     grove_eid_t prev = list_unlink(g, &g->first_out[src], e);
     uint64_t *ts = tails_find(g, src);

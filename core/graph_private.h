@@ -268,6 +268,16 @@ struct grove_graph {
     size_t nlive;          /* live vertices */
     uint64_t status_gen;   /* counts the status changes of vertices (a matcher
                             * plans again the reservations they touch) */
+    /* What the rankings a matcher keeps between matches (match_keep.c)
+     * must know.  chg_gen counts the changes that may change the score of
+     * any vertex: structure, sizes, names, ranks, properties, status, the
+     * aggregates' specification.  chg_ring holds the last GROVEP_CHG_RING
+     * vertices whose records came, went or changed (grovep_chg_vertex);
+     * chg_head counts all pushed, stored or not (the ring is NULL until a
+     * matcher keeps a ranking). */
+    uint64_t chg_gen;
+    uint64_t chg_head;
+    grove_vid_t *chg_ring;
 
     grovep_edge_t *e;
     size_t ne, ecap, nlive_e;
@@ -736,5 +746,16 @@ static inline bool grovep_alive(const grove_graph_t *g, grove_vid_t v)
             return ret;                                                         \
         }                                                                       \
     } while (0)
+
+/* The vertices of g's change ring (struct grove_graph, chg_ring). */
+#define GROVEP_CHG_RING 4096
+
+/* The records of v came, went or changed: one more change in the ring. */
+static inline void grovep_chg_vertex(grove_graph_t *g, grove_vid_t v)
+{
+    if (g->chg_ring)
+        g->chg_ring[g->chg_head & (GROVEP_CHG_RING - 1)] = v;
+    g->chg_head++;
+}
 
 #endif

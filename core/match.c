@@ -207,6 +207,7 @@ int grove_matcher_set_policy(grove_matcher_t *m, const grove_policy_t *p)
         return -1;
     }
     free(m->pol_name);
+    grovep_match_keep_clear(m);
     m->pol = *p;
     m->pol_name = name;
     m->pol.name = name;
@@ -559,13 +560,20 @@ int grove_match_fits_idle(grove_matcher_t *m, const grove_jobspec_t *js,
     grove_match_stats_t stats = m->stats;
     grove_job_t result = m->result;
     grove_policy_t pol = m->pol;
+    struct grovep_keep *keep = m->keep;
     memset(&m->result, 0, sizeof(m->result));
-    if (p)
+    if (p) {
         m->pol = *p;
+        m->keep = NULL; /* the rankings kept are the matcher's policy's */
+    }
     m->sat_up = true;
     int rc = grove_match(m, js, GROVE_MATCH_SATISFIABILITY, 0, NULL, err);
     int e = errno;
     m->sat_up = false;
+    if (p) {
+        grovep_match_keep_clear(m);
+        m->keep = keep;
+    }
     m->pol = pol;
     free(m->result.picks);
     m->result = result;

@@ -68,6 +68,9 @@ typedef struct grove_match_stats {
     uint64_t matches;   /* calls to grove_match */
     uint64_t succeeded; /* of which found resources */
     double min_s, max_s, sum_s; /* match times, seconds */
+    uint64_t ranks_kept; /* rankings of a level mended from the one kept
+                          * since an earlier match, not made anew
+                          * (grove_policy_t.score_local) */
 } grove_match_stats_t;
 
 /* A matcher over g (borrowed) with the "first" policy.  cfg may be NULL.

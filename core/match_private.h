@@ -274,6 +274,8 @@ struct grove_matcher {
     size_t rentcap;
     grove_vid_t *rlist;         /* the list being built (rank_kids) */
     size_t nrlist, rlistcap;
+    struct grovep_keep *keep;   /* rankings kept between matches (match_keep.c),
+                                 * NULL until one is */
 };
 
 /* The reference engine's weight of a node's id in a node-centric score:
@@ -599,6 +601,17 @@ int grovep_match_take_check(grove_matcher_t *m, const struct req *r, grove_vid_t
                             uint64_t need, bool *excl_out, bool *clean_out);
 int grovep_match_list(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl,
                       bool top);
+
+/* match_keep.c: the rankings kept between matches.  find: 1 when m->rlist
+ * holds v's ranked list, mended from a kept ranking; 0 when none applies;
+ * -1 on error (m->hook_failed set when a hook failed).  store: keep the
+ * ranking of v's list just made (its n entries in m->rents, best first,
+ * pos their places in the list; one ranked type) if the policy allows;
+ * wanted: may it?  clear: forget them all (a new policy). */
+int grovep_match_keep_find(grove_matcher_t *m, grove_vid_t v, const struct req *r);
+bool grovep_match_keep_wanted(grove_matcher_t *m);
+void grovep_match_keep_store(grove_matcher_t *m, grove_vid_t v, const struct req *r, size_t n);
+void grovep_match_keep_clear(grove_matcher_t *m);
 
 /* match_use.c: exploring by use: the orders it gives, the counts the jobs change */
 void grovep_match_order_by_use(const grove_matcher_t *m, grove_vid_t *kids, size_t n);

@@ -112,6 +112,7 @@ void grovep_match_scratch_free(grove_matcher_t *m)
     free(m->okids);
     free(m->rents);
     free(m->rlist);
+    grovep_match_keep_clear(m);
 }
 
 void grovep_match_new_generation(grove_matcher_t *m)
@@ -523,6 +524,22 @@ static int rank_list(grove_matcher_t *m, const struct req *r)
     return 0;
 }
 
+/* Is m->rlist one group of a ranked type (the nodes of a machine), whose
+ * ranking a later match may mend (match_keep.c)?  rank_list then leaves
+ * it in m->rents, best first. */
+static bool rank_one_group(grove_matcher_t *m)
+{
+    if (!m->nrlist || !grovep_match_keep_wanted(m))
+        return false;
+    grove_sym_t t = m->g->v[m->rlist[0]].type;
+    if (!rank_type(m, t))
+        return false;
+    for (size_t i = 0; i < m->nrlist; i++)
+        if (m->g->v[m->rlist[i]].type != t || !rank_inner(m, m->rlist[i]))
+            return false;
+    return true;
+}
+
 /* Put in frame fi (the last, of vertex v, its children listed) the ranked
  * list of what lies below v: kept for the window, else made and kept.
  * 0 or -1. */
@@ -537,16 +554,24 @@ static int rank_kids(grove_matcher_t *m, grove_vid_t v, size_t fi, const struct 
         n = o->n;
     } else {
         struct frame *f = &m->frames[fi];
-        m->nrlist = 0;
-        int found = 0;
-        for (uint32_t i = 0; i < f->nkids && found >= 0; i++) {
+        int kept = grovep_match_keep_find(m, v, r);
+        if (kept < 0)
+            return -1;
+        m->nrlist = kept ? m->nrlist : 0;
+        int found = kept;
+        for (uint32_t i = 0; !kept && i < f->nkids && found >= 0; i++) {
             int rc = rank_collect(m, m->kids[f->kids + i]);
             found = rc < 0 ? rc : found | rc;
         }
         if (found < 0)
             return -1;
-        if (found && rank_list(m, r) < 0)
-            return -1;
+        if (found && !kept) {
+            bool one = rank_one_group(m);
+            if (rank_list(m, r) < 0)
+                return -1;
+            if (one)
+                grovep_match_keep_store(m, v, r, m->nrlist);
+        }
         if (!found) {
             /* nothing ranked below v: its children, as listed */
             m->nrlist = 0;

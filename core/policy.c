@@ -294,8 +294,9 @@ static const grove_policy_t builtins[] = {
     {.name = "locality", .choose = choose_locality, .select = GROVE_SELECT_BEST},
     {.name = "variation", .choose = choose_variation, .select = GROVE_SELECT_BEST},
     {.name = "spread", .score = score_spread, .scores = scores_spread,
-     .select = GROVE_SELECT_BEST, .score_types = nodes_only},
-    {.name = "gpu", .score = score_gpu, .select = GROVE_SELECT_BEST, .score_types = nodes_only},
+     .select = GROVE_SELECT_BEST, .score_local = true, .score_types = nodes_only},
+    {.name = "gpu", .score = score_gpu, .select = GROVE_SELECT_BEST, .score_local = true,
+     .score_types = nodes_only},
 };
 
 const grove_policy_t *grove_policy_builtin(const char *name)

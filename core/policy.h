@@ -113,6 +113,18 @@ typedef struct grove_policy {
      * job on the lowest / highest node, where low and high compare the
      * slots' own ids across nodes. */
     bool node_centric;
+    /* The score (score or scores) of a candidate depends on nothing but
+     * the candidate itself (its type, id, rank, size, name, properties,
+     * status), the records of it and of the vertices below it in
+     * containment during the window, and ctx's type, count, start, end
+     * and the request's types and totals (not what was found so far, not
+     * the job's id or attributes, not the level; no other vertex, no
+     * clock, no state of the policy's own).  The matcher may then keep a
+     * ranking of a level the request does not name between matches and
+     * score again only the candidates whose records changed since
+     * (match_keep.c); the placements are those of a ranking made anew.
+     * Only with score or scores and no order or choose hook. */
+    bool score_local;
     void *arg;           /* passed to every hook */
     /* The types whose vertices prune and score are asked about: NULL-ended
      * lists of type names, NULL for every type.  The matcher walks through

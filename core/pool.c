@@ -58,6 +58,7 @@ static int kv_set(grove_graph_t *g, grove_vid_t v, bool tags, const char *key,
                   const char *value)
 {
     GROVEP_VCHECK(g, v, -1);
+    g->chg_gen++;
     if (!key || !key[0] || (!tags && !value)) {
         errno = EINVAL;
         return -1;
@@ -116,6 +117,7 @@ static uint32_t kv_find(const grove_graph_t *g, grove_vid_t v, bool tags, const 
 static int kv_remove(grove_graph_t *g, grove_vid_t v, bool tags, const char *key)
 {
     GROVEP_VCHECK(g, v, -1);
+    g->chg_gen++;
     grove_sym_t k = key ? grove_intern_lookup(g->strings, key) : GROVE_SYM_NONE;
     uint32_t none = GROVEP_NONE, *link = g->kvh ? &g->kvh[v] : &none;
     while (k != GROVE_SYM_NONE && *link != GROVEP_NONE) {
@@ -404,6 +406,7 @@ static void rec_unindex(grove_graph_t *g, grove_vid_t v, uint32_t r)
 static void list_push(grove_graph_t *g, uint32_t *head, uint32_t r)
 {
     g->rec_idx.gen++; /* what grove_vertex_record_at lists may change */
+    grovep_chg_vertex(g, g->recs[r].v);
     g->recs[r].prev = GROVEP_NONE;
     g->recs[r].next = *head;
     if (*head != GROVEP_NONE)
@@ -415,6 +418,7 @@ static void list_push(grove_graph_t *g, uint32_t *head, uint32_t r)
 static void list_remove(grove_graph_t *g, uint32_t *head, uint32_t r)
 {
     g->rec_idx.gen++;
+    grovep_chg_vertex(g, g->recs[r].v);
     uint32_t p = g->recs[r].prev, n = g->recs[r].next;
     if (p == GROVEP_NONE)
         *head = n;

@@ -1,0 +1,416 @@
+/* match_keep.c: the rankings of a level the request does not name, kept
+ * from one match to the next.
+ *
+ * A request of cores alone under spread ranks every node of the machine
+ * for each job (match_walk.c, rank_kids): 16,384 scores and a sort, where
+ * the job before changed one node.  When the policy declares its scores
+ * local (grove_policy_t.score_local: a candidate's score depends on it,
+ * the records below it during the window and the request's shape, nothing
+ * else), the ranking made is kept here with each candidate's score, and
+ * the next match that would rank the same list for the same request
+ * shape and window mends it instead: the candidates below a vertex whose
+ * records came, went or changed since (the graph's change ring,
+ * grovep_chg_vertex) are scored again, and each whose score changed moves
+ * to its place.  The list is what a ranking made anew gives: best score
+ * first, equal scores in list order.
+ *
+ * A kept ranking holds while the graph's chg_gen stays (structure, sizes,
+ * names, ranks, properties, status, the aggregates' specification) and
+ * the ring still holds every change since (GROVEP_CHG_RING); a new policy
+ * forgets them all (grovep_match_keep_clear).  Only a list that is one
+ * ranked type is kept (the nodes of a machine), and only with no order or
+ * choose hook: those could depend on more than the scores.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "match_private.h"
+
+/* How many rankings a matcher keeps (different windows or request shapes
+ * of the same level; the least recently used goes first). */
+#define RKEEP_N 4
+
+/* Up to this many candidates scored again move one by one (each a
+ * memmove of the entries between its old and new place); more are taken
+ * out and merged back in one pass over the list. */
+#define KEEP_MOVES 4
+
+struct rkeep {
+    bool live;
+    grove_vid_t v; /* the level vertex */
+    uint8_t sub;   /* the subsystem walked */
+    /* the request shape and window the scores were made for */
+    grove_sym_t rtype;
+    uint64_t count;
+    int64_t start, end, duration;
+    size_t ntypes;
+    grove_sym_t *types;
+    uint64_t *total;
+    uint64_t gen;  /* the graph's chg_gen */
+    uint64_t mark; /* the graph's chg_head: the scores are as of then */
+    uint64_t used; /* for replacement */
+    size_t n;
+    struct rent *e;    /* [n] best first; pos: the place in the list made */
+    double *sc;        /* [n] the score of each place */
+    grove_vid_t *lv;   /* [n] the vertex of each place */
+    uint8_t *mk;       /* [n] scratch, kept 0: the places scored again */
+    bool lv_sorted;    /* lv ascends: it is its own index */
+    struct vpos {
+        grove_vid_t v;
+        uint32_t pos;
+    } *byv;            /* [n] by vertex, when lv does not ascend */
+};
+
+struct grovep_keep {
+    struct rkeep k[RKEEP_N];
+    uint64_t tick;
+    uint32_t *dirty; /* scratch: places to score again */
+    size_t ndirty, dirtycap;
+    grove_vid_t *vs; /* scratch: their vertices */
+    double *out;     /* scratch: their new scores */
+    size_t scap;
+    struct rent *mrg; /* scratch of a merge: the list, then the moved */
+    size_t mrgcap;
+};
+
+static void rkeep_drop(struct rkeep *k)
+{
+    GROVEP_FREE_ALL(k->types, k->total, k->e, k->sc, k->lv, k->mk, k->byv);
+    memset(k, 0, sizeof(*k));
+}
+
+void grovep_match_keep_clear(grove_matcher_t *m)
+{
+    struct grovep_keep *kp = m->keep;
+    if (!kp)
+        return;
+    for (size_t i = 0; i < RKEEP_N; i++)
+        rkeep_drop(&kp->k[i]);
+    GROVEP_FREE_ALL(kp->dirty, kp->vs, kp->out, kp->mrg);
+    free(kp);
+    m->keep = NULL;
+}
+
+/* May this match keep or use a kept ranking at all? */
+static bool keep_on(const grove_matcher_t *m)
+{
+    const grove_policy_t *p = &m->pol;
+    return p->score_local && (p->score || p->scores) && !p->choose && !p->order
+           && !p->explore_by_use && m->dom_sub == m->g->containment;
+}
+
+/* The ctx the level's scores are asked with (as rank_group's). */
+static grove_policy_ctx_t keep_ctx(const grove_matcher_t *m, const struct req *r)
+{
+    return (grove_policy_ctx_t){r && !r->slot ? r->type : GROVE_SYM_NONE,
+                                r && !r->slot ? m->rank_need : 0, m->start, m->end, &m->preq,
+                                r ? r->js : NULL};
+}
+
+/* Was k made for v, this request shape and window, on the graph as it
+ * is? */
+static bool keep_same(const grove_matcher_t *m, const struct rkeep *k, grove_vid_t v,
+                      const grove_policy_ctx_t *c)
+{
+    const grove_policy_request_t *q = &m->preq;
+    if (!k->live || k->v != v || k->sub != m->dom_sub || k->gen != m->g->chg_gen
+        || k->rtype != c->type || k->count != c->count || k->start != c->start
+        || k->end != c->end || k->duration != q->duration || k->ntypes != q->ntypes)
+        return false;
+    for (size_t i = 0; i < q->ntypes; i++)
+        if (k->types[i] != q->types[i] || k->total[i] != q->total[i])
+            return false;
+    return true;
+}
+
+/* The place of vertex a in k's list, or -1. */
+static long keep_place(const struct rkeep *k, grove_vid_t a)
+{
+    size_t lo;
+    if (k->lv_sorted) {
+        GROVEP_LOWER_BOUND(lo, k->n, mid, k->lv[mid] < a);
+        return lo < k->n && k->lv[lo] == a ? (long)lo : -1;
+    }
+    GROVEP_LOWER_BOUND(lo, k->n, mid, k->byv[mid].v < a);
+    return lo < k->n && k->byv[lo].v == a ? (long)k->byv[lo].pos : -1;
+}
+
+/* Does an entry of score s at place p come before one of score t at q? */
+static inline bool before(double s, uint32_t p, double t, uint32_t q)
+{
+    return s > t || (s == t && p < q);
+}
+
+/* Move the entry of place p from score old to score now in k->e.  False
+ * when it is not where its score puts it (never: e holds every place
+ * once, in order). */
+static bool keep_move(struct rkeep *k, uint32_t p, double old, double now)
+{
+    struct rent *e = k->e;
+    size_t i, lo;
+    GROVEP_LOWER_BOUND(i, k->n, mid, before(e[mid].score, e[mid].pos, old, p));
+    if (i >= k->n || e[i].pos != p)
+        return false;
+    struct rent x = e[i];
+    x.score = now;
+    GROVEP_LOWER_BOUND(lo, k->n, mid, before(e[mid].score, e[mid].pos, now, p));
+    if (lo > i) { /* down: the entries between move up one */
+        memmove(e + i, e + i + 1, (lo - 1 - i) * sizeof(*e));
+        e[lo - 1] = x;
+    } else {
+        memmove(e + lo + 1, e + lo, (i - lo) * sizeof(*e));
+        e[lo] = x;
+    }
+    k->sc[p] = now;
+    return true;
+}
+
+static int cmp_rent_before(const void *a, const void *b)
+{
+    const struct rent *x = a, *y = b;
+    if (x->pos == y->pos)
+        return 0;
+    return before(x->score, x->pos, y->score, y->pos) ? -1 : 1;
+}
+
+/* Give the nd places dirty[] their scores out[] in k->e: take them out,
+ * sort them, merge them back.  0 or -1 (ENOMEM). */
+static int keep_merge(struct grovep_keep *kp, struct rkeep *k, size_t nd)
+{
+    if (grovep_grow((void **)&kp->mrg, &kp->mrgcap, k->n + nd, sizeof(*kp->mrg)) < 0)
+        return -1;
+    struct rent *e = k->e, *moved = kp->mrg + k->n;
+    for (size_t i = 0; i < nd; i++) {
+        uint32_t p = kp->dirty[i];
+        k->mk[p] = 1;
+        k->sc[p] = kp->out[i];
+        moved[i] = (struct rent){k->lv[p], p, kp->out[i]};
+    }
+    qsort(moved, nd, sizeof(*moved), cmp_rent_before);
+    size_t w = 0;
+    for (size_t i = 0; i < k->n; i++)
+        if (!k->mk[e[i].pos])
+            kp->mrg[w++] = e[i];
+    /* the others, in order, in mrg[0, w); merged into e */
+    size_t a = 0, b = 0, o = 0;
+    while (a < w || b < nd) {
+        if (b == nd || (a < w && before(kp->mrg[a].score, kp->mrg[a].pos, moved[b].score,
+                                         moved[b].pos)))
+            e[o++] = kp->mrg[a++];
+        else
+            e[o++] = moved[b++];
+    }
+    for (size_t i = 0; i < nd; i++)
+        k->mk[kp->dirty[i]] = 0;
+    return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Mend k to the graph as it is: score again the places below the vertices
+ * changed since k->mark.  1 mended, 0 when k cannot be (dropped: the ring
+ * lost changes, or a score is no number), -1 when a hook failed
+ * (m->hook_failed set) or ENOMEM. */
+static int keep_mend(grove_matcher_t *m, struct rkeep *k, const grove_policy_ctx_t *c)
+{
+    grove_graph_t *g = m->g;
+    struct grovep_keep *kp = m->keep;
+    if (!g->chg_ring || g->chg_head - k->mark > GROVEP_CHG_RING)
+        return 0;
+    kp->ndirty = 0;
+    for (uint64_t i = k->mark; i < g->chg_head; i++) {
+        grove_vid_t u = g->chg_ring[i & (GROVEP_CHG_RING - 1)];
+        /* the place at or above u, below the level */
+        for (grove_vid_t a = u; a != GROVEP_NONE && a != k->v; a = m->par[a]) {
+            long p = keep_place(k, a);
+            if (p < 0)
+                continue;
+            if (grovep_grow((void **)&kp->dirty, &kp->dirtycap, kp->ndirty + 1,
+                            sizeof(*kp->dirty))
+                < 0)
+                return -1;
+            kp->dirty[kp->ndirty++] = (uint32_t)p;
+            break;
+        }
+    }
+    size_t nd = 0;
+    if (kp->ndirty) {
+        qsort(kp->dirty, kp->ndirty, sizeof(*kp->dirty), cmp_u32);
+        for (size_t i = 0; i < kp->ndirty; i++)
+            if (!nd || kp->dirty[nd - 1] != kp->dirty[i])
+                kp->dirty[nd++] = kp->dirty[i];
+    }
+    if (nd) {
+        if (nd > kp->scap) {
+            grove_vid_t *vs = realloc(kp->vs, nd * sizeof(*vs));
+            if (vs)
+                kp->vs = vs;
+            double *out = realloc(kp->out, nd * sizeof(*out));
+            if (out)
+                kp->out = out;
+            if (!vs || !out) {
+                errno = ENOMEM;
+                return -1;
+            }
+            kp->scap = nd;
+        }
+        /* in list order, as a ranking made anew hands them over */
+        for (size_t i = 0; i < nd; i++) {
+            kp->vs[i] = k->lv[kp->dirty[i]];
+            kp->out[i] = 0;
+        }
+        if (m->pol.scores) {
+            if (m->pol.scores(m->pol.arg, g, kp->vs, nd, c, kp->out) < 0)
+                goto hook;
+        } else {
+            for (size_t i = 0; i < nd; i++)
+                if (m->pol.score(m->pol.arg, g, kp->vs[i], c, &kp->out[i]) < 0)
+                    goto hook;
+        }
+        for (size_t i = 0; i < nd; i++)
+            if (kp->out[i] != kp->out[i]) { /* a NaN: ranked anew, as ever */
+                rkeep_drop(k);
+                return 0;
+            }
+        if (nd > KEEP_MOVES) {
+            if (keep_merge(kp, k, nd) < 0)
+                return -1;
+        } else {
+            for (size_t i = 0; i < nd; i++) {
+                uint32_t p = kp->dirty[i];
+                if (kp->out[i] != k->sc[p] && !keep_move(k, p, k->sc[p], kp->out[i])) {
+                    rkeep_drop(k);
+                    return 0;
+                }
+            }
+        }
+    }
+    k->mark = g->chg_head;
+    return 1;
+hook:
+    m->hook_failed = 1;
+    rkeep_drop(k);
+    return -1;
+}
+
+int grovep_match_keep_find(grove_matcher_t *m, grove_vid_t v, const struct req *r)
+{
+    struct grovep_keep *kp = m->keep;
+    if (!kp || !keep_on(m))
+        return 0;
+    grove_policy_ctx_t c = keep_ctx(m, r);
+    for (size_t i = 0; i < RKEEP_N; i++) {
+        struct rkeep *k = &kp->k[i];
+        if (!keep_same(m, k, v, &c))
+            continue;
+        int rc = keep_mend(m, k, &c);
+        if (rc <= 0) {
+            rkeep_drop(k); /* stale, or left half mended */
+            return rc;
+        }
+        if (grovep_grow((void **)&m->rlist, &m->rlistcap, k->n, sizeof(*m->rlist)) < 0)
+            return -1;
+        for (size_t j = 0; j < k->n; j++)
+            m->rlist[j] = k->e[j].v;
+        m->nrlist = k->n;
+        k->used = ++kp->tick;
+        m->stats.ranks_kept++;
+        return 1;
+    }
+    return 0;
+}
+
+bool grovep_match_keep_wanted(grove_matcher_t *m)
+{
+    return keep_on(m);
+}
+
+static int cmp_vpos(const void *a, const void *b)
+{
+    const struct vpos *x = a, *y = b;
+    return (x->v > y->v) - (x->v < y->v);
+}
+
+void grovep_match_keep_store(grove_matcher_t *m, grove_vid_t v, const struct req *r, size_t n)
+{
+    if (!keep_on(m) || n == 0 || n > UINT32_MAX)
+        return;
+    grove_graph_t *g = m->g;
+    for (size_t i = 0; i < n; i++)
+        if (m->rents[i].score != m->rents[i].score)
+            return; /* a NaN: its order is the sort's own */
+    if (!g->chg_ring && !(g->chg_ring = malloc(GROVEP_CHG_RING * sizeof(*g->chg_ring))))
+        return;
+    if (!m->keep && !(m->keep = calloc(1, sizeof(*m->keep))))
+        return;
+    struct grovep_keep *kp = m->keep;
+    grove_policy_ctx_t c = keep_ctx(m, r);
+    /* the slot of the same key (made stale), else an empty one, else the
+     * least recently used */
+    struct rkeep *k = NULL;
+    for (size_t i = 0; i < RKEEP_N && !k; i++)
+        if (kp->k[i].live && kp->k[i].v == v && kp->k[i].start == c.start
+            && kp->k[i].end == c.end)
+            k = &kp->k[i];
+    for (size_t i = 0; i < RKEEP_N && !k; i++)
+        if (!kp->k[i].live)
+            k = &kp->k[i];
+    if (!k) {
+        k = &kp->k[0];
+        for (size_t i = 1; i < RKEEP_N; i++)
+            if (kp->k[i].used < k->used)
+                k = &kp->k[i];
+    }
+    rkeep_drop(k);
+    const grove_policy_request_t *q = &m->preq;
+    size_t nt = q->ntypes ? q->ntypes : 1;
+    k->types = malloc(nt * sizeof(*k->types));
+    k->total = malloc(nt * sizeof(*k->total));
+    k->e = malloc(n * sizeof(*k->e));
+    k->sc = malloc(n * sizeof(*k->sc));
+    k->lv = malloc(n * sizeof(*k->lv));
+    k->mk = calloc(n, sizeof(*k->mk));
+    if (!k->types || !k->total || !k->e || !k->sc || !k->lv || !k->mk) {
+        rkeep_drop(k);
+        return;
+    }
+    memcpy(k->e, m->rents, n * sizeof(*k->e));
+    k->lv_sorted = true;
+    for (size_t i = 0; i < n; i++) {
+        k->sc[k->e[i].pos] = k->e[i].score;
+        k->lv[k->e[i].pos] = k->e[i].v;
+    }
+    for (size_t i = 1; i < n && k->lv_sorted; i++)
+        k->lv_sorted = k->lv[i - 1] < k->lv[i];
+    if (!k->lv_sorted) {
+        if (!(k->byv = malloc(n * sizeof(*k->byv)))) {
+            rkeep_drop(k);
+            return;
+        }
+        for (size_t i = 0; i < n; i++)
+            k->byv[i] = (struct vpos){k->lv[i], (uint32_t)i};
+        qsort(k->byv, n, sizeof(*k->byv), cmp_vpos);
+    }
+    if (q->ntypes) {
+        memcpy(k->types, q->types, q->ntypes * sizeof(*k->types));
+        memcpy(k->total, q->total, q->ntypes * sizeof(*k->total));
+    }
+    k->ntypes = q->ntypes;
+    k->v = v;
+    k->sub = m->dom_sub;
+    k->rtype = c.type;
+    k->count = c.count;
+    k->start = c.start;
+    k->end = c.end;
+    k->duration = q->duration;
+    k->gen = g->chg_gen;
+    k->mark = g->chg_head;
+    k->n = n;
+    k->used = ++kp->tick;
+    k->live = true;
+}

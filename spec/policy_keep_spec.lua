@@ -1,0 +1,295 @@
+-- Rankings kept between matches (core/match_keep.c): a policy that
+-- declares its scores local (score_local) has the ranking of a level the
+-- request does not name mended from one match to the next, only the
+-- candidates a job changed scored again.  The placements must be those of
+-- the same policy without the declaration (a ranking made anew at every
+-- match), on every stream: random streams of allocations, reservations,
+-- cancellations, clock moves, drains and edits, and each thing that must
+-- make the kept ranking stale.
+--
+-- This file holds only specs: what several specs share lives in expect.lua
+-- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
+-- not be copied here.
+local core = require("grove.core")
+local grove = require("grove")
+
+-- racks racks of nodes nodes of 4 cores and gpus(i) GPUs (node i from 0).
+local function machine(racks, nodes, gpus)
+  local g = core.graph()
+  local root = g:add_vertex{type = "cluster", basename = "kp", id = 0}
+  local i = 0
+  for r = 0, racks - 1 do
+    local rack = g:add_vertex{type = "rack", id = r}
+    assert(g:add_child(root, rack))
+    for _ = 1, nodes do
+      local n = g:add_vertex{type = "node", id = i, rank = i, name = "n" .. i,
+        properties = {weight = tostring(i % 3)}}
+      assert(g:add_child(rack, n))
+      for c = 0, 3 do assert(g:add_child(n, g:add_vertex{type = "core", id = c})) end
+      for k = 0, (gpus and gpus(i) or 0) - 1 do
+        assert(g:add_child(n, g:add_vertex{type = "gpu", id = k}))
+      end
+      i = i + 1
+    end
+  end
+  return g
+end
+
+local function js(t)
+  return assert(core.jobspec_from_table(grove.jobspec(t)))
+end
+
+local function file(path)
+  local f = assert(io.open(path))
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+-- The shipped Lua policy at path, as shipped and without its declaration.
+local function twins(path)
+  local text = file(path)
+  local plain, n = text:gsub("\n  score_local = true,", "")
+  assert.equal(1, n, path .. " declares score_local once")
+  return assert(core.policy_parse(text, path)), assert(core.policy_parse(plain, path))
+end
+
+-- A policy of many distinct scores (a comparison sort, not a pass per
+-- value), from a property, free cores and the id; declared or not.
+local function weighted(declared)
+  return assert(core.policy_parse(([[
+    return {name = "weighted", score_types = "node", %s
+      scores = function(_, ctx, keys)
+        local w, f, id = keys["property:weight"], keys["free:core"], keys.id
+        local out = {}
+        for i = 1, #w do out[i] = w[i] * 100 + f[i] * 7 + (id[i] %% 5) + ctx.count end
+        return out
+      end}]]):format(declared and "score_local = true," or ""), "weighted.lua"))
+end
+
+-- What a job got: its start and its cores ("n1/0,n1/1"), or the failure.
+local function placed(j, msg)
+  if not j then return msg end
+  local out = {}
+  for _, p in ipairs(j.picks) do
+    if p.vertex:type() == "core" or p.vertex:type() == "gpu" then
+      out[#out + 1] = p.vertex:parent():name() .. "/" .. p.vertex:type() .. p.vertex:id()
+    end
+  end
+  table.sort(out)
+  return j.state .. "@" .. j.start .. ":" .. table.concat(out, ",")
+end
+
+-- The node of a job's first core.
+local function node_of(j)
+  for _, p in ipairs(assert(j).picks) do
+    if p.vertex:type() == "core" then return p.vertex:parent():name() end
+  end
+end
+
+-- A small generator of its own: the same stream wherever it runs.
+local function lcg(seed)
+  local s = seed
+  return function(n)
+    s = (s * 1103515245 + 12345) % 2147483648
+    return s % n
+  end
+end
+
+local SHAPES = {
+  {tasks = 1, cores_per_task = 1, duration = 10},
+  {tasks = 1, cores_per_task = 1, duration = 20},
+  {tasks = 1, cores_per_task = 2, duration = 10},
+  {tasks = 1, cores_per_task = 1, gpus_per_task = 1, duration = 10},
+  {tasks = 3, cores_per_task = 1, duration = 30},
+}
+
+-- Run the same random stream on two machines, one under each policy, and
+-- return what each step gave on each, and the kept rankings used by a.
+local function stream(seed, steps, a, b)
+  local rnd = lcg(seed)
+  local gpus = function(i) return i % 3 end
+  local run = {}
+  for k, pol in ipairs{a, b} do
+    local g = machine(2, 4, gpus)
+    local m = core.matcher(g)
+    assert(m:set_policy(pol))
+    run[k] = {g = g, m = m, live = {}, log = {}}
+  end
+  local shapes = {}
+  for i, t in ipairs(SHAPES) do shapes[i] = js(t) end
+  local now = 0
+  for step = 1, steps do
+    local op = rnd(100)
+    local shape, victim, node, st = rnd(#SHAPES) + 1, rnd(1000), rnd(8), rnd(3)
+    for _, r in ipairs(run) do
+      local out
+      if op < 70 then
+        local j, msg = r.m:match(shapes[shape], "allocate_orelse_reserve")
+        if j then r.live[#r.live + 1] = j.id end
+        out = placed(j, msg)
+      elseif op < 85 then
+        if #r.live > 0 then
+          local id = table.remove(r.live, victim % #r.live + 1)
+          out = "cancel " .. tostring(r.m:cancel(id))
+        end
+      elseif op < 93 then
+        r.g:set_now(now + 3)
+        out = "now " .. (now + 3)
+      elseif op < 97 then
+        local v = r.g:vertex("n" .. node)
+        v:set_status(({"up", "drained", "down"})[st + 1])
+        out = "status " .. node
+      else
+        r.g:vertex("n" .. node):set_property("weight", tostring(st))
+        out = "weight " .. node
+      end
+      r.log[step] = out or "-"
+    end
+    if op >= 85 and op < 93 then now = now + 3 end
+  end
+  local kept = run[1].m:stats().ranks_kept
+  for _, r in ipairs(run) do r.m:close() end
+  return run[1].log, run[2].log, kept
+end
+
+describe("a ranking kept between matches", function()
+  it("places as a ranking made anew, on random streams", function()
+    local s, s0 = twins("policies/spread.lua")
+    local gp, gp0 = twins("policies/gpu.lua")
+    -- the C built-in without its declaration (a file's own score_types:
+    -- a base's are not kept)
+    local cgpu0 = assert(core.policy_parse(
+      "return {base = 'gpu', score_local = false, score_types = 'node'}", "gpu0.lua"))
+    local cases = {
+      {"spread (Lua)", s, s0}, {"spread (C)", "spread", s0},
+      {"gpu (Lua)", gp, gp0}, {"gpu (C)", "gpu", cgpu0},
+      {"weighted", weighted(true), weighted(false)},
+    }
+    for _, c in ipairs(cases) do
+      for seed = 1, 6 do
+        local got, want, kept = stream(seed, 160, c[2], c[3])
+        assert.same(want, got, c[1] .. " seed " .. seed)
+        -- the stream did use kept rankings (else it would test nothing)
+        assert.is_true(kept > 0, c[1] .. " seed " .. seed .. ": " .. kept .. " kept")
+      end
+    end
+  end)
+
+  it("is not kept for a policy that does not declare it", function()
+    local _, plain = twins("policies/spread.lua")
+    local _, _, kept = stream(1, 60, plain, plain)
+    assert.equal(0, kept)
+    local _, _, kept_first = stream(1, 60, "first", "first")
+    assert.equal(0, kept_first)
+  end)
+
+  it("refuses a declaration that is no boolean", function()
+    local p, msg = core.policy_parse([[return {score_local = 1,
+      score = function() return 0 end}]], "bad.lua")
+    assert.is_nil(p)
+    assert.matches("score_local must be a boolean", msg)
+  end)
+
+  it("drops the declaration of a base when the file scores itself", function()
+    local p = assert(core.policy_parse([[return {base = "spread",
+      score = function(v) return v:id() end}]], "own.lua"))
+    assert.is_nil(p:hooks().score_local)
+    local q = assert(core.policy_parse([[return {base = "spread"}]], "base.lua"))
+    assert.is_true(q:hooks().score_local)
+  end)
+
+  -- One matcher under spread on a machine of 2 racks of 2 nodes: what the
+  -- next one-core job gets, and how many kept rankings were mended.
+  local function spread_on(g)
+    local m = core.matcher(g)
+    assert(m:set_policy("policies/spread.lua"))
+    local one = js{tasks = 1, cores_per_task = 1, duration = 10}
+    return m, function()
+      local j, msg = m:match(one, "allocate_orelse_reserve")
+      return placed(j, msg), m:stats().ranks_kept
+    end
+  end
+
+  it("is mended after each job and cancel", function()
+    local m, next_job = spread_on(machine(2, 2))
+    assert.same({"allocated@0:n0/core0", 0}, {next_job()})
+    assert.same({"allocated@0:n1/core0", 1}, {next_job()})
+    assert.same({"allocated@0:n2/core0", 2}, {next_job()})
+    assert.same({"allocated@0:n3/core0", 3}, {next_job()})
+    assert.same({"allocated@0:n0/core1", 4}, {next_job()})
+    assert(m:cancel(2)) -- n1's core: n1 is the emptiest again, with n2 and n3
+    assert.same({"allocated@0:n1/core0", 5}, {next_job()})
+    m:close()
+  end)
+
+  it("is made anew after a status change", function()
+    local g = machine(2, 2)
+    local m, next_job = spread_on(g)
+    assert.same({"allocated@0:n0/core0", 0}, {next_job()})
+    g:vertex("n1"):set_status("drained")
+    assert.same({"allocated@0:n2/core0", 0}, {next_job()})
+    g:vertex("n1"):set_status("up")
+    assert.same({"allocated@0:n1/core0", 0}, {next_job()})
+    assert.same({"allocated@0:n3/core0", 1}, {next_job()})
+    m:close()
+  end)
+
+  it("is made anew after a graph edit", function()
+    local g = machine(2, 2)
+    local m, next_job = spread_on(g)
+    for i = 0, 3 do assert.same({"allocated@0:n" .. i .. "/core0", i}, {next_job()}) end
+    -- a node of 8 cores comes into rack 1: the emptiest
+    local n = g:add_vertex{type = "node", id = 4, rank = 4, name = "n4"}
+    assert(g:add_child(g:vertex("n3"):parent(), n))
+    for c = 0, 7 do assert(g:add_child(n, g:add_vertex{type = "core", id = c})) end
+    assert.same({"allocated@0:n4/core0", 3}, {next_job()})
+    assert.same({"allocated@0:n4/core1", 4}, {next_job()})
+    m:close()
+  end)
+
+  it("is made anew after a property change a score reads", function()
+    local g = machine(2, 2)
+    local m = core.matcher(g)
+    assert(m:set_policy(weighted(true)))
+    local one = js{tasks = 1, cores_per_task = 1}
+    -- weights n0..n3: 0 1 2 0: n2 first
+    assert.equal("n2", node_of(m:match(one)))
+    g:vertex("n0"):set_property("weight", "9")
+    assert.equal("n0", node_of(m:match(one)))
+    m:close()
+  end)
+
+  it("is forgotten when the policy changes", function()
+    local g = machine(2, 2, function(i) return i < 2 and 2 or 0 end)
+    local m = core.matcher(g)
+    local one = js{tasks = 1, cores_per_task = 1}
+    local node = function() return node_of(m:match(one)) end
+    assert(m:set_policy("policies/spread.lua"))
+    assert.equal("n0", node()) -- 4 cores and 2 GPUs free: n0 and n1 tie, n0 first
+    assert.equal("n1", node())
+    assert.equal(1, m:stats().ranks_kept) -- the second mended the first's
+    assert(m:set_policy("policies/gpu.lua"))
+    assert.equal("n2", node()) -- the fewest free GPUs
+    assert.equal(1, m:stats().ranks_kept)
+    assert(m:set_policy("policies/spread.lua"))
+    assert.equal("n3", node()) -- 4 free cores, n2 has 3
+    assert.equal(1, m:stats().ranks_kept)
+    m:close()
+  end)
+
+  it("sees a reservation in the future in the window it overlaps", function()
+    local g = machine(2, 2)
+    local m, next_job = spread_on(g)
+    assert.same({"allocated@0:n0/core0", 0}, {next_job()})
+    -- 3 cores of the emptiest node during [5, 15): n1
+    local three = js{tasks = 1, cores_per_task = 3, duration = 10}
+    local r = assert(m:match(three, "allocate", nil, {start = 5, ["end"] = 15}))
+    assert.equal("reserved@5:n1/core0,n1/core1,n1/core2", placed(r))
+    -- [0, 10) overlaps it: n1 has 1 core free then, n2 and n3 have 4
+    assert.same({"allocated@0:n2/core0", 1}, {next_job()})
+    assert.same({"allocated@0:n3/core0", 2}, {next_job()})
+    assert.same({"allocated@0:n0/core1", 3}, {next_job()})
+    m:close()
+  end)
+end)
