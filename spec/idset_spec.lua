@@ -7,7 +7,7 @@ local core = require("grove.core")
 local expect = require("expect")
 local sets = require("sets_helper")
 
-local raises = expect.raises
+local fails, raises = expect.fails, expect.raises
 
 local function list(s)
   return sets.items(s:ids())
@@ -43,10 +43,7 @@ describe("core.idset", function()
       { "1\0002", "invalid idset \"1?2\": unexpected '\\x00' at position 2" },
     }
     for _, c in ipairs(cases) do
-      local s, msg, code = core.idset(c[1])
-      assert.is_nil(s)
-      assert.equal(c[2], msg)
-      assert.equal("EINVAL", code)
+      fails("EINVAL", c[2], core.idset(c[1]))
     end
   end)
 
@@ -127,10 +124,7 @@ describe("core.idset", function()
 
   it("fails with EOVERFLOW rather than build a gigantic string", function()
     local s = core.idset "0-4294967294"
-    local r, msg, code = s:encode ""
-    assert.is_nil(r)
-    assert.equal("idset encoding too long", msg)
-    assert.equal("EOVERFLOW", code)
+    fails("EOVERFLOW", "idset encoding too long", s:encode "")
   end)
 
   it("computes union, difference and intersect as new sets", function()
@@ -142,10 +136,7 @@ describe("core.idset", function()
     assert.equal("0-10", tostring(a))
     assert.equal("0-10,20", tostring(a:union "20"))
     assert.equal("0-3", tostring(a:intersect "[0-3]"))
-    local r, msg, code = a:union "20-"
-    assert.is_nil(r)
-    assert.equal('invalid idset "20-": missing id at position 4', msg)
-    assert.equal("EINVAL", code)
+    fails("EINVAL", 'invalid idset "20-": missing id at position 4', a:union "20-")
     raises(function() a:difference(5) end,
       "bad argument #1 to 'difference' (idset or string expected, got number)")
     raises(function() a:intersect() end,
@@ -161,10 +152,7 @@ describe("core.idset", function()
     assert.equal("0-10,21", tostring(a))
     a:subtract(a)
     assert.is_true(a:empty())
-    local r, msg, code = a:add "x"
-    assert.is_nil(r)
-    assert.equal("invalid idset \"x\": unexpected 'x' at position 1", msg)
-    assert.equal("EINVAL", code)
+    fails("EINVAL", "invalid idset \"x\": unexpected 'x' at position 1", a:add "x")
     raises(function() a:subtract {} end,
       "bad argument #1 to 'subtract' (idset or string expected, got table)")
   end)

@@ -43,6 +43,9 @@ local function starts(q, jobs, opts)
   return out, s
 end
 
+-- Job 1 holds the machine to 150; jobs 2, 3 and 4 join at 10, for 60 s.
+local HELD_TO_150 = {{1, 0, 150, 16}, {2, 10, 60, 16}, {3, 10, 60, 16}, {4, 10, 60, 16}}
+
 describe("a queue policy's priority", function()
   it("is asked once a job, when it joins the queue, and orders the queue", function()
     local q, calls = counted([[
@@ -90,9 +93,7 @@ describe("a queue policy's priority", function()
     -- then: 2 first); the pass at 150 is the first after the tick at 100
     -- (asked again: 4 first), the one at 210 after the tick at 200 (2 left
     -- to ask), the one at 270 before the next
-    local st = starts(q, {{1, 0, 150, 16}, {2, 10, 60, 16}, {3, 10, 60, 16},
-      {4, 10, 60, 16}})
-    assert.same({0, 270, 210, 150}, st)
+    assert.same({0, 270, 210, 150}, (starts(q, HELD_TO_150)))
     assert.equal(1 + 3 + 3 + 2, calls.n)
   end)
 
@@ -133,9 +134,7 @@ describe("a queue policy's priority", function()
         end }]])
     -- at 150 only 4 was asked again (+4: first); at 210 every waiting job
     -- (3 before 2)
-    local st = starts(q, {{1, 0, 150, 16}, {2, 10, 60, 16}, {3, 10, 60, 16},
-      {4, 10, 60, 16}})
-    assert.same({0, 270, 210, 150}, st)
+    assert.same({0, 270, 210, 150}, (starts(q, HELD_TO_150)))
     assert.equal(1 + 3 + 1 + 2, calls.n)
   end)
 

@@ -15,6 +15,7 @@
 -- This module holds only the command line; the replay is grove.replay's and
 -- must not be done here.
 local help = require("grove.cmd.help")
+local options = require("grove.options")
 local replay = require("grove.replay")
 
 local M = {}
@@ -28,37 +29,18 @@ Usage: grove acquire-replay [options] FILE...
   -q, --quiet                     print only failed expectations
 ]]
 
+local OPTIONS = {"positional",
+  protocol = {short = "p", value = true},
+  group = {short = "g", value = true},
+  policy = {short = "P", value = true},
+  json = {short = "j"},
+  quiet = {short = "q"},
+  help = {short = "h"},
+}
+
 local function parse(args)
-  local opts, files = {}, {}
-  local i = 1
-  local long = {protocol = "protocol", group = "group", policy = "policy"}
-  local short = {p = "protocol", g = "group", P = "policy"}
-  while i <= #args do
-    local a = args[i]
-    local k, v = a:match("^%-%-(%w+)=(.*)$")
-    if k and long[k] then
-      opts[long[k]] = v
-    elseif a:match("^%-%-(%w+)$") and long[a:sub(3)] then
-      i = i + 1
-      if not args[i] then return nil, "option " .. a .. " needs a value" end
-      opts[long[a:sub(3)]] = args[i]
-    elseif a:match("^%-(%a)$") and short[a:sub(2)] then
-      i = i + 1
-      if not args[i] then return nil, "option " .. a .. " needs a value" end
-      opts[short[a:sub(2)]] = args[i]
-    elseif a == "-j" or a == "--json" then
-      opts.json = true
-    elseif a == "-q" or a == "--quiet" then
-      opts.quiet = true
-    elseif a == "-h" or a == "--help" then
-      opts.help = true
-    elseif a ~= "-" and a:sub(1, 1) == "-" then
-      return nil, "unknown option " .. a
-    else
-      files[#files + 1] = a
-    end
-    i = i + 1
-  end
+  local opts, files = options.parse(args, OPTIONS)
+  if not opts then return nil, files end
   if opts.protocol and not ({auto = 1, v1 = 1, current = 1})[opts.protocol] then
     return nil, "unknown protocol " .. opts.protocol .. " (auto, v1, current)"
   end

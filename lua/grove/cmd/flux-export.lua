@@ -13,6 +13,7 @@
 -- history reader (grove.sim.history), so a file that would not replay is
 -- reported here, not later.
 local help = require("grove.cmd.help")
+local options = require("grove.options")
 
 local M = {}
 
@@ -41,38 +42,13 @@ local function sh_quote(s)
   return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
 end
 
-local function parse(args)
-  local o = {}
-  local i = 1
-  while i <= #args do
-    local a = args[i]
-    local k, v = a:match("^(%-%-%w+)=(.*)$")
-    if k then a = k end
-    local function value()
-      if v then return v end
-      i = i + 1
-      if not args[i] then return nil end
-      return args[i]
-    end
-    if a == "-o" or a == "--out" then
-      o.out = value()
-      if not o.out then return nil, "option " .. a .. " needs a value" end
-    elseif a == "--flux" then
-      o.flux = value()
-      if not o.flux then return nil, "option --flux needs a value" end
-    elseif a == "--check" then
-      o.check = true
-    elseif a == "-q" or a == "--quiet" then
-      o.quiet = true
-    elseif a == "-h" or a == "--help" then
-      o.help = true
-    else
-      return nil, "unknown argument " .. a
-    end
-    i = i + 1
-  end
-  return o
-end
+local OPTIONS = {
+  out = {short = "o", value = true},
+  flux = {value = true},
+  check = {},
+  quiet = {short = "q"},
+  help = {short = "h"},
+}
 
 local function fmt_cmd(flux, script, out, quiet)
   return (quiet and "GROVE_EXPORT_QUIET=1 " or "") .. sh_quote(flux) .. " python " ..
@@ -87,7 +63,7 @@ local function script_path()
 end
 
 function M.main(args)
-  local o, msg = parse(args)
+  local o, msg = options.parse(args, OPTIONS)
   local rc = help.begin("flux-export", M.usage, o, msg, o and o.help)
   if rc then return rc end
   if (os.getenv("FLUX_URI") or "") == "" then

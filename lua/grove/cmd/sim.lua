@@ -14,6 +14,7 @@ local plot = require("grove.sim.plot")
 local groups = require("grove.sim.groups")
 local machine = require("grove.sim.machine")
 local levels = require("grove.levels")
+local options = require("grove.options")
 
 local M = {}
 
@@ -108,72 +109,50 @@ its queue policy, prints and writes (--summary, --plot) its figures so
 far, marked partial.  docs/sim.md has the details.
 ]]
 
-local VALUED = {config = 1, cluster = 1, trace = 1, format = 1, queue = 1, policy = 1,
-  ["procs-as"] = 1,
-  ["on-down"] = 1, walltime = 1, memory = 1, events = 1, status = 1, from = 1, to = 1,
-  load = 1, out = 1, summary = 1, plot = 1, ["gantt-nodes"] = 1, ["gantt-window"] = 1,
-  generate = 1, procs = 1, seed = 1, ["estimate-factor"] = 1, ["arrival-factor"] = 1,
-  users = 1, types = 1, by = 1, progress = 1, history = 1, within = 1, actual = 1}
+-- A NAME=VALUE option, repeatable: --param NAME=VALUE into o.params,
+-- --partition P=NODES into o.partitions.
+local function assignment(o, v, k)
+  local pat = k == "param" and "^([%a_][%w_]*)=(.*)$" or "^([^=]+)=(.+)$"
+  local name, val = v:match(pat)
+  if not name then
+    return nil, fmt("--%s needs %s, got '%s'", k, k == "param" and "NAME=VALUE" or
+      "PARTITION=NODES", v)
+  end
+  if k == "param" then
+    o.params = o.params or {}
+    o.params[name] = tonumber(val) or val
+  else
+    o.partitions = o.partitions or {}
+    o.partitions[math.tointeger(tonumber(name)) or name] = val
+  end
+  return true
+end
+
+local OPTIONS = {
+  help = {short = "h"}, quiet = {short = "q"}, ["keep-cancelled"] = {key = "keep_cancelled"},
+  force = {}, ["all-jobs"] = {},
+  param = {value = true, read = assignment}, partition = {value = true, read = assignment},
+  compare = {list = true, read = function(o, paths)
+    if #paths < 2 then return nil, "--compare needs two summary files or more" end
+    o.compare = paths
+    return true
+  end},
+}
+for _, k in ipairs {"config", "cluster", "trace", "format", "queue", "policy", "procs-as",
+    "on-down", "walltime", "memory", "events", "status", "from", "to", "load", "out",
+    "summary", "plot", "gantt-nodes", "gantt-window", "generate", "procs", "seed",
+    "estimate-factor", "arrival-factor", "users", "types", "by", "progress", "history",
+    "within", "actual"} do
+  OPTIONS[k] = {value = true}
+end
 
 -- Seconds between two progress lines on a stderr that is not a terminal.
 M.PROGRESS_EVERY = 5
 
+-- The options given, or nil and a message naming the argument at fault.
 local function parse(args)
-  local o = {}
-  local i = 1
-  while i <= #args do
-    local a = args[i]
-    local k, v = a:match("^%-%-([%w-]+)=(.*)$")
-    if not k then k = a:match("^%-%-([%w-]+)$") end
-    if a == "-h" or a == "--help" then
-      o.help = true
-    elseif a == "-q" or a == "--quiet" then
-      o.quiet = true
-    elseif a == "--keep-cancelled" then
-      o.keep_cancelled = true
-    elseif a == "--force" then
-      o.force = true
-    elseif a == "--all-jobs" then
-      o["all-jobs"] = true
-    elseif k == "partition" or k == "param" then
-      -- NAME=VALUE options, repeatable
-      if not v then
-        i = i + 1
-        v = args[i]
-      end
-      local pat = k == "param" and "^([%a_][%w_]*)=(.*)$" or "^([^=]+)=(.+)$"
-      local name, val = (v or ""):match(pat)
-      if not name then
-        return nil, fmt("--%s needs %s, got '%s'", k, k == "param" and "NAME=VALUE" or
-          "PARTITION=NODES", tostring(v))
-      end
-      local set = k == "param" and "params" or "partitions"
-      o[set] = o[set] or {}
-      if k == "param" then
-        o.params[name] = tonumber(val) or val
-      else
-        o.partitions[math.tointeger(tonumber(name)) or name] = val
-      end
-    elseif k == "compare" then
-      if v then return nil, "--compare takes files: --compare A.json B.json ..." end
-      o.compare = {}
-      while args[i + 1] and not args[i + 1]:match("^%-") do
-        o.compare[#o.compare + 1] = args[i + 1]
-        i = i + 1
-      end
-      if #o.compare < 2 then return nil, "--compare needs two summary files or more" end
-    elseif k and VALUED[k] then
-      if not v then
-        i = i + 1
-        v = args[i]
-        if not v then return nil, "option --" .. k .. " needs a value" end
-      end
-      o[k] = v
-    else
-      return nil, "unknown argument " .. a
-    end
-    i = i + 1
-  end
+  local o, err = options.parse(args, OPTIONS)
+  if not o then return nil, err end
   return o
 end
 
