@@ -1,4 +1,5 @@
-/* match_keep.c: the rankings of a level the request does not name, kept
+/* match_keep.c: the rankings of a level the request does not name, and
+ * the candidates of a level it names (match_walk.c, gather_kept), kept
  * from one match to the next.
  *
  * A request of cores alone under spread ranks every node of the machine
