@@ -1,4 +1,5 @@
-/* match_keep.c: the rankings of a level the request does not name, kept
+/* match_keep.c: the rankings of a level the request does not name, and
+ * the candidates of a level it names (match_walk.c, gather_kept), kept
  * from one match to the next.
  *
  * A request of cores alone under spread ranks every node of the machine
@@ -38,6 +39,7 @@
 
 struct rkeep {
     bool live;
+    bool named;    /* the candidates of a level the request names */
     grove_vid_t v; /* the level vertex */
     uint8_t sub;   /* the subsystem walked */
     /* the request shape and window the scores were made for */
@@ -110,11 +112,11 @@ static grove_policy_ctx_t keep_ctx(const grove_matcher_t *m, const struct req *r
 
 /* Was k made for v, this request shape and window, on the graph as it
  * is? */
-static bool keep_same(const grove_matcher_t *m, const struct rkeep *k, grove_vid_t v,
+static bool keep_same(const grove_matcher_t *m, const struct rkeep *k, grove_vid_t v, bool named,
                       const grove_policy_ctx_t *c)
 {
     const grove_policy_request_t *q = &m->preq;
-    if (!k->live || k->v != v || k->sub != m->dom_sub || k->gen != m->g->chg_gen
+    if (!k->live || k->named != named || k->v != v || k->sub != m->dom_sub || k->gen != m->g->chg_gen
         || k->rtype != c->type || k->count != c->count || k->start != c->start
         || k->end != c->end || k->duration != q->duration || k->ntypes != q->ntypes)
         return false;
@@ -298,31 +300,56 @@ hook:
     return -1;
 }
 
-int grovep_match_keep_find(grove_matcher_t *m, grove_vid_t v, const struct req *r)
+/* The kept ranking of v (named or not) for ctx c, mended: NULL when
+ * there is none (*rc 0) or on error (*rc -1). */
+static struct rkeep *keep_get(grove_matcher_t *m, grove_vid_t v, bool named,
+                              const grove_policy_ctx_t *c, int *rc)
 {
     struct grovep_keep *kp = m->keep;
+    *rc = 0;
     if (!kp || !keep_on(m))
-        return 0;
-    grove_policy_ctx_t c = keep_ctx(m, r);
+        return NULL;
     for (size_t i = 0; i < RKEEP_N; i++) {
         struct rkeep *k = &kp->k[i];
-        if (!keep_same(m, k, v, &c))
+        if (!keep_same(m, k, v, named, c))
             continue;
-        int rc = keep_mend(m, k, &c);
-        if (rc <= 0) {
+        *rc = keep_mend(m, k, c);
+        if (*rc <= 0) {
             rkeep_drop(k); /* stale, or left half mended */
-            return rc;
+            return NULL;
         }
-        if (grovep_grow((void **)&m->rlist, &m->rlistcap, k->n, sizeof(*m->rlist)) < 0)
-            return -1;
-        for (size_t j = 0; j < k->n; j++)
-            m->rlist[j] = k->e[j].v;
-        m->nrlist = k->n;
         k->used = ++kp->tick;
         m->stats.ranks_kept++;
-        return 1;
+        return k;
     }
-    return 0;
+    return NULL;
+}
+
+int grovep_match_keep_find(grove_matcher_t *m, grove_vid_t v, const struct req *r)
+{
+    grove_policy_ctx_t c = keep_ctx(m, r);
+    int rc;
+    struct rkeep *k = keep_get(m, v, false, &c, &rc);
+    if (!k)
+        return rc;
+    if (grovep_grow((void **)&m->rlist, &m->rlistcap, k->n, sizeof(*m->rlist)) < 0)
+        return -1;
+    for (size_t j = 0; j < k->n; j++)
+        m->rlist[j] = k->e[j].v;
+    m->nrlist = k->n;
+    return 1;
+}
+
+int grovep_match_keep_level(grove_matcher_t *m, grove_vid_t v, const grove_policy_ctx_t *c,
+                            const struct rent **e, size_t *n)
+{
+    int rc;
+    struct rkeep *k = keep_get(m, v, true, c, &rc);
+    if (!k)
+        return rc;
+    *e = k->e;
+    *n = k->n;
+    return 1;
 }
 
 bool grovep_match_keep_wanted(grove_matcher_t *m)
@@ -336,7 +363,8 @@ static int cmp_vpos(const void *a, const void *b)
     return (x->v > y->v) - (x->v < y->v);
 }
 
-void grovep_match_keep_store(grove_matcher_t *m, grove_vid_t v, const struct req *r, size_t n)
+static void keep_store(grove_matcher_t *m, grove_vid_t v, bool named,
+                       const grove_policy_ctx_t *cp, size_t n)
 {
     if (!keep_on(m) || n == 0 || n > UINT32_MAX)
         return;
@@ -349,12 +377,13 @@ void grovep_match_keep_store(grove_matcher_t *m, grove_vid_t v, const struct req
     if (!m->keep && !(m->keep = calloc(1, sizeof(*m->keep))))
         return;
     struct grovep_keep *kp = m->keep;
-    grove_policy_ctx_t c = keep_ctx(m, r);
+    grove_policy_ctx_t c = *cp;
     /* the slot of the same key (made stale), else an empty one, else the
      * least recently used */
     struct rkeep *k = NULL;
     for (size_t i = 0; i < RKEEP_N && !k; i++)
-        if (kp->k[i].live && kp->k[i].v == v && kp->k[i].start == c.start
+        if (kp->k[i].live && kp->k[i].named == named && kp->k[i].v == v
+            && kp->k[i].start == c.start
             && kp->k[i].end == c.end)
             k = &kp->k[i];
     for (size_t i = 0; i < RKEEP_N && !k; i++)
@@ -402,6 +431,7 @@ void grovep_match_keep_store(grove_matcher_t *m, grove_vid_t v, const struct req
     }
     k->ntypes = q->ntypes;
     k->v = v;
+    k->named = named;
     k->sub = m->dom_sub;
     k->rtype = c.type;
     k->count = c.count;
@@ -413,4 +443,16 @@ void grovep_match_keep_store(grove_matcher_t *m, grove_vid_t v, const struct req
     k->n = n;
     k->used = ++kp->tick;
     k->live = true;
+}
+
+void grovep_match_keep_store(grove_matcher_t *m, grove_vid_t v, const struct req *r, size_t n)
+{
+    grove_policy_ctx_t c = keep_ctx(m, r);
+    keep_store(m, v, false, &c, n);
+}
+
+void grovep_match_keep_store_level(grove_matcher_t *m, grove_vid_t v, const grove_policy_ctx_t *c,
+                                   size_t n)
+{
+    keep_store(m, v, true, c, n);
 }

@@ -607,10 +607,18 @@ int grovep_match_list(grove_matcher_t *m, const struct req *r, grove_vid_t u, bo
  * -1 on error (m->hook_failed set when a hook failed).  store: keep the
  * ranking of v's list just made (its n entries in m->rents, best first,
  * pos their places in the list; one ranked type) if the policy allows;
- * wanted: may it?  clear: forget them all (a new policy). */
+ * wanted: may it?  clear: forget them all (a new policy).  level and
+ * store_level: the same for the candidates of a level the request names,
+ * scored with ctx c (below v, every vertex of the level the walk can
+ * reach): level points *e at the n kept entries, best first (valid until
+ * the next store or clear). */
 int grovep_match_keep_find(grove_matcher_t *m, grove_vid_t v, const struct req *r);
 bool grovep_match_keep_wanted(grove_matcher_t *m);
 void grovep_match_keep_store(grove_matcher_t *m, grove_vid_t v, const struct req *r, size_t n);
+int grovep_match_keep_level(grove_matcher_t *m, grove_vid_t v, const grove_policy_ctx_t *c,
+                            const struct rent **e, size_t *n);
+void grovep_match_keep_store_level(grove_matcher_t *m, grove_vid_t v, const grove_policy_ctx_t *c,
+                                   size_t n);
 void grovep_match_keep_clear(grove_matcher_t *m);
 
 /* match_use.c: exploring by use: the orders it gives, the counts the jobs change */

@@ -1296,6 +1296,162 @@ static int gather(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool p
     return 0;
 }
 
+/* ---- the candidates of a level kept between matches ----------------------
+ *
+ * A request that names the nodes (one node exclusively, four nodes) has
+ * every node of the machine gathered and scored at that level for each
+ * job.  When the policy's scores are local (match_keep.c), the level's
+ * candidates are kept ranked instead: every vertex of the request's type
+ * the walk below u can reach, scored, best first, mended from the change
+ * ring at the next match of the same shape and window.  Each is then
+ * served as gather would have found it: the levels between checked as the
+ * walk checks them (grovep_match_path_ok), admitted, in the same order,
+ * a fixed count only as far as it needs (take_best asks for the rest when
+ * those do not do).  Only when the walk's order below u is the graph's
+ * (nothing between ranked, no order hook) and no prune hook is asked. */
+
+/* A kept level being served: its entries (a copy), the next to serve. */
+struct lserve {
+    struct rent *e;
+    size_t n, at;
+};
+
+/* List into m->rents, from *n, the vertices of r's type below v in the
+ * walk's order.  1 listed, 0 when the walk's order is not the graph's,
+ * -1 on error. */
+static int level_list(grove_matcher_t *m, const struct req *r, grove_vid_t v, size_t *n)
+{
+    const grove_graph_t *g = m->g;
+    uint32_t nk;
+    grove_vid_t *kids = rank_children(m, v, &nk);
+    if (!kids && nk)
+        return -1;
+    int rc = 1;
+    for (uint32_t i = 0; i < nk && rc > 0; i++) {
+        grove_vid_t k = kids[i];
+        grove_sym_t t = g->v[k].type;
+        if (t == r->type) {
+            if (*n >= UINT32_MAX) {
+                rc = 0;
+            } else if (grovep_grow((void **)&m->rents, &m->rentcap, *n + 1, sizeof(*m->rents))
+                       < 0) {
+                rc = -1;
+            } else {
+                m->rents[*n] = (struct rent){k, (uint32_t)*n, 0};
+                (*n)++;
+            }
+        } else if (!sibling_type(r, t)) {
+            if (m->rank_on && rank_inner(m, k) && rank_type(m, t))
+                rc = 0; /* a ranked level between: the walk's order changes */
+            else
+                rc = level_list(m, r, k, n);
+        }
+    }
+    free(kids);
+    return rc;
+}
+
+/* Score the n entries of m->rents with ctx c and rank them best first.
+ * 1, 0 when a score is no number (not kept), -1 on error (m->hook_failed
+ * set when the hook failed). */
+static int level_rank(grove_matcher_t *m, const grove_policy_ctx_t *c, size_t n)
+{
+    grove_vid_t *vs = malloc((n ? n : 1) * sizeof(*vs));
+    double *sc = malloc((n ? n : 1) * sizeof(*sc));
+    int rc = -1;
+    if (!vs || !sc) {
+        errno = ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        vs[i] = m->rents[i].v;
+        sc[i] = 0;
+    }
+    if (m->pol.scores) {
+        if (m->pol.scores(m->pol.arg, m->g, vs, n, c, sc) < 0)
+            goto hook;
+    } else {
+        for (size_t i = 0; i < n; i++)
+            if (m->pol.score(m->pol.arg, m->g, vs[i], c, &sc[i]) < 0)
+                goto hook;
+    }
+    rc = 1;
+    for (size_t i = 0; i < n && rc; i++) {
+        m->rents[i].score = sc[i];
+        rc = sc[i] == sc[i];
+    }
+    if (rc && rank_sort(m->rents, n) < 0)
+        rc = -1;
+    goto out;
+hook:
+    m->hook_failed = 1;
+out:
+    free(vs);
+    free(sc);
+    return rc;
+}
+
+/* Serve s's entries into m->cands until upto of them (from cbase) are
+ * admitted or s ends.  0 or -1. */
+static int level_serve(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl,
+                       uint64_t want, size_t cbase, struct lserve *s, size_t upto)
+{
+    while (s->at < s->n && m->ncands - cbase < upto) {
+        struct rent e = s->e[s->at++];
+        int pf = 0;
+        if (!grovep_match_path_ok(m, r, u, e.v, &pf)) {
+            if (pf)
+                return -1;
+            continue;
+        }
+        bool sure;
+        int ok = admit(m, r, e.v, pexcl, want, &sure);
+        if (ok < 0)
+            return -1;
+        if (ok == 0)
+            continue;
+        if (grovep_grow((void **)&m->cands, &m->candcap, m->ncands + 1, sizeof(*m->cands)) < 0)
+            return -1;
+        m->cands[m->ncands++] = (struct cand){e.v, e.score, e.pos, sure};
+    }
+    return 0;
+}
+
+/* gather from the level's kept ranking (made and kept when there is none
+ * yet): 1 gathered (as far as s says), 0 when it does not apply (gather
+ * as ever), -1 on error. */
+static int gather_kept(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl,
+                       bool top, uint64_t want, size_t cbase, struct lserve *s)
+{
+    const grove_graph_t *g = m->g;
+    if (!grovep_match_keep_wanted(m) || m->pol.prune || (top && g->v[u].type == r->type))
+        return 0;
+    grove_policy_ctx_t ctx = {r->type, want, m->start, m->end, &m->preq, r->js};
+    const struct rent *ke;
+    size_t kn = 0;
+    int rc = grovep_match_keep_level(m, u, &ctx, &ke, &kn);
+    if (rc < 0)
+        return -1;
+    if (rc == 0) {
+        if ((rc = level_list(m, r, u, &kn)) <= 0 || (rc = level_rank(m, &ctx, kn)) <= 0)
+            return rc;
+        grovep_match_keep_store_level(m, u, &ctx, kn);
+        ke = m->rents;
+    }
+    /* a copy: what the walk takes below may keep rankings of its own */
+    if (!(s->e = malloc((kn ? kn : 1) * sizeof(*s->e)))) {
+        errno = ENOMEM;
+        return -1;
+    }
+    memcpy(s->e, ke, kn * sizeof(*s->e));
+    s->n = kn;
+    s->at = top && (!enterable(m, u) || !agg_fits(m, u, r->need1)) ? kn : 0;
+    size_t upto = r->child && r->count->kind == GROVE_COUNT_FIXED && want < SIZE_MAX
+                      ? (size_t)want
+                      : SIZE_MAX;
+    return level_serve(m, r, u, pexcl, want, cbase, s, upto) < 0 ? -1 : 1;
+}
+
 /* Verify by a trial take every candidate from cbase not verified yet,
  * dropping those that do not fit (the order stays).  0 or -1. */
 static int verify_all(grove_matcher_t *m, const struct req *r, bool pexcl, uint64_t want,
@@ -1433,17 +1589,28 @@ static int take_best(grove_matcher_t *m, const struct req *r, grove_vid_t u, boo
     if (!r->child && !m->pol.score && !m->pol.scores && !m->pol.prune)
         return take_units(m, r, u, pexcl, top, want);
     size_t cbase = m->ncands;
-    int rc = gather(m, r, u, pexcl, top, want, cbase);
-    if (rc == 0) {
+    struct lserve s = {NULL, 0, 0};
+    int rc = gather_kept(m, r, u, pexcl, top, want, cbase, &s);
+    rc = rc == 0 ? gather(m, r, u, pexcl, top, want, cbase) : rc < 0 ? -1 : 0;
+    while (rc == 0) {
         struct checkpoint cp = checkpoint(m);
         rc = take_chosen(m, r, pexcl, want, cbase);
+        if ((rc == 0 || rc == 2) && s.at < s.n) {
+            /* served in part and not enough: what gather would have
+             * found in full, tried again from the start */
+            rollback(m, cp);
+            rc = level_serve(m, r, u, pexcl, want, cbase, &s, SIZE_MAX) < 0 ? -1 : 0;
+            continue;
+        }
         if (rc == 2) {
             rollback(m, cp);
             rc = verify_all(m, r, pexcl, want, cbase);
             if (rc == 0)
                 rc = take_chosen(m, r, pexcl, want, cbase);
         }
+        break;
     }
+    free(s.e);
     m->ncands = cbase;
     return rc;
 }

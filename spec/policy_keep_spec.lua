@@ -104,9 +104,20 @@ local SHAPES = {
   {tasks = 3, cores_per_task = 1, duration = 30},
 }
 
+-- Requests that name the nodes (their level's candidates kept ranked):
+-- exclusive and shared, one node and four.
+local NAMED = {
+  {nodes = 1, cores_per_node = 2, exclusive = true, duration = 10},
+  {nodes = 4, cores_per_node = 1, exclusive = true, duration = 20},
+  {nodes = 1, tasks = 1, cores_per_task = 2, duration = 10},
+  {nodes = 4, tasks = 4, cores_per_task = 1, duration = 30},
+  {nodes = 1, tasks = 1, cores_per_task = 1, gpus_per_task = 1, duration = 10},
+}
+
 -- Run the same random stream on two machines, one under each policy, and
--- return what each step gave on each, and the kept rankings used by a.
-local function stream(seed, steps, a, b)
+-- return what each step gave on each, and the kept rankings used by a
+-- (shapes: SHAPES unless given).
+local function stream(seed, steps, a, b, shapes_of)
   local rnd = lcg(seed)
   local gpus = function(i) return i % 3 end
   local run = {}
@@ -117,11 +128,11 @@ local function stream(seed, steps, a, b)
     run[k] = {g = g, m = m, live = {}, log = {}}
   end
   local shapes = {}
-  for i, t in ipairs(SHAPES) do shapes[i] = js(t) end
+  for i, t in ipairs(shapes_of or SHAPES) do shapes[i] = js(t) end
   local now = 0
   for step = 1, steps do
     local op = rnd(100)
-    local shape, victim, node, st = rnd(#SHAPES) + 1, rnd(1000), rnd(8), rnd(3)
+    local shape, victim, node, st = rnd(#shapes) + 1, rnd(1000), rnd(8), rnd(3)
     for _, r in ipairs(run) do
       local out
       if op < 70 then
@@ -173,6 +184,22 @@ describe("a ranking kept between matches", function()
         -- the stream did use kept rankings (else it would test nothing)
         assert.is_true(kept > 0, c[1] .. " seed " .. seed .. ": " .. kept .. " kept")
       end
+      -- requests that name the nodes: nothing between is ranked, so what
+      -- is kept is the nodes' own level
+      for seed = 1, 6 do
+        local got, want, kept = stream(seed, 160, c[2], c[3], NAMED)
+        assert.same(want, got, c[1] .. " naming nodes, seed " .. seed)
+        assert.is_true(kept > 0, c[1] .. " naming nodes, seed " .. seed .. ": " .. kept
+          .. " kept")
+      end
+      -- both kinds in one stream: the kept rankings of both kinds side by side
+      local mixed = {}
+      for _, t in ipairs(SHAPES) do mixed[#mixed + 1] = t end
+      for _, t in ipairs(NAMED) do mixed[#mixed + 1] = t end
+      for seed = 7, 9 do
+        local got, want = stream(seed, 200, c[2], c[3], mixed)
+        assert.same(want, got, c[1] .. " mixed, seed " .. seed)
+      end
     end
   end)
 
@@ -180,6 +207,8 @@ describe("a ranking kept between matches", function()
     local _, plain = twins("policies/spread.lua")
     local _, _, kept = stream(1, 60, plain, plain)
     assert.equal(0, kept)
+    local _, _, kept_named = stream(1, 60, plain, plain, NAMED)
+    assert.equal(0, kept_named)
     local _, _, kept_first = stream(1, 60, "first", "first")
     assert.equal(0, kept_first)
   end)
