@@ -8,6 +8,7 @@
 --
 -- This file holds only specs: shared assertions live in expect.lua.
 local core = require("grove.core")
+local exe = require("exe_helper")
 local expect = require("expect")
 local jobspec = require("grove.jobspec")
 
@@ -143,19 +144,9 @@ end)
 
 describe("a state file save of only what changed", function()
   local dir
-  before_each(function()
-    dir = os.tmpname()
-    os.remove(dir)
-    assert(os.execute("mkdir -p " .. dir))
-  end)
+  before_each(function() dir = exe.scratch_dir() end)
   after_each(function() os.execute("rm -rf " .. dir) end)
-
-  local function read(path)
-    local f = assert(io.open(path))
-    local t = f:read("a")
-    f:close()
-    return t
-  end
+  local read = exe.read
 
   it("holds exactly the jobs and vertices that changed, and reads back when applied", function()
     local g, m, a = machine()
@@ -173,9 +164,7 @@ describe("a state file save of only what changed", function()
     assert.same({j1.id}, ch.changes.removed.jobs)
     assert.equal(5, #ch.graph.nodes)                  -- j1's core, j2's four cores
     -- the applied text is a state file that loads as the entire one
-    local f = assert(io.open(dir .. "/applied.json", "w"))
-    f:write((assert(core.changes_apply(s0, ch_text))))
-    f:close()
+    exe.write(dir .. "/applied.json", assert(core.changes_apply(s0, ch_text)))
     local l = assert(core.state_read(dir .. "/applied.json"))
     assert.same({j2.id}, ids(l.matcher:jobs(), function(j) return j.id end))
     assert.equal(g:to_jgf{state = true}, l.graph:to_jgf{state = true})

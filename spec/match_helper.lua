@@ -2,9 +2,12 @@
 -- (match_spec, policy_spec, policy_twin_spec, sandbox_spec,
 -- status_replan_spec) share:
 -- the names of the built-in policies, jobspecs of one task per slot
--- "default", as tables or as YAML text of nodes with a slot of cores, and
--- the example cluster, the names of the nodes a job picked.  It holds no test
--- and no assertion.
+-- "default", as tables or as YAML text of nodes with a slot of cores, a
+-- request compiled from grove.jobspec's shorthand, and the example
+-- cluster, the names of the nodes a job picked.  It holds no test and no
+-- assertion.
+local grove = require("grove")
+
 local M = {}
 
 -- The built-in policies, each with a C fast path and a Lua twin in
@@ -26,6 +29,12 @@ function M.jobspec(resources, duration)
     tasks = {{command = {"app"}, slot = "default", count = {per_slot = 1}}},
     attributes = {system = {duration = duration}},
   }
+end
+
+-- The compiled jobspec of grove.jobspec's shorthand table t ({nodes = 1,
+-- cores_per_node = 2}, ...); an error when it does not compile.
+function M.compiled(t)
+  return assert(grove.core.jobspec_from_table(grove.jobspec(t)))
 end
 
 -- A jobspec in YAML: count nodes, each with a slot of cores cores; the

@@ -11,7 +11,8 @@
 -- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
 -- not be copied here.
 local core = require("grove.core")
-local grove = require("grove")
+local exe = require("exe_helper")
+local match = require("match_helper")
 
 -- racks racks of nodes nodes of 4 cores and gpus(i) GPUs (node i from 0).
 local function machine(racks, nodes, gpus)
@@ -35,20 +36,9 @@ local function machine(racks, nodes, gpus)
   return g
 end
 
-local function js(t)
-  return assert(core.jobspec_from_table(grove.jobspec(t)))
-end
-
-local function file(path)
-  local f = assert(io.open(path))
-  local s = f:read("a")
-  f:close()
-  return s
-end
-
 -- The shipped Lua policy at path, as shipped and without its declaration.
 local function twins(path)
-  local text = file(path)
+  local text = exe.read(path)
   local plain, n = text:gsub("\n  score_local = true,", "")
   assert.equal(1, n, path .. " declares score_local once")
   return assert(core.policy_parse(text, path)), assert(core.policy_parse(plain, path))
@@ -128,7 +118,7 @@ local function stream(seed, steps, a, b, shapes_of)
     run[k] = {g = g, m = m, live = {}, log = {}}
   end
   local shapes = {}
-  for i, t in ipairs(shapes_of or SHAPES) do shapes[i] = js(t) end
+  for i, t in ipairs(shapes_of or SHAPES) do shapes[i] = match.compiled(t) end
   local now = 0
   for step = 1, steps do
     local op = rnd(100)
@@ -233,7 +223,7 @@ describe("a ranking kept between matches", function()
   local function spread_on(g)
     local m = core.matcher(g)
     assert(m:set_policy("policies/spread.lua"))
-    local one = js{tasks = 1, cores_per_task = 1, duration = 10}
+    local one = match.compiled{tasks = 1, cores_per_task = 1, duration = 10}
     return m, function()
       local j, msg = m:match(one, "allocate_orelse_reserve")
       return placed(j, msg), m:stats().ranks_kept
@@ -281,7 +271,7 @@ describe("a ranking kept between matches", function()
     local g = machine(2, 2)
     local m = core.matcher(g)
     assert(m:set_policy(weighted(true)))
-    local one = js{tasks = 1, cores_per_task = 1}
+    local one = match.compiled{tasks = 1, cores_per_task = 1}
     -- weights n0..n3: 0 1 2 0: n2 first
     assert.equal("n2", node_of(m:match(one)))
     g:vertex("n0"):set_property("weight", "9")
@@ -292,7 +282,7 @@ describe("a ranking kept between matches", function()
   it("is forgotten when the policy changes", function()
     local g = machine(2, 2, function(i) return i < 2 and 2 or 0 end)
     local m = core.matcher(g)
-    local one = js{tasks = 1, cores_per_task = 1}
+    local one = match.compiled{tasks = 1, cores_per_task = 1}
     local node = function() return node_of(m:match(one)) end
     assert(m:set_policy("policies/spread.lua"))
     assert.equal("n0", node()) -- 4 cores and 2 GPUs free: n0 and n1 tie, n0 first
@@ -312,7 +302,7 @@ describe("a ranking kept between matches", function()
     local m, next_job = spread_on(g)
     assert.same({"allocated@0:n0/core0", 0}, {next_job()})
     -- 3 cores of the emptiest node during [5, 15): n1
-    local three = js{tasks = 1, cores_per_task = 3, duration = 10}
+    local three = match.compiled{tasks = 1, cores_per_task = 3, duration = 10}
     local r = assert(m:match(three, "allocate", nil, {start = 5, ["end"] = 15}))
     assert.equal("reserved@5:n1/core0,n1/core1,n1/core2", placed(r))
     -- [0, 10) overlaps it: n1 has 1 core free then, n2 and n3 have 4

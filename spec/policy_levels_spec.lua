@@ -33,10 +33,6 @@ local function machine(gpus, classes)
   return g
 end
 
-local function js(t)
-  return assert(core.jobspec_from_table(grove.jobspec(t)))
-end
-
 -- "node/core" of each core a job got, in order, joined by ",".
 local function cores_of(j)
   local out = {}
@@ -56,7 +52,7 @@ local function place(g, policy, jobs)
   assert(m:set_policy(policy))
   local out = {}
   for _, t in ipairs(jobs) do
-    local j, msg = m:match(js(t))
+    local j, msg = m:match(match.compiled(t))
     out[#out + 1] = j and cores_of(j) or msg
   end
   m:close()
@@ -131,7 +127,7 @@ describe("a request that names only cores", function()
         score = function(v) error("no score for " .. v:name()) end}]], "bad.lua"))
     local m = core.matcher(machine())
     assert(m:set_policy(bad))
-    local j, msg, code = m:match(js(ONE))
+    local j, msg, code = m:match(match.compiled(ONE))
     assert.is_nil(j)
     assert.equal("ECANCELED", code)
     assert.matches("bad.lua:2: no score for n0", msg)
@@ -148,7 +144,7 @@ describe("a request that names only cores", function()
     local _, msg = m:match(bare)
     assert.matches("core 3$", msg)
     -- a slot's home is searched: no type, nothing counted
-    _, msg = m:match(js(ONE))
+    _, msg = m:match(match.compiled(ONE))
     assert.matches("nil 0$", msg)
   end)
 
@@ -157,11 +153,11 @@ describe("a request that names only cores", function()
     local g = grove.cluster "r" {R.rack(2) {R.node(2) {R.core(4)}}}
     local m = core.matcher(g)
     assert(m:set_policy("spread"))
-    assert(m:match(js{tasks = 3, cores_per_task = 1}))
-    assert(m:match(js{tasks = 3, cores_per_task = 1}))
-    assert(m:match(js{tasks = 3, cores_per_task = 1}))
+    assert(m:match(match.compiled{tasks = 3, cores_per_task = 1}))
+    assert(m:match(match.compiled{tasks = 3, cores_per_task = 1}))
+    assert(m:match(match.compiled{tasks = 3, cores_per_task = 1}))
     -- the first three nodes hold 3 each: rack1's node1 is the emptiest
-    local j = assert(m:match(js(ONE)))
+    local j = assert(m:match(match.compiled(ONE)))
     local node = j.picks[#j.picks].vertex:parent()
     assert.same({"rack1", "node1"}, {node:parent():name(), node:name()})
   end)
