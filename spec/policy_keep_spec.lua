@@ -218,20 +218,22 @@ describe("a ranking kept between matches", function()
     assert.is_true(q:hooks().score_local)
   end)
 
-  -- One matcher under spread on a machine of 2 racks of 2 nodes: what the
-  -- next one-core job gets, and how many kept rankings were mended.
-  local function spread_on(g)
+  -- A machine of 2 racks of 2 nodes and a matcher on it under spread; and
+  -- a function saying what the next one-core job gets and how many kept
+  -- rankings were mended.
+  local function spread_on()
+    local g = machine(2, 2)
     local m = core.matcher(g)
     assert(m:set_policy("policies/spread.lua"))
     local one = match.compiled{tasks = 1, cores_per_task = 1, duration = 10}
-    return m, function()
+    return g, m, function()
       local j, msg = m:match(one, "allocate_orelse_reserve")
       return placed(j, msg), m:stats().ranks_kept
     end
   end
 
   it("is mended after each job and cancel", function()
-    local m, next_job = spread_on(machine(2, 2))
+    local _, m, next_job = spread_on()
     assert.same({"allocated@0:n0/core0", 0}, {next_job()})
     assert.same({"allocated@0:n1/core0", 1}, {next_job()})
     assert.same({"allocated@0:n2/core0", 2}, {next_job()})
@@ -243,8 +245,7 @@ describe("a ranking kept between matches", function()
   end)
 
   it("is made anew after a status change", function()
-    local g = machine(2, 2)
-    local m, next_job = spread_on(g)
+    local g, m, next_job = spread_on()
     assert.same({"allocated@0:n0/core0", 0}, {next_job()})
     g:vertex("n1"):set_status("drained")
     assert.same({"allocated@0:n2/core0", 0}, {next_job()})
@@ -255,8 +256,7 @@ describe("a ranking kept between matches", function()
   end)
 
   it("is made anew after a graph edit", function()
-    local g = machine(2, 2)
-    local m, next_job = spread_on(g)
+    local g, m, next_job = spread_on()
     for i = 0, 3 do assert.same({"allocated@0:n" .. i .. "/core0", i}, {next_job()}) end
     -- a node of 8 cores comes into rack 1: the emptiest
     local n = g:add_vertex{type = "node", id = 4, rank = 4, name = "n4"}
@@ -298,8 +298,7 @@ describe("a ranking kept between matches", function()
   end)
 
   it("sees a reservation in the future in the window it overlaps", function()
-    local g = machine(2, 2)
-    local m, next_job = spread_on(g)
+    local _, m, next_job = spread_on()
     assert.same({"allocated@0:n0/core0", 0}, {next_job()})
     -- 3 cores of the emptiest node during [5, 15): n1
     local three = match.compiled{tasks = 1, cores_per_task = 3, duration = 10}
