@@ -7,6 +7,7 @@ local flux = require("grove.flux")
 local config = require("grove.flux.config")
 local h = require("flux_helper")
 local exe = require("exe_helper")
+local expect = require("expect")
 local alloc, by_id = h.alloc, h.by_id
 
 -- Four ranks of four cores: debug on ranks 0-1, batch on 2-3.
@@ -78,9 +79,8 @@ describe("grove.flux named queues: configuration", function()
     -- a policy that does not load: nothing is built
     local opts = assert(config.module_options({queues = {debug = {}},
       ["sched-grove"] = {queues = {debug = {["queue-policy"] = "esay"}}}}, {}))
-    local s, msg = flux.new(opts)
-    assert.is_nil(s)
-    assert.matches("policy_debug: no queue policy 'esay' %(did you mean 'easy'%?%)", msg)
+    expect.fails_like("ENOENT",
+      "^policy_debug: no queue policy 'esay' %(did you mean 'easy'%?%) in ", flux.new(opts))
   end)
 end)
 

@@ -6,6 +6,7 @@
 -- against the definitions (sim_reference_spec.lua).
 local grove = require("grove")
 local sim = grove.sim
+local expect = require("expect")
 local helper = require("sim_helper")
 
 -- 4 nodes of 4 cores
@@ -171,9 +172,8 @@ describe("grove.sim", function()
       "bad argument #1 to 'submit' (submit time 0 is before the clock, 6)")
     assert.has_error(function() s:node_event{time = 9, node = "n7", action = "down"} end,
       "bad argument #1 to 'node_event' (no node 'n7' (a node name, path or hostlist))")
-    local g, msg = sim.new{graph = machine(), queue = "nosuch"}
-    assert.is_nil(g)
-    assert.matches("^no queue policy 'nosuch' in ", msg)
+    expect.fails_like("ENOENT", "^no queue policy 'nosuch' in ",
+      sim.new{graph = machine(), queue = "nosuch"})
   end)
 end)
 
@@ -406,9 +406,8 @@ describe("the fairshare queue policy", function()
     assert.near(480, s.ctx.decayed_usage(nil, "user", 1), 1e-9)
     -- user 2: 80 at 110, by 120 80 * 2^(-10/20)
     assert.near(80 * 2 ^ -0.5, s.ctx.decayed_usage(nil, "user", 2), 1e-9)
-    local bad, msg = sim.queue.parse('return {base = "easy", half_life = -1}', "z.lua")
-    assert.is_nil(bad)
-    assert.equal("z.lua: half_life must be a number of seconds > 0", msg)
+    expect.fails("EINVAL", "z.lua: half_life must be a number of seconds > 0",
+      sim.queue.parse('return {base = "easy", half_life = -1}', "z.lua"))
   end)
 end)
 
@@ -467,9 +466,8 @@ describe("memory requests and partitions", function()
     assert.same({2, "n1"}, {rows[3].start, rows[3].hosts})
     assert.equal("no nodes for partition 3", left[4])
     assert.same({12, "n1"}, {rows[5].start, rows[5].hosts})
-    local ok, msg = sim.new{graph = machine_mem(), partitions = {[1] = "n7"}}
-    assert.is_nil(ok)
-    assert.equal("partition 1: no node 'n7' (a node name, path or hostlist)", msg)
+    expect.fails("EINVAL", "partition 1: no node 'n7' (a node name, path or hostlist)",
+      sim.new{graph = machine_mem(), partitions = {[1] = "n7"}})
   end)
 end)
 
@@ -597,8 +595,7 @@ describe("a queue policy per queue (policy_Q)", function()
   end)
 
   it("refuses a policy_Q it cannot load, naming the parameter", function()
-    local s, msg = sim.new{graph = machine(), params = {policy_3 = "nosuch"}}
-    assert.is_nil(s)
-    assert.matches("^policy_3: ", msg)
+    expect.fails_like("ENOENT", "^policy_3: no queue policy 'nosuch' in ",
+      sim.new{graph = machine(), params = {policy_3 = "nosuch"}})
   end)
 end)
