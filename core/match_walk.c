@@ -417,6 +417,44 @@ static int rank_sort(struct rent *e, size_t n)
     return 0;
 }
 
+/* Allocate *vs and *sc for n vertices and their scores (room for one at
+ * least).  0, or -1 with errno ENOMEM and nothing allocated. */
+static int alloc_scored(size_t n, grove_vid_t **vs, double **sc)
+{
+    *vs = malloc((n ? n : 1) * sizeof(**vs));
+    *sc = malloc((n ? n : 1) * sizeof(**sc));
+    if (*vs && *sc)
+        return 0;
+    free(*vs);
+    free(*sc);
+    errno = ENOMEM;
+    return -1;
+}
+
+/* Put in vs the vertices of the n entries of m->rents and in sc their
+ * scores under ctx c by the score hook (0 each when there is none).  0,
+ * or -1 with m->hook_failed set when the hook failed. */
+static int score_rents(grove_matcher_t *m, const grove_policy_ctx_t *c, grove_vid_t *vs,
+                       double *sc, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        vs[i] = m->rents[i].v;
+        sc[i] = 0;
+    }
+    if (m->pol.scores) {
+        if (m->pol.scores(m->pol.arg, m->g, vs, n, c, sc) < 0)
+            goto hook;
+    } else if (m->pol.score) {
+        for (size_t i = 0; i < n; i++)
+            if (m->pol.score(m->pol.arg, m->g, vs[i], c, &sc[i]) < 0)
+                goto hook;
+    }
+    return 0;
+hook:
+    m->hook_failed = 1;
+    return -1;
+}
+
 /* Rank the n entries in m->rents (their vertices of one type, in list
  * order) best first: the score hook's order, then choose's of all of
  * them.  0, or -1 (m->hook_failed set when a hook failed). */
@@ -425,27 +463,15 @@ static int rank_group(grove_matcher_t *m, const struct req *r, size_t n)
     grove_policy_ctx_t ctx = {r && !r->slot ? r->type : GROVE_SYM_NONE,
                               r && !r->slot ? m->rank_need : 0, m->start, m->end, &m->preq,
                               r ? r->js : NULL};
-    grove_vid_t *vs = malloc(n * sizeof(*vs));
-    double *sc = malloc(n * sizeof(*sc));
+    grove_vid_t *vs;
+    double *sc;
     size_t *pick = NULL;
     struct rent *tmp = NULL;
     int rc = -1;
-    if (!vs || !sc) {
-        errno = ENOMEM;
+    if (alloc_scored(n, &vs, &sc) < 0)
+        return -1;
+    if (score_rents(m, &ctx, vs, sc, n) < 0)
         goto out;
-    }
-    for (size_t i = 0; i < n; i++) {
-        vs[i] = m->rents[i].v;
-        sc[i] = 0;
-    }
-    if (m->pol.scores) {
-        if (m->pol.scores(m->pol.arg, m->g, vs, n, &ctx, sc) < 0)
-            goto hook;
-    } else if (m->pol.score) {
-        for (size_t i = 0; i < n; i++)
-            if (m->pol.score(m->pol.arg, m->g, vs[i], &ctx, &sc[i]) < 0)
-                goto hook;
-    }
     for (size_t i = 0; i < n; i++)
         m->rents[i].score = sc[i];
     if ((m->pol.score || m->pol.scores) && rank_sort(m->rents, n) < 0)
@@ -1227,13 +1253,11 @@ static int take_units(grove_matcher_t *m, const struct req *r, grove_vid_t u, bo
  * call, their scores written into m->cands.  0 or -1. */
 static int score_level(grove_matcher_t *m, const grove_policy_ctx_t *ctx, size_t cbase, size_t n)
 {
-    grove_vid_t *vs = malloc(n * sizeof(*vs));
-    double *sc = malloc(n * sizeof(*sc));
+    grove_vid_t *vs;
+    double *sc;
     int rc = -1;
-    if (!vs || !sc) {
-        errno = ENOMEM;
-        goto out;
-    }
+    if (alloc_scored(n, &vs, &sc) < 0)
+        return -1;
     for (size_t i = 0; i < n; i++)
         vs[i] = m->cands[cbase + i].v;
     if (m->pol.scores(m->pol.arg, m->g, vs, n, ctx, sc) < 0) {
@@ -1356,25 +1380,13 @@ static int level_list(grove_matcher_t *m, const struct req *r, grove_vid_t v, si
  * set when the hook failed). */
 static int level_rank(grove_matcher_t *m, const grove_policy_ctx_t *c, size_t n)
 {
-    grove_vid_t *vs = malloc((n ? n : 1) * sizeof(*vs));
-    double *sc = malloc((n ? n : 1) * sizeof(*sc));
+    grove_vid_t *vs;
+    double *sc;
     int rc = -1;
-    if (!vs || !sc) {
-        errno = ENOMEM;
+    if (alloc_scored(n, &vs, &sc) < 0)
+        return -1;
+    if (score_rents(m, c, vs, sc, n) < 0)
         goto out;
-    }
-    for (size_t i = 0; i < n; i++) {
-        vs[i] = m->rents[i].v;
-        sc[i] = 0;
-    }
-    if (m->pol.scores) {
-        if (m->pol.scores(m->pol.arg, m->g, vs, n, c, sc) < 0)
-            goto hook;
-    } else {
-        for (size_t i = 0; i < n; i++)
-            if (m->pol.score(m->pol.arg, m->g, vs[i], c, &sc[i]) < 0)
-                goto hook;
-    }
     rc = 1;
     for (size_t i = 0; i < n && rc; i++) {
         m->rents[i].score = sc[i];
@@ -1382,9 +1394,6 @@ static int level_rank(grove_matcher_t *m, const grove_policy_ctx_t *c, size_t n)
     }
     if (rc && rank_sort(m->rents, n) < 0)
         rc = -1;
-    goto out;
-hook:
-    m->hook_failed = 1;
 out:
     free(vs);
     free(sc);
@@ -1506,13 +1515,11 @@ static int best_choose(grove_matcher_t *m, const struct req *r, size_t cbase, si
             pick[i] = i;
         return 0;
     }
-    grove_vid_t *vs = malloc((n ? n : 1) * sizeof(*vs));
-    double *sc = malloc((n ? n : 1) * sizeof(*sc));
+    grove_vid_t *vs;
+    double *sc;
     int rc = -1;
-    if (!vs || !sc) {
-        errno = ENOMEM;
-        goto out;
-    }
+    if (alloc_scored(n, &vs, &sc) < 0)
+        return -1;
     for (size_t i = 0; i < n; i++) {
         vs[i] = m->cands[cbase + i].v;
         sc[i] = m->cands[cbase + i].score;

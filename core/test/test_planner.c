@@ -500,6 +500,18 @@ static void corner_rows(void)
     grove_planner_destroy(p);
 }
 
+/* Remove the spans ids[first], ids[first + 2], ... of ids[0..n), passing
+ * over the ids that are not positive (adds that failed).  How many
+ * removals failed. */
+static int remove_alternate(grove_planner_t *p, const int64_t *ids, int n, int first)
+{
+    int fails = 0;
+    for (int i = first; i < n; i += 2)
+        if (ids[i] > 0 && grove_planner_remove(p, ids[i]) < 0)
+            fails++;
+    return fails;
+}
+
 /* Many spans at once: the tree stays balanced and ids stay findable across
  * growth of both arrays; everything removed leaves an empty timeline. */
 static void bulk(void)
@@ -515,13 +527,9 @@ static void bulk(void)
             fails++;
     }
     ok(fails == 0 && grovep_planner_check(p), "20000 adds at their earliest time all succeed");
-    for (int i = 0; i < 20000; i += 2)
-        if (ids[i] > 0 && grove_planner_remove(p, ids[i]) < 0)
-            fails++;
+    fails += remove_alternate(p, ids, 20000, 0);
     ok(fails == 0 && grovep_planner_check(p), "removing every other span");
-    for (int i = 1; i < 20000; i += 2)
-        if (ids[i] > 0 && grove_planner_remove(p, ids[i]) < 0)
-            fails++;
+    fails += remove_alternate(p, ids, 20000, 1);
     ok(fails == 0 && grovep_planner_check(p) && grove_planner_span_count(p) == 0
            && grove_planner_max_used(p) == 0 && grove_planner_next_change(p, -1) == -1,
        "removing the rest leaves nothing");
@@ -547,9 +555,7 @@ static void tiled(void)
        "1000 spans end to end: usage changes at 0 and 10000 only");
     ok(grove_planner_next_fit(p, 3, 5, 0) == 10000,
        "tiled: next fit of 3 units passes over the joints");
-    for (int i = 1; i < 1000; i += 2)
-        if (grove_planner_remove(p, ids[i]) < 0)
-            fails++;
+    fails += remove_alternate(p, ids, 1000, 1);
     ok(fails == 0 && grovep_planner_check(p) && grove_planner_next_change(p, 0) == 10
            && grove_planner_next_change(p, 10) == 20 && grove_planner_avail_at(p, 15) == 4
            && grove_planner_avail_at(p, 25) == 2,
@@ -557,9 +563,7 @@ static void tiled(void)
     ok(grove_planner_reduce(p, ids[0], 2) == 0 && grove_planner_next_change(p, -1) == 20
            && grovep_planner_check(p),
        "a span reduced to nothing no longer marks its ends");
-    for (int i = 0; i < 1000; i += 2)
-        if (grove_planner_remove(p, ids[i]) < 0)
-            fails++;
+    fails += remove_alternate(p, ids, 1000, 0);
     ok(fails == 0 && grovep_planner_check(p) && grove_planner_next_change(p, -1) == -1,
        "all removed: no change of usage left");
     grove_planner_destroy(p);
