@@ -48,6 +48,11 @@
  *                             window and ctx's type, count, start, end,
  *                             duration and total (see grove_policy_t): a
  *                             ranking may be kept between matches
+ *   score_reads = {"FIELD", ...}  with score_local: the fields of ctx the
+ *                             score reads ("type", "count", "total",
+ *                             "total.TYPE", "start", "end", "duration"; {}
+ *                             none; default all): a kept ranking serves
+ *                             requests and windows that differ elsewhere
  *   prune_types, score_types = "TYPE" or {"TYPE", ...}: the types whose
  *                             vertices prune (score and choose) are asked
  *                             about; others are walked through (matched
@@ -191,6 +196,37 @@ static int parse_types(lua_State *S, struct grovel_policy *p, const struct loadi
     return 0;
 }
 
+/* score_reads = {"FIELD", ...} at idx (may be empty: the score reads
+ * nothing of ctx). */
+static int parse_reads(lua_State *S, struct grovel_policy *p, int idx)
+{
+    static const char *const what =
+        "score_reads must be an array of ctx fields (type, count, total, total.TYPE, start, "
+        "end, duration)";
+    if (lua_type(S, idx) != LUA_TTABLE)
+        return spec_error(S, p, "%s", what);
+    size_t n = lua_rawlen(S, idx);
+    char **list = calloc(n + 1, sizeof(*list));
+    if (!list)
+        return spec_error(S, p, "%s", "out of memory");
+    p->reads = list; /* freed with the policy, whatever happens below */
+    for (size_t i = 0; i < n; i++) {
+        lua_rawgeti(S, idx, (lua_Integer)i + 1);
+        const char *f = lua_type(S, -1) == LUA_TSTRING ? lua_tostring(S, -1) : NULL;
+        if (!f)
+            return spec_error(S, p, "%s", what);
+        if (!grove_policy_read_known(f)) {
+            lua_pushfstring(S, "score_reads: '%s' is not a field of ctx a local score may read "
+                               "(type, count, total, total.TYPE, start, end, duration)", f);
+            return spec_error(S, p, "%s", lua_tostring(S, -1));
+        }
+        if (!(list[i] = strdup(f)))
+            return spec_error(S, p, "%s", "out of memory");
+        lua_pop(S, 1);
+    }
+    return 0;
+}
+
 static int parse_order_table(lua_State *S, struct grovel_policy *p, const struct loading *l,
                              int t, int uv)
 {
@@ -264,6 +300,60 @@ static int flag_index(const char *k)
     return -1;
 }
 
+/* p->hooks from what the policy table gave (parse_spec): the base's,
+ * then the file's own.  0, or -1 with a message pushed. */
+static int spec_hooks(lua_State *S, struct grovel_policy *p, const grove_policy_t *base,
+                      int select, const int *flags, const bool *given)
+{
+    grove_policy_t h = {0};
+    if (base)
+        h = *base;
+    h.name = p->name;
+    h.arg = p;
+    if (p->lua[H_PRUNE])
+        h.prune = grovelp_policy_tramp_prune;
+    if (p->lua[H_ORDER])
+        h.order = grovelp_policy_tramp_order;
+    else if (given[H_ORDER])
+        h.order = grovelp_policy_decl_order;
+    if (p->lua[H_SCORE]) {
+        h.score = grovelp_policy_tramp_score;      /* what hooks() and the matcher test */
+        h.scores = grovelp_policy_tramp_score_all; /* what the matcher calls: a level at once */
+    }
+    if (p->lua[H_SCORES]) {
+        h.scores = grovelp_policy_tramp_scores;
+        h.score = NULL;
+    }
+    if (p->lua[H_CHOOSE])
+        h.choose = grovelp_policy_tramp_choose;
+    if (select >= 0)
+        h.select = (grove_select_t)select;
+    else if (given[H_SCORE] || given[H_SCORES] || given[H_CHOOSE])
+        h.select = GROVE_SELECT_BEST;
+    if (flags[F_NODEX] >= 0)
+        h.node_exclusive = flags[F_NODEX];
+    if (flags[F_BY_USE] >= 0)
+        h.explore_by_use = flags[F_BY_USE];
+    if (flags[F_NODEC] >= 0)
+        h.node_centric = flags[F_NODEC];
+    /* a base's promise is about its own scores, not the file's */
+    if (flags[F_LOCAL] >= 0)
+        h.score_local = flags[F_LOCAL];
+    else if (p->lua[H_SCORE] || p->lua[H_SCORES])
+        h.score_local = false;
+    if (p->reads)
+        h.score_reads = (const char *const *)p->reads;
+    else if (p->lua[H_SCORE] || p->lua[H_SCORES])
+        h.score_reads = NULL;
+    if (p->reads && !h.score_local)
+        return spec_error(S, p, "%s",
+                          "score_reads is a promise of a local score: it needs score_local = true");
+    h.prune_types = (const char *const *)p->types[0];
+    h.score_types = (const char *const *)p->types[1];
+    p->hooks = h;
+    return 0;
+}
+
 /* Read the policy table at t into p (functions go into the user value
  * table uv).  0, or -1 with a message pushed. */
 static int parse_spec(lua_State *S, struct grovel_policy *p, const struct loading *l, int t,
@@ -313,6 +403,9 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, const struct loadin
             if (vt != LUA_TBOOLEAN)
                 return spec_error(S, p, flag_errors[flag], luaL_typename(S, -1));
             flags[flag] = lua_toboolean(S, -1);
+        } else if (!strcmp(k, "score_reads")) {
+            if (parse_reads(S, p, lua_gettop(S)) < 0)
+                return -1;
         } else if (!strcmp(k, "prune_types") || !strcmp(k, "score_types")) {
             if (parse_types(S, p, l, k[0] == 's', lua_gettop(S), k) < 0)
                 return -1;
@@ -335,7 +428,8 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, const struct loadin
             return spec_error(S, p,
                               "unknown field '%s' (name, description, base, prune, order, "
                               "score, scores, choose, select, node_exclusive, node_centric, "
-                              "explore_by_use, score_local, prune_types, score_types)", k);
+                              "explore_by_use, score_local, score_reads, prune_types, score_types)",
+                              k);
         }
         lua_pop(S, 1);
     }
@@ -343,46 +437,7 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, const struct loadin
         return spec_error(S, p, "%s", "score and scores both given (scores replaces score)");
     if (!p->name && !(p->name = strdup(dflt)))
         return spec_error(S, p, "%s", "out of memory");
-    grove_policy_t h = {0};
-    if (base)
-        h = *base;
-    h.name = p->name;
-    h.arg = p;
-    if (p->lua[H_PRUNE])
-        h.prune = grovelp_policy_tramp_prune;
-    if (p->lua[H_ORDER])
-        h.order = grovelp_policy_tramp_order;
-    else if (given[H_ORDER])
-        h.order = grovelp_policy_decl_order;
-    if (p->lua[H_SCORE]) {
-        h.score = grovelp_policy_tramp_score;      /* what hooks() and the matcher test */
-        h.scores = grovelp_policy_tramp_score_all; /* what the matcher calls: a level at once */
-    }
-    if (p->lua[H_SCORES]) {
-        h.scores = grovelp_policy_tramp_scores;
-        h.score = NULL;
-    }
-    if (p->lua[H_CHOOSE])
-        h.choose = grovelp_policy_tramp_choose;
-    if (select >= 0)
-        h.select = (grove_select_t)select;
-    else if (given[H_SCORE] || given[H_SCORES] || given[H_CHOOSE])
-        h.select = GROVE_SELECT_BEST;
-    if (flags[F_NODEX] >= 0)
-        h.node_exclusive = flags[F_NODEX];
-    if (flags[F_BY_USE] >= 0)
-        h.explore_by_use = flags[F_BY_USE];
-    if (flags[F_NODEC] >= 0)
-        h.node_centric = flags[F_NODEC];
-    /* a base's promise is about its own scores, not the file's */
-    if (flags[F_LOCAL] >= 0)
-        h.score_local = flags[F_LOCAL];
-    else if (p->lua[H_SCORE] || p->lua[H_SCORES])
-        h.score_local = false;
-    h.prune_types = (const char *const *)p->types[0];
-    h.score_types = (const char *const *)p->types[1];
-    p->hooks = h;
-    return 0;
+    return spec_hooks(S, p, base, select, flags, given);
 }
 
 /* ---- loading ------------------------------------------------------------------------------ */
@@ -416,6 +471,7 @@ static void policy_free(void *arg)
     free(p->cx.below_done);
     free_types(p->types[0]);
     free_types(p->types[1]);
+    free_types(p->reads);
     free(p->type_lines[0]);
     free(p->type_lines[1]);
 }
@@ -869,7 +925,7 @@ static int p_source(lua_State *L)
     return 1;
 }
 
-static void push_types(lua_State *L, char **list, const char *field)
+static void push_types(lua_State *L, const char *const *list, const char *field)
 {
     if (!list)
         return;
@@ -880,6 +936,7 @@ static void push_types(lua_State *L, char **list, const char *field)
 /* hooks() -> {prune = "lua" | "c", order = ..., score = ..., scores = ..., choose = ...,
  *             select = "first" | "best", node_exclusive = bool, node_centric = bool,
  *             explore_by_use = true, score_local = true (only when set),
+ *             score_reads = {...} (with score_local, when not all),
  *             prune_types = {...},
  *             score_types = {...}} */
 static int p_hooks(lua_State *L)
@@ -907,8 +964,10 @@ static int p_hooks(lua_State *L)
     }
     if (h->score_local)
         grovel_set_boolean(L, "score_local", true);
-    push_types(L, p->types[0], "prune_types");
-    push_types(L, p->types[1], "score_types");
+    if (h->score_local && h->score_reads)
+        push_types(L, h->score_reads, "score_reads");
+    push_types(L, (const char *const *)p->types[0], "prune_types");
+    push_types(L, (const char *const *)p->types[1], "score_types");
     return 1;
 }
 

@@ -67,6 +67,7 @@ struct grovel_policy {
     char **types[2];                      /* prune_types, score_types (NULL-ended) */
     int *type_lines[2];                   /* the line each is written on (0: not
                                            * found in the text, a computed name) */
+    char **reads;                         /* score_reads (NULL-ended), or NULL */
 
     /* declarative order (hooks.order == decl_order) */
     int key;        /* enum key_kind */

@@ -276,6 +276,9 @@ void grovep_agg_fini(grove_graph_t *g)
     free(g->rec_ends);
     g->rec_ends = NULL;
     g->nrec_ends = g->rec_endcap = 0;
+    free(g->rec_starts);
+    g->rec_starts = NULL;
+    g->nrec_starts = g->rec_startcap = 0;
     free(g->agg_spec);
     g->agg_spec = NULL;
 }
@@ -296,52 +299,88 @@ const char *grove_graph_aggregates(const grove_graph_t *g)
     return g->agg_spec;
 }
 
-/* ---- record ends ------------------------------------------------------------- */
+/* ---- record ends and starts ------------------------------------------------- */
 
 /* Every record with a pool planner span counts once at its end, so that a
  * reservation search takes its candidate instants from here in time
- * proportional to the instants after now, not to the graph. */
+ * proportional to the instants after now, not to the graph; and once at
+ * its start, so that a kept ranking knows whether another window meets
+ * the same records (grovep_recs_same). */
+
+/* The position of the first instant > t (after) or >= t (!after) in the
+ * n instants at. */
+static size_t inst_pos(const grovep_endcount_t *at, size_t n, int64_t t, bool after)
+{
+    size_t lo;
+    if (after)
+        GROVEP_LOWER_BOUND(lo, n, mid, at[mid].t <= t);
+    else
+        GROVEP_LOWER_BOUND(lo, n, mid, at[mid].t < t);
+    return lo;
+}
 
 size_t grovep_rec_ends_after(const grove_graph_t *g, int64_t t)
 {
-    size_t lo;
-    GROVEP_LOWER_BOUND(lo, g->nrec_ends, mid, g->rec_ends[mid].t <= t);
-    return lo;
+    return inst_pos(g->rec_ends, g->nrec_ends, t, true);
 }
 
-/* The position of the first instant at or after t. */
-static size_t rec_end_pos(const grove_graph_t *g, int64_t t)
+static int inst_add(grovep_endcount_t **at, size_t *n, size_t *cap, int64_t t)
 {
-    size_t lo;
-    GROVEP_LOWER_BOUND(lo, g->nrec_ends, mid, g->rec_ends[mid].t < t);
-    return lo;
-}
-
-static int rec_end_add(grove_graph_t *g, int64_t t)
-{
-    size_t i = rec_end_pos(g, t);
-    if (i < g->nrec_ends && g->rec_ends[i].t == t) {
-        g->rec_ends[i].n++;
+    size_t i = inst_pos(*at, *n, t, false);
+    if (i < *n && (*at)[i].t == t) {
+        (*at)[i].n++;
         return 0;
     }
-    if (grovep_grow((void **)&g->rec_ends, &g->rec_endcap, g->nrec_ends + 1,
-                    sizeof(*g->rec_ends))
-        < 0)
+    if (grovep_grow((void **)at, cap, *n + 1, sizeof(**at)) < 0)
         return -1;
-    memmove(g->rec_ends + i + 1, g->rec_ends + i, (g->nrec_ends - i) * sizeof(*g->rec_ends));
-    g->rec_ends[i] = (grovep_endcount_t){t, 1};
-    g->nrec_ends++;
+    memmove(*at + i + 1, *at + i, (*n - i) * sizeof(**at));
+    (*at)[i] = (grovep_endcount_t){t, 1};
+    (*n)++;
     return 0;
 }
 
-static void rec_end_del(grove_graph_t *g, int64_t t)
+static void inst_del(grovep_endcount_t *at, size_t *n, int64_t t)
 {
-    size_t i = rec_end_pos(g, t);
-    if (i < g->nrec_ends && g->rec_ends[i].t == t && --g->rec_ends[i].n == 0) {
-        memmove(g->rec_ends + i, g->rec_ends + i + 1,
-                (g->nrec_ends - i - 1) * sizeof(*g->rec_ends));
-        g->nrec_ends--;
+    size_t i = inst_pos(at, *n, t, false);
+    if (i < *n && at[i].t == t && --at[i].n == 0) {
+        memmove(at + i, at + i + 1, (*n - i - 1) * sizeof(*at));
+        (*n)--;
     }
+}
+
+/* Count record r's start and end: 0, or -1 (ENOMEM, nothing counted). */
+static int rec_inst_add(grove_graph_t *g, const grovep_rec_t *r)
+{
+    if (inst_add(&g->rec_ends, &g->nrec_ends, &g->rec_endcap, r->end) < 0)
+        return -1;
+    if (inst_add(&g->rec_starts, &g->nrec_starts, &g->rec_startcap, r->start) < 0) {
+        inst_del(g->rec_ends, &g->nrec_ends, r->end);
+        return -1;
+    }
+    return 0;
+}
+
+static void rec_inst_del(grove_graph_t *g, const grovep_rec_t *r)
+{
+    inst_del(g->rec_ends, &g->nrec_ends, r->end);
+    inst_del(g->rec_starts, &g->nrec_starts, r->start);
+}
+
+/* Is some instant of at in (lo, hi] (after) or [lo, hi) (!after)? */
+static bool inst_in(const grovep_endcount_t *at, size_t n, int64_t lo, int64_t hi, bool after)
+{
+    if (lo == hi)
+        return false;
+    size_t i = inst_pos(at, n, lo, after);
+    return i < n && (after ? at[i].t <= hi : at[i].t < hi);
+}
+
+bool grovep_recs_same(const grove_graph_t *g, int64_t s1, int64_t e1, int64_t s2, int64_t e2)
+{
+    int64_t slo = s1 < s2 ? s1 : s2, shi = s1 < s2 ? s2 : s1;
+    int64_t elo = e1 < e2 ? e1 : e2, ehi = e1 < e2 ? e2 : e1;
+    return !inst_in(g->rec_ends, g->nrec_ends, slo, shi, true)
+           && !inst_in(g->rec_starts, g->nrec_starts, elo, ehi, false);
 }
 
 /* ---- pool planners ----------------------------------------------------------- */
@@ -950,7 +989,7 @@ int grovep_pool_add(grove_graph_t *g, grove_vid_t v, uint32_t ri)
     r->pspan = 0;
     if (r->start >= end)
         return 0; /* an empty window holds nothing */
-    if (rec_end_add(g, r->end) < 0)
+    if (rec_inst_add(g, r) < 0)
         return -1;
     grove_planner_t *p = pool_planner(g, v);
     uint32_t solo = GROVEP_NONE;
@@ -978,7 +1017,7 @@ fail:
         if (p)
             pool_planner_drop(g, v);
     }
-    rec_end_del(g, r->end);
+    rec_inst_del(g, r);
     return -1;
 }
 
@@ -989,7 +1028,7 @@ void grovep_pool_remove(grove_graph_t *g, grove_vid_t v, uint32_t ri)
     if (r->pspan == SOLO_SPAN || (p && r->pspan > 0)) {
         if (r->pspan > 0)
             grove_planner_remove(p, r->pspan);
-        rec_end_del(g, r->end);
+        rec_inst_del(g, r);
     }
     r->pspan = 0;
     if (!p || grove_planner_span_count(p) > 1)
@@ -1255,7 +1294,7 @@ int grovep_planners_rebuild(grove_graph_t *g)
         grove_planner_destroy(g->planners[i]);
     g->nplanners = g->nspare = 0;
     grovep_dense_free(&g->planner_of);
-    g->nrec_ends = 0;
+    g->nrec_ends = g->nrec_starts = 0;
     for (grove_vid_t v = 0; v < g->nv; v++) {
         if (!grovep_alive(g, v))
             continue;

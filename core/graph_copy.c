@@ -82,6 +82,8 @@ static void forget_shared(grove_graph_t *c)
     memset(&c->planner_of, 0, sizeof(c->planner_of));
     c->rec_ends = NULL;
     c->nrec_ends = c->rec_endcap = 0;
+    c->rec_starts = NULL;
+    c->nrec_starts = c->rec_startcap = 0;
 }
 
 #define CP(field, n)                                                            \

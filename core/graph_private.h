@@ -392,6 +392,10 @@ struct grove_graph {
      * a reservation may start, without a walk over every vertex */
     grovep_endcount_t *rec_ends;
     size_t nrec_ends, rec_endcap;
+    /* their starts, in the same way: with the ends, whether every record
+     * that meets one window meets another (grovep_recs_same) */
+    grovep_endcount_t *rec_starts;
+    size_t nrec_starts, rec_startcap;
 
     int64_t now;     /* simulated current time */
     int64_t expiration; /* the horizon: no job's window ends past it; 0 none */
@@ -562,6 +566,14 @@ uint32_t grovep_excl_record(const grove_graph_t *g, grove_vid_t v, int64_t start
                             bool any_job, grove_jobid_t except);
 /* The position in g->rec_ends of the first instant after t. */
 size_t grovep_rec_ends_after(const grove_graph_t *g, int64_t t);
+
+/* Does every record with a planner span that meets [s1, e1) meet [s2, e2)
+ * too, and the other way round?  True when no such record ends after the
+ * earlier start and at or before the later one, and none starts at or
+ * after the earlier end and before the later one; the use of every pool
+ * over the two windows then has the same peak (what starts inside one
+ * window and not the other is running at the other's edge). */
+bool grovep_recs_same(const grove_graph_t *g, int64_t s1, int64_t e1, int64_t s2, int64_t e2);
 /* Aggregates for n new records of one job and window (vs[k] holds
  * recs[k]), one update per aggregate above them.  0 or -1 (then marked
  * dirty and rebuilt at the next use). */

@@ -15,6 +15,16 @@
  * to its place.  The list is what a ranking made anew gives: best score
  * first, equal scores in list order.
  *
+ * A ranking serves another request shape or window when the policy says
+ * its score does not read what differs (grove_policy_t.score_reads): the
+ * request's totals and count when they are not read (the types it names
+ * always match: they decide which vertices are listed), and the window
+ * when none of start, end and duration is read and every record that
+ * meets one window meets the other (grovep_recs_same).  Then each
+ * candidate has the free units, and so the score, it had: a stream of
+ * jobs of many sizes, each at a later time (a simulation, a live
+ * instance), mends one ranking instead of making one a job.
+ *
  * A kept ranking holds while the graph's chg_gen stays (structure, sizes,
  * names, ranks, properties, status, the aggregates' specification) and
  * the ring still holds every change since (GROVEP_CHG_RING); a new policy
@@ -110,20 +120,58 @@ static grove_policy_ctx_t keep_ctx(const grove_matcher_t *m, const struct req *r
                                 r ? r->js : NULL};
 }
 
-/* Was k made for v, this request shape and window, on the graph as it
- * is? */
-static bool keep_same(const grove_matcher_t *m, const struct rkeep *k, grove_vid_t v, bool named,
-                      const grove_policy_ctx_t *c)
+/* What of ctx the policy's score reads (grove_policy_t.score_reads). */
+enum { READ_TYPE = 1, READ_COUNT = 2, READ_TOTAL = 4, READ_WINDOW = 8, READ_ALL = 15 };
+
+static unsigned reads_of(const grove_policy_t *p)
+{
+    if (!p->score_reads)
+        return READ_ALL;
+    unsigned r = 0;
+    for (const char *const *f = p->score_reads; *f; f++) {
+        if (!strcmp(*f, "type"))
+            r |= READ_TYPE;
+        else if (!strcmp(*f, "count"))
+            r |= READ_COUNT;
+        else if (!strcmp(*f, "total"))
+            r |= READ_TOTAL;
+        else if (!strncmp(*f, "total.", 6))
+            continue; /* one type's: compared by name (keep_same) */
+        else if (!strcmp(*f, "start") || !strcmp(*f, "end") || !strcmp(*f, "duration"))
+            r |= READ_WINDOW;
+        else
+            return READ_ALL; /* not one grove_policy_read_known knows */
+    }
+    return r;
+}
+
+/* Does the policy read the total of the request's i-th type? */
+static bool reads_total(const grove_policy_t *p, const grove_policy_request_t *q, size_t i)
+{
+    for (const char *const *f = p->score_reads; f && *f; f++)
+        if (!strncmp(*f, "total.", 6) && q->names && !strcmp(*f + 6, q->names[i]))
+            return true;
+    return false;
+}
+
+/* Was k made for v and a request shape and window that give the scores
+ * they would give now, on the graph as it is?  0 no, 1 the same window, 2
+ * another window whose records must be checked (grovep_recs_same). */
+static int keep_same(const grove_matcher_t *m, const struct rkeep *k, grove_vid_t v, bool named,
+                     const grove_policy_ctx_t *c, unsigned reads)
 {
     const grove_policy_request_t *q = &m->preq;
     if (!k->live || k->named != named || k->v != v || k->sub != m->dom_sub || k->gen != m->g->chg_gen
-        || k->rtype != c->type || k->count != c->count || k->start != c->start
-        || k->end != c->end || k->duration != q->duration || k->ntypes != q->ntypes)
-        return false;
+        || k->ntypes != q->ntypes || ((reads & READ_TYPE) && k->rtype != c->type)
+        || ((reads & READ_COUNT) && k->count != c->count))
+        return 0;
     for (size_t i = 0; i < q->ntypes; i++)
-        if (k->types[i] != q->types[i] || k->total[i] != q->total[i])
-            return false;
-    return true;
+        if (k->types[i] != q->types[i]
+            || (k->total[i] != q->total[i] && ((reads & READ_TOTAL) || reads_total(&m->pol, q, i))))
+            return 0;
+    if (k->start == c->start && k->end == c->end && k->duration == q->duration)
+        return 1;
+    return reads & READ_WINDOW ? 0 : 2;
 }
 
 /* The place of vertex a in k's list, or -1. */
@@ -309,20 +357,35 @@ static struct rkeep *keep_get(grove_matcher_t *m, grove_vid_t v, bool named,
     *rc = 0;
     if (!kp || !keep_on(m))
         return NULL;
-    for (size_t i = 0; i < RKEEP_N; i++) {
-        struct rkeep *k = &kp->k[i];
-        if (!keep_same(m, k, v, named, c))
-            continue;
-        *rc = keep_mend(m, k, c);
-        if (*rc <= 0) {
-            rkeep_drop(k); /* stale, or left half mended */
-            return NULL;
-        }
-        k->used = ++kp->tick;
-        m->stats.ranks_kept++;
-        return k;
+    unsigned reads = reads_of(&m->pol);
+    /* one made for this window first; else one whose window meets the
+     * same records, the most recently used */
+    struct rkeep *k = NULL;
+    for (size_t i = 0; i < RKEEP_N && !k; i++)
+        if (keep_same(m, &kp->k[i], v, named, c, reads) == 1)
+            k = &kp->k[i];
+    struct rkeep *carry = NULL;
+    for (size_t i = 0; i < RKEEP_N && !k; i++) {
+        struct rkeep *o = &kp->k[i];
+        if ((!carry || o->used > carry->used) && keep_same(m, o, v, named, c, reads) == 2
+            && grovep_recs_same(m->g, o->start, o->end, c->start, c->end))
+            carry = o;
     }
-    return NULL;
+    if (!k && !(k = carry))
+        return NULL;
+    *rc = keep_mend(m, k, c);
+    if (*rc <= 0) {
+        rkeep_drop(k); /* stale, or left half mended */
+        return NULL;
+    }
+    /* what the scores were made for now: the records of the new window
+     * are those of the old */
+    k->start = c->start;
+    k->end = c->end;
+    k->duration = m->preq.duration;
+    k->used = ++kp->tick;
+    m->stats.ranks_kept++;
+    return k;
 }
 
 int grovep_match_keep_find(grove_matcher_t *m, grove_vid_t v, const struct req *r)

@@ -279,6 +279,11 @@ static int score_gpu(void *arg, const grove_graph_t *g, grove_vid_t v,
 }
 
 static const char *const nodes_only[] = {"node", NULL};
+/* What of ctx the scores read: spread nothing (the free units of the
+ * window come from the records during it), gpu whether the request asks
+ * for GPUs. */
+static const char *const reads_none[] = {NULL};
+static const char *const reads_gpu_total[] = {"total.gpu", NULL};
 
 static const grove_policy_t builtins[] = {
     {.name = "first"},
@@ -294,9 +299,10 @@ static const grove_policy_t builtins[] = {
     {.name = "locality", .choose = choose_locality, .select = GROVE_SELECT_BEST},
     {.name = "variation", .choose = choose_variation, .select = GROVE_SELECT_BEST},
     {.name = "spread", .score = score_spread, .scores = scores_spread,
-     .select = GROVE_SELECT_BEST, .score_local = true, .score_types = nodes_only},
-    {.name = "gpu", .score = score_gpu, .select = GROVE_SELECT_BEST, .score_local = true,
+     .select = GROVE_SELECT_BEST, .score_local = true, .score_reads = reads_none,
      .score_types = nodes_only},
+    {.name = "gpu", .score = score_gpu, .select = GROVE_SELECT_BEST, .score_local = true,
+     .score_reads = reads_gpu_total, .score_types = nodes_only},
 };
 
 const grove_policy_t *grove_policy_builtin(const char *name)
@@ -306,6 +312,19 @@ const grove_policy_t *grove_policy_builtin(const char *name)
             return &builtins[i];
     errno = ENOENT;
     return NULL;
+}
+
+bool grove_policy_read_known(const char *field)
+{
+    static const char *const known[] = {"type", "count", "total", "start", "end", "duration"};
+    if (!field)
+        return false;
+    if (!strncmp(field, "total.", 6))
+        return field[6] != '\0';
+    for (size_t i = 0; i < sizeof(known) / sizeof(*known); i++)
+        if (!strcmp(field, known[i]))
+            return true;
+    return false;
 }
 
 const char *grove_policy_builtin_name(size_t i)

@@ -125,6 +125,17 @@ typedef struct grove_policy {
      * (match_keep.c); the placements are those of a ranking made anew.
      * Only with score or scores and no order or choose hook. */
     bool score_local;
+    /* With score_local: the fields of ctx the score reads, NULL-ended:
+     * "type", "count", "total" (every type's), "total.TYPE" (one type's),
+     * "start", "end", "duration"; NULL: every one of them.  A kept ranking
+     * serves a request or window that differs from the one it was made
+     * for only in fields the score does not read.  A score that reads none
+     * of start, end and duration depends on the window only through the
+     * records during it (the free units of a candidate in the window), so
+     * its ranking serves another window while every record that meets
+     * either window meets both (match_keep.c): as the clock moves in a
+     * simulation or a live instance, from one job's window to the next. */
+    const char *const *score_reads;
     void *arg;           /* passed to every hook */
     /* The types whose vertices prune and score are asked about: NULL-ended
      * lists of type names, NULL for every type.  The matcher walks through
@@ -150,6 +161,9 @@ double grove_policy_perf_class(const grove_graph_t *g, grove_vid_t v);
  * the steps of the reference engine's std::sort (an unstable introsort),
  * so that equal keys end in the order it leaves them.  Never fails. */
 void grove_policy_ref_sort(size_t *idx, size_t n, const double *key);
+
+/* Is field one that grove_policy_t.score_reads may name? */
+bool grove_policy_read_known(const char *field);
 
 /* The i-th built-in policy name, or NULL past the end. */
 const char *grove_policy_builtin_name(size_t i);

@@ -12,8 +12,9 @@
 -- as first does.  The nodes of a level are scored in one call (scores):
 -- keys["free:core"] and keys["free:gpu"] hold each one's free units,
 -- read in C.  A node's score is its own free units in the window and
--- nothing else (score_local): the matcher keeps the ranking from one
--- match to the next and scores again only the nodes a job changed.
+-- nothing else (score_local), and it reads nothing of ctx (score_reads):
+-- the matcher keeps one ranking for jobs of every size and window, and
+-- scores again only the nodes a job changed.
 --
 -- This file holds this one policy and nothing else: it is loaded as text
 -- into a sandbox, so it must not require modules, read files or set
@@ -27,6 +28,7 @@ return {
   description = "the nodes with the most free cores first, then the most free GPUs",
   score_types = "node",
   score_local = true,
+  score_reads = {},
   scores = function(_, _, keys)
     local cores, gpus = keys["free:core"], keys["free:gpu"]
     -- the arrays are this call's own: combined in place, no new table

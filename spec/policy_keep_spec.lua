@@ -36,17 +36,24 @@ local function machine(racks, nodes, gpus)
   return g
 end
 
--- The shipped Lua policy at path, as shipped and without its declaration.
+-- The shipped Lua policy at path, as shipped and without its declarations.
 local function twins(path)
   local text = exe.read(path)
   local plain, n = text:gsub("\n  score_local = true,", "")
   assert.equal(1, n, path .. " declares score_local once")
+  local m
+  plain, m = plain:gsub("\n  score_reads = [^\n]*,", "")
+  assert.equal(1, m, path .. " declares score_reads once")
   return assert(core.policy_parse(text, path)), assert(core.policy_parse(plain, path))
 end
 
 -- A policy of many distinct scores (a comparison sort, not a pass per
--- value), from a property, free cores and the id; declared or not.
-local function weighted(declared)
+-- value), from a property, free cores, the id and ctx.count; declared
+-- local or not, and declared to read ctx.count (the one field it reads)
+-- or every field.
+local function weighted(declared, reads)
+  local decl = declared and "score_local = true," or ""
+  if reads then decl = decl .. " score_reads = " .. reads .. "," end
   return assert(core.policy_parse(([[
     return {name = "weighted", score_types = "node", %s
       scores = function(_, ctx, keys)
@@ -54,7 +61,20 @@ local function weighted(declared)
         local out = {}
         for i = 1, #w do out[i] = w[i] * 100 + f[i] * 7 + (id[i] %% 5) + ctx.count end
         return out
-      end}]]):format(declared and "score_local = true," or ""), "weighted.lua"))
+      end}]]):format(decl), "weighted.lua"))
+end
+
+-- A policy that reads the window's own bounds (its score grows with
+-- ctx.duration), declared so or not.
+local function by_duration(declared)
+  return assert(core.policy_parse(([[
+    return {name = "by_duration", score_types = "node", %s
+      scores = function(_, ctx, keys)
+        local f, id, out = keys["free:core"], keys.id, {}
+        for i = 1, #f do out[i] = f[i] * ((ctx.duration or 0) %% 7 + 1) + id[i] %% 3 end
+        return out
+      end}]]):format(declared and 'score_local = true, score_reads = {"duration"},' or ""),
+    "by_duration.lua"))
 end
 
 -- What a job got: its start and its cores ("n1/0,n1/1"), or the failure.
@@ -166,6 +186,8 @@ describe("a ranking kept between matches", function()
       {"spread (Lua)", s, s0}, {"spread (C)", "spread", s0},
       {"gpu (Lua)", gp, gp0}, {"gpu (C)", "gpu", cgpu0},
       {"weighted", weighted(true), weighted(false)},
+      {"weighted, reads count", weighted(true, '{"count"}'), weighted(false)},
+      {"by duration", by_duration(true), by_duration(false)},
     }
     for _, c in ipairs(cases) do
       for seed = 1, 6 do
@@ -297,17 +319,82 @@ describe("a ranking kept between matches", function()
     m:close()
   end)
 
+  it("is carried to a later window that meets the same records", function()
+    local g, m = spread_on()
+    local function job(d, cores)
+      local j, msg = m:match(match.compiled{tasks = 1, cores_per_task = cores or 1, duration = d},
+        "allocate_orelse_reserve")
+      return placed(j, msg), m:stats().ranks_kept
+    end
+    assert.same({"allocated@0:n0/core0", 0}, {job(10)})
+    -- [3, 13) meets what [0, 10) met: carried, and mended for n0
+    g:set_now(3)
+    assert.same({"allocated@3:n1/core0", 1}, {job(10)})
+    -- another size and duration: spread reads nothing of ctx
+    g:set_now(4)
+    assert.same({"allocated@4:n2/core0,n2/core1", 2}, {job(30, 2)})
+    -- [50, 60): the jobs ending at 10, 13 and 34 lie between: made anew
+    local r = assert(m:match(match.compiled{tasks = 1, cores_per_task = 3, duration = 10},
+      "allocate", nil, {start = 50, ["end"] = 60}))
+    assert.equal("reserved@50:n0/core0,n0/core1,n0/core2", placed(r))
+    assert.equal(2, m:stats().ranks_kept)
+    -- [6, 16) meets what [4, 34) met (the reservation starts after both)
+    g:set_now(6)
+    assert.same({"allocated@6:n3/core0", 3}, {job(10)})
+    -- [7, 107) meets the reservation, [6, 16) does not: made anew, and
+    -- n0 (1 core free while reserved) is passed over
+    g:set_now(7)
+    assert.same({"allocated@7:n1/core1", 3}, {job(100)})
+    m:close()
+  end)
+
+  it("keeps a ranking to the window when the score reads it", function()
+    local g = machine(2, 2)
+    local m = core.matcher(g)
+    assert(m:set_policy(by_duration(true)))
+    local one = match.compiled{tasks = 1, cores_per_task = 1, duration = 10}
+    assert(m:match(one, "allocate"))
+    g:set_now(3)
+    assert(m:match(one, "allocate"))
+    assert.equal(0, m:stats().ranks_kept)
+    m:close()
+  end)
+
+  it("refuses a score_reads that is not a list of ctx fields, or not local", function()
+    local cases = {
+      {"score_local = true, score_reads = {'totl'}",
+        "score_reads: 'totl' is not a field of ctx"},
+      {"score_local = true, score_reads = 'total'", "score_reads must be an array of ctx fields"},
+      {"score_local = true, score_reads = {'total.'}", "score_reads: 'total.' is not a field"},
+      {"score_reads = {}",
+        "score_reads is a promise of a local score: it needs score_local = true"},
+    }
+    for _, c in ipairs(cases) do
+      local p, msg = core.policy_parse("return {" .. c[1]
+        .. ", score = function() return 0 end}", "bad.lua")
+      assert.is_nil(p, c[1])
+      assert.matches(c[2], msg, 1, true)
+    end
+    local p = assert(core.policy_parse("return {score_local = true, score_reads = {'total.gpu'},"
+      .. " score = function() return 0 end}", "ok.lua"))
+    assert.same({"total.gpu"}, p:hooks().score_reads)
+    assert.same({}, assert(core.policy_parse(exe.read("policies/spread.lua"), "spread.lua"))
+      :hooks().score_reads)
+  end)
+
   it("sees a reservation in the future in the window it overlaps", function()
     local _, m, next_job = spread_on()
     assert.same({"allocated@0:n0/core0", 0}, {next_job()})
     -- 3 cores of the emptiest node during [5, 15): n1
     local three = match.compiled{tasks = 1, cores_per_task = 3, duration = 10}
+    -- (the ranking of [0, 10) carried: the one job meets both windows)
     local r = assert(m:match(three, "allocate", nil, {start = 5, ["end"] = 15}))
     assert.equal("reserved@5:n1/core0,n1/core1,n1/core2", placed(r))
+    assert.equal(1, m:stats().ranks_kept)
     -- [0, 10) overlaps it: n1 has 1 core free then, n2 and n3 have 4
-    assert.same({"allocated@0:n2/core0", 1}, {next_job()})
-    assert.same({"allocated@0:n3/core0", 2}, {next_job()})
-    assert.same({"allocated@0:n0/core1", 3}, {next_job()})
+    assert.same({"allocated@0:n2/core0", 2}, {next_job()})
+    assert.same({"allocated@0:n3/core0", 3}, {next_job()})
+    assert.same({"allocated@0:n0/core1", 4}, {next_job()})
     m:close()
   end)
 end)

@@ -89,7 +89,7 @@ describe("loading policies", function()
   local bad = {
     {"{prnue = function() end}", "unknown field 'prnue' (name, description, base, prune, "
       .. "order, score, scores, choose, select, node_exclusive, node_centric, explore_by_use, "
-      .. "score_local, prune_types, score_types)"},
+      .. "score_local, score_reads, prune_types, score_types)"},
     {"{scores = 1}", "a hook must be a function, not number"},
     {"{score = function() return 0 end, scores = function() return {} end}",
       "score and scores both given (scores replaces score)"},
