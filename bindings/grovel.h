@@ -316,6 +316,17 @@ const grove_jobspec_t *grovel_check_jobspec(lua_State *L, int idx);
  * one running a match.  Push its graph userdata with m:graph(). */
 grove_matcher_t *grovel_check_matcher(lua_State *L, int idx);
 
+/* The match m:match makes (mode one of its modes: grove_match_mode_t's
+ * values, or grow; win: the window [win[0], win[1]) or NULL; after: not
+ * before *after, or NULL) by the matcher at idx, in its Lua policy's
+ * sandbox when it has one.  0, or -1 with errno and *why (the reason:
+ * the policy's message when it failed, ECANCELED; else err's text, or
+ * NULL); *why lives until the next match.  Raises on misuse, like
+ * grovel_check_matcher, and when the matcher's policy was closed. */
+int grovel_match_guarded(lua_State *L, int idx, const grove_jobspec_t *js, int mode,
+                         grove_jobid_t id, const int64_t *win, const int64_t *after,
+                         const grove_job_t **job, grove_error_t *err, const char **why);
+
 /* grove_match by the matcher at idx, as m:match does it without a window,
  * when the matcher's policy is a built-in one (no Lua runs); 1 with
  * nothing done when its policy is Lua's (match through m:match then).  0,

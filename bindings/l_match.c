@@ -315,8 +315,7 @@ static int run_match(grove_matcher_t *m, const grove_jobspec_t *js, int mode, gr
 
 static int m_match(lua_State *L)
 {
-    struct lmatcher *lm = check_matcher(L, 1);
-    struct grovel_graph *gr = matcher_graph(L, 1);
+    (void)check_matcher(L, 1);
     grovel_refuse_failure(L, 2); /* m:match(core.jobspec_load(missing)) */
     int mode = luaL_checkoption(L, 3, "allocate", modes);
     grove_jobid_t id = lua_isnoneornil(L, 4) ? 0 : grovel_check_job(L, 4);
@@ -339,20 +338,36 @@ static int m_match(lua_State *L)
     }
     lua_settop(L, 4);
     lua_getiuservalue(L, 1, 1); /* 5: graph */
-    lua_getiuservalue(L, 1, 2); /* 6: policy or nil */
-    struct grovel_policy *p = lm->lua_policy ? grovel_test_policy(L, 6) : NULL;
+    grove_error_t err = {{0}, 0};
+    const grove_job_t *job = NULL;
+    const char *why = NULL;
+    int rc = grovel_match_guarded(L, 1, js, mode, id, windowed ? win : NULL,
+                                  has_after ? &after : NULL, &job, &err, &why);
+    if (rc < 0)
+        return grovel_fail_errno(L, errno, why);
+    push_job(L, job, picks ? 5 : 0);
+    return 1;
+}
+
+int grovel_match_guarded(lua_State *L, int idx, const grove_jobspec_t *js, int mode,
+                         grove_jobid_t id, const int64_t *win, const int64_t *after,
+                         const grove_job_t **job, grove_error_t *err, const char **why)
+{
+    idx = lua_absindex(L, idx);
+    struct lmatcher *lm = check_matcher(L, idx);
+    struct grovel_graph *gr = matcher_graph(L, idx);
+    lua_getiuservalue(L, idx, 2); /* the policy or nil */
+    int pidx = lua_gettop(L);
+    struct grovel_policy *p = lm->lua_policy ? grovel_test_policy(L, pidx) : NULL;
     if (lm->lua_policy && (!p || !grovel_policy_is_open(p)))
         return luaL_error(L, "the matcher's policy was closed: set another one");
     bool sandboxed = p && grovel_policy_needs_lua(p);
     if (sandboxed)
-        grovel_policy_begin(L, 6, lm, gr->g);
+        grovel_policy_begin(L, pidx, lm, gr->g);
     /* nothing may raise from here to grovel_policy_end */
-    grove_error_t err = {{0}, 0};
-    const grove_job_t *job = NULL;
     lm->running = true;
     gr->busy++;
-    int rc = run_match(lm->m, js, mode, id, windowed ? win : NULL, has_after ? &after : NULL,
-                       &job, &err);
+    int rc = run_match(lm->m, js, mode, id, win, after, job, err);
     int e = errno;
     gr->busy--;
     lm->running = false;
@@ -360,17 +375,16 @@ static int m_match(lua_State *L)
         grovel_policy_end(L, p);
         grovel_log_flush(L); /* the policy's log lines, to the host's function */
     }
+    *why = NULL;
     if (rc < 0) {
-        const char *msg = err.text[0] ? err.text : NULL;
-        if (e == ECANCELED) {
-            if (p && grovel_policy_error(p))
-                msg = grovel_policy_error(p);
-            return grovel_fail(L, msg ? msg : "the policy failed", "ECANCELED");
-        }
-        return grovel_fail_errno(L, e, msg);
+        *why = err->text[0] ? err->text : NULL;
+        if (e == ECANCELED) /* the policy's message lives as long as the policy */
+            *why = p && grovel_policy_error(p) ? grovel_policy_error(p)
+                                               : *why ? *why : "the policy failed";
     }
-    push_job(L, job, picks ? 5 : 0);
-    return 1;
+    lua_pop(L, 1);
+    errno = e;
+    return rc;
 }
 
 int grovel_match_builtin(lua_State *L, int idx, const grove_jobspec_t *js,

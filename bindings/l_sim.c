@@ -6,10 +6,9 @@
  *   core.sim_nodes(vids, of) -> {node, ...}
  *
  * The same match as m:match(jobspec, mode, id) with mode "allocate" or
- * "allocate_orelse_reserve" (EBUSY, ENODEV, EINVAL, EEXIST as there), for
- * a matcher whose policy is a built-in one (C hooks only: a Lua policy
- * needs its sandbox, which m:match sets up, so it is refused with
- * EINVAL).  Instead of a table per pick holding a vertex handle it returns
+ * "allocate_orelse_reserve" (EBUSY, ENODEV, EINVAL, EEXIST, ECANCELED as
+ * there), made the same way (grovel_match_guarded: a Lua policy's hooks
+ * run in its sandbox).  Instead of a table per pick holding a vertex handle it returns
  * the vertex ids of the picks, only those of the given type when type is
  * given; end is nil for a job without one.  With count (a type name), also
  * the units of that type the job holds (its picks' amounts summed: what
@@ -39,27 +38,20 @@ static int l_sim_match(lua_State *L)
     static const char *const modes[] = {"allocate", "allocate_orelse_reserve", NULL};
     static const grove_match_mode_t mode_of[] = {GROVE_MATCH_ALLOCATE,
                                                  GROVE_MATCH_ALLOCATE_ORELSE_RESERVE};
-    grove_matcher_t *m = grovel_check_matcher(L, 1);
+    const grove_matcher_t *m = grovel_check_matcher(L, 1);
     const grove_jobspec_t *js = grovel_check_jobspec(L, 2);
     int mode = luaL_checkoption(L, 3, NULL, modes);
     lua_Integer id = luaL_checkinteger(L, 4);
     luaL_argcheck(L, id > 0, 4, "job id must be > 0");
     const char *type = luaL_optstring(L, 5, NULL);
     const char *count = luaL_optstring(L, 6, NULL);
-    /* A Lua policy may share a built-in's name (policies/low.lua): tell
-     * them apart by their hooks and argument, which a Lua policy points at
-     * its trampolines and state. */
-    const grove_policy_t *pol = grove_matcher_policy(m);
-    const grove_policy_t *b = grove_policy_builtin(pol->name);
-    if (!b || b->prune != pol->prune || b->order != pol->order || b->score != pol->score
-        || b->choose != pol->choose || b->arg != pol->arg)
-        return grovel_fail(L, "sim_match needs a built-in placement policy", "EINVAL");
     grove_error_t err = {{0}, 0};
     const grove_job_t *job = NULL;
-    if (grove_match(m, js, mode_of[mode], (grove_jobid_t)id, &job, &err) < 0) {
-        int e = errno;
-        return grovel_fail_errno(L, e, err.text[0] ? err.text : NULL);
-    }
+    const char *why = NULL;
+    if (grovel_match_guarded(L, 1, js, (int)mode_of[mode], (grove_jobid_t)id, NULL, NULL, &job,
+                             &err, &why)
+        < 0)
+        return grovel_fail_errno(L, errno, why);
     const grove_graph_t *g = grove_matcher_graph(m);
     lua_pushstring(L, job->state == GROVE_JOB_ALLOCATED ? "allocated" : "reserved");
     lua_pushinteger(L, (lua_Integer)job->start);

@@ -127,6 +127,7 @@ describe("grove.sim", function()
       local s = new{queue = "easy", policy = pol,
         out = function(r) placed[k][r.id] = r.start .. " " .. r.hosts end}
       assert.equal(k == 1, s.fast)
+      assert.is_true(s.lean) -- both through the lean core.sim_match
       s:feed(sim.trace.from_list(jobs))
       s:run()
     end
@@ -134,13 +135,22 @@ describe("grove.sim", function()
     assert.same(placed[1], placed[2])
   end)
 
-  it("keeps sim_match to built-in policies", function()
+  it("matches with sim_match as m:match does, a Lua policy in its sandbox", function()
     local g = machine()
     local m = grove.core.matcher(g)
     m:set_policy(assert(grove.policy.load("low")))
     local js = grove.core.jobspec_from_table(grove.jobspec{slots = 1})
-    assert.same({nil, "sim_match needs a built-in placement policy", "EINVAL"},
-      {grove.core.sim_match(m, js, "allocate", 1)})
+    local lstate, lstart, _, lvids = grove.core.sim_match(m, js, "allocate", 1, "core")
+    assert.same({"allocated", 0, 1}, {lstate, lstart, #lvids})
+    assert(m:cancel(1))
+    -- a Lua policy that fails: its own message, as m:match gives it
+    m:set_policy(assert(grove.core.policy_parse(
+      "return {score = function(v) return v.nosuch + 1 end}", "bad.lua")))
+    local _, why, code = grove.core.sim_match(m, js, "allocate", 1)
+    assert.equal("ECANCELED", code)
+    local _, mwhy = m:match(js, "allocate", 1)
+    assert.equal(mwhy, why)
+    assert.matches("bad.lua:1", why, 1, true)
     m:set_policy("low")
     local state, start, _, vids = grove.core.sim_match(m, js, "allocate", 1, "core")
     assert.same({"allocated", 0, 1}, {state, start, #vids})

@@ -146,9 +146,10 @@ end
 
 -- A placement policy by spec (a built-in name, a Lua policy's name or
 -- path, or a loaded grove.policy), loaded once a loop: {p = what
--- m:set_policy takes, name =, fast = (the lean core.sim_match can place
--- with it), js_cache = (the requests made for it)}, or nil, message,
--- code.
+-- m:set_policy takes, name =, fast = (a built-in: alike jobs are placed
+-- alike), lean = (the lean core.sim_match places with it: every policy,
+-- a Lua one in its sandbox as m:match runs it), js_cache = (the requests
+-- made for it)}, or nil, message, code.
 function M.placement(self, spec)
   self.placements = self.placements or {}
   local pl = self.placements[spec]
@@ -156,7 +157,8 @@ function M.placement(self, spec)
   local p, msg, code = load_placement(spec)
   if not p then return nil, msg, code end
   pl = {p = p, name = type(p) == "string" and p or p:name(),
-    fast = type(p) == "string" and core.sim_match ~= nil, js_cache = {}}
+    fast = type(p) == "string" and core.sim_match ~= nil, lean = core.sim_match ~= nil,
+    js_cache = {}}
   self.placements[spec] = pl
   return pl
 end
@@ -168,7 +170,7 @@ function M.use_placement(self, rec)
   if pl == self.pl_cur then return true end
   local ok, e = self.m:set_policy(pl.p)
   if not ok then return nil, e end
-  self.pl_cur, self.policy_name, self.fast = pl, pl.name, pl.fast
+  self.pl_cur, self.policy_name, self.fast, self.lean = pl, pl.name, pl.fast, pl.lean
   return true
 end
 
@@ -502,11 +504,11 @@ function match(self, rec, mode)
     local ok, e = M.use_placement(self, rec)
     if not ok then return nil, e, "EINVAL" end
   end
-  if self.fast then
+  if self.lean then
     local plain = not rec.jobspec
-    local state, start, _, vids, units = core.sim_match(self.m, rec.js, mode, rec.id,
+    local state, start, end_or_code, vids, units = core.sim_match(self.m, rec.js, mode, rec.id,
       plain and self.unit or nil, not plain and self.unit or nil)
-    if not state then return nil, start, vids end
+    if not state then return nil, start, end_or_code end
     return {state = state, start = start, vids = vids, units = units}
   end
   local j, msg, code = self.m:match(rec.js, mode, rec.id)
