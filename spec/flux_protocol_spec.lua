@@ -75,6 +75,23 @@ describe("grove.flux", function()
     assert.equal(1, s:stats().queue_length)
   end)
 
+  it("plans conservative's reservations again when a job ends before its estimate",
+    function()
+    local s, clock = session{queue = "conservative"}
+    local acts = s:handle("sched.alloc", alloc(1, jobspec(2, 4, 3600)))
+    local R1 = by_id(acts, "alloc", "success")[1].R
+    acts = s:handle("sched.alloc", alloc(2, jobspec(1, 4, 100)))
+    assert.equal(4600, by_id(acts, "alloc", "annotate")[2].annotations.sched.t_estimate)
+    acts = s:handle("sched.alloc", alloc(3, jobspec(2, 4, 100)))
+    assert.equal(4700, by_id(acts, "alloc", "annotate")[3].annotations.sched.t_estimate)
+    -- job 1 ends 3,590 s early: job 2 starts now, not at its old
+    -- reservation, and job 3 is reserved at job 2's end
+    clock.t = 1010
+    acts = s:handle("sched.free", ('{"id":1,"R":%s,"final":true}'):format(R1))
+    assert.truthy(by_id(acts, "alloc", "success")[2])
+    assert.equal(1110, by_id(acts, "alloc", "annotate")[3].annotations.sched.t_estimate)
+  end)
+
   it("starts jobs from alloc and frees them (JSON in, JSON out)", function()
     local s, clock, acts = session()
     assert.same({}, acts)

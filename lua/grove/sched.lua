@@ -607,9 +607,13 @@ function M.shrunk(self, rec)
 end
 
 -- A running job stops: its resources go back (the job stays known until
--- M.forget or M.enqueue).
+-- M.forget or M.enqueue).  One that stops before its estimated end
+-- leaves room the reservations were planned without: the next pass sees
+-- ctx:changed() (conservative plans every reservation again), in a
+-- simulation and in a live instance alike.
 function M.stop(self, rec)
   self.m:cancel(rec.id)
+  if rec.est_end and self.now < rec.est_end then self.changed = true end
   est_remove(self, rec)
   self.used = self.used - rec.procs
   self.running = self.running - 1

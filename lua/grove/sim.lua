@@ -635,8 +635,7 @@ local function leave(self, rec, state)
 end
 
 local function finish(self, rec)
-  stop_running(self, rec)
-  if rec.end_ < rec.est_end then self.changed = true end
+  stop_running(self, rec) -- an end before the estimate: changed (sched.stop)
   leave(self, rec, rec.timeout and "timeout" or "done")
 end
 
