@@ -53,8 +53,10 @@ local ROUTES = {
   {"table.remove at the front of 1e14 elements",
     "table.remove(virtual(1e14), 1)", "table.remove(virtual(1e7), 1)", 1e6},
   {"table.unpack of 100,000 elements, again and again",
-    "while true do table.unpack(virtual(0), 1, 1e5) end",
-    "for _ = 1, 100 do table.unpack(virtual(0), 1, 1e5) end", 1e6},
+    -- (the table made once, before the loop: the clock must run out on
+    -- the loop's line, never inside virtual's own)
+    "local t = virtual(0) while true do table.unpack(t, 1, 1e5) end",
+    "local t = virtual(0) for _ = 1, 100 do table.unpack(t, 1, 1e5) end", 1e6},
   {"string.byte of 100,000 bytes, again and again",
     "local s = ('x'):rep(1e5) while true do s:byte(1, -1) end",
     "local s = ('x'):rep(1e5) for _ = 1, 100 do s:byte(1, -1) end", 1e6},
