@@ -161,8 +161,10 @@ static int keep_same(const grove_matcher_t *m, const struct rkeep *k, grove_vid_
                      const grove_policy_ctx_t *c, unsigned reads)
 {
     const grove_policy_request_t *q = &m->preq;
+    /* a named level's list holds the vertices of its type: the type is
+     * compared whether the score reads it or not */
     if (!k->live || k->named != named || k->v != v || k->sub != m->dom_sub || k->gen != m->g->chg_gen
-        || k->ntypes != q->ntypes || ((reads & READ_TYPE) && k->rtype != c->type)
+        || k->ntypes != q->ntypes || ((named || (reads & READ_TYPE)) && k->rtype != c->type)
         || ((reads & READ_COUNT) && k->count != c->count))
         return 0;
     for (size_t i = 0; i < q->ntypes; i++)
