@@ -174,6 +174,14 @@ local function stream(seed, steps, a, b, shapes_of)
   return run[1].log, run[2].log, kept
 end
 
+-- A machine of 2 racks of 2 nodes and a matcher on it under policy.
+local function matcher_on(policy)
+  local g = machine(2, 2)
+  local m = core.matcher(g)
+  assert(m:set_policy(policy))
+  return g, m
+end
+
 describe("a ranking kept between matches", function()
   it("places as a ranking made anew, on random streams", function()
     local s, s0 = twins("policies/spread.lua")
@@ -244,9 +252,7 @@ describe("a ranking kept between matches", function()
   -- a function saying what the next one-core job gets and how many kept
   -- rankings were mended.
   local function spread_on()
-    local g = machine(2, 2)
-    local m = core.matcher(g)
-    assert(m:set_policy("policies/spread.lua"))
+    local g, m = matcher_on("policies/spread.lua")
     local one = match.compiled{tasks = 1, cores_per_task = 1, duration = 10}
     return g, m, function()
       local j, msg = m:match(one, "allocate_orelse_reserve")
@@ -290,9 +296,7 @@ describe("a ranking kept between matches", function()
   end)
 
   it("is made anew after a property change a score reads", function()
-    local g = machine(2, 2)
-    local m = core.matcher(g)
-    assert(m:set_policy(weighted(true)))
+    local g, m = matcher_on(weighted(true))
     local one = match.compiled{tasks = 1, cores_per_task = 1}
     -- weights n0..n3: 0 1 2 0: n2 first
     assert.equal("n2", node_of(m:match(one)))
@@ -349,9 +353,7 @@ describe("a ranking kept between matches", function()
   end)
 
   it("keeps a ranking to the window when the score reads it", function()
-    local g = machine(2, 2)
-    local m = core.matcher(g)
-    assert(m:set_policy(by_duration(true)))
+    local g, m = matcher_on(by_duration(true))
     local one = match.compiled{tasks = 1, cores_per_task = 1, duration = 10}
     assert(m:match(one, "allocate"))
     g:set_now(3)
