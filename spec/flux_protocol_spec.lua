@@ -467,3 +467,40 @@ describe("grove.flux with deferred passes (the module's)", function()
     assert.equal(n0 + 2, s:stats().pass_time.n)
   end)
 end)
+
+describe("grove.flux answering aside, inside a pass (the module's between)", function()
+  it("calls between at the pass's steps; an aside answer holds its own actions alone",
+    function()
+    local s, clock = session()
+    s.defer = true
+    for id = 1, 3 do s:handle("sched.alloc", alloc(id, jobspec(1, 4, 100))) end
+    local calls, feas, status, now_in = 0, nil, nil, nil
+    s:set_between(function()
+      calls = calls + 1
+      if calls == 2 then
+        -- the clock moved on, but a request aside reads the pass's
+        clock.t = 1050
+        feas = s:aside("feasibility", '{"jobspec":' .. jobspec(1, 4, 100) .. '}')
+        status = s:aside("resource_status")
+        now_in = s.loop.now
+      end
+    end)
+    local acts = s:schedule()
+    assert.is_true(calls >= 3)
+    assert.equal(1000, now_in)
+    assert.equal(1, #feas)
+    assert.same({"respond", "feasibility.check"}, {feas[1].op, feas[1].topic})
+    assert.equal(1, #status)
+    assert.equal("sched.resource-status", status[1].topic)
+    -- the pass's own actions come back at its end, none lost to the aside
+    local started = by_id(acts, "alloc", "success")
+    assert.is_not_nil(started[1])
+    assert.is_not_nil(started[2])
+    for _, a in ipairs(acts) do assert.is_not.equal("feasibility.check", a.topic) end
+    -- an aside whose method fails raises, and leaves the pass's actions
+    s.out = {{op = "log", level = "info", message = "kept"}}
+    assert.has_error(function() s:aside("no_such_method") end)
+    assert.equal("kept", s.out[1].message)
+    assert.is_nil(s.in_aside)
+  end)
+end)

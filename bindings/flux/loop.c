@@ -61,16 +61,27 @@ int sg_loop_call(struct sched_ctx *ctx, const char *name, int nargs, int nres)
     return call(ctx, name, nargs, nres);
 }
 
-/* The call itself (sg_loop_call). */
+/* The call itself (sg_loop_call).  A request answered inside a pass
+ * (ctx->serving: protocol.c's between) goes through the loop's aside,
+ * which keeps the pass's own actions and clock out of its answer. */
 static int call(struct sched_ctx *ctx, const char *name, int nargs, int nres)
 {
     lua_State *L = ctx->L;
     int base = lua_gettop(L) - nargs;
     lua_pushcfunction(L, msghandler);
     lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->loop_ref);
-    lua_getfield(L, -1, name);
-    lua_insert(L, base + 1);     /* fn */
-    lua_insert(L, base + 2);     /* self */
+    if (ctx->serving) {
+        lua_getfield(L, -1, "aside");
+        lua_insert(L, base + 1);  /* aside */
+        lua_insert(L, base + 2);  /* self */
+        lua_pushstring(L, name);
+        lua_insert(L, base + 3);  /* the method's name */
+        nargs++;
+    } else {
+        lua_getfield(L, -1, name);
+        lua_insert(L, base + 1);  /* fn */
+        lua_insert(L, base + 2);  /* self */
+    }
     lua_insert(L, base + 1);     /* handler below fn */
     if (lua_pcall(L, nargs + 1, nres, base + 1) != LUA_OK) {
         flux_log(ctx->h, LOG_ERR, "%s: %s", name, lua_tostring(L, -1));

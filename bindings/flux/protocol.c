@@ -304,6 +304,65 @@ const struct flux_msg_handler_spec sg_handlers[] = {
     FLUX_MSGHANDLER_TABLE_END,
 };
 
+/* ---- requests answered inside a pass ------------------------------------------- */
+
+/* A pass over a deep queue can take longer than a client waits for an
+ * answer that only reads (a submission's feasibility check, `flux
+ * resource list`, `flux module stats`): the loop calls between (grove.sched's
+ * between) at each step of a pass, where its state is whole, and at most
+ * every BETWEEN_S the requests of those topics waiting on the handle are
+ * taken out (flux_recv with a match: every other message keeps its place
+ * and order) and answered there, through the loop's aside.  Only on the
+ * Lua state's main thread, where the pass runs. */
+#define BETWEEN_S 0.002
+
+static const struct {
+    const char *topic;
+    flux_msg_handler_f cb;
+} aside[] = {
+    {"feasibility.check", feasibility_cb},
+    {"sched.resource-status", status_cb},
+    {MODULE_NAME ".stats-get", sg_stats_cb},
+};
+
+static int between(lua_State *L)
+{
+    struct sched_ctx *ctx = lua_touserdata(L, lua_upvalueindex(1));
+    if (!ctx->passing || ctx->serving)
+        return 0;
+    double now = alloc_stamps_clock(CLOCK_MONOTONIC);
+    if (now - ctx->served_at < BETWEEN_S)
+        return 0;
+    ctx->served_at = now;
+    int main_thread = lua_pushthread(L);
+    lua_pop(L, 1);
+    if (!main_thread || L != ctx->L || !(flux_pollevents(ctx->h) & FLUX_POLLIN))
+        return 0;
+    int top = lua_gettop(L);
+    ctx->serving = true;
+    for (size_t i = 0; i < sizeof(aside) / sizeof(aside[0]); i++) {
+        struct flux_match m = FLUX_MATCH_REQUEST;
+        m.topic_glob = aside[i].topic;
+        flux_msg_t *msg;
+        while ((msg = flux_recv(ctx->h, m, FLUX_O_NONBLOCK))) {
+            aside[i].cb(ctx->h, NULL, msg, ctx);
+            flux_msg_destroy(msg);
+            ctx->served++;
+        }
+    }
+    ctx->serving = false;
+    lua_settop(L, top);
+    return 0;
+}
+
+int sg_between_install(struct sched_ctx *ctx)
+{
+    lua_State *L = ctx->L;
+    lua_pushlightuserdata(L, ctx);
+    lua_pushcclosure(L, between, 1);
+    return sg_loop_call(ctx, "set_between", 1, 0);
+}
+
 /* ---- resource.acquire (RFC 28) ---------------------------------------------- */
 
 void sg_acquire_cb(flux_future_t *f, void *arg)

@@ -143,7 +143,11 @@ static void check_cb(flux_reactor_t *r, flux_watcher_t *w, int revents, void *ar
     ctx->dirty = false;
     ctx->deferred = 0;
     double t0 = alloc_stamps_clock(CLOCK_MONOTONIC);
-    if (sg_loop_call(ctx, "schedule", 0, 1) == 0)
+    ctx->passing = true;
+    ctx->served_at = t0;
+    int rc = sg_loop_call(ctx, "schedule", 0, 1);
+    ctx->passing = false;
+    if (rc == 0)
         sg_act_all(ctx, NULL);
     ctx->pass_end = alloc_stamps_clock(CLOCK_MONOTONIC);
     ctx->pass_took = ctx->pass_end - t0;
@@ -289,7 +293,7 @@ int mod_main(flux_t *h, int argc, char **argv)
      * over the whole heap that a long queue made slow (the p99) */
     lua_gc(ctx->L, LUA_GCGEN, 0, 0);
     if (sg_config_push(ctx, argc, argv, &lua_dir) < 0 || sg_loop_make(ctx, lua_dir) < 0
-        || start(ctx) < 0)
+        || sg_between_install(ctx) < 0 || start(ctx) < 0)
         goto done;
     if (flux_reactor_run(flux_get_reactor(h), 0) < 0 && !ctx->stopping) {
         flux_log_error(h, "reactor");

@@ -70,6 +70,10 @@ struct sched_ctx {
     struct alloc_stamps stamps; /* the alloc latencies (alloc_stamps.h) */
     struct time_ring feasibility; /* feasibility.check: request in to answer out, wall */
     struct commit *commits; /* R commits under way (their responses wait) */
+    bool passing;      /* the loop's pass (check_cb) is under way */
+    bool serving;      /* a request is answered aside, inside the pass */
+    double served_at;  /* when the pass last looked for such requests */
+    unsigned long served; /* requests answered aside, in all */
 };
 
 /* A pending alloc request, as the msgs table holds it. */
@@ -118,6 +122,11 @@ void sg_msgs_fini(struct sched_ctx *ctx);
  * handlers (feasibility, expiration, resource-status, and ops.c's). */
 extern const struct schedutil_ops sg_sched_ops;
 extern const struct flux_msg_handler_spec sg_handlers[];
+
+/* Give the loop its between function (grove.sched's between): while a
+ * pass runs, the requests that only read the loop's state are answered
+ * between two of its steps.  0, or -1 (logged). */
+int sg_between_install(struct sched_ctx *ctx);
 
 /* resource.acquire's later responses (RFC 28). */
 void sg_acquire_cb(flux_future_t *f, void *arg);

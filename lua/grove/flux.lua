@@ -873,6 +873,25 @@ for topic, f in pairs(ops.TOPICS) do TOPICS[topic] = f end
 -- An operator's command (`flux grove CMD`, grove.flux.ops).
 Flux.grove = ops.command
 
+-- The driver's work between two steps of a pass (grove.sched's
+-- between): fn, called with no argument, or nil for none.
+function Flux:set_between(fn)
+  self.loop.between = fn
+end
+
+-- A request that only reads the loop's state (feasibility.check,
+-- sched.resource-status, the statistics), answered between two steps
+-- of a pass (sched_grove.c): method name's actions alone, the pass's own
+-- kept for its end, and the clock left where the pass reads it.
+function Flux:aside(name, ...)
+  local saved = self.out
+  self.out, self.in_aside = {}, true
+  local r = table.pack(pcall(self[name], self, ...))
+  self.out, self.in_aside = saved, nil
+  if not r[1] then error(r[2], 0) end
+  return table.unpack(r, 2, r.n)
+end
+
 -- Handle one message by topic: its actions.
 function Flux:handle(topic, payload)
   local h = TOPICS[topic]

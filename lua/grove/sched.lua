@@ -36,6 +36,11 @@
 --   self.on_wake(self, t)           a reservation begins at t: a pass is
 --                                   due then
 --   self.before_pass(self)          called first in each pass
+--   self.between()                  called between two steps of a pass
+--                                   (each ctx:next and ctx:start), where
+--                                   the loop's state is whole: the
+--                                   driver may answer requests that only
+--                                   read it, never change it
 --   self.touched                    a table: the loop puts there (id ->
 --                                   rec) every job that joins the queue
 --                                   or whose reservation changes, for a
@@ -1210,6 +1215,11 @@ function M.context(loop)
   -- the loop, rather than one by one in the policy.
   function ctx.next(_, view, fit)
     local s = loop
+    -- between two steps of the pass, the driver's own work (a Flux
+    -- module answers the requests that only read the loop's state:
+    -- sched_grove.c's between)
+    local between = s.between
+    if between then between() end
     local id
     if view ~= nil then
       if type(view) ~= "table" or math.type(view.id) ~= "integer" then
@@ -1250,6 +1260,8 @@ function M.context(loop)
       end
     end
     local s = loop
+    local between = s.between
+    if between then between() end
     local ok
     if rec.reserved == s.now and rec.vres then
       rec.vres = nil

@@ -46,8 +46,10 @@ function M.fail(self, topic, errnum, message)
   return M.flush(self)
 end
 
--- Move the clock to the caller's time (never back).
+-- Move the clock to the caller's time (never back); not inside a pass
+-- (a request answered aside reads the pass's clock).
 function M.tick(self)
+  if self.in_aside then return end
   local t = math.floor(self.clock())
   if t > self.loop.now then sched.set_now(self.loop, t) end
 end
