@@ -918,9 +918,10 @@ static int graph_count(lua_State *L)
     return 1;
 }
 
-enum { G_VERTEX_COUNT, G_EDGE_COUNT, G_BYTES, G_NOW, G_EXPIRATION };
+enum { G_VERTEX_COUNT, G_EDGE_COUNT, G_BYTES, G_NOW, G_EXPIRATION, G_CHANGES };
 
-/* #g, edge_count(), bytes(), now(), expiration(): the arg says which (G_*). */
+/* #g, edge_count(), bytes(), now(), expiration(), changes(): the arg says
+ * which (G_*). */
 static int graph_number(lua_State *L)
 {
     grove_graph_t *g = grovel_check_graph(L, 1);
@@ -930,6 +931,7 @@ static int graph_number(lua_State *L)
     case G_EDGE_COUNT: n = (int64_t)grove_graph_edge_count(g); break;
     case G_BYTES: n = (int64_t)grove_graph_bytes(g); break;
     case G_EXPIRATION: n = grove_graph_expiration(g); break;
+    case G_CHANGES: n = (int64_t)grove_graph_changes(g); break;
     default: n = grove_graph_now(g); break;
     }
     lua_pushinteger(L, (lua_Integer)n);

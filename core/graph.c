@@ -199,6 +199,11 @@ bool grove_graph_has_edge(const grove_graph_t *g, grove_eid_t e)
     return e < g->ne && !(g->e[e].flags & GROVEP_E_DEAD);
 }
 
+uint64_t grove_graph_changes(const grove_graph_t *g)
+{
+    return g ? g->chg_gen : 0;
+}
+
 size_t grove_graph_bytes(const grove_graph_t *g)
 {
     size_t per_v = sizeof(grovep_vertex_t) + 3 * sizeof(grove_eid_t)

@@ -143,6 +143,13 @@ size_t grove_graph_edge_count(const grove_graph_t *g);
 /* True if v names a live vertex. */
 bool grove_graph_has_vertex(const grove_graph_t *g, grove_vid_t v);
 
+/* A count that moves with every change to what the graph holds apart
+ * from its allocation records and clock: vertices and edges, sizes,
+ * names, ranks, properties, status, the aggregates' specification.  What
+ * a reader derives from those alone (the R of the whole graph) may be
+ * kept while the count holds. */
+uint64_t grove_graph_changes(const grove_graph_t *g);
+
 /* Bytes held by the graph (vertex arrays, edges, strings, indexes,
  * records): what bench/ reports per vertex. */
 size_t grove_graph_bytes(const grove_graph_t *g);

@@ -340,6 +340,31 @@ describe("grove.flux", function()
     assert.equal("0-1", p.allocated.execution.R_lite[1].children.core)
   end)
 
+  it("answers sched.resource-status after many jobs and after an edit of the graph",
+    function()
+    -- seven ranks of 4 cores, five one-core jobs on each of the first
+    -- ranks and an odd count in all: the pairwise join of what jobs hold
+    local s = session(nil, R_text("0-6", "n[0-6]"), "0-6")
+    local status = function()
+      return core.json_decode(flux.payload(s:handle("sched.resource-status", "{}")[1]))
+    end
+    assert.is_nil(status().all.execution.properties)
+    for id = 1, 11 do s:handle("sched.alloc", alloc(id, jobspec(1, 1, 100))) end
+    local held = core.rv1_decode(core.json_encode(status().allocated, 0))
+    assert.equal(11, held:count("core"))
+    local want
+    for id = 1, 11 do
+      local R = s.loop.m:rv1(id)
+      want = want and want:union(R) or R
+    end
+    assert.is_true(held:equal(want))
+    -- a property set by the operator is in the whole R at once
+    s:handle("sched-grove.set-property", '{"target":"n3","key":"fast"}')
+    assert.equal("3", status().all.execution.properties.fast)
+    s:handle("sched-grove.remove-property", '{"target":"n3","key":"fast"}')
+    assert.is_nil(status().all.execution.properties)
+  end)
+
   it("moves a running job's end on sched.expiration", function()
     local s = running_and_reserved(2, 1)
     local acts = s:handle("sched.expiration", '{"id":1,"expiration":1500}')

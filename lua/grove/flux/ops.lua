@@ -324,18 +324,38 @@ end
 
 -- The R of the whole set, of its down ranks and of what running jobs
 -- hold (sched.resource-status and graph --format=R).
+--
+-- The R of the whole graph is kept while the graph's content holds
+-- (g:changes(): its records and clock do not count); what running jobs
+-- hold is joined pairwise, level by level, so that each rank is copied
+-- once a level rather than once a job (a running sum of thousands of jobs
+-- copied the growing whole at every job: 0.9 s at 2,000 jobs on 16,384
+-- nodes).
 function M.status_R(self)
   local loop = self.loop
-  local all = core.rv1_from_graph(loop.g)
-  local down = all:restrict(self.acq:targets("down"))
-  local allocated
-  for _, rec in pairs(loop.jobs) do
-    if rec.state == "running" then
-      local R = loop.m:rv1(rec.id)
-      if R then allocated = allocated and allocated:union(R) or R end
-    end
+  local g = loop.g
+  local kept = self.all_R
+  if not kept or kept.g ~= g or kept.changes ~= g:changes() then
+    kept = {g = g, changes = g:changes(), R = core.rv1_from_graph(g)}
+    self.all_R = kept
   end
-  return all, down, allocated or all:restrict("")
+  local all = kept.R
+  local down = all:restrict(self.acq:targets("down"))
+  local held = {}
+  for _, rec in pairs(loop.jobs) do
+    if rec.state == "running" then held[#held + 1] = loop.m:rv1(rec.id) end
+  end
+  local n = #held
+  while n > 1 do
+    local k = 0
+    for i = 1, n, 2 do
+      k = k + 1
+      held[k] = held[i + 1] and held[i]:union(held[i + 1]) or held[i]
+    end
+    for i = k + 1, n do held[i] = nil end
+    n = k
+  end
+  return all, down, held[1] or all:restrict("")
 end
 
 -- graph {format = "jgf" | "R", types = "node,..."}: the module's graph as
