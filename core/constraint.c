@@ -58,6 +58,7 @@ struct grove_constraint {
     grove_hostlist_t **hosts;
     size_t nhosts, hosts_cap;
     json_t *json;   /* the source object */
+    char *key;      /* json as compact text, keys sorted */
 };
 
 typedef struct cctx {
@@ -291,7 +292,8 @@ grove_constraint_t *grovep_constraint_compile(const json_t *o, const json_t *sh,
         cnomem(&x);
         return NULL;
     }
-    if (!(c->json = json_deep_copy(o))) {
+    if (!(c->json = json_deep_copy(o))
+        || !(c->key = json_dumps(c->json, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY))) {
         grove_constraint_destroy(c);
         cnomem(&x);
         return NULL;
@@ -354,8 +356,14 @@ void grove_constraint_destroy(grove_constraint_t *c)
         grove_hostlist_destroy(c->hosts[i]);
     GROVEP_FREE_ALL(c->nodes, c->kids, c->props, c->hosts);
     json_decref(c->json);
+    free(c->key);
     free(c);
     errno = saved;
+}
+
+const char *grove_constraint_key(const grove_constraint_t *c)
+{
+    return c ? c->key : NULL;
 }
 
 /* A target's hostname counts as one of its properties, as flux-core

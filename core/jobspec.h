@@ -139,6 +139,11 @@ int grove_constraint_match(const grove_constraint_t *c,
  * ENOMEM.  Operands are kept as given. */
 json_t *grove_constraint_to_json(const grove_constraint_t *c);
 
+/* The constraint as compact JSON text with its keys sorted (borrowed, made
+ * when it was compiled; NULL for a NULL constraint): two constraints of
+ * one key match the same targets. */
+const char *grove_constraint_key(const grove_constraint_t *c);
+
 /* ---- jobspecs ---------------------------------------------------------- */
 
 typedef struct grove_jobspec grove_jobspec_t;

@@ -185,6 +185,10 @@ void grove_matcher_destroy(grove_matcher_t *m)
     free(m->dpar);
     free(m->orplan);
     grovep_match_kept_free(m);
+    for (size_t i = 0; i < GROVEP_CV_SLOTS; i++) {
+        free(m->cv[i].key);
+        free(m->cv[i].v);
+    }
     free(m);
 }
 
@@ -257,6 +261,52 @@ static int match_check(grove_matcher_t *m, const grove_jobspec_t *js, struct mat
 }
 
 /* Compile the request and make ready what every attempt needs; 0 or -1. */
+/* A deep queue holds many jobs of one constraint (a property, a
+ * hostlist), each matched again at every pass: the verdict on each
+ * execution target is kept by the constraint's text, so that a target is
+ * asked once while the graph's content holds, not once a match (a
+ * hostlist's look-up of the target's name, a property's). */
+uint8_t *grovep_match_verdicts(grove_matcher_t *m)
+{
+    const char *key = grove_constraint_key(m->constraint);
+    if (!key)
+        return NULL;
+    size_t n = grove_graph_vertex_slots(m->g);
+    struct grovep_verdicts *pick = NULL, *oldest = &m->cv[0];
+    for (size_t i = 0; i < GROVEP_CV_SLOTS && !pick; i++) {
+        if (m->cv[i].key && !strcmp(m->cv[i].key, key))
+            pick = &m->cv[i];
+        else if (m->cv[i].used < oldest->used)
+            oldest = &m->cv[i];
+    }
+    bool fresh = !pick;
+    if (!pick) {
+        char *k = strdup(key);
+        if (!k)
+            return NULL;
+        pick = oldest;
+        free(pick->key);
+        pick->key = k;
+    }
+    if (pick->cap < n) {
+        uint8_t *v = realloc(pick->v, n);
+        if (!v) {
+            free(pick->key);
+            pick->key = NULL;
+            return NULL;
+        }
+        pick->v = v;
+        pick->cap = n;
+        fresh = true;
+    }
+    if (fresh || pick->gen != m->g->chg_gen) {
+        memset(pick->v, 0, pick->cap);
+        pick->gen = m->g->chg_gen;
+    }
+    pick->used = ++m->cv_tick;
+    return pick->v;
+}
+
 static int match_prepare(grove_matcher_t *m, const grove_jobspec_t *js, struct matching *x,
                          grove_error_t *err)
 {
@@ -277,6 +327,7 @@ static int match_prepare(grove_matcher_t *m, const grove_jobspec_t *js, struct m
         return -1;
     x->top = x->tops[0];
     m->constraint = grove_jobspec_constraint(js);
+    m->cv_cur = m->constraint ? grovep_match_verdicts(m) : NULL;
     m->ctype = grove_graph_sym_lookup(g, m->constraint_type);
     m->node_sym = grove_graph_sym_lookup(g, "node");
     if (m->node_sym != GROVE_SYM_NONE && grove_graph_count_type(g, m->node_sym) == 0)
@@ -489,6 +540,7 @@ static int match_done(grove_matcher_t *m, struct matching *x, const grove_jobspe
     grove_policy_request_fini(&m->preq);
     m->sat = false;
     m->constraint = NULL;
+    m->cv_cur = NULL;
     if (job) {
         if (out)
             *out = job;

@@ -26,6 +26,9 @@
 #include "match.h"
 
 /* per-vertex match flags */
+/* constraints whose verdicts a matcher keeps (struct grovep_verdicts) */
+#define GROVEP_CV_SLOTS 4
+
 #define M_EXCL 0x01  /* taken exclusively by this match */
 #define M_TOUCH 0x02 /* this match took it, or something below it */
 #define M_PICK 0x04  /* picked by this match */
@@ -229,6 +232,20 @@ struct grove_matcher {
     bool sat_up; /* with sat: still leave out the vertices that are not up */
     const grove_constraint_t *constraint;
     grove_sym_t ctype, node_sym;
+    /* The verdicts of a few constraints on the execution targets, kept
+     * between matches (grovep_match_verdicts): each constraint by its key
+     * (grove_constraint_key), a byte a vertex slot (0 not yet asked, 1
+     * meets it, 2 does not), valid while the graph's content holds
+     * (chg_gen: names, ranks, properties).  cv_cur: this match's, or
+     * NULL (no constraint, or no memory for one). */
+    struct grovep_verdicts {
+        char *key;
+        uint64_t gen, used;
+        uint8_t *v;
+        size_t cap;
+    } cv[GROVEP_CV_SLOTS];
+    uint8_t *cv_cur;
+    uint64_t cv_tick;
     grove_error_t *err;
     int hook_failed;
 
@@ -530,7 +547,14 @@ static inline bool constraint_check(const grove_matcher_t *m, grove_vid_t v)
  * in a step. */
 static inline bool constraint_ok(const grove_matcher_t *m, grove_vid_t v)
 {
-    return !m->constraint || m->g->v[v].type != m->ctype || constraint_check(m, v);
+    if (!m->constraint || m->g->v[v].type != m->ctype)
+        return true;
+    uint8_t *cv = m->cv_cur;
+    if (!cv)
+        return constraint_check(m, v);
+    if (!cv[v])
+        cv[v] = constraint_check(m, v) ? 1 : 2;
+    return cv[v] == 1;
 }
 
 /* ---- touched ancestors ---------------------------------------------------- */
@@ -580,6 +604,11 @@ long grovep_match_job_index(const grove_matcher_t *m, grove_jobid_t id);
 int grovep_match_job_insert(grove_matcher_t *m, grove_job_t *j);
 void grovep_match_kept_free(grove_matcher_t *m);
 int grovep_match_keep_request(grove_matcher_t *m, grove_jobid_t id, const grove_jobspec_t *js);
+
+/* match.c: the kept verdicts of the current match's constraint (its slot
+ * found or made, emptied when the graph's content changed), or NULL with
+ * ENOMEM (the match then asks the constraint each time). */
+uint8_t *grovep_match_verdicts(grove_matcher_t *m);
 
 /* match_walk.c: scratch state, the candidate walk, taking, a request list matched */
 int grovep_match_scratch_reserve(grove_matcher_t *m);

@@ -529,3 +529,42 @@ describe("grove.flux answering aside, inside a pass (the module's between)", fun
     assert.is_nil(s.in_aside)
   end)
 end)
+
+describe("grove.flux with jobs that wait for drained nodes", function()
+  -- four ranks of four cores, rank 3 the only one with property rare and
+  -- down; job 1 holds the three others; then ten jobs of one node with
+  -- rare, and a pass
+  local function rare_queue(queue)
+    local R = '{"version":1,"execution":{"R_lite":[{"rank":"0-3","children":{"core":"0-3"}}],'
+      .. '"starttime":0,"expiration":0,"nodelist":["n[0-3]"],"properties":{"rare":"3"}}}'
+    local s, clock = session({queue = queue, reserve_depth = 64}, R, "0-2")
+    s.defer = true
+    s:handle("sched.alloc", alloc(1, jobspec(3, 4, 100)))
+    s:schedule()
+    local rare = jobspec(1, 1, 100):gsub('"duration":100',
+      '"duration":100,"constraints":{"properties":["rare"]}')
+    for id = 2, 11 do s:handle("sched.alloc", alloc(id, rare)) end
+    -- their admission (each one's satisfiability) and a first pass
+    assert.same({}, by_id(s:schedule(), "alloc", "success"))
+    return s, clock
+  end
+
+  for _, queue in ipairs({"conservative", "easy"}) do
+    it(queue .. " looks for them once a pass, not once a job, and plans them when the "
+      .. "node is back", function()
+      local s, clock = rare_queue(queue)
+      clock.t = clock.t + 10
+      local before = s.loop.m:stats().matches
+      local acts = s:schedule()
+      assert.same({}, by_id(acts, "alloc", "success"))
+      -- a start, a reservation and a forecast each tried once for the
+      -- ten alike jobs (not thirty walks)
+      assert.is_true(s.loop.m:stats().matches - before <= 3,
+        "matches: " .. (s.loop.m:stats().matches - before))
+      -- rank 3 comes back: the first of them starts at once
+      acts = s:handle("resource.acquire", '{"up":"3"}')
+      for _, a in ipairs(s:schedule()) do acts[#acts + 1] = a end
+      assert.equal("3", ranks_of(by_id(acts, "alloc", "success")[2]))
+    end)
+  end
+end)

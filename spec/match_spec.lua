@@ -225,6 +225,56 @@ describe("m:match", function()
   end)
 end)
 
+describe("constraint verdicts kept between matches", function()
+  -- a job of one node under constraint c (a table)
+  local function constrained(c)
+    local t = cores_table(1)
+    t.resources = {{type = "node", count = 1, with = t.resources}}
+    t.attributes.system.constraints = c
+    return t
+  end
+
+  it("see a property set or removed after an earlier match of the same constraint",
+    function()
+    local g = tiny()
+    local m = core.matcher(g)
+    local c = {properties = {"ssd"}}
+    assert.is_nil(m:match(constrained(c)))
+    g:vertex("/tiny0/rack0/node1"):set_property("ssd", "")
+    local j = assert(m:match(constrained(c)))
+    assert.equal("/tiny0/rack0/node1", tostring(j.picks[3].vertex))
+    m:cancel(j.id)
+    g:vertex("/tiny0/rack0/node1"):remove_property("ssd")
+    assert.is_nil(m:match(constrained(c)))
+    -- and a name changed under a hostlist
+    j = assert(m:match(constrained({hostlist = {"node1"}})))
+    assert.equal("node1", j.picks[3].vertex:name())
+    m:cancel(j.id)
+    g:vertex("/tiny0/rack0/node1"):set_name("other1")
+    assert.is_nil(m:match(constrained({hostlist = {"node1"}})))
+  end)
+
+  it("answer alike for more constraints than are kept, in turn", function()
+    local g = tiny()
+    local m = core.matcher(g)
+    local nodes = {}
+    for v in g:vertices{type = "node"} do nodes[#nodes + 1] = v:name() end
+    table.sort(nodes)
+    -- a hostlist of each node, negated, and a rank set: more than four
+    -- constraints, each matched three times in turn
+    for _ = 1, 3 do
+      for _, name in ipairs(nodes) do
+        local j = assert(m:match(constrained({hostlist = {name}})))
+        assert.equal(name, j.picks[3].vertex:name())
+        m:cancel(j.id)
+        j = assert(m:match(constrained({["not"] = {{hostlist = {name}}}})))
+        assert.not_equal(name, j.picks[3].vertex:name())
+        m:cancel(j.id)
+      end
+    end
+  end)
+end)
+
 describe("xor_slot alternatives", function()
   -- slot alternatives below one socket: 8 cores and some GPUs, or 10
   -- cores, or 4 GPUs (tiny's sockets have 18 cores and 1 GPU each)

@@ -783,9 +783,14 @@ end
 --         (start_protected's second try), by the protected job:
 --         forgotten only when room is given back (room_gen: a
 --         reservation cancelled other than by that try, which puts it
---         back where the matcher found it before).
--- What is remembered only ever refuses a start, never places a job: at
--- worst a job starts a pass later.
+--         back where the matcher found it before);
+--   noplan requests that found no start at all, now or later (the
+--         resources they need down or drained, or nothing before the
+--         horizon): forgotten when room is given back (room_gen).  A
+--         deep queue of jobs waiting for drained nodes costs one walk a
+--         pass, not one a job.
+-- What is remembered only ever refuses a start or a reservation, never
+-- places a job: at worst a job starts, or is planned, a pass later.
 -- Only C placement policies (pl.fast) are trusted to place alike jobs
 -- alike: a Lua policy's hook may look at the job.
 
@@ -795,10 +800,11 @@ local function nofit_of(self, rec)
   if not pl.fast then return nil end
   local nf = self.nofit
   if nf.pass ~= self.passes then
-    nf = {pass = self.passes, now = {}, bare = {}, plan = self.plan_gen, room = self.room_gen}
+    nf = {pass = self.passes, now = {}, bare = {}, noplan = {}, plan = self.plan_gen,
+      room = self.room_gen}
     self.nofit = nf
   end
-  if nf.room ~= self.room_gen then nf.bare, nf.room = {}, self.room_gen end
+  if nf.room ~= self.room_gen then nf.bare, nf.noplan, nf.room = {}, {}, self.room_gen end
   if nf.plan ~= self.plan_gen then nf.now, nf.plan = {}, self.plan_gen end
   local t = nf.now[pl]
   if not t then
@@ -810,7 +816,12 @@ local function nofit_of(self, rec)
     b = {}
     nf.bare[pl] = b
   end
-  return t, b
+  local np = nf.noplan[pl]
+  if not np then
+    np = {}
+    nf.noplan[pl] = np
+  end
+  return t, b, np
 end
 
 -- rec's request as a key: a plain request's object (M.request keeps one
@@ -820,6 +831,15 @@ local function fit_key(rec)
   if not rec.jobspec then return js end
   if rec.fk_js ~= js then rec.fk_js, rec.fk = js, js:request_key() end
   return rec.fk
+end
+
+-- The key of rec's request for a memory of what did not fit (fit_key),
+-- or nil when its placement policy may place alike jobs differently (a
+-- Lua policy's hook may look at the job).
+function M.alike_key(self, rec)
+  local pl = rec.placement or self.pl0
+  if not pl.fast then return nil end
+  return fit_key(rec)
 end
 
 -- Try to allocate rec now; true on success.  A job that asks more units
@@ -950,8 +970,14 @@ local function reserve(self, rec)
     wake(self, t)
     return t, "reserved"
   end
+  local now, _, noplan = nofit_of(self, rec)
+  local key = noplan and fit_key(rec)
+  if key and noplan[key] then return nil end
   local j, msg, code = match(self, rec, "allocate_orelse_reserve")
   if not j then
+    if key and not hard_failure(code) then
+      noplan[key], now[key] = true, true
+    end
     match_fail(self, rec, msg, code)
     return nil
   end

@@ -68,14 +68,19 @@ end
 -- jobs in queue order (in_order: fcfs), no job starts before the one
 -- ahead of it, and the forecast stops at a job with no estimate or no
 -- duration of its own (what follows it cannot be known); flux-core's
--- fifo forecasts the same way.
+-- fifo forecasts the same way.  Within a forecast the room only shrinks
+-- (each estimate found is held) and the floor only rises, so a request
+-- that found no start finds none again: a job of the same request (the
+-- same shape, constraints and duration, under a C placement policy:
+-- sched.alike_key) is not looked for again (jobs that wait for drained
+-- nodes cost one walk a forecast, not one a job).
 local function forecast(self)
   local loop = self.loop
   local m, cs, jobs = loop.m, loop.cs, loop.jobs
   local in_order = loop.queue_policy.in_order
   local depth = depth_of(self)
   self.forecasts = (self.forecasts or 0) + 1
-  local est, held = {}, {}
+  local est, held, none = {}, {}, {}
   local floor, known = loop.now, true
   local id, i = cs:next(), 0
   local last
@@ -84,12 +89,15 @@ local function forecast(self)
     last = id
     local rec = jobs[id]
     local t = rec.reserved
-    if not t and known and rec.js then
+    local key = not t and known and rec.js and sched.alike_key(loop, rec)
+    if not t and known and rec.js and not (key and none[key]) then
       local j = m:match(rec.js, "allocate_orelse_reserve", nil,
         {after = in_order and floor or nil, picks = false})
       if j then
         t = j.start
         held[#held + 1] = j.id
+      elseif key then
+        none[key] = true
       end
     end
     est[rec] = t
