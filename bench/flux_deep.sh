@@ -27,7 +27,9 @@
 # cancelled and the queue drains.  Prints per scheduler: the time to
 # submit the queue (the feasibility check of each job included), the
 # feasibility.check round trip (p50, p99 ms, 200 of the jobs asked with
-# the queue deep), the wall time of `flux resource list`, broker RSS,
+# the queue deep), the wall time of `flux resource list` (and, beside it,
+# its sched.resource-status round trip in ms, rs_ms, and the start-up of
+# its Python with no request, floor_s), broker RSS,
 # jobs/s while the queue drains; and for sched-grove its own figures:
 # per-match p50/p99/max (ms), a pass's p50/p99/max (ms), annotations
 # sent per job.  A benchmark, not a test: figures go in bench/RESULTS.md.
@@ -90,8 +92,9 @@ fluxion-*) flux module remove sched-fluxion-qmanager; flux module remove sched-f
 esac
 EOF
 
-printf '%-30s %8s %8s %8s %7s %6s %7s %8s %8s %8s %8s %8s %8s %7s\n' scheduler submit_s \
-    feas50ms feas99ms list_s rss_MB jobs/s match50 match99 matchmx pass50 pass99 passmx ann/job
+printf '%-30s %8s %8s %8s %7s %7s %7s %6s %7s %8s %8s %8s %8s %8s %8s %7s\n' scheduler \
+    submit_s feas50ms feas99ms list_s rs_ms floor_s rss_MB jobs/s match50 match99 matchmx \
+    pass50 pass99 passmx ann/job
 for sched in $SCHEDS; do
     case $sched in
     fluxion-*) [ -f "$FLUXION_DIR/resource/modules/sched-fluxion-resource.so" ] || {
@@ -107,14 +110,14 @@ for sched in $SCHEDS; do
     fi
     echo "$row" | python3 -c '
 import json, sys
-f = sys.stdin.read().split(" ", 8)
-s = json.loads(f[8]) if len(f) > 8 else {}
+f = sys.stdin.read().split(" ", 10)
+s = json.loads(f[10]) if len(f) > 10 else {}
 def ms(k, q):
     v = s.get(k, {}).get(q)
     return "%.2f" % (v / 1e3) if v is not None else "-"
 m = s.get("match_time", {})
-print("%-30s %8s %8s %8s %7s %6s %7s %8s %8s %8s %8s %8s %8s %7s" % (sys.argv[1], f[1], f[2],
-      f[3], f[4], f[5], f[6], ms("match_dist", "p50_us"), ms("match_dist", "p99_us"),
-      "%.2f" % (m["max"] * 1e3) if m.get("max") else "-", ms("pass_time", "p50_us"),
-      ms("pass_time", "p99_us"), ms("pass_time", "max_us"), f[7]))' "$sched"
+print("%-30s %8s %8s %8s %7s %7s %7s %6s %7s %8s %8s %8s %8s %8s %8s %7s" % (sys.argv[1],
+      f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], ms("match_dist", "p50_us"),
+      ms("match_dist", "p99_us"), "%.2f" % (m["max"] * 1e3) if m.get("max") else "-",
+      ms("pass_time", "p50_us"), ms("pass_time", "p99_us"), ms("pass_time", "max_us"), f[9]))' "$sched"
 done

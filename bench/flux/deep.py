@@ -2,7 +2,11 @@
 # `flux python` inside the instance, its scheduler loaded): the machine
 # filled, a deep queue of mixed jobs behind, then the fill ended and the
 # queue drained.  Prints one line:
-#   DEEP submit_s feas_p50_ms feas_p99_ms list_s rss_MB drain_jobs_s ann_per_job stats
+#   DEEP submit_s feas_p50_ms feas_p99_ms list_s status_ms floor_s rss_MB drain_jobs_s
+#        ann_per_job stats
+# status_ms: the sched.resource-status round trip `flux resource list`
+# makes; floor_s: `flux python -c "import flux.resource"`, the command's
+# start-up without any request.
 # stats: the scheduler module's own statistics (JSON, one line) or {}.
 import json
 import os
@@ -109,6 +113,19 @@ time.sleep(2)  # the queue settles
 t = time.monotonic()
 subprocess.run(["flux", "resource", "list"], stdout=subprocess.DEVNULL, check=True)
 list_s = time.monotonic() - t
+# the scheduler's own part of it: the sched.resource-status round trip
+# (the median of five), and the floor of the command's Python: its
+# interpreter and flux module started, nothing asked
+rpc = []
+for _ in range(5):
+    t = time.monotonic()
+    h.rpc("sched.resource-status").get()
+    rpc.append(time.monotonic() - t)
+rpc.sort()
+status_ms = rpc[2] * 1e3
+t = time.monotonic()
+subprocess.run(["flux", "python", "-c", "import flux.resource"], check=True)
+floor_s = time.monotonic() - t
 rss = broker_rss_mb(pid)
 
 # the fill ends: the queue drains, all but the jobs that can never run
@@ -130,8 +147,9 @@ if a.stats:
     except OSError:
         stats = {}
 ann = stats.get("annotations_sent")
-print("DEEP %.2f %.2f %.2f %.3f %d %.1f %s %s" % (
-    submit_s, lat[len(lat) // 2] * 1e3, lat[len(lat) * 99 // 100] * 1e3, list_s, rss,
+print("DEEP %.2f %.2f %.2f %.3f %.1f %.3f %d %.1f %s %s" % (
+    submit_s, lat[len(lat) // 2] * 1e3, lat[len(lat) * 99 // 100] * 1e3, list_s, status_ms,
+    floor_s, rss,
     done / drain if drain > 0 else 0.0,
     "%.2f" % (ann / a.jobs) if ann is not None else "-", json.dumps(stats)))
 sys.stdout.flush()

@@ -226,7 +226,9 @@ local function pass(self, new, moved)
   refresh_open(self)
   policy_pass(self)
   local denied = false
+  local between = loop.between
   for _, rec in ipairs(joined or {}) do
+    if between then between() end
     if rec.state == "queued" then
       local msg, code = sched.unsatisfiable(loop, rec)
       if msg then

@@ -42,6 +42,9 @@ function M.started(self, rec)
   self.gen = self.gen + 1
   local text, R = base.R_of(self, rec)
   local ann = {sched = {resource_summary = R:summary()}}
+  -- its memory is C's, which Lua's collector does not count: given back
+  -- now, not at a collection paced by the Lua heap alone
+  R:close()
   local cs = self.loop.cs
   local head = cs:next()
   if head and before(cs:job(head), cs:job(rec.id)) then ann.sched.backfill = base.f58(head) end
@@ -84,7 +87,9 @@ local function forecast(self)
   local floor, known = loop.now, true
   local id, i = cs:next(), 0
   local last
+  local between = loop.between
   while id and i < depth do
+    if between then between() end
     i = i + 1
     last = id
     local rec = jobs[id]
