@@ -1,7 +1,7 @@
 /* l_sim.c: the one call the batch-queue simulator (grove.sim) makes per
  * scheduling attempt, without the cost of a full job table.
  *
- *   core.sim_match(m, jobspec, mode, id [, type [, count]])
+ *   core.sim_match(m, jobspec, mode, id [, type [, count [, after]]])
  *       -> state, start, end, {vid, ...} [, units]   or nil, message, code
  *   core.sim_nodes(vids, of) -> {node, ...}
  *
@@ -12,7 +12,9 @@
  * the vertex ids of the picks, only those of the given type when type is
  * given; end is nil for a job without one.  With count (a type name), also
  * the units of that type the job holds (its picks' amounts summed: what
- * m:info(id).counts[count] says, without the table).
+ * m:info(id).counts[count] says, without the table).  With after (an
+ * integer time, allocate_orelse_reserve only), no start before it, as
+ * m:match's after option.
  *
  * sim_nodes: the nodes a job holds, of[vid] for each vertex id of vids that of
  * knows, each once, in increasing order (of maps a vertex id to its node's
@@ -27,6 +29,7 @@
  * Lua) or a second way to match: it calls the same grove_match.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,11 +48,18 @@ static int l_sim_match(lua_State *L)
     luaL_argcheck(L, id > 0, 4, "job id must be > 0");
     const char *type = luaL_optstring(L, 5, NULL);
     const char *count = luaL_optstring(L, 6, NULL);
+    int64_t after = 0;
+    bool has_after = !lua_isnoneornil(L, 7);
+    if (has_after) {
+        after = (int64_t)luaL_checkinteger(L, 7);
+        luaL_argcheck(L, mode_of[mode] == GROVE_MATCH_ALLOCATE_ORELSE_RESERVE, 7,
+                      "after: only with allocate_orelse_reserve");
+    }
     grove_error_t err = {{0}, 0};
     const grove_job_t *job = NULL;
     const char *why = NULL;
-    if (grovel_match_guarded(L, 1, js, (int)mode_of[mode], (grove_jobid_t)id, NULL, NULL, &job,
-                             &err, &why)
+    if (grovel_match_guarded(L, 1, js, (int)mode_of[mode], (grove_jobid_t)id, NULL,
+                             has_after ? &after : NULL, &job, &err, &why)
         < 0)
         return grovel_fail_errno(L, errno, why);
     const grove_graph_t *g = grove_matcher_graph(m);

@@ -568,3 +568,67 @@ describe("grove.flux with jobs that wait for drained nodes", function()
     end)
   end
 end)
+
+describe("grove.flux's memories of alike requests", function()
+  -- The same stream through two sessions, one of them with the memories
+  -- off (its placement policy taken as one that may place alike jobs
+  -- differently): every action, starts, ranks and estimates, the same.
+  local function nodes_js(n, d)
+    return ('{"version":1,"resources":[{"type":"node","count":%d,"with":[{"type":"slot",'
+      .. '"count":1,"label":"task","with":[{"type":"core","count":4}]}]}],"tasks":[{'
+      .. '"command":["true"],"slot":"task","count":{"per_slot":1}}],"attributes":{"system":'
+      .. '{"duration":%d}}}'):format(n, d)
+  end
+  local shapes = {nodes_js(1, 100), nodes_js(2, 100), jobspec(1, 1, 50), jobspec(3, 1, 70),
+    nodes_js(1, 300)}
+
+  local function run(queue, memories, seed, depth)
+    local s, clock = session({queue = queue, reserve_depth = depth}, R_text("0-3", "n[0-3]"),
+      "0-3")
+    s.defer = true
+    if not memories then s.loop.pl0 = setmetatable({fast = false}, {__index = s.loop.pl0}) end
+    local out, R = {}, {}
+    local function record(acts)
+      for _, a in ipairs(acts) do
+        if a.op == "alloc" then
+          out[#out + 1] = core.json_encode({a.id, a.type, a.R and ranks_of(a) or false,
+            a.annotations or false}, 0)
+          if a.type == "success" then R[a.id] = a.R end
+        end
+      end
+    end
+    local function rnd(n)
+      seed = (seed * 1103515245 + 12345) % 2147483648
+      return seed % n + 1
+    end
+    for id = 1, 40 do
+      record(s:handle("sched.alloc", alloc(id, shapes[rnd(#shapes)])))
+      if id % 5 == 0 then record(s:schedule()) end
+    end
+    record(s:schedule())
+    -- the running jobs end early, one at a time, in id order
+    for _ = 1, 60 do
+      local id
+      for k in pairs(R) do if not id or k < id then id = k end end
+      if not id then break end
+      clock.t = clock.t + 7
+      record(s:handle("sched.free", ('{"id":%d,"R":%s,"final":true}'):format(id, R[id])))
+      R[id] = nil
+      record(s:schedule())
+    end
+    return out
+  end
+
+  for _, queue in ipairs({"conservative", "easy", "fcfs"}) do
+    it("leave every action of " .. queue .. " as it is without them", function()
+      for _, seed in ipairs({17, 5, 99, 2024}) do
+        for _, depth in ipairs({8, false}) do
+          local with = run(queue, true, seed, depth or nil)
+          local without = run(queue, false, seed, depth or nil)
+          assert.is_true(#with > 40)
+          assert.same(without, with)
+        end
+      end
+    end)
+  end
+end)

@@ -164,6 +164,14 @@ describe("grove.sim", function()
     assert.is_true(#all >= 3)
     local n5 = select("#", grove.core.sim_match(m, js, "allocate", 3, "core"))
     assert.equal(4, n5)
+    -- after: a reservation no earlier than a given time, as m:match's
+    local js1 = grove.core.jobspec_from_table(grove.jobspec{slots = 1, duration = 60})
+    local rst, rstart = grove.core.sim_match(m, js1, "allocate_orelse_reserve", 4, nil, nil,
+      500)
+    assert.same({"reserved", 500}, {rst, rstart})
+    assert.has_error(function()
+      grove.core.sim_match(m, js1, "allocate", 5, nil, nil, 500)
+    end, "bad argument #7 to 'sim_match' (after: only with allocate_orelse_reserve)")
   end)
 
   it("refuses misuse", function()

@@ -493,14 +493,14 @@ local match
 -- (only the picks of the processor type come back; for a jobspec job,
 -- every pick and the units of that type, units); a Lua policy goes through
 -- m:match, which runs it in its sandbox.
-function match(self, rec, mode)
+function match(self, rec, mode, after)
   if self.timed then
     -- wall-clock, as Fluxion's match time: os.clock's CPU time of the
     -- process is a system call that sums every thread of it (a broker
     -- runs dozens), twice a match
     local t0 = wall_clock()
     self.timed = false
-    local j, msg, code = match(self, rec, mode)
+    local j, msg, code = match(self, rec, mode, after)
     self.timed = true
     self.cs:count_match(j ~= nil, wall_clock() - t0)
     return j, msg, code
@@ -512,11 +512,11 @@ function match(self, rec, mode)
   if self.lean then
     local plain = not rec.jobspec
     local state, start, end_or_code, vids, units = core.sim_match(self.m, rec.js, mode, rec.id,
-      plain and self.unit or nil, not plain and self.unit or nil)
+      plain and self.unit or nil, not plain and self.unit or nil, after)
     if not state then return nil, start, end_or_code end
     return {state = state, start = start, vids = vids, units = units}
   end
-  local j, msg, code = self.m:match(rec.js, mode, rec.id)
+  local j, msg, code = self.m:match(rec.js, mode, rec.id, after and {after = after} or nil)
   if not j then return nil, msg, code end
   local vids = {}
   for i, p in ipairs(j.picks) do vids[i] = p.vertex:vid() end
@@ -788,7 +788,13 @@ end
 --         resources they need down or drained, or nothing before the
 --         horizon): forgotten when room is given back (room_gen).  A
 --         deep queue of jobs waiting for drained nodes costs one walk a
---         pass, not one a job.
+--         pass, not one a job;
+--   floor  the start of the last reservation made for a request: one
+--         alike behind it finds no start before that (at every earlier
+--         instant the first did not fit, and there is less room now), so
+--         its search starts there (forgotten with now, plan_gen).  A
+--         conservative queue of thousands of jobs of a few shapes then
+--         walks each instant once a shape, not once a job.
 -- What is remembered only ever refuses a start or a reservation, never
 -- places a job: at worst a job starts, or is planned, a pass later.
 -- Only C placement policies (pl.fast) are trusted to place alike jobs
@@ -800,12 +806,12 @@ local function nofit_of(self, rec)
   if not pl.fast then return nil end
   local nf = self.nofit
   if nf.pass ~= self.passes then
-    nf = {pass = self.passes, now = {}, bare = {}, noplan = {}, plan = self.plan_gen,
-      room = self.room_gen}
+    nf = {pass = self.passes, now = {}, bare = {}, noplan = {}, floor = {},
+      plan = self.plan_gen, room = self.room_gen}
     self.nofit = nf
   end
   if nf.room ~= self.room_gen then nf.bare, nf.noplan, nf.room = {}, {}, self.room_gen end
-  if nf.plan ~= self.plan_gen then nf.now, nf.plan = {}, self.plan_gen end
+  if nf.plan ~= self.plan_gen then nf.now, nf.floor, nf.plan = {}, {}, self.plan_gen end
   local t = nf.now[pl]
   if not t then
     t = {}
@@ -821,7 +827,12 @@ local function nofit_of(self, rec)
     np = {}
     nf.noplan[pl] = np
   end
-  return t, b, np
+  local fl = nf.floor[pl]
+  if not fl then
+    fl = {}
+    nf.floor[pl] = fl
+  end
+  return t, b, np, fl
 end
 
 -- rec's request as a key: a plain request's object (M.request keeps one
@@ -970,10 +981,11 @@ local function reserve(self, rec)
     wake(self, t)
     return t, "reserved"
   end
-  local now, _, noplan = nofit_of(self, rec)
+  local now, _, noplan, floor = nofit_of(self, rec)
   local key = noplan and fit_key(rec)
   if key and noplan[key] then return nil end
-  local j, msg, code = match(self, rec, "allocate_orelse_reserve")
+  local after = key and floor[key]
+  local j, msg, code = match(self, rec, "allocate_orelse_reserve", after)
   if not j then
     if key and not hard_failure(code) then
       noplan[key], now[key] = true, true
@@ -981,6 +993,7 @@ local function reserve(self, rec)
     match_fail(self, rec, msg, code)
     return nil
   end
+  if key then floor[key] = j.start end
   if j.state == "allocated" then
     begin_run(self, rec, j)
     return self.now, "started"
@@ -1101,6 +1114,10 @@ local function start_protected(self, rec, prot)
   end
   cancel_reservation(self, prot, true)
   self.m:cancel(rec.id)
+  -- rec's room is given back: the start just found for prot (with rec
+  -- in place) is no floor for it or its like any more
+  local nf = self.nofit
+  if nf and nf.pass == self.passes then nf.floor = {} end
   reserve(self, prot)
   -- it fits only by delaying prot: as good as not fitting, for this
   -- request, until room is given back

@@ -76,14 +76,15 @@ end
 -- that found no start finds none again: a job of the same request (the
 -- same shape, constraints and duration, under a C placement policy:
 -- sched.alike_key) is not looked for again (jobs that wait for drained
--- nodes cost one walk a forecast, not one a job).
+-- nodes cost one walk a forecast, not one a job), and one alike a job
+-- that found a start is looked for from that start on.
 local function forecast(self)
   local loop = self.loop
   local m, cs, jobs = loop.m, loop.cs, loop.jobs
   local in_order = loop.queue_policy.in_order
   local depth = depth_of(self)
   self.forecasts = (self.forecasts or 0) + 1
-  local est, held, none = {}, {}, {}
+  local est, held, none, alike = {}, {}, {}, {}
   local floor, known = loop.now, true
   local id, i = cs:next(), 0
   local last
@@ -96,11 +97,14 @@ local function forecast(self)
     local t = rec.reserved
     local key = not t and known and rec.js and sched.alike_key(loop, rec)
     if not t and known and rec.js and not (key and none[key]) then
-      local j = m:match(rec.js, "allocate_orelse_reserve", nil,
-        {after = in_order and floor or nil, picks = false})
+      local after = in_order and floor or nil
+      local kf = key and alike[key]
+      if kf and (not after or kf > after) then after = kf end
+      local j = m:match(rec.js, "allocate_orelse_reserve", nil, {after = after, picks = false})
       if j then
         t = j.start
         held[#held + 1] = j.id
+        if key then alike[key] = t end
       elseif key then
         none[key] = true
       end
