@@ -15,7 +15,8 @@
  *                  (resource.acquire) messages, and the requests a
  *                  scheduler answers itself (feasibility.check,
  *                  sched.expiration, sched.resource-status): decoded and
- *                  handed to the loop
+ *                  handed to the loop; those that only read are also
+ *                  answered between the steps of a long pass (between)
  *   respond.c      the loop's actions as broker calls: alloc responses
  *                  (R committed to the KVS first), errors, exceptions,
  *                  log lines
