@@ -42,6 +42,7 @@ static json_t *stats_object(struct sched_ctx *ctx)
     json_object_set_new(o, "feasibility", time_ring_report(&ctx->feasibility));
     /* feasibility checks, resource-status and stats answered inside a pass */
     json_object_set_new(o, "served_in_pass", json_integer((json_int_t)ctx->served));
+    json_object_set_new(o, "served_ahead", json_integer((json_int_t)ctx->served_ahead));
     json_object_set_new(o, "lua_gc", json_pack("{s:i s:I s:f s:f}", "heap_kb",
                                                lua_gc(ctx->L, LUA_GCCOUNT), "steps",
                                                (json_int_t)ctx->gc_steps, "cpu_us",

@@ -153,6 +153,8 @@ static bool push_request_msg(struct sched_ctx *ctx, const flux_msg_t *msg,
     return true;
 }
 
+static void serve_waiting(struct sched_ctx *ctx);
+
 static void alloc_cb(flux_t *h, const flux_msg_t *msg, void *arg)
 {
     struct sched_ctx *ctx = arg;
@@ -172,6 +174,7 @@ static void alloc_cb(flux_t *h, const flux_msg_t *msg, void *arg)
         sg_msgs_drop(ctx, (lua_Integer)id);
     }
     ctx->dirty = true;
+    serve_waiting(ctx);
 }
 
 /* Hand msg's payload (when it has one) to the loop's method name; a pass
@@ -304,16 +307,19 @@ const struct flux_msg_handler_spec sg_handlers[] = {
     FLUX_MSGHANDLER_TABLE_END,
 };
 
-/* ---- requests answered inside a pass ------------------------------------------- */
+/* ---- requests answered inside a pass, and ahead of allocs ----------------------- */
 
 /* A pass over a deep queue can take longer than a client waits for an
  * answer that only reads (a submission's feasibility check, `flux
- * resource list`, `flux module stats`): the loop calls between (grove.sched's
- * between) at each step of a pass, where its state is whole, and at most
- * every BETWEEN_S the requests of those topics waiting on the handle are
- * taken out (flux_recv with a match: every other message keeps its place
- * and order) and answered there, through the loop's aside.  Only on the
- * Lua state's main thread, where the pass runs. */
+ * resource list`, `flux module stats`), and so can a burst of thousands
+ * of alloc requests queued ahead of it.  The loop calls between
+ * (grove.sched's between) at each step of a pass, where its state is
+ * whole, and alloc_cb calls serve_waiting after each alloc: at most every
+ * BETWEEN_S the requests of those topics waiting on the handle are taken
+ * out (flux_recv with a match: every other message keeps its place and
+ * order) and answered there; inside a pass through the loop's aside, so
+ * that the pass's own actions and clock stay out of the answer.  Only on
+ * the Lua state's main thread, where the pass runs. */
 #define BETWEEN_S 0.002
 
 static const struct {
@@ -325,21 +331,20 @@ static const struct {
     {MODULE_NAME ".stats-get", sg_stats_cb},
 };
 
-static int between(lua_State *L)
+static void serve_waiting(struct sched_ctx *ctx)
 {
-    struct sched_ctx *ctx = lua_touserdata(L, lua_upvalueindex(1));
-    if (!ctx->passing || ctx->serving)
-        return 0;
+    if (ctx->in_serve)
+        return;
     double now = alloc_stamps_clock(CLOCK_MONOTONIC);
     if (now - ctx->served_at < BETWEEN_S)
-        return 0;
+        return;
     ctx->served_at = now;
-    int main_thread = lua_pushthread(L);
-    lua_pop(L, 1);
-    if (!main_thread || L != ctx->L || !(flux_pollevents(ctx->h) & FLUX_POLLIN))
-        return 0;
+    if (!(flux_pollevents(ctx->h) & FLUX_POLLIN))
+        return;
+    lua_State *L = ctx->L;
     int top = lua_gettop(L);
-    ctx->serving = true;
+    ctx->in_serve = true;
+    ctx->serving = ctx->passing;
     for (size_t i = 0; i < sizeof(aside) / sizeof(aside[0]); i++) {
         struct flux_match m = FLUX_MATCH_REQUEST;
         m.topic_glob = aside[i].topic;
@@ -347,11 +352,26 @@ static int between(lua_State *L)
         while ((msg = flux_recv(ctx->h, m, FLUX_O_NONBLOCK))) {
             aside[i].cb(ctx->h, NULL, msg, ctx);
             flux_msg_destroy(msg);
-            ctx->served++;
+            if (ctx->passing)
+                ctx->served++;
+            else
+                ctx->served_ahead++;
         }
     }
     ctx->serving = false;
+    ctx->in_serve = false;
     lua_settop(L, top);
+}
+
+static int between(lua_State *L)
+{
+    struct sched_ctx *ctx = lua_touserdata(L, lua_upvalueindex(1));
+    if (!ctx->passing)
+        return 0;
+    int main_thread = lua_pushthread(L);
+    lua_pop(L, 1);
+    if (main_thread && L == ctx->L)
+        serve_waiting(ctx);
     return 0;
 }
 

@@ -73,8 +73,10 @@ struct sched_ctx {
     struct commit *commits; /* R commits under way (their responses wait) */
     bool passing;      /* the loop's pass (check_cb) is under way */
     bool serving;      /* a request is answered aside, inside the pass */
-    double served_at;  /* when the pass last looked for such requests */
-    unsigned long served; /* requests answered aside, in all */
+    bool in_serve;     /* waiting read-only requests are being answered */
+    double served_at;  /* when the handle was last looked at for them */
+    unsigned long served;       /* those answered inside a pass, in all */
+    unsigned long served_ahead; /* those answered ahead of queued allocs */
 };
 
 /* A pending alloc request, as the msgs table holds it. */
