@@ -293,11 +293,14 @@ static int shadow_read(grove_store_t *s, struct shadow *sh, grove_error_t *err)
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t vid = sqlite3_column_int64(st, 0);
-        if (vid < 0 || vid >= (int64_t)GROVE_VID_NONE) {
+        /* every slot has its row, in id order (as the reader below asks):
+         * an id past the next would make an array as long as it says */
+        if (vid != (int64_t)sh->nv || vid >= (int64_t)GROVE_VID_NONE) {
             sqlite3_finalize(st);
             shadow_free(sh);
-            return grovep_errorf(err, EINVAL, "store %s: vertex row with id %lld", s->path,
-                                 (long long)vid);
+            return grovep_errorf(err, EINVAL,
+                                 "store %s: vertex rows: expected vertex %zu, found %lld",
+                                 s->path, sh->nv, (long long)vid);
         }
         if (grow_array((void **)&sh->v, &cap, (size_t)vid + 1, sizeof(*sh->v)) < 0)
             goto oom;
