@@ -265,6 +265,10 @@ static int get_meta_text(grove_store_t *s, const char *key, char **out, grove_er
 
 /* ---- the shadow from the database --------------------------------------------- */
 
+/* How far past the count of vertex rows an id may lie in a damaged store
+ * that is still opened (for check to report it). */
+#define SHADOW_GAP 65536
+
 /* grovep_grow, with the new elements zeroed. */
 static int grow_array(void **p, size_t *cap, size_t need, size_t elem)
 {
@@ -284,6 +288,13 @@ static int shadow_read(grove_store_t *s, struct shadow *sh, grove_error_t *err)
         return -1;
     sqlite3_stmt *st = NULL;
     size_t cap = 0;
+    int64_t nrows = 0;
+    if (sqlite3_prepare_v2(s->db, "SELECT COUNT(*) FROM vertex", -1, &st, NULL) != SQLITE_OK
+        || sqlite3_step(st) != SQLITE_ROW)
+        goto sql;
+    nrows = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    st = NULL;
     if (sqlite3_prepare_v2(s->db,
                            "SELECT vid, hash, hash_props, hash_tags, hash_records FROM vertex "
                            "ORDER BY vid",
@@ -293,14 +304,14 @@ static int shadow_read(grove_store_t *s, struct shadow *sh, grove_error_t *err)
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t vid = sqlite3_column_int64(st, 0);
-        /* every slot has its row, in id order (as the reader below asks):
-         * an id past the next would make an array as long as it says */
-        if (vid != (int64_t)sh->nv || vid >= (int64_t)GROVE_VID_NONE) {
+        /* every slot has its row, in id order: rows missing are the
+         * reader's to refuse (and check's to find), but an id far past the
+         * rows there are would make an array as long as it says */
+        if (vid < 0 || vid >= (int64_t)GROVE_VID_NONE || vid >= nrows + SHADOW_GAP) {
             sqlite3_finalize(st);
             shadow_free(sh);
-            return grovep_errorf(err, EINVAL,
-                                 "store %s: vertex rows: expected vertex %zu, found %lld",
-                                 s->path, sh->nv, (long long)vid);
+            return grovep_errorf(err, EINVAL, "store %s: vertex row with id %lld among %lld rows",
+                                 s->path, (long long)vid, (long long)nrows);
         }
         if (grow_array((void **)&sh->v, &cap, (size_t)vid + 1, sizeof(*sh->v)) < 0)
             goto oom;
