@@ -800,6 +800,16 @@ end
 -- Only C placement policies (pl.fast) are trusted to place alike jobs
 -- alike: a Lua policy's hook may look at the job.
 
+-- memory[pl], made when missing.
+local function of_policy(memory, pl)
+  local t = memory[pl]
+  if not t then
+    t = {}
+    memory[pl] = t
+  end
+  return t
+end
+
 -- The memory of this pass for rec's placement policy, or nil.
 local function nofit_of(self, rec)
   local pl = rec.placement or self.pl0
@@ -812,27 +822,8 @@ local function nofit_of(self, rec)
   end
   if nf.room ~= self.room_gen then nf.bare, nf.noplan, nf.room = {}, {}, self.room_gen end
   if nf.plan ~= self.plan_gen then nf.now, nf.floor, nf.plan = {}, {}, self.plan_gen end
-  local t = nf.now[pl]
-  if not t then
-    t = {}
-    nf.now[pl] = t
-  end
-  local b = nf.bare[pl]
-  if not b then
-    b = {}
-    nf.bare[pl] = b
-  end
-  local np = nf.noplan[pl]
-  if not np then
-    np = {}
-    nf.noplan[pl] = np
-  end
-  local fl = nf.floor[pl]
-  if not fl then
-    fl = {}
-    nf.floor[pl] = fl
-  end
-  return t, b, np, fl
+  return of_policy(nf.now, pl), of_policy(nf.bare, pl), of_policy(nf.noplan, pl),
+    of_policy(nf.floor, pl)
 end
 
 -- rec's request as a key: a plain request's object (M.request keeps one
