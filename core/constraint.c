@@ -72,11 +72,8 @@ static int cfail(cctx_t *x, const json_t *sh, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static int cfail(cctx_t *x, const json_t *sh, const char *fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    grovep_vfail(x->err, x->source, grovep_line(sh), x->path, fmt, ap);
-    va_end(ap);
-    return -1;
+    GROVEP_VFAIL_RETURN(fmt, x->err, EINVAL, x->source, grovep_line(sh), x->path->buf,
+                        GROVEP_REASON_MAX);
 }
 
 static int cnomem(cctx_t *x)

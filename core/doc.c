@@ -86,13 +86,6 @@ void grovep_path_pop(grovep_path_t *p, size_t len)
     }
 }
 
-int grovep_vfail(grove_error_t *err, const char *source, int line, const grovep_path_t *p,
-                 const char *fmt, va_list ap)
-{
-    const char *place = p ? p->buf : NULL;
-    return grovep_error_vfail(err, EINVAL, source, line, place, GROVEP_REASON_MAX, fmt, ap);
-}
-
 const char *grovep_typename(const json_t *v)
 {
     /* a jobspec may be YAML: its containers are mappings and lists */
@@ -166,11 +159,7 @@ static int yfail(yreader_t *r, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static int yfail(yreader_t *r, int line, const char *fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    grovep_error_vfail(r->err, EINVAL, r->source, line, NULL, GROVEP_REASON_MAX, fmt, ap);
-    va_end(ap);
-    return -1;
+    GROVEP_VFAIL_RETURN(fmt, r->err, EINVAL, r->source, line, NULL, GROVEP_REASON_MAX);
 }
 
 static int ynomem(yreader_t *r)

@@ -51,11 +51,6 @@ size_t grovep_path_key(grovep_path_t *p, const char *key);
 size_t grovep_path_index(grovep_path_t *p, size_t i);
 void grovep_path_pop(grovep_path_t *p, size_t len);
 
-/* Fill err with "SOURCE:LINE: PATH: reason" (p may be NULL or empty),
- * set errno = EINVAL and return -1. */
-int grovep_vfail(grove_error_t *err, const char *source, int line, const grovep_path_t *p,
-                 const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
-
 /* A short name for the JSON type of v ("a string", "a list", ...). */
 const char *grovep_typename(const json_t *v);
 

@@ -67,20 +67,12 @@ int grovep_error_vfail(grove_error_t *err, int e, const char *source, int line, 
 
 int grovep_error_fail(grove_error_t *err, int e, const char *source, int line, const char *fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    grovep_error_vfail(err, e, source, line, NULL, sizeof(err->text), fmt, ap);
-    va_end(ap);
-    return -1;
+    GROVEP_VFAIL_RETURN(fmt, err, e, source, line, NULL, sizeof(err->text));
 }
 
 int grovep_errorf(grove_error_t *err, int e, const char *fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    grovep_error_vfail(err, e, NULL, 0, NULL, sizeof(err->text), fmt, ap);
-    va_end(ap);
-    return -1;
+    GROVEP_VFAIL_RETURN(fmt, err, e, NULL, 0, NULL, sizeof(err->text));
 }
 
 void grovep_error_input(grove_error_t *err, const char *kind, const char *s, size_t len,

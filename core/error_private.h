@@ -4,8 +4,8 @@
  * A failure fills the caller's error (when given) with "SOURCE:LINE:
  * PLACE: reason", sets errno and returns -1, so that a reader writes
  * `return grovep_error_fail(...)`.  Readers that carry their source and
- * error in a context of their own bind it in a small wrapper of
- * grovep_error_vfail.
+ * error in a context of their own bind it in a small variadic wrapper
+ * whose body is GROVEP_VFAIL_RETURN.
  *
  * This header must not hold any module's messages or rules for which
  * errno goes with which failure: those belong to the module.
@@ -29,6 +29,20 @@
 int grovep_error_vfail(grove_error_t *err, int e, const char *source, int line, const char *place,
                        size_t cap, const char *fmt, va_list ap)
     __attribute__((format(printf, 7, 0)));
+
+/* The body of a variadic failure wrapper whose last named argument is
+ * fmt: grovep_error_vfail(err, e, source, line, place, cap, fmt, ...)
+ * with the wrapper's own arguments, then return -1 from the wrapper.
+ * One body for the readers' wrappers, which differ only in where they
+ * find their error, source and line. */
+#define GROVEP_VFAIL_RETURN(fmt, err, e, source, line, place, cap)              \
+    do {                                                                        \
+        va_list vfail_ap_;                                                      \
+        va_start(vfail_ap_, fmt);                                               \
+        grovep_error_vfail(err, e, source, line, place, cap, fmt, vfail_ap_);   \
+        va_end(vfail_ap_);                                                      \
+        return -1;                                                              \
+    } while (0)
 
 /* grovep_error_vfail with no place and the reason cut only by the size
  * of the message. */

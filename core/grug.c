@@ -237,11 +237,7 @@ static int fail(grug_t *r, int line, int errnum, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static int fail(grug_t *r, int line, int errnum, const char *fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    grovep_error_vfail(r->err, errnum, r->source, line, NULL, GROVEP_REASON_MAX, fmt, ap);
-    va_end(ap);
-    return -1;
+    GROVEP_VFAIL_RETURN(fmt, r->err, errnum, r->source, line, NULL, GROVEP_REASON_MAX);
 }
 
 static int nomem(grug_t *r)

@@ -176,11 +176,8 @@ static int vfail(vctx_t *c, const json_t *sh, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static int vfail(vctx_t *c, const json_t *sh, const char *fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    grovep_vfail(c->err, c->source, grovep_line(sh), &c->path, fmt, ap);
-    va_end(ap);
-    return -1;
+    GROVEP_VFAIL_RETURN(fmt, c->err, EINVAL, c->source, grovep_line(sh), c->path.buf,
+                        GROVEP_REASON_MAX);
 }
 
 static int vnomem(vctx_t *c)

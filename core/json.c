@@ -65,11 +65,7 @@ int grovep_json_fail(grovep_json_t *js, size_t pos, const char *fmt, ...)
 {
     int col;
     int line = line_of(js, pos, &col);
-    va_list ap;
-    va_start(ap, fmt);
-    grovep_error_vfail(js->err, EINVAL, js->source, line, NULL, sizeof(js->err->text), fmt, ap);
-    va_end(ap);
-    return -1;
+    GROVEP_VFAIL_RETURN(fmt, js->err, EINVAL, js->source, line, NULL, sizeof(js->err->text));
 }
 
 int grovep_json_syntax(grovep_json_t *js, size_t pos, const char *what)

@@ -402,11 +402,7 @@ struct pctx {
 static int pfail(struct pctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int pfail(struct pctx *x, const char *fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    grovep_error_vfail(x->err, EINVAL, x->source, 0, NULL, sizeof(x->err->text), fmt, ap);
-    va_end(ap);
-    return -1;
+    GROVEP_VFAIL_RETURN(fmt, x->err, EINVAL, x->source, 0, NULL, sizeof(x->err->text));
 }
 
 static int pnomem(void)

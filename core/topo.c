@@ -76,11 +76,7 @@ static int fail(grove_error_t *err, const char *source, int errnum, const char *
     __attribute__((format(printf, 4, 5)));
 static int fail(grove_error_t *err, const char *source, int errnum, const char *fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    grovep_error_vfail(err, errnum, source, 0, NULL, GROVEP_REASON_MAX, fmt, ap);
-    va_end(ap);
-    return -1;
+    GROVEP_VFAIL_RETURN(fmt, err, errnum, source, 0, NULL, GROVEP_REASON_MAX);
 }
 
 void grove_topo_destroy(grove_topo_t *t)

@@ -82,13 +82,9 @@ static int refuse(struct check *c, const xmlNode *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static int refuse(struct check *c, const xmlNode *n, const char *fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
     long line = n ? xmlGetLineNo(n) : 0;
-    grovep_error_vfail(c->err, EINVAL, c->source, line > 0 && line < INT_MAX ? (int)line : 0,
-                       NULL, GROVEP_REASON_MAX, fmt, ap);
-    va_end(ap);
-    return -1;
+    GROVEP_VFAIL_RETURN(fmt, c->err, EINVAL, c->source, line > 0 && line < INT_MAX ? (int)line : 0,
+                        NULL, GROVEP_REASON_MAX);
 }
 
 static bool in_list(const char *const *list, const char *s)
