@@ -108,11 +108,8 @@ grove_acquire_t *grove_acquire_create(grove_graph_t *g, grove_matcher_t *m, cons
             fail = true;
     if (!(a->quiet = grove_idset_create()))
         fail = true;
-    if (fail) {
-        grove_acquire_destroy(a);
-        errno = ENOMEM;
-        return NULL;
-    }
+    if (fail)
+        return GROVEP_NULL_AFTER(grove_acquire_destroy, a, ENOMEM);
     return a;
 }
 
@@ -363,11 +360,8 @@ static json_t *events_new(void)
         || json_object_set_new(ev, "reservations", json_array()) < 0
         || json_object_set_new(ev, "affected", json_array()) < 0
         || json_object_set_new(ev, "removed", json_string("")) < 0
-        || json_object_set_new(ev, "reevaluate", json_false()) < 0) {
-        json_decref(ev);
-        errno = ENOMEM;
-        return NULL;
-    }
+        || json_object_set_new(ev, "reevaluate", json_false()) < 0)
+        return GROVEP_NULL_AFTER(json_decref, ev, ENOMEM);
     return ev;
 }
 
@@ -1674,11 +1668,8 @@ static json_t *admin_events(grove_acquire_t *a, const grove_idset_t *t)
                                                 : event_job(ev, "running", h->id, h->targets, NULL);
     }
     holders_free(&hs);
-    if (rc < 0) {
-        json_decref(ev);
-        errno = ENOMEM;
-        return NULL;
-    }
+    if (rc < 0)
+        return GROVEP_NULL_AFTER(json_decref, ev, ENOMEM);
     return ev;
 }
 
@@ -1782,9 +1773,7 @@ json_t *grove_acquire_to_json(const grove_acquire_t *a)
         goto fail;
     return o;
 fail:
-    json_decref(o);
-    errno = ENOMEM;
-    return NULL;
+    return GROVEP_NULL_AFTER(json_decref, o, ENOMEM);
 }
 
 int grove_acquire_from_json(grove_acquire_t *a, const json_t *st, grove_error_t *err)

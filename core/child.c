@@ -15,6 +15,7 @@
 
 #include "acquire.h"
 #include "json_private.h"
+#include "util.h"
 
 grove_rv1_t *grove_acquire_child_resources(const grove_graph_t *g, const grove_job_t *job,
                                            grove_error_t *err)
@@ -25,11 +26,8 @@ grove_rv1_t *grove_acquire_child_resources(const grove_graph_t *g, const grove_j
     const json_t *sc = grove_rv1_scheduling(R);
     json_t *copy = sc ? json_deep_copy(sc) : NULL;
     json_t *nodes = copy ? json_object_get(json_object_get(copy, "graph"), "nodes") : NULL;
-    if (sc && !copy) {
-        grove_rv1_destroy(R);
-        errno = ENOMEM;
-        return NULL;
-    }
+    if (sc && !copy)
+        return GROVEP_NULL_AFTER(grove_rv1_destroy, R, ENOMEM);
     /* pools the job holds in part: their size in the child is the part */
     size_t i;
     json_t *node;

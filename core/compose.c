@@ -157,9 +157,7 @@ static grove_graph_t *build_from(const grove_graph_t *g, const uint8_t *keep,
     return n;
 fail:
     free(map);
-    grove_graph_destroy(n);
-    errno = ENOMEM;
-    return NULL;
+    return GROVEP_NULL_AFTER(grove_graph_destroy, n, ENOMEM);
 }
 
 /* ---- copy ------------------------------------------------------------------ */
@@ -223,11 +221,8 @@ grove_graph_t *grove_graph_extract(const grove_graph_t *g, const grove_vid_t *vi
         return NULL;
     }
     for (size_t i = 0; i < n; i++) {
-        if (!grovep_alive(g, vids[i])) {
-            free(keep);
-            errno = EINVAL;
-            return NULL;
-        }
+        if (!grovep_alive(g, vids[i]))
+            return GROVEP_NULL_AFTER(free, keep, EINVAL);
         keep[vids[i]] = 1;
     }
     grove_graph_t *r = build_from(g, keep, NULL, true);

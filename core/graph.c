@@ -92,9 +92,7 @@ grove_graph_t *grovep_graph_new(void)
     g->uuidx->key[1] = rng_next(rng);
     return g;
 fail:
-    grovep_graph_free(g);
-    errno = ENOMEM;
-    return NULL;
+    return GROVEP_NULL_AFTER(grovep_graph_free, g, ENOMEM);
 }
 
 const grove_vid_t *grovep_tree_kids(const grove_graph_t *cg, const uint32_t **off)

@@ -226,7 +226,5 @@ grove_graph_t *grovep_graph_copy(const grove_graph_t *g)
         goto fail;
     return c;
 fail:
-    grovep_graph_free(c);
-    errno = ENOMEM;
-    return NULL;
+    return GROVEP_NULL_AFTER(grovep_graph_free, c, ENOMEM);
 }

@@ -16,17 +16,15 @@
 #include <string.h>
 
 #include "graph_private.h"
+#include "util.h"
 
 grove_graph_t *grove_graph_create(void)
 {
     grove_graph_t *g = grovep_graph_new();
     if (!g)
         return NULL;
-    if (grovep_agg_init(g) < 0) {
-        grove_graph_destroy(g);
-        errno = ENOMEM;
-        return NULL;
-    }
+    if (grovep_agg_init(g) < 0)
+        return GROVEP_NULL_AFTER(grove_graph_destroy, g, ENOMEM);
     return g;
 }
 
@@ -49,10 +47,7 @@ grove_graph_t *grovep_graph_clone(const grove_graph_t *g)
     /* the aggregates' specification is copied; their state and the pool
      * planners are rebuilt from the copied records, never shared */
     if (!(c->agg_spec = strdup(g->agg_spec)) || grovep_planners_rebuild(c) < 0
-        || grovep_shared_reindex(c) < 0) {
-        grove_graph_destroy(c);
-        errno = ENOMEM;
-        return NULL;
-    }
+        || grovep_shared_reindex(c) < 0)
+        return GROVEP_NULL_AFTER(grove_graph_destroy, c, ENOMEM);
     return c;
 }

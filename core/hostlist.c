@@ -562,11 +562,8 @@ grove_hostlist_t *grove_hostlist_copy(const grove_hostlist_t *h)
     if (h->n) {
         c->r = malloc(h->n * sizeof(*c->r));
         c->pool = malloc(h->plen ? h->plen : 1);
-        if (!c->r || !c->pool) {
-            grove_hostlist_destroy(c);
-            errno = ENOMEM;
-            return NULL;
-        }
+        if (!c->r || !c->pool)
+            return GROVEP_NULL_AFTER(grove_hostlist_destroy, c, ENOMEM);
         memcpy(c->r, h->r, h->n * sizeof(*c->r));
         if (h->plen)
             memcpy(c->pool, h->pool, h->plen);

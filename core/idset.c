@@ -217,9 +217,7 @@ grove_idset_t *grove_idset_decode_len(const char *s, size_t len, grove_error_t *
     }
 error:
     decode_error(err, s, len, at, why);
-    grove_idset_destroy(set);
-    errno = EINVAL;
-    return NULL;
+    return GROVEP_NULL_AFTER(grove_idset_destroy, set, EINVAL);
 }
 
 grove_idset_t *grove_idset_decode(const char *s, grove_error_t *err)

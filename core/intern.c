@@ -92,11 +92,8 @@ grove_intern_t *grove_intern_create(void)
     grove_intern_t *t = grovep_zalloc(sizeof(*t));
     if (!t)
         return NULL;
-    if (rehash(t, 128) < 0 || grove_intern(t, "") != GROVE_SYM_EMPTY) {
-        grove_intern_destroy(t);
-        errno = ENOMEM;
-        return NULL;
-    }
+    if (rehash(t, 128) < 0 || grove_intern(t, "") != GROVE_SYM_EMPTY)
+        return GROVEP_NULL_AFTER(grove_intern_destroy, t, ENOMEM);
     return t;
 }
 
@@ -122,11 +119,8 @@ grove_intern_t *grove_intern_copy(const grove_intern_t *t)
     if (!c)
         return NULL;
     for (size_t i = 1; i < t->count; i++) {
-        if (grove_intern_n(c, t->str[i], t->len[i]) != (grove_sym_t)i) {
-            grove_intern_destroy(c);
-            errno = ENOMEM;
-            return NULL;
-        }
+        if (grove_intern_n(c, t->str[i], t->len[i]) != (grove_sym_t)i)
+            return GROVEP_NULL_AFTER(grove_intern_destroy, c, ENOMEM);
     }
     return c;
 }

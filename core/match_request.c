@@ -260,11 +260,8 @@ struct req *grovep_match_compile(grove_matcher_t *m, const grove_jobspec_t *js, 
     for (size_t i = 0; i < n; i++)
         any_xor = any_xor || base[i].xor_;
     if (!any_xor) {
-        if (!(*tops = malloc(sizeof(**tops)))) {
-            free(base);
-            errno = ENOMEM;
-            return NULL;
-        }
+        if (!(*tops = malloc(sizeof(**tops))))
+            return GROVEP_NULL_AFTER(free, base, ENOMEM);
         if (m->cfg.or_slots)
             group_or_slots(base, n, &top);
         derive(m->g, base, n, NULL);

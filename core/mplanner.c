@@ -69,11 +69,8 @@ static grove_mplanner_t *mp_new(const char *const *types, const int64_t *totals,
     mp->names = malloc(ntypes * sizeof(char *) + bytes);
     mp->total = malloc(ntypes * sizeof(int64_t));
     mp->tl = calloc(ntypes, sizeof(*mp->tl));
-    if (!mp->names || !mp->total || !mp->tl) {
-        mp_free(mp);
-        errno = ENOMEM;
-        return NULL;
-    }
+    if (!mp->names || !mp->total || !mp->tl)
+        return GROVEP_NULL_AFTER(mp_free, mp, ENOMEM);
     char *s = (char *)(mp->names + ntypes);
     for (size_t i = 0; i < ntypes; i++) {
         size_t len = strlen(types[i]) + 1;
@@ -130,17 +127,13 @@ grove_mplanner_t *grove_mplanner_copy(const grove_mplanner_t *mp)
     for (size_t i = 0; i < mp->ntypes; i++) {
         if (grovep_tl_copy(&c->tl[i], &mp->tl[i]) < 0) {
             grovep_tl_init(&c->tl[i]);
-            mp_free(c);
-            errno = ENOMEM;
-            return NULL;
+            return GROVEP_NULL_AFTER(mp_free, c, ENOMEM);
         }
     }
     grovep_st_fini(&c->st);
     if (grovep_st_copy(&c->st, &mp->st) < 0) {
         grovep_st_init(&c->st, mp->ntypes);
-        mp_free(c);
-        errno = ENOMEM;
-        return NULL;
+        return GROVEP_NULL_AFTER(mp_free, c, ENOMEM);
     }
     return c;
 }

@@ -1115,16 +1115,11 @@ grove_planner_t *grove_planner_copy(const grove_planner_t *p)
         return NULL;
     }
     *c = *p;
-    if (grovep_tl_copy(&c->tl, &p->tl) < 0) {
-        free(c);
-        errno = ENOMEM;
-        return NULL;
-    }
+    if (grovep_tl_copy(&c->tl, &p->tl) < 0)
+        return GROVEP_NULL_AFTER(free, c, ENOMEM);
     if (grovep_st_copy(&c->st, &p->st) < 0) {
         grovep_tl_fini(&c->tl);
-        free(c);
-        errno = ENOMEM;
-        return NULL;
+        return GROVEP_NULL_AFTER(free, c, ENOMEM);
     }
     return c;
 }

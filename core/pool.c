@@ -1066,11 +1066,8 @@ static const struct grovep_shlist *shared_list(const grove_graph_t *g, grove_vid
             c.r[k++] = c.r[i];
     }
     struct grovep_shlist *l = malloc(sizeof(*l) + k * sizeof(l->r[0]));
-    if (!l) {
-        free(c.r);
-        errno = ENOMEM;
-        return NULL;
-    }
+    if (!l)
+        return GROVEP_NULL_AFTER(free, c.r, ENOMEM);
     l->v = v;
     l->gen = x->gen;
     l->n = k;

@@ -83,9 +83,7 @@ static grove_pick_t *reg_picks(const grove_graph_t *g, const grove_vid_t *vs, co
     return p;
 fail:
     free(mark);
-    free(p);
-    errno = ENOMEM;
-    return NULL;
+    return GROVEP_NULL_AFTER(free, p, ENOMEM);
 }
 
 struct vamt {

@@ -286,9 +286,7 @@ struct rv1_prop *grovep_rv1_prop_get(grove_rv1_t *R, const char *name)
     p->ranks = grove_idset_create();
     if (!p->name || !p->ranks) {
         free(p->name);
-        grove_idset_destroy(p->ranks);
-        errno = ENOMEM;
-        return NULL;
+        return GROVEP_NULL_AFTER(grove_idset_destroy, p->ranks, ENOMEM);
     }
     R->nprops++;
     return p;
@@ -919,9 +917,7 @@ fail:
     for (size_t i = 0; i < n; i++)
         grove_idset_destroy(gs[i].ranks);
     free(gs);
-    free(by);
-    errno = ENOMEM;
-    return NULL;
+    return GROVEP_NULL_AFTER(free, by, ENOMEM);
 }
 
 static void free_groups(struct group *gs, size_t ng)
@@ -975,11 +971,8 @@ grove_hostlist_t *grove_rv1_nodelist(const grove_rv1_t *R)
     if (!h)
         return NULL;
     for (size_t i = 0; i < R->n; i++) {
-        if (grove_hostlist_append(h, R->r[i].host) != 1) {
-            grove_hostlist_destroy(h);
-            errno = ENOMEM;
-            return NULL;
-        }
+        if (grove_hostlist_append(h, R->r[i].host) != 1)
+            return GROVEP_NULL_AFTER(grove_hostlist_destroy, h, ENOMEM);
     }
     return h;
 }
@@ -1077,9 +1070,7 @@ json_t *grovep_rv1_to_json(const grove_rv1_t *R, int flags, grovep_rv1_schedulin
         goto fail;
     return doc;
 fail:
-    json_decref(doc);
-    errno = ENOMEM;
-    return NULL;
+    return GROVEP_NULL_AFTER(json_decref, doc, ENOMEM);
 }
 
 /* ---- compact text without a tree ---------------------------------------------- */
@@ -1258,9 +1249,7 @@ char *grove_rv1_summary(const grove_rv1_t *R)
     uint32_t *byname = types_by(R, strcmp);
     if (!gs || !byname) {
         free_groups(gs, ng);
-        free(byname);
-        errno = ENOMEM;
-        return NULL;
+        return GROVEP_NULL_AFTER(free, byname, ENOMEM);
     }
     grovep_buf_t b = {0};
     for (size_t i = 0; i < ng; i++) {
@@ -1297,9 +1286,7 @@ char *grovep_rv1_encode(const grove_rv1_t *R, int flags, grovep_rv1_scheduling_f
     if (rc != 0) {
         if (rc > 0)
             return grovep_buf_finish(&b);
-        free(b.p);
-        errno = ENOMEM;
-        return NULL;
+        return GROVEP_NULL_AFTER(free, b.p, ENOMEM);
     }
     free(b.p);
     json_t *doc = grovep_rv1_to_json(R, flags, scheduling);
@@ -1847,11 +1834,8 @@ grove_rv1_t *grove_rv1_filter(const grove_rv1_t *R, const grove_constraint_t *c)
             .hostname = R->r[i].host,
             .rank = R->r[i].rank,
         };
-        if (grove_constraint_match(c, &subj) == 1 && grove_idset_set(keep, R->r[i].rank) < 0) {
-            grove_idset_destroy(keep);
-            errno = ENOMEM;
-            return NULL;
-        }
+        if (grove_constraint_match(c, &subj) == 1 && grove_idset_set(keep, R->r[i].rank) < 0)
+            return GROVEP_NULL_AFTER(grove_idset_destroy, keep, ENOMEM);
     }
     grove_rv1_t *out = select_ranks(R, keep, true);
     grove_idset_destroy(keep);

@@ -133,9 +133,7 @@ static json_t *scheduling_of_graph(const grove_graph_t *g, const grove_vid_t *vi
     if (!gr || !sc || json_object_set(sc, "graph", gr) < 0
         || json_object_set_new(sc, "writer", json_string(GROVE_RV1_WRITER)) < 0) {
         json_decref(doc);
-        json_decref(sc);
-        errno = ENOMEM;
-        return NULL;
+        return GROVEP_NULL_AFTER(json_decref, sc, ENOMEM);
     }
     json_decref(doc);
     return sc;
@@ -431,11 +429,8 @@ static uint8_t *job_mask(const struct gctx *c, const grove_job_t *job, grove_err
         mark[job->picks[i].v] = 1;
     }
     for (size_t i = 0; i < job->npicks; i++) {
-        if (job->picks[i].exclusive && mark_below(c, job->picks[i].v, mark, 2) < 0) {
-            free(mark);
-            errno = ENOMEM;
-            return NULL;
-        }
+        if (job->picks[i].exclusive && mark_below(c, job->picks[i].v, mark, 2) < 0)
+            return GROVEP_NULL_AFTER(free, mark, ENOMEM);
     }
     return mark;
 }
@@ -596,11 +591,8 @@ static int fill_ranks(grove_graph_t *g, const grove_rv1_t *R)
 static grove_graph_t *graph_of_scheduling(const grove_rv1_t *R, grove_error_t *err)
 {
     json_t *tmp = json_object();
-    if (!tmp || json_object_set(tmp, "scheduling", R->scheduling) < 0) {
-        json_decref(tmp);
-        errno = ENOMEM;
-        return NULL;
-    }
+    if (!tmp || json_object_set(tmp, "scheduling", R->scheduling) < 0)
+        return GROVEP_NULL_AFTER(json_decref, tmp, ENOMEM);
     grove_graph_t *g = grove_jgf_read_json(tmp, NULL, err);
     int saved = errno;
     json_decref(tmp);
@@ -610,11 +602,8 @@ static grove_graph_t *graph_of_scheduling(const grove_rv1_t *R, grove_error_t *e
         errno = saved;
         return NULL;
     }
-    if (fill_ranks(g, R) < 0) {
-        grove_graph_destroy(g);
-        errno = ENOMEM;
-        return NULL;
-    }
+    if (fill_ranks(g, R) < 0)
+        return GROVEP_NULL_AFTER(grove_graph_destroy, g, ENOMEM);
     return g;
 }
 

@@ -363,9 +363,7 @@ static grove_topo_t *get_topo(struct cursor *c, const char *source)
     }
     return t;
 fail:
-    grove_topo_destroy(t);
-    errno = ENOMEM;
-    return NULL;
+    return GROVEP_NULL_AFTER(grove_topo_destroy, t, ENOMEM);
 }
 
 /* The child: load the topology, write it (or the error) to fd, exit. */

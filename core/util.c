@@ -191,9 +191,7 @@ char *grovep_read_file(const char *path, const char *source, size_t *len, grove_
             grove_error_set(err, source, 0, "byte %zu is NUL: not a text file",
                             n + (size_t)(nul - (buf + n)));
             free(buf);
-            close(fd);
-            errno = EINVAL;
-            return NULL;
+            return GROVEP_NULL_AFTER(close, fd, EINVAL);
         }
         n += (size_t)k;
         if (n > lim.input)

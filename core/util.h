@@ -1,7 +1,8 @@
 /* util.h: small helpers shared by the files of libgrove: zeroed
  * allocation, array growth, the string buffer, whole-file reading and
- * loading, binary search, accessors, destructor lists, three-way
- * comparison, enumeration names.  Not public API (not installed).
+ * loading, binary search, accessors, destructor lists, failing after a
+ * release, three-way comparison, enumeration names.  Not public API (not
+ * installed).
  *
  * This header must not hold anything that knows a file format or a Grove
  * type (those helpers belong to their module), nor error reporting
@@ -195,6 +196,12 @@ void *grovep_load_file(const char *path, const char *source, grovep_text_reader_
 /* free() each of the buffers listed (NULL ones too, as free does), errno
  * kept. */
 #define GROVEP_FREE_ALL(...) GROVEP_EACH(free, void, __VA_ARGS__)
+
+/* Release obj with fn (its destroy or free), then set errno to e and
+ * yield NULL: the failure of a function that was building obj to return,
+ * written `return GROVEP_NULL_AFTER(grove_x_destroy, x, ENOMEM);`.  errno
+ * is set after fn, so fn may touch it. */
+#define GROVEP_NULL_AFTER(fn, obj, e) ((void)(fn)(obj), errno = (e), (void *)NULL)
 
 /* -1, 0 or 1 as a is below, equal to or above b: the comparators'
  * three-way step, for numbers of any type (each argument is evaluated
