@@ -829,22 +829,26 @@ static int elem_done(reader_t *r, size_t mark, size_t *count, int rc)
     return rc;
 }
 
-/* Progress of a read: bytes of the text read, or elements of a decoded
- * document (total unknown). */
-static void read_progress(grovep_json_t *js, size_t i)
+/* The start of node or edge element i: report the read's progress
+ * (bytes of the text read, or elements of a decoded document, total
+ * unknown) and set *mark to where the element's strings begin, for
+ * elem_done.  The reader. */
+static reader_t *elem_begin(grovep_json_t *js, size_t i, size_t *mark)
 {
+    reader_t *r = reader_of(js);
     if (js->json)
         GROVE_PROGRESS("reading JGF", i, i, 0);
     else
         GROVE_PROGRESS("reading JGF", i, grovep_json_pos(js), js->len);
+    *mark = r->js.sc.len;
+    return r;
 }
 
 static int node_elem(grovep_json_t *js, size_t i, const grovep_jval_t *v, void *arg)
 {
-    reader_t *r = reader_of(js);
+    size_t mark;
+    reader_t *r = elem_begin(js, i, &mark);
     (void)arg;
-    read_progress(js, i);
-    size_t mark = r->js.sc.len;
     nrec_t n = {.idx = i,
                 .pos = grovep_json_pos(js),
                 .id = GROVE_ID_NONE,
@@ -1074,10 +1078,9 @@ static int commit_edge(reader_t *r, erec_t *e)
 
 static int edge_elem(grovep_json_t *js, size_t i, const grovep_jval_t *v, void *arg)
 {
-    reader_t *r = reader_of(js);
+    size_t mark;
+    reader_t *r = elem_begin(js, i, &mark);
     (void)arg;
-    read_progress(js, i);
-    size_t mark = r->js.sc.len;
     erec_t e = {.idx = i,
                 .pos = grovep_json_pos(js),
                 .src = NOOFF,
