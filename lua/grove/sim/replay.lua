@@ -416,6 +416,15 @@ local function overlaps(a, b)
   return (core.idset(a) & core.idset(b)):count() > 0
 end
 
+-- Why job j started in one run only, at start_t in that run: the reason
+-- why names (when not nil), else its cancellation (cancelled, formatted
+-- with the seconds from start_t to it), else the end of the history.
+local function one_run_only(j, why, start_t, cancelled, never)
+  if why then return why end
+  if j.cancel_t then return fmt(cancelled, j.cancel_t - start_t) end
+  return never
+end
+
 -- Why each differing job differs, in words (res.jobs[i].why):
 --   - a job the replay started and the instance did not, or the other way
 --     round (denied, cancelled first, still waiting at the export);
@@ -469,29 +478,22 @@ function M.explain(res, h)
     if not r.agree then
       local why
       if r.actual and not r.predicted then
-        if r.denied then
-          why = "the replay denied it: " .. tostring(r.denied)
-        elseif j.cancel_t then
-          why = fmt("the replay had not started it when it was cancelled (%.3f s after its " ..
-            "actual start)", j.cancel_t - r.actual)
-        else
-          why = "the replay had not started it by the end of the history"
-        end
+        why = one_run_only(j, r.denied and "the replay denied it: " .. tostring(r.denied),
+          r.actual, "the replay had not started it when it was cancelled (%.3f s after its " ..
+          "actual start)", "the replay had not started it by the end of the history")
       elseif r.predicted and not r.actual then
-        local asked
+        local asked, delayed
         for _, m in ipairs(j.sched) do
           if m.op == "alloc" and (not j.cancel_t or m.t <= j.cancel_t) then asked = m.t end
         end
         if j.cancel_t and asked and j.cancel_t - asked <= M.DELAY then
-          why = fmt("cancelled %.3f s after it asked the scheduler, %.3f s after the replay " ..
-            "started it: the instance had not handled its alloc yet (message delay)",
+          delayed = fmt("cancelled %.3f s after it asked the scheduler, %.3f s after the " ..
+            "replay started it: the instance had not handled its alloc yet (message delay)",
             j.cancel_t - asked, j.cancel_t - r.predicted)
-        elseif j.cancel_t then
-          why = fmt("the replay started it %.3f s before the instance saw it cancelled; the " ..
-            "instance never started it", j.cancel_t - r.predicted)
-        else
-          why = "the replay started it; the instance had not by the end of the history"
         end
+        why = one_run_only(j, delayed, r.predicted, "the replay started it %.3f s before the " ..
+          "instance saw it cancelled; the instance never started it",
+          "the replay started it; the instance had not by the end of the history")
       end
       local t = r.first_t
       if not why then
