@@ -158,6 +158,18 @@ local move_end
 local check_id, request_of = base.check_id, base.request_of
 local duration_of, estimate_of = base.duration_of, base.estimate_of
 
+-- A request about one job, on topic sched.<what>: the request as
+-- request_of reads it (expected its message when malformed, by default
+-- "WHAT: a request needs an integer id"; ok its own check) and the record
+-- of the job of its id (nil when none); or nil, nil and the actions of
+-- the error.
+local function job_request(self, request, what, expected, ok)
+  local r, acts = request_of(self, request, "sched." .. what,
+    expected or what .. ": a request needs an integer id", ok)
+  if not r then return nil, nil, acts end
+  return r, self.loop.jobs[r.id]
+end
+
 -- Jobs without a duration of their own run until the resource set
 -- expires: as the clock moves (or the expiration), their estimate follows,
 -- or they would ask for a window past the horizon.
@@ -448,10 +460,10 @@ end
 -- ranks); a job whose R is not free (another job holds it) is refused
 -- with an "error" action and nothing changes.
 function Flux:hello(job)
-  local j, acts = request_of(self, job, "sched.hello", "hello: a job needs an integer id")
+  local j, known, acts = job_request(self, job, "hello", "hello: a job needs an integer id")
   if not j then return acts end
   local loop = self.loop
-  if loop.jobs[j.id] then
+  if known then
     return fail(self, "sched.hello", "EEXIST", fmt("hello: job %d is known already", j.id))
   end
   local R, msg = j.R
@@ -595,7 +607,7 @@ end
 -- The jobspec may be given as its JSON text (the module does: the same
 -- text is read once, not once a job).
 function Flux:alloc(request)
-  local r, acts = request_of(self, request, "sched.alloc", "alloc: a request needs an integer id")
+  local r, known, acts = job_request(self, request, "alloc")
   if not r then return acts end
   self.allocs = (self.allocs or 0) + 1
   local loop = self.loop
@@ -604,7 +616,7 @@ function Flux:alloc(request)
     emit(self, {op = "alloc", id = id, type = "deny", note = note})
     return flush(self)
   end
-  if loop.jobs[id] then return deny(fmt("job %d is known already", id)) end
+  if known then return deny(fmt("job %d is known already", id)) end
   if (self.debug or 0) & M.DEBUG_FAIL_ALLOC ~= 0 then return deny("DEBUG_FAIL_ALLOC") end
   local jt, jmsg = jobspec_of(self, r.jobspec)
   if not jt then return deny(jmsg or "alloc: the request has no jobspec") end
@@ -628,10 +640,9 @@ end
 -- sched.free {id, R, final}: a partial free releases R's ranks at once
 -- and the job lives on; the final one ends it.
 function Flux:free(request)
-  local r, acts = request_of(self, request, "sched.free", "free: a request needs an integer id")
+  local r, rec, acts = job_request(self, request, "free")
   if not r then return acts end
   local loop = self.loop
-  local rec = loop.jobs[r.id]
   if not rec or rec.state ~= "running" then
     emit(self, {op = "log", level = "err", message = fmt("free: job %d is not running", r.id)})
     return flush(self)
@@ -683,10 +694,9 @@ end
 -- sched.cancel {id}: a waiting job's alloc is answered with type cancel;
 -- anything else is ignored (RFC 27).
 function Flux:cancel(request)
-  local r, acts = request_of(self, request, "sched.cancel", "cancel: a request needs an integer id")
+  local r, rec, acts = job_request(self, request, "cancel")
   if not r then return acts end
   local loop = self.loop
-  local rec = loop.jobs[r.id]
   if rec and rec.state == "queued" then
     sched.forget(loop, rec)
     rec.state = "cancelled"
@@ -718,11 +728,10 @@ end
 -- sched.expiration {id, expiration}: a running job's end moves (RFC 27);
 -- responds, or an error when the job is unknown or the new end collides.
 function Flux:expiration(request)
-  local r, acts = request_of(self, request, "sched.expiration",
+  local r, rec, acts = job_request(self, request, "expiration",
     "expiration: {id, expiration} expected", function(x) return type(x.expiration) == "number" end)
   if not r then return acts end
   local loop = self.loop
-  local rec = loop.jobs[r.id]
   if not rec or rec.state ~= "running" then
     return fail(self, "sched.expiration", "ENOENT", fmt("job %d is not running", r.id))
   end
