@@ -464,9 +464,7 @@ int grove_acquire_update_json(grove_acquire_t *a, json_t **events)
 static char *dump(json_t *ev)
 {
     char *t = json_dumps(ev, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    if (!t)
-        errno = ENOMEM;
-    return t;
+    return grovep_or_errno(t, ENOMEM);
 }
 
 int grove_acquire_update(grove_acquire_t *a, char **events)

@@ -40,6 +40,7 @@
 #include "json_private.h"
 #include "rv1.h"
 #include "store_private.h"
+#include "util.h"
 
 enum { K_NONE, K_JGF, K_STATE, K_R };
 static const char *const kind_names[] = {NULL, "jgf", "state", "R"};
@@ -344,9 +345,7 @@ done:
 grove_mark_t *grove_mark_create(void)
 {
     grove_mark_t *mk = calloc(1, sizeof(*mk));
-    if (!mk)
-        errno = ENOMEM;
-    return mk;
+    return grovep_or_errno(mk, ENOMEM);
 }
 
 void grove_mark_destroy(grove_mark_t *mk)
@@ -530,9 +529,7 @@ done:
     json_decref(rm);
     json_decref(graph);
     json_decref(jobs);
-    if (!out)
-        errno = ENOMEM;
-    return out;
+    return grovep_or_errno(out, ENOMEM);
 }
 
 /* Text of a whole document (full) or its changes against mk; on success

@@ -63,7 +63,5 @@ char *grove_acquire_first_response(const grove_rv1_t *R)
     json_decref(res);
     json_decref(doc);
     grove_idset_destroy(ranks);
-    if (!text)
-        errno = ENOMEM;
-    return text;
+    return grovep_or_errno(text, ENOMEM);
 }

@@ -435,7 +435,5 @@ int grove_constraint_match(const grove_constraint_t *c, const grove_constraint_s
 json_t *grove_constraint_to_json(const grove_constraint_t *c)
 {
     json_t *o = c ? json_deep_copy(c->json) : json_object();
-    if (!o)
-        errno = ENOMEM;
-    return o;
+    return grovep_or_errno(o, ENOMEM);
 }

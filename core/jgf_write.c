@@ -566,7 +566,5 @@ struct json_t *grove_jgf_write_json(const grove_graph_t *g, const grove_vid_t *v
     json_error_t jerr;
     json_t *j = json_loadb(text, len, 0, &jerr);
     free(text);
-    if (!j)
-        errno = ENOMEM;
-    return j;
+    return grovep_or_errno(j, ENOMEM);
 }

@@ -311,9 +311,7 @@ static uint8_t *release_marks(const grove_matcher_t *m, grove_jobid_t id, size_t
     *i = (size_t)k;
     size_t n = m->jobs[k]->npicks;
     uint8_t *rel = calloc(n ? n : 1, 1);
-    if (!rel)
-        errno = ENOMEM;
-    return rel;
+    return grovep_or_errno(rel, ENOMEM);
 }
 
 /* Before a partial release of ranks below a vertex without a rank that
@@ -615,9 +613,7 @@ char *grove_matcher_request(const grove_matcher_t *m, grove_jobid_t id)
     json_t *docs = json_is_array(k->docs) ? json_incref(k->docs) : json_pack("[O]", k->docs);
     char *text = docs ? json_dumps(docs, JSON_COMPACT) : NULL;
     json_decref(docs);
-    if (!text)
-        errno = ENOMEM;
-    return text;
+    return grovep_or_errno(text, ENOMEM);
 }
 
 /* The documents of a request text, each checked as a jobspec (new), or

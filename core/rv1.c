@@ -41,9 +41,7 @@ static const char bad_prop_chars[] = "!&'\"^`|()";
 static char *xstrdup(const char *s)
 {
     char *d = strdup(s);
-    if (!d)
-        errno = ENOMEM;
-    return d;
+    return grovep_or_errno(d, ENOMEM);
 }
 
 /* Canonical order of child type names: core, gpu, then by name. */
@@ -1296,9 +1294,7 @@ char *grovep_rv1_encode(const grove_rv1_t *R, int flags, grovep_rv1_scheduling_f
                 | JSON_REAL_PRECISION(16);
     char *s = json_dumps(doc, jf);
     json_decref(doc);
-    if (!s)
-        errno = ENOMEM;
-    return s;
+    return grovep_or_errno(s, ENOMEM);
 }
 
 /* ---- contents ------------------------------------------------------------- */
@@ -1790,9 +1786,7 @@ grove_idset_t *grove_rv1_hosts_to_ranks(const grove_rv1_t *R, const char *hosts,
     free(found);
     grove_hostlist_destroy(hl);
     grove_hostlist_destroy(missing);
-    if (!ids)
-        errno = EINVAL;
-    return ids;
+    return grovep_or_errno(ids, EINVAL);
 oom:
     free(found);
     grove_idset_destroy(ids);

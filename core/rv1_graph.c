@@ -365,9 +365,7 @@ static uint8_t *new_mask(const grove_graph_t *g)
 {
     size_t slots = grove_graph_vertex_slots(g);
     uint8_t *mark = calloc(slots ? slots : 1, 1);
-    if (!mark)
-        errno = ENOMEM;
-    return mark;
+    return grovep_or_errno(mark, ENOMEM);
 }
 
 static int cmp_vid(const void *pa, const void *pb);

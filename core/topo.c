@@ -607,9 +607,7 @@ static char *split_name(const char *name, int64_t *id)
         *id = GROVE_ID_NONE;
     }
     char *b = strndup(name, n);
-    if (!b)
-        errno = ENOMEM;
-    return b;
+    return grovep_or_errno(b, ENOMEM);
 }
 
 /* Remove the vertices from first on (a failed attach). */

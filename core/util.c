@@ -52,17 +52,13 @@ void *grovep_alloc_huge(size_t *bytes)
     }
 #endif
     void *p = malloc(*bytes ? *bytes : 1);
-    if (!p)
-        errno = ENOMEM;
-    return p;
+    return grovep_or_errno(p, ENOMEM);
 }
 
 void *grovep_zalloc(size_t size)
 {
     void *p = calloc(1, size);
-    if (!p)
-        errno = ENOMEM;
-    return p;
+    return grovep_or_errno(p, ENOMEM);
 }
 
 int grovep_grow_slow(void **p, size_t *cap, size_t need, size_t elem)

@@ -1,8 +1,8 @@
 /* util.h: small helpers shared by the files of libgrove: zeroed
  * allocation, array growth, the string buffer, whole-file reading and
  * loading, binary search, accessors, destructor lists, failing after a
- * release, three-way comparison, enumeration names.  Not public API (not
- * installed).
+ * release or a failed call, three-way comparison, enumeration names.
+ * Not public API (not installed).
  *
  * This header must not hold anything that knows a file format or a Grove
  * type (those helpers belong to their module), nor error reporting
@@ -202,6 +202,17 @@ void *grovep_load_file(const char *path, const char *source, grovep_text_reader_
  * written `return GROVEP_NULL_AFTER(grove_x_destroy, x, ENOMEM);`.  errno
  * is set after fn, so fn may touch it. */
 #define GROVEP_NULL_AFTER(fn, obj, e) ((void)(fn)(obj), errno = (e), (void *)NULL)
+
+/* p, with errno set to e when p is NULL: the result of a function whose
+ * last call made p and may fail without a dependable errno (jansson's
+ * makers and dumps, the C library's allocators), written
+ * `return grovep_or_errno(text, ENOMEM);`. */
+static inline void *grovep_or_errno(void *p, int e)
+{
+    if (!p)
+        errno = e;
+    return p;
+}
 
 /* -1, 0 or 1 as a is below, equal to or above b: the comparators'
  * three-way step, for numbers of any type (each argument is evaluated
