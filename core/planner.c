@@ -221,43 +221,51 @@ int grovep_tl_reserve_span(grovep_timeline_t *tl)
     return grovep_tl_reserve(tl, (size_t)tl->count + 2);
 }
 
-static uint32_t leaf_new(grovep_timeline_t *tl)
-{
-    uint32_t n = tl->leaf_free;
-    if (n)
-        tl->leaf_free = LF(n).next;
-    else
-        n = tl->leaf_hi++; /* reserved by the caller */
-    LF(n).n = 0;
-    LF(n).next = 0;
-    return n;
-}
+/* The pools of leaves and of inner nodes are kept alike: slots handed
+ * out [1, kind_hi), the freed ones chained from kind_free through .next,
+ * with .n -1.  POOL_OPS(kind, NODE), NODE the slot macro (LF or IN),
+ * defines kind_new (a freed slot, else the next one, which the caller
+ * reserved), kind_free, and for the check kind_slot_ok (x is a slot
+ * handed out, with lo to F entries) and kind_pool_ok (the free list is
+ * sound and, with the used slots the tree holds, accounts for every slot
+ * handed out). */
+#define POOL_OPS(kind, NODE)                                                    \
+    static uint32_t kind##_new(grovep_timeline_t *tl)                           \
+    {                                                                           \
+        uint32_t n = tl->kind##_free;                                           \
+        if (n)                                                                  \
+            tl->kind##_free = NODE(n).next;                                     \
+        else                                                                    \
+            n = tl->kind##_hi++; /* reserved by the caller */                   \
+        NODE(n).n = 0;                                                          \
+        NODE(n).next = 0;                                                       \
+        return n;                                                               \
+    }                                                                           \
+                                                                                \
+    static void kind##_free(grovep_timeline_t *tl, uint32_t n)                  \
+    {                                                                           \
+        NODE(n).n = -1;                                                         \
+        NODE(n).next = tl->kind##_free;                                         \
+        tl->kind##_free = n;                                                    \
+    }                                                                           \
+                                                                                \
+    static int kind##_slot_ok(const grovep_timeline_t *tl, uint32_t x, int lo)  \
+    {                                                                           \
+        return x != 0 && x < tl->kind##_hi && NODE(x).n >= lo                   \
+               && NODE(x).n <= F;                                               \
+    }                                                                           \
+                                                                                \
+    static int kind##_pool_ok(const grovep_timeline_t *tl, uint32_t used)       \
+    {                                                                           \
+        uint32_t nfree = 0;                                                     \
+        for (uint32_t f = tl->kind##_free; f; f = NODE(f).next)                 \
+            if (f >= tl->kind##_hi || ++nfree > tl->kind##_hi)                  \
+                return 0;                                                       \
+        return !tl->kind##_cap || used + nfree + 1 == tl->kind##_hi;            \
+    }
 
-static void leaf_free(grovep_timeline_t *tl, uint32_t n)
-{
-    LF(n).n = -1;
-    LF(n).next = tl->leaf_free;
-    tl->leaf_free = n;
-}
-
-static uint32_t inner_new(grovep_timeline_t *tl)
-{
-    uint32_t n = tl->inner_free;
-    if (n)
-        tl->inner_free = IN(n).next;
-    else
-        n = tl->inner_hi++;
-    IN(n).n = 0;
-    IN(n).next = 0;
-    return n;
-}
-
-static void inner_free(grovep_timeline_t *tl, uint32_t n)
-{
-    IN(n).n = -1;
-    IN(n).next = tl->inner_free;
-    tl->inner_free = n;
-}
+POOL_OPS(leaf, LF)
+POOL_OPS(inner, IN)
 
 /* Refresh entry i of inner node p from its child (a leaf if leafkids):
  * smallest key, sum, max and min prefix. */
@@ -315,6 +323,30 @@ static void inner_move(grovep_tlinner_t *dst, int di, const grovep_tlinner_t *sr
     memmove(&dst->child[di], &src->child[si], sizeof(uint32_t) * (size_t)n);
 }
 
+/* fix_underflow's step on siblings l and r (in slot rc), two nodes of
+ * one kind, moved by move and freed by release: merge r into l when both
+ * fit in one node (merged set to 1), else move one entry from the fuller
+ * to the other.  The same for leaves and inner nodes. */
+#define REBALANCE(tl, l, r, rc, move, release, merged)                          \
+    do {                                                                        \
+        if ((l)->n + (r)->n <= F) {                                             \
+            move(l, (l)->n, r, 0, (r)->n);                                      \
+            (l)->n += (r)->n;                                                   \
+            release(tl, rc);                                                    \
+            (merged) = 1;                                                       \
+        } else if ((l)->n < (r)->n) { /* the right one gives its first */       \
+            move(l, (l)->n, r, 0, 1);                                           \
+            (l)->n++;                                                           \
+            (r)->n--;                                                           \
+            move(r, 0, r, 1, (r)->n);                                           \
+        } else { /* the left one gives its last */                              \
+            move(r, 1, r, 0, (r)->n);                                           \
+            (r)->n++;                                                           \
+            (l)->n--;                                                           \
+            move(r, 0, l, (l)->n, 1);                                           \
+        }                                                                       \
+    } while (0)
+
 /* Child i of inner node p has fallen below FMIN entries: merge it with a
  * neighbour when both fit in one node, else take one entry from the
  * neighbour (which then has more than FMIN to spare). */
@@ -326,40 +358,10 @@ static void fix_underflow(grovep_timeline_t *tl, uint32_t p, int i, int leafkids
     int merged = 0;
     if (leafkids) {
         grovep_tlleaf_t *l = &LF(lc), *r = &LF(rc);
-        if (l->n + r->n <= F) {
-            leaf_move(l, l->n, r, 0, r->n);
-            l->n += r->n;
-            leaf_free(tl, rc);
-            merged = 1;
-        } else if (l->n < r->n) { /* the right one gives its first */
-            leaf_move(l, l->n, r, 0, 1);
-            l->n++;
-            r->n--;
-            leaf_move(r, 0, r, 1, r->n);
-        } else {                  /* the left one gives its last */
-            leaf_move(r, 1, r, 0, r->n);
-            r->n++;
-            l->n--;
-            leaf_move(r, 0, l, l->n, 1);
-        }
+        REBALANCE(tl, l, r, rc, leaf_move, leaf_free, merged);
     } else {
         grovep_tlinner_t *l = &IN(lc), *r = &IN(rc);
-        if (l->n + r->n <= F) {
-            inner_move(l, l->n, r, 0, r->n);
-            l->n += r->n;
-            inner_free(tl, rc);
-            merged = 1;
-        } else if (l->n < r->n) {
-            inner_move(l, l->n, r, 0, 1);
-            l->n++;
-            r->n--;
-            inner_move(r, 0, r, 1, r->n);
-        } else {
-            inner_move(r, 1, r, 0, r->n);
-            r->n++;
-            l->n--;
-            inner_move(r, 0, l, l->n, 1);
-        }
+        REBALANCE(tl, l, r, rc, inner_move, inner_free, merged);
     }
     if (merged) {
         inner_move(in, a + 1, in, a + 2, in->n - a - 2);
@@ -756,11 +758,9 @@ static int check_rec(const grovep_timeline_t *tl, uint32_t node, int depth, int6
     int lo = node == tl->root ? (depth == tl->height - 1 ? 1 : 2) : FMIN;
     int64_t o = 0, hi = INT64_MIN, low = INT64_MAX;
     if (depth == tl->height - 1) {
-        if (node == 0 || node >= tl->leaf_hi)
+        if (!leaf_slot_ok(tl, node, lo))
             return 0;
         const grovep_tlleaf_t *l = &LF(node);
-        if (l->n < lo || l->n > F)
-            return 0;
         (*leaves)++;
         for (int j = 0; j < l->n; j++) {
             if ((*seen && l->key[j] <= *last) || l->ends[j] == 0)
@@ -773,11 +773,9 @@ static int check_rec(const grovep_timeline_t *tl, uint32_t node, int depth, int6
             low = min64(low, o);
         }
     } else {
-        if (node == 0 || node >= tl->inner_hi)
+        if (!inner_slot_ok(tl, node, lo))
             return 0;
         const grovep_tlinner_t *in = &IN(node);
-        if (in->n < lo || in->n > F)
-            return 0;
         (*inners)++;
         for (int i = 0; i < in->n; i++) {
             int64_t first = *last, s, x, m;
@@ -807,7 +805,7 @@ int grovep_tl_check(const grovep_timeline_t *tl)
     if (sizeof(grovep_tlleaf_t) % 64 || sizeof(grovep_tlinner_t) % 64
         || ((uintptr_t)tl->leaf & 63) || ((uintptr_t)tl->inner & 63))
         return 0;
-    uint32_t leaves = 0, inners = 0, points = 0, nfree = 0;
+    uint32_t leaves = 0, inners = 0, points = 0;
     int64_t last = 0, sum = 0, mx, mn;
     int seen = 0;
     if (tl->height < 0 || tl->height > TL_MAXH || (tl->height == 0) != (tl->root == 0))
@@ -817,16 +815,7 @@ int grovep_tl_check(const grovep_timeline_t *tl)
         return 0;
     if (points != tl->count || sum != 0)
         return 0;
-    for (uint32_t f = tl->leaf_free; f; f = LF(f).next)
-        if (f >= tl->leaf_hi || ++nfree > tl->leaf_hi)
-            return 0;
-    if (tl->leaf_cap && leaves + nfree + 1 != tl->leaf_hi)
-        return 0;
-    nfree = 0;
-    for (uint32_t f = tl->inner_free; f; f = IN(f).next)
-        if (f >= tl->inner_hi || ++nfree > tl->inner_hi)
-            return 0;
-    return !tl->inner_cap || inners + nfree + 1 == tl->inner_hi;
+    return leaf_pool_ok(tl, leaves) && inner_pool_ok(tl, inners);
 }
 
 /* ---- span table: dense records, hash from id to index ---------------- */
