@@ -310,19 +310,28 @@ int grove_sched_remove(grove_sched_t *s, grove_jobid_t id)
     return 0;
 }
 
-/* Set one of the job's keys of order (what set does to the job) and move
- * it to its new place when it waits: unlink, change, link. */
-static void reorder(grove_sched_t *s, uint32_t x, void (*set)(grove_sched_job_t *, const void *),
-                    const void *arg)
+/* Set one of job id's keys of order (what set does to the job) when that
+ * changes it, and move the job to its new place when it waits: unlink,
+ * change, link.  0, or -1 with ENOENT. */
+static int reorder(grove_sched_t *s, grove_jobid_t id,
+                   void (*set)(grove_sched_job_t *, const void *), const void *arg)
 {
+    uint32_t x = slot_of(s, id);
+    if (x == NIL)
+        return -1;
     struct node *n = &s->nodes[x];
+    grove_sched_job_t j = n->job;
+    set(&j, arg);
+    if (!before(&j, &n->job) && !before(&n->job, &j))
+        return 0; /* the same keys: the same place */
     if (!n->level) {
-        set(&n->job, arg);
-        return;
+        n->job = j;
+        return 0;
     }
     unlink_node(s, x);
-    set(&n->job, arg);
+    n->job = j;
     link_node(s, x);
+    return 0;
 }
 
 static void set_priority(grove_sched_job_t *j, const void *arg)
@@ -337,12 +346,7 @@ static void set_policy_priority(grove_sched_job_t *j, const void *arg)
 
 int grove_sched_prioritize(grove_sched_t *s, grove_jobid_t id, int64_t priority)
 {
-    uint32_t x = slot_of(s, id);
-    if (x == NIL)
-        return -1;
-    if (s->nodes[x].job.priority != priority)
-        reorder(s, x, set_priority, &priority);
-    return 0;
+    return reorder(s, id, set_priority, &priority);
 }
 
 int grove_sched_set_policy_priority(grove_sched_t *s, grove_jobid_t id, double p)
@@ -351,12 +355,7 @@ int grove_sched_set_policy_priority(grove_sched_t *s, grove_jobid_t id, double p
         errno = EINVAL;
         return -1;
     }
-    uint32_t x = slot_of(s, id);
-    if (x == NIL)
-        return -1;
-    if (s->nodes[x].job.policy_priority != p)
-        reorder(s, x, set_policy_priority, &p);
-    return 0;
+    return reorder(s, id, set_policy_priority, &p);
 }
 
 int grove_sched_set_duration(grove_sched_t *s, grove_jobid_t id, int64_t duration)
