@@ -1109,6 +1109,46 @@ static int put_idset(grovep_buf_t *b, const grove_idset_t *ids)
     return 0;
 }
 
+/* An idset's text, unquoted, in brackets when it has two ids or more
+ * (librlist's form: "0", "[0-3,7]"); 0 or -1 with ENOMEM. */
+static int put_ids(grovep_buf_t *b, const grove_idset_t *ids)
+{
+    char *t = grove_idset_encode(ids, GROVE_IDSET_FLAG_RANGE | GROVE_IDSET_FLAG_BRACKETS);
+    if (!t) {
+        b->failed = true;
+        return -1;
+    }
+    grovep_buf_put(b, t, strlen(t));
+    free(t);
+    return 0;
+}
+
+/* The children of rank r (its group's first rank), their types in the
+ * order given, comma-separated: as R_lite's "TYPE":"IDS" members (json)
+ * or as the summary's TYPE[IDS] (librlist's form). */
+static void put_children(grovep_buf_t *b, const grove_rv1_t *R, const struct rv1_rank *r,
+                         const uint32_t *order, bool json)
+{
+    bool first = true;
+    for (size_t t = 0; t < R->ntypes; t++) {
+        const struct rv1_kid *k = grovep_rv1_kid_find(r, order[t]);
+        if (!k)
+            continue;
+        if (!first)
+            PUTL(b, ",");
+        first = false;
+        const char *type = R->types[k->type];
+        if (json) {
+            put_str(b, type);
+            PUTL(b, ":");
+            put_idset(b, k->ids);
+        } else {
+            grovep_buf_put(b, type, strlen(type));
+            put_ids(b, k->ids);
+        }
+    }
+}
+
 static void put_int(grovep_buf_t *b, long long v)
 {
     char t[24];
@@ -1171,18 +1211,7 @@ static int encode_direct(const grove_rv1_t *R, int flags, grovep_buf_t *b)
         PUTL(b, "{\"rank\":");
         put_idset(b, gs[i].ranks);
         PUTL(b, ",\"children\":{");
-        bool first = true;
-        for (size_t t = 0; t < R->ntypes; t++) {
-            const struct rv1_kid *k = grovep_rv1_kid_find(gs[i].first, order[t]);
-            if (!k)
-                continue;
-            if (!first)
-                PUTL(b, ",");
-            first = false;
-            put_str(b, R->types[k->type]);
-            PUTL(b, ":");
-            put_idset(b, k->ids);
-        }
+        put_children(b, R, gs[i].first, order, true);
         PUTL(b, "}}");
     }
     PUTL(b, "]");
@@ -1222,20 +1251,6 @@ static int encode_direct(const grove_rv1_t *R, int flags, grovep_buf_t *b)
     return b->failed ? -1 : 1;
 }
 
-/* An idset's text, unquoted, in brackets when it has two ids or more
- * (librlist's form: "0", "[0-3,7]"); 0 or -1 with ENOMEM. */
-static int put_ids(grovep_buf_t *b, const grove_idset_t *ids)
-{
-    char *t = grove_idset_encode(ids, GROVE_IDSET_FLAG_RANGE | GROVE_IDSET_FLAG_BRACKETS);
-    if (!t) {
-        b->failed = true;
-        return -1;
-    }
-    grovep_buf_put(b, t, strlen(t));
-    free(t);
-    return 0;
-}
-
 char *grove_rv1_summary(const grove_rv1_t *R)
 {
     if (!R) {
@@ -1256,17 +1271,7 @@ char *grove_rv1_summary(const grove_rv1_t *R)
         PUTL(&b, "rank");
         put_ids(&b, gs[i].ranks);
         PUTL(&b, "/");
-        bool first = true;
-        for (size_t t = 0; t < R->ntypes; t++) {
-            const struct rv1_kid *k = grovep_rv1_kid_find(gs[i].first, byname[t]);
-            if (!k)
-                continue;
-            if (!first)
-                PUTL(&b, ",");
-            first = false;
-            grovep_buf_put(&b, R->types[k->type], strlen(R->types[k->type]));
-            put_ids(&b, k->ids);
-        }
+        put_children(&b, R, gs[i].first, byname, false);
     }
     free_groups(gs, ng);
     free(byname);
