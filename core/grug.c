@@ -1290,9 +1290,8 @@ static void grug_fini(grug_t *r)
 {
     grove_intern_destroy(r->s);
     GROVEP_FREE_ALL(r->keys, r->t, r->e, r->eorder, r->tmpl_of_sym, r->ev, r->evn, r->pn);
-    for (size_t i = 0; i < r->nsub; i++)
-        free(r->pathof[i]);
-    GROVEP_FREE_ALL(r->pathof, r->subsys, r->roots);
+    GROVEP_FREE_ARRAY(r->pathof, r->nsub);
+    GROVEP_FREE_ALL(r->subsys, r->roots);
     if (r->gen)
         for (size_t i = 0; i < r->nt; i++)
             free(r->gen[i].a);

@@ -1163,14 +1163,11 @@ void grove_jobspec_destroy(grove_jobspec_t *js)
     free(js->res);
     for (size_t i = 0; i < js->ntasks; i++) {
         grove_jobspec_task_t *t = &js->tasks[i];
-        for (size_t k = 0; k < t->argc; k++)
-            free(t->argv[k]);
-        GROVEP_FREE_ALL(t->argv, t->slot, t->type, t->distribution);
+        GROVEP_FREE_ARRAY(t->argv, t->argc);
+        GROVEP_FREE_ALL(t->slot, t->type, t->distribution);
     }
     free(js->tasks);
-    for (size_t i = 0; i < js->nwarn; i++)
-        free(js->warnings[i]);
-    free(js->warnings);
+    GROVEP_FREE_ARRAY(js->warnings, js->nwarn);
     grove_constraint_destroy(js->constraint);
     json_decref(js->doc);
     free(js);

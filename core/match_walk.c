@@ -98,9 +98,7 @@ int grovep_match_sblk_lend(grove_matcher_t *m, size_t i)
 void grovep_match_scratch_free(grove_matcher_t *m)
 {
     free(m->stamp);
-    for (size_t i = 0; i < m->npool; i++)
-        free(m->pool[i]);
-    free(m->pool);
+    GROVEP_FREE_ARRAY(m->pool, m->npool);
     free(m->blk);
     free(m->bgen);
     free(m->sel);

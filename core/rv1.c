@@ -105,9 +105,7 @@ void grove_rv1_destroy(grove_rv1_t *R)
     for (size_t i = 0; i < R->n; i++)
         rank_fini(&R->r[i]);
     free(R->r);
-    for (size_t i = 0; i < R->ntypes; i++)
-        free(R->types[i]);
-    free(R->types);
+    GROVEP_FREE_ARRAY(R->types, R->ntypes);
     for (size_t i = 0; i < R->nprops; i++) {
         free(R->props[i].name);
         grove_idset_destroy(R->props[i].ranks);

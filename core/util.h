@@ -197,6 +197,15 @@ void *grovep_load_file(const char *path, const char *source, grovep_text_reader_
  * kept. */
 #define GROVEP_FREE_ALL(...) GROVEP_EACH(free, void, __VA_ARGS__)
 
+/* free() the first n buffers of the array a, then a: an array that owns
+ * what it points to (a may be NULL when n is 0). */
+#define GROVEP_FREE_ARRAY(a, n)                                                 \
+    do {                                                                        \
+        for (size_t free_i_ = 0; free_i_ < (n); free_i_++)                      \
+            free((a)[free_i_]);                                                 \
+        free(a);                                                                \
+    } while (0)
+
 /* Release obj with fn (its destroy or free), then set errno to e and
  * yield NULL: the failure of a function that was building obj to return,
  * written `return GROVEP_NULL_AFTER(grove_x_destroy, x, ENOMEM);`.  errno
