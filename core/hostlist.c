@@ -77,38 +77,11 @@ static const uint64_t pow10_tab[] = {
     1000000000000000000ULL,
 };
 
-static int ndigits(uint64_t v)
-{
-    int d = 1;
-    while (v >= 10) {
-        v /= 10;
-        d++;
-    }
-    return d;
-}
-
 /* Characters of the numeric part of n rendered with width w. */
 static int num_len(uint64_t n, int w)
 {
-    int d = ndigits(n);
+    int d = grovep_ndigits(n);
     return d > w ? d : w;
-}
-
-/* Write n zero-padded to w digits at o; returns the length (<= 20). */
-static int put_num(char *o, uint64_t n, int w)
-{
-    char tmp[24];
-    int k = 0;
-    do {
-        tmp[k++] = (char)('0' + n % 10);
-        n /= 10;
-    } while (n);
-    int len = 0;
-    for (int z = k; z < w; z++)
-        o[len++] = '0';
-    while (k)
-        o[len++] = tmp[--k];
-    return len;
 }
 
 static bool is_digit(char c)
@@ -304,7 +277,7 @@ static int add_numbered(grove_hostlist_t *h, const char *pfx, size_t plen, uint6
             memcpy(buf, pfx, plen);
             int rc = 0;
             for (uint64_t m = n; rc == 0; m++) {
-                size_t len = plen + (size_t)put_num(buf + plen, m, w);
+                size_t len = plen + (size_t)grovep_put_decimal(buf + plen, m, w);
                 rc = add_range(h, buf, len, false, 0, 0, 0);
                 if (m == end)
                     break;
@@ -399,7 +372,7 @@ static int parse_bracketed(grove_hostlist_t *h, struct parse *ps, size_t a, size
                 return -1;
             memcpy(ps->scratch, pfx, plen);
             for (uint64_t n = lo;; n++) {
-                size_t len = plen + (size_t)put_num(ps->scratch + plen, n, w);
+                size_t len = plen + (size_t)grovep_put_decimal(ps->scratch + plen, n, w);
                 memcpy(ps->scratch + len, ps->s + rb + 1, slen);
                 if (add_host(h, ps->scratch, len + slen) < 0)
                     return -1;
@@ -495,13 +468,13 @@ static void sb_num(grovep_buf_t *b, uint64_t n, int w)
 {
     char *o = grovep_buf_room(b, 24);
     if (o)
-        b->len += (size_t)put_num(o, n, w);
+        b->len += (size_t)grovep_put_decimal(o, n, w);
 }
 
 /* Zero-padded at its low end: the decoder takes the width from it. */
 static bool padded(const struct hrange *r)
 {
-    return r->width > ndigits(r->lo);
+    return r->width > grovep_ndigits(r->lo);
 }
 
 char *grove_hostlist_encode(const grove_hostlist_t *h)
@@ -526,7 +499,7 @@ char *grove_hostlist_encode(const grove_hostlist_t *h)
         int group_pad = padded(r) ? r->width : 0;
         size_t j = i + 1;
         while (j < h->n && h->r[j].num && same_prefix(h->pool, r, h->pool, &h->r[j])
-               && (padded(&h->r[j]) || group_pad <= ndigits(h->r[j].lo)))
+               && (padded(&h->r[j]) || group_pad <= grovep_ndigits(h->r[j].lo)))
             j++;
         bool bracket = j - i > 1 || r->hi > r->lo;
         if (bracket)
@@ -641,7 +614,7 @@ static char *render(const grove_hostlist_t *h, const struct hrange *r, uint64_t 
     memcpy(s, h->pool + r->pfx, r->plen);
     size_t len = r->plen;
     if (r->num)
-        len += (size_t)put_num(s + len, r->lo + k, r->width);
+        len += (size_t)grovep_put_decimal(s + len, r->lo + k, r->width);
     s[len] = '\0';
     return s;
 }
@@ -773,7 +746,7 @@ const char *grove_hostlist_iter_next(const grove_hostlist_t *h, grove_hostlist_i
         memcpy(it->buf, h->pool + r->pfx, r->plen);
         size_t len = r->plen;
         if (r->num)
-            len += (size_t)put_num(it->buf + len, r->lo + it->offset, r->width);
+            len += (size_t)grovep_put_decimal(it->buf + len, r->lo + it->offset, r->width);
         it->buf[len] = '\0';
         if (it->offset++ == span) {
             it->range++;

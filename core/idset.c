@@ -227,16 +227,6 @@ grove_idset_t *grove_idset_decode(const char *s, grove_error_t *err)
 
 /* ---- encoding ---------------------------------------------------------- */
 
-static size_t ndigits(unsigned v)
-{
-    size_t d = 1;
-    while (v >= 10) {
-        v /= 10;
-        d++;
-    }
-    return d;
-}
-
 /* Total decimal digits of every id in [lo, hi]. */
 static unsigned long long digits_in_run(unsigned lo, unsigned hi)
 {
@@ -253,19 +243,6 @@ static unsigned long long digits_in_run(unsigned lo, unsigned hi)
     return total;
 }
 
-static char *put_uint(char *o, unsigned v)
-{
-    char tmp[16];
-    size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n)
-        *o++ = tmp[--n];
-    return o;
-}
-
 char *grove_idset_encode(const grove_idset_t *s, int flags)
 {
     if (!s || (flags & ~(GROVE_IDSET_FLAG_RANGE | GROVE_IDSET_FLAG_BRACKETS))) {
@@ -279,7 +256,7 @@ char *grove_idset_encode(const grove_idset_t *s, int flags)
     for (size_t i = 0; i < s->n; i++) {
         const struct run *r = &s->r[i];
         if (range) {
-            len += ndigits(r->lo) + (r->lo == r->hi ? 0 : 1 + ndigits(r->hi));
+            len += grovep_ndigits(r->lo) + (r->lo == r->hi ? 0 : 1 + grovep_ndigits(r->hi));
             len += 1; /* separator */
         } else {
             len += digits_in_run(r->lo, r->hi) + run_len(r); /* ids + separators */
@@ -308,14 +285,14 @@ char *grove_idset_encode(const grove_idset_t *s, int flags)
         if (i)
             *o++ = ',';
         if (range) {
-            o = put_uint(o, r->lo);
+            o += grovep_put_decimal(o, r->lo, 0);
             if (r->hi != r->lo) {
                 *o++ = '-';
-                o = put_uint(o, r->hi);
+                o += grovep_put_decimal(o, r->hi, 0);
             }
         } else {
             for (unsigned id = r->lo;; id++) {
-                o = put_uint(o, id);
+                o += grovep_put_decimal(o, id, 0);
                 if (id == r->hi)
                     break;
                 *o++ = ',';

@@ -1,8 +1,8 @@
 /* util.h: small helpers shared by the files of libgrove: zeroed
  * allocation, array growth, the string buffer, whole-file reading and
  * loading, binary search, accessors, destructor lists, failing after a
- * release or a failed call, three-way comparison, enumeration names.
- * Not public API (not installed).
+ * release or a failed call, three-way comparison, enumeration names,
+ * decimal numbers.  Not public API (not installed).
  *
  * This header must not hold anything that knows a file format or a Grove
  * type (those helpers belong to their module), nor error reporting
@@ -238,6 +238,36 @@ static inline const char *grovep_name_of(const char *const *names, unsigned n, u
 /* The index of name s in the table of n names, or -1 with EINVAL (s NULL
  * or not in the table). */
 int grovep_name_index(const char *const *names, int n, const char *s);
+
+/* The number of decimal digits of v (1 for 0). */
+static inline int grovep_ndigits(uint64_t v)
+{
+    int d = 1;
+    while (v >= 10) {
+        v /= 10;
+        d++;
+    }
+    return d;
+}
+
+/* Write v in decimal at o, zero-padded to width digits (0 or less: no
+ * padding), with no NUL; the number of bytes written.  The encoders of
+ * ids and host names write their numbers through it. */
+static inline int grovep_put_decimal(char *o, uint64_t v, int width)
+{
+    char tmp[20];
+    int k = 0;
+    do {
+        tmp[k++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    int len = 0;
+    for (int z = k; z < width; z++)
+        o[len++] = '0';
+    while (k)
+        o[len++] = tmp[--k];
+    return len;
+}
 
 /* The value of one hexadecimal digit (either case), or -1. */
 static inline int grovep_hexval(int c)
