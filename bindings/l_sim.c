@@ -31,7 +31,6 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "grovel.h"
 #include "match.h"
@@ -71,12 +70,17 @@ static int l_sim_match(lua_State *L)
         lua_pushnil(L);
     lua_createtable(L, type ? 0 : (int)job->npicks, 0);
     lua_Integer n = 0, units = 0;
+    /* the types by symbol, looked up once (a job of whole nodes has tens
+     * of thousands of picks); a type the graph has no name for has no
+     * vertex either */
+    grove_sym_t type_sym = type ? grove_graph_sym_lookup(g, type) : GROVE_SYM_NONE;
+    grove_sym_t count_sym = count ? grove_graph_sym_lookup(g, count) : GROVE_SYM_NONE;
     for (size_t i = 0; i < job->npicks; i++) {
         grove_vid_t v = job->picks[i].v;
-        const char *vt = type || count ? grove_vertex_type(g, v) : NULL;
-        if (count && !strcmp(vt, count))
+        grove_sym_t vt = type || count ? grove_vertex_type_sym(g, v) : GROVE_SYM_NONE;
+        if (count && vt == count_sym && vt != GROVE_SYM_NONE)
             units += (lua_Integer)job->picks[i].amount;
-        if (type && strcmp(vt, type))
+        if (type && (vt != type_sym || vt == GROVE_SYM_NONE))
             continue;
         lua_pushinteger(L, (lua_Integer)v);
         lua_rawseti(L, -2, ++n);

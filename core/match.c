@@ -436,9 +436,15 @@ static int match_complete(grove_matcher_t *m, struct matching *x)
     return 0;
 }
 
-/* From this many picks on, a job takes the matcher's selection array
- * itself rather than a copy. */
-#define HANDOVER_MIN 4096
+/* From this many picks on (4 MB of them), a job takes the matcher's
+ * selection array itself rather than a copy: a whole machine of 16,384
+ * nodes is 13 MB of picks.  Below it the job gets a copy and the matcher
+ * keeps its array, whose pages are written already: a selection grown
+ * afresh at each match (and a job's array given back to the system at
+ * its end) cost a page fault every 4 kB, more than half of the match of
+ * a job of 1,024 whole nodes (50,000 picks: 5.9-7.8 ms of CPU with the
+ * hand-over, 2.0-2.3 ms with the copy, bench/RESULTS.md). */
+#define HANDOVER_MIN (1u << 18)
 
 /* Make the selection a job: recorded in the graph and the table in the
  * modes that allocate, else the matcher's one result.  The job (borrowed)
@@ -459,8 +465,8 @@ static const grove_job_t *match_commit(grove_matcher_t *m, const struct matching
         dst = &m->result;
     }
     if (m->nsel >= HANDOVER_MIN) {
-        /* a large selection is handed over, not copied (a whole machine's
-         * is 20 MB); the matcher grows a new one at its next match */
+        /* a large selection is handed over, not copied; the matcher
+         * grows a new one at its next match */
         grove_pick_t *p = realloc(m->sel, m->nsel * sizeof(*p)); /* shrinks in place */
         dst->picks = p ? p : m->sel;
         m->sel = NULL;

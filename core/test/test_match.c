@@ -381,15 +381,17 @@ static void test_whole_nodes(void)
     grove_graph_destroy(g);
 }
 
-/* A selection of thousands of picks becomes the job's without a copy;
- * the matcher's next match grows a selection of its own again. */
-static void test_large_selection(void)
+/* A whole machine of nodes (49 vertices each), taken, refused, given back
+ * and taken again: the job's picks are a copy of the matcher's selection
+ * below 262,144 picks, the matcher's selection itself from there on
+ * (the matcher then grows a selection of its own again). */
+static void large_selection(int nodes)
 {
-    grove_graph_t *g = test_cluster(&(test_shape_t){ .nodes = 128, .per_rack = 32, .sockets = 2,
+    grove_graph_t *g = test_cluster(&(test_shape_t){ .nodes = nodes, .per_rack = 32, .sockets = 2,
                                                      .cores = 18, .gpus = 1, .mems = 4,
                                                      .mem_size = 2 });
     grove_matcher_t *m = grove_matcher_create(g, NULL);
-    grove_jobspec_t *js = nodes_excl_js(128, true);
+    grove_jobspec_t *js = nodes_excl_js(nodes, true);
     const grove_job_t *j = NULL;
     ok(js && grove_match(m, js, GROVE_MATCH_ALLOCATE, 1, &j, NULL) == 0, "the whole machine");
     size_t n = j ? j->npicks : 0;
@@ -413,6 +415,12 @@ static void test_large_selection(void)
     grove_jobspec_destroy(js);
     grove_matcher_destroy(m);
     grove_graph_destroy(g);
+}
+
+static void test_large_selection(void)
+{
+    large_selection(128);  /* 6,277 picks: copied */
+    large_selection(5400); /* 264,770 picks: handed over */
 }
 
 /* ---- the scores hook: one call per level, the order score gives -------- */
