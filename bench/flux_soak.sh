@@ -56,6 +56,11 @@ flux_R "$work" "$NODES"
 PURGE_AGE=${PURGE_AGE-60s}
 [ -n "${EXPORT:-}" ] && PURGE_AGE=
 [ -z "$PURGE_AGE" ] || printf '[job-manager]\ninactive-age-limit = "%s"\n' "$PURGE_AGE" >> "$work/conf.toml"
+# The content store as flux-core sets it for a state directory it removes
+# at exit (statedir-cleanup): no journal, no sync.  Nothing of the soak's
+# store outlives it; the state directory is kept for the resource
+# module's checkpoint of drains only.
+printf '[content-sqlite]\njournal_mode = "OFF"\nsynchronous = "OFF"\n' >> "$work/conf.toml"
 
 cat > "$work/inner.sh" <<'EOF'
 set -e
