@@ -102,24 +102,29 @@ for start in range(0, a.jobs, batch):
         if hold:
             held.append(jid)
     n = len(ids)
+    # the batch's requests that need no answer now (cancels, urgency):
+    # their answers are read at the batch's end, so none piles up unread
+    # in the handle (each unread answer stays queued in it for good)
+    pending = []
     # cancels: 10% of the stream, half at once (pending), half from earlier
     # batches (running or pending or done)
     for jid in rng.sample(ids[-batch:], batch // 20):
         cancelled.add(jid)
-        flux.job.cancel_async(h, jid)
+        pending.append(flux.job.cancel_async(h, jid))
     older = ids[: max(0, n - batch)]
     for jid in rng.sample(older, min(len(older), batch // 20)):
         if jid not in cancelled:
             cancelled.add(jid)
-            flux.job.cancel_async(h, jid)
+            pending.append(flux.job.cancel_async(h, jid))
     # urgency changes
     for jid in rng.sample(ids[-batch:], batch // 50):
         if jid not in held:
-            h.rpc("job-manager.urgency", {"id": jid, "urgency": rng.choice([8, 24])})
+            pending.append(h.rpc("job-manager.urgency",
+                                 {"id": jid, "urgency": rng.choice([8, 24])}))
     # holds released a batch later
     release = [j for j in held if j < ids[-batch]]
     for jid in release:
-        h.rpc("job-manager.urgency", {"id": jid, "urgency": 16})
+        pending.append(h.rpc("job-manager.urgency", {"id": jid, "urgency": 16}))
     held = [j for j in held if j not in release]
     # drains: 2 ranks with a broker every tenth of the stream, undrained a twentieth later
     tenth = max(batch, a.jobs // 10)
@@ -138,6 +143,11 @@ for start in range(0, a.jobs, batch):
         if n >= r:
             flux_cmd("module", "reload", "-f", a.path, *a.args.split())
             reloads.discard(r)
+    for f in pending:
+        try:
+            f.get()
+        except OSError:
+            pass  # a job that ended before its cancel or urgency came
     collect()
     if rss10 is None:
         st = stats()
@@ -145,7 +155,7 @@ for start in range(0, a.jobs, batch):
             rss10 = broker_rss_mb(pid)
 
 for jid in held:
-    h.rpc("job-manager.urgency", {"id": jid, "urgency": 16})
+    h.rpc("job-manager.urgency", {"id": jid, "urgency": 16}).get()
 for _, ranks in drained:
     flux_cmd("resource", "undrain", ranks)
 while True:
