@@ -144,7 +144,7 @@ static void check_cb(flux_reactor_t *r, flux_watcher_t *w, int revents, void *ar
     ctx->deferred = 0;
     double t0 = alloc_stamps_clock(CLOCK_MONOTONIC);
     ctx->passing = true;
-    ctx->served_at = t0;
+    ctx->served_next = t0;
     int rc = sg_loop_call(ctx, "schedule", 0, 1);
     ctx->passing = false;
     if (rc == 0)

@@ -74,7 +74,7 @@ struct sched_ctx {
     bool passing;      /* the loop's pass (check_cb) is under way */
     bool serving;      /* a request is answered aside, inside the pass */
     bool in_serve;     /* waiting read-only requests are being answered */
-    double served_at;  /* when the handle was last looked at for them */
+    double served_next; /* when the handle may be looked at for them again */
     unsigned long served;       /* those answered inside a pass, in all */
     unsigned long served_ahead; /* those answered ahead of queued allocs */
 };
