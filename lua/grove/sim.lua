@@ -828,17 +828,7 @@ function Sim:run(limit)
       core.progress_end(STEP)
       return nil, msg, code
     end
-    if not more then
-      -- a signal that came during the last step: its input may have
-      -- ended because of it (the producer of a piped trace stopped by the
-      -- same Ctrl-C), so the run is not whole
-      sig = stop_signal()
-      if sig then
-        core.progress_end(STEP)
-        return nil, "interrupted by " .. sig, "ECANCELED"
-      end
-      break
-    end
+    if not more then break end
     steps = steps + 1
     if steps % 64 == 0 then -- grove.core.progress: a terminal's line past a second, or a script's
       core.progress(STEP, self.finished, 0, fmt("%d jobs done, %d waiting, %d running, " ..
