@@ -19,9 +19,13 @@
 #                    purged after this long (flux-core keeps every inactive
 #                    job in the broker's memory otherwise, tens of kB each,
 #                    the same under any scheduler; purged, the broker's
-#                    growth is the scheduler's; the heartbeat then comes
-#                    every 0.5 s, as the purge runs once a heartbeat).
-#                    Empty: no purge
+#                    growth is the scheduler's).  The job manager's own
+#                    purge takes 100 jobs a KVS commit, one commit at a
+#                    time, at most once a heartbeat: on this stream's pace
+#                    it falls behind (23,000 inactive jobs kept of 23,000),
+#                    so the driver asks for the same purge too, six
+#                    batches of 100 for each 500 jobs it submits.  Empty:
+#                    no purge
 #   EXPORT=FILE      then time `grove flux-export` of the instance's history
 #                    (every job of the soak inactive) to FILE.SCHED: prints
 #                    `EXPORT sched seconds lines MB`; no purge then (the
@@ -42,7 +46,9 @@
 # (completed, or canceled for the cancelled; anything else is counted),
 # and whether the views agree at the end (no allocation left in the
 # scheduler's view, flux resource list's, or the job manager's; the same
-# drained ranks); then grove's throughput as a share of the ceiling's.
+# drained ranks), with what was kept at the two readings (the job
+# manager's inactive jobs not yet purged, the scheduler's Lua heap); then
+# grove's throughput as a share of the ceiling's.
 # A benchmark, not a test: figures go in bench/RESULTS.md.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -57,13 +63,7 @@ trap '[ -n "${KEEP:-}" ] && echo "kept $work" || rm -rf "$work"' EXIT
 flux_R "$work" "$NODES"
 PURGE_AGE=${PURGE_AGE-60s}
 [ -n "${EXPORT:-}" ] && PURGE_AGE=
-# The job manager purges at most 100 inactive jobs a heartbeat, and the
-# heartbeat comes every 2 s by default: 50 jobs/s, under the stream's
-# pace, so inactive jobs piled up past the age limit (23,000 of 23,000
-# kept at 23,000 jobs) and the broker grew with them.  A heartbeat of
-# 0.5 s lets the purge take 200 jobs/s.
-[ -z "$PURGE_AGE" ] || printf '[job-manager]\ninactive-age-limit = "%s"\n[heartbeat]\nperiod = "0.5s"\n' \
-    "$PURGE_AGE" >> "$work/conf.toml"
+[ -z "$PURGE_AGE" ] || printf '[job-manager]\ninactive-age-limit = "%s"\n' "$PURGE_AGE" >> "$work/conf.toml"
 # The content store as flux-core sets it for a state directory it removes
 # at exit (statedir-cleanup): no journal, no sync.  Nothing of the soak's
 # store outlives it; the state directory is kept for the resource
@@ -82,7 +82,8 @@ grove-*) mod=sched-grove
 esac
 flux python "$top/bench/flux/soak.py" --jobs "$jobs" --seed "$seed" --nodes "$nodes" \
     --module "$mod" --path "$build/flux/$mod.so" \
-    --args "$( [ "$mod" = sched-grove ] && echo queue-policy=${sched#grove-} )"
+    --args "$( [ "$mod" = sched-grove ] && echo queue-policy=${sched#grove-} )" \
+    --purge-age "$PURGE_AGE"
 if [ -n "$EXPORT" ] && [ "$mod" = sched-grove ]; then
     # the history of every job of the soak, all inactive now
     t0=$(date +%s.%N)
@@ -99,7 +100,7 @@ for sched in $SCHEDS; do
     rm -rf "$work/state"; mkdir -p "$work/state"
     # a state directory: the resource module checkpoints drains there
     out=$(FLUX_SCHED_MODULE=none timeout -k 10 7200 "$FLUX" start --test-size="$BROKERS" \
-        -o,--config-path="$work" -Sstatedir="$work/state" env EXPORT="${EXPORT:-}" bash "$work/inner.sh" "$sched" "$build" "$JOBS" "$SEED" \
+        -o,--config-path="$work" -Sstatedir="$work/state" env EXPORT="${EXPORT:-}" PURGE_AGE="$PURGE_AGE" bash "$work/inner.sh" "$sched" "$build" "$JOBS" "$SEED" \
         "$NODES" "$top" 2>"$work/err")
     echo "$out" | grep '^EXPORT' || true
     row=$(echo "$out" | grep '^SOAK' | tail -n 1)
@@ -112,6 +113,10 @@ for sched in $SCHEDS; do
     rate[$sched]=$2
     printf '%-12s %6s %7s %9.1f %9s %9s %6s %6s %s\n' "$sched" "$NODES" "$JOBS" "$2" "$3" \
         "$4" "$5" "$6" "${*:7}"
+    mem=$(echo "$out" | grep '^SOAKMEM' | tail -n 1)
+    # what was kept at the two readings: the job manager's inactive jobs
+    # not yet purged, the scheduler's Lua heap (kB)
+    [ -z "$mem" ] || { set -- $mem; echo "  $sched kept: inactive jobs $2 then $3; Lua heap $4 then $5 kB"; }
 done
 for s in grove-fcfs grove-easy; do
     if [ -n "${rate[$s]:-}" ] && [ -n "${rate[ceiling]:-}" ]; then

@@ -2,6 +2,10 @@
 # the instance): a stream of mixed jobs with cancels, urgency changes,
 # holds, drains and module reloads, then what it left.  Prints one line:
 #   SOAK jobs/s rss10_MB rss_MB ratio wrong views
+# and one of what was kept at each of the two readings:
+#   SOAKMEM inactive10 inactive lua10_kB lua_kB
+# (the job manager's inactive jobs not yet purged; the scheduler's Lua
+# heap, sched-grove only: "-" for another module)
 import json
 import os
 import subprocess
@@ -14,9 +18,12 @@ import flux.job
 # the helpers the drivers share (scripts/fluxdrive.py)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../scripts"))
 from fluxdrive import broker_rss_mb, flux_cmd, start, weighted_choice  # noqa: E402
+from flux.util import parse_fsd  # noqa: E402
 
 a, rng, h = start(100000, 16384, ("--module", {"default": "sched-grove"}),
-                  ("--path", {"required": True}), ("--args", {"default": ""}))
+                  ("--path", {"required": True}), ("--args", {"default": ""}),
+                  ("--purge-age", {"default": ""}))
+purge_age = parse_fsd(a.purge_age) if a.purge_age else None
 pid = int(h.attr_get("broker.pid"))
 # drains name ranks that have a broker: flux-core applies a drain of a
 # rank with none but then fails (ENOENT, looking its host up in the
@@ -32,6 +39,26 @@ def stats():
     st = dict(s["job_states"])
     st["inactive"] += s.get("inactive_purged", 0)
     return st
+
+
+def purge(n):
+    """n requests for the job manager's purge of inactive jobs older than
+    the purge age, 100 each (its most): its own purge, one commit at a
+    time once a heartbeat, falls behind this stream (flux_soak.sh)."""
+    if purge_age is None:
+        return []
+    msg = {"age_limit": purge_age, "num_limit": -1, "batch": 100, "force": True}
+    return [h.rpc("job-manager.purge", msg) for _ in range(n)]
+
+
+def kept():
+    """(inactive jobs the job manager still keeps, the scheduler's Lua
+    heap in kB or "-")"""
+    inactive = h.rpc("job-manager.stats-get", {}).get()["inactive_jobs"]
+    heap = "-"
+    if a.module == "sched-grove":
+        heap = h.rpc("sched-grove.stats-get", {}).get()["lua_gc"]["heap_kb"]
+    return inactive, heap
 
 
 # each job's result, read as it becomes inactive (before any purge)
@@ -88,6 +115,7 @@ def pick():
 ids, cancelled, held = [], set(), []
 drained = []
 rss10 = None
+kept10 = ("-", "-")
 t0 = time.monotonic()
 batch = 500
 reloads = set() if os.environ.get("SOAK_NO_RELOAD") else {a.jobs // 3, 2 * a.jobs // 3}
@@ -138,6 +166,7 @@ for start in range(0, a.jobs, batch):
         if n - when >= tenth // 2:
             flux_cmd("resource", "undrain", ranks)
             drained.remove((when, ranks))
+    pending += purge(batch // 100 + 1)
     # module reloads with jobs running and pending
     for r in list(reloads):
         if n >= r:
@@ -153,6 +182,7 @@ for start in range(0, a.jobs, batch):
         st = stats()
         if st["inactive"] >= a.jobs // 10:
             rss10 = broker_rss_mb(pid)
+            kept10 = kept()
 
 for jid in held:
     h.rpc("job-manager.urgency", {"id": jid, "urgency": 16}).get()
@@ -162,13 +192,17 @@ while True:
     st = stats()
     if rss10 is None and st["inactive"] >= a.jobs // 10:
         rss10 = broker_rss_mb(pid)
+        kept10 = kept()
     collect()
     if st["inactive"] >= a.jobs:
         break
+    for f in purge(2):
+        f.get()
     time.sleep(0.5)
 collect()
 elapsed = time.monotonic() - t0
 rss = broker_rss_mb(pid)
+kept_end = kept()
 
 # every job's end: completed, or canceled for those cancelled
 wrong = 0
@@ -225,4 +259,5 @@ if a.module == "sched-grove":
 
 print("SOAK %.1f %s %s %.3f %d %s" % (a.jobs / elapsed, rss10, rss,
       (rss / rss10) if rss10 else 0.0, wrong, views))
+print("SOAKMEM %s %s %s %s" % (kept10[0], kept_end[0], kept10[1], kept_end[1]))
 sys.stdout.flush()
