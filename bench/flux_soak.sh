@@ -103,7 +103,7 @@ for sched in $SCHEDS; do
         -o,--config-path="$work" -Sstatedir="$work/state" env EXPORT="${EXPORT:-}" PURGE_AGE="$PURGE_AGE" bash "$work/inner.sh" "$sched" "$build" "$JOBS" "$SEED" \
         "$NODES" "$top" 2>"$work/err")
     echo "$out" | grep '^EXPORT' || true
-    row=$(echo "$out" | grep '^SOAK' | tail -n 1)
+    row=$(echo "$out" | grep '^SOAK ' | tail -n 1)
     if [ -z "$row" ]; then
         printf '%-12s %6s %7s   (failed: %s)\n' "$sched" "$NODES" "$JOBS" \
             "$(tail -n 1 "$work/err")"
