@@ -154,6 +154,21 @@ static void check_cb(flux_reactor_t *r, flux_watcher_t *w, int revents, void *ar
     arm_wake(ctx);
 }
 
+/* Give the memory the module freed back to the system.  The module's
+ * thread runs in the broker's process, whose allocator keeps what is
+ * freed for later use; what a module of 16,384 nodes freed at its
+ * removal stayed resident, and a reload placed the new graph beside it
+ * only in part: the broker grew 20-30 MB at each reload, and the
+ * removal gave none back (bench/RESULTS.md, "The soak, fourth
+ * attempt").  Called when the graph is built (the build's temporaries)
+ * and after the module has freed everything at its end. */
+static void release_freed(void)
+{
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+}
+
 /* job-manager.resource-status's answer to the loop, its allocated R as
  * text (as a hello's R): read into Lua tables, the empty R_lite array of
  * a job manager that holds nothing would come back an object. */
@@ -209,11 +224,7 @@ static int start(struct sched_ctx *ctx)
     }
     if (sg_event(ctx, "acquire", p, NULL) < 0)
         return -1;
-#ifdef __GLIBC__
-    /* the response's text and what building the graph from it needed
-     * are freed: hand the pages back, the broker lives on */
-    malloc_trim(0);
-#endif
+    release_freed(); /* the response's text, the build's temporaries */
     flux_future_reset(ctx->acquire);
     if (flux_future_then(ctx->acquire, -1., sg_acquire_cb, ctx) < 0)
         return -1;
@@ -303,5 +314,6 @@ int mod_main(flux_t *h, int argc, char **argv)
 done:
     free(lua_dir);
     ctx_destroy(ctx);
+    release_freed();
     return rc;
 }
