@@ -317,9 +317,10 @@ const struct flux_msg_handler_spec sg_handlers[] = {
  * whole, and alloc_cb calls serve_waiting after each alloc: at most every
  * BETWEEN_S (or ten times what the last look took) the requests of those
  * topics waiting on the handle are taken out (flux_recv with a match:
- * every other message keeps its place and order) and answered there; inside a pass through the loop's aside, so
- * that the pass's own actions and clock stay out of the answer.  Only on
- * the Lua state's main thread, where the pass runs. */
+ * every other message keeps its place and order) and answered there;
+ * inside a pass through the loop's aside, so that the pass's own actions
+ * and clock stay out of the answer.  Only on the Lua state's main
+ * thread, where the pass runs. */
 #define BETWEEN_S 0.002
 
 static const struct {
