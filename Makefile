@@ -217,7 +217,7 @@ $(BUILD)/flux/%.o: bindings/flux/%.c $(BUILD)/gen/modules.h $(API_H)
 $(BUILD)/flux/sched-ceiling.so: bench/flux/sched_ceiling.c bindings/flux/alloc_stamps.h
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(FLUX_CFLAGS) $(PKG_CFLAGS) -Ibindings/flux -shared -o $@ $< \
-	  $(LDFLAGS_ALL) $(FLUX_LIBS) $(PKG_LIBS)
+	  $(LDFLAGS_ALL) $(FLUX_LIBS) $(shell $(FLUX_PKG) --libs flux-hostlist flux-idset) $(PKG_LIBS)
 
 $(FLUX_CMD): bindings/flux/cmd/flux-grove.c
 	@mkdir -p $(@D)

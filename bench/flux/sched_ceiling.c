@@ -2,11 +2,17 @@
  * scheduling, the ceiling a scheduler's throughput is measured against
  * (bench/flux_throughput.sh).
  *
- * It grants every job one core of the next rank in turn, whatever the job
- * asked for, without a graph, a match or a queue: the jobs/s an instance
- * reaches with it is what the rest of Flux (job manager, KVS, exec) allows.
- * Only for benchmarks under the test execution (jobs that start no
- * shell): it books resources twice and ignores every request's shape.
+ * It grants every job, as it arrives, the shape the job asked for on the
+ * next ranks in turn (its node count, and on each node the cores and GPUs
+ * its slots name, or every core and GPU when it asks for whole nodes),
+ * without a graph, a match, a queue or any record of what it granted: the
+ * jobs/s an instance reaches with it is what the rest of Flux (job
+ * manager, KVS, exec, job list) allows for those jobs' R.  Loaded with
+ * `one-core`, it grants every job one core of the next rank, whatever it
+ * asked (the bound the throughput benchmarks used first: the rest of
+ * Flux then handles a one-rank R for a job of 512 nodes).  Only for
+ * benchmarks under the test execution (jobs that start no shell): it
+ * books resources many times over.
  *
  * A success is answered as sched-grove answers it: R committed to
  * job.<id>.R, then the response sent as text when the commit is done; and
@@ -14,12 +20,16 @@
  * sched-ceiling`), so its figures are the floor of sched-grove's.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
 #include <flux/core.h>
+#include <flux/hostlist.h>
+#include <flux/idset.h>
 #include <flux/schedutil.h>
 #include <jansson.h>
 
@@ -31,6 +41,8 @@ struct ceiling {
     json_t *ranks; /* the R_lite entries' rank idsets as one array of ranks */
     int nranks, next;
     char **hosts; /* the nodelist expanded, one host a rank (or NULL) */
+    int cores, gpus; /* of the first rank of R: what a whole node grants */
+    bool one_core;   /* one core a job, whatever its shape */
     struct alloc_stamps stamps;
 };
 
@@ -63,6 +75,109 @@ static void commit_cb(flux_future_t *f, void *arg)
     flux_future_destroy(f); /* and g with it */
 }
 
+/* A jobspec's count: an integer, or the min of a range object. */
+static int count_of(json_t *r)
+{
+    json_t *c = json_object_get(r, "count");
+    if (json_is_object(c))
+        c = json_object_get(c, "min");
+    return json_is_integer(c) && json_integer_value(c) > 0 ? (int)json_integer_value(c) : 1;
+}
+
+/* What the jobspec of an alloc request asks for on each node it gets:
+ * nodes, and cores and GPUs a node (a node asked for whole: all of
+ * them).  A jobspec not read as such gets one core of one node. */
+struct shape {
+    int nodes, cores, gpus;
+};
+
+static struct shape shape_of(const struct ceiling *c, json_t *jobspec)
+{
+    struct shape sh = {1, 1, 0};
+    json_t *top = json_array_get(json_object_get(jobspec, "resources"), 0);
+    json_t *slot = top;
+    if (c->one_core || !top)
+        return sh;
+    const char *type = json_string_value(json_object_get(top, "type"));
+    if (type && !strcmp(type, "node")) {
+        sh.nodes = count_of(top);
+        if (json_is_true(json_object_get(top, "exclusive"))) {
+            sh.cores = c->cores;
+            sh.gpus = c->gpus;
+            return sh;
+        }
+        slot = json_array_get(json_object_get(top, "with"), 0);
+    }
+    int slots = count_of(slot), cores = 0, gpus = 0;
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(slot, "with"), i, r) {
+        const char *t = json_string_value(json_object_get(r, "type"));
+        if (t && !strcmp(t, "core"))
+            cores = count_of(r);
+        else if (t && !strcmp(t, "gpu"))
+            gpus = count_of(r);
+    }
+    sh.cores = slots * (cores ? cores : 1);
+    sh.gpus = slots * gpus;
+    if (type && strcmp(type, "node") && sh.cores > c->cores && c->cores > 0) {
+        /* slots of no node: as many nodes as their cores fill */
+        sh.nodes = (sh.cores + c->cores - 1) / c->cores;
+        sh.cores = c->cores;
+        sh.gpus = (sh.gpus + sh.nodes - 1) / sh.nodes;
+    }
+    if (sh.cores > c->cores && c->cores > 0)
+        sh.cores = c->cores;
+    if (sh.gpus > c->gpus)
+        sh.gpus = c->gpus;
+    return sh;
+}
+
+/* The R granting sh on the next ranks in turn (from rank 0 again where
+ * they would run past the last), as a new string, or NULL. */
+static char *grant_R(struct ceiling *c, struct shape sh)
+{
+    int n = c->nranks ? c->nranks : 1;
+    if (sh.nodes > n)
+        sh.nodes = n;
+    if (c->next + sh.nodes > n)
+        c->next = 0;
+    int first = c->next;
+    c->next = (c->next + sh.nodes) % n;
+    struct hostlist *hl = hostlist_create();
+    for (int r = first; hl && r < first + sh.nodes; r++)
+        if (hostlist_append(hl, c->hosts && c->hosts[r] ? c->hosts[r] : "localhost") < 0) {
+            hostlist_destroy(hl);
+            hl = NULL;
+        }
+    char *nodes = hl ? hostlist_encode(hl) : NULL;
+    hostlist_destroy(hl);
+    char ranks[64], gpus[64] = "", *R = NULL;
+    if (sh.nodes > 1)
+        snprintf(ranks, sizeof(ranks), "%d-%d", first, first + sh.nodes - 1);
+    else
+        snprintf(ranks, sizeof(ranks), "%d", first);
+    if (sh.gpus > 1)
+        snprintf(gpus, sizeof(gpus), ",\"gpu\":\"0-%d\"", sh.gpus - 1);
+    else if (sh.gpus == 1)
+        snprintf(gpus, sizeof(gpus), ",\"gpu\":\"0\"");
+    char cores[32];
+    if (sh.cores > 1)
+        snprintf(cores, sizeof(cores), "0-%d", sh.cores - 1);
+    else
+        snprintf(cores, sizeof(cores), "0");
+    if (nodes
+        && asprintf(&R,
+                    "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":\"%s\","
+                    "\"children\":{\"core\":\"%s\"%s}}],\"starttime\":0,\"expiration\":0,"
+                    "\"nodelist\":[\"%s\"]}}",
+                    ranks, cores, gpus, nodes)
+               < 0)
+        R = NULL;
+    free(nodes);
+    return R;
+}
+
 static void alloc_cb(flux_t *h, const flux_msg_t *msg, void *arg)
 {
     struct ceiling *c = arg;
@@ -71,18 +186,14 @@ static void alloc_cb(flux_t *h, const flux_msg_t *msg, void *arg)
         return;
     alloc_stamp_in(&g->st);
     json_int_t id;
-    char key[64], R[512];
+    json_t *jobspec = NULL;
+    char key[64], *R = NULL;
     flux_kvs_txn_t *txn = NULL;
     flux_future_t *f = NULL;
-    if (flux_request_unpack(msg, NULL, "{s:I}", "id", &id) < 0
-        || flux_job_kvs_key(key, sizeof(key), (flux_jobid_t)id, "R") < 0)
+    if (flux_request_unpack(msg, NULL, "{s:I s?o}", "id", &id, "jobspec", &jobspec) < 0
+        || flux_job_kvs_key(key, sizeof(key), (flux_jobid_t)id, "R") < 0
+        || !(R = grant_R(c, shape_of(c, jobspec))))
         goto fail;
-    int rank = c->nranks ? c->next++ % c->nranks : 0;
-    snprintf(R, sizeof(R),
-             "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":\"%d\","
-             "\"children\":{\"core\":\"0\"}}],\"starttime\":0,\"expiration\":0,"
-             "\"nodelist\":[\"%s\"]}}",
-             rank, c->hosts && c->hosts[rank] ? c->hosts[rank] : "localhost");
     if (asprintf(&g->payload, "{\"id\":%jd,\"type\":%d,\"R\":%s}", (intmax_t)id,
                  FLUX_SCHED_ALLOC_SUCCESS, R) < 0) {
         g->payload = NULL;
@@ -91,6 +202,7 @@ static void alloc_cb(flux_t *h, const flux_msg_t *msg, void *arg)
     if (!(txn = flux_kvs_txn_create()) || flux_kvs_txn_put(txn, 0, key, R) < 0
         || !(f = flux_kvs_commit(h, NULL, 0, txn)))
         goto fail;
+    free(R);
     flux_kvs_txn_destroy(txn);
     g->c = c;
     g->msg = flux_msg_incref(msg);
@@ -109,6 +221,7 @@ static void alloc_cb(flux_t *h, const flux_msg_t *msg, void *arg)
 fail:
     flux_log_error(h, "alloc");
     flux_kvs_txn_destroy(txn);
+    free(R);
     free(g->payload);
     free(g);
 }
@@ -158,45 +271,39 @@ static const struct flux_msg_handler_spec htab[] = {
     FLUX_MSGHANDLER_TABLE_END,
 };
 
-/* Hosts of the nodelist of R: "node[0-3]" style entries expanded. */
+/* Hosts of the nodelist of R, one a rank. */
 static void read_hosts(struct ceiling *c, json_t *R)
 {
     json_t *nl = json_object_get(json_object_get(R, "execution"), "nodelist");
+    struct hostlist *hl = hostlist_create();
     size_t i;
     json_t *e;
-    int n = 0, cap = 0;
+    int n = 0;
     json_array_foreach(nl, i, e) {
-        const char *s = json_string_value(e);
-        if (!s)
-            continue;
-        const char *lb = strchr(s, '[');
-        int lo = 0, hi = -1;
-        char base[256];
-        if (lb && sscanf(lb, "[%d-%d]", &lo, &hi) == 2) {
-            snprintf(base, sizeof(base), "%.*s", (int)(lb - s), s);
-        } else {
-            snprintf(base, sizeof(base), "%s", s);
-            lo = hi = -1;
-        }
-        for (int k = lo; k <= hi || (lo < 0 && k == -1); k++) {
-            if (n == cap) {
-                cap = cap ? 2 * cap : 64;
-                char **h2 = realloc(c->hosts, (size_t)cap * sizeof(*h2));
-                if (!h2)
-                    return;
-                c->hosts = h2;
-            }
-            char name[300];
-            if (k < 0)
-                snprintf(name, sizeof(name), "%s", base);
-            else
-                snprintf(name, sizeof(name), "%s%d", base, k);
-            c->hosts[n++] = strdup(name);
-            if (k < 0)
-                break;
+        if (hl && json_is_string(e) && hostlist_append(hl, json_string_value(e)) < 0) {
+            hostlist_destroy(hl);
+            hl = NULL;
         }
     }
+    int count = hl ? (int)hostlist_count(hl) : 0;
+    if (count > 0 && (c->hosts = calloc((size_t)count, sizeof(*c->hosts))))
+        for (const char *h = hostlist_first(hl); h && n < count; h = hostlist_next(hl))
+            c->hosts[n++] = strdup(h);
+    hostlist_destroy(hl);
     c->nranks = n;
+    /* what a whole node grants: the first R_lite entry's children */
+    json_t *kids = json_object_get(
+        json_array_get(json_object_get(json_object_get(R, "execution"), "R_lite"), 0),
+        "children");
+    const char *names[] = {"core", "gpu"};
+    int *counts[] = {&c->cores, &c->gpus};
+    for (int k = 0; k < 2; k++) {
+        struct idset *ids = idset_decode(json_string_value(json_object_get(kids, names[k])) ?: "");
+        *counts[k] = ids ? (int)idset_count(ids) : 0;
+        idset_destroy(ids);
+    }
+    if (c->cores < 1)
+        c->cores = 1;
 }
 
 /* The module's entry point: the broker calls it in the module's thread. */
@@ -204,8 +311,15 @@ __attribute__((visibility("default"))) int mod_main(flux_t *h, int argc, char **
 
 int mod_main(flux_t *h, int argc, char **argv)
 {
-    (void)argc, (void)argv;
     struct ceiling c = {.h = h};
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "one-core")) {
+            flux_log(h, LOG_ERR, "unknown option %s (one-core is the only one)", argv[i]);
+            errno = EINVAL;
+            return -1;
+        }
+        c.one_core = true;
+    }
     alloc_stamps_init(&c.stamps);
     flux_msg_handler_t **handlers = NULL;
     flux_future_t *f = NULL, *acq = NULL;
