@@ -47,8 +47,10 @@
 # and whether the views agree at the end (no allocation left in the
 # scheduler's view, flux resource list's, or the job manager's; the same
 # drained ranks), with what was kept at the two readings (the job
-# manager's inactive jobs not yet purged, the scheduler's Lua heap); then
-# grove's throughput as a share of the ceiling's.
+# manager's inactive jobs not yet purged, the scheduler's Lua heap) and
+# what the module reported of itself (its thread's CPU seconds, allocs,
+# annotation messages); then grove's throughput as a share of the
+# ceiling's.
 # A benchmark, not a test: figures go in bench/RESULTS.md.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -117,6 +119,11 @@ for sched in $SCHEDS; do
     # what was kept at the two readings: the job manager's inactive jobs
     # not yet purged, the scheduler's Lua heap (kB)
     [ -z "$mem" ] || { set -- $mem; echo "  $sched kept: inactive jobs $2 then $3; Lua heap $4 then $5 kB"; }
+    # what the module reported of itself over its three loads: its
+    # thread's CPU (the scheduler's share of the machine), allocs, and
+    # annotation messages
+    used=$(echo "$out" | grep '^SOAKSCHED' | tail -n 1)
+    [ -z "$used" ] || { set -- $used; echo "  $sched module: CPU $2 s ($(echo "scale=3; $2 * 1000 / $JOBS" | bc) ms a job), allocs $3, annotations $4"; }
 done
 for s in grove-fcfs grove-easy; do
     if [ -n "${rate[$s]:-}" ] && [ -n "${rate[ceiling]:-}" ]; then

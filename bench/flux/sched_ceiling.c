@@ -43,6 +43,7 @@ struct ceiling {
     char **hosts; /* the nodelist expanded, one host a rank (or NULL) */
     int cores, gpus; /* of the first rank of R: what a whole node grants */
     bool one_core;   /* one core a job, whatever its shape */
+    long allocs;     /* alloc requests granted */
     struct alloc_stamps stamps;
 };
 
@@ -213,6 +214,7 @@ static void alloc_cb(flux_t *h, const flux_msg_t *msg, void *arg)
         return;
     }
     alloc_stamp_handed(&g->st);
+    c->allocs++;
     if (flux_future_then(f, -1., commit_cb, g) < 0) {
         flux_future_destroy(f);
         flux_log_error(h, "alloc");
@@ -258,8 +260,10 @@ static void stats_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, v
     (void)mh;
     struct ceiling *c = arg;
     json_t *o = json_object();
-    if (o)
+    if (o) {
         alloc_stamps_report(&c->stamps, o);
+        json_object_set_new(o, "allocs", json_integer((json_int_t)c->allocs));
+    }
     if (!o || flux_respond_pack(h, msg, "O", o) < 0)
         flux_log_error(h, "stats-get");
     json_decref(o);

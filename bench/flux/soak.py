@@ -61,6 +61,18 @@ def kept():
     return inactive, heap
 
 
+# what the scheduler module reported of itself, summed over its loads
+# (each reload starts its counters again): its thread's CPU seconds,
+# allocs answered, annotations sent (sched-grove)
+sched_used = {"cpu_s": 0.0, "allocs": 0, "annotations_sent": 0}
+
+
+def sched_tally():
+    st = h.rpc(a.module + ".stats-get", {}).get()
+    for k in sched_used:
+        sched_used[k] += st.get(k, 0)
+
+
 # each job's result, read as it becomes inactive (before any purge)
 results = {}
 since = 0.0
@@ -170,6 +182,7 @@ for start in range(0, a.jobs, batch):
     # module reloads with jobs running and pending
     for r in list(reloads):
         if n >= r:
+            sched_tally()
             flux_cmd("module", "reload", "-f", a.path, *a.args.split())
             reloads.discard(r)
     for f in pending:
@@ -203,6 +216,7 @@ collect()
 elapsed = time.monotonic() - t0
 rss = broker_rss_mb(pid)
 kept_end = kept()
+sched_tally()
 
 # every job's end: completed, or canceled for those cancelled
 wrong = 0
@@ -260,4 +274,6 @@ if a.module == "sched-grove":
 print("SOAK %.1f %s %s %.3f %d %s" % (a.jobs / elapsed, rss10, rss,
       (rss / rss10) if rss10 else 0.0, wrong, views))
 print("SOAKMEM %s %s %s %s" % (kept10[0], kept_end[0], kept10[1], kept_end[1]))
+print("SOAKSCHED %.1f %d %d" % (sched_used["cpu_s"], sched_used["allocs"],
+      sched_used["annotations_sent"]))
 sys.stdout.flush()

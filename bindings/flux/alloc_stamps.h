@@ -14,7 +14,8 @@
  *                  stretches the wall clock by whatever else runs, this
  *                  only by what the module does; the commit's wait is not
  *                  the module's CPU, and other messages run during it)
- * `flux module stats` shows each as {n, p50_us, p99_us, max_us}.
+ * `flux module stats` shows each as {n, p50_us, p99_us, max_us}, and the
+ * module thread's CPU time in all as cpu_s.
  *
  * Header-only (static functions): each module is one shared object.
  */
@@ -148,9 +149,12 @@ static inline json_t *time_ring_report(const struct time_ring *r)
     return alloc_stamps_ring(&st, r->v);
 }
 
-/* Set alloc_latency, alloc_handed and alloc_cpu in the object o. */
+/* Set alloc_latency, alloc_handed and alloc_cpu in the object o, and
+ * cpu_s: the CPU time (user and system) of the calling thread, the
+ * module's, since it started: what the scheduler cost the machine. */
 static inline void alloc_stamps_report(const struct alloc_stamps *st, json_t *o)
 {
+    json_object_set_new(o, "cpu_s", json_real(alloc_stamps_clock(CLOCK_THREAD_CPUTIME_ID)));
     json_object_set_new(o, "alloc_latency", alloc_stamps_ring(st, st->out));
     json_object_set_new(o, "alloc_handed", alloc_stamps_ring(st, st->hand));
     json_object_set_new(o, "alloc_cpu", alloc_stamps_ring(st, st->cpu));
