@@ -258,7 +258,14 @@ bool grovep_match_implied(grove_matcher_t *m, grove_vid_t v)
 void grovep_match_unrecord(grove_graph_t *g, grove_jobid_t id, int64_t start, int64_t end,
                            grove_pick_t *p, size_t n)
 {
-    grove_vid_t *vs = malloc((n ? n : 1) * sizeof(*vs));
+    /* the records are few (a node held whole is one, however many
+     * vertices lie below it): most jobs' fit on the stack, and a job's
+     * end allocates nothing */
+    size_t nrec = 0;
+    for (size_t i = 0; i < n; i++)
+        nrec += p[i].recorded;
+    grove_vid_t small[256] = {0};
+    grove_vid_t *vs = nrec <= 256 ? small : malloc(nrec * sizeof(*vs));
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         if (!p[i].recorded)
@@ -271,7 +278,8 @@ void grovep_match_unrecord(grove_graph_t *g, grove_jobid_t id, int64_t start, in
     }
     if (vs)
         grovep_job_release(g, id, start, end, vs, k);
-    free(vs);
+    if (vs != small)
+        free(vs);
 }
 
 /* Write the records of picks for job id over [start, end): one record at

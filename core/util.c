@@ -65,7 +65,17 @@ int grovep_grow_slow(void **p, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
         return 0;
-    size_t n = *cap ? *cap : 16;
+    size_t n = *cap;
+    if (!n) {
+        /* the first block: 16 elements, or fewer where that would pass
+         * 512 bytes.  A request past about a kilobyte makes glibc's
+         * allocator gather every small freed chunk first (its fastbins);
+         * a small array made for each job (a jobspec's resources) kept
+         * under that is not what makes the scheduler's thread do it */
+        n = 16;
+        while (n > 1 && n * elem > 512)
+            n /= 2;
+    }
     while (n < need) {
         if (n > SIZE_MAX / 2 / elem) {
             errno = ENOMEM;

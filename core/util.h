@@ -26,8 +26,9 @@
 void *grovep_zalloc(size_t size);
 
 /* Grow the array *p of *cap elements of elem bytes to hold at least need,
- * doubling (from 16).  0, or -1 with ENOMEM and the array untouched.  The
- * common case (room already) is inline: it sits on the match path. */
+ * doubling (from 16, or fewer where 16 would pass 512 bytes).  0, or -1
+ * with ENOMEM and the array untouched.  The common case (room already)
+ * is inline: it sits on the match path. */
 int grovep_grow_slow(void **p, size_t *cap, size_t need, size_t elem);
 
 static inline int grovep_grow(void **p, size_t *cap, size_t need, size_t elem)
