@@ -12,8 +12,13 @@
 #                    drains name only these (see soak.py)
 #   JOBS=100000      jobs in the stream
 #   SCHEDS="grove-fcfs grove-easy ceiling"   who runs it; ceiling is the
-#                    do-nothing module (grants a rank, no matching): the
+#                    do-nothing module (grants each job the shape it asks
+#                    for on the next ranks in turn, no matching): the
 #                    throughput bound on the same stream
+#   CEILING_ARGS=    the ceiling's arguments: one-core grants every job
+#                    one core of one rank whatever it asks (the bound
+#                    first used: the rest of Flux then handles a one-rank
+#                    R for a job of 512 nodes)
 #   SEED=1           the stream's random seed (the same stream for each)
 #   PURGE_AGE=60s    the job manager's inactive-age-limit: inactive jobs
 #                    purged after this long (flux-core keeps every inactive
@@ -78,13 +83,13 @@ sched=$1 build=$2 jobs=$3 seed=$4 nodes=$5 top=$6
 flux module remove -f sched-simple 2>/dev/null || true
 flux module reload -f resource monitor-force-up noverify
 case $sched in
-ceiling) mod=sched-ceiling; flux module load "$build/flux/sched-ceiling.so" ;;
+ceiling) mod=sched-ceiling; flux module load "$build/flux/sched-ceiling.so" $CEILING_ARGS ;;
 grove-*) mod=sched-grove
          flux module load "$build/flux/sched-grove.so" queue-policy=${sched#grove-} ;;
 esac
 flux python "$top/bench/flux/soak.py" --jobs "$jobs" --seed "$seed" --nodes "$nodes" \
     --module "$mod" --path "$build/flux/$mod.so" \
-    --args "$( [ "$mod" = sched-grove ] && echo queue-policy=${sched#grove-} )" \
+    --args "$( [ "$mod" = sched-grove ] && echo queue-policy=${sched#grove-} || echo "$CEILING_ARGS")" \
     --purge-age "$PURGE_AGE"
 if [ -n "$EXPORT" ] && [ "$mod" = sched-grove ]; then
     # the history of every job of the soak, all inactive now
@@ -102,7 +107,7 @@ for sched in $SCHEDS; do
     rm -rf "$work/state"; mkdir -p "$work/state"
     # a state directory: the resource module checkpoints drains there
     out=$(FLUX_SCHED_MODULE=none timeout -k 10 7200 "$FLUX" start --test-size="$BROKERS" \
-        -o,--config-path="$work" -Sstatedir="$work/state" env EXPORT="${EXPORT:-}" PURGE_AGE="$PURGE_AGE" bash "$work/inner.sh" "$sched" "$build" "$JOBS" "$SEED" \
+        -o,--config-path="$work" -Sstatedir="$work/state" env EXPORT="${EXPORT:-}" PURGE_AGE="$PURGE_AGE" CEILING_ARGS="${CEILING_ARGS:-}" bash "$work/inner.sh" "$sched" "$build" "$JOBS" "$SEED" \
         "$NODES" "$top" 2>"$work/err")
     echo "$out" | grep '^EXPORT' || true
     row=$(echo "$out" | grep '^SOAK ' | tail -n 1)

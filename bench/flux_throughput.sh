@@ -45,8 +45,10 @@
 # matcher's call alone); and the machine's load average (1 min) after the
 # run.
 # The schedulers:
-#   ceiling        build/flux/sched-ceiling.so: grants every job one rank
-#                  without matching (bench/flux/sched_ceiling.c)
+#   ceiling        build/flux/sched-ceiling.so: grants every job the
+#                  nodes, cores and GPUs it asks for on the next ranks in
+#                  turn, without matching or bookkeeping
+#                  (bench/flux/sched_ceiling.c)
 #   grove-fcfs     build/flux/sched-grove.so queue-policy=fcfs
 #   grove-easy     build/flux/sched-grove.so queue-policy=easy
 #   simple         flux-core's default (sched-simple)
