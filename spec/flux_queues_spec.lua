@@ -74,6 +74,12 @@ describe("grove.flux named queues: configuration", function()
       err{queues = {debug = {}}, ["sched-grove"] = {queues = {debug = {["reserve-depth"] = 0}}}})
     assert.equal("[queues.x]: parent queue 'nosuch' is not configured",
       err{queues = {x = {parent = "nosuch"}}})
+    -- flux-core's job manager refuses the same in the same words
+    assert.equal("[queues.x]: 'parent' must be a string",
+      err{queues = {b = {}, x = {parent = 42}}})
+    assert.equal("[queues.x]: parent queue is itself", err{queues = {x = {parent = "x"}}})
+    assert.equal("[queues.x]: parent queue 'v' is itself a virtual queue",
+      err{queues = {b = {}, v = {parent = "b"}, x = {parent = "v"}}})
     assert.equal("[queues.x]: requires: a list of properties expected",
       err{queues = {x = {requires = "debug"}}})
     -- a policy that does not load: nothing is built

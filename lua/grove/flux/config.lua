@@ -203,8 +203,16 @@ local function read_queues(conf, own, o)
       entry.requires = q.requires
     end
     if q.parent ~= nil then
-      if type(q.parent) ~= "string" or type(fq[q.parent]) ~= "table" then
-        return fmt("[queues.%s]: parent queue '%s' is not configured", name, tostring(q.parent))
+      -- the words flux-core's job manager uses for the same faults: the
+      -- broker reports whichever module refuses the configuration first
+      if type(q.parent) ~= "string" then
+        return fmt("[queues.%s]: 'parent' must be a string", name)
+      elseif q.parent == name then
+        return fmt("[queues.%s]: parent queue is itself", name)
+      elseif type(fq[q.parent]) ~= "table" then
+        return fmt("[queues.%s]: parent queue '%s' is not configured", name, q.parent)
+      elseif fq[q.parent].parent ~= nil then
+        return fmt("[queues.%s]: parent queue '%s' is itself a virtual queue", name, q.parent)
       end
       entry.parent = q.parent
     end
