@@ -10,7 +10,9 @@
  * manager, KVS, exec, job list) allows for those jobs' R.  Loaded with
  * `one-core`, it grants every job one core of the next rank, whatever it
  * asked (the bound the throughput benchmarks used first: the rest of
- * Flux then handles a one-rank R for a job of 512 nodes).  Only for
+ * Flux then handles a one-rank R for a job of 512 nodes).  Loaded with
+ * `summary`, each success carries the sched.resource_summary annotation
+ * flux-core's own schedulers (and sched-grove) send with it.  Only for
  * benchmarks under the test execution (jobs that start no shell): it
  * books resources many times over.
  *
@@ -43,6 +45,7 @@ struct ceiling {
     char **hosts; /* the nodelist expanded, one host a rank (or NULL) */
     int cores, gpus; /* of the first rank of R: what a whole node grants */
     bool one_core;   /* one core a job, whatever its shape */
+    bool summary;    /* each success annotated with its resource summary */
     long allocs;     /* alloc requests granted */
     struct alloc_stamps stamps;
 };
@@ -135,8 +138,10 @@ static struct shape shape_of(const struct ceiling *c, json_t *jobspec)
 }
 
 /* The R granting sh on the next ranks in turn (from rank 0 again where
- * they would run past the last), as a new string, or NULL. */
-static char *grant_R(struct ceiling *c, struct shape sh)
+ * they would run past the last), as a new string, or NULL; and in
+ * summary (size bytes) its resource summary as flux-core's schedulers
+ * write it ("rank[0-3]/core[0-43],gpu[0-3]"). */
+static char *grant_R(struct ceiling *c, struct shape sh, char *summary, size_t size)
 {
     int n = c->nranks ? c->nranks : 1;
     if (sh.nodes > n)
@@ -167,6 +172,14 @@ static char *grant_R(struct ceiling *c, struct shape sh)
         snprintf(cores, sizeof(cores), "0-%d", sh.cores - 1);
     else
         snprintf(cores, sizeof(cores), "0");
+    snprintf(summary, size, sh.nodes > 1 ? "rank[%s]/" : "rank%s/", ranks);
+    size_t len = strlen(summary);
+    snprintf(summary + len, size - len, sh.cores > 1 ? "core[%s]" : "core%s", cores);
+    len = strlen(summary);
+    if (sh.gpus > 1)
+        snprintf(summary + len, size - len, ",gpu[0-%d]", sh.gpus - 1);
+    else if (sh.gpus == 1)
+        snprintf(summary + len, size - len, ",gpu0");
     if (nodes
         && asprintf(&R,
                     "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":\"%s\","
@@ -188,15 +201,18 @@ static void alloc_cb(flux_t *h, const flux_msg_t *msg, void *arg)
     alloc_stamp_in(&g->st);
     json_int_t id;
     json_t *jobspec = NULL;
-    char key[64], *R = NULL;
+    char key[64], *R = NULL, summary[128], annotations[192] = "";
     flux_kvs_txn_t *txn = NULL;
     flux_future_t *f = NULL;
     if (flux_request_unpack(msg, NULL, "{s:I s?o}", "id", &id, "jobspec", &jobspec) < 0
         || flux_job_kvs_key(key, sizeof(key), (flux_jobid_t)id, "R") < 0
-        || !(R = grant_R(c, shape_of(c, jobspec))))
+        || !(R = grant_R(c, shape_of(c, jobspec), summary, sizeof(summary))))
         goto fail;
-    if (asprintf(&g->payload, "{\"id\":%jd,\"type\":%d,\"R\":%s}", (intmax_t)id,
-                 FLUX_SCHED_ALLOC_SUCCESS, R) < 0) {
+    if (c->summary)
+        snprintf(annotations, sizeof(annotations),
+                 ",\"annotations\":{\"sched\":{\"resource_summary\":\"%s\"}}", summary);
+    if (asprintf(&g->payload, "{\"id\":%jd,\"type\":%d,\"R\":%s%s}", (intmax_t)id,
+                 FLUX_SCHED_ALLOC_SUCCESS, R, annotations) < 0) {
         g->payload = NULL;
         goto fail;
     }
@@ -317,12 +333,15 @@ int mod_main(flux_t *h, int argc, char **argv)
 {
     struct ceiling c = {.h = h};
     for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "one-core")) {
-            flux_log(h, LOG_ERR, "unknown option %s (one-core is the only one)", argv[i]);
+        if (!strcmp(argv[i], "one-core"))
+            c.one_core = true;
+        else if (!strcmp(argv[i], "summary"))
+            c.summary = true;
+        else {
+            flux_log(h, LOG_ERR, "unknown option %s (one-core and summary are known)", argv[i]);
             errno = EINVAL;
             return -1;
         }
-        c.one_core = true;
     }
     alloc_stamps_init(&c.stamps);
     flux_msg_handler_t **handlers = NULL;
