@@ -18,7 +18,9 @@
 #   CEILING_ARGS=    the ceiling's arguments: one-core grants every job
 #                    one core of one rank whatever it asks (the bound
 #                    first used: the rest of Flux then handles a one-rank
-#                    R for a job of 512 nodes)
+#                    R for a job of 512 nodes); summary annotates each
+#                    success with its resource summary, as flux-core's
+#                    schedulers and sched-grove do
 #   SEED=1           the stream's random seed (the same stream for each)
 #   PURGE_AGE=60s    the job manager's inactive-age-limit: inactive jobs
 #                    purged after this long (flux-core keeps every inactive
