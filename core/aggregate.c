@@ -35,6 +35,7 @@
  * derived counts in step with the records, reading them from the graph's
  * arrays, and never calls pool.c.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -116,9 +117,11 @@ static void sparse_free(grovep_sparse_t *s)
     *s = (grovep_sparse_t){0};
 }
 
-/* The map of the n distinct vertices key(i) to i, over vertices below nv:
- * 0, or -1 (ENOMEM) with *s empty. */
-static int sparse_build(grovep_sparse_t *s, size_t nv, const grovep_agg_t *aggs, size_t n)
+/* The map of the n distinct vertices key(i) to val(i) (i itself when val
+ * is NULL), over vertices below nv; key(i) is the vertex at byte offset
+ * i * stride of keys: 0, or -1 (ENOMEM) with *s empty. */
+static int sparse_build(grovep_sparse_t *s, size_t nv, const void *keys, size_t stride,
+                        const uint32_t *vals, size_t n)
 {
     sparse_free(s);
     size_t nblk = (nv + 7) / 8;
@@ -133,18 +136,21 @@ static int sparse_build(grovep_sparse_t *s, size_t nv, const grovep_agg_t *aggs,
         return -1;
     }
     s->nblk = nblk;
+#define KEY(i) (*(const grove_vid_t *)(const void *)((const char *)keys + (i) * stride))
     for (size_t i = 0; i < n; i++)
-        s->bits[aggs[i].v >> 3] |= (uint8_t)(1u << (aggs[i].v & 7));
+        s->bits[KEY(i) >> 3] |= (uint8_t)(1u << (KEY(i) & 7));
     uint32_t c = 0;
     for (size_t b = 0; b < nblk; b++) {
         s->base[b] = c;
         c += popcount8[s->bits[b]];
     }
     for (size_t i = 0; i < n; i++) {
-        grove_vid_t v = aggs[i].v;
+        grove_vid_t v = KEY(i);
         unsigned bit = 1u << (v & 7);
-        s->val[s->base[v >> 3] + popcount8[s->bits[v >> 3] & (bit - 1)]] = (uint32_t)i;
+        s->val[s->base[v >> 3] + popcount8[s->bits[v >> 3] & (bit - 1)]] =
+            vals ? vals[i] : (uint32_t)i;
     }
+#undef KEY
     return 0;
 }
 
@@ -169,7 +175,25 @@ static int parse_spec(grove_graph_t *g, const char *spec, grove_error_t *err)
         return -1;
     }
     char *save = NULL;
+    uint32_t blk = GROVEP_BLK_N;
     for (char *tok = strtok_r(copy, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+        if (!strncmp(tok, "blocks=", 7)) {
+            /* children a block of a wide vertex's (blk_of), 0 for none */
+            char *end = NULL;
+            errno = 0;
+            unsigned long n = strtoul(tok + 7, &end, 10);
+            if (!isdigit((unsigned char)tok[7]) || *end || errno || n == 1 || n > 65536) {
+                grove_error_set(err, NULL, 0,
+                                "aggregates: '%s' is not blocks=N (children a block: 0 for "
+                                "none, or 2 to 65536)",
+                                tok);
+                free(copy);
+                errno = EINVAL;
+                return -1;
+            }
+            blk = (uint32_t)n;
+            continue;
+        }
         char *colon = strchr(tok, ':');
         if (!colon || colon == tok || !colon[1] || strchr(colon + 1, ':')) {
             grove_error_set(err, NULL, 0,
@@ -230,6 +254,7 @@ static int parse_spec(grove_graph_t *g, const char *spec, grove_error_t *err)
         g->agg_pair[i].low = pairs[i].low;
     }
     g->npairs = npairs;
+    g->agg_blk = blk;
     g->agg_spec_gen++;
     g->chg_gen++;
     g->agg_dirty = true;
@@ -247,8 +272,9 @@ static void drop_aggs(grove_graph_t *g)
         grove_mplanner_destroy(g->aggs[i].mp);
     free(g->aggwin.e);
     g->aggwin = (grovep_winmap_t){0};
-    g->naggs = 0;
+    g->naggs = g->nvaggs = 0;
     sparse_free(&g->agg_of);
+    sparse_free(&g->blk_of);
     free(g->agg_sum);
     free(g->agg_touch);
     free(g->agg_seen);
@@ -584,6 +610,14 @@ const grovep_agg_t *grovep_agg_of(const grove_graph_t *g, grove_vid_t v)
     if (!g->naggs)
         return NULL;
     uint32_t i = sparse_get(&g->agg_of, v);
+    return i == UINT32_MAX ? NULL : &g->aggs[i];
+}
+
+const grovep_agg_t *grovep_blk_of(const grove_graph_t *g, grove_vid_t v)
+{
+    if (g->naggs == g->nvaggs)
+        return NULL;
+    uint32_t i = sparse_get(&g->blk_of, v);
     return i == UINT32_MAX ? NULL : &g->aggs[i];
 }
 
@@ -975,10 +1009,15 @@ static void agg_apply(grove_graph_t *g, grove_vid_t v, uint32_t ri, int sign)
     /* an exclusive record on v itself is not a span of v's own aggregate:
      * queries ask v's records first (see grovep_agg_avail), which saves a
      * multi-planner update per exclusively held node */
-    for (grove_vid_t a = g->parent[v]; a != GROVEP_NONE; a = g->parent[a]) {
+    for (grove_vid_t k = v, a = g->parent[v]; a != GROVEP_NONE; k = a, a = g->parent[a]) {
         grovep_agg_t *ag = agg_of_mut(g, a);
         if (ag && adjust_win(g, ag, start, end, c, sign) < 0)
             g->agg_dirty = true; /* rebuilt from the records at the next use */
+        /* the block of a's children k lies in (v's own record included:
+         * the block is below a) */
+        uint32_t bi = g->naggs > g->nvaggs ? sparse_get(&g->blk_of, k) : UINT32_MAX;
+        if (bi != UINT32_MAX && adjust_win(g, &g->aggs[bi], start, end, c, sign) < 0)
+            g->agg_dirty = true;
     }
 }
 
@@ -1069,16 +1108,22 @@ static int agg_batch(grove_graph_t *g, const grove_vid_t *vs, const uint32_t *re
         if (!contribution(g, v, r, c))
             continue;
         any = r;
-        for (grove_vid_t a = g->parent[v]; a != GROVEP_NONE; a = g->parent[a]) {
-            uint32_t ai = sparse_get(&g->agg_of, a);
-            if (ai == UINT32_MAX)
-                continue;
-            if (!seen[ai]) {
-                seen[ai] = 1;
-                touched[nt++] = ai;
+        bool blocks = g->naggs > g->nvaggs;
+        for (grove_vid_t u = v, a = g->parent[v]; a != GROVEP_NONE; u = a, a = g->parent[a]) {
+            /* a's aggregate, and that of the block of a's children u lies in */
+            uint32_t pair[2] = {sparse_get(&g->agg_of, a),
+                                blocks ? sparse_get(&g->blk_of, u) : UINT32_MAX};
+            for (int j = 0; j < 2; j++) {
+                uint32_t ai = pair[j];
+                if (ai == UINT32_MAX)
+                    continue;
+                if (!seen[ai]) {
+                    seen[ai] = 1;
+                    touched[nt++] = ai;
+                }
+                for (size_t i = 0; i < g->nlow; i++)
+                    sum[ai * g->nlow + i] = sat_add(sum[ai * g->nlow + i], c[i]);
             }
-            for (size_t i = 0; i < g->nlow; i++)
-                sum[ai * g->nlow + i] = sat_add(sum[ai * g->nlow + i], c[i]);
         }
     }
     int rc = 0;
@@ -1179,6 +1224,68 @@ static int agg_append(grove_graph_t *g, grove_vid_t w, uint8_t mask, const int64
     return 0;
 }
 
+/* The blocks of the wide vertices' children (see blk_of in graph_private.h):
+ * an aggregate appended for each agg_blk children in turn of a vertex with
+ * an aggregate and GROVEP_BLK_WIDE blocks of children or more, tracking what the
+ * vertex tracks, its totals the children's (tot at slot[c] for a child c
+ * with children, else its own size), and blk_of mapping each such child to
+ * its block's aggregate.  After the vertices' aggregates; 0, or -1 (ENOMEM). */
+static int blocks_build(grove_graph_t *g, const uint32_t *slot, const int64_t *tot)
+{
+    if (!g->agg_blk)
+        return 0; /* blocks=0 */
+    int sub = g->containment;
+    size_t nl = g->nlow, nk = 0, kcap = 0, vcap = 0;
+    grove_vid_t *kids = NULL;
+    uint32_t *vals = NULL;
+    int rc = 0;
+    for (size_t i = 0; i < g->nvaggs && rc == 0; i++) {
+        grove_vid_t w = g->aggs[i].v;
+        uint8_t mask = g->aggs[i].mask;
+        size_t first = nk;
+        for (grove_eid_t e = g->first_out[w]; e != GROVEP_NONE; e = g->e[e].next_out) {
+            grove_vid_t c = g->e[e].dst;
+            if (g->e[e].sub != sub || (g->e[e].flags & GROVEP_E_UP) || g->parent[c] != w)
+                continue;
+            if (grovep_grow((void **)&kids, &kcap, nk + 1, sizeof(*kids)) < 0
+                || grovep_grow((void **)&vals, &vcap, nk + 1, sizeof(*vals)) < 0) {
+                rc = -1;
+                break;
+            }
+            kids[nk++] = c;
+        }
+        if (rc < 0 || nk - first < (size_t)g->agg_blk * GROVEP_BLK_WIDE) {
+            nk = first; /* not wide: its children stay out of the map */
+            continue;
+        }
+        for (size_t b = first; b < nk && rc == 0; b += g->agg_blk) {
+            int64_t bt[GROVEP_MAX_LOW] = {0};
+            size_t end = b + g->agg_blk < nk ? b + g->agg_blk : nk;
+            for (size_t k = b; k < end; k++) {
+                int64_t own[GROVEP_MAX_LOW] = {0};
+                const int64_t *ct = own;
+                if (slot[kids[k]] == UINT32_MAX)
+                    add_own_units(g, kids[k], own);
+                else
+                    ct = &tot[(size_t)slot[kids[k]] * nl];
+                for (size_t l = 0; l < nl; l++)
+                    bt[l] = sat_add(bt[l], ct[l]);
+                vals[k] = (uint32_t)g->naggs;
+            }
+            if (g->naggs >= UINT32_MAX || agg_append(g, w, mask, bt, nl) < 0)
+                rc = -1;
+        }
+    }
+    if (rc == 0 && nk
+        && sparse_build(&g->blk_of, g->nv, kids, sizeof(*kids), vals, nk) < 0)
+        rc = -1;
+    free(kids);
+    free(vals);
+    if (rc < 0)
+        errno = ENOMEM;
+    return rc;
+}
+
 /* Rebuild: totals by one post-order pass, then spans from every record. */
 int grovep_agg_refresh(grove_graph_t *g)
 {
@@ -1253,11 +1360,15 @@ int grovep_agg_refresh(grove_graph_t *g)
             break;
         }
     }
+    g->nvaggs = g->naggs;
+    if (rc == 0 && g->naggs
+        && sparse_build(&g->agg_of, g->nv, g->aggs, sizeof(*g->aggs), NULL, g->naggs) < 0)
+        rc = -1;
+    if (rc == 0)
+        rc = blocks_build(g, slot, tot);
     free(tot);
     free(slot);
     free(order);
-    if (rc == 0 && g->naggs && sparse_build(&g->agg_of, g->nv, g->aggs, g->naggs) < 0)
-        rc = -1;
     if (rc == 0 && g->naggs) {
         g->agg_sum = calloc(g->naggs * nl, sizeof(*g->agg_sum));
         g->agg_touch = malloc(g->naggs * sizeof(*g->agg_touch));

@@ -75,6 +75,8 @@ static void forget_shared(grove_graph_t *c)
     c->agg_touch = NULL;
     c->agg_seen = NULL;
     memset(&c->agg_of, 0, sizeof(c->agg_of));
+    memset(&c->blk_of, 0, sizeof(c->blk_of));
+    c->nvaggs = 0;
     memset(&c->aggwin, 0, sizeof(c->aggwin));
     c->planners = NULL;
     c->planner_vid = NULL;

@@ -15,6 +15,10 @@
 #define GROVEP_NONE UINT32_MAX /* end of an index-linked list */
 #define GROVEP_MAX_SMALL 255   /* subsystems / relationships per graph */
 #define GROVEP_MAX_LOW 8       /* low-level types tracked by aggregates */
+#define GROVEP_BLK_N 64        /* children of a wide vertex an aggregate's block, by
+                                * default (the aggregates' blocks=N) */
+#define GROVEP_BLK_WIDE 4      /* a vertex with this many blocks of children or more is
+                                * wide */
 #define GROVEP_TAIL_WALK 8     /* out-lists this long keep their tail in g->tails */
 #define GROVEP_IDNAMES_MIN 4096 /* entries of g->idnames allowed beyond nv / 2 */
 
@@ -364,6 +368,7 @@ struct grove_graph {
         uint8_t low;      /* index in agg_low */
     } agg_pair[GROVEP_MAX_SMALL]; /* the HL:LL pairs */
     size_t npairs;
+    uint32_t agg_blk;      /* children a block of a wide vertex's (blocks=N; 0: none) */
     uint32_t agg_spec_gen; /* counts the specifications set: what was
                             * worked out from the pairs holds while it
                             * stays */
@@ -375,7 +380,17 @@ struct grove_graph {
                             * totals, then its cached free units.  Aggregates
                             * exist only as built with the current nlow (a
                             * new specification rebuilds or drops them) */
-    grovep_sparse_t agg_of; /* vertex -> index in aggs */
+    grovep_sparse_t agg_of; /* vertex -> index in aggs (the first nvaggs) */
+    /* Blocks of a wide vertex's children (GROVEP_BLK_WIDE blocks or more,
+     * as the cluster of a machine read from R: 16,384 nodes below one
+     * vertex), agg_blk consecutive children each, keep an aggregate too: the
+     * aggregates after the first nvaggs, their v the wide vertex.  A walk
+     * over the children passes by a block that cannot hold one candidate
+     * with one query, where each child would cost a look at its own
+     * records (a reservation over a machine of held nodes visited every
+     * one of them). */
+    size_t nvaggs;
+    grovep_sparse_t blk_of; /* child of a wide vertex -> its block's index in aggs */
     grovep_winmap_t aggwin; /* (aggregate, window) -> span */
     int64_t *agg_sum;      /* [naggs * nlow] scratch of grovep_agg_add_job, kept 0 */
     uint32_t *agg_touch;   /* [naggs] scratch: aggregates touched by one batch */
@@ -600,6 +615,9 @@ void grovep_job_release(grove_graph_t *g, grove_jobid_t job, int64_t start, int6
 int64_t grovep_pool_peak(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end);
 /* The aggregate of v, or NULL. */
 const grovep_agg_t *grovep_agg_of(const grove_graph_t *g, grove_vid_t v);
+/* The aggregate of the block of its parent's children v lies in, or NULL
+ * (its parent is not wide, see grove_graph's blk_of). */
+const grovep_agg_t *grovep_blk_of(const grove_graph_t *g, grove_vid_t v);
 /* Free units of each low type during [start, end) below v (out[nlow]);
  * false when v keeps no aggregate. */
 bool grovep_agg_avail(const grove_graph_t *g, const grovep_agg_t *a, int64_t start,

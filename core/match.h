@@ -71,6 +71,9 @@ typedef struct grove_match_stats {
     uint64_t ranks_kept; /* rankings of a level mended from the one kept
                           * since an earlier match, not made anew
                           * (grove_policy_t.score_local) */
+    uint64_t blocks_passed; /* children of wide vertices passed by their
+                             * block's aggregate, not looked at one by one
+                             * (grove_graph_set_aggregates' blocks=N) */
 } grove_match_stats_t;
 
 /* A matcher over g (borrowed) with the "first" policy.  cfg may be NULL.

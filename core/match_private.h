@@ -523,6 +523,23 @@ static inline bool agg_fits(const grove_matcher_t *m, grove_vid_t v, const int64
     return grovep_agg_fits(g, a, m->start, m->end, need);
 }
 
+/* Can the block of its parent's children k lies in hold need during the
+ * window (see blk_of in graph_private.h)?  True when k is in no block.  A
+ * walk over a wide vertex's children asks it of each child before its own
+ * look (the block's answer is cached in its aggregate for the window, so
+ * the children of a block cost one query). */
+static inline bool blk_fits(grove_matcher_t *m, grove_vid_t k, const int64_t *need)
+{
+    const grove_graph_t *g = m->g;
+    if (g->naggs == g->nvaggs || m->sat || m->dom_sub != g->containment)
+        return true;
+    const grovep_agg_t *b = grovep_blk_of(g, k);
+    if (!b || grovep_agg_fits(g, b, m->start, m->end, need))
+        return true;
+    m->stats.blocks_passed++;
+    return false;
+}
+
 static inline bool has_prop(const char *name, void *arg)
 {
     const grove_matcher_t *m = ((const void **)arg)[0];

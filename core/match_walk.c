@@ -765,6 +765,8 @@ static grove_vid_t iter_next(grove_matcher_t *m, struct iter *it, const struct r
                 continue;
             }
         }
+        if (!blk_fits(m, k, r->need1))
+            continue; /* k's block of its parent's children cannot hold one */
         if (g->v[k].type == r->type)
             return k;
         if (sibling_type(r, g->v[k].type) || !enterable(m, k) || !agg_fits(m, k, r->need1))

@@ -459,7 +459,8 @@ describe("the job table", function()
     assert.is_true(s.min > 0 and s.min <= s.mean and s.mean <= s.max)
     m:reset_stats()
     -- the counts start again; the job is still held
-    assert.same({matches = 0, succeeded = 0, min = 0, max = 0, mean = 0, held = 1, ranks_kept = 0},
+    assert.same({matches = 0, succeeded = 0, min = 0, max = 0, mean = 0, held = 1, ranks_kept = 0,
+      blocks_passed = 0},
       m:stats())
     assert.is_true(m:cancel(1))
     assert.equal(0, m:stats().held)

@@ -1,0 +1,182 @@
+-- The aggregates of blocks of a wide vertex's children (core/aggregate.c,
+-- blk_of; the aggregates' "blocks=N"): a walk over the children of a
+-- vertex with many passes by a block that cannot hold what it looks for.
+-- They only ever prune: every placement, start and failure must be the
+-- one the same graph gives without them, on random streams of
+-- allocations, reservations, cancellations, partial releases, clock
+-- moves and status changes, under every built-in policy and a Lua one.
+--
+-- This file holds only specs: what several specs share lives in
+-- spec/*_helper.lua, fixtures in spec/fixtures/, and must not be copied
+-- here.
+local core = require("grove.core")
+local exe = require("exe_helper")
+local match = require("match_helper")
+
+-- A cluster of `racks` racks of `nodes` nodes (racks 0: the nodes right
+-- below the cluster, as a machine read from R has them), each node of 4
+-- cores and i % 3 GPUs, named n0.. with ranks 0..
+local function machine(racks, nodes)
+  local g = core.graph()
+  local root = g:add_vertex{type = "cluster", basename = "bk", id = 0}
+  local i = 0
+  for r = 0, math.max(racks, 1) - 1 do
+    local parent = root
+    if racks > 0 then
+      parent = g:add_vertex{type = "rack", id = r}
+      assert(g:add_child(root, parent))
+    end
+    for _ = 1, nodes do
+      local n = g:add_vertex{type = "node", id = i, rank = i, name = "n" .. i}
+      assert(g:add_child(parent, n))
+      for c = 0, 3 do assert(g:add_child(n, g:add_vertex{type = "core", id = c})) end
+      for k = 0, i % 3 - 1 do assert(g:add_child(n, g:add_vertex{type = "gpu", id = k})) end
+      i = i + 1
+    end
+  end
+  return g, i
+end
+
+-- What a job got: its state, start and units ("n1/core0,..."), or the failure.
+local function placed(j, msg)
+  if not j then return msg end
+  local out = {}
+  for _, p in ipairs(j.picks) do
+    local t = p.vertex:type()
+    if t == "core" or t == "gpu" then
+      out[#out + 1] = p.vertex:parent():name() .. "/" .. t .. p.vertex:id()
+    end
+  end
+  table.sort(out)
+  return j.state .. "@" .. j.start .. ":" .. table.concat(out, ",")
+end
+
+-- The same stream wherever it runs.
+local function lcg(seed)
+  local s = seed
+  return function(n)
+    s = (s * 1103515245 + 12345) % 2147483648
+    return s % n
+  end
+end
+
+local SHAPES = {
+  {tasks = 1, cores_per_task = 1, duration = 10},
+  {tasks = 1, cores_per_task = 3, duration = 20},
+  {tasks = 2, cores_per_task = 4, duration = 30},
+  {tasks = 1, cores_per_task = 1, gpus_per_task = 1, duration = 10},
+  {tasks = 1, cores_per_task = 1, gpus_per_task = 2, duration = 40},
+  {nodes = 1, cores_per_node = 2, exclusive = true, duration = 10},
+  {nodes = 6, cores_per_node = 1, exclusive = true, duration = 20},
+  {nodes = 3, tasks = 3, cores_per_task = 2, duration = 30},
+  {nodes = 12, cores_per_node = 4, exclusive = true, duration = 50},
+}
+
+-- One stream on two graphs alike but for the aggregates' blocks (4
+-- children a block, and none): what each step gave on each, and the
+-- children the first passed by their blocks.
+local function stream(seed, steps, racks, nodes, policy)
+  local rnd = lcg(seed)
+  local run = {}
+  local n
+  for k, blocks in ipairs{4, 0} do
+    local g
+    g, n = machine(racks, nodes)
+    assert(g:set_aggregates("ALL:core,ALL:node,ALL:gpu,blocks=" .. blocks))
+    local m = core.matcher(g)
+    if policy then assert(m:set_policy(policy)) end
+    run[k] = {g = g, m = m, live = {}, log = {}}
+  end
+  local shapes = {}
+  for i, t in ipairs(SHAPES) do shapes[i] = match.compiled(t) end
+  local now = 0
+  for step = 1, steps do
+    local op = rnd(100)
+    local shape, victim, node, st = rnd(#shapes) + 1, rnd(1000), rnd(n), rnd(3)
+    for _, r in ipairs(run) do
+      local out
+      if op < 65 then
+        local j, msg = r.m:match(shapes[shape], "allocate_orelse_reserve")
+        if j then r.live[#r.live + 1] = j.id end
+        out = placed(j, msg)
+      elseif op < 78 then
+        if #r.live > 0 then
+          local id = table.remove(r.live, victim % #r.live + 1)
+          out = "cancel " .. tostring(r.m:cancel(id))
+        end
+      elseif op < 84 then
+        -- a partial release of one of a job's nodes (its records shrink)
+        if #r.live > 0 then
+          local id = r.live[victim % #r.live + 1]
+          out = "release " .. tostring(r.m:release_ranks(id, tostring(node)))
+        end
+      elseif op < 93 then
+        r.g:set_now(now + 7)
+        out = "now " .. (now + 7)
+      else
+        r.g:vertex("n" .. node):set_status(({"up", "drained", "down"})[st + 1])
+        out = "status " .. node
+      end
+      r.log[step] = out or "-"
+    end
+    if op >= 84 and op < 93 then now = now + 7 end
+  end
+  local passed = run[1].m:stats().blocks_passed
+  assert.equal(0, run[2].m:stats().blocks_passed)
+  for _, r in ipairs(run) do r.m:close() end
+  return run[1].log, run[2].log, passed
+end
+
+describe("the aggregates of blocks of a wide vertex's children", function()
+  it("place every job as the graph without them, on random streams", function()
+    local policies = {{"default"}}
+    for _, name in ipairs(match.BUILTINS) do policies[#policies + 1] = {name, name} end
+    -- a Lua policy: its hooks see the same candidates
+    policies[#policies + 1] = {"spread (Lua)",
+      assert(core.policy_parse(exe.read("policies/spread.lua"), "policies/spread.lua"))}
+    local passed = 0
+    for _, pol in ipairs(policies) do
+      for _, shape in ipairs{{0, 40}, {2, 24}} do
+        for seed = 1, 3 do
+          local got, want, p = stream(seed, 150, shape[1], shape[2], pol[2])
+          assert.same(want, got, ("%s, %d racks of %d nodes, seed %d"):format(pol[1], shape[1],
+            shape[2], seed))
+          passed = passed + p
+        end
+      end
+    end
+    -- the blocks did pass children by (else this would test nothing)
+    assert.is_true(passed > 1000, passed .. " passed")
+  end)
+
+  it("are set with the aggregates, and a bad count is refused with the reason", function()
+    local g = machine(0, 40)
+    assert.equal("ALL:core,ALL:node,ALL:gpu", g:aggregates())
+    assert.is_true(g:set_aggregates("ALL:core,blocks=8"))
+    assert.equal("ALL:core,blocks=8", g:aggregates())
+    for _, bad in ipairs{"blocks=1", "blocks=x", "blocks=", "blocks=-2", "blocks=65537",
+      "blocks=99999999999999999999"} do
+      local ok, msg, code = g:set_aggregates("ALL:core," .. bad)
+      assert.is_nil(ok, bad)
+      assert.equal(("aggregates: '%s' is not blocks=N (children a block: 0 for none, or 2 to "
+        .. "65536)"):format(bad), msg)
+      assert.equal("EINVAL", code)
+      assert.equal("ALL:core,blocks=8", g:aggregates()) -- as it was
+    end
+  end)
+
+  it("pass a full block of a machine read from R with one look", function()
+    -- 256 nodes below the cluster: four blocks of 64; the first three
+    -- held whole, a one-core job passes their 192 nodes by three blocks
+    local R = '{"version":1,"execution":{"R_lite":[{"rank":"0-255","children":' ..
+      '{"core":"0-3"}}],"starttime":0,"expiration":0,"nodelist":["n[0-255]"]}}'
+    local g = assert(assert(core.rv1_decode(R)):to_graph())
+    local m = core.matcher(g)
+    assert(m:match(match.compiled{nodes = 192, cores_per_node = 4, exclusive = true}))
+    m:reset_stats()
+    local j = assert(m:match(match.compiled{tasks = 1, cores_per_task = 1}))
+    assert.equal("n192", j.picks[#j.picks].vertex:parent():name())
+    assert.equal(192, m:stats().blocks_passed)
+    m:close()
+  end)
+end)
