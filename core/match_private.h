@@ -171,6 +171,13 @@ struct grove_matcher {
     grove_jobid_t next_id;
     grove_job_t result; /* MATCHED results */
     grove_match_stats_t stats;
+    /* the last block asked of (blk_fits), for which need, and its answer:
+     * the children of a block listed in turn ask once.  Forgotten at each
+     * attempt (grovep_match_new_generation): the aggregates do not change
+     * within one */
+    const struct grovep_agg *blk_last;
+    const int64_t *blk_need;
+    bool blk_ok;
 
     /* per-match scratch, indexed by vertex id */
     /* vertices below which no slot of the current grovep_match_take_slots
@@ -534,10 +541,16 @@ static inline bool blk_fits(grove_matcher_t *m, grove_vid_t k, const int64_t *ne
     if (g->naggs == g->nvaggs || m->sat || m->dom_sub != g->containment)
         return true;
     const grovep_agg_t *b = grovep_blk_of(g, k);
-    if (!b || grovep_agg_fits(g, b, m->start, m->end, need))
+    if (!b)
         return true;
-    m->stats.blocks_passed++;
-    return false;
+    if (b != m->blk_last || need != m->blk_need) {
+        m->blk_last = b;
+        m->blk_need = need;
+        m->blk_ok = grovep_agg_fits(g, b, m->start, m->end, need);
+    }
+    if (!m->blk_ok)
+        m->stats.blocks_passed++;
+    return m->blk_ok;
 }
 
 static inline bool has_prop(const char *name, void *arg)

@@ -115,6 +115,7 @@ void grovep_match_scratch_free(grove_matcher_t *m)
 
 void grovep_match_new_generation(grove_matcher_t *m)
 {
+    m->blk_last = NULL; /* a new window, or records changed since */
     /* a generation nothing was stamped with is used again (an empty undo
      * log: every stamp is logged, and a rollback to nothing unstamps), so
      * that attempts ruled out at the root do not bring the wrap closer;
