@@ -38,7 +38,8 @@
  *       (stats: {matches =, succeeded =, min =, max =, mean = (seconds),
  *       held = the jobs held now, ranks_kept = the rankings mended from
  *       a kept one (grove_policy_t.score_local), blocks_passed = the
- *       children of wide vertices passed by their block's aggregate)})
+ *       children of wide vertices passed by their block's aggregate,
+ *       idle_pruned = windows ruled out for too few nodes wholly idle)})
  *   m:replan(id)  m:set_now(t)  m:events([{clear = true}])
  *   m:register(R, id [, {start =, ["end"] =, request =, free =}])   a running job
  *       placed again from its R (a grove.rv1 or JSON text; see register.h):
@@ -615,10 +616,11 @@ static int m_stats(lua_State *L)
     grove_match_stats_t st;
     grove_matcher_stats(lm->m, &st);
     grove_matcher_catch_up(lm->m); /* held: as m:jobs() counts them */
-    lua_createtable(L, 0, 8);
+    lua_createtable(L, 0, 9);
     grovel_set_integer(L, "matches", (lua_Integer)st.matches);
     grovel_set_integer(L, "ranks_kept", (lua_Integer)st.ranks_kept);
     grovel_set_integer(L, "blocks_passed", (lua_Integer)st.blocks_passed);
+    grovel_set_integer(L, "idle_pruned", (lua_Integer)st.idle_pruned);
     grovel_set_integer(L, "held", (lua_Integer)grove_matcher_job_count(lm->m));
     grovel_set_integer(L, "succeeded", (lua_Integer)st.succeeded);
     grovel_set_number(L, "min", st.min_s);

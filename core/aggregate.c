@@ -176,7 +176,19 @@ static int parse_spec(grove_graph_t *g, const char *spec, grove_error_t *err)
     }
     char *save = NULL;
     uint32_t blk = GROVEP_BLK_N;
+    bool idle = true;
     for (char *tok = strtok_r(copy, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+        if (!strncmp(tok, "idle=", 5)) {
+            /* count the nodes in use over time (grovep_busy_change), 1 or 0 */
+            if (strcmp(tok + 5, "0") && strcmp(tok + 5, "1")) {
+                grove_error_set(err, NULL, 0, "aggregates: '%s' is not idle=0 or idle=1", tok);
+                free(copy);
+                errno = EINVAL;
+                return -1;
+            }
+            idle = tok[5] == '1';
+            continue;
+        }
         if (!strncmp(tok, "blocks=", 7)) {
             /* children a block of a wide vertex's (blk_of), 0 for none */
             char *end = NULL;
@@ -255,6 +267,12 @@ static int parse_spec(grove_graph_t *g, const char *spec, grove_error_t *err)
     }
     g->npairs = npairs;
     g->agg_blk = blk;
+    g->agg_idle = idle;
+    g->busy_low = UINT8_MAX;
+    grove_sym_t node = grove_intern_lookup(g->strings, "node");
+    for (size_t i = 0; i < nlow; i++)
+        if (node != GROVE_SYM_NONE && low[i] == node)
+            g->busy_low = (uint8_t)i;
     g->agg_spec_gen++;
     g->chg_gen++;
     g->agg_dirty = true;
@@ -268,8 +286,10 @@ int grovep_agg_init(grove_graph_t *g)
 
 static void drop_aggs(grove_graph_t *g)
 {
-    for (size_t i = 0; i < g->naggs; i++)
+    for (size_t i = 0; i < g->naggs; i++) {
         grove_mplanner_destroy(g->aggs[i].mp);
+        grovep_busy_free(&g->aggs[i]);
+    }
     free(g->aggwin.e);
     g->aggwin = (grovep_winmap_t){0};
     g->naggs = g->nvaggs = 0;
@@ -621,9 +641,19 @@ const grovep_agg_t *grovep_blk_of(const grove_graph_t *g, grove_vid_t v)
     return i == UINT32_MAX ? NULL : &g->aggs[i];
 }
 
-static grovep_agg_t *agg_of_mut(grove_graph_t *g, grove_vid_t v)
+grovep_agg_t *grovep_agg_of_mut(grove_graph_t *g, grove_vid_t v)
 {
+    if (!g->naggs)
+        return NULL;
     uint32_t i = sparse_get(&g->agg_of, v);
+    return i == UINT32_MAX ? NULL : &g->aggs[i];
+}
+
+grovep_agg_t *grovep_blk_of_mut(grove_graph_t *g, grove_vid_t v)
+{
+    if (g->naggs == g->nvaggs)
+        return NULL;
+    uint32_t i = sparse_get(&g->blk_of, v);
     return i == UINT32_MAX ? NULL : &g->aggs[i];
 }
 
@@ -1010,7 +1040,7 @@ static void agg_apply(grove_graph_t *g, grove_vid_t v, uint32_t ri, int sign)
      * queries ask v's records first (see grovep_agg_avail), which saves a
      * multi-planner update per exclusively held node */
     for (grove_vid_t k = v, a = g->parent[v]; a != GROVEP_NONE; k = a, a = g->parent[a]) {
-        grovep_agg_t *ag = agg_of_mut(g, a);
+        grovep_agg_t *ag = grovep_agg_of_mut(g, a);
         if (ag && adjust_win(g, ag, start, end, c, sign) < 0)
             g->agg_dirty = true; /* rebuilt from the records at the next use */
         /* the block of a's children k lies in (v's own record included:
@@ -1021,7 +1051,17 @@ static void agg_apply(grove_graph_t *g, grove_vid_t v, uint32_t ri, int sign)
     }
 }
 
+static int pool_add(grove_graph_t *g, grove_vid_t v, uint32_t ri);
+
 int grovep_pool_add(grove_graph_t *g, grove_vid_t v, uint32_t ri)
+{
+    if (pool_add(g, v, ri) < 0)
+        return -1;
+    grovep_busy_change(g, v, ri, 1);
+    return 0;
+}
+
+static int pool_add(grove_graph_t *g, grove_vid_t v, uint32_t ri)
 {
     grovep_rec_t *r = &g->recs[ri];
     int64_t end = plan_end(r->end);
@@ -1062,6 +1102,7 @@ fail:
 
 void grovep_pool_remove(grove_graph_t *g, grove_vid_t v, uint32_t ri)
 {
+    grovep_busy_change(g, v, ri, -1);
     grovep_rec_t *r = &g->recs[ri];
     grove_planner_t *p = pool_planner(g, v);
     if (r->pspan == SOLO_SPAN || (p && r->pspan > 0)) {
@@ -1175,8 +1216,12 @@ int grovep_rec_added(grove_graph_t *g, grove_vid_t v, uint32_t ri)
 void grovep_rec_removing(grove_graph_t *g, grove_vid_t v, uint32_t ri)
 {
     grovep_rec_t *r = &g->recs[ri];
-    if (r->kind == GROVE_RECORD_SHARED)
-        return; /* an annotation counts nothing: the records below it do */
+    if (r->kind == GROVE_RECORD_SHARED) {
+        /* an annotation counts no units (the records below it do), but
+         * the node it is on may fall idle */
+        grovep_busy_change(g, v, ri, -1);
+        return;
+    }
     if (g->agg_dirty)
         grovep_agg_refresh(g); /* if this fails the spans are rebuilt later */
     agg_apply(g, v, ri, -1);
@@ -1388,6 +1433,10 @@ int grovep_agg_refresh(grove_graph_t *g)
             if (g->recs[r].kind == GROVE_RECORD_ALLOC)
                 agg_apply(g, v, r, 1);
     }
+    if (grovep_busy_build(g) < 0) {
+        drop_aggs(g);
+        goto fail;
+    }
     return 0;
 nomem:
     free(order);
@@ -1485,4 +1534,233 @@ int64_t grove_vertex_aggregate_avail_sym(const grove_graph_t *g, grove_vid_t v, 
         return -1;
     }
     return avail_of(g, v, t, start, end);
+}
+
+/* ---- the nodes in use over time, for a bound on the nodes wholly idle ------------ *
+ *
+ * The aggregates count free units of each type (aggregate.c), and a node
+ * on which a job holds one core of 44 still counts as a free node there:
+ * only an exclusive record takes a node whole.  A request for nodes
+ * written exclusive needs nodes no job touches during its window, and
+ * with thousands of small jobs spread over a machine the aggregates let
+ * every instant through, so that the matcher asked every node of the
+ * machine at each instant a reservation of 1,024 exclusive nodes tried.
+ *
+ * Here each aggregate that tracks nodes keeps a tally (planner.h) of how
+ * many nodes below it are in use at each time: a node is in use while a
+ * record of its own or an annotation of a record below it (pool.c) covers
+ * the time.
+ * The use of node v is the union of those windows, kept as its maximal
+ * intervals (overlapping or touching windows merged), and each maximal
+ * interval is one span (+1) in the tallies of the aggregates above v
+ * and of v's block (blk_of).  A window that comes or goes on v changes
+ * only the maximal interval around it: the ones it merges are taken out
+ * and their hull put in, or the reverse, so that what is taken out is
+ * always exactly what was put in.  Then the nodes below an aggregate
+ * wholly idle during [s, e) are at most its nodes less the most in use at
+ * any time of the window: a bound, not a count (two nodes in use in two
+ * halves of the window leave one fewer idle than it says), which only
+ * ever lets a window through that then fails node by node.
+ *
+ * The tallies follow the records while the aggregates are clean; a
+ * dirty graph rebuilds them from the records with the aggregates
+ * (grovep_busy_build).  "idle=0" in the aggregates' specification turns
+ * them off (for comparisons: they only ever prune).
+ */
+struct ival {
+    int64_t s, e;
+};
+
+/* Is v of the low type whose use is counted (the aggregates' "node")? */
+static inline bool counted(const grove_graph_t *g, grove_vid_t v)
+{
+    return g->busy_low < g->nlow && g->v[v].type == g->agg_low[g->busy_low];
+}
+
+static int ival_cmp(const void *a, const void *b)
+{
+    const struct ival *x = a, *y = b;
+    return x->s < y->s ? -1 : x->s > y->s;
+}
+
+/* The maximal intervals of v's windows (ALLOC records of its own and the
+ * annotations of records below it), record skip left out, in *out (a
+ * buffer of cap, or a new array the caller frees when *out changed); their
+ * count, or -1 (ENOMEM). */
+static ptrdiff_t merged(const grove_graph_t *g, grove_vid_t v, uint32_t skip, struct ival **out,
+                        size_t cap)
+{
+    struct ival *w = *out;
+    size_t n = 0;
+    for (int list = 0; list < 2; list++) {
+        uint32_t i = list ? grovep_shared_head(g, v) : grovep_recs_head(g, v);
+        for (; i != GROVEP_NONE; i = g->recs[i].next) {
+            const grovep_rec_t *r = &g->recs[i];
+            int64_t e = plan_end(r->end);
+            if (i == skip || (!list && r->kind != GROVE_RECORD_ALLOC) || r->start >= e)
+                continue;
+            if (n == cap) {
+                size_t ncap = cap ? cap * 2 : 16;
+                struct ival *nw = w == *out ? malloc(ncap * sizeof(*nw))
+                                            : realloc(w, ncap * sizeof(*nw));
+                if (!nw) {
+                    if (w != *out)
+                        free(w);
+                    errno = ENOMEM;
+                    return -1;
+                }
+                if (w == *out && n)
+                    memcpy(nw, w, n * sizeof(*nw));
+                w = nw;
+                cap = ncap;
+            }
+            w[n++] = (struct ival){r->start, e};
+        }
+    }
+    if (n > 1)
+        qsort(w, n, sizeof(*w), ival_cmp);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (k && w[i].s <= w[k - 1].e) {
+            if (w[i].e > w[k - 1].e)
+                w[k - 1].e = w[i].e;
+        } else {
+            w[k++] = w[i];
+        }
+    }
+    *out = w;
+    return (ptrdiff_t)k;
+}
+
+/* One more (sign 1) or one less (-1) node in use over [s, e) in the tally
+ * of a (made at its first).  0, or -1 (ENOMEM). */
+static int tally_put(grovep_agg_t *a, int64_t s, int64_t e, int sign)
+{
+    if (!a->busy) {
+        if (sign < 0)
+            return 0; /* never put in: the tallies were rebuilt since */
+        if (!(a->busy = grove_tally_create()))
+            return -1;
+    }
+    if (sign > 0)
+        return grove_tally_raise(a->busy, s, e);
+    grove_tally_lower(a->busy, s, e);
+    return 0;
+}
+
+/* The interval [s, e) of node v in use (sign 1) or no more (-1), in every
+ * aggregate above v that tracks nodes and in v's block's.  0, or -1. */
+static int put_up(grove_graph_t *g, grove_vid_t v, int64_t s, int64_t e, int sign)
+{
+    uint8_t bit = (uint8_t)(1u << g->busy_low);
+    for (grove_vid_t k = v, a = g->parent[v]; a != GROVEP_NONE; k = a, a = g->parent[a]) {
+        grovep_agg_t *x[2] = {grovep_agg_of_mut(g, a), grovep_blk_of_mut(g, k)};
+        for (int j = 0; j < 2; j++)
+            if (x[j] && (x[j]->mask & bit) && tally_put(x[j], s, e, sign) < 0)
+                return -1;
+    }
+    return 0;
+}
+
+void grovep_busy_change(grove_graph_t *g, grove_vid_t v, uint32_t ri, int sign)
+{
+    if (g->agg_dirty || !g->naggs || !g->agg_idle || !counted(g, v))
+        return;
+    const grovep_rec_t *r = &g->recs[ri];
+    int64_t s = r->start, e = plan_end(r->end);
+    if (s >= e)
+        return;
+    struct ival buf[32], *L = buf;
+    ptrdiff_t n = merged(g, v, ri, &L, 32);
+    if (n < 0) {
+        g->agg_dirty = true; /* rebuilt from the records at the next use */
+        return;
+    }
+    /* the maximal intervals [s, e) merges: those it overlaps or touches */
+    ptrdiff_t lo = 0;
+    while (lo < n && L[lo].e < s)
+        lo++;
+    ptrdiff_t hi = lo;
+    while (hi < n && L[hi].s <= e)
+        hi++;
+    if (hi - lo == 1 && L[lo].s <= s && e <= L[lo].e)
+        goto done; /* within one already: no node more or less in use */
+    struct ival h = {s, e};
+    if (hi > lo) {
+        h.s = L[lo].s < s ? L[lo].s : s;
+        h.e = L[hi - 1].e > e ? L[hi - 1].e : e;
+    }
+    int rc = 0;
+    if (sign > 0) {
+        for (ptrdiff_t i = lo; i < hi && rc == 0; i++)
+            rc = put_up(g, v, L[i].s, L[i].e, -1);
+        if (rc == 0)
+            rc = put_up(g, v, h.s, h.e, 1);
+    } else {
+        rc = put_up(g, v, h.s, h.e, -1);
+        for (ptrdiff_t i = lo; i < hi && rc == 0; i++)
+            rc = put_up(g, v, L[i].s, L[i].e, 1);
+    }
+    if (rc < 0)
+        g->agg_dirty = true;
+done:
+    if (L != buf)
+        free(L);
+}
+
+int grovep_busy_build(grove_graph_t *g)
+{
+    if (!g->agg_idle || g->busy_low >= g->nlow)
+        return 0;
+    struct ival buf[32], *L = buf;
+    int rc = 0;
+    for (grove_vid_t v = 0; v < g->nv && rc == 0; v++) {
+        if (!grovep_alive(g, v) || !counted(g, v)
+            || (grovep_recs_head(g, v) == GROVEP_NONE && grovep_shared_head(g, v) == GROVEP_NONE))
+            continue;
+        ptrdiff_t n = merged(g, v, GROVEP_NONE, &L, 32);
+        if (n < 0) {
+            rc = -1;
+            break;
+        }
+        for (ptrdiff_t i = 0; i < n && rc == 0; i++)
+            rc = put_up(g, v, L[i].s, L[i].e, 1);
+        if (L != buf) {
+            free(L);
+            L = buf;
+        }
+    }
+    return rc;
+}
+
+int64_t grovep_agg_idle(const grove_graph_t *g, const grovep_agg_t *a, int64_t start,
+                        int64_t end)
+{
+    if (!g->agg_idle || g->busy_low >= g->nlow || !(a->mask & (1u << g->busy_low)))
+        return INT64_MAX;
+    if (grovep_excl_any(g, a->v, start, end))
+        return 0; /* held whole in the window */
+    int64_t total = grovep_agg_total(g, a)[g->busy_low];
+    end = plan_end(end);
+    if (!a->busy || start >= end)
+        return total;
+    return total - grove_tally_max(a->busy, start, end);
+}
+
+int64_t grovep_agg_idle_from(const grove_graph_t *g, const grovep_agg_t *a, int64_t need,
+                             int64_t d, int64_t t0)
+{
+    if (!g->agg_idle || g->busy_low >= g->nlow || !(a->mask & (1u << g->busy_low)) || !a->busy
+        || d <= 0 || need <= 0 || d > GROVE_PLANNER_TIME_MAX || t0 > GROVE_PLANNER_TIME_MAX - d)
+        return t0;
+    int64_t total = grovep_agg_total(g, a)[g->busy_low];
+    if (need > total)
+        return -1;
+    return grove_tally_earliest(a->busy, total - need, d, t0, GROVE_PLANNER_TIME_MAX - d);
+}
+
+void grovep_busy_free(grovep_agg_t *a)
+{
+    grove_tally_destroy(a->busy);
+    a->busy = NULL;
 }

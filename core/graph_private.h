@@ -226,6 +226,9 @@ typedef struct grovep_agg {
      * (end as recorded) and what is free during it, the aggregate's whole
      * use, which a multi-planner of a few hundred bytes would hold else. */
     int64_t cache_start, cache_end;
+    /* The nodes below in use over time (grovep_busy_change), made at the first: NULL
+     * while none is, or the aggregates do not count them */
+    grove_tally_t *busy;
     /* Its units of each low type in the subtree (grovep_agg_total) and
      * what is free of them in the cached window (grovep_agg_cache): g->nlow
      * each, in g->aggv, so that an aggregate costs what the types tracked
@@ -369,6 +372,8 @@ struct grove_graph {
     } agg_pair[GROVEP_MAX_SMALL]; /* the HL:LL pairs */
     size_t npairs;
     uint32_t agg_blk;      /* children a block of a wide vertex's (blocks=N; 0: none) */
+    bool agg_idle;         /* the nodes in use over time are counted (idle=1, grovep_agg_idle) */
+    uint8_t busy_low;      /* the index in agg_low of "node", or UINT8_MAX */
     uint32_t agg_spec_gen; /* counts the specifications set: what was
                             * worked out from the pairs holds while it
                             * stays */
@@ -618,6 +623,27 @@ const grovep_agg_t *grovep_agg_of(const grove_graph_t *g, grove_vid_t v);
 /* The aggregate of the block of its parent's children v lies in, or NULL
  * (its parent is not wide, see grove_graph's blk_of). */
 const grovep_agg_t *grovep_blk_of(const grove_graph_t *g, grove_vid_t v);
+/* The same two, to change. */
+grovep_agg_t *grovep_agg_of_mut(grove_graph_t *g, grove_vid_t v);
+grovep_agg_t *grovep_blk_of_mut(grove_graph_t *g, grove_vid_t v);
+/* aggregate.c: record ri (listed on v or not) comes (sign 1) or goes (-1):
+ * the nodes in use over time above v follow (nothing while the aggregates
+ * are dirty: their rebuild counts them).  Never fails: on ENOMEM the
+ * aggregates are marked dirty. */
+void grovep_busy_change(grove_graph_t *g, grove_vid_t v, uint32_t ri, int sign);
+/* The nodes in use over time from every record, into the aggregates just
+ * rebuilt.  0, or -1 (ENOMEM). */
+int grovep_busy_build(grove_graph_t *g);
+/* At most how many nodes below a are wholly idle during [start, end)
+ * (no record of any job on them or below): INT64_MAX when a does not
+ * count them. */
+int64_t grovep_agg_idle(const grove_graph_t *g, const grovep_agg_t *a, int64_t start,
+                        int64_t end);
+/* The earliest t >= t0 at which grovep_agg_idle over [t, t + d) may reach
+ * need: t0 when nothing is counted, -1 when never. */
+int64_t grovep_agg_idle_from(const grove_graph_t *g, const grovep_agg_t *a, int64_t need,
+                             int64_t d, int64_t t0);
+void grovep_busy_free(grovep_agg_t *a);
 /* Free units of each low type during [start, end) below v (out[nlow]);
  * false when v keeps no aggregate. */
 bool grovep_agg_avail(const grove_graph_t *g, const grovep_agg_t *a, int64_t start,

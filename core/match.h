@@ -74,6 +74,8 @@ typedef struct grove_match_stats {
     uint64_t blocks_passed; /* children of wide vertices passed by their
                              * block's aggregate, not looked at one by one
                              * (grove_graph_set_aggregates' blocks=N) */
+    uint64_t idle_pruned;   /* windows ruled out for too few nodes wholly
+                             * idle (the aggregates' idle=1) */
 } grove_match_stats_t;
 
 /* A matcher over g (borrowed) with the "first" policy.  cfg may be NULL.

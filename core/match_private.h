@@ -60,6 +60,9 @@ struct req {
     int64_t need1[GROVEP_MAX_LOW]; /* low-type units one candidate (or one
                                     * slot) needs at least, for pruning */
     int64_t tot[GROVEP_MAX_LOW];   /* the same for the whole count */
+    int64_t idle1, idle_tot; /* nodes wholly idle one candidate (or one slot)
+                              * needs at least (nodes written exclusive), and
+                              * the whole count: pruned by grovep_agg_idle's bound */
 };
 
 /* How many types a match remembers whether it ranks (rank_memo): graphs
@@ -531,11 +534,13 @@ static inline bool agg_fits(const grove_matcher_t *m, grove_vid_t v, const int64
 }
 
 /* Can the block of its parent's children k lies in hold need during the
- * window (see blk_of in graph_private.h)?  True when k is in no block.  A
+ * window (see blk_of in graph_private.h), and idle nodes wholly idle (the
+ * request's idle1; need and idle are one request's, need its identity)?
+ * True when k is in no block.  A
  * walk over a wide vertex's children asks it of each child before its own
  * look (the block's answer is cached in its aggregate for the window, so
  * the children of a block cost one query). */
-static inline bool blk_fits(grove_matcher_t *m, grove_vid_t k, const int64_t *need)
+static inline bool blk_fits(grove_matcher_t *m, grove_vid_t k, const int64_t *need, int64_t idle)
 {
     const grove_graph_t *g = m->g;
     if (g->naggs == g->nvaggs || m->sat || m->dom_sub != g->containment)
@@ -546,7 +551,8 @@ static inline bool blk_fits(grove_matcher_t *m, grove_vid_t k, const int64_t *ne
     if (b != m->blk_last || need != m->blk_need) {
         m->blk_last = b;
         m->blk_need = need;
-        m->blk_ok = grovep_agg_fits(g, b, m->start, m->end, need);
+        m->blk_ok = grovep_agg_fits(g, b, m->start, m->end, need)
+                    && (idle <= 0 || grovep_agg_idle(g, b, m->start, m->end) >= idle);
     }
     if (!m->blk_ok)
         m->stats.blocks_passed++;

@@ -117,8 +117,30 @@ static void derive(const grove_graph_t *g, struct req *rs, size_t n, const uint8
                 rs[i].free_span = true;
     }
     /* pruning needs, children first (pre-order reversed) */
+    grove_sym_t node = grove_intern_lookup(g->strings, "node");
     for (size_t i = n; i-- > 0;) {
         struct req *r = &rs[i];
+        {
+            /* nodes wholly idle: a node written exclusive is one (its
+             * take asks that no record touch it), and what its children
+             * need below it */
+            int64_t below = 0;
+            for (const struct req *c = r->child; c; c = c->next)
+                if (__builtin_add_overflow(below, c->idle_tot, &below))
+                    below = INT64_MAX;
+            int64_t own = !r->slot && r->excl && node != GROVE_SYM_NONE && r->type == node;
+            r->idle1 = below == INT64_MAX ? INT64_MAX : own + below;
+            uint64_t mult = r->count->min ? r->count->min : 1;
+            if (__builtin_mul_overflow((int64_t)(mult > (uint64_t)INT32_MAX ? INT32_MAX : mult),
+                                       r->idle1, &r->idle_tot))
+                r->idle_tot = INT64_MAX;
+            for (const struct req *a = r->alt; a; a = a->alt) {
+                if (a->idle1 < r->idle1)
+                    r->idle1 = a->idle1;
+                if (a->idle_tot < r->idle_tot)
+                    r->idle_tot = a->idle_tot;
+            }
+        }
         for (size_t l = 0; l < g->nlow; l++) {
             int64_t own = !r->slot && r->type == g->agg_low[l] ? 1 : 0;
             int64_t below = 0;

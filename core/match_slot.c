@@ -125,7 +125,7 @@ static int slot_home(grove_matcher_t *m, const struct req *r, grove_vid_t w, boo
         if (!has_kids(m, k)
             && !(m->pol.prune && grove_policy_applies(m->g, m->pol.prune_types, m->g->v[k].type)))
             continue;
-        if (!blk_fits(m, k, r->need1))
+        if (!blk_fits(m, k, r->need1, r->idle1))
             continue; /* no room for a slot in k's block of w's children */
         int rc = slot_home(m, r, k, excl, false);
         if (rc != 0) {

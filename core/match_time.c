@@ -15,6 +15,35 @@
 
 #include "match_private.h"
 
+/* The nodes wholly idle a request list needs at least (grovep_agg_idle). */
+static int64_t idle_need(const struct req *top)
+{
+    int64_t n = 0;
+    for (const struct req *r = top; r; r = r->next)
+        if (__builtin_add_overflow(n, r->idle_tot, &n))
+            return INT64_MAX;
+    return n;
+}
+
+/* The aggregate of the root whose idle nodes bound the window's, or NULL. */
+static const grovep_agg_t *idle_agg(const grove_matcher_t *m, grove_vid_t root)
+{
+    const grove_graph_t *g = m->g;
+    if (m->sat || !g->naggs || m->dom_sub != g->containment)
+        return NULL;
+    return grovep_agg_of(g, root);
+}
+
+/* May the subtree of root hold n nodes wholly idle in the window? */
+static bool idle_fits(grove_matcher_t *m, grove_vid_t root, int64_t n)
+{
+    const grovep_agg_t *a = n > 0 ? idle_agg(m, root) : NULL;
+    if (!a || grovep_agg_idle(m->g, a, m->start, m->end) >= n)
+        return true;
+    m->stats.idle_pruned++;
+    return false;
+}
+
 /* Try the whole request in the window starting at t.  1 fits (the picks are
  * in m->sel), 0 not, -1 error. */
 static int attempt(grove_matcher_t *m, const struct req *top, grove_vid_t root, int64_t t,
@@ -34,7 +63,7 @@ static int attempt(grove_matcher_t *m, const struct req *top, grove_vid_t root, 
         for (size_t l = 0; l < m->g->nlow; l++)
             if (__builtin_add_overflow(need[l], r->tot[l], &need[l]))
                 need[l] = INT64_MAX;
-    if (!agg_fits(m, root, need))
+    if (!agg_fits(m, root, need) || !idle_fits(m, root, idle_need(top)))
         return 0;
     for (const struct req *r = top; r; r = r->next) {
         int rc = grovep_match_list(m, r, root, false, true);
@@ -105,6 +134,15 @@ static int match_later(grove_matcher_t *m, struct matching *x)
             if (sum < need[l])
                 need[l] = sum;
         }
+    /* the nodes wholly idle the least demanding variant needs, and where
+     * their count is kept */
+    int64_t idle = INT64_MAX;
+    for (size_t v = 0; v < x->nvar; v++) {
+        int64_t n = idle_need(x->tops[v]);
+        if (n < idle)
+            idle = n;
+    }
+    const grovep_agg_t *ia = idle > 0 ? idle_agg(m, x->root) : NULL;
     int found = 0;
     for (size_t i = 0; i < nt && found == 0; i++) {
         /* the instants ascend: once a window ends past the horizon, so do
@@ -116,6 +154,20 @@ static int match_later(grove_matcher_t *m, struct matching *x)
         m->end = grove_time_end(times[i], d);
         if (!agg_fits(m, x->root, need))
             continue;
+        if (ia && grovep_agg_idle(g, ia, m->start, m->end) < idle) {
+            m->stats.idle_pruned++;
+            /* too few nodes idle then: on to the first instant from which
+             * a window of the same length may find them (a window's
+             * length changes with its start only up to the horizon) */
+            if (!x->till_horizon) {
+                int64_t t = grovep_agg_idle_from(g, ia, idle, d, times[i]);
+                if (t < 0)
+                    break;
+                while (i + 1 < nt && times[i + 1] < t)
+                    i++;
+            }
+            continue;
+        }
         found = grovep_match_attempt_x(m, x, times[i], d);
         x->at = times[i];
         if (found > 0)

@@ -766,7 +766,7 @@ static grove_vid_t iter_next(grove_matcher_t *m, struct iter *it, const struct r
                 continue;
             }
         }
-        if (!blk_fits(m, k, r->need1))
+        if (!blk_fits(m, k, r->need1, r->idle1))
             continue; /* k's block of its parent's children cannot hold one */
         if (g->v[k].type == r->type)
             return k;

@@ -1348,3 +1348,52 @@ int grovep_planner_check(const grove_planner_t *p)
     }
     return p->tl.count <= 2 * p->st.n;
 }
+
+/* ---- tallies ------------------------------------------------------------------ */
+
+struct grove_tally {
+    grovep_timeline_t tl;
+};
+
+grove_tally_t *grove_tally_create(void)
+{
+    grove_tally_t *t = malloc(sizeof(*t));
+    if (!t) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    grovep_tl_init(&t->tl);
+    return t;
+}
+
+void grove_tally_destroy(grove_tally_t *t)
+{
+    if (t) {
+        grovep_tl_fini(&t->tl);
+        free(t);
+    }
+}
+
+int grove_tally_raise(grove_tally_t *t, int64_t s, int64_t e)
+{
+    if (grovep_tl_reserve_span(&t->tl) < 0)
+        return -1;
+    grovep_tl_add(&t->tl, s, e, 1, 1);
+    return 0;
+}
+
+void grove_tally_lower(grove_tally_t *t, int64_t s, int64_t e)
+{
+    grovep_tl_add(&t->tl, s, e, -1, -1);
+}
+
+int64_t grove_tally_max(const grove_tally_t *t, int64_t s, int64_t e)
+{
+    return grovep_tl_max_used(&t->tl, s, e);
+}
+
+int64_t grove_tally_earliest(const grove_tally_t *t, int64_t lim, int64_t d, int64_t t0,
+                             int64_t last)
+{
+    return grovep_tl_earliest(&t->tl, lim, d, t0, last);
+}

@@ -115,4 +115,24 @@ int64_t grove_planner_max_used(const grove_planner_t *p);
  * below grove_planner_max_used(p). */
 int grove_planner_resize(grove_planner_t *p, int64_t total);
 
+/* A tally: a count over time that intervals raise by one and lower by
+ * one, each lowering exactly an earlier raising of the same interval
+ * (the nodes in use below an aggregate, a maximal interval of a node's
+ * use each).  Times are those of a planner's horizon. */
+typedef struct grove_tally grove_tally_t;
+
+/* An empty tally, or NULL (ENOMEM). */
+grove_tally_t *grove_tally_create(void);
+void grove_tally_destroy(grove_tally_t *t);
+/* One more over [s, e) (s < e): 0, or -1 (ENOMEM) with t unchanged. */
+int grove_tally_raise(grove_tally_t *t, int64_t s, int64_t e);
+/* One less over [s, e), an interval raised before and not lowered since. */
+void grove_tally_lower(grove_tally_t *t, int64_t s, int64_t e);
+/* The most the count reaches during [s, e) (s < e). */
+int64_t grove_tally_max(const grove_tally_t *t, int64_t s, int64_t e);
+/* The earliest t in [t0, last] at which the count stays <= lim throughout
+ * [t, t + d) (d >= 1, last + d no overflow), or -1 when there is none. */
+int64_t grove_tally_earliest(const grove_tally_t *t, int64_t lim, int64_t d, int64_t t0,
+                             int64_t last);
+
 #endif

@@ -762,6 +762,7 @@ static int annotate_up(grove_graph_t *g, grove_vid_t v, int64_t start, int64_t e
             g->recs[anc[i].r].v = anc[i].a;
             idx_put(g, anc[i].r);
             list_push(g, grovep_head_ref(g, anc[i].a, true), anc[i].r);
+            grovep_busy_change(g, anc[i].a, anc[i].r, 1); /* a node may be in use now */
             if (mm) {
                 mm->v[anc[i].a % MEMO_SLOTS] = anc[i].a;
                 mm->r[anc[i].a % MEMO_SLOTS] = anc[i].r;

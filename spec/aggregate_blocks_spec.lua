@@ -1,8 +1,11 @@
 -- The aggregates of blocks of a wide vertex's children (core/aggregate.c,
 -- blk_of; the aggregates' "blocks=N"): a walk over the children of a
--- vertex with many passes by a block that cannot hold what it looks for.
--- They only ever prune: every placement, start and failure must be the
--- one the same graph gives without them, on random streams of
+-- vertex with many passes by a block that cannot hold what it looks for;
+-- and the nodes in use over time (core/aggregate.c, "idle=1"): a window with
+-- too few nodes wholly idle for the nodes a request asks exclusive is
+-- ruled out whole.  They only ever prune: every placement, start and
+-- failure must be the one the same graph gives without them, on random
+-- streams of
 -- allocations, reservations, cancellations, partial releases, clock
 -- moves and status changes, under every built-in policy and a Lua one.
 --
@@ -79,10 +82,10 @@ local function stream(seed, steps, racks, nodes, policy)
   local rnd = lcg(seed)
   local run = {}
   local n
-  for k, blocks in ipairs{4, 0} do
+  for k, spec in ipairs{"blocks=4", "blocks=0,idle=0"} do
     local g
     g, n = machine(racks, nodes)
-    assert(g:set_aggregates("ALL:core,ALL:node,ALL:gpu,blocks=" .. blocks))
+    assert(g:set_aggregates("ALL:core,ALL:node,ALL:gpu," .. spec))
     local m = core.matcher(g)
     if policy then assert(m:set_policy(policy)) end
     run[k] = {g = g, m = m, live = {}, log = {}}
@@ -121,10 +124,11 @@ local function stream(seed, steps, racks, nodes, policy)
     end
     if op >= 84 and op < 93 then now = now + 7 end
   end
-  local passed = run[1].m:stats().blocks_passed
+  local st = run[1].m:stats()
   assert.equal(0, run[2].m:stats().blocks_passed)
+  assert.equal(0, run[2].m:stats().idle_pruned)
   for _, r in ipairs(run) do r.m:close() end
-  return run[1].log, run[2].log, passed
+  return run[1].log, run[2].log, st.blocks_passed, st.idle_pruned
 end
 
 describe("the aggregates of blocks of a wide vertex's children", function()
@@ -134,19 +138,21 @@ describe("the aggregates of blocks of a wide vertex's children", function()
     -- a Lua policy: its hooks see the same candidates
     policies[#policies + 1] = {"spread (Lua)",
       assert(core.policy_parse(exe.read("policies/spread.lua"), "policies/spread.lua"))}
-    local passed = 0
+    local passed, pruned = 0, 0
     for _, pol in ipairs(policies) do
       for _, shape in ipairs{{0, 40}, {2, 24}} do
         for seed = 1, 3 do
-          local got, want, p = stream(seed, 150, shape[1], shape[2], pol[2])
+          local got, want, p, i = stream(seed, 150, shape[1], shape[2], pol[2])
           assert.same(want, got, ("%s, %d racks of %d nodes, seed %d"):format(pol[1], shape[1],
             shape[2], seed))
-          passed = passed + p
+          passed, pruned = passed + p, pruned + i
         end
       end
     end
-    -- the blocks did pass children by (else this would test nothing)
+    -- the blocks did pass children by, and the idle bound did rule
+    -- windows out (else this would test nothing)
     assert.is_true(passed > 1000, passed .. " passed")
+    assert.is_true(pruned > 100, pruned .. " pruned")
   end)
 
   it("are set with the aggregates, and a bad count is refused with the reason", function()
@@ -163,6 +169,31 @@ describe("the aggregates of blocks of a wide vertex's children", function()
       assert.equal("EINVAL", code)
       assert.equal("ALL:core,blocks=8", g:aggregates()) -- as it was
     end
+    assert.is_true(g:set_aggregates("ALL:core,ALL:node,idle=0"))
+    for _, bad in ipairs{"idle=2", "idle=", "idle=yes"} do
+      local ok, msg, code = g:set_aggregates("ALL:core," .. bad)
+      assert.is_nil(ok, bad)
+      assert.equal(("aggregates: '%s' is not idle=0 or idle=1"):format(bad), msg)
+      assert.equal("EINVAL", code)
+      assert.equal("ALL:core,ALL:node,idle=0", g:aggregates())
+    end
+  end)
+
+  it("rule out a window with too few nodes wholly idle, whatever the cores free", function()
+    -- 256 nodes of 4 cores: a core held on each of 200 of them now; 64
+    -- exclusive nodes do not fit now (56 idle), but after the cores' end
+    local R = '{"version":1,"execution":{"R_lite":[{"rank":"0-255","children":' ..
+      '{"core":"0-3"}}],"starttime":0,"expiration":0,"nodelist":["n[0-255]"]}}'
+    local g = assert(assert(core.rv1_decode(R)):to_graph())
+    local m = core.matcher(g)
+    assert(m:match(match.compiled{nodes = 200, tasks = 200, cores_per_task = 1, duration = 100}))
+    m:reset_stats()
+    local j = assert(m:match(match.compiled{nodes = 64, cores_per_node = 4, exclusive = true,
+      duration = 50}, "allocate_orelse_reserve"))
+    assert.equal("reserved", j.state)
+    assert.equal(100, j.start)
+    assert.equal(1, m:stats().idle_pruned) -- now, not looked for node by node
+    m:close()
   end)
 
   it("pass a full block of a machine read from R with one look", function()

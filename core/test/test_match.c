@@ -19,10 +19,12 @@
 #include "walker.h"
 #include "compose.h"
 #include "match.h"
+#include "idset.h"
 #include "match_private.h"
 #include "tap.h"
 #include "corpus.h"
 #include "grovetest.h"
+#include "rng.h"
 
 /* tiny0 > rack0 > node0-1 > socket0-1 > core x18 (ids per node), gpu x1,
  * memory x4 (2 GB) */
@@ -871,6 +873,113 @@ static void test_block_wrap(void)
     grove_graph_destroy(g);
 }
 
+/* The nodes below aggregate a in use at t, counted one by one: those with
+ * a record of their own or below them over t (what an exclusive take asks). */
+static int64_t busy_brute(const grove_graph_t *g, const grovep_agg_t *a, bool block, int64_t t)
+{
+    int64_t n = 0;
+    grove_sym_t node = grove_intern_lookup(g->strings, "node");
+    for (grove_vid_t v = 0; v < g->nv; v++) {
+        if (!grovep_alive(g, v) || g->v[v].type != node)
+            continue;
+        bool below = false;
+        if (block) {
+            below = grovep_blk_of(g, v) == a;
+        } else {
+            for (grove_vid_t p = g->parent[v]; p != GROVEP_NONE && !below; p = g->parent[p])
+                below = p == a->v;
+        }
+        n += below && grovep_touched_any(g, v, t, t + 1);
+    }
+    return n;
+}
+
+/* Do the idle bounds of every aggregate that counts nodes equal the
+ * brute-force count, over windows [s, s + d) of the first 120 s? */
+static bool busy_agrees(const grove_graph_t *g, const char **why)
+{
+    static char msg[160];
+    for (size_t i = 0; i < g->naggs; i++) {
+        const grovep_agg_t *a = &g->aggs[i];
+        if (!(a->mask & (1u << g->busy_low)))
+            continue;
+        bool block = i >= g->nvaggs;
+        if (!block && g->v[a->v].type == grove_intern_lookup(g->strings, "node"))
+            continue; /* a node's own aggregate: the nodes below it, none */
+        int64_t total = grovep_agg_total(g, a)[g->busy_low], at[121];
+        for (int64_t t = 0; t <= 120; t++)
+            at[t] = busy_brute(g, a, block, t);
+        for (int64_t s = 0; s < 120; s += 7)
+            for (int64_t d = 1; s + d <= 120; d += 13) {
+                int64_t mx = 0;
+                for (int64_t t = s; t < s + d; t++)
+                    mx = at[t] > mx ? at[t] : mx;
+                int64_t got = grovep_agg_idle(g, a, s, s + d);
+                if (got != total - mx) {
+                    snprintf(msg, sizeof(msg), "aggregate %zu (%s) over [%lld, %lld): %lld, not %lld",
+                             i, block ? "block" : "vertex", (long long)s, (long long)(s + d),
+                             (long long)got, (long long)(total - mx));
+                    *why = msg;
+                    return false;
+                }
+            }
+    }
+    return true;
+}
+
+/* The nodes in use over time (aggregate.c, grovep_busy_change) follow allocations, reservations,
+ * cancellations and partial releases, and equal a count node by node. */
+static void test_busy(void)
+{
+    for (int shape = 0; shape < 2; shape++) {
+        /* 48 nodes under the cluster, or 2 racks of 24: blocks of 4 */
+        grove_graph_t *g = test_cluster(&(test_shape_t){.nodes = 48, .per_rack = shape ? 24 : 0,
+                                                        .cores = 4});
+        ok(grove_graph_set_aggregates(g, "ALL:core,ALL:node,blocks=4", NULL) == 0,
+           "aggregates with blocks of 4");
+        grove_matcher_t *m = grove_matcher_create(g, NULL);
+        grove_jobspec_t *js[4] = {nodes_js(1), nodes_excl_js(1, true), nodes_js(3),
+                                  nodes_excl_js(5, true)};
+        grove_jobid_t live[64];
+        size_t nlive = 0;
+        bool agree = true;
+        const char *why = "";
+        rng_state = 7 + (uint64_t)shape;
+        for (int step = 0; step < 300 && agree; step++) {
+            int op = (int)rnd(0, 9);
+            if (op < 6 && nlive < 64) {
+                int64_t s = rnd(0, 100), e = s + rnd(1, 20);
+                grove_jobid_t id = 1000 + step;
+                if (grove_match_window(m, js[rnd(0, 3)], GROVE_MATCH_ALLOCATE, id, s, e, NULL,
+                                       NULL)
+                    == 0)
+                    live[nlive++] = id;
+            } else if (op < 8 && nlive) {
+                size_t k = (size_t)rnd(0, (int64_t)nlive - 1);
+                grove_matcher_cancel(m, live[k]);
+                live[k] = live[--nlive];
+            } else if (nlive) {
+                char r[16];
+                snprintf(r, sizeof(r), "%d", (int)rnd(0, 47));
+                grove_idset_t *ids = grove_idset_decode(r, NULL);
+                grove_matcher_release_ranks(m, live[rnd(0, (int64_t)nlive - 1)], ids, NULL);
+                grove_idset_destroy(ids);
+            }
+            if (step % 10 == 9)
+                agree = busy_agrees(g, &why);
+        }
+        ok(agree, "%s: the idle bounds follow the records (%s)", shape ? "racks" : "flat", why);
+        /* rebuilt from the records: the same */
+        g->agg_dirty = true;
+        ok(grovep_agg_refresh(g) == 0 && busy_agrees(g, &why), "%s: and after a rebuild (%s)",
+           shape ? "racks" : "flat", why);
+        for (int i = 0; i < 4; i++)
+            grove_jobspec_destroy(js[i]);
+        grove_matcher_destroy(m);
+        grove_graph_destroy(g);
+    }
+}
+
 int main(void)
 {
     test_corpus_tiny();
@@ -885,5 +994,6 @@ int main(void)
     test_order_kept();
     test_stamp_wrap();
     test_block_wrap();
+    test_busy();
     return done_testing();
 }

@@ -569,9 +569,55 @@ static void tiled(void)
     grove_planner_destroy(p);
 }
 
+/* A tally against a count kept by hand over [0, 64): random intervals
+ * raised and lowered again (each lowering an earlier raising), the max
+ * over windows and the earliest window under a limit. */
+static void tally(void)
+{
+    enum { T = 64, N = 300 };
+    grove_tally_t *t = grove_tally_create();
+    int64_t cnt[T] = {0}, live[N][2];
+    int nlive = 0;
+    int same = t != NULL;
+    for (int step = 0; step < 2000 && same; step++) {
+        if (nlive < N && (nlive == 0 || rnd(0, 2))) {
+            int64_t s = rnd(0, T - 2), e = rnd(s + 1, T - 1);
+            same = grove_tally_raise(t, s, e) == 0;
+            for (int64_t k = s; k < e; k++)
+                cnt[k]++;
+            live[nlive][0] = s;
+            live[nlive++][1] = e;
+        } else {
+            int i = (int)rnd(0, nlive - 1);
+            grove_tally_lower(t, live[i][0], live[i][1]);
+            for (int64_t k = live[i][0]; k < live[i][1]; k++)
+                cnt[k]--;
+            live[i][0] = live[nlive - 1][0];
+            live[i][1] = live[--nlive][1];
+        }
+        int64_t s = rnd(0, T - 2), e = rnd(s + 1, T - 1), mx = 0;
+        for (int64_t k = s; k < e; k++)
+            mx = cnt[k] > mx ? cnt[k] : mx;
+        same = same && grove_tally_max(t, s, e) == mx;
+        int64_t lim = rnd(0, 6), d = rnd(1, 8), want = -1;
+        for (int64_t a = s; a + d <= T && want < 0; a++) {
+            int64_t m = 0;
+            for (int64_t k = a; k < a + d; k++)
+                m = cnt[k] > m ? cnt[k] : m;
+            if (m <= lim)
+                want = a;
+        }
+        int64_t got = grove_tally_earliest(t, lim, d, s, T - d);
+        same = same && got == want;
+    }
+    ok(same, "a tally keeps the count of its intervals, its max and earliest");
+    grove_tally_destroy(t);
+}
+
 int main(void)
 {
     long total_ops = ref_begin("GROVE_PLANNER_OPS", 150000, kind_name, K_NKINDS);
+    tally();
 
     create_rows();
     edge_rows();
