@@ -268,6 +268,7 @@ static int parse_spec(grove_graph_t *g, const char *spec, grove_error_t *err)
     g->npairs = npairs;
     g->agg_blk = blk;
     g->agg_idle = idle;
+    g->busy_cap = GROVEP_BUSY_CAP;
     g->busy_low = UINT8_MAX;
     grove_sym_t node = grove_intern_lookup(g->strings, "node");
     for (size_t i = 0; i < nlow; i++)
@@ -295,6 +296,9 @@ static void drop_aggs(grove_graph_t *g)
     g->naggs = g->nvaggs = 0;
     sparse_free(&g->agg_of);
     sparse_free(&g->blk_of);
+    sparse_free(&g->busy_of);
+    free(g->busy_nw);
+    g->busy_nw = NULL;
     free(g->agg_sum);
     free(g->agg_touch);
     free(g->agg_seen);
@@ -1562,6 +1566,11 @@ int64_t grove_vertex_aggregate_avail_sym(const grove_graph_t *g, grove_vid_t v, 
  * halves of the window leave one fewer idle than it says), which only
  * ever lets a window through that then fails node by node.
  *
+ * A node with more than 64 windows (a machine reserved whole again and
+ * again) is not counted at all: its use would cost a sort of them at each
+ * change, and a node left out only lets windows through.  It is counted
+ * again when it has 64 or fewer.
+ *
  * The tallies follow the records while the aggregates are clean; a
  * dirty graph rebuilds them from the records with the aggregates
  * (grovep_busy_build).  "idle=0" in the aggregates' specification turns
@@ -1584,14 +1593,15 @@ static int ival_cmp(const void *a, const void *b)
 }
 
 /* The maximal intervals of v's windows (ALLOC records of its own and the
- * annotations of records below it), record skip left out, in *out (a
- * buffer of cap, or a new array the caller frees when *out changed); their
- * count, or -1 (ENOMEM). */
-static ptrdiff_t merged(const grove_graph_t *g, grove_vid_t v, uint32_t skip, struct ival **out,
-                        size_t cap)
+ * annotations of records below it), record skip left out, into w (room
+ * for GROVEP_BUSY_CAP): their count, with *nwin the windows found.  A
+ * node with more than g->busy_cap windows is not counted at all (its use
+ * would cost a sort of them at each change): then *nwin is busy_cap + 1
+ * and nothing is merged. */
+static size_t merged(const grove_graph_t *g, grove_vid_t v, uint32_t skip, struct ival *w,
+                     size_t *nwin)
 {
-    struct ival *w = *out;
-    size_t n = 0;
+    size_t n = 0, cap = g->busy_cap;
     for (int list = 0; list < 2; list++) {
         uint32_t i = list ? grovep_shared_head(g, v) : grovep_recs_head(g, v);
         for (; i != GROVEP_NONE; i = g->recs[i].next) {
@@ -1600,23 +1610,13 @@ static ptrdiff_t merged(const grove_graph_t *g, grove_vid_t v, uint32_t skip, st
             if (i == skip || (!list && r->kind != GROVE_RECORD_ALLOC) || r->start >= e)
                 continue;
             if (n == cap) {
-                size_t ncap = cap ? cap * 2 : 16;
-                struct ival *nw = w == *out ? malloc(ncap * sizeof(*nw))
-                                            : realloc(w, ncap * sizeof(*nw));
-                if (!nw) {
-                    if (w != *out)
-                        free(w);
-                    errno = ENOMEM;
-                    return -1;
-                }
-                if (w == *out && n)
-                    memcpy(nw, w, n * sizeof(*nw));
-                w = nw;
-                cap = ncap;
+                *nwin = cap + 1;
+                return 0;
             }
             w[n++] = (struct ival){r->start, e};
         }
     }
+    *nwin = n;
     if (n > 1)
         qsort(w, n, sizeof(*w), ival_cmp);
     size_t k = 0;
@@ -1628,8 +1628,7 @@ static ptrdiff_t merged(const grove_graph_t *g, grove_vid_t v, uint32_t skip, st
             w[k++] = w[i];
         }
     }
-    *out = w;
-    return (ptrdiff_t)k;
+    return k;
 }
 
 /* One more (sign 1) or one less (-1) node in use over [s, e) in the tally
@@ -1668,12 +1667,27 @@ void grovep_busy_change(grove_graph_t *g, grove_vid_t v, uint32_t ri, int sign)
         return;
     const grovep_rec_t *r = &g->recs[ri];
     int64_t s = r->start, e = plan_end(r->end);
-    if (s >= e)
+    uint32_t ni = sparse_get(&g->busy_of, v);
+    if (s >= e || ni == UINT32_MAX)
         return;
-    struct ival buf[32], *L = buf;
-    ptrdiff_t n = merged(g, v, ri, &L, 32);
-    if (n < 0) {
-        g->agg_dirty = true; /* rebuilt from the records at the next use */
+    /* the windows on v without ri's: kept a node, so that a node of many
+     * is passed by without a look at its lists */
+    uint32_t without = sign > 0 ? g->busy_nw[ni]++ : --g->busy_nw[ni];
+    if (without > g->busy_cap)
+        return; /* not counted with it or without it */
+    struct ival L[GROVEP_BUSY_CAP];
+    size_t nw, un = merged(g, v, ri, L, &nw);
+    ptrdiff_t n = (ptrdiff_t)un;
+    int rc = 0;
+    if (nw > g->busy_cap)
+        return; /* cannot be (the count above): not counted either way */
+    if (nw == g->busy_cap) {
+        /* counted on one side only: without ri's window (busy_cap
+         * windows), not with it (one more) */
+        for (ptrdiff_t i = 0; i < n && rc == 0; i++)
+            rc = put_up(g, v, L[i].s, L[i].e, -sign);
+        if (rc < 0)
+            g->agg_dirty = true;
         return;
     }
     /* the maximal intervals [s, e) merges: those it overlaps or touches */
@@ -1684,13 +1698,12 @@ void grovep_busy_change(grove_graph_t *g, grove_vid_t v, uint32_t ri, int sign)
     while (hi < n && L[hi].s <= e)
         hi++;
     if (hi - lo == 1 && L[lo].s <= s && e <= L[lo].e)
-        goto done; /* within one already: no node more or less in use */
+        return; /* within one already: no node more or less in use */
     struct ival h = {s, e};
     if (hi > lo) {
         h.s = L[lo].s < s ? L[lo].s : s;
         h.e = L[hi - 1].e > e ? L[hi - 1].e : e;
     }
-    int rc = 0;
     if (sign > 0) {
         for (ptrdiff_t i = lo; i < hi && rc == 0; i++)
             rc = put_up(g, v, L[i].s, L[i].e, -1);
@@ -1703,33 +1716,48 @@ void grovep_busy_change(grove_graph_t *g, grove_vid_t v, uint32_t ri, int sign)
     }
     if (rc < 0)
         g->agg_dirty = true;
-done:
-    if (L != buf)
-        free(L);
 }
 
 int grovep_busy_build(grove_graph_t *g)
 {
     if (!g->agg_idle || g->busy_low >= g->nlow)
         return 0;
-    struct ival buf[32], *L = buf;
-    int rc = 0;
-    for (grove_vid_t v = 0; v < g->nv && rc == 0; v++) {
-        if (!grovep_alive(g, v) || !counted(g, v)
-            || (grovep_recs_head(g, v) == GROVEP_NONE && grovep_shared_head(g, v) == GROVEP_NONE))
+    /* the counted nodes, each with the number of its windows */
+    size_t nn = 0, cap = 0;
+    grove_vid_t *nodes = NULL;
+    for (grove_vid_t v = 0; v < g->nv; v++) {
+        if (!grovep_alive(g, v) || !counted(g, v))
             continue;
-        ptrdiff_t n = merged(g, v, GROVEP_NONE, &L, 32);
-        if (n < 0) {
-            rc = -1;
-            break;
+        if (grovep_grow((void **)&nodes, &cap, nn + 1, sizeof(*nodes)) < 0) {
+            free(nodes);
+            return -1;
         }
-        for (ptrdiff_t i = 0; i < n && rc == 0; i++)
-            rc = put_up(g, v, L[i].s, L[i].e, 1);
-        if (L != buf) {
-            free(L);
-            L = buf;
-        }
+        nodes[nn++] = v;
     }
+    if (nn && (sparse_build(&g->busy_of, g->nv, nodes, sizeof(*nodes), NULL, nn) < 0
+               || !(g->busy_nw = calloc(nn, sizeof(*g->busy_nw))))) {
+        free(nodes);
+        return -1;
+    }
+    struct ival L[GROVEP_BUSY_CAP];
+    int rc = 0;
+    for (size_t k = 0; k < nn && rc == 0; k++) {
+        grove_vid_t v = nodes[k];
+        uint32_t n = 0;
+        for (int list = 0; list < 2; list++) {
+            uint32_t i = list ? grovep_shared_head(g, v) : grovep_recs_head(g, v);
+            for (; i != GROVEP_NONE; i = g->recs[i].next)
+                n += (list || g->recs[i].kind == GROVE_RECORD_ALLOC)
+                     && g->recs[i].start < plan_end(g->recs[i].end);
+        }
+        g->busy_nw[k] = n;
+        if (n == 0 || n > g->busy_cap)
+            continue;
+        size_t nw, m = merged(g, v, GROVEP_NONE, L, &nw);
+        for (size_t i = 0; i < m && rc == 0; i++)
+            rc = put_up(g, v, L[i].s, L[i].e, 1);
+    }
+    free(nodes);
     return rc;
 }
 

@@ -76,6 +76,8 @@ static void forget_shared(grove_graph_t *c)
     c->agg_seen = NULL;
     memset(&c->agg_of, 0, sizeof(c->agg_of));
     memset(&c->blk_of, 0, sizeof(c->blk_of));
+    memset(&c->busy_of, 0, sizeof(c->busy_of));
+    c->busy_nw = NULL;
     c->nvaggs = 0;
     memset(&c->aggwin, 0, sizeof(c->aggwin));
     c->planners = NULL;

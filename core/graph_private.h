@@ -17,6 +17,8 @@
 #define GROVEP_MAX_LOW 8       /* low-level types tracked by aggregates */
 #define GROVEP_BLK_N 64        /* children of a wide vertex an aggregate's block, by
                                 * default (the aggregates' blocks=N) */
+#define GROVEP_BUSY_CAP 64     /* windows on a node past which its use is not
+                                * counted (aggregate.c, the idle bound) */
 #define GROVEP_BLK_WIDE 4      /* a vertex with this many blocks of children or more is
                                 * wide */
 #define GROVEP_TAIL_WALK 8     /* out-lists this long keep their tail in g->tails */
@@ -374,6 +376,9 @@ struct grove_graph {
     uint32_t agg_blk;      /* children a block of a wide vertex's (blocks=N; 0: none) */
     bool agg_idle;         /* the nodes in use over time are counted (idle=1, grovep_agg_idle) */
     uint8_t busy_low;      /* the index in agg_low of "node", or UINT8_MAX */
+    uint32_t busy_cap;     /* GROVEP_BUSY_CAP (tests set fewer) */
+    grovep_sparse_t busy_of; /* counted node -> index in busy_nw */
+    uint32_t *busy_nw;       /* windows on each counted node (aggregate.c) */
     uint32_t agg_spec_gen; /* counts the specifications set: what was
                             * worked out from the pairs holds while it
                             * stays */

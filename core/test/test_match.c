@@ -889,7 +889,15 @@ static int64_t busy_brute(const grove_graph_t *g, const grovep_agg_t *a, bool bl
             for (grove_vid_t p = g->parent[v]; p != GROVEP_NONE && !below; p = g->parent[p])
                 below = p == a->v;
         }
-        n += below && grovep_touched_any(g, v, t, t + 1);
+        if (!below || !grovep_touched_any(g, v, t, t + 1))
+            continue;
+        /* a node of more windows than busy_cap is not counted */
+        uint32_t nw = 0;
+        for (uint32_t i = grovep_recs_head(g, v); i != GROVEP_NONE; i = g->recs[i].next)
+            nw += g->recs[i].kind == GROVE_RECORD_ALLOC && g->recs[i].start < g->recs[i].end;
+        for (uint32_t i = grovep_shared_head(g, v); i != GROVEP_NONE; i = g->recs[i].next)
+            nw += g->recs[i].start < g->recs[i].end;
+        n += nw <= g->busy_cap;
     }
     return n;
 }
@@ -931,12 +939,15 @@ static bool busy_agrees(const grove_graph_t *g, const char **why)
  * cancellations and partial releases, and equal a count node by node. */
 static void test_busy(void)
 {
-    for (int shape = 0; shape < 2; shape++) {
-        /* 48 nodes under the cluster, or 2 racks of 24: blocks of 4 */
+    for (int shape = 0; shape < 3; shape++) {
+        /* 48 nodes under the cluster, or 2 racks of 24: blocks of 4; the
+         * third counts no node of more than 3 windows */
         grove_graph_t *g = test_cluster(&(test_shape_t){.nodes = 48, .per_rack = shape ? 24 : 0,
                                                         .cores = 4});
         ok(grove_graph_set_aggregates(g, "ALL:core,ALL:node,blocks=4", NULL) == 0,
            "aggregates with blocks of 4");
+        if (shape == 2)
+            g->busy_cap = 3;
         grove_matcher_t *m = grove_matcher_create(g, NULL);
         grove_jobspec_t *js[4] = {nodes_js(1), nodes_excl_js(1, true), nodes_js(3),
                                   nodes_excl_js(5, true)};
@@ -968,11 +979,12 @@ static void test_busy(void)
             if (step % 10 == 9)
                 agree = busy_agrees(g, &why);
         }
-        ok(agree, "%s: the idle bounds follow the records (%s)", shape ? "racks" : "flat", why);
+        static const char *const name[] = {"flat", "racks", "racks, 3 windows a node"};
+        ok(agree, "%s: the idle bounds follow the records (%s)", name[shape], why);
         /* rebuilt from the records: the same */
         g->agg_dirty = true;
         ok(grovep_agg_refresh(g) == 0 && busy_agrees(g, &why), "%s: and after a rebuild (%s)",
-           shape ? "racks" : "flat", why);
+           name[shape], why);
         for (int i = 0; i < 4; i++)
             grove_jobspec_destroy(js[i]);
         grove_matcher_destroy(m);
