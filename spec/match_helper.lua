@@ -15,6 +15,16 @@ local M = {}
 M.BUILTINS = {"first", "low", "high", "lonode", "hinode", "lonodex", "hinodex",
   "firstnodex", "fresh", "freshnodex", "locality", "variation", "spread", "gpu"}
 
+-- A small random generator of the specs' own: the same stream wherever
+-- it runs.  lcg(seed)(n) is in [0, n).
+function M.lcg(seed)
+  local s = seed
+  return function(n)
+    s = (s * 1103515245 + 12345) % 2147483648
+    return s % n
+  end
+end
+
 -- The tiny example cluster (examples/tiny.lua), a new graph each call.
 function M.tiny()
   return dofile "examples/tiny.lua"

@@ -97,14 +97,7 @@ local function node_of(j)
   end
 end
 
--- A small generator of its own: the same stream wherever it runs.
-local function lcg(seed)
-  local s = seed
-  return function(n)
-    s = (s * 1103515245 + 12345) % 2147483648
-    return s % n
-  end
-end
+local lcg = match.lcg
 
 local SHAPES = {
   {tasks = 1, cores_per_task = 1, duration = 10},
