@@ -1555,12 +1555,16 @@ int64_t grove_vertex_aggregate_avail_sym(const grove_graph_t *g, grove_vid_t v, 
  * record of its own or an annotation of a record below it (pool.c) covers
  * the time.
  * The use of node v is the union of those windows, kept as its maximal
- * intervals (overlapping or touching windows merged), and each maximal
- * interval is one span (+1) in the tallies of the aggregates above v
- * and of v's block (blk_of).  A window that comes or goes on v changes
- * only the maximal interval around it: the ones it merges are taken out
- * and their hull put in, or the reverse, so that what is taken out is
- * always exactly what was put in.  Then the nodes below an aggregate
+ * intervals (overlapping or touching windows merged: windows kept apart
+ * where they only touch would leave a point in the tallies at every
+ * boundary, and a machine reserved back to back again and again would
+ * make every tally as long as its runs), and each maximal interval is one
+ * span (+1) in the tallies of the aggregates above v and of v's block
+ * (blk_of).  A window that comes or goes on v changes only the maximal
+ * interval around it: the ones it merges are taken out and their hull put
+ * in, or the reverse, so that what is taken out is always exactly what
+ * was put in; a window that overlaps or touches no other is its own,
+ * found with one look at v's lists.  Then the nodes below an aggregate
  * wholly idle during [s, e) are at most its nodes less the most in use at
  * any time of the window: a bound, not a count (two nodes in use in two
  * halves of the window leave one fewer idle than it says), which only
@@ -1586,10 +1590,43 @@ static inline bool counted(const grove_graph_t *g, grove_vid_t v)
     return g->busy_low < g->nlow && g->v[v].type == g->agg_low[g->busy_low];
 }
 
-static int ival_cmp(const void *a, const void *b)
+/* Sort w[0, n) by start.  A vertex's lists hold the newest record first,
+ * so a run is most often in decreasing order (a machine reserved again
+ * and again): that one is reversed, one in order is left, and any other
+ * is sorted by insertion (n <= GROVEP_BUSY_CAP). */
+static void sort_run(struct ival *w, size_t n)
 {
-    const struct ival *x = a, *y = b;
-    return x->s < y->s ? -1 : x->s > y->s;
+    size_t i = 1;
+    while (i < n && w[i].s <= w[i - 1].s)
+        i++;
+    if (i == n) {
+        for (size_t a = 0, b = n ? n - 1 : 0; a < b; a++, b--) {
+            struct ival t = w[a];
+            w[a] = w[b];
+            w[b] = t;
+        }
+        return;
+    }
+    for (i = 1; i < n; i++) {
+        struct ival x = w[i];
+        size_t j = i;
+        for (; j > 0 && w[j - 1].s > x.s; j--)
+            w[j] = w[j - 1];
+        w[j] = x;
+    }
+}
+
+/* Append [x.s, x.e) to the maximal intervals w[0, *k), which are sorted
+ * and come before it by start (merged with the last when it overlaps or
+ * touches it). */
+static inline void coalesce(struct ival *w, size_t *k, struct ival x)
+{
+    if (*k && x.s <= w[*k - 1].e) {
+        if (x.e > w[*k - 1].e)
+            w[*k - 1].e = x.e;
+    } else {
+        w[(*k)++] = x;
+    }
 }
 
 /* The maximal intervals of v's windows (ALLOC records of its own and the
@@ -1601,8 +1638,9 @@ static int ival_cmp(const void *a, const void *b)
 static size_t merged(const grove_graph_t *g, grove_vid_t v, uint32_t skip, struct ival *w,
                      size_t *nwin)
 {
-    size_t n = 0, cap = g->busy_cap;
+    size_t n = 0, cap = g->busy_cap, n0 = 0;
     for (int list = 0; list < 2; list++) {
+        n0 = n; /* where the second list's windows begin */
         uint32_t i = list ? grovep_shared_head(g, v) : grovep_recs_head(g, v);
         for (; i != GROVEP_NONE; i = g->recs[i].next) {
             const grovep_rec_t *r = &g->recs[i];
@@ -1617,18 +1655,40 @@ static size_t merged(const grove_graph_t *g, grove_vid_t v, uint32_t skip, struc
         }
     }
     *nwin = n;
-    if (n > 1)
-        qsort(w, n, sizeof(*w), ival_cmp);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (k && w[i].s <= w[k - 1].e) {
-            if (w[i].e > w[k - 1].e)
-                w[k - 1].e = w[i].e;
-        } else {
-            w[k++] = w[i];
+    /* each list's windows sorted apart, then merged and joined */
+    sort_run(w, n0);
+    sort_run(w + n0, n - n0);
+    if (n0 == 0 || n0 == n) {
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            coalesce(w, &k, w[i]); /* k <= i: read before written */
+        return k;
+    }
+    struct ival a[GROVEP_BUSY_CAP];
+    size_t nb = n - n0, k = 0, i = 0, j = 0;
+    memcpy(a, w, n * sizeof(*a));
+    const struct ival *b = a + n0;
+    while (i < n0 || j < nb)
+        coalesce(w, &k, j == nb || (i < n0 && a[i].s <= b[j].s) ? a[i++] : b[j++]);
+    return k;
+}
+
+/* Does a window of v other than record skip's overlap or touch [s, e)? */
+static bool overlapped(const grove_graph_t *g, grove_vid_t v, uint32_t skip, int64_t s,
+                       int64_t e)
+{
+    for (int list = 0; list < 2; list++) {
+        uint32_t i = list ? grovep_shared_head(g, v) : grovep_recs_head(g, v);
+        for (; i != GROVEP_NONE; i = g->recs[i].next) {
+            const grovep_rec_t *r = &g->recs[i];
+            if (i == skip || (!list && r->kind != GROVE_RECORD_ALLOC))
+                continue;
+            int64_t re = plan_end(r->end);
+            if (r->start < re && r->start <= e && s <= re)
+                return true;
         }
     }
-    return k;
+    return false;
 }
 
 /* One more (sign 1) or one less (-1) node in use over [s, e) in the tally
@@ -1675,6 +1735,12 @@ void grovep_busy_change(grove_graph_t *g, grove_vid_t v, uint32_t ri, int sign)
     uint32_t without = sign > 0 ? g->busy_nw[ni]++ : --g->busy_nw[ni];
     if (without > g->busy_cap)
         return; /* not counted with it or without it */
+    if (without < g->busy_cap && !overlapped(g, v, ri, s, e)) {
+        /* its own maximal interval, with it and without it */
+        if (put_up(g, v, s, e, sign) < 0)
+            g->agg_dirty = true;
+        return;
+    }
     struct ival L[GROVEP_BUSY_CAP];
     size_t nw, un = merged(g, v, ri, L, &nw);
     ptrdiff_t n = (ptrdiff_t)un;

@@ -1387,6 +1387,11 @@ void grove_tally_lower(grove_tally_t *t, int64_t s, int64_t e)
     grovep_tl_add(&t->tl, s, e, -1, -1);
 }
 
+size_t grove_tally_points(const grove_tally_t *t)
+{
+    return t->tl.count;
+}
+
 int64_t grove_tally_max(const grove_tally_t *t, int64_t s, int64_t e)
 {
     return grovep_tl_max_used(&t->tl, s, e);

@@ -128,6 +128,9 @@ void grove_tally_destroy(grove_tally_t *t);
 int grove_tally_raise(grove_tally_t *t, int64_t s, int64_t e);
 /* One less over [s, e), an interval raised before and not lowered since. */
 void grove_tally_lower(grove_tally_t *t, int64_t s, int64_t e);
+/* The points the tally holds (where the count changes or a raised
+ * interval begins or ends): 0 once every raising has been lowered. */
+size_t grove_tally_points(const grove_tally_t *t);
 /* The most the count reaches during [s, e) (s < e). */
 int64_t grove_tally_max(const grove_tally_t *t, int64_t s, int64_t e);
 /* The earliest t in [t0, last] at which the count stays <= lim throughout

@@ -935,8 +935,50 @@ static bool busy_agrees(const grove_graph_t *g, const char **why)
     return true;
 }
 
+/* Every tally of g without a point, and the aggregates clean? */
+static bool tallies_empty(const grove_graph_t *g)
+{
+    for (size_t i = 0; i < g->naggs; i++)
+        if (g->aggs[i].busy && grove_tally_points(g->aggs[i].busy) != 0)
+            return false;
+    return !g->agg_dirty;
+}
+
+/* steps random allocations, reservations, cancellations and partial
+ * releases on m (jobs live[0, *nlive)), with the idle bounds checked
+ * against the brute count every ten steps: whether they agreed. */
+static bool busy_stream(grove_graph_t *g, grove_matcher_t *m, grove_jobspec_t *const js[4],
+                        grove_jobid_t *live, size_t *nlive, int from, int steps, const char **why)
+{
+    bool agree = true;
+    for (int step = from; step < from + steps && agree; step++) {
+        int op = (int)rnd(0, 9);
+        if (op < 6 && *nlive < 64) {
+            int64_t s = rnd(0, 100), e = s + rnd(1, 20);
+            grove_jobid_t id = 1000 + step;
+            if (grove_match_window(m, js[rnd(0, 3)], GROVE_MATCH_ALLOCATE, id, s, e, NULL, NULL)
+                == 0)
+                live[(*nlive)++] = id;
+        } else if (op < 8 && *nlive) {
+            size_t k = (size_t)rnd(0, (int64_t)*nlive - 1);
+            grove_matcher_cancel(m, live[k]);
+            live[k] = live[--*nlive];
+        } else if (*nlive) {
+            char r[16];
+            snprintf(r, sizeof(r), "%d", (int)rnd(0, 47));
+            grove_idset_t *ids = grove_idset_decode(r, NULL);
+            grove_matcher_release_ranks(m, live[rnd(0, (int64_t)*nlive - 1)], ids, NULL);
+            grove_idset_destroy(ids);
+        }
+        if (step % 10 == 9)
+            agree = busy_agrees(g, why);
+    }
+    return agree;
+}
+
 /* The nodes in use over time (aggregate.c, grovep_busy_change) follow allocations, reservations,
- * cancellations and partial releases, and equal a count node by node. */
+ * cancellations and partial releases, and equal a count node by node; every job cancelled, the
+ * tallies hold nothing (what was lowered is what was raised). */
 static void test_busy(void)
 {
     for (int shape = 0; shape < 3; shape++) {
@@ -953,38 +995,24 @@ static void test_busy(void)
                                   nodes_excl_js(5, true)};
         grove_jobid_t live[64];
         size_t nlive = 0;
-        bool agree = true;
         const char *why = "";
         rng_state = 7 + (uint64_t)shape;
-        for (int step = 0; step < 300 && agree; step++) {
-            int op = (int)rnd(0, 9);
-            if (op < 6 && nlive < 64) {
-                int64_t s = rnd(0, 100), e = s + rnd(1, 20);
-                grove_jobid_t id = 1000 + step;
-                if (grove_match_window(m, js[rnd(0, 3)], GROVE_MATCH_ALLOCATE, id, s, e, NULL,
-                                       NULL)
-                    == 0)
-                    live[nlive++] = id;
-            } else if (op < 8 && nlive) {
-                size_t k = (size_t)rnd(0, (int64_t)nlive - 1);
-                grove_matcher_cancel(m, live[k]);
-                live[k] = live[--nlive];
-            } else if (nlive) {
-                char r[16];
-                snprintf(r, sizeof(r), "%d", (int)rnd(0, 47));
-                grove_idset_t *ids = grove_idset_decode(r, NULL);
-                grove_matcher_release_ranks(m, live[rnd(0, (int64_t)nlive - 1)], ids, NULL);
-                grove_idset_destroy(ids);
-            }
-            if (step % 10 == 9)
-                agree = busy_agrees(g, &why);
-        }
         static const char *const name[] = {"flat", "racks", "racks, 3 windows a node"};
-        ok(agree, "%s: the idle bounds follow the records (%s)", name[shape], why);
-        /* rebuilt from the records: the same */
+        ok(busy_stream(g, m, js, live, &nlive, 0, 300, &why),
+           "%s: the idle bounds follow the records (%s)", name[shape], why);
+        while (nlive)
+            grove_matcher_cancel(m, live[--nlive]);
+        ok(tallies_empty(g), "%s: every job cancelled, no point left in a tally", name[shape]);
+        /* rebuilt from the records: the same, and followed from there */
+        bool agree = busy_stream(g, m, js, live, &nlive, 300, 150, &why);
         g->agg_dirty = true;
-        ok(grovep_agg_refresh(g) == 0 && busy_agrees(g, &why), "%s: and after a rebuild (%s)",
+        ok(agree && grovep_agg_refresh(g) == 0 && busy_agrees(g, &why),
+           "%s: and after a rebuild (%s)", name[shape], why);
+        ok(busy_stream(g, m, js, live, &nlive, 450, 150, &why), "%s: and on from it (%s)",
            name[shape], why);
+        while (nlive)
+            grove_matcher_cancel(m, live[--nlive]);
+        ok(tallies_empty(g), "%s: every job cancelled again, no point left", name[shape]);
         for (int i = 0; i < 4; i++)
             grove_jobspec_destroy(js[i]);
         grove_matcher_destroy(m);
