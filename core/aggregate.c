@@ -1853,6 +1853,38 @@ int64_t grovep_agg_idle_from(const grove_graph_t *g, const grovep_agg_t *a, int6
     return grove_tally_earliest(a->busy, total - need, d, t0, GROVE_PLANNER_TIME_MAX - d);
 }
 
+bool grovep_blk_idle_enough(const grove_graph_t *g, grove_vid_t w, int64_t need, int64_t start,
+                            int64_t end)
+{
+    if (g->naggs == g->nvaggs || need <= 0 || !g->agg_idle || g->busy_low >= g->nlow)
+        return true;
+    end = plan_end(end);
+    if (start >= end)
+        return true;
+    /* w's blocks follow one another in g->aggs; the sum stops as soon as
+     * it reaches need (a request of a few nodes asks one or two) */
+    int64_t sum = 0;
+    bool seen = false;
+    for (size_t i = g->nvaggs; i < g->naggs; i++) {
+        const grovep_agg_t *b = &g->aggs[i];
+        if (b->v != w) {
+            if (seen)
+                break;
+            continue;
+        }
+        seen = true;
+        if (!(b->mask & (1u << g->busy_low)))
+            return true;
+        int64_t n = grovep_agg_total(g, b)[g->busy_low];
+        if (b->busy)
+            n -= grove_tally_max(b->busy, start, end);
+        sum += n;
+        if (sum >= need)
+            return true;
+    }
+    return !seen;
+}
+
 void grovep_busy_free(grovep_agg_t *a)
 {
     grove_tally_destroy(a->busy);

@@ -648,6 +648,14 @@ int64_t grovep_agg_idle(const grove_graph_t *g, const grovep_agg_t *a, int64_t s
  * need: t0 when nothing is counted, -1 when never. */
 int64_t grovep_agg_idle_from(const grove_graph_t *g, const grovep_agg_t *a, int64_t need,
                              int64_t d, int64_t t0);
+/* May the blocks of w's children (a wide vertex) hold need nodes wholly
+ * idle during [start, end)?  Their bounds summed (each block's nodes less
+ * the most of them in use during the window): never more than the bound
+ * of w's own aggregate, which is asked first, and far less when the nodes
+ * are in use at different times of a long window.  True when w has no
+ * blocks or nothing is counted. */
+bool grovep_blk_idle_enough(const grove_graph_t *g, grove_vid_t w, int64_t need, int64_t start,
+                            int64_t end);
 void grovep_busy_free(grovep_agg_t *a);
 /* Free units of each low type during [start, end) below v (out[nlow]);
  * false when v keeps no aggregate. */

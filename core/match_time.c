@@ -38,7 +38,8 @@ static const grovep_agg_t *idle_agg(const grove_matcher_t *m, grove_vid_t root)
 static bool idle_fits(grove_matcher_t *m, grove_vid_t root, int64_t n)
 {
     const grovep_agg_t *a = n > 0 ? idle_agg(m, root) : NULL;
-    if (!a || grovep_agg_idle(m->g, a, m->start, m->end) >= n)
+    if (!a || (grovep_agg_idle(m->g, a, m->start, m->end) >= n
+               && grovep_blk_idle_enough(m->g, root, n, m->start, m->end)))
         return true;
     m->stats.idle_pruned++;
     return false;
@@ -166,6 +167,10 @@ static int match_later(grove_matcher_t *m, struct matching *x)
                 while (i + 1 < nt && times[i + 1] < t)
                     i++;
             }
+            continue;
+        }
+        if (ia && !grovep_blk_idle_enough(g, x->root, idle, m->start, m->end)) {
+            m->stats.idle_pruned++; /* the blocks' bounds, summed, say no */
             continue;
         }
         found = grovep_match_attempt_x(m, x, times[i], d);

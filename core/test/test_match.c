@@ -932,6 +932,44 @@ static bool busy_agrees(const grove_graph_t *g, const char **why)
                 }
             }
     }
+    /* the blocks' bounds summed, for each vertex with blocks: what
+     * grovep_blk_idle_enough answers, and never below the nodes idle */
+    grove_sym_t node = grove_intern_lookup(g->strings, "node");
+    for (size_t i = 0; i < g->nvaggs; i++) {
+        grove_vid_t w = g->aggs[i].v;
+        bool has = false;
+        for (size_t b = g->nvaggs; b < g->naggs; b++)
+            has = has || g->aggs[b].v == w;
+        if (!has)
+            continue;
+        for (int64_t s = 0; s < 120; s += 7)
+            for (int64_t d = 1; s + d <= 120; d += 13) {
+                int64_t sum = 0, idle = 0;
+                for (size_t b = g->nvaggs; b < g->naggs; b++) {
+                    if (g->aggs[b].v != w)
+                        continue;
+                    int64_t mx = 0;
+                    for (int64_t t = s; t < s + d; t++) {
+                        int64_t n = busy_brute(g, &g->aggs[b], true, t);
+                        mx = n > mx ? n : mx;
+                    }
+                    sum += grovep_agg_total(g, &g->aggs[b])[g->busy_low] - mx;
+                }
+                for (grove_vid_t v = 0; v < g->nv; v++)
+                    if (grovep_alive(g, v) && g->v[v].type == node && g->parent[v] == w
+                        && !grovep_touched_any(g, v, s, s + d))
+                        idle++;
+                if (!grovep_blk_idle_enough(g, w, sum, s, s + d)
+                    || grovep_blk_idle_enough(g, w, sum + 1, s, s + d)
+                    || !grovep_blk_idle_enough(g, w, idle, s, s + d)) {
+                    snprintf(msg, sizeof(msg), "blocks of %u over [%lld, %lld): not %lld (%lld idle)",
+                             (unsigned)w, (long long)s, (long long)(s + d), (long long)sum,
+                             (long long)idle);
+                    *why = msg;
+                    return false;
+                }
+            }
+    }
     return true;
 }
 
