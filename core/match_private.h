@@ -188,6 +188,8 @@ struct grove_matcher {
     uint32_t *slot_dead;
     size_t slot_dead_cap;
     uint32_t slot_gen, slot_cur;
+    bool slot_multi; /* the call wants more than one slot: its walks mark
+                      * the children of blocks with no room (match_slot.c) */
     /* a vertex's scratch state (taken, mflags) is current when its stamp
      * is gen.  One byte a vertex slot: the generation wraps every 255
      * attempts that stamped something, and the stamps are cleared then

@@ -106,18 +106,20 @@ static int slot_home(grove_matcher_t *m, const struct req *r, grove_vid_t w, boo
     if (grovep_match_push_frame(m, w, r) < 0)
         return -1;
     uint32_t first = m->frames[fbase].kids, n = m->frames[fbase].nkids;
-    /* Each slot of the call walks w's children from the first again (the
-     * walk's order may change as slots are taken): a child already found
-     * to hold none is passed by on its mark alone, before any other look,
-     * and so is one that cannot hold one (a leaf, or a child of a block
-     * with no room): over a machine's 16,384 nodes, eight slots walked the
-     * nodes the earlier ones had passed eight times, each with a look at
-     * its block. */
-    bool mark = !m->pol.prune;
+    /* Each slot of a call walks w's children from the first again (the
+     * walk's order may change as slots are taken).  When the call wants
+     * more than one, a child already found to hold none is passed by on
+     * its mark, before a look at its block, and a child of a block with no
+     * room is marked too: over a machine's 16,384 nodes, eight slots
+     * walked the nodes the earlier ones had passed eight times, each with
+     * a look at its block.  A call of one slot marks nothing there: the
+     * marks are a word a vertex, and over the nodes of a full machine
+     * (each on its own cache line) they cost more than the blocks' looks
+     * they would spare.  Leaves are never marked: a node's cores are
+     * passed by at each of its visits. */
+    bool mark = m->slot_multi;
     for (uint32_t i = 0; i < n; i++) {
         grove_vid_t k = m->kids[first + i];
-        if (m->slot_dead[k] == m->slot_cur)
-            continue;
         /* a ranked list leaves out the levels between (match_walk.c) */
         if (m->rank_on && m->par[k] != w) {
             int failed = 0;
@@ -133,11 +135,10 @@ static int slot_home(grove_matcher_t *m, const struct req *r, grove_vid_t w, boo
          * it (and may fail), its answer is 0 without a look at it (a
          * whole machine has a million leaves below its sockets) */
         if (!has_kids(m, k)
-            && !(m->pol.prune && grove_policy_applies(m->g, m->pol.prune_types, m->g->v[k].type))) {
-            if (mark)
-                m->slot_dead[k] = m->slot_cur;
+            && !(m->pol.prune && grove_policy_applies(m->g, m->pol.prune_types, m->g->v[k].type)))
             continue;
-        }
+        if (mark && m->slot_dead[k] == m->slot_cur)
+            continue; /* no slot fitted below k earlier in this call */
         if (!blk_fits(m, k, r->need1, r->idle1)) {
             /* no room for a slot in k's block of w's children: nor will
              * there be for the next slots (taking only lessens it) */
@@ -210,6 +211,8 @@ int64_t grovep_match_take_slots(grove_matcher_t *m, const struct req *r, grove_v
     uint32_t outer = slot_marks_begin(m);
     if (!outer)
         return -1;
+    bool outer_multi = m->slot_multi;
+    m->slot_multi = want > 1 && !m->pol.prune;
     while ((uint64_t)got < want) {
         int rc = slot_home(m, r, u, excl, true);
         if (rc < 0) {
@@ -223,6 +226,7 @@ int64_t grovep_match_take_slots(grove_matcher_t *m, const struct req *r, grove_v
             per[got] = checkpoint(m);
     }
     m->slot_cur = outer == UINT32_MAX ? 0 : outer;
+    m->slot_multi = outer_multi;
     return got;
 }
 
