@@ -1590,6 +1590,13 @@ static inline bool counted(const grove_graph_t *g, grove_vid_t v)
     return g->busy_low < g->nlow && g->v[v].type == g->agg_low[g->busy_low];
 }
 
+/* Is record r, in list 0 (v's own) or 1 (annotations of records below
+ * v), a window of v's use? */
+static inline bool is_window(const grovep_rec_t *r, int list)
+{
+    return (list || r->kind == GROVE_RECORD_ALLOC) && r->start < plan_end(r->end);
+}
+
 /* Sort w[0, n) by start.  A vertex's lists hold the newest record first,
  * so a run is most often in decreasing order (a machine reserved again
  * and again): that one is reversed, one in order is left, and any other
@@ -1629,14 +1636,11 @@ static inline void coalesce(struct ival *w, size_t *k, struct ival x)
     }
 }
 
-/* The maximal intervals of v's windows (ALLOC records of its own and the
- * annotations of records below it), record skip left out, into w (room
- * for GROVEP_BUSY_CAP): their count, with *nwin the windows found.  A
- * node with more than g->busy_cap windows is not counted at all (its use
- * would cost a sort of them at each change): then *nwin is busy_cap + 1
- * and nothing is merged. */
-static size_t merged(const grove_graph_t *g, grove_vid_t v, uint32_t skip, struct ival *w,
-                     size_t *nwin)
+/* The maximal intervals of v's windows (is_window), record skip left
+ * out, into w (room for GROVEP_BUSY_CAP): their count.  Only for a node
+ * of at most g->busy_cap windows besides skip's (the callers count them:
+ * g->busy_nw); past that, 0. */
+static size_t merged(const grove_graph_t *g, grove_vid_t v, uint32_t skip, struct ival *w)
 {
     size_t n = 0, cap = g->busy_cap, n0 = 0;
     for (int list = 0; list < 2; list++) {
@@ -1644,17 +1648,13 @@ static size_t merged(const grove_graph_t *g, grove_vid_t v, uint32_t skip, struc
         uint32_t i = list ? grovep_shared_head(g, v) : grovep_recs_head(g, v);
         for (; i != GROVEP_NONE; i = g->recs[i].next) {
             const grovep_rec_t *r = &g->recs[i];
-            int64_t e = plan_end(r->end);
-            if (i == skip || (!list && r->kind != GROVE_RECORD_ALLOC) || r->start >= e)
+            if (i == skip || !is_window(r, list))
                 continue;
-            if (n == cap) {
-                *nwin = cap + 1;
+            if (n == cap)
                 return 0;
-            }
-            w[n++] = (struct ival){r->start, e};
+            w[n++] = (struct ival){r->start, plan_end(r->end)};
         }
     }
-    *nwin = n;
     /* each list's windows sorted apart, then merged and joined */
     sort_run(w, n0);
     sort_run(w + n0, n - n0);
@@ -1681,10 +1681,7 @@ static bool overlapped(const grove_graph_t *g, grove_vid_t v, uint32_t skip, int
         uint32_t i = list ? grovep_shared_head(g, v) : grovep_recs_head(g, v);
         for (; i != GROVEP_NONE; i = g->recs[i].next) {
             const grovep_rec_t *r = &g->recs[i];
-            if (i == skip || (!list && r->kind != GROVE_RECORD_ALLOC))
-                continue;
-            int64_t re = plan_end(r->end);
-            if (r->start < re && r->start <= e && s <= re)
+            if (i != skip && is_window(r, list) && r->start <= e && s <= plan_end(r->end))
                 return true;
         }
     }
@@ -1742,12 +1739,9 @@ void grovep_busy_change(grove_graph_t *g, grove_vid_t v, uint32_t ri, int sign)
         return;
     }
     struct ival L[GROVEP_BUSY_CAP];
-    size_t nw, un = merged(g, v, ri, L, &nw);
-    ptrdiff_t n = (ptrdiff_t)un;
+    ptrdiff_t n = (ptrdiff_t)merged(g, v, ri, L);
     int rc = 0;
-    if (nw > g->busy_cap)
-        return; /* cannot be (the count above): not counted either way */
-    if (nw == g->busy_cap) {
+    if (without == g->busy_cap) {
         /* counted on one side only: without ri's window (busy_cap
          * windows), not with it (one more) */
         for (ptrdiff_t i = 0; i < n && rc == 0; i++)
@@ -1813,13 +1807,12 @@ int grovep_busy_build(grove_graph_t *g)
         for (int list = 0; list < 2; list++) {
             uint32_t i = list ? grovep_shared_head(g, v) : grovep_recs_head(g, v);
             for (; i != GROVEP_NONE; i = g->recs[i].next)
-                n += (list || g->recs[i].kind == GROVE_RECORD_ALLOC)
-                     && g->recs[i].start < plan_end(g->recs[i].end);
+                n += is_window(&g->recs[i], list);
         }
         g->busy_nw[k] = n;
         if (n == 0 || n > g->busy_cap)
             continue;
-        size_t nw, m = merged(g, v, GROVEP_NONE, L, &nw);
+        size_t m = merged(g, v, GROVEP_NONE, L);
         for (size_t i = 0; i < m && rc == 0; i++)
             rc = put_up(g, v, L[i].s, L[i].e, 1);
     }
@@ -1861,18 +1854,22 @@ bool grovep_blk_idle_enough(const grove_graph_t *g, grove_vid_t w, int64_t need,
     end = plan_end(end);
     if (start >= end)
         return true;
-    /* w's blocks follow one another in g->aggs; the sum stops as soon as
-     * it reaches need (a request of a few nodes asks one or two) */
-    int64_t sum = 0;
-    bool seen = false;
-    for (size_t i = g->nvaggs; i < g->naggs; i++) {
-        const grovep_agg_t *b = &g->aggs[i];
-        if (b->v != w) {
-            if (seen)
-                break;
-            continue;
+    /* w's blocks follow one another in g->aggs from its first child's
+     * (blocks_build); the sum stops as soon as it reaches need (a request
+     * of a few nodes asks one or two) */
+    uint32_t first = UINT32_MAX;
+    for (grove_eid_t e = g->first_out[w]; e != GROVEP_NONE; e = g->e[e].next_out) {
+        grove_vid_t c = g->e[e].dst;
+        if (g->e[e].sub == g->containment && !(g->e[e].flags & GROVEP_E_UP) && g->parent[c] == w) {
+            first = sparse_get(&g->blk_of, c);
+            break;
         }
-        seen = true;
+    }
+    if (first == UINT32_MAX)
+        return true; /* w has no blocks */
+    int64_t sum = 0;
+    for (size_t i = first; i < g->naggs && g->aggs[i].v == w; i++) {
+        const grovep_agg_t *b = &g->aggs[i];
         if (!(b->mask & (1u << g->busy_low)))
             return true;
         int64_t n = grovep_agg_total(g, b)[g->busy_low];
@@ -1882,7 +1879,7 @@ bool grovep_blk_idle_enough(const grove_graph_t *g, grove_vid_t w, int64_t need,
         if (sum >= need)
             return true;
     }
-    return !seen;
+    return false;
 }
 
 void grovep_busy_free(grovep_agg_t *a)

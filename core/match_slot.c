@@ -113,10 +113,10 @@ static int slot_home(grove_matcher_t *m, const struct req *r, grove_vid_t w, boo
      * room is marked too: over a machine's 16,384 nodes, eight slots
      * walked the nodes the earlier ones had passed eight times, each with
      * a look at its block.  A call of one slot marks nothing there: the
-     * marks are a word a vertex, and over the nodes of a full machine
-     * (each on its own cache line) they cost more than the blocks' looks
-     * they would spare.  Leaves are never marked: a node's cores are
-     * passed by at each of its visits. */
+     * marks are a word a vertex, each node's on its own cache line, and
+     * such a call would pay a store on every node of a full machine for
+     * nothing.  Leaves are never marked: a node's cores are passed by at
+     * each of its visits. */
     bool mark = m->slot_multi;
     for (uint32_t i = 0; i < n; i++) {
         grove_vid_t k = m->kids[first + i];

@@ -169,10 +169,6 @@ static int match_later(grove_matcher_t *m, struct matching *x)
             }
             continue;
         }
-        if (ia && !grovep_blk_idle_enough(g, x->root, idle, m->start, m->end)) {
-            m->stats.idle_pruned++; /* the blocks' bounds, summed, say no */
-            continue;
-        }
         found = grovep_match_attempt_x(m, x, times[i], d);
         x->at = times[i];
         if (found > 0)
