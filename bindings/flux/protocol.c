@@ -313,14 +313,21 @@ const struct flux_msg_handler_spec sg_handlers[] = {
  * answer that only reads (a submission's feasibility check, `flux
  * resource list`, `flux module stats`), and so can a burst of thousands
  * of alloc requests queued ahead of it.  The loop calls between
- * (grove.sched's between) at each step of a pass, where its state is
- * whole, and alloc_cb calls serve_waiting after each alloc: at most every
- * BETWEEN_S (or ten times what the last look took) the requests of those
- * topics waiting on the handle are taken out (flux_recv with a match:
- * every other message keeps its place and order) and answered there;
- * inside a pass through the loop's aside, so that the pass's own actions
- * and clock stay out of the answer.  Only on the Lua state's main
- * thread, where the pass runs. */
+ * (grove.sched's step) at each step of a pass, where its state is whole,
+ * and alloc_cb calls serve_waiting after each alloc: at most every
+ * BETWEEN_S (or ten times what the last look's reading took) the
+ * messages waiting on the handle are read, those of these topics
+ * answered there (inside a pass through the loop's aside, so that the
+ * pass's own actions and clock stay out of the answer) and every other
+ * kept aside, in its order, until the pass ends (sg_held_requeue): then
+ * they go back to the head of the handle's queue, in the same order,
+ * for the reactor to hand out.  So a look reads each message once a
+ * pass: flux_recv with a match takes every queued message out and puts
+ * it back at each call, and one call a topic made a look cost three
+ * times the queue (tens of ms behind the job manager's burst of alloc
+ * requests at a reload), which the look's back-off then turned into
+ * answers waiting tens of ms.  Only on the Lua state's main thread,
+ * where the pass runs. */
 #define BETWEEN_S 0.002
 
 static const struct {
@@ -331,6 +338,47 @@ static const struct {
     {"sched.resource-status", status_cb},
     {MODULE_NAME ".stats-get", sg_stats_cb},
 };
+
+/* The handler of msg when it is a request answered aside, else NULL. */
+static flux_msg_handler_f aside_of(const flux_msg_t *msg)
+{
+    int type;
+    const char *topic;
+    if (flux_msg_get_type(msg, &type) < 0 || type != FLUX_MSGTYPE_REQUEST
+        || flux_msg_get_topic(msg, &topic) < 0)
+        return NULL;
+    for (size_t i = 0; i < sizeof(aside) / sizeof(aside[0]); i++)
+        if (strcmp(topic, aside[i].topic) == 0)
+            return aside[i].cb;
+    return NULL;
+}
+
+/* Keep msg (ours now) until the pass ends; false when there is no room
+ * (the caller puts it back at once). */
+static bool hold(struct sched_ctx *ctx, flux_msg_t *msg)
+{
+    if (ctx->nheld == ctx->held_cap) {
+        size_t cap = ctx->held_cap ? 2 * ctx->held_cap : 256;
+        flux_msg_t **a = realloc(ctx->held, cap * sizeof(*a));
+        if (!a)
+            return false;
+        ctx->held = a;
+        ctx->held_cap = cap;
+    }
+    ctx->held[ctx->nheld++] = msg;
+    return true;
+}
+
+void sg_held_requeue(struct sched_ctx *ctx)
+{
+    /* the last first, each to the head: the first ends up first */
+    while (ctx->nheld > 0) {
+        flux_msg_t *msg = ctx->held[--ctx->nheld];
+        if (flux_requeue(ctx->h, msg, FLUX_RQ_HEAD) < 0)
+            flux_log_error(ctx->h, "a message read aside could not be put back");
+        flux_msg_destroy(msg);
+    }
+}
 
 static void serve_waiting(struct sched_ctx *ctx)
 {
@@ -346,29 +394,40 @@ static void serve_waiting(struct sched_ctx *ctx)
     int top = lua_gettop(L);
     ctx->in_serve = true;
     ctx->serving = ctx->passing;
-    for (size_t i = 0; i < sizeof(aside) / sizeof(aside[0]); i++) {
-        struct flux_match m = FLUX_MATCH_REQUEST;
-        m.topic_glob = aside[i].topic;
-        flux_msg_t *msg;
-        while ((msg = flux_recv(ctx->h, m, FLUX_O_NONBLOCK))) {
-            aside[i].cb(ctx->h, NULL, msg, ctx);
-            flux_msg_destroy(msg);
-            if (ctx->passing)
-                ctx->served++;
-            else
-                ctx->served_ahead++;
+    double answering = 0;
+    flux_msg_t *msg;
+    while ((msg = flux_recv(ctx->h, FLUX_MATCH_ANY, FLUX_O_NONBLOCK))) {
+        flux_msg_handler_f cb = aside_of(msg);
+        if (!cb) {
+            if (!hold(ctx, msg)) {
+                if (flux_requeue(ctx->h, msg, FLUX_RQ_HEAD) < 0)
+                    flux_log_error(ctx->h, "a message read aside could not be put back");
+                flux_msg_destroy(msg);
+                break;
+            }
+            continue;
         }
+        double t = alloc_stamps_clock(CLOCK_MONOTONIC);
+        cb(ctx->h, NULL, msg, ctx);
+        answering += alloc_stamps_clock(CLOCK_MONOTONIC) - t;
+        flux_msg_destroy(msg);
+        if (ctx->passing)
+            ctx->served++;
+        else
+            ctx->served_ahead++;
     }
     ctx->serving = false;
     ctx->in_serve = false;
     lua_settop(L, top);
-    /* each look takes every queued message out and puts it back: behind
-     * a burst of tens of thousands of alloc requests (the job manager
-     * sends every pending job to a scheduler loaded again) one look costs
-     * tens of ms, and one every BETWEEN_S turned a pass into little else
-     * (passes of 30-50 s, 20,000 jobs waiting).  The next look waits ten
-     * times what this one took: looking stays under a tenth of the time */
-    double cost = alloc_stamps_clock(CLOCK_MONOTONIC) - now;
+    /* outside a pass (after an alloc) what was read goes back at once */
+    if (!ctx->passing)
+        sg_held_requeue(ctx);
+    /* a look reads what came since the last one (inside a pass) or the
+     * whole queue (after an alloc: behind a burst of tens of thousands of
+     * alloc requests, tens of ms): the next look waits ten times what this
+     * one's reading took, so that looking stays under a tenth of the
+     * time; answering is the look's work, not its cost */
+    double cost = alloc_stamps_clock(CLOCK_MONOTONIC) - now - answering;
     if (now + 10 * cost > ctx->served_next)
         ctx->served_next = now + 10 * cost;
 }

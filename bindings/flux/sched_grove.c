@@ -147,6 +147,7 @@ static void check_cb(flux_reactor_t *r, flux_watcher_t *w, int revents, void *ar
     ctx->served_next = t0;
     int rc = sg_loop_call(ctx, "schedule", 0, 1);
     ctx->passing = false;
+    sg_held_requeue(ctx);
     if (rc == 0)
         sg_act_all(ctx, NULL);
     ctx->pass_end = alloc_stamps_clock(CLOCK_MONOTONIC);
@@ -267,6 +268,9 @@ static void ctx_destroy(struct sched_ctx *ctx)
     schedutil_destroy(ctx->util); /* answers ENOSYS to what is still pending */
     sg_commits_fini(ctx);
     flux_future_destroy(ctx->acquire);
+    while (ctx->nheld > 0) /* none: each pass puts them back */
+        flux_msg_destroy(ctx->held[--ctx->nheld]);
+    free(ctx->held);
     if (ctx->L) {
         sg_msgs_fini(ctx);
         lua_close(ctx->L);

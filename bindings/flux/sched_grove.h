@@ -77,6 +77,8 @@ struct sched_ctx {
     double served_next; /* when the handle may be looked at for them again */
     unsigned long served;       /* those answered inside a pass, in all */
     unsigned long served_ahead; /* those answered ahead of queued allocs */
+    flux_msg_t **held; /* the other messages read by those looks, in order, */
+    size_t nheld, held_cap; /* kept until the pass ends (sg_held_requeue) */
 };
 
 /* A pending alloc request, as the msgs table holds it. */
@@ -130,6 +132,10 @@ extern const struct flux_msg_handler_spec sg_handlers[];
  * pass runs, the requests that only read the loop's state are answered
  * between two of its steps.  0, or -1 (logged). */
 int sg_between_install(struct sched_ctx *ctx);
+
+/* Put the messages a look of the pass read and kept back at the head of
+ * the handle's queue, in their order (the pass has ended). */
+void sg_held_requeue(struct sched_ctx *ctx);
 
 /* resource.acquire's later responses (RFC 28). */
 void sg_acquire_cb(flux_future_t *f, void *arg);

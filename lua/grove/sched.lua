@@ -1221,6 +1221,18 @@ function M.queue_after(list, pos, id, fit, keep)
 end
 
 -- The ctx handed to a queue policy (see docs/sim.md).
+-- Between two steps of a pass (each call of the policy that may match:
+-- next, start, reserve, earliest, cancel), the driver's own work: a Flux
+-- module answers there the requests that only read the loop's state
+-- (bindings/flux/protocol.c's between).  A pass of conservative or of a
+-- reserve depth over a full machine calls only reserve or earliest, job
+-- after job: without a step there, a submission's feasibility check
+-- waited for the whole pass.
+local function step(s)
+  local between = s.between
+  if between then between() end
+end
+
 function M.context(loop)
   local ctx = {}
   local exported = {}
@@ -1249,11 +1261,7 @@ function M.context(loop)
   -- the loop, rather than one by one in the policy.
   function ctx.next(_, view, fit)
     local s = loop
-    -- between two steps of the pass, the driver's own work (a Flux
-    -- module answers the requests that only read the loop's state:
-    -- sched_grove.c's between)
-    local between = s.between
-    if between then between() end
+    step(s)
     local id
     if view ~= nil then
       if type(view) ~= "table" or math.type(view.id) ~= "integer" then
@@ -1294,8 +1302,7 @@ function M.context(loop)
       end
     end
     local s = loop
-    local between = s.between
-    if between then between() end
+    step(s)
     local ok
     if rec.reserved == s.now and rec.vres then
       rec.vres = nil
@@ -1325,17 +1332,20 @@ function M.context(loop)
   function ctx.reserve(_, view)
     local rec = rec_of(loop, view, "reserve")
     if rec.reserved then return rec.reserved, "reserved" end
+    step(loop)
     local t, how = reserve(loop, rec)
     return t, how
   end
   function ctx.cancel(_, view)
     local rec = rec_of(loop, view, "cancel")
+    step(loop)
     local ok = cancel_reservation(loop, rec)
     return ok
   end
   function ctx.earliest(_, view)
     local rec = rec_of(loop, view, "earliest")
     if rec.reserved then return rec.reserved end
+    step(loop)
     local t
     if counting(loop) then
       t = counted_earliest(loop, rec, rec.procs, rec.estimate)
