@@ -848,12 +848,17 @@ static int cmp_kids(const struct rv1_rank *a, const struct rv1_rank *b)
     return c;
 }
 
-static int cmp_rank_ptr_kids(const void *pa, const void *pb)
+/* A run of R's entries (in rank order) with the same children. */
+struct run {
+    const struct rv1_rank *head;
+    size_t len;
+};
+
+static int cmp_run_kids(const void *pa, const void *pb)
 {
-    const struct rv1_rank *a = *(const struct rv1_rank *const *)pa;
-    const struct rv1_rank *b = *(const struct rv1_rank *const *)pb;
-    int c = cmp_kids(a, b);
-    return c ? c : GROVEP_CMP(a->rank, b->rank);
+    const struct run *a = pa, *b = pb;
+    int c = cmp_kids(a->head, b->head);
+    return c ? c : GROVEP_CMP(a->head->rank, b->head->rank);
 }
 
 struct group {
@@ -884,36 +889,47 @@ static json_t *kids_json(const grove_rv1_t *R, const struct rv1_rank *rk, const 
 
 /* R's ranks in groups of ranks with the same children, ordered by their
  * lowest rank (R_lite's entries), in a new array (caller frees it with
- * free_groups), their number in *ng; NULL with ENOMEM. */
+ * free_groups), their number in *ng; NULL with ENOMEM.  Neighbouring
+ * ranks mostly have the same children (a whole machine's R is often one
+ * run): the runs of them are sorted by their children, not the ranks
+ * one by one (16,384 ranks of one kind took 6 ms to sort). */
 static struct group *rank_groups(const grove_rv1_t *R, size_t *ng)
 {
-    const struct rv1_rank **by = malloc((R->n ? R->n : 1) * sizeof(*by));
-    struct group *gs = malloc((R->n ? R->n : 1) * sizeof(*gs));
-    size_t n = 0;
-    if (!by || !gs)
+    struct run *runs = malloc((R->n ? R->n : 1) * sizeof(*runs));
+    struct group *gs = NULL;
+    size_t nr = 0, n = 0;
+    if (!runs)
         goto fail;
-    for (size_t i = 0; i < R->n; i++)
-        by[i] = &R->r[i];
-    qsort(by, R->n, sizeof(*by), cmp_rank_ptr_kids);
     for (size_t i = 0; i < R->n; i++) {
-        if (n == 0 || cmp_kids(gs[n - 1].first, by[i]) != 0) {
-            gs[n].first = by[i];
+        if (nr > 0 && cmp_kids(runs[nr - 1].head, &R->r[i]) == 0)
+            runs[nr - 1].len++;
+        else
+            runs[nr++] = (struct run){&R->r[i], 1};
+    }
+    if (!(gs = malloc((nr ? nr : 1) * sizeof(*gs))))
+        goto fail;
+    qsort(runs, nr, sizeof(*runs), cmp_run_kids);
+    for (size_t i = 0; i < nr; i++) {
+        if (n == 0 || cmp_kids(gs[n - 1].first, runs[i].head) != 0) {
+            gs[n].first = runs[i].head;
             if (!(gs[n].ranks = grove_idset_create()))
                 goto fail;
             n++;
         }
-        if (grove_idset_set(gs[n - 1].ranks, by[i]->rank) < 0)
-            goto fail;
+        /* a group's runs come in rank order: each rank is appended */
+        for (size_t k = 0; k < runs[i].len; k++)
+            if (grove_idset_set(gs[n - 1].ranks, runs[i].head[k].rank) < 0)
+                goto fail;
     }
     qsort(gs, n, sizeof(*gs), cmp_group);
-    free(by);
+    free(runs);
     *ng = n;
     return gs;
 fail:
     for (size_t i = 0; i < n; i++)
         grove_idset_destroy(gs[i].ranks);
     free(gs);
-    return GROVEP_NULL_AFTER(free, by, ENOMEM);
+    return GROVEP_NULL_AFTER(free, runs, ENOMEM);
 }
 
 static void free_groups(struct group *gs, size_t ng)

@@ -188,6 +188,16 @@ static int fits_r(struct gather *x, grove_vid_t v, int64_t n, const char *what)
                          (long long)n);
 }
 
+/* Whether the n elements of size sz at a are in cmp's order. */
+static bool in_order(const void *a, size_t n, size_t sz, int (*cmp)(const void *, const void *))
+{
+    const char *p = a;
+    for (size_t i = 1; i < n; i++)
+        if (cmp(p + (i - 1) * sz, p + i * sz) > 0)
+            return false;
+    return true;
+}
+
 /* Fill x from the vertices marked in mark[], then sort its records. */
 /* The vertices are those marked in mark[], or, when mark is NULL, the n
  * of list (ascending, no repeats): a job's R reads only its own vertices,
@@ -228,9 +238,10 @@ static int gather_marked(struct gather *x, const uint8_t *mark, const grove_vid_
                                             (unsigned)id};
         }
     }
-    if (x->nrr > 1)
+    /* vertices in order are mostly ranks in order: sorted only when not */
+    if (!in_order(x->rr, x->nrr, sizeof(*x->rr), cmp_rrec))
         qsort(x->rr, x->nrr, sizeof(*x->rr), cmp_rrec);
-    if (x->ncr > 1)
+    if (!in_order(x->cr, x->ncr, sizeof(*x->cr), cmp_crec))
         qsort(x->cr, x->ncr, sizeof(*x->cr), cmp_crec);
     return 0;
 }
@@ -439,6 +450,36 @@ static int vid_order(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Put the n vertices of v (n > 1) in ascending order without repeats:
+ * their number, or (size_t)-1 with ENOMEM.  A job of many whole nodes
+ * lists tens of thousands of vertices, a sizeable part of the graph's:
+ * then a mask over the graph's slots, read in order, costs less than a
+ * sort (49,000 vertices of 1,000 nodes: most of the 8 ms its R took). */
+static size_t ascending_unique(const grove_graph_t *g, grove_vid_t *v, size_t n)
+{
+    size_t slots = grove_graph_vertex_slots(g);
+    if (n * 64 < slots) {
+        qsort(v, n, sizeof(*v), vid_order);
+        size_t u = 0;
+        for (size_t i = 0; i < n; i++)
+            if (u == 0 || v[u - 1] != v[i])
+                v[u++] = v[i];
+        return u;
+    }
+    size_t nw = (slots + 63) / 64;
+    uint64_t *w = calloc(nw ? nw : 1, sizeof(*w));
+    if (!w)
+        return (size_t)-1;
+    for (size_t i = 0; i < n; i++)
+        w[v[i] / 64] |= UINT64_C(1) << (v[i] % 64);
+    size_t u = 0;
+    for (size_t k = 0; k < nw; k++)
+        for (uint64_t b = w[k]; b; b &= b - 1)
+            v[u++] = (grove_vid_t)(k * 64 + (size_t)__builtin_ctzll(b));
+    free(w);
+    return u;
+}
+
 /* The vertices of a job: its picks and everything below its exclusive
  * picks, ascending and without repeats, in *out (caller frees).  The
  * cost follows the job's size, not the graph's.  0, or -1 (EINVAL with
@@ -482,12 +523,9 @@ static int job_vertices(const struct gctx *c, const grove_job_t *job, grove_vid_
         }
     }
     free(stack);
-    if (n > 1)
-        qsort(v, n, sizeof(*v), vid_order);
-    size_t u = 0;
-    for (size_t i = 0; i < n; i++)
-        if (u == 0 || v[u - 1] != v[i])
-            v[u++] = v[i];
+    size_t u = n > 1 ? ascending_unique(c->g, v, n) : n;
+    if (u == (size_t)-1)
+        goto oom;
     *out = v;
     *nout = u;
     return 0;

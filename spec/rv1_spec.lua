@@ -9,6 +9,7 @@ local expect = require("expect")
 local corpus = os.getenv "GROVE_CONFORMANCE" or "../shared/conformance"
 
 local raises = expect.raises
+local fmt = string.format
 
 local function ex(body)
   return '{"version":1,"execution":{' .. body .. '}}'
@@ -231,6 +232,62 @@ describe("R:summary", function()
     assert.equal(from_table(R:to_table()), R:summary())
     assert.equal("rank[0-1]/core[0-2],gpu0", R:summary())
   end)
+end)
+
+describe("a job's R", function()
+  -- 200 nodes of 8 cores: a job of a core or of a few nodes lists few of
+  -- the graph's vertices (sorted), one of many nodes a large part of them
+  -- (read off a mask over the graph): both give the R of the job's
+  -- vertices as rv1_from_vertices writes it from the same list
+  local N = 200
+  local g = assert(core.rv1_decode(ex(fmt('"R_lite":[{"rank":"0-%d","children":'
+    .. '{"core":"0-7"}}],"nodelist":["n[0-%d]"]', N - 1, N - 1)))):to_graph()
+  local m = core.matcher(g)
+  local function js(nodes, cores, exclusive)
+    local slot = {type = "slot", count = 1, label = "t", with = {{type = "core", count = cores}}}
+    local res = nodes and {{type = "node", count = nodes, exclusive = exclusive, with = {slot}}}
+      or {slot}
+    return assert(core.jobspec_from_table({version = 1, resources = res,
+      tasks = {{command = {"x"}, slot = "t", count = {per_slot = 1}}},
+      attributes = {system = {duration = 60}}}))
+  end
+  local function below(v, out)
+    for c in v:children() do
+      out[#out + 1] = c
+      below(c, out)
+    end
+  end
+  it("is the R of its vertices, for jobs few and many of the graph's", function()
+    local id = 0
+    for _, shape in ipairs{{nil, 1}, {nil, 5}, {1, 3}, {2, 1, true}, {3, 1, true},
+                           {20, 1, true}, {40, 8}, {1, 1, true}} do
+      id = id + 1
+      local j = assert(m:match(js(shape[1], shape[2], shape[3]), "allocate", id))
+      local list = {}
+      for _, p in ipairs(m:job(id).picks) do
+        list[#list + 1] = p.vertex
+        if p.exclusive then below(p.vertex, list) end
+      end
+      local want = core.rv1_from_vertices(g, list, {start = j.start, ["end"] = j["end"]})
+      local R = assert(m:rv1(id))
+      assert.equal(want:encode(), R:encode())
+      assert.equal(shape[1] or 1, R:count())
+    end
+  end)
+end)
+
+describe("R_lite's entries", function()
+  it("group ranks of the same children wherever they are, in order of their lowest rank",
+    function()
+      local R = assert(core.rv1_decode(ex('"R_lite":['
+        .. '{"rank":"0-1","children":{"core":"0-3"}},{"rank":"2","children":{"core":"0-1"}},'
+        .. '{"rank":"3","children":{"core":"0-3"}},{"rank":"4-5","children":{"core":"0-1"}},'
+        .. '{"rank":"6","children":{"core":"0-3","gpu":"0"}},'
+        .. '{"rank":"7-9","children":{"core":"0-3"}}],"nodelist":["n[0-9]"]')))
+      assert.same({{rank = "0-1,3,7-9", children = {core = "0-3"}},
+        {rank = "2,4-5", children = {core = "0-1"}},
+        {rank = "6", children = {core = "0-3", gpu = "0"}}}, R:to_table().execution.R_lite)
+    end)
 end)
 
 describe("grove.rv1 set algebra", function()
