@@ -521,7 +521,11 @@ static int m_info(lua_State *L)
     if (!j)
         return 3;
     const grove_graph_t *g = grove_matcher_graph(grovel_check_matcher(L, 1));
+    bool counts = lua_isnoneornil(L, 3) || lua_toboolean(L, 3);
     push_job_head(L, j);
+    grovel_set_integer(L, "picks", (lua_Integer)j->npicks);
+    if (!counts)
+        return 1;
     lua_newtable(L);
     for (size_t i = 0; i < j->npicks; i++) {
         const char *type = grove_vertex_type(g, j->picks[i].v);

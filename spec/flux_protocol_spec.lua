@@ -10,6 +10,7 @@ local flux = require("grove.flux")
 local h = require("flux_helper")
 local R_text, jobspec, alloc, session = h.R_text, h.jobspec, h.alloc, h.session
 local by_id, ranks_of = h.by_id, h.ranks_of
+local fmt = string.format
 
 -- A conservative session at time 1000 running job 1 (n1 nodes of 4
 -- cores for 100 s) with job 2 (n2 nodes) reserved at 1100.
@@ -358,6 +359,21 @@ describe("grove.flux", function()
       want = want and want:union(R) or R
     end
     assert.is_true(held:equal(want))
+    -- each job's R is kept from one answer to the next: what changes a
+    -- job's hold shows in the next answer all the same
+    s:handle("sched.alloc", alloc(12, jobspec(2, 4, 100)))
+    local function allocated() return core.rv1_decode(core.json_encode(status().allocated, 0)) end
+    local R12 = s.loop.m:rv1(12)
+    assert.is_true(allocated():equal(want:union(R12)))
+    local ranks12 = R12:ranks()
+    local first = ranks12:first()
+    s:handle("sched.free", fmt('{"id":12,"R":%s,"final":false}', R_text(tostring(first),
+      "n" .. first)))
+    assert.equal(2 * 4 - 4 + 11, allocated():count("core"))
+    assert.is_true(allocated():equal(want:union(s.loop.m:rv1(12))))
+    s:handle("sched.free", fmt('{"id":12,"R":%s,"final":true}', R_text(tostring(ranks12:last()),
+      "n" .. ranks12:last())))
+    assert.is_true(allocated():equal(want))
     -- a property set by the operator is in the whole R at once
     s:handle("sched-grove.set-property", '{"target":"n3","key":"fast"}')
     assert.equal("3", status().all.execution.properties.fast)
