@@ -163,6 +163,7 @@ end
 -- the jobs it covered and those that left it; else those the loop
 -- touched (joined the queue, a reservation made or dropped).  Under a
 -- queue depth, every waiting job (a job's place decides its reason).
+local FEW_TOUCHED = 16
 local function to_annotate(self)
   local loop = self.loop
   local touched = loop.touched
@@ -183,14 +184,39 @@ local function to_annotate(self)
     end
   end
   local list, pos = {}, {}
+  local k = 0
   for id, rec in pairs(touched) do
     if jobs[id] == rec and rec.state == "queued" then
-      list[#list + 1] = rec
-      pos[rec] = cs:position(id)
+      k = k + 1
+      list[k] = rec
     end
   end
-  table.sort(list, function(a, b) return pos[a] < pos[b] end)
-  return list, pos
+  if k <= FEW_TOUCHED then
+    for _, rec in ipairs(list) do pos[rec] = cs:position(rec.id) end
+    table.sort(list, function(a, b) return pos[a] < pos[b] end)
+    return list, pos
+  end
+  -- a job's place is a walk from the head: many jobs (a forecast's
+  -- thousands) are placed by one walk of the queue, already in order,
+  -- not one walk each and a sort (10,000 waiting jobs: 150 ms after each
+  -- pass, with no step between)
+  local want = {}
+  for _, rec in ipairs(list) do want[rec.id] = rec end
+  local ordered = {}
+  local between = loop.between
+  local id, i = cs:next(), 0
+  while id and k > 0 do
+    i = i + 1
+    if between and i % 256 == 0 then between() end
+    local rec = want[id]
+    if rec then
+      pos[rec] = i
+      ordered[#ordered + 1] = rec
+      k = k - 1
+    end
+    id = cs:next(id)
+  end
+  return ordered, pos
 end
 
 -- After a pass: annotate the waiting jobs whose annotation changed.  A
@@ -210,7 +236,9 @@ function M.annotate(self)
     list, pos = to_annotate(self)
   end
   local est = self.est or {}
+  local between = loop.between
   for i, rec in ipairs(list) do
+    if between then between() end
     if pos then i = pos[rec] end
     local want = {}
     local t = est[rec]
