@@ -328,7 +328,7 @@ const struct flux_msg_handler_spec sg_handlers[] = {
  * requests at a reload), which the look's back-off then turned into
  * answers waiting tens of ms.  Only on the Lua state's main thread,
  * where the pass runs. */
-#define BETWEEN_S 0.002
+#define BETWEEN_S 0.0005
 
 static const struct {
     const char *topic;
