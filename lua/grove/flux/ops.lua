@@ -354,7 +354,7 @@ function M.status_R(self)
   for id, rec in pairs(loop.jobs) do
     if rec.state == "running" then
       local i = m:info(id, false)
-      local c = cache[id]
+      local c = i and cache[id]
       if i and not (c and c.start == i.start and c["end"] == i["end"] and c.picks == i.picks) then
         c = {R = m:rv1(id), start = i.start, ["end"] = i["end"], picks = i.picks}
       end
