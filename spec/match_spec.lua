@@ -398,8 +398,9 @@ describe("the job table", function()
     local jobs = m:jobs()
     assert.equal(2, #jobs)
     assert.same({1, 2}, {jobs[1].id, jobs[2].id})
-    assert.same({id = 1, state = "allocated", start = 0, ["end"] = 60,
+    assert.same({id = 1, state = "allocated", start = 0, ["end"] = 60, picks = 8,
       counts = {cluster = 1, rack = 1, node = 1, socket = 1, core = 4}}, m:info(1))
+    assert.same({id = 1, state = "allocated", start = 0, ["end"] = 60, picks = 8}, m:info(1, false))
     -- an exclusive node: the job holds all it contains
     assert.same({cluster = 1, rack = 1, node = 1, socket = 2, core = 36, gpu = 2, memory = 16},
       m:info(2).counts)
