@@ -10,9 +10,12 @@
 #                 properties batch (the first three quarters), rare (the
 #                 last four ranks, drained: jobs asking it never run)
 #   JOBS=10000    jobs in the deep queue
-#   SCHEDS="grove-easy-64 grove-easy-unlimited grove-conservative-64
+#   SCHEDS="none grove-easy-64 grove-easy-unlimited grove-conservative-64
 #           grove-conservative-unlimited fluxion-easy fluxion-conservative
 #           backfill"
+#                 none: no scheduler, the jobs submitted and left pending:
+#                 the broker's memory without a scheduler, which the rows
+#                 after it are given against (+MB);
 #                 grove-POLICY-DEPTH: sched-grove, queue policy POLICY,
 #                 reserve depth DEPTH; fluxion-POLICY: Fluxion's modules
 #                 (from FLUXION_DIR, a flux-sched build tree; skipped
@@ -29,7 +32,9 @@
 # feasibility.check round trip (p50, p99 ms, 200 of the jobs asked with
 # the queue deep), the wall time of `flux resource list` (and, beside it,
 # its sched.resource-status round trip in ms, rs_ms, and the start-up of
-# its Python with no request, floor_s), broker RSS,
+# its Python with no request, floor_s), broker RSS (and what it holds
+# over the row "none", +MB), heartbeat.ping's round trip asked after each
+# check (ping50/ping99 ms: any module's answer at that moment),
 # jobs/s while the queue drains; and for sched-grove its own figures:
 # per-match p50/p99/max (ms), a pass's p50/p99/max (ms), annotations
 # sent per job.  A benchmark, not a test: figures go in bench/RESULTS.md.
@@ -45,7 +50,7 @@ if [ ! -x "$FLUX" ]; then
 fi
 NODES=${NODES:-16384}
 JOBS=${JOBS:-10000}
-SCHEDS=${SCHEDS:-"grove-easy-64 grove-easy-unlimited grove-conservative-64
+SCHEDS=${SCHEDS:-"none grove-easy-64 grove-easy-unlimited grove-conservative-64
 grove-conservative-unlimited fluxion-easy fluxion-conservative backfill"}
 FLUXION_DIR=${FLUXION_DIR:-/opt/flux-sched/build}
 case $build in /*) ;; *) build=$top/$build ;; esac
@@ -85,16 +90,22 @@ fluxion-*)
         queue-policy=${sched#fluxion-}
     flux module stats sched-fluxion-resource >/dev/null ;;
 backfill) flux module load sched-backfill ;;
+none) stats=--baseline ;;
 esac
-flux python "$top/bench/flux/deep.py" --jobs "$jobs" --nodes "$nodes" --stats "$stats"
+if [ "$stats" = --baseline ]; then
+    flux python "$top/bench/flux/deep.py" --jobs "$jobs" --nodes "$nodes" --baseline
+else
+    flux python "$top/bench/flux/deep.py" --jobs "$jobs" --nodes "$nodes" --stats "$stats"
+fi
 case $sched in
 fluxion-*) flux module remove sched-fluxion-qmanager; flux module remove sched-fluxion-resource ;;
 esac
 EOF
 
-printf '%-30s %8s %8s %8s %7s %7s %7s %6s %7s %8s %8s %8s %8s %8s %8s %7s\n' scheduler \
-    submit_s feas50ms feas99ms list_s rs_ms floor_s rss_MB jobs/s match50 match99 matchmx \
-    pass50 pass99 passmx ann/job
+printf '%-30s %8s %8s %8s %7s %7s %7s %7s %6s %6s %6s %7s %8s %8s %8s %8s %8s %8s %7s\n' \
+    scheduler submit_s feas50ms feas99ms ping50 ping99 list_s rs_ms floor_s rss_MB +MB jobs/s \
+    match50 match99 matchmx pass50 pass99 passmx ann/job
+base=
 for sched in $SCHEDS; do
     case $sched in
     fluxion-*) [ -f "$FLUXION_DIR/resource/modules/sched-fluxion-resource.so" ] || {
@@ -108,16 +119,21 @@ for sched in $SCHEDS; do
         printf '%-30s (failed: %s)\n' "$sched" "$(tail -n 1 "$work/err")"
         continue
     fi
+    [ "$sched" = none ] && base=$(echo "$row" | awk '{print $8}')
     echo "$row" | python3 -c '
 import json, sys
-f = sys.stdin.read().split(" ", 10)
-s = json.loads(f[10]) if len(f) > 10 else {}
+f = sys.stdin.read().split(" ", 12)
+s = json.loads(f[12]) if len(f) > 12 else {}
+base = sys.argv[2]
+plus = str(int(f[7]) - int(base)) if base and f[7] != "-" and sys.argv[1] != "none" else "-"
 def ms(k, q):
     v = s.get(k, {}).get(q)
     return "%.2f" % (v / 1e3) if v is not None else "-"
 m = s.get("match_time", {})
-print("%-30s %8s %8s %8s %7s %7s %7s %6s %7s %8s %8s %8s %8s %8s %8s %7s" % (sys.argv[1],
-      f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], ms("match_dist", "p50_us"),
+print("%-30s %8s %8s %8s %7s %7s %7s %7s %6s %6s %6s %7s %8s %8s %8s %8s %8s %8s %7s" % (
+      sys.argv[1], f[1], f[2], f[3], f[10], f[11], f[4], f[5], f[6], f[7], plus, f[8],
+      ms("match_dist", "p50_us"),
       ms("match_dist", "p99_us"), "%.2f" % (m["max"] * 1e3) if m.get("max") else "-",
-      ms("pass_time", "p50_us"), ms("pass_time", "p99_us"), ms("pass_time", "max_us"), f[9]))' "$sched"
+      ms("pass_time", "p50_us"), ms("pass_time", "p99_us"), ms("pass_time", "max_us"), f[9]))' \
+        "$sched" "$base"
 done

@@ -3,7 +3,15 @@
 # filled, a deep queue of mixed jobs behind, then the fill ended and the
 # queue drained.  Prints one line:
 #   DEEP submit_s feas_p50_ms feas_p99_ms list_s status_ms floor_s rss_MB drain_jobs_s
-#        ann_per_job stats
+#        ann_per_job ping_p50_ms ping_p99_ms stats
+# ping_*: the round trip of heartbeat.ping, a module thread with nothing
+# to do, asked right after each feasibility.check: what any request to a
+# module costs at that moment, the scheduler's work aside (on a machine
+# of few CPUs the broker's other threads are busy with the submissions).
+# With --baseline no scheduler is loaded: the fill and the queue are
+# submitted and left pending, and only submit_s and rss_MB are printed
+# (what the broker holds for the instance and its jobs without a
+# scheduler, the base of the scheduler's own memory).
 # status_ms: the sched.resource-status round trip `flux resource list`
 # makes; floor_s: `flux python -c "import flux.resource"`, the command's
 # start-up without any request.
@@ -21,7 +29,8 @@ import flux.job
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../scripts"))
 from fluxdrive import broker_rss_mb, job_states, start, weighted_choice  # noqa: E402
 
-a, rng, h = start(10000, 16384, ("--stats", {"default": ""}))
+a, rng, h = start(10000, 16384, ("--stats", {"default": ""}),
+                  ("--baseline", {"action": "store_true"}))
 pid = int(h.attr_get("broker.pid"))
 
 
@@ -85,7 +94,7 @@ def submit_all(specs):
 sizes = [N // 16] * 15 + [N - 15 * (N // 16) - 4]
 fill = submit_all([jobspec(nodes=n, tasks=n, exclusive=True, limit=3600, run=3600)
                    for n in sizes])
-while job_states(h)["run"] < 16:
+while not a.baseline and job_states(h)["run"] < 16:
     time.sleep(0.2)
 
 # the deep queue
@@ -97,9 +106,16 @@ for i in range(0, len(specs), 500):
 submit_s = time.monotonic() - t0
 never = sum(1 for s in specs if s["attributes"]["system"].get("constraints") ==
             {"properties": ["rare"]})
+if a.baseline:
+    # every job known to the job manager and listed, none scheduled
+    while job_states(h)["sched"] < 16 + a.jobs:
+        time.sleep(0.5)
+    time.sleep(2)
+    print("DEEP %.2f - - - - - %d - - - - {}" % (submit_s, broker_rss_mb(pid)))
+    sys.exit(0)
 
 # feasibility.check with the queue this deep: 200 of the jobs' requests
-lat = []
+lat, ping = [], []
 for s in rng.sample(specs, 200):
     t = time.monotonic()
     try:
@@ -107,7 +123,11 @@ for s in rng.sample(specs, 200):
     except OSError:
         pass
     lat.append(time.monotonic() - t)
+    t = time.monotonic()
+    h.rpc("heartbeat.ping", {}).get()
+    ping.append(time.monotonic() - t)
 lat.sort()
+ping.sort()
 
 time.sleep(2)  # the queue settles
 t = time.monotonic()
@@ -147,9 +167,10 @@ if a.stats:
     except OSError:
         stats = {}
 ann = stats.get("annotations_sent")
-print("DEEP %.2f %.2f %.2f %.3f %.1f %.3f %d %.1f %s %s" % (
+print("DEEP %.2f %.2f %.2f %.3f %.1f %.3f %d %.1f %s %.2f %.2f %s" % (
     submit_s, lat[len(lat) // 2] * 1e3, lat[len(lat) * 99 // 100] * 1e3, list_s, status_ms,
     floor_s, rss,
     done / drain if drain > 0 else 0.0,
-    "%.2f" % (ann / a.jobs) if ann is not None else "-", json.dumps(stats)))
+    "%.2f" % (ann / a.jobs) if ann is not None else "-",
+    ping[len(ping) // 2] * 1e3, ping[len(ping) * 99 // 100] * 1e3, json.dumps(stats)))
 sys.stdout.flush()
