@@ -96,6 +96,9 @@ struct frame {
     grove_vid_t v;
     uint32_t kids; /* offset in the kid arena */
     uint32_t nkids, next;
+    /* the children are all of v's, in the graph's order (the tree's list,
+     * none reordered): the i-th lies in block i / agg_blk of a wide v */
+    bool graph_order;
 };
 
 struct iter {

@@ -660,6 +660,7 @@ int grovep_match_push_frame(grove_matcher_t *m, grove_vid_t v, const struct req 
     f->kids = (uint32_t)m->nkids;
     f->nkids = 0;
     f->next = 0;
+    f->graph_order = false;
     if (m->tk) { /* containment's tree: its children listed in sequence */
         uint32_t n = m->tkoff[v + 1] - m->tkoff[v];
         if (grovep_grow((void **)&m->kids, &m->kidcap, m->nkids + n, sizeof(*m->kids)) < 0)
@@ -686,15 +687,25 @@ int grovep_match_push_frame(grove_matcher_t *m, grove_vid_t v, const struct req 
         m->frames[m->nframes - 1].nkids++;
     }
     f = &m->frames[m->nframes - 1];
+    bool reordered = kept;
     if (f->nkids > 1 && m->pol.explore_by_use) {
         if (!kept)
             grovep_match_order_by_use(m, m->kids + f->kids, f->nkids);
-    } else if (f->nkids > 1 && m->pol.order && order_kids(m, v, m->kids + f->kids, f->nkids) < 0) {
-        m->hook_failed = 1;
-        return -1;
+        reordered = true;
+    } else if (f->nkids > 1 && m->pol.order) {
+        if (order_kids(m, v, m->kids + f->kids, f->nkids) < 0) {
+            m->hook_failed = 1;
+            return -1;
+        }
+        reordered = true;
     }
-    if (m->rank_on && f->nkids > 0 && rank_kids(m, v, m->nframes - 1, r) < 0)
-        return -1;
+    if (m->rank_on && f->nkids > 0) {
+        if (rank_kids(m, v, m->nframes - 1, r) < 0)
+            return -1;
+        f = &m->frames[m->nframes - 1];
+        reordered = true;
+    }
+    f->graph_order = m->tk && !reordered;
     return 0;
 }
 
