@@ -323,6 +323,11 @@ grove_matcher_t *grovel_check_matcher(lua_State *L, int idx);
  * the policy's message when it failed, ECANCELED; else err's text, or
  * NULL); *why lives until the next match.  Raises on misuse, like
  * grovel_check_matcher, and when the matcher's policy was closed. */
+/* grovel_fail_errno for a match that failed with errno e; after one whose
+ * search ran out of its time (ETIMEDOUT), also the instant it goes on
+ * from (grove_matcher_resume_at). */
+int grovel_fail_resume(lua_State *L, const grove_matcher_t *m, int e, const char *why);
+
 int grovel_match_guarded(lua_State *L, int idx, const grove_jobspec_t *js, int mode,
                          grove_jobid_t id, const int64_t *win, const int64_t *after,
                          const grove_job_t **job, grove_error_t *err, const char **why);

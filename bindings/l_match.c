@@ -1,8 +1,9 @@
 /* l_match.c: the matcher in Lua.
  *
  *   core.matcher(graph [, {default_duration = s, constraint_type = "node", or_slots = bool}])
- *   m:match(jobspec [, mode [, jobid [, {start =, ["end"] =, picks =}]]])
- *       a job table, or nil, message, code
+ *   m:match(jobspec [, mode [, jobid [, {start =, ["end"] =, picks =, after =,
+ *           limit =}]]])
+ *       a job table, or nil, message, code [, resume]
  *       jobspec: a grove.jobspec, YAML or JSON text, or a table in canonical
  *       form; mode: "allocate" (default), "allocate_orelse_reserve",
  *       "allocate_with_satisfiability", "satisfiability",
@@ -11,7 +12,9 @@
  *       allocate_with_satisfiability, without_allocating) places the job
  *       there or fails;
  *       codes: EBUSY (not now), ENODEV (never), ECANCELED (the policy
- *       failed), EINVAL (a bad jobspec), EEXIST (the job id is in use)
+ *       failed), EINVAL (a bad jobspec), EEXIST (the job id is in use),
+ *       ETIMEDOUT (limit = seconds given: the search for a later start
+ *       stopped at its time limit; it goes on with after = resume)
  *   job table: {id =, state = "allocated" | "reserved" | "matched",
  *               start =, ["end"] = (absent: forever),
  *               picks = {{vertex =, amount =, exclusive =}, ...}}
@@ -300,6 +303,31 @@ static bool check_after(lua_State *L, int idx, int64_t *after)
     return true;
 }
 
+/* The option limit = seconds of m:match's options at idx (0: none).
+ * Raises on misuse. */
+static double check_limit(lua_State *L, int idx)
+{
+    if (lua_isnoneornil(L, idx))
+        return 0;
+    int ty = lua_getfield(L, idx, "limit");
+    double limit = 0;
+    if (ty != LUA_TNIL && ty != LUA_TNUMBER)
+        luaL_argerror(L, idx, "limit: a number of seconds expected");
+    if (ty == LUA_TNUMBER)
+        limit = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    return limit;
+}
+
+int grovel_fail_resume(lua_State *L, const grove_matcher_t *m, int e, const char *why)
+{
+    int n = grovel_fail_errno(L, e, why);
+    if (e != ETIMEDOUT)
+        return n;
+    lua_pushinteger(L, (lua_Integer)grove_matcher_resume_at(m));
+    return n + 1;
+}
+
 /* The match m:match asks for: grove_match, in a chosen window, not before
  * a time, or a grow. */
 static int run_match(grove_matcher_t *m, const grove_jobspec_t *js, int mode, grove_jobid_t id,
@@ -332,6 +360,7 @@ static int m_match(lua_State *L)
     bool has_after = check_after(L, 5, &after);
     if (has_after && (windowed || mode == MODE_GROW))
         luaL_argerror(L, 5, "after: not with a window or a grow");
+    double limit = check_limit(L, 5);
     lua_settop(L, 4);
     const grove_jobspec_t *js = to_jobspec(L, 2);
     if (!js) {
@@ -343,10 +372,13 @@ static int m_match(lua_State *L)
     grove_error_t err = {{0}, 0};
     const grove_job_t *job = NULL;
     const char *why = NULL;
+    grove_matcher_t *gm = check_matcher(L, 1)->m;
+    grove_matcher_set_search_limit(gm, limit);
     int rc = grovel_match_guarded(L, 1, js, mode, id, windowed ? win : NULL,
                                   has_after ? &after : NULL, &job, &err, &why);
+    grove_matcher_set_search_limit(gm, 0);
     if (rc < 0)
-        return grovel_fail_errno(L, errno, why);
+        return grovel_fail_resume(L, gm, errno, why);
     push_job(L, job, picks ? 5 : 0);
     return 1;
 }

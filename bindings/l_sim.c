@@ -1,8 +1,9 @@
 /* l_sim.c: the one call the batch-queue simulator (grove.sim) makes per
  * scheduling attempt, without the cost of a full job table.
  *
- *   core.sim_match(m, jobspec, mode, id [, type [, count [, after]]])
+ *   core.sim_match(m, jobspec, mode, id [, type [, count [, after [, limit]]]])
  *       -> state, start, end, {vid, ...} [, units]   or nil, message, code
+ *          [, resume]
  *   core.sim_nodes(vids, of) -> {node, ...}
  *
  * The same match as m:match(jobspec, mode, id) with mode "allocate" or
@@ -10,11 +11,15 @@
  * there), made the same way (grovel_match_guarded: a Lua policy's hooks
  * run in its sandbox).  Instead of a table per pick holding a vertex handle it returns
  * the vertex ids of the picks, only those of the given type when type is
- * given; end is nil for a job without one.  With count (a type name), also
+ * given (a reserved job's list is empty: its picks are read when it
+ * starts, m:job); end is nil for a job without one.  With count (a type name), also
  * the units of that type the job holds (its picks' amounts summed: what
  * m:info(id).counts[count] says, without the table).  With after (an
  * integer time, allocate_orelse_reserve only), no start before it, as
- * m:match's after option.
+ * m:match's after option.  With limit (seconds), the search for a later
+ * start stops once it has run that long (grove_matcher_set_search_limit):
+ * nil, message, "ETIMEDOUT", resume: the caller goes on with after =
+ * resume when it has done what it stopped for.
  *
  * sim_nodes: the nodes a job holds, of[vid] for each vertex id of vids that of
  * knows, each once, in increasing order (of maps a vertex id to its node's
@@ -40,7 +45,7 @@ static int l_sim_match(lua_State *L)
     static const char *const modes[] = {"allocate", "allocate_orelse_reserve", NULL};
     static const grove_match_mode_t mode_of[] = {GROVE_MATCH_ALLOCATE,
                                                  GROVE_MATCH_ALLOCATE_ORELSE_RESERVE};
-    const grove_matcher_t *m = grovel_check_matcher(L, 1);
+    grove_matcher_t *m = grovel_check_matcher(L, 1);
     const grove_jobspec_t *js = grovel_check_jobspec(L, 2);
     int mode = luaL_checkoption(L, 3, NULL, modes);
     lua_Integer id = luaL_checkinteger(L, 4);
@@ -54,13 +59,16 @@ static int l_sim_match(lua_State *L)
         luaL_argcheck(L, mode_of[mode] == GROVE_MATCH_ALLOCATE_ORELSE_RESERVE, 7,
                       "after: only with allocate_orelse_reserve");
     }
+    double limit = luaL_optnumber(L, 8, 0);
     grove_error_t err = {{0}, 0};
     const grove_job_t *job = NULL;
     const char *why = NULL;
-    if (grovel_match_guarded(L, 1, js, (int)mode_of[mode], (grove_jobid_t)id, NULL,
-                             has_after ? &after : NULL, &job, &err, &why)
-        < 0)
-        return grovel_fail_errno(L, errno, why);
+    grove_matcher_set_search_limit(m, limit);
+    int rc = grovel_match_guarded(L, 1, js, (int)mode_of[mode], (grove_jobid_t)id, NULL,
+                                  has_after ? &after : NULL, &job, &err, &why);
+    grove_matcher_set_search_limit(m, 0);
+    if (rc < 0)
+        return grovel_fail_resume(L, m, errno, why);
     const grove_graph_t *g = grove_matcher_graph(m);
     lua_pushstring(L, job->state == GROVE_JOB_ALLOCATED ? "allocated" : "reserved");
     lua_pushinteger(L, (lua_Integer)job->start);
@@ -68,6 +76,16 @@ static int l_sim_match(lua_State *L)
         lua_pushinteger(L, (lua_Integer)job->end);
     else
         lua_pushnil(L);
+    if (job->state != GROVE_JOB_ALLOCATED) {
+        /* a reservation's picks are read when it starts (m:job), not here:
+         * the 50,000 of a job of 1,024 whole nodes, replanned at every
+         * compression of a conservative queue */
+        lua_createtable(L, 0, 0);
+        if (!count)
+            return 4;
+        lua_pushnil(L);
+        return 5;
+    }
     lua_createtable(L, type ? 0 : (int)job->npicks, 0);
     lua_Integer n = 0, units = 0;
     /* the types by symbol, looked up once (a job of whole nodes has tens

@@ -559,7 +559,8 @@ static int match_from(grove_matcher_t *m, const grove_jobspec_t *js, grove_match
                       grove_error_t *err)
 {
     double t0 = now_s();
-    struct matching x = {.mode = mode, .id = id, .from = from};
+    struct matching x = {.mode = mode, .id = id, .from = from,
+                         .deadline = m->search_limit_s > 0 ? t0 + m->search_limit_s : 0};
     const grove_job_t *job = NULL;
     if (out)
         *out = NULL;
@@ -601,6 +602,16 @@ int grove_match_after(grove_matcher_t *m, const grove_jobspec_t *js, grove_match
                              "match: a start not before a given time takes the modes "
                              "allocate_orelse_reserve and without_allocating_future");
     return match_from(m, js, mode, id, not_before, out, err);
+}
+
+void grove_matcher_set_search_limit(grove_matcher_t *m, double limit_s)
+{
+    m->search_limit_s = limit_s > 0 ? limit_s : 0;
+}
+
+int64_t grove_matcher_resume_at(const grove_matcher_t *m)
+{
+    return m->resume_at;
 }
 
 /* Satisfiability on the vertices that are up: a SATISFIABILITY match with

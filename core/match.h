@@ -115,6 +115,20 @@ int grove_match_after(grove_matcher_t *m, const grove_jobspec_t *js, grove_match
                       grove_jobid_t id, int64_t not_before, const grove_job_t **out,
                       grove_error_t *err);
 
+/* A limit on the search for a later start (the modes that look ahead),
+ * for a caller with other work to do meanwhile: a Flux module answers
+ * its read-only requests between two steps of a pass, and the search for
+ * a reservation behind thousands of others (or for one that finds none
+ * before the horizon) tries tens of instants.  Once a match has run
+ * limit_s seconds (wall clock) and tried at least one later instant, it
+ * stops before the next: -1 with ETIMEDOUT, nothing recorded, and
+ * grove_matcher_resume_at gives the instant to go on from
+ * (grove_match_after's not_before): as long as nothing changed between,
+ * the search continued there finds what the whole search would have.
+ * 0 (the default): no limit.  Each match counts in the statistics. */
+void grove_matcher_set_search_limit(grove_matcher_t *m, double limit_s);
+int64_t grove_matcher_resume_at(const grove_matcher_t *m);
+
 /* Could js fit now if no job held anything, on the vertices that are up
  * (GROVE_MATCH_SATISFIABILITY also counts those that are not)?  Records
  * are ignored rather than removed: the cost is one match, not a copy of

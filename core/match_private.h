@@ -177,6 +177,10 @@ struct grove_matcher {
     grove_jobid_t next_id;
     grove_job_t result; /* MATCHED results */
     grove_match_stats_t stats;
+    /* grove_matcher_set_search_limit's limit (0: none), and where the last
+     * search it stopped would go on */
+    double search_limit_s;
+    int64_t resume_at;
     /* the last block asked of (blk_fits), for which need, and its answer:
      * the children of a block listed in turn ask once.  Forgotten at each
      * attempt (grovep_match_new_generation): the aggregates do not change
@@ -344,6 +348,8 @@ struct matching {
                              * no window ends past it */
     bool till_horizon;      /* no duration asked: each window ends at the
                              * horizon (d is that of the window at x->now) */
+    double deadline;        /* the search for a later instant stops past it
+                             * (grove_matcher_set_search_limit; 0: never) */
     uint8_t *imp;           /* per pick: implied by an exclusive ancestor */
 };
 

@@ -7,13 +7,26 @@
  * follows the number of instants, not of vertices.  The search stops at
  * the graph's expiration (the horizon): no window ends past it.
  *
+ * A caller may limit the search's time (grove_matcher_set_search_limit):
+ * it then stops between two instants and says where to go on.
+ *
  * This file must not walk (match_walk.c) or record (match_record.c): an
  * attempt starts a generation and hands each request list to the walk.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "match_private.h"
+
+/* Wall-clock seconds, for the search's limit (match.c times matches the
+ * same way). */
+static double clock_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 /* The nodes wholly idle a request list needs at least (grovep_agg_idle). */
 static int64_t idle_need(const struct req *top)
@@ -145,12 +158,23 @@ static int match_later(grove_matcher_t *m, struct matching *x)
     }
     const grovep_agg_t *ia = idle > 0 ? idle_agg(m, x->root) : NULL;
     int found = 0;
+    bool tried = false;
     for (size_t i = 0; i < nt && found == 0; i++) {
         /* the instants ascend: once a window ends past the horizon, so do
          * all the later ones */
         int64_t d = x->till_horizon ? x->horizon - times[i] : x->d;
         if (d <= 0 || grove_time_end(times[i], d) > x->horizon)
             break;
+        /* out of time (grove_matcher_set_search_limit): the caller goes
+         * on from this instant; one try at least, so that it moves on */
+        if (tried && x->deadline > 0 && clock_s() >= x->deadline) {
+            m->resume_at = times[i];
+            found = grovep_errorf(m->err, ETIMEDOUT,
+                                  "match: the search for a start ran out of its time; "
+                                  "it goes on from %lld",
+                                  (long long)times[i]);
+            break;
+        }
         m->start = times[i];
         m->end = grove_time_end(times[i], d);
         if (!agg_fits(m, x->root, need))
@@ -170,6 +194,7 @@ static int match_later(grove_matcher_t *m, struct matching *x)
             continue;
         }
         found = grovep_match_attempt_x(m, x, times[i], d);
+        tried = true;
         x->at = times[i];
         if (found > 0)
             x->d = d;

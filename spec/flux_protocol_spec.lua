@@ -546,6 +546,61 @@ describe("grove.flux answering aside, inside a pass (the module's between)", fun
   end)
 end)
 
+describe("grove.flux's searches for a later start, stopped for a look", function()
+  -- two ranks of four cores, each core held by a job of its own: rank 0's
+  -- end at 1020, 1040, 1060, 1080, rank 1's at 1010, 1030, 1050, 1070; a
+  -- job of four cores then waits for rank 1 wholly free at 1070, its
+  -- search failing at 1040, 1050 and 1060 (four cores free between the
+  -- ranks, neither rank with four)
+  local function deep(looking)
+    local s, clock = session{queue = "conservative"}
+    s.defer = true
+    for id = 1, 8 do
+      local d = id <= 4 and 20 * id or 10 + 20 * (id - 5)
+      s:handle("sched.alloc", alloc(id, jobspec(1, 1, d)))
+    end
+    s:schedule()
+    local looks = {n = 0, feas = {}}
+    if looking then
+      s.loop.search_limit = 1e-9 -- every search stops after its first later instant
+      s:set_between(function()
+        looks.n = looks.n + 1
+        looks.feas[#looks.feas + 1] = s:aside("feasibility",
+          '{"jobspec":' .. jobspec(1, 4, 50) .. '}')[1]
+      end)
+    end
+    s:handle("sched.alloc", alloc(9, jobspec(1, 4, 50)))
+    s:schedule()
+    return s, clock, looks
+  end
+
+  it("goes on where it stopped, and finds the start the whole search finds", function()
+    local a, clock_a, looks = deep(true)
+    local b, clock_b = deep(false)
+    assert.equal(1070, b.loop.jobs[9].reserved)
+    assert.equal(1070, a.loop.jobs[9].reserved)
+    assert.is_true(a.loop.search_stops >= 2, "stops: " .. a.loop.search_stops)
+    assert.equal(0, b.loop.search_stops)
+    -- a check answered at every look, in the middle of a search too
+    assert.is_true(looks.n >= a.loop.search_stops)
+    for _, r in ipairs(looks.feas) do
+      assert.same({"respond", "feasibility.check"}, {r.op, r.topic})
+    end
+    -- the same start, on the same rank, when its time comes
+    local started = {}
+    for k, s in ipairs({a, b}) do
+      local clock = k == 1 and clock_a or clock_b
+      clock.t = 1070
+      for id = 5, 8 do
+        s:handle("sched.free", ('{"id":%d,"R":%s,"final":true}'):format(id, R_text("1", "n1")))
+      end
+      started[k] = by_id(s:schedule(), "alloc", "success")[9]
+      assert.is_not_nil(started[k])
+    end
+    assert.same({"1", "1"}, {ranks_of(started[1]), ranks_of(started[2])})
+  end)
+end)
+
 describe("grove.flux with jobs that wait for drained nodes", function()
   -- four ranks of four cores, rank 3 the only one with property rare and
   -- down; job 1 holds the three others; then ten jobs of one node with

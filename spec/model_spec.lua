@@ -619,6 +619,73 @@ describe("chosen windows and grow", function()
       {after = 10, start = 10}) end)
   end)
 
+  it("stops a search for a later start at its time limit and goes on where it stopped", function()
+    -- tiny: two nodes of 36 cores.  One-core jobs fill them (first fit:
+    -- the first 36 on one node), ending every 20 s on one node and every
+    -- 20 s between them on the other: from 360 on the two hold 36 free
+    -- cores between them but neither holds 36 until 710, so a search for
+    -- a node's 36 cores tries some twenty instants that fail
+    local function fill(m)
+      for i = 1, 36 do assert(m:match(cores(1, 20 * i), "allocate")) end
+      for i = 1, 36 do assert(m:match(cores(1, 10 + 20 * (i - 1)), "allocate")) end
+    end
+    local function vids(j)
+      local out = {}
+      for i, p in ipairs(j.picks) do out[i] = p.vertex:vid() end
+      table.sort(out)
+      return out
+    end
+    local m = core.matcher(mh.tiny())
+    fill(m)
+    local whole = assert(m:match(cores(36, 50), "without_allocating_future"))
+    assert.equal(710, whole.start)
+    -- a limit no search meets: each call tries one instant past its
+    -- first, then stops and says where it goes on
+    local after, stops, j = nil, 0
+    repeat
+      local msg, code, resume
+      j, msg, code, resume = m:match(cores(36, 50), "allocate_orelse_reserve", nil,
+        {after = after, limit = 1e-9})
+      if not j then
+        assert.equal("ETIMEDOUT", code)
+        assert.matches("ran out of its time; it goes on from " .. resume, msg, 1, true)
+        assert.is_true(resume > (after or 0) and resume <= 710)
+        after, stops = resume, stops + 1
+        -- nothing recorded by a search that stopped
+        assert.equal(72, #m:jobs())
+      end
+    until j
+    assert.is_true(stops >= 10, "stopped " .. stops .. " times")
+    assert.same({"reserved", 710}, {j.state, j.start})
+    assert.same(vids(whole), vids(j))
+    -- core.sim_match takes the limit too (its eighth argument)
+    local m2 = core.matcher(mh.tiny())
+    fill(m2)
+    local js = core.jobspec_from_table(cores(36, 50))
+    local state, msg, code, resume = core.sim_match(m2, js, "allocate_orelse_reserve",
+      100, "core", nil, nil, 1e-9)
+    assert.same({nil, "ETIMEDOUT"}, {state, code})
+    assert.matches("ran out of its time", msg, 1, true)
+    local start
+    assert.is_true(math.type(resume) == "integer" and resume > 0)
+    after = resume
+    repeat
+      state, start, code, resume = core.sim_match(m2, js, "allocate_orelse_reserve",
+        100, "core", nil, after, 1e-9)
+      if not state then
+        assert.equal("ETIMEDOUT", code)
+        after = resume
+      end
+    until state
+    assert.same({"reserved", 710}, {state, start})
+    -- no limit, or one the search meets: one call as before
+    local m3 = core.matcher(mh.tiny())
+    fill(m3)
+    assert.equal(710, assert(m3:match(cores(36, 50), "allocate_orelse_reserve", nil,
+      {limit = 60})).start)
+    assert.has_error(function() m3:match(cores(1, 1), "allocate", nil, {limit = "soon"}) end)
+  end)
+
   it("grows an existing job over its own window", function()
     local m = core.matcher(mh.tiny())
     local j = assert(m:match(cores(4, 1000), "allocate"))

@@ -100,7 +100,7 @@ local function forecast(self)
       local after = in_order and floor or nil
       local kf = key and alike[key]
       if kf and (not after or kf > after) then after = kf end
-      local j = m:match(rec.js, "allocate_orelse_reserve", nil, {after = after, picks = false})
+      local j = sched.reserve_looking(loop, m, rec.js, nil, {after = after, picks = false})
       if j then
         t = j.start
         held[#held + 1] = j.id
