@@ -777,8 +777,20 @@ static grove_vid_t iter_next(grove_matcher_t *m, struct iter *it, const struct r
                 continue;
             }
         }
-        if (!blk_fits(m, k, r->need1, r->idle1))
-            continue; /* k's block of its parent's children cannot hold one */
+        if (!blk_fits(m, k, r->need1, r->idle1)) {
+            /* k's block of its parent's children cannot hold one: in the
+             * graph's order, the rest of the block is passed by with it
+             * (each would be, its answer the block's), counted so */
+            uint32_t blk = f->graph_order ? g->agg_blk : 0;
+            if (blk) {
+                uint32_t i = f->next - 1, end = (i / blk + 1) * blk;
+                if (end > f->nkids)
+                    end = f->nkids;
+                m->stats.blocks_passed += end - f->next;
+                f->next = end;
+            }
+            continue;
+        }
         if (g->v[k].type == r->type)
             return k;
         if (sibling_type(r, g->v[k].type) || !enterable(m, k) || !agg_fits(m, k, r->need1))
