@@ -29,8 +29,8 @@
 # (they ask for the drained ranks' property).  Then the fill is
 # cancelled and the queue drains.  Prints per scheduler: the time to
 # submit the queue (the feasibility check of each job included), the
-# feasibility.check round trip (p50, p99 ms, 1,000 of the jobs asked with
-# the queue deep), the wall time of `flux resource list` (and, beside it,
+# feasibility.check round trip (p50, p99 ms, 1,000 of the jobs' requests
+# asked as the queue is submitted, 50 after each 500), the wall time of `flux resource list` (and, beside it,
 # its sched.resource-status round trip in ms, rs_ms, and the start-up of
 # its Python with no request, floor_s), broker RSS (and what it holds
 # over the row "none", +MB), heartbeat.ping's round trip asked after each
