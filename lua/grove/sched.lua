@@ -561,7 +561,7 @@ function match(self, rec, mode, after)
         plain and self.unit or nil, not plain and self.unit or nil, after, limit)
       if state or end_or_code ~= "ETIMEDOUT" then break end
       after = vids -- where the search goes on
-      look(self)
+      look(self) -- only reads: the matcher's placement policy stays rec's
     end
     if not state then return nil, start, end_or_code end
     return {state = state, start = start, vids = vids, units = units}

@@ -59,6 +59,7 @@ function M.stats(self)
     queues = queues.stats(self), allocs = self.allocs or 0,
     pass_time = ring_report(self.pass_ring),
     annotations_sent = self.annotations_sent or 0, forecasts = self.forecasts or 0,
+    search_stops = self.loop.search_stops,
     -- the module's arguments, over the configuration (grove flux-export)
     args = self.args and #self.args > 0 and self.args or nil,
     reservations = next(self.resv or {}) and reserve.describe(self) or nil}
