@@ -372,20 +372,18 @@ static int m_match(lua_State *L)
     grove_error_t err = {{0}, 0};
     const grove_job_t *job = NULL;
     const char *why = NULL;
-    grove_matcher_t *gm = check_matcher(L, 1)->m;
-    grove_matcher_set_search_limit(gm, limit);
     int rc = grovel_match_guarded(L, 1, js, mode, id, windowed ? win : NULL,
-                                  has_after ? &after : NULL, &job, &err, &why);
-    grove_matcher_set_search_limit(gm, 0);
+                                  has_after ? &after : NULL, limit, &job, &err, &why);
     if (rc < 0)
-        return grovel_fail_resume(L, gm, errno, why);
+        return grovel_fail_resume(L, check_matcher(L, 1)->m, errno, why);
     push_job(L, job, picks ? 5 : 0);
     return 1;
 }
 
 int grovel_match_guarded(lua_State *L, int idx, const grove_jobspec_t *js, int mode,
                          grove_jobid_t id, const int64_t *win, const int64_t *after,
-                         const grove_job_t **job, grove_error_t *err, const char **why)
+                         double limit, const grove_job_t **job, grove_error_t *err,
+                         const char **why)
 {
     idx = lua_absindex(L, idx);
     struct lmatcher *lm = check_matcher(L, idx);
@@ -401,8 +399,10 @@ int grovel_match_guarded(lua_State *L, int idx, const grove_jobspec_t *js, int m
     /* nothing may raise from here to grovel_policy_end */
     lm->running = true;
     gr->busy++;
+    grove_matcher_set_search_limit(lm->m, limit);
     int rc = run_match(lm->m, js, mode, id, win, after, job, err);
     int e = errno;
+    grove_matcher_set_search_limit(lm->m, 0);
     gr->busy--;
     lm->running = false;
     if (sandboxed) {

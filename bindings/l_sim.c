@@ -45,7 +45,7 @@ static int l_sim_match(lua_State *L)
     static const char *const modes[] = {"allocate", "allocate_orelse_reserve", NULL};
     static const grove_match_mode_t mode_of[] = {GROVE_MATCH_ALLOCATE,
                                                  GROVE_MATCH_ALLOCATE_ORELSE_RESERVE};
-    grove_matcher_t *m = grovel_check_matcher(L, 1);
+    const grove_matcher_t *m = grovel_check_matcher(L, 1);
     const grove_jobspec_t *js = grovel_check_jobspec(L, 2);
     int mode = luaL_checkoption(L, 3, NULL, modes);
     lua_Integer id = luaL_checkinteger(L, 4);
@@ -63,10 +63,8 @@ static int l_sim_match(lua_State *L)
     grove_error_t err = {{0}, 0};
     const grove_job_t *job = NULL;
     const char *why = NULL;
-    grove_matcher_set_search_limit(m, limit);
     int rc = grovel_match_guarded(L, 1, js, (int)mode_of[mode], (grove_jobid_t)id, NULL,
-                                  has_after ? &after : NULL, &job, &err, &why);
-    grove_matcher_set_search_limit(m, 0);
+                                  has_after ? &after : NULL, limit, &job, &err, &why);
     if (rc < 0)
         return grovel_fail_resume(L, m, errno, why);
     const grove_graph_t *g = grove_matcher_graph(m);
