@@ -88,6 +88,10 @@ fluxion-*)
     flux module load "$fluxion/resource/modules/sched-fluxion-resource.so"
     flux module load "$fluxion/qmanager/modules/sched-fluxion-qmanager.so" \
         queue-policy=${sched#fluxion-}
+    # Fluxion 0.54 answers feasibility.check in a module of its own
+    if [ -f "$fluxion/resource/modules/sched-fluxion-feasibility.so" ]; then
+        flux module load "$fluxion/resource/modules/sched-fluxion-feasibility.so"
+    fi
     flux module stats sched-fluxion-resource >/dev/null ;;
 backfill) flux module load sched-backfill ;;
 none) stats=--baseline ;;
@@ -98,7 +102,9 @@ else
     flux python "$top/bench/flux/deep.py" --jobs "$jobs" --nodes "$nodes" --stats "$stats"
 fi
 case $sched in
-fluxion-*) flux module remove sched-fluxion-qmanager; flux module remove sched-fluxion-resource ;;
+fluxion-*)
+    flux module remove -f sched-fluxion-feasibility
+    flux module remove sched-fluxion-qmanager; flux module remove sched-fluxion-resource ;;
 esac
 EOF
 

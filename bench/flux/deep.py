@@ -16,6 +16,7 @@
 # makes; floor_s: `flux python -c "import flux.resource"`, the command's
 # start-up without any request.
 # stats: the scheduler module's own statistics (JSON, one line) or {}.
+import errno
 import json
 import os
 import subprocess
@@ -113,8 +114,10 @@ def check(s):
     t = time.monotonic()
     try:
         h.rpc("feasibility.check", {"jobspec": s}).get()
-    except OSError:
-        pass
+    except OSError as e:
+        # an answer that the job cannot run is an answer; no service is not
+        if e.errno == errno.ENOSYS:
+            sys.exit("deep: feasibility.check: the scheduler does not answer it")
     lat.append(time.monotonic() - t)
     t = time.monotonic()
     h.rpc("heartbeat.ping", {}).get()
