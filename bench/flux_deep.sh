@@ -21,6 +21,7 @@
 #                 (from FLUXION_DIR, a flux-sched build tree; skipped
 #                 without); backfill: flux-core's sched-backfill
 #   FLUXION_DIR=/opt/flux-sched/build
+#   TIMEOUT=7200  seconds a scheduler's instance may run
 #
 # One broker, every rank forced up, jobs under the test execution.  The
 # machine is first filled (16 exclusive jobs for an hour), then JOBS jobs
@@ -53,6 +54,7 @@ JOBS=${JOBS:-10000}
 SCHEDS=${SCHEDS:-"none grove-easy-64 grove-easy-unlimited grove-conservative-64
 grove-conservative-unlimited fluxion-easy fluxion-conservative backfill"}
 FLUXION_DIR=${FLUXION_DIR:-/opt/flux-sched/build}
+TIMEOUT=${TIMEOUT:-7200}
 case $build in /*) ;; *) build=$top/$build ;; esac
 work=$(mktemp -d /tmp/grove-deep.XXXXXX)
 trap '[ -n "${KEEP:-}" ] && echo "kept $work" || rm -rf "$work"' EXIT
@@ -117,7 +119,7 @@ for sched in $SCHEDS; do
     fluxion-*) [ -f "$FLUXION_DIR/resource/modules/sched-fluxion-resource.so" ] || {
         printf '%-30s (skipped: no Fluxion modules in %s)\n' "$sched" "$FLUXION_DIR"; continue; } ;;
     esac
-    out=$(FLUX_SCHED_MODULE=none timeout -k 10 7200 "$FLUX" start \
+    out=$(FLUX_SCHED_MODULE=none timeout -k 10 "$TIMEOUT" "$FLUX" start \
         -o,--config-path="$work" bash "$work/inner.sh" "$sched" "$build" "$JOBS" "$NODES" \
         "$top" "$FLUXION_DIR" 2>"$work/err")
     row=$(echo "$out" | grep '^DEEP' | tail -n 1)
