@@ -94,14 +94,6 @@ static int dominant_prepare(grove_matcher_t *m)
     return 0;
 }
 
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* ---- life ------------------------------------------------------------------ */
 
 grove_matcher_t *grove_matcher_create(grove_graph_t *g, const grove_match_config_t *cfg)
@@ -519,7 +511,7 @@ fail:;
 /* Count the time of one match in the statistics. */
 static void match_timed(grove_matcher_t *m, double t0)
 {
-    double dt = now_s() - t0;
+    double dt = grovep_match_now_s() - t0;
     if (m->stats.matches == 1 || dt < m->stats.min_s)
         m->stats.min_s = dt;
     if (dt > m->stats.max_s)
@@ -558,7 +550,7 @@ static int match_from(grove_matcher_t *m, const grove_jobspec_t *js, grove_match
                       grove_jobid_t id, int64_t from, const grove_job_t **out,
                       grove_error_t *err)
 {
-    double t0 = now_s();
+    double t0 = grovep_match_now_s();
     struct matching x = {.mode = mode, .id = id, .from = from,
                          .deadline = m->search_limit_s > 0 ? t0 + m->search_limit_s : 0};
     const grove_job_t *job = NULL;
@@ -720,7 +712,7 @@ static int match_fixed(grove_matcher_t *m, const grove_jobspec_t *js, grove_matc
                        grove_jobid_t id, int64_t start, int64_t end, grove_job_t *grow,
                        const grove_job_t **out, grove_error_t *err)
 {
-    double t0 = now_s();
+    double t0 = grovep_match_now_s();
     struct matching x = {.mode = mode, .id = id};
     const grove_job_t *job = NULL;
     if (grow) {

@@ -15,6 +15,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "error_private.h"
 #include "util.h"
@@ -354,6 +355,15 @@ struct matching {
 };
 
 /* ---- small helpers --------------------------------------------------------- */
+
+/* Wall-clock seconds (monotonic): matches are timed by it, and a search's
+ * limit (grove_matcher_set_search_limit) is kept by it. */
+static inline double grovep_match_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 /* Must the job states catch up (grove_matcher_catch_up) before a match:
  * has the graph's clock moved, or a vertex's status changed? */

@@ -15,18 +15,8 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "match_private.h"
-
-/* Wall-clock seconds, for the search's limit (match.c times matches the
- * same way). */
-static double clock_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* The nodes wholly idle a request list needs at least (grovep_agg_idle). */
 static int64_t idle_need(const struct req *top)
@@ -167,7 +157,7 @@ static int match_later(grove_matcher_t *m, struct matching *x)
             break;
         /* out of time (grove_matcher_set_search_limit): the caller goes
          * on from this instant; one try at least, so that it moves on */
-        if (tried && x->deadline > 0 && clock_s() >= x->deadline) {
+        if (tried && x->deadline > 0 && grovep_match_now_s() >= x->deadline) {
             m->resume_at = times[i];
             found = grovep_errorf(m->err, ETIMEDOUT,
                                   "match: the search for a start ran out of its time; "
