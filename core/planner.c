@@ -511,41 +511,75 @@ int64_t grovep_tl_used_at(const grovep_timeline_t *tl, int64_t t)
     return off;
 }
 
-/* Raise *best to the max of off + prefix over the points k of the subtree
- * with s < k < e.  Only the (at most two) children straddling s or e are
- * entered; the others are taken whole from their entry or skipped. */
-static void range_max(const grovep_timeline_t *tl, uint32_t node, int depth, int64_t off,
-                      int64_t s, int64_t e, int64_t *best)
+/* One descent for the max of usage over [s, e): raise *best to the max of
+ * off + prefix over the points k of the subtree with s < k < e, and set
+ * *us to U(s), the usage in effect at s, where the walk first passes s
+ * (*us_set).  Only the (at most two) children straddling s or e are
+ * entered; the others are taken whole from their entry or skipped.  The
+ * walk to U(s) is the walk to s's side of the window: asked apart, the
+ * descent to s was made twice for every window (each node's timeline
+ * asked over a window is most of a conservative queue's replanning at
+ * 16,384 nodes). */
+static int64_t range_max(const grovep_timeline_t *tl, uint32_t node, int depth, int64_t off,
+                         int64_t s, int64_t e, int64_t *best, int64_t *us, bool *us_set)
 {
     if (depth == tl->height - 1) {
         const grovep_tlleaf_t *l = &LF(node);
-        for (int j = 0; j < l->n && l->key[j] < e; j++) {
-            off += l->delta[j];
-            if (l->key[j] > s)
+        for (int j = 0; j < l->n; j++) {
+            if (l->key[j] > s) {
+                if (!*us_set) {
+                    *us = off;
+                    *us_set = true;
+                }
+                if (l->key[j] >= e)
+                    break;
+                off += l->delta[j];
                 *best = max64(*best, off);
+            } else {
+                off += l->delta[j];
+            }
         }
-        return;
+        return off;
     }
     const grovep_tlinner_t *in = &IN(node);
-    for (int i = 0; i < in->n && in->key[i] < e; i++) {
+    for (int i = 0; i < in->n; i++) {
         int64_t next = i + 1 < in->n ? in->key[i + 1] : INT64_MAX; /* keys < next */
         if (next <= s + 1) {
-            /* every key <= s */
-        } else if (in->key[i] > s && next <= e) {
-            *best = max64(*best, off + in->mx[i]);
+            off += in->sum[i]; /* every key <= s */
+            continue;
+        }
+        if (in->key[i] > s) {
+            /* every key > s: U(s) is the usage before them */
+            if (!*us_set) {
+                *us = off;
+                *us_set = true;
+            }
+            if (in->key[i] >= e)
+                break;
+            if (next <= e)
+                *best = max64(*best, off + in->mx[i]);
+            else
+                range_max(tl, in->child[i], depth + 1, off, s, e, best, us, us_set);
         } else {
-            range_max(tl, in->child[i], depth + 1, off, s, e, best);
+            range_max(tl, in->child[i], depth + 1, off, s, e, best, us, us_set);
         }
         off += in->sum[i];
     }
+    return off;
 }
 
 int64_t grovep_tl_max_used(const grovep_timeline_t *tl, int64_t s, int64_t e)
 {
-    int64_t best = grovep_tl_used_at(tl, s);
-    if (tl->height)
-        range_max(tl, tl->root, 0, 0, s, e, &best);
-    return best;
+    if (!tl->height)
+        return 0;
+    int64_t best = INT64_MIN, us = 0;
+    bool us_set = false;
+    int64_t off = range_max(tl, tl->root, 0, 0, s, e, &best, &us, &us_set);
+    /* no point after s was met before e (or the end): every point walked
+     * is <= s, and U(s) is their sum */
+    if (!us_set)
+        us = off;
+    return max64(best, us);
 }
 
 int64_t grovep_tl_max_all(const grovep_timeline_t *tl)
