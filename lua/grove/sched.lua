@@ -512,21 +512,32 @@ local function limit_of(self, mode)
   return mode == "allocate_orelse_reserve" and self.between and self.search_limit or nil
 end
 
+-- try(after) (a match whose search stops at its limit: nil, message,
+-- "ETIMEDOUT" and where it goes on) called until it ends, with the
+-- driver's look at each stop: the search goes on from where it stopped,
+-- which finds what the whole search would (a look answers requests that
+-- read: nothing the search reads changes).  What try returned last.
+local function searching(self, try, after)
+  while true do
+    local a, b, code, resume, e = try(after)
+    if a or code ~= "ETIMEDOUT" then return a, b, code, resume, e end
+    after = resume
+    look(self)
+  end
+end
+
 -- m:match(js, "allocate_orelse_reserve", id, opts) with the driver's looks
--- while it searches: stopped at its limit, a look, then the search goes
--- on from where it stopped (after = resume), which finds what the whole
--- search would (a look answers requests that only read: nothing the
--- search reads changes).  opts: m:match's (after, picks), not changed.
+-- while it searches (searching).  opts: m:match's (after, picks), not
+-- changed.
 function M.reserve_looking(self, m, js, id, opts)
   local limit = limit_of(self, "allocate_orelse_reserve")
   if not limit then return m:match(js, "allocate_orelse_reserve", id, opts) end
-  local o = {picks = opts and opts.picks, after = opts and opts.after, limit = limit}
-  while true do
-    local j, msg, code, resume = m:match(js, "allocate_orelse_reserve", id, o)
-    if j or code ~= "ETIMEDOUT" then return j, msg, code end
-    o.after = resume
-    look(self)
-  end
+  local o = {picks = opts and opts.picks, limit = limit}
+  local j, msg, code = searching(self, function(after)
+    o.after = after
+    return m:match(js, "allocate_orelse_reserve", id, o)
+  end, opts and opts.after)
+  return j, msg, code
 end
 
 -- Match rec in mode ("allocate" or "allocate_orelse_reserve"): a job
@@ -555,13 +566,16 @@ function match(self, rec, mode, after)
   local limit = limit_of(self, mode)
   if self.lean then
     local plain = not rec.jobspec
+    local m, js, id = self.m, rec.js, rec.id
+    local ptype, jtype = plain and self.unit or nil, not plain and self.unit or nil
     local state, start, end_or_code, vids, units
-    while true do
-      state, start, end_or_code, vids, units = core.sim_match(self.m, rec.js, mode, rec.id,
-        plain and self.unit or nil, not plain and self.unit or nil, after, limit)
-      if state or end_or_code ~= "ETIMEDOUT" then break end
-      after = vids -- where the search goes on
-      look(self) -- only reads: the matcher's placement policy stays rec's
+    if limit then
+      -- a look only reads: the matcher's placement policy stays rec's
+      state, start, end_or_code, vids, units = searching(self, function(a)
+        return core.sim_match(m, js, mode, id, ptype, jtype, a, limit)
+      end, after)
+    else
+      state, start, end_or_code, vids, units = core.sim_match(m, js, mode, id, ptype, jtype, after)
     end
     if not state then return nil, start, end_or_code end
     return {state = state, start = start, vids = vids, units = units}
