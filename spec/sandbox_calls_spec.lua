@@ -81,9 +81,20 @@ describe("a placement policy's library calls", function()
       local p = assert(core.policy_parse(hook_text(r[2]), "inline.lua",
         {budget = 1e15, time = 0.5}))
       local took = cpu(function()
-        -- line 6: VIRTUAL is four lines, the hook's first line the fifth
-        sandbox.fails_cleanly(p, "^policy inline: prune hook: inline%.lua:6: wall%-clock "
-          .. "limit of 0%.5 s exceeded$", true)
+        -- line 6: VIRTUAL is four lines, the hook's first line the fifth.
+        -- The clock runs from the match's start: on a machine loaded
+        -- enough that the match's walk up to the hook takes the 0.5 s,
+        -- it runs out at the hook's entry (line 5), before the call was
+        -- tried; then it is tried again (three times at most), never
+        -- passed on that failure
+        for try = 1, 3 do
+          local ok, err = pcall(sandbox.fails_cleanly, p, "^policy inline: prune hook: "
+            .. "inline%.lua:6: wall%-clock limit of 0%.5 s exceeded$", true)
+          if ok then break end
+          if try == 3 or not tostring(err):find("inline.lua:5: wall-clock limit", 1, true) then
+            error(err, 0)
+          end
+        end
       end)
       assert.is_true(took < 20, ("%.1f s"):format(took))
     end)
