@@ -517,9 +517,9 @@ int64_t grovep_tl_used_at(const grovep_timeline_t *tl, int64_t t)
  * (*us_set).  Only the (at most two) children straddling s or e are
  * entered; the others are taken whole from their entry or skipped.  The
  * walk to U(s) is the walk to s's side of the window: asked apart, the
- * descent to s was made twice for every window (each node's timeline
- * asked over a window is most of a conservative queue's replanning at
- * 16,384 nodes). */
+ * descent to s was made twice for every window (the nodes' timelines
+ * asked over a window are a fifth of a conservative queue's replanning
+ * at 16,384 nodes). */
 static int64_t range_max(const grovep_timeline_t *tl, uint32_t node, int depth, int64_t off,
                          int64_t s, int64_t e, int64_t *best, int64_t *us, bool *us_set)
 {
