@@ -15,12 +15,17 @@
 #                    do-nothing module (grants each job the shape it asks
 #                    for on the next ranks in turn, no matching): the
 #                    throughput bound on the same stream
-#   CEILING_ARGS=    the ceiling's arguments: one-core grants every job
-#                    one core of one rank whatever it asks (the bound
-#                    first used: the rest of Flux then handles a one-rank
-#                    R for a job of 512 nodes); summary annotates each
-#                    success with its resource summary, as flux-core's
-#                    schedulers and sched-grove do
+#   CEILING_ARGS="window summary"   the ceiling's arguments: window
+#                    writes R's starttime and expiration (the job's time
+#                    limit) as every flux-core scheduler does, and as
+#                    sched-grove does (without it R has no time limit,
+#                    and the execution system none to keep); summary
+#                    annotates each success with its resource summary, as
+#                    flux-core's schedulers and sched-grove do; one-core
+#                    grants every job one core of one rank whatever it
+#                    asks (the bound first used: the rest of Flux then
+#                    handles a one-rank R for a job of 512 nodes).  Empty:
+#                    the jobs' shapes with neither window nor summary
 #   SEED=1           the stream's random seed (the same stream for each)
 #   PURGE_AGE=60s    the job manager's inactive-age-limit: inactive jobs
 #                    purged after this long (flux-core keeps every inactive
@@ -66,6 +71,7 @@ NODES=${NODES:-16384}
 JOBS=${JOBS:-100000}
 SCHEDS=${SCHEDS:-"grove-fcfs grove-easy ceiling"}
 SEED=${SEED:-1}
+CEILING_ARGS=${CEILING_ARGS-window summary}
 BROKERS=${BROKERS:-8}
 work=$(mktemp -d /tmp/grove-soak.XXXXXX)
 trap '[ -n "${KEEP:-}" ] && echo "kept $work" || rm -rf "$work"' EXIT
@@ -109,7 +115,7 @@ for sched in $SCHEDS; do
     rm -rf "$work/state"; mkdir -p "$work/state"
     # a state directory: the resource module checkpoints drains there
     out=$(FLUX_SCHED_MODULE=none timeout -k 10 7200 "$FLUX" start --test-size="$BROKERS" \
-        -o,--config-path="$work" -Sstatedir="$work/state" env EXPORT="${EXPORT:-}" PURGE_AGE="$PURGE_AGE" CEILING_ARGS="${CEILING_ARGS:-}" bash "$work/inner.sh" "$sched" "$build" "$JOBS" "$SEED" \
+        -o,--config-path="$work" -Sstatedir="$work/state" env EXPORT="${EXPORT:-}" PURGE_AGE="$PURGE_AGE" CEILING_ARGS="$CEILING_ARGS" bash "$work/inner.sh" "$sched" "$build" "$JOBS" "$SEED" \
         "$NODES" "$top" 2>"$work/err")
     echo "$out" | grep '^EXPORT' || true
     row=$(echo "$out" | grep '^SOAK ' | tail -n 1)

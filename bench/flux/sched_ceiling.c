@@ -12,7 +12,11 @@
  * asked (the bound the throughput benchmarks used first: the rest of
  * Flux then handles a one-rank R for a job of 512 nodes).  Loaded with
  * `summary`, each success carries the sched.resource_summary annotation
- * flux-core's own schedulers (and sched-grove) send with it.  Only for
+ * flux-core's own schedulers (and sched-grove) send with it.  Loaded with
+ * `window`, R's starttime is now and its expiration the job's time limit
+ * from now, as flux-core's schedulers (and sched-grove) write them
+ * (without it both are 0: no time limit for the execution system to
+ * keep).  Only for
  * benchmarks under the test execution (jobs that start no shell): it
  * books resources many times over.
  *
@@ -46,6 +50,7 @@ struct ceiling {
     int cores, gpus; /* of the first rank of R: what a whole node grants */
     bool one_core;   /* one core a job, whatever its shape */
     bool summary;    /* each success annotated with its resource summary */
+    bool window;     /* R's starttime now and expiration at the time limit */
     long allocs;     /* alloc requests granted */
     struct alloc_stamps stamps;
 };
@@ -141,7 +146,8 @@ static struct shape shape_of(const struct ceiling *c, json_t *jobspec)
  * they would run past the last), as a new string, or NULL; and in
  * summary (size bytes) its resource summary as flux-core's schedulers
  * write it ("rank[0-3]/core[0-43],gpu[0-3]"). */
-static char *grant_R(struct ceiling *c, struct shape sh, char *summary, size_t size)
+static char *grant_R(struct ceiling *c, struct shape sh, double start, double end,
+                     char *summary, size_t size)
 {
     int n = c->nranks ? c->nranks : 1;
     if (sh.nodes > n)
@@ -183,9 +189,9 @@ static char *grant_R(struct ceiling *c, struct shape sh, char *summary, size_t s
     if (nodes
         && asprintf(&R,
                     "{\"version\":1,\"execution\":{\"R_lite\":[{\"rank\":\"%s\","
-                    "\"children\":{\"core\":\"%s\"%s}}],\"starttime\":0,\"expiration\":0,"
-                    "\"nodelist\":[\"%s\"]}}",
-                    ranks, cores, gpus, nodes)
+                    "\"children\":{\"core\":\"%s\"%s}}],\"starttime\":%.0f,"
+                    "\"expiration\":%.0f,\"nodelist\":[\"%s\"]}}",
+                    ranks, cores, gpus, start, end, nodes)
                < 0)
         R = NULL;
     free(nodes);
@@ -205,8 +211,21 @@ static void alloc_cb(flux_t *h, const flux_msg_t *msg, void *arg)
     flux_kvs_txn_t *txn = NULL;
     flux_future_t *f = NULL;
     if (flux_request_unpack(msg, NULL, "{s:I s?o}", "id", &id, "jobspec", &jobspec) < 0
-        || flux_job_kvs_key(key, sizeof(key), (flux_jobid_t)id, "R") < 0
-        || !(R = grant_R(c, shape_of(c, jobspec), summary, sizeof(summary))))
+        || flux_job_kvs_key(key, sizeof(key), (flux_jobid_t)id, "R") < 0)
+        goto fail;
+    double start = 0., end = 0.;
+    if (c->window) {
+        /* as flux-core's schedulers write it: from now to the time
+         * limit (attributes.system.duration; none: no expiration) */
+        double duration = 0.;
+        json_t *d = json_object_get(
+            json_object_get(json_object_get(jobspec, "attributes"), "system"), "duration");
+        if (json_is_number(d))
+            duration = json_number_value(d);
+        start = (double)(long)flux_reactor_now(flux_get_reactor(h));
+        end = duration > 0. ? start + duration : 0.;
+    }
+    if (!(R = grant_R(c, shape_of(c, jobspec), start, end, summary, sizeof(summary))))
         goto fail;
     if (c->summary)
         snprintf(annotations, sizeof(annotations),
@@ -337,8 +356,11 @@ int mod_main(flux_t *h, int argc, char **argv)
             c.one_core = true;
         else if (!strcmp(argv[i], "summary"))
             c.summary = true;
+        else if (!strcmp(argv[i], "window"))
+            c.window = true;
         else {
-            flux_log(h, LOG_ERR, "unknown option %s (one-core and summary are known)", argv[i]);
+            flux_log(h, LOG_ERR, "unknown option %s (one-core, summary and window are known)",
+                     argv[i]);
             errno = EINVAL;
             return -1;
         }
