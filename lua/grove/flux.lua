@@ -701,7 +701,9 @@ function Flux:cancel(request)
     sched.forget(loop, rec)
     rec.state = "cancelled"
     emit(self, {op = "alloc", id = r.id, type = "cancel"})
-    pass(self)
+    -- a burst of cancels (flux cancel --all) costs one pass, as a
+    -- burst of ends does
+    pass_soon(self)
   end
   return flush(self)
 end
@@ -721,7 +723,7 @@ function Flux:prioritize(request)
     if rec and math.type(p) == "integer" then sched.prioritize(loop, rec, p) end
   end
   sched.drop_reservations(loop)
-  pass(self)
+  pass_soon(self)
   return flush(self)
 end
 
