@@ -16,9 +16,8 @@
  * `window`, R's starttime is now and its expiration the job's time limit
  * from now, as flux-core's schedulers (and sched-grove) write them
  * (without it both are 0: no time limit for the execution system to
- * keep).  Only for
- * benchmarks under the test execution (jobs that start no shell): it
- * books resources many times over.
+ * keep).  Only for benchmarks under the test execution (jobs that start
+ * no shell): it books resources many times over.
  *
  * A success is answered as sched-grove answers it: R committed to
  * job.<id>.R, then the response sent as text when the commit is done; and
