@@ -507,6 +507,28 @@ describe("grove.flux with deferred passes (the module's)", function()
     s:schedule()
     assert.equal(n0 + 2, s:stats().pass_time.n)
   end)
+
+  it("passes once for a burst of cancels and a reprioritize, at schedule()", function()
+    local s = session()
+    s.defer = true
+    for id = 1, 5 do s:handle("sched.alloc", alloc(id, jobspec(1, 4, 100))) end
+    s:schedule()
+    local n0 = s:stats().pass_time.n
+    -- the waiting jobs' cancels are answered at once, without a pass each
+    for id = 3, 4 do
+      local acts = s:handle("sched.cancel", ('{"id":%d}'):format(id))
+      assert.is_not_nil(by_id(acts, "alloc", "cancel")[id])
+    end
+    s:handle("sched.prioritize", '{"jobs":[[5,20]]}')
+    assert.equal(n0, s:stats().pass_time.n)
+    s:schedule()
+    assert.equal(n0 + 1, s:stats().pass_time.n)
+    -- what is left waits, and starts when a rank is free
+    s:handle("sched.free", ('{"id":1,"R":%s,"final":true}'):format(R_text("0", "n0")))
+    local acts = s:schedule()
+    assert.equal("0", ranks_of(by_id(acts, "alloc", "success")[5]))
+    assert.equal(n0 + 2, s:stats().pass_time.n)
+  end)
 end)
 
 describe("grove.flux answering aside, inside a pass (the module's between)", function()
