@@ -239,3 +239,55 @@ describe("grove.sched: a head with no start in sight", function()
     assert.is_true(matches <= 8, "matches: " .. matches)
   end)
 end)
+
+describe("grove.sched: running jobs by estimated end", function()
+  it("stay in order through inserts and removes in any order, blocks split and emptied", function()
+    local self = {by_est = {}}
+    local recs, live = {}, {}
+    local seed = 7
+    local function rand(n)
+      seed = (seed * 1103515245 + 12345) % 2147483648
+      return seed % n
+    end
+    -- ends with ties (same end, id breaks them), enough to split blocks
+    for id = 1, 1000 do
+      local rec = {id = id, est_end = rand(200), procs = 1}
+      recs[id] = rec
+      sched.start_estimate(self, rec)
+      live[id] = true
+    end
+    -- remove two thirds in a scattered order, move some ends
+    for k = 1, 1000 do
+      local id = (k * 617) % 1000 + 1
+      if k % 3 ~= 0 then
+        sched.stop_estimate(self, recs[id])
+        live[id] = nil
+      elseif k % 9 == 0 then
+        sched.stop_estimate(self, recs[id])
+        recs[id].est_end = recs[id].est_end + rand(50)
+        sched.start_estimate(self, recs[id])
+      end
+    end
+    local want = {}
+    for id in pairs(live) do want[#want + 1] = recs[id] end
+    table.sort(want, function(a, b)
+      if a.est_end ~= b.est_end then return a.est_end < b.est_end end
+      return a.id < b.id
+    end)
+    local got = {}
+    for r in sched.by_est(self) do got[#got + 1] = r end
+    assert.equal(#want, #got)
+    for i = 1, #want do assert.equal(want[i], got[i]) end
+    assert.equal(want[1], sched.first_by_est(self))
+    -- every block of the list is non-empty
+    for _, b in ipairs(self.by_est) do assert.is_true(#b > 0) end
+    -- a job not in the list is an error, and leaves it as it was
+    assert.has_error(function() sched.stop_estimate(self, {id = 5000, est_end = 3}) end)
+    local n = 0
+    for _ in sched.by_est(self) do n = n + 1 end
+    assert.equal(#want, n)
+    for _, r in ipairs(want) do sched.stop_estimate(self, r) end
+    assert.is_nil(sched.first_by_est(self))
+    assert.is_nil(self.by_est[1])
+  end)
+end)

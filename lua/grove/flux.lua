@@ -316,10 +316,9 @@ M.OVERDUE_GRACE = 60
 -- matcher keeps such a job in its table: set_overdue("report")).
 function M.hold_overdue(self)
   local loop = self.loop
-  local list = loop.by_est
   -- (at its very end too: the planner has its resources free from then)
-  while list[1] and list[1].est_end <= loop.now do
-    local rec = list[1]
+  local rec = sched.first_by_est(loop)
+  while rec and rec.est_end <= loop.now do
     local ok, msg = move_end(self, rec, loop.now + M.OVERDUE_GRACE)
     if not ok then
       -- what it holds was promised from its end on (a reservation over
@@ -330,6 +329,7 @@ function M.hold_overdue(self)
       rec.est_end = math.maxinteger
       sched.start_estimate(loop, rec)
     end
+    rec = sched.first_by_est(loop)
   end
 end
 

@@ -152,7 +152,7 @@ function PQ:held()
   local h = self.held_now
   if not h or h.pass ~= loop.passes then
     h = {pass = loop.passes, units = {}, jobs = {}}
-    for _, rec in ipairs(loop.by_est) do
+    for rec in sched.by_est(loop) do
       local k = qkey(rec.queue)
       h.units[k] = (h.units[k] or 0) + (rec.procs or 0)
       h.jobs[k] = (h.jobs[k] or 0) + 1
