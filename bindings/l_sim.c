@@ -11,7 +11,8 @@
  * there), made the same way (grovel_match_guarded: a Lua policy's hooks
  * run in its sandbox).  Instead of a table per pick holding a vertex handle it returns
  * the vertex ids of the picks, only those of the given type when type is
- * given (a reserved job's list is empty: its picks are read when it
+ * given, none when type is false (a driver that reads none: the list of a
+ * job of 512 whole nodes has 25,000 ids) (a reserved job's list is empty: its picks are read when it
  * starts, m:job); end is nil for a job without one.  With count (a type name), also
  * the units of that type the job holds (its picks' amounts summed: what
  * m:info(id).counts[count] says, without the table).  With after (an
@@ -50,7 +51,8 @@ static int l_sim_match(lua_State *L)
     int mode = luaL_checkoption(L, 3, NULL, modes);
     lua_Integer id = luaL_checkinteger(L, 4);
     luaL_argcheck(L, id > 0, 4, "job id must be > 0");
-    const char *type = luaL_optstring(L, 5, NULL);
+    bool no_vids = lua_isboolean(L, 5) && !lua_toboolean(L, 5);
+    const char *type = no_vids ? NULL : luaL_optstring(L, 5, NULL);
     const char *count = luaL_optstring(L, 6, NULL);
     int64_t after = 0;
     bool has_after = !lua_isnoneornil(L, 7);
@@ -84,7 +86,7 @@ static int l_sim_match(lua_State *L)
         lua_pushnil(L);
         return 5;
     }
-    lua_createtable(L, type ? 0 : (int)job->npicks, 0);
+    lua_createtable(L, type || no_vids ? 0 : (int)job->npicks, 0);
     lua_Integer n = 0, units = 0;
     /* the types by symbol, looked up once (a job of whole nodes has tens
      * of thousands of picks); a type the graph has no name for has no
@@ -96,7 +98,7 @@ static int l_sim_match(lua_State *L)
         grove_sym_t vt = type || count ? grove_vertex_type_sym(g, v) : GROVE_SYM_NONE;
         if (count && vt == count_sym && vt != GROVE_SYM_NONE)
             units += (lua_Integer)job->picks[i].amount;
-        if (type && (vt != type_sym || vt == GROVE_SYM_NONE))
+        if (no_vids || (type && (vt != type_sym || vt == GROVE_SYM_NONE)))
             continue;
         lua_pushinteger(L, (lua_Integer)v);
         lua_rawseti(L, -2, ++n);

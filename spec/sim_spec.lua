@@ -162,6 +162,12 @@ describe("grove.sim", function()
     assert.equal(3, units)
     assert.equal(m:info(2).counts.core, units)
     assert.is_true(#all >= 3)
+    -- type false: no vertex ids at all, the units still counted
+    local js2 = grove.core.jobspec_from_table(grove.jobspec{slots = 2})
+    local st2, _, _, none, units2 = grove.core.sim_match(m, js2, "allocate", 6, false, "core")
+    assert.same({"allocated", 0, 2}, {st2, #none, units2})
+    assert.equal(m:info(6).counts.core, units2)
+    assert(m:cancel(6))
     local n5 = select("#", grove.core.sim_match(m, js, "allocate", 3, "core"))
     assert.equal(4, n5)
     -- after: a reservation no earlier than a given time, as m:match's

@@ -122,6 +122,9 @@ function M.new(opts)
   loop.touched = {}     -- the waiting jobs whose annotations may change
   self.gen = 0          -- moves when a head's estimate may have moved
   loop.on_start = function(_, rec) annotate.started(self, rec) end
+  -- (a start's vertex ids are read by no one here: R is written from the
+  -- matcher's job)
+  loop.no_vids = true
   loop.on_wake = function(_, t)
     if not self.wake or t < self.wake then self.wake = t end
   end

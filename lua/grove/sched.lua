@@ -32,7 +32,8 @@
 --
 -- The driver hears back through two fields it may set:
 --   self.on_start(self, rec, vids)  a job started (vids: the vertex ids of
---                                   its picks of the processor type)
+--                                   its picks of the processor type; none
+--                                   when self.no_vids is set)
 --   self.on_wake(self, t)           a reservation begins at t: a pass is
 --                                   due then
 --   self.before_pass(self)          called first in each pass
@@ -568,6 +569,7 @@ function match(self, rec, mode, after)
     local plain = not rec.jobspec
     local m, js, id = self.m, rec.js, rec.id
     local ptype, jtype = plain and self.unit or nil, not plain and self.unit or nil
+    if self.no_vids then ptype = false end
     local state, start, end_or_code, vids, units
     if limit then
       -- a look only reads: the matcher's placement policy stays rec's
@@ -1435,7 +1437,9 @@ function M.context(loop)
       if not ok then reserve(s, rec) end
     elseif rec.reserved == s.now then
       local vids = {}
-      for i, p in ipairs(s.m:job(rec.id).picks) do vids[i] = p.vertex:vid() end
+      if not s.no_vids then
+        for i, p in ipairs(s.m:job(rec.id).picks) do vids[i] = p.vertex:vid() end
+      end
       begin_run(s, rec, {vids = vids})
       ok = true
     elseif rec.reserved then
