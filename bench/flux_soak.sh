@@ -14,7 +14,9 @@
 #   SCHEDS="grove-fcfs grove-easy ceiling"   who runs it; ceiling is the
 #                    do-nothing module (grants each job the shape it asks
 #                    for on the next ranks in turn, no matching): the
-#                    throughput bound on the same stream
+#                    throughput bound on the same stream.  A name may come
+#                    more than once ("ceiling grove-easy ceiling
+#                    grove-easy"): the shares are then over every run
 #   CEILING_ARGS="window summary"   the ceiling's arguments: window
 #                    writes R's starttime and expiration (the job's time
 #                    limit) as every flux-core scheduler does, and as
@@ -125,7 +127,7 @@ for sched in $SCHEDS; do
         continue
     fi
     set -- $row
-    rate[$sched]=$2
+    rate[$sched]="${rate[$sched]:-} $2"
     printf '%-12s %6s %7s %9.1f %9s %9s %6s %6s %s\n' "$sched" "$NODES" "$JOBS" "$2" "$3" \
         "$4" "$5" "$6" "${*:7}"
     mem=$(echo "$out" | grep '^SOAKMEM' | tail -n 1)
@@ -138,8 +140,21 @@ for sched in $SCHEDS; do
     used=$(echo "$out" | grep '^SOAKSCHED' | tail -n 1)
     [ -z "$used" ] || { set -- $used; echo "  $sched module: CPU $2 s ($(echo "scale=3; $2 * 1000 / $JOBS" | bc) ms a job), allocs $3, annotations $4"; }
 done
+# Each scheduler's throughput as a share of the ceiling's: over every run
+# of each (the mean of its rates over the ceiling's mean; SCHEDS may name
+# each more than once, interleaved, as a loaded machine's pace drifts
+# between runs), and run by run in the order they came (the i-th run of
+# each against the i-th of the ceiling)
+mean() { echo "scale=6; ($(echo "$*" | sed 's/ /+/g')) / $#" | bc; }
 for s in grove-fcfs grove-easy; do
     if [ -n "${rate[$s]:-}" ] && [ -n "${rate[ceiling]:-}" ]; then
-        echo "$s: $(echo "scale=3; ${rate[$s]} / ${rate[ceiling]}" | bc) of the ceiling's throughput"
+        read -r -a g <<< "${rate[$s]}"
+        read -r -a c <<< "${rate[ceiling]}"
+        pairs=
+        for ((i = 0; i < ${#g[@]} && i < ${#c[@]}; i++)); do
+            pairs="$pairs $(echo "scale=3; ${g[i]} / ${c[i]}" | bc)"
+        done
+        echo "$s: $(echo "scale=3; $(mean "${g[@]}") / $(mean "${c[@]}")" | bc) of the ceiling's throughput" \
+            "(${#g[@]} runs against ${#c[@]}; run by run:$pairs)"
     fi
 done
