@@ -63,7 +63,7 @@
 # drained ranks), with what was kept at the two readings (the job
 # manager's inactive jobs not yet purged, the scheduler's Lua heap) and
 # what the module reported of itself (its thread's CPU seconds, allocs,
-# annotation messages); then grove's throughput as a share of the
+# annotation messages, passes, matches placed and not); then grove's throughput as a share of the
 # ceiling's.
 # A benchmark, not a test: figures go in bench/RESULTS.md.
 set -u
@@ -138,7 +138,7 @@ for sched in $SCHEDS; do
     # thread's CPU (the scheduler's share of the machine), allocs, and
     # annotation messages
     used=$(echo "$out" | grep '^SOAKSCHED' | tail -n 1)
-    [ -z "$used" ] || { set -- $used; echo "  $sched module: CPU $2 s ($(echo "scale=3; $2 * 1000 / $JOBS" | bc) ms a job), allocs $3, annotations $4"; }
+    [ -z "$used" ] || { set -- $used; echo "  $sched module: CPU $2 s ($(echo "scale=3; $2 * 1000 / $JOBS" | bc) ms a job), allocs $3, annotations $4, passes $5, matches $6 placed and $7 not"; }
 done
 # Each scheduler's throughput as a share of the ceiling's: over every run
 # of each (the mean of its rates over the ceiling's mean; SCHEDS may name

@@ -63,12 +63,15 @@ def kept():
 
 # what the scheduler module reported of itself, summed over its loads
 # (each reload starts its counters again): its thread's CPU seconds,
-# allocs answered, annotations sent (sched-grove)
-sched_used = {"cpu_s": 0.0, "allocs": 0, "annotations_sent": 0}
+# allocs answered, annotations sent, passes and matches that placed a
+# job or did not (sched-grove)
+sched_used = {"cpu_s": 0.0, "allocs": 0, "annotations_sent": 0, "passes": 0,
+              "jobs_matched": 0, "matches_failed": 0}
 
 
 def sched_tally():
     st = h.rpc(a.module + ".stats-get", {}).get()
+    st["passes"] = (st.get("pass_time") or {}).get("n", 0)
     for k in sched_used:
         sched_used[k] += st.get(k, 0)
 
@@ -274,6 +277,7 @@ if a.module == "sched-grove":
 print("SOAK %.1f %s %s %.3f %d %s" % (a.jobs / elapsed, rss10, rss,
       (rss / rss10) if rss10 else 0.0, wrong, views))
 print("SOAKMEM %s %s %s %s" % (kept10[0], kept_end[0], kept10[1], kept_end[1]))
-print("SOAKSCHED %.1f %d %d" % (sched_used["cpu_s"], sched_used["allocs"],
-      sched_used["annotations_sent"]))
+print("SOAKSCHED %.1f %d %d %d %d %d" % (sched_used["cpu_s"], sched_used["allocs"],
+      sched_used["annotations_sent"], sched_used["passes"], sched_used["jobs_matched"],
+      sched_used["matches_failed"]))
 sys.stdout.flush()
