@@ -15,7 +15,11 @@
 -- the request's text to the success payload's text, p50 and p99 and the
 -- mean, and the CPU a job costs in all (its alloc, its free and the
 -- passes they run).  Shapes: N1 (one node, `flux submit -N1`) and n1 (one
--- core, `flux submit -n1`).  Defaults: -s 1024 16384, -j 5000, -q fcfs easy.
+-- core, `flux submit -n1`); with -m, mix instead: the stream of
+-- bench/flux_soak.sh (one core to 512 whole nodes, GPUs, ranks
+-- constrained; each jobspec with its own run time, without the
+-- environment, as the job manager sends it).  Defaults: -s 1024 16384,
+-- -j 5000, -q fcfs easy.
 --
 -- It measures and reports; it asserts only that every job started.
 local core = require("grove.core")
@@ -24,20 +28,21 @@ local flux = require("grove.flux")
 local clock = os.clock -- CPU time: the machine may be shared
 local fmt = string.format
 
-local sizes, jobs, queues = {}, 5000, {}
+local sizes, jobs, queues, shapes = {}, 5000, {}, {"N1", "n1"}
 do
   local i, into = 1, nil
   while arg[i] do
     local a = arg[i]
     if a == "-s" then into = sizes
     elseif a == "-q" then into = queues
+    elseif a == "-m" then shapes, into = {"mix"}, nil
     elseif a == "-j" then
       i = i + 1
       jobs = assert(math.tointeger(tonumber(arg[i])), "-j: a number of jobs")
       into = nil
     elseif into == sizes then sizes[#sizes + 1] = assert(math.tointeger(tonumber(a)), a)
     elseif into == queues then queues[#queues + 1] = a
-    else error("usage: bench_flux_loop.lua [-s NODES...] [-j JOBS] [-q POLICY...]") end
+    else error("usage: bench_flux_loop.lua [-s NODES...] [-j JOBS] [-q POLICY...] [-m]") end
     i = i + 1
   end
 end
@@ -63,6 +68,38 @@ local function jobspec_text(shape)
   return '{"version":1,"resources":[' .. slot .. '],' .. task .. '}'
 end
 
+-- The soak's stream (bench/flux/soak.py): (weight, resources, constraints)
+-- as flux.job.JobspecV1.from_command writes them, each job with its own
+-- run time.
+local function slot(with) return '{"type":"slot","count":1,"label":"task","with":[' .. with .. ']}' end
+local CORE = '{"type":"core","count":1}'
+local function nodes(n, excl, with)
+  return fmt('{"type":"node","count":%d%s,"with":[%s]}', n, excl and ',"exclusive":true' or '', with)
+end
+local MIX = {
+  {40, slot(CORE)},
+  {15, slot('{"type":"core","count":4}')},
+  {15, nodes(1, true, slot(CORE))},
+  {10, nodes(4, false, slot(CORE))},
+  {5, nodes(64, true, slot(CORE))},
+  {1, nodes(512, true, slot(CORE))},
+  {8, slot(CORE .. ',{"type":"gpu","count":1}')},
+  {6, nodes(1, false, slot(CORE)), '"constraints":{"ranks":["0-1023"]},'},
+}
+local mix_seed = 1
+local function mix_text()
+  mix_seed = (mix_seed * 1103515245 + 12345) % 2147483648
+  local r, pick = mix_seed % 100, MIX[#MIX]
+  for _, m in ipairs(MIX) do
+    if r < m[1] then pick = m break end
+    r = r - m[1]
+  end
+  return '{"resources":[' .. pick[2] .. '],"tasks":[{"command":["true"],"slot":"task",'
+    .. '"count":{"per_slot":1}}],"attributes":{"system":{"duration":600.0,"cwd":"/tmp",'
+    .. (pick[3] or '') .. fmt('"exec":{"test":{"run_duration":"%.3fs"}}}},"version":1}',
+      0.01 + (mix_seed % 1990) / 1000)
+end
+
 local function pct(sorted, p)
   local n = #sorted
   if n == 0 then return 0 end
@@ -86,10 +123,12 @@ end
 
 local function run(n, queue, shape)
   local s, t_acq = acquired(n, queue)
-  local js = jobspec_text(shape)
+  local js = shape ~= "mix" and jobspec_text(shape)
+  mix_seed = 1
   local lat, running, started = {}, {}, 0
   local t_all = clock()
   for id = 1, jobs do
+    if shape == "mix" then js = mix_text() end
     local text = fmt('{"id":%d,"priority":16,"userid":1000,"t_submit":%d.5,"jobspec":%s}',
       id, 1700000000 + id, js)
     local t0 = clock()
@@ -129,7 +168,7 @@ print("| nodes | queue | shape | first acquire s | alloc p50 us | p99 us | mean 
 print("|---:|---|---|---:|---:|---:|---:|---:|---:|")
 for _, n in ipairs(sizes) do
   for _, q in ipairs(queues) do
-    for _, shape in ipairs{"N1", "n1"} do
+    for _, shape in ipairs(shapes) do
       run(n, q, shape)
       collectgarbage()
     end

@@ -2,9 +2,12 @@
  * reads or writes JSON files of its own (the simulator's job lists and
  * summaries), through the same reader and writer as the rest of Grove.
  *
- *   core.json_decode(text [, source])  a value, or nil, "SOURCE:LINE:COL:
- *       reason", "EINVAL" (null becomes nil; nesting past GROVE_NEST_MAX
- *       is refused the same way)
+ *   core.json_decode(text [, source [, omit]])  a value, or nil,
+ *       "SOURCE:LINE:COL: reason", "EINVAL" (null becomes nil; nesting past
+ *       GROVE_NEST_MAX is refused the same way).  omit: a list of dotted
+ *       paths of object keys ("attributes.system.environment") left out
+ *       of the value, for a caller that reads little of a large document
+ *       (a Flux jobspec carries the submitter's whole environment)
  *   core.json_encode(value [, indent])  text with sorted keys (indent:
  *       spaces a level, 0 for one line), or nil, reason, "EINVAL" for a
  *       value JSON cannot hold
@@ -17,6 +20,7 @@
 #include <jansson.h>
 #include <lauxlib.h>
 #include <lua.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,17 +33,51 @@ static int push_value(lua_State *L)
     return 1;
 }
 
+/* Delete the member at the dotted path from v, if it is there (each step
+ * an object). */
+static void omit_path(json_t *v, const char *path)
+{
+    const char *dot;
+    while (v && (dot = strchr(path, '.'))) {
+        char key[128];
+        size_t n = (size_t)(dot - path);
+        if (n >= sizeof(key))
+            return;
+        memcpy(key, path, n);
+        key[n] = '\0';
+        v = json_is_object(v) ? json_object_get(v, key) : NULL;
+        path = dot + 1;
+    }
+    if (v && json_is_object(v))
+        json_object_del(v, path);
+}
+
 static int l_json_decode(lua_State *L)
 {
     size_t len;
     const char *text = luaL_checklstring(L, 1, &len);
     const char *source = luaL_optstring(L, 2, "(string)");
+    bool omit = !lua_isnoneornil(L, 3);
+    if (omit) {
+        luaL_checktype(L, 3, LUA_TTABLE);
+        for (lua_Integer i = 1; lua_rawgeti(L, 3, i) != LUA_TNIL; i++) {
+            luaL_argcheck(L, lua_type(L, -1) == LUA_TSTRING, 3, "paths (strings) expected");
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
     json_error_t jerr;
     json_t *v = json_loadb(text, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
     if (!v) {
         lua_pushfstring(L, "%s:%d:%d: %s", source, jerr.line, jerr.column, jerr.text);
         return grovel_fail(L, lua_tostring(L, -1), "EINVAL");
     }
+    for (lua_Integer i = 1; omit && lua_rawgeti(L, 3, i) != LUA_TNIL; i++) {
+        omit_path(v, lua_tostring(L, -1));
+        lua_pop(L, 1);
+    }
+    if (omit)
+        lua_pop(L, 1);
     /* pushing raises on nesting past the limit: caught, v freed */
     lua_pushcfunction(L, push_value);
     lua_pushlightuserdata(L, v);

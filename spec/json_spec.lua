@@ -17,6 +17,20 @@ describe("grove.core JSON", function()
     expect.fails_like("EINVAL", "^%(string%):1:%d+: ", core.json_decode("{"))
   end)
 
+  it("leaves out the members at the paths it is told to omit", function()
+    local text = '{"a": {"b": {"c": 1, "d": 2}, "e": [1]}, "f": 3, "g": "x"}'
+    assert.same({a = {b = {d = 2}, e = {1}}, g = "x"},
+      core.json_decode(text, "t", {"a.b.c", "f", "a.x.y", "g.h", "nosuch"}))
+    -- a path through an array or a scalar leaves it as it is
+    assert.same({a = {1, 2}}, core.json_decode('{"a": [1, 2]}', "t", {"a.1"}))
+    assert.same({}, core.json_decode('{"a": [1, 2]}', "t", {"a"}))
+    assert.same(7, core.json_decode("7", "t", {"a"}))
+    assert.has_error(function() core.json_decode("{}", "t", {1}) end)
+    assert.has_error(function() core.json_decode("{}", "t", "a") end)
+    -- bad text is refused as without omit
+    expect.fails_like("EINVAL", "^t:1:", core.json_decode("{", "t", {"a"}))
+  end)
+
   it("refuses nesting past the limit without raising", function()
     local deep = ("["):rep(core.nest_max + 2) .. ("]"):rep(core.nest_max + 2)
     expect.fails_like("EINVAL", "^deep: JSON nested deeper than", core.json_decode(deep, "deep"))

@@ -239,12 +239,19 @@ local BARE_NODES = {first = true, low = true, high = true, lonode = true, hinode
 -- graph's types are (M.count_units), since a reading depends on them.
 local TEXT_MAX = 1024
 
--- The entry of text: {t = the decoded table (not to be changed), js =
--- {estimate -> grove.jobspec}}, or nil, message.
+-- What the decoded table leaves out: what the loop reads from the text
+-- itself through the C reader (resources, tasks), and the submitter's
+-- environment, which nothing here reads (a jobspec as submitted holds
+-- the whole of it, as in a feasibility check at submit: kilobytes made
+-- into tables and dropped).
+local TEXT_OMIT = {"resources", "tasks", "attributes.system.environment"}
+
+-- The entry of text: {t = the decoded table without TEXT_OMIT (not to be
+-- changed), js = {estimate -> grove.jobspec}}, or nil, message.
 local function text_entry(self, text)
   local e = self.text_cache[text]
   if e then return e end
-  local t, err = core.json_decode(text, "jobspec")
+  local t, err = core.json_decode(text, "jobspec", TEXT_OMIT)
   if type(t) ~= "table" then return nil, err or "a JSON object expected" end
   if self.text_cached >= TEXT_MAX then self.text_cache, self.text_cached = {}, 0 end
   e = {t = t, js = {}}
@@ -253,8 +260,9 @@ local function text_entry(self, text)
   return e
 end
 
--- The jobspec text decoded (a table the caller must not change), kept
--- for the requests of the jobs that name the same text; or nil, message.
+-- The jobspec text decoded (a table the caller must not change, without
+-- its resources, tasks and environment: see TEXT_OMIT), kept for the
+-- requests of the jobs that name the same text; or nil, message.
 function M.jobspec_table(self, text)
   local e, msg = text_entry(self, text)
   if not e then return nil, msg end
