@@ -34,7 +34,7 @@ static int push_value(lua_State *L)
 }
 
 /* Delete the member at the dotted path from v, if it is there (each step
- * an object). */
+ * an object; a step of 128 bytes or more names nothing). */
 static void omit_path(json_t *v, const char *path)
 {
     const char *dot;

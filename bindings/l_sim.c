@@ -11,9 +11,9 @@
  * there), made the same way (grovel_match_guarded: a Lua policy's hooks
  * run in its sandbox).  Instead of a table per pick holding a vertex handle it returns
  * the vertex ids of the picks, only those of the given type when type is
- * given, none when type is false (a driver that reads none: the list of a
- * job of 512 whole nodes has 25,000 ids) (a reserved job's list is empty: its picks are read when it
- * starts, m:job); end is nil for a job without one.  With count (a type name), also
+ * given, none when type is false (for a driver that reads none: a job of
+ * 512 whole nodes has 25,000); a reserved job's list is empty (its picks
+ * are read when it starts, m:job); end is nil for a job without one.  With count (a type name), also
  * the units of that type the job holds (its picks' amounts summed: what
  * m:info(id).counts[count] says, without the table).  With after (an
  * integer time, allocate_orelse_reserve only), no start before it, as
