@@ -71,10 +71,13 @@ end
 -- The soak's stream (bench/flux/soak.py): (weight, resources, constraints)
 -- as flux.job.JobspecV1.from_command writes them, each job with its own
 -- run time.
-local function slot(with) return '{"type":"slot","count":1,"label":"task","with":[' .. with .. ']}' end
+local function slot(with)
+  return '{"type":"slot","count":1,"label":"task","with":[' .. with .. ']}'
+end
 local CORE = '{"type":"core","count":1}'
 local function nodes(n, excl, with)
-  return fmt('{"type":"node","count":%d%s,"with":[%s]}', n, excl and ',"exclusive":true' or '', with)
+  return fmt('{"type":"node","count":%d%s,"with":[%s]}', n,
+    excl and ',"exclusive":true' or '', with)
 end
 local MIX = {
   {40, slot(CORE)},
