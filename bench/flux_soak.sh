@@ -63,8 +63,8 @@
 # drained ranks), with what was kept at the two readings (the job
 # manager's inactive jobs not yet purged, the scheduler's Lua heap) and
 # what the module reported of itself (its thread's CPU seconds, allocs,
-# annotation messages, passes, matches placed and not); then grove's throughput as a share of the
-# ceiling's.
+# annotation messages, passes, matches placed and not); then grove's
+# throughput as a share of the ceiling's.
 # A benchmark, not a test: figures go in bench/RESULTS.md.
 set -u
 . "$(dirname "$0")/lib.sh"

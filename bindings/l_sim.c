@@ -93,7 +93,8 @@ static int l_sim_match(lua_State *L)
      * vertex either */
     grove_sym_t type_sym = type ? grove_graph_sym_lookup(g, type) : GROVE_SYM_NONE;
     grove_sym_t count_sym = count ? grove_graph_sym_lookup(g, count) : GROVE_SYM_NONE;
-    for (size_t i = 0; i < job->npicks; i++) {
+    /* (nothing to read of the picks without vids or a count) */
+    for (size_t i = 0; i < job->npicks && (count || !no_vids); i++) {
         grove_vid_t v = job->picks[i].v;
         grove_sym_t vt = type || count ? grove_vertex_type_sym(g, v) : GROVE_SYM_NONE;
         if (count && vt == count_sym && vt != GROVE_SYM_NONE)

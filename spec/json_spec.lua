@@ -25,6 +25,10 @@ describe("grove.core JSON", function()
     assert.same({a = {1, 2}}, core.json_decode('{"a": [1, 2]}', "t", {"a.1"}))
     assert.same({}, core.json_decode('{"a": [1, 2]}', "t", {"a"}))
     assert.same(7, core.json_decode("7", "t", {"a"}))
+    -- a step of 128 bytes or more names no member
+    local long = ("k"):rep(130)
+    assert.same({[long] = {b = 1}}, core.json_decode('{"' .. long .. '": {"b": 1}}', "t",
+      {long .. ".b"}))
     assert.has_error(function() core.json_decode("{}", "t", {1}) end)
     assert.has_error(function() core.json_decode("{}", "t", "a") end)
     -- bad text is refused as without omit
