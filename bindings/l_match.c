@@ -41,7 +41,8 @@
  *       (stats: {matches =, succeeded =, min =, max =, mean = (seconds),
  *       held = the jobs held now, ranks_kept = the rankings mended from
  *       a kept one (grove_policy_t.score_local), blocks_passed = the
- *       children of wide vertices passed by their block's aggregate,
+ *       children of wide vertices passed by their block's aggregate or
+ *       constraint verdict,
  *       idle_pruned = windows ruled out for too few nodes wholly idle)})
  *   m:replan(id)  m:set_now(t)  m:events([{clear = true}])
  *   m:register(R, id [, {start =, ["end"] =, request =, free =}])   a running job

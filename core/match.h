@@ -72,7 +72,9 @@ typedef struct grove_match_stats {
                           * since an earlier match, not made anew
                           * (grove_policy_t.score_local) */
     uint64_t blocks_passed; /* children of wide vertices passed by their
-                             * block's aggregate, not looked at one by one
+                             * block's aggregate (or because none of the
+                             * block meets the job's constraint), not
+                             * looked at one by one
                              * (grove_graph_set_aggregates' blocks=N) */
     uint64_t idle_pruned;   /* windows ruled out for too few nodes wholly
                              * idle (the aggregates' idle=1) */

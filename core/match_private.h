@@ -255,9 +255,10 @@ struct grove_matcher {
     /* The verdicts of a few constraints on the execution targets, kept
      * between matches (grovep_match_verdicts): each constraint by its key
      * (grove_constraint_key), a byte a vertex slot (0 not yet asked, 1
-     * meets it, 2 does not), valid while the graph's content holds
-     * (chg_gen: names, ranks, properties).  cv_cur: this match's, or
-     * NULL (no constraint, or no memory for one). */
+     * meets it, 2 does not; CV_BLK_* above them on a block's first child,
+     * cblk_none), valid while the graph's content holds (chg_gen: names,
+     * ranks, properties).  cv_cur: this match's, or NULL (no constraint,
+     * or no memory for one). */
     struct grovep_verdicts {
         char *key;
         uint64_t gen, used;
@@ -536,7 +537,8 @@ static inline int64_t free_units(const grove_matcher_t *m, grove_vid_t v)
 
 /* Can the subtree of v hold need (units per low type) in the window?  True
  * when v keeps no aggregate: aggregates only prune. */
-static inline bool agg_fits(const grove_matcher_t *m, grove_vid_t v, const int64_t *need)
+static inline bool agg_fits_at(const grove_matcher_t *m, grove_vid_t v, const int64_t *need,
+                               bool totals)
 {
     const grove_graph_t *g = m->g;
     if (!g->naggs || m->dom_sub != g->containment)
@@ -544,7 +546,7 @@ static inline bool agg_fits(const grove_matcher_t *m, grove_vid_t v, const int64
     const grovep_agg_t *a = grovep_agg_of(g, v);
     if (!a)
         return true;
-    if (m->sat) {
+    if (totals || m->sat) {
         const int64_t *total = grovep_agg_total(g, a);
         for (size_t i = 0; i < g->nlow; i++)
             if ((a->mask & (1u << i)) && need[i] > total[i])
@@ -552,6 +554,19 @@ static inline bool agg_fits(const grove_matcher_t *m, grove_vid_t v, const int64
         return true;
     }
     return grovep_agg_fits(g, a, m->start, m->end, need);
+}
+
+static inline bool agg_fits(const grove_matcher_t *m, grove_vid_t v, const int64_t *need)
+{
+    return agg_fits_at(m, v, need, false);
+}
+
+/* Could v's subtree hold need with nothing in use (its aggregate's
+ * totals)?  What agg_fits answers for a vertex nothing touches in the
+ * window. */
+static inline bool agg_total_fits(const grove_matcher_t *m, grove_vid_t v, const int64_t *need)
+{
+    return agg_fits_at(m, v, need, true);
 }
 
 /* Can the block of its parent's children k lies in hold need during the
@@ -609,9 +624,42 @@ static inline bool constraint_ok(const grove_matcher_t *m, grove_vid_t v)
     uint8_t *cv = m->cv_cur;
     if (!cv)
         return constraint_check(m, v);
-    if (!cv[v])
-        cv[v] = constraint_check(m, v) ? 1 : 2;
-    return cv[v] == 1;
+    uint8_t c = cv[v] & 3;
+    if (!c) {
+        c = constraint_check(m, v) ? 1 : 2;
+        cv[v] = (uint8_t)((cv[v] & ~3) | c);
+    }
+    return c == 1;
+}
+
+/* A block's verdict, kept in its first child's byte: known, and none of
+ * its children meets the constraint. */
+#define CV_BLK_KNOWN 4
+#define CV_BLK_NONE 8
+
+/* Does no child of the block of kids[0..n) that begins at position b meet
+ * the job's constraint (a block of agg_blk children, in the graph's
+ * order)?  Then none is a candidate nor walked through (take_check and
+ * enterable refuse each), and the walk passes the block whole: a job of
+ * a hostlist of 256 nodes walked the 16,384 nodes of a machine one by
+ * one, asking each.  The children are asked once a constraint while the
+ * graph's content holds; false without a constraint, or when a child is
+ * not an execution target (it passes, constraint_ok). */
+static inline bool cblk_none(const grove_matcher_t *m, const grove_vid_t *kids, uint32_t n,
+                             uint32_t b)
+{
+    uint8_t *cv = m->cv_cur;
+    if (!cv || b >= n)
+        return false;
+    uint8_t *first = &cv[kids[b]];
+    if (!(*first & CV_BLK_KNOWN)) {
+        uint32_t end = b + m->g->agg_blk < n ? b + m->g->agg_blk : n;
+        bool none = true;
+        for (uint32_t i = b; i < end && none; i++)
+            none = !constraint_ok(m, kids[i]);
+        *first |= (uint8_t)(CV_BLK_KNOWN | (none ? CV_BLK_NONE : 0));
+    }
+    return (*first & CV_BLK_NONE) != 0;
 }
 
 /* ---- touched ancestors ---------------------------------------------------- */

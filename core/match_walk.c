@@ -777,11 +777,20 @@ static grove_vid_t iter_next(grove_matcher_t *m, struct iter *it, const struct r
                 continue;
             }
         }
+        uint32_t blk = f->graph_order ? g->agg_blk : 0;
+        if (blk && m->constraint && (f->next - 1) % blk == 0
+            && cblk_none(m, &m->kids[f->kids], f->nkids, f->next - 1)) {
+            /* no child of k's block meets the job's constraint (each would
+             * be refused before a hook is asked) */
+            uint32_t end = f->next - 1 + blk < f->nkids ? f->next - 1 + blk : f->nkids;
+            m->stats.blocks_passed += end - f->next + 1;
+            f->next = end;
+            continue;
+        }
         if (!blk_fits(m, k, r->need1, r->idle1)) {
             /* k's block of its parent's children cannot hold one: in the
              * graph's order, the rest of the block is passed by with it
              * (each would be, its answer the block's), counted so */
-            uint32_t blk = f->graph_order ? g->agg_blk : 0;
             if (blk) {
                 uint32_t i = f->next - 1, end = (i / blk + 1) * blk;
                 if (end > f->nkids)
@@ -852,11 +861,20 @@ int grovep_match_take_check(grove_matcher_t *m, const struct req *r, grove_vid_t
     if (nodex)
         excl = true;
     *excl_out = excl;
-    /* the aggregate of a candidate matters for what lies below it; a leaf
-     * request is decided by the candidate's own records */
-    if (!up(m, c) || !constraint_ok(m, c) || (r->child && !agg_fits(m, c, r->need1)))
+    bool hook = m->pol.prune && grove_policy_applies(g, m->pol.prune_types, g->v[c].type);
+    if (!up(m, c) || !constraint_ok(m, c))
         return 0;
-    if (m->pol.prune && grove_policy_applies(g, m->pol.prune_types, g->v[c].type)) {
+    /* the aggregate of a candidate matters for what lies below it; a leaf
+     * request is decided by the candidate's own records.  An exclusive
+     * candidate is refused below when anything touches it in the window,
+     * and one nothing touches has its aggregate's totals free: its totals
+     * answer, without the window's looks at its aggregate and at whether
+     * it is held whole (two planner queries a node a job of whole nodes
+     * passes or takes).  Not when a prune hook is asked next: it is asked
+     * about the candidates the aggregate admits, as before. */
+    if (r->child && !(excl && !hook ? agg_total_fits(m, c, r->need1) : agg_fits(m, c, r->need1)))
+        return 0;
+    if (hook) {
         /* the policy may rule out a candidate as it rules out a subtree */
         grove_policy_ctx_t ctx = {r->type, need, m->start, m->end, &m->preq, r->js};
         int p = m->pol.prune(m->pol.arg, g, c, &ctx);

@@ -18,7 +18,8 @@ local match = require("match_helper")
 
 -- A cluster of `racks` racks of `nodes` nodes (racks 0: the nodes right
 -- below the cluster, as a machine read from R has them), each node of 4
--- cores and i % 3 GPUs, named n0.. with ranks 0..
+-- cores and i % 3 GPUs, named n0.. with ranks 0..; the nodes of the
+-- second half have the property "hi"
 local function machine(racks, nodes)
   local g = core.graph()
   local root = g:add_vertex{type = "cluster", basename = "bk", id = 0}
@@ -30,7 +31,8 @@ local function machine(racks, nodes)
       assert(g:add_child(root, parent))
     end
     for _ = 1, nodes do
-      local n = g:add_vertex{type = "node", id = i, rank = i, name = "n" .. i}
+      local n = g:add_vertex{type = "node", id = i, rank = i, name = "n" .. i,
+        properties = i >= math.max(racks, 1) * nodes // 2 and {hi = ""} or nil}
       assert(g:add_child(parent, n))
       for c = 0, 3 do assert(g:add_child(n, g:add_vertex{type = "core", id = c})) end
       for k = 0, i % 3 - 1 do assert(g:add_child(n, g:add_vertex{type = "gpu", id = k})) end
@@ -66,6 +68,11 @@ local SHAPES = {
   {nodes = 6, cores_per_node = 1, exclusive = true, duration = 20},
   {nodes = 3, tasks = 3, cores_per_task = 2, duration = 30},
   {nodes = 12, cores_per_node = 4, exclusive = true, duration = 50},
+  -- constraints: whole blocks of nodes none of which meets them are passed
+  {nodes = 1, tasks = 1, duration = 20, constraints = {hostlist = {"n[13-18]"}}},
+  {tasks = 1, cores_per_task = 2, duration = 10, constraints = {properties = {"hi"}}},
+  {nodes = 2, cores_per_node = 1, exclusive = true, duration = 30,
+    constraints = {properties = {"^hi"}}},
 }
 
 -- One stream on two graphs alike but for the aggregates' blocks (4
@@ -186,6 +193,43 @@ describe("the aggregates of blocks of a wide vertex's children", function()
     assert.equal("reserved", j.state)
     assert.equal(100, j.start)
     assert.equal(1, m:stats().idle_pruned) -- now, not looked for node by node
+    m:close()
+  end)
+
+  it("pass a block none of whose nodes meets the job's constraint, asked again when "
+    .. "the graph changes", function()
+    -- 256 nodes below the cluster: four blocks of 64; only n200 has "x"
+    local R = '{"version":1,"execution":{"R_lite":[{"rank":"0-255","children":' ..
+      '{"core":"0-3"}}],"starttime":0,"expiration":0,"nodelist":["n[0-255]"],' ..
+      '"properties":{"x":"200"}}}'
+    local g = assert(assert(core.rv1_decode(R)):to_graph())
+    local m = core.matcher(g)
+    local X = match.compiled{nodes = 1, tasks = 1, constraints = {properties = {"x"}}}
+    local function node_of(j)
+      for _, p in ipairs(j.picks) do
+        if p.vertex:type() == "node" then return p.vertex:name() end
+      end
+    end
+    local j = assert(m:match(X))
+    assert.equal("n200", node_of(j))
+    -- the three blocks before n200's passed whole, and 8 of its own one by one
+    assert.equal(192, m:stats().blocks_passed)
+    m:reset_stats()
+    -- a slot of cores, not of a node: walked for the slot's home alike
+    j = assert(m:match(match.compiled{tasks = 1, cores_per_task = 2,
+      constraints = {properties = {"x"}}}))
+    assert.equal("n200", node_of(j))
+    assert.equal(192, m:stats().blocks_passed)
+    m:reset_stats()
+    -- a hostlist: the blocks of n0-n127 passed, n130 found in the third
+    j = assert(m:match(match.compiled{nodes = 1, tasks = 1,
+      constraints = {hostlist = {"n[130-131]"}}}))
+    assert.equal("n130", node_of(j))
+    assert.equal(128, m:stats().blocks_passed)
+    -- a node of the first block given "x": found there at the next match
+    assert(g:vertex("n5"):set_property("x", ""))
+    j = assert(m:match(X))
+    assert.equal("n5", node_of(j))
     m:close()
   end)
 
