@@ -861,9 +861,9 @@ int grovep_match_take_check(grove_matcher_t *m, const struct req *r, grove_vid_t
     if (nodex)
         excl = true;
     *excl_out = excl;
-    bool hook = m->pol.prune && grove_policy_applies(g, m->pol.prune_types, g->v[c].type);
     if (!up(m, c) || !constraint_ok(m, c))
         return 0;
+    bool hook = m->pol.prune && grove_policy_applies(g, m->pol.prune_types, g->v[c].type);
     /* the aggregate of a candidate matters for what lies below it; a leaf
      * request is decided by the candidate's own records.  An exclusive
      * candidate is refused below when anything touches it in the window,
