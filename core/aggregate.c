@@ -848,7 +848,7 @@ bool grovep_agg_avail(const grove_graph_t *g, const grovep_agg_t *a, int64_t sta
 }
 
 bool grovep_agg_fits(const grove_graph_t *g, const grovep_agg_t *a, int64_t start, int64_t end,
-                     const int64_t *need)
+                     const int64_t *need, bool unheld)
 {
     int64_t c[GROVEP_MAX_LOW];
     bool any = false;
@@ -862,7 +862,7 @@ bool grovep_agg_fits(const grove_graph_t *g, const grovep_agg_t *a, int64_t star
     }
     if (!any)
         return true;
-    if (grovep_excl_any(g, a->v, start, end))
+    if (!unheld && grovep_excl_any(g, a->v, start, end))
         return false; /* held whole in the window */
     end = plan_end(end);
     if (start >= end)

@@ -662,9 +662,10 @@ void grovep_busy_free(grovep_agg_t *a);
 bool grovep_agg_avail(const grove_graph_t *g, const grovep_agg_t *a, int64_t start,
                       int64_t end, int64_t *out);
 /* Can the subtree of a's vertex hold need[] (per low type; untracked types
- * ignored) throughout [start, end)? */
+ * ignored) throughout [start, end)?  unheld: the caller found the vertex
+ * not held whole in the window (grovep_excl_any), not asked again. */
 bool grovep_agg_fits(const grove_graph_t *g, const grovep_agg_t *a, int64_t start, int64_t end,
-                     const int64_t *need);
+                     const int64_t *need, bool unheld);
 /* Map functions shared with aggregate.c. */
 grovep_chain_t *grovep_map_get(const grovep_map_t *m, uint64_t key);
 grovep_chain_t *grovep_map_put(grovep_map_t *m, uint64_t key);

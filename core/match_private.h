@@ -535,10 +535,15 @@ static inline int64_t free_units(const grove_matcher_t *m, grove_vid_t v)
     return avail > 0 ? avail : 0;
 }
 
+/* How agg_fits_at asks: over the window; over the window, the caller
+ * having found v not held whole in it (held_excl: not asked again); or
+ * by the totals alone (what the window shows when nothing touches v). */
+enum agg_how { AGG_WINDOW, AGG_UNHELD, AGG_TOTALS };
+
 /* Can the subtree of v hold need (units per low type) in the window?  True
  * when v keeps no aggregate: aggregates only prune. */
 static inline bool agg_fits_at(const grove_matcher_t *m, grove_vid_t v, const int64_t *need,
-                               bool totals)
+                               enum agg_how how)
 {
     const grove_graph_t *g = m->g;
     if (!g->naggs || m->dom_sub != g->containment)
@@ -546,27 +551,26 @@ static inline bool agg_fits_at(const grove_matcher_t *m, grove_vid_t v, const in
     const grovep_agg_t *a = grovep_agg_of(g, v);
     if (!a)
         return true;
-    if (totals || m->sat) {
+    if (how == AGG_TOTALS || m->sat) {
         const int64_t *total = grovep_agg_total(g, a);
         for (size_t i = 0; i < g->nlow; i++)
             if ((a->mask & (1u << i)) && need[i] > total[i])
                 return false;
         return true;
     }
-    return grovep_agg_fits(g, a, m->start, m->end, need);
+    return grovep_agg_fits(g, a, m->start, m->end, need, how == AGG_UNHELD);
 }
 
 static inline bool agg_fits(const grove_matcher_t *m, grove_vid_t v, const int64_t *need)
 {
-    return agg_fits_at(m, v, need, false);
+    return agg_fits_at(m, v, need, AGG_WINDOW);
 }
 
-/* Could v's subtree hold need with nothing in use (its aggregate's
- * totals)?  What agg_fits answers for a vertex nothing touches in the
- * window. */
-static inline bool agg_total_fits(const grove_matcher_t *m, grove_vid_t v, const int64_t *need)
+/* Can the walk go through v (enterable), and can its subtree hold need in
+ * the window?  Whether v is held whole is asked once, by enterable. */
+static inline bool enter_fits(const grove_matcher_t *m, grove_vid_t v, const int64_t *need)
 {
-    return agg_fits_at(m, v, need, true);
+    return enterable(m, v) && agg_fits_at(m, v, need, AGG_UNHELD);
 }
 
 /* Can the block of its parent's children k lies in hold need during the
@@ -587,7 +591,7 @@ static inline bool blk_fits(grove_matcher_t *m, grove_vid_t k, const int64_t *ne
     if (b != m->blk_last || need != m->blk_need) {
         m->blk_last = b;
         m->blk_need = need;
-        m->blk_ok = grovep_agg_fits(g, b, m->start, m->end, need)
+        m->blk_ok = grovep_agg_fits(g, b, m->start, m->end, need, false)
                     && (idle <= 0 || grovep_agg_idle(g, b, m->start, m->end) >= idle);
     }
     if (!m->blk_ok)

@@ -89,7 +89,7 @@ static int slot_home(grove_matcher_t *m, const struct req *r, grove_vid_t w, boo
 {
     if (!is_root && m->slot_dead[w] == m->slot_cur)
         return 0; /* no slot fitted below w earlier in this call */
-    if ((!is_root && !enterable(m, w)) || !agg_fits(m, w, r->need1))
+    if (is_root ? !agg_fits(m, w, r->need1) : !enter_fits(m, w, r->need1))
         return 0;
     if (!is_root && m->pol.prune
         && grove_policy_applies(m->g, m->pol.prune_types, m->g->v[w].type)) {

@@ -627,7 +627,7 @@ bool grovep_match_path_ok(grove_matcher_t *m, const struct req *r, grove_vid_t t
 {
     const grove_graph_t *g = m->g;
     for (grove_vid_t a = m->par[k]; a != top && a != GROVEP_NONE; a = m->par[a]) {
-        if (!enterable(m, a) || (r && !agg_fits(m, a, r->need1)))
+        if (r ? !enter_fits(m, a, r->need1) : !enterable(m, a))
             return false;
         if (r && m->pol.prune && grove_policy_applies(g, m->pol.prune_types, g->v[a].type)) {
             grove_policy_ctx_t ctx = {r->slot ? GROVE_SYM_NONE : r->type, 0, m->start, m->end,
@@ -751,7 +751,7 @@ static grove_vid_t iter_next(grove_matcher_t *m, struct iter *it, const struct r
             it->root_pending = false;
             if (g->v[it->root].type == r->type)
                 return it->root;
-            if (!enterable(m, it->root) || !agg_fits(m, it->root, r->need1))
+            if (!enter_fits(m, it->root, r->need1))
                 return GROVE_VID_NONE;
         }
         /* below a candidate that take() already vetted (and may hold
@@ -802,7 +802,7 @@ static grove_vid_t iter_next(grove_matcher_t *m, struct iter *it, const struct r
         }
         if (g->v[k].type == r->type)
             return k;
-        if (sibling_type(r, g->v[k].type) || !enterable(m, k) || !agg_fits(m, k, r->need1))
+        if (sibling_type(r, g->v[k].type) || !enter_fits(m, k, r->need1))
             continue;
         if (m->pol.prune && grove_policy_applies(g, m->pol.prune_types, g->v[k].type)) {
             grove_policy_ctx_t ctx = {r->type, it->need, m->start, m->end, &m->preq, r->js};
@@ -865,14 +865,24 @@ int grovep_match_take_check(grove_matcher_t *m, const struct req *r, grove_vid_t
         return 0;
     bool hook = m->pol.prune && grove_policy_applies(g, m->pol.prune_types, g->v[c].type);
     /* the aggregate of a candidate matters for what lies below it; a leaf
-     * request is decided by the candidate's own records.  An exclusive
+     * request is decided by the candidate's own records.  Without a prune
+     * hook to ask next (it is asked about the candidates the aggregate
+     * admits, as before), each planner query is made once: an exclusive
      * candidate is refused below when anything touches it in the window,
-     * and one nothing touches has its aggregate's totals free: its totals
-     * answer, without the window's looks at its aggregate and at whether
-     * it is held whole (two planner queries a node a job of whole nodes
-     * passes or takes).  Not when a prune hook is asked next: it is asked
-     * about the candidates the aggregate admits, as before. */
-    if (r->child && !(excl && !hook ? agg_total_fits(m, c, r->need1) : agg_fits(m, c, r->need1)))
+     * and one nothing touches has its aggregate's totals free, so its
+     * totals answer; another is asked here whether it is held whole, not
+     * by its aggregate and again below. */
+    enum agg_how how = AGG_WINDOW;
+    bool unheld = false;
+    if (!hook && excl) {
+        how = AGG_TOTALS;
+    } else if (!hook) {
+        if (held_excl(m, c))
+            return 0;
+        unheld = true;
+        how = AGG_UNHELD;
+    }
+    if (r->child && !agg_fits_at(m, c, r->need1, how))
         return 0;
     if (hook) {
         /* the policy may rule out a candidate as it rules out a subtree */
@@ -898,7 +908,7 @@ int grovep_match_take_check(grove_matcher_t *m, const struct req *r, grove_vid_t
         if (f || taken_of(m, c) || (!clean && touched(m, c)))
             return 0;
         clean = true; /* untouched: nothing below it is either */
-    } else if (held_excl(m, c)) {
+    } else if (!unheld && held_excl(m, c)) {
         return 0;
     }
     if (clean_out)
@@ -1496,7 +1506,7 @@ static int gather_kept(grove_matcher_t *m, const struct req *r, grove_vid_t u, b
     }
     memcpy(s->e, ke, kn * sizeof(*s->e));
     s->n = kn;
-    s->at = top && (!enterable(m, u) || !agg_fits(m, u, r->need1)) ? kn : 0;
+    s->at = top && !enter_fits(m, u, r->need1) ? kn : 0;
     size_t upto = r->child && r->count->kind == GROVE_COUNT_FIXED && want < SIZE_MAX
                       ? (size_t)want
                       : SIZE_MAX;
