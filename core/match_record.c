@@ -64,10 +64,46 @@ static int radix_picks(grove_pick_t *p, size_t n, void *scratch, size_t scratch_
     return 0;
 }
 
+/* Above this many ascending runs, a merge of the runs costs more passes
+ * than the radix sort's two. */
+#define RUNS_MAX 8
+
+/* Merge the ascending runs of p[0..n) (at most RUNS_MAX, their ends in
+ * ends[0..nr)) pairwise, through tmp (room for n), until one is left in
+ * p.  A selection of whole nodes is three runs: the walk's picks, the
+ * ancestors, and what lies below the nodes, appended node after node. */
+static void merge_runs(grove_pick_t *p, size_t n, grove_pick_t *tmp, size_t *ends, size_t nr)
+{
+    grove_pick_t *from = p, *to = tmp;
+    while (nr > 1) {
+        size_t out = 0, b = 0, w = 0;
+        for (size_t r = 0; r < nr; r += 2) {
+            size_t mid = ends[r], e = r + 1 < nr ? ends[r + 1] : mid;
+            size_t i = b, j = mid;
+            while (i < mid && j < e)
+                to[out++] = from[j].v < from[i].v ? from[j++] : from[i++];
+            while (i < mid)
+                to[out++] = from[i++];
+            while (j < e)
+                to[out++] = from[j++];
+            ends[w++] = e;
+            b = e;
+        }
+        nr = w;
+        grove_pick_t *t = from;
+        from = to;
+        to = t;
+    }
+    if (from != p)
+        memcpy(p, from, n * sizeof(*p));
+}
+
 /* Sort picks by vertex id.  They come mostly in graph order (the walk
- * follows it), with the ancestors appended at the end: sort only what
- * breaks the order and merge it back.  scratch: as radix_picks.  0 or -1
- * (ENOMEM). */
+ * follows it), with the ancestors and what lies below whole vertices
+ * appended: a large selection of a few runs in order is merged through
+ * scratch (as radix_picks) when it has room; else only what breaks the
+ * order is sorted and merged back, or everything when that is much.  0 or
+ * -1 (ENOMEM). */
 int grovep_match_sort_picks(grove_pick_t *p, size_t n, void *scratch, size_t scratch_bytes)
 {
     size_t k = 1;
@@ -75,6 +111,17 @@ int grovep_match_sort_picks(grove_pick_t *p, size_t n, void *scratch, size_t scr
         k++;
     if (k >= n)
         return 0;
+    if (n >= RADIX_MIN && scratch_bytes >= n * sizeof(*p)) {
+        /* a few runs, each in order, are merged */
+        size_t ends[RUNS_MAX], nr = 0;
+        for (size_t i = 1; i <= n && nr < RUNS_MAX; i++)
+            if (i == n || p[i].v < p[i - 1].v)
+                ends[nr++] = i;
+        if (ends[nr - 1] == n) {
+            merge_runs(p, n, scratch, ends, nr);
+            return 0;
+        }
+    }
     if (n - k > k / 8) { /* far from sorted: sort everything */
         if (n >= RADIX_MIN)
             return radix_picks(p, n, scratch, scratch_bytes);

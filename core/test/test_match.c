@@ -1058,6 +1058,52 @@ static void test_busy(void)
     }
 }
 
+/* grovep_match_sort_picks against qsort: selections of a few runs in
+ * order (merged), of many (the radix sort), with too little scratch for
+ * a merge, and nearly sorted. */
+static void test_sort_picks(void)
+{
+    rng_state = 11;
+    bool all = true;
+    int trials = 0;
+    for (int t = 0; t < 60; t++) {
+        size_t n = (size_t)rnd(4096, 20000), runs = (size_t)rnd(1, 14);
+        grove_pick_t *p = calloc(n, sizeof(*p)), *want = calloc(n, sizeof(*want));
+        grove_pick_t *scratch = calloc(n, sizeof(*scratch));
+        if (!p || !want || !scratch) {
+            free(p), free(want), free(scratch);
+            continue;
+        }
+        /* distinct ids shuffled, then each of `runs` pieces put in order */
+        for (size_t i = 0; i < n; i++)
+            p[i] = (grove_pick_t){ .v = (grove_vid_t)(i * 3 + 1), .amount = (int64_t)i };
+        for (size_t i = n - 1; i > 0; i--) {
+            size_t j = (size_t)rnd(0, (int64_t)i);
+            grove_pick_t x = p[i];
+            p[i] = p[j];
+            p[j] = x;
+        }
+        size_t at = 0;
+        for (size_t r = 0; r < runs; r++) {
+            size_t len = r + 1 == runs ? n - at : (size_t)rnd(0, (int64_t)((n - at) / 2));
+            qsort(p + at, len, sizeof(*p), grovep_match_cmp_pick);
+            at += len;
+        }
+        if (t % 5 == 4) /* one out of place in a sorted whole */
+            qsort(p, n - 1, sizeof(*p), grovep_match_cmp_pick);
+        memcpy(want, p, n * sizeof(*p));
+        qsort(want, n, sizeof(*want), grovep_match_cmp_pick);
+        size_t room = t % 3 == 2 ? (n - 1) * sizeof(*scratch) : n * sizeof(*scratch);
+        if (grovep_match_sort_picks(p, n, scratch, room) < 0
+            || memcmp(p, want, n * sizeof(*p)) != 0)
+            all = false;
+        trials++;
+        free(p), free(want), free(scratch);
+    }
+    ok(all && trials == 60, "sort_picks: %d selections of 1-14 runs sorted as qsort sorts them",
+       trials);
+}
+
 int main(void)
 {
     test_corpus_tiny();
@@ -1073,5 +1119,6 @@ int main(void)
     test_stamp_wrap();
     test_block_wrap();
     test_busy();
+    test_sort_picks();
     return done_testing();
 }
