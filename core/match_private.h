@@ -256,7 +256,7 @@ struct grove_matcher {
      * between matches (grovep_match_verdicts): each constraint by its key
      * (grove_constraint_key), a byte a vertex slot (0 not yet asked, 1
      * meets it, 2 does not; CV_BLK_* above them on a block's first child,
-     * cblk_none), valid while the graph's content holds (chg_gen: names,
+     * cblk_pass), valid while the graph's content holds (chg_gen: names,
      * ranks, properties).  cv_cur: this match's, or NULL (no constraint,
      * or no memory for one). */
     struct grovep_verdicts {
@@ -641,29 +641,35 @@ static inline bool constraint_ok(const grove_matcher_t *m, grove_vid_t v)
 #define CV_BLK_KNOWN 4
 #define CV_BLK_NONE 8
 
-/* Does no child of the block of kids[0..n) that begins at position b meet
- * the job's constraint (a block of agg_blk children, in the graph's
- * order)?  Then none is a candidate nor walked through (take_check and
- * enterable refuse each), and the walk passes the block whole: a job of
- * a hostlist of 256 nodes walked the 16,384 nodes of a machine one by
- * one, asking each.  The children are asked once a constraint while the
- * graph's content holds; false without a constraint, or when a child is
- * not an execution target (it passes, constraint_ok). */
-static inline bool cblk_none(const grove_matcher_t *m, const grove_vid_t *kids, uint32_t n,
-                             uint32_t b)
+/* Where a walk in the graph's order over kids[0..n) goes on from
+ * position b: past b's block of agg_blk children when b begins one and
+ * none of its children meets the job's constraint (counted as passed),
+ * else b itself.  Such children are neither candidates nor walked through
+ * (take_check and enterable refuse each, before any hook is asked): a
+ * job of a hostlist of 256 nodes walked the 16,384 nodes of a machine one
+ * by one, asking each.  A block's verdict is kept in its first child's
+ * byte, asked once a constraint while the graph's content holds; none
+ * without a constraint, or when a child is not an execution target (it
+ * passes, constraint_ok). */
+static inline uint32_t cblk_pass(grove_matcher_t *m, const grove_vid_t *kids, uint32_t n,
+                                 uint32_t b)
 {
+    uint32_t blk = m->g->agg_blk;
     uint8_t *cv = m->cv_cur;
-    if (!cv || b >= n)
-        return false;
+    if (!cv || !blk || b % blk != 0 || b >= n)
+        return b;
+    uint32_t end = b + blk < n ? b + blk : n;
     uint8_t *first = &cv[kids[b]];
     if (!(*first & CV_BLK_KNOWN)) {
-        uint32_t end = b + m->g->agg_blk < n ? b + m->g->agg_blk : n;
         bool none = true;
         for (uint32_t i = b; i < end && none; i++)
             none = !constraint_ok(m, kids[i]);
         *first |= (uint8_t)(CV_BLK_KNOWN | (none ? CV_BLK_NONE : 0));
     }
-    return (*first & CV_BLK_NONE) != 0;
+    if (!(*first & CV_BLK_NONE))
+        return b;
+    m->stats.blocks_passed += end - b;
+    return end;
 }
 
 /* ---- touched ancestors ---------------------------------------------------- */

@@ -136,13 +136,13 @@ static int slot_home(grove_matcher_t *m, const struct req *r, grove_vid_t w, boo
                 return -1;
             }
         }
-        if (blk && m->constraint && i % blk == 0 && cblk_none(m, &m->kids[first], n, i)) {
-            /* no child of k's block meets the job's constraint (each would
-             * be refused before a hook is asked) */
-            uint32_t end = i + blk < n ? i + blk : n;
-            m->stats.blocks_passed += end - i;
-            i = end - 1;
-            continue;
+        if (blk && m->constraint) {
+            /* no child of k's block meets the job's constraint */
+            uint32_t at = cblk_pass(m, &m->kids[first], n, i);
+            if (at != i) {
+                i = at - 1;
+                continue;
+            }
         }
         /* a leaf holds no slot: unless a prune hook is to be asked about
          * it (and may fail), its answer is 0 without a look at it (a

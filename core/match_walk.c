@@ -778,14 +778,13 @@ static grove_vid_t iter_next(grove_matcher_t *m, struct iter *it, const struct r
             }
         }
         uint32_t blk = f->graph_order ? g->agg_blk : 0;
-        if (blk && m->constraint && (f->next - 1) % blk == 0
-            && cblk_none(m, &m->kids[f->kids], f->nkids, f->next - 1)) {
-            /* no child of k's block meets the job's constraint (each would
-             * be refused before a hook is asked) */
-            uint32_t end = f->next - 1 + blk < f->nkids ? f->next - 1 + blk : f->nkids;
-            m->stats.blocks_passed += end - f->next + 1;
-            f->next = end;
-            continue;
+        if (blk && m->constraint) {
+            /* no child of k's block meets the job's constraint */
+            uint32_t at = cblk_pass(m, &m->kids[f->kids], f->nkids, f->next - 1);
+            if (at != f->next - 1) {
+                f->next = at;
+                continue;
+            }
         }
         if (!blk_fits(m, k, r->need1, r->idle1)) {
             /* k's block of its parent's children cannot hold one: in the

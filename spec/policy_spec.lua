@@ -219,6 +219,35 @@ describe("declarative orders", function()
 end)
 
 describe("hooks", function()
+  it("prune is asked about the candidates the aggregate admits, exclusive ones too", function()
+    -- (without a hook, an exclusive candidate is judged by its aggregate's
+    -- totals and whether anything touches it: the answer is the same, but
+    -- a hook must still not be asked about a node the window has no room on)
+    local R = '{"version":1,"execution":{"R_lite":[{"rank":"0-1","children":' ..
+      '{"core":"0-3"}}],"starttime":0,"expiration":0,"nodelist":["n[0-1]"]}}'
+    local p = assert(parse([[
+      return {prune_types = "node", prune = function(v)
+        log("info", "%s", v:name())
+        return false
+      end}]]))
+    local function asked_with(cores_used)
+      local m = core.matcher(assert(assert(core.rv1_decode(R)):to_graph()))
+      assert(m:match(match.compiled{nodes = 1, tasks = cores_used, cores_per_task = 1}))
+      assert(m:set_policy(p))
+      local asked = {}
+      core.set_log(function(line) asked[#asked + 1] = line:match("info: (.*)$") end)
+      local ok, j = pcall(m.match, m, match.compiled{nodes = 1, cores_per_node = 1,
+        exclusive = true})
+      core.set_log(nil)
+      assert(ok, j)
+      assert.equal("n1", node_names(assert(j)))
+      m:close()
+      return asked
+    end
+    assert.same({"n1"}, asked_with(4)) -- n0 has no core free: not asked
+    assert.same({"n0", "n1"}, asked_with(1)) -- n0 has room, is touched: asked, then refused
+  end)
+
   it("see read-only vertex views with the read methods of a vertex", function()
     local p = assert(parse([[
       local views = {}
