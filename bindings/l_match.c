@@ -374,7 +374,7 @@ static int m_match(lua_State *L)
     const grove_job_t *job = NULL;
     const char *why = NULL;
     int rc = grovel_match_guarded(L, 1, js, mode, id, windowed ? win : NULL,
-                                  has_after ? &after : NULL, limit, &job, &err, &why);
+                                  has_after ? &after : NULL, limit, false, &job, &err, &why);
     if (rc < 0)
         return grovel_fail_resume(L, check_matcher(L, 1)->m, errno, why);
     push_job(L, job, picks ? 5 : 0);
@@ -383,8 +383,8 @@ static int m_match(lua_State *L)
 
 int grovel_match_guarded(lua_State *L, int idx, const grove_jobspec_t *js, int mode,
                          grove_jobid_t id, const int64_t *win, const int64_t *after,
-                         double limit, const grove_job_t **job, grove_error_t *err,
-                         const char **why)
+                         double limit, bool compact, const grove_job_t **job,
+                         grove_error_t *err, const char **why)
 {
     idx = lua_absindex(L, idx);
     struct lmatcher *lm = check_matcher(L, idx);
@@ -401,8 +401,10 @@ int grovel_match_guarded(lua_State *L, int idx, const grove_jobspec_t *js, int m
     lm->running = true;
     gr->busy++;
     grove_matcher_set_search_limit(lm->m, limit);
+    grove_matcher_set_compact(lm->m, compact);
     int rc = run_match(lm->m, js, mode, id, win, after, job, err);
     int e = errno;
+    grove_matcher_set_compact(lm->m, false);
     grove_matcher_set_search_limit(lm->m, 0);
     gr->busy--;
     lm->running = false;

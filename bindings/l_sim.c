@@ -65,8 +65,10 @@ static int l_sim_match(lua_State *L)
     grove_error_t err = {{0}, 0};
     const grove_job_t *job = NULL;
     const char *why = NULL;
+    /* a reservation's picks are not read here: kept compact until they are
+     * (grove_matcher_set_compact) */
     int rc = grovel_match_guarded(L, 1, js, (int)mode_of[mode], (grove_jobid_t)id, NULL,
-                                  has_after ? &after : NULL, limit, &job, &err, &why);
+                                  has_after ? &after : NULL, limit, true, &job, &err, &why);
     if (rc < 0)
         return grovel_fail_resume(L, m, errno, why);
     const grove_graph_t *g = grove_matcher_graph(m);
@@ -79,7 +81,7 @@ static int l_sim_match(lua_State *L)
     if (job->state != GROVE_JOB_ALLOCATED) {
         /* a reservation's picks are read when it starts (m:job), not here:
          * the 50,000 of a job of 1,024 whole nodes, replanned at every
-         * compression of a conservative queue */
+         * compression of a conservative queue, are not even listed */
         lua_createtable(L, 0, 0);
         if (!count)
             return 4;

@@ -29,6 +29,8 @@ typedef struct grove_pick {
     bool exclusive;  /* held exclusively */
     bool leaf;       /* nothing of the request lies below it (units counted here) */
     bool recorded;   /* carries an allocation record (others are implied or shared) */
+    bool whole;      /* asked for exclusively: everything below it is the job's
+                      * (set by a match; listed unless the job is compact) */
     int64_t amount;  /* units taken from the pool (1 for whole vertices); after
                       * the flags, so that a pick is 16 bytes, not 24 (a whole
                       * machine's selection has a million) */
@@ -44,6 +46,10 @@ typedef struct grove_job {
     size_t npicks;
     bool use_held; /* what it asked for counts in its matcher's ranks of
                     * vertices (policies that explore by use) */
+    bool compact;  /* a reservation whose picks leave out what lies below
+                    * the vertices it holds whole (grove_matcher_set_compact):
+                    * the matcher's accessors list them before they hand it
+                    * out, so that no reader sees it so */
 } grove_job_t;
 
 #endif

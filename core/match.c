@@ -238,7 +238,7 @@ static int match_check(grove_matcher_t *m, const grove_jobspec_t *js, struct mat
         return -1;
     if (x->id == 0)
         x->id = m->next_id;
-    if (x->mode != GROVE_MATCH_SATISFIABILITY && grove_matcher_job(m, x->id)) {
+    if (x->mode != GROVE_MATCH_SATISFIABILITY && grovep_match_job_index(m, x->id) >= 0) {
         grove_error_set(err, NULL, 0, "match: job %llu exists", (unsigned long long)x->id);
         errno = EEXIST;
         return -1;
@@ -393,14 +393,36 @@ static int match_failed(grove_matcher_t *m, struct matching *x, int found,
     return -1;
 }
 
-/* Complete the selection in m->sel: ancestors, what exclusive picks imply,
- * sorted by vertex id, and x->imp marking the picks an exclusive ancestor
- * implies.  0 or -1. */
+/* May the selection of x be kept compact: a reservation (the modes that
+ * keep a job, at a later start) of the containment tree, with nothing that
+ * reads its every vertex as it is recorded (policies that explore by use,
+ * or that hold whole nodes)?  Most reservations of a deep queue are
+ * dropped and planned again before they start (a conservative queue's
+ * compression): what lies below the nodes they hold whole (50,000 picks
+ * for a job of 1,024 nodes) is listed when the job is read. */
+static bool compact_ok(const grove_matcher_t *m, const struct matching *x)
+{
+    if (!m->compact || x->mode != GROVE_MATCH_ALLOCATE_ORELSE_RESERVE || x->at == x->now
+        || m->sat || m->pol.explore_by_use || m->pol.node_exclusive
+        || m->dom_sub != m->g->containment)
+        return false;
+    /* and something to leave out: a vertex held whole (the selection is
+     * still the request's own picks and their ancestors) */
+    for (size_t i = 0; i < m->nsel; i++)
+        if (flags_of(m, m->sel[i].v) & M_WHOLE)
+            return true;
+    return false;
+}
+
+/* Complete the selection in m->sel: ancestors, what exclusive picks imply
+ * (not for a compact reservation: compact_ok), sorted by vertex id, and
+ * x->imp marking the picks an exclusive ancestor implies.  0 or -1. */
 static int match_complete(grove_matcher_t *m, struct matching *x)
 {
     if (grovep_match_add_ancestors(m) < 0)
         return -1;
-    if (!m->sat && grovep_match_expand_whole(m) < 0)
+    x->compact = compact_ok(m, x);
+    if (!m->sat && !x->compact && grovep_match_expand_whole(m) < 0)
         return -1;
     if (m->pol.node_exclusive && !m->sat && grovep_match_expand_nodex(m) < 0)
         return -1;
@@ -418,6 +440,7 @@ static int match_complete(grove_matcher_t *m, struct matching *x)
     }
     for (size_t i = 0; i < m->nsel; i++) {
         x->imp[i] = grovep_match_implied(m, m->sel[i].v);
+        m->sel[i].whole = (flags_of(m, m->sel[i].v) & M_WHOLE) != 0;
         /* below a vertex held whole, everything is held whole too */
         if (x->imp[i] && !m->sel[i].exclusive) {
             m->sel[i].exclusive = true;
@@ -480,6 +503,7 @@ static const grove_job_t *match_commit(grove_matcher_t *m, const struct matching
     dst->end = grove_time_end(x->at, x->d);
     dst->state = keep ? (x->at == x->now ? GROVE_JOB_ALLOCATED : GROVE_JOB_RESERVED)
                       : GROVE_JOB_MATCHED;
+    dst->compact = keep && x->compact;
     if (!keep)
         return dst;
     if (m->pol.explore_by_use && grovep_match_use_reserve(m, dst, x->now) < 0) {
@@ -774,6 +798,10 @@ int grove_match_grow(grove_matcher_t *m, const grove_jobspec_t *js, grove_jobid_
     if (i < 0)
         return grovep_errorf(err, ENOENT, "grow: no job %llu", (unsigned long long)id);
     grove_job_t *j = m->jobs[i];
+    /* the picks grown into are those of the whole job */
+    if (grovep_match_job_fill(m->g, j) < 0)
+        return grovep_errorf(err, ENOMEM, "grow: could not list job %llu's picks",
+                             (unsigned long long)id);
     return match_fixed(m, js, GROVE_MATCH_ALLOCATE_WITH_SAT, id, j->start, j->end, j, out, err);
 }
 

@@ -112,10 +112,26 @@ long grovep_match_job_index(const grove_matcher_t *m, grove_jobid_t id)
     return -1;
 }
 
+/* Job i of the table, whole (grovep_match_job_fill), or NULL (ENOMEM).
+ * A compact job is a reservation kept short until it is read: as its
+ * readers see it (here, the only way to it from outside) it is whole, so,
+ * as grovep_tree_kids makes its cache, the table is completed through a
+ * const matcher. */
+static grove_job_t *whole_at(const grove_matcher_t *m, size_t i)
+{
+    grove_job_t *j = m->jobs[i];
+    return grovep_match_job_fill(m->g, j) < 0 ? NULL : j;
+}
+
 const grove_job_t *grove_matcher_job(const grove_matcher_t *m, grove_jobid_t id)
 {
     long i = grovep_match_job_index(m, id);
-    return i < 0 ? NULL : m->jobs[i];
+    return i < 0 ? NULL : whole_at(m, (size_t)i);
+}
+
+void grove_matcher_set_compact(grove_matcher_t *m, bool on)
+{
+    m->compact = on;
 }
 
 int grove_matcher_prepare(grove_matcher_t *m)
@@ -136,7 +152,7 @@ const grove_job_t *grove_matcher_result(const grove_matcher_t *m)
 
 const grove_job_t *grove_matcher_job_at(const grove_matcher_t *m, size_t i)
 {
-    return i < m->njobs ? m->jobs[i] : NULL;
+    return i < m->njobs ? whole_at(m, i) : NULL;
 }
 
 size_t grove_matcher_job_count(const grove_matcher_t *m)
@@ -302,11 +318,11 @@ static long release_marked(grove_matcher_t *m, size_t i, uint8_t *rel, bool *rem
 }
 
 /* A zeroed release mark per pick of job id (new: caller frees), its place
- * in the table in *i; NULL with ENOENT or ENOMEM. */
+ * in the table in *i, the job whole; NULL with ENOENT or ENOMEM. */
 static uint8_t *release_marks(const grove_matcher_t *m, grove_jobid_t id, size_t *i)
 {
     long k = grovep_match_job_index(m, id);
-    if (k < 0)
+    if (k < 0 || !whole_at(m, (size_t)k))
         return NULL;
     *i = (size_t)k;
     size_t n = m->jobs[k]->npicks;
@@ -452,7 +468,7 @@ int grove_matcher_restore(grove_matcher_t *m, const grove_job_t *src)
         errno = EINVAL;
         return -1;
     }
-    if (grove_matcher_job(m, src->id)) {
+    if (grovep_match_job_index(m, src->id) >= 0) {
         errno = EEXIST;
         return -1;
     }
@@ -605,7 +621,7 @@ int grovep_match_keep_request(grove_matcher_t *m, grove_jobid_t id, const grove_
 char *grove_matcher_request(const grove_matcher_t *m, grove_jobid_t id)
 {
     const struct kept *k = kept_find(m, id);
-    if (!k || !grove_matcher_job(m, id)) {
+    if (!k || grovep_match_job_index(m, id) < 0) {
         errno = ENOENT;
         return NULL;
     }
@@ -651,7 +667,7 @@ int grove_matcher_set_request(grove_matcher_t *m, grove_jobid_t id, const char *
                               grove_error_t *err)
 {
     grove_error_clear(err);
-    if (!grove_matcher_job(m, id))
+    if (grovep_match_job_index(m, id) < 0)
         return grovep_errorf(err, ENOENT, "request: no job %llu", (unsigned long long)id);
     if (!text)
         return grovep_errorf(err, EINVAL, "request: no text");
@@ -713,7 +729,7 @@ static int replace(grove_matcher_t *m, grove_jobid_t id, grove_jobspec_t **specs
     if (rc == 0)
         return 1;
     int saved = errno;
-    if (grove_matcher_job(m, id))
+    if (grovep_match_job_index(m, id) >= 0)
         grove_matcher_cancel(m, id); /* a grow did not fit with the rest */
     errno = saved;
     return errno == EBUSY || errno == ENODEV ? 0 : -1;
@@ -781,15 +797,21 @@ static int cmp_event(const void *a, const void *b)
     return (x->id > y->id) - (x->id < y->id);
 }
 
-/* Does a pick of j lie on or below a vertex that is not up? */
+static bool not_up(const grove_graph_t *g, grove_vid_t v)
+{
+    return g->v[v].status != GROVE_STATUS_UP;
+}
+
+/* Does a pick of j lie on or below a vertex that is not up, or (a compact
+ * job) above one, below a vertex it holds whole? */
 static bool lost_resources(const grove_matcher_t *m, const grove_job_t *j)
 {
     const grove_graph_t *g = m->g;
     for (size_t i = 0; i < j->npicks; i++)
         for (grove_vid_t u = j->picks[i].v; u < g->nv; u = g->parent[u])
-            if (g->v[u].status != GROVE_STATUS_UP)
+            if (not_up(g, u))
                 return true;
-    return false;
+    return grovep_match_job_below_any(g, j, not_up);
 }
 
 /* The reservations on vertices that are no longer up (v:set_status, a

@@ -182,6 +182,9 @@ struct grove_matcher {
      * search it stopped would go on */
     double search_limit_s;
     int64_t resume_at;
+    /* grove_matcher_set_compact: a reservation's selection is kept without
+     * what lies below the vertices it holds whole, until it is read */
+    bool compact;
     /* the last block asked of (blk_fits), for which need, and its answer:
      * the children of a block listed in turn ask once.  Forgotten at each
      * attempt (grovep_match_new_generation): the aggregates do not change
@@ -353,6 +356,9 @@ struct matching {
     double deadline;        /* the search for a later instant stops past it
                              * (grove_matcher_set_search_limit; 0: never) */
     uint8_t *imp;           /* per pick: implied by an exclusive ancestor */
+    bool compact;           /* the selection is a reservation kept compact
+                             * (match_complete): nothing below its vertices
+                             * held whole is listed */
 };
 
 /* ---- small helpers --------------------------------------------------------- */
@@ -811,6 +817,14 @@ int grovep_match_expand_whole(grove_matcher_t *m);
 int grovep_match_expand_nodex(grove_matcher_t *m);
 int grovep_match_add_ancestors(grove_matcher_t *m);
 bool grovep_match_implied(grove_matcher_t *m, grove_vid_t v);
+/* List what lies below the vertices a compact job (grove_job_t.compact)
+ * holds whole, as a match lists them: j is whole after.  0, or -1 ENOMEM
+ * (j as it was). */
+int grovep_match_job_fill(const grove_graph_t *g, grove_job_t *j);
+/* Does a vertex below one a compact job holds whole satisfy bad (a status
+ * check)? */
+bool grovep_match_job_below_any(const grove_graph_t *g, const grove_job_t *j,
+                                bool (*bad)(const grove_graph_t *g, grove_vid_t v));
 void grovep_match_unrecord(grove_graph_t *g, grove_jobid_t id, int64_t start, int64_t end,
                            grove_pick_t *p, size_t n);
 int grovep_match_record(grove_graph_t *g, grove_jobid_t id, grove_pick_t *p, size_t n,

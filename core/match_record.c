@@ -301,6 +301,156 @@ bool grovep_match_implied(grove_matcher_t *m, grove_vid_t v)
     return r;
 }
 
+/* ---- compact reservations --------------------------------------------------- */
+
+/* Is pick i of j held whole with no ancestor held whole (the vertices
+ * below it are those a compact job leaves out)?  Every ancestor of a pick
+ * is a pick. */
+static bool top_whole(const grove_graph_t *g, const grove_job_t *j, size_t i)
+{
+    if (!j->picks[i].whole)
+        return false;
+    for (grove_vid_t a = g->parent[j->picks[i].v]; a != GROVEP_NONE; a = g->parent[a]) {
+        size_t lo;
+        GROVEP_LOWER_BOUND(lo, j->npicks, mid, j->picks[mid].v < a);
+        if (lo < j->npicks && j->picks[lo].v == a && j->picks[lo].whole)
+            return false;
+    }
+    return true;
+}
+
+/* Call fn(g, v, arg) for every vertex below top in containment's tree, as
+ * add_below walks it (its child arrays, else its edge lists), until one
+ * returns other than 0: 0, or what that call returned, or -1 ENOMEM. */
+static int walk_below(const grove_graph_t *g, grove_vid_t top,
+                      int (*fn)(const grove_graph_t *g, grove_vid_t v, void *arg), void *arg)
+{
+    grove_vid_t *st = NULL;
+    size_t n = 0, cap = 0;
+    if (grovep_grow((void **)&st, &cap, 1, sizeof(*st)) < 0)
+        return -1;
+    st[n++] = top;
+    const uint32_t *off;
+    const grove_vid_t *tk = grovep_tree_kids(g, &off);
+    int rc = 0;
+    while (n > 0 && rc == 0) {
+        grove_vid_t u = st[--n];
+        if (tk) {
+            for (uint32_t i = off[u]; i < off[u + 1] && rc == 0; i++) {
+                grove_vid_t c = tk[i];
+                if ((rc = fn(g, c, arg)) != 0 || off[c + 1] == off[c])
+                    continue;
+                if (grovep_grow((void **)&st, &cap, n + 1, sizeof(*st)) < 0)
+                    rc = -1;
+                else
+                    st[n++] = c;
+            }
+            continue;
+        }
+        for (grove_eid_t e = g->first_out[u]; e != GROVEP_NONE && rc == 0; e = g->e[e].next_out) {
+            const grovep_edge_t *ed = &g->e[e];
+            if (ed->sub != g->containment || (ed->flags & GROVEP_E_UP) || g->parent[ed->dst] != u)
+                continue;
+            if ((rc = fn(g, ed->dst, arg)) != 0)
+                continue;
+            if (grovep_grow((void **)&st, &cap, n + 1, sizeof(*st)) < 0)
+                rc = -1;
+            else
+                st[n++] = ed->dst;
+        }
+    }
+    free(st);
+    return rc;
+}
+
+struct fill {
+    grove_pick_t *add;
+    size_t n, cap;
+};
+
+/* A vertex below one held whole, as add_held lists it. */
+static int fill_put(const grove_graph_t *g, grove_vid_t v, void *arg)
+{
+    struct fill *f = arg;
+    if (grovep_grow((void **)&f->add, &f->cap, f->n + 1, sizeof(*f->add)) < 0)
+        return -1;
+    f->add[f->n++] = (grove_pick_t){.v = v, .amount = grovep_vertex_size(g, v),
+                                    .exclusive = true, .leaf = g->first_out[v] == GROVEP_NONE};
+    return 0;
+}
+
+static int cmp_vid_pick(const void *a, const void *b)
+{
+    grove_vid_t x = ((const grove_pick_t *)a)->v, y = ((const grove_pick_t *)b)->v;
+    return (x > y) - (x < y);
+}
+
+int grovep_match_job_fill(const grove_graph_t *g, grove_job_t *j)
+{
+    if (!j->compact)
+        return 0;
+    struct fill f = {0};
+    for (size_t i = 0; i < j->npicks; i++)
+        if (top_whole(g, j, i) && walk_below(g, j->picks[i].v, fill_put, &f) < 0) {
+            free(f.add);
+            errno = ENOMEM;
+            return -1;
+        }
+    grove_pick_t *out = malloc((j->npicks + f.n + 1) * sizeof(*out));
+    if (!out) {
+        free(f.add);
+        errno = ENOMEM;
+        return -1;
+    }
+    qsort(f.add, f.n, sizeof(*f.add), cmp_vid_pick);
+    /* one pick a vertex: the job's own (the request named it), or the
+     * first of those below (a child reached by two edges is met twice) */
+    size_t a = 0, b = 0, k = 0;
+    while (a < j->npicks || b < f.n) {
+        if (b == f.n || (a < j->npicks && j->picks[a].v <= f.add[b].v)) {
+            grove_vid_t v = j->picks[a].v;
+            out[k++] = j->picks[a++];
+            while (b < f.n && f.add[b].v == v)
+                b++;
+        } else {
+            grove_vid_t v = f.add[b].v;
+            out[k++] = f.add[b++];
+            while (b < f.n && f.add[b].v == v)
+                b++;
+        }
+    }
+    free(f.add);
+    free(j->picks);
+    j->picks = out;
+    j->npicks = k;
+    j->compact = false;
+    return 0;
+}
+
+struct below_any {
+    bool (*bad)(const grove_graph_t *g, grove_vid_t v);
+};
+
+static int below_bad(const grove_graph_t *g, grove_vid_t v, void *arg)
+{
+    const struct below_any *b = arg;
+    return b->bad(g, v) ? 1 : 0;
+}
+
+bool grovep_match_job_below_any(const grove_graph_t *g, const grove_job_t *j,
+                                bool (*bad)(const grove_graph_t *g, grove_vid_t v))
+{
+    struct below_any b = {bad};
+    for (size_t i = 0; j->compact && i < j->npicks; i++) {
+        if (!top_whole(g, j, i))
+            continue;
+        /* the first stops the walk; without memory for it, "maybe" */
+        if (walk_below(g, j->picks[i].v, below_bad, &b) != 0)
+            return true;
+    }
+    return false;
+}
+
 /* Drop every record of a job's picks (one batch). */
 void grovep_match_unrecord(grove_graph_t *g, grove_jobid_t id, int64_t start, int64_t end,
                            grove_pick_t *p, size_t n)

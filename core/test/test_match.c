@@ -1104,6 +1104,200 @@ static void test_sort_picks(void)
        trials);
 }
 
+/* ---- compact reservations ---------------------------------------------------- */
+
+/* Do the two tables hold the same jobs, pick for pick (read through the
+ * accessors, which list a compact job whole)?  why: the first difference. */
+static bool tables_agree(const grove_matcher_t *a, const grove_matcher_t *b, char *why,
+                         size_t len)
+{
+    size_t n = grove_matcher_job_count(a);
+    if (n != grove_matcher_job_count(b)) {
+        snprintf(why, len, "%zu jobs against %zu", n, grove_matcher_job_count(b));
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const grove_job_t *x = grove_matcher_job_at(a, i), *y = grove_matcher_job_at(b, i);
+        if (!x || !y || x->id != y->id || x->state != y->state || x->start != y->start
+            || x->end != y->end || x->npicks != y->npicks || y->compact) {
+            snprintf(why, len, "job %zu: id, state, window or count of picks differ", i);
+            return false;
+        }
+        for (size_t k = 0; k < x->npicks; k++) {
+            const grove_pick_t *p = &x->picks[k], *q = &y->picks[k];
+            if (p->v != q->v || p->exclusive != q->exclusive || p->leaf != q->leaf
+                || p->recorded != q->recorded || p->amount != q->amount || p->whole != q->whole) {
+                snprintf(why, len, "job %llu, pick %zu (vertex %u against %u)",
+                         (unsigned long long)x->id, k, (unsigned)p->v, (unsigned)q->v);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* The requests of the compact tests: whole nodes, a whole rack with its
+ * nodes named below it (held whole twice), a socket in a slot (held, not
+ * whole: its other cores are not the job's), a whole socket, cores and a
+ * gpu. */
+static const char *const compact_shapes[] = {
+    "- type: node\n  count: 2\n  exclusive: true\n  with:\n"
+    "  - type: slot\n    count: 1\n    label: s\n    with:\n"
+    "    - type: core\n      count: 1\n",
+    "- type: rack\n  count: 1\n  exclusive: true\n  with:\n"
+    "  - type: node\n    count: 2\n    exclusive: true\n    with:\n"
+    "    - type: slot\n      count: 1\n      label: s\n      with:\n"
+    "      - type: core\n        count: 2\n",
+    "- type: node\n  count: 1\n  with:\n"
+    "  - type: slot\n    count: 1\n    label: s\n    with:\n"
+    "    - type: socket\n      count: 1\n      with:\n"
+    "      - type: core\n        count: 2\n",
+    "- type: socket\n  count: 1\n  exclusive: true\n  with:\n"
+    "  - type: slot\n    count: 1\n    label: s\n    with:\n"
+    "    - type: core\n      count: 1\n",
+    "- type: slot\n  count: 3\n  label: s\n  with:\n"
+    "  - type: core\n    count: 2\n  - type: gpu\n    count: 1\n",
+};
+enum { NSHAPES = sizeof(compact_shapes) / sizeof(compact_shapes[0]) };
+
+static bool compact_specs(grove_jobspec_t *js[NSHAPES])
+{
+    bool parsed = true;
+    for (int s = 0; s < NSHAPES; s++)
+        parsed = (js[s] = js_of(compact_shapes[s])) != NULL && parsed;
+    return parsed;
+}
+
+static const test_shape_t compact_shape = {.nodes = 12, .per_rack = 4, .sockets = 2, .cores = 4,
+                                           .gpus = 1, .mems = 2, .mem_size = 2};
+
+/* The same stream of requests on two copies of a graph, one matcher
+ * keeping its reservations compact: every job read the same, pick for
+ * pick, as they are made, start (the clock moves past them), are
+ * cancelled, and are planned again when a vertex goes down; and the same
+ * answers to every match (the records are the same). */
+static void test_compact_stream(void)
+{
+    grove_graph_t *ga = test_cluster(&compact_shape), *gb = test_cluster(&compact_shape);
+    grove_matcher_t *ma = grove_matcher_create(ga, NULL), *mb = grove_matcher_create(gb, NULL);
+    grove_matcher_set_compact(mb, true);
+    grove_jobspec_t *js[NSHAPES];
+    bool parsed = compact_specs(js);
+    ok(parsed, "compact: jobspecs parse");
+    rng_state = 20261127;
+    int64_t now = 0;
+    grove_jobid_t next = 1;
+    size_t compact = 0, ops = 0;
+    bool same = parsed;
+    char why[160] = "";
+    for (int step = 0; step < 400 && same; step++) {
+        int64_t r = rnd(0, 9);
+        if (r <= 5) {
+            int s = (int)rnd(0, NSHAPES - 1);
+            const grove_job_t *x = NULL, *y = NULL;
+            int ra = grove_match(ma, js[s], GROVE_MATCH_ALLOCATE_ORELSE_RESERVE, next, &x, NULL);
+            int ea = errno;
+            int rb = grove_match(mb, js[s], GROVE_MATCH_ALLOCATE_ORELSE_RESERVE, next, &y, NULL);
+            if (ra != rb || (ra < 0 && ea != errno)
+                || (ra == 0 && (x->start != y->start || x->state != y->state))) {
+                snprintf(why, sizeof(why), "step %d: the matches differ", step);
+                same = false;
+            }
+            if (ra == 0) {
+                compact += y->compact;
+                /* only a reservation, and one of a vertex held whole */
+                if (y->compact && (y->state != GROVE_JOB_RESERVED || s == 2 || s == 4)) {
+                    snprintf(why, sizeof(why), "step %d: a compact job of shape %d", step, s);
+                    same = false;
+                }
+                next++;
+            }
+        } else if (r <= 7 && grove_matcher_job_count(ma) > 0) {
+            size_t i = (size_t)rnd(0, (int64_t)grove_matcher_job_count(ma) - 1);
+            grove_jobid_t id = grove_matcher_job_at(ma, i)->id;
+            same = grove_matcher_cancel(ma, id) == 0 && grove_matcher_cancel(mb, id) == 0;
+        } else if (r == 8) {
+            now += rnd(1, 70);
+            same = grove_matcher_set_now(ma, now) == grove_matcher_set_now(mb, now);
+        } else {
+            /* a core of some node down, or up again: what a reservation
+             * holds below a node it holds whole is planned again */
+            grove_vid_t v = (grove_vid_t)rnd(0, (int64_t)grove_graph_vertex_count(ga) - 1);
+            if (strcmp(grove_graph_str(ga, grove_vertex_type_sym(ga, v)), "core") != 0)
+                continue;
+            grove_status_t st = grove_vertex_status(ga, v) == GROVE_STATUS_UP
+                                    ? GROVE_STATUS_DOWN : GROVE_STATUS_UP;
+            same = grove_vertex_set_status(ga, v, st) == 0 && grove_vertex_set_status(gb, v, st) == 0
+                   && grove_matcher_catch_up(ma) == grove_matcher_catch_up(mb);
+        }
+        ops++;
+        if (same && !tables_agree(ma, mb, why, sizeof(why)))
+            same = false;
+    }
+    ok(same, "compact: the tables agree after every one of %zu steps%s%s", ops, same ? "" : ": ",
+       why);
+    ok(compact > 20, "compact: %zu reservations were kept compact", compact);
+    grove_matcher_destroy(ma);
+    grove_matcher_destroy(mb);
+    grove_graph_destroy(ga);
+    grove_graph_destroy(gb);
+    for (int s = 0; s < NSHAPES; s++)
+        grove_jobspec_destroy(js[s]);
+}
+
+/* A core down below a node a compact reservation holds whole (not one of
+ * its picks until it is read): planned again, as it is when whole. */
+static void test_compact_lost(void)
+{
+    grove_graph_t *ga = test_cluster(&compact_shape), *gb = test_cluster(&compact_shape);
+    grove_matcher_t *ma = grove_matcher_create(ga, NULL), *mb = grove_matcher_create(gb, NULL);
+    grove_matcher_set_compact(mb, true);
+    grove_jobspec_t *js[NSHAPES];
+    char why[160] = "";
+    grove_jobspec_t *all = nodes_excl_js(compact_shape.nodes - 2, true);
+    const grove_job_t *y = NULL;
+    bool set = compact_specs(js) && all && grove_match(ma, all, GROVE_MATCH_ALLOCATE, 1, NULL, NULL) == 0
+               && grove_match(mb, all, GROVE_MATCH_ALLOCATE, 1, NULL, NULL) == 0
+               && grove_match(ma, js[0], GROVE_MATCH_ALLOCATE_ORELSE_RESERVE, 2, NULL, NULL) == 0
+               && grove_match(ma, js[0], GROVE_MATCH_ALLOCATE_ORELSE_RESERVE, 3, NULL, NULL) == 0
+               && grove_match(mb, js[0], GROVE_MATCH_ALLOCATE_ORELSE_RESERVE, 2, NULL, NULL) == 0
+               && grove_match(mb, js[0], GROVE_MATCH_ALLOCATE_ORELSE_RESERVE, 3, &y, NULL) == 0
+               && y->compact && y->state == GROVE_JOB_RESERVED;
+    ok(set, "compact: two reservations of whole nodes behind a full machine, one compact");
+    /* a core job 3 holds that its compact list leaves out (the whole list
+     * read from the other matcher; mb's table looked at, not read) */
+    const grove_job_t *x = grove_matcher_job(ma, 3);
+    long bi = grovep_match_job_index(mb, 3);
+    const grove_job_t *raw = bi >= 0 ? mb->jobs[bi] : NULL;
+    grove_vid_t core = GROVEP_NONE;
+    for (size_t k = 0; x && raw && k < x->npicks && core == GROVEP_NONE; k++) {
+        grove_vid_t v = x->picks[k].v;
+        bool listed = false;
+        for (size_t q = 0; q < raw->npicks; q++)
+            listed = listed || raw->picks[q].v == v;
+        if (!listed && !strcmp(grove_graph_str(ga, grove_vertex_type_sym(ga, v)), "core"))
+            core = v;
+    }
+    set = set && core != GROVEP_NONE && grove_vertex_set_status(ga, core, GROVE_STATUS_DOWN) == 0
+          && grove_vertex_set_status(gb, core, GROVE_STATUS_DOWN) == 0;
+    long ea = grove_matcher_catch_up(ma), eb = grove_matcher_catch_up(mb);
+    bool replanned = false;
+    for (size_t k = 0; k < grove_matcher_event_count(mb); k++) {
+        const grove_job_event_t *ev = grove_matcher_event_at(mb, k);
+        replanned = replanned || (ev->id == 3 && ev->kind == GROVE_EVENT_REPLANNED);
+    }
+    ok(set && ea == eb && ea > 0 && replanned && tables_agree(ma, mb, why, sizeof(why)),
+       "compact: a core down below its node: job 3 planned again in both (%ld and %ld "
+       "events)%s%s", ea, eb, why[0] ? ": " : "", why);
+    grove_jobspec_destroy(all);
+    for (int s = 0; s < NSHAPES; s++)
+        grove_jobspec_destroy(js[s]);
+    grove_matcher_destroy(ma);
+    grove_matcher_destroy(mb);
+    grove_graph_destroy(ga);
+    grove_graph_destroy(gb);
+}
+
 int main(void)
 {
     test_corpus_tiny();
@@ -1120,5 +1314,7 @@ int main(void)
     test_block_wrap();
     test_busy();
     test_sort_picks();
+    test_compact_stream();
+    test_compact_lost();
     return done_testing();
 }
