@@ -468,8 +468,13 @@ static int m_fits_idle(lua_State *L)
 
 /* ---- the job table ----------------------------------------------------------------- */
 
+/* nil, message, code for job id, which the table does not give: none
+ * with that id, or (ENOMEM) a compact reservation not listed whole. */
 static int no_job(lua_State *L, grove_jobid_t id)
 {
+    if (errno == ENOMEM)
+        return grovel_fail_errno(L, ENOMEM, lua_pushfstring(L, "job %I: out of memory listing "
+                                                               "its picks", (lua_Integer)id));
     return grovel_fail_errno(L, ENOENT, lua_pushfstring(L, "no job %I", (lua_Integer)id));
 }
 
