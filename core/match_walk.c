@@ -823,14 +823,27 @@ fail:
     return GROVE_VID_NONE;
 }
 
+/* Are f's children those of a wide vertex in blocks (blocks_build), taken
+ * in the graph's order: does iter_next pass whole blocks of them? */
+static inline bool frame_in_blocks(const grove_matcher_t *m, const struct frame *f)
+{
+    uint32_t blk = m->g->agg_blk;
+    return f->graph_order && blk && f->nkids >= (uint64_t)blk * GROVEP_BLK_WIDE;
+}
+
 /* iter_next when the next child in the current frame is a candidate (the
- * cores of a socket, one after the other): no call, no walk. */
+ * cores of a socket, one after the other): no call, no walk.  Not for the
+ * children of a wide vertex: iter_next passes a block of them none of
+ * which can be a candidate (its aggregate, its idle nodes, the job's
+ * constraint) with one look, where this would hand out each in turn (the
+ * 16,384 nodes of a machine's root, every one of them asked whether it is
+ * free in the window). */
 static inline grove_vid_t iter_step(grove_matcher_t *m, struct iter *it, const struct req *r,
                                     int *failed)
 {
     if (it->started && m->nframes > it->frame_base) {
         struct frame *f = &m->frames[m->nframes - 1];
-        if (f->next < f->nkids) {
+        if (f->next < f->nkids && !frame_in_blocks(m, f)) {
             grove_vid_t k = m->kids[f->kids + f->next];
             if (m->g->v[k].type == r->type && (!m->rank_on || m->par[k] == f->v)) {
                 f->next++;

@@ -247,4 +247,27 @@ describe("the aggregates of blocks of a wide vertex's children", function()
     assert.equal(192, m:stats().blocks_passed)
     m:close()
   end)
+
+  it("pass full blocks after a candidate is found, not only before the first", function()
+    -- 256 nodes below the cluster: n0 free, n1-n191 held whole, n192- free:
+    -- two exclusive nodes are n0 and n192, and the walk from n0 passes the
+    -- rest of n0's block one by one, the next two blocks whole
+    local R = '{"version":1,"execution":{"R_lite":[{"rank":"0-255","children":' ..
+      '{"core":"0-3"}}],"starttime":0,"expiration":0,"nodelist":["n[0-255]"]}}'
+    local g = assert(assert(core.rv1_decode(R)):to_graph())
+    local m = core.matcher(g)
+    local one = match.compiled{nodes = 1, cores_per_node = 4, exclusive = true}
+    local first = assert(m:match(one))
+    assert(m:match(match.compiled{nodes = 191, cores_per_node = 4, exclusive = true}))
+    assert(m:cancel(first.id))
+    m:reset_stats()
+    local j = assert(m:match(match.compiled{nodes = 2, cores_per_node = 4, exclusive = true}))
+    local nodes = {}
+    for _, p in ipairs(j.picks) do
+      if p.vertex:type() == "node" then nodes[#nodes + 1] = p.vertex:name() end
+    end
+    assert.same({"n0", "n192"}, nodes)
+    assert.equal(128, m:stats().blocks_passed)
+    m:close()
+  end)
 end)
