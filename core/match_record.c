@@ -170,56 +170,72 @@ static int nodex_pre(grove_graph_t *g, grove_vid_t v, int depth, void *arg)
     return add_held(arg, v) < 0 ? -1 : GROVE_WALK_CONTINUE;
 }
 
+/* Call fn(g, v, arg) for every vertex below top in containment's tree
+ * (its child arrays, read in sequence, else its edge lists), until one
+ * returns other than 0: 0, or what that call returned, or -1 ENOMEM.  The
+ * walk's stack is *st (*cap entries, grown as needed) from entry base on:
+ * the matcher's kid arena during a match, free once the search is over. */
+static int walk_below(const grove_graph_t *g, grove_vid_t top,
+                      int (*fn)(const grove_graph_t *g, grove_vid_t v, void *arg), void *arg,
+                      grove_vid_t **st, size_t *cap, size_t base)
+{
+    size_t n = base;
+    if (grovep_grow((void **)st, cap, n + 1, sizeof(**st)) < 0)
+        return -1;
+    (*st)[n++] = top;
+    const uint32_t *off;
+    const grove_vid_t *tk = grovep_tree_kids(g, &off);
+    int rc = 0;
+    while (n > base && rc == 0) {
+        grove_vid_t u = (*st)[--n];
+        if (tk) {
+            for (uint32_t i = off[u]; i < off[u + 1] && rc == 0; i++) {
+                grove_vid_t c = tk[i];
+                if ((rc = fn(g, c, arg)) != 0 || off[c + 1] == off[c])
+                    continue; /* a leaf: nothing below to walk */
+                if (grovep_grow((void **)st, cap, n + 1, sizeof(**st)) < 0)
+                    rc = -1;
+                else
+                    (*st)[n++] = c;
+            }
+            continue;
+        }
+        /* no memory for the child arrays: the tree edges, as the walker
+         * follows containment */
+        for (grove_eid_t e = g->first_out[u]; e != GROVEP_NONE && rc == 0; e = g->e[e].next_out) {
+            const grovep_edge_t *ed = &g->e[e];
+            if (ed->sub != g->containment || (ed->flags & GROVEP_E_UP) || g->parent[ed->dst] != u)
+                continue;
+            if ((rc = fn(g, ed->dst, arg)) != 0)
+                continue;
+            if (grovep_grow((void **)st, cap, n + 1, sizeof(**st)) < 0)
+                rc = -1;
+            else
+                (*st)[n++] = ed->dst;
+        }
+    }
+    return rc;
+}
+
+/* walk_below's fn for add_below: arg is the matcher. */
+static int held_below(const grove_graph_t *g, grove_vid_t v, void *arg)
+{
+    (void)g;
+    return add_held(arg, v);
+}
+
 /* Add every unpicked vertex below top, held exclusively, in the walked
- * subsystem.  Containment is a tree: its tree edges are followed with a
- * stack in the kid arena (free once the search is over), a few loads a
- * vertex; another subsystem may join or loop, and goes through the
- * graph's walker, which visits a vertex once.  0 or -1 (ENOMEM). */
+ * subsystem.  Containment is a tree: walk_below, a few loads a vertex, its
+ * stack in the kid arena; another subsystem may join or loop, and goes
+ * through the graph's walker, which visits a vertex once.  0 or -1
+ * (ENOMEM). */
 static int add_below(grove_matcher_t *m, grove_vid_t top)
 {
-    const grove_graph_t *g = m->g;
-    if (m->dom_sub != g->containment) {
+    if (m->dom_sub != m->g->containment) {
         grove_walk_hooks_t h = {.pre = nodex_pre, .arg = m};
         return grove_graph_walk(m->g, top, dom_sym(m), &h, NULL) < 0 ? -1 : 0;
     }
-    size_t base = m->nkids, sp = base;
-    int rc = 0;
-    if (grovep_grow((void **)&m->kids, &m->kidcap, sp + 1, sizeof(*m->kids)) < 0)
-        return -1;
-    m->kids[sp++] = top;
-    const uint32_t *off;
-    const grove_vid_t *tk = grovep_tree_kids(g, &off);
-    while (tk && sp > base && rc == 0) { /* the tree's child arrays: read in sequence */
-        grove_vid_t u = m->kids[--sp];
-        for (uint32_t i = off[u]; i < off[u + 1] && rc == 0; i++) {
-            grove_vid_t c = tk[i];
-            if (add_held(m, c) < 0)
-                rc = -1;
-            else if (off[c + 1] == off[c])
-                continue; /* a leaf: nothing below to walk */
-            else if (grovep_grow((void **)&m->kids, &m->kidcap, sp + 1, sizeof(*m->kids)) < 0)
-                rc = -1;
-            else
-                m->kids[sp++] = c;
-        }
-    }
-    while (sp > base && rc == 0) { /* no memory for them: the edge lists */
-        grove_vid_t u = m->kids[--sp];
-        for (grove_eid_t e = g->first_out[u]; e != GROVEP_NONE && rc == 0;
-             e = g->e[e].next_out) {
-            const grovep_edge_t *ed = &g->e[e];
-            /* the tree edges, as the walker follows containment */
-            if (ed->sub != g->containment || (ed->flags & GROVEP_E_UP) || g->parent[ed->dst] != u)
-                continue;
-            if (add_held(m, ed->dst) < 0
-                || grovep_grow((void **)&m->kids, &m->kidcap, sp + 1, sizeof(*m->kids)) < 0)
-                rc = -1;
-            else
-                m->kids[sp++] = ed->dst;
-        }
-    }
-    m->nkids = base;
-    return rc;
+    return walk_below(m->g, top, held_below, m, &m->kids, &m->kidcap, m->nkids) < 0 ? -1 : 0;
 }
 
 /* A vertex asked for exclusively holds everything below it: add what the
@@ -319,53 +335,11 @@ static bool top_whole(const grove_graph_t *g, const grove_job_t *j, size_t i)
     return true;
 }
 
-/* Call fn(g, v, arg) for every vertex below top in containment's tree, as
- * add_below walks it (its child arrays, else its edge lists), until one
- * returns other than 0: 0, or what that call returned, or -1 ENOMEM. */
-static int walk_below(const grove_graph_t *g, grove_vid_t top,
-                      int (*fn)(const grove_graph_t *g, grove_vid_t v, void *arg), void *arg)
-{
-    grove_vid_t *st = NULL;
-    size_t n = 0, cap = 0;
-    if (grovep_grow((void **)&st, &cap, 1, sizeof(*st)) < 0)
-        return -1;
-    st[n++] = top;
-    const uint32_t *off;
-    const grove_vid_t *tk = grovep_tree_kids(g, &off);
-    int rc = 0;
-    while (n > 0 && rc == 0) {
-        grove_vid_t u = st[--n];
-        if (tk) {
-            for (uint32_t i = off[u]; i < off[u + 1] && rc == 0; i++) {
-                grove_vid_t c = tk[i];
-                if ((rc = fn(g, c, arg)) != 0 || off[c + 1] == off[c])
-                    continue;
-                if (grovep_grow((void **)&st, &cap, n + 1, sizeof(*st)) < 0)
-                    rc = -1;
-                else
-                    st[n++] = c;
-            }
-            continue;
-        }
-        for (grove_eid_t e = g->first_out[u]; e != GROVEP_NONE && rc == 0; e = g->e[e].next_out) {
-            const grovep_edge_t *ed = &g->e[e];
-            if (ed->sub != g->containment || (ed->flags & GROVEP_E_UP) || g->parent[ed->dst] != u)
-                continue;
-            if ((rc = fn(g, ed->dst, arg)) != 0)
-                continue;
-            if (grovep_grow((void **)&st, &cap, n + 1, sizeof(*st)) < 0)
-                rc = -1;
-            else
-                st[n++] = ed->dst;
-        }
-    }
-    free(st);
-    return rc;
-}
-
 struct fill {
     grove_pick_t *add;
     size_t n, cap;
+    grove_vid_t *stack; /* walk_below's */
+    size_t scap;
 };
 
 /* A vertex below one held whole, as add_held lists it. */
@@ -379,30 +353,29 @@ static int fill_put(const grove_graph_t *g, grove_vid_t v, void *arg)
     return 0;
 }
 
-static int cmp_vid_pick(const void *a, const void *b)
-{
-    grove_vid_t x = ((const grove_pick_t *)a)->v, y = ((const grove_pick_t *)b)->v;
-    return (x > y) - (x < y);
-}
-
 int grovep_match_job_fill(const grove_graph_t *g, grove_job_t *j)
 {
     if (!j->compact)
         return 0;
     struct fill f = {0};
     for (size_t i = 0; i < j->npicks; i++)
-        if (top_whole(g, j, i) && walk_below(g, j->picks[i].v, fill_put, &f) < 0) {
+        if (top_whole(g, j, i)
+            && walk_below(g, j->picks[i].v, fill_put, &f, &f.stack, &f.scap, 0) < 0) {
+            free(f.stack);
             free(f.add);
             errno = ENOMEM;
             return -1;
         }
-    grove_pick_t *out = malloc((j->npicks + f.n + 1) * sizeof(*out));
-    if (!out) {
+    free(f.stack);
+    /* the merged list's room is the sort's scratch */
+    size_t room = (j->npicks + f.n + 1) * sizeof(grove_pick_t);
+    grove_pick_t *out = malloc(room);
+    if (!out || grovep_match_sort_picks(f.add, f.n, out, room) < 0) {
+        free(out);
         free(f.add);
         errno = ENOMEM;
         return -1;
     }
-    qsort(f.add, f.n, sizeof(*f.add), cmp_vid_pick);
     /* one pick a vertex: the job's own (the request named it), or the
      * first of those below (a child reached by two edges is met twice) */
     size_t a = 0, b = 0, k = 0;
@@ -429,6 +402,8 @@ int grovep_match_job_fill(const grove_graph_t *g, grove_job_t *j)
 
 struct below_any {
     bool (*bad)(const grove_graph_t *g, grove_vid_t v);
+    grove_vid_t *stack; /* walk_below's */
+    size_t scap;
 };
 
 static int below_bad(const grove_graph_t *g, grove_vid_t v, void *arg)
@@ -440,15 +415,14 @@ static int below_bad(const grove_graph_t *g, grove_vid_t v, void *arg)
 bool grovep_match_job_below_any(const grove_graph_t *g, const grove_job_t *j,
                                 bool (*bad)(const grove_graph_t *g, grove_vid_t v))
 {
-    struct below_any b = {bad};
-    for (size_t i = 0; j->compact && i < j->npicks; i++) {
-        if (!top_whole(g, j, i))
-            continue;
+    struct below_any b = {bad, NULL, 0};
+    bool any = false;
+    for (size_t i = 0; j->compact && i < j->npicks && !any; i++)
         /* the first stops the walk; without memory for it, "maybe" */
-        if (walk_below(g, j->picks[i].v, below_bad, &b) != 0)
-            return true;
-    }
-    return false;
+        any = top_whole(g, j, i)
+              && walk_below(g, j->picks[i].v, below_bad, &b, &b.stack, &b.scap, 0) != 0;
+    free(b.stack);
+    return any;
 }
 
 /* Drop every record of a job's picks (one batch). */

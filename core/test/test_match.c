@@ -1227,7 +1227,8 @@ static void test_compact_stream(void)
                 continue;
             grove_status_t st = grove_vertex_status(ga, v) == GROVE_STATUS_UP
                                     ? GROVE_STATUS_DOWN : GROVE_STATUS_UP;
-            same = grove_vertex_set_status(ga, v, st) == 0 && grove_vertex_set_status(gb, v, st) == 0
+            same = grove_vertex_set_status(ga, v, st) == 0
+                   && grove_vertex_set_status(gb, v, st) == 0
                    && grove_matcher_catch_up(ma) == grove_matcher_catch_up(mb);
         }
         ops++;
@@ -1256,7 +1257,8 @@ static void test_compact_lost(void)
     char why[160] = "";
     grove_jobspec_t *all = nodes_excl_js(compact_shape.nodes - 2, true);
     const grove_job_t *y = NULL;
-    bool set = compact_specs(js) && all && grove_match(ma, all, GROVE_MATCH_ALLOCATE, 1, NULL, NULL) == 0
+    bool set = compact_specs(js) && all
+               && grove_match(ma, all, GROVE_MATCH_ALLOCATE, 1, NULL, NULL) == 0
                && grove_match(mb, all, GROVE_MATCH_ALLOCATE, 1, NULL, NULL) == 0
                && grove_match(ma, js[0], GROVE_MATCH_ALLOCATE_ORELSE_RESERVE, 2, NULL, NULL) == 0
                && grove_match(ma, js[0], GROVE_MATCH_ALLOCATE_ORELSE_RESERVE, 3, NULL, NULL) == 0
