@@ -1141,22 +1141,22 @@ static bool tables_agree(const grove_matcher_t *a, const grove_matcher_t *b, cha
  * whole: its other cores are not the job's), a whole socket, cores and a
  * gpu. */
 static const char *const compact_shapes[] = {
-    "- type: node\n  count: 2\n  exclusive: true\n  with:\n"
-    "  - type: slot\n    count: 1\n    label: s\n    with:\n"
-    "    - type: core\n      count: 1\n",
-    "- type: rack\n  count: 1\n  exclusive: true\n  with:\n"
-    "  - type: node\n    count: 2\n    exclusive: true\n    with:\n"
-    "    - type: slot\n      count: 1\n      label: s\n      with:\n"
-    "      - type: core\n        count: 2\n",
-    "- type: node\n  count: 1\n  with:\n"
-    "  - type: slot\n    count: 1\n    label: s\n    with:\n"
-    "    - type: socket\n      count: 1\n      with:\n"
-    "      - type: core\n        count: 2\n",
-    "- type: socket\n  count: 1\n  exclusive: true\n  with:\n"
-    "  - type: slot\n    count: 1\n    label: s\n    with:\n"
-    "    - type: core\n      count: 1\n",
-    "- type: slot\n  count: 3\n  label: s\n  with:\n"
-    "  - type: core\n    count: 2\n  - type: gpu\n    count: 1\n",
+    ("- type: node\n  count: 2\n  exclusive: true\n  with:\n"
+     "  - type: slot\n    count: 1\n    label: s\n    with:\n"
+     "    - type: core\n      count: 1\n"),
+    ("- type: rack\n  count: 1\n  exclusive: true\n  with:\n"
+     "  - type: node\n    count: 2\n    exclusive: true\n    with:\n"
+     "    - type: slot\n      count: 1\n      label: s\n      with:\n"
+     "      - type: core\n        count: 2\n"),
+    ("- type: node\n  count: 1\n  with:\n"
+     "  - type: slot\n    count: 1\n    label: s\n    with:\n"
+     "    - type: socket\n      count: 1\n      with:\n"
+     "      - type: core\n        count: 2\n"),
+    ("- type: socket\n  count: 1\n  exclusive: true\n  with:\n"
+     "  - type: slot\n    count: 1\n    label: s\n    with:\n"
+     "    - type: core\n      count: 1\n"),
+    ("- type: slot\n  count: 3\n  label: s\n  with:\n"
+     "  - type: core\n    count: 2\n  - type: gpu\n    count: 1\n"),
 };
 enum { NSHAPES = sizeof(compact_shapes) / sizeof(compact_shapes[0]) };
 
