@@ -29,8 +29,9 @@ typedef struct grove_pick {
     bool exclusive;  /* held exclusively */
     bool leaf;       /* nothing of the request lies below it (units counted here) */
     bool recorded;   /* carries an allocation record (others are implied or shared) */
-    bool whole;      /* asked for exclusively: everything below it is the job's
-                      * (set by a match; listed unless the job is compact) */
+    bool whole;      /* of a compact job (grove_job_t.compact): asked for
+                      * exclusively, everything below it is the job's and
+                      * is listed when the job is read (false after) */
     int64_t amount;  /* units taken from the pool (1 for whole vertices); after
                       * the flags, so that a pick is 16 bytes, not 24 (a whole
                       * machine's selection has a million) */

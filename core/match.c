@@ -191,6 +191,11 @@ int grove_matcher_set_policy(grove_matcher_t *m, const grove_policy_t *p)
         errno = EINVAL;
         return -1;
     }
+    /* a policy that explores by use counts what every job holds (its
+     * ranks): no job stays compact under it (none is made so) */
+    for (size_t i = 0; p->explore_by_use && i < m->njobs; i++)
+        if (grovep_match_job_fill(m->g, m->jobs[i]) < 0)
+            return -1;
     char *name = strdup(p->name ? p->name : "custom");
     if (!name) {
         errno = ENOMEM;
@@ -440,7 +445,10 @@ static int match_complete(grove_matcher_t *m, struct matching *x)
     }
     for (size_t i = 0; i < m->nsel; i++) {
         x->imp[i] = grovep_match_implied(m, m->sel[i].v);
-        m->sel[i].whole = (flags_of(m, m->sel[i].v) & M_WHOLE) != 0;
+        /* what a compact job's listing follows (not asked of other picks:
+         * a whole machine's are a million) */
+        if (x->compact)
+            m->sel[i].whole = (flags_of(m, m->sel[i].v) & M_WHOLE) != 0;
         /* below a vertex held whole, everything is held whole too */
         if (x->imp[i] && !m->sel[i].exclusive) {
             m->sel[i].exclusive = true;
@@ -798,10 +806,8 @@ int grove_match_grow(grove_matcher_t *m, const grove_jobspec_t *js, grove_jobid_
     if (i < 0)
         return grovep_errorf(err, ENOENT, "grow: no job %llu", (unsigned long long)id);
     grove_job_t *j = m->jobs[i];
-    /* the picks grown into are those of the whole job */
-    if (grovep_match_job_fill(m->g, j) < 0)
-        return grovep_errorf(err, ENOMEM, "grow: could not list job %llu's picks",
-                             (unsigned long long)id);
+    /* (a compact job stays so: what it grows by joins its list, which is
+     * made whole below its vertices held whole when it is read) */
     return match_fixed(m, js, GROVE_MATCH_ALLOCATE_WITH_SAT, id, j->start, j->end, j, out, err);
 }
 

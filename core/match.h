@@ -169,8 +169,9 @@ const grove_job_t *grove_matcher_job_at(const grove_matcher_t *m, size_t i);
  * waiting job again at each early end (conservative backfilling) drops
  * most reservations unread: a job of 1,024 whole nodes is 50,000 picks
  * listed, 2,000 compact.  The job a match hands out is as it was made;
- * grove_matcher_job, grove_matcher_job_at and every use of the table
- * (a start, a grow, a release) list the rest first. */
+ * grove_matcher_job, grove_matcher_job_at, a partial release and a
+ * policy that explores by use (grove_matcher_set_policy) list the rest
+ * first. */
 void grove_matcher_set_compact(grove_matcher_t *m, bool on);
 size_t grove_matcher_job_count(const grove_matcher_t *m);
 

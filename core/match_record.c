@@ -394,6 +394,8 @@ int grovep_match_job_fill(const grove_graph_t *g, grove_job_t *j)
     }
     free(f.add);
     free(j->picks);
+    for (size_t i = 0; i < k; i++)
+        out[i].whole = false; /* listed: as a job never compact */
     j->picks = out;
     j->npicks = k;
     j->compact = false;

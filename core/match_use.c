@@ -304,12 +304,10 @@ static int use_at_fill(grove_matcher_t *m, int64_t t, const grove_job_t *skip, e
                        int64_t sign)
 {
     for (size_t i = 0; i < m->njobs; i++) {
-        grove_job_t *o = m->jobs[i];
+        const grove_job_t *o = m->jobs[i];
         if (o == skip || o->start > t || o->end <= t)
             continue;
-        /* a reservation made compact under another policy: whole */
-        if (grovep_match_job_fill(m->g, o) < 0
-            || grovep_match_use_count_all(m, op, o->picks, o->npicks, sign) < 0)
+        if (grovep_match_use_count_all(m, op, o->picks, o->npicks, sign) < 0)
             return -1;
     }
     return 0;
