@@ -95,11 +95,15 @@ struct undo {
 
 struct frame {
     grove_vid_t v;
-    uint32_t kids; /* offset in the kid arena */
+    uint32_t kids; /* offset in the kid arena, or in the tree's list (in_tree) */
+    uint32_t top;  /* the kid arena's top when the frame was pushed */
     uint32_t nkids, next;
     /* the children are all of v's, in the graph's order (the tree's list,
      * none reordered): the i-th lies in block i / agg_blk of a wide v */
     bool graph_order;
+    /* the children are read from containment's tree itself (m->tk), not
+     * copied: nothing reorders them */
+    bool in_tree;
 };
 
 struct iter {
@@ -374,6 +378,14 @@ static inline double grovep_match_now_s(void)
 
 /* Must the job states catch up (grove_matcher_catch_up) before a match:
  * has the graph's clock moved, or a vertex's status changed? */
+/* f's children, in the walk's order.  A pointer into the kid arena moves
+ * when the arena grows (a frame pushed): taken anew after any push. */
+static inline const grove_vid_t *grovep_frame_kids(const grove_matcher_t *m,
+                                                   const struct frame *f)
+{
+    return (f->in_tree ? m->tk : m->kids) + f->kids;
+}
+
 static inline bool behind(const grove_matcher_t *m)
 {
     return m->g->now != m->clock || m->g->status_gen != m->status_seen;

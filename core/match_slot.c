@@ -56,11 +56,11 @@ static bool has_kids(const grove_matcher_t *m, grove_vid_t w)
     return false;
 }
 
-/* The children of w in the walk's order, pushed as a frame: m->kids[first
- * .. first + n); kids_end pops it. */
+/* The children of w in the walk's order, pushed as a frame (kid_at reads
+ * them); kids_end pops it. */
 struct kids {
     size_t fbase, kbase;
-    uint32_t first, n;
+    uint32_t n;
 };
 
 static int kids_begin(grove_matcher_t *m, grove_vid_t w, const struct req *r, struct kids *k)
@@ -69,9 +69,14 @@ static int kids_begin(grove_matcher_t *m, grove_vid_t w, const struct req *r, st
     k->kbase = m->nkids;
     if (grovep_match_push_frame(m, w, r) < 0)
         return -1;
-    k->first = m->frames[k->fbase].kids;
     k->n = m->frames[k->fbase].nkids;
     return 0;
+}
+
+/* The i-th child of k's frame (read anew: a push may move the arena). */
+static inline grove_vid_t kid_at(const grove_matcher_t *m, const struct kids *k, uint32_t i)
+{
+    return grovep_frame_kids(m, &m->frames[k->fbase])[i];
 }
 
 static void kids_end(grove_matcher_t *m, const struct kids *k)
@@ -105,7 +110,7 @@ static int slot_home(grove_matcher_t *m, const struct req *r, grove_vid_t w, boo
     size_t fbase = m->nframes, kbase = m->nkids;
     if (grovep_match_push_frame(m, w, r) < 0)
         return -1;
-    uint32_t first = m->frames[fbase].kids, n = m->frames[fbase].nkids;
+    uint32_t n = m->frames[fbase].nkids;
     /* children in the graph's order: a block found without room is passed
      * by whole, not child by child (each a look at its list of children
      * and at its block's map: a third of a conservative queue's replanning
@@ -124,7 +129,7 @@ static int slot_home(grove_matcher_t *m, const struct req *r, grove_vid_t w, boo
      * each of its visits. */
     bool mark = m->slot_multi;
     for (uint32_t i = 0; i < n; i++) {
-        grove_vid_t k = m->kids[first + i];
+        grove_vid_t k = grovep_frame_kids(m, &m->frames[fbase])[i];
         /* a ranked list leaves out the levels between (match_walk.c) */
         if (m->rank_on && m->par[k] != w) {
             int failed = 0;
@@ -138,7 +143,7 @@ static int slot_home(grove_matcher_t *m, const struct req *r, grove_vid_t w, boo
         }
         if (blk && m->constraint) {
             /* no child of k's block meets the job's constraint */
-            uint32_t at = cblk_pass(m, &m->kids[first], n, i);
+            uint32_t at = cblk_pass(m, grovep_frame_kids(m, &m->frames[fbase]), n, i);
             if (at != i) {
                 i = at - 1;
                 continue;
@@ -470,7 +475,7 @@ static int slot_homes(grove_matcher_t *m, const struct req *r, grove_vid_t w, bo
         return -1;
     int rc = 0;
     for (uint32_t i = 0; i < k.n && rc == 0; i++)
-        rc = slot_homes(m, r, m->kids[k.first + i], false, hv, nh, cap, max);
+        rc = slot_homes(m, r, kid_at(m, &k, i), false, hv, nh, cap, max);
     kids_end(m, &k);
     return rc;
 }
@@ -576,13 +581,15 @@ static int home_slots_quick(grove_matcher_t *m, const struct req *r, grove_vid_t
     struct kids kk;
     if (kids_begin(m, w, r, &kk) < 0)
         return -1;
-    uint32_t first = kk.first, n = kk.n;
+    /* nothing below pushes a frame: the list stays where it is */
+    const grove_vid_t *kids = grovep_frame_kids(m, &m->frames[kk.fbase]);
+    uint32_t n = kk.n;
     int rc = 1;
     /* the free children of each request's type, in the walk's order:
      * pos[i] the next unused of request i */
     size_t pos[QUICK_REQS] = {0};
     for (uint32_t i = 0; i < n && rc == 1; i++) {
-        grove_vid_t k = m->kids[first + i];
+        grove_vid_t k = kids[i];
         if (has_kids(m, k))
             rc = 0;
     }
@@ -593,7 +600,7 @@ static int home_slots_quick(grove_matcher_t *m, const struct req *r, grove_vid_t
         for (size_t i = 0; i < nr && fits && rc == 1; i++) {
             int64_t got = 0, want = (int64_t)cr[i]->count->min;
             while (got < want && pos[i] < n) {
-                grove_vid_t v = m->kids[first + pos[i]++];
+                grove_vid_t v = kids[pos[i]++];
                 if (g->v[v].type != cr[i]->type)
                     continue;
                 bool ex;

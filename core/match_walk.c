@@ -585,7 +585,7 @@ static int rank_kids(grove_matcher_t *m, grove_vid_t v, size_t fi, const struct 
         m->nrlist = kept ? m->nrlist : 0;
         int found = kept;
         for (uint32_t i = 0; !kept && i < f->nkids && found >= 0; i++) {
-            int rc = rank_collect(m, m->kids[f->kids + i]);
+            int rc = rank_collect(m, grovep_frame_kids(m, f)[i]);
             found = rc < 0 ? rc : found | rc;
         }
         if (found < 0)
@@ -601,7 +601,7 @@ static int rank_kids(grove_matcher_t *m, grove_vid_t v, size_t fi, const struct 
             /* nothing ranked below v: its children, as listed */
             m->nrlist = 0;
             for (uint32_t i = 0; i < f->nkids; i++)
-                if (rlist_push(m, m->kids[f->kids + i]) < 0)
+                if (rlist_push(m, grovep_frame_kids(m, f)[i]) < 0)
                     return -1;
         }
         if (m->nrlist > UINT32_MAX) {
@@ -657,12 +657,22 @@ int grovep_match_push_frame(grove_matcher_t *m, grove_vid_t v, const struct req 
         return -1;
     struct frame *f = &m->frames[m->nframes++];
     f->v = v;
-    f->kids = (uint32_t)m->nkids;
+    f->kids = f->top = (uint32_t)m->nkids;
     f->nkids = 0;
     f->next = 0;
     f->graph_order = false;
+    f->in_tree = false;
     if (m->tk) { /* containment's tree: its children listed in sequence */
         uint32_t n = m->tkoff[v + 1] - m->tkoff[v];
+        if (!m->pol.explore_by_use && !m->rank_on && (n < 2 || !m->pol.order)) {
+            /* in the tree's order, as they are: read there, not copied (a
+             * slot of cores looks at the 16,384 nodes of a machine's root
+             * at each of its slots) */
+            f->kids = m->tkoff[v];
+            f->nkids = n;
+            f->in_tree = f->graph_order = true;
+            return 0;
+        }
         if (grovep_grow((void **)&m->kids, &m->kidcap, m->nkids + n, sizeof(*m->kids)) < 0)
             return -1;
         const grove_vid_t *src = m->tk + m->tkoff[v];
@@ -763,11 +773,11 @@ static grove_vid_t iter_next(grove_matcher_t *m, struct iter *it, const struct r
     while (m->nframes > it->frame_base) {
         struct frame *f = &m->frames[m->nframes - 1];
         if (f->next >= f->nkids) {
-            m->nkids = f->kids;
+            m->nkids = f->top;
             m->nframes--;
             continue;
         }
-        grove_vid_t k = m->kids[f->kids + f->next++];
+        grove_vid_t k = grovep_frame_kids(m, f)[f->next++];
         /* a ranked list leaves out the levels between (rank_kids) */
         if (m->rank_on && m->par[k] != f->v) {
             int pf = 0;
@@ -780,7 +790,7 @@ static grove_vid_t iter_next(grove_matcher_t *m, struct iter *it, const struct r
         uint32_t blk = f->graph_order ? g->agg_blk : 0;
         if (blk && m->constraint) {
             /* no child of k's block meets the job's constraint */
-            uint32_t at = cblk_pass(m, &m->kids[f->kids], f->nkids, f->next - 1);
+            uint32_t at = cblk_pass(m, grovep_frame_kids(m, f), f->nkids, f->next - 1);
             if (at != f->next - 1) {
                 f->next = at;
                 continue;
@@ -844,7 +854,7 @@ static inline grove_vid_t iter_step(grove_matcher_t *m, struct iter *it, const s
     if (it->started && m->nframes > it->frame_base) {
         struct frame *f = &m->frames[m->nframes - 1];
         if (f->next < f->nkids && !frame_in_blocks(m, f)) {
-            grove_vid_t k = m->kids[f->kids + f->next];
+            grove_vid_t k = grovep_frame_kids(m, f)[f->next];
             if (m->g->v[k].type == r->type && (!m->rank_on || m->par[k] == f->v)) {
                 f->next++;
                 return k;
