@@ -95,17 +95,20 @@ fail:
     return GROVEP_NULL_AFTER(grovep_graph_free, g, ENOMEM);
 }
 
-const grove_vid_t *grovep_tree_kids(const grove_graph_t *cg, const uint32_t **off)
+const grove_vid_t *grovep_tree_kids(const grove_graph_t *cg, const uint32_t **off,
+                                    const uint8_t **kind)
 {
     /* a cache of what the edges say: the graph as seen through its
      * functions does not change */
     grove_graph_t *g = (grove_graph_t *)(uintptr_t)cg;
     if (!g->tk_off || g->tk_nv != g->nv || g->tk_ne != g->ne || g->tk_live != g->nlive_e) {
         free(g->tk_off);
+        free(g->tk_kind);
+        g->tk_kind = malloc(g->nv ? g->nv : 1);
         g->tk_off = malloc((g->nv + 1) * sizeof(*g->tk_off));
         /* about one entry a vertex (one tree parent each; two edges from
          * a parent to one child would list it twice, so it may grow) */
-        if (!g->tk_off
+        if (!g->tk_off || !g->tk_kind
             || grovep_grow((void **)&g->tk_kid, &g->tk_cap, g->nv ? g->nv : 1, sizeof(*g->tk_kid))
                    < 0)
             goto fail;
@@ -129,15 +132,27 @@ const grove_vid_t *grovep_tree_kids(const grove_graph_t *cg, const uint32_t **of
             }
         }
         g->tk_off[g->nv] = (uint32_t)k;
+        for (grove_vid_t v = 0; v < g->nv; v++) {
+            uint8_t kd = 0;
+            for (uint32_t i = g->tk_off[v]; i < g->tk_off[v + 1]; i++) {
+                grove_vid_t c = g->tk_kid[i];
+                kd |= g->tk_off[c + 1] > g->tk_off[c] ? GROVEP_TK_INNER : GROVEP_TK_LEAF;
+            }
+            g->tk_kind[v] = kd;
+        }
         g->tk_nv = g->nv;
         g->tk_ne = g->ne;
         g->tk_live = g->nlive_e;
     }
     *off = g->tk_off;
+    if (kind)
+        *kind = g->tk_kind;
     return g->tk_kid;
 fail:
     free(g->tk_off);
+    free(g->tk_kind);
     g->tk_off = NULL;
+    g->tk_kind = NULL;
     errno = ENOMEM;
     return NULL;
 }
@@ -157,7 +172,7 @@ void grovep_graph_free(grove_graph_t *g)
     grove_intern_destroy(g->strings);
     idnames_free(g);
     GROVEP_FREE_ALL(g->v, g->names, g->pnames, g->kvh, g->first_out, g->tails, g->parent, g->next_type,
-                    g->next_name, g->next_rank, g->e, g->uin_first, g->uin_next, g->uin_src, g->tk_off, g->tk_kid, g->kv, g->recs,
+                    g->next_name, g->next_rank, g->e, g->uin_first, g->uin_next, g->uin_src, g->tk_off, g->tk_kid, g->tk_kind, g->kv, g->recs,
                     g->heads, g->by_type, g->by_name, g->chg_ring);
     grovep_map_free(&g->by_rank);
     grovep_map_free(&g->big_ids);

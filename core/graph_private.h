@@ -309,6 +309,8 @@ struct grove_graph {
     size_t tk_nv, tk_ne, tk_live; /* nv, ne and nlive_e when they were made */
     bool tk_all; /* every edge down containment is in them (no vertex has a
                   * second containment parent) */
+    uint8_t *tk_kind; /* [tk_nv] what each vertex's children in them are:
+                       * GROVEP_TK_LEAF, GROVEP_TK_INNER, both, 0 for none */
 
     grovep_kv_t *kv;
     size_t nkv, kvcap;
@@ -435,8 +437,14 @@ struct grove_graph {
  * changed (the graph itself is not changed: a cache), in one pass over
  * the edges.  Borrowed (valid until the graph changes), or NULL with
  * ENOMEM: walk the edges then.  g->tk_all says whether they are all of
- * containment's downward edges. */
-const grove_vid_t *grovep_tree_kids(const grove_graph_t *g, const uint32_t **off);
+ * containment's downward edges.  *kind (when kind is not NULL): what each
+ * vertex's children are (GROVEP_TK_LEAF, GROVEP_TK_INNER). */
+const grove_vid_t *grovep_tree_kids(const grove_graph_t *g, const uint32_t **off,
+                                    const uint8_t **kind);
+/* *kind of grovep_tree_kids: of each vertex, whether one of its children
+ * is a leaf (has none itself), whether one has children */
+#define GROVEP_TK_LEAF 1u
+#define GROVEP_TK_INNER 2u
 
 /* Index of a subsystem symbol, or -1 if the graph has no such subsystem. */
 int grovep_subsys_find(const grove_graph_t *g, grove_sym_t sym);

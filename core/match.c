@@ -77,7 +77,7 @@ static int dominant_prepare(grove_matcher_t *m)
     m->dom_sub = g->containment;
     m->tk = NULL;
     if (m->dominant == GROVE_SYM_NONE || m->dominant == g->sym_containment) {
-        m->tk = grovep_tree_kids(g, &m->tkoff);
+        m->tk = grovep_tree_kids(g, &m->tkoff, &m->tkkind);
         if (m->tk && !g->tk_all)
             m->tk = NULL;
         return 0;

@@ -141,7 +141,7 @@ int grove_matcher_prepare(grove_matcher_t *m)
     /* the tree's child arrays, which a whole machine's expansion reads
      * (without them, it walks the edge lists) */
     const uint32_t *off;
-    (void)grovep_tree_kids(m->g, &off);
+    (void)grovep_tree_kids(m->g, &off, NULL);
     return grovep_match_scratch_reserve(m);
 }
 

@@ -299,6 +299,7 @@ struct grove_matcher {
     const grove_vid_t *tk;     /* children in it when they are all the tree's
                                 * (grovep_tree_kids), else NULL: edge lists */
     const uint32_t *tkoff;
+    const uint8_t *tkkind;     /* what each vertex's children are (GROVEP_TK_*) */
     grove_vid_t *dpar;         /* parents in another dominant subsystem */
     size_t dparcap;
     grove_policy_request_t preq; /* the request as hooks see it */

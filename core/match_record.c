@@ -184,7 +184,7 @@ static int walk_below(const grove_graph_t *g, grove_vid_t top,
         return -1;
     (*st)[n++] = top;
     const uint32_t *off;
-    const grove_vid_t *tk = grovep_tree_kids(g, &off);
+    const grove_vid_t *tk = grovep_tree_kids(g, &off, NULL);
     int rc = 0;
     while (n > base && rc == 0) {
         grove_vid_t u = (*st)[--n];

@@ -128,7 +128,12 @@ static int slot_home(grove_matcher_t *m, const struct req *r, grove_vid_t w, boo
      * nothing.  Leaves are never marked: a node's cores are passed by at
      * each of its visits. */
     bool mark = m->slot_multi;
-    for (uint32_t i = 0; i < n; i++) {
+    /* what w's children are, when they are its own in the tree: all
+     * leaves, none of which holds a slot (nothing to look at without a
+     * prune hook to ask), or none a leaf (no child's list to look at) */
+    uint8_t kind = m->frames[fbase].in_tree ? m->tkkind[w] : GROVEP_TK_LEAF | GROVEP_TK_INNER;
+    uint32_t walked = !(kind & GROVEP_TK_INNER) && !m->pol.prune ? 0 : n;
+    for (uint32_t i = 0; i < walked; i++) {
         grove_vid_t k = grovep_frame_kids(m, &m->frames[fbase])[i];
         /* a ranked list leaves out the levels between (match_walk.c) */
         if (m->rank_on && m->par[k] != w) {
@@ -152,7 +157,7 @@ static int slot_home(grove_matcher_t *m, const struct req *r, grove_vid_t w, boo
         /* a leaf holds no slot: unless a prune hook is to be asked about
          * it (and may fail), its answer is 0 without a look at it (a
          * whole machine has a million leaves below its sockets) */
-        if (!has_kids(m, k)
+        if ((kind & GROVEP_TK_LEAF) && !has_kids(m, k)
             && !(m->pol.prune && grove_policy_applies(m->g, m->pol.prune_types, m->g->v[k].type)))
             continue;
         if (mark && m->slot_dead[k] == m->slot_cur)

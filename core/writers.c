@@ -1257,7 +1257,7 @@ int grove_writer_print_job(grove_writer_t *w, const grove_job_t *job, const grov
      * else the general way */
     struct walk k = {job, shape, NULL, NULL, GROVE_SYM_NONE, false, w->ordered ? 0 : -1};
     bool direct = fmt == GROVE_WFMT_SIMPLE && w->sub == GROVE_SYM_NONE && !w->second
-                  && job->npicks < NONE && (k.tk = grovep_tree_kids(g, &k.off)) != NULL
+                  && job->npicks < NONE && (k.tk = grovep_tree_kids(g, &k.off, NULL)) != NULL
                   && begin(w) == 0;
     if (direct) { /* the slots name the first pick of each vertex */
         w->picks = job->picks;
