@@ -377,8 +377,6 @@ static inline double grovep_match_now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Must the job states catch up (grove_matcher_catch_up) before a match:
- * has the graph's clock moved, or a vertex's status changed? */
 /* f's children, in the walk's order.  A pointer into the kid arena moves
  * when the arena grows (a frame pushed): taken anew after any push. */
 static inline const grove_vid_t *grovep_frame_kids(const grove_matcher_t *m,
@@ -387,6 +385,8 @@ static inline const grove_vid_t *grovep_frame_kids(const grove_matcher_t *m,
     return (f->in_tree ? m->tk : m->kids) + f->kids;
 }
 
+/* Must the job states catch up (grove_matcher_catch_up) before a match:
+ * has the graph's clock moved, or a vertex's status changed? */
 static inline bool behind(const grove_matcher_t *m)
 {
     return m->g->now != m->clock || m->g->status_gen != m->status_seen;
