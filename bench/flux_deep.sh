@@ -33,7 +33,10 @@
 # feasibility.check round trip (p50, p99 ms, 1,000 of the jobs' requests
 # asked as the queue is submitted, 50 after each 500), the wall time of `flux resource list` (and, beside it,
 # its sched.resource-status round trip in ms, rs_ms, and the start-up of
-# its Python with no request, floor_s), broker RSS (and what it holds
+# its Python with no request, floor_s; and what the command asks, the
+# resource module's resource.sched-status round trip, rsrc_ms, and the
+# command given that answer on its standard input, off_s: list_s is
+# about rsrc_ms and off_s), broker RSS (and what it holds
 # over the row "none", +MB), heartbeat.ping's round trip asked after each
 # check (ping50/ping99 ms: any module's answer at that moment),
 # jobs/s while the queue drains; and for sched-grove its own figures:
@@ -110,9 +113,9 @@ fluxion-*)
 esac
 EOF
 
-printf '%-30s %8s %8s %8s %7s %7s %7s %7s %6s %6s %6s %7s %8s %8s %8s %8s %8s %8s %7s\n' \
-    scheduler submit_s feas50ms feas99ms ping50 ping99 list_s rs_ms floor_s rss_MB +MB jobs/s \
-    match50 match99 matchmx pass50 pass99 passmx ann/job
+printf '%-30s %8s %8s %8s %7s %7s %7s %7s %6s %7s %6s %6s %6s %7s %8s %8s %8s %8s %8s %8s %7s\n' \
+    scheduler submit_s feas50ms feas99ms ping50 ping99 list_s rs_ms floor_s rsrc_ms off_s \
+    rss_MB +MB jobs/s match50 match99 matchmx pass50 pass99 passmx ann/job
 base=
 for sched in $SCHEDS; do
     case $sched in
@@ -130,16 +133,16 @@ for sched in $SCHEDS; do
     [ "$sched" = none ] && base=$(echo "$row" | awk '{print $8}')
     echo "$row" | python3 -c '
 import json, sys
-f = sys.stdin.read().split(" ", 12)
-s = json.loads(f[12]) if len(f) > 12 else {}
+f = sys.stdin.read().split(" ", 14)
+s = json.loads(f[14]) if len(f) > 14 else {}
 base = sys.argv[2]
 plus = str(int(f[7]) - int(base)) if base and f[7] != "-" and sys.argv[1] != "none" else "-"
 def ms(k, q):
     v = s.get(k, {}).get(q)
     return "%.2f" % (v / 1e3) if v is not None else "-"
 m = s.get("match_time", {})
-print("%-30s %8s %8s %8s %7s %7s %7s %7s %6s %6s %6s %7s %8s %8s %8s %8s %8s %8s %7s" % (
-      sys.argv[1], f[1], f[2], f[3], f[10], f[11], f[4], f[5], f[6], f[7], plus, f[8],
+print("%-30s %8s %8s %8s %7s %7s %7s %7s %6s %7s %6s %6s %6s %7s %8s %8s %8s %8s %8s %8s %7s" % (
+      sys.argv[1], f[1], f[2], f[3], f[10], f[11], f[4], f[5], f[6], f[12], f[13], f[7], plus, f[8],
       ms("match_dist", "p50_us"),
       ms("match_dist", "p99_us"), "%.2f" % (m["max"] * 1e3) if m.get("max") else "-",
       ms("pass_time", "p50_us"), ms("pass_time", "p99_us"), ms("pass_time", "max_us"), f[9]))' \

@@ -3,7 +3,7 @@
 # filled, a deep queue of mixed jobs behind, then the fill ended and the
 # queue drained.  Prints one line:
 #   DEEP submit_s feas_p50_ms feas_p99_ms list_s status_ms floor_s rss_MB drain_jobs_s
-#        ann_per_job ping_p50_ms ping_p99_ms stats
+#        ann_per_job ping_p50_ms ping_p99_ms rstatus_ms offline_s stats
 # ping_*: the round trip of heartbeat.ping, a module thread with nothing
 # to do, asked right after each feasibility.check: what any request to a
 # module costs at that moment, the scheduler's work aside (on a machine
@@ -15,6 +15,10 @@
 # status_ms: the sched.resource-status round trip `flux resource list`
 # makes; floor_s: `flux python -c "import flux.resource"`, the command's
 # start-up without any request.
+# rstatus_ms: the resource.sched-status round trip, what the command
+# asks (the resource module, which asks the job manager); offline_s: the
+# command with that answer on its standard input (--from-stdin), nothing
+# asked: list_s is about offline_s and rstatus_ms.
 # stats: the scheduler module's own statistics (JSON, one line) or {}.
 import errno
 import json
@@ -140,7 +144,7 @@ if a.baseline:
     while job_states(h)["sched"] < 16 + a.jobs:
         time.sleep(0.5)
     time.sleep(2)
-    print("DEEP %.2f - - - - - %d - - - - {}" % (submit_s, broker_rss_mb(pid)))
+    print("DEEP %.2f - - - - - %d - - - - - - {}" % (submit_s, broker_rss_mb(pid)))
     sys.exit(0)
 
 lat.sort()
@@ -163,6 +167,22 @@ status_ms = rpc[2] * 1e3
 t = time.monotonic()
 subprocess.run(["flux", "python", "-c", "import flux.resource"], check=True)
 floor_s = time.monotonic() - t
+# where the rest of the command's time goes: what it asks (the resource
+# module's resource.sched-status, which asks the job manager, not the
+# scheduler; the median of five), and the command given that answer on
+# its standard input, nothing asked (its start-up and its own work on
+# the three sets of every node)
+rpc = []
+for _ in range(5):
+    t = time.monotonic()
+    answer = h.rpc("resource.sched-status").get()
+    rpc.append(time.monotonic() - t)
+rpc.sort()
+rstatus_ms = rpc[2] * 1e3
+t = time.monotonic()
+subprocess.run(["flux", "resource", "list", "--from-stdin"], input=json.dumps(answer).encode(),
+               stdout=subprocess.DEVNULL, check=True)
+offline_s = time.monotonic() - t
 rss = broker_rss_mb(pid)
 
 # the fill ends: the queue drains, all but the jobs that can never run
@@ -184,10 +204,11 @@ if a.stats:
     except OSError:
         stats = {}
 ann = stats.get("annotations_sent")
-print("DEEP %.2f %.2f %.2f %.3f %.1f %.3f %d %.1f %s %.2f %.2f %s" % (
+print("DEEP %.2f %.2f %.2f %.3f %.1f %.3f %d %.1f %s %.2f %.2f %.1f %.3f %s" % (
     submit_s, lat[len(lat) // 2] * 1e3, lat[len(lat) * 99 // 100] * 1e3, list_s, status_ms,
     floor_s, rss,
     done / drain if drain > 0 else 0.0,
     "%.2f" % (ann / a.jobs) if ann is not None else "-",
-    ping[len(ping) // 2] * 1e3, ping[len(ping) * 99 // 100] * 1e3, json.dumps(stats)))
+    ping[len(ping) // 2] * 1e3, ping[len(ping) * 99 // 100] * 1e3, rstatus_ms, offline_s,
+    json.dumps(stats)))
 sys.stdout.flush()
