@@ -40,6 +40,9 @@ static json_t *stats_object(struct sched_ctx *ctx)
         return NULL;
     alloc_stamps_report(&ctx->stamps, o);
     json_object_set_new(o, "feasibility", time_ring_report(&ctx->feasibility));
+    /* where checks come in: the module's own connection, or its handle */
+    json_object_set_new(o, "feasibility_connection",
+                        json_string(ctx->fh && !ctx->side_lost ? "own" : "module"));
     /* feasibility checks, resource-status and stats answered inside a pass */
     json_object_set_new(o, "served_in_pass", json_integer((json_int_t)ctx->served));
     json_object_set_new(o, "served_ahead", json_integer((json_int_t)ctx->served_ahead));

@@ -253,7 +253,7 @@ static void answer(struct sched_ctx *ctx, const flux_msg_t *msg, const char *nam
     json_t *p = NULL;
     const char *text = NULL;
     if (flux_request_unpack(msg, NULL, "o", &p) < 0) {
-        flux_respond_error(ctx->h, msg, EPROTO, NULL);
+        flux_respond_error(ctx->rh, msg, EPROTO, NULL);
         return;
     }
     /* the member text_key as its JSON text, as alloc's jobspec: read into
@@ -264,25 +264,31 @@ static void answer(struct sched_ctx *ctx, const flux_msg_t *msg, const char *nam
              || !push_request_text(ctx->L, text, text_key))
         push_request(ctx->L, p, NULL, 0, text_key);
     if (sg_loop_call(ctx, name, 1, 1) < 0) {
-        flux_respond_error(ctx->h, msg, EINVAL, "scheduler error (see the broker's log)");
+        flux_respond_error(ctx->rh, msg, EINVAL, "scheduler error (see the broker's log)");
         return;
     }
     sg_act_all(ctx, msg);
-    ctx->dirty = true;
 }
 
 static void expiration_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, void *arg)
 {
     (void)h, (void)mh;
-    answer(arg, msg, "expiration", NULL);
+    struct sched_ctx *ctx = arg;
+    answer(ctx, msg, "expiration", NULL);
+    ctx->dirty = true;
 }
 
+/* A feasibility check that came in on h (the module's handle or its
+ * own connection, ctx->fh), answered there.  It changes nothing, so no
+ * pass follows it. */
 static void feasibility_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, void *arg)
 {
-    (void)h, (void)mh;
+    (void)mh;
     struct sched_ctx *ctx = arg;
     double t0 = alloc_stamps_clock(CLOCK_MONOTONIC);
+    ctx->rh = h;
     answer(ctx, msg, "feasibility", "jobspec");
+    ctx->rh = ctx->h;
     time_ring_add(&ctx->feasibility, alloc_stamps_clock(CLOCK_MONOTONIC) - t0);
 }
 
@@ -432,6 +438,163 @@ static void serve_waiting(struct sched_ctx *ctx)
         ctx->served_next = now + 10 * cost;
 }
 
+/* ---- feasibility checks on a connection of their own ---------------------------- */
+
+/* A submission's check waited for what was queued ahead of it on the
+ * module's handle: the job manager's alloc requests of the same
+ * submissions (each read and put back at every look, whose back-off grows
+ * with them) and the pass's steps.  So the module opens a second
+ * connection to its broker (the broker's local-uri), in the module's own
+ * thread and reactor, and registers the feasibility service there: that
+ * queue holds only checks.  Outside a pass the reactor hands them out
+ * between two messages of the handle; inside one, each step looks at it
+ * (at most every SIDE_S: a poll, not a read of the handle's queue).  Its
+ * answers use the same loop, through the same aside.  Where the
+ * connection cannot be opened or the service not registered on it, the
+ * service is the module's handle's, as before. */
+#define SIDE_S 0.0001
+
+static void fallback_cb(flux_future_t *f, void *arg)
+{
+    struct sched_ctx *ctx = arg;
+    if (flux_future_get(f, NULL) < 0)
+        flux_log_error(ctx->h, "register the feasibility service on the module's handle");
+    flux_future_destroy(f);
+}
+
+/* The connection failed: its watcher stopped, and the service registered
+ * on the module's handle (the broker dropped the connection's). */
+static void side_lost(struct sched_ctx *ctx, const char *why)
+{
+    flux_log(ctx->h, LOG_ERR, "feasibility connection: %s: checks now come in on the module's "
+             "handle", why);
+    flux_watcher_stop(ctx->fw);
+    ctx->side_lost = true;
+    flux_future_t *f = flux_service_register(ctx->h, "feasibility");
+    if (!f || flux_future_then(f, -1., fallback_cb, ctx) < 0) {
+        flux_log_error(ctx->h, "register the feasibility service on the module's handle");
+        flux_future_destroy(f);
+    }
+}
+
+/* Answer what waits on ctx->fh; false when the connection failed. */
+static bool serve_side(struct sched_ctx *ctx)
+{
+    flux_msg_t *msg;
+    while ((msg = flux_recv(ctx->fh, FLUX_MATCH_ANY, FLUX_O_NONBLOCK))) {
+        int type;
+        const char *topic;
+        if (flux_msg_get_type(msg, &type) == 0 && type == FLUX_MSGTYPE_REQUEST
+            && flux_msg_get_topic(msg, &topic) == 0) {
+            if (strcmp(topic, "feasibility.check") == 0) {
+                feasibility_cb(ctx->fh, NULL, msg, ctx);
+                if (ctx->passing)
+                    ctx->served++;
+            } else if (flux_respond_error(ctx->fh, msg, ENOSYS, NULL) < 0) {
+                flux_log_error(ctx->h, "feasibility connection: respond");
+            }
+        }
+        flux_msg_destroy(msg);
+    }
+    if (errno == EAGAIN || errno == EWOULDBLOCK)
+        return true;
+    side_lost(ctx, strerror(errno));
+    return false;
+}
+
+static void side_cb(flux_reactor_t *r, flux_watcher_t *w, int revents, void *arg)
+{
+    (void)r, (void)w;
+    struct sched_ctx *ctx = arg;
+    if (revents & FLUX_POLLERR)
+        side_lost(ctx, "lost");
+    else
+        serve_side(ctx);
+}
+
+/* Inside a pass: what waits on ctx->fh, answered through the aside. */
+static void serve_side_aside(struct sched_ctx *ctx)
+{
+    if (!ctx->fh || ctx->side_lost || ctx->in_serve)
+        return;
+    double now = alloc_stamps_clock(CLOCK_MONOTONIC);
+    if (now < ctx->side_next)
+        return;
+    ctx->side_next = now + SIDE_S;
+    if (!(flux_pollevents(ctx->fh) & FLUX_POLLIN))
+        return;
+    lua_State *L = ctx->L;
+    int top = lua_gettop(L);
+    ctx->in_serve = true;
+    ctx->serving = true;
+    serve_side(ctx);
+    ctx->serving = false;
+    ctx->in_serve = false;
+    lua_settop(L, top);
+}
+
+/* The connection, or NULL (logged at debug: the caller falls back). */
+static flux_t *side_open(struct sched_ctx *ctx)
+{
+    const char *uri = flux_attr_get(ctx->h, "local-uri");
+    flux_t *fh = uri ? flux_open(uri, 0) : NULL;
+    if (!fh) {
+        flux_log(ctx->h, LOG_DEBUG, "feasibility connection: %s",
+                 uri ? strerror(errno) : "no local-uri");
+        return NULL;
+    }
+    flux_future_t *f = NULL;
+    if (flux_set_reactor(fh, flux_get_reactor(ctx->h)) < 0
+        || !(f = flux_service_register(fh, "feasibility")) || flux_future_get(f, NULL) < 0) {
+        flux_log(ctx->h, LOG_DEBUG, "feasibility connection: register: %s", strerror(errno));
+        flux_future_destroy(f);
+        flux_close(fh);
+        return NULL;
+    }
+    flux_future_destroy(f);
+    return fh;
+}
+
+int sg_feasibility_register(struct sched_ctx *ctx)
+{
+    flux_t *h = ctx->h;
+    if ((ctx->fh = side_open(ctx))) {
+        if ((ctx->fw = flux_handle_watcher_create(flux_get_reactor(h), ctx->fh, FLUX_POLLIN,
+                                                  side_cb, ctx))) {
+            flux_watcher_start(ctx->fw);
+            return 0;
+        }
+        sg_feasibility_close(ctx);
+    }
+    flux_future_t *f;
+    if (!(f = flux_service_register(h, "feasibility")) || flux_future_get(f, NULL) < 0) {
+        flux_log_error(h, "register the feasibility service");
+        flux_future_destroy(f);
+        return -1;
+    }
+    flux_future_destroy(f);
+    return 0;
+}
+
+void sg_feasibility_close(struct sched_ctx *ctx)
+{
+    flux_watcher_destroy(ctx->fw);
+    ctx->fw = NULL;
+    if (!ctx->fh || ctx->side_lost)
+        goto close;
+    /* unregistered before the connection closes, so that a scheduler
+     * loaded right after finds the name free (the broker learns of a
+     * closed connection later); a broker that no longer answers on it
+     * (shutting down) is not waited for */
+    flux_future_t *f = flux_service_unregister(ctx->fh, "feasibility");
+    if (f && flux_future_wait_for(f, 5.) == 0)
+        (void)flux_future_get(f, NULL);
+    flux_future_destroy(f);
+close:
+    flux_close(ctx->fh);
+    ctx->fh = NULL;
+}
+
 static int between(lua_State *L)
 {
     struct sched_ctx *ctx = lua_touserdata(L, lua_upvalueindex(1));
@@ -439,8 +602,10 @@ static int between(lua_State *L)
         return 0;
     int main_thread = lua_pushthread(L);
     lua_pop(L, 1);
-    if (main_thread && L == ctx->L)
+    if (main_thread && L == ctx->L) {
+        serve_side_aside(ctx);
         serve_waiting(ctx);
+    }
     return 0;
 }
 

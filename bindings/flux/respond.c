@@ -291,13 +291,13 @@ static void act(struct sched_ctx *ctx, const flux_msg_t *req)
                      field_str(L, t, "topic"));
         } else if (!strcmp(op, "error")) {
             const char *m = field_str(L, t, "message");
-            if (flux_respond_error(ctx->h, req, errno_of(field_str(L, t, "errnum")), m) < 0)
+            if (flux_respond_error(ctx->rh, req, errno_of(field_str(L, t, "errnum")), m) < 0)
                 flux_log_error(ctx->h, "respond");
         } else {
             char *text = field_json(ctx, t, "json");
             if (!text)
                 text = field_json(ctx, t, "payload");
-            if (flux_respond(ctx->h, req, text ? text : "{}") < 0)
+            if (flux_respond(ctx->rh, req, text ? text : "{}") < 0)
                 flux_log_error(ctx->h, "respond");
             free(text);
         }

@@ -191,13 +191,8 @@ static void reconcile(struct sched_ctx *ctx, json_t *st)
 static int start(struct sched_ctx *ctx)
 {
     flux_t *h = ctx->h;
-    flux_future_t *f;
-    if (!(f = flux_service_register(h, "feasibility")) || flux_future_get(f, NULL) < 0) {
-        flux_log_error(h, "register the feasibility service");
-        flux_future_destroy(f);
+    if (sg_feasibility_register(ctx) < 0)
         return -1;
-    }
-    flux_future_destroy(f);
     if (flux_msg_handler_addvec(h, sg_handlers, ctx, &ctx->handlers) < 0) {
         flux_log_error(h, "message handlers");
         return -1;
@@ -269,6 +264,7 @@ static void ctx_destroy(struct sched_ctx *ctx)
     flux_watcher_destroy(ctx->idle);
     flux_watcher_destroy(ctx->wake);
     flux_msg_handler_delvec(ctx->handlers);
+    sg_feasibility_close(ctx);
     schedutil_destroy(ctx->util); /* answers ENOSYS to what is still pending */
     sg_commits_fini(ctx);
     flux_future_destroy(ctx->acquire);
@@ -295,7 +291,7 @@ int mod_main(flux_t *h, int argc, char **argv)
     int rc = -1;
     if (!ctx)
         return -1;
-    ctx->h = h;
+    ctx->h = ctx->rh = h;
     ctx->gc_kb = -1;
     alloc_stamps_init(&ctx->stamps); /* none kept without the memory */
     time_ring_init(&ctx->feasibility);

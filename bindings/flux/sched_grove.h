@@ -48,6 +48,13 @@ struct commit;
 
 struct sched_ctx {
     flux_t *h;
+    flux_t *rh;        /* the handle the request being answered came in on:
+                        * h, or fh (a feasibility check read there) */
+    flux_t *fh;        /* the feasibility service's own connection to the
+                        * broker, or NULL: it is h's (protocol.c) */
+    flux_watcher_t *fw; /* fh's watcher */
+    bool side_lost;    /* fh failed: the service was registered on h */
+    double side_next;  /* when a pass may look at fh again */
     schedutil_t *util;
     lua_State *L;
     int loop_ref;      /* registry: the grove.flux object */
@@ -132,6 +139,14 @@ extern const struct flux_msg_handler_spec sg_handlers[];
  * pass runs, the requests that only read the loop's state are answered
  * between two of its steps.  0, or -1 (logged). */
 int sg_between_install(struct sched_ctx *ctx);
+
+/* Register the feasibility service on a connection of the module's own
+ * (ctx->fh), or, where one cannot be opened, on the module's handle
+ * (logged).  0, or -1 (logged): not registered at all. */
+int sg_feasibility_register(struct sched_ctx *ctx);
+
+/* Unregister it and close the connection (at the module's end). */
+void sg_feasibility_close(struct sched_ctx *ctx);
 
 /* Put the messages a look of the pass read and kept back at the head of
  * the handle's queue, in their order (the pass has ended). */
