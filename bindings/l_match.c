@@ -36,7 +36,7 @@
  *       vertices that are up: true or false, or nil, message, code (one
  *       match that ignores records, not a copy of the graph; under a Lua
  *       policy the built-in "first" decides, so no hook runs)
- *   m:cancel(id)  m:release_ranks(id, idset)  m:release_vertices(id, {v...})
+ *   m:cancel(id)  m:cancel({id...}) (-> the number cancelled)  m:release_ranks(id, idset)  m:release_vertices(id, {v...})
  *   m:job(id [, picks])  m:jobs([picks])  m:info(id)  m:stats()  m:reset_stats()  m:next_id()
  *       (stats: {matches =, succeeded =, min =, max =, mean = (seconds),
  *       held = the jobs held now, ranks_kept = the rankings mended from
@@ -577,13 +577,33 @@ static int m_info(lua_State *L)
     return 1;
 }
 
+/* m:cancel(id) -> true, or m:cancel({id, ...}) -> the number cancelled
+ * (at once; ids that are no job passed over) */
 static int m_cancel(lua_State *L)
 {
     struct lmatcher *lm = check_matcher(L, 1);
-    grove_jobid_t id = grovel_check_job(L, 2);
-    if (grove_matcher_cancel(lm->m, id) < 0)
-        return no_job(L, id);
-    return grovel_ok(L);
+    if (lua_type(L, 2) != LUA_TTABLE) {
+        grove_jobid_t id = grovel_check_job(L, 2);
+        if (grove_matcher_cancel(lm->m, id) < 0)
+            return no_job(L, id);
+        return grovel_ok(L);
+    }
+    lua_Integer n = luaL_len(L, 2);
+    grove_jobid_t *ids = n > 0 ? lua_newuserdatauv(L, (size_t)n * sizeof(*ids), 0) : NULL;
+    for (lua_Integer k = 1; k <= n; k++) {
+        int isnum;
+        lua_geti(L, 2, k);
+        lua_Integer id = lua_tointegerx(L, -1, &isnum);
+        if (!isnum || id < 0)
+            return luaL_error(L, "bad argument #1 to 'cancel' (entry %I: a job id expected)", k);
+        ids[k - 1] = (grove_jobid_t)id;
+        lua_pop(L, 1);
+    }
+    long done = grove_matcher_cancel_many(lm->m, ids, (size_t)n);
+    if (done < 0)
+        return grovel_fail_errno(L, ENOMEM, "out of memory");
+    lua_pushinteger(L, done);
+    return 1;
 }
 
 /* release_ranks(id, idset) -> released, removed */

@@ -1451,6 +1451,42 @@ fail:
     return -1;
 }
 
+int grovep_agg_respan(grove_graph_t *g)
+{
+    if (g->agg_dirty || !g->naggs)
+        return g->agg_dirty ? grovep_agg_refresh(g) : 0;
+    /* what the records put in: every window, multi-planner and tally */
+    for (size_t i = 0; i < g->naggs; i++) {
+        grovep_agg_t *a = &g->aggs[i];
+        grove_mplanner_destroy(a->mp);
+        a->mp = NULL;
+        a->nwin = 0;
+        a->cache_start = 0;
+        a->cache_end = -1;
+        memset(grovep_agg_cache(g, a), 0, g->nlow * sizeof(int64_t));
+        grovep_busy_free(a);
+    }
+    free(g->aggwin.e);
+    g->aggwin = (grovep_winmap_t){0};
+    sparse_free(&g->busy_of);
+    free(g->busy_nw);
+    g->busy_nw = NULL;
+    /* put in again from the records, as grovep_agg_refresh does */
+    for (grove_vid_t v = 0; v < g->nv && !g->agg_dirty; v++) {
+        if (!grovep_alive(g, v))
+            continue;
+        for (uint32_t r = grovep_recs_head(g, v); r != GROVEP_NONE; r = g->recs[r].next)
+            if (g->recs[r].kind == GROVE_RECORD_ALLOC)
+                agg_apply(g, v, r, 1);
+    }
+    if (g->agg_dirty || grovep_busy_build(g) < 0) {
+        g->agg_dirty = true; /* rebuilt whole at the next use */
+        errno = ENOMEM;
+        return -1;
+    }
+    return 0;
+}
+
 /* Pool planners from the records (after a clone that copied records). */
 int grovep_planners_rebuild(grove_graph_t *g)
 {

@@ -577,6 +577,11 @@ int grovep_agg_init(grove_graph_t *g);
 void grovep_agg_fini(grove_graph_t *g);
 /* Rebuild totals and spans when the structure changed.  0 or -1. */
 int grovep_agg_refresh(grove_graph_t *g);
+/* Rebuild the spans and busy tallies alone from the records, the
+ * structure kept (a refresh when it is dirty): after many records went
+ * while agg_dirty was set to skip their upkeep (grove_matcher_cancel_many).
+ * 0, or -1 (ENOMEM: left dirty, rebuilt whole at the next use). */
+int grovep_agg_respan(grove_graph_t *g);
 /* Keep planners and aggregates in step with record r of v, which was just
  * added (or grew), or is about to be removed (or shrink).  0 or -1; added
  * undoes itself on failure. */

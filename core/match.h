@@ -185,6 +185,14 @@ int grove_matcher_set_next_id(grove_matcher_t *m, grove_jobid_t id);
 /* Cancel a job: free its records and remove it.  0, or -1 with ENOENT. */
 int grove_matcher_cancel(grove_matcher_t *m, grove_jobid_t id);
 
+/* Cancel the jobs of ids at once (a pass that drops every reservation):
+ * what a call of grove_matcher_cancel for each does, the aggregates'
+ * spans rebuilt once rather than kept up record by record when many
+ * records go.  An id that is no job (one that ended, or was released
+ * whole) and a repeated one are passed over.  The number of jobs
+ * cancelled, or -1 (ENOMEM) with none. */
+long grove_matcher_cancel_many(grove_matcher_t *m, const grove_jobid_t *ids, size_t n);
+
 /* Release the part of a job on the given ranks (vertices whose rank, or
  * whose nearest ranked ancestor's rank, is in the set).  A job left with
  * nothing is removed.  Returns the number of picks released (0 if none),

@@ -210,6 +210,63 @@ int grove_matcher_cancel(grove_matcher_t *m, grove_jobid_t id)
     return 0;
 }
 
+/* When many records go at once (a conservative pass drops every
+ * reservation, hundreds of thousands of records, each of which merged its
+ * node's windows into the busy tallies and took its share out of every
+ * aggregate above it, only for the next records to put most of them
+ * back), the aggregates' upkeep of each is skipped and their spans are
+ * rebuilt from the records that stay (grovep_agg_respan), which reads
+ * every vertex once and puts each staying record in again.  So: when the
+ * records going outnumber those staying, and are more than one for each
+ * BULK_VERTICES vertices. */
+#define BULK_VERTICES 64
+
+static int cmp_jobid(const void *a, const void *b)
+{
+    grove_jobid_t x = *(const grove_jobid_t *)a, y = *(const grove_jobid_t *)b;
+    return (x > y) - (x < y);
+}
+
+long grove_matcher_cancel_many(grove_matcher_t *m, const grove_jobid_t *ids, size_t n)
+{
+    if (n == 0)
+        return 0;
+    grove_jobid_t *sorted = malloc(n * sizeof(*sorted));
+    if (!sorted) {
+        errno = ENOMEM;
+        return -1;
+    }
+    memcpy(sorted, ids, n * sizeof(*sorted));
+    qsort(sorted, n, sizeof(*sorted), cmp_jobid);
+    /* the jobs of the table, each once */
+    size_t k = 0, picks = 0;
+    for (size_t i = 0; i < n; i++) {
+        long x = grovep_match_job_index(m, sorted[i]);
+        if (x < 0 || (k > 0 && sorted[k - 1] == sorted[i]))
+            continue;
+        sorted[k++] = sorted[i];
+        picks += m->jobs[x]->npicks;
+    }
+    grove_graph_t *g = m->g;
+    bool bulk = !g->agg_dirty && g->naggs && picks * BULK_VERTICES >= g->nlive
+                && 2 * picks >= g->nrec_live;
+    if (bulk)
+        g->agg_dirty = true; /* their upkeep skipped, as for a graph to rebuild */
+    /* from the last: the table closes up behind each */
+    for (size_t i = k; i-- > 0;) {
+        long x = grovep_match_job_index(m, sorted[i]);
+        grove_job_t *j = m->jobs[x];
+        grovep_match_unrecord(g, j->id, j->start, j->end, j->picks, j->npicks);
+        job_remove_at(m, (size_t)x);
+    }
+    free(sorted);
+    if (bulk) {
+        g->agg_dirty = false;
+        (void)grovep_agg_respan(g); /* on failure left dirty: rebuilt whole at the next use */
+    }
+    return (long)k;
+}
+
 static int64_t rank_of(const grove_graph_t *g, grove_vid_t v)
 {
     for (grove_vid_t a = v; a != GROVEP_NONE; a = g->parent[a])

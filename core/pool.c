@@ -657,11 +657,15 @@ static bool touched_by_other(const grove_graph_t *g, grove_vid_t v, grove_jobid_
 static void refresh_flags(grove_graph_t *g, grove_vid_t v)
 {
     uint8_t f = 0;
+    /* both known at the first exclusive record: a node reserved by
+     * thousands of jobs in turn is not walked whole at each removal */
     FOREACH_ALLOC(g, v, i)
     {
         f |= GROVEP_V_ALLOC;
-        if (g->recs[i].excl)
+        if (g->recs[i].excl) {
             f |= GROVEP_V_EXCL;
+            break;
+        }
     }
     g->v[v].flags = (uint8_t)((g->v[v].flags & ~(GROVEP_V_EXCL | GROVEP_V_ALLOC)) | f);
 }

@@ -783,15 +783,46 @@ function M.forget(self, rec)
   end
 end
 
+-- Cancel the reservations of the waiting jobs recs at once: the matcher
+-- drops them in one call (m:cancel of a list), which rebuilds its
+-- aggregates once when they hold many records rather than keeping them up
+-- record by record.  The number cancelled.
+function M.cancel_many(self, recs)
+  local ids, n = {}, 0
+  for _, rec in ipairs(recs) do
+    if rec.reserved then
+      n = n + 1
+      if rec.vres then rec.vres = nil else ids[#ids + 1] = rec.id end
+    end
+  end
+  if #ids > 0 then
+    -- (a job the matcher no longer holds, released with ranks that went
+    -- down, is passed over)
+    local ok, msg = self.m:cancel(ids)
+    if not ok then error("cancel: " .. tostring(msg), 0) end
+  end
+  for _, rec in ipairs(recs) do
+    if rec.reserved then set_reserved(self, rec, nil) end
+  end
+  if n > 0 then
+    self.plan_gen = self.plan_gen + 1
+    self.room_gen = self.room_gen + 1
+  end
+  return n
+end
+
+-- The waiting jobs that hold a reservation (a pass that drops them need
+-- not walk the queue).
+local function reserved_recs(self)
+  local out = {}
+  for _, rec in pairs(self.reserved_set) do out[#out + 1] = rec end
+  return out
+end
+
 -- Cancel every reservation (node events invalidate them, and so does a
 -- change between counted and recorded reservations).
 function drop_reservations(self)
-  -- the jobs holding one, not the whole queue (fields set to nil while
-  -- pairs walks them is allowed)
-  for _, rec in pairs(self.reserved_set) do
-    if rec.vres then rec.vres = nil else self.m:cancel(rec.id) end
-    set_reserved(self, rec, nil)
-  end
+  M.cancel_many(self, reserved_recs(self))
   self.changed = true
 end
 M.drop_reservations = drop_reservations
@@ -1473,6 +1504,10 @@ function M.context(loop)
     return t, how
   end
   function ctx.cancel(_, view)
+    if view == nil then
+      step(loop)
+      return M.cancel_many(loop, reserved_recs(loop))
+    end
     local rec = rec_of(loop, view, "cancel")
     step(loop)
     local ok = cancel_reservation(loop, rec)

@@ -54,9 +54,7 @@ return {
       ctx:wake(due)
     end
     if dirty then
-      for _, job in ipairs(q) do
-        if job.reserved then ctx:cancel(job) end
-      end
+      ctx:cancel()
       dirty = false
     end
     local held = 0

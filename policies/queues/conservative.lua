@@ -16,12 +16,9 @@ return {
   description = "conservative backfilling: a reservation for every job",
 
   schedule = function(ctx)
+    -- every reservation dropped at once (ctx:cancel() with no job)
+    if ctx:changed() then ctx:cancel() end
     local q = ctx:queue()
-    if ctx:changed() then
-      for _, job in ipairs(q) do
-        if job.reserved then ctx:cancel(job) end
-      end
-    end
     local now = ctx:clock()
     for _, job in ipairs(q) do
       if job.reserved == now then

@@ -21,7 +21,7 @@ return {
 
   schedule = function(ctx)
     -- The last pass's reservation is stale: plan the head afresh.
-    for _, job in ipairs(ctx:reserved()) do ctx:cancel(job) end
+    ctx:cancel()
     local head = ctx:next()
     while head do
       local after = ctx:next(head)

@@ -36,7 +36,7 @@ return {
   end,
 
   schedule = function(ctx)
-    for _, job in ipairs(ctx:reserved()) do ctx:cancel(job) end
+    ctx:cancel()
     -- what each queue holds now
     local units, jobs = {}, {}
     for _, r in ipairs(ctx:running()) do

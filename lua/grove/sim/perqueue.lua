@@ -281,6 +281,13 @@ function PQ:context(q, pol)
     return t, how
   end
   function ctx.cancel(_, view)
+    if view == nil then -- every reservation q's jobs hold
+      local recs = {}
+      for _, rec in pairs(loop.reserved_set) do
+        if qkey(rec.queue) == q then recs[#recs + 1] = rec end
+      end
+      return sched.cancel_many(loop, recs)
+    end
     rec_in(view, "cancel")
     return base.cancel(base, view)
   end
