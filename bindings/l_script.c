@@ -12,6 +12,9 @@
  *   s:api(t)            give the script an API object whose functions call
  *                       the functions of the host table t
  *   s:share(key, t)     mirror the host table t in the sandbox (below)
+ *   s:share_field(key, name, value)
+ *                       set one scalar field of that mirror (after the host
+ *                       set it in t), without copying t again
  *   s:unshare(key)
  *   s:bound(name, field, limit [, unless])
  *                       answer a call of the API function name at once,
@@ -823,6 +826,40 @@ static int l_script_share(lua_State *L)
     luaL_checktype(L, 3, LUA_TTABLE);
     /* the host's side first: the table shared is its own mirror's origin */
     return rekey(L, &x, 3, share_body);
+}
+
+/* In the sandbox, protected: the field x->name of the mirror under the key
+ * at 2 set to the scalar at x->first (none shared: nothing). */
+static int share_field_body(lua_State *S)
+{
+    struct xfer *x = lua_touserdata(S, 1);
+    sandbox_tables(x);
+    push_key(S, x->L, 2);
+    if (lua_rawget(S, x->sobj) == LUA_TTABLE) {
+        lua_pushstring(S, x->name);
+        push_scalar(S, x->L, x->first);
+        lua_rawset(S, -3);
+    }
+    return 0;
+}
+
+/* s:share_field(key, name, value): what s:share(key, t) gives after
+ * t[name] = value, for a scalar value, without copying t again (a pass
+ * over a deep queue changes one field of each job twice). */
+static int l_script_share_field(lua_State *L)
+{
+    check_share_key(L);
+    const char *name = luaL_checkstring(L, 3);
+    int t = lua_type(L, 4);
+    luaL_argexpected(L, t == LUA_TNIL || t == LUA_TNONE || t == LUA_TBOOLEAN
+                     || t == LUA_TNUMBER || t == LUA_TSTRING, 4, "nil, boolean, number or string");
+    lua_settop(L, 4);
+    struct xfer x;
+    open_xfer(L, &x);
+    x.name = name;
+    x.first = 4;
+    sandbox_run(L, &x, share_field_body);
+    return 0;
 }
 
 /* In the sandbox, protected: forget the mirror under the key at x->first. */

@@ -290,6 +290,29 @@ describe("grove.core.script_load", function()
     assert.is_false(same)
   end)
 
+  it("sets one field of a shared table's mirror with share_field, the rest kept", function()
+    local s = load([[return { f = function(job) return job.n, job.m, job.state end }]])
+    local job = {n = 1, m = 5}
+    s:share(7, job)
+    job.n = 2
+    s:share_field(7, "n", 2)
+    local _, n, m = s:call("f", job)
+    assert.equal(2, n)
+    assert.equal(5, m)                  -- the fields not named stay
+    job.state, job.n = "held", nil
+    s:share_field(7, "state", "held")
+    s:share_field(7, "n", nil)
+    local _, n2, _, st = s:call("f", job)
+    assert.is_nil(n2)
+    assert.equal("held", st)
+    s:share_field(8, "n", 3)            -- nothing shared under 8: nothing
+    assert.has_error(function() s:share_field(7, "n", {}) end)
+    assert.has_error(function() s:share_field(7, nil, 2) end)
+    assert.has_error(function() s:share_field({}, "n", 2) end)
+    _, n = s:call("f", job)
+    assert.is_nil(n)                    -- as it was
+  end)
+
   it("answers in the sandbox the calls a bound refuses, and only those", function()
     local s = load([[return { f = function(api, list, other)
         local out = {}

@@ -406,7 +406,7 @@ local function set_reserved(self, rec, t)
   local v = rec.view
   if v and v.reserved ~= t then
     v.reserved = t
-    if rec.state == "queued" then self.queue_policy:share(rec.id, v) end
+    if rec.state == "queued" then self.queue_policy:share_field(rec.id, "reserved", t) end
   end
 end
 

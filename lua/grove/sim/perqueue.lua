@@ -374,6 +374,11 @@ function PQ:share(id, v)
   self.subs[q]:share(id, v)
 end
 
+function PQ:share_field(id, name, value)
+  local q = self.of[id]
+  if q ~= nil then self.subs[q]:share_field(id, name, value) end
+end
+
 function PQ:unshare(id)
   local q = self.of[id]
   if q == nil then return end

@@ -108,6 +108,12 @@ function Policy:share(key, t)
   for _, s in ipairs(scripts(self)) do s:share(key, t) end
 end
 
+-- One scalar field of t changed (t[name] = value, set by the caller):
+-- the same in its mirrors, without copying t again.
+function Policy:share_field(key, name, value)
+  for _, s in ipairs(scripts(self)) do s:share_field(key, name, value) end
+end
+
 function Policy:unshare(key)
   for _, s in ipairs(scripts(self)) do s:unshare(key) end
 end
