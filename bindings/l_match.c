@@ -36,7 +36,8 @@
  *       vertices that are up: true or false, or nil, message, code (one
  *       match that ignores records, not a copy of the graph; under a Lua
  *       policy the built-in "first" decides, so no hook runs)
- *   m:cancel(id)  m:cancel({id...}) (-> the number cancelled)  m:release_ranks(id, idset)  m:release_vertices(id, {v...})
+ *   m:cancel(id)  m:cancel({id...}) (at once: the number cancelled)
+ *   m:release_ranks(id, idset)  m:release_vertices(id, {v...})
  *   m:job(id [, picks])  m:jobs([picks])  m:info(id)  m:stats()  m:reset_stats()  m:next_id()
  *       (stats: {matches =, succeeded =, min =, max =, mean = (seconds),
  *       held = the jobs held now, ranks_kept = the rankings mended from

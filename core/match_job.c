@@ -199,14 +199,20 @@ static void job_remove_at(grove_matcher_t *m, size_t i)
 
 /* ---- cancel and release ------------------------------------------------------------ */
 
+/* Job i's records freed, and the job out of the table. */
+static void cancel_at(grove_matcher_t *m, size_t i)
+{
+    grove_job_t *j = m->jobs[i];
+    grovep_match_unrecord(m->g, j->id, j->start, j->end, j->picks, j->npicks);
+    job_remove_at(m, i);
+}
+
 int grove_matcher_cancel(grove_matcher_t *m, grove_jobid_t id)
 {
     long i = grovep_match_job_index(m, id);
     if (i < 0)
         return -1;
-    grove_job_t *j = m->jobs[i];
-    grovep_match_unrecord(m->g, id, j->start, j->end, j->picks, j->npicks);
-    job_remove_at(m, (size_t)i);
+    cancel_at(m, (size_t)i);
     return 0;
 }
 
@@ -217,7 +223,8 @@ int grove_matcher_cancel(grove_matcher_t *m, grove_jobid_t id)
  * back), the aggregates' upkeep of each is skipped and their spans are
  * rebuilt from the records that stay (grovep_agg_respan), which reads
  * every vertex once and puts each staying record in again.  So: when the
- * records going outnumber those staying, and are more than one for each
+ * picks of the jobs going (their records and what those hold below them)
+ * outnumber the records staying, and are more than one for each
  * BULK_VERTICES vertices. */
 #define BULK_VERTICES 64
 
@@ -253,12 +260,8 @@ long grove_matcher_cancel_many(grove_matcher_t *m, const grove_jobid_t *ids, siz
     if (bulk)
         g->agg_dirty = true; /* their upkeep skipped, as for a graph to rebuild */
     /* from the last: the table closes up behind each */
-    for (size_t i = k; i-- > 0;) {
-        long x = grovep_match_job_index(m, sorted[i]);
-        grove_job_t *j = m->jobs[x];
-        grovep_match_unrecord(g, j->id, j->start, j->end, j->picks, j->npicks);
-        job_remove_at(m, (size_t)x);
-    }
+    for (size_t i = k; i-- > 0;)
+        cancel_at(m, (size_t)grovep_match_job_index(m, sorted[i]));
     free(sorted);
     if (bulk) {
         g->agg_dirty = false;
