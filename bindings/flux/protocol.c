@@ -448,11 +448,12 @@ static void serve_waiting(struct sched_ctx *ctx)
  * thread and reactor, and registers the feasibility service there: that
  * queue holds only checks.  Outside a pass the reactor hands them out
  * between two messages of the handle; inside one, each step looks at it
- * (at most every SIDE_S: a poll, not a read of the handle's queue).  Its
+ * (at most every SIDE_S: a poll, two system calls, so not at each of a
+ * pass's 10,000 steps, and not a read of the handle's queue).  Its
  * answers use the same loop, through the same aside.  Where the
  * connection cannot be opened or the service not registered on it, the
  * service is the module's handle's, as before. */
-#define SIDE_S 0.0001
+#define SIDE_S 0.0005
 
 static void fallback_cb(flux_future_t *f, void *arg)
 {
