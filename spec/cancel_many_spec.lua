@@ -13,37 +13,7 @@
 local core = require("grove.core")
 local match = require("match_helper")
 
--- racks of nodes of 4 cores and i % 3 GPUs, n0.. with ranks 0..
-local function machine(racks, nodes)
-  local g = core.graph()
-  local root = g:add_vertex{type = "cluster", basename = "cm", id = 0}
-  local i = 0
-  for r = 0, racks - 1 do
-    local rack = g:add_vertex{type = "rack", id = r}
-    assert(g:add_child(root, rack))
-    for _ = 1, nodes do
-      local n = g:add_vertex{type = "node", id = i, rank = i, name = "n" .. i}
-      assert(g:add_child(rack, n))
-      for c = 0, 3 do assert(g:add_child(n, g:add_vertex{type = "core", id = c})) end
-      for k = 0, i % 3 - 1 do assert(g:add_child(n, g:add_vertex{type = "gpu", id = k})) end
-      i = i + 1
-    end
-  end
-  return g, i
-end
-
-local function placed(j, msg)
-  if not j then return msg end
-  local out = {}
-  for _, p in ipairs(j.picks) do
-    local t = p.vertex:type()
-    if t == "core" or t == "gpu" then
-      out[#out + 1] = p.vertex:parent():name() .. "/" .. t .. p.vertex:id()
-    end
-  end
-  table.sort(out)
-  return j.state .. "@" .. j.start .. ":" .. table.concat(out, ",")
-end
+local machine, placed = match.racked, match.placed
 
 local SHAPES = {
   {tasks = 1, cores_per_task = 1, duration = 10},
@@ -102,7 +72,7 @@ local function stream(seed, steps, spec)
           out = "cancel true"
         end
         -- what the aggregates say is free after it, over the next windows
-        for _, path in ipairs{"/cm0", "/cm0/rack0", "/cm0/rack2"} do
+        for _, path in ipairs{"/bk0", "/bk0/rack0", "/bk0/rack2"} do
           local v = assert(r.g:vertex(path))
           for _, t in ipairs{"core", "gpu", "node"} do
             for w = 0, 100, 10 do

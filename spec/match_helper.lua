@@ -4,8 +4,9 @@
 -- the names of the built-in policies, jobspecs of one task per slot
 -- "default", as tables or as YAML text of nodes with a slot of cores, a
 -- request compiled from grove.jobspec's shorthand, and the example
--- cluster, the names of the nodes a job picked.  It holds no test and no
--- assertion.
+-- cluster, the names of the nodes a job picked; and for the random
+-- streams of aggregate_blocks_spec and cancel_many_spec, a cluster of
+-- racks and what a job got.  It holds no test and no assertion.
 local grove = require("grove")
 
 local M = {}
@@ -81,6 +82,46 @@ function M.node_names(job, sorted)
   end
   if sorted then table.sort(t) end
   return table.concat(t, " ")
+end
+
+-- A cluster of `racks` racks of `nodes` nodes (racks 0: the nodes right
+-- below the cluster, as a machine read from R has them), each node of 4
+-- cores and i % 3 GPUs, named n0.. with ranks 0..; the nodes of the
+-- second half have the property "hi": the graph and its number of nodes
+function M.racked(racks, nodes)
+  local g = grove.core.graph()
+  local root = g:add_vertex{type = "cluster", basename = "bk", id = 0}
+  local i = 0
+  for r = 0, math.max(racks, 1) - 1 do
+    local parent = root
+    if racks > 0 then
+      parent = g:add_vertex{type = "rack", id = r}
+      assert(g:add_child(root, parent))
+    end
+    for _ = 1, nodes do
+      local n = g:add_vertex{type = "node", id = i, rank = i, name = "n" .. i,
+        properties = i >= math.max(racks, 1) * nodes // 2 and {hi = ""} or nil}
+      assert(g:add_child(parent, n))
+      for c = 0, 3 do assert(g:add_child(n, g:add_vertex{type = "core", id = c})) end
+      for k = 0, i % 3 - 1 do assert(g:add_child(n, g:add_vertex{type = "gpu", id = k})) end
+      i = i + 1
+    end
+  end
+  return g, i
+end
+
+-- What a job got: its state, start and units ("n1/core0,..."), or the failure.
+function M.placed(j, msg)
+  if not j then return msg end
+  local out = {}
+  for _, p in ipairs(j.picks) do
+    local t = p.vertex:type()
+    if t == "core" or t == "gpu" then
+      out[#out + 1] = p.vertex:parent():name() .. "/" .. t .. p.vertex:id()
+    end
+  end
+  table.sort(out)
+  return j.state .. "@" .. j.start .. ":" .. table.concat(out, ",")
 end
 
 return M
