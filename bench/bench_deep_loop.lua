@@ -9,8 +9,11 @@
 -- each, then the fill's jobs freed one at a time, a pass after each.
 --
 --   build/grove bench/bench_deep_loop.lua [-s NODES] [-j JOBS] [-q QUEUE] [-d DEPTH|none]
+--                                         [-a AGGREGATES]
 --
--- Defaults: -s 16384 -j 10000 -q easy -d 64.  Prints the CPU time
+-- Defaults: -s 16384 -j 10000 -q easy -d 64, the graph's default
+-- aggregates (-a: g:set_aggregates's specification instead, set once
+-- the graph is read).  Prints the CPU time
 -- (os.clock: the machine may be shared) of every pass after a free (p50,
 -- p99, max), of every match the loop makes (core.sim_match: count, p50,
 -- p99, max; the fill's left out), and the request shapes of the slowest
@@ -20,7 +23,7 @@ local core = require("grove.core")
 local flux = require("grove.flux")
 
 local fmt = string.format
-local N, NJ, QP, DEPTH = 16384, 10000, "easy", 64
+local N, NJ, QP, DEPTH, AGG = 16384, 10000, "easy", 64, nil
 do
   local i = 1
   while arg[i] do
@@ -33,6 +36,8 @@ do
       QP = v
     elseif arg[i] == "-d" then
       DEPTH = v ~= "none" and assert(math.tointeger(tonumber(v)), "-d: a depth or none") or nil
+    elseif arg[i] == "-a" then
+      AGG = assert(v, "-a: an aggregates specification")
     else
       error("unknown argument " .. arg[i])
     end
@@ -60,6 +65,7 @@ s.defer = true
 -- its handlers, stepped before the reactor waits): not inside a match
 collectgarbage("stop")
 assert(s:handle("resource.acquire", fmt('{"resources":%s,"up":"0-%d"}', R, N - 5)))
+if AGG then assert(s.loop.g:set_aggregates(AGG)) end
 
 local function jobspec(o)
   local slot = {type = "slot", count = 1, label = "task",

@@ -40,8 +40,10 @@
 # over the row "none", +MB), heartbeat.ping's round trip asked after each
 # check (ping50/ping99 ms: any module's answer at that moment),
 # jobs/s while the queue drains; and for sched-grove its own figures:
-# per-match p50/p99/max (ms), a pass's p50/p99/max (ms), annotations
-# sent per job.  A benchmark, not a test: figures go in bench/RESULTS.md.
+# per-match p50/p99/max (ms), a pass's p50/p99/max (ms) and, beside
+# them, the p50 and p99 of the CPU time of the module's thread in a pass
+# (cpu50/cpu99 ms: what is left of the wall time is its wait for a CPU
+# the broker's other threads held), annotations sent per job.  A benchmark, not a test: figures go in bench/RESULTS.md.
 set -u
 build=build
 [ "${1:-}" = "--build" ] && build=$2
@@ -113,9 +115,9 @@ fluxion-*)
 esac
 EOF
 
-printf '%-30s %8s %8s %8s %7s %7s %7s %7s %6s %7s %6s %6s %6s %7s %8s %8s %8s %8s %8s %8s %7s\n' \
+printf '%-30s %8s %8s %8s %7s %7s %7s %7s %6s %7s %6s %6s %6s %7s %8s %8s %8s %8s %8s %8s %8s %8s %7s\n' \
     scheduler submit_s feas50ms feas99ms ping50 ping99 list_s rs_ms floor_s rsrc_ms off_s \
-    rss_MB +MB jobs/s match50 match99 matchmx pass50 pass99 passmx ann/job
+    rss_MB +MB jobs/s match50 match99 matchmx pass50 pass99 passmx cpu50 cpu99 ann/job
 base=
 for sched in $SCHEDS; do
     case $sched in
@@ -141,10 +143,11 @@ def ms(k, q):
     v = s.get(k, {}).get(q)
     return "%.2f" % (v / 1e3) if v is not None else "-"
 m = s.get("match_time", {})
-print("%-30s %8s %8s %8s %7s %7s %7s %7s %6s %7s %6s %6s %6s %7s %8s %8s %8s %8s %8s %8s %7s" % (
+print("%-30s %8s %8s %8s %7s %7s %7s %7s %6s %7s %6s %6s %6s %7s %8s %8s %8s %8s %8s %8s %8s %8s %7s" % (
       sys.argv[1], f[1], f[2], f[3], f[10], f[11], f[4], f[5], f[6], f[12], f[13], f[7], plus, f[8],
       ms("match_dist", "p50_us"),
       ms("match_dist", "p99_us"), "%.2f" % (m["max"] * 1e3) if m.get("max") else "-",
-      ms("pass_time", "p50_us"), ms("pass_time", "p99_us"), ms("pass_time", "max_us"), f[9]))' \
+      ms("pass_time", "p50_us"), ms("pass_time", "p99_us"), ms("pass_time", "max_us"),
+      ms("pass_cpu", "p50_us"), ms("pass_cpu", "p99_us"), f[9]))' \
         "$sched" "$base"
 done

@@ -18,6 +18,8 @@
  *   core.writer_formats                     the format names
  *   core.wall_clock()                       seconds on a monotonic clock,
  *       to time a command end to end (os.clock counts CPU time only)
+ *   core.thread_clock()                     the calling thread's CPU
+ *       seconds (os.clock sums every thread of the process: a broker's)
  *
  * Workload: one w:job per match of a query session, from a core to a whole
  * machine: nothing here is per vertex; a whole machine's text goes to the
@@ -289,12 +291,23 @@ static int w_vertices(lua_State *L)
     return push_text(L, lw->w, fmt, 0, GROVE_TIME_MAX, extra ? agfilter_of : NULL, &x, f);
 }
 
-static int l_wall_clock(lua_State *L)
+static int push_clock(lua_State *L, clockid_t id)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    if (clock_gettime(id, &ts) < 0)
+        return luaL_error(L, "clock_gettime: %s", strerror(errno));
     lua_pushnumber(L, (lua_Number)ts.tv_sec + (lua_Number)ts.tv_nsec * 1e-9);
     return 1;
+}
+
+static int l_wall_clock(lua_State *L)
+{
+    return push_clock(L, CLOCK_MONOTONIC);
+}
+
+static int l_thread_clock(lua_State *L)
+{
+    return push_clock(L, CLOCK_THREAD_CPUTIME_ID);
 }
 
 static const char *format_at(const void *o, size_t i)

@@ -177,9 +177,26 @@ describe("grove.flux", function()
     -- and every pass's time: the acquire's, three allocs', the cancel's,
     -- and the one the clock's move made (none for a schedule call with
     -- nothing to do)
-    local pt = s:stats().pass_time
-    assert.equal(6, pt.n)
-    assert.is_true(pt.p50_us >= 0 and pt.p99_us >= pt.p50_us and pt.max_us >= pt.p99_us)
+    for _, key in ipairs({"pass_time", "pass_cpu"}) do
+      local pt = s:stats()[key]
+      assert.equal(6, pt.n)
+      assert.is_true(pt.p50_us >= 0 and pt.p99_us >= pt.p50_us and pt.max_us >= pt.p99_us)
+    end
+  end)
+
+  it("times a pass's own CPU apart from its wall time (core.thread_clock)", function()
+    -- the thread's CPU advances with its work, not while it waits on a
+    -- child (which a pass waiting for a CPU the broker's other threads
+    -- hold is like)
+    local c0, w0 = core.thread_clock(), core.wall_clock()
+    assert.is_true(os.execute("sleep 0.3"))
+    local waited, spent = core.wall_clock() - w0, core.thread_clock() - c0
+    assert.is_true(waited >= 0.29, waited)
+    assert.is_true(spent < waited / 2, spent)
+    c0 = core.thread_clock()
+    local x = 0
+    for i = 1, 2e6 do x = x + i % 7 end
+    assert.is_true(x > 0 and core.thread_clock() > c0)
   end)
 
   it("denies a job that can never run once a pass could not start it", function()

@@ -211,20 +211,27 @@ end
 -- estimate is looked for again.
 local PASS_RING = 4096
 
--- The wall time of each pass, in a ring of the last PASS_RING (the
--- stats' pass_time: p50, p99, max).
-local function pass_timed(self, t)
-  local ring = self.pass_ring
+-- The wall time of each pass and the CPU time of the thread it ran in,
+-- each in a ring of the last PASS_RING (the stats' pass_time and
+-- pass_cpu: p50, p99, max): in a broker the two part when the pass waits
+-- for a CPU its other threads hold.
+local function ring_put(self, key, t)
+  local ring = self[key]
   if not ring then
     ring = {n = 0}
-    self.pass_ring = ring
+    self[key] = ring
   end
   ring.n = ring.n + 1
   ring[(ring.n - 1) % PASS_RING + 1] = t
 end
 
+local function pass_timed(self, t0, c0)
+  ring_put(self, "pass_ring", core.wall_clock() - t0)
+  ring_put(self, "pass_cpu_ring", core.thread_clock() - c0)
+end
+
 local function pass(self, new, moved)
-  local t0 = core.wall_clock()
+  local t0, c0 = core.wall_clock(), core.thread_clock()
   local loop = self.loop
   -- new: one job, or those that joined while the passes waited (defer);
   -- moved: something else changed too (the default without new)
@@ -257,7 +264,7 @@ local function pass(self, new, moved)
   end
   if denied then policy_pass(self) end
   annotate.annotate(self)
-  pass_timed(self, core.wall_clock() - t0)
+  pass_timed(self, t0, c0)
 end
 
 -- The pass an alloc (new: the job that joined) or a free asks for: now,

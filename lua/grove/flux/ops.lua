@@ -57,7 +57,7 @@ function M.stats(self)
     ["queue-depth"] = self.loop.queue_depth, ["reserve-depth"] = self.loop.reserve_depth,
     ["match-format"] = self.match_format, expiration = self.acq:expiration(),
     queues = queues.stats(self), allocs = self.allocs or 0,
-    pass_time = ring_report(self.pass_ring),
+    pass_time = ring_report(self.pass_ring), pass_cpu = ring_report(self.pass_cpu_ring),
     annotations_sent = self.annotations_sent or 0, forecasts = self.forecasts or 0,
     search_stops = self.loop.search_stops,
     -- the module's arguments, over the configuration (grove flux-export)
@@ -459,7 +459,7 @@ local function stats_cmd(self, r, topic)
   lines[#lines + 1] = fmt("match time: min %s, mean %s, max %s", ms(mt.min), ms(mt.avg),
     ms(mt.max))
   for _, k in ipairs({"alloc_latency", "alloc_handed", "alloc_cpu", "feasibility",
-    "pass_time"}) do
+    "pass_time", "pass_cpu"}) do
     lines[#lines + 1] = latency_line(k, st[k])
   end
   if st.allocs then
