@@ -19,22 +19,31 @@
 #include "grovel.h"
 #include "sched_grove.h"
 
-/* Push the two arguments of grove.flux.module: the instance's whole
- * configuration (a table, or nil when it has none) and the module's
- * arguments (an array of "key=value" words), lua-path= taken out of them
- * into *lua_dir (caller frees): it says where the Lua library is, so it
- * is read before any Lua runs.  0, or -1 (logged). */
-int sg_config_push(struct sched_ctx *ctx, int argc, char **argv, char **lua_dir)
+/* The instance's whole configuration as a new JSON object, or NULL in
+ * *conf when it has none.  0, or -1 (logged). */
+int sg_config_get(struct sched_ctx *ctx, json_t **conf)
 {
-    lua_State *L = ctx->L;
-    json_t *conf = NULL;
     const flux_conf_t *c = flux_get_conf(ctx->h);
     flux_error_t ferr;
-    if (c && flux_conf_unpack(c, &ferr, "o", &conf) < 0) {
+    json_t *o = NULL;
+    *conf = NULL;
+    if (c && flux_conf_unpack(c, &ferr, "o", &o) < 0) {
         flux_log(ctx->h, LOG_ERR, "configuration: %s", ferr.text);
         errno = EINVAL;
         return -1;
     }
+    *conf = json_incref(o);
+    return 0;
+}
+
+/* Push the two arguments of grove.flux.module: the instance's whole
+ * configuration conf (a table, or nil for NULL) and the module's
+ * arguments (an array of "key=value" words), lua-path= taken out of them
+ * into *lua_dir (caller frees): it says where the Lua library is, so it
+ * is read before any Lua runs.  0, or -1 (ENOMEM). */
+int sg_config_push_conf(lua_State *L, const json_t *conf, int argc, char **argv,
+                        char **lua_dir)
+{
     if (conf)
         grovel_push_json(L, conf, false);
     else
@@ -54,6 +63,16 @@ int sg_config_push(struct sched_ctx *ctx, int argc, char **argv, char **lua_dir)
         lua_rawseti(L, -2, ++n);
     }
     return 0;
+}
+
+int sg_config_push(struct sched_ctx *ctx, int argc, char **argv, char **lua_dir)
+{
+    json_t *conf;
+    if (sg_config_get(ctx, &conf) < 0)
+        return -1;
+    int rc = sg_config_push_conf(ctx->L, conf, argc, argv, lua_dir);
+    json_decref(conf);
+    return rc;
 }
 
 /* Is there an action of op "error" in the array on top of the stack? */
@@ -111,6 +130,9 @@ void sg_config_reload_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *ms
             flux_log_error(h, "config-reload: keep the configuration");
         conf = NULL;
         sg_ready_again(ctx);
+        json_t *p = json_pack("{s:O}", "conf", o);
+        sg_feas_forward(ctx, "reconfigure", NULL, p);
+        json_decref(p);
     }
     flux_conf_decref(conf);
     sg_act_all(ctx, msg);

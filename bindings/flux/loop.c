@@ -189,6 +189,9 @@ int sg_event(struct sched_ctx *ctx, const char *name, const json_t *payload,
              const flux_msg_t *req)
 {
     int nargs = 0;
+    /* the resources, as the feasibility thread's loop reads them too */
+    if (!strcmp(name, "acquire"))
+        sg_feas_forward(ctx, name, NULL, payload);
     if (payload) {
         sg_push_json(ctx->L, payload);
         nargs = 1;

@@ -39,10 +39,14 @@ static json_t *stats_object(struct sched_ctx *ctx)
     if (!o)
         return NULL;
     alloc_stamps_report(&ctx->stamps, o);
-    json_object_set_new(o, "feasibility", time_ring_report(&ctx->feasibility));
-    /* where checks come in: the module's own connection, or its handle */
+    json_t *feas = sg_feas_report(ctx);
+    json_object_set_new(o, "feasibility", feas ? feas : time_ring_report(&ctx->feasibility));
+    /* where checks come in: the feasibility thread's connection, the
+     * module's own second connection, or its handle */
     json_object_set_new(o, "feasibility_connection",
-                        json_string(ctx->fh && !ctx->side_lost ? "own" : "module"));
+                        json_string(ctx->feas                       ? "thread"
+                                    : ctx->fh && !ctx->side_lost ? "own"
+                                                                 : "module"));
     /* feasibility checks, resource-status and stats answered inside a pass */
     json_object_set_new(o, "served_in_pass", json_integer((json_int_t)ctx->served));
     json_object_set_new(o, "served_ahead", json_integer((json_int_t)ctx->served_ahead));
@@ -92,11 +96,15 @@ void sg_grove_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, void 
     }
     lua_pushstring(ctx->L, cmd);
     sg_push_json(ctx->L, req);
-    json_decref(req);
     if (sg_loop_call(ctx, "grove", 2, 1) < 0) {
+        json_decref(req);
         flux_respond_error(h, msg, EINVAL, "scheduler error (see the broker's log)");
         return;
     }
-    sg_act_all(ctx, msg);
+    /* a property set or removed is the feasibility thread's loop's too */
+    if (sg_act_all(ctx, msg) == 0
+        && (!strcmp(cmd, "set-property") || !strcmp(cmd, "remove-property")))
+        sg_feas_forward(ctx, "grove", cmd, req);
+    json_decref(req);
     ctx->dirty = true;
 }

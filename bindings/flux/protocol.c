@@ -247,8 +247,8 @@ const struct schedutil_ops sg_sched_ops = {
 /* ---- requests the module answers itself --------------------------------------- */
 
 /* A request the loop answers with respond or error actions. */
-static void answer(struct sched_ctx *ctx, const flux_msg_t *msg, const char *name,
-                   const char *text_key)
+void sg_answer(struct sched_ctx *ctx, const flux_msg_t *msg, const char *name,
+               const char *text_key)
 {
     json_t *p = NULL;
     const char *text = NULL;
@@ -274,7 +274,7 @@ static void expiration_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *m
 {
     (void)h, (void)mh;
     struct sched_ctx *ctx = arg;
-    answer(ctx, msg, "expiration", NULL);
+    sg_answer(ctx, msg, "expiration", NULL);
     ctx->dirty = true;
 }
 
@@ -287,7 +287,7 @@ static void feasibility_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *
     struct sched_ctx *ctx = arg;
     double t0 = alloc_stamps_clock(CLOCK_MONOTONIC);
     ctx->rh = h;
-    answer(ctx, msg, "feasibility", "jobspec");
+    sg_answer(ctx, msg, "feasibility", "jobspec");
     ctx->rh = ctx->h;
     time_ring_add(&ctx->feasibility, alloc_stamps_clock(CLOCK_MONOTONIC) - t0);
 }

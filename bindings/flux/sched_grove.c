@@ -188,10 +188,10 @@ static void reconcile(struct sched_ctx *ctx, json_t *st)
     free(text);
 }
 
-static int start(struct sched_ctx *ctx)
+static int start(struct sched_ctx *ctx, int argc, char **argv)
 {
     flux_t *h = ctx->h;
-    if (sg_feasibility_register(ctx) < 0)
+    if (sg_feas_start(ctx, argc, argv) < 0 && sg_feasibility_register(ctx) < 0)
         return -1;
     if (flux_msg_handler_addvec(h, sg_handlers, ctx, &ctx->handlers) < 0) {
         flux_log_error(h, "message handlers");
@@ -264,6 +264,7 @@ static void ctx_destroy(struct sched_ctx *ctx)
     flux_watcher_destroy(ctx->idle);
     flux_watcher_destroy(ctx->wake);
     flux_msg_handler_delvec(ctx->handlers);
+    sg_feas_stop(ctx);
     sg_feasibility_close(ctx);
     schedutil_destroy(ctx->util); /* answers ENOSYS to what is still pending */
     sg_commits_fini(ctx);
@@ -308,7 +309,7 @@ int mod_main(flux_t *h, int argc, char **argv)
      * over the whole heap that a long queue made slow (the p99) */
     lua_gc(ctx->L, LUA_GCGEN, 0, 0);
     if (sg_config_push(ctx, argc, argv, &lua_dir) < 0 || sg_loop_make(ctx, lua_dir) < 0
-        || sg_between_install(ctx) < 0 || start(ctx) < 0)
+        || sg_between_install(ctx) < 0 || start(ctx, argc, argv) < 0)
         goto done;
     if (flux_reactor_run(flux_get_reactor(h), 0) < 0 && !ctx->stopping) {
         flux_log_error(h, "reactor");

@@ -24,6 +24,9 @@
  *                  written as JSON text
  *   config.c       the module's options: its arguments and the
  *                  instance's configuration tables
+ *   feasibility.c  feasibility checks answered in a thread of their own,
+ *                  by a second loop kept in step with the resources and
+ *                  the configuration
  *   ops.c          the operator's RPCs (`flux module stats`, `flux grove`)
  *
  * What may go where: a file here decodes, encodes and makes broker
@@ -45,13 +48,16 @@
 #define MODULE_NAME "sched-grove"
 
 struct commit;
+struct sg_feas;
 
 struct sched_ctx {
     flux_t *h;
     flux_t *rh;        /* the handle the request being answered came in on:
                         * h, or fh (a feasibility check read there) */
-    flux_t *fh;        /* the feasibility service's own connection to the
-                        * broker, or NULL: it is h's (protocol.c) */
+    struct sg_feas *feas; /* the feasibility thread, or NULL (feasibility.c) */
+    flux_t *fh;        /* without it, the feasibility service's own
+                        * connection to the broker, or NULL: it is h's
+                        * (protocol.c) */
     flux_watcher_t *fw; /* fh's watcher */
     bool side_lost;    /* fh failed: the service was registered on h */
     double side_next;  /* when a pass may look at fh again */
@@ -148,6 +154,12 @@ int sg_feasibility_register(struct sched_ctx *ctx);
 /* Unregister it and close the connection (at the module's end). */
 void sg_feasibility_close(struct sched_ctx *ctx);
 
+/* Hand msg's payload (its member text_key as JSON text, or NULL: the
+ * payload as it is) to the loop's method name and answer msg with what
+ * it returns. */
+void sg_answer(struct sched_ctx *ctx, const flux_msg_t *msg, const char *name,
+               const char *text_key);
+
 /* Put the messages a look of the pass read and kept back at the head of
  * the handle's queue, in their order (the pass has ended). */
 void sg_held_requeue(struct sched_ctx *ctx);
@@ -176,6 +188,13 @@ char *sg_annotations_text(struct sched_ctx *ctx, int idx);
  * (grove.flux.config reads them); *lua_dir gets lua-path= (caller frees).
  * 0, or -1 (logged). */
 int sg_config_push(struct sched_ctx *ctx, int argc, char **argv, char **lua_dir);
+
+/* The instance's configuration (a new reference; NULL when it has none)
+ * in *conf, 0; or -1 (logged).  And sg_config_push's work for a Lua state
+ * of its own, from such a conf: 0, or -1 (ENOMEM). */
+int sg_config_get(struct sched_ctx *ctx, json_t **conf);
+int sg_config_push_conf(lua_State *L, const json_t *conf, int argc, char **argv,
+                        char **lua_dir);
 
 /* The configuration changed (`flux config reload`): handed to the loop,
  * which applies it or refuses it with the reason (then `flux config
@@ -206,5 +225,26 @@ void sg_grove_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, void 
     {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".set-status", sg_grove_cb, 0},                     \
     {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".reserve", sg_grove_cb, 0},                        \
     {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".unreserve", sg_grove_cb, 0}
+
+/* ---- feasibility.c ---- */
+
+/* Start the feasibility thread: a loop of its own built from the same
+ * configuration and arguments, its own connection to the broker, where it
+ * registers the feasibility service.  0 once it answers (ctx->feas set),
+ * or -1 (logged): the caller registers the service as before
+ * (sg_feasibility_register). */
+int sg_feas_start(struct sched_ctx *ctx, int argc, char **argv);
+
+/* Hand the thread's loop what changed the main loop's resources or
+ * configuration: its method name (with cmd first, when not NULL) and
+ * payload, applied in the order given.  Nothing without the thread. */
+void sg_feas_forward(struct sched_ctx *ctx, const char *name, const char *cmd,
+                     const json_t *payload);
+
+/* The thread's check times (time_ring_report), or NULL without it. */
+json_t *sg_feas_report(struct sched_ctx *ctx);
+
+/* Stop the thread (its service unregistered) and free it (at the end). */
+void sg_feas_stop(struct sched_ctx *ctx);
 
 #endif
