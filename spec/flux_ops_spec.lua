@@ -372,6 +372,12 @@ describe("flux grove reserve", function()
       "conservative"}}})
     assert.equal("respond", acts[#acts].op)
     s:schedule()
+    -- the configured policies, before any job is matched under them
+    assert.same({"conservative", "first"}, {s:stats().queue, s:stats().policy})
+    acts = s:handle("config-reload", {conf = {["sched-grove"] = {["queue-policy"] =
+      "conservative", ["placement-policy"] = "lonode"}}})
+    assert.equal("respond", acts[#acts].op)
+    assert.equal("lonode", s:stats().policy)
     acts = s:handle("sched.alloc", alloc(1, nodes(3, 50)))
     assert.same({}, started(acts))
     assert.equal(1100, by_id(acts, "alloc", "annotate")[1].annotations.sched.t_estimate)

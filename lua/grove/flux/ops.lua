@@ -53,7 +53,9 @@ function M.stats(self)
     match_dist = st.recent > 0 and {n = st.recent, p50_us = st.recent_p50 * 1e6,
       p99_us = st.recent_p99 * 1e6, max_us = st.recent_max * 1e6} or nil,
     queue_length = st.queue_length, running = st.running,
-    queue = self.loop.queue_policy.name, policy = self.loop.policy_name,
+    -- the placement policy configured (pl0), not the one the last match
+    -- used (policy_name): a reload shows before the next job is matched
+    queue = self.loop.queue_policy.name, policy = self.loop.pl0.name,
     ["queue-depth"] = self.loop.queue_depth, ["reserve-depth"] = self.loop.reserve_depth,
     ["match-format"] = self.match_format, expiration = self.acq:expiration(),
     queues = queues.stats(self), allocs = self.allocs or 0,
