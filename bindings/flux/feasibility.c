@@ -51,6 +51,8 @@ struct sg_feas {
     bool stop;
     struct fwd *head, **tail;
     int efd;              /* eventfd: a change handed over, or stop */
+    int lost_fd;          /* eventfd: the thread ended unasked */
+    flux_watcher_t *lw;   /* the module's watcher of lost_fd */
     struct time_ring ring; /* the checks, request in to answer out */
     char *uri;
     json_t *conf;
@@ -211,6 +213,12 @@ static void *thread_main(void *arg)
     if (ok == 0 && flux_reactor_run(f->r, 0) < 0)
         flux_log_error(f->t.h, "feasibility thread: reactor");
     thread_close(f);
+    /* ended without being asked (its connection lost): the module is told */
+    pthread_mutex_lock(&f->lock);
+    uint64_t one = 1;
+    if (ok == 0 && !f->stop && write(f->lost_fd, &one, sizeof(one)) < 0)
+        flux_log_error(f->t.h, "feasibility thread: write");
+    pthread_mutex_unlock(&f->lock);
     return NULL;
 }
 
@@ -226,8 +234,11 @@ static void feas_free(struct sg_feas *f)
         fwd_free(w);
         w = next;
     }
+    flux_watcher_destroy(f->lw);
     if (f->efd >= 0)
         close(f->efd);
+    if (f->lost_fd >= 0)
+        close(f->lost_fd);
     pthread_mutex_destroy(&f->lock);
     pthread_cond_destroy(&f->cond);
     time_ring_fini(&f->ring);
@@ -237,6 +248,20 @@ static void feas_free(struct sg_feas *f)
     free(f->argv);
     free(f->uri);
     free(f);
+}
+
+/* The thread ended by itself (its connection lost): checks come in on
+ * the module's own connection, or its handle, from now on. */
+static void lost_cb(flux_reactor_t *r, flux_watcher_t *w, int revents, void *arg)
+{
+    (void)r, (void)revents;
+    struct sched_ctx *ctx = arg;
+    flux_watcher_stop(w);
+    flux_log(ctx->h, LOG_ERR, "feasibility thread ended (its connection lost): checks are "
+             "answered by the module's loop from now on");
+    sg_feas_stop(ctx);
+    if (sg_feasibility_register(ctx) < 0)
+        flux_log_error(ctx->h, "register the feasibility service");
 }
 
 int sg_feas_start(struct sched_ctx *ctx, int argc, char **argv)
@@ -250,8 +275,12 @@ int sg_feas_start(struct sched_ctx *ctx, int argc, char **argv)
     time_ring_init(&f->ring);
     f->tail = &f->head;
     f->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    f->lost_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     f->t.gc_kb = -1;
-    bool ok = f->efd >= 0 && uri && (f->uri = strdup(uri)) && sg_config_get(ctx, &f->conf) == 0
+    bool ok = f->efd >= 0 && f->lost_fd >= 0
+              && (f->lw = flux_fd_watcher_create(flux_get_reactor(ctx->h), f->lost_fd,
+                                                 FLUX_POLLIN, lost_cb, ctx))
+              && uri && (f->uri = strdup(uri)) && sg_config_get(ctx, &f->conf) == 0
               && (f->argv = calloc((size_t)argc + 1, sizeof(char *)));
     for (int i = 0; ok && i < argc; i++, f->argc++)
         ok = (f->argv[i] = strdup(argv[i])) != NULL;
@@ -274,6 +303,7 @@ int sg_feas_start(struct sched_ctx *ctx, int argc, char **argv)
         return -1;
     }
     ctx->feas = f;
+    flux_watcher_start(f->lw);
     return 0;
 }
 
