@@ -191,6 +191,7 @@ static void thread_close(struct sg_feas *f)
         if (fu && flux_future_wait_for(fu, 5.) == 0)
             (void)flux_future_get(fu, NULL);
         flux_future_destroy(fu);
+        sg_drain_checks(t->h, check_cb, f);
     }
     flux_msg_handler_delvec(f->mhs);
     flux_watcher_destroy(f->ew);

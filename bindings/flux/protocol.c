@@ -577,6 +577,19 @@ int sg_feasibility_register(struct sched_ctx *ctx)
     return 0;
 }
 
+void sg_drain_checks(flux_t *h, flux_msg_handler_f cb, void *arg)
+{
+    flux_msg_t *msg;
+    while ((msg = flux_recv(h, FLUX_MATCH_REQUEST, FLUX_O_NONBLOCK))) {
+        const char *topic;
+        if (flux_msg_get_topic(msg, &topic) == 0 && !strcmp(topic, "feasibility.check"))
+            cb(h, NULL, msg, arg);
+        else if (flux_respond_error(h, msg, ENOSYS, NULL) < 0)
+            flux_log_error(h, "feasibility: respond");
+        flux_msg_destroy(msg);
+    }
+}
+
 void sg_feasibility_close(struct sched_ctx *ctx)
 {
     flux_watcher_destroy(ctx->fw);
@@ -591,6 +604,7 @@ void sg_feasibility_close(struct sched_ctx *ctx)
     if (f && flux_future_wait_for(f, 5.) == 0)
         (void)flux_future_get(f, NULL);
     flux_future_destroy(f);
+    sg_drain_checks(ctx->fh, feasibility_cb, ctx);
 close:
     flux_close(ctx->fh);
     ctx->fh = NULL;

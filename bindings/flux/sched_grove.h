@@ -154,6 +154,13 @@ int sg_feasibility_register(struct sched_ctx *ctx);
 /* Unregister it and close the connection (at the module's end). */
 void sg_feasibility_close(struct sched_ctx *ctx);
 
+/* Once the feasibility service is unregistered from h: answer what was
+ * routed to h before (every such request is in h's queue once the
+ * unregister's response is), each check by cb, anything else ENOSYS;
+ * a connection closed with them unread leaves their senders waiting for
+ * ever. */
+void sg_drain_checks(flux_t *h, flux_msg_handler_f cb, void *arg);
+
 /* Hand msg's payload (its member text_key as JSON text, or NULL: the
  * payload as it is) to the loop's method name and answer msg with what
  * it returns. */
