@@ -9,10 +9,11 @@
  * So the module starts a thread with a second loop (grove.flux, built
  * from the same configuration and arguments in a Lua state of its own)
  * and a connection of its own to the broker, where the thread registers
- * the feasibility service.  The main loop hands it what changes what a
- * check reads, in order, once it took it: each resource.acquire response
- * (the resources, their properties, up and down, the expiration), each
- * configuration it accepted, each property set or removed by `flux grove`.
+ * the feasibility service.  The main loop hands it what changes the
+ * loop, in order, once it took it: each resource.acquire response (the
+ * resources, their properties, up and down, the expiration), each
+ * configuration it accepted, each `flux grove` command that changes the
+ * loop (ops.c: those open to the owner alone).
  * The second loop holds no job, so it plans nothing and nothing it
  * returns but the check's answer is carried out.
  *

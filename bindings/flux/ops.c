@@ -73,12 +73,12 @@ void sg_stats_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, void 
 
 /* sched-grove.CMD: the command's payload (an object) to the loop's
  * grove method, with the module's stats under "stats" for the stats
- * command; its respond or error action answers.  A pass follows: a
- * command may change what the loop plans with. */
-void sg_grove_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, void *arg)
+ * command; its respond or error action answers.  A command that changes
+ * the loop (changes) is followed by a pass, and once taken is handed to
+ * the feasibility thread's loop as well, whatever it changed: the two
+ * loops stay alike without a list of what a check reads. */
+static void grove(struct sched_ctx *ctx, flux_t *h, const flux_msg_t *msg, bool changes)
 {
-    (void)mh;
-    struct sched_ctx *ctx = arg;
     const char *topic = NULL;
     json_t *p = NULL;
     if (flux_msg_get_topic(msg, &topic) < 0 || flux_request_unpack(msg, NULL, "o", &p) < 0
@@ -101,10 +101,21 @@ void sg_grove_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, void 
         flux_respond_error(h, msg, EINVAL, "scheduler error (see the broker's log)");
         return;
     }
-    /* a property set or removed is the feasibility thread's loop's too */
-    if (sg_act_all(ctx, msg) == 0
-        && (!strcmp(cmd, "set-property") || !strcmp(cmd, "remove-property")))
+    if (sg_act_all(ctx, msg) == 0 && changes)
         sg_feas_forward(ctx, "grove", cmd, req);
     json_decref(req);
-    ctx->dirty = true;
+    if (changes)
+        ctx->dirty = true;
+}
+
+void sg_grove_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, void *arg)
+{
+    (void)mh;
+    grove(arg, h, msg, false);
+}
+
+void sg_grove_change_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, void *arg)
+{
+    (void)mh;
+    grove(arg, h, msg, true);
 }

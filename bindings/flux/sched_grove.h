@@ -216,8 +216,11 @@ void sg_ready_again(struct sched_ctx *ctx);
 
 void sg_stats_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, void *arg);
 
-/* sched-grove.CMD, the commands of `flux grove` (grove.flux.ops). */
+/* sched-grove.CMD, the commands of `flux grove` (grove.flux.ops): those
+ * that only read, and those that change the loop (a pass follows; the
+ * feasibility thread's loop is given them too). */
 void sg_grove_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, void *arg);
+void sg_grove_change_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, void *arg);
 
 /* Their entries of the handler table: those that only read are open to
  * the instance's users, those that change the schedule to its owner. */
@@ -227,11 +230,11 @@ void sg_grove_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg, void 
     {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".graph", sg_grove_cb, FLUX_ROLE_USER},             \
     {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".stats", sg_grove_cb, FLUX_ROLE_USER},             \
     {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".reservations", sg_grove_cb, FLUX_ROLE_USER},      \
-    {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".set-property", sg_grove_cb, 0},                   \
-    {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".remove-property", sg_grove_cb, 0},                \
-    {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".set-status", sg_grove_cb, 0},                     \
-    {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".reserve", sg_grove_cb, 0},                        \
-    {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".unreserve", sg_grove_cb, 0}
+    {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".set-property", sg_grove_change_cb, 0},            \
+    {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".remove-property", sg_grove_change_cb, 0},         \
+    {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".set-status", sg_grove_change_cb, 0},              \
+    {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".reserve", sg_grove_change_cb, 0},                 \
+    {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".unreserve", sg_grove_change_cb, 0}
 
 /* ---- feasibility.c ---- */
 
