@@ -44,11 +44,16 @@
 
 #define NONE UINT32_MAX
 
-enum kind { K_NODE, K_SOCKET, K_GROUP, K_CACHE, K_MEMORY, K_CORE, K_PU, K_GPU, K_STORAGE, K_COUNT };
+enum kind {
+    K_NODE, K_SOCKET, K_GROUP, K_CACHE, K_MEMORY, K_CORE, K_PU, K_GPU, K_STORAGE,
+    K_NUMA, /* a NUMA domain: the locality form only */
+    K_COUNT
+};
 
-static const char *const kind_type[K_COUNT] = {"node",   "socket", "group", "cache",  "memory",
-                                               "core",   "pu",     "gpu",   "storage"};
-static const char *const kind_unit[K_COUNT] = {"", "", "", "KB", "GB", "", "", "", "GB"};
+static const char *const kind_type[K_COUNT] = {"node", "socket", "group",   "cache",
+                                               "memory", "core", "pu",      "gpu",
+                                               "storage", "numanode"};
+static const char *const kind_unit[K_COUNT] = {"", "", "", "KB", "GB", "", "", "", "GB", ""};
 
 const char *const GROVE_TOPO_DEFAULT_TYPES[] = {"node", "socket", "core",    "pu",
                                                 "gpu",  "memory", "storage", NULL};
@@ -65,9 +70,18 @@ typedef struct tobj {
     char *devname;      /* storage: the OS device name, for errors */
 } tobj_t;
 
+/* One vertex of the locality form below the node (see topo.h). */
+typedef struct lobj {
+    uint8_t kind;    /* K_SOCKET, K_NUMA, K_CORE or K_GPU */
+    uint32_t parent; /* index in l[], NONE for the node */
+    int64_t id;      /* logical index; a GPU's number as flux-core gives it */
+} lobj_t;
+
 struct grove_topo {
     tobj_t *o;      /* pre-order; o[0] is the machine */
     size_t n, cap;
+    lobj_t *l;      /* the locality form, pre-order (parents first) */
+    size_t nl;
     char *hostname; /* HostName info or NULL */
     char *source;   /* "FILE", "synthetic \"...\"" or "live topology" */
 };
@@ -88,6 +102,7 @@ void grove_topo_destroy(grove_topo_t *t)
         free(t->o[i].devname);
     }
     free(t->o);
+    free(t->l);
     free(t->hostname);
     free(t->source);
     free(t);
@@ -219,6 +234,176 @@ static int flatten(grove_topo_t *t, hwloc_topology_t topo, hwloc_obj_t obj, uint
     return 0;
 }
 
+/* ---- the locality form ---------------------------------------------------- */
+
+/* The backends whose OS devices flux-core counts as GPUs (librlist's
+ * rhwloc.c, backend_is_coproc). */
+static bool gpu_backend(const char *b)
+{
+    return b
+           && (!strcmp(b, "CUDA") || !strcmp(b, "NVML") || !strcmp(b, "OpenCL")
+               || !strcmp(b, "RSMI"));
+}
+
+static hwloc_obj_t pci_of(hwloc_obj_t o)
+{
+    hwloc_obj_t p = o->parent;
+    while (p && p->type != HWLOC_OBJ_PCI_DEVICE)
+        p = p->parent;
+    return p;
+}
+
+/* A container of the locality form while it is computed: a package, or
+ * a NUMA node with processors. */
+struct lcont {
+    hwloc_const_cpuset_t set;
+    int weight;      /* processors in set */
+    int first;       /* its first processor: siblings in that order */
+    uint8_t kind;    /* K_SOCKET or K_NUMA */
+    int64_t id;      /* logical index */
+    uint32_t parent; /* index among the containers, NONE: the node */
+};
+
+/* Where what covers set goes: the smallest container whose processors
+ * include set, the NUMA domain of a socket and domain alike (it sits
+ * below the socket); NONE for the node.  self: the container being
+ * placed (never its own holder, nor one of its equal set below it), or
+ * NONE. */
+static uint32_t holder(const struct lcont *c, size_t nc, hwloc_const_cpuset_t set, uint32_t self)
+{
+    uint32_t best = NONE;
+    if (!set || hwloc_bitmap_iszero(set))
+        return NONE;
+    for (uint32_t i = 0; i < nc; i++) {
+        if (i == self || !hwloc_bitmap_isincluded(set, c[i].set))
+            continue;
+        if (self != NONE && hwloc_bitmap_isequal(set, c[i].set)
+            && !(c[i].kind == K_SOCKET && c[self].kind == K_NUMA))
+            continue;
+        if (best == NONE || c[i].weight < c[best].weight
+            || (c[i].weight == c[best].weight && c[i].kind == K_NUMA))
+            best = i;
+    }
+    return best;
+}
+
+struct lbuild {
+    grove_topo_t *t;
+    struct lcont *c;
+    size_t nc;
+    uint32_t *core_at, *gpu_at; /* each core's, each GPU's container */
+    size_t ncore, ngpu;
+};
+
+static int lpush(grove_topo_t *t, size_t *cap, uint8_t kind, uint32_t parent, int64_t id)
+{
+    if (grovep_grow((void **)&t->l, cap, t->nl + 1, sizeof(*t->l)) < 0)
+        return -1;
+    t->l[t->nl++] = (lobj_t){kind, parent, id};
+    return 0;
+}
+
+/* Emit in pre-order what container `in` (NONE: the node) holds, below
+ * the entry `at` of l[]: its containers by first processor, then its
+ * cores, then its GPUs. */
+static int lemit(struct lbuild *b, size_t *cap, uint32_t in, uint32_t at)
+{
+    for (;;) {
+        uint32_t next = NONE;
+        for (uint32_t i = 0; i < b->nc; i++)
+            if (b->c[i].parent == in && b->c[i].weight >= 0
+                && (next == NONE || b->c[i].first < b->c[next].first
+                    || (b->c[i].first == b->c[next].first && b->c[i].kind < b->c[next].kind)))
+                next = i;
+        if (next == NONE)
+            break;
+        b->c[next].weight = -1 - b->c[next].weight; /* emitted */
+        uint32_t me = (uint32_t)b->t->nl;
+        if (lpush(b->t, cap, b->c[next].kind, at, b->c[next].id) < 0
+            || lemit(b, cap, next, me) < 0)
+            return -1;
+    }
+    for (size_t i = 0; i < b->ncore; i++)
+        if (b->core_at[i] == in && lpush(b->t, cap, K_CORE, at, (int64_t)i) < 0)
+            return -1;
+    for (size_t i = 0; i < b->ngpu; i++)
+        if (b->gpu_at[i] == in && lpush(b->t, cap, K_GPU, at, (int64_t)i) < 0)
+            return -1;
+    return 0;
+}
+
+/* The locality form of topo into t->l: packages, NUMA domains (the NUMA
+ * nodes with processors, one per set of processors), cores and GPUs,
+ * each below the smallest of them that holds it by processors.  GPUs are
+ * numbered as flux-core numbers them: hwloc's OS devices in order, those
+ * of a GPU backend, one per PCI device seen under several backends (CUDA,
+ * OpenCL, NVML), every one a device shows under one backend (the
+ * partitions of a GPU), and none without a PCI device in the topology;
+ * each is placed by the processors of its nearest ancestor that is not
+ * I/O.  0, or -1 (ENOMEM). */
+static int localize(grove_topo_t *t, hwloc_topology_t topo)
+{
+    struct lbuild b = {.t = t};
+    size_t ccap = 0, gcap = 0, scap = 0, lcap = 0, nseen = 0;
+    struct seen {
+        hwloc_obj_t pci;
+        const char *backend;
+    } *seen = NULL;
+    int rc = -1;
+    const hwloc_obj_type_t ctypes[2] = {HWLOC_OBJ_PACKAGE, HWLOC_OBJ_NUMANODE};
+    for (int k = 0; k < 2; k++) {
+        int n = hwloc_get_nbobjs_by_type(topo, ctypes[k]);
+        for (int i = 0; i < n; i++) {
+            hwloc_obj_t o = hwloc_get_obj_by_type(topo, ctypes[k], (unsigned)i);
+            if (!o || !o->cpuset || hwloc_bitmap_iszero(o->cpuset))
+                continue;
+            bool twin = false; /* a second NUMA node of the same processors */
+            for (size_t j = 0; j < b.nc && k == 1; j++)
+                twin |= b.c[j].kind == K_NUMA && hwloc_bitmap_isequal(b.c[j].set, o->cpuset);
+            if (twin)
+                continue;
+            if (grovep_grow((void **)&b.c, &ccap, b.nc + 1, sizeof(*b.c)) < 0)
+                goto out;
+            b.c[b.nc++] = (struct lcont){o->cpuset, hwloc_bitmap_weight(o->cpuset),
+                                         hwloc_bitmap_first(o->cpuset),
+                                         k ? K_NUMA : K_SOCKET, o->logical_index, NONE};
+        }
+    }
+    for (uint32_t i = 0; i < b.nc; i++)
+        b.c[i].parent = holder(b.c, b.nc, b.c[i].set, i);
+    int ncore = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+    b.ncore = ncore > 0 ? (size_t)ncore : 0;
+    if (!(b.core_at = malloc((b.ncore ? b.ncore : 1) * sizeof(*b.core_at))))
+        goto out;
+    for (size_t i = 0; i < b.ncore; i++) {
+        hwloc_obj_t o = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, (unsigned)i);
+        b.core_at[i] = holder(b.c, b.nc, o ? o->cpuset : NULL, NONE);
+    }
+    hwloc_obj_t o = NULL;
+    bool any_pci = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PCI_DEVICE) > 0;
+    while (any_pci && (o = hwloc_get_next_osdev(topo, o))) {
+        const char *be = hwloc_obj_get_info_by_name(o, "Backend");
+        if (!gpu_backend(be))
+            continue;
+        hwloc_obj_t pci = pci_of(o);
+        bool twin = false;
+        for (size_t j = 0; j < nseen && pci; j++)
+            twin |= seen[j].pci == pci && strcmp(seen[j].backend, be) != 0;
+        if (twin)
+            continue;
+        if (grovep_grow((void **)&seen, &scap, nseen + 1, sizeof(*seen)) < 0
+            || grovep_grow((void **)&b.gpu_at, &gcap, b.ngpu + 1, sizeof(*b.gpu_at)) < 0)
+            goto out;
+        seen[nseen++] = (struct seen){pci, be};
+        hwloc_obj_t a = hwloc_get_non_io_ancestor_obj(topo, o);
+        b.gpu_at[b.ngpu++] = holder(b.c, b.nc, a ? a->cpuset : NULL, NONE);
+    }
+    rc = lemit(&b, &lcap, NONE, NONE);
+out:
+    GROVEP_FREE_ALL(b.c, b.core_at, b.gpu_at, seen);
+    return rc;
+}
+
 enum how { LIVE, XMLBUF, SYNTH };
 
 /* Load a topology from hwloc; arg is the XML text (NUL-terminated, len
@@ -263,7 +448,8 @@ static grove_topo_t *load(enum how how, const char *arg, size_t len, const char 
     if (rc == 0) {
         hwloc_obj_t root = hwloc_get_root_obj(topo);
         const char *hn = hwloc_obj_get_info_by_name(root, "HostName");
-        if ((hn && !(t->hostname = strdup(hn))) || flatten(t, topo, root, NONE) < 0)
+        if ((hn && !(t->hostname = strdup(hn))) || flatten(t, topo, root, NONE) < 0
+            || localize(t, topo) < 0)
             rc = fail(err, NULL, ENOMEM, "out of memory");
         else if (t->n == 0 || t->o[0].kind != K_NODE)
             rc = fail(err, source, EINVAL, "the topology's root is not a machine");
@@ -310,6 +496,9 @@ static void put_topo(grovep_buf_t *b, const grove_topo_t *t)
         put_str(b, t->o[i].devid);
         put_str(b, t->o[i].devname);
     }
+    uint64_t nl = t->nl;
+    grovep_buf_put(b, (const char *)&nl, sizeof(nl));
+    grovep_buf_put(b, (const char *)t->l, t->nl * sizeof(*t->l));
 }
 
 struct cursor {
@@ -361,6 +550,13 @@ static grove_topo_t *get_topo(struct cursor *c, const char *source)
             goto fail;
         }
     }
+    uint64_t nl;
+    size_t lcap = 0;
+    if (take(c, &nl, sizeof(nl)) < 0 || nl > SIZE_MAX / sizeof(lobj_t)
+        || grovep_grow((void **)&t->l, &lcap, nl ? (size_t)nl : 1, sizeof(*t->l)) < 0
+        || take(c, t->l, (size_t)nl * sizeof(*t->l)) < 0)
+        goto fail;
+    t->nl = (size_t)nl;
     return t;
 fail:
     return GROVEP_NULL_AFTER(grove_topo_destroy, t, ENOMEM);
@@ -578,7 +774,7 @@ static bool keep(const tobj_t *o, const char *const *types)
     if (!types)
         types = GROVE_TOPO_DEFAULT_TYPES;
     return listed(types, "all") || listed(types, kind_type[o->kind])
-           || listed(types, o->basename) || (o->kind == K_MEMORY && listed(types, "numanode"));
+           || listed(types, o->basename);
 }
 
 size_t grove_topo_count(const grove_topo_t *t, const char *type)
@@ -586,9 +782,43 @@ size_t grove_topo_count(const grove_topo_t *t, const char *type)
     size_t n = 0;
     if (!t || !type)
         return 0;
+    if (!strcmp(type, kind_type[K_NUMA])) {
+        for (size_t i = 0; i < t->nl; i++)
+            n += t->l[i].kind == K_NUMA;
+        return n;
+    }
     for (size_t i = 0; i < t->n; i++)
         n += !strcmp(kind_type[t->o[i].kind], type) || !strcmp(t->o[i].basename, type);
     return n;
+}
+
+const char *grove_topo_source(const grove_topo_t *t)
+{
+    return t ? t->source : NULL;
+}
+
+/* The kind of the locality form a type name is, or K_COUNT. */
+static enum kind local_kind(const char *type)
+{
+    static const enum kind kinds[] = {K_SOCKET, K_NUMA, K_CORE, K_GPU};
+    for (size_t i = 0; type && i < sizeof(kinds) / sizeof(kinds[0]); i++)
+        if (!strcmp(type, kind_type[kinds[i]]))
+            return kinds[i];
+    return K_COUNT;
+}
+
+grove_idset_t *grove_topo_ids(const grove_topo_t *t, const char *type)
+{
+    enum kind k = local_kind(type);
+    if (!t || k == K_COUNT) {
+        errno = EINVAL;
+        return NULL;
+    }
+    grove_idset_t *ids = grove_idset_create();
+    for (size_t i = 0; ids && i < t->nl; i++)
+        if (t->l[i].kind == k && grove_idset_set(ids, (unsigned)t->l[i].id) < 0)
+            return GROVEP_NULL_AFTER(grove_idset_destroy, ids, ENOMEM);
+    return grovep_or_errno(ids, ENOMEM);
 }
 
 /* ---- stamping ----------------------------------------------------------------- */
@@ -628,7 +858,8 @@ grove_vid_t grove_topo_attach(grove_graph_t *g, grove_vid_t parent, const grove_
         fail(err, NULL, EINVAL, "invalid arguments");
         return GROVE_VID_NONE;
     }
-    for (size_t i = 0; i < t->n; i++)
+    bool local = types && listed(types, kind_type[K_NUMA]);
+    for (size_t i = 0; i < t->n && !local; i++)
         if (t->o[i].kind == K_STORAGE && t->o[i].nosize && keep(&t->o[i], types)) {
             fail(err, t->source, EINVAL, "storage device %s has %s", t->o[i].devname,
                  t->o[i].nosize == 1 ? "no Size" : "an unusable Size");
@@ -663,7 +894,7 @@ grove_vid_t grove_topo_attach(grove_graph_t *g, grove_vid_t parent, const grove_
     for (size_t i = 0; i < t->n; i++) {
         const tobj_t *o = &t->o[i];
         grove_vid_t up = o->parent == NONE ? parent : kp[o->parent];
-        if (!keep(o, types)) {
+        if (!keep(o, types) || (local && o->kind != K_NODE)) {
             kp[i] = up;
             continue;
         }
@@ -691,6 +922,8 @@ grove_vid_t grove_topo_attach(grove_graph_t *g, grove_vid_t parent, const grove_
             goto done;
         kp[i] = v;
     }
+    if (local && grove_topo_attach_inside(g, kp[0], t, rank, NULL, NULL, types, err) < 0)
+        goto done;
     result = kp[0];
 done:
     if (result == GROVE_VID_NONE) {
@@ -701,6 +934,68 @@ done:
     free(kp);
     free(node_base);
     return result;
+}
+
+/* Is kind made in the locality form under types (NULL: all of it)? */
+static bool local_kept(const char *const *types, enum kind k)
+{
+    return !types || listed(types, "all") || listed(types, kind_type[k]);
+}
+
+int grove_topo_attach_inside(grove_graph_t *g, grove_vid_t node, const grove_topo_t *t,
+                             int64_t rank, const grove_idset_t *cores, const grove_idset_t *gpus,
+                             const char *const *types, grove_error_t *err)
+{
+    if (!g || !t || rank < GROVE_ID_NONE
+        || (node != GROVE_VID_NONE && !grove_graph_has_vertex(g, node)))
+        return fail(err, NULL, EINVAL, "invalid arguments");
+    size_t nl = t->nl, first = grove_graph_vertex_slots(g);
+    grove_vid_t *at = malloc((nl ? nl : 1) * sizeof(*at));
+    uint32_t *held = calloc(nl ? nl : 1, sizeof(*held)); /* cores and GPUs kept below */
+    int rc = -1;
+    if (!at || !held) {
+        fail(err, NULL, ENOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = nl; i-- > 0;) {
+        const lobj_t *o = &t->l[i];
+        if (o->kind == K_CORE)
+            held[i] = !cores || grove_idset_test(cores, (unsigned)o->id);
+        else if (o->kind == K_GPU)
+            held[i] = !gpus || grove_idset_test(gpus, (unsigned)o->id);
+        if (o->parent != NONE)
+            held[o->parent] += held[i];
+    }
+    for (size_t i = 0; i < nl; i++) {
+        const lobj_t *o = &t->l[i];
+        grove_vid_t up = o->parent == NONE ? node : at[o->parent];
+        at[i] = up;
+        if (!held[i] || !local_kept(types, (enum kind)o->kind))
+            continue;
+        grove_vertex_info_t info;
+        grove_vertex_info_init(&info);
+        info.type = info.basename = kind_type[o->kind];
+        info.id = o->id;
+        info.rank = rank;
+        grove_vid_t v = grove_graph_add_vertex(g, &info);
+        if (v == GROVE_VID_NONE) {
+            fail(err, NULL, errno == ENOMEM ? ENOMEM : EINVAL, "cannot add %s%lld: %s",
+                 info.type, (long long)o->id, strerror(errno));
+            goto out;
+        }
+        if (up != GROVE_VID_NONE && grove_graph_add_child(g, up, v, NULL, err) < 0)
+            goto out;
+        at[i] = v;
+    }
+    rc = 0;
+out:
+    if (rc < 0) {
+        int e = errno;
+        undo(g, first);
+        errno = e;
+    }
+    GROVEP_FREE_ALL(at, held);
+    return rc;
 }
 
 grove_graph_t *grove_topo_cluster(const char *cluster, const grove_topo_t *t, const char *hosts,

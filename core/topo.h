@@ -34,11 +34,42 @@
  *
  * Type filter: a NULL-terminated list of names.  An object is kept when its
  * type or its basename is listed ("cache" keeps every cache, "L3cache" only
- * those); "numanode" is accepted for "memory"; "all" keeps everything.
+ * those); "all" keeps everything; "numanode" asks for the locality form
+ * (below) instead.
  * Objects left out are skipped and their children attach to the nearest
  * kept ancestor (the cluster when even the node is left out).  NULL means
  * the default list GROVE_TOPO_DEFAULT_TYPES: node, socket, core, pu, gpu,
  * memory and storage (no groups or caches).
+ *
+ * The locality form (a filter that lists "numanode"; and what a scheduler
+ * of R uses, grove_topo_attach_inside): below the node, the sockets, the
+ * NUMA domains, the cores and the GPUs, nothing else, each below the
+ * smallest of them whose processors include it, so that a NUMA domain
+ * holds the cores and GPUs hwloc makes local to it whatever the shape of
+ * hwloc's own tree (a NUMA node above its package in hwloc 1.x XML, a
+ * Group between them, GPUs behind PCI bridges of a package):
+ *   Package          -> socket   logical index
+ *   NUMANode         -> numanode logical index; only one with processors,
+ *                                and one per set of processors (memory of
+ *                                no processor's, a second NUMA node of the
+ *                                same processors: none)
+ *   Core             -> core     logical index (what flux-core's R and job
+ *                                shell number cores by)
+ *   GPU              -> gpu      numbered as flux-core numbers GPUs
+ *                                (librlist's rhwloc.c): the OS devices of
+ *                                backend CUDA, NVML, OpenCL or RSMI in
+ *                                hwloc's order, one per PCI device shown
+ *                                under several backends, every one a device
+ *                                shows under one backend (the partitions
+ *                                of an MI300A in CPX mode), none when the
+ *                                topology has no PCI device; placed by the
+ *                                processors of its nearest ancestor that is
+ *                                not I/O
+ * A socket and a NUMA domain of the same processors nest with the domain
+ * below; a domain larger than a socket holds the socket.  Siblings come
+ * in order of their first processor (containers), logical index (cores),
+ * GPU number (GPUs), containers first.  Only the kinds listed are made
+ * (NULL: all four); one left out hands its children to its parent.
  *
  * A cluster is a "cluster" vertex (named as given, default "cluster0",
  * split into basename + id like host names) with one node per host of an
@@ -66,6 +97,7 @@
 
 #include "error.h"
 #include "graph.h"
+#include "idset.h"
 
 typedef struct grove_topo grove_topo_t;
 
@@ -96,8 +128,28 @@ void grove_topo_destroy(grove_topo_t *t);
 const char *grove_topo_hostname(const grove_topo_t *t);
 
 /* Number of objects of one node that map to Grove type (or basename)
- * type: "core", "gpu", "L3cache", ...  Unfiltered. */
+ * type: "core", "gpu", "L3cache", ...  Unfiltered.  "numanode" counts the
+ * NUMA domains of the locality form. */
 size_t grove_topo_count(const grove_topo_t *t, const char *type);
+
+/* What the topology was read from ("FILE", "synthetic \"...\"", "live
+ * topology", or the source given grove_topo_read_xml).  Borrowed. */
+const char *grove_topo_source(const grove_topo_t *t);
+
+/* The ids the locality form gives one type ("socket", "numanode",
+ * "core", "gpu"): a new set (caller destroys), or NULL with EINVAL (another
+ * type) or ENOMEM. */
+grove_idset_t *grove_topo_ids(const grove_topo_t *t, const char *type);
+
+/* Add the inside of one node of topology t in the locality form below
+ * node (GROVE_VID_NONE: as roots), every vertex with rank rank: only the
+ * cores whose ids are in cores and the GPUs in gpus (NULL: all), and the
+ * sockets and domains that hold one of them; of the kinds types lists
+ * (NULL: all four).  0, or -1 with errno (EINVAL, ENOMEM) and err, the
+ * vertices it added removed again. */
+int grove_topo_attach_inside(grove_graph_t *g, grove_vid_t node, const grove_topo_t *t,
+                             int64_t rank, const grove_idset_t *cores, const grove_idset_t *gpus,
+                             const char *const *types, grove_error_t *err);
 
 /* Add one node of topology t to g below parent (GROVE_VID_NONE: as a new
  * root), named hostname (NULL: the topology's host name, else "node" +

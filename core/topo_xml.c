@@ -68,7 +68,7 @@ static const struct {
     {"local_memory", (1ull << 60)}, {"memory_size", (1ull << 60)},
     {"bridge_depth", 64},
     {"osdev_type", 16},            {"dont_merge", 1},
-    {"kind", 16},                  {"subkind", 1u << 16},
+    {"kind", UINT_MAX},            {"subkind", UINT_MAX},
     {"nbobjs", 1u << 16},          {"size", (1ull << 60)},
     {"count", (1ull << 60)},       {"relative_depth", 64},
 };

@@ -242,8 +242,8 @@ static const struct syn_row {
      "cluster=1 node=0 socket=0 group=0 cache=4 memory=0 core=8 pu=0 gpu=0 storage=0",
      "/cluster0/L3cache3/core7"},
     {"pack:1 core:1 pu:1", NULL, (const char *const[]){"node", "numanode", NULL},
-     "cluster=1 node=1 socket=0 group=0 cache=0 memory=1 core=0 pu=0 gpu=0 storage=0",
-     "/cluster0/node0/memory0"},
+     "cluster=1 node=1 socket=0 group=0 cache=0 memory=0 core=0 pu=0 gpu=0 storage=0",
+     "/cluster0/node0/numanode0"},
 };
 
 static void test_synthetic(void)
@@ -500,9 +500,147 @@ static void test_errors(void)
        "NULL topology is harmless");
 }
 
+/* ---- 4. the locality form -------------------------------------------------- */
+
+/* v and what it contains, as "name(child child(...))". */
+static void dump(const grove_graph_t *g, grove_vid_t v, char *buf, size_t len)
+{
+    grove_sym_t cs = grove_graph_sym_lookup(g, GROVE_CONTAINMENT);
+    size_t at = strlen(buf);
+    snprintf(buf + at, len - at, "%s", grove_vertex_name(g, v));
+    grove_eid_t cur;
+    grove_vid_t c = grove_vertex_first_child(g, v, cs, &cur);
+    if (c == GROVE_VID_NONE)
+        return;
+    at = strlen(buf);
+    snprintf(buf + at, len - at, "(");
+    for (bool first = true; c != GROVE_VID_NONE; c = grove_vertex_next_child(g, cs, &cur)) {
+        if (!first) {
+            at = strlen(buf);
+            snprintf(buf + at, len - at, " ");
+        }
+        first = false;
+        dump(g, c, buf, len);
+    }
+    at = strlen(buf);
+    snprintf(buf + at, len - at, ")");
+}
+
+static const char *const W_LOCAL[] = {"node", "socket", "numanode", "core", "gpu", NULL};
+
+static const struct local_row {
+    const char *file; /* spec/fixtures/hwloc/..., or the corpus's with a leading ':' */
+    const char *const *types;
+    const char *tree; /* below the cluster */
+} local_rows[] = {
+    /* GPUs in flux-core's numbering: one per PCI device seen under CUDA,
+     * OpenCL and NVML; each partition of one device; a GPU of no package */
+    {"two-packages.xml", W_LOCAL,
+     "n0(socket0(numanode0(core0 core1 gpu0)) socket1(numanode1(core2 core3 gpu1 gpu2)) gpu3)"},
+    /* hwloc 1.x: the NUMA node above its package; a NUMA node of no
+     * processor's (a GPU's memory) is no domain */
+    {"numa-above-package.xml", W_LOCAL,
+     "n0(socket0(numanode0(core0 core1 gpu0)) socket1(numanode1(core2 core3 gpu1)))"},
+    /* NUMA domains in groups of one package (group kind 1001) */
+    {"sub-numa.xml", W_LOCAL, "n0(socket0(numanode0(core0 core1) numanode1(core2 core3 gpu0)))"},
+    /* a kind left out hands its children to its parent */
+    {"two-packages.xml", (const char *const[]){"node", "numanode", "gpu", NULL},
+     "n0(numanode0(gpu0) numanode1(gpu1 gpu2) gpu3)"},
+    {":fluxion/hwloc-data/001N/node_local_storage/lassen/0.xml",
+     (const char *const[]){"node", "socket", "numanode", "gpu", NULL},
+     "lassen6(socket0(numanode0(gpu0 gpu1)) socket1(numanode1(gpu2 gpu3)))"},
+    /* OpenCL devices numbered by order, not by name */
+    {":fluxion/hwloc-data/001N/amd_gpu/corona11.xml",
+     (const char *const[]){"node", "numanode", "gpu", NULL},
+     "corona11(numanode0 numanode1(gpu0) numanode2(gpu1) numanode3 numanode4 numanode5(gpu2) "
+     "numanode6 numanode7(gpu3))"},
+};
+
+static const char *fixture(const char *file)
+{
+    static char buf[512];
+    if (file[0] == ':')
+        return tap_conformance(file + 1);
+    snprintf(buf, sizeof(buf), "spec/fixtures/hwloc/%s", file);
+    return buf;
+}
+
+static void test_locality(void)
+{
+    for (size_t i = 0; i < sizeof(local_rows) / sizeof(local_rows[0]); i++) {
+        const struct local_row *r = &local_rows[i];
+        grove_error_t err;
+        grove_topo_t *t = grove_topo_load_xml(fixture(r->file), &err);
+        grove_graph_t *g = t ? grove_topo_cluster(NULL, t, r->file[0] == ':' ? NULL : "n0", 0,
+                                                  r->types, &err)
+                             : NULL;
+        if (!ok(g != NULL, "locality %zu: %s loads", i, r->file)) {
+            diag("%s", err.text);
+            grove_topo_destroy(t);
+            continue;
+        }
+        char tree[1024] = "";
+        grove_sym_t cs = grove_graph_sym_lookup(g, GROVE_CONTAINMENT);
+        grove_eid_t cur;
+        dump(g, grove_vertex_first_child(g, 0, cs, &cur), tree, sizeof(tree));
+        is_str(tree, r->tree, "locality %zu: %s", i, r->file);
+        grove_graph_destroy(g);
+        grove_topo_destroy(t);
+    }
+
+    grove_error_t err;
+    grove_topo_t *t = grove_topo_load_xml(fixture("two-packages.xml"), &err);
+    if (!ok(t != NULL, "locality: two packages"))
+        return;
+    is_int(grove_topo_count(t, "numanode"), 2, "locality: 2 NUMA domains");
+    static const struct {
+        const char *type, *ids;
+    } ids[] = {{"core", "0-3"}, {"gpu", "0-3"}, {"socket", "0-1"}, {"numanode", "0-1"}};
+    for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+        grove_idset_t *s = grove_topo_ids(t, ids[i].type);
+        char *text = s ? grove_idset_encode(s, GROVE_IDSET_FLAG_RANGE) : NULL;
+        is_str(text ? text : "(null)", ids[i].ids, "locality: %s ids", ids[i].type);
+        free(text);
+        grove_idset_destroy(s);
+    }
+    errno = 0;
+    ok(!grove_topo_ids(t, "pu") && errno == EINVAL, "locality: no pu in the locality form");
+
+    /* the inside of a node given, R's cores and GPUs only: a socket left
+     * with none is not made */
+    grove_graph_t *g = grove_graph_create();
+    grove_vertex_info_t info;
+    grove_vertex_info_init(&info);
+    info.type = info.basename = "node";
+    info.id = 7;
+    info.rank = 7;
+    grove_vid_t node = g ? grove_graph_add_vertex(g, &info) : GROVE_VID_NONE;
+    grove_idset_t *cores = grove_idset_decode("2-3", NULL), *gpus = grove_idset_decode("2", NULL);
+    if (ok(grove_topo_attach_inside(g, node, t, 7, cores, gpus, NULL, &err) == 0,
+           "inside: R's cores and GPUs")) {
+        char tree[256] = "";
+        dump(g, node, tree, sizeof(tree));
+        is_str(tree, "node7(socket1(numanode1(core2 core3 gpu2)))", "inside: only what R gives");
+        grove_vid_t c = grove_graph_first_by_type(g, grove_graph_sym_lookup(g, "core"));
+        is_int(grove_vertex_rank(g, c), 7, "inside: the rank given");
+    }
+    errno = 0;
+    ok(grove_topo_attach_inside(g, 12345, t, 7, NULL, NULL, NULL, &err) < 0 && errno == EINVAL,
+       "inside: a node not in the graph refused");
+    size_t before = grove_graph_vertex_count(g);
+    ok(grove_topo_attach_inside(g, node, t, 7, NULL, NULL, NULL, &err) == 0
+           && grove_graph_vertex_count(g) == before + 12,
+       "inside: all of it (2 sockets, 2 domains, 4 cores, 4 GPUs, a second time)");
+    grove_idset_destroy(cores);
+    grove_idset_destroy(gpus);
+    grove_graph_destroy(g);
+    grove_topo_destroy(t);
+}
+
 int main(void)
 {
     test_xml();
+    test_locality();
     test_synthetic();
     test_cluster();
     test_live();
