@@ -22,6 +22,9 @@
  *   a:jobs_on(ids)        the ids of the jobs holding anything there
  *   a:disconnect()        the next response must be a first one again
  *   a:protocol()  a:group()  a:started()  a:expiration()  a:failure()
+ *   a:set_topology(t)     build the nodes of the targets responses add
+ *                         with the topologies of t (core.topologies(),
+ *                         l_topo.c; nil: none); a:topology() gives it
  *   a:graph()  a:matcher()  a:close(), <close>, tostring(a)
  *   core.child_resources(matcher, jobid)
  *                         the R (a grove.rv1) a child instance inside the
@@ -253,9 +256,23 @@ static int push_events(lua_State *L, json_t *ev)
     return 1;
 }
 
+/* a:set_topology(t | nil) */
+static int l_set_topology(lua_State *L)
+{
+    grove_acquire_t *a = grovel_check_acquire(L, 1);
+    grove_rtopo_t *rt = lua_isnoneornil(L, 2) ? NULL : grovel_check_topologies(L, 2);
+    lua_settop(L, 2);
+    lua_setiuservalue(L, 1, 3); /* kept alive with the state */
+    grove_acquire_set_topology(a, rt);
+    return grovel_ok(L);
+}
+
 static int l_apply(lua_State *L)
 {
     grove_acquire_t *a = grovel_check_acquire(L, 1);
+    if (lua_getiuservalue(L, 1, 3) != LUA_TNIL)
+        grovel_check_topologies(L, -1); /* closed since: raises */
+    lua_pop(L, 1);
     grove_error_t err = {{0}, 0};
     json_t *ev = NULL;
     int rc;

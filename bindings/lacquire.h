@@ -1,5 +1,6 @@
 /* lacquire.h: what the acquisition and store bindings (l_acquire.c,
- * l_store.c) share: the acquisition userdata and JSON <-> Lua conversion.
+ * l_store.c) share: the acquisition userdata and JSON <-> Lua conversion;
+ * and the nodes' topologies an acquisition state builds with (l_topo.c).
  * Nothing here is used outside bindings/, and nothing of another userdata.
  */
 #ifndef GROVEL_LACQUIRE_H
@@ -22,6 +23,10 @@ grove_acquire_t *grovel_check_acquire(lua_State *L, int idx);
  * first, then the state, so a Lua error cannot leak it.  graph_idx is its
  * graph userdata, matcher_idx its matcher userdata or 0. */
 grovel_handle_t *grovel_new_acquire(lua_State *L, int graph_idx, int matcher_idx);
+
+/* The topology map of the grove.topologies userdata at idx; raises on
+ * misuse or a closed map. */
+grove_rtopo_t *grovel_check_topologies(lua_State *L, int idx);
 
 /* The Lua value at idx as a new JSON value (caller decrefs): tables with
  * keys 1..n are arrays, other tables objects with string keys (an empty

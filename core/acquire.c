@@ -57,7 +57,14 @@ struct grove_acquire {
     grove_idset_t *s[GROVE_TARGETS_COUNT]; /* USABLE derived from the others */
     grove_idset_t *quiet;             /* pending targets released without a request
                                        * (dropped at a reconnect, not shrunk) */
+    grove_rtopo_t *rt;                /* borrowed: the nodes' topologies, or NULL */
 };
+
+void grove_acquire_set_topology(grove_acquire_t *a, grove_rtopo_t *rt)
+{
+    if (a)
+        a->rt = rt;
+}
 
 static const char *const set_names[GROVE_TARGETS_COUNT] = {
     "acquired", "up", "down", "drained", "excluded", "shrunk", "pending", "usable",
@@ -761,7 +768,7 @@ static int plan_graph(struct plan *p, const grove_acquire_t *a, const grove_idse
         return 0;
     }
     grove_error_t e = {{0}, 0};
-    if (!(p->tmp = grove_rv1_to_graph(p->R, &e)))
+    if (!(p->tmp = grove_rv1_to_graph_topo(p->R, a->rt, &e)))
         return errno == ENOMEM ? oom(err)
                                : grovep_errorf(err, EINVAL, "%s: resources: %s", ctx, e.text);
     grove_graph_t *t = p->tmp;
@@ -1226,7 +1233,7 @@ static int commit_graph(grove_acquire_t *a, struct plan *p, grove_error_t *err)
 {
     if (p->direct) {
         grove_error_t e = {{0}, 0};
-        if (grove_rv1_build(a->g, p->R, &e) == 0)
+        if (grove_rv1_build_topo(a->g, p->R, a->rt, &e) == 0)
             return 0;
         return errno == ENOMEM ? oom(err)
                                : grovep_errorf(err, EINVAL, "%s: resources: %s", p->direct, e.text);

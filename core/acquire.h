@@ -95,6 +95,7 @@
 #include "idset.h"
 #include "match.h"
 #include "rv1.h"
+#include "rv1_topo.h"
 
 struct json_t; /* jansson's */
 
@@ -139,6 +140,13 @@ grove_acquire_t *grove_acquire_create(grove_graph_t *g, grove_matcher_t *m, cons
 /* Free the state (the graph keeps its vertices and statuses).  NULL is a
  * no-op. */
 void grove_acquire_destroy(grove_acquire_t *a);
+
+/* Build the nodes of the targets responses add with the topologies of
+ * rt (borrowed; it must outlive a's use of it; NULL: none): each rank rt
+ * gives one in its locality form, and the ranks of a scheduling graph
+ * that disagree with R_lite flat (rv1_topo.h).  rt's report is the last
+ * response's that added targets. */
+void grove_acquire_set_topology(grove_acquire_t *a, grove_rtopo_t *rt);
 
 /* The graph and the matcher (may be NULL) the state is bound to. */
 grove_graph_t *grove_acquire_graph(const grove_acquire_t *a);

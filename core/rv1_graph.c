@@ -684,12 +684,64 @@ static int rlite_within_limit(const grove_rv1_t *R, uint64_t *count, grove_error
                          place, (unsigned long long)lim.members);
 }
 
+int grovep_rv1_add_rank(grove_graph_t *g, grove_vid_t parent, const grove_rv1_t *R,
+                        const struct rv1_rank *rk, const uint32_t *order,
+                        grovep_rv1_inside_f inside, void *arg, grove_error_t *err)
+{
+    grove_vertex_info_t info;
+    grove_vertex_info_init(&info);
+    info.type = "node";
+    info.rank = rk->rank;
+    info.id = rk->rank;
+    info.basename = "node";
+    char *base = NULL;
+    grove_hostname_t hn;
+    if (rk->host && grove_hostname_parse(rk->host, &hn) == 0) {
+        info.name = rk->host;
+        if (hn.width > 0 && hn.prefix_len > 0) {
+            if (!(base = strndup(rk->host, hn.prefix_len)))
+                return -1;
+            info.basename = base;
+            if (hn.num <= (uint64_t)INT64_MAX)
+                info.id = (int64_t)hn.num;
+        } else if (hn.width == 0) {
+            info.basename = rk->host;
+        }
+    }
+    grove_vid_t nv = add_vertex(g, parent, &info, err);
+    free(base);
+    if (nv == GROVE_VID_NONE)
+        return -1;
+    for (size_t k = 0; k < R->nprops; k++)
+        if (grove_idset_test(R->props[k].ranks, rk->rank)
+            && grove_vertex_set_property(g, nv, R->props[k].name, "") < 0)
+            return -1;
+    int in = inside ? inside(arg, g, nv, R, rk, err) : 0;
+    if (in != 0)
+        return in < 0 ? -1 : 0;
+    for (size_t t = 0; t < R->ntypes; t++) {
+        const struct rv1_kid *kd = grovep_rv1_kid_find(rk, order[t]);
+        if (!kd)
+            continue;
+        for (unsigned id = grove_idset_first(kd->ids); id != GROVE_IDSET_INVALID;
+             id = grove_idset_next(kd->ids, id)) {
+            grove_vertex_info_init(&info);
+            info.type = R->types[kd->type];
+            info.id = id;
+            info.rank = rk->rank;
+            if (add_vertex(g, nv, &info, err) == GROVE_VID_NONE)
+                return -1;
+        }
+    }
+    return 0;
+}
+
 /* Add the vertices R_lite names to g: a cluster above a node a rank,
- * each node's children below it.  0, or -1 with errno (EINVAL, EOVERFLOW:
- * err says why; ENOMEM) and *top the root made so far (GROVE_VID_NONE when
- * none), for the caller to take away. */
-static int build_rlite(grove_graph_t *g, const grove_rv1_t *R, grove_vid_t *top_out,
-                       grove_error_t *err)
+ * each node's children below it (or what inside builds there).  0, or -1
+ * with errno (EINVAL, EOVERFLOW: err says why; ENOMEM) and *top the root
+ * made so far (GROVE_VID_NONE when none), for the caller to take away. */
+static int build_rlite(grove_graph_t *g, const grove_rv1_t *R, grovep_rv1_inside_f inside,
+                       void *arg, grove_vid_t *top_out, grove_error_t *err)
 {
     *top_out = GROVE_VID_NONE;
     uint64_t n = 0;
@@ -700,7 +752,6 @@ static int build_rlite(grove_graph_t *g, const grove_rv1_t *R, grove_vid_t *top_
     if (grove_graph_reserve(g, (size_t)n + 1, 2 * (size_t)n) < 0)
         return -1;
     uint32_t *order = grovep_rv1_canonical_types(R);
-    char *base = NULL;
     if (!order)
         goto fail;
     grove_vertex_info_t info;
@@ -712,59 +763,20 @@ static int build_rlite(grove_graph_t *g, const grove_rv1_t *R, grove_vid_t *top_
     if (top == GROVE_VID_NONE)
         goto fail;
     *top_out = top;
-    for (size_t i = 0; i < R->n; i++) {
-        const struct rv1_rank *rk = &R->r[i];
-        grove_vertex_info_init(&info);
-        info.type = "node";
-        info.rank = rk->rank;
-        info.id = rk->rank;
-        info.basename = "node";
-        grove_hostname_t hn;
-        if (rk->host && grove_hostname_parse(rk->host, &hn) == 0) {
-            info.name = rk->host;
-            if (hn.width > 0 && hn.prefix_len > 0) {
-                free(base);
-                if (!(base = strndup(rk->host, hn.prefix_len)))
-                    goto fail;
-                info.basename = base;
-                if (hn.num <= (uint64_t)INT64_MAX)
-                    info.id = (int64_t)hn.num;
-            } else if (hn.width == 0) {
-                info.basename = rk->host;
-            }
-        }
-        grove_vid_t nv = add_vertex(g, top, &info, err);
-        if (nv == GROVE_VID_NONE)
+    for (size_t i = 0; i < R->n; i++)
+        if (grovep_rv1_add_rank(g, top, R, &R->r[i], order, inside, arg, err) < 0)
             goto fail;
-        for (size_t k = 0; k < R->nprops; k++)
-            if (grove_idset_test(R->props[k].ranks, rk->rank)
-                && grove_vertex_set_property(g, nv, R->props[k].name, "") < 0)
-                goto fail;
-        for (size_t t = 0; t < R->ntypes; t++) {
-            const struct rv1_kid *kd = grovep_rv1_kid_find(rk, order[t]);
-            if (!kd)
-                continue;
-            for (unsigned id = grove_idset_first(kd->ids); id != GROVE_IDSET_INVALID;
-                 id = grove_idset_next(kd->ids, id)) {
-                grove_vertex_info_init(&info);
-                info.type = R->types[kd->type];
-                info.id = id;
-                info.rank = rk->rank;
-                if (add_vertex(g, nv, &info, err) == GROVE_VID_NONE)
-                    goto fail;
-            }
-        }
-    }
-    GROVEP_FREE_ALL(base, order);
+    free(order);
     return 0;
 fail:
-    if (errno != EINVAL)
+    if (errno != EINVAL && errno != EOVERFLOW)
         errno = ENOMEM;
-    GROVEP_FREE_ALL(base, order); /* these keep errno */
+    free(order); /* keeps errno */
     return -1;
 }
 
-static grove_graph_t *graph_of_rlite(const grove_rv1_t *R, grove_error_t *err)
+static grove_graph_t *graph_of_rlite(const grove_rv1_t *R, grovep_rv1_inside_f inside, void *arg,
+                                     grove_error_t *err)
 {
     grove_graph_t *g = grove_graph_create();
     grove_vid_t top;
@@ -772,7 +784,7 @@ static grove_graph_t *graph_of_rlite(const grove_rv1_t *R, grove_error_t *err)
         errno = ENOMEM;
         return NULL;
     }
-    if (build_rlite(g, R, &top, err) < 0) {
+    if (build_rlite(g, R, inside, arg, &top, err) < 0) {
         int saved = errno;
         grove_graph_destroy(g);
         errno = saved;
@@ -788,12 +800,18 @@ bool grove_rv1_builds_in_place(const grove_rv1_t *R)
 
 int grove_rv1_build(grove_graph_t *g, const grove_rv1_t *R, grove_error_t *err)
 {
+    return grovep_rv1_build_with(g, R, NULL, NULL, err);
+}
+
+int grovep_rv1_build_with(grove_graph_t *g, const grove_rv1_t *R, grovep_rv1_inside_f inside,
+                          void *arg, grove_error_t *err)
+{
     if (!g || !grove_rv1_builds_in_place(R) || grove_graph_vertex_count(g) != 0) {
         errno = EINVAL;
         return -1;
     }
     grove_vid_t top;
-    if (build_rlite(g, R, &top, err) == 0)
+    if (build_rlite(g, R, inside, arg, &top, err) == 0)
         return 0;
     int saved = errno;
     if (top != GROVE_VID_NONE)
@@ -804,12 +822,18 @@ int grove_rv1_build(grove_graph_t *g, const grove_rv1_t *R, grove_error_t *err)
 
 grove_graph_t *grove_rv1_to_graph(const grove_rv1_t *R, grove_error_t *err)
 {
+    return grovep_rv1_to_graph_with(R, NULL, NULL, err);
+}
+
+grove_graph_t *grovep_rv1_to_graph_with(const grove_rv1_t *R, grovep_rv1_inside_f inside,
+                                        void *arg, grove_error_t *err)
+{
     if (!R) {
         errno = EINVAL;
         return NULL;
     }
     grove_graph_t *g = readable_graph(R->scheduling) ? graph_of_scheduling(R, err)
-                                                     : graph_of_rlite(R, err);
+                                                     : graph_of_rlite(R, inside, arg, err);
     /* the resource set is valid over [starttime, expiration): the clock
      * starts at its start, the matcher's horizon is its end (whole
      * seconds: a window ending within the last fraction would end past it) */

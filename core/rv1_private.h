@@ -3,8 +3,9 @@
  * bridge to the graph).
  *
  * It holds the struct layouts and the few helpers both files need to build
- * an R entry by entry.  It must not hold anything the rest of libgrove
- * should call: that goes through rv1.h.
+ * an R entry by entry, and what rv1_topo.c (a graph of an R whose ranks
+ * have hwloc topologies) takes from the bridge.  It must not hold anything
+ * the rest of libgrove should call: that goes through rv1.h.
  */
 #ifndef GROVE_RV1_PRIVATE_H
 #define GROVE_RV1_PRIVATE_H
@@ -85,6 +86,33 @@ int grovep_rv1_kid_take(struct rv1_rank *rk, uint32_t t, grove_idset_t *ids);
 
 /* The property name, created empty if new; NULL with ENOMEM. */
 struct rv1_prop *grovep_rv1_prop_get(grove_rv1_t *R, const char *name);
+
+/* What builds the inside of rank rk's node (the vertex node of g) in
+ * place of R_lite's flat children: 1 built, 0 to have them built flat, -1
+ * an error (errno, err). */
+typedef int (*grovep_rv1_inside_f)(void *arg, grove_graph_t *g, grove_vid_t node,
+                                   const grove_rv1_t *R, const struct rv1_rank *rk,
+                                   grove_error_t *err);
+
+/* Add rank rk's node to g below parent (GROVE_VID_NONE: a root), named
+ * by its host, with R's properties of the rank, and its children: what
+ * inside builds (NULL, or when it answers 0: R_lite's, flat, in the order
+ * of grovep_rv1_canonical_types, order).  0, or -1 with errno (EINVAL with
+ * err, ENOMEM); what it added stays for the caller to take away. */
+int grovep_rv1_add_rank(grove_graph_t *g, grove_vid_t parent, const grove_rv1_t *R,
+                        const struct rv1_rank *rk, const uint32_t *order,
+                        grovep_rv1_inside_f inside, void *arg, grove_error_t *err);
+
+/* Build R's R_lite into the empty graph g (grove_rv1_build), each rank's
+ * inside made by inside when it answers 1.  0, or -1 with errno and err,
+ * g as it was. */
+int grovep_rv1_build_with(grove_graph_t *g, const grove_rv1_t *R, grovep_rv1_inside_f inside,
+                          void *arg, grove_error_t *err);
+
+/* grove_rv1_to_graph, each rank's inside made by inside when it answers
+ * 1 (R_lite's ranks; a scheduling graph is read as it is). */
+grove_graph_t *grovep_rv1_to_graph_with(const grove_rv1_t *R, grovep_rv1_inside_f inside,
+                                        void *arg, grove_error_t *err);
 
 /* The scheduling value of R's R_lite, asked for by GROVE_RV1_WITH_GRAPH:
  * the writers below are given it by rv1_graph.c, which alone knows the

@@ -190,7 +190,7 @@ int sg_event(struct sched_ctx *ctx, const char *name, const json_t *payload,
 {
     int nargs = 0;
     /* the resources, as the feasibility thread's loop reads them too */
-    if (!strcmp(name, "acquire"))
+    if (!strcmp(name, "acquire") || !strcmp(name, "topology"))
         sg_feas_forward(ctx, name, NULL, payload);
     if (payload) {
         sg_push_json(ctx->L, payload);

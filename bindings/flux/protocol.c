@@ -653,3 +653,68 @@ void sg_acquire_cb(flux_future_t *f, void *arg)
     ctx->dirty = true;
     flux_future_reset(f);
 }
+
+/* How long a rank's resource module may take to send its topology (s). */
+#define TOPO_GET_TIMEOUT 10.0
+
+/* One rank's hwloc XML from its resource module, appended to classes
+ * with the ranks it stands for; logged and left out when the rank has no
+ * broker (an R larger than the instance: made-up ranks) or does not
+ * answer. */
+static void topology_one(struct sched_ctx *ctx, lua_Integer rank, const char *ranks,
+                         uint32_t size, json_t *classes)
+{
+    if (rank < 0 || (uint64_t)rank >= size) {
+        flux_log(ctx->h, LOG_DEBUG, "topology of ranks %s: rank %lld has no broker", ranks,
+                 (long long)rank);
+        return;
+    }
+    const char *xml = NULL;
+    flux_future_t *f = flux_rpc(ctx->h, "resource.topo-get", NULL, (uint32_t)rank, 0);
+    if (!f || flux_future_wait_for(f, TOPO_GET_TIMEOUT) < 0 || flux_rpc_get(f, &xml) < 0
+        || !xml) {
+        flux_log(ctx->h, LOG_ERR,
+                 "topology of ranks %s: resource.topo-get from rank %lld: %s; they are "
+                 "scheduled on R_lite's cores and GPUs",
+                 ranks, (long long)rank, strerror(errno));
+    } else {
+        json_t *c = json_pack("{s:s s:I s:s}", "ranks", ranks, "rank", (json_int_t)rank, "xml",
+                              xml);
+        if (!c || json_array_append_new(classes, c) < 0)
+            flux_log(ctx->h, LOG_ERR, "topology of ranks %s: out of memory", ranks);
+    }
+    flux_future_destroy(f);
+}
+
+void sg_topology_fetch(struct sched_ctx *ctx, const json_t *first)
+{
+    lua_State *L = ctx->L;
+    sg_push_json(L, first);
+    if (sg_loop_call(ctx, "topology_asks", 1, 1) < 0)
+        return;
+    uint32_t size = 0;
+    if (flux_get_size(ctx->h, &size) < 0)
+        size = 1;
+    json_t *classes = json_array();
+    lua_Integer n = lua_istable(L, -1) ? (lua_Integer)lua_rawlen(L, -1) : 0;
+    if (n > 0)
+        flux_log(ctx->h, LOG_DEBUG, "topology: asking %lld ranks for their hwloc", (long long)n);
+    for (lua_Integer i = 1; classes && i <= n; i++) {
+        lua_rawgeti(L, -1, i);
+        lua_getfield(L, -1, "rank");
+        lua_getfield(L, -2, "ranks");
+        const char *ranks = lua_tostring(L, -1);
+        if (lua_isinteger(L, -2) && ranks)
+            topology_one(ctx, lua_tointeger(L, -2), ranks, size, classes);
+        lua_pop(L, 3);
+    }
+    lua_pop(L, 1);
+    if (!classes || json_array_size(classes) == 0) {
+        json_decref(classes);
+        return;
+    }
+    json_t *p = json_pack("{s:o}", "classes", classes);
+    if (p)
+        sg_event(ctx, "topology", p, NULL);
+    json_decref(p);
+}

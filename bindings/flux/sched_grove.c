@@ -20,7 +20,9 @@
  * Start-up (RFC 27, and the order flux-core needs):
  *   register `feasibility`, schedutil_create (which registers `sched`),
  *   flux_module_set_running (resource.acquire answers only after rc1),
- *   resource.acquire (first response: the graph), the hello (running jobs
+ *   resource.acquire (first response: the graph, each node built with the
+ *   hwloc topology the loop asks for of one rank of its shape,
+ *   resource.topo-get, protocol.c), the hello (running jobs
  *   rebuilt from their R), ready (unlimited or limited=N), the reactor.
  * Passes: every event marks the loop dirty; a check watcher runs one pass
  * per reactor turn, and while more messages wait to be read it lets them
@@ -222,6 +224,7 @@ static int start(struct sched_ctx *ctx, int argc, char **argv)
         flux_log_error(h, "resource.acquire");
         return -1;
     }
+    sg_topology_fetch(ctx, p);
     if (sg_event(ctx, "acquire", p, NULL) < 0)
         return -1;
     release_freed(); /* the response's text, the build's temporaries */

@@ -174,6 +174,12 @@ void sg_held_requeue(struct sched_ctx *ctx);
 /* resource.acquire's later responses (RFC 28). */
 void sg_acquire_cb(flux_future_t *f, void *arg);
 
+/* Before the first resource.acquire response (first) goes to the loop:
+ * the hwloc topologies of the ranks the loop asks for, fetched from the
+ * instance (resource.topo-get) and handed to it (and to the feasibility
+ * thread's loop). */
+void sg_topology_fetch(struct sched_ctx *ctx, const json_t *first);
+
 /* ---- respond.c ---- */
 
 /* Carry out the array of actions on top of the stack, and pop it; req is

@@ -50,6 +50,7 @@ local config = require("grove.flux.config")
 local ops = require("grove.flux.ops")
 local queues = require("grove.flux.queues")
 local reserve = require("grove.flux.reserve")
+local topology = require("grove.flux.topology")
 
 local M = {}
 
@@ -134,6 +135,7 @@ function M.new(opts)
   loop.m:set_overdue("report")
   self.loop = loop
   self.acq = core.acquire(g, loop.m, {protocol = "current"})
+  topology.init(self, opts)
   return self
 end
 
@@ -388,11 +390,14 @@ function Flux:acquire(response)
   end
   tick(self)
   local horizon = self.loop.g:expiration()
+  local log = function(a) emit(self, a) end
+  topology.prepare(self, r, log)
   local ev, msg = self.acq:apply(r)
   if not ev then
     emit(self, {op = "log", level = "err", message = "resource.acquire: " .. tostring(msg)})
     return flush(self)
   end
+  if r.resources ~= nil then topology.after(self, log) end
   local R0 = type(r.resources) == "table" and r.resources
   if R0 and type(R0.scheduling) == "table" and R0.scheduling.graph == nil then
     -- scheduler data that is not a graph: carried into each job's R
@@ -428,6 +433,23 @@ function Flux:acquire(response)
     pcall(self.loop.m.fits_idle, self.loop.m, core.jobspec_parse(PROBE))
   end
   pass(self)
+  return flush(self)
+end
+
+-- The ranks whose hwloc topology the module should fetch from the
+-- instance before it hands over the first resource.acquire response
+-- (response: that response): {{rank =, ranks =}, ...}
+-- (grove.flux.topology).
+function Flux:topology_asks(response)
+  local r = decode(response)
+  return topology.asks(self, r)
+end
+
+-- The topologies fetched: {classes = {{ranks =, rank =, xml =}, ...}}.
+-- No actions.
+function Flux:topology(payload)
+  local r = decode(payload)
+  topology.instance(self, r)
   return flush(self)
 end
 
@@ -838,6 +860,8 @@ function Flux:reconfigure(request)
   self.forecast_period = opts.forecast_period
   self.queues, self.queue_names = opts.queues, opts.queue_names
   self.notes = opts.notes
+  local tnote = topology.reconfigured(self, opts)
+  if tnote then emit(self, tnote) end
   for _, note in ipairs(opts.notes or {}) do
     emit(self, {op = "log", level = "info", message = note})
   end

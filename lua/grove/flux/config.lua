@@ -15,6 +15,7 @@
 -- mean the same (queue-depth, mode, log-level, forecast-period), so a
 -- module line written for sched-simple, sched-fifo or sched-backfill
 -- loads sched-grove unchanged.
+local core = require("grove.core")
 local jobspec = require("grove.jobspec")
 local suggest = require("grove.suggest")
 
@@ -24,7 +25,8 @@ local fmt = string.format
 
 M.OPTIONS = {queue = 1, policy = 1, queue_depth = 1, reserve_depth = 1, match_format = 1,
   limited = 1, limits = 1, clock = 1, default_duration = 1, budget = 1, memory = 1, time = 1,
-  log_level = 1, forecast_period = 1, queues = 1, queue_names = 1, notes = 1}
+  log_level = 1, forecast_period = 1, queues = 1, queue_names = 1, notes = 1, topology = 1,
+  hwloc = 1}
 
 -- syslog's levels, by the names flux-core's log-level= takes
 M.LEVELS = {emerg = 0, alert = 1, crit = 2, err = 3, warning = 4, notice = 5, info = 6,
@@ -58,6 +60,10 @@ function M.check(opts, level)
   local ll = opts.log_level
   if ll ~= nil and (math.type(ll) ~= "integer" or ll < 0 or ll > 7) then
     return nil, fmt("log-level must be a syslog level 0-7, got %s", tostring(ll)), "EINVAL"
+  end
+  local tp = opts.topology
+  if tp ~= nil and tp ~= "auto" and tp ~= "flat" then
+    return nil, fmt("topology must be auto or flat, got '%s'", tostring(tp)), "EINVAL"
   end
   local fp = opts.forecast_period
   if fp ~= nil and (type(fp) ~= "number" or fp ~= fp or fp <= 0 or fp == math.huge) then
@@ -137,6 +143,48 @@ M.KEYS = {
       return "one of emerg, alert, crit, err, warning, notice, info, debug expected"
     end
     o.log_level = lv
+  end,
+  -- where a node's topology comes from (grove.flux.topology)
+  topology = function(v, o)
+    if v ~= "auto" and v ~= "flat" then return "auto or flat expected" end
+    o.topology = v
+  end,
+  -- hwloc XML of node classes: a path (every rank), or a list of
+  -- {path = PATH, ranks = IDSET | hosts = HOSTLIST}
+  ["hwloc-xml"] = function(v, o)
+    if type(v) == "string" and v ~= "" then
+      o.hwloc = {{path = v}}
+      return
+    end
+    if type(v) ~= "table" or #v == 0 then
+      return "a path, or a list of {path = PATH, ranks = IDSET | hosts = HOSTLIST} expected"
+    end
+    local list = {}
+    for i, c in ipairs(v) do
+      if type(c) ~= "table" then
+        return fmt("class %d: a table {path, ranks | hosts} expected", i)
+      end
+      for k in pairs(c) do
+        if k ~= "path" and k ~= "ranks" and k ~= "hosts" then
+          return fmt("class %d: unknown key '%s'%s (path, ranks, hosts)", i, tostring(k),
+            suggest.hint(tostring(k), {"path", "ranks", "hosts"}))
+        end
+      end
+      if type(c.path) ~= "string" or c.path == "" then
+        return fmt("class %d: path: an hwloc XML file expected", i)
+      end
+      if c.ranks ~= nil and c.hosts ~= nil then
+        return fmt("class %d: ranks or hosts, not both", i)
+      end
+      if c.ranks ~= nil and (type(c.ranks) ~= "string" or not core.idset(c.ranks)) then
+        return fmt("class %d: ranks: an idset expected, got '%s'", i, tostring(c.ranks))
+      end
+      if c.hosts ~= nil and (type(c.hosts) ~= "string" or not core.hostlist(c.hosts)) then
+        return fmt("class %d: hosts: a hostlist expected, got '%s'", i, tostring(c.hosts))
+      end
+      list[i] = {path = c.path, ranks = c.ranks, hosts = c.hosts}
+    end
+    o.hwloc = list
   end,
   -- the least time between two forecasts of the pending jobs' starts
   ["forecast-period"] = function(v, o)

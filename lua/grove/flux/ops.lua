@@ -15,6 +15,7 @@ local names = require("grove.flux.names")
 local queues = require("grove.flux.queues")
 local reserve = require("grove.flux.reserve")
 local why = require("grove.flux.why")
+local topology = require("grove.flux.topology")
 
 local M = {}
 
@@ -64,7 +65,8 @@ function M.stats(self)
     search_stops = self.loop.search_stops,
     -- the module's arguments, over the configuration (grove flux-export)
     args = self.args and #self.args > 0 and self.args or nil,
-    reservations = next(self.resv or {}) and reserve.describe(self) or nil}
+    reservations = next(self.resv or {}) and reserve.describe(self) or nil,
+    topology = self.topologies and topology.stats(self) or nil}
 end
 
 -- ---- `flux grove` -------------------------------------------------------------------
