@@ -28,6 +28,7 @@
 #include "compose.h"
 #include "tap.h"
 #include "topo.h"
+#include "rv1_topo.h"
 
 static const char *xml_path(const char *rel)
 {
@@ -637,10 +638,83 @@ static void test_locality(void)
     grove_topo_destroy(t);
 }
 
+/* ---- 5. the graph of an R with the nodes' topologies ------------------------ */
+
+static const struct rtopo_row {
+    const char *R_lite; /* of ranks 0-1, on n[0-1] */
+    const char *tree;   /* n1 and below */
+    const char *placed, *note;
+} rtopo_rows[] = {
+    {"{\"rank\":\"0-1\",\"children\":{\"core\":\"0-3\",\"gpu\":\"0-3\"}}",
+     "n1(socket0(numanode0(core0 core1 gpu0)) socket1(numanode1(core2 core3 gpu1 gpu2)) gpu3)",
+     "0-1", NULL},
+    /* a subset of the topology's: only it is made */
+    {"{\"rank\":\"0-1\",\"children\":{\"core\":\"1\",\"gpu\":\"3\"}}",
+     "n1(socket0(numanode0(core1)) gpu3)", "0-1", NULL},
+    /* no GPU given: none made */
+    {"{\"rank\":\"0-1\",\"children\":{\"core\":\"0-3\"}}",
+     "n1(socket0(numanode0(core0 core1)) socket1(numanode1(core2 core3)))", "0-1", NULL},
+    {"{\"rank\":\"0\",\"children\":{\"core\":\"0-3\"}},"
+     "{\"rank\":\"1\",\"children\":{\"core\":\"0-5\",\"gpu\":\"0\"}}",
+     "n1(core0 core1 core2 core3 core4 core5 gpu0)", "0",
+     "R gives it core 4, not in the topology (spec/fixtures/hwloc/two-packages.xml has cores "
+     "0-3 and gpus 0-3)"},
+};
+
+static void test_rv1_topo(void)
+{
+    for (size_t i = 0; i < sizeof(rtopo_rows) / sizeof(rtopo_rows[0]); i++) {
+        const struct rtopo_row *r = &rtopo_rows[i];
+        char text[1024];
+        snprintf(text, sizeof(text),
+                 "{\"version\":1,\"execution\":{\"R_lite\":[%s],\"nodelist\":[\"n[0-1]\"]}}",
+                 r->R_lite);
+        grove_error_t err;
+        grove_rv1_t *R = grove_rv1_decode(text, strlen(text), "R", &err);
+        grove_rtopo_t *rt = grove_rtopo_create();
+        grove_idset_t *ranks = grove_idset_decode("0-1", NULL);
+        grove_topo_t *t = grove_topo_load_xml(fixture("two-packages.xml"), &err);
+        ok(R && rt && ranks && t && grove_rtopo_add_take(rt, ranks, t) == 0,
+           "rv1 topo %zu: R and a class", i);
+        grove_graph_t *g = grove_graph_create();
+        if (!ok(grove_rv1_build_topo(g, R, rt, &err) == 0, "rv1 topo %zu: builds", i)) {
+            diag("%s", err.text);
+        } else {
+            char tree[512] = "";
+            dump(g, at(g, "/cluster0/n1"), tree, sizeof(tree));
+            is_str(tree, r->tree, "rv1 topo %zu: n1", i);
+            char *placed = grove_idset_encode(grove_rtopo_placed(rt), GROVE_IDSET_FLAG_RANGE);
+            is_str(placed, r->placed, "rv1 topo %zu: placed", i);
+            free(placed);
+            const char *why = NULL;
+            size_t more;
+            is_int(grove_rtopo_notes(rt, &more), r->note ? 1 : 0, "rv1 topo %zu: notes", i);
+            if (r->note && grove_rtopo_note(rt, 0, NULL, &why) == 0)
+                is_str(why, r->note, "rv1 topo %zu: the difference", i);
+        }
+        /* the same R as a new graph, and built twice: refused the second time */
+        grove_graph_t *g2 = grove_rv1_to_graph_topo(R, rt, &err);
+        ok(g2 && grove_graph_vertex_count(g2) == grove_graph_vertex_count(g),
+           "rv1 topo %zu: to_graph builds the same", i);
+        errno = 0;
+        ok(grove_rv1_build_topo(g, R, rt, &err) < 0 && errno == EINVAL,
+           "rv1 topo %zu: a graph not empty refused", i);
+        grove_graph_destroy(g2);
+        grove_graph_destroy(g);
+        grove_idset_destroy(ranks);
+        grove_rtopo_destroy(rt);
+        grove_rv1_destroy(R);
+    }
+    errno = 0;
+    ok(grove_rtopo_add_take(NULL, NULL, NULL) < 0 && errno == EINVAL, "rtopo: NULL refused");
+    grove_rtopo_destroy(NULL);
+}
+
 int main(void)
 {
     test_xml();
     test_locality();
+    test_rv1_topo();
     test_synthetic();
     test_cluster();
     test_live();
