@@ -20,7 +20,8 @@
 grove_rv1_t *grove_acquire_child_resources(const grove_graph_t *g, const grove_job_t *job,
                                            grove_error_t *err)
 {
-    grove_rv1_t *R = grove_rv1_from_job(g, job, GROVE_RV1_WITH_GRAPH, err);
+    grove_rv1_t *R =
+        grove_rv1_from_job(g, job, GROVE_RV1_WITH_GRAPH | GROVE_RV1_GRAPH_WHOLE, err);
     if (!R)
         return NULL;
     const json_t *sc = grove_rv1_scheduling(R);
@@ -28,15 +29,21 @@ grove_rv1_t *grove_acquire_child_resources(const grove_graph_t *g, const grove_j
     json_t *nodes = copy ? json_object_get(json_object_get(copy, "graph"), "nodes") : NULL;
     if (sc && !copy)
         return GROVEP_NULL_AFTER(grove_rv1_destroy, R, ENOMEM);
-    /* pools the job holds in part: their size in the child is the part */
+    /* pools the job holds in part: their size in the child is the part
+     * (each node of the graph found by its containment path: an R's graph
+     * is written short, without uuids) */
+    grove_sym_t cont = grove_graph_sym_lookup(g, GROVE_CONTAINMENT);
     size_t i;
     json_t *node;
     json_array_foreach(nodes, i, node) {
         json_t *md = json_object_get(node, "metadata");
+        json_t *path = json_object_get(json_object_get(md, "paths"), GROVE_CONTAINMENT);
         json_t *uuid = json_object_get(md, "uuid");
-        if (!json_is_string(uuid))
-            continue;
-        grove_vid_t v = grove_graph_find_uuid(g, json_string_value(uuid));
+        grove_vid_t v = GROVE_VID_NONE;
+        if (json_is_string(path) && cont != GROVE_SYM_NONE)
+            v = grove_graph_find_path(g, cont, json_string_value(path));
+        else if (json_is_string(uuid))
+            v = grove_graph_find_uuid(g, json_string_value(uuid));
         if (v == GROVE_VID_NONE)
             continue;
         for (size_t k = 0; k < job->npicks; k++) {

@@ -53,6 +53,17 @@
  * such a document restores them.  Write -> read -> write gives the same
  * bytes.
  *
+ * Short (GROVE_JGF_SHORT, what an R's scheduling graph is written as: one
+ * per job, on every match): a vertex's keys at the value every reader
+ * defaults them to are left out (basename equal to the type, name equal to
+ * basename + id, id and rank -1, exclusive false, unit "", size 1, status
+ * up, no properties), and so are uuid and uniq_id, and exclusive below a
+ * vertex held exclusively (implied by it); a containment link is
+ * one edge, "contains", without metadata (its "in" implied, as Fluxion
+ * writes it); with vertices given, node ids are their places in the list
+ * written ("0", "1", ...).  Fluxion's reader and Grove's read it back to
+ * the same graph (but the uuids).
+ *
  * A changes document (changes.h: a top-level "changes" key) is refused:
  * it holds part of a graph, to be applied to the save it follows.
  *
@@ -77,6 +88,7 @@ struct json_t; /* jansson's; this header does not need jansson */
 #define GROVE_JGF_WITH_STATE 0x01 /* tags, allocation records, "now", "expiration" */
 #define GROVE_JGF_COMPACT 0x02    /* no whitespace (default: indented) */
 #define GROVE_JGF_NO_PATHS 0x04   /* no "paths": linear in the graph (see Paths) */
+#define GROVE_JGF_SHORT 0x08      /* what readers need and nothing they default (Short) */
 
 /* Parse a JGF or R document of len bytes (need not be NUL-terminated) into
  * a new graph.  source names the input in error messages (NULL: none).

@@ -49,12 +49,18 @@ typedef struct writer {
     int depth;              /* open containers */
     bool first[32];         /* per open container: no member written yet */
     bool paths;             /* write "paths" */
+    bool brief;             /* GROVE_JGF_SHORT: defaults left out, ids renumbered */
+    const uint32_t *place;  /* brief, with vertices given: 1 + a vertex's place in the
+                             * list written, 0: not written */
     grove_vid_t *chain;     /* [chaincap] scratch for paths: v, its parent, ... */
     size_t chaincap;
     struct pstack *ps;      /* [GROVEP_MAX_SMALL] by subsystem index: its path stack */
     uint32_t *mark;         /* [GROVEP_MAX_SMALL] stamp of the subsystems of a vertex */
     uint32_t stamp;         /* the current vertex's stamp in mark */
 } writer_t;
+
+/* In a brief list's places: the vertex's edges are written. */
+#define PLACE_DONE 0x80000000u
 
 /* One subsystem's last written path, as a stack of vertices from a root. */
 struct pstack {
@@ -420,16 +426,107 @@ static void w_node(writer_t *w, grove_vid_t v)
     w_close(w, '}');
 }
 
+/* GROVE_JGF_SHORT's node: what no reader defaults (jgf.h). */
+static void w_node_brief(writer_t *w, grove_vid_t v)
+{
+    const grove_graph_t *g = w->g;
+    const grovep_vertex_t *x = &g->v[v];
+    const grove_intern_t *st = g->strings;
+    const char *type = grove_intern_str(st, x->type);
+    const char *base = grove_intern_str(st, x->basename);
+    const char *name = grove_intern_str(st, grovep_vertex_name(g, v));
+    int64_t id = grovep_vertex_id(g, v), size = grovep_vertex_size(g, v);
+    const char *unit = grove_intern_str(st, grovep_vertex_unit(g, v));
+    w_elem(w);
+    w_open(w, '{');
+    W_KEY(w, "id");
+    w_idstr(w, w->place ? (w->place[v] & ~PLACE_DONE) - 1 : v);
+    W_KEY(w, "metadata");
+    w_open(w, '{');
+    W_KEY(w, "type");
+    w_str(w, type);
+    if (strcmp(base, type) != 0) {
+        W_KEY(w, "basename");
+        w_str(w, base);
+    }
+    /* the name readers make of basename and id */
+    size_t bl = strlen(base);
+    char num[24];
+    snprintf(num, sizeof(num), "%lld", (long long)id);
+    if (id < 0 || strncmp(name, base, bl) != 0 || strcmp(name + bl, num) != 0) {
+        W_KEY(w, "name");
+        w_str(w, name);
+    }
+    if (id >= 0) {
+        W_KEY(w, "id");
+        w_int(w, id);
+    }
+    if (x->rank >= 0) {
+        W_KEY(w, "rank");
+        w_int(w, x->rank);
+    }
+    /* the top of what is held exclusively: what is below it is implied */
+    if (g->nrec && grove_vertex_held_exclusively(g, v, g->now, NULL)) {
+        grove_vid_t p = g->sym_containment == GROVE_SYM_NONE
+                            ? GROVE_VID_NONE
+                            : grove_vertex_parent(g, v, g->sym_containment);
+        if (p == GROVE_VID_NONE || !grove_vertex_held_exclusively(g, p, g->now, NULL)) {
+            W_KEY(w, "exclusive");
+            w_bool(w, true);
+        }
+    }
+    if (*unit) {
+        W_KEY(w, "unit");
+        w_str(w, unit);
+    }
+    if (size != 1) {
+        W_KEY(w, "size");
+        w_int(w, size);
+    }
+    if (x->status != GROVE_STATUS_UP) {
+        W_KEY(w, "status");
+        if (x->status == GROVE_STATUS_DOWN)
+            w_int(w, x->status);
+        else
+            w_str(w, grove_status_name((grove_status_t)x->status));
+    }
+    bool props = false;
+    for (uint32_t i = grovep_kv_head(g, v); i != GROVEP_NONE; i = g->kv[i].next) {
+        if (g->kv[i].key & GROVEP_KV_TAG)
+            continue;
+        if (!props) {
+            W_KEY(w, "properties");
+            w_open(w, '{');
+            props = true;
+        }
+        w_key(w, grove_intern_str(st, g->kv[i].key));
+        w_str(w, grove_intern_str(st, g->kv[i].val));
+    }
+    if (props)
+        w_close(w, '}');
+    if (w->paths)
+        w_paths(w, v);
+    if (w->state)
+        w_state(w, v);
+    w_close(w, '}');
+    w_close(w, '}');
+}
+
 static void w_edge(writer_t *w, grove_eid_t e)
 {
     const grove_graph_t *g = w->g;
     const grovep_edge_t *x = &g->e[e];
+    grove_vid_t src = grovep_edge_src(g, e), dst = x->dst;
     w_elem(w);
     w_open(w, '{');
     W_KEY(w, "source");
-    w_idstr(w, grovep_edge_src(g, e));
+    w_idstr(w, w->place ? (w->place[src] & ~PLACE_DONE) - 1 : src);
     W_KEY(w, "target");
-    w_idstr(w, x->dst);
+    w_idstr(w, w->place ? (w->place[dst] & ~PLACE_DONE) - 1 : dst);
+    if (w->brief && g->subsys[x->sub] == g->sym_containment && !(x->flags & GROVEP_E_UP)) {
+        w_close(w, '}'); /* a containment link: "contains", its "in" implied */
+        return;
+    }
     W_KEY(w, "metadata");
     w_open(w, '{');
     W_KEY(w, "subsystem");
@@ -442,7 +539,31 @@ static void w_edge(writer_t *w, grove_eid_t e)
 
 /* The document: {"graph": {["metadata"], "nodes", "edges"}}.  sel: the
  * vertices listed (vids, n), or NULL for all. */
-static void w_doc(writer_t *w, const grove_vid_t *vids, size_t n, uint8_t *sel)
+/* The edges of the vertices listed (sel), brief: each listed vertex's own,
+ * in the order the vertices were written, so that the cost follows the
+ * list and not the graph (an R's graph on every match). */
+static void w_edges_of(writer_t *w, const grove_vid_t *vids, size_t n, uint32_t *sel)
+{
+    const grove_graph_t *g = w->g;
+    for (size_t i = 0; i < n; i++) {
+        grove_vid_t v = vids[i];
+        /* each vertex once: the first time it is listed (then flagged) */
+        if (!grovep_alive(g, v) || !sel[v] || (sel[v] & PLACE_DONE))
+            continue;
+        sel[v] |= PLACE_DONE;
+        for (grove_eid_t e = g->first_out[v]; e != GROVEP_NONE; e = g->e[e].next_out) {
+            const grovep_edge_t *x = &g->e[e];
+            if ((x->flags & GROVEP_E_DEAD) || !sel[x->dst])
+                continue;
+            if (g->subsys[x->sub] == g->sym_containment && (x->flags & GROVEP_E_UP)
+                && g->rels[x->rel] == g->sym_in)
+                continue; /* implied by its "contains" */
+            w_edge(w, e);
+        }
+    }
+}
+
+static void w_doc(writer_t *w, const grove_vid_t *vids, size_t n, uint32_t *sel)
 {
     const grove_graph_t *g = w->g;
     w_open(w, '{');
@@ -464,24 +585,39 @@ static void w_doc(writer_t *w, const grove_vid_t *vids, size_t n, uint8_t *sel)
     }
     W_KEY(w, "nodes");
     w_open(w, '[');
+    if (sel && w->brief)
+        w->place = sel; /* ids: places in the list */
     if (sel) {
+        uint32_t k = 0;
         for (size_t i = 0; i < n; i++) {
             grove_vid_t v = vids[i];
             if (!grovep_alive(g, v) || sel[v])
                 continue;
-            sel[v] = 1;
-            w_node(w, v);
+            sel[v] = ++k;
+            if (w->brief)
+                w_node_brief(w, v);
+            else
+                w_node(w, v);
         }
     } else {
         for (grove_vid_t v = 0; v < g->nv; v++) {
             GROVE_PROGRESS("writing JGF", v, v, (uint64_t)g->nv + g->ne);
-            if (grovep_alive(g, v))
-                w_node(w, v);
+            if (grovep_alive(g, v)) {
+                if (w->brief)
+                    w_node_brief(w, v);
+                else
+                    w_node(w, v);
+            }
         }
     }
     w_close(w, ']');
     W_KEY(w, "edges");
     w_open(w, '[');
+    if (sel && w->brief) {
+        w_edges_of(w, vids, n, sel);
+        n = 0;
+        goto edges_done;
+    }
     /* a pair whose upward edge is not an "in" is written downward edge
      * first, its upward edge right after: a reader tells the direction of
      * a relationship it does not know by that order (jgf.c); other edges
@@ -494,6 +630,9 @@ static void w_doc(writer_t *w, const grove_vid_t *vids, size_t n, uint8_t *sel)
             continue;
         if (sel && (!sel[grovep_edge_src(g, e)] || !sel[x->dst]))
             continue;
+        if (w->brief && g->subsys[x->sub] == g->sym_containment && (x->flags & GROVEP_E_UP)
+            && g->rels[x->rel] == g->sym_in)
+            continue; /* implied by its "contains" */
         grove_eid_t oe = grovep_edge_opposite(g, e);
         const grovep_edge_t *o = oe != GROVEP_NONE ? &g->e[oe] : NULL;
         bool paired = o && !!(x->flags & GROVEP_E_UP) != !!(o->flags & GROVEP_E_UP)
@@ -504,6 +643,7 @@ static void w_doc(writer_t *w, const grove_vid_t *vids, size_t n, uint8_t *sel)
         if (paired)
             w_edge(w, oe);
     }
+edges_done:
     w_close(w, ']');
     w_close(w, '}');
     w_close(w, '}');
@@ -516,8 +656,8 @@ static char *write_text(const grove_graph_t *g, const grove_vid_t *vids, size_t 
 {
     writer_t w = {.g = g, .pretty = !(flags & GROVE_JGF_COMPACT),
                   .state = !!(flags & GROVE_JGF_WITH_STATE),
-                  .paths = !(flags & GROVE_JGF_NO_PATHS)};
-    uint8_t *sel = vids ? calloc(g->nv ? g->nv : 1, 1) : NULL;
+                  .paths = !(flags & GROVE_JGF_NO_PATHS), .brief = !!(flags & GROVE_JGF_SHORT)};
+    uint32_t *sel = vids ? calloc(g->nv ? g->nv : 1, sizeof(*sel)) : NULL;
     w.mark = calloc(GROVEP_MAX_SMALL, sizeof(*w.mark));
     w.ps = calloc(GROVEP_MAX_SMALL, sizeof(*w.ps));
     /* rough size: 300 bytes a vertex, 100 an edge */

@@ -90,6 +90,8 @@ typedef struct grove_rv1 grove_rv1_t;
                                       * encode: build one from R_lite if absent */
 #define GROVE_RV1_NO_SCHEDULING 0x02 /* encode: leave the scheduling key out */
 #define GROVE_RV1_PRETTY 0x04        /* encode: indented text (default compact) */
+#define GROVE_RV1_GRAPH_WHOLE 0x08   /* from_vertices, from_job: the graph written
+                                      * whole (uuids, every key), not short */
 
 /* The scheduling.writer Grove puts in the R it writes with a graph. */
 #define GROVE_RV1_WRITER "grove"
@@ -245,7 +247,10 @@ grove_rv1_t *grove_rv1_filter(const grove_rv1_t *R, const struct grove_constrain
 /* R of the listed vertices of g, taken as they are (duplicates ignored),
  * valid over [start, end) (end GROVE_TIME_MAX: expiration 0).  With
  * GROVE_RV1_WITH_GRAPH, scheduling = {graph: JGF of exactly these
- * vertices, writer: "grove"}.  NULL with EINVAL (a dead vertex, a rank
+ * vertices, writer: "grove"}, written short (jgf.h, GROVE_JGF_SHORT: what
+ * Grove's and Fluxion's readers need, an R per job being what the
+ * instance's content store keeps) unless GROVE_RV1_GRAPH_WHOLE.  R of a
+ * whole graph (grove_rv1_from_graph) writes it whole.  NULL with EINVAL (a dead vertex, a rank
  * beyond the idset range, one rank on two differently named vertices, a
  * rank root whose name is not a host name; err says which) or ENOMEM. */
 grove_rv1_t *grove_rv1_from_vertices(const grove_graph_t *g, const grove_vid_t *vids, size_t n,

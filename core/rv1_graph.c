@@ -125,9 +125,14 @@ static int cmp_crec(const void *pa, const void *pb)
     return c ? c : GROVEP_CMP(a->id, b->id);
 }
 
-static json_t *scheduling_of_graph(const grove_graph_t *g, const grove_vid_t *vids, size_t n)
+/* The scheduling value of the vertices vids (n; NULL: the whole graph).
+ * A list (a job's R, written on every match) is written short (jgf.h); a
+ * whole graph whole, uuids and all, so that graph -> R -> graph loses
+ * nothing. */
+static json_t *scheduling_of_graph(const grove_graph_t *g, const grove_vid_t *vids, size_t n,
+                                   bool whole)
 {
-    json_t *doc = grove_jgf_write_json(g, vids, n, 0);
+    json_t *doc = grove_jgf_write_json(g, vids, n, vids && !whole ? GROVE_JGF_SHORT : 0);
     json_t *gr = doc ? json_object_get(doc, "graph") : NULL;
     json_t *sc = json_object();
     if (!gr || !sc || json_object_set(sc, "graph", gr) < 0
@@ -142,7 +147,7 @@ static json_t *scheduling_of_graph(const grove_graph_t *g, const grove_vid_t *vi
 json_t *grovep_rv1_scheduling_of_rlite(const grove_rv1_t *R)
 {
     grove_graph_t *g = grove_rv1_to_graph(R, NULL);
-    json_t *sc = g ? scheduling_of_graph(g, NULL, 0) : NULL;
+    json_t *sc = g ? scheduling_of_graph(g, NULL, 0, true) : NULL;
     grove_graph_destroy(g);
     return sc;
 }
@@ -330,7 +335,10 @@ static grove_rv1_t *from_marked(const grove_graph_t *g, const uint8_t *mark,
     R->start = (double)start;
     R->expiration = end == GROVE_TIME_MAX ? 0 : (double)end;
     R->has_start = R->has_expiration = true;
-    if ((flags & GROVE_RV1_WITH_GRAPH) && !(R->scheduling = scheduling_of_graph(g, x.vids, x.nv)))
+    /* (marked: the whole graph's R, whose graph is written whole) */
+    if ((flags & GROVE_RV1_WITH_GRAPH)
+        && !(R->scheduling = scheduling_of_graph(g, mark ? NULL : x.vids, mark ? 0 : x.nv,
+                                                 flags & GROVE_RV1_GRAPH_WHOLE)))
         goto fail;
     gather_fini(&x);
     return R;

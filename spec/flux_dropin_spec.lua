@@ -54,7 +54,7 @@ describe("grove.flux module options", function()
     local o, msg = opts(nil, {"log_level=debug"})
     assert.is_nil(o)
     assert.matches("^argument 'log_level=debug': unknown key 'log_level' %(did you mean "
-      .. "'log%-level'%?%); the keys are forecast%-period, log%-level, ", msg)
+      .. "'log%-level'%?%); the keys are forecast%-period, hwloc%-xml, log%-level, ", msg)
     o, msg = opts({["sched-grove"] = {["queue-polcy"] = "easy"}}, {})
     assert.is_nil(o)
     assert.matches("^%[sched%-grove%]: unknown key 'queue%-polcy' %(did you mean "

@@ -688,6 +688,75 @@ static void test_deep(void)
     grove_graph_destroy(g);
 }
 
+/* Short (GROVE_JGF_SHORT): the defaults left out, one edge a containment
+ * link, ids the places in the list; read back to the same vertices (type,
+ * name, id, rank, size, unit, properties, status, paths), and written
+ * again the same. */
+static void test_short(void)
+{
+    grove_error_t err;
+    grove_graph_t *g = grove_graph_create();
+    grove_vid_t c = test_vertex(g, "cluster", 0, 1, GROVE_VID_NONE);
+    grove_vertex_info_t info;
+    grove_vertex_info_init(&info);
+    info.type = "node";
+    info.basename = "tuo";
+    info.id = 7;
+    info.rank = 3;
+    grove_vid_t n = grove_graph_add_vertex(g, &info);
+    grove_graph_add_child(g, c, n, NULL, &err);
+    grove_vid_t s = test_vertex(g, "socket", 0, 1, n);
+    grove_vid_t k0 = test_vertex(g, "core", 0, 1, s), k1 = test_vertex(g, "core", 1, 1, s);
+    grove_vertex_info_init(&info);
+    info.type = "memory";
+    info.id = 0;
+    info.size = 16;
+    info.unit = "GB";
+    grove_vid_t m = grove_graph_add_vertex(g, &info);
+    grove_graph_add_child(g, s, m, NULL, &err);
+    grove_vertex_set_property(g, k1, "fast", "");
+    grove_vertex_set_status(g, k1, GROVE_STATUS_DOWN);
+    grove_vertex_set_rank(g, s, 3);
+    grove_vertex_set_rank(g, k0, 3);
+    grove_vertex_set_rank(g, k1, 3);
+    /* the node, the socket, core1 and the memory; core0 left out */
+    grove_vid_t list[] = {c, n, s, k1, m};
+    char *text = grove_jgf_write_vertices(g, list, 5, GROVE_JGF_COMPACT | GROVE_JGF_SHORT);
+    is_str(text,
+           "{\"graph\":{\"nodes\":["
+           "{\"id\":\"0\",\"metadata\":{\"type\":\"cluster\",\"id\":0,\"paths\":"
+           "{\"containment\":\"/cluster0\"}}},"
+           "{\"id\":\"1\",\"metadata\":{\"type\":\"node\",\"basename\":\"tuo\",\"id\":7,"
+           "\"rank\":3,\"paths\":{\"containment\":\"/cluster0/tuo7\"}}},"
+           "{\"id\":\"2\",\"metadata\":{\"type\":\"socket\",\"id\":0,\"rank\":3,\"paths\":"
+           "{\"containment\":\"/cluster0/tuo7/socket0\"}}},"
+           "{\"id\":\"3\",\"metadata\":{\"type\":\"core\",\"id\":1,\"rank\":3,\"status\":1,"
+           "\"properties\":{\"fast\":\"\"},\"paths\":{\"containment\":"
+           "\"/cluster0/tuo7/socket0/core1\"}}},"
+           "{\"id\":\"4\",\"metadata\":{\"type\":\"memory\",\"id\":0,\"unit\":\"GB\","
+           "\"size\":16,\"paths\":{\"containment\":\"/cluster0/tuo7/socket0/memory0\"}}}],"
+           "\"edges\":[{\"source\":\"0\",\"target\":\"1\"},{\"source\":\"1\",\"target\":\"2\"},"
+           "{\"source\":\"2\",\"target\":\"3\"},{\"source\":\"2\",\"target\":\"4\"}]}}",
+           "short: defaults left out, one edge a link, ids the places in the list");
+    grove_graph_t *g2 = text ? grove_jgf_read(text, strlen(text), "short", &err) : NULL;
+    if (ok(g2 != NULL, "short: read back")) {
+        grove_vid_t core1 = grove_graph_find_path(g2, grove_graph_sym_lookup(g2, GROVE_CONTAINMENT),
+                                                  "/cluster0/tuo7/socket0/core1");
+        ok(core1 != GROVE_VID_NONE && grove_vertex_rank(g2, core1) == 3
+               && grove_vertex_status(g2, core1) == GROVE_STATUS_DOWN
+               && grove_vertex_property(g2, core1, "fast") != NULL,
+           "short: core1's rank, status and property");
+        ok(!strcmp(grove_vertex_name(g2, 1), "tuo7") && grove_vertex_id(g2, 1) == 7,
+           "short: the node's name and id");
+        char *again = grove_jgf_write(g2, GROVE_JGF_COMPACT | GROVE_JGF_SHORT);
+        is_str(again ? again : "", text, "short: the graph read back writes the same");
+        free(again);
+    }
+    grove_graph_destroy(g2);
+    free(text);
+    grove_graph_destroy(g);
+}
+
 /* The vertices named name in g (the first in *first), by the index. */
 static size_t by_name(const grove_graph_t *g, const char *name, grove_vid_t *first)
 {
@@ -817,6 +886,7 @@ static void test_path_names(void)
 
 int main(void)
 {
+    test_short();
     test_path_names();
     test_deep();
     test_limits();
