@@ -5,8 +5,9 @@
  *   core.jgf_encode(g [, opts])       -> text  | nil, msg, code
  *   g:to_jgf([opts])                  the same as a graph method
  *
- * opts: {state = bool, compact = bool, paths = bool, vertices = {v, ...},
- * mark = grove.mark, changed = bool}: state adds
+ * opts: {state = bool, compact = bool, paths = bool, short = bool,
+ * vertices = {v, ...}, mark = grove.mark, changed = bool}: short leaves
+ * out what every reader defaults (GROVE_JGF_SHORT, an R's form); state adds
  * tags, allocation records and the current time (GROVE_JGF_WITH_STATE);
  * compact drops the indentation; paths = false leaves out every vertex's
  * path (GROVE_JGF_NO_PATHS: linear in the graph); vertices writes only those vertices and
@@ -91,13 +92,16 @@ static int encode(lua_State *L, int gi, int oi)
         lua_pushnil(L);
         while (lua_next(L, oi)) {
             const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
-            if (k && (!strcmp(k, "state") || !strcmp(k, "compact") || !strcmp(k, "paths"))) {
+            if (k && (!strcmp(k, "state") || !strcmp(k, "compact") || !strcmp(k, "paths")
+                      || !strcmp(k, "short"))) {
                 if (!lua_isboolean(L, -1))
                     luaL_argerror(L, oi, lua_pushfstring(L, "%s must be a boolean", k));
                 if (!strcmp(k, "paths"))
                     flags |= lua_toboolean(L, -1) ? 0 : GROVE_JGF_NO_PATHS;
                 else if (lua_toboolean(L, -1))
-                    flags |= !strcmp(k, "state") ? GROVE_JGF_WITH_STATE : GROVE_JGF_COMPACT;
+                    flags |= !strcmp(k, "state")   ? GROVE_JGF_WITH_STATE
+                             : !strcmp(k, "short") ? GROVE_JGF_SHORT
+                                                   : GROVE_JGF_COMPACT;
             } else if (k && (!strcmp(k, "mark") || !strcmp(k, "changed"))) {
                 grovel_save_option(L, k[0] == 'm' ? 0 : 1, oi, &mk, &save);
             } else if (k && !strcmp(k, "vertices")) {
