@@ -29,17 +29,48 @@ bool grovep_match_at_or_below_node(const grove_matcher_t *m, grove_vid_t w)
     return false;
 }
 
+/* Does every pool the slot took beside its nodes (the selections from
+ * `from` on that are neither a node nor inside one: the ssds of a rabbit's
+ * chassis) come from a container of all its nodes (its parent above each
+ * of them)?  So a node's near-node storage is its own chassis's, and a
+ * node no rabbit serves gets none, whatever home the slot found. */
+static bool near_its_nodes(const grove_matcher_t *m, size_t from)
+{
+    for (size_t i = from; i < m->nsel; i++) {
+        grove_vid_t p = m->sel[i].v;
+        if (grovep_match_at_or_below_node(m, p))
+            continue;
+        for (size_t j = from; j < m->nsel; j++) {
+            grove_vid_t n = m->sel[j].v;
+            if (m->g->v[n].type != m->node_sym)
+                continue;
+            grove_vid_t a = m->par[n];
+            while (a != GROVEP_NONE && a != m->par[p])
+                a = m->par[a];
+            if (a == GROVEP_NONE)
+                return false;
+        }
+    }
+    return true;
+}
+
 /* The requests of slot r below w, all or nothing: 1, 0 (nothing of them
  * stays taken), -1. */
 static int slot_children(grove_matcher_t *m, const struct req *r, grove_vid_t w, bool excl)
 {
     struct checkpoint cp = checkpoint(m);
+    bool nodes = false;
     for (const struct req *ch = r->child; ch; ch = ch->next) {
         int rc = grovep_match_list(m, ch, w, excl, false);
         if (rc <= 0) {
             rollback(m, cp);
             return rc;
         }
+        nodes |= m->node_sym != GROVE_SYM_NONE && ch->type == m->node_sym;
+    }
+    if (nodes && !near_its_nodes(m, cp.nsel)) {
+        rollback(m, cp);
+        return 0;
     }
     return 1;
 }

@@ -179,6 +179,38 @@ describe("a rabbit site as a Flux instance's graph", function()
       assert.is_nil(core.json_decode(a.R).scheduling)
     end)
 
+  it("keeps a slot's ssds in the chassis of its node, and gives a node no rabbit serves none",
+    function()
+    -- rb4 hangs under the cluster: no rabbit serves it
+    local R = core.json_encode(rabbit.R{properties = {pdebug = "0-1"}, up = true, plain = 1}, 0)
+    local s = h.session({match_format = "rv1"}, R, "0-4")
+    local pdebug = '{"properties":["pdebug"]}'
+    local acts = s:handle("sched.alloc", alloc(1, rabbit_jobspec(1, 4096, pdebug)))
+    local a = by_id(acts, "alloc", "success")[1]
+    assert.same({"/rb/chassis0/ssd0", "/rb/chassis0/ssd1", "/rb/chassis0/ssd2",
+      "/rb/chassis0/ssd3"}, ssd_paths(a.R))
+    -- rb1 is free but its chassis has no ssd left: it waits (it was given
+    -- one of chassis1's)
+    acts = s:handle("sched.alloc", alloc(2, rabbit_jobspec(1, 1024, pdebug)))
+    assert.is_nil(by_id(acts, "alloc", "success")[2])
+    assert.equal("annotate", by_id(acts, "alloc")[2].type)
+    s:handle("sched.cancel", '{"id":2}')
+    -- the node no rabbit serves, with storage: never (it was given an ssd)
+    acts = s:handle("sched.alloc", alloc(3, rabbit_jobspec(1, 1024, '{"hostlist":["rb4"]}')))
+    a = by_id(acts, "alloc")[3]
+    assert.equal("deny", a.type)
+    assert.matches("unsatisfiable", a.note)
+    -- without storage it runs there
+    acts = s:handle("sched.alloc", alloc(4, rabbit_jobspec(1, nil, '{"hostlist":["rb4"]}')))
+    assert.equal("4", ranks_of(by_id(acts, "alloc", "success")[4]))
+    -- once job 1 ends, rb1 gets chassis0's ssd
+    s:handle("sched.free", {id = 1, R = "{}", final = true})
+    acts = s:handle("sched.alloc", alloc(5, rabbit_jobspec(1, 1024, pdebug)))
+    a = by_id(acts, "alloc", "success")[5]
+    assert.truthy(a, "job 5 starts")
+    assert.truthy(ssd_paths(a.R)[1]:match("^/rb/chassis0/ssd[0-3]$"))
+  end)
+
   it("keeps a node and its ssds in one chassis in the chassis form", function()
     local js = rabbit_jobspec(1, 4096):gsub('"type":"slot","count":1,"label":"rabbit"',
       '"type":"chassis","count":1', 1)
