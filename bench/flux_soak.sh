@@ -40,6 +40,11 @@
 #                    so the driver asks for the same purge too, six
 #                    batches of 100 for each 500 jobs it submits.  Empty:
 #                    no purge
+#   XML=FILE         nodes of this hwloc topology's shape (its cores and
+#                    GPUs) instead, sched-grove given it ([sched-grove]
+#                    hwloc-xml: every node built with its sockets and NUMA
+#                    domains); a scheduler named grove-fcfs-flat or
+#                    grove-easy-flat runs the same with topology = flat
 #   EXPORT=FILE      then time `grove flux-export` of the instance's history
 #                    (every job of the soak inactive) to FILE.SCHED: prints
 #                    `EXPORT sched seconds lines MB`; no purge then (the
@@ -77,7 +82,14 @@ CEILING_ARGS=${CEILING_ARGS-window summary}
 BROKERS=${BROKERS:-8}
 work=$(mktemp -d /tmp/grove-soak.XXXXXX)
 trap '[ -n "${KEEP:-}" ] && echo "kept $work" || rm -rf "$work"' EXIT
-flux_R "$work" "$NODES"
+if [ -n "${XML:-}" ]; then
+    "$GROVE" "$top/bench/topo_R.lua" "$XML" "$NODES" "$work/m" >/dev/null || die "topo_R failed"
+    mv "$work/m.R.json" "$work/R.json"
+    printf '[resource]\npath = "%s"\nnoverify = true\n[sched-grove]\nhwloc-xml = "%s"\n' \
+        "$work/R.json" "$XML" > "$work/conf.toml"
+else
+    flux_R "$work" "$NODES"
+fi
 PURGE_AGE=${PURGE_AGE-60s}
 [ -n "${EXPORT:-}" ] && PURGE_AGE=
 [ -z "$PURGE_AGE" ] || printf '[job-manager]\ninactive-age-limit = "%s"\n' "$PURGE_AGE" >> "$work/conf.toml"
@@ -95,11 +107,13 @@ flux module reload -f resource monitor-force-up noverify
 case $sched in
 ceiling) mod=sched-ceiling; flux module load "$build/flux/sched-ceiling.so" $CEILING_ARGS ;;
 grove-*) mod=sched-grove
-         flux module load "$build/flux/sched-grove.so" queue-policy=${sched#grove-} ;;
+         policy=${sched#grove-}; flat=
+         case $policy in *-flat) policy=${policy%-flat}; flat=topology=flat ;; esac
+         flux module load "$build/flux/sched-grove.so" queue-policy=$policy $flat ;;
 esac
 flux python "$top/bench/flux/soak.py" --jobs "$jobs" --seed "$seed" --nodes "$nodes" \
     --module "$mod" --path "$build/flux/$mod.so" \
-    --args "$( [ "$mod" = sched-grove ] && echo queue-policy=${sched#grove-} || echo "$CEILING_ARGS")" \
+    --args "$( [ "$mod" = sched-grove ] && echo queue-policy=$policy $flat || echo "$CEILING_ARGS")" \
     --purge-age "$PURGE_AGE"
 if [ -n "$EXPORT" ] && [ "$mod" = sched-grove ]; then
     # the history of every job of the soak, all inactive now
@@ -146,7 +160,7 @@ done
 # between runs), and run by run in the order they came (the i-th run of
 # each against the i-th of the ceiling)
 mean() { echo "scale=6; ($(echo "$*" | sed 's/ /+/g')) / $#" | bc; }
-for s in grove-fcfs grove-easy; do
+for s in grove-fcfs grove-easy grove-fcfs-flat grove-easy-flat; do
     if [ -n "${rate[$s]:-}" ] && [ -n "${rate[ceiling]:-}" ]; then
         read -r -a g <<< "${rate[$s]}"
         read -r -a c <<< "${rate[ceiling]}"
