@@ -298,6 +298,21 @@ static int v_parent(lua_State *L)
     return 1;
 }
 
+/* v:locality(): the locality domain holding v (grove_vertex_domain), or
+ * nil. */
+static int v_locality(lua_State *L)
+{
+    struct ref h = check(L);
+    grove_vid_t d = grove_vertex_domain(h.g, h.v);
+    if (d == GROVE_VID_NONE)
+        return 0;
+    int uv = push_kin_uv(L);
+    h.c->push_kin(L, 1, uv, d);
+    if (uv)
+        lua_remove(L, uv);
+    return 1;
+}
+
 static int v_depth(lua_State *L)
 {
     struct ref h = check(L);

@@ -283,6 +283,16 @@ grove_vid_t grove_graph_root(const grove_graph_t *g, grove_sym_t subsystem, size
 /* Depth of v in subsystem (root = 0). */
 int grove_vertex_depth(const grove_graph_t *g, grove_vid_t v, grove_sym_t subsystem);
 
+/* The type of a locality domain: a NUMA domain, which holds the cores and
+ * GPUs local to one another (topo.h's locality form makes them). */
+#define GROVE_DOMAIN_TYPE "numanode"
+
+/* The locality domain of v: v or its nearest containment ancestor of type
+ * GROVE_DOMAIN_TYPE, not looked for above v's node (a vertex of type
+ * "node"); GROVE_VID_NONE when there is none (a node, a socket holding
+ * several domains, a vertex of a graph without domains). */
+grove_vid_t grove_vertex_domain(const grove_graph_t *g, grove_vid_t v);
+
 /* The path of v in subsystem ("/tiny0/rack0/node1") into buf; returns the
  * length it needs (excluding NUL), like snprintf, or -1 with ENOENT when v
  * is not in the subsystem. */

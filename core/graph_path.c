@@ -99,6 +99,22 @@ grove_vid_t grove_graph_root(const grove_graph_t *g, grove_sym_t subsystem, size
     return GROVE_VID_NONE;
 }
 
+grove_vid_t grove_vertex_domain(const grove_graph_t *g, grove_vid_t v)
+{
+    grove_sym_t dom = grove_graph_sym_lookup(g, GROVE_DOMAIN_TYPE);
+    grove_sym_t node = grove_graph_sym_lookup(g, "node");
+    if (dom == GROVE_SYM_NONE)
+        return GROVE_VID_NONE;
+    for (grove_vid_t a = grovep_alive(g, v) ? v : GROVE_VID_NONE; a != GROVE_VID_NONE;
+         a = g->parent[a]) {
+        if (g->v[a].type == dom)
+            return a;
+        if (g->v[a].type == node)
+            break;
+    }
+    return GROVE_VID_NONE;
+}
+
 int grove_vertex_depth(const grove_graph_t *g, grove_vid_t v, grove_sym_t subsystem)
 {
     int d = 0;

@@ -284,3 +284,36 @@ describe("grove.flux's node topologies", function()
     assert.equal("auto", s:stats().topology.mode)
   end)
 end)
+
+describe("a vertex's locality domain", function()
+  it("is read by vertices and by a policy's hooks", function()
+    local hg = core.hwloc_load{xml = TWO, hostnames = "n0",
+      types = {"node", "socket", "numanode", "core", "gpu"}}
+    assert.equal("/cluster0/n0/socket1/numanode1", hg:vertex("/cluster0/n0/socket1/numanode1/gpu2")
+      :locality():path())
+    assert.is_nil(hg:vertex("/cluster0/n0/gpu3"):locality())
+    assert.is_nil(hg:vertex("/cluster0/n0/socket0"):locality())
+    -- a policy that orders children by their domain's id (a socket's: its
+    -- first child's), the highest first: a one-core slot goes to domain 1,
+    -- not to the first core
+    local pol = assert(core.policy_parse([[
+      local function dom(v)
+        local d = v:locality()
+        if not d and v:children_list()[1] then d = v:children_list()[1]:locality() end
+        return d and d:id() or -1
+      end
+      return {name = "bydomain", order = function(_, children)
+        table.sort(children, function(a, b) return dom(a) > dom(b) end)
+      end}]], "bydomain.lua"))
+    local m = core.matcher(hg)
+    m:set_policy(pol)
+    local j = assert(m:match(core.jobspec_parse(
+      '{"version":1,"resources":[{"type":"slot","count":1,"label":"t","with":[{"type":"core",'
+      .. '"count":1}]}],"tasks":[{"command":["x"],"slot":"t","count":{"per_slot":1}}],'
+      .. '"attributes":{"system":{"duration":60}}}')))
+    local R = m:rv1(j.id):to_table()
+    assert.equal("0", R.execution.R_lite[1].rank)
+    assert.truthy(({["2"] = true, ["3"] = true})[R.execution.R_lite[1].children.core],
+      "a core of domain 1")
+  end)
+end)
