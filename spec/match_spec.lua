@@ -64,8 +64,11 @@ describe("core.matcher", function()
     assert.has_error(function() core.matcher() end,
       "bad argument #1 to 'matcher' (grove.graph expected, got no value)")
     assert.has_error(function() core.matcher(tiny(), {color = 1}) end,
-      "bad argument #2 to 'matcher' (unknown option 'color' (default_duration, "
-      .. "constraint_type, or_slots))")
+      "bad argument #2 to 'matcher' (unknown option 'color'; the options are default_duration, "
+      .. "constraint_type, or_slots)")
+    assert.has_error(function() core.matcher(tiny(), {or_slot = true}) end,
+      "bad argument #2 to 'matcher' (unknown option 'or_slot' (did you mean 'or_slots'?); the "
+      .. "options are default_duration, constraint_type, or_slots)")
     assert.has_error(function() core.matcher(tiny(), {default_duration = -1}) end,
       "bad argument #2 to 'matcher' (default_duration must be a non-negative integer "
       .. "(seconds))")
