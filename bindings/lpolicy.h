@@ -36,6 +36,8 @@ struct grovel_views {
     grove_graph_t *g;   /* the graph of the match running, or NULL */
     uint32_t epoch;     /* changes with the matcher or graph: older views raise */
     int64_t start, end; /* the window being tried (end <= start: none yet) */
+    lua_State *host;    /* the state running the match, which offers a close
+                         * name for a misspelt type (grovel_type_hint) */
     /* aggregate(type)'s last type name (a copy; tlen 0: none) and its
      * symbol in g, so that a policy asking every candidate about one type
      * looks the name up once a match; forgotten when a match begins */
