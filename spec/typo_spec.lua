@@ -255,4 +255,28 @@ describe("a keyword-like name", function()
     assert.is_nil(o)
     assert.equal("unknown option --polcy (did you mean '--policy'?)", msg)
   end)
+
+  it("a trace's field or column offers the closest", function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    assert(os.execute("mkdir -p " .. dir))
+    local function write(name, text)
+      local f = assert(io.open(dir .. "/" .. name, "w"))
+      f:write(text)
+      f:close()
+      return dir .. "/" .. name
+    end
+    local json = write("t.json", '[{"id": 1, "submit": 0, "run": 5, "procss": 2}]')
+    expect.fails("EINVAL", json .. ":1:2: job 1: unknown field 'procss' (did you mean 'procs'?) "
+      .. "(id, submit, run, estimate, procs, mem, user, group, queue, partition, after, think, "
+      .. "status, jobspec, request)", grove.sim.trace.open(json))
+    local csv = write("t.csv", "id,submit,run,procss\n1,0,5,2\n")
+    local r = assert(grove.sim.trace.open(csv))
+    local ok, err = pcall(r.next, r)
+    assert.is_false(ok)
+    assert.equal(csv .. ":1: unknown column 'procss' (did you mean 'procs'?) (id, submit, run, "
+      .. "estimate, procs, mem, user, group, queue, partition, after, think, status, jobspec)",
+      tostring(err))
+    os.execute("rm -rf " .. dir)
+  end)
 end)
