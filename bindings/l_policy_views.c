@@ -109,6 +109,8 @@ static void typed_meta(lua_State *S, struct grovel_policy *p, int which)
         lua_pushstring(S, typed_fields[which]);
         lua_pushcclosure(S, type_index, 2);
         lua_setfield(S, -2, "__index");
+        lua_pushboolean(S, 0); /* shared by every table of the field: not the policy's */
+        lua_setfield(S, -2, "__metatable");
         lua_pushvalue(S, -1);
         lua_rawsetp(S, LUA_REGISTRYINDEX, &TYPED_META[which]);
     }

@@ -116,6 +116,7 @@ describe("a resource type a policy reads", function()
     assert(m:set_policy(policy([[
       return { score = function(v, ctx)
         assert(ctx.total.gpu == nil and ctx.total.ssd == nil and ctx.total[1] == nil)
+        assert(getmetatable(ctx.total) == false, "the check is not the policy's to change")
         return ctx.total.core end }]])))
     assert(m:match(ONE_CORE))
   end)
