@@ -76,7 +76,9 @@ describe("core.matcher", function()
     assert.has_error(function() m:match(42) end,
       "bad argument #1 to 'match' (jobspec, YAML or JSON text, or table expected, got number)")
     assert.has_error(function() m:match(nodes_yaml(1, 1), "now") end,
-      "bad argument #2 to 'match' (invalid option 'now')")
+      "bad argument #2 to 'match' (unknown mode 'now'; the modes are allocate, "
+      .. "allocate_orelse_reserve, allocate_with_satisfiability, satisfiability, "
+      .. "without_allocating, without_allocating_future, grow)")
     assert.has_error(function() m:match(nodes_yaml(1, 1), "allocate", -3) end,
       "bad argument #3 to 'match' (job id must be a non-negative integer)")
     assert.has_error(function() m:set_policy(3) end,
