@@ -22,9 +22,9 @@
  *       that read them in C, such as a writer; start and end: the window)
  *   m:set_policy(name | policy)  m:policy()  m:graph()
  *       (a policy naming a type the graph does not know in prune_types,
- *       score_types or order's when is refused: nil, "FILE:LINE: FIELD:
- *       unknown resource type 'NAME' (the graph has ...)", EINVAL; the
- *       policy in use stays)
+ *       score_types, order's when or score_reads is refused: nil,
+ *       "FILE:LINE: FIELD: unknown resource type 'NAME' (did you mean
+ *       'X'?): the graph has ...", EINVAL; the policy in use stays)
  *   m:known_types()  the resource types a jobspec matched here may name (the
  *       graph's and the standard ones); text and tables given to m:match
  *       and m:fits_idle are read with this list, so a type no graph has

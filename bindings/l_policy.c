@@ -7,10 +7,11 @@
  *             memory = bytes the policy may hold (64 MiB),
  *             time = wall-clock seconds per match (1),
  *             graph = a grove.graph: the type names the policy gives
- *             (prune_types, score_types, order's when) are checked against
- *             the types a request on it may name, and a policy naming
- *             another ("nodes") is refused: nil, "FILE:LINE: FIELD:
- *             unknown resource type 'nodes' (the graph has ...)", EINVAL.
+ *             (prune_types, score_types, order's when, score_reads'
+ *             total.TYPE) are checked against the types a request on it
+ *             may name, and a policy naming another ("nodes") is refused:
+ *             nil, "FILE:LINE: FIELD: unknown resource type 'nodes' (did
+ *             you mean 'node'?): the graph has ...", EINVAL.
  *             Without it, m:set_policy checks them against the matcher's
  *             graph.
  *   p:name()  p:description()  p:source()  p:hooks()  p:budget()

@@ -85,10 +85,11 @@ void grovel_policy_end(lua_State *L, struct grovel_policy *p);
  * FILE:LINE: reason"), or NULL when the last match had none (borrowed). */
 const char *grovel_policy_error(const struct grovel_policy *p);
 
-/* Check the type names p gives (prune_types, score_types, order's when)
- * against the types a request on g may name (grovel_type_known): true,
- * or false with "FILE:LINE: FIELD: unknown resource type 'NAME' (...)"
- * pushed on L. */
+/* Check the type names p gives (prune_types, score_types, order's when,
+ * score_reads' total.TYPE) against the types a request on g may name
+ * (grovel_type_known): true, or false with "FILE:LINE: FIELD: unknown
+ * resource type 'NAME' (did you mean 'X'?): the graph has ..." pushed on
+ * L. */
 bool grovel_policy_check_types(lua_State *L, const struct grovel_policy *p,
                                const grove_graph_t *g);
 
