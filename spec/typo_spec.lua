@@ -169,6 +169,20 @@ describe("a jobspec's type", function()
     assert.equal(before, state(g, m))
   end)
 
+  it("gets the closest type in grove query, which loads no more of Grove than it needs",
+    function()
+    local exe = require("exe_helper")
+    local dir = exe.scratch_dir()
+    exe.write(dir .. "/cores.yaml", YAML:format("cores"))
+    local out = exe.run(("printf 'match allocate %s/cores.yaml\\nquit\\n' | %s query -L "
+      .. "spec/fixtures/query/lab.graphml -d"):format(dir, exe.GROVE))
+    local want = ("match_allocate: ERROR: Jobspec error for 1: %s/cores.yaml:7: "
+      .. "resources[0].with[0].type: unknown resource type 'cores' (did you mean 'core'?)\n")
+      :format(dir)
+    assert(out:find(want, 1, true), out)
+    os.execute("rm -rf '" .. dir .. "'")
+  end)
+
   it("that the graph lacks but is a real type stays never satisfiable (ENODEV)", function()
     local m = core.matcher(cpu_machine())
     local js = assert(core.jobspec_parse(YAML:format("gpu")))

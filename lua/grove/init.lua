@@ -27,7 +27,8 @@ M.sim = require "grove.sim"
 M.pretty = require "grove.pretty"
 
 -- Messages of grove.core about an unknown name (a method, a policy) offer
--- the closest known one through Grove's one edit distance.
+-- the closest known one through Grove's one edit distance (grove.suggest
+-- sets it when loaded; said here too, as this module's promise).
 local suggest = require("grove.suggest")
 core.set_suggest(suggest.hint)
 

@@ -90,4 +90,13 @@ function M.strict(t, what)
   return setmetatable(t, mt)
 end
 
+-- The messages grove.core makes about an unknown name (a method, a type a
+-- jobspec or a policy names, a mode, a format) offer the closest known one
+-- through this one edit distance, wherever Grove's Lua runs (the prompt,
+-- grove query, grove sim, the Flux module): set as soon as this is loaded.
+do
+  local ok, core = pcall(require, "grove.core")
+  if ok and type(core) == "table" and core.set_suggest then core.set_suggest(M.hint) end
+end
+
 return M
