@@ -68,6 +68,8 @@ struct grovel_policy {
     int *type_lines[2];                   /* the line each is written on (0: not
                                            * found in the text, a computed name) */
     char **reads;                         /* score_reads (NULL-ended), or NULL */
+    int *read_lines;                      /* the line each is written on (0: not
+                                           * found in the text) */
 
     /* declarative order (hooks.order == decl_order) */
     int key;        /* enum key_kind */

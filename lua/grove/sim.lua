@@ -38,6 +38,7 @@ local metrics = require("grove.sim.metrics")
 local perqueue = require("grove.sim.perqueue")
 local queue = require("grove.sim.queue")
 local sched = require("grove.sched")
+local suggest = require("grove.suggest")
 local trace = require("grove.sim.trace")
 
 local M = {}
@@ -223,7 +224,10 @@ function M.new(opts)
     partitions = 1, reserve_depth = 1, queue_depth = 1,
     out = 1, report = 1, gantt = 1, buckets = 1, budget = 1, memory = 1, time = 1}
   for k in pairs(opts) do
-    if not known[k] then error(fmt("bad argument #1 to 'new' (unknown option '%s')", k), 2) end
+    if not known[k] then
+      error(fmt("bad argument #1 to 'new' (unknown option '%s'%s)", tostring(k),
+        suggest.hint(tostring(k), known)), 2)
+    end
   end
   local procs_as = one_of(opts, "procs_as", "core", "node")
   local on_down = one_of(opts, "on_down", "kill", "requeue")

@@ -42,6 +42,7 @@
 local core = require("grove.core")
 local files = require("grove.files")
 local gpolicy = require("grove.policy")
+local suggest = require("grove.suggest")
 
 local M = {}
 
@@ -184,9 +185,9 @@ local function load_text(text, path, opts, depth)
   end
   for k in pairs(types) do
     if not FIELDS[k] then
-      return nil, fmt("%s: unknown field '%s' (name, description, schedule, priority, base, " ..
+      return nil, fmt("%s: unknown field '%s'%s (name, description, schedule, priority, base, " ..
         "half_life, in_order, estimate_depth, reprioritize)",
-        path, tostring(k)), "EINVAL"
+        path, tostring(k), suggest.hint(tostring(k), FIELDS)), "EINVAL"
     end
   end
   local self = setmetatable({path = path, text = text, opts = opts, script = script}, Policy)
