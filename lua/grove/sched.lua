@@ -638,7 +638,10 @@ local function est_block(blocks, rec)
   return lo
 end
 
+local profile_run, profile_unrun, set_vres
+
 local function est_insert(self, rec)
+  if self.cplan then profile_run(self, rec) end
   local blocks = self.by_est
   if not blocks[1] then
     blocks[1] = {rec}
@@ -655,6 +658,7 @@ local function est_insert(self, rec)
 end
 
 local function est_remove(self, rec)
+  if rec.cspan then profile_unrun(self, rec) end
   local blocks = self.by_est
   local bi = blocks[1] and est_block(blocks, rec)
   local b = bi and blocks[bi]
@@ -697,7 +701,8 @@ local function begin_run(self, rec, job)
     self.nreserved = self.nreserved - 1
     self.reserved_set[rec.id] = nil
   end
-  rec.reserved, rec.vres = nil, nil
+  if rec.vres then set_vres(self, rec, nil) end
+  rec.reserved = nil
   if rec.view then rec.view.reserved = nil end
   self.queue_policy:unshare(rec.id)
   assert(self.cs:start(rec.id))
@@ -792,7 +797,7 @@ function M.cancel_many(self, recs)
   for _, rec in ipairs(recs) do
     if rec.reserved then
       n = n + 1
-      if rec.vres then rec.vres = nil else ids[#ids + 1] = rec.id end
+      if rec.vres then set_vres(self, rec, nil) else ids[#ids + 1] = rec.id end
     end
   end
   if #ids > 0 then
@@ -1048,25 +1053,124 @@ end
 
 -- Whether reservations are counted rather than recorded in the planner:
 -- every job in the system is a plain request (any cores, or any whole
--- nodes), every node is up, and the driver did not ask otherwise.
--- Units are then interchangeable, and a counted plan is both exact and
--- realizable (a job needs only that enough units are free when it
--- starts); a reservation pinned to vertices in the planner would also
--- have to find the same vertices free over its whole window, which
--- counting does not ask.  Anything else plans in the planner.
+-- nodes), every node is up or the driver tells which units are out
+-- (M.set_out), and the driver did not ask otherwise.  Units are then
+-- interchangeable, and a counted plan is both exact and realizable (a
+-- job needs only that enough units are free when it starts); a
+-- reservation pinned to vertices in the planner would also have to find
+-- the same vertices free over its whole window, which counting does not
+-- ask.  Anything else plans in the planner.
 local function counting(self)
-  return self.count_mode and self.not_up == 0 and self.jobspecs == 0
+  return self.count_mode and self.jobspecs == 0 and (self.not_up == 0 or self.out_known)
 end
 
--- The earliest start >= now of p units for d seconds given the running
--- jobs' estimates and the counted reservations of other waiting jobs.
-local function counted_earliest(self, rec, p, d)
+-- ---- the counted profile ------------------------------------------------------------
+--
+-- "The earliest start >= now at which p units are free for d seconds,
+-- given the running jobs' estimates and the counted reservations" is one
+-- query of a planner of the units counted in use over time (the profile,
+-- self.cplan), not a walk of every running job and reservation: each
+-- running job holds a span from when it joined the profile to its
+-- estimated end (rec.cspan), each counted reservation a span over its
+-- window (rec.vspan), kept as jobs start and stop and reservations come
+-- and go.  A conservative queue planned again at each early end then
+-- costs a query a job, O((1 + g) log n) (planner.h), not a walk of every
+-- reservation a job.
+--
+-- The planner's total is CBIG, far above any machine: what the loop
+-- counts in use may pass the machine's units (a queue policy may start a
+-- job a counted reservation did not leave room for; the walk this
+-- replaces summed such usage too), and "used <= cap - p throughout" is
+-- asked as "CBIG - (cap - p) free".  Its times are the loop's less
+-- self.cbase (the clock when it was made), so that they start at 0.
+-- Made at the first counted query, dropped (M.set_out) when what running
+-- jobs count changes; times that are not whole seconds (a driver's own
+-- clock) are counted by the walk (counted_walk) instead.
+local CBIG = 1 << 60
+local CHORIZON = 1 << 61
+
+-- The units rec counts in the profile: what it holds, less what it holds
+-- on nodes out of use (M.set_out).
+local function usable(rec)
+  return rec.procs - (rec.held_out or 0)
+end
+
+local function whole(t)
+  return math.type(t) == "integer"
+end
+
+-- rec's running span, [now, est_end), in the profile.
+function profile_run(self, rec)
+  local p, now, e = self.cplan, self.now, rec.est_end
+  if not whole(e) or not whole(now) then
+    self.cplan = false
+    return
+  end
+  if e <= now or usable(rec) <= 0 then return end
+  local s, d = now - self.cbase, math.min(e - now, CHORIZON - (now - self.cbase))
+  rec.cspan, rec.cspan_of = assert(p:add(s, d, usable(rec))), p
+end
+
+function profile_unrun(self, rec)
+  if rec.cspan_of == self.cplan then self.cplan:remove(rec.cspan) end
+  rec.cspan, rec.cspan_of = nil, nil
+end
+
+-- rec's counted reservation: at t, or none (t nil).
+function set_vres(self, rec, t)
+  local p = self.cplan
+  if rec.vspan then
+    if rec.vspan_of == p then p:remove(rec.vspan) end
+    rec.vspan, rec.vspan_of = nil, nil
+  end
+  rec.vres = t
+  if p and t then
+    if not whole(t) or not whole(rec.estimate) then
+      self.cplan = false
+      return
+    end
+    local s = t - self.cbase
+    rec.vspan, rec.vspan_of = assert(p:add(s, math.min(rec.estimate, CHORIZON - s), rec.procs)), p
+  end
+end
+
+-- The profile, made from the running jobs and the counted reservations
+-- when there is none; false when the times are not whole seconds.
+local function profile(self)
+  local p = self.cplan
+  if p ~= nil then return p end
+  if not whole(self.now) then
+    self.cplan = false
+    return false
+  end
+  p = core.planner(CBIG, CHORIZON, 0)
+  self.cplan, self.cbase = p, self.now
+  for r in M.by_est(self) do
+    profile_run(self, r)
+    if not self.cplan then return false end
+  end
+  for _, q in pairs(self.reserved_set) do
+    if q.vres then set_vres(self, q, q.vres) end
+    if not self.cplan then return false end
+  end
+  return p
+end
+
+-- The units the counted plan may use: the machine's, less those on nodes
+-- out of use.
+local function capacity(self)
+  return self.total - (self.out_known and self.out_units or 0)
+end
+
+-- The earliest start >= now of p units for d seconds, as counted_earliest,
+-- by a walk of the running jobs and the counted reservations (times that
+-- are not whole seconds).
+local function counted_walk(self, rec, p, d)
   local now = self.now
   -- The changes of usage (each running job from now to its estimated end,
   -- each counted reservation of another waiting job over its window),
   -- summed per time; events at one time count together, so only the
-  -- distinct times need sorting (a compression plans every waiting job:
-  -- this runs once for each, over every other's reservation).
+  -- distinct times need sorting.
   local delta, times = {}, {}
   local function add(t, x)
     local v = delta[t]
@@ -1078,8 +1182,8 @@ local function counted_earliest(self, rec, p, d)
     end
   end
   for r in M.by_est(self) do
-    add(now, r.procs)
-    add(r.est_end, -r.procs)
+    add(now, usable(r))
+    add(r.est_end, -usable(r))
   end
   for _, q in pairs(self.reserved_set) do
     if q ~= rec and q.vres then
@@ -1095,7 +1199,7 @@ local function counted_earliest(self, rec, p, d)
     u = u + delta[times[i]]
     used[i] = u
   end
-  local limit = self.total - p
+  local limit = capacity(self) - p
   local function used_at(k) return k == 0 and 0 or used[k] end
   -- candidates: now, and every time usage drops
   local k = 0
@@ -1117,8 +1221,28 @@ local function counted_earliest(self, rec, p, d)
     -- move to the next change after the blocking segment
     k = j + 1
     s = times[k]
-    if not s then error("no counted start found (more units asked than exist)") end
+    if not s then return nil end
   end
+end
+
+-- The earliest start >= now of p units for d seconds given the running
+-- jobs' estimates and the counted reservations of other waiting jobs;
+-- nil when there is none (more units asked than are in use, or none
+-- before the profile's horizon).
+local function counted_earliest(self, rec, p, d)
+  local lim = capacity(self) - p
+  if lim < 0 then return nil end
+  local plan = profile(self)
+  if plan and not whole(d) then
+    self.cplan, plan = false, false
+  end
+  if not plan then return counted_walk(self, rec, p, d) end
+  -- rec's own reservation is no part of what it must fit beside
+  local own = rec.vres
+  if own then set_vres(self, rec, nil) end
+  local t = plan:earliest(CBIG - lim, d, self.now - self.cbase)
+  if own then set_vres(self, rec, own) end
+  return t and t + self.cbase or nil
 end
 
 -- Reserve rec at its earliest start; the start time and "started" or
@@ -1131,9 +1255,12 @@ local function reserve(self, rec)
   end
   if counting(self) then
     local t = counted_earliest(self, rec, rec.procs, rec.estimate)
+    -- none: more units asked than are in use (nodes out), or no start
+    -- before the horizon
+    if not t then return nil end
     if t == self.now and try_now(self, rec) then return self.now, "started" end
     if t == self.now then t = self.now + 1 end -- cannot happen with plain requests
-    rec.vres = t
+    set_vres(self, rec, t)
     set_reserved(self, rec, t)
     wake(self, t)
     return t, "reserved"
@@ -1163,7 +1290,7 @@ end
 function cancel_reservation(self, rec, replan)
   if not rec.reserved then return false end
   if rec.vres then
-    rec.vres = nil
+    set_vres(self, rec, nil)
   else
     self.m:cancel(rec.id)
   end
@@ -1470,7 +1597,7 @@ function M.context(loop)
     step(s)
     local ok
     if rec.reserved == s.now and rec.vres then
-      rec.vres = nil
+      set_vres(s, rec, nil)
       set_reserved(s, rec, nil)
       ok = try_now(s, rec)
       if not ok then reserve(s, rec) end
