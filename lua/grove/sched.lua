@@ -141,6 +141,9 @@ function M.init(self, opts)
   self.ranks = q.priority ~= nil or q.has_priority == true
   self.unranked, self.rank_all, self.rank_tick = {}, false, nil
   self.reserved_set = {}     -- id -> rec of the waiting jobs with a reservation
+  -- time -> the reservations that begin then; time -> true for a pass a
+  -- queue policy asked for (ctx:wake): the passes due (M.due)
+  self.starts_at, self.wakes_asked = {}, {}
   self.sizes, self.min_size = {}, nil  -- units -> waiting jobs asking that many; the least
   self.free_cache, self.by_est = {}, {}
   -- the requests that did not fit in this pass (see nofit_of)
@@ -397,10 +400,17 @@ local function set_reserved(self, rec, t)
     self.nreserved = self.nreserved + (t ~= nil and 1 or -1)
     self.reserved_set[rec.id] = t ~= nil and rec or nil
   end
-  if rec.reserved ~= t then
+  local was = rec.reserved
+  if was ~= t then
     self.cs:reserve(rec.id, t)
     local touched = self.touched
     if touched then touched[rec.id] = rec end
+    local at = self.starts_at
+    if was then
+      local n = at[was] - 1
+      at[was] = n > 0 and n or nil
+    end
+    if t then at[t] = (at[t] or 0) + 1 end
   end
   rec.reserved = t
   local v = rec.view
@@ -700,6 +710,9 @@ local function begin_run(self, rec, job)
   if rec.reserved then
     self.nreserved = self.nreserved - 1
     self.reserved_set[rec.id] = nil
+    local at, was = self.starts_at, rec.reserved
+    local n = at[was] - 1
+    at[was] = n > 0 and n or nil
   end
   if rec.vres then set_vres(self, rec, nil) end
   rec.reserved = nil
@@ -902,6 +915,23 @@ local function wake(self, t)
   if self.on_wake and t > self.now then self.on_wake(self, t) end
 end
 
+-- Whether a pass is still due at t, for a driver that was told of it
+-- (on_wake): a reservation begins then, or the queue policy asked
+-- (ctx:wake).  A reservation planned again elsewhere (conservative
+-- compresses its schedule at each early end) leaves its old start with
+-- nothing to do; a driver may pass such an instant over (grove sim
+-- does), where the pass would start nothing (the shipped policies start
+-- a job between events only at its reservation).
+function M.due(self, t)
+  return self.starts_at[t] ~= nil or self.wakes_asked[t] == true
+end
+
+-- The passes asked for up to t were made (a driver that passes over
+-- instants, M.due, forgets them).
+function M.woke(self, t)
+  self.wakes_asked[t] = nil
+end
+
 local function rec_of(self, view, fname)
   if type(view) ~= "table" or math.type(view.id) ~= "integer" then
     error(fmt("bad argument #1 to '%s' (a job of ctx:queue() expected)", fname), 3)
@@ -1095,8 +1125,10 @@ local function usable(rec)
   return rec.procs - (rec.held_out or 0)
 end
 
+local math_type = math.type
+
 local function whole(t)
-  return math.type(t) == "integer"
+  return math_type(t) == "integer"
 end
 
 -- rec's running span, [now, est_end), in the profile.
@@ -1125,12 +1157,14 @@ function set_vres(self, rec, t)
   end
   rec.vres = t
   if p and t then
-    if not whole(t) or not whole(rec.estimate) then
+    local d = rec.estimate
+    if math_type(t) ~= "integer" or math_type(d) ~= "integer" then
       self.cplan = false
       return
     end
     local s = t - self.cbase
-    rec.vspan, rec.vspan_of = assert(p:add(s, math.min(rec.estimate, CHORIZON - s), rec.procs)), p
+    if d > CHORIZON - s then d = CHORIZON - s end
+    rec.vspan, rec.vspan_of = assert(p:add(s, d, rec.procs)), p
   end
 end
 
@@ -1232,8 +1266,9 @@ end
 local function counted_earliest(self, rec, p, d)
   local lim = capacity(self) - p
   if lim < 0 then return nil end
-  local plan = profile(self)
-  if plan and not whole(d) then
+  local plan = self.cplan
+  if plan == nil then plan = profile(self) end
+  if plan and math_type(d) ~= "integer" then
     self.cplan, plan = false, false
   end
   if not plan then return counted_walk(self, rec, p, d) end
@@ -1675,6 +1710,7 @@ function M.context(loop)
   end
   function ctx.wake(_, t)
     if math.type(t) ~= "integer" then error("bad argument #1 to 'wake' (an integer time)", 2) end
+    if t > loop.now then loop.wakes_asked[t] = true end
     wake(loop, t)
   end
   function ctx.decayed_usage(_, kind, key)

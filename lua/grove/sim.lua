@@ -759,9 +759,11 @@ function Sim:next_time()
   local e = self.node_events[self.next_event]
   if e and (not t or e.time < t) then t = e.time end
   local w = self.wakes:peek()
-  while w and w <= self.now do
+  -- (an instant whose reservations all moved has no pass due: sched.due)
+  while w and (w <= self.now or not sched.due(self, w)) do
     self.wakes:pop()
     self.wake_set[w] = nil
+    sched.woke(self, w)
     w = self.wakes:peek()
   end
   if w and self.qlen > 0 and (not t or w < t) then t = w end
@@ -799,7 +801,9 @@ function Sim:step(limit)
   end
   if self.reader and not arr:peek() then self:pull() end
   while self.wakes:peek() and self.wakes:peek() <= t do
-    self.wake_set[self.wakes:pop()] = nil
+    local w = self.wakes:pop()
+    self.wake_set[w] = nil
+    sched.woke(self, w)
   end
   level(self)
   local ran, msg, code = sched.pass(self)
