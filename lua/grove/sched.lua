@@ -146,6 +146,9 @@ function M.init(self, opts)
   self.starts_at, self.wakes_asked = {}, {}
   self.sizes, self.min_size = {}, nil  -- units -> waiting jobs asking that many; the least
   self.free_cache, self.by_est = {}, {}
+  -- running jobs -> the units they hold on nodes out of use (M.set_out),
+  -- and their sum
+  self.held, self.held_units = {}, 0
   -- the requests that did not fit in this pass (see nofit_of)
   self.nofit, self.plan_gen, self.room_gen = {}, 0, 0
   self.js_cached = 0
@@ -648,7 +651,7 @@ local function est_block(blocks, rec)
   return lo
 end
 
-local profile_run, profile_unrun, set_vres
+local profile_run, profile_unrun, set_vres, capacity
 
 local function est_insert(self, rec)
   if self.cplan then profile_run(self, rec) end
@@ -775,6 +778,10 @@ function M.stop(self, rec)
   est_remove(self, rec)
   self.used = self.used - rec.procs
   self.running = self.running - 1
+  if rec.held_out then
+    self.held_units = self.held_units - rec.held_out
+    self.held[rec], rec.held_out = nil, nil
+  end
   -- a policy whose priorities read what ended jobs used
   local rp = self.queue_policy.reprioritize
   if rp and rp.ends then self.rank_all = true end
@@ -1051,8 +1058,16 @@ end
 -- M.enqueue forgets a count it was only given).  The queue policy's
 -- sandbox refuses the same starts by the same count, without calling
 -- here (M.bound_starts).
+local counting
+
 local function try_now(self, rec, prot)
   if rec.procs and rec.procs > self.total - self.used then
+    return false
+  end
+  -- with nodes out of use, what the nodes in use leave (counting: units
+  -- are interchangeable there, so the match would fail)
+  if self.held_units and self.out_known and self.not_up > 0 and not rec.jobspec
+    and counting(self) and rec.procs > capacity(self) - (self.used - self.held_units) then
     return false
   end
   local now, bare = nofit_of(self, rec)
@@ -1090,7 +1105,7 @@ end
 -- reservation pinned to vertices in the planner would also have to find
 -- the same vertices free over its whole window, which counting does not
 -- ask.  Anything else plans in the planner.
-local function counting(self)
+function counting(self)
   return self.count_mode and self.jobspecs == 0 and (self.not_up == 0 or self.out_known)
 end
 
@@ -1192,8 +1207,30 @@ end
 
 -- The units the counted plan may use: the machine's, less those on nodes
 -- out of use.
-local function capacity(self)
+function capacity(self)
   return self.total - (self.out_known and self.out_units or 0)
+end
+
+-- The units out of use (on nodes down or drained), for a driver that
+-- knows them: units, how many; held, {rec = units}, what running jobs
+-- hold on such nodes (a drained node's jobs run on), the others holding
+-- none.  Plain requests then stay counted while nodes are out (counting):
+-- units are interchangeable among the nodes in use, and a job counts
+-- only what it holds of those.  The profile is made again at the next
+-- counted query.
+function M.set_out(self, units, held)
+  for rec in pairs(self.held) do rec.held_out = nil end
+  self.held, self.held_units = {}, 0
+  for rec, u in pairs(held) do
+    if u > 0 and rec.state == "running" then
+      rec.held_out = u
+      self.held[rec] = u
+      self.held_units = self.held_units + u
+    end
+  end
+  self.out_units, self.out_known = units, true
+  self.cplan = nil
+  self.free_cache = {}
 end
 
 -- The earliest start >= now of p units for d seconds, as counted_earliest,
@@ -1345,10 +1382,13 @@ M.cancel_reservation = cancel_reservation
 -- which p units are free by the running jobs' estimates, and the units
 -- free then.  Kept per pass and per p: jobs started in the pass add to
 -- the free count at the shadow time as they go (begin_run).
+-- (With nodes out of use, M.set_out: the units usable, and what each
+-- running job holds of them.)
 local function shadow(self, p)
   local c = self.free_cache
+  local free0 = capacity(self) - (self.used - self.held_units)
   if c.pass ~= self.passes or c.p ~= p then
-    local free = self.total - self.used
+    local free = free0
     local t, open = self.now, false
     -- jobs of one estimated end free their units together
     for r in M.by_est(self) do
@@ -1356,11 +1396,11 @@ local function shadow(self, p)
         if free >= p then break end
         t, open = r.est_end, true
       end
-      free = free + r.procs
+      free = free + usable(r)
     end
-    c.pass, c.p, c.t, c.freed = self.passes, p, t, free - (self.total - self.used)
+    c.pass, c.p, c.t, c.freed = self.passes, p, t, free - free0
   end
-  return c.t, self.total - self.used + c.freed
+  return c.t, free0 + c.freed
 end
 
 local function plain(rec)
@@ -1383,10 +1423,13 @@ end
 -- Start rec now without moving the earliest start of prot later.
 local function start_protected(self, rec, prot)
   if plain(rec) and rec.procs > self.total - self.used then return false end
-  if plain(rec) and plain(prot) and self.not_up == 0 then
+  if plain(rec) and plain(prot) and (self.not_up == 0 or self.out_known) then
     -- Plain requests (any cores, or any whole nodes) make units
     -- interchangeable: counting the running jobs' estimates is exact,
-    -- and the head needs no record in the planner.
+    -- and the head needs no record in the planner.  A head that asks
+    -- more than the nodes in use hold has no start to protect (as in the
+    -- planner, below).
+    if prot.procs > capacity(self) then return try_now(self, rec) end
     local t, free = shadow(self, prot.procs)
     if self.now + rec.estimate <= t or rec.procs <= free - prot.procs then
       return try_now(self, rec)

@@ -107,7 +107,7 @@ local function num_less(a, b) return a < b end
 
 -- ---- construction ------------------------------------------------------------------
 
-local set_partitions
+local set_partitions, nodes_out
 
 local function index_nodes(self)
   local g = self.g
@@ -263,6 +263,7 @@ function M.new(opts)
   self.on_start, self.on_wake = M._on_start, M._on_wake
   index_nodes(self)
   if #self.nodes == 0 then return nil, "the cluster has no node vertices", "EINVAL" end
+  nodes_out(self)
   local total = sched.count_units(self)
   if total == 0 then return nil, "the cluster has no core vertices", "EINVAL" end
   local mr = opts.memory_requests or "auto"
@@ -525,6 +526,8 @@ end
 function M._on_start(self, rec, vids)
   rec.end_ = self.now + rec.run
   record_nodes(self, rec, vids)
+  -- its cores, to count those on nodes that go out of use (nodes_out)
+  if self.procs_as == "core" then rec.vids = vids end
   self.started = self.started + 1
   rec.gen = (rec.gen or 0) + 1
   rec.heap_gen = rec.gen
@@ -639,6 +642,44 @@ local function finish(self, rec)
   leave(self, rec, rec.timeout and "timeout" or "done")
 end
 
+-- Tell the loop what is out of use: the units on nodes not up, and what
+-- each running job holds of them (a drained node's jobs run on), so that
+-- plain requests stay counted (sched.set_out).
+function nodes_out(self)
+  local held = {}
+  if self.not_up > 0 then
+    local nodes, of = self.nodes, self.node_of
+    local out = {}
+    for _, rec in pairs(self.jobs) do
+      if rec.state == "running" and rec.nodes then
+        local any = false
+        for _, n in ipairs(rec.nodes) do
+          local o = out[n]
+          if o == nil then
+            o = nodes[n]:status() ~= "up"
+            out[n] = o
+          end
+          if o then any = true end
+        end
+        if any then
+          local u = 0
+          if self.procs_as == "node" or not rec.vids then
+            for _, n in ipairs(rec.nodes) do
+              if out[n] then u = u + 1 end
+            end
+          else
+            for _, v in ipairs(rec.vids) do
+              if out[of[v]] then u = u + 1 end
+            end
+          end
+          held[rec] = u
+        end
+      end
+    end
+  end
+  sched.set_out(self, self.down_units, held)
+end
+
 local function apply_event(self, ev)
   local status = ev.action == "drain" and "drained" or ev.action
   local hit = {}
@@ -658,7 +699,7 @@ local function apply_event(self, ev)
   end
   self.changed = true
   sched.drop_reservations(self)
-  if ev.action ~= "down" then return end
+  if ev.action ~= "down" then return nodes_out(self) end
   local victims = {}
   for _, rec in pairs(self.jobs) do
     if rec.state == "running" then
@@ -685,6 +726,7 @@ local function apply_event(self, ev)
       leave(self, rec, "killed")
     end
   end
+  nodes_out(self)
   level(self)
 end
 
