@@ -1066,10 +1066,7 @@ local function try_now(self, rec, prot)
   end
   -- with nodes out of use, what the nodes in use leave (counting: units
   -- are interchangeable there, so the match would fail)
-  if self.held_units and self.out_known and self.not_up > 0 and not rec.jobspec
-    and counting(self) and rec.procs > capacity(self) - (self.used - self.held_units) then
-    return false
-  end
+  if rec.procs and rec.procs > M.free_units(self) then return false end
   local now, bare = nofit_of(self, rec)
   local key = now and fit_key(rec)
   if key and (now[key] or (prot and bare[prot] and bare[prot][key])) then return false end
@@ -1209,6 +1206,17 @@ end
 -- out of use.
 function capacity(self)
   return self.total - (self.out_known and self.out_units or 0)
+end
+
+-- The units a start may use (ctx:free): those running jobs leave, and
+-- with nodes out of use while counting (M.set_out) those they leave on
+-- the nodes in use, where a plain request must fit.  Otherwise an upper
+-- bound: down and drained nodes count.
+function M.free_units(self)
+  if self.not_up > 0 and self.out_known and counting(self) then
+    return capacity(self) - (self.used - self.held_units)
+  end
+  return self.total - self.used
 end
 
 -- The units out of use (on nodes down or drained), for a driver that
@@ -1554,7 +1562,7 @@ end
 function M.bound_starts(self)
   local pol = self.queue_policy
   if pol.bound_calls then
-    pol:bound_calls("start", "procs", self.total - self.used, "reserved")
+    pol:bound_calls("start", "procs", M.free_units(self), "reserved")
   end
 end
 
@@ -1741,7 +1749,7 @@ function M.context(loop)
     end
     ask(s, rec_of(s, view, "reprioritize"))
   end
-  function ctx.free() return loop.total - loop.used end
+  function ctx.free() return M.free_units(loop) end
   function ctx.total() return loop.total end
   function ctx.clock() return loop.now end
   function ctx.changed() return loop.changed end
