@@ -396,18 +396,34 @@ local function view_of(rec)
   return v
 end
 
--- The job's reservation, in its record and in the view its queue policy
--- sees (a mirror in the policy's sandbox, refreshed here).
-local function set_reserved(self, rec, t)
-  if (rec.reserved ~= nil) ~= (t ~= nil) then
-    self.nreserved = self.nreserved + (t ~= nil and 1 or -1)
-    self.reserved_set[rec.id] = t ~= nil and rec or nil
-  end
-  local was = rec.reserved
-  if was ~= t then
+-- What the C queue (its reservation, for a driver's estimates), the
+-- driver (touched) and the queue policy's view (a mirror in its sandbox)
+-- are told of rec's reservation: its own, when they were told another.
+local function publish(self, rec)
+  local t = rec.reserved
+  if rec.shown ~= t then
+    rec.shown = t
     self.cs:reserve(rec.id, t)
     local touched = self.touched
     if touched then touched[rec.id] = rec end
+  end
+  local v = rec.view
+  if v and v.reserved ~= t then
+    v.reserved = t
+    if rec.state == "queued" then self.queue_policy:share_field(rec.id, "reserved", t) end
+  end
+end
+
+-- The job's reservation, in its record, and told (publish) at once, or
+-- at the end of a replanning (self.quiet: a job planned where it was
+-- before is not told again).
+local function set_reserved(self, rec, t)
+  local was = rec.reserved
+  if (was ~= nil) ~= (t ~= nil) then
+    self.nreserved = self.nreserved + (t ~= nil and 1 or -1)
+    self.reserved_set[rec.id] = t ~= nil and rec or nil
+  end
+  if was ~= t then
     local at = self.starts_at
     if was then
       local n = at[was] - 1
@@ -416,14 +432,15 @@ local function set_reserved(self, rec, t)
     if t then at[t] = (at[t] or 0) + 1 end
   end
   rec.reserved = t
-  local v = rec.view
-  if v and v.reserved ~= t then
-    v.reserved = t
-    if rec.state == "queued" then self.queue_policy:share_field(rec.id, "reserved", t) end
+  local quiet = self.quiet
+  if quiet then
+    quiet[#quiet + 1] = rec
+  else
+    publish(self, rec)
   end
 end
 
-local drop_reservations, cancel_reservation
+local drop_reservations, cancel_reservation, reserve
 
 -- The sizes of the waiting jobs (units asked; 0 for a jobspec job whose
 -- count is not known yet), counted, so that "does any waiting job fit in
@@ -718,7 +735,7 @@ local function begin_run(self, rec, job)
     at[was] = n > 0 and n or nil
   end
   if rec.vres then set_vres(self, rec, nil) end
-  rec.reserved = nil
+  rec.reserved, rec.shown = nil, nil
   if rec.view then rec.view.reserved = nil end
   self.queue_policy:unshare(rec.id)
   assert(self.cs:start(rec.id))
@@ -842,6 +859,34 @@ local function reserved_recs(self)
   local out = {}
   for _, rec in pairs(self.reserved_set) do out[#out + 1] = rec end
   return out
+end
+
+-- Drop every reservation and plan the waiting jobs recs again, in order,
+-- each at its earliest start given the running jobs and the jobs before
+-- it (one that fits now starts): what ctx:cancel() and then ctx:reserve of
+-- each job in turn give, in one call (ctx:replan).  The C queue, the
+-- driver and the queue policy's views are told at the end, and only of
+-- the jobs planned elsewhere than before: when a job ends early most of
+-- a conservative schedule stays where it was.  Raises as reserve does,
+-- having told what was planned.
+function M.replan(self, recs)
+  local quiet = {}
+  self.quiet = quiet
+  local ok, err = pcall(function()
+    M.cancel_many(self, reserved_recs(self))
+    for _, rec in ipairs(recs) do
+      if rec.state == "queued" and not rec.reserved then
+        local between = self.between
+        if between then between() end
+        reserve(self, rec)
+      end
+    end
+  end)
+  self.quiet = nil
+  for _, rec in ipairs(quiet) do
+    if rec.state == "queued" then publish(self, rec) end
+  end
+  if not ok then error(err, 0) end
 end
 
 -- Cancel every reservation (node events invalidate them, and so does a
@@ -1327,7 +1372,7 @@ end
 
 -- Reserve rec at its earliest start; the start time and "started" or
 -- "reserved", or nil.
-local function reserve(self, rec)
+function reserve(self, rec)
   if self.reserve_depth and self.nreserved >= self.reserve_depth then
     -- no reservation, but a job that fits now still starts
     if try_now(self, rec) then return self.now, "started" end
@@ -1715,6 +1760,18 @@ function M.context(loop)
     step(loop)
     local t, how = reserve(loop, rec)
     return t, how
+  end
+  -- Every reservation dropped and the queue planned again in order, in
+  -- one call (M.replan).
+  function ctx.replan()
+    local s = loop
+    step(s)
+    local ids, n = s.cs:ids(s.ids_buf)
+    s.ids_buf = ids
+    if s.queue_depth and n > s.queue_depth then n = s.queue_depth end
+    local jobs, recs = s.jobs, {}
+    for i = 1, n do recs[i] = jobs[ids[i]] end
+    M.replan(s, recs)
   end
   function ctx.cancel(_, view)
     if view == nil then
