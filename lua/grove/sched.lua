@@ -979,7 +979,8 @@ function M.due(self, t)
 end
 
 -- The passes asked for up to t were made (a driver that passes over
--- instants, M.due, forgets them).
+-- instants, M.due, and says so by setting self.passes_over, forgets
+-- them).
 function M.woke(self, t)
   self.wakes_asked[t] = nil
 end
@@ -1818,7 +1819,8 @@ function M.context(loop)
   end
   function ctx.wake(_, t)
     if math.type(t) ~= "integer" then error("bad argument #1 to 'wake' (an integer time)", 2) end
-    if t > loop.now then loop.wakes_asked[t] = true end
+    -- (remembered for a driver that passes over instants: M.due)
+    if t > loop.now and loop.passes_over then loop.wakes_asked[t] = true end
     wake(loop, t)
   end
   function ctx.decayed_usage(_, kind, key)

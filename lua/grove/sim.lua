@@ -261,6 +261,7 @@ function M.new(opts)
     reserve_depth = opts.reserve_depth, queue_depth = opts.queue_depth})
   if not ok then return nil, msg, code end
   self.on_start, self.on_wake = M._on_start, M._on_wake
+  self.passes_over = true -- instants with no pass due (sched.due)
   index_nodes(self)
   if #self.nodes == 0 then return nil, "the cluster has no node vertices", "EINVAL" end
   nodes_out(self)
