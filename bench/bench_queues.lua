@@ -198,7 +198,9 @@ local function policies()
             if size[1] == "100k" and at10k[q[1]] then
               local g = cpu / at10k[q[1]]
               note = note .. ("  %5.1fx its 10k"):format(g)
-              if not quick then note = note .. (g <= 12 and " (<= 12: met)" or " (<= 12: NOT met)") end
+              if not quick then
+                note = note .. (g <= 12 and " (<= 12: met)" or " (<= 12: NOT met)")
+              end
             end
             print(("%-5s ef %g %-13s cpu %7.2f s%s%s  [load %s]"):format(size[1], ef, q[1], cpu,
               note, same, loadavg()))

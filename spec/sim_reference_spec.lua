@@ -426,7 +426,9 @@ describe("grove sim against the processor-count reference", function()
       end
     end
     for id in pairs(starts) do
-      if want[id] == nil then bad[#bad + 1] = ("job %d: started, not in the reference"):format(id) end
+      if want[id] == nil then
+        bad[#bad + 1] = ("job %d: started, not in the reference"):format(id)
+      end
     end
     table.sort(bad)
     assert.are.same({}, {table.unpack(bad, 1, math.min(#bad, 5))})
@@ -442,12 +444,13 @@ describe("grove sim against the processor-count reference", function()
         {last // 2, "drain", "n[10-11]"}})
       assert.is_true(n > 100)
     end)
-    it(("%s: nodes drained and returned in two steps, 120 jobs on 16 whole nodes, low policy"):format(q),
-      function()
+    it(("%s: nodes drained and returned in two steps, 120 jobs on 16 whole nodes, low policy")
+      :format(q), function()
       local jobs = generated(120, 16, 8, 2, 0.02)
       local last = jobs[#jobs].submit
       local n = with_events(jobs, 16, 2, q, "node", "low", {
-        {last // 4, "drain", "n[2-7]"}, {last // 2, "up", "n[2-5]"}, {last // 2 + 600, "up", "n[6-7]"}})
+        {last // 4, "drain", "n[2-7]"}, {last // 2, "up", "n[2-5]"},
+        {last // 2 + 600, "up", "n[6-7]"}})
       assert.is_true(n > 100)
     end)
   end

@@ -647,7 +647,7 @@ end
 -- each running job holds of them (a drained node's jobs run on), so that
 -- plain requests stay counted (sched.set_out).
 function nodes_out(self)
-  local held = {}
+  local out_held = {}
   if self.not_up > 0 then
     local nodes, of = self.nodes, self.node_of
     local out = {}
@@ -673,12 +673,12 @@ function nodes_out(self)
               if out[of[v]] then u = u + 1 end
             end
           end
-          held[rec] = u
+          out_held[rec] = u
         end
       end
     end
   end
-  sched.set_out(self, self.down_units, held)
+  sched.set_out(self, self.down_units, out_held)
 end
 
 local function apply_event(self, ev)
