@@ -455,6 +455,33 @@ describe("grove sim against the processor-count reference", function()
     end)
   end
 
+  -- ctx:replan() is ctx:cancel() and a ctx:reserve of each waiting job in
+  -- turn: conservative written that way gives the same starts and nodes.
+  it("ctx:replan gives what a cancel and a reserve of each job give", function()
+    local by_hand = assert(sim.queue.parse([[
+return {name = "by_hand", schedule = function(ctx)
+  if ctx:changed() then ctx:cancel() end
+  local now = ctx:clock()
+  for _, job in ipairs(ctx:queue()) do
+    if job.reserved == now then ctx:start(job)
+    elseif not job.reserved then ctx:reserve(job) end
+  end
+end}]], "by_hand"))
+    for _, c in ipairs{{"core", 4, 8, nil, 32}, {"node", 16, 2, "low", 16}} do
+      local jobs = generated(150, c[5], 6, 3, 0.02)
+      local rows = {}
+      for k, q in ipairs{"conservative", by_hand} do
+        rows[k] = {}
+        local s = assert(sim.new{graph = machine(c[2], c[3]), queue = q, procs_as = c[1],
+          policy = c[4], out = function(r) rows[k][r.id] = r.start .. " " .. r.hosts end})
+        s:feed(sim.trace.from_list(jobs))
+        assert(s:run())
+      end
+      assert.are.same(rows[2], rows[1])
+      assert.is_true(#jobs == 150)
+    end
+  end)
+
   it("the reference tells the policies apart on a loaded machine", function()
     local jobs = generated(150, 32, 2, 3, 0.02)
     local f, e, c = reference(jobs, 32, "fcfs"), reference(jobs, 32, "easy"),
