@@ -398,6 +398,14 @@ static inline grove_sym_t dom_sym(const grove_matcher_t *m)
     return m->dominant == GROVE_SYM_NONE ? m->g->sym_containment : m->dominant;
 }
 
+/* The direction in which slots and a top level below the nodes are
+ * ranked by id: the policy's declared id_order (+1 ascending, -1
+ * descending), 0 when it declares none or its order is not used. */
+static inline int id_dir(const grove_matcher_t *m)
+{
+    return m->pol.order && !m->pol.explore_by_use ? (int)m->pol.id_order : 0;
+}
+
 /* The state block of current vertex v, and v's place in it. */
 static inline struct sblk *sblk_of(const grove_matcher_t *m, grove_vid_t v)
 {
@@ -797,7 +805,6 @@ void grovep_match_use_update(grove_matcher_t *m, grove_job_t *j, int64_t now);
 bool grovep_match_at_or_below_node(const grove_matcher_t *m, grove_vid_t w);
 int64_t grovep_match_take_slots(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl,
                                 uint64_t want, struct checkpoint *per, size_t nper);
-int grovep_match_id_direction(grove_matcher_t *m, grove_vid_t a, grove_vid_t b);
 int grovep_match_take_slots_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t u,
                                   bool pexcl, uint64_t want);
 

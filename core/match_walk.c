@@ -997,7 +997,9 @@ static int64_t take(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool
  * node), the lot ranked by its sort, and the best taken.  The ids of the
  * levels walked through count for nothing: under high, of the sockets
  * numbered 0 and 1 in every node, node0's socket1 comes first (t3038:19),
- * where a walk that orders each level by id would reach node7's first. */
+ * where a walk that orders each level by id would reach node7's first.
+ * Only under a policy that declares its order by id (id_order); any other
+ * order is the walk's. */
 
 static int admit(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool pexcl,
                  uint64_t want, bool *sure);
@@ -1068,11 +1070,12 @@ static int top_take_ranked(grove_matcher_t *m, const struct req *r, bool pexcl, 
     return rc;
 }
 
-/* want vertices of top-level request r below u, ranked as above: 1 taken,
- * 0 not (nothing taken), -1 error; 2 when the walk that orders each level
- * by id gives the same (the candidates' keys already ascend in visiting
- * order, or they are u's own children), when the policy does not order by
- * id, for nodes (their ids do not repeat across a machine: the walk's
+/* want vertices of top-level request r below u, ranked as above (the
+ * caller checked that the policy declares an order by id, id_dir): 1
+ * taken, 0 not (nothing taken), -1 error; 2 when the walk that orders each
+ * level by id gives the same (the candidates' keys already ascend in
+ * visiting order, or they are u's own children), when their ids are all
+ * equal, for nodes (their ids do not repeat across a machine: the walk's
  * order is the ranking, and a node request, the usual one, pays no more),
  * or beyond TOP_RANK_MAX candidates in containment.  Candidates are
  * admitted on their aggregates (admit); when one of those ranked first
@@ -1112,24 +1115,17 @@ static int take_top_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t u
     }
     if (!below || nc < 2)
         goto out;
-    int dir = 0;
-    for (size_t i = 0; i + 1 < nc && dir == 0; i++) {
-        int64_t a = grove_vertex_id(m->g, cv[i].v), b = grove_vertex_id(m->g, cv[i + 1].v);
-        if (a != b)
-            dir = a < b ? grovep_match_id_direction(m, cv[i].v, cv[i + 1].v)
-                        : grovep_match_id_direction(m, cv[i + 1].v, cv[i].v);
-    }
-    if (dir == -2) {
-        rc = -1;
-        goto out;
-    }
+    int dir = id_dir(m);
+    bool differ = false; /* two candidates of different ids */
+    for (size_t i = 0; i + 1 < nc && !differ; i++)
+        differ = grove_vertex_id(m->g, cv[i].v) != grove_vertex_id(m->g, cv[i + 1].v);
     bool ascending = true;
     for (size_t i = 0; i < nc; i++) {
-        cv[i].key = top_key(m, cv[i].v, dir ? dir : 1);
+        cv[i].key = top_key(m, cv[i].v, dir);
         ascending = ascending && (i == 0 || cv[i - 1].key < cv[i].key);
     }
-    if (ascending || dir == 0)
-        goto out; /* the walk's order is the ranking (all equal: not ordered by id) */
+    if (ascending || !differ)
+        goto out; /* the walk's order is the ranking (all ids equal: nothing to rank by) */
     /* those admitted, in graph order, ranked */
     size_t n = 0;
     for (size_t i = 0; i < nc; i++) {
@@ -1806,8 +1802,7 @@ int grovep_match_list(grove_matcher_t *m, const struct req *r, grove_vid_t u, bo
     if (!r->child && grovep_match_channeled_type(m, r->type))
         return grovep_match_channel_match(m, r, u, top);
 
-    if (top && fixed && r->child && m->pol.order && !m->pol.explore_by_use
-        && m->pol.select != GROVE_SELECT_BEST) {
+    if (top && fixed && r->child && id_dir(m) && m->pol.select != GROVE_SELECT_BEST) {
         int rc = take_top_by_id(m, r, u, pexcl, want);
         if (rc != 2) {
             if (rc <= 0)

@@ -35,6 +35,15 @@ typedef enum grove_select {
     GROVE_SELECT_BEST = 1   /* every fitting candidate scored; best k */
 } grove_select_t;
 
+/* How a policy's order puts vertex ids, as the policy declares it: the
+ * matcher never asks the order hook to find out (a hook that leaves a list
+ * as it is says nothing of ids). */
+typedef enum grove_id_order {
+    GROVE_ID_ORDER_NONE = 0,       /* not by id at every level (or no order) */
+    GROVE_ID_ORDER_ASCENDING = 1,  /* lowest id first at every level (low, lonode) */
+    GROVE_ID_ORDER_DESCENDING = -1 /* highest id first at every level (high, hinode) */
+} grove_id_order_t;
+
 /* The whole request as the hooks see it, the same for every hook call of
  * one match (the matcher builds it once per match, grove_policy_request_*
  * below).  Types are those the request names, slots left out. */
@@ -108,6 +117,16 @@ typedef struct grove_policy {
      * rank.  The order hook is then not used (match_use.c,
      * grovep_match_use_update). */
     bool explore_by_use;
+    /* The order hook puts ids this way at every level (low, high, lonode,
+     * hinode and their x variants declare it).  Then a fixed number of
+     * slots, and a request whose top level lies below the nodes, are
+     * chosen as the reference engine chooses them: ranked by the ids of
+     * what they take, across the homes (match_slot.c, match_walk.c's
+     * take_top_by_id), not taken in the walk's order.  NONE (an order by
+     * anything else, or by id at some levels only): slots and candidates
+     * in the walk's order, the order hook's.  Only with an order hook and
+     * without explore_by_use. */
+    grove_id_order_t id_order;
     /* Slots compared by their ids weigh the id of the node they lie in
      * first (the reference engine's node_centric): lonode and hinode keep a
      * job on the lowest / highest node, where low and high compare the
