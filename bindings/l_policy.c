@@ -25,8 +25,11 @@
  *            function(v) -> number, descending = bool, when = "TYPE"}
  *                             declarative: sorted in C by (key, vertex),
  *                             only lists holding a TYPE vertex when `when`
- *                             is given; a key function is called at most
- *                             once per vertex and match
+ *                             is given (the others in the base's order),
+ *                             the TYPE vertices below the levels between
+ *                             as one list (grove_policy_t.order_types); a
+ *                             key function is called at most once per
+ *                             vertex and match
  *   score(v, ctx) -> number   higher is better
  *   scores(candidates, ctx, keys) -> {s1, ..., sn}   the same for all the
  *                             candidates of a level in one call (instead
@@ -47,11 +50,9 @@
  *                             this way at every level, so slots are ranked
  *                             by their ids as the reference engine ranks
  *                             them (grove_policy_t.id_order); default: what
- *                             order = {key = "id"} says (with when, only
- *                             when the base orders the other levels the
- *                             same way), the base's without an order of the
- *                             file's own, else "none": never read off an
- *                             order function
+ *                             order = {key = "id"} without when says, the
+ *                             base's without an order of the file's own,
+ *                             else "none": never read off an order function
  *   score_local = bool        the score of a candidate depends on nothing
  *                             but it, the records below it during the
  *                             window and ctx's type, count, start, end,
@@ -327,10 +328,7 @@ static int spec_id_order(lua_State *S, struct grovel_policy *p, const grove_poli
     if (given[H_ORDER] && !p->lua[H_ORDER] && p->key == K_ID)
         by_key = p->desc ? GROVE_ID_ORDER_DESCENDING : GROVE_ID_ORDER_ASCENDING;
     if (given[H_ORDER]) /* the file's order replaces the base's */
-        dir = by_key != GROVE_ID_ORDER_NONE
-                      && (!p->when || (base && base->order && base->id_order == by_key))
-                  ? by_key
-                  : GROVE_ID_ORDER_NONE;
+        dir = p->when ? GROVE_ID_ORDER_NONE : by_key;
     if (declared != ID_ORDER_UNSET) {
         if (by_key != GROVE_ID_ORDER_NONE && declared != GROVE_ID_ORDER_NONE
             && declared != (int)by_key)
@@ -364,10 +362,14 @@ static int spec_hooks(lua_State *S, struct grovel_policy *p, const grove_policy_
     p->base_order = base ? base->order : NULL;
     if (p->lua[H_PRUNE])
         h.prune = grovelp_policy_tramp_prune;
-    if (p->lua[H_ORDER])
+    if (p->lua[H_ORDER]) {
         h.order = grovelp_policy_tramp_order;
-    else if (given[H_ORDER])
+    } else if (given[H_ORDER]) {
         h.order = grovelp_policy_decl_order;
+        /* a list of `when` vertices is one across the levels between */
+        p->when_types[0] = p->when;
+        h.order_types = p->when ? p->when_types : NULL;
+    }
     if (p->lua[H_SCORE]) {
         h.score = grovelp_policy_tramp_score;      /* what hooks() and the matcher test */
         h.scores = grovelp_policy_tramp_score_all; /* what the matcher calls: a level at once */

@@ -70,6 +70,12 @@ struct req {
  * have a handful; a type past these is asked again at each use. */
 #define RANK_MEMO_N 16
 
+/* How the vertices of a type are ranked (rank_memo.how): by the policy's
+ * scores (and choose), by its order, or both (the order first, the scores
+ * then sorting with ties in its order). */
+#define RANK_BY_SCORE 1
+#define RANK_BY_ORDER 2
+
 /* The subsystem tag of the kept rankings in the order table (oslot.sub):
  * apart from the kept orders of the same vertex's children. */
 #define RANK_SUB 0x80
@@ -305,11 +311,13 @@ struct grove_matcher {
     grove_policy_request_t preq; /* the request as hooks see it */
     /* Ranking at the levels the request does not name (match_walk.c,
      * rank_kids): set for each match by grovep_match_rank_setup. */
-    bool rank_on;               /* the policy scores or chooses (select best) */
+    bool rank_on;               /* rank_score or rank_order */
+    bool rank_score;            /* the policy scores or chooses (select best) */
+    bool rank_order;            /* its order sorts order_types across levels */
     uint64_t rank_need;         /* what the level walked for still needs (ctx.count) */
     struct rank_memo {          /* whether vertices of a type are ranked */
         grove_sym_t type;
-        bool ranked;
+        uint8_t how;            /* RANK_BY_*: 0 not ranked */
     } rank_memo[RANK_MEMO_N];
     size_t nrank_memo;
     struct rent {               /* an entry of a list being ranked */

@@ -163,6 +163,18 @@ typedef struct grove_policy {
      * node-level score runs once per node and never on cores. */
     const char *const *prune_types;
     const char *const *score_types;
+    /* The types whose vertices order sorts as one list across the levels
+     * between (NULL-ended names; NULL: none, order sorts each vertex's
+     * children, one parent at a time).  A vertex the walk enters lists, in
+     * place of its children, the nearest vertices of these types below it
+     * that lie below another level (below a cluster of racks, with
+     * "node": every node of the machine), in the order one call of order
+     * gives them (parent: that vertex; the children handed are not its
+     * own), the levels between checked as the walk checks those it passes
+     * through; so a node order is one order of the machine's nodes, not
+     * rack by rack.  Order is still asked about every other list.  Only
+     * with order and without explore_by_use. */
+    const char *const *order_types;
 } grove_policy_t;
 
 /* The built-in policy called name ("first", "low", "high", "lonode",

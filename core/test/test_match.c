@@ -692,6 +692,67 @@ static void test_order_not_probed(void)
     }
 }
 
+/* An order of nodes, highest id first (other lists as they are), that
+ * notes the longest list of nodes it was handed. */
+struct nodeord {
+    size_t most;
+};
+
+static int order_nodes_high(void *arg, const grove_graph_t *g, grove_vid_t parent,
+                            grove_vid_t *kids, size_t n)
+{
+    (void)parent;
+    struct nodeord *no = arg;
+    if (n == 0 || strcmp(grove_vertex_type(g, kids[0]), "node"))
+        return 0;
+    no->most = n > no->most ? n : no->most;
+    for (size_t i = 1; i < n; i++) /* insertion: n is small */
+        for (size_t j = i; j > 0 && grove_vertex_id(g, kids[j]) > grove_vertex_id(g, kids[j - 1]);
+             j--) {
+            grove_vid_t t = kids[j];
+            kids[j] = kids[j - 1];
+            kids[j - 1] = t;
+        }
+    return 0;
+}
+
+/* An order that names its types (order_types) sorts the nodes of the
+ * whole machine as one list: a one-core job and a one-node job go to the
+ * highest node of the machine (node5 of the second rack), not of the
+ * first rack; without order_types the racks come in graph order. */
+static void test_order_types(void)
+{
+    static const char *const node_only[] = {"node", NULL};
+    const test_shape_t shape = {.nodes = 6, .per_rack = 3, .sockets = 2, .cores = 2};
+    const char *reqs[] = {
+        "- type: slot\n  count: 1\n  label: s\n  with:\n  - type: core\n    count: 1\n",
+        "- type: node\n  count: 1\n  with:\n  - type: slot\n    count: 1\n    label: s\n"
+        "    with:\n    - type: core\n      count: 1\n"};
+    for (int typed = 0; typed < 2; typed++) {
+        grove_graph_t *g = test_cluster(&shape);
+        grove_matcher_t *m = grove_matcher_create(g, NULL);
+        struct nodeord no = {0};
+        grove_policy_t p = {.name = "nodes", .order = order_nodes_high, .arg = &no,
+                            .order_types = typed ? node_only : NULL};
+        ok(grove_matcher_set_policy(m, &p) == 0, "policy set (order_types %d)", typed);
+        for (size_t r = 0; r < 2; r++) {
+            grove_jobspec_t *js = js_of(reqs[r]);
+            const grove_job_t *j = NULL;
+            long node = -1;
+            if (js && grove_match(m, js, GROVE_MATCH_ALLOCATE, (grove_jobid_t)r + 1, &j, NULL) == 0)
+                for (size_t q = 0; q < j->npicks; q++)
+                    if (!strcmp(grove_vertex_type(g, j->picks[q].v), "node"))
+                        node = (long)grove_vertex_id(g, j->picks[q].v);
+            is_int(node, typed ? 5 : 2, "request %zu: the highest node of the %s", r,
+                   typed ? "machine" : "first rack");
+            grove_jobspec_destroy(js);
+        }
+        is_int((long)no.most, typed ? 6 : 3, "the longest list of nodes ordered at once");
+        grove_matcher_destroy(m);
+        grove_graph_destroy(g);
+    }
+}
+
 /* The job table and the kept requests, with jobs going oldest first,
  * newest first and from the middle, and coming again: every job left is
  * found by id, in id order, with its request. */
@@ -1441,6 +1502,7 @@ int main(void)
     test_scores_hook();
     test_order_kept();
     test_order_not_probed();
+    test_order_types();
     test_stamp_wrap();
     test_block_wrap();
     test_busy();
