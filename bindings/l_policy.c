@@ -330,7 +330,7 @@ static int spec_id_order(lua_State *S, struct grovel_policy *p, const grove_poli
     if (given[H_ORDER]) /* the file's order replaces the base's */
         dir = p->when ? GROVE_ID_ORDER_NONE : by_key;
     if (declared != ID_ORDER_UNSET) {
-        if (by_key != GROVE_ID_ORDER_NONE && declared != GROVE_ID_ORDER_NONE
+        if (by_key != GROVE_ID_ORDER_NONE && !p->when && declared != GROVE_ID_ORDER_NONE
             && declared != (int)by_key)
             return spec_error(S, p, "%s",
                               declared > 0 ? "id_order = \"ascending\" contradicts order = "
