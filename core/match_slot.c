@@ -465,14 +465,18 @@ static int slot_homes(grove_matcher_t *m, const struct req *r, grove_vid_t w, bo
     if (kids_begin(m, w, r, &k) < 0)
         return -1;
     int rc = 0;
-    for (uint32_t i = 0; i < k.n && rc == 0; i++) {
-        grove_vid_t c = kid_at(m, &k, i);
+    if (!m->rank_on) {
+        for (uint32_t i = 0; i < k.n && rc == 0; i++)
+            rc = slot_homes(m, r, kid_at(m, &k, i), false, hv, nh, cap, max);
+    } else {
         /* a ranked list leaves out the levels between (match_walk.c):
          * each enterable, as the walk down to c would have found it */
-        int failed = 0;
-        if (m->rank_on && m->par[c] != w && !grovep_match_path_ok(m, NULL, w, c, &failed))
-            continue;
-        rc = slot_homes(m, r, c, false, hv, nh, cap, max);
+        for (uint32_t i = 0; i < k.n && rc == 0; i++) {
+            grove_vid_t c = kid_at(m, &k, i);
+            int failed = 0;
+            if (m->par[c] == w || grovep_match_path_ok(m, NULL, w, c, &failed))
+                rc = slot_homes(m, r, c, false, hv, nh, cap, max);
+        }
     }
     kids_end(m, &k);
     return rc;
