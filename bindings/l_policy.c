@@ -369,6 +369,9 @@ static int spec_hooks(lua_State *S, struct grovel_policy *p, const grove_policy_
         /* a list of `when` vertices is one across the levels between */
         p->when_types[0] = p->when;
         h.order_types = p->when ? p->when_types : NULL;
+        /* a key read from the graph: the same list sorts the same way
+         * until the graph changes (and so does the base's order by id) */
+        h.order_static = p->key != K_FUNCTION;
     }
     if (p->lua[H_SCORE]) {
         h.score = grovelp_policy_tramp_score;      /* what hooks() and the matcher test */

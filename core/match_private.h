@@ -328,6 +328,8 @@ struct grove_matcher {
     size_t rentcap;
     grove_vid_t *rlist;         /* the list being built (rank_kids) */
     size_t nrlist, rlistcap;
+    struct grovep_okeep *okeep; /* static orders' lists kept between matches
+                                 * (match_order.c), NULL until one is */
     struct grovep_keep *keep;   /* rankings kept between matches (match_keep.c),
                                  * NULL until one is */
 };
@@ -808,6 +810,13 @@ int grovep_match_use_count_all(grove_matcher_t *m, enum use_op op, const grove_p
 void grovep_match_use_forget(grove_matcher_t *m, grove_job_t *j);
 int grovep_match_use_reserve(grove_matcher_t *m, const grove_job_t *j, int64_t now);
 void grovep_match_use_update(grove_matcher_t *m, grove_job_t *j, int64_t now);
+
+/* match_order.c: the lists of a static order kept between matches */
+bool grovep_match_order_keeps(const grove_matcher_t *m);
+const grove_vid_t *grovep_match_order_find(grove_matcher_t *m, grove_vid_t v, uint32_t *n);
+void grovep_match_order_store(grove_matcher_t *m, grove_vid_t v, const grove_vid_t *list,
+                              uint32_t n);
+void grovep_match_order_clear(grove_matcher_t *m);
 
 /* match_slot.c: slots */
 bool grovep_match_at_or_below_node(const grove_matcher_t *m, grove_vid_t w);

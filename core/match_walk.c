@@ -111,6 +111,7 @@ void grovep_match_scratch_free(grove_matcher_t *m)
     free(m->rents);
     free(m->rlist);
     grovep_match_keep_clear(m);
+    grovep_match_order_clear(m);
 }
 
 void grovep_match_new_generation(grove_matcher_t *m)
@@ -630,6 +631,9 @@ static int rank_kids(grove_matcher_t *m, grove_vid_t v, size_t fi, const struct 
     if (o && o->epoch == m->oepoch) {
         list = m->okids + o->at;
         n = o->n;
+    } else if (grovep_match_order_keeps(m) && (list = grovep_match_order_find(m, v, &n))) {
+        /* a static order's list, as an earlier match made it */
+        order_keep(m, v, sub, list, n);
     } else {
         struct frame *f = &m->frames[fi];
         int kept = grovep_match_keep_find(m, v, r);
@@ -664,11 +668,13 @@ static int rank_kids(grove_matcher_t *m, grove_vid_t v, size_t fi, const struct 
         n = (uint32_t)m->nrlist;
         order_keep(m, v, sub, m->rlist, n);
         list = m->rlist;
+        if (found && grovep_match_order_keeps(m))
+            grovep_match_order_store(m, v, list, n);
     }
     struct frame *f = &m->frames[fi];
     if (grovep_grow((void **)&m->kids, &m->kidcap, (size_t)f->kids + n, sizeof(*m->kids)) < 0)
         return -1;
-    /* list may lie in okids, never in kids */
+    /* list may lie in okids or a kept list, never in kids */
     memcpy(m->kids + f->kids, list, n * sizeof(*m->kids));
     f->nkids = n;
     m->nkids = (size_t)f->kids + n;

@@ -175,6 +175,14 @@ typedef struct grove_policy {
      * rack by rack.  Order is still asked about every other list.  Only
      * with order and without explore_by_use. */
     const char *const *order_types;
+    /* The order of a list depends on nothing but the vertices handed and
+     * what grove_graph_changes counts (structure, sizes, names, ranks,
+     * properties, statuses): not on records, the window, the request or
+     * any state of the hook's own.  The lists sorted as one (order_types)
+     * are then kept from one match to the next while the graph does not
+     * change so (match_order.c).  A declarative order by a string key is
+     * static; one by a key function is not. */
+    bool order_static;
 } grove_policy_t;
 
 /* The built-in policy called name ("first", "low", "high", "lonode",

@@ -330,6 +330,28 @@ describe("an order limited with when", function()
     for i = 0, 5 do props[i] = {health = degraded[i] and "0" or "1"} end
     return socketed{properties = props}
   end
+  -- The sorted list of the machine's nodes is kept from one match to the
+  -- next (a key read from the graph gives the same order until the graph
+  -- changes): a property set between two matches is followed at once.
+  it("follows a node's property set between two matches", function()
+    local g = health()
+    local m = core.matcher(g)
+    assert(m:set_policy(parse([[return {order = {key = "property:health", descending = true,
+      when = "node"}}]])))
+    local function node_of(j)
+      for _, pk in ipairs(j.picks) do
+        if pk.vertex:type() == "node" then return pk.vertex:name() end
+      end
+    end
+    assert.equal("n4", node_of(assert(m:match(match.compiled(ONE), "allocate"))))
+    for v in g:vertices{type = "node"} do
+      if v:name() == "n4" or v:name() == "n3" then v:set_property("health", "0") end
+      if v:name() == "n0" then v:set_property("health", "2") end
+    end
+    assert.equal("n0", node_of(assert(m:match(match.compiled(ONE), "allocate"))))
+    assert.equal("n0", node_of(assert(m:match(match.compiled(NODE), "allocate"))))
+  end)
+
   for _, shape in ipairs(SHAPES) do
     it("puts jobs on degraded nodes only when no healthy one has room: " .. shape[1], function()
       local p = parse([[return {order = {key = "property:health", descending = true,
