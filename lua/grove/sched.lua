@@ -47,6 +47,15 @@
 --                                   or whose reservation changes, for a
 --                                   driver that tells only those
 --
+-- Time.  The loop counts time in ticks: self.tps ticks a second (1 in
+-- grove sim, whose clock is whole seconds; 1000 in the Flux module, whose
+-- clock is the broker's to the millisecond).  The clock, estimates,
+-- planned starts and every window in the planner are ticks.  A queue
+-- policy sees seconds whatever the loop counts (ctx:clock(), a job's
+-- estimate and reserved, ctx:reserve, ctx:earliest, ctx:running,
+-- ctx:wake, reprioritize.every, half_life): a policy runs unchanged under
+-- both.  Under tps 1 nothing is converted (the numbers stay integers).
+--
 -- A job record: {id =, submit =, estimate =, procs = (units of the
 -- processor type, or nil when a jobspec says), user =, jobspec = (a
 -- table, a grove.jobspec, or its JSON text, or nil), priority = (default
@@ -110,6 +119,7 @@ end
 --                  no limit); ctx:reserve of one more returns nil
 --   timed     count and time every match (core.sched's stats)
 --   params    {name = value}: the queue policy's parameters (ctx:param)
+--   tps       ticks a second, the loop's time unit (default 1: seconds)
 --   budget, memory, time   the queue policy's limits
 -- Returns self, or nil, message, code.
 function M.init(self, opts)
@@ -118,6 +128,7 @@ function M.init(self, opts)
   if not q then return nil, msg, code end
   self.g = g
   self.queue_policy = q
+  self.tps = opts.tps or 1
   self.unit = opts.unit or "core"
   if opts.now then g:set_now(opts.now) end
   self.now = g:now()
@@ -213,6 +224,27 @@ function M.new(opts)
   self.total = opts.total or M.count_units(self)
   M.bind(self)
   return self
+end
+
+-- A time or span of the loop (ticks) in seconds, as a queue policy sees
+-- it (nil stays nil; under tps 1, the number as it is).
+local function secs(self, t)
+  local tps = self.tps
+  if tps == 1 or t == nil then return t end
+  local s = t / tps
+  return math.tointeger(s) or s
+end
+M.secs = secs
+
+-- Seconds (a number) in ticks, rounded up (a start or an end the loop
+-- must not place early); a number within a millionth of a tick of a whole
+-- tick is that tick, so that seconds written from ticks come back exact.
+function M.ticks(self, s)
+  local tps = self.tps
+  local t = s * tps
+  local r = math.floor(t + 0.5)
+  if math.abs(t - r) <= 1e-6 then return math.tointeger(r) or r end
+  return math.tointeger(math.ceil(t)) or math.ceil(t)
 end
 
 -- Move the clock to t (the graph's and the loop's).
@@ -341,6 +373,32 @@ function M.request(self, job)
   return js
 end
 
+-- A time or span of the loop as text in seconds: whole, or to the
+-- millisecond.
+local function seconds_text(self, ticks)
+  local s = secs(self, tonumber(ticks))
+  if math.type(s) == "integer" then return tostring(s) end
+  return (fmt("%.3f", s):gsub("0+$", ""))
+end
+
+-- The matcher's reasons name the horizon's times and spans as it counts
+-- them, in the loop's ticks: said in seconds.
+local function in_seconds(self, msg)
+  if self.tps == 1 then return msg end
+  local function S(x) return seconds_text(self, x) end
+  msg = msg:gsub("job duration %((%d+)s%) exceeds the resource set's expiration %((%d+), "
+    .. "(%d+)s after the earliest start (%d+)%)", function(d, h, span, t)
+      return fmt("job duration (%ss) exceeds the resource set's expiration (%s, %ss after "
+        .. "the earliest start %s)", S(d), S(h), S(span), S(t))
+    end)
+  msg = msg:gsub("the resource set's expiration %((%d+)%) is not after the job's earliest "
+    .. "start %((%d+)%)", function(h, t)
+      return fmt("the resource set's expiration (%s) is not after the job's earliest start (%s)",
+        S(h), S(t))
+    end)
+  return msg
+end
+
 -- Whether the jobspec job rec (rec.js set) could ever be placed here: nil,
 -- or the reason it cannot and the code (ENODEV: never on this machine).
 function M.unsatisfiable(self, rec)
@@ -348,7 +406,7 @@ function M.unsatisfiable(self, rec)
   if not ok and code == "ENODEV" then
     -- the matcher's own reason when it has one (a level or a type the
     -- machine cannot meet, the resource set's expiration)
-    if m2 ~= "unsatisfiable request" then return tostring(m2), "ENODEV" end
+    if m2 ~= "unsatisfiable request" then return in_seconds(self, tostring(m2)), "ENODEV" end
     return "cannot fit the machine", "ENODEV"
   elseif not ok and code ~= "EBUSY" then
     return tostring(m2), code
@@ -379,10 +437,10 @@ end
 
 -- ---- the queue ------------------------------------------------------------------------
 
-local function view_of(rec)
+local function view_of(self, rec)
   local v = rec.view
   if not v then
-    v = {id = rec.id, submit = rec.submit, procs = rec.procs, estimate = rec.estimate,
+    v = {id = rec.id, submit = rec.submit, procs = rec.procs, estimate = secs(self, rec.estimate),
       user = rec.user, group = rec.group, queue = rec.queue, partition = rec.partition,
       priority = rec.priority}
     rec.view = v
@@ -404,9 +462,10 @@ local function set_reserved(self, rec, t)
   end
   rec.reserved = t
   local v = rec.view
-  if v and v.reserved ~= t then
-    v.reserved = t
-    if rec.state == "queued" then self.queue_policy:share_field(rec.id, "reserved", t) end
+  local ts = secs(self, t)
+  if v and v.reserved ~= ts then
+    v.reserved = ts
+    if rec.state == "queued" then self.queue_policy:share_field(rec.id, "reserved", ts) end
   end
 end
 
@@ -475,7 +534,7 @@ function M.enqueue(self, rec)
   self.qlen = self.qlen + 1
   size_in(self, rec)
   if self.touched then self.touched[rec.id] = rec end
-  self.queue_policy:share(rec.id, view_of(rec))
+  self.queue_policy:share(rec.id, view_of(self, rec))
   unrank(self, rec)
 end
 
@@ -851,7 +910,7 @@ function M.set_queue_policy(self, q)
   end
   for _, rec in ipairs(M.waiting(self)) do
     rec.placement = nil
-    q:share(rec.id, view_of(rec))
+    q:share(rec.id, view_of(self, rec))
   end
   self.changed = true
 end
@@ -863,7 +922,7 @@ local function decayed(self, entry)
   if not entry then return 0 end
   local dt = self.now - entry.t
   if dt == 0 then return entry.v end
-  return entry.v * 2 ^ (-dt / self.queue_policy.half_life)
+  return entry.v * 2 ^ (-dt / (self.queue_policy.half_life * self.tps))
 end
 
 local function decay_add(self, tbl, key, charge)
@@ -1179,6 +1238,63 @@ function cancel_reservation(self, rec, replan)
 end
 M.cancel_reservation = cancel_reservation
 
+-- Move matcher job id's window to [start, stop) (stop nil: no end), on
+-- the vertices it holds: its R registered again over the new window (a
+-- driver holds a running job past its end so; a reservation that came
+-- due late starts so).  true, or nil, the reason and the job's R as text
+-- (without a window: register it again with one): the new window
+-- collides with what holds those vertices, and the job keeps its old one,
+-- or, when that one is over, is left out of the matcher.
+function M.move_window(self, id, start, stop)
+  local m = self.m
+  local info = m:info(id)
+  local R = assert(m:rv1(id, {graph = true}))
+  -- register takes the window it is given only when R has none
+  local text = R:set_times(0, 0):encode{graph = true}
+  R:close()
+  m:cancel(id)
+  local ok, msg = m:register(text, id, {start = start, ["end"] = stop})
+  if not ok then
+    -- back as it was: a window not yet over takes its old place again
+    if info["end"] == nil or info["end"] > self.now then
+      assert(m:register(text, id, {start = info.start, ["end"] = info["end"]}))
+    end
+    return nil, msg, text
+  end
+  return true
+end
+
+-- Reservations whose start has passed without a pass at it (a driver on
+-- a real clock passes when its timer has fired, a moment after; grove
+-- sim's clock stops at each start) start now: each is moved to [now,
+-- now + estimate), so that a policy that starts a job when its planned
+-- start is the clock (conservative) starts it, and the planner holds it
+-- for its whole estimate from when it starts.  When one cannot be moved
+-- (something holds its vertices at its new end) every reservation is
+-- dropped, to be planned again in queue order.  The number moved.
+function M.due(self)
+  local now = self.now
+  local late = {}
+  for _, rec in pairs(self.reserved_set) do
+    if rec.reserved < now then late[#late + 1] = rec end
+  end
+  table.sort(late, function(a, b) return a.id < b.id end)
+  for _, rec in ipairs(late) do
+    if rec.vres then
+      rec.vres = now
+    elseif not M.move_window(self, rec.id, now, now + rec.estimate) then
+      drop_reservations(self)
+      return 0
+    end
+    set_reserved(self, rec, now)
+  end
+  if #late > 0 then
+    self.plan_gen = self.plan_gen + 1
+    self.room_gen = self.room_gen + 1
+  end
+  return #late
+end
+
 -- The shadow time of a plain request of p units: the earliest time at
 -- which p units are free by the running jobs' estimates, and the units
 -- free then.  Kept per pass and per p: jobs started in the pass add to
@@ -1292,7 +1408,7 @@ local function ask(self, rec)
   local pol = self.queue_policy
   if pol.policy_for then pol = pol:policy_for(rec) end  -- a queue's own policy
   if not pol.priority then return end
-  local v = view_of(rec)
+  local v = view_of(self, rec)
   local ok, p = pcall(pol.call, pol, "priority", v, pol.bound)
   if not ok then
     self.host_error = tostring(p)
@@ -1324,7 +1440,8 @@ end
 local function rank_due(self)
   local rp = self.queue_policy.reprioritize
   if rp and rp.every and (not self.rank_tick or self.now >= self.rank_tick) then
-    self.rank_tick = (self.now // rp.every + 1) * rp.every
+    local every = self.tps == 1 and rp.every or rp.every * self.tps
+    self.rank_tick = (self.now // every + 1) * every
     self.rank_all = true
   end
   if self.rank_all then return ask_all(self) end
@@ -1498,10 +1615,10 @@ function M.context(loop)
   end
   function ctx.reserve(_, view)
     local rec = rec_of(loop, view, "reserve")
-    if rec.reserved then return rec.reserved, "reserved" end
+    if rec.reserved then return secs(loop, rec.reserved), "reserved" end
     step(loop)
     local t, how = reserve(loop, rec)
-    return t, how
+    return secs(loop, t), how
   end
   function ctx.cancel(_, view)
     if view == nil then
@@ -1515,7 +1632,7 @@ function M.context(loop)
   end
   function ctx.earliest(_, view)
     local rec = rec_of(loop, view, "earliest")
-    if rec.reserved then return rec.reserved end
+    if rec.reserved then return secs(loop, rec.reserved) end
     step(loop)
     local t
     if counting(loop) then
@@ -1524,7 +1641,7 @@ function M.context(loop)
       local j = loop.m:match(rec.js, "without_allocating_future")
       t = j and j.start or nil
     end
-    return t
+    return secs(loop, t)
   end
   -- The policy's inputs moved: ask job's priority again, or every
   -- waiting job's; the queue's order follows at once.
@@ -1538,7 +1655,7 @@ function M.context(loop)
   end
   function ctx.free() return loop.total - loop.used end
   function ctx.total() return loop.total end
-  function ctx.clock() return loop.now end
+  function ctx.clock() return secs(loop, loop.now) end
   function ctx.changed() return loop.changed end
   function ctx.usage(_, user) return loop.usage[user] or 0 end
   function ctx.param(_, name, default)
@@ -1547,8 +1664,13 @@ function M.context(loop)
     return v
   end
   function ctx.wake(_, t)
-    if math.type(t) ~= "integer" then error("bad argument #1 to 'wake' (an integer time)", 2) end
-    wake(loop, t)
+    if loop.tps == 1 then
+      if math.type(t) ~= "integer" then error("bad argument #1 to 'wake' (an integer time)", 2) end
+      wake(loop, t)
+      return
+    end
+    if type(t) ~= "number" or t ~= t then error("bad argument #1 to 'wake' (a time)", 2) end
+    wake(loop, M.ticks(loop, t))
   end
   function ctx.decayed_usage(_, kind, key)
     local d = loop.decay
@@ -1563,8 +1685,9 @@ function M.context(loop)
     local out = {}
     for _, rec in pairs(loop.jobs) do
       if rec.state == "running" then
-        out[#out + 1] = {id = rec.id, start = rec.start, estimate = rec.estimate,
-          ["end"] = rec.est_end, procs = rec.procs, user = rec.user, group = rec.group,
+        out[#out + 1] = {id = rec.id, start = secs(loop, rec.start),
+          estimate = secs(loop, rec.estimate), ["end"] = secs(loop, rec.est_end),
+          procs = rec.procs, user = rec.user, group = rec.group,
           queue = rec.queue}
       end
     end

@@ -251,7 +251,7 @@ function PQ:context(q, pol)
       if not pq:eligible(q, rec) then return false end
       if not rec.reserved and others_reserved() then
         local t = base.earliest(base, view)
-        if t ~= loop.now then return false end
+        if t ~= base.clock() then return false end
       end
     end
     local ok = base.start(base, view, opts)
@@ -273,7 +273,7 @@ function PQ:context(q, pol)
     if depth and rec and rec.state == "queued" and not rec.reserved and nreserved() >= depth then
       -- the queue's reserve depth is reached: no reservation, but a job
       -- that fits now still starts (as the loop's own reserve depth)
-      if ctx.start(ctx, view) then return loop.now, "started" end
+      if ctx.start(ctx, view) then return base.clock(), "started" end
       return nil
     end
     local t, how = base.reserve(base, view)
