@@ -149,7 +149,7 @@ describe("flux grove set-property and remove-property", function()
     assert.equal(1100, by_id(acts, "alloc", "annotate")[2].annotations.sched.t_estimate)
     run(s, "set-property", {target = "n0", key = "badrabbit"})
     local info = s.loop.m:info(2)
-    assert.equal(1100, info.start)
+    assert.equal(1100 * flux.TICKS, info.start)
     assert.equal("1", tostring(s.loop.m:rv1(2):ranks()))
   end)
 

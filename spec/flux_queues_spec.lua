@@ -211,7 +211,7 @@ describe("grove.flux live configuration", function()
     assert.equal("easy", s:stats().queue)
     -- job 1 kept its nodes, job 2 its place (the head, reserved at 1100)
     assert.equal("running", s.loop.jobs[1].state)
-    assert.equal(1100, s.loop.jobs[2].reserved)
+    assert.equal(1100 * flux.TICKS, s.loop.jobs[2].reserved)
   end)
 
   it("adds and removes queues", function()

@@ -20,8 +20,16 @@
 -- of the wrong shape) is answered with an "error" action, never raised:
 -- the broker module must not die of a bad message.
 --
--- The clock is opts.clock() (default os.time), read on every message;
--- the graph's time moves with it, never back.  A job's duration is its
+-- The clock is opts.clock() (default core.real_clock: seconds, a fraction
+-- kept),
+-- read on every message; the graph's time moves with it, never back.
+-- The loop counts time in milliseconds (M.TICKS a second: grove.sched's
+-- ticks), so that what it plans is right to the millisecond: a job's R
+-- says when it was allocated, to the millisecond, and gives it its whole
+-- limit; estimates, planned starts and the windows in the planner are
+-- exact to a millisecond.  What comes in and goes out is seconds (R, the
+-- jobspec's duration, annotations, the operator's times, the queue
+-- policy's view: grove.sched converts).  A job's duration is its
 -- jobspec's attributes.system.duration; none (or 0) means until the
 -- resource set expires, or opts.default_duration when it does not.
 --
@@ -61,6 +69,9 @@ local TYPE_CODE = {success = 0, annotate = 1, deny = 2, cancel = 3}
 
 M.DEFAULT_DURATION = 365 * 24 * 3600
 
+-- The loop's ticks a second: it plans in milliseconds.
+M.TICKS = 1000
+
 -- flux-core's scheduler test hooks, the bits `flux module debug --setbit`
 -- sets on a scheduler module (sched-simple's): the module copies them
 -- into self.debug.  1: every alloc is denied; 2: waiting jobs show
@@ -90,7 +101,8 @@ end
 --                  scheduling graph, JGF)
 --   limited        the N of ready's "limited=N" (default: unlimited)
 --   limits         {budget =, memory =, time =} for the queue policy
---   clock          a function returning the time (seconds; os.time)
+--   clock          a function returning the time (seconds since the
+--                  epoch, a fraction kept; core.real_clock)
 --   default_duration  seconds for a job without one when the resource set
 --                  does not expire (default one year)
 -- Returns the object, or nil, message, code.
@@ -103,10 +115,11 @@ function M.new(opts)
   local self = setmetatable({match_format = mf, limited = opts.limited,
     log_level = opts.log_level or config.LEVELS.info, forecast_period = opts.forecast_period,
     notes = opts.notes,
-    clock = opts.clock or os.time, default_duration = opts.default_duration or M.DEFAULT_DURATION,
+    clock = opts.clock or core.real_clock,
+    default_duration = (opts.default_duration or M.DEFAULT_DURATION) * M.TICKS,
     out = {}, started = false}, Flux)
   local g = core.graph()
-  local now = math.floor(self.clock())
+  local now = math.floor(self.clock() * M.TICKS)
   limits = {budget = limits.budget or opts.budget, memory = limits.memory or opts.memory,
     time = limits.time or opts.time}
   self.queues, self.queue_names = opts.queues, opts.queue_names
@@ -114,7 +127,8 @@ function M.new(opts)
   local qpol, msg, code = queues.policy(loop, opts, limits)
   if not qpol then return nil, msg, code end
   loop, msg, code = sched.init(loop, {graph = g, queue = qpol, policy = opts.policy,
-    unit = "core", reservations = "planner", now = now, queue_depth = opts.queue_depth,
+    unit = "core", reservations = "planner", now = now, tps = M.TICKS,
+    queue_depth = opts.queue_depth,
     reserve_depth = opts.reserve_depth, timed = true, budget = limits.budget,
     memory = limits.memory, time = limits.time})
   if not loop then return nil, msg, code end
@@ -126,6 +140,10 @@ function M.new(opts)
   -- matcher's job)
   loop.no_vids = true
   loop.on_wake = function(_, t)
+    -- a start planned when a job past its end is held to (a tick from
+    -- now) comes with that job's free, not with the clock: a wake then
+    -- would only hold it again, a tick at a time
+    if self.overdue_until and t <= self.overdue_until then return end
     if not self.wake or t < self.wake then self.wake = t end
   end
   loop.before_pass = function() reserve.tend(self) end
@@ -187,7 +205,7 @@ local function refresh_open(self)
         rec.estimate = e
         rec.js = sched.request(loop, rec)
         if rec.view then
-          rec.view.estimate = e
+          rec.view.estimate = sched.secs(loop, e)
           loop.queue_policy:share(rec.id, rec.view)
         end
       end
@@ -237,8 +255,10 @@ local function pass(self, new, moved)
   -- moved: something else changed too (the default without new)
   local joined = new and (new.id and {new} or new)
   if new == nil then moved = true end
-  -- before anything is placed: what jobs past their end still hold
+  -- before anything is placed: what jobs past their end still hold, and
+  -- the planned starts that came due while no pass ran
   M.hold_overdue(self)
+  sched.due(loop)
   -- the matcher's events (starts, ends, overdue) are not read here: they
   -- are let go each pass, or a long-lived instance would keep them all
   loop.m:events{clear = true}
@@ -289,50 +309,68 @@ end
 -- planner and in the loop's estimates.  Every reservation is dropped
 -- first (one may sit where the job now extends): the next pass plans
 -- them again.  true, or nil and the reason (the job keeps its old end).
-function move_end(self, rec, new_end)
+local function end_moved(self, rec, start, new_end)
   local loop = self.loop
-  local m = loop.m
-  local R = assert(m:rv1(rec.id, {graph = true}))
-  local info = m:info(rec.id)
-  sched.drop_reservations(loop)
-  m:cancel(rec.id)
-  -- register holds a job over its R's window: the same R, its end moved
-  local text = R:encode{graph = true}
-  local moved = text:gsub('"expiration":%s*[%d.eE+-]+', '"expiration":' .. (new_end or 0), 1)
-  local ok, msg = m:register(moved, rec.id, {start = info.start, ["end"] = new_end})
-  if not ok then
-    -- back as it was: a window not yet over takes its old place again
-    if info["end"] == nil or info["end"] > loop.now then
-      assert(m:register(text, rec.id, {start = info.start, ["end"] = info["end"]}))
-    end
-    return nil, msg
-  end
   -- the estimate list is ordered by est_end: out and in again
   sched.stop_estimate(loop, rec)
-  rec.estimate = new_end and new_end - info.start or self.default_duration
-  rec.est_end = info.start + rec.estimate
+  rec.estimate = new_end and new_end - start or self.default_duration
+  rec.est_end = start + rec.estimate
   sched.start_estimate(loop, rec)
   self.gen = self.gen + 1
+end
+
+-- (on failure also the job's R as text, as sched.move_window gives it)
+function move_end(self, rec, new_end)
+  local loop = self.loop
+  local info = loop.m:info(rec.id)
+  sched.drop_reservations(loop)
+  local ok, msg, text = sched.move_window(loop, rec.id, info.start, new_end)
+  if not ok then return nil, msg, text end
+  end_moved(self, rec, info.start, new_end)
   return true
 end
 
--- How long a job that outlives its end is held for at a time (s).
-M.OVERDUE_GRACE = 60
+-- How far past now a job that outlived its end is held at a time
+-- (ticks): one.
+M.OVERDUE_STEP = 1
 
 -- A running job whose end has passed without its free (a job at its time
--- limit is being killed; the free follows): its resources are still its
--- own, so its end moves on by OVERDUE_GRACE, again each time it passes,
--- until the free comes.  No other job is placed on them meanwhile (the
--- matcher keeps such a job in its table: set_overdue("report")).
+-- limit is being killed; the free follows when the kill, its epilog and
+-- housekeeping are done: seconds on real systems) still holds its
+-- resources, and when they come free is not known, only that it is
+-- soon.  So the planner holds it to a tick from now, and again at every
+-- look (each message moves the clock and calls this first, and so does
+-- each pass): its resources are never free now, so nothing is placed
+-- on them before its free, and what needs them next (the head's planned
+-- start) is planned a tick from now, so that no later job can be
+-- backfilled in front of it (it would have to end within that tick).
+-- Every reservation is dropped as it is held, and the pass plans them
+-- again in queue order, the head first.  A start planned at the held end
+-- wakes no pass (on_wake): the free brings the next.  (The matcher keeps
+-- such a job in its table: set_overdue("report").)
 function M.hold_overdue(self)
   local loop = self.loop
   -- (at its very end too: the planner has its resources free from then)
   local rec = sched.first_by_est(loop)
   while rec and rec.est_end <= loop.now do
-    local ok, msg = move_end(self, rec, loop.now + M.OVERDUE_GRACE)
+    local stop = loop.now + M.OVERDUE_STEP
+    self.overdue_until = stop
+    self.stale = true
+    local start = loop.m:info(rec.id).start
+    local ok, msg, text = move_end(self, rec, stop)
+    if not ok and text then
+      -- a reservation's window opened on its nodes while it overran:
+      -- the reservation's holds give way to it until its free
+      local m = loop.m
+      ok, msg = reserve.give_way(self, core.rv1_decode(text):ranks(), function()
+        local done, why = m:register(text, rec.id, {start = start, ["end"] = stop})
+        if done then end_moved(self, rec, start, stop) end
+        return done, why
+      end)
+    end
     if not ok then
-      -- what it holds was promised from its end on (a reservation over
-      -- it): the job is left to its free, out of the planner
+      -- what it holds was promised from its end on, and cannot be given
+      -- back: the job is left to its free, out of the planner
       emit(self, {op = "log", level = "err", message = fmt(
         "job %s outlived its end and could not be held: %s", base.f58(rec.id), tostring(msg))})
       sched.stop_estimate(loop, rec)
@@ -387,12 +425,19 @@ function Flux:acquire(response)
     return fail(self, "resource.acquire", "EPROTO", err or "bad response")
   end
   tick(self)
-  local horizon = self.loop.g:expiration()
+  local loop = self.loop
+  local horizon = loop.g:expiration()
   local ev, msg = self.acq:apply(r)
   if not ev then
     emit(self, {op = "log", level = "err", message = "resource.acquire: " .. tostring(msg)})
     return flush(self)
   end
+  -- the acquisition code keeps the graph's clock and horizon in seconds
+  -- (R's): the loop's are ticks (the expiration's last fraction of a
+  -- tick left out, as a window ending within it would end past it)
+  local exp = self.acq:expiration()
+  loop.g:set_expiration(exp > 0 and math.floor(exp * M.TICKS) or 0)
+  if loop.g:now() ~= loop.now then sched.set_now(loop, loop.now) end
   local R0 = type(r.resources) == "table" and r.resources
   if R0 and type(R0.scheduling) == "table" and R0.scheduling.graph == nil then
     -- scheduler data that is not a graph: carried into each job's R
@@ -481,8 +526,12 @@ function Flux:hello(job)
   if type(R) ~= "string" then return fail(self, "sched.hello", "EPROTO", "hello: job has no R") end
   R, msg = core.rv1_decode(R)
   if not R then return fail(self, "sched.hello", "EPROTO", "hello: job's R: " .. tostring(msg)) end
-  local start = math.floor(R:starttime() or 0)
-  local exp = R:expiration() or 0
+  -- R's window (seconds) in the loop's ticks, the start rounded down and
+  -- the end up: register takes the window given when R has none
+  local st, ex = R:starttime() or 0, R:expiration() or 0
+  local start = st > 0 and math.floor(st * M.TICKS + 1e-6) or 0
+  local exp = ex > 0 and sched.ticks(loop, ex) or 0
+  R:set_times(0, 0)
   local now = loop.now
   -- the ranks released already are left out; what has no rank (a
   -- rabbit's ssds, named by R's graph) is held until the final free
@@ -494,7 +543,7 @@ function Flux:hello(job)
     opts.free = j.free
   end
   if start > 0 then opts.start = start end
-  if exp > 0 then opts["end"] = math.floor(exp) end
+  if exp > 0 then opts["end"] = exp end
   local ok, m2, code = loop.m:register(R, j.id, opts)
   local gone
   if not ok and code == "ENOENT" then
@@ -756,7 +805,7 @@ function Flux:expiration(request)
   local horizon = loop.g:expiration()
   local new_end
   if not open then
-    new_end = math.ceil(r.expiration)
+    new_end = sched.ticks(loop, r.expiration)
   elseif horizon > 0 then
     new_end = horizon
   end
@@ -874,9 +923,20 @@ function Flux:schedule()
   return flush(self)
 end
 
--- When a reservation comes due (a pass is wanted then), or nil.
+-- When a pass is wanted next, in seconds, or nil: the earliest planned
+-- start of a waiting job (whichever pass planned it: a pass that plans
+-- only a later one keeps it), or what the last pass asked (a
+-- reservation's window opening or closing, a forecast period ending).
+-- A start planned at the end a job past its end is held to is left out:
+-- that job's free brings the pass.
 function Flux:next_wake()
-  return self.wake
+  local loop = self.loop
+  local w, now, lim = self.wake, loop.now, self.overdue_until
+  for _, rec in pairs(loop.reserved_set) do
+    local t = rec.reserved
+    if t > now and (not lim or t > lim) and (not w or t < w) then w = t end
+  end
+  return sched.secs(loop, w)
 end
 
 -- Counters in the shape of `flux module stats` (grove.flux.ops).
@@ -913,6 +973,12 @@ function Flux:aside(name, ...)
   self.out, self.in_aside = saved, nil
   if not r[1] then error(r[2], 0) end
   return table.unpack(r, 2, r.n)
+end
+
+-- What the clock's moving does first (grove.flux.base's tick): the jobs
+-- past their end are held.
+function Flux:on_tick()
+  M.hold_overdue(self)
 end
 
 -- Handle one message by topic: its actions.

@@ -150,8 +150,9 @@ local function forecast_due(self, touched)
     return false
   end
   local period = self.forecast_period
+  if period then period = sched.ticks(loop, period) end
   if fc and period and loop.now < fc.at + period then
-    local due = math.ceil(fc.at + period)
+    local due = fc.at + period
     if not self.wake or due < self.wake then self.wake = due end
     return false
   end
@@ -247,7 +248,8 @@ function M.annotate(self)
     elseif depth and i > depth then
       want.reason_pending = "beyond the queue depth"
     else
-      want.t_estimate = t
+      -- (seconds, as flux-core's schedulers give it: to the millisecond)
+      want.t_estimate = sched.secs(loop, t)
       want.reason_pending = t == loop.now and "waiting for the jobs ahead"
         or "insufficient resources"
     end
