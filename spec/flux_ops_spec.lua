@@ -107,6 +107,13 @@ describe("flux grove find", function()
     assert.matches("^EINVAL: find: bad constraint: ", refused(s, "find", {expr = '{"properties":'}))
     assert.matches("^EINVAL: find: an expression expected", refused(s, "find", {expr = "  "}))
     assert.matches("^EINVAL: ", refused(s, "find", {expr = "sched-now=maybe"}))
+    -- a term that can select nothing is a mistake, named as one
+    assert.equal("EINVAL: find: status=dwn: no such status (did you mean 'down'?); a vertex's "
+      .. "status is one of up, down, drained, excluded, degraded, failing, unknown, null",
+      refused(s, "find", {expr = "status=up or status=dwn"}))
+    assert.equal("EINVAL: find: property==: a property name expected before '=' "
+      .. "(property=KEY or property=KEY=VALUE)", refused(s, "find", {expr = "property=="}))
+    assert.matches("^EINVAL: find: property==x:", refused(s, "find", {expr = "property==x"}))
   end)
 end)
 
