@@ -9,6 +9,13 @@ local h = require("flux_helper")
 local R_text, jobspec, alloc, session = h.R_text, h.jobspec, h.alloc, h.session
 local by_id = h.by_id
 
+-- The respond action among acts (an operator's command answers with one).
+local function respond_of(acts)
+  for _, a in ipairs(acts) do
+    if a.op == "respond" then return a end
+  end
+end
+
 -- A V1 jobspec of one core whose attributes are attrs (JSON text).
 local function v1_with(attrs)
   return ('{"version":1,"resources":[{"type":"slot","count":1,"label":"task","with":'
@@ -492,7 +499,7 @@ describe("grove.flux and a job past its end", function()
     s:handle("sched.alloc", alloc(1, jobspec(1, 4, 100)))
     local acts = s:grove("reserve", {name = "maint", hosts = "n0", start = "@1100",
       duration = "1h", user = 7})
-    assert.equal("respond", acts[1].op)
+    assert.is_not_nil(respond_of(acts))
     clock.t = 1100.5
     acts = s:handle("sched.alloc", ('{"id":2,"priority":16,"userid":7,"t_submit":2,'
       .. '"jobspec":%s}'):format(jobspec(1, 4, 100)))
@@ -555,7 +562,7 @@ describe("grove.flux's clock", function()
     local s, clock = session{queue = "conservative"}
     local acts = s:grove("reserve", {name = "maint", hosts = "n[0-1]", start = "now",
       ["end"] = "@1100"})
-    assert.equal("respond", acts[1].op)
+    assert.is_not_nil(respond_of(acts))
     acts = s:handle("sched.alloc", alloc(1, jobspec(1, 4, 50)))
     assert.equal(1100, by_id(acts, "alloc", "annotate")[1].annotations.sched.t_estimate)
     assert.equal(1100, s:next_wake())

@@ -21,7 +21,9 @@
  *   register `feasibility`, schedutil_create (which registers `sched`),
  *   flux_module_set_running (resource.acquire answers only after rc1),
  *   resource.acquire (first response: the graph), the hello (running jobs
- *   rebuilt from their R), ready (unlimited or limited=N), the reactor.
+ *   rebuilt from their R), the operator's state put back from the KVS
+ *   (reservations, properties, status marks: grove.flux.state), ready
+ *   (unlimited or limited=N), the reactor.
  * Passes: every event marks the loop dirty; a check watcher runs one pass
  * per reactor turn, and while more messages wait to be read it lets them
  * in first (as long as the pass has waited less than the last one took,
@@ -188,6 +190,33 @@ static void reconcile(struct sched_ctx *ctx, json_t *st)
     free(text);
 }
 
+/* What the operator set with `flux grove` that outlives a module (the
+ * loop's state_key in the KVS), handed to the loop to put back, and to
+ * the feasibility thread's loop (properties are part of what a check
+ * reads).  Nothing kept (ENOENT): nothing to do. */
+static void restore(struct sched_ctx *ctx)
+{
+    if (sg_loop_call(ctx, "state_key", 0, 1) < 0)
+        return;
+    char *key = lua_isstring(ctx->L, -1) ? strdup(lua_tostring(ctx->L, -1)) : NULL;
+    lua_pop(ctx->L, 1);
+    flux_future_t *f = key ? flux_kvs_lookup(ctx->h, NULL, 0, key) : NULL;
+    const char *text = NULL;
+    if (!f || flux_kvs_lookup_get(f, &text) < 0) {
+        if (errno != ENOENT)
+            flux_log_error(ctx->h, "reading the operator's state at %s", key ? key : "?");
+    } else {
+        json_t *p = json_pack("{s:s}", "state", text);
+        if (p) {
+            sg_event(ctx, "restore", p, NULL);
+            sg_feas_forward(ctx, "restore", NULL, p);
+        }
+        json_decref(p);
+    }
+    flux_future_destroy(f);
+    free(key);
+}
+
 static int start(struct sched_ctx *ctx, int argc, char **argv)
 {
     flux_t *h = ctx->h;
@@ -232,6 +261,7 @@ static int start(struct sched_ctx *ctx, int argc, char **argv)
         flux_log_error(h, "hello");
         return -1;
     }
+    restore(ctx);
     if (schedutil_ready(ctx->util, ctx->ready_mode, NULL) < 0) {
         flux_log_error(h, "ready");
         return -1;

@@ -43,6 +43,7 @@
 -- (estimates, reasons, summaries); grove.flux.config the options;
 -- grove.flux.ops the operator's requests (resource status, stats, the
 -- commands of `flux grove`, with grove.flux.why and grove.flux.reserve);
+-- grove.flux.state what the operator set that outlives the module;
 -- grove.flux.base what they share (actions, clock, request reading).
 local core = require("grove.core")
 
@@ -58,6 +59,7 @@ local config = require("grove.flux.config")
 local ops = require("grove.flux.ops")
 local queues = require("grove.flux.queues")
 local reserve = require("grove.flux.reserve")
+local state = require("grove.flux.state")
 
 local M = {}
 
@@ -898,6 +900,21 @@ function Flux:reconfigure(request)
     self.queue_names and " queues=" .. table.concat(self.queue_names, ",") or "")})
   emit(self, {op = "respond", topic = "config-reload", payload = {}})
   return flush(self)
+end
+
+-- restore {state = JSON text}: what the operator set with `flux grove`
+-- that outlives the module (grove.flux.state), as the KVS holds it at
+-- the module's load, put back (after the hello, before ready).
+function Flux:restore(request)
+  local r = decode(request)
+  tick(self)
+  if type(r) == "table" and r.state ~= nil then state.restore(self, r.state) end
+  return flush(self)
+end
+
+-- The KVS key of that state.
+function Flux.state_key()
+  return state.KEY
 end
 
 -- sched.resource-status: {all, down, allocated}, each an R table

@@ -14,6 +14,7 @@ local base = require("grove.flux.base")
 local names = require("grove.flux.names")
 local queues = require("grove.flux.queues")
 local reserve = require("grove.flux.reserve")
+local state = require("grove.flux.state")
 local why = require("grove.flux.why")
 
 local M = {}
@@ -84,9 +85,12 @@ local function answer(self, topic, r, data, text)
   emit(self, {op = "respond", topic = topic, payload = {text = out}})
 end
 
--- A command that changed what the loop plans with: the answer, then a
--- pass (the waiting jobs' planned starts are planned again).
+-- A command that changed what the loop plans with: the operator's state
+-- written (grove.flux.state: the module commits it before the answer
+-- goes out), the answer, then a pass (the waiting jobs' planned starts
+-- are planned again).
 local function answer_and_pass(self, topic, r, data, text)
+  state.save(self)
   answer(self, topic, r, data, text)
   sched.drop_reservations(self.loop)
   self.stale = true
@@ -221,6 +225,7 @@ local function property_cmd(self, r, topic, add)
       unchanged[#unchanged + 1] = v
     end
   end
+  state.property(self, changed, key, add and (value or "") or false)
   -- nodes by their host names, other vertices by their paths
   local function show(list)
     for _, v in ipairs(list) do
@@ -275,6 +280,7 @@ local function status_cmd(self, r, topic)
     list[#list + 1] = v:path()
     v:set_status(status)
   end
+  state.status(self, vs, status)
   local text = ""
   if #data.changed > 0 then
     text = fmt("%s: %s\n", table.concat(data.changed, ","), status)

@@ -312,6 +312,7 @@ function M.tend(self)
       lift(self, r)
       rs[name] = nil
       base.emit(self, {op = "log", level = "info", message = fmt("reservation '%s' ended", name)})
+      require("grove.flux.state").save(self)
     else
       local again = false
       for id, rec in pairs(r.members) do
@@ -507,6 +508,62 @@ function M.add(self, r)
   list(self)[res.name] = res
   self.stale = true
   return res
+end
+
+-- A reservation as grove.flux.state saved it ({name, ranks, hosts, start,
+-- end (seconds), user, user_name, bank, queue}) made again: checked
+-- against the graph (nodes_of(self, ranks, hosts): its nodes, and the
+-- text of those no longer there as they were), the configuration (its
+-- queue) and the clock (its window not over); its running members
+-- (running jobs on its nodes that are members and started in its window)
+-- its members again, and its holds laid around what runs on its nodes.
+-- The reservation, or nil and why it is dropped.
+function M.restore(self, saved, nodes_of)
+  local loop = self.loop
+  local name = type(saved) == "table" and saved.name
+  if type(name) ~= "string" or not name:match("^[%w][%w._-]*$") then
+    return nil, "a reservation that cannot be read: dropped"
+  end
+  local tag = fmt("reservation '%s'", name)
+  if list(self)[name] then return nil, tag .. ": a second of that name: dropped" end
+  local st, en = tonumber(saved.start), tonumber(saved["end"])
+  if not st or not en or st < 0 or en <= st then
+    return nil, tag .. ": its window cannot be read: dropped"
+  end
+  local start, stop = sched.ticks(loop, st), sched.ticks(loop, en)
+  if stop <= loop.now then
+    return nil, fmt("%s ended at %s while the module was away: dropped", tag,
+      names.show_time(stop, 0, loop.tps))
+  end
+  local vs, gone = nodes_of(self, saved.ranks, saved.hosts)
+  if gone or #vs == 0 then
+    return nil, fmt("%s on %s: %s: dropped", tag, tostring(saved.hosts), gone or "no nodes")
+  end
+  local q = saved.queue
+  if q ~= nil and (type(q) ~= "string" or not (self.queues and self.queues[q])) then
+    return nil, fmt("%s for queue %s: the instance has no such queue now: dropped", tag,
+      tostring(q))
+  end
+  local user = saved.user
+  if user ~= nil and (math.type(user) ~= "integer" or user < 0) then
+    return nil, tag .. ": its user cannot be read: dropped"
+  end
+  local r = {name = name, hosts = saved.hosts, ranks = saved.ranks, nnodes = #vs,
+    start = start, ["end"] = stop, user = user,
+    user_name = type(saved.user_name) == "string" and saved.user_name or nil,
+    bank = type(saved.bank) == "string" and saved.bank or nil, queue = q, pieces = {},
+    members = {}, gen = 0, opened = false}
+  for _, id in ipairs(self.acq:jobs_on(r.ranks) or {}) do
+    local rec = loop.jobs[id]
+    if rec and rec.state == "running" and rec.start >= start and M.member(self, r, rec) then
+      r.members[id] = rec
+      rec.resv = name
+    end
+  end
+  local ok, msg = hold(self, r)
+  if not ok then return nil, fmt("%s: its holds: %s: dropped", tag, tostring(msg)) end
+  list(self)[name] = r
+  return r
 end
 
 -- End reservation name: its holds lifted (its members' running jobs keep
