@@ -576,6 +576,24 @@ describe("grove.flux's clock", function()
 end)
 
 describe("grove.flux after a restart", function()
+  it("puts back a job past its end (housekeeping holds its node) and holds it until its free",
+    function()
+    -- its limit ended at 950, housekeeping still runs on its node at 1000
+    local s, clock = session()
+    local R = '{"version":1,"execution":{"R_lite":[{"rank":"0-1","children":{"core":"0-3"}}],'
+      .. '"starttime":900,"expiration":950,"nodelist":["n[0-1]"]}}'
+    local acts = s:handle("sched.hello", {id = 1, priority = 16, userid = 1, t_submit = 1, R = R})
+    assert.same({}, acts)
+    assert.equal("running", s.loop.jobs[1].state)
+    acts = s:handle("sched.alloc", alloc(2, jobspec(1, 4, 100)))
+    assert.is_nil(by_id(acts, "alloc", "success")[2])
+    clock.t = 1003.5
+    assert.is_nil(by_id(s:schedule(), "alloc", "success")[2])
+    -- housekeeping releases rank 0, then the rest
+    acts = s:handle("sched.free", ('{"id":1,"R":%s,"final":false}'):format(h.R_text("0", "n0")))
+    assert.equal("0", h.ranks_of(by_id(acts, "alloc", "success")[2]))
+  end)
+
   it("keeps what is left of a job's R that the set no longer has whole, and ends the job",
     function()
     local s = session()

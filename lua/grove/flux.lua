@@ -535,6 +535,11 @@ function Flux:hello(job)
   local exp = ex > 0 and sched.ticks(loop, ex) or 0
   R:set_times(0, 0)
   local now = loop.now
+  -- a job past its end still holds what it holds until its free (it is
+  -- being killed, or housekeeping holds its nodes): put back as a job
+  -- past its end is held (M.hold_overdue), not refused (its nodes were
+  -- then given to others while housekeeping still held them)
+  if exp > 0 and exp <= now then exp = now + M.OVERDUE_STEP end
   -- the ranks released already are left out; what has no rank (a
   -- rabbit's ssds, named by R's graph) is held until the final free
   local opts = {}
