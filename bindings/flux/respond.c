@@ -71,14 +71,15 @@ static int errno_of(const char *name)
 
 static int level_of(const char *name)
 {
-    if (!name)
-        return LOG_INFO;
-    if (!strcmp(name, "err") || !strcmp(name, "error"))
-        return LOG_ERR;
-    if (!strncmp(name, "warn", 4))
-        return LOG_WARNING;
-    if (!strcmp(name, "debug"))
-        return LOG_DEBUG;
+    static const struct {
+        const char *name;
+        int level;
+    } levels[] = {{"emerg", LOG_EMERG}, {"alert", LOG_ALERT},     {"crit", LOG_CRIT},
+                  {"err", LOG_ERR},     {"error", LOG_ERR},       {"warning", LOG_WARNING},
+                  {"warn", LOG_WARNING}, {"notice", LOG_NOTICE}, {"debug", LOG_DEBUG}};
+    for (size_t i = 0; name && i < sizeof(levels) / sizeof(levels[0]); i++)
+        if (!strcmp(name, levels[i].name))
+            return levels[i].level;
     return LOG_INFO;
 }
 

@@ -57,6 +57,7 @@ local annotate = require("grove.flux.annotate")
 local base = require("grove.flux.base")
 local config = require("grove.flux.config")
 local ops = require("grove.flux.ops")
+local policies = require("grove.flux.policies")
 local queues = require("grove.flux.queues")
 local reserve = require("grove.flux.reserve")
 local state = require("grove.flux.state")
@@ -125,6 +126,8 @@ function M.new(opts)
   limits = {budget = limits.budget or opts.budget, memory = limits.memory or opts.memory,
     time = limits.time or opts.time}
   self.queues, self.queue_names = opts.queues, opts.queue_names
+  self.opts = opts
+  self.policy_files = policies.files(opts) or {}
   local loop = {}
   local qpol, msg, code = queues.policy(loop, opts, limits)
   if not qpol then return nil, msg, code end
@@ -162,11 +165,27 @@ end
 -- module's arguments (an array of "key=value" words), by
 -- grove.flux.config.  The object, or nil and the message (the key, where
 -- it came from and why; or why a policy did not load).
+--
+-- A policy file that does not load (or fails its self-check once the
+-- graph is there) does not leave the instance without a scheduler: the
+-- module runs the built-in defaults in place of the files (fcfs, first)
+-- and says so loudly (policy_fallback: the reason, in a crit line when
+-- it announces itself and in the stats), until a configuration whose
+-- policies load is given (`flux config reload`, `flux grove reload`).  A
+-- key it does not know, or a bad value (a misspelt policy name), still
+-- fails the load.
 function M.module(conf, args)
   local opts, msg = config.module_options(conf, args)
   if not opts then return nil, msg end
   local self, m2 = M.new(opts)
-  if not self then return nil, m2 end
+  if not self then
+    self = M.new(policies.defaults(opts))
+    if not self then return nil, m2 end
+    self.opts = opts
+    self.policy_fallback = tostring(m2)
+  end
+  -- (the configuration read again by flux grove reload: none is {})
+  self.conf = conf or {}
   self.args = args
   -- the module runs the passes an alloc or a free asks for from its
   -- reactor, once the messages waiting are read (Flux:schedule)
@@ -177,7 +196,7 @@ end
 -- ---- helpers ---------------------------------------------------------------------
 
 local decode, emit, flush, fail, tick = base.decode, base.emit, base.flush, base.fail, base.tick
-local move_end
+local move_end, take
 local check_id, request_of = base.check_id, base.request_of
 local duration_of, estimate_of = base.duration_of, base.estimate_of
 
@@ -473,6 +492,17 @@ function Flux:acquire(response)
     -- asks one) costs 5-16 ms at 16,384 nodes once, whatever the
     -- request: paid here, on one core, and not by the first job
     pcall(self.loop.m.fits_idle, self.loop.m, core.jobspec_parse(PROBE))
+    -- the policies' self-check, now that there is a graph: one that
+    -- fails leaves the module on the built-in defaults (M.module)
+    if not self.policy_fallback then
+      local ok, why = policies.check(self, self.opts, self.opts.limits or {})
+      if not ok then
+        local wanted, dflt = self.opts, policies.defaults(self.opts)
+        assert(take(self, dflt))
+        self.opts, self.policy_fallback = wanted, why
+        self.policy_files = policies.files(dflt) or {}
+      end
+    end
   end
   pass(self)
   return flush(self)
@@ -496,6 +526,13 @@ function Flux:announce()
   local all = core.rv1_from_graph(loop.g)
   for _, note in ipairs(self.notes or {}) do
     emit(self, {op = "log", level = "info", message = note})
+  end
+  if self.policy_fallback then
+    -- said loudly: the instance schedules, but not as configured
+    emit(self, {op = "log", level = "crit", message = fmt("the configured policies cannot be "
+      .. "used (%s): scheduling with the built-in defaults (queue policy fcfs, placement "
+      .. "policy first) until a configuration whose policies load is given (flux config "
+      .. "reload, flux grove reload)", self.policy_fallback)})
   end
   local names = {}
   for name, n in pairs(config.LEVELS) do names[n] = name end
@@ -852,31 +889,19 @@ function Flux:feasibility(request)
   return flush(self)
 end
 
--- config-reload {conf}: the instance's configuration changed (`flux
--- config reload`): its [sched-grove] and [queues] tables are read again
--- (the module's arguments still win) and applied without a reload of the
--- module.  The policies are loaded again from their files (one changed
--- on disk is read anew), every one before anything changes: a bad key
--- or value, a misspelt policy or one that does not load refuses the new
--- configuration with the reason (EINVAL), and the old one goes on.
--- Running jobs keep their resources, waiting jobs their order; every
--- reservation is planned again by the pass that follows.
-function Flux:reconfigure(request)
-  local r, err = decode(request)
-  local conf = type(r) == "table" and r.conf
-  if type(conf) ~= "table" then
-    return fail(self, "config-reload", "EPROTO", err or "config-reload: {conf} expected")
-  end
-  tick(self)
-  local opts, msg = config.module_options(conf, self.args)
-  if opts then opts, msg = config.check(opts) end
-  if not opts then return fail(self, "config-reload", "EINVAL", msg) end
+-- ---- configuration -------------------------------------------------------------
+
+-- Options opts taken: their policies loaded from their files (read
+-- again: the loop's placements too), every one before anything changes,
+-- then applied.  Running jobs keep their resources, waiting jobs their
+-- order; every reservation is planned again by the pass that follows.
+-- true, or nil and why (nothing changed).
+function take(self, opts)
   local loop = self.loop
   local limits = opts.limits or {}
-  -- load everything first: the loop's placements are read again too
   local saved = loop.placements
   loop.placements = {}
-  local pl0, qpol
+  local pl0, qpol, msg
   pl0, msg = sched.placement(loop, opts.policy or "first")
   if pl0 then
     qpol, msg = queues.policy(loop, opts, limits)
@@ -884,7 +909,7 @@ function Flux:reconfigure(request)
   end
   if not qpol then
     loop.placements = saved
-    return fail(self, "config-reload", "EINVAL", tostring(msg))
+    return nil, tostring(msg)
   end
   -- apply: nothing below fails
   loop.pl0, loop.pl_cur = pl0, nil
@@ -894,17 +919,133 @@ function Flux:reconfigure(request)
   self.forecast_period = opts.forecast_period
   self.queues, self.queue_names = opts.queues, opts.queue_names
   self.notes = opts.notes
-  for _, note in ipairs(opts.notes or {}) do
-    emit(self, {op = "log", level = "info", message = note})
-  end
+  self.opts = opts
   sched.set_queue_policy(loop, qpol)
   self.est, self.fc = nil, nil
   self.stale = true
+  return true
+end
+
+-- The module's configuration (conf: the instance's, decoded; nil for the
+-- options it runs with, read again) read (the module's arguments win),
+-- its policy files read and hashed, its policies self-checked on a copy
+-- of the live graph (grove.flux.policies), and only when all of that
+-- went well, taken.  true and the policy files whose content changed,
+-- or nil and why (nothing changed).
+local function configure(self, conf)
+  local opts, msg = self.opts
+  if conf or self.conf then
+    opts, msg = config.module_options(conf or self.conf, self.args)
+    if opts then opts, msg = config.check(opts) end
+    if not opts then return nil, msg end
+  end
+  local list, ferr = policies.files(opts)
+  if not list then return nil, ferr end
+  local ok, cmsg = policies.check(self, opts, opts.limits or {})
+  if not ok then return nil, cmsg end
+  ok, msg = take(self, opts)
+  if not ok then return nil, msg end
+  local again = policies.files(opts)
+  local changed = policies.changed(self.policy_files, list)
+  if not again or #policies.changed(list, again) > 0 then
+    emit(self, {op = "log", level = "warning", message = "a policy file changed while it "
+      .. "was loaded: what was read is in force; flux grove reload reads it again"})
+  end
+  if conf then self.conf = conf end
+  self.policy_files = list
+  if self.policy_fallback then
+    emit(self, {op = "log", level = "notice", message = "the configured policies are in "
+      .. "force again (they ran on the built-in default: " .. self.policy_fallback .. ")"})
+    self.policy_fallback = nil
+  end
+  for _, note in ipairs(opts.notes or {}) do
+    emit(self, {op = "log", level = "info", message = note})
+  end
+  return true, changed
+end
+
+-- Log lines of what changed in the configuration, key by key (the old
+-- and new value), and of the policy files whose content changed: what
+-- (a "config-reload" or "grove reload") applied them, or refused them
+-- and why.
+local function log_changes(self, what, old, new, files, refused)
+  local level = refused and "err" or "info"
+  local tail = refused and fmt(": refused (%s); the configuration in force stays", refused) or ""
+  local lines = config.changes(old, new)
+  for _, c in ipairs(lines) do
+    emit(self, {op = "log", level = level, message = fmt("%s: %s: %s -> %s%s", what, c.key,
+      c.old, c.new, tail)})
+  end
+  for _, f in ipairs(files or {}) do
+    emit(self, {op = "log", level = level, message = fmt("%s: %s%s %s: content %s -> %s%s", what,
+      f.key, f.queue and " of queue " .. f.queue or "", f.path, f.old or "(none)",
+      f.new or "(gone)", tail)})
+  end
+  if refused and #lines == 0 and #(files or {}) == 0 then
+    emit(self, {op = "log", level = level, message = fmt("%s: refused: %s", what, refused)})
+  end
+end
+
+-- config-reload {conf}: the instance's configuration changed (`flux
+-- config reload`): its [sched-grove] and [queues] tables are read again
+-- (the module's arguments still win) and applied without a reload of the
+-- module (configure): a bad key or value, a misspelt policy, one that
+-- does not load or fails its self-check refuses the new configuration
+-- with the reason (EINVAL), and the old one goes on.  Each change, or
+-- each refused one with the reason, is said in the log.
+function Flux:reconfigure(request)
+  local r, err = decode(request)
+  local conf = type(r) == "table" and r.conf
+  if type(conf) ~= "table" then
+    return fail(self, "config-reload", "EPROTO", err or "config-reload: {conf} expected")
+  end
+  tick(self)
+  local old = self.conf
+  local ok, changed = configure(self, conf)
+  if not ok then
+    local new_files = policies.files(config.module_options(conf, self.args) or self.opts or {})
+    log_changes(self, "config-reload", old, conf,
+      new_files and policies.changed(self.policy_files, new_files, true), changed)
+    return fail(self, "config-reload", "EINVAL", changed)
+  end
+  log_changes(self, "config-reload", old, conf, changed)
+  local loop = self.loop
   emit(self, {op = "log", level = "info", message = fmt(
-    "configuration reloaded: queue-policy=%s placement-policy=%s%s", qpol.name, pl0.name,
-    self.queue_names and " queues=" .. table.concat(self.queue_names, ",") or "")})
+    "configuration reloaded: queue-policy=%s placement-policy=%s%s", loop.queue_policy.name,
+    loop.pl0.name, self.queue_names and " queues=" .. table.concat(self.queue_names, ",") or "")})
   emit(self, {op = "respond", topic = "config-reload", payload = {}})
   return flush(self)
+end
+
+-- `flux grove reload`: the policy files of the configuration in force
+-- read again (flux-core's `flux config reload` asks the module nothing
+-- when the TOML is unchanged); when one's content changed, or the module
+-- runs on the built-in default, the configuration is taken again
+-- (configure: loaded, self-checked, then applied; refused with the
+-- reason, and the policies in force stay).  An answer for the operator,
+-- or nil and why.
+function Flux:reload_policies()
+  local opts = self.opts
+  if self.conf then opts = config.module_options(self.conf, self.args) or opts end
+  local list, ferr = policies.files(opts)
+  local changed = list and policies.changed(self.policy_files, list)
+    or policies.reread(self.policy_files)
+  if list and #changed == 0 and not self.policy_fallback then
+    return fmt("no policy file changed (%d in force: %s)", #list, policies.show(list))
+  end
+  local ok, why = configure(self, nil)
+  if not ok then
+    log_changes(self, "grove reload", nil, nil, changed, ferr or why)
+    return nil, ferr or why
+  end
+  log_changes(self, "grove reload", nil, nil, why)
+  local lines = {}
+  for _, f in ipairs(why) do
+    lines[#lines + 1] = fmt("%s%s %s: %s -> %s", f.key, f.queue and " of queue " .. f.queue or "",
+      f.path, f.old or "(none)", f.new or "(gone)")
+  end
+  if #lines == 0 then lines[1] = "the configured policies are in force again" end
+  return "reloaded: " .. table.concat(lines, "; ")
 end
 
 -- restore {state = JSON text}: what the operator set with `flux grove`

@@ -390,6 +390,58 @@ function M.module_options(conf, args)
   return o
 end
 
+-- ---- what changed ----------------------------------------------------------------
+
+-- The tables of an instance's configuration the module reads.
+M.TABLES = {"sched-grove", "queues", "sched-fluxion-qmanager", "sched-fluxion-resource"}
+
+local function shown(v)
+  if v == nil then return "(unset)" end
+  if type(v) == "table" then
+    local ok, json = pcall(require("grove.core").json_encode, v, 0)
+    return ok and json or tostring(v)
+  end
+  return tostring(v)
+end
+
+-- Whether a value is a table of keys (not an array: an array is a value).
+local function keyed(v)
+  return type(v) == "table" and next(v) ~= nil and v[1] == nil
+end
+
+-- What differs between two configurations (conf tables as `flux config
+-- get` gives them, nil for none) in the tables the module reads, key by
+-- key (a table of keys walked into, "sched-grove.queues.debug.queue-
+-- policy"): {{key =, old =, new =}, ...} with old and new as text, by key.
+function M.changes(old, new)
+  local out = {}
+  local function walk(prefix, a, b)
+    if keyed(a) or keyed(b) then
+      local keys, seen = {}, {}
+      for _, t in ipairs{type(a) == "table" and a or {}, type(b) == "table" and b or {}} do
+        for k in pairs(t) do
+          if not seen[k] then
+            seen[k] = true
+            keys[#keys + 1] = k
+          end
+        end
+      end
+      table.sort(keys, function(x, y) return tostring(x) < tostring(y) end)
+      for _, k in ipairs(keys) do
+        walk(prefix .. "." .. tostring(k), type(a) == "table" and a[k] or nil,
+          type(b) == "table" and b[k] or nil)
+      end
+      return
+    end
+    local sa, sb = shown(a), shown(b)
+    if sa ~= sb then out[#out + 1] = {key = prefix, old = sa, new = sb} end
+  end
+  for _, t in ipairs(M.TABLES) do
+    walk(t, type(old) == "table" and old[t] or nil, type(new) == "table" and new[t] or nil)
+  end
+  return out
+end
+
 -- The parameters grove.sim.perqueue takes for queues ({NAME = {queue =,
 -- policy =, reserve_depth =}}): policy_NAME, placement_NAME and
 -- reserve_depth_NAME.
