@@ -48,7 +48,7 @@ static int l_sim_match(lua_State *L)
                                                  GROVE_MATCH_ALLOCATE_ORELSE_RESERVE};
     const grove_matcher_t *m = grovel_check_matcher(L, 1);
     const grove_jobspec_t *js = grovel_check_jobspec(L, 2);
-    int mode = luaL_checkoption(L, 3, NULL, modes);
+    int mode = grovel_check_option(L, 3, NULL, modes, "mode");
     lua_Integer id = luaL_checkinteger(L, 4);
     luaL_argcheck(L, id > 0, 4, "job id must be > 0");
     bool no_vids = lua_isboolean(L, 5) && !lua_toboolean(L, 5);

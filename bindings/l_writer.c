@@ -155,8 +155,14 @@ static grove_wfmt_t check_fmt(lua_State *L, int idx)
 {
     const char *name = luaL_checkstring(L, idx);
     int f = grove_wfmt_parse(name);
-    if (f < 0)
-        luaL_argerror(L, idx, lua_pushfstring(L, "unknown format '%s'", name));
+    if (f < 0) {
+        const char *names[16];
+        size_t n = 0;
+        for (const char *w; n + 1 < sizeof(names) / sizeof(*names) && (w = grove_wfmt_name(n));)
+            names[n++] = w;
+        names[n] = NULL;
+        luaL_argerror(L, idx, grovel_push_unknown(L, "format", name, names));
+    }
     return (grove_wfmt_t)f;
 }
 

@@ -382,6 +382,34 @@ describe("trace readers", function()
   end)
 end)
 
+describe("a job's state", function()
+  it("is one of those the API reference lists, each as it says", function()
+    local s = new{queue = "fcfs"}
+    s:submit{id = 1, submit = 0, run = 100, procs = 16}
+    s:submit{id = 2, submit = 5, run = 10, procs = 4}
+    s:submit{id = 3, submit = 50, run = 10, procs = 4}
+    s:submit{id = 4, submit = 5, run = 10, procs = 4, after = 1}
+    assert(s:advance(10))
+    local seen = {}
+    for id = 1, 4 do seen[#seen + 1] = s:job(id).state end
+    -- running; waiting in the queue; submitted for later; held behind job 1
+    assert.same({"running", "queued", "submitted", "held"}, seen)
+    assert(s:run())
+    assert.is_nil(s:job(1))   -- finished: no longer in the system
+    -- the reference names these states, and no other
+    local f = assert(io.open("docs/api-src/grove.sim.luadoc"))
+    local text = f:read("a")
+    f:close()
+    local entry = assert(text:match("\n(%-%-%- A job's state.-)@function simulator:job"))
+    local list = assert(entry:match("`state` is one of%s(.-)%.%s"), entry)
+    local named = {}
+    for word in list:gmatch('`"([%w ]+)"`') do named[#named + 1] = word end
+    table.sort(named)
+    table.sort(seen)
+    assert.same(seen, named)
+  end)
+end)
+
 describe("job dependencies and think time", function()
   it("submit a job only after its predecessor ends, plus its think time", function()
     local rows = {}

@@ -59,6 +59,7 @@
 -- It must not hold scheduling or matching: it only reads and writes
 -- job lists.
 local core = require("grove.core")
+local suggest = require("grove.suggest")
 
 local M = {}
 
@@ -341,8 +342,8 @@ local function csv_header(self, cells)
   local seen = {}
   for i, c in ipairs(cells) do
     if not CSV_COLUMNS[c] then
-      raise(self, "unknown column '%s' (id, submit, run, estimate, procs, mem, user, group, " ..
-        "queue, partition, after, think, status, jobspec)", c)
+      raise(self, "unknown column '%s'%s (id, submit, run, estimate, procs, mem, user, group, " ..
+        "queue, partition, after, think, status, jobspec)", c, suggest.hint(c, CSV_COLUMNS))
     end
     seen[c] = i
   end
@@ -498,7 +499,9 @@ local function json_jobs(self, text)
         if type(v) ~= "number" then bad("%s must be a number (got %s)", k, type(v)) end
         job[k] = whole(v)
       else
-        bad("unknown field '%s' (%s)", tostring(k), JSON_FIELDS)
+        local names = {}
+        for n in JSON_FIELDS:gmatch("[%w_]+") do names[#names + 1] = n end
+        bad("unknown field '%s'%s (%s)", tostring(k), suggest.hint(tostring(k), names), JSON_FIELDS)
       end
     end
     job.id = job.id or i
