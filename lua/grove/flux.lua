@@ -279,7 +279,7 @@ local function pass(self, new, moved)
   -- before anything is placed: what jobs past their end still hold, and
   -- the planned starts that came due while no pass ran
   M.hold_overdue(self)
-  sched.due(loop)
+  sched.late_starts(loop)
   -- the matcher's events (starts, ends, overdue) are not read here: they
   -- are let go each pass, or a long-lived instance would keep them all
   loop.m:events{clear = true}

@@ -1525,7 +1525,8 @@ end
 -- for its whole estimate from when it starts.  When one cannot be moved
 -- (something holds its vertices at its new end) every reservation is
 -- dropped, to be planned again in queue order.  The number moved.
-function M.due(self)
+-- (Not M.due, which says whether a pass is due at an instant.)
+function M.late_starts(self)
   local now = self.now
   local late = {}
   for _, rec in pairs(self.reserved_set) do
@@ -1534,7 +1535,7 @@ function M.due(self)
   table.sort(late, function(a, b) return a.id < b.id end)
   for _, rec in ipairs(late) do
     if rec.vres then
-      rec.vres = now
+      set_vres(self, rec, now)
     elseif not M.move_window(self, rec.id, now, now + rec.estimate) then
       drop_reservations(self)
       return 0
@@ -1937,13 +1938,13 @@ function M.context(loop)
   function ctx.wake(_, t)
     if loop.tps == 1 then
       if math.type(t) ~= "integer" then error("bad argument #1 to 'wake' (an integer time)", 2) end
-      -- (remembered for a driver that passes over instants: M.due)
-      if t > loop.now and loop.passes_over then loop.wakes_asked[t] = true end
-      wake(loop, t)
-      return
+    else
+      if type(t) ~= "number" or t ~= t then error("bad argument #1 to 'wake' (a time)", 2) end
+      t = M.ticks(loop, t)
     end
-    if type(t) ~= "number" or t ~= t then error("bad argument #1 to 'wake' (a time)", 2) end
-    wake(loop, M.ticks(loop, t))
+    -- (remembered for a driver that passes over instants: M.due)
+    if t > loop.now and loop.passes_over then loop.wakes_asked[t] = true end
+    wake(loop, t)
   end
   function ctx.decayed_usage(_, kind, key)
     local d = loop.decay
