@@ -65,6 +65,7 @@
 -- unranked (its priority is to be asked), measured (procs is the units a
 -- jobspec job was given, not what it asks).
 local core = require("grove.core")
+local glimits = require("grove.limits")
 local gpolicy = require("grove.policy")
 local queue = require("grove.sim.queue")
 
@@ -121,6 +122,8 @@ end
 --   params    {name = value}: the queue policy's parameters (ctx:param)
 --   tps       ticks a second, the loop's time unit (default 1: seconds)
 --   budget, memory, time   the queue policy's limits
+--   limits    what running jobs may hold (grove.limits.parse's answer;
+--             M.set_limits changes it)
 -- Returns self, or nil, message, code.
 function M.init(self, opts)
   local g = opts.graph
@@ -174,6 +177,7 @@ function M.init(self, opts)
   self.pl0 = pl
   local ok, e = M.use_placement(self, nil)
   if not ok then return nil, e, "EINVAL" end
+  M.set_limits(self, opts.limits)
   return self
 end
 
@@ -591,6 +595,118 @@ function M.waiting(self)
   return out
 end
 
+-- ---- limits ------------------------------------------------------------------------
+--
+-- What running jobs may hold, per user, bank, queue and overall
+-- (grove.limits): self.limits (nil: none) and self.lim_count, what the
+-- running jobs hold (each one's share in rec.lim_h), counted only while
+-- there are limits.  A job that would pass one is held: the queue
+-- policy does not see it (ctx:next and ctx:queue pass it over), a start
+-- or a reservation of it is refused, so it holds no reservation others
+-- wait behind, and later jobs that fit the limits start.  It is held
+-- first by what it is known to ask (M.held: a plain request's units, a
+-- jobspec's least counts), then by what its match gave (admit: the match
+-- is given back).  A limit lowered below what runs stops no running job:
+-- no new one of that holder starts until it is under.  self.lim_gen
+-- moves whenever what is held or the limits change.
+
+-- Set the limits (L: grove.limits.parse's answer, or nil for none): what
+-- the running jobs hold is counted again from the matcher.
+function M.set_limits(self, L)
+  if glimits.empty(L) then L = nil end
+  self.limits = L
+  self.lim_gen = (self.lim_gen or 0) + 1
+  self.changed = true
+  if not L then
+    self.lim_count = nil
+    return
+  end
+  local count = glimits.count()
+  for rec in M.by_est(self) do
+    local info = self.m:info(rec.id)
+    rec.lim_h = glimits.holds(info and info.counts)
+    glimits.add(count, rec, rec.lim_h, 1)
+  end
+  self.lim_count = count
+end
+
+-- The limit a start of the waiting job rec would pass now, by what it is
+-- known to ask (grove.limits.check's answer, kept in rec.limit_hold for
+-- a why), or nil.
+function M.held(self, rec)
+  local L = self.limits
+  if not L then return nil end
+  local hold = glimits.check(L, self.lim_count, rec, glimits.asks(rec, self.unit))
+  rec.limit_hold = hold
+  return hold
+end
+
+-- The limit that holds the waiting job rec (grove.limits.check's
+-- answer), by what it is known to ask, else by what its last match gave
+-- it (a match refused by a limit: admit); nil when none holds it.
+function M.limit_hold(self, rec)
+  local hold = M.held(self, rec)
+  if hold or not self.limits or not rec.lim_matched then return hold end
+  hold = glimits.check(self.limits, self.lim_count, rec, rec.lim_matched)
+  if hold then hold.measured = true end
+  return hold
+end
+
+-- The reservations of the jobs a limit holds now are dropped (a job
+-- planned before its holder's other jobs started, or before a limit was
+-- lowered): no job waits behind a start that cannot happen.  The number
+-- dropped.
+function M.drop_held(self)
+  local list = {}
+  for _, rec in pairs(self.reserved_set) do
+    if M.held(self, rec) then list[#list + 1] = rec end
+  end
+  if #list > 0 then
+    table.sort(list, function(a, b) return a.id < b.id end)
+    M.cancel_many(self, list)
+    self.changed = true
+  end
+  return #list
+end
+
+-- Whether rec, just matched (the matcher holds it under rec.id), may
+-- start by what the match gave it; when it may not, the match is given
+-- back and rec is held (rec.limit_hold).
+local function admit(self, rec)
+  local L = self.limits
+  if not L then return true end
+  local info = self.m:info(rec.id)
+  local h = glimits.holds(info and info.counts)
+  local hold = glimits.check(L, self.lim_count, rec, h)
+  if hold then
+    hold.measured = true
+    rec.limit_hold, rec.lim_matched = hold, h
+    self.m:cancel(rec.id)
+    return false
+  end
+  rec.lim_new = h
+  return true
+end
+
+-- What running rec holds joins the count (sign 1) or leaves it (-1).
+local function lim_count(self, rec, sign)
+  local count = self.lim_count
+  if not count then return end
+  if sign > 0 then
+    local h = rec.lim_new
+    if not h then
+      local info = self.m:info(rec.id)
+      h = glimits.holds(info and info.counts)
+    end
+    rec.lim_h, rec.lim_new, rec.limit_hold = h, nil, nil
+    glimits.add(count, rec, h, 1)
+  elseif rec.lim_h then
+    glimits.add(count, rec, rec.lim_h, -1)
+    rec.lim_h = nil
+  end
+  self.lim_gen = self.lim_gen + 1
+end
+
 -- ---- starting and ending ---------------------------------------------------------------
 
 local match
@@ -808,6 +924,7 @@ local function begin_run(self, rec, job)
   self.running = self.running + 1
   self.qlen = self.qlen - 1
   est_insert(self, rec)
+  lim_count(self, rec, 1)
   local c = self.free_cache
   if c.pass == self.passes and rec.est_end <= c.t then c.freed = c.freed + rec.procs end
   M.bound_starts(self)
@@ -832,6 +949,7 @@ function M.adopt(self, rec, start)
   self.used = self.used + rec.procs
   self.running = self.running + 1
   est_insert(self, rec)
+  lim_count(self, rec, 1)
 end
 
 -- A running job gives back part of what it holds (the vertices already
@@ -841,6 +959,10 @@ function M.shrunk(self, rec)
   local procs = info and info.counts[self.unit] or 0
   self.used = self.used - (rec.procs - procs)
   rec.procs = procs
+  if self.lim_count then
+    lim_count(self, rec, -1)
+    lim_count(self, rec, 1)
+  end
 end
 
 -- A running job stops: its resources go back (the job stays known until
@@ -852,6 +974,7 @@ function M.stop(self, rec)
   self.m:cancel(rec.id)
   if rec.est_end and self.now < rec.est_end then self.changed = true end
   est_remove(self, rec)
+  lim_count(self, rec, -1)
   self.used = self.used - rec.procs
   self.running = self.running - 1
   if rec.held_out then
@@ -1169,6 +1292,7 @@ local function try_now(self, rec, prot)
   if rec.procs and rec.procs > self.total - self.used then
     return false
   end
+  if self.limits and M.held(self, rec) then return false end
   -- with nodes out of use, what the nodes in use leave (counting: units
   -- are interchangeable there, so the match would fail)
   if rec.procs and rec.procs > M.free_units(self) then return false end
@@ -1177,6 +1301,7 @@ local function try_now(self, rec, prot)
   if key and (now[key] or (prot and bare[prot] and bare[prot][key])) then return false end
   local j, msg, code = match(self, rec, "allocate")
   if j then
+    if not admit(self, rec) then return false end
     begin_run(self, rec, j)
     return true
   end
@@ -1433,6 +1558,8 @@ end
 -- Reserve rec at its earliest start; the start time and "started" or
 -- "reserved", or nil.
 function reserve(self, rec)
+  -- a job held by a limit takes no reservation: the jobs behind it go on
+  if self.limits and M.held(self, rec) then return nil end
   if self.reserve_depth and self.nreserved >= self.reserve_depth then
     -- no reservation, but a job that fits now still starts
     if try_now(self, rec) then return self.now, "started" end
@@ -1464,6 +1591,7 @@ function reserve(self, rec)
   end
   if key then floor[key] = j.start end
   if j.state == "allocated" then
+    if not admit(self, rec) then return nil end
     begin_run(self, rec, j)
     return self.now, "started"
   end
@@ -1591,8 +1719,27 @@ local function unplannable(self, prot, set)
   return u[prot] == true
 end
 
--- Start rec now without moving the earliest start of prot later.
+-- The first waiting job from rec on, in queue order, that no limit
+-- holds (nil: none).
+local function first_unheld(self, rec)
+  local id = rec.id
+  while id do
+    local r = self.jobs[id]
+    if not M.held(self, r) then return r end
+    id = self.cs:next(id)
+  end
+  return nil
+end
+
+-- Start rec now without moving the earliest start of prot later.  A prot
+-- a limit holds has no start to protect: the first job after it that no
+-- limit holds is protected in its place (a policy that took a held job
+-- for its head).
 local function start_protected(self, rec, prot)
+  if self.limits and M.held(self, prot) then
+    prot = first_unheld(self, prot)
+    if not prot or prot == rec then return try_now(self, rec) end
+  end
   if plain(rec) and rec.procs > self.total - self.used then return false end
   if plain(rec) and plain(prot) and (self.not_up == 0 or self.out_known) then
     -- Plain requests (any cores, or any whole nodes) make units
@@ -1637,6 +1784,10 @@ local function start_protected(self, rec, prot)
     end
     return match_fail(self, rec, msg, code)
   end
+  if not admit(self, rec) then
+    reserve(self, prot)
+    return false
+  end
   local s1 = reserve(self, prot)
   if s1 and s1 <= s0 then
     begin_run(self, rec, j)
@@ -1646,6 +1797,7 @@ local function start_protected(self, rec, prot)
   end
   cancel_reservation(self, prot, true)
   self.m:cancel(rec.id)
+  rec.lim_new = nil
   -- rec's room is given back: the start just found for prot (with rec
   -- in place) is no floor for it or its like any more
   local nf = self.nofit
@@ -1784,13 +1936,26 @@ function M.context(loop)
   function ctx.queue()
     local s = loop
     local version = s.cs:version()
+    if s.limits then version = version .. ":" .. s.lim_gen end
     if exported_version ~= version then
       local ids, n = s.cs:ids(s.ids_buf)
       s.ids_buf = ids
       local jobs = s.jobs
       exported = {}
       if s.queue_depth and n > s.queue_depth then n = s.queue_depth end
-      for i = 1, n do exported[i] = jobs[ids[i]].view end
+      if s.limits then
+        -- the jobs a limit holds are not the policy's to start
+        local k = 0
+        for i = 1, n do
+          local rec = jobs[ids[i]]
+          if not M.held(s, rec) then
+            k = k + 1
+            exported[k] = rec.view
+          end
+        end
+      else
+        for i = 1, n do exported[i] = jobs[ids[i]].view end
+      end
       M.share_queue(s.queue_policy, exported)
       exported_version = version
     end
@@ -1818,9 +1983,13 @@ function M.context(loop)
     if fit and (min_size(s) or math.huge) > fit then return nil end
     local cs, jobs = s.cs, s.jobs
     local nid = cs:next(id)
+    local limited = s.limits ~= nil
     while nid do
       local rec = jobs[nid]
-      if not fit or not rec.procs or rec.procs <= fit then return rec.view end
+      if (not fit or not rec.procs or rec.procs <= fit)
+        and not (limited and M.held(s, rec)) then
+        return rec.view
+      end
       nid = cs:next(nid)
     end
     return nil
@@ -1851,6 +2020,11 @@ function M.context(loop)
       set_reserved(s, rec, nil)
       ok = try_now(s, rec)
       if not ok then reserve(s, rec) end
+    elseif rec.reserved == s.now and s.limits and not admit(s, rec) then
+      -- (its reservation given back with its match)
+      set_reserved(s, rec, nil)
+      s.plan_gen, s.room_gen = s.plan_gen + 1, s.room_gen + 1
+      ok = false
     elseif rec.reserved == s.now then
       local vids = {}
       if not s.no_vids then
@@ -1905,6 +2079,8 @@ function M.context(loop)
   function ctx.earliest(_, view)
     local rec = rec_of(loop, view, "earliest")
     if rec.reserved then return secs(loop, rec.reserved) end
+    -- a job a limit holds has no start to promise
+    if loop.limits and M.held(loop, rec) then return nil end
     step(loop)
     local t
     if counting(loop) then
@@ -1924,6 +2100,26 @@ function M.context(loop)
       return
     end
     ask(s, rec_of(s, view, "reprioritize"))
+  end
+  -- The limit that holds a waiting job now (its text), or nil.
+  function ctx.held(_, view)
+    local rec = rec_of(loop, view, "held")
+    local hold = M.held(loop, rec)
+    return hold and glimits.text(hold) or nil
+  end
+  -- The limits in force, as a limits table (grove.limits), and new ones
+  -- (the same form): true, or nil and why (the old ones stay).
+  function ctx.limits()
+    return glimits.to_table(loop.limits)
+  end
+  function ctx.set_limits(_, tbl)
+    if type(tbl) ~= "table" then
+      error("bad argument #1 to 'set_limits' (a table of limits expected)", 2)
+    end
+    local L, msg = glimits.parse(tbl, "ctx:set_limits", {names = true})
+    if not L then return nil, msg end
+    M.set_limits(loop, L)
+    return true
   end
   function ctx.free() return M.free_units(loop) end
   function ctx.total() return loop.total end
@@ -1985,6 +2181,7 @@ function M.pass(self)
   -- reported as it is, not as the schedule's that called ctx:queue()
   self.host_error, self.placement_failed = nil, nil
   M.bound_starts(self)
+  if self.limits then M.drop_held(self) end
   if self.ranks then
     local ok, err = pcall(rank_due, self)
     if not ok then return nil, self.host_error or tostring(err), "ECANCELED" end

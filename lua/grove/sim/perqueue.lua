@@ -191,16 +191,24 @@ function PQ:context(q, pol)
     end
     return rec
   end
-  local function eligible(view) return pq:eligible(q, loop.jobs[view.id]) end
+  local function eligible(view)
+    local rec = loop.jobs[view.id]
+    return pq:eligible(q, rec) and not (loop.limits and sched.held(loop, rec))
+  end
   function ctx.queue()
     local version = loop.cs:version()
+    -- (what the limits hold back changes as jobs start and end)
+    if loop.limits then version = version .. ":" .. loop.lim_gen end
     if version ~= list_version or limited then
       list = {}
       local cs, jobs = loop.cs, loop.jobs
       local id = cs:next()
       while id do
         local rec = jobs[id]
-        if qkey(rec.queue) == q and pq:eligible(q, rec) then list[#list + 1] = rec.view end
+        if qkey(rec.queue) == q and pq:eligible(q, rec)
+          and not (loop.limits and sched.held(loop, rec)) then
+          list[#list + 1] = rec.view
+        end
         id = cs:next(id)
       end
       if loop.queue_depth then
