@@ -315,3 +315,57 @@ return {
     assert.same({user = {["max-cores"] = 8}}, loop.ctx.limits())
   end)
 end)
+
+describe("grove sim with limits", function()
+  local sim = require("grove.sim")
+  local exe = require("exe_helper")
+
+  it("holds jobs by the same limits in a simulation", function()
+    local rows = {}
+    local s = assert(sim.new{graph = machine(), queue = "easy",
+      limits = {user = {["max-cores"] = 8}, banks = {chem = {["max-running-jobs"] = 1}}},
+      out = function(r) rows[r.id] = r end})
+    s:submit{id = 1, submit = 0, run = 100, estimate = 100, procs = 8, user = "alice",
+      bank = "chem"}
+    s:submit{id = 2, submit = 1, run = 100, estimate = 100, procs = 8, user = "alice",
+      bank = "chem"}
+    s:submit{id = 3, submit = 2, run = 100, estimate = 100, procs = 8, user = "bob"}
+    s:submit{id = 4, submit = 3, run = 100, estimate = 100, procs = 4, user = "carol",
+      bank = "chem"}
+    s:run()
+    assert.same({0, 100, 2, 200}, {rows[1].start, rows[2].start, rows[3].start,
+      rows[4].start})
+    assert.same({nil, "limits.user: max-cores=-1: a limit must be 0 or more (or "
+      .. "\"unlimited\")", "EINVAL"}, {sim.new{graph = machine(),
+      limits = {user = {["max-cores"] = -1}}}})
+  end)
+
+  it("reads --limits from a JSON or a Lua file, and refuses a bad one naming it", function()
+    local dir = exe.scratch_dir()
+    exe.write(dir .. "/t.json", '[{"id":1,"submit":0,"run":100,"estimate":100,"procs":8,'
+      .. '"user":"alice"},{"id":2,"submit":1,"run":100,"estimate":100,"procs":8,'
+      .. '"user":"alice"},{"id":3,"submit":2,"run":100,"estimate":100,"procs":8,'
+      .. '"user":"bob"}]')
+    exe.write(dir .. "/c.lua", 'local c = require("grove.cluster")\n'
+      .. 'return c "c" { c.resources.node(4) { c.resources.core(8) } }\n')
+    exe.write(dir .. "/l.json", '{"user": {"max-cores": 8}}')
+    exe.write(dir .. "/l.lua", 'return {users = {alice = {["max-cores"] = 8}}}')
+    exe.write(dir .. "/bad.json", '{"user": {"max-cores": 8, "max-core": 1}}')
+    local base = exe.GROVE .. " sim --quiet --queue easy --trace " .. dir .. "/t.json --cluster "
+      .. dir .. "/c.lua --out " .. dir .. "/o.csv"
+    for _, f in ipairs{"l.json", "l.lua"} do
+      local out, rc = exe.run(base .. " --limits " .. dir .. "/" .. f)
+      assert.equal(0, rc, out)
+      local starts = {}
+      for id, start in exe.read(dir .. "/o.csv"):gmatch("\n(%d+),%d+,(%d+),") do
+        starts[tonumber(id)] = tonumber(start)
+      end
+      assert.same({0, 100, 2}, starts, f)
+    end
+    local out, rc = exe.run(base .. " --limits " .. dir .. "/bad.json")
+    assert.equal(1, rc)
+    assert.matches("grove sim: " .. (dir .. "/bad.json"):gsub("%p", "%%%0") .. ": limits.user: "
+      .. "unknown key 'max%-core' %(did you mean 'max%-cores'%?%)", out)
+    os.execute("rm -rf '" .. dir .. "'")
+  end)
+end)
