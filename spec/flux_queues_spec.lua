@@ -67,7 +67,7 @@ describe("grove.flux named queues: configuration", function()
     assert.equal("[sched-grove.queues.debgu]: no queue 'debgu' in [queues] (did you mean "
       .. "'debug'?)", err{queues = {debug = {}}, ["sched-grove"] = {queues = {debgu = {}}}})
     assert.equal("[sched-grove.queues.debug]: unknown key 'queue-depth'; a queue's keys are "
-      .. "placement-policy, queue-policy, reserve-depth",
+      .. "limits, placement-policy, queue-policy, reserve-depth",
       err{queues = {debug = {}}, ["sched-grove"] = {queues = {debug = {["queue-depth"] = 2}}}})
     assert.equal("[sched-grove.queues.debug]: reserve-depth=0: a positive integer or "
       .. "'unlimited' expected",

@@ -135,7 +135,7 @@ function M.new(opts)
     unit = "core", reservations = "planner", now = now, tps = M.TICKS,
     queue_depth = opts.queue_depth,
     reserve_depth = opts.reserve_depth, timed = true, budget = limits.budget,
-    memory = limits.memory, time = limits.time})
+    memory = limits.memory, time = limits.time, limits = opts.run_limits})
   if not loop then return nil, msg, code end
   loop.total = 0
   loop.touched = {}     -- the waiting jobs whose annotations may change
@@ -196,7 +196,7 @@ end
 -- ---- helpers ---------------------------------------------------------------------
 
 local decode, emit, flush, fail, tick = base.decode, base.emit, base.flush, base.fail, base.tick
-local move_end, take
+local move_end, take, jobspec_of
 local check_id, request_of = base.check_id, base.request_of
 local duration_of, estimate_of = base.duration_of, base.estimate_of
 
@@ -620,6 +620,12 @@ function Flux:hello(job)
     or self.default_duration
   local rec = {id = j.id, submit = j.t_submit or 0, priority = j.priority, user = j.userid,
     estimate = estimate, jobspec = j.jobspec}
+  -- its bank and queue, for the limits that count them
+  local jt = j.jobspec and jobspec_of(self, j.jobspec)
+  if jt then
+    rec.bank = base.bank_of(jt)
+    rec.queue = queues.of(self, jt)
+  end
   sched.adopt(loop, rec, s0)
   self.stale = true
   return flush(self)
@@ -683,7 +689,7 @@ end
 
 -- A request's jobspec: a table, or its JSON text (read once a text, see
 -- grove.sched); the table (not to be changed), or nil and the reason.
-local function jobspec_of(self, js)
+function jobspec_of(self, js)
   if type(js) == "string" then
     local t, msg = sched.jobspec_table(self.loop, js)
     if not t then return nil, "bad jobspec: " .. tostring(msg) end
@@ -728,7 +734,7 @@ function Flux:alloc(request)
   if qmsg then return deny(qmsg) end
   local rec = {id = id, submit = tonumber(r.t_submit) or 0, priority = math.tointeger(r.priority)
     or 0, user = r.userid, jobspec = r.jobspec, estimate = estimate_of(self, d), open = d == 0,
-    queue = qname}
+    queue = qname, bank = base.bank_of(jt)}
   local msg, code = sched.admissible(loop, rec, true)
   if msg then
     if code == "ENODEV" then return deny("unsatisfiable request: " .. msg) end
@@ -921,6 +927,7 @@ function take(self, opts)
   self.notes = opts.notes
   self.opts = opts
   sched.set_queue_policy(loop, qpol)
+  sched.set_limits(loop, opts.run_limits)
   self.est, self.fc = nil, nil
   self.stale = true
   return true

@@ -77,6 +77,15 @@ function M.request_of(self, text, topic, what, ok)
   return r
 end
 
+-- The job's bank (flux-accounting's attributes.system.bank), from its
+-- jobspec (a table), or nil.
+function M.bank_of(js)
+  local a = type(js) == "table" and js.attributes
+  local b = type(a) == "table" and type(a.system) == "table" and a.system.bank
+  if type(b) == "string" and b ~= "" then return b end
+  return nil
+end
+
 -- The job's duration in seconds, from its jobspec (0: none given).
 function M.duration_of(js)
   local a = type(js) == "table" and js.attributes

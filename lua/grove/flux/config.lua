@@ -15,6 +15,7 @@
 -- mean the same (queue-depth, mode, log-level, forecast-period), so a
 -- module line written for sched-simple, sched-fifo or sched-backfill
 -- loads sched-grove unchanged.
+local glimits = require("grove.limits")
 local jobspec = require("grove.jobspec")
 local suggest = require("grove.suggest")
 
@@ -24,7 +25,7 @@ local fmt = string.format
 
 M.OPTIONS = {queue = 1, policy = 1, queue_depth = 1, reserve_depth = 1, match_format = 1,
   limited = 1, limits = 1, clock = 1, default_duration = 1, budget = 1, memory = 1, time = 1,
-  log_level = 1, forecast_period = 1, queues = 1, queue_names = 1, notes = 1}
+  log_level = 1, forecast_period = 1, queues = 1, queue_names = 1, notes = 1, run_limits = 1}
 
 -- syslog's levels, by the names flux-core's log-level= takes
 M.LEVELS = {emerg = 0, alert = 1, crit = 2, err = 3, warning = 4, notice = 5, info = 6,
@@ -168,8 +169,10 @@ local function read_key(key, value, where, o)
   if why then return fmt("%s: %s=%s: %s", where, key, tostring(value), why) end
 end
 
--- The keys a queue's own table [sched-grove.queues.NAME] may set.
-M.QUEUE_KEYS = {["queue-policy"] = true, ["placement-policy"] = true, ["reserve-depth"] = true}
+-- The keys a queue's own table [sched-grove.queues.NAME] may set (limits:
+-- a table of the queue's limits, read by read_limits).
+M.QUEUE_KEYS = {["queue-policy"] = true, ["placement-policy"] = true, ["reserve-depth"] = true,
+  limits = true}
 
 local function sorted_keys(tbl)
   local keys = {}
@@ -234,15 +237,47 @@ local function read_queues(conf, own, o)
         return fmt("%s: unknown key '%s'%s; a queue's keys are %s", where, tostring(k),
           suggest.hint(tostring(k), known), table.concat(known, ", "))
       end
+      if k == "limits" then goto continue end
       local q = {}
       local why = M.KEYS[k](tbl[k], q)
       if why then return fmt("%s: %s=%s: %s", where, k, tostring(tbl[k]), why) end
       entry.queue = q.queue or entry.queue
       entry.policy = q.policy or entry.policy
       if k == "reserve-depth" then entry.reserve_depth = q.reserve_depth or "unlimited" end
+      ::continue::
     end
   end
   o.queues, o.queue_names = queues, names
+  return nil
+end
+
+-- What running jobs may hold ([sched-grove.limits], and each queue's
+-- [sched-grove.queues.NAME.limits], which wins over the queue's entry in
+-- [sched-grove.limits.queues]) into o.run_limits (grove.limits), the
+-- queues named checked against [queues].  nil, or the message of what
+-- is wrong (the key and why).
+local function read_limits(tbl, o)
+  local lt = tbl and tbl.limits
+  local own = tbl and type(tbl.queues) == "table" and tbl.queues or {}
+  local per = {}
+  for _, name in ipairs(sorted_keys(own)) do
+    local q = own[name]
+    if type(q) == "table" and q.limits ~= nil then per[#per + 1] = name end
+  end
+  if lt == nil and #per == 0 then return nil end
+  local exist = {}
+  for _, name in ipairs(o.queue_names or {}) do exist[name] = true end
+  local L, msg = glimits.parse(lt or {}, "[sched-grove.limits]", {queues = exist})
+  if not L then return msg end
+  for _, name in ipairs(per) do
+    local set
+    set, msg = glimits.parse_set(own[name].limits, fmt("[sched-grove.queues.%s.limits]", name))
+    if not set then return msg end
+    local into = L.queues[name] or {}
+    for k, v in pairs(set) do into[k] = v end
+    L.queues[name] = into
+  end
+  o.run_limits = L
   return nil
 end
 
@@ -363,12 +398,14 @@ function M.module_options(conf, args)
     return nil, "[sched-grove]: a table expected"
   end
   for _, k in ipairs(sorted_keys(tbl or {})) do
-    if k ~= "queues" then
+    if k ~= "queues" and k ~= "limits" then
       local err = read_key(k, tbl[k], "[sched-grove]", o)
       if err then return nil, err end
     end
   end
   local err = read_queues(type(conf) == "table" and conf or nil, tbl and tbl.queues, o)
+  if err then return nil, err end
+  err = read_limits(tbl, o)
   if err then return nil, err end
   -- Fluxion's queue-policy-per-queue, under the queue's own table
   for name, q in pairs(o.fluxion_queues or {}) do
@@ -470,7 +507,7 @@ function M.sim_options(conf)
   local o, msg = M.module_options(conf, {})
   if not o then return nil, msg end
   local s = {queue = o.queue, policy = o.policy, reserve_depth = o.reserve_depth,
-    queue_depth = o.limited}
+    queue_depth = o.limited, run_limits = o.run_limits}
   for k, v in pairs(o.limits or {}) do s[k] = v end
   if o.queues then s.params = M.queue_params(o.queues) end
   return s

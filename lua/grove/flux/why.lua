@@ -1,6 +1,8 @@
 -- grove.flux.why: why a job waits (`flux grove why JOBID`), from the
 -- scheduling loop's state: whether it can ever run here, whether it fits
--- now (then the queue policy holds it back), which resources it cannot
+-- now (then the queue policy holds it back), whether a limit holds it
+-- ([sched-grove.limits]: the holder, the limit and what is held), which
+-- resources it cannot
 -- get (down ones), what holds the resources of its earliest start (running
 -- jobs by their expected end, other jobs' planned starts, reservations),
 -- its own planned start, the reservations it may use.  A job the loop
@@ -13,6 +15,7 @@
 -- =, text =}, ...}, start = planned or earliest start, hosts, blockers =
 -- {{kind =, id | reservation =, text =}, ...}}; grove.flux.ops prints it.
 local core = require("grove.core")
+local glimits = require("grove.limits")
 local sched = require("grove.sched")
 local base = require("grove.flux.base")
 local names = require("grove.flux.names")
@@ -140,6 +143,14 @@ local function pending(self, rec, d, offset)
   local never = sched.unsatisfiable(loop, rec)
   if never then
     add(d, "never", "it can never run here: " .. never)
+    return
+  end
+  local hold = sched.limit_hold(loop, rec)
+  if hold then
+    -- (the holder, the limit and what is held: d.limit for a client)
+    d.limit = {holder = hold.kind, name = hold.kind ~= "all" and hold.name or nil,
+      key = hold.key, limit = hold.limit, held = hold.held, asks = hold.asks}
+    add(d, "limit", glimits.text(hold) .. "; it starts when that is under the limit")
     return
   end
   memberships(self, rec, d, offset)
