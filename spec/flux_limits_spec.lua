@@ -145,3 +145,59 @@ describe("sched-grove limits", function()
       .. "0 or more, or \"unlimited\" expected (got number)", msg)
   end)
 end)
+
+describe("sched-grove limits from flux-accounting", function()
+  -- a flux-accounting database made by flux-accounting itself (its
+  -- create_db), with one association: user 101 in bank chem, at most one
+  -- running job; nil when flux-accounting is not installed
+  local function database()
+    local path = os.tmpname()
+    os.remove(path)
+    local prog = ("from fluxacct.accounting import create_db as c\n"
+      .. "c.create_db('%s')\nimport sqlite3\ndb = sqlite3.connect('%s')\n"
+      .. "db.execute(\"INSERT INTO association_table (creation_time, username, userid, bank, "
+      .. "default_bank, max_running_jobs, max_nodes, max_cores) VALUES (0, 'u', 101, 'chem', "
+      .. "'chem', 1, 2147483647, 2147483647)\")\ndb.commit()\n"):format(path, path)
+    local f = assert(io.open(path .. ".py", "w"))
+    f:write(prog)
+    f:close()
+    local ok = os.execute("flux python " .. path .. ".py >/dev/null 2>&1")
+    os.remove(path .. ".py")
+    if not ok then return nil end
+    return path
+  end
+
+  it("holds a user's jobs in a bank by its association's max_running_jobs", function()
+    local path = database()
+    if not path then
+      pending("flux-accounting is not installed (flux python cannot import fluxacct): skipped")
+      return
+    end
+    local s = session{["sched-grove"] = {limits = {["flux-accounting"] = path}}}
+    os.remove(path)
+    -- the first two in bank chem (the second by its default bank), the
+    -- third in another bank: no association there
+    assert.same({1, 3}, all_started(s, {{1, nodes(1, 100, "chem"), 101}, {2, nodes(1, 100), 101},
+      {3, nodes(1, 100, "phys"), 101}}))
+    local d = why(s, 2)
+    assert.same({holder = "association", name = "101/chem", key = "max-running-jobs",
+      limit = 1, held = 1, asks = 1}, d.limit)
+    assert.matches("^held by flux%-accounting association 101/chem's limit "
+      .. "max%-running%-jobs=1", d.reasons[1].text)
+  end)
+
+  it("refuses a path that is no flux-accounting database; auto says why it read none",
+    function()
+    local ok, msg = flux.module({["sched-grove"] = {limits = {["flux-accounting"] =
+      "/etc/passwd"}}}, {})
+    assert.is_nil(ok)
+    assert.matches("^%[sched%-grove%.limits%]: flux%-accounting=/etc/passwd: /etc/passwd: not a "
+      .. "flux%-accounting database", msg)
+    local s = assert(flux.module({["sched-grove"] = {limits = {["flux-accounting"] = "auto"}}},
+      {}))
+    local notes = table.concat(s.notes or {}, "\n")
+    assert.is_truthy(notes:match("flux%-accounting: the limits of %d+ association")
+      or notes:match("flux%-accounting: skipped: flux%-accounting is not installed")
+      or notes:match("flux%-accounting: skipped: no flux%-accounting database at "), notes)
+  end)
+end)

@@ -17,7 +17,11 @@
 --    bank = {max-... = N},        -- each bank
 --    users = {NAME = {...}},      -- a user of its own (its uid, or a name)
 --    banks = {NAME = {...}},      -- a bank of its own
---    queues = {NAME = {...}}}     -- a queue's running jobs together
+--    queues = {NAME = {...}},     -- a queue's running jobs together
+--    ["flux-accounting"] = "auto" | PATH | false}
+--                                 -- flux-accounting's association limits
+--                                 -- too (sched-grove reads them:
+--                                 -- grove.flux.accounting)
 --
 -- N is a whole number, 0 or more (0: none may run), or "unlimited"
 -- (what a user or bank of its own sets over the default of every one).
@@ -40,7 +44,8 @@ M.AMOUNTS = {"jobs", "node", "core", "gpu"}
 M.NAMES = {jobs = "max-running-jobs", node = "max-nodes", core = "max-cores",
   gpu = "max-gpus"}
 local KEY_LIST = {"max-running-jobs", "max-nodes", "max-cores", "max-gpus"}
-local TABLES = {user = true, bank = true, users = true, banks = true, queues = true}
+local TABLES = {user = true, bank = true, users = true, banks = true, queues = true,
+  ["flux-accounting"] = true}
 
 local UNLIMITED = false   -- "unlimited" in a set (over a default)
 
@@ -152,6 +157,15 @@ function M.parse(tbl, where, opts)
   local all, msg = read_set(tbl, where, TABLES)
   if not all then return nil, msg end
   local L = {all = all, users = {}, banks = {}, queues = {}}
+  local fa = tbl["flux-accounting"]
+  if fa ~= nil then
+    if fa == true then fa = "auto" end
+    if fa ~= false and (type(fa) ~= "string" or fa == "") then
+      return nil, fmt("%s: flux-accounting=%s: \"auto\", a database's path, true or false "
+        .. "expected", where, tostring(fa))
+    end
+    L.accounting = fa or nil
+  end
   for _, k in ipairs{"user", "bank"} do
     if tbl[k] ~= nil then
       L[k], msg = read_set(tbl[k], where .. "." .. k)
@@ -183,6 +197,18 @@ function M.parse(tbl, where, opts)
   return L
 end
 
+-- flux-accounting's association limits (grove.flux.accounting.read's
+-- answer) into L: each association (a user in a bank) a holder of its
+-- own; a job without a bank counts in its user's default bank.
+function M.set_associations(L, acct)
+  L.assoc, L.assoc_default = {}, {}
+  for uid, banks in pairs(acct.assocs or {}) do
+    for bank, set in pairs(banks) do L.assoc[tostring(uid) .. "/" .. bank] = set end
+  end
+  for uid, bank in pairs(acct.defaults or {}) do L.assoc_default[uid] = bank end
+  L.assoc_count = acct.count
+end
+
 -- Read one set, for a queue's own table ([sched-grove.queues.NAME.limits]).
 function M.parse_set(tbl, where)
   return read_set(tbl, where)
@@ -193,7 +219,7 @@ function M.empty(L)
   if not L then return true end
   local function none(set) return set == nil or next(set) == nil end
   if not none(L.all) or not none(L.user) or not none(L.bank) then return false end
-  for _, k in ipairs{"users", "banks", "queues"} do
+  for _, k in ipairs{"users", "banks", "queues", "assoc"} do
     for _, set in pairs(L[k] or {}) do
       if not none(set) then return false end
     end
@@ -213,6 +239,7 @@ function M.to_table(L)
     return t
   end
   local t = out(L.all)
+  if L.accounting then t["flux-accounting"] = L.accounting end
   if L.user then t.user = out(L.user) end
   if L.bank then t.bank = out(L.bank) end
   for _, k in ipairs{"users", "banks", "queues"} do
@@ -296,13 +323,21 @@ end
 
 -- ---- counting -------------------------------------------------------------------------
 
--- The holders of rec: {kind, name} for the whole machine, its user, its
--- bank and its queue (those it has).
-local function holders(rec)
+-- The holders of rec under L: {kind, name} for the whole machine, its
+-- user, its bank, its queue (those it has), and its flux-accounting
+-- association ("uid/bank": its bank, else its user's default) when L has
+-- that association.
+local function holders(L, rec)
   local out = {{"all", ""}}
   if rec.user ~= nil then out[#out + 1] = {"user", rec.user} end
   if rec.bank ~= nil then out[#out + 1] = {"bank", rec.bank} end
   if rec.queue ~= nil then out[#out + 1] = {"queue", rec.queue} end
+  local assoc = L and L.assoc
+  if assoc and rec.user ~= nil then
+    local bank = rec.bank or L.assoc_default[rec.user]
+    local key = bank and tostring(rec.user) .. "/" .. bank
+    if key and assoc[key] then out[#out + 1] = {"association", key} end
+  end
   return out
 end
 
@@ -317,8 +352,11 @@ local function limit_of(L, kind, name, amount)
   elseif kind == "bank" then
     local own = L.banks[name]
     if own and own[amount] ~= nil then v = own[amount] else v = L.bank and L.bank[amount] end
-  else
+  elseif kind == "queue" then
     local own = L.queues[name]
+    v = own and own[amount]
+  else
+    local own = L.assoc and L.assoc[name]
     v = own and own[amount]
   end
   if v == UNLIMITED then return nil end
@@ -329,12 +367,14 @@ M.limit_of = limit_of
 -- A new count of what running jobs hold: {all = {...}, user = {name =
 -- {...}}, bank =, queue =}, each {jobs =, node =, core =, gpu =}.
 function M.count()
-  return {all = {[""] = {jobs = 0, node = 0, core = 0, gpu = 0}}, user = {}, bank = {}, queue = {}}
+  return {all = {[""] = {jobs = 0, node = 0, core = 0, gpu = 0}}, user = {}, bank = {}, queue = {},
+    association = {}}
 end
 
--- Add (sign 1) or take away (sign -1) what rec holds (h) to the count.
-function M.add(count, rec, h, sign)
-  for _, k in ipairs(holders(rec)) do
+-- Add (sign 1) or take away (sign -1) what rec holds (h) to the count
+-- (of the holders under L).
+function M.add(L, count, rec, h, sign)
+  for _, k in ipairs(holders(L, rec)) do
     local t = count[k[1]]
     local c = t[k[2]]
     if not c then
@@ -355,7 +395,7 @@ end
 -- name =, amount =, key =, limit =, held =, asks =}, or nil when it
 -- passes none.
 function M.check(L, count, rec, h)
-  for _, k in ipairs(holders(rec)) do
+  for _, k in ipairs(holders(L, rec)) do
     local kind, name = k[1], k[2]
     local held = M.held(count, kind, name)
     for _, a in ipairs(M.AMOUNTS) do
@@ -380,6 +420,8 @@ end
 -- node".
 function M.text(hold)
   local who = hold.kind == "all" and "the instance's"
+    or hold.kind == "association" and fmt("flux-accounting association %s's",
+      tostring(hold.name))
     or fmt("%s %s's", hold.kind, tostring(hold.name))
   local jobs = hold.kind == "all" and "running jobs" or "its running jobs"
   if hold.amount == "jobs" then

@@ -625,7 +625,7 @@ function M.set_limits(self, L)
   for rec in M.by_est(self) do
     local info = self.m:info(rec.id)
     rec.lim_h = glimits.holds(info and info.counts)
-    glimits.add(count, rec, rec.lim_h, 1)
+    glimits.add(L, count, rec, rec.lim_h, 1)
   end
   self.lim_count = count
 end
@@ -699,9 +699,9 @@ local function lim_count(self, rec, sign)
       h = glimits.holds(info and info.counts)
     end
     rec.lim_h, rec.lim_new, rec.limit_hold = h, nil, nil
-    glimits.add(count, rec, h, 1)
+    glimits.add(self.limits, count, rec, h, 1)
   elseif rec.lim_h then
-    glimits.add(count, rec, rec.lim_h, -1)
+    glimits.add(self.limits, count, rec, rec.lim_h, -1)
     rec.lim_h = nil
   end
   self.lim_gen = self.lim_gen + 1
@@ -2118,6 +2118,11 @@ function M.context(loop)
     end
     local L, msg = glimits.parse(tbl, "ctx:set_limits", {names = true})
     if not L then return nil, msg end
+    -- flux-accounting's associations, as read, stay with it
+    local old = loop.limits
+    if old and old.assoc and L.accounting == old.accounting then
+      L.assoc, L.assoc_default, L.assoc_count = old.assoc, old.assoc_default, old.assoc_count
+    end
     M.set_limits(loop, L)
     return true
   end

@@ -254,9 +254,13 @@ end
 -- What running jobs may hold ([sched-grove.limits], and each queue's
 -- [sched-grove.queues.NAME.limits], which wins over the queue's entry in
 -- [sched-grove.limits.queues]) into o.run_limits (grove.limits), the
--- queues named checked against [queues].  nil, or the message of what
--- is wrong (the key and why).
-local function read_limits(tbl, o)
+-- queues named checked against [queues].  With flux-accounting = "auto"
+-- or a path, flux-accounting's association limits are read too
+-- (grove.flux.accounting): what was read, or why it was skipped (auto:
+-- not installed, no database), is a note the module logs; a path that
+-- cannot be read refuses the configuration.  nil, or the message of
+-- what is wrong (the key and why).
+local function read_limits(tbl, o, notes)
   local lt = tbl and tbl.limits
   local own = tbl and type(tbl.queues) == "table" and tbl.queues or {}
   local per = {}
@@ -276,6 +280,18 @@ local function read_limits(tbl, o)
     local into = L.queues[name] or {}
     for k, v in pairs(set) do into[k] = v end
     L.queues[name] = into
+  end
+  if L.accounting then
+    local acct, why, bad = require("grove.flux.accounting").read(L.accounting)
+    if acct then
+      glimits.set_associations(L, acct)
+      notes[#notes + 1] = fmt("[sched-grove.limits] flux-accounting: the limits of %d "
+        .. "association%s read from %s", acct.count, acct.count == 1 and "" or "s", acct.path)
+    elseif bad and L.accounting ~= "auto" then
+      return fmt("[sched-grove.limits]: flux-accounting=%s: %s", L.accounting, why)
+    else
+      notes[#notes + 1] = fmt("[sched-grove.limits] flux-accounting: skipped: %s", why)
+    end
   end
   o.run_limits = L
   return nil
@@ -405,7 +421,7 @@ function M.module_options(conf, args)
   end
   local err = read_queues(type(conf) == "table" and conf or nil, tbl and tbl.queues, o)
   if err then return nil, err end
-  err = read_limits(tbl, o)
+  err = read_limits(tbl, o, notes)
   if err then return nil, err end
   -- Fluxion's queue-policy-per-queue, under the queue's own table
   for name, q in pairs(o.fluxion_queues or {}) do
