@@ -229,6 +229,19 @@ describe("grove.sched with limits", function()
     assert.equal(100, loop.jobs[3].reserved)
   end)
 
+  it("refuses an early start of a planned job a limit came to hold, dropping its plan",
+    function()
+    local loop = loop_of(nil, {queue = "conservative", reservations = "planner"})
+    add(loop, 1, 16, 100, 1)
+    add(loop, 2, 4, 100, 1)
+    sched.pass(loop)
+    assert.equal(100, loop.jobs[2].reserved)
+    sched.set_limits(loop, assert(limits.parse({user = {["max-running-jobs"] = 1}})))
+    assert.is_false(loop.ctx.start(nil, loop.jobs[2].view))
+    assert.is_nil(loop.jobs[2].reserved)
+    assert.equal("queued", loop.jobs[2].state)
+  end)
+
   it("never starts a job that takes a holder past a limit, under a stream", function()
     -- every job a pass starts leaves its user and bank within the limits
     -- in force; a limit lowered mid-stream stops nothing that runs
