@@ -86,6 +86,9 @@ describe("sched-grove limits", function()
     d = why(s, 5)
     assert.same({holder = "bank", name = "chem", key = "max-running-jobs", limit = 1, held = 1,
       asks = 1}, d.limit)
+    -- flux module stats: the limits in force and the jobs they hold
+    assert.same({in_force = {user = {["max-nodes"] = 2}, banks = {chem =
+      {["max-running-jobs"] = 1}}}, held = 2}, s:stats().limits)
     -- a held job shows no start estimate, and its reason names the limit
     local acts = s:handle("sched.free", {id = 1, final = true})
     assert.same({3}, started(acts))

@@ -5,6 +5,7 @@
 -- unreserve, reservations, graph, stats), with grove.flux.why (why a job waits) and
 -- grove.flux.reserve (reservations of dedicated access time).
 local core = require("grove.core")
+local glimits = require("grove.limits")
 local sched = require("grove.sched")
 local query = require("grove.query")
 local query_find = require("grove.query_find")
@@ -47,6 +48,19 @@ local function ring_report(ring)
     max_us = v[k] * 1e6}
 end
 
+-- The limits in force ([sched-grove.limits] as read, flux-accounting's
+-- associations counted) and how many pending jobs one holds now; nil
+-- without limits.
+local function limits_stats(loop)
+  local L = loop.limits
+  if not L then return nil end
+  local held = 0
+  for _, rec in pairs(loop.jobs) do
+    if rec.state == "queued" and sched.limit_hold(loop, rec) then held = held + 1 end
+  end
+  return {in_force = glimits.to_table(L), associations = L.assoc_count, held = held}
+end
+
 -- Counters in the shape of `flux module stats`.
 function M.stats(self)
   local st = self.loop.cs:stats()
@@ -69,7 +83,8 @@ function M.stats(self)
     -- the policy files in force, with their content's hash, and why the
     -- built-in defaults run instead of the configured ones, when they do
     policy_files = policies.stats(self), policy_fallback = self.policy_fallback,
-    reservations = next(self.resv or {}) and reserve.describe(self) or nil}
+    reservations = next(self.resv or {}) and reserve.describe(self) or nil,
+    limits = limits_stats(self.loop)}
 end
 
 -- ---- `flux grove` -------------------------------------------------------------------
