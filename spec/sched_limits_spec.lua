@@ -155,6 +155,25 @@ describe("grove.sched with limits", function()
     assert.same({"running", "queued", "queued", "running", "queued"}, states(loop, 5))
   end)
 
+  it("says a job that alone asks more than a limit cannot start under it, and passes it "
+    .. "over at the cost of a field", function()
+    local loop = loop_of({user = {["max-cores"] = 8}})
+    add(loop, 1, 12, 100, 1)
+    add(loop, 2, 4, 100, 1)
+    sched.pass(loop)
+    assert.same({"queued", "running"}, states(loop, 2))
+    assert.equal("held by user 1's limit max-cores=8: this job alone asks 12 cores: it cannot "
+      .. "start while the limit stands", limits.text(loop.jobs[1].limit_hold))
+    assert.is_true(loop.jobs[1].hc_ever)
+    -- kept while what is held changes; asked again when the limits do
+    finish(loop, 2)
+    sched.pass(loop)
+    assert.is_true(loop.jobs[1].hc_ever)
+    sched.set_limits(loop, assert(limits.parse({user = {["max-cores"] = 16}})))
+    sched.pass(loop)
+    assert.equal("running", loop.jobs[1].state)
+  end)
+
   it("counts per bank, per queue and overall", function()
     local loop = loop_of({bank = {["max-cores"] = 4}, queues = {debug = {["max-running-jobs"] = 1}},
       ["max-running-jobs"] = 4})

@@ -428,6 +428,11 @@ function M.text(hold)
     return fmt("held by %s limit %s=%d: %d of %s run", who, hold.key, hold.limit, hold.held,
       hold.kind == "all" and "the instance's jobs" or "its jobs")
   end
+  if hold.asks > hold.limit then
+    return fmt("held by %s limit %s=%d: this job alone asks %s%s: it cannot start while the "
+      .. "limit stands", who, hold.key, hold.limit, hold.measured and "" or "at least ",
+      amount_text(hold.amount, hold.asks))
+  end
   return fmt("held by %s limit %s=%d: %s hold %s, this job would add %s%s", who, hold.key,
     hold.limit, jobs, amount_text(hold.amount, hold.held), hold.measured and "" or "at least ",
     amount_text(hold.amount, hold.asks))

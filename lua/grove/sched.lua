@@ -565,6 +565,7 @@ function M.enqueue(self, rec)
     end
   end
   rec.state = "queued"
+  rec.hc_L = nil   -- what a limit held of it before (M.held) is asked again
   self.qlen = self.qlen + 1
   size_in(self, rec)
   if self.touched then self.touched[rec.id] = rec end
@@ -633,10 +634,20 @@ end
 -- The limit a start of the waiting job rec would pass now, by what it is
 -- known to ask (grove.limits.check's answer, kept in rec.limit_hold for
 -- a why), or nil.
+-- The answer is kept on rec until what is held or the limits change
+-- (self.lim_gen), and for as long as the limits stand when the job alone
+-- asks more than a limit (it cannot start under it: a deep queue of such
+-- jobs is passed over at the cost of a field a job, not a check).
 function M.held(self, rec)
   local L = self.limits
   if not L then return nil end
+  if rec.hc_L == L and (rec.hc_ever or rec.hc_gen == self.lim_gen) then
+    rec.limit_hold = rec.hc_hold
+    return rec.hc_hold
+  end
   local hold = glimits.check(L, self.lim_count, rec, glimits.asks(rec, self.unit))
+  rec.hc_L, rec.hc_gen, rec.hc_hold = L, self.lim_gen, hold
+  rec.hc_ever = hold ~= nil and hold.asks > hold.limit
   rec.limit_hold = hold
   return hold
 end
