@@ -20,6 +20,8 @@
  *       to time a command end to end (os.clock counts CPU time only)
  *   core.thread_clock()                     the calling thread's CPU
  *       seconds (os.clock sums every thread of the process: a broker's)
+ *   core.real_clock()                       seconds since the epoch, with
+ *       their fraction (os.time's are whole)
  *
  * Workload: one w:job per match of a query session, from a core to a whole
  * machine: nothing here is per vertex; a whole machine's text goes to the
@@ -314,6 +316,11 @@ static int l_wall_clock(lua_State *L)
 static int l_thread_clock(lua_State *L)
 {
     return push_clock(L, CLOCK_THREAD_CPUTIME_ID);
+}
+
+static int l_real_clock(lua_State *L)
+{
+    return push_clock(L, CLOCK_REALTIME);
 }
 
 static const char *format_at(const void *o, size_t i)

@@ -306,7 +306,8 @@ describe("grove.flux", function()
 
   it("denies a waiting job whose reservation an earlier expiration leaves no room for", function()
     local s, clock = session({queue = "conservative"}, R_text("0-1", "n[0-1]", 100000))
-    assert.equal(100000, s.loop.g:expiration())
+    -- (the loop counts milliseconds)
+    assert.equal(100000 * flux.TICKS, s.loop.g:expiration())
     s:handle("sched.alloc", alloc(1, jobspec(2, 4, 1000)))
     -- job 2 waits for job 1 (ends at 2000), reserved there until 7000
     local acts = s:handle("sched.alloc", alloc(2, jobspec(2, 4, 5000)))
@@ -318,7 +319,7 @@ describe("grove.flux", function()
     -- the expiration comes to 5000: job 2 could start by then (at 2000)
     -- but not end before it: it can never run here, and is denied
     acts = s:handle("resource.acquire", '{"expiration":5000}')
-    assert.equal(5000, s.loop.g:expiration())
+    assert.equal(5000 * flux.TICKS, s.loop.g:expiration())
     assert.same({op = "alloc", id = 2, type = "deny", note = "unsatisfiable request: job duration "
       .. "(5000s) exceeds the resource set's expiration (5000, 3500s after the earliest start "
       .. "1500)"}, by_id(acts, "alloc", "deny")[2])
@@ -451,7 +452,7 @@ describe("grove.flux", function()
     assert.equal("0", ranks_of(by_id(acts, "alloc", "success")[1]))
     local loop = s.loop
     local js = loop.jobs[1].js
-    assert.equal(100, js:duration())
+    assert.equal(100 * flux.TICKS, js:duration())
     clock.t = 1010
     acts = s:handle("sched.alloc", {id = 2, priority = 16, userid = 100, t_submit = 2,
       jobspec = text})
@@ -567,7 +568,7 @@ describe("grove.flux answering aside, inside a pass (the module's between)", fun
     end)
     local acts = s:schedule()
     assert.is_true(calls >= 3)
-    assert.equal(1000, now_in)
+    assert.equal(1000 * flux.TICKS, now_in)
     assert.equal(1, #feas)
     assert.same({"respond", "feasibility.check"}, {feas[1].op, feas[1].topic})
     assert.equal(1, #status)
@@ -616,8 +617,8 @@ describe("grove.flux's searches for a later start, stopped for a look", function
   it("goes on where it stopped, and finds the start the whole search finds", function()
     local a, clock_a, looks = deep(true)
     local b, clock_b = deep(false)
-    assert.equal(1070, b.loop.jobs[9].reserved)
-    assert.equal(1070, a.loop.jobs[9].reserved)
+    assert.equal(1070 * flux.TICKS, b.loop.jobs[9].reserved)
+    assert.equal(1070 * flux.TICKS, a.loop.jobs[9].reserved)
     assert.is_true(a.loop.search_stops >= 2, "stops: " .. a.loop.search_stops)
     assert.equal(a.loop.search_stops, a:stats().search_stops)
     assert.equal(0, b:stats().search_stops)

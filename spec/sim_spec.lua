@@ -294,6 +294,24 @@ describe("queue policies", function()
   end)
 end)
 
+describe("passes", function()
+  it("run at the instants a reservation begins, not those it left (sched.due)", function()
+    -- every job ends early: conservative plans its schedule again at
+    -- each end, and the starts it planned before (100, 110, 200) are
+    -- left with nothing to do while job 4 waits
+    local rows = {}
+    local s = new{queue = "conservative", out = function(r) rows[r.id] = r end}
+    local at = {}
+    s.before_pass = function(self) at[#at + 1] = self.now end
+    s:submit{id = 1, submit = 0, run = 10, estimate = 100, procs = 16}
+    s:submit{id = 2, submit = 0, run = 50, estimate = 100, procs = 16}
+    s:submit{id = 3, submit = 0, run = 100, estimate = 100, procs = 16}
+    s:submit{id = 4, submit = 0, run = 10, estimate = 1000, procs = 16}
+    assert(s:run())
+    assert.same({10, 60, 160}, {rows[2].start, rows[3].start, rows[4].start})
+    assert.same({0, 10, 60, 160, 170}, at)
+  end)
+end)
 describe("trace readers", function()
   it("stream a Standard Workload Format file and apply its rules", function()
     local path = os.tmpname()

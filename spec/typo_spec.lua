@@ -283,14 +283,15 @@ describe("a keyword-like name", function()
     end
     local json = write("t.json", '[{"id": 1, "submit": 0, "run": 5, "procss": 2}]')
     expect.fails("EINVAL", json .. ":1:2: job 1: unknown field 'procss' (did you mean 'procs'?) "
-      .. "(id, submit, run, estimate, procs, mem, user, group, queue, partition, after, think, "
-      .. "status, jobspec, request)", grove.sim.trace.open(json))
+      .. "(id, submit, run, estimate, procs, mem, user, group, bank, queue, partition, after, "
+      .. "think, status, jobspec, request)", grove.sim.trace.open(json))
     local csv = write("t.csv", "id,submit,run,procss\n1,0,5,2\n")
     local r = assert(grove.sim.trace.open(csv))
     local ok, err = pcall(r.next, r)
     assert.is_false(ok)
     assert.equal(csv .. ":1: unknown column 'procss' (did you mean 'procs'?) (id, submit, run, "
-      .. "estimate, procs, mem, user, group, queue, partition, after, think, status, jobspec)",
+      .. "estimate, procs, mem, user, group, bank, queue, partition, after, think, status, "
+      .. "jobspec)",
       tostring(err))
     os.execute("rm -rf " .. dir)
   end)

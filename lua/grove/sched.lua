@@ -47,6 +47,15 @@
 --                                   or whose reservation changes, for a
 --                                   driver that tells only those
 --
+-- Time.  The loop counts time in ticks: self.tps ticks a second (1 in
+-- grove sim, whose clock is whole seconds; 1000 in the Flux module, whose
+-- clock is the broker's to the millisecond).  The clock, estimates,
+-- planned starts and every window in the planner are ticks.  A queue
+-- policy sees seconds whatever the loop counts (ctx:clock(), a job's
+-- estimate and reserved, ctx:reserve, ctx:earliest, ctx:running,
+-- ctx:wake, reprioritize.every, half_life): a policy runs unchanged under
+-- both.  Under tps 1 nothing is converted (the numbers stay integers).
+--
 -- A job record: {id =, submit =, estimate =, procs = (units of the
 -- processor type, or nil when a jobspec says), user =, jobspec = (a
 -- table, a grove.jobspec, or its JSON text, or nil), priority = (default
@@ -56,6 +65,7 @@
 -- unranked (its priority is to be asked), measured (procs is the units a
 -- jobspec job was given, not what it asks).
 local core = require("grove.core")
+local glimits = require("grove.limits")
 local gpolicy = require("grove.policy")
 local queue = require("grove.sim.queue")
 
@@ -110,7 +120,10 @@ end
 --                  no limit); ctx:reserve of one more returns nil
 --   timed     count and time every match (core.sched's stats)
 --   params    {name = value}: the queue policy's parameters (ctx:param)
+--   tps       ticks a second, the loop's time unit (default 1: seconds)
 --   budget, memory, time   the queue policy's limits
+--   limits    what running jobs may hold (grove.limits.parse's answer;
+--             M.set_limits changes it)
 -- Returns self, or nil, message, code.
 function M.init(self, opts)
   local g = opts.graph
@@ -118,6 +131,7 @@ function M.init(self, opts)
   if not q then return nil, msg, code end
   self.g = g
   self.queue_policy = q
+  self.tps = opts.tps or 1
   self.unit = opts.unit or "core"
   if opts.now then g:set_now(opts.now) end
   self.now = g:now()
@@ -163,6 +177,7 @@ function M.init(self, opts)
   self.pl0 = pl
   local ok, e = M.use_placement(self, nil)
   if not ok then return nil, e, "EINVAL" end
+  M.set_limits(self, opts.limits)
   return self
 end
 
@@ -219,6 +234,27 @@ function M.new(opts)
   self.total = opts.total or M.count_units(self)
   M.bind(self)
   return self
+end
+
+-- A time or span of the loop (ticks) in seconds, as a queue policy sees
+-- it (nil stays nil; under tps 1, the number as it is).
+local function secs(self, t)
+  local tps = self.tps
+  if tps == 1 or t == nil then return t end
+  local s = t / tps
+  return math.tointeger(s) or s
+end
+M.secs = secs
+
+-- Seconds (a number) in ticks, rounded up (a start or an end the loop
+-- must not place early); a number within a millionth of a tick of a whole
+-- tick is that tick, so that seconds written from ticks come back exact.
+function M.ticks(self, s)
+  local tps = self.tps
+  local t = s * tps
+  local r = math.floor(t + 0.5)
+  if math.abs(t - r) <= 1e-6 then return math.tointeger(r) or r end
+  return math.tointeger(math.ceil(t)) or math.ceil(t)
 end
 
 -- Move the clock to t (the graph's and the loop's).
@@ -347,6 +383,32 @@ function M.request(self, job)
   return js
 end
 
+-- A time or span of the loop as text in seconds: whole, or to the
+-- millisecond.
+local function seconds_text(self, ticks)
+  local s = secs(self, tonumber(ticks))
+  if math.type(s) == "integer" then return tostring(s) end
+  return (fmt("%.3f", s):gsub("0+$", ""))
+end
+
+-- The matcher's reasons name the horizon's times and spans as it counts
+-- them, in the loop's ticks: said in seconds.
+local function in_seconds(self, msg)
+  if self.tps == 1 then return msg end
+  local function S(x) return seconds_text(self, x) end
+  msg = msg:gsub("job duration %((%d+)s%) exceeds the resource set's expiration %((%d+), "
+    .. "(%d+)s after the earliest start (%d+)%)", function(d, h, span, t)
+      return fmt("job duration (%ss) exceeds the resource set's expiration (%s, %ss after "
+        .. "the earliest start %s)", S(d), S(h), S(span), S(t))
+    end)
+  msg = msg:gsub("the resource set's expiration %((%d+)%) is not after the job's earliest "
+    .. "start %((%d+)%)", function(h, t)
+      return fmt("the resource set's expiration (%s) is not after the job's earliest start (%s)",
+        S(h), S(t))
+    end)
+  return msg
+end
+
 -- Whether the jobspec job rec (rec.js set) could ever be placed here: nil,
 -- or the reason it cannot and the code (ENODEV: never on this machine).
 function M.unsatisfiable(self, rec)
@@ -354,7 +416,7 @@ function M.unsatisfiable(self, rec)
   if not ok and code == "ENODEV" then
     -- the matcher's own reason when it has one (a level or a type the
     -- machine cannot meet, the resource set's expiration)
-    if m2 ~= "unsatisfiable request" then return tostring(m2), "ENODEV" end
+    if m2 ~= "unsatisfiable request" then return in_seconds(self, tostring(m2)), "ENODEV" end
     return "cannot fit the machine", "ENODEV"
   elseif not ok and code ~= "EBUSY" then
     return tostring(m2), code
@@ -385,10 +447,10 @@ end
 
 -- ---- the queue ------------------------------------------------------------------------
 
-local function view_of(rec)
+local function view_of(self, rec)
   local v = rec.view
   if not v then
-    v = {id = rec.id, submit = rec.submit, procs = rec.procs, estimate = rec.estimate,
+    v = {id = rec.id, submit = rec.submit, procs = rec.procs, estimate = secs(self, rec.estimate),
       user = rec.user, group = rec.group, queue = rec.queue, partition = rec.partition,
       priority = rec.priority}
     rec.view = v
@@ -408,9 +470,10 @@ local function publish(self, rec)
     if touched then touched[rec.id] = rec end
   end
   local v = rec.view
-  if v and v.reserved ~= t then
-    v.reserved = t
-    if rec.state == "queued" then self.queue_policy:share_field(rec.id, "reserved", t) end
+  local ts = secs(self, t)
+  if v and v.reserved ~= ts then
+    v.reserved = ts
+    if rec.state == "queued" then self.queue_policy:share_field(rec.id, "reserved", ts) end
   end
 end
 
@@ -502,10 +565,11 @@ function M.enqueue(self, rec)
     end
   end
   rec.state = "queued"
+  rec.hc_L = nil   -- what a limit held of it before (M.held) is asked again
   self.qlen = self.qlen + 1
   size_in(self, rec)
   if self.touched then self.touched[rec.id] = rec end
-  self.queue_policy:share(rec.id, view_of(rec))
+  self.queue_policy:share(rec.id, view_of(self, rec))
   unrank(self, rec)
 end
 
@@ -530,6 +594,128 @@ function M.waiting(self)
   local jobs, out = self.jobs, {}
   for i = 1, n do out[i] = jobs[ids[i]] end
   return out
+end
+
+-- ---- limits ------------------------------------------------------------------------
+--
+-- What running jobs may hold, per user, bank, queue and overall
+-- (grove.limits): self.limits (nil: none) and self.lim_count, what the
+-- running jobs hold (each one's share in rec.lim_h), counted only while
+-- there are limits.  A job that would pass one is held: the queue
+-- policy does not see it (ctx:next and ctx:queue pass it over), a start
+-- or a reservation of it is refused, so it holds no reservation others
+-- wait behind, and later jobs that fit the limits start.  It is held
+-- first by what it is known to ask (M.held: a plain request's units, a
+-- jobspec's least counts), then by what its match gave (admit: the match
+-- is given back).  A limit lowered below what runs stops no running job:
+-- no new one of that holder starts until it is under.  self.lim_gen
+-- moves whenever what is held or the limits change.
+
+-- Set the limits (L: grove.limits.parse's answer, or nil for none): what
+-- the running jobs hold is counted again from the matcher.
+function M.set_limits(self, L)
+  if glimits.empty(L) then L = nil end
+  self.limits = L
+  self.lim_gen = (self.lim_gen or 0) + 1
+  self.changed = true
+  if not L then
+    self.lim_count = nil
+    return
+  end
+  local count = glimits.count()
+  for rec in M.by_est(self) do
+    local info = self.m:info(rec.id)
+    rec.lim_h = glimits.holds(info and info.counts)
+    glimits.add(L, count, rec, rec.lim_h, 1)
+  end
+  self.lim_count = count
+end
+
+-- The limit a start of the waiting job rec would pass now, by what it is
+-- known to ask (grove.limits.check's answer, kept in rec.limit_hold for
+-- a why), or nil.
+-- The answer is kept on rec until what is held or the limits change
+-- (self.lim_gen), and for as long as the limits stand when the job alone
+-- asks more than a limit (it cannot start under it: a deep queue of such
+-- jobs is passed over at the cost of a field a job, not a check).
+function M.held(self, rec)
+  local L = self.limits
+  if not L then return nil end
+  if rec.hc_L == L and (rec.hc_ever or rec.hc_gen == self.lim_gen) then
+    rec.limit_hold = rec.hc_hold
+    return rec.hc_hold
+  end
+  local hold = glimits.check(L, self.lim_count, rec, glimits.asks(rec, self.unit))
+  rec.hc_L, rec.hc_gen, rec.hc_hold = L, self.lim_gen, hold
+  rec.hc_ever = hold ~= nil and hold.asks > hold.limit
+  rec.limit_hold = hold
+  return hold
+end
+
+-- The limit that holds the waiting job rec (grove.limits.check's
+-- answer), by what it is known to ask, else by what its last match gave
+-- it (a match refused by a limit: admit); nil when none holds it.
+function M.limit_hold(self, rec)
+  local hold = M.held(self, rec)
+  if hold or not self.limits or not rec.lim_matched then return hold end
+  hold = glimits.check(self.limits, self.lim_count, rec, rec.lim_matched)
+  if hold then hold.measured = true end
+  return hold
+end
+
+-- The reservations of the jobs a limit holds now are dropped (a job
+-- planned before its holder's other jobs started, or before a limit was
+-- lowered): no job waits behind a start that cannot happen.  The number
+-- dropped.
+function M.drop_held(self)
+  local list = {}
+  for _, rec in pairs(self.reserved_set) do
+    if M.held(self, rec) then list[#list + 1] = rec end
+  end
+  if #list > 0 then
+    table.sort(list, function(a, b) return a.id < b.id end)
+    M.cancel_many(self, list)
+    self.changed = true
+  end
+  return #list
+end
+
+-- Whether rec, just matched (the matcher holds it under rec.id), may
+-- start by what the match gave it; when it may not, the match is given
+-- back and rec is held (rec.limit_hold).
+local function admit(self, rec)
+  local L = self.limits
+  if not L then return true end
+  local info = self.m:info(rec.id)
+  local h = glimits.holds(info and info.counts)
+  local hold = glimits.check(L, self.lim_count, rec, h)
+  if hold then
+    hold.measured = true
+    rec.limit_hold, rec.lim_matched = hold, h
+    self.m:cancel(rec.id)
+    return false
+  end
+  rec.lim_new = h
+  return true
+end
+
+-- What running rec holds joins the count (sign 1) or leaves it (-1).
+local function lim_count(self, rec, sign)
+  local count = self.lim_count
+  if not count then return end
+  if sign > 0 then
+    local h = rec.lim_new
+    if not h then
+      local info = self.m:info(rec.id)
+      h = glimits.holds(info and info.counts)
+    end
+    rec.lim_h, rec.lim_new, rec.limit_hold = h, nil, nil
+    glimits.add(self.limits, count, rec, h, 1)
+  elseif rec.lim_h then
+    glimits.add(self.limits, count, rec, rec.lim_h, -1)
+    rec.lim_h = nil
+  end
+  self.lim_gen = self.lim_gen + 1
 end
 
 -- ---- starting and ending ---------------------------------------------------------------
@@ -749,6 +935,7 @@ local function begin_run(self, rec, job)
   self.running = self.running + 1
   self.qlen = self.qlen - 1
   est_insert(self, rec)
+  lim_count(self, rec, 1)
   local c = self.free_cache
   if c.pass == self.passes and rec.est_end <= c.t then c.freed = c.freed + rec.procs end
   M.bound_starts(self)
@@ -773,6 +960,7 @@ function M.adopt(self, rec, start)
   self.used = self.used + rec.procs
   self.running = self.running + 1
   est_insert(self, rec)
+  lim_count(self, rec, 1)
 end
 
 -- A running job gives back part of what it holds (the vertices already
@@ -782,6 +970,10 @@ function M.shrunk(self, rec)
   local procs = info and info.counts[self.unit] or 0
   self.used = self.used - (rec.procs - procs)
   rec.procs = procs
+  if self.lim_count then
+    lim_count(self, rec, -1)
+    lim_count(self, rec, 1)
+  end
 end
 
 -- A running job stops: its resources go back (the job stays known until
@@ -793,6 +985,7 @@ function M.stop(self, rec)
   self.m:cancel(rec.id)
   if rec.est_end and self.now < rec.est_end then self.changed = true end
   est_remove(self, rec)
+  lim_count(self, rec, -1)
   self.used = self.used - rec.procs
   self.running = self.running - 1
   if rec.held_out then
@@ -921,7 +1114,7 @@ function M.set_queue_policy(self, q)
   end
   for _, rec in ipairs(M.waiting(self)) do
     rec.placement = nil
-    q:share(rec.id, view_of(rec))
+    q:share(rec.id, view_of(self, rec))
   end
   self.changed = true
 end
@@ -933,7 +1126,7 @@ local function decayed(self, entry)
   if not entry then return 0 end
   local dt = self.now - entry.t
   if dt == 0 then return entry.v end
-  return entry.v * 2 ^ (-dt / self.queue_policy.half_life)
+  return entry.v * 2 ^ (-dt / (self.queue_policy.half_life * self.tps))
 end
 
 local function decay_add(self, tbl, key, charge)
@@ -1110,6 +1303,7 @@ local function try_now(self, rec, prot)
   if rec.procs and rec.procs > self.total - self.used then
     return false
   end
+  if self.limits and M.held(self, rec) then return false end
   -- with nodes out of use, what the nodes in use leave (counting: units
   -- are interchangeable there, so the match would fail)
   if rec.procs and rec.procs > M.free_units(self) then return false end
@@ -1118,6 +1312,7 @@ local function try_now(self, rec, prot)
   if key and (now[key] or (prot and bare[prot] and bare[prot][key])) then return false end
   local j, msg, code = match(self, rec, "allocate")
   if j then
+    if not admit(self, rec) then return false end
     begin_run(self, rec, j)
     return true
   end
@@ -1374,6 +1569,8 @@ end
 -- Reserve rec at its earliest start; the start time and "started" or
 -- "reserved", or nil.
 function reserve(self, rec)
+  -- a job held by a limit takes no reservation: the jobs behind it go on
+  if self.limits and M.held(self, rec) then return nil end
   if self.reserve_depth and self.nreserved >= self.reserve_depth then
     -- no reservation, but a job that fits now still starts
     if try_now(self, rec) then return self.now, "started" end
@@ -1405,6 +1602,7 @@ function reserve(self, rec)
   end
   if key then floor[key] = j.start end
   if j.state == "allocated" then
+    if not admit(self, rec) then return nil end
     begin_run(self, rec, j)
     return self.now, "started"
   end
@@ -1431,6 +1629,64 @@ function cancel_reservation(self, rec, replan)
   return true
 end
 M.cancel_reservation = cancel_reservation
+
+-- Move matcher job id's window to [start, stop) (stop nil: no end), on
+-- the vertices it holds: its R registered again over the new window (a
+-- driver holds a running job past its end so; a reservation that came
+-- due late starts so).  true, or nil, the reason and the job's R as text
+-- (without a window: register it again with one): the new window
+-- collides with what holds those vertices, and the job keeps its old one,
+-- or, when that one is over, is left out of the matcher.
+function M.move_window(self, id, start, stop)
+  local m = self.m
+  local info = m:info(id)
+  local R = assert(m:rv1(id, {graph = true}))
+  -- register takes the window it is given only when R has none
+  local text = R:set_times(0, 0):encode{graph = true}
+  R:close()
+  m:cancel(id)
+  local ok, msg = m:register(text, id, {start = start, ["end"] = stop})
+  if not ok then
+    -- back as it was: a window not yet over takes its old place again
+    if info["end"] == nil or info["end"] > self.now then
+      assert(m:register(text, id, {start = info.start, ["end"] = info["end"]}))
+    end
+    return nil, msg, text
+  end
+  return true
+end
+
+-- Reservations whose start has passed without a pass at it (a driver on
+-- a real clock passes when its timer has fired, a moment after; grove
+-- sim's clock stops at each start) start now: each is moved to [now,
+-- now + estimate), so that a policy that starts a job when its planned
+-- start is the clock (conservative) starts it, and the planner holds it
+-- for its whole estimate from when it starts.  When one cannot be moved
+-- (something holds its vertices at its new end) every reservation is
+-- dropped, to be planned again in queue order.  The number moved.
+-- (Not M.due, which says whether a pass is due at an instant.)
+function M.late_starts(self)
+  local now = self.now
+  local late = {}
+  for _, rec in pairs(self.reserved_set) do
+    if rec.reserved < now then late[#late + 1] = rec end
+  end
+  table.sort(late, function(a, b) return a.id < b.id end)
+  for _, rec in ipairs(late) do
+    if rec.vres then
+      set_vres(self, rec, now)
+    elseif not M.move_window(self, rec.id, now, now + rec.estimate) then
+      drop_reservations(self)
+      return 0
+    end
+    set_reserved(self, rec, now)
+  end
+  if #late > 0 then
+    self.plan_gen = self.plan_gen + 1
+    self.room_gen = self.room_gen + 1
+  end
+  return #late
+end
 
 -- The shadow time of a plain request of p units: the earliest time at
 -- which p units are free by the running jobs' estimates, and the units
@@ -1474,8 +1730,27 @@ local function unplannable(self, prot, set)
   return u[prot] == true
 end
 
--- Start rec now without moving the earliest start of prot later.
+-- The first waiting job from rec on, in queue order, that no limit
+-- holds (nil: none).
+local function first_unheld(self, rec)
+  local id = rec.id
+  while id do
+    local r = self.jobs[id]
+    if not M.held(self, r) then return r end
+    id = self.cs:next(id)
+  end
+  return nil
+end
+
+-- Start rec now without moving the earliest start of prot later.  A prot
+-- a limit holds has no start to protect: the first job after it that no
+-- limit holds is protected in its place (a policy that took a held job
+-- for its head).
 local function start_protected(self, rec, prot)
+  if self.limits and M.held(self, prot) then
+    prot = first_unheld(self, prot)
+    if not prot or prot == rec then return try_now(self, rec) end
+  end
   if plain(rec) and rec.procs > self.total - self.used then return false end
   if plain(rec) and plain(prot) and (self.not_up == 0 or self.out_known) then
     -- Plain requests (any cores, or any whole nodes) make units
@@ -1520,6 +1795,10 @@ local function start_protected(self, rec, prot)
     end
     return match_fail(self, rec, msg, code)
   end
+  if not admit(self, rec) then
+    reserve(self, prot)
+    return false
+  end
   local s1 = reserve(self, prot)
   if s1 and s1 <= s0 then
     begin_run(self, rec, j)
@@ -1529,6 +1808,7 @@ local function start_protected(self, rec, prot)
   end
   cancel_reservation(self, prot, true)
   self.m:cancel(rec.id)
+  rec.lim_new = nil
   -- rec's room is given back: the start just found for prot (with rec
   -- in place) is no floor for it or its like any more
   local nf = self.nofit
@@ -1551,7 +1831,7 @@ local function ask(self, rec)
   local pol = self.queue_policy
   if pol.policy_for then pol = pol:policy_for(rec) end  -- a queue's own policy
   if not pol.priority then return end
-  local v = view_of(rec)
+  local v = view_of(self, rec)
   local ok, p = pcall(pol.call, pol, "priority", v, pol.bound)
   if not ok then
     self.host_error = tostring(p)
@@ -1583,7 +1863,8 @@ end
 local function rank_due(self)
   local rp = self.queue_policy.reprioritize
   if rp and rp.every and (not self.rank_tick or self.now >= self.rank_tick) then
-    self.rank_tick = (self.now // rp.every + 1) * rp.every
+    local every = self.tps == 1 and rp.every or rp.every * self.tps
+    self.rank_tick = (self.now // every + 1) * every
     self.rank_all = true
   end
   if self.rank_all then return ask_all(self) end
@@ -1666,13 +1947,26 @@ function M.context(loop)
   function ctx.queue()
     local s = loop
     local version = s.cs:version()
+    if s.limits then version = version .. ":" .. s.lim_gen end
     if exported_version ~= version then
       local ids, n = s.cs:ids(s.ids_buf)
       s.ids_buf = ids
       local jobs = s.jobs
       exported = {}
       if s.queue_depth and n > s.queue_depth then n = s.queue_depth end
-      for i = 1, n do exported[i] = jobs[ids[i]].view end
+      if s.limits then
+        -- the jobs a limit holds are not the policy's to start
+        local k = 0
+        for i = 1, n do
+          local rec = jobs[ids[i]]
+          if not M.held(s, rec) then
+            k = k + 1
+            exported[k] = rec.view
+          end
+        end
+      else
+        for i = 1, n do exported[i] = jobs[ids[i]].view end
+      end
       M.share_queue(s.queue_policy, exported)
       exported_version = version
     end
@@ -1700,9 +1994,13 @@ function M.context(loop)
     if fit and (min_size(s) or math.huge) > fit then return nil end
     local cs, jobs = s.cs, s.jobs
     local nid = cs:next(id)
+    local limited = s.limits ~= nil
     while nid do
       local rec = jobs[nid]
-      if not fit or not rec.procs or rec.procs <= fit then return rec.view end
+      if (not fit or not rec.procs or rec.procs <= fit)
+        and not (limited and M.held(s, rec)) then
+        return rec.view
+      end
       nid = cs:next(nid)
     end
     return nil
@@ -1733,6 +2031,11 @@ function M.context(loop)
       set_reserved(s, rec, nil)
       ok = try_now(s, rec)
       if not ok then reserve(s, rec) end
+    elseif rec.reserved == s.now and s.limits and not admit(s, rec) then
+      -- (its reservation given back with its match)
+      set_reserved(s, rec, nil)
+      s.plan_gen, s.room_gen = s.plan_gen + 1, s.room_gen + 1
+      ok = false
     elseif rec.reserved == s.now then
       local vids = {}
       if not s.no_vids then
@@ -1746,7 +2049,8 @@ function M.context(loop)
       ok = try_now(s, rec)
       if not ok then
         local t2 = reserve(s, rec)
-        assert(t2 and t2 <= t, "a reservation moved later")
+        -- (a job a limit came to hold since it was planned keeps none)
+        assert(t2 and t2 <= t or (s.limits and rec.limit_hold), "a reservation moved later")
       end
     elseif prot then
       ok = start_protected(s, rec, prot)
@@ -1757,10 +2061,10 @@ function M.context(loop)
   end
   function ctx.reserve(_, view)
     local rec = rec_of(loop, view, "reserve")
-    if rec.reserved then return rec.reserved, "reserved" end
+    if rec.reserved then return secs(loop, rec.reserved), "reserved" end
     step(loop)
     local t, how = reserve(loop, rec)
-    return t, how
+    return secs(loop, t), how
   end
   -- Every reservation dropped and the queue planned again in order, in
   -- one call (M.replan).
@@ -1786,7 +2090,9 @@ function M.context(loop)
   end
   function ctx.earliest(_, view)
     local rec = rec_of(loop, view, "earliest")
-    if rec.reserved then return rec.reserved end
+    if rec.reserved then return secs(loop, rec.reserved) end
+    -- a job a limit holds has no start to promise
+    if loop.limits and M.held(loop, rec) then return nil end
     step(loop)
     local t
     if counting(loop) then
@@ -1795,7 +2101,7 @@ function M.context(loop)
       local j = loop.m:match(rec.js, "without_allocating_future")
       t = j and j.start or nil
     end
-    return t
+    return secs(loop, t)
   end
   -- The policy's inputs moved: ask job's priority again, or every
   -- waiting job's; the queue's order follows at once.
@@ -1807,9 +2113,34 @@ function M.context(loop)
     end
     ask(s, rec_of(s, view, "reprioritize"))
   end
+  -- The limit that holds a waiting job now (its text), or nil.
+  function ctx.held(_, view)
+    local rec = rec_of(loop, view, "held")
+    local hold = M.held(loop, rec)
+    return hold and glimits.text(hold) or nil
+  end
+  -- The limits in force, as a limits table (grove.limits), and new ones
+  -- (the same form): true, or nil and why (the old ones stay).
+  function ctx.limits()
+    return glimits.to_table(loop.limits)
+  end
+  function ctx.set_limits(_, tbl)
+    if type(tbl) ~= "table" then
+      error("bad argument #1 to 'set_limits' (a table of limits expected)", 2)
+    end
+    local L, msg = glimits.parse(tbl, "ctx:set_limits", {names = true})
+    if not L then return nil, msg end
+    -- flux-accounting's associations, as read, stay with it
+    local old = loop.limits
+    if old and old.assoc and L.accounting == old.accounting then
+      L.assoc, L.assoc_default, L.assoc_count = old.assoc, old.assoc_default, old.assoc_count
+    end
+    M.set_limits(loop, L)
+    return true
+  end
   function ctx.free() return M.free_units(loop) end
   function ctx.total() return loop.total end
-  function ctx.clock() return loop.now end
+  function ctx.clock() return secs(loop, loop.now) end
   function ctx.changed() return loop.changed end
   function ctx.usage(_, user) return loop.usage[user] or 0 end
   function ctx.param(_, name, default)
@@ -1818,7 +2149,12 @@ function M.context(loop)
     return v
   end
   function ctx.wake(_, t)
-    if math.type(t) ~= "integer" then error("bad argument #1 to 'wake' (an integer time)", 2) end
+    if loop.tps == 1 then
+      if math.type(t) ~= "integer" then error("bad argument #1 to 'wake' (an integer time)", 2) end
+    else
+      if type(t) ~= "number" or t ~= t then error("bad argument #1 to 'wake' (a time)", 2) end
+      t = M.ticks(loop, t)
+    end
     -- (remembered for a driver that passes over instants: M.due)
     if t > loop.now and loop.passes_over then loop.wakes_asked[t] = true end
     wake(loop, t)
@@ -1836,8 +2172,9 @@ function M.context(loop)
     local out = {}
     for _, rec in pairs(loop.jobs) do
       if rec.state == "running" then
-        out[#out + 1] = {id = rec.id, start = rec.start, estimate = rec.estimate,
-          ["end"] = rec.est_end, procs = rec.procs, user = rec.user, group = rec.group,
+        out[#out + 1] = {id = rec.id, start = secs(loop, rec.start),
+          estimate = secs(loop, rec.estimate), ["end"] = secs(loop, rec.est_end),
+          procs = rec.procs, user = rec.user, group = rec.group,
           queue = rec.queue}
       end
     end
@@ -1861,6 +2198,7 @@ function M.pass(self)
   -- reported as it is, not as the schedule's that called ctx:queue()
   self.host_error, self.placement_failed = nil, nil
   M.bound_starts(self)
+  if self.limits then M.drop_held(self) end
   if self.ranks then
     local ok, err = pcall(rank_due, self)
     if not ok then return nil, self.host_error or tostring(err), "ECANCELED" end

@@ -214,6 +214,10 @@ end
 --             estimate ends at the estimate (state "timeout") or runs on
 --   buckets   time series resolution (default 400, see grove.sim.metrics)
 --   budget, memory, time   the queue policy's limits (grove.sim.queue.load)
+--   limits    what running jobs may hold per user, bank, queue and
+--             overall: a limits table (grove.limits, as sched-grove's
+--             [sched-grove.limits]; users by name or uid as the trace
+--             names them)
 -- Raises on misuse; returns nil, message, code when a file cannot be read.
 function M.new(opts)
   if type(opts) ~= "table" then
@@ -222,7 +226,7 @@ function M.new(opts)
   local known = {graph = 1, cluster = 1, queue = 1, policy = 1, procs_as = 1, on_down = 1,
     reservations = 1, walltime = 1, gantt_window = 1, params = 1, memory_requests = 1,
     partitions = 1, reserve_depth = 1, queue_depth = 1,
-    out = 1, report = 1, gantt = 1, buckets = 1, budget = 1, memory = 1, time = 1}
+    out = 1, report = 1, gantt = 1, buckets = 1, budget = 1, memory = 1, time = 1, limits = 1}
   for k in pairs(opts) do
     if not known[k] then
       error(fmt("bad argument #1 to 'new' (unknown option '%s'%s)", tostring(k),
@@ -259,10 +263,16 @@ function M.new(opts)
     q, dmsg, dcode = perqueue.new(self, d, opts.params, opts)
     if not q then return nil, dmsg, dcode end
   end
+  local lim
+  if opts.limits ~= nil then
+    local lmsg
+    lim, lmsg = require("grove.limits").parse(opts.limits, "limits", {names = true})
+    if not lim then return nil, lmsg, "EINVAL" end
+  end
   local ok, msg, code = sched.init(self, {graph = g, queue = q, policy = opts.policy,
     unit = procs_as, reservations = opts.reservations, now = 0, budget = opts.budget,
     memory = opts.memory, time = opts.time, params = opts.params,
-    reserve_depth = opts.reserve_depth, queue_depth = opts.queue_depth})
+    reserve_depth = opts.reserve_depth, queue_depth = opts.queue_depth, limits = lim})
   if not ok then return nil, msg, code end
   self.on_start, self.on_wake = M._on_start, M._on_wake
   self.passes_over = true -- instants with no pass due (sched.due)
@@ -333,7 +343,7 @@ function Sim:submit(job)
   local rec = {id = id, submit = job.submit, run = job.run, estimate = job.estimate,
     procs = job.procs, user = job.user, group = job.group, jobspec = job.jobspec,
     after = job.after, think = job.think, mem = job.mem, partition = job.partition,
-    queue = job.queue}
+    queue = job.queue, bank = job.bank}
   self:submit_record(rec)
   return id
 end
@@ -397,7 +407,8 @@ function Sim:submit_record(job)
   local rec = {id = job.id, submit = job.submit, run = run, estimate = estimate,
     procs = job.procs, user = job.user, group = job.group, jobspec = job.jobspec,
     line = job.line, timeout = timeout or nil, after = job.after, think = job.think,
-    partition = job.partition, queue = job.queue, mem = job.mem, state = "future"}
+    partition = job.partition, queue = job.queue, mem = job.mem, bank = job.bank,
+    state = "future"}
   if not rec.jobspec and rec.procs and rec.procs > 0 and
       ((rec.mem and rec.mem > 0 and self.mem_unit_kb) or (self.partitions and rec.partition)) then
     rec.constrained = true

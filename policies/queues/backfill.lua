@@ -42,7 +42,7 @@ return {
       for _, job in ipairs(q) do
         if job.reserved == now then
           ctx:start(job)
-        elseif not job.reserved then
+        elseif not job.reserved and not ctx:held(job) then
           if ctx:earliest(job) ~= now or not ctx:start(job) then break end
         end
       end

@@ -66,6 +66,10 @@ they end after their run time.
                       queue of [queues] [sched-grove.queues.NAME]'s, as
                       sched-grove runs them; --queue, --policy and --param
                       win over it
+  --limits FILE       what running jobs may hold per user, bank, queue and
+                      overall, as sched-grove's [sched-grove.limits]: a JSON
+                      object, or a Lua file returning a table (FILE.lua);
+                      wins over --config's limits (docs/sim.md)
   --procs-as core|node  a job of P processors asks for P cores anywhere
                       (default) or P whole nodes
   --on-down kill|requeue  what happens to jobs on a node that goes down
@@ -138,7 +142,7 @@ local OPTIONS = {
     return true
   end},
 }
-for _, k in ipairs {"config", "cluster", "trace", "format", "queue", "policy", "procs-as",
+for _, k in ipairs {"config", "limits", "cluster", "trace", "format", "queue", "policy", "procs-as",
     "on-down", "walltime", "memory", "events", "status", "from", "to", "load", "out",
     "summary", "plot", "gantt-nodes", "gantt-window", "generate", "procs", "seed",
     "estimate-factor", "arrival-factor", "users", "types", "by", "progress", "history",
@@ -207,6 +211,33 @@ function M.flux_config(path)
   local o, why = require("grove.flux.config").sim_options(conf)
   if not o then return nil, path .. ": " .. why end
   return o
+end
+
+-- A limits file (--limits): a JSON object, or a Lua file (FILE.lua)
+-- returning a table, run as text in an empty environment.  The table
+-- (grove.limits checks it), or nil and "FILE: reason".
+function M.limits_file(path)
+  local text, err = files.read(path)
+  if not text then return nil, err end
+  local t, msg
+  if path:match("%.lua$") then
+    local chunk
+    chunk, msg = load(text, "@" .. path, "t", {})
+    if chunk then
+      local ok, v = pcall(chunk)
+      if ok then t = v else msg = tostring(v) end
+    end
+    if t ~= nil and type(t) ~= "table" then msg = path .. ": the file must return a table" end
+  else
+    t, msg = core.json_decode(text, path)
+    if t ~= nil and (type(t) ~= "table" or t[1] ~= nil) then
+      t, msg = nil, path .. ": a JSON object of limits expected"
+    end
+  end
+  if type(t) ~= "table" then return nil, msg or (path .. ": a table of limits expected") end
+  local ok, why = require("grove.limits").parse(t, path .. ": limits", {names = true})
+  if not ok then return nil, why end
+  return t
 end
 
 local function fail(msg)
@@ -485,6 +516,12 @@ local function simulate(o)
   end
   local params = fc.params or {}
   for k, v in pairs(o.params or {}) do params[k] = v end
+  local lim = fc.run_limits and require("grove.limits").to_table(fc.run_limits)
+  if o.limits then
+    local e
+    lim, e = M.limits_file(o.limits)
+    if not lim then return fail(e) end
+  end
   local reader, rerr
   reader_path = o.trace == "-" and "(stdin)" or o.trace
   topts.format = o.format or (o.trace == "-" and "swf") or nil
@@ -507,7 +544,7 @@ local function simulate(o)
     out = out and write_row or nil,
     report = report, gantt = o.plot and (gn or 64) or nil, gantt_window = gw,
     params = next(params) and params or nil, memory_requests = o.memory,
-    partitions = o.partitions}
+    partitions = o.partitions, limits = lim}
   if not s then return fail(msg) end
   level_warnings(o, s, reader)
   if o.events then s:load_events(o.events) end

@@ -23,6 +23,7 @@ M.DEBUG_JOBS_AHEAD = 2
 local KEYS = {"t_estimate", "reason_pending", "jobs_ahead"}
 
 local emit = base.emit
+local fmt = string.format
 
 -- Does job a come before job b in the queue (the order grove.core.sched
 -- keeps: the queue policy's priority, the job's, submit time, id)?  a and
@@ -95,8 +96,12 @@ local function forecast(self)
     last = id
     local rec = jobs[id]
     local t = rec.reserved
-    local key = not t and known and rec.js and sched.alike_key(loop, rec)
-    if not t and known and rec.js and not (key and none[key]) then
+    -- a job a limit holds is given no estimate: when it starts depends on
+    -- when its holder's jobs end, not on room (and the queue policy
+    -- passes it over: the jobs behind it are forecast without it)
+    local limited = loop.limits and sched.limit_hold(loop, rec)
+    local key = not t and not limited and known and rec.js and sched.alike_key(loop, rec)
+    if not t and not limited and known and rec.js and not (key and none[key]) then
       local after = in_order and floor or nil
       local kf = key and alike[key]
       if kf and (not after or kf > after) then after = kf end
@@ -110,7 +115,7 @@ local function forecast(self)
       end
     end
     est[rec] = t
-    if in_order then
+    if in_order and not limited then
       if not t or rec.open then known = false else floor = t end
     end
     id = cs:next(id)
@@ -150,8 +155,9 @@ local function forecast_due(self, touched)
     return false
   end
   local period = self.forecast_period
+  if period then period = sched.ticks(loop, period) end
   if fc and period and loop.now < fc.at + period then
-    local due = math.ceil(fc.at + period)
+    local due = fc.at + period
     if not self.wake or due < self.wake then self.wake = due end
     return false
   end
@@ -247,9 +253,16 @@ function M.annotate(self)
     elseif depth and i > depth then
       want.reason_pending = "beyond the queue depth"
     else
-      want.t_estimate = t
+      -- (seconds, as flux-core's schedulers give it: to the millisecond)
+      want.t_estimate = sched.secs(loop, t)
       want.reason_pending = t == loop.now and "waiting for the jobs ahead"
         or "insufficient resources"
+      local hold = loop.limits and sched.limit_hold(loop, rec)
+      if hold then
+        -- (flux-core's words for a job held by a limit, with the limit)
+        want.t_estimate, want.reason_pending = nil, fmt("%s limit %s", hold.kind == "all"
+          and "instance" or hold.kind .. " " .. tostring(hold.name), hold.key)
+      end
     end
     M.send(self, rec, want)
   end

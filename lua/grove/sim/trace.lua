@@ -30,7 +30,8 @@
 --         jobspec file, relative to the CSV file's directory.  Streamed.
 --
 -- A job: {id =, submit =, run =, estimate =, procs =, mem =, user =, group =,
--- queue =, partition =, after =, think =, status =, line =, col =,
+-- bank = (JSON and CSV only: the bank limits count it), queue =,
+-- partition =, after =, think =, status =, line =, col =,
 -- jobspec = (a table in canonical form, or nil)}.  Times are whole
 -- seconds; a run time of 0 counts as 1 (the clock's tick).  Jobs that
 -- cannot run (no processors, no run time) are not returned: they go to
@@ -314,7 +315,7 @@ end
 
 local CSV_COLUMNS = {id = true, submit = true, run = true, estimate = true, procs = true,
   user = true, jobspec = true, group = true, queue = true, partition = true, after = true,
-  think = true, status = true, mem = true}
+  think = true, status = true, mem = true, bank = true}
 
 -- Fields that hold numbers (the others: user, group, queue, partition
 -- may be names; jobspec).
@@ -343,7 +344,7 @@ local function csv_header(self, cells)
   for i, c in ipairs(cells) do
     if not CSV_COLUMNS[c] then
       raise(self, "unknown column '%s'%s (id, submit, run, estimate, procs, mem, user, group, " ..
-        "queue, partition, after, think, status, jobspec)", c, suggest.hint(c, CSV_COLUMNS))
+        "bank, queue, partition, after, think, status, jobspec)", c, suggest.hint(c, CSV_COLUMNS))
     end
     seen[c] = i
   end
@@ -458,8 +459,8 @@ local function element_positions(text)
   return out
 end
 
-local JSON_FIELDS = "id, submit, run, estimate, procs, mem, user, group, queue, partition, " ..
-  "after, think, status, jobspec, request"
+local JSON_FIELDS = "id, submit, run, estimate, procs, mem, user, group, bank, queue, " ..
+  "partition, after, think, status, jobspec, request"
 
 local function json_jobs(self, text)
   local doc, err = core.json_decode(text, self.path)
@@ -490,7 +491,7 @@ local function json_jobs(self, text)
         local ok, js = pcall(require("grove.jobspec").build, v)
         if not ok then bad("request: %s", tostring(js)) end
         job.jobspec = js
-      elseif k == "user" or k == "group" or k == "queue" or k == "partition" then
+      elseif k == "user" or k == "group" or k == "queue" or k == "partition" or k == "bank" then
         if type(v) ~= "number" and type(v) ~= "string" then
           bad("%s must be a number or a string (got %s)", k, type(v))
         end
