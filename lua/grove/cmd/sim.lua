@@ -445,18 +445,27 @@ function M.print_placement(r, fh)
     end
     fh:write("placement: ", table.concat(parts, ", "), "\n")
   end
+  M.print_estimates(r, fh)
+end
+
+-- The start estimate line of a summary r, into fh (who: whose estimates,
+-- "" by default).
+function M.print_estimates(r, fh, who)
+  who = who or ""
   if r.est_jobs == nil then return end
   if r.est_jobs == 0 then
-    fh:write(fmt("start estimates: none shown (%s holds no reservation for a waiting job)\n",
-      tostring(r.queue)))
+    fh:write(fmt("start estimates%s: none shown (%s holds no reservation for a waiting job)\n",
+      who, tostring(r.queue)))
     return
   end
-  fh:write(fmt("start estimates: %d jobs were shown one (%d started without), within 10%% " ..
+  fh:write(fmt("start estimates%s: %d jobs were shown one (%d started without), within 10%% " ..
     "of the wait or 5 min: first %s (error median %s s, p90 %s s), last before start %s " ..
-    "(median %s s, p90 %s s); shown within %s of the time; started by the first %s\n",
+    "(median %s s, p90 %s s);%s started by the first %s\n", who,
     r.est_jobs, r.est_none, pct(r.est_first_within), tostring(r.est_first_median),
     tostring(r.est_first_p90), pct(r.est_last_within), tostring(r.est_last_median),
-    tostring(r.est_last_p90), pct(r.est_seen_within or 0), pct(r.est_first_kept or 0)))
+    tostring(r.est_last_p90),
+    r.est_seen_within and " shown within " .. pct(r.est_seen_within) .. " of the time;" or "",
+    pct(r.est_first_kept or 0)))
 end
 
 local function print_summary(r, fh)
