@@ -1,5 +1,6 @@
--- grove sim --out in the field's formats, --skip-bad, and processors
--- placed as the fewest nodes (--procs-as fewest) on the command line.
+-- grove sim --out in the field's formats, --skip-bad, processors placed as the
+-- fewest nodes (--procs-as fewest) and the start estimates measured, on
+-- the command line.
 --
 -- Batsim's jobs.csv is checked against what evalys reads
 -- (evalys/jobset.py, JobSet.from_csv: pandas.read_csv with
@@ -155,5 +156,31 @@ describe("grove sim --procs-as fewest", function()
       by.fewest[2].alloc, by.fewest[2].domains})
     -- job 4: 12 cores, 3 nodes of 4 under fewest
     assert.equal("3", by.fewest[4].nodes)
+  end)
+end)
+
+describe("grove sim start estimates", function()
+  it("records the estimates a job was shown and how far they were from its start", function()
+    local out, rc = run(GROVE .. " sim --cluster " .. F .. "cluster.lua --trace " .. F ..
+      "small.swf --queue conservative --out " .. tmp .. "/e.csv --summary " .. tmp .. "/e.json")
+    assert.equal(0, rc, out)
+    local _, rows = csv(tmp .. "/e.csv")
+    local by = {}
+    for _, r in ipairs(rows) do by[tonumber(r.id)] = r end
+    -- job 2 (16 cores) waits behind job 1 (estimate 200): shown 200,
+    -- started at 100 when job 1 ended early.  Job 7 (4 cores, 400 s)
+    -- cannot run before job 2's reservation: shown 200 + 60; when job 2
+    -- starts at 100, 160; it starts at 150, job 2's real end
+    assert.same({"100", "200", "200", "1"}, {by[2].start, by[2].predicted_first,
+      by[2].predicted_last, by[2].predictions})
+    assert.same({"150", "260", "160", "2"}, {by[7].start, by[7].predicted_first,
+      by[7].predicted_last, by[7].predictions})
+    assert.equal("", by[1].predicted_first)
+    -- errors: first 100 and 110 s, last 100 and 10 s, all within 5 minutes
+    local s = require("grove.core").json_decode(exe.read(tmp .. "/e.json"))
+    assert.same({2, 3, 100, 110, 10, 100, 1},
+      {s.est_jobs, s.est_none, s.est_first_median, s.est_first_p90, s.est_last_median,
+       s.est_last_p90, s.est_first_within})
+    assert.matches("start estimates: 2 jobs were shown one (3 started without)", out, 1, true)
   end)
 end)
