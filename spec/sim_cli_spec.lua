@@ -269,7 +269,7 @@ describe("grove sim", function()
   end)
 
   it("compares any number of runs, and refuses runs of other traces unless told", function()
-    for _, q in ipairs{"fcfs", "easy", "conservative", "fairshare"} do
+    for _, q in ipairs{"fcfs", "easy", "conservative", "fairshare", "backfill"} do
       local _, rc = sim(("--trace %ssmall.swf --queue %s --quiet --summary %s/n-%s.json")
         :format(F, q, tmp, q))
       assert.equal(0, rc)
@@ -277,10 +277,12 @@ describe("grove sim", function()
     local _, rc0 = sim(("--trace %spublished.swf --quiet --summary %s/other.json"):format(F, tmp))
     assert.equal(0, rc0)
     local out, rc = run(("%s sim --compare %s/n-fcfs.json %s/n-easy.json %s/n-conservative.json " ..
-      "%s/n-fairshare.json --plot %s/n"):format(GROVE, tmp, tmp, tmp, tmp, tmp))
+      "%s/n-fairshare.json %s/n-backfill.json --plot %s/n"):format(GROVE, tmp, tmp, tmp, tmp,
+      tmp, tmp))
     assert.equal(0, rc)
-    -- names longer than a column: letters, the files listed under the table
-    assert.matches("^metric%s+A%s+B%s+C%s+D\n", out)
+    -- names longer than a column: letters, the files listed under the table;
+    -- five runs within 100 columns
+    assert.matches("^metric%s+A%s+B%s+C%s+D%s+E\n", out)
     assert.matches("\nA  " .. tmp .. "/n%-fcfs%.json %(queue fcfs, policy first, processors " ..
       "as core%)\nB  " .. tmp .. "/n%-easy%.json %(queue easy, ", out)
     for line in out:gmatch("[^\n]*") do assert.is_true(#line <= 100, line) end
