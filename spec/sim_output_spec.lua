@@ -1,5 +1,6 @@
 -- grove sim --out in the field's formats, --skip-bad, processors placed as the
--- fewest nodes (--procs-as fewest) and the start estimates measured, on
+-- fewest nodes (--procs-as fewest), the start estimates measured and Batsim
+-- workloads read as traces, on
 -- the command line.
 --
 -- Batsim's jobs.csv is checked against what evalys reads
@@ -182,5 +183,39 @@ describe("grove sim start estimates", function()
       {s.est_jobs, s.est_none, s.est_first_median, s.est_first_p90, s.est_last_median,
        s.est_last_p90, s.est_first_within})
     assert.matches("start estimates: 2 jobs were shown one (3 started without)", out, 1, true)
+  end)
+end)
+
+describe("grove sim --trace a Batsim workload", function()
+  it("reads delay and composed profiles, keeps the workload's ids, sizes the machine", function()
+    local wl = tmp .. "/wl.json"
+    local fh = assert(io.open(wl, "w"))
+    fh:write([[
+{"nb_res": 4,
+ "jobs": [
+  {"id": "w0!1", "subtime": 0, "walltime": 100, "res": 4, "profile": "d50"},
+  {"id": "w0!2", "subtime": 10, "walltime": 200, "res": 2, "profile": "twice"},
+  {"id": "w0!3", "subtime": 20, "walltime": 100, "res": 1, "profile": "ph"}
+ ],
+ "profiles": {
+  "d50": {"type": "delay", "delay": 50},
+  "twice": {"type": "composed", "repeat": 2, "seq": ["d50", "d50"]},
+  "ph": {"type": "parallel_homogeneous", "cpu": 1e9, "com": 0}
+ }}
+]])
+    fh:close()
+    local out, rc = run(GROVE .. " sim --trace " .. wl .. " --out batsim=" .. tmp .. "/wl.csv")
+    assert.equal(0, rc, out)
+    assert.matches("no --cluster: 4 nodes of 1 core (nb_res 4: one core a node)", out, 1, true)
+    assert.matches(wl .. ":5: job 3 left out: profile 'ph' of type 'parallel_homogeneous' " ..
+      "gives no run time", out, 1, true)
+    local _, rows = csv(tmp .. "/wl.csv")
+    -- job 2's composed profile: 2 x (50 + 50); it waits for job 1 (50 s)
+    assert.same({"w0!1", "w0", "0.000000", "50.000000", "0-3"}, {rows[1].job_id,
+      rows[1].workload_name, rows[1].starting_time, rows[1].execution_time,
+      rows[1].allocated_resources})
+    assert.same({"w0!2", "50.000000", "200.000000", "40.000000"}, {rows[2].job_id,
+      rows[2].starting_time, rows[2].execution_time, rows[2].waiting_time})
+    assert.equal(2, #rows)
   end)
 end)
