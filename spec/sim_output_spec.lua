@@ -1,7 +1,6 @@
 -- grove sim --out in the field's formats, --skip-bad, processors placed as the
 -- fewest nodes (--procs-as fewest), the start estimates measured and Batsim
--- workloads read as traces, on
--- the command line.
+-- workloads read as traces, on the command line.
 --
 -- Batsim's jobs.csv is checked against what evalys reads
 -- (evalys/jobset.py, JobSet.from_csv: pandas.read_csv with
