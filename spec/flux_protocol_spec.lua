@@ -150,6 +150,32 @@ describe("grove.flux", function()
     assert.truthy(flux.payload(ok):find('"t_estimate":%s*null'))
   end)
 
+  it("writes the start estimates a job was shown with its start (sched.estimated)", function()
+    local s, clock = session{queue = "conservative"}
+    -- a job that never waited was shown none, and says nothing of it
+    local acts = s:handle("sched.alloc", alloc(1, jobspec(2, 4, 100)))
+    assert.is_nil(by_id(acts, "alloc", "success")[1].annotations.sched.estimated)
+    -- job 2 waits behind job 1 (estimate 1100), job 3 behind both (1150)
+    acts = s:handle("sched.alloc", alloc(2, jobspec(2, 4, 50)))
+    assert.equal(1100, by_id(acts, "alloc", "annotate")[2].annotations.sched.t_estimate)
+    clock.t = 1010
+    acts = s:handle("sched.alloc", alloc(3, jobspec(2, 4, 50)))
+    assert.equal(1150, by_id(acts, "alloc", "annotate")[3].annotations.sched.t_estimate)
+    -- job 1 ends early: 2 starts, 3's estimate moves to 2's end (1090)
+    clock.t = 1040
+    acts = s:handle("sched.free", '{"id":1,"R":' .. R_text("0-1", "n[0-1]") .. ',"final":true}')
+    local ok = by_id(acts, "alloc", "success")[2]
+    assert.same({first = 1100, first_at = 1000, last = 1100, last_at = 1000, count = 1},
+      ok.annotations.sched.estimated)
+    assert.equal(1090, by_id(acts, "alloc", "annotate")[3].annotations.sched.t_estimate)
+    clock.t = 1090
+    acts = s:handle("sched.free", '{"id":2,"R":' .. R_text("0-1", "n[0-1]") .. ',"final":true}')
+    ok = by_id(acts, "alloc", "success")[3]
+    assert.same({first = 1150, first_at = 1010, last = 1090, last_at = 1040, count = 2},
+      ok.annotations.sched.estimated)
+    assert.truthy(flux.payload(ok):find('"estimated":', 1, true))
+  end)
+
   it("annotates a waiting job when what it shows changes, and only then", function()
     local s, clock = session()
     s:handle("sched.alloc", alloc(1, jobspec(2, 4, 100)))

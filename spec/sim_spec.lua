@@ -182,7 +182,8 @@ describe("grove.sim", function()
 
   it("refuses misuse", function()
     assert.has_error(function() sim.new{graph = machine(), procs_as = "socket"} end,
-      "bad argument #1 to 'new' (procs_as must be \"core\" or \"node\", got socket)")
+      "bad argument #1 to 'new' (procs_as must be \"core\", \"node\", \"fewest\" or " ..
+      "\"whole\", got socket)")
     assert.has_error(function() sim.new{graph = machine(), colour = 1} end,
       "bad argument #1 to 'new' (unknown option 'colour')")
     local s = new{}

@@ -8,6 +8,13 @@
 -- "annotate" alloc action for each whose estimate or reason changed.
 -- started(self, rec) is the success action of a job a pass started,
 -- with its resource summary and the pending keys cleared.
+--
+-- The estimates a job was shown are remembered (the first and the last,
+-- with when each was sent, and how many) and written with its start, in
+-- the annotation sched.estimated of the success response: the job
+-- manager keeps the annotations of an alloc in its alloc event, so a
+-- history (grove flux-export) holds them and `grove sim --history`
+-- measures how far the estimates were from the starts.
 local core = require("grove.core")
 local sched = require("grove.sched")
 local base = require("grove.flux.base")
@@ -52,7 +59,12 @@ function M.started(self, rec)
   for _, k in ipairs(KEYS) do
     if rec.sent and rec.sent[k] ~= nil then ann.sched[k] = core.null end
   end
-  rec.sent = nil
+  local e = rec.estimated
+  if e then
+    ann.sched.estimated = {first = e.first, first_at = e.first_at, last = e.last,
+      last_at = e.last_at, count = e.count}
+  end
+  rec.sent, rec.estimated = nil, nil
   emit(self, {op = "alloc", id = rec.id, type = "success", R = text, annotations = ann})
 end
 
@@ -282,6 +294,17 @@ function M.send(self, rec, want)
   end
   if a then
     rec.sent = want
+    local t = want.t_estimate
+    if t ~= nil and t ~= sent.t_estimate then
+      -- an estimate shown: the first and the last, for the start's annotation
+      local e = rec.estimated
+      local now = self.loop.now
+      if not e then
+        rec.estimated = {first = t, first_at = now, last = t, last_at = now, count = 1}
+      else
+        e.last, e.last_at, e.count = t, now, e.count + 1
+      end
+    end
     self.annotations_sent = (self.annotations_sent or 0) + 1
     emit(self, {op = "alloc", id = rec.id, type = "annotate", annotations = {sched = a}})
   end
