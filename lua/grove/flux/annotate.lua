@@ -298,7 +298,7 @@ function M.send(self, rec, want)
     if t ~= nil and t ~= sent.t_estimate then
       -- an estimate shown: the first and the last, for the start's annotation
       local e = rec.estimated
-      local now = self.loop.now
+      local now = sched.secs(self.loop, self.loop.now)
       if not e then
         rec.estimated = {first = t, first_at = now, last = t, last_at = now, count = 1}
       else
