@@ -10,6 +10,8 @@
 #   make install    PREFIX=/usr/local DESTDIR= (install-lib, install-lua,
 #                   install-bin, install-flux: one part each)
 #   make man        the man pages (docs/man/) into build/man/, linted
+#   make deb        Debian packages from this tree (debian/, dpkg-buildpackage),
+#                   written beside the tree as dpkg-buildpackage does
 #   make deps       install missing Debian packages
 #
 # WERROR=1 turns warnings into errors (CI sets it).  BUILD=dir picks the
@@ -22,7 +24,8 @@
 # packages exist and nothing compiles before deps has finished, whatever -j.
 
 # The version: the one place it is written.  grove --version, grove.version,
-# the pkg-config file and the man pages take it from here.
+# the pkg-config file and the man pages take it from here; debian/changelog
+# and the rockspec's name repeat it (spec/packaging_spec.lua checks both).
 VERSION := 0.1.0
 GOALS := all check tests asan valgrind demo bench fuzz install conformance lint docs \
          install-lib install-lua install-bin install-flux lib module flux man
@@ -30,7 +33,7 @@ MAKEFLAGS += --no-print-directory
 
 ifneq ($(GROVE_STAGE),build)
 
-.PHONY: $(GOALS) deps clean
+.PHONY: $(GOALS) deps clean deb
 .DEFAULT_GOAL := all
 
 # One recursive make for all the goals asked, after deps alone; it builds
@@ -45,6 +48,20 @@ $(wordlist 2,99,$(filter $(GOALS),$(or $(MAKECMDGOALS),all))): deps
 
 deps:
 	@scripts/deps
+
+# Not a goal of the two stages: debian/rules runs the second stage
+# itself (in debian/build).  scripts/deps deb adds what the packages'
+# build needs; the Flux module's package is built when pkg-config finds
+# flux-core (FLUX_PREFIX, /opt/flux when it exists), left out by the
+# build profile pkg.grove.noflux otherwise.
+deb:
+	@scripts/deps deb
+	@fp=$${FLUX_PREFIX:-$$([ -d /opt/flux ] && echo /opt/flux)}; \
+	if PKG_CONFIG_PATH="$${fp:+$$fp/lib/pkgconfig:}$$PKG_CONFIG_PATH" \
+	   pkg-config --exists flux-core flux-schedutil; then prof=""; \
+	else echo "deb: flux-core not found: no flux-sched-grove package"; prof="-Ppkg.grove.noflux"; fi; \
+	FLUX_PREFIX=$$fp dpkg-buildpackage -b -us -uc $$prof && \
+	echo "deb: the packages are in $$(cd .. && pwd)"
 
 clean:
 	rm -rf build build-asan build-vg build-fuzz build-clang
@@ -175,8 +192,8 @@ endif
 
 all: $(LIB) $(MODULE) $(EXE) $(TEST_BIN) $(BENCH_BIN) $(FLUX_TARGET)
 
-# Parts alone: the libraries, the Lua module, the Flux module and its
-# command.
+# Parts alone: the libraries, the Lua module (what the rockspec builds),
+# the Flux module and its command (what debian/rules builds).
 lib: $(LIB) $(SHLIB)
 module: $(MODULE)
 flux: $(if $(filter 1,$(HAVE_FLUX)),$(FLUX_MOD) $(FLUX_CMD),flux-absent)
@@ -325,7 +342,8 @@ docs: all
 	@scripts/docs $(BUILD)
 
 # ---- install ------------------------------------------------------------
-# make install is its four parts, each also a goal of its own:
+# make install is its four parts, each also a goal of its own (debian/rules
+# installs each into its package; the rockspec runs install-lua alone):
 #   install-lib   libgrove: the static and shared libraries, the headers,
 #                 the pkg-config file
 #   install-lua   the Lua module: grove.core (LUA_CDIR), the pure-Lua

@@ -1,7 +1,8 @@
--- What the man pages must agree with: every `flux grove` subcommand and
--- option in flux-grove(1), every key grove.flux.config reads in
--- sched-grove(5), every grove command in grove(1), and each page free of
--- groff warnings.
+-- What the packaging and the man pages must agree with: the Makefile's
+-- VERSION in debian/changelog and the rockspec, every `flux grove`
+-- subcommand and option in flux-grove(1), every key grove.flux.config
+-- reads in sched-grove(5), every grove command in grove(1), and each page
+-- free of groff warnings.
 --
 -- This file holds only specs: what several specs share lives in expect.lua
 -- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
@@ -10,6 +11,8 @@ local config = require("grove.flux.config")
 local files = require("grove.files")
 
 local function read(path) return assert(files.read(path)) end
+
+local VERSION = read("Makefile"):match("\nVERSION := (%S+)")
 
 -- The page's sections: NAME -> its text, for .SH (and .SS within COMMANDS).
 local function sections(page, macro)
@@ -27,6 +30,16 @@ local function sections(page, macro)
 end
 
 local function unescape(text) return (text:gsub("\\%-", "-")) end
+
+describe("the packaging", function()
+  it("repeats the Makefile's VERSION in debian/changelog and the rockspec", function()
+    assert.truthy(VERSION)
+    assert.equal(VERSION, read("debian/changelog"):match("^grove %(([^)]+)%)"))
+    local rockspec = "grove-" .. VERSION .. "-1.rockspec"
+    assert.truthy(files.readable(rockspec), rockspec .. " is missing")
+    assert.equal(VERSION .. "-1", read(rockspec):match('\nversion = "([^"]+)"'))
+  end)
+end)
 
 describe("the man pages", function()
   it("flux-grove(1): each subcommand a section, each of its long options in it", function()
