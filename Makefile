@@ -64,7 +64,7 @@ deb:
 	echo "deb: the packages are in $$(cd .. && pwd)"
 
 clean:
-	rm -rf build build-asan build-vg build-fuzz build-clang
+	rm -rf build build-asan build-vg build-fuzz build-clang build-rock
 
 else
 
