@@ -61,7 +61,7 @@ describe("the man pages", function()
           ("flux grove %s: no --%s in its section"):format(name, long))
       end
     end
-    assert.equal(10, n)
+    assert.equal(11, n)
   end)
 
   it("sched-grove(5): each key of [sched-grove] and of a queue's table in its section", function()
