@@ -7,7 +7,11 @@
 #   make demo       Grove's main job on a built-in example cluster
 #   make bench      the benchmarks under bench/
 #   make fuzz       bounded fuzzing of the parsers (clang + libFuzzer)
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (install-lib, install-lua,
+#                   install-bin, install-flux: one part each)
+#   make man        the man pages (docs/man/) into build/man/, linted
+#   make deb        Debian packages from this tree (debian/, dpkg-buildpackage),
+#                   written beside the tree as dpkg-buildpackage does
 #   make deps       install missing Debian packages
 #
 # WERROR=1 turns warnings into errors (CI sets it).  BUILD=dir picks the
@@ -19,13 +23,17 @@
 # again (GROVE_STAGE=build).  So no pkg-config flag is computed before the
 # packages exist and nothing compiles before deps has finished, whatever -j.
 
+# The version: the one place it is written.  grove --version, grove.version,
+# the pkg-config file and the man pages take it from here; debian/changelog
+# and the rockspec's name repeat it (spec/packaging_spec.lua checks both).
 VERSION := 0.1.0
-GOALS := all check tests asan valgrind demo bench fuzz install conformance lint docs
+GOALS := all check tests asan valgrind demo bench fuzz install conformance lint docs \
+         install-lib install-lua install-bin install-flux lib module flux man
 MAKEFLAGS += --no-print-directory
 
 ifneq ($(GROVE_STAGE),build)
 
-.PHONY: $(GOALS) deps clean
+.PHONY: $(GOALS) deps clean deb
 .DEFAULT_GOAL := all
 
 # One recursive make for all the goals asked, after deps alone; it builds
@@ -41,8 +49,22 @@ $(wordlist 2,99,$(filter $(GOALS),$(or $(MAKECMDGOALS),all))): deps
 deps:
 	@scripts/deps
 
+# Not a goal of the two stages: debian/rules runs the second stage
+# itself (in debian/build).  scripts/deps deb adds what the packages'
+# build needs; the Flux module's package is built when pkg-config finds
+# flux-core (FLUX_PREFIX, /opt/flux when it exists), left out by the
+# build profile pkg.grove.noflux otherwise.
+deb:
+	@scripts/deps deb
+	@fp=$${FLUX_PREFIX:-$$([ -d /opt/flux ] && echo /opt/flux)}; \
+	if PKG_CONFIG_PATH="$${fp:+$$fp/lib/pkgconfig:}$$PKG_CONFIG_PATH" \
+	   pkg-config --exists flux-core flux-schedutil; then prof=""; \
+	else echo "deb: flux-core not found: no flux-sched-grove package"; prof="-Ppkg.grove.noflux"; fi; \
+	FLUX_PREFIX=$$fp dpkg-buildpackage -b -us -uc $$prof && \
+	echo "deb: the packages are in $$(cd .. && pwd)"
+
 clean:
-	rm -rf build build-asan build-vg build-fuzz build-clang
+	rm -rf build build-asan build-vg build-fuzz build-clang build-rock
 
 else
 
@@ -55,6 +77,7 @@ LUA_LDIR  ?= $(PREFIX)/share/lua/5.4
 # PREFIX/lib/lua/5.4 and PREFIX/share/lua/5.4 for /usr/local).
 LUA_CDIR  ?= $(PREFIX)/lib/lua/5.4
 DATADIR   ?= $(PREFIX)/share/grove
+MANDIR    ?= $(PREFIX)/share/man
 BUILD     ?= build
 CC        ?= cc
 PKG_CONFIG ?= pkg-config
@@ -87,7 +110,7 @@ endif
 
 CFLAGS  ?= $(OPT) -g
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden $(WARN) \
-              $(SAN_FLAGS) $(CFLAGS) -Icore
+              $(SAN_FLAGS) $(CPPFLAGS) $(CFLAGS) -Icore
 LDFLAGS_ALL := $(SAN_FLAGS) $(LDFLAGS)
 
 # ONLY="error idset ..." restricts the build to those modules (core/X.c
@@ -115,6 +138,26 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 LIB    := $(BUILD)/libgrove.a
 MODULE := $(BUILD)/lib/grove/core.so
 EXE    := $(BUILD)/grove
+
+# The shared library, for C programs that link libgrove (what make install
+# and the libgrove0 package give them; the module and the executable take
+# the static one).  Its objects are compiled a second time, without
+# -fvisibility=hidden, and core/libgrove.map exports the public API
+# (grove_*, GROVE_*) and nothing else.  SOVERSION is the ABI's number, not
+# the release's: raise it when a change breaks programs linked before.
+SOVERSION := 0
+SHLIB     := $(BUILD)/libgrove.so.$(VERSION)
+SHLIB_OBJ := $(CORE_SRC:%.c=$(BUILD)/shared/%.o)
+SHLIB_CFLAGS := $(filter-out -fvisibility=hidden,$(ALL_CFLAGS)) -fno-semantic-interposition
+
+# The man pages (docs/man/NAME.SECTION, man(7) roff in the style of
+# flux-core's pages): grove(1) with the executable, flux-grove(1) and
+# sched-grove(5) with the Flux module.  make man writes them into
+# build/man with the version in; groff, when here, lints them.
+MAN_BIN  := $(BUILD)/man/grove.1
+MAN_FLUX := $(BUILD)/man/flux-grove.1 $(BUILD)/man/sched-grove.5
+GROFF    ?= groff
+HAVE_GROFF := $(shell command -v $(GROFF) >/dev/null 2>&1 && echo 1)
 
 .PHONY: $(GOALS)
 .DEFAULT_GOAL := all
@@ -149,8 +192,13 @@ endif
 
 all: $(LIB) $(MODULE) $(EXE) $(TEST_BIN) $(BENCH_BIN) $(FLUX_TARGET)
 
+# Parts alone: the libraries, the Lua module (what the rockspec builds),
+# the Flux module and its command (what debian/rules builds).
+lib: $(LIB) $(SHLIB)
+module: $(MODULE)
+flux: $(if $(filter 1,$(HAVE_FLUX)),$(FLUX_MOD) $(FLUX_CMD),flux-absent)
 
--include $(CORE_OBJ:.o=.d) $(BIND_OBJ:.o=.d) $(BUILD)/bindings/main.d $(patsubst bindings/flux/%.c,$(BUILD)/flux/%.d,$(wildcard bindings/flux/*.c))
+-include $(CORE_OBJ:.o=.d) $(SHLIB_OBJ:.o=.d) $(BIND_OBJ:.o=.d) $(BUILD)/bindings/main.d $(patsubst bindings/flux/%.c,$(BUILD)/flux/%.d,$(wildcard bindings/flux/*.c))
 
 $(BUILD)/core/%.o: core/%.c
 	@mkdir -p $(@D)
@@ -193,6 +241,18 @@ $(LIB): $(CORE_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@
 	ar rcs $@ $^
+
+$(BUILD)/shared/core/%.o: core/%.c
+	@mkdir -p $(@D)
+	$(CC) $(SHLIB_CFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+
+# libgrove.so.VERSION, its soname libgrove.so.SOVERSION and the link-time
+# name libgrove.so beside it (symbolic links, as installed).
+$(SHLIB): $(SHLIB_OBJ) core/libgrove.map
+	$(CC) -shared -Wl,-soname,libgrove.so.$(SOVERSION) -Wl,--version-script=core/libgrove.map \
+	  -o $@ $(SHLIB_OBJ) $(LDFLAGS_ALL) $(PKG_LIBS) -lm
+	ln -sf $(@F) $(@D)/libgrove.so.$(SOVERSION)
+	ln -sf libgrove.so.$(SOVERSION) $(@D)/libgrove.so
 
 # The module is not linked against liblua: the host interpreter provides it.
 # It links libedit for grove.core.edit (bindings/l_edit.c, the REPL).
@@ -281,29 +341,73 @@ fuzz:
 docs: all
 	@scripts/docs $(BUILD)
 
-install: all
-	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/grove \
-	  $(DESTDIR)$(BINDIR) $(DESTDIR)$(LUA_CDIR)/grove $(DESTDIR)$(LUA_LDIR)/grove \
-	  $(DESTDIR)$(DATADIR)/policies $(DESTDIR)$(DATADIR)/examples \
-	  $(DESTDIR)$(DATADIR)/api-src
+# ---- install ------------------------------------------------------------
+# make install is its four parts, each also a goal of its own (debian/rules
+# installs each into its package; the rockspec runs install-lua alone):
+#   install-lib   libgrove: the static and shared libraries, the headers,
+#                 the pkg-config file
+#   install-lua   the Lua module: grove.core (LUA_CDIR), the pure-Lua
+#                 library (LUA_LDIR), the policies and the API reference's
+#                 sources (DATADIR, where grove.files finds them)
+#   install-bin   the grove executable, the examples, grove(1)
+#   install-flux  with flux-core: sched-grove.so, its modprobe file,
+#                 flux-grove and its `flux help` entry into flux-core's
+#                 directories; flux-grove(1) and sched-grove(5)
+install: install-lib install-lua install-bin install-flux
+
+install-lib: $(LIB) $(SHLIB)
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/grove
 	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/
-	install -m 644 $(filter-out %_private.h core/util.h,$(wildcard core/*.h)) \
+	install -m 644 $(SHLIB) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(SHLIB)) $(DESTDIR)$(LIBDIR)/libgrove.so.$(SOVERSION)
+	ln -sf libgrove.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libgrove.so
+	install -m 644 $(filter-out %_private.h %_parts.h core/util.h,$(wildcard core/*.h)) \
 	  $(DESTDIR)$(INCDIR)/grove/
+	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCDIR@|$(INCDIR)|; s|@VERSION@|$(VERSION)|; s|@LIBS@|$(PKG_LIBS) -lm|' \
+	  scripts/grove.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/grove.pc
+
+install-lua: $(MODULE)
+	install -d $(DESTDIR)$(LUA_CDIR)/grove $(DESTDIR)$(LUA_LDIR)/grove \
+	  $(DESTDIR)$(DATADIR)/policies $(DESTDIR)$(DATADIR)/api-src
 	install -m 755 $(MODULE) $(DESTDIR)$(LUA_CDIR)/grove/core.so
-	install -m 755 $(EXE) $(DESTDIR)$(BINDIR)/grove
 	cp -R lua/grove/. $(DESTDIR)$(LUA_LDIR)/grove/
-	-cp -R policies/. $(DESTDIR)$(DATADIR)/policies/ 2>/dev/null
-	-cp examples/*.lua $(DESTDIR)$(DATADIR)/examples/ 2>/dev/null
+	cp -R policies/. $(DESTDIR)$(DATADIR)/policies/
 	install -m 644 docs/api-src/*.luadoc $(DESTDIR)$(DATADIR)/api-src/
+
+install-bin: $(EXE) $(MAN_BIN)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/examples
+	install -m 755 $(EXE) $(DESTDIR)$(BINDIR)/grove
+	install -m 644 examples/*.lua $(DESTDIR)$(DATADIR)/examples/
+	$(call install_man,$(MAN_BIN))
+
 ifeq ($(HAVE_FLUX),1)
+install-flux: $(FLUX_MOD) $(FLUX_CMD) $(MAN_FLUX)
 	install -d $(DESTDIR)$(FLUX_MODDIR) $(DESTDIR)$(FLUX_PROBEDIR) $(DESTDIR)$(FLUX_CMDDIR) \
 	  $(DESTDIR)$(FLUX_HELPDIR)
 	install -m 755 $(FLUX_MOD) $(DESTDIR)$(FLUX_MODDIR)/sched-grove.so
 	install -m 755 $(FLUX_CMD) $(DESTDIR)$(FLUX_CMDDIR)/flux-grove
 	install -m 644 bindings/flux/cmd/grove-help.json $(DESTDIR)$(FLUX_HELPDIR)/grove.json
 	install -m 644 bindings/flux/sched-grove.toml $(DESTDIR)$(FLUX_PROBEDIR)/sched-grove.toml
+	$(call install_man,$(MAN_FLUX))
+else
+install-flux: flux-absent
 endif
-	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCDIR@|$(INCDIR)|; s|@VERSION@|$(VERSION)|; s|@LIBS@|$(PKG_LIBS) -lm|' \
-	  scripts/grove.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/grove.pc
+
+# $(call install_man,PAGES): each page into MANDIR/manSECTION.
+man_dir = $(DESTDIR)$(MANDIR)/man$(subst .,,$(suffix $(1)))
+install_man = $(foreach p,$(1),install -d $(call man_dir,$(p)) && \
+  install -m 644 $(p) $(call man_dir,$(p))/ &&) true
+
+# ---- man pages ---------------------------------------------------------------
+# The version comes in from VERSION (@VERSION@ in the page's .TH); with
+# groff here, any warning of groff -ww fails the page.
+man: $(MAN_BIN) $(if $(filter 1,$(HAVE_FLUX)),$(MAN_FLUX))
+
+$(BUILD)/man/%: docs/man/% Makefile
+	@mkdir -p $(@D)
+	sed 's/@VERSION@/$(VERSION)/' $< > $@.tmp
+	$(if $(HAVE_GROFF),@out=$$($(GROFF) -man -ww -z $@.tmp 2>&1); \
+	  if [ -n "$$out" ]; then echo "$<: $$out" >&2; exit 1; fi)
+	@mv $@.tmp $@
 
 endif

@@ -78,7 +78,7 @@ int main(int argc, char **argv)
                                "tasks:\n  - command: [app]\n    slot: default\n    count:\n"
                                "      per_slot: 1\nattributes:\n  system:\n    duration: 3600\n";
     grove_error_t err;
-    grove_jobspec_opts_t o = {0, "bench", NULL, 0};
+    grove_jobspec_opts_t o = {.source = "bench"};
     grove_jobspec_t *js = grove_jobspec_parse(spec, strlen(spec), &o, &err);
     if (!g || !m || !js) {
         fprintf(stderr, "bench_memory: setup failed: %s\n", err.text);

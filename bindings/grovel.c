@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,7 +145,11 @@ void grovel_check_keys(lua_State *L, int t, const char *const *names, int arg, c
         const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
         if (grovel_name_index(k, names) >= 0)
             continue;
+        char hint[128];
+        grovel_hint(L, k, names, NULL, hint, sizeof(hint));
         lua_pushfstring(L, fmt, luaL_tolstring(L, -1, NULL));
+        lua_pushstring(L, hint);
+        lua_concat(L, 2);
         if (arg)
             luaL_argerror(L, arg, lua_tostring(L, -1));
         lua_error(L);
@@ -158,6 +163,16 @@ const char *grovel_check_source(lua_State *L, size_t *len, const char **name)
     luaL_argcheck(L, (*name)[0], 2, "name must not be empty");
     lua_settop(L, 3);
     return text;
+}
+
+int grovel_check_option(lua_State *L, int arg, const char *def, const char *const *names,
+                        const char *what)
+{
+    const char *name = def ? luaL_optstring(L, arg, def) : luaL_checkstring(L, arg);
+    int i = grovel_name_index(name, names);
+    if (i < 0)
+        luaL_argerror(L, arg, grovel_push_unknown(L, what, name, names));
+    return i;
 }
 
 bool grovel_options(lua_State *L, int arg)
@@ -175,17 +190,8 @@ int grovel_next_option(lua_State *L, int arg, const char *const *names)
         return -1;
     const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
     int i = grovel_name_index(k, names);
-    if (i < 0) {
-        luaL_Buffer b;
-        luaL_buffinit(L, &b);
-        for (int j = 0; names[j]; j++) {
-            if (j)
-                luaL_addstring(&b, ", ");
-            luaL_addstring(&b, names[j]);
-        }
-        luaL_pushresult(&b);
-        luaL_argerror(L, arg, lua_pushfstring(L, "unknown option '%s' (%s)", k, lua_tostring(L, -1)));
-    }
+    if (i < 0)
+        luaL_argerror(L, arg, grovel_push_unknown(L, "option", k, names));
     return i;
 }
 
@@ -467,6 +473,69 @@ void grovel_push_hint(lua_State *L, const char *name, int names)
         lua_pop(L, 1);
         lua_pushliteral(L, "");
     }
+}
+
+/* What grovel_hint hands its protected body. */
+struct hint {
+    const char *name;
+    const char *const *lists[2];
+    char *out;
+    size_t len;
+};
+
+/* The longest name an offer is asked for: a name longer than any known
+ * one is close to none, and the offer's cost stays small whatever the
+ * caller was handed. */
+#define HINT_NAME_MAX 64
+
+static int hint_body(lua_State *L)
+{
+    struct hint *h = lua_touserdata(L, 1);
+    lua_newtable(L);
+    lua_Integer n = 0;
+    for (int l = 0; l < 2; l++)
+        for (size_t i = 0; h->lists[l] && h->lists[l][i]; i++) {
+            lua_pushstring(L, h->lists[l][i]);
+            lua_rawseti(L, -2, ++n);
+        }
+    grovel_push_hint(L, h->name, -1);
+    snprintf(h->out, h->len, "%s", lua_tostring(L, -1));
+    return 0;
+}
+
+void grovel_hint(lua_State *L, const char *name, const char *const *names,
+                 const char *const *extra, char *out, size_t len)
+{
+    if (len == 0)
+        return;
+    out[0] = '\0';
+    if (!L || !name || strlen(name) > HINT_NAME_MAX || !lua_checkstack(L, 4))
+        return;
+    struct hint h = {name, {names, extra}, out, len};
+    lua_pushcfunction(L, hint_body);
+    lua_pushlightuserdata(L, &h);
+    if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
+        lua_pop(L, 1);
+        out[0] = '\0';
+    }
+}
+
+const char *grovel_push_unknown(lua_State *L, const char *what, const char *name,
+                                const char *const *names)
+{
+    char hint[128];
+    grovel_hint(L, name, names, NULL, hint, sizeof(hint));
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    lua_pushfstring(L, "unknown %s '%s'%s; the %ss are ", what, name, hint, what);
+    luaL_addvalue(&b);
+    for (size_t i = 0; names[i]; i++) {
+        if (i)
+            luaL_addstring(&b, ", ");
+        luaL_addstring(&b, names[i]);
+    }
+    luaL_pushresult(&b);
+    return lua_tostring(L, -1);
 }
 
 int grovel_no_method(lua_State *L)

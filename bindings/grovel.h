@@ -60,6 +60,21 @@ int grovel_set_suggest(lua_State *L);
  * or no offer is set (core.set_suggest).  Never raises. */
 void grovel_push_hint(lua_State *L, const char *name, int names);
 
+/* The offer for name among names (NULL-ended) and, when extra is not
+ * NULL, the extra names too (NULL-ended), asked of L in a protected call
+ * and written into out (len bytes): " (did you mean 'X'?)", or "" when
+ * nothing is close, no offer is set, or L is NULL.  Leaves L's stack as
+ * it was; never raises.  For a C caller holding a list of names (a
+ * writer's formats, a match's modes, a policy's fields) or a state other
+ * than L (a sandbox, whose host L is). */
+void grovel_hint(lua_State *L, const char *name, const char *const *names,
+                 const char *const *extra, char *out, size_t len);
+
+/* Push "WHAT 'NAME' (did you mean 'X'?); the WHATs are A, B, C": an unknown
+ * name among names (NULL-ended), with the offer of grovel_hint. */
+const char *grovel_push_unknown(lua_State *L, const char *what, const char *name,
+                                const char *const *names);
+
 /* The __index of a class's methods table (grovel_class_open): raises
  * "TNAME has no method 'KEY'" and the offer for a string key, TNAME its
  * upvalue 1; any other key reads nil. */
@@ -200,9 +215,17 @@ void *grovel_handle_alive(lua_State *L, const grovel_handle_t *h, const grovel_c
 int grovel_name_index(const char *s, const char *const *names);
 
 /* Raise unless every key of the table at t is one of names (NULL-ended):
- * the message is fmt with the key (as tostring gives it), raised through
- * luaL_argerror on argument arg, or as it is when arg is 0. */
+ * the message is fmt with the key (as tostring gives it) and the offer of
+ * the closest name (grovel_hint), raised through luaL_argerror on
+ * argument arg, or as it is when arg is 0. */
 void grovel_check_keys(lua_State *L, int t, const char *const *names, int arg, const char *fmt);
+
+/* luaL_checkoption with the closest name offered: the index in names
+ * (NULL-ended) of the string at arg (def when it is absent and def is not
+ * NULL); raises "bad argument #N to 'F' (unknown WHAT 'x' (did you mean
+ * 'X'?); the WHATs are A, B, C)" on any other string. */
+int grovel_check_option(lua_State *L, int arg, const char *def, const char *const *names,
+                        const char *what);
 
 /* The Lua source text at 1 (its length in *len) and its name at 2, which
  * must not be empty, of policy_parse and script_load; the stack is then
@@ -214,7 +237,8 @@ const char *grovel_check_source(lua_State *L, size_t *len, const char **name);
  * but a table.  Then grovel_next_option gives the index in names
  * (NULL-ended) of each key in turn, its value on top of the stack (pop it
  * before the next call), and -1 at the end; it raises on a key not in
- * names: "unknown option 'k' (NAME, NAME, ...)".  For
+ * names: "unknown option 'k' (did you mean 'K'?); the options are NAME,
+ * NAME, ..." (grovel_push_unknown).  For
  *     if (grovel_options(L, 2))
  *         for (int o; (o = grovel_next_option(L, 2, names)) >= 0; lua_pop(L, 1))
  *             ... */

@@ -352,7 +352,7 @@ static const char *const set_opts[] = {"acquired", "up",      "down",    "draine
 static int l_targets(lua_State *L)
 {
     grove_acquire_t *a = grovel_check_acquire(L, 1);
-    int s = luaL_checkoption(L, 2, NULL, set_opts);
+    int s = grovel_check_option(L, 2, NULL, set_opts, "set");
     grovel_push_free(L, grove_idset_encode(grove_acquire_targets(a, (grove_acquire_set_t)s),
                                            GROVE_IDSET_FLAG_RANGE),
                      NULL);

@@ -155,6 +155,64 @@ bool grovel_type_known(const grove_graph_t *g, const char *type)
     return sym != GROVE_SYM_NONE && grove_graph_count_type(g, sym) > 0;
 }
 
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+const char **grovel_push_graph_types(lua_State *L, const grove_graph_t *g, size_t *n)
+{
+    const char *s;
+    size_t k = 0;
+    for (grove_sym_t sym = 0; (s = grove_graph_str(g, sym)); sym++)
+        k += grove_graph_count_type(g, sym) > 0;
+    const char **names = lua_newuserdatauv(L, (k + 1) * sizeof(*names), 0);
+    k = 0;
+    for (grove_sym_t sym = 0; (s = grove_graph_str(g, sym)); sym++)
+        if (grove_graph_count_type(g, sym) > 0)
+            names[k++] = s;
+    names[k] = NULL;
+    qsort(names, k, sizeof(*names), cmp_names);
+    *n = k;
+    return names;
+}
+
+void grovel_type_hint(lua_State *host, lua_State *L, const grove_graph_t *g, const char *name,
+                      char *out, size_t len)
+{
+    if (len)
+        out[0] = '\0';
+    if (!host || !lua_checkstack(L, 2))
+        return;
+    size_t n;
+    const char **types = grovel_push_graph_types(L, g, &n);
+    grovel_hint(host, name, types, grovel_standard_types + 2, out, len); /* no slot, xor_slot */
+    lua_pop(L, 1);
+}
+
+const char *grovel_push_unknown_type(lua_State *L, lua_State *host, const grove_graph_t *g,
+                                     const char *name)
+{
+    char hint[128];
+    grovel_type_hint(host, L, g, name, hint, sizeof(hint));
+    size_t n;
+    const char **types = grovel_push_graph_types(L, g, &n);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    lua_pushfstring(L, "unknown resource type '%s'%s: the graph has ", name, hint);
+    luaL_addvalue(&b);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            luaL_addstring(&b, ", ");
+        luaL_addstring(&b, types[i]);
+    }
+    if (n == 0)
+        luaL_addstring(&b, "no vertices");
+    luaL_pushresult(&b);
+    lua_remove(L, -2); /* the names */
+    return lua_tostring(L, -1);
+}
+
 struct grovel_graph *grovel_check_mutable(lua_State *L, int idx)
 {
     struct grovel_graph *gr = grovel_check_graph_ud(L, idx);

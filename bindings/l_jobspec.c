@@ -5,7 +5,8 @@
  *   core.jobspec_from_table(t [, opts]) validate a Lua table as a jobspec
  *       opts: v1 = true (RFC 25 rules), source = "name" (for messages),
  *             format = "yaml" | "json", unique_labels = true,
- *             types = {"node", "core", ...} (refuse other resource types),
+ *             types = {"node", "core", ...} (refuse other resource types,
+ *             offering the closest of these: grovel_hint),
  *             duration = seconds (> 0: the jobspec's duration in place of
  *             the document's, as a scheduler's estimate)
  *   js:version()  js:duration()  js:warnings()
@@ -236,11 +237,22 @@ const grove_jobspec_t *grovel_check_jobspec(lua_State *L, int idx)
     return check_jobspec(L, idx);
 }
 
+/* The offer for a type no graph type names (grove_jobspec_hint_f): Grove's
+ * one edit distance (grovel_hint), asked of the state L the parse runs
+ * in. */
+static void type_hint(void *arg, const char *name, const char *const *known, char *buf,
+                      size_t len)
+{
+    grovel_hint(arg, name, known, NULL, buf, len);
+}
+
 /* Read opts at arg into o.  The source name and the type names are copied
  * into a userdata left on the stack, so they live until the call returns. */
 static void check_opts(lua_State *L, int arg, grove_jobspec_opts_t *o)
 {
     memset(o, 0, sizeof(*o));
+    o->hint = type_hint;
+    o->hint_arg = L;
     if (lua_isnoneornil(L, arg))
         return;
     luaL_checktype(L, arg, LUA_TTABLE);

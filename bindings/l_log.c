@@ -75,7 +75,7 @@ static void emit(const char *line, int level)
 int grovel_log_lua(lua_State *S)
 {
     grovel_sandbox_t *sb = grovel_sandbox_of(S);
-    int level = luaL_checkoption(S, 1, NULL, levels);
+    int level = grovel_check_option(S, 1, NULL, levels, "level");
     luaL_checkstring(S, 2);
     if (sb->logged >= GROVEL_LOG_RUN) {
         sb->dropped++;
@@ -149,7 +149,7 @@ static int l_set_log(lua_State *L)
 {
     if (!lua_isnoneornil(L, 1))
         luaL_checktype(L, 1, LUA_TFUNCTION);
-    int keep = luaL_checkoption(L, 2, "debug", levels);
+    int keep = grovel_check_option(L, 2, "debug", levels, "level");
     grovel_log_flush(L);
     lua_pushvalue(L, 1);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &SINK_KEY);

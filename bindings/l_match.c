@@ -22,9 +22,9 @@
  *       that read them in C, such as a writer; start and end: the window)
  *   m:set_policy(name | policy)  m:policy()  m:graph()
  *       (a policy naming a type the graph does not know in prune_types,
- *       score_types or order's when is refused: nil, "FILE:LINE: FIELD:
- *       unknown resource type 'NAME' (the graph has ...)", EINVAL; the
- *       policy in use stays)
+ *       score_types, order's when or score_reads is refused: nil,
+ *       "FILE:LINE: FIELD: unknown resource type 'NAME' (did you mean
+ *       'X'?): the graph has ...", EINVAL; the policy in use stays)
  *   m:known_types()  the resource types a jobspec matched here may name (the
  *       graph's and the standard ones); text and tables given to m:match
  *       and m:fits_idle are read with this list, so a type no graph has
@@ -72,12 +72,14 @@
  * userdata belong to their own files.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
 
 #include "idset.h"
+#include "limit.h"
 #include "lgraph.h"
 #include "lpolicy.h"
 #include "match.h"
@@ -349,7 +351,7 @@ static int m_match(lua_State *L)
 {
     (void)check_matcher(L, 1);
     grovel_refuse_failure(L, 2); /* m:match(core.jobspec_load(missing)) */
-    int mode = luaL_checkoption(L, 3, "allocate", modes);
+    int mode = grovel_check_option(L, 3, "allocate", modes, "mode");
     grove_jobid_t id = lua_isnoneornil(L, 4) ? 0 : grovel_check_job(L, 4);
     if (mode == MODE_GROW && id == 0)
         luaL_argerror(L, 4, "grow: the id of the job to grow expected");
@@ -380,6 +382,51 @@ static int m_match(lua_State *L)
         return grovel_fail_resume(L, check_matcher(L, 1)->m, errno, why);
     push_job(L, job, picks ? 5 : 0);
     return 1;
+}
+
+/* When js names a type no request on g may name (grovel_type_known, a
+ * misspelt "cores"), fill err as the jobspec reader does for a text read
+ * with the graph's types ("SOURCE:LINE: resources[0].with[1].type: unknown
+ * resource type 'cores' (did you mean 'core'?)") and return true: a
+ * jobspec read without them (core.jobspec_parse(text), then m:match(js))
+ * is told what a text or table handed to m:match is, not "no cores in
+ * the graph".  Asked only of a match that found the request never
+ * satisfiable, so a request of known types pays nothing for it. */
+static bool unknown_type(lua_State *L, const grove_graph_t *g, const grove_jobspec_t *js,
+                         grove_error_t *err)
+{
+    size_t n = grove_jobspec_resource_total(js);
+    for (size_t i = 0; i < n; i++) {
+        const grove_jobspec_resource_t *r = grove_jobspec_resource_at(js, i);
+        const char *type = grove_jobspec_resource_type(r);
+        if (grove_jobspec_resource_is_slot(r) || grovel_type_known(g, type))
+            continue;
+        /* where it is, as the reader names it: resources[i].with[j]... */
+        const grove_jobspec_resource_t *chain[GROVE_NEST_MAX];
+        size_t depth = 0;
+        for (const grove_jobspec_resource_t *a = r; a && depth < GROVE_NEST_MAX;
+             a = grove_jobspec_resource_parent(a))
+            chain[depth++] = a;
+        char path[512];
+        size_t len = 0;
+        for (size_t d = depth; d-- > 0 && len < sizeof(path);) {
+            const grove_jobspec_resource_t *up = grove_jobspec_resource_parent(chain[d]);
+            const grove_jobspec_resource_t *sib = up ? grove_jobspec_resource_child(up)
+                                                     : grove_jobspec_resource_first(js);
+            size_t k = 0;
+            for (; sib && sib != chain[d]; sib = grove_jobspec_resource_next(sib))
+                k++;
+            int w = snprintf(path + len, sizeof(path) - len, "%s[%zu]",
+                             up ? ".with" : "resources", k);
+            len = w < 0 ? sizeof(path) : len + (size_t)w;
+        }
+        char hint[128];
+        grovel_type_hint(L, L, g, type, hint, sizeof(hint));
+        grove_error_set(err, grove_jobspec_source(js), grove_jobspec_resource_line(r),
+                        "%s.type: unknown resource type '%s'%s", path, type, hint);
+        return true;
+    }
+    return false;
 }
 
 int grovel_match_guarded(lua_State *L, int idx, const grove_jobspec_t *js, int mode,
@@ -414,6 +461,8 @@ int grovel_match_guarded(lua_State *L, int idx, const grove_jobspec_t *js, int m
         grovel_log_flush(L); /* the policy's log lines, to the host's function */
     }
     *why = NULL;
+    if (rc < 0 && e == ENODEV && unknown_type(L, gr->g, js, err))
+        e = EINVAL;
     if (rc < 0) {
         *why = err->text[0] ? err->text : NULL;
         if (e == ECANCELED) /* the policy's message lives as long as the policy */
@@ -965,7 +1014,7 @@ static int m_set_overdue(lua_State *L)
 {
     static const char *const how[] = {"end", "report", NULL};
     struct lmatcher *lm = check_matcher(L, 1);
-    grove_matcher_set_overdue(lm->m, (grove_overdue_t)luaL_checkoption(L, 2, NULL, how));
+    grove_matcher_set_overdue(lm->m, (grove_overdue_t)grovel_check_option(L, 2, NULL, how, "way"));
     return grovel_ok(L);
 }
 

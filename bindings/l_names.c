@@ -3,7 +3,9 @@
  *
  *   core.set_suggest(fn | nil)   fn(name, names) -> " (did you mean 'X'?)"
  *                                or "": what messages about an unknown name
- *                                append; `require "grove"` sets it to
+ *                                append; loading grove.suggest (which
+ *                                `require "grove"`, grove query, grove sim
+ *                                and the Flux module's Lua do) sets it to
  *                                grove.suggest.hint, the one edit distance
  *                                of Grove (nil: no offer)
  *

@@ -7,10 +7,11 @@
  *             memory = bytes the policy may hold (64 MiB),
  *             time = wall-clock seconds per match (1),
  *             graph = a grove.graph: the type names the policy gives
- *             (prune_types, score_types, order's when) are checked against
- *             the types a request on it may name, and a policy naming
- *             another ("nodes") is refused: nil, "FILE:LINE: FIELD:
- *             unknown resource type 'nodes' (the graph has ...)", EINVAL.
+ *             (prune_types, score_types, order's when, score_reads'
+ *             total.TYPE) are checked against the types a request on it
+ *             may name, and a policy naming another ("nodes") is refused:
+ *             nil, "FILE:LINE: FIELD: unknown resource type 'nodes' (did
+ *             you mean 'node'?): the graph has ...", EINVAL.
  *             Without it, m:set_policy checks them against the matcher's
  *             graph.
  *   p:name()  p:description()  p:source()  p:hooks()  p:budget()
@@ -25,8 +26,11 @@
  *            function(v) -> number, descending = bool, when = "TYPE"}
  *                             declarative: sorted in C by (key, vertex),
  *                             only lists holding a TYPE vertex when `when`
- *                             is given; a key function is called at most
- *                             once per vertex and match
+ *                             is given (the others in the base's order),
+ *                             the TYPE vertices below the levels between
+ *                             as one list (grove_policy_t.order_types); a
+ *                             key function is called at most once per
+ *                             vertex and match
  *   score(v, ctx) -> number   higher is better
  *   scores(candidates, ctx, keys) -> {s1, ..., sn}   the same for all the
  *                             candidates of a level in one call (instead
@@ -43,6 +47,13 @@
  *                             grove_policy_t); the order hook is not used
  *   node_centric = bool       slots compared by id weigh their node's id
  *                             first (see grove_policy_t)
+ *   id_order = "ascending" | "descending" | "none"   the order puts ids
+ *                             this way at every level, so slots are ranked
+ *                             by their ids as the reference engine ranks
+ *                             them (grove_policy_t.id_order); default: what
+ *                             order = {key = "id"} without when says, the
+ *                             base's without an order of the file's own,
+ *                             else "none": never read off an order function
  *   score_local = bool        the score of a candidate depends on nothing
  *                             but it, the records below it during the
  *                             window and ctx's type, count, start, end,
@@ -114,6 +125,7 @@ struct loading {
     const char *text, *chunkname, *dflt;
     size_t len;
     const char *code; /* on failure: "EINVAL" or "ENOMEM" */
+    lua_State *host;  /* what offers a close name for a misspelt one (grovel_hint) */
 };
 
 static bool word_char(char c)
@@ -121,33 +133,84 @@ static bool word_char(char c)
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-/* The line of the policy's text on which the string literal name ("node"
- * or 'node') is written: the first after `field =`, else the first
- * anywhere; 0 when the text holds none (a name the chunk computed). */
-static int literal_line(const struct loading *l, const char *field, const char *name)
+/* The line of the policy's text at q. */
+static int line_at(const struct loading *l, const char *q)
 {
-    const char *t = l->text, *end = l->text + l->len, *from = NULL;
-    size_t fl = strlen(field), nl = strlen(name);
-    for (const char *f = t; !from && f + fl <= end; f++) {
+    int line = 1;
+    for (const char *c = l->text; c < q; c++)
+        line += *c == '\n';
+    return line;
+}
+
+/* Where the policy's text first writes `field =` (the '='), or NULL. */
+static const char *field_at(const struct loading *l, const char *field)
+{
+    const char *t = l->text, *end = l->text + l->len;
+    size_t fl = strlen(field);
+    for (const char *f = t; f + fl <= end; f++) {
         if (memcmp(f, field, fl) || (f > t && word_char(f[-1])) || (f + fl < end && word_char(f[fl])))
             continue;
         const char *q = f + fl;
         while (q < end && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r'))
             q++;
         if (q < end && *q == '=' && (q + 1 == end || q[1] != '='))
-            from = q;
+            return q;
     }
+    return NULL;
+}
+
+/* The line of the policy's text on which the string literal name ("node"
+ * or 'node') is written: the first after `field =`, else the first
+ * anywhere; 0 when the text holds none (a name the chunk computed). */
+static int literal_line(const struct loading *l, const char *field, const char *name)
+{
+    const char *t = l->text, *end = l->text + l->len, *from = field_at(l, field);
+    size_t nl = strlen(name);
     for (int pass = from ? 0 : 1; pass < 2; pass++) {
         for (const char *q = pass ? t : from; q + nl + 2 <= end; q++) {
             if ((*q != '"' && *q != '\'') || memcmp(q + 1, name, nl) || q[nl + 1] != *q)
                 continue;
-            int line = 1;
-            for (const char *c = t; c < q; c++)
-                line += *c == '\n';
-            return line;
+            return line_at(l, q);
         }
     }
     return 0;
+}
+
+/* Push "FILE[:LINE]: " for field as the policy's text writes it
+ * (`field =`; the file alone when the text does not: a computed key). */
+static void push_field_where(lua_State *S, const struct grovel_policy *p,
+                             const struct loading *l, const char *field)
+{
+    const char *q = field_at(l, field);
+    if (q)
+        lua_pushfstring(S, "%s:%d: ", p->short_src, line_at(l, q));
+    else
+        lua_pushfstring(S, "%s: ", p->short_src);
+}
+
+/* Push the failure of an unknown name (a field, or the value of field):
+ * "FILE:LINE: PREFIXunknown WHAT 'NAME' (did you mean 'X'?); the WHATs
+ * are A, B, C" with the line `field =` is written on and the offer asked
+ * of the host.  Returns -1, as spec_error does. */
+static int unknown_name(lua_State *S, const struct grovel_policy *p, const struct loading *l,
+                        const char *field, const char *prefix, const char *what,
+                        const char *name, const char *const *names)
+{
+    char hint[128];
+    grovel_hint(l->host, name, names, NULL, hint, sizeof(hint));
+    push_field_where(S, p, l, field);
+    luaL_Buffer b;
+    luaL_buffinit(S, &b);
+    lua_pushfstring(S, "%sunknown %s '%s'%s; the %ss are ", prefix, what, name, hint, what);
+    luaL_addvalue(&b);
+    for (size_t i = 0; names[i]; i++) {
+        if (i)
+            luaL_addstring(&b, ", ");
+        luaL_addstring(&b, names[i]);
+    }
+    luaL_pushresult(&b);
+    lua_concat(S, 2);
+    return -1;
 }
 
 /* Raise-free validation: on a bad table, push a message and return -1. */
@@ -198,7 +261,7 @@ static int parse_types(lua_State *S, struct grovel_policy *p, const struct loadi
 
 /* score_reads = {"FIELD", ...} at idx (may be empty: the score reads
  * nothing of ctx). */
-static int parse_reads(lua_State *S, struct grovel_policy *p, int idx)
+static int parse_reads(lua_State *S, struct grovel_policy *p, const struct loading *l, int idx)
 {
     static const char *const what =
         "score_reads must be an array of ctx fields (type, count, total, total.TYPE, start, "
@@ -207,9 +270,14 @@ static int parse_reads(lua_State *S, struct grovel_policy *p, int idx)
         return spec_error(S, p, "%s", what);
     size_t n = lua_rawlen(S, idx);
     char **list = calloc(n + 1, sizeof(*list));
-    if (!list)
+    int *lines = calloc(n + 1, sizeof(*lines));
+    if (!list || !lines) {
+        free(list);
+        free(lines);
         return spec_error(S, p, "%s", "out of memory");
+    }
     p->reads = list; /* freed with the policy, whatever happens below */
+    p->read_lines = lines;
     for (size_t i = 0; i < n; i++) {
         lua_rawgeti(S, idx, (lua_Integer)i + 1);
         const char *f = lua_type(S, -1) == LUA_TSTRING ? lua_tostring(S, -1) : NULL;
@@ -222,6 +290,7 @@ static int parse_reads(lua_State *S, struct grovel_policy *p, int idx)
         }
         if (!(list[i] = strdup(f)))
             return spec_error(S, p, "%s", "out of memory");
+        lines[i] = literal_line(l, "score_reads", f);
         lua_pop(S, 1);
     }
     return 0;
@@ -246,10 +315,11 @@ static int parse_order_table(lua_State *S, struct grovel_policy *p, const struct
             } else if (vt == LUA_TSTRING) {
                 const char *s = lua_tostring(S, -1), *prop;
                 p->key = grovelp_policy_key_named(s, &prop);
-                if (p->key == K_NONE)
-                    return spec_error(S, p,
-                                      "order: unknown key '%s' (id, rank, vid, size, perf_class, "
-                                      "property:NAME or a function)", s);
+                if (p->key == K_NONE) {
+                    static const char *const keys[] = {"id", "rank", "vid", "size", "perf_class",
+                                                       "property:NAME", "function(v)", NULL};
+                    return unknown_name(S, p, l, "key", "order: ", "key", s, keys);
+                }
                 if (p->key == K_FREE)
                     return spec_error(S, p,
                                       "order: key '%s' needs the window being tried, which "
@@ -273,7 +343,8 @@ static int parse_order_table(lua_State *S, struct grovel_policy *p, const struct
                 return spec_error(S, p, "%s", "out of memory");
             p->when_line = literal_line(l, "when", p->when);
         } else {
-            return spec_error(S, p, "order: unknown field '%s' (key, descending, when)", k);
+            static const char *const fields[] = {"key", "descending", "when", NULL};
+            return unknown_name(S, p, l, k, "order: ", "field", k, fields);
         }
         lua_pop(S, 1);
     }
@@ -300,22 +371,69 @@ static int flag_index(const char *k)
     return -1;
 }
 
+/* The values of id_order, as grove_id_order_t. */
+static const char *const id_order_names[] = {"none", "ascending", "descending"};
+static const grove_id_order_t id_order_values[] = {
+    GROVE_ID_ORDER_NONE, GROVE_ID_ORDER_ASCENDING, GROVE_ID_ORDER_DESCENDING};
+#define ID_ORDER_UNSET 2 /* no id_order field */
+
+/* The id order a policy declares (declared: ID_ORDER_UNSET or a
+ * grove_id_order_t) or its order = {key = "id"} says, without looking at
+ * any hook: 0 with *out set, or -1 with a message pushed. */
+static int spec_id_order(lua_State *S, struct grovel_policy *p, const grove_policy_t *base,
+                         const grove_policy_t *h, int declared, const bool *given,
+                         grove_id_order_t *out)
+{
+    grove_id_order_t dir = base ? base->id_order : GROVE_ID_ORDER_NONE;
+    grove_id_order_t by_key = GROVE_ID_ORDER_NONE; /* what a declarative order by id says */
+    if (given[H_ORDER] && !p->lua[H_ORDER] && p->key == K_ID)
+        by_key = p->desc ? GROVE_ID_ORDER_DESCENDING : GROVE_ID_ORDER_ASCENDING;
+    if (given[H_ORDER]) /* the file's order replaces the base's */
+        dir = p->when ? GROVE_ID_ORDER_NONE : by_key;
+    if (declared != ID_ORDER_UNSET) {
+        if (by_key != GROVE_ID_ORDER_NONE && !p->when && declared != GROVE_ID_ORDER_NONE
+            && declared != (int)by_key)
+            return spec_error(S, p, "%s",
+                              declared > 0 ? "id_order = \"ascending\" contradicts order = "
+                                             "{key = \"id\", descending = true}"
+                                           : "id_order = \"descending\" contradicts order = "
+                                             "{key = \"id\"} (ascending)");
+        dir = (grove_id_order_t)declared;
+    }
+    if (dir != GROVE_ID_ORDER_NONE && !h->order)
+        return spec_error(S, p, "%s",
+                          "id_order describes an order: it needs order (or a base that orders)");
+    if (dir != GROVE_ID_ORDER_NONE && h->explore_by_use)
+        return spec_error(S, p, "%s",
+                          "id_order describes an order, which explore_by_use does not use");
+    *out = dir;
+    return 0;
+}
+
 /* p->hooks from what the policy table gave (parse_spec): the base's,
  * then the file's own.  0, or -1 with a message pushed. */
 static int spec_hooks(lua_State *S, struct grovel_policy *p, const grove_policy_t *base,
-                      int select, const int *flags, const bool *given)
+                      int select, const int *flags, const bool *given, int id_order)
 {
     grove_policy_t h = {0};
     if (base)
         h = *base;
     h.name = p->name;
     h.arg = p;
+    p->base_order = base ? base->order : NULL;
     if (p->lua[H_PRUNE])
         h.prune = grovelp_policy_tramp_prune;
-    if (p->lua[H_ORDER])
+    if (p->lua[H_ORDER]) {
         h.order = grovelp_policy_tramp_order;
-    else if (given[H_ORDER])
+    } else if (given[H_ORDER]) {
         h.order = grovelp_policy_decl_order;
+        /* a list of `when` vertices is one across the levels between */
+        p->when_types[0] = p->when;
+        h.order_types = p->when ? p->when_types : NULL;
+        /* a key read from the graph: the same list sorts the same way
+         * until the graph changes (and so does the base's order by id) */
+        h.order_static = p->key != K_FUNCTION;
+    }
     if (p->lua[H_SCORE]) {
         h.score = grovelp_policy_tramp_score;      /* what hooks() and the matcher test */
         h.scores = grovelp_policy_tramp_score_all; /* what the matcher calls: a level at once */
@@ -350,6 +468,8 @@ static int spec_hooks(lua_State *S, struct grovel_policy *p, const grove_policy_
                           "score_reads is a promise of a local score: it needs score_local = true");
     h.prune_types = (const char *const *)p->types[0];
     h.score_types = (const char *const *)p->types[1];
+    if (spec_id_order(S, p, base, &h, id_order, given, &h.id_order) < 0)
+        return -1;
     p->hooks = h;
     return 0;
 }
@@ -362,7 +482,7 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, const struct loadin
     /* the hooks a policy table names, by kind (the order key is order's) */
     static const char *const fnames[] = {"prune", "order", "score", "choose", NULL, "scores"};
     const grove_policy_t *base = NULL;
-    int select = -1, flag, flags[] = {-1, -1, -1, -1};
+    int select = -1, flag, flags[] = {-1, -1, -1, -1}, id_order = ID_ORDER_UNSET;
     bool given[H_COUNT] = {false};
     lua_pushnil(S);
     while (lua_next(S, t)) {
@@ -387,9 +507,19 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, const struct loadin
             free(*dst);
             *dst = s;
         } else if (!strcmp(k, "base")) {
-            if (vt != LUA_TSTRING || !(base = grove_policy_builtin(lua_tostring(S, -1))))
+            if (vt != LUA_TSTRING)
                 return spec_error(S, p, "base must name a built-in policy ('%s' is not one)",
-                                  vt == LUA_TSTRING ? lua_tostring(S, -1) : luaL_typename(S, -1));
+                                  luaL_typename(S, -1));
+            if (!(base = grove_policy_builtin(lua_tostring(S, -1)))) {
+                const char *names[32];
+                size_t n = 0;
+                for (const char *b; n + 1 < sizeof(names) / sizeof(*names)
+                                    && (b = grove_policy_builtin_name(n));)
+                    names[n++] = b;
+                names[n] = NULL;
+                return unknown_name(S, p, l, "base", "base: ", "built-in", lua_tostring(S, -1),
+                                    names);
+            }
         } else if (!strcmp(k, "select")) {
             const char *s = vt == LUA_TSTRING ? lua_tostring(S, -1) : "";
             if (!strcmp(s, "first"))
@@ -399,12 +529,24 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, const struct loadin
             else
                 return spec_error(S, p, "select must be \"first\" or \"best\", not %s",
                                   vt == LUA_TSTRING ? s : luaL_typename(S, -1));
+        } else if (!strcmp(k, "id_order")) {
+            const char *v = vt == LUA_TSTRING ? lua_tostring(S, -1) : "";
+            size_t i = 0;
+            while (i < sizeof(id_order_names) / sizeof(*id_order_names)
+                   && strcmp(v, id_order_names[i]))
+                i++;
+            if (i == sizeof(id_order_names) / sizeof(*id_order_names))
+                return spec_error(S, p,
+                                  "id_order must be \"ascending\", \"descending\" or "
+                                  "\"none\", not %s",
+                                  vt == LUA_TSTRING ? v : luaL_typename(S, -1));
+            id_order = (int)id_order_values[i];
         } else if ((flag = flag_index(k)) >= 0) {
             if (vt != LUA_TBOOLEAN)
                 return spec_error(S, p, flag_errors[flag], luaL_typename(S, -1));
             flags[flag] = lua_toboolean(S, -1);
         } else if (!strcmp(k, "score_reads")) {
-            if (parse_reads(S, p, lua_gettop(S)) < 0)
+            if (parse_reads(S, p, l, lua_gettop(S)) < 0)
                 return -1;
         } else if (!strcmp(k, "prune_types") || !strcmp(k, "score_types")) {
             if (parse_types(S, p, l, k[0] == 's', lua_gettop(S), k) < 0)
@@ -425,11 +567,11 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, const struct loadin
             given[hook] = true;
             func_where(S, -1, p->where[hook], sizeof(p->where[hook]));
         } else {
-            return spec_error(S, p,
-                              "unknown field '%s' (name, description, base, prune, order, "
-                              "score, scores, choose, select, node_exclusive, node_centric, "
-                              "explore_by_use, score_local, score_reads, prune_types, score_types)",
-                              k);
+            static const char *const fields[] = {
+                "name", "description", "base", "prune", "order", "score", "scores", "choose",
+                "select", "node_exclusive", "node_centric", "id_order", "explore_by_use",
+                "score_local", "score_reads", "prune_types", "score_types", NULL};
+            return unknown_name(S, p, l, k, "", "field", k, fields);
         }
         lua_pop(S, 1);
     }
@@ -437,7 +579,7 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, const struct loadin
         return spec_error(S, p, "%s", "score and scores both given (scores replaces score)");
     if (!p->name && !(p->name = strdup(dflt)))
         return spec_error(S, p, "%s", "out of memory");
-    return spec_hooks(S, p, base, select, flags, given);
+    return spec_hooks(S, p, base, select, flags, given, id_order);
 }
 
 /* ---- loading ------------------------------------------------------------------------------ */
@@ -472,6 +614,7 @@ static void policy_free(void *arg)
     free_types(p->types[0]);
     free_types(p->types[1]);
     free_types(p->reads);
+    free(p->read_lines);
     free(p->type_lines[0]);
     free(p->type_lines[1]);
 }
@@ -586,7 +729,7 @@ static int make_policy(lua_State *L, const char *text, size_t len, const char *s
     if (grovel_sandbox_open(&p->sb, source) < 0)
         return grovel_fail(L, "cannot create the policy's sandbox: out of memory", "ENOMEM");
     lua_State *S = p->sb.S;
-    struct loading l = {p, text, chunkname, dflt, len, "EINVAL"};
+    struct loading l = {p, text, chunkname, dflt, len, "EINVAL", L};
     grovel_sandbox_start(&p->sb);
     lua_pushcfunction(S, load_body);
     lua_pushlightuserdata(S, &l);
@@ -721,43 +864,17 @@ static int l_policy_parse(lua_State *L)
 
 /* ---- type names ------------------------------------------------------------------------ */
 
-static int cmp_names(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* Push the failure of name (field, written on line) for check_types:
- * where, the name, and the graph's types sorted by name. */
+ * where, the name, the closest type and the graph's types sorted by name. */
 static void push_unknown_type(lua_State *L, const struct grovel_policy *p, const char *field,
                               const char *name, int line, const grove_graph_t *g)
 {
-    size_t n = 0;
-    const char *s;
-    for (grove_sym_t sym = 0; (s = grove_graph_str(g, sym)); sym++)
-        n += grove_graph_count_type(g, sym) > 0;
-    const char **names = lua_newuserdatauv(L, (n ? n : 1) * sizeof(*names), 0);
-    n = 0;
-    for (grove_sym_t sym = 0; (s = grove_graph_str(g, sym)); sym++)
-        if (grove_graph_count_type(g, sym) > 0)
-            names[n++] = s;
-    qsort(names, n, sizeof(*names), cmp_names);
-    luaL_Buffer b;
-    luaL_buffinit(L, &b);
     if (line > 0)
-        lua_pushfstring(L, "%s:%d: ", p->short_src, line);
+        lua_pushfstring(L, "%s:%d: %s: ", p->short_src, line, field);
     else
-        lua_pushfstring(L, "%s: ", p->short_src);
-    luaL_addvalue(&b);
-    lua_pushfstring(L, "%s: unknown resource type '%s' (the graph has ", field, name);
-    luaL_addvalue(&b);
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            luaL_addstring(&b, ", ");
-        luaL_addstring(&b, names[i]);
-    }
-    luaL_addstring(&b, n ? ")" : "no vertices)");
-    luaL_pushresult(&b);
-    lua_remove(L, -2); /* the names */
+        lua_pushfstring(L, "%s: %s: ", p->short_src, field);
+    grovel_push_unknown_type(L, L, g, name);
+    lua_concat(L, 2);
 }
 
 bool grovel_policy_check_types(lua_State *L, const struct grovel_policy *p,
@@ -774,6 +891,11 @@ bool grovel_policy_check_types(lua_State *L, const struct grovel_policy *p,
         push_unknown_type(L, p, "order.when", p->when, p->when_line, g);
         return false;
     }
+    for (size_t i = 0; p->reads && p->reads[i]; i++)
+        if (!strncmp(p->reads[i], "total.", 6) && !grovel_type_known(g, p->reads[i] + 6)) {
+            push_unknown_type(L, p, "score_reads", p->reads[i] + 6, p->read_lines[i], g);
+            return false;
+        }
     return true;
 }
 
@@ -885,6 +1007,7 @@ void grovel_policy_begin(lua_State *L, int pidx, const void *owner, grove_graph_
     p->cx.valid = false;
     p->active = true;
     p->host = L;
+    p->views.host = L;
     grovel_sandbox_start(&p->sb);
 }
 
@@ -894,6 +1017,7 @@ void grovel_policy_end(lua_State *L, struct grovel_policy *p)
     grovel_sandbox_stop(&p->sb);
     p->active = false;
     p->host = NULL;
+    p->views.host = NULL;
     p->views.g = NULL;
     lua_settop(p->sb.S, p->base);
 }
@@ -935,6 +1059,7 @@ static void push_types(lua_State *L, const char *const *list, const char *field)
 
 /* hooks() -> {prune = "lua" | "c", order = ..., score = ..., scores = ..., choose = ...,
  *             select = "first" | "best", node_exclusive = bool, node_centric = bool,
+ *             id_order = "ascending" | "descending" (only when set),
  *             explore_by_use = true, score_local = true (only when set),
  *             score_reads = {...} (with score_local, when not all),
  *             prune_types = {...},
@@ -959,6 +1084,9 @@ static int p_hooks(lua_State *L)
     grovel_set_string(L, "select", h->select == GROVE_SELECT_BEST ? "best" : "first");
     grovel_set_boolean(L, "node_exclusive", h->node_exclusive);
     grovel_set_boolean(L, "node_centric", h->node_centric);
+    if (h->id_order != GROVE_ID_ORDER_NONE)
+        grovel_set_string(L, "id_order",
+                          h->id_order == GROVE_ID_ORDER_ASCENDING ? "ascending" : "descending");
     if (h->explore_by_use) {
         grovel_set_boolean(L, "explore_by_use", true);
     }

@@ -53,6 +53,70 @@ static int fresh_field(lua_State *S, int ctx, const char *k, int n)
     return lua_gettop(S);
 }
 
+/* The tables of ctx keyed by type, whose reading of a key that is no
+ * type raises (type_index). */
+enum { T_NEED, T_TOTAL, T_FOUND, T_SLOT, T_COUNT };
+static const char *const typed_fields[T_COUNT] = {"need", "total", "found", "slot"};
+static const char TYPED_META[T_COUNT] = {'n', 't', 'f', 's'}; /* registry keys */
+
+/* __index of ctx.need, ctx.total, ctx.found and ctx.slot (upvalue 1: the
+ * policy, 2: the field's name): a key that is a resource type a request on
+ * the graph may name is one the table does not hold here, nil; any other
+ * raises at the hook's line, with the closest type offered and the
+ * request's types listed, so that ctx.need.gpus or ctx.total.gpus (the
+ * type is gpu) says so rather than yielding a nil that fails later and
+ * elsewhere ("score hook returned nil") or, tested with `or 0`, never.
+ * The offer runs in the host's state (the sandbox has no grove.suggest),
+ * in a protected call: nothing the host does can unwind the sandbox.  A
+ * key the table holds never comes here: this costs nothing on the names
+ * a request asks for. */
+static int type_index(lua_State *S)
+{
+    struct grovel_policy *p = lua_touserdata(S, lua_upvalueindex(1));
+    if (lua_type(S, 2) != LUA_TSTRING || !p->views.g
+        || grovel_type_known(p->views.g, lua_tostring(S, 2)))
+        return 0;
+    const grove_policy_request_t *r = p->cx.req;
+    const char *key = lua_tostring(S, 2);
+    char hint[128];
+    grovel_type_hint(p->host, S, p->views.g, key, hint, sizeof(hint));
+    luaL_Buffer b;
+    luaL_buffinit(S, &b);
+    luaL_where(S, 1);
+    luaL_addvalue(&b);
+    lua_pushfstring(S, "ctx.%s has no type '%s'%s: the request asks for ",
+                    lua_tostring(S, lua_upvalueindex(2)), key, hint);
+    luaL_addvalue(&b);
+    for (size_t k = 0; r && k < r->ntypes; k++) {
+        if (k)
+            luaL_addstring(&b, ", ");
+        luaL_addstring(&b, r->names[k]);
+    }
+    lua_pushfstring(S, ", and the graph has no type '%s'", key);
+    luaL_addvalue(&b);
+    luaL_pushresult(&b);
+    return lua_error(S);
+}
+
+/* Give the table on top the metatable of ctx's field which (T_*), made
+ * at first use. */
+static void typed_meta(lua_State *S, struct grovel_policy *p, int which)
+{
+    if (lua_rawgetp(S, LUA_REGISTRYINDEX, &TYPED_META[which]) != LUA_TTABLE) {
+        lua_pop(S, 1);
+        lua_createtable(S, 0, 1);
+        lua_pushlightuserdata(S, p);
+        lua_pushstring(S, typed_fields[which]);
+        lua_pushcclosure(S, type_index, 2);
+        lua_setfield(S, -2, "__index");
+        lua_pushboolean(S, 0); /* shared by every table of the field: not the policy's */
+        lua_setfield(S, -2, "__metatable");
+        lua_pushvalue(S, -1);
+        lua_rawsetp(S, LUA_REGISTRYINDEX, &TYPED_META[which]);
+    }
+    lua_setmetatable(S, -2);
+}
+
 /* The types of the request at or below request vertex j, as a bit set
  * over req->names (the first 64 types). */
 static uint64_t types_below(struct grovel_policy *p, const grove_policy_request_t *r,
@@ -92,8 +156,8 @@ static uint64_t types_below(struct grovel_policy *p, const grove_policy_request_
 
 /* ctx.slot = {TYPE = units in one slot}, ctx.slots = how many slots in
  * all: of the slot at or above the level, else the request's first. */
-static void push_slot(lua_State *S, int ctx, const grove_policy_request_t *r,
-                      const grove_jobspec_resource_t *lv)
+static void push_slot(lua_State *S, struct grovel_policy *p, int ctx,
+                      const grove_policy_request_t *r, const grove_jobspec_resource_t *lv)
 {
     const grove_jobspec_resource_t *slot = NULL;
     for (const grove_jobspec_resource_t *a = lv; a && !slot; a = grove_jobspec_resource_parent(a))
@@ -116,6 +180,7 @@ static void push_slot(lua_State *S, int ctx, const grove_policy_request_t *r,
     lua_pushinteger(S, (lua_Integer)slots);
     rawsetfield(S, ctx, "slots");
     int t = fresh_field(S, ctx, "slot", 4);
+    typed_meta(S, p, T_SLOT);
     size_t j = grove_jobspec_resource_index(slot);
     unsigned d = grove_jobspec_resource_depth(slot);
     for (size_t i = j + 1; i < n; i++) {
@@ -137,7 +202,8 @@ static void push_slot(lua_State *S, int ctx, const grove_policy_request_t *r,
 
 /* What stays the same for a whole match: job, duration, attributes,
  * totals. */
-static void push_request(lua_State *S, int ctx, const grove_policy_request_t *r)
+static void push_request(lua_State *S, struct grovel_policy *p, int ctx,
+                         const grove_policy_request_t *r)
 {
     lua_pushinteger(S, (lua_Integer)r->job);
     rawsetfield(S, ctx, "job");
@@ -150,105 +216,13 @@ static void push_request(lua_State *S, int ctx, const grove_policy_request_t *r)
         lua_createtable(S, 0, 0);
     rawsetfield(S, ctx, "attributes");
     int t = fresh_field(S, ctx, "total", (int)r->ntypes);
+    typed_meta(S, p, T_TOTAL);
     for (size_t k = 0; k < r->ntypes; k++) {
         lua_pushinteger(S, r->total[k] > (uint64_t)LUA_MAXINTEGER ? LUA_MAXINTEGER
                                                                    : (lua_Integer)r->total[k]);
         rawsetfield(S, t, r->names[k]);
     }
     lua_pop(S, 1);
-}
-
-/* What need_index asks of the host: the close name of key among the
- * request's types and the graph's (grovel_push_hint, grove.suggest's),
- * copied to out. */
-struct need_hint {
-    const char *key;
-    const grove_policy_request_t *r;
-    const grove_graph_t *g;
-    char out[128];
-};
-
-/* The longest key need_index offers a close name for. */
-#define NEED_HINT_MAX 64
-
-/* In the host, protected: h->out = the offer for h->key. */
-static int need_hint_body(lua_State *L)
-{
-    struct need_hint *h = lua_touserdata(L, 1);
-    lua_createtable(L, h->r ? (int)h->r->ntypes : 0, 0);
-    lua_Integer n = 0;
-    for (size_t k = 0; h->r && k < h->r->ntypes; k++) {
-        lua_pushstring(L, h->r->names[k]);
-        lua_rawseti(L, -2, ++n);
-    }
-    const char *s;
-    for (grove_sym_t sym = 0; (s = grove_graph_str(h->g, sym)); sym++)
-        if (grove_graph_count_type(h->g, sym) > 0) {
-            lua_pushstring(L, s);
-            lua_rawseti(L, -2, ++n);
-        }
-    grovel_push_hint(L, h->key, -1);
-    snprintf(h->out, sizeof(h->out), "%s", lua_tostring(L, -1));
-    return 0;
-}
-
-/* __index of ctx.need (upvalue 1: the policy): a key that is a resource
- * type of the graph is one the request does not need here, nil; any
- * other raises at the hook's line, with the closest of the request's
- * types offered and the whole list, so that ctx.need.gpus (the type is
- * gpu) says so rather than yielding a nil that fails later and elsewhere
- * ("score hook returned nil").  The offer runs in the host's state (the
- * sandbox has no grove.suggest), in a protected call: nothing the host
- * does can unwind the sandbox. */
-static int need_index(lua_State *S)
-{
-    struct grovel_policy *p = lua_touserdata(S, lua_upvalueindex(1));
-    if (lua_type(S, 2) != LUA_TSTRING || !p->views.g
-        || grovel_type_known(p->views.g, lua_tostring(S, 2)))
-        return 0;
-    const grove_policy_request_t *r = p->cx.req;
-    struct need_hint h = {lua_tostring(S, 2), r, p->views.g, ""};
-    lua_State *L = p->host;
-    /* a key of a type name's length at most: the offer's cost in the host,
-     * outside the sandbox's budget, stays small whatever the policy reads */
-    if (L && lua_rawlen(S, 2) <= NEED_HINT_MAX && lua_checkstack(L, 4)) {
-        lua_pushcfunction(L, need_hint_body);
-        lua_pushlightuserdata(L, &h);
-        if (lua_pcall(L, 1, 0, 0) != LUA_OK)
-            lua_pop(L, 1);
-    }
-    luaL_Buffer b;
-    luaL_buffinit(S, &b);
-    luaL_where(S, 1);
-    luaL_addvalue(&b);
-    lua_pushfstring(S, "ctx.need has no type '%s'%s: the request asks for ", h.key, h.out);
-    luaL_addvalue(&b);
-    for (size_t k = 0; r && k < r->ntypes; k++) {
-        if (k)
-            luaL_addstring(&b, ", ");
-        luaL_addstring(&b, r->names[k]);
-    }
-    lua_pushfstring(S, ", and the graph has no type '%s'", h.key);
-    luaL_addvalue(&b);
-    luaL_pushresult(&b);
-    return lua_error(S);
-}
-
-static const char NEED_META = 'n'; /* registry key of ctx.need's metatable */
-
-/* Give the table on top the metatable of ctx.need, made at first use. */
-static void need_meta(lua_State *S, struct grovel_policy *p)
-{
-    if (lua_rawgetp(S, LUA_REGISTRYINDEX, &NEED_META) != LUA_TTABLE) {
-        lua_pop(S, 1);
-        lua_createtable(S, 0, 1);
-        lua_pushlightuserdata(S, p);
-        lua_pushcclosure(S, need_index, 1);
-        lua_setfield(S, -2, "__index");
-        lua_pushvalue(S, -1);
-        lua_rawsetp(S, LUA_REGISTRYINDEX, &NEED_META);
-    }
-    lua_setmetatable(S, -2);
 }
 
 /* found = {TYPE = units taken so far}; need = {TYPE = total - found} for
@@ -258,8 +232,11 @@ static void push_progress(struct grovel_policy *p, lua_State *S, int ctx,
 {
     uint64_t below = lv ? types_below(p, r, lv) : ~(uint64_t)0;
     int found = fresh_field(S, ctx, "found", (int)r->ntypes);
+    lua_pushvalue(S, found);
+    typed_meta(S, p, T_FOUND);
+    lua_pop(S, 1);
     int need = fresh_field(S, ctx, "need", (int)r->ntypes);
-    need_meta(S, p);
+    typed_meta(S, p, T_NEED);
     for (size_t k = 0; k < r->ntypes; k++) {
         uint64_t f = r->found[k];
         lua_pushinteger(S, f > (uint64_t)LUA_MAXINTEGER ? LUA_MAXINTEGER : (lua_Integer)f);
@@ -299,11 +276,11 @@ void grovelp_policy_update_ctx(lua_State *S, struct grovel_policy *p, const grov
     }
     const grove_policy_request_t *r = x->req;
     if (r && (all || r != cx->req))
-        push_request(S, ctx, r);
+        push_request(S, p, ctx, r);
     if (r && (all || r != cx->req || r->serial != cx->serial || x->level != cx->level))
         push_progress(p, S, ctx, r, x->level);
     if (r && x->level && (all || x->level != cx->level))
-        push_slot(S, ctx, r, x->level);
+        push_slot(S, p, ctx, r, x->level);
     cx->valid = true;
     cx->type = x->type;
     cx->count = x->count;
@@ -384,16 +361,27 @@ static int keys_index(lua_State *S)
     const struct call *c = p->keyed;
     const char *name = luaL_checkstring(S, 2), *prop;
     int kind = grovelp_policy_key_named(name, &prop);
-    if (kind == K_NONE)
+    if (kind == K_NONE) {
+        static const char *const keys[] = {"id",           "rank",          "vid",
+                                           "size",         "perf_class",    "property:NAME",
+                                           "free:TYPE",    NULL};
+        char hint[128];
+        grovel_hint(p->host, name, keys, NULL, hint, sizeof(hint));
         return luaL_error(S,
-                          "keys: unknown key '%s' (id, rank, vid, size, perf_class, "
-                          "property:NAME, free:TYPE)", name);
+                          "keys: unknown key '%s'%s; the keys are id, rank, vid, size, "
+                          "perf_class, property:NAME, free:TYPE", name, hint);
+    }
     if (!c || (uint64_t)lua_tointeger(S, lua_upvalueindex(2)) != p->nkeyed)
         return luaL_error(S, "keys: used after its %s call returned",
                           lua_tostring(S, lua_upvalueindex(3)));
     if (kind == K_FREE && !c->ctx)
         return luaL_error(S, "keys: %s is known to scores only (choose is not told the "
                              "window being tried)", name);
+    /* a type no request on the graph may name is a misspelt one: raised
+     * here, once a call, before any candidate is valued */
+    if (kind == K_FREE && !grovel_type_known(c->g, prop))
+        return luaL_error(S, "keys[\"%s\"]: %s", name,
+                          grovel_push_unknown_type(S, p->host, c->g, prop));
     /* a property or type the graph has never seen: no candidate has it */
     grove_sym_t sym = kind == K_PROPERTY || kind == K_FREE ? grove_graph_sym_lookup(c->g, prop)
                                                            : GROVE_SYM_NONE;

@@ -23,6 +23,7 @@
  *   R:count([type])        ranks, or child ids of type
  *   R:types()  R:properties() -> {name = "ranks"}
  *   R:starttime()  R:expiration()  R:nslots() (nil if unknown)
+ *   R:set_times(starttime, expiration)  its window (seconds, 0: unset); R
  *   R:union(o)  R:diff(o)  R:intersect(o)   new R, or nil, message, code
  *   R:restrict(ranks)  R:exclude(ranks)      ranks: idset or string
  *   R:hosts_to_ranks(hosts)  the ranks of the hosts of a hostlist, as an
@@ -389,6 +390,20 @@ static int l_time(lua_State *L)
         lua_pushinteger(L, (lua_Integer)t);
     else
         lua_pushnumber(L, t);
+    return 1;
+}
+
+/* R:set_times(starttime, expiration) -> R: its window, in seconds (0:
+ * unset); raises on a bad one (negative, not finite, past 2^53, or an
+ * expiration not after the start when both are set). */
+static int l_set_times(lua_State *L)
+{
+    grove_rv1_t *R = check_rv1(L, 1);
+    double st = luaL_checknumber(L, 2), ex = luaL_checknumber(L, 3);
+    if (grove_rv1_set_times(R, st, ex) < 0)
+        return luaL_error(L, "bad window [%f, %f) (seconds >= 0, the expiration after the "
+                          "start, 0: unset)", st, ex);
+    lua_settop(L, 1);
     return 1;
 }
 

@@ -5,6 +5,10 @@
  *       -> state, start, end, {vid, ...} [, units]   or nil, message, code
  *          [, resume]
  *   core.sim_nodes(vids, of) -> {node, ...}
+ *   core.sim_distinct(list, of) -> n
+ *   core.sim_intervals(list, of) -> "0-63 65 70-71"
+ *   core.sim_free(g, vids, type) -> units   or nil when a vertex keeps no
+ *       aggregate of type
  *
  * The same match as m:match(jobspec, mode, id) with mode "allocate" or
  * "allocate_orelse_reserve" (EBUSY, ENODEV, EINVAL, EEXIST, ECANCELED as
@@ -27,6 +31,14 @@
  * number).  The picks of a job of whole nodes number hundreds; reading
  * them in Lua a start at a time was a quarter of the simulator's Lua work.
  *
+ * sim_distinct and sim_intervals read a started job's placement: how many
+ * distinct of[x] its list holds (the locality domains of its cores, the
+ * racks of its nodes), and the ids of[x] as an interval set written as
+ * Batsim and evalys write them (ascending, runs as "a-b", separated by one
+ * space).  sim_free sums what the pruning aggregates of the vertices vids
+ * say is free of type now: the cores left free on a job's nodes.  Each is
+ * asked once a job start; in Lua each was a loop over the job's picks.
+ *
  * Workload: a simulation of 100,000 jobs on 4,096 nodes makes a few
  * hundred thousand matches of up to thousands of picks each; building a
  * handle and a table per pick cost more than the match itself.
@@ -38,6 +50,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "aggregate.h"
 #include "grovel.h"
 #include "match.h"
 
@@ -48,7 +61,7 @@ static int l_sim_match(lua_State *L)
                                                  GROVE_MATCH_ALLOCATE_ORELSE_RESERVE};
     const grove_matcher_t *m = grovel_check_matcher(L, 1);
     const grove_jobspec_t *js = grovel_check_jobspec(L, 2);
-    int mode = luaL_checkoption(L, 3, NULL, modes);
+    int mode = grovel_check_option(L, 3, NULL, modes, "mode");
     lua_Integer id = luaL_checkinteger(L, 4);
     luaL_argcheck(L, id > 0, 4, "job id must be > 0");
     bool no_vids = lua_isboolean(L, 5) && !lua_toboolean(L, 5);
@@ -162,6 +175,106 @@ static int l_sim_nodes(lua_State *L)
         lua_pushinteger(L, out[i]);
         lua_rawseti(L, -2, i + 1);
     }
+    return 1;
+}
+
+/* The values of[x] for each x of the array at index 1 that of (index 2)
+ * knows, in a new buffer (a userdata left on the stack), sorted, each once:
+ * their number in *np. */
+static lua_Integer *mapped_sorted(lua_State *L, const char *fname, lua_Integer *np)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_Integer n = luaL_len(L, 1);
+    lua_Integer *out = lua_newuserdatauv(L, (size_t)(n > 0 ? n : 1) * sizeof(*out), 0);
+    lua_Integer k = 0;
+    bool sorted = true;
+    for (lua_Integer i = 1; i <= n; i++) {
+        int isnum = 0;
+        if (lua_rawgeti(L, 1, i) != LUA_TNUMBER)
+            luaL_error(L, "bad argument #1 to '%s' (numbers expected)", fname);
+        if (lua_rawget(L, 2) == LUA_TNIL) {
+            lua_pop(L, 1);
+            continue;
+        }
+        lua_Integer x = lua_tointegerx(L, -1, &isnum);
+        lua_pop(L, 1);
+        if (!isnum)
+            luaL_error(L, "bad argument #2 to '%s' (integers expected)", fname);
+        if (k > 0 && out[k - 1] == x)
+            continue;
+        if (k > 0 && out[k - 1] > x)
+            sorted = false;
+        out[k++] = x;
+    }
+    if (!sorted) {
+        qsort(out, (size_t)k, sizeof(*out), cmp_integer);
+        lua_Integer u = 0;
+        for (lua_Integer i = 0; i < k; i++)
+            if (u == 0 || out[u - 1] != out[i])
+                out[u++] = out[i];
+        k = u;
+    }
+    *np = k;
+    return out;
+}
+
+static int l_sim_distinct(lua_State *L)
+{
+    lua_Integer n;
+    mapped_sorted(L, "sim_distinct", &n);
+    lua_pushinteger(L, n);
+    return 1;
+}
+
+static int l_sim_intervals(lua_State *L)
+{
+    lua_Integer n;
+    const lua_Integer *ids = mapped_sorted(L, "sim_intervals", &n);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (lua_Integer i = 0; i < n;) {
+        lua_Integer j = i;
+        while (j + 1 < n && ids[j + 1] == ids[j] + 1)
+            j++;
+        if (i > 0)
+            luaL_addchar(&b, ' ');
+        if (j > i)
+            lua_pushfstring(L, "%I-%I", ids[i], ids[j]);
+        else
+            lua_pushfstring(L, "%I", ids[i]);
+        luaL_addvalue(&b);
+        i = j + 1;
+    }
+    luaL_pushresult(&b);
+    return 1;
+}
+
+static int l_sim_free(lua_State *L)
+{
+    const grove_graph_t *g = grovel_check_graph(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    const char *type = luaL_checkstring(L, 3);
+    grove_sym_t sym = grove_graph_sym_lookup(g, type);
+    int64_t now = grove_graph_now(g);
+    lua_Integer n = luaL_len(L, 2), sum = 0;
+    for (lua_Integer i = 1; i <= n; i++) {
+        int isnum = 0;
+        lua_rawgeti(L, 2, i);
+        lua_Integer v = lua_tointegerx(L, -1, &isnum);
+        lua_pop(L, 1);
+        if (!isnum || v < 0 || (uint64_t)v >= (uint64_t)grove_graph_vertex_count(g))
+            return luaL_error(L, "bad argument #2 to 'sim_free' (vertex ids expected)");
+        int64_t f = sym == GROVE_SYM_NONE
+                        ? -1
+                        : grove_vertex_aggregate_avail_sym(g, (grove_vid_t)v, sym, now, now + 1);
+        if (f < 0) {
+            lua_pushnil(L);
+            return 1;
+        }
+        sum += (lua_Integer)f;
+    }
+    lua_pushinteger(L, sum);
     return 1;
 }
 

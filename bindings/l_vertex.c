@@ -502,10 +502,28 @@ static int v_held_exclusively(lua_State *L)
     return 2;
 }
 
+/* aggregate([type]): {type = free units} below v now; with a type, that
+ * type's units (0 when none), as a policy's view answers.  A type no
+ * request on the graph may name (grovel_type_known) raises. */
 static int v_aggregate(lua_State *L)
 {
     struct ref h = check(L);
-    return grovel_aggregate(L, h.g, h.v);
+    if (lua_isnoneornil(L, 2))
+        return grovel_aggregate(L, h.g, h.v);
+    size_t len;
+    const char *type = luaL_checklstring(L, 2, &len);
+    if (strlen(type) != len)
+        return luaL_argerror(L, 2, "a type name holds no NUL byte");
+    if (!grovel_type_known(h.g, type))
+        return luaL_argerror(L, 2, grovel_push_unknown_type(L, L, h.g, type));
+    lua_settop(L, 2);
+    if (grovel_aggregate(L, h.g, h.v) != 1 || !lua_istable(L, -1))
+        return 3; /* nil, message, code */
+    if (lua_getfield(L, -1, type) != LUA_TNUMBER) {
+        lua_pop(L, 1);
+        lua_pushinteger(L, 0);
+    }
+    return 1;
 }
 
 static int v_copy(lua_State *L)

@@ -228,7 +228,8 @@ static void one_row(const char *type, int64_t units, void *arg)
  * the window, from its pruning aggregates (the ones the matcher prunes
  * with: no walk) when it keeps them, else by walking its subtree.
  * aggregate(type [, start [, dur]]): the free units of that one type (0
- * when none), from the aggregate when the vertex keeps one for the type. */
+ * when none), from the aggregate when the vertex keeps one for the type;
+ * a type no request on the graph may name (grovel_type_known) raises. */
 static int pv_aggregate(lua_State *S)
 {
     grove_vid_t v;
@@ -245,6 +246,14 @@ static int pv_aggregate(lua_State *S)
             window(S, 3, vs, g, &s, &e);
         }
         if (len != vs->tlen || memcmp(o.type, vs->tname, len) != 0) {
+            /* a name no request on g may name (a misspelt type) raises
+             * here, once: a known name is kept below and not looked at
+             * again while the policy asks every candidate about it */
+            if (strlen(o.type) != len)
+                return luaL_argerror(S, 2, "a type name holds no NUL byte");
+            if (!grovel_type_known(g, o.type))
+                return luaL_error(S, "aggregate: %s",
+                                  grovel_push_unknown_type(S, vs->host, g, o.type));
             grove_sym_t t = grove_graph_sym_lookup(g, o.type);
             /* only a name the graph holds (a symbol is never dropped), with
              * no NUL inside (the lookup reads up to one) */

@@ -20,6 +20,8 @@
  *       to time a command end to end (os.clock counts CPU time only)
  *   core.thread_clock()                     the calling thread's CPU
  *       seconds (os.clock sums every thread of the process: a broker's)
+ *   core.real_clock()                       seconds since the epoch, with
+ *       their fraction (os.time's are whole)
  *
  * Workload: one w:job per match of a query session, from a core to a whole
  * machine: nothing here is per vertex; a whole machine's text goes to the
@@ -153,8 +155,14 @@ static grove_wfmt_t check_fmt(lua_State *L, int idx)
 {
     const char *name = luaL_checkstring(L, idx);
     int f = grove_wfmt_parse(name);
-    if (f < 0)
-        luaL_argerror(L, idx, lua_pushfstring(L, "unknown format '%s'", name));
+    if (f < 0) {
+        const char *names[16];
+        size_t n = 0;
+        for (const char *w; n + 1 < sizeof(names) / sizeof(*names) && (w = grove_wfmt_name(n));)
+            names[n++] = w;
+        names[n] = NULL;
+        luaL_argerror(L, idx, grovel_push_unknown(L, "format", name, names));
+    }
     return (grove_wfmt_t)f;
 }
 
@@ -308,6 +316,11 @@ static int l_wall_clock(lua_State *L)
 static int l_thread_clock(lua_State *L)
 {
     return push_clock(L, CLOCK_THREAD_CPUTIME_ID);
+}
+
+static int l_real_clock(lua_State *L)
+{
+    return push_clock(L, CLOCK_REALTIME);
 }
 
 static const char *format_at(const void *o, size_t i)

@@ -114,6 +114,25 @@ struct grovel_graph *grovel_check_graph_ud(lua_State *L, int idx);
 extern const char *const grovel_standard_types[];
 bool grovel_type_known(const grove_graph_t *g, const char *type);
 
+/* Push a userdata holding g's types that have vertices, sorted by name,
+ * as a NULL-ended array (returned; valid while the userdata lives); *n
+ * their number. */
+const char **grovel_push_graph_types(lua_State *L, const grove_graph_t *g, size_t *n);
+
+/* The offer for a type name that is no type of g (grovel_type_known),
+ * among g's types and the standard ones, asked of host (grovel_hint; no
+ * offer when host is NULL), written into out (len bytes).  L is the state
+ * the caller runs in (host, or a policy's sandbox): a little of its stack
+ * is used.  Never raises. */
+void grovel_type_hint(lua_State *host, lua_State *L, const grove_graph_t *g, const char *name,
+                      char *out, size_t len);
+
+/* Push on L "unknown resource type 'NAME' (did you mean 'X'?): the graph
+ * has A, B, C" (g's types, sorted; "no vertices" for an empty graph), the
+ * offer asked of host as grovel_type_hint does.  Returns the message. */
+const char *grovel_push_unknown_type(lua_State *L, lua_State *host, const grove_graph_t *g,
+                                     const char *name);
+
 /* As grovel_check_graph_ud, and raises if a walk or find with Lua hooks is
  * running on the graph (its structure must not change under the walk). */
 struct grovel_graph *grovel_check_mutable(lua_State *L, int idx);

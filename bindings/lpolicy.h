@@ -36,6 +36,8 @@ struct grovel_views {
     grove_graph_t *g;   /* the graph of the match running, or NULL */
     uint32_t epoch;     /* changes with the matcher or graph: older views raise */
     int64_t start, end; /* the window being tried (end <= start: none yet) */
+    lua_State *host;    /* the state running the match, which offers a close
+                         * name for a misspelt type (grovel_type_hint) */
     /* aggregate(type)'s last type name (a copy; tlen 0: none) and its
      * symbol in g, so that a policy asking every candidate about one type
      * looks the name up once a match; forgotten when a match begins */
@@ -83,10 +85,11 @@ void grovel_policy_end(lua_State *L, struct grovel_policy *p);
  * FILE:LINE: reason"), or NULL when the last match had none (borrowed). */
 const char *grovel_policy_error(const struct grovel_policy *p);
 
-/* Check the type names p gives (prune_types, score_types, order's when)
- * against the types a request on g may name (grovel_type_known): true,
- * or false with "FILE:LINE: FIELD: unknown resource type 'NAME' (...)"
- * pushed on L. */
+/* Check the type names p gives (prune_types, score_types, order's when,
+ * score_reads' total.TYPE) against the types a request on g may name
+ * (grovel_type_known): true, or false with "FILE:LINE: FIELD: unknown
+ * resource type 'NAME' (did you mean 'X'?): the graph has ..." pushed on
+ * L. */
 bool grovel_policy_check_types(lua_State *L, const struct grovel_policy *p,
                                const grove_graph_t *g);
 

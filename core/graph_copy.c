@@ -65,6 +65,12 @@ static void forget_shared(grove_graph_t *c)
     memset(c->recent, 0, sizeof(c->recent));
     c->uuidx = NULL;
     c->chg_ring = NULL; /* a matcher of the copy starts its own */
+    /* containment's child arrays, a cache the copy makes again when read
+     * (shared, both graphs freed them) */
+    c->tk_off = NULL;
+    c->tk_kid = NULL;
+    c->tk_kind = NULL;
+    c->tk_cap = c->tk_nv = c->tk_ne = c->tk_live = 0;
     memset(&c->rec_idx, 0, sizeof(c->rec_idx));
     /* derived state is rebuilt, not shared */
     c->agg_spec = NULL;

@@ -94,6 +94,7 @@ struct grove_jobspec {
     size_t ntasks;
     grove_constraint_t *constraint; /* NULL when none */
     const json_t *user, *system;    /* borrowed from doc */
+    char *source;                   /* the name messages give it, or NULL */
     char **warnings;
     size_t nwarn, warn_cap;
 };
@@ -115,6 +116,8 @@ typedef struct vctx {
     const char *source;
     unsigned flags;
     const char *const *known_types;
+    grove_jobspec_hint_f hint; /* the offer for a type not in known_types */
+    void *hint_arg;
     grove_error_t *err;
     grovep_path_t path;
     label_ent_t *labels; /* capacity nlabels_cap (a power of two) */
@@ -424,8 +427,14 @@ static int resource_vertex(vctx_t *c, const json_t *v, const json_t *sh, size_t 
     if (type[0] == '\0')
         return vfail(c, grovep_shadow_key(sh, "type"), "must not be empty");
     bool slot = strcmp(type, "slot") == 0 || strcmp(type, "xor_slot") == 0;
-    if (c->known_types && !slot && !grovep_str_in(type, c->known_types))
-        return vfail(c, grovep_shadow_key(sh, "type"), "unknown resource type '%s'", type);
+    if (c->known_types && !slot && !grovep_str_in(type, c->known_types)) {
+        char hint[128] = "";
+        if (c->hint)
+            c->hint(c->hint_arg, type, c->known_types, hint, sizeof(hint));
+        hint[sizeof(hint) - 1] = '\0';
+        return vfail(c, grovep_shadow_key(sh, "type"), "unknown resource type '%s'%s", type,
+                     hint);
+    }
     grovep_path_pop(&c->path, old);
     if (!(cnt = member(c, v, sh, "count", true, NULL)))
         return -1;
@@ -1061,11 +1070,18 @@ static grove_jobspec_t *jobspec_build(json_t *doc, const json_t *sh,
         return NULL;
     }
     js->doc = doc;
+    if (source && !(js->source = strdup(source))) {
+        grove_jobspec_destroy(js);
+        grovep_error_nomem(err, source);
+        return NULL;
+    }
     memset(&c, 0, sizeof(c));
     c.js = js;
     c.source = source;
     c.flags = opts ? opts->flags : 0;
     c.known_types = opts ? opts->known_types : NULL;
+    c.hint = opts ? opts->hint : NULL;
+    c.hint_arg = opts ? opts->hint_arg : NULL;
     c.err = err;
     int rc = validate(&c, doc, sh);
     free(c.labels);
@@ -1118,7 +1134,7 @@ static void *read_text(const char *text, size_t len, const char *source, const v
 grove_jobspec_t *grove_jobspec_load(const char *path, const grove_jobspec_opts_t *opts,
                                     grove_error_t *err)
 {
-    grove_jobspec_opts_t o = {0, NULL, NULL, 0};
+    grove_jobspec_opts_t o = {0};
 
     grove_error_clear(err);
     if (!path) {
@@ -1170,8 +1186,14 @@ void grove_jobspec_destroy(grove_jobspec_t *js)
     GROVEP_FREE_ARRAY(js->warnings, js->nwarn);
     grove_constraint_destroy(js->constraint);
     json_decref(js->doc);
+    free(js->source);
     free(js);
     errno = saved;
+}
+
+const char *grove_jobspec_source(const grove_jobspec_t *js)
+{
+    return js->source;
 }
 
 /* ==================================================================== */

@@ -159,13 +159,23 @@ typedef struct grove_jobspec_task grove_jobspec_task_t;
 /* Largest accepted attributes.system.duration, seconds (2^53). */
 #define GROVE_JOBSPEC_DURATION_MAX 9007199254740992.0
 
+/* What a message about a type not in known_types appends to offer the
+ * closest known one: written into buf (len bytes), " (did you mean 'X'?)"
+ * or "" (the caller's edit distance: the core has none).  Must not fail. */
+typedef void (*grove_jobspec_hint_f)(void *arg, const char *name, const char *const *known,
+                                     char *buf, size_t len);
+
 typedef struct grove_jobspec_opts {
     unsigned flags;                 /* GROVE_JOBSPEC_* */
-    const char *source;             /* name for messages ("job.yaml"), or NULL */
+    const char *source;             /* name for messages ("job.yaml"), or NULL;
+                                     * kept by the jobspec (grove_jobspec_source) */
     const char *const *known_types; /* NULL-terminated list, or NULL = any */
     double duration;                /* > 0: the jobspec's duration, seconds, in
                                      * place of the document's (a scheduler's
                                      * estimate of the job); 0: the document's */
+    grove_jobspec_hint_f hint;      /* the offer for a type not in known_types,
+                                     * or NULL: none */
+    void *hint_arg;                 /* hint's first argument */
 } grove_jobspec_opts_t;
 
 /* Parse and validate len bytes of YAML or JSON (JSON when the text starts
@@ -187,6 +197,10 @@ grove_jobspec_t *grove_jobspec_from_json(const json_t *doc, const grove_jobspec_
 
 /* Free js.  NULL is a no-op. */
 void grove_jobspec_destroy(grove_jobspec_t *js);
+
+/* The source name js was read with (grove_jobspec_opts_t.source), or
+ * NULL (borrowed: valid while js lives). */
+const char *grove_jobspec_source(const grove_jobspec_t *js);
 
 /* The declared version (1..9999). */
 int grove_jobspec_version(const grove_jobspec_t *js);

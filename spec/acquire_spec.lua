@@ -83,7 +83,12 @@ describe("core.acquire", function()
     assert.has_error(function() a:apply{type = "online", targets = function() end} end,
       "bad argument #1 to 'apply' (cannot be written as JSON: a function value)")
     assert.has_error(function() a:targets("nope") end,
-      "bad argument #1 to 'targets' (invalid option 'nope')")
+      "bad argument #1 to 'targets' (unknown set 'nope'; the sets are acquired, up, down, "
+      .. "drained, excluded, shrunk, pending, usable)")
+    require("grove") -- the closest name is grove.suggest's (core.set_suggest)
+    assert.has_error(function() a:targets("drainde") end,
+      "bad argument #1 to 'targets' (unknown set 'drainde' (did you mean 'drained'?); the sets "
+      .. "are acquired, up, down, drained, excluded, shrunk, pending, usable)")
     a:close()
     assert.equal("grove.acquire (closed)", tostring(a))
     assert.has_error(function() a:targets("up") end,

@@ -46,11 +46,12 @@ local function names(g, spec)
   return out
 end
 
--- The error message a DSL call raises.
+-- The error message a DSL call raises, without the place a maker's own
+-- misuse is raised at (the caller's line: asserted where it matters).
 local function dsl_error(f)
   local ok, err = pcall(f)
   assert.is_false(ok)
-  return err
+  return (err:gsub("^[^:]+:%d+: ", ""))
 end
 
 describe("grove.cluster", function()
@@ -216,6 +217,41 @@ describe("grove.cluster", function()
       assert.are.same({ "rack0", "rack1" }, names(g2, { type = "rack" }))
       local g3 = C "c" { rack(2) { node(2) { core(2, { id_scope = 2 }) } } }
       assert(g3:vertex("/c0/rack1/node1/core7"))
+    end)
+
+    it("are unique across the cluster under \"root\", whatever the makers' basenames",
+      function()
+      -- nodes and gpu nodes in every rack, both scoped to the root
+      local function build(scope)
+        return C "c" {
+          rack(2) {
+            node(2, { id_scope = scope }) { core(2) },
+            node(1, { id_scope = scope, basename = "gpunode" }) { core(2), gpu(1) },
+          },
+        }
+      end
+      local g = build("root")
+      local seen = {}
+      for v in g:vertices { type = "node" } do
+        assert.is_nil(seen[v:id()], "node id " .. v:id() .. " twice")
+        seen[v:id()] = true
+      end
+      assert.are.same({ "node0", "node1", "node2", "node3", "gpunode4", "gpunode5" },
+        names(g, { type = "node" }))
+      -- low takes the lowest ids at every level: rack0's nodes in id order
+      local m = grove.core.matcher(g)
+      assert(m:set_policy("low"))
+      local got = {}
+      for _ = 1, 6 do
+        local j = assert(m:match(grove.jobspec { nodes = 1, exclusive = true }))
+        for _, p in ipairs(j.picks) do
+          if p.vertex:type() == "node" then got[#got + 1] = p.vertex:name() end
+        end
+      end
+      assert.are.same({ "node0", "node1", "gpunode4", "node2", "node3", "gpunode5" }, got)
+      -- under the default scope each parent counts its own, per basename
+      assert.are.same({ "node0", "node1", "node0", "node1", "gpunode0", "gpunode0" },
+        names(build(nil), { type = "node" }))
     end)
 
     it("follow id_start, id_stride and explicit idsets", function()
@@ -390,6 +426,29 @@ describe("grove.cluster", function()
   end)
 
   describe("misuse", function()
+    it("says a count is too large, with the limit, before building anything", function()
+      local limit = grove.core.limits().vertices
+      assert.are.equal(("grove.cluster: core: count 1099511627776 is more than the vertex "
+        .. "limit %d (GROVE_MAX_VERTICES)"):format(limit),
+        dsl_error(function() return core(2 ^ 40) end))
+      assert.are.equal(("grove.cluster: core: count %d is more than the vertex limit %d "
+        .. "(GROVE_MAX_VERTICES)"):format(limit + 1, limit),
+        dsl_error(function() return core(limit + 1) end))
+      assert.are.equal(("grove.cluster: core: count %d is more than the vertex limit %d "
+        .. "(GROVE_MAX_VERTICES)"):format(limit + 1, limit),
+        dsl_error(function() return core { count = limit + 1 } end))
+      assert.are.equal("grove.cluster: core: count must be a whole number (got 2.5)",
+        dsl_error(function() return core(2.5) end))
+      -- a whole number written as a float is a count
+      assert.are.same({ "core0", "core1", "core2", "core3" },
+        names(C "c" { core(2 ^ 2) }, { type = "core" }))
+      -- the product of the counts, counted before any vertex is made
+      local n = math.ceil(math.sqrt(limit)) + 1
+      assert.are.equal(("grove.cluster: cluster c: the body makes %d vertices, more than the "
+        .. "vertex limit %d (GROVE_MAX_VERTICES)"):format(1 + n + n * n, limit),
+        dsl_error(function() return C "c" { node(n) { core(n) } } end))
+    end)
+
     it("raises clear errors", function()
       local cases = {
         { function() return node(2, { colour = "red" }) end,

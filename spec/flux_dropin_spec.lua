@@ -9,6 +9,13 @@ local h = require("flux_helper")
 local R_text, jobspec, alloc, session = h.R_text, h.jobspec, h.alloc, h.session
 local by_id = h.by_id
 
+-- The respond action among acts (an operator's command answers with one).
+local function respond_of(acts)
+  for _, a in ipairs(acts) do
+    if a.op == "respond" then return a end
+  end
+end
+
 -- A V1 jobspec of one core whose attributes are attrs (JSON text).
 local function v1_with(attrs)
   return ('{"version":1,"resources":[{"type":"slot","count":1,"label":"task","with":'
@@ -272,7 +279,7 @@ describe("grove.flux and a running job's expiration", function()
     s = session(nil, R_text("0-1", "n[0-1]", 9000))
     s:handle("sched.alloc", alloc(1, jobspec(2, 4, 100)))
     s:handle("sched.expiration", '{"id":1,"expiration":0}')
-    assert.equal(9000, s.loop.m:info(1)["end"])
+    assert.equal(9000 * flux.TICKS, s.loop.m:info(1)["end"])
   end)
 end)
 
@@ -409,6 +416,8 @@ describe("grove.flux reads Fluxion's configuration", function()
 end)
 
 describe("grove.flux and a job past its end", function()
+  local T = flux.TICKS
+
   it("holds its resources until its free comes, however late", function()
     local s, clock = session()
     s:handle("sched.alloc", alloc(1, jobspec(2, 4, 100)))
@@ -416,19 +425,175 @@ describe("grove.flux and a job past its end", function()
     clock.t = 1150
     local acts = s:handle("sched.alloc", alloc(2, jobspec(2, 4, 100)))
     assert.is_nil(by_id(acts, "alloc", "success")[2])
-    -- held a grace at a time: still so much later
-    clock.t = 1400
+    -- held a tick from now, at every look: still so much later
+    clock.t = 1400.25
     assert.is_nil(by_id(s:schedule(), "alloc", "success")[2])
-    assert.equal(1400 + flux.OVERDUE_GRACE, s.loop.m:info(1)["end"])
+    assert.equal(1400250 + flux.OVERDUE_STEP, s.loop.m:info(1)["end"])
     -- the free: job 2 at once
     acts = s:handle("sched.free", {id = 1, final = true})
     assert.is_not_nil(by_id(acts, "alloc", "success")[2])
     -- and the matcher's events are let go each pass
     assert.same({}, s.loop.m:events())
   end)
+
+  -- The sequence of a job killed at its time limit, on two nodes: A (one
+  -- node, 8 s) outlives its limit by 5 s; H (both nodes, 10 s) is the
+  -- head; X (one node, 30 s) came after H.  X must not start on the node
+  -- A leaves free before H, and H starts at A's free.
+  local function overdue_sequence(queue)
+    local s, clock = session{queue = queue}
+    local acts = s:handle("sched.alloc", alloc(1, jobspec(1, 4, 8)))
+    assert.equal("0", h.ranks_of(by_id(acts, "alloc", "success")[1]))
+    clock.t = 1000.5
+    acts = s:handle("sched.alloc", alloc(2, jobspec(2, 4, 10)))
+    assert.equal(1008, by_id(acts, "alloc", "annotate")[2].annotations.sched.t_estimate)
+    clock.t = 1001
+    acts = s:handle("sched.alloc", alloc(3, jobspec(1, 4, 30)))
+    assert.is_nil(by_id(acts, "alloc", "success")[3])
+    -- A's limit passes: the pass its planned start woke finds A still
+    -- there; nothing starts, H is planned a tick from now, and no pass is
+    -- woken for that
+    assert.equal(1008, s:next_wake())
+    clock.t = 1008.002
+    acts = s:schedule()
+    assert.same({}, by_id(acts, "alloc", "success"))
+    assert.equal(1008002 + flux.OVERDUE_STEP, s.loop.jobs[2].reserved)
+    assert.is_true(s:next_wake() == nil or s:next_wake() > 1008.003)
+    -- more messages while A is killed: X still waits (it would end after
+    -- H could start), and H is always planned first
+    for _, t in ipairs{1009, 1010.7, 1012.9} do
+      clock.t = t
+      acts = s:handle("sched.alloc", alloc(math.floor(t), jobspec(1, 1, 1)))
+      assert.is_nil(by_id(acts, "alloc", "success")[3])
+      assert.is_nil(by_id(acts, "alloc", "success")[2])
+      local h2, x = s.loop.jobs[2].reserved, s.loop.jobs[3].reserved
+      assert.equal(math.floor(t * T) + flux.OVERDUE_STEP, h2)
+      if x then assert.is_true(x >= h2 + 10 * T) end
+    end
+    -- A's free at 1013.2: H starts at once, X after it
+    clock.t = 1013.2
+    acts = s:handle("sched.free", {id = 1, final = true})
+    local started = by_id(acts, "alloc", "success")
+    assert.is_not_nil(started[2])
+    assert.is_nil(started[3])
+    local R = core.json_decode(started[2].R).execution
+    assert.equal(1013.2, R.starttime)
+    assert.equal(1023.2, R.expiration)
+    clock.t = 1014
+    acts = s:handle("sched.free", {id = 2, final = true})
+    assert.is_not_nil(by_id(acts, "alloc", "success")[3])
+  end
+
+  it("lets no later job jump the head meanwhile (easy)", function()
+    overdue_sequence("easy")
+  end)
+
+  it("plans every reservation again in queue order meanwhile (conservative)", function()
+    overdue_sequence("conservative")
+  end)
+
+  it("keeps it off a node its overrun runs into a reservation's window on", function()
+    -- (the reservation's holds give way to the job: its members are not
+    -- placed on the node before the free)
+    local s, clock = session()
+    s:handle("sched.alloc", alloc(1, jobspec(1, 4, 100)))
+    local acts = s:grove("reserve", {name = "maint", hosts = "n0", start = "@1100",
+      duration = "1h", user = 7})
+    assert.is_not_nil(respond_of(acts))
+    clock.t = 1100.5
+    acts = s:handle("sched.alloc", ('{"id":2,"priority":16,"userid":7,"t_submit":2,'
+      .. '"jobspec":%s}'):format(jobspec(1, 4, 100)))
+    local started = by_id(acts, "alloc", "success")[2]
+    assert.is_true(started == nil or h.ranks_of(started) ~= "0")
+    assert.is_true(s.loop.m:info(1)["end"] > s.loop.now)
+  end)
+end)
+
+describe("grove.flux's clock", function()
+
+  it("writes R's times to the millisecond: the whole limit from the allocation", function()
+    local s, clock = session()
+    clock.t = 1000.79
+    local acts = s:handle("sched.alloc", alloc(1, jobspec(2, 4, 10)))
+    local R = core.json_decode(by_id(acts, "alloc", "success")[1].R).execution
+    assert.equal(1000.79, R.starttime)
+    assert.equal(1010.79, R.expiration)
+    -- a fractional limit too
+    clock.t = 1000.8
+    acts = s:handle("sched.alloc", alloc(2, ('{"version":1,"resources":[{"type":"slot",'
+      .. '"count":1,"label":"task","with":[{"type":"core","count":1}]}],"tasks":[{"command":'
+      .. '["true"],"slot":"task","count":{"per_slot":1}}],"attributes":{"system":'
+      .. '{"duration":2.5}}}')))
+    assert.is_nil(by_id(acts, "alloc", "success")[2])
+    assert.equal(1010.79, by_id(acts, "alloc", "annotate")[2].annotations.sched.t_estimate)
+    -- the planner holds job 1 to the millisecond
+    assert.equal(1010790, s.loop.m:info(1)["end"])
+    clock.t = 1005.123
+    acts = s:handle("sched.free", {id = 1, final = true})
+    R = core.json_decode(by_id(acts, "alloc", "success")[2].R).execution
+    assert.equal(1005.123, R.starttime)
+    assert.equal(1007.623, R.expiration)
+  end)
+
+  it("plans a backfill to the millisecond", function()
+    -- the head waits for job 1 (ends at 1010.79); a job of 9.7 s started
+    -- at 1001.09 ends at 1010.79 and is backfilled; one of 9.701 s is not
+    local s, clock = session{queue = "easy"}
+    clock.t = 1000.79
+    s:handle("sched.alloc", alloc(1, jobspec(1, 4, 10)))
+    s:handle("sched.alloc", alloc(2, jobspec(2, 4, 10)))
+    clock.t = 1001.09
+    local function job(id, d)
+      return alloc(id, ('{"version":1,"resources":[{"type":"slot","count":1,"label":"task",'
+        .. '"with":[{"type":"core","count":4}]}],"tasks":[{"command":["true"],"slot":"task",'
+        .. '"count":{"per_slot":1}}],"attributes":{"system":{"duration":%s}}}'):format(d))
+    end
+    local acts = s:handle("sched.alloc", job(3, 9.701))
+    assert.is_nil(by_id(acts, "alloc", "success")[3])
+    acts = s:handle("sched.alloc", job(4, 9.7))
+    assert.is_not_nil(by_id(acts, "alloc", "success")[4])
+  end)
+
+  it("starts a planned start that came due before its pass ran, for its whole estimate",
+    function()
+    -- a maintenance window keeps both nodes until 1100: job 1 is planned
+    -- at 1100, and so is the module's timer; the pass it wakes runs a
+    -- moment after and finds the clock past the planned start
+    local s, clock = session{queue = "conservative"}
+    local acts = s:grove("reserve", {name = "maint", hosts = "n[0-1]", start = "now",
+      ["end"] = "@1100"})
+    assert.is_not_nil(respond_of(acts))
+    acts = s:handle("sched.alloc", alloc(1, jobspec(1, 4, 50)))
+    assert.equal(1100, by_id(acts, "alloc", "annotate")[1].annotations.sched.t_estimate)
+    assert.equal(1100, s:next_wake())
+    clock.t = 1100.004
+    acts = s:schedule()
+    local R = core.json_decode(by_id(acts, "alloc", "success")[1].R).execution
+    assert.equal(1100.004, R.starttime)
+    assert.equal(1150.004, R.expiration)
+    assert.equal(1150004, s.loop.m:info(1)["end"])
+  end)
 end)
 
 describe("grove.flux after a restart", function()
+  it("puts back a job past its end (housekeeping holds its node) and holds it until its free",
+    function()
+    -- its limit ended at 950, housekeeping still runs on its node at 1000
+    local s, clock = session()
+    local R = '{"version":1,"execution":{"R_lite":[{"rank":"0-1","children":{"core":"0-3"}}],'
+      .. '"starttime":900,"expiration":950,"nodelist":["n[0-1]"]}}'
+    local acts = s:handle("sched.hello", {id = 1, priority = 16, userid = 1, t_submit = 1, R = R})
+    assert.same({}, acts)
+    assert.equal("running", s.loop.jobs[1].state)
+    acts = s:handle("sched.alloc", alloc(2, jobspec(1, 4, 100)))
+    assert.is_nil(by_id(acts, "alloc", "success")[2])
+    clock.t = 1003.5
+    assert.is_nil(by_id(s:schedule(), "alloc", "success")[2])
+    -- housekeeping releases rank 0, then the rest
+    acts = s:handle("sched.free", ('{"id":1,"R":%s,"final":false}'):format(h.R_text("0", "n0")))
+    assert.equal("0", h.ranks_of(by_id(acts, "alloc", "success")[2]))
+  end)
+
   it("keeps what is left of a job's R that the set no longer has whole, and ends the job",
     function()
     local s = session()

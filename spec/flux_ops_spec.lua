@@ -107,6 +107,13 @@ describe("flux grove find", function()
     assert.matches("^EINVAL: find: bad constraint: ", refused(s, "find", {expr = '{"properties":'}))
     assert.matches("^EINVAL: find: an expression expected", refused(s, "find", {expr = "  "}))
     assert.matches("^EINVAL: ", refused(s, "find", {expr = "sched-now=maybe"}))
+    -- a term that can select nothing is a mistake, named as one
+    assert.equal("EINVAL: find: status=dwn: no such status (did you mean 'down'?); a vertex's "
+      .. "status is one of up, down, drained, excluded, degraded, failing, unknown, null",
+      refused(s, "find", {expr = "status=up or status=dwn"}))
+    assert.equal("EINVAL: find: property==: a property name expected before '=' "
+      .. "(property=KEY or property=KEY=VALUE)", refused(s, "find", {expr = "property=="}))
+    assert.matches("^EINVAL: find: property==x:", refused(s, "find", {expr = "property==x"}))
   end)
 end)
 
@@ -149,7 +156,7 @@ describe("flux grove set-property and remove-property", function()
     assert.equal(1100, by_id(acts, "alloc", "annotate")[2].annotations.sched.t_estimate)
     run(s, "set-property", {target = "n0", key = "badrabbit"})
     local info = s.loop.m:info(2)
-    assert.equal(1100, info.start)
+    assert.equal(1100 * flux.TICKS, info.start)
     assert.equal("1", tostring(s.loop.m:rv1(2):ranks()))
   end)
 
@@ -559,6 +566,187 @@ describe("flux grove graph and stats", function()
     local text = run(s, "stats", {})
     assert.matches("\nqueue debug: 0 pending %(0 with a planned start%), 1 running; queue "
       .. "policy fcfs, placement first\n", text)
+  end)
+end)
+
+describe("what the operator set, kept across a reload", function()
+  -- The state a session's persist actions wrote last (grove.flux.state's
+  -- document, as JSON text).
+  local function kept(acts)
+    local doc
+    for _, a in ipairs(acts) do
+      if a.op == "persist" then
+        assert.equal("sched-grove.state", a.key)
+        doc = a.json
+      end
+    end
+    return doc
+  end
+
+  -- The log lines of acts at level.
+  local function logs(acts, level)
+    local out = {}
+    for _, a in ipairs(acts) do
+      if a.op == "log" and a.level == level then out[#out + 1] = a.message end
+    end
+    return out
+  end
+
+  -- A session whose operator made a reservation of n[2-3] for user 7, set
+  -- badrabbit on n1, removed it from n0 (where it never was: nothing
+  -- kept) and property rack=a on n[0-1]; the state it kept last.
+  local function operated()
+    local s = session()
+    local _, acts = run(s, "reserve", {name = "dat", hosts = "n[2-3]", start = "now",
+      duration = "100", user = 7, user_name = "alice"})
+    assert.is_string(kept(acts))
+    run(s, "set-property", {target = "n1", key = "badrabbit"})
+    run(s, "remove-property", {target = "n0", key = "badrabbit"})
+    _, acts = run(s, "set-property", {target = "n[0-1]", key = "rack", value = "a"})
+    return s, kept(acts)
+  end
+
+  it("writes the state before the answer to each command that changes it", function()
+    local s = session()
+    local acts = s:handle("sched-grove.set-property", {target = "n1", key = "x"})
+    local at = {}
+    for i, a in ipairs(acts) do at[a.op] = at[a.op] or i end
+    assert.is_true(at.persist < at.respond)
+    -- commands that only read write nothing
+    acts = s:handle("sched-grove.reservations", {})
+    assert.is_nil(kept(acts))
+    local doc = core.json_decode(kept(s:handle("sched-grove.remove-property",
+      {target = "n1", key = "x"})))
+    assert.same({version = 1, reservations = {}, status = {},
+      properties = {{key = "x", ranks = "1", hosts = "n1"}}}, doc)
+  end)
+
+  it("puts reservations and properties back in a new module, as they were", function()
+    local _, doc = operated()
+    assert.same({version = 1, status = {},
+      reservations = {{name = "dat", ranks = "2-3", hosts = "n[2-3]", start = 1000,
+        ["end"] = 1100, user = 7, user_name = "alice"}},
+      properties = {{key = "badrabbit", value = "", ranks = "1", hosts = "n1"},
+        {key = "rack", value = "a", ranks = "0-1", hosts = "n[0-1]"}}}, core.json_decode(doc))
+    -- a new module, 10 s later: the same reservation, properties, holds
+    local s, clock = session()
+    clock.t = 1010
+    local acts = s:restore({state = doc})
+    assert.same({"restore: 1 reservation, 3 property settings, 0 status marks put back"},
+      logs(acts, "info"))
+    assert.is_nil(kept(acts))
+    assert.matches("^dat: n%[2%-3%] %(2 nodes%) from 1970%-01%-01T00:16:40Z to "
+      .. "1970%-01%-01T00:18:20Z, for user alice: active", run(s, "reservations", {}))
+    assert.equal("a", s.loop.g:vertex("/cluster0/n0"):property("rack"))
+    assert.equal("", s.loop.g:vertex("/cluster0/n1"):property("badrabbit"))
+    acts = s:handle("sched.alloc", alloc(1, nodes(3, 50)))
+    assert.same({}, started(acts))
+    acts = s:handle("sched.alloc", alloc(2, nodes(2, 50)))
+    assert.same({[2] = "0-1"}, started(acts))
+    acts = s:handle("sched.alloc", alloc(3, nodes(2, 50), 7))
+    assert.same({[3] = "2-3"}, started(acts))
+    -- and what the restored session keeps is what it was given
+    assert.same(core.json_decode(doc), core.json_decode(kept(s:handle(
+      "sched-grove.set-property", {target = "n1", key = "badrabbit"}))))
+  end)
+
+  it("lays a restored reservation around the jobs that run on its nodes", function()
+    local _, doc = operated()
+    local s, clock = session()
+    clock.t = 1010
+    -- a member's job and another job run there (put back by the hello)
+    local function running(id, rank, user)
+      s:handle("sched.hello", {id = id, priority = 16, userid = user, t_submit = 1,
+        R = ('{"version":1,"execution":{"R_lite":[{"rank":"%d","children":{"core":"0-3"}}],'
+          .. '"starttime":1005,"expiration":1030,"nodelist":["n%d"]}}'):format(rank, rank)})
+    end
+    running(41, 2, 7)
+    running(42, 3, 100)
+    s:restore({state = doc})
+    assert.equal("dat", s.loop.jobs[41].resv)
+    assert.is_nil(s.loop.jobs[42].resv)
+    assert.matches("1 job running in it", run(s, "reservations", {}))
+    -- when job 42 ends its node goes back to the reservation, not to others
+    clock.t = 1020
+    s:handle("sched.free", {id = 42, final = true})
+    local acts = s:handle("sched.alloc", alloc(5, nodes(1, 10)))
+    assert.same({[5] = "0"}, started(acts))
+    acts = s:handle("sched.alloc", alloc(6, nodes(1, 10)))
+    assert.same({[6] = "1"}, started(acts))
+    acts = s:handle("sched.alloc", alloc(7, nodes(1, 10)))
+    assert.same({}, started(acts))
+  end)
+
+  it("drops what the graph no longer has, and says so", function()
+    local _, doc = operated()
+    -- n3 is gone, n1 is another host now
+    local s, clock = h.session({queue = "easy"},
+      '{"version":1,"execution":{"R_lite":[{"rank":"0-2","children":{"core":"0-3"}}],'
+      .. '"starttime":0,"expiration":0,"nodelist":["n0","m1","n2"]}}', "0-2")
+    clock.t = 1010
+    local acts = s:restore({state = doc})
+    assert.same({"restore: property badrabbit=: rank 1 is m1 now, not n1: left out",
+      "restore: property rack=a: rank 1 is m1 now, not n1: left out",
+      "restore: reservation 'dat' on n[2-3]: rank 3 (n3) is no longer there: dropped"},
+      logs(acts, "warning"))
+    assert.same({"restore: 0 reservations, 1 property setting, 0 status marks put back"},
+      logs(acts, "info"))
+    assert.equal("a", s.loop.g:vertex("/cluster0/n0"):property("rack"))
+    assert.is_nil(s.loop.g:vertex("/cluster0/m1"):property("rack"))
+    assert.equal("no reservations\n", run(s, "reservations", {}))
+    -- what is left is kept again
+    assert.same({version = 1, reservations = {}, status = {},
+      properties = {{key = "rack", value = "a", ranks = "0", hosts = "n0"}}},
+      core.json_decode(kept(acts)))
+  end)
+
+  it("drops a reservation whose window ended meanwhile, or whose queue went", function()
+    local _, doc = operated()
+    local s, clock = session()
+    clock.t = 1200
+    local acts = s:restore({state = doc})
+    assert.same({"restore: reservation 'dat' ended at 1970-01-01T00:18:20Z while the module "
+      .. "was away: dropped"}, logs(acts, "warning"))
+    local t = core.json_decode(doc)
+    t.reservations[1].queue = "debug"
+    s = session()
+    acts = s:restore({state = t})
+    assert.same({"restore: reservation 'dat' for queue debug: the instance has no such queue "
+      .. "now: dropped"}, logs(acts, "warning"))
+  end)
+
+  it("keeps the status marks of vertices without a rank", function()
+    -- an ssd under n0 (as a rabbit's JGF gives it), down; marked up
+    local s = session()
+    local g = s.loop.g
+    local ssd = g:add_vertex{type = "ssd", basename = "ssd", id = 0, size = 1024,
+      status = "down"}
+    g:add_child(g:vertex("/cluster0/n0"), ssd)
+    local _, acts = run(s, "set-status", {target = "/cluster0/n0/ssd0", status = "up"})
+    local doc = kept(acts)
+    assert.same({{path = "/cluster0/n0/ssd0", status = "up"}}, core.json_decode(doc).status)
+    local s2 = session()
+    local g2 = s2.loop.g
+    g2:add_child(g2:vertex("/cluster0/n0"), g2:add_vertex{type = "ssd", basename = "ssd",
+      id = 0, size = 1024, status = "down"})
+    acts = s2:restore({state = doc})
+    assert.same({}, logs(acts, "warning"))
+    assert.equal("up", g2:vertex("/cluster0/n0/ssd0"):status())
+    -- a mark on a vertex that is not there, or that has a rank now
+    acts = session():restore({state = '{"version":1,"status":[{"path":"/cluster0/n0",'
+      .. '"status":"down"},{"path":"/nowhere","status":"up"}]}'})
+    assert.same({"restore: status down: /cluster0/n0 has broker rank 0 now: dropped",
+      "restore: status up: no vertex at path '/nowhere' any more: dropped"},
+      logs(acts, "warning"))
+  end)
+
+  it("refuses a document it cannot read, putting nothing back", function()
+    local s = session()
+    local acts = s:restore({state = "{not json"})
+    assert.matches("^restore: sched%-grove%.state cannot be read", logs(acts, "warning")[1])
+    acts = s:restore({state = '{"version":9}'})
+    assert.same({"restore: sched-grove.state: version 9, not 1: nothing put back"},
+      logs(acts, "warning"))
   end)
 end)
 

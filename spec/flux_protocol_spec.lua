@@ -150,6 +150,32 @@ describe("grove.flux", function()
     assert.truthy(flux.payload(ok):find('"t_estimate":%s*null'))
   end)
 
+  it("writes the start estimates a job was shown with its start (sched.estimated)", function()
+    local s, clock = session{queue = "conservative"}
+    -- a job that never waited was shown none, and says nothing of it
+    local acts = s:handle("sched.alloc", alloc(1, jobspec(2, 4, 100)))
+    assert.is_nil(by_id(acts, "alloc", "success")[1].annotations.sched.estimated)
+    -- job 2 waits behind job 1 (estimate 1100), job 3 behind both (1150)
+    acts = s:handle("sched.alloc", alloc(2, jobspec(2, 4, 50)))
+    assert.equal(1100, by_id(acts, "alloc", "annotate")[2].annotations.sched.t_estimate)
+    clock.t = 1010
+    acts = s:handle("sched.alloc", alloc(3, jobspec(2, 4, 50)))
+    assert.equal(1150, by_id(acts, "alloc", "annotate")[3].annotations.sched.t_estimate)
+    -- job 1 ends early: 2 starts, 3's estimate moves to 2's end (1090)
+    clock.t = 1040
+    acts = s:handle("sched.free", '{"id":1,"R":' .. R_text("0-1", "n[0-1]") .. ',"final":true}')
+    local ok = by_id(acts, "alloc", "success")[2]
+    assert.same({first = 1100, first_at = 1000, last = 1100, last_at = 1000, count = 1},
+      ok.annotations.sched.estimated)
+    assert.equal(1090, by_id(acts, "alloc", "annotate")[3].annotations.sched.t_estimate)
+    clock.t = 1090
+    acts = s:handle("sched.free", '{"id":2,"R":' .. R_text("0-1", "n[0-1]") .. ',"final":true}')
+    ok = by_id(acts, "alloc", "success")[3]
+    assert.same({first = 1150, first_at = 1010, last = 1090, last_at = 1040, count = 2},
+      ok.annotations.sched.estimated)
+    assert.truthy(flux.payload(ok):find('"estimated":', 1, true))
+  end)
+
   it("annotates a waiting job when what it shows changes, and only then", function()
     local s, clock = session()
     s:handle("sched.alloc", alloc(1, jobspec(2, 4, 100)))
@@ -306,7 +332,8 @@ describe("grove.flux", function()
 
   it("denies a waiting job whose reservation an earlier expiration leaves no room for", function()
     local s, clock = session({queue = "conservative"}, R_text("0-1", "n[0-1]", 100000))
-    assert.equal(100000, s.loop.g:expiration())
+    -- (the loop counts milliseconds)
+    assert.equal(100000 * flux.TICKS, s.loop.g:expiration())
     s:handle("sched.alloc", alloc(1, jobspec(2, 4, 1000)))
     -- job 2 waits for job 1 (ends at 2000), reserved there until 7000
     local acts = s:handle("sched.alloc", alloc(2, jobspec(2, 4, 5000)))
@@ -318,7 +345,7 @@ describe("grove.flux", function()
     -- the expiration comes to 5000: job 2 could start by then (at 2000)
     -- but not end before it: it can never run here, and is denied
     acts = s:handle("resource.acquire", '{"expiration":5000}')
-    assert.equal(5000, s.loop.g:expiration())
+    assert.equal(5000 * flux.TICKS, s.loop.g:expiration())
     assert.same({op = "alloc", id = 2, type = "deny", note = "unsatisfiable request: job duration "
       .. "(5000s) exceeds the resource set's expiration (5000, 3500s after the earliest start "
       .. "1500)"}, by_id(acts, "alloc", "deny")[2])
@@ -451,7 +478,7 @@ describe("grove.flux", function()
     assert.equal("0", ranks_of(by_id(acts, "alloc", "success")[1]))
     local loop = s.loop
     local js = loop.jobs[1].js
-    assert.equal(100, js:duration())
+    assert.equal(100 * flux.TICKS, js:duration())
     clock.t = 1010
     acts = s:handle("sched.alloc", {id = 2, priority = 16, userid = 100, t_submit = 2,
       jobspec = text})
@@ -567,7 +594,7 @@ describe("grove.flux answering aside, inside a pass (the module's between)", fun
     end)
     local acts = s:schedule()
     assert.is_true(calls >= 3)
-    assert.equal(1000, now_in)
+    assert.equal(1000 * flux.TICKS, now_in)
     assert.equal(1, #feas)
     assert.same({"respond", "feasibility.check"}, {feas[1].op, feas[1].topic})
     assert.equal(1, #status)
@@ -616,8 +643,8 @@ describe("grove.flux's searches for a later start, stopped for a look", function
   it("goes on where it stopped, and finds the start the whole search finds", function()
     local a, clock_a, looks = deep(true)
     local b, clock_b = deep(false)
-    assert.equal(1070, b.loop.jobs[9].reserved)
-    assert.equal(1070, a.loop.jobs[9].reserved)
+    assert.equal(1070 * flux.TICKS, b.loop.jobs[9].reserved)
+    assert.equal(1070 * flux.TICKS, a.loop.jobs[9].reserved)
     assert.is_true(a.loop.search_stops >= 2, "stops: " .. a.loop.search_stops)
     assert.equal(a.loop.search_stops, a:stats().search_stops)
     assert.equal(0, b:stats().search_stops)

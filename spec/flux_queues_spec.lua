@@ -67,7 +67,7 @@ describe("grove.flux named queues: configuration", function()
     assert.equal("[sched-grove.queues.debgu]: no queue 'debgu' in [queues] (did you mean "
       .. "'debug'?)", err{queues = {debug = {}}, ["sched-grove"] = {queues = {debgu = {}}}})
     assert.equal("[sched-grove.queues.debug]: unknown key 'queue-depth'; a queue's keys are "
-      .. "placement-policy, queue-policy, reserve-depth",
+      .. "limits, placement-policy, queue-policy, reserve-depth",
       err{queues = {debug = {}}, ["sched-grove"] = {queues = {debug = {["queue-depth"] = 2}}}})
     assert.equal("[sched-grove.queues.debug]: reserve-depth=0: a positive integer or "
       .. "'unlimited' expected",
@@ -211,7 +211,7 @@ describe("grove.flux live configuration", function()
     assert.equal("easy", s:stats().queue)
     -- job 1 kept its nodes, job 2 its place (the head, reserved at 1100)
     assert.equal("running", s.loop.jobs[1].state)
-    assert.equal(1100, s.loop.jobs[2].reserved)
+    assert.equal(1100 * flux.TICKS, s.loop.jobs[2].reserved)
   end)
 
   it("adds and removes queues", function()

@@ -64,8 +64,11 @@ describe("core.matcher", function()
     assert.has_error(function() core.matcher() end,
       "bad argument #1 to 'matcher' (grove.graph expected, got no value)")
     assert.has_error(function() core.matcher(tiny(), {color = 1}) end,
-      "bad argument #2 to 'matcher' (unknown option 'color' (default_duration, "
-      .. "constraint_type, or_slots))")
+      "bad argument #2 to 'matcher' (unknown option 'color'; the options are default_duration, "
+      .. "constraint_type, or_slots)")
+    assert.has_error(function() core.matcher(tiny(), {or_slot = true}) end,
+      "bad argument #2 to 'matcher' (unknown option 'or_slot' (did you mean 'or_slots'?); the "
+      .. "options are default_duration, constraint_type, or_slots)")
     assert.has_error(function() core.matcher(tiny(), {default_duration = -1}) end,
       "bad argument #2 to 'matcher' (default_duration must be a non-negative integer "
       .. "(seconds))")
@@ -73,7 +76,9 @@ describe("core.matcher", function()
     assert.has_error(function() m:match(42) end,
       "bad argument #1 to 'match' (jobspec, YAML or JSON text, or table expected, got number)")
     assert.has_error(function() m:match(nodes_yaml(1, 1), "now") end,
-      "bad argument #2 to 'match' (invalid option 'now')")
+      "bad argument #2 to 'match' (unknown mode 'now'; the modes are allocate, "
+      .. "allocate_orelse_reserve, allocate_with_satisfiability, satisfiability, "
+      .. "without_allocating, without_allocating_future, grow)")
     assert.has_error(function() m:match(nodes_yaml(1, 1), "allocate", -3) end,
       "bad argument #3 to 'match' (job id must be a non-negative integer)")
     assert.has_error(function() m:set_policy(3) end,

@@ -202,8 +202,16 @@ describe("spread as flux-core's worst-fit", function()
       local out, rc = exe.run(exe.GROVE .. " sim --cluster " .. F .. "cluster.lua --trace "
         .. F .. "jobs.json --procs-as core --policy " .. p .. " --out " .. csv)
       assert.equal(0, rc, out)
-      local hosts = {}
-      for line in io.lines(csv) do hosts[#hosts + 1] = line:match(",([^,]*)$") end
+      -- the hosts column, by its name in the header
+      local hosts, col = {}, nil
+      for line in io.lines(csv) do
+        local cells = {}
+        for c in (line .. ","):gmatch("([^,]*),") do cells[#cells + 1] = c end
+        if not col then
+          for i, c in ipairs(cells) do if c == "hosts" then col = i end end
+        end
+        hosts[#hosts + 1] = cells[col]
+      end
       assert.same({"hosts", "n0", "n1", "n2", "n3"}, hosts)
     end
     os.remove(csv)

@@ -73,7 +73,8 @@ describe("log in a placement policy", function()
     local m = matcher([[return { score = function()
       log("loud", "x") return 0 end }]], "bad.lua")
     assert.same({nil, "policy bad: score hook: bad.lua:2: bad argument #1 to 'log' "
-      .. "(invalid option 'loud')", "ECANCELED"}, {m:match(job, "allocate")})
+      .. "(unknown level 'loud'; the levels are error, warn, info, debug)", "ECANCELED"},
+      {m:match(job, "allocate")})
   end)
 
   it("has no print", function()

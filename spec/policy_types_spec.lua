@@ -11,7 +11,7 @@ local function graph()
   return grove.cluster "c" { R.node(2, {hostnames = "n[0-1]"}) { R.socket(2) { R.core(4) } } }
 end
 
-local HAS = " (the graph has cluster, core, node, socket)"
+local HAS = ": the graph has cluster, core, node, socket"
 
 describe("a policy's type names", function()
   it("are refused at load, with file and line, when the graph is given", function()
@@ -19,14 +19,14 @@ describe("a policy's type names", function()
     for _, c in ipairs {
       {'return {\n  name = "x",\n  score_types = {"node", "cores"},\n' ..
         '  score = function() return 1 end,\n}\n',
-        "pol.lua:3: score_types: unknown resource type 'cores'" .. HAS},
+        "pol.lua:3: score_types: unknown resource type 'cores' (did you mean 'core'?)" .. HAS},
       {'return {\n  prune_types = "nodes",\n  prune = function() return false end }\n',
-        "pol.lua:2: prune_types: unknown resource type 'nodes'" .. HAS},
+        "pol.lua:2: prune_types: unknown resource type 'nodes' (did you mean 'node'?)" .. HAS},
       {'return {\n  order = { key = "id",\n    when = "nodes" } }\n',
-        "pol.lua:3: order.when: unknown resource type 'nodes'" .. HAS},
+        "pol.lua:3: order.when: unknown resource type 'nodes' (did you mean 'node'?)" .. HAS},
       -- a name the chunk computes is found on no line: the file alone
       {'local t = "no" .. "des"\nreturn { score_types = t }\n',
-        "pol.lua: score_types: unknown resource type 'nodes'" .. HAS},
+        "pol.lua: score_types: unknown resource type 'nodes' (did you mean 'node'?)" .. HAS},
     } do
       assert.same({nil, c[2], "EINVAL"}, {core.policy_parse(c[1], "pol.lua", {graph = g})})
     end
@@ -36,7 +36,8 @@ describe("a policy's type names", function()
     local g = graph()
     local p = assert(core.policy_parse('return {\n  score_types = "nodes" }\n', "pol.lua"))
     local m = core.matcher(g)
-    assert.same({nil, "pol.lua:2: score_types: unknown resource type 'nodes'" .. HAS, "EINVAL"},
+    assert.same({nil, "pol.lua:2: score_types: unknown resource type 'nodes' (did you mean "
+      .. "'node'?)" .. HAS, "EINVAL"},
       {m:set_policy(p)})
     assert.equal("first", m:policy())   -- the policy in use stays
     -- the same policy file loaded through grove.policy with the graph
@@ -46,7 +47,8 @@ describe("a policy's type names", function()
     f:close()
     local _, msg, code = require("grove.policy").load(path, {graph = g})
     os.remove(path)
-    assert.same({path .. ":3: order.when: unknown resource type 'nodes'" .. HAS, "EINVAL"},
+    assert.same({path .. ":3: order.when: unknown resource type 'nodes' (did you mean 'node'?)"
+      .. HAS, "EINVAL"},
       {msg, code})
   end)
 

@@ -365,9 +365,13 @@ describe("grove.query", function()
   it("refuses a bad output format, policy or pruning spec", function()
     local s, msg, code = query.new{graph = lab(), format = "yaml"}
     assert.is_nil(s)
-    assert.equal("unknown output format 'yaml' (simple, pretty_simple, jgf, rlite, rv1, " ..
-      "rv1_nosched)", msg)
+    assert.equal("unknown output format 'yaml'; the formats are simple, pretty_simple, jgf, " ..
+      "rlite, rv1, rv1_nosched", msg)
     assert.equal("EINVAL", code)
+    s, msg = query.new{graph = lab(), format = "smple"}
+    assert.is_nil(s)
+    assert.equal("unknown output format 'smple' (did you mean 'simple'?); the formats are " ..
+      "simple, pretty_simple, jgf, rlite, rv1, rv1_nosched", msg)
     s, msg, code = query.new{graph = lab(), policy = "nosuchpolicy"}
     assert.is_nil(s)
     assert.truthy(msg:find("no policy 'nosuchpolicy'", 1, true))

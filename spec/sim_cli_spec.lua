@@ -269,7 +269,7 @@ describe("grove sim", function()
   end)
 
   it("compares any number of runs, and refuses runs of other traces unless told", function()
-    for _, q in ipairs{"fcfs", "easy", "conservative", "fairshare"} do
+    for _, q in ipairs{"fcfs", "easy", "conservative", "fairshare", "backfill"} do
       local _, rc = sim(("--trace %ssmall.swf --queue %s --quiet --summary %s/n-%s.json")
         :format(F, q, tmp, q))
       assert.equal(0, rc)
@@ -277,10 +277,15 @@ describe("grove sim", function()
     local _, rc0 = sim(("--trace %spublished.swf --quiet --summary %s/other.json"):format(F, tmp))
     assert.equal(0, rc0)
     local out, rc = run(("%s sim --compare %s/n-fcfs.json %s/n-easy.json %s/n-conservative.json " ..
-      "%s/n-fairshare.json --plot %s/n"):format(GROVE, tmp, tmp, tmp, tmp, tmp))
+      "%s/n-fairshare.json %s/n-backfill.json --plot %s/n"):format(GROVE, tmp, tmp, tmp, tmp,
+      tmp, tmp))
     assert.equal(0, rc)
-    assert.matches("^metric%s+n%-fcfs %(fcfs%)%s+n%-easy %(easy%)%s+n%-conservative " ..
-      "%(conservative%)%s+n%-fairshare %(fairshare%)\n", out)
+    -- names longer than a column: letters, the files listed under the table;
+    -- five runs within 100 columns
+    assert.matches("^metric%s+A%s+B%s+C%s+D%s+E\n", out)
+    assert.matches("\nA  " .. tmp .. "/n%-fcfs%.json %(queue fcfs, policy first, processors " ..
+      "as core%)\nB  " .. tmp .. "/n%-easy%.json %(queue easy, ", out)
+    for line in out:gmatch("[^\n]*") do assert.is_true(#line <= 100, line) end
     -- by hand, fcfs: 2 waits for 1 (95), then 3, 4 and 7 behind it (140,
     -- 140, 130): (0 + 95 + 140 + 140 + 130) / 5; easy: 45 (the first case)
     assert.matches("\nmean wait %(s%)%s+101%.000%s+45%.000%s+", out)
@@ -346,7 +351,8 @@ describe("grove sim", function()
       tmp))
     assert.equal(0, rc)
     -- by hand, fcfs waits 0 95 140 140 130, easy 0 95 0 0 130 (the cases above)
-    assert.matches("\n99th percentile wait %(s%)%s+140%s+130%s+%-7%.1%%\n", out)
+    assert.matches("^metric%s+m%-fcfs%s+m%-easy%s+change\n", out)
+    assert.matches("\np99 wait %(s%)%s+140%s+130%s+%-7%.1%%\n", out)
     assert.matches("\nmax wait %(s%)%s+140%s+130%s+%-7%.1%%\n", out)
   end)
 
@@ -358,18 +364,18 @@ describe("grove sim", function()
     -- bounded slowdowns 1, 1, 430/300 and 145/50
     assert.matches([[
 
-by user (waits in seconds):
-user  jobs  mean wait  median  p95  p99  max wait  mean bsld
-1        3       43.3       0  130  130       130      1.144
-2        1       95.0      95   95   95        95      2.900
-3        1        0.0       0    0    0         0      1.000
+by user (waits in seconds; nodes, racks, domains and stranded cores: means a job):
+user  jobs  mean wait  median  p95  p99  max wait  mean bsld  nodes  racks  domains  stranded
+1        3       43.3       0  130  130       130      1.144   1.33   1.00     2.67      0.00
+2        1       95.0      95   95   95        95      2.900   4.00   1.00     8.00      0.00
+3        1        0.0       0    0    0         0      1.000   1.00   1.00     1.00      2.00
 
-by size (waits in seconds):
-size  jobs  mean wait  median  p95  p99  max wait  mean bsld
-2        1        0.0       0    0    0         0      1.000
-3-4      2       65.0       0  130  130       130      1.217
-5-8      1        0.0       0    0    0         0      1.000
-9-16     1       95.0      95   95   95        95      2.900
+by size (waits in seconds; nodes, racks, domains and stranded cores: means a job):
+size  jobs  mean wait  median  p95  p99  max wait  mean bsld  nodes  racks  domains  stranded
+2        1        0.0       0    0    0         0      1.000   1.00   1.00     1.00      2.00
+3-4      2       65.0       0  130  130       130      1.217   1.00   1.00     2.00      0.00
+5-8      1        0.0       0    0    0         0      1.000   2.00   1.00     4.00      0.00
+9-16     1       95.0      95   95   95        95      2.900   4.00   1.00     8.00      0.00
 ]], out, 1, true)
     local _, rc1 = sim(("--trace %ssmall.swf --queue fcfs --quiet --summary %s/b-fcfs.json")
       :format(F, tmp))
@@ -380,16 +386,22 @@ size  jobs  mean wait  median  p95  p99  max wait  mean bsld
     assert.matches([[
 
 mean wait (s) by user:
-user  b-fcfs (fcfs)  b (easy)
-1              90.0      43.3
-2              95.0      95.0
-3             140.0       0.0
+user  b-fcfs     b
+1       90.0  43.3
+2       95.0  95.0
+3      140.0   0.0
 
 max wait (s) by user:
-user  b-fcfs (fcfs)  b (easy)
-1               140       130
-2                95        95
-3               140         0
+user  b-fcfs    b
+1        140  130
+2         95   95
+3        140    0
+
+nodes a job by user:
+user  b-fcfs     b
+1       1.67  1.33
+2       4.00  4.00
+3       1.00  1.00
 ]], out, 1, true)
     assert.is_nil(out:find("by size", 1, true))
     out, rc = sim("--trace " .. F .. "small.swf --by group")
@@ -539,7 +551,7 @@ user  b-fcfs (fcfs)  b (easy)
     assert.equal("grove sim: x: No such file or directory\n", out)
     out, rc = sim("--trace x --procs-as socket")
     assert.equal(2, rc)
-    assert.matches("--procs-as must be core or node", out, 1, true)
+    assert.matches("--procs-as must be core, fewest, whole or node, got 'socket'", out, 1, true)
     out, rc = run(GROVE .. " sim --generate 5")
     assert.equal(2, rc)
     assert.matches("needs --procs P", out, 1, true)

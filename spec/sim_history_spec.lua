@@ -153,6 +153,39 @@ describe("grove.sim.replay", function()
     assert.are.equal("easy", r.queue)
   end)
 
+  it("measures the start estimates the instance and the replay showed", function()
+    -- the instance's: job 2's alloc event carries what sched-grove showed
+    -- it (first 1021 at 1001.01, last 1016 at 1006.02), job 7's nothing
+    local p = variant(function(l)
+      l[9] = l[9]:gsub('"name":"alloc","context":{}', '"name":"alloc","context":' ..
+        '{"annotations":{"sched":{"resource_summary":"rank[1-3]/core[0-3]","estimated":' ..
+        '{"first":1021,"first_at":1001.01,"last":1016,"last_at":1006.02,"count":2}}}}')
+    end)
+    local h = assert(history.read(p))
+    assert.are.same({first = 1021, first_at = 1001.01, last = 1016, last_at = 1006.02, count = 2},
+      h.jobs[2].estimated)
+    local a = replay.actual_summary(h)
+    -- job 2 started at 1015.01: its first estimate 5.99 s off, its last
+    -- 0.99 s, both within 5 minutes; 5 jobs that ran were shown none
+    assert.are.equal(1, a.est_jobs)
+    assert.are.equal(5, a.est_none)
+    assert.is_true(near(a.est_first_median, 5.99) and near(a.est_last_median, 0.99))
+    assert.are.equal(1, a.est_first_within)
+    assert.are.equal(1, a.est_first_kept)      -- it started before its first estimate
+    os.remove(p)
+    -- the replay's own: sched-grove under easy shows the head its
+    -- forecast, planned to the millisecond as the loop plans in Flux;
+    -- job 2 (1020.012 at 1001, then 1016.02 at 1010, started 1015.01)
+    -- and job 7 (1016.02 at 1008, started 1010.04)
+    local r = assert(replay.run(assert(history.read(FIX))))
+    local s = r.summary
+    assert.are.equal(2, s.est_jobs)
+    assert.is_true(near(s.est_first_median, 5.002) and near(s.est_first_p90, 5.98))
+    assert.is_true(near(s.est_last_median, 1.01) and near(s.est_last_p90, 5.98))
+    assert.are.equal(1, s.est_first_within)
+    assert.are.equal(1.5, s.est_changes_mean)
+  end)
+
   it("sends the drain to the scheduler", function()
     local p = variant(function(l) l[6] = l[6]:gsub('"idset":"3"', '"idset":"0"') end)
     local h = assert(history.read(p))

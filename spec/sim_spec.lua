@@ -182,7 +182,8 @@ describe("grove.sim", function()
 
   it("refuses misuse", function()
     assert.has_error(function() sim.new{graph = machine(), procs_as = "socket"} end,
-      "bad argument #1 to 'new' (procs_as must be \"core\" or \"node\", got socket)")
+      "bad argument #1 to 'new' (procs_as must be \"core\", \"node\", \"fewest\" or " ..
+      "\"whole\", got socket)")
     assert.has_error(function() sim.new{graph = machine(), colour = 1} end,
       "bad argument #1 to 'new' (unknown option 'colour')")
     local s = new{}
@@ -294,6 +295,24 @@ describe("queue policies", function()
   end)
 end)
 
+describe("passes", function()
+  it("run at the instants a reservation begins, not those it left (sched.due)", function()
+    -- every job ends early: conservative plans its schedule again at
+    -- each end, and the starts it planned before (100, 110, 200) are
+    -- left with nothing to do while job 4 waits
+    local rows = {}
+    local s = new{queue = "conservative", out = function(r) rows[r.id] = r end}
+    local at = {}
+    s.before_pass = function(self) at[#at + 1] = self.now end
+    s:submit{id = 1, submit = 0, run = 10, estimate = 100, procs = 16}
+    s:submit{id = 2, submit = 0, run = 50, estimate = 100, procs = 16}
+    s:submit{id = 3, submit = 0, run = 100, estimate = 100, procs = 16}
+    s:submit{id = 4, submit = 0, run = 10, estimate = 1000, procs = 16}
+    assert(s:run())
+    assert.same({10, 60, 160}, {rows[2].start, rows[3].start, rows[4].start})
+    assert.same({0, 10, 60, 160, 170}, at)
+  end)
+end)
 describe("trace readers", function()
   it("stream a Standard Workload Format file and apply its rules", function()
     local path = os.tmpname()
@@ -379,6 +398,34 @@ describe("trace readers", function()
     -- 40 unit-seconds busy at first, in the first bucket
     assert.near(40 / s.width / 4, s.utilization[1], 1e-12)
     assert.near(10 / s.width / 4, s.down[#s.t], 1e-9)
+  end)
+end)
+
+describe("a job's state", function()
+  it("is one of those the API reference lists, each as it says", function()
+    local s = new{queue = "fcfs"}
+    s:submit{id = 1, submit = 0, run = 100, procs = 16}
+    s:submit{id = 2, submit = 5, run = 10, procs = 4}
+    s:submit{id = 3, submit = 50, run = 10, procs = 4}
+    s:submit{id = 4, submit = 5, run = 10, procs = 4, after = 1}
+    assert(s:advance(10))
+    local seen = {}
+    for id = 1, 4 do seen[#seen + 1] = s:job(id).state end
+    -- running; waiting in the queue; submitted for later; held behind job 1
+    assert.same({"running", "queued", "submitted", "held"}, seen)
+    assert(s:run())
+    assert.is_nil(s:job(1))   -- finished: no longer in the system
+    -- the reference names these states, and no other
+    local f = assert(io.open("docs/api-src/grove.sim.luadoc"))
+    local text = f:read("a")
+    f:close()
+    local entry = assert(text:match("\n(%-%-%- A job's state.-)@function simulator:job"))
+    local list = assert(entry:match("`state` is one of%s(.-)%.%s"), entry)
+    local named = {}
+    for word in list:gmatch('`"([%w ]+)"`') do named[#named + 1] = word end
+    table.sort(named)
+    table.sort(seen)
+    assert.same(seen, named)
   end)
 end)
 

@@ -227,7 +227,8 @@ print(ro:generation())
     assert.has_error(function() core.store_open() end,
       "bad argument #1 to 'store_open' (string expected, got no value)")
     assert.has_error(function() core.store_open(dir .. "/x.db", {colour = 1}) end,
-      "bad argument #2 to 'store_open' (unknown option 'colour' (create, readonly, sync))")
+      "bad argument #2 to 'store_open' (unknown option 'colour'; the options are create, "
+      .. "readonly, sync)")
     assert.has_error(function() core.store_open(dir .. "/x.db", {sync = "fast"}) end,
       "bad argument #-1 to 'store_open' (invalid option 'fast')")
     local st = assert(core.store_open(dir .. "/x.db"))

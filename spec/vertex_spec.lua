@@ -436,6 +436,29 @@ describe("vertex", function()
     end)
   end)
 
+  describe("aggregate", function()
+    it("of one type is a number, as a policy's view answers", function()
+      local n0 = g:vertex("/c0/n0")
+      assert(g:vertex("/c0/n0/s1/core0"):allocate(1, 1))
+      assert.same({ core = 3, memory = 16, node = 1, socket = 2 }, n0:aggregate())
+      assert.are.equal(3, n0:aggregate("core"))
+      assert.are.equal(16, n0:aggregate("memory"))
+      assert.are.equal(7, g:root():aggregate("core"))
+      -- none below: 0 (a type of the graph, or a standard one it lacks)
+      assert.are.equal(0, g:vertex("/c0/n1"):aggregate("memory"))
+      assert.are.equal(0, n0:aggregate("gpu"))
+      -- a type no request on the graph may name raises, with the closest
+      assert.has_error(function() n0:aggregate("cores") end,
+        "bad argument #1 to 'aggregate' (unknown resource type 'cores' (did you mean "
+        .. "'core'?): the graph has cluster, core, memory, node, socket)")
+      assert.has_error(function() n0:aggregate(1) end,
+        "bad argument #1 to 'aggregate' (unknown resource type '1': the graph has cluster, "
+        .. "core, memory, node, socket)")
+      assert.has_error(function() n0:aggregate({}) end,
+        "bad argument #1 to 'aggregate' (string expected, got table)")
+    end)
+  end)
+
   describe("composites from a vertex", function()
     it("aggregates and copies its subtree", function()
       local n0 = g:vertex("/c0/n0")

@@ -327,7 +327,7 @@ describe("walker", function()
       assert.has_error(function() g:walker { pre = 1 } end,
         "bad argument #1 to 'walker' ('pre' must be a function)")
       assert.has_error(function() g:walker { orderby = "id" } end,
-        "bad argument #1 to 'walker' (unknown option 'orderby')")
+        "bad argument #1 to 'walker' (unknown option 'orderby' (did you mean 'order'?))")
       assert.has_error(function() g:walker { limit = -1 } end,
         "bad argument #1 to 'walker' ('limit' must be a non-negative integer)")
       assert.has_error(function() g:walker { limit = 1.5 } end,

@@ -6,7 +6,8 @@
  *
  * `flux grove CMD` (bindings/flux/cmd/flux-grove.c): a request
  * sched-grove.CMD for each command (find, why, set-property,
- * remove-property, set-status, reserve, unreserve, reservations, graph, stats),
+ * remove-property, set-status, reserve, unreserve, reservations, graph,
+ * stats, reload),
  * handed to the loop's grove method (grove.flux.ops) as it came, the
  * stats with what this module measures added; the loop answers with the
  * text the client prints, or an error.

@@ -3,7 +3,9 @@
  * The loop answers every event with a list of actions (docs/flux.md,
  * "Actions"): alloc responses (success, annotate, deny, cancel), a
  * response or an error to the request being handled, a job exception,
- * a log line, an RFC 28 release.  A success commits the job's R to
+ * a log line, an RFC 28 release, the operator's state written to the KVS
+ * (persist: committed before what follows, the answer to the command
+ * that changed it, goes out).  A success commits the job's R to
  * job.<id>.R and answers only when the commit is done (RFC 27: R is in
  * the KVS before the job manager hears of it); its payload is written
  * here as text, R as the loop gave it, not read again.  Nothing here
@@ -69,14 +71,15 @@ static int errno_of(const char *name)
 
 static int level_of(const char *name)
 {
-    if (!name)
-        return LOG_INFO;
-    if (!strcmp(name, "err") || !strcmp(name, "error"))
-        return LOG_ERR;
-    if (!strncmp(name, "warn", 4))
-        return LOG_WARNING;
-    if (!strcmp(name, "debug"))
-        return LOG_DEBUG;
+    static const struct {
+        const char *name;
+        int level;
+    } levels[] = {{"emerg", LOG_EMERG}, {"alert", LOG_ALERT},     {"crit", LOG_CRIT},
+                  {"err", LOG_ERR},     {"error", LOG_ERR},       {"warning", LOG_WARNING},
+                  {"warn", LOG_WARNING}, {"notice", LOG_NOTICE}, {"debug", LOG_DEBUG}};
+    for (size_t i = 0; name && i < sizeof(levels) / sizeof(levels[0]); i++)
+        if (!strcmp(name, levels[i].name))
+            return levels[i].level;
     return LOG_INFO;
 }
 
@@ -269,6 +272,26 @@ static void act_alloc(struct sched_ctx *ctx, int t)
         flux_log_error(ctx->h, "alloc %s of job %jd", type, (intmax_t)id);
 }
 
+/* How long the commit of the operator's state may take (s). */
+#define PERSIST_WAIT_S 10.
+
+/* A persist action: json (text) put at key in the KVS, the commit waited
+ * for, so that the answer to the command that changed it goes out once
+ * the state is kept (grove.flux.state: a few kilobytes, written when an
+ * operator changes something).  A failure is logged: the state in force
+ * is the loop's. */
+static void persist(struct sched_ctx *ctx, const char *key, const char *json)
+{
+    flux_kvs_txn_t *txn = flux_kvs_txn_create();
+    flux_future_t *f = NULL;
+    if (!key || !json || !txn || flux_kvs_txn_put(txn, 0, key, json) < 0
+        || !(f = flux_kvs_commit(ctx->h, NULL, 0, txn))
+        || flux_future_wait_for(f, PERSIST_WAIT_S) < 0 || flux_future_get(f, NULL) < 0)
+        flux_log_error(ctx->h, "keeping the operator's state at %s", key ? key : "(no key)");
+    flux_future_destroy(f);
+    flux_kvs_txn_destroy(txn);
+}
+
 /* One action: the table on top of the stack (left there).  req is the
  * request being handled (respond and error actions answer it), or NULL. */
 static void act(struct sched_ctx *ctx, const flux_msg_t *req)
@@ -311,6 +334,8 @@ static void act(struct sched_ctx *ctx, const flux_msg_t *req)
     } else if (!strcmp(op, "log")) {
         const char *m = field_str(L, t, "message");
         flux_log(ctx->h, level_of(field_str(L, t, "level")), "%s", m ? m : "");
+    } else if (!strcmp(op, "persist")) {
+        persist(ctx, field_str(L, t, "key"), field_str(L, t, "json"));
     } else if (!strcmp(op, "release")) {
         flux_log(ctx->h, LOG_DEBUG, "release of targets %s", field_str(L, t, "targets"));
     } else {

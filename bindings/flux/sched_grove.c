@@ -22,8 +22,10 @@
  *   flux_module_set_running (resource.acquire answers only after rc1),
  *   resource.acquire (first response: the graph, each node built with the
  *   hwloc topology the loop asks for of one rank of its shape,
- *   resource.topo-get, protocol.c), the hello (running jobs
- *   rebuilt from their R), ready (unlimited or limited=N), the reactor.
+ *   resource.topo-get, protocol.c), the hello (running jobs rebuilt from
+ *   their R), the operator's state put back from the KVS (reservations,
+ *   properties, status marks: grove.flux.state), ready (unlimited or
+ *   limited=N), the reactor.
  * Passes: every event marks the loop dirty; a check watcher runs one pass
  * per reactor turn, and while more messages wait to be read it lets them
  * in first (as long as the pass has waited less than the last one took,
@@ -31,6 +33,7 @@
  * of alloc requests or of frees costs a pass, not a pass a message, and
  * the reactor spends at most about half its time in passes under a flood.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -190,6 +193,33 @@ static void reconcile(struct sched_ctx *ctx, json_t *st)
     free(text);
 }
 
+/* What the operator set with `flux grove` that outlives a module (the
+ * loop's state_key in the KVS), handed to the loop to put back, and to
+ * the feasibility thread's loop (properties are part of what a check
+ * reads).  Nothing kept (ENOENT): nothing to do. */
+static void restore(struct sched_ctx *ctx)
+{
+    if (sg_loop_call(ctx, "state_key", 0, 1) < 0)
+        return;
+    char *key = lua_isstring(ctx->L, -1) ? strdup(lua_tostring(ctx->L, -1)) : NULL;
+    lua_pop(ctx->L, 1);
+    flux_future_t *f = key ? flux_kvs_lookup(ctx->h, NULL, 0, key) : NULL;
+    const char *text = NULL;
+    if (!f || flux_kvs_lookup_get(f, &text) < 0) {
+        if (errno != ENOENT)
+            flux_log_error(ctx->h, "reading the operator's state at %s", key ? key : "?");
+    } else {
+        json_t *p = json_pack("{s:s}", "state", text);
+        if (p) {
+            sg_event(ctx, "restore", p, NULL);
+            sg_feas_forward(ctx, "restore", NULL, p);
+        }
+        json_decref(p);
+    }
+    flux_future_destroy(f);
+    free(key);
+}
+
 static int start(struct sched_ctx *ctx, int argc, char **argv)
 {
     flux_t *h = ctx->h;
@@ -235,6 +265,7 @@ static int start(struct sched_ctx *ctx, int argc, char **argv)
         flux_log_error(h, "hello");
         return -1;
     }
+    restore(ctx);
     if (schedutil_ready(ctx->util, ctx->ready_mode, NULL) < 0) {
         flux_log_error(h, "ready");
         return -1;
@@ -285,6 +316,45 @@ static void ctx_destroy(struct sched_ctx *ctx)
     errno = e;
 }
 
+/* `flux module reload sched-grove` (by name) removes the module, then has
+ * the broker find sched-grove.so in its search path, FLUX_MODULE_PATH in
+ * the broker's environment: a module loaded by path from elsewhere (a
+ * build tree, a modprobe entry's module =) was not found there, and the
+ * instance was left with no scheduler.  So the directory this module was
+ * loaded from goes first in that path, unless it is in it already: a
+ * reload by name then loads the same file.  The broker's process is the
+ * module's (a module is a thread of it), so its environment is the
+ * module's to change; the broker reads the variable only while it loads
+ * a module by name, and setenv of a variable that exists gives it a new
+ * value string, which a read at the same time sees whole, old or new. */
+static void findable_by_name(flux_t *h)
+{
+    Dl_info info;
+    if (!dladdr((void *)findable_by_name, &info) || !info.dli_fname
+        || info.dli_fname[0] != '/')
+        return;
+    const char *slash = strrchr(info.dli_fname, '/');
+    size_t dlen = (size_t)(slash - info.dli_fname);
+    const char *path = getenv("FLUX_MODULE_PATH");
+    for (const char *p = path; p && *p;) {
+        const char *end = strchr(p, ':');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == dlen && !strncmp(p, info.dli_fname, dlen))
+            return;
+        p = end ? end + 1 : NULL;
+    }
+    char *value = NULL;
+    if (asprintf(&value, "%.*s%s%s", (int)dlen, info.dli_fname, path && *path ? ":" : "",
+                 path ? path : "") < 0)
+        return;
+    if (setenv("FLUX_MODULE_PATH", value, 1) < 0)
+        flux_log_error(h, "FLUX_MODULE_PATH");
+    else
+        flux_log(h, LOG_DEBUG, "module directory %.*s put first in FLUX_MODULE_PATH", (int)dlen,
+                 info.dli_fname);
+    free(value);
+}
+
 /* The module's entry point: the broker calls it in the module's thread. */
 __attribute__((visibility("default"))) int mod_main(flux_t *h, int argc, char **argv);
 
@@ -297,6 +367,7 @@ int mod_main(flux_t *h, int argc, char **argv)
         return -1;
     ctx->h = ctx->rh = h;
     ctx->gc_kb = -1;
+    findable_by_name(h);
     alloc_stamps_init(&ctx->stamps); /* none kept without the memory */
     time_ring_init(&ctx->feasibility);
     if (!(ctx->L = luaL_newstate())) {

@@ -240,7 +240,8 @@ void sg_grove_change_cb(flux_t *h, flux_msg_handler_t *mh, const flux_msg_t *msg
     {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".remove-property", sg_grove_change_cb, 0},         \
     {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".set-status", sg_grove_change_cb, 0},              \
     {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".reserve", sg_grove_change_cb, 0},                 \
-    {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".unreserve", sg_grove_change_cb, 0}
+    {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".unreserve", sg_grove_change_cb, 0},               \
+    {FLUX_MSGTYPE_REQUEST, MODULE_NAME ".reload", sg_grove_change_cb, 0}
 
 /* ---- feasibility.c ---- */
 

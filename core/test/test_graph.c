@@ -11,6 +11,7 @@
 
 #include "compose.h"
 #include "graph.h"
+#include "graph_private.h"
 #include "aggregate.h"
 #include "pool.h"
 #include "walker.h"
@@ -589,7 +590,14 @@ static void test_copy_merge(void)
     grove_vertex_uuid(cp, m, u2);
     is_str(u2, u1, "copy keeps the uuid of the same resource");
 
+    /* the tree's child arrays made first (a matcher's walk makes them):
+     * the duplicate makes its own, neither frees the other's */
+    const uint32_t *koff = NULL;
+    ok(grovep_tree_kids(g, &koff, NULL) != NULL && koff != NULL, "the tree's child arrays made");
     grove_graph_t *dup = grove_graph_duplicate(g);
+    const uint32_t *doff = NULL;
+    ok(grovep_tree_kids(dup, &doff, NULL) != NULL && doff != koff,
+       "duplicate: child arrays of its own");
     is_int(grove_graph_vertex_count(dup), grove_graph_vertex_count(g), "duplicate: all vertices");
     is_int(grove_vertex_allocated(dup, t.mem0), 3, "duplicate keeps records");
     ok(grove_vertex_allocate(dup, t.mem0, 5, 1, 0, GROVE_TIME_MAX, false) == 0

@@ -11,6 +11,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -93,7 +94,7 @@ static const char *base(const char *path, int parts)
  * the file. */
 static void check_file(const char *path, unsigned flags, bool want, const char *label)
 {
-    grove_jobspec_opts_t o = {flags, NULL, NULL, 0};
+    grove_jobspec_opts_t o = {.flags = flags};
     grove_error_t e;
     grove_jobspec_t *js = grove_jobspec_load(path, &o, &e);
     if (want) {
@@ -226,7 +227,7 @@ static void test_corpus_messages(void)
          "test001.yaml:24: attributes.system.duration: is too large (1e+30 > 2^53 seconds)"},
     };
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-        grove_jobspec_opts_t o = {rows[i].flags, base(rows[i].rel, 1), NULL, 0};
+        grove_jobspec_opts_t o = {.flags = rows[i].flags, .source = base(rows[i].rel, 1)};
         grove_error_t e;
         grove_jobspec_t *js = grove_jobspec_load(tap_conformance(rows[i].rel), &o, &e);
         is_str(js ? "(accepted)" : e.text, rows[i].want, "message for %s",
@@ -246,7 +247,7 @@ static void test_corpus_messages(void)
 static void message_row(int lineno, char **f)
 {
     const char *flags = f[0], *text = f[1], *want = corpus_field(f[2]);
-    grove_jobspec_opts_t o = {0, "t.yaml", NULL, 0};
+    grove_jobspec_opts_t o = {.source = "t.yaml"};
     if (!strcmp(flags, "V1"))
         o.flags = GROVE_JOBSPEC_V1;
     else if (!strcmp(flags, "UNIQUE_LABELS"))
@@ -291,7 +292,7 @@ static void test_yaml_limits(void)
         for (int i = 0; i < 200; i++)
             deep[n++] = ']';
         deep[n] = '\0';
-        grove_jobspec_opts_t o = {GROVE_JOBSPEC_YAML, "t.yaml", NULL, 0};
+        grove_jobspec_opts_t o = {.flags = GROVE_JOBSPEC_YAML, .source = "t.yaml"};
         grove_error_t e;
         grove_jobspec_t *js = grove_jobspec_parse(deep, n, &o, &e);
         is_str(js ? "(accepted)" : e.text, "t.yaml:1: nesting deeper than 128 levels",
@@ -305,7 +306,7 @@ static void test_yaml_limits(void)
                            "e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\n"
                            "f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]\n"
                            "g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f,*f]\n";
-        grove_jobspec_opts_t o = {0, "t.yaml", NULL, 0};
+        grove_jobspec_opts_t o = {.source = "t.yaml"};
         grove_error_t e;
         grove_jobspec_t *js = grove_jobspec_parse(bomb, strlen(bomb), &o, &e);
         ok(!js && strstr(e.text, "document too large"), "alias expansion bomb refused");
@@ -337,7 +338,7 @@ static void test_json_and_files(void)
                     " \"tasks\": [{\"command\": [\"app\"], \"slot\": \"task\","
                     " \"count\": {\"per_slot\": 1}}],"
                     " \"attributes\": {\"system\": {\"duration\": 3600.5}}}";
-    grove_jobspec_opts_t o = {GROVE_JOBSPEC_V1, "t.json", NULL, 0};
+    grove_jobspec_opts_t o = {.flags = GROVE_JOBSPEC_V1, .source = "t.json"};
     grove_error_t e;
     grove_jobspec_t *js = grove_jobspec_parse(j, strlen(j), &o, &e);
     ok(js != NULL, "JSON jobspec accepted under V1");
@@ -386,6 +387,17 @@ static void test_json_and_files(void)
     grove_jobspec_destroy(js);
 }
 
+/* The offer a caller makes for an unknown type: says what it was handed. */
+static void offer_hint(void *arg, const char *name, const char *const *known, char *buf,
+                       size_t len)
+{
+    size_t n = 0;
+    while (known[n])
+        n++;
+    ++*(int *)arg;
+    snprintf(buf, len, " (offer for %s among %zu)", name, n);
+}
+
 /* Files: a missing one, and the known types checked on corpus files. */
 static void test_files(void)
 {
@@ -398,7 +410,7 @@ static void test_files(void)
     /* Known types: the scheduler's check, explicit in the API. */
     static const char *const types[] = {"cluster", "rack", "node", "socket", "core",
                                         "gpu", "memory", NULL};
-    grove_jobspec_opts_t ko = {0, "bad_res_type.yaml", types, 0};
+    grove_jobspec_opts_t ko = {.flags = 0, .source = "bad_res_type.yaml", .known_types = types};
     js = grove_jobspec_load(tap_conformance("fluxion/jobspecs/basics/bad_res_type.yaml"), &ko,
                             &e);
     is_str(js ? "(accepted)" : e.text,
@@ -415,6 +427,19 @@ static void test_files(void)
     grove_jobspec_destroy(js);
     js = grove_jobspec_load(tap_conformance("fluxion/jobspecs/basics/test001.yaml"), &ko, &e);
     ok(js != NULL, "known_types accepts known types (slot always allowed)");
+    is_str(js ? grove_jobspec_source(js) : "(refused)", "test006.yaml",
+           "a jobspec keeps the source name it was read with");
+    grove_jobspec_destroy(js);
+    /* the offer of a close name is the caller's: handed the name and the list */
+    int hints = 0;
+    ko.hint = offer_hint;
+    ko.hint_arg = &hints;
+    js = grove_jobspec_load(tap_conformance("fluxion/jobspecs/flexible/test006.yaml"), &ko, &e);
+    is_str(js ? "(accepted)" : e.text,
+           "test006.yaml:9: resources[0].with[1].type: unknown resource type 'does-not-exist' "
+           "(offer for does-not-exist among 7)",
+           "an unknown type carries the caller's offer");
+    ok(hints == 1, "the offer is asked once");
     grove_jobspec_destroy(js);
 
     /* Warnings. */

@@ -29,10 +29,12 @@
 --   properties {key = value}, or function(id, n) -> table
 --   tags       {key = value or true}
 --   id_scope   where ids restart: "parent" (default; ids count from
---              id_start under each parent), a type name ("node": unique
---              within the nearest node above), an integer k (unique within
---              the k-th ancestor of the parent; 0 is the parent), or "root"
---              (unique across the cluster)
+--              id_start under each parent, per basename), a type name
+--              ("node": unique within the nearest node above), an integer
+--              k (unique within the k-th ancestor of the parent; 0 is the
+--              parent), or "root" (unique across the cluster).  In a scope
+--              given so, ids count per type: every maker of the type with
+--              that scope shares one count, whatever its basename
 --   id_start, id_stride   first id and step (default 0 and 1)
 --   ids        an idset ("0-17,32") handing out ids in order across all the
 --              instances of this resource (instead of id_scope)
@@ -67,12 +69,16 @@
 --
 -- Misuse (an unknown option, a wrong type, too few hostnames, a pattern
 -- that names nothing) raises an error; the graph is returned otherwise.
+-- A maker's own misuse (R.cores, an unknown option, a bad count) is raised
+-- at the line that called the maker, with the closest name offered for a
+-- misspelt one (grove.suggest).
 --
 -- This module holds the DSL and the building of its graph; it must not hold
 -- example clusters (grove.repl has the prompt's) nor readers of other
 -- formats (grove.core has them).
 
 local core = require("grove.core")
+local suggest = require("grove.suggest")
 
 -- The step a long build reports (grove.core.progress).
 local STEP = "building the cluster"
@@ -159,7 +165,7 @@ local function check_options(what, opts, known)
   for k, v in pairs(opts) do
     local want = known[k]
     if not want then
-      fail("%s: unknown option %q", what, tostring(k))
+      fail("%s: unknown option %q%s", what, tostring(k), suggest.hint(tostring(k), known))
     end
     local ty = math.type(v) == "integer" and "integer" or type(v)
     local okay = false
@@ -176,11 +182,36 @@ end
 local STATUS = { up = true, down = true, drained = true, excluded = true, degraded = true,
                  failing = true, unknown = true, null = true }
 
+-- The most instances one resource may ask for, and the most vertices a
+-- cluster may hold: the vertex limit of GRUG recipes (GROVE_MAX_VERTICES),
+-- checked before anything is built.
+local function vertex_limit()
+  return core.limits().vertices
+end
+
+-- A count given as a number: an integer, or a float that is one (2^10).
+local function check_count(rtype, n)
+  local count = math.tointeger(n)
+  if not count then
+    if n ~= n or n == math.huge or n == -math.huge or n ~= math.floor(n) then
+      fail("%s: count must be a whole number (got %s)", rtype, tostring(n))
+    end
+    -- a whole float beyond the integers
+    fail("%s: count %.0f is more than the vertex limit %d (GROVE_MAX_VERTICES)", rtype, n,
+         vertex_limit())
+  end
+  if count > vertex_limit() then
+    fail("%s: count %d is more than the vertex limit %d (GROVE_MAX_VERTICES)", rtype, count,
+         vertex_limit())
+  end
+  return count
+end
+
 -- TYPE(count [, opts]) | TYPE(opts) | TYPE "basename" [opts] | TYPE()
 local function resource(rtype, a, b)
   local count, opts = 1, nil
-  if math.type(a) == "integer" then
-    count, opts = a, b
+  if type(a) == "number" then
+    count, opts = check_count(rtype, a), b
   elseif type(a) == "table" then
     if b ~= nil then
       fail("%s: give the options once", rtype)
@@ -199,7 +230,7 @@ local function resource(rtype, a, b)
     fail("%s: expected a count, options or a basename, not a %s", rtype, type(a))
   end
   opts = check_options(rtype, opts, resource_options)
-  count = opts.count or count
+  count = opts.count and check_count(rtype, opts.count) or count
   if count < 0 then
     fail("%s: count must be >= 0", rtype)
   end
@@ -225,24 +256,55 @@ end
 
 local constructors = {}
 
+-- The resource types of Flux's model and Grove's readers that a maker
+-- R.NAME is checked against: a NAME that is none of them but is close to
+-- one (R.cores, R.gpus, R.ndoe) is a typo, raised with the closest one
+-- offered; any other NAME makes a type of its own (R.pdu, R.switch), and
+-- R("NAME", ...) makes any type without a check.  The list holds the
+-- names close to one another that are all real types (cpu beside gpu,
+-- pu, pdu), so that none is taken for a typo of another.
+M.TYPES = {"cluster", "rack", "node", "socket", "core", "gpu", "memory", "ssd",
+  "storage_node", "cpu", "pu", "pdu", "numanode", "hwthread"}
+local TYPE_SET = {}
+for _, t in ipairs(M.TYPES) do TYPE_SET[t] = true end
+
+-- Make a resource as resource() does, raising at the line of the caller
+-- of the maker that calls this (which must not tail-call it).
+local function make(rtype, a, b)
+  local ok, t = pcall(resource, rtype, a, b)
+  if not ok then error(t, 3) end
+  return t
+end
+
 --- R.<type>(...) makes a resource of that type; R("any-type", ...) too.
 M.resources = setmetatable({}, {
   __index = function(_, rtype)
     if type(rtype) ~= "string" or rtype == "" then
-      fail("a resource type must be a non-empty string")
+      error("grove.cluster: a resource type must be a non-empty string", 2)
     end
     local f = constructors[rtype]
     if not f then
-      f = function(a, b) return resource(rtype, a, b) end
+      if not TYPE_SET[rtype] then
+        local near = suggest.closest(rtype, M.TYPES)
+        if near then
+          error(("grove.cluster: R.%s: unknown resource type '%s' (did you mean '%s'?); "
+            .. "R(\"%s\", ...) makes a type of that name"):format(rtype, rtype, near, rtype), 2)
+        end
+      end
+      f = function(a, b)
+        local t = make(rtype, a, b)
+        return t
+      end
       constructors[rtype] = f
     end
     return f
   end,
   __call = function(_, rtype, a, b)
     if type(rtype) ~= "string" or rtype == "" then
-      fail("a resource type must be a non-empty string")
+      error("grove.cluster: a resource type must be a non-empty string", 2)
     end
-    return resource(rtype, a, b)
+    local t = make(rtype, a, b)
+    return t
   end,
 })
 
@@ -315,7 +377,7 @@ end
 
 -- An instance: a vertex and what the build knows of it.
 --   { v = vertex, type = string, parent = instance or nil,
---     counters = {basename = next id} when it is an id scope }
+--     counters = {basename or type = next id} when it is an id scope }
 
 local function scope_of(parent, scope, root, what)
   if scope == nil or scope == "parent" or scope == 0 then
@@ -381,18 +443,24 @@ local function instantiate(build, t, parent)
   if st.ids then
     id = take(st, "ids", t, "ids")
   else
-    local scope = scope_of(parent, o.id_scope or build.id_scope, build.root, t.type)
+    local given = o.id_scope or build.id_scope
+    local scope = scope_of(parent, given, build.root, t.type)
+    -- ids count per basename under each parent (the default, as GRUG
+    -- recipes count), and per type in a scope given by id_scope: unique
+    -- there whatever the basenames (node and gpunode makers under "root")
+    local per_type = given ~= nil and given ~= "parent" and given ~= 0
     local counters = scope.counters
     if not counters then
       counters = {}
       scope.counters = counters
     end
-    local c = counters[basename]
+    local key = per_type and t.type or basename
+    local c = counters[key]
     if c == nil then
       c = o.id_start or 0
     end
     id = c
-    counters[basename] = c + (o.id_stride or 1)
+    counters[key] = c + (o.id_stride or 1)
   end
   local name = o.name
   if type(name) == "function" then
@@ -591,6 +659,20 @@ local function build_subsystem(build, s)
   expand(build, { { tmpl = s, insts = { {} } } }, attach)
 end
 
+-- The vertices the resources of template t make below n instances of it
+-- (a float: a body of billions does not wrap), counted as GRUG recipes are,
+-- before anything is built.
+local function count_vertices(t, n)
+  local total = 0.0
+  for _, c in ipairs(t.children) do
+    if c.kind == "resource" then
+      local made = n * c.count
+      total = total + made + count_vertices(c, made)
+    end
+  end
+  return total
+end
+
 local cluster_options = {
   type = "string", basename = "string", name = "string", id = "integer",
   id_scope = "string", size = "integer", unit = "string", status = "string",
@@ -631,6 +713,11 @@ local function cluster(name, opts)
       end
     end
     top.children = tree
+    local total = 1 + count_vertices(top, 1.0)
+    if total > vertex_limit() then
+      fail("cluster %s: the body makes %.0f vertices, more than the vertex limit %d "
+        .. "(GROVE_MAX_VERTICES)", basename or opts.name, total, vertex_limit())
+    end
     local g = core.graph()
     local root, err = g:add_vertex {
       type = top.type, basename = basename, name = opts.name,

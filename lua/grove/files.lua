@@ -7,7 +7,11 @@
 --   files.dirs(src, share)    the directories named src beside every lua/
 --                             directory on package.path (the source tree),
 --                             then share/grove/SHARE beside every
---                             share/lua/5.4 on it (an installed copy)
+--                             share/lua/5.4 on it (an installed copy),
+--                             then grove/share/SHARE beside this library
+--                             when that exists (a LuaRocks install, whose
+--                             tree holds only modules: the rockspec puts
+--                             the shared files there)
 --
 -- It needs no grove.core, so scripts run by a plain lua5.4 can use it.
 -- It must not know any format or what the files hold.
@@ -37,6 +41,10 @@ function M.dirs(src, share)
     local prefix = template:match("^(.*)/share/lua/5%.4/%?%.lua$")
     if prefix then dirs[#dirs + 1] = prefix .. "/share/grove/" .. share end
   end
+  -- A directory opens for reading on Linux: the test that it exists.
+  local here = package.searchpath("grove.files", package.path)
+  local rock = here and here:gsub("files%.lua$", "share/" .. share)
+  if rock and M.readable(rock) then dirs[#dirs + 1] = rock end
   return dirs
 end
 

@@ -20,8 +20,16 @@
 -- of the wrong shape) is answered with an "error" action, never raised:
 -- the broker module must not die of a bad message.
 --
--- The clock is opts.clock() (default os.time), read on every message;
--- the graph's time moves with it, never back.  A job's duration is its
+-- The clock is opts.clock() (default core.real_clock: seconds, a fraction
+-- kept),
+-- read on every message; the graph's time moves with it, never back.
+-- The loop counts time in milliseconds (M.TICKS a second: grove.sched's
+-- ticks), so that what it plans is right to the millisecond: a job's R
+-- says when it was allocated, to the millisecond, and gives it its whole
+-- limit; estimates, planned starts and the windows in the planner are
+-- exact to a millisecond.  What comes in and goes out is seconds (R, the
+-- jobspec's duration, annotations, the operator's times, the queue
+-- policy's view: grove.sched converts).  A job's duration is its
 -- jobspec's attributes.system.duration; none (or 0) means until the
 -- resource set expires, or opts.default_duration when it does not.
 --
@@ -35,6 +43,7 @@
 -- (estimates, reasons, summaries); grove.flux.config the options;
 -- grove.flux.ops the operator's requests (resource status, stats, the
 -- commands of `flux grove`, with grove.flux.why and grove.flux.reserve);
+-- grove.flux.state what the operator set that outlives the module;
 -- grove.flux.base what they share (actions, clock, request reading).
 local core = require("grove.core")
 
@@ -48,8 +57,10 @@ local annotate = require("grove.flux.annotate")
 local base = require("grove.flux.base")
 local config = require("grove.flux.config")
 local ops = require("grove.flux.ops")
+local policies = require("grove.flux.policies")
 local queues = require("grove.flux.queues")
 local reserve = require("grove.flux.reserve")
+local state = require("grove.flux.state")
 local topology = require("grove.flux.topology")
 
 local M = {}
@@ -61,6 +72,9 @@ M.SUCCESS, M.ANNOTATE, M.DENY, M.CANCEL = 0, 1, 2, 3
 local TYPE_CODE = {success = 0, annotate = 1, deny = 2, cancel = 3}
 
 M.DEFAULT_DURATION = 365 * 24 * 3600
+
+-- The loop's ticks a second: it plans in milliseconds.
+M.TICKS = 1000
 
 -- flux-core's scheduler test hooks, the bits `flux module debug --setbit`
 -- sets on a scheduler module (sched-simple's): the module copies them
@@ -91,7 +105,8 @@ end
 --                  scheduling graph, JGF)
 --   limited        the N of ready's "limited=N" (default: unlimited)
 --   limits         {budget =, memory =, time =} for the queue policy
---   clock          a function returning the time (seconds; os.time)
+--   clock          a function returning the time (seconds since the
+--                  epoch, a fraction kept; core.real_clock)
 --   default_duration  seconds for a job without one when the resource set
 --                  does not expire (default one year)
 -- Returns the object, or nil, message, code.
@@ -104,20 +119,24 @@ function M.new(opts)
   local self = setmetatable({match_format = mf, limited = opts.limited,
     log_level = opts.log_level or config.LEVELS.info, forecast_period = opts.forecast_period,
     notes = opts.notes,
-    clock = opts.clock or os.time, default_duration = opts.default_duration or M.DEFAULT_DURATION,
+    clock = opts.clock or core.real_clock,
+    default_duration = (opts.default_duration or M.DEFAULT_DURATION) * M.TICKS,
     out = {}, started = false}, Flux)
   local g = core.graph()
-  local now = math.floor(self.clock())
+  local now = math.floor(self.clock() * M.TICKS)
   limits = {budget = limits.budget or opts.budget, memory = limits.memory or opts.memory,
     time = limits.time or opts.time}
   self.queues, self.queue_names = opts.queues, opts.queue_names
+  self.opts = opts
+  self.policy_files = policies.files(opts) or {}
   local loop = {}
   local qpol, msg, code = queues.policy(loop, opts, limits)
   if not qpol then return nil, msg, code end
   loop, msg, code = sched.init(loop, {graph = g, queue = qpol, policy = opts.policy,
-    unit = "core", reservations = "planner", now = now, queue_depth = opts.queue_depth,
+    unit = "core", reservations = "planner", now = now, tps = M.TICKS,
+    queue_depth = opts.queue_depth,
     reserve_depth = opts.reserve_depth, timed = true, budget = limits.budget,
-    memory = limits.memory, time = limits.time})
+    memory = limits.memory, time = limits.time, limits = opts.run_limits})
   if not loop then return nil, msg, code end
   loop.total = 0
   loop.touched = {}     -- the waiting jobs whose annotations may change
@@ -127,6 +146,10 @@ function M.new(opts)
   -- matcher's job)
   loop.no_vids = true
   loop.on_wake = function(_, t)
+    -- a start planned when a job past its end is held to (a tick from
+    -- now) comes with that job's free, not with the clock: a wake then
+    -- would only hold it again, a tick at a time
+    if self.overdue_until and t <= self.overdue_until then return end
     if not self.wake or t < self.wake then self.wake = t end
   end
   loop.before_pass = function() reserve.tend(self) end
@@ -144,11 +167,27 @@ end
 -- module's arguments (an array of "key=value" words), by
 -- grove.flux.config.  The object, or nil and the message (the key, where
 -- it came from and why; or why a policy did not load).
+--
+-- A policy file that does not load (or fails its self-check once the
+-- graph is there) does not leave the instance without a scheduler: the
+-- module runs the built-in defaults in place of the files (fcfs, first)
+-- and says so loudly (policy_fallback: the reason, in a crit line when
+-- it announces itself and in the stats), until a configuration whose
+-- policies load is given (`flux config reload`, `flux grove reload`).  A
+-- key it does not know, or a bad value (a misspelt policy name), still
+-- fails the load.
 function M.module(conf, args)
   local opts, msg = config.module_options(conf, args)
   if not opts then return nil, msg end
   local self, m2 = M.new(opts)
-  if not self then return nil, m2 end
+  if not self then
+    self = M.new(policies.defaults(opts))
+    if not self then return nil, m2 end
+    self.opts = opts
+    self.policy_fallback = tostring(m2)
+  end
+  -- (the configuration read again by flux grove reload: none is {})
+  self.conf = conf or {}
   self.args = args
   -- the module runs the passes an alloc or a free asks for from its
   -- reactor, once the messages waiting are read (Flux:schedule)
@@ -159,7 +198,7 @@ end
 -- ---- helpers ---------------------------------------------------------------------
 
 local decode, emit, flush, fail, tick = base.decode, base.emit, base.flush, base.fail, base.tick
-local move_end
+local move_end, take, jobspec_of
 local check_id, request_of = base.check_id, base.request_of
 local duration_of, estimate_of = base.duration_of, base.estimate_of
 
@@ -189,7 +228,7 @@ local function refresh_open(self)
         rec.estimate = e
         rec.js = sched.request(loop, rec)
         if rec.view then
-          rec.view.estimate = e
+          rec.view.estimate = sched.secs(loop, e)
           loop.queue_policy:share(rec.id, rec.view)
         end
       end
@@ -239,8 +278,10 @@ local function pass(self, new, moved)
   -- moved: something else changed too (the default without new)
   local joined = new and (new.id and {new} or new)
   if new == nil then moved = true end
-  -- before anything is placed: what jobs past their end still hold
+  -- before anything is placed: what jobs past their end still hold, and
+  -- the planned starts that came due while no pass ran
   M.hold_overdue(self)
+  sched.late_starts(loop)
   -- the matcher's events (starts, ends, overdue) are not read here: they
   -- are let go each pass, or a long-lived instance would keep them all
   loop.m:events{clear = true}
@@ -291,50 +332,68 @@ end
 -- planner and in the loop's estimates.  Every reservation is dropped
 -- first (one may sit where the job now extends): the next pass plans
 -- them again.  true, or nil and the reason (the job keeps its old end).
-function move_end(self, rec, new_end)
+local function end_moved(self, rec, start, new_end)
   local loop = self.loop
-  local m = loop.m
-  local R = assert(m:rv1(rec.id, {graph = true}))
-  local info = m:info(rec.id)
-  sched.drop_reservations(loop)
-  m:cancel(rec.id)
-  -- register holds a job over its R's window: the same R, its end moved
-  local text = R:encode{graph = true}
-  local moved = text:gsub('"expiration":%s*[%d.eE+-]+', '"expiration":' .. (new_end or 0), 1)
-  local ok, msg = m:register(moved, rec.id, {start = info.start, ["end"] = new_end})
-  if not ok then
-    -- back as it was: a window not yet over takes its old place again
-    if info["end"] == nil or info["end"] > loop.now then
-      assert(m:register(text, rec.id, {start = info.start, ["end"] = info["end"]}))
-    end
-    return nil, msg
-  end
   -- the estimate list is ordered by est_end: out and in again
   sched.stop_estimate(loop, rec)
-  rec.estimate = new_end and new_end - info.start or self.default_duration
-  rec.est_end = info.start + rec.estimate
+  rec.estimate = new_end and new_end - start or self.default_duration
+  rec.est_end = start + rec.estimate
   sched.start_estimate(loop, rec)
   self.gen = self.gen + 1
+end
+
+-- (on failure also the job's R as text, as sched.move_window gives it)
+function move_end(self, rec, new_end)
+  local loop = self.loop
+  local info = loop.m:info(rec.id)
+  sched.drop_reservations(loop)
+  local ok, msg, text = sched.move_window(loop, rec.id, info.start, new_end)
+  if not ok then return nil, msg, text end
+  end_moved(self, rec, info.start, new_end)
   return true
 end
 
--- How long a job that outlives its end is held for at a time (s).
-M.OVERDUE_GRACE = 60
+-- How far past now a job that outlived its end is held at a time
+-- (ticks): one.
+M.OVERDUE_STEP = 1
 
 -- A running job whose end has passed without its free (a job at its time
--- limit is being killed; the free follows): its resources are still its
--- own, so its end moves on by OVERDUE_GRACE, again each time it passes,
--- until the free comes.  No other job is placed on them meanwhile (the
--- matcher keeps such a job in its table: set_overdue("report")).
+-- limit is being killed; the free follows when the kill, its epilog and
+-- housekeeping are done: seconds on real systems) still holds its
+-- resources, and when they come free is not known, only that it is
+-- soon.  So the planner holds it to a tick from now, and again at every
+-- look (each message moves the clock and calls this first, and so does
+-- each pass): its resources are never free now, so nothing is placed
+-- on them before its free, and what needs them next (the head's planned
+-- start) is planned a tick from now, so that no later job can be
+-- backfilled in front of it (it would have to end within that tick).
+-- Every reservation is dropped as it is held, and the pass plans them
+-- again in queue order, the head first.  A start planned at the held end
+-- wakes no pass (on_wake): the free brings the next.  (The matcher keeps
+-- such a job in its table: set_overdue("report").)
 function M.hold_overdue(self)
   local loop = self.loop
   -- (at its very end too: the planner has its resources free from then)
   local rec = sched.first_by_est(loop)
   while rec and rec.est_end <= loop.now do
-    local ok, msg = move_end(self, rec, loop.now + M.OVERDUE_GRACE)
+    local stop = loop.now + M.OVERDUE_STEP
+    self.overdue_until = stop
+    self.stale = true
+    local start = loop.m:info(rec.id).start
+    local ok, msg, text = move_end(self, rec, stop)
+    if not ok and text then
+      -- a reservation's window opened on its nodes while it overran:
+      -- the reservation's holds give way to it until its free
+      local m = loop.m
+      ok, msg = reserve.give_way(self, core.rv1_decode(text):ranks(), function()
+        local done, why = m:register(text, rec.id, {start = start, ["end"] = stop})
+        if done then end_moved(self, rec, start, stop) end
+        return done, why
+      end)
+    end
     if not ok then
-      -- what it holds was promised from its end on (a reservation over
-      -- it): the job is left to its free, out of the planner
+      -- what it holds was promised from its end on, and cannot be given
+      -- back: the job is left to its free, out of the planner
       emit(self, {op = "log", level = "err", message = fmt(
         "job %s outlived its end and could not be held: %s", base.f58(rec.id), tostring(msg))})
       sched.stop_estimate(loop, rec)
@@ -389,7 +448,8 @@ function Flux:acquire(response)
     return fail(self, "resource.acquire", "EPROTO", err or "bad response")
   end
   tick(self)
-  local horizon = self.loop.g:expiration()
+  local loop = self.loop
+  local horizon = loop.g:expiration()
   local log = function(a) emit(self, a) end
   topology.prepare(self, r, log)
   local ev, msg = self.acq:apply(r)
@@ -398,6 +458,12 @@ function Flux:acquire(response)
     return flush(self)
   end
   if r.resources ~= nil then topology.after(self, log) end
+  -- the acquisition code keeps the graph's clock and horizon in seconds
+  -- (R's): the loop's are ticks (the expiration's last fraction of a
+  -- tick left out, as a window ending within it would end past it)
+  local exp = self.acq:expiration()
+  loop.g:set_expiration(exp > 0 and math.floor(exp * M.TICKS) or 0)
+  if loop.g:now() ~= loop.now then sched.set_now(loop, loop.now) end
   local R0 = type(r.resources) == "table" and r.resources
   if R0 and type(R0.scheduling) == "table" and R0.scheduling.graph == nil then
     -- scheduler data that is not a graph: carried into each job's R
@@ -431,6 +497,17 @@ function Flux:acquire(response)
     -- asks one) costs 5-16 ms at 16,384 nodes once, whatever the
     -- request: paid here, on one core, and not by the first job
     pcall(self.loop.m.fits_idle, self.loop.m, core.jobspec_parse(PROBE))
+    -- the policies' self-check, now that there is a graph: one that
+    -- fails leaves the module on the built-in defaults (M.module)
+    if not self.policy_fallback then
+      local ok, why = policies.check(self, self.opts, self.opts.limits or {})
+      if not ok then
+        local wanted, dflt = self.opts, policies.defaults(self.opts)
+        assert(take(self, dflt))
+        self.opts, self.policy_fallback = wanted, why
+        self.policy_files = policies.files(dflt) or {}
+      end
+    end
   end
   pass(self)
   return flush(self)
@@ -472,6 +549,13 @@ function Flux:announce()
   for _, note in ipairs(self.notes or {}) do
     emit(self, {op = "log", level = "info", message = note})
   end
+  if self.policy_fallback then
+    -- said loudly: the instance schedules, but not as configured
+    emit(self, {op = "log", level = "crit", message = fmt("the configured policies cannot be "
+      .. "used (%s): scheduling with the built-in defaults (queue policy fcfs, placement "
+      .. "policy first) until a configuration whose policies load is given (flux config "
+      .. "reload, flux grove reload)", self.policy_fallback)})
+  end
   local names = {}
   for name, n in pairs(config.LEVELS) do names[n] = name end
   emit(self, {op = "log", level = "info", message = fmt(
@@ -503,9 +587,18 @@ function Flux:hello(job)
   if type(R) ~= "string" then return fail(self, "sched.hello", "EPROTO", "hello: job has no R") end
   R, msg = core.rv1_decode(R)
   if not R then return fail(self, "sched.hello", "EPROTO", "hello: job's R: " .. tostring(msg)) end
-  local start = math.floor(R:starttime() or 0)
-  local exp = R:expiration() or 0
+  -- R's window (seconds) in the loop's ticks, the start rounded down and
+  -- the end up: register takes the window given when R has none
+  local st, ex = R:starttime() or 0, R:expiration() or 0
+  local start = st > 0 and math.floor(st * M.TICKS + 1e-6) or 0
+  local exp = ex > 0 and sched.ticks(loop, ex) or 0
+  R:set_times(0, 0)
   local now = loop.now
+  -- a job past its end still holds what it holds until its free (it is
+  -- being killed, or housekeeping holds its nodes): put back as a job
+  -- past its end is held (M.hold_overdue), not refused (its nodes were
+  -- then given to others while housekeeping still held them)
+  if exp > 0 and exp <= now then exp = now + M.OVERDUE_STEP end
   -- the ranks released already are left out; what has no rank (a
   -- rabbit's ssds, named by R's graph) is held until the final free
   local opts = {}
@@ -516,7 +609,7 @@ function Flux:hello(job)
     opts.free = j.free
   end
   if start > 0 then opts.start = start end
-  if exp > 0 then opts["end"] = math.floor(exp) end
+  if exp > 0 then opts["end"] = exp end
   local ok, m2, code = loop.m:register(R, j.id, opts)
   local gone
   if not ok and code == "ENOENT" then
@@ -549,6 +642,12 @@ function Flux:hello(job)
     or self.default_duration
   local rec = {id = j.id, submit = j.t_submit or 0, priority = j.priority, user = j.userid,
     estimate = estimate, jobspec = j.jobspec}
+  -- its bank and queue, for the limits that count them
+  local jt = j.jobspec and jobspec_of(self, j.jobspec)
+  if jt then
+    rec.bank = base.bank_of(jt)
+    rec.queue = queues.of(self, jt)
+  end
   sched.adopt(loop, rec, s0)
   self.stale = true
   return flush(self)
@@ -612,7 +711,7 @@ end
 
 -- A request's jobspec: a table, or its JSON text (read once a text, see
 -- grove.sched); the table (not to be changed), or nil and the reason.
-local function jobspec_of(self, js)
+function jobspec_of(self, js)
   if type(js) == "string" then
     local t, msg = sched.jobspec_table(self.loop, js)
     if not t then return nil, "bad jobspec: " .. tostring(msg) end
@@ -657,7 +756,7 @@ function Flux:alloc(request)
   if qmsg then return deny(qmsg) end
   local rec = {id = id, submit = tonumber(r.t_submit) or 0, priority = math.tointeger(r.priority)
     or 0, user = r.userid, jobspec = r.jobspec, estimate = estimate_of(self, d), open = d == 0,
-    queue = qname}
+    queue = qname, bank = base.bank_of(jt)}
   local msg, code = sched.admissible(loop, rec, true)
   if msg then
     if code == "ENODEV" then return deny("unsatisfiable request: " .. msg) end
@@ -778,7 +877,7 @@ function Flux:expiration(request)
   local horizon = loop.g:expiration()
   local new_end
   if not open then
-    new_end = math.ceil(r.expiration)
+    new_end = sched.ticks(loop, r.expiration)
   elseif horizon > 0 then
     new_end = horizon
   end
@@ -818,31 +917,19 @@ function Flux:feasibility(request)
   return flush(self)
 end
 
--- config-reload {conf}: the instance's configuration changed (`flux
--- config reload`): its [sched-grove] and [queues] tables are read again
--- (the module's arguments still win) and applied without a reload of the
--- module.  The policies are loaded again from their files (one changed
--- on disk is read anew), every one before anything changes: a bad key
--- or value, a misspelt policy or one that does not load refuses the new
--- configuration with the reason (EINVAL), and the old one goes on.
--- Running jobs keep their resources, waiting jobs their order; every
--- reservation is planned again by the pass that follows.
-function Flux:reconfigure(request)
-  local r, err = decode(request)
-  local conf = type(r) == "table" and r.conf
-  if type(conf) ~= "table" then
-    return fail(self, "config-reload", "EPROTO", err or "config-reload: {conf} expected")
-  end
-  tick(self)
-  local opts, msg = config.module_options(conf, self.args)
-  if opts then opts, msg = config.check(opts) end
-  if not opts then return fail(self, "config-reload", "EINVAL", msg) end
+-- ---- configuration -------------------------------------------------------------
+
+-- Options opts taken: their policies loaded from their files (read
+-- again: the loop's placements too), every one before anything changes,
+-- then applied.  Running jobs keep their resources, waiting jobs their
+-- order; every reservation is planned again by the pass that follows.
+-- true, or nil and why (nothing changed).
+function take(self, opts)
   local loop = self.loop
   local limits = opts.limits or {}
-  -- load everything first: the loop's placements are read again too
   local saved = loop.placements
   loop.placements = {}
-  local pl0, qpol
+  local pl0, qpol, msg
   pl0, msg = sched.placement(loop, opts.policy or "first")
   if pl0 then
     qpol, msg = queues.policy(loop, opts, limits)
@@ -850,7 +937,7 @@ function Flux:reconfigure(request)
   end
   if not qpol then
     loop.placements = saved
-    return fail(self, "config-reload", "EINVAL", tostring(msg))
+    return nil, tostring(msg)
   end
   -- apply: nothing below fails
   loop.pl0, loop.pl_cur = pl0, nil
@@ -862,17 +949,149 @@ function Flux:reconfigure(request)
   self.notes = opts.notes
   local tnote = topology.reconfigured(self, opts)
   if tnote then emit(self, tnote) end
+  self.opts = opts
+  sched.set_queue_policy(loop, qpol)
+  sched.set_limits(loop, opts.run_limits)
+  self.est, self.fc = nil, nil
+  self.stale = true
+  return true
+end
+
+-- The module's configuration (conf: the instance's, decoded; nil for the
+-- options it runs with, read again) read (the module's arguments win),
+-- its policy files read and hashed, its policies self-checked on a copy
+-- of the live graph (grove.flux.policies), and only when all of that
+-- went well, taken.  true and the policy files whose content changed,
+-- or nil and why (nothing changed).
+local function configure(self, conf)
+  local opts, msg = self.opts
+  if conf or self.conf then
+    opts, msg = config.module_options(conf or self.conf, self.args)
+    if opts then opts, msg = config.check(opts) end
+    if not opts then return nil, msg end
+  end
+  local list, ferr = policies.files(opts)
+  if not list then return nil, ferr end
+  local ok, cmsg = policies.check(self, opts, opts.limits or {})
+  if not ok then return nil, cmsg end
+  ok, msg = take(self, opts)
+  if not ok then return nil, msg end
+  local again = policies.files(opts)
+  local changed = policies.changed(self.policy_files, list)
+  if not again or #policies.changed(list, again) > 0 then
+    emit(self, {op = "log", level = "warning", message = "a policy file changed while it "
+      .. "was loaded: what was read is in force; flux grove reload reads it again"})
+  end
+  if conf then self.conf = conf end
+  self.policy_files = list
+  if self.policy_fallback then
+    emit(self, {op = "log", level = "notice", message = "the configured policies are in "
+      .. "force again (they ran on the built-in default: " .. self.policy_fallback .. ")"})
+    self.policy_fallback = nil
+  end
   for _, note in ipairs(opts.notes or {}) do
     emit(self, {op = "log", level = "info", message = note})
   end
-  sched.set_queue_policy(loop, qpol)
-  self.est, self.fc = nil, nil
-  self.stale = true
+  return true, changed
+end
+
+-- Log lines of what changed in the configuration, key by key (the old
+-- and new value), and of the policy files whose content changed: what
+-- (a "config-reload" or "grove reload") applied them, or refused them
+-- and why.
+local function log_changes(self, what, old, new, files, refused)
+  local level = refused and "err" or "info"
+  local tail = refused and fmt(": refused (%s); the configuration in force stays", refused) or ""
+  local lines = config.changes(old, new)
+  for _, c in ipairs(lines) do
+    emit(self, {op = "log", level = level, message = fmt("%s: %s: %s -> %s%s", what, c.key,
+      c.old, c.new, tail)})
+  end
+  for _, f in ipairs(files or {}) do
+    emit(self, {op = "log", level = level, message = fmt("%s: %s%s %s: content %s -> %s%s", what,
+      f.key, f.queue and " of queue " .. f.queue or "", f.path, f.old or "(none)",
+      f.new or "(gone)", tail)})
+  end
+  if refused and #lines == 0 and #(files or {}) == 0 then
+    emit(self, {op = "log", level = level, message = fmt("%s: refused: %s", what, refused)})
+  end
+end
+
+-- config-reload {conf}: the instance's configuration changed (`flux
+-- config reload`): its [sched-grove] and [queues] tables are read again
+-- (the module's arguments still win) and applied without a reload of the
+-- module (configure): a bad key or value, a misspelt policy, one that
+-- does not load or fails its self-check refuses the new configuration
+-- with the reason (EINVAL), and the old one goes on.  Each change, or
+-- each refused one with the reason, is said in the log.
+function Flux:reconfigure(request)
+  local r, err = decode(request)
+  local conf = type(r) == "table" and r.conf
+  if type(conf) ~= "table" then
+    return fail(self, "config-reload", "EPROTO", err or "config-reload: {conf} expected")
+  end
+  tick(self)
+  local old = self.conf
+  local ok, changed = configure(self, conf)
+  if not ok then
+    local new_files = policies.files(config.module_options(conf, self.args) or self.opts or {})
+    log_changes(self, "config-reload", old, conf,
+      new_files and policies.changed(self.policy_files, new_files, true), changed)
+    return fail(self, "config-reload", "EINVAL", changed)
+  end
+  log_changes(self, "config-reload", old, conf, changed)
+  local loop = self.loop
   emit(self, {op = "log", level = "info", message = fmt(
-    "configuration reloaded: queue-policy=%s placement-policy=%s%s", qpol.name, pl0.name,
-    self.queue_names and " queues=" .. table.concat(self.queue_names, ",") or "")})
+    "configuration reloaded: queue-policy=%s placement-policy=%s%s", loop.queue_policy.name,
+    loop.pl0.name, self.queue_names and " queues=" .. table.concat(self.queue_names, ",") or "")})
   emit(self, {op = "respond", topic = "config-reload", payload = {}})
   return flush(self)
+end
+
+-- `flux grove reload`: the policy files of the configuration in force
+-- read again (flux-core's `flux config reload` asks the module nothing
+-- when the TOML is unchanged); when one's content changed, or the module
+-- runs on the built-in default, the configuration is taken again
+-- (configure: loaded, self-checked, then applied; refused with the
+-- reason, and the policies in force stay).  An answer for the operator,
+-- or nil and why.
+function Flux:reload_policies()
+  local opts = self.opts
+  if self.conf then opts = config.module_options(self.conf, self.args) or opts end
+  local list, ferr = policies.files(opts)
+  local changed = list and policies.changed(self.policy_files, list)
+    or policies.reread(self.policy_files)
+  if list and #changed == 0 and not self.policy_fallback then
+    return fmt("no policy file changed (%d in force: %s)", #list, policies.show(list))
+  end
+  local ok, why = configure(self, nil)
+  if not ok then
+    log_changes(self, "grove reload", nil, nil, changed, ferr or why)
+    return nil, ferr or why
+  end
+  log_changes(self, "grove reload", nil, nil, why)
+  local lines = {}
+  for _, f in ipairs(why) do
+    lines[#lines + 1] = fmt("%s%s %s: %s -> %s", f.key, f.queue and " of queue " .. f.queue or "",
+      f.path, f.old or "(none)", f.new or "(gone)")
+  end
+  if #lines == 0 then lines[1] = "the configured policies are in force again" end
+  return "reloaded: " .. table.concat(lines, "; ")
+end
+
+-- restore {state = JSON text}: what the operator set with `flux grove`
+-- that outlives the module (grove.flux.state), as the KVS holds it at
+-- the module's load, put back (after the hello, before ready).
+function Flux:restore(request)
+  local r = decode(request)
+  tick(self)
+  if type(r) == "table" and r.state ~= nil then state.restore(self, r.state) end
+  return flush(self)
+end
+
+-- The KVS key of that state.
+function Flux.state_key()
+  return state.KEY
 end
 
 -- sched.resource-status: {all, down, allocated}, each an R table
@@ -898,9 +1117,20 @@ function Flux:schedule()
   return flush(self)
 end
 
--- When a reservation comes due (a pass is wanted then), or nil.
+-- When a pass is wanted next, in seconds, or nil: the earliest planned
+-- start of a waiting job (whichever pass planned it: a pass that plans
+-- only a later one keeps it), or what the last pass asked (a
+-- reservation's window opening or closing, a forecast period ending).
+-- A start planned at the end a job past its end is held to is left out:
+-- that job's free brings the pass.
 function Flux:next_wake()
-  return self.wake
+  local loop = self.loop
+  local w, now, lim = self.wake, loop.now, self.overdue_until
+  for _, rec in pairs(loop.reserved_set) do
+    local t = rec.reserved
+    if t > now and (not lim or t > lim) and (not w or t < w) then w = t end
+  end
+  return sched.secs(loop, w)
 end
 
 -- Counters in the shape of `flux module stats` (grove.flux.ops).
@@ -937,6 +1167,12 @@ function Flux:aside(name, ...)
   self.out, self.in_aside = saved, nil
   if not r[1] then error(r[2], 0) end
   return table.unpack(r, 2, r.n)
+end
+
+-- What the clock's moving does first (grove.flux.base's tick): the jobs
+-- past their end are held.
+function Flux:on_tick()
+  M.hold_overdue(self)
 end
 
 -- Handle one message by topic: its actions.

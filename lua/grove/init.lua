@@ -27,7 +27,15 @@ M.sim = require "grove.sim"
 M.pretty = require "grove.pretty"
 
 -- Messages of grove.core about an unknown name (a method, a policy) offer
--- the closest known one through Grove's one edit distance.
-core.set_suggest(require("grove.suggest").hint)
+-- the closest known one through Grove's one edit distance (grove.suggest
+-- sets it when loaded; said here too, as this module's promise).
+local suggest = require("grove.suggest")
+core.set_suggest(suggest.hint)
 
-return M
+-- A field the API does not have (grove.jobspc, grove.cluster.resorces)
+-- raises at the line that read it, with the closest one offered.
+for name, mod in pairs {cluster = M.cluster, jobspec = M.jobspec, policy = M.policy, sim = M.sim,
+                        pretty = M.pretty} do
+  suggest.strict(mod, "grove." .. name)
+end
+return suggest.strict(M, "grove")

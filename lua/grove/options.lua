@@ -21,8 +21,25 @@
 --
 -- A bad command line gives nil and a message naming the argument at fault:
 -- "option --out needs a value", "option --force takes no value", "unknown
--- option -x" (a command with positional arguments), "unknown argument x".
+-- option -x" (a command with positional arguments), "unknown argument x",
+-- "unknown argument --polcy (did you mean '--policy'?)".
+local suggest = require("grove.suggest")
+
 local M = {}
+
+-- " (did you mean '--NAME'?)" for a long option a that is not one of
+-- spec's, when one is close; else "".
+local function hint(spec, a)
+  local name = a:match("^%-%-([^=]+)")
+  if not name then return "" end
+  local names = {}
+  for long in pairs(spec) do
+    if type(long) == "string" then names[#names + 1] = long end
+  end
+  table.sort(names)
+  local near = suggest.closest(name, names)
+  return near and (" (did you mean '--%s'?)"):format(near) or ""
+end
 
 -- The option spec's entry for an argument, its name as written (--name or
 -- -o) and the value given with "=", or nil when it is not one of spec's.
@@ -54,7 +71,7 @@ function M.parse(args, spec)
       if positional and (a == "-" or a:sub(1, 1) ~= "-") then
         rest[#rest + 1] = a
       else
-        return nil, (positional and "unknown option " or "unknown argument ") .. a
+        return nil, (positional and "unknown option " or "unknown argument ") .. a .. hint(spec, a)
       end
     elseif opt.list then
       if v then return nil, "option " .. written .. " takes its values as separate arguments" end

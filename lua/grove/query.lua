@@ -49,6 +49,7 @@ local core = require("grove.core")
 local policies = require("grove.policy")
 local levels = require("grove.levels")
 local writers = require("grove.writers")
+local suggest = require("grove.suggest")
 local selection = require("grove.query_select")
 local find = require("grove.query_find")
 
@@ -139,8 +140,9 @@ function M.new(opts)
   self.graph = opts.graph
   self.format = opts.format or "simple"
   if not writers.known(self.format) then
-    return nil, ("unknown output format '%s' (%s)"):format(self.format,
-      table.concat(writers.formats, ", ")), "EINVAL"
+    return nil, ("unknown output format '%s'%s; the formats are %s"):format(self.format,
+      suggest.hint(tostring(self.format), writers.formats), table.concat(writers.formats, ", ")),
+      "EINVAL"
   end
   self.out = opts.out or io.stdout
   self.info = opts.info or io.stdout

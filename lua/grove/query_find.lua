@@ -15,6 +15,7 @@
 -- This module holds only the find command; it must not format output (the
 -- session's writer does) nor keep state outside the session.
 local selection = require("grove.query_select")
+local suggest = require("grove.suggest")
 local writers = require("grove.writers")
 
 local M = {}
@@ -122,10 +123,20 @@ end
 -- The find keys on what jobs hold, and the kind of holding each asks about.
 local SCHED = {["sched-now"] = "allocated", ["sched-future"] = "reserved"}
 
+-- The statuses a vertex may have (a term naming another selects nothing:
+-- it is a mistake, said as one).
+local STATUSES = {"up", "down", "drained", "excluded", "degraded", "failing", "unknown", "null"}
+
 -- A predicate function(v) for a find term, or nil, message.
 local function term_pred(s, t)
   local k, val = t.key, t.value
   if k == "status" then
+    local known = false
+    for _, st in ipairs(STATUSES) do known = known or st == val end
+    if not known then
+      return nil, ("status=%s: no such status%s; a vertex's status is one of %s"):format(val,
+        suggest.hint(val, STATUSES), table.concat(STATUSES, ", "))
+    end
     return function(v) return v:status() == val end
   elseif SCHED[k] then
     local kind = SCHED[k]
@@ -136,8 +147,12 @@ local function term_pred(s, t)
     if val == kind then return function(v) return held[v:vid()] ~= nil end end
     return function(v) return held[v:vid()] == nil end
   elseif k == "property" then
-    local key, want = val:match("^([^=]+)=(.*)$")
+    local key, want = val:match("^([^=]*)=(.*)$")
     key = key or val
+    if key == "" then
+      return nil, ("property=%s: a property name expected before '=' (property=KEY or "
+        .. "property=KEY=VALUE)"):format(val)
+    end
     return function(v)
       local p = v:property(key)
       return p ~= nil and (want == nil or p == want)

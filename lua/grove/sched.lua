@@ -47,6 +47,15 @@
 --                                   or whose reservation changes, for a
 --                                   driver that tells only those
 --
+-- Time.  The loop counts time in ticks: self.tps ticks a second (1 in
+-- grove sim, whose clock is whole seconds; 1000 in the Flux module, whose
+-- clock is the broker's to the millisecond).  The clock, estimates,
+-- planned starts and every window in the planner are ticks.  A queue
+-- policy sees seconds whatever the loop counts (ctx:clock(), a job's
+-- estimate and reserved, ctx:reserve, ctx:earliest, ctx:running,
+-- ctx:wake, reprioritize.every, half_life): a policy runs unchanged under
+-- both.  Under tps 1 nothing is converted (the numbers stay integers).
+--
 -- A job record: {id =, submit =, estimate =, procs = (units of the
 -- processor type, or nil when a jobspec says), user =, jobspec = (a
 -- table, a grove.jobspec, or its JSON text, or nil), priority = (default
@@ -56,6 +65,7 @@
 -- unranked (its priority is to be asked), measured (procs is the units a
 -- jobspec job was given, not what it asks).
 local core = require("grove.core")
+local glimits = require("grove.limits")
 local gpolicy = require("grove.policy")
 local queue = require("grove.sim.queue")
 
@@ -110,7 +120,10 @@ end
 --                  no limit); ctx:reserve of one more returns nil
 --   timed     count and time every match (core.sched's stats)
 --   params    {name = value}: the queue policy's parameters (ctx:param)
+--   tps       ticks a second, the loop's time unit (default 1: seconds)
 --   budget, memory, time   the queue policy's limits
+--   limits    what running jobs may hold (grove.limits.parse's answer;
+--             M.set_limits changes it)
 -- Returns self, or nil, message, code.
 function M.init(self, opts)
   local g = opts.graph
@@ -118,6 +131,7 @@ function M.init(self, opts)
   if not q then return nil, msg, code end
   self.g = g
   self.queue_policy = q
+  self.tps = opts.tps or 1
   self.unit = opts.unit or "core"
   if opts.now then g:set_now(opts.now) end
   self.now = g:now()
@@ -141,8 +155,14 @@ function M.init(self, opts)
   self.ranks = q.priority ~= nil or q.has_priority == true
   self.unranked, self.rank_all, self.rank_tick = {}, false, nil
   self.reserved_set = {}     -- id -> rec of the waiting jobs with a reservation
+  -- time -> the reservations that begin then; time -> true for a pass a
+  -- queue policy asked for (ctx:wake): the passes due (M.due)
+  self.starts_at, self.wakes_asked = {}, {}
   self.sizes, self.min_size = {}, nil  -- units -> waiting jobs asking that many; the least
   self.free_cache, self.by_est = {}, {}
+  -- running jobs -> the units they hold on nodes out of use (M.set_out),
+  -- and their sum
+  self.held, self.held_units = {}, 0
   -- the requests that did not fit in this pass (see nofit_of)
   self.nofit, self.plan_gen, self.room_gen = {}, 0, 0
   self.js_cached = 0
@@ -157,6 +177,7 @@ function M.init(self, opts)
   self.pl0 = pl
   local ok, e = M.use_placement(self, nil)
   if not ok then return nil, e, "EINVAL" end
+  M.set_limits(self, opts.limits)
   return self
 end
 
@@ -213,6 +234,27 @@ function M.new(opts)
   self.total = opts.total or M.count_units(self)
   M.bind(self)
   return self
+end
+
+-- A time or span of the loop (ticks) in seconds, as a queue policy sees
+-- it (nil stays nil; under tps 1, the number as it is).
+local function secs(self, t)
+  local tps = self.tps
+  if tps == 1 or t == nil then return t end
+  local s = t / tps
+  return math.tointeger(s) or s
+end
+M.secs = secs
+
+-- Seconds (a number) in ticks, rounded up (a start or an end the loop
+-- must not place early); a number within a millionth of a tick of a whole
+-- tick is that tick, so that seconds written from ticks come back exact.
+function M.ticks(self, s)
+  local tps = self.tps
+  local t = s * tps
+  local r = math.floor(t + 0.5)
+  if math.abs(t - r) <= 1e-6 then return math.tointeger(r) or r end
+  return math.tointeger(math.ceil(t)) or math.ceil(t)
 end
 
 -- Move the clock to t (the graph's and the loop's).
@@ -341,6 +383,32 @@ function M.request(self, job)
   return js
 end
 
+-- A time or span of the loop as text in seconds: whole, or to the
+-- millisecond.
+local function seconds_text(self, ticks)
+  local s = secs(self, tonumber(ticks))
+  if math.type(s) == "integer" then return tostring(s) end
+  return (fmt("%.3f", s):gsub("0+$", ""))
+end
+
+-- The matcher's reasons name the horizon's times and spans as it counts
+-- them, in the loop's ticks: said in seconds.
+local function in_seconds(self, msg)
+  if self.tps == 1 then return msg end
+  local function S(x) return seconds_text(self, x) end
+  msg = msg:gsub("job duration %((%d+)s%) exceeds the resource set's expiration %((%d+), "
+    .. "(%d+)s after the earliest start (%d+)%)", function(d, h, span, t)
+      return fmt("job duration (%ss) exceeds the resource set's expiration (%s, %ss after "
+        .. "the earliest start %s)", S(d), S(h), S(span), S(t))
+    end)
+  msg = msg:gsub("the resource set's expiration %((%d+)%) is not after the job's earliest "
+    .. "start %((%d+)%)", function(h, t)
+      return fmt("the resource set's expiration (%s) is not after the job's earliest start (%s)",
+        S(h), S(t))
+    end)
+  return msg
+end
+
 -- Whether the jobspec job rec (rec.js set) could ever be placed here: nil,
 -- or the reason it cannot and the code (ENODEV: never on this machine).
 function M.unsatisfiable(self, rec)
@@ -348,7 +416,7 @@ function M.unsatisfiable(self, rec)
   if not ok and code == "ENODEV" then
     -- the matcher's own reason when it has one (a level or a type the
     -- machine cannot meet, the resource set's expiration)
-    if m2 ~= "unsatisfiable request" then return tostring(m2), "ENODEV" end
+    if m2 ~= "unsatisfiable request" then return in_seconds(self, tostring(m2)), "ENODEV" end
     return "cannot fit the machine", "ENODEV"
   elseif not ok and code ~= "EBUSY" then
     return tostring(m2), code
@@ -379,10 +447,10 @@ end
 
 -- ---- the queue ------------------------------------------------------------------------
 
-local function view_of(rec)
+local function view_of(self, rec)
   local v = rec.view
   if not v then
-    v = {id = rec.id, submit = rec.submit, procs = rec.procs, estimate = rec.estimate,
+    v = {id = rec.id, submit = rec.submit, procs = rec.procs, estimate = secs(self, rec.estimate),
       user = rec.user, group = rec.group, queue = rec.queue, partition = rec.partition,
       priority = rec.priority}
     rec.view = v
@@ -390,27 +458,52 @@ local function view_of(rec)
   return v
 end
 
--- The job's reservation, in its record and in the view its queue policy
--- sees (a mirror in the policy's sandbox, refreshed here).
-local function set_reserved(self, rec, t)
-  if (rec.reserved ~= nil) ~= (t ~= nil) then
-    self.nreserved = self.nreserved + (t ~= nil and 1 or -1)
-    self.reserved_set[rec.id] = t ~= nil and rec or nil
-  end
-  if rec.reserved ~= t then
+-- What the C queue (its reservation, for a driver's estimates), the
+-- driver (touched) and the queue policy's view (a mirror in its sandbox)
+-- are told of rec's reservation: its own, when they were told another.
+local function publish(self, rec)
+  local t = rec.reserved
+  if rec.shown ~= t then
+    rec.shown = t
     self.cs:reserve(rec.id, t)
     local touched = self.touched
     if touched then touched[rec.id] = rec end
   end
-  rec.reserved = t
   local v = rec.view
-  if v and v.reserved ~= t then
-    v.reserved = t
-    if rec.state == "queued" then self.queue_policy:share_field(rec.id, "reserved", t) end
+  local ts = secs(self, t)
+  if v and v.reserved ~= ts then
+    v.reserved = ts
+    if rec.state == "queued" then self.queue_policy:share_field(rec.id, "reserved", ts) end
   end
 end
 
-local drop_reservations, cancel_reservation
+-- The job's reservation, in its record, and told (publish) at once, or
+-- at the end of a replanning (self.quiet: a job planned where it was
+-- before is not told again).
+local function set_reserved(self, rec, t)
+  local was = rec.reserved
+  if (was ~= nil) ~= (t ~= nil) then
+    self.nreserved = self.nreserved + (t ~= nil and 1 or -1)
+    self.reserved_set[rec.id] = t ~= nil and rec or nil
+  end
+  if was ~= t then
+    local at = self.starts_at
+    if was then
+      local n = at[was] - 1
+      at[was] = n > 0 and n or nil
+    end
+    if t then at[t] = (at[t] or 0) + 1 end
+  end
+  rec.reserved = t
+  local quiet = self.quiet
+  if quiet then
+    quiet[#quiet + 1] = rec
+  else
+    publish(self, rec)
+  end
+end
+
+local drop_reservations, cancel_reservation, reserve
 
 -- The sizes of the waiting jobs (units asked; 0 for a jobspec job whose
 -- count is not known yet), counted, so that "does any waiting job fit in
@@ -472,10 +565,11 @@ function M.enqueue(self, rec)
     end
   end
   rec.state = "queued"
+  rec.hc_L = nil   -- what a limit held of it before (M.held) is asked again
   self.qlen = self.qlen + 1
   size_in(self, rec)
   if self.touched then self.touched[rec.id] = rec end
-  self.queue_policy:share(rec.id, view_of(rec))
+  self.queue_policy:share(rec.id, view_of(self, rec))
   unrank(self, rec)
 end
 
@@ -500,6 +594,128 @@ function M.waiting(self)
   local jobs, out = self.jobs, {}
   for i = 1, n do out[i] = jobs[ids[i]] end
   return out
+end
+
+-- ---- limits ------------------------------------------------------------------------
+--
+-- What running jobs may hold, per user, bank, queue and overall
+-- (grove.limits): self.limits (nil: none) and self.lim_count, what the
+-- running jobs hold (each one's share in rec.lim_h), counted only while
+-- there are limits.  A job that would pass one is held: the queue
+-- policy does not see it (ctx:next and ctx:queue pass it over), a start
+-- or a reservation of it is refused, so it holds no reservation others
+-- wait behind, and later jobs that fit the limits start.  It is held
+-- first by what it is known to ask (M.held: a plain request's units, a
+-- jobspec's least counts), then by what its match gave (admit: the match
+-- is given back).  A limit lowered below what runs stops no running job:
+-- no new one of that holder starts until it is under.  self.lim_gen
+-- moves whenever what is held or the limits change.
+
+-- Set the limits (L: grove.limits.parse's answer, or nil for none): what
+-- the running jobs hold is counted again from the matcher.
+function M.set_limits(self, L)
+  if glimits.empty(L) then L = nil end
+  self.limits = L
+  self.lim_gen = (self.lim_gen or 0) + 1
+  self.changed = true
+  if not L then
+    self.lim_count = nil
+    return
+  end
+  local count = glimits.count()
+  for rec in M.by_est(self) do
+    local info = self.m:info(rec.id)
+    rec.lim_h = glimits.holds(info and info.counts)
+    glimits.add(L, count, rec, rec.lim_h, 1)
+  end
+  self.lim_count = count
+end
+
+-- The limit a start of the waiting job rec would pass now, by what it is
+-- known to ask (grove.limits.check's answer, kept in rec.limit_hold for
+-- a why), or nil.
+-- The answer is kept on rec until what is held or the limits change
+-- (self.lim_gen), and for as long as the limits stand when the job alone
+-- asks more than a limit (it cannot start under it: a deep queue of such
+-- jobs is passed over at the cost of a field a job, not a check).
+function M.held(self, rec)
+  local L = self.limits
+  if not L then return nil end
+  if rec.hc_L == L and (rec.hc_ever or rec.hc_gen == self.lim_gen) then
+    rec.limit_hold = rec.hc_hold
+    return rec.hc_hold
+  end
+  local hold = glimits.check(L, self.lim_count, rec, glimits.asks(rec, self.unit))
+  rec.hc_L, rec.hc_gen, rec.hc_hold = L, self.lim_gen, hold
+  rec.hc_ever = hold ~= nil and hold.asks > hold.limit
+  rec.limit_hold = hold
+  return hold
+end
+
+-- The limit that holds the waiting job rec (grove.limits.check's
+-- answer), by what it is known to ask, else by what its last match gave
+-- it (a match refused by a limit: admit); nil when none holds it.
+function M.limit_hold(self, rec)
+  local hold = M.held(self, rec)
+  if hold or not self.limits or not rec.lim_matched then return hold end
+  hold = glimits.check(self.limits, self.lim_count, rec, rec.lim_matched)
+  if hold then hold.measured = true end
+  return hold
+end
+
+-- The reservations of the jobs a limit holds now are dropped (a job
+-- planned before its holder's other jobs started, or before a limit was
+-- lowered): no job waits behind a start that cannot happen.  The number
+-- dropped.
+function M.drop_held(self)
+  local list = {}
+  for _, rec in pairs(self.reserved_set) do
+    if M.held(self, rec) then list[#list + 1] = rec end
+  end
+  if #list > 0 then
+    table.sort(list, function(a, b) return a.id < b.id end)
+    M.cancel_many(self, list)
+    self.changed = true
+  end
+  return #list
+end
+
+-- Whether rec, just matched (the matcher holds it under rec.id), may
+-- start by what the match gave it; when it may not, the match is given
+-- back and rec is held (rec.limit_hold).
+local function admit(self, rec)
+  local L = self.limits
+  if not L then return true end
+  local info = self.m:info(rec.id)
+  local h = glimits.holds(info and info.counts)
+  local hold = glimits.check(L, self.lim_count, rec, h)
+  if hold then
+    hold.measured = true
+    rec.limit_hold, rec.lim_matched = hold, h
+    self.m:cancel(rec.id)
+    return false
+  end
+  rec.lim_new = h
+  return true
+end
+
+-- What running rec holds joins the count (sign 1) or leaves it (-1).
+local function lim_count(self, rec, sign)
+  local count = self.lim_count
+  if not count then return end
+  if sign > 0 then
+    local h = rec.lim_new
+    if not h then
+      local info = self.m:info(rec.id)
+      h = glimits.holds(info and info.counts)
+    end
+    rec.lim_h, rec.lim_new, rec.limit_hold = h, nil, nil
+    glimits.add(self.limits, count, rec, h, 1)
+  elseif rec.lim_h then
+    glimits.add(self.limits, count, rec, rec.lim_h, -1)
+    rec.lim_h = nil
+  end
+  self.lim_gen = self.lim_gen + 1
 end
 
 -- ---- starting and ending ---------------------------------------------------------------
@@ -638,7 +854,10 @@ local function est_block(blocks, rec)
   return lo
 end
 
+local profile_run, profile_unrun, set_vres, capacity
+
 local function est_insert(self, rec)
+  if self.cplan then profile_run(self, rec) end
   local blocks = self.by_est
   if not blocks[1] then
     blocks[1] = {rec}
@@ -655,6 +874,7 @@ local function est_insert(self, rec)
 end
 
 local function est_remove(self, rec)
+  if rec.cspan then profile_unrun(self, rec) end
   local blocks = self.by_est
   local bi = blocks[1] and est_block(blocks, rec)
   local b = bi and blocks[bi]
@@ -696,8 +916,12 @@ local function begin_run(self, rec, job)
   if rec.reserved then
     self.nreserved = self.nreserved - 1
     self.reserved_set[rec.id] = nil
+    local at, was = self.starts_at, rec.reserved
+    local n = at[was] - 1
+    at[was] = n > 0 and n or nil
   end
-  rec.reserved, rec.vres = nil, nil
+  if rec.vres then set_vres(self, rec, nil) end
+  rec.reserved, rec.shown = nil, nil
   if rec.view then rec.view.reserved = nil end
   self.queue_policy:unshare(rec.id)
   assert(self.cs:start(rec.id))
@@ -711,6 +935,7 @@ local function begin_run(self, rec, job)
   self.running = self.running + 1
   self.qlen = self.qlen - 1
   est_insert(self, rec)
+  lim_count(self, rec, 1)
   local c = self.free_cache
   if c.pass == self.passes and rec.est_end <= c.t then c.freed = c.freed + rec.procs end
   M.bound_starts(self)
@@ -735,6 +960,7 @@ function M.adopt(self, rec, start)
   self.used = self.used + rec.procs
   self.running = self.running + 1
   est_insert(self, rec)
+  lim_count(self, rec, 1)
 end
 
 -- A running job gives back part of what it holds (the vertices already
@@ -744,6 +970,10 @@ function M.shrunk(self, rec)
   local procs = info and info.counts[self.unit] or 0
   self.used = self.used - (rec.procs - procs)
   rec.procs = procs
+  if self.lim_count then
+    lim_count(self, rec, -1)
+    lim_count(self, rec, 1)
+  end
 end
 
 -- A running job stops: its resources go back (the job stays known until
@@ -755,8 +985,13 @@ function M.stop(self, rec)
   self.m:cancel(rec.id)
   if rec.est_end and self.now < rec.est_end then self.changed = true end
   est_remove(self, rec)
+  lim_count(self, rec, -1)
   self.used = self.used - rec.procs
   self.running = self.running - 1
+  if rec.held_out then
+    self.held_units = self.held_units - rec.held_out
+    self.held[rec], rec.held_out = nil, nil
+  end
   -- a policy whose priorities read what ended jobs used
   local rp = self.queue_policy.reprioritize
   if rp and rp.ends then self.rank_all = true end
@@ -792,7 +1027,7 @@ function M.cancel_many(self, recs)
   for _, rec in ipairs(recs) do
     if rec.reserved then
       n = n + 1
-      if rec.vres then rec.vres = nil else ids[#ids + 1] = rec.id end
+      if rec.vres then set_vres(self, rec, nil) else ids[#ids + 1] = rec.id end
     end
   end
   if #ids > 0 then
@@ -817,6 +1052,34 @@ local function reserved_recs(self)
   local out = {}
   for _, rec in pairs(self.reserved_set) do out[#out + 1] = rec end
   return out
+end
+
+-- Drop every reservation and plan the waiting jobs recs again, in order,
+-- each at its earliest start given the running jobs and the jobs before
+-- it (one that fits now starts): what ctx:cancel() and then ctx:reserve of
+-- each job in turn give, in one call (ctx:replan).  The C queue, the
+-- driver and the queue policy's views are told at the end, and only of
+-- the jobs planned elsewhere than before: when a job ends early most of
+-- a conservative schedule stays where it was.  Raises as reserve does,
+-- having told what was planned.
+function M.replan(self, recs)
+  local quiet = {}
+  self.quiet = quiet
+  local ok, err = pcall(function()
+    M.cancel_many(self, reserved_recs(self))
+    for _, rec in ipairs(recs) do
+      if rec.state == "queued" and not rec.reserved then
+        local between = self.between
+        if between then between() end
+        reserve(self, rec)
+      end
+    end
+  end)
+  self.quiet = nil
+  for _, rec in ipairs(quiet) do
+    if rec.state == "queued" then publish(self, rec) end
+  end
+  if not ok then error(err, 0) end
 end
 
 -- Cancel every reservation (node events invalidate them, and so does a
@@ -851,7 +1114,7 @@ function M.set_queue_policy(self, q)
   end
   for _, rec in ipairs(M.waiting(self)) do
     rec.placement = nil
-    q:share(rec.id, view_of(rec))
+    q:share(rec.id, view_of(self, rec))
   end
   self.changed = true
 end
@@ -863,7 +1126,7 @@ local function decayed(self, entry)
   if not entry then return 0 end
   local dt = self.now - entry.t
   if dt == 0 then return entry.v end
-  return entry.v * 2 ^ (-dt / self.queue_policy.half_life)
+  return entry.v * 2 ^ (-dt / (self.queue_policy.half_life * self.tps))
 end
 
 local function decay_add(self, tbl, key, charge)
@@ -895,6 +1158,24 @@ end
 
 local function wake(self, t)
   if self.on_wake and t > self.now then self.on_wake(self, t) end
+end
+
+-- Whether a pass is still due at t, for a driver that was told of it
+-- (on_wake): a reservation begins then, or the queue policy asked
+-- (ctx:wake).  A reservation planned again elsewhere (conservative
+-- compresses its schedule at each early end) leaves its old start with
+-- nothing to do; a driver may pass such an instant over (grove sim
+-- does), where the pass would start nothing (the shipped policies start
+-- a job between events only at its reservation).
+function M.due(self, t)
+  return self.starts_at[t] ~= nil or self.wakes_asked[t] == true
+end
+
+-- The passes asked for up to t were made (a driver that passes over
+-- instants, M.due, and says so by setting self.passes_over, forgets
+-- them).
+function M.woke(self, t)
+  self.wakes_asked[t] = nil
 end
 
 local function rec_of(self, view, fname)
@@ -1016,15 +1297,22 @@ end
 -- M.enqueue forgets a count it was only given).  The queue policy's
 -- sandbox refuses the same starts by the same count, without calling
 -- here (M.bound_starts).
+local counting
+
 local function try_now(self, rec, prot)
   if rec.procs and rec.procs > self.total - self.used then
     return false
   end
+  if self.limits and M.held(self, rec) then return false end
+  -- with nodes out of use, what the nodes in use leave (counting: units
+  -- are interchangeable there, so the match would fail)
+  if rec.procs and rec.procs > M.free_units(self) then return false end
   local now, bare = nofit_of(self, rec)
   local key = now and fit_key(rec)
   if key and (now[key] or (prot and bare[prot] and bare[prot][key])) then return false end
   local j, msg, code = match(self, rec, "allocate")
   if j then
+    if not admit(self, rec) then return false end
     begin_run(self, rec, j)
     return true
   end
@@ -1048,25 +1336,161 @@ end
 
 -- Whether reservations are counted rather than recorded in the planner:
 -- every job in the system is a plain request (any cores, or any whole
--- nodes), every node is up, and the driver did not ask otherwise.
--- Units are then interchangeable, and a counted plan is both exact and
--- realizable (a job needs only that enough units are free when it
--- starts); a reservation pinned to vertices in the planner would also
--- have to find the same vertices free over its whole window, which
--- counting does not ask.  Anything else plans in the planner.
-local function counting(self)
-  return self.count_mode and self.not_up == 0 and self.jobspecs == 0
+-- nodes), every node is up or the driver tells which units are out
+-- (M.set_out), and the driver did not ask otherwise.  Units are then
+-- interchangeable, and a counted plan is both exact and realizable (a
+-- job needs only that enough units are free when it starts); a
+-- reservation pinned to vertices in the planner would also have to find
+-- the same vertices free over its whole window, which counting does not
+-- ask.  Anything else plans in the planner.
+function counting(self)
+  return self.count_mode and self.jobspecs == 0 and (self.not_up == 0 or self.out_known)
 end
 
--- The earliest start >= now of p units for d seconds given the running
--- jobs' estimates and the counted reservations of other waiting jobs.
-local function counted_earliest(self, rec, p, d)
+-- ---- the counted profile ------------------------------------------------------------
+--
+-- "The earliest start >= now at which p units are free for d seconds,
+-- given the running jobs' estimates and the counted reservations" is one
+-- query of a planner of the units counted in use over time (the profile,
+-- self.cplan), not a walk of every running job and reservation: each
+-- running job holds a span from when it joined the profile to its
+-- estimated end (rec.cspan), each counted reservation a span over its
+-- window (rec.vspan), kept as jobs start and stop and reservations come
+-- and go.  A conservative queue planned again at each early end then
+-- costs a query a job, O((1 + g) log n) (planner.h), not a walk of every
+-- reservation a job.
+--
+-- The planner's total is CBIG, far above any machine: what the loop
+-- counts in use may pass the machine's units (a queue policy may start a
+-- job a counted reservation did not leave room for; the walk this
+-- replaces summed such usage too), and "used <= cap - p throughout" is
+-- asked as "CBIG - (cap - p) free".  Its times are the loop's less
+-- self.cbase (the clock when it was made), so that they start at 0.
+-- Made at the first counted query, dropped (M.set_out) when what running
+-- jobs count changes; times that are not whole seconds (a driver's own
+-- clock) are counted by the walk (counted_walk) instead.
+local CBIG = 1 << 60
+local CHORIZON = 1 << 61
+
+-- The units rec counts in the profile: what it holds, less what it holds
+-- on nodes out of use (M.set_out).
+local function usable(rec)
+  return rec.procs - (rec.held_out or 0)
+end
+
+local math_type = math.type
+
+local function whole(t)
+  return math_type(t) == "integer"
+end
+
+-- rec's running span, [now, est_end), in the profile.
+function profile_run(self, rec)
+  local p, now, e = self.cplan, self.now, rec.est_end
+  if not whole(e) or not whole(now) then
+    self.cplan = false
+    return
+  end
+  if e <= now or usable(rec) <= 0 then return end
+  local s, d = now - self.cbase, math.min(e - now, CHORIZON - (now - self.cbase))
+  rec.cspan, rec.cspan_of = assert(p:add(s, d, usable(rec))), p
+end
+
+function profile_unrun(self, rec)
+  if rec.cspan_of == self.cplan then self.cplan:remove(rec.cspan) end
+  rec.cspan, rec.cspan_of = nil, nil
+end
+
+-- rec's counted reservation: at t, or none (t nil).
+function set_vres(self, rec, t)
+  local p = self.cplan
+  if rec.vspan then
+    if rec.vspan_of == p then p:remove(rec.vspan) end
+    rec.vspan, rec.vspan_of = nil, nil
+  end
+  rec.vres = t
+  if p and t then
+    local d = rec.estimate
+    if math_type(t) ~= "integer" or math_type(d) ~= "integer" then
+      self.cplan = false
+      return
+    end
+    local s = t - self.cbase
+    if d > CHORIZON - s then d = CHORIZON - s end
+    rec.vspan, rec.vspan_of = assert(p:add(s, d, rec.procs)), p
+  end
+end
+
+-- The profile, made from the running jobs and the counted reservations
+-- when there is none; false when the times are not whole seconds.
+local function profile(self)
+  local p = self.cplan
+  if p ~= nil then return p end
+  if not whole(self.now) then
+    self.cplan = false
+    return false
+  end
+  p = core.planner(CBIG, CHORIZON, 0)
+  self.cplan, self.cbase = p, self.now
+  for r in M.by_est(self) do
+    profile_run(self, r)
+    if not self.cplan then return false end
+  end
+  for _, q in pairs(self.reserved_set) do
+    if q.vres then set_vres(self, q, q.vres) end
+    if not self.cplan then return false end
+  end
+  return p
+end
+
+-- The units the counted plan may use: the machine's, less those on nodes
+-- out of use.
+function capacity(self)
+  return self.total - (self.out_known and self.out_units or 0)
+end
+
+-- The units a start may use (ctx:free): those running jobs leave, and
+-- with nodes out of use while counting (M.set_out) those they leave on
+-- the nodes in use, where a plain request must fit.  Otherwise an upper
+-- bound: down and drained nodes count.
+function M.free_units(self)
+  if self.not_up > 0 and self.out_known and counting(self) then
+    return capacity(self) - (self.used - self.held_units)
+  end
+  return self.total - self.used
+end
+
+-- The units out of use (on nodes down or drained), for a driver that
+-- knows them: units, how many; held, {rec = units}, what running jobs
+-- hold on such nodes (a drained node's jobs run on), the others holding
+-- none.  Plain requests then stay counted while nodes are out (counting):
+-- units are interchangeable among the nodes in use, and a job counts
+-- only what it holds of those.  The profile is made again at the next
+-- counted query.
+function M.set_out(self, units, held)
+  for rec in pairs(self.held) do rec.held_out = nil end
+  self.held, self.held_units = {}, 0
+  for rec, u in pairs(held) do
+    if u > 0 and rec.state == "running" then
+      rec.held_out = u
+      self.held[rec] = u
+      self.held_units = self.held_units + u
+    end
+  end
+  self.out_units, self.out_known = units, true
+  self.cplan = nil
+  self.free_cache = {}
+end
+
+-- The earliest start >= now of p units for d seconds, as counted_earliest,
+-- by a walk of the running jobs and the counted reservations (times that
+-- are not whole seconds).
+local function counted_walk(self, rec, p, d)
   local now = self.now
   -- The changes of usage (each running job from now to its estimated end,
   -- each counted reservation of another waiting job over its window),
   -- summed per time; events at one time count together, so only the
-  -- distinct times need sorting (a compression plans every waiting job:
-  -- this runs once for each, over every other's reservation).
+  -- distinct times need sorting.
   local delta, times = {}, {}
   local function add(t, x)
     local v = delta[t]
@@ -1078,8 +1502,8 @@ local function counted_earliest(self, rec, p, d)
     end
   end
   for r in M.by_est(self) do
-    add(now, r.procs)
-    add(r.est_end, -r.procs)
+    add(now, usable(r))
+    add(r.est_end, -usable(r))
   end
   for _, q in pairs(self.reserved_set) do
     if q ~= rec and q.vres then
@@ -1095,7 +1519,7 @@ local function counted_earliest(self, rec, p, d)
     u = u + delta[times[i]]
     used[i] = u
   end
-  local limit = self.total - p
+  local limit = capacity(self) - p
   local function used_at(k) return k == 0 and 0 or used[k] end
   -- candidates: now, and every time usage drops
   local k = 0
@@ -1117,13 +1541,36 @@ local function counted_earliest(self, rec, p, d)
     -- move to the next change after the blocking segment
     k = j + 1
     s = times[k]
-    if not s then error("no counted start found (more units asked than exist)") end
+    if not s then return nil end
   end
+end
+
+-- The earliest start >= now of p units for d seconds given the running
+-- jobs' estimates and the counted reservations of other waiting jobs;
+-- nil when there is none (more units asked than are in use, or none
+-- before the profile's horizon).
+local function counted_earliest(self, rec, p, d)
+  local lim = capacity(self) - p
+  if lim < 0 then return nil end
+  local plan = self.cplan
+  if plan == nil then plan = profile(self) end
+  if plan and math_type(d) ~= "integer" then
+    self.cplan, plan = false, false
+  end
+  if not plan then return counted_walk(self, rec, p, d) end
+  -- rec's own reservation is no part of what it must fit beside
+  local own = rec.vres
+  if own then set_vres(self, rec, nil) end
+  local t = plan:earliest(CBIG - lim, d, self.now - self.cbase)
+  if own then set_vres(self, rec, own) end
+  return t and t + self.cbase or nil
 end
 
 -- Reserve rec at its earliest start; the start time and "started" or
 -- "reserved", or nil.
-local function reserve(self, rec)
+function reserve(self, rec)
+  -- a job held by a limit takes no reservation: the jobs behind it go on
+  if self.limits and M.held(self, rec) then return nil end
   if self.reserve_depth and self.nreserved >= self.reserve_depth then
     -- no reservation, but a job that fits now still starts
     if try_now(self, rec) then return self.now, "started" end
@@ -1131,9 +1578,12 @@ local function reserve(self, rec)
   end
   if counting(self) then
     local t = counted_earliest(self, rec, rec.procs, rec.estimate)
+    -- none: more units asked than are in use (nodes out), or no start
+    -- before the horizon
+    if not t then return nil end
     if t == self.now and try_now(self, rec) then return self.now, "started" end
     if t == self.now then t = self.now + 1 end -- cannot happen with plain requests
-    rec.vres = t
+    set_vres(self, rec, t)
     set_reserved(self, rec, t)
     wake(self, t)
     return t, "reserved"
@@ -1152,6 +1602,7 @@ local function reserve(self, rec)
   end
   if key then floor[key] = j.start end
   if j.state == "allocated" then
+    if not admit(self, rec) then return nil end
     begin_run(self, rec, j)
     return self.now, "started"
   end
@@ -1163,7 +1614,7 @@ end
 function cancel_reservation(self, rec, replan)
   if not rec.reserved then return false end
   if rec.vres then
-    rec.vres = nil
+    set_vres(self, rec, nil)
   else
     self.m:cancel(rec.id)
   end
@@ -1179,14 +1630,75 @@ function cancel_reservation(self, rec, replan)
 end
 M.cancel_reservation = cancel_reservation
 
+-- Move matcher job id's window to [start, stop) (stop nil: no end), on
+-- the vertices it holds: its R registered again over the new window (a
+-- driver holds a running job past its end so; a reservation that came
+-- due late starts so).  true, or nil, the reason and the job's R as text
+-- (without a window: register it again with one): the new window
+-- collides with what holds those vertices, and the job keeps its old one,
+-- or, when that one is over, is left out of the matcher.
+function M.move_window(self, id, start, stop)
+  local m = self.m
+  local info = m:info(id)
+  local R = assert(m:rv1(id, {graph = true}))
+  -- register takes the window it is given only when R has none
+  local text = R:set_times(0, 0):encode{graph = true}
+  R:close()
+  m:cancel(id)
+  local ok, msg = m:register(text, id, {start = start, ["end"] = stop})
+  if not ok then
+    -- back as it was: a window not yet over takes its old place again
+    if info["end"] == nil or info["end"] > self.now then
+      assert(m:register(text, id, {start = info.start, ["end"] = info["end"]}))
+    end
+    return nil, msg, text
+  end
+  return true
+end
+
+-- Reservations whose start has passed without a pass at it (a driver on
+-- a real clock passes when its timer has fired, a moment after; grove
+-- sim's clock stops at each start) start now: each is moved to [now,
+-- now + estimate), so that a policy that starts a job when its planned
+-- start is the clock (conservative) starts it, and the planner holds it
+-- for its whole estimate from when it starts.  When one cannot be moved
+-- (something holds its vertices at its new end) every reservation is
+-- dropped, to be planned again in queue order.  The number moved.
+-- (Not M.due, which says whether a pass is due at an instant.)
+function M.late_starts(self)
+  local now = self.now
+  local late = {}
+  for _, rec in pairs(self.reserved_set) do
+    if rec.reserved < now then late[#late + 1] = rec end
+  end
+  table.sort(late, function(a, b) return a.id < b.id end)
+  for _, rec in ipairs(late) do
+    if rec.vres then
+      set_vres(self, rec, now)
+    elseif not M.move_window(self, rec.id, now, now + rec.estimate) then
+      drop_reservations(self)
+      return 0
+    end
+    set_reserved(self, rec, now)
+  end
+  if #late > 0 then
+    self.plan_gen = self.plan_gen + 1
+    self.room_gen = self.room_gen + 1
+  end
+  return #late
+end
+
 -- The shadow time of a plain request of p units: the earliest time at
 -- which p units are free by the running jobs' estimates, and the units
 -- free then.  Kept per pass and per p: jobs started in the pass add to
 -- the free count at the shadow time as they go (begin_run).
+-- (With nodes out of use, M.set_out: the units usable, and what each
+-- running job holds of them.)
 local function shadow(self, p)
   local c = self.free_cache
+  local free0 = capacity(self) - (self.used - self.held_units)
   if c.pass ~= self.passes or c.p ~= p then
-    local free = self.total - self.used
+    local free = free0
     local t, open = self.now, false
     -- jobs of one estimated end free their units together
     for r in M.by_est(self) do
@@ -1194,11 +1706,11 @@ local function shadow(self, p)
         if free >= p then break end
         t, open = r.est_end, true
       end
-      free = free + r.procs
+      free = free + usable(r)
     end
-    c.pass, c.p, c.t, c.freed = self.passes, p, t, free - (self.total - self.used)
+    c.pass, c.p, c.t, c.freed = self.passes, p, t, free - free0
   end
-  return c.t, self.total - self.used + c.freed
+  return c.t, free0 + c.freed
 end
 
 local function plain(rec)
@@ -1218,13 +1730,35 @@ local function unplannable(self, prot, set)
   return u[prot] == true
 end
 
--- Start rec now without moving the earliest start of prot later.
+-- The first waiting job from rec on, in queue order, that no limit
+-- holds (nil: none).
+local function first_unheld(self, rec)
+  local id = rec.id
+  while id do
+    local r = self.jobs[id]
+    if not M.held(self, r) then return r end
+    id = self.cs:next(id)
+  end
+  return nil
+end
+
+-- Start rec now without moving the earliest start of prot later.  A prot
+-- a limit holds has no start to protect: the first job after it that no
+-- limit holds is protected in its place (a policy that took a held job
+-- for its head).
 local function start_protected(self, rec, prot)
+  if self.limits and M.held(self, prot) then
+    prot = first_unheld(self, prot)
+    if not prot or prot == rec then return try_now(self, rec) end
+  end
   if plain(rec) and rec.procs > self.total - self.used then return false end
-  if plain(rec) and plain(prot) and self.not_up == 0 then
+  if plain(rec) and plain(prot) and (self.not_up == 0 or self.out_known) then
     -- Plain requests (any cores, or any whole nodes) make units
     -- interchangeable: counting the running jobs' estimates is exact,
-    -- and the head needs no record in the planner.
+    -- and the head needs no record in the planner.  A head that asks
+    -- more than the nodes in use hold has no start to protect (as in the
+    -- planner, below).
+    if prot.procs > capacity(self) then return try_now(self, rec) end
     local t, free = shadow(self, prot.procs)
     if self.now + rec.estimate <= t or rec.procs <= free - prot.procs then
       return try_now(self, rec)
@@ -1261,6 +1795,10 @@ local function start_protected(self, rec, prot)
     end
     return match_fail(self, rec, msg, code)
   end
+  if not admit(self, rec) then
+    reserve(self, prot)
+    return false
+  end
   local s1 = reserve(self, prot)
   if s1 and s1 <= s0 then
     begin_run(self, rec, j)
@@ -1270,6 +1808,7 @@ local function start_protected(self, rec, prot)
   end
   cancel_reservation(self, prot, true)
   self.m:cancel(rec.id)
+  rec.lim_new = nil
   -- rec's room is given back: the start just found for prot (with rec
   -- in place) is no floor for it or its like any more
   local nf = self.nofit
@@ -1292,7 +1831,7 @@ local function ask(self, rec)
   local pol = self.queue_policy
   if pol.policy_for then pol = pol:policy_for(rec) end  -- a queue's own policy
   if not pol.priority then return end
-  local v = view_of(rec)
+  local v = view_of(self, rec)
   local ok, p = pcall(pol.call, pol, "priority", v, pol.bound)
   if not ok then
     self.host_error = tostring(p)
@@ -1324,7 +1863,8 @@ end
 local function rank_due(self)
   local rp = self.queue_policy.reprioritize
   if rp and rp.every and (not self.rank_tick or self.now >= self.rank_tick) then
-    self.rank_tick = (self.now // rp.every + 1) * rp.every
+    local every = self.tps == 1 and rp.every or rp.every * self.tps
+    self.rank_tick = (self.now // every + 1) * every
     self.rank_all = true
   end
   if self.rank_all then return ask_all(self) end
@@ -1349,7 +1889,7 @@ end
 function M.bound_starts(self)
   local pol = self.queue_policy
   if pol.bound_calls then
-    pol:bound_calls("start", "procs", self.total - self.used, "reserved")
+    pol:bound_calls("start", "procs", M.free_units(self), "reserved")
   end
 end
 
@@ -1407,13 +1947,26 @@ function M.context(loop)
   function ctx.queue()
     local s = loop
     local version = s.cs:version()
+    if s.limits then version = version .. ":" .. s.lim_gen end
     if exported_version ~= version then
       local ids, n = s.cs:ids(s.ids_buf)
       s.ids_buf = ids
       local jobs = s.jobs
       exported = {}
       if s.queue_depth and n > s.queue_depth then n = s.queue_depth end
-      for i = 1, n do exported[i] = jobs[ids[i]].view end
+      if s.limits then
+        -- the jobs a limit holds are not the policy's to start
+        local k = 0
+        for i = 1, n do
+          local rec = jobs[ids[i]]
+          if not M.held(s, rec) then
+            k = k + 1
+            exported[k] = rec.view
+          end
+        end
+      else
+        for i = 1, n do exported[i] = jobs[ids[i]].view end
+      end
       M.share_queue(s.queue_policy, exported)
       exported_version = version
     end
@@ -1441,9 +1994,13 @@ function M.context(loop)
     if fit and (min_size(s) or math.huge) > fit then return nil end
     local cs, jobs = s.cs, s.jobs
     local nid = cs:next(id)
+    local limited = s.limits ~= nil
     while nid do
       local rec = jobs[nid]
-      if not fit or not rec.procs or rec.procs <= fit then return rec.view end
+      if (not fit or not rec.procs or rec.procs <= fit)
+        and not (limited and M.held(s, rec)) then
+        return rec.view
+      end
       nid = cs:next(nid)
     end
     return nil
@@ -1470,10 +2027,15 @@ function M.context(loop)
     step(s)
     local ok
     if rec.reserved == s.now and rec.vres then
-      rec.vres = nil
+      set_vres(s, rec, nil)
       set_reserved(s, rec, nil)
       ok = try_now(s, rec)
       if not ok then reserve(s, rec) end
+    elseif rec.reserved == s.now and s.limits and not admit(s, rec) then
+      -- (its reservation given back with its match)
+      set_reserved(s, rec, nil)
+      s.plan_gen, s.room_gen = s.plan_gen + 1, s.room_gen + 1
+      ok = false
     elseif rec.reserved == s.now then
       local vids = {}
       if not s.no_vids then
@@ -1487,7 +2049,8 @@ function M.context(loop)
       ok = try_now(s, rec)
       if not ok then
         local t2 = reserve(s, rec)
-        assert(t2 and t2 <= t, "a reservation moved later")
+        -- (a job a limit came to hold since it was planned keeps none)
+        assert(t2 and t2 <= t or (s.limits and rec.limit_hold), "a reservation moved later")
       end
     elseif prot then
       ok = start_protected(s, rec, prot)
@@ -1498,10 +2061,22 @@ function M.context(loop)
   end
   function ctx.reserve(_, view)
     local rec = rec_of(loop, view, "reserve")
-    if rec.reserved then return rec.reserved, "reserved" end
+    if rec.reserved then return secs(loop, rec.reserved), "reserved" end
     step(loop)
     local t, how = reserve(loop, rec)
-    return t, how
+    return secs(loop, t), how
+  end
+  -- Every reservation dropped and the queue planned again in order, in
+  -- one call (M.replan).
+  function ctx.replan()
+    local s = loop
+    step(s)
+    local ids, n = s.cs:ids(s.ids_buf)
+    s.ids_buf = ids
+    if s.queue_depth and n > s.queue_depth then n = s.queue_depth end
+    local jobs, recs = s.jobs, {}
+    for i = 1, n do recs[i] = jobs[ids[i]] end
+    M.replan(s, recs)
   end
   function ctx.cancel(_, view)
     if view == nil then
@@ -1515,7 +2090,9 @@ function M.context(loop)
   end
   function ctx.earliest(_, view)
     local rec = rec_of(loop, view, "earliest")
-    if rec.reserved then return rec.reserved end
+    if rec.reserved then return secs(loop, rec.reserved) end
+    -- a job a limit holds has no start to promise
+    if loop.limits and M.held(loop, rec) then return nil end
     step(loop)
     local t
     if counting(loop) then
@@ -1524,7 +2101,7 @@ function M.context(loop)
       local j = loop.m:match(rec.js, "without_allocating_future")
       t = j and j.start or nil
     end
-    return t
+    return secs(loop, t)
   end
   -- The policy's inputs moved: ask job's priority again, or every
   -- waiting job's; the queue's order follows at once.
@@ -1536,9 +2113,34 @@ function M.context(loop)
     end
     ask(s, rec_of(s, view, "reprioritize"))
   end
-  function ctx.free() return loop.total - loop.used end
+  -- The limit that holds a waiting job now (its text), or nil.
+  function ctx.held(_, view)
+    local rec = rec_of(loop, view, "held")
+    local hold = M.held(loop, rec)
+    return hold and glimits.text(hold) or nil
+  end
+  -- The limits in force, as a limits table (grove.limits), and new ones
+  -- (the same form): true, or nil and why (the old ones stay).
+  function ctx.limits()
+    return glimits.to_table(loop.limits)
+  end
+  function ctx.set_limits(_, tbl)
+    if type(tbl) ~= "table" then
+      error("bad argument #1 to 'set_limits' (a table of limits expected)", 2)
+    end
+    local L, msg = glimits.parse(tbl, "ctx:set_limits", {names = true})
+    if not L then return nil, msg end
+    -- flux-accounting's associations, as read, stay with it
+    local old = loop.limits
+    if old and old.assoc and L.accounting == old.accounting then
+      L.assoc, L.assoc_default, L.assoc_count = old.assoc, old.assoc_default, old.assoc_count
+    end
+    M.set_limits(loop, L)
+    return true
+  end
+  function ctx.free() return M.free_units(loop) end
   function ctx.total() return loop.total end
-  function ctx.clock() return loop.now end
+  function ctx.clock() return secs(loop, loop.now) end
   function ctx.changed() return loop.changed end
   function ctx.usage(_, user) return loop.usage[user] or 0 end
   function ctx.param(_, name, default)
@@ -1547,7 +2149,14 @@ function M.context(loop)
     return v
   end
   function ctx.wake(_, t)
-    if math.type(t) ~= "integer" then error("bad argument #1 to 'wake' (an integer time)", 2) end
+    if loop.tps == 1 then
+      if math.type(t) ~= "integer" then error("bad argument #1 to 'wake' (an integer time)", 2) end
+    else
+      if type(t) ~= "number" or t ~= t then error("bad argument #1 to 'wake' (a time)", 2) end
+      t = M.ticks(loop, t)
+    end
+    -- (remembered for a driver that passes over instants: M.due)
+    if t > loop.now and loop.passes_over then loop.wakes_asked[t] = true end
     wake(loop, t)
   end
   function ctx.decayed_usage(_, kind, key)
@@ -1563,8 +2172,9 @@ function M.context(loop)
     local out = {}
     for _, rec in pairs(loop.jobs) do
       if rec.state == "running" then
-        out[#out + 1] = {id = rec.id, start = rec.start, estimate = rec.estimate,
-          ["end"] = rec.est_end, procs = rec.procs, user = rec.user, group = rec.group,
+        out[#out + 1] = {id = rec.id, start = secs(loop, rec.start),
+          estimate = secs(loop, rec.estimate), ["end"] = secs(loop, rec.est_end),
+          procs = rec.procs, user = rec.user, group = rec.group,
           queue = rec.queue}
       end
     end
@@ -1588,6 +2198,7 @@ function M.pass(self)
   -- reported as it is, not as the schedule's that called ctx:queue()
   self.host_error, self.placement_failed = nil, nil
   M.bound_starts(self)
+  if self.limits then M.drop_held(self) end
   if self.ranks then
     local ok, err = pcall(rank_due, self)
     if not ok then return nil, self.host_error or tostring(err), "ECANCELED" end

@@ -38,6 +38,7 @@ local metrics = require("grove.sim.metrics")
 local perqueue = require("grove.sim.perqueue")
 local queue = require("grove.sim.queue")
 local sched = require("grove.sched")
+local suggest = require("grove.suggest")
 local trace = require("grove.sim.trace")
 
 local M = {}
@@ -56,7 +57,21 @@ M.gen = require "grove.sim.gen"
 
 -- The columns of a job row (opts.out), in order.
 M.columns = {"id", "submit", "start", "end", "wait", "run", "procs", "nodes", "estimate",
-  "user", "state", "requeues", "hosts"}
+  "user", "state", "requeues", "hosts", "racks", "domains", "stranded", "predicted_first",
+  "predicted_last", "predictions"}
+
+-- The types of a locality domain, nearest first: a core's domain is the
+-- nearest vertex of the first type that holds it below its node (a NUMA
+-- domain), else of the next (its socket), else its node.  The one place
+-- the level is chosen (grove_vertex_domain, when the graph layer gives
+-- it, would read the same numanode).
+M.DOMAIN_TYPES = {"numanode", "socket"}
+
+-- How processors map to requests (procs_as): "core" P cores anywhere,
+-- "node" P whole nodes, "fewest" the fewest nodes of the cluster's shape
+-- (ceil(P / C) nodes of C cores, ceil(P / nodes) cores on each, as `flux
+-- run -N -n P` asks), "whole" that many whole nodes.
+M.PROCS_AS = {core = true, node = true, fewest = true, whole = true}
 
 local Sim = {}
 Sim.__index = Sim
@@ -107,26 +122,86 @@ local function num_less(a, b) return a < b end
 
 -- ---- construction ------------------------------------------------------------------
 
-local set_partitions
+local set_partitions, nodes_out
 
 local function index_nodes(self)
   local g = self.g
   local nodes, names, of, units = {}, {}, {}, {}
+  local node_vid, node_cores, node_domains, rack_of, dom_of = {}, {}, {}, {}, {}
+  local core_vids = {}
+  local level_rank = {}
+  for k, t in ipairs(M.DOMAIN_TYPES) do level_rank[t] = k end
+  local deepest = #M.DOMAIN_TYPES + 1   -- the level found: the node's own
+  local racks = {}
   for v in g:vertices{type = "node"} do
     local i = #nodes + 1
     nodes[i] = v
     names[i] = v:name()
-    local stack = {v}
-    local cores = 0
-    while #stack > 0 do
-      local x = table.remove(stack)
-      of[x:vid()] = i
-      if x:type() == "core" then cores = cores + x:size() end
-      for c in x:children() do stack[#stack + 1] = c end
+    node_vid[i] = v:vid()
+    -- the node's rack: its nearest ancestor of type rack
+    local up = v:parent()
+    while up and up:type() ~= "rack" do up = up:parent() end
+    if up then
+      local r = racks[up:vid()]
+      if not r then
+        r = #self.rack_list + 1
+        racks[up:vid()] = r
+        self.rack_list[r] = up
+      end
+      rack_of[i] = r
     end
+    -- each vertex below: its node; each core: its domain (the nearest
+    -- vertex of the first DOMAIN_TYPES type above it, else of the next)
+    local stack = {{v, nil, nil}}
+    local cores, doms = 0, {}
+    while #stack > 0 do
+      local top = table.remove(stack)
+      local x, dom, rank = top[1], top[2], top[3]
+      local vid = x:vid()
+      of[vid] = i
+      local t = x:type()
+      local k = level_rank[t]
+      if k and (not rank or k < rank) then dom, rank = vid, k end
+      if t == "core" then
+        cores = cores + x:size()
+        core_vids[#core_vids + 1] = vid
+        local d = dom or node_vid[i]
+        dom_of[vid] = d
+        if not doms[d] then
+          doms[d] = true
+          node_domains[i] = (node_domains[i] or 0) + 1
+        end
+        if (rank or deepest) < deepest then deepest = rank end
+      end
+      for c in x:children() do stack[#stack + 1] = {c, dom, rank} end
+    end
+    node_cores[i] = cores
+    node_domains[i] = node_domains[i] or 1
     units[i] = self.procs_as == "node" and 1 or cores
   end
   self.nodes, self.node_names, self.node_of, self.node_units = nodes, names, of, units
+  self.node_vid, self.node_cores, self.node_domains = node_vid, node_cores, node_domains
+  self.dom_of = dom_of
+  self.domain_level = M.DOMAIN_TYPES[deepest] or "node"
+  -- racks: only when every node is in one
+  self.rack_of = #self.rack_list > 0 and #rack_of == #nodes and rack_of or nil
+  -- cores numbered 0, 1, ... in vertex order (Batsim's resource ids)
+  table.sort(core_vids)
+  local core_id = {}
+  for k, vid in ipairs(core_vids) do core_id[vid] = k - 1 end
+  self.core_id = core_id
+  local node_id = {}
+  for k = 1, #nodes do node_id[k] = k - 1 end
+  self.node_id = node_id
+  -- the node size shaped requests divide processors by: the smallest
+  local cmin, cmax
+  for _, c in ipairs(node_cores) do
+    if c > 0 then
+      cmin = math.min(cmin or c, c)
+      cmax = math.max(cmax or c, c)
+    end
+  end
+  self.node_size, self.node_size_max = cmin, cmax
   self.not_up, self.down_units = 0, 0
   for i, v in ipairs(nodes) do
     if v:status() ~= "up" then
@@ -185,7 +260,7 @@ end
 --   queue     name, path or a loaded grove.sim.queue policy (default fcfs)
 --   policy    placement policy: a built-in name, a path or name of a Lua
 --             policy, or a grove.policy (default "first")
---   procs_as  "core" (default) or "node"
+--   procs_as  "core" (default), "node", "fewest" or "whole" (M.PROCS_AS)
 --   on_down   "kill" (default) or "requeue": jobs on a node that goes down
 --   out(row)  called with each finished job's row (see M.columns)
 --   report(job, why)  called for each job left out
@@ -211,8 +286,15 @@ end
 --             at some time in [from, to)
 --   walltime  "kill" (default) or "extend": a job whose run exceeds its
 --             estimate ends at the estimate (state "timeout") or runs on
+--   allocations  true: each row gets alloc, the ids of what the job
+--             held as an interval set ("0-63 65"): its cores numbered
+--             0, 1, ... in vertex order (its nodes with procs_as "node")
 --   buckets   time series resolution (default 400, see grove.sim.metrics)
 --   budget, memory, time   the queue policy's limits (grove.sim.queue.load)
+--   limits    what running jobs may hold per user, bank, queue and
+--             overall: a limits table (grove.limits, as sched-grove's
+--             [sched-grove.limits]; users by name or uid as the trace
+--             names them)
 -- Raises on misuse; returns nil, message, code when a file cannot be read.
 function M.new(opts)
   if type(opts) ~= "table" then
@@ -220,12 +302,20 @@ function M.new(opts)
   end
   local known = {graph = 1, cluster = 1, queue = 1, policy = 1, procs_as = 1, on_down = 1,
     reservations = 1, walltime = 1, gantt_window = 1, params = 1, memory_requests = 1,
-    partitions = 1, reserve_depth = 1, queue_depth = 1,
-    out = 1, report = 1, gantt = 1, buckets = 1, budget = 1, memory = 1, time = 1}
+    partitions = 1, reserve_depth = 1, queue_depth = 1, allocations = 1,
+    out = 1, report = 1, gantt = 1, buckets = 1, budget = 1, memory = 1, time = 1, limits = 1}
   for k in pairs(opts) do
-    if not known[k] then error(fmt("bad argument #1 to 'new' (unknown option '%s')", k), 2) end
+    if not known[k] then
+      error(fmt("bad argument #1 to 'new' (unknown option '%s'%s)", tostring(k),
+        suggest.hint(tostring(k), known)), 2)
+    end
   end
-  local procs_as = one_of(opts, "procs_as", "core", "node")
+  local procs_as = opts.procs_as or "core"
+  if not M.PROCS_AS[procs_as] then
+    error(fmt("bad argument #1 to 'new' (procs_as must be \"core\", \"node\", \"fewest\" or " ..
+      "\"whole\", got %s%s)", tostring(procs_as), suggest.hint(tostring(procs_as), M.PROCS_AS)),
+      2)
+  end
   local on_down = one_of(opts, "on_down", "kill", "requeue")
   local walltime = one_of(opts, "walltime", "kill", "extend")
   local g = opts.graph
@@ -236,7 +326,9 @@ function M.new(opts)
     if not g then return nil, msg, code end
   end
   local self = setmetatable({procs_as = procs_as, on_down = on_down, walltime = walltime,
-    out = opts.out, report = opts.report, jobs = {},
+    out = opts.out, report = opts.report, jobs = {}, rack_list = {},
+    shaped = (procs_as == "fewest" or procs_as == "whole") or nil, shape_text = {},
+    allocations = opts.allocations, started_pass = {}, touched = {},
     node_events = {},
     next_event = 1, completions = heap.new(by_end), arrivals = heap.new(by_submit),
     wakes = heap.new(num_less), wake_set = {},
@@ -255,14 +347,23 @@ function M.new(opts)
     q, dmsg, dcode = perqueue.new(self, d, opts.params, opts)
     if not q then return nil, dmsg, dcode end
   end
+  local lim
+  if opts.limits ~= nil then
+    local lmsg
+    lim, lmsg = require("grove.limits").parse(opts.limits, "limits", {names = true})
+    if not lim then return nil, lmsg, "EINVAL" end
+  end
   local ok, msg, code = sched.init(self, {graph = g, queue = q, policy = opts.policy,
-    unit = procs_as, reservations = opts.reservations, now = 0, budget = opts.budget,
+    unit = procs_as == "node" and "node" or "core", reservations = opts.reservations, now = 0,
+    budget = opts.budget,
     memory = opts.memory, time = opts.time, params = opts.params,
-    reserve_depth = opts.reserve_depth, queue_depth = opts.queue_depth})
+    reserve_depth = opts.reserve_depth, queue_depth = opts.queue_depth, limits = lim})
   if not ok then return nil, msg, code end
   self.on_start, self.on_wake = M._on_start, M._on_wake
+  self.passes_over = true -- instants with no pass due (sched.due)
   index_nodes(self)
   if #self.nodes == 0 then return nil, "the cluster has no node vertices", "EINVAL" end
+  nodes_out(self)
   local total = sched.count_units(self)
   if total == 0 then return nil, "the cluster has no core vertices", "EINVAL" end
   local mr = opts.memory_requests or "auto"
@@ -327,7 +428,7 @@ function Sim:submit(job)
   local rec = {id = id, submit = job.submit, run = job.run, estimate = job.estimate,
     procs = job.procs, user = job.user, group = job.group, jobspec = job.jobspec,
     after = job.after, think = job.think, mem = job.mem, partition = job.partition,
-    queue = job.queue}
+    queue = job.queue, name = job.name, bank = job.bank}
   self:submit_record(rec)
   return id
 end
@@ -391,9 +492,10 @@ function Sim:submit_record(job)
   local rec = {id = job.id, submit = job.submit, run = run, estimate = estimate,
     procs = job.procs, user = job.user, group = job.group, jobspec = job.jobspec,
     line = job.line, timeout = timeout or nil, after = job.after, think = job.think,
-    partition = job.partition, queue = job.queue, mem = job.mem, state = "future"}
-  if not rec.jobspec and rec.procs and rec.procs > 0 and
-      ((rec.mem and rec.mem > 0 and self.mem_unit_kb) or (self.partitions and rec.partition)) then
+    partition = job.partition, queue = job.queue, mem = job.mem, bank = job.bank, state = "future",
+    name = job.name, trace_estimate = job.estimate}
+  if not rec.jobspec and rec.procs and rec.procs > 0 and (self.shaped or
+      (rec.mem and rec.mem > 0 and self.mem_unit_kb) or (self.partitions and rec.partition)) then
     rec.constrained = true
   end
   if job.id > self.max_id then self.max_id = job.id end
@@ -521,10 +623,127 @@ local function record_nodes(self, rec, vids)
   return record_gantt(self, rec, list)
 end
 
+local sim_distinct, sim_intervals, sim_free = core.sim_distinct, core.sim_intervals,
+  core.sim_free
+
+-- Where a job that starts now was placed: the racks and the locality
+-- domains its picks span (the nodes are rec.nodes), and with
+-- allocations the ids of what it holds.  The cores it strands are
+-- counted at the end of the pass (stranded).
+local function record_placement(self, rec, vids)
+  local nodes = rec.nodes
+  rec.racks = self.rack_of and sim_distinct(nodes, self.rack_of) or nil
+  if self.procs_as == "node" then
+    -- whole nodes: every domain of each
+    local d = 0
+    for _, n in ipairs(nodes) do d = d + self.node_domains[n] end
+    rec.domains = d
+  else
+    rec.domains = sim_distinct(vids, self.dom_of)
+  end
+  if self.allocations then
+    rec.alloc = self.procs_as == "node" and sim_intervals(nodes, self.node_id)
+      or sim_intervals(vids, self.core_id)
+  end
+  local sp = self.started_pass
+  sp[#sp + 1] = rec
+end
+
+-- After a pass: the cores each job it started left free on its nodes
+-- while jobs still wait (none when no job waits: nothing wanted them),
+-- from the nodes' aggregates; nil when a node keeps none of cores.
+local function stranded(self)
+  local sp = self.started_pass
+  if #sp == 0 then return end
+  local waiting = self.qlen > 0
+  local whole = self.procs_as == "node" or self.procs_as == "whole"
+  local nv, list = self.node_vid, {}
+  for i, rec in ipairs(sp) do
+    sp[i] = nil
+    if rec.state == "running" and rec.start == self.now then
+      if whole or not waiting then
+        rec.stranded = 0
+      else
+        local nodes = rec.nodes
+        for k = 1, #nodes do list[k] = nv[nodes[k]] end
+        for k = #nodes + 1, #list do list[k] = nil end
+        rec.stranded = sim_free(self.g, list, "core")
+      end
+    end
+  end
+end
+
+-- ---- start estimates ------------------------------------------------------------
+--
+-- A waiting job's start estimate is the start of its reservation (what
+-- the loop promises it: every job under conservative, the first few
+-- under backfill; none under fcfs and easy, whose passes reserve
+-- nothing).  Each change is noted at the end of the pass that made it
+-- (the loop puts the jobs whose reservation moved in self.touched): a
+-- job keeps its first estimate and when it was given, its last, how many
+-- it was shown, and the list of (time, estimate) changes, from which,
+-- when it starts, the share of its wait during which the estimate shown
+-- was within the band (metrics.within) is counted.
+
+local function note_estimates(self)
+  local touched = self.touched
+  if not next(touched) then return end
+  local now = self.now
+  for id, rec in pairs(touched) do
+    touched[id] = nil
+    if rec.state == "queued" then
+      local t = rec.reserved or false
+      local shown = rec.p_shown
+      if shown == nil then shown = false end
+      if t ~= shown then
+        rec.p_shown = t
+        local h = rec.p_hist
+        if not h then
+          h = {}
+          rec.p_hist = h
+        end
+        h[#h + 1] = now
+        h[#h + 1] = t
+        if t then
+          if not rec.p_first then rec.p_first, rec.p_first_at = t, now end
+          rec.p_last, rec.p_last_at = t, now
+          rec.p_count = (rec.p_count or 0) + 1
+        end
+      end
+    end
+  end
+end
+
+local within = metrics.within
+
+-- A job starts now: the seconds of its wait during which an estimate was
+-- shown, and those during which it was within the band of the actual
+-- start (rec.p_seen, rec.p_seen_within); its list of changes is dropped.
+local function estimates_at_start(self, rec)
+  local h = rec.p_hist
+  rec.p_hist, rec.p_shown = nil, nil
+  if not h then return end
+  local start, wait = self.now, self.now - rec.submit
+  local seen, good = 0, 0
+  for k = 1, #h, 2 do
+    local t, v = h[k], h[k + 1]
+    local e = h[k + 2] or start
+    if v and e > t then
+      seen = seen + (e - t)
+      if within(v - start, wait) then good = good + (e - t) end
+    end
+  end
+  rec.p_seen, rec.p_seen_within = seen, good
+end
+
 -- A job started (the loop's on_start): its nodes, its end, the chart.
 function M._on_start(self, rec, vids)
   rec.end_ = self.now + rec.run
   record_nodes(self, rec, vids)
+  record_placement(self, rec, vids)
+  estimates_at_start(self, rec)
+  -- its cores, to count those on nodes that go out of use (nodes_out)
+  if self.procs_as == "core" then rec.vids = vids end
   self.started = self.started + 1
   rec.gen = (rec.gen or 0) + 1
   rec.heap_gen = rec.gen
@@ -552,10 +771,17 @@ local function emit(self, rec, state)
   local row = {id = rec.id, submit = rec.submit, start = rec.start, ["end"] = self.now,
     wait = rec.start - rec.submit, run = self.now - rec.start, procs = rec.procs,
     nodes = rec.nodes and #rec.nodes or 0, estimate = rec.estimate, user = rec.user,
-    state = state, requeues = rec.requeues or 0}
+    state = state, requeues = rec.requeues or 0, racks = rec.racks, domains = rec.domains,
+    stranded = rec.stranded, predicted_first = rec.p_first, predicted_last = rec.p_last,
+    predictions = rec.p_count or 0, predicted_first_at = rec.p_first_at,
+    seen = rec.p_seen, seen_within = rec.p_seen_within}
   self.acc:job(row)
   if self.out then
     row.hosts = hosts_of(self, rec)
+    row.alloc, row.name, row.asked, row.group, row.queue, row.partition = rec.alloc, rec.name,
+      rec.asked or rec.procs, rec.group, rec.queue, rec.partition
+    row.after, row.think, row.mem, row.timeout = rec.after, rec.think, rec.mem, rec.timeout
+    row.trace_estimate = rec.trace_estimate
     self.out(row)
   end
   if rec.gantt then
@@ -639,6 +865,44 @@ local function finish(self, rec)
   leave(self, rec, rec.timeout and "timeout" or "done")
 end
 
+-- Tell the loop what is out of use: the units on nodes not up, and what
+-- each running job holds of them (a drained node's jobs run on), so that
+-- plain requests stay counted (sched.set_out).
+function nodes_out(self)
+  local out_held = {}
+  if self.not_up > 0 then
+    local nodes, of = self.nodes, self.node_of
+    local out = {}
+    for _, rec in pairs(self.jobs) do
+      if rec.state == "running" and rec.nodes then
+        local any = false
+        for _, n in ipairs(rec.nodes) do
+          local o = out[n]
+          if o == nil then
+            o = nodes[n]:status() ~= "up"
+            out[n] = o
+          end
+          if o then any = true end
+        end
+        if any then
+          local u = 0
+          if self.procs_as == "node" or not rec.vids then
+            for _, n in ipairs(rec.nodes) do
+              if out[n] then u = u + 1 end
+            end
+          else
+            for _, v in ipairs(rec.vids) do
+              if out[of[v]] then u = u + 1 end
+            end
+          end
+          out_held[rec] = u
+        end
+      end
+    end
+  end
+  sched.set_out(self, self.down_units, out_held)
+end
+
 local function apply_event(self, ev)
   local status = ev.action == "drain" and "drained" or ev.action
   local hit = {}
@@ -658,7 +922,7 @@ local function apply_event(self, ev)
   end
   self.changed = true
   sched.drop_reservations(self)
-  if ev.action ~= "down" then return end
+  if ev.action ~= "down" then return nodes_out(self) end
   local victims = {}
   for _, rec in pairs(self.jobs) do
     if rec.state == "running" then
@@ -680,36 +944,81 @@ local function apply_event(self, ev)
       end
       rec.requeues = (rec.requeues or 0) + 1
       rec.start, rec.nodes = nil, nil
+      -- its estimates start again: those of before were of a start it had
+      rec.p_first, rec.p_first_at, rec.p_last, rec.p_last_at, rec.p_count = nil, nil, nil, nil, nil
+      rec.p_seen, rec.p_seen_within = nil, nil
       sched.enqueue(self, rec)
     else
       leave(self, rec, "killed")
     end
   end
+  nodes_out(self)
   level(self)
 end
 
--- The request of a job with a memory request or a partition: the plain
--- request of its processors, its slots asking for memory from the
--- cluster's pools (KB per processor, rounded up to the pools' unit) and
--- its nodes constrained to its partition's.  A jobspec table, or nil and
--- why the job cannot run.
+-- The request of a job of P processors on nodes of C cores (the
+-- cluster's smallest, self.node_size) under procs_as "fewest" or
+-- "whole": its nodes (ceil(P / C)), the cores it asks of each, and the
+-- units it holds; or nil and why it cannot run.
+local function shape_of(self, p)
+  local c = self.node_size
+  local n = (p + c - 1) // c
+  if n > #self.nodes then
+    return nil, fmt("needs %d nodes of %d cores, the machine has %d nodes", n, c, #self.nodes)
+  end
+  if self.procs_as == "whole" then return n, c, n * c end
+  local per = (p + n - 1) // n
+  return n, per, n * per
+end
+
+-- The request of a job with a memory request or a partition, or of any
+-- job under procs_as "fewest" or "whole": the request of its processors
+-- (P slots of one core, P whole nodes, or its shape: shape_of), its
+-- slots asking for memory from the cluster's pools (KB per processor,
+-- rounded up to the pools' unit) and its nodes constrained to its
+-- partition's.  A jobspec table or JSON text (a shape alone: one text a
+-- shape, which the loop reads once an estimate), or nil and why the job
+-- cannot run.
 local function constrained_request(self, rec)
   local spec
-  if self.procs_as == "node" then
+  local per_slot = 1    -- processors a slot holds
+  if self.shaped then
+    local n, per, units = shape_of(self, rec.asked or rec.procs)
+    if not n then return nil, per end
+    rec.asked = rec.asked or rec.procs
+    rec.procs = units
+    if self.procs_as == "whole" then
+      spec = {nodes = n, cores_per_node = per, exclusive = true}
+      per_slot = per
+    else
+      spec = {nodes = n, tasks = rec.asked}
+    end
+  elseif self.procs_as == "node" then
     spec = {nodes = rec.procs, exclusive = true}
   else
     spec = {slots = rec.procs, cores_per_slot = 1}
   end
+  local mem = rec.mem and rec.mem > 0 and self.mem_unit_kb
   if self.partitions and rec.partition then
     local prop = self.partitions[rec.partition]
     if not prop then return nil, fmt("no nodes for partition %s", tostring(rec.partition)) end
     spec.constraints = {prop}
   end
+  if self.shaped and not mem and not spec.constraints then
+    local key = spec.nodes .. ":" .. (spec.tasks or spec.cores_per_node)
+    local text = self.shape_text[key]
+    if not text then
+      local jobspec = require("grove.jobspec")
+      text = jobspec.to_json(assert(jobspec.build(spec)))
+      self.shape_text[key] = text
+    end
+    return text
+  end
   local t = assert(require("grove.jobspec").build(spec))
-  if rec.mem and rec.mem > 0 and self.mem_unit_kb then
+  if mem then
     local slot = t.resources[1]
     if slot.type ~= "slot" then slot = slot.with[1] end
-    local amount = math.max(1, math.ceil(rec.mem / self.mem_unit_kb - 1e-9))
+    local amount = math.max(1, math.ceil(rec.mem * per_slot / self.mem_unit_kb - 1e-9))
     slot.with[#slot.with + 1] = {type = "memory", count = math.tointeger(amount) or amount}
   end
   return t
@@ -759,9 +1068,11 @@ function Sim:next_time()
   local e = self.node_events[self.next_event]
   if e and (not t or e.time < t) then t = e.time end
   local w = self.wakes:peek()
-  while w and w <= self.now do
+  -- (an instant whose reservations all moved has no pass due: sched.due)
+  while w and (w <= self.now or not sched.due(self, w)) do
     self.wakes:pop()
     self.wake_set[w] = nil
+    sched.woke(self, w)
     w = self.wakes:peek()
   end
   if w and self.qlen > 0 and (not t or w < t) then t = w end
@@ -799,12 +1110,16 @@ function Sim:step(limit)
   end
   if self.reader and not arr:peek() then self:pull() end
   while self.wakes:peek() and self.wakes:peek() <= t do
-    self.wake_set[self.wakes:pop()] = nil
+    local w = self.wakes:pop()
+    self.wake_set[w] = nil
+    sched.woke(self, w)
   end
   level(self)
   local ran, msg, code = sched.pass(self)
   if ran == nil then return nil, msg, code end
   if ran then level(self) end
+  stranded(self)
+  note_estimates(self)
   if self.progress then self.progress(self) end
   return true
 end
@@ -875,6 +1190,17 @@ end
 
 function Sim:clock() return self.now end
 
+-- The earliest submit time of a job still to end (in the system, or read
+-- from the trace and still to come), or nil when there is none: every row
+-- still to be written is of a job submitted at that time or later.
+function Sim:oldest_submit()
+  local low = self.lookahead and self.lookahead.submit
+  for _, rec in pairs(self.jobs) do
+    if not low or rec.submit < low then low = rec.submit end
+  end
+  return low
+end
+
 -- Counts: submitted, started, finished, left_out, running, waiting.
 function Sim:counts()
   return {submitted = self.submitted, started = self.started, finished = self.finished,
@@ -884,7 +1210,9 @@ end
 -- The metrics so far (grove.sim.metrics result), with run facts merged in.
 function Sim:result(extra)
   local run = {queue = self.queue_policy.name, policy = self.policy_name,
-    procs_as = self.procs_as, left_out = self.left_out, submitted = self.submitted,
+    procs_as = self.procs_as, unit = self.unit, domain_level = self.domain_level,
+    node_size = self.shaped and self.node_size or nil, racks_known = self.rack_of ~= nil,
+    left_out = self.left_out, submitted = self.submitted,
     walltime = self.walltime, trace_digest = fmt("%012x", self.digest),
     cluster_digest = self.cluster_digest}
   for k, v in pairs(extra or {}) do run[k] = v end

@@ -3,6 +3,7 @@
 --   local suggest = require "grove.suggest"
 --   suggest.closest("esay", {"fcfs", "easy", "conservative"})  --> "easy"
 --   suggest.hint("esay", names)   --> " (did you mean 'easy'?)" or ""
+--   suggest.strict(M, "grove")     M.jobspc raises, with the offer
 --
 -- The closest name is the one fewest edits away (insertions, deletions,
 -- substitutions and swaps of two neighbours: Damerau-Levenshtein, the
@@ -66,6 +67,36 @@ function M.hint(name, names)
   local c = M.closest(name, names)
   if c then return string.format(" (did you mean '%s'?)", c) end
   return ""
+end
+
+-- Make the module table t (called what in messages) raise on reading a
+-- string key it does not hold: "grove has no field 'jobspc' (did you mean
+-- 'jobspec'?)", at the line that read it, rather than a nil that fails
+-- later as "attempt to call a nil value".  A field t holds costs nothing
+-- more (the metatable is reached only on a miss); rawget still reads nil,
+-- and other keys read nil.  Keeps a metatable t has (a callable module).
+-- Returns t.
+function M.strict(t, what)
+  local mt = getmetatable(t) or {}
+  mt.__index = function(self, k)
+    if type(k) ~= "string" then return nil end
+    local names = {}
+    for key in next, self do
+      if type(key) == "string" then names[#names + 1] = key end
+    end
+    table.sort(names)
+    error(("%s has no field '%s'%s"):format(what, k, M.hint(k, names)), 2)
+  end
+  return setmetatable(t, mt)
+end
+
+-- The messages grove.core makes about an unknown name (a method, a type a
+-- jobspec or a policy names, a mode, a format) offer the closest known one
+-- through this one edit distance, wherever Grove's Lua runs (the prompt,
+-- grove query, grove sim, the Flux module): set as soon as this is loaded.
+do
+  local ok, core = pcall(require, "grove.core")
+  if ok and type(core) == "table" and core.set_suggest then core.set_suggest(M.hint) end
 end
 
 return M

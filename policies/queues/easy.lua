@@ -25,7 +25,8 @@ return {
     local head = ctx:next()
     while head do
       local after = ctx:next(head)
-      if not ctx:start(head) then break end
+      -- (a job a limit holds is passed over: it is no head to protect)
+      if not ctx:start(head) and not ctx:held(head) then break end
       head = after
     end
     if not head then return end

@@ -20,7 +20,8 @@ return {
     local job = ctx:next()
     while job do
       local after = ctx:next(job)
-      if not ctx:start(job) then return end
+      -- (a job a limit holds is passed over: it does not block the queue)
+      if not ctx:start(job) and not ctx:held(job) then return end
       job = after
     end
   end,

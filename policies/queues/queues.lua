@@ -62,11 +62,13 @@ return {
       local job = q[i]
       i = i + 1
       if eligible(job) then
-        if not ctx:start(job) then
+        if ctx:start(job) then
+          started(job)
+        elseif not ctx:held(job) then
+          -- (a job a limit holds is passed over: it is no head)
           head = job
           break
         end
-        started(job)
       end
     end
     if not head then return end

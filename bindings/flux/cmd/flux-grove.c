@@ -332,6 +332,11 @@ static int cmd_reservations(optparse_t *p, int argc, char **argv)
     return no_args(p, argc, argv, "reservations", json_object());
 }
 
+static int cmd_reload(optparse_t *p, int argc, char **argv)
+{
+    return no_args(p, argc, argv, "reload", json_object());
+}
+
 static int cmd_stats(optparse_t *p, int argc, char **argv)
 {
     return no_args(p, argc, argv, "stats", json_object());
@@ -371,6 +376,11 @@ static struct optparse_subcommand subcommands[] = {
     {"unreserve", "[OPTIONS] NAME", "End a reservation", cmd_unreserve, 0, json_opts},
     {"reservations", "[OPTIONS]", "List the reservations", cmd_reservations, 0, json_opts},
     {"graph", "[OPTIONS]", "The scheduler's graph, as JGF or as R", cmd_graph, 0, graph_opts},
+    {"reload", "[OPTIONS]",
+     "Read the policy files of the configuration in force again, and take those whose content "
+     "changed once they load and pass a self-check (flux config reload asks the scheduler "
+     "nothing when the configuration's TOML did not change)",
+     cmd_reload, 0, json_opts},
     {"stats", "[OPTIONS]", "The scheduler's counters (flux module stats sched-grove), as text",
      cmd_stats, 0, json_opts},
     OPTPARSE_SUBCMD_END,

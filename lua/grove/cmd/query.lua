@@ -18,6 +18,7 @@ local gpolicy = require("grove.policy")
 local help = require("grove.cmd.help")
 local query = require("grove.query")
 local writers = require("grove.writers")
+local suggest = require("grove.suggest")
 
 local M = {}
 
@@ -71,7 +72,11 @@ function M.parse(args)
       local name, v = a:match("^%-%-([%w-]+)=(.*)$")
       name = name or a:sub(3)
       key = long[name]
-      if not key then return nil, ("unknown option '%s'"):format(a) end
+      if not key then
+        local near = suggest.closest(name, long)
+        return nil, ("unknown option '%s'%s"):format(a,
+          near and (" (did you mean '--%s'?)"):format(near) or "")
+      end
       val = v
     elseif a:match("^%-%a") then
       key = a:sub(2, 2)
@@ -138,8 +143,8 @@ function M.main(args)
   end
   local fmt = o.F or "simple"
   if not writers.known(fmt) then
-    io.stderr:write(("grove query: unknown output format '%s' (%s)\n"):format(fmt,
-      table.concat(writers.formats, ", ")))
+    io.stderr:write(("grove query: unknown output format '%s'%s; the formats are %s\n"):format(fmt,
+      suggest.hint(fmt, writers.formats), table.concat(writers.formats, ", ")))
     return 2
   end
   local gfmt = (o.g or "dot"):lower()

@@ -15,6 +15,7 @@ local groups = require("grove.sim.groups")
 local machine = require("grove.sim.machine")
 local levels = require("grove.levels")
 local options = require("grove.options")
+local output = require("grove.sim.output")
 
 local M = {}
 
@@ -40,7 +41,10 @@ they end after their run time.
   --trace FILE        the jobs: Standard Workload Format (.swf, or any other
                       name), a JSON job list (.json) or CSV (.csv); "-" reads
                       SWF from standard input
-  --format F          read the trace as swf, json or csv whatever its name
+  --format F          read the trace as swf, json, csv or batsim (a Batsim
+                      workload) whatever its name
+  --skip-bad          skip malformed SWF or CSV lines (counted; the first
+                      few named on stderr) instead of stopping at the first
   --keep-cancelled    keep jobs cancelled before they ran (SWF status 5 and
                       no run time; dropped by default)
   --status LIST       keep only jobs of these SWF statuses (field 11), e.g. 0,1
@@ -66,16 +70,28 @@ they end after their run time.
                       queue of [queues] [sched-grove.queues.NAME]'s, as
                       sched-grove runs them; --queue, --policy and --param
                       win over it
-  --procs-as core|node  a job of P processors asks for P cores anywhere
-                      (default) or P whole nodes
+  --limits FILE       what running jobs may hold per user, bank, queue and
+                      overall, as sched-grove's [sched-grove.limits]: a JSON
+                      object, or a Lua file returning a table (FILE.lua);
+                      wins over --config's limits (docs/sim.md)
+  --procs-as core|fewest|whole|node  a job of P processors asks for P
+                      cores anywhere (core, the default); the fewest nodes of
+                      C cores (the cluster's smallest), ceil(P/C), with
+                      ceil(P/nodes) cores on each (fewest, as flux run -N -n
+                      P); that many whole nodes (whole); or P whole nodes
+                      (node)
   --on-down kill|requeue  what happens to jobs on a node that goes down
                       (default kill)
   --walltime kill|extend  a job whose run time exceeds its requested time
                       is killed at that time (kill, the default: its row
                       says timeout) or runs its whole time (extend)
   --events FILE       node events: "TIME down|up|drain NODES" a line
-  --out FILE.csv      one row per job: id,submit,start,end,wait,run,procs,
-                      nodes,estimate,user,state,requeues,hosts
+  --out [FORMAT=]FILE one row per job, repeatable: grove (the default;
+                      id,submit,start,end,wait,run,procs,nodes,estimate,user,
+                      state,requeues,hosts,racks,domains,stranded,
+                      predicted_first,predicted_last,predictions), batsim
+                      (Batsim's jobs.csv, as evalys reads it) or swf (the
+                      simulated schedule; the default for a .swf name)
   --summary FILE.json the metrics (and time series) as JSON
   --plot DIR          write utilization.svg (busy, down and idle units and
                       queue length over time), gantt.svg (jobs on the
@@ -130,7 +146,15 @@ end
 
 local OPTIONS = {
   help = {short = "h"}, quiet = {short = "q"}, ["keep-cancelled"] = {key = "keep_cancelled"},
-  force = {}, ["all-jobs"] = {},
+  force = {}, ["all-jobs"] = {}, ["skip-bad"] = {key = "skip_bad"},
+  out = {value = true, read = function(o, v)
+    local spec, err = output.parse(v)
+    if not spec then return nil, err end
+    o.outs = o.outs or {}
+    o.outs[#o.outs + 1] = spec
+    o.out = v
+    return true
+  end},
   param = {value = true, read = assignment}, partition = {value = true, read = assignment},
   compare = {list = true, read = function(o, paths)
     if #paths < 2 then return nil, "--compare needs two summary files or more" end
@@ -138,8 +162,8 @@ local OPTIONS = {
     return true
   end},
 }
-for _, k in ipairs {"config", "cluster", "trace", "format", "queue", "policy", "procs-as",
-    "on-down", "walltime", "memory", "events", "status", "from", "to", "load", "out",
+for _, k in ipairs {"config", "limits", "cluster", "trace", "format", "queue", "policy", "procs-as",
+    "on-down", "walltime", "memory", "events", "status", "from", "to", "load",
     "summary", "plot", "gantt-nodes", "gantt-window", "generate", "procs", "seed",
     "estimate-factor", "arrival-factor", "users", "types", "by", "progress", "history",
     "within", "actual"} do
@@ -169,7 +193,7 @@ end
 
 -- The trace reader's options from the command line, or nil, message.
 function M.trace_options(o)
-  local t = {keep_cancelled = o.keep_cancelled, format = o.format}
+  local t = {keep_cancelled = o.keep_cancelled, format = o.format, skip_bad = o.skip_bad}
   local err
   t.from, err = number(o, "from", true)
   if err then return nil, err end
@@ -188,8 +212,9 @@ function M.trace_options(o)
       t.status[c] = true
     end
   end
-  if o.format and o.format ~= "swf" and o.format ~= "json" and o.format ~= "csv" then
-    return nil, "--format must be swf, json or csv"
+  if o.format and o.format ~= "swf" and o.format ~= "json" and o.format ~= "csv" and
+      o.format ~= "batsim" then
+    return nil, "--format must be swf, json, csv or batsim"
   end
   return t
 end
@@ -207,6 +232,33 @@ function M.flux_config(path)
   local o, why = require("grove.flux.config").sim_options(conf)
   if not o then return nil, path .. ": " .. why end
   return o
+end
+
+-- A limits file (--limits): a JSON object, or a Lua file (FILE.lua)
+-- returning a table, run as text in an empty environment.  The table
+-- (grove.limits checks it), or nil and "FILE: reason".
+function M.limits_file(path)
+  local text, err = files.read(path)
+  if not text then return nil, err end
+  local t, msg
+  if path:match("%.lua$") then
+    local chunk
+    chunk, msg = load(text, "@" .. path, "t", {})
+    if chunk then
+      local ok, v = pcall(chunk)
+      if ok then t = v else msg = tostring(v) end
+    end
+    if t ~= nil and type(t) ~= "table" then msg = path .. ": the file must return a table" end
+  else
+    t, msg = core.json_decode(text, path)
+    if t ~= nil and (type(t) ~= "table" or t[1] ~= nil) then
+      t, msg = nil, path .. ": a JSON object of limits expected"
+    end
+  end
+  if type(t) ~= "table" then return nil, msg or (path .. ": a table of limits expected") end
+  local ok, why = require("grove.limits").parse(t, path .. ": limits", {names = true})
+  if not ok then return nil, why end
+  return t
 end
 
 local function fail(msg)
@@ -270,18 +322,54 @@ local function read_summary(path)
   return doc
 end
 
-local function label(doc, path)
-  local base = path:match("([^/]+)$"):gsub("%.json$", "")
-  return (doc.queue and doc.queue ~= base) and fmt("%s (%s)", base, doc.queue) or base
+-- The widths of --compare's table: the metric's column, and each run's.
+M.LABEL_WIDTH, M.CELL_WIDTH = 26, 10
+
+-- A run's name: its file's base name without .json.
+local function base_name(path)
+  return (path:match("([^/]+)$"):gsub("%.json$", ""))
 end
 
+-- The runs' column labels: their base names when each fits a cell,
+-- else A, B, C, ... (the files are listed under the table either way).
+function M.labels(paths)
+  local fit = true
+  for _, p in ipairs(paths) do fit = fit and #base_name(p) <= M.CELL_WIDTH end
+  local out = {}
+  for i, p in ipairs(paths) do
+    out[i] = fit and base_name(p) or (i <= 26 and string.char(64 + i) or tostring(i))
+  end
+  return out
+end
+
+-- A value in at most w characters: integers whole (or in powers of ten
+-- when too long), other numbers to three decimals or fewer.
+local function cell(v, w)
+  if v == nil then return "-" end
+  local t
+  if math.type(v) == "integer" then
+    t = tostring(v)
+    if #t > w then t = fmt("%.3g", v) end
+  else
+    t = fmt("%.3f", v)
+    if #t > w then t = fmt("%.0f", v) end
+    if #t > w then t = fmt("%.3g", v) end
+  end
+  return t
+end
+M.cell = cell
+
 local function compare(o)
-  local runs, names = {}, {}
+  local runs, long = {}, {}
   for i, path in ipairs(o.compare) do
     local doc, e = read_summary(path)
     if not doc then return fail(e) end
-    runs[i], names[i] = doc, label(doc, path)
+    runs[i] = doc
+    -- the plots' legends have room for the whole name
+    local base = base_name(path)
+    long[i] = (doc.queue and doc.queue ~= base) and fmt("%s (%s)", base, doc.queue) or base
   end
+  local names = M.labels(o.compare)
   -- runs of other traces or machines are not comparable
   local first = runs[1]
   for i = 2, #runs do
@@ -294,34 +382,44 @@ local function compare(o)
       end
     end
   end
-  local w = 12
-  for _, n in ipairs(names) do w = math.max(w, #n) end
-  local head = {fmt("%-32s", "metric")}
+  local lw, w = M.LABEL_WIDTH, M.CELL_WIDTH
+  local head = {fmt("%-" .. lw .. "s", "metric")}
   for _, n in ipairs(names) do head[#head + 1] = fmt("%" .. w .. "s", n) end
-  if #runs == 2 then head[#head + 1] = fmt("%10s", "change") end
+  if #runs == 2 then head[#head + 1] = fmt("%" .. w .. "s", "change") end
   io.stdout:write(table.concat(head, " "), "\n")
-  local function show(v)
-    if not v then return "-" end
-    return math.type(v) == "integer" and tostring(v) or fmt("%.3f", v)
-  end
   for _, m in ipairs(plot.compared) do
-    local cells = {fmt("%-32s", m[2])}
+    local cells, any = {fmt("%-" .. lw .. "s", m[2])}, false
     for _, r in ipairs(runs) do
-      cells[#cells + 1] = fmt("%" .. w .. "s", show(tonumber(r[m[1]])))
+      local v = tonumber(r[m[1]])
+      any = any or v ~= nil
+      cells[#cells + 1] = fmt("%" .. w .. "s", cell(v, w))
     end
     if #runs == 2 then
       local va, vb = tonumber(runs[1][m[1]]), tonumber(runs[2][m[1]])
       local change = "-"
       if va and vb and va ~= 0 then change = fmt("%+.1f%%", 100 * (vb - va) / math.abs(va)) end
-      cells[#cells + 1] = fmt("%10s", change)
+      cells[#cells + 1] = fmt("%" .. w .. "s", change)
     end
-    io.stdout:write(table.concat(cells, " "), "\n")
+    if any then io.stdout:write(table.concat(cells, " "), "\n") end
+  end
+  -- the files, under the table
+  io.stdout:write("\n")
+  local nw = 0
+  for _, n in ipairs(names) do nw = math.max(nw, #n) end
+  for i, path in ipairs(o.compare) do
+    local r = runs[i]
+    local what = {}
+    if r.queue then what[#what + 1] = "queue " .. tostring(r.queue) end
+    if r.policy then what[#what + 1] = "policy " .. tostring(r.policy) end
+    if r.procs_as then what[#what + 1] = "processors as " .. tostring(r.procs_as) end
+    io.stdout:write(fmt("%-" .. nw .. "s  %s%s\n", names[i], path,
+      #what > 0 and " (" .. table.concat(what, ", ") .. ")" or ""))
   end
   if o.by then groups.compare(io.stdout, runs, names, o.by) end
   if o.plot then
     os.execute("mkdir -p '" .. o.plot:gsub("'", "'\\''") .. "'")
-    local ok, err = plot.compare(o.plot .. "/compare.svg", runs, names)
-    if ok then ok, err = plot.wait_cdf(o.plot .. "/wait_cdf.svg", runs, names) end
+    local ok, err = plot.compare(o.plot .. "/compare.svg", runs, long)
+    if ok then ok, err = plot.wait_cdf(o.plot .. "/wait_cdf.svg", runs, long) end
     if not ok then return fail(err) end
   end
   return 0
@@ -329,12 +427,7 @@ end
 
 -- ---- the simulation -------------------------------------------------------------------
 
-local function csv_cell(v)
-  if v == nil then return "" end
-  v = tostring(v)
-  if v:find('[,"\n]') then return '"' .. v:gsub('"', '""') .. '"' end
-  return v
-end
+local open_writers
 
 -- Whether a queue policy's failure is one of its sandbox's limits (the
 -- sandbox's own messages: docs/security.md), not an error of its code.
@@ -360,13 +453,61 @@ local function progress_lines(every)
   end
 end
 
+-- The name of a kind of locality domain, plural.
+local DOMAINS = {numanode = "NUMA domains", socket = "sockets", node = "nodes"}
+
+local function pct(x) return fmt("%.1f%%", 100 * x) end
+
+-- The placement and start estimate lines of a summary r, into fh.
+function M.print_placement(r, fh)
+  if r.nodes_mean then
+    local parts = {fmt("nodes %.2f a job", r.nodes_mean)}
+    if r.racks_mean then
+      parts[#parts + 1] = fmt("racks %.2f (%s of jobs on more than one)", r.racks_mean,
+        pct(r.racks_multi or 0))
+    end
+    if r.domains_mean and r.domain_level ~= "node" then
+      parts[#parts + 1] = fmt("%s %.2f (%s on more than one)",
+        DOMAINS[r.domain_level] or tostring(r.domain_level or "domains"), r.domains_mean,
+        pct(r.domains_multi or 0))
+    end
+    if r.stranded_mean then
+      parts[#parts + 1] = fmt("stranded cores %.2f a job", r.stranded_mean)
+    end
+    fh:write("placement: ", table.concat(parts, ", "), "\n")
+  end
+  M.print_estimates(r, fh)
+end
+
+-- The start estimate line of a summary r, into fh (who: whose estimates,
+-- "" by default).
+function M.print_estimates(r, fh, who)
+  who = who or ""
+  if r.est_jobs == nil then return end
+  if r.est_jobs == 0 then
+    fh:write(fmt("start estimates%s: none shown (%s holds no reservation for a waiting job)\n",
+      who, tostring(r.queue)))
+    return
+  end
+  fh:write(fmt("start estimates%s: %d jobs were shown one (%d started without), within 10%% " ..
+    "of the wait or 5 min: first %s (error median %s s, p90 %s s), last before start %s " ..
+    "(median %s s, p90 %s s);%s started by the first %s\n", who,
+    r.est_jobs, r.est_none, pct(r.est_first_within), tostring(r.est_first_median),
+    tostring(r.est_first_p90), pct(r.est_last_within), tostring(r.est_last_median),
+    tostring(r.est_last_p90),
+    r.est_seen_within and " shown within " .. pct(r.est_seen_within) .. " of the time;" or "",
+    pct(r.est_first_kept or 0)))
+end
+
 local function print_summary(r, fh)
   if r.partial then
     fh:write(fmt("partial: %s at simulated time %d s (%d jobs waiting and %d running " ..
       "are not counted)\n", r.partial, r.stopped_at, r.waiting, r.running))
   end
-  fh:write(fmt("jobs %d (left out %d, killed %d) on %d %ss, queue %s, policy %s\n", r.jobs,
-    r.left_out, r.killed, r.units, r.procs_as, r.queue, r.policy))
+  fh:write(fmt("jobs %d (left out %d, killed %d) on %d %ss, queue %s, policy %s%s\n", r.jobs,
+    r.left_out, r.killed, r.units, r.unit or r.procs_as, r.queue, r.policy,
+    (r.procs_as == "fewest" or r.procs_as == "whole") and
+      fmt(", processors as %s (nodes of %d cores)", r.procs_as, r.node_size or 0) or ""))
   fh:write(fmt("wait: mean %.1f s, median %d s, 95th percentile %d s, 99th percentile %d s, " ..
     "max %d s\n", r.wait_mean, r.wait_median, r.wait_p95, r.wait_p99, r.wait_max))
   fh:write(fmt("bounded slowdown (10 s): mean %.3f\n", r.bounded_slowdown))
@@ -375,6 +516,7 @@ local function print_summary(r, fh)
       r.walltime))
   end
   fh:write(fmt("utilization %.4f, makespan %d s\n", r.utilization, r.makespan))
+  M.print_placement(r, fh)
   fh:write(fmt("simulated in %.2f s (%.0f jobs per second), %d events\n", r.wall,
     r.jobs_per_second or 0, r.events))
 end
@@ -383,6 +525,15 @@ end
 -- sizes (grove.sim.machine), said on stderr, and its description; or
 -- nil, message.
 local function header_cluster(o, reader)
+  if reader.format == "batsim" and reader.nb_res then
+    local shape = {nodes = reader.nb_res, cores = 1,
+      note = fmt("nb_res %d: one core a node", reader.nb_res)}
+    if not o.quiet then
+      io.stderr:write(fmt("grove sim: no --cluster: %s from the nb_res of %s\n",
+        machine.describe(shape), reader.path))
+    end
+    return machine.graph(shape), machine.describe(shape)
+  end
   if reader.format ~= "swf" then
     return nil, fmt("give --cluster FILE (a %s trace has no header to size a cluster by)",
       reader.format:upper())
@@ -426,6 +577,29 @@ local function level_warnings(o, s, reader)
   end
 end
 
+-- Open the --out files of the run s (cluster: its description) into
+-- writers; nil, or the message of a file that cannot be written.
+function open_writers(o, s, reader, cluster, writers)
+  local base = (reader.path:match("([^/]*)$") or "w0"):gsub("%.%w+$", "")
+  if base == "" or base == "(stdin)" then base = "w0" end
+  for _, spec in ipairs(o.outs or {}) do
+    local header = {"Version: 2.2",
+      fmt("Note: the schedule grove sim simulated from %s: queue %s, placement policy %s, " ..
+        "processors as %s; field 3 the simulated wait, 4 the run, 5 the units held, 8 those " ..
+        "asked", reader.path, s.queue_policy.name, s.policy_name, s.procs_as),
+      fmt("MaxNodes: %d", #s.nodes), fmt("MaxProcs: %d", s.total)}
+    if type(cluster) == "string" then header[#header + 1] = "Note: cluster " .. cluster end
+    local w, err = output.open(spec, {columns = sim.columns, workload = base, header = header,
+      low = function() return s:oldest_submit() end})
+    if not w then
+      for _, x in ipairs(writers) do x:close() end
+      return err
+    end
+    writers[#writers + 1] = w
+  end
+  return nil
+end
+
 local function simulate(o)
   if not o.trace then return usage_error("give --trace FILE (or --generate N --procs P)") end
   local gn, err = number(o, "gantt-nodes", true, 1)
@@ -443,8 +617,9 @@ local function simulate(o)
     end
     gw = {a, b}
   end
-  if o["procs-as"] and o["procs-as"] ~= "core" and o["procs-as"] ~= "node" then
-    return usage_error("--procs-as must be core or node")
+  if o["procs-as"] and not sim.PROCS_AS[o["procs-as"]] then
+    return usage_error("--procs-as must be core, fewest, whole or node, got '" ..
+      o["procs-as"] .. "'" .. require("grove.suggest").hint(o["procs-as"], sim.PROCS_AS))
   end
   if o["on-down"] and o["on-down"] ~= "kill" and o["on-down"] ~= "requeue" then
     return usage_error("--on-down must be kill or requeue")
@@ -457,13 +632,7 @@ local function simulate(o)
   end
   local topts, terr = M.trace_options(o)
   if not topts then return usage_error(terr) end
-  local out
-  if o.out then
-    local f, e = io.open(o.out, "w")
-    if not f then return fail(e) end
-    out = f
-    out:write(table.concat(sim.columns, ","), "\n")
-  end
+  local writers = {}
   local reader_path
   local function report(job, why)
     if not o.quiet then
@@ -471,12 +640,11 @@ local function simulate(o)
         tostring(job.line or "?"), tostring(job.id), why))
     end
   end
-  local row_cols = sim.columns
   local function write_row(row)
-    local cells = {}
-    for i, c in ipairs(row_cols) do cells[i] = csv_cell(row[c]) end
-    out:write(table.concat(cells, ","), "\n")
+    for _, w in ipairs(writers) do w:row(row) end
   end
+  local batsim_out = false
+  for _, spec in ipairs(o.outs or {}) do batsim_out = batsim_out or spec.format == "batsim" end
   local fc = {}
   if o.config then
     local e
@@ -485,6 +653,12 @@ local function simulate(o)
   end
   local params = fc.params or {}
   for k, v in pairs(o.params or {}) do params[k] = v end
+  local lim = fc.run_limits and require("grove.limits").to_table(fc.run_limits)
+  if o.limits then
+    local e
+    lim, e = M.limits_file(o.limits)
+    if not lim then return fail(e) end
+  end
   local reader, rerr
   reader_path = o.trace == "-" and "(stdin)" or o.trace
   topts.format = o.format or (o.trace == "-" and "swf") or nil
@@ -504,12 +678,14 @@ local function simulate(o)
     policy = o.policy or fc.policy, reserve_depth = fc.reserve_depth,
     queue_depth = fc.queue_depth, budget = fc.budget, memory = fc.memory, time = fc.time,
     procs_as = o["procs-as"], on_down = o["on-down"], walltime = o.walltime,
-    out = out and write_row or nil,
+    out = o.outs and write_row or nil, allocations = batsim_out or nil,
     report = report, gantt = o.plot and (gn or 64) or nil, gantt_window = gw,
     params = next(params) and params or nil, memory_requests = o.memory,
-    partitions = o.partitions}
+    partitions = o.partitions, limits = lim}
   if not s then return fail(msg) end
   level_warnings(o, s, reader)
+  local werr = open_writers(o, s, reader, cluster, writers)
+  if werr then return fail(werr) end
   if o.events then s:load_events(o.events) end
   local t0 = os.clock()
   -- progress: the run reports "simulating" (grove.core.progress): on a
@@ -530,12 +706,22 @@ local function simulate(o)
   core.catch_stop(false)
   core.set_progress(nil)
   local wall = os.clock() - t0
-  if out then out:close() end
+  for _, w in ipairs(writers) do
+    local ok, e = w:close()
+    if not ok then return fail(e) end
+  end
+  if reader.bad > 0 and not o.quiet then
+    io.stderr:write(fmt("grove sim: warning: %s: %d malformed line%s skipped (--skip-bad)%s\n",
+      reader_path, reader.bad, reader.bad == 1 and "" or "s",
+      reader.bad > #reader.bad_lines and fmt(", the first %d named above", #reader.bad_lines)
+      or ""))
+  end
   -- a policy that failed on its own (it raised) is an error and no more;
   -- one stopped by a limit, or a signal, leaves a run worth its figures
   if not ran and not sig and not M.limit_reached(rmsg) then return fail(rmsg) end
   local r = s:result{wall = wall, events = s.steps, trace = o.trace, cluster = cluster,
     trace_skipped = reader.skipped, trace_dropped = reader.dropped, trace_cut = reader.cut,
+    trace_bad = reader.bad, trace_bad_lines = reader.bad > 0 and reader.bad_lines or nil,
     walltime = o.walltime or "kill"}
   if not ran then
     local counts = s:counts()

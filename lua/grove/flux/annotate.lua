@@ -8,6 +8,13 @@
 -- "annotate" alloc action for each whose estimate or reason changed.
 -- started(self, rec) is the success action of a job a pass started,
 -- with its resource summary and the pending keys cleared.
+--
+-- The estimates a job was shown are remembered (the first and the last,
+-- with when each was sent, and how many) and written with its start, in
+-- the annotation sched.estimated of the success response: the job
+-- manager keeps the annotations of an alloc in its alloc event, so a
+-- history (grove flux-export) holds them and `grove sim --history`
+-- measures how far the estimates were from the starts.
 local core = require("grove.core")
 local sched = require("grove.sched")
 local base = require("grove.flux.base")
@@ -23,6 +30,7 @@ M.DEBUG_JOBS_AHEAD = 2
 local KEYS = {"t_estimate", "reason_pending", "jobs_ahead"}
 
 local emit = base.emit
+local fmt = string.format
 
 -- Does job a come before job b in the queue (the order grove.core.sched
 -- keeps: the queue policy's priority, the job's, submit time, id)?  a and
@@ -51,7 +59,12 @@ function M.started(self, rec)
   for _, k in ipairs(KEYS) do
     if rec.sent and rec.sent[k] ~= nil then ann.sched[k] = core.null end
   end
-  rec.sent = nil
+  local e = rec.estimated
+  if e then
+    ann.sched.estimated = {first = e.first, first_at = e.first_at, last = e.last,
+      last_at = e.last_at, count = e.count}
+  end
+  rec.sent, rec.estimated = nil, nil
   emit(self, {op = "alloc", id = rec.id, type = "success", R = text, annotations = ann})
 end
 
@@ -95,8 +108,12 @@ local function forecast(self)
     last = id
     local rec = jobs[id]
     local t = rec.reserved
-    local key = not t and known and rec.js and sched.alike_key(loop, rec)
-    if not t and known and rec.js and not (key and none[key]) then
+    -- a job a limit holds is given no estimate: when it starts depends on
+    -- when its holder's jobs end, not on room (and the queue policy
+    -- passes it over: the jobs behind it are forecast without it)
+    local limited = loop.limits and sched.limit_hold(loop, rec)
+    local key = not t and not limited and known and rec.js and sched.alike_key(loop, rec)
+    if not t and not limited and known and rec.js and not (key and none[key]) then
       local after = in_order and floor or nil
       local kf = key and alike[key]
       if kf and (not after or kf > after) then after = kf end
@@ -110,7 +127,7 @@ local function forecast(self)
       end
     end
     est[rec] = t
-    if in_order then
+    if in_order and not limited then
       if not t or rec.open then known = false else floor = t end
     end
     id = cs:next(id)
@@ -150,8 +167,9 @@ local function forecast_due(self, touched)
     return false
   end
   local period = self.forecast_period
+  if period then period = sched.ticks(loop, period) end
   if fc and period and loop.now < fc.at + period then
-    local due = math.ceil(fc.at + period)
+    local due = fc.at + period
     if not self.wake or due < self.wake then self.wake = due end
     return false
   end
@@ -247,9 +265,16 @@ function M.annotate(self)
     elseif depth and i > depth then
       want.reason_pending = "beyond the queue depth"
     else
-      want.t_estimate = t
+      -- (seconds, as flux-core's schedulers give it: to the millisecond)
+      want.t_estimate = sched.secs(loop, t)
       want.reason_pending = t == loop.now and "waiting for the jobs ahead"
         or "insufficient resources"
+      local hold = loop.limits and sched.limit_hold(loop, rec)
+      if hold then
+        -- (flux-core's words for a job held by a limit, with the limit)
+        want.t_estimate, want.reason_pending = nil, fmt("%s limit %s", hold.kind == "all"
+          and "instance" or hold.kind .. " " .. tostring(hold.name), hold.key)
+      end
     end
     M.send(self, rec, want)
   end
@@ -269,6 +294,17 @@ function M.send(self, rec, want)
   end
   if a then
     rec.sent = want
+    local t = want.t_estimate
+    if t ~= nil and t ~= sent.t_estimate then
+      -- an estimate shown: the first and the last, for the start's annotation
+      local e = rec.estimated
+      local now = sched.secs(self.loop, self.loop.now)
+      if not e then
+        rec.estimated = {first = t, first_at = now, last = t, last_at = now, count = 1}
+      else
+        e.last, e.last_at, e.count = t, now, e.count + 1
+      end
+    end
     self.annotations_sent = (self.annotations_sent or 0) + 1
     emit(self, {op = "alloc", id = rec.id, type = "annotate", annotations = {sched = a}})
   end

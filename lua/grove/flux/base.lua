@@ -46,12 +46,19 @@ function M.fail(self, topic, errnum, message)
   return M.flush(self)
 end
 
--- Move the clock to the caller's time (never back); not inside a pass
--- (a request answered aside reads the pass's clock).
+-- Move the clock to the caller's time (never back: the loop's ticks);
+-- not inside a pass (a request answered aside reads the pass's clock).
+-- Then what the object does first whenever the clock moves (on_tick:
+-- grove.flux holds the jobs past their end), so that nothing looks at
+-- the planner as it stood before.
 function M.tick(self)
   if self.in_aside then return end
-  local t = math.floor(self.clock())
-  if t > self.loop.now then sched.set_now(self.loop, t) end
+  local loop = self.loop
+  local t = math.floor(self.clock() * loop.tps)
+  if t > loop.now then
+    sched.set_now(loop, t)
+    if self.on_tick then self:on_tick() end
+  end
 end
 
 function M.check_id(v)
@@ -70,19 +77,29 @@ function M.request_of(self, text, topic, what, ok)
   return r
 end
 
+-- The job's bank (flux-accounting's attributes.system.bank), from its
+-- jobspec (a table), or nil.
+function M.bank_of(js)
+  local a = type(js) == "table" and js.attributes
+  local b = type(a) == "table" and type(a.system) == "table" and a.system.bank
+  if type(b) == "string" and b ~= "" then return b end
+  return nil
+end
+
 -- The job's duration in seconds, from its jobspec (0: none given).
 function M.duration_of(js)
   local a = type(js) == "table" and js.attributes
   local d = a and a.system and a.system.duration
-  if type(d) ~= "number" or d <= 0 then return 0 end
-  return math.ceil(d)
+  if type(d) ~= "number" or d ~= d or d <= 0 then return 0 end
+  return d
 end
 
--- The estimate the planner holds a job for: its duration, or until the
--- resource set expires (the graph's expiration, the matcher's horizon),
--- or the default.
+-- The estimate the planner holds a job for, in the loop's ticks: its
+-- duration d (seconds, rounded up to a tick), or until the resource set
+-- expires (the graph's expiration, the matcher's horizon), or the
+-- default.
 function M.estimate_of(self, d)
-  if d > 0 then return d end
+  if d > 0 then return sched.ticks(self.loop, d) end
   local now, horizon = self.loop.now, self.loop.g:expiration()
   if horizon > now then return horizon - now end
   return self.default_duration
@@ -119,6 +136,16 @@ function M.f58(id)
   return f58_prefix() .. string.reverse(table.concat(digits))
 end
 
+-- R as written from the matcher (its window in the loop's ticks) with its
+-- window in seconds, as R is read outside: R itself.  The start is the
+-- allocation's to the millisecond, the expiration that and the job's
+-- whole limit.
+function M.seconds(self, R)
+  local tps = self.loop.tps
+  local st, ex = R:starttime() or 0, R:expiration() or 0
+  return R:set_times(st / tps, ex / tps)
+end
+
 -- The R of the job of rec as JSON text, per the match format, and as an
 -- R object.  A job with no end of its own (no duration, and a resource
 -- set that does not expire) gets no expiration, as flux-core writes it:
@@ -129,7 +156,7 @@ function M.R_of(self, rec)
   local graph = self.match_format == "rv1"
   local opts = {graph = graph}
   if rec.open and self.loop.g:expiration() == 0 then opts.expiration = 0 end
-  local R = assert(self.loop.m:rv1(rec.id, opts))
+  local R = M.seconds(self, assert(self.loop.m:rv1(rec.id, opts)))
   local text = R:encode{graph = graph}
   if self.sched_data and not graph then
     text = text:sub(1, -2) .. ',"scheduling":' .. self.sched_data .. "}"

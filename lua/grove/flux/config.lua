@@ -16,6 +16,7 @@
 -- module line written for sched-simple, sched-fifo or sched-backfill
 -- loads sched-grove unchanged.
 local core = require("grove.core")
+local glimits = require("grove.limits")
 local jobspec = require("grove.jobspec")
 local suggest = require("grove.suggest")
 
@@ -25,8 +26,8 @@ local fmt = string.format
 
 M.OPTIONS = {queue = 1, policy = 1, queue_depth = 1, reserve_depth = 1, match_format = 1,
   limited = 1, limits = 1, clock = 1, default_duration = 1, budget = 1, memory = 1, time = 1,
-  log_level = 1, forecast_period = 1, queues = 1, queue_names = 1, notes = 1, topology = 1,
-  hwloc = 1}
+  log_level = 1, forecast_period = 1, queues = 1, queue_names = 1, notes = 1, run_limits = 1,
+  topology = 1, hwloc = 1}
 
 -- syslog's levels, by the names flux-core's log-level= takes
 M.LEVELS = {emerg = 0, alert = 1, crit = 2, err = 3, warning = 4, notice = 5, info = 6,
@@ -216,8 +217,10 @@ local function read_key(key, value, where, o)
   if why then return fmt("%s: %s=%s: %s", where, key, tostring(value), why) end
 end
 
--- The keys a queue's own table [sched-grove.queues.NAME] may set.
-M.QUEUE_KEYS = {["queue-policy"] = true, ["placement-policy"] = true, ["reserve-depth"] = true}
+-- The keys a queue's own table [sched-grove.queues.NAME] may set (limits:
+-- a table of the queue's limits, read by read_limits).
+M.QUEUE_KEYS = {["queue-policy"] = true, ["placement-policy"] = true, ["reserve-depth"] = true,
+  limits = true}
 
 local function sorted_keys(tbl)
   local keys = {}
@@ -282,15 +285,63 @@ local function read_queues(conf, own, o)
         return fmt("%s: unknown key '%s'%s; a queue's keys are %s", where, tostring(k),
           suggest.hint(tostring(k), known), table.concat(known, ", "))
       end
+      if k == "limits" then goto continue end
       local q = {}
       local why = M.KEYS[k](tbl[k], q)
       if why then return fmt("%s: %s=%s: %s", where, k, tostring(tbl[k]), why) end
       entry.queue = q.queue or entry.queue
       entry.policy = q.policy or entry.policy
       if k == "reserve-depth" then entry.reserve_depth = q.reserve_depth or "unlimited" end
+      ::continue::
     end
   end
   o.queues, o.queue_names = queues, names
+  return nil
+end
+
+-- What running jobs may hold ([sched-grove.limits], and each queue's
+-- [sched-grove.queues.NAME.limits], which wins over the queue's entry in
+-- [sched-grove.limits.queues]) into o.run_limits (grove.limits), the
+-- queues named checked against [queues].  With flux-accounting = "auto"
+-- or a path, flux-accounting's association limits are read too
+-- (grove.flux.accounting): what was read, or why it was skipped (auto:
+-- not installed, no database), is a note the module logs; a path that
+-- cannot be read refuses the configuration.  nil, or the message of
+-- what is wrong (the key and why).
+local function read_limits(tbl, o, notes)
+  local lt = tbl and tbl.limits
+  local own = tbl and type(tbl.queues) == "table" and tbl.queues or {}
+  local per = {}
+  for _, name in ipairs(sorted_keys(own)) do
+    local q = own[name]
+    if type(q) == "table" and q.limits ~= nil then per[#per + 1] = name end
+  end
+  if lt == nil and #per == 0 then return nil end
+  local exist = {}
+  for _, name in ipairs(o.queue_names or {}) do exist[name] = true end
+  local L, msg = glimits.parse(lt or {}, "[sched-grove.limits]", {queues = exist})
+  if not L then return msg end
+  for _, name in ipairs(per) do
+    local set
+    set, msg = glimits.parse_set(own[name].limits, fmt("[sched-grove.queues.%s.limits]", name))
+    if not set then return msg end
+    local into = L.queues[name] or {}
+    for k, v in pairs(set) do into[k] = v end
+    L.queues[name] = into
+  end
+  if L.accounting then
+    local acct, why, bad = require("grove.flux.accounting").read(L.accounting)
+    if acct then
+      glimits.set_associations(L, acct)
+      notes[#notes + 1] = fmt("[sched-grove.limits] flux-accounting: the limits of %d "
+        .. "association%s read from %s", acct.count, acct.count == 1 and "" or "s", acct.path)
+    elseif bad and L.accounting ~= "auto" then
+      return fmt("[sched-grove.limits]: flux-accounting=%s: %s", L.accounting, why)
+    else
+      notes[#notes + 1] = fmt("[sched-grove.limits] flux-accounting: skipped: %s", why)
+    end
+  end
+  o.run_limits = L
   return nil
 end
 
@@ -411,12 +462,14 @@ function M.module_options(conf, args)
     return nil, "[sched-grove]: a table expected"
   end
   for _, k in ipairs(sorted_keys(tbl or {})) do
-    if k ~= "queues" then
+    if k ~= "queues" and k ~= "limits" then
       local err = read_key(k, tbl[k], "[sched-grove]", o)
       if err then return nil, err end
     end
   end
   local err = read_queues(type(conf) == "table" and conf or nil, tbl and tbl.queues, o)
+  if err then return nil, err end
+  err = read_limits(tbl, o, notes)
   if err then return nil, err end
   -- Fluxion's queue-policy-per-queue, under the queue's own table
   for name, q in pairs(o.fluxion_queues or {}) do
@@ -436,6 +489,58 @@ function M.module_options(conf, args)
     if err then return nil, err end
   end
   return o
+end
+
+-- ---- what changed ----------------------------------------------------------------
+
+-- The tables of an instance's configuration the module reads.
+M.TABLES = {"sched-grove", "queues", "sched-fluxion-qmanager", "sched-fluxion-resource"}
+
+local function shown(v)
+  if v == nil then return "(unset)" end
+  if type(v) == "table" then
+    local ok, json = pcall(require("grove.core").json_encode, v, 0)
+    return ok and json or tostring(v)
+  end
+  return tostring(v)
+end
+
+-- Whether a value is a table of keys (not an array: an array is a value).
+local function keyed(v)
+  return type(v) == "table" and next(v) ~= nil and v[1] == nil
+end
+
+-- What differs between two configurations (conf tables as `flux config
+-- get` gives them, nil for none) in the tables the module reads, key by
+-- key (a table of keys walked into, "sched-grove.queues.debug.queue-
+-- policy"): {{key =, old =, new =}, ...} with old and new as text, by key.
+function M.changes(old, new)
+  local out = {}
+  local function walk(prefix, a, b)
+    if keyed(a) or keyed(b) then
+      local keys, seen = {}, {}
+      for _, t in ipairs{type(a) == "table" and a or {}, type(b) == "table" and b or {}} do
+        for k in pairs(t) do
+          if not seen[k] then
+            seen[k] = true
+            keys[#keys + 1] = k
+          end
+        end
+      end
+      table.sort(keys, function(x, y) return tostring(x) < tostring(y) end)
+      for _, k in ipairs(keys) do
+        walk(prefix .. "." .. tostring(k), type(a) == "table" and a[k] or nil,
+          type(b) == "table" and b[k] or nil)
+      end
+      return
+    end
+    local sa, sb = shown(a), shown(b)
+    if sa ~= sb then out[#out + 1] = {key = prefix, old = sa, new = sb} end
+  end
+  for _, t in ipairs(M.TABLES) do
+    walk(t, type(old) == "table" and old[t] or nil, type(new) == "table" and new[t] or nil)
+  end
+  return out
 end
 
 -- The parameters grove.sim.perqueue takes for queues ({NAME = {queue =,
@@ -466,7 +571,7 @@ function M.sim_options(conf)
   local o, msg = M.module_options(conf, {})
   if not o then return nil, msg end
   local s = {queue = o.queue, policy = o.policy, reserve_depth = o.reserve_depth,
-    queue_depth = o.limited}
+    queue_depth = o.limited, run_limits = o.run_limits}
   for k, v in pairs(o.limits or {}) do s[k] = v end
   if o.queues then s.params = M.queue_params(o.queues) end
   return s

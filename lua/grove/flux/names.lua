@@ -186,18 +186,24 @@ function M.time(text, now, offset)
   return day * 86400 + hh * 3600 + mm * 60 + ss - offset
 end
 
--- A time as the operator reads it: "YYYY-MM-DDTHH:MM:SS" in the time zone
--- offset seconds east of UTC ("Z" appended when offset is 0).
-function M.show_time(t, offset)
+-- A time as the operator reads it: "YYYY-MM-DDTHH:MM:SS" in the time
+-- zone offset seconds east of UTC ("Z" appended when offset is 0).  t is
+-- in ticks of tps a second (default 1: seconds; a fraction of a second
+-- is left out).
+function M.show_time(t, offset, tps)
   offset = math.tointeger(offset) or 0
-  local s = os.date("!%Y-%m-%dT%H:%M:%S", t + offset)
+  if tps and tps ~= 1 then t = t / tps end
+  local s = os.date("!%Y-%m-%dT%H:%M:%S", math.floor(t) + offset)
   if offset == 0 then s = s .. "Z" end
   return s
 end
 
--- A span of seconds as "1d2h", "3h", "10m", "42s".
-function M.show_span(d)
+-- A span (ticks of tps a second, default 1: seconds) to the nearest
+-- second as "1d2h", "3h", "10m", "42s".
+function M.show_span(d, tps)
   if d >= math.maxinteger // 2 then return "for ever" end
+  if tps and tps ~= 1 then d = d / tps end
+  d = math.floor(d + 0.5)
   local parts = {}
   for _, u in ipairs({{86400, "d"}, {3600, "h"}, {60, "m"}, {1, "s"}}) do
     local n = d // u[1]

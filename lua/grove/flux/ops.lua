@@ -5,6 +5,7 @@
 -- unreserve, reservations, graph, stats), with grove.flux.why (why a job waits) and
 -- grove.flux.reserve (reservations of dedicated access time).
 local core = require("grove.core")
+local glimits = require("grove.limits")
 local sched = require("grove.sched")
 local query = require("grove.query")
 local query_find = require("grove.query_find")
@@ -12,8 +13,10 @@ local suggest = require("grove.suggest")
 local writers = require("grove.writers")
 local base = require("grove.flux.base")
 local names = require("grove.flux.names")
+local policies = require("grove.flux.policies")
 local queues = require("grove.flux.queues")
 local reserve = require("grove.flux.reserve")
+local state = require("grove.flux.state")
 local why = require("grove.flux.why")
 local topology = require("grove.flux.topology")
 
@@ -46,6 +49,19 @@ local function ring_report(ring)
     max_us = v[k] * 1e6}
 end
 
+-- The limits in force ([sched-grove.limits] as read, flux-accounting's
+-- associations counted) and how many pending jobs one holds now; nil
+-- without limits.
+local function limits_stats(loop)
+  local L = loop.limits
+  if not L then return nil end
+  local held = 0
+  for _, rec in pairs(loop.jobs) do
+    if rec.state == "queued" and sched.limit_hold(loop, rec) then held = held + 1 end
+  end
+  return {in_force = glimits.to_table(L), associations = L.assoc_count, held = held}
+end
+
 -- Counters in the shape of `flux module stats`.
 function M.stats(self)
   local st = self.loop.cs:stats()
@@ -65,7 +81,11 @@ function M.stats(self)
     search_stops = self.loop.search_stops,
     -- the module's arguments, over the configuration (grove flux-export)
     args = self.args and #self.args > 0 and self.args or nil,
+    -- the policy files in force, with their content's hash, and why the
+    -- built-in defaults run instead of the configured ones, when they do
+    policy_files = policies.stats(self), policy_fallback = self.policy_fallback,
     reservations = next(self.resv or {}) and reserve.describe(self) or nil,
+    limits = limits_stats(self.loop),
     topology = self.topologies and topology.stats(self) or nil}
 end
 
@@ -86,9 +106,20 @@ local function answer(self, topic, r, data, text)
   emit(self, {op = "respond", topic = topic, payload = {text = out}})
 end
 
--- A command that changed what the loop plans with: the answer, then a
--- pass (the waiting jobs' planned starts are planned again).
+-- The log line of a change a command applied (item: what, old -> new) or
+-- refused (why): an operator's change made by automation is seen in the
+-- broker's log.
+local function said(self, cmd, text, refused)
+  emit(self, {op = "log", level = refused and "warning" or "info",
+    message = fmt("flux grove %s%s: %s", cmd, refused and " refused" or "", text)})
+end
+
+-- A command that changed what the loop plans with: the operator's state
+-- written (grove.flux.state: the module commits it before the answer
+-- goes out), the answer, then a pass (the waiting jobs' planned starts
+-- are planned again).
 local function answer_and_pass(self, topic, r, data, text)
+  state.save(self)
   answer(self, topic, r, data, text)
   sched.drop_reservations(self.loop)
   self.stale = true
@@ -210,7 +241,18 @@ local function property_cmd(self, r, topic, add)
     return fail(self, topic, "EINVAL", cmd .. ": the value must be a string")
   end
   local vs, msg, code = names.targets(self.loop.g, target)
-  if not vs then return fail(self, topic, code, cmd .. ": " .. msg) end
+  if not vs then
+    said(self, cmd, fmt("%s %s: %s", tostring(target), tostring(key), msg), true)
+    return fail(self, topic, code, cmd .. ": " .. msg)
+  end
+  -- what the vertices had (for the log: old -> new)
+  local before = {}
+  for _, v in ipairs(vs) do
+    local p = v:property(key)
+    local k = p == nil and "(unset)" or (p == "" and key or key .. "=" .. p)
+    before[k] = before[k] or {}
+    table.insert(before[k], v)
+  end
   local changed, unchanged = {}, {}
   for _, v in ipairs(vs) do
     if add then
@@ -223,6 +265,7 @@ local function property_cmd(self, r, topic, add)
       unchanged[#unchanged + 1] = v
     end
   end
+  state.property(self, changed, key, add and (value or "") or false)
   -- nodes by their host names, other vertices by their paths
   local function show(list)
     for _, v in ipairs(list) do
@@ -237,6 +280,11 @@ local function property_cmd(self, r, topic, add)
   local data = {key = key, value = add and (value or "") or nil, changed = {}, unchanged = {}}
   for i, v in ipairs(changed) do data.changed[i] = v:path() end
   for i, v in ipairs(unchanged) do data.unchanged[i] = v:path() end
+  local now = add and (value and value ~= "" and key .. "=" .. value or key) or "(unset)"
+  local olds = {}
+  for k, list in pairs(before) do olds[#olds + 1] = fmt("%s on %s", k, show(list)) end
+  table.sort(olds)
+  said(self, cmd, fmt("%s: %s -> %s", key, table.concat(olds, "; "), now))
   local text
   if add then
     text = fmt("%s%s set on %s\n", key, value and value ~= "" and "=" .. value or "", show(changed))
@@ -263,20 +311,28 @@ local function status_cmd(self, r, topic)
       tostring(status)))
   end
   local vs, msg, code = names.targets(self.loop.g, target)
-  if not vs then return fail(self, topic, code, "set-status: " .. msg) end
+  if not vs then
+    said(self, "set-status", fmt("%s %s: %s", tostring(target), status, msg), true)
+    return fail(self, topic, code, "set-status: " .. msg)
+  end
   for _, v in ipairs(vs) do
     local rank = v:rank()
     if rank and rank >= 0 then
-      return fail(self, topic, "EINVAL", fmt("set-status: %s has broker rank %d: its status is "
-        .. "the resource module's (flux resource drain, flux resource undrain)", v:path(), rank))
+      local reason = fmt("%s has broker rank %d: its status is the resource module's (flux "
+        .. "resource drain, flux resource undrain)", v:path(), rank)
+      said(self, "set-status", fmt("%s %s: %s", v:path(), status, reason), true)
+      return fail(self, topic, "EINVAL", "set-status: " .. reason)
     end
   end
   local data = {status = status, changed = {}, unchanged = {}}
   for _, v in ipairs(vs) do
     local list = v:status() == status and data.unchanged or data.changed
     list[#list + 1] = v:path()
+    if v:status() ~= status then said(self, "set-status", fmt("%s: %s -> %s", v:path(),
+      v:status(), status)) end
     v:set_status(status)
   end
+  state.status(self, vs, status)
   local text = ""
   if #data.changed > 0 then
     text = fmt("%s: %s\n", table.concat(data.changed, ","), status)
@@ -304,8 +360,12 @@ end
 -- queue}: a reservation (grove.flux.reserve).
 local function reserve_cmd(self, r, topic)
   local res, msg, code = reserve.add(self, r)
-  if not res then return fail(self, topic, code, "reserve: " .. msg) end
+  if not res then
+    said(self, "reserve", fmt("%s: %s", tostring(r.name), msg), true)
+    return fail(self, topic, code, "reserve: " .. msg)
+  end
   local d = described(self, res.name, r.utc_offset)
+  said(self, "reserve", fmt("%s: (none) -> %s", res.name, reservation_line(d)))
   return answer_and_pass(self, topic, r, d, "reservation " .. reservation_line(d) .. "\n")
 end
 
@@ -313,7 +373,11 @@ end
 local function unreserve_cmd(self, r, topic)
   local d = described(self, r.name, r.utc_offset)
   local res, msg, code = reserve.remove(self, r.name)
-  if not res then return fail(self, topic, code, "unreserve: " .. msg) end
+  if not res then
+    said(self, "unreserve", fmt("%s: %s", tostring(r.name), msg), true)
+    return fail(self, topic, code, "unreserve: " .. msg)
+  end
+  said(self, "unreserve", fmt("%s: %s -> (none)", res.name, reservation_line(d)))
   return answer_and_pass(self, topic, r, d, fmt("reservation '%s' removed\n", res.name))
 end
 
@@ -452,13 +516,22 @@ end
 -- itself to stats; without it, the loop's own), as text.
 local function stats_cmd(self, r, topic)
   local st = type(r.stats) == "table" and r.stats or M.stats(self)
-  local lines = {
+  local lines = {}
+  if st.policy_fallback then
+    lines[1] = fmt("WARNING: the configured policies cannot be used (%s): the built-in "
+      .. "defaults schedule", st.policy_fallback)
+  end
+  for _, l in ipairs{
     fmt("queue policy %s, placement policy %s, queue-depth %s, reserve-depth %s",
       tostring(st.queue), tostring(st.policy), tostring(st["queue-depth"] or "unlimited"),
       tostring(st["reserve-depth"] or "(the queue policy's)")),
     fmt("jobs: %d matched, %d failed; %d pending, %d running", st.jobs_matched or 0,
       st.matches_failed or 0, st.queue_length or 0, st.running or 0),
-  }
+  } do lines[#lines + 1] = l end
+  for _, f in ipairs(st.policy_files or {}) do
+    lines[#lines + 1] = fmt("%s%s: %s (content %s)", f.key, f.queue and " of queue " .. f.queue
+      or "", f.file, f.hash)
+  end
   local mt = st.match_time or {}
   lines[#lines + 1] = fmt("match time: min %s, mean %s, max %s", ms(mt.min), ms(mt.avg),
     ms(mt.max))
@@ -491,8 +564,20 @@ local function stats_cmd(self, r, topic)
   return flush(self)
 end
 
+-- reload {}: the policy files of the configuration in force read again,
+-- those whose content changed taken (grove.flux's reload_policies: loaded
+-- and self-checked first, refused with the reason).
+local function reload_cmd(self, r, topic)
+  local text, reason = self:reload_policies()
+  if not text then return fail(self, topic, "EINVAL", "reload: " .. reason) end
+  answer(self, topic, r, {text = text}, text .. "\n")
+  self.stale = true
+  return self:schedule()
+end
+
 local COMMANDS = {
   find = find_cmd,
+  reload = reload_cmd,
   why = why_cmd,
   ["set-property"] = function(self, r, topic) return property_cmd(self, r, topic, true) end,
   ["remove-property"] = function(self, r, topic) return property_cmd(self, r, topic, false) end,

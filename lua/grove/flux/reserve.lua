@@ -84,13 +84,31 @@ local function timeless(R)
   return core.json_encode(t, 0)
 end
 
--- The spans of [a, e) between the members' starts and ends, each with the
--- members that hold something in it.
+-- What runs on r's nodes: its members, and any other running job there
+-- (one that outlived its end into the window: grove.flux holds it until
+-- its free, and the holds give way to it), kept in r.others so that the
+-- holds are laid again when it ends.  A set of job ids.
+local function occupants(self, r)
+  local loop = self.loop
+  local out, others = {}, {}
+  for id in pairs(r.members) do out[id] = true end
+  for _, id in ipairs(self.acq:jobs_on(r.ranks) or {}) do
+    local rec = loop.jobs[id]
+    if not out[id] and rec and rec.state == "running" then
+      out[id], others[id] = true, rec
+    end
+  end
+  r.others = others
+  return out
+end
+
+-- The spans of [a, e) between the starts and ends of what runs on r's
+-- nodes (occupants), each with the jobs that hold something in it.
 local function spans(self, r, a, e)
   local m = self.loop.m
   local cuts, seen = {a, e}, {[a] = true, [e] = true}
   local wins = {}
-  for id in pairs(r.members) do
+  for id in pairs(occupants(self, r)) do
     local info = m:job(id, false)
     if info then
       wins[id] = info
@@ -294,6 +312,7 @@ function M.tend(self)
       lift(self, r)
       rs[name] = nil
       base.emit(self, {op = "log", level = "info", message = fmt("reservation '%s' ended", name)})
+      require("grove.flux.state").save(self)
     else
       local again = false
       for id, rec in pairs(r.members) do
@@ -301,6 +320,9 @@ function M.tend(self)
           r.members[id] = nil
           again = true
         end
+      end
+      for id, rec in pairs(r.others or {}) do
+        if loop.jobs[id] ~= rec or rec.state ~= "running" then again = true end
       end
       for _, p in ipairs(r.pieces) do
         if p["end"] > now and not m:job(p.id, false) then again = true end
@@ -332,6 +354,34 @@ function M.tend(self)
   settle(self)
 end
 
+-- A running job's window cannot be moved because a reservation's holds
+-- sit on its ranks (an idset): the holds of the reservations on those
+-- ranks are lifted, fn (which moves it) is called, and they are laid
+-- again around what runs there (the job among it).  What fn returned;
+-- nil and why when no reservation was there.
+function M.give_way(self, ranks, fn)
+  local rs = self.resv
+  if not rs or next(rs) == nil then return nil, "no reservation holds its nodes" end
+  local lifted = {}
+  for _, r in pairs(rs) do
+    if not core.idset(r.ranks):intersect(ranks):empty() then
+      lift(self, r)
+      lifted[#lifted + 1] = r
+    end
+  end
+  if #lifted == 0 then return nil, "no reservation holds its nodes" end
+  local ok, msg = fn()
+  for _, r in ipairs(lifted) do
+    bump(self, r)
+    local held, why = hold(self, r)
+    if not held then
+      base.emit(self, {op = "log", level = "err",
+        message = fmt("reservation '%s': its holds: %s", r.name, tostring(why))})
+    end
+  end
+  return ok, msg
+end
+
 -- ---- making and ending ------------------------------------------------------------
 
 -- What holds something on r's nodes during its window (a running job by
@@ -355,11 +405,12 @@ local function conflicts(self, r, offset)
         seen[owner] = true
         local o = self.resv[owner]
         out[#out + 1] = fmt("reservation '%s' holds %s from %s to %s", owner,
-          o.hosts, names.show_time(o.start, offset), names.show_time(o["end"], offset))
+          o.hosts, names.show_time(o.start, offset, loop.tps),
+          names.show_time(o["end"], offset, loop.tps))
       elseif not owner and rec and rec.state == "running" then
         local on = m:rv1(id):restrict(r.ranks):nodelist()
         local until_ = rec.open and "with no time limit"
-          or "until " .. names.show_time(info["end"], offset)
+          or "until " .. names.show_time(info["end"], offset, loop.tps)
         out[#out + 1] = fmt("job %s runs on %s %s", base.f58(id), tostring(on), until_)
       end
     end
@@ -385,28 +436,36 @@ local function read(self, r)
   if list(self)[name] then return nil, fmt("reservation '%s' exists", name), "EEXIST" end
   local vs, ranks, hcode = names.hosts(loop.g, r.hosts)
   if not vs then return nil, "hosts: " .. ranks, hcode end
-  local now, off = loop.now, r.utc_offset
-  local start, msg = names.time(r.start or "now", now, off)
+  -- times are read in seconds, and kept in the loop's ticks ("now" as
+  -- the loop's clock is)
+  local now, off, tps = loop.now, r.utc_offset, loop.tps
+  local function at(text)
+    if text == "now" then return now end
+    local t, why = names.time(text, sched.secs(loop, now), off)
+    if not t then return nil, why end
+    return sched.ticks(loop, t)
+  end
+  local start, msg = at(r.start or "now")
   if not start then return nil, "start: " .. msg, "EINVAL" end
   local stop
   if r["end"] ~= nil then
-    stop, msg = names.time(r["end"], now, off)
+    stop, msg = at(r["end"])
     if not stop then return nil, "end: " .. msg, "EINVAL" end
   elseif r.duration ~= nil then
     local d, m2 = require("grove.jobspec").duration(r.duration)
     if not d or d <= 0 then return nil, "duration: " .. (m2 or "a positive duration expected"),
       "EINVAL" end
-    stop = start + math.ceil(d)
+    stop = start + sched.ticks(loop, d)
   else
     return nil, "an end or a duration expected", "EINVAL"
   end
   if start < now then
-    return nil, fmt("the window starts at %s, before now (%s)", names.show_time(start, off),
-      names.show_time(now, off)), "EINVAL"
+    return nil, fmt("the window starts at %s, before now (%s)", names.show_time(start, off, tps),
+      names.show_time(now, off, tps)), "EINVAL"
   end
   if stop <= start then
-    return nil, fmt("the window ends at %s, not after its start %s", names.show_time(stop, off),
-      names.show_time(start, off)), "EINVAL"
+    return nil, fmt("the window ends at %s, not after its start %s",
+      names.show_time(stop, off, tps), names.show_time(start, off, tps)), "EINVAL"
   end
   local user = r.user
   if user ~= nil and (math.type(user) ~= "integer" or user < 0) then
@@ -436,9 +495,10 @@ function M.add(self, r)
   if not res then return nil, msg, code end
   local clash = conflicts(self, res, r.utc_offset)
   if #clash > 0 then
+    local tps = self.loop.tps
     return nil, fmt("reservation '%s' overlaps what holds its nodes in [%s, %s): %s",
-      res.name, names.show_time(res.start, r.utc_offset), names.show_time(res["end"],
-      r.utc_offset), table.concat(clash, "; ")), "EBUSY"
+      res.name, names.show_time(res.start, r.utc_offset, tps), names.show_time(res["end"],
+      r.utc_offset, tps), table.concat(clash, "; ")), "EBUSY"
   end
   -- planned starts of waiting jobs may sit there: planned again by the
   -- pass that follows
@@ -448,6 +508,62 @@ function M.add(self, r)
   list(self)[res.name] = res
   self.stale = true
   return res
+end
+
+-- A reservation as grove.flux.state saved it ({name, ranks, hosts, start,
+-- end (seconds), user, user_name, bank, queue}) made again: checked
+-- against the graph (nodes_of(self, ranks, hosts): its nodes, and the
+-- text of those no longer there as they were), the configuration (its
+-- queue) and the clock (its window not over); its running members
+-- (running jobs on its nodes that are members and started in its window)
+-- its members again, and its holds laid around what runs on its nodes.
+-- The reservation, or nil and why it is dropped.
+function M.restore(self, saved, nodes_of)
+  local loop = self.loop
+  local name = type(saved) == "table" and saved.name
+  if type(name) ~= "string" or not name:match("^[%w][%w._-]*$") then
+    return nil, "a reservation that cannot be read: dropped"
+  end
+  local tag = fmt("reservation '%s'", name)
+  if list(self)[name] then return nil, tag .. ": a second of that name: dropped" end
+  local st, en = tonumber(saved.start), tonumber(saved["end"])
+  if not st or not en or st < 0 or en <= st then
+    return nil, tag .. ": its window cannot be read: dropped"
+  end
+  local start, stop = sched.ticks(loop, st), sched.ticks(loop, en)
+  if stop <= loop.now then
+    return nil, fmt("%s ended at %s while the module was away: dropped", tag,
+      names.show_time(stop, 0, loop.tps))
+  end
+  local vs, gone = nodes_of(self, saved.ranks, saved.hosts)
+  if gone or #vs == 0 then
+    return nil, fmt("%s on %s: %s: dropped", tag, tostring(saved.hosts), gone or "no nodes")
+  end
+  local q = saved.queue
+  if q ~= nil and (type(q) ~= "string" or not (self.queues and self.queues[q])) then
+    return nil, fmt("%s for queue %s: the instance has no such queue now: dropped", tag,
+      tostring(q))
+  end
+  local user = saved.user
+  if user ~= nil and (math.type(user) ~= "integer" or user < 0) then
+    return nil, tag .. ": its user cannot be read: dropped"
+  end
+  local r = {name = name, hosts = saved.hosts, ranks = saved.ranks, nnodes = #vs,
+    start = start, ["end"] = stop, user = user,
+    user_name = type(saved.user_name) == "string" and saved.user_name or nil,
+    bank = type(saved.bank) == "string" and saved.bank or nil, queue = q, pieces = {},
+    members = {}, gen = 0, opened = false}
+  for _, id in ipairs(self.acq:jobs_on(r.ranks) or {}) do
+    local rec = loop.jobs[id]
+    if rec and rec.state == "running" and rec.start >= start and M.member(self, r, rec) then
+      r.members[id] = rec
+      rec.resv = name
+    end
+  end
+  local ok, msg = hold(self, r)
+  if not ok then return nil, fmt("%s: its holds: %s: dropped", tag, tostring(msg)) end
+  list(self)[name] = r
+  return r
 end
 
 -- End reservation name: its holds lifted (its members' running jobs keep
@@ -471,18 +587,20 @@ function M.remove(self, name)
 end
 
 -- The reservations as plain tables, by name: for the listing, the stats
--- and the JSON output.
+-- and the JSON output (start and end in seconds).
 function M.describe(self, offset)
   local out = {}
-  local now = self.loop.now
+  local loop = self.loop
+  local now, tps = loop.now, loop.tps
   for name, r in pairs(self.resv or {}) do
     local running = 0
     for _ in pairs(r.members) do running = running + 1 end
     out[#out + 1] = {name = name, hosts = r.hosts, ranks = r.ranks, nodes = r.nnodes,
-      start = r.start, ["end"] = r["end"], user = r.user, user_name = r.user_name,
-      bank = r.bank, queue = r.queue, state = r.start <= now and "active" or "waiting",
-      running = running, start_text = names.show_time(r.start, offset),
-      end_text = names.show_time(r["end"], offset)}
+      start = sched.secs(loop, r.start), ["end"] = sched.secs(loop, r["end"]), user = r.user,
+      user_name = r.user_name, bank = r.bank, queue = r.queue,
+      state = r.start <= now and "active" or "waiting", running = running,
+      start_text = names.show_time(r.start, offset, tps),
+      end_text = names.show_time(r["end"], offset, tps)}
   end
   table.sort(out, function(a, b)
     if a.start ~= b.start then return a.start < b.start end

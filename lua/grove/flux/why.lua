@@ -1,6 +1,8 @@
 -- grove.flux.why: why a job waits (`flux grove why JOBID`), from the
 -- scheduling loop's state: whether it can ever run here, whether it fits
--- now (then the queue policy holds it back), which resources it cannot
+-- now (then the queue policy holds it back), whether a limit holds it
+-- ([sched-grove.limits]: the holder, the limit and what is held), which
+-- resources it cannot
 -- get (down ones), what holds the resources of its earliest start (running
 -- jobs by their expected end, other jobs' planned starts, reservations),
 -- its own planned start, the reservations it may use.  A job the loop
@@ -13,6 +15,7 @@
 -- =, text =}, ...}, start = planned or earliest start, hosts, blockers =
 -- {{kind =, id | reservation =, text =}, ...}}; grove.flux.ops prints it.
 local core = require("grove.core")
+local glimits = require("grove.limits")
 local sched = require("grove.sched")
 local base = require("grove.flux.base")
 local names = require("grove.flux.names")
@@ -50,11 +53,11 @@ local function ahead_of(loop, rec)
   return ahead, planned
 end
 
-local function ids_text(recs, offset, with_start)
+local function ids_text(loop, recs, offset, with_start)
   local parts = {}
   for i = 1, math.min(#recs, LIST_MAX) do
     local w = recs[i]
-    local at = with_start and " at " .. names.show_time(w.reserved, offset) or ""
+    local at = with_start and " at " .. names.show_time(w.reserved, offset, loop.tps) or ""
     parts[i] = base.f58(w.id) .. at
   end
   if #recs > LIST_MAX then parts[#parts + 1] = fmt("and %d more", #recs - LIST_MAX) end
@@ -93,13 +96,13 @@ local function holders(self, rec, ranks, start, offset)
         end
       elseif other and other.state == "running" then
         local ends = other.open and "with no time limit"
-          or "until " .. names.show_time(info["end"], offset)
+          or "until " .. names.show_time(info["end"], offset, loop.tps)
         out[#out + 1] = {kind = "running", id = id, text = fmt("job %s runs on %s %s",
           base.f58(id), on, ends)}
       elseif other and other.state == "queued" then
         out[#out + 1] = {kind = "planned", id = id, text = fmt(
           "job %s is planned to start on %s at %s", base.f58(id), on,
-          names.show_time(info.start, offset))}
+          names.show_time(info.start, offset, loop.tps))}
       end
     end
   end
@@ -120,7 +123,7 @@ local function memberships(self, rec, d, offset)
       elseif rec.open or loop.now + rec.estimate > r["end"] then
         add(d, "member", fmt("it is a member of reservation '%s', but a job there must end "
           .. "by its end (%s) and this one asks %s", r.name, r.end_text,
-          rec.open and "no end" or names.show_span(rec.estimate)))
+          rec.open and "no end" or names.show_span(rec.estimate, loop.tps)))
       else
         add(d, "member", fmt("it is a member of reservation '%s' (%s, open until %s), where "
           .. "it does not fit now", r.name, r.hosts, r.end_text))
@@ -142,18 +145,26 @@ local function pending(self, rec, d, offset)
     add(d, "never", "it can never run here: " .. never)
     return
   end
+  local hold = sched.limit_hold(loop, rec)
+  if hold then
+    -- (the holder, the limit and what is held: d.limit for a client)
+    d.limit = {holder = hold.kind, name = hold.kind ~= "all" and hold.name or nil,
+      key = hold.key, limit = hold.limit, held = hold.held, asks = hold.asks}
+    add(d, "limit", glimits.text(hold) .. "; it starts when that is under the limit")
+    return
+  end
   memberships(self, rec, d, offset)
   if loop.m:match(rec.js, "without_allocating") then
     local t = fmt("it fits now, but the queue policy %s has not started it", d.policy)
     if #ahead > 0 then
       t = t .. fmt(": %d job%s ahead of it%s wait%s (%s)", #ahead, #ahead == 1 and "" or "s",
         rec.queue and " in queue " .. rec.queue or "", #ahead == 1 and "s" or "",
-        ids_text(ahead, offset))
+        ids_text(loop, ahead, offset))
     end
     add(d, "order", t)
     if #planned > 0 then
       add(d, "protected", "starting it now would move the planned start of a job ahead: "
-        .. ids_text(planned, offset, true))
+        .. ids_text(loop, planned, offset, true))
     end
     return
   end
@@ -196,17 +207,17 @@ local function pending(self, rec, d, offset)
   if not start then
     local h = loop.g:expiration()
     add(d, "horizon", h > 0 and fmt("it finds no start before the resources expire at %s",
-      names.show_time(h, offset)) or "it finds no start")
+      names.show_time(h, offset, loop.tps)) or "it finds no start")
     return
   end
-  d.start, d.hosts = start, hosts
+  d.start, d.hosts = sched.secs(loop, start), hosts
   d.blockers = holders(self, rec, ranks, start, offset)
   local parts = {}
   for i, b in ipairs(d.blockers) do parts[i] = b.text end
   add(d, "busy", fmt("the resources of its %s start (%s at %s, in %s) are held: %s",
-    d.planned and "planned" or "earliest", hosts, names.show_time(start, offset),
-    names.show_span(start - now), #parts > 0 and table.concat(parts, "; ") or "(by nothing "
-    .. "now: the pass that places it has not run yet)"))
+    d.planned and "planned" or "earliest", hosts, names.show_time(start, offset, loop.tps),
+    names.show_span(start - now, loop.tps), #parts > 0 and table.concat(parts, "; ")
+    or "(by nothing now: the pass that places it has not run yet)"))
   if not rec.reserved and loop.reserve_depth and loop.nreserved >= loop.reserve_depth then
     add(d, "depth", fmt("it holds no planned start: reserve-depth %d is taken by jobs ahead",
       loop.reserve_depth))
@@ -272,7 +283,8 @@ function M.explain(self, r)
     d.state = "running"
     local _, hosts = where(loop, rec.id)
     add(d, "started", fmt("it is not pending: it runs on %s since %s%s", tostring(hosts),
-      names.show_time(rec.start, offset), rec.resv and " in reservation '" .. rec.resv .. "'"
+      names.show_time(rec.start, offset, loop.tps),
+      rec.resv and " in reservation '" .. rec.resv .. "'"
       or ""))
   else
     unknown(self, d, r.job, r.queue_status)

@@ -4,9 +4,12 @@
 --   groups.kinds("user,size")         {"user", "size"}, or nil, message
 --   groups.run(fh, summary, kinds)    a run's table per kind: jobs, waits
 --                                     (mean, median, 95th and 99th
---                                     percentile, max), mean bounded slowdown
+--                                     percentile, max), mean bounded
+--                                     slowdown, and the placement (nodes,
+--                                     racks, domains, stranded cores: means)
 --   groups.compare(fh, runs, names, kinds)  per kind, the mean and the max
---                                     wait of every group in every run
+--                                     wait and the placement means of every
+--                                     group in every run
 --
 -- The figures come from a summary's by_user and by_size (grove.sim.metrics
 -- gathers them); this module only lays them out.
@@ -60,18 +63,23 @@ end
 
 local COLUMNS = {{"jobs", "jobs"}, {"wait_mean", "mean wait"}, {"wait_median", "median"},
   {"wait_p95", "p95"}, {"wait_p99", "p99"}, {"wait_max", "max wait"},
-  {"bounded_slowdown", "mean bsld"}}
+  {"bounded_slowdown", "mean bsld"}, {"nodes_mean", "nodes"}, {"racks_mean", "racks"},
+  {"domains_mean", "domains"}, {"stranded_mean", "stranded"}}
+-- the columns shown with two decimals
+local DECIMALS = {bounded_slowdown = "%.3f", nodes_mean = "%.2f", racks_mean = "%.2f",
+  domains_mean = "%.2f", stranded_mean = "%.2f"}
 local HEADS = {}
 for j, c in ipairs(COLUMNS) do HEADS[j] = c[2] end
 
 function M.run(fh, summary, kinds)
   for _, kind in ipairs(kinds) do
     local list, key = M.KINDS[kind][1], M.KINDS[kind][2]
-    fh:write(fmt("\nby %s (waits in seconds):\n", kind))
+    fh:write(fmt("\nby %s (waits in seconds; nodes, racks, domains and stranded cores: " ..
+      "means a job):\n", kind))
     print_table(fh, kind, HEADS, summary[list] or {}, function(g) return tostring(g[key]) end,
       function(g, j)
         local c, v = COLUMNS[j][1], g[COLUMNS[j][1]]
-        return c == "bounded_slowdown" and v and fmt("%.3f", v) or number(v)
+        return DECIMALS[c] and v and fmt(DECIMALS[c], v) or number(v)
       end)
   end
 end
@@ -91,11 +99,15 @@ function M.compare(fh, runs, names, kinds)
         at[id][k] = g
       end
     end
-    for _, m in ipairs{{"wait_mean", "mean wait (s)"}, {"wait_max", "max wait (s)"}} do
+    for _, m in ipairs{{"wait_mean", "mean wait (s)"}, {"wait_max", "max wait (s)"},
+        {"nodes_mean", "nodes a job"}, {"domains_mean", "domains a job"},
+        {"stranded_mean", "stranded cores a job"}} do
       fh:write(fmt("\n%s by %s:\n", m[2], kind))
       print_table(fh, kind, names, order, tostring, function(id, k)
         local g = at[id][k]
-        return g and number(g[m[1]]) or "-"
+        local v = g and g[m[1]]
+        if v == nil then return "-" end
+        return DECIMALS[m[1]] and fmt(DECIMALS[m[1]], v) or number(v)
       end)
     end
   end

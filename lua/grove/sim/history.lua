@@ -26,7 +26,10 @@
 -- that list: {t =, op = "alloc" | "cancel" | "prioritize", priority =}.
 -- The instance's own answer: job.alloc (the alloc event: its start) and
 -- job.free (the free event: when its resources went back), job.hosts and
--- job.ranks (from its R).
+-- job.ranks (from its R), and job.estimated, the start estimates
+-- sched-grove showed it ({first, first_at, last, last_at, count}, from
+-- the alloc event's annotations; nil under another scheduler, or for a
+-- job shown none).
 --
 -- It must not replay anything: grove.sim.replay does.
 local core = require("grove.core")
@@ -73,6 +76,12 @@ local function derive(job)
       started = true
       pending = false
       job.alloc = t
+      -- the start estimates sched-grove showed (grove.flux.annotate)
+      local a = type(c.annotations) == "table" and c.annotations.sched
+      local est = type(a) == "table" and a.estimated
+      if type(est) == "table" and type(est.first) == "number" and type(est.last) == "number" then
+        job.estimated = est
+      end
     elseif name == "free" then
       job.free = t
     elseif name == "submit" then

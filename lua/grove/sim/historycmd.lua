@@ -41,7 +41,10 @@ end
 function M.main(o, cmd)
   local unused = {}
   for k in pairs(o) do
-    if not M.OPTIONS[k] and k ~= "all_jobs" then unused[#unused + 1] = "--" .. k end
+    -- (outs: --out as grove sim reads it; its one file is o.out)
+    if not M.OPTIONS[k] and k ~= "all_jobs" and k ~= "outs" then
+      unused[#unused + 1] = "--" .. k
+    end
   end
   if #unused > 0 then
     table.sort(unused)
@@ -92,8 +95,9 @@ function M.main(o, cmd)
     local ok, e = write_json(o.summary, res.summary)
     if not ok then return cmd.fail(e) end
   end
+  local actual = replay.actual_summary(h)
   if o.actual then
-    local ok, e = write_json(o.actual, replay.actual_summary(h))
+    local ok, e = write_json(o.actual, actual)
     if not ok then return cmd.fail(e) end
   end
   local out = io.stdout
@@ -125,6 +129,12 @@ function M.main(o, cmd)
     out:write(fmt("wait: mean %.3f s, median %.3f s, 95th percentile %.3f s, max %.3f s; " ..
       "utilization %.4f; replayed in %.2f s\n", s.wait_mean, s.wait_median, s.wait_p95,
       s.wait_max, s.utilization, wall))
+    -- how far the estimates sched-grove showed were from the starts, in
+    -- the instance (its alloc events) and in the replay
+    if actual.est_jobs and actual.est_jobs > 0 then
+      cmd.print_estimates(actual, out, " (instance)")
+    end
+    if s.est_jobs and s.est_jobs > 0 then cmd.print_estimates(s, out, " (replay)") end
   end
   out:write(fmt("replay: %d of %d jobs start as they did (within %s s)\n", res.agree,
     res.compared, tostring(within)))

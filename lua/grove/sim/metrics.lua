@@ -1,7 +1,9 @@
 -- grove.sim.metrics: what a simulation is judged by, gathered as jobs end.
 --
 --   local acc = metrics.new{units = N, buckets = 400}
---   acc:job{submit =, start =, ["end"] =, procs =, state =, user =}  -- per finished job
+--   acc:job{submit =, start =, ["end"] =, procs =, state =, user =, nodes =, racks =,
+--           domains =, stranded =, predicted_first =, predicted_last =, seen =,
+--           seen_within =}                                 -- per finished job
 --   acc:level(t, busy, queued [, down])  -- busy and down units, queue length from t on
 --   acc:result{wall =, cpu =} -> the summary table (see docs/sim.md)
 --
@@ -25,16 +27,100 @@
 -- number of intervals, whatever its length: time and memory grow with
 -- the events, not with the simulated time.
 --
+-- Placement, per job that ran (the same jobs as the waits): the nodes,
+-- racks and locality domains it spanned and the cores it left stranded
+-- (row fields nodes, racks, domains, stranded; a field the row lacks is
+-- not counted), as means, and the share of jobs that spanned more than
+-- one rack or domain.
+--
+-- Start estimates, per job that ran and was shown one (row fields
+-- predicted_first, predicted_last: the first and the last start
+-- estimate before it started; seen and seen_within: the seconds of its
+-- wait an estimate was shown, and within the band): an estimate is
+-- within the band when it is off the actual start by at most 10% of the
+-- actual wait or 5 minutes, whichever is more (M.BAND, M.within).  For
+-- the first and the last estimate: the share within the band, and the
+-- median and 90th percentile of the error |estimate - start| (exact,
+-- counted at a millisecond); seen_within: the share of the seconds an
+-- estimate was shown during which it was within the band; first_kept:
+-- the share of jobs that started no later than their first estimate (a
+-- second after it at most), an estimate kept as a promise.
+--
 -- It must not hold the clock, the queue or any output file: it only
 -- accumulates what it is told and summarizes it.
 local M = {}
+
+-- The band a start estimate is judged by: within rel of the actual wait,
+-- or abs seconds, whichever is more.
+M.BAND = {rel = 0.1, abs = 300}
+
+-- Whether an estimate off the actual start by err seconds is within the
+-- band of a job that waited wait seconds.
+function M.within(err, wait)
+  if err < 0 then err = -err end
+  local tol = M.BAND.rel * wait
+  if tol < M.BAND.abs then tol = M.BAND.abs end
+  return err <= tol
+end
+local within = M.within
 
 local Acc = {}
 Acc.__index = Acc
 
 -- A group of jobs' waits and slowdowns.
 local function group()
-  return {jobs = 0, wait_sum = 0, bsld_sum = 0, waits = {}, bslds = {}, max_wait = 0}
+  return {jobs = 0, wait_sum = 0, bsld_sum = 0, waits = {}, bslds = {}, max_wait = 0,
+    nodes_n = 0, nodes_sum = 0, racks_n = 0, racks_sum = 0, racks_multi = 0, domains_n = 0,
+    domains_sum = 0, domains_multi = 0, stranded_n = 0, stranded_sum = 0}
+end
+
+-- The placement of a job that ran (row: see above).
+local function place(gr, row)
+  local n, r, d, st = row.nodes, row.racks, row.domains, row.stranded
+  if n then gr.nodes_n, gr.nodes_sum = gr.nodes_n + 1, gr.nodes_sum + n end
+  if r then
+    gr.racks_n, gr.racks_sum = gr.racks_n + 1, gr.racks_sum + r
+    if r > 1 then gr.racks_multi = gr.racks_multi + 1 end
+  end
+  if d then
+    gr.domains_n, gr.domains_sum = gr.domains_n + 1, gr.domains_sum + d
+    if d > 1 then gr.domains_multi = gr.domains_multi + 1 end
+  end
+  if st then gr.stranded_n, gr.stranded_sum = gr.stranded_n + 1, gr.stranded_sum + st end
+end
+
+-- The start estimates of every job: shown to how many, for each of the
+-- first and the last how many were within the band and the count of each
+-- error (at a millisecond), and the seconds shown and within.
+local function estimates()
+  return {jobs = 0, none = 0, first_within = 0, first_errs = {}, last_within = 0,
+    last_errs = {}, seen = 0, seen_within = 0, changes = 0, first_kept = 0}
+end
+
+local function ms(x)
+  if x < 0 then x = -x end
+  return math.floor(x * 1000 + 0.5) / 1000
+end
+
+local function estimate(es, row)
+  local f, l = row.predicted_first, row.predicted_last
+  if not f then
+    es.none = es.none + 1
+    return
+  end
+  local start, wait = row.start, row.start - row.submit
+  es.jobs = es.jobs + 1
+  local ef, el = ms(f - start), ms(l - start)
+  es.first_errs[ef] = (es.first_errs[ef] or 0) + 1
+  es.last_errs[el] = (es.last_errs[el] or 0) + 1
+  if within(ef, wait) then es.first_within = es.first_within + 1 end
+  -- a promise kept: it started no later than its first estimate (a
+  -- second's slack: the clock's tick, a live instance's latency)
+  if start <= f + 1 then es.first_kept = es.first_kept + 1 end
+  if within(el, wait) then es.last_within = es.last_within + 1 end
+  es.seen = es.seen + (row.seen or 0)
+  es.seen_within = es.seen_within + (row.seen_within or 0)
+  es.changes = es.changes + (row.predictions or 1)
 end
 
 local function add(gr, wait, bsld)
@@ -63,6 +149,11 @@ local function percentile(counts, n, p)
 end
 
 -- The summary of a group.
+local function mean(sum, n)
+  if n == 0 then return nil end
+  return sum / n
+end
+
 local function summarize(gr)
   local n = gr.jobs
   return {jobs = n, wait_mean = n > 0 and gr.wait_sum / n or 0,
@@ -70,7 +161,29 @@ local function summarize(gr)
     wait_p99 = percentile(gr.waits, n, 99), wait_max = gr.max_wait,
     bounded_slowdown = n > 0 and gr.bsld_sum / n or 0,
     bsld_median = percentile(gr.bslds, n, 50) / 1000,
-    bsld_p95 = percentile(gr.bslds, n, 95) / 1000}
+    bsld_p95 = percentile(gr.bslds, n, 95) / 1000,
+    nodes_mean = mean(gr.nodes_sum, gr.nodes_n), racks_mean = mean(gr.racks_sum, gr.racks_n),
+    racks_multi = mean(gr.racks_multi, gr.racks_n),
+    domains_mean = mean(gr.domains_sum, gr.domains_n),
+    domains_multi = mean(gr.domains_multi, gr.domains_n),
+    stranded_mean = mean(gr.stranded_sum, gr.stranded_n)}
+end
+
+-- The summary of the start estimates (see above), into r.
+local function summarize_estimates(es, r)
+  local n = es.jobs
+  r.est_jobs, r.est_none = n, es.none
+  r.est_band = {rel = M.BAND.rel, abs = M.BAND.abs}
+  if n == 0 then return end
+  r.est_first_within = es.first_within / n
+  r.est_first_median = percentile(es.first_errs, n, 50)
+  r.est_first_p90 = percentile(es.first_errs, n, 90)
+  r.est_last_within = es.last_within / n
+  r.est_last_median = percentile(es.last_errs, n, 50)
+  r.est_last_p90 = percentile(es.last_errs, n, 90)
+  r.est_seen_within = es.seen > 0 and es.seen_within / es.seen or nil
+  r.est_changes_mean = es.changes / n
+  r.est_first_kept = es.first_kept / n
 end
 
 -- The most points of the wait distribution a summary keeps.
@@ -113,6 +226,7 @@ function M.new(opts)
   opts = opts or {}
   return setmetatable({units = opts.units or 0, nbuckets = opts.buckets or 400, jobs = 0,
     killed = 0, killed_walltime = 0, all = group(), users = {}, sizes = {}, busy_us = 0,
+    est = estimates(),
     down_us = 0, first = nil, last = nil, width = opts.width or 60, origin = nil, util = {},
     queue = {}, down = {}, nbk = 0, lt = nil, lbusy = 0, lqueue = 0, ldown = 0,
     max_queue = 0}, Acc)
@@ -132,6 +246,8 @@ function Acc:job(j)
     local bsld = (wait + run) / math.max(run, 10)
     if bsld < 1 then bsld = 1 end
     add(self.all, wait, bsld)
+    place(self.all, j)
+    estimate(self.est, j)
     if j.user ~= nil then
       local u = self.users[j.user]
       if not u then
@@ -139,6 +255,7 @@ function Acc:job(j)
         self.users[j.user] = u
       end
       add(u, wait, bsld)
+      place(u, j)
     end
     local c = size_class(j.procs or 1)
     local sg = self.sizes[c]
@@ -147,6 +264,7 @@ function Acc:job(j)
       self.sizes[c] = sg
     end
     add(sg, wait, bsld)
+    place(sg, j)
   end
   if not self.first or j.submit < self.first then self.first = j.submit end
   if not self.last or j["end"] > self.last then self.last = j["end"] end
@@ -257,6 +375,7 @@ function Acc:result(run)
   local makespan = self.first and self.last and (self.last - self.first) or 0
   for k, v in pairs(summarize(self.all)) do r[k] = v end
   r.wait_cdf = cdf(self.all.waits, self.all.jobs)
+  summarize_estimates(self.est, r)
   r.killed = self.killed
   r.killed_walltime = self.killed_walltime
   r.units = self.units

@@ -191,16 +191,24 @@ function PQ:context(q, pol)
     end
     return rec
   end
-  local function eligible(view) return pq:eligible(q, loop.jobs[view.id]) end
+  local function eligible(view)
+    local rec = loop.jobs[view.id]
+    return pq:eligible(q, rec) and not (loop.limits and sched.held(loop, rec))
+  end
   function ctx.queue()
     local version = loop.cs:version()
+    -- (what the limits hold back changes as jobs start and end)
+    if loop.limits then version = version .. ":" .. loop.lim_gen end
     if version ~= list_version or limited then
       list = {}
       local cs, jobs = loop.cs, loop.jobs
       local id = cs:next()
       while id do
         local rec = jobs[id]
-        if qkey(rec.queue) == q and pq:eligible(q, rec) then list[#list + 1] = rec.view end
+        if qkey(rec.queue) == q and pq:eligible(q, rec)
+          and not (loop.limits and sched.held(loop, rec)) then
+          list[#list + 1] = rec.view
+        end
         id = cs:next(id)
       end
       if loop.queue_depth then
@@ -251,7 +259,7 @@ function PQ:context(q, pol)
       if not pq:eligible(q, rec) then return false end
       if not rec.reserved and others_reserved() then
         local t = base.earliest(base, view)
-        if t ~= loop.now then return false end
+        if t ~= base.clock() then return false end
       end
     end
     local ok = base.start(base, view, opts)
@@ -273,7 +281,7 @@ function PQ:context(q, pol)
     if depth and rec and rec.state == "queued" and not rec.reserved and nreserved() >= depth then
       -- the queue's reserve depth is reached: no reservation, but a job
       -- that fits now still starts (as the loop's own reserve depth)
-      if ctx.start(ctx, view) then return loop.now, "started" end
+      if ctx.start(ctx, view) then return base.clock(), "started" end
       return nil
     end
     local t, how = base.reserve(base, view)
@@ -290,6 +298,23 @@ function PQ:context(q, pol)
     end
     rec_in(view, "cancel")
     return base.cancel(base, view)
+  end
+  -- the queue's own reservations dropped and its jobs planned again, in
+  -- its order, each as ctx:reserve plans it (its eligibility and reserve
+  -- depth)
+  function ctx.replan()
+    ctx.cancel(ctx)
+    local now = loop.now
+    for _, v in ipairs(ctx.queue()) do
+      local rec = loop.jobs[v.id]
+      if rec and rec.state == "queued" then
+        if rec.reserved == now then
+          ctx.start(ctx, v)
+        elseif not rec.reserved then
+          ctx.reserve(ctx, v)
+        end
+      end
+    end
   end
   function ctx.earliest(_, view)
     local rec = rec_in(view, "earliest")

@@ -19,6 +19,92 @@ local PAD_L, PAD_R, PAD_T, PAD_B = 70, 20, 36, 44
 local COLORS = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
   "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"}
 
+-- The Gantt chart's job colours: none near red (a hue within 45 degrees
+-- of it), which its legend gives to jobs killed at their time limit, and
+-- none pale enough to pass for a job killed by a node going down.
+M.GANTT_COLORS = {"#1f77b4", "#2ca02c", "#9467bd", "#17becf", "#bcbd22", "#393b79",
+  "#637939", "#7f7f7f", "#5254a3", "#8ca252", "#6b6ecf", "#3182bd"}
+
+-- The edge of a job killed at its time limit.
+M.TIMEOUT_EDGE = "#d00"
+
+-- About how many windows a time series is averaged over on a chart.
+M.WINDOWS = 80
+
+-- The windows a chart may average over, in seconds: round durations.
+local NICE = {1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600,
+  43200, 86400, 2 * 86400, 7 * 86400, 14 * 86400, 30 * 86400}
+
+-- The window of a series of buckets of width seconds over span seconds:
+-- the first round duration of at least span / WINDOWS and of the width.
+function M.window_for(span, width)
+  local want = math.max(width or 1, span / M.WINDOWS)
+  for _, w in ipairs(NICE) do
+    if w >= want then return w end
+  end
+  local month = 30 * 86400
+  return math.ceil(want / month) * month
+end
+
+-- A window's name: "90-second", "30-minute", "6-hour", "1-day", "7-day".
+function M.window_name(w)
+  if w % 86400 == 0 then return fmt("%d-day", w // 86400) end
+  if w % 3600 == 0 then return fmt("%d-hour", w // 3600) end
+  if w % 60 == 0 then return fmt("%d-minute", w // 60) end
+  return fmt("%d-second", math.floor(w))
+end
+
+-- The series key of a summary's series averaged over windows of w
+-- seconds from its origin (each bucket's value spread over its span, a
+-- window's the time-weighted mean of what falls in it): the windows'
+-- middles and means, and the series' end.  values, when given, replaces
+-- series[key] (a list over the same buckets).
+function M.windowed(series, key, w, values)
+  local t, v = series.t or {}, values or series[key] or {}
+  local width, origin = series.width or 1, series.origin or 0
+  local n = #t
+  local stop = n > 0 and t[n] + width or origin
+  local sum, span = {}, {}
+  for i = 1, n do
+    local a, b = t[i], t[i] + width
+    while a < b do
+      local k = (a - origin) // w
+      local e = math.min(b, origin + (k + 1) * w)
+      sum[k] = (sum[k] or 0) + (v[i] or 0) * (e - a)
+      span[k] = (span[k] or 0) + (e - a)
+      a = e
+    end
+  end
+  local xs, ys = {}, {}
+  local last = n > 0 and (stop - 1 - origin) // w or -1
+  for k = 0, last do
+    if span[k] and span[k] > 0 then
+      local a = origin + k * w
+      local b = math.min(a + w, stop)
+      xs[#xs + 1], ys[#ys + 1] = (a + b) / 2, sum[k] / span[k]
+    end
+  end
+  return xs, ys, stop
+end
+
+-- The hue of a colour "#rrggbb" in degrees (nil for a grey).
+function M.hue(color)
+  local r, g, b = color:match("^#(%x%x)(%x%x)(%x%x)$")
+  r, g, b = tonumber(r, 16) / 255, tonumber(g, 16) / 255, tonumber(b, 16) / 255
+  local mx, mn = math.max(r, g, b), math.min(r, g, b)
+  local d = mx - mn
+  if d < 0.08 then return nil end
+  local h
+  if mx == r then
+    h = 60 * (((g - b) / d) % 6)
+  elseif mx == g then
+    h = 60 * ((b - r) / d + 2)
+  else
+    h = 60 * ((r - g) / d + 4)
+  end
+  return h
+end
+
 local function esc(s)
   return (tostring(s):gsub("[&<>\"]", {["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;",
     ['"'] = "&quot;"}))
@@ -125,58 +211,64 @@ local function polyline(out, xs, ys, color)
     color, concat(pts, " "))
 end
 
--- Steps of one series into plot coordinates.
-local function steps(series, key, x0, w, y0, h, ymax)
-  local t, v = series.t, series[key]
-  local n = #t
-  local tmin = series.origin or 0
-  local tmax = n > 0 and (t[n] + series.width) or tmin + 1
-  local xs, ys = {}, {}
-  for i = 1, n do
-    local xa = x0 + w * (t[i] - tmin) / (tmax - tmin)
-    local xb = x0 + w * (t[i] + series.width - tmin) / (tmax - tmin)
-    local y = y0 + h - h * math.min(v[i] / ymax, 1)
-    xs[#xs + 1], ys[#ys + 1] = xa, y
-    xs[#xs + 1], ys[#ys + 1] = xb, y
-  end
-  return xs, ys, tmin, tmax
-end
-
 local function max_of(list)
   local m = 0
   for _, x in ipairs(list or {}) do if x > m then m = x end end
   return m
 end
 
+-- Points (time, value) into plot coordinates: x over [tmin, tmax), y
+-- over [0, ymax].
+local function points(ts, vs, x0, w, y0, h, tmin, tmax, ymax)
+  local xs, ys = {}, {}
+  for i = 1, #ts do
+    xs[i] = x0 + w * (ts[i] - tmin) / (tmax - tmin)
+    ys[i] = y0 + h - h * math.min(vs[i] / ymax, 1)
+  end
+  return xs, ys
+end
+
 -- Utilization and queue length over time, one panel each: the units
--- busy, down (or drained) and idle, stacked, then the jobs waiting.
+-- busy, down (or drained) and idle, stacked, then the jobs waiting, each
+-- the mean over windows of a round duration (about WINDOWS of them over
+-- the run: window_for), named on the chart, drawn through the windows'
+-- middles.  A run of months reads as its trend, not as thousands of
+-- steps.
 function M.series(path, summary)
   local s = summary.series or {t = {}, utilization = {}, queue = {}, width = 1, origin = 0}
   local h2 = H
+  local tmin = s.origin or 0
+  local n = #(s.t or {})
+  local tmax = n > 0 and (s.t[n] + s.width) or tmin + 1
+  local win = M.window_for(tmax - tmin, s.width)
+  local wname = M.window_name(win)
   local out = header(W, 2 * h2 + 16, fmt("Grove sim: %s queue, %s placement, %d jobs",
     summary.queue or "?", summary.policy or "?", summary.jobs or 0))
   local pw, ph = W - PAD_L - PAD_R, h2 - PAD_T - PAD_B
-  local xs, busy, tmin, tmax = steps(s, "utilization", PAD_L, pw, PAD_T, ph, 1)
-  axes(out, PAD_L, PAD_T, pw, ph, tmin, tmax, 1, "fraction of units", "%.2f")
-  -- stacked: busy from the bottom, down above it, idle the rest
-  local base, top = {}, {}
-  for i = 1, #xs do base[i], top[i] = PAD_T + ph, PAD_T end
-  -- the top of the down band: busy + down (a run without the down series: none)
-  local upper = {t = s.t, width = s.width, origin = s.origin, v = {}}
-  for i = 1, #s.t do
-    upper.v[i] = math.min(1, s.utilization[i] + (s.down and s.down[i] or 0))
+  axes(out, PAD_L, PAD_T, pw, ph, tmin, tmax, 1, "fraction of units", "%.2f",
+    fmt("simulated time (means over %s windows)", wname))
+  -- busy from the bottom, down stacked on it, idle the rest
+  local ts, busy = M.windowed(s, "utilization", win)
+  local upper = {}
+  for i = 1, n do
+    upper[i] = math.min(1, (s.utilization[i] or 0) + (s.down and s.down[i] or 0))
   end
-  local _, down = steps(upper, "v", PAD_L, pw, PAD_T, ph, 1)
-  band(out, xs, down, top, "#ffffff", 1)
-  band(out, xs, base, busy, COLORS[1], 0.55)
-  band(out, xs, busy, down, "#7f7f7f", 0.6)
-  polyline(out, xs, busy, COLORS[1])
+  local _, top = M.windowed(s, nil, win, upper)
+  local xs, by = points(ts, busy, PAD_L, pw, PAD_T, ph, tmin, tmax, 1)
+  local _, ty = points(ts, top, PAD_L, pw, PAD_T, ph, tmin, tmax, 1)
+  local base = {}
+  for i = 1, #xs do base[i] = PAD_T + ph end
+  band(out, xs, base, by, COLORS[1], 0.55)
+  band(out, xs, by, ty, "#7f7f7f", 0.6)
+  polyline(out, xs, by, COLORS[1])
   legend(out, PAD_L + pw - 300, PAD_T - 8, {{COLORS[1], "busy", 0.55}, {"#7f7f7f", "down",
     0.6}, {"#ffffff", "idle"}})
-  local qmax = whole_max(max_of(s.queue))
+  local qts, qv = M.windowed(s, "queue", win)
+  local qmax = whole_max(max_of(qv))
   local y1 = h2 + PAD_T
-  local qx, qy = steps(s, "queue", PAD_L, pw, y1, ph, qmax)
-  axes(out, PAD_L, y1, pw, ph, tmin, tmax, qmax, "jobs waiting", "%.0f")
+  axes(out, PAD_L, y1, pw, ph, tmin, tmax, qmax, "jobs waiting (mean)", "%.0f",
+    fmt("simulated time (means over %s windows)", wname))
+  local qx, qy = points(qts, qv, PAD_L, pw, y1, ph, tmin, tmax, qmax)
   polyline(out, qx, qy, COLORS[2])
   out[#out + 1] = fmt('<text x="%d" y="%d">mean utilization %.3f, down %.3f, mean wait %.0f s, ' ..
     'makespan %s, killed at walltime %d</text>\n', PAD_L, 2 * h2 + 10, summary.utilization or 0,
@@ -190,11 +282,13 @@ end
 -- ["end"] =, killed =, timeout =}; names the node names by index;
 -- opts.nodes the rows at most, opts.from and opts.to the time window shown
 -- (default: all), opts.cut the time from which placements were not kept
--- (said in the title).  Bars take a colour by job id; a legend tells
--- jobs that ended, were killed at their time limit (red edge) and killed
--- by a node going down (pale).
+-- (said in the title).  Bars take a colour by job id from GANTT_COLORS
+-- (no red: red is the edge of a job killed at its time limit); a legend
+-- tells jobs that ended, were killed at their time limit (red edge) and
+-- killed by a node going down (pale).
 function M.gantt(path, records, names, opts)
   opts = opts or {}
+  local GC = M.GANTT_COLORS
   local nnodes = 0
   local tmin, tmax = math.huge, -math.huge
   for _, r in ipairs(records) do
@@ -237,7 +331,7 @@ function M.gantt(path, records, names, opts)
       local y = PAD_T + (r.node - 1) * row
       out[#out + 1] = fmt('<rect x="%.2f" y="%.1f" width="%.2f" height="%.1f" fill="%s" ' ..
         'stroke="%s" stroke-width="%s"%s><title>job %d: %d-%d%s</title></rect>\n', x, y + 0.5,
-        w, row - 1, COLORS[r.id % #COLORS + 1], r.timeout and "#d00" or "white",
+        w, row - 1, GC[r.id % #GC + 1], r.timeout and M.TIMEOUT_EDGE or "white",
         r.timeout and "1.2" or "0.3", r.killed and ' fill-opacity="0.4"' or "", r.id, r.start, e,
         r.timeout and " (killed at its time limit)" or r.killed and " (killed: node down)" or "")
     end
@@ -250,21 +344,35 @@ function M.gantt(path, records, names, opts)
     '</text>\n', PAD_L + pw // 2, PAD_T + ph + 32)
   out[#out + 1] = fmt('<text x="14" y="%d" transform="rotate(-90 14 %d)" ' ..
     'text-anchor="middle">node</text>\n', PAD_T + ph // 2, PAD_T + ph // 2)
-  legend(out, PAD_L, h - 8, {{COLORS[1], "a job (colour by id)"},
-    {COLORS[1], "killed: node down", 0.4}, {COLORS[1], "killed at its time limit", nil, "#d00"}})
+  legend(out, PAD_L, h - 8, {{GC[1], "a job (colour by id, never red)"},
+    {GC[1], "killed: node down", 0.4}, {GC[1], "killed at its time limit", nil, M.TIMEOUT_EDGE}})
   out[#out + 1] = "</svg>\n"
   return write(path, out)
 end
 
--- The metrics compared, in the order they are shown.
+-- The metrics compared, in the order they are shown: {key, label (at
+-- most 26 characters: grove sim --compare's column)}.  A row no run has
+-- is left out of the table.
 M.compared = {
   {"wait_mean", "mean wait (s)"}, {"wait_median", "median wait (s)"},
-  {"wait_p95", "95th percentile wait (s)"}, {"wait_p99", "99th percentile wait (s)"},
+  {"wait_p95", "p95 wait (s)"}, {"wait_p99", "p99 wait (s)"},
   {"wait_max", "max wait (s)"}, {"bounded_slowdown", "mean bounded slowdown"},
-  {"bsld_p95", "95th percentile bounded slowdown"},
-  {"utilization", "utilization"}, {"down", "down (fraction of units)"},
+  {"bsld_p95", "p95 bounded slowdown"},
+  {"utilization", "utilization"}, {"down", "down (share of units)"},
   {"makespan", "makespan (s)"}, {"jobs", "jobs"},
-  {"killed_walltime", "killed at their time limit"},
+  {"killed_walltime", "killed at time limit"},
+  {"nodes_mean", "nodes a job"}, {"racks_mean", "racks a job"},
+  {"racks_multi", "share on >1 rack"}, {"domains_mean", "domains a job"},
+  {"domains_multi", "share on >1 domain"}, {"stranded_mean", "stranded cores a job"},
+  {"est_jobs", "jobs shown an estimate"},
+  {"est_first_within", "first est. within band"},
+  {"est_first_median", "first est. median err (s)"},
+  {"est_first_p90", "first est. p90 err (s)"},
+  {"est_last_within", "last est. within band"},
+  {"est_last_median", "last est. median err (s)"},
+  {"est_last_p90", "last est. p90 err (s)"},
+  {"est_seen_within", "time shown within band"},
+  {"est_first_kept", "started by first est."},
   {"jobs_per_second", "jobs per second simulated"},
 }
 
@@ -274,14 +382,16 @@ M.compared = {
 function M.compare(path, runs, names)
   local rows = {}
   for _, m in ipairs(M.compared) do
-    if m[1] ~= "jobs_per_second" then rows[#rows + 1] = m end
+    local any = false
+    for _, r in ipairs(runs) do any = any or tonumber(r[m[1]]) ~= nil end
+    if m[1] ~= "jobs_per_second" and any then rows[#rows + 1] = m end
   end
   local n = #runs
   local bar_h = n > 4 and 14 or 22
   local top = PAD_T + 10 + 20
   local h1 = top + #rows * (n * bar_h + 8)
   local total_h = h1 + H
-  local out = header(W, total_h, "Grove sim: " .. concat(names, " vs "))
+  local out = header(W, total_h, fmt("Grove sim: %d runs compared", n))
   local lx, bw = 230, W - 230 - 120
   local entries = {}
   for k = 1, n do entries[k] = {COLORS[(k - 1) % #COLORS + 1], names[k]} end
@@ -298,37 +408,40 @@ function M.compare(path, runs, names)
     out[#out + 1] = fmt('<text x="%d" y="%d" text-anchor="end">%s</text>\n', lx - 8,
       y + n * bar_h // 2 + 4, esc(m[2]))
     for k, r in ipairs(runs) do
-      local v = tonumber(r[m[1]]) or 0
+      -- a run without the figure (no estimate shown, an older summary): "-", no bar
+      local v = tonumber(r[m[1]])
       local yy = y + (k - 1) * bar_h
-      out[#out + 1] = fmt('<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"/>\n', lx, yy,
-        bw * v / mx, bar_h - 3, COLORS[(k - 1) % #COLORS + 1])
+      local len = v and bw * v / mx or 0
+      if v then
+        out[#out + 1] = fmt('<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"/>\n', lx,
+          yy, len, bar_h - 3, COLORS[(k - 1) % #COLORS + 1])
+      end
       out[#out + 1] = fmt('<text x="%.1f" y="%d" font-size="11">%s</text>\n',
-        lx + bw * v / mx + 4, yy + bar_h - 5,
-        esc(fmt(math.type(v) == "integer" and "%d" or "%.3f", v)))
+        lx + len + 4, yy + bar_h - 5,
+        esc(v and fmt(math.type(v) == "integer" and "%d" or "%.3f", v) or "-"))
     end
   end
   local y0 = h1 + 10
   local pw, ph = W - PAD_L - PAD_R, H - PAD_T - PAD_B
-  local tmin, tmax = math.huge, -math.huge
+  local tmin, tmax, width = math.huge, -math.huge, 1
   for _, r in ipairs(runs) do
     local s = r.series
     if s and #s.t > 0 then
       tmin = math.min(tmin, s.origin)
       tmax = math.max(tmax, s.t[#s.t] + s.width)
+      width = math.max(width, s.width)
     end
   end
   if tmin == math.huge then tmin, tmax = 0, 1 end
-  axes(out, PAD_L, y0, pw, ph, tmin, tmax, 1, "utilization", "%.2f")
+  -- one window for every run, so the curves compare point by point
+  local win = M.window_for(tmax - tmin, width)
+  axes(out, PAD_L, y0, pw, ph, tmin, tmax, 1, "utilization", "%.2f",
+    fmt("simulated time (utilization: means over %s windows)", M.window_name(win)))
   for k, r in ipairs(runs) do
     local s = r.series
     if s and #s.t > 0 then
-      local xs, ys = {}, {}
-      for i = 1, #s.t do
-        for _, t in ipairs{s.t[i], s.t[i] + s.width} do
-          xs[#xs + 1] = PAD_L + pw * (t - tmin) / (tmax - tmin)
-          ys[#ys + 1] = y0 + ph - ph * math.min(s.utilization[i], 1)
-        end
-      end
+      local ts, vs = M.windowed(s, "utilization", win)
+      local xs, ys = points(ts, vs, PAD_L, pw, y0, ph, tmin, tmax, 1)
       polyline(out, xs, ys, COLORS[(k - 1) % #COLORS + 1])
     end
   end

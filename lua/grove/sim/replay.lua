@@ -239,6 +239,9 @@ function M.run(h, opts)
           -- as it did in the instance
           j.decided = vt
           j.pred = vt + (j.latency or 0)
+          local ann = a.annotations and a.annotations.sched
+          j.pred_estimated = type(ann) == "table" and type(ann.estimated) == "table" and
+            ann.estimated or nil
           local R = a.R and core.rv1_decode(a.R, "R")
           j.pred_ranks = R and tostring(R:ranks()) or ""
           j.pred_cores = R and R:count("core") or 0
@@ -355,8 +358,11 @@ function M.run(h, opts)
       agree = agree, job = j, denied = j.denied, decided = j.decided}
     if p then
       local e = j.pred_end or stop
+      local est = j.pred_estimated
       acc:job{submit = rel(j.t_submit), start = rel(p), ["end"] = rel(e),
-        procs = j.pred_cores, state = "done", user = j.userid}
+        procs = j.pred_cores, state = "done", user = j.userid,
+        predicted_first = est and rel(est.first), predicted_last = est and rel(est.last),
+        predictions = est and est.count}
     else
       acc:submitted(rel(j.t_submit))
     end
@@ -378,9 +384,12 @@ function M.actual_summary(h)
       local function rel(t) return math.floor((t - t0) * 1000 + 0.5) / 1000 end
       if j.alloc then
         local r = core.rv1_decode(core.json_encode(j.R, 0), "R")
+        local est = j.estimated
         acc:job{submit = rel(j.t_submit), start = rel(j.alloc),
           ["end"] = rel(j.free or h.created or j.alloc), procs = r and r:count("core") or 0,
-          state = "done", user = j.userid}
+          state = "done", user = j.userid,
+          predicted_first = est and rel(est.first), predicted_last = est and rel(est.last),
+          predictions = est and est.count}
       else
         acc:submitted(rel(j.t_submit))
       end

@@ -28,9 +28,20 @@
 --   CSV   a header line naming columns (id, submit, run, estimate, procs,
 --         user, jobspec), then one job a line; jobspec is a YAML or JSON
 --         jobspec file, relative to the CSV file's directory.  Streamed.
+--   Batsim  a Batsim workload (JSON: {"nb_res": N, "jobs": [{"id":,
+--         "subtime":, "walltime":, "res":, "profile":}, ...], "profiles":
+--         {NAME: {"type": "delay", "delay": SECONDS}, ...}}): read as a
+--         JSON trace is (format "batsim", or a .json file whose top level
+--         holds "profiles" or "nb_res").  A job's run time is its
+--         profile's delay (a "composed" profile of delays: their sum times
+--         its repeat); a job of another profile type is left out.  Jobs
+--         get ids by their place in the file (1, 2, ...); the id as
+--         written ("w0!1", or 7) is kept as job.name.  r.nb_res holds the
+--         machine's size.
 --
 -- A job: {id =, submit =, run =, estimate =, procs =, mem =, user =, group =,
--- queue =, partition =, after =, think =, status =, line =, col =,
+-- bank = (JSON and CSV only: the bank limits count it), queue =,
+-- partition =, after =, think =, status =, line =, col =,
 -- jobspec = (a table in canonical form, or nil)}.  Times are whole
 -- seconds; a run time of 0 counts as 1 (the clock's tick).  Jobs that
 -- cannot run (no processors, no run time) are not returned: they go to
@@ -38,6 +49,11 @@
 -- malformed file is an error: next() raises "FILE:LINE: reason", or
 -- "FILE:LINE:COL: reason" for a field of the wrong type (the field's
 -- column; JSON: the job's object).
+--
+-- With skip_bad, a malformed line of an SWF or CSV trace (a field that is
+-- not a number, too few fields, a bad job id) is skipped instead: counted
+-- in r.bad, the first BAD_NAMED of them named in r.bad_lines and passed
+-- to warn(msg) as they are met.
 --
 -- As published, a log also holds jobs a study leaves out; options:
 --   keep_cancelled  keep jobs cancelled before they ran (status 5 and no
@@ -59,6 +75,7 @@
 -- It must not hold scheduling or matching: it only reads and writes
 -- job lists.
 local core = require("grove.core")
+local suggest = require("grove.suggest")
 
 local M = {}
 
@@ -82,6 +99,7 @@ end
 
 -- The job from its raw values, or nil and the reason it is left out.
 local function finish(job)
+  if job.why then return nil, job.why end
   if job.run < 0 then return nil, "no run time" end
   if job.run == 0 then job.run = 1 end
   if job.procs and job.procs <= 0 then return nil, "no processors" end
@@ -114,6 +132,24 @@ end
 local function raise(self, msg, ...)
   self:close()
   error(where(self) .. ": " .. fmt(msg, ...), 0)
+end
+
+-- The malformed lines named (warn, r.bad_lines) when skip_bad skips them.
+M.BAD_NAMED = 5
+
+-- The line being read is malformed: raise as raise does, or with
+-- skip_bad count it, name it when it is among the first, and return
+-- false for the caller to skip it.
+local function malformed(self, msg, ...)
+  if not self.opts.skip_bad then return raise(self, msg, ...) end
+  self.bad = self.bad + 1
+  local text = where(self) .. ": " .. fmt(msg, ...)
+  self.col = nil
+  if #self.bad_lines < M.BAD_NAMED then
+    self.bad_lines[#self.bad_lines + 1] = text
+    if self.on_warn then self.on_warn("skipped: " .. text) end
+  end
+  return false
 end
 
 function Reader:warn(msg, ...)
@@ -215,7 +251,8 @@ local function job_of(self, f, id)
     after = f[17] > 0 and whole(f[17]) or nil, think = opt(f[18]), line = self.lineno}
 end
 
--- The job of an SWF line, or nil after raising.
+-- The job of an SWF line; raises, or with skip_bad returns false, when
+-- the line is malformed.
 local function swf_job(self, line)
   local f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18,
     stop = line:match(SWF_LINE)
@@ -245,25 +282,28 @@ local function swf_job(self, line)
           k = k + 1
           if k == n then self.col = at end
         end
-        raise(self, "field %d (%s) is not a number: '%s'", n, SWF_FIELDS[n], word)
+        return malformed(self, "field %d (%s) is not a number: '%s'", n, SWF_FIELDS[n], word)
       end
       f[n] = v
     end
   end
-  if n < 18 then raise(self, "expected 18 fields, found %d", n) end
+  if n < 18 then return malformed(self, "expected 18 fields, found %d", n) end
   if n > 18 and not self.warned_fields then
     self.warned_fields = true
     self:warn("%d fields, expected 18: the fields after the 18th are ignored (this and " ..
       "every other line)", n)
   end
   local id = tointeger(f[1])
-  if not id or id <= 0 then raise(self, "field 1 (job id) must be a positive integer") end
+  if not id or id <= 0 then
+    return malformed(self, "field 1 (job id) must be a positive integer")
+  end
   return job_of(self, f, id)
 end
 
 local function swf_next(self)
   for line in data_lines(self, ";") do
-    local ok = self:accept(swf_job(self, line))
+    local job = swf_job(self, line)
+    local ok = job and self:accept(job)
     if ok then return ok end
   end
 end
@@ -298,8 +338,10 @@ local function swf_sorted(self)
   local jobs = {}
   for line in data_lines(self, ";") do
     local j = swf_job(self, line)
-    j.order = #jobs + 1
-    jobs[#jobs + 1] = j
+    if j then
+      j.order = #jobs + 1
+      jobs[#jobs + 1] = j
+    end
   end
   table.sort(jobs, function(a, b)
     if a.submit ~= b.submit then return a.submit < b.submit end
@@ -313,7 +355,7 @@ end
 
 local CSV_COLUMNS = {id = true, submit = true, run = true, estimate = true, procs = true,
   user = true, jobspec = true, group = true, queue = true, partition = true, after = true,
-  think = true, status = true, mem = true}
+  think = true, status = true, mem = true, bank = true}
 
 -- Fields that hold numbers (the others: user, group, queue, partition
 -- may be names; jobspec).
@@ -341,8 +383,8 @@ local function csv_header(self, cells)
   local seen = {}
   for i, c in ipairs(cells) do
     if not CSV_COLUMNS[c] then
-      raise(self, "unknown column '%s' (id, submit, run, estimate, procs, mem, user, group, " ..
-        "queue, partition, after, think, status, jobspec)", c)
+      raise(self, "unknown column '%s'%s (id, submit, run, estimate, procs, mem, user, group, " ..
+        "bank, queue, partition, after, think, status, jobspec)", c, suggest.hint(c, CSV_COLUMNS))
     end
     seen[c] = i
   end
@@ -355,10 +397,10 @@ local function csv_header(self, cells)
 end
 
 -- The job of a data row (line: the row as read, for the column of an
--- error).
+-- error); raises, or with skip_bad returns false, when it is malformed.
 local function csv_job(self, cells, line)
   if #cells ~= #self.columns then
-    raise(self, "expected %d fields, found %d", #self.columns, #cells)
+    return malformed(self, "expected %d fields, found %d", #self.columns, #cells)
   end
   local job = {line = self.lineno}
   for i, c in ipairs(self.columns) do
@@ -376,15 +418,15 @@ local function csv_job(self, cells, line)
           k = k + 1
         end
         self.col = line:find("%S", at) or at
-        raise(self, "column '%s' is not a number: '%s'", c, v)
+        return malformed(self, "column '%s' is not a number: '%s'", c, v)
       end
       job[c] = whole(x)
     end
   end
   self.auto = self.auto + 1
   job.id = job.id or self.auto
-  if job.id <= 0 then raise(self, "job id must be positive") end
-  if not job.submit or not job.run then raise(self, "submit and run are required") end
+  if job.id <= 0 then return malformed(self, "job id must be positive") end
+  if not job.submit or not job.run then return malformed(self, "submit and run are required") end
   return job
 end
 
@@ -394,7 +436,8 @@ local function csv_next(self)
     if not self.columns then
       csv_header(self, cells)
     else
-      local ok = self:accept(csv_job(self, cells, line))
+      local job = csv_job(self, cells, line)
+      local ok = job and self:accept(job)
       if ok then return ok end
     end
   end
@@ -457,14 +500,109 @@ local function element_positions(text)
   return out
 end
 
-local JSON_FIELDS = "id, submit, run, estimate, procs, mem, user, group, queue, partition, " ..
-  "after, think, status, jobspec, request"
+local JSON_FIELDS = "id, submit, run, estimate, procs, mem, user, group, bank, queue, " ..
+  "partition, after, think, status, jobspec, request"
+
+-- ---- Batsim workloads -------------------------------------------------------
+
+-- The run time of a Batsim profile: a delay's, or a composed profile's
+-- (its sequence's, times its repeat); nil and why not for any other.
+local function profile_run(profiles, name, depth)
+  local p = profiles[name]
+  if p == nil and type(name) == "string" and name:find("!", 1, true) then
+    name = name:match("!(.*)$")
+    p = profiles[name]
+  end
+  if type(p) ~= "table" then return nil, fmt("no profile '%s'", tostring(name)) end
+  if p.type == "delay" then
+    if type(p.delay) ~= "number" or p.delay < 0 then
+      return nil, fmt("profile '%s': delay must be a number >= 0", name)
+    end
+    return p.delay
+  elseif p.type == "composed" and depth < 16 then
+    if type(p.seq) ~= "table" then return nil, fmt("profile '%s': seq must be an array", name) end
+    local sum = 0
+    for _, q in ipairs(p.seq) do
+      local r, why = profile_run(profiles, q, depth + 1)
+      if not r then return nil, why end
+      sum = sum + r
+    end
+    local rep = p["repeat"] == nil and 1 or p["repeat"]
+    if math.type(rep) ~= "integer" or rep < 1 then
+      return nil, fmt("profile '%s': repeat must be an integer >= 1", name)
+    end
+    return sum * rep
+  end
+  return nil, fmt("profile '%s' of type '%s' gives no run time (delay and composed " ..
+    "profiles of delays only)", name, tostring(p.type))
+end
+
+-- The jobs of a Batsim workload doc (text: its JSON, for the places of
+-- errors) into self.list, sorted by submit time then id.
+local function batsim_jobs(self, doc, text)
+  local function fail(msg, ...)
+    error(self.path .. ": " .. fmt(msg, ...), 0)
+  end
+  if type(doc) ~= "table" or doc[1] ~= nil or type(doc.jobs) ~= "table" then
+    fail("a Batsim workload is an object with \"jobs\" and \"profiles\"")
+  end
+  if doc.nb_res ~= nil and (math.type(doc.nb_res) ~= "integer" or doc.nb_res <= 0) then
+    fail("nb_res must be an integer > 0")
+  end
+  local profiles = doc.profiles or {}
+  if type(profiles) ~= "table" or profiles[1] ~= nil then fail("profiles must be an object") end
+  self.nb_res = doc.nb_res
+  local pos = element_positions(text)
+  local jobs = {}
+  for i, o in ipairs(doc.jobs) do
+    local at = pos[i] or {i, nil}
+    local here = at[2] and fmt("%s:%d:%d: job %d", self.path, at[1], at[2], i)
+      or fmt("%s: job %d", self.path, i)
+    local function bad(msg, ...) error(here .. ": " .. fmt(msg, ...), 0) end
+    if type(o) ~= "table" then bad("not an object (got %s)", type(o)) end
+    local id = o.id
+    if type(id) ~= "string" and math.type(id) ~= "integer" then
+      bad("id must be a string or an integer (got %s)", type(id))
+    end
+    if type(o.subtime) ~= "number" or o.subtime < 0 then
+      bad("subtime must be a number >= 0 (got %s)", tostring(o.subtime))
+    end
+    if o.walltime ~= nil and (type(o.walltime) ~= "number" or o.walltime <= 0) then
+      bad("walltime must be a number > 0, or absent (no walltime)")
+    end
+    if math.type(o.res) ~= "integer" or o.res < 0 then
+      bad("res must be an integer >= 0 (got %s)", tostring(o.res))
+    end
+    if type(o.profile) ~= "string" then
+      bad("profile must be a string (got %s)", type(o.profile))
+    end
+    local job = {id = i, name = tostring(id), submit = whole(o.subtime), procs = o.res,
+      estimate = o.walltime and math.ceil(o.walltime - 1e-9) or nil, line = at[1], col = at[2]}
+    local run, why = profile_run(profiles, o.profile, 0)
+    if run then
+      job.run = math.ceil(run - 1e-9)
+    else
+      job.run, job.why = 0, why
+    end
+    jobs[#jobs + 1] = job
+  end
+  table.sort(jobs, function(a, b)
+    if a.submit ~= b.submit then return a.submit < b.submit end
+    return a.id < b.id
+  end)
+  self.list, self.pos = jobs, 0
+end
 
 local function json_jobs(self, text)
   local doc, err = core.json_decode(text, self.path)
   if doc == nil then
     self:close()
     error(err, 0)
+  end
+  if self.format == "batsim" or (type(doc) == "table" and doc[1] == nil and
+      (doc.profiles ~= nil or doc.nb_res ~= nil)) then
+    self.format = "batsim"
+    return batsim_jobs(self, doc, text)
   end
   local list = type(doc) == "table" and (doc.jobs or doc) or nil
   if type(list) ~= "table" or (next(list) ~= nil and #list == 0) then
@@ -489,7 +627,7 @@ local function json_jobs(self, text)
         local ok, js = pcall(require("grove.jobspec").build, v)
         if not ok then bad("request: %s", tostring(js)) end
         job.jobspec = js
-      elseif k == "user" or k == "group" or k == "queue" or k == "partition" then
+      elseif k == "user" or k == "group" or k == "queue" or k == "partition" or k == "bank" then
         if type(v) ~= "number" and type(v) ~= "string" then
           bad("%s must be a number or a string (got %s)", k, type(v))
         end
@@ -498,7 +636,9 @@ local function json_jobs(self, text)
         if type(v) ~= "number" then bad("%s must be a number (got %s)", k, type(v)) end
         job[k] = whole(v)
       else
-        bad("unknown field '%s' (%s)", tostring(k), JSON_FIELDS)
+        local names = {}
+        for n in JSON_FIELDS:gmatch("[%w_]+") do names[#names + 1] = n end
+        bad("unknown field '%s'%s (%s)", tostring(k), suggest.hint(tostring(k), names), JSON_FIELDS)
       end
     end
     job.id = job.id or i
@@ -534,7 +674,7 @@ local function guess(path)
   return "swf"
 end
 
--- Open a trace.  opts: format ("swf" | "json" | "csv"), report(job, why),
+-- Open a trace.  opts: format ("swf" | "json" | "csv" | "batsim"), report(job, why),
 -- fh (read from this handle instead of opening path), and the filters
 -- above (keep_cancelled, status, from, to, load, warn).  A reader, or
 -- nil, message, code.
@@ -544,8 +684,9 @@ function M.open(path, opts)
   end
   opts = opts or {}
   local format = opts.format or guess(path)
-  if format ~= "swf" and format ~= "json" and format ~= "csv" then
-    error(fmt("bad argument #2 to 'open' (unknown format '%s': swf, json, csv)", format), 2)
+  if format ~= "swf" and format ~= "json" and format ~= "csv" and format ~= "batsim" then
+    error(fmt("bad argument #2 to 'open' (unknown format '%s': swf, json, csv, batsim)", format),
+      2)
   end
   local fh, err = opts.fh
   if not fh then
@@ -558,8 +699,8 @@ function M.open(path, opts)
   local self = setmetatable({path = path, fh = fh, lineno = 0, count = 0, skipped = 0,
     report = opts.report, format = format, auto = 0, dir = path:match("^(.*/)") or "",
     ids = format ~= "swf" and {} or nil, opts = opts, cut = 0, dropped = 0, warnings = {},
-    on_warn = opts.warn, header = {}}, Reader)
-  if format == "json" then
+    on_warn = opts.warn, header = {}, bad = 0, bad_lines = {}}, Reader)
+  if format == "json" or format == "batsim" then
     local text = fh:read("a")
     self:close()
     local ok, e = pcall(json_jobs, self, text)
@@ -589,7 +730,8 @@ function M.from_list(list, opts)
   opts = opts or {}
   local self = setmetatable({path = opts.source or "(jobs)", lineno = 0, count = 0,
     skipped = 0, report = opts.report, auto = 0, ids = {}, opts = opts, cut = 0,
-    dropped = 0, warnings = {}, on_warn = opts.warn, header = {}}, Reader)
+    dropped = 0, warnings = {}, on_warn = opts.warn, header = {}, bad = 0, bad_lines = {}},
+    Reader)
   local jobs = {}
   for i, o in ipairs(list) do
     local job = {}
@@ -606,22 +748,27 @@ function M.from_list(list, opts)
   return self
 end
 
+-- A job as an SWF line (without its newline): {id, submit, run, procs,
+-- estimate, user, and optionally wait, asked (field 8; default procs),
+-- mem, status, group, queue, partition, after, think}; a field the job
+-- does not have is written -1 (status: 1).  Fields that are names (a user
+-- in a JSON trace) are written -1.
+local function n(v) return math.type(v) == "integer" and v or -1 end
+
+function M.swf_line(j)
+  return fmt("%d %d %d %d %d -1 -1 %d %d %d %d %d %d -1 %d %d %d %d", j.id, j.submit,
+    n(j.wait), j.run, j.procs, j.asked or j.procs, n(j.estimate), n(j.mem), j.status or 1,
+    n(j.user), n(j.group), n(j.queue), n(j.partition), n(j.after), n(j.think))
+end
+
 -- Write jobs as SWF: header is a list of comment lines (without ';').
--- jobs: an array or an iterator of {id, submit, run, procs, estimate,
--- user, and optionally wait, mem, status, group, queue, partition,
--- after, think}; a field the job does not have is written -1 (status: 1).
--- Fields that are names (a user in a JSON trace) are written -1.
+-- jobs: an array or an iterator of jobs as swf_line takes them.
 function M.write_swf(fh, jobs, header)
   for _, h in ipairs(header or {}) do fh:write("; ", h, "\n") end
   local iter = type(jobs) == "function" and jobs or coroutine.wrap(function()
     for _, j in ipairs(jobs) do coroutine.yield(j) end
   end)
-  local function n(v) return math.type(v) == "integer" and v or -1 end
-  for j in iter do
-    fh:write(fmt("%d %d %d %d %d -1 -1 %d %d %d %d %d %d -1 %d %d %d %d\n", j.id, j.submit,
-      n(j.wait), j.run, j.procs, j.procs, n(j.estimate), n(j.mem), j.status or 1, n(j.user),
-      n(j.group), n(j.queue), n(j.partition), n(j.after), n(j.think)))
-  end
+  for j in iter do fh:write(M.swf_line(j), "\n") end
 end
 
 return M

@@ -3,7 +3,7 @@
 --
 --   grove sim trace FILE [--keep-cancelled] [--status LIST] [--from T]
 --                   [--to T] [--load F] [--format F] [--procs P]
---                   [--out FILE.swf]
+--                   [--skip-bad] [--out FILE.swf]
 --
 -- It reads the trace through grove.sim.trace with the same filters as
 -- `grove sim` (so what it counts is what a simulation would be fed),
@@ -28,7 +28,9 @@ Usage: grove sim trace FILE [options]
 Read a workload trace as `grove sim --trace` reads it, print what it holds
 and optionally write the cleaned jobs back as Standard Workload Format.
 
-  --format F          swf, json or csv (default: by the file's extension)
+  --format F          swf, json, csv or batsim (default: by the file's extension)
+  --skip-bad          skip malformed SWF or CSV lines (counted, the first few
+                      named) instead of stopping at the first
   --keep-cancelled    keep jobs cancelled before they ran (dropped by default)
   --status LIST       keep only jobs of these SWF statuses (field 11)
   --from T, --to T    keep only jobs submitted in [T, T)
@@ -72,6 +74,10 @@ function M.summarize(reader, jobs, procs)
   local function line(...) out[#out + 1] = fmt(...) end
   line("%s: %d jobs kept (%d left out, %d dropped by status, %d outside the window)",
     reader.path, #jobs, reader.skipped, reader.dropped, reader.cut)
+  if reader.bad and reader.bad > 0 then
+    line("malformed lines skipped: %d (the first: %s)", reader.bad,
+      table.concat(reader.bad_lines, "; "))
+  end
   line("users %d, groups %d", nusers, ngroups)
   if #jobs > 0 then
     local span = last - first
@@ -111,7 +117,8 @@ function M.main(args, cli)
   end
   for i = #rest, 1, -1 do
     if not rest[i]:match("^%-") and not (i > 1 and rest[i - 1]:match("^%-%-[%w-]+$") and
-        rest[i - 1] ~= "--keep-cancelled" and rest[i - 1] ~= "--quiet") then
+        rest[i - 1] ~= "--keep-cancelled" and rest[i - 1] ~= "--quiet" and
+        rest[i - 1] ~= "--skip-bad") then
       if file then return cli.usage_error("grove sim trace takes one file") end
       file = table.remove(rest, i)
     end
@@ -158,9 +165,10 @@ function M.main(args, cli)
     local header = {}
     for _, h in ipairs(reader.header) do header[#header + 1] = h end
     header[#header + 1] = fmt("Note: cleaned by grove sim trace from %s: %d jobs kept, %d left " ..
-      "out, %d dropped by status, %d outside the window%s", file:match("[^/]*$"), #jobs,
+      "out, %d dropped by status, %d outside the window%s%s", file:match("[^/]*$"), #jobs,
       reader.skipped, reader.dropped, reader.cut,
-      topts.load and fmt(", inter-arrival times / %g", topts.load) or "")
+      topts.load and fmt(", inter-arrival times / %g", topts.load) or "",
+      reader.bad > 0 and fmt(", %d malformed lines skipped", reader.bad) or "")
     trace.write_swf(fh, jobs, header)
     fh:close()
   end
