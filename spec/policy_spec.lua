@@ -89,7 +89,8 @@ describe("loading policies", function()
   local bad = {
     {"{prnue = function() end}", "unknown field 'prnue' (did you mean 'prune'?); the fields are "
       .. "name, description, base, prune, order, score, scores, choose, select, node_exclusive, "
-      .. "node_centric, id_order, explore_by_use, score_local, score_reads, prune_types, score_types",
+      .. "node_centric, id_order, explore_by_use, score_local, score_reads, prune_types, "
+      .. "score_types",
       line = 1},
     {"{scores = 1}", "a hook must be a function, not number"},
     {"{score = function() return 0 end, scores = function() return {} end}",
@@ -128,8 +129,8 @@ describe("loading policies", function()
       .. "mean 'descending'?); the fields are key, descending, when", line = 1},
     {"{scor = function() return 1 end}", "unknown field 'scor' (did you mean 'score'?); the "
       .. "fields are name, description, base, prune, order, score, scores, choose, select, "
-      .. "node_exclusive, node_centric, id_order, explore_by_use, score_local, score_reads, prune_types, "
-      .. "score_types", line = 1},
+      .. "node_exclusive, node_centric, id_order, explore_by_use, score_local, score_reads, "
+      .. "prune_types, score_types", line = 1},
     {"{1, 2}", "the policy table has a number key (fields are named)"},
     {"{order = function() end, id_order = 'up'}",
       "id_order must be \"ascending\", \"descending\" or \"none\", not up"},
