@@ -149,6 +149,20 @@ for j = 1, 16 do
   passes[#passes + 1] = os.clock() - t
 end
 
+-- what the loop decided, as one number: every job's state and its start
+-- or reservation (two builds that decide alike print the same)
+local digest = 0
+do
+  local ids = {}
+  for jid in pairs(s.loop.jobs) do ids[#ids + 1] = jid end
+  table.sort(ids)
+  for _, jid in ipairs(ids) do
+    local r = s.loop.jobs[jid]
+    local t = math.floor(r.start or r.reserved or -1)
+    digest = (digest * 31 + jid * 7 + t + (r.state == "running" and 1 or 0)) % 0xFFFFFFFFFFFF
+  end
+end
+
 local function pct(list, p, key)
   local v = list[math.max(1, math.ceil(#list * p))]
   return (key and v[key] or v) * 1e3
@@ -158,6 +172,7 @@ print(fmt("%s depth %s, %d nodes, %d jobs: %d passes after a free: p50 %.1f ms, 
   "max %.1f ms", QP, tostring(DEPTH or "unlimited"), N, NJ, #passes, pct(passes, 0.5),
   pct(passes, 0.99),
   pct(passes, 1)))
+print(fmt("decisions digest %012x", digest))
 table.sort(matches, function(x, y) return x[1] < y[1] end)
 print(fmt("matches %d: p50 %.3f ms, p99 %.3f ms, max %.3f ms", #matches, pct(matches, 0.5, 1),
   pct(matches, 0.99, 1), pct(matches, 1, 1)))

@@ -26,8 +26,11 @@
  *            function(v) -> number, descending = bool, when = "TYPE"}
  *                             declarative: sorted in C by (key, vertex),
  *                             only lists holding a TYPE vertex when `when`
- *                             is given; a key function is called at most
- *                             once per vertex and match
+ *                             is given (the others in the base's order),
+ *                             the TYPE vertices below the levels between
+ *                             as one list (grove_policy_t.order_types); a
+ *                             key function is called at most once per
+ *                             vertex and match
  *   score(v, ctx) -> number   higher is better
  *   scores(candidates, ctx, keys) -> {s1, ..., sn}   the same for all the
  *                             candidates of a level in one call (instead
@@ -44,6 +47,13 @@
  *                             grove_policy_t); the order hook is not used
  *   node_centric = bool       slots compared by id weigh their node's id
  *                             first (see grove_policy_t)
+ *   id_order = "ascending" | "descending" | "none"   the order puts ids
+ *                             this way at every level, so slots are ranked
+ *                             by their ids as the reference engine ranks
+ *                             them (grove_policy_t.id_order); default: what
+ *                             order = {key = "id"} without when says, the
+ *                             base's without an order of the file's own,
+ *                             else "none": never read off an order function
  *   score_local = bool        the score of a candidate depends on nothing
  *                             but it, the records below it during the
  *                             window and ctx's type, count, start, end,
@@ -361,22 +371,69 @@ static int flag_index(const char *k)
     return -1;
 }
 
+/* The values of id_order, as grove_id_order_t. */
+static const char *const id_order_names[] = {"none", "ascending", "descending"};
+static const grove_id_order_t id_order_values[] = {
+    GROVE_ID_ORDER_NONE, GROVE_ID_ORDER_ASCENDING, GROVE_ID_ORDER_DESCENDING};
+#define ID_ORDER_UNSET 2 /* no id_order field */
+
+/* The id order a policy declares (declared: ID_ORDER_UNSET or a
+ * grove_id_order_t) or its order = {key = "id"} says, without looking at
+ * any hook: 0 with *out set, or -1 with a message pushed. */
+static int spec_id_order(lua_State *S, struct grovel_policy *p, const grove_policy_t *base,
+                         const grove_policy_t *h, int declared, const bool *given,
+                         grove_id_order_t *out)
+{
+    grove_id_order_t dir = base ? base->id_order : GROVE_ID_ORDER_NONE;
+    grove_id_order_t by_key = GROVE_ID_ORDER_NONE; /* what a declarative order by id says */
+    if (given[H_ORDER] && !p->lua[H_ORDER] && p->key == K_ID)
+        by_key = p->desc ? GROVE_ID_ORDER_DESCENDING : GROVE_ID_ORDER_ASCENDING;
+    if (given[H_ORDER]) /* the file's order replaces the base's */
+        dir = p->when ? GROVE_ID_ORDER_NONE : by_key;
+    if (declared != ID_ORDER_UNSET) {
+        if (by_key != GROVE_ID_ORDER_NONE && !p->when && declared != GROVE_ID_ORDER_NONE
+            && declared != (int)by_key)
+            return spec_error(S, p, "%s",
+                              declared > 0 ? "id_order = \"ascending\" contradicts order = "
+                                             "{key = \"id\", descending = true}"
+                                           : "id_order = \"descending\" contradicts order = "
+                                             "{key = \"id\"} (ascending)");
+        dir = (grove_id_order_t)declared;
+    }
+    if (dir != GROVE_ID_ORDER_NONE && !h->order)
+        return spec_error(S, p, "%s",
+                          "id_order describes an order: it needs order (or a base that orders)");
+    if (dir != GROVE_ID_ORDER_NONE && h->explore_by_use)
+        return spec_error(S, p, "%s",
+                          "id_order describes an order, which explore_by_use does not use");
+    *out = dir;
+    return 0;
+}
+
 /* p->hooks from what the policy table gave (parse_spec): the base's,
  * then the file's own.  0, or -1 with a message pushed. */
 static int spec_hooks(lua_State *S, struct grovel_policy *p, const grove_policy_t *base,
-                      int select, const int *flags, const bool *given)
+                      int select, const int *flags, const bool *given, int id_order)
 {
     grove_policy_t h = {0};
     if (base)
         h = *base;
     h.name = p->name;
     h.arg = p;
+    p->base_order = base ? base->order : NULL;
     if (p->lua[H_PRUNE])
         h.prune = grovelp_policy_tramp_prune;
-    if (p->lua[H_ORDER])
+    if (p->lua[H_ORDER]) {
         h.order = grovelp_policy_tramp_order;
-    else if (given[H_ORDER])
+    } else if (given[H_ORDER]) {
         h.order = grovelp_policy_decl_order;
+        /* a list of `when` vertices is one across the levels between */
+        p->when_types[0] = p->when;
+        h.order_types = p->when ? p->when_types : NULL;
+        /* a key read from the graph: the same list sorts the same way
+         * until the graph changes (and so does the base's order by id) */
+        h.order_static = p->key != K_FUNCTION;
+    }
     if (p->lua[H_SCORE]) {
         h.score = grovelp_policy_tramp_score;      /* what hooks() and the matcher test */
         h.scores = grovelp_policy_tramp_score_all; /* what the matcher calls: a level at once */
@@ -411,6 +468,8 @@ static int spec_hooks(lua_State *S, struct grovel_policy *p, const grove_policy_
                           "score_reads is a promise of a local score: it needs score_local = true");
     h.prune_types = (const char *const *)p->types[0];
     h.score_types = (const char *const *)p->types[1];
+    if (spec_id_order(S, p, base, &h, id_order, given, &h.id_order) < 0)
+        return -1;
     p->hooks = h;
     return 0;
 }
@@ -423,7 +482,7 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, const struct loadin
     /* the hooks a policy table names, by kind (the order key is order's) */
     static const char *const fnames[] = {"prune", "order", "score", "choose", NULL, "scores"};
     const grove_policy_t *base = NULL;
-    int select = -1, flag, flags[] = {-1, -1, -1, -1};
+    int select = -1, flag, flags[] = {-1, -1, -1, -1}, id_order = ID_ORDER_UNSET;
     bool given[H_COUNT] = {false};
     lua_pushnil(S);
     while (lua_next(S, t)) {
@@ -470,6 +529,18 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, const struct loadin
             else
                 return spec_error(S, p, "select must be \"first\" or \"best\", not %s",
                                   vt == LUA_TSTRING ? s : luaL_typename(S, -1));
+        } else if (!strcmp(k, "id_order")) {
+            const char *v = vt == LUA_TSTRING ? lua_tostring(S, -1) : "";
+            size_t i = 0;
+            while (i < sizeof(id_order_names) / sizeof(*id_order_names)
+                   && strcmp(v, id_order_names[i]))
+                i++;
+            if (i == sizeof(id_order_names) / sizeof(*id_order_names))
+                return spec_error(S, p,
+                                  "id_order must be \"ascending\", \"descending\" or "
+                                  "\"none\", not %s",
+                                  vt == LUA_TSTRING ? v : luaL_typename(S, -1));
+            id_order = (int)id_order_values[i];
         } else if ((flag = flag_index(k)) >= 0) {
             if (vt != LUA_TBOOLEAN)
                 return spec_error(S, p, flag_errors[flag], luaL_typename(S, -1));
@@ -498,8 +569,8 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, const struct loadin
         } else {
             static const char *const fields[] = {
                 "name", "description", "base", "prune", "order", "score", "scores", "choose",
-                "select", "node_exclusive", "node_centric", "explore_by_use", "score_local",
-                "score_reads", "prune_types", "score_types", NULL};
+                "select", "node_exclusive", "node_centric", "id_order", "explore_by_use",
+                "score_local", "score_reads", "prune_types", "score_types", NULL};
             return unknown_name(S, p, l, k, "", "field", k, fields);
         }
         lua_pop(S, 1);
@@ -508,7 +579,7 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, const struct loadin
         return spec_error(S, p, "%s", "score and scores both given (scores replaces score)");
     if (!p->name && !(p->name = strdup(dflt)))
         return spec_error(S, p, "%s", "out of memory");
-    return spec_hooks(S, p, base, select, flags, given);
+    return spec_hooks(S, p, base, select, flags, given, id_order);
 }
 
 /* ---- what the hooks read ------------------------------------------------------------------- */
@@ -1099,6 +1170,7 @@ static void push_types(lua_State *L, const char *const *list, const char *field)
 
 /* hooks() -> {prune = "lua" | "c", order = ..., score = ..., scores = ..., choose = ...,
  *             select = "first" | "best", node_exclusive = bool, node_centric = bool,
+ *             id_order = "ascending" | "descending" (only when set),
  *             explore_by_use = true, score_local = true (only when set),
  *             score_reads = {...} (with score_local, when not all),
  *             prune_types = {...},
@@ -1123,6 +1195,9 @@ static int p_hooks(lua_State *L)
     grovel_set_string(L, "select", h->select == GROVE_SELECT_BEST ? "best" : "first");
     grovel_set_boolean(L, "node_exclusive", h->node_exclusive);
     grovel_set_boolean(L, "node_centric", h->node_centric);
+    if (h->id_order != GROVE_ID_ORDER_NONE)
+        grovel_set_string(L, "id_order",
+                          h->id_order == GROVE_ID_ORDER_ASCENDING ? "ascending" : "descending");
     if (h->explore_by_use) {
         grovel_set_boolean(L, "explore_by_use", true);
     }

@@ -476,11 +476,16 @@ int grovelp_policy_tramp_score_all(void *arg, const grove_graph_t *g, const grov
     return run_hook(&c);
 }
 
+/* The children come to the function in the order the policy has without
+ * it: its base's (C, before the call), else the graph's; a function that
+ * leaves them as they are leaves that order. */
 int grovelp_policy_tramp_order(void *arg, const grove_graph_t *g, grove_vid_t parent,
                                grove_vid_t *kids, size_t n)
 {
-    (void)g;
-    struct call c = {.p = arg, .kind = H_ORDER, .v = parent, .kids = kids, .n = n};
+    struct grovel_policy *p = arg;
+    if (p->base_order && p->base_order(p, g, parent, kids, n) < 0)
+        return -1;
+    struct call c = {.p = p, .kind = H_ORDER, .v = parent, .kids = kids, .n = n};
     return run_hook(&c);
 }
 
@@ -552,13 +557,12 @@ int grovelp_policy_decl_order(void *arg, const grove_graph_t *g, grove_vid_t par
                               grove_vid_t *kids, size_t n)
 {
     struct grovel_policy *p = arg;
-    (void)parent;
     if (p->when) {
         size_t i = 0;
         while (i < n && strcmp(grove_vertex_type(g, kids[i]), p->when))
             i++;
-        if (i == n)
-            return 0;
+        if (i == n) /* a list the order leaves: the base's order, else the graph's */
+            return p->base_order ? p->base_order(p, g, parent, kids, n) : 0;
     }
     if (grow((void **)&p->sk, &p->skcap, n, sizeof(*p->sk)) < 0) {
         errno = ENOMEM;

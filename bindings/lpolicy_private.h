@@ -85,7 +85,14 @@ struct grovel_policy {
     bool desc;      /* descending */
     char *key_prop; /* K_PROPERTY: the property name */
     char *when;     /* sort only lists holding a vertex of this type */
+    const char *when_types[2]; /* {when, NULL}: hooks.order_types, the nodes
+                                * of a whole machine sorted as one list */
     int when_line;  /* the line it is written on (0: not found) */
+    /* the order of the built-in named by base (NULL: none, graph order):
+     * the lists a declarative order limited by when leaves are in it, and
+     * a Lua order function is handed its children in it */
+    int (*base_order)(void *arg, const grove_graph_t *g, grove_vid_t parent, grove_vid_t *kids,
+                      size_t n);
 
     grovel_sandbox_t sb;      /* the policy's own Lua state and its limits */
     struct grovel_views views; /* what its views show */

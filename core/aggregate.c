@@ -893,6 +893,30 @@ bool grovep_agg_fits(const grove_graph_t *g, const grovep_agg_t *a, int64_t star
     return true;
 }
 
+int64_t grovep_agg_fits_from(const grove_graph_t *g, const grovep_agg_t *a, const int64_t *need,
+                             int64_t d, int64_t t0)
+{
+    if (!a->mp || d <= 0 || t0 < 0 || d > GROVE_PLANNER_TIME_MAX
+        || t0 > GROVE_PLANNER_TIME_MAX - d)
+        return t0;
+    int64_t c[GROVEP_MAX_LOW];
+    bool any = false;
+    for (size_t i = 0; i < g->nlow; i++) {
+        c[i] = (a->mask & (1u << i)) ? need[i] : 0;
+        any |= c[i] > 0;
+    }
+    if (!any)
+        return t0;
+    /* before t, some type lacks room in every window of length d that the
+     * planner holds whole: grovep_agg_fits, which asks the same planner
+     * over the same window (and whether the vertex is held whole, which
+     * only refuses more), refuses each */
+    int64_t t = grove_mplanner_earliest(a->mp, c, d, t0);
+    if (t >= t0)
+        return t;
+    return errno == EBUSY || errno == ENODEV ? -1 : t0;
+}
+
 /* Units of each low type in the subtree of v (v included). */
 static void subtree_units(const grove_graph_t *g, grove_vid_t v, int64_t *out)
 {

@@ -679,6 +679,13 @@ bool grovep_agg_avail(const grove_graph_t *g, const grovep_agg_t *a, int64_t sta
  * not held whole in the window (grovep_excl_any), not asked again. */
 bool grovep_agg_fits(const grove_graph_t *g, const grovep_agg_t *a, int64_t start, int64_t end,
                      const int64_t *need, bool unheld);
+/* The earliest t >= t0 at which grovep_agg_fits over [t, t + d) may hold
+ * need: one query of a's multi-planner (grove_mplanner_earliest), so that
+ * a search for a later start jumps over every instant before it rather
+ * than asking each.  t0 when a keeps no planner or cannot tell (d <= 0, a
+ * window past the planners' horizon); -1 when never within it. */
+int64_t grovep_agg_fits_from(const grove_graph_t *g, const grovep_agg_t *a, const int64_t *need,
+                             int64_t d, int64_t t0);
 /* Map functions shared with aggregate.c. */
 grovep_chain_t *grovep_map_get(const grovep_map_t *m, uint64_t key);
 grovep_chain_t *grovep_map_put(grovep_map_t *m, uint64_t key);

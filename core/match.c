@@ -203,6 +203,7 @@ int grove_matcher_set_policy(grove_matcher_t *m, const grove_policy_t *p)
     }
     free(m->pol_name);
     grovep_match_keep_clear(m);
+    grovep_match_order_clear(m);
     m->pol = *p;
     m->pol_name = name;
     m->pol.name = name;
@@ -648,10 +649,12 @@ int grove_match_fits_idle(grove_matcher_t *m, const grove_jobspec_t *js,
     grove_job_t result = m->result;
     grove_policy_t pol = m->pol;
     struct grovep_keep *keep = m->keep;
+    struct grovep_okeep *okeep = m->okeep;
     memset(&m->result, 0, sizeof(m->result));
     if (p) {
         m->pol = *p;
-        m->keep = NULL; /* the rankings kept are the matcher's policy's */
+        m->keep = NULL; /* the rankings and lists kept are the matcher's policy's */
+        m->okeep = NULL;
     }
     m->sat_up = true;
     int rc = grove_match(m, js, GROVE_MATCH_SATISFIABILITY, 0, NULL, err);
@@ -659,7 +662,9 @@ int grove_match_fits_idle(grove_matcher_t *m, const grove_jobspec_t *js,
     m->sat_up = false;
     if (p) {
         grovep_match_keep_clear(m);
+        grovep_match_order_clear(m);
         m->keep = keep;
+        m->okeep = okeep;
     }
     m->pol = pol;
     free(m->result.picks);

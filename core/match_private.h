@@ -70,6 +70,12 @@ struct req {
  * have a handful; a type past these is asked again at each use. */
 #define RANK_MEMO_N 16
 
+/* How the vertices of a type are ranked (rank_memo.how): by the policy's
+ * scores (and choose), by its order, or both (the order first, the scores
+ * then sorting with ties in its order). */
+#define RANK_BY_SCORE 1
+#define RANK_BY_ORDER 2
+
 /* The subsystem tag of the kept rankings in the order table (oslot.sub):
  * apart from the kept orders of the same vertex's children. */
 #define RANK_SUB 0x80
@@ -305,11 +311,13 @@ struct grove_matcher {
     grove_policy_request_t preq; /* the request as hooks see it */
     /* Ranking at the levels the request does not name (match_walk.c,
      * rank_kids): set for each match by grovep_match_rank_setup. */
-    bool rank_on;               /* the policy scores or chooses (select best) */
+    bool rank_on;               /* rank_score or rank_order */
+    bool rank_score;            /* the policy scores or chooses (select best) */
+    bool rank_order;            /* its order sorts order_types across levels */
     uint64_t rank_need;         /* what the level walked for still needs (ctx.count) */
     struct rank_memo {          /* whether vertices of a type are ranked */
         grove_sym_t type;
-        bool ranked;
+        uint8_t how;            /* RANK_BY_*: 0 not ranked */
     } rank_memo[RANK_MEMO_N];
     size_t nrank_memo;
     struct rent {               /* an entry of a list being ranked */
@@ -320,6 +328,8 @@ struct grove_matcher {
     size_t rentcap;
     grove_vid_t *rlist;         /* the list being built (rank_kids) */
     size_t nrlist, rlistcap;
+    struct grovep_okeep *okeep; /* static orders' lists kept between matches
+                                 * (match_order.c), NULL until one is */
     struct grovep_keep *keep;   /* rankings kept between matches (match_keep.c),
                                  * NULL until one is */
     grove_policy_reads_t obs;   /* what the last scores made for a ranking read
@@ -399,6 +409,14 @@ static inline bool behind(const grove_matcher_t *m)
 static inline grove_sym_t dom_sym(const grove_matcher_t *m)
 {
     return m->dominant == GROVE_SYM_NONE ? m->g->sym_containment : m->dominant;
+}
+
+/* The direction in which slots and a top level below the nodes are
+ * ranked by id: the policy's declared id_order (+1 ascending, -1
+ * descending), 0 when it declares none or its order is not used. */
+static inline int id_dir(const grove_matcher_t *m)
+{
+    return m->pol.order && !m->pol.explore_by_use ? (int)m->pol.id_order : 0;
 }
 
 /* The state block of current vertex v, and v's place in it. */
@@ -802,11 +820,17 @@ void grovep_match_use_forget(grove_matcher_t *m, grove_job_t *j);
 int grovep_match_use_reserve(grove_matcher_t *m, const grove_job_t *j, int64_t now);
 void grovep_match_use_update(grove_matcher_t *m, grove_job_t *j, int64_t now);
 
+/* match_order.c: the lists of a static order kept between matches */
+bool grovep_match_order_keeps(const grove_matcher_t *m);
+const grove_vid_t *grovep_match_order_find(grove_matcher_t *m, grove_vid_t v, uint32_t *n);
+void grovep_match_order_store(grove_matcher_t *m, grove_vid_t v, const grove_vid_t *list,
+                              uint32_t n);
+void grovep_match_order_clear(grove_matcher_t *m);
+
 /* match_slot.c: slots */
 bool grovep_match_at_or_below_node(const grove_matcher_t *m, grove_vid_t w);
 int64_t grovep_match_take_slots(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl,
                                 uint64_t want, struct checkpoint *per, size_t nper);
-int grovep_match_id_direction(grove_matcher_t *m, grove_vid_t a, grove_vid_t b);
 int grovep_match_take_slots_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t u,
                                   bool pexcl, uint64_t want);
 

@@ -3,8 +3,8 @@
  * Workload: every request with a slot (most jobs); the whole machine asks
  * for one slot per node.  A slot groups the resources of one task; its
  * count is placed on homes (a vertex below which a whole slot fits), taken
- * one home after the other, or, for the policies that rank slots by id,
- * gathered, ranked and placed as the reference engine does.  Or-slots
+ * one home after the other, or, for the policies that declare an order by
+ * id, gathered, ranked and placed as the reference engine does.  Or-slots
  * (grove_match_config_t) choose among alternatives by the cheapest
  * sequence that covers the count.
  *
@@ -264,7 +264,8 @@ int64_t grovep_match_take_slots(grove_matcher_t *m, const struct req *r, grove_v
 
 /* ---- slots compared by their ids ------------------------------------------------- */
 
-/* Under a policy that orders by id (low, high and their node variants), a
+/* Under a policy that declares its order by id (grove_policy_t.id_order:
+ * low, high and their node variants, and the Lua policies that say so), a
  * fixed number of slots is chosen as the reference engine chooses them:
  * every vertex below u that has a direct child of each type the slot asks
  * for is a home; each home places as many slots as fit, each scored by the
@@ -296,21 +297,6 @@ struct slotc {
                      * id, as the reference engine explores in graph order
                      * whatever the policy */
 };
-
-/* +1 when the policy puts lower ids first, -1 higher, 0 when it does not
- * order by id: asked of its order hook on two vertices of one type with
- * different ids (a, b with id(a) < id(b)). */
-int grovep_match_id_direction(grove_matcher_t *m, grove_vid_t a, grove_vid_t b)
-{
-    if (!m->pol.order)
-        return 0;
-    grove_vid_t k[2] = {b, a};
-    if (m->pol.order(m->pol.arg, m->g, grove_vertex_parent(m->g, a, dom_sym(m)), k, 2) < 0) {
-        m->hook_failed = 1;
-        return -2;
-    }
-    return k[0] == a ? 1 : -1;
-}
 
 /* Does w have a direct child (walked subsystem) of each type slot r asks
  * for (of one of its alternatives, for or-slots)? */
@@ -479,8 +465,19 @@ static int slot_homes(grove_matcher_t *m, const struct req *r, grove_vid_t w, bo
     if (kids_begin(m, w, r, &k) < 0)
         return -1;
     int rc = 0;
-    for (uint32_t i = 0; i < k.n && rc == 0; i++)
-        rc = slot_homes(m, r, kid_at(m, &k, i), false, hv, nh, cap, max);
+    if (!m->rank_on) {
+        for (uint32_t i = 0; i < k.n && rc == 0; i++)
+            rc = slot_homes(m, r, kid_at(m, &k, i), false, hv, nh, cap, max);
+    } else {
+        /* a ranked list leaves out the levels between (match_walk.c):
+         * each enterable, as the walk down to c would have found it */
+        for (uint32_t i = 0; i < k.n && rc == 0; i++) {
+            grove_vid_t c = kid_at(m, &k, i);
+            int failed = 0;
+            if (m->par[c] == w || grovep_match_path_ok(m, NULL, w, c, &failed))
+                rc = slot_homes(m, r, c, false, hv, nh, cap, max);
+        }
+    }
     kids_end(m, &k);
     return rc;
 }
@@ -772,32 +769,28 @@ static size_t slot_rankings(const struct req *r)
     return n;
 }
 
-/* The direction the policy gives ids among the homes hv (two of them with
- * different ids), or with one home and an or-group, among two of its
- * children of one type: as grovep_match_id_direction, 0 when nothing tells. */
-static int homes_direction(grove_matcher_t *m, const struct req *r, const grove_vid_t *hv,
-                           size_t nh)
+/* Is there something to rank by id among the homes hv: two homes of
+ * different ids, or with one home and an or-group, two of its children of
+ * one type (the or-slot shapes are still ranked)?  When every home has the
+ * same id the slots are placed in the walk's order, which the policy's
+ * order already puts by id. */
+static bool homes_differ(const grove_matcher_t *m, const struct req *r, const grove_vid_t *hv,
+                         size_t nh)
 {
-    int dir = 0;
-    for (size_t h = 0; h + 1 < nh && dir == 0; h++)
+    for (size_t h = 0; h + 1 < nh; h++)
         if (grove_vertex_id(m->g, hv[h]) != grove_vertex_id(m->g, hv[h + 1]))
-            dir = grove_vertex_id(m->g, hv[h]) < grove_vertex_id(m->g, hv[h + 1])
-                      ? grovep_match_id_direction(m, hv[h], hv[h + 1])
-                      : grovep_match_id_direction(m, hv[h + 1], hv[h]);
-    /* one home: or-slot shapes are still ranked (the policy's direction
-     * read off two of its children) */
+            return true;
     for (grove_eid_t e = nh == 1 && r->alt ? m->g->first_out[hv[0]] : GROVEP_NONE, f;
-         e != GROVEP_NONE && dir == 0; e = m->g->e[e].next_out)
-        for (f = m->g->e[e].next_out; f != GROVEP_NONE && dir == 0; f = m->g->e[f].next_out) {
+         e != GROVEP_NONE; e = m->g->e[e].next_out)
+        for (f = m->g->e[e].next_out; f != GROVEP_NONE; f = m->g->e[f].next_out) {
             grove_vid_t a = m->g->e[e].dst, b = m->g->e[f].dst;
-            int64_t ia = grove_vertex_id(m->g, a), ib = grove_vertex_id(m->g, b);
             if (m->g->e[e].sub == m->dom_sub && m->g->e[f].sub == m->dom_sub
                 && !((m->g->e[e].flags | m->g->e[f].flags) & GROVEP_E_UP)
-                && m->g->v[a].type == m->g->v[b].type && ia != ib)
-                dir = ia < ib ? grovep_match_id_direction(m, a, b)
-                              : grovep_match_id_direction(m, b, a);
+                && m->g->v[a].type == m->g->v[b].type
+                && grove_vertex_id(m->g, a) != grove_vertex_id(m->g, b))
+                return true;
         }
-    return dir;
+    return false;
 }
 
 /* Place the first want slots of the ranking idx (over the candidates cv of
@@ -860,8 +853,9 @@ static int place_chosen(grove_matcher_t *m, const struct req *r, const grove_vid
 }
 
 /* want slots of r below u chosen by their ids (see above): 1 placed, 0
- * not (nothing taken), -1 error; 2 when the policy does not order by id or
- * nothing tells (the caller places them in visiting order). */
+ * not (nothing taken), -1 error; 2 when the policy declares no id order
+ * (grove_policy_t.id_order) or the homes give nothing to rank by (the
+ * caller places them in visiting order). */
 int grovep_match_take_slots_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t u,
                                   bool pexcl, uint64_t want)
 {
@@ -872,8 +866,8 @@ int grovep_match_take_slots_by_id(grove_matcher_t *m, const struct req *r, grove
     double *key = NULL;
     size_t nh = 0, hcap = 0, nc = 0, seqcap = 0;
     bool excl = r->excl || pexcl;
-    int rc = -1, dir;
-    if (!m->pol.order || !r->child) {
+    int rc = -1, dir = id_dir(m);
+    if (!dir || !r->child) {
         rc = 2;
         goto out;
     }
@@ -888,10 +882,7 @@ int grovep_match_take_slots_by_id(grove_matcher_t *m, const struct req *r, grove
         rc = 2;
         goto out;
     }
-    dir = homes_direction(m, r, hv, nh);
-    if (dir == -2)
-        goto out;
-    if (dir == 0 || (nh < 2 && !r->alt)) {
+    if ((nh < 2 && !r->alt) || !homes_differ(m, r, hv, nh)) {
         rc = 2;
         goto out;
     }

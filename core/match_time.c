@@ -48,6 +48,27 @@ static bool idle_fits(grove_matcher_t *m, grove_vid_t root, int64_t n)
     return false;
 }
 
+/* The first instant >= t0 at which the aggregate of root may hold need for
+ * d (grovep_agg_fits_from): agg_fits refuses every window that starts
+ * before it.  t0 when the aggregates cannot tell, -1 when never. */
+static int64_t agg_fits_from(const grove_matcher_t *m, grove_vid_t root, const int64_t *need,
+                             int64_t d, int64_t t0)
+{
+    const grove_graph_t *g = m->g;
+    if (m->sat || !g->naggs || m->dom_sub != g->containment)
+        return t0;
+    const grovep_agg_t *a = grovep_agg_of(g, root);
+    return a ? grovep_agg_fits_from(g, a, need, d, t0) : t0;
+}
+
+/* The index in the graph's record ends of the last instant before t at or
+ * after i (a search that skips to t goes on from the one after it). */
+static size_t skip_to(const grove_graph_t *g, size_t i, int64_t t)
+{
+    size_t k = grovep_rec_ends_after(g, t - 1); /* the first instant >= t */
+    return k > i + 1 ? k - 1 : i;
+}
+
 /* Try the whole request in the window starting at t.  1 fits (the picks are
  * in m->sel), 0 not, -1 error. */
 static int attempt(grove_matcher_t *m, const struct req *top, grove_vid_t root, int64_t t,
@@ -90,28 +111,6 @@ int grovep_match_attempt_x(grove_matcher_t *m, struct matching *x, int64_t t, in
     return 0;
 }
 
-/* The instants after now at which something ends, ascending and distinct:
- * the ends of the graph's records (the table's jobs and allocations made on
- * vertices directly alike: a job holding no record frees nothing when it
- * ends), from the graph's index of record ends: the cost follows the
- * number of instants, not of vertices.  A new array (*n entries), or NULL
- * (ENOMEM). */
-static int64_t *later_times(const grove_matcher_t *m, int64_t now, size_t *n)
-{
-    const grove_graph_t *g = m->g;
-    size_t first = grovep_rec_ends_after(g, now), k = 0;
-    int64_t *t = malloc((g->nrec_ends - first + 1) * sizeof(*t));
-    if (!t) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    /* a copy: match_later owns and frees what it walks */
-    for (size_t i = first; i < g->nrec_ends; i++)
-        t[k++] = g->rec_ends[i].t;
-    *n = k;
-    return t;
-}
-
 /* Try later instants, those at which some job ends, in order, skipping
  * those at which the whole machine lacks room, up to the last at which the
  * window still ends by the horizon.  1 fits (at x->at, with its duration
@@ -119,12 +118,17 @@ static int64_t *later_times(const grove_matcher_t *m, int64_t now, size_t *n)
 static int match_later(grove_matcher_t *m, struct matching *x)
 {
     const grove_graph_t *g = m->g;
-    size_t nt;
-    int64_t *times = later_times(m, x->from, &nt);
-    if (!times)
-        return -1;
-    if (nt && times[nt - 1] == GROVE_TIME_MAX)
+    /* The instants after from at which something ends, ascending and
+     * distinct: the ends of the graph's records (the table's jobs and
+     * allocations made on vertices directly alike: a job holding no record
+     * frees nothing when it ends), read in place from the graph's index of
+     * record ends, which an attempt does not change (it records nothing):
+     * the cost follows the instants tried, not those there are. */
+    const grovep_endcount_t *ends = g->rec_ends;
+    size_t nt = g->nrec_ends;
+    if (nt && ends[nt - 1].t == GROVE_TIME_MAX)
         nt--; /* a job that never ends frees nothing */
+#define times(i) (ends[i].t)
     /* what the least demanding variant needs */
     int64_t need[GROVEP_MAX_LOW];
     for (size_t l = 0; l < g->nlow; l++)
@@ -149,47 +153,56 @@ static int match_later(grove_matcher_t *m, struct matching *x)
     const grovep_agg_t *ia = idle > 0 ? idle_agg(m, x->root) : NULL;
     int found = 0;
     bool tried = false;
-    for (size_t i = 0; i < nt && found == 0; i++) {
+    for (size_t i = grovep_rec_ends_after(g, x->from); i < nt && found == 0; i++) {
         /* the instants ascend: once a window ends past the horizon, so do
          * all the later ones */
-        int64_t d = x->till_horizon ? x->horizon - times[i] : x->d;
-        if (d <= 0 || grove_time_end(times[i], d) > x->horizon)
+        int64_t d = x->till_horizon ? x->horizon - times(i) : x->d;
+        if (d <= 0 || grove_time_end(times(i), d) > x->horizon)
             break;
         /* out of time (grove_matcher_set_search_limit): the caller goes
          * on from this instant; one try at least, so that it moves on */
         if (tried && x->deadline > 0 && grovep_match_now_s() >= x->deadline) {
-            m->resume_at = times[i];
+            m->resume_at = times(i);
             found = grovep_errorf(m->err, ETIMEDOUT,
                                   "match: the search for a start ran out of its time; "
                                   "it goes on from %lld",
-                                  (long long)times[i]);
+                                  (long long)times(i));
             break;
         }
-        m->start = times[i];
-        m->end = grove_time_end(times[i], d);
-        if (!agg_fits(m, x->root, need))
+        m->start = times(i);
+        m->end = grove_time_end(times(i), d);
+        if (!agg_fits(m, x->root, need)) {
+            /* no room in the whole machine then: on to the first instant at
+             * which its aggregate may hold the request, one query of its
+             * planner rather than a look at each instant before it */
+            if (!x->till_horizon) {
+                int64_t t = agg_fits_from(m, x->root, need, d, times(i));
+                if (t < 0)
+                    break;
+                i = skip_to(g, i, t);
+            }
             continue;
+        }
         if (ia && grovep_agg_idle(g, ia, m->start, m->end) < idle) {
             m->stats.idle_pruned++;
             /* too few nodes idle then: on to the first instant from which
              * a window of the same length may find them (a window's
              * length changes with its start only up to the horizon) */
             if (!x->till_horizon) {
-                int64_t t = grovep_agg_idle_from(g, ia, idle, d, times[i]);
+                int64_t t = grovep_agg_idle_from(g, ia, idle, d, times(i));
                 if (t < 0)
                     break;
-                while (i + 1 < nt && times[i + 1] < t)
-                    i++;
+                i = skip_to(g, i, t);
             }
             continue;
         }
-        found = grovep_match_attempt_x(m, x, times[i], d);
+        found = grovep_match_attempt_x(m, x, times(i), d);
         tried = true;
-        x->at = times[i];
+        x->at = times(i);
         if (found > 0)
             x->d = d;
     }
-    free(times);
+#undef times
     return found;
 }
 

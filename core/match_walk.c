@@ -111,6 +111,7 @@ void grovep_match_scratch_free(grove_matcher_t *m)
     free(m->rents);
     free(m->rlist);
     grovep_match_keep_clear(m);
+    grovep_match_order_clear(m);
 }
 
 void grovep_match_new_generation(grove_matcher_t *m)
@@ -241,12 +242,19 @@ static int order_kids(grove_matcher_t *m, grove_vid_t v, grove_vid_t *kids, uint
  * (grovep_match_path_ok).  Each list is made once per window tried and
  * kept with the policy's orders (RANK_SUB), as the walk enters a vertex
  * more than once (a trial, then the take; each slot's homes).  A policy
- * that neither scores nor chooses pays one test per vertex entered. */
+ * whose order sorts vertices of order_types (a declarative order limited
+ * with when) has them listed the same way, named or not, and put in the
+ * order one call of its order hook gives the lot: a node order is one
+ * order of the machine's nodes, so a one-core job goes to the first node
+ * of that order, not of the first rack.  A policy that does neither pays
+ * one test per vertex entered. */
 
 void grovep_match_rank_setup(grove_matcher_t *m)
 {
-    m->rank_on = m->pol.select == GROVE_SELECT_BEST
-                 && (m->pol.score || m->pol.scores || m->pol.choose) && !m->pol.explore_by_use;
+    m->rank_score = m->pol.select == GROVE_SELECT_BEST
+                    && (m->pol.score || m->pol.scores || m->pol.choose) && !m->pol.explore_by_use;
+    m->rank_order = m->pol.order && m->pol.order_types && !m->pol.explore_by_use;
+    m->rank_on = m->rank_score || m->rank_order;
     m->nrank_memo = 0;
 }
 
@@ -259,17 +267,30 @@ static bool rank_named(const grove_matcher_t *m, grove_sym_t t)
     return false;
 }
 
-/* Are the vertices of type t ranked in this match? */
-static bool rank_type(grove_matcher_t *m, grove_sym_t t)
+/* How the vertices of type t are ranked in this match (RANK_BY_*, 0: not
+ * ranked): by score at a level the request does not name, of the types
+ * score_types lists; by order, of the types order_types lists, named or
+ * not. */
+static uint8_t rank_how(grove_matcher_t *m, grove_sym_t t)
 {
     for (size_t i = 0; i < m->nrank_memo; i++)
         if (m->rank_memo[i].type == t)
-            return m->rank_memo[i].ranked;
-    bool ranked = t != GROVE_SYM_NONE && !rank_named(m, t)
-                  && grove_policy_applies(m->g, m->pol.score_types, t);
+            return m->rank_memo[i].how;
+    uint8_t how = 0;
+    if (t != GROVE_SYM_NONE && m->rank_score && !rank_named(m, t)
+        && grove_policy_applies(m->g, m->pol.score_types, t))
+        how |= RANK_BY_SCORE;
+    if (t != GROVE_SYM_NONE && m->rank_order && grove_policy_applies(m->g, m->pol.order_types, t))
+        how |= RANK_BY_ORDER;
     if (m->nrank_memo < RANK_MEMO_N)
-        m->rank_memo[m->nrank_memo++] = (struct rank_memo){t, ranked};
-    return ranked;
+        m->rank_memo[m->nrank_memo++] = (struct rank_memo){t, how};
+    return how;
+}
+
+/* Are the vertices of type t ranked in this match? */
+static bool rank_type(grove_matcher_t *m, grove_sym_t t)
+{
+    return rank_how(m, t) != 0;
 }
 
 static int rlist_push(grove_matcher_t *m, grove_vid_t v)
@@ -328,19 +349,21 @@ static bool rank_inner(const grove_matcher_t *m, grove_vid_t v)
 }
 
 /* List k into m->rlist: itself when it is ranked, of a type the request
- * names or holds nothing ranked below it; else what it holds, in the
- * same way.  A leaf is never ranked: no walk passes through it (the
- * memory beside a request's cores).  1 when something ranked was listed,
- * 0 not, -1 error. */
+ * names (and the order does not rank) or holds nothing ranked below it;
+ * else what it holds, in the same way.  A leaf is never ranked: no walk
+ * passes through it (the memory beside a request's cores).  1 when
+ * something ranked was listed, 0 not, -1 error. */
 static int rank_collect(grove_matcher_t *m, grove_vid_t k)
 {
     grove_sym_t t = m->g->v[k].type;
     if (rlist_push(m, k) < 0)
         return -1;
-    if (rank_named(m, t) || !rank_inner(m, k))
+    if (!rank_inner(m, k))
         return 0;
     if (rank_type(m, t))
         return 1;
+    if (rank_named(m, t))
+        return 0;
     size_t mark = m->nrlist; /* k is at mark - 1 */
     uint32_t n;
     grove_vid_t *kids = rank_children(m, k, &n);
@@ -509,9 +532,34 @@ out:
     return rc;
 }
 
-/* Rank the entries of m->rlist of the types ranked, each type among its
- * own places in the list.  0 or -1. */
-static int rank_list(grove_matcher_t *m, const struct req *r)
+/* Put the n entries in m->rents (their vertices of one type below v, in
+ * list order; at[] their places in the list, ascending) in the order one
+ * call of the order hook gives them, each then at the next of those
+ * places (a later sort by score keeps that order among equals).  0, or -1
+ * (m->hook_failed set when the hook failed). */
+static int rank_order_group(grove_matcher_t *m, grove_vid_t v, const size_t *at, size_t n)
+{
+    grove_vid_t *vs = malloc(n * sizeof(*vs));
+    if (!vs) {
+        errno = ENOMEM;
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        vs[i] = m->rents[i].v;
+    if (m->pol.order(m->pol.arg, m->g, v, vs, n) < 0) {
+        m->hook_failed = 1;
+        free(vs);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        m->rents[i] = (struct rent){vs[i], (uint32_t)at[i], 0};
+    free(vs);
+    return 0;
+}
+
+/* Rank the entries of m->rlist (what lies below v) of the types ranked,
+ * each type among its own places in the list.  0 or -1. */
+static int rank_list(grove_matcher_t *m, grove_vid_t v, const struct req *r)
 {
     size_t n = m->nrlist;
     if (grovep_grow((void **)&m->rents, &m->rentcap, n ? n : 1, sizeof(*m->rents)) < 0)
@@ -529,7 +577,9 @@ static int rank_list(grove_matcher_t *m, const struct req *r)
         for (size_t j = i; j < n; j++)
             if (m->g->v[m->rlist[j]].type == t && rank_inner(m, m->rlist[j]))
                 m->rents[c++] = (struct rent){m->rlist[j], (uint32_t)j, 0};
-        if (c > 1 || m->pol.score || m->pol.scores) {
+        uint8_t how = rank_how(m, t);
+        bool scored = (how & RANK_BY_SCORE) != 0;
+        if (c > 1 || (scored && (m->pol.score || m->pol.scores))) {
             /* a score is asked even of a lone vertex: it may fail */
             size_t *at = malloc(c * sizeof(*at));
             if (!at) {
@@ -538,7 +588,11 @@ static int rank_list(grove_matcher_t *m, const struct req *r)
             }
             for (size_t j = 0; j < c; j++)
                 at[j] = m->rents[j].pos;
-            int rc = rank_group(m, r, c);
+            int rc = 0;
+            if ((how & RANK_BY_ORDER) && c > 1)
+                rc = rank_order_group(m, v, at, c);
+            if (rc == 0 && scored)
+                rc = rank_group(m, r, c);
             for (size_t j = 0; rc == 0 && j < c; j++)
                 m->rlist[at[j]] = m->rents[j].v;
             free(at);
@@ -579,6 +633,9 @@ static int rank_kids(grove_matcher_t *m, grove_vid_t v, size_t fi, const struct 
     if (o && o->epoch == m->oepoch) {
         list = m->okids + o->at;
         n = o->n;
+    } else if (grovep_match_order_keeps(m) && (list = grovep_match_order_find(m, v, &n))) {
+        /* a static order's list, as an earlier match made it */
+        order_keep(m, v, sub, list, n);
     } else {
         struct frame *f = &m->frames[fi];
         int kept = grovep_match_keep_find(m, v, r);
@@ -594,7 +651,7 @@ static int rank_kids(grove_matcher_t *m, grove_vid_t v, size_t fi, const struct 
             return -1;
         if (found && !kept) {
             bool one = rank_one_group(m);
-            if (rank_list(m, r) < 0)
+            if (rank_list(m, v, r) < 0)
                 return -1;
             if (one)
                 grovep_match_keep_store(m, v, r, m->nrlist);
@@ -613,11 +670,13 @@ static int rank_kids(grove_matcher_t *m, grove_vid_t v, size_t fi, const struct 
         n = (uint32_t)m->nrlist;
         order_keep(m, v, sub, m->rlist, n);
         list = m->rlist;
+        if (found && grovep_match_order_keeps(m))
+            grovep_match_order_store(m, v, list, n);
     }
     struct frame *f = &m->frames[fi];
     if (grovep_grow((void **)&m->kids, &m->kidcap, (size_t)f->kids + n, sizeof(*m->kids)) < 0)
         return -1;
-    /* list may lie in okids, never in kids */
+    /* list may lie in okids or a kept list, never in kids */
     memcpy(m->kids + f->kids, list, n * sizeof(*m->kids));
     f->nkids = n;
     m->nkids = (size_t)f->kids + n;
@@ -999,7 +1058,9 @@ static int64_t take(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool
  * node), the lot ranked by its sort, and the best taken.  The ids of the
  * levels walked through count for nothing: under high, of the sockets
  * numbered 0 and 1 in every node, node0's socket1 comes first (t3038:19),
- * where a walk that orders each level by id would reach node7's first. */
+ * where a walk that orders each level by id would reach node7's first.
+ * Only under a policy that declares its order by id (id_order); any other
+ * order is the walk's. */
 
 static int admit(grove_matcher_t *m, const struct req *r, grove_vid_t c, bool pexcl,
                  uint64_t want, bool *sure);
@@ -1070,11 +1131,12 @@ static int top_take_ranked(grove_matcher_t *m, const struct req *r, bool pexcl, 
     return rc;
 }
 
-/* want vertices of top-level request r below u, ranked as above: 1 taken,
- * 0 not (nothing taken), -1 error; 2 when the walk that orders each level
- * by id gives the same (the candidates' keys already ascend in visiting
- * order, or they are u's own children), when the policy does not order by
- * id, for nodes (their ids do not repeat across a machine: the walk's
+/* want vertices of top-level request r below u, ranked as above (the
+ * caller checked that the policy declares an order by id, id_dir): 1
+ * taken, 0 not (nothing taken), -1 error; 2 when the walk that orders each
+ * level by id gives the same (the candidates' keys already ascend in
+ * visiting order, or they are u's own children), when their ids are all
+ * equal, for nodes (their ids do not repeat across a machine: the walk's
  * order is the ranking, and a node request, the usual one, pays no more),
  * or beyond TOP_RANK_MAX candidates in containment.  Candidates are
  * admitted on their aggregates (admit); when one of those ranked first
@@ -1114,24 +1176,17 @@ static int take_top_by_id(grove_matcher_t *m, const struct req *r, grove_vid_t u
     }
     if (!below || nc < 2)
         goto out;
-    int dir = 0;
-    for (size_t i = 0; i + 1 < nc && dir == 0; i++) {
-        int64_t a = grove_vertex_id(m->g, cv[i].v), b = grove_vertex_id(m->g, cv[i + 1].v);
-        if (a != b)
-            dir = a < b ? grovep_match_id_direction(m, cv[i].v, cv[i + 1].v)
-                        : grovep_match_id_direction(m, cv[i + 1].v, cv[i].v);
-    }
-    if (dir == -2) {
-        rc = -1;
-        goto out;
-    }
+    int dir = id_dir(m);
+    bool differ = false; /* two candidates of different ids */
+    for (size_t i = 0; i + 1 < nc && !differ; i++)
+        differ = grove_vertex_id(m->g, cv[i].v) != grove_vertex_id(m->g, cv[i + 1].v);
     bool ascending = true;
     for (size_t i = 0; i < nc; i++) {
-        cv[i].key = top_key(m, cv[i].v, dir ? dir : 1);
+        cv[i].key = top_key(m, cv[i].v, dir);
         ascending = ascending && (i == 0 || cv[i - 1].key < cv[i].key);
     }
-    if (ascending || dir == 0)
-        goto out; /* the walk's order is the ranking (all equal: not ordered by id) */
+    if (ascending || !differ)
+        goto out; /* the walk's order is the ranking (all ids equal: nothing to rank by) */
     /* those admitted, in graph order, ranked */
     size_t n = 0;
     for (size_t i = 0; i < nc; i++) {
@@ -1812,8 +1867,7 @@ int grovep_match_list(grove_matcher_t *m, const struct req *r, grove_vid_t u, bo
     if (!r->child && grovep_match_channeled_type(m, r->type))
         return grovep_match_channel_match(m, r, u, top);
 
-    if (top && fixed && r->child && m->pol.order && !m->pol.explore_by_use
-        && m->pol.select != GROVE_SELECT_BEST) {
+    if (top && fixed && r->child && id_dir(m) && m->pol.select != GROVE_SELECT_BEST) {
         int rc = take_top_by_id(m, r, u, pexcl, want);
         if (rc != 2) {
             if (rc <= 0)

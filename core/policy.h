@@ -35,6 +35,15 @@ typedef enum grove_select {
     GROVE_SELECT_BEST = 1   /* every fitting candidate scored; best k */
 } grove_select_t;
 
+/* How a policy's order puts vertex ids, as the policy declares it: the
+ * matcher never asks the order hook to find out (a hook that leaves a list
+ * as it is says nothing of ids). */
+typedef enum grove_id_order {
+    GROVE_ID_ORDER_NONE = 0,       /* not by id at every level (or no order) */
+    GROVE_ID_ORDER_ASCENDING = 1,  /* lowest id first at every level (low, lonode) */
+    GROVE_ID_ORDER_DESCENDING = -1 /* highest id first at every level (high, hinode) */
+} grove_id_order_t;
+
 /* The whole request as the hooks see it, the same for every hook call of
  * one match (the matcher builds it once per match, grove_policy_request_*
  * below).  Types are those the request names, slots left out. */
@@ -128,6 +137,16 @@ typedef struct grove_policy {
      * rank.  The order hook is then not used (match_use.c,
      * grovep_match_use_update). */
     bool explore_by_use;
+    /* The order hook puts ids this way at every level (low, high, lonode,
+     * hinode and their x variants declare it).  Then a fixed number of
+     * slots, and a request whose top level lies below the nodes, are
+     * chosen as the reference engine chooses them: ranked by the ids of
+     * what they take, across the homes (match_slot.c, match_walk.c's
+     * take_top_by_id), not taken in the walk's order.  NONE (an order by
+     * anything else, or by id at some levels only): slots and candidates
+     * in the walk's order, the order hook's.  Only with an order hook and
+     * without explore_by_use. */
+    grove_id_order_t id_order;
     /* Slots compared by their ids weigh the id of the node they lie in
      * first (the reference engine's node_centric): lonode and hinode keep a
      * job on the lowest / highest node, where low and high compare the
@@ -184,6 +203,26 @@ typedef struct grove_policy {
      * node-level score runs once per node and never on cores. */
     const char *const *prune_types;
     const char *const *score_types;
+    /* The types whose vertices order sorts as one list across the levels
+     * between (NULL-ended names; NULL: none, order sorts each vertex's
+     * children, one parent at a time).  A vertex the walk enters lists, in
+     * place of its children, the nearest vertices of these types below it
+     * that lie below another level (below a cluster of racks, with
+     * "node": every node of the machine), in the order one call of order
+     * gives them (parent: that vertex; the children handed are not its
+     * own), the levels between checked as the walk checks those it passes
+     * through; so a node order is one order of the machine's nodes, not
+     * rack by rack.  Order is still asked about every other list.  Only
+     * with order and without explore_by_use. */
+    const char *const *order_types;
+    /* The order of a list depends on nothing but the vertices handed and
+     * what grove_graph_changes counts (structure, sizes, names, ranks,
+     * properties, statuses): not on records, the window, the request or
+     * any state of the hook's own.  The lists sorted as one (order_types)
+     * are then kept from one match to the next while the graph does not
+     * change so (match_order.c).  A declarative order by a string key is
+     * static; one by a key function is not. */
+    bool order_static;
 } grove_policy_t;
 
 /* The built-in policy called name ("first", "low", "high", "lonode",

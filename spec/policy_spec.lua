@@ -89,7 +89,8 @@ describe("loading policies", function()
   local bad = {
     {"{prnue = function() end}", "unknown field 'prnue' (did you mean 'prune'?); the fields are "
       .. "name, description, base, prune, order, score, scores, choose, select, node_exclusive, "
-      .. "node_centric, explore_by_use, score_local, score_reads, prune_types, score_types",
+      .. "node_centric, id_order, explore_by_use, score_local, score_reads, prune_types, "
+      .. "score_types",
       line = 1},
     {"{scores = 1}", "a hook must be a function, not number"},
     {"{score = function() return 0 end, scores = function() return {} end}",
@@ -128,9 +129,23 @@ describe("loading policies", function()
       .. "mean 'descending'?); the fields are key, descending, when", line = 1},
     {"{scor = function() return 1 end}", "unknown field 'scor' (did you mean 'score'?); the "
       .. "fields are name, description, base, prune, order, score, scores, choose, select, "
-      .. "node_exclusive, node_centric, explore_by_use, score_local, score_reads, prune_types, "
-      .. "score_types", line = 1},
+      .. "node_exclusive, node_centric, id_order, explore_by_use, score_local, score_reads, "
+      .. "prune_types, score_types", line = 1},
     {"{1, 2}", "the policy table has a number key (fields are named)"},
+    {"{order = function() end, id_order = 'up'}",
+      "id_order must be \"ascending\", \"descending\" or \"none\", not up"},
+    {"{order = function() end, id_order = true}",
+      "id_order must be \"ascending\", \"descending\" or \"none\", not boolean"},
+    {"{order = {key = 'id'}, id_order = 'descending'}",
+      "id_order = \"descending\" contradicts order = {key = \"id\"} (ascending)"},
+    {"{order = {key = 'id', descending = true}, id_order = 'ascending'}",
+      "id_order = \"ascending\" contradicts order = {key = \"id\", descending = true}"},
+    {"{id_order = 'ascending'}",
+      "id_order describes an order: it needs order (or a base that orders)"},
+    {"{base = 'spread', id_order = 'descending'}",
+      "id_order describes an order: it needs order (or a base that orders)"},
+    {"{base = 'fresh', order = function() end, id_order = 'ascending'}",
+      "id_order describes an order, which explore_by_use does not use"},
   }
   for _, case in ipairs(bad) do
     it("refuses " .. case[1], function()
@@ -162,7 +177,7 @@ describe("what a policy leaves out", function()
       assert(parse("return {base = 'spread', score_types = 'node', "
         .. "scores = function(c) return {} end}")):hooks())
     assert.same({prune = "lua", order = "c", select = "first", node_exclusive = true,
-      node_centric = true},
+      node_centric = true, id_order = "ascending"},
       assert(parse("return {prune = function() end, order = {key = 'id'}, "
         .. "node_exclusive = true, node_centric = true}")):hooks())
     assert.same({order = "lua", select = "first", node_exclusive = false, node_centric = false},
@@ -171,8 +186,8 @@ describe("what a policy leaves out", function()
 
   it("falls back to a built-in's C hooks with base", function()
     local p = assert(parse("return {name = 'mine', base = 'hinodex'}"))
-    assert.same({order = "c", select = "first", node_exclusive = true, node_centric = true},
-      p:hooks())
+    assert.same({order = "c", select = "first", node_exclusive = true, node_centric = true,
+      id_order = "descending"}, p:hooks())
     local a, b = core.matcher(tiny()), core.matcher(tiny())
     a:set_policy("hinodex")
     b:set_policy(p)

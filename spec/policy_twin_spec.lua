@@ -254,9 +254,13 @@ describe("Lua twins of the built-in policies", function()
   end)
 end)
 
--- Ascending ids in place: the order of low and of lonode.
+-- Ascending ids in place: the order of low and of lonode.  An order
+-- function says nothing of ids to the matcher (it is never asked to find
+-- out): the twins of low, high, lonode and hinodex declare id_order, as
+-- the built-ins do, to get the reference engine's slots ranked by id;
+-- without it they place in the walk's order (policy_shapes_spec).
 local ASCENDING = [[
-    return {order = function(parent, kids)
+    return {id_order = "ascending", order = function(parent, kids)
       table.sort(kids, function(a, b)
         local x, y = a:id() or -1, b:id() or -1
         if x ~= y then return x < y end
@@ -269,7 +273,7 @@ local ASCENDING = [[
 local VARIANTS = {
   low = ASCENDING,
   high = [[
-    return {order = function(parent, kids)
+    return {id_order = "descending", order = function(parent, kids)
       local t = {}
       for i, v in ipairs(kids) do t[i] = v end
       table.sort(t, function(a, b)
@@ -280,7 +284,7 @@ local VARIANTS = {
       return t
     end}]],
   lonode = [[
-    return {node_centric = true, order = function(parent, kids)
+    return {node_centric = true, id_order = "ascending", order = function(parent, kids)
       table.sort(kids, function(a, b)
         local x, y = a:id() or -1, b:id() or -1
         if x ~= y then return x < y end
@@ -288,7 +292,7 @@ local VARIANTS = {
       end)
     end}]],
   hinodex = [[
-    return {node_exclusive = true, node_centric = true,
+    return {node_exclusive = true, node_centric = true, id_order = "descending",
             order = {key = function(v) return v:id() or -1 end, descending = true}}]],
   first = [[
     return {select = "first",

@@ -7,6 +7,7 @@
 --
 -- Only start times are compared here; metrics and outputs are tested in
 -- sim_spec.lua and sim_cli_spec.lua.
+local core = require("grove.core")
 local sim = require("grove.sim")
 local gen = require("grove.sim.gen")
 local helper = require("sim_helper")
@@ -38,6 +39,7 @@ local function fits(plan, P, s, e, p)
 end
 
 local function earliest(plan, P, now, est, p)
+  if p > P then return nil end -- more than the nodes in use hold
   local cands = {now}
   for _, x in ipairs(plan) do
     if x.e > now then cands[#cands + 1] = x.e end
@@ -53,7 +55,24 @@ end
 -- job whose run is longer than its estimate (its time limit) is killed at
 -- the estimate under walltime "kill" (the default), and runs its whole
 -- time under "extend", its estimate then raised to the run time.
-local function reference(jobs, P, policy, walltime)
+--
+-- ev (optional): node events on a machine of one processor a node (or
+-- whole nodes): {events = {{t =, action = "drain" | "up", nodes = {i,
+-- ...}}, ...} in time order, hosts = {[job id] = {i, ...}}}, the nodes
+-- each job ran on (grove sim's placement: the model counts, it does not
+-- place).  A node drained holds no processor for a new job; a job running
+-- there counts only its processors on the nodes in use.
+local function reference(jobs, P, policy, walltime, ev)
+  local out, nout, nextev = {}, 0, 1
+  local function usable(r)
+    local u = r.p
+    if nout > 0 then
+      for _, n in ipairs(ev.hosts[r.id] or {}) do
+        if out[n] then u = u - 1 end
+      end
+    end
+    return u
+  end
   local pending = {}
   for _, j in ipairs(jobs) do
     local run = j.run == 0 and 1 or j.run
@@ -76,6 +95,8 @@ local function reference(jobs, P, policy, walltime)
     for _, r in ipairs(running) do nt = math.min(nt, r.e) end
     if pending[nexta] then nt = math.min(nt, pending[nexta].submit) end
     for _, s in pairs(planned) do if s > t then nt = math.min(nt, s) end end
+    if ev and ev.events[nextev] then nt = math.min(nt, ev.events[nextev].t) end
+    if nt == math.huge then break end -- what waits can never run
     t = nt
     -- completions
     local still = {}
@@ -83,6 +104,17 @@ local function reference(jobs, P, policy, walltime)
       if r.e > t then still[#still + 1] = r end
     end
     running = still
+    -- node events
+    while ev and ev.events[nextev] and ev.events[nextev].t == t do
+      local e = ev.events[nextev]
+      for _, n in ipairs(e.nodes) do
+        local o = e.action ~= "up"
+        if o ~= (out[n] == true) then nout = nout + (o and 1 or -1) end
+        out[n] = o or nil
+      end
+      nextev = nextev + 1
+    end
+    local C = P - nout
     -- arrivals
     while pending[nexta] and pending[nexta].submit == t do
       queue[#queue + 1] = pending[nexta]
@@ -90,8 +122,8 @@ local function reference(jobs, P, policy, walltime)
     end
     local function free()
       local used = 0
-      for _, r in ipairs(running) do used = used + r.p end
-      return P - used
+      for _, r in ipairs(running) do used = used + usable(r) end
+      return C - used
     end
     local function begin(j)
       start[j.id] = t
@@ -114,10 +146,13 @@ local function reference(jobs, P, policy, walltime)
         table.sort(by_end, function(a, b) return a.est_e < b.est_e end)
         local avail, shadow = free(), t
         local k = 1
-        while avail < head.p do
+        if head.p > C then
+          shadow = math.huge -- it never fits while the nodes are out: nothing to protect
+        end
+        while avail < head.p and shadow < math.huge do
           shadow = by_end[k].est_e
           while by_end[k] and by_end[k].est_e == shadow do
-            avail = avail + by_end[k].p
+            avail = avail + usable(by_end[k])
             k = k + 1
           end
         end
@@ -136,12 +171,14 @@ local function reference(jobs, P, policy, walltime)
       end
     else -- conservative: every job the earliest start given the earlier ones
       local plan = {}
-      for _, r in ipairs(running) do plan[#plan + 1] = {s = t, e = r.est_e, p = r.p} end
+      for _, r in ipairs(running) do plan[#plan + 1] = {s = t, e = r.est_e, p = usable(r)} end
       planned = {}
       for _, j in ipairs(queue) do
-        local s = earliest(plan, P, t, j.est, j.p)
-        plan[#plan + 1] = {s = s, e = s + j.est, p = j.p}
-        if s == t then
+        local s = earliest(plan, C, t, j.est, j.p)
+        if s then plan[#plan + 1] = {s = s, e = s + j.est, p = j.p} end
+        if not s then
+          left[#left + 1] = j
+        elseif s == t then
           begin(j)
         else
           planned[j.id] = s
@@ -351,6 +388,98 @@ describe("grove sim against the processor-count reference", function()
     assert.are.equal(1, s:result().killed_walltime)
     local starts = simulate(jobs, machine(2, 4), "fcfs", "core", nil, "extend")
     assert.are.same({[1] = 0, [2] = 100}, starts)
+  end)
+
+  -- Node events: nodes drained and returned, and drained for good, on a
+  -- machine of one processor a node (core slots) and of whole nodes; the
+  -- reference counts the processors on the nodes in use, each job's
+  -- nodes taken from grove sim's placement.
+  local function with_events(jobs, nodes, cores, queue, procs_as, policy, events)
+    local hosts, starts = {}, {}
+    local s = assert(sim.new{graph = machine(nodes, cores), queue = queue,
+      procs_as = procs_as, policy = policy or "first",
+      out = function(row)
+        starts[row.id] = row.start
+        local list = {}
+        if row.hosts ~= "" then
+          local hl = core.hostlist(row.hosts)
+          for k = 1, #hl do list[#list + 1] = tonumber(hl[k]:match("%d+$")) + 1 end
+        end
+        hosts[row.id] = list
+      end})
+    s:feed(sim.trace.from_list(jobs))
+    local evs = {}
+    for _, e in ipairs(events) do
+      s:node_event{time = e[1], action = e[2], node = e[3]}
+      local idx = {}
+      local hl = core.hostlist(e[3])
+      for k = 1, #hl do idx[#idx + 1] = tonumber(hl[k]:match("%d+$")) + 1 end
+      evs[#evs + 1] = {t = e[1], action = e[2], nodes = idx}
+    end
+    assert(s:run())
+    local want = reference(jobs, nodes, queue, nil, {events = evs, hosts = hosts})
+    local bad, n = {}, 0
+    for id, t in pairs(want) do
+      n = n + 1
+      if starts[id] ~= t then
+        bad[#bad + 1] = ("job %d: reference %d, grove sim %s"):format(id, t, tostring(starts[id]))
+      end
+    end
+    for id in pairs(starts) do
+      if want[id] == nil then
+        bad[#bad + 1] = ("job %d: started, not in the reference"):format(id)
+      end
+    end
+    table.sort(bad)
+    assert.are.same({}, {table.unpack(bad, 1, math.min(#bad, 5))})
+    return n
+  end
+  for _, q in ipairs(QUEUES) do
+    it(("%s: nodes drained and returned, and drained for good, 150 jobs on 16 one-core nodes")
+      :format(q), function()
+      local jobs = generated(150, 16, 3, 3, 0.02)
+      local last = jobs[#jobs].submit
+      local n = with_events(jobs, 16, 1, q, "core", nil, {
+        {last // 5, "drain", "n[0-3]"}, {last // 3, "up", "n[0-3]"},
+        {last // 2, "drain", "n[10-11]"}})
+      assert.is_true(n > 100)
+    end)
+    it(("%s: nodes drained and returned in two steps, 120 jobs on 16 whole nodes, low policy")
+      :format(q), function()
+      local jobs = generated(120, 16, 8, 2, 0.02)
+      local last = jobs[#jobs].submit
+      local n = with_events(jobs, 16, 2, q, "node", "low", {
+        {last // 4, "drain", "n[2-7]"}, {last // 2, "up", "n[2-5]"},
+        {last // 2 + 600, "up", "n[6-7]"}})
+      assert.is_true(n > 100)
+    end)
+  end
+
+  -- ctx:replan() is ctx:cancel() and a ctx:reserve of each waiting job in
+  -- turn: conservative written that way gives the same starts and nodes.
+  it("ctx:replan gives what a cancel and a reserve of each job give", function()
+    local by_hand = assert(sim.queue.parse([[
+return {name = "by_hand", schedule = function(ctx)
+  if ctx:changed() then ctx:cancel() end
+  local now = ctx:clock()
+  for _, job in ipairs(ctx:queue()) do
+    if job.reserved == now then ctx:start(job)
+    elseif not job.reserved then ctx:reserve(job) end
+  end
+end}]], "by_hand"))
+    for _, c in ipairs{{"core", 4, 8, nil, 32}, {"node", 16, 2, "low", 16}} do
+      local jobs = generated(150, c[5], 6, 3, 0.02)
+      local rows = {}
+      for k, q in ipairs{"conservative", by_hand} do
+        rows[k] = {}
+        local s = assert(sim.new{graph = machine(c[2], c[3]), queue = q, procs_as = c[1],
+          policy = c[4], out = function(r) rows[k][r.id] = r.start .. " " .. r.hosts end})
+        s:feed(sim.trace.from_list(jobs))
+        assert(s:run())
+      end
+      assert.are.same(rows[2], rows[1])
+      assert.is_true(#jobs == 150)
+    end
   end)
 
   it("the reference tells the policies apart on a loaded machine", function()

@@ -6,4 +6,7 @@ return {
   name = "order_key",
   description = "highest id first at every level, keys from Lua, sorted in C",
   order = {key = function(v) return v:id() or -1 end, descending = true},
+  -- a key function says nothing of ids to the matcher: high's slots
+  -- ranked by id are asked for
+  id_order = "descending",
 }

@@ -3,6 +3,9 @@
 return {
   name = "order_sort",
   description = "highest id first at every level, sorted in Lua",
+  -- an order function says nothing of ids to the matcher: high's slots
+  -- ranked by id are asked for
+  id_order = "descending",
   order = function(_, children)
     table.sort(children, function(a, b)
       return a:id() > b:id()

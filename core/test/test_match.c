@@ -592,6 +592,167 @@ static void test_order_kept(void)
     grove_graph_destroy(g);
 }
 
+/* An order hook that leaves every list as it is, and checks that each
+ * list it is handed is all the children of its parent (never two vertices
+ * picked to learn something of the policy). */
+struct ordsame {
+    size_t calls, partial; /* lists handed; those not all the parent's children */
+};
+
+static int order_same(void *arg, const grove_graph_t *g, grove_vid_t parent, grove_vid_t *kids,
+                      size_t n)
+{
+    struct ordsame *os = arg;
+    grove_sym_t sub = grove_graph_sym_lookup(g, "containment");
+    grove_eid_t cur = GROVE_EID_NONE;
+    size_t i = 0;
+    bool all = true;
+    for (grove_vid_t c = grove_vertex_first_child(g, parent, sub, &cur); c != GROVE_VID_NONE;
+         c = grove_vertex_next_child(g, sub, &cur))
+        all = all && i < n && kids[i++] == c;
+    os->calls++;
+    os->partial += !all || i != n;
+    return 0;
+}
+
+/* The ids of the cores job j took, in pick order, into buf. */
+static void core_ids(const grove_graph_t *g, const grove_job_t *j, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t q = 0; j && q < j->npicks && at < len; q++)
+        if (!strcmp(grove_vertex_type(g, j->picks[q].v), "core"))
+            at += (size_t)snprintf(buf + at, len - at, "%s%lld", at ? " " : "",
+                                   (long long)grove_vertex_id(g, j->picks[q].v));
+}
+
+/* An order hook that leaves its lists as they are places as first does,
+ * whatever the request: the matcher never asks it about two vertices to
+ * guess a direction of ids (such a probe read "left as given" as "highest
+ * first").  A policy that declares its ids descending (id_order) has its
+ * slots ranked by id, whatever the hook does. */
+static void test_order_not_probed(void)
+{
+    static const char *const reqs[] = {
+        "- type: slot\n  count: 1\n  label: s\n  with:\n  - type: core\n    count: 1\n",
+        "- type: slot\n  count: 1\n  label: s\n  with:\n  - type: core\n    count: 3\n",
+        "- type: socket\n  count: 1\n  with:\n  - type: slot\n    count: 1\n    label: s\n"
+        "    with:\n    - type: core\n      count: 1\n",
+        "- type: node\n  count: 1\n  with:\n  - type: slot\n    count: 1\n    label: s\n"
+        "    with:\n    - type: core\n      count: 1\n",
+    };
+    const test_shape_t shape = {.nodes = 4, .per_rack = 2, .sockets = 2, .cores = 4};
+    grove_graph_t *g[3];
+    grove_matcher_t *m[3];
+    struct ordsame os[2] = {{0, 0}, {0, 0}};
+    grove_policy_t same = {.name = "same", .order = order_same, .arg = &os[0]};
+    grove_policy_t high = {.name = "declared", .order = order_same, .arg = &os[1],
+                           .id_order = GROVE_ID_ORDER_DESCENDING};
+    const grove_policy_t *pol[3] = {NULL, &same, &high};
+    for (int k = 0; k < 3; k++) {
+        g[k] = test_cluster(&shape);
+        m[k] = grove_matcher_create(g[k], NULL);
+        ok(grove_matcher_set_policy(m[k], pol[k]) == 0, "policy %d set", k);
+    }
+    bool alike = true;
+    int placed = 0;
+    for (size_t r = 0; r < sizeof(reqs) / sizeof(*reqs); r++) {
+        grove_jobspec_t *js = js_of(reqs[r]);
+        for (int i = 0; js && i < 3; i++) {
+            const grove_job_t *j[2] = {NULL, NULL};
+            int rc[2];
+            grove_jobid_t id = (grove_jobid_t)(r * 3 + (size_t)i) + 1;
+            for (int k = 0; k < 2; k++)
+                rc[k] = grove_match(m[k], js, GROVE_MATCH_ALLOCATE, id, &j[k], NULL);
+            bool ok1 = rc[0] == 0 && rc[1] == 0 && j[0]->npicks == j[1]->npicks;
+            for (size_t q = 0; ok1 && q < j[0]->npicks; q++)
+                ok1 = j[0]->picks[q].v == j[1]->picks[q].v;
+            alike = alike && ok1;
+            placed += rc[0] == 0;
+        }
+        grove_jobspec_destroy(js);
+    }
+    ok(alike, "an order that leaves its lists as they are places as first");
+    is_int(placed, 12, "every job placed");
+    ok(os[0].calls > 0, "the hook was asked (%zu lists)", os[0].calls);
+    is_int((long)os[0].partial, 0, "every list it was handed was all of a parent's children");
+    /* declared: the one-core slot goes to the highest sum of core ids, a
+     * core7 (ties in graph order: node0's) */
+    grove_jobspec_t *one = js_of(reqs[0]);
+    const grove_job_t *j = NULL;
+    char got[64] = "";
+    ok(one && grove_match(m[2], one, GROVE_MATCH_ALLOCATE, 1, &j, NULL) == 0, "declared placed");
+    core_ids(g[2], j, got, sizeof(got));
+    is_str(got, "7", "declared descending: the slot of the highest core id");
+    is_int((long)os[1].partial, 0, "and its hook handed whole lists only");
+    grove_jobspec_destroy(one);
+    for (int k = 0; k < 3; k++) {
+        grove_matcher_destroy(m[k]);
+        grove_graph_destroy(g[k]);
+    }
+}
+
+/* An order of nodes, highest id first (other lists as they are), that
+ * notes the longest list of nodes it was handed. */
+struct nodeord {
+    size_t most;
+};
+
+static int order_nodes_high(void *arg, const grove_graph_t *g, grove_vid_t parent,
+                            grove_vid_t *kids, size_t n)
+{
+    (void)parent;
+    struct nodeord *no = arg;
+    if (n == 0 || strcmp(grove_vertex_type(g, kids[0]), "node"))
+        return 0;
+    no->most = n > no->most ? n : no->most;
+    for (size_t i = 1; i < n; i++) /* insertion: n is small */
+        for (size_t j = i; j > 0 && grove_vertex_id(g, kids[j]) > grove_vertex_id(g, kids[j - 1]);
+             j--) {
+            grove_vid_t t = kids[j];
+            kids[j] = kids[j - 1];
+            kids[j - 1] = t;
+        }
+    return 0;
+}
+
+/* An order that names its types (order_types) sorts the nodes of the
+ * whole machine as one list: a one-core job and a one-node job go to the
+ * highest node of the machine (node5 of the second rack), not of the
+ * first rack; without order_types the racks come in graph order. */
+static void test_order_types(void)
+{
+    static const char *const node_only[] = {"node", NULL};
+    const test_shape_t shape = {.nodes = 6, .per_rack = 3, .sockets = 2, .cores = 2};
+    const char *reqs[] = {
+        "- type: slot\n  count: 1\n  label: s\n  with:\n  - type: core\n    count: 1\n",
+        "- type: node\n  count: 1\n  with:\n  - type: slot\n    count: 1\n    label: s\n"
+        "    with:\n    - type: core\n      count: 1\n"};
+    for (int typed = 0; typed < 2; typed++) {
+        grove_graph_t *g = test_cluster(&shape);
+        grove_matcher_t *m = grove_matcher_create(g, NULL);
+        struct nodeord no = {0};
+        grove_policy_t p = {.name = "nodes", .order = order_nodes_high, .arg = &no,
+                            .order_types = typed ? node_only : NULL};
+        ok(grove_matcher_set_policy(m, &p) == 0, "policy set (order_types %d)", typed);
+        for (size_t r = 0; r < 2; r++) {
+            grove_jobspec_t *js = js_of(reqs[r]);
+            const grove_job_t *j = NULL;
+            long node = -1;
+            if (js && grove_match(m, js, GROVE_MATCH_ALLOCATE, (grove_jobid_t)r + 1, &j, NULL) == 0)
+                for (size_t q = 0; q < j->npicks; q++)
+                    if (!strcmp(grove_vertex_type(g, j->picks[q].v), "node"))
+                        node = (long)grove_vertex_id(g, j->picks[q].v);
+            is_int(node, typed ? 5 : 2, "request %zu: the highest node of the %s", r,
+                   typed ? "machine" : "first rack");
+            grove_jobspec_destroy(js);
+        }
+        is_int((long)no.most, typed ? 6 : 3, "the longest list of nodes ordered at once");
+        grove_matcher_destroy(m);
+        grove_graph_destroy(g);
+    }
+}
+
 /* The job table and the kept requests, with jobs going oldest first,
  * newest first and from the middle, and coming again: every job left is
  * found by id, in id order, with its request. */
@@ -1340,6 +1501,8 @@ int main(void)
     test_large_selection();
     test_scores_hook();
     test_order_kept();
+    test_order_not_probed();
+    test_order_types();
     test_stamp_wrap();
     test_block_wrap();
     test_busy();

@@ -141,8 +141,14 @@ function M.init(self, opts)
   self.ranks = q.priority ~= nil or q.has_priority == true
   self.unranked, self.rank_all, self.rank_tick = {}, false, nil
   self.reserved_set = {}     -- id -> rec of the waiting jobs with a reservation
+  -- time -> the reservations that begin then; time -> true for a pass a
+  -- queue policy asked for (ctx:wake): the passes due (M.due)
+  self.starts_at, self.wakes_asked = {}, {}
   self.sizes, self.min_size = {}, nil  -- units -> waiting jobs asking that many; the least
   self.free_cache, self.by_est = {}, {}
+  -- running jobs -> the units they hold on nodes out of use (M.set_out),
+  -- and their sum
+  self.held, self.held_units = {}, 0
   -- the requests that did not fit in this pass (see nofit_of)
   self.nofit, self.plan_gen, self.room_gen = {}, 0, 0
   self.js_cached = 0
@@ -390,19 +396,17 @@ local function view_of(rec)
   return v
 end
 
--- The job's reservation, in its record and in the view its queue policy
--- sees (a mirror in the policy's sandbox, refreshed here).
-local function set_reserved(self, rec, t)
-  if (rec.reserved ~= nil) ~= (t ~= nil) then
-    self.nreserved = self.nreserved + (t ~= nil and 1 or -1)
-    self.reserved_set[rec.id] = t ~= nil and rec or nil
-  end
-  if rec.reserved ~= t then
+-- What the C queue (its reservation, for a driver's estimates), the
+-- driver (touched) and the queue policy's view (a mirror in its sandbox)
+-- are told of rec's reservation: its own, when they were told another.
+local function publish(self, rec)
+  local t = rec.reserved
+  if rec.shown ~= t then
+    rec.shown = t
     self.cs:reserve(rec.id, t)
     local touched = self.touched
     if touched then touched[rec.id] = rec end
   end
-  rec.reserved = t
   local v = rec.view
   if v and v.reserved ~= t then
     v.reserved = t
@@ -410,7 +414,33 @@ local function set_reserved(self, rec, t)
   end
 end
 
-local drop_reservations, cancel_reservation
+-- The job's reservation, in its record, and told (publish) at once, or
+-- at the end of a replanning (self.quiet: a job planned where it was
+-- before is not told again).
+local function set_reserved(self, rec, t)
+  local was = rec.reserved
+  if (was ~= nil) ~= (t ~= nil) then
+    self.nreserved = self.nreserved + (t ~= nil and 1 or -1)
+    self.reserved_set[rec.id] = t ~= nil and rec or nil
+  end
+  if was ~= t then
+    local at = self.starts_at
+    if was then
+      local n = at[was] - 1
+      at[was] = n > 0 and n or nil
+    end
+    if t then at[t] = (at[t] or 0) + 1 end
+  end
+  rec.reserved = t
+  local quiet = self.quiet
+  if quiet then
+    quiet[#quiet + 1] = rec
+  else
+    publish(self, rec)
+  end
+end
+
+local drop_reservations, cancel_reservation, reserve
 
 -- The sizes of the waiting jobs (units asked; 0 for a jobspec job whose
 -- count is not known yet), counted, so that "does any waiting job fit in
@@ -638,7 +668,10 @@ local function est_block(blocks, rec)
   return lo
 end
 
+local profile_run, profile_unrun, set_vres, capacity
+
 local function est_insert(self, rec)
+  if self.cplan then profile_run(self, rec) end
   local blocks = self.by_est
   if not blocks[1] then
     blocks[1] = {rec}
@@ -655,6 +688,7 @@ local function est_insert(self, rec)
 end
 
 local function est_remove(self, rec)
+  if rec.cspan then profile_unrun(self, rec) end
   local blocks = self.by_est
   local bi = blocks[1] and est_block(blocks, rec)
   local b = bi and blocks[bi]
@@ -696,8 +730,12 @@ local function begin_run(self, rec, job)
   if rec.reserved then
     self.nreserved = self.nreserved - 1
     self.reserved_set[rec.id] = nil
+    local at, was = self.starts_at, rec.reserved
+    local n = at[was] - 1
+    at[was] = n > 0 and n or nil
   end
-  rec.reserved, rec.vres = nil, nil
+  if rec.vres then set_vres(self, rec, nil) end
+  rec.reserved, rec.shown = nil, nil
   if rec.view then rec.view.reserved = nil end
   self.queue_policy:unshare(rec.id)
   assert(self.cs:start(rec.id))
@@ -757,6 +795,10 @@ function M.stop(self, rec)
   est_remove(self, rec)
   self.used = self.used - rec.procs
   self.running = self.running - 1
+  if rec.held_out then
+    self.held_units = self.held_units - rec.held_out
+    self.held[rec], rec.held_out = nil, nil
+  end
   -- a policy whose priorities read what ended jobs used
   local rp = self.queue_policy.reprioritize
   if rp and rp.ends then self.rank_all = true end
@@ -792,7 +834,7 @@ function M.cancel_many(self, recs)
   for _, rec in ipairs(recs) do
     if rec.reserved then
       n = n + 1
-      if rec.vres then rec.vres = nil else ids[#ids + 1] = rec.id end
+      if rec.vres then set_vres(self, rec, nil) else ids[#ids + 1] = rec.id end
     end
   end
   if #ids > 0 then
@@ -817,6 +859,34 @@ local function reserved_recs(self)
   local out = {}
   for _, rec in pairs(self.reserved_set) do out[#out + 1] = rec end
   return out
+end
+
+-- Drop every reservation and plan the waiting jobs recs again, in order,
+-- each at its earliest start given the running jobs and the jobs before
+-- it (one that fits now starts): what ctx:cancel() and then ctx:reserve of
+-- each job in turn give, in one call (ctx:replan).  The C queue, the
+-- driver and the queue policy's views are told at the end, and only of
+-- the jobs planned elsewhere than before: when a job ends early most of
+-- a conservative schedule stays where it was.  Raises as reserve does,
+-- having told what was planned.
+function M.replan(self, recs)
+  local quiet = {}
+  self.quiet = quiet
+  local ok, err = pcall(function()
+    M.cancel_many(self, reserved_recs(self))
+    for _, rec in ipairs(recs) do
+      if rec.state == "queued" and not rec.reserved then
+        local between = self.between
+        if between then between() end
+        reserve(self, rec)
+      end
+    end
+  end)
+  self.quiet = nil
+  for _, rec in ipairs(quiet) do
+    if rec.state == "queued" then publish(self, rec) end
+  end
+  if not ok then error(err, 0) end
 end
 
 -- Cancel every reservation (node events invalidate them, and so does a
@@ -895,6 +965,24 @@ end
 
 local function wake(self, t)
   if self.on_wake and t > self.now then self.on_wake(self, t) end
+end
+
+-- Whether a pass is still due at t, for a driver that was told of it
+-- (on_wake): a reservation begins then, or the queue policy asked
+-- (ctx:wake).  A reservation planned again elsewhere (conservative
+-- compresses its schedule at each early end) leaves its old start with
+-- nothing to do; a driver may pass such an instant over (grove sim
+-- does), where the pass would start nothing (the shipped policies start
+-- a job between events only at its reservation).
+function M.due(self, t)
+  return self.starts_at[t] ~= nil or self.wakes_asked[t] == true
+end
+
+-- The passes asked for up to t were made (a driver that passes over
+-- instants, M.due, and says so by setting self.passes_over, forgets
+-- them).
+function M.woke(self, t)
+  self.wakes_asked[t] = nil
 end
 
 local function rec_of(self, view, fname)
@@ -1016,10 +1104,15 @@ end
 -- M.enqueue forgets a count it was only given).  The queue policy's
 -- sandbox refuses the same starts by the same count, without calling
 -- here (M.bound_starts).
+local counting
+
 local function try_now(self, rec, prot)
   if rec.procs and rec.procs > self.total - self.used then
     return false
   end
+  -- with nodes out of use, what the nodes in use leave (counting: units
+  -- are interchangeable there, so the match would fail)
+  if rec.procs and rec.procs > M.free_units(self) then return false end
   local now, bare = nofit_of(self, rec)
   local key = now and fit_key(rec)
   if key and (now[key] or (prot and bare[prot] and bare[prot][key])) then return false end
@@ -1048,25 +1141,161 @@ end
 
 -- Whether reservations are counted rather than recorded in the planner:
 -- every job in the system is a plain request (any cores, or any whole
--- nodes), every node is up, and the driver did not ask otherwise.
--- Units are then interchangeable, and a counted plan is both exact and
--- realizable (a job needs only that enough units are free when it
--- starts); a reservation pinned to vertices in the planner would also
--- have to find the same vertices free over its whole window, which
--- counting does not ask.  Anything else plans in the planner.
-local function counting(self)
-  return self.count_mode and self.not_up == 0 and self.jobspecs == 0
+-- nodes), every node is up or the driver tells which units are out
+-- (M.set_out), and the driver did not ask otherwise.  Units are then
+-- interchangeable, and a counted plan is both exact and realizable (a
+-- job needs only that enough units are free when it starts); a
+-- reservation pinned to vertices in the planner would also have to find
+-- the same vertices free over its whole window, which counting does not
+-- ask.  Anything else plans in the planner.
+function counting(self)
+  return self.count_mode and self.jobspecs == 0 and (self.not_up == 0 or self.out_known)
 end
 
--- The earliest start >= now of p units for d seconds given the running
--- jobs' estimates and the counted reservations of other waiting jobs.
-local function counted_earliest(self, rec, p, d)
+-- ---- the counted profile ------------------------------------------------------------
+--
+-- "The earliest start >= now at which p units are free for d seconds,
+-- given the running jobs' estimates and the counted reservations" is one
+-- query of a planner of the units counted in use over time (the profile,
+-- self.cplan), not a walk of every running job and reservation: each
+-- running job holds a span from when it joined the profile to its
+-- estimated end (rec.cspan), each counted reservation a span over its
+-- window (rec.vspan), kept as jobs start and stop and reservations come
+-- and go.  A conservative queue planned again at each early end then
+-- costs a query a job, O((1 + g) log n) (planner.h), not a walk of every
+-- reservation a job.
+--
+-- The planner's total is CBIG, far above any machine: what the loop
+-- counts in use may pass the machine's units (a queue policy may start a
+-- job a counted reservation did not leave room for; the walk this
+-- replaces summed such usage too), and "used <= cap - p throughout" is
+-- asked as "CBIG - (cap - p) free".  Its times are the loop's less
+-- self.cbase (the clock when it was made), so that they start at 0.
+-- Made at the first counted query, dropped (M.set_out) when what running
+-- jobs count changes; times that are not whole seconds (a driver's own
+-- clock) are counted by the walk (counted_walk) instead.
+local CBIG = 1 << 60
+local CHORIZON = 1 << 61
+
+-- The units rec counts in the profile: what it holds, less what it holds
+-- on nodes out of use (M.set_out).
+local function usable(rec)
+  return rec.procs - (rec.held_out or 0)
+end
+
+local math_type = math.type
+
+local function whole(t)
+  return math_type(t) == "integer"
+end
+
+-- rec's running span, [now, est_end), in the profile.
+function profile_run(self, rec)
+  local p, now, e = self.cplan, self.now, rec.est_end
+  if not whole(e) or not whole(now) then
+    self.cplan = false
+    return
+  end
+  if e <= now or usable(rec) <= 0 then return end
+  local s, d = now - self.cbase, math.min(e - now, CHORIZON - (now - self.cbase))
+  rec.cspan, rec.cspan_of = assert(p:add(s, d, usable(rec))), p
+end
+
+function profile_unrun(self, rec)
+  if rec.cspan_of == self.cplan then self.cplan:remove(rec.cspan) end
+  rec.cspan, rec.cspan_of = nil, nil
+end
+
+-- rec's counted reservation: at t, or none (t nil).
+function set_vres(self, rec, t)
+  local p = self.cplan
+  if rec.vspan then
+    if rec.vspan_of == p then p:remove(rec.vspan) end
+    rec.vspan, rec.vspan_of = nil, nil
+  end
+  rec.vres = t
+  if p and t then
+    local d = rec.estimate
+    if math_type(t) ~= "integer" or math_type(d) ~= "integer" then
+      self.cplan = false
+      return
+    end
+    local s = t - self.cbase
+    if d > CHORIZON - s then d = CHORIZON - s end
+    rec.vspan, rec.vspan_of = assert(p:add(s, d, rec.procs)), p
+  end
+end
+
+-- The profile, made from the running jobs and the counted reservations
+-- when there is none; false when the times are not whole seconds.
+local function profile(self)
+  local p = self.cplan
+  if p ~= nil then return p end
+  if not whole(self.now) then
+    self.cplan = false
+    return false
+  end
+  p = core.planner(CBIG, CHORIZON, 0)
+  self.cplan, self.cbase = p, self.now
+  for r in M.by_est(self) do
+    profile_run(self, r)
+    if not self.cplan then return false end
+  end
+  for _, q in pairs(self.reserved_set) do
+    if q.vres then set_vres(self, q, q.vres) end
+    if not self.cplan then return false end
+  end
+  return p
+end
+
+-- The units the counted plan may use: the machine's, less those on nodes
+-- out of use.
+function capacity(self)
+  return self.total - (self.out_known and self.out_units or 0)
+end
+
+-- The units a start may use (ctx:free): those running jobs leave, and
+-- with nodes out of use while counting (M.set_out) those they leave on
+-- the nodes in use, where a plain request must fit.  Otherwise an upper
+-- bound: down and drained nodes count.
+function M.free_units(self)
+  if self.not_up > 0 and self.out_known and counting(self) then
+    return capacity(self) - (self.used - self.held_units)
+  end
+  return self.total - self.used
+end
+
+-- The units out of use (on nodes down or drained), for a driver that
+-- knows them: units, how many; held, {rec = units}, what running jobs
+-- hold on such nodes (a drained node's jobs run on), the others holding
+-- none.  Plain requests then stay counted while nodes are out (counting):
+-- units are interchangeable among the nodes in use, and a job counts
+-- only what it holds of those.  The profile is made again at the next
+-- counted query.
+function M.set_out(self, units, held)
+  for rec in pairs(self.held) do rec.held_out = nil end
+  self.held, self.held_units = {}, 0
+  for rec, u in pairs(held) do
+    if u > 0 and rec.state == "running" then
+      rec.held_out = u
+      self.held[rec] = u
+      self.held_units = self.held_units + u
+    end
+  end
+  self.out_units, self.out_known = units, true
+  self.cplan = nil
+  self.free_cache = {}
+end
+
+-- The earliest start >= now of p units for d seconds, as counted_earliest,
+-- by a walk of the running jobs and the counted reservations (times that
+-- are not whole seconds).
+local function counted_walk(self, rec, p, d)
   local now = self.now
   -- The changes of usage (each running job from now to its estimated end,
   -- each counted reservation of another waiting job over its window),
   -- summed per time; events at one time count together, so only the
-  -- distinct times need sorting (a compression plans every waiting job:
-  -- this runs once for each, over every other's reservation).
+  -- distinct times need sorting.
   local delta, times = {}, {}
   local function add(t, x)
     local v = delta[t]
@@ -1078,8 +1307,8 @@ local function counted_earliest(self, rec, p, d)
     end
   end
   for r in M.by_est(self) do
-    add(now, r.procs)
-    add(r.est_end, -r.procs)
+    add(now, usable(r))
+    add(r.est_end, -usable(r))
   end
   for _, q in pairs(self.reserved_set) do
     if q ~= rec and q.vres then
@@ -1095,7 +1324,7 @@ local function counted_earliest(self, rec, p, d)
     u = u + delta[times[i]]
     used[i] = u
   end
-  local limit = self.total - p
+  local limit = capacity(self) - p
   local function used_at(k) return k == 0 and 0 or used[k] end
   -- candidates: now, and every time usage drops
   local k = 0
@@ -1117,13 +1346,34 @@ local function counted_earliest(self, rec, p, d)
     -- move to the next change after the blocking segment
     k = j + 1
     s = times[k]
-    if not s then error("no counted start found (more units asked than exist)") end
+    if not s then return nil end
   end
+end
+
+-- The earliest start >= now of p units for d seconds given the running
+-- jobs' estimates and the counted reservations of other waiting jobs;
+-- nil when there is none (more units asked than are in use, or none
+-- before the profile's horizon).
+local function counted_earliest(self, rec, p, d)
+  local lim = capacity(self) - p
+  if lim < 0 then return nil end
+  local plan = self.cplan
+  if plan == nil then plan = profile(self) end
+  if plan and math_type(d) ~= "integer" then
+    self.cplan, plan = false, false
+  end
+  if not plan then return counted_walk(self, rec, p, d) end
+  -- rec's own reservation is no part of what it must fit beside
+  local own = rec.vres
+  if own then set_vres(self, rec, nil) end
+  local t = plan:earliest(CBIG - lim, d, self.now - self.cbase)
+  if own then set_vres(self, rec, own) end
+  return t and t + self.cbase or nil
 end
 
 -- Reserve rec at its earliest start; the start time and "started" or
 -- "reserved", or nil.
-local function reserve(self, rec)
+function reserve(self, rec)
   if self.reserve_depth and self.nreserved >= self.reserve_depth then
     -- no reservation, but a job that fits now still starts
     if try_now(self, rec) then return self.now, "started" end
@@ -1131,9 +1381,12 @@ local function reserve(self, rec)
   end
   if counting(self) then
     local t = counted_earliest(self, rec, rec.procs, rec.estimate)
+    -- none: more units asked than are in use (nodes out), or no start
+    -- before the horizon
+    if not t then return nil end
     if t == self.now and try_now(self, rec) then return self.now, "started" end
     if t == self.now then t = self.now + 1 end -- cannot happen with plain requests
-    rec.vres = t
+    set_vres(self, rec, t)
     set_reserved(self, rec, t)
     wake(self, t)
     return t, "reserved"
@@ -1163,7 +1416,7 @@ end
 function cancel_reservation(self, rec, replan)
   if not rec.reserved then return false end
   if rec.vres then
-    rec.vres = nil
+    set_vres(self, rec, nil)
   else
     self.m:cancel(rec.id)
   end
@@ -1183,10 +1436,13 @@ M.cancel_reservation = cancel_reservation
 -- which p units are free by the running jobs' estimates, and the units
 -- free then.  Kept per pass and per p: jobs started in the pass add to
 -- the free count at the shadow time as they go (begin_run).
+-- (With nodes out of use, M.set_out: the units usable, and what each
+-- running job holds of them.)
 local function shadow(self, p)
   local c = self.free_cache
+  local free0 = capacity(self) - (self.used - self.held_units)
   if c.pass ~= self.passes or c.p ~= p then
-    local free = self.total - self.used
+    local free = free0
     local t, open = self.now, false
     -- jobs of one estimated end free their units together
     for r in M.by_est(self) do
@@ -1194,11 +1450,11 @@ local function shadow(self, p)
         if free >= p then break end
         t, open = r.est_end, true
       end
-      free = free + r.procs
+      free = free + usable(r)
     end
-    c.pass, c.p, c.t, c.freed = self.passes, p, t, free - (self.total - self.used)
+    c.pass, c.p, c.t, c.freed = self.passes, p, t, free - free0
   end
-  return c.t, self.total - self.used + c.freed
+  return c.t, free0 + c.freed
 end
 
 local function plain(rec)
@@ -1221,10 +1477,13 @@ end
 -- Start rec now without moving the earliest start of prot later.
 local function start_protected(self, rec, prot)
   if plain(rec) and rec.procs > self.total - self.used then return false end
-  if plain(rec) and plain(prot) and self.not_up == 0 then
+  if plain(rec) and plain(prot) and (self.not_up == 0 or self.out_known) then
     -- Plain requests (any cores, or any whole nodes) make units
     -- interchangeable: counting the running jobs' estimates is exact,
-    -- and the head needs no record in the planner.
+    -- and the head needs no record in the planner.  A head that asks
+    -- more than the nodes in use hold has no start to protect (as in the
+    -- planner, below).
+    if prot.procs > capacity(self) then return try_now(self, rec) end
     local t, free = shadow(self, prot.procs)
     if self.now + rec.estimate <= t or rec.procs <= free - prot.procs then
       return try_now(self, rec)
@@ -1349,7 +1608,7 @@ end
 function M.bound_starts(self)
   local pol = self.queue_policy
   if pol.bound_calls then
-    pol:bound_calls("start", "procs", self.total - self.used, "reserved")
+    pol:bound_calls("start", "procs", M.free_units(self), "reserved")
   end
 end
 
@@ -1470,7 +1729,7 @@ function M.context(loop)
     step(s)
     local ok
     if rec.reserved == s.now and rec.vres then
-      rec.vres = nil
+      set_vres(s, rec, nil)
       set_reserved(s, rec, nil)
       ok = try_now(s, rec)
       if not ok then reserve(s, rec) end
@@ -1502,6 +1761,18 @@ function M.context(loop)
     step(loop)
     local t, how = reserve(loop, rec)
     return t, how
+  end
+  -- Every reservation dropped and the queue planned again in order, in
+  -- one call (M.replan).
+  function ctx.replan()
+    local s = loop
+    step(s)
+    local ids, n = s.cs:ids(s.ids_buf)
+    s.ids_buf = ids
+    if s.queue_depth and n > s.queue_depth then n = s.queue_depth end
+    local jobs, recs = s.jobs, {}
+    for i = 1, n do recs[i] = jobs[ids[i]] end
+    M.replan(s, recs)
   end
   function ctx.cancel(_, view)
     if view == nil then
@@ -1536,7 +1807,7 @@ function M.context(loop)
     end
     ask(s, rec_of(s, view, "reprioritize"))
   end
-  function ctx.free() return loop.total - loop.used end
+  function ctx.free() return M.free_units(loop) end
   function ctx.total() return loop.total end
   function ctx.clock() return loop.now end
   function ctx.changed() return loop.changed end
@@ -1548,6 +1819,8 @@ function M.context(loop)
   end
   function ctx.wake(_, t)
     if math.type(t) ~= "integer" then error("bad argument #1 to 'wake' (an integer time)", 2) end
+    -- (remembered for a driver that passes over instants: M.due)
+    if t > loop.now and loop.passes_over then loop.wakes_asked[t] = true end
     wake(loop, t)
   end
   function ctx.decayed_usage(_, kind, key)

@@ -108,7 +108,7 @@ local function num_less(a, b) return a < b end
 
 -- ---- construction ------------------------------------------------------------------
 
-local set_partitions
+local set_partitions, nodes_out
 
 local function index_nodes(self)
   local g = self.g
@@ -265,8 +265,10 @@ function M.new(opts)
     reserve_depth = opts.reserve_depth, queue_depth = opts.queue_depth})
   if not ok then return nil, msg, code end
   self.on_start, self.on_wake = M._on_start, M._on_wake
+  self.passes_over = true -- instants with no pass due (sched.due)
   index_nodes(self)
   if #self.nodes == 0 then return nil, "the cluster has no node vertices", "EINVAL" end
+  nodes_out(self)
   local total = sched.count_units(self)
   if total == 0 then return nil, "the cluster has no core vertices", "EINVAL" end
   local mr = opts.memory_requests or "auto"
@@ -529,6 +531,8 @@ end
 function M._on_start(self, rec, vids)
   rec.end_ = self.now + rec.run
   record_nodes(self, rec, vids)
+  -- its cores, to count those on nodes that go out of use (nodes_out)
+  if self.procs_as == "core" then rec.vids = vids end
   self.started = self.started + 1
   rec.gen = (rec.gen or 0) + 1
   rec.heap_gen = rec.gen
@@ -643,6 +647,44 @@ local function finish(self, rec)
   leave(self, rec, rec.timeout and "timeout" or "done")
 end
 
+-- Tell the loop what is out of use: the units on nodes not up, and what
+-- each running job holds of them (a drained node's jobs run on), so that
+-- plain requests stay counted (sched.set_out).
+function nodes_out(self)
+  local out_held = {}
+  if self.not_up > 0 then
+    local nodes, of = self.nodes, self.node_of
+    local out = {}
+    for _, rec in pairs(self.jobs) do
+      if rec.state == "running" and rec.nodes then
+        local any = false
+        for _, n in ipairs(rec.nodes) do
+          local o = out[n]
+          if o == nil then
+            o = nodes[n]:status() ~= "up"
+            out[n] = o
+          end
+          if o then any = true end
+        end
+        if any then
+          local u = 0
+          if self.procs_as == "node" or not rec.vids then
+            for _, n in ipairs(rec.nodes) do
+              if out[n] then u = u + 1 end
+            end
+          else
+            for _, v in ipairs(rec.vids) do
+              if out[of[v]] then u = u + 1 end
+            end
+          end
+          out_held[rec] = u
+        end
+      end
+    end
+  end
+  sched.set_out(self, self.down_units, out_held)
+end
+
 local function apply_event(self, ev)
   local status = ev.action == "drain" and "drained" or ev.action
   local hit = {}
@@ -662,7 +704,7 @@ local function apply_event(self, ev)
   end
   self.changed = true
   sched.drop_reservations(self)
-  if ev.action ~= "down" then return end
+  if ev.action ~= "down" then return nodes_out(self) end
   local victims = {}
   for _, rec in pairs(self.jobs) do
     if rec.state == "running" then
@@ -689,6 +731,7 @@ local function apply_event(self, ev)
       leave(self, rec, "killed")
     end
   end
+  nodes_out(self)
   level(self)
 end
 
@@ -763,9 +806,11 @@ function Sim:next_time()
   local e = self.node_events[self.next_event]
   if e and (not t or e.time < t) then t = e.time end
   local w = self.wakes:peek()
-  while w and w <= self.now do
+  -- (an instant whose reservations all moved has no pass due: sched.due)
+  while w and (w <= self.now or not sched.due(self, w)) do
     self.wakes:pop()
     self.wake_set[w] = nil
+    sched.woke(self, w)
     w = self.wakes:peek()
   end
   if w and self.qlen > 0 and (not t or w < t) then t = w end
@@ -803,7 +848,9 @@ function Sim:step(limit)
   end
   if self.reader and not arr:peek() then self:pull() end
   while self.wakes:peek() and self.wakes:peek() <= t do
-    self.wake_set[self.wakes:pop()] = nil
+    local w = self.wakes:pop()
+    self.wake_set[w] = nil
+    sched.woke(self, w)
   end
   level(self)
   local ran, msg, code = sched.pass(self)

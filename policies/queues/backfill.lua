@@ -59,7 +59,23 @@ return {
     end
     local held = 0
     for i, job in ipairs(q) do
-      if i > queue_depth then break end
+      if i > queue_depth then return end
+      if held >= depth then
+        -- every reservation is made: from here on only a job that can
+        -- start now matters (one whose reservation is due, or whose
+        -- earliest start is now), and neither asks more units than are
+        -- free, so a job that does then is passed over without a call
+        local free = ctx:free()
+        for k = i, math.min(#q, queue_depth) do
+          if free <= 0 then return end
+          job = q[k]
+          if job.reserved == now or (not job.reserved and (not job.procs or job.procs <= free)
+            and ctx:earliest(job) == now) then
+            if ctx:start(job) then free = ctx:free() end
+          end
+        end
+        return
+      end
       if job.reserved == now then
         ctx:start(job)
       elseif job.reserved then

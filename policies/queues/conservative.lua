@@ -16,11 +16,15 @@ return {
   description = "conservative backfilling: a reservation for every job",
 
   schedule = function(ctx)
-    -- every reservation dropped at once (ctx:cancel() with no job)
-    if ctx:changed() then ctx:cancel() end
-    local q = ctx:queue()
+    if ctx:changed() then
+      -- the schedule compressed: every reservation dropped and each job
+      -- planned again, in queue order, in one call (what ctx:cancel()
+      -- and then ctx:reserve of each job in turn do)
+      ctx:replan()
+      return
+    end
     local now = ctx:clock()
-    for _, job in ipairs(q) do
+    for _, job in ipairs(ctx:queue()) do
       if job.reserved == now then
         ctx:start(job)
       elseif not job.reserved then

@@ -291,6 +291,23 @@ function PQ:context(q, pol)
     rec_in(view, "cancel")
     return base.cancel(base, view)
   end
+  -- the queue's own reservations dropped and its jobs planned again, in
+  -- its order, each as ctx:reserve plans it (its eligibility and reserve
+  -- depth)
+  function ctx.replan()
+    ctx.cancel(ctx)
+    local now = loop.now
+    for _, v in ipairs(ctx.queue()) do
+      local rec = loop.jobs[v.id]
+      if rec and rec.state == "queued" then
+        if rec.reserved == now then
+          ctx.start(ctx, v)
+        elseif not rec.reserved then
+          ctx.reserve(ctx, v)
+        end
+      end
+    end
+  end
   function ctx.earliest(_, view)
     local rec = rec_in(view, "earliest")
     if rec and rec.state == "queued" and not pq:eligible(q, rec) then return nil end

@@ -78,13 +78,18 @@ function Policy:pcall(hook, ...)
   return table.unpack(r, 1, r.n)
 end
 
--- Every sandbox the policy's hooks run in: its own, then its bases'.
+-- Every sandbox the policy's hooks run in: its own, then its bases'
+-- (made once: a pass shares a field with them for each reservation).
 local function scripts(self)
-  local list, p = {}, self
+  local list = self.scripts
+  if list then return list end
+  list = {}
+  local p = self
   while p do
     list[#list + 1] = p.script
     p = p.base
   end
+  self.scripts = list
   return list
 end
 
@@ -112,7 +117,8 @@ end
 -- One scalar field of t changed (t[name] = value, set by the caller):
 -- the same in its mirrors, without copying t again.
 function Policy:share_field(key, name, value)
-  for _, s in ipairs(scripts(self)) do s:share_field(key, name, value) end
+  local list = scripts(self)
+  for i = 1, #list do list[i]:share_field(key, name, value) end
 end
 
 function Policy:unshare(key)
