@@ -489,13 +489,19 @@ static void keep_store(grove_matcher_t *m, grove_vid_t v, bool named,
     struct grovep_keep *kp = m->keep;
     grove_policy_ctx_t c = *cp;
     /* the slot of the same key (made stale), else an empty one, else the
-     * least recently used */
+     * least recently used.  The key holds the request's types: a level
+     * that jobs of two shapes name (one node, four nodes of sockets and
+     * GPUs) keeps a ranking for each, which would otherwise replace one
+     * another at every job of a mixed stream. */
+    const grove_policy_request_t *q = &m->preq;
     struct rkeep *k = NULL;
-    for (size_t i = 0; i < RKEEP_N && !k; i++)
-        if (kp->k[i].live && kp->k[i].named == named && kp->k[i].v == v
-            && kp->k[i].start == c.start
-            && kp->k[i].end == c.end)
-            k = &kp->k[i];
+    for (size_t i = 0; i < RKEEP_N && !k; i++) {
+        struct rkeep *o = &kp->k[i];
+        if (o->live && o->named == named && o->v == v && o->start == c.start && o->end == c.end
+            && o->rtype == c.type && o->ntypes == q->ntypes
+            && (!q->ntypes || !memcmp(o->types, q->types, q->ntypes * sizeof(*q->types))))
+            k = o;
+    }
     for (size_t i = 0; i < RKEEP_N && !k; i++)
         if (!kp->k[i].live)
             k = &kp->k[i];
@@ -506,7 +512,6 @@ static void keep_store(grove_matcher_t *m, grove_vid_t v, bool named,
                 k = &kp->k[i];
     }
     rkeep_drop(k);
-    const grove_policy_request_t *q = &m->preq;
     size_t nt = q->ntypes ? q->ntypes : 1;
     k->types = malloc(nt * sizeof(*k->types));
     k->total = malloc(nt * sizeof(*k->total));

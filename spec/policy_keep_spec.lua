@@ -377,6 +377,20 @@ describe("a ranking kept between matches", function()
       :hooks().score_reads)
   end)
 
+  it("keeps a ranking for each request shape of a mixed stream", function()
+    -- two shapes that name the nodes, of different types (a GPU or not),
+    -- in turn: each mends its own ranking, neither replaces the other's
+    local g = machine(2, 4, function(i) return i % 3 end)
+    local m = core.matcher(g)
+    assert(m:set_policy("spread"))
+    local a = match.compiled{nodes = 1, tasks = 1, cores_per_task = 1, duration = 10}
+    local b = match.compiled{nodes = 1, tasks = 1, cores_per_task = 1, gpus_per_task = 1,
+      duration = 10}
+    for i = 1, 12 do assert(m:match(i % 2 == 0 and a or b, "allocate")) end
+    assert.equal(10, m:stats().ranks_kept)
+    m:close()
+  end)
+
   it("sees a reservation in the future in the window it overlaps", function()
     local _, m, next_job = spread_on()
     assert.same({"allocated@0:n0/core0", 0}, {next_job()})
