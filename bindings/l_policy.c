@@ -466,8 +466,13 @@ static int spec_hooks(lua_State *S, struct grovel_policy *p, const grove_policy_
     if (p->reads && !h.score_local)
         return spec_error(S, p, "%s",
                           "score_reads is a promise of a local score: it needs score_local = true");
-    h.prune_types = (const char *const *)p->types[0];
-    h.score_types = (const char *const *)p->types[1];
+    /* the types a base's hooks are limited to go with them: a file that
+     * gives no prune (no score, scores or choose) of its own keeps its
+     * base's prune_types (score_types), as it keeps the hooks */
+    if (p->types[0] || p->lua[H_PRUNE])
+        h.prune_types = (const char *const *)p->types[0];
+    if (p->types[1] || given[H_SCORE] || given[H_SCORES] || given[H_CHOOSE])
+        h.score_types = (const char *const *)p->types[1];
     if (spec_id_order(S, p, base, &h, id_order, given, &h.id_order) < 0)
         return -1;
     p->hooks = h;

@@ -407,3 +407,26 @@ describe("a ranking kept between matches", function()
     m:close()
   end)
 end)
+
+describe("what a score or prune reads, watched as it runs", function()
+  local one = match.compiled{tasks = 1, cores_per_task = 1, duration = 10}
+
+  it("keeps a base's score_types when the file gives only a prune", function()
+    -- spread scores nodes alone: a prune of its own keeps that
+    local p = assert(core.policy_parse([[return {base = "spread",
+      prune = function() return false end}]], "prune.lua"))
+    local runs = {}
+    for k, pol in ipairs{p, "spread"} do
+      local g = machine(2, 4, function(i) return i % 3 end)
+      local m = core.matcher(g)
+      assert(m:set_policy(pol))
+      local log = {}
+      local two = match.compiled{nodes = 1, tasks = 1, cores_per_task = 2, duration = 10}
+      for i = 1, 12 do log[i] = placed(m:match(i % 2 == 0 and one or two, "allocate")) end
+      runs[k] = {log = log, kept = m:stats().ranks_kept}
+      m:close()
+    end
+    assert.same(runs[2].log, runs[1].log)
+    assert.same(runs[2].kept, runs[1].kept)
+  end)
+end)
