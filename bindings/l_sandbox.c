@@ -242,13 +242,6 @@ void grovel_sandbox_freeze(grovel_sandbox_t *sb)
 
 /* ---- inputs no match gives -------------------------------------------------------- */
 
-void grovel_sandbox_hidden(lua_State *S, const char *what)
-{
-    grovel_sandbox_t *sb = grovel_sandbox_of(S);
-    if (sb->hidden)
-        sb->hidden(S, sb->hidden_arg, what);
-}
-
 /* A function whose result no match gives (upvalue 1; upvalue 2 its
  * name): math.random, math.randomseed. */
 static int sb_hidden_fn(lua_State *S)
