@@ -221,8 +221,8 @@ describe("a keyword-like name", function()
     expect.fails("EINVAL", "mine.lua:2: unknown field 'scor' (did you mean 'score'?); the fields "
       .. "are name, description, base, prune, order, score, scores, choose, select, "
       .. "node_exclusive, node_centric, id_order, explore_by_use, score_local, score_reads, "
-      .. "prune_types, score_types", core.policy_parse("return {\n  scor = function() return 1 end }",
-        "mine.lua"))
+      .. "prune_types, score_types",
+      core.policy_parse("return {\n  scor = function() return 1 end }", "mine.lua"))
   end)
 
   it("a field of grove's modules raises at the line that read it", function()
