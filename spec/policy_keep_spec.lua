@@ -529,3 +529,27 @@ describe("what a score or prune reads, watched as it runs", function()
     assert.same(runs[2].kept, runs[1].kept)
   end)
 end)
+
+describe("docs/policies.md's first policy", function()
+  it("places as spread on nodes without GPUs, its ranking kept with nothing declared", function()
+    local doc = exe.read("docs/policies.md")
+    local text = assert(doc:match("## Writing a policy\n.-```lua\n(.-)```"))
+    local p = assert(core.policy_parse(text, "emptiest.lua"))
+    assert.is_true(p:proofs().score)
+    local runs = {}
+    for k, pol in ipairs{p, "spread"} do
+      local g = machine(2, 4)
+      local m = core.matcher(g)
+      assert(m:set_policy(pol))
+      local log = {}
+      for i = 1, 20 do
+        local shape = match.compiled(i % 3 == 0 and NAMED[3] or SHAPES[(i % 2) + 1])
+        log[i] = placed(m:match(shape, "allocate_orelse_reserve"))
+      end
+      runs[k] = {log = log, kept = m:stats().ranks_kept}
+      m:close()
+    end
+    assert.same(runs[2].log, runs[1].log)
+    assert.is_true(runs[1].kept > 10, runs[1].kept .. " kept")
+  end)
+end)
