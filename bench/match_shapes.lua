@@ -5,10 +5,14 @@
 -- (d) the whole machine.
 --
 --   local shapes = dofile(DIR .. "match_shapes.lua")
---   shapes.machine(nodes), shapes.spec(stream, nodes)
+--   shapes.machine(nodes [, degraded]), shapes.spec(stream, nodes [, constraint])
+--
+-- With degraded (a number k), every k-th node (node k-1, 2k-1, ...) has
+-- the property degraded=1; a spec with a constraint (an RFC 31 object as
+-- JSON text) asks that of its nodes.
 local core = require("grove").core
 
-local function machine(nodes)
+local function machine(nodes, degraded)
   local g = core.graph()
   local c = g:add_vertex { type = "cluster", id = 0 }
   local rack
@@ -17,7 +21,8 @@ local function machine(nodes)
       rack = g:add_vertex { type = "rack", id = n // 32 }
       g:add_child(c, rack)
     end
-    local nd = g:add_vertex { type = "node", id = n, rank = n }
+    local props = degraded and (n + 1) % degraded == 0 and { degraded = "1" } or nil
+    local nd = g:add_vertex { type = "node", id = n, rank = n, properties = props }
     g:add_child(rack, nd)
     for s = 0, 1 do
       local so = g:add_vertex { type = "socket", id = s }
@@ -30,9 +35,8 @@ local function machine(nodes)
   return g
 end
 
-local tail = "attributes: {system: {duration: 3600}}\n" ..
-  "tasks: [{command: [app], slot: s, count: {per_slot: 1}}]\n"
-local function spec(stream, nodes)
+local tail = "tasks: [{command: [app], slot: s, count: {per_slot: 1}}]\n"
+local function spec(stream, nodes, constraint)
   local text
   if stream == "a" then
     text = "version: 9999\nresources:\n- type: node\n  count: 1\n  exclusive: true\n" ..
@@ -50,7 +54,9 @@ local function spec(stream, nodes)
     text = "version: 9999\nresources:\n- type: slot\n  count: 1\n  label: s\n  with:\n" ..
       ("  - type: node\n    count: %d\n    exclusive: true\n"):format(nodes)
   end
-  return assert(core.jobspec_parse(text .. tail))
+  local system = constraint and ("{duration: 3600, constraints: %s}"):format(constraint)
+    or "{duration: 3600}"
+  return assert(core.jobspec_parse(text .. "attributes: {system: " .. system .. "}\n" .. tail))
 end
 
 return { machine = machine, spec = spec }

@@ -466,8 +466,13 @@ static int spec_hooks(lua_State *S, struct grovel_policy *p, const grove_policy_
     if (p->reads && !h.score_local)
         return spec_error(S, p, "%s",
                           "score_reads is a promise of a local score: it needs score_local = true");
-    h.prune_types = (const char *const *)p->types[0];
-    h.score_types = (const char *const *)p->types[1];
+    /* the types a base's hooks are limited to go with them: a file that
+     * gives no prune (no score, scores or choose) of its own keeps its
+     * base's prune_types (score_types), as it keeps the hooks */
+    if (p->types[0] || p->lua[H_PRUNE])
+        h.prune_types = (const char *const *)p->types[0];
+    if (p->types[1] || given[H_SCORE] || given[H_SCORES] || given[H_CHOOSE])
+        h.score_types = (const char *const *)p->types[1];
     if (spec_id_order(S, p, base, &h, id_order, given, &h.id_order) < 0)
         return -1;
     p->hooks = h;
@@ -582,6 +587,87 @@ static int parse_spec(lua_State *S, struct grovel_policy *p, const struct loadin
     return spec_hooks(S, p, base, select, flags, given, id_order);
 }
 
+/* ---- what the hooks read ------------------------------------------------------------------- */
+
+/* The fields of ctx score_reads may name, and their bits. */
+static unsigned reads_named(const struct grovel_policy *p)
+{
+    unsigned r = 0;
+    for (size_t i = 0; p->reads && p->reads[i]; i++) {
+        const char *f = p->reads[i];
+        if (!strcmp(f, "type"))
+            r |= GROVE_READ_TYPE;
+        else if (!strcmp(f, "count"))
+            r |= GROVE_READ_COUNT;
+        else if (!strcmp(f, "total"))
+            r |= GROVE_READ_TOTAL;
+        else if (!strcmp(f, "start") || !strcmp(f, "end") || !strcmp(f, "duration"))
+            r |= GROVE_READ_WINDOW;
+    }
+    return r;
+}
+
+/* What the proofs (l_policy_proof.c) give the hooks: a score of the
+ * policy's own is watched (observe), and what it declares (score_local,
+ * score_reads) is checked: against its code now (a declaration the code
+ * cannot back is refused), against what each call reads as it runs (a
+ * read the declaration leaves out raises there); a prune whose code reads
+ * only the graph's content is taken as such (prune_static), and a call
+ * that reads anything else raises.  0, or -1 with a message pushed. */
+static int settle_proofs(lua_State *S, struct grovel_policy *p, const struct loading *l)
+{
+    grove_policy_t *h = &p->hooks;
+    int kind = p->lua[H_SCORES] ? H_SCORES : p->lua[H_SCORE] ? H_SCORE : -1;
+    p->score_deny = 0;
+    p->score_denied[0] = '\0';
+    if (kind >= 0) {
+        const struct proof *pr = &p->proof[kind];
+        h->observe = grovelp_policy_observe;
+        if (h->score_local && (!pr->pure || (kind == H_SCORES && !pr->apart))) {
+            push_field_where(S, p, l, "score_local");
+            lua_pushfstring(S, "score_local: the %s hook's code does not show that each score "
+                               "is local: %s (leave score_local out: the engine keeps a ranking "
+                               "only for what it can check)",
+                            hook_names[kind], pr->why);
+            lua_concat(S, 2);
+            return -1;
+        }
+        if (h->score_local) {
+            unsigned named = reads_named(p);
+            p->score_deny = GROVE_READ_OTHER;
+            if (p->reads)
+                p->score_deny |= (GROVE_READ_TYPE | GROVE_READ_COUNT | GROVE_READ_TOTAL
+                                  | GROVE_READ_WINDOW) & ~named;
+            char *d = p->score_denied;
+            size_t cap = sizeof(p->score_denied), at = 0;
+            if (!p->reads) {
+                snprintf(d, cap, "not what a local score reads (its candidate, the records below "
+                                 "it during the window, ctx's type, count, total, start, end, "
+                                 "duration), and the policy declares score_local = true");
+            } else {
+                at = (size_t)snprintf(d, cap, "the policy's score_reads names only {");
+                for (size_t i = 0; p->reads[i] && at < cap; i++)
+                    at += (size_t)snprintf(d + at, cap - at, "%s%s", i ? ", " : "", p->reads[i]);
+                if (at < cap)
+                    snprintf(d + at, cap - at, "}");
+            }
+        }
+    }
+    h->prune_static = p->lua[H_PRUNE] && p->proof[H_PRUNE].pure && p->proof[H_PRUNE].blind;
+    p->prune_deny = h->prune_static ? ~(unsigned)0 : 0;
+    p->prune_denied = "not the graph's content, which alone this prune's code was found to "
+                      "read when the policy loaded";
+    return 0;
+}
+
+/* The sandbox's hidden inputs (math.random, an address) in a hook: no
+ * candidate's, and read like state of the policy's own. */
+static void note_hidden(lua_State *S, void *arg, const char *what)
+{
+    struct grovel_policy *p = arg;
+    grovel_views_note(S, &p->views, GROVE_READ_OTHER, what, GROVE_VID_NONE);
+}
+
 /* ---- loading ------------------------------------------------------------------------------ */
 
 static void free_types(char **list)
@@ -609,6 +695,9 @@ static void policy_free(void *arg)
     free(p->kval);
     free(p->kstamp);
     free(p->ostamp);
+    free(p->pval);
+    free(p->pstamp);
+    free(p->cmark);
     free(p->cx.below);
     free(p->cx.below_done);
     free_types(p->types[0]);
@@ -657,6 +746,7 @@ static int load_body(lua_State *S)
     lua_pushvalue(S, hooks);
     lua_rawsetp(S, LUA_REGISTRYINDEX, &HOOKS_KEY);
     lua_createtable(S, 0, 16);
+    grovelp_policy_ctx_open(S, p);
     lua_rawsetp(S, LUA_REGISTRYINDEX, &CTX_KEY);
     int st = luaL_loadbufferx(S, l->text, l->len, l->chunkname, "t");
     if (st != LUA_OK) {
@@ -689,7 +779,11 @@ static int load_body(lua_State *S)
     lua_pushlstring(S, b, n);
     if (parse_spec(S, p, l, t, hooks, lua_tostring(S, -1)) < 0)
         return 1;
-    return 0;
+    /* the chunk has run: from now on the libraries are constants, and
+     * the hooks' code is read for what it may read */
+    grovel_sandbox_freeze(&p->sb);
+    grovelp_policy_prove(S, p, hooks);
+    return settle_proofs(S, p, l) < 0;
 }
 
 /* Make a policy from text; source names it in messages.  Returns 1 (the
@@ -729,6 +823,8 @@ static int make_policy(lua_State *L, const char *text, size_t len, const char *s
     if (grovel_sandbox_open(&p->sb, source) < 0)
         return grovel_fail(L, "cannot create the policy's sandbox: out of memory", "ENOMEM");
     lua_State *S = p->sb.S;
+    p->sb.hidden = note_hidden;
+    p->sb.hidden_arg = p;
     struct loading l = {p, text, chunkname, dflt, len, "EINVAL", L};
     grovel_sandbox_start(&p->sb);
     lua_pushcfunction(S, load_body);
@@ -974,6 +1070,23 @@ static void reserve_caches(lua_State *L, struct grovel_policy *p, const grove_gr
     }
     if (p->cx.nbelow)
         memset(p->cx.below_done, 0, p->cx.nbelow * sizeof(*p->cx.below_done));
+    size_t n = grove_graph_vertex_slots(g);
+    if (p->lua[H_PRUNE] && p->proof[H_PRUNE].pure && n > p->pcap) {
+        /* without room, prune's answers are not kept */
+        size_t cap = p->pcap, cap2 = p->pcap;
+        if (grow((void **)&p->pval, &cap, n, sizeof(*p->pval)) == 0
+            && grow((void **)&p->pstamp, &cap2, n, sizeof(*p->pstamp)) == 0) {
+            memset(p->pstamp + p->pcap, 0, (cap2 - p->pcap) * sizeof(*p->pstamp));
+            p->pcap = cap < cap2 ? cap : cap2;
+        }
+    }
+    if (p->lua[H_SCORES] && n > p->cmcap) { /* without room, a scores call reads as not local */
+        size_t cap = p->cmcap;
+        if (grow((void **)&p->cmark, &cap, n, sizeof(*p->cmark)) == 0) {
+            memset(p->cmark + p->cmcap, 0, (cap - p->cmcap) * sizeof(*p->cmark));
+            p->cmcap = cap;
+        }
+    }
 }
 
 void grovel_policy_begin(lua_State *L, int pidx, const void *owner, grove_graph_t *g)
@@ -1004,6 +1117,9 @@ void grovel_policy_begin(lua_State *L, int pidx, const void *owner, grove_graph_
     p->views.g = g;
     p->views.start = p->views.end = 0;
     p->views.tlen = 0;
+    p->views.watch = false;
+    p->views.contain = grove_graph_sym_lookup(g, GROVE_CONTAINMENT);
+    p->acc = (grove_policy_reads_t){0, 0};
     p->cx.valid = false;
     p->active = true;
     p->host = L;
@@ -1096,6 +1212,34 @@ static int p_hooks(lua_State *L)
         push_types(L, h->score_reads, "score_reads");
     push_types(L, (const char *const *)p->types[0], "prune_types");
     push_types(L, (const char *const *)p->types[1], "score_types");
+    return 1;
+}
+
+/* proofs() -> {score = true | "why not", prune = true | "why not"}: what
+ * the hooks' code showed when the policy loaded (l_policy_proof.c): the
+ * score (score or scores) local, its rankings kept while what it reads
+ * is unchanged; the prune reading the graph's content alone.  Only for
+ * the Lua hooks the policy has. */
+static int p_proofs(lua_State *L)
+{
+    struct grovel_policy *p = grovel_check_policy(L, 1);
+    lua_createtable(L, 0, 2);
+    int kind = p->lua[H_SCORES] ? H_SCORES : p->lua[H_SCORE] ? H_SCORE : -1;
+    if (kind >= 0) {
+        const struct proof *pr = &p->proof[kind];
+        if (pr->pure && (kind == H_SCORE || pr->apart))
+            lua_pushboolean(L, 1);
+        else
+            lua_pushstring(L, pr->why);
+        lua_setfield(L, -2, "score");
+    }
+    if (p->lua[H_PRUNE]) {
+        if (p->hooks.prune_static)
+            lua_pushboolean(L, 1);
+        else
+            lua_pushstring(L, p->proof[H_PRUNE].why);
+        lua_setfield(L, -2, "prune");
+    }
     return 1;
 }
 

@@ -216,11 +216,11 @@ static int hook_body(lua_State *S)
 {
     struct call *c = lua_touserdata(S, 1);
     struct grovel_policy *p = c->p;
-    const struct grovel_views *vw = &p->views;
+    struct grovel_views *vw = &p->views;
     int fn = 2, ctx = 3, t;
     switch (c->kind) {
     case H_PRUNE:
-        grovelp_policy_update_ctx(S, p, c->ctx, ctx);
+        grovelp_policy_set_ctx(S, p, c->ctx, ctx);
         lua_pushvalue(S, fn);
         grovel_push_view(S, vw, c->v);
         lua_pushvalue(S, ctx);
@@ -232,8 +232,9 @@ static int hook_body(lua_State *S)
         break;
     case H_SCORE:
         if (c->vs) { /* every candidate of a level, in this one protected call */
-            grovelp_policy_update_ctx(S, p, c->ctx, ctx);
+            grovelp_policy_set_ctx(S, p, c->ctx, ctx);
             for (size_t i = 0; i < c->n; i++) {
+                vw->cand = c->vs[i]; /* what is local to this call */
                 lua_pushvalue(S, fn);
                 grovel_push_view(S, vw, c->vs[i]);
                 lua_pushvalue(S, ctx);
@@ -267,7 +268,7 @@ static int hook_body(lua_State *S)
         lua_pushvalue(S, fn);
         grovel_push_view(S, vw, c->v);
         if (c->kind == H_SCORE) {
-            grovelp_policy_update_ctx(S, p, c->ctx, ctx);
+            grovelp_policy_set_ctx(S, p, c->ctx, ctx);
             lua_pushvalue(S, ctx);
         }
         lua_call(S, c->kind == H_SCORE ? 2 : 1, 1);
@@ -315,7 +316,7 @@ static int hook_body(lua_State *S)
         break;
     }
     case H_SCORES:
-        grovelp_policy_update_ctx(S, p, c->ctx, ctx);
+        grovelp_policy_set_ctx(S, p, c->ctx, ctx);
         lua_pushvalue(S, fn);
         grovelp_policy_begin_keyed(p, c);
         grovelp_policy_push_lazy(S, p, c, 0);
@@ -326,6 +327,48 @@ static int hook_body(lua_State *S)
         break;
     }
     return 0;
+}
+
+/* Watch what the call c reads (grovel_views_note): score, scores and
+ * prune calls; a declaration the reads must keep to raises. */
+static void watch_begin(struct grovel_policy *p, struct call *c)
+{
+    struct grovel_views *vs = &p->views;
+    vs->watch = c->kind == H_PRUNE || c->kind == H_SCORE || c->kind == H_SCORES;
+    vs->rd = 0;
+    vs->totals = 0;
+    vs->scores = c->kind == H_SCORES;
+    vs->cand = c->kind == H_SCORES ? GROVE_VID_NONE : c->v;
+    vs->deny = c->kind == H_PRUNE ? p->prune_deny : vs->watch ? p->score_deny : 0;
+    vs->denied = c->kind == H_PRUNE ? p->prune_denied : p->score_denied;
+    if (c->kind != H_SCORES)
+        return;
+    /* a scores call's own: its candidates and what lies below them */
+    if (++vs->cgen == 0) {
+        memset(p->cmark, 0, p->cmcap * sizeof(*p->cmark));
+        vs->cgen = 1;
+    }
+    /* (sized to the graph at the match's begin; a vertex past it, none,
+     * would read as no candidate: not local) */
+    vs->cmark = p->cmark;
+    vs->ncmark = p->cmcap;
+    for (size_t i = 0; i < c->n; i++)
+        if (c->vs[i] < p->cmcap)
+            p->cmark[c->vs[i]] = vs->cgen;
+}
+
+/* What the call read, once it returned. */
+static void watch_end(struct grovel_policy *p, struct call *c)
+{
+    struct grovel_views *vs = &p->views;
+    if (!vs->watch)
+        return;
+    vs->watch = false;
+    c->reads = (grove_policy_reads_t){vs->rd, vs->totals};
+    if (c->kind != H_PRUNE) {
+        p->acc.what |= vs->rd & ~(unsigned)GROVEL_READ_RECORDS;
+        p->acc.totals |= vs->totals;
+    }
 }
 
 /* Run one hook call in the sandbox under lua_pcall.  0, or -1 with the
@@ -352,7 +395,9 @@ static int run_hook(struct call *c)
     lua_pushlightuserdata(S, c);
     lua_pushvalue(S, p->base + S_PRUNE + c->kind);
     lua_pushvalue(S, p->base + S_CTX);
+    watch_begin(p, c);
     int st = grovel_sandbox_pcall(&p->sb, 3, 0);
+    watch_end(p, c);
     p->keyed = NULL; /* also when the hook raised */
     if (st != LUA_OK) {
         grovelp_policy_record_error(p, c->kind, st);
@@ -364,12 +409,47 @@ static int run_hook(struct call *c)
     return 0;
 }
 
+/* prune: the answer kept for v when there is one (a call that read
+ * nothing but the graph's content, on the graph as it is), else the
+ * hook's, kept when its call read nothing else. */
 int grovelp_policy_tramp_prune(void *arg, const grove_graph_t *g, grove_vid_t v,
                                const grove_policy_ctx_t *ctx)
 {
-    (void)g;
-    struct call c = {.p = arg, .kind = H_PRUNE, .v = v, .ctx = ctx};
-    return run_hook(&c) < 0 ? -1 : c.result;
+    struct grovel_policy *p = arg;
+    bool keep = p->proof[H_PRUNE].pure && v < p->pcap;
+    if (keep) {
+        uint64_t chg = grove_graph_changes(g);
+        if (chg != p->pchg || p->views.epoch != p->pepoch) {
+            if (++p->pgen == 0) {
+                memset(p->pstamp, 0, p->pcap * sizeof(*p->pstamp));
+                p->pgen = 1;
+            }
+            p->pchg = chg;
+            p->pepoch = p->views.epoch;
+        }
+        if (p->pstamp[v] == p->pgen)
+            return p->pval[v];
+    }
+    struct call c = {.p = p, .kind = H_PRUNE, .v = v, .ctx = ctx};
+    if (run_hook(&c) < 0)
+        return -1;
+    if (keep && c.reads.what == 0 && c.reads.totals == 0) {
+        p->pstamp[v] = p->pgen;
+        p->pval[v] = (uint8_t)c.result;
+    }
+    return c.result;
+}
+
+void grovelp_policy_observe(void *arg, grove_policy_reads_t *out)
+{
+    struct grovel_policy *p = arg;
+    int kind = p->lua[H_SCORES] ? H_SCORES : H_SCORE;
+    *out = p->acc;
+    p->acc = (grove_policy_reads_t){0, 0};
+    /* what its code might read besides: state of its own, or, in a scores
+     * call, one candidate's values for another's score */
+    if (!p->proof[kind].pure || (kind == H_SCORES && !p->proof[kind].apart))
+        out->what |= GROVE_READ_OTHER;
 }
 
 int grovelp_policy_tramp_score(void *arg, const grove_graph_t *g, grove_vid_t v,

@@ -1,14 +1,17 @@
 /* l_policy_views.c: what a Lua policy's hooks are handed, in its sandbox.
  *
  * The ctx table (the request at the level being matched, the window, what
- * the match has found so far), rewritten in place field by field, only
- * where it changed since the last call; the candidates of a choose or
+ * the match has found so far), each field made at its first read in a
+ * call, which notes what the call read (lpolicy.h, grovel_views_note);
+ * the candidates of a choose or
  * scores call as an array of views (l_view.c); and the keys table, whose
  * arrays of the candidates' keys (id, rank, size, a property, the units
  * free below each) are made in C at their first use in the call.
  *
- * Workload: one ctx update per prune or score call, so a field is written
- * only when it changes; keys cost nothing until a hook reads them.
+ * Workload: one prune or score call after another, most reading a field
+ * or two of ctx or none, so a field costs nothing until it is read (and
+ * a call that read none nothing at the next); keys cost nothing until a
+ * hook reads them.
  *
  * This file must not call hooks (l_policy_dispatch.c) or load policies
  * (l_policy.c); it only fills the sandbox's stack and tables.
@@ -23,7 +26,40 @@
 
 #include "lpolicy_private.h"
 
+/* next(t, k), raw: the iterator of the __pairs here. */
+static int raw_next(lua_State *S)
+{
+    lua_settop(S, 2);
+    return lua_next(S, 1) ? 2 : 0;
+}
+
 /* ---- ctx ------------------------------------------------------------------------- */
+
+/* ctx's fields.  Each is made at its first read in a call (ctx_index),
+ * which is how what a hook reads is known: the reads of a call are
+ * watched, the fields it read are noted, and at the next call every field
+ * made is taken away again (grovelp_policy_set_ctx). */
+enum { F_TYPE, F_COUNT, F_START, F_END, F_DURATION, F_TOTAL, F_FOUND, F_NEED, F_SLOT, F_SLOTS,
+       F_JOB, F_ATTRIBUTES, F_N };
+static const char *const ctx_fields[F_N] = {"type",  "count", "start", "end",  "duration",
+                                            "total", "found", "need",  "slot", "slots",
+                                            "job",   "attributes"};
+static const char *const ctx_names[F_N] = {"ctx.type",  "ctx.count", "ctx.start", "ctx[\"end\"]",
+                                           "ctx.duration", "ctx.total", "ctx.found", "ctx.need",
+                                           "ctx.slot",  "ctx.slots", "ctx.job", "ctx.attributes"};
+/* what reading each is (GROVE_READ_*): total says it per type (total_index) */
+static const unsigned ctx_reads[F_N] = {
+    GROVE_READ_TYPE,  GROVE_READ_COUNT, GROVE_READ_WINDOW, GROVE_READ_WINDOW, GROVE_READ_WINDOW,
+    0,                GROVE_READ_OTHER, GROVE_READ_OTHER,  GROVE_READ_OTHER,  GROVE_READ_OTHER,
+    GROVE_READ_OTHER, GROVE_READ_OTHER};
+
+static int field_of(const char *k)
+{
+    for (int f = 0; f < F_N; f++)
+        if (!strcmp(k, ctx_fields[f]))
+            return f;
+    return -1;
+}
 
 /* t[k] = the value on top (popped), raw: a metatable the policy set on
  * the table is not consulted. */
@@ -34,23 +70,18 @@ static void rawsetfield(lua_State *S, int t, const char *k)
     lua_rawset(S, t);
 }
 
-/* t[k] = the time v, nil for GROVE_TIME_MAX (no end). */
-static void set_time(lua_State *S, int t, const char *k, int64_t v)
+/* Push the time v, nil for GROVE_TIME_MAX (no end). */
+static void push_time(lua_State *S, int64_t v)
 {
     if (v == GROVE_TIME_MAX)
         lua_pushnil(S);
     else
         lua_pushinteger(S, (lua_Integer)v);
-    rawsetfield(S, t, k);
 }
 
-/* A fresh table at ctx[k], left on top. */
-static int fresh_field(lua_State *S, int ctx, const char *k, int n)
+static void push_units(lua_State *S, uint64_t n)
 {
-    lua_createtable(S, 0, n);
-    lua_pushvalue(S, -1);
-    rawsetfield(S, ctx, k);
-    return lua_gettop(S);
+    lua_pushinteger(S, n > (uint64_t)LUA_MAXINTEGER ? LUA_MAXINTEGER : (lua_Integer)n);
 }
 
 /* The tables of ctx keyed by type, whose reading of a key that is no
@@ -59,24 +90,17 @@ enum { T_NEED, T_TOTAL, T_FOUND, T_SLOT, T_COUNT };
 static const char *const typed_fields[T_COUNT] = {"need", "total", "found", "slot"};
 static const char TYPED_META[T_COUNT] = {'n', 't', 'f', 's'}; /* registry keys */
 
-/* __index of ctx.need, ctx.total, ctx.found and ctx.slot (upvalue 1: the
- * policy, 2: the field's name): a key that is a resource type a request on
- * the graph may name is one the table does not hold here, nil; any other
- * raises at the hook's line, with the closest type offered and the
- * request's types listed, so that ctx.need.gpus or ctx.total.gpus (the
- * type is gpu) says so rather than yielding a nil that fails later and
- * elsewhere ("score hook returned nil") or, tested with `or 0`, never.
- * The offer runs in the host's state (the sandbox has no grove.suggest),
- * in a protected call: nothing the host does can unwind the sandbox.  A
- * key the table holds never comes here: this costs nothing on the names
- * a request asks for. */
-static int type_index(lua_State *S)
+/* Raise for key (at 2), no type a request on the graph may name, read
+ * from ctx's table field: at the hook's line, with the closest type
+ * offered and the request's types listed, so that ctx.need.gpus or
+ * ctx.total.gpus (the type is gpu) says so rather than yielding a nil that
+ * fails later and elsewhere ("score hook returned nil") or, tested with
+ * `or 0`, never.  The offer runs in the host's state (the sandbox has no
+ * grove.suggest), in a protected call: nothing the host does can unwind
+ * the sandbox. */
+static int unknown_type(lua_State *S, struct grovel_policy *p, const char *field)
 {
-    struct grovel_policy *p = lua_touserdata(S, lua_upvalueindex(1));
-    if (lua_type(S, 2) != LUA_TSTRING || !p->views.g
-        || grovel_type_known(p->views.g, lua_tostring(S, 2)))
-        return 0;
-    const grove_policy_request_t *r = p->cx.req;
+    const grove_policy_request_t *r = p->cx.x.req;
     const char *key = lua_tostring(S, 2);
     char hint[128];
     grovel_type_hint(p->host, S, p->views.g, key, hint, sizeof(hint));
@@ -84,8 +108,7 @@ static int type_index(lua_State *S)
     luaL_buffinit(S, &b);
     luaL_where(S, 1);
     luaL_addvalue(&b);
-    lua_pushfstring(S, "ctx.%s has no type '%s'%s: the request asks for ",
-                    lua_tostring(S, lua_upvalueindex(2)), key, hint);
+    lua_pushfstring(S, "ctx.%s has no type '%s'%s: the request asks for ", field, key, hint);
     luaL_addvalue(&b);
     for (size_t k = 0; r && k < r->ntypes; k++) {
         if (k)
@@ -98,17 +121,110 @@ static int type_index(lua_State *S)
     return lua_error(S);
 }
 
+/* __index of ctx.need, ctx.found and ctx.slot (upvalue 1: the policy, 2:
+ * the field's name): a key that is a resource type a request on the graph
+ * may name is one the table does not hold here, nil; any other raises
+ * (unknown_type).  A key the table holds never comes here: this costs
+ * nothing on the names a request asks for. */
+static int type_index(lua_State *S)
+{
+    struct grovel_policy *p = lua_touserdata(S, lua_upvalueindex(1));
+    if (lua_type(S, 2) != LUA_TSTRING || !p->views.g
+        || grovel_type_known(p->views.g, lua_tostring(S, 2)))
+        return 0;
+    return unknown_type(S, p, lua_tostring(S, lua_upvalueindex(2)));
+}
+
+/* Does the policy's score_reads name ctx's field name ("type", "start",
+ * ...; a type's name: ctx.total.NAME)?  Only for the fields of the
+ * window and the types' totals: the others are told apart by their bits. */
+static bool reads_declared(const struct grovel_policy *p, const char *name)
+{
+    for (size_t i = 0; p->reads && p->reads[i]; i++)
+        if (!strcmp(p->reads[i], name) || !strcmp(p->reads[i], "total")
+            || (!strncmp(p->reads[i], "total.", 6) && !strcmp(p->reads[i] + 6, name)))
+            return true;
+    return false;
+}
+
+/* Put ctx.total's entry for the request's k-th type into the table at t,
+ * noting that it was read. */
+static void total_entry(lua_State *S, struct grovel_policy *p, int t, size_t k)
+{
+    const grove_policy_request_t *r = p->cx.x.req;
+    struct grovel_views *vs = &p->views;
+    if (vs->watch) {
+        /* a declaration that names some types' totals and not this one */
+        if ((vs->deny & GROVE_READ_TOTAL) && !reads_declared(p, r->names[k])) {
+            lua_pushfstring(S, "ctx.total.%s", r->names[k]);
+            grovel_views_note(S, vs, GROVE_READ_TOTAL, lua_tostring(S, -1), GROVE_VID_NONE);
+        }
+        if (k < 64)
+            vs->totals |= (uint64_t)1 << k;
+        else
+            vs->rd |= GROVE_READ_TOTAL;
+    }
+    push_units(S, r->total[k]);
+    rawsetfield(S, t, r->names[k]);
+}
+
+/* __index of ctx.total (upvalue 1: the policy): the total of a type the
+ * request names, made at its first read and noted; nil for another type
+ * a request may name; any other key raises (unknown_type). */
+static int total_index(lua_State *S)
+{
+    struct grovel_policy *p = lua_touserdata(S, lua_upvalueindex(1));
+    const grove_policy_request_t *r = p->cx.x.req;
+    if (lua_type(S, 2) != LUA_TSTRING || !p->views.g || !p->cx.valid || !r)
+        return 0;
+    const char *key = lua_tostring(S, 2);
+    for (size_t k = 0; k < r->ntypes; k++)
+        if (!strcmp(r->names[k], key)) {
+            total_entry(S, p, 1, k);
+            lua_pushvalue(S, 2);
+            lua_rawget(S, 1);
+            return 1;
+        }
+    if (grovel_type_known(p->views.g, key))
+        return 0;
+    return unknown_type(S, p, "total");
+}
+
+/* __pairs of ctx.total: every type's total, read. */
+static int total_pairs(lua_State *S)
+{
+    struct grovel_policy *p = lua_touserdata(S, lua_upvalueindex(1));
+    const grove_policy_request_t *r = p->cx.x.req;
+    if (p->cx.valid && r) {
+        grovel_views_note(S, &p->views, GROVE_READ_TOTAL, "pairs(ctx.total)", GROVE_VID_NONE);
+        for (size_t k = 0; k < r->ntypes; k++)
+            total_entry(S, p, 1, k);
+    }
+    lua_pushcfunction(S, raw_next);
+    lua_pushvalue(S, 1);
+    lua_pushnil(S);
+    return 3;
+}
+
 /* Give the table on top the metatable of ctx's field which (T_*), made
  * at first use. */
 static void typed_meta(lua_State *S, struct grovel_policy *p, int which)
 {
     if (lua_rawgetp(S, LUA_REGISTRYINDEX, &TYPED_META[which]) != LUA_TTABLE) {
         lua_pop(S, 1);
-        lua_createtable(S, 0, 1);
+        lua_createtable(S, 0, 3);
         lua_pushlightuserdata(S, p);
-        lua_pushstring(S, typed_fields[which]);
-        lua_pushcclosure(S, type_index, 2);
-        lua_setfield(S, -2, "__index");
+        if (which == T_TOTAL) {
+            lua_pushcclosure(S, total_index, 1);
+            lua_setfield(S, -2, "__index");
+            lua_pushlightuserdata(S, p);
+            lua_pushcclosure(S, total_pairs, 1);
+            lua_setfield(S, -2, "__pairs");
+        } else {
+            lua_pushstring(S, typed_fields[which]);
+            lua_pushcclosure(S, type_index, 2);
+            lua_setfield(S, -2, "__index");
+        }
         lua_pushboolean(S, 0); /* shared by every table of the field: not the policy's */
         lua_setfield(S, -2, "__metatable");
         lua_pushvalue(S, -1);
@@ -154,33 +270,32 @@ static uint64_t types_below(struct grovel_policy *p, const grove_policy_request_
     return bits;
 }
 
-/* ctx.slot = {TYPE = units in one slot}, ctx.slots = how many slots in
- * all: of the slot at or above the level, else the request's first. */
-static void push_slot(lua_State *S, struct grovel_policy *p, int ctx,
-                      const grove_policy_request_t *r, const grove_jobspec_resource_t *lv)
+/* The slot at or above the level, else the request's first; NULL when
+ * the request has none. */
+static const grove_jobspec_resource_t *slot_of(const grove_policy_request_t *r,
+                                               const grove_jobspec_resource_t *lv)
 {
-    const grove_jobspec_resource_t *slot = NULL;
-    for (const grove_jobspec_resource_t *a = lv; a && !slot; a = grove_jobspec_resource_parent(a))
+    for (const grove_jobspec_resource_t *a = lv; a; a = grove_jobspec_resource_parent(a))
         if (grove_jobspec_resource_is_slot(a))
-            slot = a;
+            return a;
     size_t n = grove_jobspec_resource_total(r->jobspec);
-    for (size_t i = 0; i < n && !slot; i++)
+    for (size_t i = 0; i < n; i++)
         if (grove_jobspec_resource_is_slot(grove_jobspec_resource_at(r->jobspec, i)))
-            slot = grove_jobspec_resource_at(r->jobspec, i);
+            return grove_jobspec_resource_at(r->jobspec, i);
+    return NULL;
+}
+
+/* Push ctx.slot: {TYPE = units in one slot}, or nil. */
+static void push_slot(lua_State *S, struct grovel_policy *p, const grove_policy_request_t *r,
+                      const grove_jobspec_resource_t *slot)
+{
     if (!slot) {
         lua_pushnil(S);
-        rawsetfield(S, ctx, "slot");
-        lua_pushnil(S);
-        rawsetfield(S, ctx, "slots");
         return;
     }
-    uint64_t slots = 1;
-    for (const grove_jobspec_resource_t *a = slot; a; a = grove_jobspec_resource_parent(a))
-        slots *= grove_jobspec_resource_count(a)->min;
-    lua_pushinteger(S, (lua_Integer)slots);
-    rawsetfield(S, ctx, "slots");
-    int t = fresh_field(S, ctx, "slot", 4);
-    typed_meta(S, p, T_SLOT);
+    lua_createtable(S, 0, 4);
+    int t = lua_gettop(S);
+    size_t n = grove_jobspec_resource_total(r->jobspec);
     size_t j = grove_jobspec_resource_index(slot);
     unsigned d = grove_jobspec_resource_depth(slot);
     for (size_t i = j + 1; i < n; i++) {
@@ -197,98 +312,175 @@ static void push_slot(lua_State *S, struct grovel_policy *p, int ctx,
         lua_pushinteger(S, have + (lua_Integer)per);
         rawsetfield(S, t, type);
     }
-    lua_pop(S, 1);
+    typed_meta(S, p, T_SLOT);
 }
 
-/* What stays the same for a whole match: job, duration, attributes,
- * totals. */
-static void push_request(lua_State *S, struct grovel_policy *p, int ctx,
-                         const grove_policy_request_t *r)
+/* Push ctx.found ({TYPE = units taken so far}) or ctx.need ({TYPE =
+ * total - found} for the types at or below the level). */
+static void push_progress(lua_State *S, struct grovel_policy *p, const grove_policy_request_t *r,
+                          const grove_jobspec_resource_t *lv, bool need)
 {
-    lua_pushinteger(S, (lua_Integer)r->job);
-    rawsetfield(S, ctx, "job");
-    set_time(S, ctx, "duration", r->duration);
-    const json_t *root = grove_jobspec_json(r->jobspec);
-    const json_t *attrs = root ? json_object_get(root, "attributes") : NULL;
-    if (attrs)
-        grovel_push_json(S, attrs, false);
-    else
-        lua_createtable(S, 0, 0);
-    rawsetfield(S, ctx, "attributes");
-    int t = fresh_field(S, ctx, "total", (int)r->ntypes);
-    typed_meta(S, p, T_TOTAL);
-    for (size_t k = 0; k < r->ntypes; k++) {
-        lua_pushinteger(S, r->total[k] > (uint64_t)LUA_MAXINTEGER ? LUA_MAXINTEGER
-                                                                   : (lua_Integer)r->total[k]);
-        rawsetfield(S, t, r->names[k]);
-    }
-    lua_pop(S, 1);
-}
-
-/* found = {TYPE = units taken so far}; need = {TYPE = total - found} for
- * the types at or below the level. */
-static void push_progress(struct grovel_policy *p, lua_State *S, int ctx,
-                          const grove_policy_request_t *r, const grove_jobspec_resource_t *lv)
-{
-    uint64_t below = lv ? types_below(p, r, lv) : ~(uint64_t)0;
-    int found = fresh_field(S, ctx, "found", (int)r->ntypes);
-    lua_pushvalue(S, found);
-    typed_meta(S, p, T_FOUND);
-    lua_pop(S, 1);
-    int need = fresh_field(S, ctx, "need", (int)r->ntypes);
-    typed_meta(S, p, T_NEED);
+    uint64_t below = need && lv ? types_below(p, r, lv) : ~(uint64_t)0;
+    lua_createtable(S, 0, (int)r->ntypes);
+    int t = lua_gettop(S);
     for (size_t k = 0; k < r->ntypes; k++) {
         uint64_t f = r->found[k];
-        lua_pushinteger(S, f > (uint64_t)LUA_MAXINTEGER ? LUA_MAXINTEGER : (lua_Integer)f);
-        rawsetfield(S, found, r->names[k]);
+        if (!need) {
+            push_units(S, f);
+            rawsetfield(S, t, r->names[k]);
+            continue;
+        }
         if (k < 64 && !(below & ((uint64_t)1 << k)))
             continue;
-        uint64_t n = f >= r->total[k] ? 0 : r->total[k] - f;
-        lua_pushinteger(S, n > (uint64_t)LUA_MAXINTEGER ? LUA_MAXINTEGER : (lua_Integer)n);
-        rawsetfield(S, need, r->names[k]);
+        push_units(S, f >= r->total[k] ? 0 : r->total[k] - f);
+        rawsetfield(S, t, r->names[k]);
     }
-    lua_pop(S, 2);
+    typed_meta(S, p, need ? T_NEED : T_FOUND);
 }
 
-/* Bring the ctx table up to date with x; the views answer for its window. */
-void grovelp_policy_update_ctx(lua_State *S, struct grovel_policy *p, const grove_policy_ctx_t *x,
-                               int ctx)
+/* Push the value of ctx's field f in the call running. */
+static void push_field(lua_State *S, struct grovel_policy *p, int f)
 {
-    struct ctxstate *cx = &p->cx;
-    const grove_graph_t *g = p->views.g;
-    bool all = !cx->valid;
-    if (all || x->type != cx->type) {
+    const grove_policy_ctx_t *x = &p->cx.x;
+    const grove_policy_request_t *r = x->req;
+    const json_t *root, *attrs;
+    const grove_jobspec_resource_t *slot;
+    if (!r && f >= F_DURATION) {
+        lua_pushnil(S);
+        return;
+    }
+    switch (f) {
+    case F_TYPE:
         if (x->type != GROVE_SYM_NONE)
-            lua_pushstring(S, grove_graph_str(g, x->type));
+            lua_pushstring(S, grove_graph_str(p->views.g, x->type));
         else
             lua_pushnil(S);
-        rawsetfield(S, ctx, "type");
+        break;
+    case F_COUNT: push_units(S, x->count); break;
+    case F_START: lua_pushinteger(S, (lua_Integer)x->start); break;
+    case F_END: push_time(S, x->end); break;
+    case F_DURATION: push_time(S, r->duration); break;
+    case F_TOTAL: /* each type's made at its first read (total_index) */
+        lua_createtable(S, 0, (int)r->ntypes);
+        typed_meta(S, p, T_TOTAL);
+        break;
+    case F_FOUND: push_progress(S, p, r, x->level, false); break;
+    case F_NEED: push_progress(S, p, r, x->level, true); break;
+    case F_SLOT: push_slot(S, p, r, slot_of(r, x->level)); break;
+    case F_SLOTS:
+        if (!(slot = slot_of(r, x->level))) {
+            lua_pushnil(S);
+            break;
+        }
+        uint64_t slots = 1;
+        for (const grove_jobspec_resource_t *a = slot; a; a = grove_jobspec_resource_parent(a))
+            slots *= grove_jobspec_resource_count(a)->min;
+        push_units(S, slots);
+        break;
+    case F_JOB: lua_pushinteger(S, (lua_Integer)r->job); break;
+    default: /* F_ATTRIBUTES */
+        root = grove_jobspec_json(r->jobspec);
+        attrs = root ? json_object_get(root, "attributes") : NULL;
+        if (attrs)
+            grovel_push_json(S, attrs, false);
+        else
+            lua_createtable(S, 0, 0);
+        break;
     }
-    if (all || x->count != cx->count) {
-        lua_pushinteger(S, x->count > (uint64_t)LUA_MAXINTEGER ? LUA_MAXINTEGER
-                                                               : (lua_Integer)x->count);
-        rawsetfield(S, ctx, "count");
+}
+
+/* Make ctx's field f (the table at 1) and note that it was read. */
+static void make_field(lua_State *S, struct grovel_policy *p, int f)
+{
+    struct grovel_views *vs = &p->views;
+    /* a declaration that names some of the window's fields, not this one */
+    if (vs->watch && vs->deny && p->reads && (ctx_reads[f] & ~GROVE_READ_OTHER)
+        && !reads_declared(p, ctx_fields[f]))
+        vs->deny |= ctx_reads[f];
+    if (ctx_reads[f])
+        grovel_views_note(S, vs, ctx_reads[f], ctx_names[f], GROVE_VID_NONE);
+    push_field(S, p, f);
+    rawsetfield(S, 1, ctx_fields[f]);
+    p->cx.made |= 1u << f;
+}
+
+/* __index of ctx (upvalue 1: the policy): a field, made. */
+static int ctx_index(lua_State *S)
+{
+    struct grovel_policy *p = lua_touserdata(S, lua_upvalueindex(1));
+    int f;
+    if (lua_type(S, 2) != LUA_TSTRING || !p->cx.valid || (f = field_of(lua_tostring(S, 2))) < 0)
+        return 0;
+    make_field(S, p, f);
+    lua_pushvalue(S, 2);
+    lua_rawget(S, 1);
+    return 1;
+}
+
+/* __newindex of ctx: what a hook writes there is state of its own,
+ * which the next call would read (the fields made are taken away at the
+ * next call, and what was written with them). */
+static int ctx_newindex(lua_State *S)
+{
+    struct grovel_policy *p = lua_touserdata(S, lua_upvalueindex(1));
+    grovel_views_note(S, &p->views, GROVE_READ_OTHER, "a write into ctx", GROVE_VID_NONE);
+    lua_settop(S, 3);
+    lua_rawset(S, 1);
+    p->cx.wrote = true;
+    return 0;
+}
+
+/* __pairs of ctx: every field, made (and so read). */
+static int ctx_pairs(lua_State *S)
+{
+    struct grovel_policy *p = lua_touserdata(S, lua_upvalueindex(1));
+    for (int f = 0; p->cx.valid && f < F_N; f++)
+        if (!(p->cx.made & (1u << f)))
+            make_field(S, p, f);
+    lua_pushcfunction(S, raw_next);
+    lua_pushvalue(S, 1);
+    lua_pushnil(S);
+    return 3;
+}
+
+void grovelp_policy_ctx_open(lua_State *S, struct grovel_policy *p)
+{
+    static const lua_CFunction mms[] = {ctx_index, ctx_newindex, ctx_pairs};
+    static const char *const names[] = {"__index", "__newindex", "__pairs"};
+    lua_createtable(S, 0, 4);
+    for (size_t i = 0; i < 3; i++) {
+        lua_pushlightuserdata(S, p);
+        lua_pushcclosure(S, mms[i], 1);
+        lua_setfield(S, -2, names[i]);
     }
-    if (all || x->start != cx->start || x->end != cx->end) {
-        lua_pushinteger(S, (lua_Integer)x->start);
-        rawsetfield(S, ctx, "start");
-        set_time(S, ctx, "end", x->end);
+    lua_pushboolean(S, 0);
+    lua_setfield(S, -2, "__metatable");
+    lua_setmetatable(S, -2);
+}
+
+void grovelp_policy_set_ctx(lua_State *S, struct grovel_policy *p, const grove_policy_ctx_t *x,
+                            int ctx)
+{
+    struct ctxstate *cx = &p->cx;
+    if (cx->wrote) { /* the policy's own keys too */
+        lua_pushnil(S);
+        while (lua_next(S, ctx)) {
+            lua_pop(S, 1);
+            lua_pushvalue(S, -1);
+            lua_pushnil(S);
+            lua_rawset(S, ctx);
+        }
+    } else {
+        for (int f = 0; cx->made && f < F_N; f++)
+            if (cx->made & (1u << f)) {
+                lua_pushnil(S);
+                rawsetfield(S, ctx, ctx_fields[f]);
+            }
     }
-    const grove_policy_request_t *r = x->req;
-    if (r && (all || r != cx->req))
-        push_request(S, p, ctx, r);
-    if (r && (all || r != cx->req || r->serial != cx->serial || x->level != cx->level))
-        push_progress(p, S, ctx, r, x->level);
-    if (r && x->level && (all || x->level != cx->level))
-        push_slot(S, p, ctx, r, x->level);
+    cx->made = 0;
+    cx->wrote = false;
+    cx->x = *x;
     cx->valid = true;
-    cx->type = x->type;
-    cx->count = x->count;
-    cx->start = x->start;
-    cx->end = x->end;
-    cx->req = r;
-    cx->serial = r ? r->serial : 0;
-    cx->level = x->level;
     p->views.start = x->start;
     p->views.end = x->end;
 }
@@ -480,16 +672,10 @@ static int lazy_len(lua_State *S)
     return 1;
 }
 
-static int lazy_next(lua_State *S)
-{
-    lua_settop(S, 2);
-    return lua_next(S, 1) ? 2 : 0;
-}
-
 static int lazy_pairs(lua_State *S)
 {
     lazy_fill(S);
-    lua_pushcfunction(S, lazy_next);
+    lua_pushcfunction(S, raw_next);
     lua_pushvalue(S, 1);
     lua_pushnil(S);
     return 3;

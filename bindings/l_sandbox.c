@@ -141,6 +141,19 @@ static int sb_setmetatable(lua_State *S)
     return 1;
 }
 
+static int frozen_newindex(lua_State *S);
+
+bool grovel_sandbox_frozen(lua_State *S, int idx)
+{
+    if (!lua_getmetatable(S, idx))
+        return false;
+    lua_pushliteral(S, "__newindex");
+    lua_rawget(S, -2);
+    bool frozen = lua_tocfunction(S, -1) == frozen_newindex;
+    lua_pop(S, 2);
+    return frozen;
+}
+
 static int sb_rawset(lua_State *S)
 {
     luaL_checktype(S, 1, LUA_TTABLE);
@@ -149,9 +162,95 @@ static int sb_rawset(lua_State *S)
     lua_rawgetp(S, LUA_REGISTRYINDEX, &ENV_KEY);
     if (lua_rawequal(S, 1, -1))
         return luaL_error(S, "cannot rawset the policy's environment");
+    if (grovel_sandbox_frozen(S, 1))
+        return luaL_error(S, "cannot rawset a library: the policy's libraries are read-only "
+                             "once it is loaded");
     lua_settop(S, 3);
     lua_rawset(S, 1);
     return 1;
+}
+
+/* ---- libraries read-only once loaded ----------------------------------------------- */
+
+/* A library made read-only keeps its functions in a table of its own,
+ * reached through its metatable: the library itself is empty, so every
+ * write reaches __newindex. */
+static int frozen_newindex(lua_State *S)
+{
+    const char *k = lua_tostring(S, 2);
+    return luaL_error(S, "cannot set '%s' in a library: the policy's libraries are read-only "
+                         "once it is loaded", k ? k : luaL_typename(S, 2));
+}
+
+static int frozen_next(lua_State *S)
+{
+    lua_settop(S, 2);
+    return lua_next(S, 1) ? 2 : 0;
+}
+
+/* __pairs of a library: its functions (upvalue 1). */
+static int frozen_pairs(lua_State *S)
+{
+    lua_pushcfunction(S, frozen_next);
+    lua_pushvalue(S, lua_upvalueindex(1));
+    lua_pushnil(S);
+    return 3;
+}
+
+void grovel_sandbox_freeze(grovel_sandbox_t *sb)
+{
+    static const char *const libs[] = {"math", "string", "table", "utf8"};
+    lua_State *S = sb->S;
+    grovel_sandbox_push_env(sb);
+    for (size_t i = 0; i < sizeof(libs) / sizeof(*libs); i++) {
+        lua_pushstring(S, libs[i]);
+        if (lua_rawget(S, -2) != LUA_TTABLE || grovel_sandbox_frozen(S, -1)) {
+            lua_pop(S, 1);
+            continue;
+        }
+        int lib = lua_gettop(S);
+        lua_createtable(S, 0, 32);
+        int own = lua_gettop(S);
+        lua_pushnil(S);
+        while (lua_next(S, lib)) {
+            lua_pushvalue(S, -2);
+            lua_insert(S, -2);
+            lua_rawset(S, own);
+        }
+        lua_pushnil(S);
+        while (lua_next(S, own)) {
+            lua_pop(S, 1);
+            lua_pushvalue(S, -1);
+            lua_pushnil(S);
+            lua_rawset(S, lib);
+        }
+        lua_createtable(S, 0, 4);
+        lua_pushvalue(S, own);
+        lua_setfield(S, -2, "__index");
+        lua_pushcfunction(S, frozen_newindex);
+        lua_setfield(S, -2, "__newindex");
+        lua_pushvalue(S, own);
+        lua_pushcclosure(S, frozen_pairs, 1);
+        lua_setfield(S, -2, "__pairs");
+        lua_pushboolean(S, 0);
+        lua_setfield(S, -2, "__metatable");
+        lua_setmetatable(S, lib);
+        lua_settop(S, lib - 1);
+    }
+    lua_pop(S, 1);
+}
+
+/* ---- inputs no match gives -------------------------------------------------------- */
+
+/* A function whose result no match gives (upvalue 1; upvalue 2 its
+ * name): math.random, math.randomseed. */
+static int sb_hidden_fn(lua_State *S)
+{
+    grovel_sandbox_hidden(S, lua_tostring(S, lua_upvalueindex(2)));
+    lua_pushvalue(S, lua_upvalueindex(1));
+    lua_insert(S, 1);
+    lua_call(S, lua_gettop(S) - 1, LUA_MULTRET);
+    return lua_gettop(S);
 }
 
 static int env_index(lua_State *S)
@@ -474,6 +573,14 @@ static int build(lua_State *S)
     lua_pushliteral(S, LUA_VERSION);
     lua_setfield(S, env, "_VERSION");
     push_lib(S, LUA_MATHLIBNAME, luaopen_math);
+    for (int i = 0; i < 2; i++) {
+        static const char *const fns[] = {"random", "randomseed"};
+        static const char *const names[] = {"math.random", "math.randomseed"};
+        lua_getfield(S, -1, fns[i]);
+        lua_pushstring(S, names[i]);
+        lua_pushcclosure(S, sb_hidden_fn, 2);
+        lua_setfield(S, -2, fns[i]);
+    }
     lua_setfield(S, env, "math");
     push_lib(S, LUA_TABLIBNAME, luaopen_table);
     grovel_sandbox_meter(S, "table");

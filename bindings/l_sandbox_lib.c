@@ -500,6 +500,25 @@ static lua_Integer range_of(lua_State *S)
 static int metered(lua_State *S)
 {
     int n = lua_gettop(S);
+    /* tostring and string.format show a table's address, which no match
+     * gives (a light userdata is a view, shown by its name) */
+    if (lua_tointeger(S, lua_upvalueindex(3))) {
+        bool format = lua_tointeger(S, lua_upvalueindex(3)) == 2;
+        for (int i = format ? 2 : 1; i <= (format ? n : 1); i++) {
+            int t = lua_type(S, i);
+            if ((t == LUA_TTABLE || t == LUA_TFUNCTION || t == LUA_TUSERDATA || t == LUA_TTHREAD)
+                && luaL_getmetafield(S, i, "__tostring") == LUA_TNIL) {
+                grovel_sandbox_hidden(S, format ? "string.format of a table's address"
+                                                : "tostring of a table's address");
+                break;
+            } else if (t == LUA_TTABLE || t == LUA_TFUNCTION || t == LUA_TUSERDATA
+                       || t == LUA_TTHREAD) {
+                lua_pop(S, 1);
+            }
+        }
+        if (format && lua_type(S, 1) == LUA_TSTRING && strstr(lua_tostring(S, 1), "%p"))
+            grovel_sandbox_hidden(S, "string.format of an address (%p)");
+    }
     lua_Integer work = 1 + n;
     for (int i = 1; i <= n; i++)
         work = sat_add(work, work_of(S, i));
@@ -533,7 +552,9 @@ static void meter(lua_State *S, const char *const *names, int how)
             continue;
         }
         lua_pushinteger(S, how);
-        lua_pushcclosure(S, metered, 2);
+        /* what shows an address (sb->hidden): tostring 1, format 2 */
+        lua_pushinteger(S, !strcmp(names[i], "tostring") ? 1 : !strcmp(names[i], "format") ? 2 : 0);
+        lua_pushcclosure(S, metered, 3);
         lua_setfield(S, -2, names[i]);
     }
 }

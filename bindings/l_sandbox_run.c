@@ -22,6 +22,16 @@ grovel_sandbox_t *grovel_sandbox_of(lua_State *S)
     return *(grovel_sandbox_t **)lua_getextraspace(S);
 }
 
+/* The code running used a value no match gives: tell sb->hidden (the
+ * metered libraries' tostring and string.format, the sandbox's
+ * math.random). */
+void grovel_sandbox_hidden(lua_State *S, const char *what)
+{
+    grovel_sandbox_t *sb = grovel_sandbox_of(S);
+    if (sb->hidden)
+        sb->hidden(S, sb->hidden_arg, what);
+}
+
 static int64_t mono_ns(void)
 {
     struct timespec ts;

@@ -287,6 +287,8 @@ static int push_kin_uv(lua_State *L)
 static int v_parent(lua_State *L)
 {
     struct ref h = check(L);
+    if (h.c->read)
+        h.c->read(L, h.v, GROVEL_VREAD_KIN, "parent()");
     grove_sym_t sub = grovel_opt_subsystem(L, 2, h.g, NULL);
     grove_vid_t p = sub == GROVE_SYM_NONE ? GROVE_VID_NONE : grove_vertex_parent(h.g, h.v, sub);
     if (p == GROVE_VID_NONE)
@@ -325,6 +327,8 @@ static int v_depth(lua_State *L)
 static void push_children(lua_State *L)
 {
     struct ref h = check(L);
+    if (h.c->read)
+        h.c->read(L, h.v, GROVEL_VREAD_KIN, "children()");
     grove_sym_t sub = grovel_opt_subsystem(L, 2, h.g, NULL);
     lua_newtable(L);
     if (sub == GROVE_SYM_NONE)
@@ -454,6 +458,8 @@ static int v_aggregate_avail(lua_State *L)
 static int v_records(lua_State *L)
 {
     struct ref h = check(L);
+    if (h.c->read)
+        h.c->read(L, h.v, GROVEL_VREAD_TIMES, "records()");
     grove_record_t r;
     lua_createtable(L, (int)grove_vertex_record_count(h.g, h.v), 0);
     for (size_t i = 0; grove_vertex_record_at(h.g, h.v, i, &r) == 0; i++) {
@@ -491,6 +497,9 @@ static int v_set_staged(lua_State *L)
 static int v_held_exclusively(lua_State *L)
 {
     struct ref h = check(L);
+    if (h.c->read)
+        h.c->read(L, h.v, lua_isnoneornil(L, 2) ? GROVEL_VREAD_CLOCK : GROVEL_VREAD_TIMES,
+                  "held_exclusively()");
     lua_Integer t = luaL_optinteger(L, 2, grove_graph_now(h.g));
     luaL_argcheck(L, grove_time_ok(t), 2, "time must be >= 0 and < math.maxinteger");
     grove_jobid_t job = 0;
@@ -570,6 +579,7 @@ static const struct grovel_vclass vertex_class = {
     vertex_check,
     vertex_push_kin,
     false,
+    NULL,
 };
 
 #include "api_vertex.h"

@@ -14,6 +14,16 @@
  * times, so a policy reserving a job into the future sees what is free
  * then, not now.
  *
+ * What a hook reads: while a score or prune call runs (vs->watch), each
+ * method that reads records says so before it answers (view_read):
+ * records of the candidate scored and below it during the window are a
+ * local score's input; records at times of the hook's own, of another
+ * vertex or now (the clock), and in a scores call a way from one
+ * candidate to the others, are not, and a policy that declared so raises
+ * there (grovel_views_note).  The graph's content (names, properties,
+ * status, structure) is read freely: any change of it makes every kept
+ * ranking anew.
+ *
  * This file holds the view class: how a view is made, checked and shown,
  * and its time-aware methods.  It must not hold the read methods every
  * vertex class shares (l_vertex.c) nor anything of the sandbox or the
@@ -48,6 +58,54 @@ grove_vid_t grovel_test_view(lua_State *S, int idx, const struct grovel_views *v
     if ((uint32_t)(x >> 32) != vs->epoch || !vs->g)
         return GROVE_VID_NONE;
     return (grove_vid_t)(x & 0xffffffffu);
+}
+
+/* ---- what a hook reads ------------------------------------------------- */
+
+void grovel_views_note(lua_State *S, struct grovel_views *vs, unsigned bits, const char *what,
+                       grove_vid_t v)
+{
+    if (!vs->watch)
+        return;
+    vs->rd |= bits;
+    if (!(bits & vs->deny))
+        return;
+    if (v != GROVE_VID_NONE && vs->g && grove_graph_has_vertex(vs->g, v)) {
+        const char *label = grovel_push_label(S, vs->g, v);
+        luaL_error(S, "%s of %s: %s", what, label, vs->denied);
+    }
+    luaL_error(S, "%s: %s", what, vs->denied);
+}
+
+/* Is v the candidate being scored or below it (one of a scores call's
+ * candidates, or below one)? */
+static bool in_candidate(const struct grovel_views *vs, grove_vid_t v)
+{
+    for (grove_vid_t a = v; a != GROVE_VID_NONE; a = grove_vertex_parent(vs->g, a, vs->contain)) {
+        if (vs->cand != GROVE_VID_NONE ? a == vs->cand
+                                       : a < vs->ncmark && vs->cmark[a] == vs->cgen)
+            return true;
+    }
+    return false;
+}
+
+/* The class's read: what method what of the view of v reads (how). */
+static void view_read(lua_State *S, grove_vid_t v, int how, const char *what)
+{
+    struct grovel_views *vs = views_of(S);
+    if (!vs || !vs->watch)
+        return;
+    unsigned bits;
+    switch (how) {
+    case GROVEL_VREAD_KIN: bits = vs->scores ? GROVE_READ_OTHER : 0; break;
+    case GROVEL_VREAD_CLOCK: bits = GROVE_READ_OTHER | GROVEL_READ_RECORDS; break;
+    default:
+        bits = GROVEL_READ_RECORDS | (how == GROVEL_VREAD_TIMES ? GROVE_READ_WINDOW : 0)
+               | (in_candidate(vs, v) ? 0 : GROVE_READ_OTHER);
+        break;
+    }
+    if (bits)
+        grovel_views_note(S, vs, bits, what, v);
 }
 
 /* ---- the class --------------------------------------------------------- */
@@ -131,11 +189,17 @@ static int pv_vid(lua_State *S)
 }
 
 /* The window of the match being tried, or [start, start + dur) when the
- * arguments at arg, arg + 1 give one. */
+ * arguments at arg, arg + 1 give one; what method what of v reads is
+ * told (view_read). */
 static void window(lua_State *S, int arg, const struct grovel_views *vs, const grove_graph_t *g,
-                   int64_t *start, int64_t *end)
+                   int64_t *start, int64_t *end, grove_vid_t v, const char *what)
 {
-    if (lua_isnoneornil(S, arg) && lua_isnoneornil(S, arg + 1) && vs->end > vs->start) {
+    bool given = !lua_isnoneornil(S, arg) || !lua_isnoneornil(S, arg + 1);
+    if (vs->watch)
+        view_read(S, v, given ? GROVEL_VREAD_TIMES
+                              : vs->end > vs->start ? GROVEL_VREAD_WINDOW : GROVEL_VREAD_CLOCK,
+                  what);
+    if (!given && vs->end > vs->start) {
         *start = vs->start;
         *end = vs->end;
         return;
@@ -155,7 +219,7 @@ static int pv_available(lua_State *S)
     grove_vid_t v;
     grove_graph_t *g = view_check(S, 1, &v);
     int64_t s, e;
-    window(S, 2, views_of(S), g, &s, &e);
+    window(S, 2, views_of(S), g, &s, &e, v, "available()");
     lua_pushinteger(S, (lua_Integer)grove_vertex_available_during(g, v, s, e));
     return 1;
 }
@@ -166,6 +230,11 @@ static int pv_allocated(lua_State *S)
     grove_vid_t v;
     grove_graph_t *g = view_check(S, 1, &v);
     const struct grovel_views *vs = views_of(S);
+    if (vs->watch)
+        view_read(S, v, !lua_isnoneornil(S, 2) ? GROVEL_VREAD_TIMES
+                        : vs->end > vs->start  ? GROVEL_VREAD_WINDOW
+                                               : GROVEL_VREAD_CLOCK,
+                  "allocated()");
     lua_Integer t = luaL_optinteger(S, 2, vs->end > vs->start ? vs->start : grove_graph_now(g));
     lua_pushinteger(S, (lua_Integer)grove_vertex_allocated_at(g, v, t));
     return 1;
@@ -240,10 +309,12 @@ static int pv_aggregate(lua_State *S)
         struct onetype o = {lua_tolstring(S, 2, &len), 0};
         struct grovel_views *vs = views_of(S);
         if (lua_gettop(S) == 2 && vs->end > vs->start) { /* the window being tried */
+            if (vs->watch)
+                view_read(S, v, GROVEL_VREAD_WINDOW, "aggregate()");
             s = vs->start;
             e = vs->end;
         } else {
-            window(S, 3, vs, g, &s, &e);
+            window(S, 3, vs, g, &s, &e, v, "aggregate()");
         }
         if (len != vs->tlen || memcmp(o.type, vs->tname, len) != 0) {
             /* a name no request on g may name (a misspelt type) raises
@@ -272,7 +343,7 @@ static int pv_aggregate(lua_State *S)
         lua_pushinteger(S, (lua_Integer)(n < 0 ? o.units : n));
         return 1;
     }
-    window(S, 2, views_of(S), g, &s, &e);
+    window(S, 2, views_of(S), g, &s, &e, v, "aggregate()");
     if (push_aggregate(S, g, v, s, e) < 0)
         return luaL_error(S, "aggregate: %s", strerror(errno));
     return 1;
@@ -283,6 +354,7 @@ static const struct grovel_vclass view_class = {
     view_check,
     view_push_kin,
     true,
+    view_read,
 };
 
 #include "api_view.h" /* grovel_open_view registers nothing: views exist only in sandboxes */

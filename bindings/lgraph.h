@@ -65,6 +65,19 @@ struct grovel_vclass {
     /* A policy's view: keys may be empty, and path() in a subsystem the
      * vertex is not in answers nothing instead of nil, msg, code. */
     bool view;
+    /* Told, when not NULL, that the method what of the handle on v reads
+     * how (GROVEL_VREAD_*) before it answers: a policy's views note what
+     * the hook running reads (l_view.c); may raise. */
+    void (*read)(lua_State *L, grove_vid_t v, int how, const char *what);
+};
+
+/* What a vertex method reads beyond the graph's content (names, ids,
+ * properties, status, structure), told to its class's read. */
+enum grovel_vread {
+    GROVEL_VREAD_WINDOW, /* records during the window being tried */
+    GROVEL_VREAD_TIMES,  /* records at times the caller gave (or all) */
+    GROVEL_VREAD_CLOCK,  /* records now: the graph's clock */
+    GROVEL_VREAD_KIN     /* leads to other vertices (parent, children) */
 };
 
 /* Register class c (grovel_class_open): the shared read methods, then

@@ -44,7 +44,36 @@ struct grovel_views {
     size_t tlen;
     grove_sym_t tsym;
     char tname[24];
+    /* What the hook running reads (GROVE_READ_* of policy.h and
+     * GROVEL_READ_RECORDS), noted while watch is set by the views'
+     * methods (l_view.c), ctx and the sandbox's hidden inputs
+     * (l_policy_views.c): a score or prune call is watched; the policy
+     * binding reads and clears it around each call. */
+    bool watch;
+    unsigned rd;
+    uint64_t totals;          /* ctx.total's types read (bit k: the request's k-th) */
+    unsigned deny;            /* bits whose read raises (a promise it breaks) */
+    const char *denied;       /* why such a read raises, for the message */
+    grove_vid_t cand;         /* the candidate a score call scores, or
+                               * GROVE_VID_NONE: a scores call's, marked */
+    const uint32_t *cmark;    /* [ncmark] cgen where a vertex is a candidate of
+                               * the scores call running */
+    size_t ncmark;
+    uint32_t cgen;
+    bool scores;              /* a scores call: its candidates lead to one another */
+    grove_sym_t contain;      /* containment in g */
 };
+
+/* Records a hook read: of the candidate (and what lies below it), or, for
+ * a prune, of any vertex. */
+#define GROVEL_READ_RECORDS 32
+
+/* Note that the hook running read bits (GROVE_READ_* and
+ * GROVEL_READ_RECORDS) through what (of vertex v, or GROVE_VID_NONE);
+ * raise, naming it, when the policy declared it would not (vs->deny).
+ * Nothing when no hook is watched. */
+void grovel_views_note(lua_State *S, struct grovel_views *vs, unsigned bits, const char *what,
+                       grove_vid_t v);
 
 /* Load the Lua policy spec names (m:set_policy's string that is no
  * built-in): a path when it holds a '/' or ends in ".lua", else the file

@@ -41,19 +41,28 @@ struct sortkey {
     grove_vid_t v;
 };
 
-/* What the ctx table holds now, so a hook call rewrites only what changed. */
+/* What the ctx table shows: the ctx of the call running, and which of
+ * its fields were made (read) since the call began. */
 struct ctxstate {
-    bool valid;                            /* false: rewrite everything */
-    grove_sym_t type;
-    uint64_t count;
-    int64_t start, end;
-    const grove_policy_request_t *req;
-    uint64_t serial;                       /* of req->found */
-    const grove_jobspec_resource_t *level;
+    bool valid;                            /* false: no call yet this match */
+    grove_policy_ctx_t x;                  /* the call's (its pointers valid
+                                            * while the match runs) */
+    unsigned made;                         /* bit f: field f was made */
+    bool wrote;                            /* the policy wrote into ctx */
     uint64_t *below;                       /* per request vertex: bit k set when
                                             * type k is at or below it */
     bool *below_done;
     size_t nbelow;
+};
+
+/* What the engine could prove of a hook from its code when the policy
+ * loaded (l_policy_proof.c): a proof holds, or why not (a message naming
+ * the place, for a declaration that the proof would have to back). */
+struct proof {
+    bool pure;      /* reads no state of the policy's own */
+    bool apart;     /* scores: each candidate's score from its own values only */
+    bool blind;     /* prune: reads nothing of ctx nor of records */
+    char why[256];  /* the first reason one does not hold, or "" */
 };
 
 struct grovel_policy {
@@ -89,6 +98,29 @@ struct grovel_policy {
     struct grovel_views views; /* what its views show */
     const void *owner;        /* the matcher of the last match */
     grove_graph_t *last_g;    /* and its graph */
+
+    struct proof proof[H_COUNT]; /* of each Lua hook (l_policy_proof.c) */
+    grove_policy_reads_t acc;    /* what the score calls read since the last
+                                  * observe */
+    /* what a score or prune call may not read (grovel_views.deny): what the
+     * policy's declaration (score_local, score_reads) leaves out, and for a
+     * prune taken as reading the graph's content alone (prune_static),
+     * anything else; and the messages of such reads */
+    unsigned score_deny, prune_deny;
+    char score_denied[256];
+    const char *prune_denied;
+    /* prune's answers kept by vertex (pval where pstamp == pgen), those of
+     * calls that read nothing but the graph's content: valid while the
+     * graph (pepoch, the views' epoch) and its content (pchg, its change
+     * count) stay */
+    uint8_t *pval;
+    uint32_t *pstamp;
+    size_t pcap;
+    uint32_t pgen;
+    uint32_t pepoch;
+    uint64_t pchg;
+    uint32_t *cmark; /* a scores call's candidates marked views.cgen, by vertex */
+    size_t cmcap;
 
     /* the match in progress (between begin and end) */
     bool active;
@@ -133,6 +165,7 @@ struct call {
     const grove_graph_t *g; /* choose, scores: the candidates' graph, for keys */
     int result;   /* prune */
     double value; /* score, key */
+    grove_policy_reads_t reads; /* prune, score, scores: what the call read */
 };
 
 /* ---- small helpers -------------------------------------------------------- */
@@ -184,10 +217,21 @@ int grovelp_policy_tramp_scores(void *arg, const grove_graph_t *g, const grove_v
                                 const grove_policy_ctx_t *ctx, double *out);
 int grovelp_policy_decl_order(void *arg, const grove_graph_t *g, grove_vid_t parent,
                               grove_vid_t *kids, size_t n);
+/* grove_policy_t.observe of a policy with a score or scores of its own */
+void grovelp_policy_observe(void *arg, grove_policy_reads_t *out);
+
+/* l_policy_proof.c: what the hooks' code shows.  Fill p->proof of each
+ * Lua hook in the table at hooks of S (the sandbox, protected; its
+ * libraries made read-only). */
+void grovelp_policy_prove(lua_State *S, struct grovel_policy *p, int hooks);
 
 /* l_policy_views.c: what the hooks are handed */
-void grovelp_policy_update_ctx(lua_State *S, struct grovel_policy *p, const grove_policy_ctx_t *x,
-                               int ctx);
+/* Give the ctx table on top of S its metatable (fields made when read). */
+void grovelp_policy_ctx_open(lua_State *S, struct grovel_policy *p);
+/* A call with ctx x begins: the table at ctx shows x, its fields made
+ * anew as they are read; the views answer for its window. */
+void grovelp_policy_set_ctx(lua_State *S, struct grovel_policy *p, const grove_policy_ctx_t *x,
+                            int ctx);
 int grovelp_policy_key_named(const char *s, const char **prop);
 double grovelp_policy_key_value(const grove_graph_t *g, grove_vid_t v, int kind, const char *prop,
                                 grove_sym_t type, int64_t start, int64_t end);

@@ -77,6 +77,11 @@ typedef struct grovel_sandbox {
     unsigned logged;      /* log messages kept in this run (l_log.c) */
     unsigned dropped;     /* log messages past GROVEL_LOG_RUN in this run */
     void *views;          /* a policy's vertex views (l_view.c), or NULL */
+    /* Told when the code running uses a value no match gives (math.random,
+     * the address of a table as tostring or string.format shows it), or
+     * NULL; may raise. */
+    void (*hidden)(lua_State *S, void *arg, const char *what);
+    void *hidden_arg;
 } grovel_sandbox_t;
 
 /* Push a function of S (a sandbox's state) that returns a new array of
@@ -162,6 +167,18 @@ const char *grovel_sandbox_limit_message(const grovel_sandbox_t *sb, int status,
  * ({budget =, memory =, time =}, each optional); raises on misuse.  names
  * lists the option keys the caller accepts beyond these, or NULL. */
 void grovel_sandbox_check_limits(lua_State *L, int arg, grovel_sandbox_t *sb);
+
+/* Make the libraries of the sandbox's environment (math, string, table,
+ * utf8) read-only: what they hold stays, any write raises.  A policy's
+ * code may change them while its chunk runs, never after (its hooks'
+ * code reads them as constants: l_policy_proof.c).  Call protected. */
+void grovel_sandbox_freeze(grovel_sandbox_t *sb);
+
+/* Is the table at idx a library made read-only? */
+bool grovel_sandbox_frozen(lua_State *S, int idx);
+
+/* The code running used what: a value no match gives (sb->hidden). */
+void grovel_sandbox_hidden(lua_State *S, const char *what);
 
 /* The type of the value at idx by its metatable's __name (read raw: no
  * code runs) or its basic type. */

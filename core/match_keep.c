@@ -25,6 +25,17 @@
  * jobs of many sizes, each at a later time (a simulation, a live
  * instance), mends one ranking instead of making one a job.
  *
+ * What a score reads is known to the matcher one of two ways.  A policy
+ * whose hooks are watched as they run (grove_policy_t.observe: a Lua
+ * policy, whose ctx and views are Grove's own and whose code is checked
+ * for state of its own when it loads) says what the scores that made a
+ * ranking read: the ranking is kept when they read nothing but the
+ * candidates and ctx's type, count, totals and window, and serves the
+ * requests and windows that differ only in what was not read; the calls
+ * that mend it are watched too, and a ranking whose mend read more is
+ * made anew.  A policy that is not watched (the C built-ins) declares it
+ * (score_local, score_reads), and is taken at its word.
+ *
  * A kept ranking holds while the graph's chg_gen stays (structure, sizes,
  * names, ranks, properties, status, the aggregates' specification) and
  * the ring still holds every change since (GROVEP_CHG_RING); a new policy
@@ -56,6 +67,8 @@ struct rkeep {
     grove_sym_t rtype;
     uint64_t count;
     int64_t start, end, duration;
+    unsigned reads;  /* GROVE_READ_* the scores read (never OTHER) */
+    uint64_t treads; /* the totals they read, by type (bit k: types[k]) */
     size_t ntypes;
     grove_sym_t *types;
     uint64_t *total;
@@ -108,7 +121,7 @@ void grovep_match_keep_clear(grove_matcher_t *m)
 static bool keep_on(const grove_matcher_t *m)
 {
     const grove_policy_t *p = &m->pol;
-    return p->score_local && (p->score || p->scores) && !p->choose && !p->order
+    return (p->score_local || p->observe) && (p->score || p->scores) && !p->choose && !p->order
            && !p->explore_by_use && m->dom_sub == m->g->containment;
 }
 
@@ -120,60 +133,77 @@ static grove_policy_ctx_t keep_ctx(const grove_matcher_t *m, const struct req *r
                                 r ? r->js : NULL};
 }
 
-/* What of ctx the policy's score reads (grove_policy_t.score_reads). */
-enum { READ_TYPE = 1, READ_COUNT = 2, READ_TOTAL = 4, READ_WINDOW = 8, READ_ALL = 15 };
+enum { READ_ALL = GROVE_READ_TYPE | GROVE_READ_COUNT | GROVE_READ_TOTAL | GROVE_READ_WINDOW };
 
-static unsigned reads_of(const grove_policy_t *p)
+/* What of ctx the policy's declaration says its score reads
+ * (grove_policy_t.score_reads) for the request q: every field when it
+ * names none, and GROVE_READ_OTHER when it does not declare its score
+ * local. */
+static grove_policy_reads_t declared_reads(const grove_policy_t *p, const grove_policy_request_t *q)
 {
+    grove_policy_reads_t r = {0, 0};
+    if (!p->score_local)
+        return (grove_policy_reads_t){GROVE_READ_OTHER | READ_ALL, ~(uint64_t)0};
     if (!p->score_reads)
-        return READ_ALL;
-    unsigned r = 0;
+        return (grove_policy_reads_t){READ_ALL, ~(uint64_t)0};
     for (const char *const *f = p->score_reads; *f; f++) {
         if (!strcmp(*f, "type"))
-            r |= READ_TYPE;
+            r.what |= GROVE_READ_TYPE;
         else if (!strcmp(*f, "count"))
-            r |= READ_COUNT;
+            r.what |= GROVE_READ_COUNT;
         else if (!strcmp(*f, "total"))
-            r |= READ_TOTAL;
-        else if (!strncmp(*f, "total.", 6))
-            continue; /* one type's: compared by name (keep_same) */
+            r.what |= GROVE_READ_TOTAL;
         else if (!strcmp(*f, "start") || !strcmp(*f, "end") || !strcmp(*f, "duration"))
-            r |= READ_WINDOW;
-        else
-            return READ_ALL; /* not one grove_policy_read_known knows */
+            r.what |= GROVE_READ_WINDOW;
+        else if (!strncmp(*f, "total.", 6)) {
+            /* one type's: the request's types of that name (past the 64th: all) */
+            for (size_t i = 0; i < q->ntypes; i++) {
+                if (!q->names || strcmp(*f + 6, q->names[i]))
+                    continue;
+                if (i < 64)
+                    r.totals |= (uint64_t)1 << i;
+                else
+                    r.what |= GROVE_READ_TOTAL;
+            }
+        } else {
+            return (grove_policy_reads_t){READ_ALL, ~(uint64_t)0}; /* not one known */
+        }
     }
     return r;
 }
 
-/* Does the policy read the total of the request's i-th type? */
-static bool reads_total(const grove_policy_t *p, const grove_policy_request_t *q, size_t i)
+grove_policy_reads_t grovep_match_observe(grove_matcher_t *m)
 {
-    for (const char *const *f = p->score_reads; f && *f; f++)
-        if (!strncmp(*f, "total.", 6) && q->names && !strcmp(*f + 6, q->names[i]))
-            return true;
-    return false;
+    const grove_policy_t *p = &m->pol;
+    if (!p->observe)
+        return declared_reads(p, &m->preq);
+    grove_policy_reads_t r = {0, 0};
+    p->observe(p->arg, &r);
+    return r;
 }
 
 /* Was k made for v and a request shape and window that give the scores
  * they would give now, on the graph as it is?  0 no, 1 the same window, 2
  * another window whose records must be checked (grovep_recs_same). */
 static int keep_same(const grove_matcher_t *m, const struct rkeep *k, grove_vid_t v, bool named,
-                     const grove_policy_ctx_t *c, unsigned reads)
+                     const grove_policy_ctx_t *c)
 {
     const grove_policy_request_t *q = &m->preq;
+    unsigned reads = k->reads;
     /* a named level's list holds the vertices of its type: the type is
      * compared whether the score reads it or not */
     if (!k->live || k->named != named || k->v != v || k->sub != m->dom_sub || k->gen != m->g->chg_gen
-        || k->ntypes != q->ntypes || ((named || (reads & READ_TYPE)) && k->rtype != c->type)
-        || ((reads & READ_COUNT) && k->count != c->count))
+        || k->ntypes != q->ntypes || ((named || (reads & GROVE_READ_TYPE)) && k->rtype != c->type)
+        || ((reads & GROVE_READ_COUNT) && k->count != c->count))
         return 0;
     for (size_t i = 0; i < q->ntypes; i++)
         if (k->types[i] != q->types[i]
-            || (k->total[i] != q->total[i] && ((reads & READ_TOTAL) || reads_total(&m->pol, q, i))))
+            || (k->total[i] != q->total[i]
+                && ((reads & GROVE_READ_TOTAL) || (i < 64 && (k->treads >> i & 1)))))
             return 0;
     if (k->start == c->start && k->end == c->end && k->duration == q->duration)
         return 1;
-    return reads & READ_WINDOW ? 0 : 2;
+    return reads & GROVE_READ_WINDOW ? 0 : 2;
 }
 
 /* The place of vertex a in k's list, or -1. */
@@ -316,6 +346,7 @@ static int keep_mend(grove_matcher_t *m, struct rkeep *k, const grove_policy_ctx
             kp->vs[i] = k->lv[kp->dirty[i]];
             kp->out[i] = 0;
         }
+        grovep_match_observe(m); /* what came before is not these scores' */
         if (m->pol.scores) {
             if (m->pol.scores(m->pol.arg, g, kp->vs, nd, c, kp->out) < 0)
                 goto hook;
@@ -329,6 +360,16 @@ static int keep_mend(grove_matcher_t *m, struct rkeep *k, const grove_policy_ctx
                 rkeep_drop(k);
                 return 0;
             }
+        /* these scores may read what the others did not: the ranking
+         * serves from now on only what none of them read; a score that
+         * read anything else is not local, and the ranking is made anew */
+        grove_policy_reads_t o = grovep_match_observe(m);
+        if (o.what & GROVE_READ_OTHER) {
+            rkeep_drop(k);
+            return 0;
+        }
+        k->reads |= o.what;
+        k->treads |= o.totals;
         if (nd > KEEP_MOVES) {
             if (keep_merge(kp, k, nd) < 0)
                 return -1;
@@ -359,17 +400,16 @@ static struct rkeep *keep_get(grove_matcher_t *m, grove_vid_t v, bool named,
     *rc = 0;
     if (!kp || !keep_on(m))
         return NULL;
-    unsigned reads = reads_of(&m->pol);
     /* one made for this window first; else one whose window meets the
      * same records, the most recently used */
     struct rkeep *k = NULL;
     for (size_t i = 0; i < RKEEP_N && !k; i++)
-        if (keep_same(m, &kp->k[i], v, named, c, reads) == 1)
+        if (keep_same(m, &kp->k[i], v, named, c) == 1)
             k = &kp->k[i];
     struct rkeep *carry = NULL;
     for (size_t i = 0; i < RKEEP_N && !k; i++) {
         struct rkeep *o = &kp->k[i];
-        if ((!carry || o->used > carry->used) && keep_same(m, o, v, named, c, reads) == 2
+        if ((!carry || o->used > carry->used) && keep_same(m, o, v, named, c) == 2
             && grovep_recs_same(m->g, o->start, o->end, c->start, c->end))
             carry = o;
     }
@@ -381,10 +421,15 @@ static struct rkeep *keep_get(grove_matcher_t *m, grove_vid_t v, bool named,
         return NULL;
     }
     /* what the scores were made for now: the records of the new window
-     * are those of the old */
+     * are those of the old, and a field of the request no score read may
+     * be the new one's (those the mend scored read the new one's) */
     k->start = c->start;
     k->end = c->end;
     k->duration = m->preq.duration;
+    k->rtype = c->type;
+    k->count = c->count;
+    if (m->preq.ntypes)
+        memcpy(k->total, m->preq.total, m->preq.ntypes * sizeof(*k->total));
     k->used = ++kp->tick;
     m->stats.ranks_kept++;
     return k;
@@ -431,7 +476,7 @@ static int cmp_vpos(const void *a, const void *b)
 static void keep_store(grove_matcher_t *m, grove_vid_t v, bool named,
                        const grove_policy_ctx_t *cp, size_t n)
 {
-    if (!keep_on(m) || n == 0 || n > UINT32_MAX)
+    if (!keep_on(m) || n == 0 || n > UINT32_MAX || (m->obs.what & GROVE_READ_OTHER))
         return;
     grove_graph_t *g = m->g;
     for (size_t i = 0; i < n; i++)
@@ -444,13 +489,19 @@ static void keep_store(grove_matcher_t *m, grove_vid_t v, bool named,
     struct grovep_keep *kp = m->keep;
     grove_policy_ctx_t c = *cp;
     /* the slot of the same key (made stale), else an empty one, else the
-     * least recently used */
+     * least recently used.  The key holds the request's types: a level
+     * that jobs of two shapes name (one node, four nodes of sockets and
+     * GPUs) keeps a ranking for each, which would otherwise replace one
+     * another at every job of a mixed stream. */
+    const grove_policy_request_t *q = &m->preq;
     struct rkeep *k = NULL;
-    for (size_t i = 0; i < RKEEP_N && !k; i++)
-        if (kp->k[i].live && kp->k[i].named == named && kp->k[i].v == v
-            && kp->k[i].start == c.start
-            && kp->k[i].end == c.end)
-            k = &kp->k[i];
+    for (size_t i = 0; i < RKEEP_N && !k; i++) {
+        struct rkeep *o = &kp->k[i];
+        if (o->live && o->named == named && o->v == v && o->start == c.start && o->end == c.end
+            && o->rtype == c.type && o->ntypes == q->ntypes
+            && (!q->ntypes || !memcmp(o->types, q->types, q->ntypes * sizeof(*q->types))))
+            k = o;
+    }
     for (size_t i = 0; i < RKEEP_N && !k; i++)
         if (!kp->k[i].live)
             k = &kp->k[i];
@@ -461,7 +512,6 @@ static void keep_store(grove_matcher_t *m, grove_vid_t v, bool named,
                 k = &kp->k[i];
     }
     rkeep_drop(k);
-    const grove_policy_request_t *q = &m->preq;
     size_t nt = q->ntypes ? q->ntypes : 1;
     k->types = malloc(nt * sizeof(*k->types));
     k->total = malloc(nt * sizeof(*k->total));
@@ -495,6 +545,8 @@ static void keep_store(grove_matcher_t *m, grove_vid_t v, bool named,
         memcpy(k->total, q->total, q->ntypes * sizeof(*k->total));
     }
     k->ntypes = q->ntypes;
+    k->reads = m->obs.what;
+    k->treads = m->obs.totals;
     k->v = v;
     k->named = named;
     k->sub = m->dom_sub;

@@ -332,6 +332,9 @@ struct grove_matcher {
                                  * (match_order.c), NULL until one is */
     struct grovep_keep *keep;   /* rankings kept between matches (match_keep.c),
                                  * NULL until one is */
+    grove_policy_reads_t obs;   /* what the last scores made for a ranking read
+                                 * (grovep_match_observe; all of it when the
+                                 * policy cannot tell) */
 };
 
 /* The reference engine's weight of a node's id in a node-centric score:
@@ -801,6 +804,12 @@ int grovep_match_keep_level(grove_matcher_t *m, grove_vid_t v, const grove_polic
 void grovep_match_keep_store_level(grove_matcher_t *m, grove_vid_t v, const grove_policy_ctx_t *c,
                                    size_t n);
 void grovep_match_keep_clear(grove_matcher_t *m);
+/* What the score calls made since the last call read: as the policy
+ * watched them (grove_policy_t.observe), else as it declares
+ * (score_local, score_reads; GROVE_READ_OTHER when it does not declare
+ * its score local).  Called once before scoring, to forget what came
+ * before, and once after. */
+grove_policy_reads_t grovep_match_observe(grove_matcher_t *m);
 
 /* match_use.c: exploring by use: the orders it gives, the counts the jobs change */
 void grovep_match_order_by_use(const grove_matcher_t *m, grove_vid_t *kids, size_t n);

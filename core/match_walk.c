@@ -463,6 +463,7 @@ static int score_rents(grove_matcher_t *m, const grove_policy_ctx_t *c, grove_vi
         vs[i] = m->rents[i].v;
         sc[i] = 0;
     }
+    grovep_match_observe(m); /* what came before is not these scores' */
     if (m->pol.scores) {
         if (m->pol.scores(m->pol.arg, m->g, vs, n, c, sc) < 0)
             goto hook;
@@ -471,6 +472,7 @@ static int score_rents(grove_matcher_t *m, const grove_policy_ctx_t *c, grove_vi
             if (m->pol.score(m->pol.arg, m->g, vs[i], c, &sc[i]) < 0)
                 goto hook;
     }
+    m->obs = grovep_match_observe(m);
     return 0;
 hook:
     m->hook_failed = 1;
@@ -1461,7 +1463,9 @@ static int gather(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool p
  * walk checks them (grovep_match_path_ok), admitted, in the same order,
  * a fixed count only as far as it needs (take_best asks for the rest when
  * those do not do).  Only when the walk's order below u is the graph's
- * (nothing between ranked, no order hook) and no prune hook is asked. */
+ * (nothing between ranked, no order hook) and a prune hook, if any, answers
+ * alike whoever asks it and when (grove_policy_t.prune_static): the walk
+ * asks it about every candidate, this only about those it serves. */
 
 /* A kept level being served: its entries (a copy), the next to serve. */
 struct lserve {
@@ -1562,7 +1566,8 @@ static int gather_kept(grove_matcher_t *m, const struct req *r, grove_vid_t u, b
                        bool top, uint64_t want, size_t cbase, struct lserve *s)
 {
     const grove_graph_t *g = m->g;
-    if (!grovep_match_keep_wanted(m) || m->pol.prune || (top && g->v[u].type == r->type))
+    if (!grovep_match_keep_wanted(m) || (m->pol.prune && !m->pol.prune_static)
+        || (top && g->v[u].type == r->type))
         return 0;
     grove_policy_ctx_t ctx = {r->type, want, m->start, m->end, &m->preq, r->js};
     const struct rent *ke;
@@ -1721,8 +1726,9 @@ static int take_best(grove_matcher_t *m, const struct req *r, grove_vid_t u, boo
                      bool top, uint64_t want)
 {
     /* a prune hook is told what this match has found so far, which taking
-     * units as they come would change under it */
-    if (!r->child && !m->pol.score && !m->pol.scores && !m->pol.prune)
+     * units as they come would change under it (not one that reads only
+     * the graph's content) */
+    if (!r->child && !m->pol.score && !m->pol.scores && (!m->pol.prune || m->pol.prune_static))
         return take_units(m, r, u, pexcl, top, want);
     size_t cbase = m->ncands;
     struct lserve s = {NULL, 0, 0};

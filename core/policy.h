@@ -60,6 +60,26 @@ typedef struct grove_policy_request {
     uint64_t serial;                /* changes whenever found changes */
 } grove_policy_request_t;
 
+/* What the score hooks of a policy read, as the provider of its hooks
+ * watched them run (grove_policy_t.observe): bits of GROVE_READ_*, and
+ * the totals of which of the request's types (bit k: the k-th of
+ * grove_policy_request_t.types, the first 64). */
+enum {
+    GROVE_READ_TYPE = 1,   /* ctx's type */
+    GROVE_READ_COUNT = 2,  /* ctx's count */
+    GROVE_READ_TOTAL = 4,  /* every type's total (the table walked) */
+    GROVE_READ_WINDOW = 8, /* the window's bounds or the job's duration, or
+                            * records at times of the hook's own */
+    GROVE_READ_OTHER = 16  /* anything else: what the match found so far,
+                            * the job, another vertex's records, state the
+                            * provider cannot see; the scores are not local */
+};
+
+typedef struct grove_policy_reads {
+    unsigned what;   /* GROVE_READ_* */
+    uint64_t totals; /* bit k: the total of the request's k-th type */
+} grove_policy_reads_t;
+
 /* What the hooks are told about the request being matched. */
 typedef struct grove_policy_ctx {
     grove_sym_t type; /* the requested type at this level (NONE in a slot) */
@@ -155,6 +175,26 @@ typedef struct grove_policy {
      * either window meets both (match_keep.c): as the clock moves in a
      * simulation or a live instance, from one job's window to the next. */
     const char *const *score_reads;
+    /* What the score or scores calls made since the last observe read
+     * (into *out, and forgotten), as the provider of the hooks saw them
+     * run; NULL when it cannot tell.  When given, it replaces score_local
+     * and score_reads: the matcher keeps a ranking (match_keep.c) whose
+     * calls read nothing GROVE_READ_OTHER, for the requests and windows
+     * that differ from the one it was made for only in what they did not
+     * read, and mends it only while the calls that score again read
+     * nothing GROVE_READ_OTHER either.  The provider must see every input
+     * of a score: a call that may depend on anything it cannot see reads
+     * GROVE_READ_OTHER. */
+    void (*observe)(void *arg, grove_policy_reads_t *out);
+    /* prune's answer for a vertex depends on the graph's content alone
+     * (structure, names, ids, ranks, sizes, properties, tags, status): not
+     * on ctx, on records (what is allocated or free) nor on state of the
+     * policy's own.  Asked at any level, in any order, any number of
+     * times, before or after a match takes anything, it answers alike.
+     * The matcher may then take a level's candidates from a kept ranking
+     * (asking prune only about the candidates it serves) and a leaf
+     * request's units as they come. */
+    bool prune_static;
     void *arg;           /* passed to every hook */
     /* The types whose vertices prune and score are asked about: NULL-ended
      * lists of type names, NULL for every type.  The matcher walks through

@@ -36,7 +36,17 @@ local function machine(racks, nodes, gpus)
   return g
 end
 
--- The shipped Lua policy at path, as shipped and without its declarations.
+-- A score that also reads ctx.job (no local score's input): its rankings
+-- are never kept, each made anew at every match.
+local function anew(text)
+  local out, n = text:gsub("scores = function%(_, [%w_]+, keys%)\n",
+    "scores = function(_, ctx, keys)\n    local _ = ctx.job\n")
+  assert.equal(1, n, "one scores hook")
+  return out
+end
+
+-- The shipped Lua policy at path: as shipped, without its declarations
+-- (the engine sees what it reads), and made anew at every match.
 local function twins(path)
   local text = exe.read(path)
   local plain, n = text:gsub("\n  score_local = true,", "")
@@ -44,37 +54,52 @@ local function twins(path)
   local m
   plain, m = plain:gsub("\n  score_reads = [^\n]*,", "")
   assert.equal(1, m, path .. " declares score_reads once")
-  return assert(core.policy_parse(text, path)), assert(core.policy_parse(plain, path))
+  return assert(core.policy_parse(text, path)), assert(core.policy_parse(plain, path)),
+    assert(core.policy_parse(anew(plain), path))
 end
 
 -- A policy of many distinct scores (a comparison sort, not a pass per
 -- value), from a property, free cores, the id and ctx.count; declared
 -- local or not, and declared to read ctx.count (the one field it reads)
--- or every field.
-local function weighted(declared, reads)
+-- or every field; or made anew at every match (fresh).
+local function weighted(declared, reads, fresh)
   local decl = declared and "score_local = true," or ""
   if reads then decl = decl .. " score_reads = " .. reads .. "," end
-  return assert(core.policy_parse(([[
+  local text = ([[
     return {name = "weighted", score_types = "node", %s
       scores = function(_, ctx, keys)
         local w, f, id = keys["property:weight"], keys["free:core"], keys.id
         local out = {}
         for i = 1, #w do out[i] = w[i] * 100 + f[i] * 7 + (id[i] %% 5) + ctx.count end
         return out
-      end}]]):format(decl), "weighted.lua"))
+      end}]]):format(decl)
+  return assert(core.policy_parse(fresh and anew(text) or text, "weighted.lua"))
 end
 
 -- A policy that reads the window's own bounds (its score grows with
--- ctx.duration), declared so or not.
-local function by_duration(declared)
-  return assert(core.policy_parse(([[
+-- ctx.duration), declared so or not, or made anew at every match (fresh).
+local function by_duration(declared, fresh)
+  local text = ([[
     return {name = "by_duration", score_types = "node", %s
       scores = function(_, ctx, keys)
         local f, id, out = keys["free:core"], keys.id, {}
         for i = 1, #f do out[i] = f[i] * ((ctx.duration or 0) %% 7 + 1) + id[i] %% 3 end
         return out
-      end}]]):format(declared and 'score_local = true, score_reads = {"duration"},' or ""),
-    "by_duration.lua"))
+      end}]]):format(declared and 'score_local = true, score_reads = {"duration"},' or "")
+  return assert(core.policy_parse(fresh and anew(text) or text, "by_duration.lua"))
+end
+
+-- A best fit, one score a node: the nodes left with the fewest free cores
+-- once the request's are taken first, from ctx.total.core; declared as
+-- decl says, or made anew at every match (fresh).
+local function best_fit(decl, fresh)
+  return assert(core.policy_parse(([[
+    return {name = "best_fit", score_types = "node", %s
+      score = function(v, ctx)
+        %s
+        local left = v:aggregate("core") - (ctx.total.core or 0)
+        return left < 0 and -1000 or -left
+      end}]]):format(decl or "", fresh and "local _ = ctx.job" or ""), "best_fit.lua"))
 end
 
 -- What a job got: its start and its cores ("n1/0,n1/1"), or the failure.
@@ -177,18 +202,19 @@ end
 
 describe("a ranking kept between matches", function()
   it("places as a ranking made anew, on random streams", function()
-    local s, s0 = twins("policies/spread.lua")
-    local gp, gp0 = twins("policies/gpu.lua")
-    -- the C built-in without its declaration (a file's own score_types:
-    -- a base's are not kept)
-    local cgpu0 = assert(core.policy_parse(
-      "return {base = 'gpu', score_local = false, score_types = 'node'}", "gpu0.lua"))
+    local s, s0, s1 = twins("policies/spread.lua")
+    local gp, gp0, gp1 = twins("policies/gpu.lua")
+    -- declared, undeclared (kept for what the engine sees it read), the C
+    -- built-ins: each against the same scores made anew at every match
     local cases = {
-      {"spread (Lua)", s, s0}, {"spread (C)", "spread", s0},
-      {"gpu (Lua)", gp, gp0}, {"gpu (C)", "gpu", cgpu0},
-      {"weighted", weighted(true), weighted(false)},
-      {"weighted, reads count", weighted(true, '{"count"}'), weighted(false)},
-      {"by duration", by_duration(true), by_duration(false)},
+      {"spread (Lua)", s, s1}, {"spread (Lua, undeclared)", s0, s1}, {"spread (C)", "spread", s1},
+      {"gpu (Lua)", gp, gp1}, {"gpu (Lua, undeclared)", gp0, gp1}, {"gpu (C)", "gpu", gp1},
+      {"weighted", weighted(true), weighted(false, nil, true)},
+      {"weighted, reads count", weighted(true, '{"count"}'), weighted(false, nil, true)},
+      {"weighted, undeclared", weighted(false), weighted(false, nil, true)},
+      {"by duration", by_duration(true), by_duration(false, true)},
+      {"by duration, undeclared", by_duration(false), by_duration(false, true)},
+      {"best fit, undeclared", best_fit(), best_fit(nil, true)},
     }
     for _, c in ipairs(cases) do
       for seed = 1, 6 do
@@ -216,12 +242,15 @@ describe("a ranking kept between matches", function()
     end
   end)
 
-  it("is not kept for a policy that does not declare it", function()
-    local _, plain = twins("policies/spread.lua")
+  it("is kept without a declaration, not when the score reads what no local score does",
+    function()
+    local _, plain, fresh = twins("policies/spread.lua")
     local _, _, kept = stream(1, 60, plain, plain)
-    assert.equal(0, kept)
+    assert.is_true(kept > 0, kept .. " kept")
     local _, _, kept_named = stream(1, 60, plain, plain, NAMED)
-    assert.equal(0, kept_named)
+    assert.is_true(kept_named > 0, kept_named .. " kept")
+    local _, _, kept_fresh = stream(1, 60, fresh, fresh)
+    assert.equal(0, kept_fresh)
     local _, _, kept_first = stream(1, 60, "first", "first")
     assert.equal(0, kept_first)
   end)
@@ -377,6 +406,20 @@ describe("a ranking kept between matches", function()
       :hooks().score_reads)
   end)
 
+  it("keeps a ranking for each request shape of a mixed stream", function()
+    -- two shapes that name the nodes, of different types (a GPU or not),
+    -- in turn: each mends its own ranking, neither replaces the other's
+    local g = machine(2, 4, function(i) return i % 3 end)
+    local m = core.matcher(g)
+    assert(m:set_policy("spread"))
+    local a = match.compiled{nodes = 1, tasks = 1, cores_per_task = 1, duration = 10}
+    local b = match.compiled{nodes = 1, tasks = 1, cores_per_task = 1, gpus_per_task = 1,
+      duration = 10}
+    for i = 1, 12 do assert(m:match(i % 2 == 0 and a or b, "allocate")) end
+    assert.equal(10, m:stats().ranks_kept)
+    m:close()
+  end)
+
   it("sees a reservation in the future in the window it overlaps", function()
     local _, m, next_job = spread_on()
     assert.same({"allocated@0:n0/core0", 0}, {next_job()})
@@ -391,5 +434,122 @@ describe("a ranking kept between matches", function()
     assert.same({"allocated@0:n3/core0", 3}, {next_job()})
     assert.same({"allocated@0:n0/core1", 4}, {next_job()})
     m:close()
+  end)
+end)
+
+describe("what a score or prune reads, watched as it runs", function()
+  local one = match.compiled{tasks = 1, cores_per_task = 1, duration = 10}
+
+  it("raises with the field a declaration leaves out, and leaves the matcher as it was",
+    function()
+    local g, m = matcher_on(best_fit("score_local = true, score_reads = {},"))
+    local j, msg = m:match(one, "allocate")
+    assert.is_nil(j)
+    assert.matches("policy best_fit: score hook: best_fit.lua:4: ctx.total.core: the policy's "
+      .. "score_reads names only {}", msg, 1, true)
+    assert.same({}, m:jobs())
+    -- score_local alone: ctx.job is no local score's input
+    local p = assert(core.policy_parse([[return {score_types = "node", score_local = true,
+      score = function(v, ctx) return ctx.job end}]], "job.lua"))
+    assert(m:set_policy(p))
+    j, msg = m:match(one, "allocate")
+    assert.is_nil(j)
+    assert.matches("job.lua:2: ctx.job: not what a local score reads", msg, 1, true)
+    -- the same score honest about what it reads places
+    assert(m:set_policy(best_fit("score_local = true, score_reads = {'total.core'},")))
+    assert.equal("allocated@0:n0/core0", placed(m:match(one, "allocate")))
+    m:close()
+    g:close()
+  end)
+
+  it("refuses score_local that the hook's code cannot back", function()
+    local p, msg = core.policy_parse([[local seen = {}
+      return {score_types = "node", score_local = true,
+        score = function() seen[#seen + 1] = 1; return #seen end}]], "state.lua")
+    assert.is_nil(p)
+    assert.matches("state.lua:2: score_local: the score hook's code does not show that each "
+      .. "score is local: state.lua:3: the function reads upvalue 'seen'", msg, 1, true)
+    -- without the declaration it loads, and is never kept
+    p = assert(core.policy_parse([[local seen = {}
+      return {score_types = "node",
+        score = function() seen[#seen + 1] = 1; return #seen end}]], "state.lua"))
+    assert.matches("upvalue 'seen'", p:proofs().score, 1, true)
+    local _, m = matcher_on(p)
+    for _ = 1, 3 do assert(m:match(one, "allocate")) end
+    assert.equal(0, m:stats().ranks_kept)
+    m:close()
+  end)
+
+  -- Nodes n2 and n5 degraded, 2 racks of 4 nodes.
+  local function degraded(g)
+    for _, n in ipairs{"n2", "n5"} do g:vertex(n):set_property("degraded", "1") end
+    return g
+  end
+
+  it("keeps the rankings of a prune on a node property, placing as the constraint", function()
+    local p = assert(core.policy_parse([[return {base = "spread",
+      prune = function(v) return v:property("degraded") ~= nil end}]], "prune.lua"))
+    assert.is_true(p:proofs().prune)
+    local ctxp = assert(core.policy_parse([[return {base = "spread",
+      prune = function(v, ctx) return ctx.count > 99 end}]], "ctxprune.lua"))
+    assert.is_string(ctxp:proofs().prune)
+    local con = {tasks = 1, cores_per_task = 1, duration = 10,
+      constraints = {properties = {"^degraded"}}}
+    local runs = {}
+    for k, c in ipairs{{p, one}, {"spread", match.compiled(con)}} do
+      local g = degraded(machine(2, 4))
+      local m = core.matcher(g)
+      assert(m:set_policy(c[1]))
+      local log = {}
+      for i = 1, 30 do log[i] = placed(m:match(c[2], "allocate_orelse_reserve")) end
+      runs[k] = {log = log, kept = m:stats().ranks_kept}
+      m:close()
+    end
+    assert.same(runs[2].log, runs[1].log)
+    assert.not_matches("n[25]/", table.concat(runs[1].log, " "))
+    assert.is_true(runs[1].kept > 20, runs[1].kept .. " kept")
+  end)
+
+  it("keeps a base's score_types when the file gives only a prune", function()
+    -- spread scores nodes alone: a prune of its own keeps that
+    local p = assert(core.policy_parse([[return {base = "spread",
+      prune = function() return false end}]], "prune.lua"))
+    local runs = {}
+    for k, pol in ipairs{p, "spread"} do
+      local g = machine(2, 4, function(i) return i % 3 end)
+      local m = core.matcher(g)
+      assert(m:set_policy(pol))
+      local log = {}
+      local two = match.compiled{nodes = 1, tasks = 1, cores_per_task = 2, duration = 10}
+      for i = 1, 12 do log[i] = placed(m:match(i % 2 == 0 and one or two, "allocate")) end
+      runs[k] = {log = log, kept = m:stats().ranks_kept}
+      m:close()
+    end
+    assert.same(runs[2].log, runs[1].log)
+    assert.same(runs[2].kept, runs[1].kept)
+  end)
+end)
+
+describe("docs/policies.md's first policy", function()
+  it("places as spread on nodes without GPUs, its ranking kept with nothing declared", function()
+    local doc = exe.read("docs/policies.md")
+    local text = assert(doc:match("## Writing a policy\n.-```lua\n(.-)```"))
+    local p = assert(core.policy_parse(text, "emptiest.lua"))
+    assert.is_true(p:proofs().score)
+    local runs = {}
+    for k, pol in ipairs{p, "spread"} do
+      local g = machine(2, 4)
+      local m = core.matcher(g)
+      assert(m:set_policy(pol))
+      local log = {}
+      for i = 1, 20 do
+        local shape = match.compiled(i % 3 == 0 and NAMED[3] or SHAPES[(i % 2) + 1])
+        log[i] = placed(m:match(shape, "allocate_orelse_reserve"))
+      end
+      runs[k] = {log = log, kept = m:stats().ranks_kept}
+      m:close()
+    end
+    assert.same(runs[2].log, runs[1].log)
+    assert.is_true(runs[1].kept > 10, runs[1].kept .. " kept")
   end)
 end)
