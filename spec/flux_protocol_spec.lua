@@ -157,7 +157,8 @@ describe("grove.flux", function()
     s0:handle("sched.alloc", alloc(1, jobspec(2, 4, 100)))
     s0:handle("sched.alloc", alloc(2, jobspec(2, 4, 50)))
     clock0.t = 1040
-    local acts0 = s0:handle("sched.free", '{"id":1,"R":' .. R_text("0-1", "n[0-1]") .. ',"final":true}')
+    local acts0 = s0:handle("sched.free",
+      '{"id":1,"R":' .. R_text("0-1", "n[0-1]") .. ',"final":true}')
     local ann0 = by_id(acts0, "alloc", "success")[2].annotations.sched
     assert.equal("rank[0-1]/core[0-3]", ann0.resource_summary)
     assert.is_nil(ann0.estimated)
