@@ -31,14 +31,17 @@ for _, queue in ipairs{"fcfs", "easy"} do
 end
 
 -- the metrics in the order `grove sim --compare` shows them: whole
--- numbers as they are, others to three places
+-- numbers as they are, others to three places; a metric neither run has
+-- (the start estimates, when no job was shown one) is left out, one run
+-- lacks is "-"
 print(("2000 generated jobs on %d cores"):format(results[1].units))
 print(("%-28s %12s %12s"):format("", "fcfs", "easy"))
 for _, m in ipairs(plot.compared) do
-  local v = {}
+  local v, any = {}, false
   for i = 1, 2 do
-    local x = results[i][m[1]]
-    v[i] = math.type(x) == "integer" and tostring(x) or ("%.3f"):format(x)
+    local x = tonumber(results[i][m[1]])
+    any = any or x ~= nil
+    v[i] = x == nil and "-" or math.type(x) == "integer" and tostring(x) or ("%.3f"):format(x)
   end
-  print(("%-28s %12s %12s"):format(m[2], v[1], v[2]))
+  if any then print(("%-28s %12s %12s"):format(m[2], v[1], v[2])) end
 end
