@@ -34,7 +34,10 @@ a:set_topology(t)
 assert(a:apply(('{"resources":%s,"up":"0-%d"}'):format(R, last)))
 local jgf = g:to_jgf{compact = true, short = true}
 f = assert(io.open(out .. ".jgf.json", "w"))
-f:write(R:sub(1, -2), ',"scheduling":', jgf:sub(1, -2), ',"writer":"fluxion:jgf"}}', "\n")
+-- no "writer" key (RFC 40 lets it be absent): Fluxion's resource module
+-- (flux-sched 0.54) refuses a scheduling key whose writer is anything but
+-- "fluxion:jgf_shorthand" when it grows its graph, "fluxion:jgf" included
+f:write(R:sub(1, -2), ',"scheduling":', jgf, '}', "\n")
 f:close()
 print(("cores %s gpus %s jgf_bytes %d vertices %d"):format(c.cores, c.gpus ~= "" and c.gpus or "-",
   #jgf, #g))

@@ -151,7 +151,18 @@ describe("grove.flux", function()
   end)
 
   it("writes the start estimates a job was shown with its start (sched.estimated)", function()
-    local s, clock = session{queue = "conservative"}
+    -- only when asked (record-estimates): flux-core's tests compare a
+    -- started job's annotations whole
+    local s0, clock0 = session{queue = "conservative"}
+    s0:handle("sched.alloc", alloc(1, jobspec(2, 4, 100)))
+    s0:handle("sched.alloc", alloc(2, jobspec(2, 4, 50)))
+    clock0.t = 1040
+    local acts0 = s0:handle("sched.free",
+      '{"id":1,"R":' .. R_text("0-1", "n[0-1]") .. ',"final":true}')
+    local ann0 = by_id(acts0, "alloc", "success")[2].annotations.sched
+    assert.equal("rank[0-1]/core[0-3]", ann0.resource_summary)
+    assert.is_nil(ann0.estimated)
+    local s, clock = session{queue = "conservative", record_estimates = true}
     -- a job that never waited was shown none, and says nothing of it
     local acts = s:handle("sched.alloc", alloc(1, jobspec(2, 4, 100)))
     assert.is_nil(by_id(acts, "alloc", "success")[1].annotations.sched.estimated)

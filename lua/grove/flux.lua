@@ -118,6 +118,7 @@ function M.new(opts)
   local limits = opts.limits or {}
   local self = setmetatable({match_format = mf, limited = opts.limited,
     log_level = opts.log_level or config.LEVELS.info, forecast_period = opts.forecast_period,
+    record_estimates = opts.record_estimates,
     notes = opts.notes,
     clock = opts.clock or core.real_clock,
     default_duration = (opts.default_duration or M.DEFAULT_DURATION) * M.TICKS,
@@ -945,6 +946,7 @@ function take(self, opts)
   self.limited, self.match_format = opts.limited, opts.match_format or "rv1_nosched"
   self.log_level = opts.log_level or config.LEVELS.info
   self.forecast_period = opts.forecast_period
+  self.record_estimates = opts.record_estimates
   self.queues, self.queue_names = opts.queues, opts.queue_names
   self.notes = opts.notes
   local tnote = topology.reconfigured(self, opts)

@@ -60,7 +60,7 @@ function M.started(self, rec)
     if rec.sent and rec.sent[k] ~= nil then ann.sched[k] = core.null end
   end
   local e = rec.estimated
-  if e then
+  if e and self.record_estimates then
     ann.sched.estimated = {first = e.first, first_at = e.first_at, last = e.last,
       last_at = e.last_at, count = e.count}
   end

@@ -27,6 +27,7 @@ local fmt = string.format
 M.OPTIONS = {queue = 1, policy = 1, queue_depth = 1, reserve_depth = 1, match_format = 1,
   limited = 1, limits = 1, clock = 1, default_duration = 1, budget = 1, memory = 1, time = 1,
   log_level = 1, forecast_period = 1, queues = 1, queue_names = 1, notes = 1, run_limits = 1,
+  record_estimates = 1,
   topology = 1, hwloc = 1}
 
 -- syslog's levels, by the names flux-core's log-level= takes
@@ -194,6 +195,14 @@ M.KEYS = {
       return "a positive duration expected (seconds, or a number with s, m, h, d)"
     end
     o.forecast_period = secs
+  end,
+  -- a started job's alloc annotations carry the estimates it was shown
+  -- (sched.estimated): off by default, as flux-core's schedulers add no
+  -- such key and its tests compare a job's annotations whole
+  ["record-estimates"] = function(v, o)
+    if v == true or v == "true" then o.record_estimates = true
+    elseif v == false or v == "false" then o.record_estimates = nil
+    else return "true or false expected" end
   end,
 }
 

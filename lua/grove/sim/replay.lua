@@ -163,6 +163,9 @@ function M.run(h, opts)
   local t0 = jobs[1] and jobs[1].t_submit or h.created or 0
   local vt = t0
   o.clock = function() return vt end
+  -- the replay measures the estimates it shows, whatever the instance's
+  -- record-estimates was
+  o.record_estimates = true
   local s, smsg = flux.new(o)
   if not s then
     return nil, fmt("%s:%d: the configuration: %s", h.path, h.config_line or 2, tostring(smsg))
