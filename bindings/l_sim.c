@@ -131,57 +131,12 @@ static int cmp_integer(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int l_sim_nodes(lua_State *L)
-{
-    luaL_checktype(L, 1, LUA_TTABLE);
-    luaL_checktype(L, 2, LUA_TTABLE);
-    lua_Integer n = luaL_len(L, 1);
-    lua_Integer *out = lua_newuserdatauv(L, (size_t)(n > 0 ? n : 1) * sizeof(*out), 0);
-    lua_Integer k = 0;
-    bool sorted = true;
-    for (lua_Integer i = 1; i <= n; i++) {
-        lua_rawgeti(L, 1, i);
-        int isnum = 0;
-        lua_Integer v = lua_tointegerx(L, -1, &isnum);
-        lua_pop(L, 1);
-        if (!isnum)
-            return luaL_error(L, "bad argument #1 to 'sim_nodes' (vertex ids expected)");
-        if (lua_rawgeti(L, 2, v) == LUA_TNIL) {
-            lua_pop(L, 1);
-            continue;
-        }
-        lua_Integer node = lua_tointegerx(L, -1, &isnum);
-        lua_pop(L, 1);
-        if (!isnum)
-            return luaL_error(L, "bad argument #2 to 'sim_nodes' (node numbers expected)");
-        /* the picks come in vertex order as a rule, a node's own vertices
-         * together: a node repeats only right after itself */
-        if (k > 0 && out[k - 1] == node)
-            continue;
-        if (k > 0 && out[k - 1] > node)
-            sorted = false;
-        out[k++] = node;
-    }
-    if (!sorted) {
-        qsort(out, (size_t)k, sizeof(*out), cmp_integer);
-        lua_Integer u = 0;
-        for (lua_Integer i = 0; i < k; i++)
-            if (u == 0 || out[u - 1] != out[i])
-                out[u++] = out[i];
-        k = u;
-    }
-    lua_createtable(L, (int)k, 0);
-    for (lua_Integer i = 0; i < k; i++) {
-        lua_pushinteger(L, out[i]);
-        lua_rawseti(L, -2, i + 1);
-    }
-    return 1;
-}
-
 /* The values of[x] for each x of the array at index 1 that of (index 2)
  * knows, in a new buffer (a userdata left on the stack), sorted, each once:
- * their number in *np. */
-static lua_Integer *mapped_sorted(lua_State *L, const char *fname, lua_Integer *np)
+ * their number in *np.  fname names the caller in errors.  With ids (the
+ * array holds vertex ids, of gives node numbers: sim_nodes) each x is read
+ * as an integer, else it must be a number and is looked up as it is. */
+static lua_Integer *mapped_sorted(lua_State *L, const char *fname, bool ids, lua_Integer *np)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
     luaL_checktype(L, 2, LUA_TTABLE);
@@ -191,8 +146,16 @@ static lua_Integer *mapped_sorted(lua_State *L, const char *fname, lua_Integer *
     bool sorted = true;
     for (lua_Integer i = 1; i <= n; i++) {
         int isnum = 0;
-        if (lua_rawgeti(L, 1, i) != LUA_TNUMBER)
+        if (ids) {
+            lua_rawgeti(L, 1, i);
+            lua_Integer v = lua_tointegerx(L, -1, &isnum);
+            lua_pop(L, 1);
+            if (!isnum)
+                luaL_error(L, "bad argument #1 to '%s' (vertex ids expected)", fname);
+            lua_pushinteger(L, v);
+        } else if (lua_rawgeti(L, 1, i) != LUA_TNUMBER) {
             luaL_error(L, "bad argument #1 to '%s' (numbers expected)", fname);
+        }
         if (lua_rawget(L, 2) == LUA_TNIL) {
             lua_pop(L, 1);
             continue;
@@ -200,7 +163,11 @@ static lua_Integer *mapped_sorted(lua_State *L, const char *fname, lua_Integer *
         lua_Integer x = lua_tointegerx(L, -1, &isnum);
         lua_pop(L, 1);
         if (!isnum)
-            luaL_error(L, "bad argument #2 to '%s' (integers expected)", fname);
+            luaL_error(L, "bad argument #2 to '%s' (%s expected)", fname,
+                       ids ? "node numbers" : "integers");
+        /* the list comes in order as a rule (a job's picks in vertex
+         * order, a node's own vertices together): a value repeats only
+         * right after itself */
         if (k > 0 && out[k - 1] == x)
             continue;
         if (k > 0 && out[k - 1] > x)
@@ -219,10 +186,22 @@ static lua_Integer *mapped_sorted(lua_State *L, const char *fname, lua_Integer *
     return out;
 }
 
+static int l_sim_nodes(lua_State *L)
+{
+    lua_Integer k;
+    const lua_Integer *out = mapped_sorted(L, "sim_nodes", true, &k);
+    lua_createtable(L, (int)k, 0);
+    for (lua_Integer i = 0; i < k; i++) {
+        lua_pushinteger(L, out[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
 static int l_sim_distinct(lua_State *L)
 {
     lua_Integer n;
-    mapped_sorted(L, "sim_distinct", &n);
+    mapped_sorted(L, "sim_distinct", false, &n);
     lua_pushinteger(L, n);
     return 1;
 }
@@ -230,7 +209,7 @@ static int l_sim_distinct(lua_State *L)
 static int l_sim_intervals(lua_State *L)
 {
     lua_Integer n;
-    const lua_Integer *ids = mapped_sorted(L, "sim_intervals", &n);
+    const lua_Integer *ids = mapped_sorted(L, "sim_intervals", false, &n);
     luaL_Buffer b;
     luaL_buffinit(L, &b);
     for (lua_Integer i = 0; i < n;) {

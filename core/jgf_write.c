@@ -371,6 +371,40 @@ static void w_state(writer_t *w, grove_vid_t v)
     w_close(w, '}');
 }
 
+/* The end of node v's metadata, and of the node: its properties (tags
+ * left out; with empty, "properties": {} when it has none, else no key),
+ * its paths and state when the writer asks for them. */
+static void w_node_end(writer_t *w, grove_vid_t v, bool empty)
+{
+    const grove_graph_t *g = w->g;
+    const grove_intern_t *st = g->strings;
+    bool props = false;
+    for (uint32_t i = grovep_kv_head(g, v); i != GROVEP_NONE; i = g->kv[i].next) {
+        if (g->kv[i].key & GROVEP_KV_TAG)
+            continue;
+        if (!props) {
+            W_KEY(w, "properties");
+            w_open(w, '{');
+            props = true;
+        }
+        w_key(w, grove_intern_str(st, g->kv[i].key));
+        w_str(w, grove_intern_str(st, g->kv[i].val));
+    }
+    if (!props && empty) {
+        W_KEY(w, "properties");
+        w_open(w, '{');
+        props = true;
+    }
+    if (props)
+        w_close(w, '}');
+    if (w->paths)
+        w_paths(w, v);
+    if (w->state)
+        w_state(w, v);
+    w_close(w, '}');
+    w_close(w, '}');
+}
+
 static void w_node(writer_t *w, grove_vid_t v)
 {
     const grove_graph_t *g = w->g;
@@ -409,21 +443,7 @@ static void w_node(writer_t *w, grove_vid_t v)
         w_int(w, x->status);
     else
         w_str(w, grove_status_name((grove_status_t)x->status));
-    W_KEY(w, "properties");
-    w_open(w, '{');
-    for (uint32_t i = grovep_kv_head(g, v); i != GROVEP_NONE; i = g->kv[i].next) {
-        if (g->kv[i].key & GROVEP_KV_TAG)
-            continue;
-        w_key(w, grove_intern_str(st, g->kv[i].key));
-        w_str(w, grove_intern_str(st, g->kv[i].val));
-    }
-    w_close(w, '}');
-    if (w->paths)
-        w_paths(w, v);
-    if (w->state)
-        w_state(w, v);
-    w_close(w, '}');
-    w_close(w, '}');
+    w_node_end(w, v, true);
 }
 
 /* GROVE_JGF_SHORT's node: what no reader defaults (jgf.h). */
@@ -490,26 +510,7 @@ static void w_node_brief(writer_t *w, grove_vid_t v)
         else
             w_str(w, grove_status_name((grove_status_t)x->status));
     }
-    bool props = false;
-    for (uint32_t i = grovep_kv_head(g, v); i != GROVEP_NONE; i = g->kv[i].next) {
-        if (g->kv[i].key & GROVEP_KV_TAG)
-            continue;
-        if (!props) {
-            W_KEY(w, "properties");
-            w_open(w, '{');
-            props = true;
-        }
-        w_key(w, grove_intern_str(st, g->kv[i].key));
-        w_str(w, grove_intern_str(st, g->kv[i].val));
-    }
-    if (props)
-        w_close(w, '}');
-    if (w->paths)
-        w_paths(w, v);
-    if (w->state)
-        w_state(w, v);
-    w_close(w, '}');
-    w_close(w, '}');
+    w_node_end(w, v, false);
 }
 
 static void w_edge(writer_t *w, grove_eid_t e)

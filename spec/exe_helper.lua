@@ -42,6 +42,35 @@ function M.write(path, text)
   f:close()
 end
 
+-- The cells of a line of CSV: a quoted cell (one that holds a comma, such
+-- as a hostlist) whole, without its quotes.
+local function cells(line)
+  local out, i = {}, 1
+  repeat
+    local cell, after = line:match('^"([^"]*)"()', i)
+    if not cell then cell, after = line:match("^([^,]*)()", i) end
+    out[#out + 1] = cell
+    i = after + 1
+  until after > #line
+  return out
+end
+
+-- The CSV file at path (what grove sim --out wrote): the names of its
+-- header, and its rows in file order, each {name = cell text}.
+function M.csv(path)
+  local head, out = nil, {}
+  for line in io.lines(path) do
+    if not head then
+      head = cells(line)
+    else
+      local r = {}
+      for k, cell in ipairs(cells(line)) do r[head[k]] = cell end
+      out[#out + 1] = r
+    end
+  end
+  return head, out
+end
+
 -- A new empty scratch directory (os.tmpname's name, made a directory);
 -- its path.
 function M.scratch_dir()

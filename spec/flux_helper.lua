@@ -1,7 +1,8 @@
 -- flux_helper.lua: what the specs of grove.flux (flux_protocol_spec.lua,
--- flux_dropin_spec.lua) share: R and jobspec texts as the broker sends
--- them, a scheduler session at a clock the spec moves, and the actions
--- sorted by job.  It holds no test of its own.
+-- flux_dropin_spec.lua, flux_ops_spec.lua, flux_limits_spec.lua,
+-- flux_policies_spec.lua) share: R and jobspec texts as the broker sends
+-- them, a scheduler session at a clock the spec moves, the actions sorted
+-- by job, and the log lines.  It holds no test of its own.
 local core = require("grove.core")
 local flux = require("grove.flux")
 
@@ -41,6 +42,15 @@ function M.by_id(actions, op, typ)
   local out = {}
   for _, a in ipairs(actions) do
     if a.op == op and (not typ or a.type == typ) then out[a.id] = a end
+  end
+  return out
+end
+
+-- The messages of the log actions (of level, when given), in order.
+function M.logs(actions, level)
+  local out = {}
+  for _, a in ipairs(actions) do
+    if a.op == "log" and (not level or a.level == level) then out[#out + 1] = a.message end
   end
   return out
 end

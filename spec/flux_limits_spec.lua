@@ -11,6 +11,8 @@ local core = require("grove.core")
 local flux = require("grove.flux")
 local h = require("flux_helper")
 
+local logs = h.logs
+
 -- A jobspec of n whole nodes (4 cores each) for d seconds, in bank
 -- (nil: none) and queue (nil: none).
 local function nodes(n, d, bank, queue)
@@ -40,14 +42,6 @@ local function started(acts)
   local out = {}
   for id in pairs(h.by_id(acts, "alloc", "success")) do out[#out + 1] = id end
   table.sort(out)
-  return out
-end
-
-local function logs(acts, level)
-  local out = {}
-  for _, a in ipairs(acts) do
-    if a.op == "log" and (not level or a.level == level) then out[#out + 1] = a.message end
-  end
   return out
 end
 

@@ -583,14 +583,7 @@ describe("what the operator set, kept across a reload", function()
     return doc
   end
 
-  -- The log lines of acts at level.
-  local function logs(acts, level)
-    local out = {}
-    for _, a in ipairs(acts) do
-      if a.op == "log" and a.level == level then out[#out + 1] = a.message end
-    end
-    return out
-  end
+  local logs = h.logs
 
   -- A session whose operator made a reservation of n[2-3] for user 7, set
   -- badrabbit on n1, removed it from n0 (where it never was: nothing

@@ -8,7 +8,7 @@ local core = require("grove.core")
 local flux = require("grove.flux")
 local h = require("flux_helper")
 
-local by_id = h.by_id
+local by_id, logs = h.by_id, h.logs
 
 local dir = os.tmpname()
 os.remove(dir)
@@ -42,14 +42,6 @@ local function module_session(conf, args)
     h.R_text("0-1", "n[0-1]")))
   for _, a in ipairs(s:announce()) do acts[#acts + 1] = a end
   return s, acts
-end
-
-local function logs(acts, level)
-  local out = {}
-  for _, a in ipairs(acts) do
-    if a.op == "log" and (not level or a.level == level) then out[#out + 1] = a.message end
-  end
-  return out
 end
 
 local function answer(acts)

@@ -8,18 +8,12 @@ local F = "spec/fixtures/sim/"
 local core = require("grove.core")
 
 
+-- The rows of a run's CSV by job id, numbers read as numbers.
 local function rows(path)
-  local lines = {}
-  for line in io.lines(path) do lines[#lines + 1] = line end
-  local head = {}
-  for c in lines[1]:gmatch("[^,]+") do head[#head + 1] = c end
+  local _, list = exe.csv(path)
   local out = {}
-  for i = 2, #lines do
-    local r, k = {}, 0
-    for cell in (lines[i] .. ","):gmatch("([^,]*),") do
-      k = k + 1
-      r[head[k]] = tonumber(cell) or cell
-    end
+  for _, r in ipairs(list) do
+    for k, cell in pairs(r) do r[k] = tonumber(cell) or cell end
     out[r.id] = r
   end
   return out

@@ -19,24 +19,7 @@ local EVALYS = {"job_id", "workload_name", "submission_time", "requested_number_
   "requested_time", "success", "starting_time", "execution_time", "finish_time",
   "waiting_time", "turnaround_time", "stretch", "allocated_resources"}
 
-local function csv(path)
-  local lines = {}
-  for line in io.lines(path) do lines[#lines + 1] = line end
-  local head = {}
-  for c in lines[1]:gmatch("[^,]+") do head[#head + 1] = c end
-  local out = {}
-  for i = 2, #lines do
-    local r, k = {}, 0
-    -- a cell is quoted when it holds a comma (a hostlist)
-    local line = lines[i]:gsub('"([^"]*)"', function(q) return (q:gsub(",", ";")) end)
-    for cell in (line .. ","):gmatch("([^,]*),") do
-      k = k + 1
-      r[head[k]] = cell
-    end
-    out[#out + 1] = r
-  end
-  return head, out
-end
+local csv = exe.csv
 
 -- The ids of an interval set as procset reads it, or nil, reason.
 local function procset(s)

@@ -193,53 +193,62 @@ local function paths_of(self, paths, what)
   return out
 end
 
-local function restore_properties(self, list)
+-- Put back each entry of a saved list (none when it is not a table) that
+-- readable(e) accepts, by put(e), which returns how many vertices it set;
+-- any other entry is dropped with a log line (what: "a property entry").
+-- The sum of what put returned.
+local function restore_each(self, list, what, readable, put)
   local n = 0
   for _, e in ipairs(type(list) == "table" and list or {}) do
-    local key = type(e) == "table" and e.key
-    if type(key) ~= "string" or key == "" or (e.value ~= nil and type(e.value) ~= "string") then
-      warn(self, "a property entry that cannot be read: dropped")
+    if type(e) == "table" and readable(e) then
+      n = n + put(e)
     else
-      local what = e.value ~= nil and fmt("property %s=%s", key, e.value)
-        or fmt("property %s removed", key)
-      local vs = {}
-      if e.ranks or e.hosts then
-        local gone
-        vs, gone = nodes_of(self, e.ranks, e.hosts)
-        if gone then warn(self, fmt("%s: %s: left out", what, gone)) end
-      end
-      for _, v in ipairs(paths_of(self, e.paths, what)) do vs[#vs + 1] = v end
-      for _, v in ipairs(vs) do
-        if e.value ~= nil then v:set_property(key, e.value) else v:remove_property(key) end
-      end
-      M.property(self, vs, key, e.value == nil and false or e.value)
-      n = n + #vs
+      warn(self, what .. " that cannot be read: dropped")
     end
   end
   return n
 end
 
+local function restore_properties(self, list)
+  return restore_each(self, list, "a property entry", function(e)
+    return type(e.key) == "string" and e.key ~= ""
+      and (e.value == nil or type(e.value) == "string")
+  end, function(e)
+    local key = e.key
+    local what = e.value ~= nil and fmt("property %s=%s", key, e.value)
+      or fmt("property %s removed", key)
+    local vs = {}
+    if e.ranks or e.hosts then
+      local gone
+      vs, gone = nodes_of(self, e.ranks, e.hosts)
+      if gone then warn(self, fmt("%s: %s: left out", what, gone)) end
+    end
+    for _, v in ipairs(paths_of(self, e.paths, what)) do vs[#vs + 1] = v end
+    for _, v in ipairs(vs) do
+      if e.value ~= nil then v:set_property(key, e.value) else v:remove_property(key) end
+    end
+    M.property(self, vs, key, e.value == nil and false or e.value)
+    return #vs
+  end)
+end
+
 local function restore_marks(self, list)
-  local n = 0
-  for _, e in ipairs(type(list) == "table" and list or {}) do
-    local st = type(e) == "table" and e.status
-    if st ~= "up" and st ~= "down" then
-      warn(self, "a status mark that cannot be read: dropped")
-    else
-      local vs = paths_of(self, {e.path}, "status " .. st)
-      for _, v in ipairs(vs) do
-        local r = v:rank()
-        if r and r >= 0 then
-          warn(self, fmt("status %s: %s has broker rank %d now: dropped", st, v:path(), r))
-        else
-          v:set_status(st)
-          M.status(self, {v}, st)
-          n = n + 1
-        end
+  return restore_each(self, list, "a status mark", function(e)
+    return e.status == "up" or e.status == "down"
+  end, function(e)
+    local st, n = e.status, 0
+    for _, v in ipairs(paths_of(self, {e.path}, "status " .. st)) do
+      local r = v:rank()
+      if r and r >= 0 then
+        warn(self, fmt("status %s: %s has broker rank %d now: dropped", st, v:path(), r))
+      else
+        v:set_status(st)
+        M.status(self, {v}, st)
+        n = n + 1
       end
     end
-  end
-  return n
+    return n
+  end)
 end
 
 -- Put back the state a saved document (JSON text, or its table) holds:

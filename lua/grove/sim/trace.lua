@@ -537,6 +537,16 @@ local function profile_run(profiles, name, depth)
     "profiles of delays only)", name, tostring(p.type))
 end
 
+-- jobs, sorted by submit time then id, are the list the reader hands
+-- out (self.list, from its start).
+local function set_list(self, jobs)
+  table.sort(jobs, function(a, b)
+    if a.submit ~= b.submit then return a.submit < b.submit end
+    return a.id < b.id
+  end)
+  self.list, self.pos = jobs, 0
+end
+
 -- The jobs of a Batsim workload doc (text: its JSON, for the places of
 -- errors) into self.list, sorted by submit time then id.
 local function batsim_jobs(self, doc, text)
@@ -586,11 +596,7 @@ local function batsim_jobs(self, doc, text)
     end
     jobs[#jobs + 1] = job
   end
-  table.sort(jobs, function(a, b)
-    if a.submit ~= b.submit then return a.submit < b.submit end
-    return a.id < b.id
-  end)
-  self.list, self.pos = jobs, 0
+  set_list(self, jobs)
 end
 
 local function json_jobs(self, text)
@@ -646,11 +652,7 @@ local function json_jobs(self, text)
     if not job.procs and not job.jobspec then bad("give procs, jobspec or request") end
     jobs[#jobs + 1] = job
   end
-  table.sort(jobs, function(a, b)
-    if a.submit ~= b.submit then return a.submit < b.submit end
-    return a.id < b.id
-  end)
-  self.list, self.pos = jobs, 0
+  set_list(self, jobs)
 end
 
 local function list_next(self)
@@ -740,11 +742,8 @@ function M.from_list(list, opts)
     job.line = i
     jobs[i] = job
   end
-  table.sort(jobs, function(a, b)
-    if a.submit ~= b.submit then return a.submit < b.submit end
-    return a.id < b.id
-  end)
-  self.list, self.pos, self.next = jobs, 0, list_next
+  set_list(self, jobs)
+  self.next = list_next
   return self
 end
 
