@@ -232,6 +232,11 @@ describe("a keyword-like name", function()
     assert.equal(at .. ": grove.cluster has no field 'resorces' (did you mean 'resources'?)", got)
     at, got = here(), raised(function() local f = grove.sim.neww; return f end)
     assert.equal(at .. ": grove.sim has no field 'neww' (did you mean 'new'?)", got)
+    -- the C module too, whether reached as grove.core or by its own require
+    at, got = here(), raised(function() local f = grove.core.grph; return f end)
+    assert.equal(at .. ": grove.core has no field 'grph' (did you mean 'graph'?)", got)
+    at, got = here(), raised(function() local f = require("grove.core").matchr; return f end)
+    assert.equal(at .. ": grove.core has no field 'matchr' (did you mean 'matcher'?)", got)
     -- a field it has is as before, rawget reads nil
     assert.equal(require("grove.jobspec"), grove.jobspec)
     assert.is_nil(rawget(grove, "jobspc"))

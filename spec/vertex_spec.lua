@@ -6,6 +6,9 @@
 -- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
 -- not be copied here.
 local core = require("grove.core")
+-- the did-you-mean of grove.core's messages comes with grove.suggest, as
+-- every front end loads it
+require("grove.suggest")
 local methods = require("methods_helper")
 
 local failed = require("expect").fails

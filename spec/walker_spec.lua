@@ -6,6 +6,9 @@
 -- and the spec/*_helper.lua modules, fixtures in spec/fixtures/, and must
 -- not be copied here.
 local core = require("grove.core")
+-- the did-you-mean of grove.core's messages comes with grove.suggest, as
+-- every front end loads it
+require("grove.suggest")
 
 -- r0 > a0 (x0, x1), a1 (x0, x1); and a "net" subsystem r0 -> a1 -> a0
 local function build()

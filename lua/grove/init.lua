@@ -32,10 +32,10 @@ M.pretty = require "grove.pretty"
 local suggest = require("grove.suggest")
 core.set_suggest(suggest.hint)
 
--- A field the API does not have (grove.jobspc, grove.cluster.resorces)
--- raises at the line that read it, with the closest one offered.
-for name, mod in pairs {cluster = M.cluster, jobspec = M.jobspec, policy = M.policy, sim = M.sim,
-                        pretty = M.pretty} do
+-- A field the API does not have (grove.jobspc, grove.cluster.resorces,
+-- grove.core.grph) raises at the line that read it, with the closest one offered.
+for name, mod in pairs {core = core, cluster = M.cluster, jobspec = M.jobspec, policy = M.policy,
+                        sim = M.sim, pretty = M.pretty} do
   suggest.strict(mod, "grove." .. name)
 end
 return suggest.strict(M, "grove")
