@@ -59,33 +59,13 @@
 
 #define RACKS 64
 
-/* Wall-clock and CPU time of a step. */
-typedef struct stamp {
-    double wall, cpu;
-} stamp_t;
-
-static stamp_t now(void)
-{
-    struct timespec w, c;
-    clock_gettime(CLOCK_MONOTONIC, &w);
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c);
-    return (stamp_t){(double)w.tv_sec + (double)w.tv_nsec / 1e9,
-                     (double)c.tv_sec + (double)c.tv_nsec / 1e9};
-}
-
-static stamp_t since(stamp_t t0)
-{
-    stamp_t t = now();
-    return (stamp_t){t.wall - t0.wall, t.cpu - t0.cpu};
-}
-
 /* g as JGF text (flags), its length in *len and the time it took in *t;
  * exits when it cannot be written. */
-static char *jgf_write_timed(const grove_graph_t *g, int flags, stamp_t *t, size_t *len)
+static char *jgf_write_timed(const grove_graph_t *g, int flags, test_stamp_t *t, size_t *len)
 {
-    stamp_t t0 = now();
+    test_stamp_t t0 = test_stamp();
     char *text = grove_jgf_write(g, flags);
-    *t = since(t0);
+    *t = test_since(t0);
     if (!text) {
         perror("grove_jgf_write");
         exit(2);
@@ -95,12 +75,12 @@ static char *jgf_write_timed(const grove_graph_t *g, int flags, stamp_t *t, size
 }
 
 /* The graph of JGF text (NULL and *err on failure), the time it took in *t. */
-static grove_graph_t *jgf_read_timed(const char *text, size_t len, const char *name, stamp_t *t,
+static grove_graph_t *jgf_read_timed(const char *text, size_t len, const char *name, test_stamp_t *t,
                                      grove_error_t *err)
 {
-    stamp_t t0 = now();
+    test_stamp_t t0 = test_stamp();
     grove_graph_t *g = grove_jgf_read(text, len, name, err);
-    *t = since(t0);
+    *t = test_since(t0);
     return g;
 }
 
@@ -130,25 +110,25 @@ static grove_graph_t *build(int nodes)
 static int run(int nodes)
 {
     size_t rss0 = rss_bytes();
-    stamp_t t0 = now();
+    test_stamp_t t0 = test_stamp();
     grove_graph_t *g = build(nodes);
-    stamp_t t_build = since(t0);
+    test_stamp_t t_build = test_since(t0);
     size_t rss1 = rss_bytes();
     size_t nv = grove_graph_vertex_count(g), ne = grove_graph_edge_count(g);
     double rss_pv = (double)(rss1 - rss0) / (double)nv;
     double own_pv = (double)grove_graph_bytes(g) / (double)nv;
 
     /* the deep copy every store save and sim snapshot makes */
-    t0 = now();
+    t0 = test_stamp();
     grove_graph_t *dup = grove_graph_duplicate(g);
-    stamp_t t_dup = since(t0);
+    test_stamp_t t_dup = test_since(t0);
     if (!dup || grove_graph_vertex_count(dup) != nv || grove_graph_edge_count(dup) != ne) {
         fprintf(stderr, "grove_graph_duplicate failed\n");
         exit(2);
     }
     grove_graph_destroy(dup);
 
-    stamp_t t_write, t_read;
+    test_stamp_t t_write, t_read;
     size_t len;
     grove_error_t err;
     char *text = jgf_write_timed(g, GROVE_JGF_COMPACT, &t_write, &len);
@@ -217,7 +197,7 @@ static void run_chain(int depth)
                    4.0 * depth * (double)depth / 1e9);
             continue;
         }
-        stamp_t tw, tr;
+        test_stamp_t tw, tr;
         size_t len;
         grove_error_t err;
         char *text = jgf_write_timed(g, forms[f].flags, &tw, &len);

@@ -39,19 +39,8 @@
 #include "rv1.h"
 #include "rv1_topo.h"
 #include "topo.h"
+#include "grovetest.h"
 
-typedef struct stamp {
-    double wall, cpu;
-} stamp_t;
-
-static stamp_t now(void)
-{
-    struct timespec w, c;
-    clock_gettime(CLOCK_MONOTONIC, &w);
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c);
-    return (stamp_t){(double)w.tv_sec + (double)w.tv_nsec / 1e9,
-                     (double)c.tv_sec + (double)c.tv_nsec / 1e9};
-}
 
 static size_t rss_bytes(void)
 {
@@ -93,9 +82,9 @@ static int run(const char *xml, int nodes, bool topo)
     }
     grove_graph_t *g = grove_graph_create();
     size_t rss0 = rss_bytes();
-    stamp_t t0 = now();
+    test_stamp_t t0 = test_stamp();
     int rc = topo ? grove_rv1_build_topo(g, R, rt, &err) : grove_rv1_build(g, R, &err);
-    stamp_t t1 = now();
+    test_stamp_t t1 = test_stamp();
     size_t rss1 = rss_bytes();
     if (rc < 0) {
         fprintf(stderr, "build: %s\n", err.text);
@@ -107,12 +96,12 @@ static int run(const char *xml, int nodes, bool topo)
     double cpu = t1.cpu - t0.cpu, wall = t1.wall - t0.wall;
     /* and what a scheduler builds beside it before its first match */
     grove_matcher_t *m = grove_matcher_create(g, NULL);
-    stamp_t t2 = now();
+    test_stamp_t t2 = test_stamp();
     if (!m || grove_matcher_prepare(m) < 0) {
         fprintf(stderr, "matcher: %s\n", strerror(errno));
         return 2;
     }
-    stamp_t t3 = now();
+    test_stamp_t t3 = test_stamp();
     double all_pv = (double)(rss_bytes() - rss0) / (double)nv;
     printf("%6d %-5s %9zu %7.1f %8.3f %8.3f %8.1f %8.1f %8.3f %8.1f\n", nodes,
            topo ? "topo" : "flat", nv, (double)nv / nodes, cpu, wall, rss_pv, own_pv,

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "graph.h"
 #include "aggregate.h"
@@ -150,6 +151,27 @@ static inline bool test_same_json(const char *a, const char *b)
     json_decref(x);
     json_decref(y);
     return same;
+}
+
+/* Wall-clock and CPU time of this process, for the benchmarks' figures:
+ * test_stamp() now, test_since(t0) what passed since t0. */
+typedef struct test_stamp {
+    double wall, cpu;
+} test_stamp_t;
+
+static inline test_stamp_t test_stamp(void)
+{
+    struct timespec w, c;
+    clock_gettime(CLOCK_MONOTONIC, &w);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c);
+    return (test_stamp_t){(double)w.tv_sec + (double)w.tv_nsec / 1e9,
+                          (double)c.tv_sec + (double)c.tv_nsec / 1e9};
+}
+
+static inline test_stamp_t test_since(test_stamp_t t0)
+{
+    test_stamp_t t = test_stamp();
+    return (test_stamp_t){t.wall - t0.wall, t.cpu - t0.cpu};
 }
 
 #endif

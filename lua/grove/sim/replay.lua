@@ -151,6 +151,16 @@ local function usable(st)
   return st.online - st.drained
 end
 
+-- A job that ran, into the metrics acc: submitted, started and ended at
+-- the times given (rel: the run's clock), on procs cores, with the
+-- estimates it was shown (est: {first, last, count} or nil).
+local function ran(acc, rel, j, start, stop, procs, est)
+  acc:job{submit = rel(j.t_submit), start = rel(start), ["end"] = rel(stop), procs = procs,
+    state = "done", user = j.userid,
+    predicted_first = est and rel(est.first), predicted_last = est and rel(est.last),
+    predictions = est and est.count}
+end
+
 -- Replay h.  opts: queue, policy (names or paths over the history's
 -- configuration), within (seconds, default 1), progress(done, total).
 -- The result, or nil and "FILE:LINE: reason".
@@ -362,10 +372,7 @@ function M.run(h, opts)
     if p then
       local e = j.pred_end or stop
       local est = j.pred_estimated
-      acc:job{submit = rel(j.t_submit), start = rel(p), ["end"] = rel(e),
-        procs = j.pred_cores, state = "done", user = j.userid,
-        predicted_first = est and rel(est.first), predicted_last = est and rel(est.last),
-        predictions = est and est.count}
+      ran(acc, rel, j, p, e, j.pred_cores, est)
     else
       acc:submitted(rel(j.t_submit))
     end
@@ -388,11 +395,8 @@ function M.actual_summary(h)
       if j.alloc then
         local r = core.rv1_decode(core.json_encode(j.R, 0), "R")
         local est = j.estimated
-        acc:job{submit = rel(j.t_submit), start = rel(j.alloc),
-          ["end"] = rel(j.free or h.created or j.alloc), procs = r and r:count("core") or 0,
-          state = "done", user = j.userid,
-          predicted_first = est and rel(est.first), predicted_last = est and rel(est.last),
-          predictions = est and est.count}
+        ran(acc, rel, j, j.alloc, j.free or h.created or j.alloc,
+          r and r:count("core") or 0, est)
       else
         acc:submitted(rel(j.t_submit))
       end
