@@ -209,21 +209,16 @@ local function simulate(jobs, graph, queue, procs_as, policy, walltime, params)
   return starts, left, s, ends
 end
 
--- queue: the reference's policy, or {reference policy, grove queue,
--- params}.
-local function compare(jobs, nodes, cores, queue, procs_as, policy, walltime)
-  local P = procs_as == "node" and nodes or nodes * cores
-  local ref, q, params = queue, queue, nil
-  if type(queue) == "table" then ref, q, params = queue[1], queue[2], queue[3] end
-  local want, want_end = reference(jobs, P, ref, walltime)
-  local got, _, _, got_end = simulate(jobs, machine(nodes, cores), q, procs_as, policy,
-    walltime, params)
+-- The reference's starts (want: id -> time) against grove sim's (got),
+-- and their ends too when want_end and got_end are given: the first five
+-- differences fail the test; the number of jobs compared.
+local function same_starts(want, got, want_end, got_end)
   local n, bad = 0, {}
   for id, t in pairs(want) do
     n = n + 1
     if got[id] ~= t then
       bad[#bad + 1] = ("job %d: reference %d, grove sim %s"):format(id, t, tostring(got[id]))
-    elseif got_end[id] ~= want_end[id] then
+    elseif want_end and got_end[id] ~= want_end[id] then
       bad[#bad + 1] = ("job %d: reference ends %d, grove sim %s"):format(id, want_end[id],
         tostring(got_end[id]))
     end
@@ -236,6 +231,18 @@ local function compare(jobs, nodes, cores, queue, procs_as, policy, walltime)
   table.sort(bad)
   assert.are.same({}, {table.unpack(bad, 1, math.min(#bad, 5))})
   return n
+end
+
+-- queue: the reference's policy, or {reference policy, grove queue,
+-- params}.
+local function compare(jobs, nodes, cores, queue, procs_as, policy, walltime)
+  local P = procs_as == "node" and nodes or nodes * cores
+  local ref, q, params = queue, queue, nil
+  if type(queue) == "table" then ref, q, params = queue[1], queue[2], queue[3] end
+  local want, want_end = reference(jobs, P, ref, walltime)
+  local got, _, _, got_end = simulate(jobs, machine(nodes, cores), q, procs_as, policy,
+    walltime, params)
+  return same_starts(want, got, want_end, got_end)
 end
 
 local function generated(n, procs, seed, ef, af)
@@ -418,21 +425,7 @@ describe("grove sim against the processor-count reference", function()
     end
     assert(s:run())
     local want = reference(jobs, nodes, queue, nil, {events = evs, hosts = hosts})
-    local bad, n = {}, 0
-    for id, t in pairs(want) do
-      n = n + 1
-      if starts[id] ~= t then
-        bad[#bad + 1] = ("job %d: reference %d, grove sim %s"):format(id, t, tostring(starts[id]))
-      end
-    end
-    for id in pairs(starts) do
-      if want[id] == nil then
-        bad[#bad + 1] = ("job %d: started, not in the reference"):format(id)
-      end
-    end
-    table.sort(bad)
-    assert.are.same({}, {table.unpack(bad, 1, math.min(#bad, 5))})
-    return n
+    return same_starts(want, starts)
   end
   for _, q in ipairs(QUEUES) do
     it(("%s: nodes drained and returned, and drained for good, 150 jobs on 16 one-core nodes")
