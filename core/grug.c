@@ -45,6 +45,7 @@
 #include "grug.h"
 #include "intern.h"
 #include "progress.h"
+#include "xml_init.h"
 
 #define NONE UINT32_MAX
 #define GRUG_STEP "expanding GRUG recipe" /* the step progress reports name */
@@ -1346,6 +1347,7 @@ grove_graph_t *grove_grug_read(const char *text, size_t len, const char *source,
         fail(&r, 0, EOVERFLOW, "recipe too large (%zu bytes)", len);
         return NULL;
     }
+    grovep_xml_init();
     r.s = grove_intern_create();
     xmlParserCtxtPtr ctxt = r.s ? xmlNewParserCtxt() : NULL;
     if (!ctxt) {

@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <hwloc.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -611,6 +612,15 @@ static void __attribute__((noreturn)) xml_child(int fd, const char *copy, size_t
     _exit(b.failed ? 2 : 0);
 }
 
+/* One load in a child at a time in the process.  A host may load from
+ * several threads (a Flux broker: the scheduler module and its
+ * feasibility thread read the same nodes' topologies at start-up): a
+ * child forked by one thread inherits the pipe another thread opened
+ * for its own child, whose reader then waits for both to exit, and the
+ * fork copies whatever the other thread is in the middle of.  Loads are
+ * made once per node class, so taking them in turn costs nothing. */
+static pthread_mutex_t child_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* Load the XML in a child process, so that an input that makes the
  * topology library abort or crash fails this load and nothing else. */
 static grove_topo_t *load_xml_isolated(const char *copy, size_t len, const char *source,
@@ -696,8 +706,10 @@ grove_topo_t *grove_topo_read_xml(const char *text, size_t len, const char *sour
     }
     memcpy(copy, text, len);
     copy[len] = '\0';
+    pthread_mutex_lock(&child_lock);
     grove_topo_t *t = load_xml_isolated(copy, strlen(copy), source, err);
     int e = errno;
+    pthread_mutex_unlock(&child_lock);
     free(copy);
     errno = e;
     return t;

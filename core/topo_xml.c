@@ -28,6 +28,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,7 @@
 
 #include "error_private.h"
 #include "topo_private.h"
+#include "xml_init.h"
 
 /* Deepest element nesting accepted (a machine is about ten levels deep). */
 #define MAX_DEPTH 64
@@ -217,8 +219,21 @@ static int check_element(struct check *c, const xmlNode *n, int depth)
     return rc;
 }
 
+static pthread_once_t xml_once = PTHREAD_ONCE_INIT;
+
+static void xml_setup(void)
+{
+    xmlInitParser();
+}
+
+void grovep_xml_init(void)
+{
+    (void)pthread_once(&xml_once, xml_setup);
+}
+
 int grovep_topo_xml_check(const char *text, size_t len, const char *source, grove_error_t *err)
 {
+    grovep_xml_init();
     struct check c = {source, err};
     if (len > INT_MAX)
         return refuse(&c, NULL, "the text is larger than 2 GB");

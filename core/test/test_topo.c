@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -710,8 +711,62 @@ static void test_rv1_topo(void)
     grove_rtopo_destroy(NULL);
 }
 
+/* Loads from several threads at once (a Flux broker: the scheduler
+ * module and its feasibility thread read the nodes' topologies at the
+ * same time): each gives the topology one thread alone gives. */
+#define LOAD_THREADS 4
+#define LOADS_EACH 4
+
+struct loader {
+    const char *path;
+    size_t cores[LOADS_EACH];
+};
+
+static void *loader_main(void *arg)
+{
+    struct loader *l = arg;
+    for (int i = 0; i < LOADS_EACH; i++) {
+        grove_error_t err;
+        grove_topo_t *t = grove_topo_load_xml(l->path, &err);
+        l->cores[i] = t ? grove_topo_count(t, "core") : 0;
+        grove_topo_destroy(t);
+    }
+    return NULL;
+}
+
+static void test_threads(void)
+{
+    const char *path = xml_path("node_local_storage/corona/0.xml");
+    grove_error_t err;
+    grove_topo_t *t = grove_topo_load_xml(path, &err);
+    size_t want = t ? grove_topo_count(t, "core") : 0;
+    grove_topo_destroy(t);
+    ok(want > 0, "threads: one load alone counts %zu cores", want);
+    struct loader ls[LOAD_THREADS];
+    pthread_t tid[LOAD_THREADS];
+    int started = 0;
+    for (int i = 0; i < LOAD_THREADS; i++) {
+        ls[i].path = path;
+        memset(ls[i].cores, 0, sizeof(ls[i].cores));
+        if (pthread_create(&tid[i], NULL, loader_main, &ls[i]) == 0)
+            started++;
+        else
+            break;
+    }
+    for (int i = 0; i < started; i++)
+        pthread_join(tid[i], NULL);
+    ok(started == LOAD_THREADS, "threads: %d loaders started", started);
+    size_t same = 0;
+    for (int i = 0; i < started; i++)
+        for (int k = 0; k < LOADS_EACH; k++)
+            same += ls[i].cores[k] == want;
+    is_int((long long)same, LOAD_THREADS * LOADS_EACH,
+           "threads: every load made at once gives the topology of one alone");
+}
+
 int main(void)
 {
+    test_threads();
     test_xml();
     test_locality();
     test_rv1_topo();
