@@ -118,6 +118,15 @@ static void prep_cb(flux_reactor_t *r, flux_watcher_t *w, int revents, void *arg
 {
     (void)r, (void)w, (void)revents;
     struct sched_ctx *ctx = arg;
+    /* Between two turns the Lua stack is empty: a handler that left
+     * values there would, turn after turn, push past the room the C API
+     * guarantees (Debian's liblua does not check) and write over the
+     * heap.  Said loudly (scripts/flux-check fails on it) and cleared. */
+    if (lua_gettop(ctx->L) != 0) {
+        flux_log(ctx->h, LOG_ERR, "internal error: the Lua stack held %d values between two "
+                 "reactor turns; cleared", lua_gettop(ctx->L));
+        lua_settop(ctx->L, 0);
+    }
     if (ctx->gc_kb >= 0)
         gc_step(ctx);
     if (ctx->dirty)
