@@ -20,7 +20,6 @@
 #include <fcntl.h>
 #include <hwloc.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -28,6 +27,9 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#ifdef __GLIBC__
+#include <sys/single_threaded.h>
+#endif
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -612,14 +614,23 @@ static void __attribute__((noreturn)) xml_child(int fd, const char *copy, size_t
     _exit(b.failed ? 2 : 0);
 }
 
-/* One load in a child at a time in the process.  A host may load from
- * several threads (a Flux broker: the scheduler module and its
- * feasibility thread read the same nodes' topologies at start-up): a
- * child forked by one thread inherits the pipe another thread opened
- * for its own child, whose reader then waits for both to exit, and the
- * fork copies whatever the other thread is in the middle of.  Loads are
- * made once per node class, so taking them in turn costs nothing. */
-static pthread_mutex_t child_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Whether a load may run in a child: only in a process of one thread.
+ * After a fork in a process of several, the child may call only what is
+ * async-signal-safe, and hwloc allocates: a lock another thread held at
+ * the fork (an allocator's, a library's) is held for ever in the child,
+ * which then waits for ever (seen under AddressSanitizer's allocator:
+ * test_topo's loads from four threads at once hung).  A Flux broker runs
+ * every module in a thread of its own, so sched-grove's loads are made in
+ * place, as flux-core's resource module loads the same XML with the same
+ * hwloc in the same broker. */
+static bool may_fork(void)
+{
+#ifdef __GLIBC__
+    return __libc_single_threaded != 0;
+#else
+    return false;
+#endif
+}
 
 /* Load the XML in a child process, so that an input that makes the
  * topology library abort or crash fails this load and nothing else. */
@@ -706,10 +717,9 @@ grove_topo_t *grove_topo_read_xml(const char *text, size_t len, const char *sour
     }
     memcpy(copy, text, len);
     copy[len] = '\0';
-    pthread_mutex_lock(&child_lock);
-    grove_topo_t *t = load_xml_isolated(copy, strlen(copy), source, err);
+    grove_topo_t *t = may_fork() ? load_xml_isolated(copy, strlen(copy), source, err)
+                                 : load(XMLBUF, copy, strlen(copy), source, err);
     int e = errno;
-    pthread_mutex_unlock(&child_lock);
     free(copy);
     errno = e;
     return t;

@@ -111,7 +111,10 @@ grove_topo_t *grove_topo_load_live(grove_error_t *err);
 grove_topo_t *grove_topo_load_xml(const char *path, grove_error_t *err);
 
 /* The topology in len bytes of hwloc XML at text; source names it in
- * errors (NULL: "XML"). */
+ * errors (NULL: "XML").  In a process of one thread hwloc reads it in a
+ * child process, so that a text that crashes hwloc fails this call and
+ * nothing else; in a process of several (where a child may not allocate)
+ * it reads it in place. */
 grove_topo_t *grove_topo_read_xml(const char *text, size_t len, const char *source,
                                   grove_error_t *err);
 

@@ -766,7 +766,6 @@ static void test_threads(void)
 
 int main(void)
 {
-    test_threads();
     test_xml();
     test_locality();
     test_rv1_topo();
@@ -774,5 +773,8 @@ int main(void)
     test_cluster();
     test_live();
     test_errors();
+    /* last: glibc keeps a process that ever had a second thread as
+     * multi-threaded, and loads are then made in place */
+    test_threads();
     return done_testing();
 }
