@@ -533,7 +533,7 @@ end)
 describe("docs/policies.md's first policy", function()
   it("places as spread on nodes without GPUs, its ranking kept with nothing declared", function()
     local doc = exe.read("docs/policies.md")
-    local text = assert(doc:match("## Writing a policy\n.-```lua\n(.-)```"))
+    local text = assert(doc:match("## Your first policy\n.-```lua\n(.-)```"))
     local p = assert(core.policy_parse(text, "emptiest.lua"))
     assert.is_true(p:proofs().score)
     local runs = {}
