@@ -51,9 +51,12 @@
  *                             this way at every level, so slots are ranked
  *                             by their ids as the reference engine ranks
  *                             them (grove_policy_t.id_order); default: what
- *                             order = {key = "id"} without when says, the
- *                             base's without an order of the file's own,
- *                             else "none": never read off an order function
+ *                             order = {key = "id"} without when says, else
+ *                             the base's: kept under an order function, a
+ *                             key function or an order with when, checked
+ *                             on each list the order gives (id_check); a
+ *                             declared direction no key states is checked
+ *                             and a list out of it fails the match
  *   score_local = bool        the score of a candidate depends on nothing
  *                             but it, the records below it during the
  *                             window and ctx's type, count, start, end,
@@ -378,18 +381,34 @@ static const grove_id_order_t id_order_values[] = {
 #define ID_ORDER_UNSET 2 /* no id_order field */
 
 /* The id order a policy declares (declared: ID_ORDER_UNSET or a
- * grove_id_order_t) or its order = {key = "id"} says, without looking at
- * any hook: 0 with *out set, or -1 with a message pushed. */
+ * grove_id_order_t) or its order = {key = "id"} says, and how far the
+ * matcher takes it on trust, without looking at any hook: 0 with *out and
+ * *check set, or -1 with a message pushed.  An order of the file's own on
+ * a base that ranks by id (a function, a key function, an order limited
+ * with when) keeps the base's ranking, checked on every list the hook
+ * gives (GROVE_ID_CHECK_FOLLOW): a hook that leaves the lists as the base
+ * had them places as the base; one that moves them places in its own
+ * order.  A declared direction the order does not state by itself is
+ * checked the same way and a list out of it fails the match
+ * (GROVE_ID_CHECK_RAISE). */
 static int spec_id_order(lua_State *S, struct grovel_policy *p, const grove_policy_t *base,
                          const grove_policy_t *h, int declared, const bool *given,
-                         grove_id_order_t *out)
+                         grove_id_order_t *out, grove_id_check_t *check)
 {
     grove_id_order_t dir = base ? base->id_order : GROVE_ID_ORDER_NONE;
+    grove_id_check_t chk = base ? base->id_check : GROVE_ID_CHECK_NONE;
     grove_id_order_t by_key = GROVE_ID_ORDER_NONE; /* what a declarative order by id says */
-    if (given[H_ORDER] && !p->lua[H_ORDER] && p->key == K_ID)
+    bool decl_key = given[H_ORDER] && !p->lua[H_ORDER] && p->key != K_FUNCTION;
+    if (decl_key && p->key == K_ID)
         by_key = p->desc ? GROVE_ID_ORDER_DESCENDING : GROVE_ID_ORDER_ASCENDING;
-    if (given[H_ORDER]) /* the file's order replaces the base's */
-        dir = p->when ? GROVE_ID_ORDER_NONE : by_key;
+    if (given[H_ORDER]) { /* the file's order replaces the base's */
+        if (decl_key && !p->when) {
+            dir = by_key; /* by id, or by a key that is not the id: no ranking */
+            chk = GROVE_ID_CHECK_NONE;
+        } else if (dir != GROVE_ID_ORDER_NONE) {
+            chk = GROVE_ID_CHECK_FOLLOW;
+        }
+    }
     if (declared != ID_ORDER_UNSET) {
         if (by_key != GROVE_ID_ORDER_NONE && !p->when && declared != GROVE_ID_ORDER_NONE
             && declared != (int)by_key)
@@ -398,6 +417,19 @@ static int spec_id_order(lua_State *S, struct grovel_policy *p, const grove_poli
                                              "{key = \"id\", descending = true}"
                                            : "id_order = \"descending\" contradicts order = "
                                              "{key = \"id\"} (ascending)");
+        if (!given[H_ORDER] && base && base->id_order != GROVE_ID_ORDER_NONE
+            && declared != GROVE_ID_ORDER_NONE && declared != (int)base->id_order)
+            return spec_error(S, p, "%s",
+                              declared > 0 ? "id_order = \"ascending\" contradicts the base's "
+                                             "order (descending)"
+                                           : "id_order = \"descending\" contradicts the base's "
+                                             "order (ascending)");
+        if (declared == GROVE_ID_ORDER_NONE)
+            chk = GROVE_ID_CHECK_NONE;
+        else if (given[H_ORDER] && !(decl_key && !p->when && by_key != GROVE_ID_ORDER_NONE))
+            chk = GROVE_ID_CHECK_RAISE;
+        else if (!given[H_ORDER] && (!base || base->id_order == GROVE_ID_ORDER_NONE))
+            chk = GROVE_ID_CHECK_RAISE; /* a base that orders, not by id */
         dir = (grove_id_order_t)declared;
     }
     if (dir != GROVE_ID_ORDER_NONE && !h->order)
@@ -407,6 +439,7 @@ static int spec_id_order(lua_State *S, struct grovel_policy *p, const grove_poli
         return spec_error(S, p, "%s",
                           "id_order describes an order, which explore_by_use does not use");
     *out = dir;
+    *check = dir == GROVE_ID_ORDER_NONE ? GROVE_ID_CHECK_NONE : chk;
     return 0;
 }
 
@@ -473,7 +506,7 @@ static int spec_hooks(lua_State *S, struct grovel_policy *p, const grove_policy_
         h.prune_types = (const char *const *)p->types[0];
     if (p->types[1] || given[H_SCORE] || given[H_SCORES] || given[H_CHOOSE])
         h.score_types = (const char *const *)p->types[1];
-    if (spec_id_order(S, p, base, &h, id_order, given, &h.id_order) < 0)
+    if (spec_id_order(S, p, base, &h, id_order, given, &h.id_order, &h.id_check) < 0)
         return -1;
     p->hooks = h;
     return 0;
@@ -1176,6 +1209,8 @@ static void push_types(lua_State *L, const char *const *list, const char *field)
 /* hooks() -> {prune = "lua" | "c", order = ..., score = ..., scores = ..., choose = ...,
  *             select = "first" | "best", node_exclusive = bool, node_centric = bool,
  *             id_order = "ascending" | "descending" (only when set),
+ *             id_check = "follow" | "raise" (only when the matcher checks
+ *                        id_order against the lists the order gives),
  *             explore_by_use = true, score_local = true (only when set),
  *             score_reads = {...} (with score_local, when not all),
  *             prune_types = {...},
@@ -1203,6 +1238,8 @@ static int p_hooks(lua_State *L)
     if (h->id_order != GROVE_ID_ORDER_NONE)
         grovel_set_string(L, "id_order",
                           h->id_order == GROVE_ID_ORDER_ASCENDING ? "ascending" : "descending");
+    if (h->id_check != GROVE_ID_CHECK_NONE)
+        grovel_set_string(L, "id_check", h->id_check == GROVE_ID_CHECK_FOLLOW ? "follow" : "raise");
     if (h->explore_by_use) {
         grovel_set_boolean(L, "explore_by_use", true);
     }

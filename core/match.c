@@ -598,6 +598,7 @@ static int match_from(grove_matcher_t *m, const grove_jobspec_t *js, grove_match
         m->next_id = x.id + 1;
     m->err = err;
     m->hook_failed = 0;
+    m->id_moved = false;
     grove_error_clear(err);
     int found = -1;
     if (match_prepare(m, js, &x, err) == 0 && horizon_check(&x, x.from, err) == 0)
@@ -762,6 +763,7 @@ static int match_fixed(grove_matcher_t *m, const grove_jobspec_t *js, grove_matc
         m->next_id = x.id + 1;
     m->err = err;
     m->hook_failed = 0;
+    m->id_moved = false;
     int found = -1;
     if (match_prepare(m, js, &x, err) == 0) {
         if (end == 0)

@@ -282,6 +282,10 @@ struct grove_matcher {
     uint64_t cv_tick;
     grove_error_t *err;
     int hook_failed;
+    /* the order hook moved a list out of id order in this match (a policy
+     * whose id_order is checked, grove_policy_t.id_check): slots and the
+     * top level are then taken in the walk's order (id_dir) */
+    bool id_moved;
 
     /* the rest of the model (match_job.c) */
     struct kept {
@@ -413,10 +417,11 @@ static inline grove_sym_t dom_sym(const grove_matcher_t *m)
 
 /* The direction in which slots and a top level below the nodes are
  * ranked by id: the policy's declared id_order (+1 ascending, -1
- * descending), 0 when it declares none or its order is not used. */
+ * descending), 0 when it declares none, its order is not used, or its
+ * order hook, checked, moved a list out of id order in this match. */
 static inline int id_dir(const grove_matcher_t *m)
 {
-    return m->pol.order && !m->pol.explore_by_use ? (int)m->pol.id_order : 0;
+    return m->pol.order && !m->pol.explore_by_use && !m->id_moved ? (int)m->pol.id_order : 0;
 }
 
 /* The state block of current vertex v, and v's place in it. */
@@ -770,6 +775,11 @@ int grovep_match_scratch_reserve(grove_matcher_t *m);
 void grovep_match_scratch_free(grove_matcher_t *m);
 void grovep_match_new_generation(grove_matcher_t *m);
 void grovep_match_order_forget(grove_matcher_t *m);
+/* Under a policy whose id_order is checked (grove_policy_t.id_check):
+ * ask the order for v's children as the walk would (the order is kept for
+ * the attempt), and note whether it left them in id order (id_moved).
+ * 0, or -1 when the hook failed or a declared id_order was contradicted. */
+int grovep_match_order_check(grove_matcher_t *m, grove_vid_t v);
 int grovep_match_push_frame(grove_matcher_t *m, grove_vid_t v, const struct req *r);
 void grovep_match_rank_setup(grove_matcher_t *m);
 bool grovep_match_path_ok(grove_matcher_t *m, const struct req *r, grove_vid_t top, grove_vid_t k,

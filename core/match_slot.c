@@ -917,6 +917,19 @@ int grovep_match_take_slots_by_id(grove_matcher_t *m, const struct req *r, grove
         rc = 2;
         goto out;
     }
+    /* the walk down to the homes asked the order for the lists above
+     * them; the homes' own children are ranked as they come in the graph,
+     * so an order whose id_order is checked is asked for them too: one it
+     * moved out of id order leaves the slots in the walk's order */
+    for (size_t h = 0; h < nh && id_dir(m); h++)
+        if (grovep_match_order_check(m, hv[h]) < 0) {
+            m->hook_failed = 1;
+            goto out;
+        }
+    if (!id_dir(m)) {
+        rc = 2;
+        goto out;
+    }
     /* every slot of every home when the homes are few and small, else
      * want of each (a home's first slots are its best: a plain slot takes
      * the next best children each time), ties then in graph order */

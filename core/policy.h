@@ -44,6 +44,18 @@ typedef enum grove_id_order {
     GROVE_ID_ORDER_DESCENDING = -1 /* highest id first at every level (high, hinode) */
 } grove_id_order_t;
 
+/* Whether the matcher may take a policy's id_order on trust or looks at
+ * the lists its order hook gives (grove_policy_t.id_check): never by
+ * handing the hook lists of its own, only the lists a match asks for. */
+typedef enum grove_id_check {
+    GROVE_ID_CHECK_NONE = 0,   /* the order puts ids that way (a C order by id) */
+    GROVE_ID_CHECK_FOLLOW = 1, /* the ranking by id holds while the hook leaves every
+                                * list of the match in id order; once it moves one,
+                                * the match takes the walk's order, the hook's */
+    GROVE_ID_CHECK_RAISE = 2   /* the same, and a moved list fails the match: the
+                                * policy said its order was by id */
+} grove_id_check_t;
+
 /* The whole request as the hooks see it, the same for every hook call of
  * one match (the matcher builds it once per match, grove_policy_request_*
  * below).  Types are those the request names, slots left out. */
@@ -147,6 +159,12 @@ typedef struct grove_policy {
      * in the walk's order, the order hook's.  Only with an order hook and
      * without explore_by_use. */
     grove_id_order_t id_order;
+    /* Whether id_order is taken on trust (NONE: a C order by id) or
+     * checked against each list the order hook gives in a match
+     * (grove_id_check_t): an order of a policy's own on a base that ranks
+     * by id keeps that ranking exactly while it leaves the lists as the
+     * base had them. */
+    grove_id_check_t id_check;
     /* Slots compared by their ids weigh the id of the node they lie in
      * first (the reference engine's node_centric): lonode and hinode keep a
      * job on the lowest / highest node, where low and high compare the

@@ -193,8 +193,8 @@ local SELECT_BEST = {spread = true, gpu = true, locality = true, variation = tru
 -- Hooks that change nothing, each as the text of the fields it adds to a
 -- policy, and the bases on which it changes nothing: an order leaves every
 -- list in the order the base gives it (graph order, or low's, high's ...;
--- an order function says nothing of ids, so on a base that ranks slots by
--- id it declares that order as the base does); a prune prunes nothing; a
+-- on a base that ranks slots by id the ranking stays, with nothing
+-- declared); a prune prunes nothing; a
 -- score scores every candidate the same (where the base has no score of
 -- its own, which it would replace); select = "first" is the select of a
 -- base that neither scores nor chooses.
@@ -222,9 +222,6 @@ local NOCHANGE = {
 local function with_hook(base, hk)
   local fields = {hk[2]}
   if base ~= "first" then fields[#fields + 1] = ("base = %q"):format(base) end
-  if hk.order and ID_ORDER[base] then
-    fields[#fields + 1] = ("id_order = %q"):format(ID_ORDER[base])
-  end
   return "return {" .. table.concat(fields, ",\n") .. "}"
 end
 
@@ -245,16 +242,45 @@ describe("a hook that changes nothing places as the policy without it", function
     end
   end
 
-  it("an order function on an id-ordered base without id_order places in the walk's order",
+  it("an order function that moves lists on an id-ordered base places in its own order",
     function()
-      -- low's order at every level, but no slots ranked by id: the one-core
-      -- jobs fill node0 in the walk's order, as lonode's do
-      local p = parse("return {base = 'low', order = function() end}")
-      assert.is_nil(p:hooks().id_order)
-      assert.equal("n0/c0 | n0/c1 | n0/c2", places(p, {tasks = 1}, socketed))
-      assert.equal(EXPECT.low["one core"],
-        places(parse("return {base = 'low', order = function() end, id_order = 'ascending'}"),
-          {tasks = 1}, socketed))
+      -- the nodes of each rack with the degraded ones last: high's ranking
+      -- by id would put a one-core job on n3 (n5 and n2 degraded), low's
+      -- on n0 (n0 and n3 degraded); the order's own puts it on the first
+      -- node it lists, and a whole node likewise
+      local text = [[return {base = %q, order = function(parent, children)
+        local good, worse = {}, {}
+        for _, c in ipairs(children) do
+          local bad = c:type() == "node" and (c:id() == %d or c:id() == %d)
+          table.insert(bad and worse or good, c)
+        end
+        for _, c in ipairs(worse) do good[#good + 1] = c end
+        return good
+      end}]]
+      local p = parse(text:format("high", 5, 2))
+      assert.equal("descending", p:hooks().id_order)
+      assert.equal("follow", p:hooks().id_check)
+      assert.equal("n4/c7 | n4/c6 | n4/c5", places(p, {tasks = 1}, socketed))
+      assert.equal("n4! | n3! | n5!", places(p, {nodes = 1, exclusive = true}, socketed))
+      p = parse(text:format("low", 0, 3))
+      assert.equal("n1/c0 | n1/c1 | n1/c2", places(p, {tasks = 1}, socketed))
+      assert.equal("n1/c0,n1/c1,n1/c2 | n1/c4,n1/c5,n1/c6 | n2/c0,n2/c1,n2/c2",
+        places(p, {tasks = 1, cores_per_task = 3}, socketed))
+      -- degraded nodes that are last in the base's order already: its lists
+      -- stay as they were, and so does its ranking
+      assert.equal(EXPECT.high["one core"],
+        places(parse(text:format("high", 0, 3)), {tasks = 1}, socketed))
+    end)
+
+  it("a declared id_order the order does not keep fails the match, naming the lists",
+    function()
+      local p = parse([[return {id_order = "ascending", order = function(parent, children)
+        table.sort(children, function(a, b) return a:id() > b:id() end)
+      end}]])
+      assert.equal("raise", p:hooks().id_check)
+      local err = places(p, {tasks = 1}, socketed, 1)
+      assert.matches('id_order = "ascending", but its order put rack1 before rack0 below ', err,
+        1, true)
     end)
 end)
 

@@ -144,6 +144,10 @@ describe("loading policies", function()
       "id_order describes an order: it needs order (or a base that orders)"},
     {"{base = 'spread', id_order = 'descending'}",
       "id_order describes an order: it needs order (or a base that orders)"},
+    {"{base = 'high', id_order = 'ascending'}",
+      "id_order = \"ascending\" contradicts the base's order (descending)"},
+    {"{base = 'lonode', id_order = 'descending'}",
+      "id_order = \"descending\" contradicts the base's order (ascending)"},
     {"{base = 'fresh', order = function() end, id_order = 'ascending'}",
       "id_order describes an order, which explore_by_use does not use"},
   }
