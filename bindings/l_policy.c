@@ -729,6 +729,7 @@ static void policy_free(void *arg)
     free(p->kstamp);
     free(p->ostamp);
     free(p->pval);
+    free(p->pbout);
     free(p->pstamp);
     free(p->cmark);
     free(p->cx.below);

@@ -212,6 +212,26 @@ static void call_keyed(lua_State *S, struct call *c, int nargs, const char *expe
 
 /* The protected body of a hook call.  Arguments: the call record, the Lua
  * function, the ctx table. */
+/* hook_body's prune of a list (c->vs, c->n): each answer into c->bout,
+ * the first's into c->result. */
+static void prune_list(lua_State *S, struct call *c, int fn, int ctx)
+{
+    struct grovel_views *vw = &c->p->views;
+    for (size_t i = 0; i < c->n; i++) {
+        vw->cand = c->vs[i];
+        lua_pushvalue(S, fn);
+        grovel_push_view(S, vw, c->vs[i]);
+        lua_pushvalue(S, ctx);
+        lua_call(S, 2, 1);
+        int t = lua_type(S, -1);
+        if (t != LUA_TNIL && t != LUA_TBOOLEAN)
+            bad_return(S, c, "a boolean", -1);
+        c->bout[i] = (uint8_t)lua_toboolean(S, -1);
+        lua_pop(S, 1);
+    }
+    c->result = c->bout[0];
+}
+
 static int hook_body(lua_State *S)
 {
     struct call *c = lua_touserdata(S, 1);
@@ -221,6 +241,10 @@ static int hook_body(lua_State *S)
     switch (c->kind) {
     case H_PRUNE:
         grovelp_policy_set_ctx(S, p, c->ctx, ctx);
+        if (c->vs) { /* a vertex and its siblings not answered yet, in one protected call */
+            prune_list(S, c, fn, ctx);
+            break;
+        }
         lua_pushvalue(S, fn);
         grovel_push_view(S, vw, c->v);
         lua_pushvalue(S, ctx);
@@ -409,6 +433,46 @@ static int run_hook(struct call *c)
     return 0;
 }
 
+/* How many siblings a prune answering alike whenever asked
+ * (prune_static) is asked about with the vertex the matcher asks for. */
+#define PRUNE_BATCH 64
+
+/* For a prune_static policy that writes nothing (proof quiet: no log
+ * line may tell of a vertex the walk never reached): v, then the siblings
+ * after it in containment
+ * that the prune applies to and has not answered yet (at most
+ * PRUNE_BATCH in all), into p->vb: how many (1: v alone; 0 when there is
+ * no room).  The matcher asks for a node's cores one by one, each a
+ * protected call into the sandbox; asked together, the calls after the
+ * first cost a Lua call each, and the answers are kept as any prune_static
+ * answer is (the contract lets the matcher ask any vertex, any time). */
+static size_t prune_siblings(struct grovel_policy *p, const grove_graph_t *g, grove_vid_t v)
+{
+    if (grow((void **)&p->vb, &p->vbcap, PRUNE_BATCH, sizeof(*p->vb)) < 0
+        || grow((void **)&p->pbout, &p->pboutcap, PRUNE_BATCH, sizeof(*p->pbout)) < 0)
+        return 0;
+    size_t n = 0;
+    p->vb[n++] = v;
+    grove_sym_t sub = p->views.contain;
+    grove_vid_t up = sub == GROVE_SYM_NONE ? GROVE_VID_NONE : grove_vertex_parent(g, v, sub);
+    if (up == GROVE_VID_NONE)
+        return n;
+    grove_eid_t cur;
+    bool after = false;
+    for (grove_vid_t k = grove_vertex_first_child(g, up, sub, &cur);
+         k != GROVE_VID_NONE && n < PRUNE_BATCH; k = grove_vertex_next_child(g, sub, &cur)) {
+        if (k == v) {
+            after = true;
+            continue;
+        }
+        if (!after || k >= p->pcap || p->pstamp[k] == p->pgen
+            || !grove_policy_applies(g, p->hooks.prune_types, grove_vertex_type_sym(g, k)))
+            continue;
+        p->vb[n++] = k;
+    }
+    return n;
+}
+
 /* prune: the answer kept for v when there is one (a call that read
  * nothing but the graph's content, on the graph as it is), else the
  * hook's, kept when its call read nothing else. */
@@ -431,11 +495,23 @@ int grovelp_policy_tramp_prune(void *arg, const grove_graph_t *g, grove_vid_t v,
             return p->pval[v];
     }
     struct call c = {.p = p, .kind = H_PRUNE, .v = v, .ctx = ctx};
+    size_t n = keep && p->hooks.prune_static && p->proof[H_PRUNE].quiet
+                   ? prune_siblings(p, g, v)
+                   : 0;
+    if (n > 1) {
+        c.vs = p->vb;
+        c.n = n;
+        c.bout = p->pbout;
+    }
     if (run_hook(&c) < 0)
         return -1;
     if (keep && c.reads.what == 0 && c.reads.totals == 0) {
         p->pstamp[v] = p->pgen;
         p->pval[v] = (uint8_t)c.result;
+        for (size_t i = 1; i < c.n; i++) {
+            p->pstamp[c.vs[i]] = p->pgen;
+            p->pval[c.vs[i]] = c.bout[i];
+        }
     }
     return c.result;
 }

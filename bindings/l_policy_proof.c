@@ -998,10 +998,25 @@ static bool sees_records(const struct proto *f, const char *src, char *why, size
     return false;
 }
 
-/* Is the prune whose main function is f (a closure at fn) blind? */
-static bool blind(struct world *w, int fn, const struct proto *f, char *why, size_t len)
+/* Does f (or a function it defines) name log or print? */
+static bool names_log(const struct proto *f)
+{
+    for (size_t k = 0; k < f->nk; k++)
+        if (kstr_is(f, (int)k, "log") || kstr_is(f, (int)k, "print"))
+            return true;
+    for (size_t k = 0; k < f->nkids; k++)
+        if (names_log(&f->kids[k]))
+            return true;
+    return false;
+}
+
+/* Is the prune whose main function is f (a closure at fn) blind?  And
+ * (*quiet) does no function it may call name log or print? */
+static bool blind(struct world *w, int fn, const struct proto *f, char *why, size_t len,
+                  bool *quiet)
 {
     lua_State *S = w->S;
+    *quiet = true;
     if (f->vararg) {
         snprintf(why, len, "%s:%d: the prune takes '...'", w->src, f->linedefined);
         return false;
@@ -1031,6 +1046,7 @@ static bool blind(struct world *w, int fn, const struct proto *f, char *why, siz
             ok = false;
         } else {
             ok = !sees_records(&p, w->src, why, len);
+            *quiet = *quiet && !names_log(&p);
         }
         r_free(&r);
         /* the Lua functions among its upvalues, to be looked at in turn */
@@ -1074,7 +1090,19 @@ static void prove(struct world *w, int kind, int fn, struct proof *pr)
     } else if (kind == H_SCORES) {
         pr->apart = apart(&f, w->src, pr->why, sizeof(pr->why));
     } else {
-        pr->blind = blind(w, fn, &f, pr->why, sizeof(pr->why));
+        pr->blind = blind(w, fn, &f, pr->why, sizeof(pr->why), &pr->quiet);
+        /* a function of the policy's own in the libraries may be called
+         * by its name: any of them that names log makes the prune loud */
+        for (size_t i = 1; pr->quiet && i <= w->nenv; i++) {
+            lua_rawgeti(S, w->live, (lua_Integer)i);
+            struct reader r2 = {0};
+            struct proto g;
+            if (lua_type(S, -1) == LUA_TFUNCTION && !lua_iscfunction(S, -1)
+                && (!read_function(S, lua_gettop(S), &w->d, &r2, &g) || names_log(&g)))
+                pr->quiet = false;
+            r_free(&r2);
+            lua_pop(S, 1);
+        }
     }
     r_free(&r);
 }

@@ -62,6 +62,8 @@ struct proof {
     bool pure;      /* reads no state of the policy's own */
     bool apart;     /* scores: each candidate's score from its own values only */
     bool blind;     /* prune: reads nothing of ctx nor of records */
+    bool quiet;     /* prune: names no log or print (what it writes would
+                     * tell which vertices it was asked about) */
     char why[256];  /* the first reason one does not hold, or "" */
 };
 
@@ -114,6 +116,8 @@ struct grovel_policy {
      * graph (pepoch, the views' epoch) and its content (pchg, its change
      * count) stay */
     uint8_t *pval;
+    uint8_t *pbout; /* a list's answers (prune_siblings) */
+    size_t pboutcap;
     uint32_t *pstamp;
     size_t pcap;
     uint32_t pgen;
@@ -164,6 +168,7 @@ struct call {
     double *out;            /* scores: the n scores */
     const grove_graph_t *g; /* choose, scores: the candidates' graph, for keys */
     int result;   /* prune */
+    uint8_t *bout; /* prune of a list (vs, n): each answer, 0 or 1 */
     double value; /* score, key */
     grove_policy_reads_t reads; /* prune, score, scores: what the call read */
 };

@@ -171,6 +171,7 @@ void grove_matcher_destroy(grove_matcher_t *m)
     free(m->dpar);
     free(m->orplan);
     grovep_match_kept_free(m);
+    free(m->pmemo);
     for (size_t i = 0; i < GROVEP_CV_SLOTS; i++) {
         free(m->cv[i].key);
         free(m->cv[i].v);
@@ -204,9 +205,33 @@ int grove_matcher_set_policy(grove_matcher_t *m, const grove_policy_t *p)
     free(m->pol_name);
     grovep_match_keep_clear(m);
     grovep_match_order_clear(m);
+    if (m->pmemo) /* another policy's answers */
+        memset(m->pmemo, 0, m->pmemocap);
     m->pol = *p;
     m->pol_name = name;
     m->pol.name = name;
+    return 0;
+}
+
+/* Make room in m->pmemo for v's answer, the answers kept forgotten when
+ * the graph changed since they were given: 0, or -1 (ENOMEM: the answer
+ * is not kept). */
+int grovep_match_prune_memo(grove_matcher_t *m, grove_vid_t v)
+{
+    if (m->pmemo_gen != m->g->chg_gen) {
+        if (m->pmemo)
+            memset(m->pmemo, 0, m->pmemocap);
+        m->pmemo_gen = m->g->chg_gen;
+    }
+    if (v < m->pmemocap)
+        return 0;
+    size_t cap = m->g->nv > v ? m->g->nv : (size_t)v + 1;
+    uint8_t *t = realloc(m->pmemo, cap);
+    if (!t)
+        return -1;
+    memset(t + m->pmemocap, 0, cap - m->pmemocap);
+    m->pmemo = t;
+    m->pmemocap = cap;
     return 0;
 }
 

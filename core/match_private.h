@@ -282,6 +282,14 @@ struct grove_matcher {
     uint64_t cv_tick;
     grove_error_t *err;
     int hook_failed;
+    /* a prune_static policy's answers by vertex (0 not asked, 1 looked
+     * into, 2 skipped), valid while the graph's chg_gen is pmemo_gen:
+     * such a prune answers alike whenever it is asked, so a kept ranking
+     * that lists the same skipped nodes first at every match (spread's
+     * emptiest) pays a load a node, as a constraint's verdict does */
+    uint8_t *pmemo;
+    size_t pmemocap;
+    uint64_t pmemo_gen;
     /* the order hook moved a list out of id order in this match (a policy
      * whose id_order is checked, grove_policy_t.id_check): slots and the
      * top level are then taken in the walk's order (id_dir) */
@@ -422,6 +430,27 @@ static inline grove_sym_t dom_sym(const grove_matcher_t *m)
 static inline int id_dir(const grove_matcher_t *m)
 {
     return m->pol.order && !m->pol.explore_by_use && !m->id_moved ? (int)m->pol.id_order : 0;
+}
+
+int grovep_match_prune_memo(grove_matcher_t *m, grove_vid_t v);
+
+/* The policy's prune asked about v (the caller checked that it has one
+ * and that it applies to v's type): 1 skip, 0 look inside, -1 error
+ * (hook_failed set).  A prune_static policy's answers are kept by vertex
+ * until the graph changes (pmemo). */
+static inline int prune_asked(grove_matcher_t *m, grove_vid_t v, const grove_policy_ctx_t *ctx)
+{
+    if (m->pol.prune_static && m->pmemo_gen == m->g->chg_gen && v < m->pmemocap && m->pmemo[v])
+        return m->pmemo[v] - 1;
+    int p = m->pol.prune(m->pol.arg, m->g, v, ctx);
+    if (p < 0) {
+        m->hook_failed = 1;
+        return -1;
+    }
+    p = p > 0;
+    if (m->pol.prune_static && grovep_match_prune_memo(m, v) == 0)
+        m->pmemo[v] = (uint8_t)(p + 1);
+    return p;
 }
 
 /* The state block of current vertex v, and v's place in it. */

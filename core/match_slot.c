@@ -120,24 +120,32 @@ static void kids_end(grove_matcher_t *m, const struct kids *k)
  * the deepest that can hold them (post-order: children before parents), so
  * a slot of cores and memory lands in one socket when one socket has
  * enough.  1 placed, 0 not, -1 error. */
+/* Does the policy's prune skip w (below a slot's root)?  1, 0, or -1. */
+static int slot_pruned(grove_matcher_t *m, const struct req *r, grove_vid_t w)
+{
+    if (!m->pol.prune || !grove_policy_applies(m->g, m->pol.prune_types, m->g->v[w].type))
+        return 0;
+    grove_policy_ctx_t ctx = {GROVE_SYM_NONE, 0, m->start, m->end, &m->preq, r->js};
+    return prune_asked(m, w, &ctx);
+}
+
 static int slot_home(grove_matcher_t *m, const struct req *r, grove_vid_t w, bool excl,
                      bool is_root)
 {
     if (!is_root && m->slot_dead[w] == m->slot_cur)
         return 0; /* no slot fitted below w earlier in this call */
+    /* a prune that answers alike whenever it is asked (prune_static: its
+     * answers are kept) is asked before the aggregates are read: a kept
+     * ranking by free units (spread) lists the nodes no job touches
+     * first, and those are the ones a prune by property skips every time */
+    bool early = !is_root && m->pol.prune_static;
+    int p = early ? slot_pruned(m, r, w) : 0;
+    if (p != 0)
+        return p < 0 ? -1 : 0;
     if (is_root ? !agg_fits(m, w, r->need1) : !enter_fits(m, w, r->need1))
         return 0;
-    if (!is_root && m->pol.prune
-        && grove_policy_applies(m->g, m->pol.prune_types, m->g->v[w].type)) {
-        grove_policy_ctx_t ctx = {GROVE_SYM_NONE, 0, m->start, m->end, &m->preq, r->js};
-        int p = m->pol.prune(m->pol.arg, m->g, w, &ctx);
-        if (p < 0) {
-            m->hook_failed = 1;
-            return -1;
-        }
-        if (p > 0)
-            return 0;
-    }
+    if (!is_root && !early && (p = slot_pruned(m, r, w)) != 0)
+        return p < 0 ? -1 : 0;
     size_t fbase = m->nframes, kbase = m->nkids;
     if (grovep_match_push_frame(m, w, r) < 0)
         return -1;

@@ -774,9 +774,8 @@ bool grovep_match_path_ok(grove_matcher_t *m, const struct req *r, grove_vid_t t
         if (r && m->pol.prune && grove_policy_applies(g, m->pol.prune_types, g->v[a].type)) {
             grove_policy_ctx_t ctx = {r->slot ? GROVE_SYM_NONE : r->type, 0, m->start, m->end,
                                       &m->preq, r->js};
-            int p = m->pol.prune(m->pol.arg, g, a, &ctx);
+            int p = prune_asked(m, a, &ctx);
             if (p < 0) {
-                m->hook_failed = 1;
                 *failed = 1;
                 return false;
             }
@@ -957,11 +956,9 @@ static grove_vid_t iter_next(grove_matcher_t *m, struct iter *it, const struct r
             continue;
         if (m->pol.prune && grove_policy_applies(g, m->pol.prune_types, g->v[k].type)) {
             grove_policy_ctx_t ctx = {r->type, it->need, m->start, m->end, &m->preq, r->js};
-            int p = m->pol.prune(m->pol.arg, g, k, &ctx);
-            if (p < 0) {
-                m->hook_failed = 1;
+            int p = prune_asked(m, k, &ctx);
+            if (p < 0)
                 goto fail;
-            }
             if (p > 0)
                 continue;
         }
@@ -1051,11 +1048,9 @@ int grovep_match_take_check(grove_matcher_t *m, const struct req *r, grove_vid_t
     if (hook) {
         /* the policy may rule out a candidate as it rules out a subtree */
         grove_policy_ctx_t ctx = {r->type, need, m->start, m->end, &m->preq, r->js};
-        int p = m->pol.prune(m->pol.arg, g, c, &ctx);
-        if (p < 0) {
-            m->hook_failed = 1;
+        int p = prune_asked(m, c, &ctx);
+        if (p < 0)
             return -1;
-        }
         if (p > 0)
             return 0;
     }

@@ -510,6 +510,34 @@ describe("what a score or prune reads, watched as it runs", function()
     assert.is_true(runs[1].kept > 20, runs[1].kept .. " kept")
   end)
 
+  it("asks a prune on the graph's content again once the graph changes", function()
+    -- whole nodes, so that every node the walk reaches is asked about;
+    -- its answers (and the siblings' asked with them) are kept until a
+    -- property changes, and then given anew
+    local p = assert(core.policy_parse([[return {
+      prune = function(v) return v:property("degraded") ~= nil end}]], "prune.lua"))
+    assert.is_true(p:proofs().prune)
+    local g = machine(2, 4)
+    local m = core.matcher(g)
+    assert(m:set_policy(p))
+    local whole = match.compiled{nodes = 1, exclusive = true, duration = 10}
+    local function node(j)
+      for _, pk in ipairs(assert(j).picks) do
+        if pk.vertex:type() == "node" then return pk.vertex:name() end
+      end
+    end
+    local j = m:match(whole, "allocate")
+    assert.equal("n0", node(j))
+    assert(m:cancel(j.id))
+    g:vertex("n0"):set_property("degraded", "1")
+    g:vertex("n1"):set_property("degraded", "1")
+    assert.equal("n2", node(m:match(whole, "allocate")))
+    g:vertex("n0"):remove_property("degraded")
+    assert.equal("n0", node(m:match(whole, "allocate")))
+    m:close()
+    g:close()
+  end)
+
   it("keeps a base's score_types when the file gives only a prune", function()
     -- spread scores nodes alone: a prune of its own keeps that
     local p = assert(core.policy_parse([[return {base = "spread",

@@ -15,9 +15,9 @@
  * need a particular machine to pass, beyond the live-topology step.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -762,6 +762,18 @@ static void test_threads(void)
             same += ls[i].cores[k] == want;
     is_int((long long)same, LOAD_THREADS * LOADS_EACH,
            "threads: every load made at once gives the topology of one alone");
+    /* now a process of several threads: a text past the checks that the
+     * library refuses is refused in place, naming the text (the library's
+     * reason goes only to a standard error of the process's own, not
+     * redirected here) */
+    const char *v9 = "<topology version=\"9.0\"><object type=\"Machine\" cpuset=\"0x1\"/>"
+                     "</topology>";
+    errno = 0;
+    t = grove_topo_read_xml(v9, strlen(v9), "mem.xml", &err);
+    ok(!t && errno == EINVAL, "threads: a topology the library refuses is refused in place");
+    is_str(err.text, "mem.xml: not a valid hwloc XML topology",
+           "threads: refused in place: message");
+    grove_topo_destroy(t);
 }
 
 int main(void)
