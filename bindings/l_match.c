@@ -41,7 +41,8 @@
  *   m:job(id [, picks])  m:jobs([picks])  m:info(id)  m:stats()  m:reset_stats()  m:next_id()
  *       (stats: {matches =, succeeded =, min =, max =, mean = (seconds),
  *       held = the jobs held now, ranks_kept = the rankings mended from
- *       a kept one (grove_policy_t.score_local), blocks_passed = the
+ *       a kept one (grove_policy_t.score_local) or a static order's
+ *       list across levels given again, blocks_passed = the
  *       children of wide vertices passed by their block's aggregate or
  *       constraint verdict,
  *       idle_pruned = windows ruled out for too few nodes wholly idle)})

@@ -70,7 +70,9 @@ typedef struct grove_match_stats {
     double min_s, max_s, sum_s; /* match times, seconds */
     uint64_t ranks_kept; /* rankings of a level mended from the one kept
                           * since an earlier match, not made anew
-                          * (grove_policy_t.score_local) */
+                          * (grove_policy_t.score_local), and lists of a
+                          * static order across levels given again
+                          * (order_types, match_order.c) */
     uint64_t blocks_passed; /* children of wide vertices passed by their
                              * block's aggregate (or because none of the
                              * block meets the job's constraint), not

@@ -69,12 +69,18 @@ bool grovep_match_order_keeps(const grove_matcher_t *m)
     return m->rank_order && !m->rank_score && m->pol.order_static;
 }
 
+/* Does k hold a list of v for this match's request types, made at any
+ * change count? */
+static bool okept_same(const grove_matcher_t *m, const struct okept *k, grove_vid_t v)
+{
+    return k->live && k->v == v && k->sub == m->dom_sub && k->ntypes == m->preq.ntypes
+           && (!k->ntypes || !memcmp(k->types, m->preq.types, k->ntypes * sizeof(*k->types)));
+}
+
 /* Does k hold the list of v for this match's request? */
 static bool okept_fits(const grove_matcher_t *m, const struct okept *k, grove_vid_t v)
 {
-    return k->live && k->v == v && k->sub == m->dom_sub && k->gen == grove_graph_changes(m->g)
-           && k->ntypes == m->preq.ntypes
-           && (!k->ntypes || !memcmp(k->types, m->preq.types, k->ntypes * sizeof(*k->types)));
+    return okept_same(m, k, v) && k->gen == grove_graph_changes(m->g);
 }
 
 const grove_vid_t *grovep_match_order_find(grove_matcher_t *m, grove_vid_t v, uint32_t *n)
@@ -98,8 +104,11 @@ void grovep_match_order_store(grove_matcher_t *m, grove_vid_t v, const grove_vid
     struct okept *k = &ok->k[0];
     for (size_t i = 0; i < OKEEP_N; i++) {
         struct okept *c = &ok->k[i];
-        if (!c->live || (c->v == v && c->sub == m->dom_sub)) {
-            k = c; /* a free slot, or this vertex's older list */
+        if (!c->live || okept_same(m, c, v)) {
+            /* a free slot, or the older list of this vertex for these
+             * request types (another shape's list of the same vertex
+             * stays: a stream of shapes in turn would make each anew) */
+            k = c;
             break;
         }
         if (c->used < k->used)

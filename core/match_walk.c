@@ -716,6 +716,7 @@ static int rank_kids(grove_matcher_t *m, grove_vid_t v, size_t fi, const struct 
     } else if (grovep_match_order_keeps(m) && (list = grovep_match_order_find(m, v, &n))) {
         /* a static order's list, as an earlier match made it */
         order_keep(m, v, sub, list, n);
+        m->stats.ranks_kept++;
     } else {
         struct frame *f = &m->frames[fi];
         int kept = grovep_match_keep_find(m, v, r);

@@ -437,6 +437,30 @@ describe("a ranking kept between matches", function()
   end)
 end)
 
+describe("an order across levels (when) kept between matches", function()
+  it("keeps one list a request shape, so that shapes in turn each reuse their own", function()
+    -- nodes by their weight property, heaviest last: a list of the whole
+    -- machine's nodes, made once for each of the three shapes
+    local p = assert(core.policy_parse([[return {
+      order = {key = "property:weight", when = "node"}}]], "weight.lua"))
+    local g = machine(2, 4)
+    local m = core.matcher(g)
+    assert(m:set_policy(p))
+    local shapes = {
+      match.compiled{nodes = 1, exclusive = true, duration = 10},
+      match.compiled{tasks = 1, cores_per_task = 1, duration = 10},
+      match.compiled{nodes = 1, tasks = 1, cores_per_task = 2, duration = 10},
+    }
+    for i = 1, 9 do assert(m:match(shapes[(i - 1) % 3 + 1], "allocate")) end
+    -- the first whole node made the list of a request of nodes and cores,
+    -- the first one-core job that of cores alone; the seven after (the
+    -- third shape names nodes and cores too) gave them again
+    assert.equal(7, m:stats().ranks_kept)
+    m:close()
+    g:close()
+  end)
+end)
+
 describe("what a score or prune reads, watched as it runs", function()
   local one = match.compiled{tasks = 1, cores_per_task = 1, duration = 10}
 
