@@ -1815,14 +1815,26 @@ static int take_best(grove_matcher_t *m, const struct req *r, grove_vid_t u, boo
     struct lserve s = {NULL, 0, 0};
     int rc = gather_kept(m, r, u, pexcl, top, want, cbase, &s);
     rc = rc == 0 ? gather(m, r, u, pexcl, top, want, cbase) : rc < 0 ? -1 : 0;
+    /* Served in part and not enough: more of what gather would have
+     * found in full, tried again from the start.  With no choose hook and
+     * a fixed count, the candidates are taken in the ranking's order, the
+     * first that fit, so a longer part gives what the whole would: the
+     * part served grows twofold (a kept ranking of a machine's nodes,
+     * whose first few admitted by their aggregates do not all fit once
+     * taken, is not admitted whole at each match); else the whole. */
+    size_t part = !m->pol.choose && r->child && r->count->kind == GROVE_COUNT_FIXED
+                          && want < SIZE_MAX
+                      ? (size_t)want
+                      : 0;
     while (rc == 0) {
         struct checkpoint cp = checkpoint(m);
         rc = take_chosen(m, r, pexcl, want, cbase);
         if ((rc == 0 || rc == 2) && s.at < s.n) {
-            /* served in part and not enough: what gather would have
-             * found in full, tried again from the start */
             rollback(m, cp);
-            rc = level_serve(m, r, u, pexcl, want, cbase, &s, SIZE_MAX) < 0 ? -1 : 0;
+            size_t upto = SIZE_MAX;
+            if (part && (m->ncands - cbase) < SIZE_MAX / 4 - part)
+                upto = 2 * (m->ncands - cbase) + part;
+            rc = level_serve(m, r, u, pexcl, want, cbase, &s, upto) < 0 ? -1 : 0;
             continue;
         }
         if (rc == 2) {
