@@ -165,7 +165,9 @@ for start in range(0, a.jobs, batch):
             pending.append(h.rpc("job-manager.urgency",
                                  {"id": jid, "urgency": rng.choice([8, 24])}))
     # holds released a batch later
-    release = [j for j in held if j < ids[-batch]]
+    # (a stream shorter than a batch has no job a batch back: none released)
+    cut = ids[-batch] if len(ids) >= batch else ids[0]
+    release = [j for j in held if j < cut]
     for jid in release:
         pending.append(h.rpc("job-manager.urgency", {"id": jid, "urgency": 16}))
     held = [j for j in held if j not in release]
