@@ -30,8 +30,10 @@
 -- events, against the same run without: on each machine, a quarter of the
 -- nodes (8 of m256's 32, 32 of m1024's 128) go down for a day (down-1d)
 -- or a month (down-30d), then up; and down for a day, then a tenth of the
--- nodes (3, 12) drained for good a week later (drain).  Target: <= 1.5x
--- the run without events, however long the nodes stay out.
+-- nodes (3, 12) drained for good a week later (drain); or a tenth of the
+-- nodes marked degraded=1 for a day, another tenth each day for 30 days
+-- (property: 60 events).  Target: <= 1.5x the run without events, however
+-- long the nodes stay out.
 --
 -- --out DIR keeps each run's per-job CSV there (NAME.csv); --check DIR
 -- compares each with DIR/NAME.csv (a run of another build) and says
@@ -227,6 +229,24 @@ local function event_file(path, nodes, days, drain)
   return path
 end
 
+-- Property events: every day for `days` days a tenth of the nodes
+-- (another tenth each day) marked degraded=1, the mark taken away the
+-- next day.  SWF jobs ask nothing of properties: what is measured is what
+-- each change costs the loop (every reservation dropped and planned again).
+local function property_file(path, nodes, days)
+  local t0, tenth = 1000000, math.max(1, nodes // 10)
+  local lines = {("# a tenth of the nodes degraded for a day, %d days running"):format(days)}
+  for d = 0, days - 1 do
+    local lo = (d * tenth) % nodes
+    local hi = math.min(nodes - 1, lo + tenth - 1)
+    local t = t0 + d * 86400
+    lines[#lines + 1] = ("%d set n[%d-%d] degraded=1"):format(t, lo, hi)
+    lines[#lines + 1] = ("%d unset n[%d-%d] degraded"):format(t + 86400 - 1, lo, hi)
+  end
+  write(path, table.concat(lines, "\n") .. "\n")
+  return path
+end
+
 local EVENT_QUEUES = {
   {"easy", "--queue easy"},
   {"conservative", "--queue conservative"},
@@ -247,6 +267,7 @@ local function node_events()
           {"down-1d", event_file(dir .. "/down-1d.txt", nodes, 1, false)},
           {"down-30d", event_file(dir .. "/down-30d.txt", nodes, 30, false)},
           {"drain", event_file(dir .. "/drain.txt", nodes, 1, true)},
+          {"property", property_file(dir .. "/property.txt", nodes, 30)},
         }
         for _, q in ipairs(EVENT_QUEUES) do
           local base = run(("%s-e%g-%s"):format(size[1], ef, q[1]), cluster, tr, q[2])

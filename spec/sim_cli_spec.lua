@@ -213,7 +213,7 @@ describe("grove sim", function()
     assert.same({"killed", 20, 10}, {r[4].state, r[4].run, r[4].start})
     for _, c in ipairs{{"badevents.txt", "badevents.txt:1: no node 'n9' (a node name, path " ..
       "or hostlist)"}, {"badaction.txt", "badaction.txt:1: unknown action 'reboot' " ..
-      "(down, up, drain)"}} do
+      "(down, up, drain, set or unset)"}} do
       local out, rc2 = sim("--trace " .. F .. "small.swf --events " .. F .. c[1])
       assert.equal(1, rc2)
       assert.equal("grove sim: " .. F .. c[2] .. "\n", out)

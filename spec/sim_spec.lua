@@ -94,6 +94,68 @@ describe("grove.sim", function()
     assert.equal(2, s:result().jobs)
   end)
 
+  it("sets and takes away node properties that constraints and policies read", function()
+    -- jobs of one whole node that keep off degraded nodes (RFC 31)
+    local js = grove.jobspec{nodes = 1, exclusive = true,
+      constraints = {properties = {"^degraded"}}}
+    local g = machine()
+    local s = new{queue = "fcfs", graph = g}
+    s:node_event{time = 10, node = "n[0-2]", action = "set", key = "degraded", value = "1"}
+    s:node_event{time = 30, node = "n0", action = "unset", key = "degraded"}
+    s:node_event{time = 30, node = "n3", action = "unset", key = "degraded"}  -- has none
+    s:submit{id = 1, submit = 0, run = 5, jobspec = js}
+    s:submit{id = 2, submit = 10, run = 50, jobspec = js}
+    s:submit{id = 3, submit = 10, run = 5, jobspec = js}
+    s:submit{id = 4, submit = 30, run = 5, jobspec = js}
+    s:advance(0)
+    assert.same({"n0"}, s:job(1).nodes)
+    s:advance(10)
+    assert.same({"n3"}, s:job(2).nodes)        -- n0-n2 degraded from 10
+    assert.equal("queued", s:job(3).state)
+    s:advance(30)
+    assert.same({"n0"}, s:job(3).nodes)        -- n0 back at 30 (n3 busy until 60)
+    assert.equal(30, s:job(3).start)
+    s:run()
+    assert.equal(4, s:result().jobs)
+    assert.equal("1", g:vertex("n2"):property("degraded"))
+    assert.is_nil(g:vertex("n0"):property("degraded"))
+  end)
+
+  it("refuses property events it cannot apply, naming what is wrong", function()
+    local s = new{queue = "fcfs"}
+    local function bad(ev, msg)
+      assert.has_error(function() s:node_event(ev) end, "bad argument #1 to 'node_event' ("
+        .. msg .. ")")
+    end
+    bad({time = 1, node = "n0", action = "set", key = "a=b", value = "1"},
+      "set needs key, a property name without '=' or spaces")
+    bad({time = 1, node = "n0", action = "set", key = "a"}, "set needs value, a string")
+    bad({time = 1, node = "n0", action = "unset"},
+      "unset needs key, a property name without '=' or spaces")
+    bad({time = 1, node = "n0", action = "down", key = "a"}, "down takes no key or value")
+    bad({time = 1, node = "n0", action = "degrade"},
+      "action must be down, up, drain, set or unset, got degrade")
+    local dir = os.tmpname()
+    local cases = {
+      {"5 set n0 degraded\n", "set needs KEY=VALUE after the nodes, got 'degraded'"},
+      {"5 unset n0\n", "unset needs a property name after the nodes, got ''"},
+      {"5 unset n0 a=b\n", "unset needs a property name after the nodes, got 'a=b'"},
+      {"5 stet n0 a=1\n", "unknown action 'stet' (did you mean 'set'?) (down, up, drain, set "
+        .. "or unset)"},
+      {"# fine\n5 set n[0-1] degraded=1\n6 set n9 a=1\n",
+        "no node 'n9' (a node name, path or hostlist)", 3},
+    }
+    for _, c in ipairs(cases) do
+      local f = assert(io.open(dir, "w"))
+      f:write(c[1])
+      f:close()
+      local ok, err = pcall(s.load_events, s, dir)
+      assert.is_false(ok)
+      assert.equal(("%s:%d: %s"):format(dir, c[3] or 1, c[2]), err)
+    end
+    os.remove(dir)
+  end)
+
   it("matches jobspec requests, and plans them in the planner", function()
     local s = new{queue = "conservative"}
     local js = grove.jobspec{nodes = 2, exclusive = true}

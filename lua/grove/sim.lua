@@ -503,8 +503,21 @@ function Sim:submit_record(job)
   self.arrivals:push(rec)
 end
 
+-- The actions of node events, and whether each names a property.
+local ACTIONS = {down = false, up = false, drain = false, set = true, unset = true}
+local ACTION_LIST = "down, up, drain, set or unset"
+
+-- Whether key is a property name a node event may set: non-empty, no
+-- '=', no space.
+local function property_key(key)
+  return type(key) == "string" and key ~= "" and not key:find("[=%s]")
+end
+
 -- Node events: {time =, node = name | path | hostlist, action = "down" |
--- "up" | "drain"}, in any order (kept sorted by time, stable).
+-- "up" | "drain" | "set" | "unset", key =, value =}, in any order (kept
+-- sorted by time, stable).  set gives the nodes property key = value
+-- (a string), unset takes it away (nodes without it are left as they
+-- are).
 function Sim:node_event(ev)
   if type(ev) ~= "table" then
     error(fmt("bad argument #1 to 'node_event' (table expected, got %s)", type(ev)), 2)
@@ -512,14 +525,26 @@ function Sim:node_event(ev)
   if math.type(ev.time) ~= "integer" or ev.time < self.now then
     error("bad argument #1 to 'node_event' (time must be an integer, not in the past)", 2)
   end
-  if ev.action ~= "down" and ev.action ~= "up" and ev.action ~= "drain" then
-    error(fmt("bad argument #1 to 'node_event' (action must be down, up or drain, got %s)",
+  local named = ACTIONS[ev.action]
+  if named == nil then
+    error(fmt("bad argument #1 to 'node_event' (action must be %s, got %s)", ACTION_LIST,
       tostring(ev.action)), 2)
+  end
+  if named and not property_key(ev.key) then
+    error(fmt("bad argument #1 to 'node_event' (%s needs key, a property name without '=' "
+      .. "or spaces)", ev.action), 2)
+  end
+  if ev.action == "set" and type(ev.value) ~= "string" then
+    error("bad argument #1 to 'node_event' (set needs value, a string)", 2)
+  end
+  if not named and (ev.key ~= nil or ev.value ~= nil) then
+    error(fmt("bad argument #1 to 'node_event' (%s takes no key or value)", ev.action), 2)
   end
   local idx, msg = self:resolve_nodes(ev.node)
   if not idx then error("bad argument #1 to 'node_event' (" .. msg .. ")", 2) end
   local list = self.node_events
-  local e = {time = ev.time, action = ev.action, nodes = idx, where = ev.where}
+  local e = {time = ev.time, action = ev.action, nodes = idx, where = ev.where,
+    key = ev.key, value = ev.value}
   local i = #list + 1
   while i > self.next_event and list[i - 1].time > e.time do
     list[i] = list[i - 1]
@@ -547,8 +572,43 @@ function Sim:resolve_nodes(spec)
   return nil, fmt("no node '%s' (a node name, path or hostlist)", spec)
 end
 
+-- One line of an events file (text without its comment): the event, or
+-- nil and the reason.
+local function event_line(self, text)
+  local t, action, nodes, extra = text:match("^%s*(%S+)%s+(%S+)%s+(%S+)%s*(.-)%s*$")
+  if not t then return nil, "expected TIME ACTION NODES [KEY[=VALUE]]" end
+  local time = math.tointeger(tonumber(t))
+  if not time or time < 0 then
+    return nil, fmt("time must be a non-negative integer, got '%s'", t)
+  end
+  local named = ACTIONS[action]
+  if named == nil then
+    return nil, fmt("unknown action '%s'%s (%s)", action, suggest.hint(action, ACTIONS),
+      ACTION_LIST)
+  end
+  local ev = {time = time, action = action, node = nodes}
+  if not named then
+    if extra ~= "" then return nil, fmt("unexpected '%s' after the nodes", extra) end
+  elseif action == "set" then
+    local key, value = extra:match("^([^=%s]+)=(%S*)$")
+    if not key then
+      return nil, fmt("set needs KEY=VALUE after the nodes, got '%s'", extra)
+    end
+    ev.key, ev.value = key, value
+  else
+    if not property_key(extra) then
+      return nil, fmt("unset needs a property name after the nodes, got '%s'", extra)
+    end
+    ev.key = extra
+  end
+  local idx, msg = self:resolve_nodes(nodes)
+  if not idx then return nil, msg end
+  return ev
+end
+
 -- Read node events from a file: "TIME ACTION NODES" a line (ACTION down,
--- up or drain; NODES a name, path or hostlist), '#' comments.  Raises
+-- up or drain; NODES a name, path or hostlist), "TIME set NODES KEY=VALUE"
+-- and "TIME unset NODES KEY" for properties, '#' comments.  Raises
 -- "FILE:LINE: reason".
 function Sim:load_events(path)
   local f, err = io.open(path, "r")
@@ -558,30 +618,13 @@ function Sim:load_events(path)
     n = n + 1
     local text = line:gsub("#.*", "")
     if text:match("%S") then
-      local t, action, nodes, extra = text:match("^%s*(%S+)%s+(%S+)%s+(%S+)%s*(.-)%s*$")
-      if not t then
-        f:close()
-        error(fmt("%s:%d: expected TIME ACTION NODES", path, n), 0)
-      end
-      if extra ~= "" then
-        f:close()
-        error(fmt("%s:%d: unexpected '%s' after the nodes", path, n, extra), 0)
-      end
-      local time = math.tointeger(tonumber(t))
-      if not time or time < 0 then
-        f:close()
-        error(fmt("%s:%d: time must be a non-negative integer, got '%s'", path, n, t), 0)
-      end
-      if action ~= "down" and action ~= "up" and action ~= "drain" then
-        f:close()
-        error(fmt("%s:%d: unknown action '%s' (down, up, drain)", path, n, action), 0)
-      end
-      local idx, msg = self:resolve_nodes(nodes)
-      if not idx then
+      local ev, msg = event_line(self, text)
+      if not ev then
         f:close()
         error(fmt("%s:%d: %s", path, n, msg), 0)
       end
-      self:node_event{time = time, action = action, node = nodes, where = path .. ":" .. n}
+      ev.where = path .. ":" .. n
+      self:node_event(ev)
     end
   end
   f:close()
@@ -903,7 +946,24 @@ function nodes_out(self)
   sched.set_out(self, self.down_units, out_held)
 end
 
+-- A property set or taken away on the nodes: what the jobs may ask of
+-- them (constraints) and what policies read changes, so the reservations
+-- made on the old properties go; running jobs stay.
+local function apply_property(self, ev)
+  for _, n in ipairs(ev.nodes) do
+    local v = self.nodes[n]
+    if ev.action == "set" then
+      assert(v:set_property(ev.key, ev.value))
+    elseif v:property(ev.key) ~= nil then
+      assert(v:remove_property(ev.key))
+    end
+  end
+  self.changed = true
+  sched.drop_reservations(self)
+end
+
 local function apply_event(self, ev)
+  if ACTIONS[ev.action] then return apply_property(self, ev) end
   local status = ev.action == "drain" and "drained" or ev.action
   local hit = {}
   for _, n in ipairs(ev.nodes) do

@@ -85,7 +85,8 @@ they end after their run time.
   --walltime kill|extend  a job whose run time exceeds its requested time
                       is killed at that time (kill, the default: its row
                       says timeout) or runs its whole time (extend)
-  --events FILE       node events: "TIME down|up|drain NODES" a line
+  --events FILE       node events: "TIME down|up|drain NODES", "TIME set
+                      NODES KEY=VALUE" or "TIME unset NODES KEY" a line
   --out [FORMAT=]FILE one row per job, repeatable: grove (the default;
                       id,submit,start,end,wait,run,procs,nodes,estimate,user,
                       state,requeues,hosts,racks,domains,stranded,
