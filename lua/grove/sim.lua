@@ -948,7 +948,9 @@ end
 
 -- A property set or taken away on the nodes: what the jobs may ask of
 -- them (constraints) and what policies read changes, so the reservations
--- made on the old properties go; running jobs stay.
+-- recorded on vertices under the old properties go; counted reservations
+-- (every job a plain request: units, no vertices, no constraints) stay,
+-- as no property enters a count.  Running jobs stay.
 local function apply_property(self, ev)
   for _, n in ipairs(ev.nodes) do
     local v = self.nodes[n]
@@ -959,7 +961,7 @@ local function apply_property(self, ev)
     end
   end
   self.changed = true
-  sched.drop_reservations(self)
+  if self.jobspecs ~= 0 or not self.count_mode then sched.drop_reservations(self) end
 end
 
 local function apply_event(self, ev)
