@@ -15,8 +15,10 @@
  * list made anew gives; the walk still checks the vertices on it as it
  * takes them (the levels left out, their records in the window).
  *
- * This file holds the kept lists only: how they are made is match_walk.c's
- * (rank_kids), and nothing here calls a hook.
+ * This file holds the kept lists, and the checks of an order's lists
+ * against a policy's declared id order (grove_policy_t.id_check): how the
+ * lists are made is match_walk.c's (rank_kids, order_kids), and nothing
+ * here calls a hook.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -133,4 +135,73 @@ void grovep_match_order_store(grove_matcher_t *m, grove_vid_t v, const grove_vid
     k->gen = grove_graph_changes(m->g);
     k->used = ++ok->tick;
     k->live = true;
+}
+
+/* ---- an order's lists checked against the declared id order (id_check) ---- */
+
+/* Under a policy whose id_order is checked (grove_policy_t.id_check),
+ * note whether the n vertices the order gave for v are in id order, the
+ * declared direction (equal ids in any order): the first list that is not
+ * turns the ranking by id off for the rest of the match (id_dir), or,
+ * under GROVE_ID_CHECK_RAISE, fails the match naming the two vertices.
+ * Only lists the match asks for are looked at, never lists of the
+ * matcher's own making.  0, or -1 (errno EINVAL, m->err set). */
+int grovep_match_order_check_list(grove_matcher_t *m, grove_vid_t v, const grove_vid_t *kids,
+                                  size_t n)
+{
+    if (m->pol.id_check == GROVE_ID_CHECK_NONE || m->id_moved || !m->pol.id_order)
+        return 0;
+    int64_t dir = (int64_t)m->pol.id_order;
+    for (size_t i = 1; i < n; i++) {
+        int64_t a = grove_vertex_id(m->g, kids[i - 1]), b = grove_vertex_id(m->g, kids[i]);
+        if ((b - a) * dir >= 0)
+            continue;
+        if (m->pol.id_check == GROVE_ID_CHECK_RAISE) {
+            grove_error_set(m->err, NULL, 0,
+                            "policy %s: id_order = \"%s\", but its order put %s%lld before "
+                            "%s%lld below %s",
+                            m->pol.name, dir > 0 ? "ascending" : "descending",
+                            grove_vertex_type(m->g, kids[i - 1]), (long long)a,
+                            grove_vertex_type(m->g, kids[i]), (long long)b,
+                            grove_vertex_name(m->g, v));
+            errno = EINVAL;
+            return -1;
+        }
+        m->id_moved = true;
+        return 0;
+    }
+    return 0;
+}
+
+/* Under GROVE_ID_CHECK_FOLLOW, note whether a ranked list (made now, kept
+ * for the window or from an earlier match) has each type's vertices in id
+ * order (id_moved): a list of the machine's nodes sorted by the policy's
+ * order or score, where the walk goes next, takes the ranking by id away
+ * when it is not. */
+void grovep_match_rank_check(grove_matcher_t *m, const grove_vid_t *list, uint32_t n)
+{
+    if (m->pol.id_check != GROVE_ID_CHECK_FOLLOW || m->id_moved || !m->pol.id_order)
+        return;
+    struct {
+        grove_sym_t t;
+        int64_t id;
+    } last[RANK_MEMO_N];
+    size_t nl = 0;
+    int64_t dir = (int64_t)m->pol.id_order;
+    for (uint32_t i = 0; i < n; i++) {
+        grove_sym_t t = m->g->v[list[i]].type;
+        int64_t id = grove_vertex_id(m->g, list[i]);
+        size_t k = 0;
+        while (k < nl && last[k].t != t)
+            k++;
+        if (k == nl) {
+            if (nl == RANK_MEMO_N)
+                continue; /* more types than kept: those past it go unchecked */
+            last[nl++].t = t;
+        } else if ((id - last[k].id) * dir < 0) {
+            m->id_moved = true;
+            return;
+        }
+        last[k].id = id;
+    }
 }

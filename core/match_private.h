@@ -809,6 +809,11 @@ void grovep_match_order_forget(grove_matcher_t *m);
  * the attempt), and note whether it left them in id order (id_moved).
  * 0, or -1 when the hook failed or a declared id_order was contradicted. */
 int grovep_match_order_check(grove_matcher_t *m, grove_vid_t v);
+/* match_order.c: whether the n vertices the order gave for v (or a ranked
+ * list of several types) keep the declared id order; see there. */
+int grovep_match_order_check_list(grove_matcher_t *m, grove_vid_t v, const grove_vid_t *kids,
+                                  size_t n);
+void grovep_match_rank_check(grove_matcher_t *m, const grove_vid_t *list, uint32_t n);
 int grovep_match_push_frame(grove_matcher_t *m, grove_vid_t v, const struct req *r);
 void grovep_match_rank_setup(grove_matcher_t *m);
 bool grovep_match_path_ok(grove_matcher_t *m, const struct req *r, grove_vid_t top, grove_vid_t k,

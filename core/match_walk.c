@@ -210,40 +210,7 @@ static void order_keep(grove_matcher_t *m, grove_vid_t v, uint8_t sub, const gro
     m->nokids += n;
 }
 
-/* Under a policy whose id_order is checked (grove_policy_t.id_check),
- * note whether the n vertices the order gave for v are in id order, the
- * declared direction (equal ids in any order): the first list that is not
- * turns the ranking by id off for the rest of the match (id_dir), or,
- * under GROVE_ID_CHECK_RAISE, fails the match naming the two vertices.
- * Only lists the match asks for are looked at, never lists of the
- * matcher's own making.  0, or -1 (errno EINVAL, m->err set). */
 static grove_vid_t *rank_children(grove_matcher_t *m, grove_vid_t v, uint32_t *n);
-
-static int order_check(grove_matcher_t *m, grove_vid_t v, const grove_vid_t *kids, size_t n)
-{
-    if (m->pol.id_check == GROVE_ID_CHECK_NONE || m->id_moved || !m->pol.id_order)
-        return 0;
-    int64_t dir = (int64_t)m->pol.id_order;
-    for (size_t i = 1; i < n; i++) {
-        int64_t a = grove_vertex_id(m->g, kids[i - 1]), b = grove_vertex_id(m->g, kids[i]);
-        if ((b - a) * dir >= 0)
-            continue;
-        if (m->pol.id_check == GROVE_ID_CHECK_RAISE) {
-            grove_error_set(m->err, NULL, 0,
-                            "policy %s: id_order = \"%s\", but its order put %s%lld before "
-                            "%s%lld below %s",
-                            m->pol.name, dir > 0 ? "ascending" : "descending",
-                            grove_vertex_type(m->g, kids[i - 1]), (long long)a,
-                            grove_vertex_type(m->g, kids[i]), (long long)b,
-                            grove_vertex_name(m->g, v));
-            errno = EINVAL;
-            return -1;
-        }
-        m->id_moved = true;
-        return 0;
-    }
-    return 0;
-}
 
 /* Put v's n children at kids in the policy's order: the one kept for the
  * attempt, else the order hook's (kept).  0, or -1 when the hook failed. */
@@ -252,12 +219,12 @@ static int order_kids(grove_matcher_t *m, grove_vid_t v, grove_vid_t *kids, uint
     const struct oslot *o = oslot_find(m, v, m->dom_sub);
     if (o && o->epoch == m->oepoch && o->n == n) {
         memcpy(kids, m->okids + o->at, n * sizeof(*kids));
-        return order_check(m, v, kids, n);
+        return grovep_match_order_check_list(m, v, kids, n);
     }
     if (m->pol.order(m->pol.arg, m->g, v, kids, n) < 0)
         return -1;
     order_keep(m, v, m->dom_sub, kids, n);
-    return order_check(m, v, kids, n);
+    return grovep_match_order_check_list(m, v, kids, n);
 }
 
 int grovep_match_order_check(grove_matcher_t *m, grove_vid_t v)
@@ -593,7 +560,7 @@ static int rank_order_group(grove_matcher_t *m, grove_vid_t v, const size_t *at,
     }
     for (size_t i = 0; i < n; i++)
         vs[i] = m->rents[i].v;
-    if (m->pol.order(m->pol.arg, m->g, v, vs, n) < 0 || order_check(m, v, vs, n) < 0) {
+    if (m->pol.order(m->pol.arg, m->g, v, vs, n) < 0 || grovep_match_order_check_list(m, v, vs, n) < 0) {
         m->hook_failed = 1;
         free(vs);
         return -1;
@@ -668,39 +635,6 @@ static bool rank_one_group(grove_matcher_t *m)
     return true;
 }
 
-/* Under GROVE_ID_CHECK_FOLLOW, note whether a ranked list (made now, kept
- * for the window or from an earlier match) has each type's vertices in id
- * order (id_moved): a list of the machine's nodes sorted by the policy's
- * order or score, where the walk goes next, takes the ranking by id away
- * when it is not. */
-static void rank_check(grove_matcher_t *m, const grove_vid_t *list, uint32_t n)
-{
-    if (m->pol.id_check != GROVE_ID_CHECK_FOLLOW || m->id_moved || !m->pol.id_order)
-        return;
-    struct {
-        grove_sym_t t;
-        int64_t id;
-    } last[RANK_MEMO_N];
-    size_t nl = 0;
-    int64_t dir = (int64_t)m->pol.id_order;
-    for (uint32_t i = 0; i < n; i++) {
-        grove_sym_t t = m->g->v[list[i]].type;
-        int64_t id = grove_vertex_id(m->g, list[i]);
-        size_t k = 0;
-        while (k < nl && last[k].t != t)
-            k++;
-        if (k == nl) {
-            if (nl == RANK_MEMO_N)
-                continue; /* more types than kept: those past it go unchecked */
-            last[nl++].t = t;
-        } else if ((id - last[k].id) * dir < 0) {
-            m->id_moved = true;
-            return;
-        }
-        last[k].id = id;
-    }
-}
-
 /* Put in frame fi (the last, of vertex v, its children listed) the ranked
  * list of what lies below v: kept for the window, else made and kept.
  * 0 or -1. */
@@ -754,7 +688,7 @@ static int rank_kids(grove_matcher_t *m, grove_vid_t v, size_t fi, const struct 
         if (found && grovep_match_order_keeps(m))
             grovep_match_order_store(m, v, list, n);
     }
-    rank_check(m, list, n);
+    grovep_match_rank_check(m, list, n);
     struct frame *f = &m->frames[fi];
     if (grovep_grow((void **)&m->kids, &m->kidcap, (size_t)f->kids + n, sizeof(*m->kids)) < 0)
         return -1;
