@@ -180,12 +180,11 @@ static void check_cb(flux_reactor_t *r, flux_watcher_t *w, int revents, void *ar
  * only in part: the broker grew 20-30 MB at each reload, and the
  * removal gave none back (bench/RESULTS.md, "The soak, fourth
  * attempt").  Called after the module has freed everything at its end,
- * when no thread of its own runs.  No longer when the graph is built:
- * there it ran while the feasibility thread built its own graph from
- * the same response and topologies, and the broker's heap was found
- * corrupt at start-up about once in forty starts of the topology
- * scenarios (scripts/flux-check), none in sixty once it was gone; the
- * cause is not known beyond that. */
+ * when no thread of its own runs.  Not when the graph is built: it was
+ * taken out of start-up while a heap corruption at start-up was looked
+ * for, whose cause was the module's change of the broker's environment
+ * (see note_findable_by_name); the build's temporaries are few beside
+ * what a removal frees. */
 static void release_freed(void)
 {
 #ifdef __GLIBC__
@@ -332,18 +331,24 @@ static void ctx_destroy(struct sched_ctx *ctx)
 /* `flux module reload sched-grove` (by name) removes the module, then has
  * the broker find sched-grove.so in its search path, FLUX_MODULE_PATH in
  * the broker's environment: a module loaded by path from elsewhere (a
- * build tree, a modprobe entry's module =) was not found there, and the
- * instance was left with no scheduler.  So the directory this module was
- * loaded from goes first in that path, unless it is in it already: a
- * reload by name then loads the same file.  The broker's process is the
- * module's (a module is a thread of it), so its environment is the
- * module's to change; the broker reads the variable only while it loads
- * a module by name, and setenv of a variable that exists gives it a new
- * value string, which a read at the same time sees whole, old or new. */
-static void findable_by_name(flux_t *h)
+ * build tree, a modprobe entry's module =) is not found there, and the
+ * instance is left with no scheduler.  The module says so at load, with
+ * the two ways out: reload by path, or start the instance with the
+ * directory in FLUX_MODULE_PATH_PREPEND.
+ *
+ * It does not put its directory into the broker's FLUX_MODULE_PATH
+ * itself, as it once did.  The environment is the whole process's, and
+ * other modules' threads copy it while the module starts (job-ingest,
+ * job-exec, housekeeping: flux_cmd_create(..., environ), which measures
+ * every string, then copies them): a setenv between the two passes gave
+ * the copy a longer string than it had room for, and the broker's heap
+ * was found corrupt at start-up ("malloc(): corrupted top size", in
+ * job-ingest's thread, beside this module's first setenv).  Reading the
+ * variable is safe; changing it in a running broker is not. */
+static void note_findable_by_name(flux_t *h)
 {
     Dl_info info;
-    if (!dladdr((void *)findable_by_name, &info) || !info.dli_fname
+    if (!dladdr((void *)note_findable_by_name, &info) || !info.dli_fname
         || info.dli_fname[0] != '/')
         return;
     const char *slash = strrchr(info.dli_fname, '/');
@@ -356,16 +361,11 @@ static void findable_by_name(flux_t *h)
             return;
         p = end ? end + 1 : NULL;
     }
-    char *value = NULL;
-    if (asprintf(&value, "%.*s%s%s", (int)dlen, info.dli_fname, path && *path ? ":" : "",
-                 path ? path : "") < 0)
-        return;
-    if (setenv("FLUX_MODULE_PATH", value, 1) < 0)
-        flux_log_error(h, "FLUX_MODULE_PATH");
-    else
-        flux_log(h, LOG_DEBUG, "module directory %.*s put first in FLUX_MODULE_PATH", (int)dlen,
-                 info.dli_fname);
-    free(value);
+    flux_log(h, LOG_WARNING,
+             "loaded from %.*s, which is not in FLUX_MODULE_PATH: `flux module reload "
+             "sched-grove` would not find it again; reload it by path (flux module reload %s), "
+             "or start the instance with FLUX_MODULE_PATH_PREPEND=%.*s",
+             (int)dlen, info.dli_fname, info.dli_fname, (int)dlen, info.dli_fname);
 }
 
 /* The module's entry point: the broker calls it in the module's thread. */
@@ -380,7 +380,7 @@ int mod_main(flux_t *h, int argc, char **argv)
         return -1;
     ctx->h = ctx->rh = h;
     ctx->gc_kb = -1;
-    findable_by_name(h);
+    note_findable_by_name(h);
     alloc_stamps_init(&ctx->stamps); /* none kept without the memory */
     time_ring_init(&ctx->feasibility);
     if (!(ctx->L = luaL_newstate())) {
