@@ -60,6 +60,10 @@
 
 struct rkeep {
     bool live;
+    /* served from in place by a walk under way (grovep_match_keep_level
+     * until grovep_match_keep_unpin): neither mended, dropped nor
+     * replaced meanwhile */
+    unsigned pins;
     bool named;    /* the candidates of a level the request names */
     grove_vid_t v; /* the level vertex */
     uint8_t sub;   /* the subsystem walked */
@@ -76,7 +80,9 @@ struct rkeep {
     uint64_t mark; /* the graph's chg_head: the scores are as of then */
     uint64_t used; /* for replacement */
     size_t n;
+    grove_sym_t vtype; /* the type of every vertex listed */
     struct rent *e;    /* [n] best first; pos: the place in the list made */
+    grove_vid_t *ev;   /* [n] e's vertices, in e's order: the list served */
     double *sc;        /* [n] the score of each place */
     grove_vid_t *lv;   /* [n] the vertex of each place */
     uint8_t *mk;       /* [n] scratch, kept 0: the places scored again */
@@ -101,7 +107,7 @@ struct grovep_keep {
 
 static void rkeep_drop(struct rkeep *k)
 {
-    GROVEP_FREE_ALL(k->types, k->total, k->e, k->sc, k->lv, k->mk, k->byv);
+    GROVEP_FREE_ALL(k->types, k->total, k->e, k->ev, k->sc, k->lv, k->mk, k->byv);
     memset(k, 0, sizeof(*k));
 }
 
@@ -192,7 +198,7 @@ static int keep_same(const grove_matcher_t *m, const struct rkeep *k, grove_vid_
     unsigned reads = k->reads;
     /* a named level's list holds the vertices of its type: the type is
      * compared whether the score reads it or not */
-    if (!k->live || k->named != named || k->v != v || k->sub != m->dom_sub || k->gen != m->g->chg_gen
+    if (!k->live || k->pins || k->named != named || k->v != v || k->sub != m->dom_sub || k->gen != m->g->chg_gen
         || k->ntypes != q->ntypes || ((named || (reads & GROVE_READ_TYPE)) && k->rtype != c->type)
         || ((reads & GROVE_READ_COUNT) && k->count != c->count))
         return 0;
@@ -237,12 +243,17 @@ static bool keep_move(struct rkeep *k, uint32_t p, double old, double now)
     struct rent x = e[i];
     x.score = now;
     GROVEP_LOWER_BOUND(lo, k->n, mid, before(e[mid].score, e[mid].pos, now, p));
+    grove_vid_t *ev = k->ev;
     if (lo > i) { /* down: the entries between move up one */
         memmove(e + i, e + i + 1, (lo - 1 - i) * sizeof(*e));
+        memmove(ev + i, ev + i + 1, (lo - 1 - i) * sizeof(*ev));
         e[lo - 1] = x;
+        ev[lo - 1] = x.v;
     } else {
         memmove(e + lo + 1, e + lo, (i - lo) * sizeof(*e));
+        memmove(ev + lo + 1, ev + lo, (i - lo) * sizeof(*ev));
         e[lo] = x;
+        ev[lo] = x.v;
     }
     k->sc[p] = now;
     return true;
@@ -279,9 +290,11 @@ static int keep_merge(struct grovep_keep *kp, struct rkeep *k, size_t nd)
     while (a < w || b < nd) {
         if (b == nd || (a < w && before(kp->mrg[a].score, kp->mrg[a].pos, moved[b].score,
                                          moved[b].pos)))
-            e[o++] = kp->mrg[a++];
+            e[o] = kp->mrg[a++];
         else
-            e[o++] = moved[b++];
+            e[o] = moved[b++];
+        k->ev[o] = e[o].v;
+        o++;
     }
     for (size_t i = 0; i < nd; i++)
         k->mk[kp->dirty[i]] = 0;
@@ -305,13 +318,22 @@ static int keep_mend(grove_matcher_t *m, struct rkeep *k, const grove_policy_ctx
     if (!g->chg_ring || g->chg_head - k->mark > GROVEP_CHG_RING)
         return 0;
     kp->ndirty = 0;
+    /* the last vertex listed that was found: a job's records come and go
+     * in runs below one node (its sockets, cores, GPUs), each a change */
+    grove_vid_t seen = GROVEP_NONE;
     for (uint64_t i = k->mark; i < g->chg_head; i++) {
         grove_vid_t u = g->chg_ring[i & (GROVEP_CHG_RING - 1)];
-        /* the place at or above u, below the level */
+        /* the place at or above u, below the level: only a vertex of the
+         * listed type can have one */
         for (grove_vid_t a = u; a != GROVEP_NONE && a != k->v; a = m->par[a]) {
+            if (g->v[a].type != k->vtype)
+                continue;
+            if (a == seen)
+                break;
             long p = keep_place(k, a);
             if (p < 0)
                 continue;
+            seen = a;
             if (grovep_grow((void **)&kp->dirty, &kp->dirtycap, kp->ndirty + 1,
                             sizeof(*kp->dirty))
                 < 0)
@@ -370,13 +392,22 @@ static int keep_mend(grove_matcher_t *m, struct rkeep *k, const grove_policy_ctx
         }
         k->reads |= o.what;
         k->treads |= o.totals;
+        /* only the places whose score changed move (a score that reads
+         * what a job does not change, a property, leaves them all) */
+        size_t nc = 0;
+        for (size_t i = 0; i < nd; i++)
+            if (kp->out[i] != k->sc[kp->dirty[i]]) {
+                kp->dirty[nc] = kp->dirty[i];
+                kp->out[nc++] = kp->out[i];
+            }
+        nd = nc;
         if (nd > KEEP_MOVES) {
             if (keep_merge(kp, k, nd) < 0)
                 return -1;
         } else {
             for (size_t i = 0; i < nd; i++) {
                 uint32_t p = kp->dirty[i];
-                if (kp->out[i] != k->sc[p] && !keep_move(k, p, k->sc[p], kp->out[i])) {
+                if (!keep_move(k, p, k->sc[p], kp->out[i])) {
                     rkeep_drop(k);
                     return 0;
                 }
@@ -435,18 +466,16 @@ static struct rkeep *keep_get(grove_matcher_t *m, grove_vid_t v, bool named,
     return k;
 }
 
-int grovep_match_keep_find(grove_matcher_t *m, grove_vid_t v, const struct req *r)
+int grovep_match_keep_find(grove_matcher_t *m, grove_vid_t v, const struct req *r,
+                           const grove_vid_t **list, size_t *n)
 {
     grove_policy_ctx_t c = keep_ctx(m, r);
     int rc;
     struct rkeep *k = keep_get(m, v, false, &c, &rc);
     if (!k)
         return rc;
-    if (grovep_grow((void **)&m->rlist, &m->rlistcap, k->n, sizeof(*m->rlist)) < 0)
-        return -1;
-    for (size_t j = 0; j < k->n; j++)
-        m->rlist[j] = k->e[j].v;
-    m->nrlist = k->n;
+    *list = k->ev;
+    *n = k->n;
     return 1;
 }
 
@@ -459,6 +488,7 @@ int grovep_match_keep_level(grove_matcher_t *m, grove_vid_t v, const grove_polic
         return rc;
     *e = k->e;
     *n = k->n;
+    k->pins++;
     return 1;
 }
 
@@ -473,19 +503,21 @@ static int cmp_vpos(const void *a, const void *b)
     return (x->v > y->v) - (x->v < y->v);
 }
 
-static void keep_store(grove_matcher_t *m, grove_vid_t v, bool named,
-                       const grove_policy_ctx_t *cp, size_t n)
+/* Keep the ranking of v's list just made (m->rents[n]): the ranking
+ * kept, or NULL when it is not (not allowed, or no memory). */
+static struct rkeep *keep_store(grove_matcher_t *m, grove_vid_t v, bool named,
+                                const grove_policy_ctx_t *cp, size_t n)
 {
     if (!keep_on(m) || n == 0 || n > UINT32_MAX || (m->obs.what & GROVE_READ_OTHER))
-        return;
+        return NULL;
     grove_graph_t *g = m->g;
     for (size_t i = 0; i < n; i++)
         if (m->rents[i].score != m->rents[i].score)
-            return; /* a NaN: its order is the sort's own */
+            return NULL; /* a NaN: its order is the sort's own */
     if (!g->chg_ring && !(g->chg_ring = malloc(GROVEP_CHG_RING * sizeof(*g->chg_ring))))
-        return;
+        return NULL;
     if (!m->keep && !(m->keep = calloc(1, sizeof(*m->keep))))
-        return;
+        return NULL;
     struct grovep_keep *kp = m->keep;
     grove_policy_ctx_t c = *cp;
     /* the slot of the same key (made stale), else an empty one, else the
@@ -497,7 +529,7 @@ static void keep_store(grove_matcher_t *m, grove_vid_t v, bool named,
     struct rkeep *k = NULL;
     for (size_t i = 0; i < RKEEP_N && !k; i++) {
         struct rkeep *o = &kp->k[i];
-        if (o->live && o->named == named && o->v == v && o->start == c.start && o->end == c.end
+        if (o->live && !o->pins && o->named == named && o->v == v && o->start == c.start && o->end == c.end
             && o->rtype == c.type && o->ntypes == q->ntypes
             && (!q->ntypes || !memcmp(o->types, q->types, q->ntypes * sizeof(*q->types))))
             k = o;
@@ -505,36 +537,42 @@ static void keep_store(grove_matcher_t *m, grove_vid_t v, bool named,
     for (size_t i = 0; i < RKEEP_N && !k; i++)
         if (!kp->k[i].live)
             k = &kp->k[i];
-    if (!k) {
-        k = &kp->k[0];
-        for (size_t i = 1; i < RKEEP_N; i++)
-            if (kp->k[i].used < k->used)
-                k = &kp->k[i];
-    }
+    /* else the least recently used of those no walk serves from */
+    for (size_t i = 0; i < RKEEP_N && !k; i++)
+        if (!kp->k[i].pins)
+            k = &kp->k[i];
+    if (!k)
+        return NULL;
+    for (size_t i = 0; i < RKEEP_N; i++)
+        if (!kp->k[i].pins && kp->k[i].used < k->used)
+            k = &kp->k[i];
     rkeep_drop(k);
     size_t nt = q->ntypes ? q->ntypes : 1;
     k->types = malloc(nt * sizeof(*k->types));
     k->total = malloc(nt * sizeof(*k->total));
     k->e = malloc(n * sizeof(*k->e));
+    k->ev = malloc(n * sizeof(*k->ev));
     k->sc = malloc(n * sizeof(*k->sc));
     k->lv = malloc(n * sizeof(*k->lv));
     k->mk = calloc(n, sizeof(*k->mk));
-    if (!k->types || !k->total || !k->e || !k->sc || !k->lv || !k->mk) {
+    if (!k->types || !k->total || !k->e || !k->ev || !k->sc || !k->lv || !k->mk) {
         rkeep_drop(k);
-        return;
+        return NULL;
     }
     memcpy(k->e, m->rents, n * sizeof(*k->e));
     k->lv_sorted = true;
     for (size_t i = 0; i < n; i++) {
         k->sc[k->e[i].pos] = k->e[i].score;
         k->lv[k->e[i].pos] = k->e[i].v;
+        k->ev[i] = k->e[i].v;
     }
+    k->vtype = g->v[k->e[0].v].type;
     for (size_t i = 1; i < n && k->lv_sorted; i++)
         k->lv_sorted = k->lv[i - 1] < k->lv[i];
     if (!k->lv_sorted) {
         if (!(k->byv = malloc(n * sizeof(*k->byv)))) {
             rkeep_drop(k);
-            return;
+            return NULL;
         }
         for (size_t i = 0; i < n; i++)
             k->byv[i] = (struct vpos){k->lv[i], (uint32_t)i};
@@ -560,6 +598,7 @@ static void keep_store(grove_matcher_t *m, grove_vid_t v, bool named,
     k->n = n;
     k->used = ++kp->tick;
     k->live = true;
+    return k;
 }
 
 void grovep_match_keep_store(grove_matcher_t *m, grove_vid_t v, const struct req *r, size_t n)
@@ -568,8 +607,22 @@ void grovep_match_keep_store(grove_matcher_t *m, grove_vid_t v, const struct req
     keep_store(m, v, false, &c, n);
 }
 
-void grovep_match_keep_store_level(grove_matcher_t *m, grove_vid_t v, const grove_policy_ctx_t *c,
-                                   size_t n)
+const struct rent *grovep_match_keep_store_level(grove_matcher_t *m, grove_vid_t v,
+                                                 const grove_policy_ctx_t *c, size_t n)
 {
-    keep_store(m, v, true, c, n);
+    struct rkeep *k = keep_store(m, v, true, c, n);
+    if (!k)
+        return NULL;
+    k->pins++;
+    return k->e;
+}
+
+void grovep_match_keep_unpin(grove_matcher_t *m, const struct rent *e)
+{
+    struct grovep_keep *kp = m->keep;
+    for (size_t i = 0; kp && i < RKEEP_N; i++)
+        if (kp->k[i].pins && kp->k[i].e == e) {
+            kp->k[i].pins--;
+            return;
+        }
 }

@@ -830,23 +830,29 @@ int grovep_match_take_check(grove_matcher_t *m, const struct req *r, grove_vid_t
 int grovep_match_list(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool pexcl,
                       bool top);
 
-/* match_keep.c: the rankings kept between matches.  find: 1 when m->rlist
- * holds v's ranked list, mended from a kept ranking; 0 when none applies;
- * -1 on error (m->hook_failed set when a hook failed).  store: keep the
- * ranking of v's list just made (its n entries in m->rents, best first,
- * pos their places in the list; one ranked type) if the policy allows;
- * wanted: may it?  clear: forget them all (a new policy).  level and
- * store_level: the same for the candidates of a level the request names,
- * scored with ctx c (below v, every vertex of the level the walk can
- * reach): level points *e at the n kept entries, best first (valid until
- * the next store or clear). */
-int grovep_match_keep_find(grove_matcher_t *m, grove_vid_t v, const struct req *r);
+/* match_keep.c: the rankings kept between matches.  find: 1 when *list
+ * points at v's ranked list (*n vertices, best first), mended from a
+ * kept ranking (valid until the next find, store or clear); 0 when none
+ * applies; -1 on error (m->hook_failed set when a hook failed).  store:
+ * keep the ranking of v's list just made (its n entries in m->rents,
+ * best first, pos their places in the list; one ranked type) if the
+ * policy allows; wanted: may it?  clear: forget them all (a new policy).
+ * level and store_level: the same for the candidates of a level the
+ * request names, scored with ctx c (below v, every vertex of the level
+ * the walk can reach): level points *e at the n kept entries, best
+ * first; store_level returns the entries kept (NULL when not kept).
+ * Entries either hands over are pinned, neither mended nor replaced,
+ * until unpin(e): the walk serves from them in place while what it
+ * takes below keeps rankings of its own. */
+int grovep_match_keep_find(grove_matcher_t *m, grove_vid_t v, const struct req *r,
+                           const grove_vid_t **list, size_t *n);
 bool grovep_match_keep_wanted(grove_matcher_t *m);
 void grovep_match_keep_store(grove_matcher_t *m, grove_vid_t v, const struct req *r, size_t n);
 int grovep_match_keep_level(grove_matcher_t *m, grove_vid_t v, const grove_policy_ctx_t *c,
                             const struct rent **e, size_t *n);
-void grovep_match_keep_store_level(grove_matcher_t *m, grove_vid_t v, const grove_policy_ctx_t *c,
-                                   size_t n);
+const struct rent *grovep_match_keep_store_level(grove_matcher_t *m, grove_vid_t v,
+                                                 const grove_policy_ctx_t *c, size_t n);
+void grovep_match_keep_unpin(grove_matcher_t *m, const struct rent *e);
 void grovep_match_keep_clear(grove_matcher_t *m);
 /* What the score calls made since the last call read: as the policy
  * watched them (grove_policy_t.observe), else as it declares

@@ -643,6 +643,8 @@ static int rank_kids(grove_matcher_t *m, grove_vid_t v, size_t fi, const struct 
     uint8_t sub = RANK_SUB | m->dom_sub;
     const grove_vid_t *list;
     uint32_t n;
+    size_t nkept;
+    int kept;
     const struct oslot *o = oslot_find(m, v, sub);
     if (o && o->epoch == m->oepoch) {
         list = m->okids + o->at;
@@ -651,20 +653,27 @@ static int rank_kids(grove_matcher_t *m, grove_vid_t v, size_t fi, const struct 
         /* a static order's list, as an earlier match made it */
         order_keep(m, v, sub, list, n);
         m->stats.ranks_kept++;
-    } else {
-        struct frame *f = &m->frames[fi];
-        int kept = grovep_match_keep_find(m, v, r);
+    } else if ((kept = grovep_match_keep_find(m, v, r, &list, &nkept)) != 0) {
+        /* a score's ranking kept from an earlier match, mended */
         if (kept < 0)
             return -1;
-        m->nrlist = kept ? m->nrlist : 0;
-        int found = kept;
-        for (uint32_t i = 0; !kept && i < f->nkids && found >= 0; i++) {
+        if (nkept > UINT32_MAX) {
+            errno = EOVERFLOW;
+            return -1;
+        }
+        n = (uint32_t)nkept;
+        order_keep(m, v, sub, list, n);
+    } else {
+        struct frame *f = &m->frames[fi];
+        m->nrlist = 0;
+        int found = 0;
+        for (uint32_t i = 0; i < f->nkids && found >= 0; i++) {
             int rc = rank_collect(m, grovep_frame_kids(m, f)[i]);
             found = rc < 0 ? rc : found | rc;
         }
         if (found < 0)
             return -1;
-        if (found && !kept) {
+        if (found) {
             bool one = rank_one_group(m);
             if (rank_list(m, v, r) < 0)
                 return -1;
@@ -1484,7 +1493,8 @@ static int gather(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool p
 
 /* A kept level being served: its entries (a copy), the next to serve. */
 struct lserve {
-    struct rent *e;
+    const struct rent *e; /* a kept ranking's, pinned, or own */
+    struct rent *own;     /* a copy, when the ranking was not kept */
     size_t n, at;
 };
 
@@ -1593,15 +1603,19 @@ static int gather_kept(grove_matcher_t *m, const struct req *r, grove_vid_t u, b
     if (rc == 0) {
         if ((rc = level_list(m, r, u, &kn)) <= 0 || (rc = level_rank(m, &ctx, kn)) <= 0)
             return rc;
-        grovep_match_keep_store_level(m, u, &ctx, kn);
-        ke = m->rents;
+        ke = grovep_match_keep_store_level(m, u, &ctx, kn);
     }
-    /* a copy: what the walk takes below may keep rankings of its own */
-    if (!(s->e = malloc((kn ? kn : 1) * sizeof(*s->e)))) {
-        errno = ENOMEM;
-        return -1;
+    if (ke) {
+        s->e = ke; /* pinned: served in place */
+    } else {
+        /* a copy: what the walk takes below may rank in m->rents */
+        if (!(s->own = malloc((kn ? kn : 1) * sizeof(*s->own)))) {
+            errno = ENOMEM;
+            return -1;
+        }
+        memcpy(s->own, m->rents, kn * sizeof(*s->own));
+        s->e = s->own;
     }
-    memcpy(s->e, ke, kn * sizeof(*s->e));
     s->n = kn;
     s->at = top && !enter_fits(m, u, r->need1) ? kn : 0;
     size_t upto = r->child && r->count->kind == GROVE_COUNT_FIXED && want < SIZE_MAX
@@ -1746,7 +1760,7 @@ static int take_best(grove_matcher_t *m, const struct req *r, grove_vid_t u, boo
     if (!r->child && !m->pol.score && !m->pol.scores && (!m->pol.prune || m->pol.prune_static))
         return take_units(m, r, u, pexcl, top, want);
     size_t cbase = m->ncands;
-    struct lserve s = {NULL, 0, 0};
+    struct lserve s = {NULL, NULL, 0, 0};
     int rc = gather_kept(m, r, u, pexcl, top, want, cbase, &s);
     rc = rc == 0 ? gather(m, r, u, pexcl, top, want, cbase) : rc < 0 ? -1 : 0;
     /* Served in part and not enough: more of what gather would have
@@ -1779,7 +1793,10 @@ static int take_best(grove_matcher_t *m, const struct req *r, grove_vid_t u, boo
         }
         break;
     }
-    free(s.e);
+    if (s.own)
+        free(s.own);
+    else if (s.e)
+        grovep_match_keep_unpin(m, s.e);
     m->ncands = cbase;
     return rc;
 }

@@ -420,6 +420,88 @@ describe("a ranking kept between matches", function()
     m:close()
   end)
 
+  it("serves a level in place while the levels below keep rankings of their own", function()
+    -- racks of nodes of 2 sockets of 4 cores; jobs naming nodes, then a
+    -- socket on each, scored by a policy that ranks both: the nodes'
+    -- ranking is served while each node's sockets are ranked and kept
+    -- (more of them than a matcher keeps), and must place as the same
+    -- scores made anew at every match
+    local function sockets(racks, nodes)
+      local g = core.graph()
+      local root = g:add_vertex{type = "cluster", basename = "ks", id = 0}
+      local i = 0
+      for r = 0, racks - 1 do
+        local rack = g:add_vertex{type = "rack", id = r}
+        assert(g:add_child(root, rack))
+        for _ = 1, nodes do
+          local n = g:add_vertex{type = "node", id = i, rank = i, name = "n" .. i}
+          assert(g:add_child(rack, n))
+          for s = 0, 1 do
+            local so = g:add_vertex{type = "socket", id = s}
+            assert(g:add_child(n, so))
+            for c = 0, 3 do assert(g:add_child(so, g:add_vertex{type = "core", id = c})) end
+          end
+          i = i + 1
+        end
+      end
+      return g
+    end
+    local text = [[
+      return {name = "nest", score_types = {"node", "socket"},
+        score = function(v, ctx)
+          %s
+          return v:aggregate("core") * 10 + (v:id() %% 3)
+        end}]]
+    local kept_pol = assert(core.policy_parse(text:format(""), "nest.lua"))
+    local anew_pol = assert(core.policy_parse(text:format("local _ = ctx.job"), "nest.lua"))
+    local function js(n, c)
+      return assert(core.jobspec_parse(([[
+version: 9999
+resources:
+  - type: node
+    count: %d
+    with:
+      - type: socket
+        count: 1
+        with:
+          - type: slot
+            count: 1
+            label: default
+            with:
+              - type: core
+                count: %d
+tasks:
+  - command: [app]
+    slot: default
+    count: {per_slot: 1}
+attributes: {system: {duration: 10}}
+]]):format(n, c)))
+    end
+    local shapes = {js(2, 2), js(1, 3), js(3, 1), js(2, 4)}
+    local runs = {}
+    for k, pol in ipairs{kept_pol, anew_pol} do
+      local g = sockets(2, 6)
+      local m = core.matcher(g)
+      assert(m:set_policy(pol))
+      local rnd, live, log = match.lcg(11), {}, {}
+      for step = 1, 150 do
+        local op, shape, victim = rnd(100), rnd(#shapes) + 1, rnd(1000)
+        if op < 75 then
+          local j, msg = m:match(shapes[shape], "allocate_orelse_reserve")
+          if j then live[#live + 1] = j.id end
+          log[step] = placed(j, msg)
+        elseif #live > 0 then
+          log[step] = "cancel " .. tostring(m:cancel(table.remove(live, victim % #live + 1)))
+        end
+      end
+      runs[k] = {log = log, kept = m:stats().ranks_kept}
+      m:close()
+    end
+    assert.same(runs[2].log, runs[1].log)
+    assert.is_true(runs[1].kept > 0, runs[1].kept .. " kept")
+    assert.equal(0, runs[2].kept)
+  end)
+
   it("sees a reservation in the future in the window it overlaps", function()
     local _, m, next_job = spread_on()
     assert.same({"allocated@0:n0/core0", 0}, {next_job()})
