@@ -51,28 +51,34 @@ function M.compiled(t)
   return assert(grove.core.jobspec_from_table(grove.jobspec(t)))
 end
 
--- A jobspec in YAML: count nodes, each with a slot of cores cores; the
--- nodes say exclusive: true or false when x is a boolean (nothing when
--- nil); a duration when given.
-function M.nodes_yaml(count, cores, x, duration)
+-- A jobspec in YAML: count nodes, each with a slot of cores cores (in one
+-- socket of each node when socket is true); the nodes say exclusive: true
+-- or false when x is a boolean (nothing when nil); a duration when given.
+function M.nodes_yaml(count, cores, x, duration, socket)
+  local slot = [[
+- type: slot
+  count: 1
+  label: default
+  with:
+    - type: core
+      count: %d
+]]
+  if socket then
+    slot = "- type: socket\n  count: 1\n  with:\n" .. slot:gsub("[^\n]+", "    %0")
+  end
   return ([[
 version: 9999
 resources:
   - type: node
     count: %d
 %s    with:
-      - type: slot
-        count: 1
-        label: default
-        with:
-          - type: core
-            count: %d
-tasks:
+%stasks:
   - command: [app]
     slot: default
     count: {per_slot: 1}
 attributes: {system: {%s}}
-]]):format(count, x == nil and "" or ("    exclusive: %s\n"):format(x), cores,
+]]):format(count, x == nil and "" or ("    exclusive: %s\n"):format(x),
+    slot:format(cores):gsub("[^\n]+", "      %0"),
     duration and "duration: " .. duration or "")
 end
 

@@ -14,8 +14,9 @@ local core = require("grove.core")
 local exe = require("exe_helper")
 local match = require("match_helper")
 
--- racks racks of nodes nodes of 4 cores and gpus(i) GPUs (node i from 0).
-local function machine(racks, nodes, gpus)
+-- racks racks of nodes nodes of 4 cores and gpus(i) GPUs (node i from 0);
+-- with sockets, nodes of 2 sockets of 4 cores.
+local function machine(racks, nodes, gpus, sockets)
   local g = core.graph()
   local root = g:add_vertex{type = "cluster", basename = "kp", id = 0}
   local i = 0
@@ -26,7 +27,14 @@ local function machine(racks, nodes, gpus)
       local n = g:add_vertex{type = "node", id = i, rank = i, name = "n" .. i,
         properties = {weight = tostring(i % 3)}}
       assert(g:add_child(rack, n))
-      for c = 0, 3 do assert(g:add_child(n, g:add_vertex{type = "core", id = c})) end
+      for s = 0, sockets and 1 or 0 do
+        local up = n
+        if sockets then
+          up = g:add_vertex{type = "socket", id = s}
+          assert(g:add_child(n, up))
+        end
+        for c = 0, 3 do assert(g:add_child(up, g:add_vertex{type = "core", id = c})) end
+      end
       for k = 0, (gpus and gpus(i) or 0) - 1 do
         assert(g:add_child(n, g:add_vertex{type = "gpu", id = k}))
       end
@@ -426,26 +434,6 @@ describe("a ranking kept between matches", function()
     -- ranking is served while each node's sockets are ranked and kept
     -- (more of them than a matcher keeps), and must place as the same
     -- scores made anew at every match
-    local function sockets(racks, nodes)
-      local g = core.graph()
-      local root = g:add_vertex{type = "cluster", basename = "ks", id = 0}
-      local i = 0
-      for r = 0, racks - 1 do
-        local rack = g:add_vertex{type = "rack", id = r}
-        assert(g:add_child(root, rack))
-        for _ = 1, nodes do
-          local n = g:add_vertex{type = "node", id = i, rank = i, name = "n" .. i}
-          assert(g:add_child(rack, n))
-          for s = 0, 1 do
-            local so = g:add_vertex{type = "socket", id = s}
-            assert(g:add_child(n, so))
-            for c = 0, 3 do assert(g:add_child(so, g:add_vertex{type = "core", id = c})) end
-          end
-          i = i + 1
-        end
-      end
-      return g
-    end
     local text = [[
       return {name = "nest", score_types = {"node", "socket"},
         score = function(v, ctx)
@@ -455,32 +443,12 @@ describe("a ranking kept between matches", function()
     local kept_pol = assert(core.policy_parse(text:format(""), "nest.lua"))
     local anew_pol = assert(core.policy_parse(text:format("local _ = ctx.job"), "nest.lua"))
     local function js(n, c)
-      return assert(core.jobspec_parse(([[
-version: 9999
-resources:
-  - type: node
-    count: %d
-    with:
-      - type: socket
-        count: 1
-        with:
-          - type: slot
-            count: 1
-            label: default
-            with:
-              - type: core
-                count: %d
-tasks:
-  - command: [app]
-    slot: default
-    count: {per_slot: 1}
-attributes: {system: {duration: 10}}
-]]):format(n, c)))
+      return assert(core.jobspec_parse(match.nodes_yaml(n, c, nil, 10, true)))
     end
     local shapes = {js(2, 2), js(1, 3), js(3, 1), js(2, 4)}
     local runs = {}
     for k, pol in ipairs{kept_pol, anew_pol} do
-      local g = sockets(2, 6)
+      local g = machine(2, 6, nil, true)
       local m = core.matcher(g)
       assert(m:set_policy(pol))
       local rnd, live, log = match.lcg(11), {}, {}
@@ -489,7 +457,10 @@ attributes: {system: {duration: 10}}
         if op < 75 then
           local j, msg = m:match(shapes[shape], "allocate_orelse_reserve")
           if j then live[#live + 1] = j.id end
-          log[step] = placed(j, msg)
+          local at = {}
+          for _, p in ipairs(j and j.picks or {}) do at[#at + 1] = p.vertex:path() end
+          table.sort(at)
+          log[step] = j and j.start .. ":" .. table.concat(at, ",") or msg
         elseif #live > 0 then
           log[step] = "cancel " .. tostring(m:cancel(table.remove(live, victim % #live + 1)))
         end
