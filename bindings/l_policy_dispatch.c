@@ -361,6 +361,7 @@ static void watch_begin(struct grovel_policy *p, struct call *c)
     vs->watch = c->kind == H_PRUNE || c->kind == H_SCORE || c->kind == H_SCORES;
     vs->rd = 0;
     vs->totals = 0;
+    vs->checks = vs->kvreads = 0;
     vs->scores = c->kind == H_SCORES;
     vs->cand = c->kind == H_SCORES ? GROVE_VID_NONE : c->v;
     vs->deny = c->kind == H_PRUNE ? p->prune_deny : vs->watch ? p->score_deny : 0;
@@ -389,6 +390,7 @@ static void watch_end(struct grovel_policy *p, struct call *c)
         return;
     vs->watch = false;
     c->reads = (grove_policy_reads_t){vs->rd, vs->totals};
+    c->only_kv = vs->checks == vs->kvreads;
     if (c->kind != H_PRUNE) {
         p->acc.what |= vs->rd & ~(unsigned)GROVEL_READ_RECORDS;
         p->acc.totals |= vs->totals;
@@ -473,6 +475,12 @@ static size_t prune_siblings(struct grovel_policy *p, const grove_graph_t *g, gr
     return n;
 }
 
+/* Has v no property and no tag? */
+static bool bare(const grove_graph_t *g, grove_vid_t v)
+{
+    return grove_vertex_property_count(g, v) == 0 && grove_vertex_tag_count(g, v) == 0;
+}
+
 /* prune: the answer kept for v when there is one (a call that read
  * nothing but the graph's content, on the graph as it is), else the
  * hook's, kept when its call read nothing else. */
@@ -493,6 +501,11 @@ int grovelp_policy_tramp_prune(void *arg, const grove_graph_t *g, grove_vid_t v,
         }
         if (p->pstamp[v] == p->pgen)
             return p->pval[v];
+        if (p->bare_gen == p->pgen && bare(g, v)) {
+            p->pstamp[v] = p->pgen;
+            p->pval[v] = p->bare_val;
+            return p->bare_val;
+        }
     }
     struct call c = {.p = p, .kind = H_PRUNE, .v = v, .ctx = ctx};
     size_t n = keep && p->hooks.prune_static && p->proof[H_PRUNE].quiet
@@ -511,6 +524,15 @@ int grovelp_policy_tramp_prune(void *arg, const grove_graph_t *g, grove_vid_t v,
         for (size_t i = 1; i < c.n; i++) {
             p->pstamp[c.vs[i]] = p->pgen;
             p->pval[c.vs[i]] = c.bout[i];
+        }
+        /* what it read of the views was their own properties and tags:
+         * a vertex of none answers as any other of none */
+        for (size_t i = 0; c.only_kv && p->bare_gen != p->pgen && i < (c.n > 1 ? c.n : 1); i++) {
+            grove_vid_t u = i ? c.vs[i] : v;
+            if (bare(g, u)) {
+                p->bare_gen = p->pgen;
+                p->bare_val = i ? c.bout[i] : (uint8_t)c.result;
+            }
         }
     }
     return c.result;

@@ -165,9 +165,17 @@ static const char *check_key(lua_State *L, const struct ref *h, int idx)
     return k;
 }
 
+/* A read of v's own properties or tags (a view notes it). */
+static void kv_read(lua_State *L, const struct ref *h, const char *what)
+{
+    if (h->c->read)
+        h->c->read(L, h->v, GROVEL_VREAD_KV, what);
+}
+
 static int v_property(lua_State *L)
 {
     struct ref h = check(L);
+    kv_read(L, &h, "property()");
     const char *val = grove_vertex_property(h.g, h.v, check_key(L, &h, 2));
     if (!val)
         return 0;
@@ -215,6 +223,7 @@ static int push_pairs(lua_State *L, size_t (*count)(const grove_graph_t *, grove
 {
     struct ref h = check(L);
     const char *k, *val;
+    kv_read(L, &h, "properties()");
     lua_createtable(L, 0, (int)count(h.g, h.v));
     for (size_t i = 0; at(h.g, h.v, i, &k, &val) == 0; i++) {
         if (val)
@@ -236,6 +245,7 @@ static int v_has_tag(lua_State *L)
 {
     struct ref h = check(L);
     const char *val = NULL;
+    kv_read(L, &h, "has_tag()");
     bool has = grove_vertex_has_tag(h.g, h.v, check_key(L, &h, 2), &val);
     lua_pushboolean(L, has);
     if (!has || !val)

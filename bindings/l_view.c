@@ -97,6 +97,7 @@ static void view_read(lua_State *S, grove_vid_t v, int how, const char *what)
         return;
     unsigned bits;
     switch (how) {
+    case GROVEL_VREAD_KV: vs->kvreads++; return;
     case GROVEL_VREAD_KIN: bits = vs->scores ? GROVE_READ_OTHER : 0; break;
     case GROVEL_VREAD_CLOCK: bits = GROVE_READ_OTHER | GROVEL_READ_RECORDS; break;
     default:
@@ -118,6 +119,8 @@ static grove_graph_t *view_check(lua_State *S, int idx, grove_vid_t *v)
     uintptr_t x = (uintptr_t)lua_touserdata(S, idx);
     if (!vs || !vs->g || (uint32_t)(x >> 32) != vs->epoch)
         luaL_error(S, "a policy's vertex can be used only while its match runs");
+    if (vs->watch)
+        vs->checks++;
     *v = (grove_vid_t)(x & 0xffffffffu);
     if (!grove_graph_has_vertex(vs->g, *v))
         luaL_argerror(S, idx, "vertex was removed from its graph");
@@ -135,6 +138,8 @@ static int pv_tostring(lua_State *S)
 {
     struct grovel_views *vs = views_of(S);
     uintptr_t x = (uintptr_t)lua_touserdata(S, 1);
+    if (vs && vs->watch)
+        vs->checks++; /* it names the vertex */
     grove_vid_t v = (grove_vid_t)(x & 0xffffffffu);
     if (!vs || !vs->g || (uint32_t)(x >> 32) != vs->epoch)
         lua_pushfstring(S, "grove.policy.vertex (%I, outside its match)", (lua_Integer)v);

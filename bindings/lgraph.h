@@ -77,7 +77,8 @@ enum grovel_vread {
     GROVEL_VREAD_WINDOW, /* records during the window being tried */
     GROVEL_VREAD_TIMES,  /* records at times the caller gave (or all) */
     GROVEL_VREAD_CLOCK,  /* records now: the graph's clock */
-    GROVEL_VREAD_KIN     /* leads to other vertices (parent, children) */
+    GROVEL_VREAD_KIN,    /* leads to other vertices (parent, children) */
+    GROVEL_VREAD_KV      /* its own properties or tags */
 };
 
 /* Register class c (grovel_class_open): the shared read methods, then

@@ -61,6 +61,9 @@ struct grovel_views {
     size_t ncmark;
     uint32_t cgen;
     bool scores;              /* a scores call: its candidates lead to one another */
+    /* while watched: the views' methods called (and the views printed),
+     * and of those the reads of a view's own properties and tags */
+    unsigned checks, kvreads;
     grove_sym_t contain;      /* containment in g */
 };
 

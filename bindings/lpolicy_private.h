@@ -123,6 +123,13 @@ struct grovel_policy {
     uint32_t pgen;
     uint32_t pepoch;
     uint64_t pchg;
+    /* the answer for a vertex with no property and no tag (while
+     * bare_gen == pgen), once a call that read nothing of the views but
+     * their own properties and tags gave it for such a vertex: every
+     * other such vertex reads the same, so gets the same (a prune on a
+     * node property asked of each socket, core and GPU) */
+    uint32_t bare_gen;
+    uint8_t bare_val;
     uint32_t *cmark; /* a scores call's candidates marked views.cgen, by vertex */
     size_t cmcap;
 
@@ -171,6 +178,7 @@ struct call {
     uint8_t *bout; /* prune of a list (vs, n): each answer, 0 or 1 */
     double value; /* score, key */
     grove_policy_reads_t reads; /* prune, score, scores: what the call read */
+    bool only_kv; /* prune: what it read of views was their own properties and tags */
 };
 
 /* ---- small helpers -------------------------------------------------------- */

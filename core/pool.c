@@ -102,7 +102,8 @@ static int kv_set(grove_graph_t *g, grove_vid_t v, bool tags, const char *key,
 
 static uint32_t kv_find(const grove_graph_t *g, grove_vid_t v, bool tags, const char *key)
 {
-    if (!grovep_alive(g, v) || !key)
+    /* most vertices (cores, sockets) hold none: no lookup of the key */
+    if (!grovep_alive(g, v) || !key || grovep_kv_head(g, v) == GROVEP_NONE)
         return GROVEP_NONE;
     grove_sym_t k = grove_intern_lookup(g->strings, key);
     if (k == GROVE_SYM_NONE)

@@ -615,6 +615,56 @@ describe("what a score or prune reads, watched as it runs", function()
     g:close()
   end)
 
+  it("answers a vertex of no property or tag as another, only when the prune read no more",
+    function()
+    -- a prune that reads a view's own properties and tags alone answers
+    -- every vertex with none alike (asked once for the sockets, cores and
+    -- GPUs); one that reads anything else of a vertex is asked of each
+    local function cores_of(pol, steps)
+      local g = machine(2, 4, function(i) return i % 2 end)
+      g:vertex("n1"):set_property("degraded", "1")
+      g:vertex("n2"):tag("hot")
+      local m = core.matcher(g)
+      assert(m:set_policy(assert(core.policy_parse(pol, "prune.lua"))))
+      local one_core = match.compiled{tasks = 1, cores_per_task = 1, duration = 10}
+      local seen = {}
+      for i = 1, steps do
+        local j = m:match(one_core, "allocate")
+        seen[i] = j and placed(j) or "none"
+        if i == 9 then
+          -- a property a vertex of none gains: answered anew
+          g:vertex("n3"):set_property("degraded", "1")
+        end
+      end
+      m:close()
+      g:close()
+      return table.concat(seen, " ")
+    end
+    local props = [[return {base = "spread", prune = function(v)
+      return v:property("degraded") ~= nil or v:has_tag("hot") end}]]
+    local props_and_type = [[return {base = "spread", prune = function(v)
+      local _ = v:type()
+      return v:property("degraded") ~= nil or v:has_tag("hot") end}]]
+    local a, b = cores_of(props, 24), cores_of(props_and_type, 24)
+    assert.equal(b, a)
+    assert.not_matches("n[12]/", a)
+    -- n3, degraded after the ninth job, gets none of the later ones
+    local later = {}
+    for w in a:gmatch("%S+") do later[#later + 1] = w end
+    assert.matches("n3/", table.concat(later, " ", 1, 9))
+    assert.not_matches("n3/", table.concat(later, " ", 10))
+    -- what the vertex is, where it is, or what it is named: asked of each
+    for _, read in ipairs{"v:type() == 'core' and v:id() == 3",
+                          "v:id() == 3 and v:parent() ~= nil",
+                          "tostring(v):find('3') ~= nil and v:property('x') == nil"} do
+      local pol = ([[return {base = "spread", prune = function(v)
+        return %s end}]]):format(read)
+      local got = cores_of(pol, 32)
+      assert.matches("n%d/core2", got, read)
+      assert.not_matches("/core3", got, read)
+    end
+  end)
+
   it("keeps a base's score_types when the file gives only a prune", function()
     -- spread scores nodes alone: a prune of its own keeps that
     local p = assert(core.policy_parse([[return {base = "spread",
