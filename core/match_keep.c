@@ -538,12 +538,13 @@ static struct rkeep *keep_store(grove_matcher_t *m, grove_vid_t v, bool named,
         if (!kp->k[i].live)
             k = &kp->k[i];
     /* else the least recently used of those no walk serves from */
-    bool lru = !k;
-    for (size_t i = 0; lru && i < RKEEP_N; i++)
-        if (!kp->k[i].pins && (!k || kp->k[i].used < k->used))
-            k = &kp->k[i];
-    if (!k)
-        return NULL; /* every one served from by the walks under way */
+    if (!k) {
+        for (size_t i = 0; i < RKEEP_N; i++)
+            if (!kp->k[i].pins && (!k || kp->k[i].used < k->used))
+                k = &kp->k[i];
+        if (!k)
+            return NULL; /* every one served from by the walks under way */
+    }
     rkeep_drop(k);
     size_t nt = q->ntypes ? q->ntypes : 1;
     k->types = malloc(nt * sizeof(*k->types));
