@@ -2,8 +2,8 @@
 -- [sched-grove.queues.NAME.limits], grove.flux.config): read from the
 -- instance's configuration, changed by `flux config reload` (a bad value
 -- refused naming the key, and said in the log), a job's bank read from its
--- jobspec, a held job explained by `flux grove why` and given no start
--- estimate.  No Flux is needed.
+-- jobspec, a held job explained by `flux grove why` and given the start
+-- estimate its limit allows.  No Flux is needed.
 --
 -- This file holds only specs: what several specs share lives in expect.lua
 -- and the spec/*_helper.lua modules, and must not be copied here.
@@ -75,17 +75,58 @@ describe("sched-grove limits", function()
     assert.equal("limit", d.reasons[1].kind)
     assert.same({holder = "user", name = 101, key = "max-nodes", limit = 2, held = 2, asks = 1},
       d.limit)
+    -- (and when: where user 101's jobs end, by their time limits)
     assert.equal("held by user 101's limit max-nodes=2: its running jobs hold 2 nodes, this "
-      .. "job would add 1 node; it starts when that is under the limit", d.reasons[1].text)
+      .. "job would add 1 node; it starts when that is under the limit, at "
+      .. os.date("!%Y-%m-%dT%H:%M:%SZ", math.floor(d.start))
+      .. " at the earliest by the running jobs' estimates", d.reasons[1].text)
     d = why(s, 5)
     assert.same({holder = "bank", name = "chem", key = "max-running-jobs", limit = 1, held = 1,
       asks = 1}, d.limit)
     -- flux module stats: the limits in force and the jobs they hold
     assert.same({in_force = {user = {["max-nodes"] = 2}, banks = {chem =
       {["max-running-jobs"] = 1}}}, held = 2}, s:stats().limits)
-    -- a held job shows no start estimate, and its reason names the limit
     local acts = s:handle("sched.free", {id = 1, final = true})
     assert.same({3}, started(acts))
+  end)
+
+  it("gives a held job the start estimate its limit allows, and names the limit as its "
+    .. "reason", function()
+    -- user 101 may run one job: job 1 runs, jobs 2 and 3 wait for it and
+    -- for each other (estimates 100 s apart), user 102's job 4 starts.
+    -- Easy estimates one job (its depth), conservative every one.
+    for _, q in ipairs{"easy", "conservative"} do
+      local s = session{["sched-grove"] = {["queue-policy"] = q, limits = {
+        user = {["max-running-jobs"] = 1}}}}
+      local acts = s:handle("sched.alloc", alloc(1, nodes(1, 100), 101))
+      local R = core.json_decode(h.by_id(acts, "alloc", "success")[1].R)
+      local t1 = R.execution.expiration
+      local est = {}
+      for _, a in ipairs{{2, nodes(1, 100), 101}, {3, nodes(1, 100), 101},
+        {4, nodes(1, 100), 102}} do
+        acts = s:handle("sched.alloc", alloc(a[1], a[2], a[3]))
+        for id, x in pairs(h.by_id(acts, "alloc", "annotate")) do
+          est[id] = est[id] or {}
+          for k, v in pairs(x.annotations.sched) do est[id][k] = v end
+        end
+        if a[1] == 4 then assert.same({4}, started(acts), q) end
+      end
+      assert.near(t1, est[2].t_estimate, 0.001, q)
+      if q == "conservative" then
+        assert.near(t1 + 100, est[3].t_estimate, 0.001, q)
+      else
+        assert.is_nil(est[3].t_estimate, q)
+      end
+      assert.equal("user 101 limit max-running-jobs", est[2].reason_pending, q)
+      assert.equal("user 101 limit max-running-jobs", est[3].reason_pending, q)
+      assert.near(t1, why(s, 2).start, 0.001, q)
+      -- (at the earliest: under easy job 2 holds no planned start that
+      -- job 3 would wait behind)
+      assert.near(q == "conservative" and t1 + 100 or t1, why(s, 3).start, 0.001, q)
+      -- job 1 ends: job 2 starts
+      acts = s:handle("sched.free", {id = 1, final = true})
+      assert.same({2}, started(acts), q)
+    end
   end)
 
   it("takes lowered limits from flux config reload: running jobs run, none starts until "

@@ -1,7 +1,8 @@
 -- Specs for limits in the scheduling loop (grove.limits, grove.sched):
 -- what running jobs may hold per user, bank, queue and overall; a job
 -- that would pass a limit waits and later jobs that fit start, a held job
--- takes no reservation, a limit lowered below what runs stops nothing
+-- is planned (when a policy plans it) only from the first start its
+-- limits allow, a limit lowered below what runs stops nothing
 -- and starts nothing until under it, a queue policy reads and sets them;
 -- bad limits are refused naming the key.
 --
@@ -119,7 +120,11 @@ describe("grove.sched with limits", function()
       add(loop, 4, 4, 100, 2)
       assert.is_true(sched.pass(loop))
       assert.same({"running", "running", "queued", "running"}, states(loop, 4), q)
-      assert.is_nil(loop.jobs[3].reserved, q)
+      -- conservative (and backfill, from the queue it read before the
+      -- jobs ahead started) plan it where one of user 1's jobs ends; the
+      -- others plan no held job
+      local plans = q == "conservative" or q == "backfill"
+      assert.equal(plans and 100 or nil, loop.jobs[3].reserved, q)
       assert.equal("held by user 1's limit max-cores=8: its running jobs hold 8 cores, "
         .. "this job would add 4 cores", limits.text(loop.jobs[3].limit_hold))
       -- one of user 1's jobs ends: the held one starts
@@ -129,19 +134,81 @@ describe("grove.sched with limits", function()
     end
   end)
 
-  it("gives a held job no reservation that the jobs behind it would wait for", function()
+  it("gives a held job no start the jobs behind it would wait for", function()
     -- user 1 holds 12 of 16 cores; its next job (4 cores) is held by
-    -- max-cores=12.  Were it the head, a 4-core job of user 2 running
-    -- past the head's shadow time could not backfill.
-    for _, q in ipairs{"easy", "conservative", "fcfs", "backfill", "queues"} do
-      local loop = loop_of({user = {["max-cores"] = 12}}, {queue = q})
-      add(loop, 1, 12, 100, 1)
-      add(loop, 2, 4, 100, 1)
-      add(loop, 3, 4, 500, 2)
-      assert.is_true(sched.pass(loop))
-      assert.same({"running", "queued", "running"}, states(loop, 3), q)
-      assert.equal(0, loop.nreserved, q)
+    -- max-cores=12.  Were it the head, or planned now, a 4-core job of
+    -- user 2 running past the head's shadow time could not backfill.
+    -- Conservative plans it for when user 1's job ends (its estimate),
+    -- which leaves user 2's job its start now.
+    for _, mode in ipairs{"planner", "counted"} do
+      for _, q in ipairs{"easy", "conservative", "fcfs", "backfill", "queues"} do
+        local loop = loop_of({user = {["max-cores"] = 12}}, {queue = q, reservations = mode})
+        add(loop, 1, 12, 100, 1)
+        add(loop, 2, 4, 100, 1)
+        add(loop, 3, 4, 500, 2)
+        assert.is_true(sched.pass(loop))
+        assert.same({"running", "queued", "running"}, states(loop, 3), q)
+        -- (backfill plans the jobs of the queue it read before job 1
+        -- started: job 2 too, where the limit allows it)
+        local plans = q == "conservative" or q == "backfill"
+        assert.equal(plans and 1 or 0, loop.nreserved, q)
+        assert.equal(plans and 100 or nil, loop.jobs[2].reserved, q)
+      end
     end
+  end)
+
+  it("plans a holder's waiting jobs one after another by its limit, each estimate counting "
+    .. "the ones before it", function()
+    -- user 1 may run one job; its job 1 runs until 100; its jobs 2, 3
+    -- and 4 would all fit now, but start one after another: 100, 200
+    -- (job 2 estimated 100), 250 (job 3 estimated 50).  User 2's job
+    -- starts now beside them.
+    for _, mode in ipairs{"planner", "counted"} do
+      local loop = loop_of({user = {["max-running-jobs"] = 1}},
+        {queue = "conservative", reservations = mode})
+      add(loop, 1, 4, 100, 1)
+      add(loop, 2, 4, 100, 1)
+      add(loop, 3, 4, 50, 1)
+      add(loop, 4, 4, 100, 1)
+      add(loop, 5, 4, 500, 2)
+      assert.is_true(sched.pass(loop))
+      assert.same({"running", "queued", "queued", "queued", "running"}, states(loop, 5), mode)
+      assert.same({100, 200, 250}, {loop.jobs[2].reserved, loop.jobs[3].reserved,
+        loop.jobs[4].reserved}, mode)
+      -- ctx:earliest of a job no policy planned counts the limit too
+      local easy = loop_of({user = {["max-running-jobs"] = 1}}, {queue = "easy",
+        reservations = mode})
+      add(easy, 1, 4, 100, 1)
+      add(easy, 2, 4, 100, 1)
+      assert.is_true(sched.pass(easy))
+      assert.equal(100, easy.ctx.earliest(nil, easy.jobs[2].view), mode)
+      -- the jobs start at their planned starts as the ones before end
+      for _, id in ipairs{1, 2, 3} do
+        sched.set_now(loop, loop.jobs[id].est_end)
+        finish(loop, id)
+        sched.pass(loop)
+        assert.equal("running", loop.jobs[id + 1].state, mode)
+        assert.equal(1, held_by(loop, "user", 1, "jobs"), mode)
+      end
+    end
+  end)
+
+  it("counts a limit over time per amount: cores of a bank held by running and planned "
+    .. "jobs", function()
+    -- bank a may hold 8 cores: job 1 (8 cores) runs until 100; jobs 2 (4
+    -- cores, 100) and 3 (4 cores, 300) share the bank's cores from 100;
+    -- job 4 (8 cores) waits for both to end: 400
+    local loop = loop_of({bank = {["max-cores"] = 8}}, {queue = "conservative",
+      reservations = "planner"})
+    add(loop, 1, 8, 100, 1, {bank = "a"})
+    add(loop, 2, 4, 100, 2, {bank = "a"})
+    add(loop, 3, 4, 300, 3, {bank = "a"})
+    add(loop, 4, 8, 100, 4, {bank = "a"})
+    add(loop, 5, 8, 100, 5, {bank = "b"})
+    assert.is_true(sched.pass(loop))
+    assert.same({100, 100, 400}, {loop.jobs[2].reserved, loop.jobs[3].reserved,
+      loop.jobs[4].reserved})
+    assert.equal("running", loop.jobs[5].state)
   end)
 
   it("backfills past a held job while protecting the real head", function()
@@ -235,21 +302,50 @@ describe("grove.sched with limits", function()
     assert.equal(8, limits.held(loop.lim_count, "user", 1).core)
   end)
 
-  it("drops the reservation of a job that a limit holds since it was planned", function()
-    local loop = loop_of(nil, {queue = "conservative", reservations = "planner"})
-    add(loop, 1, 16, 100, 1)
-    add(loop, 2, 16, 100, 1)
-    add(loop, 3, 4, 100, 2)
-    sched.pass(loop)
-    assert.equal(100, loop.jobs[2].reserved)
-    sched.set_limits(loop, assert(limits.parse({user = {["max-running-jobs"] = 1}})))
-    sched.pass(loop)
-    assert.is_nil(loop.jobs[2].reserved)
-    assert.equal(100, loop.jobs[3].reserved)
+  it("drops the reservation of a job that a limit holds since it was planned, when the "
+    .. "limit refuses its start", function()
+    for _, q in ipairs{"conservative", "backfill"} do
+      local loop = loop_of(nil, {queue = q, reservations = "planner"})
+      add(loop, 1, 16, 100, 1)
+      add(loop, 2, 16, 100, 1)
+      add(loop, 3, 4, 100, 2)
+      sched.pass(loop)
+      assert.equal(100, loop.jobs[2].reserved, q)
+      -- the limit allows it at 100 (user 1's job ends then): conservative
+      -- keeps it (backfill plans again without the job a limit holds)
+      sched.set_limits(loop, assert(limits.parse({user = {["max-running-jobs"] = 1}})))
+      sched.pass(loop)
+      assert.equal(q == "conservative" and 100 or nil, loop.jobs[2].reserved, q)
+      assert.equal(q == "conservative" and 200 or 100, loop.jobs[3].reserved, q)
+      -- none may run: dropped, and the job behind it moves up
+      sched.set_limits(loop, assert(limits.parse({users = {["1"] = {["max-running-jobs"] = 0}}},
+        "limits", {names = true})))
+      sched.pass(loop)
+      assert.is_nil(loop.jobs[2].reserved, q)
+      assert.equal(100, loop.jobs[3].reserved, q)
+    end
   end)
 
-  it("refuses an early start of a planned job a limit came to hold, dropping its plan",
+  it("drops a held job's reservation whose start came while its holder still holds it",
     function()
+    -- user 1's job 1 was estimated to end at 100, but runs on (a driver
+    -- holds a job past its end until its free): at 100 job 2 is still held
+    local loop = loop_of({user = {["max-running-jobs"] = 1}}, {queue = "conservative",
+      reservations = "planner"})
+    add(loop, 1, 4, 100, 1)
+    add(loop, 2, 4, 100, 1)
+    sched.pass(loop)
+    assert.equal(100, loop.jobs[2].reserved)
+    sched.set_now(loop, 100)
+    assert.equal(1, sched.drop_held(loop))
+    assert.is_nil(loop.jobs[2].reserved)
+    sched.pass(loop)
+    assert.equal("queued", loop.jobs[2].state)
+    assert.equal(1, held_by(loop, "user", 1, "jobs"))
+  end)
+
+  it("refuses an early start of a planned job a limit came to hold, planning it again where "
+    .. "the limit allows", function()
     local loop = loop_of(nil, {queue = "conservative", reservations = "planner"})
     add(loop, 1, 16, 100, 1)
     add(loop, 2, 4, 100, 1)
@@ -257,17 +353,23 @@ describe("grove.sched with limits", function()
     assert.equal(100, loop.jobs[2].reserved)
     sched.set_limits(loop, assert(limits.parse({user = {["max-running-jobs"] = 1}})))
     assert.is_false(loop.ctx.start(nil, loop.jobs[2].view))
-    assert.is_nil(loop.jobs[2].reserved)
+    assert.equal(100, loop.jobs[2].reserved)
     assert.equal("queued", loop.jobs[2].state)
+    sched.set_limits(loop, assert(limits.parse({user = {["max-running-jobs"] = 0}})))
+    assert.is_false(loop.ctx.start(nil, loop.jobs[2].view))
+    assert.is_nil(loop.jobs[2].reserved)
   end)
 
   it("never starts a job that takes a holder past a limit, under a stream", function()
     -- every job a pass starts leaves its user and bank within the limits
     -- in force; a limit lowered mid-stream stops nothing that runs
+    -- (and every planned start is one the limits allow when it is made)
+    for _, run in ipairs{{"easy", "counted"}, {"conservative", "planner"},
+      {"conservative", "counted"}, {"backfill", "planner"}} do
     local cap, bank_jobs = 6, 3
     local loop = loop_of({user = {["max-cores"] = cap}, bank = {["max-running-jobs"] = bank_jobs}},
-      {queue = "easy"})
-    local id, started = 0, 0
+      {queue = run[1], reservations = run[2]})
+    local id, started, planned = 0, 0, 0
     math.randomseed(7)
     local rand = math.random
     for step = 1, 300 do
@@ -280,6 +382,14 @@ describe("grove.sched with limits", function()
         if rec.state == "running" then running[#running + 1] = rec end
       end
       table.sort(running, function(a, b) return a.id < b.id end)
+      -- a job ends at its estimated end at the latest (as in a
+      -- simulation), or at random before it
+      for i = #running, 1, -1 do
+        if running[i].est_end <= loop.now then
+          finish(loop, running[i].id)
+          table.remove(running, i)
+        end
+      end
       if #running > 0 and rand(2) == 1 then finish(loop, running[rand(#running)].id) end
       if step == 150 then
         cap, bank_jobs = 3, 1
@@ -296,8 +406,22 @@ describe("grove.sched with limits", function()
           assert.is_true(held_by(loop, "bank", rec.bank, "jobs") <= bank_jobs, step)
         end
       end
+      for _, rec in pairs(loop.reserved_set) do
+        if rec.reserved >= loop.now then
+          planned = planned + 1
+          assert.equal(rec.reserved, sched.limit_start(loop, rec, rec.reserved),
+            run[1] .. " " .. run[2] .. " " .. step)
+        end
+      end
+      local t = loop.now + rand(0, 20)
+      for _, rec in pairs(loop.jobs) do
+        if rec.state == "running" and rec.est_end < t then t = rec.est_end end
+      end
+      sched.set_now(loop, t)
     end
-    assert.is_true(started > 100)
+    assert.is_true(started > 100, run[1] .. " " .. run[2] .. " started " .. started)
+    assert.is_true(run[1] == "easy" or planned > 10, run[1] .. " " .. planned)
+    end
   end)
 
   it("lets a queue policy read and set the limits through ctx", function()
@@ -314,7 +438,8 @@ describe("grove.sched with limits", function()
     assert.same({"running", "running", "queued"}, states(loop, 3))
     assert.equal("held by user 1's limit max-running-jobs=2: 2 of its jobs run",
       loop.ctx.held(nil, loop.jobs[3].view))
-    assert.is_nil(loop.ctx.earliest(nil, loop.jobs[3].view))
+    -- (its earliest start counts the limit: when one of user 1's ends)
+    assert.equal(100, loop.ctx.earliest(nil, loop.jobs[3].view))
   end)
 
   it("runs a policy file that sets limits in its sandbox", function()

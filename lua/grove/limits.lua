@@ -409,6 +409,108 @@ function M.check(L, count, rec, h)
   return nil
 end
 
+-- ---- limits over time ----------------------------------------------------------------
+--
+-- When may a waiting job start under its limits, given when its holders'
+-- running jobs end and when their other waiting jobs are planned to
+-- start?  Each limit that bears on it is a constraint (M.constraints):
+-- the job, asking the rest, fits where its holder's other jobs hold at
+-- most cap (the limit less what it asks) of the amount at every instant
+-- of its run.  The loop answers one from a planner of what the holder's
+-- jobs hold over time (c.at), or by a walk of intervals c.iv = {s1, e1,
+-- a1, s2, e2, a2, ...} (the holder's jobs hold a_i over [s_i, e_i)).
+
+-- The earliest start >= from of a run of d under one constraint c, by a
+-- walk of its usage steps (as grove.sched.profile's counted walk), or nil
+-- when there is none (the usage never falls to cap).
+local function earliest_under(c, from, d)
+  local delta, times = {}, {}
+  local iv = c.iv
+  for i = 1, #iv, 3 do
+    local s, e, a = iv[i], iv[i + 1], iv[i + 2]
+    if e > from and a ~= 0 then
+      if s < from then s = from end
+      if delta[s] == nil then times[#times + 1] = s; delta[s] = 0 end
+      if delta[e] == nil then times[#times + 1] = e; delta[e] = 0 end
+      delta[s], delta[e] = delta[s] + a, delta[e] - a
+    end
+  end
+  table.sort(times)
+  local used, u = {}, 0
+  for i = 1, #times do
+    u = u + delta[times[i]]
+    used[i] = u
+  end
+  local cap = c.cap
+  -- k: the step holding s (0: before the first change, nothing held)
+  local k, s = 0, from
+  while times[k + 1] and times[k + 1] <= s do k = k + 1 end
+  while true do
+    local ok, j = true, k
+    while true do
+      if j > 0 and used[j] > cap then
+        ok = false
+        break
+      end
+      local nxt = times[j + 1]
+      if not nxt or nxt >= s + d then break end
+      j = j + 1
+    end
+    if ok then return s end
+    k = j + 1
+    s = times[k]
+    if not s then return nil end
+  end
+end
+
+-- The earliest start >= from of a run of d under every constraint of
+-- cons (each one's earliest taken in turn until all agree: each only
+-- moves the start later), or nil when one has none.  A constraint with
+-- at(from, d) answers by itself (a planner's query); else its intervals
+-- iv are walked.
+function M.earliest(cons, from, d)
+  local s = from
+  while true do
+    local moved = false
+    for _, c in ipairs(cons) do
+      if c.cap < 0 then return nil end
+      local t
+      if c.at then t = c.at(s, d) else t = earliest_under(c, s, d) end
+      if not t then return nil end
+      if t > s then s, moved = t, true end
+    end
+    if not moved then return s end
+  end
+end
+M.earliest_under = earliest_under
+
+-- The holders of rec under L and the key each is indexed by, for the
+-- loop's record of who holds what over time.
+function M.holder_keys(L, rec)
+  local out = {}
+  for i, k in ipairs(holders(L, rec)) do out[i] = k[1] .. "\0" .. tostring(k[2]) end
+  return out
+end
+
+-- The limits that bear on a job rec asking h (M.asks) under L: a list of
+-- {key =, amount =, cap =}, one per holder of rec and amount its holder
+-- has a limit on (key: the holder's, as holder_keys gives it; cap: the
+-- limit less what rec asks, below 0 when rec alone asks more).
+function M.constraints(L, rec, h)
+  local cons = {}
+  for _, k in ipairs(holders(L, rec)) do
+    local kind, name = k[1], k[2]
+    for _, a in ipairs(M.AMOUNTS) do
+      local lim = limit_of(L, kind, name, a)
+      if lim then
+        cons[#cons + 1] = {key = kind .. "\0" .. tostring(name), amount = a,
+          cap = lim - (h[a] or 0)}
+      end
+    end
+  end
+  return cons
+end
+
 local UNIT = {jobs = "running job", node = "node", core = "core", gpu = "GPU"}
 
 local function amount_text(a, n)

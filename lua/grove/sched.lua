@@ -81,7 +81,16 @@ local counting, capacity, set_vres = profile.counting, profile.capacity, profile
 local counted_earliest, shadow = profile.counted_earliest, profile.shadow
 local est_insert, est_remove = profile.start_estimate, profile.stop_estimate
 M.by_est, M.first_by_est = profile.by_est, profile.first_by_est
-M.start_estimate, M.stop_estimate = est_insert, est_remove
+-- (a driver that moves a running job's end: the planners of what its
+-- holders hold over time are made again, from its new end)
+function M.start_estimate(self, rec)
+  est_insert(self, rec)
+  local plans, keys = self.lim_plans, rec.lim_run
+  if plans and keys then
+    for _, k in ipairs(keys) do plans[k] = nil end
+  end
+end
+M.stop_estimate = est_remove
 M.free_units, M.set_out = profile.free_units, profile.set_out
 
 local fmt = string.format
@@ -490,11 +499,113 @@ local function publish(self, rec)
   end
 end
 
+-- Who holds what over time, for starts planned under limits:
+-- self.lim_run and self.lim_res (nil without limits), {[holder key] =
+-- {[rec] = true}}, the running jobs and the waiting jobs that hold a
+-- reservation, each under every holder it counts for (grove.limits
+-- holder_keys; the keys it went in under kept in rec[which]).
+--
+-- And self.lim_plans, {[holder key] = {base =, [amount] = planner}}: what
+-- a holder's jobs hold of an amount over time, made at the first query
+-- that needs it (limit_start) from its running jobs (until their
+-- estimated ends) and its reservations (over their windows); a
+-- reservation made or dropped is added to or taken from the holder's
+-- planners at once (its spans kept in rec.lsp), a running job that starts
+-- or stops drops them (made again at the next query).  Their total is
+-- LBIG, far above any limit (what runs may pass a lowered limit), and
+-- "the others hold at most cap throughout" is asked as "LBIG - cap
+-- free", as grove.sched.profile counts units; times are the loop's less
+-- base, the clock when the holder's planners were made.  A time that is
+-- not whole (a driver's own clock) makes the amount's planner false: its
+-- queries walk the intervals instead.
+local LBIG, LHORIZON = 1 << 60, 1 << 61
+
+-- What rec is known to ask before its match (grove.limits asks), kept
+-- while its request stays.
+local function asks_of(self, rec)
+  local a = rec.lim_ask
+  if a and rec.lim_ask_js == (rec.js or false) then return a end
+  a = glimits.asks(rec, self.unit)
+  rec.lim_ask, rec.lim_ask_js = a, rec.js or false
+  return a
+end
+
+
+-- rec's reservation in planner p of amount a (base: its origin): false
+-- when its times are not whole.
+local function res_span(self, p, base, rec, a)
+  local t, d = rec.reserved, rec.estimate
+  if math.type(t) ~= "integer" or math.type(d) ~= "integer" then return false end
+  local x = asks_of(self, rec)[a] or 0
+  if x <= 0 then return true end
+  local s = t - base
+  if s < 0 then
+    d, s = d + s, 0
+    if d <= 0 then return true end
+  end
+  if d > LHORIZON - s then d = LHORIZON - s end
+  local lsp = rec.lsp
+  if not lsp then
+    lsp = {}
+    rec.lsp = lsp
+  end
+  lsp[p] = assert(p:add(s, d, x))
+  return true
+end
+
+local function lim_index(self, which, rec, on)
+  local idx = self[which]
+  local plans = self.lim_plans
+  if on then
+    if not idx or rec[which] then return end
+    local keys = glimits.holder_keys(self.limits, rec)
+    rec[which] = keys
+    for _, k in ipairs(keys) do
+      local set = idx[k]
+      if not set then
+        set = {}
+        idx[k] = set
+      end
+      set[rec] = true
+      local hp = plans and plans[k]
+      if hp and which == "lim_run" then
+        plans[k] = nil
+      elseif hp then
+        for a, p in pairs(hp) do
+          if p and a ~= "base" and not res_span(self, p, hp.base, rec, a) then hp[a] = false end
+        end
+      end
+    end
+    return
+  end
+  local lsp = rec.lsp
+  if lsp and which == "lim_res" then
+    for p, sp in pairs(lsp) do p:remove(sp) end
+    rec.lsp = nil
+  end
+  local keys = rec[which]
+  if not keys then return end
+  rec[which] = nil
+  if not idx then return end
+  for _, k in ipairs(keys) do
+    local set = idx[k]
+    if set then
+      set[rec] = nil
+      if next(set) == nil then idx[k] = nil end
+    end
+    if plans and which == "lim_run" then plans[k] = nil end
+  end
+end
+
 -- The job's reservation, in its record, and told (publish) at once, or
 -- at the end of a replanning (self.quiet: a job planned where it was
 -- before is not told again).
 local function set_reserved(self, rec, t)
   local was = rec.reserved
+  -- (the index of who holds what over time follows: out at the old
+  -- window, in at the new)
+  local moved = was ~= t and self.lim_res
+  if moved and was ~= nil then lim_index(self, "lim_res", rec, false) end
   if (was ~= nil) ~= (t ~= nil) then
     self.nreserved = self.nreserved + (t ~= nil and 1 or -1)
     self.reserved_set[rec.id] = t ~= nil and rec or nil
@@ -508,6 +619,7 @@ local function set_reserved(self, rec, t)
     if t then at[t] = (at[t] or 0) + 1 end
   end
   rec.reserved = t
+  if moved and t ~= nil then lim_index(self, "lim_res", rec, true) end
   local quiet = self.quiet
   if quiet then
     quiet[#quiet + 1] = rec
@@ -631,17 +743,198 @@ function M.set_limits(self, L)
   self.limits = L
   self.lim_gen = (self.lim_gen or 0) + 1
   self.changed = true
+  -- the index of who holds what over time, made again under L
+  for _, r in pairs(self.jobs) do
+    lim_index(self, "lim_run", r, false)
+    lim_index(self, "lim_res", r, false)
+  end
+  self.lim_plans = nil
   if not L then
-    self.lim_count = nil
+    self.lim_count, self.lim_run, self.lim_res = nil, nil, nil
     return
   end
+  self.lim_run, self.lim_res, self.lim_plans = {}, {}, {}
   local count = glimits.count()
   for rec in M.by_est(self) do
     local info = self.m:info(rec.id)
     rec.lim_h = glimits.holds(info and info.counts)
     glimits.add(L, count, rec, rec.lim_h, 1)
+    lim_index(self, "lim_run", rec, true)
   end
+  for _, rec in pairs(self.reserved_set) do lim_index(self, "lim_res", rec, true) end
   self.lim_count = count
+end
+
+-- The earliest start >= from of the waiting job rec, for its estimate,
+-- that its limits allow: over its whole run, what its holders' running
+-- jobs hold until their estimated ends (one past its end holds until its
+-- free: one tick from now at least) and what their other reservations
+-- hold over their windows, with what rec asks, passes no limit.  nil
+-- when none does (rec alone asks more than a limit).  Without limits,
+-- from.  more: starts planned elsewhere (a driver's forecast, held in
+-- the matcher apart from the loop's reservations), as M.limit_more
+-- records them.
+local function limit_start(self, rec, from, more)
+  local L = self.limits
+  if not L then return from end
+  -- the limits that bear on rec, kept while the limits and its request
+  -- stay
+  local h = asks_of(self, rec)
+  local cons = rec.lcons
+  if not cons or rec.lcons_L ~= L or rec.lcons_h ~= h then
+    cons = glimits.constraints(L, rec, h)
+    rec.lcons, rec.lcons_L, rec.lcons_h = cons, L, h
+  end
+  if #cons == 0 then return from end
+  local now = self.now
+  local run, res = self.lim_run, self.lim_res
+  -- the intervals of a holder's jobs, for a walk
+  local function over(key, a)
+    local iv, n = {}, 0
+    local set = run[key]
+    if set then
+      for r in pairs(set) do
+        if r ~= rec then
+          local e = r.est_end
+          if not e or e <= now then e = now + 1 end
+          iv[n + 1], iv[n + 2], iv[n + 3] = now, e, r.lim_h and r.lim_h[a] or 0
+          n = n + 3
+        end
+      end
+    end
+    set = res[key]
+    if set then
+      for q in pairs(set) do
+        local t = q.reserved
+        if q ~= rec and t then
+          iv[n + 1], iv[n + 2], iv[n + 3] = t, t + q.estimate, asks_of(self, q)[a] or 0
+          n = n + 3
+        end
+      end
+    end
+    local list = more and more[key]
+    if list then
+      for k = 1, #list, 3 do
+        iv[n + 1], iv[n + 2], iv[n + 3] = list[k], list[k + 1], list[k + 2][a] or 0
+        n = n + 3
+      end
+    end
+    return iv
+  end
+  local whole = math.type(now) == "integer" and math.type(from) == "integer"
+    and math.type(rec.estimate) == "integer"
+  for _, c in ipairs(cons) do
+    c.at, c.iv = nil, nil
+    if whole and not (more and more[c.key]) then
+      c.at = function(s, d)
+        -- (no start before now: what ran before is not in the planner)
+        if s < now then s = now end
+        local plans = self.lim_plans
+        local hp = plans[c.key]
+        -- a running job past its estimated end holds until a tick from
+        -- now, whenever now is: such a holder's planners are made again
+        -- when the clock has moved
+        if hp and ((hp.overdue and hp.overdue ~= now) or (hp.next_end and now >= hp.next_end)) then
+          hp = nil
+        end
+        if not hp then
+          hp = {base = now}
+          plans[c.key] = hp
+        end
+        local p = hp[c.amount]
+        if p == nil then
+          p = core.planner(LBIG, LHORIZON, 0)
+          hp[c.amount] = p
+          local base, a = hp.base, c.amount
+          local set = run[c.key]
+          for r in pairs(set or {}) do
+            local e, x = r.est_end, r.lim_h and r.lim_h[a] or 0
+            if math.type(e) ~= "integer" then
+              p = false
+              break
+            end
+            if e <= now and x > 0 then
+              -- past its end, held until its free: a tick from now
+              e, hp.overdue = now + 1, now
+            elseif e > now and (not hp.next_end or e < hp.next_end) then
+              -- (when one reaches its end still running, made again)
+              hp.next_end = e
+            end
+            if x > 0 then assert(p:add(now - base, math.min(e - now,
+              LHORIZON - (now - base)), x)) end
+          end
+          for q in pairs(p and res[c.key] or {}) do
+            if not res_span(self, p, base, q, a) then
+              p = false
+              break
+            end
+          end
+          if not p then hp[c.amount] = false end
+        end
+        if not p then
+          return glimits.earliest_under({cap = c.cap, iv = over(c.key, c.amount)}, s, d)
+        end
+        -- rec's own reservation is no part of what it must fit beside
+        local own = rec.lsp and rec.lsp[p]
+        if own then
+          p:remove(own)
+          rec.lsp[p] = nil
+        end
+        local x = s - hp.base
+        if d > LHORIZON - x then d = LHORIZON - x end
+        local t = p:earliest(LBIG - c.cap, d, x)
+        if own then res_span(self, p, hp.base, rec, c.amount) end
+        return t and t + hp.base or nil
+      end
+    else
+      c.iv = over(c.key, c.amount)
+    end
+  end
+  return glimits.earliest(cons, from, rec.estimate)
+end
+M.limit_start = limit_start
+
+-- The earliest start of the waiting job rec as reserve would plan it
+-- now, without planning it: its reservation's when it holds one; under
+-- limits, from the first start they allow (limit_start).  nil: none (it
+-- alone asks more than a limit, or finds no start before the horizon).
+function M.earliest(self, rec)
+  if rec.reserved then return rec.reserved end
+  if self.limits and M.held(self, rec) and rec.hc_ever then return nil end
+  local from = limit_start(self, rec, self.now)
+  if not from then return nil end
+  if from == self.now and self.limits and M.held(self, rec) then from = from + 1 end
+  local after = from > self.now and from or nil
+  while true do
+    local t
+    if counting(self) then
+      t = counted_earliest(self, rec, rec.procs, rec.estimate, after)
+    else
+      local j = self.m:match(rec.js, "without_allocating_future", nil,
+        after and {after = after} or nil)
+      t = j and j.start or nil
+    end
+    if not t or not self.limits then return t end
+    local t2 = limit_start(self, rec, t)
+    if t2 == t or not t2 then return t2 end
+    after = t2
+  end
+end
+
+-- Record in more (for limit_start) a start of rec at t planned apart
+-- from the loop's reservations: what it asks over [t, t + its estimate),
+-- under each of its holders.
+function M.limit_more(self, rec, t, more)
+  local h = asks_of(self, rec)
+  for _, k in ipairs(glimits.holder_keys(self.limits, rec)) do
+    local list = more[k]
+    if not list then
+      list = {}
+      more[k] = list
+    end
+    local n = #list
+    list[n + 1], list[n + 2], list[n + 3] = t, t + rec.estimate, h
+  end
 end
 
 -- The limit a start of the waiting job rec would pass now, by what it is
@@ -676,14 +969,30 @@ function M.limit_hold(self, rec)
   return hold
 end
 
--- The reservations of the jobs a limit holds now are dropped (a job
--- planned before its holder's other jobs started, or before a limit was
--- lowered): no job waits behind a start that cannot happen.  The number
--- dropped.
+-- The reservations of the jobs a limit holds now that their limits no
+-- longer allow are dropped: one whose start has come while the limit
+-- still holds it (its holder's jobs ran past their estimates), or one
+-- the limits' plan over time refuses now (a limit lowered, another job
+-- of its holder started first): no job waits behind a start that cannot
+-- happen.  A held job's reservation the limits allow stays: it is where
+-- its holder's jobs leave it room (reserve).  The number dropped.
 function M.drop_held(self)
   local list = {}
+  local now = self.now
+  local key = self.lim_gen .. ":" .. self.plan_gen .. ":" .. self.nreserved
   for _, rec in pairs(self.reserved_set) do
-    if M.held(self, rec) then list[#list + 1] = rec end
+    if M.held(self, rec) then
+      local t = rec.reserved
+      if t <= now then
+        list[#list + 1] = rec
+      elseif rec.lim_ok ~= key then
+        if limit_start(self, rec, t) == t then
+          rec.lim_ok = key
+        else
+          list[#list + 1] = rec
+        end
+      end
+    end
   end
   if #list > 0 then
     table.sort(list, function(a, b) return a.id < b.id end)
@@ -724,9 +1033,11 @@ local function lim_count(self, rec, sign)
     end
     rec.lim_h, rec.lim_new, rec.limit_hold = h, nil, nil
     glimits.add(self.limits, count, rec, h, 1)
+    lim_index(self, "lim_run", rec, true)
   elseif rec.lim_h then
     glimits.add(self.limits, count, rec, rec.lim_h, -1)
     rec.lim_h = nil
+    lim_index(self, "lim_run", rec, false)
   end
   self.lim_gen = self.lim_gen + 1
 end
@@ -844,6 +1155,7 @@ local function begin_run(self, rec, job)
     at[was] = n > 0 and n or nil
   end
   if rec.vres then set_vres(self, rec, nil) end
+  lim_index(self, "lim_res", rec, false)
   rec.reserved, rec.shown = nil, nil
   if rec.view then rec.view.reserved = nil end
   self.queue_policy:unshare(rec.id)
@@ -1257,15 +1569,37 @@ end
 -- Reserve rec at its earliest start; the start time and "started" or
 -- "reserved", or nil.
 function reserve(self, rec)
-  -- a job held by a limit takes no reservation: the jobs behind it go on
-  if self.limits and M.held(self, rec) then return nil end
+  -- Under limits, the start is one they allow (limit_start): a job a
+  -- limit holds now is planned for when its holders' running jobs and
+  -- earlier reservations leave it room, so that its estimate, and those
+  -- of the jobs planned around it, count the limit.  lfrom: that start,
+  -- floor of the search; nil when no start will ever pass the limits.
+  local lfrom
+  if self.limits then
+    -- (held first: it keeps the hold a why reads, rec.limit_hold)
+    local held = M.held(self, rec)
+    -- (one that alone asks more than a limit never starts under it: no
+    -- look at the plans of its holders, pass after pass)
+    if held and rec.hc_ever then return nil end
+    lfrom = limit_start(self, rec, self.now)
+    if not lfrom then return nil end
+    if lfrom == self.now and held then lfrom = self.now + 1 end
+  end
+  local free_now = lfrom == nil or lfrom == self.now
   if self.reserve_depth and self.nreserved >= self.reserve_depth then
     -- no reservation, but a job that fits now still starts
-    if try_now(self, rec) then return self.now, "started" end
+    if free_now and try_now(self, rec) then return self.now, "started" end
     return nil
   end
   if counting(self) then
-    local t = counted_earliest(self, rec, rec.procs, rec.estimate)
+    local t = counted_earliest(self, rec, rec.procs, rec.estimate, lfrom)
+    -- a start the limits refuse: the first they allow, for as long as
+    -- room and limits disagree (each moves it only later)
+    while t and lfrom do
+      local t2 = limit_start(self, rec, t)
+      if t2 == t then break end
+      t = t2 and counted_earliest(self, rec, rec.procs, rec.estimate, t2)
+    end
     -- none: more units asked than are in use (nodes out), or no start
     -- before the horizon
     if not t then return nil end
@@ -1278,17 +1612,32 @@ function reserve(self, rec)
   end
   local now, _, noplan, floor = nofit_of(self, rec)
   local key = noplan and fit_key(rec)
-  if key and noplan[key] then return nil end
+  -- (what is remembered of a request is what room alone gives it: only
+  -- a search the limits did not start later is remembered)
+  if key and noplan[key] and free_now then return nil end
   local after = key and floor[key]
-  local j, msg, code = match(self, rec, "allocate_orelse_reserve", after)
-  if not j then
-    if key and not hard_failure(code) then
-      noplan[key], now[key] = true, true
+  local bound = not free_now and (not after or lfrom > after)
+  if bound then after = lfrom end
+  local j, msg, code
+  while true do
+    j, msg, code = match(self, rec, "allocate_orelse_reserve", after)
+    if not j then
+      if key and not bound and not hard_failure(code) then
+        noplan[key], now[key] = true, true
+      end
+      match_fail(self, rec, msg, code)
+      return nil
     end
-    match_fail(self, rec, msg, code)
-    return nil
+    if key and not bound then floor[key] = j.start end
+    if not lfrom then break end
+    local t2 = limit_start(self, rec, j.start)
+    if t2 == j.start then break end
+    -- room at a start the limits refuse: look again from the first they
+    -- allow
+    self.m:cancel(rec.id)
+    if not t2 then return nil end
+    after, bound = t2, true
   end
-  if key then floor[key] = j.start end
   if j.state == "allocated" then
     if not admit(self, rec) then return nil end
     begin_run(self, rec, j)
@@ -1607,8 +1956,38 @@ function M.context(loop)
   local exported_version = -1
   -- The waiting jobs in queue order (C's, the policy's priorities in it),
   -- copied into the policy's sandbox once a change of the queue.
-  function ctx.queue()
+  local with_held, with_held_version
+  function ctx.queue(_, which)
     local s = loop
+    if which ~= nil and which ~= "held" then
+      error("bad argument #1 to 'queue' (nil or \"held\" expected)", 2)
+    end
+    if which == "held" and s.limits then
+      -- every waiting job, the ones a limit holds too (a policy that
+      -- plans every job: conservative), but those that alone ask more
+      -- than a limit; shared apart from the other
+      local version = s.cs:version() .. ":" .. s.lim_gen
+      if with_held_version ~= version then
+        local ids, n = s.cs:ids(s.ids_buf)
+        s.ids_buf = ids
+        if s.queue_depth and n > s.queue_depth then n = s.queue_depth end
+        local jobs = s.jobs
+        with_held = {}
+        local k = 0
+        for i = 1, n do
+          -- (not one that alone asks more than a limit: it has no start)
+          local rec = jobs[ids[i]]
+          if not (M.held(s, rec) and rec.hc_ever) then
+            k = k + 1
+            with_held[k] = rec.view
+          end
+        end
+        s.queue_policy:unshare("queue+held")
+        s.queue_policy:share("queue+held", with_held)
+        with_held_version = version
+      end
+      return with_held
+    end
     local version = s.cs:version()
     if s.limits then version = version .. ":" .. s.lim_gen end
     if exported_version ~= version then
@@ -1712,8 +2091,9 @@ function M.context(loop)
       ok = try_now(s, rec)
       if not ok then
         local t2 = reserve(s, rec)
-        -- (a job a limit came to hold since it was planned keeps none)
-        assert(t2 and t2 <= t or (s.limits and rec.limit_hold), "a reservation moved later")
+        -- (under limits a job may be planned later, or not at all: its
+        -- holder's other jobs started or were planned since)
+        assert(t2 and t2 <= t or s.limits, "a reservation moved later")
       end
     elseif prot then
       ok = start_protected(s, rec, prot)
@@ -1754,17 +2134,8 @@ function M.context(loop)
   function ctx.earliest(_, view)
     local rec = rec_of(loop, view, "earliest")
     if rec.reserved then return secs(loop, rec.reserved) end
-    -- a job a limit holds has no start to promise
-    if loop.limits and M.held(loop, rec) then return nil end
     step(loop)
-    local t
-    if counting(loop) then
-      t = counted_earliest(loop, rec, rec.procs, rec.estimate)
-    else
-      local j = loop.m:match(rec.js, "without_allocating_future")
-      t = j and j.start or nil
-    end
-    return secs(loop, t)
+    return secs(loop, M.earliest(loop, rec))
   end
   -- The policy's inputs moved: ask job's priority again, or every
   -- waiting job's; the queue's order follows at once.

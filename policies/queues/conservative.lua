@@ -7,7 +7,10 @@
 -- without moving any earlier job.  When a job ends before its estimate,
 -- or a node changes state, the schedule is compressed: every reservation
 -- is dropped and the queue planned again in order from the current time.
--- No job is ever delayed by a later one.
+-- No job is ever delayed by a later one.  Under limits, a job a limit
+-- holds is planned too (ctx:queue("held")), from the first start its
+-- limits allow (when its holder's jobs end), so that its estimate and the
+-- plans around it count the limit.
 --
 -- A queue policy holds only its pass over the queue: the simulator keeps
 -- the clock, the jobs and the matcher.
@@ -24,7 +27,7 @@ return {
       return
     end
     local now = ctx:clock()
-    for _, job in ipairs(ctx:queue()) do
+    for _, job in ipairs(ctx:queue("held")) do
       if job.reserved == now then
         ctx:start(job)
       elseif not job.reserved then

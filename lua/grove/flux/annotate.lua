@@ -102,32 +102,64 @@ local function forecast(self)
   local id, i = cs:next(), 0
   local last
   local between = loop.between
+  -- under limits, what the forecast's own estimates hold over time, per
+  -- holder (sched.limit_start's more)
+  local limits = loop.limits
+  local more = limits and {}
   while id and i < depth do
     if between then between() end
     i = i + 1
     last = id
     local rec = jobs[id]
     local t = rec.reserved
-    -- a job a limit holds is given no estimate: when it starts depends on
-    -- when its holder's jobs end, not on room (and the queue policy
-    -- passes it over: the jobs behind it are forecast without it)
-    local limited = loop.limits and sched.limit_hold(loop, rec)
-    local key = not t and not limited and known and rec.js and sched.alike_key(loop, rec)
-    if not t and not limited and known and rec.js and not (key and none[key]) then
+    -- a job a limit holds now starts when its holders' jobs leave it
+    -- room: it is forecast from the first start its limits allow, and so
+    -- is a job they would hold later (another of its holder's jobs
+    -- forecast before it); the jobs behind it are forecast beside that
+    -- start.  Such a start is the limits', not the room's: it is
+    -- remembered for no other job, and under fcfs it is no floor for the
+    -- jobs behind (the policy passes a held job over)
+    local limited = limits and sched.limit_hold(loop, rec)
+    local key = not t and known and rec.js and sched.alike_key(loop, rec)
+    local bound = false
+    if not t and known and rec.js and not (key and none[key]) then
       local after = in_order and floor or nil
       local kf = key and alike[key]
       if kf and (not after or kf > after) then after = kf end
-      local j = sched.reserve_looking(loop, m, rec.js, nil, {after = after, picks = false})
-      if j then
-        t = j.start
-        held[#held + 1] = j.id
-        if key then alike[key] = t end
-      elseif key then
-        none[key] = true
+      local go = true
+      if limits then
+        local from = after or loop.now
+        local lfrom = sched.limit_start(loop, rec, from, more)
+        if lfrom and lfrom == loop.now and limited then lfrom = lfrom + 1 end
+        if not lfrom then
+          go = false
+        elseif lfrom > from then
+          after, bound = lfrom, true
+        end
+      end
+      while go do
+        local j = sched.reserve_looking(loop, m, rec.js, nil, {after = after, picks = false})
+        if not j then
+          if key and not bound then none[key] = true end
+          break
+        end
+        local t2 = limits and sched.limit_start(loop, rec, j.start, more)
+        if limits and t2 ~= j.start then
+          -- room at a start the limits refuse: from the first they allow
+          m:cancel(j.id)
+          if not t2 then break end
+          after, bound = t2, true
+        else
+          t = j.start
+          held[#held + 1] = j.id
+          if key and not bound then alike[key] = t end
+          if limits then sched.limit_more(loop, rec, t, more) end
+          break
+        end
       end
     end
     est[rec] = t
-    if in_order and not limited then
+    if in_order and not limited and not bound then
       if not t or rec.open then known = false else floor = t end
     end
     id = cs:next(id)
@@ -271,8 +303,10 @@ function M.annotate(self)
         or "insufficient resources"
       local hold = loop.limits and sched.limit_hold(loop, rec)
       if hold then
-        -- (flux-core's words for a job held by a limit, with the limit)
-        want.t_estimate, want.reason_pending = nil, fmt("%s limit %s", hold.kind == "all"
+        -- (flux-core's words for a job held by a limit, with the limit;
+        -- its estimate is the forecast's, from the first start its limits
+        -- allow)
+        want.reason_pending = fmt("%s limit %s", hold.kind == "all"
           and "instance" or hold.kind .. " " .. tostring(hold.name), hold.key)
       end
     end

@@ -150,7 +150,13 @@ local function pending(self, rec, d, offset)
     -- (the holder, the limit and what is held: d.limit for a client)
     d.limit = {holder = hold.kind, name = hold.kind ~= "all" and hold.name or nil,
       key = hold.key, limit = hold.limit, held = hold.held, asks = hold.asks}
-    add(d, "limit", glimits.text(hold) .. "; it starts when that is under the limit")
+    -- when it may start: where its holders' running jobs and planned
+    -- starts leave it room under the limit, and the resources room too
+    local t = sched.earliest(loop, rec)
+    if t then d.start = sched.secs(loop, t) end
+    add(d, "limit", glimits.text(hold) .. "; it starts when that is under the limit"
+      .. (t and fmt(", at %s at the earliest by the running jobs' estimates",
+        names.show_time(t, offset, loop.tps)) or ""))
     return
   end
   memberships(self, rec, d, offset)

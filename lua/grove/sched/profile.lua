@@ -6,7 +6,7 @@
 --   profile.stop_estimate(loop, rec)   it leaves
 --   for rec in profile.by_est(loop)    the running jobs, earliest end first
 --   profile.counting(loop)             whether reservations are counted
---   profile.counted_earliest(loop, rec, p, d)  the earliest counted start
+--   profile.counted_earliest(loop, rec, p, d[, after])  the earliest counted start
 --   profile.set_vres(loop, rec, t)     rec's counted reservation at t (or none)
 --   profile.shadow(loop, p)            the shadow time of p units
 --   profile.set_out(loop, units, held) the units out of use
@@ -266,7 +266,7 @@ end
 -- The earliest start >= now of p units for d seconds, as counted_earliest,
 -- by a walk of the running jobs and the counted reservations (times that
 -- are not whole seconds).
-local function counted_walk(self, rec, p, d)
+local function counted_walk(self, rec, p, d, after)
   local now = self.now
   -- The changes of usage (each running job from now to its estimated end,
   -- each counted reservation of another waiting job over its window),
@@ -303,9 +303,9 @@ local function counted_walk(self, rec, p, d)
   local limit = capacity(self) - p
   local function used_at(k) return k == 0 and 0 or used[k] end
   -- candidates: now, and every time usage drops
+  local s = after and after > now and after or now
   local k = 0
-  while times[k + 1] and times[k + 1] <= now do k = k + 1 end
-  local s = now
+  while times[k + 1] and times[k + 1] <= s do k = k + 1 end
   while true do
     -- check [s, s + d): segments from index k (the one holding s)
     local ok, j = true, k
@@ -326,11 +326,12 @@ local function counted_walk(self, rec, p, d)
   end
 end
 
--- The earliest start >= now of p units for d seconds given the running
--- jobs' estimates and the counted reservations of other waiting jobs;
+-- The earliest start >= now (and >= after, when given) of p units for d
+-- seconds given the running jobs' estimates and the counted reservations
+-- of other waiting jobs;
 -- nil when there is none (more units asked than are in use, or none
 -- before the profile's horizon).
-local function counted_earliest(self, rec, p, d)
+local function counted_earliest(self, rec, p, d, after)
   local lim = capacity(self) - p
   if lim < 0 then return nil end
   local plan = self.cplan
@@ -338,11 +339,14 @@ local function counted_earliest(self, rec, p, d)
   if plan and math_type(d) ~= "integer" then
     self.cplan, plan = false, false
   end
-  if not plan then return counted_walk(self, rec, p, d) end
+  if not plan or (after and math_type(after) ~= "integer") then
+    return counted_walk(self, rec, p, d, after)
+  end
   -- rec's own reservation is no part of what it must fit beside
   local own = rec.vres
   if own then set_vres(self, rec, nil) end
-  local t = plan:earliest(CBIG - lim, d, self.now - self.cbase)
+  local from = after and after > self.now and after or self.now
+  local t = plan:earliest(CBIG - lim, d, from - self.cbase)
   if own then set_vres(self, rec, own) end
   return t and t + self.cbase or nil
 end
