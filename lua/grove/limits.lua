@@ -36,6 +36,7 @@
 local M = {}
 
 local fmt = string.format
+local step_fit = require("grove.sched.profile").step_fit
 
 -- The keys of a set of limits and the amount each counts.
 M.KEYS = {["max-running-jobs"] = "jobs", ["max-nodes"] = "node", ["max-cores"] = "core",
@@ -441,26 +442,7 @@ local function earliest_under(c, from, d)
     u = u + delta[times[i]]
     used[i] = u
   end
-  local cap = c.cap
-  -- k: the step holding s (0: before the first change, nothing held)
-  local k, s = 0, from
-  while times[k + 1] and times[k + 1] <= s do k = k + 1 end
-  while true do
-    local ok, j = true, k
-    while true do
-      if j > 0 and used[j] > cap then
-        ok = false
-        break
-      end
-      local nxt = times[j + 1]
-      if not nxt or nxt >= s + d then break end
-      j = j + 1
-    end
-    if ok then return s end
-    k = j + 1
-    s = times[k]
-    if not s then return nil end
-  end
+  return step_fit(times, used, c.cap, from, d)
 end
 
 -- The earliest start >= from of a run of d under every constraint of

@@ -300,17 +300,24 @@ local function counted_walk(self, rec, p, d, after)
     u = u + delta[times[i]]
     used[i] = u
   end
-  local limit = capacity(self) - p
-  local function used_at(k) return k == 0 and 0 or used[k] end
-  -- candidates: now, and every time usage drops
   local s = after and after > now and after or now
+  return M.step_fit(times, used, capacity(self) - p, s, d)
+end
+
+-- The earliest start >= from of a run of d during which a step function
+-- stays at most cap, or nil: used[i] holds from times[i] (ascending) to
+-- times[i + 1], nothing before times[1].  Candidates are from and every
+-- change after it.  (grove.limits walks a holder's usage with it too.)
+function M.step_fit(times, used, cap, from, d)
+  local s = from
+  -- k: the step holding s (0: before the first change, nothing held)
   local k = 0
   while times[k + 1] and times[k + 1] <= s do k = k + 1 end
   while true do
-    -- check [s, s + d): segments from index k (the one holding s)
+    -- check [s, s + d): the steps from the one holding s
     local ok, j = true, k
     while true do
-      if used_at(j) > limit then
+      if j > 0 and used[j] > cap then
         ok = false
         break
       end
@@ -319,7 +326,7 @@ local function counted_walk(self, rec, p, d, after)
       j = j + 1
     end
     if ok then return s end
-    -- move to the next change after the blocking segment
+    -- move to the next change after the blocking step
     k = j + 1
     s = times[k]
     if not s then return nil end
