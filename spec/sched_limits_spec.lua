@@ -497,6 +497,30 @@ describe("grove sim with limits", function()
       limits = {user = {["max-cores"] = -1}}}})
   end)
 
+  it("gives held jobs the start estimates their limits allow in a simulation, with one "
+    .. "conservative policy or one per queue", function()
+    -- alice may run one job: her jobs 2 and 3 are estimated at 100 and
+    -- 200 when they arrive, and start then; bob's job 4 starts at once
+    for _, params in ipairs{{}, {policy_1 = "conservative", policy_2 = "conservative"}} do
+      local rows = {}
+      local s = assert(sim.new{graph = machine(), queue = "conservative", params = params,
+        limits = {user = {["max-running-jobs"] = 1}}, out = function(r) rows[r.id] = r end})
+      s:submit{id = 1, submit = 0, run = 100, estimate = 100, procs = 4, user = "alice",
+        queue = 1}
+      s:submit{id = 2, submit = 1, run = 100, estimate = 100, procs = 4, user = "alice",
+        queue = 1}
+      s:submit{id = 3, submit = 2, run = 100, estimate = 100, procs = 4, user = "alice",
+        queue = 2}
+      s:submit{id = 4, submit = 3, run = 100, estimate = 100, procs = 4, user = "bob",
+        queue = 2}
+      s:run()
+      local key = next(params) and "per queue" or "one policy"
+      assert.same({0, 100, 200, 3}, {rows[1].start, rows[2].start, rows[3].start,
+        rows[4].start}, key)
+      assert.same({100, 200}, {rows[2].predicted_first, rows[3].predicted_first}, key)
+    end
+  end)
+
   it("reads --limits from a JSON or a Lua file, and refuses a bad one naming it", function()
     local dir = exe.scratch_dir()
     exe.write(dir .. "/t.json", '[{"id":1,"submit":0,"run":100,"estimate":100,"procs":8,'

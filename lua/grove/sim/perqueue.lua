@@ -195,7 +195,36 @@ function PQ:context(q, pol)
     local rec = loop.jobs[view.id]
     return pq:eligible(q, rec) and not (loop.limits and sched.held(loop, rec))
   end
-  function ctx.queue()
+  local held_list, held_version = {}, -1
+  function ctx.queue(_, which)
+    if which ~= nil and which ~= "held" then
+      error("bad argument #1 to 'queue' (nil or \"held\" expected)", 2)
+    end
+    if which == "held" and loop.limits then
+      -- the queue's waiting jobs, the ones a limit holds too (but those
+      -- that alone ask more than a limit): grove.sched's ctx:queue("held")
+      local version = loop.cs:version() .. ":" .. loop.lim_gen
+      if version ~= held_version or limited then
+        held_list = {}
+        local cs, jobs = loop.cs, loop.jobs
+        local id = cs:next()
+        while id do
+          local rec = jobs[id]
+          if qkey(rec.queue) == q and pq:eligible(q, rec)
+            and not (sched.held(loop, rec) and rec.hc_ever) then
+            held_list[#held_list + 1] = rec.view
+          end
+          id = cs:next(id)
+        end
+        if loop.queue_depth then
+          for i = #held_list, loop.queue_depth + 1, -1 do held_list[i] = nil end
+        end
+        pol:unshare("queue+held")
+        pol:share("queue+held", held_list)
+        held_version = version
+      end
+      return held_list
+    end
     local version = loop.cs:version()
     -- (what the limits hold back changes as jobs start and end)
     if loop.limits then version = version .. ":" .. loop.lim_gen end
