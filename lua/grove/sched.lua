@@ -727,9 +727,11 @@ end
 -- (grove.limits): self.limits (nil: none) and self.lim_count, what the
 -- running jobs hold (each one's share in rec.lim_h), counted only while
 -- there are limits.  A job that would pass one is held: the queue
--- policy does not see it (ctx:next and ctx:queue pass it over), a start
--- or a reservation of it is refused, so it holds no reservation others
--- wait behind, and later jobs that fit the limits start.  It is held
+-- policy does not see it (ctx:next and ctx:queue pass it over, but
+-- ctx:queue("held")), a start of it is refused, and later jobs that fit
+-- the limits start.  A reservation of it (and of any job) starts no
+-- earlier than its limits allow (limit_start), so it holds none others
+-- wait behind now, and its estimate counts the limit.  It is held
 -- first by what it is known to ask (M.held: a plain request's units, a
 -- jobspec's least counts), then by what its match gave (admit: the match
 -- is given back).  A limit lowered below what runs stops no running job:
