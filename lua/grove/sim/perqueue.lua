@@ -195,6 +195,27 @@ function PQ:context(q, pol)
     local rec = loop.jobs[view.id]
     return pq:eligible(q, rec) and not (loop.limits and sched.held(loop, rec))
   end
+  -- q's eligible waiting jobs that keep(rec) accepts, in queue order, at
+  -- most the queue depth
+  local function collect(keep)
+    local out = {}
+    local cs, jobs = loop.cs, loop.jobs
+    local id = cs:next()
+    while id do
+      local rec = jobs[id]
+      if qkey(rec.queue) == q and pq:eligible(q, rec) and keep(rec) then
+        out[#out + 1] = rec.view
+      end
+      id = cs:next(id)
+    end
+    if loop.queue_depth then
+      for i = #out, loop.queue_depth + 1, -1 do out[i] = nil end
+    end
+    return out
+  end
+  local function unheld(rec) return not (loop.limits and sched.held(loop, rec)) end
+  -- (a job that alone asks more than a limit has no start to plan)
+  local function plannable(rec) return not (sched.held(loop, rec) and rec.hc_ever) end
   local held_list, held_version = {}, -1
   function ctx.queue(_, which)
     if which ~= nil and which ~= "held" then
@@ -205,20 +226,7 @@ function PQ:context(q, pol)
       -- that alone ask more than a limit): grove.sched's ctx:queue("held")
       local version = loop.cs:version() .. ":" .. loop.lim_gen
       if version ~= held_version or limited then
-        held_list = {}
-        local cs, jobs = loop.cs, loop.jobs
-        local id = cs:next()
-        while id do
-          local rec = jobs[id]
-          if qkey(rec.queue) == q and pq:eligible(q, rec)
-            and not (sched.held(loop, rec) and rec.hc_ever) then
-            held_list[#held_list + 1] = rec.view
-          end
-          id = cs:next(id)
-        end
-        if loop.queue_depth then
-          for i = #held_list, loop.queue_depth + 1, -1 do held_list[i] = nil end
-        end
+        held_list = collect(plannable)
         pol:unshare("queue+held")
         pol:share("queue+held", held_list)
         held_version = version
@@ -229,20 +237,7 @@ function PQ:context(q, pol)
     -- (what the limits hold back changes as jobs start and end)
     if loop.limits then version = version .. ":" .. loop.lim_gen end
     if version ~= list_version or limited then
-      list = {}
-      local cs, jobs = loop.cs, loop.jobs
-      local id = cs:next()
-      while id do
-        local rec = jobs[id]
-        if qkey(rec.queue) == q and pq:eligible(q, rec)
-          and not (loop.limits and sched.held(loop, rec)) then
-          list[#list + 1] = rec.view
-        end
-        id = cs:next(id)
-      end
-      if loop.queue_depth then
-        for i = #list, loop.queue_depth + 1, -1 do list[i] = nil end
-      end
+      list = collect(unheld)
       pos = sched.share_queue(pol, list, true)
       list_version = version
     end
