@@ -505,7 +505,8 @@ end
 -- reservation, each under every holder it counts for (grove.limits
 -- holder_keys; the keys it went in under kept in rec[which]).
 --
--- And self.lim_plans, {[holder key] = {base =, [amount] = planner}}: what
+-- And self.lim_plans, {[holder key] = {base =, [amount] = planner,
+-- overdue =, next_end =}}: what
 -- a holder's jobs hold of an amount over time, made at the first query
 -- that needs it (limit_start) from its running jobs (until their
 -- estimated ends) and its reservations (over their windows); a
@@ -517,7 +518,10 @@ end
 -- free", as grove.sched.profile counts units; times are the loop's less
 -- base, the clock when the holder's planners were made.  A time that is
 -- not whole (a driver's own clock) makes the amount's planner false: its
--- queries walk the intervals instead.
+-- queries walk the intervals instead.  overdue: the clock at which a
+-- running job past its end was counted until a tick from then; next_end:
+-- the first estimated end of the running jobs counted; once the clock
+-- moves from the one or reaches the other, the planners are made again.
 local LBIG, LHORIZON = 1 << 60, 1 << 61
 
 -- What rec is known to ask before its match (grove.limits asks), kept
@@ -571,8 +575,9 @@ local function lim_index(self, which, rec, on)
       if hp and which == "lim_run" then
         plans[k] = nil
       elseif hp then
-        for a, p in pairs(hp) do
-          if p and a ~= "base" and not res_span(self, p, hp.base, rec, a) then hp[a] = false end
+        for _, a in ipairs(glimits.AMOUNTS) do
+          local p = hp[a]
+          if p and not res_span(self, p, hp.base, rec, a) then hp[a] = false end
         end
       end
     end
