@@ -424,6 +424,28 @@ describe("grove.sched with limits", function()
     end
   end)
 
+  it("lists held jobs only when ctx:queue is asked for them, and refuses another word",
+    function()
+    local loop = loop_of({user = {["max-running-jobs"] = 1}}, {queue = "easy"})
+    add(loop, 1, 4, 100, 1)
+    add(loop, 2, 4, 100, 1)
+    add(loop, 3, 16, 100, 2)   -- waits for room: no limit holds it
+    sched.pass(loop)
+    local function ids(list)
+      local out = {}
+      for i, v in ipairs(list) do out[i] = v.id end
+      return out
+    end
+    assert.same({3}, ids(loop.ctx.queue(nil)))
+    assert.same({2, 3}, ids(loop.ctx.queue(nil, "held")))
+    assert.has_error(function() loop.ctx.queue(nil, "all") end,
+      "bad argument #1 to 'queue' (nil or \"held\" expected)")
+    -- a job that alone asks more than a limit is not listed even then
+    sched.set_limits(loop, assert(limits.parse({users = {["1"] = {["max-cores"] = 2}}},
+      "limits", {names = true})))
+    assert.same({3}, ids(loop.ctx.queue(nil, "held")))
+  end)
+
   it("lets a queue policy read and set the limits through ctx", function()
     local loop = loop_of({user = {["max-running-jobs"] = 1}})
     assert.same({user = {["max-running-jobs"] = 1}}, loop.ctx.limits())
