@@ -17,6 +17,8 @@
  *       stopped at its time limit; it goes on with after = resume)
  *   job table: {id =, state = "allocated" | "reserved" | "matched",
  *               start =, ["end"] = (absent: forever),
+ *               spread = (slots placed across locality domains, absent
+ *               when none: no node had room for them within one),
  *               picks = {{vertex =, amount =, exclusive =}, ...}}
  *       (option picks = false: the table without its picks, for callers
  *       that read them in C, such as a writer; start and end: the window)
@@ -184,6 +186,8 @@ static void push_job_head(lua_State *L, const grove_job_t *j)
     if (j->end != GROVE_TIME_MAX) {
         grovel_set_integer(L, "end", (lua_Integer)j->end);
     }
+    if (j->spread)
+        grovel_set_integer(L, "spread", (lua_Integer)j->spread);
 }
 
 /* Push the job as a table; graph_idx is the graph userdata, 0 for no

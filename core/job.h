@@ -45,6 +45,9 @@ typedef struct grove_job {
     grove_pick_t *picks; /* sorted by vertex id: the vertices the job holds or
                           * shares, every ancestor up to the root included */
     size_t npicks;
+    uint32_t spread; /* its slots placed across locality domains (no
+                      * vertex within one domain had room for them when it
+                      * was matched); 0 on a graph without domains */
     bool use_held; /* what it asked for counts in its matcher's ranks of
                     * vertices (policies that explore by use) */
     bool compact;  /* a reservation whose picks leave out what lies below

@@ -349,6 +349,9 @@ static int match_prepare(grove_matcher_t *m, const grove_jobspec_t *js, struct m
     m->node_sym = grove_graph_sym_lookup(g, "node");
     if (m->node_sym != GROVE_SYM_NONE && grove_graph_count_type(g, m->node_sym) == 0)
         m->node_sym = GROVE_SYM_NONE; /* the name is known, but no vertex has the type */
+    m->dom_sym = grove_graph_sym_lookup(g, GROVE_DOMAIN_TYPE);
+    if (m->dom_sym != GROVE_SYM_NONE && grove_graph_count_type(g, m->dom_sym) == 0)
+        m->dom_sym = GROVE_SYM_NONE;
     x->d = duration_of(m, js);
     x->now = g->now;
     if (x->from < x->now)
@@ -530,6 +533,7 @@ static const grove_job_t *match_commit(grove_matcher_t *m, const struct matching
             memcpy(dst->picks, m->sel, m->nsel * sizeof(*dst->picks));
     }
     dst->npicks = m->nsel;
+    dst->spread = m->nspread;
     if (!m->sel)
         m->nsel = 0; /* handed over */
     dst->id = x->id;

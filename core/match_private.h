@@ -265,6 +265,16 @@ struct grove_matcher {
     bool sat_up; /* with sat: still leave out the vertices that are not up */
     const grove_constraint_t *constraint;
     grove_sym_t ctype, node_sym;
+    /* Slots kept within one locality domain (GROVE_DOMAIN_TYPE; dom_sym
+     * NONE: the graph has none, and nothing here applies).  An attempt
+     * is made first with slot_local set: a slot whose home lies above a
+     * domain and whose picks span two is refused there (local_refused
+     * says one was); only when that attempt fails for it is it made
+     * again with slot_local clear, and each slot then placed across
+     * domains counts in nspread (rolled back with the selection). */
+    grove_sym_t dom_sym;
+    bool slot_local, local_refused;
+    uint32_t nspread;
     /* The verdicts of a few constraints on the execution targets, kept
      * between matches (grovep_match_verdicts): each constraint by its key
      * (grove_constraint_key), a byte a vertex slot (0 not yet asked, 1
@@ -523,11 +533,12 @@ static inline int set_whole(grove_matcher_t *m, grove_vid_t v, uint8_t flags)
 
 struct checkpoint {
     size_t nlog, nsel;
+    uint32_t nspread;
 };
 
 static inline struct checkpoint checkpoint(const grove_matcher_t *m)
 {
-    return (struct checkpoint){m->nlog, m->nsel};
+    return (struct checkpoint){m->nlog, m->nsel, m->nspread};
 }
 
 static inline void rollback(grove_matcher_t *m, struct checkpoint cp)
@@ -545,6 +556,7 @@ static inline void rollback(grove_matcher_t *m, struct checkpoint cp)
     for (size_t i = cp.nsel; i < m->nsel; i++)
         grove_policy_request_found(&m->preq, m->g->v[m->sel[i].v].type, -m->sel[i].amount);
     m->nsel = cp.nsel;
+    m->nspread = cp.nspread;
 }
 
 static inline int add_pick(grove_matcher_t *m, grove_vid_t v, int64_t amount, bool excl,

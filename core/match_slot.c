@@ -129,6 +129,40 @@ static int slot_pruned(grove_matcher_t *m, const struct req *r, grove_vid_t w)
     return prune_asked(m, w, &ctx);
 }
 
+/* The locality domain of v: the vertex of type dom_sym at or above it,
+ * looked for up to its node; GROVE_VID_NONE when none. */
+static grove_vid_t domain_of(const grove_matcher_t *m, grove_vid_t v)
+{
+    const grove_graph_t *g = m->g;
+    for (grove_vid_t a = v; a != GROVEP_NONE; a = g->parent[a]) {
+        if (g->v[a].type == m->dom_sym)
+            return a;
+        if (g->v[a].type == m->node_sym)
+            break;
+    }
+    return GROVE_VID_NONE;
+}
+
+/* Do the picks from `from` on, a slot just placed below home w, lie in
+ * more than one locality domain?  Never when the graph has none, or when
+ * w is itself in one (all below it is). */
+static bool spans_domains(const grove_matcher_t *m, grove_vid_t w, size_t from)
+{
+    if (m->dom_sym == GROVE_SYM_NONE || domain_of(m, w) != GROVE_VID_NONE)
+        return false;
+    grove_vid_t seen = GROVE_VID_NONE;
+    for (size_t i = from; i < m->nsel; i++) {
+        grove_vid_t d = domain_of(m, m->sel[i].v);
+        if (d == GROVE_VID_NONE)
+            continue; /* outside every domain (a GPU of no package) */
+        if (seen == GROVE_VID_NONE)
+            seen = d;
+        else if (d != seen)
+            return true;
+    }
+    return false;
+}
+
 static int slot_home(grove_matcher_t *m, const struct req *r, grove_vid_t w, bool excl,
                      bool is_root)
 {
@@ -231,8 +265,20 @@ static int slot_home(grove_matcher_t *m, const struct req *r, grove_vid_t w, boo
     /* a slot is where one task runs: it stays within one node unless it
      * asks for nodes itself */
     int rc = 0;
-    if (r->free_span || grovep_match_at_or_below_node(m, w))
+    if (r->free_span || grovep_match_at_or_below_node(m, w)) {
+        struct checkpoint cp = checkpoint(m);
         rc = slot_children(m, r, w, excl);
+        if (rc > 0 && spans_domains(m, w, cp.nsel)) {
+            if (m->slot_local) {
+                /* kept local in this attempt: not here */
+                rollback(m, cp);
+                m->local_refused = true;
+                rc = 0;
+            } else {
+                m->nspread++;
+            }
+        }
+    }
     if (rc == 0 && !m->pol.prune)
         m->slot_dead[w] = m->slot_cur;
     return rc;

@@ -69,10 +69,11 @@ static size_t skip_to(const grove_graph_t *g, size_t i, int64_t t)
     return k > i + 1 ? k - 1 : i;
 }
 
-/* Try the whole request in the window starting at t.  1 fits (the picks are
- * in m->sel), 0 not, -1 error. */
-static int attempt(grove_matcher_t *m, const struct req *top, grove_vid_t root, int64_t t,
-                   int64_t d)
+/* Try the whole request in the window starting at t, its slots kept local
+ * or not (m->slot_local).  1 fits (the picks are in m->sel), 0 not, -1
+ * error. */
+static int attempt_once(grove_matcher_t *m, const struct req *top, grove_vid_t root, int64_t t,
+                        int64_t d)
 {
     grovep_match_new_generation(m);
     grovep_match_order_forget(m);
@@ -96,6 +97,26 @@ static int attempt(grove_matcher_t *m, const struct req *top, grove_vid_t root, 
             return rc;
     }
     return 1;
+}
+
+/* Try the whole request in the window starting at t: on a graph with
+ * locality domains, first with every slot within one domain; only when
+ * that fails because some slot had no domain's room (m->local_refused)
+ * again with slots allowed across domains (m->nspread counts them).  So a
+ * slot spreads only when no node has room for it in one domain, whatever
+ * the policy's order of the nodes.  1, 0, -1 as attempt_once. */
+static int attempt(grove_matcher_t *m, const struct req *top, grove_vid_t root, int64_t t,
+                   int64_t d)
+{
+    m->slot_local = m->dom_sym != GROVE_SYM_NONE;
+    m->local_refused = false;
+    int rc = attempt_once(m, top, root, t, d);
+    if (rc == 0 && m->local_refused) {
+        m->slot_local = false;
+        rc = attempt_once(m, top, root, t, d);
+    }
+    m->slot_local = false;
+    return rc;
 }
 
 /* Try each variant of the request (see grovep_match_compile) in the window starting at

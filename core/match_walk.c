@@ -141,6 +141,7 @@ void grovep_match_new_generation(grove_matcher_t *m)
     m->gen_kept = false;
     m->nlog = 0;
     m->nsel = 0;
+    m->nspread = 0;
     m->nframes = 0;
     m->nkids = 0;
     m->ncands = 0;

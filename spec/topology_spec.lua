@@ -245,6 +245,51 @@ describe("grove.flux's node topologies", function()
     assert.equal("success", h.by_id(acts, "alloc")[1].type)
   end)
 
+  it("keeps slots in one domain, and says when one spread (annotation and why)", function()
+    local clock = {t = 1000}
+    local s = assert(flux.new{hwloc = {{path = TWO, ranks = "0-1"}},
+      clock = function() return clock.t end})
+    s:handle("resource.acquire", ('{"resources":%s,"up":"0-1"}'):format(
+      R_of({{rank = "0-1", core = "0-3", gpu = "0-3"}}, "n[0-1]")))
+    local function js(c, g)
+      local with = {}
+      if c > 0 then with[#with + 1] = ('{"type":"core","count":%d}'):format(c) end
+      if g > 0 then with[#with + 1] = ('{"type":"gpu","count":%d}'):format(g) end
+      return ('{"version":1,"resources":[{"type":"slot","count":1,"label":"task","with":[%s]}],'
+        .. '"tasks":[{"command":["true"],"slot":"task","count":{"per_slot":1}}],'
+        .. '"attributes":{"system":{"duration":60}}}'):format(table.concat(with, ","))
+    end
+    -- rank 0's first domain keeps a GPU and no core, its second two
+    -- cores and no GPU; then slots of a core and a GPU: rank 1's four
+    -- first (three in its domains, and its GPU of no package with a
+    -- core), then rank 0's, the first of them spread
+    local shapes = {{2, 0}, {0, 2}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, {1, 1}}
+    local ann = {}
+    for id, sh in ipairs(shapes) do
+      local acts = s:handle("sched.alloc", h.alloc(id, js(sh[1], sh[2])))
+      local a = h.by_id(acts, "alloc", "success")[id]
+      assert(a, "job " .. id .. " started")
+      ann[id] = a.annotations.sched
+    end
+    for id = 1, 6 do assert.is_nil(ann[id].spread_slots, "job " .. id) end
+    assert.equal(1, ann[7].spread_slots)
+    assert.is_nil(ann[8].spread_slots)
+    local d
+    for _, a in ipairs(s:handle("sched-grove.why", {id = 7, json = true})) do
+      if a.op == "respond" then d = core.json_decode(a.json or a.payload.text) end
+    end
+    assert.equal(1, d.spread_slots)
+    local said = false
+    for _, r in ipairs(d.reasons) do
+      if r.kind == "spread" then
+        said = true
+        assert.equal("1 of its slots is spread over locality domains: when it started, no node "
+          .. "had room for it within one NUMA domain", r.text)
+      end
+    end
+    assert.is_true(said)
+  end)
+
   it("reads topology and hwloc-xml, refusing bad values with the reason", function()
     local config = require("grove.flux.config")
     local o = assert(config.module_options({["sched-grove"] = {topology = "flat",

@@ -53,6 +53,10 @@ function M.started(self, rec)
   -- its memory is C's, which Lua's collector does not count: given back
   -- now, not at a collection paced by the Lua heap alone
   R:close()
+  -- slots placed across locality domains (no node had one domain with
+  -- room for them): said, as sched.spread_slots
+  local job = self.loop.m:job(rec.id, false)
+  if job and job.spread then ann.sched.spread_slots = job.spread end
   local cs = self.loop.cs
   local head = cs:next()
   if head and before(cs:job(head), cs:job(rec.id)) then ann.sched.backfill = base.f58(head) end

@@ -13,7 +13,8 @@
 --
 -- The answer is a table: {id, job (F58), state, queue, reasons = {{kind
 -- =, text =}, ...}, start = planned or earliest start, hosts, blockers =
--- {{kind =, id | reservation =, text =}, ...}}; grove.flux.ops prints it.
+-- {{kind =, id | reservation =, text =}, ...}, spread_slots = a running
+-- job's slots placed across locality domains}; grove.flux.ops prints it.
 local core = require("grove.core")
 local glimits = require("grove.limits")
 local sched = require("grove.sched")
@@ -292,6 +293,13 @@ function M.explain(self, r)
       names.show_time(rec.start, offset, loop.tps),
       rec.resv and " in reservation '" .. rec.resv .. "'"
       or ""))
+    local job = loop.m:job(rec.id, false)
+    if job and job.spread then
+      d.spread_slots = job.spread
+      add(d, "spread", fmt("%d of its slots %s over locality domains: when it started, no "
+        .. "node had room for %s within one NUMA domain", job.spread,
+        job.spread == 1 and "is spread" or "are spread", job.spread == 1 and "it" or "them"))
+    end
   else
     unknown(self, d, r.job, r.queue_status)
   end
