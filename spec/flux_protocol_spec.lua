@@ -510,6 +510,80 @@ describe("grove.flux", function()
   end)
 end)
 
+describe("grove.flux with a pass its time limit cuts", function()
+  -- A queue policy file in a temporary path (removed once loaded): fcfs
+  -- but for each start of a job from id 10 on, after which it spends
+  -- its time as a pass of hundreds of jobs of 40 nodes with their
+  -- scheduling graphs spends it at 16,384 nodes (the self-check's
+  -- sample jobs, ids 1 and 2, are started without)
+  local function session_of(body)
+    local path = os.tmpname() .. ".lua"
+    local f = assert(io.open(path, "w"))
+    f:write("return {name = 'slow', schedule = function(ctx)\n" .. body .. "\nend}\n")
+    f:close()
+    local s, clock = session{queue = path, time = 0.02, log_level = 7}
+    os.remove(path)
+    assert.equal("slow", s:stats().queue)
+    return s, clock
+  end
+
+  local function started(acts)
+    local ids = {}
+    for id in pairs(by_id(acts, "alloc", "success")) do ids[#ids + 1] = id end
+    table.sort(ids)
+    return ids
+  end
+
+  it("keeps what it started, and passes again at once until every job that fits started",
+    function()
+    local s, clock = session_of([[
+  local job = ctx:next()
+  while job do
+    local after = ctx:next(job)
+    if not ctx:start(job) then return end
+    if job.id >= 10 then while true do end end
+    job = after
+  end]])
+    local acts = s:handle("sched.alloc", alloc(10, jobspec(2, 4, 100)))
+    local R10 = by_id(acts, "alloc", "success")[10].R
+    for id = 11, 15 do s:handle("sched.alloc", alloc(id, jobspec(1, 1, 100))) end
+    -- job 10 ends: five one-core jobs fit; the pass starts one, and its
+    -- limit cuts it
+    acts = s:handle("sched.free", ('{"id":10,"R":%s,"final":true}'):format(R10))
+    assert.same({11}, started(acts))
+    local said = h.logs(acts, "info")
+    assert.equal(1, #said)
+    assert.matches("^queue policy slow: .-:6: wall%-clock limit of 0%.02 s exceeded after "
+      .. "starting 1 job; another pass follows$", said[1])
+    assert.same({}, h.logs(acts, "err"))
+    -- the module's timer is asked for now: each turn passes again, and
+    -- starts the next, with no message in between
+    for id = 12, 15 do
+      assert.equal(clock.t, s:next_wake())
+      acts = s:schedule()
+      assert.same({id}, started(acts))
+      assert.same({}, h.logs(acts, "err"))
+    end
+    assert.matches("no job waits$", h.logs(acts, "info")[1])
+    assert.equal(6, s:stats().passes_cut)
+    -- nothing waits: no pass is asked for
+    assert.is_nil(s:next_wake())
+  end)
+
+  it("is an error when it started nothing", function()
+    local s = session_of([[
+  local job = ctx:next()
+  if job and job.id >= 10 then while true do end end]])
+    local acts = s:handle("sched.alloc", alloc(10, jobspec(1, 1, 100)))
+    assert.same({}, started(acts))
+    local errs = h.logs(acts, "err")
+    assert.equal(1, #errs)
+    assert.matches("wall%-clock limit of 0%.02 s exceeded$", errs[1])
+    assert.equal(0, s:stats().passes_cut)
+    assert.is_nil(s:next_wake())
+  end)
+end)
+
 describe("grove.flux start estimates in a deep queue", function()
   it("forecast again for a job that joins within the depth, not for one behind it", function()
     local s = session{queue = "easy", reserve_depth = 2}

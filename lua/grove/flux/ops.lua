@@ -77,6 +77,7 @@ function M.stats(self)
     ["match-format"] = self.match_format, expiration = self.acq:expiration(),
     queues = queues.stats(self), allocs = self.allocs or 0,
     pass_time = ring_report(self.pass_ring), pass_cpu = ring_report(self.pass_cpu_ring),
+    passes_cut = self.cut_passes or 0,
     annotations_sent = self.annotations_sent or 0, forecasts = self.forecasts or 0,
     search_stops = self.loop.search_stops,
     -- the module's arguments, over the configuration (grove flux-export)
