@@ -112,6 +112,7 @@ void grove_rv1_destroy(grove_rv1_t *R)
     }
     free(R->props);
     GROVEP_EACH(json_decref, json_t, R->nodelist_as_read, R->scheduling, R->extra, R->exec_extra);
+    free(R->sched_text);
     free(R);
     errno = saved;
 }
@@ -350,6 +351,15 @@ static int copy_rank(grove_rv1_t *R, const grove_rv1_t *src, const struct rv1_ra
     return 0;
 }
 
+/* A copy of R's scheduling text (NUL-terminated), or NULL (ENOMEM). */
+static char *sched_text_copy(const grove_rv1_t *R)
+{
+    char *t = malloc(R->sched_len + 1);
+    if (t)
+        memcpy(t, R->sched_text, R->sched_len + 1);
+    return t;
+}
+
 grove_rv1_t *grove_rv1_copy(const grove_rv1_t *R)
 {
     if (!R) {
@@ -375,11 +385,13 @@ grove_rv1_t *grove_rv1_copy(const grove_rv1_t *R)
     }
     if ((R->nodelist_as_read && !(C->nodelist_as_read = json_deep_copy(R->nodelist_as_read)))
         || (R->scheduling && !(C->scheduling = json_deep_copy(R->scheduling)))
+        || (R->sched_text && !(C->sched_text = sched_text_copy(R)))
         || (R->extra && !(C->extra = json_deep_copy(R->extra)))
         || (R->exec_extra && !(C->exec_extra = json_deep_copy(R->exec_extra)))) {
         errno = ENOMEM;
         goto fail;
     }
+    C->sched_len = R->sched_len;
     return C;
 fail:
     grove_rv1_destroy(C);
@@ -1070,8 +1082,9 @@ json_t *grovep_rv1_to_json(const grove_rv1_t *R, int flags, grovep_rv1_schedulin
             goto fail;
     }
     if (!(flags & GROVE_RV1_NO_SCHEDULING)) {
-        if (R->scheduling) {
-            if (put(doc, "scheduling", json_deep_copy(R->scheduling)) < 0)
+        if (R->scheduling || R->sched_text) {
+            json_t *sc = grovep_rv1_sched(R);
+            if (!sc || put(doc, "scheduling", json_deep_copy(sc)) < 0)
                 goto fail;
         } else if (flags & GROVE_RV1_WITH_GRAPH) {
             if (put(doc, "scheduling", scheduling(R)) < 0)
@@ -1186,7 +1199,8 @@ static int encode_direct(const grove_rv1_t *R, int flags, grovep_buf_t *b)
 {
     if ((flags & GROVE_RV1_PRETTY) || !R->has_execution || R->extra || R->exec_extra
         || R->nodelist_as_read
-        || (!(flags & GROVE_RV1_NO_SCHEDULING) && (R->scheduling || (flags & GROVE_RV1_WITH_GRAPH)))
+        || (!(flags & GROVE_RV1_NO_SCHEDULING)
+            && (R->scheduling || R->sched_text || (flags & GROVE_RV1_WITH_GRAPH)))
         || (R->has_start && !int_time(R->start, R->start_real))
         || (R->has_expiration && !int_time(R->expiration, R->exp_real)))
         return 0;
@@ -1292,17 +1306,40 @@ char *grove_rv1_summary(const grove_rv1_t *R)
     return grovep_buf_finish(&b);
 }
 
+/* s (compact JSON of an object, malloc'd) with R's scheduling text as its
+ * last key, "scheduling", where json_dumps puts it when R holds no other
+ * keys after it (R->extra); s is freed.  NULL with ENOMEM. */
+static char *with_sched_text(char *s, const grove_rv1_t *R)
+{
+    static const char key[] = ",\"scheduling\":";
+    size_t n = s ? strlen(s) : 0, k = sizeof(key) - 1;
+    char *t = n > 1 ? realloc(s, n + k + R->sched_len + 1) : NULL;
+    if (!t)
+        return GROVEP_NULL_AFTER(free, s, ENOMEM);
+    /* {...} -> {...,"scheduling":TEXT} */
+    memcpy(t + n - 1, key, k);
+    memcpy(t + n - 1 + k, R->sched_text, R->sched_len);
+    memcpy(t + n - 1 + k + R->sched_len, "}", 2);
+    return t;
+}
+
 char *grovep_rv1_encode(const grove_rv1_t *R, int flags, grovep_rv1_scheduling_f scheduling)
 {
     if (!R) {
         errno = EINVAL;
         return NULL;
     }
+    /* a scheduling key kept as text is written as it is, after the rest
+     * (compact, and no key after it) */
+    bool splice = R->sched_text && !R->extra
+                  && !(flags & (GROVE_RV1_NO_SCHEDULING | GROVE_RV1_PRETTY));
+    if (splice)
+        flags |= GROVE_RV1_NO_SCHEDULING;
     grovep_buf_t b = {0};
     int rc = encode_direct(R, flags, &b);
     if (rc != 0) {
         if (rc > 0)
-            return grovep_buf_finish(&b);
+            return splice ? with_sched_text(grovep_buf_finish(&b), R) : grovep_buf_finish(&b);
         return GROVEP_NULL_AFTER(free, b.p, ENOMEM);
     }
     free(b.p);
@@ -1313,6 +1350,8 @@ char *grovep_rv1_encode(const grove_rv1_t *R, int flags, grovep_rv1_scheduling_f
                 | JSON_REAL_PRECISION(16);
     char *s = json_dumps(doc, jf);
     json_decref(doc);
+    if (splice)
+        return with_sched_text(s, R);
     return grovep_or_errno(s, ENOMEM);
 }
 
@@ -1417,9 +1456,35 @@ int64_t grove_rv1_nslots(const grove_rv1_t *R)
     return R ? R->nslots : -1;
 }
 
+json_t *grovep_rv1_sched(const grove_rv1_t *R)
+{
+    if (!R)
+        return NULL;
+    if (!R->scheduling && R->sched_text) {
+        /* parsed once and kept: the tree is a cache of the text, which
+         * stays what R writes (R does not change as its readers see it) */
+        json_t *sc = json_loadb(R->sched_text, R->sched_len, 0, NULL);
+        if (!sc) {
+            errno = ENOMEM;
+            return NULL;
+        }
+        ((grove_rv1_t *)(uintptr_t)R)->scheduling = sc;
+    }
+    return R->scheduling;
+}
+
+void grovep_rv1_set_sched_text(grove_rv1_t *R, char *text, size_t len)
+{
+    json_decref(R->scheduling);
+    R->scheduling = NULL;
+    free(R->sched_text);
+    R->sched_text = text;
+    R->sched_len = len;
+}
+
 const json_t *grove_rv1_scheduling(const grove_rv1_t *R)
 {
-    return R ? R->scheduling : NULL;
+    return grovep_rv1_sched(R);
 }
 
 /* ---- building ---------------------------------------------------------------- */
@@ -1517,6 +1582,9 @@ int grove_rv1_set_scheduling_take(grove_rv1_t *R, json_t *sched)
     }
     json_decref(R->scheduling);
     R->scheduling = sched;
+    free(R->sched_text); /* what was kept as text is replaced */
+    R->sched_text = NULL;
+    R->sched_len = 0;
     return 0;
 }
 

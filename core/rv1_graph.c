@@ -144,6 +144,27 @@ static json_t *scheduling_of_graph(const grove_graph_t *g, const grove_vid_t *vi
     return sc;
 }
 
+/* The same as text, taken as R's scheduling key (kept as it is written:
+ * grovep_rv1_set_sched_text).  0 or -1 (ENOMEM). */
+static int sched_text_of_graph(grove_rv1_t *R, const grove_graph_t *g, const grove_vid_t *vids,
+                               size_t n, bool whole)
+{
+    int flags = GROVE_JGF_COMPACT | (vids && !whole ? GROVE_JGF_SHORT : 0);
+    char *doc = vids ? grove_jgf_write_vertices(g, vids, n, flags) : grove_jgf_write(g, flags);
+    /* {"graph":{...}} -> {"graph":{...},"writer":"grove"} */
+    static const char writer[] = ",\"writer\":\"" GROVE_RV1_WRITER "\"}";
+    size_t len = doc ? strlen(doc) : 0;
+    char *t = len > 1 ? realloc(doc, len + sizeof(writer)) : NULL;
+    if (!t) {
+        free(doc);
+        errno = ENOMEM;
+        return -1;
+    }
+    memcpy(t + len - 1, writer, sizeof(writer));
+    grovep_rv1_set_sched_text(R, t, len - 1 + sizeof(writer) - 1);
+    return 0;
+}
+
 json_t *grovep_rv1_scheduling_of_rlite(const grove_rv1_t *R)
 {
     grove_graph_t *g = grove_rv1_to_graph(R, NULL);
@@ -337,8 +358,9 @@ static grove_rv1_t *from_marked(const grove_graph_t *g, const uint8_t *mark,
     R->has_start = R->has_expiration = true;
     /* (marked: the whole graph's R, whose graph is written whole) */
     if ((flags & GROVE_RV1_WITH_GRAPH)
-        && !(R->scheduling = scheduling_of_graph(g, mark ? NULL : x.vids, mark ? 0 : x.nv,
-                                                 flags & GROVE_RV1_GRAPH_WHOLE)))
+        && sched_text_of_graph(R, g, mark ? NULL : x.vids, mark ? 0 : x.nv,
+                               flags & GROVE_RV1_GRAPH_WHOLE)
+               < 0)
         goto fail;
     gather_fini(&x);
     return R;
@@ -635,7 +657,7 @@ static int fill_ranks(grove_graph_t *g, const grove_rv1_t *R)
 static grove_graph_t *graph_of_scheduling(const grove_rv1_t *R, grove_error_t *err)
 {
     json_t *tmp = json_object();
-    if (!tmp || json_object_set(tmp, "scheduling", R->scheduling) < 0)
+    if (!tmp || json_object_set(tmp, "scheduling", grovep_rv1_sched(R)) < 0)
         return GROVEP_NULL_AFTER(json_decref, tmp, ENOMEM);
     grove_graph_t *g = grove_jgf_read_json(tmp, NULL, err);
     int saved = errno;
@@ -803,7 +825,7 @@ static grove_graph_t *graph_of_rlite(const grove_rv1_t *R, grovep_rv1_inside_f i
 
 bool grove_rv1_builds_in_place(const grove_rv1_t *R)
 {
-    return R && !readable_graph(R->scheduling);
+    return R && !readable_graph(grovep_rv1_sched(R));
 }
 
 int grove_rv1_build(grove_graph_t *g, const grove_rv1_t *R, grove_error_t *err)
@@ -840,7 +862,7 @@ grove_graph_t *grovep_rv1_to_graph_with(const grove_rv1_t *R, grovep_rv1_inside_
         errno = EINVAL;
         return NULL;
     }
-    grove_graph_t *g = readable_graph(R->scheduling) ? graph_of_scheduling(R, err)
+    grove_graph_t *g = readable_graph(grovep_rv1_sched(R)) ? graph_of_scheduling(R, err)
                                                      : graph_of_rlite(R, inside, arg, err);
     /* the resource set is valid over [starttime, expiration): the clock
      * starts at its start, the matcher's horizon is its end (whole

@@ -48,7 +48,15 @@ struct grove_rv1 {
     bool has_execution;             /* false only for a scheduling-only R */
     bool has_nodelist;              /* an R with no ranks writes nodelist [] */
     json_t *nodelist_as_read;       /* the array read, while hosts are unchanged */
-    json_t *scheduling;             /* NULL if none */
+    json_t *scheduling;             /* NULL if none (or not parsed yet: sched_text) */
+    /* The scheduling key as the JGF writer made it, compact JSON text,
+     * for a job's R with its graph (rv1_graph.c): written into R's text as
+     * it is, and parsed into scheduling only when something reads it as a
+     * tree (grovep_rv1_sched).  A 40-node job of El Capitan's shape has a
+     * graph of 0.8 MB, which the tree made, copied, wrote and freed again
+     * in 60 ms. */
+    char *sched_text;
+    size_t sched_len;
     json_t *extra;                  /* other top-level keys, or NULL */
     json_t *exec_extra;             /* other execution keys, or NULL */
     /* As read from text: the first R_lite entry at which the entries so far
@@ -123,6 +131,12 @@ typedef json_t *(*grovep_rv1_scheduling_f)(const grove_rv1_t *R);
  * makes the scheduling value for GROVE_RV1_WITH_GRAPH: the public ones (in
  * rv1_graph.c) pass grovep_rv1_scheduling_of_rlite. */
 json_t *grovep_rv1_to_json(const grove_rv1_t *R, int flags, grovep_rv1_scheduling_f scheduling);
+/* R's scheduling key as a tree (parsed from sched_text at the first
+ * call, and kept), or NULL: none, or ENOMEM. */
+json_t *grovep_rv1_sched(const grove_rv1_t *R);
+/* Take text (len bytes, compact JSON of an object, malloc'd) as R's
+ * scheduling key; the tree, if any, is dropped. */
+void grovep_rv1_set_sched_text(grove_rv1_t *R, char *text, size_t len);
 char *grovep_rv1_encode(const grove_rv1_t *R, int flags, grovep_rv1_scheduling_f scheduling);
 
 /* ---- in rv1_graph.c ---------------------------------------------------- */

@@ -713,6 +713,35 @@ static void job_exclusive(grove_graph_t *g, grove_matcher_t *m)
     ok(back && grove_rv1_equal(back, R), "its scheduling graph reads back to the same R");
     grove_rv1_destroy(back);
     grove_graph_destroy(gg);
+    /* the graph is kept as the writer made it and written as it is: the
+     * same text as the tree's (json_dumps), a copy's and a pretty one's
+     * the same document; a key set anew replaces it */
+    grove_rv1_t *RG2 = job ? grove_rv1_from_job(g, job, GROVE_RV1_WITH_GRAPH, &err) : NULL;
+    char *kept = RG2 ? grove_rv1_encode(RG2, 0) : NULL;
+    json_t *tree = RG ? grove_rv1_to_json(RG, 0) : NULL;
+    char *dumped = tree ? json_dumps(tree, JSON_COMPACT | JSON_REAL_PRECISION(16)) : NULL;
+    is_str(kept, dumped, "R with its graph written from the text is the tree's text");
+    grove_rv1_t *C = RG2 ? grove_rv1_copy(RG2) : NULL;
+    char *copied = C ? grove_rv1_encode(C, 0) : NULL;
+    is_str(copied, dumped, "and a copy's");
+    char *pretty = RG2 ? grove_rv1_encode(RG2, GROVE_RV1_PRETTY) : NULL;
+    json_t *pj = pretty ? json_loads(pretty, 0, NULL) : NULL;
+    ok(pj && json_equal(pj, tree), "written pretty, the same document");
+    ok(C && grove_rv1_set_scheduling_take(C, json_pack("{s:s}", "writer", "other")) == 0,
+       "a scheduling key set anew");
+    char *other = C ? grove_rv1_encode(C, 0) : NULL;
+    ok(other && strstr(other, "\"scheduling\":{\"writer\":\"other\"}")
+           && !strstr(other, "nodes"),
+       "replaces the kept text");
+    free(kept);
+    free(dumped);
+    free(copied);
+    free(pretty);
+    free(other);
+    json_decref(tree);
+    json_decref(pj);
+    grove_rv1_destroy(C);
+    grove_rv1_destroy(RG2);
     grove_rv1_destroy(RG);
 
     /* the shard of rank 1 onto the graph, and onto the job */
