@@ -745,9 +745,16 @@ static int slot_candidates(grove_matcher_t *m, const struct req *r, const grove_
         *nc = nc0;
         if ((rc = home_shapes(m, r, hv[h], limit, seq, seqcap, &nseq)) != 0)
             break;
-        for (size_t k = 0; (shape = home_shape(r, *seq, nseq, k))
-                           && (rc = slot_at(m, shape, hv[h], excl, &sc)) == 1;
-             k++) {
+        for (size_t k = 0; (shape = home_shape(r, *seq, nseq, k)); k++) {
+            size_t s0 = m->nsel;
+            if ((rc = slot_at(m, shape, hv[h], excl, &sc)) != 1)
+                break;
+            if (m->slot_local && spans_domains(m, hv[h], s0)) {
+                /* kept local in this attempt: no more slots at this
+                 * home (each takes the next children) */
+                m->local_refused = true;
+                break;
+            }
             if (grovep_grow((void **)cv, &cap, *nc + 1, sizeof(**cv)) < 0) {
                 rc = -1;
                 break;
@@ -785,6 +792,7 @@ static int place_marked(grove_matcher_t *m, const struct req *r, grove_vid_t w, 
     struct slot_change *ch = NULL;
     grove_pick_t *pk = NULL;
     size_t nch = 0, chcap = 0, npk = 0, pkcap = 0;
+    uint32_t nsp = 0;
     int rc = 1;
     for (size_t k = 0; k <= kmax && rc == 1; k++) {
         const struct req *shape = home_shape(r, seq, nseq, k);
@@ -793,6 +801,8 @@ static int place_marked(grove_matcher_t *m, const struct req *r, grove_vid_t w, 
         rc = shape ? slot_at(m, shape, w, excl, &sc) : 0;
         if (rc != 1 || !pick[k])
             continue;
+        if (spans_domains(m, w, s0))
+            nsp++; /* (counted once the changes are made again) */
         for (size_t i = l0; i < m->nlog && rc == 1; i++) {
             const struct undo *u = &m->log[i];
             bool seen = false; /* the first entry of a vertex has its state before */
@@ -829,6 +839,8 @@ static int place_marked(grove_matcher_t *m, const struct req *r, grove_vid_t w, 
             rc = -1;
     if (rc != 1)
         rollback(m, cp);
+    else
+        m->nspread += nsp;
     free(ch);
     free(pk);
     return rc;
@@ -914,9 +926,13 @@ static int place_chosen(grove_matcher_t *m, const struct req *r, const grove_vid
             break;
         }
         if (kmax[h] + 1 == per[h]) { /* its first ones */
-            for (size_t k = 0; k < per[h] && rc == 1; k++)
+            for (size_t k = 0; k < per[h] && rc == 1; k++) {
+                size_t s0 = m->nsel;
                 rc = (shape = home_shape(r, *seq, nseq, k)) ? slot_at(m, shape, hv[h], excl, &sc)
                                                            : 0;
+                if (rc == 1 && spans_domains(m, hv[h], s0))
+                    m->nspread++;
+            }
             continue;
         }
         if (grovep_grow((void **)&pick, &pickcap, kmax[h] + 1, sizeof(*pick)) < 0) {

@@ -1,6 +1,7 @@
 -- Specs for slots kept within one locality domain on real machine
 -- topologies: under every shipped placement policy that takes part of a
--- node (the C built-in and its Lua twin), a slot of cores and GPUs lands
+-- node (the C built-in and its Lua twin), a slot of cores and GPUs (or of
+-- GPUs alone) lands
 -- in one NUMA domain whenever some node has one with room for it, and
 -- spreads over domains only when none has (the matcher's job then says
 -- so: its `spread`).  Checked on a stream of one-slot jobs with frees
@@ -29,8 +30,9 @@ end
 
 -- One slot of c cores and g GPUs.
 local function slot(c, g)
-  local with = {('{"type":"core","count":%d}'):format(c)}
-  if g > 0 then with[2] = ('{"type":"gpu","count":%d}'):format(g) end
+  local with = {}
+  if c > 0 then with[1] = ('{"type":"core","count":%d}'):format(c) end
+  if g > 0 then with[#with + 1] = ('{"type":"gpu","count":%d}'):format(g) end
   return core.jobspec_parse(('{"version":1,"resources":[{"type":"slot","count":1,"label":"t",'
     .. '"with":[%s]}],"tasks":[{"command":["x"],"slot":"t","count":{"per_slot":1}}],'
     .. '"attributes":{"system":{"duration":60}}}'):format(table.concat(with, ",")))
@@ -80,8 +82,10 @@ local function stream(xml, nodes, policy, seed)
       m:cancel(j.id)
       count(j, -1)
     else
+      -- a slot of cores and a GPU, or of GPUs alone (a third of them)
       local c = math.random(1, math.max(1, most_cores // math.max(most_gpus, 1)))
       local gp = math.random(0, math.min(most_gpus, 1))
+      if most_gpus > 0 and math.random(3) == 1 then c, gp = 0, math.random(1, math.min(most_gpus, 2)) end
       local room
       for k, s in pairs(size) do
         if s.core - used[k].core >= c and s.gpu - used[k].gpu >= gp then room = k end
