@@ -85,7 +85,9 @@ local function stream(xml, nodes, policy, seed)
       -- a slot of cores and a GPU, or of GPUs alone (a third of them)
       local c = math.random(1, math.max(1, most_cores // math.max(most_gpus, 1)))
       local gp = math.random(0, math.min(most_gpus, 1))
-      if most_gpus > 0 and math.random(3) == 1 then c, gp = 0, math.random(1, math.min(most_gpus, 2)) end
+      if most_gpus > 0 and math.random(3) == 1 then
+        c, gp = 0, math.random(1, math.min(most_gpus, 2))
+      end
       local room
       for k, s in pairs(size) do
         if s.core - used[k].core >= c and s.gpu - used[k].gpu >= gp then room = k end
