@@ -1509,18 +1509,20 @@ function M.bound_starts(self)
   end
 end
 
--- Show list to pol as its queue, under "queue" (a new mirror each time,
+-- Show list to pol as its queue, under key (default "queue"; "queue+held"
+-- for ctx:queue("held")) (a new mirror each time,
 -- unshare then share: the policy may still hold the last one).  With
 -- want_pos, also returns the place of each view in list (view id ->
 -- index), for queue_after.
-function M.share_queue(pol, list, want_pos)
+function M.share_queue(pol, list, want_pos, key)
   local pos
   if want_pos then
     pos = {}
     for i, v in ipairs(list) do pos[v.id] = i end
   end
-  pol:unshare("queue")
-  pol:share("queue", list)
+  key = key or "queue"
+  pol:unshare(key)
+  pol:share(key, list)
   return pos
 end
 
@@ -1586,8 +1588,7 @@ function M.context(loop)
             with_held[k] = rec.view
           end
         end
-        s.queue_policy:unshare("queue+held")
-        s.queue_policy:share("queue+held", with_held)
+        M.share_queue(s.queue_policy, with_held, false, "queue+held")
         with_held_version = version
       end
       return with_held

@@ -227,8 +227,7 @@ function PQ:context(q, pol)
       local version = loop.cs:version() .. ":" .. loop.lim_gen
       if version ~= held_version or limited then
         held_list = collect(plannable)
-        pol:unshare("queue+held")
-        pol:share("queue+held", held_list)
+        sched.share_queue(pol, held_list, false, "queue+held")
         held_version = version
       end
       return held_list
