@@ -128,6 +128,31 @@ describe("the graph of an R with the nodes' topologies", function()
       m:rv1(j.id):to_table().execution.R_lite)
   end)
 
+  it("writes the R of whole nodes with every core and GPU of each rank", function()
+    -- in the graph's order a node lists socket0's core0 core1 gpu0, then
+    -- socket1's core2 core3 gpu1 gpu2, then gpu3: R_lite sorts each
+    -- rank's cores and GPUs apart
+    local t = core.topologies()
+    assert(t:add("0-2", {xml = TWO}))
+    local _, m = acquired(t, R_of({{rank = "0-2", core = "0-3", gpu = "0-3"}}, "n[0-2]"), "0-2")
+    local j = assert(m:match(core.jobspec_parse('{"version":1,"resources":[{"type":"node",'
+      .. '"count":3,"exclusive":true,"with":[{"type":"slot","count":1,"label":"task","with":'
+      .. '[{"type":"core","count":1}]}]}],"tasks":[{"command":["true"],"slot":"task",'
+      .. '"count":{"per_slot":1}}],"attributes":{"system":{"duration":60}}}'), "allocate"))
+    assert.same({{rank = "0-2", children = {core = "0-3", gpu = "0-3"}}},
+      m:rv1(j.id):to_table().execution.R_lite)
+    -- and a part of each: the first slot's core and GPU of socket0 on
+    -- two ranks
+    m:cancel(j.id)
+    j = assert(m:match(core.jobspec_parse('{"version":1,"resources":[{"type":"node",'
+      .. '"count":2,"with":[{"type":"slot","count":2,"label":"task","with":'
+      .. '[{"type":"core","count":1},{"type":"gpu","count":1}]}]}],"tasks":[{"command":'
+      .. '["true"],"slot":"task","count":{"per_slot":1}}],"attributes":{"system":'
+      .. '{"duration":60}}}'), "allocate"))
+    assert.same({{rank = "0-1", children = {core = "0,2", gpu = "0-1"}}},
+      m:rv1(j.id):to_table().execution.R_lite)
+  end)
+
   it("builds flat, with a note, a rank whose topology disagrees with R", function()
     local t = core.topologies()
     assert(t:add("0-4", {xml = TWO}))
