@@ -67,6 +67,10 @@ static grove_pick_t *reg_picks(const grove_graph_t *g, const grove_vid_t *vs, co
         grove_eid_t cur;
         bool leaf = grove_vertex_first_child(g, v, g->sym_containment, &cur) == GROVE_VID_NONE;
         bool part = amt && amt[i] > 0;
+        /* the ancestors of the vertices before may have taken the room
+         * left for this one */
+        if (grovep_grow((void **)&p, &cap, k + 1, sizeof(*p)) < 0)
+            goto fail;
         p[k++] = (grove_pick_t){.v = v,
                                 .amount = part ? amt[i] : grovep_vertex_size(g, v),
                                 .exclusive = !part,
