@@ -36,6 +36,7 @@ local core = require("grove.core")
 local heap = require("grove.sim.heap")
 local metrics = require("grove.sim.metrics")
 local perqueue = require("grove.sim.perqueue")
+local predict = require("grove.sim.predict")
 local queue = require("grove.sim.queue")
 local sched = require("grove.sched")
 local suggest = require("grove.suggest")
@@ -116,13 +117,13 @@ local function by(key)
   end
 end
 
-local by_end, by_submit = by("end_"), by("submit")
+local by_end, by_submit, by_ext = by("end_"), by("submit"), by("ext_at")
 
 local function num_less(a, b) return a < b end
 
 -- ---- construction ------------------------------------------------------------------
 
-local set_partitions, nodes_out
+local set_partitions, nodes_out, extend
 
 local function index_nodes(self)
   local g = self.g
@@ -303,7 +304,8 @@ function M.new(opts)
   local known = {graph = 1, cluster = 1, queue = 1, policy = 1, procs_as = 1, on_down = 1,
     reservations = 1, walltime = 1, gantt_window = 1, params = 1, memory_requests = 1,
     partitions = 1, reserve_depth = 1, queue_depth = 1, allocations = 1,
-    out = 1, report = 1, gantt = 1, buckets = 1, budget = 1, memory = 1, time = 1, limits = 1}
+    out = 1, report = 1, gantt = 1, buckets = 1, budget = 1, memory = 1, time = 1, limits = 1,
+    predict = 1}
   for k in pairs(opts) do
     if not known[k] then
       error(fmt("bad argument #1 to 'new' (unknown option '%s'%s)", tostring(k),
@@ -318,6 +320,12 @@ function M.new(opts)
   end
   local on_down = one_of(opts, "on_down", "kill", "requeue")
   local walltime = one_of(opts, "walltime", "kill", "extend")
+  local predictor
+  if opts.predict ~= nil and opts.predict ~= "none" then
+    local why
+    predictor, why = predict.new(opts.predict)
+    if not predictor then error(fmt("bad argument #1 to 'new' (%s)", why), 2) end
+  end
   local g = opts.graph
   if not g then
     if not opts.cluster then error("bad argument #1 to 'new' (give graph or cluster)", 2) end
@@ -331,6 +339,7 @@ function M.new(opts)
     allocations = opts.allocations, started_pass = {}, touched = {},
     node_events = {},
     next_event = 1, completions = heap.new(by_end), arrivals = heap.new(by_submit),
+    predictor = predictor, extends = heap.new(by_ext), extended = 0,
     wakes = heap.new(num_less), wake_set = {},
     dependents = {}, ended = {}, ended_old = {}, nended = 0,
     left_out = 0, submitted = 0, started = 0, finished = 0, steps = 0,
@@ -360,6 +369,9 @@ function M.new(opts)
     reserve_depth = opts.reserve_depth, queue_depth = opts.queue_depth, limits = lim})
   if not ok then return nil, msg, code end
   self.on_start, self.on_wake = M._on_start, M._on_wake
+  -- a job at its predicted end stays the matcher's until extend moves it
+  -- (the matcher would let it go as the clock reaches that end)
+  if predictor then self.m:set_overdue("report") end
   self.passes_over = true -- instants with no pass due (sched.due)
   index_nodes(self)
   if #self.nodes == 0 then return nil, "the cluster has no node vertices", "EINVAL" end
@@ -489,7 +501,7 @@ function Sim:submit_record(job)
     d = ((d * 31 + x) ~ (d >> 29)) & 0xFFFFFFFFFFFF
   end
   self.digest = d
-  local rec = {id = job.id, submit = job.submit, run = run, estimate = estimate,
+  local rec = {id = job.id, submit = job.submit, run = run, estimate = estimate, limit = estimate,
     procs = job.procs, user = job.user, group = job.group, jobspec = job.jobspec,
     line = job.line, timeout = timeout or nil, after = job.after, think = job.think,
     partition = job.partition, queue = job.queue, mem = job.mem, bank = job.bank, state = "future",
@@ -791,6 +803,12 @@ function M._on_start(self, rec, vids)
   rec.gen = (rec.gen or 0) + 1
   rec.heap_gen = rec.gen
   self.completions:push(rec)
+  if rec.end_ > self.now + rec.estimate then
+    -- it outlives its prediction (a prediction is at most the request,
+    -- which a run never passes): its end is moved then (extend)
+    rec.ext_at, rec.ext_gen = self.now + rec.estimate, rec.gen
+    self.extends:push(rec)
+  end
   level(self)
 end
 
@@ -813,7 +831,7 @@ end
 local function emit(self, rec, state)
   local row = {id = rec.id, submit = rec.submit, start = rec.start, ["end"] = self.now,
     wait = rec.start - rec.submit, run = self.now - rec.start, procs = rec.procs,
-    nodes = rec.nodes and #rec.nodes or 0, estimate = rec.estimate, user = rec.user,
+    nodes = rec.nodes and #rec.nodes or 0, estimate = rec.limit or rec.estimate, user = rec.user,
     state = state, requeues = rec.requeues or 0, racks = rec.racks, domains = rec.domains,
     stranded = rec.stranded, predicted_first = rec.p_first, predicted_last = rec.p_last,
     predictions = rec.p_count or 0, predicted_first_at = rec.p_first_at,
@@ -903,8 +921,25 @@ local function leave(self, rec, state)
   release(self, rec.id, self.now)
 end
 
+-- A running job reached its predicted end and runs on: its end is moved
+-- to its request (where it is killed at the latest), every reservation
+-- dropped first (one may begin on its nodes at the old end) for the
+-- pass to plan again in queue order.  When the planner cannot hold it so
+-- (a node of it out of use), the job is left to its end, out of the plan.
+function extend(self, rec)
+  self.extended = self.extended + 1
+  sched.drop_reservations(self)
+  local stop = rec.start + rec.limit
+  if not sched.move_window(self, rec.id, rec.start, stop) then stop = math.maxinteger end
+  sched.stop_estimate(self, rec)
+  rec.estimate = stop - rec.start
+  rec.est_end = stop
+  sched.start_estimate(self, rec)
+end
+
 local function finish(self, rec)
   stop_running(self, rec) -- an end before the estimate: changed (sched.stop)
+  if self.predictor then self.predictor:ended(rec.user, self.now - rec.start, rec.limit) end
   leave(self, rec, rec.timeout and "timeout" or "done")
 end
 
@@ -1098,6 +1133,8 @@ end
 
 local function admit(self, rec)
   self.submitted = self.submitted + 1
+  -- planned on a prediction made as it arrives, from the jobs ended by now
+  if self.predictor then rec.estimate = self.predictor:predict(rec.user, rec.limit) end
   self.acc:submitted(rec.submit)
   local why = prepare(self, rec)
   if why then
@@ -1125,6 +1162,12 @@ function Sim:next_time()
     c = self.completions:peek()
   end
   if c then t = c.end_ end
+  local x = self.extends:peek()
+  while x and (x.ext_gen ~= x.gen or x.state ~= "running") do
+    self.extends:pop()
+    x = self.extends:peek()
+  end
+  if x and (not t or x.ext_at < t) then t = x.ext_at end
   local a = self.arrivals:peek()
   if a and (not t or a.submit < t) then t = a.submit end
   local e = self.node_events[self.next_event]
@@ -1155,6 +1198,13 @@ function Sim:step(limit)
     if not c or c.end_ > t then break end
     comp:pop()
     if c.heap_gen == c.gen and c.state == "running" then finish(self, c) end
+  end
+  local ext = self.extends
+  while true do
+    local x = ext:peek()
+    if not x or x.ext_at > t then break end
+    ext:pop()
+    if x.ext_gen == x.gen and x.state == "running" then extend(self, x) end
   end
   local evs = self.node_events
   while evs[self.next_event] and evs[self.next_event].time <= t do
@@ -1275,7 +1325,8 @@ function Sim:result(extra)
     procs_as = self.procs_as, unit = self.unit, domain_level = self.domain_level,
     node_size = self.shaped and self.node_size or nil, racks_known = self.rack_of ~= nil,
     left_out = self.left_out, submitted = self.submitted,
-    walltime = self.walltime, trace_digest = fmt("%012x", self.digest),
+    walltime = self.walltime, predict = self.predictor and self.predictor.method or nil,
+    extended = self.predictor and self.extended or nil, trace_digest = fmt("%012x", self.digest),
     cluster_digest = self.cluster_digest}
   for k, v in pairs(extra or {}) do run[k] = v end
   return self.acc:result(run)

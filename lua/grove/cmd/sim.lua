@@ -85,6 +85,13 @@ they end after their run time.
   --walltime kill|extend  a job whose run time exceeds its requested time
                       is killed at that time (kill, the default: its row
                       says timeout) or runs its whole time (extend)
+  --predict none|last2|ratio  plan each job on a run time predicted from
+                      its user's jobs ended before it arrived, not on its
+                      requested time: the mean of the last two (last2) or
+                      the request scaled by the last one's run over its
+                      request (ratio); at most the request, where it is
+                      still killed.  A job that outlives its prediction has
+                      its end moved to its request then (default none)
   --events FILE       node events: "TIME down|up|drain NODES", "TIME set
                       NODES KEY=VALUE" or "TIME unset NODES KEY" a line
   --out [FORMAT=]FILE one row per job, repeatable: grove (the default;
@@ -164,7 +171,7 @@ local OPTIONS = {
   end},
 }
 for _, k in ipairs {"config", "limits", "cluster", "trace", "format", "queue", "policy", "procs-as",
-    "on-down", "walltime", "memory", "events", "status", "from", "to", "load",
+    "on-down", "walltime", "predict", "memory", "events", "status", "from", "to", "load",
     "summary", "plot", "gantt-nodes", "gantt-window", "generate", "procs", "seed",
     "estimate-factor", "arrival-factor", "users", "types", "by", "progress", "history",
     "within", "actual"} do
@@ -516,6 +523,10 @@ local function print_summary(r, fh)
     fh:write(fmt("killed at their time limit: %d jobs (--walltime %s)\n", r.killed_walltime,
       r.walltime))
   end
+  if r.predict then
+    fh:write(fmt("run times predicted (%s): %d jobs outlived their prediction (end moved to " ..
+      "the request)\n", r.predict, r.extended or 0))
+  end
   fh:write(fmt("utilization %.4f, makespan %d s\n", r.utilization, r.makespan))
   M.print_placement(r, fh)
   fh:write(fmt("simulated in %.2f s (%.0f jobs per second), %d events\n", r.wall,
@@ -631,6 +642,10 @@ local function simulate(o)
   if o.walltime and o.walltime ~= "kill" and o.walltime ~= "extend" then
     return usage_error("--walltime must be kill or extend")
   end
+  if o.predict and o.predict ~= "none" and not require("grove.sim.predict").METHODS[o.predict] then
+    return usage_error("--predict must be none, last2 or ratio, got '" .. o.predict .. "'"
+      .. require("grove.suggest").hint(o.predict, require("grove.sim.predict").METHODS))
+  end
   local topts, terr = M.trace_options(o)
   if not topts then return usage_error(terr) end
   local writers = {}
@@ -679,7 +694,7 @@ local function simulate(o)
     policy = o.policy or fc.policy, reserve_depth = fc.reserve_depth,
     queue_depth = fc.queue_depth, budget = fc.budget, memory = fc.memory, time = fc.time,
     procs_as = o["procs-as"], on_down = o["on-down"], walltime = o.walltime,
-    out = o.outs and write_row or nil, allocations = batsim_out or nil,
+    predict = o.predict, out = o.outs and write_row or nil, allocations = batsim_out or nil,
     report = report, gantt = o.plot and (gn or 64) or nil, gantt_window = gw,
     params = next(params) and params or nil, memory_requests = o.memory,
     partitions = o.partitions, limits = lim}
