@@ -14,7 +14,11 @@
 #   SCHEDS="grove-rv1 grove-rv1_nosched fluxion-rv1 fluxion-rv1_shorthand fluxion-rv1_nosched simple"
 #                   scheduler and its match-format: sched-grove given the
 #                   XML ([sched-grove] hwloc-xml), Fluxion given the
-#                   topology's JGF in R (bench/topo_R.lua); simple is
+#                   topology's JGF in R (bench/topo_R.lua), or with
+#                   fluxion-flat-FORMAT R without it (R_lite and the
+#                   nodelist: Fluxion's graph of nodes, cores and GPUs,
+#                   where its -N jobs match, as they do not on the
+#                   topology's JGF); simple is
 #                   flux-core's sched-simple given its TreePool topology
 #                   (flux.resource.TreePool.amend) in R
 #   FLUXION_DIR=/opt/flux-sched/build
@@ -45,7 +49,7 @@ print(json.dumps(amend(json.load(open(sys.argv[1])), open(sys.argv[2]).read())))
 cat > "$work/inner.sh" <<'EOF'
 set -e
 sched=$1 build=$2 fluxion=$3 jobs=$4 npj=$5 state=$6
-fmt=${sched#*-}
+fmt=${sched##*-}
 flux module remove -f sched-simple 2>/dev/null || true
 flux module reload -f resource monitor-force-up noverify
 case $sched in
@@ -82,6 +86,8 @@ printf '%-22s %6s %6s %9s %10s %10s %10s %10s %8s\n' scheduler nodes jobs jobs/s
     store_MB growth_MB growth_kB/job R_bytes R_zlib
 for sched in $SCHEDS; do
     case $sched in
+    fluxion-flat-*) [ -f "$FLUXION_DIR/resource/modules/sched-fluxion-resource.so" ] || continue
+               R=$work/m.R.json ;;
     fluxion-*) [ -f "$FLUXION_DIR/resource/modules/sched-fluxion-resource.so" ] || continue
                R=$work/m.jgf.json ;;
     simple) R=$work/m.tree.json; [ -s "$R" ] || continue ;;
