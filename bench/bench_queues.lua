@@ -74,17 +74,9 @@ do
   end
 end
 
-local GROVE = arg[-1] and arg[-1]:match("grove$") and arg[-1] or "build/grove"
-local dir = os.tmpname()
-os.remove(dir)
-assert(os.execute("mkdir -p " .. dir))
+local sim = dofile((arg[0]:match("^(.*/)") or "./") .. "sim_lib.lua")
+local GROVE, dir, write, sh = sim.GROVE, sim.dir, sim.write, sim.sh
 if out then assert(os.execute("mkdir -p " .. out)) end
-
-local function write(path, text)
-  local f = assert(io.open(path, "w"))
-  f:write(text)
-  f:close()
-end
 
 local function machine(name, racks, nodes)
   local path = ("%s/%s.lua"):format(dir, name)
@@ -97,19 +89,9 @@ return grove.cluster "%s" {
   return path
 end
 
-local function sh(cmd)
-  local p = assert(io.popen(cmd .. " 2>&1"))
-  local text = p:read("a")
-  local ok = p:close()
-  return text, ok
-end
-
 local function trace(n, procs, ef)
-  local path = ("%s/t%d-%d-e%g.swf"):format(dir, n, procs, ef)
-  local _, ok = sh(("%s sim --generate %d --procs %d --seed 1 --estimate-factor %g > %s")
-    :format(GROVE, n, procs, ef, path))
-  assert(ok, "cannot generate " .. path)
-  return path
+  return sim.trace(("%s/t%d-%d-e%g.swf"):format(dir, n, procs, ef), n, procs,
+    ("--estimate-factor %g"):format(ef))
 end
 
 local function loadavg()
@@ -168,6 +150,20 @@ local QUEUES = {
 
 local SIZES = {{"10k", 10000, 256, "m256", 4, 8}, {"100k", 100000, 1024, "m1024", 4, 32}}
 
+-- Call fn(ef, size, tr, cluster) for each estimate factor of --ef and each
+-- of SIZES --only leaves: tr the size's trace at that factor, cluster its
+-- machine.
+local function each_size(fn)
+  for _, ef in ipairs(efs) do
+    for _, size in ipairs(SIZES) do
+      if not only or only == size[1] then
+        local n = quick and size[2] // 10 or size[2]
+        fn(ef, size, trace(n, size[3], ef), machine(size[4], size[5], size[6]))
+      end
+    end
+  end
+end
+
 local function targeted(name)
   return name == "conservative" or name:match("^backfill") ~= nil
 end
@@ -175,42 +171,36 @@ end
 local function policies()
   print(("grove sim, every queue policy against easy (%s, %d run%s each); CPU is user + system")
     :format(quick and "quick" or "full", runs, runs > 1 and "s" or ""))
-  for _, ef in ipairs(efs) do
-    local at10k = {}
-    for _, size in ipairs(SIZES) do
-      if not only or only == size[1] then
-        local n = quick and size[2] // 10 or size[2]
-        local tr = trace(n, size[3], ef)
-        local cluster = machine(size[4], size[5], size[6])
-        local easy
-        for _, q in ipairs(QUEUES) do
-          if not queues_only or queues_only[q[1]] or q[1] == "easy" then
-            local name = ("%s-e%g-%s"):format(size[1], ef, q[1])
-            local cpu, same = run(name, cluster, tr, q[2])
-            if q[1] == "easy" then easy = cpu end
-            local ratio = easy and cpu / easy
-            local note = ""
-            if ratio and q[1] ~= "easy" then
-              note = ("  %5.2fx easy"):format(ratio)
-              if targeted(q[1]) and not quick then
-                note = note .. (ratio <= 2 and " (<= 2: met)" or " (<= 2: NOT met)")
-              end
-            end
-            if size[1] == "10k" then at10k[q[1]] = cpu end
-            if size[1] == "100k" and at10k[q[1]] then
-              local g = cpu / at10k[q[1]]
-              note = note .. ("  %5.1fx its 10k"):format(g)
-              if not quick then
-                note = note .. (g <= 12 and " (<= 12: met)" or " (<= 12: NOT met)")
-              end
-            end
-            print(("%-5s ef %g %-13s cpu %7.2f s%s%s  [load %s]"):format(size[1], ef, q[1], cpu,
-              note, same, loadavg()))
+  local at10k = {}
+  each_size(function(ef, size, tr, cluster)
+    at10k[ef] = at10k[ef] or {}
+    local easy
+    for _, q in ipairs(QUEUES) do
+      if not queues_only or queues_only[q[1]] or q[1] == "easy" then
+        local name = ("%s-e%g-%s"):format(size[1], ef, q[1])
+        local cpu, same = run(name, cluster, tr, q[2])
+        if q[1] == "easy" then easy = cpu end
+        local ratio = easy and cpu / easy
+        local note = ""
+        if ratio and q[1] ~= "easy" then
+          note = ("  %5.2fx easy"):format(ratio)
+          if targeted(q[1]) and not quick then
+            note = note .. (ratio <= 2 and " (<= 2: met)" or " (<= 2: NOT met)")
           end
         end
+        if size[1] == "10k" then at10k[ef][q[1]] = cpu end
+        if size[1] == "100k" and at10k[ef][q[1]] then
+          local g = cpu / at10k[ef][q[1]]
+          note = note .. ("  %5.1fx its 10k"):format(g)
+          if not quick then
+            note = note .. (g <= 12 and " (<= 12: met)" or " (<= 12: NOT met)")
+          end
+        end
+        print(("%-5s ef %g %-13s cpu %7.2f s%s%s  [load %s]"):format(size[1], ef, q[1], cpu,
+          note, same, loadavg()))
       end
     end
-  end
+  end)
 end
 
 -- Node events: a quarter of the nodes down for `days`, then up; with
@@ -256,35 +246,28 @@ local EVENT_QUEUES = {
 local function node_events()
   print(("grove sim with node events against the same run without (%s, %d run%s each)")
     :format(quick and "quick" or "full", runs, runs > 1 and "s" or ""))
-  for _, ef in ipairs(efs) do
-    for _, size in ipairs(SIZES) do
-      if not only or only == size[1] then
-        local n = quick and size[2] // 10 or size[2]
-        local tr = trace(n, size[3], ef)
-        local cluster = machine(size[4], size[5], size[6])
-        local nodes = size[5] * size[6]
-        local files = {
-          {"down-1d", event_file(dir .. "/down-1d.txt", nodes, 1, false)},
-          {"down-30d", event_file(dir .. "/down-30d.txt", nodes, 30, false)},
-          {"drain", event_file(dir .. "/drain.txt", nodes, 1, true)},
-          {"property", property_file(dir .. "/property.txt", nodes, 30)},
-        }
-        for _, q in ipairs(EVENT_QUEUES) do
-          local base = run(("%s-e%g-%s"):format(size[1], ef, q[1]), cluster, tr, q[2])
-          print(("%-5s ef %g %-13s %-9s cpu %7.2f s  [load %s]"):format(size[1], ef, q[1],
-            "none", base, loadavg()))
-          for _, f in ipairs(files) do
-            local name = ("%s-e%g-%s-%s"):format(size[1], ef, q[1], f[1])
-            local cpu, same = run(name, cluster, tr, q[2] .. " --events " .. f[2])
-            local r = cpu / base
-            print(("%-5s ef %g %-13s %-9s cpu %7.2f s  %5.2fx%s%s  [load %s]"):format(size[1],
-              ef, q[1], f[1], cpu, r, quick and "" or (r <= 1.5 and " (<= 1.5: met)" or
-              " (<= 1.5: NOT met)"), same, loadavg()))
-          end
-        end
+  each_size(function(ef, size, tr, cluster)
+    local nodes = size[5] * size[6]
+    local files = {
+      {"down-1d", event_file(dir .. "/down-1d.txt", nodes, 1, false)},
+      {"down-30d", event_file(dir .. "/down-30d.txt", nodes, 30, false)},
+      {"drain", event_file(dir .. "/drain.txt", nodes, 1, true)},
+      {"property", property_file(dir .. "/property.txt", nodes, 30)},
+    }
+    for _, q in ipairs(EVENT_QUEUES) do
+      local base = run(("%s-e%g-%s"):format(size[1], ef, q[1]), cluster, tr, q[2])
+      print(("%-5s ef %g %-13s %-9s cpu %7.2f s  [load %s]"):format(size[1], ef, q[1],
+        "none", base, loadavg()))
+      for _, f in ipairs(files) do
+        local name = ("%s-e%g-%s-%s"):format(size[1], ef, q[1], f[1])
+        local cpu, same = run(name, cluster, tr, q[2] .. " --events " .. f[2])
+        local r = cpu / base
+        print(("%-5s ef %g %-13s %-9s cpu %7.2f s  %5.2fx%s%s  [load %s]"):format(size[1],
+          ef, q[1], f[1], cpu, r, quick and "" or (r <= 1.5 and " (<= 1.5: met)" or
+          " (<= 1.5: NOT met)"), same, loadavg()))
       end
     end
-  end
+  end)
 end
 
 if events then node_events() else policies() end

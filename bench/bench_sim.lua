@@ -38,16 +38,8 @@ for i = 1, #arg do
   if arg[i] == "--runs" then runs = assert(math.tointeger(tonumber(arg[i + 1])), "--runs N") end
 end
 
-local GROVE = arg[-1] and arg[-1]:match("grove$") and arg[-1] or "build/grove"
-local dir = os.tmpname()
-os.remove(dir)
-assert(os.execute("mkdir -p " .. dir))
-
-local function write(path, text)
-  local f = assert(io.open(path, "w"))
-  f:write(text)
-  f:close()
-end
+local sim = dofile((arg[0]:match("^(.*/)") or "./") .. "sim_lib.lua")
+local GROVE, dir, write, sh = sim.GROVE, sim.dir, sim.write, sim.sh
 
 write(dir .. "/m256.lua", [[
 local grove = require("grove")
@@ -68,19 +60,8 @@ return grove.cluster "m4096" {
   R.rack(64) { R.node(64, {hostnames = "n[0-4095]"}) { R.core(1) } } }
 ]])
 
-local function sh(cmd)
-  local p = assert(io.popen(cmd .. " 2>&1"))
-  local out = p:read("a")
-  local ok = p:close()
-  return out, ok
-end
-
 local function trace(n, procs, af)
-  local path = ("%s/t%d-%d.swf"):format(dir, n, procs)
-  local _, ok = sh(("%s sim --generate %d --procs %d --seed 1 --arrival-factor %s > %s"):format(
-    GROVE, n, procs, af, path))
-  assert(ok, "cannot generate " .. path)
-  return path
+  return sim.trace(("%s/t%d-%d.swf"):format(dir, n, procs), n, procs, "--arrival-factor " .. af)
 end
 
 -- One run, timed: wall and CPU seconds, system seconds, peak RSS in KB,
