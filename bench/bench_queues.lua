@@ -76,6 +76,7 @@ end
 
 local sim = dofile((arg[0]:match("^(.*/)") or "./") .. "sim_lib.lua")
 local GROVE, dir, write, sh = sim.GROVE, sim.dir, sim.write, sim.sh
+local median, loadavg = sim.median, sim.loadavg
 if out then assert(os.execute("mkdir -p " .. out)) end
 
 local function machine(name, racks, nodes)
@@ -92,18 +93,6 @@ end
 local function trace(n, procs, ef)
   return sim.trace(("%s/t%d-%d-e%g.swf"):format(dir, n, procs, ef), n, procs,
     ("--estimate-factor %g"):format(ef))
-end
-
-local function loadavg()
-  local f = io.open("/proc/loadavg")
-  local l = f and f:read("l") or "?"
-  if f then f:close() end
-  return l:match("^(%S+ %S+ %S+)") or l
-end
-
-local function median(t)
-  table.sort(t)
-  return t[(#t + 1) // 2]
 end
 
 -- Run a case --runs times: the median CPU seconds, and whether its CSV is

@@ -40,6 +40,7 @@ end
 
 local sim = dofile((arg[0]:match("^(.*/)") or "./") .. "sim_lib.lua")
 local GROVE, dir, write, sh = sim.GROVE, sim.dir, sim.write, sim.sh
+local median, loadavg = sim.median, sim.loadavg
 
 write(dir .. "/m256.lua", [[
 local grove = require("grove")
@@ -129,18 +130,6 @@ local function decisions(summary)
     keys[#keys + 1] = summary:match('\n "' .. k .. '": ([^,\n]+)')
   end
   return table.concat(keys, " ")
-end
-
-local function median(t)
-  table.sort(t)
-  return t[(#t + 1) // 2]
-end
-
-local function loadavg()
-  local f = io.open("/proc/loadavg")
-  local l = f and f:read("l") or "?"
-  if f then f:close() end
-  return l:match("^(%S+ %S+ %S+)") or l
 end
 
 local function queue_lua()

@@ -8,7 +8,9 @@
 -- writes a file; sim.sh(cmd) runs a shell command: its output (standard
 -- error too) and whether it succeeded; sim.trace(path, n, procs, args)
 -- generates a trace of n jobs for procs processors, seed 1, with more of
--- grove sim's arguments, into path, and returns path.
+-- grove sim's arguments, into path, and returns path; sim.median(t) is
+-- the median of list t (sorted in place); sim.loadavg() the machine's load
+-- averages over 1, 5 and 15 minutes, as text.
 local M = {}
 
 M.GROVE = arg[-1] and arg[-1]:match("grove$") and arg[-1] or "build/grove"
@@ -34,6 +36,18 @@ function M.trace(path, n, procs, args)
     :format(M.GROVE, n, procs, args, path))
   assert(ok, "cannot generate " .. path)
   return path
+end
+
+function M.median(t)
+  table.sort(t)
+  return t[(#t + 1) // 2]
+end
+
+function M.loadavg()
+  local f = io.open("/proc/loadavg")
+  local l = f and f:read("l") or "?"
+  if f then f:close() end
+  return l:match("^(%S+ %S+ %S+)") or l
 end
 
 return M
