@@ -84,19 +84,6 @@ static grove_graph_t *jgf_read_timed(const char *text, size_t len, const char *n
     return g;
 }
 
-/* Resident set size in bytes. */
-static size_t rss_bytes(void)
-{
-    FILE *f = fopen("/proc/self/statm", "r");
-    unsigned long size = 0, res = 0;
-    if (f) {
-        if (fscanf(f, "%lu %lu", &size, &res) != 2)
-            res = 0;
-        fclose(f);
-    }
-    return (size_t)res * (size_t)sysconf(_SC_PAGESIZE);
-}
-
 /* The machine above: 64 racks of N / 64 nodes (N below 64: one node a
  * rack); every vertex of a node carries its rank. */
 static grove_graph_t *build(int nodes)
@@ -109,11 +96,11 @@ static grove_graph_t *build(int nodes)
 /* One size; returns the number of targets missed. */
 static int run(int nodes)
 {
-    size_t rss0 = rss_bytes();
+    size_t rss0 = test_rss_bytes();
     test_stamp_t t0 = test_stamp();
     grove_graph_t *g = build(nodes);
     test_stamp_t t_build = test_since(t0);
-    size_t rss1 = rss_bytes();
+    size_t rss1 = test_rss_bytes();
     size_t nv = grove_graph_vertex_count(g), ne = grove_graph_edge_count(g);
     double rss_pv = (double)(rss1 - rss0) / (double)nv;
     double own_pv = (double)grove_graph_bytes(g) / (double)nv;

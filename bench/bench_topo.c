@@ -41,19 +41,6 @@
 #include "topo.h"
 #include "grovetest.h"
 
-
-static size_t rss_bytes(void)
-{
-    FILE *f = fopen("/proc/self/statm", "r");
-    unsigned long size = 0, res = 0;
-    if (f) {
-        if (fscanf(f, "%lu %lu", &size, &res) != 2)
-            res = 0;
-        fclose(f);
-    }
-    return (size_t)res * (size_t)sysconf(_SC_PAGESIZE);
-}
-
 /* One build of N nodes, topology or flat; 0 when the targets hold. */
 static int run(const char *xml, int nodes, bool topo)
 {
@@ -81,11 +68,11 @@ static int run(const char *xml, int nodes, bool topo)
         return 2;
     }
     grove_graph_t *g = grove_graph_create();
-    size_t rss0 = rss_bytes();
+    size_t rss0 = test_rss_bytes();
     test_stamp_t t0 = test_stamp();
     int rc = topo ? grove_rv1_build_topo(g, R, rt, &err) : grove_rv1_build(g, R, &err);
     test_stamp_t t1 = test_stamp();
-    size_t rss1 = rss_bytes();
+    size_t rss1 = test_rss_bytes();
     if (rc < 0) {
         fprintf(stderr, "build: %s\n", err.text);
         return 2;
@@ -102,7 +89,7 @@ static int run(const char *xml, int nodes, bool topo)
         return 2;
     }
     test_stamp_t t3 = test_stamp();
-    double all_pv = (double)(rss_bytes() - rss0) / (double)nv;
+    double all_pv = (double)(test_rss_bytes() - rss0) / (double)nv;
     printf("%6d %-5s %9zu %7.1f %8.3f %8.3f %8.1f %8.1f %8.3f %8.1f\n", nodes,
            topo ? "topo" : "flat", nv, (double)nv / nodes, cpu, wall, rss_pv, own_pv,
            t3.cpu - t2.cpu, all_pv);

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "graph.h"
 #include "aggregate.h"
@@ -172,6 +173,20 @@ static inline test_stamp_t test_since(test_stamp_t t0)
 {
     test_stamp_t t = test_stamp();
     return (test_stamp_t){t.wall - t0.wall, t.cpu - t0.cpu};
+}
+
+/* The resident set size of this process in bytes (/proc/self/statm; 0
+ * when it cannot be read), for the benchmarks' bytes a vertex. */
+static inline size_t test_rss_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long size = 0, res = 0;
+    if (f) {
+        if (fscanf(f, "%lu %lu", &size, &res) != 2)
+            res = 0;
+        fclose(f);
+    }
+    return (size_t)res * (size_t)sysconf(_SC_PAGESIZE);
 }
 
 #endif
