@@ -107,8 +107,7 @@ static int l_add(lua_State *L)
 static void set_ids(lua_State *L, const char *k, grove_idset_t *ids)
 {
     char *s = ids ? grove_idset_encode(ids, GROVE_IDSET_FLAG_RANGE) : NULL;
-    lua_pushstring(L, s ? s : "");
-    lua_setfield(L, -2, k);
+    grovel_set_string(L, k, s ? s : "");
     free(s);
     grove_idset_destroy(ids);
 }
@@ -124,14 +123,11 @@ static int l_classes(lua_State *L)
         grove_rtopo_class(rt, i, &ranks, &t);
         lua_createtable(L, 0, 6);
         set_ids(L, "ranks", grove_idset_copy(ranks));
-        lua_pushstring(L, grove_topo_source(t));
-        lua_setfield(L, -2, "source");
+        grovel_set_string(L, "source", grove_topo_source(t));
         set_ids(L, "cores", grove_topo_ids(t, "core"));
         set_ids(L, "gpus", grove_topo_ids(t, "gpu"));
-        lua_pushinteger(L, (lua_Integer)grove_topo_count(t, "socket"));
-        lua_setfield(L, -2, "sockets");
-        lua_pushinteger(L, (lua_Integer)grove_topo_count(t, "numanode"));
-        lua_setfield(L, -2, "numanodes");
+        grovel_set_integer(L, "sockets", (lua_Integer)grove_topo_count(t, "socket"));
+        grovel_set_integer(L, "numanodes", (lua_Integer)grove_topo_count(t, "numanode"));
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     return 1;
@@ -150,13 +146,11 @@ static int l_report(lua_State *L)
         grove_rtopo_note(rt, i, &ranks, &why);
         lua_createtable(L, 0, 2);
         set_ids(L, "ranks", grove_idset_copy(ranks));
-        lua_pushstring(L, why);
-        lua_setfield(L, -2, "why");
+        grovel_set_string(L, "why", why);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     lua_setfield(L, -2, "notes");
-    lua_pushinteger(L, (lua_Integer)more);
-    lua_setfield(L, -2, "more");
+    grovel_set_integer(L, "more", (lua_Integer)more);
     return 1;
 }
 
