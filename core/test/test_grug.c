@@ -400,6 +400,8 @@ static void test_options(void)
     "<node id=\"" id "\"><data key=\"root\">1</data><data key=\"type\">" type "</data></node>\n"
 #define EDGE(s, t, data) "<edge source=\"" s "\" target=\"" t "\">" data "</edge>\n"
 #define D(k, v) "<data key=\"" k "\">" v "</data>"
+/* A cluster c over the nodes n generates, by one edge carrying data. */
+#define ONE_EDGE(data) HEAD ROOT("c", "cluster") NODE("n", "node") EDGE("c", "n", data) TAIL
 
 static grove_graph_t *read_str(const char *text, const grove_grug_opts_t *o, grove_error_t *err)
 {
@@ -442,8 +444,7 @@ static const struct own_row {
     const char *path;  /* a containment path that must exist, or NULL */
 } own[] = {
     {"id_start and id_stride",
-     HEAD ROOT("c", "cluster") NODE("n", "node")
-         EDGE("c", "n", D("multi_scale", "3") D("id_start", "10") D("id_stride", "5")) TAIL,
+     ONE_EDGE(D("multi_scale", "3") D("id_start", "10") D("id_stride", "5")),
      "cluster0 node10 node11 node12", "/cluster0/node12"},
     {"stride applies with a scope",
      HEAD ROOT("c", "cluster") NODE("r", "rack") NODE("n", "node")
@@ -552,27 +553,26 @@ static const struct err_row {
     {"missing type", HEAD ROOT("c", "cluster") "<node id=\"x\">" D("basename", "b") "</node>" TAIL,
      EINVAL, "mem.graphml:5: node \"x\" has no type"},
     {"unknown gen_method",
-     HEAD ROOT("c", "cluster") NODE("n", "node") EDGE("c", "n", D("gen_method", "DIVIDE")) TAIL,
+     ONE_EDGE(D("gen_method", "DIVIDE")),
      EINVAL,
      "mem.graphml:6: edge c -> n: unknown gen_method \"DIVIDE\" (MULTIPLY, ASSOCIATE_IN or "
      "ASSOCIATE_BY_PATH_IN)"},
     {"multi_scale not a number",
-     HEAD ROOT("c", "cluster") NODE("n", "node") EDGE("c", "n", D("multi_scale", "two")) TAIL,
+     ONE_EDGE(D("multi_scale", "two")),
      EINVAL, "mem.graphml:6: edge c -> n: multi_scale \"two\" is not an integer"},
     {"multi_scale with junk",
-     HEAD ROOT("c", "cluster") NODE("n", "node") EDGE("c", "n", D("multi_scale", "3x")) TAIL,
+     ONE_EDGE(D("multi_scale", "3x")),
      EINVAL, "mem.graphml:6: edge c -> n: multi_scale \"3x\" is not an integer"},
     {"multi_scale too large",
-     HEAD ROOT("c", "cluster") NODE("n", "node")
-         EDGE("c", "n", D("multi_scale", "99999999999999999999")) TAIL,
+     ONE_EDGE(D("multi_scale", "99999999999999999999")),
      EINVAL, "mem.graphml:6: edge c -> n: multi_scale \"99999999999999999999\" is not an integer"},
     {"negative size", HEAD ROOT("c", "cluster") "<node id=\"m\">" D("type", "memory") D("size", "-2") "</node>" TAIL,
      EINVAL, "mem.graphml:5: node \"m\": size -2 is negative"},
     {"multi_scale true",
-     HEAD ROOT("c", "cluster") NODE("n", "node") EDGE("c", "n", D("multi_scale", "true")) TAIL,
+     ONE_EDGE(D("multi_scale", "true")),
      EINVAL, "mem.graphml:6: edge c -> n: multi_scale \"true\" is not an integer"},
     {"negative multi_scale",
-     HEAD ROOT("c", "cluster") NODE("n", "node") EDGE("c", "n", D("multi_scale", "-1")) TAIL,
+     ONE_EDGE(D("multi_scale", "-1")),
      EINVAL, "mem.graphml:6: edge c -> n: multi_scale -1 is negative"},
     {"bad default",
      "<graphml><key id=\"size\" for=\"node\" attr.name=\"size\">\n<default>big</default></key>"
@@ -598,11 +598,10 @@ static const struct err_row {
      "mem.graphml: the recipe generates no vertices (no node has root=1)"},
     {"no nodes", HEAD TAIL, EINVAL, "mem.graphml:3: the recipe has no nodes"},
     {"negative id",
-     HEAD ROOT("c", "cluster") NODE("n", "node") EDGE("c", "n", D("id_start", "-3")) TAIL,
+     ONE_EDGE(D("id_start", "-3")),
      EINVAL, "mem.graphml:6: MULTIPLY edge: generated id -3 is negative"},
     {"id overflow",
-     HEAD ROOT("c", "cluster") NODE("n", "node")
-         EDGE("c", "n", D("multi_scale", "2") D("id_start", "9223372036854775807")) TAIL,
+     ONE_EDGE(D("multi_scale", "2") D("id_start", "9223372036854775807")),
      EOVERFLOW, "mem.graphml:6: MULTIPLY edge: generated id overflows"},
     {"too many vertices",
      HEAD ROOT("c", "cluster") NODE("a", "a") NODE("b", "b")
