@@ -523,8 +523,14 @@ void grovel_hint(lua_State *L, const char *name, const char *const *names,
 const char *grovel_push_unknown(lua_State *L, const char *what, const char *name,
                                 const char *const *names)
 {
+    return grovel_push_unknown_on(L, L, what, name, names);
+}
+
+const char *grovel_push_unknown_on(lua_State *L, lua_State *host, const char *what,
+                                   const char *name, const char *const *names)
+{
     char hint[128];
-    grovel_hint(L, name, names, NULL, hint, sizeof(hint));
+    grovel_hint(host, name, names, NULL, hint, sizeof(hint));
     luaL_Buffer b;
     luaL_buffinit(L, &b);
     lua_pushfstring(L, "unknown %s '%s'%s; the %ss are ", what, name, hint, what);

@@ -75,6 +75,11 @@ void grovel_hint(lua_State *L, const char *name, const char *const *names,
 const char *grovel_push_unknown(lua_State *L, const char *what, const char *name,
                                 const char *const *names);
 
+/* grovel_push_unknown on L with the offer asked of host (a sandbox's
+ * host; NULL: no offer). */
+const char *grovel_push_unknown_on(lua_State *L, lua_State *host, const char *what,
+                                   const char *name, const char *const *names);
+
 /* The __index of a class's methods table (grovel_class_open): raises
  * "TNAME has no method 'KEY'" and the offer for a string key, TNAME its
  * upvalue 1; any other key reads nil. */

@@ -199,21 +199,26 @@ static int unknown_name(lua_State *S, const struct grovel_policy *p, const struc
                         const char *field, const char *prefix, const char *what,
                         const char *name, const char *const *names)
 {
-    char hint[128];
-    grovel_hint(l->host, name, names, NULL, hint, sizeof(hint));
     push_field_where(S, p, l, field);
-    luaL_Buffer b;
-    luaL_buffinit(S, &b);
-    lua_pushfstring(S, "%sunknown %s '%s'%s; the %ss are ", prefix, what, name, hint, what);
-    luaL_addvalue(&b);
-    for (size_t i = 0; names[i]; i++) {
-        if (i)
-            luaL_addstring(&b, ", ");
-        luaL_addstring(&b, names[i]);
-    }
-    luaL_pushresult(&b);
-    lua_concat(S, 2);
+    lua_pushstring(S, prefix);
+    grovel_push_unknown_on(S, l->host, what, name, names);
+    lua_concat(S, 3);
     return -1;
+}
+
+/* A NULL-ended list of n names and its n lines, zeroed, in *list and
+ * *lines: false, both NULL, when memory is short. */
+static bool new_lists(size_t n, char ***list, int **lines)
+{
+    *list = calloc(n + 1, sizeof(**list));
+    *lines = calloc(n + 1, sizeof(**lines));
+    if (*list && *lines)
+        return true;
+    free(*list);
+    free(*lines);
+    *list = NULL;
+    *lines = NULL;
+    return false;
 }
 
 /* Raise-free validation: on a bad table, push a message and return -1. */
@@ -234,13 +239,10 @@ static int parse_types(lua_State *S, struct grovel_policy *p, const struct loadi
     size_t n = vt == LUA_TSTRING ? 1 : vt == LUA_TTABLE ? lua_rawlen(S, idx) : 0;
     if (n == 0)
         return spec_error(S, p, "%s must be a type name or a non-empty array of them", k);
-    char **list = calloc(n + 1, sizeof(*list));
-    int *lines = calloc(n + 1, sizeof(*lines));
-    if (!list || !lines) {
-        free(list);
-        free(lines);
+    char **list;
+    int *lines;
+    if (!new_lists(n, &list, &lines))
         return spec_error(S, p, "%s", "out of memory");
-    }
     for (size_t i = 0; i < n; i++) {
         if (vt == LUA_TTABLE)
             lua_rawgeti(S, idx, (lua_Integer)i + 1);
@@ -272,13 +274,10 @@ static int parse_reads(lua_State *S, struct grovel_policy *p, const struct loadi
     if (lua_type(S, idx) != LUA_TTABLE)
         return spec_error(S, p, "%s", what);
     size_t n = lua_rawlen(S, idx);
-    char **list = calloc(n + 1, sizeof(*list));
-    int *lines = calloc(n + 1, sizeof(*lines));
-    if (!list || !lines) {
-        free(list);
-        free(lines);
+    char **list;
+    int *lines;
+    if (!new_lists(n, &list, &lines))
         return spec_error(S, p, "%s", "out of memory");
-    }
     p->reads = list; /* freed with the policy, whatever happens below */
     p->read_lines = lines;
     for (size_t i = 0; i < n; i++) {
