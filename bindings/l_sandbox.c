@@ -232,8 +232,7 @@ void grovel_sandbox_freeze(grovel_sandbox_t *sb)
         lua_pushvalue(S, own);
         lua_pushcclosure(S, frozen_pairs, 1);
         lua_setfield(S, -2, "__pairs");
-        lua_pushboolean(S, 0);
-        lua_setfield(S, -2, "__metatable");
+        grovel_set_boolean(S, "__metatable", false);
         lua_setmetatable(S, lib);
         lua_settop(S, lib - 1);
     }
@@ -712,12 +711,9 @@ void grovel_sandbox_check_limits(lua_State *L, int arg, grovel_sandbox_t *sb)
 static int l_policy_limits(lua_State *L)
 {
     lua_createtable(L, 0, 3);
-    lua_pushinteger(L, GROVEL_SB_BUDGET);
-    lua_setfield(L, -2, "budget");
-    lua_pushinteger(L, GROVEL_SB_MEMORY);
-    lua_setfield(L, -2, "memory");
-    lua_pushnumber(L, GROVEL_SB_TIME);
-    lua_setfield(L, -2, "time");
+    grovel_set_integer(L, "budget", GROVEL_SB_BUDGET);
+    grovel_set_integer(L, "memory", GROVEL_SB_MEMORY);
+    grovel_set_number(L, "time", GROVEL_SB_TIME);
     return 1;
 }
 
