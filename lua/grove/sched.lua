@@ -1556,6 +1556,15 @@ local function step(s)
   if between then between() end
 end
 
+-- The version of loop s's queue as a policy sees it: its job store's,
+-- and under limits the generation of what they hold back (which changes
+-- as jobs start and end).
+function M.queue_version(s)
+  local version = s.cs:version()
+  if s.limits then version = version .. ":" .. s.lim_gen end
+  return version
+end
+
 function M.context(loop)
   local ctx = {}
   local exported = {}
@@ -1572,7 +1581,7 @@ function M.context(loop)
       -- every waiting job, the ones a limit holds too (a policy that
       -- plans every job: conservative), but those that alone ask more
       -- than a limit; shared apart from the other
-      local version = s.cs:version() .. ":" .. s.lim_gen
+      local version = M.queue_version(s)
       if with_held_version ~= version then
         local ids, n = s.cs:ids(s.ids_buf)
         s.ids_buf = ids
@@ -1593,8 +1602,7 @@ function M.context(loop)
       end
       return with_held
     end
-    local version = s.cs:version()
-    if s.limits then version = version .. ":" .. s.lim_gen end
+    local version = M.queue_version(s)
     if exported_version ~= version then
       local ids, n = s.cs:ids(s.ids_buf)
       s.ids_buf = ids

@@ -224,7 +224,7 @@ function PQ:context(q, pol)
     if which == "held" and loop.limits then
       -- the queue's waiting jobs, the ones a limit holds too (but those
       -- that alone ask more than a limit): grove.sched's ctx:queue("held")
-      local version = loop.cs:version() .. ":" .. loop.lim_gen
+      local version = sched.queue_version(loop)
       if version ~= held_version or limited then
         held_list = collect(plannable)
         sched.share_queue(pol, held_list, false, "queue+held")
@@ -232,9 +232,7 @@ function PQ:context(q, pol)
       end
       return held_list
     end
-    local version = loop.cs:version()
-    -- (what the limits hold back changes as jobs start and end)
-    if loop.limits then version = version .. ":" .. loop.lim_gen end
+    local version = sched.queue_version(loop)
     if version ~= list_version or limited then
       list = collect(unheld)
       pos = sched.share_queue(pol, list, true)
