@@ -15,8 +15,9 @@
 local core = require("grove.core")
 local exe = require("exe_helper")
 local match = require("match_helper")
+local streams = require("stream_helper")
 
-local machine, placed = match.racked, match.placed
+local machine = match.racked
 
 local lcg = match.lcg
 
@@ -50,42 +51,30 @@ local function stream(seed, steps, racks, nodes, policy)
     assert(g:set_aggregates("ALL:core,ALL:node,ALL:gpu," .. spec))
     local m = core.matcher(g)
     if policy then assert(m:set_policy(policy)) end
-    run[k] = {g = g, m = m, live = {}, log = {}}
+    run[k] = streams.run(g, m)
   end
-  local shapes = {}
-  for i, t in ipairs(SHAPES) do shapes[i] = match.compiled(t) end
+  local shapes = streams.compiled(SHAPES)
   local now = 0
-  for step = 1, steps do
-    local op = rnd(100)
-    local shape, victim, node, st = rnd(#shapes) + 1, rnd(1000), rnd(n), rnd(3)
-    for _, r in ipairs(run) do
-      local out
-      if op < 65 then
-        local j, msg = r.m:match(shapes[shape], "allocate_orelse_reserve")
-        if j then r.live[#r.live + 1] = j.id end
-        out = placed(j, msg)
-      elseif op < 78 then
-        if #r.live > 0 then
-          local id = table.remove(r.live, victim % #r.live + 1)
-          out = "cancel " .. tostring(r.m:cancel(id))
-        end
-      elseif op < 84 then
-        -- a partial release of one of a job's nodes (its records shrink)
-        if #r.live > 0 then
-          local id = r.live[victim % #r.live + 1]
-          out = "release " .. tostring(r.m:release_ranks(id, tostring(node)))
-        end
-      elseif op < 93 then
-        r.g:set_now(now + 7)
-        out = "now " .. (now + 7)
-      else
-        r.g:vertex("n" .. node):set_status(({"up", "drained", "down"})[st + 1])
-        out = "status " .. node
-      end
-      r.log[step] = out or "-"
-    end
-    if op >= 84 and op < 93 then now = now + 7 end
+  local function draw()
+    local d = {op = rnd(100)}
+    d.shape, d.victim, d.node, d.st = rnd(#shapes) + 1, rnd(1000), rnd(n), rnd(3)
+    return d
   end
+  streams.steps(run, steps, draw, {
+    {65, function(r, d) return streams.allocate(r, shapes[d.shape]) end},
+    {78, function(r, d) return streams.cancel(r, d.victim) end},
+    -- a partial release of one of a job's nodes (its records shrink)
+    {84, function(r, d)
+      if #r.live > 0 then
+        local id = r.live[d.victim % #r.live + 1]
+        return "release " .. tostring(r.m:release_ranks(id, tostring(d.node)))
+      end
+    end},
+    {93, function(r) return streams.clock(r, now + 7) end, function() now = now + 7 end},
+    {100, function(r, d)
+      return streams.status(r, d.node, ({"up", "drained", "down"})[d.st + 1])
+    end},
+  })
   local st = run[1].m:stats()
   assert.equal(0, run[2].m:stats().blocks_passed)
   assert.equal(0, run[2].m:stats().idle_pruned)

@@ -12,8 +12,9 @@
 -- here.
 local core = require("grove.core")
 local match = require("match_helper")
+local streams = require("stream_helper")
 
-local machine, placed = match.racked, match.placed
+local machine = match.racked
 
 local SHAPES = {
   {tasks = 1, cores_per_task = 1, duration = 10},
@@ -35,20 +36,19 @@ local function stream(seed, steps, spec)
     local g
     g, n = machine(3, 12)
     assert(g:set_aggregates(spec))
-    run[k] = {g = g, m = core.matcher(g), live = {}, log = {}}
+    run[k] = streams.run(g, core.matcher(g))
   end
-  local shapes = {}
-  for i, t in ipairs(SHAPES) do shapes[i] = match.compiled(t) end
+  local shapes = streams.compiled(SHAPES)
   local now, batches = 0, 0
-  for step = 1, steps do
-    local op, shape, pick, node = rnd(100), rnd(#shapes) + 1, rnd(1000), rnd(n)
-    local batch
-    if op >= 75 and op < 85 then
+  local function draw()
+    local d = {}
+    d.op, d.shape, d.pick, d.node = rnd(100), rnd(#shapes) + 1, rnd(1000), rnd(n)
+    if d.op >= 75 and d.op < 85 then
       -- a batch: most of the live jobs (every one of them at times, as a
       -- conservative pass's drop of every reservation)
       local live = run[1].live
-      local keep = op < 80 and 0 or (pick % 3)
-      batch = {}
+      local keep = d.op < 80 and 0 or (d.pick % 3)
+      local batch = {}
       -- (a job the clock took past its end may have left the table)
       for i = #live, keep + 1, -1 do
         if run[1].m:job(live[i]) then batch[#batch + 1] = live[i] end
@@ -57,40 +57,37 @@ local function stream(seed, steps, spec)
         for i = #r.live, keep + 1, -1 do r.live[i] = nil end
       end
       batches = batches + 1
+      d.batch = batch
     end
-    for k, r in ipairs(run) do
+    return d
+  end
+  streams.steps(run, steps, draw, {
+    {75, function(r, d) return streams.allocate(r, shapes[d.shape]) end},
+    {85, function(r, d, k)
+      local batch = d.batch
       local out
-      if op < 75 then
-        local j, msg = r.m:match(shapes[shape], "allocate_orelse_reserve")
-        if j then r.live[#r.live + 1] = j.id end
-        out = placed(j, msg)
-      elseif op < 85 then
-        if k == 1 then
-          out = "cancel " .. tostring(r.m:cancel(batch) == #batch)
-        else
-          for _, id in ipairs(batch) do assert(r.m:cancel(id)) end
-          out = "cancel true"
-        end
-        -- what the aggregates say is free after it, over the next windows
-        for _, path in ipairs{"/bk0", "/bk0/rack0", "/bk0/rack2"} do
-          local v = assert(r.g:vertex(path))
-          for _, t in ipairs{"core", "gpu", "node"} do
-            for w = 0, 100, 10 do
-              out = out .. " " .. tostring(v:aggregate_avail(t, now + w, 10 + w % 30))
-            end
+      if k == 1 then
+        out = "cancel " .. tostring(r.m:cancel(batch) == #batch)
+      else
+        for _, id in ipairs(batch) do assert(r.m:cancel(id)) end
+        out = "cancel true"
+      end
+      -- what the aggregates say is free after it, over the next windows
+      for _, path in ipairs{"/bk0", "/bk0/rack0", "/bk0/rack2"} do
+        local v = assert(r.g:vertex(path))
+        for _, t in ipairs{"core", "gpu", "node"} do
+          for w = 0, 100, 10 do
+            out = out .. " " .. tostring(v:aggregate_avail(t, now + w, 10 + w % 30))
           end
         end
-      elseif op < 93 then
-        r.g:set_now(now + 7)
-        out = "now " .. (now + 7)
-      else
-        r.g:vertex("n" .. node):set_status(node % 2 == 0 and "drained" or "up")
-        out = "status " .. node
       end
-      r.log[step] = out
-    end
-    if op >= 85 and op < 93 then now = now + 7 end
-  end
+      return out
+    end},
+    {93, function(r) return streams.clock(r, now + 7) end, function() now = now + 7 end},
+    {100, function(r, d)
+      return streams.status(r, d.node, d.node % 2 == 0 and "drained" or "up")
+    end},
+  })
   -- what the aggregates pruned (the busy tallies' idle bound, the blocks)
   for _, r in ipairs(run) do
     local st = r.m:stats()

@@ -13,6 +13,7 @@
 local core = require("grove.core")
 local exe = require("exe_helper")
 local match = require("match_helper")
+local streams = require("stream_helper")
 
 -- racks racks of nodes nodes of 4 cores and gpus(i) GPUs (node i from 0);
 -- with sockets, nodes of 2 sockets of 4 cores.
@@ -164,42 +165,27 @@ local function stream(seed, steps, a, b, shapes_of, make)
     local g = make and make() or machine(2, 4, gpus)
     local m = core.matcher(g)
     assert(m:set_policy(pol))
-    run[k] = {g = g, m = m, live = {}, log = {}}
+    run[k] = streams.run(g, m)
   end
-  local shapes = {}
-  for i, t in ipairs(shapes_of or SHAPES) do
-    shapes[i] = type(t) == "table" and match.compiled(t) or t -- or compiled already
-  end
+  local shapes = streams.compiled(shapes_of or SHAPES)
   local now = 0
-  for step = 1, steps do
-    local op = rnd(100)
-    local shape, victim, node, st = rnd(#shapes) + 1, rnd(1000), rnd(8), rnd(3)
-    for _, r in ipairs(run) do
-      local out
-      if op < 70 then
-        local j, msg = r.m:match(shapes[shape], "allocate_orelse_reserve")
-        if j then r.live[#r.live + 1] = j.id end
-        out = placed(j, msg)
-      elseif op < 85 then
-        if #r.live > 0 then
-          local id = table.remove(r.live, victim % #r.live + 1)
-          out = "cancel " .. tostring(r.m:cancel(id))
-        end
-      elseif op < 93 then
-        r.g:set_now(now + 3)
-        out = "now " .. (now + 3)
-      elseif op < 97 then
-        local v = r.g:vertex("n" .. node)
-        v:set_status(({"up", "drained", "down"})[st + 1])
-        out = "status " .. node
-      else
-        r.g:vertex("n" .. node):set_property("weight", tostring(st))
-        out = "weight " .. node
-      end
-      r.log[step] = out or "-"
-    end
-    if op >= 85 and op < 93 then now = now + 3 end
+  local function draw()
+    local d = {op = rnd(100)}
+    d.shape, d.victim, d.node, d.st = rnd(#shapes) + 1, rnd(1000), rnd(8), rnd(3)
+    return d
   end
+  streams.steps(run, steps, draw, {
+    {70, function(r, d) return streams.allocate(r, shapes[d.shape], placed) end},
+    {85, function(r, d) return streams.cancel(r, d.victim) end},
+    {93, function(r) return streams.clock(r, now + 3) end, function() now = now + 3 end},
+    {97, function(r, d)
+      return streams.status(r, d.node, ({"up", "drained", "down"})[d.st + 1])
+    end},
+    {100, function(r, d)
+      r.g:vertex("n" .. d.node):set_property("weight", tostring(d.st))
+      return "weight " .. d.node
+    end},
+  })
   local kept = run[1].m:stats().ranks_kept
   for _, r in ipairs(run) do r.m:close() end
   return run[1].log, run[2].log, kept
