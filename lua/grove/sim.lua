@@ -1153,20 +1153,35 @@ M.context = sched.context
 
 -- ---- the clock ----------------------------------------------------------------------------
 
+-- The first of heap h (completions, extends) whose job still runs as when
+-- it was pushed (its gen, kept in field gen, is the job's), the others
+-- popped; nil when none.
+local function live_top(h, gen)
+  local x = h:peek()
+  while x and (x[gen] ~= x.gen or x.state ~= "running") do
+    h:pop()
+    x = h:peek()
+  end
+  return x
+end
+
+-- fn(self, rec) for each of h's jobs due by t (field key), in order,
+-- that still runs as when it was pushed.
+local function due_running(self, h, key, gen, t, fn)
+  while true do
+    local x = h:peek()
+    if not x or x[key] > t then break end
+    h:pop()
+    if x[gen] == x.gen and x.state == "running" then fn(self, x) end
+  end
+end
+
 -- The time of the next event, or nil when nothing is left.
 function Sim:next_time()
   local t
-  local c = self.completions:peek()
-  while c and (c.heap_gen ~= c.gen or c.state ~= "running") do
-    self.completions:pop()
-    c = self.completions:peek()
-  end
+  local c = live_top(self.completions, "heap_gen")
   if c then t = c.end_ end
-  local x = self.extends:peek()
-  while x and (x.ext_gen ~= x.gen or x.state ~= "running") do
-    self.extends:pop()
-    x = self.extends:peek()
-  end
+  local x = live_top(self.extends, "ext_gen")
   if x and (not t or x.ext_at < t) then t = x.ext_at end
   local a = self.arrivals:peek()
   if a and (not t or a.submit < t) then t = a.submit end
@@ -1192,20 +1207,8 @@ function Sim:step(limit)
   if not t or (limit and t > limit) then return false end
   sched.set_now(self, t)
   self.steps = self.steps + 1
-  local comp = self.completions
-  while true do
-    local c = comp:peek()
-    if not c or c.end_ > t then break end
-    comp:pop()
-    if c.heap_gen == c.gen and c.state == "running" then finish(self, c) end
-  end
-  local ext = self.extends
-  while true do
-    local x = ext:peek()
-    if not x or x.ext_at > t then break end
-    ext:pop()
-    if x.ext_gen == x.gen and x.state == "running" then extend(self, x) end
-  end
+  due_running(self, self.completions, "end_", "heap_gen", t, finish)
+  due_running(self, self.extends, "ext_at", "ext_gen", t, extend)
   local evs = self.node_events
   while evs[self.next_event] and evs[self.next_event].time <= t do
     apply_event(self, evs[self.next_event])
