@@ -28,6 +28,7 @@
 #include "rv1_private.h"
 #include "compose.h"
 #include "pool.h"
+#include "graph_private.h"
 
 struct gctx {
     const grove_graph_t *g;
@@ -194,6 +195,8 @@ struct gather {
     size_t ncr, crcap;
     grove_vid_t *vids; /* every marked vertex (WITH_GRAPH only) */
     size_t nv, vcap;
+    grove_vid_t memo_p, memo_root; /* rank_root_memo's last parent, its root */
+    int64_t memo_rank;
     grove_error_t *err;
 };
 
@@ -298,6 +301,24 @@ static void sort_crecs(struct crec *cr, size_t n)
     free(tmp);
 }
 
+/* rank_root of v through x's memo of the last parent asked: a vertex whose
+ * own rank is none or its parent's has its parent's rank root (the cores
+ * of one domain, met one after the other, ask their parent's once). */
+static grove_vid_t rank_root_memo(struct gather *x, grove_vid_t v, int64_t *rank)
+{
+    const grove_graph_t *g = x->c.g;
+    grove_vid_t p = gparent(&x->c, v);
+    int64_t vr = grove_vertex_rank(g, v);
+    if (p == GROVE_VID_NONE || (vr >= 0 && grove_vertex_rank(g, p) != vr))
+        return rank_root(&x->c, v, rank);
+    if (p != x->memo_p) {
+        x->memo_p = p;
+        x->memo_root = rank_root(&x->c, p, &x->memo_rank);
+    }
+    *rank = x->memo_rank;
+    return x->memo_root;
+}
+
 /* Fill x from the vertices marked in mark[], then sort its records. */
 /* The vertices are those marked in mark[], or, when mark is NULL, the n
  * of list (ascending, no repeats): a job's R reads only its own vertices,
@@ -318,7 +339,7 @@ static int gather_marked(struct gather *x, const uint8_t *mark, const grove_vid_
             x->vids[x->nv++] = v;
         }
         int64_t rank;
-        grove_vid_t root = rank_root(&x->c, v, &rank);
+        grove_vid_t root = rank_root_memo(x, v, &rank);
         if (root == GROVE_VID_NONE)
             continue;
         if (fits_r(x, root, rank, "rank") < 0)
@@ -421,7 +442,7 @@ static grove_rv1_t *from_marked(const grove_graph_t *g, const uint8_t *mark,
         grovep_errorf(err, EINVAL, "bad window [%lld, %lld)", (long long)start, (long long)end);
         return NULL;
     }
-    struct gather x = {.err = err};
+    struct gather x = {.err = err, .memo_p = GROVE_VID_NONE};
     gctx_init(&x.c, g);
     grove_rv1_t *R = NULL;
     if (gather_marked(&x, mark, list, n, flags) < 0 || !(R = grove_rv1_create())
@@ -604,9 +625,15 @@ static int job_vertices(const struct gctx *c, const grove_job_t *job, grove_vid_
             goto oom;
         v[n++] = job->picks[i].v;
     }
-    /* below the exclusive picks, with a stack of its own */
+    /* below the exclusive picks, with a stack of its own; containment's
+     * child arrays when they hold all of its edges down (a load a child,
+     * where the edge lists cost a call each) */
     grove_vid_t *stack = NULL;
     size_t top = 0, scap = 0;
+    const uint32_t *off = NULL;
+    const grove_vid_t *tk = c->cont != GROVE_SYM_NONE ? grovep_tree_kids(c->g, &off, NULL) : NULL;
+    if (tk && !c->g->tk_all)
+        tk = NULL;
     for (size_t i = 0; i < job->npicks && c->cont != GROVE_SYM_NONE; i++) {
         if (!job->picks[i].exclusive)
             continue;
@@ -616,8 +643,12 @@ static int job_vertices(const struct gctx *c, const grove_job_t *job, grove_vid_
         while (top > 0) {
             grove_vid_t u = stack[--top];
             grove_eid_t cur;
-            for (grove_vid_t k = grove_vertex_first_child(c->g, u, c->cont, &cur);
-                 k != GROVE_VID_NONE; k = grove_vertex_next_child(c->g, c->cont, &cur)) {
+            uint32_t ti = tk ? off[u] : 0;
+            for (grove_vid_t k = tk ? (ti < off[u + 1] ? tk[ti] : GROVE_VID_NONE)
+                                    : grove_vertex_first_child(c->g, u, c->cont, &cur);
+                 k != GROVE_VID_NONE;
+                 k = tk ? (++ti < off[u + 1] ? tk[ti] : GROVE_VID_NONE)
+                        : grove_vertex_next_child(c->g, c->cont, &cur)) {
                 if (grovep_grow((void **)&v, &cap, n + 1, sizeof(*v)) < 0
                     || grovep_grow((void **)&stack, &scap, top + 1, sizeof(*stack)) < 0)
                     goto oom_stack;
