@@ -74,6 +74,14 @@ describe("a simulation planned on predicted run times", function()
     for id = 1, 5 do assert.equal(jobs[id].run, rows[id]["end"] - rows[id].start) end
   end)
 
+  it("leaves a schedule that reads no estimate as it was (fcfs)", function()
+    local _, plain = run({queue = "fcfs"}, jobs)
+    local _, predicted = run({queue = "fcfs", predict = "last2"}, jobs)
+    for id = 1, 5 do
+      assert.same({plain[id].start, plain[id]["end"]}, {predicted[id].start, predicted[id]["end"]})
+    end
+  end)
+
   it("refuses an unknown method", function()
     assert.has_error(function() sim.new{graph = helper.machine("s", 1, 1, 1, 1), predict = "x"} end,
       "bad argument #1 to 'new' (unknown prediction 'x' (last2 or ratio))")
