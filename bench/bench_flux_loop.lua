@@ -4,7 +4,8 @@
 -- does) to the response's payload out (R written), so the loop is
 -- measured on the terms of `grove query` (issue 29, item 4).
 --
---   build/grove bench/bench_flux_loop.lua [-s NODES...] [-j JOBS] [-q POLICY...]
+--   build/grove bench/bench_flux_loop.lua [-s NODES...] [-j JOBS] [-q POLICY...] [-m]
+--       [-x XML]
 --
 -- An R of NODES nodes of 44 cores + 4 GPUs (R_lite and nodelist, as `flux
 -- R encode` writes it) is acquired by a new loop ("first acquire": CPU
@@ -18,7 +19,10 @@
 -- core, `flux submit -n1`); with -m, mix instead: the stream of
 -- bench/flux_soak.sh (one core to 512 whole nodes, GPUs, ranks
 -- constrained; each jobspec with its own run time, without the
--- environment, as the job manager sends it).  Defaults: -s 1024 16384,
+-- environment, as the job manager sends it).  With -x, every node is
+-- built in the topology of an hwloc XML of 44 cores and 4 GPUs (sierra.xml
+-- of flux-core's t/hwloc-data), as [sched-grove] hwloc-xml does.
+-- Defaults: -s 1024 16384,
 -- -j 5000, -q fcfs easy.
 --
 -- It measures and reports; it asserts only that every job started.
@@ -28,7 +32,7 @@ local flux = require("grove.flux")
 local clock = os.clock -- CPU time: the machine may be shared
 local fmt = string.format
 
-local sizes, jobs, queues, shapes = {}, 5000, {}, {"N1", "n1"}
+local sizes, jobs, queues, shapes, xml = {}, 5000, {}, {"N1", "n1"}, nil
 do
   local i, into = 1, nil
   while arg[i] do
@@ -36,13 +40,16 @@ do
     if a == "-s" then into = sizes
     elseif a == "-q" then into = queues
     elseif a == "-m" then shapes, into = {"mix"}, nil
+    elseif a == "-x" then
+      i = i + 1
+      xml, into = assert(arg[i], "-x: an hwloc XML"), nil
     elseif a == "-j" then
       i = i + 1
       jobs = assert(math.tointeger(tonumber(arg[i])), "-j: a number of jobs")
       into = nil
     elseif into == sizes then sizes[#sizes + 1] = assert(math.tointeger(tonumber(a)), a)
     elseif into == queues then queues[#queues + 1] = a
-    else error("usage: bench_flux_loop.lua [-s NODES...] [-j JOBS] [-q POLICY...] [-m]") end
+    else error("usage: bench_flux_loop.lua [-s NODES...] [-j JOBS] [-q POLICY...] [-m] [-x XML]") end
     i = i + 1
   end
 end
@@ -115,7 +122,7 @@ local function acquired(n, queue)
   local R = R_text(n)
   collectgarbage()
   local t0 = clock()
-  local s = assert(flux.new{queue = queue})
+  local s = assert(flux.new{queue = queue, hwloc = xml and {{path = xml}} or nil})
   local acts = s:handle("resource.acquire", '{"resources":' .. R .. ',"up":"0-' .. (n - 1) .. '"}')
   local t = clock() - t0
   for _, a in ipairs(acts) do
