@@ -223,9 +223,13 @@ int grove_matcher_cancel(grove_matcher_t *m, grove_jobid_t id)
  * back), the aggregates' upkeep of each is skipped and their spans are
  * rebuilt from the records that stay (grovep_agg_respan), which reads
  * every vertex once and puts each staying record in again.  So: when the
- * picks of the jobs going (their records and what those hold below them)
- * outnumber the records staying, and are more than one for each
- * BULK_VERTICES vertices. */
+ * records of the jobs going are at least half of those the graph holds,
+ * and more than one for each BULK_VERTICES vertices.  Records, not picks:
+ * a reservation of 512 whole nodes is 512 records, whatever lies below
+ * them (23,000 picks of sierra's topology), and dropping easy's one such
+ * reservation beside the running jobs' records went through the rebuild
+ * of every span (a fifth of an easy loop's instructions at 1,024 nodes,
+ * bench/RESULTS.md). */
 #define BULK_VERTICES 64
 
 static int cmp_jobid(const void *a, const void *b)
@@ -245,18 +249,20 @@ long grove_matcher_cancel_many(grove_matcher_t *m, const grove_jobid_t *ids, siz
     }
     memcpy(sorted, ids, n * sizeof(*sorted));
     qsort(sorted, n, sizeof(*sorted), cmp_jobid);
-    /* the jobs of the table, each once */
-    size_t k = 0, picks = 0;
+    /* the jobs of the table, each once, and their records */
+    size_t k = 0, recs = 0;
     for (size_t i = 0; i < n; i++) {
         long x = grovep_match_job_index(m, sorted[i]);
         if (x < 0 || (k > 0 && sorted[k - 1] == sorted[i]))
             continue;
         sorted[k++] = sorted[i];
-        picks += m->jobs[x]->npicks;
+        const grove_job_t *j = m->jobs[x];
+        for (size_t p = 0; p < j->npicks; p++)
+            recs += j->picks[p].recorded;
     }
     grove_graph_t *g = m->g;
-    bool bulk = !g->agg_dirty && g->naggs && picks * BULK_VERTICES >= g->nlive
-                && 2 * picks >= g->nrec_live;
+    bool bulk = !g->agg_dirty && g->naggs && recs * BULK_VERTICES >= g->nlive
+                && 2 * recs >= g->nrec_live;
     if (bulk)
         g->agg_dirty = true; /* their upkeep skipped, as for a graph to rebuild */
     /* from the last: the table closes up behind each */
