@@ -22,45 +22,59 @@ int grovep_match_cmp_pick(const void *a, const void *b)
     return (x->v > y->v) - (x->v < y->v);
 }
 
-/* Below this many picks a comparison sort is as fast as two passes over
- * 64 Ki buckets. */
-#define RADIX_MIN 4096
+/* Below this many picks a comparison sort is as fast as the passes of a
+ * radix sort over its buckets. */
+#define RADIX_MIN 256
+/* The widest digit of the radix sort: 2,048 buckets (16 kB of counts). */
+#define RADIX_BITS 11
 
-/* Sort n picks by vertex id in two stable passes of 16 bits (a whole
- * machine's million picks: linear, where a comparison sort was a fifth of
- * the match).  The second buffer is scratch (scratch_bytes of it) when
- * that is large enough, else one of its own.  0 or -1 (ENOMEM). */
+/* Sort n picks by vertex id in stable passes of at most RADIX_BITS bits,
+ * as many as the largest id needs (two of 8 bits for a graph of 50,000
+ * vertices; a whole machine's million picks: linear, where a comparison
+ * sort was a fifth of the match, and where two passes over 65,536 buckets
+ * cleared a megabyte of counts for a job of 64 nodes).  The second buffer
+ * is scratch (scratch_bytes of it) when that is large enough, else one of
+ * its own.  0 or -1 (ENOMEM). */
 static int radix_picks(grove_pick_t *p, size_t n, void *scratch, size_t scratch_bytes)
 {
+    grove_vid_t hi = 0;
+    for (size_t i = 0; i < n; i++)
+        hi |= p[i].v;
+    int bits = 0;
+    while (bits < 32 && (hi >> bits) != 0)
+        bits++;
+    int passes = bits ? (bits + RADIX_BITS - 1) / RADIX_BITS : 1;
+    int width = (bits + passes - 1) / passes;
+    if (width == 0)
+        width = 1;
+    size_t nb = (size_t)1 << width, mask = nb - 1;
     grove_pick_t *own = scratch_bytes >= n * sizeof(*own) ? NULL : malloc(n * sizeof(*own));
-    grove_pick_t *tmp = own ? own : scratch;
-    size_t *count = malloc(65536 * sizeof(*count));
-    if ((!own && scratch_bytes < n * sizeof(*own)) || !count) {
-        free(own);
-        free(count);
+    if (!own && scratch_bytes < n * sizeof(*own)) {
         errno = ENOMEM;
         return -1;
     }
-    grove_pick_t *from = p, *to = tmp;
-    for (int shift = 0; shift < 32; shift += 16) {
-        memset(count, 0, 65536 * sizeof(*count));
+    size_t count[(size_t)1 << RADIX_BITS];
+    grove_pick_t *from = p, *to = own ? own : scratch;
+    for (int k = 0, shift = 0; k < passes; k++, shift += width) {
+        memset(count, 0, nb * sizeof(*count));
         for (size_t i = 0; i < n; i++)
-            count[(from[i].v >> shift) & 0xffff]++;
+            count[(from[i].v >> shift) & mask]++;
         size_t sum = 0;
-        for (size_t b = 0; b < 65536; b++) {
+        for (size_t b = 0; b < nb; b++) {
             size_t c = count[b];
             count[b] = sum;
             sum += c;
         }
         for (size_t i = 0; i < n; i++)
-            to[count[(from[i].v >> shift) & 0xffff]++] = from[i];
+            to[count[(from[i].v >> shift) & mask]++] = from[i];
         grove_pick_t *t = from;
         from = to;
         to = t;
     }
-    /* two passes: the sorted picks are back in p */
+    /* an odd number of passes leaves the sorted picks in the other buffer */
+    if (from != p)
+        memcpy(p, from, n * sizeof(*p));
     free(own);
-    free(count);
     return 0;
 }
 

@@ -1220,15 +1220,18 @@ static void test_busy(void)
 }
 
 /* grovep_match_sort_picks against qsort: selections of a few runs in
- * order (merged), of many (the radix sort), with too little scratch for
- * a merge, and nearly sorted. */
+ * order (merged), of many (the radix sort, in two passes or, with ids
+ * past 2^22, three), with too little scratch for a merge, nearly sorted,
+ * and of every size from a handful to 20,000. */
 static void test_sort_picks(void)
 {
     rng_state = 11;
     bool all = true;
     int trials = 0;
     for (int t = 0; t < 60; t++) {
-        size_t n = (size_t)rnd(4096, 20000), runs = (size_t)rnd(1, 14);
+        size_t n = (size_t)(t % 2 ? rnd(4096, 20000) : rnd(2, 4096)), runs = (size_t)rnd(1, 14);
+        /* ids of up to 16 bits, or up to 31 */
+        size_t stride = t % 4 == 3 ? 104729 : 3;
         grove_pick_t *p = calloc(n, sizeof(*p)), *want = calloc(n, sizeof(*want));
         grove_pick_t *scratch = calloc(n, sizeof(*scratch));
         if (!p || !want || !scratch) {
@@ -1237,7 +1240,7 @@ static void test_sort_picks(void)
         }
         /* distinct ids shuffled, then each of `runs` pieces put in order */
         for (size_t i = 0; i < n; i++)
-            p[i] = (grove_pick_t){ .v = (grove_vid_t)(i * 3 + 1), .amount = (int64_t)i };
+            p[i] = (grove_pick_t){ .v = (grove_vid_t)(i * stride + 1), .amount = (int64_t)i };
         for (size_t i = n - 1; i > 0; i--) {
             size_t j = (size_t)rnd(0, (int64_t)i);
             grove_pick_t x = p[i];
@@ -1261,7 +1264,7 @@ static void test_sort_picks(void)
         trials++;
         free(p), free(want), free(scratch);
     }
-    ok(all && trials == 60, "sort_picks: %d selections of 1-14 runs sorted as qsort sorts them",
+    ok(all && trials == 60, "sort_picks: %d selections of 1-14 runs, 2 to 20,000 picks, sorted as qsort sorts them",
        trials);
 }
 
