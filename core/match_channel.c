@@ -184,8 +184,15 @@ int grovep_match_channel_match(grove_matcher_t *m, const struct req *r, grove_vi
  * one switch): one pick per vertex, the units added up.  p is sorted. */
 void grovep_match_merge_channel_picks(grove_matcher_t *m)
 {
-    size_t k = 0;
-    for (size_t i = 0; i < m->nsel; i++) {
+    /* the picks before the first vertex picked twice stay where they are
+     * (most selections have none: nothing is moved) */
+    size_t n = m->nsel, i = 1;
+    while (i < n && m->sel[i - 1].v != m->sel[i].v)
+        i++;
+    if (i >= n)
+        return;
+    size_t k = i;
+    for (; i < n; i++) {
         grove_pick_t *q = &m->sel[i];
         if (k > 0 && m->sel[k - 1].v == q->v && q->leaf && !q->exclusive && m->sel[k - 1].leaf
             && !m->sel[k - 1].exclusive) {
