@@ -49,7 +49,9 @@ do
       into = nil
     elseif into == sizes then sizes[#sizes + 1] = assert(math.tointeger(tonumber(a)), a)
     elseif into == queues then queues[#queues + 1] = a
-    else error("usage: bench_flux_loop.lua [-s NODES...] [-j JOBS] [-q POLICY...] [-m] [-x XML]") end
+    else
+      error("usage: bench_flux_loop.lua [-s NODES...] [-j JOBS] [-q POLICY...] [-m] [-x XML]")
+    end
     i = i + 1
   end
 end
