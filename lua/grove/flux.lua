@@ -351,27 +351,21 @@ end
 -- ---- a running job's end -----------------------------------------------------------
 
 -- Move the end of rec, a running job, to new_end (nil: no end), in the
--- planner and in the loop's estimates.  Every reservation is dropped
--- first (one may sit where the job now extends): the next pass plans
--- them again.  true, or nil and the reason (the job keeps its old end).
+-- planner and in the loop's estimates (sched.move_end: every reservation
+-- dropped first, for the next pass to plan again).  true, or nil, the
+-- reason and the job's R as text, as sched.move_window gives them (the
+-- job keeps its old end).
 local function end_moved(self, rec, start, new_end)
-  local loop = self.loop
-  -- the estimate list is ordered by est_end: out and in again
-  sched.stop_estimate(loop, rec)
-  rec.estimate = new_end and new_end - start or self.default_duration
-  rec.est_end = start + rec.estimate
-  sched.start_estimate(loop, rec)
+  sched.set_end(self.loop, rec, start, new_end, self.default_duration)
   self.gen = self.gen + 1
 end
 
--- (on failure also the job's R as text, as sched.move_window gives it)
 function move_end(self, rec, new_end)
   local loop = self.loop
-  local info = loop.m:info(rec.id)
-  sched.drop_reservations(loop)
-  local ok, msg, text = sched.move_window(loop, rec.id, info.start, new_end)
+  local ok, msg, text = sched.move_end(loop, rec, loop.m:info(rec.id).start, new_end,
+    self.default_duration)
   if not ok then return nil, msg, text end
-  end_moved(self, rec, info.start, new_end)
+  self.gen = self.gen + 1
   return true
 end
 

@@ -1297,6 +1297,28 @@ function M.move_window(self, id, start, stop)
   return true
 end
 
+-- A running job's planned end set to stop (nil: no end known, planned
+-- as lasting default): its place in the list by estimated end too.
+function M.set_end(self, rec, start, stop, default)
+  M.stop_estimate(self, rec)
+  rec.estimate = stop and stop - start or default
+  rec.est_end = start + rec.estimate
+  M.start_estimate(self, rec)
+end
+
+-- Move the end of rec, a running job that started at start, to stop (nil:
+-- no end; planned as lasting default) in the planner and in the loop's
+-- estimates: a driver holds a job so past its planned end.  Every
+-- reservation is dropped first (one may sit where the job now extends),
+-- for the next pass to plan again in queue order.  What move_window
+-- gives; on failure the job keeps its old end.
+function M.move_end(self, rec, start, stop, default)
+  drop_reservations(self)
+  local ok, msg, text = M.move_window(self, rec.id, start, stop)
+  if ok then M.set_end(self, rec, start, stop, default) end
+  return ok, msg, text
+end
+
 -- Reservations whose start has passed without a pass at it (a driver on
 -- a real clock passes when its timer has fired, a moment after; grove
 -- sim's clock stops at each start) start now: each is moved to [now,

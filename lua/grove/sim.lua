@@ -928,13 +928,9 @@ end
 -- (a node of it out of use), the job is left to its end, out of the plan.
 function extend(self, rec)
   self.extended = self.extended + 1
-  sched.drop_reservations(self)
-  local stop = rec.start + rec.limit
-  if not sched.move_window(self, rec.id, rec.start, stop) then stop = math.maxinteger end
-  sched.stop_estimate(self, rec)
-  rec.estimate = stop - rec.start
-  rec.est_end = stop
-  sched.start_estimate(self, rec)
+  if not sched.move_end(self, rec, rec.start, rec.start + rec.limit) then
+    sched.set_end(self, rec, rec.start, math.maxinteger)
+  end
 end
 
 local function finish(self, rec)
