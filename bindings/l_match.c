@@ -47,7 +47,9 @@
  *       list across levels given again, blocks_passed = the
  *       children of wide vertices passed by their block's aggregate or
  *       constraint verdict,
- *       idle_pruned = windows ruled out for too few nodes wholly idle)})
+ *       idle_pruned = windows ruled out for too few nodes wholly idle,
+ *       slots_resumed = slots placed on the home of the slot before them
+ *       without a walk from the root)})
  *   m:replan(id)  m:set_now(t)  m:events([{clear = true}])
  *   m:register(R, id [, {start =, ["end"] =, request =, free =}])   a running job
  *       placed again from its R (a grove.rv1 or JSON text; see register.h):
@@ -735,11 +737,12 @@ static int m_stats(lua_State *L)
     grove_match_stats_t st;
     grove_matcher_stats(lm->m, &st);
     grove_matcher_catch_up(lm->m); /* held: as m:jobs() counts them */
-    lua_createtable(L, 0, 9);
+    lua_createtable(L, 0, 10);
     grovel_set_integer(L, "matches", (lua_Integer)st.matches);
     grovel_set_integer(L, "ranks_kept", (lua_Integer)st.ranks_kept);
     grovel_set_integer(L, "blocks_passed", (lua_Integer)st.blocks_passed);
     grovel_set_integer(L, "idle_pruned", (lua_Integer)st.idle_pruned);
+    grovel_set_integer(L, "slots_resumed", (lua_Integer)st.slots_resumed);
     grovel_set_integer(L, "held", (lua_Integer)grove_matcher_job_count(lm->m));
     grovel_set_integer(L, "succeeded", (lua_Integer)st.succeeded);
     grovel_set_number(L, "min", st.min_s);

@@ -80,6 +80,10 @@ typedef struct grove_match_stats {
                              * (grove_graph_set_aggregates' blocks=N) */
     uint64_t idle_pruned;   /* windows ruled out for too few nodes wholly
                              * idle (the aggregates' idle=1) */
+    uint64_t slots_resumed; /* slots placed on the home of the slot before
+                             * them without a walk from the request's root
+                             * (in containment's order the walk would
+                             * reach it first) */
 } grove_match_stats_t;
 
 /* A matcher over g (borrowed) with the "first" policy.  cfg may be NULL.

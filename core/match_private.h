@@ -211,6 +211,10 @@ struct grove_matcher {
     uint32_t slot_gen, slot_cur;
     bool slot_multi; /* the call wants more than one slot: its walks mark
                       * the children of blocks with no room (match_slot.c) */
+    /* the home the current call's last slot was placed on (its
+     * slot_children), where the next slot's walk is resumed
+     * (match_slot.c, slot_resume); GROVE_VID_NONE for none */
+    grove_vid_t slot_last;
     /* a vertex's scratch state (taken, mflags) is current when its stamp
      * is gen.  One byte a vertex slot: the generation wraps every 255
      * attempts that stamped something, and the stamps are cleared then

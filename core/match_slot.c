@@ -278,9 +278,51 @@ static int slot_home(grove_matcher_t *m, const struct req *r, grove_vid_t w, boo
                 m->nspread++;
             }
         }
+        if (rc > 0)
+            m->slot_last = w;
     }
     if (rc == 0 && !m->pol.prune)
         m->slot_dead[w] = m->slot_cur;
+    return rc;
+}
+
+/* The deepest containment path slot_resume follows. */
+#define RESUME_DEPTH 32
+
+/* Place the next slot of a call on the home of its last one, h, when the
+ * walk from u would reach h first.  Within one call the aggregates do not
+ * change and what is taken only grows, so every vertex the last slot's
+ * walk passed before h (each fitted no slot) fits none now either, and,
+ * in containment's own order (no policy order, ranking or prune), the
+ * next walk passes the same ones to arrive at h, asking each of h's
+ * ancestors what it asked on the way down: u's aggregates, each other's
+ * mark, block and entry.  Those are asked here in the same order; h
+ * itself is slot_home's.  A slot of one core of a socket's four, eight
+ * 4-core slots of a 44-core node: the walk from the machine's root, over
+ * every full node before h, is made once for the call, not once a slot.
+ * 1 placed (on h), 0 not (the caller walks from u: h is marked, passed at
+ * once), -1 error. */
+static int slot_resume(grove_matcher_t *m, const struct req *r, grove_vid_t u, bool excl)
+{
+    grove_vid_t path[RESUME_DEPTH];
+    size_t n = 0;
+    for (grove_vid_t a = m->slot_last; a != u; a = m->par[a]) {
+        if (a == GROVEP_NONE || n == RESUME_DEPTH)
+            return 0; /* not below u (or too deep to follow): the walk */
+        path[n++] = a;
+    }
+    if (n == 0 || !agg_fits(m, u, r->need1))
+        return 0;
+    for (size_t i = n; i-- > 0;) {
+        grove_vid_t a = path[i];
+        if (m->slot_dead[a] == m->slot_cur || !blk_fits(m, a, r->need1, r->idle1))
+            return 0;
+        if (i > 0 && !enter_fits(m, a, r->need1))
+            return 0;
+    }
+    int rc = slot_home(m, r, path[0], excl, false);
+    if (rc > 0)
+        m->stats.slots_resumed++;
     return rc;
 }
 
@@ -329,9 +371,19 @@ int64_t grovep_match_take_slots(grove_matcher_t *m, const struct req *r, grove_v
     if (!outer)
         return -1;
     bool outer_multi = m->slot_multi;
+    grove_vid_t outer_last = m->slot_last;
     m->slot_multi = want > 1 && !m->pol.prune;
+    m->slot_last = GROVE_VID_NONE;
+    /* in containment's own order every walk is the one before it up to
+     * the last home: resumed there (slot_resume) */
+    bool resume = m->slot_multi && m->tk && !m->rank_on && !m->pol.order
+                  && !m->pol.explore_by_use;
     while ((uint64_t)got < want) {
-        int rc = slot_home(m, r, u, excl, true);
+        int rc = 0;
+        if (resume && m->slot_last != GROVE_VID_NONE)
+            rc = slot_resume(m, r, u, excl);
+        if (rc == 0)
+            rc = slot_home(m, r, u, excl, true);
         if (rc < 0) {
             got = -1;
             break;
@@ -344,6 +396,7 @@ int64_t grovep_match_take_slots(grove_matcher_t *m, const struct req *r, grove_v
     }
     m->slot_cur = outer == UINT32_MAX ? 0 : outer;
     m->slot_multi = outer_multi;
+    m->slot_last = outer_last;
     return got;
 }
 

@@ -466,7 +466,7 @@ describe("the job table", function()
     m:reset_stats()
     -- the counts start again; the job is still held
     assert.same({matches = 0, succeeded = 0, min = 0, max = 0, mean = 0, held = 1, ranks_kept = 0,
-      blocks_passed = 0, idle_pruned = 0},
+      blocks_passed = 0, idle_pruned = 0, slots_resumed = 0},
       m:stats())
     assert.is_true(m:cancel(1))
     assert.equal(0, m:stats().held)
