@@ -16,10 +16,13 @@
  *   s:ids([t])     the waiting jobs' ids in queue order, into t (cleared
  *                  past the end) or a new table; and their count
  *   s:position(id) its 1-based place in the queue, or nil
- *   s:next([id])   the id of the first waiting job, or of the one after
- *                  waiting job id; nil at the end (or id not waiting).
- *                  O(1) a step: a pass that looks at the head only costs
- *                  what it looks at, not the queue's length
+ *   s:next([id [, fit]])   the id of the first waiting job, or of the one
+ *                  after waiting job id; nil at the end (or id not
+ *                  waiting).  O(1) a step: a pass that looks at the head
+ *                  only costs what it looks at, not the queue's length.
+ *                  With fit, the first such whose size (s:set_size) is
+ *                  unknown or at most fit
+ *   s:set_size(id, units | nil)   the units a job asks for (nil: unknown)
  *   s:version()    moves on every change of the queue's members or order
  *   s:length()     jobs waiting
  *   s:now()  s:set_now(t)
@@ -106,7 +109,7 @@ static int l_add(lua_State *L)
     return done(L, grove_sched_add(s, id, prio, (uint32_t)user, submit, duration), id);
 }
 
-enum { OP_REMOVE, OP_PRIORITIZE, OP_POLICY_PRIORITY, OP_DURATION, OP_RESERVE, OP_START,
+enum { OP_REMOVE, OP_PRIORITIZE, OP_POLICY_PRIORITY, OP_DURATION, OP_SIZE, OP_RESERVE, OP_START,
        OP_REQUEUE };
 
 static int l_change(lua_State *L)
@@ -133,6 +136,9 @@ static int l_change(lua_State *L)
         rc = grove_sched_set_duration(s, id, d);
         break;
     }
+    case OP_SIZE:
+        rc = grove_sched_set_size(s, id, lua_isnoneornil(L, 3) ? -1 : luaL_checkinteger(L, 3));
+        break;
     case OP_RESERVE: {
         lua_Integer t = luaL_optinteger(L, 3, -1);
         luaL_argcheck(L, lua_isnoneornil(L, 3) || t >= 0, 3, "a start >= 0 or nil");
@@ -214,13 +220,20 @@ static int l_position(lua_State *L)
 static int l_next(lua_State *L)
 {
     grove_sched_t *s = check_sched(L);
-    const grove_sched_job_t *j;
-    if (lua_isnoneornil(L, 2)) {
-        j = grove_sched_first(s);
-    } else {
+    const grove_sched_job_t *j = NULL;
+    bool fit = !lua_isnoneornil(L, 3);
+    lua_Number units = fit ? luaL_checknumber(L, 3) : 0;
+    if (!lua_isnoneornil(L, 2)) {
         j = grove_sched_job(s, check_id(L, 2));
-        j = j && j->state != GROVE_SCHED_RUNNING ? grove_sched_next(s, j) : NULL;
+        if (!j || j->state == GROVE_SCHED_RUNNING) {
+            lua_pushnil(L);
+            return 1;
+        }
     }
+    if (fit)
+        j = grove_sched_next_fit(s, j, units);
+    else
+        j = j ? grove_sched_next(s, j) : grove_sched_first(s);
     if (j)
         lua_pushinteger(L, (lua_Integer)j->id);
     else

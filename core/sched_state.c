@@ -253,7 +253,7 @@ static int add_job(grove_sched_t *s, grove_jobid_t id, int64_t priority, uint32_
     n->job = (grove_sched_job_t){.id = id, .priority = priority, .userid = userid,
                                  .t_submit = t_submit, .duration = duration,
                                  .state = start < 0 ? GROVE_SCHED_PENDING : GROVE_SCHED_RUNNING,
-                                 .reserved = -1, .start = start};
+                                 .reserved = -1, .start = start, .size = -1};
     hash_put(s->hash, s->hcap, id, x);
     s->jobs++;
     if (start < 0)
@@ -371,6 +371,15 @@ int grove_sched_set_duration(grove_sched_t *s, grove_jobid_t id, int64_t duratio
     return 0;
 }
 
+int grove_sched_set_size(grove_sched_t *s, grove_jobid_t id, int64_t size)
+{
+    uint32_t x = slot_of(s, id);
+    if (x == NIL)
+        return -1;
+    s->nodes[x].job.size = size < 0 ? -1 : size;
+    return 0;
+}
+
 /* The job id when it is running (running true) or waiting (false), its
  * slot in *x; else NULL with ENOENT (unknown) or EINVAL (the other state;
  * s NULL). */
@@ -455,6 +464,15 @@ const grove_sched_job_t *grove_sched_next(const grove_sched_t *s, const grove_sc
         return NULL;
     uint32_t x = n->fwd[0];
     return x == NIL ? NULL : &s->nodes[x].job;
+}
+
+const grove_sched_job_t *grove_sched_next_fit(const grove_sched_t *s, const grove_sched_job_t *j,
+                                              double fit)
+{
+    for (j = j ? grove_sched_next(s, j) : grove_sched_first(s); j; j = grove_sched_next(s, j))
+        if (j->size < 0 || (double)j->size <= fit)
+            return j;
+    return NULL;
 }
 
 size_t grove_sched_position(const grove_sched_t *s, grove_jobid_t id)

@@ -66,6 +66,7 @@ typedef struct grove_sched_job {
     grove_sched_state_t state; /* pending, reserved or running */
     int64_t reserved;          /* the planned start while RESERVED, else -1 */
     int64_t start;             /* when it started while RUNNING, else -1 */
+    int64_t size;              /* the units it asks for (the loop's count), -1 unknown */
     bool changed;              /* annotations to send (set by the caller, cleared by it) */
 } grove_sched_job_t;
 
@@ -119,6 +120,9 @@ int grove_sched_set_policy_priority(grove_sched_t *s, grove_jobid_t id, double p
 /* Change a job's duration (its estimate).  0, or -1 with ENOENT, EINVAL
  * (duration < 0). */
 int grove_sched_set_duration(grove_sched_t *s, grove_jobid_t id, int64_t duration);
+/* Set a job's size (size < 0: unknown, as a job is added), which
+ * grove_sched_next_fit reads.  0, or -1 ENOENT. */
+int grove_sched_set_size(grove_sched_t *s, grove_jobid_t id, int64_t size);
 
 /* A waiting job's planned start: t >= 0 makes it RESERVED at t, t < 0
  * makes it PENDING again.  The queue's order does not change.  0, or -1
@@ -142,6 +146,11 @@ const grove_sched_job_t *grove_sched_job(const grove_sched_t *s, grove_jobid_t i
  * does not change (grove_sched_version). */
 const grove_sched_job_t *grove_sched_first(const grove_sched_t *s);
 const grove_sched_job_t *grove_sched_next(const grove_sched_t *s, const grove_sched_job_t *j);
+/* The first waiting job after j (j NULL: of the queue) whose size is
+ * unknown or at most fit, or NULL: a pass looking for what fits in the
+ * units left passes the larger ones here, one pointer a job. */
+const grove_sched_job_t *grove_sched_next_fit(const grove_sched_t *s, const grove_sched_job_t *j,
+                                              double fit);
 
 /* The 1-based place of a waiting job in the queue, 0 when it is not
  * waiting or unknown.  O(n). */

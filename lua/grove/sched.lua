@@ -539,11 +539,13 @@ local drop_reservations, cancel_reservation, reserve
 
 -- The sizes of the waiting jobs (units asked; 0 for a jobspec job whose
 -- count is not known yet), counted, so that "does any waiting job fit in
--- n units" needs no walk of the queue (ctx:next's fit).
+-- n units" needs no walk of the queue (ctx:next's fit); and each in the
+-- C queue, which passes those larger than a fit (nil: never passed).
 local function size_in(self, rec)
   local p = rec.procs or 0
   self.sizes[p] = (self.sizes[p] or 0) + 1
   if self.min_size and p < self.min_size then self.min_size = p end
+  self.cs:set_size(rec.id, math.tointeger(rec.procs))
 end
 
 local function size_out(self, rec, p)
@@ -1670,7 +1672,9 @@ function M.context(loop)
     -- no waiting job is that small: nothing to walk
     if fit and (min_size(s) or math.huge) > fit then return nil end
     local cs, jobs = s.cs, s.jobs
-    local nid = cs:next(id)
+    -- (those whose size the C queue knows to be more than fit are passed
+    -- there)
+    local nid = cs:next(id, fit)
     local limited = s.limits ~= nil
     while nid do
       local rec = jobs[nid]
@@ -1678,7 +1682,7 @@ function M.context(loop)
         and not (limited and M.held(s, rec)) then
         return rec.view
       end
-      nid = cs:next(nid)
+      nid = cs:next(nid, fit)
     end
     return nil
   end
