@@ -169,18 +169,11 @@ local function stream(seed, steps, a, b, shapes_of, make)
   end
   local shapes = streams.compiled(shapes_of or SHAPES)
   local now = 0
-  local function draw()
-    local d = {op = rnd(100)}
-    d.shape, d.victim, d.node, d.st = rnd(#shapes) + 1, rnd(1000), rnd(8), rnd(3)
-    return d
-  end
-  streams.steps(run, steps, draw, {
+  streams.steps(run, steps, streams.drawer(rnd, #shapes, 8), {
     {70, function(r, d) return streams.allocate(r, shapes[d.shape], placed) end},
     {85, function(r, d) return streams.cancel(r, d.victim) end},
     {93, function(r) return streams.clock(r, now + 3) end, function() now = now + 3 end},
-    {97, function(r, d)
-      return streams.status(r, d.node, ({"up", "drained", "down"})[d.st + 1])
-    end},
+    {97, streams.drawn_status},
     {100, function(r, d)
       r.g:vertex("n" .. d.node):set_property("weight", tostring(d.st))
       return "weight " .. d.node

@@ -95,18 +95,11 @@ local function stream(seed, steps, racks, nodes, policy)
   end
   local shapes = streams.compiled(SHAPES)
   local now = 0
-  local function draw()
-    local d = {op = rnd(100)}
-    d.shape, d.victim, d.node, d.st = rnd(#shapes) + 1, rnd(1000), rnd(n), rnd(3)
-    return d
-  end
-  streams.steps(run, steps, draw, {
+  streams.steps(run, steps, streams.drawer(rnd, #shapes, n), {
     {60, function(r, d) return streams.allocate(r, shapes[d.shape], placed) end},
     {80, function(r, d) return streams.cancel(r, d.victim) end},
     {93, function(r) return streams.clock(r, now + 7) end, function() now = now + 7 end},
-    {100, function(r, d)
-      return streams.status(r, d.node, ({"up", "drained", "down"})[d.st + 1])
-    end},
+    {100, streams.drawn_status},
   })
   local resumed = run[1].m:stats().slots_resumed
   assert.equal(0, run[2].m:stats().slots_resumed)

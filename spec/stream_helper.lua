@@ -1,6 +1,7 @@
 -- stream_helper.lua: what the specs that run one random stream of steps
 -- on several matchers and compare what each step gave on each share
--- (aggregate_blocks_spec.lua, cancel_many_spec.lua, policy_keep_spec.lua):
+-- (aggregate_blocks_spec.lua, cancel_many_spec.lua, policy_keep_spec.lua,
+-- slot_resume_spec.lua):
 -- the runs, the loop of steps, and the steps they all take.  It holds no
 -- test of its own and no stream: each spec draws its own steps.
 local match = require("match_helper")
@@ -41,6 +42,16 @@ function M.steps(runs, steps, draw, steps_of)
   end
 end
 
+-- A step's draws from rnd (a match.lcg): op (0-99), a shape of nshapes,
+-- a victim (0-999), a node of nodes, a status (0-2), drawn in that order.
+function M.drawer(rnd, nshapes, nodes)
+  return function()
+    local d = {op = rnd(100)}
+    d.shape, d.victim, d.node, d.st = rnd(nshapes) + 1, rnd(1000), rnd(nodes), rnd(3)
+    return d
+  end
+end
+
 -- The steps every such stream takes; each gives what goes in the log.
 
 -- Match shape on r (allocate_orelse_reserve), its job's id kept live: what
@@ -70,6 +81,11 @@ end
 function M.status(r, node, status)
   r.g:vertex("n" .. node):set_status(status)
   return "status " .. node
+end
+
+-- Set the status a drawer's draw d names (its st) on its node.
+function M.drawn_status(r, d)
+  return M.status(r, d.node, ({"up", "drained", "down"})[d.st + 1])
 end
 
 return M
