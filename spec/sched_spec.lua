@@ -54,6 +54,36 @@ describe("grove.core.sched", function()
     assert.same({nil, "job 3 is known already", "EEXIST"}, {s:add(3, 0, 1)})
     assert.same({nil, "no job 42", "ENOENT"}, {s:remove(42)})
   end)
+
+  it("passes the waiting jobs larger than a fit, never one of unknown size", function()
+    local s = core.sched()
+    for id = 1, 5 do assert.is_true(s:add(id, 0, id)) end
+    assert.is_true(s:set_size(1, 64))
+    assert.is_true(s:set_size(2, 8))
+    assert.is_true(s:set_size(4, 16))
+    assert.is_true(s:set_size(5, 4))
+    -- 3 has no size: never passed
+    local function walk(fit)
+      local out, id = {}, s:next(nil, fit)
+      while id do
+        out[#out + 1] = id
+        id = s:next(id, fit)
+      end
+      return out
+    end
+    assert.same({1, 2, 3, 4, 5}, walk(nil))
+    assert.same({2, 3, 4, 5}, walk(16))
+    assert.same({3, 5}, walk(4.5))
+    assert.same({3}, walk(0))
+    -- a size set back to unknown, a job started: from the queue's walk
+    assert.is_true(s:set_size(1, nil))
+    assert.is_true(s:start(3))
+    assert.same({1, 5}, walk(4))
+    assert.is_nil(s:next(3, 4)) -- running: no next
+    assert.same({nil, "no job 42", "ENOENT"}, {s:set_size(42, 1)})
+    assert.has_error(function() s:next(nil, "four") end)
+    assert.has_error(function() s:set_size(1, 2.5) end)
+  end)
 end)
 
 describe("grove.sched", function()
