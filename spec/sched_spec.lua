@@ -75,6 +75,7 @@ describe("grove.core.sched", function()
     assert.same({2, 3, 4, 5}, walk(16))
     assert.same({3, 5}, walk(4.5))
     assert.same({3}, walk(0))
+    assert.same({3}, walk(-2))
     -- a size set back to unknown, a job started: from the queue's walk
     assert.is_true(s:set_size(1, nil))
     assert.is_true(s:start(3))
