@@ -98,8 +98,20 @@ end
 -- cores and i % 3 GPUs, named n0.. with ranks 0..; the nodes of the
 -- second half have the property "hi": the graph and its number of nodes
 function M.racked(racks, nodes)
+  local half = math.max(racks, 1) * nodes // 2
+  return M.racks_of("bk", racks, nodes, function(g, n, i)
+    for c = 0, 3 do assert(g:add_child(n, g:add_vertex{type = "core", id = c})) end
+    for k = 0, i % 3 - 1 do assert(g:add_child(n, g:add_vertex{type = "gpu", id = k})) end
+  end, function(i) return i >= half and {hi = ""} or nil end)
+end
+
+-- A cluster (basename) of `racks` racks of `nodes` nodes (racks 0: the
+-- nodes right below the cluster), node i named n<i> with rank i and the
+-- properties props(i) (props optional), filled by fill(g, node, i): the
+-- graph and its number of nodes.
+function M.racks_of(basename, racks, nodes, fill, props)
   local g = grove.core.graph()
-  local root = g:add_vertex{type = "cluster", basename = "bk", id = 0}
+  local root = g:add_vertex{type = "cluster", basename = basename, id = 0}
   local i = 0
   for r = 0, math.max(racks, 1) - 1 do
     local parent = root
@@ -109,10 +121,9 @@ function M.racked(racks, nodes)
     end
     for _ = 1, nodes do
       local n = g:add_vertex{type = "node", id = i, rank = i, name = "n" .. i,
-        properties = i >= math.max(racks, 1) * nodes // 2 and {hi = ""} or nil}
+        properties = props and props(i) or nil}
       assert(g:add_child(parent, n))
-      for c = 0, 3 do assert(g:add_child(n, g:add_vertex{type = "core", id = c})) end
-      for k = 0, i % 3 - 1 do assert(g:add_child(n, g:add_vertex{type = "gpu", id = k})) end
+      fill(g, n, i)
       i = i + 1
     end
   end

@@ -18,31 +18,19 @@ local streams = require("stream_helper")
 -- racks racks of nodes nodes of 4 cores and gpus(i) GPUs (node i from 0);
 -- with sockets, nodes of 2 sockets of 4 cores.
 local function machine(racks, nodes, gpus, sockets)
-  local g = core.graph()
-  local root = g:add_vertex{type = "cluster", basename = "kp", id = 0}
-  local i = 0
-  for r = 0, racks - 1 do
-    local rack = g:add_vertex{type = "rack", id = r}
-    assert(g:add_child(root, rack))
-    for _ = 1, nodes do
-      local n = g:add_vertex{type = "node", id = i, rank = i, name = "n" .. i,
-        properties = {weight = tostring(i % 3)}}
-      assert(g:add_child(rack, n))
-      for s = 0, sockets and 1 or 0 do
-        local up = n
-        if sockets then
-          up = g:add_vertex{type = "socket", id = s}
-          assert(g:add_child(n, up))
-        end
-        for c = 0, 3 do assert(g:add_child(up, g:add_vertex{type = "core", id = c})) end
+  return (match.racks_of("kp", racks, nodes, function(g, n, i)
+    for s = 0, sockets and 1 or 0 do
+      local up = n
+      if sockets then
+        up = g:add_vertex{type = "socket", id = s}
+        assert(g:add_child(n, up))
       end
-      for k = 0, (gpus and gpus(i) or 0) - 1 do
-        assert(g:add_child(n, g:add_vertex{type = "gpu", id = k}))
-      end
-      i = i + 1
+      for c = 0, 3 do assert(g:add_child(up, g:add_vertex{type = "core", id = c})) end
     end
-  end
-  return g
+    for k = 0, (gpus and gpus(i) or 0) - 1 do
+      assert(g:add_child(n, g:add_vertex{type = "gpu", id = k}))
+    end
+  end, function(i) return {weight = tostring(i % 3)} end))
 end
 
 -- A score that also reads ctx.job (no local score's input): its rankings

@@ -20,28 +20,17 @@ local lcg = match.lcg
 -- racks of nodes of two sockets of four cores; a GPU in the first socket
 -- of every other node, two in the second of every third
 local function machine(racks, nodes)
-  local g = core.graph()
-  local root = g:add_vertex{type = "cluster", basename = "sr", id = 0}
-  local i = 0
-  for r = 0, racks - 1 do
-    local rack = g:add_vertex{type = "rack", id = r}
-    assert(g:add_child(root, rack))
-    for _ = 1, nodes do
-      local n = g:add_vertex{type = "node", id = i, rank = i, name = "n" .. i}
-      assert(g:add_child(rack, n))
-      for s = 0, 1 do
-        local sock = g:add_vertex{type = "socket", id = s}
-        assert(g:add_child(n, sock))
-        for c = 0, 3 do assert(g:add_child(sock, g:add_vertex{type = "core", id = s * 4 + c})) end
-        local gpus = s == 0 and (i % 2 == 0 and 1 or 0) or (i % 3 == 0 and 2 or 0)
-        for k = 1, gpus do
-          assert(g:add_child(sock, g:add_vertex{type = "gpu", id = s * 2 + k - 1}))
-        end
+  return match.racks_of("sr", racks, nodes, function(g, n, i)
+    for s = 0, 1 do
+      local sock = g:add_vertex{type = "socket", id = s}
+      assert(g:add_child(n, sock))
+      for c = 0, 3 do assert(g:add_child(sock, g:add_vertex{type = "core", id = s * 4 + c})) end
+      local gpus = s == 0 and (i % 2 == 0 and 1 or 0) or (i % 3 == 0 and 2 or 0)
+      for k = 1, gpus do
+        assert(g:add_child(sock, g:add_vertex{type = "gpu", id = s * 2 + k - 1}))
       end
-      i = i + 1
     end
-  end
-  return g, i
+  end)
 end
 
 local SHAPES = {
