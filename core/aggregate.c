@@ -285,8 +285,12 @@ int grovep_agg_init(grove_graph_t *g)
     return parse_spec(g, DEFAULT_SPEC, NULL);
 }
 
+static void batch_clear(struct grovep_busybatch *b);
+static void batch_free(struct grovep_busybatch *b);
+
 static void drop_aggs(grove_graph_t *g)
 {
+    batch_clear(&g->busy_batch);
     for (size_t i = 0; i < g->naggs; i++) {
         grove_mplanner_destroy(g->aggs[i].mp);
         grovep_busy_free(&g->aggs[i]);
@@ -310,6 +314,7 @@ static void drop_aggs(grove_graph_t *g)
 void grovep_agg_fini(grove_graph_t *g)
 {
     drop_aggs(g);
+    batch_free(&g->busy_batch);
     free(g->aggs);
     free(g->aggv);
     g->aggs = NULL;
@@ -1764,16 +1769,156 @@ static int tally_put(grovep_agg_t *a, int64_t s, int64_t e, int sign)
     return 0;
 }
 
+/* ---- the tallies' changes of a job's records, summed ---------------------------- *
+ *
+ * Each raising or lowering of [s, e) in a tally is two changes of its
+ * points: at s the count by sign and the intervals ending there by sign,
+ * at e the count by -sign and the intervals by sign.  These add up in any
+ * order, so from grovep_busy_begin to grovep_busy_end they are summed by
+ * aggregate and time, and each (aggregate, time) is put in once: the
+ * nodes of a reservation of many whole nodes raise the tallies above them
+ * at the reservation's start and end, and a window merged with the one
+ * before it (taken out, and their hull put in) changes nothing at the
+ * hull's start.  The tallies then hold what the changes one by one would
+ * have left, point for point. */
+
+#define BATCH_EMPTY UINT32_MAX
+/* Past this many changes (a job of thousands of whole nodes) the batch's
+ * memory is given back at its end rather than kept for the next. */
+#define BATCH_KEEP 16384
+
+static inline size_t batch_hash(uint32_t agg, int64_t key, size_t mask)
+{
+    uint64_t h = (uint64_t)key * 0x9e3779b97f4a7c15u ^ ((uint64_t)agg + 1) * 0xc2b2ae3d27d4eb4fu;
+    return (size_t)(h ^ (h >> 29)) & mask;
+}
+
+/* Room for one more change: the table of slots kept at most half full.
+ * 0, or -1 (ENOMEM) with the batch as it was. */
+static int batch_room(struct grovep_busybatch *b)
+{
+    if (b->n < b->cap && 2 * (b->n + 1) <= b->nslot)
+        return 0;
+    size_t cap = b->cap ? 2 * b->cap : 64, nslot = 2 * cap;
+    struct grovep_tallyop *op = realloc(b->op, cap * sizeof(*op));
+    if (!op)
+        return -1;
+    b->op = op;
+    uint32_t *slot = malloc(nslot * sizeof(*slot));
+    if (!slot)
+        return -1; /* op grown, the table as it was: still sound */
+    for (size_t i = 0; i < nslot; i++)
+        slot[i] = BATCH_EMPTY;
+    for (size_t i = 0; i < b->n; i++) {
+        size_t h = batch_hash(op[i].agg, op[i].key, nslot - 1);
+        while (slot[h] != BATCH_EMPTY)
+            h = (h + 1) & (nslot - 1);
+        slot[h] = (uint32_t)i;
+        op[i].pos = (uint32_t)h;
+    }
+    free(b->slot);
+    b->slot = slot;
+    b->cap = cap;
+    b->nslot = nslot;
+    return 0;
+}
+
+/* Add dv to the count of aggregate agg from key on and dends to the
+ * intervals ending at key.  0, or -1 (ENOMEM). */
+static int batch_add(struct grovep_busybatch *b, uint32_t agg, int64_t key, int64_t dv,
+                     int dends)
+{
+    if (batch_room(b) < 0)
+        return -1;
+    size_t mask = b->nslot - 1, h = batch_hash(agg, key, mask);
+    for (; b->slot[h] != BATCH_EMPTY; h = (h + 1) & mask) {
+        struct grovep_tallyop *o = &b->op[b->slot[h]];
+        if (o->agg == agg && o->key == key) {
+            o->dv += dv;
+            o->dends += dends;
+            return 0;
+        }
+    }
+    b->slot[h] = (uint32_t)b->n;
+    b->op[b->n++] = (struct grovep_tallyop){.key = key, .dv = dv, .agg = agg, .dends = dends,
+                                            .pos = (uint32_t)h};
+    return 0;
+}
+
+/* Forget the changes summed so far (the tallies were rebuilt from the
+ * records, or will be). */
+static void batch_clear(struct grovep_busybatch *b)
+{
+    for (size_t i = 0; i < b->n; i++)
+        b->slot[b->op[i].pos] = BATCH_EMPTY;
+    b->n = 0;
+}
+
+/* Put the summed changes in, each (aggregate, time) once, and start over. */
+static void batch_flush(grove_graph_t *g)
+{
+    struct grovep_busybatch *b = &g->busy_batch;
+    for (size_t i = 0; i < b->n && !g->agg_dirty; i++) {
+        const struct grovep_tallyop *o = &b->op[i];
+        if ((o->dv == 0 && o->dends == 0) || o->agg >= g->naggs)
+            continue;
+        grovep_agg_t *a = &g->aggs[o->agg];
+        if (!a->busy) {
+            if (o->dends <= 0)
+                continue; /* never put in: the tallies were rebuilt since */
+            if (!(a->busy = grove_tally_create())) {
+                g->agg_dirty = true;
+                break;
+            }
+        }
+        if (grove_tally_apply(a->busy, o->key, o->dv, o->dends) < 0)
+            g->agg_dirty = true; /* rebuilt from the records at the next use */
+    }
+    if (b->cap > BATCH_KEEP)
+        batch_free(b);
+    else
+        batch_clear(b);
+}
+
+void grovep_busy_begin(grove_graph_t *g)
+{
+    g->busy_batch.depth++;
+}
+
+void grovep_busy_end(grove_graph_t *g)
+{
+    if (g->busy_batch.depth > 0 && --g->busy_batch.depth == 0)
+        batch_flush(g);
+}
+
+static void batch_free(struct grovep_busybatch *b)
+{
+    free(b->op);
+    free(b->slot);
+    *b = (struct grovep_busybatch){.depth = b->depth};
+}
+
 /* The interval [s, e) of node v in use (sign 1) or no more (-1), in every
- * aggregate above v that tracks nodes and in v's block's.  0, or -1. */
+ * aggregate above v that tracks nodes and in v's block's: at once, or
+ * summed in the batch while one is open.  0, or -1. */
 static int put_up(grove_graph_t *g, grove_vid_t v, int64_t s, int64_t e, int sign)
 {
     uint8_t bit = (uint8_t)(1u << g->busy_low);
+    struct grovep_busybatch *b = &g->busy_batch;
     for (grove_vid_t k = v, a = g->parent[v]; a != GROVEP_NONE; k = a, a = g->parent[a]) {
         grovep_agg_t *x[2] = {grovep_agg_of_mut(g, a), grovep_blk_of_mut(g, k)};
-        for (int j = 0; j < 2; j++)
-            if (x[j] && (x[j]->mask & bit) && tally_put(x[j], s, e, sign) < 0)
+        for (int j = 0; j < 2; j++) {
+            if (!x[j] || !(x[j]->mask & bit))
+                continue;
+            if (b->depth == 0) {
+                if (tally_put(x[j], s, e, sign) < 0)
+                    return -1;
+                continue;
+            }
+            uint32_t ai = (uint32_t)(x[j] - g->aggs);
+            if (batch_add(b, ai, s, sign, sign) < 0 || batch_add(b, ai, e, -sign, sign) < 0)
                 return -1;
+        }
     }
     return 0;
 }
@@ -1840,6 +1985,8 @@ void grovep_busy_change(grove_graph_t *g, grove_vid_t v, uint32_t ri, int sign)
 
 int grovep_busy_build(grove_graph_t *g)
 {
+    /* what a batch summed before is counted from the records below */
+    batch_clear(&g->busy_batch);
     if (!g->agg_idle || g->busy_low >= g->nlow)
         return 0;
     /* the counted nodes, each with the number of its windows */
@@ -1861,6 +2008,7 @@ int grovep_busy_build(grove_graph_t *g)
     }
     struct ival L[GROVEP_BUSY_CAP];
     int rc = 0;
+    grovep_busy_begin(g);
     for (size_t k = 0; k < nn && rc == 0; k++) {
         grove_vid_t v = nodes[k];
         uint32_t n = 0;
@@ -1876,6 +2024,9 @@ int grovep_busy_build(grove_graph_t *g)
         for (size_t i = 0; i < m && rc == 0; i++)
             rc = put_up(g, v, L[i].s, L[i].e, 1);
     }
+    if (rc < 0)
+        g->agg_dirty = true; /* the caller's too: nothing summed is put in */
+    grovep_busy_end(g);
     free(nodes);
     return rc;
 }

@@ -84,6 +84,7 @@ static void forget_shared(grove_graph_t *c)
     memset(&c->blk_of, 0, sizeof(c->blk_of));
     memset(&c->busy_of, 0, sizeof(c->busy_of));
     c->busy_nw = NULL;
+    memset(&c->busy_batch, 0, sizeof(c->busy_batch));
     c->nvaggs = 0;
     memset(&c->aggwin, 0, sizeof(c->aggwin));
     c->planners = NULL;

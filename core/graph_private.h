@@ -381,6 +381,21 @@ struct grove_graph {
     uint32_t busy_cap;     /* GROVEP_BUSY_CAP (tests set fewer) */
     grovep_sparse_t busy_of; /* counted node -> index in busy_nw */
     uint32_t *busy_nw;       /* windows on each counted node (aggregate.c) */
+    /* The tallies' changes while a job's records come or go, summed by
+     * aggregate and time and put in once at the end (grovep_busy_begin):
+     * a reservation of 1,024 whole nodes raises the tally above them at
+     * its start and its end once, not once for each node */
+    struct grovep_busybatch {
+        struct grovep_tallyop {
+            int64_t key, dv;
+            uint32_t agg;  /* index in aggs */
+            int32_t dends;
+            uint32_t pos;  /* its place in slot */
+        } *op;
+        uint32_t *slot;    /* [nslot] open addressing by (agg, key): an index in op */
+        size_t n, cap, nslot;
+        int depth;         /* grovep_busy_begin's not yet ended */
+    } busy_batch;
     uint32_t agg_spec_gen; /* counts the specifications set: what was
                             * worked out from the pairs holds while it
                             * stays */
@@ -649,6 +664,14 @@ grovep_agg_t *grovep_blk_of_mut(grove_graph_t *g, grove_vid_t v);
  * are dirty: their rebuild counts them).  Never fails: on ENOMEM the
  * aggregates are marked dirty. */
 void grovep_busy_change(grove_graph_t *g, grove_vid_t v, uint32_t ri, int sign);
+/* From grovep_busy_begin to its grovep_busy_end, what grovep_busy_change
+ * does to the tallies is summed by aggregate and time and put in at the
+ * end, once for each (nested: at the outermost end).  Nothing between
+ * them may ask the tallies (grovep_agg_idle and its kin): a job's records
+ * made or taken out, no search.  Never fails: on ENOMEM the aggregates
+ * are marked dirty. */
+void grovep_busy_begin(grove_graph_t *g);
+void grovep_busy_end(grove_graph_t *g);
 /* The nodes in use over time from every record, into the aggregates just
  * rebuilt.  0, or -1 (ENOMEM). */
 int grovep_busy_build(grove_graph_t *g);

@@ -410,7 +410,9 @@ static void apply_rec(grovep_timeline_t *tl, uint32_t node, int depth, int64_t k
         leaf_move(l, j + 1, l, j, l->n - j);
         l->key[j] = key;
         l->delta[j] = v;
-        l->ends[j] = 1; /* only a coming span reaches here (see tl_add) */
+        /* only coming spans reach here: one from tl_add, as many as
+         * begin or end here from a tally's batch (grove_tally_apply) */
+        l->ends[j] = ends > 1 ? (uint32_t)ends : 1;
         l->n++;
         tl->count++;
         return;
@@ -454,7 +456,7 @@ static void tl_apply(grovep_timeline_t *tl, int64_t key, int64_t v, int ends)
         uint32_t l = leaf_new(tl);
         LF(l).key[0] = key;
         LF(l).delta[0] = v;
-        LF(l).ends[0] = 1;
+        LF(l).ends[0] = ends > 1 ? (uint32_t)ends : 1;
         LF(l).n = 1;
         tl->root = l;
         tl->height = 1;
@@ -1419,6 +1421,16 @@ int grove_tally_raise(grove_tally_t *t, int64_t s, int64_t e)
 void grove_tally_lower(grove_tally_t *t, int64_t s, int64_t e)
 {
     grovep_tl_add(&t->tl, s, e, -1, -1);
+}
+
+int grove_tally_apply(grove_tally_t *t, int64_t key, int64_t dv, int dends)
+{
+    if (dv == 0 && dends == 0)
+        return 0;
+    if (grovep_tl_reserve(&t->tl, (size_t)t->tl.count + 1) < 0)
+        return -1;
+    tl_apply(&t->tl, key, dv, dends);
+    return 0;
 }
 
 size_t grove_tally_points(const grove_tally_t *t)

@@ -128,6 +128,13 @@ void grove_tally_destroy(grove_tally_t *t);
 int grove_tally_raise(grove_tally_t *t, int64_t s, int64_t e);
 /* One less over [s, e), an interval raised before and not lowered since. */
 void grove_tally_lower(grove_tally_t *t, int64_t s, int64_t e);
+/* What raisings and lowerings summed by time leave at key: the count
+ * changed by dv from key on, and the intervals that begin or end at key
+ * changed by dends (the net of a batch of raisings and lowerings, each of
+ * which adds its +1 or -1 at its start and the opposite at its end, and
+ * one to the ends of both, or takes one away when lowered).  0, or -1
+ * (ENOMEM) with t unchanged. */
+int grove_tally_apply(grove_tally_t *t, int64_t key, int64_t dv, int dends);
 /* The points the tally holds (where the count changes or a raised
  * interval begins or ends): 0 once every raising has been lowered. */
 size_t grove_tally_points(const grove_tally_t *t);

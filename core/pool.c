@@ -1185,6 +1185,7 @@ int grovep_job_record(grove_graph_t *g, grove_jobid_t job, int64_t start, int64_
     struct memo mm;
     memo_init(&mm);
     size_t k;
+    grovep_busy_begin(g); /* the nodes' use summed, put in once (aggregate.c) */
     for (k = 0; k < n; k++) {
         grove_vid_t v = vs[k];
         uint32_t r = grovep_rec_new(g);
@@ -1222,6 +1223,7 @@ int grovep_job_record(grove_graph_t *g, grove_jobid_t job, int64_t start, int64_
         recs[k] = r;
     }
     grovep_agg_add_job(g, vs, recs, n); /* on failure: rebuilt at the next use */
+    grovep_busy_end(g);
     free(recs);
     return 0;
 fail:;
@@ -1232,6 +1234,7 @@ fail:;
         drop_alloc(g, vs[k], recs[k]);
         unannotate_up(g, vs[k], start, end);
     }
+    grovep_busy_end(g);
     free(recs);
     errno = saved;
     return -1;
@@ -1252,6 +1255,7 @@ void grovep_job_release(grove_graph_t *g, grove_jobid_t job, int64_t start, int6
         grovep_agg_drop_job(g, vs, recs, n);
     else
         g->agg_dirty = true; /* no memory for the batch: rebuilt without them */
+    grovep_busy_begin(g);
     for (size_t k = 0; k < n; k++) {
         grove_vid_t v = vs[k];
         uint32_t r = recs ? recs[k] : find_alloc(g, v, job, start, end);
@@ -1261,6 +1265,7 @@ void grovep_job_release(grove_graph_t *g, grove_jobid_t job, int64_t start, int6
         drop_alloc(g, v, r);
         unannotate_memo(g, v, start, end, &mm);
     }
+    grovep_busy_end(g);
     if (recs != buf)
         free(recs);
 }

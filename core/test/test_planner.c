@@ -614,10 +614,59 @@ static void tally(void)
     grove_tally_destroy(t);
 }
 
+/* The same raisings and lowerings put in one by one and, in a second
+ * tally, summed by time in batches of up to 40 (grove_tally_apply, as the
+ * aggregates' batch does): the same points, max and earliest after each
+ * batch, and no point left once everything is lowered. */
+static void tally_batched(void)
+{
+    enum { T = 64, N = 300 };
+    grove_tally_t *t = grove_tally_create(), *u = grove_tally_create();
+    int64_t live[N][2], dv[T], dends[T];
+    int nlive = 0;
+    int same = t && u;
+    for (int batch = 0; batch < 400 && same; batch++) {
+        memset(dv, 0, sizeof(dv));
+        memset(dends, 0, sizeof(dends));
+        /* the last batch lowers what is left */
+        int last = batch == 399, steps = last ? nlive : (int)rnd(1, 40);
+        for (int step = 0; step < steps && same; step++) {
+            if (!last && nlive < N && (nlive == 0 || rnd(0, 2))) {
+                int64_t s = rnd(0, T - 2), e = rnd(s + 1, T - 1);
+                same = grove_tally_raise(t, s, e) == 0;
+                dv[s]++, dv[e]--, dends[s]++, dends[e]++;
+                live[nlive][0] = s;
+                live[nlive++][1] = e;
+            } else {
+                int i = last ? nlive - 1 : (int)rnd(0, nlive - 1);
+                int64_t s = live[i][0], e = live[i][1];
+                grove_tally_lower(t, s, e);
+                dv[s]--, dv[e]++, dends[s]--, dends[e]--;
+                live[i][0] = live[nlive - 1][0];
+                live[i][1] = live[--nlive][1];
+            }
+        }
+        for (int64_t k = 0; k < T && same; k++)
+            same = grove_tally_apply(u, k, dv[k], (int)dends[k]) == 0;
+        same = same && grove_tally_points(u) == grove_tally_points(t);
+        for (int q = 0; q < 8 && same; q++) {
+            int64_t s = rnd(0, T - 2), e = rnd(s + 1, T - 1), lim = rnd(0, 6), d = rnd(1, 8);
+            same = grove_tally_max(u, s, e) == grove_tally_max(t, s, e)
+                   && grove_tally_earliest(u, lim, d, s, T - d)
+                          == grove_tally_earliest(t, lim, d, s, T - d);
+        }
+    }
+    ok(same && nlive == 0 && grove_tally_points(u) == 0,
+       "changes summed by time leave the tally the one by one leave, and nothing at the end");
+    grove_tally_destroy(t);
+    grove_tally_destroy(u);
+}
+
 int main(void)
 {
     long total_ops = ref_begin("GROVE_PLANNER_OPS", 150000, kind_name, K_NKINDS);
     tally();
+    tally_batched();
 
     create_rows();
     edge_rows();
