@@ -29,6 +29,10 @@
  * Whether a pool is held exclusively during a window is answered here too
  * (grovep_excl_any, grovep_excl_record), from its planner and its records.
  *
+ * The tallies of the nodes in use over time below each aggregate (what
+ * bounds the nodes wholly idle during a window) are aggregate_busy.c's:
+ * this file calls it at each record added or removed and at a rebuild.
+ *
  * This file must not hold the allocation records themselves (pool.c, the
  * floor above, which tells this file of every record it adds or removes)
  * or the matcher's use of the aggregates (match_walk.c): it only keeps
@@ -44,6 +48,7 @@
 
 #include "graph_private.h"
 #include "aggregate.h"
+#include "aggregate_private.h"
 #include "util.h"
 
 #define DEFAULT_SPEC "ALL:core,ALL:node,ALL:gpu"
@@ -97,21 +102,10 @@ void grovep_dense_free(grovep_dense_t *d)
 }
 
 /* The set bits of each byte. */
-static const uint8_t popcount8[256] = {
+const uint8_t grovep_popcount8[256] = {
     0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5, 1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5, 2, 3, 3, 4, 3, 4, 4, 5, 3, 4, 4, 5, 4, 5, 5, 6, 1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5, 2, 3, 3, 4, 3, 4, 4, 5, 3, 4, 4, 5, 4, 5, 5, 6, 2, 3, 3, 4, 3, 4, 4, 5, 3, 4, 4, 5, 4, 5, 5, 6, 3, 4, 4, 5, 4, 5, 5, 6, 4, 5, 5, 6, 5, 6, 6, 7, 1, 2, 2, 3, 2, 3, 3, 4, 2, 3, 3, 4, 3, 4, 4, 5, 2, 3, 3, 4, 3, 4, 4, 5, 3, 4, 4, 5, 4, 5, 5, 6, 2, 3, 3, 4, 3, 4, 4, 5, 3, 4, 4, 5, 4, 5, 5, 6, 3, 4, 4, 5, 4, 5, 5, 6, 4, 5, 5, 6, 5, 6, 6, 7, 2, 3, 3, 4, 3, 4, 4, 5, 3, 4, 4, 5, 4, 5, 5, 6, 3, 4, 4, 5, 4, 5, 5, 6, 4, 5, 5, 6, 5, 6, 6, 7, 3, 4, 4, 5, 4, 5, 5, 6, 4, 5, 5, 6, 5, 6, 6, 7, 4, 5, 5, 6, 5, 6, 6, 7, 5, 6, 6, 7, 6, 7, 7, 8};
 
-static inline uint32_t sparse_get(const grovep_sparse_t *s, grove_vid_t v)
-{
-    size_t b = v >> 3;
-    if (b >= s->nblk)
-        return UINT32_MAX;
-    unsigned m = s->bits[b], bit = 1u << (v & 7);
-    if (!(m & bit))
-        return UINT32_MAX;
-    return s->val[s->base[b] + popcount8[m & (bit - 1)]];
-}
-
-static void sparse_free(grovep_sparse_t *s)
+void grovep_sparse_free(grovep_sparse_t *s)
 {
     GROVEP_FREE_ALL(s->bits, s->base, s->val);
     *s = (grovep_sparse_t){0};
@@ -120,10 +114,10 @@ static void sparse_free(grovep_sparse_t *s)
 /* The map of the n distinct vertices key(i) to val(i) (i itself when val
  * is NULL), over vertices below nv; key(i) is the vertex at byte offset
  * i * stride of keys: 0, or -1 (ENOMEM) with *s empty. */
-static int sparse_build(grovep_sparse_t *s, size_t nv, const void *keys, size_t stride,
+int grovep_sparse_build(grovep_sparse_t *s, size_t nv, const void *keys, size_t stride,
                         const uint32_t *vals, size_t n)
 {
-    sparse_free(s);
+    grovep_sparse_free(s);
     size_t nblk = (nv + 7) / 8;
     if (!nblk)
         return 0;
@@ -131,7 +125,7 @@ static int sparse_build(grovep_sparse_t *s, size_t nv, const void *keys, size_t 
     s->base = malloc(nblk * sizeof(*s->base));
     s->val = malloc((n ? n : 1) * sizeof(*s->val));
     if (!s->bits || !s->base || !s->val) {
-        sparse_free(s);
+        grovep_sparse_free(s);
         errno = ENOMEM;
         return -1;
     }
@@ -142,21 +136,16 @@ static int sparse_build(grovep_sparse_t *s, size_t nv, const void *keys, size_t 
     uint32_t c = 0;
     for (size_t b = 0; b < nblk; b++) {
         s->base[b] = c;
-        c += popcount8[s->bits[b]];
+        c += grovep_popcount8[s->bits[b]];
     }
     for (size_t i = 0; i < n; i++) {
         grove_vid_t v = KEY(i);
         unsigned bit = 1u << (v & 7);
-        s->val[s->base[v >> 3] + popcount8[s->bits[v >> 3] & (bit - 1)]] =
+        s->val[s->base[v >> 3] + grovep_popcount8[s->bits[v >> 3] & (bit - 1)]] =
             vals ? vals[i] : (uint32_t)i;
     }
 #undef KEY
     return 0;
-}
-
-static int64_t plan_end(int64_t end)
-{
-    return end > GROVE_PLANNER_TIME_MAX ? GROVE_PLANNER_TIME_MAX : end;
 }
 
 /* ---- configuration ------------------------------------------------------------ */
@@ -285,12 +274,9 @@ int grovep_agg_init(grove_graph_t *g)
     return parse_spec(g, DEFAULT_SPEC, NULL);
 }
 
-static void batch_clear(struct grovep_busybatch *b);
-static void batch_free(struct grovep_busybatch *b);
-
 static void drop_aggs(grove_graph_t *g)
 {
-    batch_clear(&g->busy_batch);
+    grovep_busy_batch_clear(&g->busy_batch);
     for (size_t i = 0; i < g->naggs; i++) {
         grove_mplanner_destroy(g->aggs[i].mp);
         grovep_busy_free(&g->aggs[i]);
@@ -298,9 +284,9 @@ static void drop_aggs(grove_graph_t *g)
     free(g->aggwin.e);
     g->aggwin = (grovep_winmap_t){0};
     g->naggs = g->nvaggs = 0;
-    sparse_free(&g->agg_of);
-    sparse_free(&g->blk_of);
-    sparse_free(&g->busy_of);
+    grovep_sparse_free(&g->agg_of);
+    grovep_sparse_free(&g->blk_of);
+    grovep_sparse_free(&g->busy_of);
     free(g->busy_nw);
     g->busy_nw = NULL;
     free(g->agg_sum);
@@ -314,7 +300,7 @@ static void drop_aggs(grove_graph_t *g)
 void grovep_agg_fini(grove_graph_t *g)
 {
     drop_aggs(g);
-    batch_free(&g->busy_batch);
+    grovep_busy_batch_free(&g->busy_batch);
     free(g->aggs);
     free(g->aggv);
     g->aggs = NULL;
@@ -462,7 +448,7 @@ static uint32_t solo_rec(const grove_graph_t *g, grove_vid_t v)
 static int solo_to_planner(grove_graph_t *g, grove_planner_t *p, uint32_t ri)
 {
     grovep_rec_t *r = &g->recs[ri];
-    int64_t end = plan_end(r->end);
+    int64_t end = grovep_plan_end(r->end);
     int64_t id = grove_planner_add(p, r->start, span_of(r->start, end), r->amount);
     if (id < 0)
         return -1;
@@ -576,7 +562,7 @@ int grovep_pool_resize(grove_graph_t *g, grove_vid_t v, int64_t size)
 int64_t grovep_pool_peak(const grove_graph_t *g, grove_vid_t v, int64_t start, int64_t end)
 {
     grove_planner_t *p = pool_planner(g, v);
-    end = plan_end(end);
+    end = grovep_plan_end(end);
     if (start >= end)
         return 0;
     if (!p) {
@@ -585,7 +571,7 @@ int64_t grovep_pool_peak(const grove_graph_t *g, grove_vid_t v, int64_t start, i
         if (i == GROVEP_NONE)
             return 0;
         const grovep_rec_t *r = &g->recs[i];
-        return r->start < end && start < plan_end(r->end) ? r->amount : 0;
+        return r->start < end && start < grovep_plan_end(r->end) ? r->amount : 0;
     }
     int64_t avail = grove_planner_avail_during(p, start, span_of(start, end));
     if (avail < 0)
@@ -638,7 +624,7 @@ const grovep_agg_t *grovep_agg_of(const grove_graph_t *g, grove_vid_t v)
 {
     if (!g->naggs)
         return NULL;
-    uint32_t i = sparse_get(&g->agg_of, v);
+    uint32_t i = grovep_sparse_get(&g->agg_of, v);
     return i == UINT32_MAX ? NULL : &g->aggs[i];
 }
 
@@ -646,7 +632,7 @@ const grovep_agg_t *grovep_blk_of(const grove_graph_t *g, grove_vid_t v)
 {
     if (g->naggs == g->nvaggs)
         return NULL;
-    uint32_t i = sparse_get(&g->blk_of, v);
+    uint32_t i = grovep_sparse_get(&g->blk_of, v);
     return i == UINT32_MAX ? NULL : &g->aggs[i];
 }
 
@@ -654,7 +640,7 @@ grovep_agg_t *grovep_agg_of_mut(grove_graph_t *g, grove_vid_t v)
 {
     if (!g->naggs)
         return NULL;
-    uint32_t i = sparse_get(&g->agg_of, v);
+    uint32_t i = grovep_sparse_get(&g->agg_of, v);
     return i == UINT32_MAX ? NULL : &g->aggs[i];
 }
 
@@ -662,7 +648,7 @@ grovep_agg_t *grovep_blk_of_mut(grove_graph_t *g, grove_vid_t v)
 {
     if (g->naggs == g->nvaggs)
         return NULL;
-    uint32_t i = sparse_get(&g->blk_of, v);
+    uint32_t i = grovep_sparse_get(&g->blk_of, v);
     return i == UINT32_MAX ? NULL : &g->aggs[i];
 }
 
@@ -797,7 +783,7 @@ static inline bool agg_solo(const grovep_agg_t *a)
  * planners' horizon)? */
 static inline bool solo_meets(const grovep_agg_t *a, int64_t start, int64_t end)
 {
-    return a->cache_start < end && start < plan_end(a->cache_end);
+    return a->cache_start < end && start < grovep_plan_end(a->cache_end);
 }
 
 /* The units of a's tracked low types its one window holds (out[nlow]). */
@@ -819,7 +805,7 @@ static int solo_to_mp(grove_graph_t *g, grovep_agg_t *a)
     grove_mplanner_t *mp = agg_mp(g, a);
     int64_t id = !x || !mp ? -1
                            : grove_mplanner_add(mp, a->cache_start,
-                                                span_of(a->cache_start, plan_end(a->cache_end)),
+                                                span_of(a->cache_start, grovep_plan_end(a->cache_end)),
                                                 held);
     if (id < 0) {
         grove_mplanner_destroy(a->mp);
@@ -842,7 +828,7 @@ bool grovep_agg_avail(const grove_graph_t *g, const grovep_agg_t *a, int64_t sta
         memset(out, 0, g->nlow * sizeof(*out));
         return true;
     }
-    end = plan_end(end);
+    end = grovep_plan_end(end);
     if (a->mp && start < end
         && grove_mplanner_avail_during(a->mp, start, span_of(start, end), out) == 0)
         return true;
@@ -869,7 +855,7 @@ bool grovep_agg_fits(const grove_graph_t *g, const grovep_agg_t *a, int64_t star
         return true;
     if (!unheld && grovep_excl_any(g, a->v, start, end))
         return false; /* held whole in the window */
-    end = plan_end(end);
+    end = grovep_plan_end(end);
     if (start >= end)
         return true;
     if (!a->mp) {
@@ -990,7 +976,7 @@ static int adjust_win(grove_graph_t *g, grovep_agg_t *a, int64_t start, int64_t 
             d[i] = c[i];
         any |= d[i] > 0;
     }
-    if (!any || start >= plan_end(end))
+    if (!any || start >= grovep_plan_end(end))
         return 0;
     uint32_t ai = (uint32_t)(a - g->aggs);
     int64_t *total = grovep_agg_total(g, a), *cache = total + g->nlow;
@@ -1054,7 +1040,7 @@ static int adjust_win(grove_graph_t *g, grovep_agg_t *a, int64_t start, int64_t 
     /* a new window: room first, so that a span is never unlisted */
     if (win_reserve(&g->aggwin) < 0)
         return -1;
-    int64_t id = grove_mplanner_add(mp, start, span_of(start, plan_end(end)), d);
+    int64_t id = grove_mplanner_add(mp, start, span_of(start, grovep_plan_end(end)), d);
     if (id < 0)
         return -1; /* should not happen: the records never over-allocate */
     win_put(&g->aggwin, (grovep_aggwin_t){ai, start, end, id});
@@ -1078,7 +1064,7 @@ static void agg_apply(grove_graph_t *g, grove_vid_t v, uint32_t ri, int sign)
             g->agg_dirty = true; /* rebuilt from the records at the next use */
         /* the block of a's children k lies in (v's own record included:
          * the block is below a) */
-        uint32_t bi = g->naggs > g->nvaggs ? sparse_get(&g->blk_of, k) : UINT32_MAX;
+        uint32_t bi = g->naggs > g->nvaggs ? grovep_sparse_get(&g->blk_of, k) : UINT32_MAX;
         if (bi != UINT32_MAX && adjust_win(g, &g->aggs[bi], start, end, c, sign) < 0)
             g->agg_dirty = true;
     }
@@ -1097,7 +1083,7 @@ int grovep_pool_add(grove_graph_t *g, grove_vid_t v, uint32_t ri)
 static int pool_add(grove_graph_t *g, grove_vid_t v, uint32_t ri)
 {
     grovep_rec_t *r = &g->recs[ri];
-    int64_t end = plan_end(r->end);
+    int64_t end = grovep_plan_end(r->end);
     r->pspan = 0;
     if (r->start >= end)
         return 0; /* an empty window holds nothing */
@@ -1185,8 +1171,8 @@ static int agg_batch(grove_graph_t *g, const grove_vid_t *vs, const uint32_t *re
         bool blocks = g->naggs > g->nvaggs;
         for (grove_vid_t u = v, a = g->parent[v]; a != GROVEP_NONE; u = a, a = g->parent[a]) {
             /* a's aggregate, and that of the block of a's children u lies in */
-            uint32_t pair[2] = {sparse_get(&g->agg_of, a),
-                                blocks ? sparse_get(&g->blk_of, u) : UINT32_MAX};
+            uint32_t pair[2] = {grovep_sparse_get(&g->agg_of, a),
+                                blocks ? grovep_sparse_get(&g->blk_of, u) : UINT32_MAX};
             for (int j = 0; j < 2; j++) {
                 uint32_t ai = pair[j];
                 if (ai == UINT32_MAX)
@@ -1355,7 +1341,7 @@ static int blocks_build(grove_graph_t *g, const uint32_t *slot, const int64_t *t
         }
     }
     if (rc == 0 && nk
-        && sparse_build(&g->blk_of, g->nv, kids, sizeof(*kids), vals, nk) < 0)
+        && grovep_sparse_build(&g->blk_of, g->nv, kids, sizeof(*kids), vals, nk) < 0)
         rc = -1;
     free(kids);
     free(vals);
@@ -1440,7 +1426,7 @@ int grovep_agg_refresh(grove_graph_t *g)
     }
     g->nvaggs = g->naggs;
     if (rc == 0 && g->naggs
-        && sparse_build(&g->agg_of, g->nv, g->aggs, sizeof(*g->aggs), NULL, g->naggs) < 0)
+        && grovep_sparse_build(&g->agg_of, g->nv, g->aggs, sizeof(*g->aggs), NULL, g->naggs) < 0)
         rc = -1;
     if (rc == 0)
         rc = blocks_build(g, slot, tot);
@@ -1497,7 +1483,7 @@ int grovep_agg_respan(grove_graph_t *g)
     }
     free(g->aggwin.e);
     g->aggwin = (grovep_winmap_t){0};
-    sparse_free(&g->busy_of);
+    grovep_sparse_free(&g->busy_of);
     free(g->busy_nw);
     g->busy_nw = NULL;
     /* put in again from the records, as grovep_agg_refresh does */
@@ -1603,498 +1589,4 @@ int64_t grove_vertex_aggregate_avail_sym(const grove_graph_t *g, grove_vid_t v, 
         return -1;
     }
     return avail_of(g, v, t, start, end);
-}
-
-/* ---- the nodes in use over time, for a bound on the nodes wholly idle ------------ *
- *
- * The aggregates count free units of each type (aggregate.c), and a node
- * on which a job holds one core of 44 still counts as a free node there:
- * only an exclusive record takes a node whole.  A request for nodes
- * written exclusive needs nodes no job touches during its window, and
- * with thousands of small jobs spread over a machine the aggregates let
- * every instant through, so that the matcher asked every node of the
- * machine at each instant a reservation of 1,024 exclusive nodes tried.
- *
- * Here each aggregate that tracks nodes keeps a tally (planner.h) of how
- * many nodes below it are in use at each time: a node is in use while a
- * record of its own or an annotation of a record below it (pool.c) covers
- * the time.
- * The use of node v is the union of those windows, kept as its maximal
- * intervals (overlapping or touching windows merged: windows kept apart
- * where they only touch would leave a point in the tallies at every
- * boundary, and a machine reserved back to back again and again would
- * make every tally as long as its runs), and each maximal interval is one
- * span (+1) in the tallies of the aggregates above v and of v's block
- * (blk_of).  A window that comes or goes on v changes only the maximal
- * interval around it: the ones it merges are taken out and their hull put
- * in, or the reverse, so that what is taken out is always exactly what
- * was put in; a window that overlaps or touches no other is its own,
- * found with one look at v's lists.  Then the nodes below an aggregate
- * wholly idle during [s, e) are at most its nodes less the most in use at
- * any time of the window: a bound, not a count (two nodes in use in two
- * halves of the window leave one fewer idle than it says), which only
- * ever lets a window through that then fails node by node.
- *
- * A node with more than 64 windows (a machine reserved whole again and
- * again) is not counted at all: its use would cost a sort of them at each
- * change, and a node left out only lets windows through.  It is counted
- * again when it has 64 or fewer.
- *
- * The tallies follow the records while the aggregates are clean; a
- * dirty graph rebuilds them from the records with the aggregates
- * (grovep_busy_build).  "idle=0" in the aggregates' specification turns
- * them off (for comparisons: they only ever prune).
- */
-struct ival {
-    int64_t s, e;
-};
-
-/* Is v of the low type whose use is counted (the aggregates' "node")? */
-static inline bool counted(const grove_graph_t *g, grove_vid_t v)
-{
-    return g->busy_low < g->nlow && g->v[v].type == g->agg_low[g->busy_low];
-}
-
-/* Is record r, in list 0 (v's own) or 1 (annotations of records below
- * v), a window of v's use? */
-static inline bool is_window(const grovep_rec_t *r, int list)
-{
-    return (list || r->kind == GROVE_RECORD_ALLOC) && r->start < plan_end(r->end);
-}
-
-/* Sort w[0, n) by start.  A vertex's lists hold the newest record first,
- * so a run is most often in decreasing order (a machine reserved again
- * and again): that one is reversed, one in order is left, and any other
- * is sorted by insertion (n <= GROVEP_BUSY_CAP). */
-static void sort_run(struct ival *w, size_t n)
-{
-    size_t i = 1;
-    while (i < n && w[i].s <= w[i - 1].s)
-        i++;
-    if (i == n) {
-        for (size_t a = 0, b = n ? n - 1 : 0; a < b; a++, b--) {
-            struct ival t = w[a];
-            w[a] = w[b];
-            w[b] = t;
-        }
-        return;
-    }
-    for (i = 1; i < n; i++) {
-        struct ival x = w[i];
-        size_t j = i;
-        for (; j > 0 && w[j - 1].s > x.s; j--)
-            w[j] = w[j - 1];
-        w[j] = x;
-    }
-}
-
-/* Append [x.s, x.e) to the maximal intervals w[0, *k), which are sorted
- * and come before it by start (merged with the last when it overlaps or
- * touches it). */
-static inline void coalesce(struct ival *w, size_t *k, struct ival x)
-{
-    if (*k && x.s <= w[*k - 1].e) {
-        if (x.e > w[*k - 1].e)
-            w[*k - 1].e = x.e;
-    } else {
-        w[(*k)++] = x;
-    }
-}
-
-/* The maximal intervals of v's windows (is_window), record skip left
- * out, into w (room for GROVEP_BUSY_CAP): their count.  Only for a node
- * of at most g->busy_cap windows besides skip's (the callers count them:
- * g->busy_nw); past that, 0. */
-static size_t merged(const grove_graph_t *g, grove_vid_t v, uint32_t skip, struct ival *w)
-{
-    size_t n = 0, cap = g->busy_cap, n0 = 0;
-    for (int list = 0; list < 2; list++) {
-        n0 = n; /* where the second list's windows begin */
-        uint32_t i = list ? grovep_shared_head(g, v) : grovep_recs_head(g, v);
-        for (; i != GROVEP_NONE; i = g->recs[i].next) {
-            const grovep_rec_t *r = &g->recs[i];
-            if (i == skip || !is_window(r, list))
-                continue;
-            if (n == cap)
-                return 0;
-            w[n++] = (struct ival){r->start, plan_end(r->end)};
-        }
-    }
-    /* each list's windows sorted apart, then merged and joined */
-    sort_run(w, n0);
-    sort_run(w + n0, n - n0);
-    if (n0 == 0 || n0 == n) {
-        size_t k = 0;
-        for (size_t i = 0; i < n; i++)
-            coalesce(w, &k, w[i]); /* k <= i: read before written */
-        return k;
-    }
-    struct ival a[GROVEP_BUSY_CAP];
-    size_t nb = n - n0, k = 0, i = 0, j = 0;
-    memcpy(a, w, n * sizeof(*a));
-    const struct ival *b = a + n0;
-    while (i < n0 || j < nb)
-        coalesce(w, &k, j == nb || (i < n0 && a[i].s <= b[j].s) ? a[i++] : b[j++]);
-    return k;
-}
-
-/* Does a window of v other than record skip's overlap or touch [s, e)? */
-static bool overlapped(const grove_graph_t *g, grove_vid_t v, uint32_t skip, int64_t s,
-                       int64_t e)
-{
-    for (int list = 0; list < 2; list++) {
-        uint32_t i = list ? grovep_shared_head(g, v) : grovep_recs_head(g, v);
-        for (; i != GROVEP_NONE; i = g->recs[i].next) {
-            const grovep_rec_t *r = &g->recs[i];
-            if (i != skip && is_window(r, list) && r->start <= e && s <= plan_end(r->end))
-                return true;
-        }
-    }
-    return false;
-}
-
-/* One more (sign 1) or one less (-1) node in use over [s, e) in the tally
- * of a (made at its first).  0, or -1 (ENOMEM). */
-static int tally_put(grovep_agg_t *a, int64_t s, int64_t e, int sign)
-{
-    if (!a->busy) {
-        if (sign < 0)
-            return 0; /* never put in: the tallies were rebuilt since */
-        if (!(a->busy = grove_tally_create()))
-            return -1;
-    }
-    if (sign > 0)
-        return grove_tally_raise(a->busy, s, e);
-    grove_tally_lower(a->busy, s, e);
-    return 0;
-}
-
-/* ---- the tallies' changes of a job's records, summed ---------------------------- *
- *
- * Each raising or lowering of [s, e) in a tally is two changes of its
- * points: at s the count by sign and the intervals ending there by sign,
- * at e the count by -sign and the intervals by sign.  These add up in any
- * order, so from grovep_busy_begin to grovep_busy_end they are summed by
- * aggregate and time, and each (aggregate, time) is put in once: the
- * nodes of a reservation of many whole nodes raise the tallies above them
- * at the reservation's start and end, and a window merged with the one
- * before it (taken out, and their hull put in) changes nothing at the
- * hull's start.  The tallies then hold what the changes one by one would
- * have left, point for point. */
-
-#define BATCH_EMPTY UINT32_MAX
-/* Past this many changes (a job of thousands of whole nodes) the batch's
- * memory is given back at its end rather than kept for the next. */
-#define BATCH_KEEP 16384
-
-static inline size_t batch_hash(uint32_t agg, int64_t key, size_t mask)
-{
-    uint64_t h = (uint64_t)key * 0x9e3779b97f4a7c15u ^ ((uint64_t)agg + 1) * 0xc2b2ae3d27d4eb4fu;
-    return (size_t)(h ^ (h >> 29)) & mask;
-}
-
-/* Room for one more change: the table of slots kept at most half full.
- * 0, or -1 (ENOMEM) with the batch as it was. */
-static int batch_room(struct grovep_busybatch *b)
-{
-    if (b->n < b->cap && 2 * (b->n + 1) <= b->nslot)
-        return 0;
-    size_t cap = b->cap ? 2 * b->cap : 64, nslot = 2 * cap;
-    struct grovep_tallyop *op = realloc(b->op, cap * sizeof(*op));
-    if (!op)
-        return -1;
-    b->op = op;
-    uint32_t *slot = malloc(nslot * sizeof(*slot));
-    if (!slot)
-        return -1; /* op grown, the table as it was: still sound */
-    for (size_t i = 0; i < nslot; i++)
-        slot[i] = BATCH_EMPTY;
-    for (size_t i = 0; i < b->n; i++) {
-        size_t h = batch_hash(op[i].agg, op[i].key, nslot - 1);
-        while (slot[h] != BATCH_EMPTY)
-            h = (h + 1) & (nslot - 1);
-        slot[h] = (uint32_t)i;
-        op[i].pos = (uint32_t)h;
-    }
-    free(b->slot);
-    b->slot = slot;
-    b->cap = cap;
-    b->nslot = nslot;
-    return 0;
-}
-
-/* Add dv to the count of aggregate agg from key on and dends to the
- * intervals ending at key.  0, or -1 (ENOMEM). */
-static int batch_add(struct grovep_busybatch *b, uint32_t agg, int64_t key, int64_t dv,
-                     int dends)
-{
-    if (batch_room(b) < 0)
-        return -1;
-    size_t mask = b->nslot - 1, h = batch_hash(agg, key, mask);
-    for (; b->slot[h] != BATCH_EMPTY; h = (h + 1) & mask) {
-        struct grovep_tallyop *o = &b->op[b->slot[h]];
-        if (o->agg == agg && o->key == key) {
-            o->dv += dv;
-            o->dends += dends;
-            return 0;
-        }
-    }
-    b->slot[h] = (uint32_t)b->n;
-    b->op[b->n++] = (struct grovep_tallyop){.key = key, .dv = dv, .agg = agg, .dends = dends,
-                                            .pos = (uint32_t)h};
-    return 0;
-}
-
-/* Forget the changes summed so far (the tallies were rebuilt from the
- * records, or will be). */
-static void batch_clear(struct grovep_busybatch *b)
-{
-    for (size_t i = 0; i < b->n; i++)
-        b->slot[b->op[i].pos] = BATCH_EMPTY;
-    b->n = 0;
-}
-
-/* Put the summed changes in, each (aggregate, time) once, and start over. */
-static void batch_flush(grove_graph_t *g)
-{
-    struct grovep_busybatch *b = &g->busy_batch;
-    for (size_t i = 0; i < b->n && !g->agg_dirty; i++) {
-        const struct grovep_tallyop *o = &b->op[i];
-        if ((o->dv == 0 && o->dends == 0) || o->agg >= g->naggs)
-            continue;
-        grovep_agg_t *a = &g->aggs[o->agg];
-        if (!a->busy) {
-            if (o->dends <= 0)
-                continue; /* never put in: the tallies were rebuilt since */
-            if (!(a->busy = grove_tally_create())) {
-                g->agg_dirty = true;
-                break;
-            }
-        }
-        if (grove_tally_apply(a->busy, o->key, o->dv, o->dends) < 0)
-            g->agg_dirty = true; /* rebuilt from the records at the next use */
-    }
-    if (b->cap > BATCH_KEEP)
-        batch_free(b);
-    else
-        batch_clear(b);
-}
-
-void grovep_busy_begin(grove_graph_t *g)
-{
-    g->busy_batch.depth++;
-}
-
-void grovep_busy_end(grove_graph_t *g)
-{
-    if (g->busy_batch.depth > 0 && --g->busy_batch.depth == 0)
-        batch_flush(g);
-}
-
-static void batch_free(struct grovep_busybatch *b)
-{
-    free(b->op);
-    free(b->slot);
-    *b = (struct grovep_busybatch){.depth = b->depth};
-}
-
-/* The interval [s, e) of node v in use (sign 1) or no more (-1), in every
- * aggregate above v that tracks nodes and in v's block's: at once, or
- * summed in the batch while one is open.  0, or -1. */
-static int put_up(grove_graph_t *g, grove_vid_t v, int64_t s, int64_t e, int sign)
-{
-    uint8_t bit = (uint8_t)(1u << g->busy_low);
-    struct grovep_busybatch *b = &g->busy_batch;
-    for (grove_vid_t k = v, a = g->parent[v]; a != GROVEP_NONE; k = a, a = g->parent[a]) {
-        grovep_agg_t *x[2] = {grovep_agg_of_mut(g, a), grovep_blk_of_mut(g, k)};
-        for (int j = 0; j < 2; j++) {
-            if (!x[j] || !(x[j]->mask & bit))
-                continue;
-            if (b->depth == 0) {
-                if (tally_put(x[j], s, e, sign) < 0)
-                    return -1;
-                continue;
-            }
-            uint32_t ai = (uint32_t)(x[j] - g->aggs);
-            if (batch_add(b, ai, s, sign, sign) < 0 || batch_add(b, ai, e, -sign, sign) < 0)
-                return -1;
-        }
-    }
-    return 0;
-}
-
-void grovep_busy_change(grove_graph_t *g, grove_vid_t v, uint32_t ri, int sign)
-{
-    if (g->agg_dirty || !g->naggs || !g->agg_idle || !counted(g, v))
-        return;
-    const grovep_rec_t *r = &g->recs[ri];
-    int64_t s = r->start, e = plan_end(r->end);
-    uint32_t ni = sparse_get(&g->busy_of, v);
-    if (s >= e || ni == UINT32_MAX)
-        return;
-    /* the windows on v without ri's: kept a node, so that a node of many
-     * is passed by without a look at its lists */
-    uint32_t without = sign > 0 ? g->busy_nw[ni]++ : --g->busy_nw[ni];
-    if (without > g->busy_cap)
-        return; /* not counted with it or without it */
-    if (without < g->busy_cap && !overlapped(g, v, ri, s, e)) {
-        /* its own maximal interval, with it and without it */
-        if (put_up(g, v, s, e, sign) < 0)
-            g->agg_dirty = true;
-        return;
-    }
-    struct ival L[GROVEP_BUSY_CAP];
-    ptrdiff_t n = (ptrdiff_t)merged(g, v, ri, L);
-    int rc = 0;
-    if (without == g->busy_cap) {
-        /* counted on one side only: without ri's window (busy_cap
-         * windows), not with it (one more) */
-        for (ptrdiff_t i = 0; i < n && rc == 0; i++)
-            rc = put_up(g, v, L[i].s, L[i].e, -sign);
-        if (rc < 0)
-            g->agg_dirty = true;
-        return;
-    }
-    /* the maximal intervals [s, e) merges: those it overlaps or touches */
-    ptrdiff_t lo = 0;
-    while (lo < n && L[lo].e < s)
-        lo++;
-    ptrdiff_t hi = lo;
-    while (hi < n && L[hi].s <= e)
-        hi++;
-    if (hi - lo == 1 && L[lo].s <= s && e <= L[lo].e)
-        return; /* within one already: no node more or less in use */
-    struct ival h = {s, e};
-    if (hi > lo) {
-        h.s = L[lo].s < s ? L[lo].s : s;
-        h.e = L[hi - 1].e > e ? L[hi - 1].e : e;
-    }
-    if (sign > 0) {
-        for (ptrdiff_t i = lo; i < hi && rc == 0; i++)
-            rc = put_up(g, v, L[i].s, L[i].e, -1);
-        if (rc == 0)
-            rc = put_up(g, v, h.s, h.e, 1);
-    } else {
-        rc = put_up(g, v, h.s, h.e, -1);
-        for (ptrdiff_t i = lo; i < hi && rc == 0; i++)
-            rc = put_up(g, v, L[i].s, L[i].e, 1);
-    }
-    if (rc < 0)
-        g->agg_dirty = true;
-}
-
-int grovep_busy_build(grove_graph_t *g)
-{
-    /* what a batch summed before is counted from the records below */
-    batch_clear(&g->busy_batch);
-    if (!g->agg_idle || g->busy_low >= g->nlow)
-        return 0;
-    /* the counted nodes, each with the number of its windows */
-    size_t nn = 0, cap = 0;
-    grove_vid_t *nodes = NULL;
-    for (grove_vid_t v = 0; v < g->nv; v++) {
-        if (!grovep_alive(g, v) || !counted(g, v))
-            continue;
-        if (grovep_grow((void **)&nodes, &cap, nn + 1, sizeof(*nodes)) < 0) {
-            free(nodes);
-            return -1;
-        }
-        nodes[nn++] = v;
-    }
-    if (nn && (sparse_build(&g->busy_of, g->nv, nodes, sizeof(*nodes), NULL, nn) < 0
-               || !(g->busy_nw = calloc(nn, sizeof(*g->busy_nw))))) {
-        free(nodes);
-        return -1;
-    }
-    struct ival L[GROVEP_BUSY_CAP];
-    int rc = 0;
-    grovep_busy_begin(g);
-    for (size_t k = 0; k < nn && rc == 0; k++) {
-        grove_vid_t v = nodes[k];
-        uint32_t n = 0;
-        for (int list = 0; list < 2; list++) {
-            uint32_t i = list ? grovep_shared_head(g, v) : grovep_recs_head(g, v);
-            for (; i != GROVEP_NONE; i = g->recs[i].next)
-                n += is_window(&g->recs[i], list);
-        }
-        g->busy_nw[k] = n;
-        if (n == 0 || n > g->busy_cap)
-            continue;
-        size_t m = merged(g, v, GROVEP_NONE, L);
-        for (size_t i = 0; i < m && rc == 0; i++)
-            rc = put_up(g, v, L[i].s, L[i].e, 1);
-    }
-    if (rc < 0)
-        g->agg_dirty = true; /* the caller's too: nothing summed is put in */
-    grovep_busy_end(g);
-    free(nodes);
-    return rc;
-}
-
-int64_t grovep_agg_idle(const grove_graph_t *g, const grovep_agg_t *a, int64_t start,
-                        int64_t end)
-{
-    if (!g->agg_idle || g->busy_low >= g->nlow || !(a->mask & (1u << g->busy_low)))
-        return INT64_MAX;
-    if (grovep_excl_any(g, a->v, start, end))
-        return 0; /* held whole in the window */
-    int64_t total = grovep_agg_total(g, a)[g->busy_low];
-    end = plan_end(end);
-    if (!a->busy || start >= end)
-        return total;
-    return total - grove_tally_max(a->busy, start, end);
-}
-
-int64_t grovep_agg_idle_from(const grove_graph_t *g, const grovep_agg_t *a, int64_t need,
-                             int64_t d, int64_t t0)
-{
-    if (!g->agg_idle || g->busy_low >= g->nlow || !(a->mask & (1u << g->busy_low)) || !a->busy
-        || d <= 0 || need <= 0 || d > GROVE_PLANNER_TIME_MAX || t0 > GROVE_PLANNER_TIME_MAX - d)
-        return t0;
-    int64_t total = grovep_agg_total(g, a)[g->busy_low];
-    if (need > total)
-        return -1;
-    return grove_tally_earliest(a->busy, total - need, d, t0, GROVE_PLANNER_TIME_MAX - d);
-}
-
-bool grovep_blk_idle_enough(const grove_graph_t *g, grove_vid_t w, int64_t need, int64_t start,
-                            int64_t end)
-{
-    if (g->naggs == g->nvaggs || need <= 0 || !g->agg_idle || g->busy_low >= g->nlow)
-        return true;
-    end = plan_end(end);
-    if (start >= end)
-        return true;
-    /* w's blocks follow one another in g->aggs from its first child's
-     * (blocks_build); the sum stops as soon as it reaches need (a request
-     * of a few nodes asks one or two) */
-    uint32_t first = UINT32_MAX;
-    for (grove_eid_t e = g->first_out[w]; e != GROVEP_NONE; e = g->e[e].next_out) {
-        grove_vid_t c = g->e[e].dst;
-        if (g->e[e].sub == g->containment && !(g->e[e].flags & GROVEP_E_UP) && g->parent[c] == w) {
-            first = sparse_get(&g->blk_of, c);
-            break;
-        }
-    }
-    if (first == UINT32_MAX)
-        return true; /* w has no blocks */
-    int64_t sum = 0;
-    for (size_t i = first; i < g->naggs && g->aggs[i].v == w; i++) {
-        const grovep_agg_t *b = &g->aggs[i];
-        if (!(b->mask & (1u << g->busy_low)))
-            return true;
-        int64_t n = grovep_agg_total(g, b)[g->busy_low];
-        if (b->busy)
-            n -= grove_tally_max(b->busy, start, end);
-        sum += n;
-        if (sum >= need)
-            return true;
-    }
-    return false;
-}
-
-void grovep_busy_free(grovep_agg_t *a)
-{
-    grove_tally_destroy(a->busy);
-    a->busy = NULL;
 }
