@@ -348,17 +348,22 @@ grove_matcher_t *grovel_check_matcher(lua_State *L, int idx);
 /* The match m:match makes (mode one of its modes: grove_match_mode_t's
  * values, or grow; win: the window [win[0], win[1]) or NULL; after: not
  * before *after, or NULL; limit: the search's time limit in seconds, or
- * 0, see grove_matcher_set_search_limit, for this match alone; compact:
- * a reservation it makes is kept compact, see grove_matcher_set_compact,
- * for a caller that reads none of its picks) by the matcher at idx, in
+ * 0, see grove_matcher_set_search_limit, for this match alone; flags:
+ * GROVEL_MATCH_COMPACT, a reservation it makes is kept compact, see
+ * grove_matcher_set_compact, for a caller that reads none of its picks;
+ * GROVEL_MATCH_BUSY, a failed match answers EBUSY without looking
+ * whether it could ever fit, see grove_matcher_set_tell_never) by the
+ * matcher at idx, in
  * its Lua policy's sandbox when it has one.  0, or -1
  * with errno and *why (the reason: the policy's message when it failed,
  * ECANCELED; else err's text, or NULL); *why lives until the next match.
  * Raises on misuse, like grovel_check_matcher, and when the matcher's
  * policy was closed. */
+#define GROVEL_MATCH_COMPACT 1u
+#define GROVEL_MATCH_BUSY 2u
 int grovel_match_guarded(lua_State *L, int idx, const grove_jobspec_t *js, int mode,
                          grove_jobid_t id, const int64_t *win, const int64_t *after,
-                         double limit, bool compact, const grove_job_t **job,
+                         double limit, unsigned flags, const grove_job_t **job,
                          grove_error_t *err, const char **why);
 
 /* grovel_fail_errno for a match that failed with errno e; after one whose

@@ -314,6 +314,21 @@ static bool check_after(lua_State *L, int idx, int64_t *after)
     return true;
 }
 
+/* The option busy = true of m:match's options at idx: a failed match
+ * answers EBUSY without looking whether it could ever fit
+ * (grove_matcher_set_tell_never).  Raises on misuse. */
+static bool check_busy(lua_State *L, int idx)
+{
+    if (lua_isnoneornil(L, idx))
+        return false;
+    int ty = lua_getfield(L, idx, "busy");
+    if (ty != LUA_TNIL && ty != LUA_TBOOLEAN)
+        luaL_argerror(L, idx, "busy: a boolean expected");
+    bool busy = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return busy;
+}
+
 /* The option limit = seconds of m:match's options at idx (0: none).
  * Raises on misuse. */
 static double check_limit(lua_State *L, int idx)
@@ -372,6 +387,7 @@ static int m_match(lua_State *L)
     if (has_after && (windowed || mode == MODE_GROW))
         luaL_argerror(L, 5, "after: not with a window or a grow");
     double limit = check_limit(L, 5);
+    unsigned flags = check_busy(L, 5) ? GROVEL_MATCH_BUSY : 0;
     lua_settop(L, 4);
     const grove_jobspec_t *js = to_jobspec(L, 2);
     if (!js) {
@@ -384,7 +400,7 @@ static int m_match(lua_State *L)
     const grove_job_t *job = NULL;
     const char *why = NULL;
     int rc = grovel_match_guarded(L, 1, js, mode, id, windowed ? win : NULL,
-                                  has_after ? &after : NULL, limit, false, &job, &err, &why);
+                                  has_after ? &after : NULL, limit, flags, &job, &err, &why);
     if (rc < 0)
         return grovel_fail_resume(L, check_matcher(L, 1)->m, errno, why);
     push_job(L, job, picks ? 5 : 0);
@@ -438,7 +454,7 @@ static bool unknown_type(lua_State *L, const grove_graph_t *g, const grove_jobsp
 
 int grovel_match_guarded(lua_State *L, int idx, const grove_jobspec_t *js, int mode,
                          grove_jobid_t id, const int64_t *win, const int64_t *after,
-                         double limit, bool compact, const grove_job_t **job,
+                         double limit, unsigned flags, const grove_job_t **job,
                          grove_error_t *err, const char **why)
 {
     idx = lua_absindex(L, idx);
@@ -456,9 +472,11 @@ int grovel_match_guarded(lua_State *L, int idx, const grove_jobspec_t *js, int m
     lm->running = true;
     gr->busy++;
     grove_matcher_set_search_limit(lm->m, limit);
-    grove_matcher_set_compact(lm->m, compact);
+    grove_matcher_set_compact(lm->m, flags & GROVEL_MATCH_COMPACT);
+    grove_matcher_set_tell_never(lm->m, !(flags & GROVEL_MATCH_BUSY));
     int rc = run_match(lm->m, js, mode, id, win, after, job, err);
     int e = errno;
+    grove_matcher_set_tell_never(lm->m, true);
     grove_matcher_set_compact(lm->m, false);
     grove_matcher_set_search_limit(lm->m, 0);
     gr->busy--;

@@ -1,7 +1,7 @@
 /* l_sim.c: the one call the batch-queue simulator (grove.sim) makes per
  * scheduling attempt, without the cost of a full job table.
  *
- *   core.sim_match(m, jobspec, mode, id [, type [, count [, after [, limit]]]])
+ *   core.sim_match(m, jobspec, mode, id [, type [, count [, after [, limit [, busy]]]]])
  *       -> state, start, end, {vid, ...} [, units]   or nil, message, code
  *          [, resume]
  *   core.sim_nodes(vids, of) -> {node, ...}
@@ -24,7 +24,10 @@
  * m:match's after option.  With limit (seconds), the search for a later
  * start stops once it has run that long (grove_matcher_set_search_limit):
  * nil, message, "ETIMEDOUT", resume: the caller goes on with after =
- * resume when it has done what it stopped for.
+ * resume when it has done what it stopped for.  With busy true, a failed
+ * match answers EBUSY without looking whether the request could ever fit
+ * (grove_matcher_set_tell_never): a pass tries each waiting job again and
+ * again, and the loop asked that once, when the job arrived.
  *
  * sim_nodes: the nodes a job holds, of[vid] for each vertex id of vids that of
  * knows, each once, in increasing order (of maps a vertex id to its node's
@@ -75,13 +78,14 @@ static int l_sim_match(lua_State *L)
                       "after: only with allocate_orelse_reserve");
     }
     double limit = luaL_optnumber(L, 8, 0);
+    unsigned flags = GROVEL_MATCH_COMPACT | (lua_toboolean(L, 9) ? GROVEL_MATCH_BUSY : 0);
     grove_error_t err = {{0}, 0};
     const grove_job_t *job = NULL;
     const char *why = NULL;
     /* a reservation's picks are not read here: kept compact until they are
      * (grove_matcher_set_compact) */
     int rc = grovel_match_guarded(L, 1, js, (int)mode_of[mode], (grove_jobid_t)id, NULL,
-                                  has_after ? &after : NULL, limit, true, &job, &err, &why);
+                                  has_after ? &after : NULL, limit, flags, &job, &err, &why);
     if (rc < 0)
         return grovel_fail_resume(L, m, errno, why);
     const grove_graph_t *g = grove_matcher_graph(m);

@@ -404,8 +404,14 @@ static int match_failed(grove_matcher_t *m, struct matching *x, int found,
         return -1;
     }
     /* every mode tells never from not now: look again ignoring use and
-     * status (a satisfiability match has) */
+     * status (a satisfiability match has), unless the caller asked only
+     * whether it fits (grove_matcher_set_tell_never) */
     bool never = x->mode == GROVE_MATCH_SATISFIABILITY;
+    if (!never && m->busy_only && x->mode != GROVE_MATCH_ALLOCATE_WITH_SAT) {
+        grove_error_set(err, NULL, 0, "no matching resources");
+        errno = EBUSY;
+        return -1;
+    }
     if (!never) {
         m->sat = true;
         int s = grovep_match_attempt_x(m, x, x->now, x->d);

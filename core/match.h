@@ -179,6 +179,17 @@ const grove_job_t *grove_matcher_job_at(const grove_matcher_t *m, size_t i);
  * policy that explores by use (grove_matcher_set_policy) list the rest
  * first. */
 void grove_matcher_set_compact(grove_matcher_t *m, bool on);
+
+/* Tell never from not now at the next matches (on, the default): a match
+ * in a mode that places or reserves that finds nothing looks again,
+ * ignoring use and status, to answer ENODEV (never) rather than EBUSY:
+ * one more match.  Off, it answers EBUSY at the cost of the failed match
+ * alone, whether or not the request could ever fit: for a loop that
+ * learned when a job arrived whether it could ever be placed and asks
+ * again itself when the machine changes, while its passes try each
+ * waiting job again and again.  The modes whose answer is that question
+ * (satisfiability, allocate_with_satisfiability) always look. */
+void grove_matcher_set_tell_never(grove_matcher_t *m, bool on);
 size_t grove_matcher_job_count(const grove_matcher_t *m);
 
 /* The id the next grove_match(..., 0, ...) will use. */

@@ -134,6 +134,11 @@ void grove_matcher_set_compact(grove_matcher_t *m, bool on)
     m->compact = on;
 }
 
+void grove_matcher_set_tell_never(grove_matcher_t *m, bool on)
+{
+    m->busy_only = !on;
+}
+
 int grove_matcher_prepare(grove_matcher_t *m)
 {
     if (m->g->agg_dirty && grovep_agg_refresh(m->g) < 0)

@@ -195,6 +195,9 @@ struct grove_matcher {
     /* grove_matcher_set_compact: a reservation's selection is kept without
      * what lies below the vertices it holds whole, until it is read */
     bool compact;
+    /* grove_matcher_set_tell_never off: a failed match answers EBUSY
+     * without looking whether it could ever fit */
+    bool busy_only;
     /* the last block asked of (blk_fits), for which need, and its answer:
      * the children of a block listed in turn ask once.  Forgotten at each
      * attempt (grovep_match_new_generation): the aggregates do not change

@@ -242,6 +242,33 @@ describe("grove.sim", function()
     end, "bad argument #7 to 'sim_match' (after: only with allocate_orelse_reserve)")
   end)
 
+  it("answers EBUSY without looking for never when asked (busy), and nothing else changes",
+    function()
+    local g = machine()
+    local m = grove.core.matcher(g)
+    local huge = grove.core.jobspec_from_table(grove.jobspec{slots = 1000})
+    local _, why, code = grove.core.sim_match(m, huge, "allocate", 1)
+    assert.same({"ENODEV"}, {code})
+    assert.is_not.equal("no matching resources", why)
+    _, why, code = grove.core.sim_match(m, huge, "allocate", 1, nil, nil, nil, nil, true)
+    assert.same({"no matching resources", "EBUSY"}, {why, code})
+    -- the matcher's own setting is back: the next plain match tells never
+    assert.equal("ENODEV", select(3, grove.core.sim_match(m, huge, "allocate", 1)))
+    -- m:match's option, the same; the modes that ask whether it could
+    -- ever fit still say so
+    assert.equal("EBUSY", select(3, m:match(huge, "allocate", 1, {busy = true})))
+    assert.equal("ENODEV", select(3, m:match(huge, "allocate", 1)))
+    assert.equal("ENODEV", select(3, m:match(huge, "satisfiability", nil, {busy = true})))
+    assert.equal("ENODEV",
+      select(3, m:match(huge, "allocate_with_satisfiability", 1, {busy = true})))
+    assert.has_error(function() m:match(huge, "allocate", 1, {busy = 1}) end,
+      "bad argument #4 to 'match' (busy: a boolean expected)")
+    -- a request that fits is placed the same
+    local one = grove.core.jobspec_from_table(grove.jobspec{slots = 1})
+    local st = grove.core.sim_match(m, one, "allocate", 2, nil, nil, nil, nil, true)
+    assert.equal("allocated", st)
+  end)
+
   it("refuses misuse", function()
     assert.has_error(function() sim.new{graph = machine(), procs_as = "socket"} end,
       "bad argument #1 to 'new' (procs_as must be \"core\", \"node\", \"fewest\" or " ..

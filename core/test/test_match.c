@@ -339,6 +339,27 @@ static void test_never(void)
     ok(grove_match(m, two, GROVE_MATCH_ALLOCATE, 0, NULL, &err) < 0 && errno == EBUSY,
        "then two nodes are busy, not never");
     is_str(err.text, "no matching resources", "busy: the plain message");
+    /* told not to look for never: a failed match is EBUSY in the modes
+     * that place or reserve, whatever the request; the modes whose answer
+     * is never still say it; and the default comes back */
+    grove_matcher_set_tell_never(m, false);
+    for (size_t i = 0; i < sizeof(modes) / sizeof(*modes); i++) {
+        bool asks = modes[i] == GROVE_MATCH_SATISFIABILITY
+                    || modes[i] == GROVE_MATCH_ALLOCATE_WITH_SAT;
+        errno = 0;
+        err.text[0] = 0;
+        ok(grove_match(m, three, modes[i], 0, NULL, &err) < 0 && errno == (asks ? ENODEV : EBUSY),
+           "mode %zu, never not told: three nodes of two: %s", i, asks ? "ENODEV" : "EBUSY");
+        if (!asks)
+            is_str(err.text, "no matching resources", "mode %zu: the plain message", i);
+    }
+    errno = 0;
+    ok(grove_match(m, two, GROVE_MATCH_ALLOCATE, 0, NULL, &err) < 0 && errno == EBUSY,
+       "never not told: two nodes still busy");
+    grove_matcher_set_tell_never(m, true);
+    errno = 0;
+    ok(grove_match(m, three, GROVE_MATCH_ALLOCATE, 0, NULL, &err) < 0 && errno == ENODEV,
+       "told again: ENODEV");
     grove_jobspec_destroy(two);
     grove_jobspec_destroy(three);
     grove_jobspec_destroy(big);

@@ -700,7 +700,11 @@ end
 -- code.  With a built-in placement policy the lean core.sim_match does it
 -- (only the picks of the processor type come back; for a jobspec job,
 -- every pick and the units of that type, units); a Lua policy goes through
--- m:match, which runs it in its sandbox.
+-- m:match, which runs it in its sandbox.  A failed "allocate" answers
+-- EBUSY without the matcher looking whether the request could ever fit
+-- (busy): no caller tells one from the other (each is "not now"), and a
+-- pass tries every waiting job again; whether a job could ever run is
+-- asked once, when it arrives (M.admissible, M.unsatisfiable).
 function match(self, rec, mode, after)
   if self.timed then
     -- wall-clock, as Fluxion's match time: os.clock's CPU time of the
@@ -725,13 +729,15 @@ function match(self, rec, mode, after)
     local ptype, jtype = plain and self.unit or nil, not plain and self.unit or nil
     if self.no_vids then ptype = false end
     local state, start, end_or_code, vids, units
+    local busy = mode == "allocate"
     if limit then
       -- a look only reads: the matcher's placement policy stays rec's
       state, start, end_or_code, vids, units = searching(self, function(a)
-        return core.sim_match(m, js, mode, id, ptype, jtype, a, limit)
+        return core.sim_match(m, js, mode, id, ptype, jtype, a, limit, busy)
       end, after)
     else
-      state, start, end_or_code, vids, units = core.sim_match(m, js, mode, id, ptype, jtype, after)
+      state, start, end_or_code, vids, units = core.sim_match(m, js, mode, id, ptype, jtype, after,
+        nil, busy)
     end
     if not state then return nil, start, end_or_code end
     return {state = state, start = start, vids = vids, units = units}
@@ -740,7 +746,7 @@ function match(self, rec, mode, after)
   if mode == "allocate_orelse_reserve" then
     j, msg, code = M.reserve_looking(self, self.m, rec.js, rec.id, after and {after = after} or nil)
   else
-    j, msg, code = self.m:match(rec.js, mode, rec.id, after and {after = after} or nil)
+    j, msg, code = self.m:match(rec.js, mode, rec.id, {after = after, busy = mode == "allocate"})
   end
   if not j then return nil, msg, code end
   local vids = {}
