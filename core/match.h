@@ -190,6 +190,8 @@ void grove_matcher_set_compact(grove_matcher_t *m, bool on);
  * waiting job again and again.  The modes whose answer is that question
  * (satisfiability, allocate_with_satisfiability) always look. */
 void grove_matcher_set_tell_never(grove_matcher_t *m, bool on);
+
+/* The jobs in the table. */
 size_t grove_matcher_job_count(const grove_matcher_t *m);
 
 /* The id the next grove_match(..., 0, ...) will use. */
