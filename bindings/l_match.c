@@ -278,6 +278,9 @@ static bool check_window(lua_State *L, int idx, int64_t *start, int64_t *end, bo
     if (lua_isnoneornil(L, idx))
         return false;
     luaL_checktype(L, idx, LUA_TTABLE);
+    static const char *const options[] = {"start", "end", "after", "picks", "limit", "busy",
+                                          NULL};
+    grovel_check_keys(L, idx, options, idx, "unknown option '%s'");
     if (lua_getfield(L, idx, "picks") != LUA_TNIL)
         *picks = lua_toboolean(L, -1);
     int ts = lua_getfield(L, idx, "start");

@@ -263,6 +263,9 @@ describe("grove.sim", function()
       select(3, m:match(huge, "allocate_with_satisfiability", 1, {busy = true})))
     assert.has_error(function() m:match(huge, "allocate", 1, {busy = 1}) end,
       "bad argument #4 to 'match' (busy: a boolean expected)")
+    -- a misspelt option is an error, not a match without it
+    assert.has_error(function() m:match(huge, "allocate", 1, {bussy = true}) end,
+      "bad argument #4 to 'match' (unknown option 'bussy' (did you mean 'busy'?))")
     -- a request that fits is placed the same
     local one = grove.core.jobspec_from_table(grove.jobspec{slots = 1})
     local st = grove.core.sim_match(m, one, "allocate", 2, nil, nil, nil, nil, true)
