@@ -638,18 +638,12 @@ const grovep_agg_t *grovep_blk_of(const grove_graph_t *g, grove_vid_t v)
 
 grovep_agg_t *grovep_agg_of_mut(grove_graph_t *g, grove_vid_t v)
 {
-    if (!g->naggs)
-        return NULL;
-    uint32_t i = grovep_sparse_get(&g->agg_of, v);
-    return i == UINT32_MAX ? NULL : &g->aggs[i];
+    return grovep_agg_at(g, v);
 }
 
 grovep_agg_t *grovep_blk_of_mut(grove_graph_t *g, grove_vid_t v)
 {
-    if (g->naggs == g->nvaggs)
-        return NULL;
-    uint32_t i = grovep_sparse_get(&g->blk_of, v);
-    return i == UINT32_MAX ? NULL : &g->aggs[i];
+    return grovep_blk_at(g, v);
 }
 
 static grove_mplanner_t *agg_mp(grove_graph_t *g, grovep_agg_t *a)

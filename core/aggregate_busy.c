@@ -311,7 +311,7 @@ static int put_up(grove_graph_t *g, grove_vid_t v, int64_t s, int64_t e, int sig
     uint8_t bit = (uint8_t)(1u << g->busy_low);
     struct grovep_busybatch *b = &g->busy_batch;
     for (grove_vid_t k = v, a = g->parent[v]; a != GROVEP_NONE; k = a, a = g->parent[a]) {
-        grovep_agg_t *x[2] = {grovep_agg_of_mut(g, a), grovep_blk_of_mut(g, k)};
+        grovep_agg_t *x[2] = {grovep_agg_at(g, a), grovep_blk_at(g, k)};
         for (int j = 0; j < 2; j++) {
             if (!x[j] || !(x[j]->mask & bit))
                 continue;

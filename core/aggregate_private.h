@@ -31,6 +31,24 @@ static inline uint32_t grovep_sparse_get(const grovep_sparse_t *s, grove_vid_t v
     return s->val[s->base[b] + grovep_popcount8[m & (bit - 1)]];
 }
 
+/* The aggregate of v (grovep_agg_of) and of v's block (grovep_blk_of), or
+ * NULL: inline for the loops of both parts that ask at every ancestor. */
+static inline grovep_agg_t *grovep_agg_at(grove_graph_t *g, grove_vid_t v)
+{
+    if (!g->naggs)
+        return NULL;
+    uint32_t i = grovep_sparse_get(&g->agg_of, v);
+    return i == UINT32_MAX ? NULL : &g->aggs[i];
+}
+
+static inline grovep_agg_t *grovep_blk_at(grove_graph_t *g, grove_vid_t v)
+{
+    if (g->naggs == g->nvaggs)
+        return NULL;
+    uint32_t i = grovep_sparse_get(&g->blk_of, v);
+    return i == UINT32_MAX ? NULL : &g->aggs[i];
+}
+
 /* The map of the n distinct vertices key(i) to val(i) (i itself when val
  * is NULL), over vertices below nv; key(i) is the vertex at byte offset
  * i * stride of keys: 0, or -1 (ENOMEM) with *s empty. */
