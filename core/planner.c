@@ -861,6 +861,14 @@ static size_t st_home(const grovep_spantab_t *st, int64_t id)
     return (size_t)(((uint64_t)id * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & (st->hcap - 1);
 }
 
+/* What an emptied planner keeps of its memory (grovep_span_remove): a
+ * span table of at most KEEP_SPANS spans, a timeline of at most
+ * KEEP_LEAVES leaves and KEEP_INNERS inner nodes (pool slots, the unused
+ * slot 0 counted), some 3 KB at most. */
+#define KEEP_SPANS 16
+#define KEEP_LEAVES 4
+#define KEEP_INNERS 2
+
 void grovep_st_init(grovep_spantab_t *st, size_t k)
 {
     memset(st, 0, sizeof(*st));
@@ -1191,17 +1199,24 @@ int grovep_span_remove(grovep_spantab_t *st, grovep_timeline_t *tl, size_t ntl, 
         grovep_tl_add(&tl[i], s, s + d, -held[i], -(held[i] != 0));
     grovep_st_remove_at(st, (size_t)k);
     if (st->n == 0) {
-        /* the last span is gone: give the memory back (a planner that held
-         * 100,000 jobs keeps no node pools for them once they all ended);
-         * ids are never reused, so next_id stays */
+        /* the last span is gone: give the memory back when there is much
+         * of it (a planner that held 100,000 jobs keeps no node pools for
+         * them once they all ended).  A little is kept: a pool's planner
+         * empties and fills again at every pass of a queue that plans its
+         * reservations again (a conservative queue's compression), and
+         * given back each time, half of all the spans added grew a table
+         * from nothing.  Ids are never reused, so next_id stays. */
         for (size_t i = 0; i < ntl; i++)
-            if (tl[i].count == 0)
+            if (tl[i].count == 0
+                && (tl[i].leaf_cap > KEEP_LEAVES || tl[i].inner_cap > KEEP_INNERS))
                 grovep_tl_fini(&tl[i]);
-        free(st->rec);
-        free(st->hash);
-        st->rec = NULL;
-        st->hash = NULL;
-        st->cap = st->hcap = 0;
+        if (st->cap > KEEP_SPANS) {
+            free(st->rec);
+            free(st->hash);
+            st->rec = NULL;
+            st->hash = NULL;
+            st->cap = st->hcap = 0;
+        }
     }
     return 0;
 }
