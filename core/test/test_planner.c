@@ -542,6 +542,8 @@ static void bulk(void)
  * a span in the middle makes usage change at its ends.  Removal must not
  * need memory (the points stay while a span ends there) and the changes
  * seen must be the real ones. */
+static void refill(void);
+
 static void tiled(void)
 {
     grove_planner_t *p = mk(4, 0, 100000);
@@ -662,6 +664,45 @@ static void tally_batched(void)
     grove_tally_destroy(u);
 }
 
+/* A planner emptied and filled again, as a queue that plans its
+ * reservations again empties and fills its pools' planners at every
+ * pass: a small one keeps its memory, a large one gives it back, and
+ * either answers afterwards as a new planner given the same spans. */
+static void refill(void)
+{
+    static const int sizes[] = {3, 12, 40, 400};
+    for (size_t s = 0; s < sizeof(sizes) / sizeof(*sizes); s++) {
+        int n = sizes[s];
+        grove_planner_t *p = grove_planner_create(8, 0, 100000);
+        for (int round = 0; round < 3; round++) {
+            int64_t *ids = calloc((size_t)n, sizeof(*ids));
+            for (int i = 0; i < n; i++)
+                ids[i] = grove_planner_add(p, 10 * i + round, 7, 1 + (i + round) % 8);
+            grove_planner_t *fresh = grove_planner_create(8, 0, 100000);
+            for (int i = 0; i < n; i++)
+                (void)grove_planner_add(fresh, 10 * i + round, 7, 1 + (i + round) % 8);
+            int same = grovep_planner_check(p);
+            for (int64_t t = 0; t < 10 * n + 20 && same; t += 3) {
+                same = grove_planner_avail_at(p, t) == grove_planner_avail_at(fresh, t)
+                       && grove_planner_avail_during(p, t, 11)
+                              == grove_planner_avail_during(fresh, t, 11)
+                       && grove_planner_earliest(p, 6, 9, t) == grove_planner_earliest(fresh, 6, 9, t);
+            }
+            ok(same, "%d spans, filled %s: answers as a new planner", n,
+               round ? "again after emptied" : "first");
+            int removed = 0;
+            for (int i = n; i-- > 0;)
+                removed += grove_planner_remove(p, ids[i]) == 0;
+            ok(removed == n && grove_planner_span_count(p) == 0
+                   && grove_planner_avail_during(p, 0, 100000) == 8 && grovep_planner_check(p),
+               "%d spans removed: empty, all free, sound", n);
+            grove_planner_destroy(fresh);
+            free(ids);
+        }
+        grove_planner_destroy(p);
+    }
+}
+
 int main(void)
 {
     long total_ops = ref_begin("GROVE_PLANNER_OPS", 150000, kind_name, K_NKINDS);
@@ -673,6 +714,7 @@ int main(void)
     corner_rows();
     bulk();
     tiled();
+    refill();
 
     long done = 0, big = 0;
     while (done < total_ops) {
