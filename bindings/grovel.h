@@ -353,8 +353,7 @@ grove_matcher_t *grovel_check_matcher(lua_State *L, int idx);
  * grove_matcher_set_compact, for a caller that reads none of its picks;
  * GROVEL_MATCH_BUSY, a failed match answers EBUSY without looking
  * whether it could ever fit, see grove_matcher_set_tell_never) by the
- * matcher at idx, in
- * its Lua policy's sandbox when it has one.  0, or -1
+ * matcher at idx, in its Lua policy's sandbox when it has one.  0, or -1
  * with errno and *why (the reason: the policy's message when it failed,
  * ECANCELED; else err's text, or NULL); *why lives until the next match.
  * Raises on misuse, like grovel_check_matcher, and when the matcher's

@@ -1204,8 +1204,8 @@ int grovep_span_remove(grovep_spantab_t *st, grovep_timeline_t *tl, size_t ntl, 
          * them once they all ended).  A little is kept: a pool's planner
          * empties and fills again at every pass of a queue that plans its
          * reservations again (a conservative queue's compression), and
-         * given back each time, half of all the spans added grew a table
-         * from nothing.  Ids are never reused, so next_id stays. */
+         * with the memory given back each time, half of the spans added
+         * grew a table again.  Ids are never reused, so next_id stays. */
         for (size_t i = 0; i < ntl; i++)
             if (tl[i].count == 0
                 && (tl[i].leaf_cap > KEEP_LEAVES || tl[i].inner_cap > KEEP_INNERS))
