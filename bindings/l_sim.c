@@ -78,6 +78,8 @@ static int l_sim_match(lua_State *L)
                       "after: only with allocate_orelse_reserve");
     }
     double limit = luaL_optnumber(L, 8, 0);
+    if (!lua_isnoneornil(L, 9))
+        luaL_checktype(L, 9, LUA_TBOOLEAN);
     unsigned flags = GROVEL_MATCH_COMPACT | (lua_toboolean(L, 9) ? GROVEL_MATCH_BUSY : 0);
     grove_error_t err = {{0}, 0};
     const grove_job_t *job = NULL;

@@ -636,15 +636,6 @@ const grovep_agg_t *grovep_blk_of(const grove_graph_t *g, grove_vid_t v)
     return i == UINT32_MAX ? NULL : &g->aggs[i];
 }
 
-grovep_agg_t *grovep_agg_of_mut(grove_graph_t *g, grove_vid_t v)
-{
-    return grovep_agg_at(g, v);
-}
-
-grovep_agg_t *grovep_blk_of_mut(grove_graph_t *g, grove_vid_t v)
-{
-    return grovep_blk_at(g, v);
-}
 
 static grove_mplanner_t *agg_mp(grove_graph_t *g, grovep_agg_t *a)
 {
@@ -1053,7 +1044,7 @@ static void agg_apply(grove_graph_t *g, grove_vid_t v, uint32_t ri, int sign)
      * queries ask v's records first (see grovep_agg_avail), which saves a
      * multi-planner update per exclusively held node */
     for (grove_vid_t k = v, a = g->parent[v]; a != GROVEP_NONE; k = a, a = g->parent[a]) {
-        grovep_agg_t *ag = grovep_agg_of_mut(g, a);
+        grovep_agg_t *ag = grovep_agg_at(g, a);
         if (ag && adjust_win(g, ag, start, end, c, sign) < 0)
             g->agg_dirty = true; /* rebuilt from the records at the next use */
         /* the block of a's children k lies in (v's own record included:

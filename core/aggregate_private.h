@@ -32,7 +32,8 @@ static inline uint32_t grovep_sparse_get(const grovep_sparse_t *s, grove_vid_t v
 }
 
 /* The aggregate of v (grovep_agg_of) and of v's block (grovep_blk_of), or
- * NULL: inline for the loops of both parts that ask at every ancestor. */
+ * NULL, to change: inline for the loops of both parts that ask at every
+ * ancestor. */
 static inline grovep_agg_t *grovep_agg_at(grove_graph_t *g, grove_vid_t v)
 {
     if (!g->naggs)

@@ -656,9 +656,6 @@ const grovep_agg_t *grovep_agg_of(const grove_graph_t *g, grove_vid_t v);
 /* The aggregate of the block of its parent's children v lies in, or NULL
  * (its parent is not wide, see grove_graph's blk_of). */
 const grovep_agg_t *grovep_blk_of(const grove_graph_t *g, grove_vid_t v);
-/* The same two, to change. */
-grovep_agg_t *grovep_agg_of_mut(grove_graph_t *g, grove_vid_t v);
-grovep_agg_t *grovep_blk_of_mut(grove_graph_t *g, grove_vid_t v);
 /* aggregate.c: record ri (listed on v or not) comes (sign 1) or goes (-1):
  * the nodes in use over time above v follow (nothing while the aggregates
  * are dirty: their rebuild counts them).  Never fails: on ENOMEM the

@@ -266,6 +266,9 @@ describe("grove.sim", function()
     -- a misspelt option is an error, not a match without it
     assert.has_error(function() m:match(huge, "allocate", 1, {bussy = true}) end,
       "bad argument #4 to 'match' (unknown option 'bussy' (did you mean 'busy'?))")
+    assert.has_error(function()
+      grove.core.sim_match(m, huge, "allocate", 1, nil, nil, nil, nil, "yes")
+    end, "bad argument #9 to 'sim_match' (boolean expected, got string)")
     -- a request that fits is placed the same
     local one = grove.core.jobspec_from_table(grove.jobspec{slots = 1})
     local st = grove.core.sim_match(m, one, "allocate", 2, nil, nil, nil, nil, true)
