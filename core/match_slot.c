@@ -163,6 +163,34 @@ static bool spans_domains(const grove_matcher_t *m, grove_vid_t w, size_t from)
     return false;
 }
 
+/* Place the slot at w itself, none of w's children holding it: 1, 0 (w
+ * marked as holding none), -1. */
+static int slot_here(grove_matcher_t *m, const struct req *r, grove_vid_t w, bool excl)
+{
+    /* a slot is where one task runs: it stays within one node unless it
+     * asks for nodes itself */
+    int rc = 0;
+    if (r->free_span || grovep_match_at_or_below_node(m, w)) {
+        struct checkpoint cp = checkpoint(m);
+        rc = slot_children(m, r, w, excl);
+        if (rc > 0 && spans_domains(m, w, cp.nsel)) {
+            if (m->slot_local) {
+                /* kept local in this attempt: not here */
+                rollback(m, cp);
+                m->local_refused = true;
+                rc = 0;
+            } else {
+                m->nspread++;
+            }
+        }
+        if (rc > 0)
+            m->slot_last = w;
+    }
+    if (rc == 0 && !m->pol.prune)
+        m->slot_dead[w] = m->slot_cur;
+    return rc;
+}
+
 static int slot_home(grove_matcher_t *m, const struct req *r, grove_vid_t w, bool excl,
                      bool is_root)
 {
@@ -262,28 +290,7 @@ static int slot_home(grove_matcher_t *m, const struct req *r, grove_vid_t w, boo
     m->nkids = kbase;
     if (n == 0)
         return 0; /* a leaf holds nothing below it */
-    /* a slot is where one task runs: it stays within one node unless it
-     * asks for nodes itself */
-    int rc = 0;
-    if (r->free_span || grovep_match_at_or_below_node(m, w)) {
-        struct checkpoint cp = checkpoint(m);
-        rc = slot_children(m, r, w, excl);
-        if (rc > 0 && spans_domains(m, w, cp.nsel)) {
-            if (m->slot_local) {
-                /* kept local in this attempt: not here */
-                rollback(m, cp);
-                m->local_refused = true;
-                rc = 0;
-            } else {
-                m->nspread++;
-            }
-        }
-        if (rc > 0)
-            m->slot_last = w;
-    }
-    if (rc == 0 && !m->pol.prune)
-        m->slot_dead[w] = m->slot_cur;
-    return rc;
+    return slot_here(m, r, w, excl);
 }
 
 /* The deepest containment path slot_resume follows. */
@@ -311,7 +318,27 @@ static int slot_resume(grove_matcher_t *m, const struct req *r, grove_vid_t u, b
             return 0; /* not below u (or too deep to follow): the walk */
         path[n++] = a;
     }
-    if (n == 0 || !agg_fits(m, u, r->need1))
+    if (n == 0)
+        return 0;
+    if (m->tkkind[path[0]] == GROVEP_TK_LEAF) {
+        /* h's children are leaves, none of which holds a slot: its walk
+         * goes to its own requests at once.  What was asked of u, of h
+         * and of each between on the way to the last slot (aggregates,
+         * blocks, marks) answers alike during the call; only whether each
+         * may still be entered can change (a node taken whole, or touched
+         * under a node-exclusive policy): asked again, and h's requests
+         * tried without the rest (a one-core slot of a million cores) */
+        size_t i = 0;
+        while (i < n && enterable(m, path[i]))
+            i++;
+        if (i < n)
+            return 0;
+        int rc = slot_here(m, r, path[0], excl);
+        if (rc > 0)
+            m->stats.slots_resumed++;
+        return rc;
+    }
+    if (!agg_fits(m, u, r->need1))
         return 0;
     for (size_t i = n; i-- > 0;) {
         grove_vid_t a = path[i];
