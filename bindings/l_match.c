@@ -21,7 +21,9 @@
  *               when none: no node had room for them within one),
  *               picks = {{vertex =, amount =, exclusive =}, ...}}
  *       (option picks = false: the table without its picks, for callers
- *       that read them in C, such as a writer; start and end: the window)
+ *       that read them in C, such as a writer, or not at all: the job is
+ *       kept compact, what lies below the vertices it holds whole listed
+ *       when it is read whole; start and end: the window)
  *   m:set_policy(name | policy)  m:policy()  m:graph()
  *       (a policy naming a type the graph does not know in prune_types,
  *       score_types, order's when or score_reads is refused: nil,
@@ -390,7 +392,12 @@ static int m_match(lua_State *L)
     if (has_after && (windowed || mode == MODE_GROW))
         luaL_argerror(L, 5, "after: not with a window or a grow");
     double limit = check_limit(L, 5);
-    unsigned flags = check_busy(L, 5) ? GROVEL_MATCH_BUSY : 0;
+    /* a job whose picks are not read here is kept compact: what lies
+     * below the vertices it holds whole is listed when it is read whole
+     * (m:job, m:jobs), not at every match (an estimate's reservation of
+     * 512 whole nodes, made and dropped at each pass) */
+    unsigned flags = (check_busy(L, 5) ? GROVEL_MATCH_BUSY : 0)
+                     | (picks ? 0 : GROVEL_MATCH_COMPACT);
     lua_settop(L, 4);
     const grove_jobspec_t *js = to_jobspec(L, 2);
     if (!js) {
@@ -558,12 +565,15 @@ static int no_job(lua_State *L, grove_jobid_t id)
 
 /* The job of the matcher at 1 whose id is argument 2, or NULL with nil,
  * message, "ENOENT" pushed. */
-static const grove_job_t *check_job_arg(lua_State *L)
+/* The job of argument 2, listed whole unless only its head is read
+ * (whole false: grove_matcher_job_kept), or NULL with nil, msg, code
+ * pushed. */
+static const grove_job_t *check_job_arg(lua_State *L, bool whole)
 {
     struct lmatcher *lm = check_matcher(L, 1);
     grove_jobid_t id = grovel_check_job(L, 2);
     grove_matcher_catch_up(lm->m); /* the graph's clock may have moved */
-    const grove_job_t *j = grove_matcher_job(lm->m, id);
+    const grove_job_t *j = whole ? grove_matcher_job(lm->m, id) : grove_matcher_job_kept(lm->m, id);
     if (!j)
         no_job(L, id);
     return j;
@@ -571,10 +581,10 @@ static const grove_job_t *check_job_arg(lua_State *L)
 
 static int m_job(lua_State *L)
 {
-    const grove_job_t *j = check_job_arg(L);
+    bool picks = lua_isnoneornil(L, 3) || lua_toboolean(L, 3);
+    const grove_job_t *j = check_job_arg(L, picks);
     if (!j)
         return 3;
-    bool picks = lua_isnoneornil(L, 3) || lua_toboolean(L, 3);
     lua_getiuservalue(L, 1, 1);
     push_job(L, j, picks ? lua_gettop(L) : 0);
     return 1;
@@ -599,7 +609,9 @@ static int m_rv1(lua_State *L)
         }
         lua_pop(L, 2);
     }
-    const grove_job_t *j = grove_matcher_job(lm->m, id);
+    /* a compact job's R is written from the vertices it holds whole: not
+     * listed for it */
+    const grove_job_t *j = grove_matcher_job_kept(lm->m, id);
     if (!j)
         return no_job(L, id);
     grovel_handle_t *R = grovel_new_rv1(L);
@@ -635,7 +647,7 @@ static int m_jobs(lua_State *L)
  * units summed over the picks (whole vertices count 1, pools their units). */
 static int m_info(lua_State *L)
 {
-    const grove_job_t *j = check_job_arg(L);
+    const grove_job_t *j = check_job_arg(L, true);
     if (!j)
         return 3;
     const grove_graph_t *g = grove_matcher_graph(grovel_check_matcher(L, 1));
@@ -961,7 +973,7 @@ static int m_register(lua_State *L)
 /* m:request(id) -> the job's request as JSON text, or nil, message, code */
 static int m_request(lua_State *L)
 {
-    const grove_job_t *j = check_job_arg(L);
+    const grove_job_t *j = check_job_arg(L, false);
     if (!j)
         return 3;
     char *text = grove_matcher_request(check_matcher(L, 1)->m, j->id);

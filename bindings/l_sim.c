@@ -55,7 +55,95 @@
 
 #include "aggregate.h"
 #include "grovel.h"
+#include "lgraph.h"
 #include "match.h"
+
+/* What a compact job's picks leave out, as sim_match reads it: the
+ * vertex ids of a type (or all, with no type) and the units of another. */
+struct below_read {
+    grove_sym_t type_sym, count_sym;
+    bool vids, all;
+    grove_vid_t *v;
+    size_t n, cap;
+    lua_Integer units;
+};
+
+static int below_put(struct below_read *b, grove_vid_t v)
+{
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 256;
+        grove_vid_t *p = realloc(b->v, cap * sizeof(*p));
+        if (!p) {
+            errno = ENOMEM;
+            return -1;
+        }
+        b->v = p;
+        b->cap = cap;
+    }
+    b->v[b->n++] = v;
+    return 0;
+}
+
+static int below_read(const grove_graph_t *g, grove_vid_t v, void *arg)
+{
+    struct below_read *b = arg;
+    grove_sym_t vt = grove_vertex_type_sym(g, v);
+    if (b->count_sym != GROVE_SYM_NONE && vt == b->count_sym)
+        b->units += (lua_Integer)grove_vertex_size(g, v);
+    if (b->vids && (b->all || (vt == b->type_sym && vt != GROVE_SYM_NONE)))
+        return below_put(b, v);
+    return 0;
+}
+
+static int cmp_vid(const void *pa, const void *pb)
+{
+    grove_vid_t a = *(const grove_vid_t *)pa, b = *(const grove_vid_t *)pb;
+    return (a > b) - (a < b);
+}
+
+/* sim_match's list and units of a started job kept compact (its R and
+ * its counts come from the vertices it holds whole, not from a list of
+ * what lies below them): what the job listed whole would give, the ids
+ * ascending.  type NULL with vids: every vertex; count NULL: no units. */
+static int compact_started(lua_State *L, const grove_graph_t *g, const grove_job_t *job,
+                           bool vids, const char *type, grove_sym_t type_sym, const char *count,
+                           grove_sym_t count_sym)
+{
+    /* the list's memory, in a box made before it (freed if a push
+     * raises); no Lua call is made while it grows */
+    struct grovel_box *box = grovel_box_new(L, free);
+    int bidx = lua_gettop(L);
+    struct below_read b = {type_sym, count ? count_sym : GROVE_SYM_NONE, vids, !type, NULL, 0,
+                           0, 0};
+    int rc = 0;
+    for (size_t i = 0; i < job->npicks && rc == 0; i++) {
+        grove_vid_t v = job->picks[i].v;
+        grove_sym_t vt = grove_vertex_type_sym(g, v);
+        if (count && vt == count_sym && vt != GROVE_SYM_NONE)
+            b.units += (lua_Integer)job->picks[i].amount;
+        if (vids && (!type || (vt == type_sym && vt != GROVE_SYM_NONE)))
+            rc = below_put(&b, v);
+    }
+    size_t own = b.n;
+    if (rc == 0 && (vids || count))
+        rc = grove_job_each_below_whole(g, job, below_read, &b);
+    box->p = b.v;
+    if (rc < 0)
+        return grovel_fail_errno(L, errno, "sim_match: could not read the job's vertices");
+    if (b.n > own)
+        qsort(b.v, b.n, sizeof(*b.v), cmp_vid);
+    lua_createtable(L, (int)b.n, 0);
+    for (size_t i = 0; i < b.n; i++) {
+        lua_pushinteger(L, (lua_Integer)b.v[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    if (count)
+        lua_pushinteger(L, b.units);
+    free(box->p);
+    box->p = NULL;
+    lua_remove(L, bidx);
+    return count ? 5 : 4;
+}
 
 static int l_sim_match(lua_State *L)
 {
@@ -107,13 +195,15 @@ static int l_sim_match(lua_State *L)
         lua_pushnil(L);
         return 5;
     }
-    lua_createtable(L, type || no_vids ? 0 : (int)job->npicks, 0);
-    lua_Integer n = 0, units = 0;
     /* the types by symbol, looked up once (a job of whole nodes has tens
      * of thousands of picks); a type the graph has no name for has no
      * vertex either */
     grove_sym_t type_sym = type ? grove_graph_sym_lookup(g, type) : GROVE_SYM_NONE;
     grove_sym_t count_sym = count ? grove_graph_sym_lookup(g, count) : GROVE_SYM_NONE;
+    if (job->compact)
+        return compact_started(L, g, job, !no_vids, type, type_sym, count, count_sym);
+    lua_createtable(L, type || no_vids ? 0 : (int)job->npicks, 0);
+    lua_Integer n = 0, units = 0;
     /* (nothing to read of the picks without vids or a count) */
     for (size_t i = 0; i < job->npicks && (count || !no_vids); i++) {
         grove_vid_t v = job->picks[i].v;

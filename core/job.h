@@ -50,10 +50,11 @@ typedef struct grove_job {
                       * was matched); 0 on a graph without domains */
     bool use_held; /* what it asked for counts in its matcher's ranks of
                     * vertices (policies that explore by use) */
-    bool compact;  /* a reservation whose picks leave out what lies below
-                    * the vertices it holds whole (grove_matcher_set_compact):
+    bool compact;  /* a job whose picks leave out what lies below the
+                    * vertices it holds whole (grove_matcher_set_compact):
                     * the matcher's accessors list them before they hand it
-                    * out, so that no reader sees it so */
+                    * out, so that no reader sees it so, but for those of
+                    * its head and its R (grove_matcher_job_kept) */
 } grove_job_t;
 
 #endif

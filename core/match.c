@@ -433,16 +433,19 @@ static int match_failed(grove_matcher_t *m, struct matching *x, int found,
     return -1;
 }
 
-/* May the selection of x be kept compact: a reservation (the modes that
- * keep a job, at a later start) of the containment tree, with nothing that
+/* May the selection of x be kept compact: a job the match keeps (an
+ * allocation or a reservation) of the containment tree, with nothing that
  * reads its every vertex as it is recorded (policies that explore by use,
  * or that hold whole nodes)?  Most reservations of a deep queue are
  * dropped and planned again before they start (a conservative queue's
- * compression): what lies below the nodes they hold whole (50,000 picks
- * for a job of 1,024 nodes) is listed when the job is read. */
+ * compression), and a job that starts is read for its R and its counts,
+ * which its whole vertices give without a list of what lies below them
+ * (50,000 picks for a job of 1,024 nodes, sorted and merged): that is
+ * listed when the job is read whole (grove_matcher_job). */
 static bool compact_ok(const grove_matcher_t *m, const struct matching *x)
 {
-    if (!m->compact || x->mode != GROVE_MATCH_ALLOCATE_ORELSE_RESERVE || x->at == x->now
+    if (!m->compact
+        || (x->mode != GROVE_MATCH_ALLOCATE_ORELSE_RESERVE && x->mode != GROVE_MATCH_ALLOCATE)
         || m->sat || m->pol.explore_by_use || m->pol.node_exclusive
         || m->dom_sub != m->g->containment)
         return false;

@@ -166,19 +166,35 @@ const grove_job_t *grove_matcher_job(const grove_matcher_t *m, grove_jobid_t id)
  * ENOMEM, as grove_matcher_job). */
 const grove_job_t *grove_matcher_job_at(const grove_matcher_t *m, size_t i);
 
-/* Keep the reservations of the next matches compact (on) or not (off, the
- * default): a reservation made by grove_match in the mode
+/* The job with this id as the table keeps it, or NULL (ENOENT): a
+ * compact job (grove_job_t.compact) is not listed whole, for a reader of
+ * its head, of its R (grove_rv1_from_job writes the same R from it) or of
+ * its vertices through grove_job_each_below_whole. */
+const grove_job_t *grove_matcher_job_kept(const grove_matcher_t *m, grove_jobid_t id);
+
+/* Keep the jobs of the next matches compact (on) or not (off, the
+ * default): a job made by grove_match in the mode allocate or
  * allocate_orelse_reserve, of the containment tree, under a policy that
  * neither explores by use nor holds whole nodes, lists the vertices it
  * holds whole but not what lies below them (grove_job_t.compact), which
  * are recorded through them all the same.  A scheduler that plans every
  * waiting job again at each early end (conservative backfilling) drops
- * most reservations unread: a job of 1,024 whole nodes is 50,000 picks
- * listed, 2,000 compact.  The job a match hands out is as it was made;
+ * most reservations unread, and reads of a job that starts its R and its
+ * counts: a job of 1,024 whole nodes is 50,000 picks listed, 2,000
+ * compact.  The job a match hands out is as it was made;
  * grove_matcher_job, grove_matcher_job_at, a partial release and a
  * policy that explores by use (grove_matcher_set_policy) list the rest
  * first. */
 void grove_matcher_set_compact(grove_matcher_t *m, bool on);
+
+/* Call fn(g, v, arg) for every vertex a compact job j leaves out of its
+ * picks (below the vertices it holds whole, and not a pick itself), in
+ * no set order, until a call returns other than 0; each is held
+ * exclusively, its units its size.  0 (none for a job not compact), what
+ * that call returned, or -1 (ENOMEM). */
+int grove_job_each_below_whole(const grove_graph_t *g, const grove_job_t *j,
+                               int (*fn)(const grove_graph_t *g, grove_vid_t v, void *arg),
+                               void *arg);
 
 /* Tell never from not now at the next matches (on, the default): a match
  * in a mode that places or reserves that finds nothing looks again,

@@ -129,6 +129,12 @@ const grove_job_t *grove_matcher_job(const grove_matcher_t *m, grove_jobid_t id)
     return i < 0 ? NULL : whole_at(m, (size_t)i);
 }
 
+const grove_job_t *grove_matcher_job_kept(const grove_matcher_t *m, grove_jobid_t id)
+{
+    long i = grovep_match_job_index(m, id);
+    return i < 0 ? NULL : m->jobs[i];
+}
+
 void grove_matcher_set_compact(grove_matcher_t *m, bool on)
 {
     m->compact = on;

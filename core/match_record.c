@@ -441,6 +441,42 @@ bool grovep_match_job_below_any(const grove_graph_t *g, const grove_job_t *j,
     return any;
 }
 
+struct below_each {
+    const grove_job_t *j;
+    int (*fn)(const grove_graph_t *g, grove_vid_t v, void *arg);
+    void *arg;
+    grove_vid_t *stack; /* walk_below's */
+    size_t scap;
+};
+
+/* A vertex below one held whole: to fn unless the job names it itself. */
+static int below_each(const grove_graph_t *g, grove_vid_t v, void *arg)
+{
+    const struct below_each *b = arg;
+    size_t lo;
+    GROVEP_LOWER_BOUND(lo, b->j->npicks, mid, b->j->picks[mid].v < v);
+    if (lo < b->j->npicks && b->j->picks[lo].v == v)
+        return 0;
+    return b->fn(g, v, b->arg);
+}
+
+int grove_job_each_below_whole(const grove_graph_t *g, const grove_job_t *j,
+                               int (*fn)(const grove_graph_t *g, grove_vid_t v, void *arg),
+                               void *arg)
+{
+    if (!g || !j || !fn || (j->npicks > 0 && !j->picks)) {
+        errno = EINVAL;
+        return -1;
+    }
+    struct below_each b = {j, fn, arg, NULL, 0};
+    int rc = 0;
+    for (size_t i = 0; j->compact && i < j->npicks && rc == 0; i++)
+        if (top_whole(g, j, i))
+            rc = walk_below(g, j->picks[i].v, below_each, &b, &b.stack, &b.scap, 0);
+    free(b.stack);
+    return rc;
+}
+
 /* Drop every record of a job's picks (one batch). */
 void grovep_match_unrecord(grove_graph_t *g, grove_jobid_t id, int64_t start, int64_t end,
                            grove_pick_t *p, size_t n)

@@ -258,7 +258,8 @@ grove_rv1_t *grove_rv1_from_vertices(const grove_graph_t *g, const grove_vid_t *
 
 /* R of a job (a match result or a job of the table): its picks plus what
  * its exclusive picks imply (every vertex below them), over the job's
- * window.  Errors as grove_rv1_from_vertices. */
+ * window; the same R of a compact job (grove_job_t.compact) as of it
+ * listed whole.  Errors as grove_rv1_from_vertices. */
 grove_rv1_t *grove_rv1_from_job(const grove_graph_t *g, const grove_job_t *job, int flags,
                                 grove_error_t *err);
 

@@ -242,6 +242,39 @@ describe("grove.sim", function()
     end, "bad argument #7 to 'sim_match' (after: only with allocate_orelse_reserve)")
   end)
 
+  it("reads a started job of whole nodes, kept compact, as the job listed whole", function()
+    -- sim_match keeps what lies below the nodes a job holds whole out of
+    -- its picks; its vertex ids, units and R are those of the job listed
+    local ga, gb = machine(), machine()
+    local ma, mb = grove.core.matcher(ga), grove.core.matcher(gb)
+    local js = grove.core.jobspec_from_table(grove.jobspec{nodes = 2, exclusive = true})
+    local one = grove.core.jobspec_from_table(grove.jobspec{slots = 1})
+    assert(grove.core.sim_match(ma, one, "allocate", 1, nil))
+    assert(mb:match(one, "allocate", 1))
+    local st, _, _, cores, units = grove.core.sim_match(ma, js, "allocate", 2, "core", "core")
+    assert.equal("allocated", st)
+    local listed = assert(mb:match(js, "allocate", 2))
+    local want, all = {}, {}
+    for _, p in ipairs(listed.picks) do
+      all[#all + 1] = p.vertex:vid()
+      if p.vertex:type() == "core" then want[#want + 1] = p.vertex:vid() end
+    end
+    assert.equal(8, #want)
+    assert.same(want, cores)
+    assert.equal(mb:info(2).counts.core, units)
+    assert.equal(tostring(mb:rv1(2, {graph = true})), tostring(ma:rv1(2, {graph = true})))
+    assert.same(mb:job(2, false), ma:job(2, false))
+    -- every vertex (no type), and units without ids
+    assert(ma:cancel(2))
+    local _, _, _, every = grove.core.sim_match(ma, js, "allocate", 2, nil)
+    assert.same(all, every)
+    assert(ma:cancel(2))
+    local _, _, _, none, n = grove.core.sim_match(ma, js, "allocate", 2, false, "core")
+    assert.same({0, 8}, {#none, n})
+    -- listed whole when it is read whole
+    assert.equal(#listed.picks, #ma:job(2).picks)
+  end)
+
   it("answers EBUSY without looking for never when asked (busy), and nothing else changes",
     function()
     local g = machine()

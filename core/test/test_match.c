@@ -20,6 +20,7 @@
 #include "compose.h"
 #include "match.h"
 #include "idset.h"
+#include "rv1.h"
 #include "match_private.h"
 #include "tap.h"
 #include "corpus.h"
@@ -1321,6 +1322,52 @@ static bool tables_agree(const grove_matcher_t *a, const grove_matcher_t *b, cha
     return true;
 }
 
+/* R of a job as text, with its scheduling graph, or NULL. */
+static char *job_r(const grove_graph_t *g, const grove_job_t *j)
+{
+    grove_rv1_t *R = grove_rv1_from_job(g, j, GROVE_RV1_WITH_GRAPH, NULL);
+    char *text = R ? grove_rv1_encode(R, 0) : NULL;
+    grove_rv1_destroy(R);
+    return text;
+}
+
+static int count_below(const grove_graph_t *g, grove_vid_t v, void *arg)
+{
+    (void)g;
+    (void)v;
+    (*(size_t *)arg)++;
+    return 0;
+}
+
+/* Job id as a kept (read for its head and its R, not listed: compact in
+ * b when it was made so) and as listed whole (in a): the same R, and its
+ * picks and the vertices grove_job_each_below_whole gives as many as the
+ * listed job's picks. */
+static bool kept_agrees(const grove_matcher_t *a, const grove_matcher_t *b, grove_jobid_t id,
+                        char *why, size_t len)
+{
+    const grove_job_t *y = grove_matcher_job_kept(b, id), *x = grove_matcher_job(a, id);
+    if (!x || !y || x->id != y->id || x->start != y->start || x->state != y->state) {
+        snprintf(why, len, "job %llu: not kept alike", (unsigned long long)id);
+        return false;
+    }
+    size_t below = 0;
+    if (grove_job_each_below_whole(grove_matcher_graph(b), y, count_below, &below) != 0
+        || y->npicks + below != x->npicks) {
+        snprintf(why, len, "job %llu: %zu picks and %zu below, %zu listed",
+                 (unsigned long long)id, y->npicks, below, x->npicks);
+        return false;
+    }
+    char *ra = job_r(grove_matcher_graph(a), x), *rb = job_r(grove_matcher_graph(b), y);
+    bool same = ra && rb && !strcmp(ra, rb);
+    if (!same)
+        snprintf(why, len, "job %llu: R differs (compact %d)", (unsigned long long)id,
+                 (int)y->compact);
+    free(ra);
+    free(rb);
+    return same;
+}
+
 /* The requests of the compact tests: whole nodes, a whole rack with its
  * nodes named below it (held whole twice), a socket in a slot (held, not
  * whole: its other cores are not the job's), a whole socket, cores and a
@@ -1374,7 +1421,7 @@ static void test_compact_stream(void)
     rng_state = 20261127;
     int64_t now = 0;
     grove_jobid_t next = 1;
-    size_t compact = 0, ops = 0;
+    size_t compact = 0, started = 0, ops = 0;
     bool same = parsed;
     char why[160] = "";
     for (int step = 0; step < 400 && same; step++) {
@@ -1405,9 +1452,12 @@ static void test_compact_stream(void)
             }
             if (ra == 0) {
                 compact += y->compact;
-                /* only a reservation, and one of a vertex held whole */
-                if (y->compact && (y->state != GROVE_JOB_RESERVED || s == 2 || s == 4)) {
+                started += y->compact && y->state == GROVE_JOB_ALLOCATED;
+                /* only a job of a vertex held whole */
+                if (y->compact && (s == 2 || s == 4)) {
                     snprintf(why, sizeof(why), "step %d: a compact job of shape %d", step, s);
+                    same = false;
+                } else if (same && !kept_agrees(ma, mb, next, why, sizeof(why))) {
                     same = false;
                 }
                 next++;
@@ -1450,7 +1500,8 @@ static void test_compact_stream(void)
     }
     ok(same, "compact: the tables agree after every one of %zu steps%s%s", ops, same ? "" : ": ",
        why);
-    ok(compact > 10, "compact: %zu reservations were kept compact", compact);
+    ok(compact > started && started > 10,
+       "compact: %zu jobs were kept compact, %zu of them allocations", compact, started);
     grove_matcher_destroy(ma);
     grove_matcher_destroy(mb);
     grove_graph_destroy(ga);
