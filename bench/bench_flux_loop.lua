@@ -5,7 +5,7 @@
 -- measured on the terms of `grove query` (issue 29, item 4).
 --
 --   build/grove bench/bench_flux_loop.lua [-s NODES...] [-j JOBS] [-q POLICY...] [-m]
---       [-x XML]
+--       [-x XML] [-o FILE]
 --
 -- An R of NODES nodes of 44 cores + 4 GPUs (R_lite and nodelist, as `flux
 -- R encode` writes it) is acquired by a new loop ("first acquire": CPU
@@ -22,7 +22,9 @@
 -- environment, as the job manager sends it).  With -x, every node is
 -- built in the topology of an hwloc XML of 44 cores and 4 GPUs (sierra.xml
 -- of flux-core's t/hwloc-data), as [sched-grove] hwloc-xml does.
--- Defaults: -s 1024 16384,
+-- With -o, every alloc response's payload is written to FILE, a line
+-- each, the loop's clock standing still (the responses of two builds
+-- compare line for line).  Defaults: -s 1024 16384,
 -- -j 5000, -q fcfs easy.
 --
 -- It measures and reports; it asserts only that every job started.
@@ -32,7 +34,8 @@ local flux = require("grove.flux")
 local clock = os.clock -- CPU time: the machine may be shared
 local fmt = string.format
 
-local sizes, jobs, queues, shapes, xml = {}, 5000, {}, {"N1", "n1"}, nil
+local sizes, jobs, queues, shapes, xml, outfile = {}, 5000, {}, {"N1", "n1"}, nil, nil
+local outf -- -o: the responses' file
 do
   local i, into = 1, nil
   while arg[i] do
@@ -43,6 +46,9 @@ do
     elseif a == "-x" then
       i = i + 1
       xml, into = assert(arg[i], "-x: an hwloc XML"), nil
+    elseif a == "-o" then
+      i = i + 1
+      outfile, into = assert(arg[i], "-o: a file for the responses"), nil
     elseif a == "-j" then
       i = i + 1
       jobs = assert(math.tointeger(tonumber(arg[i])), "-j: a number of jobs")
@@ -50,7 +56,8 @@ do
     elseif into == sizes then sizes[#sizes + 1] = assert(math.tointeger(tonumber(a)), a)
     elseif into == queues then queues[#queues + 1] = a
     else
-      error("usage: bench_flux_loop.lua [-s NODES...] [-j JOBS] [-q POLICY...] [-m] [-x XML]")
+      error("usage: bench_flux_loop.lua [-s NODES...] [-j JOBS] [-q POLICY...] [-m] [-x XML] "
+        .. "[-o FILE]")
     end
     i = i + 1
   end
@@ -124,7 +131,10 @@ local function acquired(n, queue)
   local R = R_text(n)
   collectgarbage()
   local t0 = clock()
-  local s = assert(flux.new{queue = queue, hwloc = xml and {{path = xml}} or nil})
+  -- with -o the clock stands still, so that two runs' responses compare
+  -- line for line (the real clock's instants differ from run to run)
+  local s = assert(flux.new{queue = queue, hwloc = xml and {{path = xml}} or nil,
+    clock = outf and function() return 1700000000 end or nil})
   local acts = s:handle("resource.acquire", '{"resources":' .. R .. ',"up":"0-' .. (n - 1) .. '"}')
   local t = clock() - t0
   for _, a in ipairs(acts) do
@@ -144,7 +154,9 @@ local function run(n, queue, shape)
     local out = 0
     for _, a in ipairs(acts) do
       if a.op == "alloc" then
-        out = out + #flux.payload(a)
+        local text = flux.payload(a)
+        out = out + #text
+        if outf then outf:write(text, "\n") end
         if a.type == "success" then
           started = started + 1
           running[#running + 1] = {id = a.id, R = a.R}
@@ -183,6 +195,10 @@ local function run(n, queue, shape)
     lat[#lat] * 1e6, t_all / jobs * 1e6))
 end
 
+-- with -o, every alloc response's payload, a line each, in the order
+-- they were made (two builds' files compare their decisions, R and
+-- annotations)
+outf = outfile and assert(io.open(outfile, "w"))
 print(fmt("%d jobs a run; CPU time (os.clock)", jobs))
 print("| nodes | queue | shape | first acquire s | alloc p50 us | p99 us | mean us | max us | "
   .. "CPU a job us |")
@@ -195,3 +211,4 @@ for _, n in ipairs(sizes) do
     end
   end
 end
+if outf then outf:close() end
