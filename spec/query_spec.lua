@@ -491,6 +491,12 @@ describe("grove.writers", function()
       "      ---lab0%[1:s%]\n$"))
     local _, n = text:gsub("\n", "")
     assert.equal(#whole, n)
+    -- a shape's fields are expand and prefer; any other raises
+    assert.has_error(function() w:job(m, job.id, "simple", {exapnd = {node = true}}) end,
+      "bad argument #4 to 'job' (unknown field 'exapnd' (did you mean 'expand'?))")
+    assert.has_error(function() w:entries(m, job.id, {perfer = {}}) end,
+      "bad argument #3 to 'entries' (unknown field 'perfer' (did you mean 'prefer'?))")
+    assert.equal(text, w:job(m, job.id, "simple", {expand = {node = true}, prefer = {}}))
     -- given a file, the same bytes go there, in every format, after what
     -- the file held already
     for _, fmt in ipairs(writers.formats) do
