@@ -32,6 +32,7 @@
 -- trace: a trace is read as the clock reaches its jobs, and finished jobs
 -- leave nothing behind but their row (opts.out) and their part of the
 -- metrics.
+local check = require("grove.check")
 local core = require("grove.core")
 local heap = require("grove.sim.heap")
 local metrics = require("grove.sim.metrics")
@@ -306,12 +307,7 @@ function M.new(opts)
     partitions = 1, reserve_depth = 1, queue_depth = 1, allocations = 1,
     out = 1, report = 1, gantt = 1, buckets = 1, budget = 1, memory = 1, time = 1, limits = 1,
     predict = 1}
-  for k in pairs(opts) do
-    if not known[k] then
-      error(fmt("bad argument #1 to 'new' (unknown option '%s'%s)", tostring(k),
-        suggest.hint(tostring(k), known)), 2)
-    end
-  end
+  check.keys(opts, known, 1, "new")
   local procs_as = opts.procs_as or "core"
   if not M.PROCS_AS[procs_as] then
     error(fmt("bad argument #1 to 'new' (procs_as must be \"core\", \"node\", \"fewest\" or " ..
