@@ -388,6 +388,29 @@ describe("queue policies", function()
     assert.equal("queue policy test: test.lua:4: bad argument #1 to 'start' (job 4 is not waiting)",
       err)
   end)
+
+  it("refuse a ctx:start option they do not know, per queue too", function()
+    local text = [[
+      return { schedule = function(ctx)
+        local q = ctx:queue()
+        ctx:start(q[2], {protcet = q[1]})
+      end }]]
+    local path = os.tmpname() .. ".lua"
+    local f = assert(io.open(path, "w"))
+    f:write(text)
+    f:close()
+    for _, opts in ipairs{{queue = assert(parse(text))}, {queue = "fcfs",
+        params = {policy_1 = path}}} do
+      local s = new(opts)
+      s:submit{id = 1, submit = 0, run = 1, procs = 1, queue = 1}
+      s:submit{id = 2, submit = 0, run = 1, procs = 1, queue = 1}
+      local ok, err, code = s:run()
+      assert.same({nil, "ECANCELED"}, {ok, code})
+      assert.truthy(err:find("bad argument #2 to 'start' (unknown option 'protcet' (did you mean "
+        .. "'protect'?))", 1, true), err)
+    end
+    os.remove(path)
+  end)
 end)
 
 describe("passes", function()
