@@ -292,8 +292,26 @@ describe("grove.sim", function()
       "bad argument #1 to 'submit' (submit time 0 is before the clock, 6)")
     assert.has_error(function() s:node_event{time = 9, node = "n7", action = "down"} end,
       "bad argument #1 to 'node_event' (no node 'n7' (a node name, path or hostlist))")
+    -- a field neither takes, with the closest one offered
+    assert.has_error(function() s:submit{submit = 6, run = 1, procs = 1, estimte = 5} end,
+      "bad argument #1 to 'submit' (unknown field 'estimte' (did you mean 'estimate'?))")
+    assert.has_error(function() s:node_event{time = 9, node = "n1", acton = "down"} end,
+      "bad argument #1 to 'node_event' (unknown field 'acton' (did you mean 'action'?))")
     expect.fails_like("ENOENT", "^no queue policy 'nosuch' in ",
       sim.new{graph = machine(), queue = "nosuch"})
+  end)
+end)
+
+describe("a job's and a node event's fields", function()
+  it("are all taken", function()
+    local s = new{}
+    s:submit{id = 1, submit = 0, run = 10, estimate = 20, procs = 2, user = 3, group = 4,
+      queue = 1, partition = 1, mem = 0, name = "a", bank = "b"}
+    s:submit{id = 2, submit = 0, run = 10, procs = 1, after = 1, think = 5}
+    s:submit{id = 3, submit = 0, run = 10, jobspec = grove.jobspec{slots = 1}}
+    s:node_event{time = 1, node = "n0", action = "set", key = "k", value = "v"}
+    assert(s:run())
+    assert.equal(3, s:result().jobs)
   end)
 end)
 
