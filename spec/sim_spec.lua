@@ -315,6 +315,49 @@ describe("a job's and a node event's fields", function()
   end)
 end)
 
+describe("the options of grove.sim's parts", function()
+  it("are refused when unknown, with the closest offered, and taken when known", function()
+    local gen = sim.gen
+    assert.has_error(function() gen.new{procs = 16, sede = 1} end,
+      "bad argument #1 to 'new' (unknown option 'sede' (did you mean 'seed'?))")
+    local g = gen.new{procs = 16, seed = 2, estimate_factor = 2, users = 4, arrival_factor = 1,
+      types = "batch"}
+    assert.equal(1, g:next().id)
+    assert.has_error(function() gen.write(io.tmpfile(), {jobs = 1, procs = 4, job = 2}) end,
+      "bad argument #2 to 'write' (unknown option 'job' (did you mean 'jobs'?))")
+    local f = io.tmpfile()
+    gen.write(f, {jobs = 2, procs = 4, seed = 1, estimate_factor = 1, users = 2,
+      arrival_factor = 1, types = "both"})
+    f:close()
+    -- traces
+    local path = "spec/fixtures/sim/small.swf"
+    assert.has_error(function() sim.trace.open(path, {form = "swf"}) end,
+      "bad argument #2 to 'open' (unknown option 'form' (did you mean 'from'?))")
+    assert.has_error(function() sim.trace.open(path, {source = "x"}) end,
+      "bad argument #2 to 'open' (unknown option 'source')")
+    assert(sim.trace.open(path, {format = "swf", report = function() end, fh = nil,
+      warn = function() end, skip_bad = true, keep_cancelled = true, status = {[1] = true},
+      from = 0, to = 1000, load = 1}))
+    assert.has_error(function() sim.trace.from_list({}, {fh = io.stdin}) end,
+      "bad argument #2 to 'from_list' (unknown option 'fh')")
+    assert(sim.trace.from_list({{submit = 0, run = 1, procs = 1}}, {report = function() end,
+      warn = function() end, skip_bad = true, keep_cancelled = true, status = {[1] = true},
+      from = 0, to = 10, load = 1, source = "jobs"}))
+    -- metrics
+    assert.has_error(function() sim.metrics.new{unit = 4} end,
+      "bad argument #1 to 'new' (unknown option 'unit' (did you mean 'units'?))")
+    assert(sim.metrics.new{units = 4, buckets = 10, width = 30})
+    -- queue policies' limits
+    assert.has_error(function() sim.queue.load("fcfs", {budegt = 1e6}) end,
+      "bad argument #2 to 'load' (unknown option 'budegt' (did you mean 'budget'?))")
+    assert.has_error(function() sim.queue.parse("return {base = 'fcfs'}", "q.lua", {tiem = 1}) end,
+      "bad argument #3 to 'parse' (unknown option 'tiem' (did you mean 'time'?))")
+    assert(sim.queue.load("fcfs", {budget = 1e6, memory = 2^26, time = 5}))
+    assert(sim.queue.parse("return {base = 'fcfs'}", "q.lua", {budget = 1e6, memory = 2^26,
+      time = 5}))
+  end)
+end)
+
 describe("queue policies", function()
   local function parse(text, opts)
     return sim.queue.parse(text, "test.lua", opts)

@@ -349,7 +349,8 @@ function M.new(opts)
     -- a policy per queue (policy_Q): the --queue policy is their default
     local d, dmsg, dcode = sched.load_queue(q, opts)
     if not d then return nil, dmsg, dcode end
-    q, dmsg, dcode = perqueue.new(self, d, opts.params, opts)
+    q, dmsg, dcode = perqueue.new(self, d, opts.params,
+      {budget = opts.budget, memory = opts.memory, time = opts.time})
     if not q then return nil, dmsg, dcode end
   end
   local lim
