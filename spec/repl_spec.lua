@@ -669,5 +669,10 @@ describe("repl.new", function()
   it("raises on a bad argument", function()
     assert.has_error(function() repl.new(5) end,
       "bad argument #1 to 'new' (table expected, got number)")
+    assert.has_error(function() repl.new{chunkanme = "=x"} end,
+      "bad argument #1 to 'new' (unknown option 'chunkanme' (did you mean 'chunkname'?))")
+    local f = io.tmpfile()
+    assert.truthy(repl.new{env = {}, out = f, err = f, catch_interrupt = function() end,
+      chunkname = "=x"})
   end)
 end)
