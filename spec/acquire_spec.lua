@@ -72,7 +72,10 @@ describe("core.acquire", function()
     assert.has_error(function() core.acquire(g, core.matcher(core.graph())) end,
       "bad argument #2 to 'acquire' (the matcher schedules another graph)")
     assert.has_error(function() core.acquire(g, {colour = 1}) end,
-      "bad argument #2 to 'acquire' (unknown option 'colour' (group, protocol))")
+      "bad argument #2 to 'acquire' (unknown option 'colour'; the options are group, protocol)")
+    assert.has_error(function() core.acquire(g, {gruop = "x"}) end,
+      "bad argument #2 to 'acquire' (unknown option 'gruop' (did you mean 'group'?); the "
+      .. "options are group, protocol)")
     assert.has_error(function() core.acquire(g, {protocol = "v2"}) end,
       "bad argument #-1 to 'acquire' (invalid option 'v2')")
     assert.has_error(function() core.acquire(g, {group = ""}) end,
