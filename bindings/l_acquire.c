@@ -234,8 +234,8 @@ static int l_acquire_new(lua_State *L)
             } else if (!strcmp(k, "protocol")) {
                 proto = (grove_acquire_protocol_t)luaL_checkoption(L, -1, NULL, proto_opts);
             } else {
-                return luaL_argerror(
-                    L, oi, lua_pushfstring(L, "unknown option '%s' (group, protocol)", k));
+                static const char *const options[] = {"group", "protocol", NULL};
+                return luaL_argerror(L, oi, grovel_push_unknown(L, "option", k, options));
             }
             lua_pop(L, 1);
         }

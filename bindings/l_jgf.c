@@ -108,9 +108,11 @@ static int encode(lua_State *L, int gi, int oi)
                 vids = check_vertices(L, lua_absindex(L, -1), oi, gr, &n);
                 lua_insert(L, -3); /* keep the buffer below the key */
             } else {
+                static const char *const options[] = {"state", "compact", "paths",   "short",
+                                                      "mark",  "changed", "vertices", NULL};
                 luaL_argerror(L, oi,
-                              lua_pushfstring(L, "unknown option '%s'",
-                                              k ? k : luaL_typename(L, -2)));
+                              grovel_push_unknown(L, "option", k ? k : luaL_typename(L, -2),
+                                                  options));
             }
             lua_pop(L, 1);
         }

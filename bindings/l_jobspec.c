@@ -199,10 +199,13 @@ static bool lua_has_property(const char *name, void *arg)
     return found;
 }
 
-/* Fill s from the subject table at arg (properties, hostname, rank). */
+/* Fill s from the subject table at arg (properties, hostname, rank); any
+ * other field raises. */
 static void check_subject(lua_State *L, int arg, grove_constraint_subject_t *s, propset *p)
 {
+    static const char *const fields[] = {"properties", "hostname", "rank", NULL};
     luaL_checktype(L, arg, LUA_TTABLE);
+    grovel_check_keys(L, arg, fields, arg, "unknown field '%s'");
     memset(s, 0, sizeof(*s));
     s->rank = -1;
     if (lua_getfield(L, arg, "properties") != LUA_TNIL) {
@@ -246,16 +249,20 @@ static void type_hint(void *arg, const char *name, const char *const *known, cha
     grovel_hint(arg, name, known, NULL, buf, len);
 }
 
-/* Read opts at arg into o.  The source name and the type names are copied
- * into a userdata left on the stack, so they live until the call returns. */
+/* Read opts at arg into o (any option but these raises).  The source name
+ * and the type names are copied into a userdata left on the stack, so they
+ * live until the call returns. */
 static void check_opts(lua_State *L, int arg, grove_jobspec_opts_t *o)
 {
+    static const char *const options[] = {"v1", "unique_labels", "format", "duration",
+                                          "source", "types", NULL};
     memset(o, 0, sizeof(*o));
     o->hint = type_hint;
     o->hint_arg = L;
     if (lua_isnoneornil(L, arg))
         return;
     luaL_checktype(L, arg, LUA_TTABLE);
+    grovel_check_keys(L, arg, options, arg, "unknown option '%s'");
     if (lua_getfield(L, arg, "v1") != LUA_TNIL && lua_toboolean(L, -1))
         o->flags |= GROVE_JOBSPEC_V1;
     lua_pop(L, 1);

@@ -598,7 +598,9 @@ static int m_rv1(lua_State *L)
     int flags = 0;
     double exp = -1; /* the job's end, unless the caller gives another */
     if (!lua_isnoneornil(L, 3)) {
+        static const char *const options[] = {"graph", "expiration", NULL};
         luaL_checktype(L, 3, LUA_TTABLE);
+        grovel_check_keys(L, 3, options, 3, "unknown option '%s'");
         if (lua_getfield(L, 3, "graph") != LUA_TNIL && lua_toboolean(L, -1))
             flags |= GROVE_RV1_WITH_GRAPH;
         if (lua_getfield(L, 3, "expiration") != LUA_TNIL) {
@@ -932,7 +934,9 @@ static int m_register(lua_State *L)
     grove_register_opts_t o;
     grove_register_opts_init(&o);
     if (!lua_isnoneornil(L, 4)) {
+        static const char *const options[] = {"start", "end", "request", "free", NULL};
         luaL_checktype(L, 4, LUA_TTABLE);
+        grovel_check_keys(L, 4, options, 4, "unknown option '%s'");
         if (lua_getfield(L, 4, "start") != LUA_TNIL)
             o.start = (int64_t)luaL_checkinteger(L, -1);
         if (lua_getfield(L, 4, "end") != LUA_TNIL)
@@ -1038,7 +1042,9 @@ static int m_events(lua_State *L)
     struct lmatcher *lm = check_matcher(L, 1);
     bool clear = false;
     if (!lua_isnoneornil(L, 2)) {
+        static const char *const options[] = {"clear", NULL};
         luaL_checktype(L, 2, LUA_TTABLE);
+        grovel_check_keys(L, 2, options, 2, "unknown option '%s'");
         clear = lua_getfield(L, 2, "clear") != LUA_TNIL && lua_toboolean(L, -1);
         lua_pop(L, 1);
     }

@@ -29,22 +29,11 @@
 #include "lgraph.h"
 #include "topo.h"
 
-/* Raise unless every key of the table at idx is one of names. */
+/* Raise unless every key of the table at idx is one of names, with the
+ * closest name offered. */
 static void check_keys(lua_State *L, int idx, const char *const *names)
 {
-    lua_pushnil(L);
-    while (lua_next(L, idx)) {
-        lua_pop(L, 1);
-        const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-        bool found = false;
-        for (const char *const *n = names; k && *n && !found; n++)
-            found = !strcmp(k, *n);
-        if (!found) {
-            const char *msg = k ? lua_pushfstring(L, "unknown option \"%s\"", k)
-                                : "option names must be strings";
-            luaL_argerror(L, idx, msg);
-        }
-    }
+    grovel_check_keys(L, idx, names, idx, "unknown option '%s'");
 }
 
 /* opts.types as a NULL-terminated array in a userdata pushed on the stack

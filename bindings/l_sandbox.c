@@ -701,8 +701,8 @@ void grovel_sandbox_check_limits(lua_State *L, int arg, grovel_sandbox_t *sb)
                           "time must be a number of seconds in (0, 1e6]");
             sb->time = t;
         } else {
-            luaL_argerror(L, arg, lua_pushfstring(L, "unknown option '%s' (budget, memory, "
-                                                     "time)", k));
+            static const char *const options[] = {"budget", "memory", "time", NULL};
+            luaL_argerror(L, arg, grovel_push_unknown(L, "option", k, options));
         }
         lua_pop(L, 1);
     }

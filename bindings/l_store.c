@@ -128,8 +128,11 @@ static int l_save(lua_State *L)
         lua_pushnil(L);
         while (lua_next(L, opts)) {
             const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
-            if (strcmp(k, "full") != 0 || !lua_isboolean(L, -1))
-                return luaL_argerror(L, opts, "options: {full = boolean}");
+            static const char *const options[] = {"full", NULL};
+            if (strcmp(k, "full") != 0)
+                return luaL_argerror(L, opts, grovel_push_unknown(L, "option", k, options));
+            if (!lua_isboolean(L, -1))
+                return luaL_argerror(L, opts, "full must be a boolean");
             if (lua_toboolean(L, -1))
                 flags |= GROVE_STORE_FULL;
             lua_pop(L, 1);
@@ -174,11 +177,10 @@ static int restore(lua_State *L, int box_idx, int opts_idx)
                 lua_pushvalue(L, -2); /* keep the value at pol, continue with the key */
                 continue;
             }
+            static const char *const options[] = {"policy", "default_duration",
+                                                  "constraint_type", NULL};
             if (strcmp(k, "default_duration") && strcmp(k, "constraint_type"))
-                return luaL_argerror(L, opts_idx,
-                                     lua_pushfstring(L, "unknown option '%s' (policy, "
-                                                        "default_duration, constraint_type)",
-                                                     k));
+                return luaL_argerror(L, opts_idx, grovel_push_unknown(L, "option", k, options));
             lua_pushvalue(L, -2);
             lua_insert(L, -2);
             lua_settable(L, cfg);

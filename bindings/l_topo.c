@@ -70,12 +70,8 @@ static int l_add(lua_State *L)
     lua_pushnil(L);
     while (lua_next(L, 3)) {
         const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
-        bool known = false;
-        for (const char *const *p = keys; *p; p++)
-            known |= !strcmp(*p, k);
-        if (!known)
-            return luaL_argerror(
-                L, 3, lua_pushfstring(L, "unknown key '%s' (xml, xml_text, source, synthetic)", k));
+        if (grovel_name_index(k, keys) < 0)
+            return luaL_argerror(L, 3, grovel_push_unknown(L, "key", k, keys));
         lua_pop(L, 1);
     }
     size_t xlen = 0;

@@ -99,7 +99,9 @@ static void read_shape(lua_State *L, int idx, const grove_graph_t *g, struct sha
     sh->s.prefer = (const grove_sym_t(*)[2])sh->prefer;
     if (lua_isnoneornil(L, idx))
         return;
+    static const char *const fields[] = {"expand", "prefer", NULL};
     luaL_checktype(L, idx, LUA_TTABLE);
+    grovel_check_keys(L, idx, fields, idx, "unknown field '%s'");
     if (lua_getfield(L, idx, "expand") == LUA_TTABLE) {
         for (lua_pushnil(L); lua_next(L, -2); lua_pop(L, 1)) {
             grove_sym_t t = lua_type(L, -2) == LUA_TSTRING

@@ -72,7 +72,10 @@ describe("core.acquire", function()
     assert.has_error(function() core.acquire(g, core.matcher(core.graph())) end,
       "bad argument #2 to 'acquire' (the matcher schedules another graph)")
     assert.has_error(function() core.acquire(g, {colour = 1}) end,
-      "bad argument #2 to 'acquire' (unknown option 'colour' (group, protocol))")
+      "bad argument #2 to 'acquire' (unknown option 'colour'; the options are group, protocol)")
+    assert.has_error(function() core.acquire(g, {gruop = "x"}) end,
+      "bad argument #2 to 'acquire' (unknown option 'gruop' (did you mean 'group'?); the "
+      .. "options are group, protocol)")
     assert.has_error(function() core.acquire(g, {protocol = "v2"}) end,
       "bad argument #-1 to 'acquire' (invalid option 'v2')")
     assert.has_error(function() core.acquire(g, {group = ""}) end,
@@ -418,6 +421,26 @@ expect release -
       raised(replay.run, "expect colour red"))
     assert.has_error(function() replay.new(3) end,
       "bad argument #1 to 'new' (table expected, got number)")
+  end)
+
+  it("refuses an option it does not know, and takes every one it does", function()
+    assert.has_error(function() replay.new{protocl = "v1"} end,
+      "bad argument #1 to 'new' (unknown option 'protocl' (did you mean 'protocol'?))")
+    assert.has_error(function() replay.new{json = true} end,
+      "bad argument #1 to 'new' (unknown option 'json')")
+    assert.has_error(function() replay.run("", {sorce = "x"}) end,
+      "bad argument #2 to 'run' (unknown option 'sorce' (did you mean 'source'?))")
+    assert.has_error(function() replay.run_file("nothere.replay", {jsno = true}) end,
+      "bad argument #2 to 'run_file' (unknown option 'jsno' (did you mean 'json'?))")
+    local m = core.matcher(dofile "examples/tiny.lua")
+    local job = assert(m:match(cores(6)))
+    assert.has_error(function() replay.child(m, job.id, {polcy = "high"}) end,
+      "bad argument #3 to 'child' (unknown option 'polcy' (did you mean 'policy'?))")
+    local all = {protocol = "auto", group = "default", policy = "first", graph = core.graph(),
+      base = ".", default_duration = 60}
+    assert.truthy(replay.new(all))
+    all.graph, all.source, all.json = core.graph(), "x", true
+    assert.same({}, replay.run("", all).failures)
   end)
 
   it("uses a policy and jobspec files", function()

@@ -453,6 +453,11 @@ describe("grove.flux", function()
       {flux.new{queue_depth = 0}})
     assert.has_error(function() flux.new{bogus = 1} end,
       "bad argument #1 to 'new' (unknown option 'bogus')")
+    assert.has_error(function() flux.new{queue_dpeth = 2} end,
+      "bad argument #1 to 'new' (unknown option 'queue_dpeth' (did you mean 'queue_depth'?))")
+    assert.has_error(function() flux.new{limits = {bugdet = 10}} end,
+      "bad argument #1 to 'new' (unknown limits option 'bugdet' (did you mean 'budget'?))")
+    assert.truthy(flux.new{limits = {budget = 1e8, memory = 2^28, time = 10}})
     local s = assert(flux.new{limited = 8, match_format = "rv1"})
     assert.same({mode = "limited", limit = 8}, s:ready())
     assert.equal("ENOSYS", s:handle("sched.bogus", "{}")[1].errnum)

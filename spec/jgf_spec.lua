@@ -154,9 +154,15 @@ describe("grove.core JGF", function()
       assert.has_error(function() core.jgf_encode(g, 5) end,
         "bad argument #2 to 'jgf_encode' (table expected, got number)")
       assert.has_error(function() core.jgf_encode(g, { pretty = true }) end,
-        "bad argument #2 to 'jgf_encode' (unknown option 'pretty')")
+        "bad argument #2 to 'jgf_encode' (unknown option 'pretty'; the options are state, "
+        .. "compact, paths, short, mark, changed, vertices)")
       assert.has_error(function() core.jgf_encode(g, { "x" }) end,
-        "bad argument #2 to 'jgf_encode' (unknown option 'number')")
+        "bad argument #2 to 'jgf_encode' (unknown option 'number'; the options are state, "
+        .. "compact, paths, short, mark, changed, vertices)")
+      require("grove.suggest") -- the closest name is offered once it is loaded
+      assert.has_error(function() core.jgf_encode(g, { compcat = true }) end,
+        "bad argument #2 to 'jgf_encode' (unknown option 'compcat' (did you mean 'compact'?); "
+        .. "the options are state, compact, paths, short, mark, changed, vertices)")
       assert.has_error(function() core.jgf_encode(g, { compact = 1 }) end,
         "bad argument #2 to 'jgf_encode' (compact must be a boolean)")
       assert.has_error(function() core.jgf_encode(g, { vertices = 3 }) end,

@@ -164,6 +164,35 @@ describe("core.jobspec_parse", function()
       "bad argument #1 to 'constraint_match' (table expected, got string)")
   end)
 
+  it("refuses an option it does not know, and takes every one it does", function()
+    local text = assert(io.open(FIX .. "v1.json")):read("a")
+    assert.has_error(function() core.jobspec_parse(text, {fromat = "json"}) end,
+      "bad argument #2 to 'jobspec_parse' (unknown option 'fromat' (did you mean 'format'?))")
+    assert.has_error(function() core.jobspec_load(FIX .. "v1.json", {v2 = true}) end,
+      "bad argument #2 to 'jobspec_load' (unknown option 'v2' (did you mean 'v1'?))")
+    local t = assert(core.jobspec_parse(text)):to_table()
+    assert.has_error(function() core.jobspec_from_table(t, {type = {"node"}}) end,
+      "bad argument #2 to 'jobspec_from_table' (unknown option 'type' (did you mean 'types'?))")
+    local all = {v1 = true, unique_labels = true, format = "json", duration = 60,
+      source = "v1.json", types = {"node", "slot", "core", "socket", "gpu", "memory"}}
+    assert.truthy(core.jobspec_parse(text, all))
+    all.format = nil
+    assert.truthy(core.jobspec_load(FIX .. "v1.json", all))
+    assert.truthy(core.jobspec_from_table(t, all))
+  end)
+
+  it("refuses a subject field it does not know, and takes every one it does", function()
+    local js = assert(core.jobspec_load(FIX .. "constraints.yaml"))
+    assert.has_error(function() js:constraint_match{properties = {"ssd"}, hostnmae = "node7"} end,
+      "bad argument #1 to 'constraint_match' (unknown field 'hostnmae' (did you mean "
+      .. "'hostname'?))")
+    assert.is_true(js:constraint_match{properties = {"ssd"}, hostname = "node7", rank = 7})
+    local c = assert(core.constraint{properties = {"ssd"}})
+    assert.has_error(function() c:match{property = {"ssd"}} end,
+      "bad argument #1 to 'match' (unknown field 'property' (did you mean 'properties'?))")
+    assert.is_true(c:match{properties = {"ssd"}, hostname = "n1", rank = 1})
+  end)
+
   it("validates tables with jobspec_from_table", function()
     local t = assert(J.build{tasks = 2})
     assert.truthy(core.jobspec_from_table(t, {v1 = true}))

@@ -873,6 +873,16 @@ describe("m:rv1", function()
     assert.has_error(function() m:rv1("x") end)
     assert.has_error(function() m:rv1(1, 5) end)
   end)
+
+  it("refuses an option it does not know, and takes every one it does", function()
+    local m = core.matcher(tiny())
+    local j = assert(m:match(nodes_yaml(1, 2, false, 600)))
+    assert.has_error(function() m:rv1(j.id, {grpah = true}) end,
+      "bad argument #2 to 'rv1' (unknown option 'grpah' (did you mean 'graph'?))")
+    local t = assert(m:rv1(j.id, {graph = true, expiration = 900})):to_table()
+    assert.equal(900, t.execution.expiration)
+    assert.is_table(t.scheduling)
+  end)
 end)
 
 describe("a jobspec given to a matcher as text or a table", function()

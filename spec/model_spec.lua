@@ -196,6 +196,18 @@ describe("jobs registered again from their R", function()
     fails("EINVAL", "register: job 2: its window ended at 100 (now 200)",
       m:register(assert(m1:rv1(2)), 2))
   end)
+
+  it("refuses an option it does not know, and takes every one it does", function()
+    local _, _, m1 = busy()
+    local _, _, m = empty()
+    local R2 = assert(m1:rv1(2))
+    assert.has_error(function() m:register(R2, 2, {ned = 100}) end,
+      "bad argument #3 to 'register' (unknown option 'ned' (did you mean 'end'?))")
+    assert.is_nil(m:job(2))
+    local j = assert(m:register(R2, 2, {start = 0, ["end"] = 100, request = assert(m1:request(2)),
+      free = ""}))
+    assert.same({0, 100}, {j.start, j["end"]})
+  end)
 end)
 
 -- n nodes, each a slot of c cores and `amount` units of a channeled type.
@@ -718,6 +730,16 @@ describe("a clock that moves", function()
     assert.is_nil(m:job(3))
     assert.same({event = "end", id = 3, at = 150}, m:events()[4])
     assert.equal(4, #m:events{clear = true})
+    assert.same({}, m:events())
+  end)
+
+  it("refuses an events option it does not know", function()
+    local m = core.matcher(mh.tiny())
+    assert(m:match(cores(36, 100), "allocate"))
+    m:set_now(120)
+    assert.has_error(function() m:events{claer = true} end,
+      "bad argument #1 to 'events' (unknown option 'claer' (did you mean 'clear'?))")
+    assert.equal(1, #m:events{clear = true})
     assert.same({}, m:events())
   end)
 

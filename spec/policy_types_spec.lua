@@ -70,8 +70,8 @@ describe("a policy's type names", function()
         "bad argument #3 to 'policy_parse' (graph must be an open grove.graph)")
       assert.has_error(function()
         core.policy_parse("return {}", "x.lua", {graph = graph(), bogus = 1})
-      end, "bad argument #3 to 'policy_parse' (unknown option 'bogus' (budget, " ..
-        "memory, time))")
+      end, "bad argument #3 to 'policy_parse' (unknown option 'bogus'; the options are " ..
+        "budget, memory, time)")
       local p = assert(core.policy_parse("return {}", "x.lua", {graph = graph(), budget = 5000}))
       assert.equal(5000, p:budget())
     end)

@@ -384,6 +384,18 @@ describe("grove.query", function()
       "bad argument #1 to 'new' (table with a graph expected)")
   end)
 
+  it("refuses an option it does not know, and takes every one it does", function()
+    assert.has_error(function() query.new{graph = lab(), polciy = "high"} end,
+      "bad argument #1 to 'new' (unknown option 'polciy' (did you mean 'policy'?))")
+    local f = io.tmpfile()
+    assert(query.new{graph = lab(), policy = "high", format = "simple", out = f, info = f,
+      err = f, elapsed = false, aggregates = "core:node", subsystems = "CA", or_slots = true})
+    assert.has_error(function() query.load_graph(DIR .. "/lab.graphml", {type = "node"}) end,
+      "bad argument #2 to 'load_graph' (unknown option 'type' (did you mean 'types'?))")
+    assert.equal(7, #assert(query.load_graph(DIR .. "/lab.graphml", {format = "grug",
+      types = {"cluster", "rack", "node"}})))
+  end)
+
   it("parses a jobspec file named again once, and again when its text changes", function()
     local s, texts = session()
     local path = os.tmpname()
@@ -491,6 +503,12 @@ describe("grove.writers", function()
       "      ---lab0%[1:s%]\n$"))
     local _, n = text:gsub("\n", "")
     assert.equal(#whole, n)
+    -- a shape's fields are expand and prefer; any other raises
+    assert.has_error(function() w:job(m, job.id, "simple", {exapnd = {node = true}}) end,
+      "bad argument #4 to 'job' (unknown field 'exapnd' (did you mean 'expand'?))")
+    assert.has_error(function() w:entries(m, job.id, {perfer = {}}) end,
+      "bad argument #3 to 'entries' (unknown field 'perfer' (did you mean 'prefer'?))")
+    assert.equal(text, w:job(m, job.id, "simple", {expand = {node = true}, prefer = {}}))
     -- given a file, the same bytes go there, in every format, after what
     -- the file held already
     for _, fmt in ipairs(writers.formats) do

@@ -126,8 +126,9 @@ describe("grove.core.grug_load", function()
       "bad argument #1 to 'grug_load' (string expected, got no value)")
     assert.has_error(function() core.grug_load("x", 3) end,
       "bad argument #2 to 'grug_load' (table expected, got number)")
+    require("grove.suggest") -- the closest name is offered once it is loaded
     assert.has_error(function() core.grug_load("x", { type = { "node" } }) end,
-      "bad argument #2 to 'grug_load' (unknown option \"type\")")
+      "bad argument #2 to 'grug_load' (unknown option 'type' (did you mean 'types'?))")
     assert.has_error(function() core.grug_load("x", { types = "node" }) end,
       "bad argument #2 to 'grug_load' (types must be a list of strings)")
     assert.has_error(function() core.grug_load("x", { types = { 1 } }) end,
@@ -139,7 +140,7 @@ describe("grove.core.grug_load", function()
     assert.has_error(function() core.grug_load("x", { max_vertices = 1.5 }) end,
       "bad argument #2 to 'grug_load' (max_vertices must be an integer)")
     assert.has_error(function() core.grug_load("x", { [1] = true }) end,
-      "bad argument #2 to 'grug_load' (option names must be strings)")
+      "bad argument #2 to 'grug_load' (unknown option '1')")
   end)
 end)
 
@@ -271,7 +272,7 @@ describe("grove.core.hwloc_load", function()
       "bad argument #1 to 'hwloc_load' (give exactly one of xml, xml_text, synthetic or "
       .. "live = true)")
     assert.has_error(function() core.hwloc_load { live = true, host = "x" } end,
-      "bad argument #1 to 'hwloc_load' (unknown option \"host\")")
+      "bad argument #1 to 'hwloc_load' (unknown option 'host')")
     assert.has_error(function() core.hwloc_load { xml = 5 } end,
       "bad argument #1 to 'hwloc_load' (xml must be a string)")
     assert.has_error(function() core.hwloc_load { live = true, first_rank = -2 } end,

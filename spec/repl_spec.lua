@@ -174,7 +174,14 @@ describe("pretty.format", function()
 
   it("raises on bad options", function()
     assert.has_error(function() pretty.format({}, 3) end,
-      "bad argument #2 (table expected, got number)")
+      "bad argument #2 to 'format' (table expected, got number)")
+    assert.has_error(function() pretty.format({}, {widht = 40}) end,
+      "bad argument #2 to 'format' (unknown option 'widht' (did you mean 'width'?))")
+    assert.has_error(function() pretty.show({}, {dpeth = 2}) end,
+      "bad argument #2 to 'show' (unknown option 'dpeth' (did you mean 'depth'?))")
+    local all = {width = 40, depth = 2, items = 5, indent = "  "}
+    assert.equal("{ a = { b = {...} } }", pretty.format({a = {b = {c = 1}}}, all))
+    assert.equal("{ a = { b = {...} } }", pretty.show({a = {b = {c = 1}}}, all))
   end)
 end)
 
@@ -662,5 +669,10 @@ describe("repl.new", function()
   it("raises on a bad argument", function()
     assert.has_error(function() repl.new(5) end,
       "bad argument #1 to 'new' (table expected, got number)")
+    assert.has_error(function() repl.new{chunkanme = "=x"} end,
+      "bad argument #1 to 'new' (unknown option 'chunkanme' (did you mean 'chunkname'?))")
+    local f = io.tmpfile()
+    assert.truthy(repl.new{env = {}, out = f, err = f, catch_interrupt = function() end,
+      chunkname = "=x"})
   end)
 end)

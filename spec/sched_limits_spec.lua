@@ -82,6 +82,12 @@ describe("grove.limits.parse", function()
       limits.to_table(L))
   end)
 
+  it("refuses an option it does not know, and takes every one it does", function()
+    assert.has_error(function() limits.parse({}, "limits", {name = true}) end,
+      "bad argument #3 to 'parse' (unknown option 'name' (did you mean 'names'?))")
+    assert(limits.parse({}, "limits", {names = true, queues = {debug = true}}))
+  end)
+
   it("refuses a wrong type, a negative limit, an unknown key, user or queue by name", function()
     local w = "[sched-grove.limits]"
     assert.same({nil, "[sched-grove.limits].user: max-cores=-1: a limit must be 0 or more "

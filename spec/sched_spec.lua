@@ -145,6 +145,30 @@ describe("grove.sched", function()
     assert.same({"needs 17 cores, the machine has 16", "ENODEV"},
       {sched.admissible(loop, rec)})
   end)
+
+  it("refuses an option it does not know, and takes every one it does", function()
+    assert.has_error(function() sched.new{graph = machine(), queue_dpeth = 2} end,
+      "bad argument #1 to 'new' (unknown option 'queue_dpeth' (did you mean 'queue_depth'?))")
+    assert.has_error(function() sched.init({}, {graph = machine(), total = 16}) end,
+      "bad argument #2 to 'init' (unknown option 'total')")
+    local all = {graph = machine(), queue = "easy", policy = "first", unit = "core", now = 5,
+      reservations = "planner", queue_depth = 8, reserve_depth = 2, timed = true,
+      params = {}, tps = 1, budget = 1e8, memory = 2^28, time = 10, limits = nil}
+    local self = assert(sched.init({}, all))
+    assert.equal(5, self.now)
+    all.graph, all.total = machine(), 8
+    assert.equal(8, assert(sched.new(all)).total)
+  end)
+
+  it("refuses a ctx:start option it does not know", function()
+    local loop = loop_of{}
+    add(loop, job(1, 4))
+    add(loop, job(2, 4))
+    local q = loop.ctx.queue()
+    assert.has_error(function() loop.ctx:start(q[2], {protcet = q[1]}) end,
+      "bad argument #2 to 'start' (unknown option 'protcet' (did you mean 'protect'?))")
+    assert.is_true(loop.ctx:start(q[2], {protect = q[1]}))
+  end)
 end)
 
 describe("grove.sched: why a job can never run", function()

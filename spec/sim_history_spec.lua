@@ -186,6 +186,14 @@ describe("grove.sim.replay", function()
     assert.are.equal(1.5, s.est_changes_mean)
   end)
 
+  it("refuses an option it does not know", function()
+    local h = assert(history.read(FIX))
+    assert.has_error(function() replay.run(h, {withni = 1}) end,
+      "bad argument #2 to 'run' (unknown option 'withni' (did you mean 'within'?))")
+    assert(replay.run(h, {queue = "easy", policy = "first", within = 1,
+      progress = function() end}))
+  end)
+
   it("sends the drain to the scheduler", function()
     local p = variant(function(l) l[6] = l[6]:gsub('"idset":"3"', '"idset":"0"') end)
     local h = assert(history.read(p))

@@ -201,3 +201,16 @@ describe("grove sim --trace a Batsim workload", function()
     assert.equal(2, #rows)
   end)
 end)
+
+describe("grove.sim.output.open", function()
+  it("refuses an option it does not know, and takes every one it does", function()
+    local output = require("grove.sim.output")
+    local spec = {format = "swf", path = tmp .. "/o.swf"}
+    assert.has_error(function() output.open(spec, {haeder = {}}) end,
+      "bad argument #2 to 'open' (unknown option 'haeder' (did you mean 'header'?))")
+    local w = assert(output.open(spec, {columns = {"id"}, workload = "w", header = {"x"},
+      low = function() return nil end}))
+    w:close()
+    assert.equal("; x\n", exe.read(tmp .. "/o.swf"))
+  end)
+end)

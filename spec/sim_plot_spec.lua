@@ -57,4 +57,12 @@ describe("grove.sim.plot", function()
       end
     end
   end)
+
+  it("refuses a Gantt chart option it does not know, and takes every one it does", function()
+    local recs = {{node = 1, id = 1, start = 0, ["end"] = 10}}
+    assert.has_error(function() plot.gantt(tmp .. "/g.svg", recs, {"n0"}, {nodse = 4}) end,
+      "bad argument #4 to 'gantt' (unknown option 'nodse' (did you mean 'nodes'?))")
+    assert(plot.gantt(tmp .. "/g.svg", recs, {"n0"}, {nodes = 4, from = 0, to = 20, cut = 15}))
+    assert.matches("<svg", exe.read(tmp .. "/g.svg"), 1, true)
+  end)
 end)

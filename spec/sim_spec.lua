@@ -325,8 +325,69 @@ describe("grove.sim", function()
       "bad argument #1 to 'submit' (submit time 0 is before the clock, 6)")
     assert.has_error(function() s:node_event{time = 9, node = "n7", action = "down"} end,
       "bad argument #1 to 'node_event' (no node 'n7' (a node name, path or hostlist))")
+    -- a field neither takes, with the closest one offered
+    assert.has_error(function() s:submit{submit = 6, run = 1, procs = 1, estimte = 5} end,
+      "bad argument #1 to 'submit' (unknown field 'estimte' (did you mean 'estimate'?))")
+    assert.has_error(function() s:node_event{time = 9, node = "n1", acton = "down"} end,
+      "bad argument #1 to 'node_event' (unknown field 'acton' (did you mean 'action'?))")
     expect.fails_like("ENOENT", "^no queue policy 'nosuch' in ",
       sim.new{graph = machine(), queue = "nosuch"})
+  end)
+end)
+
+describe("a job's and a node event's fields", function()
+  it("are all taken", function()
+    local s = new{}
+    s:submit{id = 1, submit = 0, run = 10, estimate = 20, procs = 2, user = 3, group = 4,
+      queue = 1, partition = 1, mem = 0, name = "a", bank = "b"}
+    s:submit{id = 2, submit = 0, run = 10, procs = 1, after = 1, think = 5}
+    s:submit{id = 3, submit = 0, run = 10, jobspec = grove.jobspec{slots = 1}}
+    s:node_event{time = 1, node = "n0", action = "set", key = "k", value = "v"}
+    assert(s:run())
+    assert.equal(3, s:result().jobs)
+  end)
+end)
+
+describe("the options of grove.sim's parts", function()
+  it("are refused when unknown, with the closest offered, and taken when known", function()
+    local gen = sim.gen
+    assert.has_error(function() gen.new{procs = 16, sede = 1} end,
+      "bad argument #1 to 'new' (unknown option 'sede' (did you mean 'seed'?))")
+    local g = gen.new{procs = 16, seed = 2, estimate_factor = 2, users = 4, arrival_factor = 1,
+      types = "batch"}
+    assert.equal(1, g:next().id)
+    assert.has_error(function() gen.write(io.tmpfile(), {jobs = 1, procs = 4, job = 2}) end,
+      "bad argument #2 to 'write' (unknown option 'job' (did you mean 'jobs'?))")
+    local f = io.tmpfile()
+    gen.write(f, {jobs = 2, procs = 4, seed = 1, estimate_factor = 1, users = 2,
+      arrival_factor = 1, types = "both"})
+    f:close()
+    -- traces
+    local path = "spec/fixtures/sim/small.swf"
+    assert.has_error(function() sim.trace.open(path, {form = "swf"}) end,
+      "bad argument #2 to 'open' (unknown option 'form' (did you mean 'from'?))")
+    assert.has_error(function() sim.trace.open(path, {source = "x"}) end,
+      "bad argument #2 to 'open' (unknown option 'source')")
+    assert(sim.trace.open(path, {format = "swf", report = function() end, fh = nil,
+      warn = function() end, skip_bad = true, keep_cancelled = true, status = {[1] = true},
+      from = 0, to = 1000, load = 1}))
+    assert.has_error(function() sim.trace.from_list({}, {fh = io.stdin}) end,
+      "bad argument #2 to 'from_list' (unknown option 'fh')")
+    assert(sim.trace.from_list({{submit = 0, run = 1, procs = 1}}, {report = function() end,
+      warn = function() end, skip_bad = true, keep_cancelled = true, status = {[1] = true},
+      from = 0, to = 10, load = 1, source = "jobs"}))
+    -- metrics
+    assert.has_error(function() sim.metrics.new{unit = 4} end,
+      "bad argument #1 to 'new' (unknown option 'unit' (did you mean 'units'?))")
+    assert(sim.metrics.new{units = 4, buckets = 10, width = 30})
+    -- queue policies' limits
+    assert.has_error(function() sim.queue.load("fcfs", {budegt = 1e6}) end,
+      "bad argument #2 to 'load' (unknown option 'budegt' (did you mean 'budget'?))")
+    assert.has_error(function() sim.queue.parse("return {base = 'fcfs'}", "q.lua", {tiem = 1}) end,
+      "bad argument #3 to 'parse' (unknown option 'tiem' (did you mean 'time'?))")
+    assert(sim.queue.load("fcfs", {budget = 1e6, memory = 2^26, time = 5}))
+    assert(sim.queue.parse("return {base = 'fcfs'}", "q.lua", {budget = 1e6, memory = 2^26,
+      time = 5}))
   end)
 end)
 
@@ -420,6 +481,29 @@ describe("queue policies", function()
     assert.same({nil, "ECANCELED"}, {ok, code})
     assert.equal("queue policy test: test.lua:4: bad argument #1 to 'start' (job 4 is not waiting)",
       err)
+  end)
+
+  it("refuse a ctx:start option they do not know, per queue too", function()
+    local text = [[
+      return { schedule = function(ctx)
+        local q = ctx:queue()
+        ctx:start(q[2], {protcet = q[1]})
+      end }]]
+    local path = os.tmpname() .. ".lua"
+    local f = assert(io.open(path, "w"))
+    f:write(text)
+    f:close()
+    for _, opts in ipairs{{queue = assert(parse(text))}, {queue = "fcfs",
+        params = {policy_1 = path}}} do
+      local s = new(opts)
+      s:submit{id = 1, submit = 0, run = 1, procs = 1, queue = 1}
+      s:submit{id = 2, submit = 0, run = 1, procs = 1, queue = 1}
+      local ok, err, code = s:run()
+      assert.same({nil, "ECANCELED"}, {ok, code})
+      assert.truthy(err:find("bad argument #2 to 'start' (unknown option 'protcet' (did you mean "
+        .. "'protect'?))", 1, true), err)
+    end
+    os.remove(path)
   end)
 end)
 

@@ -239,11 +239,19 @@ print(ro:generation())
     assert.has_error(function() st:save(g, core.matcher(core.graph())) end,
       "bad argument #2 to 'save' (the matcher is over another graph)")
     assert.has_error(function() st:save(g, {fast = true}) end,
-      "bad argument #2 to 'save' (options: {full = boolean})")
+      "bad argument #2 to 'save' (unknown option 'fast'; the options are full)")
+    assert.has_error(function() st:save(g, {ful = true}) end,
+      "bad argument #2 to 'save' (unknown option 'ful' (did you mean 'full'?); the options are "
+      .. "full)")
+    assert.has_error(function() st:save(g, {full = 1}) end,
+      "bad argument #2 to 'save' (full must be a boolean)")
     assert(st:save(g))
     assert.has_error(function() st:load({colour = 1}) end,
-      "bad argument #1 to 'load' (unknown option 'colour' (policy, default_duration, "
-      .. "constraint_type))")
+      "bad argument #1 to 'load' (unknown option 'colour'; the options are policy, "
+      .. "default_duration, constraint_type)")
+    assert.has_error(function() st:load({polcy = "high"}) end,
+      "bad argument #1 to 'load' (unknown option 'polcy' (did you mean 'policy'?); the options "
+      .. "are policy, default_duration, constraint_type)")
     st:close()
     assert.has_error(function() st:generation() end,
       "calling 'generation' on bad self (store is closed)")

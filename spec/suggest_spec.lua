@@ -29,6 +29,43 @@ describe("grove.suggest", function()
   end)
 end)
 
+describe("grove.check.keys", function()
+  local check = require("grove.check")
+  local KNOWN = {width = true, depth = true}
+  local function f(opts) check.keys(opts, KNOWN, 2, "f") end
+  local function g(opts) check.keys(opts, KNOWN, 1, "g", "field", 3) end
+  local function h(opts) g(opts) end
+
+  it("takes nil and every known key", function()
+    f(nil)
+    f({})
+    f({width = 1, depth = 2})
+  end)
+
+  it("names an unknown key, the closest one and the caller's argument", function()
+    assert.has_error(function() f({widht = 1}) end,
+      "bad argument #2 to 'f' (unknown option 'widht' (did you mean 'width'?))")
+    assert.has_error(function() f({colour = 1}) end,
+      "bad argument #2 to 'f' (unknown option 'colour')")
+    assert.has_error(function() f({[1] = true}) end,
+      "bad argument #2 to 'f' (unknown option '1')")
+    -- of several, the first in sorted order; a field when so called
+    assert.has_error(function() g({zz = 1, aa = 2, width = 3}) end,
+      "bad argument #1 to 'g' (unknown field 'aa')")
+  end)
+
+  it("blames the line that called the checked function, or the level given", function()
+    local line = debug.getinfo(1, "l").currentline + 1
+    local ok, err = pcall(function() f({x = 1}) end)
+    assert.is_false(ok)
+    assert.equal(("spec/suggest_spec.lua:%d: "):format(line), err:match("^[^:]+:%d+: "))
+    line = debug.getinfo(1, "l").currentline + 1
+    ok, err = pcall(function() h({x = 1}) end)
+    assert.is_false(ok)
+    assert.equal(("spec/suggest_spec.lua:%d: "):format(line), err:match("^[^:]+:%d+: "))
+  end)
+end)
+
 describe("a name that is no method of a Grove object", function()
   local core = require("grove.core")
   local grove = require("grove")         -- sets core.set_suggest to suggest.hint

@@ -87,7 +87,11 @@ describe("core.topologies", function()
     assert.matches("0-x", msg, 1, true)
     assert.equal(0, #t:classes())
     assert.has_error(function() t:add("0", {path = TWO}) end,
-      "bad argument #2 to 'add' (unknown key 'path' (xml, xml_text, source, synthetic))")
+      "bad argument #2 to 'add' (unknown key 'path'; the keys are xml, xml_text, source, "
+      .. "synthetic)")
+    assert.has_error(function() t:add("0", {xmltext = "x"}) end,
+      "bad argument #2 to 'add' (unknown key 'xmltext' (did you mean 'xml_text'?); the keys "
+      .. "are xml, xml_text, source, synthetic)")
     assert.has_error(function() t:add("0", {}) end,
       "bad argument #2 to 'add' (give exactly one of xml, xml_text or synthetic)")
   end)

@@ -36,6 +36,7 @@
 local M = {}
 
 local fmt = string.format
+local check = require("grove.check")
 local step_fit = require("grove.sched.profile").step_fit
 
 -- The keys of a set of limits and the amount each counts.
@@ -149,9 +150,13 @@ end
 -- The limits table tbl (as described above; nil: no limits) read, where
 -- naming it in messages ("[sched-grove.limits]", a file's name).  opts:
 -- {queues = {NAME = true} (the queues that exist: another is refused),
--- names = true (a user named but unknown to /etc/passwd kept as a name)}.
--- The limits the loop counts with, or nil and the message.
+-- names = true (a user named but unknown to /etc/passwd kept as a name)};
+-- any other key of opts raises.  The limits the loop counts with, or nil
+-- and the message.
+local PARSE_OPTIONS = {queues = 1, names = 1}
+
 function M.parse(tbl, where, opts)
+  check.keys(opts, PARSE_OPTIONS, 3, "parse")
   opts = opts or {}
   where = where or "limits"
   if tbl == nil then return nil end

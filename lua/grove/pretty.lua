@@ -19,7 +19,8 @@
 --   pretty.is_job(x)               whether x looks like a job table
 --
 -- opts: width (80: longest line a table is folded into), depth (6: deeper
--- tables show as {...}), items (100: entries shown per table), indent ("").
+-- tables show as {...}), items (100: entries shown per table), indent ("");
+-- any other key raises.
 --
 -- Grove objects are recognised by their metatable's __name (grove.graph,
 -- grove.vertex, grove.matcher, ...), so this module needs nothing from the
@@ -44,13 +45,17 @@ for w in ([[and break do else elseif end false for function goto if in
 end
 M.keywords = KEYWORDS
 
-local function options(opts)
+-- opts (nil, or a table of the keys of DEFAULTS) over the defaults;
+-- anything else raises at the caller of fname (format or show), which
+-- calls this itself.
+local function options(opts, fname)
   local o = {}
   for k, v in pairs(DEFAULTS) do o[k] = v end
   if opts ~= nil then
     if type(opts) ~= "table" then
-      error(fmt("bad argument #2 (table expected, got %s)", type(opts)), 3)
+      error(fmt("bad argument #2 to '%s' (table expected, got %s)", fname, type(opts)), 3)
     end
+    check.keys(opts, DEFAULTS, 2, fname, nil, 3)
     for k, v in pairs(opts) do o[k] = v end
   end
   return o
@@ -232,7 +237,8 @@ format_value = function(v, o, level, seen)
 end
 
 function M.format(v, opts)
-  return format_value(v, options(opts), 0, {})
+  local o = options(opts, "format")
+  return format_value(v, o, 0, {})
 end
 
 -- ---- jobs as trees ----
@@ -495,6 +501,7 @@ local function list_iterator(f, over)
 end
 
 function M.show(v, opts)
+  options(opts, "show")
   local name = class(v)
   if type(v) == "function" then
     local over = iterated(v)

@@ -45,6 +45,7 @@
 -- This module holds the session and its commands; it must not hold the find
 -- language (grove.query_find), the selection blocks (grove.query_select),
 -- the writers (grove.writers) or the command line (grove.cmd.query).
+local check = require("grove.check")
 local core = require("grove.core")
 local policies = require("grove.policy")
 local levels = require("grove.levels")
@@ -68,9 +69,6 @@ local function split_list(s)
   return t
 end
 
--- The graph in the file at path read as opts.format ("grug" default, "jgf",
--- "hwloc", "rv1exec"), keeping opts.types (a list or "a,b,c"; grug and
--- hwloc), or nil, message, code.
 -- The load format a file's name says: .json and .jgf JGF, .xml hwloc,
 -- anything else (.graphml) GRUG.  R files (rv1exec) are JSON too: they need
 -- the format given.
@@ -81,7 +79,13 @@ function M.format_of(path)
   return "grug"
 end
 
+-- The graph in the file at path read as opts.format ("grug" default, "jgf",
+-- "hwloc", "rv1exec"), keeping opts.types (a list or "a,b,c"; grug and
+-- hwloc), or nil, message, code; any other key of opts raises.
+local LOAD_OPTIONS = {format = 1, types = 1}
+
 function M.load_graph(path, opts)
+  check.keys(opts, LOAD_OPTIONS, 2, "load_graph")
   opts = opts or {}
   local fmt = opts.format or M.format_of(path)
   local types = opts.types
@@ -130,12 +134,16 @@ S.__index = S
 -- the wall time of each match command, end to end), aggregates
 -- ("HL:LL,..." pruning aggregates), subsystems (the -S set: the first
 -- one listed is the subsystem matches walk and the printer draws),
--- or_slots (sibling slots are alternatives: the -T flexible traverser).
--- Returns the session, or nil, message, code.
+-- or_slots (sibling slots are alternatives: the -T flexible traverser);
+-- any other key raises.  Returns the session, or nil, message, code.
+local NEW_OPTIONS = {graph = 1, policy = 1, format = 1, out = 1, info = 1, err = 1, elapsed = 1,
+  aggregates = 1, subsystems = 1, or_slots = 1}
+
 function M.new(opts)
   if type(opts) ~= "table" or opts.graph == nil then
     error("bad argument #1 to 'new' (table with a graph expected)", 2)
   end
+  check.keys(opts, NEW_OPTIONS, 1, "new")
   local self = setmetatable({}, S)
   self.graph = opts.graph
   self.format = opts.format or "simple"

@@ -257,9 +257,12 @@ Session.__index = Session
 -- A session.  opts: env (the globals; default a new table over _G), out
 -- and err (handles with :write and :flush; default io.stdout, io.stderr),
 -- catch_interrupt (a function(on) that makes Ctrl-C interrupt running
--- code), chunkname ("=stdin").
+-- code), chunkname ("=stdin"); any other key raises.
+local NEW_OPTIONS = {env = 1, out = 1, err = 1, catch_interrupt = 1, chunkname = 1}
+
 function M.new(opts)
   opts = check.arg(opts or {}, "table", 1, "new")
+  check.keys(opts, NEW_OPTIONS, 1, "new")
   local self = setmetatable({}, Session)
   self.env = opts.env or setmetatable({}, {__index = _G})
   self.out = opts.out or io.stdout

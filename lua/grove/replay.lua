@@ -124,9 +124,17 @@ end
 
 -- A new session.  opts: protocol, group, policy (name or grove.policy),
 -- graph (a graph to start from; default empty), base (directory of
--- relative paths), matcher options (default_duration).
+-- relative paths), matcher options (default_duration); any other key
+-- raises.
+local NEW_OPTIONS = {protocol = 1, group = 1, policy = 1, graph = 1, base = 1,
+  default_duration = 1}
+-- run's and run_file's: new's, source and json
+local RUN_OPTIONS = {source = 1, json = 1}
+for k in pairs(NEW_OPTIONS) do RUN_OPTIONS[k] = 1 end
+
 function M.new(opts)
   opts = check.arg(opts or {}, "table", 1, "new")
+  check.keys(opts, NEW_OPTIONS, 1, "new")
   local self = setmetatable({}, Session)
   self.base = opts.base or "."
   self.graph = opts.graph or core.graph()
@@ -670,9 +678,12 @@ end
 -- Returns {steps =, failures =, output =, session =}.  Raises on a script
 -- error with "source:line: reason".
 function M.run(text, opts)
-  opts = opts or {}
+  opts = check.arg(opts or {}, "table", 2, "run")
+  check.keys(opts, RUN_OPTIONS, 2, "run")
   local source = opts.source or "replay"
-  local s = M.new(opts)
+  local session = {}
+  for k in pairs(NEW_OPTIONS) do session[k] = opts[k] end
+  local s = M.new(session)
   s.source = source
   local out = {}
   for _, it in ipairs(items(text, source)) do
@@ -703,11 +714,12 @@ function M.run(text, opts)
 end
 
 -- Run the script in a file (relative paths in it are relative to its
--- directory).
+-- directory); opts as for run.
 function M.run_file(path, opts)
+  opts = check.arg(opts or {}, "table", 2, "run_file")
+  check.keys(opts, RUN_OPTIONS, 2, "run_file")
   local text, err, ecode = files.read(path)
   if not text then return nil, err, ecode end
-  opts = opts or {}
   local o = {}
   for k, v in pairs(opts) do o[k] = v end
   o.source = o.source or path
@@ -764,8 +776,12 @@ end
 -- A child instance inside job id of the parent matcher: a new graph built
 -- from the job's R (with its scheduling graph), a matcher with its own
 -- policy (opts.policy) and an acquisition state that acquired the R.
--- Returns {graph =, matcher =, acquire =, R =} or nil, message, code.
+-- Any other key of opts raises.  Returns {graph =, matcher =, acquire =,
+-- R =} or nil, message, code.
+local CHILD_OPTIONS = {policy = 1}
+
 function M.child(parent, id, opts)
+  check.keys(opts, CHILD_OPTIONS, 3, "child")
   opts = opts or {}
   local R, msg, code = core.child_resources(parent, id)
   if not R then return nil, msg, code end

@@ -67,6 +67,7 @@
 -- (the planned start), start, est_end, view (what the queue policy sees),
 -- unranked (its priority is to be asked), measured (procs is the units a
 -- jobspec job was given, not what it asks).
+local check = require("grove.check")
 local core = require("grove.core")
 local glimits = require("grove.limits")
 local gpolicy = require("grove.policy")
@@ -151,8 +152,15 @@ end
 --   budget, memory, time   the queue policy's limits
 --   limits    what running jobs may hold (grove.limits.parse's answer;
 --             M.set_limits changes it)
--- Returns self, or nil, message, code.
-function M.init(self, opts)
+-- Any other key raises.  Returns self, or nil, message, code.
+local INIT_OPTIONS = {graph = 1, queue = 1, policy = 1, unit = 1, now = 1, reservations = 1,
+  queue_depth = 1, reserve_depth = 1, timed = 1, params = 1, tps = 1, budget = 1, memory = 1,
+  time = 1, limits = 1}
+-- new's: init's and total
+local NEW_OPTIONS = {total = 1}
+for k in pairs(INIT_OPTIONS) do NEW_OPTIONS[k] = 1 end
+
+local function init(self, opts)
   local g = opts.graph
   local q, msg, code = M.load_queue(opts.queue, opts)
   if not q then return nil, msg, code end
@@ -208,6 +216,12 @@ function M.init(self, opts)
   return self
 end
 
+function M.init(self, opts)
+  check.arg(opts, "table", 2, "init")
+  check.keys(opts, INIT_OPTIONS, 2, "init")
+  return init(self, opts)
+end
+
 -- A placement policy by spec (a built-in name, a Lua policy's name or
 -- path, or a loaded grove.policy), loaded once a loop: {p = what
 -- m:set_policy takes, name =, fast = (a built-in: alike jobs are placed
@@ -256,7 +270,9 @@ end
 -- A new loop on its own (no driver fields): see M.init for opts, and
 -- total (the units a queue policy sees; default: counted in the graph).
 function M.new(opts)
-  local self, msg, code = M.init({}, opts)
+  check.arg(opts, "table", 1, "new")
+  check.keys(opts, NEW_OPTIONS, 1, "new")
+  local self, msg, code = init({}, opts)
   if not self then return nil, msg, code end
   self.total = opts.total or M.count_units(self)
   M.bind(self)
@@ -1595,6 +1611,10 @@ function M.queue_version(s)
   return version
 end
 
+-- The options of ctx:start (a queue policy's call).
+M.START_OPTIONS = {protect = true}
+local START_OPTIONS = M.START_OPTIONS
+
 function M.context(loop)
   local ctx = {}
   local exported = {}
@@ -1705,6 +1725,7 @@ function M.context(loop)
     local prot
     if opts ~= nil then
       if type(opts) ~= "table" then error("bad argument #2 to 'start' (table expected)", 2) end
+      check.keys(opts, START_OPTIONS, 2, "start")
       if opts.protect ~= nil then
         prot = rec_of(loop, opts.protect, "start")
         if prot == rec then error("bad argument #2 to 'start' (a job cannot protect itself)", 2) end

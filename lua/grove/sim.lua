@@ -32,6 +32,7 @@
 -- trace: a trace is read as the clock reaches its jobs, and finished jobs
 -- leave nothing behind but their row (opts.out) and their part of the
 -- metrics.
+local check = require("grove.check")
 local core = require("grove.core")
 local heap = require("grove.sim.heap")
 local metrics = require("grove.sim.metrics")
@@ -306,12 +307,7 @@ function M.new(opts)
     partitions = 1, reserve_depth = 1, queue_depth = 1, allocations = 1,
     out = 1, report = 1, gantt = 1, buckets = 1, budget = 1, memory = 1, time = 1, limits = 1,
     predict = 1}
-  for k in pairs(opts) do
-    if not known[k] then
-      error(fmt("bad argument #1 to 'new' (unknown option '%s'%s)", tostring(k),
-        suggest.hint(tostring(k), known)), 2)
-    end
-  end
+  check.keys(opts, known, 1, "new")
   local procs_as = opts.procs_as or "core"
   if not M.PROCS_AS[procs_as] then
     error(fmt("bad argument #1 to 'new' (procs_as must be \"core\", \"node\", \"fewest\" or " ..
@@ -353,7 +349,8 @@ function M.new(opts)
     -- a policy per queue (policy_Q): the --queue policy is their default
     local d, dmsg, dcode = sched.load_queue(q, opts)
     if not d then return nil, dmsg, dcode end
-    q, dmsg, dcode = perqueue.new(self, d, opts.params, opts)
+    q, dmsg, dcode = perqueue.new(self, d, opts.params,
+      {budget = opts.budget, memory = opts.memory, time = opts.time})
     if not q then return nil, dmsg, dcode end
   end
   local lim
@@ -401,10 +398,16 @@ end
 
 -- ---- jobs in ------------------------------------------------------------------
 
+-- The fields of a job given to submit (a trace's columns beside the
+-- header's: docs/sim.md).
+local JOB_FIELDS = {id = 1, submit = 1, run = 1, estimate = 1, procs = 1, user = 1, group = 1,
+  jobspec = 1, after = 1, think = 1, mem = 1, partition = 1, queue = 1, name = 1, bank = 1}
+
 local function check_job(job, level)
   if type(job) ~= "table" then
     error(fmt("bad argument #1 to 'submit' (table expected, got %s)", type(job)), level)
   end
+  check.keys(job, JOB_FIELDS, 1, "submit", "field", level)
   for _, k in ipairs{"submit", "run"} do
     if math.type(job[k]) ~= "integer" or job[k] < 0 then
       error(fmt("bad argument #1 to 'submit' (%s must be a non-negative integer)", k), level)
@@ -422,7 +425,8 @@ local function check_job(job, level)
 end
 
 -- Submit a job (it arrives when the clock reaches job.submit, which must
--- not be in the past).  Returns the job id.
+-- not be in the past); a field not in JOB_FIELDS raises.  Returns the job
+-- id.
 function Sim:submit(job)
   check_job(job, 3)
   if job.submit < self.now then
@@ -527,13 +531,16 @@ end
 
 -- Node events: {time =, node = name | path | hostlist, action = "down" |
 -- "up" | "drain" | "set" | "unset", key =, value =}, in any order (kept
--- sorted by time, stable).  set gives the nodes property key = value
--- (a string), unset takes it away (nodes without it are left as they
--- are).
+-- sorted by time, stable); any other field raises.  set gives the nodes
+-- property key = value (a string), unset takes it away (nodes without it
+-- are left as they are).
+local EVENT_FIELDS = {time = 1, node = 1, action = 1, key = 1, value = 1}
+
 function Sim:node_event(ev)
   if type(ev) ~= "table" then
     error(fmt("bad argument #1 to 'node_event' (table expected, got %s)", type(ev)), 2)
   end
+  check.keys(ev, EVENT_FIELDS, 1, "node_event", "field")
   if math.type(ev.time) ~= "integer" or ev.time < self.now then
     error("bad argument #1 to 'node_event' (time must be an integer, not in the past)", 2)
   end
@@ -555,8 +562,7 @@ function Sim:node_event(ev)
   local idx, msg = self:resolve_nodes(ev.node)
   if not idx then error("bad argument #1 to 'node_event' (" .. msg .. ")", 2) end
   local list = self.node_events
-  local e = {time = ev.time, action = ev.action, nodes = idx, where = ev.where,
-    key = ev.key, value = ev.value}
+  local e = {time = ev.time, action = ev.action, nodes = idx, key = ev.key, value = ev.value}
   local i = #list + 1
   while i > self.next_event and list[i - 1].time > e.time do
     list[i] = list[i - 1]
@@ -635,7 +641,6 @@ function Sim:load_events(path)
         f:close()
         error(fmt("%s:%d: %s", path, n, msg), 0)
       end
-      ev.where = path .. ":" .. n
       self:node_event(ev)
     end
   end

@@ -2,8 +2,8 @@
 -- and the module's configuration read into them.
 --
 -- check(opts) checks the options table grove.flux.new takes: a misuse
--- (an unknown option) raises, a bad value is returned as nil, message,
--- code.
+-- (an unknown option, or an unknown key of its limits) raises, a bad
+-- value is returned as nil, message, code.
 --
 -- module_options(conf, args) reads what sched-grove.so is given: the
 -- instance's configuration (conf: the whole of it, decoded; its
@@ -15,6 +15,7 @@
 -- mean the same (queue-depth, mode, log-level, forecast-period), so a
 -- module line written for sched-simple, sched-fifo or sched-backfill
 -- loads sched-grove unchanged.
+local check = require("grove.check")
 local core = require("grove.core")
 local glimits = require("grove.limits")
 local jobspec = require("grove.jobspec")
@@ -30,6 +31,9 @@ M.OPTIONS = {queue = 1, policy = 1, queue_depth = 1, reserve_depth = 1, match_fo
   record_estimates = 1,
   topology = 1, hwloc = 1}
 
+-- The keys of opts.limits: the queue policy's sandbox limits.
+M.LIMITS = {budget = 1, memory = 1, time = 1}
+
 -- syslog's levels, by the names flux-core's log-level= takes
 M.LEVELS = {emerg = 0, alert = 1, crit = 2, err = 3, warning = 4, notice = 5, info = 6,
   debug = 7}
@@ -43,10 +47,9 @@ function M.check(opts, level)
   if type(opts) ~= "table" then
     error(fmt("bad argument #1 to 'new' (table expected, got %s)", type(opts)), level)
   end
-  for k in pairs(opts) do
-    if not M.OPTIONS[k] then
-      error(fmt("bad argument #1 to 'new' (unknown option '%s')", k), level)
-    end
+  check.keys(opts, M.OPTIONS, 1, "new", nil, level)
+  if type(opts.limits) == "table" then
+    check.keys(opts.limits, M.LIMITS, 1, "new", "limits option", level)
   end
   local mf = opts.match_format or "rv1_nosched"
   if mf ~= "rv1_nosched" and mf ~= "rv1" then

@@ -32,6 +32,8 @@
 -- inter-arrival time, so a larger factor is a lighter load.  Sizes are
 -- capped at the machine.  The random generator is xorshift64* seeded by
 -- seed, so a seed gives the same trace everywhere.
+local check = require("grove.check")
+
 local M = {}
 
 local exp, log, sqrt, floor = math.exp, math.log, math.sqrt, math.floor
@@ -148,11 +150,18 @@ Gen.__index = Gen
 -- A generator.  opts: procs (machine size, required), seed (default 1),
 -- estimate_factor (>= 1, default 1), users (default 32),
 -- arrival_factor (> 0, default 1), types ("both" default, "batch",
--- "interactive").
+-- "interactive"); any other key raises.
+local OPTIONS = {procs = 1, seed = 1, estimate_factor = 1, users = 1, arrival_factor = 1,
+  types = 1}
+-- write's: new's and jobs
+local WRITE_OPTIONS = {jobs = 1}
+for k in pairs(OPTIONS) do WRITE_OPTIONS[k] = 1 end
+
 function M.new(opts)
   if type(opts) ~= "table" then
     error(("bad argument #1 to 'new' (table expected, got %s)"):format(type(opts)), 2)
   end
+  check.keys(opts, OPTIONS, 1, "new")
   local procs = opts.procs
   if math.type(procs) ~= "integer" or procs < 1 then
     error("bad argument #1 to 'new' (procs must be a positive integer)", 2)
@@ -293,6 +302,8 @@ end
 
 -- Write opts.jobs jobs as SWF to fh (opts as for new, plus jobs).
 function M.write(fh, opts)
+  check.arg(opts, "table", 2, "write")
+  check.keys(opts, WRITE_OPTIONS, 2, "write")
   local n = opts.jobs
   if math.type(n) ~= "integer" or n < 0 then
     error("bad argument #2 to 'write' (jobs must be a non-negative integer)", 2)

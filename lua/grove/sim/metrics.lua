@@ -48,6 +48,8 @@
 --
 -- It must not hold the clock, the queue or any output file: it only
 -- accumulates what it is told and summarizes it.
+local check = require("grove.check")
+
 local M = {}
 
 -- The band a start estimate is judged by: within rel of the actual wait,
@@ -222,7 +224,12 @@ local function size_class(p)
 end
 M.size_class = size_class
 
+-- new's options: units (the machine's), buckets (400), width (the first
+-- interval, 60 seconds); any other key raises.
+local OPTIONS = {units = 1, buckets = 1, width = 1}
+
 function M.new(opts)
+  check.keys(opts, OPTIONS, 1, "new")
   opts = opts or {}
   return setmetatable({units = opts.units or 0, nbuckets = opts.buckets or 400, jobs = 0,
     killed = 0, killed_walltime = 0, all = group(), users = {}, sizes = {}, busy_us = 0,

@@ -28,6 +28,7 @@
 --           without a warning.
 --
 -- It must not simulate or compute metrics: it only lays rows out.
+local check = require("grove.check")
 local trace = require("grove.sim.trace")
 local suggest = require("grove.suggest")
 
@@ -97,9 +98,12 @@ Writer.__index = Writer
 
 -- Open the file of spec ({format =, path =}).  opts: columns (grove's),
 -- workload (Batsim's workload_name), header (SWF comment lines), low()
--- (SWF: the earliest submit time of a job still to end, nil when none).
--- A writer, or nil, message.
+-- (SWF: the earliest submit time of a job still to end, nil when none);
+-- any other key raises.  A writer, or nil, message.
+local OPTIONS = {columns = 1, workload = 1, header = 1, low = 1}
+
 function M.open(spec, opts)
+  check.keys(opts, OPTIONS, 2, "open")
   local fh, err = io.open(spec.path, "w")
   if not fh then return nil, err end
   local w = setmetatable({fh = fh, format = spec.format, path = spec.path, opts = opts or {},

@@ -32,6 +32,7 @@
 -- name, half_life; and for the priorities, policy_for (the policy whose
 -- priority orders a job: its queue's), has_priority and reprioritize
 -- (the soonest tick and any job end of the queues' policies).
+local check = require("grove.check")
 local queue = require("grove.sim.queue")
 local sched = require("grove.sched")
 
@@ -273,6 +274,7 @@ function PQ:context(q, pol)
   end
   function ctx.start(_, view, opts)
     local rec = rec_in(view, "start")
+    if type(opts) == "table" then check.keys(opts, sched.START_OPTIONS, 2, "start") end
     if opts ~= nil and type(opts) == "table" and opts.protect ~= nil then
       rec_in(opts.protect, "start")
     end

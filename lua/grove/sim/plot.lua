@@ -10,6 +10,8 @@
 --   plot.wait_cdf(path, runs, names)    the distribution of the waits of any
 --                                       number of summaries (wait_cdf)
 -- Each returns true, or nil, message, code when the file cannot be written.
+local check = require("grove.check")
+
 local M = {}
 
 local fmt, concat = string.format, table.concat
@@ -285,8 +287,11 @@ end
 -- (said in the title).  Bars take a colour by job id from GANTT_COLORS
 -- (no red: red is the edge of a job killed at its time limit); a legend
 -- tells jobs that ended, were killed at their time limit (red edge) and
--- killed by a node going down (pale).
+-- killed by a node going down (pale).  Any other key of opts raises.
+local GANTT_OPTIONS = {nodes = 1, from = 1, to = 1, cut = 1}
+
 function M.gantt(path, records, names, opts)
+  check.keys(opts, GANTT_OPTIONS, 4, "gantt")
   opts = opts or {}
   local GC = M.GANTT_COLORS
   local nnodes = 0

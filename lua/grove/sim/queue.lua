@@ -39,6 +39,7 @@
 -- limit counts them).  The jobs
 -- and the queue the policy sees are mirrors the simulator refreshes
 -- (Policy:share), so a pass does not copy the queue.
+local check = require("grove.check")
 local core = require("grove.core")
 local files = require("grove.files")
 local gpolicy = require("grove.policy")
@@ -169,7 +170,8 @@ local function reprioritize(script, kind, path)
   if kind ~= "number" and kind ~= "table" then return nil, path .. ": " .. REPRIORITIZE end
   for k in pairs(r) do
     if k ~= "every" and k ~= "ends" then
-      return nil, fmt("%s: unknown field '%s' in reprioritize (every, ends)", path, tostring(k))
+      return nil, fmt("%s: unknown field '%s'%s in reprioritize (every, ends)", path, tostring(k),
+        suggest.hint(tostring(k), {"every", "ends"}))
     end
   end
   local e = r.every
@@ -264,12 +266,15 @@ end
 
 -- Load a queue policy by name or path.  opts: budget (instructions per
 -- pass, default 100,000,000), memory (bytes the policy may hold, default
--- 256 MiB), time (wall-clock seconds per pass, default 10).  A policy, or
--- nil, message, code.
+-- 256 MiB), time (wall-clock seconds per pass, default 10); any other key
+-- raises.  A policy, or nil, message, code.
+local OPTIONS = {budget = 1, memory = 1, time = 1}
+
 function M.load(spec, opts, depth)
   if type(spec) ~= "string" then
     error(fmt("bad argument #1 to 'load' (string expected, got %s)", type(spec)), 2)
   end
+  check.keys(opts, OPTIONS, 2, "load")
   opts = opts or {}
   local path, msg, code = gpolicy.resolve(spec, M.find)
   if not path then return nil, msg, code end
@@ -280,6 +285,7 @@ end
 
 -- The same from text; name is used as the file name in messages.
 function M.parse(text, name, opts)
+  check.keys(opts, OPTIONS, 3, "parse")
   return load_text(text, name, opts or {}, 0)
 end
 

@@ -31,6 +31,7 @@
 -- seconds gets its explanation (explain below).
 --
 -- It must not read files nor print: grove.sim.historycmd does.
+local check = require("grove.check")
 local core = require("grove.core")
 local flux = require("grove.flux")
 local config = require("grove.flux.config")
@@ -162,9 +163,12 @@ local function ran(acc, rel, j, start, stop, procs, est)
 end
 
 -- Replay h.  opts: queue, policy (names or paths over the history's
--- configuration), within (seconds, default 1), progress(done, total).
--- The result, or nil and "FILE:LINE: reason".
+-- configuration), within (seconds, default 1), progress(done, total); any
+-- other key raises.  The result, or nil and "FILE:LINE: reason".
+local RUN_OPTIONS = {queue = 1, policy = 1, within = 1, progress = 1}
+
 function M.run(h, opts)
+  check.keys(opts, RUN_OPTIONS, 2, "run")
   opts = opts or {}
   local within = opts.within or 1
   local o, msg = M.options(h, opts)

@@ -74,6 +74,7 @@
 --
 -- It must not hold scheduling or matching: it only reads and writes
 -- job lists.
+local check = require("grove.check")
 local core = require("grove.core")
 local suggest = require("grove.suggest")
 
@@ -676,14 +677,22 @@ local function guess(path)
   return "swf"
 end
 
+-- The options of from_list: the filters above, report and source.
+local LIST_OPTIONS = {keep_cancelled = 1, status = 1, from = 1, to = 1, load = 1, warn = 1,
+  skip_bad = 1, report = 1, source = 1}
+-- open's: the filters, report, format and fh.
+local OPEN_OPTIONS = {format = 1, fh = 1}
+for k in pairs(LIST_OPTIONS) do OPEN_OPTIONS[k] = k ~= "source" and 1 or nil end
+
 -- Open a trace.  opts: format ("swf" | "json" | "csv" | "batsim"), report(job, why),
 -- fh (read from this handle instead of opening path), and the filters
--- above (keep_cancelled, status, from, to, load, warn).  A reader, or
--- nil, message, code.
+-- above (keep_cancelled, status, from, to, load, warn, skip_bad); any
+-- other key raises.  A reader, or nil, message, code.
 function M.open(path, opts)
   if type(path) ~= "string" then
     error(fmt("bad argument #1 to 'open' (string expected, got %s)", type(path)), 2)
   end
+  check.keys(opts, OPEN_OPTIONS, 2, "open")
   opts = opts or {}
   local format = opts.format or guess(path)
   if format ~= "swf" and format ~= "json" and format ~= "csv" and format ~= "batsim" then
@@ -727,8 +736,11 @@ function M.open(path, opts)
 end
 
 -- A reader over a Lua array of job tables (the same checks and order
--- rules as a file; jobs are sorted by submit time, then id).
+-- rules as a file; jobs are sorted by submit time, then id).  opts: the
+-- filters, report and source (the name messages give); any other key
+-- raises.
 function M.from_list(list, opts)
+  check.keys(opts, LIST_OPTIONS, 2, "from_list")
   opts = opts or {}
   local self = setmetatable({path = opts.source or "(jobs)", lineno = 0, count = 0,
     skipped = 0, report = opts.report, auto = 0, ids = {}, opts = opts, cut = 0,
