@@ -85,6 +85,11 @@ static inline int grovep_json_load_errno(const json_error_t *je)
                                                                                    : EINVAL;
 }
 
+/* Are the n bytes at s valid UTF-8 (what jansson takes for a string:
+ * no overlong form, no surrogate, nothing past U+10FFFF)?  For a reader
+ * that must tell a string jansson refused from one it had no memory for. */
+bool grovep_utf8_valid(const char *s, size_t n);
+
 /* Release what the cursor allocated (not the text). */
 void grovep_json_free(grovep_json_t *js);
 
