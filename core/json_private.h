@@ -75,13 +75,14 @@ typedef int (*grovep_json_elem_f)(grovep_json_t *js, size_t i, const grovep_jval
 
 /* The errno of a failed jansson load (json_loadb, json_loads) whose
  * error is je: ENOMEM when jansson ran out of memory, which it tells by
- * its code, or, where it fails before it reads anything (lex_init), by an
- * error left empty; EINVAL, bad text, otherwise.  (An allocation that
- * fails inside its lexer is reported as a bad token: that one cannot be
- * told apart.) */
+ * an error left empty (where it fails before it reads anything, or
+ * cannot make a value) or by its code; EINVAL, bad text, otherwise.  The
+ * text is read first: jansson sets the code only with a message.  (An
+ * allocation that fails inside its lexer is reported as a bad token:
+ * that one cannot be told apart.) */
 static inline int grovep_json_load_errno(const json_error_t *je)
 {
-    return json_error_code(je) == json_error_out_of_memory || je->text[0] == '\0' ? ENOMEM
+    return je->text[0] == '\0' || json_error_code(je) == json_error_out_of_memory ? ENOMEM
                                                                                    : EINVAL;
 }
 
