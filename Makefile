@@ -291,10 +291,16 @@ FLUX_OBJ := $(patsubst bindings/flux/%.c,$(BUILD)/flux/%.o,$(FLUX_SRC))
 $(FLUX_MOD): $(FLUX_OBJ) $(BIND_OBJ) $(LIB)
 	$(CC) -shared -o $@ $^ $(LDFLAGS_ALL) $(FLUX_LIBS) $(LUA_LIBS) $(PKG_LIBS) -ledit -lm -ldl
 
+# test_nomem refuses libgrove's allocations on demand: the library's calls
+# of each allocator, and of jansson's loads, reach the test's __wrap_ functions.
+NOMEM_WRAP := malloc calloc realloc free strdup strndup posix_memalign aligned_alloc asprintf \
+              json_loadb json_loads
+$(BUILD)/test/test_nomem: TEST_LDFLAGS := $(NOMEM_WRAP:%=-Wl,--wrap=%)
+
 $(BUILD)/test/%: core/test/%.c $(wildcard core/test/*.h) $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) -Icore/test $< -o $@ $(LIB) \
-	  $(LDFLAGS_ALL) $(PKG_LIBS) -lm
+	  $(LDFLAGS_ALL) $(TEST_LDFLAGS) $(PKG_LIBS) -lm
 
 $(BUILD)/bench/%: bench/%.c $(wildcard core/test/*.h) $(LIB)
 	@mkdir -p $(@D)

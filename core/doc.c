@@ -403,8 +403,12 @@ static json_t *yscalar(yreader_t *r, const yaml_event_t *ev, int line)
             return NULL;
         }
     }
-    if (!(v = json_stringn(s, len)))
-        yfail(r, line, "invalid UTF-8 in a string");
+    if (!(v = json_stringn(s, len))) {
+        if (grovep_utf8_valid(s, len))
+            ynomem(r); /* jansson's refusal was for want of memory */
+        else
+            yfail(r, line, "invalid UTF-8 in a string");
+    }
     return v;
 }
 

@@ -133,6 +133,17 @@ static size_t utf8_len(const unsigned char *s, size_t n)
     return need + 1;
 }
 
+bool grovep_utf8_valid(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        size_t k = (unsigned char)s[i] < 0x80 ? 1 : utf8_len((const unsigned char *)s + i, n - i);
+        if (k == 0)
+            return false;
+        i += k;
+    }
+    return true;
+}
+
 static void put_utf8(char *o, size_t *k, unsigned cp)
 {
     if (cp < 0x80) {

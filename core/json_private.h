@@ -21,6 +21,7 @@
 #ifndef GROVE_JSON_PRIVATE_H
 #define GROVE_JSON_PRIVATE_H
 
+#include <errno.h>
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -71,6 +72,24 @@ typedef int (*grovep_json_member_f)(grovep_json_t *js, const char *key, size_t k
                                     const grovep_jval_t *v, void *arg);
 typedef int (*grovep_json_elem_f)(grovep_json_t *js, size_t i, const grovep_jval_t *v,
                                   void *arg);
+
+/* The errno of a failed jansson load (json_loadb, json_loads) whose
+ * error is je: ENOMEM when jansson ran out of memory, which it tells by
+ * an error left empty (where it fails before it reads anything, or
+ * cannot make a value) or by its code; EINVAL, bad text, otherwise.  The
+ * text is read first: jansson sets the code only with a message.  (An
+ * allocation that fails inside its lexer is reported as a bad token:
+ * that one cannot be told apart.) */
+static inline int grovep_json_load_errno(const json_error_t *je)
+{
+    return je->text[0] == '\0' || json_error_code(je) == json_error_out_of_memory ? ENOMEM
+                                                                                   : EINVAL;
+}
+
+/* Are the n bytes at s valid UTF-8 (what jansson takes for a string:
+ * no overlong form, no surrogate, nothing past U+10FFFF)?  For a reader
+ * that must tell a string jansson refused from one it had no memory for. */
+bool grovep_utf8_valid(const char *s, size_t n);
 
 /* Release what the cursor allocated (not the text). */
 void grovep_json_free(grovep_json_t *js);

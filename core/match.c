@@ -111,9 +111,10 @@ grove_matcher_t *grove_matcher_create(grove_graph_t *g, const grove_match_config
         m->cfg = *cfg;
     m->constraint_type = strdup(cfg && cfg->constraint_type ? cfg->constraint_type : "node");
     m->holder = calloc(1, sizeof(*m->holder));
+    if (m->holder) /* the matcher's reference: destroy below gives it back */
+        *m->holder = (struct grovep_holder){.refs = 1, .alive = true};
     if (!m->constraint_type || !m->holder || grove_matcher_set_policy(m, NULL) < 0)
         return GROVEP_NULL_AFTER(grove_matcher_destroy, m, ENOMEM);
-    *m->holder = (struct grovep_holder){.refs = 1, .alive = true};
     if (grovep_match_hold(m, NULL) < 0)
         return GROVEP_NULL_AFTER(grove_matcher_destroy, m, EBUSY);
     m->cfg.constraint_type = m->constraint_type;

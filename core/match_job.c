@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_private.h"
 #include "match_private.h"
 
 static void kept_forget(grove_matcher_t *m, grove_jobid_t id);
@@ -716,8 +717,8 @@ static json_t *request_docs(const char *text, grove_error_t *err)
     json_error_t je;
     json_t *docs = json_loads(text, JSON_REJECT_DUPLICATES, &je);
     if (!docs) {
-        grovep_errorf(err, EINVAL, "request: not JSON: %s (line %d, column %d)", je.text,
-                      je.line, je.column);
+        grovep_errorf(err, grovep_json_load_errno(&je),
+                      "request: not JSON: %s (line %d, column %d)", je.text, je.line, je.column);
         return NULL;
     }
     if (!json_is_array(docs) || json_array_size(docs) == 0) {

@@ -830,7 +830,7 @@ grove_rv1_t *grove_rv1_decode(const char *text, size_t len, const char *source,
     json_t *doc = json_loadb(text, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &je);
     if (!doc) {
         grove_error_set(err, source, je.line > 0 ? je.line : 0, "%s", je.text);
-        errno = EINVAL;
+        errno = grovep_json_load_errno(&je);
         return NULL;
     }
     grove_rv1_t *R = parse_doc(doc, source, err, false);
