@@ -175,6 +175,22 @@ int grovel_check_option(lua_State *L, int arg, const char *def, const char *cons
     return i;
 }
 
+int grovel_check_option_value(lua_State *L, int arg, const char *key, const char *const *names,
+                              const char *what)
+{
+    if (lua_type(L, -1) != LUA_TSTRING)
+        luaL_argerror(L, arg, lua_pushfstring(L, "%s must be a string", key));
+    const char *name = lua_tostring(L, -1);
+    int i = grovel_name_index(name, names);
+    if (i < 0) {
+        lua_pushfstring(L, "%s: ", key);
+        grovel_push_unknown(L, what, name, names);
+        lua_concat(L, 2);
+        luaL_argerror(L, arg, lua_tostring(L, -1));
+    }
+    return i;
+}
+
 bool grovel_options(lua_State *L, int arg)
 {
     if (lua_isnoneornil(L, arg))

@@ -232,6 +232,14 @@ void grovel_check_keys(lua_State *L, int t, const char *const *names, int arg, c
 int grovel_check_option(lua_State *L, int arg, const char *def, const char *const *names,
                         const char *what);
 
+/* grovel_check_option for the value of option key, on top of the stack,
+ * of the options table at arg: the index in names (NULL-ended) of that
+ * string; raises "bad argument #N to 'F' (KEY: unknown WHAT 'x' (did you
+ * mean 'X'?); the WHATs are A, B, C)" on any other string, and "KEY must
+ * be a string" on any other value. */
+int grovel_check_option_value(lua_State *L, int arg, const char *key, const char *const *names,
+                              const char *what);
+
 /* The Lua source text at 1 (its length in *len) and its name at 2, which
  * must not be empty, of policy_parse and script_load; the stack is then
  * set to 3 values (the options at 3, or nil).  Raises on misuse. */
