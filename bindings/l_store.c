@@ -78,7 +78,7 @@ static int l_store_open(lua_State *L)
                     flags = (flags & ~GROVE_STORE_CREATE) | GROVE_STORE_READONLY;
             } else {
                 static const char *const syncs[] = {"full", "normal", NULL};
-                if (luaL_checkoption(L, -1, NULL, syncs) == 1)
+                if (grovel_check_option_value(L, 2, "sync", syncs, "mode") == 1)
                     flags |= GROVE_STORE_NORMAL_SYNC;
             }
         }

@@ -230,7 +230,7 @@ print(ro:generation())
       "bad argument #2 to 'store_open' (unknown option 'colour'; the options are create, "
       .. "readonly, sync)")
     assert.has_error(function() core.store_open(dir .. "/x.db", {sync = "fast"}) end,
-      "bad argument #-1 to 'store_open' (invalid option 'fast')")
+      "bad argument #2 to 'store_open' (sync: unknown mode 'fast'; the modes are full, normal)")
     local st = assert(core.store_open(dir .. "/x.db"))
     local g = core.graph()
     assert.has_error(function() st:save(g, 42) end,
