@@ -110,8 +110,9 @@ static int encode(lua_State *L, int gi, int oi)
             } else {
                 static const char *const options[] = {"state", "compact", "paths",   "short",
                                                       "mark",  "changed", "vertices", NULL};
+                /* a key that is not a string is named by its value, as tostring gives it */
                 luaL_argerror(L, oi,
-                              grovel_push_unknown(L, "option", k ? k : luaL_typename(L, -2),
+                              grovel_push_unknown(L, "option", k ? k : luaL_tolstring(L, -2, NULL),
                                                   options));
             }
             lua_pop(L, 1);
