@@ -348,6 +348,11 @@ const grove_jobspec_t *grovel_check_jobspec(lua_State *L, int idx);
 
 #define GROVEL_MATCHER "grove.matcher"
 
+/* The option keys of core.matcher, in the order it reads them: the
+ * restore of a state (st:load, state_read) takes them too and passes them
+ * on to the matcher it makes, as they are not saved. */
+#define GROVEL_MATCHER_OPTIONS "default_duration", "constraint_type", "or_slots"
+
 /* The matcher of the matcher userdata at idx (borrowed: valid while the
  * userdata lives and is not closed); raises on misuse, a closed matcher or
  * one running a match.  Push its graph userdata with m:graph(). */

@@ -13,8 +13,8 @@
  *                          matcher and acquire are nil when none was saved;
  *                          opts: policy (a name or grove.policy to use
  *                          instead of the saved name), default_duration,
- *                          constraint_type (the matcher's options, which
- *                          are not saved)
+ *                          constraint_type, or_slots (the matcher's
+ *                          options, which are not saved)
  *   st:generation()        the last save's generation (0: none)
  *   st:check()             true, or nil, message, code: integrity_check,
  *                          then a full read with every row checked
@@ -177,9 +177,8 @@ static int restore(lua_State *L, int box_idx, int opts_idx)
                 lua_pushvalue(L, -2); /* keep the value at pol, continue with the key */
                 continue;
             }
-            static const char *const options[] = {"policy", "default_duration",
-                                                  "constraint_type", NULL};
-            if (strcmp(k, "default_duration") && strcmp(k, "constraint_type"))
+            static const char *const options[] = {"policy", GROVEL_MATCHER_OPTIONS, NULL};
+            if (grovel_name_index(k, options) < 0)
                 return luaL_argerror(L, opts_idx, grovel_push_unknown(L, "option", k, options));
             lua_pushvalue(L, -2);
             lua_insert(L, -2);

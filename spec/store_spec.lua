@@ -163,6 +163,33 @@ describe("core.store_open", function()
     assert.is_nil(l.acquire)
   end)
 
+  it("passes the matcher's options, which are not saved, on to the matcher it restores",
+    function()
+    -- a socket with one slot of either shape: with or_slots one of them
+    -- is taken (8 cores and a GPU), without it both (18 cores)
+    local either = require("match_helper").jobspec({{type = "socket", count = 1, with = {
+      {type = "slot", count = 1, label = "small",
+        with = {{type = "core", count = 8}, {type = "gpu", count = 1}}},
+      {type = "slot", count = 1, label = "big", with = {{type = "core", count = 10}}}}}}, 100)
+    local function taken(m)
+      local n = 0
+      for _, p in ipairs(assert(m:match(either)).picks) do
+        if p.vertex:type() == "core" then n = n + 1 end
+      end
+      return n
+    end
+    local g = dofile "examples/tiny.lua"
+    local m = core.matcher(g)
+    assert(m:match(cores(1)))
+    local st = assert(core.store_open(dir .. "/s.db"))
+    assert(st:save(g, m))
+    assert(core.state_write(dir .. "/s.json", g, m))
+    assert.equal(8, taken(assert(st:load({or_slots = true})).matcher))
+    assert.equal(8, taken(assert(core.state_read(dir .. "/s.json", {or_slots = true})).matcher))
+    assert.equal(18, taken(assert(st:load()).matcher))
+    assert.equal(18, taken(assert(core.state_read(dir .. "/s.json")).matcher))
+  end)
+
   it("takes one writer at a time: a second one, here or in another process, is refused",
     function()
     local path = dir .. "/s.db"
@@ -248,10 +275,10 @@ print(ro:generation())
     assert(st:save(g))
     assert.has_error(function() st:load({colour = 1}) end,
       "bad argument #1 to 'load' (unknown option 'colour'; the options are policy, "
-      .. "default_duration, constraint_type)")
+      .. "default_duration, constraint_type, or_slots)")
     assert.has_error(function() st:load({polcy = "high"}) end,
       "bad argument #1 to 'load' (unknown option 'polcy' (did you mean 'policy'?); the options "
-      .. "are policy, default_duration, constraint_type)")
+      .. "are policy, default_duration, constraint_type, or_slots)")
     st:close()
     assert.has_error(function() st:generation() end,
       "calling 'generation' on bad self (store is closed)")
