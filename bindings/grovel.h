@@ -225,6 +225,11 @@ int grovel_name_index(const char *s, const char *const *names);
  * argument arg, or as it is when arg is 0. */
 void grovel_check_keys(lua_State *L, int t, const char *const *names, int arg, const char *fmt);
 
+/* The key at idx of a table being walked, as an error names it: the string
+ * itself, or what tostring gives for another value (then pushed: for a
+ * message raised next). */
+const char *grovel_key_name(lua_State *L, int idx);
+
 /* luaL_checkoption with the closest name offered: the index in names
  * (NULL-ended) of the string at arg (def when it is absent and def is not
  * NULL); raises "bad argument #N to 'F' (unknown WHAT 'x' (did you mean

@@ -236,7 +236,8 @@ static int l_acquire_new(lua_State *L)
                                                                             proto_opts, "protocol");
             } else {
                 static const char *const options[] = {"group", "protocol", NULL};
-                return luaL_argerror(L, oi, grovel_push_unknown(L, "option", k, options));
+                return luaL_argerror(
+                    L, oi, grovel_push_unknown(L, "option", grovel_key_name(L, -2), options));
             }
             lua_pop(L, 1);
         }

@@ -110,10 +110,8 @@ static int encode(lua_State *L, int gi, int oi)
             } else {
                 static const char *const options[] = {"state", "compact", "paths",   "short",
                                                       "mark",  "changed", "vertices", NULL};
-                /* a key that is not a string is named by its value, as tostring gives it */
                 luaL_argerror(L, oi,
-                              grovel_push_unknown(L, "option", k ? k : luaL_tolstring(L, -2, NULL),
-                                                  options));
+                              grovel_push_unknown(L, "option", grovel_key_name(L, -2), options));
             }
             lua_pop(L, 1);
         }

@@ -130,7 +130,8 @@ static int l_save(lua_State *L)
             const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
             static const char *const options[] = {"full", NULL};
             if (strcmp(k, "full") != 0)
-                return luaL_argerror(L, opts, grovel_push_unknown(L, "option", k, options));
+                return luaL_argerror(
+                    L, opts, grovel_push_unknown(L, "option", grovel_key_name(L, -2), options));
             if (!lua_isboolean(L, -1))
                 return luaL_argerror(L, opts, "full must be a boolean");
             if (lua_toboolean(L, -1))
@@ -179,7 +180,8 @@ static int restore(lua_State *L, int box_idx, int opts_idx)
             }
             static const char *const options[] = {"policy", GROVEL_MATCHER_OPTIONS, NULL};
             if (grovel_name_index(k, options) < 0)
-                return luaL_argerror(L, opts_idx, grovel_push_unknown(L, "option", k, options));
+                return luaL_argerror(
+                    L, opts_idx, grovel_push_unknown(L, "option", grovel_key_name(L, -2), options));
             lua_pushvalue(L, -2);
             lua_insert(L, -2);
             lua_settable(L, cfg);

@@ -73,6 +73,8 @@ describe("core.acquire", function()
       "bad argument #2 to 'acquire' (the matcher schedules another graph)")
     assert.has_error(function() core.acquire(g, {colour = 1}) end,
       "bad argument #2 to 'acquire' (unknown option 'colour'; the options are group, protocol)")
+    assert.has_error(function() core.acquire(g, {"group"}) end,
+      "bad argument #2 to 'acquire' (unknown option '1'; the options are group, protocol)")
     assert.has_error(function() core.acquire(g, {gruop = "x"}) end,
       "bad argument #2 to 'acquire' (unknown option 'gruop' (did you mean 'group'?); the "
       .. "options are group, protocol)")

@@ -273,6 +273,11 @@ print(ro:generation())
     assert.has_error(function() st:save(g, {full = 1}) end,
       "bad argument #2 to 'save' (full must be a boolean)")
     assert(st:save(g))
+    assert.has_error(function() st:save(g, {true}) end,
+      "bad argument #2 to 'save' (unknown option '1'; the options are full)")
+    assert.has_error(function() st:load({true}) end,
+      "bad argument #1 to 'load' (unknown option '1'; the options are policy, "
+      .. "default_duration, constraint_type, or_slots)")
     assert.has_error(function() st:load({colour = 1}) end,
       "bad argument #1 to 'load' (unknown option 'colour'; the options are policy, "
       .. "default_duration, constraint_type, or_slots)")
