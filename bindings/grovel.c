@@ -156,6 +156,13 @@ void grovel_check_keys(lua_State *L, int t, const char *const *names, int arg, c
     }
 }
 
+const char *grovel_key_name(lua_State *L, int idx)
+{
+    if (lua_type(L, idx) == LUA_TSTRING)
+        return lua_tostring(L, idx);
+    return luaL_tolstring(L, idx, NULL);
+}
+
 const char *grovel_check_source(lua_State *L, size_t *len, const char **name)
 {
     const char *text = luaL_checklstring(L, 1, len);
@@ -175,6 +182,22 @@ int grovel_check_option(lua_State *L, int arg, const char *def, const char *cons
     return i;
 }
 
+int grovel_check_option_value(lua_State *L, int arg, const char *key, const char *const *names,
+                              const char *what)
+{
+    if (lua_type(L, -1) != LUA_TSTRING)
+        luaL_argerror(L, arg, lua_pushfstring(L, "%s must be a string", key));
+    const char *name = lua_tostring(L, -1);
+    int i = grovel_name_index(name, names);
+    if (i < 0) {
+        lua_pushfstring(L, "%s: ", key);
+        grovel_push_unknown(L, what, name, names);
+        lua_concat(L, 2);
+        luaL_argerror(L, arg, lua_tostring(L, -1));
+    }
+    return i;
+}
+
 bool grovel_options(lua_State *L, int arg)
 {
     if (lua_isnoneornil(L, arg))
@@ -191,7 +214,7 @@ int grovel_next_option(lua_State *L, int arg, const char *const *names)
     const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
     int i = grovel_name_index(k, names);
     if (i < 0)
-        luaL_argerror(L, arg, grovel_push_unknown(L, "option", k, names));
+        luaL_argerror(L, arg, grovel_push_unknown(L, "option", grovel_key_name(L, -2), names));
     return i;
 }
 

@@ -225,12 +225,25 @@ int grovel_name_index(const char *s, const char *const *names);
  * argument arg, or as it is when arg is 0. */
 void grovel_check_keys(lua_State *L, int t, const char *const *names, int arg, const char *fmt);
 
+/* The key at idx of a table being walked, as an error names it: the string
+ * itself, or what tostring gives for another value (then pushed: for a
+ * message raised next). */
+const char *grovel_key_name(lua_State *L, int idx);
+
 /* luaL_checkoption with the closest name offered: the index in names
  * (NULL-ended) of the string at arg (def when it is absent and def is not
  * NULL); raises "bad argument #N to 'F' (unknown WHAT 'x' (did you mean
  * 'X'?); the WHATs are A, B, C)" on any other string. */
 int grovel_check_option(lua_State *L, int arg, const char *def, const char *const *names,
                         const char *what);
+
+/* grovel_check_option for the value of option key, on top of the stack,
+ * of the options table at arg: the index in names (NULL-ended) of that
+ * string; raises "bad argument #N to 'F' (KEY: unknown WHAT 'x' (did you
+ * mean 'X'?); the WHATs are A, B, C)" on any other string, and "KEY must
+ * be a string" on any other value. */
+int grovel_check_option_value(lua_State *L, int arg, const char *key, const char *const *names,
+                              const char *what);
 
 /* The Lua source text at 1 (its length in *len) and its name at 2, which
  * must not be empty, of policy_parse and script_load; the stack is then
@@ -339,6 +352,11 @@ const grove_jobspec_t *grovel_check_jobspec(lua_State *L, int idx);
 /* ---- matchers (defined in l_match.c) --------------------------------- */
 
 #define GROVEL_MATCHER "grove.matcher"
+
+/* The option keys of core.matcher, in the order it reads them: the
+ * restore of a state (st:load, state_read) takes them too and passes them
+ * on to the matcher it makes, as they are not saved. */
+#define GROVEL_MATCHER_OPTIONS "default_duration", "constraint_type", "or_slots"
 
 /* The matcher of the matcher userdata at idx (borrowed: valid while the
  * userdata lives and is not closed); raises on misuse, a closed matcher or

@@ -232,10 +232,12 @@ static int l_acquire_new(lua_State *L)
                               "group must be a non-empty string");
                 group = lua_tostring(L, -1); /* anchored in the table */
             } else if (!strcmp(k, "protocol")) {
-                proto = (grove_acquire_protocol_t)luaL_checkoption(L, -1, NULL, proto_opts);
+                proto = (grove_acquire_protocol_t)grovel_check_option_value(L, oi, "protocol",
+                                                                            proto_opts, "protocol");
             } else {
                 static const char *const options[] = {"group", "protocol", NULL};
-                return luaL_argerror(L, oi, grovel_push_unknown(L, "option", k, options));
+                return luaL_argerror(
+                    L, oi, grovel_push_unknown(L, "option", grovel_key_name(L, -2), options));
             }
             lua_pop(L, 1);
         }

@@ -111,8 +111,7 @@ static int encode(lua_State *L, int gi, int oi)
                 static const char *const options[] = {"state", "compact", "paths",   "short",
                                                       "mark",  "changed", "vertices", NULL};
                 luaL_argerror(L, oi,
-                              grovel_push_unknown(L, "option", k ? k : luaL_typename(L, -2),
-                                                  options));
+                              grovel_push_unknown(L, "option", grovel_key_name(L, -2), options));
             }
             lua_pop(L, 1);
         }

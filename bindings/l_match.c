@@ -144,8 +144,7 @@ static int l_matcher_new(lua_State *L)
 {
     struct grovel_graph *gr = grovel_check_graph_ud(L, 1);
     grove_match_config_t cfg = {0, NULL, false};
-    static const char *const options[] = {"default_duration", "constraint_type", "or_slots",
-                                          NULL};
+    static const char *const options[] = {GROVEL_MATCHER_OPTIONS, NULL};
     if (grovel_options(L, 2))
         for (int o; (o = grovel_next_option(L, 2, options)) >= 0; lua_pop(L, 1)) {
             if (o == 0) {

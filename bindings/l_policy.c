@@ -824,27 +824,19 @@ static int load_body(lua_State *S)
 static int make_policy(lua_State *L, const char *text, size_t len, const char *source,
                        const char *dflt, int optarg)
 {
-    /* the graph whose types the policy's type names are checked against
-     * (option graph): kept on the stack, the other options passed on */
-    const grove_graph_t *tg = NULL;
-    if (lua_type(L, optarg) == LUA_TTABLE && lua_getfield(L, optarg, "graph") != LUA_TNIL) {
-        if (!(tg = grovel_handle_test(L, -1, &grovel_graph_class)))
-            luaL_argerror(L, optarg, "graph must be an open grove.graph");
-        lua_newtable(L);
-        int limarg = lua_gettop(L);
-        for (lua_pushnil(L); lua_next(L, optarg);) {
-            if (lua_type(L, -2) == LUA_TSTRING && !strcmp(lua_tostring(L, -2), "graph")) {
-                lua_pop(L, 1);
-                continue;
-            }
-            lua_pushvalue(L, -2); /* key value key */
-            lua_insert(L, -2);    /* key key value */
-            lua_rawset(L, limarg);
-        }
-        lua_replace(L, optarg); /* the graph stays on the stack, alive */
-    }
+    /* the options of policy_load and policy_parse: the sandbox's limits
+     * and the graph whose types the policy's type names are checked against */
+    static const char *const options[] = {"budget", "memory", "time", "graph", NULL};
     grovel_sandbox_t limits;
-    grovel_sandbox_check_limits(L, optarg, &limits);
+    grovel_sandbox_check_limits(L, optarg, &limits, options);
+    const grove_graph_t *tg = NULL;
+    if (lua_type(L, optarg) == LUA_TTABLE) {
+        /* the graph stays alive in the options table at optarg */
+        if (lua_getfield(L, optarg, "graph") != LUA_TNIL
+            && !(tg = grovel_handle_test(L, -1, &grovel_graph_class)))
+            luaL_argerror(L, optarg, "graph must be an open grove.graph");
+        lua_pop(L, 1);
+    }
     struct grovel_policy *p = (struct grovel_policy *)grovel_handle_new(L, &policy_class);
     p->h.p = p;
     p->sb = limits;

@@ -676,35 +676,32 @@ void grovel_sandbox_push_env(grovel_sandbox_t *sb)
 
 /* ---- options -------------------------------------------------------------------- */
 
-void grovel_sandbox_check_limits(lua_State *L, int arg, grovel_sandbox_t *sb)
+void grovel_sandbox_check_limits(lua_State *L, int arg, grovel_sandbox_t *sb,
+                                 const char *const *names)
 {
+    static const char *const limits[] = {"budget", "memory", "time", NULL};
     sb->budget = GROVEL_SB_BUDGET;
     sb->memcap = GROVEL_SB_MEMORY;
     sb->time = GROVEL_SB_TIME;
-    if (lua_isnoneornil(L, arg))
+    if (!grovel_options(L, arg))
         return;
-    luaL_checktype(L, arg, LUA_TTABLE);
-    lua_pushnil(L);
-    while (lua_next(L, arg)) {
-        const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
+    for (; grovel_next_option(L, arg, names ? names : limits) >= 0; lua_pop(L, 1)) {
+        /* the key is a string: one of names */
+        int o = grovel_name_index(lua_tostring(L, -2), limits);
         int isint;
         lua_Integer v = lua_tointegerx(L, -1, &isint);
-        if (!strcmp(k, "budget")) {
+        if (o == 0) {
             luaL_argcheck(L, isint && v > 0, arg, "budget must be a positive integer");
             sb->budget = v;
-        } else if (!strcmp(k, "memory")) {
+        } else if (o == 1) {
             luaL_argcheck(L, isint && v > 0, arg, "memory must be a positive integer (bytes)");
             sb->memcap = (size_t)v;
-        } else if (!strcmp(k, "time")) {
+        } else if (o == 2) {
             double t = lua_tonumber(L, -1);
             luaL_argcheck(L, lua_type(L, -1) == LUA_TNUMBER && t > 0 && t <= 1e6, arg,
                           "time must be a number of seconds in (0, 1e6]");
             sb->time = t;
-        } else {
-            static const char *const options[] = {"budget", "memory", "time", NULL};
-            luaL_argerror(L, arg, grovel_push_unknown(L, "option", k, options));
         }
-        lua_pop(L, 1);
     }
 }
 

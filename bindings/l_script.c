@@ -580,7 +580,7 @@ static int l_script_load(lua_State *L)
     const char *name;
     const char *text = grovel_check_source(L, &len, &name);
     grovel_sandbox_t limits;
-    grovel_sandbox_check_limits(L, 3, &limits);
+    grovel_sandbox_check_limits(L, 3, &limits, NULL);
     const char *chunkname = lua_pushfstring(L, "@%s", name);    /* 4 */
     struct grovel_script *s = (struct grovel_script *)grovel_handle_new(L, &script_class);
     lua_newtable(L);

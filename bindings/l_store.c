@@ -13,8 +13,8 @@
  *                          matcher and acquire are nil when none was saved;
  *                          opts: policy (a name or grove.policy to use
  *                          instead of the saved name), default_duration,
- *                          constraint_type (the matcher's options, which
- *                          are not saved)
+ *                          constraint_type, or_slots (the matcher's
+ *                          options, which are not saved)
  *   st:generation()        the last save's generation (0: none)
  *   st:check()             true, or nil, message, code: integrity_check,
  *                          then a full read with every row checked
@@ -78,7 +78,7 @@ static int l_store_open(lua_State *L)
                     flags = (flags & ~GROVE_STORE_CREATE) | GROVE_STORE_READONLY;
             } else {
                 static const char *const syncs[] = {"full", "normal", NULL};
-                if (luaL_checkoption(L, -1, NULL, syncs) == 1)
+                if (grovel_check_option_value(L, 2, "sync", syncs, "mode") == 1)
                     flags |= GROVE_STORE_NORMAL_SYNC;
             }
         }
@@ -130,7 +130,8 @@ static int l_save(lua_State *L)
             const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
             static const char *const options[] = {"full", NULL};
             if (strcmp(k, "full") != 0)
-                return luaL_argerror(L, opts, grovel_push_unknown(L, "option", k, options));
+                return luaL_argerror(
+                    L, opts, grovel_push_unknown(L, "option", grovel_key_name(L, -2), options));
             if (!lua_isboolean(L, -1))
                 return luaL_argerror(L, opts, "full must be a boolean");
             if (lua_toboolean(L, -1))
@@ -177,10 +178,10 @@ static int restore(lua_State *L, int box_idx, int opts_idx)
                 lua_pushvalue(L, -2); /* keep the value at pol, continue with the key */
                 continue;
             }
-            static const char *const options[] = {"policy", "default_duration",
-                                                  "constraint_type", NULL};
-            if (strcmp(k, "default_duration") && strcmp(k, "constraint_type"))
-                return luaL_argerror(L, opts_idx, grovel_push_unknown(L, "option", k, options));
+            static const char *const options[] = {"policy", GROVEL_MATCHER_OPTIONS, NULL};
+            if (grovel_name_index(k, options) < 0)
+                return luaL_argerror(
+                    L, opts_idx, grovel_push_unknown(L, "option", grovel_key_name(L, -2), options));
             lua_pushvalue(L, -2);
             lua_insert(L, -2);
             lua_settable(L, cfg);

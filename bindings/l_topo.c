@@ -71,7 +71,7 @@ static int l_add(lua_State *L)
     while (lua_next(L, 3)) {
         const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
         if (grovel_name_index(k, keys) < 0)
-            return luaL_argerror(L, 3, grovel_push_unknown(L, "key", k, keys));
+            return luaL_argerror(L, 3, grovel_push_unknown(L, "key", grovel_key_name(L, -2), keys));
         lua_pop(L, 1);
     }
     size_t xlen = 0;

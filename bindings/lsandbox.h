@@ -165,8 +165,12 @@ const char *grovel_sandbox_limit_message(const grovel_sandbox_t *sb, int status,
 
 /* Parse the limits of an options table at arg of the host state L
  * ({budget =, memory =, time =}, each optional); raises on misuse.  names
- * lists the option keys the caller accepts beyond these, or NULL. */
-void grovel_sandbox_check_limits(lua_State *L, int arg, grovel_sandbox_t *sb);
+ * (NULL-ended) lists every option key the caller accepts, the limits
+ * among them, or is NULL for the limits alone: a key not in it is refused
+ * with the list as the options there are, and a key in it that is not a
+ * limit is left to the caller. */
+void grovel_sandbox_check_limits(lua_State *L, int arg, grovel_sandbox_t *sb,
+                                 const char *const *names);
 
 /* Make the libraries of the sandbox's environment (math, string, table,
  * utf8) read-only: what they hold stays, any write raises.  A policy's

@@ -73,11 +73,16 @@ describe("core.acquire", function()
       "bad argument #2 to 'acquire' (the matcher schedules another graph)")
     assert.has_error(function() core.acquire(g, {colour = 1}) end,
       "bad argument #2 to 'acquire' (unknown option 'colour'; the options are group, protocol)")
+    assert.has_error(function() core.acquire(g, {"group"}) end,
+      "bad argument #2 to 'acquire' (unknown option '1'; the options are group, protocol)")
     assert.has_error(function() core.acquire(g, {gruop = "x"}) end,
       "bad argument #2 to 'acquire' (unknown option 'gruop' (did you mean 'group'?); the "
       .. "options are group, protocol)")
     assert.has_error(function() core.acquire(g, {protocol = "v2"}) end,
-      "bad argument #-1 to 'acquire' (invalid option 'v2')")
+      "bad argument #2 to 'acquire' (protocol: unknown protocol 'v2' (did you mean 'v1'?); the "
+      .. "protocols are auto, v1, current)")
+    assert.has_error(function() core.acquire(g, core.matcher(g), {protocol = 2}) end,
+      "bad argument #3 to 'acquire' (protocol must be a string)")
     assert.has_error(function() core.acquire(g, {group = ""}) end,
       "bad argument #2 to 'acquire' (group must be a non-empty string)")
     local a = core.acquire(g)

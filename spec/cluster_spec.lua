@@ -452,7 +452,7 @@ describe("grove.cluster", function()
     it("raises clear errors", function()
       local cases = {
         { function() return node(2, { colour = "red" }) end,
-          "grove.cluster: node: unknown option \"colour\"" },
+          "grove.cluster: node: unknown option 'colour'" },
         { function() return node(2, { size = "big" }) end,
           "grove.cluster: node: option size: expected integer, got string" },
         { function() return node(2, { properties = 3 }) end,
@@ -502,7 +502,7 @@ describe("grove.cluster", function()
         { function() return link "" end,
           "grove.cluster: link: the pattern must be a non-empty string" },
         { function() return C "c" { node(1, { status = "asleep" }) } end,
-          "grove.cluster: node: unknown status \"asleep\"" },
+          "grove.cluster: node: unknown status 'asleep'" },
         { function() return C "c" { node(1, { name = function() return 1 end }) } end,
           "grove.cluster: node: the name function must return a non-empty string" },
         { function() return C "c" { node(1, { properties = function() return 1 end }) } end,

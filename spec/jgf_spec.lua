@@ -157,7 +157,10 @@ describe("grove.core JGF", function()
         "bad argument #2 to 'jgf_encode' (unknown option 'pretty'; the options are state, "
         .. "compact, paths, short, mark, changed, vertices)")
       assert.has_error(function() core.jgf_encode(g, { "x" }) end,
-        "bad argument #2 to 'jgf_encode' (unknown option 'number'; the options are state, "
+        "bad argument #2 to 'jgf_encode' (unknown option '1'; the options are state, "
+        .. "compact, paths, short, mark, changed, vertices)")
+      assert.has_error(function() core.jgf_encode(g, { [2.5] = true }) end,
+        "bad argument #2 to 'jgf_encode' (unknown option '2.5'; the options are state, "
         .. "compact, paths, short, mark, changed, vertices)")
       require("grove.suggest") -- the closest name is offered once it is loaded
       assert.has_error(function() core.jgf_encode(g, { compcat = true }) end,

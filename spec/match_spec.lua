@@ -69,6 +69,9 @@ describe("core.matcher", function()
     assert.has_error(function() core.matcher(tiny(), {or_slot = true}) end,
       "bad argument #2 to 'matcher' (unknown option 'or_slot' (did you mean 'or_slots'?); the "
       .. "options are default_duration, constraint_type, or_slots)")
+    assert.has_error(function() core.matcher(tiny(), {true}) end,
+      "bad argument #2 to 'matcher' (unknown option '1'; the options are default_duration, "
+      .. "constraint_type, or_slots)")
     assert.has_error(function() core.matcher(tiny(), {default_duration = -1}) end,
       "bad argument #2 to 'matcher' (default_duration must be a non-negative integer "
       .. "(seconds))")

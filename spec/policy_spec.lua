@@ -78,10 +78,16 @@ describe("loading policies", function()
       "bad argument #3 to 'policy_parse' (memory must be a positive integer (bytes))")
     assert.has_error(function() parse("return {}", {speed = 1}) end,
       "bad argument #3 to 'policy_parse' (unknown option 'speed'; the options are budget, "
-      .. "memory, time)")
+      .. "memory, time, graph)")
     assert.has_error(function() core.policy_parse("return {}", "x.lua", {bugdet = 5}) end,
       "bad argument #3 to 'policy_parse' (unknown option 'bugdet' (did you mean 'budget'?); "
-      .. "the options are budget, memory, time)")
+      .. "the options are budget, memory, time, graph)")
+    assert.has_error(function() core.policy_parse("return {}", "x.lua", {grpah = 5}) end,
+      "bad argument #3 to 'policy_parse' (unknown option 'grpah' (did you mean 'graph'?); "
+      .. "the options are budget, memory, time, graph)")
+    assert.has_error(function() core.policy_load("policies/low.lua", {speed = 1}) end,
+      "bad argument #2 to 'policy_load' (unknown option 'speed'; the options are budget, "
+      .. "memory, time, graph)")
     assert.has_error(function() core.policy_load("policies/low.lua", 5) end,
       "bad argument #2 to 'policy_load' (table expected, got number)")
     assert.has_error(function() core.policy_parse("return {}", "") end,

@@ -71,7 +71,7 @@ describe("a policy's type names", function()
       assert.has_error(function()
         core.policy_parse("return {}", "x.lua", {graph = graph(), bogus = 1})
       end, "bad argument #3 to 'policy_parse' (unknown option 'bogus'; the options are " ..
-        "budget, memory, time)")
+        "budget, memory, time, graph)")
       local p = assert(core.policy_parse("return {}", "x.lua", {graph = graph(), budget = 5000}))
       assert.equal(5000, p:budget())
     end)

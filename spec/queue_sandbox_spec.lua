@@ -369,4 +369,11 @@ describe("grove.core.script_load", function()
     assert.matches("binary", msg)
     assert.equal("EINVAL", code)
   end)
+
+  it("takes the limits as its options, and no graph", function()
+    assert(load("return {}", {budget = 5000, memory = 1 << 24, time = 2}))
+    assert.has_error(function() core.script_load("return {}", "s.lua", {graph = 1}) end,
+      "bad argument #3 to 'script_load' (unknown option 'graph'; the options are budget, "
+      .. "memory, time)")
+  end)
 end)

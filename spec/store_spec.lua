@@ -163,6 +163,33 @@ describe("core.store_open", function()
     assert.is_nil(l.acquire)
   end)
 
+  it("passes the matcher's options, which are not saved, on to the matcher it restores",
+    function()
+    -- a socket with one slot of either shape: with or_slots one of them
+    -- is taken (8 cores and a GPU), without it both (18 cores)
+    local either = require("match_helper").jobspec({{type = "socket", count = 1, with = {
+      {type = "slot", count = 1, label = "small",
+        with = {{type = "core", count = 8}, {type = "gpu", count = 1}}},
+      {type = "slot", count = 1, label = "big", with = {{type = "core", count = 10}}}}}}, 100)
+    local function taken(m)
+      local n = 0
+      for _, p in ipairs(assert(m:match(either)).picks) do
+        if p.vertex:type() == "core" then n = n + 1 end
+      end
+      return n
+    end
+    local g = dofile "examples/tiny.lua"
+    local m = core.matcher(g)
+    assert(m:match(cores(1)))
+    local st = assert(core.store_open(dir .. "/s.db"))
+    assert(st:save(g, m))
+    assert(core.state_write(dir .. "/s.json", g, m))
+    assert.equal(8, taken(assert(st:load({or_slots = true})).matcher))
+    assert.equal(8, taken(assert(core.state_read(dir .. "/s.json", {or_slots = true})).matcher))
+    assert.equal(18, taken(assert(st:load()).matcher))
+    assert.equal(18, taken(assert(core.state_read(dir .. "/s.json")).matcher))
+  end)
+
   it("takes one writer at a time: a second one, here or in another process, is refused",
     function()
     local path = dir .. "/s.db"
@@ -230,7 +257,7 @@ print(ro:generation())
       "bad argument #2 to 'store_open' (unknown option 'colour'; the options are create, "
       .. "readonly, sync)")
     assert.has_error(function() core.store_open(dir .. "/x.db", {sync = "fast"}) end,
-      "bad argument #-1 to 'store_open' (invalid option 'fast')")
+      "bad argument #2 to 'store_open' (sync: unknown mode 'fast'; the modes are full, normal)")
     local st = assert(core.store_open(dir .. "/x.db"))
     local g = core.graph()
     assert.has_error(function() st:save(g, 42) end,
@@ -246,12 +273,17 @@ print(ro:generation())
     assert.has_error(function() st:save(g, {full = 1}) end,
       "bad argument #2 to 'save' (full must be a boolean)")
     assert(st:save(g))
+    assert.has_error(function() st:save(g, {true}) end,
+      "bad argument #2 to 'save' (unknown option '1'; the options are full)")
+    assert.has_error(function() st:load({true}) end,
+      "bad argument #1 to 'load' (unknown option '1'; the options are policy, "
+      .. "default_duration, constraint_type, or_slots)")
     assert.has_error(function() st:load({colour = 1}) end,
       "bad argument #1 to 'load' (unknown option 'colour'; the options are policy, "
-      .. "default_duration, constraint_type)")
+      .. "default_duration, constraint_type, or_slots)")
     assert.has_error(function() st:load({polcy = "high"}) end,
       "bad argument #1 to 'load' (unknown option 'polcy' (did you mean 'policy'?); the options "
-      .. "are policy, default_duration, constraint_type)")
+      .. "are policy, default_duration, constraint_type, or_slots)")
     st:close()
     assert.has_error(function() st:generation() end,
       "calling 'generation' on bad self (store is closed)")

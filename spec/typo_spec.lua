@@ -211,7 +211,7 @@ describe("a cluster maker", function()
   it("offers the closest option, at the caller's line", function()
     local at, got = here(), raised(function()
       local t = R.core(2, { idscope = "node" }); return t end)
-    assert.equal(at + 1 .. ": grove.cluster: core: unknown option \"idscope\" (did you mean "
+    assert.equal(at + 1 .. ": grove.cluster: core: unknown option 'idscope' (did you mean "
       .. "'id_scope'?)", got)
   end)
 end)

@@ -165,7 +165,7 @@ local function check_options(what, opts, known)
   for k, v in pairs(opts) do
     local want = known[k]
     if not want then
-      fail("%s: unknown option %q%s", what, tostring(k), suggest.hint(tostring(k), known))
+      fail("%s: unknown option '%s'%s", what, tostring(k), suggest.hint(tostring(k), known))
     end
     local ty = math.type(v) == "integer" and "integer" or type(v)
     local okay = false
@@ -239,7 +239,7 @@ local function resource(rtype, a, b)
   end
   check_size(rtype, opts.size)
   if opts.status and not STATUS[opts.status] then
-    fail("%s: unknown status %q", rtype, opts.status)
+    fail("%s: unknown status '%s'", rtype, opts.status)
   end
   if opts.ids and (opts.id_scope or opts.id_start or opts.id_stride) then
     fail("%s: ids excludes id_scope, id_start and id_stride", rtype)
