@@ -830,45 +830,20 @@ static int match_as(fx_t *f, int js, grove_match_mode_t mode)
     return grove_match(f->m, f->js[js], mode, CASE_JOB, &f->job, NULL);
 }
 
-static int op_allocate(fx_t *f)
-{
-    return match_as(f, 0, GROVE_MATCH_ALLOCATE);
-}
-
-static int op_allocate_nodes(fx_t *f)
-{
-    return match_as(f, 1, GROVE_MATCH_ALLOCATE);
-}
-
-static int op_allocate_gpu(fx_t *f)
-{
-    return match_as(f, 2, GROVE_MATCH_ALLOCATE);
-}
-
-static int op_reserve(fx_t *f)
-{
-    return match_as(f, 3, GROVE_MATCH_ALLOCATE_ORELSE_RESERVE);
-}
-
-static int op_allocate_sat(fx_t *f)
-{
-    return match_as(f, 1, GROVE_MATCH_ALLOCATE_WITH_SAT);
-}
-
-static int op_satisfiability(fx_t *f)
-{
-    return match_as(f, 3, GROVE_MATCH_SATISFIABILITY);
-}
-
-static int op_without(fx_t *f)
-{
-    return match_as(f, 1, GROVE_MATCH_WITHOUT_ALLOCATING);
-}
-
-static int op_future(fx_t *f)
-{
-    return match_as(f, 3, GROVE_MATCH_WITHOUT_ALLOCATING_FUTURE);
-}
+/* The matches of the trials: a fixture request (f->js[JS]) in a mode. */
+#define MATCH_OP(NAME, JS, MODE)                                                \
+    static int NAME(fx_t *f)                                                    \
+    {                                                                           \
+        return match_as(f, JS, MODE);                                           \
+    }
+MATCH_OP(op_allocate, 0, GROVE_MATCH_ALLOCATE)
+MATCH_OP(op_allocate_nodes, 1, GROVE_MATCH_ALLOCATE)
+MATCH_OP(op_allocate_gpu, 2, GROVE_MATCH_ALLOCATE)
+MATCH_OP(op_reserve, 3, GROVE_MATCH_ALLOCATE_ORELSE_RESERVE)
+MATCH_OP(op_allocate_sat, 1, GROVE_MATCH_ALLOCATE_WITH_SAT)
+MATCH_OP(op_satisfiability, 3, GROVE_MATCH_SATISFIABILITY)
+MATCH_OP(op_without, 1, GROVE_MATCH_WITHOUT_ALLOCATING)
+MATCH_OP(op_future, 3, GROVE_MATCH_WITHOUT_ALLOCATING_FUTURE)
 
 /* Whole nodes in a window of the caller's, from 1000 on. */
 static int op_window(fx_t *f)
