@@ -125,8 +125,15 @@ static int compact_started(lua_State *L, const grove_graph_t *g, const grove_job
             rc = below_put(&b, v);
     }
     size_t own = b.n;
+    /* one type asked for (the ids' and the units', or either alone):
+     * only its vertices are looked at below the whole ones */
+    grove_sym_t only = GROVE_SYM_NONE;
+    if (!vids)
+        only = count_sym;
+    else if (type && (!count || count_sym == type_sym))
+        only = type_sym;
     if (rc == 0 && (vids || count))
-        rc = grove_job_each_below_whole(g, job, below_read, &b);
+        rc = grove_job_each_below_whole(g, job, only, below_read, &b);
     box->p = b.v;
     if (rc < 0)
         return grovel_fail_errno(L, errno, "sim_match: could not read the job's vertices");

@@ -187,12 +187,12 @@ const grove_job_t *grove_matcher_job_kept(const grove_matcher_t *m, grove_jobid_
  * first. */
 void grove_matcher_set_compact(grove_matcher_t *m, bool on);
 
-/* Call fn(g, v, arg) for every vertex a compact job j leaves out of its
- * picks (below the vertices it holds whole, and not a pick itself), in
- * no set order, until a call returns other than 0; each is held
- * exclusively, its units its size.  0 (none for a job not compact), what
- * that call returned, or -1 (ENOMEM). */
-int grove_job_each_below_whole(const grove_graph_t *g, const grove_job_t *j,
+/* Call fn(g, v, arg) for every vertex of type (any, with GROVE_SYM_NONE)
+ * a compact job j leaves out of its picks (below the vertices it holds
+ * whole, and not a pick itself), in no set order, until a call returns
+ * other than 0; each is held exclusively, its units its size.  0 (none
+ * for a job not compact), what that call returned, or -1 (ENOMEM). */
+int grove_job_each_below_whole(const grove_graph_t *g, const grove_job_t *j, grove_sym_t type,
                                int (*fn)(const grove_graph_t *g, grove_vid_t v, void *arg),
                                void *arg);
 

@@ -271,6 +271,11 @@ describe("grove.sim", function()
     assert(ma:cancel(2))
     local _, _, _, none, n = grove.core.sim_match(ma, js, "allocate", 2, false, "core")
     assert.same({0, 8}, {#none, n})
+    -- ids of one type, units of another
+    assert(ma:cancel(2))
+    local _, _, _, cs, sockets = grove.core.sim_match(ma, js, "allocate", 2, "core", "socket")
+    assert.same(want, cs)
+    assert.equal(mb:info(2).counts.socket, sockets)
     -- listed whole when it is read whole
     assert.equal(#listed.picks, #ma:job(2).picks)
   end)

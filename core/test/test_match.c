@@ -1352,7 +1352,7 @@ static bool kept_agrees(const grove_matcher_t *a, const grove_matcher_t *b, grov
         return false;
     }
     size_t below = 0;
-    if (grove_job_each_below_whole(grove_matcher_graph(b), y, count_below, &below) != 0
+    if (grove_job_each_below_whole(grove_matcher_graph(b), y, GROVE_SYM_NONE, count_below, &below) != 0
         || y->npicks + below != x->npicks) {
         snprintf(why, len, "job %llu: %zu picks and %zu below, %zu listed",
                  (unsigned long long)id, y->npicks, below, x->npicks);
