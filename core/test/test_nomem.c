@@ -141,32 +141,29 @@ static bool nm_refuse(void)
     return true;
 }
 
-void *__wrap_malloc(size_t n)
-{
-    if (nm_refuse()) {
-        errno = ENOMEM;
-        return NULL;
+/* An allocator returning its block (NULL refused, with ENOMEM), counted
+ * and refused as nm_arm says, its blocks kept track of. */
+#define NM_WRAP(TYPE, NAME, PARAMS, ARGS)                                       \
+    TYPE __wrap_##NAME PARAMS                                                   \
+    {                                                                           \
+        if (nm_refuse()) {                                                      \
+            errno = ENOMEM;                                                     \
+            return NULL;                                                        \
+        }                                                                       \
+        TYPE p = __real_##NAME ARGS;                                            \
+        live_add(p);                                                            \
+        return p;                                                               \
     }
-    void *p = __real_malloc(n);
-    live_add(p);
-    return p;
-}
+NM_WRAP(void *, malloc, (size_t n), (n))
+NM_WRAP(void *, calloc, (size_t k, size_t n), (k, n))
+NM_WRAP(char *, strdup, (const char *s), (s))
+NM_WRAP(char *, strndup, (const char *s, size_t n), (s, n))
+NM_WRAP(void *, aligned_alloc, (size_t align, size_t n), (align, n))
 
 void __wrap_free(void *p)
 {
     live_drop(p);
     __real_free(p);
-}
-
-void *__wrap_calloc(size_t k, size_t n)
-{
-    if (nm_refuse()) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    void *p = __real_calloc(k, n);
-    live_add(p);
-    return p;
 }
 
 void *__wrap_realloc(void *p, size_t n)
@@ -182,28 +179,6 @@ void *__wrap_realloc(void *p, size_t n)
     return q;
 }
 
-char *__wrap_strdup(const char *s)
-{
-    if (nm_refuse()) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    char *p = __real_strdup(s);
-    live_add(p);
-    return p;
-}
-
-char *__wrap_strndup(const char *s, size_t n)
-{
-    if (nm_refuse()) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    char *p = __real_strndup(s, n);
-    live_add(p);
-    return p;
-}
-
 int __wrap_posix_memalign(void **p, size_t align, size_t n)
 {
     if (nm_refuse())
@@ -212,17 +187,6 @@ int __wrap_posix_memalign(void **p, size_t align, size_t n)
     if (rc == 0)
         live_add(*p);
     return rc;
-}
-
-void *__wrap_aligned_alloc(size_t align, size_t n)
-{
-    if (nm_refuse()) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    void *p = __real_aligned_alloc(align, n);
-    live_add(p);
-    return p;
 }
 
 int __wrap_asprintf(char **out, const char *fmt, ...)
