@@ -277,7 +277,11 @@ int grove_match_grow(grove_matcher_t *m, const grove_jobspec_t *js, grove_jobid_
  * Returns 1 when it is placed again (*out the job), 0 when it fits nowhere
  * or its request is not known (a job restored from a state saved without
  * it, or placed by grove_matcher_restore alone): it is then removed; -1
- * with ENOENT or ENOMEM (the job is as it was). */
+ * with ENOENT or ENOMEM (the job is as it was).  When memory runs short
+ * after the job was taken out and again as it is put back, it stays out
+ * and 0 says so (removed, every record of it gone), as for a job that
+ * fits nowhere: its caller plans it again rather than losing it without
+ * a word. */
 int grove_matcher_replan(grove_matcher_t *m, grove_jobid_t id, const grove_job_t **out,
                          grove_error_t *err);
 

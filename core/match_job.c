@@ -835,8 +835,15 @@ int grove_matcher_replan(grove_matcher_t *m, grove_jobid_t id, const grove_job_t
     kept_forget(m, id);
     int rc = replace(m, id, specs, n, out, err);
     int saved = errno;
-    if (rc < 0 && grove_matcher_restore(m, old) == 0)
+    if (rc < 0 && grove_matcher_restore(m, old) == 0) {
         kept_put(m, id, json_incref(docs)); /* as it was, request included */
+    } else if (rc < 0) {
+        /* not even put back (restore leaves all as it found it: the job
+         * out, none of its records): removed, said as a job that fits
+         * nowhere is, so that the caller plans it again (DROPPED) */
+        rc = 0;
+        saved = 0;
+    }
     json_decref(docs);
     grovep_match_job_free(old);
     for (size_t k = 0; k < n; k++)
