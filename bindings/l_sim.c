@@ -105,10 +105,11 @@ static int cmp_vid(const void *pa, const void *pb)
  * its counts come from the vertices it holds whole, not from a list of
  * what lies below them): what the job listed whole would give, the ids
  * ascending.  type NULL with vids: every vertex; count NULL: no units. */
-static int compact_started(lua_State *L, const grove_graph_t *g, const grove_job_t *job,
-                           bool vids, const char *type, grove_sym_t type_sym, const char *count,
+static int compact_started(lua_State *L, grove_matcher_t *m, const grove_job_t *job, bool vids,
+                           const char *type, grove_sym_t type_sym, const char *count,
                            grove_sym_t count_sym)
 {
+    const grove_graph_t *g = grove_matcher_graph(m);
     /* the list's memory, in a box made before it (freed if a push
      * raises); no Lua call is made while it grows */
     struct grovel_box *box = grovel_box_new(L, free);
@@ -135,8 +136,12 @@ static int compact_started(lua_State *L, const grove_graph_t *g, const grove_job
     if (rc == 0 && (vids || count))
         rc = grove_job_each_below_whole(g, job, only, below_read, &b);
     box->p = b.v;
-    if (rc < 0)
-        return grovel_fail_errno(L, errno, "sim_match: could not read the job's vertices");
+    if (rc < 0) {
+        /* not read: not started either (the matcher as it was) */
+        int e = errno;
+        grove_matcher_cancel(m, job->id);
+        return grovel_fail_errno(L, e, "sim_match: could not read the job's vertices");
+    }
     if (b.n > own)
         qsort(b.v, b.n, sizeof(*b.v), cmp_vid);
     lua_createtable(L, (int)b.n, 0);
@@ -208,7 +213,8 @@ static int l_sim_match(lua_State *L)
     grove_sym_t type_sym = type ? grove_graph_sym_lookup(g, type) : GROVE_SYM_NONE;
     grove_sym_t count_sym = count ? grove_graph_sym_lookup(g, count) : GROVE_SYM_NONE;
     if (job->compact)
-        return compact_started(L, g, job, !no_vids, type, type_sym, count, count_sym);
+        return compact_started(L, grovel_check_matcher(L, 1), job, !no_vids, type, type_sym,
+                               count, count_sym);
     lua_createtable(L, type || no_vids ? 0 : (int)job->npicks, 0);
     lua_Integer n = 0, units = 0;
     /* (nothing to read of the picks without vids or a count) */
