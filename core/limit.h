@@ -11,7 +11,9 @@
  *   GROVE_MAX_INPUT     bytes of one input file or text      (1 GiB)
  *   GROVE_MAX_DEPTH     depth of a containment chain          (1,000,000)
  *   GROVE_MAX_MEMBERS   members an idset, hostlist or R may
- *                       expand to when a graph is built       (16,777,216)
+ *                       expand to when a graph is built, and
+ *                       hosts a hostlist names one by one (a
+ *                       suffix after its brackets)            (16,777,216)
  *   GROVE_MAX_VERTICES  vertices a GRUG recipe may generate   (a quarter of
  *                       physical memory at 256 bytes a vertex, at most
  *                       50,000,000)

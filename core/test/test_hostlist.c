@@ -611,6 +611,31 @@ static void test_garbage(void)
     corpus_garbage_run(48, "ab0123456789,,[[]]--- x\t", 10, 20000, garbage_one);
 }
 
+/* Hosts named one by one (a suffix after the brackets) are held to
+ * GROVE_MAX_MEMBERS, summed over the list; numbered runs are not (they
+ * cost a range each, whatever their length). */
+static void test_members_limit(void)
+{
+    setenv("GROVE_MAX_MEMBERS", "1000", 1);
+    grove_error_t err = {{0}, 0};
+    grove_hostlist_t *h = grove_hostlist_decode("n[0-999]-ib", &err);
+    ok(h && grove_hostlist_count(h) == 1000, "limit: 1000 hosts with a suffix, at the limit");
+    grove_hostlist_destroy(h);
+    h = grove_hostlist_decode("n[0-1000]-ib", &err);
+    ok(!h && errno == EOVERFLOW && strstr(err.text, "more than 1000 hosts one by one")
+           && strstr(err.text, "GROVE_MAX_MEMBERS"),
+       "limit: 1001 hosts with a suffix refused: %s", err.text);
+    h = grove_hostlist_decode("a[0-600]x,b[0-600]y", &err);
+    ok(!h && errno == EOVERFLOW, "limit: summed over the list's expressions (%s)", err.text);
+    h = grove_hostlist_decode("n[0-500000]", &err);
+    ok(h && grove_hostlist_count(h) == 500001, "limit: a numbered run is not held to it");
+    grove_hostlist_destroy(h);
+    unsetenv("GROVE_MAX_MEMBERS");
+    h = grove_hostlist_decode("n[0-1000]-ib", &err);
+    ok(h && grove_hostlist_count(h) == 1001, "limit: the default takes them");
+    grove_hostlist_destroy(h);
+}
+
 int main(void)
 {
     rng_state = 0x2545f4914f6cdd1dULL;
@@ -620,5 +645,6 @@ int main(void)
     test_api_edges();
     test_reference();
     test_garbage();
+    test_members_limit();
     return done_testing();
 }
